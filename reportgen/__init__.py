@@ -1,0 +1,42 @@
+"""reportgen: compare classification models and write the evidence up as a report.
+
+Public API::
+
+    cfg, path = load_config("configs/demo.yaml")
+    result = compare_models(cfg, path)          # a frozen ComparisonResult
+    write_report(result, "reports/demo", formats=("html", "pdf", "json"))
+"""
+
+from __future__ import annotations
+
+__version__ = "0.1.0"
+
+from reportgen.config import Config, load_config, parse_config  # noqa: E402
+from reportgen.errors import ConfigError, InputError, OutputError, ReportgenError, UserError  # noqa: E402
+from reportgen.pipeline import analyse as compare_models  # noqa: E402
+from reportgen.results import ComparisonResult  # noqa: E402
+from reportgen.sources import load_dataset as load_predictions  # noqa: E402
+
+
+def write_report(result, out_dir, formats=("html", "pdf", "json"), **kwargs):
+    """Render ``result`` into ``out_dir`` (atomically); see :func:`reportgen.render.write_outputs`."""
+    from reportgen.render import write_outputs  # noqa: PLC0415
+
+    return write_outputs(result, out_dir, formats=formats, **kwargs)
+
+
+__all__ = [
+    "Config",
+    "ComparisonResult",
+    "ConfigError",
+    "InputError",
+    "OutputError",
+    "ReportgenError",
+    "UserError",
+    "compare_models",
+    "load_config",
+    "load_predictions",
+    "parse_config",
+    "write_report",
+    "__version__",
+]

@@ -1,0 +1,298 @@
+"""The run configuration: strict, frozen, and the only place YAML is parsed.
+
+Every nested model forbids unknown keys (a typo is an error that suggests the closest valid
+key) and is frozen. Each default lives here and nowhere else. Relative data paths resolve
+against the directory of the config file; the output directory against the working
+directory (or ``--out``).
+"""
+
+from __future__ import annotations
+
+import difflib
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from reportgen.errors import ConfigError
+
+Task = Literal["binary", "multiclass"]
+Format = Literal["html", "pdf", "json"]
+ScalarLabel = int | str | bool | float
+
+#: Metrics a constraint rule may name (threshold metrics that vary with the cut).
+CONSTRAINT_METRICS = (
+    "accuracy", "precision", "recall", "specificity", "npv", "fpr", "fnr", "f1", "fbeta",
+    "balanced_accuracy", "youden_j", "cohen_kappa", "mcc",
+)
+ConstraintMetric = Literal[
+    "accuracy", "precision", "recall", "specificity", "npv", "fpr", "fnr", "f1", "fbeta",
+    "balanced_accuracy", "youden_j", "cohen_kappa", "mcc",
+]
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class CostsConfig(Strict):
+    """Cost of each outcome per row (binary). Only relative sizes matter for the optimum."""
+
+    fn: float = Field(1.0, ge=0)
+    fp: float = Field(1.0, ge=0)
+    tp: float = Field(0.0, ge=0)
+    tn: float = Field(0.0, ge=0)
+
+
+class ConstraintConfig(Strict):
+    """``{maximize: precision, where: recall, at_least: 0.8}``: an optimal-threshold rule."""
+
+    maximize: ConstraintMetric
+    where: ConstraintMetric
+    at_least: float | None = None
+    at_most: float | None = None
+
+    @model_validator(mode="after")
+    def _one_bound(self) -> ConstraintConfig:
+        if (self.at_least is None) == (self.at_most is None):
+            raise ValueError("give exactly one of at_least / at_most")
+        return self
+
+
+class ModelConfig(Strict):
+    name: str = Field(min_length=1)
+    file: Path
+    score: str | None = None
+    direction: Literal["higher", "lower"] = "higher"
+    threshold: float | None = None  # overrides the top-level threshold (e.g. scorecard points)
+    label: str | None = None
+    id: str | None = None
+    weight: str | None = None
+    probabilities: bool | None = None
+    prediction: str | None = None
+    scores: list[str] | dict[str, str] | None = None
+
+
+class OutputConfig(Strict):
+    """Where reports go. ``dir`` may use ``{config}`` (config file stem), ``{date}``, ``{run_id}``."""
+
+    dir: str = "reports/{config}"
+    formats: list[Format] = Field(["html", "pdf", "json"], min_length=1)
+    overwrite: bool = False
+
+
+class BootstrapConfig(Strict):
+    resamples: int = Field(500, ge=0, le=100_000)
+    seed: int = 20240601
+
+
+class Config(Strict):
+    """A comparison run. The YAML shape documented in the README is the public contract."""
+
+    title: str = "Model comparison"
+    author: str | None = None
+    task: Task = "binary"
+    label: str | None = None
+    positive: ScalarLabel = 1
+    classes: list[ScalarLabel] | None = None
+    id: str | None = None
+    weight: str | None = None
+    threshold: float = 0.5
+    beta: float = Field(1.0, gt=0)
+    costs: CostsConfig | list[list[float]] = CostsConfig()
+    baseline: str | None = None
+    primary_metric: str = "gini"
+    confidence_level: float = Field(0.95, gt=0, lt=1)
+    prevalences: list[float] = []
+    constraints: list[ConstraintConfig] = []
+    bootstrap: BootstrapConfig = BootstrapConfig()
+    missing: Literal["error", "drop"] = "error"
+    id_mismatch: Literal["error", "intersect"] = "error"
+    models: list[ModelConfig] = Field(min_length=1)
+    output: OutputConfig = OutputConfig()
+
+    @field_validator("prevalences")
+    @classmethod
+    def _prevalences(cls, v: list[float]) -> list[float]:
+        for p in v:
+            if not 0.0 < p < 1.0:
+                raise ValueError(f"each prevalence must lie strictly between 0 and 1, found {p}")
+        return v
+
+    @field_validator("costs")
+    @classmethod
+    def _costs(cls, v: Any) -> Any:
+        if isinstance(v, list):
+            k = len(v)
+            if k < 2 or any(len(row) != k for row in v):
+                raise ValueError("a cost matrix must be square (one row and one column per class)")
+            if any(c < 0 for row in v for c in row):
+                raise ValueError("costs must be non-negative")
+        return v
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Config:
+        names = [m.name for m in self.models]
+        dupes = sorted({n for n in names if names.count(n) > 1})
+        if dupes:
+            raise ValueError(f"duplicate model names: {', '.join(dupes)}; give every model a unique name")
+        if self.baseline is not None and self.baseline not in names:
+            hint = difflib.get_close_matches(self.baseline, names, n=1)
+            tip = f" (did you mean '{hint[0]}'?)" if hint else ""
+            raise ValueError(f"baseline '{self.baseline}' names no model{tip}; models: {', '.join(names)}")
+        for i, m in enumerate(self.models):
+            if (m.label or self.label) is None:
+                raise ValueError(f"models[{i}] ({m.name}): no label column; set 'label' at the top or per model")
+            if self.task == "binary" and m.score is None:
+                raise ValueError(f"models[{i}] ({m.name}): 'score' (the column with the score) is required for task: binary")
+            if self.task == "multiclass" and m.prediction is None and m.scores is None:
+                raise ValueError(f"models[{i}] ({m.name}): give 'prediction' and/or 'scores' for task: multiclass")
+        if self.task == "binary" and isinstance(self.costs, list) and len(self.costs) != 2:
+            raise ValueError("costs: a binary task takes {fn: .., fp: ..} or a 2x2 matrix")
+        if self.task == "multiclass" and isinstance(self.costs, list) and self.classes is not None:
+            if len(self.costs) != len(self.classes):
+                raise ValueError(
+                    f"costs: a {len(self.costs)}x{len(self.costs)} matrix for {len(self.classes)} classes"
+                )
+        return self
+
+    @property
+    def baseline_name(self) -> str:
+        return self.baseline if self.baseline is not None else self.models[0].name
+
+    def binary_costs(self) -> CostsConfig:
+        """Binary costs; a 2×2 matrix is read as rows = true (neg, pos), columns = predicted."""
+        if isinstance(self.costs, CostsConfig):
+            return self.costs
+        (tn, fp), (fn, tp) = self.costs
+        return CostsConfig(fn=fn, fp=fp, tp=tp, tn=tn)
+
+
+# --------------------------------------------------------------------------------------
+# Loading
+# --------------------------------------------------------------------------------------
+
+
+def _yaml_line(text: str, loc: tuple[Any, ...]) -> int | None:
+    """1-based line of the YAML node at ``loc`` (keys and list indices), if it can be found."""
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError:
+        return None
+    line = None
+    for part in loc:
+        if isinstance(node, yaml.MappingNode):
+            for k, v in node.value:
+                if k.value == part:
+                    line = k.start_mark.line + 1
+                    node = v
+                    break
+            else:
+                return line
+        elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and part < len(node.value):
+            node = node.value[part]
+            line = node.start_mark.line + 1
+        else:
+            return line
+    return line
+
+
+def _fields_at(loc: tuple[Any, ...]) -> list[str]:
+    """Valid keys of the config model that holds the key at ``loc`` (for suggestions)."""
+    model: Any = Config
+    for part in loc[:-1]:
+        if isinstance(part, int):
+            continue
+        field = model.model_fields.get(part)
+        if field is None:
+            return []
+        ann = field.annotation
+        candidates = [ann, *getattr(ann, "__args__", ())]
+        for c in candidates:
+            for cc in [c, *getattr(c, "__args__", ())]:
+                if isinstance(cc, type) and issubclass(cc, BaseModel):
+                    model = cc
+                    break
+            else:
+                continue
+            break
+        else:
+            return []
+    return list(model.model_fields)
+
+
+def _format_loc(loc: tuple[Any, ...]) -> str:
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out or "(top level)"
+
+
+def _explain(err: dict[str, Any]) -> tuple[str, tuple[Any, ...]]:
+    # drop pydantic's union-branch names (e.g. 'CostsConfig', 'list[list[float]]') from the path
+    loc = tuple(p for p in err["loc"] if isinstance(p, int) or not (p[:1].isupper() or "[" in p))
+    kind = err["type"]
+    where = _format_loc(loc)
+    if kind == "extra_forbidden":
+        valid = _fields_at(loc)
+        hint = difflib.get_close_matches(str(loc[-1]), valid, n=1)
+        tip = f"; did you mean '{hint[0]}'?" if hint else f"; valid keys: {', '.join(valid)}"
+        return f"{where}: unknown key{tip}", loc
+    if kind == "missing":
+        return f"{where}: required key is missing", loc
+    msg = err["msg"]
+    if msg.startswith("Value error, "):
+        msg = msg[len("Value error, "):]
+    found = err.get("input")
+    shown = "" if kind.startswith("value_error") or isinstance(found, (dict, list)) else f" (found {found!r})"
+    return f"{where}: {msg}{shown}", loc
+
+
+def parse_config(text: str, source: str = "<config>") -> Config:
+    """Parse and validate YAML text. Raises :class:`ConfigError` with file, line and key."""
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        pos = f":{mark.line + 1}:{mark.column + 1}" if mark is not None else ""
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        if "could not determine a constructor" in str(exc):
+            problem = "tags such as !!python/object are not allowed (safe YAML only)"
+        raise ConfigError(f"{source}{pos}: invalid YAML: {problem}") from None
+    if data is None:
+        raise ConfigError(f"{source}: the config is empty; see configs/demo.yaml for an example")
+    if not isinstance(data, dict):
+        raise ConfigError(f"{source}: the config must be a mapping of keys (title, models, ...), found {type(data).__name__}")
+    try:
+        return Config.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        msg, loc = _explain(first)
+        line = _yaml_line(text, loc)
+        pos = f":{line}" if line else ""
+        more = len(exc.errors()) - 1
+        tail = f" (and {more} more problem{'s' if more > 1 else ''})" if more else ""
+        raise ConfigError(f"{source}{pos}: {msg}{tail}") from None
+
+
+def load_config(path: str | Path) -> tuple[Config, Path]:
+    """Read a config file; return it with data paths resolved against its directory."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(f"{p}: config file not found; check the path") from None
+    except IsADirectoryError:
+        raise ConfigError(f"{p}: is a directory, expected a YAML config file") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"{p}: not UTF-8 text; save the config as UTF-8") from None
+    except OSError as exc:
+        raise ConfigError(f"{p}: cannot read the config ({exc.strerror})") from None
+    cfg = parse_config(text, str(p))
+    base = p.resolve().parent
+    models = [
+        m.model_copy(update={"file": m.file if m.file.is_absolute() else (base / m.file)})
+        for m in cfg.models
+    ]
+    return cfg.model_copy(update={"models": models}), p

@@ -1,0 +1,686 @@
+"""Binary classification metrics, curves and optimal thresholds, all from one :class:`ScoreTable`.
+
+Every quantity here is array arithmetic on the cumulative counts of the score table
+(:meth:`ScoreTable.cumulative`): no loop over rows or thresholds, no second sort.
+
+Notation (weighted counts): P positives, N negatives, m = P + N. At a cut, TP/FP are the
+positives/negatives predicted positive, FN = P - TP, TN = N - FP. Definitions follow the
+lecture notes in ``shared/seeds`` (Sokolov, "Метрики качества классификации"; Dyakonov,
+"Функционалы качества: чёткая бинарная классификация"; Zhou, "性能度量") and scikit-learn
+where the notes are silent (average precision as a step sum, log-loss clipping).
+
+Threshold rule: with ``direction="higher"`` a row is predicted positive when ``score >= t``;
+with ``direction="lower"`` when ``score <= t``. Every optimal threshold reported here is a
+score that occurs in the data, so applying the rule in production reproduces the counts.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from reportgen.engine.curve import ScoreTable, reweighted
+
+#: Threshold metrics, in report order. ``higher`` / ``lower`` is the better direction.
+THRESHOLD_METRICS: tuple[str, ...] = (
+    "accuracy",
+    "error_rate",
+    "baseline_accuracy",
+    "precision",
+    "recall",
+    "specificity",
+    "npv",
+    "fpr",
+    "fnr",
+    "type_i_error",
+    "type_ii_error",
+    "f1",
+    "fbeta",
+    "balanced_accuracy",
+    "youden_j",
+    "cohen_kappa",
+    "mcc",
+    "expected_cost",
+)
+RANKING_METRICS: tuple[str, ...] = (
+    "roc_auc",
+    "gini",
+    "average_precision",
+    "r_precision",
+    "ks",
+    "defective_pairs",
+    "log_loss",
+    "brier",
+)
+METRICS: tuple[str, ...] = THRESHOLD_METRICS + RANKING_METRICS
+
+#: Which way is better for each metric (``None``: neither, e.g. the baseline accuracy).
+BETTER: dict[str, str | None] = {
+    **{k: "higher" for k in METRICS},
+    "error_rate": "lower",
+    "baseline_accuracy": None,
+    "fpr": "lower",
+    "fnr": "lower",
+    "type_i_error": "lower",
+    "type_ii_error": "lower",
+    "expected_cost": "lower",
+    "defective_pairs": "lower",
+    "log_loss": "lower",
+    "brier": "lower",
+}
+
+#: Criteria for optimal thresholds: metric maximised (or minimised for expected cost).
+CRITERIA: tuple[str, ...] = (
+    "f1",
+    "fbeta",
+    "mcc",
+    "cohen_kappa",
+    "balanced_accuracy",
+    "youden_j",
+    "accuracy",
+    "expected_cost",
+    "break_even",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Costs:
+    """Misclassification costs per row: C(FN), C(FP), and optional costs of correct decisions."""
+
+    fn: float = 1.0
+    fp: float = 1.0
+    tp: float = 0.0
+    tn: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class Constraint:
+    """An optimal-threshold rule: maximise ``maximize`` subject to ``where`` ≥ at_least / ≤ at_most."""
+
+    maximize: str
+    where: str
+    at_least: float | None = None
+    at_most: float | None = None
+
+    @property
+    def name(self) -> str:
+        if self.at_least is not None:
+            return f"{self.maximize}_at_{self.where}_ge_{self.at_least:g}"
+        return f"{self.maximize}_at_{self.where}_le_{self.at_most:g}"
+
+    @property
+    def description(self) -> str:
+        bound = f"≥ {self.at_least:g}" if self.at_least is not None else f"≤ {self.at_most:g}"
+        return f"best {self.maximize} with {self.where} {bound}"
+
+
+@dataclass(frozen=True, slots=True)
+class Confusion:
+    """Weighted confusion counts at one cut."""
+
+    tp: float
+    fp: float
+    fn: float
+    tn: float
+
+    @property
+    def total(self) -> float:
+        return self.tp + self.fp + self.fn + self.tn
+
+
+@dataclass(frozen=True, slots=True)
+class Optimum:
+    """The best cut for one criterion.
+
+    ``threshold`` is None when the best decision is to predict no row positive.
+    """
+
+    criterion: str
+    threshold: float | None
+    value: float | None
+    tp: float
+    fp: float
+    fn: float
+    tn: float
+    description: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Undefined:
+    """Why a metric has no value on these data."""
+
+    metric: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class BinaryMetrics:
+    """All scalar metrics of one model: threshold metrics at one threshold plus ranking metrics.
+
+    A value is None when undefined on the data; ``undefined`` says why.
+    """
+
+    threshold: float
+    confusion: Confusion
+    values: tuple[tuple[str, float | None], ...]
+    undefined: tuple[Undefined, ...] = ()
+    ks_threshold: float | None = None
+    probabilities: bool = False
+
+    def get(self, name: str) -> float | None:
+        return dict(self.values).get(name)
+
+    def as_dict(self) -> dict[str, float | None]:
+        return dict(self.values)
+
+
+@dataclass(frozen=True, slots=True)
+class Curve:
+    """A named curve as two coordinate arrays (and the score threshold of each point)."""
+
+    x: np.ndarray
+    y: np.ndarray
+    thresholds: np.ndarray | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class CostCurve:
+    """Drummond–Holte cost curve: lower envelope of normalised expected cost over PC(+)."""
+
+    pc: np.ndarray
+    envelope: np.ndarray
+    operating_pc: float
+    operating_line: tuple[float, float]  # (FPR, TPR) at the decision threshold
+
+
+@dataclass(frozen=True, slots=True)
+class KsCurve:
+    """Share of positives and of negatives predicted positive at each threshold (KS plot)."""
+
+    thresholds: np.ndarray
+    tpr: np.ndarray
+    fpr: np.ndarray
+
+
+@dataclass(frozen=True, slots=True)
+class BinaryCurves:
+    roc: Curve
+    pr: Curve
+    threshold_metrics: dict[str, Curve] = field(default_factory=dict)
+    cost: CostCurve | None = None
+    ks: KsCurve | None = None
+
+
+# --------------------------------------------------------------------------------------
+# Vectorised metric arrays over cuts
+# --------------------------------------------------------------------------------------
+
+
+def _div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+    """num / den with NaN where den == 0 (undefined), no warnings."""
+    num = np.asarray(num, dtype=np.float64)
+    den = np.asarray(den, dtype=np.float64)
+    out = np.full(np.broadcast(num, den).shape, np.nan)
+    np.divide(num, den, out=out, where=den != 0)
+    return out
+
+
+def metric_arrays(
+    tp: np.ndarray,
+    fp: np.ndarray,
+    P: float,
+    N: float,
+    beta: float = 1.0,
+    costs: Costs = Costs(),
+    names: tuple[str, ...] | None = None,
+) -> dict[str, np.ndarray]:
+    """Threshold metrics at every cut, as arrays aligned with ``tp`` / ``fp`` (NaN = undefined).
+
+    Formulas (seeds: Sokolov §1–2, Dyakonov part 2):
+      accuracy = (TP + TN) / m;  precision = TP / (TP + FP);  recall = TPR = TP / P;
+      specificity = TNR = TN / N;  NPV = TN / (TN + FN);  FPR = FP / N;  FNR = FN / P;
+      type I error share = FP / m;  type II error share = FN / m;
+      F_beta = (1 + b²) TP / ((1 + b²) TP + b² FN + FP);  balanced accuracy = (TPR + TNR) / 2;
+      Youden J = TPR + TNR − 1;  Cohen's kappa = (p_o − p_e) / (1 − p_e) with
+      p_e = ((TP + FP)(TP + FN) + (FN + TN)(FP + TN)) / m²;
+      MCC = (TP·TN − FP·FN) / sqrt((TP + FP)(TP + FN)(TN + FP)(TN + FN));
+      expected cost = (C_tp·TP + C_fp·FP + C_fn·FN + C_tn·TN) / m  (mean cost per row).
+    """
+    tp = np.asarray(tp, dtype=np.float64)
+    fp = np.asarray(fp, dtype=np.float64)
+    m = P + N
+    fn = P - tp
+    tn = N - fp
+    want = set(names) if names is not None else set(THRESHOLD_METRICS)
+    out: dict[str, np.ndarray] = {}
+    pp = tp + fp
+    if "accuracy" in want or "error_rate" in want:
+        acc = _div(tp + tn, np.full_like(tp, m))
+        out["accuracy"] = acc
+        out["error_rate"] = 1.0 - acc
+    if "baseline_accuracy" in want:
+        out["baseline_accuracy"] = np.full_like(tp, max(P, N) / m if m else np.nan)
+    recall = _div(tp, np.full_like(tp, P))
+    spec = _div(tn, np.full_like(tp, N))
+    if "precision" in want:
+        out["precision"] = _div(tp, pp)
+    if "recall" in want:
+        out["recall"] = recall
+    if "specificity" in want:
+        out["specificity"] = spec
+    if "npv" in want:
+        out["npv"] = _div(tn, tn + fn)
+    if "fpr" in want:
+        out["fpr"] = _div(fp, np.full_like(tp, N))
+    if "fnr" in want:
+        out["fnr"] = _div(fn, np.full_like(tp, P))
+    if "type_i_error" in want:
+        out["type_i_error"] = _div(fp, np.full_like(tp, m))
+    if "type_ii_error" in want:
+        out["type_ii_error"] = _div(fn, np.full_like(tp, m))
+    if "f1" in want:
+        out["f1"] = _div(2.0 * tp, 2.0 * tp + fp + fn)
+    if "fbeta" in want:
+        b2 = beta * beta
+        out["fbeta"] = _div((1.0 + b2) * tp, (1.0 + b2) * tp + b2 * fn + fp)
+    if "balanced_accuracy" in want:
+        out["balanced_accuracy"] = (recall + spec) / 2.0
+    if "youden_j" in want:
+        out["youden_j"] = recall + spec - 1.0
+    if "cohen_kappa" in want:
+        po = (tp + tn) / m if m else np.full_like(tp, np.nan)
+        pe = (pp * (tp + fn) + (fn + tn) * (fp + tn)) / (m * m) if m else np.full_like(tp, np.nan)
+        out["cohen_kappa"] = _div(po - pe, 1.0 - pe)
+    if "mcc" in want:
+        den = pp * (tp + fn) * (tn + fp) * (tn + fn)
+        out["mcc"] = _div(tp * tn - fp * fn, np.sqrt(np.maximum(den, 0.0)))
+    if "expected_cost" in want:
+        total = costs.tp * tp + costs.fp * fp + costs.fn * fn + costs.tn * tn
+        out["expected_cost"] = _div(total, np.full_like(tp, m))
+    return out
+
+
+_UNDEFINED_REASON = {
+    "precision": "no row predicted positive (TP + FP = 0)",
+    "npv": "no row predicted negative (TN + FN = 0)",
+    "recall": "no positives in the data",
+    "fnr": "no positives in the data",
+    "specificity": "no negatives in the data",
+    "fpr": "no negatives in the data",
+    "balanced_accuracy": "needs both classes in the data",
+    "youden_j": "needs both classes in the data",
+    "f1": "no positives and no predicted positives (2TP + FP + FN = 0)",
+    "fbeta": "no positives and no predicted positives",
+    "cohen_kappa": "chance agreement is 1 (all rows in one class and one prediction)",
+    "mcc": "a row or column of the confusion matrix is empty",
+}
+
+
+# --------------------------------------------------------------------------------------
+# Ranking metrics
+# --------------------------------------------------------------------------------------
+
+
+def roc_auc(table: ScoreTable) -> float | None:
+    """Area under the ROC curve with ties counted as half (diagonal ROC segments).
+
+    AUC = Σ_i neg_i · (TP_{i−1} + pos_i / 2) / (P · N) over distinct scores i, most positive
+    first — the Mann–Whitney U / (P·N) (seed: Sokolov, task 3.1). None if a class is absent.
+    """
+    P, N = table.total_pos, table.total_neg
+    if P <= 0 or N <= 0:
+        return None
+    tp_before = np.cumsum(table.pos) - table.pos
+    u = float(np.dot(table.neg, tp_before + 0.5 * table.pos))
+    return min(1.0, max(0.0, u / (P * N)))
+
+
+def average_precision(table: ScoreTable) -> float | None:
+    """AP = Σ_i (R_i − R_{i−1}) · P_i over distinct thresholds (step-wise, as scikit-learn)."""
+    P = table.total_pos
+    if P <= 0:
+        return None
+    tp = np.cumsum(table.pos)
+    fp = np.cumsum(table.neg)
+    prec = _div(tp, tp + fp)
+    prec = np.nan_to_num(prec, nan=0.0)  # a cut with no predictions adds no recall anyway
+    return float(np.dot(table.pos / P, prec))
+
+
+def r_precision(table: ScoreTable) -> float | None:
+    """Precision among the top-P rows (P = number of positives) = the break-even point.
+
+    At a cut of exactly P predicted positives precision equals recall. A tied group that
+    straddles the cut contributes in proportion (the expectation over random tie-breaking),
+    so the value is exact with ties.
+    """
+    P = table.total_pos
+    if P <= 0:
+        return None
+    w = table.pos + table.neg
+    cw = np.cumsum(w)
+    i = int(np.searchsorted(cw, P, side="left"))
+    i = min(i, table.n_distinct - 1)
+    before_w = cw[i] - w[i]
+    tp_before = float(table.pos[:i].sum())
+    frac = (P - before_w) / w[i] if w[i] > 0 else 0.0
+    return float((tp_before + frac * table.pos[i]) / P)
+
+
+def _ks(table: ScoreTable, tp: np.ndarray, fp: np.ndarray) -> tuple[float | None, float | None]:
+    P, N = table.total_pos, table.total_neg
+    if P <= 0 or N <= 0:
+        return None, None
+    diff = tp[1:] / P - fp[1:] / N
+    i = int(np.argmax(diff))
+    return float(max(diff[i], 0.0)), float(table.thresholds[i])
+
+
+def defective_pairs(table: ScoreTable, auc: float | None) -> float | None:
+    """Share of mis-ordered (positive, negative) pairs among all pairs of rows, ties as half.
+
+    DP = 2·ℓ₋·ℓ₊ / (ℓ(ℓ − 1)) · (1 − AUC)  (seed: Sokolov, task 3.1). With weights the number of
+    pairs ℓ(ℓ−1)/2 becomes (W² − Σw²)/2.
+    """
+    if auc is None:
+        return None
+    W = table.total
+    pairs = W * W - table.sum_w2
+    if pairs <= 0:
+        return None
+    return float(2.0 * table.total_pos * table.total_neg / pairs * (1.0 - auc))
+
+
+def probability_losses(table: ScoreTable) -> tuple[float | None, float | None, str | None]:
+    """Log-loss and Brier score from the table, when scores are probabilities of the positive class.
+
+    log-loss = −(1/m) Σ_i [pos_i·log s_i + neg_i·log(1 − s_i)], s clipped to [ε, 1 − ε] with
+    ε = machine epsilon (as scikit-learn); Brier = (1/m) Σ_i [pos_i (1 − s_i)² + neg_i s_i²].
+    Not applicable (None with a reason) unless the scores lie in [0, 1] and a higher score
+    means positive.
+    """
+    m = table.total
+    if m <= 0:
+        return None, None, "no rows"
+    s = table.thresholds
+    if table.direction != "higher":
+        return None, None, "scores are not probabilities (direction: lower)"
+    if s.size and (s.min() < 0.0 or s.max() > 1.0):
+        return None, None, "scores are not probabilities (outside [0, 1])"
+    eps = np.finfo(np.float64).eps
+    sc = np.clip(s, eps, 1.0 - eps)
+    ll = -(np.dot(table.pos, np.log(sc)) + np.dot(table.neg, np.log1p(-sc))) / m
+    brier = (np.dot(table.pos, (1.0 - s) ** 2) + np.dot(table.neg, s**2)) / m
+    return float(ll), float(brier), None
+
+
+# --------------------------------------------------------------------------------------
+# Scalar metrics of one model
+# --------------------------------------------------------------------------------------
+
+
+def _scalar(v: float) -> float | None:
+    return None if (v is None or not math.isfinite(v)) else float(v)
+
+
+def compute_metrics(
+    table: ScoreTable,
+    threshold: float,
+    beta: float = 1.0,
+    costs: Costs = Costs(),
+    probabilities: bool | None = None,
+) -> BinaryMetrics:
+    """Threshold metrics at ``threshold`` and all ranking metrics of one model."""
+    tp, fp = table.cumulative()
+    P, N = table.total_pos, table.total_neg
+    idx = table.cut_index(threshold)
+    arrays = metric_arrays(tp[idx : idx + 1], fp[idx : idx + 1], P, N, beta, costs)
+    values: dict[str, float | None] = {}
+    undefined: list[Undefined] = []
+    for name in THRESHOLD_METRICS:
+        v = _scalar(float(arrays[name][0]))
+        values[name] = v
+        if v is None:
+            undefined.append(Undefined(name, _UNDEFINED_REASON.get(name, "undefined on these data")))
+    auc = roc_auc(table)
+    values["roc_auc"] = auc
+    values["gini"] = None if auc is None else 2.0 * auc - 1.0
+    values["average_precision"] = average_precision(table)
+    values["r_precision"] = r_precision(table)
+    ks, ks_thr = _ks(table, tp, fp)
+    values["ks"] = ks
+    values["defective_pairs"] = defective_pairs(table, auc)
+    for name in ("roc_auc", "gini", "ks", "defective_pairs"):
+        if values[name] is None:
+            undefined.append(Undefined(name, "needs both classes in the data"))
+    if values["average_precision"] is None:
+        undefined.append(Undefined("average_precision", "no positives in the data"))
+    if values["r_precision"] is None:
+        undefined.append(Undefined("r_precision", "no positives in the data"))
+    ll, brier, why = probability_losses(table)
+    if probabilities is False:
+        ll, brier, why = None, None, "scores declared not to be probabilities"
+    values["log_loss"] = ll
+    values["brier"] = brier
+    if why:
+        undefined.append(Undefined("log_loss", why))
+        undefined.append(Undefined("brier", why))
+    conf = Confusion(float(tp[idx]), float(fp[idx]), float(P - tp[idx]), float(N - fp[idx]))
+    return BinaryMetrics(
+        threshold=float(threshold),
+        confusion=conf,
+        values=tuple((k, values[k]) for k in METRICS),
+        undefined=tuple(undefined),
+        ks_threshold=ks_thr,
+        probabilities=why is None,
+    )
+
+
+# --------------------------------------------------------------------------------------
+# Optimal thresholds
+# --------------------------------------------------------------------------------------
+
+_CRITERION_TEXT = {
+    "f1": "max F1",
+    "fbeta": "max F-beta",
+    "mcc": "max MCC",
+    "cohen_kappa": "max Cohen's kappa",
+    "balanced_accuracy": "max balanced accuracy",
+    "youden_j": "max Youden's J (= max balanced accuracy)",
+    "accuracy": "max accuracy",
+    "expected_cost": "min expected cost per row",
+    "break_even": "precision = recall (break-even point)",
+}
+
+
+def _best(values: np.ndarray, minimize: bool = False) -> int | None:
+    """Index of the best finite value; the first (most conservative threshold) on ties."""
+    if values.size == 0 or not np.isfinite(values).any():
+        return None
+    v = np.where(np.isfinite(values), values, np.inf if minimize else -np.inf)
+    return int(np.argmin(v) if minimize else np.argmax(v))
+
+
+def optimal_thresholds(
+    table: ScoreTable,
+    beta: float = 1.0,
+    costs: Costs = Costs(),
+    constraints: tuple[Constraint, ...] = (),
+) -> tuple[Optimum, ...]:
+    """The best cut for each criterion in :data:`CRITERIA` and each constraint rule.
+
+    Candidate cuts are the distinct scores (``positive when score >= t`` for ``higher``); for
+    the expected cost the empty cut (predict no positives, threshold None) is a candidate too.
+    On ties the highest threshold (the fewest predicted positives) wins.
+    """
+    tp, fp = table.cumulative()
+    P, N = table.total_pos, table.total_neg
+    need = {"f1", "fbeta", "mcc", "cohen_kappa", "balanced_accuracy", "youden_j", "accuracy",
+            "expected_cost", "precision", "recall"}
+    need |= {c.maximize for c in constraints} | {c.where for c in constraints}
+    arrays = metric_arrays(tp, fp, P, N, beta, costs, names=tuple(need))
+
+    def make(criterion: str, idx: int | None, value: float | None, text: str) -> Optimum:
+        if idx is None:
+            return Optimum(criterion, None, None, 0.0, 0.0, P, N, text + " (undefined on these data)")
+        thr = None if idx == 0 else float(table.thresholds[idx - 1])
+        return Optimum(
+            criterion, thr, _scalar(value) if value is not None else None,
+            float(tp[idx]), float(fp[idx]), float(P - tp[idx]), float(N - fp[idx]), text,
+        )
+
+    out: list[Optimum] = []
+    for crit in CRITERIA:
+        if crit == "expected_cost":
+            vals = arrays["expected_cost"]
+            i = _best(vals, minimize=True)
+        elif crit == "break_even":
+            prec = arrays["precision"][1:]
+            rec = arrays["recall"][1:]
+            gap = np.abs(prec - rec)
+            j = _best(gap, minimize=True)
+            i = None if j is None else j + 1
+            vals = (arrays["precision"] + arrays["recall"]) / 2.0
+        else:
+            vals = arrays[crit]
+            j = _best(vals[1:])
+            i = None if j is None else j + 1
+        out.append(make(crit, i, None if i is None else float(vals[i]), _CRITERION_TEXT[crit]))
+    for c in constraints:
+        obj = arrays[c.maximize][1:]
+        cond = arrays[c.where][1:]
+        ok = np.isfinite(cond)
+        if c.at_least is not None:
+            ok &= cond >= c.at_least - 1e-12
+        if c.at_most is not None:
+            ok &= cond <= c.at_most + 1e-12
+        j = _best(np.where(ok, obj, np.nan))
+        i = None if j is None else j + 1
+        out.append(make(c.name, i, None if i is None else float(arrays[c.maximize][i]), c.description))
+    return tuple(out)
+
+
+# --------------------------------------------------------------------------------------
+# Prevalence shift
+# --------------------------------------------------------------------------------------
+
+
+def shift_prevalence(table: ScoreTable, prevalence: float) -> ScoreTable:
+    """Reweight the classes so that positives make up ``prevalence`` of the total weight.
+
+    Class-conditional score distributions are kept (TPR and FPR at every cut do not change);
+    pos_i ← pos_i · π'm/P, neg_i ← neg_i · (1 − π')m/N, with m the total weight.
+    """
+    if not 0.0 < prevalence < 1.0:
+        raise ValueError("prevalence must lie strictly between 0 and 1")
+    P, N = table.total_pos, table.total_neg
+    if P <= 0 or N <= 0:
+        raise ValueError("prevalence shift needs both classes")
+    m = P + N
+    return reweighted(table, table.pos * (prevalence * m / P), table.neg * ((1 - prevalence) * m / N))
+
+
+# --------------------------------------------------------------------------------------
+# Curves
+# --------------------------------------------------------------------------------------
+
+
+def decimate(x: np.ndarray, y: np.ndarray, max_points: int = 1000, keep: np.ndarray | None = None) -> np.ndarray:
+    """Indices of at most ~``max_points`` points of a polyline that keep its shape.
+
+    Points are taken at equal steps of cumulative L1 arc length, plus the first and last and
+    any indices in ``keep`` (e.g. convex-hull vertices), so that steps and corners survive.
+    """
+    n = x.shape[0]
+    if n <= max_points:
+        return np.arange(n)
+    seg = np.abs(np.diff(x)) + np.abs(np.diff(y))
+    arc = np.concatenate([[0.0], np.cumsum(seg)])
+    targets = np.linspace(0.0, arc[-1], max_points)
+    idx = np.searchsorted(arc, targets, side="left")
+    idx = np.clip(idx, 0, n - 1)
+    parts = [idx, idx - 1, [0, n - 1]]
+    if keep is not None:
+        parts.append(keep)
+    sel = np.unique(np.clip(np.concatenate([np.asarray(p, dtype=np.int64) for p in parts]), 0, n - 1))
+    return sel
+
+
+def upper_hull(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Indices of the upper convex hull of points sorted by ascending x (ROC convex hull).
+
+    Vectorised pruning: each pass drops every point that lies on or below the chord of its
+    neighbours; passes repeat until none is dropped (few passes on real curves).
+    """
+    idx = np.arange(x.shape[0])
+    while idx.shape[0] > 2:
+        xa, ya = x[idx[:-2]], y[idx[:-2]]
+        xb, yb = x[idx[1:-1]], y[idx[1:-1]]
+        xc, yc = x[idx[2:]], y[idx[2:]]
+        cross = (xb - xa) * (yc - ya) - (yb - ya) * (xc - xa)
+        drop = cross >= 0  # b is not strictly above the chord a-c
+        if not drop.any():
+            break
+        # never drop two neighbours in one pass: keep a dropped point if its left one drops
+        d = drop.copy()
+        d[1:] &= ~drop[:-1]
+        keep = np.ones(idx.shape[0], dtype=bool)
+        keep[1:-1] = ~d
+        idx = idx[keep]
+    return idx
+
+
+def probability_cost(prevalence: float, costs: Costs) -> float:
+    """PC(+) = p·C(FN) / (p·C(FN) + (1 − p)·C(FP)) (Drummond & Holte 2006)."""
+    a = prevalence * (costs.fn - costs.tp)
+    b = (1 - prevalence) * (costs.fp - costs.tn)
+    return float(a / (a + b)) if (a + b) > 0 else 0.5
+
+
+def compute_curves(
+    table: ScoreTable,
+    threshold: float,
+    beta: float = 1.0,
+    costs: Costs = Costs(),
+    max_points: int = 1000,
+    grid: int = 201,
+) -> BinaryCurves:
+    """ROC, PR, metric-vs-threshold, KS and cost curves, decimated for drawing.
+
+    Metric-vs-threshold curves use the share of rows flagged (predicted positive) as x, so
+    that models on different score scales can be overlaid; each point keeps its threshold.
+
+    Cost curve (Drummond & Holte 2006): each ROC point (FPR, TPR) is the line
+    NEC(pc) = (1 − TPR − FPR)·pc + FPR over pc ∈ [0, 1]; the model's cost curve is the lower
+    envelope of those lines, attained on the ROC convex hull.
+    """
+    tp, fp = table.cumulative()
+    P, N = table.total_pos, table.total_neg
+    tpr = tp / P if P > 0 else np.zeros_like(tp)
+    fpr = fp / N if N > 0 else np.zeros_like(fp)
+    thr = np.concatenate([[np.nan], table.thresholds])
+    hull = upper_hull(fpr, tpr)
+    sel = decimate(fpr, tpr, max_points, keep=hull)
+    roc = Curve(fpr[sel], tpr[sel], thr[sel])
+    # PR: cuts 1..k (precision undefined at the empty cut); start at recall 0 with precision 1
+    prec = _div(tp[1:], tp[1:] + fp[1:])
+    rec = tpr[1:]
+    sel_pr = decimate(rec, np.nan_to_num(prec), max_points)
+    pr = Curve(rec[sel_pr], prec[sel_pr], table.thresholds[sel_pr])
+    names = ("f1", "mcc", "cohen_kappa", "balanced_accuracy")
+    arr = metric_arrays(tp[1:], fp[1:], P, N, beta, costs, names=names)
+    t_sel = decimate(np.arange(table.n_distinct, dtype=float), np.zeros(table.n_distinct), max_points)
+    flagged = (tp[1:] + fp[1:]) / (P + N)  # comparable across models with different score scales
+    tm = {k: Curve(flagged[t_sel], arr[k][t_sel], table.thresholds[t_sel]) for k in names}
+    ks = KsCurve(table.thresholds[t_sel], tpr[1:][t_sel], fpr[1:][t_sel])
+    cost = None
+    if P > 0 and N > 0:
+        pc = np.linspace(0.0, 1.0, grid)
+        hf, ht = fpr[hull], tpr[hull]
+        nec = (1.0 - ht - hf)[:, None] * pc[None, :] + hf[:, None]
+        env = nec.min(axis=0)
+        i = table.cut_index(threshold)
+        cost = CostCurve(pc, env, probability_cost(P / (P + N), costs), (float(fpr[i]), float(tpr[i])))
+    return BinaryCurves(roc=roc, pr=pr, threshold_metrics=tm, cost=cost, ks=ks)

@@ -1,0 +1,45 @@
+"""One exception tree for everything a user can get wrong, and one for our own faults.
+
+::
+
+    ReportgenError                 base; ``cli`` maps it to an exit code
+    ├── UserError                  exit 2: the user can fix it
+    │   ├── ConfigError            the YAML config (file, key, value)
+    │   ├── InputError             a prediction file (file, column, row)
+    │   └── OutputError            the output directory (permissions, disk full)
+    └── InternalError              exit 1: a bug in reportgen
+
+Every message is one line that says where, what was found and what to do.
+"""
+
+from __future__ import annotations
+
+
+class ReportgenError(Exception):
+    """Base of all reportgen errors."""
+
+    exit_code = 1
+
+
+class UserError(ReportgenError):
+    """Something the user can fix: bad config, bad data, unwritable output."""
+
+    exit_code = 2
+
+
+class ConfigError(UserError):
+    """The config file is missing, malformed or inconsistent."""
+
+
+class InputError(UserError):
+    """A prediction file is missing, unreadable or holds values that cannot be used."""
+
+
+class OutputError(UserError):
+    """The report cannot be written (directory not writable, disk full, would overwrite)."""
+
+
+class InternalError(ReportgenError):
+    """A bug in reportgen; please report it with the --debug traceback."""
+
+    exit_code = 1

@@ -1,0 +1,382 @@
+"""Figures as functions of results: each returns a ``matplotlib.figure.Figure`` (never pyplot).
+
+No figure computes a metric: every number drawn comes from the :class:`ComparisonResult`.
+One style for all, the Okabe–Ito colour-blind-safe palette, and each model keeps its colour
+in every figure. Text from the data (model names) is escaped so that ``$`` and backslashes
+print literally instead of triggering mathtext.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+from collections.abc import Sequence
+
+import matplotlib
+
+matplotlib.use("Agg")  # no display, deterministic output
+
+import numpy as np  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
+
+from reportgen.results import ComparisonResult, ModelResult  # noqa: E402
+
+#: Okabe & Ito (2008) colour-blind-safe palette, black last.
+PALETTE = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000")
+GRID = "#d9d9d9"
+MUTED = "#7f7f7f"
+
+STYLE = {
+    "font.family": "DejaVu Sans",
+    "font.size": 8.5,
+    "axes.titlesize": 9.5,
+    "axes.titleweight": "bold",
+    "axes.labelsize": 8.5,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "axes.grid": True,
+    "grid.color": GRID,
+    "grid.linewidth": 0.6,
+    "legend.fontsize": 7.5,
+    "legend.frameon": False,
+    "lines.linewidth": 1.6,
+    "svg.fonttype": "none",
+    "svg.hashsalt": "reportgen",
+}
+
+
+def safe_text(text: str) -> str:
+    """Escape matplotlib mathtext: ``$`` is shown literally (no math parsing of data)."""
+    return text.replace("\\", "\\\\").replace("$", r"\$")
+
+
+def colours(names: Sequence[str], palette: Sequence[str] = PALETTE) -> dict[str, str]:
+    """One colour per model, by position, stable across figures."""
+    return {n: palette[i % len(palette)] for i, n in enumerate(names)}
+
+
+def _figure(width: float, height: float) -> Figure:
+    with matplotlib.rc_context(STYLE):
+        fig = Figure(figsize=(width, height), dpi=100, layout="constrained")
+    return fig
+
+
+def to_svg(fig: Figure) -> str:
+    """Serialise a figure to an inline SVG string (no XML header, deterministic ids)."""
+    buf = io.StringIO()
+    with matplotlib.rc_context(STYLE):
+        fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None})
+    svg = buf.getvalue()
+    start = svg.find("<svg")
+    return svg[start:]
+
+
+def _apply_style(fn):
+    def wrapper(*args, **kwargs):
+        with matplotlib.rc_context(STYLE):
+            return fn(*args, **kwargs)
+
+    wrapper.__name__ = fn.__name__
+    wrapper.__doc__ = fn.__doc__
+    return wrapper
+
+
+def _fmt(v: float | None, digits: int = 3) -> str:
+    return "n/a" if v is None else f"{v:.{digits}f}"
+
+
+@_apply_style
+def roc_figure(result: ComparisonResult, palette: Sequence[str] = PALETTE) -> Figure:
+    """Overlaid ROC curves, chance diagonal, operating point at the decision threshold."""
+    fig = _figure(5.2, 4.4)
+    ax = fig.add_subplot()
+    col = colours(list(result.models), palette)
+    ax.plot([0, 1], [0, 1], ls="--", color=MUTED, lw=0.9, label="chance (AUC 0.5)")
+    for name, m in result.models.items():
+        c = m.curves.roc
+        label = f"{safe_text(name)}: AUC {_fmt(m.metrics['roc_auc'])}, Gini {_fmt(m.metrics['gini'])}"
+        ax.plot(c.x, c.y, color=col[name], label=label, drawstyle="default")
+        if m.confusion is not None and m.negatives and m.positives:
+            fx = m.confusion.fp / m.negatives
+            ty = m.confusion.tp / m.positives
+            ax.plot([fx], [ty], marker="o", ms=5.5, mfc="white", mec=col[name], mew=1.6, ls="none")
+    ax.plot([], [], marker="o", ms=5.5, mfc="white", mec="black", ls="none",
+            label="operating point at the decision threshold")
+    ax.set(xlim=(0, 1), ylim=(0, 1.01), xlabel="False positive rate (1 − specificity)",
+           ylabel="True positive rate (recall)", title="ROC curves")
+    ax.set_aspect("equal")
+    ax.legend(loc="lower right")
+    return fig
+
+
+@_apply_style
+def pr_figure(result: ComparisonResult, palette: Sequence[str] = PALETTE) -> Figure:
+    """Overlaid precision–recall curves with the prevalence baseline and iso-F1 lines."""
+    fig = _figure(5.2, 4.4)
+    ax = fig.add_subplot()
+    col = colours(list(result.models), palette)
+    r = np.linspace(0.01, 1, 200)
+    for f in (0.2, 0.4, 0.6, 0.8):
+        p = f * r / (2 * r - f)
+        ok = (p > 0) & (p <= 1.0)
+        ax.plot(r[ok], p[ok], color=GRID, lw=0.8, zorder=0)
+        ax.annotate(f"F1={f:g}", xy=(0.98, f / (2 - f) + 0.015), fontsize=6.5, color=MUTED, ha="right")
+    first = next(iter(result.models.values()))
+    prev = first.positives / (first.positives + first.negatives)
+    ax.axhline(prev, ls="--", color=MUTED, lw=0.9, label=f"prevalence {prev:.3f} (random)")
+    for name, m in result.models.items():
+        c = m.curves.pr
+        ax.step(c.x, c.y, where="post", color=col[name],
+                label=f"{safe_text(name)}: AP {_fmt(m.metrics['average_precision'])}")
+        if m.confusion is not None and m.positives and (m.confusion.tp + m.confusion.fp) > 0:
+            ax.plot([m.confusion.tp / m.positives], [m.confusion.tp / (m.confusion.tp + m.confusion.fp)],
+                    marker="o", ms=5.5, mfc="white", mec=col[name], mew=1.6, ls="none")
+    ax.set(xlim=(0, 1), ylim=(0, 1.02), xlabel="Recall (true positive rate)", ylabel="Precision",
+           title="Precision–recall curves")
+    ax.legend(loc="upper right")
+    return fig
+
+
+@_apply_style
+def cost_figure(result: ComparisonResult, palette: Sequence[str] = PALETTE) -> Figure:
+    """Drummond–Holte cost curves: lower envelopes, trivial classifiers, the operating condition."""
+    fig = _figure(5.2, 4.0)
+    ax = fig.add_subplot()
+    col = colours(list(result.models), palette)
+    x = np.array([0.0, 1.0])
+    ax.plot(x, x, color=MUTED, lw=0.9, ls=":", label="always negative")
+    ax.plot(x, 1 - x, color=MUTED, lw=0.9, ls="-.", label="always positive")
+    pc = None
+    for name, m in result.models.items():
+        c = m.curves.cost
+        if c is None:
+            continue
+        ax.plot(c.pc, c.envelope, color=col[name], label=f"{safe_text(name)} (lower envelope)")
+        # the line of the operating point at the decision threshold
+        ax.plot(x, (1 - c.operating_tpr - c.operating_fpr) * x + c.operating_fpr, color=col[name],
+                lw=0.8, ls="--", alpha=0.8)
+        pc = c.operating_pc
+    if pc is not None:
+        ax.axvline(pc, color="black", lw=0.9)
+        ax.annotate(f"operating condition\nPC(+) = {pc:.3f}", xy=(pc, 0.52), xytext=(6, 0),
+                    textcoords="offset points", fontsize=7)
+    ax.set(xlim=(0, 1), ylim=(0, 0.55), xlabel="Probability cost PC(+)",
+           ylabel="Normalised expected cost", title="Cost curves (dashed: at the decision threshold)")
+    ax.legend(loc="upper left", ncols=2)
+    return fig
+
+
+_PANEL = {"f1": "F1", "mcc": "MCC", "cohen_kappa": "Cohen's kappa", "balanced_accuracy": "Balanced accuracy"}
+
+
+@_apply_style
+def threshold_figure(result: ComparisonResult, palette: Sequence[str] = PALETTE) -> Figure:
+    """F1, MCC, kappa and balanced accuracy against the threshold, with the decision threshold."""
+    fig = _figure(7.0, 4.8)
+    axes = fig.subplots(2, 2, sharex=False)
+    col = colours(list(result.models), palette)
+    for ax, (key, title) in zip(axes.flat, _PANEL.items()):
+        for name, m in result.models.items():
+            c = m.curves.threshold_metrics.get(key)
+            if c is None:
+                continue
+            ax.plot(c.x, c.y, color=col[name], label=safe_text(name), lw=1.3)
+            opt = m.optimal_thresholds.get(key)
+            total = (m.positives or 0) + (m.negatives or 0)
+            if opt is not None and opt.threshold is not None and opt.value is not None and total:
+                ax.plot([(opt.tp + opt.fp) / total], [opt.value], marker="v", color=col[name], ms=5, ls="none")
+            if m.confusion is not None and total:
+                ax.axvline((m.confusion.tp + m.confusion.fp) / total, color=col[name], lw=0.8, ls="--")
+        ax.set_title(title)
+        ax.set_xlabel("share of rows flagged (predicted positive)")
+        ax.set_xlim(0, 1)
+    axes.flat[0].legend(loc="best")
+    fig.suptitle("Metrics across thresholds (▼ optimum, dashed: each model's decision threshold)", fontsize=9)
+    return fig
+
+
+@_apply_style
+def ks_figure(result: ComparisonResult, palette: Sequence[str] = PALETTE) -> Figure:
+    """KS plot: cumulative share of each class predicted positive, per model."""
+    names = list(result.models)
+    n = len(names)
+    cols = min(3, n)
+    rows = math.ceil(n / cols)
+    fig = _figure(7.0, 2.4 * rows + 0.3)
+    axes = np.atleast_1d(fig.subplots(rows, cols, squeeze=False)).ravel()
+    col = colours(names, palette)
+    for ax, name in zip(axes, names):
+        m = result.models[name]
+        k = m.curves.ks
+        if k is None:
+            ax.set_visible(False)
+            continue
+        ax.plot(k.thresholds, k.tpr, color=col[name], label="positives")
+        ax.plot(k.thresholds, k.fpr, color=col[name], ls="--", label="negatives")
+        if m.ks_threshold is not None and m.metrics["ks"] is not None:
+            ax.axvline(m.ks_threshold, color=MUTED, lw=0.8)
+        ax.set_title(f"{safe_text(name)}: KS {_fmt(m.metrics['ks'])}")
+        ax.set_xlabel("threshold (score)")
+        ax.set_ylabel("share predicted positive")
+        if m.direction == "lower":
+            ax.invert_xaxis()
+        ax.legend(loc="best")
+    for ax in axes[n:]:
+        ax.set_visible(False)
+    return fig
+
+
+@_apply_style
+def gains_figure(result: ComparisonResult, palette: Sequence[str] = PALETTE) -> Figure:
+    """Cumulative gains: share of positives captured against the share of rows taken."""
+    fig = _figure(5.2, 4.0)
+    ax = fig.add_subplot()
+    col = colours(list(result.models), palette)
+    first = next(iter(result.models.values()))
+    prev = first.positives / (first.positives + first.negatives)
+    ax.plot([0, 1], [0, 1], ls="--", color=MUTED, lw=0.9, label="random")
+    ax.plot([0, prev, 1], [0, 1, 1], ls=":", color=MUTED, lw=0.9, label="perfect")
+    for name, m in result.models.items():
+        if m.curves.lift is not None:
+            ax.plot(m.curves.lift.x, m.curves.lift.y, color=col[name], label=safe_text(name))
+    ax.set(xlim=(0, 1), ylim=(0, 1.01), xlabel="Share of rows, highest risk first",
+           ylabel="Share of positives captured", title="Cumulative gains")
+    ax.legend(loc="lower right")
+    return fig
+
+
+@_apply_style
+def calibration_figure(result: ComparisonResult, palette: Sequence[str] = PALETTE) -> Figure | None:
+    """Reliability diagram for models whose scores are probabilities (marker area ∝ rows)."""
+    models = {n: m for n, m in result.models.items() if m.curves.calibration is not None}
+    if not models:
+        return None
+    fig = _figure(5.2, 4.0)
+    ax = fig.add_subplot()
+    col = colours(list(result.models), palette)
+    ax.plot([0, 1], [0, 1], ls="--", color=MUTED, lw=0.9, label="perfectly calibrated")
+    for name, m in models.items():
+        c = m.curves.calibration
+        size = 12 + 120 * c.counts / max(float(c.counts.max()), 1.0)
+        ax.plot(c.mean_predicted, c.observed, color=col[name], lw=1.2,
+                label=f"{safe_text(name)}: Brier {_fmt(m.metrics['brier'], 4)}")
+        ax.scatter(c.mean_predicted, c.observed, s=size, color=col[name], alpha=0.7, zorder=3)
+    ax.set(xlim=(0, 1), ylim=(0, 1), xlabel="Mean predicted probability (bin)",
+           ylabel="Observed share of positives", title="Calibration (10 equal-width bins)")
+    ax.legend(loc="upper left")
+    return fig
+
+
+@_apply_style
+def distribution_figure(result: ComparisonResult, palette: Sequence[str] = PALETTE) -> Figure:
+    """Score distributions per class (normalised within class), one panel per model."""
+    names = list(result.models)
+    n = len(names)
+    cols = min(3, n)
+    rows = math.ceil(n / cols)
+    fig = _figure(7.0, 2.3 * rows + 0.3)
+    axes = np.atleast_1d(fig.subplots(rows, cols, squeeze=False)).ravel()
+    col = colours(names, palette)
+    for ax, name in zip(axes, names):
+        m = result.models[name]
+        h = m.curves.histogram
+        if h is None:
+            continue
+        pos = h.positives / max(h.positives.sum(), 1e-300)
+        neg = h.negatives / max(h.negatives.sum(), 1e-300)
+        ax.stairs(neg, h.edges, color=MUTED, fill=True, alpha=0.35, label="negatives")
+        ax.stairs(pos, h.edges, color=col[name], lw=1.5, label="positives")
+        if m.threshold is not None:
+            ax.axvline(m.threshold, color="black", lw=0.8, ls="--")
+        ax.set_title(safe_text(name))
+        ax.set_xlabel("score")
+        ax.set_ylabel("share of class")
+        ax.legend(loc="best")
+    for ax in axes[n:]:
+        ax.set_visible(False)
+    return fig
+
+
+@_apply_style
+def forest_figure(result: ComparisonResult, palette: Sequence[str] = PALETTE) -> Figure | None:
+    """Forest plot of Δ primary metric (model − baseline) with its confidence interval."""
+    comps = result.comparisons
+    if not comps:
+        return None
+    metric = result.run.primary_metric
+    fig = _figure(6.2, 0.55 * len(comps) + 1.2)
+    ax = fig.add_subplot()
+    col = colours(list(result.models), palette)
+    for i, c in enumerate(comps):
+        d = c.delta.get(metric)
+        ci = c.ci.get(metric)
+        y = len(comps) - 1 - i
+        if d is None:
+            continue
+        if ci:
+            ax.plot(ci, [y, y], color=col[c.model], lw=2.2)
+        ax.plot([d], [y], marker="s", color=col[c.model], ms=7)
+    ax.axvline(0, color="black", lw=0.9)
+    ax.set_yticks(range(len(comps)), [safe_text(f"{c.model} − {c.baseline}") for c in reversed(comps)])
+    ax.set_xlabel(f"Δ {metric.replace('_', ' ')} ({result.run.confidence_level * 100:g} % CI)")
+    ax.set_title(f"Difference in {metric.replace('_', ' ')} against the baseline")
+    ax.set_ylim(-0.6, len(comps) - 0.4)
+    ax.grid(axis="y", visible=False)
+    return fig
+
+
+@_apply_style
+def prevalence_figure(result: ComparisonResult, palette: Sequence[str] = PALETTE) -> Figure | None:
+    """Optimal threshold of each criterion against the share of positives (prevalence shift)."""
+    models = {n: m for n, m in result.models.items() if len(m.prevalence_shift) >= 2}
+    if not models:
+        return None
+    crits = ("f1", "mcc", "balanced_accuracy", "expected_cost")
+    fig = _figure(7.0, 4.6)
+    axes = fig.subplots(2, 2)
+    col = colours(list(result.models), palette)
+    for ax, crit in zip(axes.flat, crits):
+        for name, m in models.items():
+            xs, ys = [], []
+            for sc in m.prevalence_shift:
+                o = sc.optimal_thresholds.get(crit)
+                if o is not None and o.threshold is not None:
+                    xs.append(sc.prevalence)
+                    ys.append(o.threshold)
+            ax.plot(xs, ys, marker="o", ms=3.5, color=col[name], label=safe_text(name))
+        ax.set_title(f"optimal threshold: {crit.replace('_', ' ')}")
+        ax.set_xlabel("share of positives")
+        ax.set_ylabel("threshold")
+    axes.flat[0].legend(loc="best")
+    return fig
+
+
+FIGURES = {
+    "forest": forest_figure,
+    "roc": roc_figure,
+    "pr": pr_figure,
+    "cost": cost_figure,
+    "thresholds": threshold_figure,
+    "ks": ks_figure,
+    "gains": gains_figure,
+    "calibration": calibration_figure,
+    "distributions": distribution_figure,
+    "prevalence": prevalence_figure,
+}
+
+
+def render_figures(result: ComparisonResult, palette: Sequence[str] = PALETTE) -> dict[str, str]:
+    """Every applicable figure as inline SVG, keyed by name."""
+    out: dict[str, str] = {}
+    for key, fn in FIGURES.items():
+        fig = fn(result, palette)
+        if fig is not None:
+            out[key] = to_svg(fig)
+    return out
+
+
+def model_colours(result: ComparisonResult, palette: Sequence[str] = PALETTE) -> dict[str, str]:
+    return colours(list(result.models), palette)
+
+
+__all__ = ["render_figures", "FIGURES", "PALETTE", "safe_text", "to_svg", "model_colours", "ModelResult"]

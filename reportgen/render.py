@@ -1,0 +1,554 @@
+"""Result → view model → Jinja templates → HTML, PDF (WeasyPrint) and JSON, written atomically.
+
+Templates only display: this module hands them ready-formatted strings and flags. Number
+formatting lives in small tested filters (:func:`fmt_num`, :func:`fmt_pct`, :func:`fmt_pvalue`,
+:func:`fmt_ci`). The Jinja environment autoescapes and uses ``StrictUndefined``; a custom
+theme directory can override any template or the CSS but cannot include files outside itself.
+WeasyPrint gets a URL fetcher that refuses everything except ``data:`` URLs, so rendering
+never touches the network or the file system.
+
+All outputs of a run are written into a temporary directory next to the destination and
+moved into place only when every one of them succeeded.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import shutil
+import tempfile
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import yaml
+from jinja2 import ChoiceLoader, Environment, FileSystemLoader, StrictUndefined, select_autoescape
+from markupsafe import Markup
+
+from reportgen.engine.binary import BETTER, METRICS
+from reportgen.errors import OutputError, UserError
+from reportgen.results import ComparisonResult, ModelResult
+
+FORMATS = ("html", "pdf", "json")
+
+
+# --------------------------------------------------------------------------------------
+# Formatting filters
+# --------------------------------------------------------------------------------------
+
+
+def fmt_num(v: float | None, digits: int = 3) -> str:
+    """A number with ``digits`` decimals; integers of counts without decimals; None → 'n/a'."""
+    if v is None or (isinstance(v, float) and not math.isfinite(v)):
+        return "n/a"
+    if isinstance(v, (int,)) or (float(v).is_integer() and abs(v) >= 1000):
+        return f"{int(round(v)):,}".replace(",", "\u2009")
+    return f"{v:.{digits}f}"
+
+
+def fmt_count(v: float | None) -> str:
+    """Counts: thin-space thousands; weighted counts keep one decimal."""
+    if v is None:
+        return "n/a"
+    if float(v).is_integer():
+        return f"{int(v):,}".replace(",", "\u2009")
+    return f"{v:,.1f}".replace(",", "\u2009")
+
+
+def fmt_pct(v: float | None, digits: int = 1, signed: bool = False) -> str:
+    if v is None or not math.isfinite(v):
+        return "n/a"
+    sign = "+" if signed and v > 0 else ""
+    return f"{sign}{v * 100:.{digits}f} %"
+
+
+def fmt_signed(v: float | None, digits: int = 3) -> str:
+    if v is None or not math.isfinite(v):
+        return "n/a"
+    return f"{v:+.{digits}f}".replace("-", "−")
+
+
+def fmt_pvalue(p: float | None) -> str:
+    if p is None or not math.isfinite(p):
+        return "n/a"
+    if p < 0.0001:
+        return "< 0.0001"
+    if p < 0.01:
+        return f"{p:.4f}"
+    return f"{p:.3f}"
+
+
+def fmt_ci(ci: Sequence[float] | None, digits: int = 3) -> str:
+    if not ci or ci[0] is None or ci[1] is None:
+        return ""
+    return f"[{ci[0]:.{digits}f}, {ci[1]:.{digits}f}]".replace("-", "−")
+
+
+def fmt_threshold(t: float | None) -> str:
+    if t is None:
+        return "none positive"
+    return f"{t:.6g}"
+
+
+# --------------------------------------------------------------------------------------
+# View model
+# --------------------------------------------------------------------------------------
+
+LABELS: dict[str, str] = {
+    "accuracy": "Accuracy",
+    "error_rate": "Error rate",
+    "baseline_accuracy": "Baseline accuracy (majority class)",
+    "precision": "Precision (PPV)",
+    "recall": "Recall (TPR, sensitivity)",
+    "specificity": "Specificity (TNR)",
+    "npv": "Negative predictive value",
+    "fpr": "False positive rate",
+    "fnr": "False negative rate",
+    "type_i_error": "Type I error share (FP / m)",
+    "type_ii_error": "Type II error share (FN / m)",
+    "f1": "F1",
+    "fbeta": "F-beta",
+    "balanced_accuracy": "Balanced accuracy",
+    "youden_j": "Youden's J",
+    "cohen_kappa": "Cohen's kappa",
+    "mcc": "Matthews correlation (MCC)",
+    "expected_cost": "Expected cost per row",
+    "roc_auc": "ROC AUC",
+    "gini": "Gini (2·AUC − 1)",
+    "average_precision": "Average precision",
+    "r_precision": "R-precision (break-even)",
+    "ks": "Kolmogorov–Smirnov",
+    "defective_pairs": "Defective pairs share",
+    "log_loss": "Log-loss",
+    "brier": "Brier score",
+}
+
+CRITERION_LABELS = {
+    "f1": "max F1",
+    "fbeta": "max F-beta",
+    "mcc": "max MCC",
+    "cohen_kappa": "max Cohen's kappa",
+    "balanced_accuracy": "max balanced accuracy",
+    "youden_j": "max Youden's J",
+    "accuracy": "max accuracy",
+    "expected_cost": "min expected cost",
+    "break_even": "break-even (P = R)",
+}
+
+SECTIONS = ("summary", "comparison", "metrics", "confusion", "curves", "thresholds", "glossary", "appendix")
+
+KEY_COMPARISON_METRICS = ("gini", "roc_auc", "ks", "average_precision", "f1", "mcc", "accuracy", "expected_cost", "brier")
+
+
+@dataclass(frozen=True, slots=True)
+class Theme:
+    """Look of a report: an optional template directory, palette, logo and section list."""
+
+    template_dir: Path | None = None
+    palette: tuple[str, ...] | None = None
+    logo: Path | None = None
+    sections: tuple[str, ...] = SECTIONS
+
+
+def _best_index(values: list[float | None], better: str | None) -> set[int]:
+    vals = [(i, v) for i, v in enumerate(values) if v is not None]
+    if not vals or better is None or len(vals) < 2:
+        return set()
+    target = max(v for _, v in vals) if better == "higher" else min(v for _, v in vals)
+    if all(v == target for _, v in vals):
+        return set()
+    return {i for i, v in vals if v == target}
+
+
+def _confusion_view(name: str, tp: float, fp: float, fn: float, tn: float, label: str) -> dict[str, Any]:
+    P, N = tp + fn, fp + tn
+    m = P + N
+    top = max(tp, fp, fn, tn, 1e-300)
+
+    def cell(v: float, of: float, ok: bool) -> dict[str, Any]:
+        return {
+            "count": fmt_count(v),
+            "share": fmt_pct(v / of if of else None),
+            "shade": f"{0.08 + 0.55 * v / top:.2f}",
+            "ok": ok,
+        }
+
+    return {
+        "model": name,
+        "label": label,
+        "tp": cell(tp, P, True),
+        "fn": cell(fn, P, False),
+        "fp": cell(fp, N, False),
+        "tn": cell(tn, N, True),
+        "pred_pos": fmt_count(tp + fp),
+        "pred_neg": fmt_count(fn + tn),
+        "pos": fmt_count(P),
+        "neg": fmt_count(N),
+        "total": fmt_count(m),
+        "approval": fmt_pct((fn + tn) / m if m else None),
+    }
+
+
+def rule_text(direction: str, threshold: float | str) -> str:
+    """The decision rule in words: 'positive when score ≥ 0.15'."""
+    op = "≥" if direction == "higher" else "≤"
+    t = threshold if isinstance(threshold, str) else fmt_threshold(threshold)
+    return f"positive when score {op} {t}"
+
+
+def build_view(result: ComparisonResult, theme: Theme = Theme()) -> dict[str, Any]:
+    """Everything the templates show, as formatted strings and flags."""
+    from reportgen import figures  # noqa: PLC0415  (figures are only needed to render)
+
+    palette = theme.palette or figures.PALETTE
+    run = result.run
+    names = list(result.models)
+    col = figures.colours(names, palette)
+    first = next(iter(result.models.values()))
+    binary = run.task == "binary"
+
+    models = []
+    for name, m in result.models.items():
+        prevalence = m.positives / (m.positives + m.negatives) if m.positives is not None and m.negatives else None
+        models.append({
+            "name": name,
+            "colour": col[name],
+            "file": Path(m.file).name,
+            "n": fmt_count(m.n),
+            "positives": fmt_count(m.positives),
+            "prevalence": fmt_pct(prevalence, 2),
+            "direction": m.direction,
+            "rule": m.rule,
+            "distinct": fmt_count(m.n_distinct_scores),
+            "baseline": name == run.baseline,
+        })
+
+    # ranking by the primary metric
+    pm = run.primary_metric
+    better = BETTER.get(pm, "higher")
+    ranked = sorted(
+        names,
+        key=lambda n: (result.models[n].metrics.get(pm) is None,
+                       -(result.models[n].metrics.get(pm) or 0) if better == "higher" else (result.models[n].metrics.get(pm) or 0)),
+    )
+    ranking = []
+    for rank, n in enumerate(ranked, 1):
+        m = result.models[n]
+        cost_opt = m.optimal_thresholds.get("expected_cost")
+        ranking.append({
+            "rank": rank,
+            "name": n,
+            "colour": col[n],
+            "value": fmt_num(m.metrics.get(pm)),
+            "ci": fmt_ci(m.ci.get(pm)),
+            "auc": fmt_num(m.metrics.get("roc_auc")),
+            "ks": fmt_num(m.metrics.get("ks")),
+            "recommended": fmt_threshold(cost_opt.threshold) if cost_opt else "n/a",
+            "recommended_cost": fmt_num(cost_opt.value, 4) if cost_opt else "n/a",
+            "baseline": n == run.baseline,
+        })
+
+    # comparisons
+    comparisons = []
+    for c in result.comparisons:
+        rows = []
+        for k in KEY_COMPARISON_METRICS:
+            if k not in c.delta:
+                continue
+            rows.append({
+                "metric": LABELS.get(k, k),
+                "key": k,
+                "baseline": fmt_num(result.models[c.baseline].metrics.get(k)),
+                "model": fmt_num(result.models[c.model].metrics.get(k)),
+                "delta": fmt_signed(c.delta.get(k)),
+                "ci": fmt_ci(c.ci.get(k)),
+                "relative": fmt_pct(c.relative_delta.get(k), 1, signed=True),
+                "rer": fmt_pct(c.relative_error_reductions.get(k), 1, signed=True) if k in c.relative_error_reductions else "",
+                "primary": k == pm,
+            })
+        d = c.tests.delong
+        mc = c.tests.mcnemar
+        comparisons.append({
+            "model": c.model,
+            "baseline": c.baseline,
+            "colour": col[c.model],
+            "verdict": c.verdict,
+            "rows": rows,
+            "delong": None if d is None else {
+                "delta": fmt_signed(d.delta, 4), "se": fmt_num(d.se, 4), "z": fmt_num(d.z, 2),
+                "p": fmt_pvalue(d.p_value), "p_holm": fmt_pvalue(d.p_value_holm) if d.p_value_holm is not None else "",
+                "ci": fmt_ci(d.ci, 4), "paired": "paired" if d.paired else "unpaired",
+            },
+            "mcnemar": None if mc is None else {
+                "statistic": fmt_num(mc.statistic, 3), "p": fmt_pvalue(mc.p_value),
+                "p_holm": fmt_pvalue(mc.p_value_holm) if mc.p_value_holm is not None else "",
+                "method": mc.method,
+                "both": fmt_count(mc.table[0][0]), "model_only": fmt_count(mc.table[0][1]),
+                "baseline_only": fmt_count(mc.table[1][0]), "neither": fmt_count(mc.table[1][1]),
+            },
+            "notes": c.tests.notes,
+            "rer_accuracy": fmt_pct(c.relative_error_reduction, 1, signed=True),
+        })
+
+    # metrics table
+    metric_rows = []
+    keys = [k for k in METRICS if k in first.metrics] if binary else list(first.metrics)
+    for k in keys:
+        vals = [result.models[n].metrics.get(k) for n in names]
+        b = BETTER.get(k, "higher")
+        best = _best_index(vals, b)
+        cells = []
+        for i, n in enumerate(names):
+            m = result.models[n]
+            v = vals[i]
+            cells.append({
+                "value": fmt_num(v, 4),
+                "ci": fmt_ci(m.ci.get(k)),
+                "best": i in best,
+                "reason": m.undefined.get(k, "") if v is None else "",
+            })
+        metric_rows.append({
+            "key": k,
+            "label": LABELS.get(k, k.replace("_", " ")),
+            "better": {"higher": "↑ higher", "lower": "↓ lower"}.get(b or "", "—"),
+            "cells": cells,
+        })
+
+    confusions = []
+    for n, m in result.models.items():
+        if m.confusion is None:
+            continue
+        c = m.confusion
+        items = [_confusion_view(n, c.tp, c.fp, c.fn, c.tn, f"at the decision threshold ({m.rule})")]
+        o = m.optimal_thresholds.get("expected_cost")
+        if o is not None:
+            rule = "no row predicted positive" if o.threshold is None else rule_text(m.direction, o.threshold)
+            items.append(_confusion_view(n, o.tp, o.fp, o.fn, o.tn, f"at the cost-optimal threshold ({rule})"))
+        confusions.append({"model": n, "colour": col[n], "views": items})
+
+    thresholds = []
+    for n, m in result.models.items():
+        rows = []
+        for crit, o in m.optimal_thresholds.items():
+            total = o.tp + o.fp + o.fn + o.tn
+            rows.append({
+                "criterion": CRITERION_LABELS.get(crit, o.description or crit),
+                "threshold": fmt_threshold(o.threshold),
+                "value": fmt_num(o.value, 4),
+                "tp": fmt_count(o.tp), "fp": fmt_count(o.fp), "fn": fmt_count(o.fn), "tn": fmt_count(o.tn),
+                "approval": fmt_pct((o.fn + o.tn) / total if total else None),
+                "flagged": fmt_pct((o.tp + o.fp) / total if total else None),
+            })
+        scen = []
+        for sc in m.prevalence_shift:
+            scen.append({
+                "prevalence": fmt_pct(sc.prevalence, 1),
+                "cells": [fmt_threshold(sc.optimal_thresholds[k].threshold) if k in sc.optimal_thresholds else "n/a"
+                          for k in ("f1", "mcc", "balanced_accuracy", "expected_cost")],
+            })
+        if rows:
+            thresholds.append({"model": n, "colour": col[n], "rule_t": rule_text(m.direction, "t"),
+                               "rows": rows, "scenarios": scen})
+
+    svgs = figures.render_figures(result, palette) if binary else {}
+    figs = {k: Markup(v) for k, v in svgs.items()}
+
+    sections = [s for s in theme.sections if s in SECTIONS]
+    toc_titles = {
+        "summary": "Summary", "comparison": "Comparison with the baseline", "metrics": "Metrics",
+        "confusion": "Confusion matrices", "curves": "Curves", "thresholds": "Optimal thresholds",
+        "glossary": "Glossary", "appendix": "Appendix: audit trail",
+    }
+    return {
+        "title": run.title,
+        "author": run.author or "",
+        "created": run.created.replace("T", " ").replace("Z", " UTC"),
+        "run_id": run.run_id,
+        "version": run.reportgen_version,
+        "task": run.task,
+        "baseline": run.baseline,
+        "primary_metric": LABELS.get(pm, pm),
+        "threshold": f"{run.threshold:g}",
+        "beta": f"{run.beta:g}",
+        "costs": ", ".join(f"{k.upper()} {v:g}" for k, v in run.costs.items() if isinstance(v, (int, float))),
+        "level": f"{run.confidence_level * 100:g} %",
+        "resamples": fmt_count(run.bootstrap_resamples),
+        "seed": str(run.bootstrap_seed),
+        "rows": fmt_count(first.n),
+        "prevalence": models[0]["prevalence"],
+        "paired": run.paired,
+        "models": models,
+        "ranking": ranking,
+        "comparisons": comparisons,
+        "several": len(comparisons) > 1,
+        "metric_rows": metric_rows,
+        "model_names": names,
+        "model_colours": [col[n] for n in names],
+        "confusions": confusions,
+        "thresholds": thresholds,
+        "figures": figs,
+        "warnings": run.warnings,
+        "sections": sections,
+        "toc": [{"id": s, "title": toc_titles[s]} for s in sections],
+        "files": [
+            {"path": f.path, "name": Path(f.path).name, "sha256": f.sha256, "rows": fmt_count(f.rows),
+             "size": fmt_count(f.size_bytes)}
+            for f in run.files
+        ],
+        "dropped": [{"model": d.model, "reason": d.reason, "rows": fmt_count(d.rows)} for d in run.dropped],
+        "versions": sorted(run.versions.items()),
+        "duration": f"{run.duration_seconds:.2f} s",
+        "config_yaml": yaml.safe_dump(run.config, sort_keys=False, allow_unicode=True),
+        "config_path": run.config_path,
+        "logo": None,
+    }
+
+
+# --------------------------------------------------------------------------------------
+# Jinja environment
+# --------------------------------------------------------------------------------------
+
+
+def default_template_dir() -> Path:
+    """The shipped templates (``templates/`` in the repo, ``reportgen/templates`` in the wheel)."""
+    repo = Path(__file__).resolve().parent.parent / "templates"
+    if (repo / "base.html").exists():
+        return repo
+    return Path(str(resources.files("reportgen.templates")))
+
+
+class _ConfinedLoader(FileSystemLoader):
+    """A FileSystemLoader that refuses template names escaping its directory."""
+
+    def get_source(self, environment: Environment, template: str):  # type: ignore[override]
+        if template.startswith("/") or ".." in Path(template).parts:
+            from jinja2 import TemplateNotFound  # noqa: PLC0415
+
+            raise TemplateNotFound(template)
+        return super().get_source(environment, template)
+
+
+def make_environment(theme: Theme = Theme()) -> Environment:
+    loaders = []
+    if theme.template_dir is not None:
+        loaders.append(_ConfinedLoader(str(theme.template_dir)))
+    loaders.append(_ConfinedLoader(str(default_template_dir())))
+    env = Environment(
+        loader=ChoiceLoader(loaders),
+        autoescape=select_autoescape(enabled_extensions=("html", "xml", "j2"), default=True, default_for_string=True),
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    env.filters.update(fmt_num=fmt_num, fmt_pct=fmt_pct, fmt_pvalue=fmt_pvalue, fmt_ci=fmt_ci, fmt_count=fmt_count)
+    return env
+
+
+def render_html(result: ComparisonResult, theme: Theme = Theme(), for_pdf: bool = False) -> str:
+    env = make_environment(theme)
+    view = build_view(result, theme)
+    css = env.loader.get_source(env, "report.css")[0]  # type: ignore[union-attr]
+    return env.get_template("report.html").render(view=view, css=Markup(css), for_pdf=for_pdf)
+
+
+def _refuse_urls(url: str, timeout: int = 10, ssl_context: Any = None) -> dict[str, Any]:
+    """WeasyPrint URL fetcher: only inline ``data:`` URLs; nothing from the network or disk."""
+    if url.startswith("data:"):
+        from weasyprint.urls import default_url_fetcher  # noqa: PLC0415
+
+        return default_url_fetcher(url)
+    raise ValueError(f"reportgen does not fetch external resources ({url[:80]})")
+
+
+def render_pdf(html: str, target: Path) -> None:
+    import logging  # noqa: PLC0415
+
+    from weasyprint import HTML  # noqa: PLC0415
+
+    logging.getLogger("weasyprint").setLevel(logging.ERROR)
+    logging.getLogger("fontTools").setLevel(logging.ERROR)
+    HTML(string=html, url_fetcher=_refuse_urls, base_url=None).write_pdf(str(target))
+
+
+def result_json(result: ComparisonResult) -> str:
+    return json.dumps(result.to_json(), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+# --------------------------------------------------------------------------------------
+# Atomic writing
+# --------------------------------------------------------------------------------------
+
+
+def write_outputs(
+    result: ComparisonResult,
+    out_dir: str | Path,
+    formats: Iterable[str] = FORMATS,
+    theme: Theme = Theme(),
+    overwrite: bool = True,
+) -> dict[str, Path]:
+    """Write the chosen formats into ``out_dir``: all of them, or none.
+
+    Files are rendered into a temporary directory beside ``out_dir`` and renamed into place
+    only when every format succeeded; a failure leaves any previous report untouched.
+    """
+    formats = [f for f in FORMATS if f in set(formats)]
+    out = Path(out_dir)
+    names = {"html": "report.html", "pdf": "report.pdf", "json": "metrics.json"}
+    targets = {f: out / names[f] for f in formats}
+    if not overwrite:
+        existing = [str(p) for p in targets.values() if p.exists()]
+        if existing:
+            raise OutputError(f"{existing[0]}: a report already exists; pass --overwrite to replace it or choose another --out")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise OutputError(f"{out}: cannot create the output directory ({exc.strerror}); choose another --out") from None
+    if not os.access(out, os.W_OK):
+        raise OutputError(f"{out}: the output directory is not writable; choose another --out")
+    try:
+        tmp = Path(tempfile.mkdtemp(prefix=".reportgen-", dir=out))
+    except OSError as exc:
+        raise OutputError(f"{out}: cannot write there ({exc.strerror}); choose another --out") from None
+    try:
+        html = None
+        if "html" in formats or "pdf" in formats:
+            html = render_html(result, theme)
+        for f in formats:
+            path = tmp / names[f]
+            if f == "json":
+                path.write_text(result_json(result), encoding="utf-8")
+            elif f == "html":
+                path.write_text(html, encoding="utf-8")  # type: ignore[arg-type]
+            elif f == "pdf":
+                render_pdf(render_html(result, theme, for_pdf=True), path)
+        for f in formats:
+            os.replace(tmp / names[f], targets[f])
+    except OSError as exc:
+        raise OutputError(f"{out}: writing the report failed ({exc.strerror or exc}); nothing was replaced") from None
+    except UserError:
+        raise
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return targets
+
+
+def load_result(path: str | Path) -> ComparisonResult:
+    """Read a saved ``metrics.json`` back into a result (for ``reportgen render``)."""
+    p = Path(path)
+    try:
+        data = json.loads(p.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise UserError(f"{p}: file not found; pass the metrics.json of a previous run") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise UserError(f"{p}: not a reportgen metrics.json ({exc})") from None
+    try:
+        return ComparisonResult.from_json(data)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise UserError(f"{p}: not a reportgen metrics.json (missing or malformed {exc})") from None
+
+
+__all__ = ["write_outputs", "render_html", "build_view", "load_result", "Theme", "fmt_num", "fmt_pct", "fmt_pvalue", "fmt_ci"]
