@@ -140,7 +140,7 @@ def pr_figure(result: ComparisonResult, palette: Sequence[str] = PALETTE) -> Fig
 @_apply_style
 def cost_figure(result: ComparisonResult, palette: Sequence[str] = PALETTE) -> Figure:
     """Drummond–Holte cost curves: lower envelopes, trivial classifiers, the operating condition."""
-    fig = _figure(5.2, 4.0)
+    fig = _figure(5.2, 4.6)
     ax = fig.add_subplot()
     col = colours(list(result.models), palette)
     x = np.array([0.0, 1.0])
@@ -157,12 +157,10 @@ def cost_figure(result: ComparisonResult, palette: Sequence[str] = PALETTE) -> F
                 lw=0.8, ls="--", alpha=0.8)
         pc = c.operating_pc
     if pc is not None:
-        ax.axvline(pc, color="black", lw=0.9)
-        ax.annotate(f"operating condition\nPC(+) = {pc:.3f}", xy=(pc, 0.52), xytext=(6, 0),
-                    textcoords="offset points", fontsize=7)
+        ax.axvline(pc, color="black", lw=0.9, label=f"operating condition PC(+) = {pc:.3f}")
     ax.set(xlim=(0, 1), ylim=(0, 0.55), xlabel="Probability cost PC(+)",
            ylabel="Normalised expected cost", title="Cost curves (dashed: at the decision threshold)")
-    ax.legend(loc="upper left", ncols=2)
+    fig.legend(loc="outside lower center", ncols=2, fontsize=7)
     return fig
 
 
@@ -327,27 +325,36 @@ def forest_figure(result: ComparisonResult, palette: Sequence[str] = PALETTE) ->
 
 @_apply_style
 def prevalence_figure(result: ComparisonResult, palette: Sequence[str] = PALETTE) -> Figure | None:
-    """Optimal threshold of each criterion against the share of positives (prevalence shift)."""
+    """Optimal threshold of each criterion against the share of positives, one panel per model.
+
+    Panels, because models may score on different scales (points vs probabilities).
+    """
     models = {n: m for n, m in result.models.items() if len(m.prevalence_shift) >= 2}
     if not models:
         return None
-    crits = ("f1", "mcc", "balanced_accuracy", "expected_cost")
-    fig = _figure(7.0, 4.6)
-    axes = fig.subplots(2, 2)
+    crits = (("f1", "-", "o", "max F1"), ("mcc", "--", "s", "max MCC"),
+             ("balanced_accuracy", ":", "^", "max balanced accuracy"), ("expected_cost", "-.", "D", "min expected cost"))
+    n = len(models)
+    cols = min(3, n)
+    rows = math.ceil(n / cols)
+    fig = _figure(7.0, 2.5 * rows + 0.5)
+    axes = np.atleast_1d(fig.subplots(rows, cols, squeeze=False)).ravel()
     col = colours(list(result.models), palette)
-    for ax, crit in zip(axes.flat, crits):
-        for name, m in models.items():
+    for ax, (name, m) in zip(axes, models.items()):
+        for crit, ls, marker, label in crits:
             xs, ys = [], []
             for sc in m.prevalence_shift:
                 o = sc.optimal_thresholds.get(crit)
                 if o is not None and o.threshold is not None:
                     xs.append(sc.prevalence)
                     ys.append(o.threshold)
-            ax.plot(xs, ys, marker="o", ms=3.5, color=col[name], label=safe_text(name))
-        ax.set_title(f"optimal threshold: {crit.replace('_', ' ')}")
+            ax.plot(xs, ys, ls=ls, marker=marker, ms=3.5, color=col[name], label=label, lw=1.2)
+        ax.set_title(safe_text(name))
         ax.set_xlabel("share of positives")
-        ax.set_ylabel("threshold")
-    axes.flat[0].legend(loc="best")
+        ax.set_ylabel("optimal threshold (score)")
+    for ax in axes[n:]:
+        ax.set_visible(False)
+    axes[0].legend(loc="best", fontsize=6.5)
     return fig
 
 

@@ -192,6 +192,15 @@ def _confusion_view(name: str, tp: float, fp: float, fn: float, tn: float, label
     }
 
 
+def _without_nulls(value: Any) -> Any:
+    """The config as run, without keys left at null (shorter, same meaning)."""
+    if isinstance(value, dict):
+        return {k: _without_nulls(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [_without_nulls(v) for v in value]
+    return value
+
+
 def rule_text(direction: str, threshold: float | str) -> str:
     """The decision rule in words: 'positive when score ≥ 0.15'."""
     op = "≥" if direction == "higher" else "≤"
@@ -401,7 +410,7 @@ def build_view(result: ComparisonResult, theme: Theme = Theme()) -> dict[str, An
         "dropped": [{"model": d.model, "reason": d.reason, "rows": fmt_count(d.rows)} for d in run.dropped],
         "versions": sorted(run.versions.items()),
         "duration": f"{run.duration_seconds:.2f} s",
-        "config_yaml": yaml.safe_dump(run.config, sort_keys=False, allow_unicode=True),
+        "config_yaml": yaml.safe_dump(_without_nulls(run.config), sort_keys=False, allow_unicode=True),
         "config_path": run.config_path,
         "logo": None,
     }
@@ -448,9 +457,12 @@ def make_environment(theme: Theme = Theme()) -> Environment:
     return env
 
 
-def render_html(result: ComparisonResult, theme: Theme = Theme(), for_pdf: bool = False) -> str:
+def render_html(
+    result: ComparisonResult, theme: Theme = Theme(), for_pdf: bool = False, view: dict[str, Any] | None = None
+) -> str:
+    """The report as one self-contained HTML page (``for_pdf``: the print flavour for WeasyPrint)."""
     env = make_environment(theme)
-    view = build_view(result, theme)
+    view = build_view(result, theme) if view is None else view
     css = env.loader.get_source(env, "report.css")[0]  # type: ignore[union-attr]
     return env.get_template("report.html").render(view=view, css=Markup(css), for_pdf=for_pdf)
 
@@ -514,17 +526,15 @@ def write_outputs(
     except OSError as exc:
         raise OutputError(f"{out}: cannot write there ({exc.strerror}); choose another --out") from None
     try:
-        html = None
-        if "html" in formats or "pdf" in formats:
-            html = render_html(result, theme)
+        view = build_view(result, theme) if ("html" in formats or "pdf" in formats) else None
         for f in formats:
             path = tmp / names[f]
             if f == "json":
                 path.write_text(result_json(result), encoding="utf-8")
             elif f == "html":
-                path.write_text(html, encoding="utf-8")  # type: ignore[arg-type]
+                path.write_text(render_html(result, theme, view=view), encoding="utf-8")
             elif f == "pdf":
-                render_pdf(render_html(result, theme, for_pdf=True), path)
+                render_pdf(render_html(result, theme, for_pdf=True, view=view), path)
         for f in formats:
             os.replace(tmp / names[f], targets[f])
     except OSError as exc:
