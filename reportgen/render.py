@@ -81,6 +81,12 @@ def fmt_pvalue(p: float | None) -> str:
     return f"{p:.3f}"
 
 
+def fmt_p(p: float | None) -> str:
+    """'p = 0.027' or 'p < 0.0001' (the phrase, for running text)."""
+    text = fmt_pvalue(p)
+    return f"p {text}" if text.startswith("<") else f"p = {text}"
+
+
 def fmt_ci(ci: Sequence[float] | None, digits: int = 3) -> str:
     if not ci or ci[0] is None or ci[1] is None:
         return ""
@@ -288,12 +294,12 @@ def build_view(result: ComparisonResult, theme: Theme = Theme()) -> dict[str, An
             "rows": rows,
             "delong": None if d is None else {
                 "delta": fmt_signed(d.delta, 4), "se": fmt_num(d.se, 4), "z": fmt_num(d.z, 2),
-                "p": fmt_pvalue(d.p_value), "p_holm": fmt_pvalue(d.p_value_holm) if d.p_value_holm is not None else "",
+                "p": fmt_p(d.p_value), "p_holm": fmt_p(d.p_value_holm) if d.p_value_holm is not None else "",
                 "ci": fmt_ci(d.ci, 4), "paired": "paired" if d.paired else "unpaired",
             },
             "mcnemar": None if mc is None else {
-                "statistic": fmt_num(mc.statistic, 3), "p": fmt_pvalue(mc.p_value),
-                "p_holm": fmt_pvalue(mc.p_value_holm) if mc.p_value_holm is not None else "",
+                "statistic": fmt_num(mc.statistic, 3), "p": fmt_p(mc.p_value),
+                "p_holm": fmt_p(mc.p_value_holm) if mc.p_value_holm is not None else "",
                 "method": mc.method,
                 "both": fmt_count(mc.table[0][0]), "model_only": fmt_count(mc.table[0][1]),
                 "baseline_only": fmt_count(mc.table[1][0]), "neither": fmt_count(mc.table[1][1]),
