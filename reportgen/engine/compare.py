@@ -86,13 +86,18 @@ def _own(s: Settings, inp: ModelInput) -> Settings:
 # --------------------------------------------------------------------------------------
 
 
+def _for_drawing(a: np.ndarray) -> np.ndarray:
+    """Curve coordinates in [0, 1] rounded to 1e-6 (invisible in a figure, halves the JSON)."""
+    return np.round(a, 6)
+
+
 def _curves(table: ScoreTable, s: Settings, probabilities: bool) -> Curves:
     c = B.compute_curves(table, s.threshold, s.beta, s.costs)
     tp, fp = table.cumulative()
     P, N = table.total_pos, table.total_neg
     m = P + N
     sel = B.decimate((tp + fp) / m, tp / P, 400)
-    lift = CurveData((tp + fp)[sel] / m, tp[sel] / P, None)
+    lift = CurveData(_for_drawing((tp + fp)[sel] / m), _for_drawing(tp[sel] / P), None)
     # score distribution per class on 40 shared bins
     lo, hi = float(table.thresholds.min()), float(table.thresholds.max())
     if hi <= lo:
@@ -111,12 +116,13 @@ def _curves(table: ScoreTable, s: Settings, probabilities: bool) -> Curves:
         calibration = CalibrationData(ssum[ok] / cnt[ok], psum[ok] / cnt[ok], cnt[ok])
     cost = None
     if c.cost is not None:
-        cost = CostCurveData(c.cost.pc, c.cost.envelope, c.cost.operating_pc, *c.cost.operating_line)
-    ks = None if c.ks is None else KsData(c.ks.thresholds, c.ks.tpr, c.ks.fpr)
+        cost = CostCurveData(c.cost.pc, _for_drawing(c.cost.envelope), c.cost.operating_pc, *c.cost.operating_line)
+    r = _for_drawing
+    ks = None if c.ks is None else KsData(c.ks.thresholds, r(c.ks.tpr), r(c.ks.fpr))
     return Curves(
-        roc=CurveData(c.roc.x, c.roc.y, c.roc.thresholds),
-        pr=CurveData(c.pr.x, c.pr.y, c.pr.thresholds),
-        threshold_metrics={k: CurveData(v.x, v.y, None) for k, v in c.threshold_metrics.items()},
+        roc=CurveData(r(c.roc.x), r(c.roc.y), c.roc.thresholds),
+        pr=CurveData(r(c.pr.x), r(c.pr.y), c.pr.thresholds),
+        threshold_metrics={k: CurveData(r(v.x), r(v.y), None) for k, v in c.threshold_metrics.items()},
         ks=ks,
         cost=cost,
         lift=lift,
@@ -397,21 +403,24 @@ def compare(inputs: Sequence[ModelInput], settings: Settings, progress: Progress
             )
         )
 
-    pairwise: list[PairwiseCell] = []
+    return models, comparisons, _pairwise(inputs, models, s, weighted)
+
+
+def _pairwise(inputs: Sequence[ModelInput], models: dict[str, ModelResult], s: Settings,
+              weighted: bool) -> list[PairwiseCell]:
+    """ΔGini and the DeLong p-value for every ordered pair (one test per unordered pair)."""
+    cells: list[PairwiseCell] = []
     for i, a in enumerate(inputs):
-        for k, c in enumerate(inputs):
-            if i == k:
-                continue
-            dg = None
+        for c in inputs[i + 1:]:
             ga, gc = models[a.name].metrics["gini"], models[c.name].metrics["gini"]
-            if ga is not None and gc is not None:
-                dg = ga - gc
+            dg = None if ga is None or gc is None else ga - gc
             pv = None
             if not weighted and s.paired:
                 pv = stats.delong_paired(a.scores, c.scores, a.y, direction_a=a.direction,
                                          direction_b=c.direction, level=s.level).p_value
-            pairwise.append(PairwiseCell(a.name, c.name, dg, pv))
-    return models, comparisons, pairwise
+            cells.append(PairwiseCell(a.name, c.name, dg, pv))
+            cells.append(PairwiseCell(c.name, a.name, None if dg is None else -dg, pv))
+    return cells
 
 
 def _predict(scores: np.ndarray, direction: str, threshold: float) -> np.ndarray:
