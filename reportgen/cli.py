@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from reportgen import __version__
-from reportgen.errors import ConfigError, ReportgenError, UserError
+from reportgen.errors import ReportgenError, UserError
 
 EXIT_OK, EXIT_INTERNAL, EXIT_USER = 0, 1, 2
 
@@ -74,7 +74,8 @@ class _Printer:
             print(msg, flush=True)
 
     def error(self, msg: str) -> None:
-        print(f"reportgen: error: {msg}", file=sys.stderr, flush=True)
+        one_line = " ".join(msg.split("\n"))  # a message quoting data or a library must stay one line
+        print(f"reportgen: error: {one_line}", file=sys.stderr, flush=True)
 
     def progress(self, label: str):
         if self.quiet or not sys.stderr.isatty():
@@ -98,11 +99,8 @@ def _output_dir(cfg, config_path: Path, out: str | None, several: bool, run_id: 
     if out:
         base = Path(out)
         return base / config_path.stem if several else base
-    template = cfg.output.dir
-    try:
-        text = template.format(config=config_path.stem, date=created[:10], run_id=run_id)
-    except (KeyError, IndexError, ValueError):
-        raise ConfigError(f"{config_path}: output.dir {template!r}: only {{config}}, {{date}} and {{run_id}} may be used") from None
+    # placeholders were checked when the config was loaded (OutputConfig)
+    text = cfg.output.dir.format(config=config_path.stem, date=created[:10], run_id=run_id)
     return Path(text)
 
 

@@ -9,11 +9,12 @@ directory (or ``--out``).
 from __future__ import annotations
 
 import difflib
+import string
 from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, ValidationInfo, field_validator, model_validator
 
 from reportgen.errors import ConfigError
 
@@ -30,6 +31,31 @@ ConstraintMetric = Literal[
     "accuracy", "precision", "recall", "specificity", "npv", "fpr", "fnr", "f1", "fbeta",
     "balanced_accuracy", "youden_j", "cohen_kappa", "mcc",
 ]
+
+
+#: Metrics a binary run may rank by (``primary_metric``); the engine's ``METRICS``, by name.
+PRIMARY_METRICS = (
+    "accuracy", "error_rate", "baseline_accuracy", "precision", "recall", "specificity", "npv", "fpr",
+    "fnr", "type_i_error", "type_ii_error", "f1", "fbeta", "balanced_accuracy", "youden_j",
+    "cohen_kappa", "mcc", "expected_cost", "roc_auc", "gini", "average_precision", "r_precision",
+    "ks", "defective_pairs", "log_loss", "brier",
+)
+
+
+#: What ``output.dir`` may contain: the config file's stem, the run date, the run id.
+OUTPUT_PLACEHOLDERS = ("config", "date", "run_id")
+
+
+class _Invalid(ValueError):
+    """A cross-field problem raised by a model validator, with the key it is about.
+
+    Pydantic reports model-level errors at the model's own location; ``loc`` (relative to
+    the model) lets the message and the line number point at the offending key instead.
+    """
+
+    def __init__(self, loc: tuple[str | int, ...], message: str) -> None:
+        super().__init__(message)
+        self.loc = loc
 
 
 class Strict(BaseModel):
@@ -81,6 +107,17 @@ class OutputConfig(Strict):
     formats: list[Format] = Field(["html", "pdf", "json"], min_length=1)
     overwrite: bool = False
 
+    @field_validator("dir")
+    @classmethod
+    def _placeholders(cls, v: str) -> str:
+        try:
+            fields = [(f, spec, conv) for _, f, spec, conv in string.Formatter().parse(v) if f is not None]
+        except ValueError:  # an unbalanced brace
+            fields = [("{", "", None)]
+        if any(f not in OUTPUT_PLACEHOLDERS or spec or conv for f, spec, conv in fields):
+            raise ValueError(f"{v!r} uses an unknown placeholder; only {{config}}, {{date}} and {{run_id}} may be used")
+        return v
+
 
 class BootstrapConfig(Strict):
     resamples: int = Field(500, ge=0, le=100_000)
@@ -112,12 +149,35 @@ class Config(Strict):
     models: list[ModelConfig] = Field(min_length=1)
     output: OutputConfig = OutputConfig()
 
+    _source: str | None = PrivateAttr(None)  # config file name, for messages
+    _text: str | None = PrivateAttr(None)  # its YAML text, to find the line of a key
+
+    def where(self, *loc: str | int) -> str:
+        """``'configs/q3.yaml:12: models[1].score'``: the file, line and key of a config value.
+
+        Lets later stages (sources) point a data problem at the config key that named it.
+        """
+        key = _format_loc(loc)
+        if self._source is None:
+            return key
+        line = _yaml_line(self._text, loc) if self._text is not None else None
+        return f"{self._source}{f':{line}' if line else ''}: {key}"
+
     @field_validator("prevalences")
     @classmethod
     def _prevalences(cls, v: list[float]) -> list[float]:
         for p in v:
             if not 0.0 < p < 1.0:
                 raise ValueError(f"each prevalence must lie strictly between 0 and 1, found {p}")
+        return v
+
+    @field_validator("primary_metric")
+    @classmethod
+    def _primary_metric(cls, v: str, info: ValidationInfo) -> str:
+        if info.data.get("task", "binary") == "binary" and v not in PRIMARY_METRICS:
+            hint = difflib.get_close_matches(v, PRIMARY_METRICS, n=1)
+            tip = f"did you mean '{hint[0]}'?" if hint else f"choose one of {', '.join(PRIMARY_METRICS)}"
+            raise ValueError(f"unknown metric {v!r}; {tip}")
         return v
 
     @field_validator("costs")
@@ -127,8 +187,9 @@ class Config(Strict):
             k = len(v)
             if k < 2 or any(len(row) != k for row in v):
                 raise ValueError("a cost matrix must be square (one row and one column per class)")
-            if any(c < 0 for row in v for c in row):
-                raise ValueError("costs must be non-negative")
+            negative = [c for row in v for c in row if c < 0]
+            if negative:
+                raise ValueError(f"every cost must be non-negative, found {negative[0]:g}")
         return v
 
     @model_validator(mode="after")
@@ -136,25 +197,25 @@ class Config(Strict):
         names = [m.name for m in self.models]
         dupes = sorted({n for n in names if names.count(n) > 1})
         if dupes:
-            raise ValueError(f"duplicate model names: {', '.join(dupes)}; give every model a unique name")
+            raise _Invalid(("models", names.index(dupes[0], names.index(dupes[0]) + 1), "name"),
+                           f"duplicate model names: {', '.join(dupes)}; give every model a unique name")
         if self.baseline is not None and self.baseline not in names:
             hint = difflib.get_close_matches(self.baseline, names, n=1)
             tip = f" (did you mean '{hint[0]}'?)" if hint else ""
-            raise ValueError(f"baseline '{self.baseline}' names no model{tip}; models: {', '.join(names)}")
+            raise _Invalid(("baseline",), f"'{self.baseline}' names no model{tip}; models: {', '.join(names)}")
         for i, m in enumerate(self.models):
             if (m.label or self.label) is None:
-                raise ValueError(f"models[{i}] ({m.name}): no label column; set 'label' at the top or per model")
+                raise _Invalid(("models", i), f"no label column for model '{m.name}'; set 'label' at the top or per model")
             if self.task == "binary" and m.score is None:
-                raise ValueError(f"models[{i}] ({m.name}): 'score' (the column with the score) is required for task: binary")
+                raise _Invalid(("models", i), f"'score' (the column with the score) is required for task: binary (model '{m.name}')")
             if self.task == "multiclass" and m.prediction is None and m.scores is None:
-                raise ValueError(f"models[{i}] ({m.name}): give 'prediction' and/or 'scores' for task: multiclass")
+                raise _Invalid(("models", i), f"give 'prediction' and/or 'scores' for task: multiclass (model '{m.name}')")
         if self.task == "binary" and isinstance(self.costs, list) and len(self.costs) != 2:
-            raise ValueError("costs: a binary task takes {fn: .., fp: ..} or a 2x2 matrix")
+            raise _Invalid(("costs",), f"a {len(self.costs)}x{len(self.costs)} matrix for task: binary; give {{fn: .., fp: ..}} or a 2x2 matrix")
         if self.task == "multiclass" and isinstance(self.costs, list) and self.classes is not None:
             if len(self.costs) != len(self.classes):
-                raise ValueError(
-                    f"costs: a {len(self.costs)}x{len(self.costs)} matrix for {len(self.classes)} classes"
-                )
+                raise _Invalid(("costs",), f"a {len(self.costs)}x{len(self.costs)} matrix for {len(self.classes)} classes; "
+                               f"give one row and one column per class")
         return self
 
     @property
@@ -232,6 +293,9 @@ def _format_loc(loc: tuple[Any, ...]) -> str:
 def _explain(err: dict[str, Any]) -> tuple[str, tuple[Any, ...]]:
     # drop pydantic's union-branch names (e.g. 'CostsConfig', 'list[list[float]]') from the path
     loc = tuple(p for p in err["loc"] if isinstance(p, int) or not (p[:1].isupper() or "[" in p))
+    cause = err.get("ctx", {}).get("error")
+    if isinstance(cause, _Invalid):
+        loc += cause.loc
     kind = err["type"]
     where = _format_loc(loc)
     if kind == "extra_forbidden":
@@ -257,15 +321,18 @@ def parse_config(text: str, source: str = "<config>") -> Config:
         mark = getattr(exc, "problem_mark", None)
         pos = f":{mark.line + 1}:{mark.column + 1}" if mark is not None else ""
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        context, cmark = getattr(exc, "context", None), getattr(exc, "context_mark", None)
+        if context and cmark is not None and mark is not None and cmark.line != mark.line:
+            problem += f" ({context} at line {cmark.line + 1}, column {cmark.column + 1})"
         if "could not determine a constructor" in str(exc):
-            problem = "tags such as !!python/object are not allowed (safe YAML only)"
+            problem = "tags such as !!python/object are not allowed (safe YAML only); remove the tag"
         raise ConfigError(f"{source}{pos}: invalid YAML: {problem}") from None
     if data is None:
         raise ConfigError(f"{source}: the config is empty; see configs/demo.yaml for an example")
     if not isinstance(data, dict):
         raise ConfigError(f"{source}: the config must be a mapping of keys (title, models, ...), found {type(data).__name__}")
     try:
-        return Config.model_validate(data)
+        cfg = Config.model_validate(data)
     except ValidationError as exc:
         first = exc.errors()[0]
         msg, loc = _explain(first)
@@ -274,6 +341,8 @@ def parse_config(text: str, source: str = "<config>") -> Config:
         more = len(exc.errors()) - 1
         tail = f" (and {more} more problem{'s' if more > 1 else ''})" if more else ""
         raise ConfigError(f"{source}{pos}: {msg}{tail}") from None
+    cfg._source, cfg._text = source, text
+    return cfg
 
 
 def load_config(path: str | Path) -> tuple[Config, Path]:

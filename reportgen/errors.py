@@ -6,7 +6,8 @@
     ├── UserError                  exit 2: the user can fix it
     │   ├── ConfigError            the YAML config (file, key, value)
     │   ├── InputError             a prediction file (file, column, row)
-    │   └── OutputError            the output directory (permissions, disk full)
+    │   ├── OutputError            the output directory (permissions, disk full)
+    │   └── ThemeError             a custom template directory (missing or escaping templates)
     └── InternalError              exit 1: a bug in reportgen
 
 Every message is one line that says where, what was found and what to do.
@@ -37,6 +38,11 @@ class InputError(UserError):
 
 class OutputError(UserError):
     """The report cannot be written (directory not writable, disk full, would overwrite)."""
+
+
+class ThemeError(UserError):
+    """A custom template directory is broken: a syntax error, a missing template, or a
+    template that tries to include a file outside the directory."""
 
 
 class InternalError(ReportgenError):

@@ -46,8 +46,14 @@ STYLE = {
 
 
 def safe_text(text: str) -> str:
-    """Escape matplotlib mathtext: ``$`` is shown literally (no math parsing of data)."""
-    return text.replace("\\", "\\\\").replace("$", r"\$")
+    """Escape matplotlib mathtext so that data prints literally.
+
+    Matplotlib parses text as math only when it has an even, non-zero number of unescaped
+    ``$``; escaping every ``$`` makes that count zero, and for non-math text matplotlib then
+    turns each ``\\$`` back into ``$`` and leaves every other backslash alone. So a name such
+    as ``$x^2$ \\alpha`` (or one that already contains ``\\$``) is drawn exactly as written.
+    """
+    return text.replace("$", r"\$")
 
 
 def colours(names: Sequence[str], palette: Sequence[str] = PALETTE) -> dict[str, str]:

@@ -13,23 +13,28 @@ moved into place only when every one of them succeeded.
 
 from __future__ import annotations
 
+import base64
+import errno
 import json
 import math
+import re
 import os
 import shutil
 import tempfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote_to_bytes
 
 import yaml
 from jinja2 import ChoiceLoader, Environment, FileSystemLoader, StrictUndefined, select_autoescape
 from markupsafe import Markup
 
 from reportgen.engine.binary import BETTER, METRICS
-from reportgen.errors import OutputError, UserError
+from reportgen.errors import OutputError, ThemeError, UserError
 from reportgen.results import ComparisonResult, ModelResult
 
 FORMATS = ("html", "pdf", "json")
@@ -205,6 +210,23 @@ def _without_nulls(value: Any) -> Any:
     if isinstance(value, list):
         return [_without_nulls(v) for v in value]
     return value
+
+
+def _logo_data_uri(path: Path | None) -> str | None:
+    """A logo file as an inline data: URI (the report stays self-contained)."""
+    if path is None:
+        return None
+    import base64  # noqa: PLC0415
+    import mimetypes  # noqa: PLC0415
+
+    kind = mimetypes.guess_type(str(path))[0]
+    if kind not in ("image/png", "image/jpeg", "image/svg+xml", "image/gif"):
+        raise UserError(f"{path}: the logo must be a PNG, JPEG, GIF or SVG file")
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        raise UserError(f"{path}: cannot read the logo ({exc.strerror}); check report.logo in the config") from None
+    return f"data:{kind};base64,{base64.b64encode(data).decode('ascii')}"
 
 
 def rule_text(direction: str, threshold: float | str) -> str:
@@ -418,7 +440,8 @@ def build_view(result: ComparisonResult, theme: Theme = Theme()) -> dict[str, An
         "duration": f"{run.duration_seconds:.2f} s",
         "config_yaml": yaml.safe_dump(_without_nulls(run.config), sort_keys=False, allow_unicode=True),
         "config_path": run.config_path,
-        "logo": None,
+        "logo": _logo_data_uri(theme.logo),
+        "wide_metrics": len(names) > 4,
     }
 
 
@@ -439,11 +462,20 @@ class _ConfinedLoader(FileSystemLoader):
     """A FileSystemLoader that refuses template names escaping its directory."""
 
     def get_source(self, environment: Environment, template: str):  # type: ignore[override]
-        if template.startswith("/") or ".." in Path(template).parts:
-            from jinja2 import TemplateNotFound  # noqa: PLC0415
-
-            raise TemplateNotFound(template)
-        return super().get_source(environment, template)
+        parts = Path(template.replace("\\", "/")).parts
+        if template.startswith(("/", "\\")) or ".." in parts or (parts and ":" in parts[0]):
+            raise ThemeError(
+                f"{self.searchpath[0]}: template {template!r} points outside the template directory; "
+                f"a theme may include only its own files and the shipped templates"
+            )
+        source, filename, uptodate = super().get_source(environment, template)
+        root = Path(self.searchpath[0]).resolve()
+        if not Path(filename).resolve().is_relative_to(root):  # a symlink leading out
+            raise ThemeError(
+                f"{self.searchpath[0]}: template {template!r} points outside the template directory (symlink); "
+                f"a theme may include only its own files and the shipped templates"
+            )
+        return source, filename, uptodate
 
 
 def make_environment(theme: Theme = Theme()) -> Environment:
@@ -473,13 +505,43 @@ def render_html(
     return env.get_template("report.html").render(view=view, css=Markup(css), for_pdf=for_pdf)
 
 
-def _refuse_urls(url: str, timeout: int = 10, ssl_context: Any = None) -> dict[str, Any]:
-    """WeasyPrint URL fetcher: only inline ``data:`` URLs; nothing from the network or disk."""
-    if url.startswith("data:"):
-        from weasyprint.urls import default_url_fetcher  # noqa: PLC0415
+def _decode_data_url(url: str) -> tuple[bytes, str]:
+    """Body and media type of an RFC 2397 ``data:`` URL (decoded here; nothing is opened)."""
+    header, sep, payload = url[5:].partition(",")
+    if not sep:
+        raise ValueError(f"malformed data URL ({url[:80]})")
+    parts = header.split(";")
+    mime = parts[0] or "text/plain"
+    if parts[-1].lower() == "base64":
+        return base64.b64decode(unquote_to_bytes(payload)), mime
+    return unquote_to_bytes(payload), mime
 
-        return default_url_fetcher(url)
+
+def _refuse_urls(url: str, *_: Any, **__: Any) -> dict[str, Any]:
+    """Resolve a URL for WeasyPrint: inline ``data:`` URLs only, nothing from network or disk.
+
+    Returns the classic fetcher dict (``string``, ``mime_type``); ``_LocalOnlyFetcher`` wraps
+    it for WeasyPrint ≥ 68, whose fetchers are ``URLFetcher`` objects.
+    """
+    if url.startswith("data:"):
+        body, mime = _decode_data_url(url)
+        return {"string": body, "mime_type": mime, "redirected_url": url}
     raise ValueError(f"reportgen does not fetch external resources ({url[:80]})")
+
+
+def _url_fetcher() -> Any:
+    """The fetcher object or function this WeasyPrint version expects, refusing all but data:."""
+    import weasyprint.urls as wurls  # noqa: PLC0415
+
+    if not hasattr(wurls, "URLFetcher"):  # WeasyPrint < 68: a plain function
+        return lambda url, *a, **k: _refuse_urls(url)
+
+    class _LocalOnlyFetcher(wurls.URLFetcher):  # type: ignore[misc, name-defined]
+        def fetch(self, url: str, headers: Any = None) -> Any:
+            got = _refuse_urls(url)
+            return wurls.URLFetcherResponse(url, got["string"], {"Content-Type": got["mime_type"]})
+
+    return _LocalOnlyFetcher(allowed_protocols={"data"}, allow_redirects=False)
 
 
 def render_pdf(html: str, target: Path) -> None:
@@ -489,11 +551,16 @@ def render_pdf(html: str, target: Path) -> None:
 
     logging.getLogger("weasyprint").setLevel(logging.ERROR)
     logging.getLogger("fontTools").setLevel(logging.ERROR)
-    HTML(string=html, url_fetcher=_refuse_urls, base_url=None).write_pdf(str(target))
+    HTML(string=html, url_fetcher=_url_fetcher(), base_url=None).write_pdf(str(target))
+
+
+_NUMBER_LIST = re.compile(r"\[\s*((?:-?[\d.eE+-]+|null)(?:,\s*(?:-?[\d.eE+-]+|null))*)\s*\]")
 
 
 def result_json(result: ComparisonResult) -> str:
-    return json.dumps(result.to_json(), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    """metrics.json text: indented objects, lists of numbers (curves, CIs) on one line each."""
+    text = json.dumps(result.to_json(), indent=2, ensure_ascii=False, allow_nan=False)
+    return _NUMBER_LIST.sub(lambda m: "[" + ", ".join(x.strip() for x in m.group(1).split(",")) + "]", text) + "\n"
 
 
 # --------------------------------------------------------------------------------------
@@ -520,7 +587,10 @@ def write_outputs(
     if not overwrite:
         existing = [str(p) for p in targets.values() if p.exists()]
         if existing:
-            raise OutputError(f"{existing[0]}: a report already exists; pass --overwrite to replace it or choose another --out")
+            raise OutputError(
+                f"{existing[0]}: a report already exists; pass --overwrite (or set output.overwrite: true) "
+                f"to replace it, or choose another --out"
+            )
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -532,24 +602,70 @@ def write_outputs(
     except OSError as exc:
         raise OutputError(f"{out}: cannot write there ({exc.strerror}); choose another --out") from None
     try:
-        view = build_view(result, theme) if ("html" in formats or "pdf" in formats) else None
-        for f in formats:
-            path = tmp / names[f]
-            if f == "json":
-                path.write_text(result_json(result), encoding="utf-8")
-            elif f == "html":
-                path.write_text(render_html(result, theme, view=view), encoding="utf-8")
-            elif f == "pdf":
-                render_pdf(render_html(result, theme, for_pdf=True, view=view), path)
-        for f in formats:
-            os.replace(tmp / names[f], targets[f])
+        with _theme_errors(theme):
+            view = build_view(result, theme) if ("html" in formats or "pdf" in formats) else None
+            for f in formats:
+                path = tmp / names[f]
+                if f == "json":
+                    path.write_text(result_json(result), encoding="utf-8")
+                elif f == "html":
+                    path.write_text(render_html(result, theme, view=view), encoding="utf-8")
+                elif f == "pdf":
+                    render_pdf(render_html(result, theme, for_pdf=True, view=view), path)
+            _move_into_place({tmp / names[f]: targets[f] for f in formats}, tmp)
     except OSError as exc:
-        raise OutputError(f"{out}: writing the report failed ({exc.strerror or exc}); nothing was replaced") from None
-    except UserError:
-        raise
+        raise OutputError(f"{out}: {_write_failure(exc)}; nothing was replaced") from None
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return targets
+
+
+def _move_into_place(moves: dict[Path, Path], tmp: Path) -> None:
+    """Rename every new file onto its target, or (on failure) put the previous files back."""
+    backup = tmp / "previous"
+    backup.mkdir()
+    saved: list[Path] = []
+    done: list[Path] = []
+    try:
+        for new, target in moves.items():
+            if target.exists():
+                os.replace(target, backup / target.name)
+                saved.append(target)
+            os.replace(new, target)
+            done.append(target)
+    except OSError:
+        for target in done:
+            if target not in saved:
+                target.unlink(missing_ok=True)
+        for target in saved:
+            os.replace(backup / target.name, target)
+        raise
+
+
+@contextmanager
+def _theme_errors(theme: Theme) -> Iterator[None]:
+    """A broken custom theme is the user's to fix; a broken shipped template stays a bug."""
+    from jinja2 import TemplateNotFound, TemplateSyntaxError  # noqa: PLC0415
+
+    try:
+        yield
+    except TemplateSyntaxError as exc:
+        if theme.template_dir is None:
+            raise
+        raise ThemeError(f"{exc.filename or theme.template_dir}:{exc.lineno}: template syntax error: {exc.message}") from None
+    except TemplateNotFound as exc:
+        if theme.template_dir is None:
+            raise
+        raise ThemeError(f"{theme.template_dir}: template {exc.name!r} not found in the theme or the shipped templates") from None
+
+
+def _write_failure(exc: OSError) -> str:
+    """What went wrong while writing, in words a user can act on."""
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return "disk full (no space left on device); free some space or choose another --out"
+    if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+        return f"cannot write there ({exc.strerror}); choose another --out"
+    return f"writing the report failed ({exc.strerror or exc})"
 
 
 def load_result(path: str | Path) -> ComparisonResult:

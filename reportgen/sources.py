@@ -8,7 +8,9 @@ first offending row (1-based, as a spreadsheet shows it, header = row 1) and wha
 
 from __future__ import annotations
 
+import difflib
 import hashlib
+import importlib.util
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from reportgen.config import Config, ModelConfig
-from reportgen.errors import InputError
+from reportgen.errors import ConfigError, InputError
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,56 +80,92 @@ def sha256_of(path: Path) -> str:
     return h.hexdigest()
 
 
-def _read_table(path: Path, columns: list[str]) -> pd.DataFrame:
-    """Read only ``columns`` from a CSV or Parquet file, with one-line errors."""
+def _show(v: Any) -> str:
+    """A data value for a message: ``1.0`` and ``'bad'``, not ``np.float64(1.0)``."""
+    return repr(v.item() if isinstance(v, np.generic) else v)
+
+
+def _is_parquet(path: Path) -> bool:
+    return path.suffix.lower() in (".parquet", ".pq") or (path.is_dir() and path.suffix.lower() not in (".csv", ".tsv", ".txt"))
+
+
+def _columns_in(path: Path) -> list[str]:
+    """The column names of a CSV or Parquet file; one-line errors for files that cannot be read."""
     if not path.exists():
         raise InputError(f"{path}: file not found; check 'file' in the config (relative paths resolve against the config file)")
-    if path.is_dir() or path.suffix.lower() in (".parquet", ".pq"):
-        return _read_parquet(path, columns)
+    if _is_parquet(path):
+        return _parquet_dataset(path).schema.names
+    if path.is_dir():
+        raise InputError(f"{path}: is a directory, expected a CSV file; check 'file' in the config")
     try:
         header = pd.read_csv(path, nrows=0, encoding="utf-8")
     except pd.errors.EmptyDataError:
-        raise InputError(f"{path}: the file is empty; expected a CSV header with columns {', '.join(columns)}") from None
+        raise InputError(f"{path}: the file is empty; expected a CSV header and rows") from None
     except UnicodeDecodeError:
         raise InputError(f"{path}: not UTF-8 text; re-save the file as UTF-8 CSV") from None
-    except (pd.errors.ParserError, OSError, ValueError) as exc:
-        raise InputError(f"{path}: cannot read as CSV ({str(exc).splitlines()[0]})") from None
-    have = [str(c) for c in header.columns]
-    missing = [c for c in columns if c not in have]
-    if missing:
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read the file ({exc.strerror or exc}); check its permissions") from None
+    except (pd.errors.ParserError, ValueError) as exc:
+        raise InputError(f"{path}: cannot read as CSV ({_first_line(exc)})") from None
+    return [str(c) for c in header.columns]
+
+
+def _first_line(exc: BaseException) -> str:
+    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+
+
+def _check_columns(cfg: Config, i: int, m: ModelConfig, path: Path, have: list[str]) -> None:
+    """Every column model ``i`` names must exist; the message points at the config key."""
+    for role, column in _columns_for(cfg, m).items():
+        if column in have:
+            continue
+        key = role if role in ("score", "prediction") or getattr(m, role) else None
+        where = cfg.where("models", i, role) if key else cfg.where(role)
         hint = ""
         if len(have) == 1 and any(sep in have[0] for sep in (";", "\t", "|")):
             hint = "; the header looks delimited by something other than a comma — save as comma-separated CSV"
-        raise InputError(
-            f"{path}: column{'s' if len(missing) > 1 else ''} {', '.join(repr(c) for c in missing)} not found "
-            f"(columns: {', '.join(have)}){hint}"
-        )
+        elif difflib.get_close_matches(column, have, n=1):
+            hint = f"; did you mean '{difflib.get_close_matches(column, have, n=1)[0]}'?"
+        raise InputError(f"{where}: column {column!r} not found in {path} (columns: {', '.join(have)}){hint}")
+
+
+def _read_table(path: Path, columns: list[str]) -> pd.DataFrame:
+    """Read only ``columns`` (known to exist) from a CSV or Parquet file, with one-line errors."""
+    if _is_parquet(path):
+        return _read_parquet(path, columns)
     try:
         df = pd.read_csv(path, usecols=columns, encoding="utf-8", low_memory=False)
     except UnicodeDecodeError:
         raise InputError(f"{path}: not UTF-8 text; re-save the file as UTF-8 CSV") from None
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read the file ({exc.strerror or exc}); check its permissions") from None
     except (pd.errors.ParserError, ValueError) as exc:
-        raise InputError(f"{path}: malformed CSV ({str(exc).splitlines()[0]})") from None
+        raise InputError(f"{path}: malformed CSV ({_first_line(exc)})") from None
     if len(df) == 0:
         raise InputError(f"{path}: the file has a header but no rows")
     return df
 
 
-def _read_parquet(path: Path, columns: list[str]) -> pd.DataFrame:
-    import pyarrow.dataset as ds
+def _parquet_dataset(path: Path) -> Any:
+    import pyarrow as pa  # noqa: PLC0415
+    import pyarrow.dataset as ds  # noqa: PLC0415
 
     try:
         dataset = ds.dataset(str(path), format="parquet", partitioning="hive")
-    except Exception as exc:  # pyarrow raises several types for unreadable files
-        raise InputError(f"{path}: cannot read as Parquet ({str(exc).splitlines()[0]})") from None
-    have = list(dataset.schema.names)
-    missing = [c for c in columns if c not in have]
-    if missing:
-        raise InputError(f"{path}: column{'s' if len(missing) > 1 else ''} {', '.join(repr(c) for c in missing)} not found (columns: {', '.join(have)})")
+    except (pa.ArrowException, OSError, ValueError) as exc:
+        raise InputError(f"{path}: cannot read as Parquet ({_first_line(exc)})") from None
+    if not dataset.schema.names:
+        raise InputError(f"{path}: no Parquet data found; expected a .parquet file or a directory of them")
+    return dataset
+
+
+def _read_parquet(path: Path, columns: list[str]) -> pd.DataFrame:
+    import pyarrow as pa  # noqa: PLC0415
+
     try:
-        table = dataset.to_table(columns=columns)
-    except Exception as exc:
-        raise InputError(f"{path}: cannot read as Parquet ({str(exc).splitlines()[0]})") from None
+        table = _parquet_dataset(path).to_table(columns=columns)
+    except (pa.ArrowException, OSError, ValueError) as exc:
+        raise InputError(f"{path}: cannot read as Parquet ({_first_line(exc)})") from None
     if table.num_rows == 0:
         raise InputError(f"{path}: the file has no rows")
     return table.to_pandas()
@@ -140,7 +178,7 @@ def _numeric(series: pd.Series, path: Path, column: str) -> np.ndarray:
     if bad.any():
         i = int(np.flatnonzero(bad.to_numpy())[0])
         raise InputError(
-            f"{path}: column '{column}', row {i + 2}: non-numeric value {series.iloc[i]!r}; scores must be numbers"
+            f"{path}: column '{column}', row {i + 2}: non-numeric value {_show(series.iloc[i])}; expected a number"
         )
     return values.to_numpy(dtype=np.float64)
 
@@ -168,13 +206,20 @@ def _columns_for(cfg: Config, m: ModelConfig) -> dict[str, str]:
 def load_dataset(cfg: Config) -> Dataset:
     """Read, validate and align every model's predictions (binary tasks)."""
     if cfg.task != "binary":
+        if importlib.util.find_spec("reportgen.sources_multiclass") is None:
+            raise ConfigError(f"{cfg.where('task')}: task: {cfg.task} is not supported by this version yet; use task: binary")
         from reportgen.sources_multiclass import load_multiclass  # noqa: PLC0415
 
         return load_multiclass(cfg)
     frames: dict[Path, pd.DataFrame] = {}
     wanted: dict[Path, set[str]] = {}
-    for m in cfg.models:
-        wanted.setdefault(Path(m.file), set()).update(_columns_for(cfg, m).values())
+    headers: dict[Path, list[str]] = {}
+    for i, m in enumerate(cfg.models):
+        path = Path(m.file)
+        if path not in headers:
+            headers[path] = _columns_in(path)
+        _check_columns(cfg, i, m, path, headers[path])
+        wanted.setdefault(path, set()).update(_columns_for(cfg, m).values())
     files: list[FileInfo] = []
     for path, cols in wanted.items():
         frames[path] = _read_table(path, sorted(cols))
@@ -183,7 +228,7 @@ def load_dataset(cfg: Config) -> Dataset:
     dropped: list[tuple[str, str, int]] = []
     warnings: list[str] = []
     models: list[ModelData] = []
-    for m in cfg.models:
+    for i_model, m in enumerate(cfg.models):
         path = Path(m.file)
         df = frames[path]
         cols = _columns_for(cfg, m)
@@ -191,9 +236,12 @@ def load_dataset(cfg: Config) -> Dataset:
         scores = _numeric(df[cols["score"]], path, cols["score"])
         label_col = df[cols["label"]]
         weights = _numeric(df[cols["weight"]], path, cols["weight"]) if "weight" in cols else None
+        label_bad = label_col.isna().to_numpy()
+        if pd.api.types.is_numeric_dtype(label_col) and not pd.api.types.is_bool_dtype(label_col):
+            label_bad = label_bad | ~np.isfinite(label_col.to_numpy(dtype=np.float64, na_value=np.nan))
         checks: list[tuple[str, np.ndarray]] = [
             (f"missing or non-finite score in '{cols['score']}'", ~np.isfinite(scores)),
-            (f"missing label in '{cols['label']}'", label_col.isna().to_numpy()),
+            (f"missing or non-finite label in '{cols['label']}'", label_bad),
         ]
         if weights is not None:
             checks.append((f"missing or non-finite weight in '{cols['weight']}'", ~np.isfinite(weights)))
@@ -218,13 +266,13 @@ def load_dataset(cfg: Config) -> Dataset:
         is_pos = _label_matches(labels, cfg.positive)
         distinct = pd.unique(labels)
         if len(distinct) > 2:
-            shown = ", ".join(repr(v) for v in list(distinct)[:6])
+            shown = ", ".join(_show(v) for v in list(distinct)[:6])
             raise InputError(
                 f"{path}: column '{cols['label']}' has {len(distinct)} distinct labels ({shown}); task: binary needs two — "
                 f"use task: multiclass or map the labels"
             )
         if not is_pos.any():
-            shown = ", ".join(repr(v) for v in list(distinct)[:6])
+            shown = ", ".join(_show(v) for v in list(distinct)[:6])
             raise InputError(
                 f"{path}: column '{cols['label']}': no row has the positive label {cfg.positive!r} (labels found: {shown}); set 'positive' in the config"
             )
@@ -238,12 +286,15 @@ def load_dataset(cfg: Config) -> Dataset:
                 f"{path}: column '{cols['score']}', row {i + 2}: {scores[i]:g} is not a probability; "
                 f"remove 'probabilities: true' for model '{m.name}' or rescale the scores"
             )
+        warning = _threshold_outside(cfg, i_model, m, s)
+        if warning:
+            warnings.append(warning)
         ids = df[cols["id"]].to_numpy()[keep] if "id" in cols else None
         if ids is not None:
             dup = pd.Series(ids).duplicated()
             if dup.any():
                 i = int(np.flatnonzero(keep)[int(np.flatnonzero(dup.to_numpy())[0])])
-                raise InputError(f"{path}: column '{cols['id']}', row {i + 2}: duplicated id {df[cols['id']].iloc[i]!r}; ids must be unique")
+                raise InputError(f"{path}: column '{cols['id']}', row {i + 2}: duplicated id {_show(df[cols['id']].iloc[i])}; ids must be unique")
         models.append(
             ModelData(
                 name=m.name,
@@ -259,6 +310,21 @@ def load_dataset(cfg: Config) -> Dataset:
     models, paired, align_warnings = _align(cfg, models)
     warnings.extend(align_warnings)
     return Dataset(tuple(models), tuple(files), paired, tuple(dropped), tuple(warnings))
+
+
+def _threshold_outside(cfg: Config, i: int, m: ModelConfig, scores: np.ndarray) -> str | None:
+    """A warning when the decision threshold lies outside the model's scores (one class predicted)."""
+    t = m.threshold if m.threshold is not None else cfg.threshold
+    lo, hi = float(scores.min()), float(scores.max())
+    if lo <= t <= hi:
+        return None
+    above = t > hi
+    everyone = ("negative" if above else "positive") if m.direction == "higher" else ("positive" if above else "negative")
+    key = f"models[{i}].threshold" if m.threshold is not None else "threshold"
+    return (
+        f"threshold {t:g} lies outside the scores of model '{m.name}' ({lo:g} to {hi:g}), so every row is "
+        f"predicted {everyone}; check '{key}' (or the model's 'direction')"
+    )
 
 
 def _align(cfg: Config, models: list[ModelData]) -> tuple[list[ModelData], bool, list[str]]:
@@ -279,10 +345,13 @@ def _align(cfg: Config, models: list[ModelData]) -> tuple[list[ModelData], bool,
             extra = len(m.ids) - len(common)
             if extra:
                 if cfg.id_mismatch == "error":
-                    sample = pd.Index(m.ids).difference(common)[:3].tolist()
+                    own = pd.Index(m.ids)
+                    other = next(o for o in models if o is not m and len(own.difference(pd.Index(o.ids))))
+                    sample = ", ".join(_show(v) for v in own.difference(pd.Index(other.ids))[:3])
                     raise InputError(
-                        f"{m.file}: model '{m.name}' has {extra} id(s) not shared by every model (e.g. {sample}); "
-                        f"align the files or set 'id_mismatch: intersect'"
+                        f"{m.file}: model '{m.name}' has {extra} id(s) not shared by every model (e.g. {sample}, "
+                        f"missing from model '{other.name}' in {other.file}); align the files or set "
+                        f"'id_mismatch: intersect' to compare on the shared ids (dropped rows are counted)"
                     )
                 warnings.append(f"model '{m.name}': {extra} row(s) whose id is not in every model were dropped")
         out = []

@@ -381,13 +381,15 @@ def _ks(table: ScoreTable, tp: np.ndarray, fp: np.ndarray) -> tuple[float | None
 def defective_pairs(table: ScoreTable, auc: float | None) -> float | None:
     """Share of mis-ordered (positive, negative) pairs among all pairs of rows, ties as half.
 
-    DP = 2·ℓ₋·ℓ₊ / (ℓ(ℓ − 1)) · (1 − AUC)  (seed: Sokolov, task 3.1). With weights the number of
-    pairs ℓ(ℓ−1)/2 becomes (W² − Σw²)/2.
+    DP = 2·ℓ₋·ℓ₊ / (ℓ(ℓ − 1)) · (1 − AUC)  (seed: Sokolov, task 3.1). Weights are frequency
+    weights, as everywhere in the engine: ℓ = W = Σw, so a row of weight 3 counts exactly like
+    three identical rows (and the pairs among those copies are in the denominator). Undefined
+    when W ≤ 1 (fewer than two rows' worth of weight).
     """
     if auc is None:
         return None
     W = table.total
-    pairs = W * W - table.sum_w2
+    pairs = W * (W - 1.0)
     if pairs <= 0:
         return None
     return float(2.0 * table.total_pos * table.total_neg / pairs * (1.0 - auc))
@@ -537,9 +539,12 @@ def optimal_thresholds(
             vals = arrays["expected_cost"]
             i = _best(vals, minimize=True)
         elif crit == "break_even":
+            # Precision = recall holds trivially at P = R = 0 (any cut with TP = 0, e.g. when
+            # the top-scored row is a negative); that is not a break-even point (seed S0 §2.2,
+            # docs/seed_examples.md C5), so only cuts with TP > 0 are candidates.
             prec = arrays["precision"][1:]
             rec = arrays["recall"][1:]
-            gap = np.abs(prec - rec)
+            gap = np.where(tp[1:] > 0, np.abs(prec - rec), np.nan)
             j = _best(gap, minimize=True)
             i = None if j is None else j + 1
             vals = (arrays["precision"] + arrays["recall"]) / 2.0

@@ -106,44 +106,171 @@ class ScoreTable:
 
 
 def _distinct_counts(sorted_values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Distinct values of an ascending array and how often each occurs."""
+    """Distinct values of an ascending array and how often each occurs (int64 counts)."""
     n = sorted_values.shape[0]
     if n == 0:
-        return sorted_values[:0], np.zeros(0, dtype=np.float64)
+        return sorted_values[:0], np.zeros(0, dtype=np.int64)
     starts = np.empty(n, dtype=bool)
     starts[0] = True
     np.not_equal(sorted_values[1:], sorted_values[:-1], out=starts[1:])
     idx = np.flatnonzero(starts)
-    counts = np.diff(np.append(idx, n)).astype(np.float64)
+    del starts
+    counts = np.diff(idx, append=n)
     return sorted_values[idx], counts
 
 
-def _assemble(
-    values: np.ndarray,
-    pos_vals: np.ndarray,
-    pos_cnt: np.ndarray,
-    neg_vals: np.ndarray,
-    neg_cnt: np.ndarray,
-) -> tuple[np.ndarray, np.ndarray]:
-    """Place per-class counts (at ascending distinct values) onto the ascending union ``values``."""
-    pos = np.zeros(values.shape[0], dtype=np.float64)
-    neg = np.zeros(values.shape[0], dtype=np.float64)
-    pos[np.searchsorted(values, pos_vals)] = pos_cnt
-    neg[np.searchsorted(values, neg_vals)] = neg_cnt
-    return pos, neg
+# --- build_table: grouping strategies ---------------------------------------------------
+#
+# Every strategy returns the same (values ascending, pos, neg) as the reference definition
+# ``values, inv = np.unique(scores, return_inverse=True)``; ``pos = bincount(inv[y], w[y])``,
+# ``neg = bincount(inv[~y], w[~y])`` (tests/unit/test_curve_fast_paths.py checks it). Unit
+# counts are integers, so their order of summation does not matter; weighted sums are always
+# accumulated by one ``bincount`` in original row order, as in the reference, so they agree
+# to the last bit too.
+
+#: Rows per block when converting decimal scores to integer codes (fits in L2 cache).
+_BLOCK = 1 << 16
+#: Rows inspected to guess whether scores are decimals with few digits.
+_SAMPLE = 2048
+#: Decimal places tried (0 = integer-valued scores such as scorecard points).
+_MAX_DECIMALS = 9
+#: Beyond this the integer codes of scaled scores would no longer be exact doubles.
+_EXACT_INT = float(2**52)
 
 
-def _union_sorted(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Ascending distinct union of two ascending distinct arrays (a merge, not a full sort)."""
-    merged = np.concatenate([a, b])
-    merged.sort(kind="stable")  # timsort: two sorted runs merge in linear time
-    return _distinct_counts(merged)[0]
+def _decimal_places(scores: np.ndarray) -> int | None:
+    """Smallest ``d`` for which a sample of ``scores`` is exactly ``rint(s·10^d) / 10^d``."""
+    step = max(1, scores.shape[0] // _SAMPLE)
+    sample = scores[::step][:_SAMPLE]
+    for d in range(_MAX_DECIMALS + 1):
+        scale = 10.0**d
+        if np.array_equal(np.rint(sample * scale) / scale, sample):
+            return d
+    return None
 
 
-def _orient(values_asc: np.ndarray, pos: np.ndarray, neg: np.ndarray, direction: Direction):
-    if direction == "higher":
-        return values_asc[::-1].copy(), pos[::-1].copy(), neg[::-1].copy()
-    return values_asc, pos, neg
+def _integer_codes(
+    scores: np.ndarray, y: np.ndarray, max_range: int
+) -> tuple[np.ndarray, float, float, int] | None:
+    """Scores as small integer codes, if they are decimals with few digits in a small range.
+
+    Returns ``(codes, scale, qmin, r)`` with ``codes = 2·(rint(s·scale) − qmin) + y`` per row
+    (so one ``bincount`` counts both classes) and ``r`` the number of possible scores, or None.
+
+    Exactness: every row is checked to satisfy ``rint(s·scale) / scale == s`` and
+    ``|s·scale| < 2^52``, so a score is a function of its code and its code a function of the
+    score: equal scores (including -0.0 and 0.0) share a code, different scores never do, and
+    the order of codes is the order of scores. ``(code + qmin) / scale`` gives back the score.
+    """
+    n = scores.shape[0]
+    d = _decimal_places(scores)
+    if d is None:
+        return None
+    scale = 10.0**d
+    lo, hi = float(scores.min()), float(scores.max())
+    if max(abs(lo), abs(hi)) * scale >= _EXACT_INT:
+        return None
+    qmin = float(np.rint(lo * scale))
+    r = int(np.rint(hi * scale) - qmin) + 1
+    if r > max_range:
+        return None
+    codes = np.empty(n, dtype=np.int64)
+    buf = np.empty(min(n, _BLOCK), dtype=np.float64)
+    back = np.empty_like(buf)
+    for i in range(0, n, _BLOCK):
+        block = scores[i : i + _BLOCK]
+        m = block.shape[0]
+        t, u = buf[:m], back[:m]
+        np.multiply(block, scale, out=t)
+        np.rint(t, out=t)
+        np.divide(t, scale, out=u)
+        if not np.array_equal(u, block):
+            return None
+        np.subtract(t, qmin, out=t)
+        out = codes[i : i + m]
+        out[...] = t
+        out *= 2
+        out += y[i : i + m]
+    return codes, scale, qmin, r
+
+
+def _by_codes(
+    codes: np.ndarray, scale: float, qmin: float, r: int, w: np.ndarray | None, descending: bool
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Table arrays from integer codes by one ``bincount`` (no sort)."""
+    counts = np.bincount(codes, weights=w, minlength=2 * r)
+    neg_all, pos_all = counts[0::2], counts[1::2]
+    if w is None or (w.shape[0] and float(w.min()) > 0.0):
+        present = np.flatnonzero(neg_all + pos_all)
+    else:  # a score whose rows all weigh 0 is still a threshold
+        seen = np.bincount(codes >> 1, minlength=r)
+        present = np.flatnonzero(seen)
+    if descending:
+        present = present[::-1]
+    values = present.astype(np.float64)
+    values += qmin
+    if scale != 1.0:
+        values /= scale
+    return values, pos_all[present].astype(np.float64), neg_all[present].astype(np.float64)
+
+
+def _by_value_sort(
+    scores: np.ndarray, y: np.ndarray, descending: bool
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Unweighted table by value sorts only: all scores, then the smaller class's scores.
+
+    Distinct values and row counts come from one sort of all scores; the smaller class is
+    sorted on its own and its counts placed by a search of its (few) distinct values; the
+    larger class's counts are the difference (integers, so exact).
+    """
+    n = scores.shape[0]
+    values, total = _distinct_counts(np.sort(scores))
+    n_pos = int(np.count_nonzero(y))
+    minority_is_pos = 2 * n_pos <= n
+    minority = np.zeros(values.shape[0], dtype=np.int64)
+    if 0 < n_pos < n:
+        sub = scores[y] if minority_is_pos else scores[~y]
+        sub.sort()
+        mv, mc = _distinct_counts(sub)
+        del sub
+        minority[np.searchsorted(values, mv)] = mc
+    elif n_pos == n:
+        minority_is_pos = False  # the "minority" (negatives) is empty
+    total -= minority  # now the majority's counts
+    pos, neg = (minority, total) if minority_is_pos else (total, minority)
+    if descending:
+        return values[::-1].copy(), pos[::-1].astype(np.float64), neg[::-1].astype(np.float64)
+    return values, pos.astype(np.float64), neg.astype(np.float64)
+
+
+def _by_argsort(
+    scores: np.ndarray, y: np.ndarray, w: np.ndarray, descending: bool
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Weighted table: one argsort gives each row's group; one bincount sums in row order."""
+    n = scores.shape[0]
+    order = np.argsort(scores)
+    s_sorted = scores[order]
+    starts = np.empty(n, dtype=bool)
+    if n:
+        starts[0] = True
+        np.not_equal(s_sorted[1:], s_sorted[:-1], out=starts[1:])
+    values = s_sorted[starts]
+    del s_sorted
+    group = np.cumsum(starts, dtype=np.int64)
+    del starts
+    group -= 1
+    codes = np.empty(n, dtype=np.int64)
+    codes[order] = group
+    del order, group
+    codes *= 2
+    codes += y
+    k = values.shape[0]
+    counts = np.bincount(codes, weights=w, minlength=2 * k)
+    del codes
+    neg, pos = counts[0::2], counts[1::2]
+    if descending:
+        return values[::-1].copy(), pos[::-1].copy(), neg[::-1].copy()
+    return values, pos.copy(), neg.copy()
 
 
 def build_table(
@@ -160,45 +287,42 @@ def build_table(
         weights: shape (n,), non-negative sample weights, or None for unit weights.
         direction: ``"higher"`` if a higher score means more likely positive.
 
-    Without weights, each class's scores are value-sorted separately (no argsort) and the
-    distinct values merged; with weights, one argsort groups the weights by score.
+    Grouping, fastest applicable first (all give the same table):
+
+    1. scores that are decimals with at most 9 places in a range of at most about n possible
+       values (scorecard points, rounded probabilities): integer codes checked row by row,
+       then one ``bincount``, no sort;
+    2. unit weights: a value sort of all scores and one of the smaller class (no argsort);
+    3. weights: one argsort to find each row's group, one ``bincount`` in row order.
     """
     scores = np.asarray(scores, dtype=np.float64)
     y = np.asarray(y).astype(bool, copy=False)
     if scores.shape != y.shape or scores.ndim != 1:
         raise ValueError("scores and y must be 1-D arrays of the same length")
     n = scores.shape[0]
-    if weights is None:
-        pos_sorted = np.sort(scores[y])
-        neg_sorted = np.sort(scores[~y])
-        pv, pc = _distinct_counts(pos_sorted)
-        nv, nc = _distinct_counts(neg_sorted)
-        values = _union_sorted(pv, nv)
-        pos, neg = _assemble(values, pv, pc, nv, nc)
-        sum_w2 = float(n)
-        weighted = False
-    else:
+    w = None
+    if weights is not None:
         w = np.asarray(weights, dtype=np.float64)
         if w.shape != scores.shape:
             raise ValueError("weights must have the same length as scores")
-        order = np.argsort(scores, kind="stable")
-        s_sorted = scores[order]
-        values, _ = _distinct_counts(s_sorted)
-        group = np.searchsorted(values, s_sorted)
-        yo = y[order]
-        wo = w[order]
-        pos = np.bincount(group, weights=np.where(yo, wo, 0.0), minlength=values.shape[0])
-        neg = np.bincount(group, weights=np.where(yo, 0.0, wo), minlength=values.shape[0])
-        sum_w2 = float(np.dot(w, w))
-        weighted = True
-    t, p, q = _orient(values, pos, neg, direction)
-    return ScoreTable(t, p, q, direction, sum_w2, n, weighted)
+    descending = direction == "higher"
+    coded = _integer_codes(scores, y, max_range=n + (1 << 16)) if n else None
+    if coded is not None:
+        values, pos, neg = _by_codes(*coded, w=w, descending=descending)
+    elif w is None:
+        values, pos, neg = _by_value_sort(scores, y, descending)
+    else:
+        values, pos, neg = _by_argsort(scores, y, w, descending)
+    if w is None:
+        return ScoreTable(values, pos, neg, direction, float(n), n, False)
+    return ScoreTable(values, pos, neg, direction, float(np.dot(w, w)), n, True)
 
 
 def merge_tables(*tables: ScoreTable) -> ScoreTable:
     """Merge tables of disjoint row sets into the table of their union (exact).
 
-    All tables must share a direction. Counts at equal scores are added.
+    All tables must share a direction. Counts at equal scores are added, table by table in
+    the order given.
     """
     if not tables:
         raise ValueError("merge_tables needs at least one table")
@@ -206,21 +330,21 @@ def merge_tables(*tables: ScoreTable) -> ScoreTable:
     if any(t.direction != direction for t in tables):
         raise ValueError("cannot merge score tables of different directions")
     asc = [(t.thresholds if direction == "lower" else t.thresholds[::-1]) for t in tables]
-    allv = np.concatenate(asc)
-    values = np.unique(allv)
+    values = np.unique(np.concatenate(asc))
     pos = np.zeros(values.shape[0])
     neg = np.zeros(values.shape[0])
     for t, a in zip(tables, asc):
+        # a table's thresholds are distinct, so each index occurs once: a fancy-index add is
+        # exact and adds in the same order as np.add.at did
         idx = np.searchsorted(values, a)
-        p = t.pos if direction == "lower" else t.pos[::-1]
-        q = t.neg if direction == "lower" else t.neg[::-1]
-        np.add.at(pos, idx, p)
-        np.add.at(neg, idx, q)
-    tv, tp, tn = _orient(values, pos, neg, direction)
+        pos[idx] += t.pos if direction == "lower" else t.pos[::-1]
+        neg[idx] += t.neg if direction == "lower" else t.neg[::-1]
+    if direction == "higher":
+        values, pos, neg = values[::-1].copy(), pos[::-1].copy(), neg[::-1].copy()
     return ScoreTable(
-        tv,
-        tp,
-        tn,
+        values,
+        pos,
+        neg,
         direction,
         float(sum(t.sum_w2 for t in tables)),
         int(sum(t.n_rows for t in tables)),

@@ -1,0 +1,89 @@
+"""Shared fixtures: a fast copy of the demo config and one in-process demo run per session.
+
+The demo run is the expensive part of the end-to-end tests (bootstrap + PDF), so it happens
+once per session; tests that need the shipped, unmodified ``configs/demo.yaml`` run it
+themselves (see ``tests/test_cli.py``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+DEMO_CONFIG = ROOT / "configs" / "demo.yaml"
+SCHEMA_PATH = ROOT / "reportgen" / "schema" / "metrics.schema.json"
+#: The timestamp every pinned-clock run in the tests uses.
+PINNED_NOW = "2026-01-01T00:00:00Z"
+
+
+def write_fast_demo_config(path: Path, **overrides) -> Path:
+    """A copy of configs/demo.yaml with 50 bootstrap resamples and absolute data paths."""
+    cfg = yaml.safe_load(DEMO_CONFIG.read_text(encoding="utf-8"))
+    cfg["bootstrap"] = {"resamples": 50, "seed": 7}
+    for m in cfg["models"]:
+        m["file"] = str((DEMO_CONFIG.parent / m["file"]).resolve())
+    cfg.update(overrides)
+    path.write_text(yaml.safe_dump(cfg, sort_keys=False, allow_unicode=True), encoding="utf-8")
+    return path
+
+
+def run_cli(argv: list[str]) -> int:
+    """``reportgen.cli.main`` in-process, restoring the environment variable ``--now`` sets."""
+    from reportgen.cli import main
+
+    saved = os.environ.get("REPORTGEN_NOW")
+    try:
+        return main(argv)
+    finally:
+        if saved is None:
+            os.environ.pop("REPORTGEN_NOW", None)
+        else:
+            os.environ["REPORTGEN_NOW"] = saved
+
+
+@dataclass(frozen=True)
+class DemoRun:
+    config: Path
+    out: Path
+    exit_code: int
+
+    @property
+    def metrics(self) -> dict:
+        return json.loads((self.out / "metrics.json").read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="session")
+def fast_demo_config(tmp_path_factory) -> Path:
+    return write_fast_demo_config(tmp_path_factory.mktemp("config") / "demo_fast.yaml")
+
+
+@pytest.fixture(scope="session")
+def demo_run(tmp_path_factory, fast_demo_config) -> DemoRun:
+    """The fast demo config run once, in-process, all three formats, pinned clock."""
+    out = tmp_path_factory.mktemp("demo_out")
+    code = run_cli(["run", str(fast_demo_config), "--out", str(out), "--now", PINNED_NOW,
+                    "--format", "html,pdf,json", "--quiet"])
+    return DemoRun(fast_demo_config, out, code)
+
+
+@pytest.fixture(scope="session")
+def metrics_schema() -> dict:
+    return json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="session")
+def cli():
+    """:func:`run_cli` as a fixture, so test modules need not import conftest."""
+    return run_cli
+
+
+@pytest.fixture(scope="session")
+def fast_config_factory():
+    """:func:`write_fast_demo_config` as a fixture."""
+    return write_fast_demo_config

@@ -1,0 +1,193 @@
+"""The command line end to end: the demo run, its files and numbers, batches, exit codes.
+
+The numbers in metrics.json are checked against scikit-learn computed here from the demo's own
+data files, so the whole path config -> sources -> engine -> JSON is covered by an oracle.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import jsonschema
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+from sklearn.metrics import (
+    accuracy_score,
+    average_precision_score,
+    brier_score_loss,
+    cohen_kappa_score,
+    f1_score,
+    log_loss,
+    matthews_corrcoef,
+    precision_score,
+    recall_score,
+    roc_auc_score,
+)
+
+ROOT = Path(__file__).resolve().parent.parent
+DEMO_CONFIG = ROOT / "configs" / "demo.yaml"
+PINNED_NOW = "2026-01-01T00:00:00Z"  # the clock the session's demo run (conftest) is pinned to
+DEMO = yaml.safe_load(DEMO_CONFIG.read_text(encoding="utf-8"))
+
+
+def _demo_frame(model: dict) -> pd.DataFrame:
+    path = DEMO_CONFIG.parent / model["file"]
+    return pd.read_parquet(path) if path.suffix == ".parquet" else pd.read_csv(path)
+
+
+# ---- the demo, in-process (fast config: 50 bootstrap resamples) ---------------------------
+
+
+def test_demo_run_writes_all_three_files(demo_run):
+    assert demo_run.exit_code == 0
+    for name in ("report.html", "report.pdf", "metrics.json"):
+        assert (demo_run.out / name).stat().st_size > 0, name
+    assert (demo_run.out / "report.pdf").read_bytes().startswith(b"%PDF")
+    assert not [p for p in demo_run.out.iterdir() if p.name.startswith(".")], "temporary files left behind"
+
+
+def test_metrics_json_validates_against_the_schema(demo_run, metrics_schema):
+    jsonschema.Draft202012Validator.check_schema(metrics_schema)
+    jsonschema.validate(demo_run.metrics, metrics_schema)
+
+
+def test_schema_rejects_a_nan_string_and_a_missing_metric(demo_run, metrics_schema):
+    broken = json.loads(json.dumps(demo_run.metrics))
+    broken["models"]["challenger"]["metrics"]["roc_auc"] = "NaN"
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(broken, metrics_schema)
+    broken = json.loads(json.dumps(demo_run.metrics))
+    del broken["models"]["challenger"]["metrics"]["gini"]
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(broken, metrics_schema)
+
+
+@pytest.mark.parametrize("model", DEMO["models"], ids=[m["name"] for m in DEMO["models"]])
+def test_demo_numbers_match_scikit_learn(demo_run, model):
+    """Every headline number of every demo model, recomputed by scikit-learn from the raw files."""
+    df = _demo_frame(model)
+    y = (df[DEMO["label"]] == DEMO["positive"]).to_numpy()
+    s = df[model["score"]].to_numpy(dtype=float)
+    lower = model.get("direction") == "lower"
+    t = model.get("threshold", DEMO["threshold"])
+    pred = (s <= t) if lower else (s >= t)
+    ranking = -s if lower else s
+    got = demo_run.metrics["models"][model["name"]]
+    m = got["metrics"]
+    assert got["n"] == len(df) and got["positives"] == y.sum()
+    auc = roc_auc_score(y, ranking)
+    want = {
+        "roc_auc": auc,
+        "gini": 2 * auc - 1,
+        "average_precision": average_precision_score(y, ranking),
+        "accuracy": accuracy_score(y, pred),
+        "precision": precision_score(y, pred),
+        "recall": recall_score(y, pred),
+        "f1": f1_score(y, pred),
+        "cohen_kappa": cohen_kappa_score(y, pred),
+        "mcc": matthews_corrcoef(y, pred),
+        "expected_cost": (DEMO["costs"]["fn"] * np.sum(~pred & y) + DEMO["costs"]["fp"] * np.sum(pred & ~y)) / len(y),
+    }
+    if not lower:  # probabilities
+        want["log_loss"] = log_loss(y, s)
+        want["brier"] = brier_score_loss(y, s)
+    else:
+        assert m["log_loss"] is None and "probabilit" in got["undefined"]["log_loss"]
+    for key, value in want.items():
+        assert m[key] == pytest.approx(value, rel=1e-9, abs=1e-12), key
+    c = got["confusion"]
+    assert (c["tp"], c["fp"]) == (np.sum(pred & y), np.sum(pred & ~y))
+
+
+def test_demo_comparison_against_the_baseline(demo_run):
+    data = demo_run.metrics
+    comps = {c["model"]: c for c in data["comparisons"]}
+    assert set(comps) == {"challenger", "naive"} and all(c["baseline"] == "champion" for c in comps.values())
+    ch, base = data["models"]["challenger"]["metrics"], data["models"]["champion"]["metrics"]
+    c = comps["challenger"]
+    assert c["delta"]["gini"] == pytest.approx(ch["gini"] - base["gini"], abs=1e-12)
+    assert c["tests"]["delong"]["delta"] == pytest.approx(c["delta"]["gini"] / 2, abs=1e-12)
+    rer = ((1 - base["accuracy"]) - (1 - ch["accuracy"])) / (1 - base["accuracy"])
+    assert c["relative_error_reduction"] == pytest.approx(rer, rel=1e-12)
+    lo, hi = c["ci"]["gini"]
+    assert lo < c["delta"]["gini"] < hi
+    assert "Gini" in c["verdict"] and "champion" in c["verdict"]
+
+
+# ---- determinism, validate, batches, exit codes --------------------------------------------
+
+
+def test_pinned_clock_gives_byte_identical_html_and_json(demo_run, cli, tmp_path):
+    out = tmp_path / "again"
+    assert cli(["run", str(demo_run.config), "--out", str(out), "--now", PINNED_NOW,
+                "--format", "html,json", "--quiet"]) == 0
+    for name in ("report.html", "metrics.json"):
+        first = (demo_run.out / name).read_bytes()
+        second = (out / name).read_bytes()
+        # the run id and duration are the only things a second run may change
+        a = json.loads(first) if name.endswith(".json") else None
+        if a is not None:
+            b = json.loads(second)
+            for d in (a, b):
+                d["run"].pop("duration_seconds", None)
+            assert a == b
+        else:
+            assert first == second
+
+
+def test_validate_checks_and_writes_nothing(fast_demo_config, cli, tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert cli(["validate", str(fast_demo_config)]) == 0
+    assert "ok" in capsys.readouterr().out.lower()
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_bad_config_is_exit_2_with_one_line_and_no_traceback(tmp_path, cli, capsys):
+    cfg = tmp_path / "bad.yaml"
+    cfg.write_text("title: x\nlabel: y\nthreshhold: 0.5\nmodels: [{name: a, file: a.csv, score: s}]\n")
+    assert cli(["run", str(cfg), "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    assert "threshhold" in err and "threshold" in err  # the unknown key and the closest valid one
+    assert not (tmp_path / "out").exists()
+
+
+def test_batch_writes_each_config_to_its_own_dir_and_returns_the_worst_code(
+    fast_config_factory, cli, tmp_path, capsys
+):
+    good = fast_config_factory(tmp_path / "good.yaml", bootstrap={"resamples": 0})
+    bad = tmp_path / "broken.yaml"
+    bad.write_text("title: [unclosed\n")
+    out = tmp_path / "batch"
+    assert cli(["run", str(good), str(bad), "--out", str(out), "--format", "json", "--now", PINNED_NOW]) == 2
+    captured = capsys.readouterr()
+    assert (out / "good" / "metrics.json").exists()
+    assert not (out / "broken").exists()
+    assert "broken.yaml" in captured.err and "Traceback" not in captured.err
+
+
+def test_version_and_help(cli, capsys):
+    from reportgen import __version__
+
+    with pytest.raises(SystemExit) as exc:
+        cli(["--version"])
+    assert exc.value.code == 0 and __version__ in capsys.readouterr().out
+    with pytest.raises(SystemExit) as exc:
+        cli(["run", "--help"])
+    assert exc.value.code == 0 and "--format" in capsys.readouterr().out
+
+
+def test_console_script_runs_as_a_process(fast_config_factory, tmp_path):
+    """The installed entry point (not only main()) exits 0 and says where it wrote."""
+    cfg = fast_config_factory(tmp_path / "proc.yaml", bootstrap={"resamples": 0})
+    proc = subprocess.run(
+        [sys.executable, "-m", "reportgen", "run", str(cfg), "--out", str(tmp_path / "o"), "--format", "json"],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert str(tmp_path / "o" / "metrics.json") in proc.stdout

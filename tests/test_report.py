@@ -1,0 +1,190 @@
+"""The rendered report: sections, numbers from metrics.json, self-containment, PDF structure.
+
+Uses the session's demo run (tests/conftest.py): one pipeline run, three formats.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from reportgen.render import (
+    SECTIONS,
+    fmt_ci,
+    fmt_count,
+    fmt_num,
+    fmt_p,
+    fmt_pct,
+    fmt_pvalue,
+    fmt_signed,
+    fmt_threshold,
+    load_result,
+    render_html,
+)
+
+
+class _Collector(HTMLParser):
+    """Ids, links, resource URLs and visible text of an HTML page."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.ids: set[str] = set()
+        self.hrefs: list[str] = []
+        self.srcs: list[str] = []
+        self.tags: list[str] = []
+        self.text: list[str] = []
+        self._skip = 0
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append(tag)
+        a = dict(attrs)
+        if "id" in a:
+            self.ids.add(a["id"])
+        if tag == "a" and "href" in a:
+            self.hrefs.append(a["href"])
+        for key in ("src", "href", "xlink:href"):
+            if key in a and tag != "a":
+                self.srcs.append(a[key])
+        if tag in ("style", "script"):
+            self._skip += 1
+
+    def handle_endtag(self, tag):
+        if tag in ("style", "script"):
+            self._skip -= 1
+
+    def handle_data(self, data):
+        if not self._skip:
+            self.text.append(data)
+
+
+@pytest.fixture(scope="module")
+def page(demo_run):
+    assert demo_run.exit_code == 0
+    html = (demo_run.out / "report.html").read_text(encoding="utf-8")
+    c = _Collector()
+    c.feed(html)
+    return html, c, " ".join(" ".join(c.text).split())
+
+
+def test_every_section_is_present_and_linked_from_the_contents(page):
+    _, c, _ = page
+    for section in SECTIONS:
+        assert section in c.ids, section
+        assert f"#{section}" in c.hrefs, section
+
+
+def test_html_is_self_contained(page):
+    html, c, _ = page
+    assert "<link" not in html
+    assert not [u for u in c.srcs if not u.startswith(("data:", "#"))]
+    assert "<svg" in html and "<style>" in html
+
+
+def test_headline_numbers_come_from_metrics_json(page, demo_run):
+    _, _, text = page
+    m = demo_run.metrics
+    for name, model in m["models"].items():
+        assert name in text
+        assert f"{model['metrics']['gini']:.3f}" in text
+        assert f"{model['metrics']['roc_auc']:.4f}" in text  # metrics table, 4 decimals
+    for comp in m["comparisons"]:
+        assert comp["verdict"] in text
+        assert fmt_signed(comp["delta"]["gini"]) in text
+
+
+def test_undefined_metrics_show_their_reason(page, demo_run):
+    _, _, text = page
+    champion = demo_run.metrics["models"]["champion"]  # scorecard points: not probabilities
+    assert champion["metrics"]["log_loss"] is None
+    assert champion["undefined"]["log_loss"] in text
+
+
+def test_pdf_has_pages_outline_and_text(demo_run):
+    pypdf = pytest.importorskip("pypdf")
+    reader = pypdf.PdfReader(str(demo_run.out / "report.pdf"))
+    assert len(reader.pages) >= 4
+    def walk(items):
+        for o in items:
+            yield from (walk(o) if isinstance(o, list) else [o.title])
+
+    titles = list(walk(reader.outline))
+    for heading in ("Summary", "Metrics", "Curves", "Glossary", "Appendix: audit trail"):
+        assert heading in titles
+    first = reader.pages[0].extract_text()
+    assert f"of {len(reader.pages)}" in reader.pages[1].extract_text()
+    assert "Champion vs challenger" in first
+    for p in reader.pages:  # A4 portrait or landscape, never anything else
+        w, h = sorted((float(p.mediabox.width), float(p.mediabox.height)))
+        assert abs(w - 595.3) < 1 and abs(h - 841.9) < 1
+
+
+def test_render_from_saved_json_reproduces_the_html(demo_run, tmp_path, cli):
+    code = cli(["render", str(demo_run.out / "metrics.json"), "--out", str(tmp_path), "--format", "html", "-q"])
+    assert code == 0
+    assert (tmp_path / "report.html").read_text(encoding="utf-8") == (demo_run.out / "report.html").read_text(encoding="utf-8")
+
+
+def test_result_round_trips_through_json(demo_run):
+    result = load_result(demo_run.out / "metrics.json")
+    again = json.loads(json.dumps(result.to_json()))
+    assert again == demo_run.metrics
+
+
+def test_model_names_are_text_not_markup(demo_run):
+    from reportgen.results import ComparisonResult
+
+    evil = "<script>alert(1)</script>"
+    text = (demo_run.out / "metrics.json").read_text(encoding="utf-8").replace('"naive"', json.dumps(evil))
+    html = render_html(ComparisonResult.from_json(json.loads(text)))
+    assert evil not in html
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+
+
+@pytest.mark.parametrize(
+    "fn, value, expected",
+    [
+        (fmt_num, None, "n/a"),
+        (fmt_num, 0.12345, "0.123"),
+        (fmt_num, float("nan"), "n/a"),
+        (fmt_count, 6000.0, "6\u2009000"),
+        (fmt_count, 12.5, "12.5"),
+        (fmt_pct, 0.0995, "10.0 %"),
+        (fmt_pct, None, "n/a"),
+        (fmt_pvalue, 0.00001, "< 0.0001"),
+        (fmt_pvalue, 0.0271757, "0.027"),
+        (fmt_pvalue, 0.00514557, "0.0051"),
+        (fmt_pvalue, 0.5, "0.500"),
+        (fmt_p, 0.00001, "p < 0.0001"),
+        (fmt_p, 0.5, "p = 0.500"),
+        (fmt_signed, -0.1185, "−0.118"),
+        (fmt_signed, 0.146, "+0.146"),
+        (fmt_ci, [0.1, 0.2], "[0.100, 0.200]"),
+        (fmt_ci, None, ""),
+        (fmt_threshold, None, "none positive"),
+        (fmt_threshold, 0.2178, "0.2178"),
+    ],
+)
+def test_formatting_filters(fn, value, expected):
+    assert fn(value) == expected
+
+
+def test_shipped_configs_all_load():
+    """Every config under configs/ parses, so none of them can rot."""
+    from reportgen.config import load_config
+
+    root = Path(__file__).resolve().parent.parent / "configs"
+    found = sorted(root.glob("*.yaml"))
+    assert found
+    for path in found:
+        cfg, _ = load_config(path)
+        for m in cfg.models:
+            assert Path(m.file).exists(), (path, m.file)
+
+
+def test_no_nan_in_metrics_json(demo_run):
+    text = (demo_run.out / "metrics.json").read_text(encoding="utf-8")
+    assert not re.search(r"\bNaN\b|\bInfinity\b", text)

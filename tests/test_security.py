@@ -1,0 +1,211 @@
+"""Untrusted input must stay data: YAML tags, HTML in names, mathtext, URLs, template paths.
+
+Config files, model names and custom themes come from users; none of them may run code,
+inject markup, fetch from the network or the file system, or read files outside a theme.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import socket
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from reportgen import cli, figures, render
+from reportgen.errors import ThemeError
+from reportgen.results import ComparisonResult
+
+SCRIPT = "<script>alert(1)</script>"
+MATH = r"$x^2$ \alpha \\ back"
+
+
+def _write_run(tmp_path: Path, names: tuple[str, str]) -> Path:
+    data = "id,y,s\n" + "".join(f"{i},{i % 2},{(i * 37 % 101) / 101:.3f}\n" for i in range(1, 41))
+    (tmp_path / "a.csv").write_text(data)
+    cfg = {
+        "title": "security", "label": "y", "id": "id", "bootstrap": {"resamples": 0},
+        "models": [{"name": names[0], "file": "a.csv", "score": "s"},
+                   {"name": names[1], "file": "a.csv", "score": "s", "direction": "lower"}],
+    }
+    path = tmp_path / "run.yaml"
+    path.write_text(yaml.safe_dump(cfg))
+    return path
+
+
+def _one_error_line(err: str) -> str:
+    lines = err.splitlines()
+    assert len(lines) == 1, err
+    assert "Traceback" not in err
+    return lines[0]
+
+
+@pytest.fixture(scope="module")
+def hostile_result(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """metrics.json of a run whose model names are HTML and mathtext."""
+    tmp = tmp_path_factory.mktemp("hostile")
+    cfg = _write_run(tmp, (SCRIPT, MATH))
+    assert cli.main(["run", str(cfg), "--out", str(tmp / "out"), "--format", "json", "-q"]) == 0
+    return tmp / "out" / "metrics.json"
+
+
+def _result(path: Path) -> ComparisonResult:
+    return ComparisonResult.from_json(json.loads(path.read_text()))
+
+
+# ---- YAML ----------------------------------------------------------------------------
+
+
+def test_python_yaml_tags_are_refused_and_not_executed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    marker = tmp_path / "pwned"
+    cfg = tmp_path / "evil.yaml"
+    cfg.write_text(f'title: !!python/object/apply:os.system ["touch {marker}"]\nmodels: []\n')
+    assert cli.main(["run", str(cfg), "--out", str(tmp_path / "out")]) == 2
+    line = _one_error_line(capsys.readouterr().err)
+    assert "evil.yaml:1" in line and "not allowed" in line
+    assert not marker.exists()
+    assert not (tmp_path / "out").exists()
+
+
+# ---- HTML and PDF escaping -------------------------------------------------------------
+
+
+def test_model_names_are_escaped_in_html(hostile_result: Path, tmp_path: Path) -> None:
+    out = tmp_path / "html"
+    assert cli.main(["render", str(hostile_result), "--out", str(out), "--format", "html", "-q"]) == 0
+    page = (out / "report.html").read_text()
+    assert SCRIPT not in page
+    assert html.escape(SCRIPT, quote=False) in page or html.escape(SCRIPT) in page
+
+
+def test_model_names_are_literal_text_in_the_pdf(hostile_result: Path, tmp_path: Path) -> None:
+    from pypdf import PdfReader
+
+    out = tmp_path / "pdf"
+    assert cli.main(["render", str(hostile_result), "--out", str(out), "--format", "pdf", "-q"]) == 0
+    text = "".join(page.extract_text() for page in PdfReader(out / "report.pdf").pages)
+    assert SCRIPT in text.replace("\n", "")
+
+
+# ---- matplotlib mathtext ---------------------------------------------------------------
+
+
+def test_safe_text_escapes_mathtext() -> None:
+    assert figures.safe_text("$x^2$") == r"\$x^2\$"
+    assert figures.safe_text("a\\b") == "a\\b"  # outside math, matplotlib keeps backslashes
+
+
+def test_figure_text_shows_names_literally(hostile_result: Path) -> None:
+    svgs = figures.render_figures(_result(hostile_result))
+    assert svgs
+    legend = "\n".join(svgs.values())
+    assert html.escape(MATH, quote=False) in legend or MATH in legend
+    assert html.escape(SCRIPT, quote=False) in legend and SCRIPT not in legend
+
+
+# ---- WeasyPrint URL fetcher ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("url", ["http://example.com/x.png", "https://example.com/x.css", "file:///etc/passwd",
+                                 "ftp://example.com/x", "/etc/passwd", "x.png"])
+def test_url_fetcher_refuses_everything_but_data(url: str) -> None:
+    with pytest.raises(ValueError, match="does not fetch"):
+        render._refuse_urls(url)
+
+
+def test_url_fetcher_serves_data_urls() -> None:
+    got = render._refuse_urls("data:text/plain;base64,aGk=")
+    assert (got["string"], got["mime_type"]) == (b"hi", "text/plain")
+    assert render._refuse_urls("data:,a%20b")["string"] == b"a b"
+
+
+def test_weasyprint_fetcher_object_refuses_files_and_network() -> None:
+    fetcher = render._url_fetcher()
+    for url in ("file:///etc/passwd", "http://example.com/x.png"):
+        with pytest.raises(ValueError):
+            fetcher(url)
+
+
+def test_theme_with_external_urls_renders_without_fetching(hostile_result: Path, tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    theme = tmp_path / "theme"
+    theme.mkdir()
+    (theme / "report.html").write_text(
+        "<html><head><style>{{ css }}</style></head><body><h1>{{ view.title }}</h1>"
+        '<img src="http://example.com/x.png"><img src="file:///etc/passwd">'
+        '<img src="data:image/svg+xml;base64,PHN2ZyB4bWxucz0iaHR0cDovL3d3dy53My5vcmcvMjAwMC9zdmciLz4=">'
+        '<link rel="stylesheet" href="https://example.com/evil.css"></body></html>\n'
+    )
+    asked: list[str] = []
+    real_fetcher = render._refuse_urls
+
+    def spy(url: str, *a: Any, **k: Any) -> dict[str, Any]:
+        asked.append(url)
+        return real_fetcher(url, *a, **k)
+
+    def no_network(*a: Any, **k: Any) -> Any:
+        raise AssertionError("rendering opened a network connection")
+
+    monkeypatch.setattr(render, "_refuse_urls", spy)
+    monkeypatch.setattr(socket, "create_connection", no_network)
+    monkeypatch.setattr(socket.socket, "connect", no_network)
+
+    out = tmp_path / "out"
+    assert cli.main(["render", str(hostile_result), "--theme", str(theme), "--out", str(out),
+                     "--format", "pdf", "-q"]) == 0
+    assert (out / "report.pdf").read_bytes().startswith(b"%PDF")
+    # every URL went through reportgen's fetcher, which refuses all but data: URLs
+    assert "http://example.com/x.png" in asked and "file:///etc/passwd" in asked
+    assert any(u.startswith("data:") for u in asked)
+
+
+# ---- template confinement --------------------------------------------------------------
+
+
+@pytest.mark.parametrize("include", ["../secret.html", "/etc/passwd", "sections/../../secret.html", "..\\secret.html"])
+def test_theme_cannot_include_files_outside_itself(include: str, hostile_result: Path, tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "secret.html").write_text("TOP SECRET\n")
+    theme = tmp_path / "theme"
+    theme.mkdir()
+    (theme / "report.html").write_text(f'<p>{{% include "{include}" %}}</p>\n')
+    out = tmp_path / "out"
+    code = cli.main(["render", str(hostile_result), "--theme", str(theme), "--out", str(out), "--format", "html"])
+    line = _one_error_line(capsys.readouterr().err)
+    assert code == 2
+    assert "outside the template directory" in line
+    assert not (out / "report.html").exists()
+
+
+def test_theme_symlink_out_of_the_directory_is_refused(hostile_result: Path, tmp_path: Path,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "secret.html").write_text("TOP SECRET\n")
+    theme = tmp_path / "theme"
+    theme.mkdir()
+    (theme / "leak.html").symlink_to(tmp_path / "secret.html")
+    (theme / "report.html").write_text('<p>{% include "leak.html" %}</p>\n')
+    code = cli.main(["render", str(hostile_result), "--theme", str(theme), "--out", str(tmp_path / "out"),
+                     "--format", "html"])
+    assert code == 2
+    assert "outside the template directory" in _one_error_line(capsys.readouterr().err)
+
+
+def test_theme_syntax_error_is_a_user_error(hostile_result: Path, tmp_path: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    theme = tmp_path / "theme"
+    theme.mkdir()
+    (theme / "report.html").write_text("<p>\n{% if %}\n</p>\n")
+    code = cli.main(["render", str(hostile_result), "--theme", str(theme), "--out", str(tmp_path / "out"),
+                     "--format", "html"])
+    line = _one_error_line(capsys.readouterr().err)
+    assert code == 2
+    assert "report.html:2" in line and "template syntax error" in line
+
+
+def test_confined_loader_raises_theme_error(tmp_path: Path) -> None:
+    env = render.make_environment(render.Theme(template_dir=tmp_path))
+    with pytest.raises(ThemeError):
+        env.get_template("../x.html")
