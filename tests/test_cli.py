@@ -191,3 +191,13 @@ def test_console_script_runs_as_a_process(fast_config_factory, tmp_path):
     )
     assert proc.returncode == 0, proc.stderr
     assert str(tmp_path / "o" / "metrics.json") in proc.stdout
+
+
+def test_multiclass_task_is_a_clear_user_error_until_its_report_exists(tmp_path, cli, capsys):
+    (tmp_path / "m.csv").write_text("y,p\na,a\nb,b\nc,a\n")
+    cfg = tmp_path / "multi.yaml"
+    cfg.write_text("title: m\ntask: multiclass\nlabel: y\nmodels: [{name: a, file: m.csv, prediction: p}]\n")
+    assert cli(["run", str(cfg), "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "multiclass" in err and "Traceback" not in err
+    assert not (tmp_path / "out").exists()
