@@ -201,3 +201,18 @@ def test_multiclass_task_is_a_clear_user_error_until_its_report_exists(tmp_path,
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1 and "multiclass" in err and "Traceback" not in err
     assert not (tmp_path / "out").exists()
+
+
+def test_every_template_is_shipped_in_the_wheel():
+    """Regression: templates/sections/*.html were missing from the wheel, so an installed
+    reportgen (not an editable one) failed on its first report."""
+    import fnmatch
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    globs = project["tool"]["setuptools"]["package-data"]["reportgen.templates"]
+    templates = ROOT / "templates"
+    for path in templates.rglob("*"):
+        if path.is_file() and path.suffix not in (".py", ".pyc"):
+            rel = path.relative_to(templates).as_posix()
+            assert any(fnmatch.fnmatch(rel, g) and rel.count("/") == g.count("/") for g in globs), rel
