@@ -44,7 +44,8 @@ def make_scores(n: int, shape: str, seed: int = 0) -> tuple[np.ndarray, np.ndarr
 
 
 def engine(s: np.ndarray, y: np.ndarray, probabilities: bool) -> None:
-    table = build_table(s, y)
+    # scorecard points: lower = riskier (direction: lower), as in the demo's champion
+    table = build_table(s, y, direction="higher" if probabilities else "lower")
     thr = float(np.median(s))
     B.compute_metrics(table, thr, 2.0, B.Costs(fn=5, fp=1), probabilities=probabilities)
     B.optimal_thresholds(table, 2.0, B.Costs(fn=5, fp=1))
@@ -60,6 +61,8 @@ def sklearn_sequence(s: np.ndarray, y: np.ndarray, probabilities: bool) -> None:
         roc_curve,
     )
 
+    if not probabilities:  # points: lower = riskier
+        s = -s
     roc_auc_score(y, s)
     average_precision_score(y, s)
     fpr, tpr, _ = roc_curve(y, s, drop_intermediate=False)

@@ -618,3 +618,28 @@ def test_metric_arrays_subset_and_undefined_as_nan_internally():
     assert set(out) == {"precision", "recall"}
     assert np.isnan(out["precision"][0]) and out["precision"][1] == 1.0 and out["precision"][2] == 0.4
     np.testing.assert_array_equal(out["recall"], [0.0, 0.5, 1.0])
+
+
+def _monotone_chain_upper(x, y):
+    """Andrew's monotone chain (upper hull), a row loop: the oracle for upper_hull."""
+    hull: list[int] = []
+    for i in range(len(x)):
+        while len(hull) >= 2:
+            a, b = hull[-2], hull[-1]
+            if (x[b] - x[a]) * (y[i] - y[a]) - (y[b] - y[a]) * (x[i] - x[a]) >= 0:
+                hull.pop()
+            else:
+                break
+        hull.append(i)
+    return hull
+
+
+@pytest.mark.parametrize("kind", CASES)
+def test_upper_hull_matches_monotone_chain(kind):
+    for seed in range(5):
+        s, y, w = make_case(kind, n=400, seed=seed)
+        t = build_table(s, y, w)
+        tp, fp = t.cumulative()
+        fpr = np.concatenate([[0.0], fp / t.total_neg])
+        tpr = np.concatenate([[0.0], tp / t.total_pos])
+        assert B.upper_hull(fpr, tpr).tolist() == _monotone_chain_upper(fpr, tpr)
