@@ -17,8 +17,8 @@ import base64
 import errno
 import json
 import math
-import re
 import os
+import re
 import shutil
 import tempfile
 from collections.abc import Iterable, Iterator, Sequence
@@ -216,7 +216,6 @@ def _logo_data_uri(path: Path | None) -> str | None:
     """A logo file as an inline data: URI (the report stays self-contained)."""
     if path is None:
         return None
-    import base64  # noqa: PLC0415
     import mimetypes  # noqa: PLC0415
 
     kind = mimetypes.guess_type(str(path))[0]
@@ -525,7 +524,7 @@ def _refuse_urls(url: str, *_: Any, **__: Any) -> dict[str, Any]:
     """
     if url.startswith("data:"):
         body, mime = _decode_data_url(url)
-        return {"string": body, "mime_type": mime, "redirected_url": url}
+        return {"string": body, "mime_type": mime}
     raise ValueError(f"reportgen does not fetch external resources ({url[:80]})")
 
 
