@@ -50,6 +50,46 @@ def main() -> None:
         OUT / "naive.csv", index=False
     )
     print(f"wrote {N} rows x 3 models to {OUT} (default rate {default.mean():.3f})")
+    multiclass()
+
+
+STAGES = ("current", "early", "late", "default")  # delinquency stage 6 months after booking
+N_LOANS = 4000
+
+
+def _ordinal_proba(view: np.ndarray, cuts: np.ndarray, slope: float) -> np.ndarray:
+    """Ordered-logit class probabilities, shape (n, 4), from a noisy view of the latent risk."""
+    cdf = 1.0 / (1.0 + np.exp(-(cuts[None, :] - slope * view[:, None])))  # P(stage <= j), j < 3
+    cdf = np.concatenate([cdf, np.ones((view.shape[0], 1))], axis=1)
+    return np.diff(np.concatenate([np.zeros((view.shape[0], 1)), cdf], axis=1), axis=1)
+
+
+def multiclass() -> None:
+    """The multiclass demo (configs/demo_multiclass.yaml): delinquency stage of 4,000 loans.
+
+    Two models give one probability column per stage (a sharper and a weaker one); a rule set
+    gives only a predicted stage. Its own generator, so the binary demo data never changes.
+    """
+    rng = np.random.default_rng(SEED + 1)
+    risk = rng.normal(size=N_LOANS)
+    latent = risk + 0.55 * rng.normal(size=N_LOANS)
+    stage = np.searchsorted(np.array([0.75, 1.35, 1.75]), latent)  # ~ 74 / 16 / 6 / 4 %
+    cuts = np.array([0.75, 1.35, 1.75])
+    sharp = _ordinal_proba(risk + 0.3 * rng.normal(size=N_LOANS), cuts * 4.0, 4.0)
+    weak = _ordinal_proba(0.6 * risk + 0.8 * rng.normal(size=N_LOANS), cuts * 1.5, 1.5)
+    rules = np.searchsorted(np.array([0.9, 1.5, 2.1]), risk + 0.7 * rng.normal(size=N_LOANS))
+    ids = np.arange(500_001, 500_001 + N_LOANS)
+    names = np.array(STAGES)
+    for name, proba in (("gbm", sharp), ("logit", weak)):
+        # round the cumulative probabilities, so that the rounded rows still sum to 1 and stay >= 0
+        p = np.round(np.diff(np.round(np.cumsum(proba, axis=1), 4), axis=1, prepend=0.0), 4)
+        cols = {f"p_{s}": p[:, j] for j, s in enumerate(STAGES)}
+        pd.DataFrame({"loan_id": ids, "stage": names[stage], **cols}).to_csv(OUT / f"stage_{name}.csv", index=False)
+    pd.DataFrame({"loan_id": ids, "stage": names[stage], "predicted_stage": names[rules]}).to_csv(
+        OUT / "stage_rules.csv", index=False
+    )
+    shares = ", ".join(f"{s} {np.mean(stage == j):.1%}" for j, s in enumerate(STAGES))
+    print(f"wrote {N_LOANS} rows x 3 multiclass models to {OUT} ({shares})")
 
 
 if __name__ == "__main__":

@@ -41,6 +41,15 @@ PRIMARY_METRICS = (
     "ks", "defective_pairs", "log_loss", "brier",
 )
 
+#: Metrics a multiclass run may rank by: the summary metrics of ``reportgen.engine.multiclass``.
+MULTICLASS_PRIMARY_METRICS = (
+    "accuracy", "balanced_accuracy", "cohen_kappa", "quadratic_weighted_kappa", "mcc", "log_loss",
+    "expected_cost", "precision_micro", "precision_macro", "precision_weighted", "recall_micro",
+    "recall_macro", "recall_weighted", "f1_micro", "f1_macro", "f1_weighted", "fbeta_micro",
+    "fbeta_macro", "fbeta_weighted", "f1_of_macro_pr", "roc_auc_ovr_micro", "roc_auc_ovr_macro",
+    "roc_auc_ovr_weighted", "roc_auc_ovo_macro",
+)
+
 
 #: What ``output.dir`` may contain: the config file's stem, the run date, the run id.
 OUTPUT_PLACEHOLDERS = ("config", "date", "run_id")
@@ -97,7 +106,7 @@ class ModelConfig(Strict):
     weight: str | None = None
     probabilities: bool | None = None
     prediction: str | None = None
-    scores: list[str] | dict[str, str] | None = None
+    scores: list[str] | dict[ScalarLabel, str] | None = None  # multiclass: a column per class
 
 
 class OutputConfig(Strict):
@@ -139,7 +148,7 @@ class Config(Strict):
     beta: float = Field(1.0, gt=0)
     costs: CostsConfig | list[list[float]] = CostsConfig()
     baseline: str | None = None
-    primary_metric: str = "gini"
+    primary_metric: str | None = None  # default: gini (binary), f1_macro (multiclass)
     confidence_level: float = Field(0.95, gt=0, lt=1)
     prevalences: list[float] = []
     constraints: list[ConstraintConfig] = []
@@ -173,11 +182,12 @@ class Config(Strict):
 
     @field_validator("primary_metric")
     @classmethod
-    def _primary_metric(cls, v: str, info: ValidationInfo) -> str:
-        if info.data.get("task", "binary") == "binary" and v not in PRIMARY_METRICS:
-            hint = difflib.get_close_matches(v, PRIMARY_METRICS, n=1)
-            tip = f"did you mean '{hint[0]}'?" if hint else f"choose one of {', '.join(PRIMARY_METRICS)}"
-            raise ValueError(f"unknown metric {v!r}; {tip}")
+    def _primary_metric(cls, v: str | None, info: ValidationInfo) -> str | None:
+        allowed = PRIMARY_METRICS if info.data.get("task", "binary") == "binary" else MULTICLASS_PRIMARY_METRICS
+        if v is not None and v not in allowed:
+            hint = difflib.get_close_matches(v, allowed, n=1)
+            tip = f"did you mean '{hint[0]}'?" if hint else f"choose one of {', '.join(allowed)}"
+            raise ValueError(f"unknown metric {v!r} for task: {info.data.get('task', 'binary')}; {tip}")
         return v
 
     @field_validator("costs")
@@ -217,6 +227,13 @@ class Config(Strict):
                 raise _Invalid(("costs",), f"a {len(self.costs)}x{len(self.costs)} matrix for {len(self.classes)} classes; "
                                f"give one row and one column per class")
         return self
+
+    @property
+    def primary(self) -> str:
+        """The metric that ranks the models and drives the verdicts."""
+        if self.primary_metric is not None:
+            return self.primary_metric
+        return "gini" if self.task == "binary" else "f1_macro"
 
     @property
     def baseline_name(self) -> str:

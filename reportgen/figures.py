@@ -364,6 +364,75 @@ def prevalence_figure(result: ComparisonResult, palette: Sequence[str] = PALETTE
     return fig
 
 
+#: Most per-class panels drawn; with more classes only the micro-average panel is kept.
+MAX_CLASS_PANELS = 20
+
+
+def _class_panels(result: ComparisonResult, kind: str, palette: Sequence[str]) -> Figure | None:
+    """Small multiples, one panel per class (one-vs-rest), the models overlaid in their colours."""
+    curves = {n: m.multiclass_curves for n, m in result.models.items() if m.multiclass_curves is not None}
+    if not curves:
+        return None
+    labels = list(result.run.classes or [])
+    if len(labels) > MAX_CLASS_PANELS:
+        labels = []
+    panels: list[str | None] = list(labels) + ([None] if kind == "roc" else [])
+    if not panels:
+        return None
+    cols = min(3, len(panels))
+    rows = math.ceil(len(panels) / cols)
+    fig = _figure(7.0, 2.35 * rows + 0.3)
+    axes = np.atleast_1d(fig.subplots(rows, cols, squeeze=False)).ravel()
+    col = colours(list(result.models), palette)
+    for ax, label in zip(axes, panels):
+        if kind == "roc":
+            ax.plot([0, 1], [0, 1], ls="--", color=MUTED, lw=0.8)
+        for name, mc in curves.items():
+            if label is None:
+                c = mc.micro_roc
+                auc = result.models[name].metrics.get("roc_auc_ovr_micro")
+            else:
+                c = (mc.per_class_roc if kind == "roc" else mc.per_class_pr).get(label)
+                auc = (result.models[name].per_class or {}).get(label, {}).get("roc_auc")
+            if c is None:
+                continue
+            text = f"{safe_text(name)} {_fmt(auc)}" if kind == "roc" else safe_text(name)
+            ax.plot(c.x, c.y, color=col[name], lw=1.3, label=text)
+        title = "micro-average (all classes pooled)" if label is None else f"{label} vs rest"
+        ax.set_title(safe_text(title), fontsize=8.5)
+        ax.set(xlim=(0, 1), ylim=(0, 1.02))
+        ax.tick_params(labelsize=6.5)
+        if kind == "roc":
+            ax.legend(loc="lower right", fontsize=6.2, title="AUC", title_fontsize=6.2)
+        else:
+            ax.legend(loc="upper right", fontsize=6.2)
+    for ax in axes[len(panels):]:
+        ax.set_visible(False)
+    xl, yl = ("false positive rate", "true positive rate") if kind == "roc" else ("recall", "precision")
+    fig.supxlabel(xl, fontsize=8)
+    fig.supylabel(yl, fontsize=8)
+    return fig
+
+
+@_apply_style
+def class_roc_figure(result: ComparisonResult, palette: Sequence[str] = PALETTE) -> Figure | None:
+    """One-vs-rest ROC curve of every class, one panel per class, plus the micro-average."""
+    return _class_panels(result, "roc", palette)
+
+
+@_apply_style
+def class_pr_figure(result: ComparisonResult, palette: Sequence[str] = PALETTE) -> Figure | None:
+    """One-vs-rest precision–recall curve of every class, one panel per class."""
+    return _class_panels(result, "pr", palette)
+
+
+#: The figures of a multiclass report (the binary ones need score curves of one positive class).
+MULTICLASS_FIGURES = {
+    "forest": forest_figure,
+    "class_roc": class_roc_figure,
+    "class_pr": class_pr_figure,
+}
+
 FIGURES = {
     "forest": forest_figure,
     "roc": roc_figure,
@@ -381,7 +450,8 @@ FIGURES = {
 def render_figures(result: ComparisonResult, palette: Sequence[str] = PALETTE) -> dict[str, str]:
     """Every applicable figure as inline SVG, keyed by name."""
     out: dict[str, str] = {}
-    for key, fn in FIGURES.items():
+    table = FIGURES if result.run.task == "binary" else MULTICLASS_FIGURES
+    for key, fn in table.items():
         fig = fn(result, palette)
         if fig is not None:
             out[key] = to_svg(fig)

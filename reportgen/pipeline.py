@@ -9,14 +9,17 @@ from __future__ import annotations
 import hashlib
 import json
 import time
+from dataclasses import replace
 from importlib import metadata
 from pathlib import Path
 
+import numpy as np
+
 from reportgen import clock
 from reportgen.config import Config
-from reportgen.errors import ConfigError
 from reportgen.engine import binary as B
 from reportgen.engine.compare import ModelInput, Progress, Settings, compare
+from reportgen.engine.compare_multiclass import MulticlassInput, compare_multiclass
 from reportgen.results import ComparisonResult, DroppedRows, InputFile, RunInfo
 from reportgen.sources import Dataset, load_dataset
 
@@ -51,7 +54,7 @@ def settings_from(cfg: Config) -> Settings:
         constraints=tuple(B.Constraint(x.maximize, x.where, x.at_least, x.at_most) for x in cfg.constraints),
         prevalences=tuple(cfg.prevalences),
         baseline=cfg.baseline_name,
-        primary_metric=cfg.primary_metric,
+        primary_metric=cfg.primary,
         level=cfg.confidence_level,
         resamples=cfg.bootstrap.resamples,
         seed=cfg.bootstrap.seed,
@@ -70,24 +73,24 @@ def run_id(cfg: Config, data: Dataset, created: str) -> str:
 
 def analyse(cfg: Config, config_path: Path | str, progress: Progress | None = None) -> ComparisonResult:
     """Load the data the config names and compare the models."""
-    if cfg.task == "multiclass":
-        # The multiclass engine (reportgen.engine.multiclass) is built and tested, but its
-        # comparison layer and report sections are not: say so instead of failing later.
-        raise ConfigError(
-            f"{config_path}: task: multiclass: the multiclass report is not available in this version "
-            f"(only task: binary); use reportgen.engine.multiclass from Python for the metrics"
-        )
     started = time.perf_counter()
     created = clock.now().isoformat().replace("+00:00", "Z")
     data = load_dataset(cfg)
     s = settings_from(cfg)
-    own = {m.name: m.threshold for m in cfg.models}
-    inputs = [
-        ModelInput(m.name, m.file, m.scores, m.y, m.weights, m.direction, m.probabilities, own[m.name])  # type: ignore[arg-type]
-        for m in data.models
-    ]
-    models, comparisons, pairwise = compare(inputs, s, progress)
     classes = None
+    if cfg.task == "multiclass":
+        classes = list(data.classes)
+        mc_inputs = [MulticlassInput(m.name, m.file, m.y_idx, m.pred_idx, m.proba, m.weights) for m in data.models]  # type: ignore[arg-type]
+        cost_matrix = np.asarray(cfg.costs, dtype=np.float64) if isinstance(cfg.costs, list) else None
+        models, comparisons = compare_multiclass(mc_inputs, classes, replace(s, paired=data.paired), cost_matrix, progress)
+        pairwise = []
+    else:
+        own = {m.name: m.threshold for m in cfg.models}
+        inputs = [
+            ModelInput(m.name, m.file, m.scores, m.y, m.weights, m.direction, m.probabilities, own[m.name])  # type: ignore[arg-type]
+            for m in data.models
+        ]
+        models, comparisons, pairwise = compare(inputs, s, progress)
     warnings = list(data.warnings)
     for m in models.values():
         warnings.extend(m.warnings)
@@ -109,7 +112,7 @@ def analyse(cfg: Config, config_path: Path | str, progress: Progress | None = No
         warnings=warnings,
         paired=data.paired,
         baseline=cfg.baseline_name,
-        primary_metric=cfg.primary_metric,
+        primary_metric=cfg.primary,
         threshold=cfg.threshold,
         beta=cfg.beta,
         costs=costs,

@@ -33,6 +33,7 @@ import yaml
 from jinja2 import ChoiceLoader, Environment, FileSystemLoader, StrictUndefined, select_autoescape
 from markupsafe import Markup
 
+from reportgen.engine import compare_multiclass as MC
 from reportgen.engine.binary import BETTER, METRICS
 from reportgen.errors import OutputError, ThemeError, UserError
 from reportgen.results import ComparisonResult, ModelResult
@@ -135,6 +136,25 @@ LABELS: dict[str, str] = {
     "defective_pairs": "Defective pairs share",
     "log_loss": "Log-loss",
     "brier": "Brier score",
+    # multiclass
+    "quadratic_weighted_kappa": "Quadratic-weighted kappa (ordinal)",
+    "precision_micro": "Precision, micro (pooled counts)",
+    "precision_macro": "Precision, macro (mean over classes)",
+    "precision_weighted": "Precision, weighted (by support)",
+    "recall_micro": "Recall, micro",
+    "recall_macro": "Recall, macro",
+    "recall_weighted": "Recall, weighted",
+    "f1_micro": "F1, micro (= accuracy)",
+    "f1_macro": "F1, macro (mean of per-class F1)",
+    "f1_weighted": "F1, weighted",
+    "f1_of_macro_pr": "F1 of macro precision and recall",
+    "fbeta_micro": "F-beta, micro",
+    "fbeta_macro": "F-beta, macro",
+    "fbeta_weighted": "F-beta, weighted",
+    "roc_auc_ovr_micro": "ROC AUC, one-vs-rest micro",
+    "roc_auc_ovr_macro": "ROC AUC, one-vs-rest macro",
+    "roc_auc_ovr_weighted": "ROC AUC, one-vs-rest weighted",
+    "roc_auc_ovo_macro": "ROC AUC, one-vs-one (Hand & Till)",
 }
 
 CRITERION_LABELS = {
@@ -149,9 +169,26 @@ CRITERION_LABELS = {
     "break_even": "break-even (P = R)",
 }
 
-SECTIONS = ("summary", "comparison", "metrics", "confusion", "curves", "thresholds", "glossary", "appendix")
+SECTIONS = ("summary", "comparison", "metrics", "per_class", "confusion", "curves", "thresholds", "glossary", "appendix")
+
+#: Sections whose multiclass report uses its own template (``sections/NAME_multiclass.html``).
+MULTICLASS_TEMPLATES = ("confusion", "glossary")
+
+#: Sections of each task (a theme's list is filtered by it).
+TASK_SECTIONS = {
+    "binary": tuple(s for s in SECTIONS if s != "per_class"),
+    "multiclass": tuple(s for s in SECTIONS if s != "thresholds"),
+}
 
 KEY_COMPARISON_METRICS = ("gini", "roc_auc", "ks", "average_precision", "f1", "mcc", "accuracy", "expected_cost", "brier")
+KEY_MULTICLASS_METRICS = ("f1_macro", "f1_weighted", "accuracy", "balanced_accuracy", "cohen_kappa", "mcc",
+                          "roc_auc_ovr_macro", "roc_auc_ovo_macro", "log_loss", "expected_cost")
+
+#: Per-class tables of a multiclass report: (field, title).
+PER_CLASS_TABLES = (("f1", "F1"), ("recall", "Recall"), ("precision", "Precision"), ("roc_auc", "ROC AUC (one-vs-rest)"))
+
+#: Up to this many classes the confusion matrix is drawn in full; beyond, the top confusions.
+MAX_MATRIX_CLASSES = 20
 
 
 @dataclass(frozen=True, slots=True)
@@ -212,6 +249,21 @@ def _without_nulls(value: Any) -> Any:
     return value
 
 
+#: Keys that mean nothing for a multiclass run, left out of its "config as run".
+_BINARY_ONLY = ("positive", "threshold", "prevalences", "constraints")
+_BINARY_ONLY_MODEL = ("direction", "threshold", "score")
+
+
+def _config_as_run(config: dict[str, Any], binary: bool) -> Any:
+    """The config for the appendix: no null keys, no keys that the task ignores."""
+    cfg = _without_nulls(config)
+    if binary:
+        return cfg
+    cfg = {k: v for k, v in cfg.items() if k not in _BINARY_ONLY}
+    cfg["models"] = [{k: v for k, v in m.items() if k not in _BINARY_ONLY_MODEL} for m in cfg.get("models", [])]
+    return cfg
+
+
 def _logo_data_uri(path: Path | None) -> str | None:
     """A logo file as an inline data: URI (the report stays self-contained)."""
     if path is None:
@@ -245,11 +297,13 @@ def build_view(result: ComparisonResult, theme: Theme = Theme()) -> dict[str, An
     col = figures.colours(names, palette)
     first = next(iter(result.models.values()))
     binary = run.task == "binary"
+    better_of = BETTER if binary else MC.BETTER
 
     models = []
     for name, m in result.models.items():
         prevalence = m.positives / (m.positives + m.negatives) if m.positives is not None and m.negatives else None
         models.append({
+            "count": fmt_count(m.positives) if binary else _multiclass_input(m),
             "name": name,
             "colour": col[name],
             "file": Path(m.file).name,
@@ -264,7 +318,7 @@ def build_view(result: ComparisonResult, theme: Theme = Theme()) -> dict[str, An
 
     # ranking by the primary metric
     pm = run.primary_metric
-    better = BETTER.get(pm, "higher")
+    better = better_of.get(pm) or "higher"
     ranked = sorted(
         names,
         key=lambda n: (result.models[n].metrics.get(pm) is None,
@@ -274,16 +328,20 @@ def build_view(result: ComparisonResult, theme: Theme = Theme()) -> dict[str, An
     for rank, n in enumerate(ranked, 1):
         m = result.models[n]
         cost_opt = m.optimal_thresholds.get("expected_cost")
+        if binary:
+            extra = [fmt_num(m.metrics.get("roc_auc")), fmt_num(m.metrics.get("ks")),
+                     fmt_threshold(cost_opt.threshold) if cost_opt else "n/a",
+                     fmt_num(cost_opt.value, 4) if cost_opt else "n/a"]
+        else:
+            extra = [fmt_num(m.metrics.get(k), 4 if k == "expected_cost" else 3)
+                     for k in ("accuracy", "balanced_accuracy", "roc_auc_ovr_macro", "expected_cost")]
         ranking.append({
             "rank": rank,
             "name": n,
             "colour": col[n],
             "value": fmt_num(m.metrics.get(pm)),
             "ci": fmt_ci(m.ci.get(pm)),
-            "auc": fmt_num(m.metrics.get("roc_auc")),
-            "ks": fmt_num(m.metrics.get("ks")),
-            "recommended": fmt_threshold(cost_opt.threshold) if cost_opt else "n/a",
-            "recommended_cost": fmt_num(cost_opt.value, 4) if cost_opt else "n/a",
+            "extra": extra,
             "baseline": n == run.baseline,
         })
 
@@ -291,7 +349,7 @@ def build_view(result: ComparisonResult, theme: Theme = Theme()) -> dict[str, An
     comparisons = []
     for c in result.comparisons:
         rows = []
-        for k in KEY_COMPARISON_METRICS:
+        for k in (KEY_COMPARISON_METRICS if binary else KEY_MULTICLASS_METRICS):
             if k not in c.delta:
                 continue
             rows.append({
@@ -334,7 +392,7 @@ def build_view(result: ComparisonResult, theme: Theme = Theme()) -> dict[str, An
     keys = [k for k in METRICS if k in first.metrics] if binary else list(first.metrics)
     for k in keys:
         vals = [result.models[n].metrics.get(k) for n in names]
-        b = BETTER.get(k, "higher")
+        b = better_of.get(k, "higher")
         best = _best_index(vals, b)
         cells = []
         for i, n in enumerate(names):
@@ -389,13 +447,14 @@ def build_view(result: ComparisonResult, theme: Theme = Theme()) -> dict[str, An
             thresholds.append({"model": n, "colour": col[n], "rule_t": rule_text(m.direction, "t"),
                                "rows": rows, "scenarios": scen})
 
-    svgs = figures.render_figures(result, palette) if binary else {}
+    svgs = figures.render_figures(result, palette)
     figs = {k: Markup(v) for k, v in svgs.items()}
 
-    sections = [s for s in theme.sections if s in SECTIONS]
+    sections = [s for s in theme.sections if s in TASK_SECTIONS.get(run.task, SECTIONS)]
     toc_titles = {
         "summary": "Summary", "comparison": "Comparison with the baseline", "metrics": "Metrics",
         "confusion": "Confusion matrices", "curves": "Curves", "thresholds": "Optimal thresholds",
+        "per_class": "Per-class metrics",
         "glossary": "Glossary", "appendix": "Appendix: audit trail",
     }
     return {
@@ -428,6 +487,21 @@ def build_view(result: ComparisonResult, theme: Theme = Theme()) -> dict[str, An
         "figures": figs,
         "warnings": run.warnings,
         "sections": sections,
+        "section_templates": [
+            f"sections/{s}_multiclass.html" if not binary and s in MULTICLASS_TEMPLATES else f"sections/{s}.html"
+            for s in sections
+        ],
+        "binary": binary,
+        "count_header": "Positives" if binary else "Input",
+        "ranking_headers": ["ROC AUC", "KS", "Recommended threshold", "Cost per row there"] if binary
+        else ["Accuracy", "Balanced accuracy", "OvR macro AUC", "Cost per row"],
+        "ranking_caption": "recommended threshold minimises the expected cost" if binary
+        else "cost per row under the configured cost matrix",
+        "settings_note": _settings_note(run, binary),
+        "mcnemar_title": "McNemar at the decision threshold" if binary else "McNemar on correct / incorrect predictions",
+        "classes": ", ".join(run.classes or []),
+        "per_class": _per_class_view(result, names) if not binary else [],
+        "mc_confusions": _multiclass_confusions(result, col) if not binary else [],
         "toc": [{"id": s, "title": toc_titles[s]} for s in sections],
         "files": [
             {"path": f.path, "name": Path(f.path).name, "sha256": f.sha256, "rows": fmt_count(f.rows),
@@ -437,11 +511,96 @@ def build_view(result: ComparisonResult, theme: Theme = Theme()) -> dict[str, An
         "dropped": [{"model": d.model, "reason": d.reason, "rows": fmt_count(d.rows)} for d in run.dropped],
         "versions": sorted(run.versions.items()),
         "duration": f"{run.duration_seconds:.2f} s",
-        "config_yaml": yaml.safe_dump(_without_nulls(run.config), sort_keys=False, allow_unicode=True),
+        "config_yaml": yaml.safe_dump(_config_as_run(run.config, binary), sort_keys=False, allow_unicode=True,
+                                      default_flow_style=None, width=100),
         "config_path": run.config_path,
         "logo": _logo_data_uri(theme.logo),
         "wide_metrics": len(names) > 4,
     }
+
+
+def _settings_note(run: Any, binary: bool) -> str:
+    """The settings behind the numbers, in one sentence under the ranking."""
+    level = f"{run.confidence_level * 100:g} %"
+    boot = (f"stratified bootstrap with {fmt_count(run.bootstrap_resamples)} resamples, seed {run.bootstrap_seed}"
+            if run.bootstrap_resamples else "no bootstrap (resamples: 0)")
+    if binary:
+        costs = ", ".join(f"{k.upper()} {v:g}" for k, v in run.costs.items() if isinstance(v, (int, float)))
+        return (f"Decision rules as in the table of models above (default threshold {run.threshold:g}); "
+                f"F-beta with β = {run.beta:g}; costs {costs}; intervals at {level} (DeLong for AUC and Gini, "
+                f"{boot} for the rest).")
+    matrix = run.costs.get("matrix") if isinstance(run.costs, dict) else None
+    costs = "the cost matrix in the appendix (rows: true class, columns: predicted)" if matrix else "no cost matrix"
+    return (f"Predicted classes as in the table of models above; F-beta with β = {run.beta:g}; {costs}; "
+            f"intervals at {level} ({boot}, paired across models and resampled within each true class).")
+
+
+def _multiclass_input(m: ModelResult) -> str:
+    """What a multiclass model gave: class scores, a predicted label, or both."""
+    scores = m.multiclass_curves is not None or m.metrics.get("roc_auc_ovr_micro") is not None
+    predicted = m.rule.startswith("predicted class from")
+    if scores and predicted:
+        return "class scores + predicted label"
+    return "class scores (argmax)" if scores else "predicted label"
+
+
+def _per_class_view(result: ComparisonResult, names: list[str]) -> list[dict[str, Any]]:
+    """One table per per-class metric: rows = classes, columns = models, best marked."""
+    labels = list(result.run.classes or [])
+    first = result.models[names[0]]
+    tables = []
+    for field, title in PER_CLASS_TABLES:
+        rows = []
+        for label in labels:
+            vals = [((result.models[n].per_class or {}).get(label) or {}).get(field) for n in names]
+            best = _best_index(vals, "higher")
+            support = ((first.per_class or {}).get(label) or {}).get("support")
+            rows.append({
+                "label": label,
+                "support": fmt_count(support),
+                "cells": [{"value": fmt_num(v), "best": i in best} for i, v in enumerate(vals)],
+            })
+        if any(c["value"] != "n/a" for r in rows for c in r["cells"]):
+            tables.append({"title": title, "rows": rows})
+    return tables
+
+
+def _multiclass_confusions(result: ComparisonResult, col: dict[str, str]) -> list[dict[str, Any]]:
+    """Each model's K×K matrix as shaded cells (counts and row shares), or its top confusions."""
+    out = []
+    for n, m in result.models.items():
+        cm = m.confusion_matrix
+        if cm is None:
+            continue
+        k = len(cm.labels)
+        totals = [sum(row) for row in cm.matrix]
+        rows = []
+        for i, row in enumerate(cm.matrix):
+            cells = []
+            for j, v in enumerate(row):
+                share = v / totals[i] if totals[i] else None
+                cells.append({
+                    "count": fmt_count(v),
+                    "share": fmt_pct(share, 0) if share is not None else "",
+                    "shade": f"{0.06 + 0.6 * (share or 0.0):.2f}",
+                    "diag": i == j,
+                })
+            rows.append({"label": cm.labels[i], "cells": cells, "total": fmt_count(totals[i])})
+        predicted = [sum(cm.matrix[i][j] for i in range(k)) for j in range(k)]
+        off = sorted(((cm.matrix[i][j], i, j) for i in range(k) for j in range(k) if i != j and cm.matrix[i][j] > 0),
+                     key=lambda t: (-t[0], t[1], t[2]))[:15]
+        out.append({
+            "model": n,
+            "colour": col[n],
+            "labels": cm.labels,
+            "full": k <= MAX_MATRIX_CLASSES,
+            "rows": rows,
+            "predicted": [fmt_count(v) for v in predicted],
+            "total": fmt_count(sum(totals)),
+            "top": [{"true": cm.labels[i], "predicted": cm.labels[j], "count": fmt_count(v),
+                     "share": fmt_pct(v / totals[i] if totals[i] else None)} for v, i, j in off],
+        })
+    return out
 
 
 # --------------------------------------------------------------------------------------

@@ -8,9 +8,9 @@ first offending row (1-based, as a spreadsheet shows it, header = row 1) and wha
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import hashlib
-import importlib.util
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from reportgen.config import Config, ModelConfig
-from reportgen.errors import ConfigError, InputError
+from reportgen.errors import InputError
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,12 +203,50 @@ def _columns_for(cfg: Config, m: ModelConfig) -> dict[str, str]:
     return cols
 
 
+def rows_to_keep(
+    cfg: Config,
+    model: str,
+    path: Path,
+    df: pd.DataFrame,
+    cols: dict[str, str],
+    checks: list[tuple[str, np.ndarray]],
+    weights: np.ndarray | None,
+    dropped: list[tuple[str, str, int]],
+) -> np.ndarray:
+    """Rows that pass every missing-value check (plus weight and id checks), as a boolean mask.
+
+    Under ``missing: error`` the first failing row is an error naming it; under ``drop`` the
+    rows are dropped and counted in ``dropped`` (model, reason, rows). Negative weights are
+    always an error; no row left is an error.
+    """
+    checks = list(checks)
+    if weights is not None:
+        checks.append((f"missing or non-finite weight in '{cols['weight']}'", ~np.isfinite(weights)))
+    if "id" in cols:
+        checks.append((f"missing id in '{cols['id']}'", df[cols["id"]].isna().to_numpy()))
+    keep = np.ones(len(df), dtype=bool)
+    for reason, bad in checks:
+        if bad.any():
+            if cfg.missing == "drop":
+                dropped.append((model, reason, int((bad & keep).sum())))
+                keep &= ~bad
+            else:
+                i = int(np.flatnonzero(bad)[0])
+                raise InputError(
+                    f"{path}: row {i + 2}: {reason}; fix the data or set 'missing: drop' to drop such rows (counted in the report)"
+                )
+    if weights is not None and (weights[keep] < 0).any():
+        i = int(np.flatnonzero((weights < 0) & keep)[0])
+        raise InputError(f"{path}: column '{cols['weight']}', row {i + 2}: negative weight {weights[i]:g}; weights must be >= 0")
+    if not keep.any():
+        raise InputError(f"{path}: no rows left for model '{model}' after dropping missing values")
+    return keep
+
+
 def load_dataset(cfg: Config) -> Dataset:
-    """Read, validate and align every model's predictions (binary tasks)."""
-    if cfg.task != "binary":
-        if importlib.util.find_spec("reportgen.sources_multiclass") is None:
-            raise ConfigError(f"{cfg.where('task')}: task: {cfg.task} is not supported by this version yet; use task: binary")
-        from reportgen.sources_multiclass import load_multiclass  # noqa: PLC0415
+    """Read, validate and align every model's predictions (multiclass: see sources_multiclass)."""
+    if cfg.task == "multiclass":
+        from reportgen.sources_multiclass import load_multiclass  # noqa: PLC0415  (imports this module)
 
         return load_multiclass(cfg)
     frames: dict[Path, pd.DataFrame] = {}
@@ -232,7 +270,6 @@ def load_dataset(cfg: Config) -> Dataset:
         path = Path(m.file)
         df = frames[path]
         cols = _columns_for(cfg, m)
-        keep = np.ones(len(df), dtype=bool)
         scores = _numeric(df[cols["score"]], path, cols["score"])
         label_col = df[cols["label"]]
         weights = _numeric(df[cols["weight"]], path, cols["weight"]) if "weight" in cols else None
@@ -243,25 +280,7 @@ def load_dataset(cfg: Config) -> Dataset:
             (f"missing or non-finite score in '{cols['score']}'", ~np.isfinite(scores)),
             (f"missing or non-finite label in '{cols['label']}'", label_bad),
         ]
-        if weights is not None:
-            checks.append((f"missing or non-finite weight in '{cols['weight']}'", ~np.isfinite(weights)))
-        if "id" in cols:
-            checks.append((f"missing id in '{cols['id']}'", df[cols["id"]].isna().to_numpy()))
-        for reason, bad in checks:
-            if bad.any():
-                if cfg.missing == "drop":
-                    dropped.append((m.name, reason, int((bad & keep).sum())))
-                    keep &= ~bad
-                else:
-                    i = int(np.flatnonzero(bad)[0])
-                    raise InputError(
-                        f"{path}: row {i + 2}: {reason}; fix the data or set 'missing: drop' to drop such rows (counted in the report)"
-                    )
-        if weights is not None and (weights[keep] < 0).any():
-            i = int(np.flatnonzero((weights < 0) & keep)[0])
-            raise InputError(f"{path}: column '{cols['weight']}', row {i + 2}: negative weight {weights[i]:g}; weights must be >= 0")
-        if not keep.any():
-            raise InputError(f"{path}: no rows left for model '{m.name}' after dropping missing values")
+        keep = rows_to_keep(cfg, m.name, path, df, cols, checks, weights, dropped)
         labels = label_col[keep]
         is_pos = _label_matches(labels, cfg.positive)
         distinct = pd.unique(labels)
@@ -327,6 +346,17 @@ def _threshold_outside(cfg: Config, i: int, m: ModelConfig, scores: np.ndarray) 
     )
 
 
+def _truth(m: ModelData) -> np.ndarray:
+    """The true labels of a model's rows: booleans (binary) or class indices (multiclass)."""
+    return m.y if m.y is not None else m.y_idx  # type: ignore[return-value]
+
+
+def _take(m: ModelData, rows: np.ndarray) -> ModelData:
+    """The model's data restricted to (and reordered by) ``rows``."""
+    arrays = ("scores", "y", "weights", "ids", "y_idx", "pred_idx", "proba")
+    return dataclasses.replace(m, **{a: getattr(m, a)[rows] for a in arrays if getattr(m, a) is not None})
+
+
 def _align(cfg: Config, models: list[ModelData]) -> tuple[list[ModelData], bool, list[str]]:
     """Put every model's rows in one order so that comparisons are paired.
 
@@ -354,17 +384,11 @@ def _align(cfg: Config, models: list[ModelData]) -> tuple[list[ModelData], bool,
                         f"'id_mismatch: intersect' to compare on the shared ids (dropped rows are counted)"
                     )
                 warnings.append(f"model '{m.name}': {extra} row(s) whose id is not in every model were dropped")
-        out = []
-        for m in models:
-            pos = pd.Index(m.ids).get_indexer(common)
-            out.append(
-                ModelData(m.name, m.file, m.direction, m.scores[pos], m.y[pos],
-                          None if m.weights is None else m.weights[pos], m.ids[pos], m.probabilities)
-            )
+        out = [_take(m, pd.Index(m.ids).get_indexer(common)) for m in models]
         ref = out[0]
         for m in out[1:]:
-            if not np.array_equal(m.y, ref.y):
-                i = int(np.flatnonzero(m.y != ref.y)[0])
+            if not np.array_equal(_truth(m), _truth(ref)):
+                i = int(np.flatnonzero(_truth(m) != _truth(ref))[0])
                 raise InputError(
                     f"{m.file}: model '{m.name}': the label of id {m.ids[i]!r} differs from model '{ref.name}'; "
                     f"models compared on the same rows must share the truth"
@@ -377,8 +401,8 @@ def _align(cfg: Config, models: list[ModelData]) -> tuple[list[ModelData], bool,
                 f"{m.file}: model '{m.name}' has {m.n} rows but '{models[0].name}' has {n0}, and no 'id' column "
                 f"joins them; set 'id' in the config"
             )
-        if not np.array_equal(m.y, models[0].y):
-            i = int(np.flatnonzero(m.y != models[0].y)[0])
+        if not np.array_equal(_truth(m), _truth(models[0])):
+            i = int(np.flatnonzero(_truth(m) != _truth(models[0]))[0])
             raise InputError(
                 f"{m.file}: model '{m.name}': row {i + 2} has a different label than in '{models[0].name}'; "
                 f"rows do not line up — set 'id' in the config to join them"

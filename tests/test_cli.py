@@ -193,14 +193,17 @@ def test_console_script_runs_as_a_process(fast_config_factory, tmp_path):
     assert str(tmp_path / "o" / "metrics.json") in proc.stdout
 
 
-def test_multiclass_task_is_a_clear_user_error_until_its_report_exists(tmp_path, cli, capsys):
-    (tmp_path / "m.csv").write_text("y,p\na,a\nb,b\nc,a\n")
+def test_a_minimal_multiclass_config_runs_end_to_end(tmp_path, cli):
+    """Prediction column only, string labels, a class never predicted: exit 0 and a warning."""
+    (tmp_path / "m.csv").write_text("y,p\na,a\nb,b\nc,a\na,a\nb,a\n")
     cfg = tmp_path / "multi.yaml"
-    cfg.write_text("title: m\ntask: multiclass\nlabel: y\nmodels: [{name: a, file: m.csv, prediction: p}]\n")
-    assert cli(["run", str(cfg), "--out", str(tmp_path / "out")]) == 2
-    err = capsys.readouterr().err
-    assert len(err.strip().splitlines()) == 1 and "multiclass" in err and "Traceback" not in err
-    assert not (tmp_path / "out").exists()
+    cfg.write_text("title: m\ntask: multiclass\nlabel: y\nbootstrap: {resamples: 20}\n"
+                   "models: [{name: a, file: m.csv, prediction: p}]\n")
+    assert cli(["run", str(cfg), "--out", str(tmp_path / "out"), "--format", "html,json"]) == 0
+    data = json.loads((tmp_path / "out" / "metrics.json").read_text())
+    assert any("never predicts class(es) 'c'" in w for w in data["run"]["warnings"])
+    assert data["models"]["a"]["confusion_matrix"] == {"labels": ["a", "b", "c"], "matrix": [[2, 0, 0], [1, 1, 0], [1, 0, 0]]}
+    assert data["models"]["a"]["metrics"]["accuracy"] == 0.6
 
 
 def test_every_template_is_shipped_in_the_wheel():

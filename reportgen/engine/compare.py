@@ -239,7 +239,11 @@ def _bootstrap_p(samples: np.ndarray) -> float | None:
 # --------------------------------------------------------------------------------------
 
 _NICE = {"gini": "Gini", "roc_auc": "AUC", "ks": "KS", "f1": "F1", "mcc": "MCC",
-         "average_precision": "average precision", "accuracy": "accuracy", "expected_cost": "expected cost"}
+         "average_precision": "average precision", "accuracy": "accuracy", "expected_cost": "expected cost",
+         "f1_macro": "macro F1", "f1_micro": "micro F1", "f1_weighted": "weighted F1",
+         "f1_of_macro_pr": "F1 of macro precision and recall", "roc_auc_ovr_macro": "one-vs-rest macro AUC",
+         "roc_auc_ovr_weighted": "one-vs-rest weighted AUC", "roc_auc_ovo_macro": "one-vs-one AUC (Hand & Till)",
+         "roc_auc_ovr_micro": "micro-averaged AUC", "cohen_kappa": "Cohen's kappa", "log_loss": "log-loss"}
 
 
 def _fmt_p(p: float | None) -> str:
@@ -251,14 +255,15 @@ def _fmt_p(p: float | None) -> str:
 
 
 def verdict(model: str, baseline: str, metric: str, delta: float | None, ci: list[float] | None,
-            p: float | None, method: str, level: float, p_holm: float | None = None) -> str:
-    """One plain sentence: which way, by how much, how sure."""
+            p: float | None, method: str, level: float, p_holm: float | None = None,
+            better: str | None = None) -> str:
+    """One plain sentence: which way, by how much, how sure (``better``: 'higher' by default)."""
     name = _NICE.get(metric, metric.replace("_", " "))
     if delta is None:
         return f"{model}'s {name} cannot be compared with {baseline}'s (undefined on these data)."
     if delta == 0:
         return f"{model}'s {name} equals {baseline}'s ({_fmt_p(p)}, {method})."
-    better = B.BETTER.get(metric, "higher")
+    better = better or B.BETTER.get(metric) or "higher"
     direction = "higher" if delta > 0 else "lower"
     ci_txt = f", {level * 100:g} % CI {ci[0]:.3f} to {ci[1]:.3f}" if ci else ""
     holm = f", Holm-adjusted {_fmt_p(p_holm).replace('p ', 'p ', 1)}" if p_holm is not None and p_holm != p else ""

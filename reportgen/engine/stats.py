@@ -38,6 +38,7 @@ import numpy as np
 from reportgen.engine.curve import Direction, ScoreTable, reweighted
 
 __all__ = [
+    "SMALL_CLASS",
     "AucInterval",
     "BootstrapResult",
     "DeLongTest",
@@ -61,6 +62,10 @@ DELONG_WEIGHTS_MESSAGE = (
 )
 
 _SQRT2 = math.sqrt(2.0)
+
+#: Fewest rows in the smaller class for which DeLong's normal approximation is taken at face
+#: value; below it, intervals and tests carry a warning (the rule of thumb the report uses).
+SMALL_CLASS = 30
 
 
 # =============================================================================================
@@ -394,6 +399,16 @@ def _delong_variance(v10: np.ndarray, v01: np.ndarray) -> float:
     return float(np.var(v10, ddof=1) / v10.shape[0] + np.var(v01, ddof=1) / v01.shape[0])
 
 
+def _small_sample(m: int, k: int, what: str) -> list[str]:
+    """A warning when the smaller class has fewer than :data:`SMALL_CLASS` rows, else nothing."""
+    if min(m, k) >= SMALL_CLASS:
+        return []
+    return [
+        f"{what}: only {m} positives and {k} negatives; DeLong's normal approximation is weak "
+        f"with fewer than {SMALL_CLASS} rows in a class, so treat the interval and p-value as rough"
+    ]
+
+
 @dataclass(frozen=True, slots=True)
 class AucInterval:
     """An AUC with DeLong's variance and a normal confidence interval.
@@ -406,6 +421,8 @@ class AucInterval:
             ``ci.auc(method = "delong")``).
         n_pos, n_neg: class sizes.
         level: confidence level.
+        warnings: why the interval may mislead: a small class (fewer than
+            :data:`SMALL_CLASS` rows) or a zero variance (perfect separation, zero width).
     """
 
     auc: float
@@ -416,6 +433,7 @@ class AucInterval:
     n_pos: int
     n_neg: int
     level: float = 0.95
+    warnings: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -427,6 +445,7 @@ class GiniInterval:
     lo: float
     hi: float
     level: float = 0.95
+    warnings: tuple[str, ...] = ()
 
 
 def delong_auc_ci(
@@ -448,12 +467,19 @@ def delong_auc_ci(
 
     ``lo, hi = clip(auc -/+ z * sqrt(V), 0, 1)``, ``z = Phi^-1((1 + level) / 2)``, ``V`` from
     DeLong et al. (1988), eq. for ``S10/m + S01/n``; identical to pROC ``ci.auc`` (DeLong).
+    ``warnings`` flags a class smaller than :data:`SMALL_CLASS` and a zero variance.
     """
     _check_level(level)
     auc, v10, v01, m, k = _delong_parts(scores, y, direction, weights, "scores")
     var = _delong_variance(v10, v01)
     se = math.sqrt(var)
     z = _norm_ppf(0.5 + level / 2.0)
+    notes = _small_sample(m, k, "AUC interval")
+    if var == 0.0:
+        notes.append(
+            f"AUC interval: DeLong's variance is 0 (AUC = {auc:g}, the classes are perfectly "
+            "separated), so the interval has zero width and understates the uncertainty"
+        )
     return AucInterval(
         auc=auc,
         variance=var,
@@ -463,6 +489,7 @@ def delong_auc_ci(
         n_pos=m,
         n_neg=k,
         level=level,
+        warnings=tuple(notes),
     )
 
 
@@ -474,6 +501,7 @@ def gini_interval(ci: AucInterval) -> GiniInterval:
         lo=2.0 * ci.lo - 1.0,
         hi=2.0 * ci.hi - 1.0,
         level=ci.level,
+        warnings=tuple(w.replace("AUC interval", "Gini interval", 1) for w in ci.warnings),
     )
 
 
@@ -497,6 +525,8 @@ class DeLongTest:
         paired: True when both models scored the same rows.
         df: Welch-Satterthwaite degrees of freedom (unpaired only, else None).
         n_pos_a, n_neg_a, n_pos_b, n_neg_b: class sizes of each sample (equal when paired).
+        warnings: why the test may mislead: a class smaller than :data:`SMALL_CLASS` in either
+            sample, or a zero standard error with ``delta != 0`` (``p = 0`` by convention).
     """
 
     auc_a: float
@@ -517,6 +547,16 @@ class DeLongTest:
     n_neg_a: int
     n_pos_b: int
     n_neg_b: int
+    warnings: tuple[str, ...] = ()
+
+
+def _test_warnings(notes: list[str], se: float, delta: float) -> tuple[str, ...]:
+    if se == 0.0 and delta != 0.0:
+        notes.append(
+            "DeLong's test: the standard error of the AUC difference is 0 while the AUCs differ "
+            "(perfect separation), so z is infinite and p = 0 is a convention, not an estimate"
+        )
+    return tuple(notes)
 
 
 def _sample_cov(a: np.ndarray, b: np.ndarray) -> float:
@@ -581,6 +621,7 @@ def delong_paired(
         n_neg_a=k,
         n_pos_b=m,
         n_neg_b=k,
+        warnings=_test_warnings(_small_sample(m, k, "DeLong's test"), math.sqrt(var_d), delta),
     )
 
 
@@ -663,6 +704,12 @@ def delong_unpaired(
         n_neg_a=ka,
         n_pos_b=mb,
         n_neg_b=kb,
+        warnings=_test_warnings(
+            _small_sample(ma, ka, "DeLong's test (sample a)")
+            + _small_sample(mb, kb, "DeLong's test (sample b)"),
+            math.sqrt(var),
+            delta,
+        ),
     )
 
 

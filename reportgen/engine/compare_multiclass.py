@@ -1,0 +1,302 @@
+"""Multiclass models × metrics × comparisons → model results and comparisons (``task: multiclass``).
+
+Per model: every metric of :func:`reportgen.engine.multiclass.compute_multiclass` (one
+``bincount`` for the confusion matrix, one sort per probability column for the AUCs), the
+per-class one-vs-rest table, the confusion matrix, and decimated per-class ROC / PR curves.
+Intervals come from the stratified paired bootstrap: the same row multiplicities for every
+model (stratified by the true class), each resample re-evaluated by the same engine with the
+multiplicities as weights, so a resample's metrics are exact, not approximated. Above
+:data:`BOOTSTRAP_AUC_MAX_CELLS` rows × classes the AUCs are left out of the resamples (each
+would need k sorts) and say so.
+
+Per comparison with the baseline: deltas, relative deltas and relative error reductions of
+every metric, bootstrap intervals of the deltas, McNemar's test on correct / incorrect
+predictions (the 2×2 table of agreements), Holm-adjusted p-values when several models are
+compared, and a verdict in words on the primary metric (bootstrap p-value).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from reportgen.engine import binary as B
+from reportgen.engine import multiclass as MC
+from reportgen.engine import stats
+from reportgen.engine.compare import Progress, Settings, _bootstrap_p, _interval, _relative, relative_error_reduction, verdict
+from reportgen.results import (
+    Comparison,
+    ComparisonTests,
+    ConfusionMatrixData,
+    CurveData,
+    McNemarSummary,
+    ModelResult,
+    MulticlassCurves,
+)
+
+#: Summary metrics of a multiclass model, in report order (``models.NAME.metrics``).
+METRICS: tuple[str, ...] = (
+    "accuracy", "error_rate", "baseline_accuracy", "balanced_accuracy", "cohen_kappa",
+    "quadratic_weighted_kappa", "mcc",
+    "precision_micro", "precision_macro", "precision_weighted",
+    "recall_micro", "recall_macro", "recall_weighted",
+    "f1_micro", "f1_macro", "f1_weighted", "f1_of_macro_pr",
+    "fbeta_micro", "fbeta_macro", "fbeta_weighted",
+    "roc_auc_ovr_micro", "roc_auc_ovr_macro", "roc_auc_ovr_weighted", "roc_auc_ovo_macro",
+    "log_loss", "expected_cost",
+)
+
+#: Which way is better (None: neither, the baseline accuracy).
+BETTER: dict[str, str | None] = {
+    **{k: "higher" for k in METRICS},
+    "error_rate": "lower", "baseline_accuracy": None, "log_loss": "lower", "expected_cost": "lower",
+}
+
+#: Metrics whose ideal is 1: relative error reduction applies.
+MAX_ONE: tuple[str, ...] = tuple(k for k in METRICS if BETTER[k] == "higher")
+
+#: Per-class fields written under ``models.NAME.per_class.CLASS``.
+PER_CLASS_FIELDS = ("precision", "recall", "specificity", "f1", "fbeta", "support", "tp", "fp", "fn", "tn", "roc_auc")
+
+#: Largest rows × classes for which bootstrap resamples include the AUCs.
+BOOTSTRAP_AUC_MAX_CELLS = 2_000_000
+
+#: Points kept per drawn curve.
+CURVE_POINTS = 400
+
+
+@dataclass(frozen=True, slots=True)
+class MulticlassInput:
+    """One model's aligned rows: true class indices, predicted indices and/or class scores."""
+
+    name: str
+    file: str
+    y_idx: np.ndarray
+    pred_idx: np.ndarray | None = None
+    proba: np.ndarray | None = None
+    weights: np.ndarray | None = None
+
+
+def _values(mm: MC.MulticlassMetrics) -> dict[str, float | None]:
+    out: dict[str, float | None] = {}
+    for k in METRICS:
+        if k == "error_rate":
+            out[k] = 1.0 - mm.accuracy
+        else:
+            v = getattr(mm, k)
+            out[k] = None if v is None else float(v)
+    return out
+
+
+def _evaluate(inp: MulticlassInput, labels: Sequence[str], s: Settings, costs: np.ndarray | None,
+              weights: np.ndarray | None, with_proba: bool = True) -> MC.MulticlassMetrics:
+    return MC.compute_multiclass(
+        inp.y_idx, labels, y_pred_idx=inp.pred_idx, proba=inp.proba if with_proba else None,
+        weights=weights, beta=s.beta, costs=costs,
+    )
+
+
+def _round(a: np.ndarray) -> np.ndarray:
+    return np.round(a, 6)
+
+
+def _class_curves(inp: MulticlassInput, labels: Sequence[str]) -> MulticlassCurves | None:
+    """Per-class one-vs-rest ROC and PR curves and the micro-averaged ROC, decimated."""
+    if inp.proba is None:
+        return None
+    rocs = MC.per_class_roc(inp.y_idx, inp.proba, labels, inp.weights)
+    w = np.ones(inp.y_idx.shape[0]) if inp.weights is None else inp.weights
+    support = np.bincount(inp.y_idx, weights=w, minlength=len(labels))
+    total = float(w.sum())
+    roc: dict[str, CurveData] = {}
+    pr: dict[str, CurveData] = {}
+    for c, curve in enumerate(rocs):
+        if curve.auc is None:
+            continue
+        keep = B.upper_hull(curve.fpr, curve.tpr)
+        sel = B.decimate(curve.fpr, curve.tpr, CURVE_POINTS, keep=keep)
+        thr = np.concatenate([[np.nan], curve.thresholds])
+        roc[labels[c]] = CurveData(_round(curve.fpr[sel]), _round(curve.tpr[sel]), thr[sel])
+        P, N = support[c], total - support[c]
+        tp, fp = curve.tpr[1:] * P, curve.fpr[1:] * N
+        prec = np.divide(tp, tp + fp, out=np.full_like(tp, np.nan), where=(tp + fp) > 0)
+        rec = curve.tpr[1:]
+        sel_pr = B.decimate(rec, np.nan_to_num(prec), CURVE_POINTS)
+        pr[labels[c]] = CurveData(_round(rec[sel_pr]), _round(prec[sel_pr]), curve.thresholds[sel_pr])
+    micro = MC.micro_roc_curve(inp.y_idx, inp.proba, len(labels), inp.weights)
+    sel = B.decimate(micro.fpr, micro.tpr, CURVE_POINTS, keep=B.upper_hull(micro.fpr, micro.tpr))
+    return MulticlassCurves(roc, pr, CurveData(_round(micro.fpr[sel]), _round(micro.tpr[sel]), None))
+
+
+def _model_result(inp: MulticlassInput, labels: Sequence[str], s: Settings, costs: np.ndarray | None,
+                  ci: dict[str, list[float]], ci_method: dict[str, str]) -> ModelResult:
+    mm = _evaluate(inp, labels, s, costs, inp.weights)
+    per_class = {}
+    for pc in mm.per_class:
+        per_class[str(pc.label)] = {f: (None if getattr(pc, f) is None else float(getattr(pc, f))) for f in PER_CLASS_FIELDS}
+    warnings = []
+    seen = set()
+    for field, note in mm.notes:
+        if note not in seen and field != "predictions":
+            seen.add(note)
+            warnings.append(f"model '{inp.name}': {field.replace('_', ' ')}: {note}")
+    support = mm.confusion.sum(axis=1)
+    present = support[support > 0]
+    if present.size and present.min() < 30:
+        small = [labels[c] for c in range(len(labels)) if 0 < support[c] < 30]
+        warnings.append(
+            f"model '{inp.name}': class(es) {', '.join(repr(c) for c in small)} have fewer than 30 rows; "
+            f"their per-class metrics and the intervals are unreliable"
+        )
+    if inp.pred_idx is not None:
+        rule = "predicted class from the prediction column"
+    else:
+        rule = "predicted class = the highest class score (ties to the first class in order)"
+    undefined = {k: v for k, v in mm.reasons}
+    return ModelResult(
+        name=inp.name,
+        file=inp.file,
+        n=mm.n_rows,
+        positives=None,
+        negatives=None,
+        weighted=inp.weights is not None and not np.all(inp.weights == 1),
+        metrics=_values(mm),
+        undefined=undefined,
+        ci=ci,
+        ci_method=ci_method,
+        direction="higher",
+        threshold=None,
+        rule=rule,
+        probabilities=inp.proba is not None and mm.log_loss is not None,
+        per_class=per_class,
+        confusion_matrix=ConfusionMatrixData([str(x) for x in mm.labels], [[float(v) for v in row] for row in mm.confusion]),
+        multiclass_curves=_class_curves(inp, labels),
+        warnings=warnings,
+    )
+
+
+def _bootstrap(inputs: Sequence[MulticlassInput], labels: Sequence[str], s: Settings, costs: np.ndarray | None,
+               progress: Progress | None) -> tuple[np.ndarray | None, bool]:
+    """Array (resamples, models, metrics) over paired stratified resamples; and whether AUCs are in."""
+    if s.resamples <= 0:
+        return None, False
+    y = inputs[0].y_idx
+    with_auc = y.shape[0] * len(labels) <= BOOTSTRAP_AUC_MAX_CELLS
+    rng = np.random.default_rng(s.seed)
+    out = np.full((s.resamples, len(inputs), len(METRICS)), np.nan)
+    for r, mult in enumerate(stats.stratified_bootstrap_counts(y, s.resamples, rng)):
+        for j, inp in enumerate(inputs):
+            w = mult.astype(np.float64) if inp.weights is None else mult * inp.weights
+            vals = _values(_evaluate(inp, labels, s, costs, w, with_proba=with_auc))
+            out[r, j] = [np.nan if vals[k] is None else vals[k] for k in METRICS]
+        if progress is not None:
+            progress(r + 1, s.resamples)
+    return out, with_auc
+
+
+_PROBA_METRICS = ("roc_auc_ovr_micro", "roc_auc_ovr_macro", "roc_auc_ovr_weighted", "roc_auc_ovo_macro", "log_loss")
+
+
+def compare_multiclass(
+    inputs: Sequence[MulticlassInput],
+    labels: Sequence[str],
+    settings: Settings,
+    costs: np.ndarray | None = None,
+    progress: Progress | None = None,
+) -> tuple[dict[str, ModelResult], list[Comparison]]:
+    """Every model's multiclass results and every comparison with the baseline.
+
+    Args:
+        inputs: the models, rows aligned (same truth, same order) when ``settings.paired``.
+        labels: the k class labels (text), in index order.
+        settings: shared run settings (β, baseline, primary metric, level, bootstrap).
+        costs: shape (k, k) cost matrix (row = true, column = predicted) or None.
+    """
+    s = settings
+    boot, with_auc = _bootstrap(inputs, labels, s, costs, progress) if s.paired else (None, False)
+    names = [i.name for i in inputs]
+    midx = {m: k for k, m in enumerate(METRICS)}
+    skipped_auc = boot is not None and not with_auc
+
+    models: dict[str, ModelResult] = {}
+    for j, inp in enumerate(inputs):
+        ci: dict[str, list[float]] = {}
+        method: dict[str, str] = {}
+        if boot is not None:
+            for k, name in enumerate(METRICS):
+                if name == "baseline_accuracy":
+                    continue
+                iv = _interval(boot[:, j, k], s.level)
+                if iv is not None:
+                    ci[name] = iv
+                    method[name] = "bootstrap"
+        models[inp.name] = _model_result(inp, labels, s, costs, ci, method)
+
+    base_name = s.baseline or names[0]
+    b = names.index(base_name)
+    base = inputs[b]
+    pending = []
+    raw_mcnemar: list[float | None] = []
+    for j, inp in enumerate(inputs):
+        if j == b:
+            continue
+        mm, bm = models[inp.name].metrics, models[base_name].metrics
+        delta = {k: (None if mm[k] is None or bm[k] is None else mm[k] - bm[k]) for k in METRICS}
+        rel = {k: _relative(mm[k], bm[k]) for k in METRICS}
+        rer = {k: relative_error_reduction(bm[k], mm[k]) for k in MAX_ONE}
+        ci: dict[str, list[float]] = {}
+        notes: list[str] = []
+        if boot is not None:
+            for k, name in enumerate(METRICS):
+                if name == "baseline_accuracy":
+                    continue
+                iv = _interval(boot[:, j, k] - boot[:, b, k], s.level)
+                if iv is not None:
+                    ci[name] = iv
+            if skipped_auc:
+                notes.append(f"AUCs are not bootstrapped above {BOOTSTRAP_AUC_MAX_CELLS:,} rows × classes; no interval for them.")
+        mcn = None
+        if s.paired:
+            pa, pb = _predicted(inp), _predicted(base)
+            integer_w = inp.weights is None or np.all(inp.weights == np.round(inp.weights))
+            if integer_w:
+                mcn = stats.mcnemar(pa == inp.y_idx, pb == base.y_idx, weights=inp.weights)
+            else:
+                notes.append("McNemar's test needs integer (frequency) weights; not computed.")
+        raw_mcnemar.append(None if mcn is None else mcn.p_value)
+        pending.append((inp.name, delta, rel, rer, ci, notes, mcn, j))
+
+    holm = stats.holm(raw_mcnemar)
+    several = len(pending) > 1
+    comparisons: list[Comparison] = []
+    pm = s.primary_metric
+    for (name, delta, rel, rer, ci, notes, mcn, j), hm in zip(pending, holm):
+        mc = None
+        if mcn is not None:
+            mc = McNemarSummary(mcn.statistic, mcn.p_value, hm if several else None, mcn.method,
+                                [[float(v) for v in row] for row in mcn.table])
+        if boot is not None and pm in midx:
+            p, meth = _bootstrap_p(boot[:, j, midx[pm]] - boot[:, b, midx[pm]]), "bootstrap"
+        else:
+            p, meth = None, "no test"
+        text = verdict(name, base_name, pm, delta.get(pm), ci.get(pm), p, meth, s.level, better=BETTER.get(pm))
+        if several:
+            notes.append(f"{len(pending)} models are compared with {base_name}; Holm-adjusted p-values control the family-wise error.")
+        comparisons.append(Comparison(
+            model=name, baseline=base_name, delta=delta, relative_delta=rel,
+            relative_error_reduction=rer["accuracy"], relative_error_reductions=rer, ci=ci,
+            tests=ComparisonTests(None, mc, notes), verdict=text, primary_metric=pm,
+        ))
+    return models, comparisons
+
+
+def _predicted(inp: MulticlassInput) -> np.ndarray:
+    """Predicted class index per row: the prediction column, else the argmax of the scores."""
+    if inp.pred_idx is not None:
+        return inp.pred_idx
+    return MC.argmax_predictions(inp.proba)  # type: ignore[arg-type]
+
+
+__all__ = ["MulticlassInput", "compare_multiclass", "METRICS", "BETTER", "MAX_ONE", "PER_CLASS_FIELDS"]

@@ -1,0 +1,105 @@
+"""Multiclass inputs: class lists, label normalisation, score columns, alignment and errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from reportgen.config import load_config
+from reportgen.errors import InputError
+from reportgen.pipeline import analyse
+from reportgen.sources import load_dataset
+
+
+def _setup(tmp_path: Path, files: dict[str, str], models: str, extra: str = "") -> Path:
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    cfg = tmp_path / "mc.yaml"
+    cfg.write_text(f"title: t\ntask: multiclass\nlabel: y\nbootstrap: {{resamples: 0}}\n{extra}models:\n{models}")
+    return cfg
+
+
+def _load(cfg: Path):
+    c, _ = load_config(cfg)
+    return load_dataset(c)
+
+
+def test_integer_labels_sort_numerically_and_match_configured_text(tmp_path):
+    cfg = _setup(tmp_path, {"a.csv": "y,p\n9,9\n10,10\n2,9\n10,2\n"}, "  - {name: a, file: a.csv, prediction: p}\n")
+    data = _load(cfg)
+    assert data.classes == ("2", "9", "10")
+    assert data.models[0].y_idx.tolist() == [1, 2, 0, 2] and data.models[0].pred_idx.tolist() == [1, 2, 1, 0]
+    cfg2 = _setup(tmp_path, {}, "  - {name: a, file: a.csv, prediction: p}\n", extra="classes: [10, '9', 2.0]\n")
+    assert _load(cfg2).classes == ("10", "9", "2")
+
+
+def test_score_mapping_and_list_give_the_same_matrix(tmp_path):
+    text = "y,pa,pb,pc\na,0.7,0.2,0.1\nb,0.1,0.8,0.1\nc,0.3,0.3,0.4\na,0.2,0.5,0.3\n"
+    models = ("  - {name: m, file: s.csv, scores: {c: pc, a: pa, b: pb}}\n"
+              "  - {name: l, file: s.csv, scores: [pa, pb, pc]}\n")
+    data = _load(_setup(tmp_path, {"s.csv": text}, models))
+    assert np.array_equal(data.models[0].proba, data.models[1].proba)
+    assert data.models[0].proba[0].tolist() == [0.7, 0.2, 0.1]
+
+
+def test_rows_are_joined_by_id(tmp_path):
+    files = {"a.csv": "id,y,p\n1,a,a\n2,b,a\n3,b,b\n", "b.csv": "id,y,p\n3,b,a\n1,a,a\n2,b,b\n"}
+    models = "  - {name: a, file: a.csv, prediction: p}\n  - {name: b, file: b.csv, prediction: p}\n"
+    cfg = _setup(tmp_path, files, models, extra="id: id\n")
+    c, path = load_config(cfg)
+    result = analyse(c, path)
+    assert result.models["a"].confusion_matrix.matrix == [[1, 0], [1, 1]]
+    assert result.models["b"].confusion_matrix.matrix == [[1, 0], [1, 1]]
+    # id 1: both right; id 2: only b right; id 3: only a (the baseline) right
+    assert result.comparisons[0].tests.mcnemar.table == [[1, 1], [1, 0]]
+
+
+@pytest.mark.parametrize(
+    ("files", "models", "extra", "expected"),
+    [
+        ({"a.csv": "y,p\na,a\nz,a\n"}, "  - {name: a, file: a.csv, prediction: p}\n", "classes: [a, b]\n",
+         ("a.csv", "column 'y', row 3", "'z'", "classes")),
+        ({"a.csv": "y,p\na,a\nb,q\n"}, "  - {name: a, file: a.csv, prediction: p}\n", "classes: [a, b]\n",
+         ("column 'p', row 3", "'q'")),
+        ({"a.csv": "y,pa,pb\na,0.5,0.5\nb,0.2,0.8\nc,0.1,0.1\n"}, "  - {name: a, file: a.csv, scores: [pa, pb]}\n", "",
+         ("models[0].scores", "2 score columns for 3 classes")),
+        ({"a.csv": "y,pa,pb\na,0.5,0.5\nb,0.2,0.8\n"}, "  - {name: a, file: a.csv, scores: {a: pa}}\n", "",
+         ("models[0].scores", "no score column for class(es) b")),
+        ({"a.csv": "y,pa,pb\na,0.5,0.5\nb,0.2,1.8\n"}, "  - {name: a, file: a.csv, scores: [pa, pb], probabilities: true}\n", "",
+         ("column 'pb', row 3", "not a probability")),
+        ({"a.csv": "y,pa,pb\na,0.5,0.5\nb,0.2,0.8\n"}, "  - {name: a, file: a.csv, scores: [pa, pz]}\n", "",
+         ("models[0].scores", "'pz' not found")),
+        ({"a.csv": "y,p\na,a\nb,\n"}, "  - {name: a, file: a.csv, prediction: p}\n", "",
+         ("row 3", "missing prediction", "missing: drop")),
+        ({"a.csv": "y,p\na,a\na,a\n"}, "  - {name: a, file: a.csv, prediction: p}\n", "",
+         ("single class", "classes")),
+        ({"a.csv": "y,p\na,a\nb,b\n"}, "  - {name: a, file: a.csv, prediction: p}\n", "classes: [a, b, a]\n",
+         ("classes", "'a' is listed twice")),
+    ],
+    ids=["truth-outside-classes", "prediction-outside-classes", "score-list-length", "mapping-missing-class",
+         "not-a-probability", "unknown-score-column", "missing-prediction", "one-class", "duplicate-class"],
+)
+def test_bad_multiclass_input_names_the_place(tmp_path, files, models, extra, expected):
+    cfg = _setup(tmp_path, files, models, extra)
+    with pytest.raises(InputError) as exc:
+        _load(cfg)
+    msg = str(exc.value)
+    assert "\n" not in msg
+    for part in expected:
+        assert part in msg, (part, msg)
+
+
+def test_missing_rows_can_be_dropped_and_are_counted(tmp_path):
+    cfg = _setup(tmp_path, {"a.csv": "y,p\na,a\nb,\nb,b\n"}, "  - {name: a, file: a.csv, prediction: p}\n", extra="missing: drop\n")
+    data = _load(cfg)
+    assert data.models[0].n == 2 and data.dropped == (("a", "missing prediction in 'p'", 1),)
+
+
+def test_classes_only_predicted_or_never_predicted_are_reported(tmp_path):
+    cfg = _setup(tmp_path, {"a.csv": "y,p\na,a\nb,a\nb,c\n"}, "  - {name: a, file: a.csv, prediction: p}\n")
+    data = _load(cfg)
+    assert data.classes == ("a", "b", "c")
+    assert any("'c' never occurs in the truth" in w and "'a'" in w for w in data.warnings)
+    assert any("never predicts class(es) 'b'" in w for w in data.warnings)
