@@ -74,7 +74,9 @@ class _Printer:
             print(msg, flush=True)
 
     def error(self, msg: str) -> None:
-        one_line = " ".join(msg.split("\n"))  # a message quoting data or a library must stay one line
+        # a message quoting data or a library must stay one line: every line break (\n, \r, \v,
+        # \f, \x1c-\x1e, \x85, \u2028, \u2029 — what str.splitlines splits on) becomes a space
+        one_line = " ".join(msg.splitlines())
         print(f"reportgen: error: {one_line}", file=sys.stderr, flush=True)
 
     def progress(self, label: str):
@@ -107,13 +109,14 @@ def _output_dir(cfg, config_path: Path, out: str | None, several: bool, run_id: 
 def _run_one(path: str, args: argparse.Namespace, printer: _Printer, several: bool) -> int:
     from reportgen.config import load_config  # noqa: PLC0415
     from reportgen.pipeline import analyse  # noqa: PLC0415
-    from reportgen.render import write_outputs  # noqa: PLC0415
+    from reportgen.render import Theme, write_outputs  # noqa: PLC0415
 
     cfg, cfg_path = load_config(path)
     result = analyse(cfg, cfg_path, printer.progress(f"{cfg_path.name}: bootstrap"))
     out_dir = _output_dir(cfg, cfg_path, args.out, several, result.run.run_id, result.run.created)
     formats = args.formats or list(cfg.output.formats)
-    targets = write_outputs(result, out_dir, formats, overwrite=args.overwrite or cfg.output.overwrite)
+    theme = Theme.from_config(cfg.report.model_dump(mode="json"))
+    targets = write_outputs(result, out_dir, formats, theme=theme, overwrite=args.overwrite or cfg.output.overwrite)
     for w in result.run.warnings:
         printer.info(f"warning: {w}")
     printer.info(f"{cfg_path}: wrote {', '.join(str(p) for p in targets.values())}")
@@ -139,12 +142,12 @@ def _render(args: argparse.Namespace, printer: _Printer) -> int:
     from reportgen.render import Theme, load_result, write_outputs  # noqa: PLC0415
 
     result = load_result(args.result)
-    theme = Theme()
+    d = None
     if args.theme:
         d = Path(args.theme)
         if not d.is_dir():
             raise UserError(f"{d}: --theme must be a directory of templates")
-        theme = Theme(template_dir=d)
+    theme = Theme.from_config(result.run.config.get("report"), template_dir=d)
     out = Path(args.out) if args.out else Path(args.result).parent
     formats = [f for f in args.formats if f != "json"]
     targets = write_outputs(result, out, formats, theme=theme, overwrite=True)

@@ -9,6 +9,7 @@ directory (or ``--out``).
 from __future__ import annotations
 
 import difflib
+import re
 import string
 from pathlib import Path
 from typing import Any, Literal
@@ -128,6 +129,33 @@ class OutputConfig(Strict):
         return v
 
 
+#: Sections of a report, in reading order; ``report.sections`` picks and keeps this order.
+REPORT_SECTIONS = ("summary", "comparison", "metrics", "per_class", "confusion", "curves", "thresholds", "glossary", "appendix")
+ReportSection = Literal["summary", "comparison", "metrics", "per_class", "confusion", "curves", "thresholds", "glossary", "appendix"]
+
+
+class ReportConfig(Strict):
+    """Look of the report without forking the templates (paths resolve against the config file).
+
+    ``template_dir`` may override any template (``report.html``, ``sections/*.html``) or
+    ``report.css``; ``palette`` gives the model colours in order; ``sections`` which sections to
+    include (the title block and contents are always there).
+    """
+
+    template_dir: Path | None = None
+    logo: Path | None = None
+    palette: list[str] | None = Field(None, min_length=1)
+    sections: list[ReportSection] | None = Field(None, min_length=1)
+
+    @field_validator("palette")
+    @classmethod
+    def _colours(cls, v: list[str] | None) -> list[str] | None:
+        for c in v or []:
+            if not re.fullmatch(r"#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})", c):
+                raise ValueError(f"{c!r} is not a colour; write colours as '#rrggbb'")
+        return v
+
+
 class BootstrapConfig(Strict):
     resamples: int = Field(500, ge=0, le=100_000)
     seed: int = 20240601
@@ -157,6 +185,7 @@ class Config(Strict):
     id_mismatch: Literal["error", "intersect"] = "error"
     models: list[ModelConfig] = Field(min_length=1)
     output: OutputConfig = OutputConfig()
+    report: ReportConfig = ReportConfig()
 
     _source: str | None = PrivateAttr(None)  # config file name, for messages
     _text: str | None = PrivateAttr(None)  # its YAML text, to find the line of a key
@@ -381,4 +410,15 @@ def load_config(path: str | Path) -> tuple[Config, Path]:
         m.model_copy(update={"file": m.file if m.file.is_absolute() else (base / m.file)})
         for m in cfg.models
     ]
-    return cfg.model_copy(update={"models": models}), p
+    report = cfg.report.model_copy(update={
+        k: (v if v.is_absolute() else base / v)
+        for k in ("template_dir", "logo") if (v := getattr(cfg.report, k)) is not None
+    })
+    for key in ("template_dir", "logo"):
+        target = getattr(report, key)
+        if target is None:
+            continue
+        if not target.exists() or target.is_dir() != (key == "template_dir"):
+            what = "a directory of templates" if key == "template_dir" else "an image file"
+            raise ConfigError(f"{cfg.where('report', key)}: {target} is not {what}; fix the path (relative to the config file)")
+    return cfg.model_copy(update={"models": models, "report": report}), p

@@ -33,6 +33,7 @@ import yaml
 from jinja2 import ChoiceLoader, Environment, FileSystemLoader, StrictUndefined, select_autoescape
 from markupsafe import Markup
 
+from reportgen.config import REPORT_SECTIONS
 from reportgen.engine import compare_multiclass as MC
 from reportgen.engine.binary import BETTER, METRICS
 from reportgen.errors import OutputError, ThemeError, UserError
@@ -169,7 +170,7 @@ CRITERION_LABELS = {
     "break_even": "break-even (P = R)",
 }
 
-SECTIONS = ("summary", "comparison", "metrics", "per_class", "confusion", "curves", "thresholds", "glossary", "appendix")
+SECTIONS = REPORT_SECTIONS
 
 #: Sections whose multiclass report uses its own template (``sections/NAME_multiclass.html``).
 MULTICLASS_TEMPLATES = ("confusion", "glossary")
@@ -199,6 +200,23 @@ class Theme:
     palette: tuple[str, ...] | None = None
     logo: Path | None = None
     sections: tuple[str, ...] = SECTIONS
+
+    @classmethod
+    def from_config(cls, report: dict[str, Any] | None, template_dir: Path | None = None) -> Theme:
+        """The theme a config's ``report`` section describes (as saved in metrics.json).
+
+        ``template_dir`` (``--theme``) wins over the config's. A logo or template directory that
+        no longer exists (a result re-rendered on another machine) is left out.
+        """
+        r = report or {}
+        tdir = template_dir or (Path(r["template_dir"]) if r.get("template_dir") else None)
+        logo = Path(r["logo"]) if r.get("logo") else None
+        return cls(
+            template_dir=tdir if tdir is None or tdir.is_dir() else None,
+            palette=tuple(r["palette"]) if r.get("palette") else None,
+            logo=logo if logo is not None and logo.is_file() else None,
+            sections=tuple(r["sections"]) if r.get("sections") else SECTIONS,
+        )
 
 
 def _best_index(values: list[float | None], better: str | None) -> set[int]:

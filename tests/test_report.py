@@ -188,3 +188,32 @@ def test_shipped_configs_all_load():
 def test_no_nan_in_metrics_json(demo_run):
     text = (demo_run.out / "metrics.json").read_text(encoding="utf-8")
     assert not re.search(r"\bNaN\b|\bInfinity\b", text)
+
+
+def test_config_report_section_themes_without_forking(tmp_path, fast_config_factory, cli):
+    """report: template_dir (a CSS override), logo, palette and sections, all from the config."""
+    theme = tmp_path / "theme"
+    theme.mkdir()
+    (theme / "report.css").write_text("body { font-family: serif; } /* house style */\n")
+    logo = tmp_path / "logo.svg"
+    logo.write_text('<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect width="10" height="10"/></svg>')
+    cfg = fast_config_factory(
+        tmp_path / "themed.yaml",
+        report={"template_dir": str(theme), "logo": str(logo), "palette": ["#123456", "#abcdef", "#fedcba"],
+                "sections": ["summary", "metrics", "appendix"]},
+    )
+    out = tmp_path / "out"
+    assert cli(["run", str(cfg), "--out", str(out), "--format", "html,json"]) == 0
+    html = (out / "report.html").read_text(encoding="utf-8")
+    assert "house style" in html and "data:image/svg+xml;base64," in html and "#123456" in html
+    assert 'id="summary"' in html and 'id="metrics"' in html and 'id="curves"' not in html and 'id="glossary"' not in html
+    # re-rendering the saved result keeps the look
+    assert cli(["render", str(out / "metrics.json"), "--out", str(tmp_path / "again"), "--format", "html"]) == 0
+    assert (tmp_path / "again" / "report.html").read_text(encoding="utf-8") == html
+
+
+def test_config_report_paths_are_checked(tmp_path, fast_config_factory, cli, capsys):
+    cfg = fast_config_factory(tmp_path / "bad.yaml", report={"logo": "no-such-logo.png"})
+    assert cli(["run", str(cfg), "--out", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err
+    assert "report.logo" in err and "no-such-logo.png" in err and len(err.strip().splitlines()) == 1
