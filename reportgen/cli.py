@@ -52,6 +52,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help="comma-separated subset of html,pdf,json (default: output.formats of the config)")
     run.add_argument("--overwrite", action="store_true", help="replace an existing report in the output directory")
     run.add_argument("--now", metavar="ISO8601", help="pin the report's timestamp (reproducible output)")
+    run.add_argument("--engine", choices=("memory", "stream", "dask"),
+                     help="memory (default), stream (record batches, bounded memory) or dask (a cluster)")
+    run.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler (tcp://host:8786); default: a local cluster")
 
     val = sub.add_parser("validate", parents=[common], help="check configs and their data; render nothing")
     val.add_argument("configs", nargs="+", metavar="CONFIG")
@@ -112,7 +115,11 @@ def _run_one(path: str, args: argparse.Namespace, printer: _Printer, several: bo
     from reportgen.render import Theme, write_outputs  # noqa: PLC0415
 
     cfg, cfg_path = load_config(path)
-    result = analyse(cfg, cfg_path, printer.progress(f"{cfg_path.name}: bootstrap"))
+    overrides = {k: v for k, v in (("engine", args.engine), ("scheduler", args.scheduler)) if v is not None}
+    if overrides:
+        cfg = cfg.with_overrides(**overrides)
+    label = "bootstrap" if cfg.engine == "memory" else f"{cfg.engine} passes"
+    result = analyse(cfg, cfg_path, printer.progress(f"{cfg_path.name}: {label}"))
     out_dir = _output_dir(cfg, cfg_path, args.out, several, result.run.run_id, result.run.created)
     formats = args.formats or list(cfg.output.formats)
     theme = Theme.from_config(cfg.report.model_dump(mode="json"))

@@ -156,6 +156,21 @@ class ReportConfig(Strict):
         return v
 
 
+class StreamConfig(Strict):
+    """Reading in record batches (``engine: stream`` and ``dask``): memory grows with distinct scores.
+
+    ``max_distinct_scores``: above this many distinct scores in a model, its scores are binned
+    into ``bins`` bins (``quantile`` of a sample of the scores, or ``fixed`` width); the report
+    states the binning and the exact bound on the AUC error it can cause.
+    """
+
+    batch_rows: int = Field(1_000_000, ge=1_000)
+    max_distinct_scores: int = Field(2_000_000, ge=100)
+    bins: int = Field(100_000, ge=10)
+    binning: Literal["quantile", "fixed"] = "quantile"
+    sample_per_batch: int = Field(2_000, ge=10)
+
+
 class BootstrapConfig(Strict):
     resamples: int = Field(500, ge=0, le=100_000)
     seed: int = 20240601
@@ -186,6 +201,9 @@ class Config(Strict):
     models: list[ModelConfig] = Field(min_length=1)
     output: OutputConfig = OutputConfig()
     report: ReportConfig = ReportConfig()
+    engine: Literal["memory", "stream", "dask"] = "memory"
+    scheduler: str | None = None  # dask: address of a running scheduler; none starts a LocalCluster
+    stream: StreamConfig = StreamConfig()
 
     _source: str | None = PrivateAttr(None)  # config file name, for messages
     _text: str | None = PrivateAttr(None)  # its YAML text, to find the line of a key
@@ -249,6 +267,8 @@ class Config(Strict):
                 raise _Invalid(("models", i), f"'score' (the column with the score) is required for task: binary (model '{m.name}')")
             if self.task == "multiclass" and m.prediction is None and m.scores is None:
                 raise _Invalid(("models", i), f"give 'prediction' and/or 'scores' for task: multiclass (model '{m.name}')")
+        if self.engine != "memory" and self.task != "binary":
+            raise _Invalid(("engine",), f"engine: {self.engine} supports task: binary only; use engine: memory for multiclass")
         if self.task == "binary" and isinstance(self.costs, list) and len(self.costs) != 2:
             raise _Invalid(("costs",), f"a {len(self.costs)}x{len(self.costs)} matrix for task: binary; give {{fn: .., fp: ..}} or a 2x2 matrix")
         if self.task == "multiclass" and isinstance(self.costs, list) and self.classes is not None:
@@ -256,6 +276,18 @@ class Config(Strict):
                 raise _Invalid(("costs",), f"a {len(self.costs)}x{len(self.costs)} matrix for {len(self.classes)} classes; "
                                f"give one row and one column per class")
         return self
+
+    def with_overrides(self, **values: Any) -> Config:
+        """A copy with top-level keys replaced and validated again (command-line overrides)."""
+        data = self.model_dump()
+        data.update(values)
+        try:
+            cfg = Config.model_validate(data)
+        except ValidationError as exc:
+            msg, _ = _explain(exc.errors()[0])
+            raise ConfigError(f"{self._source or '<config>'}: {msg} (from the command line)") from None
+        cfg._source, cfg._text = self._source, self._text
+        return cfg
 
     @property
     def primary(self) -> str:

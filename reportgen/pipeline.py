@@ -20,8 +20,10 @@ from reportgen.config import Config
 from reportgen.engine import binary as B
 from reportgen.engine.compare import ModelInput, Progress, Settings, compare
 from reportgen.engine.compare_multiclass import MulticlassInput, compare_multiclass
+from reportgen.engine.compare_tables import TableModel, compare_tables
 from reportgen.results import ComparisonResult, DroppedRows, InputFile, RunInfo
 from reportgen.sources import Dataset, load_dataset
+from reportgen.sources_stream import StreamedData, load_streamed
 
 LIBRARIES = ("numpy", "pandas", "pyarrow", "matplotlib", "jinja2", "weasyprint", "pyyaml", "pydantic")
 
@@ -61,7 +63,16 @@ def settings_from(cfg: Config) -> Settings:
     )
 
 
-def run_id(cfg: Config, data: Dataset, created: str) -> str:
+def _load_tables(cfg: Config, progress: Progress | None) -> StreamedData:
+    """Streamed (``engine: stream``) or distributed (``engine: dask``) score tables."""
+    if cfg.engine == "dask":
+        from reportgen.dask_engine import load_dask  # noqa: PLC0415  (optional dependency)
+
+        return load_dask(cfg, progress)
+    return load_streamed(cfg, progress)
+
+
+def run_id(cfg: Config, data: Dataset | StreamedData, created: str) -> str:
     """Deterministic id of a run: hash of the config, the inputs' hashes and the timestamp."""
     h = hashlib.sha256()
     h.update(json.dumps(cfg.model_dump(mode="json"), sort_keys=True).encode())
@@ -75,16 +86,23 @@ def analyse(cfg: Config, config_path: Path | str, progress: Progress | None = No
     """Load the data the config names and compare the models."""
     started = time.perf_counter()
     created = clock.now().isoformat().replace("+00:00", "Z")
-    data = load_dataset(cfg)
     s = settings_from(cfg)
     classes = None
-    if cfg.task == "multiclass":
+    if cfg.engine != "memory":
+        data = _load_tables(cfg, progress)
+        models, comparisons, pairwise = compare_tables(
+            [TableModel(m.name, m.file, m.table, m.probabilities, m.threshold, m.binning) for m in data.models],
+            s, data.paired, data.paired_note,
+        )
+    elif cfg.task == "multiclass":
+        data = load_dataset(cfg)
         classes = list(data.classes)
         mc_inputs = [MulticlassInput(m.name, m.file, m.y_idx, m.pred_idx, m.proba, m.weights) for m in data.models]  # type: ignore[arg-type]
         cost_matrix = np.asarray(cfg.costs, dtype=np.float64) if isinstance(cfg.costs, list) else None
         models, comparisons = compare_multiclass(mc_inputs, classes, replace(s, paired=data.paired), cost_matrix, progress)
         pairwise = []
     else:
+        data = load_dataset(cfg)
         own = {m.name: m.threshold for m in cfg.models}
         inputs = [
             ModelInput(m.name, m.file, m.scores, m.y, m.weights, m.direction, m.probabilities, own[m.name])  # type: ignore[arg-type]
@@ -110,7 +128,7 @@ def analyse(cfg: Config, config_path: Path | str, progress: Progress | None = No
         files=[InputFile(f.path, f.sha256, f.rows, f.size_bytes) for f in data.files],
         dropped=[DroppedRows(n, r, k) for n, r, k in data.dropped],
         warnings=warnings,
-        paired=data.paired,
+        paired=data.paired is not None and data.paired is not False,
         baseline=cfg.baseline_name,
         primary_metric=cfg.primary,
         threshold=cfg.threshold,
@@ -122,5 +140,6 @@ def analyse(cfg: Config, config_path: Path | str, progress: Progress | None = No
         duration_seconds=duration,
         author=cfg.author,
         classes=classes,
+        engine=cfg.engine,
     )
     return ComparisonResult(run=run, models=models, comparisons=comparisons, pairwise=pairwise)

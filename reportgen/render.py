@@ -529,6 +529,13 @@ def build_view(result: ComparisonResult, theme: Theme = Theme()) -> dict[str, An
         "dropped": [{"model": d.model, "reason": d.reason, "rows": fmt_count(d.rows)} for d in run.dropped],
         "versions": sorted(run.versions.items()),
         "duration": f"{run.duration_seconds:.2f} s",
+        "engine": {"memory": "in memory (every row)", "stream": "streamed in record batches (bounded memory)",
+                   "dask": "Dask cluster (map over parts, tree reduce)"}.get(run.engine, run.engine),
+        "binning": [
+            f"{n}: scores binned into {m.binning.bins:,} {m.binning.method} bins (more than "
+            f"{m.binning.max_distinct_scores:,} distinct); |AUC error| ≤ {m.binning.auc_error_bound:.2g}"
+            for n, m in result.models.items() if m.binning is not None
+        ],
         "config_yaml": yaml.safe_dump(_config_as_run(run.config, binary), sort_keys=False, allow_unicode=True,
                                       default_flow_style=None, width=100),
         "config_path": run.config_path,

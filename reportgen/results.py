@@ -103,6 +103,19 @@ class MulticlassCurves:
 
 
 @dataclass(frozen=True, slots=True)
+class BinningInfo:
+    """How a model's scores were binned (streamed inputs with too many distinct scores).
+
+    ``auc_error_bound``: Σ_b pos_b·neg_b / (2·P·N), the largest possible |AUC(binned) − AUC(raw)|.
+    """
+
+    method: str
+    bins: int
+    max_distinct_scores: int
+    auc_error_bound: float
+
+
+@dataclass(frozen=True, slots=True)
 class ModelResult:
     """Everything computed for one model."""
 
@@ -130,6 +143,7 @@ class ModelResult:
     multiclass_curves: MulticlassCurves | None = None
     n_distinct_scores: int | None = None
     warnings: list[str] = field(default_factory=list)
+    binning: BinningInfo | None = None  # None: every score kept (exact)
 
 
 @dataclass(frozen=True, slots=True)
@@ -227,6 +241,7 @@ class RunInfo:
     duration_seconds: float
     author: str | None = None
     classes: list[str] | None = None
+    engine: str = "memory"  # memory, stream or dask
 
 
 @dataclass(frozen=True, slots=True)

@@ -171,14 +171,14 @@ def _read_parquet(path: Path, columns: list[str]) -> pd.DataFrame:
     return table.to_pandas()
 
 
-def _numeric(series: pd.Series, path: Path, column: str) -> np.ndarray:
-    """Column as float64; a non-numeric cell is an error naming its row."""
+def _numeric(series: pd.Series, path: Path, column: str, offset: int = 0) -> np.ndarray:
+    """Column as float64; a non-numeric cell is an error naming its row (``offset``: rows before)."""
     values = pd.to_numeric(series, errors="coerce")
     bad = values.isna() & series.notna()
     if bad.any():
         i = int(np.flatnonzero(bad.to_numpy())[0])
         raise InputError(
-            f"{path}: column '{column}', row {i + 2}: non-numeric value {_show(series.iloc[i])}; expected a number"
+            f"{path}: column '{column}', row {offset + i + 2}: non-numeric value {_show(series.iloc[i])}; expected a number"
         )
     return values.to_numpy(dtype=np.float64)
 

@@ -1,0 +1,146 @@
+"""Models given as score tables (streamed or distributed inputs) → results and comparisons.
+
+The same per-model results as :func:`reportgen.engine.compare.compare` (every metric, optimum,
+curve and prevalence scenario comes from the table), with the statistics a table allows:
+
+* DeLong intervals of AUC and Gini from the table alone (placement values depend only on the
+  score), identical to the per-row algorithm on unweighted rows;
+* the paired DeLong test and McNemar's table when a second pass over aligned rows was made
+  (:class:`reportgen.engine.streaming.PairedAccumulator`), else the unpaired DeLong test;
+* no bootstrap: it needs the rows (stated in each comparison's notes).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from reportgen.engine import stats
+from reportgen.engine import streaming as S
+from reportgen.engine.compare import MAX_ONE, ModelInput, Settings, _model_result, _own, _relative, relative_error_reduction, verdict
+from reportgen.engine.binary import METRICS
+from reportgen.engine.curve import ScoreTable
+from reportgen.results import BinningInfo, Comparison, ComparisonTests, DeLongSummary, McNemarSummary, ModelResult, PairwiseCell
+
+NO_BOOTSTRAP = "Bootstrap intervals need the rows; with streamed or distributed inputs only DeLong's intervals (AUC, Gini) are given."
+
+
+@dataclass(frozen=True, slots=True)
+class TableModel:
+    """One model reduced to its score table."""
+
+    name: str
+    file: str
+    table: ScoreTable
+    probabilities: bool | None = None
+    threshold: float | None = None
+    binning: BinningInfo | None = None
+
+
+def _unpaired(a: ScoreTable, b: ScoreTable, level: float) -> tuple[float, float, float | None, float, float, float]:
+    """(auc_a, auc_b, z, p, lo, hi) of DeLong's test for independent samples.
+
+    Normal reference (streamed inputs are large); the in-memory path uses pROC's Welch t, which
+    agrees with it to the printed digits once each class has more than a few hundred rows.
+    """
+    da, db = S.delong_from_table(a), S.delong_from_table(b)
+    delta = da.auc - db.auc
+    z, p, lo, hi = stats._normal_test(delta, da.variance + db.variance, level)
+    return da.auc, db.auc, z, p, lo, hi
+
+
+def compare_tables(
+    models_in: Sequence[TableModel],
+    settings: Settings,
+    paired: S.PairedAccumulator | None = None,
+    paired_note: str | None = None,
+) -> tuple[dict[str, ModelResult], list[Comparison], list[PairwiseCell]]:
+    """Every model's results and every comparison with the baseline, from tables."""
+    s = settings
+    names = [m.name for m in models_in]
+    weighted = any(m.table.weighted for m in models_in)
+    models: dict[str, ModelResult] = {}
+    delong: dict[str, S.TableDeLong] = {}
+    for m in models_in:
+        inp = ModelInput(m.name, m.file, np.empty(0), np.empty(0, dtype=bool), None, m.table.direction, m.probabilities, m.threshold)
+        ci: dict[str, list[float]] = {}
+        method: dict[str, str] = {}
+        if not weighted and min(m.table.total_pos, m.table.total_neg) >= 2:
+            d = S.delong_from_table(m.table)
+            delong[m.name] = d
+            lo, hi = S.normal_interval(d.auc, d.variance, s.level)
+            ci["roc_auc"], ci["gini"] = [lo, hi], [2 * lo - 1, 2 * hi - 1]
+            method["roc_auc"] = method["gini"] = "DeLong"
+        r = _model_result(inp, m.table, _own(s, inp), ci, method)
+        models[m.name] = replace(r, binning=m.binning)
+
+    base_name = s.baseline or names[0]
+    b = names.index(base_name)
+    cov = paired.covariance() if paired is not None else None
+    pending, raw_d, raw_m = [], [], []
+    for j, m in enumerate(models_in):
+        if j == b:
+            continue
+        mm, bm = models[m.name].metrics, models[base_name].metrics
+        delta = {k: (None if mm[k] is None or bm[k] is None else mm[k] - bm[k]) for k in METRICS}
+        rel = {k: _relative(mm[k], bm[k]) for k in METRICS}
+        rer = {k: relative_error_reduction(bm[k], mm[k]) for k in MAX_ONE}
+        notes = [NO_BOOTSTRAP]
+        ci: dict[str, list[float]] = {}
+        dl = mc = None
+        if m.name in delong and base_name in delong:
+            da, db = delong[m.name], delong[base_name]
+            d_auc = da.auc - db.auc
+            if cov is not None:
+                var_d = max(0.0, cov[j, j] + cov[b, b] - 2.0 * cov[j, b])
+                z, p, lo, hi = stats._normal_test(d_auc, var_d, s.level)
+                dl = DeLongSummary(da.auc, db.auc, d_auc, math.sqrt(var_d), z, p, None, [lo, hi], True)
+            else:
+                _, _, z, p, lo, hi = _unpaired(m.table, models_in[b].table, s.level)
+                dl = DeLongSummary(da.auc, db.auc, d_auc, math.sqrt(da.variance + db.variance), z, p, None, [lo, hi], False)
+                if paired_note:
+                    notes.append(paired_note)
+            ci["roc_auc"], ci["gini"] = [dl.ci[0], dl.ci[1]], [2 * dl.ci[0], 2 * dl.ci[1]]
+        if paired is not None:
+            t = paired.agree[j, b]
+            res = stats.mcnemar(np.array([1, 1, 0, 0]), np.array([1, 0, 1, 0]), weights=t.ravel())
+            mc = (res, [[float(v) for v in row] for row in t])
+        raw_d.append(None if dl is None else dl.p_value)
+        raw_m.append(None if mc is None else mc[0].p_value)
+        pending.append((m.name, delta, rel, rer, ci, notes, dl, mc))
+
+    several = len(pending) > 1
+    hd_all, hm_all = stats.holm(raw_d), stats.holm(raw_m)
+    comparisons = []
+    pm = s.primary_metric
+    for (name, delta, rel, rer, ci, notes, dl, mc), hd, hm in zip(pending, hd_all, hm_all):
+        if dl is not None and several:
+            dl = DeLongSummary(dl.auc_model, dl.auc_baseline, dl.delta, dl.se, dl.z, dl.p_value, hd, dl.ci, dl.paired)
+        mcs = None
+        if mc is not None:
+            res, table = mc
+            mcs = McNemarSummary(res.statistic, res.p_value, hm if several else None, res.method, table)
+        if pm in ("gini", "roc_auc") and dl is not None:
+            p, meth, p_h = dl.p_value, "DeLong", dl.p_value_holm
+        else:
+            p, meth, p_h = None, "no test without the rows", None
+        text = verdict(name, base_name, pm, delta.get(pm), ci.get(pm), p, meth, s.level, p_h)
+        if several:
+            notes.append(f"{len(pending)} models are compared with {base_name}; Holm-adjusted p-values control the family-wise error.")
+        comparisons.append(Comparison(name, base_name, delta, rel, rer["accuracy"], rer, ci, ComparisonTests(dl, mcs, notes), text, pm))
+
+    pairwise = []
+    for i, a in enumerate(models_in):
+        for c_ in models_in[i + 1:]:
+            ga, gc = models[a.name].metrics["gini"], models[c_.name].metrics["gini"]
+            dg = None if ga is None or gc is None else ga - gc
+            pv = None
+            if cov is not None:
+                ia, ic = names.index(a.name), names.index(c_.name)
+                var_d = max(0.0, cov[ia, ia] + cov[ic, ic] - 2.0 * cov[ia, ic])
+                pv = stats._normal_test(delong[a.name].auc - delong[c_.name].auc, var_d, s.level)[1]
+            pairwise += [PairwiseCell(a.name, c_.name, dg, pv), PairwiseCell(c_.name, a.name, None if dg is None else -dg, pv)]
+    return models, comparisons, pairwise

@@ -1,0 +1,143 @@
+"""engine: stream and engine: dask give the in-memory numbers; binning states an honest bound.
+
+The data is a hive-partitioned Parquet dataset (and a CSV) written by the tests; the Dask tests
+start a real LocalCluster with two worker processes.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from reportgen.config import load_config
+from reportgen.pipeline import analyse
+
+N = 60_000
+
+
+@pytest.fixture(scope="module")
+def lake(tmp_path_factory) -> Path:
+    """Two models' scores and the truth in one partitioned dataset, plus the same rows as CSV."""
+    d = tmp_path_factory.mktemp("lake")
+    rng = np.random.default_rng(11)
+    y = (rng.random(N) < 0.12).astype(int)
+    df = pd.DataFrame({
+        "y": y,
+        "a": np.round(rng.normal(size=N) + 1.1 * y, 3),            # many ties
+        "b": 600 - np.round(40 * (rng.normal(size=N) + 0.7 * y)),  # points, lower = riskier
+        "part": rng.integers(0, 5, N),
+    })
+    pq.write_to_dataset(pa.Table.from_pandas(df), d / "ds", partition_cols=["part"])
+    df.drop(columns="part").to_csv(d / "all.csv", index=False)
+    return d
+
+
+def _config(d: Path, file: str, extra: str = "") -> Path:
+    cfg = d / f"c_{abs(hash((file, extra)))}.yaml"
+    cfg.write_text(
+        "title: scale\nlabel: y\nthreshold: 0.5\nbootstrap: {resamples: 0}\n" + extra +
+        f"models:\n  - {{name: a, file: {file}, score: a}}\n"
+        f"  - {{name: b, file: {file}, score: b, direction: lower, threshold: 580}}\n"
+    )
+    return cfg
+
+
+def _run(cfg_path: Path, engine: str, **over):
+    cfg, p = load_config(cfg_path)
+    return analyse(cfg.with_overrides(engine=engine, **over), p)
+
+
+def _assert_same(x, y):
+    for name in x.models:
+        mx, my = x.models[name], y.models[name]
+        assert mx.metrics == my.metrics, name
+        # DeLong from the table sums the same terms in another order: equal to the last bits
+        assert mx.ci["roc_auc"] == pytest.approx(my.ci["roc_auc"], rel=1e-12, abs=1e-15)
+        assert mx.ci["gini"] == pytest.approx(my.ci["gini"], rel=1e-12, abs=1e-15)
+        assert mx.optimal_thresholds == my.optimal_thresholds
+        assert np.array_equal(mx.curves.roc.x, my.curves.roc.x)
+    cx, cy = x.comparisons[0].tests, y.comparisons[0].tests
+    assert cx.delong.z == pytest.approx(cy.delong.z, rel=1e-9) and cx.delong.se == pytest.approx(cy.delong.se, rel=1e-9)
+    assert cx.mcnemar.table == cy.mcnemar.table and cx.mcnemar.p_value == cy.mcnemar.p_value
+
+
+@pytest.mark.parametrize("file", ["ds", "all.csv"])
+def test_stream_equals_memory(lake, file):
+    cfg = _config(lake, file)
+    mem = _run(cfg, "memory")
+    st = _run(cfg, "stream", stream={"batch_rows": 7_000})
+    _assert_same(mem, st)
+    assert st.run.engine == "stream" and all(m.binning is None for m in st.models.values())
+
+
+def test_dask_local_cluster_equals_memory(lake):
+    pytest.importorskip("dask.distributed")
+    cfg = _config(lake, "ds")
+    mem = _run(cfg, "memory")
+    dk = _run(cfg, "dask", stream={"batch_rows": 5_000})
+    _assert_same(mem, dk)
+    assert dk.run.engine == "dask"
+
+
+def test_binning_bounds_the_auc_error_and_keeps_thresholds_honest(lake):
+    cfg = _config(lake, "ds")
+    mem = _run(cfg, "memory")
+    binned = _run(cfg, "stream", stream={"max_distinct_scores": 300, "bins": 100, "batch_rows": 9_000})
+    df = pd.read_csv(lake / "all.csv")
+    for name in ("a", "b"):
+        b = binned.models[name].binning
+        assert b is not None and b.bins <= 100 and b.auc_error_bound > 0
+        exact, approx = mem.models[name].metrics["roc_auc"], binned.models[name].metrics["roc_auc"]
+        assert abs(exact - approx) <= b.auc_error_bound
+        # every reported threshold reproduces its counts on the raw rows
+        s, y = df[name].to_numpy(), df["y"].to_numpy() == 1
+        for o in binned.models[name].optimal_thresholds.values():
+            if o.threshold is None:
+                continue
+            flagged = s >= o.threshold if name == "a" else s <= o.threshold
+            assert (o.tp, o.fp) == (float((flagged & y).sum()), float((flagged & ~y).sum())), o.criterion
+    assert any("binned into" in w for w in binned.run.warnings)
+
+
+def test_stream_errors_name_the_global_row(lake, tmp_path):
+    rows = ["y,a,b"] + [f"{i % 2},{i / 10:.1f},{600 - i}" for i in range(3000)]
+    rows[2501] = "1,oops,5"
+    (tmp_path / "bad.csv").write_text("\n".join(rows) + "\n")
+    cfg = _config(tmp_path, "bad.csv", "stream: {batch_rows: 1000}\n")
+    from reportgen.errors import InputError
+
+    with pytest.raises(InputError, match=r"column 'a', row 2502: non-numeric value 'oops'"):
+        _run(cfg, "stream", stream={"batch_rows": 1000})
+
+
+def test_cli_engine_flag_and_report(lake, tmp_path, cli):
+    cfg = _config(lake, "ds")
+    out = tmp_path / "o"
+    assert cli(["run", str(cfg), "--engine", "stream", "--out", str(out), "--format", "html,json"]) == 0
+    data = json.loads((out / "metrics.json").read_text())
+    assert data["run"]["engine"] == "stream"
+    html = (out / "report.html").read_text()
+    assert "streamed in record batches" in html
+
+
+def test_dask_without_dask_says_how_to_install(lake, tmp_path, cli, capsys, monkeypatch):
+    import builtins
+
+    real = builtins.__import__
+
+    def no_dask(name, *a, **k):
+        if name == "dask" or name.startswith("dask."):
+            raise ImportError(name)
+        return real(name, *a, **k)
+
+    monkeypatch.setattr(builtins, "__import__", no_dask)
+    cfg = _config(lake, "ds")
+    assert cli(["run", str(cfg), "--engine", "dask", "--out", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err
+    assert "pip install 'reportgen[dask]'" in err and "Traceback" not in err
