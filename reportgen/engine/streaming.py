@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from reportgen.engine.curve import Direction, ScoreTable, build_table, merge_tables, row_groups
+from reportgen.engine.curve import Direction, ScoreTable, build_table, merge_tables
 
 #: Chunk tables merged into the running table every this many chunks.
 MERGE_EVERY = 8
