@@ -30,7 +30,7 @@ from reportgen.config import Config
 from reportgen.engine import streaming as S
 from reportgen.engine.curve import ScoreTable, merge_tables
 from reportgen.errors import InputError, UserError
-from reportgen.sources import FileInfo, _check_columns, _columns_for, _columns_in, _is_parquet, _label_matches, _parquet_dataset, sha256_of
+from reportgen.sources import _check_columns, _columns_for, _columns_in, _is_parquet, _label_matches, _parquet_dataset, file_info
 from reportgen.sources_stream import Progress, StreamedData, StreamedModel, _State, _validated, binned_result, fold_file, read_batches
 
 #: Partial results merged per reduce task.
@@ -184,8 +184,7 @@ def load_dask(cfg: Config, progress: Progress | None = None) -> StreamedData:
         for (path, names), part in zip(by_file.items(), reduced):
             results[path] = part
             rows = max(part.rows.values()) + sum(v for (n, _), v in part.dropped.items() if n == names[0])
-            files.append(FileInfo(str(path), sha256_of(path) if path.is_file() else "", rows,
-                                  path.stat().st_size if path.is_file() else 0))
+            files.append(file_info(path, rows))
         if progress is not None:
             progress(1, 2)
         models, warnings, dropped = [], [], []

@@ -73,11 +73,26 @@ class Dataset:
 
 
 def sha256_of(path: Path) -> str:
+    """SHA-256 of a file; of a directory (a Parquet dataset), of its files' relative paths and
+    contents in path order, so a re-partitioned or edited dataset gets a new hash."""
     h = hashlib.sha256()
-    with path.open("rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
+    files = [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file() and not p.name.startswith("."))
+    for f in files:
+        if f is not path:
+            h.update(f.relative_to(path).as_posix().encode() + b"\0")
+        with f.open("rb") as fh:
+            for block in iter(lambda: fh.read(1 << 20), b""):
+                h.update(block)
     return h.hexdigest()
+
+
+def file_info(path: Path, rows: int) -> FileInfo:
+    """The audit-trail record of an input (a file, or a directory of Parquet parts)."""
+    if path.is_file():
+        size = path.stat().st_size
+    else:
+        size = sum(p.stat().st_size for p in path.rglob("*") if p.is_file() and not p.name.startswith("."))
+    return FileInfo(str(path), sha256_of(path), rows, size)
 
 
 def _show(v: Any) -> str:
@@ -261,7 +276,7 @@ def load_dataset(cfg: Config) -> Dataset:
     files: list[FileInfo] = []
     for path, cols in wanted.items():
         frames[path] = _read_table(path, sorted(cols))
-        files.append(FileInfo(str(path), sha256_of(path) if path.is_file() else "", len(frames[path]), path.stat().st_size if path.is_file() else 0))
+        files.append(file_info(path, len(frames[path])))
 
     dropped: list[tuple[str, str, int]] = []
     warnings: list[str] = []

@@ -34,7 +34,7 @@ from reportgen.sources import (
     _read_table,
     _show,
     rows_to_keep,
-    sha256_of,
+    file_info,
 )
 
 
@@ -107,8 +107,7 @@ def load_multiclass(cfg: Config) -> Dataset:
     files: list[FileInfo] = []
     for path, cols in wanted.items():
         frames[path] = _read_table(path, sorted(cols))
-        files.append(FileInfo(str(path), sha256_of(path) if path.is_file() else "", len(frames[path]),
-                              path.stat().st_size if path.is_file() else 0))
+        files.append(file_info(path, len(frames[path])))
 
     # --- pass 1: labels as text, rows to keep ---
     dropped: list[tuple[str, str, int]] = []

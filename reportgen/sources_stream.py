@@ -42,7 +42,7 @@ from reportgen.sources import (
     _numeric,
     _parquet_dataset,
     _show,
-    sha256_of,
+    file_info,
 )
 
 Progress = Callable[[int, int], None]
@@ -176,8 +176,7 @@ def load_streamed(cfg: Config, progress: Progress | None = None) -> StreamedData
         offset = fold_file(cfg, states, path, columns, rng)
         if offset == 0:
             raise InputError(f"{path}: the file has no rows")
-        files.append(FileInfo(str(path), sha256_of(path) if path.is_file() else "", offset,
-                              path.stat().st_size if path.is_file() else 0))
+        files.append(file_info(path, offset))
         if progress is not None:
             progress(k + 1, total_files)
 

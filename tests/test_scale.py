@@ -116,12 +116,16 @@ def test_stream_errors_name_the_global_row(lake, tmp_path):
         _run(cfg, "stream", stream={"batch_rows": 1000})
 
 
-def test_cli_engine_flag_and_report(lake, tmp_path, cli):
-    cfg = _config(lake, "ds")
+def test_cli_engine_flag_and_report(lake, tmp_path, cli, metrics_schema):
+    import jsonschema
+
+    cfg = _config(lake, "ds", "stream: {max_distinct_scores: 300, bins: 50}\n")
     out = tmp_path / "o"
     assert cli(["run", str(cfg), "--engine", "stream", "--out", str(out), "--format", "html,json"]) == 0
     data = json.loads((out / "metrics.json").read_text())
+    jsonschema.validate(data, metrics_schema)
     assert data["run"]["engine"] == "stream"
+    assert data["models"]["a"]["binning"]["method"] == "quantile" and data["models"]["a"]["binning"]["bins"] <= 50
     html = (out / "report.html").read_text()
     assert "streamed in record batches" in html
 
