@@ -117,7 +117,8 @@ def _reduce_binned(*parts: S.BinnedAccumulator) -> S.BinnedAccumulator:
     return S.merge_binned(list(parts))
 
 
-def _map_paired(cfg: Config, part: str, tables: list[ScoreTable], groupers: list[Any]) -> S.PairedAccumulator:
+def _map_paired(cfg: Config, part: str, shared: tuple[list[ScoreTable], list[Any]]) -> S.PairedAccumulator:
+    tables, groupers = shared
     acc = S.PairedAccumulator(tables, [m.threshold if m.threshold is not None else cfg.threshold for m in cfg.models], groupers)
     cols = {m.name: _columns_for(cfg, m) for m in cfg.models}
     columns = sorted({c for cc in cols.values() for c in cc.values()})
@@ -199,7 +200,8 @@ def load_dask(cfg: Config, progress: Progress | None = None) -> StreamedData:
             table, binning, grouper = part.tables[m.name], None, None
             if part.overflow[m.name]:
                 edges = S.bin_edges(part.samples[m.name], sc.bins, sc.binning)
-                mapped = [delayed(_map_binned)(cfg, p, m.name, edges) for p in parts_of[path]]
+                shared_edges = delayed(edges, pure=True)
+                mapped = [delayed(_map_binned)(cfg, p, m.name, shared_edges) for p in parts_of[path]]
                 acc = _tree(delayed, _reduce_binned, mapped).compute()
                 table, grouper, binning = binned_result(cfg, m.name, acc, warnings)
             if table is None or table.total_pos <= 0 or table.total_neg <= 0:
@@ -217,7 +219,8 @@ def load_dask(cfg: Config, progress: Progress | None = None) -> StreamedData:
                 tables = [x.table for x in models]
                 groupers = [x.grouper or S.exact_grouper(x.table) for x in models]
                 path = next(iter(by_file))
-                mapped = [delayed(_map_paired)(cfg, p, tables, groupers) for p in parts_of[path]]
+                shared = delayed((tables, groupers), pure=True)  # one graph node, sent to each worker once
+                mapped = [delayed(_map_paired)(cfg, p, shared) for p in parts_of[path]]
                 paired = _tree(delayed, _reduce_paired, mapped).compute()
         if progress is not None:
             progress(2, 2)
