@@ -29,6 +29,9 @@ def main() -> None:
     pd_true = 1.0 / (1.0 + np.exp(-(-2.75 + 1.35 * risk)))
     default = (rng.random(N) < pd_true).astype(int)
     ids = np.arange(100_001, 100_001 + N)
+    # application dates over Q3 2024, from a generator of their own (the scores above never change)
+    days = np.random.default_rng(SEED + 2).integers(0, 92, N)
+    dates = (np.datetime64("2024-07-01") + days).astype(str)
 
     # champion: scorecard points, higher = safer, coarse (ties), decent quality
     seen = 0.72 * risk + 0.69 * rng.normal(size=N)
@@ -41,12 +44,12 @@ def main() -> None:
     p_nv = 1.0 / (1.0 + np.exp(-(-2.4 + 0.6 * weak)))
 
     OUT.mkdir(parents=True, exist_ok=True)
-    pd.DataFrame({"application_id": ids, "default_flag": default, "score_points": points}).to_csv(
+    pd.DataFrame({"application_id": ids, "application_date": dates, "default_flag": default, "score_points": points}).to_csv(
         OUT / "champion_scorecard.csv", index=False
     )
-    ch = pd.DataFrame({"application_id": ids, "default_flag": default, "pd": np.round(p_ch, 4)})
+    ch = pd.DataFrame({"application_id": ids, "application_date": dates, "default_flag": default, "pd": np.round(p_ch, 4)})
     ch.sample(frac=1.0, random_state=SEED).to_parquet(OUT / "challenger.parquet", index=False)  # other row order
-    pd.DataFrame({"application_id": ids, "default_flag": default, "pd": np.round(p_nv, 3)}).to_csv(
+    pd.DataFrame({"application_id": ids, "application_date": dates, "default_flag": default, "pd": np.round(p_nv, 3)}).to_csv(
         OUT / "naive.csv", index=False
     )
     print(f"wrote {N} rows x 3 models to {OUT} (default rate {default.mean():.3f})")

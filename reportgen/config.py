@@ -187,6 +187,7 @@ class Config(Strict):
     classes: list[ScalarLabel] | None = None
     id: str | None = None
     weight: str | None = None
+    date: str | None = None  # optional date column: its range is shown on the title page
     threshold: float = 0.5
     beta: float = Field(1.0, gt=0)
     costs: CostsConfig | list[list[float]] = CostsConfig()

@@ -49,6 +49,7 @@ class Part:
     labels: dict[str, set] = field(default_factory=dict)
     dropped: dict[tuple[str, str], int] = field(default_factory=dict)
     rows: dict[str, int] = field(default_factory=dict)
+    dates: list = field(default_factory=list)  # first and last date seen (when a date column is set)
 
 
 def _parts_of(path: Path) -> list[str]:
@@ -67,8 +68,9 @@ def _map_part(cfg: Config, part: str, names: list[str], index: int) -> Part:
             states[m.name] = _State(m, _columns_for(cfg, m), S.TableAccumulator(m.direction, sc.max_distinct_scores), [], set())
     columns = sorted({c for st in states.values() for c in st.cols.values()})
     rng = np.random.default_rng([cfg.bootstrap.seed, index])
-    fold_file(cfg, list(states.values()), Path(part), columns, rng)
-    out = Part()
+    dates: list = []
+    fold_file(cfg, list(states.values()), Path(part), columns, rng, dates)
+    out = Part(dates=[min(dates), max(dates)] if dates else [])
     for name, st in states.items():
         out.tables[name] = st.acc.table()
         out.overflow[name] = st.acc.overflowed
@@ -95,6 +97,8 @@ def _reduce_parts(cap: int, sample_cap: int, *parts: Part) -> Part:
         out.samples[name] = sample
         out.labels[name] = set().union(*(p.labels[name] for p in parts))
         out.rows[name] = sum(p.rows[name] for p in parts)
+    seen = [d for p in parts for d in p.dates]
+    out.dates = [min(seen), max(seen)] if seen else []
     for p in parts:
         for k, v in p.dropped.items():
             out.dropped[k] = out.dropped.get(k, 0) + v
@@ -224,7 +228,9 @@ def load_dask(cfg: Config, progress: Progress | None = None) -> StreamedData:
                 paired = _tree(delayed, _reduce_paired, mapped).compute()
         if progress is not None:
             progress(2, 2)
-        return StreamedData(tuple(models), tuple(files), tuple(dropped), tuple(warnings), paired, note)
+        seen = [d for part in results.values() for d in part.dates]
+        dates = (min(seen).date().isoformat(), max(seen).date().isoformat()) if seen else None
+        return StreamedData(tuple(models), tuple(files), tuple(dropped), tuple(warnings), paired, note, dates)
     finally:
         client.close()
         if cluster is not None:

@@ -141,5 +141,6 @@ def analyse(cfg: Config, config_path: Path | str, progress: Progress | None = No
         author=cfg.author,
         classes=classes,
         engine=cfg.engine,
+        date_range=list(data.dates) if getattr(data, "dates", None) else None,
     )
     return ComparisonResult(run=run, models=models, comparisons=comparisons, pairwise=pairwise)

@@ -518,6 +518,7 @@ def build_view(result: ComparisonResult, theme: Theme = Theme()) -> dict[str, An
         "settings_note": _settings_note(run, binary),
         "mcnemar_title": "McNemar at the decision threshold" if binary else "McNemar on correct / incorrect predictions",
         "classes": ", ".join(run.classes or []),
+        "period": " to ".join(run.date_range) if run.date_range else "",
         "per_class": _per_class_view(result, names) if not binary else [],
         "mc_confusions": _multiclass_confusions(result, col) if not binary else [],
         "toc": [{"id": s, "title": toc_titles[s]} for s in sections],

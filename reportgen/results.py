@@ -242,6 +242,7 @@ class RunInfo:
     author: str | None = None
     classes: list[str] | None = None
     engine: str = "memory"  # memory, stream or dask
+    date_range: list[str] | None = None  # [first, last] date of the configured date column
 
 
 @dataclass(frozen=True, slots=True)

@@ -70,6 +70,7 @@ class Dataset:
     warnings: tuple[str, ...] = ()
     classes: tuple[Any, ...] = ()
     label_values: tuple[str, ...] = field(default_factory=tuple)
+    dates: tuple[str, str] | None = None  # first and last date of the configured date column
 
 
 def sha256_of(path: Path) -> str:
@@ -215,7 +216,32 @@ def _columns_for(cfg: Config, m: ModelConfig) -> dict[str, str]:
         cols["weight"] = m.weight or cfg.weight  # type: ignore[assignment]
     if m.prediction:
         cols["prediction"] = m.prediction
+    if cfg.date:
+        cols["date"] = cfg.date
     return cols
+
+
+def date_range(cfg: Config, frames: dict[Path, pd.DataFrame]) -> tuple[str, str] | None:
+    """First and last date of the configured date column over every input (ISO dates)."""
+    if not cfg.date:
+        return None
+    lo = hi = None
+    for path, df in frames.items():
+        d = dates_of(df[cfg.date], path, cfg.date)
+        if d.notna().any():
+            lo = d.min() if lo is None else min(lo, d.min())
+            hi = d.max() if hi is None else max(hi, d.max())
+    return None if lo is None else (lo.date().isoformat(), hi.date().isoformat())
+
+
+def dates_of(series: pd.Series, path: Path, column: str, offset: int = 0) -> pd.Series:
+    """A date column parsed; a value that is not a date is an error naming its row."""
+    d = pd.to_datetime(series, errors="coerce", utc=True)
+    bad = d.isna() & series.notna()
+    if bad.any():
+        i = int(np.flatnonzero(bad.to_numpy())[0])
+        raise InputError(f"{path}: column '{column}', row {offset + i + 2}: {_show(series.iloc[i])} is not a date; use ISO dates (2026-01-31)")
+    return d
 
 
 def rows_to_keep(
@@ -343,7 +369,7 @@ def load_dataset(cfg: Config) -> Dataset:
         )
     models, paired, align_warnings = _align(cfg, models)
     warnings.extend(align_warnings)
-    return Dataset(tuple(models), tuple(files), paired, tuple(dropped), tuple(warnings))
+    return Dataset(tuple(models), tuple(files), paired, tuple(dropped), tuple(warnings), dates=date_range(cfg, frames))
 
 
 def _threshold_outside(cfg: Config, i: int, m: ModelConfig, scores: np.ndarray) -> str | None:

@@ -33,6 +33,7 @@ from reportgen.sources import (
     _numeric,
     _read_table,
     _show,
+    date_range,
     rows_to_keep,
     file_info,
 )
@@ -229,4 +230,5 @@ def load_multiclass(cfg: Config) -> Dataset:
             warnings.append(f"model '{name}' never predicts class(es) {', '.join(repr(c) for c in never)}")
     models, paired, align_warnings = _align(cfg, models)
     warnings.extend(align_warnings)
-    return Dataset(tuple(models), tuple(files), paired, tuple(dropped), tuple(warnings), classes=tuple(classes))
+    return Dataset(tuple(models), tuple(files), paired, tuple(dropped), tuple(warnings), classes=tuple(classes),
+                   dates=date_range(cfg, frames))

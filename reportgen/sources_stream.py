@@ -42,6 +42,7 @@ from reportgen.sources import (
     _numeric,
     _parquet_dataset,
     _show,
+    dates_of,
     file_info,
 )
 
@@ -68,6 +69,7 @@ class StreamedData:
     warnings: tuple[str, ...]
     paired: S.PairedAccumulator | None
     paired_note: str | None
+    dates: tuple[str, str] | None = None
 
 
 def read_batches(path: Path, columns: list[str], batch_rows: int) -> Iterator[pd.DataFrame]:
@@ -143,10 +145,18 @@ def _validated(cfg: Config, st: _State, path: Path, df: pd.DataFrame, offset: in
     return scores[keep], _label_matches(lab, cfg.positive), None if weights is None else weights[keep]
 
 
-def fold_file(cfg: Config, states: list[_State], path: Path, columns: list[str], rng: np.random.Generator) -> int:
-    """Pass 1 over one file: every batch validated and folded into each model's state; rows read."""
+def fold_file(cfg: Config, states: list[_State], path: Path, columns: list[str], rng: np.random.Generator,
+              dates: list | None = None) -> int:
+    """Pass 1 over one file: every batch validated and folded into each model's state; rows read.
+
+    ``dates`` (a list) collects each batch's first and last date when a date column is set.
+    """
     offset = 0
     for df in read_batches(path, columns, cfg.stream.batch_rows):
+        if cfg.date and dates is not None:
+            d = dates_of(df[cfg.date], path, cfg.date, offset)
+            if d.notna().any():
+                dates += [d.min(), d.max()]
         for st in states:
             s, y, w = _validated(cfg, st, path, df, offset)
             st.acc.add(s, y, w)
@@ -169,11 +179,12 @@ def load_streamed(cfg: Config, progress: Progress | None = None) -> StreamedData
         st = _State(m, _columns_for(cfg, m), S.TableAccumulator(m.direction, sc.max_distinct_scores), [], set())
         by_file.setdefault(path, []).append(st)
     rng = np.random.default_rng(cfg.bootstrap.seed)
+    seen_dates: list = []
     files: list[FileInfo] = []
     total_files = len(by_file)
     for k, (path, states) in enumerate(by_file.items()):
         columns = sorted({c for st in states for c in st.cols.values()})
-        offset = fold_file(cfg, states, path, columns, rng)
+        offset = fold_file(cfg, states, path, columns, rng, seen_dates)
         if offset == 0:
             raise InputError(f"{path}: the file has no rows")
         files.append(file_info(path, offset))
@@ -209,7 +220,8 @@ def load_streamed(cfg: Config, progress: Progress | None = None) -> StreamedData
     order = {m.name: i for i, m in enumerate(cfg.models)}
     models.sort(key=lambda x: order[x.name])
     paired, note = _paired_pass(cfg, models, by_file, dropped)
-    return StreamedData(tuple(models), tuple(files), tuple(dropped), tuple(warnings), paired, note)
+    dates = (min(seen_dates).date().isoformat(), max(seen_dates).date().isoformat()) if seen_dates else None
+    return StreamedData(tuple(models), tuple(files), tuple(dropped), tuple(warnings), paired, note, dates)
 
 
 def binned_result(cfg: Config, name: str, acc: S.BinnedAccumulator, warnings: list[str]):

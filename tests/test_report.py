@@ -94,6 +94,9 @@ def test_headline_numbers_come_from_metrics_json(page, demo_run):
     for comp in m["comparisons"]:
         assert comp["verdict"] in text
         assert fmt_signed(comp["delta"]["gini"]) in text
+    # the demo's application dates cover Q3 2024: the title page names the period
+    assert m["run"]["date_range"] == ["2024-07-01", "2024-09-30"]
+    assert "2024-07-01 to 2024-09-30" in text
 
 
 def test_undefined_metrics_show_their_reason(page, demo_run):

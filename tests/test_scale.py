@@ -33,6 +33,9 @@ def lake(tmp_path_factory) -> Path:
         "b": 600 - np.round(40 * (rng.normal(size=N) + 0.7 * y)),  # points, lower = riskier
         "part": rng.integers(0, 5, N),
     })
+    days = np.random.default_rng(12).integers(0, 365, N)
+    days[[17, 40_000]] = [0, 364]  # the first and last day occur, in different parts
+    df["day"] = (np.datetime64("2025-01-01") + days).astype(str)
     pq.write_to_dataset(pa.Table.from_pandas(df), d / "ds", partition_cols=["part"])
     df.drop(columns="part").to_csv(d / "all.csv", index=False)
     return d
@@ -41,7 +44,7 @@ def lake(tmp_path_factory) -> Path:
 def _config(d: Path, file: str, extra: str = "") -> Path:
     cfg = d / f"c_{abs(hash((file, extra)))}.yaml"
     cfg.write_text(
-        "title: scale\nlabel: y\nthreshold: 0.5\nbootstrap: {resamples: 0}\n" + extra +
+        "title: scale\nlabel: y\ndate: day\nthreshold: 0.5\nbootstrap: {resamples: 0}\n" + extra +
         f"models:\n  - {{name: a, file: {file}, score: a}}\n"
         f"  - {{name: b, file: {file}, score: b, direction: lower, threshold: 580}}\n"
     )
@@ -54,6 +57,7 @@ def _run(cfg_path: Path, engine: str, **over):
 
 
 def _assert_same(x, y):
+    assert x.run.date_range == y.run.date_range == ["2025-01-01", "2025-12-31"]
     for name in x.models:
         mx, my = x.models[name], y.models[name]
         assert mx.metrics == my.metrics, name
@@ -106,14 +110,19 @@ def test_binning_bounds_the_auc_error_and_keeps_thresholds_honest(lake):
 
 
 def test_stream_errors_name_the_global_row(lake, tmp_path):
-    rows = ["y,a,b"] + [f"{i % 2},{i / 10:.1f},{600 - i}" for i in range(3000)]
-    rows[2501] = "1,oops,5"
+    rows = ["y,a,b,day"] + [f"{i % 2},{i / 10:.1f},{600 - i},2025-03-01" for i in range(3000)]
+    rows[2501] = "1,oops,5,2025-03-01"
     (tmp_path / "bad.csv").write_text("\n".join(rows) + "\n")
     cfg = _config(tmp_path, "bad.csv", "stream: {batch_rows: 1000}\n")
     from reportgen.errors import InputError
 
     with pytest.raises(InputError, match=r"column 'a', row 2502: non-numeric value 'oops'"):
         _run(cfg, "stream", stream={"batch_rows": 1000})
+    rows[2501] = "1,0.5,5,2025-02-30"  # not a date: the same one-line error from both engines
+    (tmp_path / "bad.csv").write_text("\n".join(rows) + "\n")
+    for engine in ("stream", "memory"):
+        with pytest.raises(InputError, match=r"column 'day', row 2502: '2025-02-30' is not a date"):
+            _run(cfg, engine, stream={"batch_rows": 1000})
 
 
 def test_cli_engine_flag_and_report(lake, tmp_path, cli, metrics_schema):
