@@ -332,8 +332,10 @@ def roc_auc(table: ScoreTable) -> float | None:
     P, N = table.total_pos, table.total_neg
     if P <= 0 or N <= 0:
         return None
-    tp_before = np.cumsum(table.pos) - table.pos
-    u = float(np.dot(table.neg, tp_before + 0.5 * table.pos))
+    tp, _ = table.cumulative_view()
+    inner = np.multiply(table.pos, 0.5)
+    inner += tp[:-1]  # TP before score i, plus half its positives
+    u = float(np.dot(table.neg, inner))
     return min(1.0, max(0.0, u / (P * N)))
 
 
@@ -342,10 +344,12 @@ def average_precision(table: ScoreTable) -> float | None:
     P = table.total_pos
     if P <= 0:
         return None
-    tp = np.cumsum(table.pos)
-    fp = np.cumsum(table.neg)
-    prec = _div(tp, tp + fp)
-    prec = np.nan_to_num(prec, nan=0.0)  # a cut with no predictions adds no recall anyway
+    tp, fp = table.cumulative_view()
+    # precision is needed only where recall steps (pos_i != 0); elsewhere its weight is 0, so
+    # a 0 in its place leaves every partial sum of the dot product, and the result, unchanged
+    i = np.flatnonzero(table.pos != 0.0)
+    prec = np.zeros(table.n_distinct)
+    prec[i] = np.nan_to_num(_div(tp[i + 1], tp[i + 1] + fp[i + 1]), nan=0.0)
     return float(np.dot(table.pos / P, prec))
 
 
@@ -359,23 +363,33 @@ def r_precision(table: ScoreTable) -> float | None:
     P = table.total_pos
     if P <= 0:
         return None
-    w = table.pos + table.neg
-    cw = np.cumsum(w)
-    i = int(np.searchsorted(cw, P, side="left"))
-    i = min(i, table.n_distinct - 1)
-    before_w = cw[i] - w[i]
-    tp_before = float(table.pos[:i].sum())
-    frac = (P - before_w) / w[i] if w[i] > 0 else 0.0
-    return float((tp_before + frac * table.pos[i]) / P)
+    tp, fp = table.cumulative_view()
+    # first score i whose cumulative weight TP + FP (through i) reaches P, by bisection
+    lo, hi = 0, table.n_distinct
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if tp[mid + 1] + fp[mid + 1] < P:
+            lo = mid + 1
+        else:
+            hi = mid
+    i = min(lo, table.n_distinct - 1)
+    w_i = float(table.pos[i] + table.neg[i])
+    before_w = float(tp[i] + fp[i])
+    frac = (P - before_w) / w_i if w_i > 0 else 0.0
+    return float((float(tp[i]) + frac * table.pos[i]) / P)
 
 
 def _ks(table: ScoreTable, tp: np.ndarray, fp: np.ndarray) -> tuple[float | None, float | None]:
     P, N = table.total_pos, table.total_neg
     if P <= 0 or N <= 0:
         return None, None
-    diff = tp[1:] / P - fp[1:] / N
-    i = int(np.argmax(diff))
-    return float(max(diff[i], 0.0)), float(table.thresholds[i])
+    starts = table.run_starts()
+    # TPR − FPR cannot rise along a run (FP grows, TP stays), so its first maximum over the
+    # cuts 1..k is at a run start
+    cuts = np.arange(1, tp.shape[0]) if starts is None else starts[1:]
+    diff = tp[cuts] / P - fp[cuts] / N
+    j = int(np.argmax(diff))
+    return float(max(diff[j], 0.0)), float(table.thresholds[cuts[j] - 1])
 
 
 def defective_pairs(table: ScoreTable, auc: float | None) -> float | None:
@@ -413,9 +427,30 @@ def probability_losses(table: ScoreTable) -> tuple[float | None, float | None, s
         return None, None, "scores are not probabilities (outside [0, 1])"
     eps = np.finfo(np.float64).eps
     sc = np.clip(s, eps, 1.0 - eps)
-    ll = -(np.dot(table.pos, np.log(sc)) + np.dot(table.neg, np.log1p(-sc))) / m
-    brier = (np.dot(table.pos, (1.0 - s) ** 2) + np.dot(table.neg, s**2)) / m
+    ll = -(np.dot(table.pos, _log_where(sc, table.pos, np.log, False))
+           + np.dot(table.neg, _log_where(sc, table.neg, np.log1p, True))) / m
+    t = np.subtract(1.0, s)
+    t *= t
+    b_pos = np.dot(table.pos, t)
+    np.multiply(s, s, out=t)
+    brier = (b_pos + np.dot(table.neg, t)) / m
     return float(ll), float(brier), None
+
+
+def _log_where(sc: np.ndarray, weight: np.ndarray, log, negate: bool) -> np.ndarray:
+    """``log(±sc)`` where ``weight != 0`` and 0 elsewhere, for a dot product with ``weight``.
+
+    A term of zero weight adds 0 to the sum either way, so skipping its logarithm (the
+    costly part of the log-loss when one class is rare) leaves the result unchanged.
+    """
+    nz = weight != 0.0
+    if np.count_nonzero(nz) > 0.5 * weight.shape[0]:
+        return log(np.negative(sc) if negate else sc)
+    out = np.zeros(sc.shape[0])
+    i = np.flatnonzero(nz)
+    x = sc[i]
+    out[i] = log(np.negative(x, out=x) if negate else x)
+    return out
 
 
 # --------------------------------------------------------------------------------------
@@ -435,7 +470,7 @@ def compute_metrics(
     probabilities: bool | None = None,
 ) -> BinaryMetrics:
     """Threshold metrics at ``threshold`` and all ranking metrics of one model."""
-    tp, fp = table.cumulative()
+    tp, fp = table.cumulative_view()
     P, N = table.total_pos, table.total_neg
     idx = table.cut_index(threshold)
     arrays = metric_arrays(tp[idx : idx + 1], fp[idx : idx + 1], P, N, beta, costs)
@@ -505,6 +540,106 @@ def _best(values: np.ndarray, minimize: bool = False) -> int | None:
     return int(np.argmin(v) if minimize else np.argmax(v))
 
 
+#: How each threshold metric moves along a run of cuts (TP fixed, FP growing), as computed
+#: in floating point. ``falls``: never rises (every operation in its formula is monotone in
+#: FP, and correctly rounded operations keep that); ``same``: bit-identical along the run;
+#: ``rises``: never falls; ``falls~``: falls strictly in exact arithmetic whenever both
+#: classes are present (MCC, Cohen's kappa, NPV), but the formula mixes terms that move in
+#: opposite directions, so rounding could reorder two values a few ulps apart.
+_ALONG_RUN: dict[str, str] = {
+    "accuracy": "falls",
+    "precision": "falls",
+    "specificity": "falls",
+    "f1": "falls",
+    "fbeta": "falls",
+    "balanced_accuracy": "falls",
+    "youden_j": "falls",
+    "recall": "same",
+    "fnr": "same",
+    "fpr": "rises",
+    "npv": "falls~",
+    "mcc": "falls~",
+    "cohen_kappa": "falls~",
+}
+_BEST_AT_START = ("falls", "same", "falls~")
+
+
+def _cost_best_at_start(costs: Costs) -> bool:
+    """Whether the expected cost cannot fall along a run, so its minimum is at a run start.
+
+    Its slope in FP is C(FP) − C(TN). With C(TN) = 0 the computed cost is monotone in FP
+    (the TN term is exactly 0); with C(FP) > C(TN) it rises strictly in exact arithmetic.
+    """
+    return (costs.tn == 0.0 and costs.fp >= 0.0) or costs.fp > costs.tn
+
+
+def _constraint_at_starts(c: Constraint) -> bool:
+    """Whether a constraint rule's best cut is a run start: the objective cannot rise along a
+    run, and a cut that meets the bound is preceded in its run by cuts that meet it too."""
+    if _ALONG_RUN.get(c.maximize) not in _BEST_AT_START:
+        return False
+    trend = _ALONG_RUN.get(c.where)
+    if c.at_least is not None:
+        return trend in _BEST_AT_START
+    return trend in ("rises", "same")
+
+
+def _break_even_cut(table: ScoreTable, tp: np.ndarray, fp: np.ndarray) -> int | None:
+    """The first cut (1..k) with the smallest |precision − recall| among cuts with TP > 0.
+
+    Along a run TP is fixed and precision − recall = TP/(TP + FP) − TP/P cannot rise (each
+    operation is monotone), so |precision − recall| falls while it is positive and rises
+    once it is not. The first minimum of a run is therefore at its end when the difference
+    is still ≥ 0 there (or, if the value before the end is equal, somewhere earlier: the
+    run is then searched whole), at its start when the difference is already ≤ 0 there, and
+    anywhere in a run where it changes sign (searched whole). Without runs: every cut.
+    """
+    P, N = table.total_pos, table.total_neg
+    k = table.n_distinct
+    starts = table.run_starts()
+    if starts is None:
+        cuts = np.arange(1, k + 1)
+    else:
+        first = starts[1:]  # runs of cuts 1..k: [first[r], last[r]]
+        last = np.append(first[1:] - 1, k)
+        d_first = _precision_minus_recall(tp, fp, P, N, first)
+        d_last = _precision_minus_recall(tp, fp, P, N, last)
+        falling = d_last >= 0.0
+        long_fall = falling & (last > first)
+        d_before = np.full(first.shape[0], np.nan)
+        d_before[long_fall] = _precision_minus_recall(tp, fp, P, N, last[long_fall] - 1)
+        whole = (long_fall & (d_before == d_last)) | ((d_first > 0.0) & (d_last < 0.0))
+        picks = [first[~falling & ~whole], last[falling & ~whole]]
+        if whole.any():
+            lengths = last[whole] - first[whole] + 1
+            offsets = np.repeat(np.cumsum(lengths) - lengths, lengths)
+            picks.append(np.arange(int(lengths.sum())) - offsets + np.repeat(first[whole], lengths))
+        cuts = _sorted_unique(np.concatenate(picks))
+    if cuts.size == 0:
+        return None
+    gap = np.abs(_precision_minus_recall(tp, fp, P, N, cuts))
+    # Precision = recall holds trivially at P = R = 0 (any cut with TP = 0, e.g. when the
+    # top-scored row is a negative); that is not a break-even point (seed S0 §2.2,
+    # docs/seed_examples.md C5), so only cuts with TP > 0 are candidates.
+    j = _best(np.where(tp[cuts] > 0, gap, np.nan), minimize=True)
+    return None if j is None else int(cuts[j])
+
+
+def _sorted_unique(a: np.ndarray) -> np.ndarray:
+    """``np.unique`` of an integer array by a sort (numpy 2's hash-based unique is slower)."""
+    a.sort()
+    keep = np.empty(a.shape[0], dtype=bool)
+    if a.shape[0]:
+        keep[0] = True
+        np.not_equal(a[1:], a[:-1], out=keep[1:])
+    return a[keep]
+
+
+def _precision_minus_recall(tp: np.ndarray, fp: np.ndarray, P: float, N: float, cuts: np.ndarray) -> np.ndarray:
+    a = metric_arrays(tp[cuts], fp[cuts], P, N, names=("precision", "recall"))
+    return a["precision"] - a["recall"]
+
+
 def optimal_thresholds(
     table: ScoreTable,
     beta: float = 1.0,
@@ -516,13 +651,37 @@ def optimal_thresholds(
     Candidate cuts are the distinct scores (``positive when score >= t`` for ``higher``); for
     the expected cost the empty cut (predict no positives, threshold None) is a candidate too.
     On ties the highest threshold (the fewest predicted positives) wins.
+
+    Search: every criterion but break-even cannot improve along a run of cuts that adds only
+    negatives (:meth:`ScoreTable.run_starts`), so with the tie rule its optimum is a run
+    start and only run starts are evaluated (about the distinct scores of positives); rules
+    whose metrics do not behave so (see ``_ALONG_RUN``) are evaluated at every cut.
+    Break-even: :func:`_break_even_cut`.
     """
-    tp, fp = table.cumulative()
+    tp, fp = table.cumulative_view()
     P, N = table.total_pos, table.total_neg
-    need = {"f1", "fbeta", "mcc", "cohen_kappa", "balanced_accuracy", "youden_j", "accuracy",
-            "expected_cost", "precision", "recall"}
-    need |= {c.maximize for c in constraints} | {c.where for c in constraints}
-    arrays = metric_arrays(tp, fp, P, N, beta, costs, names=tuple(need))
+    k = table.n_distinct
+    starts = table.run_starts()
+    every = np.arange(k + 1)
+
+    at_starts = {"f1", "fbeta", "mcc", "cohen_kappa", "balanced_accuracy", "youden_j", "accuracy"}
+    at_every: set[str] = set()
+    (at_starts if _cost_best_at_start(costs) else at_every).add("expected_cost")
+    for c in constraints:
+        (at_starts if _constraint_at_starts(c) else at_every).update((c.maximize, c.where))
+    if starts is None:
+        at_every |= at_starts
+        at_starts = set()
+    evals: dict[bool, tuple[np.ndarray, dict[str, np.ndarray]]] = {}
+    if at_starts:
+        evals[True] = (starts, metric_arrays(tp[starts], fp[starts], P, N, beta, costs, tuple(at_starts)))
+    if at_every:
+        evals[False] = (every, metric_arrays(tp, fp, P, N, beta, costs, tuple(at_every)))
+
+    def values(on_starts: bool, *names: str) -> tuple[np.ndarray, list[np.ndarray]]:
+        """The cuts (0, ...) evaluated and the arrays of ``names`` on them."""
+        cuts, arrays = evals[on_starts and starts is not None]
+        return cuts, [arrays[n] for n in names]
 
     def make(criterion: str, idx: int | None, value: float | None, text: str) -> Optimum:
         if idx is None:
@@ -535,35 +694,35 @@ def optimal_thresholds(
 
     out: list[Optimum] = []
     for crit in CRITERIA:
+        if crit == "break_even":
+            i = _break_even_cut(table, tp, fp)
+            value = None
+            if i is not None:
+                a = metric_arrays(tp[i : i + 1], fp[i : i + 1], P, N, names=("precision", "recall"))
+                value = float((a["precision"][0] + a["recall"][0]) / 2.0)
+            out.append(make(crit, i, value, _CRITERION_TEXT[crit]))
+            continue
+        cuts, (vals,) = values(crit != "expected_cost" or _cost_best_at_start(costs), crit)
         if crit == "expected_cost":
-            vals = arrays["expected_cost"]
-            i = _best(vals, minimize=True)
-        elif crit == "break_even":
-            # Precision = recall holds trivially at P = R = 0 (any cut with TP = 0, e.g. when
-            # the top-scored row is a negative); that is not a break-even point (seed S0 §2.2,
-            # docs/seed_examples.md C5), so only cuts with TP > 0 are candidates.
-            prec = arrays["precision"][1:]
-            rec = arrays["recall"][1:]
-            gap = np.where(tp[1:] > 0, np.abs(prec - rec), np.nan)
-            j = _best(gap, minimize=True)
-            i = None if j is None else j + 1
-            vals = (arrays["precision"] + arrays["recall"]) / 2.0
+            j = _best(vals, minimize=True)
+            i = None if j is None else int(cuts[j])
+            jv = j
         else:
-            vals = arrays[crit]
-            j = _best(vals[1:])
-            i = None if j is None else j + 1
-        out.append(make(crit, i, None if i is None else float(vals[i]), _CRITERION_TEXT[crit]))
+            j = _best(vals[1:])  # cuts[0] is the empty cut
+            i = None if j is None else int(cuts[j + 1])
+            jv = None if j is None else j + 1
+        out.append(make(crit, i, None if jv is None else float(vals[jv]), _CRITERION_TEXT[crit]))
     for c in constraints:
-        obj = arrays[c.maximize][1:]
-        cond = arrays[c.where][1:]
+        cuts, (obj, cond) = values(_constraint_at_starts(c), c.maximize, c.where)
+        obj, cond = obj[1:], cond[1:]
         ok = np.isfinite(cond)
         if c.at_least is not None:
             ok &= cond >= c.at_least - 1e-12
         if c.at_most is not None:
             ok &= cond <= c.at_most + 1e-12
         j = _best(np.where(ok, obj, np.nan))
-        i = None if j is None else j + 1
-        out.append(make(c.name, i, None if i is None else float(arrays[c.maximize][i]), c.description))
+        i = None if j is None else int(cuts[j + 1])
+        out.append(make(c.name, i, None if j is None else float(obj[j]), c.description))
     return tuple(out)
 
 
@@ -620,8 +779,23 @@ def upper_hull(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     current neighbours, all at once (a point below the segment between two points of the set
     is never a vertex of the upper hull, whether or not those two survive); passes repeat
     until none is dropped — about 15 on a million-point ROC curve.
+
+    Repeated points (a score whose rows all weigh 0 repeats its neighbour's ROC point) are
+    reduced to one first, the last of each repeat (the first point's copies go instead), as
+    a monotone chain would keep them: with both copies present each lies on the "chord" of
+    the other and a neighbour, and one pass would drop both, losing a vertex.
     """
-    idx = np.arange(x.shape[0])
+    n = x.shape[0]
+    if n > 2:
+        drop = np.zeros(n, dtype=bool)
+        np.logical_and(x[:-1] == x[1:], y[:-1] == y[1:], out=drop[:-1])
+        if drop[0]:
+            lead = int(np.argmin(drop))  # points 0..lead are copies of point 0
+            drop[0] = False
+            drop[1 : min(lead, n - 2) + 1] = True  # the last point is always kept
+        idx = np.flatnonzero(~drop)
+    else:
+        idx = np.arange(n)
     while idx.shape[0] > 2:
         xa, ya = x[idx[:-2]], y[idx[:-2]]
         xb, yb = x[idx[1:-1]], y[idx[1:-1]]
@@ -643,6 +817,40 @@ def probability_cost(prevalence: float, costs: Costs) -> float:
     return float(a / (a + b)) if (a + b) > 0 else 0.5
 
 
+def _even_indices(n: int, max_points: int) -> np.ndarray:
+    """``decimate(np.arange(n), np.zeros(n), max_points)`` without the length-n arrays.
+
+    On that polyline the arc length at point i is exactly i, so the first point at or past
+    target t is ceil(t).
+    """
+    if n <= max_points:
+        return np.arange(n)
+    targets = np.linspace(0.0, float(n - 1), max_points)
+    idx = np.minimum(np.ceil(targets).astype(np.int64), n - 1)
+    return _sorted_unique(np.clip(np.concatenate([idx, idx - 1, [0, n - 1]]), 0, n - 1))
+
+
+def _roc_hull(table: ScoreTable, fpr: np.ndarray, tpr: np.ndarray) -> np.ndarray:
+    """:func:`upper_hull` of the ROC points, searched among run starts and the last cut.
+
+    A hull vertex turns from a step up to a step right; a point inside a run of
+    negatives-only steps lies on a horizontal segment between its neighbours, so it is
+    never a vertex.
+    """
+    starts = table.run_starts()
+    if starts is None:
+        return upper_hull(fpr, tpr)
+    k = table.n_distinct
+    cand = starts if starts[-1] == k else np.append(starts, k)
+    hull = cand[upper_hull(fpr[cand], tpr[cand])]
+    # a run start followed by scores of zero weight repeats its point; upper_hull keeps the
+    # last copy, so name that one (the rates are non-decreasing, so it is found by search)
+    last = np.minimum(np.searchsorted(fpr, fpr[hull[1:]], side="right"),
+                      np.searchsorted(tpr, tpr[hull[1:]], side="right")) - 1
+    hull[1:] = last
+    return hull
+
+
 def compute_curves(
     table: ScoreTable,
     threshold: float,
@@ -655,30 +863,35 @@ def compute_curves(
 
     Metric-vs-threshold curves use the share of rows flagged (predicted positive) as x, so
     that models on different score scales can be overlaid; each point keeps its threshold.
+    They and the KS curve are evaluated only at the (evenly spaced) cuts they keep.
 
     Cost curve (Drummond & Holte 2006): each ROC point (FPR, TPR) is the line
     NEC(pc) = (1 − TPR − FPR)·pc + FPR over pc ∈ [0, 1]; the model's cost curve is the lower
     envelope of those lines, attained on the ROC convex hull.
     """
-    tp, fp = table.cumulative()
+    tp, fp = table.cumulative_view()
     P, N = table.total_pos, table.total_neg
+    k = table.n_distinct
     tpr = tp / P if P > 0 else np.zeros_like(tp)
     fpr = fp / N if N > 0 else np.zeros_like(fp)
-    thr = np.concatenate([[np.nan], table.thresholds])
-    hull = upper_hull(fpr, tpr)
+    hull = _roc_hull(table, fpr, tpr)
     sel = decimate(fpr, tpr, max_points, keep=hull)
-    roc = Curve(fpr[sel], tpr[sel], thr[sel])
+    thr_sel = np.where(sel > 0, table.thresholds[np.maximum(sel - 1, 0)], np.nan) if k else np.full(sel.shape, np.nan)
+    roc = Curve(fpr[sel], tpr[sel], thr_sel)
     # PR: cuts 1..k (precision undefined at the empty cut); start at recall 0 with precision 1
     prec = _div(tp[1:], tp[1:] + fp[1:])
     rec = tpr[1:]
     sel_pr = decimate(rec, np.nan_to_num(prec), max_points)
     pr = Curve(rec[sel_pr], prec[sel_pr], table.thresholds[sel_pr])
+    del prec
     names = ("f1", "mcc", "cohen_kappa", "balanced_accuracy")
-    arr = metric_arrays(tp[1:], fp[1:], P, N, beta, costs, names=names)
-    t_sel = decimate(np.arange(table.n_distinct, dtype=float), np.zeros(table.n_distinct), max_points)
-    flagged = (tp[1:] + fp[1:]) / (P + N)  # comparable across models with different score scales
-    tm = {k: Curve(flagged[t_sel], arr[k][t_sel], table.thresholds[t_sel]) for k in names}
-    ks = KsCurve(table.thresholds[t_sel], tpr[1:][t_sel], fpr[1:][t_sel])
+    t_sel = _even_indices(k, max_points)
+    tp_t, fp_t = tp[1:][t_sel], fp[1:][t_sel]
+    arr = metric_arrays(tp_t, fp_t, P, N, beta, costs, names=names)
+    flagged = (tp_t + fp_t) / (P + N)  # comparable across models with different score scales
+    thr_t = table.thresholds[t_sel]
+    tm = {k_: Curve(flagged, arr[k_], thr_t) for k_ in names}
+    ks = KsCurve(thr_t, tpr[1:][t_sel], fpr[1:][t_sel])
     cost = None
     if P > 0 and N > 0:
         pc = np.linspace(0.0, 1.0, grid)
