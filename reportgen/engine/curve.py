@@ -56,6 +56,8 @@ class ScoreTable:
     # start from these two prefix sums (derived data of an immutable table, not state)
     _cum: tuple[np.ndarray, np.ndarray] | None = field(default=None, init=False, repr=False, compare=False)
     _starts: np.ndarray | bool | None = field(default=None, init=False, repr=False, compare=False)
+    _steps: np.ndarray | None = field(default=None, init=False, repr=False, compare=False)
+    _sums: tuple[float, float] | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         for name in ("thresholds", "pos", "neg"):
@@ -71,11 +73,17 @@ class ScoreTable:
 
     @property
     def total_pos(self) -> float:
-        return float(self.pos.sum())
+        return self._totals()[0]
 
     @property
     def total_neg(self) -> float:
-        return float(self.neg.sum())
+        return self._totals()[1]
+
+    def _totals(self) -> tuple[float, float]:
+        """(P, N), summed once per table (every metric asks for them)."""
+        if self._sums is None:
+            object.__setattr__(self, "_sums", (float(self.pos.sum()), float(self.neg.sum())))
+        return self._sums  # type: ignore[return-value]
 
     @property
     def total(self) -> float:
@@ -104,7 +112,8 @@ class ScoreTable:
                 # unit weights: the counts are whole numbers of rows, so a prefix sum in int32
                 # (vectorised, unlike numpy's float64 one) gives the same values exactly
                 for counts, out in ((self.pos, tp), (self.neg, fp)):
-                    out[1:] = np.cumsum(counts.astype(np.int32), dtype=np.int32)
+                    c = counts.astype(np.int32)
+                    out[1:] = np.cumsum(c, out=c)
             else:
                 np.cumsum(self.pos, out=tp[1:])
                 np.cumsum(self.neg, out=fp[1:])
@@ -112,6 +121,17 @@ class ScoreTable:
             fp.setflags(write=False)
             object.__setattr__(self, "_cum", (tp, fp))
         return self._cum  # type: ignore[return-value]
+
+    def positive_scores(self) -> np.ndarray:
+        """Indices of the scores with positive weight (``pos != 0``): where TP rises.
+
+        Read-only, computed once; about a tenth of all scores in typical credit data.
+        """
+        if self._steps is None:
+            steps = np.flatnonzero(self.pos != 0.0)  # a bool mask first: 5x faster on floats
+            steps.setflags(write=False)
+            object.__setattr__(self, "_steps", steps)
+        return self._steps  # type: ignore[return-value]
 
     def run_starts(self) -> np.ndarray | None:
         """The cuts at which a run of equal TP begins, or None where runs are of no use.
@@ -139,8 +159,7 @@ class ScoreTable:
         if float(self.pos.min()) < 0.0 or float(self.neg.min()) < 0.0:
             return False
         tp, fp = self.cumulative_view()
-        steps = np.flatnonzero(self.pos != 0.0)  # a bool mask first: 5x faster on floats
-        steps += 1
+        steps = self.positive_scores() + 1
         first = min(int(np.searchsorted(tp, 0.0, side="right")), int(np.searchsorted(fp, 0.0, side="right")))
         extra = sorted({0, 1, min(first, k)})
         at = np.searchsorted(steps, extra)
