@@ -441,6 +441,17 @@ def probability_losses(table: ScoreTable) -> tuple[float | None, float | None, s
     if s.size and (s.min() < 0.0 or s.max() > 1.0):
         return None, None, "scores are not probabilities (outside [0, 1])"
     eps = np.finfo(np.float64).eps
+    if table.weighted:
+        # resamples and reweighted tables: the logarithms depend on the scores only, so they
+        # are taken once for the whole family of tables (table.by_score) and reused
+        cache = table.by_score()
+        if "losses" not in cache:
+            sc = np.clip(s, eps, 1.0 - eps)
+            cache["losses"] = (np.log(sc), _log1m(sc), np.subtract(1.0, s))
+        log_p, log_n, miss = cache["losses"]
+        ll = -(_dot(table.pos, log_p) + _dot(table.neg, log_n)) / m
+        brier = (float(np.einsum("i,i,i->", table.pos, miss, miss)) + float(np.einsum("i,i,i->", table.neg, s, s))) / m
+        return ll, brier, None
     ll_sum = brier_sum = 0.0
     # in blocks (cache-sized, no length-k temporaries); each class's terms only where it
     # has weight (a zero weight adds nothing)

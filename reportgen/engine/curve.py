@@ -58,6 +58,9 @@ class ScoreTable:
     _starts: np.ndarray | bool | None = field(default=None, init=False, repr=False, compare=False)
     _steps: np.ndarray | None = field(default=None, init=False, repr=False, compare=False)
     _sums: tuple[float, float] | None = field(default=None, init=False, repr=False, compare=False)
+    # arrays derived from ``thresholds`` alone, shared with every table :func:`reweighted`
+    # from this one (bootstrap resamples reuse e.g. the log-loss's logarithms)
+    _by_score: dict | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         for name in ("thresholds", "pos", "neg"):
@@ -132,6 +135,13 @@ class ScoreTable:
             steps.setflags(write=False)
             object.__setattr__(self, "_steps", steps)
         return self._steps  # type: ignore[return-value]
+
+    def by_score(self) -> dict:
+        """A cache of arrays that depend on the scores only (not on the counts), shared by
+        this table and every table :func:`reweighted` from it."""
+        if self._by_score is None:
+            object.__setattr__(self, "_by_score", {})
+        return self._by_score  # type: ignore[return-value]
 
     def run_starts(self) -> np.ndarray | None:
         """The cuts at which a run of equal TP begins, or None where runs are of no use.
@@ -489,7 +499,7 @@ def row_groups(table: ScoreTable, scores: np.ndarray) -> np.ndarray:
 
 def reweighted(table: ScoreTable, pos: np.ndarray, neg: np.ndarray) -> ScoreTable:
     """A table with the same distinct scores and new per-score counts (resamples, prevalence shift)."""
-    return ScoreTable(
+    out = ScoreTable(
         table.thresholds,
         np.asarray(pos, dtype=np.float64),
         np.asarray(neg, dtype=np.float64),
@@ -498,3 +508,5 @@ def reweighted(table: ScoreTable, pos: np.ndarray, neg: np.ndarray) -> ScoreTabl
         table.n_rows,
         True,
     )
+    object.__setattr__(out, "_by_score", table.by_score())
+    return out

@@ -347,3 +347,24 @@ def test_cumulative_returns_fresh_writable_copies_of_one_cached_view():
     assert t.cumulative_view()[0] is view_tp
     r = reweighted(t, t.pos * 2, t.neg)
     assert r.cumulative_view()[0][-1] == 2 * view_tp[-1]
+
+
+@_SETTINGS
+@given(rows(), st.integers(0, 2**32 - 1))
+def test_bootstrap_table_equals_masked_bincounts_and_reuses_the_logs(data, seed):
+    from reportgen.engine import stats
+    from reportgen.engine.curve import row_groups
+
+    s, y, w, d = data
+    t = build_table(s, y, w, d)
+    groups = row_groups(t, s)
+    mult = np.random.default_rng(seed).integers(0, 3, size=s.size)
+    tb = stats.bootstrap_tables(t, groups, y, mult, weights=w)
+    rw = mult.astype(float) * (1.0 if w is None else w)
+    np.testing.assert_array_equal(tb.pos, np.bincount(groups[y], rw[y], minlength=t.n_distinct))
+    np.testing.assert_array_equal(tb.neg, np.bincount(groups[~y], rw[~y], minlength=t.n_distinct))
+    assert tb.by_score() is t.by_score()  # one family: the scores' logarithms are shared
+    ref = ref_ranking(tb)
+    for _ in range(2):  # the second call reads the cached logarithms
+        ll, brier, _ = B.probability_losses(tb)
+        assert _close(ll, ref["log_loss"]) and _close(brier, ref["brier"])
