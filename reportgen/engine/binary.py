@@ -706,23 +706,19 @@ def optimal_thresholds(
     k = table.n_distinct
     starts = table.run_starts()
 
-    at_starts = {"f1", "fbeta", "mcc", "cohen_kappa", "balanced_accuracy", "youden_j", "accuracy"}
-    at_every: set[str] = set()
-    (at_starts if _cost_best_at_start(costs) else at_every).add("expected_cost")
-    for c in constraints:
-        (at_starts if _constraint_at_starts(c) else at_every).update((c.maximize, c.where))
-    if starts is None:
-        at_every |= at_starts
-        at_starts = set()
-    evals: dict[bool, tuple[np.ndarray, dict[str, np.ndarray]]] = {}
-    if at_starts:
-        evals[True] = (starts, metric_arrays(tp[starts], fp[starts], P, N, beta, costs, tuple(at_starts)))
-    if at_every:
-        evals[False] = (np.arange(k + 1), metric_arrays(tp, fp, P, N, beta, costs, tuple(at_every)))
+    counts: dict[bool, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
 
     def values(on_starts: bool, *names: str) -> tuple[np.ndarray, list[np.ndarray]]:
-        """The cuts (0, ...) evaluated and the arrays of ``names`` on them."""
-        cuts, arrays = evals[on_starts and starts is not None]
+        """The cuts evaluated (cut 0 first) and the arrays of ``names`` on them.
+
+        One rule at a time, so that only its own arrays are alive (memory peak).
+        """
+        key = on_starts and starts is not None
+        if key not in counts:
+            cuts = starts if key else np.arange(k + 1)
+            counts[key] = (cuts, tp[cuts], fp[cuts]) if key else (cuts, tp, fp)
+        cuts, tpc, fpc = counts[key]
+        arrays = metric_arrays(tpc, fpc, P, N, beta, costs, names)
         return cuts, [arrays[n] for n in names]
 
     def make(criterion: str, idx: int | None, value: float | None, text: str) -> Optimum:
@@ -951,8 +947,12 @@ def compute_curves(
     def fpr(i: np.ndarray) -> np.ndarray:
         return fp[i] / N
 
-    def prec(i: np.ndarray) -> np.ndarray:
-        return np.nan_to_num(_div(tp[i], tp[i] + fp[i]))
+    def prec(i: np.ndarray) -> np.ndarray:  # precision, 0 where undefined (for arc lengths)
+        num = tp[i]
+        den = num + fp[i]
+        np.divide(num, den, out=num, where=den != 0)
+        num[den == 0] = 0.0
+        return num
 
     # ROC: both coordinates rise, so the arc length at cut i is FPR + TPR
     hull = _roc_hull(table, fpr, tpr)
@@ -966,7 +966,8 @@ def compute_curves(
     p_first, p_last, r_first = prec(first), prec(last), tpr(first)
     step = np.zeros(first.shape[0])
     step[1:] = (p_first[:-1] - p_last[:-1]) + np.abs(r_first[1:] - r_first[:-1]) + np.abs(p_first[1:] - p_last[:-1])
-    arc_first = np.cumsum(step)
+    del last, p_last, r_first
+    arc_first = np.cumsum(step, out=step)
 
     def pr_arc(j: np.ndarray) -> np.ndarray:  # j: index into cuts 1..k
         r = np.searchsorted(first, j + 1, side="right") - 1

@@ -117,6 +117,7 @@ class ScoreTable:
                 for counts, out in ((self.pos, tp), (self.neg, fp)):
                     c = counts.astype(np.int32)
                     out[1:] = np.cumsum(c, out=c)
+                    del c
             else:
                 np.cumsum(self.pos, out=tp[1:])
                 np.cumsum(self.neg, out=fp[1:])
