@@ -17,12 +17,15 @@ rule is ``score <= t``. ``thresholds`` keeps the scores in their original units.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 import numpy as np
 
 Direction = Literal["higher", "lower"]
+
+#: Unweighted tables of fewer rows than this have prefix sums that fit in int32.
+_INT32_ROWS = 2**31
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -48,6 +51,16 @@ class ScoreTable:
     sum_w2: float = 0.0
     n_rows: int = 0
     weighted: bool = False
+    # (tp, fp) of :meth:`cumulative`, read-only, computed on first use: the engine's metric,
+    # optimum and curve functions are called one after another on the same table and all
+    # start from these two prefix sums (derived data of an immutable table, not state)
+    _cum: tuple[np.ndarray, np.ndarray] | None = field(default=None, init=False, repr=False, compare=False)
+    _starts: np.ndarray | bool | None = field(default=None, init=False, repr=False, compare=False)
+    _steps: np.ndarray | None = field(default=None, init=False, repr=False, compare=False)
+    _sums: tuple[float, float] | None = field(default=None, init=False, repr=False, compare=False)
+    # arrays derived from ``thresholds`` alone, shared with every table :func:`reweighted`
+    # from this one (bootstrap resamples reuse e.g. the log-loss's logarithms)
+    _by_score: dict | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         for name in ("thresholds", "pos", "neg"):
@@ -63,11 +76,17 @@ class ScoreTable:
 
     @property
     def total_pos(self) -> float:
-        return float(self.pos.sum())
+        return self._totals()[0]
 
     @property
     def total_neg(self) -> float:
-        return float(self.neg.sum())
+        return self._totals()[1]
+
+    def _totals(self) -> tuple[float, float]:
+        """(P, N), summed once per table (every metric asks for them)."""
+        if self._sums is None:
+            object.__setattr__(self, "_sums", (float(self.pos.sum()), float(self.neg.sum())))
+        return self._sums  # type: ignore[return-value]
 
     @property
     def total(self) -> float:
@@ -79,15 +98,86 @@ class ScoreTable:
 
         Returns ``(tp, fp)`` of shape (k + 1,): index 0 predicts nothing positive (threshold
         beyond every score), index i predicts positive every score up to and including
-        ``thresholds[i - 1]``; the last index predicts everything positive.
+        ``thresholds[i - 1]``; the last index predicts everything positive. The arrays are
+        the caller's to modify (copies of :meth:`cumulative_view`).
         """
-        tp = np.empty(self.n_distinct + 1, dtype=np.float64)
-        fp = np.empty(self.n_distinct + 1, dtype=np.float64)
-        tp[0] = 0.0
-        fp[0] = 0.0
-        np.cumsum(self.pos, out=tp[1:])
-        np.cumsum(self.neg, out=fp[1:])
-        return tp, fp
+        tp, fp = self.cumulative_view()
+        return tp.copy(), fp.copy()
+
+    def cumulative_view(self) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`cumulative` as read-only arrays, computed once per table and then shared."""
+        if self._cum is None:
+            tp = np.empty(self.n_distinct + 1, dtype=np.float64)
+            fp = np.empty(self.n_distinct + 1, dtype=np.float64)
+            tp[0] = 0.0
+            fp[0] = 0.0
+            if not self.weighted and 0 < self.n_rows < _INT32_ROWS:
+                # unit weights: the counts are whole numbers of rows, so a prefix sum in int32
+                # (vectorised, unlike numpy's float64 one) gives the same values exactly
+                for counts, out in ((self.pos, tp), (self.neg, fp)):
+                    c = counts.astype(np.int32)
+                    out[1:] = np.cumsum(c, out=c)
+                    del c
+            else:
+                np.cumsum(self.pos, out=tp[1:])
+                np.cumsum(self.neg, out=fp[1:])
+            tp.setflags(write=False)
+            fp.setflags(write=False)
+            object.__setattr__(self, "_cum", (tp, fp))
+        return self._cum  # type: ignore[return-value]
+
+    def positive_scores(self) -> np.ndarray:
+        """Indices of the scores with positive weight (``pos != 0``): where TP rises.
+
+        Read-only, computed once; about a tenth of all scores in typical credit data.
+        """
+        if self._steps is None:
+            steps = np.flatnonzero(self.pos != 0.0)  # a bool mask first: 5x faster on floats
+            steps.setflags(write=False)
+            object.__setattr__(self, "_steps", steps)
+        return self._steps  # type: ignore[return-value]
+
+    def by_score(self) -> dict:
+        """A cache of arrays that depend on the scores only (not on the counts), shared by
+        this table and every table :func:`reweighted` from it."""
+        if self._by_score is None:
+            object.__setattr__(self, "_by_score", {})
+        return self._by_score  # type: ignore[return-value]
+
+    def run_starts(self) -> np.ndarray | None:
+        """The cuts at which a run of equal TP begins, or None where runs are of no use.
+
+        A run is a maximal stretch of cuts over which only negatives are added: TP stays
+        the same (bit for bit: the prefix sum adds 0.0) and FP does not fall. Its start is a
+        cut ``i`` whose last score ``thresholds[i - 1]`` carries positive weight, and also
+        cut 0, cut 1 and the first cut with any weight (so that an empty prefix of
+        zero-weight scores is a run of its own). Sorted, read-only, computed once.
+
+        None unless both classes are present and every count is non-negative (FP of a run
+        could fall otherwise). Metrics that cannot rise when only FP grows take their best
+        value of a run at its start, so optima, the KS statistic and the ROC hull's
+        vertices can be searched among run starts: about the number of distinct scores of
+        positives instead of all distinct scores.
+        """
+        if self._starts is None:
+            object.__setattr__(self, "_starts", self._find_run_starts())
+        return None if self._starts is False else self._starts  # type: ignore[return-value]
+
+    def _find_run_starts(self) -> np.ndarray | bool:
+        k = self.n_distinct
+        if k == 0 or not (self.total_pos > 0 and self.total_neg > 0):
+            return False
+        if float(self.pos.min()) < 0.0 or float(self.neg.min()) < 0.0:
+            return False
+        tp, fp = self.cumulative_view()
+        steps = self.positive_scores() + 1
+        first = min(int(np.searchsorted(tp, 0.0, side="right")), int(np.searchsorted(fp, 0.0, side="right")))
+        extra = sorted({0, 1, min(first, k)})
+        at = np.searchsorted(steps, extra)
+        new = [e for e, i in zip(extra, at) if i >= steps.shape[0] or steps[i] != e]
+        out = np.insert(steps, np.searchsorted(steps, new), new)
+        out.setflags(write=False)
+        return out
 
     def cut_index(self, threshold: float) -> int:
         """Number of distinct scores predicted positive by the rule at ``threshold``.
@@ -103,20 +193,6 @@ class ScoreTable:
     def oriented(self) -> np.ndarray:
         """Scores mapped so that larger always means more positive (descending order)."""
         return self.thresholds if self.direction == "higher" else -self.thresholds
-
-
-def _distinct_counts(sorted_values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Distinct values of an ascending array and how often each occurs (int64 counts)."""
-    n = sorted_values.shape[0]
-    if n == 0:
-        return sorted_values[:0], np.zeros(0, dtype=np.int64)
-    starts = np.empty(n, dtype=bool)
-    starts[0] = True
-    np.not_equal(sorted_values[1:], sorted_values[:-1], out=starts[1:])
-    idx = np.flatnonzero(starts)
-    del starts
-    counts = np.diff(idx, append=n)
-    return sorted_values[idx], counts
 
 
 # --- build_table: grouping strategies ---------------------------------------------------
@@ -214,33 +290,91 @@ def _by_codes(
     return values, pos_all[present].astype(np.float64), neg_all[present].astype(np.float64)
 
 
-def _by_value_sort(
+def _packed_part(
+    mag: np.ndarray, y: np.ndarray, ascending: bool, below_1_5: bool
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(distinct magnitudes, positive counts, negative counts) of non-negative scores by one sort.
+
+    ``mag`` must be a fresh array of scores >= +0.0 (sign bit clear; it is overwritten). Such
+    a double's bit pattern, read as an unsigned integer, orders like the double and leaves the
+    top bit free, so ``bits << 1 | y`` sorts by score and carries each row's label along: one
+    value sort instead of an argsort, and no second pass to find which class a row was.
+    With ``ascending=False`` the keys are complemented (or negated) around the sort, giving
+    descending magnitudes without a reversed copy. ``below_1_5``: every magnitude is < 1.5.
+    """
+    keys = mag.view(np.uint64)
+    keys <<= 1
+    keys |= y
+    if below_1_5:
+        # magnitudes < 1.5 keep the shifted key's exponent below 0x7FF: the keys are finite
+        # non-negative doubles ordered like the integers, and numpy sorts doubles faster
+        fkeys = keys.view(np.float64)
+        if not ascending:
+            np.negative(fkeys, out=fkeys)
+        fkeys.sort()
+        if not ascending:
+            np.negative(fkeys, out=fkeys)
+    else:
+        if not ascending:
+            np.invert(keys, out=keys)
+        keys.sort()
+        if not ascending:
+            np.invert(keys, out=keys)
+    m = keys.shape[0]
+    # each sorted row's class: the low byte of its key (little- or big-endian alike)
+    low = keys.view(np.uint8)[:: 8] if np.little_endian else keys.view(np.uint8)[7::8]
+    label = np.bitwise_and(low, 1).view(bool)
+    del low
+    keys >>= 1
+    bits = keys  # the magnitudes' bit patterns again, in place
+    starts = np.empty(m, dtype=bool)
+    if m:
+        starts[0] = True
+        np.not_equal(bits[1:], bits[:-1], out=starts[1:])
+    if m and starts.all():  # every score distinct (continuous scores): one row per value
+        del starts
+        pos = label.astype(np.float64)
+        del label
+        neg = np.subtract(1.0, pos)
+        return bits.view(np.float64), pos, neg
+    idx = np.flatnonzero(starts)
+    del starts
+    values = bits[idx].view(np.float64)
+    del bits
+    total = np.diff(idx, append=m).astype(np.float64)
+    pos = np.add.reduceat(label, idx, dtype=np.int64).astype(np.float64) if m else np.zeros(0)
+    del label
+    total -= pos
+    return values, pos, total
+
+
+def _by_packed_sort(
     scores: np.ndarray, y: np.ndarray, descending: bool
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Unweighted table by value sorts only: all scores, then the smaller class's scores.
+    """Unweighted table by one value sort of label-carrying keys (see :func:`_packed_part`).
 
-    Distinct values and row counts come from one sort of all scores; the smaller class is
-    sorted on its own and its counts placed by a search of its (few) distinct values; the
-    larger class's counts are the difference (integers, so exact).
+    Scores of one sign are one part; scores of both signs are split into the non-negative
+    rows and the negated negative rows, each sorted on its own and the two joined (the
+    negative part's magnitudes run the other way). ``+ 0.0`` turns -0.0 into 0.0, so the
+    two zeros are one value, as in ``np.unique``. Counts are integers, hence exact.
     """
-    n = scores.shape[0]
-    values, total = _distinct_counts(np.sort(scores))
-    n_pos = int(np.count_nonzero(y))
-    minority_is_pos = 2 * n_pos <= n
-    minority = np.zeros(values.shape[0], dtype=np.int64)
-    if 0 < n_pos < n:
-        sub = scores[y] if minority_is_pos else scores[~y]
-        sub.sort()
-        mv, mc = _distinct_counts(sub)
-        del sub
-        minority[np.searchsorted(values, mv)] = mc
-    elif n_pos == n:
-        minority_is_pos = False  # the "minority" (negatives) is empty
-    total -= minority  # now the majority's counts
-    pos, neg = (minority, total) if minority_is_pos else (total, minority)
-    if descending:
-        return values[::-1].copy(), pos[::-1].astype(np.float64), neg[::-1].astype(np.float64)
-    return values, pos.astype(np.float64), neg.astype(np.float64)
+    yb = y.view(np.uint8)
+    lo = float(scores.min()) if scores.shape[0] else 0.0
+    hi = float(scores.max()) if scores.shape[0] else 0.0
+    small = max(-lo, hi) < 1.5
+    if lo >= 0.0:
+        return _packed_part(np.add(scores, 0.0), yb, not descending, small)
+    if hi <= 0.0:
+        v, p, n = _packed_part(np.subtract(0.0, scores), yb, descending, small)
+        np.negative(v, out=v)
+        return v, p, n
+    neg_rows = scores < 0.0
+    upper = _packed_part(np.add(scores[~neg_rows], 0.0), yb[~neg_rows], not descending, small)
+    lower = _packed_part(np.negative(scores[neg_rows]), yb[neg_rows], descending, small)
+    del neg_rows
+    np.negative(lower[0], out=lower[0])
+    first, second = (upper, lower) if descending else (lower, upper)
+    return tuple(np.concatenate((a, b)) for a, b in zip(first, second))  # type: ignore[return-value]
 
 
 def _by_argsort(
@@ -292,7 +426,7 @@ def build_table(
     1. scores that are decimals with at most 9 places in a range of at most about n possible
        values (scorecard points, rounded probabilities): integer codes checked row by row,
        then one ``bincount``, no sort;
-    2. unit weights: a value sort of all scores and one of the smaller class (no argsort);
+    2. unit weights: one value sort of keys that pack each score with its label (no argsort);
     3. weights: one argsort to find each row's group, one ``bincount`` in row order.
     """
     scores = np.asarray(scores, dtype=np.float64)
@@ -310,7 +444,7 @@ def build_table(
     if coded is not None:
         values, pos, neg = _by_codes(*coded, w=w, descending=descending)
     elif w is None:
-        values, pos, neg = _by_value_sort(scores, y, descending)
+        values, pos, neg = _by_packed_sort(scores, y, descending)
     else:
         values, pos, neg = _by_argsort(scores, y, w, descending)
     if w is None:
@@ -366,7 +500,7 @@ def row_groups(table: ScoreTable, scores: np.ndarray) -> np.ndarray:
 
 def reweighted(table: ScoreTable, pos: np.ndarray, neg: np.ndarray) -> ScoreTable:
     """A table with the same distinct scores and new per-score counts (resamples, prevalence shift)."""
-    return ScoreTable(
+    out = ScoreTable(
         table.thresholds,
         np.asarray(pos, dtype=np.float64),
         np.asarray(neg, dtype=np.float64),
@@ -375,3 +509,5 @@ def reweighted(table: ScoreTable, pos: np.ndarray, neg: np.ndarray) -> ScoreTabl
         table.n_rows,
         True,
     )
+    object.__setattr__(out, "_by_score", table.by_score())
+    return out

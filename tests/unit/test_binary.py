@@ -34,6 +34,7 @@ from sklearn.metrics import (
     zero_one_loss,
 )
 
+from oracles import monotone_chain_upper
 from reportgen.engine import binary as B
 from reportgen.engine.curve import build_table
 
@@ -620,20 +621,6 @@ def test_metric_arrays_subset_and_undefined_as_nan_internally():
     np.testing.assert_array_equal(out["recall"], [0.0, 0.5, 1.0])
 
 
-def _monotone_chain_upper(x, y):
-    """Andrew's monotone chain (upper hull), a row loop: the oracle for upper_hull."""
-    hull: list[int] = []
-    for i in range(len(x)):
-        while len(hull) >= 2:
-            a, b = hull[-2], hull[-1]
-            if (x[b] - x[a]) * (y[i] - y[a]) - (y[b] - y[a]) * (x[i] - x[a]) >= 0:
-                hull.pop()
-            else:
-                break
-        hull.append(i)
-    return hull
-
-
 @pytest.mark.parametrize("kind", CASES)
 def test_upper_hull_matches_monotone_chain(kind):
     for seed in range(5):
@@ -642,4 +629,12 @@ def test_upper_hull_matches_monotone_chain(kind):
         tp, fp = t.cumulative()
         fpr = np.concatenate([[0.0], fp / t.total_neg])
         tpr = np.concatenate([[0.0], tp / t.total_pos])
-        assert B.upper_hull(fpr, tpr).tolist() == _monotone_chain_upper(fpr, tpr)
+        assert B.upper_hull(fpr, tpr).tolist() == monotone_chain_upper(fpr, tpr)
+
+
+def test_upper_hull_keeps_a_vertex_that_a_zero_weight_score_repeats():
+    """Regression: both copies of a repeated point lay on the other's chord and were pruned
+    in one pass, so the ROC hull (and the cost curve) lost the vertex (0.2, 0.8)."""
+    x = np.array([0.0, 0.2, 0.2, 1.0])
+    y = np.array([0.0, 0.8, 0.8, 1.0])
+    assert B.upper_hull(x, y).tolist() == monotone_chain_upper(x, y) == [0, 2, 3]

@@ -530,3 +530,19 @@ def test_no_warnings_from_degenerate_inputs():
         delong_unpaired(s, y, s, y)
         mcnemar(np.ones(8, bool), np.ones(8, bool))
         holm([None, None])
+
+
+def test_delong_components_group_ties_without_ranking_within_classes():
+    """The components come from per-score class counts: identical for every order of tied rows."""
+    rng = np.random.default_rng(3)
+    s = rng.integers(0, 5, size=300).astype(float)
+    y = rng.random(300) < 0.3
+    auc, v10, v01 = delong_components(s, y)
+    perm = rng.permutation(300)
+    auc_p, v10_p, v01_p = delong_components(s[perm], y[perm])
+    assert auc_p == auc
+    # the same multiset of components, each row keeping its own value
+    np.testing.assert_array_equal(np.sort(v10_p), np.sort(v10))
+    np.testing.assert_array_equal(np.sort(v01_p), np.sort(v01))
+    below = np.array([((s[~y] < v).sum() + 0.5 * (s[~y] == v).sum()) for v in s[y]])
+    np.testing.assert_array_equal(v10, below / (~y).sum())
