@@ -50,6 +50,16 @@ def bootstrap_resamples(s: np.ndarray, y: np.ndarray, n_resamples: int, seed: in
     return (time.perf_counter() - t0) / n_resamples
 
 
+def delong_against_engine(rows: int, repeat: int) -> tuple[float, float]:
+    """(paired DeLong seconds, one-model engine seconds) at ``rows`` continuous scores."""
+    s, y = make_scores(rows, "continuous")
+    s2 = challenger(s, y)
+    thr = float(np.median(s))
+    t_eng = best_of(lambda: engine(s, y, True, thr), repeat)
+    t_dl = best_of(lambda: stats.delong_paired(s, s2, y), repeat)
+    return t_dl, t_eng
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rows", type=int, default=10_000_000, help="rows for DeLong vs engine")
@@ -62,15 +72,10 @@ def main() -> None:
     print(head)
     print("-" * (len(head) + 24))
 
-    s, y = make_scores(args.rows, "continuous")
-    s2 = challenger(s, y)
-    thr = float(np.median(s))
-    t_eng = best_of(lambda: engine(s, y, True, thr), args.repeat)
-    t_dl = best_of(lambda: stats.delong_paired(s, s2, y), args.repeat)
+    t_dl, t_eng = delong_against_engine(args.rows, args.repeat)
     r = t_dl / t_eng
     flag = "met" if r <= 3 else f"MISSED by {r / 3:.2f}x"
     print(f"{'DeLong paired (2 models) / engine':<34} {args.rows:>11,} {t_dl:>8.3f} {t_eng:>9.3f} {r:>7.2f}  <= 3: {flag}")
-    del s, y, s2
 
     for n in args.boot_rows:
         s, y = make_scores(n, "continuous")

@@ -413,15 +413,17 @@ def defective_pairs(table: ScoreTable, auc: float | None) -> float | None:
     DP = 2·ℓ₋·ℓ₊ / (ℓ(ℓ − 1)) · (1 − AUC)  (seed: Sokolov, task 3.1). Weights are frequency
     weights, as everywhere in the engine: ℓ = W = Σw, so a row of weight 3 counts exactly like
     three identical rows (and the pairs among those copies are in the denominator). Undefined
-    when W ≤ 1 (fewer than two rows' worth of weight).
+    when the weights cannot be counts of rows: W(W − 1) < 2·P·N, i.e. P² + N² < P + N, which
+    needs a class with less than one row's worth of weight (DP would exceed 1).
     """
     if auc is None:
         return None
     W = table.total
+    P, N = table.total_pos, table.total_neg
     pairs = W * (W - 1.0)
-    if pairs <= 0:
+    if pairs <= 0 or pairs < 2.0 * P * N:
         return None
-    return float(2.0 * table.total_pos * table.total_neg / pairs * (1.0 - auc))
+    return _in_range(2.0 * P * N / pairs * (1.0 - auc), 0.0, 1.0)
 
 
 def probability_losses(table: ScoreTable) -> tuple[float | None, float | None, str | None]:
@@ -504,6 +506,27 @@ def _scalar(v: float) -> float | None:
     return None if (v is None or not math.isfinite(v)) else float(v)
 
 
+#: The mathematical range of each bounded metric. Sums of weights in floating point can leave
+#: it by a few ulps (0.4 + 0.2 + 0.3 + 0.1 = 1.0000000000000002); reported values are clipped.
+RANGES: dict[str, tuple[float, float]] = {
+    **{k: (0.0, 1.0) for k in (
+        "accuracy", "error_rate", "baseline_accuracy", "precision", "recall", "specificity", "npv",
+        "fpr", "fnr", "type_i_error", "type_ii_error", "f1", "fbeta", "balanced_accuracy",
+        "roc_auc", "average_precision", "r_precision", "ks", "defective_pairs", "brier")},
+    **{k: (-1.0, 1.0) for k in ("youden_j", "cohen_kappa", "mcc", "gini")},
+}
+
+
+def _in_range(v: float | None, lo: float, hi: float) -> float | None:
+    return None if v is None else min(hi, max(lo, float(v)))
+
+
+def _bounded(name: str, v: float | None) -> float | None:
+    """``v`` clipped to the range of metric ``name`` (unbounded metrics pass through)."""
+    r = RANGES.get(name)
+    return v if r is None or v is None else _in_range(v, *r)
+
+
 def compute_metrics(
     table: ScoreTable,
     threshold: float,
@@ -533,7 +556,10 @@ def compute_metrics(
     values["defective_pairs"] = defective_pairs(table, auc)
     for name in ("roc_auc", "gini", "ks", "defective_pairs"):
         if values[name] is None:
-            undefined.append(Undefined(name, "needs both classes in the data"))
+            why = "needs both classes in the data"
+            if name == "defective_pairs" and auc is not None:
+                why = "weights are frequency weights here, and a class has less than one row's worth of weight"
+            undefined.append(Undefined(name, why))
     if values["average_precision"] is None:
         undefined.append(Undefined("average_precision", "no positives in the data"))
     if values["r_precision"] is None:
@@ -546,6 +572,7 @@ def compute_metrics(
     if why:
         undefined.append(Undefined("log_loss", why))
         undefined.append(Undefined("brier", why))
+    values = {k: _bounded(k, v) for k, v in values.items()}
     conf = Confusion(float(tp[idx]), float(fp[idx]), float(P - tp[idx]), float(N - fp[idx]))
     return BinaryMetrics(
         threshold=float(threshold),
@@ -574,12 +601,28 @@ _CRITERION_TEXT = {
 }
 
 
+#: Values within this relative distance of the best count as ties (see :func:`_best`).
+TIE_TOLERANCE = 1e-12
+
+
 def _best(values: np.ndarray, minimize: bool = False) -> int | None:
-    """Index of the best finite value; the first (most conservative threshold) on ties."""
-    if values.size == 0 or not np.isfinite(values).any():
+    """Index of the best finite value; the first (most conservative threshold) on ties.
+
+    Mathematically equal values computed along different paths can differ in their last
+    bits (e.g. balanced accuracy (1/2 + 4/6)/2 and (1 + 1/6)/2, both 7/12), so values within
+    ``TIE_TOLERANCE`` · max(1, |best|) of the best are ties and the first of them wins: the
+    documented "highest threshold on ties" then holds whatever the rounding.
+    """
+    if values.size == 0:
         return None
-    v = np.where(np.isfinite(values), values, np.inf if minimize else -np.inf)
-    return int(np.argmin(v) if minimize else np.argmax(v))
+    finite = np.isfinite(values)
+    if not finite.any():
+        return None
+    v = np.where(finite, values, np.inf if minimize else -np.inf)
+    best = float(v.min() if minimize else v.max())
+    tol = TIE_TOLERANCE * max(1.0, abs(best))
+    near = v <= best + tol if minimize else v >= best - tol
+    return int(np.argmax(near))
 
 
 #: How each threshold metric moves along a run of cuts (TP fixed, FP growing), as computed
@@ -726,7 +769,7 @@ def optimal_thresholds(
             return Optimum(criterion, None, None, 0.0, 0.0, P, N, text + " (undefined on these data)")
         thr = None if idx == 0 else float(table.thresholds[idx - 1])
         return Optimum(
-            criterion, thr, _scalar(value) if value is not None else None,
+            criterion, thr, _bounded(criterion, _scalar(value)) if value is not None else None,
             float(tp[idx]), float(fp[idx]), float(P - tp[idx]), float(N - fp[idx]), text,
         )
 
@@ -760,7 +803,7 @@ def optimal_thresholds(
             ok &= cond <= c.at_most + 1e-12
         j = _best(np.where(ok, obj, np.nan))
         i = None if j is None else int(cuts[j + 1])
-        out.append(make(c.name, i, None if j is None else float(obj[j]), c.description))
+        out.append(make(c.name, i, None if j is None else _bounded(c.maximize, float(obj[j])), c.description))
     return tuple(out)
 
 

@@ -142,6 +142,7 @@ def _model_result(
     s: Settings,
     ci: dict[str, list[float]],
     ci_method: dict[str, str],
+    test_warnings: tuple[str, ...] = (),
 ) -> ModelResult:
     bm = B.compute_metrics(table, s.threshold, s.beta, s.costs, inp.probabilities)
     optima = B.optimal_thresholds(table, s.beta, s.costs, s.constraints)
@@ -160,9 +161,13 @@ def _model_result(
             f"model '{inp.name}': AUC {auc:.3f} < 0.5 — the score may point the other way; "
             f"check 'direction' (now '{table.direction}')"
         )
-    small = min(table.total_pos, table.total_neg)
-    if small < 30:
+    # rows, not weight: six rows of weight 100 are still six observations
+    # (from a table without the rows, as the streamed engines give, the class totals: rows
+    # when unweighted, weight otherwise)
+    small = _smaller_class_rows(inp.y) if inp.y.shape[0] else min(table.total_pos, table.total_neg)
+    if small < stats.SMALL_CLASS:
         warnings.append(f"model '{inp.name}': only {small:g} rows in the smaller class; intervals and tests are unreliable")
+    warnings.extend(f"model '{inp.name}': {w}" for w in test_warnings)
     return ModelResult(
         name=inp.name,
         file=inp.file,
@@ -308,12 +313,15 @@ def compare(inputs: Sequence[ModelInput], settings: Settings, progress: Progress
     for j, (inp, t) in enumerate(zip(inputs, tables)):
         ci: dict[str, list[float]] = {}
         method: dict[str, str] = {}
-        if not weighted:
+        test_warnings: tuple[str, ...] = ()
+        if not weighted and _delong_possible(inp.y):
             iv = stats.delong_auc_ci(inp.scores, inp.y, direction=inp.direction, level=s.level)
             ci["roc_auc"] = [iv.lo, iv.hi]
             g = stats.gini_interval(iv)
             ci["gini"] = [g.lo, g.hi]
             method["roc_auc"] = method["gini"] = "DeLong"
+            # the small-class warning is the model's own (above); the zero-variance one is not
+            test_warnings = tuple(w for w in iv.warnings if "positives and" not in w)
         if boot is not None:
             for k, name in enumerate(B.METRICS):
                 if name in ci or name == "baseline_accuracy":
@@ -322,7 +330,7 @@ def compare(inputs: Sequence[ModelInput], settings: Settings, progress: Progress
                 if iv2 is not None:
                     ci[name] = iv2
                     method[name] = "bootstrap"
-        models[inp.name] = _model_result(inp, t, _own(s, inp), ci, method)
+        models[inp.name] = _model_result(inp, t, _own(s, inp), ci, method, test_warnings)
 
     base_name = s.baseline or names[0]
     b = names.index(base_name)
@@ -343,12 +351,15 @@ def compare(inputs: Sequence[ModelInput], settings: Settings, progress: Progress
         delong = None
         if weighted:
             notes.append("DeLong's test needs unweighted rows; AUC and Gini intervals come from the bootstrap.")
+        elif not (_delong_possible(inp.y) and _delong_possible(base.y)):
+            notes.append(f"DeLong's test needs at least {DELONG_MIN_ROWS} rows of each class; not computed.")
         else:
             d = stats.delong_paired(inp.scores, base.scores, inp.y, direction_a=inp.direction,
                                     direction_b=base.direction, level=s.level) if s.paired else \
                 stats.delong_unpaired(inp.scores, inp.y, base.scores, base.y, direction_a=inp.direction,
                                       direction_b=base.direction, level=s.level)
             delong = d
+            notes.extend(d.warnings)
             ci["roc_auc"] = [d.lo, d.hi]
             ci["gini"] = [2 * d.lo, 2 * d.hi]
         if boot is not None:
@@ -420,12 +431,25 @@ def _pairwise(inputs: Sequence[ModelInput], models: dict[str, ModelResult], s: S
             ga, gc = models[a.name].metrics["gini"], models[c.name].metrics["gini"]
             dg = None if ga is None or gc is None else ga - gc
             pv = None
-            if not weighted and s.paired:
+            if not weighted and s.paired and _delong_possible(a.y):
                 pv = stats.delong_paired(a.scores, c.scores, a.y, direction_a=a.direction,
                                          direction_b=c.direction, level=s.level).p_value
             cells.append(PairwiseCell(a.name, c.name, dg, pv))
             cells.append(PairwiseCell(c.name, a.name, None if dg is None else -dg, pv))
     return cells
+
+
+#: DeLong's variances are sample variances over each class's placements: two rows at least.
+DELONG_MIN_ROWS = 2
+
+
+def _smaller_class_rows(y: np.ndarray) -> int:
+    m = int(np.count_nonzero(y))
+    return min(m, int(y.shape[0]) - m)
+
+
+def _delong_possible(y: np.ndarray) -> bool:
+    return _smaller_class_rows(y) >= DELONG_MIN_ROWS
 
 
 def _predict(scores: np.ndarray, direction: str, threshold: float) -> np.ndarray:

@@ -83,9 +83,14 @@ class ScoreTable:
         return self._totals()[1]
 
     def _totals(self) -> tuple[float, float]:
-        """(P, N), summed once per table (every metric asks for them)."""
+        """(P, N), once per table (every metric asks for them).
+
+        The last cumulative counts, not ``pos.sum()`` (pairwise summation): then FN = P − TP
+        and TN = N − FP are exactly 0 at the cut that predicts everything positive.
+        """
         if self._sums is None:
-            object.__setattr__(self, "_sums", (float(self.pos.sum()), float(self.neg.sum())))
+            tp, fp = self.cumulative_view()
+            object.__setattr__(self, "_sums", (float(tp[-1]), float(fp[-1])))
         return self._sums  # type: ignore[return-value]
 
     @property

@@ -88,10 +88,19 @@ def ref_cumulative(t: ScoreTable):
 
 
 def _first_best(values, minimize=False):
+    """The first cut within 1e-12 (relative) of the best: the engine's documented tie rule."""
     v = np.where(np.isfinite(values), values, np.inf if minimize else -np.inf)
     if not np.isfinite(values).any():
         return None
-    return int(np.argmin(v) if minimize else np.argmax(v))
+    best = v.min() if minimize else v.max()
+    tol = 1e-12 * max(1.0, abs(best))
+    return int(np.flatnonzero(v <= best + tol if minimize else v >= best - tol)[0])
+
+
+def _clipped(name, value):
+    """A reported value lies in its metric's range (the engine clips rounding beyond it)."""
+    lo, hi = B.RANGES.get(name, (-np.inf, np.inf))
+    return min(hi, max(lo, value))
 
 
 def ref_optima(t: ScoreTable, beta, costs, constraints):
@@ -115,13 +124,13 @@ def ref_optima(t: ScoreTable, beta, costs, constraints):
             vals = a[crit]
             j = _first_best(vals[1:])
             i = None if j is None else j + 1
-        out[crit] = (i, None if i is None else float(vals[i]))
+        out[crit] = (i, None if i is None else _clipped(crit, float(vals[i])))
     for c in constraints:
         cond = a[c.where][1:]
         ok = np.isfinite(cond)
         ok &= (cond >= c.at_least - 1e-12) if c.at_least is not None else (cond <= c.at_most + 1e-12)
         j = _first_best(np.where(ok, a[c.maximize][1:], np.nan))
-        out[c.name] = (None if j is None else j + 1, None if j is None else float(a[c.maximize][j + 1]))
+        out[c.name] = (None if j is None else j + 1, None if j is None else _clipped(c.maximize, float(a[c.maximize][j + 1])))
     return out
 
 
