@@ -19,6 +19,7 @@ matplotlib.use("Agg")  # no display, deterministic output
 import numpy as np  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
+from reportgen.labels import short_label  # noqa: E402
 from reportgen.results import ComparisonResult, ModelResult  # noqa: E402
 
 #: Okabe & Ito (2008) colour-blind-safe palette, black last.
@@ -322,8 +323,9 @@ def forest_figure(result: ComparisonResult, palette: Sequence[str] = PALETTE) ->
         ax.plot([d], [y], marker="s", color=col[c.model], ms=7)
     ax.axvline(0, color="black", lw=0.9)
     ax.set_yticks(range(len(comps)), [safe_text(f"{c.model} − {c.baseline}") for c in reversed(comps)])
-    ax.set_xlabel(f"Δ {metric.replace('_', ' ')} ({result.run.confidence_level * 100:g} % CI)")
-    ax.set_title(f"Difference in {metric.replace('_', ' ')} against the baseline")
+    name = short_label(metric)
+    ax.set_xlabel(f"Δ {name} ({result.run.confidence_level * 100:g} % CI)")
+    ax.set_title(f"Difference in {name} against the baseline")
     ax.set_ylim(-0.6, len(comps) - 0.4)
     ax.grid(axis="y", visible=False)
     return fig
