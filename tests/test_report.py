@@ -77,11 +77,16 @@ def test_every_section_is_present_and_linked_from_the_contents(page):
         assert f"#{section}" in c.hrefs, section
 
 
-def test_html_is_self_contained(page):
+def test_html_is_self_contained(page, demo_run):
     html, c, _ = page
     assert "<link" not in html
     assert not [u for u in c.srcs if not u.startswith(("data:", "#"))]
     assert "<svg" in html and "<style>" in html
+    # sortable tables: one inline script, static (no report data inside), screen only
+    assert html.count("<script>") == 1 and 'class="ranking sortable"' in html and 'class="optima sortable"' in html
+    script = html[html.index("<script>"):html.index("</script>")]
+    assert "champion" not in script and "http" not in script
+    assert "<script>" not in render_html(load_result(demo_run.out / "metrics.json"), for_pdf=True)
 
 
 def test_headline_numbers_come_from_metrics_json(page, demo_run):
