@@ -1,0 +1,83 @@
+"""Structural tests of the figures: they draw the result's numbers, keep each model's colour,
+and stay light at any number of rows (curves are decimated before drawing)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from matplotlib.colors import to_hex
+
+from reportgen import figures
+from reportgen.render import load_result
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+from bench_render import make_result  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def demo(demo_run):
+    return load_result(demo_run.out / "metrics.json")
+
+
+def _lines(fig):
+    return [ln for ax in fig.axes for ln in ax.get_lines()]
+
+
+def _colour(line) -> str:
+    return to_hex(line.get_color())
+
+
+def test_roc_draws_each_models_curve_and_its_operating_point(demo):
+    fig = figures.roc_figure(demo)
+    col = figures.colours(list(demo.models))
+    lines = _lines(fig)
+    for name, m in demo.models.items():
+        mine = [ln for ln in lines if _colour(ln) == to_hex(col[name])]
+        curve = [ln for ln in mine if len(ln.get_xdata()) > 2]
+        assert len(curve) == 1, name
+        np.testing.assert_array_equal(curve[0].get_xdata(), m.curves.roc.x)
+        np.testing.assert_array_equal(curve[0].get_ydata(), m.curves.roc.y)
+        point = [ln for ln in lines if len(ln.get_xdata()) == 1 and to_hex(ln.get_markeredgecolor()) == to_hex(col[name])]
+        assert len(point) == 1, name
+        assert point[0].get_xdata()[0] == pytest.approx(m.confusion.fp / m.negatives)
+        assert point[0].get_ydata()[0] == pytest.approx(m.confusion.tp / m.positives)
+    legend = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    for name, m in demo.models.items():
+        assert any(t.startswith(f"{name}: AUC {m.metrics['roc_auc']:.3f}, Gini {m.metrics['gini']:.3f}") for t in legend)
+
+
+def test_each_model_keeps_one_colour_in_every_figure(demo):
+    col = {n: to_hex(c) for n, c in figures.colours(list(demo.models)).items()}
+    assert len(set(col.values())) == len(col)
+    for fn in (figures.roc_figure, figures.pr_figure, figures.cost_figure, figures.gains_figure):
+        fig = fn(demo)
+        legend = fig.axes[0].get_legend() or (fig.legends[0] if fig.legends else None)
+        assert legend is not None, fn.__name__
+        seen = set()
+        for text, handle in zip(legend.get_texts(), legend.legend_handles):
+            for name, c in col.items():
+                if text.get_text().startswith(f"{name}:") or text.get_text() in (name, f"{name} (lower envelope)"):
+                    assert to_hex(handle.get_color()) == c, (fn.__name__, name)
+                    seen.add(name)
+        assert seen == set(col), fn.__name__
+
+
+def test_cost_envelopes_lie_below_the_trivial_classifiers(demo):
+    for m in demo.models.values():
+        c = m.curves.cost
+        pc, env = np.asarray(c.pc), np.asarray(c.envelope)
+        assert np.all(env <= np.minimum(pc, 1 - pc) + 1e-12) and np.all(env >= -1e-12)
+
+
+def test_figures_stay_light_at_any_number_of_rows():
+    result = make_result(200_000, 2)
+    for m in result.models.values():
+        for curve in (m.curves.roc, m.curves.pr):
+            assert len(curve.x) <= 2_500
+    svgs = figures.render_figures(result)
+    assert {"roc", "pr", "cost", "thresholds", "ks", "gains", "calibration", "distributions"} <= set(svgs)
+    assert max(len(s) for s in svgs.values()) < 250_000
+    assert sum(len(s) for s in svgs.values()) < 800_000
