@@ -72,8 +72,8 @@ class StreamedData:
     dates: tuple[str, str] | None = None
 
 
-def read_batches(path: Path, columns: list[str], batch_rows: int) -> Iterator[pd.DataFrame]:
-    """The file's ``columns`` in record batches of about ``batch_rows`` rows, as small frames."""
+def _record_batches(path: Path, columns: list[str], batch_rows: int) -> Iterator:
+    """pyarrow record batches of the file's ``columns`` (about ``batch_rows`` rows each)."""
     import pyarrow as pa  # noqa: PLC0415
     import pyarrow.csv as pacsv  # noqa: PLC0415
 
@@ -81,7 +81,7 @@ def read_batches(path: Path, columns: list[str], batch_rows: int) -> Iterator[pd
         if _is_parquet(path):
             for rb in _parquet_dataset(path).to_batches(columns=columns, batch_size=batch_rows):
                 if rb.num_rows:
-                    yield rb.to_pandas()
+                    yield rb
             return
         block = max(1 << 20, min(1 << 28, batch_rows * 16 * max(1, len(columns))))
         reader = pacsv.open_csv(
@@ -91,9 +91,121 @@ def read_batches(path: Path, columns: list[str], batch_rows: int) -> Iterator[pd
         )
         for rb in reader:
             if rb.num_rows:
-                yield rb.to_pandas()
+                yield rb
     except (pa.ArrowException, OSError, ValueError) as exc:
         raise InputError(f"{path}: cannot read ({_first_line(exc)})") from None
+
+
+def read_batches(path: Path, columns: list[str], batch_rows: int) -> Iterator[pd.DataFrame]:
+    """The file's ``columns`` in record batches of about ``batch_rows`` rows, as small frames."""
+    for rb in _record_batches(path, columns, batch_rows):
+        yield rb.to_pandas()
+
+
+def read_columns(path: Path, columns: list[str], batch_rows: int) -> Iterator[Batch]:
+    """:func:`read_batches` without the DataFrames: each batch's columns go to numpy directly."""
+    for rb in _record_batches(path, columns, batch_rows):
+        yield Batch(rb)
+
+
+def _plain_numeric(col) -> bool:
+    """Whether an arrow column converts to float64 as pandas would, without pandas."""
+    import pyarrow as pa  # noqa: PLC0415
+
+    return pa.types.is_floating(col.type) or pa.types.is_integer(col.type)
+
+
+class Batch:
+    """One record batch whose columns are converted to numpy once each, straight from arrow.
+
+    Numeric columns skip pandas (about a third of a streamed pass went into ``to_pandas``);
+    anything else (text read from CSV, booleans, labels with nulls) goes through the same
+    pandas helpers as the in-memory path, so values and error messages are the same.
+    """
+
+    __slots__ = ("rb", "_cache")
+
+    def __init__(self, rb) -> None:
+        self.rb = rb
+        self._cache: dict = {}
+
+    def __len__(self) -> int:
+        return self.rb.num_rows
+
+    def slice(self, start: int, length: int | None = None) -> Batch:
+        return Batch(self.rb.slice(start, length))
+
+    def series(self, name: str) -> pd.Series:
+        key = ("series", name)
+        if key not in self._cache:
+            self._cache[key] = self.rb.column(name).to_pandas()
+        return self._cache[key]
+
+    def numeric(self, name: str, path: Path, offset: int) -> np.ndarray:
+        """The column as float64 (NaN where missing); a non-numeric cell is an error naming its row."""
+        key = ("numeric", name)
+        if key not in self._cache:
+            col = self.rb.column(name)
+            if _plain_numeric(col):
+                out = np.asarray(col.to_numpy(zero_copy_only=False), dtype=np.float64)
+            else:
+                out = _numeric(self.series(name), path, name, offset)
+            self._cache[key] = out
+        return self._cache[key]
+
+    def missing(self, name: str) -> np.ndarray | None:
+        """Rows whose value is missing (null, or NaN as pandas counts it), or None when none is."""
+        key = ("missing", name)
+        if key not in self._cache:
+            col = self.rb.column(name)
+            if _plain_numeric(col) and col.null_count == 0:
+                if col.type.id in _FLOAT_IDS:
+                    bad = np.isnan(np.asarray(col.to_numpy(zero_copy_only=False)))
+                    out = bad if bad.any() else None
+                else:
+                    out = None
+            else:
+                bad = self.series(name).isna().to_numpy()
+                out = bad if bad.any() else None
+            self._cache[key] = out
+        return self._cache[key]
+
+    def matches(self, name: str, value) -> np.ndarray:
+        """Rows whose label equals ``value`` (:func:`reportgen.sources._label_matches`)."""
+        key = ("matches", name)
+        if key not in self._cache:
+            col = self.rb.column(name)
+            numeric_value = isinstance(value, (int, float)) and not isinstance(value, bool)
+            if _plain_numeric(col) and col.null_count == 0 and numeric_value:
+                out = col.to_numpy(zero_copy_only=False) == value
+            else:
+                out = _label_matches(self.series(name), value)
+            self._cache[key] = np.asarray(out, dtype=bool)
+        return self._cache[key]
+
+    def distinct(self, name: str, keep: np.ndarray | None) -> list:
+        """The distinct labels of the kept rows, as pandas would list them."""
+        col = self.rb.column(name)
+        if _plain_numeric(col) and col.null_count == 0:
+            import pyarrow.compute as pc  # noqa: PLC0415
+
+            if keep is None:
+                key = ("distinct", name)
+                if key not in self._cache:
+                    self._cache[key] = pc.unique(col).to_pylist()
+                return self._cache[key]
+            return pc.unique(col.filter(keep)).to_pylist()
+        lab = self.series(name)
+        return pd.unique(lab if keep is None else lab[keep]).tolist()
+
+
+def _float_ids() -> frozenset:
+    import pyarrow as pa  # noqa: PLC0415
+
+    return frozenset(t.id for t in (pa.float16(), pa.float32(), pa.float64()))
+
+
+_FLOAT_IDS = _float_ids()
 
 
 @dataclass(slots=True)
@@ -109,40 +221,48 @@ class _State:
     dropped: dict[str, int] | None = None
 
 
-def _validated(cfg: Config, st: _State, path: Path, df: pd.DataFrame, offset: int):
+def _validated(cfg: Config, st: _State, path: Path, batch: Batch, offset: int):
     """(scores, is_positive, weights) of the batch's valid rows; errors name the global row."""
     cols = st.cols
-    scores = _numeric(df[cols["score"]], path, cols["score"], offset)
-    weights = _numeric(df[cols["weight"]], path, cols["weight"], offset) if "weight" in cols else None
-    label = df[cols["label"]]
-    label_bad = label.isna().to_numpy()
-    checks = [(f"missing or non-finite score in '{cols['score']}'", ~np.isfinite(scores)),
-              (f"missing or non-finite label in '{cols['label']}'", label_bad)]
-    if weights is not None:
+    n = len(batch)
+    scores = batch.numeric(cols["score"], path, offset)
+    weights = batch.numeric(cols["weight"], path, offset) if "weight" in cols else None
+    checks = []
+    if not np.isfinite(scores).all():
+        checks.append((f"missing or non-finite score in '{cols['score']}'", ~np.isfinite(scores)))
+    label_bad = batch.missing(cols["label"])
+    if label_bad is not None:
+        checks.append((f"missing or non-finite label in '{cols['label']}'", label_bad))
+    if weights is not None and not np.isfinite(weights).all():
         checks.append((f"missing or non-finite weight in '{cols['weight']}'", ~np.isfinite(weights)))
-    keep = np.ones(len(df), dtype=bool)
+    keep = None
     for reason, bad in checks:
-        if bad.any():
-            if cfg.missing != "drop":
-                i = int(np.flatnonzero(bad)[0])
-                raise InputError(
-                    f"{path}: row {offset + i + 2}: {reason}; fix the data or set 'missing: drop' to drop such rows (counted in the report)"
-                )
-            st.dropped = st.dropped or {}
-            st.dropped[reason] = st.dropped.get(reason, 0) + int((bad & keep).sum())
-            keep &= ~bad
-    if weights is not None and (weights[keep] < 0).any():
-        i = int(np.flatnonzero((weights < 0) & keep)[0])
-        raise InputError(f"{path}: column '{cols['weight']}', row {offset + i + 2}: negative weight {weights[i]:g}; weights must be >= 0")
-    lab = label[keep]
-    st.labels.update(pd.unique(lab).tolist())
+        if cfg.missing != "drop":
+            i = int(np.flatnonzero(bad)[0])
+            raise InputError(
+                f"{path}: row {offset + i + 2}: {reason}; fix the data or set 'missing: drop' to drop such rows (counted in the report)"
+            )
+        if keep is None:
+            keep = np.ones(n, dtype=bool)
+        st.dropped = st.dropped or {}
+        st.dropped[reason] = st.dropped.get(reason, 0) + int((bad & keep).sum())
+        keep &= ~bad
+    if weights is not None:
+        neg = weights < 0 if keep is None else (weights < 0) & keep
+        if neg.any():
+            i = int(np.flatnonzero(neg)[0])
+            raise InputError(f"{path}: column '{cols['weight']}', row {offset + i + 2}: negative weight {weights[i]:g}; weights must be >= 0")
+    st.labels.update(batch.distinct(cols["label"], keep))
     if len(st.labels) > 2:
         shown = ", ".join(_show(v) for v in sorted(st.labels, key=str)[:6])
         raise InputError(
-            f"{path}: column '{cols['label']}' has more than 2 distinct labels ({shown}) by row {offset + len(df) + 1}; "
+            f"{path}: column '{cols['label']}' has more than 2 distinct labels ({shown}) by row {offset + n + 1}; "
             f"task: binary needs two"
         )
-    return scores[keep], _label_matches(lab, cfg.positive), None if weights is None else weights[keep]
+    y = batch.matches(cols["label"], cfg.positive)
+    if keep is None:
+        return scores, y, weights
+    return scores[keep], y[keep], None if weights is None else weights[keep]
 
 
 def fold_file(cfg: Config, states: list[_State], path: Path, columns: list[str], rng: np.random.Generator,
@@ -152,19 +272,19 @@ def fold_file(cfg: Config, states: list[_State], path: Path, columns: list[str],
     ``dates`` (a list) collects each batch's first and last date when a date column is set.
     """
     offset = 0
-    for df in read_batches(path, columns, cfg.stream.batch_rows):
+    for batch in read_columns(path, columns, cfg.stream.batch_rows):
         if cfg.date and dates is not None:
-            d = dates_of(df[cfg.date], path, cfg.date, offset)
+            d = dates_of(batch.series(cfg.date), path, cfg.date, offset)
             if d.notna().any():
                 dates += [d.min(), d.max()]
         for st in states:
-            s, y, w = _validated(cfg, st, path, df, offset)
+            s, y, w = _validated(cfg, st, path, batch, offset)
             st.acc.add(s, y, w)
             st.rows += s.shape[0]
             take = min(cfg.stream.sample_per_batch, s.shape[0])
             if take:
                 st.sample.append(S.oriented(s[rng.choice(s.shape[0], take, replace=False)], st.cfg.direction))
-        offset += len(df)
+        offset += len(batch)
     return offset
 
 
@@ -207,10 +327,10 @@ def load_streamed(cfg: Config, progress: Progress | None = None) -> StreamedData
                 edges = S.bin_edges(np.concatenate(st.sample), sc.bins, sc.binning)
                 acc = S.BinnedAccumulator(edges, m.direction)
                 offset = 0
-                for df in read_batches(path, sorted(set(st.cols.values())), sc.batch_rows):
-                    s, y, w = _validated(cfg, _State(m, st.cols, st.acc, [], set(st.labels)), path, df, offset)
+                for batch in read_columns(path, sorted(set(st.cols.values())), sc.batch_rows):
+                    s, y, w = _validated(cfg, _State(m, st.cols, st.acc, [], set(st.labels)), path, batch, offset)
                     acc.add(s, y, w)
-                    offset += len(df)
+                    offset += len(batch)
                 table, grouper, binning = binned_result(cfg, m.name, acc, warnings)
             if table.total_pos <= 0:
                 raise InputError(f"{path}: column '{st.cols['label']}': no row has the positive label {cfg.positive!r}; set 'positive' in the config")
@@ -256,15 +376,15 @@ def _paired_pass(cfg: Config, models: list[StreamedModel], by_file: dict[Path, l
         [m.threshold if m.threshold is not None else cfg.threshold for m in models],
         [m.grouper or S.exact_grouper(m.table) for m in models],
     )
-    readers = {p: read_batches(p, sorted({c for st in sts for c in st.cols.values()}), cfg.stream.batch_rows)
+    readers = {p: read_columns(p, sorted({c for st in sts for c in st.cols.values()}), cfg.stream.batch_rows)
                for p, sts in by_file.items()}
     for chunk in _lockstep(readers):
         scores, ys = [], []
         for m in models:
             path, st = states[m.name]
-            df = chunk[path]
-            scores.append(df[st.cols["score"]].to_numpy(dtype=np.float64))
-            ys.append(_label_matches(df[st.cols["label"]], cfg.positive))
+            batch = chunk[path]
+            scores.append(batch.numeric(st.cols["score"], path, 0))
+            ys.append(batch.matches(st.cols["label"], cfg.positive))
         for m, y in zip(models[1:], ys[1:]):
             if not np.array_equal(y, ys[0]):
                 return None, f"the labels of '{m.name}' and '{models[0].name}' differ row by row; paired tests are not computed"
@@ -272,9 +392,14 @@ def _paired_pass(cfg: Config, models: list[StreamedModel], by_file: dict[Path, l
     return acc, None
 
 
-def _lockstep(readers: dict[Path, Iterator[pd.DataFrame]]) -> Iterator[dict[Path, pd.DataFrame]]:
+def _lockstep(readers: dict[Path, Iterator[Batch]]) -> Iterator[dict[Path, Batch]]:
     """Chunks of equal length from several readers of files with the same number of rows."""
-    buffers: dict[Path, pd.DataFrame | None] = {p: None for p in readers}
+    if len(readers) == 1:  # one file: its batches as they come
+        (p, it), = readers.items()
+        for batch in it:
+            yield {p: batch}
+        return
+    buffers: dict[Path, Batch | None] = {p: None for p in readers}
     while True:
         for p, it in readers.items():
             if buffers[p] is None or len(buffers[p]) == 0:
@@ -282,6 +407,6 @@ def _lockstep(readers: dict[Path, Iterator[pd.DataFrame]]) -> Iterator[dict[Path
         if any(b is None for b in buffers.values()):
             return
         n = min(len(b) for b in buffers.values())  # type: ignore[arg-type]
-        yield {p: b.iloc[:n] for p, b in buffers.items()}  # type: ignore[union-attr]
+        yield {p: b.slice(0, n) for p, b in buffers.items()}  # type: ignore[union-attr]
         for p in buffers:
-            buffers[p] = buffers[p].iloc[n:]  # type: ignore[union-attr]
+            buffers[p] = buffers[p].slice(n)  # type: ignore[union-attr]
