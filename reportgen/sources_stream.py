@@ -20,7 +20,7 @@ Passes over the data:
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -208,6 +208,65 @@ def _float_ids() -> frozenset:
 _FLOAT_IDS = _float_ids()
 
 
+#: Bytes of per-row codes pass 1 and 2 may keep so that the paired pass need not read the
+#: data again: 4 per row and model, 1 per row for the labels (and for each binned model's
+#: decisions). 100M rows × 3 models take about 1.4 GB; past the budget the codes are
+#: dropped and the paired pass reads the file once more, as it did before.
+ROW_CODES_BUDGET = 2 << 30
+
+
+@dataclass(slots=True)
+class _RowCodes:
+    """Each row's table row per model, kept from passes 1 and 2 (one file, unweighted rows).
+
+    Exact models with decimal scores keep the integer score ``q`` (int32, relative to the
+    first chunk's), binned models their bin and whether their decision was right; the table
+    row is then a lookup, and the paired pass runs in memory.
+    """
+
+    y: list[np.ndarray] = field(default_factory=list)
+    codes: dict[str, list[np.ndarray]] = field(default_factory=dict)
+    base: dict[str, int] = field(default_factory=dict)
+    right: dict[str, list[np.ndarray]] = field(default_factory=dict)
+    nbytes: int = 0
+    ok: bool = True
+
+    def _spend(self, arr: np.ndarray) -> bool:
+        self.nbytes += arr.nbytes
+        if self.nbytes > ROW_CODES_BUDGET:
+            self.drop()
+        return self.ok
+
+    def drop(self) -> None:
+        self.ok = False
+        self.y, self.codes, self.right = [], {}, {}
+
+    def add_labels(self, y: np.ndarray) -> None:
+        if self.ok and self._spend(y):
+            self.y.append(y)
+
+    def add_scores(self, name: str, acc: S.TableAccumulator) -> None:
+        """The chunk just added to ``acc``, as integer scores (or the codes are dropped)."""
+        if not self.ok:
+            return
+        q = acc.chunk_scores()
+        if q is None:  # overflowed (binned in pass 2, which keeps bins) or not decimal (no lookup later)
+            return
+        base = self.base.setdefault(name, int(q[0]) if q.shape[0] else 0)
+        c = q - base
+        if c.shape[0] and (int(c.min()) < -(2**31) or int(c.max()) >= 2**31):
+            self.drop()
+            return
+        c32 = c.astype(np.int32)
+        if self._spend(c32):
+            self.codes.setdefault(name, []).append(c32)
+
+    def add_bins(self, name: str, bins: np.ndarray, right: np.ndarray) -> None:
+        if self.ok and self._spend(bins) and self._spend(right):
+            self.codes.setdefault(name, []).append(bins)
+            self.right.setdefault(name, []).append(right)
+
+
 @dataclass(slots=True)
 class _State:
     """What pass 1 keeps per model."""
@@ -266,10 +325,11 @@ def _validated(cfg: Config, st: _State, path: Path, batch: Batch, offset: int):
 
 
 def fold_file(cfg: Config, states: list[_State], path: Path, columns: list[str], rng: np.random.Generator,
-              dates: list | None = None) -> int:
+              dates: list | None = None, rows: _RowCodes | None = None) -> int:
     """Pass 1 over one file: every batch validated and folded into each model's state; rows read.
 
-    ``dates`` (a list) collects each batch's first and last date when a date column is set.
+    ``dates`` (a list) collects each batch's first and last date when a date column is set;
+    ``rows`` keeps each row's codes (labels of the first model, integer scores of each).
     """
     offset = 0
     for batch in read_columns(path, columns, cfg.stream.batch_rows):
@@ -280,6 +340,16 @@ def fold_file(cfg: Config, states: list[_State], path: Path, columns: list[str],
         for st in states:
             s, y, w = _validated(cfg, st, path, batch, offset)
             st.acc.add(s, y, w)
+            if rows is not None and rows.ok:
+                if st.dropped or w is not None:
+                    rows.drop()
+                else:
+                    if st is states[0]:
+                        rows.add_labels(y)
+                    elif y is not rows.y[-1] and not np.array_equal(y, rows.y[-1]):
+                        rows.drop()  # labels differ row by row: the paired pass says so
+                        continue
+                    rows.add_scores(st.cfg.name, st.acc)
             st.rows += s.shape[0]
             take = min(cfg.stream.sample_per_batch, s.shape[0])
             if take:
@@ -302,9 +372,10 @@ def load_streamed(cfg: Config, progress: Progress | None = None) -> StreamedData
     seen_dates: list = []
     files: list[FileInfo] = []
     total_files = len(by_file)
+    rows = _RowCodes() if len(by_file) == 1 and len(cfg.models) > 1 else None
     for k, (path, states) in enumerate(by_file.items()):
         columns = sorted({c for st in states for c in st.cols.values()})
-        offset = fold_file(cfg, states, path, columns, rng, seen_dates)
+        offset = fold_file(cfg, states, path, columns, rng, seen_dates, rows)
         if offset == 0:
             raise InputError(f"{path}: the file has no rows")
         files.append(file_info(path, offset))
@@ -312,6 +383,7 @@ def load_streamed(cfg: Config, progress: Progress | None = None) -> StreamedData
             progress(k + 1, total_files)
 
     models: list[StreamedModel] = []
+    lookups: dict[str, tuple[int, np.ndarray] | None] = {}
     warnings: list[str] = []
     dropped: list[tuple[str, str, int]] = []
     for path, states in by_file.items():
@@ -327,9 +399,18 @@ def load_streamed(cfg: Config, progress: Progress | None = None) -> StreamedData
                 edges = S.bin_edges(np.concatenate(st.sample), sc.bins, sc.binning)
                 acc = S.BinnedAccumulator(edges, m.direction)
                 offset = 0
+                keep_rows = rows is not None and rows.ok
+                if keep_rows:
+                    rows.codes.pop(m.name, None)
+                    rows.base[m.name] = 0
+                cut = m.threshold if m.threshold is not None else cfg.threshold
                 for batch in read_columns(path, sorted(set(st.cols.values())), sc.batch_rows):
                     s, y, w = _validated(cfg, _State(m, st.cols, st.acc, [], set(st.labels)), path, batch, offset)
-                    acc.add(s, y, w)
+                    if keep_rows and w is None and rows.ok:
+                        flagged = s >= cut if m.direction == "higher" else s <= cut
+                        rows.add_bins(m.name, acc.add_rows(s, y), flagged == y)
+                    else:
+                        acc.add(s, y, w)
                     offset += len(batch)
                 table, grouper, binning = binned_result(cfg, m.name, acc, warnings)
             if table.total_pos <= 0:
@@ -337,9 +418,17 @@ def load_streamed(cfg: Config, progress: Progress | None = None) -> StreamedData
             if table.total_neg <= 0:
                 raise InputError(f"{path}: column '{st.cols['label']}': every row is positive; metrics need both classes")
             models.append(StreamedModel(m.name, str(path), m.direction, m.probabilities, m.threshold, table, binning, grouper))
+            if rows is not None and rows.ok:
+                rows.base.setdefault(m.name, 0)
+                lookups[m.name] = st.acc.row_lookup() if binning is None else (0, acc.row_of_bin())
     order = {m.name: i for i, m in enumerate(cfg.models)}
     models.sort(key=lambda x: order[x.name])
-    paired, note = _paired_pass(cfg, models, by_file, dropped)
+    if rows is not None and rows.ok and not dropped and all(lookups.get(m.name) is not None for m in models):
+        paired, note = _paired_in_memory(cfg, models, rows, lookups)
+    else:
+        if rows is not None:
+            rows.drop()
+        paired, note = _paired_pass(cfg, models, by_file, dropped)
     dates = (min(seen_dates).date().isoformat(), max(seen_dates).date().isoformat()) if seen_dates else None
     return StreamedData(tuple(models), tuple(files), tuple(dropped), tuple(warnings), paired, note, dates)
 
@@ -389,6 +478,31 @@ def _paired_pass(cfg: Config, models: list[StreamedModel], by_file: dict[Path, l
             if not np.array_equal(y, ys[0]):
                 return None, f"the labels of '{m.name}' and '{models[0].name}' differ row by row; paired tests are not computed"
         acc.add(scores, ys[0])
+    return acc, None
+
+
+def _paired_in_memory(cfg: Config, models: list[StreamedModel], rows: _RowCodes,
+                      lookups: dict[str, tuple[int, np.ndarray]]) -> tuple[S.PairedAccumulator | None, str | None]:
+    """Pass 3 from the codes kept in passes 1 and 2: each chunk's table rows by lookup."""
+    if len(models) < 2:
+        return None, None
+    if any(m.table.weighted for m in models):
+        return None, "weighted rows: DeLong's and McNemar's paired tests are not computed in stream mode"
+    acc = S.PairedAccumulator([m.table for m in models], [m.threshold if m.threshold is not None else cfg.threshold for m in models])
+    cuts = [m.table.cut_index(c) for m, c in zip(models, acc.cuts)]
+    lengths = [y.shape[0] for y in rows.y]
+    for m in models:
+        if [c.shape[0] for c in rows.codes.get(m.name, [])] != lengths:
+            raise AssertionError(f"codes of model '{m.name}' out of step with the labels")
+    for i, y in enumerate(rows.y):
+        chunk_rows, right = [], []
+        for m, ci in zip(models, cuts):
+            qmin, lut = lookups[m.name]
+            r = lut[rows.codes[m.name][i] + (rows.base[m.name] - qmin)]
+            chunk_rows.append(r)
+            right.append(rows.right[m.name][i] if m.binning is not None else (r < ci) == y)
+        acc.add_rows(chunk_rows, right, y)
+    rows.drop()
     return acc, None
 
 
