@@ -13,8 +13,15 @@ Passes over the data:
 2. only for a model whose distinct scores passed ``stream.max_distinct_scores``: its file
    again, with bins from the sample (the report states the binning and its AUC error bound);
 3. only when the models' rows line up (one file, or files of equal length without an id to
-   join on) and nothing was dropped: all files in lockstep, for DeLong's covariance and
-   McNemar's tables (placement values looked up in the tables by score).
+   join on) and nothing was dropped: DeLong's covariance and McNemar's tables (placement
+   values looked up in the tables by score). With every model in one file, unweighted, and
+   each either decimal (counted densely) or binned, passes 1 and 2 keep every row's code
+   (int32 per model, the labels as bytes; :data:`ROW_CODES_BUDGET` at most, about 1.4 GB at
+   100M rows × 3 models) and this pass runs in memory; otherwise all files are read again
+   in lockstep.
+
+Batches go from pyarrow to numpy without DataFrames; only text columns (CSV), booleans and
+labels with nulls take the pandas helpers of the in-memory path.
 """
 
 from __future__ import annotations
