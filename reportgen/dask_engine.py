@@ -30,8 +30,8 @@ from reportgen.config import Config
 from reportgen.engine import streaming as S
 from reportgen.engine.curve import ScoreTable, merge_tables
 from reportgen.errors import InputError, UserError
-from reportgen.sources import _check_columns, _columns_for, _columns_in, _is_parquet, _label_matches, _parquet_dataset, file_info
-from reportgen.sources_stream import Progress, StreamedData, StreamedModel, _State, _validated, binned_result, fold_file, read_batches
+from reportgen.sources import _check_columns, _columns_for, _columns_in, _is_parquet, _parquet_dataset, file_info
+from reportgen.sources_stream import Progress, StreamedData, StreamedModel, _State, _validated, binned_result, fold_file, read_columns
 
 #: Partial results merged per reduce task.
 FAN_IN = 8
@@ -110,10 +110,10 @@ def _map_binned(cfg: Config, part: str, name: str, edges: np.ndarray) -> S.Binne
     st = _State(m, _columns_for(cfg, m), S.TableAccumulator(m.direction), [], set())
     acc = S.BinnedAccumulator(edges, m.direction)
     offset = 0
-    for df in read_batches(Path(part), sorted(set(st.cols.values())), cfg.stream.batch_rows):
-        s, y, w = _validated(cfg, st, Path(part), df, offset)
+    for batch in read_columns(Path(part), sorted(set(st.cols.values())), cfg.stream.batch_rows):
+        s, y, w = _validated(cfg, st, Path(part), batch, offset)
         acc.add(s, y, w)
-        offset += len(df)
+        offset += len(batch)
     return acc
 
 
@@ -126,9 +126,9 @@ def _map_paired(cfg: Config, part: str, shared: tuple[list[ScoreTable], list[Any
     acc = S.PairedAccumulator(tables, [m.threshold if m.threshold is not None else cfg.threshold for m in cfg.models], groupers)
     cols = {m.name: _columns_for(cfg, m) for m in cfg.models}
     columns = sorted({c for cc in cols.values() for c in cc.values()})
-    for df in read_batches(Path(part), columns, cfg.stream.batch_rows):
-        scores = [df[cols[m.name]["score"]].to_numpy(dtype=np.float64) for m in cfg.models]
-        acc.add(scores, _label_matches(df[cols[cfg.models[0].name]["label"]], cfg.positive))
+    for batch in read_columns(Path(part), columns, cfg.stream.batch_rows):
+        scores = [batch.numeric(cols[m.name]["score"], Path(part), 0) for m in cfg.models]
+        acc.add(scores, batch.matches(cols[cfg.models[0].name]["label"], cfg.positive))
     return acc
 
 

@@ -13,14 +13,21 @@ Passes over the data:
 2. only for a model whose distinct scores passed ``stream.max_distinct_scores``: its file
    again, with bins from the sample (the report states the binning and its AUC error bound);
 3. only when the models' rows line up (one file, or files of equal length without an id to
-   join on) and nothing was dropped: all files in lockstep, for DeLong's covariance and
-   McNemar's tables (placement values looked up in the tables by score).
+   join on) and nothing was dropped: DeLong's covariance and McNemar's tables (placement
+   values looked up in the tables by score). With every model in one file, unweighted, and
+   each either decimal (counted densely) or binned, passes 1 and 2 keep every row's code
+   (int32 per model, the labels as bytes; :data:`ROW_CODES_BUDGET` at most, about 1.4 GB at
+   100M rows × 3 models) and this pass runs in memory; otherwise all files are read again
+   in lockstep.
+
+Batches go from pyarrow to numpy without DataFrames; only text columns (CSV), booleans and
+labels with nulls take the pandas helpers of the in-memory path.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -72,8 +79,8 @@ class StreamedData:
     dates: tuple[str, str] | None = None
 
 
-def read_batches(path: Path, columns: list[str], batch_rows: int) -> Iterator[pd.DataFrame]:
-    """The file's ``columns`` in record batches of about ``batch_rows`` rows, as small frames."""
+def _record_batches(path: Path, columns: list[str], batch_rows: int) -> Iterator:
+    """pyarrow record batches of the file's ``columns`` (about ``batch_rows`` rows each)."""
     import pyarrow as pa  # noqa: PLC0415
     import pyarrow.csv as pacsv  # noqa: PLC0415
 
@@ -81,7 +88,7 @@ def read_batches(path: Path, columns: list[str], batch_rows: int) -> Iterator[pd
         if _is_parquet(path):
             for rb in _parquet_dataset(path).to_batches(columns=columns, batch_size=batch_rows):
                 if rb.num_rows:
-                    yield rb.to_pandas()
+                    yield rb
             return
         block = max(1 << 20, min(1 << 28, batch_rows * 16 * max(1, len(columns))))
         reader = pacsv.open_csv(
@@ -91,9 +98,180 @@ def read_batches(path: Path, columns: list[str], batch_rows: int) -> Iterator[pd
         )
         for rb in reader:
             if rb.num_rows:
-                yield rb.to_pandas()
+                yield rb
     except (pa.ArrowException, OSError, ValueError) as exc:
         raise InputError(f"{path}: cannot read ({_first_line(exc)})") from None
+
+
+def read_batches(path: Path, columns: list[str], batch_rows: int) -> Iterator[pd.DataFrame]:
+    """The file's ``columns`` in record batches of about ``batch_rows`` rows, as small frames."""
+    for rb in _record_batches(path, columns, batch_rows):
+        yield rb.to_pandas()
+
+
+def read_columns(path: Path, columns: list[str], batch_rows: int) -> Iterator[Batch]:
+    """:func:`read_batches` without the DataFrames: each batch's columns go to numpy directly."""
+    for rb in _record_batches(path, columns, batch_rows):
+        yield Batch(rb)
+
+
+def _plain_numeric(col) -> bool:
+    """Whether an arrow column converts to float64 as pandas would, without pandas."""
+    import pyarrow as pa  # noqa: PLC0415
+
+    return pa.types.is_floating(col.type) or pa.types.is_integer(col.type)
+
+
+class Batch:
+    """One record batch whose columns are converted to numpy once each, straight from arrow.
+
+    Numeric columns skip pandas (about a third of a streamed pass went into ``to_pandas``);
+    anything else (text read from CSV, booleans, labels with nulls) goes through the same
+    pandas helpers as the in-memory path, so values and error messages are the same.
+    """
+
+    __slots__ = ("rb", "_cache")
+
+    def __init__(self, rb) -> None:
+        self.rb = rb
+        self._cache: dict = {}
+
+    def __len__(self) -> int:
+        return self.rb.num_rows
+
+    def slice(self, start: int, length: int | None = None) -> Batch:
+        return Batch(self.rb.slice(start, length))
+
+    def series(self, name: str) -> pd.Series:
+        key = ("series", name)
+        if key not in self._cache:
+            self._cache[key] = self.rb.column(name).to_pandas()
+        return self._cache[key]
+
+    def numeric(self, name: str, path: Path, offset: int) -> np.ndarray:
+        """The column as float64 (NaN where missing); a non-numeric cell is an error naming its row."""
+        key = ("numeric", name)
+        if key not in self._cache:
+            col = self.rb.column(name)
+            if _plain_numeric(col):
+                out = np.asarray(col.to_numpy(zero_copy_only=False), dtype=np.float64)
+            else:
+                out = _numeric(self.series(name), path, name, offset)
+            self._cache[key] = out
+        return self._cache[key]
+
+    def missing(self, name: str) -> np.ndarray | None:
+        """Rows whose value is missing (null, or NaN as pandas counts it), or None when none is."""
+        key = ("missing", name)
+        if key not in self._cache:
+            col = self.rb.column(name)
+            if _plain_numeric(col) and col.null_count == 0:
+                if col.type.id in _FLOAT_IDS:
+                    bad = np.isnan(np.asarray(col.to_numpy(zero_copy_only=False)))
+                    out = bad if bad.any() else None
+                else:
+                    out = None
+            else:
+                bad = self.series(name).isna().to_numpy()
+                out = bad if bad.any() else None
+            self._cache[key] = out
+        return self._cache[key]
+
+    def matches(self, name: str, value) -> np.ndarray:
+        """Rows whose label equals ``value`` (:func:`reportgen.sources._label_matches`)."""
+        key = ("matches", name)
+        if key not in self._cache:
+            col = self.rb.column(name)
+            numeric_value = isinstance(value, (int, float)) and not isinstance(value, bool)
+            if _plain_numeric(col) and col.null_count == 0 and numeric_value:
+                out = col.to_numpy(zero_copy_only=False) == value
+            else:
+                out = _label_matches(self.series(name), value)
+            self._cache[key] = np.asarray(out, dtype=bool)
+        return self._cache[key]
+
+    def distinct(self, name: str, keep: np.ndarray | None) -> list:
+        """The distinct labels of the kept rows, as pandas would list them."""
+        col = self.rb.column(name)
+        if _plain_numeric(col) and col.null_count == 0:
+            import pyarrow.compute as pc  # noqa: PLC0415
+
+            if keep is None:
+                key = ("distinct", name)
+                if key not in self._cache:
+                    self._cache[key] = pc.unique(col).to_pylist()
+                return self._cache[key]
+            return pc.unique(col.filter(keep)).to_pylist()
+        lab = self.series(name)
+        return pd.unique(lab if keep is None else lab[keep]).tolist()
+
+
+def _float_ids() -> frozenset:
+    import pyarrow as pa  # noqa: PLC0415
+
+    return frozenset(t.id for t in (pa.float16(), pa.float32(), pa.float64()))
+
+
+_FLOAT_IDS = _float_ids()
+
+
+#: Bytes of per-row codes pass 1 and 2 may keep so that the paired pass need not read the
+#: data again: 4 per row and model, 1 per row for the labels (and for each binned model's
+#: decisions). 100M rows × 3 models take about 1.4 GB; past the budget the codes are
+#: dropped and the paired pass reads the file once more, as it did before.
+ROW_CODES_BUDGET = 2 << 30
+
+
+@dataclass(slots=True)
+class _RowCodes:
+    """Each row's table row per model, kept from passes 1 and 2 (one file, unweighted rows).
+
+    Exact models with decimal scores keep the integer score ``q`` (int32, relative to the
+    first chunk's), binned models their bin and whether their decision was right; the table
+    row is then a lookup, and the paired pass runs in memory.
+    """
+
+    y: list[np.ndarray] = field(default_factory=list)
+    codes: dict[str, list[np.ndarray]] = field(default_factory=dict)
+    base: dict[str, int] = field(default_factory=dict)
+    right: dict[str, list[np.ndarray]] = field(default_factory=dict)
+    nbytes: int = 0
+    ok: bool = True
+
+    def _spend(self, arr: np.ndarray) -> bool:
+        self.nbytes += arr.nbytes
+        if self.nbytes > ROW_CODES_BUDGET:
+            self.drop()
+        return self.ok
+
+    def drop(self) -> None:
+        self.ok = False
+        self.y, self.codes, self.right = [], {}, {}
+
+    def add_labels(self, y: np.ndarray) -> None:
+        if self.ok and self._spend(y):
+            self.y.append(y)
+
+    def add_scores(self, name: str, acc: S.TableAccumulator) -> None:
+        """The chunk just added to ``acc``, as integer scores (or the codes are dropped)."""
+        if not self.ok:
+            return
+        q = acc.chunk_scores()
+        if q is None:  # overflowed (binned in pass 2, which keeps bins) or not decimal (no lookup later)
+            return
+        base = self.base.setdefault(name, int(q[0]) if q.shape[0] else 0)
+        c = q - base
+        if c.shape[0] and (int(c.min()) < -(2**31) or int(c.max()) >= 2**31):
+            self.drop()
+            return
+        c32 = c.astype(np.int32)
+        if self._spend(c32):
+            self.codes.setdefault(name, []).append(c32)
+
+    def add_bins(self, name: str, bins: np.ndarray, right: np.ndarray) -> None:
+        if self.ok and self._spend(bins) and self._spend(right):
+            self.codes.setdefault(name, []).append(bins)
+            self.right.setdefault(name, []).append(right)
 
 
 @dataclass(slots=True)
@@ -109,62 +287,81 @@ class _State:
     dropped: dict[str, int] | None = None
 
 
-def _validated(cfg: Config, st: _State, path: Path, df: pd.DataFrame, offset: int):
+def _validated(cfg: Config, st: _State, path: Path, batch: Batch, offset: int):
     """(scores, is_positive, weights) of the batch's valid rows; errors name the global row."""
     cols = st.cols
-    scores = _numeric(df[cols["score"]], path, cols["score"], offset)
-    weights = _numeric(df[cols["weight"]], path, cols["weight"], offset) if "weight" in cols else None
-    label = df[cols["label"]]
-    label_bad = label.isna().to_numpy()
-    checks = [(f"missing or non-finite score in '{cols['score']}'", ~np.isfinite(scores)),
-              (f"missing or non-finite label in '{cols['label']}'", label_bad)]
-    if weights is not None:
+    n = len(batch)
+    scores = batch.numeric(cols["score"], path, offset)
+    weights = batch.numeric(cols["weight"], path, offset) if "weight" in cols else None
+    checks = []
+    if not np.isfinite(scores).all():
+        checks.append((f"missing or non-finite score in '{cols['score']}'", ~np.isfinite(scores)))
+    label_bad = batch.missing(cols["label"])
+    if label_bad is not None:
+        checks.append((f"missing or non-finite label in '{cols['label']}'", label_bad))
+    if weights is not None and not np.isfinite(weights).all():
         checks.append((f"missing or non-finite weight in '{cols['weight']}'", ~np.isfinite(weights)))
-    keep = np.ones(len(df), dtype=bool)
+    keep = None
     for reason, bad in checks:
-        if bad.any():
-            if cfg.missing != "drop":
-                i = int(np.flatnonzero(bad)[0])
-                raise InputError(
-                    f"{path}: row {offset + i + 2}: {reason}; fix the data or set 'missing: drop' to drop such rows (counted in the report)"
-                )
-            st.dropped = st.dropped or {}
-            st.dropped[reason] = st.dropped.get(reason, 0) + int((bad & keep).sum())
-            keep &= ~bad
-    if weights is not None and (weights[keep] < 0).any():
-        i = int(np.flatnonzero((weights < 0) & keep)[0])
-        raise InputError(f"{path}: column '{cols['weight']}', row {offset + i + 2}: negative weight {weights[i]:g}; weights must be >= 0")
-    lab = label[keep]
-    st.labels.update(pd.unique(lab).tolist())
+        if cfg.missing != "drop":
+            i = int(np.flatnonzero(bad)[0])
+            raise InputError(
+                f"{path}: row {offset + i + 2}: {reason}; fix the data or set 'missing: drop' to drop such rows (counted in the report)"
+            )
+        if keep is None:
+            keep = np.ones(n, dtype=bool)
+        st.dropped = st.dropped or {}
+        st.dropped[reason] = st.dropped.get(reason, 0) + int((bad & keep).sum())
+        keep &= ~bad
+    if weights is not None:
+        neg = weights < 0 if keep is None else (weights < 0) & keep
+        if neg.any():
+            i = int(np.flatnonzero(neg)[0])
+            raise InputError(f"{path}: column '{cols['weight']}', row {offset + i + 2}: negative weight {weights[i]:g}; weights must be >= 0")
+    st.labels.update(batch.distinct(cols["label"], keep))
     if len(st.labels) > 2:
         shown = ", ".join(_show(v) for v in sorted(st.labels, key=str)[:6])
         raise InputError(
-            f"{path}: column '{cols['label']}' has more than 2 distinct labels ({shown}) by row {offset + len(df) + 1}; "
+            f"{path}: column '{cols['label']}' has more than 2 distinct labels ({shown}) by row {offset + n + 1}; "
             f"task: binary needs two"
         )
-    return scores[keep], _label_matches(lab, cfg.positive), None if weights is None else weights[keep]
+    y = batch.matches(cols["label"], cfg.positive)
+    if keep is None:
+        return scores, y, weights
+    return scores[keep], y[keep], None if weights is None else weights[keep]
 
 
 def fold_file(cfg: Config, states: list[_State], path: Path, columns: list[str], rng: np.random.Generator,
-              dates: list | None = None) -> int:
+              dates: list | None = None, rows: _RowCodes | None = None) -> int:
     """Pass 1 over one file: every batch validated and folded into each model's state; rows read.
 
-    ``dates`` (a list) collects each batch's first and last date when a date column is set.
+    ``dates`` (a list) collects each batch's first and last date when a date column is set;
+    ``rows`` keeps each row's codes (labels of the first model, integer scores of each).
     """
     offset = 0
-    for df in read_batches(path, columns, cfg.stream.batch_rows):
+    for batch in read_columns(path, columns, cfg.stream.batch_rows):
         if cfg.date and dates is not None:
-            d = dates_of(df[cfg.date], path, cfg.date, offset)
+            d = dates_of(batch.series(cfg.date), path, cfg.date, offset)
             if d.notna().any():
                 dates += [d.min(), d.max()]
         for st in states:
-            s, y, w = _validated(cfg, st, path, df, offset)
+            s, y, w = _validated(cfg, st, path, batch, offset)
             st.acc.add(s, y, w)
+            if rows is not None and rows.ok:
+                if st.dropped or w is not None:
+                    rows.drop()
+                else:
+                    if st is states[0]:
+                        rows.add_labels(y)
+                    elif y is not rows.y[-1] and not np.array_equal(y, rows.y[-1]):
+                        rows.drop()  # labels differ row by row: the paired pass says so
+                        continue
+                    rows.add_scores(st.cfg.name, st.acc)
             st.rows += s.shape[0]
             take = min(cfg.stream.sample_per_batch, s.shape[0])
             if take:
                 st.sample.append(S.oriented(s[rng.choice(s.shape[0], take, replace=False)], st.cfg.direction))
-        offset += len(df)
+        offset += len(batch)
     return offset
 
 
@@ -182,9 +379,10 @@ def load_streamed(cfg: Config, progress: Progress | None = None) -> StreamedData
     seen_dates: list = []
     files: list[FileInfo] = []
     total_files = len(by_file)
+    rows = _RowCodes() if len(by_file) == 1 and len(cfg.models) > 1 else None
     for k, (path, states) in enumerate(by_file.items()):
         columns = sorted({c for st in states for c in st.cols.values()})
-        offset = fold_file(cfg, states, path, columns, rng, seen_dates)
+        offset = fold_file(cfg, states, path, columns, rng, seen_dates, rows)
         if offset == 0:
             raise InputError(f"{path}: the file has no rows")
         files.append(file_info(path, offset))
@@ -192,6 +390,7 @@ def load_streamed(cfg: Config, progress: Progress | None = None) -> StreamedData
             progress(k + 1, total_files)
 
     models: list[StreamedModel] = []
+    lookups: dict[str, tuple[int, np.ndarray] | None] = {}
     warnings: list[str] = []
     dropped: list[tuple[str, str, int]] = []
     for path, states in by_file.items():
@@ -207,19 +406,36 @@ def load_streamed(cfg: Config, progress: Progress | None = None) -> StreamedData
                 edges = S.bin_edges(np.concatenate(st.sample), sc.bins, sc.binning)
                 acc = S.BinnedAccumulator(edges, m.direction)
                 offset = 0
-                for df in read_batches(path, sorted(set(st.cols.values())), sc.batch_rows):
-                    s, y, w = _validated(cfg, _State(m, st.cols, st.acc, [], set(st.labels)), path, df, offset)
-                    acc.add(s, y, w)
-                    offset += len(df)
+                keep_rows = rows is not None and rows.ok
+                if keep_rows:
+                    rows.codes.pop(m.name, None)
+                    rows.base[m.name] = 0
+                cut = m.threshold if m.threshold is not None else cfg.threshold
+                for batch in read_columns(path, sorted(set(st.cols.values())), sc.batch_rows):
+                    s, y, w = _validated(cfg, _State(m, st.cols, st.acc, [], set(st.labels)), path, batch, offset)
+                    if keep_rows and w is None and rows.ok:
+                        flagged = s >= cut if m.direction == "higher" else s <= cut
+                        rows.add_bins(m.name, acc.add_rows(s, y), flagged == y)
+                    else:
+                        acc.add(s, y, w)
+                    offset += len(batch)
                 table, grouper, binning = binned_result(cfg, m.name, acc, warnings)
             if table.total_pos <= 0:
                 raise InputError(f"{path}: column '{st.cols['label']}': no row has the positive label {cfg.positive!r}; set 'positive' in the config")
             if table.total_neg <= 0:
                 raise InputError(f"{path}: column '{st.cols['label']}': every row is positive; metrics need both classes")
             models.append(StreamedModel(m.name, str(path), m.direction, m.probabilities, m.threshold, table, binning, grouper))
+            if rows is not None and rows.ok:
+                rows.base.setdefault(m.name, 0)
+                lookups[m.name] = st.acc.row_lookup() if binning is None else (0, acc.row_of_bin())
     order = {m.name: i for i, m in enumerate(cfg.models)}
     models.sort(key=lambda x: order[x.name])
-    paired, note = _paired_pass(cfg, models, by_file, dropped)
+    if rows is not None and rows.ok and not dropped and all(lookups.get(m.name) is not None for m in models):
+        paired, note = _paired_in_memory(cfg, models, rows, lookups)
+    else:
+        if rows is not None:
+            rows.drop()
+        paired, note = _paired_pass(cfg, models, by_file, dropped)
     dates = (min(seen_dates).date().isoformat(), max(seen_dates).date().isoformat()) if seen_dates else None
     return StreamedData(tuple(models), tuple(files), tuple(dropped), tuple(warnings), paired, note, dates)
 
@@ -256,15 +472,15 @@ def _paired_pass(cfg: Config, models: list[StreamedModel], by_file: dict[Path, l
         [m.threshold if m.threshold is not None else cfg.threshold for m in models],
         [m.grouper or S.exact_grouper(m.table) for m in models],
     )
-    readers = {p: read_batches(p, sorted({c for st in sts for c in st.cols.values()}), cfg.stream.batch_rows)
+    readers = {p: read_columns(p, sorted({c for st in sts for c in st.cols.values()}), cfg.stream.batch_rows)
                for p, sts in by_file.items()}
     for chunk in _lockstep(readers):
         scores, ys = [], []
         for m in models:
             path, st = states[m.name]
-            df = chunk[path]
-            scores.append(df[st.cols["score"]].to_numpy(dtype=np.float64))
-            ys.append(_label_matches(df[st.cols["label"]], cfg.positive))
+            batch = chunk[path]
+            scores.append(batch.numeric(st.cols["score"], path, 0))
+            ys.append(batch.matches(st.cols["label"], cfg.positive))
         for m, y in zip(models[1:], ys[1:]):
             if not np.array_equal(y, ys[0]):
                 return None, f"the labels of '{m.name}' and '{models[0].name}' differ row by row; paired tests are not computed"
@@ -272,9 +488,39 @@ def _paired_pass(cfg: Config, models: list[StreamedModel], by_file: dict[Path, l
     return acc, None
 
 
-def _lockstep(readers: dict[Path, Iterator[pd.DataFrame]]) -> Iterator[dict[Path, pd.DataFrame]]:
+def _paired_in_memory(cfg: Config, models: list[StreamedModel], rows: _RowCodes,
+                      lookups: dict[str, tuple[int, np.ndarray]]) -> tuple[S.PairedAccumulator | None, str | None]:
+    """Pass 3 from the codes kept in passes 1 and 2: each chunk's table rows by lookup."""
+    if len(models) < 2:
+        return None, None
+    if any(m.table.weighted for m in models):
+        return None, "weighted rows: DeLong's and McNemar's paired tests are not computed in stream mode"
+    acc = S.PairedAccumulator([m.table for m in models], [m.threshold if m.threshold is not None else cfg.threshold for m in models])
+    cuts = [m.table.cut_index(c) for m, c in zip(models, acc.cuts)]
+    lengths = [y.shape[0] for y in rows.y]
+    for m in models:
+        if [c.shape[0] for c in rows.codes.get(m.name, [])] != lengths:
+            raise AssertionError(f"codes of model '{m.name}' out of step with the labels")
+    for i, y in enumerate(rows.y):
+        chunk_rows, right = [], []
+        for m, ci in zip(models, cuts):
+            qmin, lut = lookups[m.name]
+            r = lut[rows.codes[m.name][i] + (rows.base[m.name] - qmin)]
+            chunk_rows.append(r)
+            right.append(rows.right[m.name][i] if m.binning is not None else (r < ci) == y)
+        acc.add_rows(chunk_rows, right, y)
+    rows.drop()
+    return acc, None
+
+
+def _lockstep(readers: dict[Path, Iterator[Batch]]) -> Iterator[dict[Path, Batch]]:
     """Chunks of equal length from several readers of files with the same number of rows."""
-    buffers: dict[Path, pd.DataFrame | None] = {p: None for p in readers}
+    if len(readers) == 1:  # one file: its batches as they come
+        (p, it), = readers.items()
+        for batch in it:
+            yield {p: batch}
+        return
+    buffers: dict[Path, Batch | None] = {p: None for p in readers}
     while True:
         for p, it in readers.items():
             if buffers[p] is None or len(buffers[p]) == 0:
@@ -282,6 +528,6 @@ def _lockstep(readers: dict[Path, Iterator[pd.DataFrame]]) -> Iterator[dict[Path
         if any(b is None for b in buffers.values()):
             return
         n = min(len(b) for b in buffers.values())  # type: ignore[arg-type]
-        yield {p: b.iloc[:n] for p, b in buffers.items()}  # type: ignore[union-attr]
+        yield {p: b.slice(0, n) for p, b in buffers.items()}  # type: ignore[union-attr]
         for p in buffers:
-            buffers[p] = buffers[p].iloc[n:]  # type: ignore[union-attr]
+            buffers[p] = buffers[p].slice(n)  # type: ignore[union-attr]

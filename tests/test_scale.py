@@ -80,6 +80,23 @@ def test_stream_equals_memory(lake, file):
     assert st.run.engine == "stream" and all(m.binning is None for m in st.models.values())
 
 
+@pytest.mark.parametrize("over", [{}, {"max_distinct_scores": 300, "bins": 100}])
+def test_paired_pass_from_kept_codes_equals_reading_again(lake, monkeypatch, over):
+    """The paired pass runs on the codes kept by passes 1 and 2; without room for them it reads
+    the file again: the same tests either way (exact and binned models)."""
+    import reportgen.sources_stream as SS
+
+    cfg = _config(lake, "ds")
+    kept = _run(cfg, "stream", stream={"batch_rows": 7_000, **over})
+    monkeypatch.setattr(SS, "ROW_CODES_BUDGET", 0)
+    read = _run(cfg, "stream", stream={"batch_rows": 7_000, **over})
+    for x, y in ((kept, read),):
+        cx, cy = x.comparisons[0].tests, y.comparisons[0].tests
+        assert cx.mcnemar.table == cy.mcnemar.table and cx.mcnemar.p_value == cy.mcnemar.p_value
+        assert cx.delong.z == pytest.approx(cy.delong.z, rel=1e-12) and cx.delong.paired and cy.delong.paired
+        assert x.models["a"].metrics == y.models["a"].metrics
+
+
 def test_dask_local_cluster_equals_memory(lake):
     pytest.importorskip("dask.distributed")
     cfg = _config(lake, "ds")

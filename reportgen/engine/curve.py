@@ -243,7 +243,6 @@ def _integer_codes(
     score: equal scores (including -0.0 and 0.0) share a code, different scores never do, and
     the order of codes is the order of scores. ``(code + qmin) / scale`` gives back the score.
     """
-    n = scores.shape[0]
     d = _decimal_places(scores)
     if d is None:
         return None
@@ -255,6 +254,14 @@ def _integer_codes(
     r = int(np.rint(hi * scale) - qmin) + 1
     if r > max_range:
         return None
+    codes = scaled_codes(scores, y, scale, qmin)
+    return None if codes is None else (codes, scale, qmin, r)
+
+
+def scaled_codes(scores: np.ndarray, y: np.ndarray, scale: float, qmin: float) -> np.ndarray | None:
+    """``2·(rint(s·scale) − qmin) + y`` per row (int64), or None when a score is not
+    ``rint(s·scale) / scale`` exactly; blockwise, so the temporaries stay in cache."""
+    n = scores.shape[0]
     codes = np.empty(n, dtype=np.int64)
     buf = np.empty(min(n, _BLOCK), dtype=np.float64)
     back = np.empty_like(buf)
@@ -272,7 +279,7 @@ def _integer_codes(
         out[...] = t
         out *= 2
         out += y[i : i + m]
-    return codes, scale, qmin, r
+    return codes
 
 
 def _by_codes(
