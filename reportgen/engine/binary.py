@@ -218,9 +218,11 @@ class BinaryCurves:
 # --------------------------------------------------------------------------------------
 
 
-def _per(num: np.ndarray, den: float) -> np.ndarray:
-    """num / den for a scalar den (NaN everywhere if den == 0): :func:`_div` without the
-    length-n array of den."""
+def _per(num: np.ndarray, den: float | np.ndarray) -> np.ndarray:
+    """num / den, NaN where den == 0; for a scalar den :func:`_div` without the length-n
+    array of den (an array den, as the bootstrap's per-resample totals, goes to :func:`_div`)."""
+    if np.ndim(den):
+        return _div(num, den)
     if den != 0:
         return np.divide(num, den)
     return np.full(np.shape(num), np.nan)
@@ -248,13 +250,16 @@ def _dot(a: np.ndarray, b: np.ndarray) -> float:
 def metric_arrays(
     tp: np.ndarray,
     fp: np.ndarray,
-    P: float,
-    N: float,
+    P: float | np.ndarray,
+    N: float | np.ndarray,
     beta: float = 1.0,
     costs: Costs = Costs(),
     names: tuple[str, ...] | None = None,
 ) -> dict[str, np.ndarray]:
     """Threshold metrics at every cut, as arrays aligned with ``tp`` / ``fp`` (NaN = undefined).
+
+    ``P`` and ``N`` are the class totals: scalars for the cuts of one table, or arrays aligned
+    with ``tp`` for one cut on each of several tables (bootstrap resamples).
 
     Formulas (seeds: Sokolov §1–2, Dyakonov part 2):
       accuracy = (TP + TN) / m;  precision = TP / (TP + FP);  recall = TPR = TP / P;
@@ -279,7 +284,7 @@ def metric_arrays(
         out["accuracy"] = acc
         out["error_rate"] = 1.0 - acc
     if "baseline_accuracy" in want:
-        out["baseline_accuracy"] = np.full_like(tp, max(P, N) / m if m else np.nan)
+        out["baseline_accuracy"] = np.full_like(tp, _per(np.maximum(P, N), m))
     recall = _per(tp, P)
     spec = _per(tn, N)
     if "precision" in want:
@@ -308,8 +313,8 @@ def metric_arrays(
     if "youden_j" in want:
         out["youden_j"] = recall + spec - 1.0
     if "cohen_kappa" in want:
-        po = (tp + tn) / m if m else np.full_like(tp, np.nan)
-        pe = (pp * (tp + fn) + (fn + tn) * (fp + tn)) / (m * m) if m else np.full_like(tp, np.nan)
+        po = _per(tp + tn, m)
+        pe = _per(pp * (tp + fn) + (fn + tn) * (fp + tn), m * m)
         out["cohen_kappa"] = _div(po - pe, 1.0 - pe)
     if "mcc" in want:
         den = pp * (tp + fn) * (tn + fp) * (tn + fn)

@@ -2,7 +2,8 @@
 
 Per model: one score table (one sort), from which every metric, curve, optimum and prevalence
 scenario is derived; DeLong intervals for AUC and Gini; stratified bootstrap intervals for
-every other metric, resampling multiplicities over the already-grouped rows (no re-sort).
+every other metric, resampling multiplicities over the already-grouped rows (no re-sort,
+no table per resample: :mod:`~reportgen.engine.resample`).
 Per comparison with the baseline: deltas, relative deltas, relative error reduction, the
 paired DeLong test of ΔAUC (= ΔGini / 2), McNemar's test at the decision threshold,
 bootstrap intervals of every delta, Holm-adjusted p-values and a verdict in words.
@@ -18,6 +19,7 @@ import numpy as np
 from reportgen.engine import binary as B
 from reportgen.engine import stats
 from reportgen.engine.curve import ScoreTable, build_table, row_groups
+from reportgen.engine.resample import resample_kernel, resampled_metrics
 from reportgen.results import (
     CalibrationData,
     Comparison,
@@ -206,22 +208,30 @@ def _bootstrap_metrics(
 ) -> np.ndarray | None:
     """Array (resamples, models, metrics) of every metric on stratified bootstrap resamples.
 
-    One resample is a vector of row multiplicities drawn per class; each model's resampled
-    table is two bincounts over its rows' score groups (no sorting).
+    One resample is a vector of row multiplicities drawn per class, shared by every model
+    (paired). Each model's metrics come from :mod:`~reportgen.engine.resample`: what depends
+    on its scores only is worked out once, so a resample costs a few bincounts and dot
+    products over the multiplicities (no table, no sort), several resamples at a time. The
+    values are those of ``B.compute_metrics`` on each resampled table (NaN for None).
     """
     if s.resamples <= 0:
         return None
     y = inputs[0].y
-    groups = [row_groups(t, i.scores) for t, i in zip(tables, inputs)]
+    strata = stats.bootstrap_strata(y)
+    kernels = [
+        resample_kernel(t, row_groups(t, i.scores), i.y, strata, _own(s, i).threshold, i.weights, i.probabilities)
+        for t, i in zip(tables, inputs)
+    ]
     rng = np.random.default_rng(s.seed)
     out = np.full((s.resamples, len(inputs), len(B.METRICS)), np.nan)
-    for r, mult in enumerate(stats.stratified_bootstrap_counts(y, s.resamples, rng)):
-        for j, (inp, t, g) in enumerate(zip(inputs, tables, groups)):
-            tb = stats.bootstrap_tables(t, g, inp.y, mult, weights=inp.weights)
-            bm = B.compute_metrics(tb, _own(s, inp).threshold, s.beta, s.costs, inp.probabilities)
-            out[r, j] = [np.nan if v is None else v for _, v in bm.values]
+    done = 0
+    for block in stats.stratified_bootstrap_blocks(y, s.resamples, rng):
+        b = block[0]
+        for j, kernel in enumerate(kernels):
+            out[done : done + b, j] = resampled_metrics(kernel, block, s.beta, s.costs)
+        done += b
         if progress is not None:
-            progress(r + 1, s.resamples)
+            progress(done, s.resamples)
     return out
 
 

@@ -20,7 +20,9 @@ Contents:
   of row multiplicities ``m``, so one draw serves every model (paired) and a resampled
   :class:`~reportgen.engine.curve.ScoreTable` is two ``bincount`` calls, not a re-sort:
   :func:`stratified_bootstrap_counts`, :func:`bootstrap_tables`, :func:`percentile_interval`,
-  :func:`paired_bootstrap`.
+  :func:`paired_bootstrap`. :func:`stratified_bootstrap_blocks` gives the same draws per class
+  and block, for the binary comparison's per-class resample kernel
+  (:mod:`reportgen.engine.resample`).
 
 Undefined quantities are ``None`` (never NaN) in results, except inside the raw bootstrap sample
 matrix, where NaN marks a resample on which a statistic could not be computed.
@@ -44,6 +46,7 @@ __all__ = [
     "DeLongTest",
     "GiniInterval",
     "McNemarResult",
+    "bootstrap_strata",
     "bootstrap_tables",
     "delong_auc_ci",
     "delong_components",
@@ -54,6 +57,7 @@ __all__ = [
     "mcnemar",
     "paired_bootstrap",
     "percentile_interval",
+    "stratified_bootstrap_blocks",
     "stratified_bootstrap_counts",
 ]
 
@@ -849,33 +853,68 @@ def _block_size(n_rows: int, n_resamples: int) -> int:
     return max(1, min(n_resamples, _BLOCK_ELEMENTS // max(n_rows, 1)))
 
 
+def bootstrap_strata(y: np.ndarray) -> list[np.ndarray]:
+    """The strata of the stratified bootstrap: row indices of each value of ``y``.
+
+    One array per distinct value, in ``np.unique`` order (False, then True for binary labels),
+    each ascending. :func:`stratified_bootstrap_blocks` draws its counts in this order.
+    """
+    y = np.asarray(y)
+    if y.ndim != 1:
+        raise ValueError(f"y must be 1-D, got shape {y.shape}")
+    if y.shape[0] == 0:
+        return []
+    _, strata = np.unique(y, return_inverse=True)
+    strata = strata.reshape(-1)
+    return [np.flatnonzero(strata == g) for g in range(int(strata.max()) + 1)]
+
+
+def stratified_bootstrap_blocks(
+    y: np.ndarray, n_resamples: int, rng: np.random.Generator
+) -> Iterator[tuple[int, list[np.ndarray]]]:
+    """Blocks of stratified resamples, as multiplicities of each stratum's rows.
+
+    Yields, per block, ``(b, counts)``: the number of resamples ``b`` and one int64 array of
+    shape (b, size) per stratum of :func:`bootstrap_strata` (same order), whose column i counts
+    how often that stratum's i-th row is drawn. Within a stratum each resample is ``size``
+    uniform draws with replacement.
+
+    Consumers that work per class (the binary bootstrap's compressed tables) take the blocks
+    as they are; :func:`stratified_bootstrap_counts` scatters them into whole-row vectors.
+    The block size depends on ``n`` only, so a seed fixes the whole stream.
+    """
+    if n_resamples < 0:
+        raise ValueError(f"n_resamples must be non-negative, got {n_resamples}")
+    members = bootstrap_strata(y)
+    step = _block_size(np.asarray(y).shape[0], n_resamples)
+    done = 0
+    while done < n_resamples:
+        bsize = min(step, n_resamples - done)
+        block = []
+        for rows in members:
+            size = rows.shape[0]
+            draws = rng.integers(0, size, size=(bsize, size))
+            # one bincount per resample: its counts array (size entries) stays in cache, which
+            # makes it twice as fast as one bincount over bsize * size offset slots
+            counts = np.empty((bsize, size), dtype=np.int64)
+            for r in range(bsize):
+                counts[r] = np.bincount(draws[r], minlength=size)
+            del draws
+            block.append(counts)
+        done += bsize
+        yield bsize, block
+
+
 def _count_blocks(
     y: np.ndarray, n_resamples: int, rng: np.random.Generator
 ) -> Iterator[np.ndarray]:
     """Blocks of multiplicity vectors, shape (block, n), stratified by the values of ``y``."""
-    y = np.asarray(y)
-    if y.ndim != 1:
-        raise ValueError(f"y must be 1-D, got shape {y.shape}")
-    if n_resamples < 0:
-        raise ValueError(f"n_resamples must be non-negative, got {n_resamples}")
-    n = y.shape[0]
-    _, strata = np.unique(y, return_inverse=True)
-    strata = strata.reshape(-1)
-    members = [np.flatnonzero(strata == g) for g in range(int(strata.max()) + 1 if n else 0)]
-    step = _block_size(n, n_resamples)
-    done = 0
-    while done < n_resamples:
-        bsize = min(step, n_resamples - done)
-        block = np.zeros((bsize, n), dtype=np.int64)
-        for rows in members:
-            size = rows.shape[0]
-            # bsize independent draws of `size` rows with replacement, counted per resample in one
-            # bincount: draw r, index i lands in slot r * size + i.
-            draws = rng.integers(0, size, size=(bsize, size))
-            draws += (np.arange(bsize, dtype=np.int64) * size)[:, None]
-            counts = np.bincount(draws.ravel(), minlength=bsize * size).reshape(bsize, size)
-            block[:, rows] = counts
-        done += bsize
+    members = bootstrap_strata(y)
+    n = np.asarray(y).shape[0]
+    for b, counts in stratified_bootstrap_blocks(y, n_resamples, rng):
+        block = np.zeros((b, n), dtype=np.int64)
+        for rows, c in zip(members, counts):
+            block[:, rows] = c
         yield block
 
 

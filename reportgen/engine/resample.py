@@ -1,0 +1,256 @@
+"""Every binary metric of many bootstrap resamples of one model, without a table per resample.
+
+A resample (:func:`~reportgen.engine.stats.stratified_bootstrap_blocks`) changes only the
+counts of the score table, never its distinct scores; so what depends on the scores alone —
+each row's place in the table, the cut of the decision threshold, the log-loss terms — is
+worked out once per model (:func:`resample_kernel`), and a resample is a few bincounts and dot
+products over its row multiplicities (:func:`resampled_metrics`), several resamples at a time.
+
+Compressed table. The binary metrics the bootstrap reports (threshold metrics at one cut;
+AUC, average precision, R-precision, KS, defective pairs; log-loss, Brier) need the table's
+counts only at the *breakpoints* ``b_0 < b_1 < … < b_{L−1}`` — the distinct scores (table
+indices, most positive first) that hold a positive row, and the first score the decision
+threshold predicts negative — and the negatives' counts summed over each *stretch* between two
+breakpoints: along a stretch TP does not change, so
+
+* ``posB[j]``: positives at ``b_j``; ``negT[j]``: negatives tied with them at ``b_j``;
+  ``negS[a]``: negatives strictly between ``b_{a−1}`` and ``b_a`` (``a = L``: after the last);
+* positives before ``b_j``: ``cpos[j] = Σ_{i<j} posB[i]`` (``cpos[L] = P``); negatives before
+  ``b_j``: ``fb[j] = Σ_{a<j} (negS[a] + negT[a]) + negS[j]``; negatives through ``b_j``:
+  ``ft[j] = fb[j] + negT[j]``;
+* threshold metrics: TP = ``cpos[c]``, FP = ``fb[c]`` with ``b_c`` the cut (the first score
+  predicted negative);
+* AUC (Mann–Whitney, ties as half): ``U = Σ_a negS[a]·cpos[a] + Σ_j negT[j]·(cpos[j] +
+  posB[j]/2)``, as :func:`~reportgen.engine.binary.roc_auc` sums ``neg_i·(TP_{i−1} + pos_i/2)``;
+* average precision: ``Σ_j posB[j] · cpos[j+1] / (cpos[j+1] + ft[j])``, divided by P;
+* KS: the largest ``cpos[j+1]/P − ft[j]/N``: TPR − FPR cannot rise along a stretch (FP grows,
+  TP stays), so its maximum over all cuts is at a cut just past a breakpoint that holds a
+  drawn positive (what :func:`~reportgen.engine.binary._ks` searches: the run starts), and
+  the other breakpoints' values are values at real cuts, never larger;
+* R-precision: the first breakpoint ``j`` whose cumulative weight ``cpos[j+1] + ft[j]``
+  reaches P; the crossing is at ``b_j`` itself, or, when the weight before it already
+  reaches P, in the negatives-only stretch before it (then TP = ``cpos[j]`` exactly).
+
+Same numbers: with unit weights every count is a whole number, so every sum above is exact
+and the threshold metrics, AUC, defective pairs, R-precision and KS equal
+:func:`~reportgen.engine.binary.compute_metrics` on the resampled table bit for bit; average
+precision, log-loss and Brier (and every metric with non-unit weights) add the same terms in
+another order, equal up to rounding (tests/properties/test_bootstrap_resample.py). Weights
+must be non-negative, as :func:`~reportgen.engine.curve.build_table` requires.
+
+Memory: a kernel keeps, per row, its bin (8 bytes), its weight if any (8) and its two loss
+terms if the scores are probabilities (16); a chunk of resamples is bounded by
+``_CHUNK_ELEMENTS`` elements per array.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from reportgen.engine import binary as B
+from reportgen.engine.curve import ScoreTable
+
+#: Bound on resamples × max(rows, compressed bins) evaluated at once (float64: 8 MB arrays).
+_CHUNK_ELEMENTS = 1 << 20
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class ResampleKernel:
+    """What every resample of one model shares: its rows' places in the compressed table.
+
+    Attributes:
+        n_breaks: L, the number of breakpoints.
+        cut: index ``c`` of the decision cut in the breakpoints (L when every score is
+            predicted positive).
+        codes: per stratum (order of :func:`~reportgen.engine.stats.bootstrap_strata`), shape
+            (size,), each row's bin: ``j`` for a positive at ``b_j``; ``L + a`` for a negative
+            in stretch ``a``; ``2L + 1 + j`` for a negative tied with ``b_j`` (3L + 1 bins).
+        weights: per stratum, shape (size,), the rows' sample weights, or None (unit weights).
+        losses: per stratum, shape (2, size), each row's log-loss and Brier terms (−log of the
+            probability given to its class, (y − s)²), or None when the scores are not
+            probabilities.
+    """
+
+    n_breaks: int
+    cut: int
+    codes: tuple[np.ndarray, ...]
+    weights: tuple[np.ndarray, ...] | None
+    losses: tuple[np.ndarray, ...] | None
+
+
+def resample_kernel(
+    table: ScoreTable,
+    groups: np.ndarray,
+    y: np.ndarray,
+    strata: Sequence[np.ndarray],
+    threshold: float,
+    weights: np.ndarray | None = None,
+    probabilities: bool | None = None,
+) -> ResampleKernel:
+    """The :class:`ResampleKernel` of one model (once per comparison, O(n)).
+
+    Args:
+        table: the model's table of the full data.
+        groups: shape (n,), :func:`~reportgen.engine.curve.row_groups` of its scores.
+        y: shape (n,), booleans (True = positive).
+        strata: the bootstrap's strata (row indices), as the resamples will be drawn.
+        threshold: the model's decision threshold.
+        weights: shape (n,), non-negative sample weights, or None.
+        probabilities: as in :func:`~reportgen.engine.binary.compute_metrics` (False: the
+            scores are declared not to be probabilities, so no log-loss or Brier).
+    """
+    y = np.asarray(y).astype(bool, copy=False)
+    k = table.n_distinct
+    mark = np.zeros(k, dtype=bool)
+    mark[groups[y]] = True
+    c0 = table.cut_index(threshold)
+    if c0 < k:
+        mark[c0] = True
+    upto = np.cumsum(mark, dtype=np.int64)  # breakpoints at or before each score
+    L = int(upto[-1]) if k else 0
+    cut = int(upto[c0] - 1) if c0 < k else L
+    # positives: their breakpoint; negatives: L + (breakpoints before), L + 1 more when tied
+    bins = np.where(y, upto[groups] - 1, L + upto[groups] + L * mark[groups])
+    del upto
+    w = None if weights is None else np.asarray(weights, dtype=np.float64)
+    losses = None
+    if _probability_scores(table, probabilities):
+        eps = np.finfo(np.float64).eps
+        s = table.thresholds[groups]
+        sc = np.clip(s, eps, 1.0 - eps)
+        log_loss = -np.where(y, np.log(sc), B._log1m(sc))
+        brier = np.where(y, np.subtract(1.0, s), s) ** 2
+        losses = tuple(np.stack([log_loss[rows], brier[rows]]) for rows in strata)
+    return ResampleKernel(
+        n_breaks=L,
+        cut=cut,
+        codes=tuple(bins[rows] for rows in strata),
+        weights=None if w is None else tuple(w[rows] for rows in strata),
+        losses=losses,
+    )
+
+
+def _probability_scores(table: ScoreTable, probabilities: bool | None) -> bool:
+    """Whether log-loss and Brier apply: the conditions of
+    :func:`~reportgen.engine.binary.probability_losses` that do not depend on the counts."""
+    s = table.thresholds
+    in_unit = not s.size or (s.min() >= 0.0 and s.max() <= 1.0)
+    return probabilities is not False and table.direction == "higher" and bool(in_unit)
+
+
+def resampled_metrics(
+    kernel: ResampleKernel,
+    block: tuple[int, Sequence[np.ndarray]],
+    beta: float = 1.0,
+    costs: B.Costs = B.Costs(),
+) -> np.ndarray:
+    """Every metric of :data:`~reportgen.engine.binary.METRICS` on each resample of a block.
+
+    Args:
+        kernel: the model's :func:`resample_kernel`.
+        block: ``(b, counts)`` as :func:`~reportgen.engine.stats.stratified_bootstrap_blocks`
+            yields it: per stratum, int shape (b, size), the row multiplicities.
+
+    Returns shape (b, len(METRICS)): the values ``compute_metrics`` reports on each resampled
+    table (clipped to each metric's range), NaN where it reports None.
+    """
+    b, counts = block
+    out = np.empty((b, len(B.METRICS)))
+    width = max(3 * kernel.n_breaks + 1, max((c.shape[1] for c in counts), default=0))
+    step = max(1, _CHUNK_ELEMENTS // width)
+    for lo in range(0, b, step):
+        hi = min(b, lo + step)
+        out[lo:hi] = _chunk_metrics(kernel, hi - lo, [c[lo:hi] for c in counts], beta, costs)
+    return out
+
+
+def _chunk_metrics(kernel: ResampleKernel, b: int, counts: list[np.ndarray], beta: float, costs: B.Costs) -> np.ndarray:
+    """:func:`resampled_metrics` of ``b`` resamples at once (the formulas: module docstring)."""
+    L, c = kernel.n_breaks, kernel.cut
+    # each stratum's rows' weights in this resample: multiplicity × sample weight
+    mult = [m.astype(np.float64) for m in counts]
+    if kernel.weights is not None:
+        for m, w in zip(mult, kernel.weights):
+            m *= w
+    X = np.zeros((b, 3 * L + 1))
+    for r in range(b):
+        for m, codes in zip(mult, kernel.codes):
+            X[r] += np.bincount(codes, weights=m[r], minlength=3 * L + 1)
+    posB, negS, negT = X[:, :L], X[:, L : 2 * L + 1], X[:, 2 * L + 1 :]
+    cpos = np.zeros((b, L + 1))
+    np.cumsum(posB, axis=1, out=cpos[:, 1:])
+    fb = np.zeros((b, L + 1))
+    np.add(negS[:, :L], negT, out=fb[:, 1:])
+    np.cumsum(fb[:, 1:], axis=1, out=fb[:, 1:])
+    fb += negS
+    ft = fb[:, :L] + negT
+    P, N = cpos[:, L].copy(), fb[:, L].copy()
+    both = (P > 0) & (N > 0)
+    tp_t = cpos[:, 1:]
+    through = tp_t + ft  # weight predicted positive by the cut just past each breakpoint
+
+    vals = B.metric_arrays(cpos[:, c], fb[:, c], P, N, beta, costs)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        u = _rowdot(negS, cpos) + _rowdot(negT, cpos[:, :L]) + 0.5 * _rowdot(negT, posB)
+        auc = np.where(both, np.clip(u / (P * N), 0.0, 1.0), np.nan)
+        vals["roc_auc"] = auc
+        vals["gini"] = 2.0 * auc - 1.0
+        prec = np.zeros_like(through)  # precision, 0 where nothing is flagged (as nan_to_num)
+        np.divide(tp_t, through, out=prec, where=through != 0)
+        vals["average_precision"] = np.where(P > 0, _rowdot(posB, prec) / P, np.nan)
+        vals["r_precision"] = np.where(P > 0, _r_precision(cpos, fb, through, posB, negT, P), np.nan)
+        tp_t /= P[:, None]  # TPR, in place: cpos is not used again
+        ft /= N[:, None]  # FPR
+        tp_t -= ft  # TPR − FPR
+        vals["ks"] = np.where(both, np.maximum(tp_t.max(axis=1, initial=-np.inf), 0.0), np.nan)
+        W = P + N
+        pairs = W * (W - 1.0)
+        dp = 2.0 * P * N / pairs * (1.0 - auc)
+        vals["defective_pairs"] = np.where((pairs > 0) & (pairs >= 2.0 * P * N), dp, np.nan)
+        if kernel.losses is None:
+            vals["log_loss"] = vals["brier"] = np.full(b, np.nan)
+        else:
+            sums = sum(np.einsum("rn,kn->rk", m, t) for m, t in zip(mult, kernel.losses))
+            vals["log_loss"], vals["brier"] = _per_row(sums[:, 0], W), _per_row(sums[:, 1], W)
+    out = np.column_stack([vals[name] for name in B.METRICS])
+    out[~np.isfinite(out)] = np.nan
+    for k, name in enumerate(B.METRICS):
+        if name in B.RANGES:
+            np.clip(out[:, k], *B.RANGES[name], out=out[:, k])
+    return out
+
+
+def _rowdot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Σ_j a[r, j]·b[r, j] per row r, by numpy's own loop (no threaded BLAS: see ``B._dot``)."""
+    return np.einsum("rj,rj->r", a, b)
+
+
+def _per_row(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+    """num / den, NaN where den <= 0 (a resample without weight has no mean loss)."""
+    return np.where(den > 0, num / den, np.nan)
+
+
+def _r_precision(
+    cpos: np.ndarray, fb: np.ndarray, through: np.ndarray, posB: np.ndarray, negT: np.ndarray, P: np.ndarray
+) -> np.ndarray:
+    """R-precision per resample (:func:`~reportgen.engine.binary.r_precision`).
+
+    The first breakpoint ``j`` whose cumulative weight reaches P exists when P > 0 (at the last
+    breakpoint with a drawn positive TP alone is P). If the weight before ``b_j`` reaches P too,
+    the crossing is a negatives-only score: TP there is ``cpos[j]`` and it adds no positives;
+    otherwise it is ``b_j``, whose share ``(P − before) / weight`` of positives counts.
+    """
+    L = posB.shape[1]
+    b = P.shape[0]
+    if L == 0:
+        return np.full(b, np.nan)
+    rows = np.arange(b)
+    j = np.argmax(through >= P[:, None], axis=1)
+    before = cpos[rows, j] + fb[rows, j]
+    w = posB[rows, j] + negT[rows, j]
+    frac = np.where(w > 0, (P - before) / w, 0.0)
+    tp = cpos[rows, j]
+    return np.where(before >= P, tp, tp + frac * posB[rows, j]) / P
