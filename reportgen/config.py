@@ -268,8 +268,9 @@ class Config(Strict):
                 raise _Invalid(("models", i), f"'score' (the column with the score) is required for task: binary (model '{m.name}')")
             if self.task == "multiclass" and m.prediction is None and m.scores is None:
                 raise _Invalid(("models", i), f"give 'prediction' and/or 'scores' for task: multiclass (model '{m.name}')")
-        if self.engine != "memory" and self.task != "binary":
-            raise _Invalid(("engine",), f"engine: {self.engine} supports task: binary only; use engine: memory for multiclass")
+        if self.engine == "dask" and self.task != "binary":
+            raise _Invalid(("engine",), "engine: dask supports task: binary only; use engine: stream (one machine) "
+                           "or memory for multiclass")
         if self.task == "binary" and isinstance(self.costs, list) and len(self.costs) != 2:
             raise _Invalid(("costs",), f"a {len(self.costs)}x{len(self.costs)} matrix for task: binary; give {{fn: .., fp: ..}} or a 2x2 matrix")
         if self.task == "multiclass" and isinstance(self.costs, list) and self.classes is not None:

@@ -19,7 +19,7 @@ from reportgen import clock
 from reportgen.config import Config
 from reportgen.engine import binary as B
 from reportgen.engine.compare import ModelInput, Progress, Settings, compare
-from reportgen.engine.compare_multiclass import MulticlassInput, compare_multiclass
+from reportgen.engine.compare_multiclass import MulticlassInput, compare_counts, compare_multiclass
 from reportgen.engine.compare_tables import TableModel, compare_tables
 from reportgen.results import ComparisonResult, DroppedRows, InputFile, RunInfo
 from reportgen.sources import Dataset, load_dataset
@@ -88,7 +88,15 @@ def analyse(cfg: Config, config_path: Path | str, progress: Progress | None = No
     created = clock.now().isoformat().replace("+00:00", "Z")
     s = settings_from(cfg)
     classes = None
-    if cfg.engine != "memory":
+    if cfg.engine == "stream" and cfg.task == "multiclass":
+        from reportgen.sources_stream_multiclass import load_streamed_multiclass  # noqa: PLC0415
+
+        data = load_streamed_multiclass(cfg, progress)
+        classes = list(data.classes)
+        cost_matrix = np.asarray(cfg.costs, dtype=np.float64) if isinstance(cfg.costs, list) else None
+        models, comparisons = compare_counts(data.models, classes, s, cost_matrix, data.mcnemar, data.paired_note)
+        pairwise = []
+    elif cfg.engine != "memory":
         data = _load_tables(cfg, progress)
         models, comparisons, pairwise = compare_tables(
             [TableModel(m.name, m.file, m.table, m.probabilities, m.threshold, m.binning) for m in data.models],

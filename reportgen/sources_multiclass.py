@@ -85,6 +85,55 @@ def _score_columns(m: ModelConfig) -> dict[str, str] | list[str] | None:
     return list(m.scores)
 
 
+def check_class_count(cfg: Config, classes: list[str], path: Path, label_column: str) -> None:
+    """At least two classes, and a cost matrix of their size (errors as the in-memory path gives)."""
+    k = len(classes)
+    if k < 2:
+        raise InputError(
+            f"{path}: column '{label_column}' has a single class ({classes[0]!r}); "
+            f"multiclass metrics need at least two classes (list them under 'classes')"
+        )
+    if cfg.task == "multiclass" and isinstance(cfg.costs, list) and len(cfg.costs) != k:
+        raise InputError(
+            f"{cfg.where('costs')}: a {len(cfg.costs)}x{len(cfg.costs)} cost matrix for {k} classes "
+            f"({', '.join(classes)}); give one row and one column per class"
+        )
+
+
+def score_order(cfg: Config, i: int, sc: dict[str, str] | list[str], classes: list[str]) -> list[int]:
+    """Positions of the model's score columns (as configured) in class order; errors name the config key."""
+    k = len(classes)
+    if isinstance(sc, dict):
+        index = set(classes)
+        missing = [c for c in classes if c not in sc]
+        extra = [c for c in sc if c not in index]
+        if missing or extra:
+            what = (f"no score column for class(es) {', '.join(missing)}" if missing
+                    else f"class(es) {', '.join(extra)} are not among the classes ({', '.join(classes)})")
+            raise InputError(f"{cfg.where('models', i, 'scores')}: {what}; map every class to one column")
+        return [list(sc).index(c) for c in classes]
+    if len(sc) != k:
+        raise InputError(
+            f"{cfg.where('models', i, 'scores')}: {len(sc)} score columns for {k} classes "
+            f"({', '.join(classes)}); give one column per class in this order, or a mapping class: column"
+        )
+    return list(range(k))
+
+
+def class_warnings(classes: list[str], seen_truth: set[str], seen_pred: dict[str, set[str]]) -> list[str]:
+    """Classes that never occur in the truth, and classes a model never predicts."""
+    warnings = []
+    for c in [c for c in classes if c not in seen_truth]:
+        by = [n for n, v in seen_pred.items() if c in v]
+        also = f"; predicted by {', '.join(repr(n) for n in by)}" if by else ""
+        warnings.append(f"class {c!r} never occurs in the truth{also} (its recall and support are 0 / undefined)")
+    for name, v in seen_pred.items():
+        never = [c for c in classes if c in seen_truth and c not in v]
+        if never:
+            warnings.append(f"model '{name}' never predicts class(es) {', '.join(repr(c) for c in never)}")
+    return warnings
+
+
 def load_multiclass(cfg: Config) -> Dataset:
     """Read, validate and align every model's multiclass predictions."""
     headers: dict[Path, list[str]] = {}
@@ -171,18 +220,7 @@ def load_multiclass(cfg: Config) -> Dataset:
             if isinstance(sc, dict):
                 everything |= set(sc)
         classes = _sorted_classes(everything)
-    k = len(classes)
-    if k < 2:
-        raise InputError(
-            f"{parsed[0][2]}: column '{parsed[0][4]['label']}' has a single class ({classes[0]!r}); "
-            f"multiclass metrics need at least two classes (list them under 'classes')"
-        )
-    if cfg.task == "multiclass" and isinstance(cfg.costs, list) and len(cfg.costs) != k:
-        raise InputError(
-            f"{cfg.where('costs')}: a {len(cfg.costs)}x{len(cfg.costs)} cost matrix for {k} classes "
-            f"({', '.join(classes)}); give one row and one column per class"
-        )
-    index = {c: j for j, c in enumerate(classes)}  # class key → column of proba / index
+    check_class_count(cfg, classes, parsed[0][2], parsed[0][4]['label'])
 
     # --- pass 2: indices and probability matrices ---
     warnings: list[str] = []
@@ -190,22 +228,7 @@ def load_multiclass(cfg: Config) -> Dataset:
     for i, m, path, df, cols, truth, pred, sc, scores, weights, keep in parsed:
         proba = None
         if scores is not None:
-            if isinstance(sc, dict):
-                missing = [c for c in classes if c not in sc]
-                extra = [c for c in sc if c not in index]
-                if missing or extra:
-                    what = (f"no score column for class(es) {', '.join(missing)}" if missing
-                            else f"class(es) {', '.join(extra)} are not among the classes ({', '.join(classes)})")
-                    raise InputError(f"{cfg.where('models', i, 'scores')}: {what}; map every class to one column")
-                order = [list(sc).index(c) for c in classes]
-                proba = scores[keep][:, order]
-            else:
-                if len(sc) != k:  # type: ignore[arg-type]
-                    raise InputError(
-                        f"{cfg.where('models', i, 'scores')}: {len(sc)} score columns for {k} classes "  # type: ignore[arg-type]
-                        f"({', '.join(classes)}); give one column per class in this order, or a mapping class: column"
-                    )
-                proba = scores[keep]
+            proba = scores[keep][:, score_order(cfg, i, sc, classes)]
         y_idx = pd.Index(classes).get_indexer(truth[keep]).astype(np.int64)
         pred_idx = None if pred is None else pd.Index(classes).get_indexer(pred[keep]).astype(np.int64)
         ids = df[cols["id"]].to_numpy()[keep] if "id" in cols else None
@@ -219,15 +242,7 @@ def load_multiclass(cfg: Config) -> Dataset:
             weights=None if weights is None else weights[keep], ids=ids, probabilities=m.probabilities,
             y_idx=y_idx, pred_idx=pred_idx, proba=proba,
         ))
-    never_true = [c for c in classes if c not in seen_truth]
-    for c in never_true:
-        by = [n for n, v in seen_pred.items() if c in v]
-        also = f"; predicted by {', '.join(repr(n) for n in by)}" if by else ""
-        warnings.append(f"class {c!r} never occurs in the truth{also} (its recall and support are 0 / undefined)")
-    for name, v in seen_pred.items():
-        never = [c for c in classes if c in seen_truth and c not in v]
-        if never:
-            warnings.append(f"model '{name}' never predicts class(es) {', '.join(repr(c) for c in never)}")
+    warnings.extend(class_warnings(classes, seen_truth, seen_pred))
     models, paired, align_warnings = _align(cfg, models)
     warnings.extend(align_warnings)
     return Dataset(tuple(models), tuple(files), paired, tuple(dropped), tuple(warnings), classes=tuple(classes),

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from reportgen.engine import binary as B
+from reportgen.engine import class_tables as CT
 from reportgen.engine import multiclass as MC
 from reportgen.engine import stats
 from reportgen.engine.compare import Progress, Settings, _bootstrap_p, _interval, _relative, relative_error_reduction, verdict
@@ -109,7 +110,13 @@ def _class_curves(inp: MulticlassInput, labels: Sequence[str]) -> MulticlassCurv
     rocs = MC.per_class_roc(inp.y_idx, inp.proba, labels, inp.weights)
     w = np.ones(inp.y_idx.shape[0]) if inp.weights is None else inp.weights
     support = np.bincount(inp.y_idx, weights=w, minlength=len(labels))
-    total = float(w.sum())
+    micro = MC.micro_roc_curve(inp.y_idx, inp.proba, len(labels), inp.weights)
+    return curves_of(rocs, micro, support, float(w.sum()), labels)
+
+
+def curves_of(rocs: Sequence[MC.ClassRocCurve], micro: MC.ClassRocCurve, support: np.ndarray, total: float,
+              labels: Sequence[str]) -> MulticlassCurves:
+    """Decimated curves for the report from full per-class and micro ROC curves."""
     roc: dict[str, CurveData] = {}
     pr: dict[str, CurveData] = {}
     for c, curve in enumerate(rocs):
@@ -125,7 +132,6 @@ def _class_curves(inp: MulticlassInput, labels: Sequence[str]) -> MulticlassCurv
         rec = curve.tpr[1:]
         sel_pr = B.decimate(rec, np.nan_to_num(prec), CURVE_POINTS)
         pr[labels[c]] = CurveData(_round(rec[sel_pr]), _round(prec[sel_pr]), curve.thresholds[sel_pr])
-    micro = MC.micro_roc_curve(inp.y_idx, inp.proba, len(labels), inp.weights)
     sel = B.decimate(micro.fpr, micro.tpr, CURVE_POINTS, keep=B.upper_hull(micro.fpr, micro.tpr))
     return MulticlassCurves(roc, pr, CurveData(_round(micro.fpr[sel]), _round(micro.tpr[sel]), None))
 
@@ -133,6 +139,15 @@ def _class_curves(inp: MulticlassInput, labels: Sequence[str]) -> MulticlassCurv
 def _model_result(inp: MulticlassInput, labels: Sequence[str], s: Settings, costs: np.ndarray | None,
                   ci: dict[str, list[float]], ci_method: dict[str, str]) -> ModelResult:
     mm = _evaluate(inp, labels, s, costs, inp.weights)
+    weighted = inp.weights is not None and not np.all(inp.weights == 1)
+    return result_of(inp.name, inp.file, mm, labels, weighted=weighted, has_proba=inp.proba is not None,
+                     from_column=inp.pred_idx is not None, curves=_class_curves(inp, labels), ci=ci, ci_method=ci_method)
+
+
+def result_of(name: str, file: str, mm: MC.MulticlassMetrics, labels: Sequence[str], *, weighted: bool,
+              has_proba: bool, from_column: bool, curves: MulticlassCurves | None,
+              ci: dict[str, list[float]], ci_method: dict[str, str]) -> ModelResult:
+    """A model's result from its metrics (in memory or streamed alike)."""
     per_class = {}
     for pc in mm.per_class:
         per_class[str(pc.label)] = {f: (None if getattr(pc, f) is None else float(getattr(pc, f))) for f in PER_CLASS_FIELDS}
@@ -141,27 +156,27 @@ def _model_result(inp: MulticlassInput, labels: Sequence[str], s: Settings, cost
     for field, note in mm.notes:
         if note not in seen and field != "predictions":
             seen.add(note)
-            warnings.append(f"model '{inp.name}': {field.replace('_', ' ')}: {note}")
+            warnings.append(f"model '{name}': {field.replace('_', ' ')}: {note}")
     support = mm.confusion.sum(axis=1)
     present = support[support > 0]
     if present.size and present.min() < 30:
         small = [labels[c] for c in range(len(labels)) if 0 < support[c] < 30]
         warnings.append(
-            f"model '{inp.name}': class(es) {', '.join(repr(c) for c in small)} have fewer than 30 rows; "
+            f"model '{name}': class(es) {', '.join(repr(c) for c in small)} have fewer than 30 rows; "
             f"their per-class metrics and the intervals are unreliable"
         )
-    if inp.pred_idx is not None:
+    if from_column:
         rule = "predicted class from the prediction column"
     else:
         rule = "predicted class = the highest class score (ties to the first class in order)"
     undefined = {k: v for k, v in mm.reasons}
     return ModelResult(
-        name=inp.name,
-        file=inp.file,
+        name=name,
+        file=file,
         n=mm.n_rows,
         positives=None,
         negatives=None,
-        weighted=inp.weights is not None and not np.all(inp.weights == 1),
+        weighted=weighted,
         metrics=_values(mm),
         undefined=undefined,
         ci=ci,
@@ -169,10 +184,10 @@ def _model_result(inp: MulticlassInput, labels: Sequence[str], s: Settings, cost
         direction="higher",
         threshold=None,
         rule=rule,
-        probabilities=inp.proba is not None and mm.log_loss is not None,
+        probabilities=has_proba and mm.log_loss is not None,
         per_class=per_class,
         confusion_matrix=ConfusionMatrixData([str(x) for x in mm.labels], [[float(v) for v in row] for row in mm.confusion]),
-        multiclass_curves=_class_curves(inp, labels),
+        multiclass_curves=curves,
         warnings=warnings,
     )
 
@@ -217,7 +232,6 @@ def compare_multiclass(
     s = settings
     boot, with_auc = _bootstrap(inputs, labels, s, costs, progress) if s.paired else (None, False)
     names = [i.name for i in inputs]
-    midx = {m: k for k, m in enumerate(METRICS)}
     skipped_auc = boot is not None and not with_auc
 
     models: dict[str, ModelResult] = {}
@@ -235,19 +249,37 @@ def compare_multiclass(
         models[inp.name] = _model_result(inp, labels, s, costs, ci, method)
 
     base_name = s.baseline or names[0]
+    base = inputs[names.index(base_name)]
+
+    def mcnemar_of(j: int) -> tuple[stats.McNemarResult | None, list[str]]:
+        inp = inputs[j]
+        if not s.paired:
+            return None, []
+        if not (inp.weights is None or np.all(inp.weights == np.round(inp.weights))):
+            return None, ["McNemar's test needs integer (frequency) weights; not computed."]
+        return stats.mcnemar(_predicted(inp) == inp.y_idx, _predicted(base) == base.y_idx, weights=inp.weights), []
+
+    return models, comparisons_of(names, models, s, boot, skipped_auc, mcnemar_of)
+
+
+def comparisons_of(names: Sequence[str], models: dict[str, ModelResult], s: Settings, boot: np.ndarray | None,
+                   skipped_auc: bool, mcnemar_of, extra_notes: Sequence[str] = ()) -> list[Comparison]:
+    """Every comparison with the baseline: deltas, bootstrap intervals (when ``boot`` is given),
+    McNemar's test (``mcnemar_of(j)`` → (result or None, notes)), Holm adjustment, verdict."""
+    midx = {m: k for k, m in enumerate(METRICS)}
+    base_name = s.baseline or names[0]
     b = names.index(base_name)
-    base = inputs[b]
     pending = []
     raw_mcnemar: list[float | None] = []
-    for j, inp in enumerate(inputs):
+    for j, model in enumerate(names):
         if j == b:
             continue
-        mm, bm = models[inp.name].metrics, models[base_name].metrics
+        mm, bm = models[model].metrics, models[base_name].metrics
         delta = {k: (None if mm[k] is None or bm[k] is None else mm[k] - bm[k]) for k in METRICS}
         rel = {k: _relative(mm[k], bm[k]) for k in METRICS}
         rer = {k: relative_error_reduction(bm[k], mm[k]) for k in MAX_ONE}
         ci: dict[str, list[float]] = {}
-        notes: list[str] = []
+        notes: list[str] = list(extra_notes)
         if boot is not None:
             for k, name in enumerate(METRICS):
                 if name == "baseline_accuracy":
@@ -257,16 +289,10 @@ def compare_multiclass(
                     ci[name] = iv
             if skipped_auc:
                 notes.append(f"AUCs are not bootstrapped above {BOOTSTRAP_AUC_MAX_CELLS:,} rows × classes; no interval for them.")
-        mcn = None
-        if s.paired:
-            pa, pb = _predicted(inp), _predicted(base)
-            integer_w = inp.weights is None or np.all(inp.weights == np.round(inp.weights))
-            if integer_w:
-                mcn = stats.mcnemar(pa == inp.y_idx, pb == base.y_idx, weights=inp.weights)
-            else:
-                notes.append("McNemar's test needs integer (frequency) weights; not computed.")
+        mcn, why = mcnemar_of(j)
+        notes.extend(why)
         raw_mcnemar.append(None if mcn is None else mcn.p_value)
-        pending.append((inp.name, delta, rel, rer, ci, notes, mcn, j))
+        pending.append((model, delta, rel, rer, ci, notes, mcn, j))
 
     holm = stats.holm(raw_mcnemar)
     several = len(pending) > 1
@@ -289,7 +315,73 @@ def compare_multiclass(
             relative_error_reduction=rer["accuracy"], relative_error_reductions=rer, ci=ci,
             tests=ComparisonTests(None, mc, notes), verdict=text, primary_metric=pm,
         ))
-    return models, comparisons
+    return comparisons
+
+
+#: Why streamed multiclass comparisons have no intervals (the report's notes; cf. compare_tables.NO_BOOTSTRAP).
+NO_BOOTSTRAP = ("Bootstrap intervals need the rows; with streamed inputs the multiclass metrics and their "
+                "deltas are exact but have no intervals.")
+
+
+@dataclass(frozen=True, slots=True)
+class MulticlassCounts:
+    """One model reduced to counts (streamed inputs): what :func:`MC.multiclass_from_counts` needs.
+
+    ``confusion`` (k, k) rows = true class; ``tables`` the class tables of the scores, or None
+    without scores; ``predicted_from_column``: False when predictions are the argmax of the scores.
+    """
+
+    name: str
+    file: str
+    confusion: np.ndarray
+    n_rows: int
+    tables: CT.ClassTables | None
+    weighted: bool
+    predicted_from_column: bool
+
+
+def _table_curves(t: CT.ClassTables, labels: Sequence[str]) -> MulticlassCurves:
+    """The report's curves from class tables (the same points as from the rows)."""
+    rocs = [MC._curve(labels[c], CT.ovr_score_table(t, c), MC._class_name(labels[c])) for c in range(t.k)]
+    micro = MC._curve(None, CT.micro_score_table(t), "the micro-average")
+    support = t.class_weight()
+    return curves_of(rocs, micro, support, float(support.sum()), labels)
+
+
+def compare_counts(
+    inputs: Sequence[MulticlassCounts],
+    labels: Sequence[str],
+    settings: Settings,
+    costs: np.ndarray | None = None,
+    mcnemar: dict[str, np.ndarray] | None = None,
+    paired_note: str | None = None,
+) -> tuple[dict[str, ModelResult], list[Comparison]]:
+    """Every model's results and every comparison from counts (``engine: stream``).
+
+    The metrics are those of the in-memory engine (the same functions of the same counts).
+    No bootstrap (it needs the rows; :data:`NO_BOOTSTRAP` says so in every comparison).
+    ``mcnemar``: per non-baseline model, the 2×2 counts [baseline correct?][model correct?]
+    (index 0 = correct) over aligned rows, or None with ``paired_note`` saying why.
+    """
+    s = settings
+    models: dict[str, ModelResult] = {}
+    for inp in inputs:
+        notes = {} if inp.predicted_from_column else {
+            "predictions": "threshold metrics use the argmax of proba (ties to the lowest class index)"}
+        mm = MC.multiclass_from_counts(inp.confusion, labels, inp.n_rows, inp.tables, beta=s.beta, costs=costs, notes=notes)
+        curves = None if inp.tables is None else _table_curves(inp.tables, labels)
+        models[inp.name] = result_of(inp.name, inp.file, mm, labels, weighted=inp.weighted, has_proba=inp.tables is not None,
+                                     from_column=inp.predicted_from_column, curves=curves, ci={}, ci_method={})
+    names = [i.name for i in inputs]
+
+    def mcnemar_of(j: int) -> tuple[stats.McNemarResult | None, list[str]]:
+        if mcnemar is None:
+            return None, [paired_note] if paired_note else []
+        t = mcnemar[names[j]]  # [baseline][model]; stats.mcnemar's a = the model, b = the baseline
+        w = np.array([t[0, 0], t[1, 0], t[0, 1], t[1, 1]])
+        return stats.mcnemar(np.array([1, 1, 0, 0]), np.array([1, 0, 1, 0]), weights=w), []
+
+    return models, comparisons_of(names, models, s, None, False, mcnemar_of, extra_notes=(NO_BOOTSTRAP,))
 
 
 def _predicted(inp: MulticlassInput) -> np.ndarray:
@@ -299,4 +391,4 @@ def _predicted(inp: MulticlassInput) -> np.ndarray:
     return MC.argmax_predictions(inp.proba)  # type: ignore[arg-type]
 
 
-__all__ = ["MulticlassInput", "compare_multiclass", "METRICS", "BETTER", "MAX_ONE", "PER_CLASS_FIELDS"]
+__all__ = ["MulticlassCounts", "MulticlassInput", "NO_BOOTSTRAP", "compare_counts", "compare_multiclass", "METRICS", "BETTER", "MAX_ONE", "PER_CLASS_FIELDS"]

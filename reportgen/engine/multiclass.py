@@ -48,9 +48,13 @@ Conventions, chosen to agree with scikit-learn 1.9 wherever scikit-learn defines
   requires it for multiclass AUC). OvR classes without positives or negatives, and OvO pairs
   with an empty class, are left out of the averages with a note. Sample weights are honoured
   by every AUC, OvO included (scikit-learn refuses weights for OvO).
-* Every OvR and OvO AUC comes from one sort per probability column (a Mann–Whitney count with
-  midranks, :func:`_pair_sums`); the micro AUC from one sort of the n·k pooled cells. The ROC
-  curves for figures come from the score table of :mod:`reportgen.engine.curve`.
+* Every OvR and OvO AUC, the micro AUC and the log-loss come from the class tables of
+  :mod:`reportgen.engine.class_tables` (per score column and true class, the distinct scores
+  with their counts: value sorts of the k² blocks, no argsort over the rows; Mann–Whitney
+  counts with ties as half by sorted searches). Streamed inputs reduce to the same tables and
+  the same confusion matrix, and :func:`multiclass_from_counts` turns either into the
+  metrics. The ROC curves for figures come from the score table of
+  :mod:`reportgen.engine.curve`.
 * Predictions from probabilities are the argmax, ties to the lowest class index.
 """
 
@@ -63,6 +67,7 @@ from itertools import combinations
 
 import numpy as np
 
+from reportgen.engine import class_tables as CT
 from reportgen.engine.curve import ScoreTable, build_table
 
 __all__ = [
@@ -74,12 +79,13 @@ __all__ = [
     "compute_multiclass",
     "confusion_matrix",
     "harmonic_f",
+    "multiclass_from_counts",
     "micro_roc_curve",
     "per_class_roc",
 ]
 
 #: Probabilities are clipped to [LOG_LOSS_EPS, 1 − LOG_LOSS_EPS] in the log-loss (scikit-learn 1.9).
-LOG_LOSS_EPS: float = float(np.finfo(np.float64).eps)
+LOG_LOSS_EPS: float = CT.LOG_LOSS_EPS
 #: Relative tolerance for "a probability row sums to 1" (scikit-learn: rtol = √ε).
 _SUM_RTOL: float = math.sqrt(LOG_LOSS_EPS)
 
@@ -388,6 +394,18 @@ def _nan0(v: np.ndarray) -> np.ndarray:
 # --------------------------------------------------------------------------------------
 
 
+def _micro_table(y: np.ndarray, p: np.ndarray, w: np.ndarray | None) -> ScoreTable:
+    """Score table of the n·k cells (row, class), positive where the class is the row's truth.
+
+    One value sort of label-carrying keys (:func:`reportgen.engine.curve.build_table`), each
+    row's weight repeated on its k cells (scikit-learn's ``label_binarize(y).ravel()``).
+    """
+    n, k = p.shape
+    onehot = np.zeros(n * k, dtype=bool)
+    onehot[np.arange(n) * k + y] = True
+    return build_table(p.ravel(), onehot, None if w is None else np.repeat(w, k), "higher")
+
+
 def _ovr_table(scores: np.ndarray, positive: np.ndarray, weights: np.ndarray | None) -> ScoreTable:
     return build_table(scores, positive, weights, "higher")
 
@@ -454,52 +472,6 @@ def micro_roc_curve(
     return _curve(None, _ovr_table(p.ravel(), onehot.ravel(), ww), "the micro-average")
 
 
-def _weight_above(scores: np.ndarray, pos_weight: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Midrank counts: for every row, W⁺(score > s) + ½·W⁺(score = s).
-
-    Args:
-        scores: shape (n,), finite.
-        pos_weight: shape (n,), each row's weight as a positive (0 for the other rows).
-
-    Returns:
-        ``(order, above)``: the ascending sort order of ``scores`` and, for the row at each
-        sorted position, the positive weight strictly above its score plus half the positive
-        weight tied with it. For a negative row this is its Mann–Whitney U count, so
-        Σ_negatives w·above / (P·N) is the AUC with ties as half (seed 001 §3:
-        AUC = 1 − ℓ_rank). One sort, then O(n) array arithmetic over tied groups.
-    """
-    n = scores.shape[0]
-    order = np.argsort(scores)
-    s = scores[order]
-    starts = np.empty(n, dtype=bool)
-    starts[:1] = True
-    np.not_equal(s[1:], s[:-1], out=starts[1:])
-    group = np.cumsum(starts) - 1
-    gpos = np.bincount(group, weights=pos_weight[order])
-    tail = np.cumsum(gpos[::-1])[::-1]  # positive weight at or above each group
-    strictly_above = np.append(tail[1:], 0.0)
-    return order, (strictly_above + 0.5 * gpos)[group]
-
-
-def _pair_sums(y: np.ndarray, p: np.ndarray, w: np.ndarray | None, k: int) -> np.ndarray:
-    """S (k×k) with S[c, j] = Σ_{r: y_r = j} w_r·(W_c(p[:, c] > p[r, c]) + ½·W_c(= p[r, c])).
-
-    W_c sums the weights of rows of class c. Then A(c|j) = S[c, j] / (W_c·W_j) is the AUC of
-    column c separating class c from class j on their rows only (Hand & Till's A(i|j)), and
-    the one-vs-rest AUC of class c is Σ_{j≠c} S[c, j] / (W_c·(m − W_c)). One sort per column;
-    the loop runs over the k columns, never over rows. The diagonal is not used.
-    """
-    S = np.zeros((k, k))
-    ones = np.ones(y.shape[0]) if w is None else w
-    for c in range(k):
-        mine = y == c
-        if not mine.any():
-            continue
-        order, above = _weight_above(p[:, c], np.where(mine, ones, 0.0))
-        S[c] = np.bincount(y[order], weights=above * ones[order], minlength=k)
-    return S
-
-
 def _clip01(v: float) -> float:
     return min(1.0, max(0.0, float(v)))
 
@@ -539,22 +511,6 @@ def _ovo_macro(S: np.ndarray, class_w: np.ndarray, labs: tuple) -> tuple[float |
         return None, "no pair of classes with rows of both classes"
     note = f"pairs left out (a class has no rows): {', '.join(skipped)}" if skipped else None
     return float(np.mean(pair_scores)), note
-
-
-def _micro_auc(y: np.ndarray, p: np.ndarray, w: np.ndarray | None) -> float | None:
-    """AUC of the pooled (row, class) cells: positive cells are (i, y_i), the rest negative."""
-    n, k = p.shape
-    row_w = np.ones(n) if w is None else w
-    cell_w = np.repeat(row_w, k)
-    positive = np.zeros(n * k, dtype=bool)
-    positive[np.arange(n) * k + y] = True
-    order, above = _weight_above(p.ravel(), np.where(positive, cell_w, 0.0))
-    neg_w = np.where(positive[order], 0.0, cell_w[order])
-    P = float(row_w.sum())
-    N = P * (k - 1)
-    if P <= 0 or N <= 0:
-        return None
-    return _clip01(float(np.dot(above, neg_w)) / (P * N))
 
 
 # --------------------------------------------------------------------------------------
@@ -613,25 +569,23 @@ def _agreement(C: np.ndarray, reasons: dict[str, str]) -> tuple[float | None, fl
     return kappa, qwk, mcc
 
 
-def _log_loss(
-    y: np.ndarray, p: np.ndarray, w: np.ndarray | None, reasons: dict[str, str], notes: dict[str, str]
-) -> float | None:
+def _log_loss(t: CT.ClassTables, m: float, reasons: dict[str, str], notes: dict[str, str]) -> float | None:
     """−Σ_i w_i log p_{i, y_i} / Σ_i w_i, p clipped to [ε, 1 − ε], rows not renormalised.
 
     As ``sklearn.metrics.log_loss`` 1.9 (ε = float64 machine epsilon; a row sum off 1 by more
-    than √ε relative is only flagged, here with a note). None when ``p`` leaves [0, 1].
+    than √ε relative is only flagged, here with a note). None when a score leaves [0, 1].
+    Summed over the class tables' T(j, j) (the true class's column), so that streamed and
+    in-memory inputs give the same number.
     """
-    if p.min() < 0.0 or p.max() > 1.0:
+    if t.p_min < 0.0 or t.p_max > 1.0:
         reasons["log_loss"] = "proba has values outside [0, 1]; scores are not probabilities"
         return None
-    dev = np.abs(p.sum(axis=1) - 1.0)
-    if (dev > _SUM_RTOL).any():
+    if t.max_row_dev > _SUM_RTOL:
         notes["log_loss"] = (
-            f"probability rows do not sum to 1 (largest deviation {float(dev.max()):.3g}); "
+            f"probability rows do not sum to 1 (largest deviation {t.max_row_dev:.3g}); "
             "used unnormalised, as scikit-learn does"
         )
-    p_true = np.clip(p[np.arange(y.shape[0]), y], LOG_LOSS_EPS, 1.0 - LOG_LOSS_EPS)
-    return float(np.average(-np.log(p_true), weights=w))
+    return float(CT.log_loss_sum(t) / m)
 
 
 def _ovr_averages(
@@ -701,7 +655,6 @@ def compute_multiclass(
     if y_pred_idx is None and p is None:
         raise ValueError("either y_pred_idx or proba is required")
     notes: dict[str, str] = {}
-    reasons: dict[str, str] = {}
     if y_pred_idx is None:
         a = argmax_predictions(p)
         notes["predictions"] = "threshold metrics use the argmax of proba (ties to the lowest class index)"
@@ -716,6 +669,42 @@ def compute_multiclass(
             raise ValueError(f"costs must be a finite ({k}, {k}) matrix, got shape {cost_m.shape}")
 
     C = confusion_matrix(y, a, k, w)
+    tables = micro = None
+    if p is not None:
+        tables = CT.build_class_tables(y, p, w, k)
+        micro = _micro_table(y, p, w)
+    return multiclass_from_counts(C, labs, n, tables, micro, beta=beta, costs=cost_m, notes=notes)
+
+
+def multiclass_from_counts(
+    confusion: np.ndarray,
+    labels: Sequence,
+    n_rows: int,
+    tables: CT.ClassTables | None = None,
+    micro_table: ScoreTable | None = None,
+    *,
+    beta: float = 1.0,
+    costs: np.ndarray | None = None,
+    notes: dict[str, str] | None = None,
+) -> MulticlassMetrics:
+    """All multiclass metrics from the confusion matrix and the class tables of the scores.
+
+    What :func:`compute_multiclass` computes after reducing the rows, and what streamed
+    inputs (one confusion matrix and one set of class tables per model, merged over record
+    batches) are reduced to. Args: ``confusion`` (k, k) rows = true class; ``tables`` from
+    :func:`reportgen.engine.class_tables.build_class_tables` or None without probabilities;
+    ``micro_table`` the binary score table of the pooled n·k cells (else built from the
+    class tables); ``notes`` caveats recorded so far (e.g. that predictions are the argmax).
+    """
+    labs = tuple(_plain(x) for x in labels)
+    k = len(labs)
+    n = n_rows
+    notes = dict(notes or {})
+    reasons: dict[str, str] = {}
+    cost_m = costs
+    C = np.array(confusion, dtype=np.float64)
+    if C.shape != (k, k):
+        raise ValueError(f"confusion must have shape ({k}, {k}), got {C.shape}")
     C.setflags(write=False)
     m = float(C.sum())
     support = C.sum(axis=1)
@@ -736,8 +725,8 @@ def compute_multiclass(
     class_auc: list[float | None] = [None] * k
     auc_reason: list[str] = ["no probabilities given"] * k
     S = None
-    if p is not None:
-        S = _pair_sums(y, p, w, k)
+    if tables is not None:
+        S = CT.pair_sums(tables)
         class_auc, auc_reason = _ovr_aucs(S, support, labs)
 
     per_class: list[PerClassMetrics] = []
@@ -816,12 +805,13 @@ def compute_multiclass(
 
     # --- probability metrics ---
     log_loss = roc_micro = roc_macro = roc_weighted = roc_ovo = None
-    if p is None:
+    if tables is None:
         for key in _PROBABILITY_FIELDS:
             reasons[key] = "no probabilities given"
     else:
-        log_loss = _log_loss(y, p, w, reasons, notes)
-        roc_micro = _micro_auc(y, p, w)  # defined: k >= 2 and m > 0
+        log_loss = _log_loss(tables, m, reasons, notes)
+        # defined: k >= 2 and m > 0
+        roc_micro = CT.table_auc(micro_table if micro_table is not None else CT.micro_score_table(tables))
         roc_macro, roc_weighted = _ovr_averages(class_auc, auc_reason, support, labs, reasons, notes)
         roc_ovo, msg = _ovo_macro(S, support, labs)
         if msg:

@@ -1,0 +1,367 @@
+"""Multiclass prediction files read in record batches → per-model counts (``engine: stream``).
+
+The multiclass counterpart of :mod:`reportgen.sources_stream`. Each file is read column-projected
+in record batches (:func:`reportgen.sources_stream.read_batches`); every batch is validated by
+the rules of :mod:`reportgen.sources_multiclass` (missing labels, predictions or scores, labels
+outside the configured classes, scores that are not probabilities, negative weights: the same
+one-line errors, naming the file, column and *global* row) and folded into each model's:
+
+* k×k confusion matrix: one ``bincount`` per batch over ``true·k + predicted`` (weights
+  supported);
+* class tables (:mod:`reportgen.engine.class_tables`): per score column and true class, the
+  distinct scores with their counts, merged every few batches; the AUCs, the log-loss and the
+  per-class ROC / PR curves all come from them;
+* the score range and the largest deviation of a row sum from 1 (log-loss validity).
+
+Memory grows with the number of distinct scores, not rows. A score column with more than
+``stream.max_distinct_scores`` entries is an error asking to round the scores or raise the cap
+(multiclass tables are not binned yet).
+
+Without configured ``classes`` the class list is only known at the end (the sorted union of the
+labels seen, as in memory), so batches index classes in order of first appearance and the
+counts are permuted once at the end. Predictions from scores are the argmax over the score
+columns in class order (ties to the first class), as in memory.
+
+A second pass, only with several models whose rows line up (one file, or files of equal length
+without an id to join on) and nothing dropped, counts McNemar's 2×2 table of (baseline
+correct, model correct) per comparison.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from reportgen.config import Config, ModelConfig
+from reportgen.engine import class_tables as CT
+from reportgen.engine.compare_multiclass import MulticlassCounts
+from reportgen.engine.streaming import MERGE_EVERY
+from reportgen.errors import InputError
+from reportgen.sources import FileInfo, _check_columns, _columns_for, _columns_in, _numeric, dates_of, file_info
+from reportgen.sources_multiclass import (
+    _keys,
+    _score_columns,
+    _sorted_classes,
+    check_class_count,
+    class_warnings,
+    label_key,
+    score_order,
+)
+from reportgen.sources_stream import _lockstep, read_batches
+
+Progress = Callable[[int, int], None]
+
+
+@dataclass(frozen=True, slots=True)
+class StreamedMulticlass:
+    models: tuple[MulticlassCounts, ...]
+    files: tuple[FileInfo, ...]
+    dropped: tuple[tuple[str, str, int], ...]
+    warnings: tuple[str, ...]
+    classes: tuple[str, ...]
+    mcnemar: dict[str, np.ndarray] | None  # model name → 2×2 [baseline correct?][model correct?] counts
+    paired_note: str | None
+    dates: tuple[str, str] | None = None
+
+    @property
+    def paired(self) -> bool:
+        return self.mcnemar is not None
+
+
+class _Ids:
+    """Class keys → indices: the configured order, or order of first appearance (remapped later)."""
+
+    def __init__(self, configured: list[str] | None) -> None:
+        self.fixed = configured is not None
+        self.index: dict[str, int] = {c: j for j, c in enumerate(configured or [])}
+
+    def of(self, keys: np.ndarray) -> np.ndarray:
+        uniq, inv = np.unique(keys.astype(str), return_inverse=True)
+        for u in uniq:
+            if u not in self.index:
+                self.index[u] = len(self.index)
+        return np.array([self.index[u] for u in uniq], dtype=np.int64)[inv.ravel()]
+
+
+@dataclass(slots=True)
+class _Model:
+    """What the pass over the data keeps per model."""
+
+    i: int
+    cfg: ModelConfig
+    path: Path
+    cols: dict[str, str]
+    sc: dict[str, str] | list[str] | None
+    score_cols: list[str]  # in class order when known (mapping, or a list: position = class)
+    conf: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
+    pending: list = field(default_factory=list)  # per batch: (values, counts) q × k nested tuples
+    merged: dict = field(default_factory=dict)  # (column, class id) → (values, counts)
+    rows: int = 0
+    weighted: bool = False
+    p_min: float = np.inf
+    p_max: float = -np.inf
+    max_dev: float = 0.0
+    seen_truth: set = field(default_factory=set)
+    seen_pred: set = field(default_factory=set)
+    dropped: dict = field(default_factory=dict)
+
+
+def _configured(cfg: Config) -> list[str] | None:
+    configured = [label_key(c) for c in cfg.classes] if cfg.classes is not None else None
+    if configured is not None and len(set(configured)) != len(configured):
+        dup = next(c for c in configured if configured.count(c) > 1)
+        raise InputError(f"{cfg.where('classes')}: class {dup!r} is listed twice; list every class once")
+    return configured
+
+
+def _mapping_order(cfg: Config, i: int, sc: dict[str, str], configured: list[str] | None) -> list[str]:
+    """Score columns of a mapping in class order (the classes are the mapping's keys unless configured)."""
+    classes = configured if configured is not None else _sorted_classes(set(sc))
+    return [list(sc.values())[j] for j in score_order(cfg, i, sc, classes)]
+
+
+def _grow(conf: np.ndarray, k: int) -> np.ndarray:
+    if conf.shape[0] >= k:
+        return conf
+    out = np.zeros((k, k))
+    out[: conf.shape[0], : conf.shape[1]] = conf
+    return out
+
+
+def _fold(cfg: Config, st: _Model, ids: _Ids, df: pd.DataFrame, offset: int, cap: int) -> None:
+    """Validate one batch for one model and add it to the model's counts."""
+    path, cols, n = st.path, st.cols, len(df)
+    truth = _keys(df[cols["label"]])
+    pred = _keys(df[cols["prediction"]]) if "prediction" in cols else None
+    scores = np.column_stack([_numeric(df[c], path, c, offset) for c in st.score_cols]) if st.score_cols else None
+    weights = _numeric(df[cols["weight"]], path, cols["weight"], offset) if "weight" in cols else None
+    checks: list[tuple[str, np.ndarray]] = [(f"missing label in '{cols['label']}'", truth == None)]  # noqa: E711
+    if pred is not None:
+        checks.append((f"missing prediction in '{cols['prediction']}'", pred == None))  # noqa: E711
+    if scores is not None:
+        checks.append((f"missing or non-finite class score in {', '.join(repr(c) for c in st.score_cols)}",
+                       (~np.isfinite(scores)).any(axis=1)))
+    if weights is not None:
+        checks.append((f"missing or non-finite weight in '{cols['weight']}'", ~np.isfinite(weights)))
+    if "id" in cols:
+        checks.append((f"missing id in '{cols['id']}'", df[cols["id"]].isna().to_numpy()))
+    keep = np.ones(n, dtype=bool)
+    for reason, bad in checks:
+        if bad.any():
+            if cfg.missing != "drop":
+                r = int(np.flatnonzero(bad)[0])
+                raise InputError(f"{path}: row {offset + r + 2}: {reason}; fix the data or set 'missing: drop' to drop such rows (counted in the report)")
+            st.dropped[reason] = st.dropped.get(reason, 0) + int((bad & keep).sum())
+            keep &= ~bad
+    if weights is not None and (weights[keep] < 0).any():
+        r = int(np.flatnonzero((weights < 0) & keep)[0])
+        raise InputError(f"{path}: column '{cols['weight']}', row {offset + r + 2}: negative weight {weights[r]:g}; weights must be >= 0")
+    if scores is not None and st.cfg.probabilities is True:
+        out = ((scores < 0) | (scores > 1)) & keep[:, None]
+        if out.any():
+            r, c = (int(v[0]) for v in np.nonzero(out))
+            raise InputError(
+                f"{path}: column '{st.score_cols[c]}', row {offset + r + 2}: {scores[r, c]:g} is not a probability; "
+                f"remove 'probabilities: true' for model '{st.cfg.name}' or rescale the scores"
+            )
+    if ids.fixed:
+        allowed = list(ids.index)
+        for role, values in (("label", truth), ("prediction", pred)):
+            if values is None:
+                continue
+            bad = keep & ~np.isin(values, allowed)
+            if bad.any():
+                r = int(np.flatnonzero(bad)[0])
+                raise InputError(
+                    f"{path}: column '{cols[role]}', row {offset + r + 2}: label {values[r]!r} is not one of the configured "
+                    f"classes ({', '.join(allowed)}); add it to 'classes' or fix the data"
+                )
+    if not keep.any():
+        return
+    truth = truth[keep]
+    st.seen_truth.update(np.unique(truth.astype(str)).tolist())
+    y = ids.of(truth)
+    w = None if weights is None else weights[keep]
+    if pred is not None:
+        pred = pred[keep]
+        st.seen_pred.update(np.unique(pred.astype(str)).tolist())
+        a = ids.of(pred)
+    else:  # argmax of the score columns (class order): the prediction is a column position
+        a = np.argmax(scores[keep], axis=1).astype(np.int64)  # type: ignore[index]
+    k = max(len(ids.index), len(st.score_cols))
+    st.conf = _grow(st.conf, k)
+    st.conf += np.bincount(y * k + a, weights=w, minlength=k * k).reshape(k, k)
+    st.rows += int(y.shape[0])
+    st.weighted = st.weighted or w is not None
+    if scores is not None:
+        p = scores[keep]
+        st.p_min = min(st.p_min, float(p.min()))
+        st.p_max = max(st.p_max, float(p.max()))
+        st.max_dev = max(st.max_dev, float(np.abs(p.sum(axis=1) - 1.0).max()))
+        st.pending.append(CT.class_lists(y, p, w, int(y.max()) + 1))
+        if len(st.pending) >= MERGE_EVERY:
+            _merge(st, cap)
+
+
+def _merge(st: _Model, cap: int) -> None:
+    """Fold the pending batch lists into the merged tables; the cap is checked per score column."""
+    if not st.pending:
+        return
+    for j, column in enumerate(st.score_cols):
+        classes = {i for values, _ in st.pending for i in range(len(values[j]))} | {i for (jj, i) in st.merged if jj == j}
+        entries = 0
+        for i in sorted(classes):
+            parts = [st.merged[(j, i)]] if (j, i) in st.merged else []
+            parts += [(values[j][i], counts[j][i]) for values, counts in st.pending if i < len(values[j])]
+            st.merged[(j, i)] = CT.merge_lists(parts)
+            entries += st.merged[(j, i)][0].shape[0]
+        if entries > cap:
+            raise InputError(
+                f"{st.path}: column '{column}' (model '{st.cfg.name}') has more than {cap:,} distinct scores; "
+                f"streamed multiclass tables are not binned: round the scores (e.g. to 6 decimals) or raise "
+                f"'stream.max_distinct_scores'"
+            )
+    st.pending = []
+
+
+def load_streamed_multiclass(cfg: Config, progress: Progress | None = None) -> StreamedMulticlass:
+    """One pass over the files (two for McNemar's tables): every model's counts, exact."""
+    sc_cfg = cfg.stream
+    configured = _configured(cfg)
+    ids = _Ids(configured)
+    by_file: dict[Path, list[_Model]] = {}
+    for i, m in enumerate(cfg.models):
+        path = Path(m.file)
+        have = _columns_in(path)
+        _check_columns(cfg, i, m, path, have)
+        sc = _score_columns(m)
+        for column in (sc.values() if isinstance(sc, dict) else sc or []):
+            if column not in have:
+                raise InputError(f"{cfg.where('models', i, 'scores')}: column {column!r} not found in {path} (columns: {', '.join(have)})")
+        if isinstance(sc, dict):
+            score_cols = _mapping_order(cfg, i, sc, configured)
+            if configured is None:  # mapping keys are classes, as in memory
+                ids.of(np.array(_sorted_classes(set(sc)), dtype=object))
+        else:
+            score_cols = list(sc or [])
+        by_file.setdefault(path, []).append(_Model(i, m, path, _columns_for(cfg, m), sc, score_cols))
+
+    seen_dates: list = []
+    files: list[FileInfo] = []
+    for f, (path, states) in enumerate(by_file.items()):
+        columns = sorted({c for st in states for c in [*st.cols.values(), *st.score_cols]} | ({cfg.date} if cfg.date else set()))
+        offset = 0
+        for df in read_batches(path, columns, sc_cfg.batch_rows):
+            if cfg.date:
+                d = dates_of(df[cfg.date], path, cfg.date, offset)
+                if d.notna().any():
+                    seen_dates += [d.min(), d.max()]
+            for st in states:
+                _fold(cfg, st, ids, df, offset, sc_cfg.max_distinct_scores)
+            offset += len(df)
+        if offset == 0:
+            raise InputError(f"{path}: the file has no rows")
+        files.append(file_info(path, offset))
+        if progress is not None:
+            progress(f + 1, len(by_file))
+
+    states = sorted((st for sts in by_file.values() for st in sts), key=lambda st: st.i)
+    for st in states:
+        if st.rows == 0:
+            raise InputError(f"{st.path}: no rows left for model '{st.cfg.name}' after dropping missing values")
+        _merge(st, sc_cfg.max_distinct_scores)
+
+    # --- the class list, then every count permuted into class order ---
+    seen_truth = set().union(*(st.seen_truth for st in states))
+    seen_pred = {st.cfg.name: st.seen_pred for st in states if "prediction" in st.cols}
+    classes = configured if configured is not None else _sorted_classes(set(ids.index))
+    check_class_count(cfg, classes, states[0].path, states[0].cols["label"])
+    k = len(classes)
+    to_final = np.array([classes.index(c) for c in ids.index], dtype=np.int64)  # id → class index
+    models = []
+    for st in states:
+        if st.sc is not None:
+            score_order(cfg, st.i, st.sc if isinstance(st.sc, dict) else st.score_cols, classes)  # errors as in memory
+        models.append(_finish(st, k, to_final))
+    warnings = class_warnings(classes, seen_truth, seen_pred)
+    dropped = [(st.cfg.name, reason, rows) for st in states for reason, rows in st.dropped.items()]
+    mcnemar, note = _mcnemar_pass(cfg, states, by_file, dropped, classes)
+    dates = (min(seen_dates).date().isoformat(), max(seen_dates).date().isoformat()) if seen_dates else None
+    return StreamedMulticlass(tuple(models), tuple(files), tuple(dropped), tuple(warnings), tuple(classes),
+                              mcnemar, note, dates)
+
+
+def _finish(st: _Model, k: int, to_final: np.ndarray) -> MulticlassCounts:
+    """The model's confusion matrix and class tables with classes in their final order."""
+    conf = _grow(st.conf, max(k, len(to_final)))
+    kk = conf.shape[0]
+    rows = np.full(kk, -1, dtype=np.int64)
+    rows[: len(to_final)] = to_final
+    by_column = "prediction" not in st.cols
+    cols = np.arange(kk) if by_column else rows
+    C = np.zeros((k, k))
+    used = np.flatnonzero(conf.sum(axis=1) > 0)
+    for r in used:
+        mask = conf[r] != 0
+        C[rows[r], cols[mask]] += conf[r, mask]
+    tables = None
+    if st.score_cols:
+        values = [[np.zeros(0)] * k for _ in range(k)]
+        counts = [[np.zeros(0)] * k for _ in range(k)]
+        for (j, i), (v, c) in st.merged.items():
+            values[j][int(to_final[i])] = v
+            counts[j][int(to_final[i])] = c
+        tables = CT.ClassTables(k, tuple(map(tuple, values)), tuple(map(tuple, counts)), st.rows, st.weighted,
+                                st.p_min, st.p_max, st.max_dev)
+    return MulticlassCounts(st.cfg.name, str(st.path), C, st.rows, tables, st.weighted, not by_column)
+
+
+def _predicted(st: _Model, df: pd.DataFrame, index: dict[str, int]) -> np.ndarray:
+    if "prediction" in st.cols:
+        return np.array([index[v] for v in _keys(df[st.cols["prediction"]])], dtype=np.int64)
+    p = np.column_stack([df[c].to_numpy(dtype=np.float64) for c in st.score_cols])
+    return np.argmax(p, axis=1).astype(np.int64)
+
+
+def _mcnemar_pass(cfg: Config, states: list[_Model], by_file: dict[Path, list[_Model]], dropped: list,
+                  classes: list[str]) -> tuple[dict[str, np.ndarray] | None, str | None]:
+    """McNemar's 2×2 tables (baseline correct?, model correct?) over aligned rows, or a note why not."""
+    if len(states) < 2:
+        return None, None
+    if dropped:
+        return None, "rows were dropped, so the models' rows no longer line up: McNemar's test is not computed in stream mode"
+    rows = {st.rows for st in states}
+    if len(by_file) > 1 and (cfg.id is not None or any(m.id for m in cfg.models) or len(rows) > 1):
+        return None, ("the models are in different files joined by id (or of different lengths); stream mode "
+                      "pairs rows by position only, so McNemar's test is not computed — put the predictions in one table")
+    base = next(st for st in states if st.cfg.name == cfg.baseline_name)
+    index = {c: j for j, c in enumerate(classes)}
+    tables = {st.cfg.name: np.zeros((2, 2)) for st in states if st is not base}
+    readers = {p: read_batches(p, sorted({c for st in sts for c in [*st.cols.values(), *st.score_cols]}), cfg.stream.batch_rows)
+               for p, sts in by_file.items()}
+    for chunk in _lockstep(readers):
+        ok: dict[str, np.ndarray] = {}
+        truth: dict[str, np.ndarray] = {}
+        weights: dict[str, np.ndarray | None] = {}
+        for st in states:
+            df = chunk[st.path]
+            truth[st.cfg.name] = np.array([index[v] for v in _keys(df[st.cols["label"]])], dtype=np.int64)
+            ok[st.cfg.name] = _predicted(st, df, index) == truth[st.cfg.name]
+            weights[st.cfg.name] = df[st.cols["weight"]].to_numpy(dtype=np.float64) if "weight" in st.cols else None
+        b = base.cfg.name
+        for name, t in tables.items():
+            if not np.array_equal(truth[name], truth[b]):
+                return None, f"the labels of '{name}' and '{b}' differ row by row; McNemar's test is not computed"
+            w = weights[name]
+            if w is not None and not np.array_equal(w, np.round(w)):
+                return None, "McNemar's test needs integer (frequency) weights; not computed."
+            cell = 2 * (~ok[b]).astype(np.int64) + (~ok[name]).astype(np.int64)
+            t += np.bincount(cell, weights=w, minlength=4).reshape(2, 2)
+    return tables, None
+
+
+__all__ = ["StreamedMulticlass", "load_streamed_multiclass"]
