@@ -22,6 +22,8 @@ from typing import Literal
 
 import numpy as np
 
+from reportgen.engine.sorting import distinct_codes
+
 Direction = Literal["higher", "lower"]
 
 #: Unweighted tables of fewer rows than this have prefix sums that fit in int32.
@@ -389,25 +391,12 @@ def _by_packed_sort(
     return tuple(np.concatenate((a, b)) for a, b in zip(first, second))  # type: ignore[return-value]
 
 
-def _by_argsort(
+def _by_row_codes(
     scores: np.ndarray, y: np.ndarray, w: np.ndarray, descending: bool
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Weighted table: one argsort gives each row's group; one bincount sums in row order."""
-    n = scores.shape[0]
-    order = np.argsort(scores)
-    s_sorted = scores[order]
-    starts = np.empty(n, dtype=bool)
-    if n:
-        starts[0] = True
-        np.not_equal(s_sorted[1:], s_sorted[:-1], out=starts[1:])
-    values = s_sorted[starts]
-    del s_sorted
-    group = np.cumsum(starts, dtype=np.int64)
-    del starts
-    group -= 1
-    codes = np.empty(n, dtype=np.int64)
-    codes[order] = group
-    del order, group
+    """Weighted table: one value sort gives each row's group; one bincount sums in row order."""
+    values, codes = distinct_codes(scores)
+    codes = codes.astype(np.int64)
     codes *= 2
     codes += y
     k = values.shape[0]
@@ -439,7 +428,8 @@ def build_table(
        values (scorecard points, rounded probabilities): integer codes checked row by row,
        then one ``bincount``, no sort;
     2. unit weights: one value sort of keys that pack each score with its label (no argsort);
-    3. weights: one argsort to find each row's group, one ``bincount`` in row order.
+    3. weights: one value sort to find each row's group (:func:`sorting.distinct_codes`),
+       one ``bincount`` in row order.
     """
     scores = np.asarray(scores, dtype=np.float64)
     y = np.asarray(y).astype(bool, copy=False)
@@ -458,7 +448,7 @@ def build_table(
     elif w is None:
         values, pos, neg = _by_packed_sort(scores, y, descending)
     else:
-        values, pos, neg = _by_argsort(scores, y, w, descending)
+        values, pos, neg = _by_row_codes(scores, y, w, descending)
     if w is None:
         return ScoreTable(values, pos, neg, direction, float(n), n, False)
     return ScoreTable(values, pos, neg, direction, float(np.dot(w, w)), n, True)
@@ -503,11 +493,22 @@ def row_groups(table: ScoreTable, scores: np.ndarray) -> np.ndarray:
 
     A bootstrap resample is a vector of row multiplicities ``m``; the resampled table's counts
     are then ``bincount(groups[y], m[y])`` and ``bincount(groups[~y], m[~y])``.
+
+    When ``scores`` are the rows the table was built from (the usual case) their distinct values
+    are the thresholds, and one value sort gives the indices (:func:`sorting.distinct_codes`);
+    otherwise each score is looked up by binary search.
     """
     scores = np.asarray(scores, dtype=np.float64)
+    thresholds = table.thresholds
+    values, codes = distinct_codes(scores)
+    ascending = thresholds if table.direction != "higher" else thresholds[::-1]
+    if values.shape == ascending.shape and np.array_equal(values, ascending):
+        if table.direction == "higher":
+            np.subtract(values.shape[0] - 1, codes, out=codes)
+        return codes
     if table.direction == "higher":
-        return np.searchsorted(-table.thresholds, -scores)
-    return np.searchsorted(table.thresholds, scores)
+        return np.searchsorted(-thresholds, -scores)
+    return np.searchsorted(thresholds, scores)
 
 
 def reweighted(table: ScoreTable, pos: np.ndarray, neg: np.ndarray) -> ScoreTable:

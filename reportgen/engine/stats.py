@@ -38,6 +38,7 @@ from typing import Literal
 import numpy as np
 
 from reportgen.engine.curve import Direction, ScoreTable, reweighted
+from reportgen.engine.sorting import sort_rows
 
 __all__ = [
     "SMALL_CLASS",
@@ -328,10 +329,11 @@ def delong_components(
 
     The midrank differences need no ranking within a class: ``Tz_i - Tx_i`` is the number of
     negatives scored below positive i plus half those tied with it, a function of its score
-    alone. So one argsort groups the rows by distinct score, two bincounts count each class
-    per score, and prefix sums give every score's "below, ties half" counts (whole and half
-    numbers, exact in floating point, so the results equal the three-ranking computation's
-    to the last bit). O(n log n) time, O(n) memory.
+    alone. So one value sort groups the rows by distinct score (:func:`sorting.sort_rows`, the
+    label riding along), run lengths count each class per score, and prefix sums give every
+    score's "below, ties half" counts (whole and half numbers, exact in floating point, so the
+    results equal the three-ranking computation's to the last bit). O(n log n) time, O(n)
+    memory, no argsort.
     """
     y = _as_labels(y)
     s = _as_scores(scores_oriented, y.shape[0], "scores_oriented")
@@ -340,33 +342,40 @@ def delong_components(
     if m == 0 or k == 0:
         raise ValueError(f"the AUC needs both classes, found {m} positives and {k} negatives")
     n = y.shape[0]
-    order = np.argsort(s)  # ties in any order: they are grouped next
-    s_sorted = s[order]
-    starts = np.empty(n, dtype=bool)
-    starts[0] = True
-    np.not_equal(s_sorted[1:], s_sorted[:-1], out=starts[1:])
-    del s_sorted
-    first = np.flatnonzero(starts)
-    itype = np.int32 if n < 2**31 else np.int64  # int32 prefix sums are vectorised
-    group_sorted = np.cumsum(starts, dtype=itype)
-    group_sorted -= 1
-    del starts
-    pos_g = np.add.reduceat(y[order], first, dtype=np.int64).astype(np.float64)
-    neg_g = np.diff(first, append=n).astype(np.float64)
-    neg_g -= pos_g
+    rows = sort_rows(s, y)
+    label = rows.labels
+    first = np.flatnonzero(rows.starts)
+    distinct = first.shape[0] == n
+    if distinct:  # continuous scores: one row per score
+        pos_g = label.astype(np.float64)
+        neg_g = np.subtract(1.0, pos_g)
+    else:
+        pos_g = np.add.reduceat(label, first, dtype=np.int64).astype(np.float64)
+        neg_g = np.diff(first, append=n).astype(np.float64)
+        neg_g -= pos_g
     del first
-    group = np.empty(n, dtype=itype)
-    group[order] = group_sorted  # each row's distinct score, in input order
-    del order, group_sorted
     # per distinct score (ascending): rows of the other class strictly below, plus half the ties
-    below_pos_g = np.cumsum(neg_g) - neg_g + 0.5 * neg_g
-    below_neg_g = np.cumsum(pos_g) - pos_g + 0.5 * pos_g
-    below_pos = below_pos_g[group[y]]  # negatives below each positive, ties half (half-integers)
-    below_neg = below_neg_g[group[~y]]  # positives below each negative, ties half
-    v10 = below_pos / k
-    v01 = 1.0 - below_neg / m
-    auc = float(below_pos.sum()) / (m * k)
-    return auc, v10, v01
+    below_pos_g = np.cumsum(neg_g)
+    below_pos_g -= 0.5 * neg_g
+    below_neg_g = np.cumsum(pos_g)
+    below_neg_g -= 0.5 * pos_g
+    auc = float(np.dot(pos_g, below_pos_g)) / (m * k)  # exact: half-integer sums below 2^52
+    del neg_g, pos_g
+    v10_g = below_pos_g / k  # a positive's placement among the negatives
+    v01_g = np.subtract(1.0, below_neg_g / m)  # a negative's among the positives
+    del below_pos_g, below_neg_g
+    if not distinct:
+        itype = np.int32 if n < 2**31 else np.int64
+        group = np.cumsum(rows.starts, dtype=itype)
+        group -= 1
+        v10_g, v01_g = v10_g[group], v01_g[group]
+        del group
+    placement = np.where(label, v10_g, v01_g)  # sorted order
+    del v10_g, v01_g
+    per_row = np.empty(n, dtype=np.float64)
+    per_row[rows.order] = placement
+    del placement, rows
+    return auc, per_row[y], per_row[~y]
 
 
 def _delong_parts(
