@@ -51,7 +51,7 @@ from reportgen.sources_multiclass import (
     label_key,
     score_order,
 )
-from reportgen.sources_stream import _lockstep, read_batches
+from reportgen.sources_stream import _lockstep, _record_batches, read_batches
 
 Progress = Callable[[int, int], None]
 
@@ -341,9 +341,11 @@ def _mcnemar_pass(cfg: Config, states: list[_Model], by_file: dict[Path, list[_M
     base = next(st for st in states if st.cfg.name == cfg.baseline_name)
     index = {c: j for j, c in enumerate(classes)}
     tables = {st.cfg.name: np.zeros((2, 2)) for st in states if st is not base}
-    readers = {p: read_batches(p, sorted({c for st in sts for c in [*st.cols.values(), *st.score_cols]}), cfg.stream.batch_rows)
+    # arrow record batches (they slice; frames do not) cut to equal lengths across files, then frames
+    readers = {p: _record_batches(p, sorted({c for st in sts for c in [*st.cols.values(), *st.score_cols]}), cfg.stream.batch_rows)
                for p, sts in by_file.items()}
-    for chunk in _lockstep(readers):
+    for batches in _lockstep(readers):
+        chunk = {p: rb.to_pandas() for p, rb in batches.items()}
         ok: dict[str, np.ndarray] = {}
         truth: dict[str, np.ndarray] = {}
         weights: dict[str, np.ndarray | None] = {}

@@ -142,3 +142,19 @@ def test_stream_multiclass_cap_and_dask(lake):
         _run(_config(lake, "all.csv"), "stream", stream={"batch_rows": 1_000, "max_distinct_scores": 100})
     with pytest.raises(ConfigError, match=r"engine: dask supports task: binary only"):
         _run(_config(lake, "all.csv"), "dask")
+
+
+def test_stream_multiclass_mcnemar_over_two_files_lines_up_rows(lake, tmp_path):
+    """Regression: the paired pass over several files cut pandas frames with ``.slice`` (arrow only)."""
+    df = pd.read_csv(lake / "all.csv").iloc[:5000]
+    df[["stage", *(f"g_{c}" for c in CLASSES)]].to_csv(tmp_path / "g.csv", index=False)
+    df[["stage", "rule"]].to_csv(tmp_path / "r.csv", index=False)
+    cfg = tmp_path / "two.yaml"
+    cfg.write_text(
+        "task: multiclass\nlabel: stage\nclasses: [current, early, late, default]\nbootstrap: {resamples: 0}\n"
+        "models:\n  - {name: gbm, file: g.csv, scores: [g_current, g_early, g_late, g_default]}\n"
+        "  - {name: rules, file: r.csv, prediction: rule}\n"
+    )
+    mem, st = _run(cfg, "memory"), _run(cfg, "stream", stream={"batch_rows": 1_000})
+    assert st.run.paired and mem.run.paired
+    assert st.comparisons[0].tests.mcnemar.table == mem.comparisons[0].tests.mcnemar.table
