@@ -161,7 +161,8 @@ class StreamConfig(Strict):
 
     ``max_distinct_scores``: above this many distinct scores in a model, its scores are binned
     into ``bins`` bins (``quantile`` of a sample of the scores, or ``fixed`` width); the report
-    states the binning and the exact bound on the AUC error it can cause.
+    states the binning and the exact bound on the AUC error it can cause. ``task: multiclass``
+    is not binned: a score column with more table entries is an error (round the scores).
     """
 
     batch_rows: int = Field(1_000_000, ge=1_000)
@@ -268,9 +269,6 @@ class Config(Strict):
                 raise _Invalid(("models", i), f"'score' (the column with the score) is required for task: binary (model '{m.name}')")
             if self.task == "multiclass" and m.prediction is None and m.scores is None:
                 raise _Invalid(("models", i), f"give 'prediction' and/or 'scores' for task: multiclass (model '{m.name}')")
-        if self.engine == "dask" and self.task != "binary":
-            raise _Invalid(("engine",), "engine: dask supports task: binary only; use engine: stream (one machine) "
-                           "or memory for multiclass")
         if self.task == "binary" and isinstance(self.costs, list) and len(self.costs) != 2:
             raise _Invalid(("costs",), f"a {len(self.costs)}x{len(self.costs)} matrix for task: binary; give {{fn: .., fp: ..}} or a 2x2 matrix")
         if self.task == "multiclass" and isinstance(self.costs, list) and self.classes is not None:

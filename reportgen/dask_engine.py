@@ -12,6 +12,9 @@ an overflow instead of growing, and a second map/reduce bins that model's scores
 from the pooled sample. When every model is in one dataset, a third map/reduce sums DeLong's
 cross-moments and McNemar's tables per part (rows of one part line up across models).
 
+``task: multiclass`` maps and reduces the same way (:mod:`reportgen.dask_multiclass`), with
+confusion matrices and class tables in place of score tables.
+
 Without ``--scheduler`` (or ``scheduler:`` in the config) a ``LocalCluster`` of worker
 processes is started and closed by reportgen. Dask is an optional extra:
 ``pip install 'reportgen[dask]'``.
@@ -164,12 +167,18 @@ def _client(cfg: Config) -> tuple[Any, Any]:
     return Client(cluster), cluster
 
 
-def load_dask(cfg: Config, progress: Progress | None = None) -> StreamedData:
-    """Every model's table computed on a Dask cluster (map over parts, tree reduce)."""
+def _import_dask() -> Any:
+    """The ``dask`` module, or a one-line error saying how to install it."""
     try:
         import dask  # noqa: PLC0415
     except ImportError:
         raise UserError(INSTALL_HINT) from None
+    return dask
+
+
+def load_dask(cfg: Config, progress: Progress | None = None) -> StreamedData:
+    """Every model's table computed on a Dask cluster (map over parts, tree reduce)."""
+    dask = _import_dask()
     delayed = dask.delayed
     sc = cfg.stream
     by_file: dict[Path, list[str]] = {}

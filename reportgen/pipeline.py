@@ -24,6 +24,7 @@ from reportgen.engine.compare_tables import TableModel, compare_tables
 from reportgen.results import ComparisonResult, DroppedRows, InputFile, RunInfo
 from reportgen.sources import Dataset, load_dataset
 from reportgen.sources_stream import StreamedData, load_streamed
+from reportgen.sources_stream_multiclass import StreamedMulticlass, load_streamed_multiclass
 
 LIBRARIES = ("numpy", "pandas", "pyarrow", "matplotlib", "jinja2", "weasyprint", "pyyaml", "pydantic")
 
@@ -72,7 +73,16 @@ def _load_tables(cfg: Config, progress: Progress | None) -> StreamedData:
     return load_streamed(cfg, progress)
 
 
-def run_id(cfg: Config, data: Dataset | StreamedData, created: str) -> str:
+def _load_counts(cfg: Config, progress: Progress | None) -> StreamedMulticlass:
+    """Streamed (``engine: stream``) or distributed (``engine: dask``) multiclass counts."""
+    if cfg.engine == "dask":
+        from reportgen.dask_multiclass import load_dask_multiclass  # noqa: PLC0415  (optional dependency)
+
+        return load_dask_multiclass(cfg, progress)
+    return load_streamed_multiclass(cfg, progress)
+
+
+def run_id(cfg: Config, data: Dataset | StreamedData | StreamedMulticlass, created: str) -> str:
     """Deterministic id of a run: hash of the config, the inputs' hashes and the timestamp."""
     h = hashlib.sha256()
     h.update(json.dumps(cfg.model_dump(mode="json"), sort_keys=True).encode())
@@ -88,10 +98,8 @@ def analyse(cfg: Config, config_path: Path | str, progress: Progress | None = No
     created = clock.now().isoformat().replace("+00:00", "Z")
     s = settings_from(cfg)
     classes = None
-    if cfg.engine == "stream" and cfg.task == "multiclass":
-        from reportgen.sources_stream_multiclass import load_streamed_multiclass  # noqa: PLC0415
-
-        data = load_streamed_multiclass(cfg, progress)
+    if cfg.engine != "memory" and cfg.task == "multiclass":
+        data = _load_counts(cfg, progress)
         classes = list(data.classes)
         cost_matrix = np.asarray(cfg.costs, dtype=np.float64) if isinstance(cfg.costs, list) else None
         models, comparisons = compare_counts(data.models, classes, s, cost_matrix, data.mcnemar, data.paired_note)

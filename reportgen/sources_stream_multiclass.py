@@ -25,6 +25,11 @@ columns in class order (ties to the first class), as in memory.
 A second pass, only with several models whose rows line up (one file, or files of equal length
 without an id to join on) and nothing dropped, counts McNemar's 2×2 table of (baseline
 correct, model correct) per comparison.
+
+``engine: dask`` (:mod:`reportgen.dask_multiclass`) runs the same steps per Parquet part:
+:func:`plan` (columns, class ids to start from), :func:`fold_file` (one file or part),
+:func:`combine` (counts of disjoint rows, each part's class ids remapped to common ones),
+:func:`conclude` (class list, permutation) and :func:`mcnemar_chunk`.
 """
 
 from __future__ import annotations
@@ -51,7 +56,7 @@ from reportgen.sources_multiclass import (
     label_key,
     score_order,
 )
-from reportgen.sources_stream import _lockstep, read_batches
+from reportgen.sources_stream import _lockstep, _record_batches, read_batches
 
 Progress = Callable[[int, int], None]
 
@@ -78,6 +83,11 @@ class _Ids:
     def __init__(self, configured: list[str] | None) -> None:
         self.fixed = configured is not None
         self.index: dict[str, int] = {c: j for j, c in enumerate(configured or [])}
+
+    def copy(self) -> _Ids:
+        out = _Ids(None)
+        out.fixed, out.index = self.fixed, dict(self.index)
+        return out
 
     def of(self, keys: np.ndarray) -> np.ndarray:
         uniq, inv = np.unique(keys.astype(str), return_inverse=True)
@@ -108,6 +118,11 @@ class _Model:
     seen_truth: set = field(default_factory=set)
     seen_pred: set = field(default_factory=set)
     dropped: dict = field(default_factory=dict)
+
+
+def fresh(st: _Model, path: Path) -> _Model:
+    """An empty copy of a model's state that reads ``path`` (a Dask part, named in errors)."""
+    return _Model(st.i, st.cfg, path, st.cols, st.sc, st.score_cols)
 
 
 def _configured(cfg: Config) -> list[str] | None:
@@ -228,9 +243,12 @@ def _merge(st: _Model, cap: int) -> None:
     st.pending = []
 
 
-def load_streamed_multiclass(cfg: Config, progress: Progress | None = None) -> StreamedMulticlass:
-    """One pass over the files (two for McNemar's tables): every model's counts, exact."""
-    sc_cfg = cfg.stream
+def plan(cfg: Config) -> tuple[list[str] | None, _Ids, dict[Path, list[_Model]]]:
+    """Columns checked; the configured classes, the class ids to start from and each file's models.
+
+    Without configured classes the ids start with the keys of score mappings (classes, as in
+    memory), so every reader of the data (each Dask part too) starts from the same ids.
+    """
     configured = _configured(cfg)
     ids = _Ids(configured)
     by_file: dict[Path, list[_Model]] = {}
@@ -249,33 +267,34 @@ def load_streamed_multiclass(cfg: Config, progress: Progress | None = None) -> S
         else:
             score_cols = list(sc or [])
         by_file.setdefault(path, []).append(_Model(i, m, path, _columns_for(cfg, m), sc, score_cols))
+    return configured, ids, by_file
 
-    seen_dates: list = []
-    files: list[FileInfo] = []
-    for f, (path, states) in enumerate(by_file.items()):
-        columns = sorted({c for st in states for c in [*st.cols.values(), *st.score_cols]} | ({cfg.date} if cfg.date else set()))
-        offset = 0
-        for df in read_batches(path, columns, sc_cfg.batch_rows):
-            if cfg.date:
-                d = dates_of(df[cfg.date], path, cfg.date, offset)
-                if d.notna().any():
-                    seen_dates += [d.min(), d.max()]
-            for st in states:
-                _fold(cfg, st, ids, df, offset, sc_cfg.max_distinct_scores)
-            offset += len(df)
-        if offset == 0:
-            raise InputError(f"{path}: the file has no rows")
-        files.append(file_info(path, offset))
-        if progress is not None:
-            progress(f + 1, len(by_file))
 
-    states = sorted((st for sts in by_file.values() for st in sts), key=lambda st: st.i)
+def fold_file(cfg: Config, states: list[_Model], ids: _Ids, path: Path, seen_dates: list) -> int:
+    """Every batch of one file (or Dask part) validated and folded into its models' counts; rows read.
+
+    ``seen_dates`` collects each batch's first and last date when a date column is set.
+    """
+    columns = sorted({c for st in states for c in [*st.cols.values(), *st.score_cols]} | ({cfg.date} if cfg.date else set()))
+    offset = 0
+    for df in read_batches(path, columns, cfg.stream.batch_rows):
+        if cfg.date:
+            d = dates_of(df[cfg.date], path, cfg.date, offset)
+            if d.notna().any():
+                seen_dates += [d.min(), d.max()]
+        for st in states:
+            _fold(cfg, st, ids, df, offset, cfg.stream.max_distinct_scores)
+        offset += len(df)
+    return offset
+
+
+def conclude(cfg: Config, states: list[_Model], configured: list[str] | None, ids: _Ids
+             ) -> tuple[list[str], list[MulticlassCounts], list[str], list[tuple[str, str, int]]]:
+    """(classes, counts per model in class order, warnings, dropped rows) once every row is folded."""
     for st in states:
         if st.rows == 0:
             raise InputError(f"{st.path}: no rows left for model '{st.cfg.name}' after dropping missing values")
-        _merge(st, sc_cfg.max_distinct_scores)
-
-    # --- the class list, then every count permuted into class order ---
+        _merge(st, cfg.stream.max_distinct_scores)
     seen_truth = set().union(*(st.seen_truth for st in states))
     seen_pred = {st.cfg.name: st.seen_pred for st in states if "prediction" in st.cols}
     classes = configured if configured is not None else _sorted_classes(set(ids.index))
@@ -289,6 +308,59 @@ def load_streamed_multiclass(cfg: Config, progress: Progress | None = None) -> S
         models.append(_finish(st, k, to_final))
     warnings = class_warnings(classes, seen_truth, seen_pred)
     dropped = [(st.cfg.name, reason, rows) for st in states for reason, rows in st.dropped.items()]
+    return classes, models, warnings, dropped
+
+
+def combine(parts: list[_Model], to_ids: list[np.ndarray], n_ids: int, cap: int) -> _Model:
+    """One model's counts over disjoint row sets, each indexing classes its own way, in common ids.
+
+    ``to_ids[p]`` maps part p's class ids to the common ones (``n_ids`` of them). Rows of the
+    confusion matrix (true class), its columns when they are predicted classes (not score
+    column positions), and the class of every class-table cell are remapped; then counts are
+    added (tables merged at equal scores, the cap checked per score column as in one pass).
+    """
+    out = fresh(parts[0], parts[0].path)
+    q = len(out.score_cols)
+    size = max(n_ids, q)
+    out.conf = np.zeros((size, size))
+    for st, to in zip(parts, to_ids):
+        conf = _grow(st.conf, len(to))
+        if "prediction" in st.cols:
+            out.conf[np.ix_(to, to)] += conf[: len(to), : len(to)]
+        else:  # columns are score-column positions
+            out.conf[to, : conf.shape[1]] += conf[: len(to)]
+        if out.score_cols:
+            values = [[np.zeros(0)] * n_ids for _ in range(q)]
+            counts = [[np.zeros(0)] * n_ids for _ in range(q)]
+            for (j, i), (v, c) in st.merged.items():
+                values[j][int(to[i])], counts[j][int(to[i])] = v, c
+            out.pending.append((values, counts))
+        out.rows += st.rows
+        out.weighted = out.weighted or st.weighted
+        out.p_min, out.p_max = min(out.p_min, st.p_min), max(out.p_max, st.p_max)
+        out.max_dev = max(out.max_dev, st.max_dev)
+        out.seen_truth |= st.seen_truth
+        out.seen_pred |= st.seen_pred
+        for reason, rows in st.dropped.items():
+            out.dropped[reason] = out.dropped.get(reason, 0) + rows
+    _merge(out, cap)
+    return out
+
+
+def load_streamed_multiclass(cfg: Config, progress: Progress | None = None) -> StreamedMulticlass:
+    """One pass over the files (two for McNemar's tables): every model's counts, exact."""
+    configured, ids, by_file = plan(cfg)
+    seen_dates: list = []
+    files: list[FileInfo] = []
+    for f, (path, states) in enumerate(by_file.items()):
+        rows = fold_file(cfg, states, ids, path, seen_dates)
+        if rows == 0:
+            raise InputError(f"{path}: the file has no rows")
+        files.append(file_info(path, rows))
+        if progress is not None:
+            progress(f + 1, len(by_file))
+    states = sorted((st for sts in by_file.values() for st in sts), key=lambda st: st.i)
+    classes, models, warnings, dropped = conclude(cfg, states, configured, ids)
     mcnemar, note = _mcnemar_pass(cfg, states, by_file, dropped, classes)
     dates = (min(seen_dates).date().isoformat(), max(seen_dates).date().isoformat()) if seen_dates else None
     return StreamedMulticlass(tuple(models), tuple(files), tuple(dropped), tuple(warnings), tuple(classes),
@@ -327,40 +399,63 @@ def _predicted(st: _Model, df: pd.DataFrame, index: dict[str, int]) -> np.ndarra
     return np.argmax(p, axis=1).astype(np.int64)
 
 
+def mcnemar_columns(states: list[_Model]) -> list[str]:
+    """The columns McNemar's pass reads from a file holding ``states``' models."""
+    return sorted({c for st in states for c in [*st.cols.values(), *st.score_cols]})
+
+
+def mcnemar_chunk(states: list[_Model], baseline: str, chunk: dict[Path, pd.DataFrame], index: dict[str, int],
+                  tables: dict[str, np.ndarray]) -> str | None:
+    """Add one chunk of aligned rows to McNemar's 2×2 tables (baseline correct?, model correct?).
+
+    ``chunk`` holds each file's rows (equal lengths, the same rows); ``index`` maps class keys
+    to class indices; ``tables`` has a zero table per model other than the baseline. Returns a
+    note instead when the rows cannot be paired (labels differ, or non-integer weights).
+    """
+    ok: dict[str, np.ndarray] = {}
+    truth: dict[str, np.ndarray] = {}
+    weights: dict[str, np.ndarray | None] = {}
+    for st in states:
+        df = chunk[st.path]
+        truth[st.cfg.name] = np.array([index[v] for v in _keys(df[st.cols["label"]])], dtype=np.int64)
+        ok[st.cfg.name] = _predicted(st, df, index) == truth[st.cfg.name]
+        weights[st.cfg.name] = df[st.cols["weight"]].to_numpy(dtype=np.float64) if "weight" in st.cols else None
+    b = baseline
+    for name, t in tables.items():
+        if not np.array_equal(truth[name], truth[b]):
+            return f"the labels of '{name}' and '{b}' differ row by row; McNemar's test is not computed"
+        w = weights[name]
+        if w is not None and not np.array_equal(w, np.round(w)):
+            return "McNemar's test needs integer (frequency) weights; not computed."
+        cell = 2 * (~ok[b]).astype(np.int64) + (~ok[name]).astype(np.int64)
+        t += np.bincount(cell, weights=w, minlength=4).reshape(2, 2)
+    return None
+
+
+def dropped_note(engine: str) -> str:
+    """Why McNemar's test is left out when rows were dropped."""
+    return f"rows were dropped, so the models' rows no longer line up: McNemar's test is not computed with engine: {engine}"
+
+
 def _mcnemar_pass(cfg: Config, states: list[_Model], by_file: dict[Path, list[_Model]], dropped: list,
                   classes: list[str]) -> tuple[dict[str, np.ndarray] | None, str | None]:
     """McNemar's 2×2 tables (baseline correct?, model correct?) over aligned rows, or a note why not."""
     if len(states) < 2:
         return None, None
     if dropped:
-        return None, "rows were dropped, so the models' rows no longer line up: McNemar's test is not computed in stream mode"
+        return None, dropped_note("stream")
     rows = {st.rows for st in states}
     if len(by_file) > 1 and (cfg.id is not None or any(m.id for m in cfg.models) or len(rows) > 1):
         return None, ("the models are in different files joined by id (or of different lengths); stream mode "
                       "pairs rows by position only, so McNemar's test is not computed — put the predictions in one table")
-    base = next(st for st in states if st.cfg.name == cfg.baseline_name)
     index = {c: j for j, c in enumerate(classes)}
-    tables = {st.cfg.name: np.zeros((2, 2)) for st in states if st is not base}
-    readers = {p: read_batches(p, sorted({c for st in sts for c in [*st.cols.values(), *st.score_cols]}), cfg.stream.batch_rows)
-               for p, sts in by_file.items()}
-    for chunk in _lockstep(readers):
-        ok: dict[str, np.ndarray] = {}
-        truth: dict[str, np.ndarray] = {}
-        weights: dict[str, np.ndarray | None] = {}
-        for st in states:
-            df = chunk[st.path]
-            truth[st.cfg.name] = np.array([index[v] for v in _keys(df[st.cols["label"]])], dtype=np.int64)
-            ok[st.cfg.name] = _predicted(st, df, index) == truth[st.cfg.name]
-            weights[st.cfg.name] = df[st.cols["weight"]].to_numpy(dtype=np.float64) if "weight" in st.cols else None
-        b = base.cfg.name
-        for name, t in tables.items():
-            if not np.array_equal(truth[name], truth[b]):
-                return None, f"the labels of '{name}' and '{b}' differ row by row; McNemar's test is not computed"
-            w = weights[name]
-            if w is not None and not np.array_equal(w, np.round(w)):
-                return None, "McNemar's test needs integer (frequency) weights; not computed."
-            cell = 2 * (~ok[b]).astype(np.int64) + (~ok[name]).astype(np.int64)
-            t += np.bincount(cell, weights=w, minlength=4).reshape(2, 2)
+    tables = {st.cfg.name: np.zeros((2, 2)) for st in states if st.cfg.name != cfg.baseline_name}
+    # arrow record batches (they slice; frames do not) cut to equal lengths across files, then frames
+    readers = {p: _record_batches(p, mcnemar_columns(sts), cfg.stream.batch_rows) for p, sts in by_file.items()}
+    for batches in _lockstep(readers):
+        note = mcnemar_chunk(states, cfg.baseline_name, {p: rb.to_pandas() for p, rb in batches.items()}, index, tables)
+        if note is not None:
+            return None, note
     return tables, None
 
 

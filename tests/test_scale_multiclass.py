@@ -1,9 +1,10 @@
-"""task: multiclass with engine: stream gives the in-memory numbers (issue 8).
+"""task: multiclass with engine: stream and engine: dask gives the in-memory numbers (issue 8).
 
 A CSV and a hive-partitioned Parquet dataset written by the test, read in small batches so
 that many batch tables are merged; every metric, per-class value, confusion matrix and curve
 must equal the in-memory run (unit weights: every count and every AUC's Mann–Whitney sum is
-a whole or half number, so the two engines agree bit for bit).
+a whole or half number, so the engines agree bit for bit). The Dask tests share one real
+LocalCluster (two worker processes) per module, passed to reportgen as its scheduler.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import pytest
 
 from reportgen.config import load_config
 from reportgen.engine.compare_multiclass import NO_BOOTSTRAP
-from reportgen.errors import ConfigError, InputError
+from reportgen.errors import InputError
 from reportgen.pipeline import analyse
 
 N = 12_000
@@ -137,8 +138,128 @@ def test_stream_multiclass_errors_name_the_global_row(lake, tmp_path):
         _run(cfg, "stream", stream={"batch_rows": 1_000})
 
 
-def test_stream_multiclass_cap_and_dask(lake):
+def test_stream_multiclass_cap(lake):
     with pytest.raises(InputError, match=r"more than 100 distinct scores; streamed multiclass tables are not binned"):
         _run(_config(lake, "all.csv"), "stream", stream={"batch_rows": 1_000, "max_distinct_scores": 100})
-    with pytest.raises(ConfigError, match=r"engine: dask supports task: binary only"):
-        _run(_config(lake, "all.csv"), "dask")
+
+
+def test_stream_multiclass_mcnemar_over_two_files_lines_up_rows(lake, tmp_path):
+    """Regression: the paired pass over several files cut pandas frames with ``.slice`` (arrow only)."""
+    df = pd.read_csv(lake / "all.csv").iloc[:5000]
+    df[["stage", *(f"g_{c}" for c in CLASSES)]].to_csv(tmp_path / "g.csv", index=False)
+    df[["stage", "rule"]].to_csv(tmp_path / "r.csv", index=False)
+    cfg = tmp_path / "two.yaml"
+    cfg.write_text(
+        "task: multiclass\nlabel: stage\nclasses: [current, early, late, default]\nbootstrap: {resamples: 0}\n"
+        "models:\n  - {name: gbm, file: g.csv, scores: [g_current, g_early, g_late, g_default]}\n"
+        "  - {name: rules, file: r.csv, prediction: rule}\n"
+    )
+    mem, st = _run(cfg, "memory"), _run(cfg, "stream", stream={"batch_rows": 1_000})
+    assert st.run.paired and mem.run.paired
+    assert st.comparisons[0].tests.mcnemar.table == mem.comparisons[0].tests.mcnemar.table
+
+
+# --- engine: dask --------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def scheduler():
+    """The address of one LocalCluster (two worker processes) shared by this module's Dask tests."""
+    distributed = pytest.importorskip("dask.distributed")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        yield cluster.scheduler_address
+
+
+def test_dask_multiclass_equals_memory(lake, scheduler):
+    """Four Parquet parts of three batches each, mapped and merged on two workers."""
+    cfg = _config(lake, "ds")
+    mem = _run(cfg, "memory")
+    dk = _run(cfg, "dask", scheduler=scheduler, stream={"batch_rows": 1_000})
+    _assert_same(mem, dk)
+    assert dk.run.engine == "dask" and dk.run.paired
+    assert [f.rows for f in dk.run.files] == [N]
+
+
+@pytest.fixture(scope="module")
+def rare(tmp_path_factory) -> Path:
+    """Five classes; 'arrears' (first in sorted order) occurs, as truth and prediction, in one partition only."""
+    d = tmp_path_factory.mktemp("mcrare")
+    rng = np.random.default_rng(8)
+    n = 8_000
+    classes = ["arrears", *CLASSES]
+    part = rng.integers(0, 4, n)
+    y = rng.choice([1, 2, 3, 4], size=n, p=[0.55, 0.25, 0.15, 0.05])
+    y[(part == 2) & (rng.random(n) < 0.1)] = 0
+    df = pd.DataFrame({"stage": np.array(classes, dtype=object)[y], "part": part})
+    z = rng.normal(size=(n, 5))
+    z[np.arange(n), y] += 1.5
+    p = np.round(np.exp(z) / np.exp(z).sum(axis=1, keepdims=True), 3)
+    for c in range(5):  # list columns: position = class in sorted order
+        df[f"s{c}"] = p[:, c]
+    flip = rng.random(n) < 0.3
+    df["rule"] = np.where(flip, np.array(CLASSES, dtype=object)[rng.integers(0, 4, n)], df["stage"])
+    pq.write_to_dataset(pa.Table.from_pandas(df), d / "ds", partition_cols=["part"])
+    assert sorted(set(pd.read_parquet(d / "ds").query("stage == 'arrears'")["part"].astype(int))) == [2]
+    (d / "c.yaml").write_text(
+        "task: multiclass\nlabel: stage\nbootstrap: {resamples: 0}\n"
+        "models:\n  - {name: gbm, file: ds, scores: [s0, s1, s2, s3, s4]}\n  - {name: rules, file: ds, prediction: rule}\n"
+    )
+    return d
+
+
+def test_dask_multiclass_learns_classes_across_parts(rare, scheduler):
+    """Without 'classes' each part numbers the classes it meets; merges remap them into one list."""
+    mem = _run(rare / "c.yaml", "memory")
+    dk = _run(rare / "c.yaml", "dask", scheduler=scheduler, stream={"batch_rows": 1_000})
+    assert dk.run.classes == ["arrears", "current", "default", "early", "late"]
+    _assert_same(mem, dk)
+    assert dk.models["rules"].per_class["arrears"]["support"] == mem.models["rules"].per_class["arrears"]["support"] > 0
+
+
+def test_dask_multiclass_models_in_two_datasets(lake, tmp_path, scheduler):
+    """Each dataset reduced on its own, classes united at the end; McNemar says why it is missing."""
+    df = pq.read_table(lake / "ds").to_pandas()
+    df["part"] = df["part"].astype(int)
+    pq.write_to_dataset(pa.Table.from_pandas(df.drop(columns="rule")), tmp_path / "g", partition_cols=["part"])
+    df[["stage", "rule", "day"]].to_csv(tmp_path / "r.csv", index=False)
+    cfg = tmp_path / "two.yaml"
+    cfg.write_text(
+        "task: multiclass\nlabel: stage\nbootstrap: {resamples: 0}\n"
+        "models:\n  - {name: gbm, file: g, scores: [g_current, g_early, g_late, g_default]}\n"
+        "  - {name: rules, file: r.csv, prediction: rule}\n"
+    )
+    one = _run(_config(lake, "ds", classes=False), "memory")
+    dk = _run(cfg, "dask", scheduler=scheduler, stream={"batch_rows": 1_000})
+    assert dk.run.classes == one.run.classes and not dk.run.paired
+    for name in ("gbm", "rules"):
+        assert dk.models[name].metrics == one.models[name].metrics
+        assert dk.models[name].confusion_matrix == one.models[name].confusion_matrix
+    assert any("in one dataset" in n for n in dk.comparisons[0].tests.notes)
+
+
+def test_dask_multiclass_errors_name_the_part_and_row(lake, tmp_path, scheduler):
+    df = pd.read_csv(lake / "all.csv").iloc[:4000].copy()
+    df["part"] = np.arange(len(df)) // 2000
+    df.loc[2500, "rule"] = "paid"  # row 500 of the second part
+    pq.write_to_dataset(pa.Table.from_pandas(df), tmp_path / "bad", partition_cols=["part"])
+    cfg = _config(tmp_path, "bad")
+    with pytest.raises(InputError, match=r"part=1/[^:]+\.parquet: column 'rule', row 502: label 'paid' is not one of the configured classes"):
+        _run(cfg, "dask", scheduler=scheduler, stream={"batch_rows": 1_000})
+    # multiclass tables are not binned on Dask either: past the cap is an error, not an approximation
+    with pytest.raises(InputError, match=r"more than 100 distinct scores; streamed multiclass tables are not binned"):
+        _run(_config(lake, "ds"), "dask", scheduler=scheduler, stream={"batch_rows": 1_000, "max_distinct_scores": 100})
+
+
+def test_dask_multiclass_csv_with_weights(lake, tmp_path, scheduler):
+    """A CSV is one task, as in the binary Dask path; whole-number weights give the in-memory numbers."""
+    df = pd.read_csv(lake / "all.csv").iloc[:3000]
+    df["w"] = np.random.default_rng(1).integers(1, 4, len(df)).astype(float)
+    df.to_csv(tmp_path / "w.csv", index=False)
+    cfg = _config(tmp_path, "w.csv", "weight: w\n")
+    mem, dk = _run(cfg, "memory"), _run(cfg, "dask", scheduler=scheduler, stream={"batch_rows": 1_000})
+    for name, mx in mem.models.items():
+        my = dk.models[name]
+        assert my.confusion_matrix == mx.confusion_matrix
+        for k, v in mx.metrics.items():  # equal up to the order of float sums
+            assert my.metrics[k] == (None if v is None else pytest.approx(v, rel=1e-12, abs=1e-15)), (name, k)
+    assert dk.comparisons[0].tests.mcnemar.table == mem.comparisons[0].tests.mcnemar.table
