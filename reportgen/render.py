@@ -489,7 +489,9 @@ def build_view(result: ComparisonResult, theme: Theme = Theme()) -> dict[str, An
 def _settings_note(run: Any, binary: bool) -> str:
     """The settings behind the numbers, in one sentence under the ranking."""
     level = f"{run.confidence_level * 100:g} %"
-    boot = (f"stratified bootstrap with {fmt_count(run.bootstrap_resamples)} resamples, seed {run.bootstrap_seed}"
+    streamed = (run.config or {}).get("engine", "memory") != "memory"
+    kind = "stratified bootstrap drawn on each model's score table" if streamed else "stratified bootstrap"
+    boot = (f"{kind} with {fmt_count(run.bootstrap_resamples)} resamples, seed {run.bootstrap_seed}"
             if run.bootstrap_resamples else "no bootstrap (resamples: 0)")
     if binary:
         costs = ", ".join(f"{k.upper()} {v:g}" for k, v in run.costs.items() if isinstance(v, (int, float)))
@@ -498,8 +500,10 @@ def _settings_note(run: Any, binary: bool) -> str:
                 f"{boot} for the rest).")
     matrix = run.costs.get("matrix") if isinstance(run.costs, dict) else None
     costs = "the cost matrix in the appendix (rows: true class, columns: predicted)" if matrix else "no cost matrix"
+    intervals = ("no intervals (streamed inputs are not bootstrapped for multiclass metrics)" if streamed else
+                 f"intervals at {level} ({boot}, paired across models and resampled within each true class)")
     return (f"Predicted classes as in the table of models above; F-beta with β = {run.beta:g}; {costs}; "
-            f"intervals at {level} ({boot}, paired across models and resampled within each true class).")
+            f"{intervals}.")
 
 
 def _multiclass_input(m: ModelResult) -> str:

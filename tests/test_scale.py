@@ -171,3 +171,30 @@ def test_dask_without_dask_says_how_to_install(lake, tmp_path, cli, capsys, monk
     assert cli(["run", str(cfg), "--engine", "dask", "--out", str(tmp_path / "o")]) == 2
     err = capsys.readouterr().err
     assert "pip install 'reportgen[dask]'" in err and "Traceback" not in err
+
+
+def test_stream_bootstraps_each_model_from_its_table(lake, tmp_path, cli):
+    """Streamed models get stratified bootstrap intervals drawn on their tables: the in-memory
+    scheme, so the same width up to resampling noise; fixed by the seed; the report says so."""
+    cfg = _config(lake, "ds").read_text().replace("resamples: 0", "resamples: 400, seed: 5")
+    path = lake / "boot.yaml"
+    path.write_text(cfg)
+    st = _run(path, "stream", stream={"batch_rows": 7_000})
+    again = _run(path, "stream", stream={"batch_rows": 9_000})
+    mem = _run(path, "memory")
+    for name in ("a", "b"):
+        ms, mm = st.models[name], mem.models[name]
+        assert ms.ci == again.models[name].ci
+        for metric in ("f1", "ks", "mcc", "average_precision", "accuracy"):
+            assert ms.ci_method[metric] == mm.ci_method[metric] == "bootstrap"
+            lo, hi = ms.ci[metric]
+            assert lo <= ms.metrics[metric] <= hi
+            w_s, w_m = hi - lo, mm.ci[metric][1] - mm.ci[metric][0]
+            assert w_s == pytest.approx(w_m, rel=0.2), (name, metric)
+        assert ms.ci_method["roc_auc"] == "DeLong"
+    notes = " ".join(st.comparisons[0].tests.notes)
+    assert "stratified bootstrap drawn on its score table" in notes and "400 resamples, seed 5" in notes
+    assert "differences other than AUC and Gini" in notes
+    out = tmp_path / "o"
+    assert cli(["run", str(path), "--engine", "stream", "--out", str(out), "--format", "html"]) == 0
+    assert "stratified bootstrap drawn on each model" in (out / "report.html").read_text()

@@ -7,7 +7,10 @@ curve and prevalence scenario comes from the table), with the statistics a table
   score), identical to the per-row algorithm on unweighted rows;
 * the paired DeLong test and McNemar's table when a second pass over aligned rows was made
   (:class:`reportgen.engine.streaming.PairedAccumulator`), else the unpaired DeLong test;
-* no bootstrap: it needs the rows (stated in each comparison's notes).
+* the stratified bootstrap of each model's own metrics, drawn per cell of its table
+  (:func:`reportgen.engine.resample.table_bootstrap_metrics`: the in-memory engine's scheme,
+  exactly, without the rows); intervals of *differences* other than AUC and Gini would need
+  the models' rows resampled together and are not given (each comparison says so).
 """
 
 from __future__ import annotations
@@ -23,9 +26,18 @@ from reportgen.engine import streaming as S
 from reportgen.engine.compare import MAX_ONE, ModelInput, Settings, _model_result, _own, _relative, relative_error_reduction, verdict
 from reportgen.engine.binary import METRICS
 from reportgen.engine.curve import ScoreTable
+from reportgen.engine.resample import table_bootstrap_metrics
 from reportgen.results import BinningInfo, Comparison, ComparisonTests, DeLongSummary, McNemarSummary, ModelResult, PairwiseCell
 
-NO_BOOTSTRAP = "Bootstrap intervals need the rows; with streamed or distributed inputs only DeLong's intervals (AUC, Gini) are given."
+NO_BOOTSTRAP = ("Intervals of differences other than AUC and Gini (DeLong) need the rows resampled together; "
+                "with streamed or distributed inputs they are not given.")
+
+
+def table_bootstrap_note(resamples: int, seed: int) -> str:
+    """How the streamed engines' model intervals were made (every comparison's notes)."""
+    return (f"Each model's intervals (other than AUC and Gini) come from the stratified bootstrap drawn on its score "
+            f"table ({resamples:,} resamples, seed {seed}): per class, how many resampled rows fall on each distinct "
+            f"score is one multinomial draw, the distribution of resampling the rows themselves.")
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +76,7 @@ def compare_tables(
     weighted = any(m.table.weighted for m in models_in)
     models: dict[str, ModelResult] = {}
     delong: dict[str, S.TableDeLong] = {}
+    rng = np.random.default_rng(s.seed)  # one stream, models in config order: same seed, same intervals
     for m in models_in:
         inp = ModelInput(m.name, m.file, np.empty(0), np.empty(0, dtype=bool), None, m.table.direction, m.probabilities, m.threshold)
         ci: dict[str, list[float]] = {}
@@ -74,6 +87,16 @@ def compare_tables(
             lo, hi = S.normal_interval(d.auc, d.variance, s.level)
             ci["roc_auc"], ci["gini"] = [lo, hi], [2 * lo - 1, 2 * hi - 1]
             method["roc_auc"] = method["gini"] = "DeLong"
+        if s.resamples > 0 and not m.table.weighted:
+            boot = table_bootstrap_metrics(m.table, _own(s, inp).threshold, s.resamples, rng, s.beta, s.costs,
+                                             m.probabilities)
+            for k, metric in enumerate(METRICS):
+                if metric in ci or metric == "baseline_accuracy":
+                    continue
+                iv = stats.percentile_interval(boot[:, k], s.level)
+                if iv is not None:
+                    ci[metric] = [float(iv[0]), float(iv[1])]
+                    method[metric] = "bootstrap"
         r = _model_result(inp, m.table, _own(s, inp), ci, method)
         models[m.name] = replace(r, binning=m.binning)
 
@@ -88,7 +111,7 @@ def compare_tables(
         delta = {k: (None if mm[k] is None or bm[k] is None else mm[k] - bm[k]) for k in METRICS}
         rel = {k: _relative(mm[k], bm[k]) for k in METRICS}
         rer = {k: relative_error_reduction(bm[k], mm[k]) for k in MAX_ONE}
-        notes = [NO_BOOTSTRAP]
+        notes = [NO_BOOTSTRAP] + ([table_bootstrap_note(s.resamples, s.seed)] if s.resamples > 0 and not weighted else [])
         ci: dict[str, list[float]] = {}
         dl = mc = None
         if m.name in delong and base_name in delong:

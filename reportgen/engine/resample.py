@@ -254,3 +254,82 @@ def _r_precision(
     frac = np.where(w > 0, (P - before) / w, 0.0)
     tp = cpos[rows, j]
     return np.where(before >= P, tp, tp + frac * posB[rows, j]) / P
+
+
+# --------------------------------------------------------------------------------------
+# The stratified bootstrap of a score table (streamed and distributed inputs)
+# --------------------------------------------------------------------------------------
+
+
+def table_kernel(table: ScoreTable, threshold: float, probabilities: bool | None = None) -> tuple[ResampleKernel, np.ndarray, int]:
+    """The kernel of a table's *cells* and their counts, for resampling without the rows.
+
+    Rows in one cell of the table — one distinct score and one class — are interchangeable for
+    every metric, so a resample is fully described by how many of each cell's rows it draws.
+    Each cell becomes one kernel "row" (its score's group and class; its log-loss and Brier
+    terms are those of one row) whose multiplicity is that number (:func:`stratified_cell_blocks`).
+
+    Returns ``(kernel, counts, n_pos_cells)``: ``counts`` shape (cells,), the cells' row
+    counts, the positives' cells first. Unit weights only: a weighted cell is not a count.
+    """
+    if table.weighted:
+        raise ValueError("resampling a table's cells needs unit weights (counts)")
+    pos_cells = np.flatnonzero(table.pos > 0)
+    neg_cells = np.flatnonzero(table.neg > 0)
+    groups = np.concatenate([pos_cells, neg_cells])
+    y = np.zeros(groups.shape[0], dtype=bool)
+    y[: pos_cells.shape[0]] = True
+    counts = np.concatenate([table.pos[pos_cells], table.neg[neg_cells]])
+    kernel = resample_kernel(table, groups, y, [np.arange(groups.shape[0])], threshold, None, probabilities)
+    return kernel, counts, int(pos_cells.shape[0])
+
+
+def stratified_cell_blocks(counts: np.ndarray, n_pos_cells: int, n_resamples: int, rng: np.random.Generator):
+    """Blocks ``(b, [draws])`` of the stratified bootstrap, counted per cell: shape (b, cells).
+
+    The stratified bootstrap draws P rows with replacement among the P positives (and N among
+    the negatives); how many land in each cell is multinomial with the cells' shares, so one
+    ``multinomial(P, pos / P)`` per resample and class gives exactly the distribution of
+    :func:`~reportgen.engine.stats.stratified_bootstrap_blocks` summed per cell — the in-memory
+    engine's scheme, at O(cells) per resample whatever the number of rows. (It is also the
+    per-row Poisson(1) bootstrap of data streams conditioned on the class sizes.) At most about
+    4M draws per block; the block size depends on the number of cells only, so a seed fixes
+    the whole stream.
+    """
+    counts = np.asarray(counts, dtype=np.float64)
+    parts = [counts[:n_pos_cells], counts[n_pos_cells:]]
+    step = max(1, min(n_resamples, (1 << 22) // max(counts.shape[0], 1)))
+    done = 0
+    while done < n_resamples:
+        b = min(step, n_resamples - done)
+        draws = []
+        for c in parts:
+            total = int(round(float(c.sum())))
+            if c.shape[0] == 0:
+                draws.append(np.zeros((b, 0), dtype=np.int64))
+                continue
+            pvals = c / c.sum()
+            draws.append(rng.multinomial(total, pvals, size=b))
+        yield b, [np.concatenate(draws, axis=1)]
+        done += b
+
+
+def table_bootstrap_metrics(
+    table: ScoreTable,
+    threshold: float,
+    n_resamples: int,
+    rng: np.random.Generator,
+    beta: float = 1.0,
+    costs: B.Costs = B.Costs(),
+    probabilities: bool | None = None,
+) -> np.ndarray:
+    """Shape (n_resamples, len(METRICS)): every metric on stratified bootstrap resamples of one
+    model's rows, drawn per cell of its table (:func:`stratified_cell_blocks`); NaN where
+    undefined."""
+    kernel, counts, n_pos_cells = table_kernel(table, threshold, probabilities)
+    out = np.empty((n_resamples, len(B.METRICS)))
+    done = 0
+    for block in stratified_cell_blocks(counts, n_pos_cells, n_resamples, rng):
+        out[done : done + block[0]] = resampled_metrics(kernel, block, beta, costs)
+        done += block[0]
+    return out

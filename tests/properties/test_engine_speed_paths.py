@@ -329,7 +329,17 @@ def test_upper_hull_equals_monotone_chain_on_repeated_points(data):
     t = build_table(s, y, w, d)
     if t.total_pos > 0 and t.total_neg > 0:
         tpr, fpr, _ = _ref_curves(t)
-        assert B.upper_hull(fpr, tpr).tolist() == monotone_chain_upper(fpr, tpr)
+        got, ref = B.upper_hull(fpr, tpr).tolist(), monotone_chain_upper(fpr, tpr)
+        if got != ref:  # a vertex collinear with its neighbours is optional (rounding decides)
+            assert set(got) <= set(range(fpr.shape[0])) and got[0] == ref[0] and got[-1] == ref[-1]
+            pc = np.linspace(0.0, 1.0, 201)
+
+            def envelope(h):
+                h = np.array(h)
+                return np.min((1 - tpr[h] - fpr[h])[:, None] * pc[None, :] + fpr[h][:, None], axis=0)
+
+            np.testing.assert_allclose(envelope(got), envelope(ref), rtol=0, atol=1e-12)
+            assert len(got) < len(ref)
 
 
 @_SETTINGS
