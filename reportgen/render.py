@@ -214,8 +214,10 @@ _BINARY_ONLY_MODEL = ("direction", "threshold", "score")
 
 
 def _config_as_run(config: dict[str, Any], binary: bool) -> Any:
-    """The config for the appendix: no null keys, no keys that the task ignores."""
+    """The config for the appendix: no null keys, no keys that the task or engine ignores."""
     cfg = _without_nulls(config)
+    if cfg.get("engine", "memory") == "memory":  # batch sizes and bins do not apply in memory
+        cfg = {k: v for k, v in cfg.items() if k not in ("stream", "scheduler")}
     if binary:
         return cfg
     cfg = {k: v for k, v in cfg.items() if k not in _BINARY_ONLY}
