@@ -194,7 +194,26 @@ def test_stream_bootstraps_each_model_from_its_table(lake, tmp_path, cli):
         assert ms.ci_method["roc_auc"] == "DeLong"
     notes = " ".join(st.comparisons[0].tests.notes)
     assert "stratified bootstrap drawn on its score table" in notes and "400 resamples, seed 5" in notes
-    assert "differences other than AUC and Gini" in notes
+    assert "paired stratified bootstrap of the models' decisions" in notes
+    # differences of threshold metrics: the paired bootstrap of the decisions, as wide as in memory
+    cs, cm = st.comparisons[0], mem.comparisons[0]
+    for metric in ("f1", "mcc", "accuracy", "expected_cost", "recall"):
+        lo, hi = cs.ci[metric]
+        assert lo <= cs.delta[metric] <= hi
+        assert hi - lo == pytest.approx(cm.ci[metric][1] - cm.ci[metric][0], rel=0.2), metric
+    assert "ks" not in cs.ci and "average_precision" not in cs.ci  # ranking metrics need the rows
+    assert cs.ci == again.comparisons[0].ci
     out = tmp_path / "o"
     assert cli(["run", str(path), "--engine", "stream", "--out", str(out), "--format", "html"]) == 0
     assert "stratified bootstrap drawn on each model" in (out / "report.html").read_text()
+
+
+def test_stream_verdict_on_a_threshold_metric_has_a_bootstrap_p_value(lake):
+    text = _config(lake, "ds").read_text().replace("resamples: 0", "resamples: 300, seed: 2") + "primary_metric: f1\n"
+    path = lake / "f1.yaml"
+    path.write_text(text)
+    st = _run(path, "stream")
+    mem = _run(path, "memory")
+    vs, vm = st.comparisons[0].verdict, mem.comparisons[0].verdict
+    assert "(bootstrap)" in vs and "(bootstrap)" in vm
+    assert vs.split(",")[0] == vm.split(",")[0]  # same delta, same words

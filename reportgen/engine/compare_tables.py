@@ -23,14 +23,28 @@ import numpy as np
 
 from reportgen.engine import stats
 from reportgen.engine import streaming as S
-from reportgen.engine.compare import MAX_ONE, ModelInput, Settings, _model_result, _own, _relative, relative_error_reduction, verdict
-from reportgen.engine.binary import METRICS
+from reportgen.engine.compare import (
+    MAX_ONE,
+    ModelInput,
+    Settings,
+    _bootstrap_p,
+    _model_result,
+    _own,
+    _relative,
+    relative_error_reduction,
+    verdict,
+)
+from reportgen.engine.binary import METRICS, THRESHOLD_METRICS, metric_arrays
 from reportgen.engine.curve import ScoreTable
 from reportgen.engine.resample import table_bootstrap_metrics
 from reportgen.results import BinningInfo, Comparison, ComparisonTests, DeLongSummary, McNemarSummary, ModelResult, PairwiseCell
 
 NO_BOOTSTRAP = ("Intervals of differences other than AUC and Gini (DeLong) need the rows resampled together; "
                 "with streamed or distributed inputs they are not given.")
+JOINT_BOOTSTRAP = ("Intervals of differences of threshold metrics (accuracy, F1, MCC, expected cost, …): paired "
+                   "stratified bootstrap of the models' decisions, counted per pattern of truth and decisions in the "
+                   "second pass; differences of KS, average precision, log-loss and Brier score need the rows and are "
+                   "not given.")
 
 
 def table_bootstrap_note(resamples: int, seed: int) -> str:
@@ -62,6 +76,36 @@ def _unpaired(a: ScoreTable, b: ScoreTable, level: float) -> tuple[float, float,
     delta = da.auc - db.auc
     z, p, lo, hi = stats._normal_test(delta, da.variance + db.variance, level)
     return da.auc, db.auc, z, p, lo, hi
+
+
+def joint_bootstrap(joint: np.ndarray, k: int, s: Settings, rng: np.random.Generator) -> np.ndarray:
+    """Array (resamples, k models, THRESHOLD_METRICS) of the paired stratified bootstrap of the
+    models' decisions, from the counts of each pattern of truth and decisions.
+
+    A pattern ``c = y + 2·Σ_i right_i·2^i`` says a row's class and which models decided it
+    right; rows with one pattern are interchangeable for every threshold metric of every model.
+    Resampling P positives and N negatives with replacement (the in-memory scheme, the same rows
+    for every model, so the differences are paired) puts a multinomial number of rows on each
+    pattern; model i's TP is the positives on patterns where it was right, its FP the negatives
+    where it was wrong. Exact in distribution, O(2^(k+1)) per resample.
+    """
+    codes = np.arange(joint.shape[0])
+    is_pos = (codes & 1) == 1
+    right = ((codes[:, None] >> (1 + np.arange(k))[None, :]) & 1).astype(np.float64)  # (patterns, k)
+    flag_pos, flag_neg = right[is_pos], 1.0 - right[~is_pos]  # flagged positive: right on a positive, wrong on a negative
+    cp, cn = joint[is_pos], joint[~is_pos]
+    P, N = float(cp.sum()), float(cn.sum())
+    out = np.full((s.resamples, k, len(THRESHOLD_METRICS)), np.nan)
+    step = max(1, min(s.resamples, (1 << 20) // joint.shape[0]))
+    for lo in range(0, s.resamples, step):
+        b = min(step, s.resamples - lo)
+        dp = rng.multinomial(int(round(P)), cp / P, size=b).astype(np.float64) if P > 0 else np.zeros((b, cp.shape[0]))
+        dn = rng.multinomial(int(round(N)), cn / N, size=b).astype(np.float64) if N > 0 else np.zeros((b, cn.shape[0]))
+        tp, fp = dp @ flag_pos, dn @ flag_neg  # (b, k)
+        vals = metric_arrays(tp.ravel(), fp.ravel(), P, N, s.beta, s.costs)
+        for m, name in enumerate(THRESHOLD_METRICS):
+            out[lo : lo + b, :, m] = vals[name].reshape(b, k)
+    return out
 
 
 def compare_tables(
@@ -103,6 +147,10 @@ def compare_tables(
     base_name = s.baseline or names[0]
     b = names.index(base_name)
     cov = paired.covariance() if paired is not None else None
+    joint = None
+    if paired is not None and paired.joint is not None and s.resamples > 0 and not weighted:
+        joint = joint_bootstrap(paired.joint, len(models_in), s, np.random.default_rng((s.seed, 1)))
+    tidx = {m: k for k, m in enumerate(THRESHOLD_METRICS)}
     pending, raw_d, raw_m = [], [], []
     for j, m in enumerate(models_in):
         if j == b:
@@ -111,8 +159,19 @@ def compare_tables(
         delta = {k: (None if mm[k] is None or bm[k] is None else mm[k] - bm[k]) for k in METRICS}
         rel = {k: _relative(mm[k], bm[k]) for k in METRICS}
         rer = {k: relative_error_reduction(bm[k], mm[k]) for k in MAX_ONE}
-        notes = [NO_BOOTSTRAP] + ([table_bootstrap_note(s.resamples, s.seed)] if s.resamples > 0 and not weighted else [])
+        notes = [JOINT_BOOTSTRAP if joint is not None else NO_BOOTSTRAP]
+        notes += [table_bootstrap_note(s.resamples, s.seed)] if s.resamples > 0 and not weighted else []
         ci: dict[str, list[float]] = {}
+        boot_p = None
+        if joint is not None:
+            for metric, k in tidx.items():
+                if metric == "baseline_accuracy":
+                    continue
+                iv = stats.percentile_interval(joint[:, j, k] - joint[:, b, k], s.level)
+                if iv is not None:
+                    ci[metric] = [float(iv[0]), float(iv[1])]
+            if s.primary_metric in tidx:
+                boot_p = _bootstrap_p(joint[:, j, tidx[s.primary_metric]] - joint[:, b, tidx[s.primary_metric]])
         dl = mc = None
         if m.name in delong and base_name in delong:
             da, db = delong[m.name], delong[base_name]
@@ -133,13 +192,13 @@ def compare_tables(
             mc = (res, [[float(v) for v in row] for row in t])
         raw_d.append(None if dl is None else dl.p_value)
         raw_m.append(None if mc is None else mc[0].p_value)
-        pending.append((m.name, delta, rel, rer, ci, notes, dl, mc))
+        pending.append((m.name, delta, rel, rer, ci, notes, dl, mc, boot_p))
 
     several = len(pending) > 1
     hd_all, hm_all = stats.holm(raw_d), stats.holm(raw_m)
     comparisons = []
     pm = s.primary_metric
-    for (name, delta, rel, rer, ci, notes, dl, mc), hd, hm in zip(pending, hd_all, hm_all):
+    for (name, delta, rel, rer, ci, notes, dl, mc, boot_p), hd, hm in zip(pending, hd_all, hm_all):
         if dl is not None and several:
             dl = DeLongSummary(dl.auc_model, dl.auc_baseline, dl.delta, dl.se, dl.z, dl.p_value, hd, dl.ci, dl.paired)
         mcs = None
@@ -148,6 +207,8 @@ def compare_tables(
             mcs = McNemarSummary(res.statistic, res.p_value, hm if several else None, res.method, table)
         if pm in ("gini", "roc_auc") and dl is not None:
             p, meth, p_h = dl.p_value, "DeLong", dl.p_value_holm
+        elif boot_p is not None:
+            p, meth, p_h = boot_p, "bootstrap", None
         else:
             p, meth, p_h = None, "no test without the rows", None
         text = verdict(name, base_name, pm, delta.get(pm), ci.get(pm), p, meth, s.level, p_h)

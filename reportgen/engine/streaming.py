@@ -565,6 +565,9 @@ class PairedAccumulator:
     c10: np.ndarray = field(init=False)
     c01: np.ndarray = field(init=False)
     agree: np.ndarray = field(init=False)  # [a, b, 2, 2] counts: a correct?, b correct?
+    #: rows per pattern ``y + 2·Σ_i right_i·2^i`` (truth and every model's decision together),
+    #: for the paired bootstrap of threshold metrics; None above 15 models
+    joint: np.ndarray | None = field(init=False)
     _v10: list[np.ndarray] = field(init=False)
     _v01: list[np.ndarray] = field(init=False)
     _auc: list[float] = field(init=False)
@@ -574,6 +577,7 @@ class PairedAccumulator:
         self.c10 = np.zeros((k, k))
         self.c01 = np.zeros((k, k))
         self.agree = np.zeros((k, k, 2, 2))
+        self.joint = np.zeros(1 << (k + 1)) if k <= 15 else None
         self._v10, self._v01, self._auc = [], [], []
         for t in self.tables:
             v10, v01 = placements(t)
@@ -617,6 +621,10 @@ class PairedAccumulator:
             for i, c in enumerate(correct):
                 code |= np.asarray(c, dtype=np.uint16) << i
             hist = np.bincount(code, minlength=1 << k).astype(np.float64)
+            if self.joint is not None:
+                code <<= 1
+                code |= y
+                self.joint += np.bincount(code, minlength=1 << (k + 1))
             bits = (np.arange(1 << k)[:, None] >> np.arange(k)[None, :]) & 1  # (patterns, k): 1 = right
             right = bits.T.astype(np.float64)  # (k, patterns)
             wrong = 1.0 - right
