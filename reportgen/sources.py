@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import hashlib
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -73,9 +74,12 @@ class Dataset:
     dates: tuple[str, str] | None = None  # first and last date of the configured date column
 
 
-def sha256_of(path: Path) -> str:
+def sha256_of(path: Path, stop: threading.Event | None = None) -> str:
     """SHA-256 of a file; of a directory (a Parquet dataset), of its files' relative paths and
-    contents in path order, so a re-partitioned or edited dataset gets a new hash."""
+    contents in path order, so a re-partitioned or edited dataset gets a new hash.
+
+    ``stop``: when it is set (by another thread that no longer needs the hash), the reading
+    stops and the result is an empty string."""
     h = hashlib.sha256()
     files = [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file() and not p.name.startswith("."))
     for f in files:
@@ -83,17 +87,20 @@ def sha256_of(path: Path) -> str:
             h.update(f.relative_to(path).as_posix().encode() + b"\0")
         with f.open("rb") as fh:
             for block in iter(lambda: fh.read(1 << 20), b""):
+                if stop is not None and stop.is_set():
+                    return ""
                 h.update(block)
     return h.hexdigest()
 
 
-def file_info(path: Path, rows: int) -> FileInfo:
-    """The audit-trail record of an input (a file, or a directory of Parquet parts)."""
+def file_info(path: Path, rows: int, sha256: str | None = None) -> FileInfo:
+    """The audit-trail record of an input (a file, or a directory of Parquet parts); ``sha256``
+    when already computed (:func:`sha256_of`)."""
     if path.is_file():
         size = path.stat().st_size
     else:
         size = sum(p.stat().st_size for p in path.rglob("*") if p.is_file() and not p.name.startswith("."))
-    return FileInfo(str(path), sha256_of(path), rows, size)
+    return FileInfo(str(path), sha256_of(path) if sha256 is None else sha256, rows, size)
 
 
 def _show(v: Any) -> str:

@@ -22,10 +22,17 @@ Passes over the data:
 
 Batches go from pyarrow to numpy without DataFrames; only text columns (CSV), booleans and
 labels with nulls take the pandas helpers of the in-memory path.
+
+Threads (:mod:`reportgen.parallel`): the files are hashed in the background; in pass 1 the
+models of a batch are validated and counted in parallel, in pass 2 and the in-memory pass 3
+the batches are binned or reduced to their moments a few ahead. Everything is added up in
+the main thread in the order of a single-threaded run, so the results are the same bits.
 """
 
 from __future__ import annotations
 
+import functools
+import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,6 +44,7 @@ from reportgen.config import Config, ModelConfig
 from reportgen.engine import streaming as S
 from reportgen.engine.curve import ScoreTable
 from reportgen.errors import InputError
+from reportgen.parallel import in_background, ordered_map
 from reportgen.results import BinningInfo
 from reportgen.sources import (
     FileInfo,
@@ -51,6 +59,7 @@ from reportgen.sources import (
     _show,
     dates_of,
     file_info,
+    sha256_of,
 )
 
 Progress = Callable[[int, int], None]
@@ -260,11 +269,8 @@ class _RowCodes:
         if q is None:  # overflowed (binned in pass 2, which keeps bins) or not decimal (no lookup later)
             return
         base = self.base.setdefault(name, int(q[0]) if q.shape[0] else 0)
-        c = q - base
-        if c.shape[0] and (int(c.min()) < -(2**31) or int(c.max()) >= 2**31):
-            self.drop()
-            return
-        c32 = c.astype(np.int32)
+        # fits in int32: the dense counts span at most S.DENSE_SPAN (2^23) codes, base among them
+        c32 = (q - base).astype(np.int32)
         if self._spend(c32):
             self.codes.setdefault(name, []).append(c32)
 
@@ -331,12 +337,29 @@ def _validated(cfg: Config, st: _State, path: Path, batch: Batch, offset: int):
     return scores[keep], y[keep], None if weights is None else weights[keep]
 
 
+def _with_offsets(batches: Iterator[Batch]) -> Iterator[tuple[Batch, int]]:
+    """Each batch with the number of rows before it (errors name the row in the file)."""
+    offset = 0
+    for batch in batches:
+        yield batch, offset
+        offset += len(batch)
+
+
+def _fold_model(cfg: Config, path: Path, batch: Batch, offset: int, st: _State):
+    """One model's part of a batch in pass 1 (its own state only, so models run in threads)."""
+    s, y, w = _validated(cfg, st, path, batch, offset)
+    st.acc.add(s, y, w)
+    return s, y, w
+
+
 def fold_file(cfg: Config, states: list[_State], path: Path, columns: list[str], rng: np.random.Generator,
               dates: list | None = None, rows: _RowCodes | None = None) -> int:
     """Pass 1 over one file: every batch validated and folded into each model's state; rows read.
 
     ``dates`` (a list) collects each batch's first and last date when a date column is set;
-    ``rows`` keeps each row's codes (labels of the first model, integer scores of each).
+    ``rows`` keeps each row's codes (labels of the first model, integer scores of each). The
+    models of a batch are folded in threads; the codes and the sample (the shared ``rng``)
+    are taken here, model by model, as in one thread.
     """
     offset = 0
     for batch in read_columns(path, columns, cfg.stream.batch_rows):
@@ -344,9 +367,8 @@ def fold_file(cfg: Config, states: list[_State], path: Path, columns: list[str],
             d = dates_of(batch.series(cfg.date), path, cfg.date, offset)
             if d.notna().any():
                 dates += [d.min(), d.max()]
-        for st in states:
-            s, y, w = _validated(cfg, st, path, batch, offset)
-            st.acc.add(s, y, w)
+        folded = ordered_map(functools.partial(_fold_model, cfg, path, batch, offset), states)
+        for st, (s, y, w) in zip(states, folded):
             if rows is not None and rows.ok:
                 if st.dropped or w is not None:
                     rows.drop()
@@ -365,8 +387,20 @@ def fold_file(cfg: Config, states: list[_State], path: Path, columns: list[str],
     return offset
 
 
+def _hashes(paths: list[Path], stop: threading.Event) -> dict[Path, str]:
+    return {p: sha256_of(p, stop) for p in paths}
+
+
 def load_streamed(cfg: Config, progress: Progress | None = None) -> StreamedData:
-    """Pass 1 (and 2, 3 where needed) over the files: every model's table, exact or binned."""
+    """Pass 1 (and 2, 3 where needed) over the files: every model's table, exact or binned.
+
+    The files are hashed for the audit trail in a background thread meanwhile."""
+    paths = list(dict.fromkeys(Path(m.file) for m in cfg.models))
+    with in_background(functools.partial(_hashes, paths)) as hashes:
+        return _load_streamed(cfg, progress, hashes.result)
+
+
+def _load_streamed(cfg: Config, progress: Progress | None, hashes: Callable[[], dict[Path, str]]) -> StreamedData:
     sc = cfg.stream
     by_file: dict[Path, list[_State]] = {}
     for i, m in enumerate(cfg.models):
@@ -377,7 +411,7 @@ def load_streamed(cfg: Config, progress: Progress | None = None) -> StreamedData
         by_file.setdefault(path, []).append(st)
     rng = np.random.default_rng(cfg.bootstrap.seed)
     seen_dates: list = []
-    files: list[FileInfo] = []
+    read: dict[Path, int] = {}
     total_files = len(by_file)
     rows = _RowCodes() if len(by_file) == 1 and len(cfg.models) > 1 else None
     for k, (path, states) in enumerate(by_file.items()):
@@ -385,7 +419,7 @@ def load_streamed(cfg: Config, progress: Progress | None = None) -> StreamedData
         offset = fold_file(cfg, states, path, columns, rng, seen_dates, rows)
         if offset == 0:
             raise InputError(f"{path}: the file has no rows")
-        files.append(file_info(path, offset))
+        read[path] = offset
         if progress is not None:
             progress(k + 1, total_files)
 
@@ -405,20 +439,29 @@ def load_streamed(cfg: Config, progress: Progress | None = None) -> StreamedData
             if table is None:  # too many distinct scores: bin, with edges from the sample
                 edges = S.bin_edges(np.concatenate(st.sample), sc.bins, sc.binning)
                 acc = S.BinnedAccumulator(edges, m.direction)
-                offset = 0
                 keep_rows = rows is not None and rows.ok
                 if keep_rows:
                     rows.codes.pop(m.name, None)
                     rows.base[m.name] = 0
                 cut = m.threshold if m.threshold is not None else cfg.threshold
-                for batch in read_columns(path, sorted(set(st.cols.values())), sc.batch_rows):
+
+                def bin_batch(item: tuple[Batch, int]):
+                    """A batch validated and binned in a thread: (weighted rows, bins, decisions right)."""
+                    batch, offset = item
                     s, y, w = _validated(cfg, _State(m, st.cols, st.acc, [], set(st.labels)), path, batch, offset)
-                    if keep_rows and w is None and rows.ok:
-                        flagged = s >= cut if m.direction == "higher" else s <= cut
-                        rows.add_bins(m.name, acc.add_rows(s, y), flagged == y)
-                    else:
-                        acc.add(s, y, w)
-                    offset += len(batch)
+                    if w is not None:
+                        return (s, y, w), None, None
+                    right = ((s >= cut if m.direction == "higher" else s <= cut) == y) if keep_rows else None
+                    return None, acc.bin_rows(s, y), right
+
+                batches = _with_offsets(read_columns(path, sorted(set(st.cols.values())), sc.batch_rows))
+                for weighted, binned, right in ordered_map(bin_batch, batches):
+                    if binned is None:
+                        acc.add(*weighted)
+                    else:  # the same table as add(): whole-number counts, a minimum per bin
+                        acc.fold_rows(binned)
+                        if keep_rows and rows.ok:
+                            rows.add_bins(m.name, binned[0], right)
                 table, grouper, binning = binned_result(cfg, m.name, acc, warnings)
             if table.total_pos <= 0:
                 raise InputError(f"{path}: column '{st.cols['label']}': no row has the positive label {cfg.positive!r}; set 'positive' in the config")
@@ -437,7 +480,9 @@ def load_streamed(cfg: Config, progress: Progress | None = None) -> StreamedData
             rows.drop()
         paired, note = _paired_pass(cfg, models, by_file, dropped)
     dates = (min(seen_dates).date().isoformat(), max(seen_dates).date().isoformat()) if seen_dates else None
-    return StreamedData(tuple(models), tuple(files), tuple(dropped), tuple(warnings), paired, note, dates)
+    digests = hashes()
+    files = tuple(file_info(p, n, digests[p]) for p, n in read.items())
+    return StreamedData(tuple(models), files, tuple(dropped), tuple(warnings), paired, note, dates)
 
 
 def binned_result(cfg: Config, name: str, acc: S.BinnedAccumulator, warnings: list[str]):
@@ -501,14 +546,21 @@ def _paired_in_memory(cfg: Config, models: list[StreamedModel], rows: _RowCodes,
     for m in models:
         if [c.shape[0] for c in rows.codes.get(m.name, [])] != lengths:
             raise AssertionError(f"codes of model '{m.name}' out of step with the labels")
-    for i, y in enumerate(rows.y):
+
+    def chunk_moments(i: int):
+        """The i-th chunk's table rows by lookup and its moments (in a thread)."""
+        y = rows.y[i]
         chunk_rows, right = [], []
         for m, ci in zip(models, cuts):
             qmin, lut = lookups[m.name]
-            r = lut[rows.codes[m.name][i] + (rows.base[m.name] - qmin)]
+            codes, shift = rows.codes[m.name][i], rows.base[m.name] - qmin
+            r = lut[codes + shift if shift else codes]
             chunk_rows.append(r)
             right.append(rows.right[m.name][i] if m.binning is not None else (r < ci) == y)
-        acc.add_rows(chunk_rows, right, y)
+        return acc.moments(chunk_rows, right, y)
+
+    for part in ordered_map(chunk_moments, range(len(rows.y))):
+        acc.add_moments(part)
     rows.drop()
     return acc, None
 

@@ -97,6 +97,24 @@ def test_paired_pass_from_kept_codes_equals_reading_again(lake, monkeypatch, ove
         assert x.models["a"].metrics == y.models["a"].metrics
 
 
+@pytest.mark.parametrize("over", [{}, {"max_distinct_scores": 300, "bins": 100}])
+def test_threads_give_the_single_thread_result(lake, monkeypatch, over):
+    """Batches are validated, binned and reduced in threads, but added up in the main thread in
+    their order: the same bits as one thread (exact and binned models, the paired pass)."""
+    import reportgen.parallel as P
+
+    cfg = _config(lake, "ds")
+    runs = []
+    for threads in (4, 1):
+        monkeypatch.setattr(P, "THREADS", threads)
+        j = _run(cfg, "stream", stream={"batch_rows": 2_000, "sample_per_batch": 50, **over}).to_json()
+        for volatile in ("created", "run_id", "duration_seconds"):
+            j["run"].pop(volatile)
+        runs.append(j)
+    assert runs[0] == runs[1]
+    assert runs[0]["comparisons"][0]["tests"]["mcnemar"] is not None
+
+
 def test_dask_local_cluster_equals_memory(lake):
     pytest.importorskip("dask.distributed")
     cfg = _config(lake, "ds")

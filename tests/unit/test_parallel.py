@@ -1,0 +1,59 @@
+"""The ordered thread map of the streamed passes: input order, bounded look-ahead, errors in turn."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+import reportgen.parallel as P
+from reportgen.errors import InputError
+
+
+@pytest.mark.parametrize("threads", [1, 3])
+def test_ordered_map_keeps_input_order_and_raises_in_turn(monkeypatch, threads):
+    monkeypatch.setattr(P, "THREADS", threads)
+    before = threading.active_count()
+
+    def square(i: int) -> int:
+        time.sleep(0.002 * (i % 3))  # later items often finish first
+        if i == 7:
+            raise InputError("data.csv: column 'a', row 9: non-numeric value 'x'")
+        return i * i
+
+    got = []
+    with pytest.raises(InputError, match="row 9"):
+        for r in P.ordered_map(square, range(20)):
+            got.append(r)
+    assert got == [i * i for i in range(7)]
+    assert threading.active_count() == before  # the pool is joined, nothing left running
+
+
+def test_ordered_map_reads_only_a_few_items_ahead(monkeypatch):
+    monkeypatch.setattr(P, "THREADS", 2)
+    pulled = []
+
+    def items():
+        for i in range(100):
+            pulled.append(i)
+            yield i
+
+    it = P.ordered_map(lambda i: -i, items())
+    assert next(it) == 0 and len(pulled) <= 2 * P.THREADS
+    it.close()
+    assert len(pulled) <= 2 * P.THREADS
+
+
+def test_background_work_is_told_to_stop_when_the_block_fails():
+    seen = []
+
+    def work(stop: threading.Event) -> str:
+        stop.wait(10)
+        seen.append(stop.is_set())
+        return "done"
+
+    t0 = time.perf_counter()
+    with pytest.raises(InputError), P.in_background(work):
+        raise InputError("bad row")
+    assert seen == [True] and time.perf_counter() - t0 < 5
