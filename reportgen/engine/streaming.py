@@ -626,8 +626,8 @@ class PairedAccumulator:
         self.add_moments(self.moments(rows, correct, y))
 
     def moments(self, rows: list[np.ndarray], correct: list[np.ndarray],
-                y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """One chunk's terms of :meth:`add_rows`, not yet added: (c10, c01, agree) of the chunk.
+                y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
+        """One chunk's terms of :meth:`add_rows`, not yet added: (c10, c01, agree, joint).
 
         DeLong: the placement deviations of the positives (and of the negatives) stacked into
         a k × rows matrix whose Gram matrix is the chunk's cross-moment sum. McNemar: each
@@ -648,6 +648,7 @@ class PairedAccumulator:
         del A10, A01
         k = len(correct)
         agree = np.empty((k, k, 2, 2))
+        joint = None
         if k <= 16:
             code = np.zeros(y.shape[0], dtype=np.uint16)
             for i, c in enumerate(correct):
@@ -656,29 +657,31 @@ class PairedAccumulator:
             if self.joint is not None:
                 code <<= 1
                 code |= y
-                self.joint += np.bincount(code, minlength=1 << (k + 1))
+                joint = np.bincount(code, minlength=1 << (k + 1)).astype(np.float64)
             bits = (np.arange(1 << k)[:, None] >> np.arange(k)[None, :]) & 1  # (patterns, k): 1 = right
             right = bits.T.astype(np.float64)  # (k, patterns)
             wrong = 1.0 - right
             for ia, A in enumerate((right, wrong)):
                 for ib, B in enumerate((right, wrong)):
                     agree[:, :, ia, ib] = (A * hist) @ B.T
-            return c10, c01, agree
+            return c10, c01, agree, joint
         C = np.vstack(correct).astype(np.float64)
         W = 1.0 - C
         agree[:, :, 0, 0] = C @ C.T
         agree[:, :, 0, 1] = C @ W.T
         agree[:, :, 1, 0] = W @ C.T
         agree[:, :, 1, 1] = W @ W.T
-        return c10, c01, agree
+        return c10, c01, agree, joint
 
-    def add_moments(self, part: tuple[np.ndarray, np.ndarray, np.ndarray]) -> None:
+    def add_moments(self, part: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]) -> None:
         """Add one chunk's :meth:`moments` (chunks in their order: the float sums are then
         added in the same order however the chunks were computed)."""
-        c10, c01, agree = part
+        c10, c01, agree, joint = part
         self.c10 += c10
         self.c01 += c01
         self.agree += agree
+        if joint is not None and self.joint is not None:
+            self.joint += joint
 
     def covariance(self) -> np.ndarray:
         """DeLong's covariance matrix of the models' AUCs: S10/m + S01/n."""
