@@ -138,9 +138,7 @@ def _map_paired(cfg: Config, part: str, shared: tuple[list[ScoreTable], list[Any
 def _reduce_paired(*parts: S.PairedAccumulator) -> S.PairedAccumulator:
     out = parts[0]
     for p in parts[1:]:
-        out.c10 += p.c10
-        out.c01 += p.c01
-        out.agree += p.agree
+        out.add_moments((p.c10, p.c01, p.agree, p.joint))
     return out
 
 

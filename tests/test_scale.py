@@ -117,11 +117,16 @@ def test_threads_give_the_single_thread_result(lake, monkeypatch, over):
 
 def test_dask_local_cluster_equals_memory(lake):
     pytest.importorskip("dask.distributed")
-    cfg = _config(lake, "ds")
+    cfg = lake / "dask_boot.yaml"
+    cfg.write_text(_config(lake, "ds").read_text().replace("resamples: 0", "resamples: 100, seed: 3"))
     mem = _run(cfg, "memory")
     dk = _run(cfg, "dask", stream={"batch_rows": 5_000})
     _assert_same(mem, dk)
     assert dk.run.engine == "dask"
+    # the bootstrap drawn on the merged tables and pattern counts: the streamed numbers exactly
+    st = _run(cfg, "stream")
+    assert dk.comparisons[0].ci == st.comparisons[0].ci and "f1" in dk.comparisons[0].ci
+    assert all(dk.models[n].ci == st.models[n].ci for n in st.models)
 
 
 def test_binning_bounds_the_auc_error_and_keeps_thresholds_honest(lake):
