@@ -318,6 +318,7 @@ def compare(inputs: Sequence[ModelInput], settings: Settings, progress: Progress
     boot = _bootstrap_metrics(inputs, tables, s, progress) if s.paired else None
     names = [i.name for i in inputs]
     midx = {m: k for k, m in enumerate(B.METRICS)}
+    memo = stats.DeLongCache()  # each model's DeLong components once, for its interval and every test
 
     models: dict[str, ModelResult] = {}
     for j, (inp, t) in enumerate(zip(inputs, tables)):
@@ -325,7 +326,7 @@ def compare(inputs: Sequence[ModelInput], settings: Settings, progress: Progress
         method: dict[str, str] = {}
         test_warnings: tuple[str, ...] = ()
         if not weighted and _delong_possible(inp.y):
-            iv = stats.delong_auc_ci(inp.scores, inp.y, direction=inp.direction, level=s.level)
+            iv = stats.delong_auc_ci(inp.scores, inp.y, direction=inp.direction, level=s.level, cache=memo)
             ci["roc_auc"] = [iv.lo, iv.hi]
             g = stats.gini_interval(iv)
             ci["gini"] = [g.lo, g.hi]
@@ -365,7 +366,7 @@ def compare(inputs: Sequence[ModelInput], settings: Settings, progress: Progress
             notes.append(f"DeLong's test needs at least {DELONG_MIN_ROWS} rows of each class; not computed.")
         else:
             d = stats.delong_paired(inp.scores, base.scores, inp.y, direction_a=inp.direction,
-                                    direction_b=base.direction, level=s.level) if s.paired else \
+                                    direction_b=base.direction, level=s.level, cache=memo) if s.paired else \
                 stats.delong_unpaired(inp.scores, inp.y, base.scores, base.y, direction_a=inp.direction,
                                       direction_b=base.direction, level=s.level)
             delong = d
@@ -429,11 +430,11 @@ def compare(inputs: Sequence[ModelInput], settings: Settings, progress: Progress
             )
         )
 
-    return models, comparisons, _pairwise(inputs, models, s, weighted)
+    return models, comparisons, _pairwise(inputs, models, s, weighted, memo)
 
 
 def _pairwise(inputs: Sequence[ModelInput], models: dict[str, ModelResult], s: Settings,
-              weighted: bool) -> list[PairwiseCell]:
+              weighted: bool, memo: stats.DeLongCache | None = None) -> list[PairwiseCell]:
     """ΔGini and the DeLong p-value for every ordered pair (one test per unordered pair)."""
     cells: list[PairwiseCell] = []
     for i, a in enumerate(inputs):
@@ -443,7 +444,7 @@ def _pairwise(inputs: Sequence[ModelInput], models: dict[str, ModelResult], s: S
             pv = None
             if not weighted and s.paired and _delong_possible(a.y):
                 pv = stats.delong_paired(a.scores, c.scores, a.y, direction_a=a.direction,
-                                         direction_b=c.direction, level=s.level).p_value
+                                         direction_b=c.direction, level=s.level, cache=memo).p_value
             cells.append(PairwiseCell(a.name, c.name, dg, pv))
             cells.append(PairwiseCell(c.name, a.name, None if dg is None else -dg, pv))
     return cells

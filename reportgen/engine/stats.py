@@ -378,14 +378,39 @@ def delong_components(
     return auc, per_row[y], per_row[~y]
 
 
+class DeLongCache:
+    """DeLong's components of each model, computed once per comparison run.
+
+    A run asks for the same model's components several times (its AUC interval, its test
+    against the baseline, every pair of the pairwise matrix); each costs a sort of the rows.
+    Keyed by the identity of the score array (held here, so the identity stays valid) and the
+    direction, and checked against the labels (the same array, or equal ones: paired models
+    carry their own copies of the truth); the components are pure functions of the three.
+    """
+
+    def __init__(self) -> None:
+        self._parts: dict[tuple[int, str], tuple[np.ndarray, np.ndarray, tuple]] = {}
+
+    def get(self, scores: np.ndarray, y: np.ndarray, direction: str, compute) -> tuple:
+        key = (id(scores), direction)
+        hit = self._parts.get(key)
+        if hit is None or hit[0] is not scores or not (hit[1] is y or np.array_equal(hit[1], y)):
+            hit = (scores, y, compute())
+            self._parts[key] = hit
+        return hit[2]
+
+
 def _delong_parts(
     scores: np.ndarray,
     y: np.ndarray,
     direction: Direction,
     weights: np.ndarray | None,
     name: str,
+    cache: DeLongCache | None = None,
 ) -> tuple[float, np.ndarray, np.ndarray, int, int]:
     """Validated components of one model: (auc, v10, v01, n_pos, n_neg)."""
+    if cache is not None:
+        return cache.get(scores, y, direction, lambda: _delong_parts(scores, y, direction, weights, name))
     y = _as_labels(y, f"labels of {name}")
     s = _as_scores(scores, y.shape[0], name)
     _check_unit_weights(weights, y.shape[0])
@@ -459,6 +484,7 @@ def delong_auc_ci(
     direction: Direction = "higher",
     level: float = 0.95,
     weights: np.ndarray | None = None,
+    cache: DeLongCache | None = None,
 ) -> AucInterval:
     """AUC with DeLong's standard error and a normal interval on the AUC scale.
 
@@ -475,7 +501,7 @@ def delong_auc_ci(
     ``warnings`` flags a class smaller than :data:`SMALL_CLASS` and a zero variance.
     """
     _check_level(level)
-    auc, v10, v01, m, k = _delong_parts(scores, y, direction, weights, "scores")
+    auc, v10, v01, m, k = _delong_parts(scores, y, direction, weights, "scores", cache)
     var = _delong_variance(v10, v01)
     se = math.sqrt(var)
     z = _norm_ppf(0.5 + level / 2.0)
@@ -576,6 +602,7 @@ def delong_paired(
     direction_b: Direction = "higher",
     level: float = 0.95,
     weights: np.ndarray | None = None,
+    cache: DeLongCache | None = None,
 ) -> DeLongTest:
     """DeLong's test for two correlated AUCs (two models scored on the same rows).
 
@@ -599,8 +626,8 @@ def delong_paired(
     classes perfectly and the other perfectly inverts them) gives ``z = None, p = 0``.
     """
     _check_level(level)
-    auc_a, v10a, v01a, m, k = _delong_parts(scores_a, y, direction_a, weights, "scores_a")
-    auc_b, v10b, v01b, _, _ = _delong_parts(scores_b, y, direction_b, weights, "scores_b")
+    auc_a, v10a, v01a, m, k = _delong_parts(scores_a, y, direction_a, weights, "scores_a", cache)
+    auc_b, v10b, v01b, _, _ = _delong_parts(scores_b, y, direction_b, weights, "scores_b", cache)
     var_a = _delong_variance(v10a, v01a)
     var_b = _delong_variance(v10b, v01b)
     cov = _sample_cov(v10a, v10b) / m + _sample_cov(v01a, v01b) / k

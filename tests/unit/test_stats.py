@@ -546,3 +546,21 @@ def test_delong_components_group_ties_without_ranking_within_classes():
     np.testing.assert_array_equal(np.sort(v01_p), np.sort(v01))
     below = np.array([((s[~y] < v).sum() + 0.5 * (s[~y] == v).sum()) for v in s[y]])
     np.testing.assert_array_equal(v10, below / (~y).sum())
+
+
+def test_delong_cache_gives_the_same_numbers_and_computes_each_model_once(monkeypatch):
+    from reportgen.engine import stats as S
+
+    rng = np.random.default_rng(4)
+    y = rng.random(400) < 0.3
+    a, b = rng.normal(size=400) + y, rng.normal(size=400) + 0.5 * y
+    plain = (S.delong_auc_ci(a, y), S.delong_paired(a, b, y, direction_b="higher"), S.delong_paired(b, a, y.copy()))
+    calls = []
+    real = S.delong_components
+    monkeypatch.setattr(S, "delong_components", lambda s, yy: calls.append(1) or real(s, yy))
+    memo = S.DeLongCache()
+    cached = (S.delong_auc_ci(a, y, cache=memo), S.delong_paired(a, b, y, cache=memo), S.delong_paired(b, a, y.copy(), cache=memo))
+    assert cached == plain
+    assert len(calls) == 2  # a and b once each; equal labels in another array still hit
+    S.delong_paired(a, b, y, direction_a="lower", cache=memo)
+    assert len(calls) == 3  # another direction is another model
