@@ -236,14 +236,13 @@ class _RowCodes:
     """Each row's table row per model, kept from passes 1 and 2 (one file, unweighted rows).
 
     Exact models with decimal scores keep the integer score ``q`` (int32, relative to the
-    first chunk's), binned models their bin and whether their decision was right; the table
-    row is then a lookup, and the paired pass runs in memory.
+    first chunk's), binned models their bin; the table row is then a lookup, and the paired
+    pass runs in memory (decisions by table row, the rule behind the reported metrics).
     """
 
     y: list[np.ndarray] = field(default_factory=list)
     codes: dict[str, list[np.ndarray]] = field(default_factory=dict)
     base: dict[str, int] = field(default_factory=dict)
-    right: dict[str, list[np.ndarray]] = field(default_factory=dict)
     nbytes: int = 0
     ok: bool = True
 
@@ -255,7 +254,7 @@ class _RowCodes:
 
     def drop(self) -> None:
         self.ok = False
-        self.y, self.codes, self.right = [], {}, {}
+        self.y, self.codes = [], {}
 
     def add_labels(self, y: np.ndarray) -> None:
         if self.ok and self._spend(y):
@@ -274,10 +273,9 @@ class _RowCodes:
         if self._spend(c32):
             self.codes.setdefault(name, []).append(c32)
 
-    def add_bins(self, name: str, bins: np.ndarray, right: np.ndarray) -> None:
-        if self.ok and self._spend(bins) and self._spend(right):
+    def add_bins(self, name: str, bins: np.ndarray) -> None:
+        if self.ok and self._spend(bins):
             self.codes.setdefault(name, []).append(bins)
-            self.right.setdefault(name, []).append(right)
 
 
 @dataclass(slots=True)
@@ -443,25 +441,23 @@ def _load_streamed(cfg: Config, progress: Progress | None, hashes: Callable[[], 
                 if keep_rows:
                     rows.codes.pop(m.name, None)
                     rows.base[m.name] = 0
-                cut = m.threshold if m.threshold is not None else cfg.threshold
 
                 def bin_batch(item: tuple[Batch, int]):
-                    """A batch validated and binned in a thread: (weighted rows, bins, decisions right)."""
+                    """A batch validated and binned in a thread: (weighted rows, or None; bins, or None)."""
                     batch, offset = item
                     s, y, w = _validated(cfg, _State(m, st.cols, st.acc, [], set(st.labels)), path, batch, offset)
                     if w is not None:
-                        return (s, y, w), None, None
-                    right = ((s >= cut if m.direction == "higher" else s <= cut) == y) if keep_rows else None
-                    return None, acc.bin_rows(s, y), right
+                        return (s, y, w), None
+                    return None, acc.bin_rows(s, y)
 
                 batches = _with_offsets(read_columns(path, sorted(set(st.cols.values())), sc.batch_rows))
-                for weighted, binned, right in ordered_map(bin_batch, batches):
+                for weighted, binned in ordered_map(bin_batch, batches):
                     if binned is None:
                         acc.add(*weighted)
                     else:  # the same table as add(): whole-number counts, a minimum per bin
                         acc.fold_rows(binned)
                         if keep_rows and rows.ok:
-                            rows.add_bins(m.name, binned[0], right)
+                            rows.add_bins(m.name, binned[0])
                 table, grouper, binning = binned_result(cfg, m.name, acc, warnings)
             if table.total_pos <= 0:
                 raise InputError(f"{path}: column '{st.cols['label']}': no row has the positive label {cfg.positive!r}; set 'positive' in the config")
@@ -556,7 +552,7 @@ def _paired_in_memory(cfg: Config, models: list[StreamedModel], rows: _RowCodes,
             codes, shift = rows.codes[m.name][i], rows.base[m.name] - qmin
             r = lut[codes + shift if shift else codes]
             chunk_rows.append(r)
-            right.append(rows.right[m.name][i] if m.binning is not None else (r < ci) == y)
+            right.append((r < ci) == y)  # by table row: a binned model decides per bin, as its metrics
         return acc.moments(chunk_rows, right, y)
 
     for part in ordered_map(chunk_moments, range(len(rows.y))):

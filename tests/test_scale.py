@@ -240,3 +240,32 @@ def test_stream_verdict_on_a_threshold_metric_has_a_bootstrap_p_value(lake):
     vs, vm = st.comparisons[0].verdict, mem.comparisons[0].verdict
     assert "(bootstrap)" in vs and "(bootstrap)" in vm
     assert vs.split(",")[0] == vm.split(",")[0]  # same delta, same words
+
+
+def test_binned_models_are_tested_by_the_rule_behind_their_counts(lake):
+    """A binned model decides per bin (a bin straddling the threshold is one side of it as a
+    whole); McNemar's table and the paired bootstrap of differences must use that rule, or
+    the reported difference can fall outside its own interval."""
+    text = _config(lake, "ds").read_text().replace("resamples: 0", "resamples: 300, seed: 1") + "primary_metric: accuracy\n"
+    path = lake / "binned_boot.yaml"
+    path.write_text(text)
+    for budget in (None, 0):  # codes kept in memory, or the file read again
+        import reportgen.sources_stream as SS
+
+        old = SS.ROW_CODES_BUDGET
+        if budget is not None:
+            SS.ROW_CODES_BUDGET = budget
+        try:
+            st = _run(path, "stream", stream={"batch_rows": 7_000, "max_distinct_scores": 300, "bins": 10})
+        finally:
+            SS.ROW_CODES_BUDGET = old
+        assert st.models["a"].binning is not None
+        c = st.comparisons[0]
+        for metric in ("accuracy", "f1", "mcc", "expected_cost"):
+            lo, hi = c.ci[metric]
+            assert lo <= c.delta[metric] <= hi, (budget, metric, c.delta[metric], c.ci[metric])
+        # McNemar's table: the rows each model got right are its TP + TN
+        table = np.array(c.tests.mcnemar.table)
+        for name, right in ((c.model, table[0].sum()), (c.baseline, table[:, 0].sum())):
+            conf = st.models[name].confusion
+            assert right == conf.tp + conf.tn, name

@@ -386,6 +386,8 @@ class DeLongCache:
     Keyed by the identity of the score array (held here, so the identity stays valid) and the
     direction, and checked against the labels (the same array, or equal ones: paired models
     carry their own copies of the truth); the components are pure functions of the three.
+    The arrays must not change while the cache lives (one comparison run treats its inputs as
+    read-only).
     """
 
     def __init__(self) -> None:
@@ -410,6 +412,7 @@ def _delong_parts(
 ) -> tuple[float, np.ndarray, np.ndarray, int, int]:
     """Validated components of one model: (auc, v10, v01, n_pos, n_neg)."""
     if cache is not None:
+        _check_unit_weights(weights, np.asarray(y).shape[0])  # not part of the key: checked on every call
         return cache.get(scores, y, direction, lambda: _delong_parts(scores, y, direction, weights, name))
     y = _as_labels(y, f"labels of {name}")
     s = _as_scores(scores, y.shape[0], name)

@@ -615,10 +615,9 @@ class PairedAccumulator:
         """One chunk of aligned rows: each model's raw scores and the shared truth."""
         groupers = self.groupers or [exact_grouper(t) for t in self.tables]
         rows = [group(s) for group, s in zip(groupers, scores)]
-        correct = []
-        for t, s, cut in zip(self.tables, scores, self.cuts):
-            flagged = s >= cut if t.direction == "higher" else s <= cut
-            correct.append(flagged == y)
+        # decided by table row, the rule behind each model's reported counts: for a binned model
+        # a bin that straddles the threshold is one side of it as a whole
+        correct = [(r < t.cut_index(cut)) == y for r, t, cut in zip(rows, self.tables, self.cuts)]
         self.add_rows(rows, correct, y)
 
     def add_rows(self, rows: list[np.ndarray], correct: list[np.ndarray], y: np.ndarray) -> None:

@@ -564,3 +564,5 @@ def test_delong_cache_gives_the_same_numbers_and_computes_each_model_once(monkey
     assert len(calls) == 2  # a and b once each; equal labels in another array still hit
     S.delong_paired(a, b, y, direction_a="lower", cache=memo)
     assert len(calls) == 3  # another direction is another model
+    with pytest.raises(ValueError):  # weights are checked on a cache hit too
+        S.delong_auc_ci(a, y, weights=np.full(400, 2.0), cache=memo)
