@@ -223,9 +223,9 @@ def load_dask(cfg: Config, progress: Progress | None = None) -> StreamedData:
             if len(by_file) > 1:
                 note = "the models are in different datasets; with engine: dask paired tests need the scores in one dataset"
             elif dropped:
-                note = "rows were dropped, so the models' rows no longer line up: paired tests are not computed"
+                note = "Rows were dropped, so the models' rows no longer line up: paired tests are not computed"
             elif any(x.table.weighted for x in models):
-                note = "weighted rows: DeLong's and McNemar's paired tests are not computed with engine: dask"
+                note = "Weighted rows: DeLong's and McNemar's paired tests are not computed with engine: dask"
             else:
                 tables = [x.table for x in models]
                 groupers = [x.grouper or S.exact_grouper(x.table) for x in models]

@@ -500,12 +500,12 @@ def _paired_pass(cfg: Config, models: list[StreamedModel], by_file: dict[Path, l
     if len(models) < 2:
         return None, None
     if dropped:
-        return None, "rows were dropped, so the models' rows no longer line up: paired tests are not computed in stream mode"
+        return None, "Rows were dropped, so the models' rows no longer line up: paired tests are not computed in stream mode"
     if any(m.table.weighted for m in models):
-        return None, "weighted rows: DeLong's and McNemar's paired tests are not computed in stream mode"
+        return None, "Weighted rows: DeLong's and McNemar's paired tests are not computed in stream mode"
     counts = {st.rows for states in by_file.values() for st in states}
     if len(by_file) > 1 and (cfg.id is not None or any(m.id for m in cfg.models) or len(counts) > 1):
-        return None, ("the models are in different files joined by id (or of different lengths); stream mode "
+        return None, ("The models are in different files joined by id (or of different lengths); stream mode "
                       "pairs rows by position only, so paired tests are not computed — put the scores in one table")
     states = {st.cfg.name: (path, st) for path, sts in by_file.items() for st in sts}
     acc = S.PairedAccumulator(
@@ -524,7 +524,7 @@ def _paired_pass(cfg: Config, models: list[StreamedModel], by_file: dict[Path, l
             ys.append(batch.matches(st.cols["label"], cfg.positive))
         for m, y in zip(models[1:], ys[1:]):
             if not np.array_equal(y, ys[0]):
-                return None, f"the labels of '{m.name}' and '{models[0].name}' differ row by row; paired tests are not computed"
+                return None, f"The labels of '{m.name}' and '{models[0].name}' differ row by row; paired tests are not computed"
         acc.add(scores, ys[0])
     return acc, None
 
@@ -535,7 +535,7 @@ def _paired_in_memory(cfg: Config, models: list[StreamedModel], rows: _RowCodes,
     if len(models) < 2:
         return None, None
     if any(m.table.weighted for m in models):
-        return None, "weighted rows: DeLong's and McNemar's paired tests are not computed in stream mode"
+        return None, "Weighted rows: DeLong's and McNemar's paired tests are not computed in stream mode"
     acc = S.PairedAccumulator([m.table for m in models], [m.threshold if m.threshold is not None else cfg.threshold for m in models])
     cuts = [m.table.cut_index(c) for m, c in zip(models, acc.cuts)]
     lengths = [y.shape[0] for y in rows.y]

@@ -423,7 +423,7 @@ def mcnemar_chunk(states: list[_Model], baseline: str, chunk: dict[Path, pd.Data
     b = baseline
     for name, t in tables.items():
         if not np.array_equal(truth[name], truth[b]):
-            return f"the labels of '{name}' and '{b}' differ row by row; McNemar's test is not computed"
+            return f"The labels of '{name}' and '{b}' differ row by row; McNemar's test is not computed"
         w = weights[name]
         if w is not None and not np.array_equal(w, np.round(w)):
             return "McNemar's test needs integer (frequency) weights; not computed."
@@ -434,7 +434,7 @@ def mcnemar_chunk(states: list[_Model], baseline: str, chunk: dict[Path, pd.Data
 
 def dropped_note(engine: str) -> str:
     """Why McNemar's test is left out when rows were dropped."""
-    return f"rows were dropped, so the models' rows no longer line up: McNemar's test is not computed with engine: {engine}"
+    return f"Rows were dropped, so the models' rows no longer line up: McNemar's test is not computed with engine: {engine}"
 
 
 def _mcnemar_pass(cfg: Config, states: list[_Model], by_file: dict[Path, list[_Model]], dropped: list,
@@ -446,7 +446,7 @@ def _mcnemar_pass(cfg: Config, states: list[_Model], by_file: dict[Path, list[_M
         return None, dropped_note("stream")
     rows = {st.rows for st in states}
     if len(by_file) > 1 and (cfg.id is not None or any(m.id for m in cfg.models) or len(rows) > 1):
-        return None, ("the models are in different files joined by id (or of different lengths); stream mode "
+        return None, ("The models are in different files joined by id (or of different lengths); stream mode "
                       "pairs rows by position only, so McNemar's test is not computed — put the predictions in one table")
     index = {c: j for j, c in enumerate(classes)}
     tables = {st.cfg.name: np.zeros((2, 2)) for st in states if st.cfg.name != cfg.baseline_name}
