@@ -13,7 +13,7 @@ import os
 import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from contextlib import contextmanager
 from typing import TypeVar
 
@@ -37,18 +37,36 @@ def ordered_map(fn: Callable[[T], R], items: Iterable[T]) -> Iterator[R]:
     if threads <= 1:
         yield from map(fn, items)
         return
-    with ThreadPoolExecutor(threads, thread_name_prefix="reportgen") as pool:
-        pending: deque[Future[R]] = deque()
-        try:
-            for item in items:
-                pending.append(pool.submit(fn, item))
-                if len(pending) >= 2 * threads:
-                    yield pending.popleft().result()
-            while pending:
+    pool = _pool(threads)
+    pending: deque[Future[R]] = deque()
+    try:
+        for item in items:
+            pending.append(pool.submit(fn, item))
+            if len(pending) >= 2 * threads:
                 yield pending.popleft().result()
-        finally:
-            for f in pending:
-                f.cancel()
+        while pending:
+            yield pending.popleft().result()
+    finally:
+        for f in pending:
+            f.cancel()
+        wait(pending)  # nothing of this map still runs once it is left
+
+
+_POOLS: dict[tuple[int, int], ThreadPoolExecutor] = {}
+_POOLS_LOCK = threading.Lock()
+
+
+def _pool(threads: int) -> ThreadPoolExecutor:
+    """One long-lived pool per size and process: pass 1 maps the models of every batch, and
+    starting threads for each of hundreds of batches cost most of a second at 100M rows. Keyed
+    by the process id too, so a forked child never submits to its parent's (absent) threads.
+    ``ordered_map`` is never called from its own workers, so the shared pool cannot deadlock."""
+    key = (os.getpid(), threads)
+    with _POOLS_LOCK:
+        pool = _POOLS.get(key)
+        if pool is None:
+            pool = _POOLS[key] = ThreadPoolExecutor(threads, thread_name_prefix="reportgen")
+        return pool
 
 
 @contextmanager

@@ -375,8 +375,8 @@ def fold_file(cfg: Config, states: list[_State], path: Path, columns: list[str],
                         rows.add_labels(y)
                     elif y is not rows.y[-1] and not np.array_equal(y, rows.y[-1]):
                         rows.drop()  # labels differ row by row: the paired pass says so
-                        continue
-                    rows.add_scores(st.cfg.name, st.acc)
+                    if rows.ok:
+                        rows.add_scores(st.cfg.name, st.acc)
             st.rows += s.shape[0]
             take = min(cfg.stream.sample_per_batch, s.shape[0])
             if take:

@@ -269,3 +269,26 @@ def test_binned_models_are_tested_by_the_rule_behind_their_counts(lake):
         for name, right in ((c.model, table[0].sum()), (c.baseline, table[:, 0].sum())):
             conf = st.models[name].confusion
             assert right == conf.tp + conf.tn, name
+
+
+def test_models_with_their_own_label_columns_count_every_row(tmp_path):
+    """Two models in one file whose label columns differ on some rows: no paired tests (the
+    truths differ), but each model still counts all of its rows and equals the in-memory run."""
+    rng = np.random.default_rng(8)
+    n = 9_000
+    la = (rng.random(n) < 0.2).astype(int)
+    lb = la.copy()
+    lb[rng.choice(n, 50, replace=False)] ^= 1
+    pd.DataFrame({"la": la, "lb": lb, "a": np.round(rng.normal(size=n) + la, 2), "b": np.round(rng.normal(size=n) + lb, 2)}).to_csv(
+        tmp_path / "two.csv", index=False)
+    cfg = tmp_path / "two.yaml"
+    cfg.write_text("title: t\nlabel: la\nthreshold: 0.5\nbootstrap: {resamples: 0}\nmodels:\n"
+                   "  - {name: a, file: two.csv, score: a}\n  - {name: b, file: two.csv, score: b, label: lb}\n")
+    st = _run(cfg, "stream", stream={"batch_rows": 1_000})
+    assert st.comparisons[0].tests.mcnemar is None
+    for name, line in (("a", "  - {name: a, file: two.csv, score: a}\n"), ("b", "  - {name: b, file: two.csv, score: b, label: lb}\n")):
+        one = tmp_path / f"{name}.yaml"
+        one.write_text("title: t\nlabel: la\nthreshold: 0.5\nbootstrap: {resamples: 0}\nmodels:\n" + line)
+        mem = _run(one, "memory")  # in memory the two truths would not be accepted together
+        assert st.models[name].n == n
+        assert st.models[name].metrics == mem.models[name].metrics
