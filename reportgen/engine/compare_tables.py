@@ -36,7 +36,7 @@ from reportgen.engine.compare import (
 )
 from reportgen.engine.binary import METRICS, THRESHOLD_METRICS, metric_arrays
 from reportgen.engine.curve import ScoreTable
-from reportgen.engine.resample import table_bootstrap_metrics
+from reportgen.engine.resample import stratified_cell_blocks, table_bootstrap_metrics
 from reportgen.results import BinningInfo, Comparison, ComparisonTests, DeLongSummary, McNemarSummary, ModelResult, PairwiseCell
 
 NO_BOOTSTRAP = ("Intervals of differences other than AUC and Gini (DeLong) need the rows resampled together; "
@@ -92,19 +92,22 @@ def joint_bootstrap(joint: np.ndarray, k: int, s: Settings, rng: np.random.Gener
     codes = np.arange(joint.shape[0])
     is_pos = (codes & 1) == 1
     right = ((codes[:, None] >> (1 + np.arange(k))[None, :]) & 1).astype(np.float64)  # (patterns, k)
-    flag_pos, flag_neg = right[is_pos], 1.0 - right[~is_pos]  # flagged positive: right on a positive, wrong on a negative
-    cp, cn = joint[is_pos], joint[~is_pos]
-    P, N = float(cp.sum()), float(cn.sum())
+    # patterns seen, the positives' first (as the table bootstrap's cells); empty ones never drawn
+    pos_seen = np.flatnonzero(is_pos & (joint > 0))
+    neg_seen = np.flatnonzero(~is_pos & (joint > 0))
+    counts = np.concatenate([joint[pos_seen], joint[neg_seen]])
+    flags = np.concatenate([right[pos_seen], 1.0 - right[neg_seen]])  # flagged positive: right on a positive, wrong on a negative
+    n_pos = pos_seen.shape[0]
+    P, N = float(joint[is_pos].sum()), float(joint[~is_pos].sum())
     out = np.full((s.resamples, k, len(THRESHOLD_METRICS)), np.nan)
-    step = max(1, min(s.resamples, (1 << 20) // joint.shape[0]))
-    for lo in range(0, s.resamples, step):
-        b = min(step, s.resamples - lo)
-        dp = rng.multinomial(int(round(P)), cp / P, size=b).astype(np.float64) if P > 0 else np.zeros((b, cp.shape[0]))
-        dn = rng.multinomial(int(round(N)), cn / N, size=b).astype(np.float64) if N > 0 else np.zeros((b, cn.shape[0]))
-        tp, fp = dp @ flag_pos, dn @ flag_neg  # (b, k)
+    lo = 0
+    for b, (draws,) in stratified_cell_blocks(counts, n_pos, s.resamples, rng):
+        d = draws.astype(np.float64)
+        tp, fp = d[:, :n_pos] @ flags[:n_pos], d[:, n_pos:] @ flags[n_pos:]  # (b, k)
         vals = metric_arrays(tp.ravel(), fp.ravel(), P, N, s.beta, s.costs)
         for m, name in enumerate(THRESHOLD_METRICS):
             out[lo : lo + b, :, m] = vals[name].reshape(b, k)
+        lo += b
     return out
 
 
