@@ -64,6 +64,7 @@ def build_parser() -> argparse.ArgumentParser:
     ren.add_argument("--out", metavar="DIR", help="output directory (default: the directory of METRICS_JSON)")
     ren.add_argument("--format", dest="formats", type=_parse_formats, default=["html", "pdf"], metavar="LIST")
     ren.add_argument("--theme", metavar="DIR", help="template directory overriding any template or report.css")
+    ren.add_argument("--logo", metavar="FILE", help="logo to show (the one named in the JSON is never opened)")
     ren.add_argument("--overwrite", action="store_true", default=True, help=argparse.SUPPRESS)
     return p
 
@@ -154,7 +155,14 @@ def _render(args: argparse.Namespace, printer: _Printer) -> int:
         d = Path(args.theme)
         if not d.is_dir():
             raise UserError(f"{d}: --theme must be a directory of templates")
-    theme = Theme.from_config(result.run.config.get("report"), template_dir=d)
+    logo = None
+    if args.logo:
+        logo = Path(args.logo)
+        if not logo.is_file():
+            raise UserError(f"{logo}: --logo must be an image file (PNG, JPEG, GIF or SVG)")
+    # Nothing in a received metrics.json names a file that is opened: templates come only from
+    # --theme, the logo only from --logo.
+    theme = Theme.from_saved_result(result.run.config.get("report"), template_dir=d, logo=logo)
     out = Path(args.out) if args.out else Path(args.result).parent
     formats = [f for f in args.formats if f != "json"]
     targets = write_outputs(result, out, formats, theme=theme, overwrite=True)

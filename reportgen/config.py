@@ -9,6 +9,7 @@ directory (or ``--out``).
 from __future__ import annotations
 
 import difflib
+import stat
 import re
 import string
 from pathlib import Path
@@ -453,4 +454,16 @@ def load_config(path: str | Path) -> tuple[Config, Path]:
         if not target.exists() or target.is_dir() != (key == "template_dir"):
             what = "a directory of templates" if key == "template_dir" else "an image file"
             raise ConfigError(f"{cfg.where('report', key)}: {target} is not {what}; fix the path (relative to the config file)")
+        if key == "logo":
+            # A logo is embedded in the report: it must be the config's own regular file, never
+            # a symlink or path leading out of the config's directory tree (a secret inlined as
+            # base64), nor a device or FIFO.
+            real = target.resolve()
+            if not real.is_relative_to(base):
+                raise ConfigError(
+                    f"{cfg.where('report', 'logo')}: {target} lies outside the config's directory {base} "
+                    f"(or is a symlink leading out of it); copy the logo next to the config"
+                )
+            if not stat.S_ISREG(real.stat().st_mode):
+                raise ConfigError(f"{cfg.where('report', 'logo')}: {target} is not a regular file; give an image file")
     return cfg.model_copy(update={"models": models, "report": report}), p

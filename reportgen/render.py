@@ -15,11 +15,13 @@ from __future__ import annotations
 
 import base64
 import errno
+import hashlib
 import json
 import math
 import os
 import re
 import shutil
+import stat
 import tempfile
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -31,6 +33,8 @@ from urllib.parse import unquote_to_bytes
 
 import yaml
 from jinja2 import ChoiceLoader, Environment, FileSystemLoader, StrictUndefined, select_autoescape
+from jinja2.exceptions import SecurityError
+from jinja2.sandbox import ImmutableSandboxedEnvironment
 from markupsafe import Markup
 
 from reportgen.config import REPORT_SECTIONS
@@ -144,10 +148,11 @@ class Theme:
 
     @classmethod
     def from_config(cls, report: dict[str, Any] | None, template_dir: Path | None = None) -> Theme:
-        """The theme a config's ``report`` section describes (as saved in metrics.json).
+        """The theme of a config's ``report`` section, as the user wrote it for this run.
 
         ``template_dir`` (``--theme``) wins over the config's. A logo or template directory that
-        no longer exists (a result re-rendered on another machine) is left out.
+        no longer exists is left out. Never call this on a ``report`` section read from a
+        received ``metrics.json``: use :meth:`from_saved_result`, which takes no path from it.
         """
         r = report or {}
         tdir = template_dir or (Path(r["template_dir"]) if r.get("template_dir") else None)
@@ -157,6 +162,26 @@ class Theme:
             palette=tuple(r["palette"]) if r.get("palette") else None,
             logo=logo if logo is not None and logo.is_file() else None,
             sections=tuple(r["sections"]) if r.get("sections") else SECTIONS,
+        )
+
+    @classmethod
+    def from_saved_result(
+        cls, report: dict[str, Any] | None, template_dir: Path | None = None, logo: Path | None = None
+    ) -> Theme:
+        """The theme for re-rendering a saved ``metrics.json`` (``reportgen render``).
+
+        A received file is data: its palette and section list are taken (plain strings, escaped
+        on output), but no path in it is ever opened — the template directory comes only from
+        ``--theme`` and the logo only from ``--logo``, both given by the person running the command.
+        """
+        r = report or {}
+        palette = r.get("palette")
+        sections = r.get("sections")
+        return cls(
+            template_dir=template_dir,
+            palette=tuple(str(c) for c in palette) if isinstance(palette, list) and palette else None,
+            logo=logo,
+            sections=tuple(str(s) for s in sections) if isinstance(sections, list) and sections else SECTIONS,
         )
 
 
@@ -225,19 +250,59 @@ def _config_as_run(config: dict[str, Any], binary: bool) -> Any:
     return cfg
 
 
+#: The largest logo embedded in a report (bytes); a logo is a mark, not a photograph.
+MAX_LOGO_BYTES = 1_000_000
+
+_IMAGE_MAGIC = (
+    (b"\x89PNG\r\n\x1a\n", "image/png"),
+    (b"\xff\xd8\xff", "image/jpeg"),
+    (b"GIF87a", "image/gif"),
+    (b"GIF89a", "image/gif"),
+)
+
+#: What an SVG logo may not contain: scripts, event handlers, foreign HTML, entity
+#: declarations, references to anything but its own fragments or inline raster data.
+_SVG_FORBIDDEN = re.compile(
+    rb"<!DOCTYPE|<!ENTITY|<script|<foreignObject|<iframe|<object|<embed|\son[a-z]+\s*=|javascript:|@import"
+    rb"|url\(\s*['\"]?(?!#|data:image/(?:png|jpeg|gif);)"
+    rb"|href\s*=\s*['\"](?!#|data:image/(?:png|jpeg|gif);)",
+    re.IGNORECASE,
+)
+
+
 def _logo_data_uri(path: Path | None) -> str | None:
-    """A logo file as an inline data: URI (the report stays self-contained)."""
+    """A logo file as an inline data: URI (the report stays self-contained).
+
+    The bytes decide, not the extension: PNG, JPEG and GIF by their signature, SVG when it is
+    an ``<svg>`` document with nothing active in it (scripts, event handlers, external
+    references, entities are refused). At most ``MAX_LOGO_BYTES``; FIFOs and devices refused.
+    """
     if path is None:
         return None
-    import mimetypes  # noqa: PLC0415
-
-    kind = mimetypes.guess_type(str(path))[0]
-    if kind not in ("image/png", "image/jpeg", "image/svg+xml", "image/gif"):
-        raise UserError(f"{path}: the logo must be a PNG, JPEG, GIF or SVG file")
+    where = f"{path}: the logo"
     try:
-        data = Path(path).read_bytes()
+        st = os.stat(path)
+        if not stat.S_ISREG(st.st_mode):
+            raise UserError(f"{where} is not a regular file; give a PNG, JPEG, GIF or SVG file")
+        if st.st_size > MAX_LOGO_BYTES:
+            raise UserError(f"{where} is {st.st_size:,} bytes (at most {MAX_LOGO_BYTES:,}); use a smaller image")
+        with open(path, "rb") as fh:
+            data = fh.read(MAX_LOGO_BYTES + 1)
     except OSError as exc:
         raise UserError(f"{path}: cannot read the logo ({exc.strerror}); check report.logo in the config") from None
+    if len(data) > MAX_LOGO_BYTES:
+        raise UserError(f"{where} is larger than {MAX_LOGO_BYTES:,} bytes; use a smaller image")
+    kind = next((mime for magic, mime in _IMAGE_MAGIC if data.startswith(magic)), None)
+    if kind is None:
+        head = data.lstrip(b"\xef\xbb\xbf \t\r\n")
+        if re.match(rb"(<\?xml[^>]*>\s*)?(<!--.*?-->\s*)*<svg[\s>]", head, re.DOTALL) is None:
+            raise UserError(f"{where} is not a PNG, JPEG, GIF or SVG image (judged by its bytes, not its name)")
+        if (bad := _SVG_FORBIDDEN.search(data)) is not None:
+            raise UserError(
+                f"{where} is an SVG with active or external content ({bad.group(0)[:30].decode('latin-1')!r}); "
+                f"export a plain SVG or a PNG"
+            )
+        kind = "image/svg+xml"
     return f"data:{kind};base64,{base64.b64encode(data).decode('ascii')}"
 
 
@@ -614,7 +679,10 @@ def make_environment(theme: Theme = Theme()) -> Environment:
     if theme.template_dir is not None:
         loaders.append(_ConfinedLoader(str(theme.template_dir)))
     loaders.append(_ConfinedLoader(str(default_template_dir())))
-    env = Environment(
+    # The sandbox: a template (a theme's, or one named by anything the user did not write) can
+    # display values but never reach Python internals (``cycler.__init__.__globals__.os``, …) nor
+    # mutate the view model.
+    env = ImmutableSandboxedEnvironment(
         loader=ChoiceLoader(loaders),
         autoescape=select_autoescape(enabled_extensions=("html", "xml", "j2"), default=True, default_for_string=True),
         undefined=StrictUndefined,
@@ -633,7 +701,28 @@ def render_html(
     env = make_environment(theme)
     view = build_view(result, theme) if view is None else view
     css = env.loader.get_source(env, "report.css")[0]  # type: ignore[union-attr]
-    return env.get_template("report.html").render(view=view, css=Markup(css), for_pdf=for_pdf)
+    script = (default_template_dir() / "sort.js").read_text(encoding="utf-8")
+    page = env.get_template("report.html").render(view=view, css=Markup(css), script=Markup(script), for_pdf=for_pdf)
+    return _with_content_policy(page, script)
+
+
+def _with_content_policy(page: str, script: str) -> str:
+    """The page with a Content-Security-Policy that lets a browser fetch nothing.
+
+    Inserted by code after ``<head>`` (or first, when a theme's page has no head), so no theme
+    can drop it: images and fonts only from inline ``data:`` URLs, inline styles, and only the
+    shipped table-sorting script (by its hash); no network, no file, no other script.
+    """
+    digest = base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode("ascii")
+    policy = (
+        "default-src 'none'; img-src data:; font-src data:; style-src 'unsafe-inline'; "
+        f"script-src 'sha256-{digest}'; base-uri 'none'; form-action 'none'"
+    )
+    meta = f'<meta http-equiv="Content-Security-Policy" content="{policy}">'
+    head = re.search(r"<head(\s[^>]*)?>", page, re.IGNORECASE)
+    if head is None:
+        return meta + "\n" + page
+    return page[: head.end()] + "\n" + meta + page[head.end():]
 
 
 def _decode_data_url(url: str) -> tuple[bytes, str]:
@@ -776,10 +865,21 @@ def _move_into_place(moves: dict[Path, Path], tmp: Path) -> None:
 @contextmanager
 def _theme_errors(theme: Theme) -> Iterator[None]:
     """A broken custom theme is the user's to fix; a broken shipped template stays a bug."""
-    from jinja2 import TemplateNotFound, TemplateSyntaxError  # noqa: PLC0415
+    from jinja2 import TemplateNotFound, TemplateSyntaxError, UndefinedError  # noqa: PLC0415
 
     try:
         yield
+    except SecurityError as exc:
+        if theme.template_dir is None:
+            raise
+        raise ThemeError(
+            f"{theme.template_dir}: the theme tried something templates may not do ({exc}); "
+            f"a template may only display the report's values"
+        ) from None
+    except UndefinedError as exc:
+        if theme.template_dir is None:
+            raise
+        raise ThemeError(f"{theme.template_dir}: a template uses an undefined value ({exc.message})") from None
     except TemplateSyntaxError as exc:
         if theme.template_dir is None:
             raise

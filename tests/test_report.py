@@ -215,9 +215,15 @@ def test_config_report_section_themes_without_forking(tmp_path, fast_config_fact
     html = (out / "report.html").read_text(encoding="utf-8")
     assert "house style" in html and "data:image/svg+xml;base64," in html and "#123456" in html
     assert 'id="summary"' in html and 'id="metrics"' in html and 'id="curves"' not in html and 'id="glossary"' not in html
-    # re-rendering the saved result keeps the look
-    assert cli(["render", str(out / "metrics.json"), "--out", str(tmp_path / "again"), "--format", "html"]) == 0
+    # re-rendering the saved result keeps the look when the theme and logo are given again
+    # (paths inside a metrics.json are never opened: a received file is data, issue 18)
+    assert cli(["render", str(out / "metrics.json"), "--out", str(tmp_path / "again"), "--format", "html",
+                "--theme", str(theme), "--logo", str(logo)]) == 0
     assert (tmp_path / "again" / "report.html").read_text(encoding="utf-8") == html
+    assert cli(["render", str(out / "metrics.json"), "--out", str(tmp_path / "plain"), "--format", "html"]) == 0
+    plain = (tmp_path / "plain" / "report.html").read_text(encoding="utf-8")
+    assert "house style" not in plain and "data:image/svg+xml;base64," not in plain
+    assert "#123456" in plain and 'id="curves"' not in plain  # palette and sections are data, kept
 
 
 def test_config_report_paths_are_checked(tmp_path, fast_config_factory, cli, capsys):

@@ -209,3 +209,131 @@ def test_confined_loader_raises_theme_error(tmp_path: Path) -> None:
     env = render.make_environment(render.Theme(template_dir=tmp_path))
     with pytest.raises(ThemeError):
         env.get_template("../x.html")
+
+
+# ---- the sandbox: no code from data (issue 18) -----------------------------------------
+
+SSTI_PAYLOADS = [
+    "{{ cycler.__init__.__globals__.os.popen('touch MARKER').read() }}",
+    "{{ joiner.__init__.__globals__['os'].system('touch MARKER') }}",
+    "{{ ''.__class__.__mro__[1].__subclasses__() }}",
+    "{{ view.__class__.__init__.__globals__ }}",
+    "{% set x = view.update({'title': 'mutated'}) %}{{ x }}",
+]
+
+
+@pytest.mark.parametrize("payload", SSTI_PAYLOADS)
+def test_hostile_theme_runs_no_code(payload: str, hostile_result: Path, tmp_path: Path,
+                                    capsys: pytest.CaptureFixture[str]) -> None:
+    marker = tmp_path / "pwned"
+    theme = tmp_path / "theme"
+    theme.mkdir()
+    (theme / "report.html").write_text("<p>" + payload.replace("MARKER", str(marker)) + "</p>\n")
+    out = tmp_path / "out"
+    code = cli.main(["render", str(hostile_result), "--theme", str(theme), "--out", str(out), "--format", "html"])
+    assert not marker.exists()
+    assert code == 2
+    line = _one_error_line(capsys.readouterr().err)
+    assert str(theme) in line
+    assert not (out / "report.html").exists()
+
+
+def test_hostile_metrics_json_template_dir_is_never_used(hostile_result: Path, tmp_path: Path) -> None:
+    """A received metrics.json naming a template directory: render ignores it (only --theme counts)."""
+    marker = tmp_path / "pwned"
+    evil = tmp_path / "evil_theme"
+    evil.mkdir()
+    (evil / "report.html").write_text(
+        "{{ cycler.__init__.__globals__.os.popen('touch " + str(marker) + "').read() }}EVIL THEME\n")
+    logo_secret = tmp_path / "secret.png"
+    logo_secret.write_bytes(b"\x89PNG\r\n\x1a\nTOP-SECRET-BYTES")
+    doc = json.loads(hostile_result.read_text())
+    doc["run"]["config"].setdefault("report", {})
+    doc["run"]["config"]["report"]["template_dir"] = str(evil)
+    doc["run"]["config"]["report"]["logo"] = str(logo_secret)
+    received = tmp_path / "received.json"
+    received.write_text(json.dumps(doc))
+    out = tmp_path / "out"
+    assert cli.main(["render", str(received), "--out", str(out), "--format", "html", "-q"]) == 0
+    page = (out / "report.html").read_text()
+    assert not marker.exists()
+    assert "EVIL THEME" not in page
+    assert "data:image/png" not in page  # the logo named in the JSON is not opened
+
+
+def test_config_template_dir_is_sandboxed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    marker = tmp_path / "pwned"
+    cfg = _write_run(tmp_path, ("a", "b"))
+    theme = tmp_path / "theme"
+    theme.mkdir()
+    (theme / "report.html").write_text("{{ cycler.__init__.__globals__.os.popen('touch " + str(marker) + "').read() }}\n")
+    doc = yaml.safe_load(cfg.read_text())
+    doc["report"] = {"template_dir": "theme"}
+    cfg.write_text(yaml.safe_dump(doc))
+    code = cli.main(["run", str(cfg), "--out", str(tmp_path / "out"), "--format", "html"])
+    assert not marker.exists()
+    assert code == 2
+    _one_error_line(capsys.readouterr().err)
+
+
+def test_html_carries_a_policy_that_fetches_nothing(hostile_result: Path, tmp_path: Path) -> None:
+    """Even a theme whose page has no <head> gets the Content-Security-Policy, first."""
+    theme = tmp_path / "theme"
+    theme.mkdir()
+    (theme / "report.html").write_text('<img src="https://example.com/x.png"><style>{{ css }}</style>\n')
+    out = tmp_path / "out"
+    assert cli.main(["render", str(hostile_result), "--theme", str(theme), "--out", str(out),
+                     "--format", "html", "-q"]) == 0
+    page = (out / "report.html").read_text()
+    assert page.startswith('<meta http-equiv="Content-Security-Policy" content="default-src \'none\';')
+    out2 = tmp_path / "out2"
+    assert cli.main(["render", str(hostile_result), "--out", str(out2), "--format", "html", "-q"]) == 0
+    shipped = (out2 / "report.html").read_text()
+    head = shipped[: shipped.index("</head>")]
+    assert "Content-Security-Policy" in head and "script-src 'sha256-" in head
+
+
+# ---- the logo (issue 18) ---------------------------------------------------------------
+
+
+def _logo_run(tmp_path: Path, logo: str) -> Path:
+    cfg = _write_run(tmp_path, ("a", "b"))
+    doc = yaml.safe_load(cfg.read_text())
+    doc["report"] = {"logo": logo}
+    cfg.write_text(yaml.safe_dump(doc))
+    return cfg
+
+
+def test_logo_symlink_to_a_secret_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    secret = tmp_path.parent / f"{tmp_path.name}-secret.txt"
+    secret.write_text("password=hunter2\n")
+    (tmp_path / "logo.png").symlink_to(secret)
+    cfg = _logo_run(tmp_path, "logo.png")
+    code = cli.main(["run", str(cfg), "--out", str(tmp_path / "out"), "--format", "html"])
+    assert code == 2
+    assert "outside the config's directory" in _one_error_line(capsys.readouterr().err)
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize(("name", "data", "expect"), [
+    ("logo.png", b"password=hunter2\n", "not a PNG, JPEG, GIF or SVG"),
+    ("logo.svg", b'<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>', "active or external"),
+    ("logo.svg", b'<svg xmlns="http://www.w3.org/2000/svg"><image href="file:///etc/passwd"/></svg>', "active or external"),
+    ("logo.svg", b'<svg onload="alert(1)" xmlns="http://www.w3.org/2000/svg"/>', "active or external"),
+    ("logo.png", b"\x89PNG\r\n\x1a\n" + b"0" * 1_000_001, "at most"),
+])
+def test_logo_bytes_are_checked(name: str, data: bytes, expect: str, tmp_path: Path,
+                                capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / name).write_bytes(data)
+    cfg = _logo_run(tmp_path, name)
+    code = cli.main(["run", str(cfg), "--out", str(tmp_path / "out"), "--format", "html"])
+    assert code == 2
+    assert expect in _one_error_line(capsys.readouterr().err)
+
+
+def test_plain_svg_logo_is_inlined(tmp_path: Path) -> None:
+    (tmp_path / "logo.svg").write_bytes(b'<?xml version="1.0"?>\n<svg xmlns="http://www.w3.org/2000/svg" width="10" '
+                                        b'height="10"><rect width="10" height="10" fill="#036"/></svg>')
+    cfg = _logo_run(tmp_path, "logo.svg")
+    assert cli.main(["run", str(cfg), "--out", str(tmp_path / "out"), "--format", "html", "-q"]) == 0
+    assert "data:image/svg+xml;base64," in (tmp_path / "out" / "report.html").read_text()
