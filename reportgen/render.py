@@ -649,7 +649,7 @@ def _multiclass_confusions(result: ComparisonResult, col: dict[str, str]) -> lis
 def default_template_dir() -> Path:
     """The shipped templates (``templates/`` in the repo, ``reportgen/templates`` in the wheel)."""
     repo = Path(__file__).resolve().parent.parent / "templates"
-    if (repo / "base.html").exists():
+    if (repo / "report.html").exists():
         return repo
     return Path(str(resources.files("reportgen.templates")))
 
