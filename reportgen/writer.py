@@ -26,6 +26,12 @@ ignores (dot names) and the next run into ``X`` removes, by exact name, under th
 absent and the complete old set is ``P/.reportgen-old.X.*``; the next run into ``X`` renames
 it back before anything else (and a failed second rename is undone at once).
 
+**Why the clean-up is safe.** Scratch entries are only created and only removed by a run that
+holds the target's lock, and only those whose name carries the target's exact name (``a`` never
+touches ``.reportgen-tmp.a.b.<hex>``). So a run never removes a directory another live run is
+filling; what it finds was left by a dead one. The lock file itself is unlinked by its holder
+before release; a run that locked the unlinked file notices (inode check) and locks again.
+
 **Signals.** :func:`on_signal` is the handler the CLI installs for SIGTERM and SIGINT: it raises
 :class:`Interrupted`, which unwinds through the ``finally`` blocks here (removing ``tmp``,
 releasing the lock). During the swap and the clean-up the signal is held back and raised right
