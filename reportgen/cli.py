@@ -19,11 +19,14 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from reportgen import __version__, clock
 from reportgen.errors import ConfigError, OutputError, ReportgenError, UserError
 from reportgen.writer import Interrupted, on_signal, output_path, reserve, write_outputs
+
+if TYPE_CHECKING:
+    from reportgen.config import Config
 
 EXIT_OK, EXIT_INTERNAL, EXIT_USER = 0, 1, 2
 #: Exit codes after SIGINT and SIGTERM (128 + the signal number, as a shell reports them).
@@ -116,7 +119,7 @@ class _Job:
     """One config of a ``run``, loaded, with its output directory when known before computing."""
 
     path: str
-    cfg: Any
+    cfg: Config
     cfg_path: Path
     planned: Path | None
 
@@ -133,7 +136,7 @@ def _placeholders(template: str) -> set[str]:
     return {f for _, f, _, _ in string.Formatter().parse(template) if f}
 
 
-def _planned_dir(cfg: Any, cfg_path: Path, out: str | None, several: bool) -> Path | None:
+def _planned_dir(cfg: Config, cfg_path: Path, out: str | None, several: bool) -> Path | None:
     """The output directory when it is known before computing (``--out``, or ``output.dir``
     without ``{date}`` or ``{run_id}``), so that it is checked and locked before any work."""
     if not out and _placeholders(cfg.output.dir) & {"date", "run_id"}:
@@ -141,7 +144,7 @@ def _planned_dir(cfg: Any, cfg_path: Path, out: str | None, several: bool) -> Pa
     return _output_dir(cfg, cfg_path, out, several, run_id="", created="")
 
 
-def _output_dir(cfg: Any, cfg_path: Path, out: str | None, several: bool, run_id: str, created: str) -> Path:
+def _output_dir(cfg: Config, cfg_path: Path, out: str | None, several: bool, run_id: str, created: str) -> Path:
     """Where this config's report goes: ``--out`` (``DIR/<config name>`` with several configs)
     or ``output.dir`` with its placeholders expanded, each to a single safe directory name."""
     if out:
@@ -279,6 +282,8 @@ def _render(args: argparse.Namespace, printer: _Printer) -> int:
     theme = Theme.from_saved_result(result.run.config.get("report"), template_dir=d, logo=logo)
     out = Path(args.out) if args.out else Path(args.result).parent
     formats = [f for f in args.formats if f != "json"]
+    if not formats:  # the set would be metrics.json alone: the report files would just be dropped
+        raise UserError(f"{args.result}: render writes html and/or pdf (metrics.json is its input); pass --format html,pdf")
     # the new set replaces the directory's report files as a whole: it keeps the metrics.json it
     # was rendered from (byte for byte; never re-serialised)
     try:

@@ -263,9 +263,8 @@ class Reservation:
     Create it with :func:`reserve`, which releases it.
     """
 
-    def __init__(self, target: Path, overwrite: bool, fd: int, lock: Path) -> None:
+    def __init__(self, target: Path, fd: int, lock: Path) -> None:
         self.target = target
-        self.overwrite = overwrite
         self._fd = fd
         self._lock = lock
         self._key = _key(target.name)
@@ -446,7 +445,7 @@ def reserve(out_dir: str | Path, overwrite: bool) -> Iterator[Reservation]:
     except OSError as exc:
         raise OutputError(f"{target}: cannot create the output directory ({exc.strerror}); choose another --out") from None
     fd, lock = _acquire(target)
-    reservation = Reservation(target, overwrite, fd, lock)
+    reservation = Reservation(target, fd, lock)
     try:
         try:
             with _SignalsHeld():

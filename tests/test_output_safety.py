@@ -417,3 +417,17 @@ def test_now_or_source_date_epoch_out_of_range_is_exit_2_with_one_line(tmp_path:
     err = capsys.readouterr().err.splitlines()
     assert len(err) == 1 and err[0].startswith("reportgen: error: ") and expect in err[0], err
     assert not (tmp_path / "X").exists()
+
+
+def test_render_with_only_json_is_refused_rather_than_dropping_the_report(tmp_path: Path, capsys) -> None:
+    """With whole-set replacement, ``render --format json`` would have left metrics.json alone."""
+    cfg = make_config(tmp_path / "cfg")
+    out = tmp_path / "X"
+    out.mkdir()
+    (out / "report.html").write_text("<p>signed</p>\n")
+    report_json = report(cfg, tmp_path / "json", OLD_NOW)["metrics.json"]
+    (out / "metrics.json").write_bytes(report_json)
+    assert cli.main(["render", str(out / "metrics.json"), "--format", "json"]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and "pass --format html,pdf" in err[0]
+    assert snapshot(out) == {"metrics.json": report_json, "report.html": b"<p>signed</p>\n"}
