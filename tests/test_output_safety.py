@@ -431,3 +431,33 @@ def test_render_with_only_json_is_refused_rather_than_dropping_the_report(tmp_pa
     err = capsys.readouterr().err.splitlines()
     assert len(err) == 1 and "pass --format html,pdf" in err[0]
     assert snapshot(out) == {"metrics.json": report_json, "report.html": b"<p>signed</p>\n"}
+
+
+def test_sigterm_during_the_analysis_in_process_releases_the_lock_and_restores_the_handlers(
+        setup, monkeypatch: pytest.MonkeyPatch, capsys) -> None:
+    """The handlers ``main`` installs raise through the analysis; afterwards they are the
+    caller's again (``main`` is also called in-process)."""
+    from reportgen import pipeline
+
+    cfg, work, old, _ = setup
+    real = pipeline.analyse
+
+    def killed(*args, **kwargs):
+        os.kill(os.getpid(), signal.SIGTERM)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(pipeline, "analyse", killed)
+    before = signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGINT)
+    assert cli.main(["run", str(cfg), "--out", str(work / "X"), "--overwrite", "-q"]) == 143
+    assert capsys.readouterr().err.splitlines() == [
+        f"reportgen: error: {cfg}: interrupted by SIGTERM; nothing was written, the previous report is intact"
+    ]
+    assert (signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGINT)) == before
+    assert snapshot(work / "X") == old and scratch(work) == []
+
+
+@pytest.mark.parametrize("value", ["", ".", "..", "a/b", "a\\b", "a\0b"])
+def test_a_placeholder_can_never_expand_to_a_path_step_or_separator(value: str) -> None:
+    with pytest.raises(cli.ConfigError, match="cannot name an output directory; change output.dir"):
+        cli._dir_name(value, "{run_id}", Path("q.yaml"), "change output.dir")
+    assert cli._dir_name("q.v2", "{config}", Path("q.v2.yaml"), "-") == "q.v2"
