@@ -208,6 +208,9 @@ def _run_batch(args: argparse.Namespace, printer: _Printer) -> int:
     A config that fails to load is reported and skipped (the others run; the exit code is
     the worst); a clash of output directories stops the whole batch before any work.
     """
+    several = len(args.configs) > 1
+    jobs: list[_Job] = []
+
     def check_clock() -> int:
         clock.now(args.now)  # a bad --now / REPORTGEN_NOW / SOURCE_DATE_EPOCH: exit 2 before any work
         return EXIT_OK
@@ -219,8 +222,6 @@ def _run_batch(args: argparse.Namespace, printer: _Printer) -> int:
     code = _guarded(check_clock, "--now", printer, args.debug)
     if code != EXIT_OK:
         return code
-    several = len(args.configs) > 1
-    jobs: list[_Job] = []
     worst = EXIT_OK
     for path in args.configs:
         code = _guarded(lambda p=path: prepare(p), path, printer, args.debug)
