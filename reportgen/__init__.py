@@ -19,8 +19,9 @@ from reportgen.sources import load_dataset as load_predictions  # noqa: E402
 
 
 def write_report(result, out_dir, formats=("html", "pdf", "json"), **kwargs):
-    """Render ``result`` into ``out_dir`` (atomically); see :func:`reportgen.render.write_outputs`."""
-    from reportgen.render import write_outputs  # noqa: PLC0415
+    """Render ``result`` into ``out_dir`` as its whole new report set, or nothing; see
+    :func:`reportgen.writer.write_outputs` (locked against other runs, swapped in by one rename)."""
+    from reportgen.writer import write_outputs  # noqa: PLC0415
 
     return write_outputs(result, out_dir, formats=formats, **kwargs)
 

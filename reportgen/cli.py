@@ -1,24 +1,34 @@
 """Command line: ``reportgen run | validate | render``. The only place that prints or exits.
 
-Exit codes: 0 success, 2 a user error (config, data, output), 1 an internal error. A user
-error prints one line ``reportgen: error: <where>: <what> ; <what to do>`` and no traceback
-unless ``--debug``. ``run`` takes several configs; the exit code is the worst of them.
+Exit codes: 0 success, 2 a user error (config, data, output), 1 an internal error, 143 / 130
+after SIGTERM / SIGINT. A user error prints one line ``reportgen: error: <where>: <what> ; <what
+to do>`` and no traceback unless ``--debug``. ``run`` takes several configs; the exit code is the
+worst of them. ``--now`` travels as a value (``analyse(now=...)``), never through the environment.
 """
 
 from __future__ import annotations
 
 import argparse
-import os
+import signal
+import string
 import sys
+import threading
 import time
 import traceback
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from reportgen import __version__
-from reportgen.errors import ReportgenError, UserError
+from reportgen import __version__, clock
+from reportgen.errors import ConfigError, OutputError, ReportgenError, UserError
+from reportgen.writer import Interrupted, on_signal, output_path, reserve, write_outputs
 
 EXIT_OK, EXIT_INTERNAL, EXIT_USER = 0, 1, 2
+#: Exit codes after SIGINT and SIGTERM (128 + the signal number, as a shell reports them).
+EXIT_SIGINT, EXIT_SIGTERM = 128 + signal.SIGINT, 128 + signal.SIGTERM
+INTERRUPTED = (EXIT_SIGINT, EXIT_SIGTERM)
 
 
 def _parse_formats(text: str) -> list[str]:
@@ -101,34 +111,138 @@ class _Printer:
         return show
 
 
-def _output_dir(cfg, config_path: Path, out: str | None, several: bool, run_id: str, created: str) -> Path:
+@dataclass(frozen=True)
+class _Job:
+    """One config of a ``run``, loaded, with its output directory when known before computing."""
+
+    path: str
+    cfg: Any
+    cfg_path: Path
+    planned: Path | None
+
+
+def _dir_name(value: str, placeholder: str, cfg_path: Path, fix: str) -> str:
+    """``value`` as one directory name: never empty, ``.``, ``..`` or holding a path separator
+    (a config named ``...yaml`` would otherwise write its report into the parent directory)."""
+    if value in ("", ".", "..") or any(c in value for c in ("/", "\\", "\0")):
+        raise ConfigError(f"{cfg_path}: {placeholder} would be {value!r}, which cannot name an output directory; {fix}")
+    return value
+
+
+def _placeholders(template: str) -> set[str]:
+    return {f for _, f, _, _ in string.Formatter().parse(template) if f}
+
+
+def _planned_dir(cfg: Any, cfg_path: Path, out: str | None, several: bool) -> Path | None:
+    """The output directory when it is known before computing (``--out``, or ``output.dir``
+    without ``{date}`` or ``{run_id}``), so that it is checked and locked before any work."""
+    if not out and _placeholders(cfg.output.dir) & {"date", "run_id"}:
+        return None
+    return _output_dir(cfg, cfg_path, out, several, run_id="", created="")
+
+
+def _output_dir(cfg: Any, cfg_path: Path, out: str | None, several: bool, run_id: str, created: str) -> Path:
+    """Where this config's report goes: ``--out`` (``DIR/<config name>`` with several configs)
+    or ``output.dir`` with its placeholders expanded, each to a single safe directory name."""
     if out:
         base = Path(out)
-        return base / config_path.stem if several else base
+        return base / _dir_name(cfg_path.stem, "the config's name", cfg_path, "rename the config file") if several else base
     # placeholders were checked when the config was loaded (OutputConfig)
-    text = cfg.output.dir.format(config=config_path.stem, date=created[:10], run_id=run_id)
-    return Path(text)
+    used = _placeholders(cfg.output.dir)
+    values = {
+        "config": _dir_name(cfg_path.stem, "{config}", cfg_path, "rename the config file or change output.dir") if "config" in used else "",
+        "date": created[:10],
+        "run_id": _dir_name(run_id, "{run_id}", cfg_path, "change output.dir") if "run_id" in used else "",
+    }
+    return Path(cfg.output.dir.format(**values))
 
 
-def _run_one(path: str, args: argparse.Namespace, printer: _Printer, several: bool) -> int:
+def _prepare(path: str, args: argparse.Namespace, several: bool) -> _Job:
     from reportgen.config import load_config  # noqa: PLC0415
-    from reportgen.pipeline import analyse  # noqa: PLC0415
-    from reportgen.render import Theme, write_outputs  # noqa: PLC0415
 
     cfg, cfg_path = load_config(path)
     overrides = {k: v for k, v in (("engine", args.engine), ("scheduler", args.scheduler)) if v is not None}
     if overrides:
         cfg = cfg.with_overrides(**overrides)
-    label = "bootstrap" if cfg.engine == "memory" else f"{cfg.engine} passes"
-    result = analyse(cfg, cfg_path, printer.progress(f"{cfg_path.name}: {label}"))
-    out_dir = _output_dir(cfg, cfg_path, args.out, several, result.run.run_id, result.run.created)
-    formats = args.formats or list(cfg.output.formats)
-    theme = Theme.from_config(cfg.report.model_dump(mode="json"))
-    targets = write_outputs(result, out_dir, formats, theme=theme, overwrite=args.overwrite or cfg.output.overwrite)
+    planned = _planned_dir(cfg, cfg_path, args.out, several)
+    return _Job(path, cfg, cfg_path, output_path(planned) if planned is not None else None)
+
+
+def _run_one(job: _Job, args: argparse.Namespace, printer: _Printer, written: dict[Path, Path]) -> int:
+    """Compute one config and write its report set; ``written`` maps the directories this batch
+    wrote to their config (a second config resolving to one of them is refused)."""
+    from reportgen.pipeline import analyse  # noqa: PLC0415
+    from reportgen.render import Theme  # noqa: PLC0415
+
+    cfg, cfg_path = job.cfg, job.cfg_path
+    overwrite = args.overwrite or cfg.output.overwrite
+    with ExitStack() as stack:
+        held = stack.enter_context(reserve(job.planned, overwrite)) if job.planned is not None else None
+        label = "bootstrap" if cfg.engine == "memory" else f"{cfg.engine} passes"
+        result = analyse(cfg, cfg_path, printer.progress(f"{cfg_path.name}: {label}"), now=args.now)
+        out_dir = output_path(_output_dir(cfg, cfg_path, args.out, len(args.configs) > 1,
+                                          result.run.run_id, result.run.created))
+        if held is None:
+            if out_dir in written:
+                raise OutputError(
+                    f"{out_dir}: {written[out_dir]} of this batch already wrote its report here; "
+                    f"give each config its own output.dir (e.g. with {{config}}) and rerun"
+                )
+            held = stack.enter_context(reserve(out_dir, overwrite))
+        formats = args.formats or list(cfg.output.formats)
+        theme = Theme.from_config(cfg.report.model_dump(mode="json"))
+        targets = write_outputs(result, out_dir, formats, theme=theme, overwrite=overwrite, reservation=held)
+    written[out_dir] = cfg_path
     for w in result.run.warnings:
         printer.info(f"warning: {w}")
     printer.info(f"{cfg_path}: wrote {', '.join(str(p) for p in targets.values())}")
     return EXIT_OK
+
+
+def _run_batch(args: argparse.Namespace, printer: _Printer) -> int:
+    """Check ``--now`` and every config, refuse two configs writing one directory, then run.
+
+    A config that fails to load is reported and skipped (the others run; the exit code is
+    the worst); a clash of output directories stops the whole batch before any work.
+    """
+    def check_clock() -> int:
+        clock.now(args.now)  # a bad --now / REPORTGEN_NOW / SOURCE_DATE_EPOCH: exit 2 before any work
+        return EXIT_OK
+
+    def prepare(path: str) -> int:
+        jobs.append(_prepare(path, args, several))
+        return EXIT_OK
+
+    code = _guarded(check_clock, "--now", printer, args.debug)
+    if code != EXIT_OK:
+        return code
+    several = len(args.configs) > 1
+    jobs: list[_Job] = []
+    worst = EXIT_OK
+    for path in args.configs:
+        code = _guarded(lambda p=path: prepare(p), path, printer, args.debug)
+        if code in INTERRUPTED:
+            return code
+        worst = max(worst, code)
+    seen: dict[Path, _Job] = {}
+    for job in jobs:
+        if job.planned is None:
+            continue
+        if job.planned in seen:
+            first = seen[job.planned]
+            printer.error(
+                f"{job.planned}: configs {first.path} and {job.path} would both write their report here; "
+                f"give the config files distinct names (or distinct output.dir) and rerun; nothing was run"
+            )
+            return EXIT_USER
+        seen[job.planned] = job
+    written: dict[Path, Path] = {}
+    for job in jobs:
+        code = _guarded(lambda j=job: _run_one(j, args, printer, written), job.path, printer, args.debug, writes=True)
+        if code in INTERRUPTED:
+            return code
+        worst = max(worst, code)
+    return worst
 
 
 def _validate_one(path: str, printer: _Printer) -> int:
@@ -147,7 +261,7 @@ def _validate_one(path: str, printer: _Printer) -> int:
 
 
 def _render(args: argparse.Namespace, printer: _Printer) -> int:
-    from reportgen.render import Theme, load_result, write_outputs  # noqa: PLC0415
+    from reportgen.render import Theme, load_result  # noqa: PLC0415
 
     result = load_result(args.result)
     d = None
@@ -165,12 +279,19 @@ def _render(args: argparse.Namespace, printer: _Printer) -> int:
     theme = Theme.from_saved_result(result.run.config.get("report"), template_dir=d, logo=logo)
     out = Path(args.out) if args.out else Path(args.result).parent
     formats = [f for f in args.formats if f != "json"]
-    targets = write_outputs(result, out, formats, theme=theme, overwrite=True)
+    # the new set replaces the directory's report files as a whole: it keeps the metrics.json it
+    # was rendered from (byte for byte; never re-serialised)
+    try:
+        saved = Path(args.result).read_bytes()
+    except OSError as exc:
+        raise UserError(f"{args.result}: cannot read it ({exc.strerror}); pass the metrics.json of a previous run") from None
+    targets = write_outputs(result, out, formats, theme=theme, overwrite=True, extra={"metrics.json": saved})
     printer.info(f"{args.result}: wrote {', '.join(str(p) for p in targets.values())}")
     return EXIT_OK
 
 
-def _guarded(fn, label: str, printer: _Printer, debug: bool) -> int:
+def _guarded(fn: Callable[[], int], label: str, printer: _Printer, debug: bool, writes: bool = False) -> int:
+    """Run ``fn`` and turn what it raises into one line and an exit code (the only place)."""
     try:
         return fn()
     except UserError as exc:
@@ -183,9 +304,18 @@ def _guarded(fn, label: str, printer: _Printer, debug: bool) -> int:
             traceback.print_exc()
         printer.error(f"{label}: {exc}")
         return exc.exit_code
+    except Interrupted as exc:
+        if exc.written:
+            paths = ", ".join(str(p) for p in exc.written.values())
+            printer.error(f"{label}: interrupted by {exc.name} just after the new report was written ({paths}); stopped")
+        elif writes:
+            printer.error(f"{label}: interrupted by {exc.name}; nothing was written, the previous report is intact")
+        else:
+            printer.error(f"{label}: interrupted by {exc.name}")
+        return exc.exit_code
     except KeyboardInterrupt:
-        printer.error(f"{label}: interrupted; nothing was written")
-        return 130
+        printer.error(f"{label}: interrupted; nothing was written" + (", the previous report is intact" if writes else ""))
+        return EXIT_SIGINT
     except MemoryError:
         printer.error(f"{label}: out of memory; try fewer bootstrap resamples or a larger machine")
         return EXIT_INTERNAL
@@ -196,6 +326,23 @@ def _guarded(fn, label: str, printer: _Printer, debug: bool) -> int:
         return EXIT_INTERNAL
 
 
+@contextmanager
+def _signal_handlers() -> Iterator[None]:
+    """SIGTERM (what Airflow and Kubernetes send on a timeout) and SIGINT raise
+    :class:`~reportgen.writer.Interrupted`, so that every ``finally`` runs: the temporary
+    directory goes, the lock is released, the previous report stays. Restored on the way out
+    (``main`` is also called in-process, by the tests and by library users)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -203,19 +350,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return EXIT_USER
     printer = _Printer(args.quiet)
-    if getattr(args, "now", None):
-        os.environ["REPORTGEN_NOW"] = args.now
-    if args.command == "render":
-        return _guarded(lambda: _render(args, printer), args.result, printer, args.debug)
-    worst = EXIT_OK
-    several = len(args.configs) > 1
-    for path in args.configs:
+    with _signal_handlers():
+        if args.command == "render":
+            return _guarded(lambda: _render(args, printer), args.result, printer, args.debug, writes=True)
         if args.command == "run":
-            code = _guarded(lambda p=path: _run_one(p, args, printer, several), path, printer, args.debug)
-        else:
+            return _run_batch(args, printer)
+        worst = EXIT_OK
+        for path in args.configs:
             code = _guarded(lambda p=path: _validate_one(p, printer), path, printer, args.debug)
-        worst = max(worst, code) if code != 130 else 130
-    return worst
+            if code in INTERRUPTED:
+                return code
+            worst = max(worst, code)
+        return worst
 
 
 def entrypoint() -> None:  # pragma: no cover - thin wrapper for the console script

@@ -1,8 +1,12 @@
 """The one place the run's timestamp comes from, so that it can be pinned.
 
-``REPORTGEN_NOW`` (ISO 8601, e.g. ``2026-01-31T06:00:00Z``) or ``SOURCE_DATE_EPOCH`` (seconds)
-pin the clock; the CLI's ``--now`` sets ``REPORTGEN_NOW``. Pinned clock + same inputs and
-config give byte-identical HTML and JSON.
+The timestamp is pinned by, in this order: an explicit override (the CLI's ``--now``, passed
+as a value to :func:`now` and :func:`reportgen.pipeline.analyse`), ``REPORTGEN_NOW`` (ISO
+8601, e.g. ``2026-01-31T06:00:00Z``) or ``SOURCE_DATE_EPOCH`` (whole seconds since 1970, the
+reproducible-builds convention). The two environment variables are read here and nowhere
+else; nothing writes them. Pinned clock + same inputs and config give byte-identical HTML and
+JSON. A value that is not a timestamp, or one outside what a UTC datetime can hold (years 1 to
+9999), is a :class:`ConfigError` (exit 2) naming where it came from.
 """
 
 from __future__ import annotations
@@ -12,24 +16,50 @@ from datetime import datetime, timezone
 
 from reportgen.errors import ConfigError
 
+ISO_EXAMPLE = "2026-01-31T06:00:00Z"
 
-def now() -> datetime:
-    """The run's timestamp (UTC, whole seconds)."""
-    pinned = os.environ.get("REPORTGEN_NOW")
-    if pinned:
+
+def _pin(override: str | None) -> tuple[str, str] | None:
+    """``(where, value)`` of the pinned timestamp, or None when the clock is not pinned."""
+    if override:
+        return "--now", override
+    for name in ("REPORTGEN_NOW", "SOURCE_DATE_EPOCH"):
+        value = os.environ.get(name)
+        if value:
+            return name, value
+    return None
+
+
+def now(override: str | None = None) -> datetime:
+    """The run's timestamp (UTC, whole seconds): ``override``, else the environment, else the wall clock."""
+    pin = _pin(override)
+    if pin is None:
+        return datetime.now(timezone.utc).replace(microsecond=0)
+    where, value = pin
+    if where == "SOURCE_DATE_EPOCH":
         try:
-            dt = datetime.fromisoformat(pinned.replace("Z", "+00:00"))
+            seconds = int(value)
         except ValueError:
-            raise ConfigError(f"REPORTGEN_NOW={pinned!r}: not an ISO 8601 timestamp (e.g. 2026-01-31T06:00:00Z)") from None
-        return (dt if dt.tzinfo else dt.replace(tzinfo=timezone.utc)).astimezone(timezone.utc).replace(microsecond=0)
-    epoch = os.environ.get("SOURCE_DATE_EPOCH")
-    if epoch:
+            raise ConfigError(f"SOURCE_DATE_EPOCH={value!r}: expected whole seconds since 1970; "
+                              f"fix or unset the variable") from None
         try:
-            return datetime.fromtimestamp(int(epoch), tz=timezone.utc)
-        except ValueError:
-            raise ConfigError(f"SOURCE_DATE_EPOCH={epoch!r}: expected whole seconds since 1970") from None
-    return datetime.now(timezone.utc).replace(microsecond=0)
+            return datetime.fromtimestamp(seconds, tz=timezone.utc)
+        except (OverflowError, OSError, ValueError):
+            raise ConfigError(f"SOURCE_DATE_EPOCH={value!r}: out of range (years 1 to 9999); "
+                              f"fix or unset the variable") from None
+    shown = f"--now {value!r}" if where == "--now" else f"{where}={value!r}"
+    try:
+        dt = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        raise ConfigError(f"{shown}: not an ISO 8601 timestamp (e.g. {ISO_EXAMPLE})") from None
+    try:
+        utc = (dt if dt.tzinfo else dt.replace(tzinfo=timezone.utc)).astimezone(timezone.utc)
+    except (OverflowError, ValueError):
+        raise ConfigError(f"{shown}: out of range once converted to UTC (years 1 to 9999); "
+                          f"give a timestamp such as {ISO_EXAMPLE}") from None
+    return utc.replace(microsecond=0)
 
 
-def is_pinned() -> bool:
-    return bool(os.environ.get("REPORTGEN_NOW") or os.environ.get("SOURCE_DATE_EPOCH"))
+def is_pinned(override: str | None = None) -> bool:
+    """Whether :func:`now` with this ``override`` returns a pinned rather than the wall-clock time."""
+    return _pin(override) is not None

@@ -92,10 +92,14 @@ def run_id(cfg: Config, data: Dataset | StreamedData | StreamedMulticlass, creat
     return h.hexdigest()[:12]
 
 
-def analyse(cfg: Config, config_path: Path | str, progress: Progress | None = None) -> ComparisonResult:
-    """Load the data the config names and compare the models."""
+def analyse(cfg: Config, config_path: Path | str, progress: Progress | None = None,
+            now: str | None = None) -> ComparisonResult:
+    """Load the data the config names and compare the models.
+
+    ``now`` pins the run's timestamp (ISO 8601, the CLI's ``--now``); see :mod:`reportgen.clock`.
+    """
     started = time.perf_counter()
-    created = clock.now().isoformat().replace("+00:00", "Z")
+    created = clock.now(now).isoformat().replace("+00:00", "Z")
     s = settings_from(cfg)
     classes = None
     if cfg.engine != "memory" and cfg.task == "multiclass":
@@ -131,7 +135,7 @@ def analyse(cfg: Config, config_path: Path | str, progress: Progress | None = No
     for name, reason, rows in data.dropped:
         warnings.append(f"model '{name}': {rows} row(s) dropped ({reason})")
     costs = cfg.costs.model_dump() if hasattr(cfg.costs, "model_dump") else {"matrix": cfg.costs}
-    duration = 0.0 if clock.is_pinned() else round(time.perf_counter() - started, 3)
+    duration = 0.0 if clock.is_pinned(now) else round(time.perf_counter() - started, 3)
     run = RunInfo(
         title=cfg.title,
         task=cfg.task,

@@ -1,4 +1,4 @@
-"""Result → view model → Jinja templates → HTML, PDF (WeasyPrint) and JSON, written atomically.
+"""Result → view model → Jinja templates → HTML, PDF (WeasyPrint) and JSON text.
 
 Templates only display: this module hands them ready-formatted strings and flags. Number
 formatting lives in small tested filters (:func:`fmt_num`, :func:`fmt_pct`, :func:`fmt_pvalue`,
@@ -7,23 +7,20 @@ theme directory can override any template or the CSS but cannot include files ou
 WeasyPrint gets a URL fetcher that refuses everything except ``data:`` URLs, so rendering
 never touches the network or the file system.
 
-All outputs of a run are written into a temporary directory next to the destination and
-moved into place only when every one of them succeeded.
+Writing them to disk (the whole set or nothing, locked, swapped in by one rename) is
+:mod:`reportgen.writer`; ``render.write_outputs`` is kept as an alias of its function.
 """
 
 from __future__ import annotations
 
 import base64
-import errno
 import hashlib
 import json
 import math
 import os
 import re
-import shutil
 import stat
-import tempfile
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from importlib import resources
@@ -40,7 +37,7 @@ from markupsafe import Markup
 from reportgen.config import REPORT_SECTIONS
 from reportgen.engine import compare_multiclass as MC
 from reportgen.engine.binary import BETTER, METRICS
-from reportgen.errors import OutputError, ThemeError, UserError
+from reportgen.errors import ThemeError, UserError
 from reportgen.labels import CRITERION_LABELS, LABELS
 from reportgen.results import ComparisonResult, ModelResult
 
@@ -784,82 +781,18 @@ def result_json(result: ComparisonResult) -> str:
 
 
 # --------------------------------------------------------------------------------------
-# Atomic writing
+# Writing lives in reportgen.writer (whole report sets, locked, swapped in by one rename)
 # --------------------------------------------------------------------------------------
 
 
-def write_outputs(
-    result: ComparisonResult,
-    out_dir: str | Path,
-    formats: Iterable[str] = FORMATS,
-    theme: Theme = Theme(),
-    overwrite: bool = True,
-) -> dict[str, Path]:
-    """Write the chosen formats into ``out_dir``: all of them, or none.
+def __getattr__(name: str) -> Any:
+    """``render.write_outputs`` still works: it moved to :mod:`reportgen.writer`, which imports
+    this module (so it is looked up on first use, not imported at the top)."""
+    if name == "write_outputs":
+        from reportgen.writer import write_outputs  # noqa: PLC0415
 
-    Files are rendered into a temporary directory beside ``out_dir`` and renamed into place
-    only when every format succeeded; a failure leaves any previous report untouched.
-    """
-    formats = [f for f in FORMATS if f in set(formats)]
-    out = Path(out_dir)
-    names = {"html": "report.html", "pdf": "report.pdf", "json": "metrics.json"}
-    targets = {f: out / names[f] for f in formats}
-    if not overwrite:
-        existing = [str(p) for p in targets.values() if p.exists()]
-        if existing:
-            raise OutputError(
-                f"{existing[0]}: a report already exists; pass --overwrite (or set output.overwrite: true) "
-                f"to replace it, or choose another --out"
-            )
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise OutputError(f"{out}: cannot create the output directory ({exc.strerror}); choose another --out") from None
-    if not os.access(out, os.W_OK):
-        raise OutputError(f"{out}: the output directory is not writable; choose another --out")
-    try:
-        tmp = Path(tempfile.mkdtemp(prefix=".reportgen-", dir=out))
-    except OSError as exc:
-        raise OutputError(f"{out}: cannot write there ({exc.strerror}); choose another --out") from None
-    try:
-        with _theme_errors(theme):
-            view = build_view(result, theme) if ("html" in formats or "pdf" in formats) else None
-            for f in formats:
-                path = tmp / names[f]
-                if f == "json":
-                    path.write_text(result_json(result), encoding="utf-8")
-                elif f == "html":
-                    path.write_text(render_html(result, theme, view=view), encoding="utf-8")
-                elif f == "pdf":
-                    render_pdf(render_html(result, theme, for_pdf=True, view=view), path)
-            _move_into_place({tmp / names[f]: targets[f] for f in formats}, tmp)
-    except OSError as exc:
-        raise OutputError(f"{out}: {_write_failure(exc)}; nothing was replaced") from None
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    return targets
-
-
-def _move_into_place(moves: dict[Path, Path], tmp: Path) -> None:
-    """Rename every new file onto its target, or (on failure) put the previous files back."""
-    backup = tmp / "previous"
-    backup.mkdir()
-    saved: list[Path] = []
-    done: list[Path] = []
-    try:
-        for new, target in moves.items():
-            if target.exists():
-                os.replace(target, backup / target.name)
-                saved.append(target)
-            os.replace(new, target)
-            done.append(target)
-    except OSError:
-        for target in done:
-            if target not in saved:
-                target.unlink(missing_ok=True)
-        for target in saved:
-            os.replace(backup / target.name, target)
-        raise
+        return write_outputs
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @contextmanager
@@ -888,15 +821,6 @@ def _theme_errors(theme: Theme) -> Iterator[None]:
         if theme.template_dir is None:
             raise
         raise ThemeError(f"{theme.template_dir}: template {exc.name!r} not found in the theme or the shipped templates") from None
-
-
-def _write_failure(exc: OSError) -> str:
-    """What went wrong while writing, in words a user can act on."""
-    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
-        return "disk full (no space left on device); free some space or choose another --out"
-    if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
-        return f"cannot write there ({exc.strerror}); choose another --out"
-    return f"writing the report failed ({exc.strerror or exc})"
 
 
 def load_result(path: str | Path) -> ComparisonResult:

@@ -1,0 +1,532 @@
+"""Writing a report set into its output directory: the whole set or nothing, one run at a time.
+
+A report set is ``report.html``, ``report.pdf`` and ``metrics.json`` (the formats asked for).
+For a target directory ``P/X`` everything happens beside it, in ``P``::
+
+    P/.reportgen-lock.X           advisory lock (fcntl.flock), held from the checks to the commit
+    P/.reportgen-tmp.X.<8 hex>    the new set is rendered here (same filesystem, so renames work);
+                                  after the swap it holds the previous set until that is removed
+    P/.reportgen-old.X.<8 hex>    only where the atomic exchange is unavailable (see below)
+    P/X                           the report set, and nothing else
+
+**Commit.** Every format is rendered and fsync'ed in the fresh sibling ``tmp``; then one atomic
+``renameat2(tmp, X, RENAME_EXCHANGE)`` swaps the two directories (Linux 3.15+; ext4, xfs, btrfs,
+tmpfs). That single call is the commit point. The previous set, now under the ``tmp`` name, is
+removed afterwards. When ``X`` does not exist yet, a plain ``rename(tmp, X)`` is the commit.
+
+**Crash windows (kill -9 at any instant), exchange path.** (1) Before ``tmp`` exists, or while it
+is filled: ``X`` is the old set untouched; ``tmp`` is partial. (2) The exchange is one system
+call: it happened or it did not. (3) After it: ``X`` is the complete new set; ``tmp`` holds the
+old set, possibly half removed. So after any kill ``X`` is the complete old or the complete new
+set; the only strays are ``P/.reportgen-tmp.X.*`` and the lock file, which every reader
+ignores (dot names) and the next run into ``X`` removes, by exact name, under the lock.
+
+**Fallback** (no ``renameat2``, or the filesystem refuses the exchange): ``rename(X, old)`` then
+``rename(tmp, X)`` (the commit point), then remove ``old``. Between the two renames ``X`` is
+absent and the complete old set is ``P/.reportgen-old.X.*``; the next run into ``X`` renames
+it back before anything else (and a failed second rename is undone at once).
+
+**Why the clean-up is safe.** Scratch entries are only created and only removed by a run that
+holds the target's lock, and only those whose name carries the target's exact name (``a`` never
+touches ``.reportgen-tmp.a.b.<hex>``). So a run never removes a directory another live run is
+filling; what it finds was left by a dead one. The lock file itself is unlinked by its holder
+before release; a run that locked the unlinked file notices (inode check) and locks again.
+
+**Signals.** :func:`on_signal` is the handler the CLI installs for SIGTERM and SIGINT: it raises
+:class:`Interrupted`, which unwinds through the ``finally`` blocks here (removing ``tmp``,
+releasing the lock). During the swap and the clean-up the signal is held back and raised right
+after, so a signal never leaves a half-done swap or a stray directory.
+
+The directory belongs to reportgen: the new set replaces the previous one *as a whole* (a
+``--format html`` run leaves no ``metrics.json`` of an earlier run beside the new report), and a
+directory holding anything else is refused rather than emptied. Not kept across a swap: the
+directory's owner (the new one is created by this process) and files added to it while a run
+is writing (it is locked against other reportgen runs only; the lock is advisory).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import errno
+import fcntl
+import hashlib
+import os
+import re
+import secrets
+import shutil
+import signal
+import stat
+import sys
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
+from types import FrameType
+from typing import TYPE_CHECKING
+
+from reportgen.errors import OutputError
+
+if TYPE_CHECKING:
+    from reportgen.render import Theme
+    from reportgen.results import ComparisonResult
+
+FORMATS = ("html", "pdf", "json")
+#: File name of each format; a report directory holds these and nothing else.
+FILE_NAMES = {"html": "report.html", "pdf": "report.pdf", "json": "metrics.json"}
+REPORT_FILES = frozenset(FILE_NAMES.values())
+#: Names reportgen gives its own scratch entries (ignored by readers, removed by the next run).
+SCRATCH_PREFIX = ".reportgen-"
+_SCRATCH = re.compile(r"^\.reportgen-(?P<kind>tmp|old)\.(?P<key>.+)\.[0-9a-f]{8}$")
+#: Test-only: ``REPORTGEN_TEST_PAUSE_AT=<point>`` makes a run stop at that named point (see
+#: :func:`checkpoint`) so that the tests can kill a real process there.
+PAUSE_ENV = "REPORTGEN_TEST_PAUSE_AT"
+
+
+class Interrupted(BaseException):
+    """SIGTERM or SIGINT arrived. A BaseException, so that no ``except Exception`` swallows it.
+
+    ``written`` holds the paths of the new report when the signal arrived during the swap and
+    was raised once the new set was in place; None means nothing was written.
+    """
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+        self.written: dict[str, Path] | None = None
+
+    @property
+    def name(self) -> str:
+        return signal.Signals(self.signum).name
+
+    @property
+    def exit_code(self) -> int:
+        """128 + the signal number, as a shell reports a process killed by it (143, 130)."""
+        return 128 + self.signum
+
+
+# --------------------------------------------------------------------------------------
+# Signals: raise at once, or hold back during a swap or a clean-up
+# --------------------------------------------------------------------------------------
+
+_held_depth = 0
+_held_signal: int | None = None
+
+
+def on_signal(signum: int, frame: FrameType | None = None) -> None:
+    """Signal handler: raise :class:`Interrupted`, or remember it while a swap is under way."""
+    global _held_signal
+    if _held_depth:
+        if _held_signal is None:
+            _held_signal = signum
+        return
+    raise Interrupted(signum)
+
+
+class _SignalsHeld:
+    """While inside, :func:`on_signal` only remembers a signal; it is raised on the way out.
+
+    Python runs signal handlers in the main thread between bytecodes, so a flag is enough (a
+    signal mask would not do: another thread may take the signal). ``during`` is an error
+    already on its way out (a clean-up in an ``except`` clause): a held signal replaces it,
+    since the process is being asked to stop, unless it is an :class:`Interrupted` itself.
+    """
+
+    def __init__(self, during: BaseException | None = None) -> None:
+        self.during = during
+
+    def __enter__(self) -> None:
+        global _held_depth
+        _held_depth += 1
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: object) -> None:
+        global _held_depth, _held_signal
+        _held_depth -= 1
+        if _held_depth == 0 and _held_signal is not None:
+            signum, _held_signal = _held_signal, None
+            failure = exc or self.during
+            if not isinstance(failure, Interrupted):
+                raise Interrupted(signum) from failure
+
+
+def checkpoint(point: str) -> None:
+    """Test-only pause: with ``REPORTGEN_TEST_PAUSE_AT=point``, say so on stderr and wait.
+
+    The end-to-end tests kill a real ``reportgen run`` at these points. The wait ends after 60 s,
+    or at once when a held-back signal is pending (so a SIGTERM during the swap is not delayed).
+    """
+    if os.environ.get(PAUSE_ENV) != point:
+        return
+    sys.stderr.write(f"reportgen: test pause at {point}\n")
+    sys.stderr.flush()
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and _held_signal is None:
+        time.sleep(0.02)
+
+
+# --------------------------------------------------------------------------------------
+# Directory swap
+# --------------------------------------------------------------------------------------
+
+_RENAME_EXCHANGE = 2
+_AT_FDCWD = -100
+
+
+def _load_renameat2() -> Callable[[bytes, bytes], int] | None:
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        fn = libc.renameat2
+    except (OSError, AttributeError):  # not Linux, or glibc < 2.28
+        return None
+    fn.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+    fn.restype = ctypes.c_int
+
+    def exchange(a: bytes, b: bytes) -> int:
+        return fn(_AT_FDCWD, a, _AT_FDCWD, b, _RENAME_EXCHANGE)
+
+    return exchange
+
+
+_renameat2 = _load_renameat2()
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Atomically swap two directories; False when this system or filesystem cannot."""
+    if _renameat2 is None:
+        return False
+    if _renameat2(os.fsencode(a), os.fsencode(b)) == 0:
+        return True
+    err = ctypes.get_errno()
+    if err in (errno.EINVAL, errno.ENOSYS, errno.ENOTSUP, errno.EOPNOTSUPP):
+        return False
+    raise OSError(err, os.strerror(err), str(b))
+
+
+def _fsync(path: Path, directory: bool = False) -> None:
+    """Flush a file (or a directory's entries) to disk, so a swap never exposes unwritten data."""
+    fd = os.open(path, os.O_RDONLY | (os.O_DIRECTORY if directory else 0))
+    try:
+        os.fsync(fd)
+    except OSError as exc:  # some filesystems cannot fsync a directory; the data is still there
+        if not directory or exc.errno not in (errno.EINVAL, errno.EBADF):
+            raise
+    finally:
+        os.close(fd)
+
+
+def _key(name: str) -> str:
+    """The target's name as used in scratch names; hashed when it would make them too long."""
+    return name if len(os.fsencode(name)) <= 200 else "h" + hashlib.sha256(os.fsencode(name)).hexdigest()[:16]
+
+
+def _scratch(parent: Path, key: str) -> list[tuple[str, Path]]:
+    """``(kind, path)`` of this target's scratch directories left in ``parent`` (exact key)."""
+    found = []
+    try:
+        names = os.listdir(parent)
+    except FileNotFoundError:
+        return []
+    for name in names:
+        m = _SCRATCH.match(name)
+        if m and m.group("key") == key:
+            found.append((m.group("kind"), parent / name))
+    return found
+
+
+def _remove(path: Path) -> None:
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        try:
+            path.unlink()
+        except FileNotFoundError:
+            pass
+
+
+# --------------------------------------------------------------------------------------
+# Reservation: the lock, the checks, the swap
+# --------------------------------------------------------------------------------------
+
+
+def output_path(out_dir: str | Path) -> Path:
+    """The absolute path a report set for ``out_dir`` goes to (symlinks resolved: the swap
+    replaces a directory, never a link to one)."""
+    out = Path(os.path.realpath(os.path.abspath(os.fspath(out_dir))))
+    if out.name in ("", ".", ".."):
+        raise OutputError(f"{out}: cannot be an output directory (it is a filesystem root); choose another --out")
+    return out
+
+
+class Reservation:
+    """The right to write one output directory, from the checks to the commit.
+
+    Holds the advisory lock; :meth:`write` renders a set into a fresh sibling and swaps it in.
+    Create it with :func:`reserve`, which releases it.
+    """
+
+    def __init__(self, target: Path, overwrite: bool, fd: int, lock: Path) -> None:
+        self.target = target
+        self.overwrite = overwrite
+        self._fd = fd
+        self._lock = lock
+        self._key = _key(target.name)
+
+    def write(self, files: Mapping[str, Callable[[Path], None]]) -> dict[str, Path]:
+        """Write ``files`` (file name → function writing that file) as the directory's new set.
+
+        Returns the absolute path of each file. On any failure nothing is replaced and the
+        sibling is removed; an ``OSError`` becomes an :class:`OutputError` saying what to do.
+        """
+        target, parent = self.target, self.target.parent
+        targets = {name: target / name for name in files}
+        tmp = parent / f"{SCRATCH_PREFIX}tmp.{self._key}.{secrets.token_hex(4)}"
+        try:
+            os.mkdir(tmp)
+            try:
+                os.chmod(tmp, stat.S_IMODE(target.stat().st_mode))  # the directory keeps its mode
+            except FileNotFoundError:
+                pass
+            for name, write in files.items():
+                write(tmp / name)
+                _fsync(tmp / name)
+            _fsync(tmp, directory=True)
+            checkpoint("staged")
+            try:
+                with _SignalsHeld():
+                    self._swap(tmp)
+            except Interrupted as exc:  # held back during the swap, raised once the new set was in place
+                exc.written = targets
+                raise
+        except BaseException as exc:
+            with _SignalsHeld(during=exc):
+                _remove(tmp)
+            if isinstance(exc, OSError):
+                raise OutputError(f"{target}: {_write_failure(exc)}; nothing was replaced") from None
+            raise
+        with _SignalsHeld():
+            _remove(tmp)
+        return targets
+
+    def _swap(self, tmp: Path) -> None:
+        """Put ``tmp`` in place of the target by one rename (the commit point); afterwards ``tmp``
+        holds the previous set, or nothing. An ``OSError`` means nothing was replaced."""
+        target, parent = self.target, self.target.parent
+        if not target.exists():
+            os.rename(tmp, target)  # commit point (first run)
+        elif _exchange(tmp, target):  # commit point
+            checkpoint("swapped")
+        else:
+            old = parent / f"{SCRATCH_PREFIX}old.{self._key}.{secrets.token_hex(4)}"
+            os.rename(target, old)
+            checkpoint("aside")
+            try:
+                os.rename(tmp, target)  # commit point (fallback)
+            except BaseException:
+                os.rename(old, target)
+                raise
+            checkpoint("swapped")
+            try:
+                os.rename(old, tmp)  # so that the caller's clean-up removes it
+            except OSError:
+                pass  # left as .reportgen-old.X.*: the next run removes it
+        try:
+            _fsync(parent, directory=True)
+        except OSError:
+            pass  # committed already; the rename is durable at the filesystem's next sync
+
+    def _release(self, during: BaseException | None = None) -> None:
+        with _SignalsHeld(during):
+            try:
+                os.unlink(self._lock)  # while still holding it: see _acquire
+            except FileNotFoundError:
+                pass
+            os.close(self._fd)
+
+
+def _write_failure(exc: OSError) -> str:
+    """What went wrong while writing, in words a user can act on."""
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return "disk full (no space left on device); free some space or choose another --out"
+    if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+        return f"cannot write there ({exc.strerror}); choose another --out"
+    if exc.errno == errno.EBUSY:
+        return "the directory is in use (a mount point?); write to a subdirectory of it with --out"
+    return f"writing the report failed ({exc.strerror or exc})"
+
+
+def _acquire(target: Path) -> tuple[int, Path]:
+    """Lock ``P/.reportgen-lock.X`` without waiting; refuse if another run holds it.
+
+    The holder unlinks the file before it lets go, so a run that opened the file just before
+    may lock a file no longer in the directory: it checks the path still names the inode it
+    locked, and starts again if not. A file left by a killed run is simply locked again.
+    """
+    lock = target.parent / f"{SCRATCH_PREFIX}lock.{_key(target.name)}"
+    while True:
+        try:
+            fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        except OSError as exc:
+            raise OutputError(f"{target}: {_write_failure(exc)}") from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.read(fd, 32).decode("ascii", "replace").strip()
+            os.close(fd)
+            who = f" (pid {holder})" if holder.isdigit() else ""
+            raise OutputError(
+                f"{target}: another reportgen run{who} is writing this directory; "
+                f"wait for it to finish or choose another --out"
+            ) from None
+        try:
+            same = os.path.samestat(os.fstat(fd), os.stat(lock))
+        except FileNotFoundError:
+            same = False
+        if same:
+            os.ftruncate(fd, 0)
+            os.write(fd, f"{os.getpid()}\n".encode())
+            return fd, lock
+        os.close(fd)
+
+
+def _recover(target: Path) -> None:
+    """Undo what a killed run left for this target: put a set moved aside back, drop scratch."""
+    key = _key(target.name)
+    leftovers = _scratch(target.parent, key)
+    old = sorted((p for kind, p in leftovers if kind == "old"), key=lambda p: p.stat().st_mtime)
+    if old and not target.exists():
+        os.rename(old[-1], target)  # killed between the fallback's two renames: the old set is whole
+    for _, path in leftovers:
+        if path.exists():
+            _remove(path)
+    if target.is_dir():  # scratch of reportgen <= 0.1, which staged inside the directory
+        for entry in target.iterdir():
+            if entry.name.startswith(SCRATCH_PREFIX):
+                _remove(entry)
+
+
+def _check(target: Path, overwrite: bool) -> None:
+    """Refuse a target that is not a directory, a mount point, holds foreign files, or (without
+    ``overwrite``) already holds a report."""
+    if target.exists() and not target.is_dir():
+        raise OutputError(f"{target}: is a file, not a directory; choose another --out")
+    if not target.exists():
+        return
+    if os.path.ismount(target):
+        raise OutputError(
+            f"{target}: is a mount point, and a report directory is swapped in whole by a rename; "
+            f"write to a subdirectory, e.g. --out {target / 'report'}"
+        )
+    entries = sorted(e.name for e in target.iterdir() if not e.name.startswith(SCRATCH_PREFIX))
+    foreign = [e for e in entries if e not in REPORT_FILES]
+    if foreign:
+        shown = ", ".join(foreign[:3]) + (f" and {len(foreign) - 3} more" if len(foreign) > 3 else "")
+        raise OutputError(
+            f"{target}: holds {shown}, which reportgen did not write; a report directory is replaced "
+            f"as a whole, so move them out or choose another --out"
+        )
+    if not overwrite:
+        existing = [e for e in entries if e in REPORT_FILES]
+        if existing:
+            raise OutputError(
+                f"{target / existing[0]}: a report already exists; pass --overwrite (or set "
+                f"output.overwrite: true) to replace it, or choose another --out"
+            )
+
+
+@contextmanager
+def reserve(out_dir: str | Path, overwrite: bool) -> Iterator[Reservation]:
+    """Lock ``out_dir`` for this run and check it can be written; release on the way out.
+
+    Creates the parent directories, takes the lock (another run holding it: ``OutputError``),
+    repairs what a killed run left, then checks the target (see :func:`_check`). Held for as
+    long as the block runs, so a check made here still holds at the commit.
+    """
+    target = output_path(out_dir)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise OutputError(f"{target}: cannot create the output directory ({exc.strerror}); choose another --out") from None
+    fd, lock = _acquire(target)
+    reservation = Reservation(target, overwrite, fd, lock)
+    try:
+        try:
+            with _SignalsHeld():
+                _recover(target)
+            _check(target, overwrite)
+        except OSError as exc:
+            raise OutputError(f"{target}: {_write_failure(exc)}") from None
+        checkpoint("locked")
+        yield reservation
+    except BaseException as exc:
+        reservation._release(during=exc)
+        raise
+    reservation._release()
+
+
+# --------------------------------------------------------------------------------------
+# The report set
+# --------------------------------------------------------------------------------------
+
+
+def write_outputs(
+    result: ComparisonResult,
+    out_dir: str | Path,
+    formats: Iterable[str] = FORMATS,
+    theme: Theme | None = None,
+    overwrite: bool = True,
+    extra: Mapping[str, bytes] | None = None,
+    reservation: Reservation | None = None,
+) -> dict[str, Path]:
+    """Write the chosen formats into ``out_dir`` as its new report set: all of them, or none.
+
+    The set replaces the directory's previous report files as a whole (a format not asked for
+    now does not survive from an earlier run). ``extra`` adds report files given as bytes
+    (``reportgen render`` keeps the ``metrics.json`` it rendered from). ``reservation`` is a
+    directory already locked with :func:`reserve` (the CLI locks before computing); without
+    it the directory is locked here. Returns the absolute path of each file written, by
+    format (and by file name for ``extra``).
+    """
+    from reportgen import render  # noqa: PLC0415  (render re-exports this function)
+
+    theme = theme if theme is not None else render.Theme()
+    formats = [f for f in FORMATS if f in set(formats)]
+    extra = dict(extra or {})
+    unknown = sorted(set(extra) - REPORT_FILES)
+    if unknown:
+        raise ValueError(f"extra files must be report files ({', '.join(sorted(REPORT_FILES))}), not {unknown}")
+    if reservation is None:
+        with reserve(out_dir, overwrite) as held:
+            return write_outputs(result, out_dir, formats, theme, overwrite, extra, held)
+    if output_path(out_dir) != reservation.target:
+        raise ValueError(f"{out_dir} is not the reserved directory {reservation.target}")
+
+    view: dict | None = None
+
+    def html_view() -> dict:
+        nonlocal view
+        if view is None:
+            view = render.build_view(result, theme)
+        return view
+
+    def write_json(path: Path) -> None:
+        path.write_text(render.result_json(result), encoding="utf-8")
+
+    def write_html(path: Path) -> None:
+        path.write_text(render.render_html(result, theme, view=html_view()), encoding="utf-8")
+
+    def write_pdf(path: Path) -> None:
+        render.render_pdf(render.render_html(result, theme, for_pdf=True, view=html_view()), path)
+
+    def write_bytes(data: bytes) -> Callable[[Path], None]:
+        return lambda path: path.write_bytes(data)
+
+    writers = {"json": write_json, "html": write_html, "pdf": write_pdf}
+    files: dict[str, Callable[[Path], None]] = {FILE_NAMES[f]: writers[f] for f in formats}
+    files.update({name: write_bytes(data) for name, data in extra.items() if name not in files})
+    with render._theme_errors(theme):
+        written = reservation.write(files)
+    out = {f: written[FILE_NAMES[f]] for f in formats}
+    out.update({name: written[name] for name in extra if name not in {FILE_NAMES[f] for f in formats}})
+    return out
+
+
+__all__ = ["FILE_NAMES", "FORMATS", "Interrupted", "Reservation", "on_signal", "output_path", "reserve", "write_outputs"]
