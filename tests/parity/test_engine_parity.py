@@ -339,8 +339,9 @@ def scheduler():
 
 @pytest.fixture(scope="module")
 def documents(data_dir, request):
-    """``documents(case, engine)``: the case's comparable document from that engine, computed once."""
-    cache: dict[tuple[str, str], dict[str, Any]] = {}
+    """``documents(case, engine)``: the case's comparable document from that engine, computed once
+    (an engine that fails on the case fails every test of it, without running again)."""
+    cache: dict[tuple[str, str], dict[str, Any] | Exception] = {}
 
     def get(case: Case, engine: str) -> dict[str, Any]:
         if (case.name, engine) not in cache:
@@ -350,8 +351,14 @@ def documents(data_dir, request):
                 over["stream"] = {"batch_rows": BATCH_ROWS}
             if engine == "dask":
                 over["scheduler"] = request.getfixturevalue("scheduler")
-            cache[case.name, engine] = comparable(analyse(cfg.with_overrides(**over), path).to_json())
-        return cache[case.name, engine]
+            try:
+                cache[case.name, engine] = comparable(analyse(cfg.with_overrides(**over), path).to_json())
+            except Exception as exc:  # noqa: BLE001  (re-raised below, for every aspect)
+                cache[case.name, engine] = exc
+        got = cache[case.name, engine]
+        if isinstance(got, Exception):
+            raise got
+        return got
 
     return get
 
