@@ -70,7 +70,10 @@ class _Invalid(ValueError):
 
 
 class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    """Every config model: unknown keys are errors, values are frozen, and no float may be
+    NaN or infinite (a NaN threshold would flag every row; an infinite cost or β has no meaning)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
 
 class CostsConfig(Strict):
@@ -175,7 +178,7 @@ class StreamConfig(Strict):
 
 class BootstrapConfig(Strict):
     resamples: int = Field(500, ge=0, le=100_000)
-    seed: int = 20240601
+    seed: int = Field(20240601, ge=0, lt=2**63)
 
 
 class Config(Strict):
@@ -392,10 +395,70 @@ def _explain(err: dict[str, Any]) -> tuple[str, tuple[Any, ...]]:
     return f"{where}: {msg}{shown}", loc
 
 
-def parse_config(text: str, source: str = "<config>") -> Config:
-    """Parse and validate YAML text. Raises :class:`ConfigError` with file, line and key."""
+#: How deep a config may nest (mappings and lists); the documented shape needs 4.
+MAX_DEPTH = 32
+
+#: At most this many problems are listed in one error line.
+MAX_PROBLEMS_SHOWN = 5
+
+
+class _DuplicateKey(yaml.YAMLError):
+    def __init__(self, key: Any, line: int, first: int) -> None:
+        super().__init__(f"duplicate key {key!r}")
+        self.key, self.line, self.first = key, line, first
+
+
+class _StrictSafeLoader(yaml.SafeLoader):
+    """``yaml.SafeLoader`` that refuses a key given twice in one mapping (PyYAML keeps the last)."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        seen: dict[Any, int] = {}
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)  # type: ignore[no-untyped-call]
+            try:
+                first = seen.get(key)
+            except TypeError:  # an unhashable key: let PyYAML report it
+                continue
+            if first is not None:
+                raise _DuplicateKey(key, key_node.start_mark.line + 1, first)
+            seen[key] = key_node.start_mark.line + 1
+        return super().construct_mapping(node, deep=deep)
+
+
+def _depth(node: Any, limit: int) -> int:
+    """Nesting depth of parsed YAML, counting at most to ``limit + 1`` (no recursion)."""
+    deepest, stack = 0, [(node, 1)]
+    while stack:
+        item, d = stack.pop()
+        if isinstance(item, (dict, list)):
+            deepest = max(deepest, d)
+            if deepest > limit:
+                return deepest
+            stack.extend((v, d + 1) for v in (item.values() if isinstance(item, dict) else item))
+    return deepest
+
+
+def _safe_load(text: str, source: str) -> Any:
+    """YAML text → plain data: safe tags only, no duplicate keys, bounded nesting."""
     try:
-        data = yaml.safe_load(text)
+        return yaml.load(text, Loader=_StrictSafeLoader)  # noqa: S506 - a SafeLoader subclass
+    except _DuplicateKey as exc:
+        raise ConfigError(
+            f"{source}:{exc.line}: duplicate key {exc.key!r} (first given at line {exc.first}); keep one of them"
+        ) from None
+    except RecursionError:
+        raise ConfigError(f"{source}: the config nests too deeply (more than {MAX_DEPTH} levels); "
+                          f"see configs/demo.yaml for its shape") from None
+
+
+def parse_config(text: str, source: str = "<config>") -> Config:
+    """Parse and validate YAML text. Raises :class:`ConfigError` with file, line and key.
+
+    Every problem is listed on one line, unknown keys (with the closest valid key) first:
+    a typo such as ``modles`` is the cause of the "models: required key is missing" after it.
+    """
+    try:
+        data = _safe_load(text, source)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         pos = f":{mark.line + 1}:{mark.column + 1}" if mark is not None else ""
@@ -410,18 +473,35 @@ def parse_config(text: str, source: str = "<config>") -> Config:
         raise ConfigError(f"{source}: the config is empty; see configs/demo.yaml for an example")
     if not isinstance(data, dict):
         raise ConfigError(f"{source}: the config must be a mapping of keys (title, models, ...), found {type(data).__name__}")
+    if _depth(data, MAX_DEPTH) > MAX_DEPTH:
+        raise ConfigError(f"{source}: the config nests too deeply (more than {MAX_DEPTH} levels); "
+                          f"see configs/demo.yaml for its shape")
     try:
         cfg = Config.model_validate(data)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        msg, loc = _explain(first)
-        line = _yaml_line(text, loc)
-        pos = f":{line}" if line else ""
-        more = len(exc.errors()) - 1
-        tail = f" (and {more} more problem{'s' if more > 1 else ''})" if more else ""
-        raise ConfigError(f"{source}{pos}: {msg}{tail}") from None
+        raise ConfigError(_problems_line(exc, text, source)) from None
+    except RecursionError:
+        raise ConfigError(f"{source}: the config nests too deeply; see configs/demo.yaml for its shape") from None
     cfg._source, cfg._text = source, text
     return cfg
+
+
+def _problems_line(exc: ValidationError, text: str, source: str) -> str:
+    """Every validation problem on one line, unknown keys first, each with its line number."""
+    errors = sorted(exc.errors(), key=lambda e: e["type"] != "extra_forbidden")  # stable: keeps YAML order
+    shown = []
+    for err in errors[:MAX_PROBLEMS_SHOWN]:
+        msg, loc = _explain(err)
+        line = _yaml_line(text, loc)
+        shown.append((line, msg))
+    first_line, first_msg = shown[0]
+    out = f"{source}{f':{first_line}' if first_line else ''}: {first_msg}"
+    for line, msg in shown[1:]:
+        out += f"; also {f'line {line}: ' if line else ''}{msg}"
+    more = len(errors) - len(shown)
+    if more:
+        out += f" (and {more} more problem{'s' if more > 1 else ''})"
+    return out
 
 
 def load_config(path: str | Path) -> tuple[Config, Path]:

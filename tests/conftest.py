@@ -87,3 +87,13 @@ def cli():
 def fast_config_factory():
     """:func:`write_fast_demo_config` as a fixture."""
     return write_fast_demo_config
+
+
+def pytest_addoption(parser):
+    """``--update-snapshots``: rewrite the HTML snapshots of ``tests/snapshots`` instead of comparing.
+
+    Declared here, at the tests' root, so the option exists however pytest is started
+    (``pytest tests/snapshots`` or the whole suite). ``REPORTGEN_UPDATE_SNAPSHOTS=1`` does the same.
+    """
+    parser.addoption("--update-snapshots", action="store_true", default=False,
+                     help="rewrite tests/snapshots/html/*.html from the current templates instead of comparing")

@@ -1,0 +1,129 @@
+"""Config documents a scheduled job may receive: every problem is a one-line ConfigError (issue 18).
+
+Duplicate keys, non-finite numbers, negative seeds and deep nesting used to be accepted
+silently or end in an internal error; a typo'd top-level key hid its own suggestion behind
+"models: required key is missing (and 1 more problem)".
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from reportgen.config import MAX_DEPTH, Config, parse_config
+from reportgen.errors import ConfigError
+
+BASE = "label: y\nmodels:\n  - {name: a, file: a.csv, score: s}\n"
+
+
+def _error(text: str) -> str:
+    with pytest.raises(ConfigError) as info:
+        parse_config(text, "q.yaml")
+    msg = str(info.value)
+    assert "\n" not in msg
+    return msg
+
+
+def test_duplicate_key_is_refused_with_both_lines() -> None:
+    msg = _error("title: first\n" + BASE + "title: second\n")
+    assert msg.startswith("q.yaml:5: duplicate key 'title' (first given at line 1)")
+
+
+def test_duplicate_nested_key_is_refused() -> None:
+    msg = _error(BASE + "costs:\n  fn: 5\n  fn: 1\n")
+    assert "q.yaml:6: duplicate key 'fn'" in msg
+
+
+@pytest.mark.parametrize(("extra", "key"), [
+    ("threshold: .nan", "threshold"),
+    ("beta: .inf", "beta"),
+    ("costs: {fn: .inf, fp: 1}", "costs.fn"),
+    ("confidence_level: .nan", "confidence_level"),
+    ("prevalences: [.nan]", "prevalences[0]"),
+    ("costs: [[0, 1], [.inf, 0]]", "costs"),
+    ("constraints: [{maximize: precision, where: recall, at_least: .nan}]", "constraints[0].at_least"),
+])
+def test_non_finite_numbers_are_refused(extra: str, key: str) -> None:
+    msg = _error(BASE + extra + "\n")
+    assert key in msg and ("finite" in msg or "nan" in msg.lower()), msg
+
+
+def test_non_finite_model_threshold_is_refused() -> None:
+    msg = _error("label: y\nmodels:\n  - {name: a, file: a.csv, score: s, threshold: -.inf}\n")
+    assert "models[0].threshold" in msg and "finite" in msg
+
+
+def test_negative_bootstrap_seed_is_a_config_error() -> None:
+    msg = _error(BASE + "bootstrap: {seed: -1}\n")
+    assert "bootstrap.seed" in msg and "greater than or equal to 0" in msg
+
+
+def test_typo_in_top_level_key_shows_its_suggestion_first() -> None:
+    msg = _error("label: y\nmodles:\n  - {name: a, file: a.csv, score: s}\n")
+    assert msg.startswith("q.yaml:2: modles: unknown key; did you mean 'models'?")
+    assert "models: required key is missing" in msg  # every problem is listed, after the cause
+
+
+def test_many_problems_are_capped_on_one_line() -> None:
+    text = BASE + "".join(f"unknown_{i}: 1\n" for i in range(9))
+    msg = _error(text)
+    assert msg.count("unknown key") == 5 and msg.endswith("(and 4 more problems)")
+
+
+@pytest.mark.parametrize("depth", [MAX_DEPTH + 1, 2000])
+def test_deep_nesting_is_a_config_error(depth: int) -> None:
+    msg = _error("title: " + "[" * depth + "]" * depth + "\n" + BASE)
+    assert "nests too deeply" in msg
+
+
+def test_valid_config_still_parses() -> None:
+    cfg = parse_config(BASE + "threshold: 0.3\nbootstrap: {seed: 0}\n", "q.yaml")
+    assert isinstance(cfg, Config) and cfg.threshold == 0.3 and cfg.bootstrap.seed == 0
+
+
+# --- fuzz: any document gives a Config or a one-line ConfigError, never another exception ---------
+
+_scalars = st.one_of(
+    st.none(), st.booleans(), st.integers(-10**20, 10**20), st.text(max_size=8),
+    st.floats(allow_nan=True, allow_infinity=True),
+)
+_keys = st.sampled_from(["title", "label", "threshold", "beta", "costs", "models", "bootstrap", "seed",
+                         "fn", "fp", "name", "file", "score", "prevalences", "confidence_level", "modles", "x"])
+_docs = st.recursive(_scalars, lambda inner: st.one_of(st.lists(inner, max_size=4),
+                                                       st.dictionaries(_keys, inner, max_size=5)), max_leaves=25)
+
+
+def _dump(doc: object) -> str:
+    return yaml.safe_dump(doc, allow_unicode=True)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_docs, st.booleans(), st.integers(0, 60))
+def test_fuzzed_documents_give_a_config_or_one_line_error(doc: object, duplicate: bool, nest: int) -> None:
+    text = _dump({"label": "y", "models": [{"name": "a", "file": "a.csv", "score": "s"}], "extra": doc})
+    if duplicate:
+        text += "label: z\n"
+    if nest:
+        text += "deep: " + "[" * nest + "]" * nest + "\n"
+    try:
+        parse_config(text, "f.yaml")
+    except ConfigError as exc:
+        assert "\n" not in str(exc) and str(exc).startswith("f.yaml")
+    else:  # pragma: no cover - 'extra' is never a valid key
+        raise AssertionError("an unknown key was accepted")
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.floats(allow_nan=True, allow_infinity=True))
+def test_fuzzed_thresholds_are_finite_or_refused(x: float) -> None:
+    text = BASE + f"threshold: {yaml.safe_dump(x).splitlines()[0]}\n"
+    try:
+        cfg = parse_config(text, "f.yaml")
+    except ConfigError:
+        assert not math.isfinite(x)
+    else:
+        assert math.isfinite(cfg.threshold)
