@@ -23,8 +23,10 @@ ignores (dot names) and the next run into ``X`` removes, by exact name, under th
 
 **Fallback** (no ``renameat2``, or the filesystem refuses the exchange): ``rename(X, old)`` then
 ``rename(tmp, X)`` (the commit point), then remove ``old``. Between the two renames ``X`` is
-absent and the complete old set is ``P/.reportgen-old.X.*``; the next run into ``X`` renames
-it back before anything else (and a failed second rename is undone at once).
+absent and the complete old set is ``P/.reportgen-old.X.*``; the next run into ``X`` finds
+``X`` absent and renames it back before anything else (a failed second rename is undone at
+once). A kill after the second rename leaves ``X`` complete and new, and the aside directory
+is removed as a stray.
 
 **Why the clean-up is safe.** Scratch entries are only created and only removed by a run that
 holds the target's lock, and only those whose name carries the target's exact name (``a`` never
@@ -33,8 +35,8 @@ filling; what it finds was left by a dead one. The lock file itself is unlinked 
 before release; a run that locked the unlinked file notices (inode check) and locks again.
 
 **Signals.** :func:`on_signal` is the handler the CLI installs for SIGTERM and SIGINT: it raises
-:class:`Interrupted`, which unwinds through the ``finally`` blocks here (removing ``tmp``,
-releasing the lock). During the swap and the clean-up the signal is held back and raised right
+:class:`Interrupted`, which unwinds through the clean-up here (removing ``tmp``, releasing
+the lock). During the swap and the clean-up the signal is held back and raised right
 after, so a signal never leaves a half-done swap or a stray directory.
 
 The directory belongs to reportgen: the new set replaces the previous one *as a whole* (a
