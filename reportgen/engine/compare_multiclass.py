@@ -26,7 +26,18 @@ from reportgen.engine import binary as B
 from reportgen.engine import class_tables as CT
 from reportgen.engine import multiclass as MC
 from reportgen.engine import stats
-from reportgen.engine.compare import Progress, Settings, _bootstrap_p, _interval, _relative, relative_error_reduction, verdict
+from reportgen.engine.compare import (
+    ROW_BOOTSTRAP,
+    Progress,
+    Settings,
+    _bootstrap_p,
+    _interval,
+    _relative,
+    capability_note,
+    relative_error_reduction,
+    verdict,
+)
+from reportgen.engine.evidence import MulticlassEvidence, MulticlassModelEvidence
 from reportgen.results import (
     Comparison,
     ComparisonTests,
@@ -103,17 +114,6 @@ def _round(a: np.ndarray) -> np.ndarray:
     return np.round(a, 6)
 
 
-def _class_curves(inp: MulticlassInput, labels: Sequence[str]) -> MulticlassCurves | None:
-    """Per-class one-vs-rest ROC and PR curves and the micro-averaged ROC, decimated."""
-    if inp.proba is None:
-        return None
-    rocs = MC.per_class_roc(inp.y_idx, inp.proba, labels, inp.weights)
-    w = np.ones(inp.y_idx.shape[0]) if inp.weights is None else inp.weights
-    support = np.bincount(inp.y_idx, weights=w, minlength=len(labels))
-    micro = MC.micro_roc_curve(inp.y_idx, inp.proba, len(labels), inp.weights)
-    return curves_of(rocs, micro, support, float(w.sum()), labels)
-
-
 def curves_of(rocs: Sequence[MC.ClassRocCurve], micro: MC.ClassRocCurve, support: np.ndarray, total: float,
               labels: Sequence[str]) -> MulticlassCurves:
     """Decimated curves for the report from full per-class and micro ROC curves."""
@@ -134,14 +134,6 @@ def curves_of(rocs: Sequence[MC.ClassRocCurve], micro: MC.ClassRocCurve, support
         pr[labels[c]] = CurveData(_round(rec[sel_pr]), _round(prec[sel_pr]), curve.thresholds[sel_pr])
     sel = B.decimate(micro.fpr, micro.tpr, CURVE_POINTS, keep=B.upper_hull(micro.fpr, micro.tpr))
     return MulticlassCurves(roc, pr, CurveData(_round(micro.fpr[sel]), _round(micro.tpr[sel]), None))
-
-
-def _model_result(inp: MulticlassInput, labels: Sequence[str], s: Settings, costs: np.ndarray | None,
-                  ci: dict[str, list[float]], ci_method: dict[str, str]) -> ModelResult:
-    mm = _evaluate(inp, labels, s, costs, inp.weights)
-    weighted = inp.weights is not None and not np.all(inp.weights == 1)
-    return result_of(inp.name, inp.file, mm, labels, weighted=weighted, has_proba=inp.proba is not None,
-                     from_column=inp.pred_idx is not None, curves=_class_curves(inp, labels), ci=ci, ci_method=ci_method)
 
 
 def result_of(name: str, file: str, mm: MC.MulticlassMetrics, labels: Sequence[str], *, weighted: bool,
@@ -214,58 +206,11 @@ def _bootstrap(inputs: Sequence[MulticlassInput], labels: Sequence[str], s: Sett
 _PROBA_METRICS = ("roc_auc_ovr_micro", "roc_auc_ovr_macro", "roc_auc_ovr_weighted", "roc_auc_ovo_macro", "log_loss")
 
 
-def compare_multiclass(
-    inputs: Sequence[MulticlassInput],
-    labels: Sequence[str],
-    settings: Settings,
-    costs: np.ndarray | None = None,
-    progress: Progress | None = None,
-) -> tuple[dict[str, ModelResult], list[Comparison]]:
-    """Every model's multiclass results and every comparison with the baseline.
-
-    Args:
-        inputs: the models, rows aligned (same truth, same order) when ``settings.paired``.
-        labels: the k class labels (text), in index order.
-        settings: shared run settings (β, baseline, primary metric, level, bootstrap).
-        costs: shape (k, k) cost matrix (row = true, column = predicted) or None.
-    """
-    s = settings
-    boot, with_auc = _bootstrap(inputs, labels, s, costs, progress) if s.paired else (None, False)
-    names = [i.name for i in inputs]
-    skipped_auc = boot is not None and not with_auc
-
-    models: dict[str, ModelResult] = {}
-    for j, inp in enumerate(inputs):
-        ci: dict[str, list[float]] = {}
-        method: dict[str, str] = {}
-        if boot is not None:
-            for k, name in enumerate(METRICS):
-                if name == "baseline_accuracy":
-                    continue
-                iv = _interval(boot[:, j, k], s.level)
-                if iv is not None:
-                    ci[name] = iv
-                    method[name] = "bootstrap"
-        models[inp.name] = _model_result(inp, labels, s, costs, ci, method)
-
-    base_name = s.baseline or names[0]
-    base = inputs[names.index(base_name)]
-
-    def mcnemar_of(j: int) -> tuple[stats.McNemarResult | None, list[str]]:
-        inp = inputs[j]
-        if not s.paired:
-            return None, []
-        if not (inp.weights is None or np.all(inp.weights == np.round(inp.weights))):
-            return None, ["McNemar's test needs integer (frequency) weights; not computed."]
-        return stats.mcnemar(_predicted(inp) == inp.y_idx, _predicted(base) == base.y_idx, weights=inp.weights), []
-
-    return models, comparisons_of(names, models, s, boot, skipped_auc, mcnemar_of)
-
-
 def comparisons_of(names: Sequence[str], models: dict[str, ModelResult], s: Settings, boot: np.ndarray | None,
-                   skipped_auc: bool, mcnemar_of, extra_notes: Sequence[str] = ()) -> list[Comparison]:
+                   skipped_auc: bool, mcnemar_of, capabilities: dict[str, str]) -> list[Comparison]:
     """Every comparison with the baseline: deltas, bootstrap intervals (when ``boot`` is given),
-    McNemar's test (``mcnemar_of(j)`` → (result or None, notes)), Holm adjustment, verdict."""
+    McNemar's test (``mcnemar_of(j)`` → (result or None, capability codes)), Holm adjustment,
+    verdict; ``capabilities``: what every comparison lacks, with reason codes."""
     midx = {m: k for k, m in enumerate(METRICS)}
     base_name = s.baseline or names[0]
     b = names.index(base_name)
@@ -279,26 +224,29 @@ def comparisons_of(names: Sequence[str], models: dict[str, ModelResult], s: Sett
         rel = {k: _relative(mm[k], bm[k]) for k in METRICS}
         rer = {k: relative_error_reduction(bm[k], mm[k]) for k in MAX_ONE}
         ci: dict[str, list[float]] = {}
-        notes: list[str] = list(extra_notes)
+        method: dict[str, str] = {}
+        caps = dict(capabilities)
+        notes: list[str] = []
         if boot is not None:
             for k, name in enumerate(METRICS):
                 if name == "baseline_accuracy":
                     continue
                 iv = _interval(boot[:, j, k] - boot[:, b, k], s.level)
                 if iv is not None:
-                    ci[name] = iv
+                    ci[name], method[name] = iv, ROW_BOOTSTRAP
             if skipped_auc:
                 notes.append(f"AUCs are not bootstrapped above {BOOTSTRAP_AUC_MAX_CELLS:,} rows × classes; no interval for them.")
         mcn, why = mcnemar_of(j)
-        notes.extend(why)
+        caps.update(why)
         raw_mcnemar.append(None if mcn is None else mcn.p_value)
-        pending.append((model, delta, rel, rer, ci, notes, mcn, j))
+        pending.append((model, delta, rel, rer, ci, method, caps, notes, mcn, j))
 
     holm = stats.holm(raw_mcnemar)
     several = len(pending) > 1
     comparisons: list[Comparison] = []
     pm = s.primary_metric
-    for (name, delta, rel, rer, ci, notes, mcn, j), hm in zip(pending, holm):
+    for (name, delta, rel, rer, ci, method, caps, notes, mcn, j), hm in zip(pending, holm):
+        notes = [_note(what, why) for what, why in caps.items()] + notes
         mc = None
         if mcn is not None:
             mc = McNemarSummary(mcn.statistic, mcn.p_value, hm if several else None, mcn.method,
@@ -314,30 +262,22 @@ def comparisons_of(names: Sequence[str], models: dict[str, ModelResult], s: Sett
             model=name, baseline=base_name, delta=delta, relative_delta=rel,
             relative_error_reduction=rer["accuracy"], relative_error_reductions=rer, ci=ci,
             tests=ComparisonTests(None, mc, notes), verdict=text, primary_metric=pm,
+            ci_method=method, capabilities=caps,
         ))
     return comparisons
 
 
-#: Why streamed multiclass comparisons have no intervals (the report's notes; cf. compare_tables.NO_BOOTSTRAP).
-NO_BOOTSTRAP = ("Bootstrap intervals need the rows; with streamed inputs the multiclass metrics and their "
-                "deltas are exact but have no intervals.")
+def _note(what: str, why: str) -> str:
+    """The sentence of a multiclass capability code (the binary ones: :func:`capability_note`)."""
+    return NO_BOOTSTRAP if what == "bootstrap" else capability_note(what, why)
 
 
-@dataclass(frozen=True, slots=True)
-class MulticlassCounts:
-    """One model reduced to counts (streamed inputs): what :func:`MC.multiclass_from_counts` needs.
+#: Why a multiclass comparison has no intervals (capability ``bootstrap``: ``needs_rows``).
+NO_BOOTSTRAP = ("Bootstrap intervals of multiclass metrics need the rows; the evidence holds counts only, so the "
+                "metrics and their deltas are exact but have no intervals.")
 
-    ``confusion`` (k, k) rows = true class; ``tables`` the class tables of the scores, or None
-    without scores; ``predicted_from_column``: False when predictions are the argmax of the scores.
-    """
-
-    name: str
-    file: str
-    confusion: np.ndarray
-    n_rows: int
-    tables: CT.ClassTables | None
-    weighted: bool
-    predicted_from_column: bool
+#: One model reduced to counts (the evidence type; the name the streamed loaders use).
+MulticlassCounts = MulticlassModelEvidence
 
 
 def _table_curves(t: CT.ClassTables, labels: Sequence[str]) -> MulticlassCurves:
@@ -348,47 +288,52 @@ def _table_curves(t: CT.ClassTables, labels: Sequence[str]) -> MulticlassCurves:
     return curves_of(rocs, micro, support, float(support.sum()), labels)
 
 
-def compare_counts(
-    inputs: Sequence[MulticlassCounts],
-    labels: Sequence[str],
-    settings: Settings,
-    costs: np.ndarray | None = None,
-    mcnemar: dict[str, np.ndarray] | None = None,
-    paired_note: str | None = None,
-) -> tuple[dict[str, ModelResult], list[Comparison]]:
-    """Every model's results and every comparison from counts (``engine: stream``).
+def compare_multiclass_evidence(ev: MulticlassEvidence, s: Settings, progress: Progress | None = None
+                                ) -> tuple[dict[str, ModelResult], list[Comparison]]:
+    """Every model's results and every comparison with the baseline, from multiclass evidence.
 
-    The metrics are those of the in-memory engine (the same functions of the same counts).
-    No bootstrap (it needs the rows; :data:`NO_BOOTSTRAP` says so in every comparison).
-    ``mcnemar``: per non-baseline model, the 2×2 counts [baseline correct?][model correct?]
-    (index 0 = correct) over aligned rows, or None with ``paired_note`` saying why.
+    The metrics, per-class tables and curves come from the confusion counts and class tables
+    (:func:`MC.multiclass_from_counts`: the same functions of the same counts in every engine).
+    Intervals: the paired stratified bootstrap of the rows when the evidence keeps them (each
+    resample re-evaluated exactly with the multiplicities as weights, O(rows) per resample);
+    without rows, none (capability ``bootstrap``: ``needs_rows``). McNemar's test from the
+    agreement counts at each model's predictions.
     """
-    s = settings
+    labels = list(ev.classes)
+    costs = None if s.cost_matrix is None else np.asarray(s.cost_matrix, dtype=np.float64)
+    boot, with_auc = None, False
+    if ev.rows is not None and s.resamples > 0:
+        r = ev.rows
+        inputs = [MulticlassInput(m.name, m.file, r.y_idx, pi, pr, r.weights)
+                  for m, pi, pr in zip(ev.models, r.pred_idx, r.proba)]
+        boot, with_auc = _bootstrap(inputs, labels, s, costs, progress)
     models: dict[str, ModelResult] = {}
-    for inp in inputs:
-        notes = {} if inp.predicted_from_column else {
+    for j, m in enumerate(ev.models):
+        notes = {} if m.predicted_from_column else {
             "predictions": "threshold metrics use the argmax of proba (ties to the lowest class index)"}
-        mm = MC.multiclass_from_counts(inp.confusion, labels, inp.n_rows, inp.tables, beta=s.beta, costs=costs, notes=notes)
-        curves = None if inp.tables is None else _table_curves(inp.tables, labels)
-        models[inp.name] = result_of(inp.name, inp.file, mm, labels, weighted=inp.weighted, has_proba=inp.tables is not None,
-                                     from_column=inp.predicted_from_column, curves=curves, ci={}, ci_method={})
-    names = [i.name for i in inputs]
+        mm = MC.multiclass_from_counts(m.confusion, labels, m.n_rows, m.tables, beta=s.beta, costs=costs, notes=notes)
+        curves = None if m.tables is None else _table_curves(m.tables, labels)
+        ci: dict[str, list[float]] = {}
+        method: dict[str, str] = {}
+        if boot is not None:
+            for q, name in enumerate(METRICS):
+                if name != "baseline_accuracy" and (iv := _interval(boot[:, j, q], s.level)) is not None:
+                    ci[name], method[name] = iv, ROW_BOOTSTRAP
+        models[m.name] = result_of(m.name, m.file, mm, labels, weighted=m.weighted, has_proba=m.tables is not None,
+                                   from_column=m.predicted_from_column, curves=curves, ci=ci, ci_method=method)
+    names = ev.names
+    base = names.index(s.baseline or names[0])
+    caps = {} if boot is not None or s.resamples <= 0 else {"bootstrap": "needs_rows"}
 
-    def mcnemar_of(j: int) -> tuple[stats.McNemarResult | None, list[str]]:
-        if mcnemar is None:
-            return None, [paired_note] if paired_note else []
-        t = mcnemar[names[j]]  # [baseline][model]; stats.mcnemar's a = the model, b = the baseline
-        w = np.array([t[0, 0], t[1, 0], t[0, 1], t[1, 1]])
-        return stats.mcnemar(np.array([1, 1, 0, 0]), np.array([1, 0, 1, 0]), weights=w), []
+    def mcnemar_of(j: int) -> tuple[stats.McNemarResult | None, dict[str, str]]:
+        agree = ev.pairing.agreement(j, base)
+        if agree is not None:
+            return stats.mcnemar(np.array([1, 1, 0, 0]), np.array([1, 0, 1, 0]), weights=agree.ravel()), {}
+        if ev.pairing.status == "unpaired":
+            return None, {"mcnemar": ev.pairing.reason}
+        return None, {"mcnemar": "non_integer_weights"}
 
-    return models, comparisons_of(names, models, s, None, False, mcnemar_of, extra_notes=(NO_BOOTSTRAP,))
-
-
-def _predicted(inp: MulticlassInput) -> np.ndarray:
-    """Predicted class index per row: the prediction column, else the argmax of the scores."""
-    if inp.pred_idx is not None:
-        return inp.pred_idx
-    return MC.argmax_predictions(inp.proba)  # type: ignore[arg-type]
+    return models, comparisons_of(names, models, s, boot, boot is not None and not with_auc, mcnemar_of, caps)
 
 
-__all__ = ["MulticlassCounts", "MulticlassInput", "NO_BOOTSTRAP", "compare_counts", "compare_multiclass", "METRICS", "BETTER", "MAX_ONE", "PER_CLASS_FIELDS"]
+__all__ = ["MulticlassCounts", "MulticlassInput", "NO_BOOTSTRAP", "compare_multiclass_evidence", "METRICS", "BETTER", "MAX_ONE", "PER_CLASS_FIELDS"]

@@ -24,7 +24,9 @@ import numpy as np
 import pytest
 from scipy import stats as sps
 
-from reportgen.engine.compare import ModelInput, Settings, compare
+from reportgen.engine.compare import Settings
+from reportgen.reduce import ModelRows as ModelInput
+from reportgen.reduce import compare_rows
 from reportgen.engine.stats import (
     DELONG_WEIGHTS_MESSAGE,
     SMALL_CLASS,
@@ -60,11 +62,13 @@ def brute_delong(scores: list[np.ndarray], y: np.ndarray):
 
 
 def run(inputs, **settings):
-    """compare() with Python warnings turned into errors (no RuntimeWarning, no division by 0)."""
+    """compare_rows() with Python warnings turned into errors (no RuntimeWarning, no division by 0)."""
     settings.setdefault("resamples", 0)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        return compare(inputs, Settings(**settings))
+        threshold = settings.pop("threshold", 0.5)
+        aligned = settings.pop("paired", True)
+        return compare_rows(inputs, Settings(**settings), threshold, aligned=aligned)
 
 
 def numbers(obj):
@@ -282,7 +286,7 @@ def test_compare_with_fractional_weights_says_which_tests_were_skipped():
     assert "DeLong" in notes and "unweighted" in notes
     assert "McNemar" in notes and "integer" in notes
     for m in models.values():  # intervals still reported, honestly labelled
-        assert m.weighted and m.ci_method["roc_auc"] == "bootstrap" and m.ci_method["gini"] == "bootstrap"
+        assert m.weighted and m.ci_method["roc_auc"] == m.ci_method["gini"] == "bootstrap of rows"
     assert "gini" in c.ci and "bootstrap" in c.verdict
     assert all(cell.p_value is None for cell in cells)
     assert_no_nan(models, comps, cells)
