@@ -1,12 +1,21 @@
-"""Models × metrics × comparisons → one frozen :class:`ComparisonResult` (binary tasks).
+"""Evidence + analysis settings → models, comparisons and the pairwise matrix (one driver).
 
-Per model: one score table (one sort), from which every metric, curve, optimum and prevalence
-scenario is derived; DeLong intervals for AUC and Gini; stratified bootstrap intervals for
-every other metric, resampling multiplicities over the already-grouped rows (no re-sort,
-no table per resample: :mod:`~reportgen.engine.resample`).
-Per comparison with the baseline: deltas, relative deltas, relative error reduction, the
-paired DeLong test of ΔAUC (= ΔGini / 2), McNemar's test at the decision threshold,
-bootstrap intervals of every delta, Holm-adjusted p-values and a verdict in words.
+:func:`compare_evidence` takes the evidence every engine returns
+(:mod:`reportgen.engine.evidence`) and chooses each method by what the evidence holds, never
+by which engine made it:
+
+* per model (binary): every metric, curve, optimum and prevalence scenario from its score
+  table; DeLong intervals of AUC and Gini from the table; bootstrap intervals drawn on the
+  table's cells (:func:`~reportgen.engine.resample.table_bootstrap_metrics`, the distribution
+  of the stratified row bootstrap at O(cells) per resample);
+* per comparison with the baseline: deltas, relative deltas and error reductions; DeLong's
+  paired test from the covariance of aligned rows, else the unpaired test (Welch's t, pROC);
+  McNemar's test from the agreement counts; paired bootstrap intervals of threshold-metric
+  differences from the decision-pattern counts; what needs the rows (ranking-metric
+  differences, weighted models) from the kept rows, or a capability code saying it is missing;
+  Holm-adjusted p-values and a verdict.
+
+Multiclass evidence goes to :func:`reportgen.engine.compare_multiclass.compare_multiclass_evidence`.
 """
 
 from __future__ import annotations

@@ -1,18 +1,16 @@
-"""Multiclass models × metrics × comparisons → model results and comparisons (``task: multiclass``).
+"""Multiclass evidence → model results and comparisons (``task: multiclass``, every engine).
 
-Per model: every metric of :func:`reportgen.engine.multiclass.compute_multiclass` (one
-``bincount`` for the confusion matrix, one sort per probability column for the AUCs), the
-per-class one-vs-rest table, the confusion matrix, and decimated per-class ROC / PR curves.
-Intervals come from the stratified paired bootstrap: the same row multiplicities for every
-model (stratified by the true class), each resample re-evaluated by the same engine with the
-multiplicities as weights, so a resample's metrics are exact, not approximated. Above
-:data:`BOOTSTRAP_AUC_MAX_CELLS` rows × classes the AUCs are left out of the resamples (each
-would need k sorts) and say so.
+Per model: every metric of :func:`reportgen.engine.multiclass.multiclass_from_counts` from its
+confusion counts and class tables (the same counts in every engine, so the same numbers), the
+per-class one-vs-rest table, the confusion matrix and decimated per-class ROC / PR curves.
+Intervals need the rows: when the evidence keeps them (memory engine), the stratified paired
+bootstrap re-evaluates each resample with the multiplicities as weights (above
+:data:`BOOTSTRAP_AUC_MAX_CELLS` rows × classes without the AUCs, stated); otherwise none, and
+each comparison carries the capability ``bootstrap: needs_rows``.
 
-Per comparison with the baseline: deltas, relative deltas and relative error reductions of
-every metric, bootstrap intervals of the deltas, McNemar's test on correct / incorrect
-predictions (the 2×2 table of agreements), Holm-adjusted p-values when several models are
-compared, and a verdict in words on the primary metric (bootstrap p-value).
+Per comparison with the baseline: deltas, relative deltas and relative error reductions,
+bootstrap intervals of the deltas when the rows are kept, McNemar's test from the agreement
+counts, Holm-adjusted p-values, and a verdict on the primary metric (bootstrap p-value).
 """
 
 from __future__ import annotations
