@@ -291,57 +291,11 @@ DELONG_MIN_ROWS = 2
 #: Metrics whose paired differences need the rows resampled together (no pattern counts give them).
 ROW_ONLY_METRICS: tuple[str, ...] = tuple(k for k in B.RANKING_METRICS if k not in DELONG_METRICS)
 
-#: Why paired statistics are missing, by :data:`~reportgen.engine.evidence.PairingReason`.
-PAIRING_TEXT = {
-    "separate_files": "the models' rows are in separate files or datasets that cannot be lined up row by row",
-    "rows_dropped": "rows were dropped, so the models' rows no longer line up",
-    "weighted": "the rows are weighted",
-    "labels_differ": "the models' labels differ row by row",
-    "not_counted": "the models' rows were not counted together",
-}
-
 #: Interval methods (``ci_method``), one wording for every engine.
 DELONG, DELONG_PAIRED, DELONG_UNPAIRED = "DeLong", "DeLong (paired)", "DeLong (unpaired, Welch t)"
 TABLE_BOOTSTRAP = "bootstrap"  # stratified, drawn per cell of the model's score table
 PATTERN_BOOTSTRAP = "paired bootstrap of decision patterns"
 ROW_BOOTSTRAP = "bootstrap of rows"  # stratified over the kept rows, one draw for every model (paired)
-
-
-def capability_note(what: str, reason: str) -> str:
-    """The sentence of a capability code (``Comparison.capabilities``): what is not given and why."""
-    why = PAIRING_TEXT.get(reason, reason.replace("_", " "))
-    if what == "delong":
-        if reason == "small_class":
-            return f"DeLong's test needs at least {DELONG_MIN_ROWS} rows of each class; not computed."
-        return "DeLong's test needs unweighted rows; not computed."
-    if what == "delong_paired":
-        return (f"DeLong's test is unpaired (the two variances added, Student's t with Welch's degrees of "
-                f"freedom, as pROC): {why}.")
-    if what == "mcnemar":
-        if reason == "non_integer_weights":
-            return "McNemar's test needs integer (frequency) weights; not computed."
-        return f"McNemar's test needs the models' decisions on the same rows: {why}; not computed."
-    if what == "paired_interval.threshold_metrics":
-        return (f"Intervals of differences of threshold metrics need the models' decisions counted together on "
-                f"aligned rows: {why}; not given.")
-    if what == "paired_interval.ranking_metrics":
-        return ("Intervals of differences of KS, average precision, R-precision, defective pairs, log-loss and "
-                "Brier score need the rows resampled together; the evidence holds score tables only, so they are "
-                "not given.")
-    if what == "model_interval.bootstrap":
-        return "Bootstrap intervals of weighted models need their rows; the evidence holds score tables only."
-    raise ValueError(f"unknown capability {what!r}")
-
-
-def table_bootstrap_note(resamples: int, seed: int) -> str:
-    """How each model's bootstrap intervals were made (every engine: the same draw)."""
-    return (f"Each model's intervals (other than AUC and Gini) come from the stratified bootstrap drawn on its score "
-            f"table ({resamples:,} resamples, seed {seed}): per class, how many resampled rows fall on each distinct "
-            f"score is one multinomial draw, the distribution of resampling the rows themselves.")
-
-
-PATTERN_BOOTSTRAP_NOTE = ("Intervals of differences of threshold metrics (accuracy, F1, MCC, expected cost, …): paired "
-                          "stratified bootstrap of the models' decisions, counted per pattern of truth and decisions.")
 
 
 def joint_bootstrap(patterns: np.ndarray, k: int, s: Settings, rng: np.random.Generator) -> np.ndarray:
@@ -601,15 +555,7 @@ def _compare_binary(ev: BinaryEvidence, s: Settings, progress: Progress | None):
             p, meth, p_h = boot_p, "bootstrap", None
         else:
             p, meth, p_h = None, "no test", None
-        notes = [capability_note(what, why) for what, why in caps.items()]
-        if any(v == TABLE_BOOTSTRAP for mo in models.values() for v in mo.ci_method.values()):
-            notes.append(table_bootstrap_note(s.resamples, s.seed))
-        if PATTERN_BOOTSTRAP in method.values():
-            notes.append(PATTERN_BOOTSTRAP_NOTE)
-        notes.extend(test_notes)
-        if several:
-            notes.append(f"{len(pending)} models are compared with {base_name}; Holm-adjusted p-values control the "
-                         f"family-wise error.")
+        notes = list(test_notes)  # the tests' own caveats; what is missing is in ``caps`` (codes)
         text = verdict(name, base_name, pm, delta.get(pm), ci.get(pm), p, meth, s.level, p_h)
         comparisons.append(Comparison(name, base_name, delta, rel, rer["accuracy"], rer, ci,
                                       ComparisonTests(dl, mcs, notes), text, pm, method, caps))

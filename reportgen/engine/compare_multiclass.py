@@ -31,7 +31,6 @@ from reportgen.engine.compare import (
     _bootstrap_p,
     _interval,
     _relative,
-    capability_note,
     relative_error_reduction,
     verdict,
 )
@@ -70,7 +69,8 @@ MAX_ONE: tuple[str, ...] = tuple(k for k in METRICS if BETTER[k] == "higher")
 #: Per-class fields written under ``models.NAME.per_class.CLASS``.
 PER_CLASS_FIELDS = ("precision", "recall", "specificity", "f1", "fbeta", "support", "tp", "fp", "fn", "tn", "roc_auc")
 
-#: Largest rows × classes for which bootstrap resamples include the AUCs.
+#: Largest rows × classes for which bootstrap resamples include the AUCs (above it, capability
+#: ``bootstrap.auc``: ``too_many_cells``).
 BOOTSTRAP_AUC_MAX_CELLS = 2_000_000
 
 #: Points kept per drawn curve.
@@ -233,7 +233,7 @@ def comparisons_of(names: Sequence[str], models: dict[str, ModelResult], s: Sett
                 if iv is not None:
                     ci[name], method[name] = iv, ROW_BOOTSTRAP
             if skipped_auc:
-                notes.append(f"AUCs are not bootstrapped above {BOOTSTRAP_AUC_MAX_CELLS:,} rows × classes; no interval for them.")
+                caps["bootstrap.auc"] = "too_many_cells"
         mcn, why = mcnemar_of(j)
         caps.update(why)
         raw_mcnemar.append(None if mcn is None else mcn.p_value)
@@ -244,7 +244,6 @@ def comparisons_of(names: Sequence[str], models: dict[str, ModelResult], s: Sett
     comparisons: list[Comparison] = []
     pm = s.primary_metric
     for (name, delta, rel, rer, ci, method, caps, notes, mcn, j), hm in zip(pending, holm):
-        notes = [_note(what, why) for what, why in caps.items()] + notes
         mc = None
         if mcn is not None:
             mc = McNemarSummary(mcn.statistic, mcn.p_value, hm if several else None, mcn.method,
@@ -254,8 +253,6 @@ def comparisons_of(names: Sequence[str], models: dict[str, ModelResult], s: Sett
         else:
             p, meth = None, "no test"
         text = verdict(name, base_name, pm, delta.get(pm), ci.get(pm), p, meth, s.level, better=BETTER.get(pm))
-        if several:
-            notes.append(f"{len(pending)} models are compared with {base_name}; Holm-adjusted p-values control the family-wise error.")
         comparisons.append(Comparison(
             model=name, baseline=base_name, delta=delta, relative_delta=rel,
             relative_error_reduction=rer["accuracy"], relative_error_reductions=rer, ci=ci,
@@ -264,15 +261,6 @@ def comparisons_of(names: Sequence[str], models: dict[str, ModelResult], s: Sett
         ))
     return comparisons
 
-
-def _note(what: str, why: str) -> str:
-    """The sentence of a multiclass capability code (the binary ones: :func:`capability_note`)."""
-    return NO_BOOTSTRAP if what == "bootstrap" else capability_note(what, why)
-
-
-#: Why a multiclass comparison has no intervals (capability ``bootstrap``: ``needs_rows``).
-NO_BOOTSTRAP = ("Bootstrap intervals of multiclass metrics need the rows; the evidence holds counts only, so the "
-                "metrics and their deltas are exact but have no intervals.")
 
 #: One model reduced to counts (the evidence type; the name the streamed loaders use).
 MulticlassCounts = MulticlassModelEvidence
@@ -334,4 +322,4 @@ def compare_multiclass_evidence(ev: MulticlassEvidence, s: Settings, progress: P
     return models, comparisons_of(names, models, s, boot, boot is not None and not with_auc, mcnemar_of, caps)
 
 
-__all__ = ["MulticlassCounts", "MulticlassInput", "NO_BOOTSTRAP", "compare_multiclass_evidence", "METRICS", "BETTER", "MAX_ONE", "PER_CLASS_FIELDS"]
+__all__ = ["MulticlassCounts", "MulticlassInput", "compare_multiclass_evidence", "METRICS", "BETTER", "MAX_ONE", "PER_CLASS_FIELDS"]

@@ -27,6 +27,7 @@ from scipy import stats as sps
 from reportgen.engine.compare import Settings
 from reportgen.reduce import ModelRows as ModelInput
 from reportgen.reduce import compare_rows
+from reportgen.wording import capability_note
 from reportgen.engine.stats import (
     DELONG_WEIGHTS_MESSAGE,
     SMALL_CLASS,
@@ -282,7 +283,8 @@ def test_compare_with_fractional_weights_says_which_tests_were_skipped():
                                resamples=40, seed=1)
     c = comps[0]
     assert c.tests.delong is None and c.tests.mcnemar is None
-    notes = " ".join(c.tests.notes)
+    assert c.capabilities == {"delong": "weighted", "mcnemar": "non_integer_weights"}
+    notes = " ".join(capability_note(what, why) for what, why in c.capabilities.items())
     assert "DeLong" in notes and "unweighted" in notes
     assert "McNemar" in notes and "integer" in notes
     for m in models.values():  # intervals still reported, honestly labelled
@@ -438,7 +440,8 @@ def test_compare_with_a_single_positive_row_does_not_crash():
     s = np.linspace(1.0, 0.0, 21)
     models, comps, _ = run([ModelInput("base", "f", s, y), ModelInput("m", "f", s[::-1].copy(), y)], resamples=20)
     assert comps[0].tests.delong is None
-    assert any("DeLong" in n for n in comps[0].tests.notes)
+    assert comps[0].capabilities["delong"] == "small_class"
+    assert "at least 2 rows of each class" in capability_note("delong", "small_class")
 
 
 def test_compare_passes_on_the_tests_own_warnings():
