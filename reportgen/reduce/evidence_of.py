@@ -41,6 +41,10 @@ from reportgen.engine.evidence import (
 )
 
 
+#: Rows per chunk of the in-memory paired pass (the placement matrices are k × chunk floats).
+PAIRED_CHUNK = 1 << 20
+
+
 def _threshold(cfg: Config, name: str) -> tuple[float, str]:
     """(threshold, config key) of a model: its own threshold, else the config's."""
     for i, m in enumerate(cfg.models):
@@ -175,7 +179,9 @@ def _row_pairing(models: list[BinaryModelEvidence], codes: list[np.ndarray], y: 
         agree = agreement(correct, weights) if all(_integer(w) for w in weights) else None
         return Pairing("aligned", "aligned", None, agree, None)
     acc = S.PairedAccumulator([m.table for m in models], [m.threshold for m in models])
-    acc.add_rows(codes, correct, y)
+    for lo in range(0, y.shape[0], PAIRED_CHUNK):  # bounded memory: k × chunk placement matrices
+        part = slice(lo, lo + PAIRED_CHUNK)
+        acc.add_rows([c[part] for c in codes], [r[part] for r in correct], y[part])
     return _pairing_of(acc)
 
 
