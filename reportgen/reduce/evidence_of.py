@@ -258,7 +258,6 @@ def multiclass_evidence_of_counts(cfg: Config, data) -> MulticlassEvidence:
     else:
         b = names.index(cfg.baseline_name)
         agree = np.full((len(names), len(names), 2, 2), np.nan)
-        agree[b, b] = np.nan
         for j, name in enumerate(names):
             if name in data.mcnemar:
                 t = np.asarray(data.mcnemar[name], dtype=np.float64)  # [baseline right?][model right?]
