@@ -20,7 +20,8 @@ from pathlib import Path
 import numpy as np
 
 from reportgen import figures
-from reportgen.engine.compare import ModelInput, Settings, compare
+from reportgen.engine.compare import Settings
+from reportgen.reduce import ModelRows, compare_rows
 from reportgen.render import render_html, render_pdf, result_json
 from reportgen.results import ComparisonResult, RunInfo
 
@@ -31,9 +32,9 @@ def make_result(n: int, k: int, seed: int = 0) -> ComparisonResult:
     inputs = []
     for j in range(k):
         z = rng.normal(size=n) + (0.6 + 0.4 * j) * y
-        inputs.append(ModelInput(f"model_{j}", "bench", 1 / (1 + np.exp(-z)), y, probabilities=True))
-    s = Settings(threshold=0.5, resamples=0, prevalences=(0.05, 0.1, 0.2))
-    models, comps, pairwise = compare(inputs, s)
+        inputs.append(ModelRows(f"model_{j}", "bench", 1 / (1 + np.exp(-z)), y, probabilities=True))
+    s = Settings(resamples=0, prevalences=(0.05, 0.1, 0.2))
+    models, comps, pairwise = compare_rows(inputs, s, threshold=0.5)
     run = RunInfo(
         title=f"render benchmark, {n:,} rows", task="binary", created="2026-01-01T00:00:00Z", run_id="bench",
         reportgen_version="bench", versions={}, config={}, config_path="bench.yaml", files=[], dropped=[],

@@ -40,6 +40,7 @@ from reportgen.engine.binary import BETTER, METRICS
 from reportgen.errors import ThemeError, UserError
 from reportgen.labels import CRITERION_LABELS, LABELS
 from reportgen.results import ComparisonResult, ModelResult
+from reportgen.wording import comparison_notes, interval_kind
 
 FORMATS = ("html", "pdf", "json")
 
@@ -406,7 +407,7 @@ def build_view(result: ComparisonResult, theme: Theme = Theme()) -> dict[str, An
                 "both": fmt_count(mc.table[0][0]), "model_only": fmt_count(mc.table[0][1]),
                 "baseline_only": fmt_count(mc.table[1][0]), "neither": fmt_count(mc.table[1][1]),
             },
-            "notes": c.tests.notes,
+            "notes": comparison_notes(c, result),
             "rer_accuracy": fmt_pct(c.relative_error_reduction, 1, signed=True),
         })
 
@@ -520,7 +521,7 @@ def build_view(result: ComparisonResult, theme: Theme = Theme()) -> dict[str, An
         else ["Accuracy", "Balanced accuracy", "OvR macro AUC", "Cost per row"],
         "ranking_caption": "recommended threshold minimises the expected cost" if binary
         else "cost per row under the configured cost matrix",
-        "settings_note": _settings_note(run, binary),
+        "settings_note": _settings_note(run, binary, interval_kind(result)),
         "mcnemar_title": "McNemar at the decision threshold" if binary else "McNemar on correct / incorrect predictions",
         "classes": ", ".join(run.classes or []),
         "period": " to ".join(run.date_range) if run.date_range else "",
@@ -550,13 +551,12 @@ def build_view(result: ComparisonResult, theme: Theme = Theme()) -> dict[str, An
     }
 
 
-def _settings_note(run: Any, binary: bool) -> str:
-    """The settings behind the numbers, in one sentence under the ranking."""
+def _settings_note(run: Any, binary: bool, kind: str | None) -> str:
+    """The settings behind the numbers, in one sentence under the ranking (``kind``: how the
+    bootstrap intervals were actually drawn, :func:`reportgen.wording.interval_kind`)."""
     level = f"{run.confidence_level * 100:g} %"
-    streamed = (run.config or {}).get("engine", "memory") != "memory"
-    kind = "stratified bootstrap drawn on each model's score table" if streamed else "stratified bootstrap"
-    boot = (f"{kind} with {fmt_count(run.bootstrap_resamples)} resamples, seed {run.bootstrap_seed}"
-            if run.bootstrap_resamples else "no bootstrap (resamples: 0)")
+    boot = (f"{kind or 'stratified bootstrap'} with {fmt_count(run.bootstrap_resamples)} resamples, seed "
+            f"{run.bootstrap_seed}" if run.bootstrap_resamples else "no bootstrap (resamples: 0)")
     if binary:
         costs = ", ".join(f"{k.upper()} {v:g}" for k, v in run.costs.items() if isinstance(v, (int, float)))
         return (f"Decision rules as in the table of models above (default threshold {run.threshold:g}); "
@@ -564,8 +564,9 @@ def _settings_note(run: Any, binary: bool) -> str:
                 f"{boot} for the rest).")
     matrix = run.costs.get("matrix") if isinstance(run.costs, dict) else None
     costs = "the cost matrix in the appendix (rows: true class, columns: predicted)" if matrix else "no cost matrix"
-    intervals = ("no intervals (streamed inputs are not bootstrapped for multiclass metrics)" if streamed else
-                 f"intervals at {level} ({boot}, paired across models and resampled within each true class)")
+    intervals = (f"intervals at {level} ({boot}, paired across models and resampled within each true class)"
+                 if kind or not run.bootstrap_resamples else
+                 "no intervals (without the rows multiclass metrics are not bootstrapped)")
     return (f"Predicted classes as in the table of models above; F-beta with β = {run.beta:g}; {costs}; "
             f"{intervals}.")
 

@@ -189,6 +189,11 @@ class Comparison:
     tests: ComparisonTests
     verdict: str
     primary_metric: str = "gini"
+    #: how each interval of ``ci`` was made (e.g. "DeLong (paired)", "bootstrap of decision patterns")
+    ci_method: dict[str, str] = field(default_factory=dict)
+    #: what the evidence could not give, each with a reason code (e.g. "paired_interval.ks":
+    #: "needs_rows"); the same codes from every engine for the same evidence
+    capabilities: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)

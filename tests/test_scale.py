@@ -17,6 +17,7 @@ import pytest
 
 from reportgen.config import load_config
 from reportgen.pipeline import analyse
+from reportgen.wording import comparison_notes
 
 N = 60_000
 
@@ -215,7 +216,7 @@ def test_stream_bootstraps_each_model_from_its_table(lake, tmp_path, cli):
             w_s, w_m = hi - lo, mm.ci[metric][1] - mm.ci[metric][0]
             assert w_s == pytest.approx(w_m, rel=0.2), (name, metric)
         assert ms.ci_method["roc_auc"] == "DeLong"
-    notes = " ".join(st.comparisons[0].tests.notes)
+    notes = " ".join(comparison_notes(st.comparisons[0], st))
     assert "stratified bootstrap drawn on its score table" in notes and "400 resamples, seed 5" in notes
     assert "paired stratified bootstrap of the models' decisions" in notes
     # differences of threshold metrics: the paired bootstrap of the decisions, as wide as in memory

@@ -18,9 +18,9 @@ import pyarrow.parquet as pq
 import pytest
 
 from reportgen.config import load_config
-from reportgen.engine.compare_multiclass import NO_BOOTSTRAP
 from reportgen.errors import InputError
 from reportgen.pipeline import analyse
+from reportgen.wording import NO_BOOTSTRAP, comparison_notes
 
 N = 12_000
 CLASSES = ["current", "early", "late", "default"]
@@ -89,7 +89,9 @@ def _assert_same(mem, st):
         assert cx.model == cy.model and cx.delta == cy.delta
         assert cx.tests.mcnemar.table == cy.tests.mcnemar.table
         assert cx.tests.mcnemar.p_value == cy.tests.mcnemar.p_value
-        assert NO_BOOTSTRAP in cy.tests.notes
+        # no resamples asked for: no interval and nothing missing, in every engine
+        assert not cx.ci and not cy.ci and cy.capabilities == cx.capabilities
+        assert NO_BOOTSTRAP not in comparison_notes(cy, st)
 
 
 @pytest.mark.parametrize("file", ["ds", "all.csv"])
@@ -234,7 +236,8 @@ def test_dask_multiclass_models_in_two_datasets(lake, tmp_path, scheduler):
     for name in ("gbm", "rules"):
         assert dk.models[name].metrics == one.models[name].metrics
         assert dk.models[name].confusion_matrix == one.models[name].confusion_matrix
-    assert any("in one dataset" in n for n in dk.comparisons[0].tests.notes)
+    assert dk.comparisons[0].capabilities == {"mcnemar": "separate_files"}
+    assert any("separate files or datasets" in n for n in comparison_notes(dk.comparisons[0], dk))
 
 
 def test_dask_multiclass_errors_name_the_part_and_row(lake, tmp_path, scheduler):

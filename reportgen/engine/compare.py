@@ -1,25 +1,37 @@
-"""Models × metrics × comparisons → one frozen :class:`ComparisonResult` (binary tasks).
+"""Evidence + analysis settings → models, comparisons and the pairwise matrix (one driver).
 
-Per model: one score table (one sort), from which every metric, curve, optimum and prevalence
-scenario is derived; DeLong intervals for AUC and Gini; stratified bootstrap intervals for
-every other metric, resampling multiplicities over the already-grouped rows (no re-sort,
-no table per resample: :mod:`~reportgen.engine.resample`).
-Per comparison with the baseline: deltas, relative deltas, relative error reduction, the
-paired DeLong test of ΔAUC (= ΔGini / 2), McNemar's test at the decision threshold,
-bootstrap intervals of every delta, Holm-adjusted p-values and a verdict in words.
+:func:`compare_evidence` takes the evidence every engine returns
+(:mod:`reportgen.engine.evidence`) and chooses each method by what the evidence holds, never
+by which engine made it:
+
+* per model (binary): every metric, curve, optimum and prevalence scenario from its score
+  table; DeLong intervals of AUC and Gini from the table; bootstrap intervals drawn on the
+  table's cells (:func:`~reportgen.engine.resample.table_bootstrap_metrics`, the distribution
+  of the stratified row bootstrap at O(cells) per resample);
+* per comparison with the baseline: deltas, relative deltas and error reductions; DeLong's
+  paired test from the covariance of aligned rows, else the unpaired test (Welch's t, pROC);
+  McNemar's test from the agreement counts; paired bootstrap intervals of threshold-metric
+  differences from the decision-pattern counts; what needs the rows (ranking-metric
+  differences, weighted models) from the kept rows, or a capability code saying it is missing;
+  Holm-adjusted p-values and a verdict.
+
+Multiclass evidence goes to :func:`reportgen.engine.compare_multiclass.compare_multiclass_evidence`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import math
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 import numpy as np
 
 from reportgen.engine import binary as B
 from reportgen.engine import stats
-from reportgen.engine.curve import ScoreTable, build_table, row_groups
-from reportgen.engine.resample import resample_kernel, resampled_metrics
+from reportgen.engine.curve import ScoreTable
+from reportgen.engine.evidence import BinaryEvidence, BinaryModelEvidence, MulticlassEvidence
+from reportgen.engine.resample import resample_kernel, resampled_metrics, stratified_cell_blocks, table_bootstrap_metrics
+from reportgen.engine.streaming import TableDeLong, delong_from_table, normal_interval
 from reportgen.results import (
     CalibrationData,
     Comparison,
@@ -47,22 +59,13 @@ DELONG_METRICS = ("roc_auc", "gini")
 
 
 @dataclass(frozen=True, slots=True)
-class ModelInput:
-    """One model's aligned rows."""
-
-    name: str
-    file: str
-    scores: np.ndarray
-    y: np.ndarray
-    weights: np.ndarray | None = None
-    direction: str = "higher"
-    probabilities: bool | None = None
-    threshold: float | None = None  # overrides Settings.threshold for this model
-
-
-@dataclass(frozen=True, slots=True)
 class Settings:
-    threshold: float = 0.5
+    """Analysis settings: applied to the evidence after the reduction (never shape it).
+
+    The decision thresholds, directions and binning shape the reduction and live in the
+    evidence (:mod:`reportgen.engine.evidence`), resolved once.
+    """
+
     beta: float = 1.0
     costs: B.Costs = B.Costs()
     constraints: tuple[B.Constraint, ...] = ()
@@ -72,15 +75,11 @@ class Settings:
     level: float = 0.95
     resamples: int = 500
     seed: int = 20240601
-    paired: bool = True
+    #: multiclass: (k, k) cost matrix, row = true class, column = predicted (None: no expected cost)
+    cost_matrix: tuple[tuple[float, ...], ...] | None = None
 
 
 Progress = Callable[[int, int], None]
-
-
-def _own(s: Settings, inp: ModelInput) -> Settings:
-    """The settings of one model: its own decision threshold when it has one."""
-    return s if inp.threshold is None else replace(s, threshold=inp.threshold)
 
 
 # --------------------------------------------------------------------------------------
@@ -93,8 +92,8 @@ def _for_drawing(a: np.ndarray) -> np.ndarray:
     return np.round(a, 6)
 
 
-def _curves(table: ScoreTable, s: Settings, probabilities: bool) -> Curves:
-    c = B.compute_curves(table, s.threshold, s.beta, s.costs)
+def _curves(table: ScoreTable, threshold: float, s: Settings, probabilities: bool) -> Curves:
+    c = B.compute_curves(table, threshold, s.beta, s.costs)
     tp, fp = table.cumulative()
     P, N = table.total_pos, table.total_neg
     m = P + N
@@ -139,40 +138,49 @@ def _rule(direction: str, threshold: float) -> str:
 
 
 def _model_result(
-    inp: ModelInput,
-    table: ScoreTable,
+    m: BinaryModelEvidence,
     s: Settings,
     ci: dict[str, list[float]],
     ci_method: dict[str, str],
+    smaller_class_rows: float,
     test_warnings: tuple[str, ...] = (),
 ) -> ModelResult:
-    bm = B.compute_metrics(table, s.threshold, s.beta, s.costs, inp.probabilities)
+    """One model's result from its table and decision rule (every number from the table)."""
+    table, t = m.table, m.threshold
+    bm = B.compute_metrics(table, t, s.beta, s.costs, m.probabilities)
     optima = B.optimal_thresholds(table, s.beta, s.costs, s.constraints)
     scenarios = []
     for p in s.prevalences:
         shifted = B.shift_prevalence(table, p)
-        sm = B.compute_metrics(shifted, s.threshold, s.beta, s.costs, inp.probabilities)
+        sm = B.compute_metrics(shifted, t, s.beta, s.costs, m.probabilities)
         so = B.optimal_thresholds(shifted, s.beta, s.costs, s.constraints)
         scenarios.append(
             PrevalenceScenario(p, {o.criterion: o for o in so}, {k: sm.get(k) for k in B.THRESHOLD_METRICS})
         )
     warnings = []
+    everyone = m.predicts_one_class()
+    if everyone is not None:
+        thr = table.thresholds
+        warnings.append(
+            f"threshold {t:g} lies outside the scores of model '{m.name}' ({float(thr.min()):g} to "
+            f"{float(thr.max()):g}), so every row is predicted {everyone}; check '{m.threshold_key}' "
+            f"(or the model's 'direction')"
+        )
     auc = bm.get("roc_auc")
     if auc is not None and auc < 0.5:
         warnings.append(
-            f"model '{inp.name}': AUC {auc:.3f} < 0.5 — the score may point the other way; "
+            f"model '{m.name}': AUC {auc:.3f} < 0.5 — the score may point the other way; "
             f"check 'direction' (now '{table.direction}')"
         )
-    # rows, not weight: six rows of weight 100 are still six observations
-    # (from a table without the rows, as the streamed engines give, the class totals: rows
-    # when unweighted, weight otherwise)
-    small = _smaller_class_rows(inp.y) if inp.y.shape[0] else min(table.total_pos, table.total_neg)
-    if small < stats.SMALL_CLASS:
-        warnings.append(f"model '{inp.name}': only {small:g} rows in the smaller class; intervals and tests are unreliable")
-    warnings.extend(f"model '{inp.name}': {w}" for w in test_warnings)
+    # rows, not weight: six rows of weight 100 are still six observations (from a weighted
+    # table without the rows the class totals are weights: the best the evidence holds)
+    if smaller_class_rows < stats.SMALL_CLASS:
+        warnings.append(f"model '{m.name}': only {smaller_class_rows:g} rows in the smaller class; "
+                        f"intervals and tests are unreliable")
+    warnings.extend(f"model '{m.name}': {w}" for w in test_warnings)
     return ModelResult(
-        name=inp.name,
-        file=inp.file,
+        name=m.name,
+        file=m.file,
         n=table.n_rows,
         positives=table.total_pos,
         negatives=table.total_neg,
@@ -182,57 +190,18 @@ def _model_result(
         ci=ci,
         ci_method=ci_method,
         direction=table.direction,
-        threshold=s.threshold,
-        rule=_rule(table.direction, s.threshold),
+        threshold=t,
+        rule=_rule(table.direction, t),
         probabilities=bm.probabilities,
         confusion=bm.confusion,
         ks_threshold=bm.ks_threshold,
         optimal_thresholds={o.criterion: o for o in optima},
         prevalence_shift=scenarios,
-        curves=_curves(table, s, bm.probabilities),
+        curves=_curves(table, t, s, bm.probabilities),
         n_distinct_scores=table.n_distinct,
         warnings=warnings,
+        binning=m.binning,
     )
-
-
-# --------------------------------------------------------------------------------------
-# Bootstrap over all models at once (paired: one multiplicity vector for every model)
-# --------------------------------------------------------------------------------------
-
-
-def _bootstrap_metrics(
-    inputs: Sequence[ModelInput],
-    tables: Sequence[ScoreTable],
-    s: Settings,
-    progress: Progress | None,
-) -> np.ndarray | None:
-    """Array (resamples, models, metrics) of every metric on stratified bootstrap resamples.
-
-    One resample is a vector of row multiplicities drawn per class, shared by every model
-    (paired). Each model's metrics come from :mod:`~reportgen.engine.resample`: what depends
-    on its scores only is worked out once, so a resample costs a few bincounts and dot
-    products over the multiplicities (no table, no sort), several resamples at a time. The
-    values are those of ``B.compute_metrics`` on each resampled table (NaN for None).
-    """
-    if s.resamples <= 0:
-        return None
-    y = inputs[0].y
-    strata = stats.bootstrap_strata(y)
-    kernels = [
-        resample_kernel(t, row_groups(t, i.scores), i.y, strata, _own(s, i).threshold, i.weights, i.probabilities)
-        for t, i in zip(tables, inputs)
-    ]
-    rng = np.random.default_rng(s.seed)
-    out = np.full((s.resamples, len(inputs), len(B.METRICS)), np.nan)
-    done = 0
-    for block in stats.stratified_bootstrap_blocks(y, s.resamples, rng):
-        b = block[0]
-        for j, kernel in enumerate(kernels):
-            out[done : done + b, j] = resampled_metrics(kernel, block, s.beta, s.costs)
-        done += b
-        if progress is not None:
-            progress(done, s.resamples)
-    return out
 
 
 def _interval(samples: np.ndarray, level: float) -> list[float] | None:
@@ -310,158 +279,296 @@ def relative_error_reduction(r_base: float | None, r_model: float | None) -> flo
     return ((1.0 - r_base) - (1.0 - r_model)) / (1.0 - r_base)
 
 
-def compare(inputs: Sequence[ModelInput], settings: Settings, progress: Progress | None = None) -> tuple[dict[str, ModelResult], list[Comparison], list[PairwiseCell]]:
-    """Compute every model's results and every comparison with the baseline."""
-    s = settings
-    tables = [build_table(i.scores, i.y, i.weights, i.direction) for i in inputs]  # type: ignore[arg-type]
-    weighted = any(i.weights is not None and not np.all(i.weights == 1) for i in inputs)
-    boot = _bootstrap_metrics(inputs, tables, s, progress) if s.paired else None
-    names = [i.name for i in inputs]
-    midx = {m: k for k, m in enumerate(B.METRICS)}
-    memo = stats.DeLongCache()  # each model's DeLong components once, for its interval and every test
-
-    models: dict[str, ModelResult] = {}
-    for j, (inp, t) in enumerate(zip(inputs, tables)):
-        ci: dict[str, list[float]] = {}
-        method: dict[str, str] = {}
-        test_warnings: tuple[str, ...] = ()
-        if not weighted and _delong_possible(inp.y):
-            iv = stats.delong_auc_ci(inp.scores, inp.y, direction=inp.direction, level=s.level, cache=memo)
-            ci["roc_auc"] = [iv.lo, iv.hi]
-            g = stats.gini_interval(iv)
-            ci["gini"] = [g.lo, g.hi]
-            method["roc_auc"] = method["gini"] = "DeLong"
-            # the small-class warning is the model's own (above); the zero-variance one is not
-            test_warnings = tuple(w for w in iv.warnings if "positives and" not in w)
-        if boot is not None:
-            for k, name in enumerate(B.METRICS):
-                if name in ci or name == "baseline_accuracy":
-                    continue
-                iv2 = _interval(boot[:, j, k], s.level)
-                if iv2 is not None:
-                    ci[name] = iv2
-                    method[name] = "bootstrap"
-        models[inp.name] = _model_result(inp, t, _own(s, inp), ci, method, test_warnings)
-
-    base_name = s.baseline or names[0]
-    b = names.index(base_name)
-    base = inputs[b]
-    comparisons: list[Comparison] = []
-    raw_delong: list[float | None] = []
-    raw_mcnemar: list[float | None] = []
-    pending = []
-    for j, inp in enumerate(inputs):
-        if j == b:
-            continue
-        mm, bm = models[inp.name].metrics, models[base_name].metrics
-        delta = {k: (None if mm[k] is None or bm[k] is None else mm[k] - bm[k]) for k in B.METRICS}
-        rel = {k: _relative(mm[k], bm[k]) for k in B.METRICS}
-        rer = {k: relative_error_reduction(bm[k], mm[k]) for k in MAX_ONE}
-        ci: dict[str, list[float]] = {}
-        notes: list[str] = []
-        delong = None
-        if weighted:
-            notes.append("DeLong's test needs unweighted rows; AUC and Gini intervals come from the bootstrap.")
-        elif not (_delong_possible(inp.y) and _delong_possible(base.y)):
-            notes.append(f"DeLong's test needs at least {DELONG_MIN_ROWS} rows of each class; not computed.")
-        else:
-            d = stats.delong_paired(inp.scores, base.scores, inp.y, direction_a=inp.direction,
-                                    direction_b=base.direction, level=s.level, cache=memo) if s.paired else \
-                stats.delong_unpaired(inp.scores, inp.y, base.scores, base.y, direction_a=inp.direction,
-                                      direction_b=base.direction, level=s.level)
-            delong = d
-            notes.extend(d.warnings)
-            ci["roc_auc"] = [d.lo, d.hi]
-            ci["gini"] = [2 * d.lo, 2 * d.hi]
-        if boot is not None:
-            for k, name in enumerate(B.METRICS):
-                if name in ci or name == "baseline_accuracy":
-                    continue
-                iv = _interval(boot[:, j, k] - boot[:, b, k], s.level)
-                if iv is not None:
-                    ci[name] = iv
-        mcn = None
-        if s.paired:
-            pa = _predict(inp.scores, inp.direction, _own(s, inp).threshold)
-            pb = _predict(base.scores, base.direction, _own(s, base).threshold)
-            integer_w = inp.weights is None or np.all(inp.weights == np.round(inp.weights))
-            if integer_w:
-                mcn = stats.mcnemar(pa == inp.y, pb == base.y, weights=inp.weights)
-            else:
-                notes.append("McNemar's test needs integer (frequency) weights; not computed.")
-        raw_delong.append(None if delong is None else delong.p_value)
-        raw_mcnemar.append(None if mcn is None else mcn.p_value)
-        pending.append((inp.name, delta, rel, rer, ci, notes, delong, mcn, j))
-
-    holm_delong = stats.holm(raw_delong)
-    holm_mcnemar = stats.holm(raw_mcnemar)
-    several = len(pending) > 1
-    for (name, delta, rel, rer, ci, notes, d, mcn, j), hd, hm in zip(pending, holm_delong, holm_mcnemar):
-        dl = None
-        if d is not None:
-            dl = DeLongSummary(d.auc_a, d.auc_b, d.delta, d.se, d.z, d.p_value, hd if several else None,
-                               [d.lo, d.hi], d.paired)
-        mc = None
-        if mcn is not None:
-            mc = McNemarSummary(mcn.statistic, mcn.p_value, hm if several else None, mcn.method,
-                                [[float(v) for v in row] for row in mcn.table])
-        pm = s.primary_metric
-        if pm in ("gini", "roc_auc") and d is not None:
-            p, meth, p_h = d.p_value, "DeLong", (hd if several else None)
-        elif boot is not None and pm in midx:
-            p, meth, p_h = _bootstrap_p(boot[:, j, midx[pm]] - boot[:, b, midx[pm]]), "bootstrap", None
-        else:
-            p, meth, p_h = None, "no test", None
-        text = verdict(name, base_name, pm, delta.get(pm), ci.get(pm), p, meth, s.level, p_h)
-        if several:
-            notes.append(f"{len(pending)} models are compared with {base_name}; Holm-adjusted p-values control the family-wise error.")
-        comparisons.append(
-            Comparison(
-                model=name,
-                baseline=base_name,
-                delta=delta,
-                relative_delta=rel,
-                relative_error_reduction=rer["accuracy"],
-                relative_error_reductions=rer,
-                ci=ci,
-                tests=ComparisonTests(dl, mc, notes),
-                verdict=text,
-                primary_metric=pm,
-            )
-        )
-
-    return models, comparisons, _pairwise(inputs, models, s, weighted, memo)
 
 
-def _pairwise(inputs: Sequence[ModelInput], models: dict[str, ModelResult], s: Settings,
-              weighted: bool, memo: stats.DeLongCache | None = None) -> list[PairwiseCell]:
-    """ΔGini and the DeLong p-value for every ordered pair (one test per unordered pair)."""
-    cells: list[PairwiseCell] = []
-    for i, a in enumerate(inputs):
-        for c in inputs[i + 1:]:
-            ga, gc = models[a.name].metrics["gini"], models[c.name].metrics["gini"]
-            dg = None if ga is None or gc is None else ga - gc
-            pv = None
-            if not weighted and s.paired and _delong_possible(a.y):
-                pv = stats.delong_paired(a.scores, c.scores, a.y, direction_a=a.direction,
-                                         direction_b=c.direction, level=s.level, cache=memo).p_value
-            cells.append(PairwiseCell(a.name, c.name, dg, pv))
-            cells.append(PairwiseCell(c.name, a.name, None if dg is None else -dg, pv))
-    return cells
-
+# --------------------------------------------------------------------------------------
+# The driver: evidence + analysis settings → models, comparisons, pairwise
+# --------------------------------------------------------------------------------------
 
 #: DeLong's variances are sample variances over each class's placements: two rows at least.
 DELONG_MIN_ROWS = 2
 
+#: Metrics whose paired differences need the rows resampled together (no pattern counts give them).
+ROW_ONLY_METRICS: tuple[str, ...] = tuple(k for k in B.RANKING_METRICS if k not in DELONG_METRICS)
 
-def _smaller_class_rows(y: np.ndarray) -> int:
-    m = int(np.count_nonzero(y))
-    return min(m, int(y.shape[0]) - m)
+#: Interval methods (``ci_method``), one wording for every engine.
+DELONG, DELONG_PAIRED, DELONG_UNPAIRED = "DeLong", "DeLong (paired)", "DeLong (unpaired, Welch t)"
+TABLE_BOOTSTRAP = "bootstrap"  # stratified, drawn per cell of the model's score table
+PATTERN_BOOTSTRAP = "paired bootstrap of decision patterns"
+ROW_BOOTSTRAP = "bootstrap of rows"  # stratified over the kept rows, one draw for every model (paired)
 
 
-def _delong_possible(y: np.ndarray) -> bool:
-    return _smaller_class_rows(y) >= DELONG_MIN_ROWS
+def joint_bootstrap(patterns: np.ndarray, k: int, s: Settings, rng: np.random.Generator) -> np.ndarray:
+    """Array (resamples, k models, THRESHOLD_METRICS) of the paired stratified bootstrap of the
+    models' decisions, from the counts of each pattern of truth and decisions.
+
+    A pattern ``c = y + 2·Σ_i right_i·2^i`` says a row's class and which models decided it
+    right; rows with one pattern are interchangeable for every threshold metric of every model.
+    Resampling P positives and N negatives with replacement (the same rows for every model, so
+    the differences are paired) puts a multinomial number of rows on each pattern
+    (:func:`~reportgen.engine.resample.stratified_cell_blocks`); model i's TP is the positives
+    on patterns where it was right, its FP the negatives where it was wrong. Exact in
+    distribution, O(2^(k+1)) per resample whatever the number of rows.
+    """
+    codes = np.arange(patterns.shape[0])
+    is_pos = (codes & 1) == 1
+    right = ((codes[:, None] >> (1 + np.arange(k))[None, :]) & 1).astype(np.float64)  # (patterns, k)
+    pos_seen = np.flatnonzero(is_pos & (patterns > 0))  # patterns seen, positives first; empty never drawn
+    neg_seen = np.flatnonzero(~is_pos & (patterns > 0))
+    counts = np.concatenate([patterns[pos_seen], patterns[neg_seen]])
+    flags = np.concatenate([right[pos_seen], 1.0 - right[neg_seen]])  # flagged positive
+    n_pos = pos_seen.shape[0]
+    P, N = float(patterns[is_pos].sum()), float(patterns[~is_pos].sum())
+    out = np.full((s.resamples, k, len(B.THRESHOLD_METRICS)), np.nan)
+    lo = 0
+    for b, (draws,) in stratified_cell_blocks(counts, n_pos, s.resamples, rng):
+        d = draws.astype(np.float64)
+        tp, fp = d[:, :n_pos] @ flags[:n_pos], d[:, n_pos:] @ flags[n_pos:]  # (b, k)
+        vals = B.metric_arrays(tp.ravel(), fp.ravel(), P, N, s.beta, s.costs)
+        for m, name in enumerate(B.THRESHOLD_METRICS):
+            out[lo : lo + b, :, m] = vals[name].reshape(b, k)
+        lo += b
+    return out
 
 
-def _predict(scores: np.ndarray, direction: str, threshold: float) -> np.ndarray:
-    return scores >= threshold if direction == "higher" else scores <= threshold
+def _row_bootstrap(ev: BinaryEvidence, s: Settings, progress: Progress | None) -> np.ndarray:
+    """Array (resamples, models, METRICS) over paired stratified resamples of the kept rows.
+
+    One resample is a vector of row multiplicities drawn per class, shared by every model;
+    each model's metrics come from :func:`~reportgen.engine.resample.resampled_metrics` on its
+    rows' table codes (no sort per resample). O(rows) per resample: used only for what the
+    tables and pattern counts cannot give (weighted models; differences of ranking metrics).
+    Seeded by ``(seed, 2)``, a stream of its own.
+    """
+    rows = ev.rows
+    assert rows is not None
+    strata = stats.bootstrap_strata(rows.y)
+    kernels = [resample_kernel(m.table, c, rows.y, strata, m.threshold, w, m.probabilities)
+               for m, c, w in zip(ev.models, rows.codes, rows.weights)]
+    rng = np.random.default_rng((s.seed, 2))
+    out = np.full((s.resamples, len(kernels), len(B.METRICS)), np.nan)
+    done = 0
+    for block in stats.stratified_bootstrap_blocks(rows.y, s.resamples, rng):
+        b = block[0]
+        for j, kernel in enumerate(kernels):
+            out[done : done + b, j] = resampled_metrics(kernel, block, s.beta, s.costs)
+        done += b
+        if progress is not None:
+            progress(done, s.resamples)
+    return out
+
+
+def _smaller_class(ev: BinaryEvidence, m: BinaryModelEvidence) -> float:
+    """Rows of the smaller class: counted on the rows when kept, else the table's class totals."""
+    if ev.rows is not None:
+        pos = int(np.count_nonzero(ev.rows.y))
+        return float(min(pos, ev.rows.y.shape[0] - pos))
+    return float(min(m.table.total_pos, m.table.total_neg))
+
+
+def _ci(samples: np.ndarray, level: float) -> list[float] | None:
+    iv = stats.percentile_interval(samples, level)
+    return None if iv is None else [float(iv[0]), float(iv[1])]
+
+
+def compare_evidence(ev, settings: Settings, progress: Progress | None = None):
+    """Evidence + analysis settings → (models, comparisons, pairwise), for either task.
+
+    The methods follow from what the evidence holds (:mod:`reportgen.engine.evidence`), never
+    from the engine that made it; each interval records its method (``ci_method``) and what
+    could not be given is a capability code with its reason (``Comparison.capabilities``).
+    """
+    if isinstance(ev, MulticlassEvidence):
+        from reportgen.engine.compare_multiclass import compare_multiclass_evidence  # noqa: PLC0415
+
+        models, comparisons = compare_multiclass_evidence(ev, settings, progress)
+        return models, comparisons, []
+    return _compare_binary(ev, settings, progress)
+
+
+def _compare_binary(ev: BinaryEvidence, s: Settings, progress: Progress | None):
+    """The binary driver (module docstring of :mod:`reportgen.engine.evidence` for the inputs).
+
+    * each model: DeLong's interval of AUC and Gini from its table (unweighted, ≥ 2 rows per
+      class); every other metric's interval from the stratified bootstrap drawn on its score
+      table (unweighted; one generator seeded by ``seed``, models in config order), or from
+      the paired bootstrap of the kept rows (weighted models, rows kept);
+    * each difference with the baseline: AUC and Gini by DeLong's paired test (covariance of
+      the aligned rows) or else the unpaired one (variances added, Welch's t as pROC); the
+      threshold metrics by the paired bootstrap of the decision-pattern counts (seed
+      ``(seed, 1)``); the ranking metrics by the paired bootstrap of the rows when kept;
+      McNemar's test from the agreement counts; Holm's adjustment over the comparisons.
+    """
+    models_in = ev.models
+    names = ev.names
+    k = len(models_in)
+    pairing = ev.pairing
+    want = s.resamples > 0
+    rows_boot = _row_bootstrap(ev, s, progress) if want and ev.rows is not None and (k > 1 or ev.weighted) else None
+
+    models: dict[str, ModelResult] = {}
+    delong: dict[str, TableDeLong] = {}
+    rng = np.random.default_rng(s.seed)  # one stream, models in config order: same seed, same intervals
+    model_caps: set[str] = set()
+    for j, m in enumerate(models_in):
+        ci: dict[str, list[float]] = {}
+        method: dict[str, str] = {}
+        test_warnings: tuple[str, ...] = ()
+        t = m.table
+        if not t.weighted and min(t.total_pos, t.total_neg) >= DELONG_MIN_ROWS:
+            d = delong_from_table(t)
+            delong[m.name] = d
+            lo, hi = normal_interval(d.auc, d.variance, s.level)
+            ci["roc_auc"], ci["gini"] = [lo, hi], [2 * lo - 1, 2 * hi - 1]
+            method["roc_auc"] = method["gini"] = DELONG
+            if d.variance == 0.0:
+                test_warnings = (f"AUC interval: DeLong's variance is 0 (AUC = {d.auc:g}, the classes are perfectly "
+                                 "separated), so the interval has zero width and understates the uncertainty",)
+        boot, how = None, TABLE_BOOTSTRAP
+        if want and not t.weighted:
+            boot = table_bootstrap_metrics(t, m.threshold, s.resamples, rng, s.beta, s.costs, m.probabilities)
+        elif want and rows_boot is not None:
+            boot, how = rows_boot[:, j], ROW_BOOTSTRAP
+        elif want:
+            model_caps.add("model_interval.bootstrap")
+        if boot is not None:
+            for q, metric in enumerate(B.METRICS):
+                if metric in ci or metric == "baseline_accuracy":
+                    continue
+                iv = _ci(boot[:, q], s.level)
+                if iv is not None:
+                    ci[metric], method[metric] = iv, how
+        if progress is not None and rows_boot is None:
+            progress(j + 1, k)
+        models[m.name] = _model_result(m, s, ci, method, _smaller_class(ev, m), test_warnings)
+
+    base_name = s.baseline or names[0]
+    b = names.index(base_name)
+    cov = pairing.covariance
+    joint = None
+    if pairing.patterns is not None and want and not ev.weighted:
+        joint = joint_bootstrap(pairing.patterns, k, s, np.random.default_rng((s.seed, 1)))
+    tidx = {m: q for q, m in enumerate(B.THRESHOLD_METRICS)}
+    midx = {m: q for q, m in enumerate(B.METRICS)}
+    pending, raw_d, raw_m = [], [], []
+    pm = s.primary_metric
+    for j, m in enumerate(models_in):
+        if j == b:
+            continue
+        mm, bm = models[m.name].metrics, models[base_name].metrics
+        delta = {q: (None if mm[q] is None or bm[q] is None else mm[q] - bm[q]) for q in B.METRICS}
+        rel = {q: _relative(mm[q], bm[q]) for q in B.METRICS}
+        rer = {q: relative_error_reduction(bm[q], mm[q]) for q in MAX_ONE}
+        ci: dict[str, list[float]] = {}
+        method: dict[str, str] = {}
+        caps: dict[str, str] = {c: "weighted" for c in sorted(model_caps)}
+        boot_p = None
+        # differences of threshold metrics: decision patterns, else the rows
+        if joint is not None:
+            diff_t = joint[:, j] - joint[:, b]
+            for metric, q in tidx.items():
+                if metric != "baseline_accuracy" and (iv := _ci(diff_t[:, q], s.level)) is not None:
+                    ci[metric], method[metric] = iv, PATTERN_BOOTSTRAP
+            if pm in tidx:
+                boot_p = _bootstrap_p(diff_t[:, tidx[pm]])
+        elif rows_boot is not None:
+            diff_r = rows_boot[:, j] - rows_boot[:, b]
+            for metric in B.THRESHOLD_METRICS:
+                if metric != "baseline_accuracy" and (iv := _ci(diff_r[:, midx[metric]], s.level)) is not None:
+                    ci[metric], method[metric] = iv, ROW_BOOTSTRAP
+            if pm in tidx:
+                boot_p = _bootstrap_p(diff_r[:, midx[pm]])
+        elif want:
+            caps["paired_interval.threshold_metrics"] = "weighted" if pairing.status == "aligned" else pairing.reason
+        # differences of ranking metrics other than AUC and Gini: the rows only
+        if rows_boot is not None:
+            diff_r = rows_boot[:, j] - rows_boot[:, b]
+            for metric in ROW_ONLY_METRICS:
+                if (iv := _ci(diff_r[:, midx[metric]], s.level)) is not None:
+                    ci[metric], method[metric] = iv, ROW_BOOTSTRAP
+            if pm in ROW_ONLY_METRICS:
+                boot_p = _bootstrap_p(diff_r[:, midx[pm]])
+        elif want:
+            caps["paired_interval.ranking_metrics"] = "needs_rows"
+        # AUC and Gini: DeLong, paired when the covariance was counted
+        dl = None
+        test_notes: list[str] = []
+        if m.name in delong and base_name in delong:
+            da, db = delong[m.name], delong[base_name]
+            d_auc = da.auc - db.auc
+            if cov is not None:
+                var_d = max(0.0, cov[j, j] + cov[b, b] - 2.0 * cov[j, b])
+                paired, how = True, DELONG_PAIRED
+                z, p, lo, hi = stats._normal_test(d_auc, var_d, s.level)
+            else:
+                var_d = da.variance + db.variance
+                paired, how = False, DELONG_UNPAIRED
+                caps["delong_paired"] = pairing.reason if pairing.status == "unpaired" else "not_counted"
+                z, p, lo, hi, _ = stats.welch_test(d_auc, da.variance, da.n_pos + da.n_neg, db.variance,
+                                                   db.n_pos + db.n_neg, s.level)
+            dl = DeLongSummary(da.auc, db.auc, d_auc, math.sqrt(var_d), z, p, None, [lo, hi], paired)
+            if paired:
+                small = stats._small_sample(da.n_pos, da.n_neg, "DeLong's test")
+            else:
+                small = (stats._small_sample(da.n_pos, da.n_neg, "DeLong's test (sample a)")
+                         + stats._small_sample(db.n_pos, db.n_neg, "DeLong's test (sample b)"))
+            test_notes.extend(stats._test_warnings(small, math.sqrt(var_d), d_auc))
+            ci["roc_auc"], ci["gini"] = [lo, hi], [2 * lo, 2 * hi]
+            method["roc_auc"] = method["gini"] = how
+        else:
+            small = any(not mo.table.weighted and min(mo.table.total_pos, mo.table.total_neg) < DELONG_MIN_ROWS
+                        for mo in (m, models_in[b]))
+            caps["delong"] = "small_class" if small else "weighted"
+            if rows_boot is not None:
+                diff_r = rows_boot[:, j] - rows_boot[:, b]
+                for metric in DELONG_METRICS:
+                    if (iv := _ci(diff_r[:, midx[metric]], s.level)) is not None:
+                        ci[metric], method[metric] = iv, ROW_BOOTSTRAP
+        # McNemar: the agreement counts at each model's decision rule
+        mcn = None
+        agree = pairing.agreement(j, b)
+        if agree is not None:
+            mcn = stats.mcnemar(np.array([1, 1, 0, 0]), np.array([1, 0, 1, 0]), weights=agree.ravel())
+        elif pairing.status == "unpaired":
+            caps["mcnemar"] = pairing.reason
+        else:
+            caps["mcnemar"] = "non_integer_weights" if ev.weighted else "not_counted"
+        if pm in DELONG_METRICS and dl is None and rows_boot is not None:
+            boot_p = _bootstrap_p(rows_boot[:, j, midx[pm]] - rows_boot[:, b, midx[pm]])
+        raw_d.append(None if dl is None else dl.p_value)
+        raw_m.append(None if mcn is None else mcn.p_value)
+        pending.append((m.name, delta, rel, rer, ci, method, caps, test_notes, dl, mcn, boot_p))
+
+    several = len(pending) > 1
+    comparisons = []
+    for (name, delta, rel, rer, ci, method, caps, test_notes, dl, mcn, boot_p), hd, hm in zip(
+            pending, stats.holm(raw_d), stats.holm(raw_m)):
+        if dl is not None and several:
+            dl = replace(dl, p_value_holm=hd)
+        mcs = None
+        if mcn is not None:
+            mcs = McNemarSummary(mcn.statistic, mcn.p_value, hm if several else None, mcn.method,
+                                 [[float(v) for v in row] for row in mcn.table])
+        if pm in DELONG_METRICS and dl is not None:
+            p, meth, p_h = dl.p_value, "DeLong", dl.p_value_holm
+        elif boot_p is not None:
+            p, meth, p_h = boot_p, "bootstrap", None
+        else:
+            p, meth, p_h = None, "no test", None
+        notes = list(test_notes)  # the tests' own caveats; what is missing is in ``caps`` (codes)
+        text = verdict(name, base_name, pm, delta.get(pm), ci.get(pm), p, meth, s.level, p_h)
+        comparisons.append(Comparison(name, base_name, delta, rel, rer["accuracy"], rer, ci,
+                                      ComparisonTests(dl, mcs, notes), text, pm, method, caps))
+
+    pairwise = []
+    for i, a in enumerate(models_in):
+        for c in models_in[i + 1:]:
+            ga, gc = models[a.name].metrics["gini"], models[c.name].metrics["gini"]
+            dg = None if ga is None or gc is None else ga - gc
+            pv = None
+            if cov is not None and a.name in delong and c.name in delong:
+                ia, ic = names.index(a.name), names.index(c.name)
+                var_d = max(0.0, cov[ia, ia] + cov[ic, ic] - 2.0 * cov[ia, ic])
+                pv = stats._normal_test(delong[a.name].auc - delong[c.name].auc, var_d, s.level)[1]
+            pairwise += [PairwiseCell(a.name, c.name, dg, pv), PairwiseCell(c.name, a.name, None if dg is None else -dg, pv)]
+    return models, comparisons, pairwise

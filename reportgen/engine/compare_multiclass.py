@@ -1,18 +1,16 @@
-"""Multiclass models × metrics × comparisons → model results and comparisons (``task: multiclass``).
+"""Multiclass evidence → model results and comparisons (``task: multiclass``, every engine).
 
-Per model: every metric of :func:`reportgen.engine.multiclass.compute_multiclass` (one
-``bincount`` for the confusion matrix, one sort per probability column for the AUCs), the
-per-class one-vs-rest table, the confusion matrix, and decimated per-class ROC / PR curves.
-Intervals come from the stratified paired bootstrap: the same row multiplicities for every
-model (stratified by the true class), each resample re-evaluated by the same engine with the
-multiplicities as weights, so a resample's metrics are exact, not approximated. Above
-:data:`BOOTSTRAP_AUC_MAX_CELLS` rows × classes the AUCs are left out of the resamples (each
-would need k sorts) and say so.
+Per model: every metric of :func:`reportgen.engine.multiclass.multiclass_from_counts` from its
+confusion counts and class tables (the same counts in every engine, so the same numbers), the
+per-class one-vs-rest table, the confusion matrix and decimated per-class ROC / PR curves.
+Intervals need the rows: when the evidence keeps them (memory engine), the stratified paired
+bootstrap re-evaluates each resample with the multiplicities as weights (above
+:data:`BOOTSTRAP_AUC_MAX_CELLS` rows × classes without the AUCs, stated); otherwise none, and
+each comparison carries the capability ``bootstrap: needs_rows``.
 
-Per comparison with the baseline: deltas, relative deltas and relative error reductions of
-every metric, bootstrap intervals of the deltas, McNemar's test on correct / incorrect
-predictions (the 2×2 table of agreements), Holm-adjusted p-values when several models are
-compared, and a verdict in words on the primary metric (bootstrap p-value).
+Per comparison with the baseline: deltas, relative deltas and relative error reductions,
+bootstrap intervals of the deltas when the rows are kept, McNemar's test from the agreement
+counts, Holm-adjusted p-values, and a verdict on the primary metric (bootstrap p-value).
 """
 
 from __future__ import annotations
@@ -26,7 +24,17 @@ from reportgen.engine import binary as B
 from reportgen.engine import class_tables as CT
 from reportgen.engine import multiclass as MC
 from reportgen.engine import stats
-from reportgen.engine.compare import Progress, Settings, _bootstrap_p, _interval, _relative, relative_error_reduction, verdict
+from reportgen.engine.compare import (
+    ROW_BOOTSTRAP,
+    Progress,
+    Settings,
+    _bootstrap_p,
+    _interval,
+    _relative,
+    relative_error_reduction,
+    verdict,
+)
+from reportgen.engine.evidence import MulticlassEvidence, MulticlassModelEvidence
 from reportgen.results import (
     Comparison,
     ComparisonTests,
@@ -61,7 +69,8 @@ MAX_ONE: tuple[str, ...] = tuple(k for k in METRICS if BETTER[k] == "higher")
 #: Per-class fields written under ``models.NAME.per_class.CLASS``.
 PER_CLASS_FIELDS = ("precision", "recall", "specificity", "f1", "fbeta", "support", "tp", "fp", "fn", "tn", "roc_auc")
 
-#: Largest rows × classes for which bootstrap resamples include the AUCs.
+#: Largest rows × classes for which bootstrap resamples include the AUCs (above it, capability
+#: ``bootstrap.auc``: ``too_many_cells``).
 BOOTSTRAP_AUC_MAX_CELLS = 2_000_000
 
 #: Points kept per drawn curve.
@@ -103,17 +112,6 @@ def _round(a: np.ndarray) -> np.ndarray:
     return np.round(a, 6)
 
 
-def _class_curves(inp: MulticlassInput, labels: Sequence[str]) -> MulticlassCurves | None:
-    """Per-class one-vs-rest ROC and PR curves and the micro-averaged ROC, decimated."""
-    if inp.proba is None:
-        return None
-    rocs = MC.per_class_roc(inp.y_idx, inp.proba, labels, inp.weights)
-    w = np.ones(inp.y_idx.shape[0]) if inp.weights is None else inp.weights
-    support = np.bincount(inp.y_idx, weights=w, minlength=len(labels))
-    micro = MC.micro_roc_curve(inp.y_idx, inp.proba, len(labels), inp.weights)
-    return curves_of(rocs, micro, support, float(w.sum()), labels)
-
-
 def curves_of(rocs: Sequence[MC.ClassRocCurve], micro: MC.ClassRocCurve, support: np.ndarray, total: float,
               labels: Sequence[str]) -> MulticlassCurves:
     """Decimated curves for the report from full per-class and micro ROC curves."""
@@ -134,14 +132,6 @@ def curves_of(rocs: Sequence[MC.ClassRocCurve], micro: MC.ClassRocCurve, support
         pr[labels[c]] = CurveData(_round(rec[sel_pr]), _round(prec[sel_pr]), curve.thresholds[sel_pr])
     sel = B.decimate(micro.fpr, micro.tpr, CURVE_POINTS, keep=B.upper_hull(micro.fpr, micro.tpr))
     return MulticlassCurves(roc, pr, CurveData(_round(micro.fpr[sel]), _round(micro.tpr[sel]), None))
-
-
-def _model_result(inp: MulticlassInput, labels: Sequence[str], s: Settings, costs: np.ndarray | None,
-                  ci: dict[str, list[float]], ci_method: dict[str, str]) -> ModelResult:
-    mm = _evaluate(inp, labels, s, costs, inp.weights)
-    weighted = inp.weights is not None and not np.all(inp.weights == 1)
-    return result_of(inp.name, inp.file, mm, labels, weighted=weighted, has_proba=inp.proba is not None,
-                     from_column=inp.pred_idx is not None, curves=_class_curves(inp, labels), ci=ci, ci_method=ci_method)
 
 
 def result_of(name: str, file: str, mm: MC.MulticlassMetrics, labels: Sequence[str], *, weighted: bool,
@@ -214,58 +204,11 @@ def _bootstrap(inputs: Sequence[MulticlassInput], labels: Sequence[str], s: Sett
 _PROBA_METRICS = ("roc_auc_ovr_micro", "roc_auc_ovr_macro", "roc_auc_ovr_weighted", "roc_auc_ovo_macro", "log_loss")
 
 
-def compare_multiclass(
-    inputs: Sequence[MulticlassInput],
-    labels: Sequence[str],
-    settings: Settings,
-    costs: np.ndarray | None = None,
-    progress: Progress | None = None,
-) -> tuple[dict[str, ModelResult], list[Comparison]]:
-    """Every model's multiclass results and every comparison with the baseline.
-
-    Args:
-        inputs: the models, rows aligned (same truth, same order) when ``settings.paired``.
-        labels: the k class labels (text), in index order.
-        settings: shared run settings (β, baseline, primary metric, level, bootstrap).
-        costs: shape (k, k) cost matrix (row = true, column = predicted) or None.
-    """
-    s = settings
-    boot, with_auc = _bootstrap(inputs, labels, s, costs, progress) if s.paired else (None, False)
-    names = [i.name for i in inputs]
-    skipped_auc = boot is not None and not with_auc
-
-    models: dict[str, ModelResult] = {}
-    for j, inp in enumerate(inputs):
-        ci: dict[str, list[float]] = {}
-        method: dict[str, str] = {}
-        if boot is not None:
-            for k, name in enumerate(METRICS):
-                if name == "baseline_accuracy":
-                    continue
-                iv = _interval(boot[:, j, k], s.level)
-                if iv is not None:
-                    ci[name] = iv
-                    method[name] = "bootstrap"
-        models[inp.name] = _model_result(inp, labels, s, costs, ci, method)
-
-    base_name = s.baseline or names[0]
-    base = inputs[names.index(base_name)]
-
-    def mcnemar_of(j: int) -> tuple[stats.McNemarResult | None, list[str]]:
-        inp = inputs[j]
-        if not s.paired:
-            return None, []
-        if not (inp.weights is None or np.all(inp.weights == np.round(inp.weights))):
-            return None, ["McNemar's test needs integer (frequency) weights; not computed."]
-        return stats.mcnemar(_predicted(inp) == inp.y_idx, _predicted(base) == base.y_idx, weights=inp.weights), []
-
-    return models, comparisons_of(names, models, s, boot, skipped_auc, mcnemar_of)
-
-
 def comparisons_of(names: Sequence[str], models: dict[str, ModelResult], s: Settings, boot: np.ndarray | None,
-                   skipped_auc: bool, mcnemar_of, extra_notes: Sequence[str] = ()) -> list[Comparison]:
+                   skipped_auc: bool, mcnemar_of, capabilities: dict[str, str]) -> list[Comparison]:
     """Every comparison with the baseline: deltas, bootstrap intervals (when ``boot`` is given),
-    McNemar's test (``mcnemar_of(j)`` → (result or None, notes)), Holm adjustment, verdict."""
+    McNemar's test (``mcnemar_of(j)`` → (result or None, capability codes)), Holm adjustment,
+    verdict; ``capabilities``: what every comparison lacks, with reason codes."""
     midx = {m: k for k, m in enumerate(METRICS)}
     base_name = s.baseline or names[0]
     b = names.index(base_name)
@@ -279,26 +222,28 @@ def comparisons_of(names: Sequence[str], models: dict[str, ModelResult], s: Sett
         rel = {k: _relative(mm[k], bm[k]) for k in METRICS}
         rer = {k: relative_error_reduction(bm[k], mm[k]) for k in MAX_ONE}
         ci: dict[str, list[float]] = {}
-        notes: list[str] = list(extra_notes)
+        method: dict[str, str] = {}
+        caps = dict(capabilities)
+        notes: list[str] = []
         if boot is not None:
             for k, name in enumerate(METRICS):
                 if name == "baseline_accuracy":
                     continue
                 iv = _interval(boot[:, j, k] - boot[:, b, k], s.level)
                 if iv is not None:
-                    ci[name] = iv
+                    ci[name], method[name] = iv, ROW_BOOTSTRAP
             if skipped_auc:
-                notes.append(f"AUCs are not bootstrapped above {BOOTSTRAP_AUC_MAX_CELLS:,} rows × classes; no interval for them.")
+                caps["bootstrap.auc"] = "too_many_cells"
         mcn, why = mcnemar_of(j)
-        notes.extend(why)
+        caps.update(why)
         raw_mcnemar.append(None if mcn is None else mcn.p_value)
-        pending.append((model, delta, rel, rer, ci, notes, mcn, j))
+        pending.append((model, delta, rel, rer, ci, method, caps, notes, mcn, j))
 
     holm = stats.holm(raw_mcnemar)
     several = len(pending) > 1
     comparisons: list[Comparison] = []
     pm = s.primary_metric
-    for (name, delta, rel, rer, ci, notes, mcn, j), hm in zip(pending, holm):
+    for (name, delta, rel, rer, ci, method, caps, notes, mcn, j), hm in zip(pending, holm):
         mc = None
         if mcn is not None:
             mc = McNemarSummary(mcn.statistic, mcn.p_value, hm if several else None, mcn.method,
@@ -308,36 +253,17 @@ def comparisons_of(names: Sequence[str], models: dict[str, ModelResult], s: Sett
         else:
             p, meth = None, "no test"
         text = verdict(name, base_name, pm, delta.get(pm), ci.get(pm), p, meth, s.level, better=BETTER.get(pm))
-        if several:
-            notes.append(f"{len(pending)} models are compared with {base_name}; Holm-adjusted p-values control the family-wise error.")
         comparisons.append(Comparison(
             model=name, baseline=base_name, delta=delta, relative_delta=rel,
             relative_error_reduction=rer["accuracy"], relative_error_reductions=rer, ci=ci,
             tests=ComparisonTests(None, mc, notes), verdict=text, primary_metric=pm,
+            ci_method=method, capabilities=caps,
         ))
     return comparisons
 
 
-#: Why streamed multiclass comparisons have no intervals (the report's notes; cf. compare_tables.NO_BOOTSTRAP).
-NO_BOOTSTRAP = ("Bootstrap intervals need the rows; with streamed inputs the multiclass metrics and their "
-                "deltas are exact but have no intervals.")
-
-
-@dataclass(frozen=True, slots=True)
-class MulticlassCounts:
-    """One model reduced to counts (streamed inputs): what :func:`MC.multiclass_from_counts` needs.
-
-    ``confusion`` (k, k) rows = true class; ``tables`` the class tables of the scores, or None
-    without scores; ``predicted_from_column``: False when predictions are the argmax of the scores.
-    """
-
-    name: str
-    file: str
-    confusion: np.ndarray
-    n_rows: int
-    tables: CT.ClassTables | None
-    weighted: bool
-    predicted_from_column: bool
+#: One model reduced to counts (the evidence type; the name the streamed loaders use).
+MulticlassCounts = MulticlassModelEvidence
 
 
 def _table_curves(t: CT.ClassTables, labels: Sequence[str]) -> MulticlassCurves:
@@ -348,47 +274,52 @@ def _table_curves(t: CT.ClassTables, labels: Sequence[str]) -> MulticlassCurves:
     return curves_of(rocs, micro, support, float(support.sum()), labels)
 
 
-def compare_counts(
-    inputs: Sequence[MulticlassCounts],
-    labels: Sequence[str],
-    settings: Settings,
-    costs: np.ndarray | None = None,
-    mcnemar: dict[str, np.ndarray] | None = None,
-    paired_note: str | None = None,
-) -> tuple[dict[str, ModelResult], list[Comparison]]:
-    """Every model's results and every comparison from counts (``engine: stream``).
+def compare_multiclass_evidence(ev: MulticlassEvidence, s: Settings, progress: Progress | None = None
+                                ) -> tuple[dict[str, ModelResult], list[Comparison]]:
+    """Every model's results and every comparison with the baseline, from multiclass evidence.
 
-    The metrics are those of the in-memory engine (the same functions of the same counts).
-    No bootstrap (it needs the rows; :data:`NO_BOOTSTRAP` says so in every comparison).
-    ``mcnemar``: per non-baseline model, the 2×2 counts [baseline correct?][model correct?]
-    (index 0 = correct) over aligned rows, or None with ``paired_note`` saying why.
+    The metrics, per-class tables and curves come from the confusion counts and class tables
+    (:func:`MC.multiclass_from_counts`: the same functions of the same counts in every engine).
+    Intervals: the paired stratified bootstrap of the rows when the evidence keeps them (each
+    resample re-evaluated exactly with the multiplicities as weights, O(rows) per resample);
+    without rows, none (capability ``bootstrap``: ``needs_rows``). McNemar's test from the
+    agreement counts at each model's predictions.
     """
-    s = settings
+    labels = list(ev.classes)
+    costs = None if s.cost_matrix is None else np.asarray(s.cost_matrix, dtype=np.float64)
+    boot, with_auc = None, False
+    if ev.rows is not None and s.resamples > 0:
+        r = ev.rows
+        inputs = [MulticlassInput(m.name, m.file, r.y_idx, pi, pr, r.weights)
+                  for m, pi, pr in zip(ev.models, r.pred_idx, r.proba)]
+        boot, with_auc = _bootstrap(inputs, labels, s, costs, progress)
     models: dict[str, ModelResult] = {}
-    for inp in inputs:
-        notes = {} if inp.predicted_from_column else {
+    for j, m in enumerate(ev.models):
+        notes = {} if m.predicted_from_column else {
             "predictions": "threshold metrics use the argmax of proba (ties to the lowest class index)"}
-        mm = MC.multiclass_from_counts(inp.confusion, labels, inp.n_rows, inp.tables, beta=s.beta, costs=costs, notes=notes)
-        curves = None if inp.tables is None else _table_curves(inp.tables, labels)
-        models[inp.name] = result_of(inp.name, inp.file, mm, labels, weighted=inp.weighted, has_proba=inp.tables is not None,
-                                     from_column=inp.predicted_from_column, curves=curves, ci={}, ci_method={})
-    names = [i.name for i in inputs]
+        mm = MC.multiclass_from_counts(m.confusion, labels, m.n_rows, m.tables, beta=s.beta, costs=costs, notes=notes)
+        curves = None if m.tables is None else _table_curves(m.tables, labels)
+        ci: dict[str, list[float]] = {}
+        method: dict[str, str] = {}
+        if boot is not None:
+            for q, name in enumerate(METRICS):
+                if name != "baseline_accuracy" and (iv := _interval(boot[:, j, q], s.level)) is not None:
+                    ci[name], method[name] = iv, ROW_BOOTSTRAP
+        models[m.name] = result_of(m.name, m.file, mm, labels, weighted=m.weighted, has_proba=m.tables is not None,
+                                   from_column=m.predicted_from_column, curves=curves, ci=ci, ci_method=method)
+    names = ev.names
+    base = names.index(s.baseline or names[0])
+    caps = {} if boot is not None or s.resamples <= 0 else {"bootstrap": "needs_rows"}
 
-    def mcnemar_of(j: int) -> tuple[stats.McNemarResult | None, list[str]]:
-        if mcnemar is None:
-            return None, [paired_note] if paired_note else []
-        t = mcnemar[names[j]]  # [baseline][model]; stats.mcnemar's a = the model, b = the baseline
-        w = np.array([t[0, 0], t[1, 0], t[0, 1], t[1, 1]])
-        return stats.mcnemar(np.array([1, 1, 0, 0]), np.array([1, 0, 1, 0]), weights=w), []
+    def mcnemar_of(j: int) -> tuple[stats.McNemarResult | None, dict[str, str]]:
+        agree = ev.pairing.agreement(j, base)
+        if agree is not None:
+            return stats.mcnemar(np.array([1, 1, 0, 0]), np.array([1, 0, 1, 0]), weights=agree.ravel()), {}
+        if ev.pairing.status == "unpaired":
+            return None, {"mcnemar": ev.pairing.reason}
+        return None, {"mcnemar": "non_integer_weights"}
 
-    return models, comparisons_of(names, models, s, None, False, mcnemar_of, extra_notes=(NO_BOOTSTRAP,))
-
-
-def _predicted(inp: MulticlassInput) -> np.ndarray:
-    """Predicted class index per row: the prediction column, else the argmax of the scores."""
-    if inp.pred_idx is not None:
-        return inp.pred_idx
-    return MC.argmax_predictions(inp.proba)  # type: ignore[arg-type]
+    return models, comparisons_of(names, models, s, boot, boot is not None and not with_auc, mcnemar_of, caps)
 
 
-__all__ = ["MulticlassCounts", "MulticlassInput", "NO_BOOTSTRAP", "compare_counts", "compare_multiclass", "METRICS", "BETTER", "MAX_ONE", "PER_CLASS_FIELDS"]
+__all__ = ["MulticlassCounts", "MulticlassInput", "compare_multiclass_evidence", "METRICS", "BETTER", "MAX_ONE", "PER_CLASS_FIELDS"]

@@ -674,6 +674,27 @@ def _normal_test(
     return z, _norm_two_sided_p(z), delta - half, delta + half
 
 
+def welch_test(
+    delta: float, var_a: float, n_a: int, var_b: float, n_b: int, level: float
+) -> tuple[float | None, float, float, float, float | None]:
+    """(D, p, lo, hi, df) of DeLong's unpaired test of ``delta = AUC_a − AUC_b`` (pROC's ``roc.test``).
+
+    ``D = delta / sqrt(V_a + V_b)`` referred to Student's t with the Welch–Satterthwaite degrees
+    of freedom ``df = (V_a + V_b)² / (V_a²/(n_a − 1) + V_b²/(n_b − 1))`` (n: rows of each sample);
+    zero variance as :func:`_normal_test` (``df`` None). Needs only each AUC's variance and row
+    count, so score tables give it as well as rows.
+    """
+    var = var_a + var_b
+    if var == 0.0:
+        z, p, lo, hi = _normal_test(delta, var, level)
+        return z, p, lo, hi, None
+    se = math.sqrt(var)
+    z = delta / se
+    df = var * var / (var_a * var_a / (n_a - 1) + var_b * var_b / (n_b - 1))
+    half = _t_ppf_upper(1.0 - level, df) * se
+    return z, _t_two_sided_p(z, df), delta - half, delta + half, df
+
+
 def delong_unpaired(
     scores_a: np.ndarray,
     y_a: np.ndarray,
@@ -709,17 +730,7 @@ def delong_unpaired(
     var_b = _delong_variance(v10b, v01b)
     var = var_a + var_b
     delta = auc_a - auc_b
-    df: float | None
-    if var == 0.0:
-        z, p, lo, hi = _normal_test(delta, var, level)
-        df = None
-    else:
-        se = math.sqrt(var)
-        z = delta / se
-        df = var * var / (var_a * var_a / (ma + ka - 1) + var_b * var_b / (mb + kb - 1))
-        p = _t_two_sided_p(z, df)
-        half = _t_ppf_upper(1.0 - level, df) * se
-        lo, hi = delta - half, delta + half
+    z, p, lo, hi, df = welch_test(delta, var_a, ma + ka, var_b, mb + kb, level)
     return DeLongTest(
         auc_a=auc_a,
         auc_b=auc_b,

@@ -24,6 +24,7 @@ from reportgen.engine import binary as B
 from reportgen.engine import compare as C
 from reportgen.engine import resample, stats
 from reportgen.engine.curve import build_table, row_groups
+from reportgen.reduce import ModelRows, evidence_of_rows
 
 _SETTINGS = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 _REORDERED = ("average_precision", "log_loss", "brier")  # sums in another order
@@ -125,30 +126,32 @@ def test_single_class_resamples_are_undefined_as_before():
         assert np.isnan(new[:, B.METRICS.index("roc_auc")]).all()
 
 
-def test_compare_bootstrap_equals_the_per_table_loop():
-    """``compare._bootstrap_metrics`` (paired: one draw for every model) against the loop it
-    replaced, with a weighted model, a 'lower' model and a model with its own threshold."""
+def test_row_bootstrap_equals_the_per_table_loop():
+    """``compare._row_bootstrap`` (paired: one draw of the kept rows for every model, seeded by
+    ``(seed, 2)``) against the loop it replaced, with a weighted model, a 'lower' model and a
+    model with its own threshold."""
     rng = np.random.default_rng(11)
     n = 500
     y = rng.random(n) < 0.25
     z = rng.normal(size=n) + y
     w = rng.uniform(0.5, 2.0, n)
     inputs = [
-        C.ModelInput("a", "a.csv", 1.0 / (1.0 + np.exp(-z)), y),
-        C.ModelInput("b", "b.csv", np.round(600 - 50 * z), y, direction="lower", threshold=600.0),
-        C.ModelInput("c", "c.csv", np.round(1.0 / (1.0 + np.exp(-z - rng.normal(size=n))), 3), y, weights=w),
+        ModelRows("a", "a.csv", 1.0 / (1.0 + np.exp(-z)), y),
+        ModelRows("b", "b.csv", np.round(600 - 50 * z), y, direction="lower", threshold=600.0),
+        ModelRows("c", "c.csv", np.round(1.0 / (1.0 + np.exp(-z - rng.normal(size=n))), 3), y, weights=w),
     ]
-    s = C.Settings(threshold=0.3, beta=2.0, costs=B.Costs(fn=5, fp=1), resamples=40, seed=5)
-    tables = [build_table(i.scores, i.y, i.weights, i.direction) for i in inputs]
+    s = C.Settings(beta=2.0, costs=B.Costs(fn=5, fp=1), resamples=40, seed=5)
+    ev = evidence_of_rows(inputs, threshold=0.3)
     calls = []
-    got = C._bootstrap_metrics(inputs, tables, s, lambda done, total: calls.append((done, total)))
+    got = C._row_bootstrap(ev, s, lambda done, total: calls.append((done, total)))
     assert calls[-1] == (40, 40)
+    tables = [m.table for m in ev.models]
     groups = [row_groups(t, i.scores) for t, i in zip(tables, inputs)]
-    rng_old = np.random.default_rng(s.seed)
+    rng_old = np.random.default_rng((s.seed, 2))
     for r, m in enumerate(stats.stratified_bootstrap_counts(y, s.resamples, rng_old)):
         for j, (inp, t, g) in enumerate(zip(inputs, tables, groups)):
             tb = stats.bootstrap_tables(t, g, inp.y, m, weights=inp.weights)
-            thr = s.threshold if inp.threshold is None else inp.threshold
+            thr = 0.3 if inp.threshold is None else inp.threshold
             bm = B.compute_metrics(tb, thr, s.beta, s.costs, inp.probabilities)
             ref = np.array([[np.nan if v is None else v for _, v in bm.values]])
             assert_same_metrics(got[r, j][None, :], ref, weighted=inp.weights is not None)

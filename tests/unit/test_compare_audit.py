@@ -24,7 +24,10 @@ import numpy as np
 import pytest
 from scipy import stats as sps
 
-from reportgen.engine.compare import ModelInput, Settings, compare
+from reportgen.engine.compare import Settings
+from reportgen.reduce import ModelRows as ModelInput
+from reportgen.reduce import compare_rows
+from reportgen.wording import capability_note
 from reportgen.engine.stats import (
     DELONG_WEIGHTS_MESSAGE,
     SMALL_CLASS,
@@ -60,11 +63,13 @@ def brute_delong(scores: list[np.ndarray], y: np.ndarray):
 
 
 def run(inputs, **settings):
-    """compare() with Python warnings turned into errors (no RuntimeWarning, no division by 0)."""
+    """compare_rows() with Python warnings turned into errors (no RuntimeWarning, no division by 0)."""
     settings.setdefault("resamples", 0)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        return compare(inputs, Settings(**settings))
+        threshold = settings.pop("threshold", 0.5)
+        aligned = settings.pop("paired", True)
+        return compare_rows(inputs, Settings(**settings), threshold, aligned=aligned)
 
 
 def numbers(obj):
@@ -278,11 +283,12 @@ def test_compare_with_fractional_weights_says_which_tests_were_skipped():
                                resamples=40, seed=1)
     c = comps[0]
     assert c.tests.delong is None and c.tests.mcnemar is None
-    notes = " ".join(c.tests.notes)
+    assert c.capabilities == {"delong": "weighted", "mcnemar": "non_integer_weights"}
+    notes = " ".join(capability_note(what, why) for what, why in c.capabilities.items())
     assert "DeLong" in notes and "unweighted" in notes
     assert "McNemar" in notes and "integer" in notes
     for m in models.values():  # intervals still reported, honestly labelled
-        assert m.weighted and m.ci_method["roc_auc"] == "bootstrap" and m.ci_method["gini"] == "bootstrap"
+        assert m.weighted and m.ci_method["roc_auc"] == m.ci_method["gini"] == "bootstrap of rows"
     assert "gini" in c.ci and "bootstrap" in c.verdict
     assert all(cell.p_value is None for cell in cells)
     assert_no_nan(models, comps, cells)
@@ -434,7 +440,8 @@ def test_compare_with_a_single_positive_row_does_not_crash():
     s = np.linspace(1.0, 0.0, 21)
     models, comps, _ = run([ModelInput("base", "f", s, y), ModelInput("m", "f", s[::-1].copy(), y)], resamples=20)
     assert comps[0].tests.delong is None
-    assert any("DeLong" in n for n in comps[0].tests.notes)
+    assert comps[0].capabilities["delong"] == "small_class"
+    assert "at least 2 rows of each class" in capability_note("delong", "small_class")
 
 
 def test_compare_passes_on_the_tests_own_warnings():

@@ -1,0 +1,288 @@
+"""The contract every engine returns: rows reduced to mergeable sufficient statistics.
+
+Every engine (memory, stream, dask) reduces its rows to the same evidence, and one driver
+(:func:`reportgen.engine.compare.compare_evidence`) turns evidence and analysis settings into
+the frozen result, choosing interval and test methods by what the evidence holds — never by
+which engine made it. So a number cannot depend on the engine, only on what was reducible.
+
+What a task's evidence holds:
+
+* per model, its **table** with everything that shapes it resolved once: the direction, the
+  decision threshold (the model's own or the config's; :attr:`BinaryModelEvidence.threshold_key`
+  says which), whether the scores are probabilities, and the binning (binary); the confusion
+  counts and class tables (multiclass);
+* optionally the **rows**, compressed to each model's table row per row (binary) or the
+  class indices and scores (multiclass): only the in-memory engine keeps them, and only what
+  needs the rows resampled together (paired intervals of ranking-metric differences,
+  weighted bootstraps) uses them;
+* the **pairing**: whether the models' rows are aligned and, if not, why (a reason code), with
+  the paired sufficient statistics when they are: DeLong's covariance of the AUCs, the 2×2
+  agreement counts of every pair of models, and the counts of each pattern of truth and
+  decisions (the paired bootstrap of threshold metrics);
+* the **load audit**: files and hashes, dropped rows, the loaders' warnings, the date range.
+
+Pure numpy, no I/O, no prose beyond the loaders' own warnings.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+
+from reportgen.engine.class_tables import ClassTables
+from reportgen.engine.curve import ScoreTable
+from reportgen.results import BinningInfo
+
+#: Why rows are paired or not (:attr:`Pairing.reason`).
+PairingReason = Literal[
+    "aligned",         # the models' rows are the same rows in the same order
+    "single_model",    # one model: nothing to pair (its own statistics are unaffected)
+    "separate_files",  # the models are in different datasets the engine cannot join
+    "rows_dropped",    # validation dropped rows, so the models' rows no longer line up
+    "weighted",        # weighted rows: the engine did not count the paired statistics
+    "labels_differ",   # the models' truth differs row by row
+    "not_counted",     # the engine made no paired pass (e.g. a pass cut short)
+]
+
+PAIRING_REASONS: tuple[str, ...] = PairingReason.__args__  # type: ignore[attr-defined]
+
+
+@dataclass(frozen=True, slots=True)
+class FileAudit:
+    """One input file: where, its SHA-256, rows read and size in bytes."""
+
+    path: str
+    sha256: str
+    rows: int
+    size_bytes: int
+
+
+@dataclass(frozen=True, slots=True)
+class LoadAudit:
+    """What loading did, for the run block of the result.
+
+    Attributes:
+        files: every input file once, in the order read.
+        dropped: (model, reason, rows) for each reason rows were dropped.
+        warnings: the loaders' warnings (text as the loaders word them).
+        dates: (first, last) of the configured date column, or None.
+    """
+
+    files: tuple[FileAudit, ...]
+    dropped: tuple[tuple[str, str, int], ...] = ()
+    warnings: tuple[str, ...] = ()
+    dates: tuple[str, str] | None = None
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Pairing:
+    """What paired statistics the evidence allows, why, and the counts that make them possible.
+
+    Attributes:
+        status: ``"aligned"`` when the models' rows are one set of rows in one order,
+            ``"unpaired"`` otherwise.
+        reason: a :data:`PairingReason` code: ``"aligned"``, or why not.
+        covariance: shape (k, k), DeLong's covariance matrix of the models' AUCs,
+            S10/m + S01/n with S10[a, b] = Σ_pos (V10_a − AUC_a)(V10_b − AUC_b)/(m − 1) over
+            the aligned rows (DeLong et al. 1988); None when unweighted aligned rows were not
+            available.
+        agree: shape (k, k, 2, 2), counts of rows by (model a right?, model b right?), index 0
+            = right, at each model's decision rule; NaN for pairs that were not counted (the
+            streamed multiclass engine counts each model against the baseline only); None
+            when nothing was counted.
+        patterns: shape (2^(k+1),) (binary, k ≤ 15), rows per pattern ``y + 2·Σ_i right_i·2^i``
+            of the truth and every model's decision being right: the paired bootstrap of
+            every threshold metric at O(patterns) per resample; None otherwise.
+    """
+
+    status: Literal["aligned", "unpaired"]
+    reason: str
+    covariance: np.ndarray | None = None
+    agree: np.ndarray | None = None
+    patterns: np.ndarray | None = None
+
+    def __post_init__(self) -> None:
+        if self.reason not in PAIRING_REASONS:
+            raise ValueError(f"unknown pairing reason {self.reason!r}")
+        if (self.status == "aligned") != (self.reason in ("aligned", "single_model")):
+            raise ValueError(f"pairing status {self.status!r} contradicts reason {self.reason!r}")
+
+    def agreement(self, a: int, b: int) -> np.ndarray | None:
+        """The 2×2 counts [a right?][b right?] (0 = right) of models a and b, or None."""
+        if self.agree is None or not np.all(np.isfinite(self.agree[a, b])):
+            return None
+        return self.agree[a, b]
+
+
+def unpaired(reason: str) -> Pairing:
+    """A :class:`Pairing` without paired statistics, for the given reason code."""
+    return Pairing("unpaired", reason)
+
+
+# --------------------------------------------------------------------------------------
+# Binary
+# --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class BinaryModelEvidence:
+    """One binary model reduced to its score table, with its decision rule resolved.
+
+    Attributes:
+        name, file: the model's name and the file its scores came from.
+        table: the model's :class:`~reportgen.engine.curve.ScoreTable` (sorted distinct scores,
+            positive and negative weight at each; oriented by ``table.direction``).
+        threshold: the decision threshold in score units: "positive when score ≥ t"
+            (``direction: higher``) or "≤ t" (``lower``).
+        threshold_key: the config key it came from, ``"threshold"`` or ``"models[i].threshold"``
+            (so a warning can say what to change).
+        probabilities: the model's ``probabilities`` setting (None: decided by the scores).
+        binning: how the table was binned (method, bins, the bound on the AUC error), or None
+            for an exact table.
+    """
+
+    name: str
+    file: str
+    table: ScoreTable
+    threshold: float
+    threshold_key: str = "threshold"
+    probabilities: bool | None = None
+    binning: BinningInfo | None = None
+
+    @property
+    def direction(self) -> str:
+        return self.table.direction
+
+    def predicts_one_class(self) -> str | None:
+        """``"positive"`` / ``"negative"`` when the threshold lies outside the table's scores, so
+        every row is predicted one class; else None. Decided on the table (for a binned table its
+        thresholds are the bins' lowest scores, the rule behind its counts)."""
+        thr = self.table.thresholds
+        if thr.shape[0] == 0:
+            return None
+        lo, hi = float(thr.min()), float(thr.max())
+        t = self.threshold
+        if lo <= t <= hi:
+            return None
+        above = t > hi
+        if self.direction == "higher":
+            return "negative" if above else "positive"
+        return "positive" if above else "negative"
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class BinaryRows:
+    """The aligned rows, compressed: what is needed to resample them together.
+
+    Attributes:
+        y: shape (n,), booleans (True = positive), shared by every model.
+        weights: per model, shape (n,) non-negative sample weights, or None (unit weights).
+        codes: per model, shape (n,) int64: each row's row in that model's table (so the
+            score itself is ``table.thresholds[code]``; rows are never sorted again).
+    """
+
+    y: np.ndarray
+    weights: tuple[np.ndarray | None, ...]
+    codes: tuple[np.ndarray, ...]
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class BinaryEvidence:
+    """Everything the binary driver needs; the same type from every engine.
+
+    Attributes:
+        models: the models in config order.
+        pairing: what paired statistics are possible (:class:`Pairing`).
+        audit: the load audit.
+        rows: the aligned rows (memory engine), or None.
+    """
+
+    models: tuple[BinaryModelEvidence, ...]
+    pairing: Pairing
+    audit: LoadAudit
+    rows: BinaryRows | None = None
+
+    @property
+    def weighted(self) -> bool:
+        """Whether any model's table carries non-unit weights."""
+        return any(m.table.weighted for m in self.models)
+
+    @property
+    def names(self) -> list[str]:
+        return [m.name for m in self.models]
+
+
+# --------------------------------------------------------------------------------------
+# Multiclass
+# --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class MulticlassModelEvidence:
+    """One multiclass model reduced to counts.
+
+    Attributes:
+        name, file: the model's name and the file its predictions came from.
+        confusion: shape (k, k), weight of rows by (true class, predicted class).
+        n_rows: rows counted.
+        tables: the :class:`~reportgen.engine.class_tables.ClassTables` of the class scores, or
+            None without scores.
+        weighted: whether non-unit weights were used.
+        predicted_from_column: False when the predictions are the argmax of the scores.
+    """
+
+    name: str
+    file: str
+    confusion: np.ndarray
+    n_rows: int
+    tables: ClassTables | None
+    weighted: bool
+    predicted_from_column: bool
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class MulticlassRows:
+    """The aligned rows of a multiclass comparison (memory engine).
+
+    Attributes:
+        y_idx: shape (n,), true class indices, shared by every model.
+        weights: shape (n,) or None.
+        pred_idx: per model, shape (n,) predicted class indices, or None (argmax of ``proba``).
+        proba: per model, shape (n, k) class scores, or None.
+    """
+
+    y_idx: np.ndarray
+    weights: np.ndarray | None
+    pred_idx: tuple[np.ndarray | None, ...]
+    proba: tuple[np.ndarray | None, ...]
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class MulticlassEvidence:
+    """Everything the multiclass driver needs; the same type from every engine.
+
+    Attributes:
+        classes: the k class labels (text), in index order.
+        models: the models in config order.
+        pairing: the paired statistics possible (``agree`` holds McNemar's 2×2 counts).
+        audit: the load audit.
+        rows: the aligned rows (memory engine), or None.
+    """
+
+    classes: tuple[str, ...]
+    models: tuple[MulticlassModelEvidence, ...]
+    pairing: Pairing
+    audit: LoadAudit
+    rows: MulticlassRows | None = None
+
+    @property
+    def names(self) -> list[str]:
+        return [m.name for m in self.models]
+
+
+__all__ = [
+    "BinaryEvidence", "BinaryModelEvidence", "BinaryRows", "FileAudit", "LoadAudit", "MulticlassEvidence",
+    "MulticlassModelEvidence", "MulticlassRows", "PAIRING_REASONS", "Pairing", "unpaired",
+]

@@ -1,0 +1,278 @@
+"""What the loaders return → :mod:`reportgen.engine.evidence`: the one contract of every engine.
+
+* in memory (:class:`reportgen.sources.Dataset`): each model's rows become its score table
+  (one sort) and each row's code in it; the aligned rows give the paired statistics by the same
+  accumulator the streamed engines run chunk by chunk
+  (:class:`reportgen.engine.streaming.PairedAccumulator`), so DeLong's covariance, McNemar's
+  tables and the decision-pattern counts are the streamed engines' numbers on the same rows;
+* streamed and distributed (:class:`reportgen.sources_stream.StreamedData`,
+  :class:`reportgen.sources_stream_multiclass.StreamedMulticlass`): tables and paired
+  accumulators as they come, with the loaders' "why not paired" sentence mapped to a reason code.
+
+Thresholds are resolved here, once: a model's own ``threshold`` if it has one, else the config's.
+The loaders' own "threshold outside the scores" warning (the in-memory loader words one) is left
+out of the audit: the driver states it for every engine, from the table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from reportgen.config import Config
+from reportgen.engine import multiclass as MC
+from reportgen.engine import streaming as S
+from reportgen.engine.class_tables import build_class_tables
+from reportgen.engine.compare import Progress, Settings, compare_evidence
+from reportgen.engine.curve import build_table, row_groups
+from reportgen.engine.evidence import (
+    BinaryEvidence,
+    BinaryModelEvidence,
+    BinaryRows,
+    FileAudit,
+    LoadAudit,
+    MulticlassEvidence,
+    MulticlassModelEvidence,
+    MulticlassRows,
+    Pairing,
+    unpaired,
+)
+
+
+#: Rows per chunk of the in-memory paired pass (the placement matrices are k × chunk floats).
+PAIRED_CHUNK = 1 << 20
+
+
+def _threshold(cfg: Config, name: str) -> tuple[float, str]:
+    """(threshold, config key) of a model: its own threshold, else the config's."""
+    for i, m in enumerate(cfg.models):
+        if m.name == name:
+            if m.threshold is not None:
+                return float(m.threshold), f"models[{i}].threshold"
+            break
+    return float(cfg.threshold), "threshold"
+
+
+def _is_threshold_warning(w: str) -> bool:
+    return w.startswith("threshold ") and " lies outside the scores of model " in w
+
+
+def _audit(data) -> LoadAudit:
+    """The load audit of any loader's return (files, dropped rows, warnings, dates)."""
+    return LoadAudit(
+        files=tuple(FileAudit(f.path, f.sha256, f.rows, f.size_bytes) for f in data.files),
+        dropped=tuple((n, r, k) for n, r, k in data.dropped),
+        warnings=tuple(w for w in data.warnings if not _is_threshold_warning(w)),
+        dates=tuple(data.dates) if getattr(data, "dates", None) else None,  # type: ignore[arg-type]
+    )
+
+
+def reason_of_note(note: str | None) -> str:
+    """The :data:`~reportgen.engine.evidence.PairingReason` of a streamed loader's sentence."""
+    text = (note or "").lower()
+    if "dropped" in text:
+        return "rows_dropped"
+    if "weighted" in text:
+        return "weighted"
+    if "different files" in text or "different datasets" in text or "one dataset" in text:
+        return "separate_files"
+    if "labels" in text and "differ" in text:
+        return "labels_differ"
+    return "not_counted"
+
+
+def agreement(correct: list[np.ndarray], weights: list[np.ndarray | None]) -> np.ndarray:
+    """Shape (k, k, 2, 2): weight of rows by (model a right?, model b right?), index 0 = right.
+
+    ``agree[a, b]`` is weighted by model a's weights (McNemar's frequency weights).
+    """
+    k = len(correct)
+    out = np.zeros((k, k, 2, 2))
+    for a in range(k):
+        w = np.ones(correct[a].shape[0]) if weights[a] is None else np.asarray(weights[a], dtype=np.float64)
+        for b in range(k):
+            code = (~correct[a]).astype(np.int64) * 2 + (~correct[b]).astype(np.int64)
+            out[a, b] = np.bincount(code, weights=w, minlength=4).reshape(2, 2)
+    return out
+
+
+def _integer(w: np.ndarray | None) -> bool:
+    return w is None or bool(np.all(w == np.round(w)))
+
+
+# --------------------------------------------------------------------------------------
+# Binary
+# --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ModelRows:
+    """One binary model's aligned rows (the in-memory API: arrays in, evidence out).
+
+    ``threshold`` is the model's own decision threshold (None: the shared one), ``threshold_key``
+    the config key it came from.
+    """
+
+    name: str
+    file: str
+    scores: np.ndarray
+    y: np.ndarray
+    weights: np.ndarray | None = None
+    direction: str = "higher"
+    probabilities: bool | None = None
+    threshold: float | None = None
+    threshold_key: str | None = None
+
+
+def evidence_of_rows(models: Sequence[ModelRows], threshold: float = 0.5, audit: LoadAudit | None = None,
+                     aligned: bool = True) -> BinaryEvidence:
+    """Evidence of binary models given as aligned rows: each model's table (one sort), each
+    row's code in it, and the paired statistics of the rows (``aligned``: the rows line up)."""
+    ev_models, codes, weights = [], [], []
+    for m in models:
+        table = build_table(m.scores, m.y, m.weights, m.direction)  # type: ignore[arg-type]
+        t = float(threshold if m.threshold is None else m.threshold)
+        key = m.threshold_key or ("threshold" if m.threshold is None else f"models['{m.name}'].threshold")
+        ev_models.append(BinaryModelEvidence(m.name, m.file, table, t, key, m.probabilities))
+        codes.append(np.asarray(row_groups(table, m.scores), dtype=np.int64))
+        w = None if m.weights is None or np.all(m.weights == 1) else np.asarray(m.weights, dtype=np.float64)
+        weights.append(w)
+    y = np.asarray(models[0].y, dtype=bool)
+    pairing = _row_pairing(ev_models, codes, y, weights, aligned)
+    # rows that do not line up are not one sample: nothing may resample them together
+    rows = BinaryRows(y, tuple(weights), tuple(codes)) if pairing.status == "aligned" else None
+    return BinaryEvidence(tuple(ev_models), pairing, audit or LoadAudit(()), rows)
+
+
+def compare_rows(models: Sequence[ModelRows], settings: Settings, threshold: float = 0.5,
+                 progress: Progress | None = None, aligned: bool = True):
+    """Binary models given as rows → (models, comparisons, pairwise): the rows reduced to
+    evidence, then the one driver (:func:`~reportgen.engine.compare.compare_evidence`).
+    ``aligned``: the models' rows are the same rows in the same order (False: independent
+    samples, reason ``separate_files``)."""
+    return compare_evidence(evidence_of_rows(models, threshold, aligned=aligned), settings, progress)
+
+
+def binary_evidence_of_rows(cfg: Config, data) -> BinaryEvidence:
+    """Evidence of an in-memory :class:`~reportgen.sources.Dataset` (rows aligned across models)."""
+    rows = []
+    for m in data.models:
+        t, key = _threshold(cfg, m.name)
+        rows.append(ModelRows(m.name, m.file, m.scores, m.y, m.weights, m.direction, m.probabilities, t, key))
+    return evidence_of_rows(rows, float(cfg.threshold), _audit(data), bool(data.paired))
+
+
+def _row_pairing(models: list[BinaryModelEvidence], codes: list[np.ndarray], y: np.ndarray,
+                 weights: list[np.ndarray | None], aligned: bool) -> Pairing:
+    """The paired statistics of aligned rows: the streamed engines' accumulator over all rows."""
+    if len(models) < 2:
+        return Pairing("aligned", "single_model")
+    if not aligned:
+        return unpaired("separate_files")
+    # decided by table row, as the streamed engines' paired pass (exact tables: the raw rule)
+    correct = [(c < m.table.cut_index(m.threshold)) == y for c, m in zip(codes, models)]
+    if any(m.table.weighted for m in models):
+        # DeLong's covariance and the pattern counts are counts of unweighted rows; McNemar's table
+        # takes integer (frequency) weights
+        agree = agreement(correct, weights) if all(_integer(w) for w in weights) else None
+        return Pairing("aligned", "aligned", None, agree, None)
+    acc = S.PairedAccumulator([m.table for m in models], [m.threshold for m in models])
+    for lo in range(0, y.shape[0], PAIRED_CHUNK):  # bounded memory: k × chunk placement matrices
+        part = slice(lo, lo + PAIRED_CHUNK)
+        acc.add_rows([c[part] for c in codes], [r[part] for r in correct], y[part])
+    return _pairing_of(acc)
+
+
+def _pairing_of(acc: S.PairedAccumulator) -> Pairing:
+    """The :class:`Pairing` of a paired accumulator over aligned, unweighted rows (DeLong's
+    covariance only with two rows of each class: its sample variances divide by m − 1)."""
+    t = acc.tables[0]
+    cov = acc.covariance() if min(t.total_pos, t.total_neg) >= 2 else None
+    return Pairing("aligned", "aligned", cov, acc.agree.copy(), None if acc.joint is None else acc.joint.copy())
+
+
+def binary_evidence_of_stream(cfg: Config, data) -> BinaryEvidence:
+    """Evidence of :class:`~reportgen.sources_stream.StreamedData` (engines stream and dask)."""
+    models = []
+    for m in data.models:
+        t, key = _threshold(cfg, m.name)
+        models.append(BinaryModelEvidence(m.name, m.file, m.table, t, key, m.probabilities, m.binning))
+    acc = data.paired
+    if len(models) < 2:
+        pairing = Pairing("aligned", "single_model")
+    elif acc is None:
+        pairing = unpaired(reason_of_note(data.paired_note))
+    else:
+        pairing = _pairing_of(acc)
+    return BinaryEvidence(tuple(models), pairing, _audit(data), None)
+
+
+# --------------------------------------------------------------------------------------
+# Multiclass
+# --------------------------------------------------------------------------------------
+
+
+def multiclass_evidence_of_rows(cfg: Config, data) -> MulticlassEvidence:
+    """Evidence of an in-memory multiclass :class:`~reportgen.sources.Dataset`: confusion counts and
+    class tables from the rows (the streamed engines' counts of the same rows), and the rows."""
+    k = len(data.classes)
+    models, correct, weights = [], [], []
+    for m in data.models:
+        w = m.weights
+        pred = m.pred_idx if m.pred_idx is not None else MC.argmax_predictions(m.proba)
+        confusion = MC.confusion_matrix(m.y_idx, pred, k, w)
+        tables = None if m.proba is None else build_class_tables(m.y_idx, m.proba, w, k)
+        weighted = w is not None and not np.all(w == 1)
+        models.append(MulticlassModelEvidence(m.name, m.file, confusion, int(m.y_idx.shape[0]), tables, weighted,
+                                              m.pred_idx is not None))
+        correct.append(np.asarray(pred == m.y_idx))
+        weights.append(w)
+    first = data.models[0]
+    rows = MulticlassRows(first.y_idx, first.weights, tuple(m.pred_idx for m in data.models),
+                          tuple(m.proba for m in data.models))
+    if len(models) < 2:
+        pairing = Pairing("aligned", "single_model")
+    elif not data.paired:
+        pairing = unpaired("not_counted")
+    else:
+        agree = agreement(correct, weights) if all(_integer(w) for w in weights) else None
+        pairing = Pairing("aligned", "aligned", None, agree, None)
+    return MulticlassEvidence(tuple(str(c) for c in data.classes), tuple(models), pairing, _audit(data), rows)
+
+
+def multiclass_evidence_of_counts(cfg: Config, data) -> MulticlassEvidence:
+    """Evidence of :class:`~reportgen.sources_stream_multiclass.StreamedMulticlass` (stream, dask).
+
+    The loaders count McNemar's table of each model against the configured baseline only:
+    ``data.mcnemar[name]`` is [baseline right?][model right?]; the other pairs stay NaN.
+    """
+    models = tuple(MulticlassModelEvidence(m.name, m.file, m.confusion, m.n_rows, m.tables, m.weighted,
+                                           m.predicted_from_column) for m in data.models)
+    names = [m.name for m in models]
+    if len(models) < 2:
+        pairing = Pairing("aligned", "single_model")
+    elif data.mcnemar is None:
+        pairing = unpaired(reason_of_note(data.paired_note))
+    else:
+        b = names.index(cfg.baseline_name)
+        agree = np.full((len(names), len(names), 2, 2), np.nan)
+        for j, name in enumerate(names):
+            if name in data.mcnemar:
+                t = np.asarray(data.mcnemar[name], dtype=np.float64)  # [baseline right?][model right?]
+                agree[j, b] = t.T
+                agree[b, j] = t
+        pairing = Pairing("aligned", "aligned", None, agree, None)
+    return MulticlassEvidence(tuple(str(c) for c in data.classes), models, pairing, _audit(data), None)
+
+
+def evidence_of(cfg: Config, data) -> BinaryEvidence | MulticlassEvidence:
+    """The evidence of whatever the configured loader returned."""
+    from reportgen.sources import Dataset  # noqa: PLC0415
+
+    if isinstance(data, Dataset):
+        return multiclass_evidence_of_rows(cfg, data) if cfg.task == "multiclass" else binary_evidence_of_rows(cfg, data)
+    if cfg.task == "multiclass":
+        return multiclass_evidence_of_counts(cfg, data)
+    return binary_evidence_of_stream(cfg, data)

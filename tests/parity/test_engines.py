@@ -1,0 +1,185 @@
+"""Parity of the engines (issue 15): every (task × engine) on the same inputs gives the same
+metrics.json minus the run block.
+
+Every engine reduces its rows to the same evidence (:mod:`reportgen.engine.evidence`) and one
+driver makes the result, so: point metrics, curves, optima, DeLong and McNemar are equal
+exactly; bootstrap intervals are equal for the same seed (each model's drawn on its score
+table, the differences of threshold metrics on the decision-pattern counts). What an engine
+cannot give (the memory engine keeps the rows, the others do not) is named in the comparison's
+``capabilities`` with a reason code — the only allowed difference, and it must explain every
+interval one engine has and the other lacks.
+
+Small data with ties (scores rounded to 2 decimals, integer points), both directions, a model
+with its own threshold outside its scores, and integer weights.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from reportgen.config import load_config
+from reportgen.engine.binary import THRESHOLD_METRICS
+from reportgen.engine.compare import DELONG_METRICS, ROW_BOOTSTRAP, ROW_ONLY_METRICS
+from reportgen.pipeline import analyse
+
+N = 2_500
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory) -> Path:
+    d = tmp_path_factory.mktemp("parity")
+    rng = np.random.default_rng(15)
+    y = rng.random(N) < 0.3
+    z = rng.normal(size=N) + 1.2 * y
+    pd.DataFrame({
+        "y": y.astype(int),
+        "a": np.round(1 / (1 + np.exp(-z)), 2),                          # probabilities with ties
+        "b": 600 - np.round(30 * (rng.normal(size=N) + 0.8 * y)),        # points, lower = riskier
+        "c": np.round(rng.normal(size=N) + 0.5 * y, 1),                  # few distinct scores
+        "w": rng.integers(1, 4, N),                                      # frequency weights
+    }).to_csv(d / "bin.csv", index=False)
+    classes = ["current", "early", "late"]
+    yk = rng.choice(3, size=N, p=[0.6, 0.3, 0.1])
+    df = pd.DataFrame({"stage": np.array(classes, dtype=object)[yk]})
+    zk = rng.normal(size=(N, 3))
+    zk[np.arange(N), yk] += 1.3
+    p = np.exp(zk) / np.exp(zk).sum(axis=1, keepdims=True)
+    for c, cls in enumerate(classes):
+        df[f"g_{cls}"] = np.round(p[:, c], 2)
+    flip = rng.random(N) < 0.3
+    df["rule"] = np.where(flip, np.array(classes, dtype=object)[rng.integers(0, 3, N)], df["stage"])
+    df["w"] = rng.integers(1, 4, N)
+    df.to_csv(d / "mc.csv", index=False)
+    return d
+
+
+def _binary(d: Path, extra: str = "") -> Path:
+    cfg = d / f"b_{abs(hash(extra))}.yaml"
+    cfg.write_text(
+        "title: parity\nlabel: y\nthreshold: 0.5\nbootstrap: {resamples: 150, seed: 7}\n" + extra +
+        "models:\n  - {name: a, file: bin.csv, score: a}\n"
+        "  - {name: b, file: bin.csv, score: b, direction: lower, threshold: 590}\n"
+        "  - {name: c, file: bin.csv, score: c, threshold: 9}\n"  # outside the scores: one class predicted
+    )
+    return cfg
+
+
+def _multiclass(d: Path, extra: str = "") -> Path:
+    cfg = d / f"m_{abs(hash(extra))}.yaml"
+    cfg.write_text(
+        "title: parity\ntask: multiclass\nlabel: stage\nclasses: [current, early, late]\n"
+        "bootstrap: {resamples: 60, seed: 7}\n" + extra +
+        "models:\n  - {name: gbm, file: mc.csv, scores: [g_current, g_early, g_late]}\n"
+        "  - {name: rules, file: mc.csv, prediction: rule}\n"
+    )
+    return cfg
+
+
+@pytest.fixture(scope="module")
+def scheduler():
+    distributed = pytest.importorskip("dask.distributed")
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None) as c:
+        yield c.scheduler_address
+
+
+def _run(cfg_path: Path, engine: str, scheduler: str | None = None) -> dict:
+    cfg, p = load_config(cfg_path)
+    over = {"engine": engine, "stream": {"batch_rows": 1000}}
+    if scheduler:
+        over["scheduler"] = scheduler
+    return json.loads(json.dumps(analyse(cfg.with_overrides(**over), p).to_json()))
+
+
+def _engines(cfg: Path, scheduler: str) -> dict[str, dict]:
+    return {"memory": _run(cfg, "memory"), "stream": _run(cfg, "stream"), "dask": _run(cfg, "dask", scheduler)}
+
+
+def _without_rows(comparison: dict) -> dict:
+    """A comparison minus what only kept rows give (intervals made by the row bootstrap) and
+    and minus the capability codes (compared on their own)."""
+    c = dict(comparison)
+    row_made = {k for k, v in c["ci_method"].items() if v == ROW_BOOTSTRAP}
+    c["ci"] = {k: v for k, v in c["ci"].items() if k not in row_made}
+    c["ci_method"] = {k: v for k, v in c["ci_method"].items() if k not in row_made}
+    c["capabilities"] = {}
+    c["tests"] = {**c["tests"], "notes": None}
+    return c
+
+
+#: The capability that explains a missing interval of a difference, per metric.
+def _capability_of(metric: str) -> tuple[str, ...]:
+    if metric in ROW_ONLY_METRICS:
+        return ("paired_interval.ranking_metrics",)
+    if metric in DELONG_METRICS:
+        return ("delong",)
+    assert metric in THRESHOLD_METRICS
+    return ("paired_interval.threshold_metrics",)
+
+
+def test_binary_engines_give_the_same_json(data, scheduler):
+    runs = _engines(_binary(data), scheduler)
+    mem = runs["memory"]
+    for engine in ("stream", "dask"):
+        got = runs[engine]
+        # every model: metrics, curves, optima, DeLong and bootstrap intervals, warnings — exactly
+        assert got["models"] == mem["models"], engine
+        assert got["pairwise"] == mem["pairwise"], engine
+        assert got["run"]["warnings"] == mem["run"]["warnings"], engine
+        for cm, cg in zip(mem["comparisons"], got["comparisons"]):
+            assert _without_rows(cg) == _without_rows(cm), engine
+            assert cm["capabilities"] == {}
+            assert cg["capabilities"] == {"paired_interval.ranking_metrics": "needs_rows"}
+            assert set(cm["ci"]) - set(cg["ci"]) == {k for k in ROW_ONLY_METRICS if k in cm["ci"]} != set()
+            assert cg["tests"]["notes"] == cm["tests"]["notes"]  # the tests' own caveats; the rest are codes
+    # the warning 'threshold outside the scores', from one place for every engine
+    assert any("threshold 9 lies outside the scores of model 'c'" in w and "models[2].threshold" in w
+               for w in mem["run"]["warnings"])
+    assert mem["models"]["a"]["ci_method"]["f1"] == "bootstrap"
+    assert mem["comparisons"][0]["ci_method"]["f1"] == "paired bootstrap of decision patterns"
+    assert mem["comparisons"][0]["tests"]["delong"]["paired"]
+
+
+def test_binary_weighted_engines_agree_where_the_evidence_allows(data, scheduler):
+    runs = _engines(_binary(data, "weight: w\n"), scheduler)
+    mem = runs["memory"]
+    for engine in ("stream", "dask"):
+        got = runs[engine]
+        for name, mm in mem["models"].items():
+            gm = got["models"][name]
+            for key in ("metrics", "curves", "optimal_thresholds", "confusion", "prevalence_shift", "n", "positives"):
+                assert gm[key] == mm[key], (engine, name, key)
+            # weighted tables without rows: no bootstrap, no DeLong; the memory engine's row draw
+            assert gm["ci"] == {} and set(mm["ci_method"].values()) == {ROW_BOOTSTRAP}
+        for cm, cg in zip(mem["comparisons"], got["comparisons"]):
+            assert cg["delta"] == cm["delta"]
+            assert cg["tests"]["delong"] is None and cm["tests"]["delong"] is None
+            assert cm["capabilities"] == {"delong": "weighted"}
+            assert cg["capabilities"] == {
+                "model_interval.bootstrap": "weighted", "paired_interval.threshold_metrics": "weighted",
+                "paired_interval.ranking_metrics": "needs_rows", "delong": "weighted", "mcnemar": "weighted"}
+            # every interval the memory engine has and the other has not is explained by a capability
+            for metric in set(cm["ci"]) - set(cg["ci"]):
+                assert any(c in cg["capabilities"] for c in _capability_of(metric)), metric
+            assert cm["tests"]["mcnemar"] is not None and cg["tests"]["mcnemar"] is None  # integer weights, rows kept
+            assert cg["tests"]["notes"] == runs["stream"]["comparisons"][0]["tests"]["notes"]  # one wording
+
+
+def test_multiclass_engines_give_the_same_json(data, scheduler):
+    runs = _engines(_multiclass(data), scheduler)
+    mem = runs["memory"]
+    for engine in ("stream", "dask"):
+        got = runs[engine]
+        for name, mm in mem["models"].items():
+            gm = got["models"][name]
+            assert {k: v for k, v in gm.items() if k not in ("ci", "ci_method")} == \
+                   {k: v for k, v in mm.items() if k not in ("ci", "ci_method")}, (engine, name)
+            assert gm["ci"] == {} and set(mm["ci_method"].values()) == {ROW_BOOTSTRAP}
+        for cm, cg in zip(mem["comparisons"], got["comparisons"]):
+            assert cg["delta"] == cm["delta"] and cg["tests"]["mcnemar"] == cm["tests"]["mcnemar"]
+            assert cm["capabilities"] == {} and cg["capabilities"] == {"bootstrap": "needs_rows"}
+        assert got["run"]["warnings"] == mem["run"]["warnings"]

@@ -1,0 +1,108 @@
+"""The evidence builders give the same evidence in every engine (issue 15): the same tables,
+thresholds, pairing codes and paired counts from the in-memory rows as from record batches
+and Dask partitions."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from reportgen.config import load_config
+from reportgen.engine.evidence import BinaryEvidence, MulticlassEvidence, Pairing
+from reportgen.pipeline import load_evidence
+
+from .test_engines import _binary, _multiclass, data, scheduler  # noqa: F401  (fixtures)
+
+
+def _load(path, engine, scheduler=None):
+    cfg, _ = load_config(path)
+    over = {"engine": engine, "stream": {"batch_rows": 1000}}
+    if scheduler:
+        over["scheduler"] = scheduler
+    return load_evidence(cfg.with_overrides(**over))
+
+
+def _same_table(a, b):
+    for f in ("thresholds", "pos", "neg"):
+        np.testing.assert_array_equal(getattr(a, f), getattr(b, f))
+    assert (a.direction, a.n_rows, a.weighted, a.sum_w2) == (b.direction, b.n_rows, b.weighted, b.sum_w2)
+
+
+def test_binary_evidence_is_the_same_from_every_engine(data, scheduler):  # noqa: F811
+    mem = _load(_binary(data), "memory")
+    assert isinstance(mem, BinaryEvidence) and mem.rows is not None
+    for engine in ("stream", "dask"):
+        got = _load(_binary(data), engine, scheduler if engine == "dask" else None)
+        assert got.rows is None
+        for m, g in zip(mem.models, got.models):
+            _same_table(m.table, g.table)
+            assert (m.name, m.threshold, m.threshold_key, m.probabilities) == (g.name, g.threshold, g.threshold_key,
+                                                                               g.probabilities)
+        assert [m.threshold_key for m in mem.models] == ["threshold", "models[1].threshold", "models[2].threshold"]
+        assert (got.pairing.status, got.pairing.reason) == (mem.pairing.status, mem.pairing.reason) == ("aligned",
+                                                                                                        "aligned")
+        np.testing.assert_array_equal(got.pairing.agree, mem.pairing.agree)
+        np.testing.assert_array_equal(got.pairing.patterns, mem.pairing.patterns)
+        # the same sums over other chunks: equal to rounding
+        np.testing.assert_allclose(got.pairing.covariance, mem.pairing.covariance, rtol=1e-12, atol=1e-18)
+        assert got.audit.files == mem.audit.files and got.audit.warnings == mem.audit.warnings
+
+
+def test_weighted_binary_evidence_says_why_it_is_not_paired(data):  # noqa: F811
+    mem = _load(_binary(data, "weight: w\n"), "memory")
+    st = _load(_binary(data, "weight: w\n"), "stream")
+    assert (st.pairing.status, st.pairing.reason) == ("unpaired", "weighted") and st.pairing.agree is None
+    # rows kept: McNemar's frequency-weighted counts, but no DeLong covariance or pattern counts
+    assert mem.pairing.status == "aligned" and mem.pairing.covariance is None and mem.pairing.patterns is None
+    assert mem.pairing.agree[1, 0].sum() == pytest.approx(float(mem.models[1].table.total_pos + mem.models[1].table.total_neg))
+    for m, g in zip(mem.models, st.models):
+        _same_table(m.table, g.table)
+
+
+def test_multiclass_evidence_is_the_same_from_every_engine(data):  # noqa: F811
+    mem = _load(_multiclass(data), "memory")
+    st = _load(_multiclass(data), "stream")
+    assert isinstance(mem, MulticlassEvidence) and mem.rows is not None and st.rows is None
+    assert mem.classes == st.classes
+    for m, g in zip(mem.models, st.models):
+        np.testing.assert_array_equal(m.confusion, g.confusion)
+        assert (m.n_rows, m.weighted, m.predicted_from_column) == (g.n_rows, g.weighted, g.predicted_from_column)
+        assert (m.tables is None) == (g.tables is None)
+        if m.tables is not None:
+            for j in range(m.tables.k):
+                for i in range(m.tables.k):
+                    np.testing.assert_array_equal(m.tables.values[j][i], g.tables.values[j][i])
+                    np.testing.assert_array_equal(m.tables.counts[j][i], g.tables.counts[j][i])
+    # the streamed engines count each model against the baseline only
+    np.testing.assert_array_equal(st.pairing.agreement(1, 0), mem.pairing.agreement(1, 0))
+    np.testing.assert_array_equal(st.pairing.agreement(0, 1), mem.pairing.agreement(0, 1))
+
+
+def test_pairing_rejects_contradictions():
+    with pytest.raises(ValueError, match="unknown pairing reason"):
+        Pairing("unpaired", "because")
+    with pytest.raises(ValueError, match="contradicts"):
+        Pairing("aligned", "rows_dropped")
+    with pytest.raises(ValueError, match="contradicts"):
+        Pairing("unpaired", "aligned")
+
+
+def test_paired_counts_do_not_depend_on_the_chunking(monkeypatch):
+    """The in-memory paired pass adds chunks in order: the same counts as one chunk, and the
+    covariance equal to rounding (sums in another grouping)."""
+    import importlib
+
+    from reportgen.reduce import ModelRows, evidence_of_rows
+
+    E = importlib.import_module("reportgen.reduce.evidence_of")  # the package exports a function of that name
+
+    rng = np.random.default_rng(3)
+    y = rng.random(3000) < 0.2
+    rows = [ModelRows("a", "f", np.round(rng.random(3000) + y, 2), y),
+            ModelRows("b", "f", np.round(rng.normal(size=3000) - y, 1), y, direction="lower", threshold=-0.5)]
+    whole = evidence_of_rows(rows).pairing
+    monkeypatch.setattr(E, "PAIRED_CHUNK", 700)
+    parts = evidence_of_rows(rows).pairing
+    np.testing.assert_array_equal(parts.agree, whole.agree)
+    np.testing.assert_array_equal(parts.patterns, whole.patterns)
+    np.testing.assert_allclose(parts.covariance, whole.covariance, rtol=1e-12)
