@@ -34,20 +34,20 @@ from reportgen.engine import streaming as S
 from reportgen.engine.curve import ScoreTable, merge_tables
 from reportgen.errors import UserError
 from reportgen.io import validate as V
-from reportgen.io.align import NOTE_DATASETS, NOTE_DROPPED, NOTE_WEIGHTED, Join, Keyed, join_ids
+from reportgen.io.align import NOTE_DATASETS, NOTE_DROPPED, NOTE_WEIGHTED, Join, Keyed, concat_ids, join_ids
 from reportgen.io.files import check_parts, columns_in, file_info, no_rows, parts_of
 from reportgen.io.validate import check_columns, columns_for
 from reportgen.sources_stream import (
     Progress,
     StreamedData,
     StreamedModel,
-    _validated,
     binned_result,
     column_types,
     fold_file,
     keyed,
     new_state,
     read_columns,
+    validated,
 )
 
 #: Partial results merged per reduce task.
@@ -113,7 +113,7 @@ def _reduce_parts(cap: int, sample_cap: int, *parts: Part) -> Part:
     out.dates = [min(seen), max(seen)] if seen else []
     for name, k in parts[0].keyed.items():
         ks = [p.keyed[name] for p in parts]
-        out.keyed[name] = Keyed(k.name, k.file, k.id_column, np.concatenate([x.ids for x in ks]),
+        out.keyed[name] = Keyed(k.name, k.file, k.id_column, concat_ids([x.ids for x in ks]),
                                 np.concatenate([x.rows for x in ks]), np.concatenate([x.truth for x in ks]))
     for p in parts:
         for k, v in p.dropped.items():
@@ -127,7 +127,7 @@ def _map_binned(cfg: Config, part: str, name: str, edges: np.ndarray, allowed: A
     acc = S.BinnedAccumulator(edges, m.direction)
     offset = 0
     for batch in read_columns(Path(part), sorted(set(st.cols.values())), cfg.stream.batch_rows, *column_types(cfg, [m])):
-        s, y, w = _validated(cfg, st, Path(part), batch, offset)
+        s, y, w = validated(cfg, st, Path(part), batch, offset)
         acc.add(s, y, w)
         offset += len(batch)
     return acc
@@ -156,14 +156,14 @@ def _reduce_paired(*parts: S.PairedAccumulator) -> S.PairedAccumulator:
     return out
 
 
-def _tree(delayed: Any, fn: Any, items: list[Any], *args: Any) -> Any:
+def tree_reduce(delayed: Any, fn: Any, items: list[Any], *args: Any) -> Any:
     """Reduce ``items`` with ``fn(*args, *group)`` in groups of :data:`FAN_IN` until one is left."""
     while len(items) > 1:
         items = [delayed(fn)(*args, *items[i:i + FAN_IN]) for i in range(0, len(items), FAN_IN)]
     return items[0]
 
 
-def _client(cfg: Config) -> tuple[Any, Any]:
+def client_for(cfg: Config) -> tuple[Any, Any]:
     try:
         from dask.distributed import Client, LocalCluster  # noqa: PLC0415
     except ImportError:
@@ -179,7 +179,7 @@ def _client(cfg: Config) -> tuple[Any, Any]:
     return Client(cluster), cluster
 
 
-def _import_dask() -> Any:
+def import_dask() -> Any:
     """The ``dask`` module, or a one-line error saying how to install it."""
     try:
         import dask  # noqa: PLC0415
@@ -196,7 +196,7 @@ def _first_map(cfg: Config, dask: Any, by_file: dict[Path, list[str]], parts_of_
     graphs = []
     for path, names in by_file.items():
         mapped = [delayed(_map_part)(cfg, part, names, k, shared) for k, part in enumerate(parts_of_file[path])]
-        graphs.append(_tree(delayed, _reduce_parts, mapped, cfg.stream.max_distinct_scores, 200_000))
+        graphs.append(tree_reduce(delayed, _reduce_parts, mapped, cfg.stream.max_distinct_scores, 200_000))
     return dict(zip(by_file, dask.compute(*graphs)))
 
 
@@ -220,7 +220,7 @@ def load_dask(cfg: Config, progress: Progress | None = None) -> StreamedData:
     With an id column the models' rows are joined as in memory (the kept ids come back from the
     parts); under ``id_mismatch: intersect`` with ids left out, the parts are mapped again
     keeping the shared ids only."""
-    dask = _import_dask()
+    dask = import_dask()
     delayed = dask.delayed
     sc = cfg.stream
     by_file: dict[Path, list[str]] = {}
@@ -230,16 +230,14 @@ def load_dask(cfg: Config, progress: Progress | None = None) -> StreamedData:
         by_file.setdefault(path, []).append(m.name)
     for path in by_file:
         check_parts(path, {c for m in cfg.models if Path(m.file) == path for c in columns_for(cfg, m).values()})
-    client, cluster = _client(cfg)
+    client, cluster = client_for(cfg)
     try:
         parts_of_file = {p: parts_of(p) for p in by_file}
         results = _first_map(cfg, dask, by_file, parts_of_file)
         join = _join(cfg, results)
         allowed = None
         if join is not None and any(join.left_out):
-            import pyarrow as pa  # noqa: PLC0415
-
-            allowed = pa.array(join.common, type=pa.string())
+            allowed = join.common
             results = _first_map(cfg, dask, by_file, parts_of_file, allowed)
         files = []
         for path, names in by_file.items():
@@ -267,7 +265,7 @@ def load_dask(cfg: Config, progress: Progress | None = None) -> StreamedData:
                 shared_edges = delayed(edges, pure=True)
                 shared_allowed = None if allowed is None else delayed(allowed, pure=True)
                 mapped = [delayed(_map_binned)(cfg, p, m.name, shared_edges, shared_allowed) for p in parts_of_file[path]]
-                acc = _tree(delayed, _reduce_binned, mapped).compute()
+                acc = tree_reduce(delayed, _reduce_binned, mapped).compute()
                 table, grouper, binning = binned_result(cfg, m.name, acc, warnings)
             V.check_both_classes(cfg, path, label, table.total_pos, table.total_neg, part.labels[m.name])
             models.append(StreamedModel(m.name, str(path), m.direction, m.probabilities, m.threshold, table, binning, grouper))
@@ -285,7 +283,7 @@ def load_dask(cfg: Config, progress: Progress | None = None) -> StreamedData:
                 path = next(iter(by_file))
                 shared = delayed((tables, groupers), pure=True)  # one graph node, sent to each worker once
                 mapped = [delayed(_map_paired)(cfg, p, shared) for p in parts_of_file[path]]
-                paired = _tree(delayed, _reduce_paired, mapped).compute()
+                paired = tree_reduce(delayed, _reduce_paired, mapped).compute()
         if progress is not None:
             progress(2, 2)
         seen = [d for part in results.values() for d in part.dates]

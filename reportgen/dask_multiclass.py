@@ -36,15 +36,14 @@ from typing import Any
 import numpy as np
 
 from reportgen.config import Config
-from reportgen.dask_engine import _client, _import_dask, _tree
+from reportgen.dask_engine import client_for, import_dask, tree_reduce
 from reportgen.io.align import NOTE_DATASETS, NOTE_DROPPED, Join
 from reportgen.io.files import FileInfo, file_info, no_rows, parts_of
 from reportgen.sources_stream import Progress, read_batches
 from reportgen.sources_stream_multiclass import (
+    ClassIds,
+    ModelCounts,
     StreamedMulticlass,
-    _Ids,
-    _merge,
-    _Model,
     column_types,
     combine,
     conclude,
@@ -53,6 +52,7 @@ from reportgen.sources_stream_multiclass import (
     join_models,
     mcnemar_chunk,
     mcnemar_columns,
+    merge_pending,
     plan,
 )
 
@@ -62,19 +62,19 @@ class PartCounts:
     """One part's (or a reduce node's) counts: class ids are positions in ``keys``."""
 
     keys: list[str]  # class id → class key, in this part's order of first appearance
-    models: list[_Model]  # the dataset's models, in config order
+    models: list[ModelCounts]  # the dataset's models, in config order
     rows: int  # rows read (before dropping)
     dates: list  # first and last date seen (when a date column is set)
 
 
-def _map_part(cfg: Config, part: str, templates: list[_Model], ids: _Ids) -> PartCounts:
+def _map_part(cfg: Config, part: str, templates: list[ModelCounts], ids: ClassIds) -> PartCounts:
     """One part → each model's confusion matrix and class tables, classes in the part's own ids."""
     ids = ids.copy()  # every task starts from the same ids and learns its own
     states = [fresh(st, Path(part)) for st in templates]  # errors name the part
     dates: list = []
     rows = fold_file(cfg, states, ids, Path(part), dates)
     for st, template in zip(states, templates):
-        _merge(st, cfg.stream.max_distinct_scores)
+        merge_pending(st, cfg.stream.max_distinct_scores)
         st.path = template.path  # from here on the dataset is named (cap errors after merges, results, the join)
     return PartCounts(list(ids.index), states, rows, [min(dates), max(dates)] if dates else [])
 
@@ -100,7 +100,7 @@ def _reduce_parts(cap: int, *parts: PartCounts) -> PartCounts:
     return PartCounts(keys, models, sum(p.rows for p in parts), [min(seen), max(seen)] if seen else [])
 
 
-def _map_mcnemar(cfg: Config, part: str, states: list[_Model], classes: list[str]) -> tuple[dict[str, np.ndarray] | None, str | None]:
+def _map_mcnemar(cfg: Config, part: str, states: list[ModelCounts], classes: list[str]) -> tuple[dict[str, np.ndarray] | None, str | None]:
     """McNemar's 2×2 tables of one part's rows (or the note why they cannot be paired)."""
     states = [fresh(st, Path(part)) for st in states]
     index = {c: j for j, c in enumerate(classes)}
@@ -124,14 +124,14 @@ def _reduce_mcnemar(*parts: tuple[dict[str, np.ndarray] | None, str | None]) -> 
     return out, None
 
 
-def _map_all(cfg: Config, dask: Any, by_file: dict[Path, list[_Model]], parts_of_file: dict[Path, list[str]],
-             ids: _Ids) -> tuple[PartCounts, ...]:
+def _map_all(cfg: Config, dask: Any, by_file: dict[Path, list[ModelCounts]], parts_of_file: dict[Path, list[str]],
+             ids: ClassIds) -> tuple[PartCounts, ...]:
     """Map every part, reduce per dataset: each dataset's merged :class:`PartCounts`."""
     delayed = dask.delayed
     graphs = []
     for path, templates in by_file.items():
         mapped = [delayed(_map_part)(cfg, part, templates, ids) for part in parts_of_file[path]]
-        graphs.append(_tree(delayed, _reduce_parts, mapped, cfg.stream.max_distinct_scores))
+        graphs.append(tree_reduce(delayed, _reduce_parts, mapped, cfg.stream.max_distinct_scores))
     return dask.compute(*graphs)
 
 
@@ -140,18 +140,16 @@ def load_dask_multiclass(cfg: Config, progress: Progress | None = None) -> Strea
 
     With an id column the models' rows are joined as in memory; under ``id_mismatch: intersect``
     with ids left out, the parts are mapped again keeping the shared ids only."""
-    dask = _import_dask()
+    dask = import_dask()
     delayed = dask.delayed
     configured, ids, by_file = plan(cfg)
-    client, cluster = _client(cfg)
+    client, cluster = client_for(cfg)
     try:
         parts_of_file = {p: parts_of(p) for p in by_file}
         reduced = _map_all(cfg, dask, by_file, parts_of_file, ids)
         join = join_models(cfg, [st for part in reduced for st in part.models])
         if join is not None and any(join.left_out):
-            import pyarrow as pa  # noqa: PLC0415
-
-            configured, ids, by_file = plan(cfg, pa.array(join.common, type=pa.string()))
+            configured, ids, by_file = plan(cfg, join.common)
             reduced = _map_all(cfg, dask, by_file, parts_of_file, ids)
         if progress is not None:
             progress(1, 2)
@@ -183,7 +181,7 @@ def load_dask_multiclass(cfg: Config, progress: Progress | None = None) -> Strea
             cluster.close()
 
 
-def _mcnemar(cfg: Config, delayed: Any, by_file: dict[Path, list[_Model]], parts_of_file: dict[Path, list[str]],
+def _mcnemar(cfg: Config, delayed: Any, by_file: dict[Path, list[ModelCounts]], parts_of_file: dict[Path, list[str]],
              dropped: list, classes: list[str], join: Join | None) -> tuple[dict[str, np.ndarray] | None, str | None]:
     """McNemar's tables from a second map/reduce over the one dataset's parts, or a note why not."""
     if len(cfg.models) < 2:
@@ -194,7 +192,7 @@ def _mcnemar(cfg: Config, delayed: Any, by_file: dict[Path, list[_Model]], parts
         return None, NOTE_DATASETS
     (path, templates), = by_file.items()
     mapped = [delayed(_map_mcnemar)(cfg, part, templates, classes) for part in parts_of_file[path]]
-    return _tree(delayed, _reduce_mcnemar, mapped).compute()
+    return tree_reduce(delayed, _reduce_mcnemar, mapped).compute()
 
 
 __all__ = ["PartCounts", "load_dask_multiclass"]

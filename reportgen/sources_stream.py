@@ -46,7 +46,7 @@ from reportgen.engine.curve import ScoreTable
 from reportgen.parallel import in_background, ordered_map
 from reportgen.results import BinningInfo
 from reportgen.io import validate as V
-from reportgen.io.align import NOTE_DROPPED, NOTE_ID_ORDER, NOTE_LENGTHS, NOTE_WEIGHTED, Join, Keyed, check_unique, join_ids
+from reportgen.io.align import NOTE_DROPPED, NOTE_ID_ORDER, NOTE_LENGTHS, NOTE_WEIGHTED, Join, Keyed, check_unique, concat_ids, join_ids
 from reportgen.io.files import FileInfo, check_parts, columns_in, file_info, no_rows, record_batches, sha256_of
 from reportgen.io.validate import check_columns, columns_for, dates_of
 
@@ -142,11 +142,12 @@ class Batch:
             self._cache[key] = out
         return self._cache[key]
 
-    def keys(self, name: str):
-        """The column's keys (:func:`reportgen.io.validate.key_array`: pyarrow strings, null = missing)."""
+    def keys(self, name: str, few: bool = True):
+        """The column's keys (:func:`reportgen.io.validate.key_array`: pyarrow strings, null = missing;
+        ``few=False`` for ids)."""
         key = ("keys", name)
         if key not in self._cache:
-            self._cache[key] = V.key_array(self.rb.column(name))
+            self._cache[key] = V.key_array(self.rb.column(name), few)
         return self._cache[key]
 
     def missing(self, name: str) -> np.ndarray | None:
@@ -263,7 +264,7 @@ class _RowCodes:
 
 
 @dataclass(slots=True)
-class _State:
+class ModelState:
     """What pass 1 keeps per model.
 
     With an id column, the kept rows' id keys, file positions and truth are collected for the
@@ -282,28 +283,28 @@ class _State:
     truth: list | None = None
     allowed: object = None
 
-    def replica(self) -> _State:
+    def replica(self) -> ModelState:
         """A state that validates like this one (labels seen, id filter) but collects nothing."""
-        return _State(self.cfg, self.cols, self.acc, [], set(self.labels), allowed=self.allowed)
+        return ModelState(self.cfg, self.cols, self.acc, [], set(self.labels), allowed=self.allowed)
 
 
-def new_state(cfg: Config, m: ModelConfig, allowed: object = None, collect: bool = True) -> _State:
+def new_state(cfg: Config, m: ModelConfig, allowed: object = None, collect: bool = True) -> ModelState:
     """An empty pass-1 state of model ``m`` (collecting ids when the config names an id column)."""
     cols = columns_for(cfg, m)
-    st = _State(m, cols, S.TableAccumulator(m.direction, cfg.stream.max_distinct_scores), [], set(), allowed=allowed)
+    st = ModelState(m, cols, S.TableAccumulator(m.direction, cfg.stream.max_distinct_scores), [], set(), allowed=allowed)
     if "id" in cols and collect:
         st.ids, st.id_rows, st.truth = [], [], []
     return st
 
 
-def _validated(cfg: Config, st: _State, path: Path, batch: Batch, offset: int):
+def validated(cfg: Config, st: ModelState, path: Path, batch: Batch, offset: int):
     """(scores, is_positive, weights) of the batch's valid rows; errors name the global row."""
     import pyarrow.compute as pc  # noqa: PLC0415
 
     cols = st.cols
     scores = batch.numeric(cols["score"], path, offset)
     weights = batch.numeric(cols["weight"], path, offset) if "weight" in cols else None
-    ids = batch.keys(cols["id"]) if "id" in cols else None
+    ids = batch.keys(cols["id"], few=False) if "id" in cols else None
     checks = []
     if not np.isfinite(scores).all():
         checks.append((V.missing_score(cols["score"]), ~np.isfinite(scores)))
@@ -332,7 +333,7 @@ def _validated(cfg: Config, st: _State, path: Path, batch: Batch, offset: int):
     y = batch.matches(cols["label"], V.label_key(cfg.positive))
     if st.ids is not None:
         rows = np.arange(len(batch)) if keep is None else np.flatnonzero(keep)
-        st.ids.append(np.asarray((ids if keep is None else ids.filter(keep)).to_numpy(zero_copy_only=False), dtype=object))
+        st.ids.append(ids if keep is None else ids.filter(keep))
         st.id_rows.append(rows + offset)
         st.truth.append(y if keep is None else y[keep])
     if keep is None:
@@ -340,9 +341,9 @@ def _validated(cfg: Config, st: _State, path: Path, batch: Batch, offset: int):
     return scores[keep], y[keep], None if weights is None else weights[keep]
 
 
-def keyed(path: Path, st: _State) -> Keyed:
+def keyed(path: Path, st: ModelState) -> Keyed:
     """The rows a model kept, as the id join sees them."""
-    return Keyed(st.cfg.name, str(path), st.cols["id"], np.concatenate(st.ids) if st.ids else np.empty(0, dtype=object),
+    return Keyed(st.cfg.name, str(path), st.cols["id"], concat_ids(st.ids),
                  np.concatenate(st.id_rows) if st.id_rows else np.empty(0, dtype=np.int64),
                  np.concatenate(st.truth) if st.truth else np.empty(0, dtype=bool))
 
@@ -360,14 +361,14 @@ def _with_offsets(batches: Iterator[Batch]) -> Iterator[tuple[Batch, int]]:
         offset += len(batch)
 
 
-def _fold_model(cfg: Config, path: Path, batch: Batch, offset: int, st: _State):
+def _fold_model(cfg: Config, path: Path, batch: Batch, offset: int, st: ModelState):
     """One model's part of a batch in pass 1 (its own state only, so models run in threads)."""
-    s, y, w = _validated(cfg, st, path, batch, offset)
+    s, y, w = validated(cfg, st, path, batch, offset)
     st.acc.add(s, y, w)
     return s, y, w
 
 
-def fold_file(cfg: Config, states: list[_State], path: Path, columns: list[str], rng: np.random.Generator,
+def fold_file(cfg: Config, states: list[ModelState], path: Path, columns: list[str], rng: np.random.Generator,
               dates: list | None = None, rows: _RowCodes | None = None) -> int:
     """Pass 1 over one file: every batch validated and folded into each model's state; rows read.
 
@@ -416,9 +417,9 @@ def load_streamed(cfg: Config, progress: Progress | None = None) -> StreamedData
         return _load_streamed(cfg, progress, hashes.result)
 
 
-def plan(cfg: Config, allowed: object = None) -> dict[Path, list[_State]]:
+def plan(cfg: Config, allowed: object = None) -> dict[Path, list[ModelState]]:
     """Each file's models as fresh pass-1 states; columns (and every Parquet part's) checked first."""
-    by_file: dict[Path, list[_State]] = {}
+    by_file: dict[Path, list[ModelState]] = {}
     for i, m in enumerate(cfg.models):
         path = Path(m.file)
         check_columns(cfg, i, m, path, columns_in(path))
@@ -428,7 +429,7 @@ def plan(cfg: Config, allowed: object = None) -> dict[Path, list[_State]]:
     return by_file
 
 
-def _first_pass(cfg: Config, by_file: dict[Path, list[_State]], rows: _RowCodes | None, progress: Progress | None
+def _first_pass(cfg: Config, by_file: dict[Path, list[ModelState]], rows: _RowCodes | None, progress: Progress | None
                 ) -> tuple[dict[Path, int], list]:
     """Pass 1 over every file: (rows read per file, the dates seen)."""
     rng = np.random.default_rng(cfg.bootstrap.seed)
@@ -445,7 +446,7 @@ def _first_pass(cfg: Config, by_file: dict[Path, list[_State]], rows: _RowCodes 
     return read, seen_dates
 
 
-def join_states(cfg: Config, by_file: dict[Path, list[_State]]) -> Join | None:
+def join_states(cfg: Config, by_file: dict[Path, list[ModelState]]) -> Join | None:
     """The id join of the models' kept rows (None without an id column); errors as in memory."""
     order = {m.name: i for i, m in enumerate(cfg.models)}
     states = sorted(((p, st) for p, sts in by_file.items() for st in sts), key=lambda x: order[x[1].cfg.name])
@@ -464,9 +465,7 @@ def _load_streamed(cfg: Config, progress: Progress | None, hashes: Callable[[], 
     read, seen_dates = _first_pass(cfg, by_file, rows, progress)
     join = join_states(cfg, by_file)
     if join is not None and any(join.left_out):  # id_mismatch: intersect — read again, shared ids only
-        import pyarrow as pa  # noqa: PLC0415
-
-        by_file, rows = plan(cfg, pa.array(join.common, type=pa.string())), None
+        by_file, rows = plan(cfg, join.common), None
         read, seen_dates = _first_pass(cfg, by_file, rows, progress)
         join_states(cfg, by_file)  # the shared ids only now: the first join's counts and warnings stand
 
@@ -494,7 +493,7 @@ def _load_streamed(cfg: Config, progress: Progress | None, hashes: Callable[[], 
                 def bin_batch(item: tuple[Batch, int]):
                     """A batch validated and binned in a thread: (weighted rows, or None; bins, or None)."""
                     batch, offset = item
-                    s, y, w = _validated(cfg, st.replica(), path, batch, offset)
+                    s, y, w = validated(cfg, st.replica(), path, batch, offset)
                     if w is not None:
                         return (s, y, w), None
                     return None, acc.bin_rows(s, y)
@@ -543,7 +542,7 @@ def binned_result(cfg: Config, name: str, acc: S.BinnedAccumulator, warnings: li
     return table, acc.grouper(), BinningInfo(sc.binning, table.n_distinct, sc.max_distinct_scores, bound)
 
 
-def _paired_pass(cfg: Config, models: list[StreamedModel], by_file: dict[Path, list[_State]],
+def _paired_pass(cfg: Config, models: list[StreamedModel], by_file: dict[Path, list[ModelState]],
                  dropped: list, join: Join | None = None) -> tuple[S.PairedAccumulator | None, str | None]:
     """Pass 3: DeLong covariances and McNemar tables over aligned rows, when rows align.
 
@@ -652,7 +651,7 @@ def check_first_batches(cfg: Config) -> dict[Path, int]:
         if cfg.date:
             dates_of(batch.series(cfg.date), path, cfg.date, 0)
         for st in states:
-            _validated(cfg, st, path, batch, 0)
+            validated(cfg, st, path, batch, 0)
             if st.ids is not None:
                 check_unique(keyed(path, st))
         checked[path] = len(batch)

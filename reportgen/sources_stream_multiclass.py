@@ -47,7 +47,7 @@ from reportgen.engine.compare_multiclass import MulticlassCounts
 from reportgen.engine.streaming import MERGE_EVERY
 from reportgen.errors import InputError
 from reportgen.io import validate as V
-from reportgen.io.align import NOTE_DROPPED, NOTE_ID_ORDER, NOTE_LENGTHS, Join, Keyed, check_unique, join_ids
+from reportgen.io.align import NOTE_DROPPED, NOTE_ID_ORDER, NOTE_LENGTHS, Join, Keyed, check_unique, concat_ids, join_ids
 from reportgen.io.files import FileInfo, check_parts, columns_in, file_info, no_rows, record_batches
 from reportgen.io.validate import check_columns, columns_for, configured_classes, dates_of, keys, numeric, score_columns, sorted_classes
 from reportgen.sources_multiclass import check_class_count, class_warnings, score_order
@@ -72,15 +72,15 @@ class StreamedMulticlass:
         return self.mcnemar is not None
 
 
-class _Ids:
+class ClassIds:
     """Class keys → indices: the configured order, or order of first appearance (remapped later)."""
 
     def __init__(self, configured: list[str] | None) -> None:
         self.fixed = configured is not None
         self.index: dict[str, int] = {c: j for j, c in enumerate(configured or [])}
 
-    def copy(self) -> _Ids:
-        out = _Ids(None)
+    def copy(self) -> ClassIds:
+        out = ClassIds(None)
         out.fixed, out.index = self.fixed, dict(self.index)
         return out
 
@@ -93,7 +93,7 @@ class _Ids:
 
 
 @dataclass(slots=True)
-class _Model:
+class ModelCounts:
     """What the pass over the data keeps per model."""
 
     i: int
@@ -119,23 +119,23 @@ class _Model:
     allowed: object = None  # pyarrow strings: only rows with these ids (id_mismatch: intersect)
 
 
-def fresh(st: _Model, path: Path) -> _Model:
+def fresh(st: ModelCounts, path: Path) -> ModelCounts:
     """An empty copy of a model's state that reads ``path`` (a Dask part, named in errors)."""
-    out = _Model(st.i, st.cfg, path, st.cols, st.sc, st.score_cols, allowed=st.allowed)
+    out = ModelCounts(st.i, st.cfg, path, st.cols, st.sc, st.score_cols, allowed=st.allowed)
     if "id" in st.cols:
         out.ids, out.id_rows, out.truth = [], [], []
     return out
 
 
-def keyed(st: _Model) -> Keyed:
+def keyed(st: ModelCounts) -> Keyed:
     """The rows a model kept, as the id join sees them."""
     def cat(parts: list, dtype: object) -> np.ndarray:
         return np.concatenate(parts) if parts else np.empty(0, dtype=dtype)
 
-    return Keyed(st.cfg.name, str(st.path), st.cols["id"], cat(st.ids, object), cat(st.id_rows, np.int64), cat(st.truth, object))
+    return Keyed(st.cfg.name, str(st.path), st.cols["id"], concat_ids(st.ids), cat(st.id_rows, np.int64), cat(st.truth, object))
 
 
-def join_models(cfg: Config, states: list[_Model]) -> Join | None:
+def join_models(cfg: Config, states: list[ModelCounts]) -> Join | None:
     """The id join of the models' kept rows (config order; None without an id column)."""
     if any(st.ids is None for st in states):
         return None
@@ -159,7 +159,7 @@ def _grow(conf: np.ndarray, k: int) -> np.ndarray:
     return out
 
 
-def _fold(cfg: Config, st: _Model, ids: _Ids, df: pd.DataFrame, offset: int, cap: int) -> None:
+def _fold(cfg: Config, st: ModelCounts, ids: ClassIds, df: pd.DataFrame, offset: int, cap: int) -> None:
     """Validate one batch for one model and add it to the model's counts."""
     path, cols, n = st.path, st.cols, len(df)
     truth = keys(df[cols["label"]])
@@ -212,10 +212,10 @@ def _fold(cfg: Config, st: _Model, ids: _Ids, df: pd.DataFrame, offset: int, cap
         st.max_dev = max(st.max_dev, float(np.abs(p.sum(axis=1) - 1.0).max()))
         st.pending.append(CT.class_lists(y, p, w, int(y.max()) + 1))
         if len(st.pending) >= MERGE_EVERY:
-            _merge(st, cap)
+            merge_pending(st, cap)
 
 
-def _merge(st: _Model, cap: int) -> None:
+def merge_pending(st: ModelCounts, cap: int) -> None:
     """Fold the pending batch lists into the merged tables; the cap is checked per score column."""
     if not st.pending:
         return
@@ -236,15 +236,15 @@ def _merge(st: _Model, cap: int) -> None:
     st.pending = []
 
 
-def plan(cfg: Config, allowed: object = None) -> tuple[list[str] | None, _Ids, dict[Path, list[_Model]]]:
+def plan(cfg: Config, allowed: object = None) -> tuple[list[str] | None, ClassIds, dict[Path, list[ModelCounts]]]:
     """Columns checked; the configured classes, the class ids to start from and each file's models.
 
     Without configured classes the ids start with the keys of score mappings (classes, as in
     memory), so every reader of the data (each Dask part too) starts from the same ids.
     """
     configured = configured_classes(cfg)
-    ids = _Ids(configured)
-    by_file: dict[Path, list[_Model]] = {}
+    ids = ClassIds(configured)
+    by_file: dict[Path, list[ModelCounts]] = {}
     for i, m in enumerate(cfg.models):
         path = Path(m.file)
         check_columns(cfg, i, m, path, columns_in(path))
@@ -255,14 +255,14 @@ def plan(cfg: Config, allowed: object = None) -> tuple[list[str] | None, _Ids, d
                 ids.of(np.array(sorted_classes(set(sc)), dtype=object))
         else:
             score_cols = list(sc or [])
-        template = _Model(i, m, path, columns_for(cfg, m), sc, score_cols, allowed=allowed)
+        template = ModelCounts(i, m, path, columns_for(cfg, m), sc, score_cols, allowed=allowed)
         by_file.setdefault(path, []).append(fresh(template, path))
     for path, states in by_file.items():
         check_parts(path, mcnemar_columns(states))
     return configured, ids, by_file
 
 
-def fold_file(cfg: Config, states: list[_Model], ids: _Ids, path: Path, seen_dates: list) -> int:
+def fold_file(cfg: Config, states: list[ModelCounts], ids: ClassIds, path: Path, seen_dates: list) -> int:
     """Every batch of one file (or Dask part) validated and folded into its models' counts; rows read.
 
     ``seen_dates`` collects each batch's first and last date when a date column is set.
@@ -281,19 +281,19 @@ def fold_file(cfg: Config, states: list[_Model], ids: _Ids, path: Path, seen_dat
     return offset
 
 
-def column_types(states: list[_Model]) -> tuple[list[str], list[str]]:
+def column_types(states: list[ModelCounts]) -> tuple[list[str], list[str]]:
     """(numbers, text): the columns the models read as float64 and as text (CSV types)."""
     numbers = sorted({c for st in states for c in [*st.score_cols, *([st.cols["weight"]] if "weight" in st.cols else [])]})
     return numbers, sorted({c for st in states for c in V.text_columns(st.cols)})
 
 
-def conclude(cfg: Config, states: list[_Model], configured: list[str] | None, ids: _Ids
+def conclude(cfg: Config, states: list[ModelCounts], configured: list[str] | None, ids: ClassIds
              ) -> tuple[list[str], list[MulticlassCounts], list[str], list[tuple[str, str, int]]]:
     """(classes, counts per model in class order, warnings, dropped rows) once every row is folded."""
     for st in states:
         if st.rows == 0:
             raise V.no_rows_left(st.path, st.cfg.name)
-        _merge(st, cfg.stream.max_distinct_scores)
+        merge_pending(st, cfg.stream.max_distinct_scores)
     seen_truth = set().union(*(st.seen_truth for st in states))
     seen_pred = {st.cfg.name: st.seen_pred for st in states if "prediction" in st.cols}
     classes = configured if configured is not None else sorted_classes(set(ids.index))
@@ -310,7 +310,7 @@ def conclude(cfg: Config, states: list[_Model], configured: list[str] | None, id
     return classes, models, warnings, dropped
 
 
-def combine(parts: list[_Model], to_ids: list[np.ndarray], n_ids: int, cap: int) -> _Model:
+def combine(parts: list[ModelCounts], to_ids: list[np.ndarray], n_ids: int, cap: int) -> ModelCounts:
     """One model's counts over disjoint row sets, each indexing classes its own way, in common ids.
 
     ``to_ids[p]`` maps part p's class ids to the common ones (``n_ids`` of them). Rows of the
@@ -346,11 +346,11 @@ def combine(parts: list[_Model], to_ids: list[np.ndarray], n_ids: int, cap: int)
             out.ids += st.ids
             out.id_rows += st.id_rows
             out.truth += st.truth
-    _merge(out, cap)
+    merge_pending(out, cap)
     return out
 
 
-def _read_all(cfg: Config, ids: _Ids, by_file: dict[Path, list[_Model]], progress: Progress | None
+def _read_all(cfg: Config, ids: ClassIds, by_file: dict[Path, list[ModelCounts]], progress: Progress | None
               ) -> tuple[list[FileInfo], list]:
     """The pass over every file: (the files' audit records, the dates seen)."""
     seen_dates: list = []
@@ -374,9 +374,7 @@ def load_streamed_multiclass(cfg: Config, progress: Progress | None = None) -> S
     files, seen_dates = _read_all(cfg, ids, by_file, progress)
     join = join_models(cfg, [st for sts in by_file.values() for st in sts])
     if join is not None and any(join.left_out):
-        import pyarrow as pa  # noqa: PLC0415
-
-        configured, ids, by_file = plan(cfg, pa.array(join.common, type=pa.string()))
+        configured, ids, by_file = plan(cfg, join.common)
         files, seen_dates = _read_all(cfg, ids, by_file, progress)
     states = sorted((st for sts in by_file.values() for st in sts), key=lambda st: st.i)
     classes, models, warnings, dropped = conclude(cfg, states, configured, ids)
@@ -388,7 +386,7 @@ def load_streamed_multiclass(cfg: Config, progress: Progress | None = None) -> S
                               mcnemar, note, dates)
 
 
-def _finish(st: _Model, k: int, to_final: np.ndarray) -> MulticlassCounts:
+def _finish(st: ModelCounts, k: int, to_final: np.ndarray) -> MulticlassCounts:
     """The model's confusion matrix and class tables with classes in their final order."""
     conf = _grow(st.conf, max(k, len(to_final)))
     kk = conf.shape[0]
@@ -413,19 +411,19 @@ def _finish(st: _Model, k: int, to_final: np.ndarray) -> MulticlassCounts:
     return MulticlassCounts(st.cfg.name, str(st.path), C, st.rows, tables, st.weighted, not by_column)
 
 
-def _predicted(st: _Model, df: pd.DataFrame, index: dict[str, int]) -> np.ndarray:
+def _predicted(st: ModelCounts, df: pd.DataFrame, index: dict[str, int]) -> np.ndarray:
     if "prediction" in st.cols:
         return pd.Index(list(index)).get_indexer(keys(df[st.cols["prediction"]])).astype(np.int64)
     p = np.column_stack([df[c].to_numpy(dtype=np.float64) for c in st.score_cols])
     return np.argmax(p, axis=1).astype(np.int64)
 
 
-def mcnemar_columns(states: list[_Model]) -> list[str]:
+def mcnemar_columns(states: list[ModelCounts]) -> list[str]:
     """The columns McNemar's pass reads from a file holding ``states``' models."""
     return sorted({c for st in states for c in [*st.cols.values(), *st.score_cols]})
 
 
-def mcnemar_chunk(states: list[_Model], baseline: str, chunk: dict[Path, pd.DataFrame], index: dict[str, int],
+def mcnemar_chunk(states: list[ModelCounts], baseline: str, chunk: dict[Path, pd.DataFrame], index: dict[str, int],
                   tables: dict[str, np.ndarray]) -> str | None:
     """Add one chunk of aligned rows to McNemar's 2×2 tables (baseline correct?, model correct?).
 
@@ -453,7 +451,7 @@ def mcnemar_chunk(states: list[_Model], baseline: str, chunk: dict[Path, pd.Data
     return None
 
 
-def _mcnemar_pass(cfg: Config, states: list[_Model], by_file: dict[Path, list[_Model]], dropped: list,
+def _mcnemar_pass(cfg: Config, states: list[ModelCounts], by_file: dict[Path, list[ModelCounts]], dropped: list,
                   classes: list[str], join: Join | None = None) -> tuple[dict[str, np.ndarray] | None, str | None]:
     """McNemar's 2×2 tables (baseline correct?, model correct?) over aligned rows, or a note why not
     (the notes of :mod:`reportgen.io.align`, as the binary engines give them)."""

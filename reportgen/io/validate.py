@@ -30,6 +30,8 @@ from reportgen.errors import InputError
 HEADER_ROWS = 2
 
 _INT_TEXT = r"^[+-]?[0-9]+(\.0*)?$"
+#: A key that is an integer as written canonically (no sign but minus, no leading zeros).
+CANONICAL_INT = r"^(0|-?[1-9][0-9]*)$"
 _NON_FINITE_TEXT = r"(?i)^[+-]?(inf|infinity|nan)$"
 _FLOAT_TEXT = r"^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$"
 
@@ -89,6 +91,8 @@ def _text_keys(s: Any) -> Any:
     import pyarrow as pa  # noqa: PLC0415
     import pyarrow.compute as pc  # noqa: PLC0415
 
+    if len(s) and pc.all(pc.match_substring_regex(s, CANONICAL_INT)).as_py():  # ids: already keys
+        return s
     t = pc.utf8_trim_whitespace(s)
     t = pc.if_else(pc.equal(t, ""), pa.scalar(None, pa.string()), t)
     non_finite = pc.match_substring_regex(t, _NON_FINITE_TEXT)
@@ -116,11 +120,13 @@ def keys(values: Any) -> np.ndarray:
     return np.asarray(key_array(values).to_numpy(zero_copy_only=False), dtype=object)
 
 
-def key_array(values: Any) -> Any:
+def key_array(values: Any, few: bool = True) -> Any:
     """:func:`keys` as a pyarrow string array (null where missing), for vectorised comparisons.
 
-    The rule is the module docstring's; text runs on its distinct values (dictionary encoding),
-    so a batch costs one hash pass plus work on its distinct values."""
+    The rule is the module docstring's. ``few`` (labels): text runs on its distinct values
+    (dictionary encoding), so a batch costs one hash pass plus work on its distinct values; ids
+    (``few=False``, about as many distinct values as rows) skip the encoding, and ids already
+    written as canonical integers cost one pass."""
     import pyarrow as pa  # noqa: PLC0415
     import pyarrow.compute as pc  # noqa: PLC0415
 
@@ -139,8 +145,11 @@ def key_array(values: Any) -> Any:
     else:
         if not (pa.types.is_string(t) or pa.types.is_large_string(t)):
             arr = pc.cast(arr, pa.string())
-        enc = pc.dictionary_encode(arr)
-        out = _text_keys(enc.dictionary).take(enc.indices)
+        if few:
+            enc = pc.dictionary_encode(arr)
+            out = _text_keys(enc.dictionary).take(enc.indices)
+        else:
+            out = _text_keys(arr)
     return out
 
 
