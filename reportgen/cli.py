@@ -254,6 +254,16 @@ def _validate_one(path: str, printer: _Printer) -> int:
     from reportgen.sources import load_dataset  # noqa: PLC0415
 
     cfg, cfg_path = load_config(path)
+    if cfg.engine != "memory":  # bounded memory: the plan and the first batch of each file
+        if cfg.task == "multiclass":
+            from reportgen.sources_stream_multiclass import check_first_batches  # noqa: PLC0415
+        else:
+            from reportgen.sources_stream import check_first_batches  # noqa: PLC0415
+        checked = check_first_batches(cfg)
+        first = ", ".join(f"{p} ({n} rows)" for p, n in checked.items())
+        printer.info(f"{cfg_path}: OK — {len(cfg.models)} model(s), task {cfg.task}, engine: {cfg.engine}: "
+                     f"files, columns and every part checked; the first batch of each file is valid: {first}")
+        return EXIT_OK
     data = load_dataset(cfg)
     for w in data.warnings:
         printer.info(f"warning: {w}")

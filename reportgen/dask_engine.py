@@ -32,9 +32,23 @@ import numpy as np
 from reportgen.config import Config
 from reportgen.engine import streaming as S
 from reportgen.engine.curve import ScoreTable, merge_tables
-from reportgen.errors import InputError, UserError
-from reportgen.sources import _check_columns, _columns_for, _columns_in, _is_parquet, _parquet_dataset, file_info
-from reportgen.sources_stream import Progress, StreamedData, StreamedModel, _State, _validated, binned_result, fold_file, read_columns
+from reportgen.errors import UserError
+from reportgen.io import validate as V
+from reportgen.io.align import NOTE_DATASETS, NOTE_DROPPED, NOTE_WEIGHTED, Join, Keyed, concat_ids, join_ids
+from reportgen.io.files import check_parts, columns_in, file_info, no_rows, parts_of
+from reportgen.io.validate import check_columns, columns_for
+from reportgen.sources_stream import (
+    Progress,
+    StreamedData,
+    StreamedModel,
+    binned_result,
+    column_types,
+    fold_file,
+    keyed,
+    new_state,
+    read_columns,
+    validated,
+)
 
 #: Partial results merged per reduce task.
 FAN_IN = 8
@@ -53,22 +67,15 @@ class Part:
     dropped: dict[tuple[str, str], int] = field(default_factory=dict)
     rows: dict[str, int] = field(default_factory=dict)
     dates: list = field(default_factory=list)  # first and last date seen (when a date column is set)
+    keyed: dict[str, Keyed] = field(default_factory=dict)  # with an id column: the kept rows for the join
 
 
-def _parts_of(path: Path) -> list[str]:
-    """The files a dataset is made of (Parquet parts, or the CSV file itself)."""
-    if _is_parquet(path):
-        return sorted(f.path for f in _parquet_dataset(path).get_fragments())
-    return [str(path)]
-
-
-def _map_part(cfg: Config, part: str, names: list[str], index: int) -> Part:
-    """One part → exact tables (or overflow), a seeded sample and the labels, per model."""
-    sc = cfg.stream
+def _map_part(cfg: Config, part: str, names: list[str], index: int, allowed: Any = None) -> Part:
+    """One part → exact tables (or overflow), a seeded sample, the labels and the kept ids, per model."""
     states = {}
     for m in cfg.models:
         if m.name in names:
-            states[m.name] = _State(m, _columns_for(cfg, m), S.TableAccumulator(m.direction, sc.max_distinct_scores), [], set())
+            states[m.name] = new_state(cfg, m, allowed)
     columns = sorted({c for st in states.values() for c in st.cols.values()})
     rng = np.random.default_rng([cfg.bootstrap.seed, index])
     dates: list = []
@@ -82,6 +89,8 @@ def _map_part(cfg: Config, part: str, names: list[str], index: int) -> Part:
         out.rows[name] = st.rows
         for reason, rows in (st.dropped or {}).items():
             out.dropped[(name, reason)] = rows
+        if st.ids is not None:
+            out.keyed[name] = keyed(Path(part), st)
     return out
 
 
@@ -102,19 +111,23 @@ def _reduce_parts(cap: int, sample_cap: int, *parts: Part) -> Part:
         out.rows[name] = sum(p.rows[name] for p in parts)
     seen = [d for p in parts for d in p.dates]
     out.dates = [min(seen), max(seen)] if seen else []
+    for name, k in parts[0].keyed.items():
+        ks = [p.keyed[name] for p in parts]
+        out.keyed[name] = Keyed(k.name, k.file, k.id_column, concat_ids([x.ids for x in ks]),
+                                np.concatenate([x.rows for x in ks]), np.concatenate([x.truth for x in ks]))
     for p in parts:
         for k, v in p.dropped.items():
             out.dropped[k] = out.dropped.get(k, 0) + v
     return out
 
 
-def _map_binned(cfg: Config, part: str, name: str, edges: np.ndarray) -> S.BinnedAccumulator:
+def _map_binned(cfg: Config, part: str, name: str, edges: np.ndarray, allowed: Any = None) -> S.BinnedAccumulator:
     m = next(x for x in cfg.models if x.name == name)
-    st = _State(m, _columns_for(cfg, m), S.TableAccumulator(m.direction), [], set())
+    st = new_state(cfg, m, allowed, collect=False)
     acc = S.BinnedAccumulator(edges, m.direction)
     offset = 0
-    for batch in read_columns(Path(part), sorted(set(st.cols.values())), cfg.stream.batch_rows):
-        s, y, w = _validated(cfg, st, Path(part), batch, offset)
+    for batch in read_columns(Path(part), sorted(set(st.cols.values())), cfg.stream.batch_rows, *column_types(cfg, [m])):
+        s, y, w = validated(cfg, st, Path(part), batch, offset)
         acc.add(s, y, w)
         offset += len(batch)
     return acc
@@ -127,11 +140,12 @@ def _reduce_binned(*parts: S.BinnedAccumulator) -> S.BinnedAccumulator:
 def _map_paired(cfg: Config, part: str, shared: tuple[list[ScoreTable], list[Any]]) -> S.PairedAccumulator:
     tables, groupers = shared
     acc = S.PairedAccumulator(tables, [m.threshold if m.threshold is not None else cfg.threshold for m in cfg.models], groupers)
-    cols = {m.name: _columns_for(cfg, m) for m in cfg.models}
+    cols = {m.name: columns_for(cfg, m) for m in cfg.models}
     columns = sorted({c for cc in cols.values() for c in cc.values()})
-    for batch in read_columns(Path(part), columns, cfg.stream.batch_rows):
+    positive = V.label_key(cfg.positive)
+    for batch in read_columns(Path(part), columns, cfg.stream.batch_rows, *column_types(cfg, list(cfg.models))):
         scores = [batch.numeric(cols[m.name]["score"], Path(part), 0) for m in cfg.models]
-        acc.add(scores, batch.matches(cols[cfg.models[0].name]["label"], cfg.positive))
+        acc.add(scores, batch.matches(cols[cfg.models[0].name]["label"], positive))
     return acc
 
 
@@ -142,14 +156,14 @@ def _reduce_paired(*parts: S.PairedAccumulator) -> S.PairedAccumulator:
     return out
 
 
-def _tree(delayed: Any, fn: Any, items: list[Any], *args: Any) -> Any:
+def tree_reduce(delayed: Any, fn: Any, items: list[Any], *args: Any) -> Any:
     """Reduce ``items`` with ``fn(*args, *group)`` in groups of :data:`FAN_IN` until one is left."""
     while len(items) > 1:
         items = [delayed(fn)(*args, *items[i:i + FAN_IN]) for i in range(0, len(items), FAN_IN)]
     return items[0]
 
 
-def _client(cfg: Config) -> tuple[Any, Any]:
+def client_for(cfg: Config) -> tuple[Any, Any]:
     try:
         from dask.distributed import Client, LocalCluster  # noqa: PLC0415
     except ImportError:
@@ -165,7 +179,7 @@ def _client(cfg: Config) -> tuple[Any, Any]:
     return Client(cluster), cluster
 
 
-def _import_dask() -> Any:
+def import_dask() -> Any:
     """The ``dask`` module, or a one-line error saying how to install it."""
     try:
         import dask  # noqa: PLC0415
@@ -174,65 +188,102 @@ def _import_dask() -> Any:
     return dask
 
 
+def _first_map(cfg: Config, dask: Any, by_file: dict[Path, list[str]], parts_of_file: dict[Path, list[str]],
+               allowed: Any = None) -> dict[Path, Part]:
+    """Map every part, reduce per dataset: each dataset's merged :class:`Part`."""
+    delayed = dask.delayed
+    shared = None if allowed is None else delayed(allowed, pure=True)
+    graphs = []
+    for path, names in by_file.items():
+        mapped = [delayed(_map_part)(cfg, part, names, k, shared) for k, part in enumerate(parts_of_file[path])]
+        graphs.append(tree_reduce(delayed, _reduce_parts, mapped, cfg.stream.max_distinct_scores, 200_000))
+    return dict(zip(by_file, dask.compute(*graphs)))
+
+
+def _join(cfg: Config, results: dict[Path, Part]) -> Join | None:
+    """The id join of every model's kept rows (None without an id column); errors as in memory."""
+    found = [(Path(m.file), m.name) for m in cfg.models]
+    if any(name not in results[path].keyed for path, name in found):
+        return None
+    models = []
+    for path, name in found:
+        k = results[path].keyed[name]
+        if results[path].rows[name] == 0:
+            raise V.no_rows_left(path, name)
+        models.append(Keyed(k.name, str(path), k.id_column, k.ids, k.rows, k.truth))
+    return join_ids(cfg, models)
+
+
 def load_dask(cfg: Config, progress: Progress | None = None) -> StreamedData:
-    """Every model's table computed on a Dask cluster (map over parts, tree reduce)."""
-    dask = _import_dask()
+    """Every model's table computed on a Dask cluster (map over parts, tree reduce).
+
+    With an id column the models' rows are joined as in memory (the kept ids come back from the
+    parts); under ``id_mismatch: intersect`` with ids left out, the parts are mapped again
+    keeping the shared ids only."""
+    dask = import_dask()
     delayed = dask.delayed
     sc = cfg.stream
     by_file: dict[Path, list[str]] = {}
     for i, m in enumerate(cfg.models):
         path = Path(m.file)
-        _check_columns(cfg, i, m, path, _columns_in(path))
+        check_columns(cfg, i, m, path, columns_in(path))
         by_file.setdefault(path, []).append(m.name)
-    client, cluster = _client(cfg)
+    for path in by_file:
+        check_parts(path, {c for m in cfg.models if Path(m.file) == path for c in columns_for(cfg, m).values()})
+    client, cluster = client_for(cfg)
     try:
-        files, results = [], {}
-        parts_of = {p: _parts_of(p) for p in by_file}
-        graphs = []
+        parts_of_file = {p: parts_of(p) for p in by_file}
+        results = _first_map(cfg, dask, by_file, parts_of_file)
+        join = _join(cfg, results)
+        allowed = None
+        if join is not None and any(join.left_out):
+            allowed = join.common
+            results = _first_map(cfg, dask, by_file, parts_of_file, allowed)
+        files = []
         for path, names in by_file.items():
-            mapped = [delayed(_map_part)(cfg, part, names, k) for k, part in enumerate(parts_of[path])]
-            graphs.append(_tree(delayed, _reduce_parts, mapped, sc.max_distinct_scores, 200_000))
-        reduced = dask.compute(*graphs)
-        for (path, names), part in zip(by_file.items(), reduced):
-            results[path] = part
+            part = results[path]
             rows = max(part.rows.values()) + sum(v for (n, _), v in part.dropped.items() if n == names[0])
+            if rows == 0 and allowed is None:
+                raise no_rows(path)
             files.append(file_info(path, rows))
         if progress is not None:
             progress(1, 2)
-        models, warnings, dropped = [], [], []
+        models, warnings, dropped = [], list(join.warnings) if join is not None else [], []
         for m in cfg.models:
             path = Path(m.file)
             part = results[path]
+            label = columns_for(cfg, m)["label"]
             for (name, reason), rows in part.dropped.items():
                 if name == m.name:
                     dropped.append((name, reason, rows))
-            if len(part.labels[m.name]) > 2:
-                raise InputError(f"{path}: the label column has more than 2 distinct labels; task: binary needs two")
+            if part.rows[m.name] == 0:
+                raise V.no_rows_left(path, m.name)
+            V.check_two_labels(path, label, part.labels[m.name])
             table, binning, grouper = part.tables[m.name], None, None
             if part.overflow[m.name]:
                 edges = S.bin_edges(part.samples[m.name], sc.bins, sc.binning)
                 shared_edges = delayed(edges, pure=True)
-                mapped = [delayed(_map_binned)(cfg, p, m.name, shared_edges) for p in parts_of[path]]
-                acc = _tree(delayed, _reduce_binned, mapped).compute()
+                shared_allowed = None if allowed is None else delayed(allowed, pure=True)
+                mapped = [delayed(_map_binned)(cfg, p, m.name, shared_edges, shared_allowed) for p in parts_of_file[path]]
+                acc = tree_reduce(delayed, _reduce_binned, mapped).compute()
                 table, grouper, binning = binned_result(cfg, m.name, acc, warnings)
-            if table is None or table.total_pos <= 0 or table.total_neg <= 0:
-                raise InputError(f"{path}: model '{m.name}' needs rows of both classes (positive label {cfg.positive!r})")
+            V.check_both_classes(cfg, path, label, table.total_pos, table.total_neg, part.labels[m.name])
             models.append(StreamedModel(m.name, str(path), m.direction, m.probabilities, m.threshold, table, binning, grouper))
         paired, note = None, None
         if len(models) > 1:
-            if len(by_file) > 1:
-                note = "the models are in different datasets; with engine: dask paired tests need the scores in one dataset"
-            elif dropped:
-                note = "Rows were dropped, so the models' rows no longer line up: paired tests are not computed"
+            if dropped or allowed is not None:
+                note = NOTE_DROPPED
             elif any(x.table.weighted for x in models):
-                note = "Weighted rows: DeLong's and McNemar's paired tests are not computed with engine: dask"
+                note = NOTE_WEIGHTED
+            elif len(by_file) > 1:
+                note = NOTE_DATASETS
             else:
                 tables = [x.table for x in models]
                 groupers = [x.grouper or S.exact_grouper(x.table) for x in models]
                 path = next(iter(by_file))
                 shared = delayed((tables, groupers), pure=True)  # one graph node, sent to each worker once
-                mapped = [delayed(_map_paired)(cfg, p, shared) for p in parts_of[path]]
-                paired = _tree(delayed, _reduce_paired, mapped).compute()
+                mapped = [delayed(_map_paired)(cfg, p, shared) for p in parts_of_file[path]]
+                paired = tree_reduce(delayed, _reduce_paired, mapped).compute()
         if progress is not None:
             progress(2, 2)
         seen = [d for part in results.values() for d in part.dates]

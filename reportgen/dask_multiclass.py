@@ -36,27 +36,25 @@ from typing import Any
 import numpy as np
 
 from reportgen.config import Config
-from reportgen.dask_engine import _client, _import_dask, _parts_of, _tree
-from reportgen.errors import InputError
-from reportgen.sources import FileInfo, file_info
+from reportgen.dask_engine import client_for, import_dask, tree_reduce
+from reportgen.io.align import NOTE_DATASETS, NOTE_DROPPED, Join
+from reportgen.io.files import FileInfo, file_info, no_rows, parts_of
 from reportgen.sources_stream import Progress, read_batches
 from reportgen.sources_stream_multiclass import (
+    ClassIds,
+    ModelCounts,
     StreamedMulticlass,
-    _Ids,
-    _merge,
-    _Model,
+    column_types,
     combine,
     conclude,
-    dropped_note,
     fold_file,
     fresh,
+    join_models,
     mcnemar_chunk,
     mcnemar_columns,
+    merge_pending,
     plan,
 )
-
-DATASETS_NOTE = ("the models are in different datasets; with engine: dask McNemar's test needs the predictions "
-                 "in one dataset (rows of different datasets' parts do not line up)")
 
 
 @dataclass(slots=True)
@@ -64,20 +62,20 @@ class PartCounts:
     """One part's (or a reduce node's) counts: class ids are positions in ``keys``."""
 
     keys: list[str]  # class id → class key, in this part's order of first appearance
-    models: list[_Model]  # the dataset's models, in config order
+    models: list[ModelCounts]  # the dataset's models, in config order
     rows: int  # rows read (before dropping)
     dates: list  # first and last date seen (when a date column is set)
 
 
-def _map_part(cfg: Config, part: str, templates: list[_Model], ids: _Ids) -> PartCounts:
+def _map_part(cfg: Config, part: str, templates: list[ModelCounts], ids: ClassIds) -> PartCounts:
     """One part → each model's confusion matrix and class tables, classes in the part's own ids."""
     ids = ids.copy()  # every task starts from the same ids and learns its own
     states = [fresh(st, Path(part)) for st in templates]  # errors name the part
     dates: list = []
     rows = fold_file(cfg, states, ids, Path(part), dates)
     for st, template in zip(states, templates):
-        _merge(st, cfg.stream.max_distinct_scores)
-        st.path = template.path  # from here on the dataset is named (cap errors after merges, results)
+        merge_pending(st, cfg.stream.max_distinct_scores)
+        st.path = template.path  # from here on the dataset is named (cap errors after merges, results, the join)
     return PartCounts(list(ids.index), states, rows, [min(dates), max(dates)] if dates else [])
 
 
@@ -102,12 +100,12 @@ def _reduce_parts(cap: int, *parts: PartCounts) -> PartCounts:
     return PartCounts(keys, models, sum(p.rows for p in parts), [min(seen), max(seen)] if seen else [])
 
 
-def _map_mcnemar(cfg: Config, part: str, states: list[_Model], classes: list[str]) -> tuple[dict[str, np.ndarray] | None, str | None]:
+def _map_mcnemar(cfg: Config, part: str, states: list[ModelCounts], classes: list[str]) -> tuple[dict[str, np.ndarray] | None, str | None]:
     """McNemar's 2×2 tables of one part's rows (or the note why they cannot be paired)."""
     states = [fresh(st, Path(part)) for st in states]
     index = {c: j for j, c in enumerate(classes)}
     tables = {st.cfg.name: np.zeros((2, 2)) for st in states if st.cfg.name != cfg.baseline_name}
-    for df in read_batches(Path(part), mcnemar_columns(states), cfg.stream.batch_rows):
+    for df in read_batches(Path(part), mcnemar_columns(states), cfg.stream.batch_rows, *column_types(states)):
         note = mcnemar_chunk(states, cfg.baseline_name, {Path(part): df}, index, tables)
         if note is not None:
             return None, note
@@ -126,25 +124,39 @@ def _reduce_mcnemar(*parts: tuple[dict[str, np.ndarray] | None, str | None]) -> 
     return out, None
 
 
+def _map_all(cfg: Config, dask: Any, by_file: dict[Path, list[ModelCounts]], parts_of_file: dict[Path, list[str]],
+             ids: ClassIds) -> tuple[PartCounts, ...]:
+    """Map every part, reduce per dataset: each dataset's merged :class:`PartCounts`."""
+    delayed = dask.delayed
+    graphs = []
+    for path, templates in by_file.items():
+        mapped = [delayed(_map_part)(cfg, part, templates, ids) for part in parts_of_file[path]]
+        graphs.append(tree_reduce(delayed, _reduce_parts, mapped, cfg.stream.max_distinct_scores))
+    return dask.compute(*graphs)
+
+
 def load_dask_multiclass(cfg: Config, progress: Progress | None = None) -> StreamedMulticlass:
-    """Every model's multiclass counts computed on a Dask cluster (map over parts, tree reduce)."""
-    dask = _import_dask()
+    """Every model's multiclass counts computed on a Dask cluster (map over parts, tree reduce).
+
+    With an id column the models' rows are joined as in memory; under ``id_mismatch: intersect``
+    with ids left out, the parts are mapped again keeping the shared ids only."""
+    dask = import_dask()
     delayed = dask.delayed
     configured, ids, by_file = plan(cfg)
-    client, cluster = _client(cfg)
+    client, cluster = client_for(cfg)
     try:
-        parts_of = {p: _parts_of(p) for p in by_file}
-        graphs = []
-        for path, templates in by_file.items():
-            mapped = [delayed(_map_part)(cfg, part, templates, ids) for part in parts_of[path]]
-            graphs.append(_tree(delayed, _reduce_parts, mapped, cfg.stream.max_distinct_scores))
-        reduced: tuple[PartCounts, ...] = dask.compute(*graphs)
+        parts_of_file = {p: parts_of(p) for p in by_file}
+        reduced = _map_all(cfg, dask, by_file, parts_of_file, ids)
+        join = join_models(cfg, [st for part in reduced for st in part.models])
+        if join is not None and any(join.left_out):
+            configured, ids, by_file = plan(cfg, join.common)
+            reduced = _map_all(cfg, dask, by_file, parts_of_file, ids)
         if progress is not None:
             progress(1, 2)
         files: list[FileInfo] = []
         for path, part in zip(by_file, reduced):
             if part.rows == 0:
-                raise InputError(f"{path}: the file has no rows")
+                raise no_rows(path)
             files.append(file_info(path, part.rows))
         # one class numbering for all datasets: the first's ids, then the others' new keys
         keys, to_ids = _unite(reduced)
@@ -154,7 +166,9 @@ def load_dask_multiclass(cfg: Config, progress: Progress | None = None) -> Strea
         united = ids.copy()
         united.index = {c: j for j, c in enumerate(keys)}
         classes, models, warnings, dropped = conclude(cfg, states, configured, united)
-        mcnemar, note = _mcnemar(cfg, delayed, by_file, parts_of, dropped, classes)
+        mcnemar, note = _mcnemar(cfg, delayed, by_file, parts_of_file, dropped, classes, join)
+        if join is not None:
+            warnings[:0] = join.warnings
         if progress is not None:
             progress(2, 2)
         seen = [d for part in reduced for d in part.dates]
@@ -167,18 +181,18 @@ def load_dask_multiclass(cfg: Config, progress: Progress | None = None) -> Strea
             cluster.close()
 
 
-def _mcnemar(cfg: Config, delayed: Any, by_file: dict[Path, list[_Model]], parts_of: dict[Path, list[str]],
-             dropped: list, classes: list[str]) -> tuple[dict[str, np.ndarray] | None, str | None]:
+def _mcnemar(cfg: Config, delayed: Any, by_file: dict[Path, list[ModelCounts]], parts_of_file: dict[Path, list[str]],
+             dropped: list, classes: list[str], join: Join | None) -> tuple[dict[str, np.ndarray] | None, str | None]:
     """McNemar's tables from a second map/reduce over the one dataset's parts, or a note why not."""
     if len(cfg.models) < 2:
         return None, None
-    if dropped:
-        return None, dropped_note("dask")
+    if dropped or (join is not None and any(join.left_out)):
+        return None, NOTE_DROPPED
     if len(by_file) > 1:
-        return None, DATASETS_NOTE
+        return None, NOTE_DATASETS
     (path, templates), = by_file.items()
-    mapped = [delayed(_map_mcnemar)(cfg, part, templates, classes) for part in parts_of[path]]
-    return _tree(delayed, _reduce_mcnemar, mapped).compute()
+    mapped = [delayed(_map_mcnemar)(cfg, part, templates, classes) for part in parts_of_file[path]]
+    return tree_reduce(delayed, _reduce_mcnemar, mapped).compute()
 
 
 __all__ = ["PartCounts", "load_dask_multiclass"]

@@ -43,24 +43,12 @@ import pandas as pd
 from reportgen.config import Config, ModelConfig
 from reportgen.engine import streaming as S
 from reportgen.engine.curve import ScoreTable
-from reportgen.errors import InputError
 from reportgen.parallel import in_background, ordered_map
 from reportgen.results import BinningInfo
-from reportgen.sources import (
-    FileInfo,
-    _check_columns,
-    _columns_for,
-    _columns_in,
-    _first_line,
-    _is_parquet,
-    _label_matches,
-    _numeric,
-    _parquet_dataset,
-    _show,
-    dates_of,
-    file_info,
-    sha256_of,
-)
+from reportgen.io import validate as V
+from reportgen.io.align import NOTE_DROPPED, NOTE_ID_ORDER, NOTE_LENGTHS, NOTE_WEIGHTED, Join, Keyed, check_unique, concat_ids, join_ids
+from reportgen.io.files import FileInfo, check_parts, columns_in, file_info, no_rows, record_batches, sha256_of
+from reportgen.io.validate import check_columns, columns_for, dates_of
 
 Progress = Callable[[int, int], None]
 
@@ -88,39 +76,24 @@ class StreamedData:
     dates: tuple[str, str] | None = None
 
 
-def _record_batches(path: Path, columns: list[str], batch_rows: int) -> Iterator:
-    """pyarrow record batches of the file's ``columns`` (about ``batch_rows`` rows each)."""
-    import pyarrow as pa  # noqa: PLC0415
-    import pyarrow.csv as pacsv  # noqa: PLC0415
-
-    try:
-        if _is_parquet(path):
-            for rb in _parquet_dataset(path).to_batches(columns=columns, batch_size=batch_rows):
-                if rb.num_rows:
-                    yield rb
-            return
-        block = max(1 << 20, min(1 << 28, batch_rows * 16 * max(1, len(columns))))
-        reader = pacsv.open_csv(
-            str(path),
-            read_options=pacsv.ReadOptions(block_size=block),
-            convert_options=pacsv.ConvertOptions(include_columns=columns),
-        )
-        for rb in reader:
-            if rb.num_rows:
-                yield rb
-    except (pa.ArrowException, OSError, ValueError) as exc:
-        raise InputError(f"{path}: cannot read ({_first_line(exc)})") from None
+def column_types(cfg: Config, models: list[ModelConfig]) -> tuple[list[str], list[str]]:
+    """(numbers, text): the columns of ``models`` read as float64 and as text (CSV types)."""
+    numbers = sorted({c for m in models for c in V.number_columns(cfg, m)})
+    text = sorted({c for m in models for c in V.text_columns(columns_for(cfg, m))})
+    return numbers, text
 
 
-def read_batches(path: Path, columns: list[str], batch_rows: int) -> Iterator[pd.DataFrame]:
+def read_batches(path: Path, columns: list[str], batch_rows: int, numbers: list[str] = (),
+                 text: list[str] = ()) -> Iterator[pd.DataFrame]:
     """The file's ``columns`` in record batches of about ``batch_rows`` rows, as small frames."""
-    for rb in _record_batches(path, columns, batch_rows):
+    for rb in record_batches(path, columns, batch_rows, numbers, text):
         yield rb.to_pandas()
 
 
-def read_columns(path: Path, columns: list[str], batch_rows: int) -> Iterator[Batch]:
+def read_columns(path: Path, columns: list[str], batch_rows: int, numbers: list[str] = (),
+                 text: list[str] = ()) -> Iterator[Batch]:
     """:func:`read_batches` without the DataFrames: each batch's columns go to numpy directly."""
-    for rb in _record_batches(path, columns, batch_rows):
+    for rb in record_batches(path, columns, batch_rows, numbers, text):
         yield Batch(rb)
 
 
@@ -165,54 +138,66 @@ class Batch:
             if _plain_numeric(col):
                 out = np.asarray(col.to_numpy(zero_copy_only=False), dtype=np.float64)
             else:
-                out = _numeric(self.series(name), path, name, offset)
+                out = V.numeric(self.series(name), path, name, offset)
             self._cache[key] = out
         return self._cache[key]
 
+    def keys(self, name: str, few: bool = True):
+        """The column's keys (:func:`reportgen.io.validate.key_array`: pyarrow strings, null = missing;
+        ``few=False`` for ids)."""
+        key = ("keys", name)
+        if key not in self._cache:
+            self._cache[key] = V.key_array(self.rb.column(name), few)
+        return self._cache[key]
+
     def missing(self, name: str) -> np.ndarray | None:
-        """Rows whose value is missing (null, or NaN as pandas counts it), or None when none is."""
+        """Rows whose label is missing (null, NaN, ±inf, an empty cell), or None when none is."""
         key = ("missing", name)
         if key not in self._cache:
             col = self.rb.column(name)
             if _plain_numeric(col) and col.null_count == 0:
                 if col.type.id in _FLOAT_IDS:
-                    bad = np.isnan(np.asarray(col.to_numpy(zero_copy_only=False)))
+                    bad = ~np.isfinite(np.asarray(col.to_numpy(zero_copy_only=False)))
                     out = bad if bad.any() else None
                 else:
                     out = None
             else:
-                bad = self.series(name).isna().to_numpy()
+                import pyarrow.compute as pc  # noqa: PLC0415
+
+                bad = np.asarray(pc.is_null(self.keys(name)).to_numpy(zero_copy_only=False), dtype=bool)
                 out = bad if bad.any() else None
             self._cache[key] = out
         return self._cache[key]
 
-    def matches(self, name: str, value) -> np.ndarray:
-        """Rows whose label equals ``value`` (:func:`reportgen.sources._label_matches`)."""
+    def matches(self, name: str, positive: str) -> np.ndarray:
+        """Rows whose label key is ``positive`` (a key); numeric columns compare as numbers."""
         key = ("matches", name)
         if key not in self._cache:
             col = self.rb.column(name)
-            numeric_value = isinstance(value, (int, float)) and not isinstance(value, bool)
-            if _plain_numeric(col) and col.null_count == 0 and numeric_value:
-                out = col.to_numpy(zero_copy_only=False) == value
+            number = V.as_number(positive)
+            if _plain_numeric(col) and col.null_count == 0:
+                out = col.to_numpy(zero_copy_only=False) == number if number is not None else np.zeros(len(col), dtype=bool)
             else:
-                out = _label_matches(self.series(name), value)
+                import pyarrow.compute as pc  # noqa: PLC0415
+
+                out = pc.fill_null(pc.equal(self.keys(name), positive), False).to_numpy(zero_copy_only=False)
             self._cache[key] = np.asarray(out, dtype=bool)
         return self._cache[key]
 
-    def distinct(self, name: str, keep: np.ndarray | None) -> list:
-        """The distinct labels of the kept rows, as pandas would list them."""
+    def distinct(self, name: str, keep: np.ndarray | None) -> list[str]:
+        """The distinct label keys of the kept rows."""
+        import pyarrow.compute as pc  # noqa: PLC0415
+
         col = self.rb.column(name)
         if _plain_numeric(col) and col.null_count == 0:
-            import pyarrow.compute as pc  # noqa: PLC0415
-
             if keep is None:
-                key = ("distinct", name)
-                if key not in self._cache:
-                    self._cache[key] = pc.unique(col).to_pylist()
-                return self._cache[key]
-            return pc.unique(col.filter(keep)).to_pylist()
-        lab = self.series(name)
-        return pd.unique(lab if keep is None else lab[keep]).tolist()
+                ckey = ("distinct", name)
+                if ckey not in self._cache:
+                    self._cache[ckey] = [V.label_key(v) for v in pc.unique(col).to_pylist()]
+                return self._cache[ckey]
+            return [V.label_key(v) for v in pc.unique(col.filter(keep)).to_pylist()]
+        k = self.keys(name)
+        return [v for v in pc.unique(k if keep is None else k.filter(keep)).to_pylist() if v is not None]
 
 
 def _float_ids() -> frozenset:
@@ -279,8 +264,12 @@ class _RowCodes:
 
 
 @dataclass(slots=True)
-class _State:
-    """What pass 1 keeps per model."""
+class ModelState:
+    """What pass 1 keeps per model.
+
+    With an id column, the kept rows' id keys, file positions and truth are collected for the
+    join (:mod:`reportgen.io.align`); ``allowed`` (pyarrow strings), when set, keeps only rows
+    whose id is among them (``id_mismatch: intersect``, second reading)."""
 
     cfg: ModelConfig
     cols: dict[str, str]
@@ -289,50 +278,79 @@ class _State:
     labels: set
     rows: int = 0
     dropped: dict[str, int] | None = None
+    ids: list | None = None
+    id_rows: list | None = None
+    truth: list | None = None
+    allowed: object = None
+
+    def replica(self) -> ModelState:
+        """A state that validates like this one (labels seen, id filter) but collects nothing."""
+        return ModelState(self.cfg, self.cols, self.acc, [], set(self.labels), allowed=self.allowed)
 
 
-def _validated(cfg: Config, st: _State, path: Path, batch: Batch, offset: int):
+def new_state(cfg: Config, m: ModelConfig, allowed: object = None, collect: bool = True) -> ModelState:
+    """An empty pass-1 state of model ``m`` (collecting ids when the config names an id column)."""
+    cols = columns_for(cfg, m)
+    st = ModelState(m, cols, S.TableAccumulator(m.direction, cfg.stream.max_distinct_scores), [], set(), allowed=allowed)
+    if "id" in cols and collect:
+        st.ids, st.id_rows, st.truth = [], [], []
+    return st
+
+
+def validated(cfg: Config, st: ModelState, path: Path, batch: Batch, offset: int):
     """(scores, is_positive, weights) of the batch's valid rows; errors name the global row."""
+    import pyarrow.compute as pc  # noqa: PLC0415
+
     cols = st.cols
-    n = len(batch)
     scores = batch.numeric(cols["score"], path, offset)
     weights = batch.numeric(cols["weight"], path, offset) if "weight" in cols else None
+    ids = batch.keys(cols["id"], few=False) if "id" in cols else None
     checks = []
     if not np.isfinite(scores).all():
-        checks.append((f"missing or non-finite score in '{cols['score']}'", ~np.isfinite(scores)))
+        checks.append((V.missing_score(cols["score"]), ~np.isfinite(scores)))
     label_bad = batch.missing(cols["label"])
     if label_bad is not None:
-        checks.append((f"missing or non-finite label in '{cols['label']}'", label_bad))
+        checks.append((V.missing_label(cols["label"], "binary"), label_bad))
     if weights is not None and not np.isfinite(weights).all():
-        checks.append((f"missing or non-finite weight in '{cols['weight']}'", ~np.isfinite(weights)))
-    keep = None
-    for reason, bad in checks:
-        if cfg.missing != "drop":
-            i = int(np.flatnonzero(bad)[0])
-            raise InputError(
-                f"{path}: row {offset + i + 2}: {reason}; fix the data or set 'missing: drop' to drop such rows (counted in the report)"
-            )
-        if keep is None:
-            keep = np.ones(n, dtype=bool)
+        checks.append((V.missing_weight(cols["weight"]), ~np.isfinite(weights)))
+    if ids is not None and ids.null_count:
+        checks.append((V.missing_id(cols["id"]), np.asarray(pc.is_null(ids).to_numpy(zero_copy_only=False), dtype=bool)))
+    counts: dict[str, int] = {}
+    keep = V.keep_rows(cfg, path, checks, offset, counts) if checks else None
+    if counts:
         st.dropped = st.dropped or {}
-        st.dropped[reason] = st.dropped.get(reason, 0) + int((bad & keep).sum())
-        keep &= ~bad
+        for reason, k in counts.items():
+            st.dropped[reason] = st.dropped.get(reason, 0) + k
     if weights is not None:
-        neg = weights < 0 if keep is None else (weights < 0) & keep
-        if neg.any():
-            i = int(np.flatnonzero(neg)[0])
-            raise InputError(f"{path}: column '{cols['weight']}', row {offset + i + 2}: negative weight {weights[i]:g}; weights must be >= 0")
+        V.check_weights(path, cols["weight"], weights, keep, offset)
+    if st.cfg.probabilities is True:
+        V.check_probabilities(path, st.cfg.name, [cols["score"]], scores, keep, offset)
+    if st.allowed is not None:
+        inside = np.asarray(pc.fill_null(pc.is_in(ids, value_set=st.allowed), False).to_numpy(zero_copy_only=False), dtype=bool)
+        keep = inside if keep is None else keep & inside
     st.labels.update(batch.distinct(cols["label"], keep))
-    if len(st.labels) > 2:
-        shown = ", ".join(_show(v) for v in sorted(st.labels, key=str)[:6])
-        raise InputError(
-            f"{path}: column '{cols['label']}' has more than 2 distinct labels ({shown}) by row {offset + n + 1}; "
-            f"task: binary needs two"
-        )
-    y = batch.matches(cols["label"], cfg.positive)
+    V.check_two_labels(path, cols["label"], st.labels)
+    y = batch.matches(cols["label"], V.label_key(cfg.positive))
+    if st.ids is not None:
+        rows = np.arange(len(batch)) if keep is None else np.flatnonzero(keep)
+        st.ids.append(ids if keep is None else ids.filter(keep))
+        st.id_rows.append(rows + offset)
+        st.truth.append(y if keep is None else y[keep])
     if keep is None:
         return scores, y, weights
     return scores[keep], y[keep], None if weights is None else weights[keep]
+
+
+def keyed(path: Path, st: ModelState) -> Keyed:
+    """The rows a model kept, as the id join sees them."""
+    return Keyed(st.cfg.name, str(path), st.cols["id"], concat_ids(st.ids),
+                 np.concatenate(st.id_rows) if st.id_rows else np.empty(0, dtype=np.int64),
+                 np.concatenate(st.truth) if st.truth else np.empty(0, dtype=bool))
+
+
+def lined_up(join: Join) -> bool:
+    """Whether, after the join, every model's kept rows are in the common order (pairable by position)."""
+    return all(t.shape[0] < 2 or bool(np.all(np.diff(t) > 0)) for t in join.take)
 
 
 def _with_offsets(batches: Iterator[Batch]) -> Iterator[tuple[Batch, int]]:
@@ -343,14 +361,14 @@ def _with_offsets(batches: Iterator[Batch]) -> Iterator[tuple[Batch, int]]:
         offset += len(batch)
 
 
-def _fold_model(cfg: Config, path: Path, batch: Batch, offset: int, st: _State):
+def _fold_model(cfg: Config, path: Path, batch: Batch, offset: int, st: ModelState):
     """One model's part of a batch in pass 1 (its own state only, so models run in threads)."""
-    s, y, w = _validated(cfg, st, path, batch, offset)
+    s, y, w = validated(cfg, st, path, batch, offset)
     st.acc.add(s, y, w)
     return s, y, w
 
 
-def fold_file(cfg: Config, states: list[_State], path: Path, columns: list[str], rng: np.random.Generator,
+def fold_file(cfg: Config, states: list[ModelState], path: Path, columns: list[str], rng: np.random.Generator,
               dates: list | None = None, rows: _RowCodes | None = None) -> int:
     """Pass 1 over one file: every batch validated and folded into each model's state; rows read.
 
@@ -360,7 +378,8 @@ def fold_file(cfg: Config, states: list[_State], path: Path, columns: list[str],
     are taken here, model by model, as in one thread.
     """
     offset = 0
-    for batch in read_columns(path, columns, cfg.stream.batch_rows):
+    numbers, text = column_types(cfg, [st.cfg for st in states])
+    for batch in read_columns(path, columns, cfg.stream.batch_rows, numbers, text):
         if cfg.date and dates is not None:
             d = dates_of(batch.series(cfg.date), path, cfg.date, offset)
             if d.notna().any():
@@ -398,28 +417,57 @@ def load_streamed(cfg: Config, progress: Progress | None = None) -> StreamedData
         return _load_streamed(cfg, progress, hashes.result)
 
 
-def _load_streamed(cfg: Config, progress: Progress | None, hashes: Callable[[], dict[Path, str]]) -> StreamedData:
-    sc = cfg.stream
-    by_file: dict[Path, list[_State]] = {}
+def plan(cfg: Config, allowed: object = None) -> dict[Path, list[ModelState]]:
+    """Each file's models as fresh pass-1 states; columns (and every Parquet part's) checked first."""
+    by_file: dict[Path, list[ModelState]] = {}
     for i, m in enumerate(cfg.models):
         path = Path(m.file)
-        have = _columns_in(path)
-        _check_columns(cfg, i, m, path, have)
-        st = _State(m, _columns_for(cfg, m), S.TableAccumulator(m.direction, sc.max_distinct_scores), [], set())
-        by_file.setdefault(path, []).append(st)
+        check_columns(cfg, i, m, path, columns_in(path))
+        by_file.setdefault(path, []).append(new_state(cfg, m, allowed))
+    for path, states in by_file.items():
+        check_parts(path, {c for st in states for c in st.cols.values()})
+    return by_file
+
+
+def _first_pass(cfg: Config, by_file: dict[Path, list[ModelState]], rows: _RowCodes | None, progress: Progress | None
+                ) -> tuple[dict[Path, int], list]:
+    """Pass 1 over every file: (rows read per file, the dates seen)."""
     rng = np.random.default_rng(cfg.bootstrap.seed)
     seen_dates: list = []
     read: dict[Path, int] = {}
-    total_files = len(by_file)
-    rows = _RowCodes() if len(by_file) == 1 and len(cfg.models) > 1 else None
     for k, (path, states) in enumerate(by_file.items()):
         columns = sorted({c for st in states for c in st.cols.values()})
         offset = fold_file(cfg, states, path, columns, rng, seen_dates, rows)
         if offset == 0:
-            raise InputError(f"{path}: the file has no rows")
+            raise no_rows(path)
         read[path] = offset
         if progress is not None:
-            progress(k + 1, total_files)
+            progress(k + 1, len(by_file))
+    return read, seen_dates
+
+
+def join_states(cfg: Config, by_file: dict[Path, list[ModelState]]) -> Join | None:
+    """The id join of the models' kept rows (None without an id column); errors as in memory."""
+    order = {m.name: i for i, m in enumerate(cfg.models)}
+    states = sorted(((p, st) for p, sts in by_file.items() for st in sts), key=lambda x: order[x[1].cfg.name])
+    if any(st.ids is None for _p, st in states):
+        return None
+    for path, st in states:
+        if st.rows == 0:
+            raise V.no_rows_left(path, st.cfg.name)
+    return join_ids(cfg, [keyed(p, st) for p, st in states])
+
+
+def _load_streamed(cfg: Config, progress: Progress | None, hashes: Callable[[], dict[Path, str]]) -> StreamedData:
+    sc = cfg.stream
+    by_file = plan(cfg)
+    rows = _RowCodes() if len(by_file) == 1 and len(cfg.models) > 1 else None
+    read, seen_dates = _first_pass(cfg, by_file, rows, progress)
+    join = join_states(cfg, by_file)
+    if join is not None and any(join.left_out):  # id_mismatch: intersect — read again, shared ids only
+        by_file, rows = plan(cfg, join.common), None
+        read, seen_dates = _first_pass(cfg, by_file, rows, progress)
+        join_states(cfg, by_file)  # the shared ids only now: the first join's counts and warnings stand
 
     models: list[StreamedModel] = []
     lookups: dict[str, tuple[int, np.ndarray] | None] = {}
@@ -431,7 +479,7 @@ def _load_streamed(cfg: Config, progress: Progress | None, hashes: Callable[[], 
             for reason, rows in (st.dropped or {}).items():
                 dropped.append((m.name, reason, rows))
             if st.rows == 0:
-                raise InputError(f"{path}: no rows left for model '{m.name}' after dropping missing values")
+                raise V.no_rows_left(path, m.name)
             table = st.acc.table()
             binning, grouper = None, None
             if table is None:  # too many distinct scores: bin, with edges from the sample
@@ -445,12 +493,13 @@ def _load_streamed(cfg: Config, progress: Progress | None, hashes: Callable[[], 
                 def bin_batch(item: tuple[Batch, int]):
                     """A batch validated and binned in a thread: (weighted rows, or None; bins, or None)."""
                     batch, offset = item
-                    s, y, w = _validated(cfg, _State(m, st.cols, st.acc, [], set(st.labels)), path, batch, offset)
+                    s, y, w = validated(cfg, st.replica(), path, batch, offset)
                     if w is not None:
                         return (s, y, w), None
                     return None, acc.bin_rows(s, y)
 
-                batches = _with_offsets(read_columns(path, sorted(set(st.cols.values())), sc.batch_rows))
+                batches = _with_offsets(read_columns(path, sorted(set(st.cols.values())), sc.batch_rows,
+                                                     *column_types(cfg, [m])))
                 for weighted, binned in ordered_map(bin_batch, batches):
                     if binned is None:
                         acc.add(*weighted)
@@ -459,10 +508,7 @@ def _load_streamed(cfg: Config, progress: Progress | None, hashes: Callable[[], 
                         if keep_rows and rows.ok:
                             rows.add_bins(m.name, binned[0])
                 table, grouper, binning = binned_result(cfg, m.name, acc, warnings)
-            if table.total_pos <= 0:
-                raise InputError(f"{path}: column '{st.cols['label']}': no row has the positive label {cfg.positive!r}; set 'positive' in the config")
-            if table.total_neg <= 0:
-                raise InputError(f"{path}: column '{st.cols['label']}': every row is positive; metrics need both classes")
+            V.check_both_classes(cfg, path, st.cols["label"], table.total_pos, table.total_neg, st.labels)
             models.append(StreamedModel(m.name, str(path), m.direction, m.probabilities, m.threshold, table, binning, grouper))
             if rows is not None and rows.ok:
                 rows.base.setdefault(m.name, 0)
@@ -474,7 +520,9 @@ def _load_streamed(cfg: Config, progress: Progress | None, hashes: Callable[[], 
     else:
         if rows is not None:
             rows.drop()
-        paired, note = _paired_pass(cfg, models, by_file, dropped)
+        paired, note = _paired_pass(cfg, models, by_file, dropped, join)
+    if join is not None:
+        warnings[:0] = join.warnings
     dates = (min(seen_dates).date().isoformat(), max(seen_dates).date().isoformat()) if seen_dates else None
     digests = hashes()
     files = tuple(file_info(p, n, digests[p]) for p, n in read.items())
@@ -494,34 +542,39 @@ def binned_result(cfg: Config, name: str, acc: S.BinnedAccumulator, warnings: li
     return table, acc.grouper(), BinningInfo(sc.binning, table.n_distinct, sc.max_distinct_scores, bound)
 
 
-def _paired_pass(cfg: Config, models: list[StreamedModel], by_file: dict[Path, list[_State]],
-                 dropped: list) -> tuple[S.PairedAccumulator | None, str | None]:
-    """Pass 3: DeLong covariances and McNemar tables over aligned rows, when rows align."""
+def _paired_pass(cfg: Config, models: list[StreamedModel], by_file: dict[Path, list[ModelState]],
+                 dropped: list, join: Join | None = None) -> tuple[S.PairedAccumulator | None, str | None]:
+    """Pass 3: DeLong covariances and McNemar tables over aligned rows, when rows align.
+
+    Files joined by id are read in lockstep only when their rows are in the same id order and
+    none was left out; otherwise :data:`reportgen.io.align.NOTE_ID_ORDER` says why not."""
     if len(models) < 2:
         return None, None
-    if dropped:
-        return None, "Rows were dropped, so the models' rows no longer line up: paired tests are not computed in stream mode"
+    if dropped or (join is not None and any(join.left_out)):
+        return None, NOTE_DROPPED
     if any(m.table.weighted for m in models):
-        return None, "Weighted rows: DeLong's and McNemar's paired tests are not computed in stream mode"
+        return None, NOTE_WEIGHTED
     counts = {st.rows for states in by_file.values() for st in states}
-    if len(by_file) > 1 and (cfg.id is not None or any(m.id for m in cfg.models) or len(counts) > 1):
-        return None, ("The models are in different files joined by id (or of different lengths); stream mode "
-                      "pairs rows by position only, so paired tests are not computed — put the scores in one table")
+    if len(by_file) > 1 and join is not None and not join.in_order:
+        return None, NOTE_ID_ORDER
+    if len(by_file) > 1 and len(counts) > 1:
+        return None, NOTE_LENGTHS
     states = {st.cfg.name: (path, st) for path, sts in by_file.items() for st in sts}
     acc = S.PairedAccumulator(
         [m.table for m in models],
         [m.threshold if m.threshold is not None else cfg.threshold for m in models],
         [m.grouper or S.exact_grouper(m.table) for m in models],
     )
-    readers = {p: read_columns(p, sorted({c for st in sts for c in st.cols.values()}), cfg.stream.batch_rows)
+    readers = {p: read_columns(p, sorted({c for st in sts for c in st.cols.values()}), cfg.stream.batch_rows,
+                               *column_types(cfg, [st.cfg for st in sts]))
                for p, sts in by_file.items()}
-    for chunk in _lockstep(readers):
+    for chunk in lockstep(readers):
         scores, ys = [], []
         for m in models:
             path, st = states[m.name]
             batch = chunk[path]
             scores.append(batch.numeric(st.cols["score"], path, 0))
-            ys.append(batch.matches(st.cols["label"], cfg.positive))
+            ys.append(batch.matches(st.cols["label"], V.label_key(cfg.positive)))
         for m, y in zip(models[1:], ys[1:]):
             if not np.array_equal(y, ys[0]):
                 return None, f"The labels of '{m.name}' and '{models[0].name}' differ row by row; paired tests are not computed"
@@ -535,7 +588,7 @@ def _paired_in_memory(cfg: Config, models: list[StreamedModel], rows: _RowCodes,
     if len(models) < 2:
         return None, None
     if any(m.table.weighted for m in models):
-        return None, "Weighted rows: DeLong's and McNemar's paired tests are not computed in stream mode"
+        return None, NOTE_WEIGHTED
     acc = S.PairedAccumulator([m.table for m in models], [m.threshold if m.threshold is not None else cfg.threshold for m in models])
     cuts = [m.table.cut_index(c) for m, c in zip(models, acc.cuts)]
     lengths = [y.shape[0] for y in rows.y]
@@ -561,7 +614,7 @@ def _paired_in_memory(cfg: Config, models: list[StreamedModel], rows: _RowCodes,
     return acc, None
 
 
-def _lockstep(readers: dict[Path, Iterator[Batch]]) -> Iterator[dict[Path, Batch]]:
+def lockstep(readers: dict[Path, Iterator[Batch]]) -> Iterator[dict[Path, Batch]]:
     """Chunks of equal length from several readers of files with the same number of rows."""
     if len(readers) == 1:  # one file: its batches as they come
         (p, it), = readers.items()
@@ -579,3 +632,27 @@ def _lockstep(readers: dict[Path, Iterator[Batch]]) -> Iterator[dict[Path, Batch
         yield {p: b.slice(0, n) for p, b in buffers.items()}  # type: ignore[union-attr]
         for p in buffers:
             buffers[p] = buffers[p].slice(n)  # type: ignore[union-attr]
+
+
+def check_first_batches(cfg: Config) -> dict[Path, int]:
+    """``reportgen validate`` for ``engine: stream`` / ``dask``: the plan and the first batch of each file.
+
+    Checks that every file exists, every column the config names (score, label, id, weight,
+    date) is there, every Parquet part holds them, and that the first record batch of each file
+    passes the row rules, without reading further: bounded memory, whatever the file's size.
+    Returns the rows checked per file. Multiclass: :func:`reportgen.sources_stream_multiclass.check_first_batches`."""
+    by_file = plan(cfg)
+    checked: dict[Path, int] = {}
+    for path, states in by_file.items():
+        columns = sorted({c for st in states for c in st.cols.values()})
+        batch = next(iter(read_columns(path, columns, cfg.stream.batch_rows, *column_types(cfg, [st.cfg for st in states]))), None)
+        if batch is None:
+            raise no_rows(path)
+        if cfg.date:
+            dates_of(batch.series(cfg.date), path, cfg.date, 0)
+        for st in states:
+            validated(cfg, st, path, batch, 0)
+            if st.ids is not None:
+                check_unique(keyed(path, st))
+        checked[path] = len(batch)
+    return checked

@@ -46,17 +46,12 @@ from reportgen.engine import class_tables as CT
 from reportgen.engine.compare_multiclass import MulticlassCounts
 from reportgen.engine.streaming import MERGE_EVERY
 from reportgen.errors import InputError
-from reportgen.sources import FileInfo, _check_columns, _columns_for, _columns_in, _numeric, dates_of, file_info
-from reportgen.sources_multiclass import (
-    _keys,
-    _score_columns,
-    _sorted_classes,
-    check_class_count,
-    class_warnings,
-    label_key,
-    score_order,
-)
-from reportgen.sources_stream import _lockstep, _record_batches, read_batches
+from reportgen.io import validate as V
+from reportgen.io.align import NOTE_DROPPED, NOTE_ID_ORDER, NOTE_LENGTHS, Join, Keyed, check_unique, concat_ids, join_ids
+from reportgen.io.files import FileInfo, check_parts, columns_in, file_info, no_rows, record_batches
+from reportgen.io.validate import check_columns, columns_for, configured_classes, dates_of, keys, numeric, score_columns, sorted_classes
+from reportgen.sources_multiclass import check_class_count, class_warnings, score_order
+from reportgen.sources_stream import lockstep, read_batches
 
 Progress = Callable[[int, int], None]
 
@@ -77,15 +72,15 @@ class StreamedMulticlass:
         return self.mcnemar is not None
 
 
-class _Ids:
+class ClassIds:
     """Class keys → indices: the configured order, or order of first appearance (remapped later)."""
 
     def __init__(self, configured: list[str] | None) -> None:
         self.fixed = configured is not None
         self.index: dict[str, int] = {c: j for j, c in enumerate(configured or [])}
 
-    def copy(self) -> _Ids:
-        out = _Ids(None)
+    def copy(self) -> ClassIds:
+        out = ClassIds(None)
         out.fixed, out.index = self.fixed, dict(self.index)
         return out
 
@@ -98,7 +93,7 @@ class _Ids:
 
 
 @dataclass(slots=True)
-class _Model:
+class ModelCounts:
     """What the pass over the data keeps per model."""
 
     i: int
@@ -118,24 +113,41 @@ class _Model:
     seen_truth: set = field(default_factory=set)
     seen_pred: set = field(default_factory=set)
     dropped: dict = field(default_factory=dict)
+    ids: list | None = None  # with an id column: the kept rows' id keys, positions and truth keys
+    id_rows: list | None = None
+    truth: list | None = None
+    allowed: object = None  # pyarrow strings: only rows with these ids (id_mismatch: intersect)
 
 
-def fresh(st: _Model, path: Path) -> _Model:
+def fresh(st: ModelCounts, path: Path) -> ModelCounts:
     """An empty copy of a model's state that reads ``path`` (a Dask part, named in errors)."""
-    return _Model(st.i, st.cfg, path, st.cols, st.sc, st.score_cols)
+    out = ModelCounts(st.i, st.cfg, path, st.cols, st.sc, st.score_cols, allowed=st.allowed)
+    if "id" in st.cols:
+        out.ids, out.id_rows, out.truth = [], [], []
+    return out
 
 
-def _configured(cfg: Config) -> list[str] | None:
-    configured = [label_key(c) for c in cfg.classes] if cfg.classes is not None else None
-    if configured is not None and len(set(configured)) != len(configured):
-        dup = next(c for c in configured if configured.count(c) > 1)
-        raise InputError(f"{cfg.where('classes')}: class {dup!r} is listed twice; list every class once")
-    return configured
+def keyed(st: ModelCounts) -> Keyed:
+    """The rows a model kept, as the id join sees them."""
+    def cat(parts: list, dtype: object) -> np.ndarray:
+        return np.concatenate(parts) if parts else np.empty(0, dtype=dtype)
+
+    return Keyed(st.cfg.name, str(st.path), st.cols["id"], concat_ids(st.ids), cat(st.id_rows, np.int64), cat(st.truth, object))
+
+
+def join_models(cfg: Config, states: list[ModelCounts]) -> Join | None:
+    """The id join of the models' kept rows (config order; None without an id column)."""
+    if any(st.ids is None for st in states):
+        return None
+    for st in states:
+        if st.rows == 0:
+            raise V.no_rows_left(st.path, st.cfg.name)
+    return join_ids(cfg, [keyed(st) for st in sorted(states, key=lambda s: s.i)])
 
 
 def _mapping_order(cfg: Config, i: int, sc: dict[str, str], configured: list[str] | None) -> list[str]:
     """Score columns of a mapping in class order (the classes are the mapping's keys unless configured)."""
-    classes = configured if configured is not None else _sorted_classes(set(sc))
+    classes = configured if configured is not None else sorted_classes(set(sc))
     return [list(sc.values())[j] for j in score_order(cfg, i, sc, classes)]
 
 
@@ -147,54 +159,35 @@ def _grow(conf: np.ndarray, k: int) -> np.ndarray:
     return out
 
 
-def _fold(cfg: Config, st: _Model, ids: _Ids, df: pd.DataFrame, offset: int, cap: int) -> None:
+def _fold(cfg: Config, st: ModelCounts, ids: ClassIds, df: pd.DataFrame, offset: int, cap: int) -> None:
     """Validate one batch for one model and add it to the model's counts."""
     path, cols, n = st.path, st.cols, len(df)
-    truth = _keys(df[cols["label"]])
-    pred = _keys(df[cols["prediction"]]) if "prediction" in cols else None
-    scores = np.column_stack([_numeric(df[c], path, c, offset) for c in st.score_cols]) if st.score_cols else None
-    weights = _numeric(df[cols["weight"]], path, cols["weight"], offset) if "weight" in cols else None
-    checks: list[tuple[str, np.ndarray]] = [(f"missing label in '{cols['label']}'", truth == None)]  # noqa: E711
-    if pred is not None:
-        checks.append((f"missing prediction in '{cols['prediction']}'", pred == None))  # noqa: E711
-    if scores is not None:
-        checks.append((f"missing or non-finite class score in {', '.join(repr(c) for c in st.score_cols)}",
-                       (~np.isfinite(scores)).any(axis=1)))
+    truth = keys(df[cols["label"]])
+    pred = keys(df[cols["prediction"]]) if "prediction" in cols else None
+    scores = np.column_stack([numeric(df[c], path, c, offset) for c in st.score_cols]) if st.score_cols else None
+    weights = numeric(df[cols["weight"]], path, cols["weight"], offset) if "weight" in cols else None
+    id_keys = keys(df[cols["id"]]) if "id" in cols else None
+    checks = V.multiclass_checks(cols, truth, pred, st.score_cols, scores, weights, id_keys)
+    keep = V.keep_rows(cfg, path, checks, offset, st.dropped)
     if weights is not None:
-        checks.append((f"missing or non-finite weight in '{cols['weight']}'", ~np.isfinite(weights)))
-    if "id" in cols:
-        checks.append((f"missing id in '{cols['id']}'", df[cols["id"]].isna().to_numpy()))
-    keep = np.ones(n, dtype=bool)
-    for reason, bad in checks:
-        if bad.any():
-            if cfg.missing != "drop":
-                r = int(np.flatnonzero(bad)[0])
-                raise InputError(f"{path}: row {offset + r + 2}: {reason}; fix the data or set 'missing: drop' to drop such rows (counted in the report)")
-            st.dropped[reason] = st.dropped.get(reason, 0) + int((bad & keep).sum())
-            keep &= ~bad
-    if weights is not None and (weights[keep] < 0).any():
-        r = int(np.flatnonzero((weights < 0) & keep)[0])
-        raise InputError(f"{path}: column '{cols['weight']}', row {offset + r + 2}: negative weight {weights[r]:g}; weights must be >= 0")
+        V.check_weights(path, cols["weight"], weights, keep, offset)
+    keep = np.ones(n, dtype=bool) if keep is None else keep
     if scores is not None and st.cfg.probabilities is True:
-        out = ((scores < 0) | (scores > 1)) & keep[:, None]
-        if out.any():
-            r, c = (int(v[0]) for v in np.nonzero(out))
-            raise InputError(
-                f"{path}: column '{st.score_cols[c]}', row {offset + r + 2}: {scores[r, c]:g} is not a probability; "
-                f"remove 'probabilities: true' for model '{st.cfg.name}' or rescale the scores"
-            )
+        V.check_probabilities(path, st.cfg.name, st.score_cols, scores, keep, offset)
     if ids.fixed:
-        allowed = list(ids.index)
         for role, values in (("label", truth), ("prediction", pred)):
-            if values is None:
-                continue
-            bad = keep & ~np.isin(values, allowed)
-            if bad.any():
-                r = int(np.flatnonzero(bad)[0])
-                raise InputError(
-                    f"{path}: column '{cols[role]}', row {offset + r + 2}: label {values[r]!r} is not one of the configured "
-                    f"classes ({', '.join(allowed)}); add it to 'classes' or fix the data"
-                )
+            if values is not None:
+                V.check_classes(path, cols[role], values, keep, list(ids.index), offset)
+    if st.allowed is not None:
+        import pyarrow as pa  # noqa: PLC0415
+        import pyarrow.compute as pc  # noqa: PLC0415
+
+        inside = pc.fill_null(pc.is_in(pa.array(id_keys, type=pa.string()), value_set=st.allowed), False)
+        keep &= np.asarray(inside.to_numpy(zero_copy_only=False), dtype=bool)
+    if st.ids is not None:
+        st.ids.append(id_keys[keep])
+        st.id_rows.append(np.flatnonzero(keep) + offset)
+        st.truth.append(truth[keep])
     if not keep.any():
         return
     truth = truth[keep]
@@ -219,10 +212,10 @@ def _fold(cfg: Config, st: _Model, ids: _Ids, df: pd.DataFrame, offset: int, cap
         st.max_dev = max(st.max_dev, float(np.abs(p.sum(axis=1) - 1.0).max()))
         st.pending.append(CT.class_lists(y, p, w, int(y.max()) + 1))
         if len(st.pending) >= MERGE_EVERY:
-            _merge(st, cap)
+            merge_pending(st, cap)
 
 
-def _merge(st: _Model, cap: int) -> None:
+def merge_pending(st: ModelCounts, cap: int) -> None:
     """Fold the pending batch lists into the merged tables; the cap is checked per score column."""
     if not st.pending:
         return
@@ -243,41 +236,41 @@ def _merge(st: _Model, cap: int) -> None:
     st.pending = []
 
 
-def plan(cfg: Config) -> tuple[list[str] | None, _Ids, dict[Path, list[_Model]]]:
+def plan(cfg: Config, allowed: object = None) -> tuple[list[str] | None, ClassIds, dict[Path, list[ModelCounts]]]:
     """Columns checked; the configured classes, the class ids to start from and each file's models.
 
     Without configured classes the ids start with the keys of score mappings (classes, as in
     memory), so every reader of the data (each Dask part too) starts from the same ids.
     """
-    configured = _configured(cfg)
-    ids = _Ids(configured)
-    by_file: dict[Path, list[_Model]] = {}
+    configured = configured_classes(cfg)
+    ids = ClassIds(configured)
+    by_file: dict[Path, list[ModelCounts]] = {}
     for i, m in enumerate(cfg.models):
         path = Path(m.file)
-        have = _columns_in(path)
-        _check_columns(cfg, i, m, path, have)
-        sc = _score_columns(m)
-        for column in (sc.values() if isinstance(sc, dict) else sc or []):
-            if column not in have:
-                raise InputError(f"{cfg.where('models', i, 'scores')}: column {column!r} not found in {path} (columns: {', '.join(have)})")
+        check_columns(cfg, i, m, path, columns_in(path))
+        sc = score_columns(m)
         if isinstance(sc, dict):
             score_cols = _mapping_order(cfg, i, sc, configured)
             if configured is None:  # mapping keys are classes, as in memory
-                ids.of(np.array(_sorted_classes(set(sc)), dtype=object))
+                ids.of(np.array(sorted_classes(set(sc)), dtype=object))
         else:
             score_cols = list(sc or [])
-        by_file.setdefault(path, []).append(_Model(i, m, path, _columns_for(cfg, m), sc, score_cols))
+        template = ModelCounts(i, m, path, columns_for(cfg, m), sc, score_cols, allowed=allowed)
+        by_file.setdefault(path, []).append(fresh(template, path))
+    for path, states in by_file.items():
+        check_parts(path, mcnemar_columns(states))
     return configured, ids, by_file
 
 
-def fold_file(cfg: Config, states: list[_Model], ids: _Ids, path: Path, seen_dates: list) -> int:
+def fold_file(cfg: Config, states: list[ModelCounts], ids: ClassIds, path: Path, seen_dates: list) -> int:
     """Every batch of one file (or Dask part) validated and folded into its models' counts; rows read.
 
     ``seen_dates`` collects each batch's first and last date when a date column is set.
     """
     columns = sorted({c for st in states for c in [*st.cols.values(), *st.score_cols]} | ({cfg.date} if cfg.date else set()))
     offset = 0
-    for df in read_batches(path, columns, cfg.stream.batch_rows):
+    numbers, text = column_types(states)
+    for df in read_batches(path, columns, cfg.stream.batch_rows, numbers, text):
         if cfg.date:
             d = dates_of(df[cfg.date], path, cfg.date, offset)
             if d.notna().any():
@@ -288,16 +281,22 @@ def fold_file(cfg: Config, states: list[_Model], ids: _Ids, path: Path, seen_dat
     return offset
 
 
-def conclude(cfg: Config, states: list[_Model], configured: list[str] | None, ids: _Ids
+def column_types(states: list[ModelCounts]) -> tuple[list[str], list[str]]:
+    """(numbers, text): the columns the models read as float64 and as text (CSV types)."""
+    numbers = sorted({c for st in states for c in [*st.score_cols, *([st.cols["weight"]] if "weight" in st.cols else [])]})
+    return numbers, sorted({c for st in states for c in V.text_columns(st.cols)})
+
+
+def conclude(cfg: Config, states: list[ModelCounts], configured: list[str] | None, ids: ClassIds
              ) -> tuple[list[str], list[MulticlassCounts], list[str], list[tuple[str, str, int]]]:
     """(classes, counts per model in class order, warnings, dropped rows) once every row is folded."""
     for st in states:
         if st.rows == 0:
-            raise InputError(f"{st.path}: no rows left for model '{st.cfg.name}' after dropping missing values")
-        _merge(st, cfg.stream.max_distinct_scores)
+            raise V.no_rows_left(st.path, st.cfg.name)
+        merge_pending(st, cfg.stream.max_distinct_scores)
     seen_truth = set().union(*(st.seen_truth for st in states))
     seen_pred = {st.cfg.name: st.seen_pred for st in states if "prediction" in st.cols}
-    classes = configured if configured is not None else _sorted_classes(set(ids.index))
+    classes = configured if configured is not None else sorted_classes(set(ids.index))
     check_class_count(cfg, classes, states[0].path, states[0].cols["label"])
     k = len(classes)
     to_final = np.array([classes.index(c) for c in ids.index], dtype=np.int64)  # id → class index
@@ -311,7 +310,7 @@ def conclude(cfg: Config, states: list[_Model], configured: list[str] | None, id
     return classes, models, warnings, dropped
 
 
-def combine(parts: list[_Model], to_ids: list[np.ndarray], n_ids: int, cap: int) -> _Model:
+def combine(parts: list[ModelCounts], to_ids: list[np.ndarray], n_ids: int, cap: int) -> ModelCounts:
     """One model's counts over disjoint row sets, each indexing classes its own way, in common ids.
 
     ``to_ids[p]`` maps part p's class ids to the common ones (``n_ids`` of them). Rows of the
@@ -343,31 +342,51 @@ def combine(parts: list[_Model], to_ids: list[np.ndarray], n_ids: int, cap: int)
         out.seen_pred |= st.seen_pred
         for reason, rows in st.dropped.items():
             out.dropped[reason] = out.dropped.get(reason, 0) + rows
-    _merge(out, cap)
+        if out.ids is not None and st.ids is not None:  # the kept ids (keys: nothing to remap)
+            out.ids += st.ids
+            out.id_rows += st.id_rows
+            out.truth += st.truth
+    merge_pending(out, cap)
     return out
 
 
-def load_streamed_multiclass(cfg: Config, progress: Progress | None = None) -> StreamedMulticlass:
-    """One pass over the files (two for McNemar's tables): every model's counts, exact."""
-    configured, ids, by_file = plan(cfg)
+def _read_all(cfg: Config, ids: ClassIds, by_file: dict[Path, list[ModelCounts]], progress: Progress | None
+              ) -> tuple[list[FileInfo], list]:
+    """The pass over every file: (the files' audit records, the dates seen)."""
     seen_dates: list = []
     files: list[FileInfo] = []
     for f, (path, states) in enumerate(by_file.items()):
         rows = fold_file(cfg, states, ids, path, seen_dates)
         if rows == 0:
-            raise InputError(f"{path}: the file has no rows")
+            raise no_rows(path)
         files.append(file_info(path, rows))
         if progress is not None:
             progress(f + 1, len(by_file))
+    return files, seen_dates
+
+
+def load_streamed_multiclass(cfg: Config, progress: Progress | None = None) -> StreamedMulticlass:
+    """One pass over the files (two for McNemar's tables): every model's counts, exact.
+
+    With an id column the models' rows are joined as in memory; under ``id_mismatch: intersect``
+    with ids left out, the files are read again keeping the shared ids only."""
+    configured, ids, by_file = plan(cfg)
+    files, seen_dates = _read_all(cfg, ids, by_file, progress)
+    join = join_models(cfg, [st for sts in by_file.values() for st in sts])
+    if join is not None and any(join.left_out):
+        configured, ids, by_file = plan(cfg, join.common)
+        files, seen_dates = _read_all(cfg, ids, by_file, progress)
     states = sorted((st for sts in by_file.values() for st in sts), key=lambda st: st.i)
     classes, models, warnings, dropped = conclude(cfg, states, configured, ids)
-    mcnemar, note = _mcnemar_pass(cfg, states, by_file, dropped, classes)
+    mcnemar, note = _mcnemar_pass(cfg, states, by_file, dropped, classes, join)
+    if join is not None:
+        warnings[:0] = join.warnings
     dates = (min(seen_dates).date().isoformat(), max(seen_dates).date().isoformat()) if seen_dates else None
     return StreamedMulticlass(tuple(models), tuple(files), tuple(dropped), tuple(warnings), tuple(classes),
                               mcnemar, note, dates)
 
 
-def _finish(st: _Model, k: int, to_final: np.ndarray) -> MulticlassCounts:
+def _finish(st: ModelCounts, k: int, to_final: np.ndarray) -> MulticlassCounts:
     """The model's confusion matrix and class tables with classes in their final order."""
     conf = _grow(st.conf, max(k, len(to_final)))
     kk = conf.shape[0]
@@ -392,19 +411,19 @@ def _finish(st: _Model, k: int, to_final: np.ndarray) -> MulticlassCounts:
     return MulticlassCounts(st.cfg.name, str(st.path), C, st.rows, tables, st.weighted, not by_column)
 
 
-def _predicted(st: _Model, df: pd.DataFrame, index: dict[str, int]) -> np.ndarray:
+def _predicted(st: ModelCounts, df: pd.DataFrame, index: dict[str, int]) -> np.ndarray:
     if "prediction" in st.cols:
-        return np.array([index[v] for v in _keys(df[st.cols["prediction"]])], dtype=np.int64)
+        return pd.Index(list(index)).get_indexer(keys(df[st.cols["prediction"]])).astype(np.int64)
     p = np.column_stack([df[c].to_numpy(dtype=np.float64) for c in st.score_cols])
     return np.argmax(p, axis=1).astype(np.int64)
 
 
-def mcnemar_columns(states: list[_Model]) -> list[str]:
+def mcnemar_columns(states: list[ModelCounts]) -> list[str]:
     """The columns McNemar's pass reads from a file holding ``states``' models."""
     return sorted({c for st in states for c in [*st.cols.values(), *st.score_cols]})
 
 
-def mcnemar_chunk(states: list[_Model], baseline: str, chunk: dict[Path, pd.DataFrame], index: dict[str, int],
+def mcnemar_chunk(states: list[ModelCounts], baseline: str, chunk: dict[Path, pd.DataFrame], index: dict[str, int],
                   tables: dict[str, np.ndarray]) -> str | None:
     """Add one chunk of aligned rows to McNemar's 2×2 tables (baseline correct?, model correct?).
 
@@ -417,7 +436,7 @@ def mcnemar_chunk(states: list[_Model], baseline: str, chunk: dict[Path, pd.Data
     weights: dict[str, np.ndarray | None] = {}
     for st in states:
         df = chunk[st.path]
-        truth[st.cfg.name] = np.array([index[v] for v in _keys(df[st.cols["label"]])], dtype=np.int64)
+        truth[st.cfg.name] = pd.Index(list(index)).get_indexer(keys(df[st.cols["label"]])).astype(np.int64)
         ok[st.cfg.name] = _predicted(st, df, index) == truth[st.cfg.name]
         weights[st.cfg.name] = df[st.cols["weight"]].to_numpy(dtype=np.float64) if "weight" in st.cols else None
     b = baseline
@@ -432,27 +451,23 @@ def mcnemar_chunk(states: list[_Model], baseline: str, chunk: dict[Path, pd.Data
     return None
 
 
-def dropped_note(engine: str) -> str:
-    """Why McNemar's test is left out when rows were dropped."""
-    return f"Rows were dropped, so the models' rows no longer line up: McNemar's test is not computed with engine: {engine}"
-
-
-def _mcnemar_pass(cfg: Config, states: list[_Model], by_file: dict[Path, list[_Model]], dropped: list,
-                  classes: list[str]) -> tuple[dict[str, np.ndarray] | None, str | None]:
-    """McNemar's 2×2 tables (baseline correct?, model correct?) over aligned rows, or a note why not."""
+def _mcnemar_pass(cfg: Config, states: list[ModelCounts], by_file: dict[Path, list[ModelCounts]], dropped: list,
+                  classes: list[str], join: Join | None = None) -> tuple[dict[str, np.ndarray] | None, str | None]:
+    """McNemar's 2×2 tables (baseline correct?, model correct?) over aligned rows, or a note why not
+    (the notes of :mod:`reportgen.io.align`, as the binary engines give them)."""
     if len(states) < 2:
         return None, None
-    if dropped:
-        return None, dropped_note("stream")
-    rows = {st.rows for st in states}
-    if len(by_file) > 1 and (cfg.id is not None or any(m.id for m in cfg.models) or len(rows) > 1):
-        return None, ("The models are in different files joined by id (or of different lengths); stream mode "
-                      "pairs rows by position only, so McNemar's test is not computed — put the predictions in one table")
+    if dropped or (join is not None and any(join.left_out)):
+        return None, NOTE_DROPPED
+    if len(by_file) > 1 and join is not None and not join.in_order:
+        return None, NOTE_ID_ORDER
+    if len(by_file) > 1 and len({st.rows for st in states}) > 1:
+        return None, NOTE_LENGTHS
     index = {c: j for j, c in enumerate(classes)}
     tables = {st.cfg.name: np.zeros((2, 2)) for st in states if st.cfg.name != cfg.baseline_name}
     # arrow record batches (they slice; frames do not) cut to equal lengths across files, then frames
-    readers = {p: _record_batches(p, mcnemar_columns(sts), cfg.stream.batch_rows) for p, sts in by_file.items()}
-    for batches in _lockstep(readers):
+    readers = {p: record_batches(p, mcnemar_columns(sts), cfg.stream.batch_rows, *column_types(sts)) for p, sts in by_file.items()}
+    for batches in lockstep(readers):
         note = mcnemar_chunk(states, cfg.baseline_name, {p: rb.to_pandas() for p, rb in batches.items()}, index, tables)
         if note is not None:
             return None, note
@@ -460,3 +475,24 @@ def _mcnemar_pass(cfg: Config, states: list[_Model], by_file: dict[Path, list[_M
 
 
 __all__ = ["StreamedMulticlass", "load_streamed_multiclass"]
+
+
+def check_first_batches(cfg: Config) -> dict[Path, int]:
+    """``reportgen validate`` for ``engine: stream`` / ``dask`` and ``task: multiclass``: the plan
+    (files, columns, class scores, every Parquet part) and the first batch of each file by the
+    row rules, in bounded memory. Returns the rows checked per file."""
+    _configured, ids, by_file = plan(cfg)
+    checked: dict[Path, int] = {}
+    for path, states in by_file.items():
+        columns = sorted({c for st in states for c in [*st.cols.values(), *st.score_cols]})
+        df = next(iter(read_batches(path, columns, cfg.stream.batch_rows, *column_types(states))), None)
+        if df is None:
+            raise no_rows(path)
+        if cfg.date:
+            dates_of(df[cfg.date], path, cfg.date, 0)
+        for st in states:
+            _fold(cfg, st, ids, df, 0, cfg.stream.max_distinct_scores)
+            if st.ids is not None:
+                check_unique(keyed(st))
+        checked[path] = len(df)
+    return checked

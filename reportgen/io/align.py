@@ -1,0 +1,208 @@
+"""The id join: which rows of each model are compared, the same in every engine.
+
+With an ``id`` column every model's rows are matched by id: ids must be unique per model;
+ids that some models lack are an error (``id_mismatch: error``) or are left out with a counted
+warning (``intersect``); and one id must carry the same truth in every model. Without ids rows
+are matched by position, which needs equal row counts and equal labels.
+
+The engines hand over each model's ids (keys, :func:`reportgen.io.validate.keys`) of the rows
+they kept, with the rows' 0-based positions in the file and their truth; ids fit in memory
+(O(n)), scores never need to. The paired tests (DeLong, McNemar) run only on rows that are
+aligned; :data:`NOTE_ID_ORDER` and friends say, in the same words for every engine, why not.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from reportgen.config import Config
+from reportgen.errors import InputError
+from reportgen.io.validate import HEADER_ROWS
+
+#: Why a streamed engine does not pair rows of files joined by id in different orders.
+NOTE_ID_ORDER = ("The models are in different files whose rows are not in the same id order; paired tests "
+                 "(DeLong, McNemar) are not computed with this engine — put the scores in one table or write "
+                 "the files in the same id order")
+#: Why rows of different files without an id are not paired (different lengths).
+NOTE_LENGTHS = ("The models are in different files of different lengths and no 'id' joins them; paired tests "
+                "(DeLong, McNemar) are not computed — set 'id' in the config")
+#: Why rows are not paired after rows were dropped (missing values, or ids not shared).
+NOTE_DROPPED = "Rows were dropped, so the models' rows no longer line up: paired tests (DeLong, McNemar) are not computed"
+#: Why weighted rows are not paired by the streamed engines.
+NOTE_WEIGHTED = "Weighted rows: DeLong's and McNemar's paired tests are not computed with this engine"
+#: Why parts of different Dask datasets are not paired.
+NOTE_DATASETS = ("The models are in different datasets; with engine: dask paired tests (DeLong, McNemar) need the "
+                 "scores in one dataset (rows of different datasets' parts do not line up)")
+
+
+@dataclass(frozen=True, slots=True)
+class Keyed:
+    """One model's kept rows as the join sees them.
+
+    ``ids``: id keys (a pyarrow string array, or an object array of str); ``rows``: each row's
+    0-based position in ``file``; ``truth``: the label of each row (booleans or class keys)."""
+
+    name: str
+    file: str
+    id_column: str
+    ids: Any
+    rows: np.ndarray
+    truth: np.ndarray
+
+
+@dataclass(frozen=True, slots=True)
+class Join:
+    """The outcome of :func:`join_ids`.
+
+    ``take[m]``: positions in model m's kept rows, in the common order (the first model's);
+    ``common``: the shared ids in that order (pyarrow strings); ``left_out[m]``: rows of model m
+    whose id is not shared (0 unless ``id_mismatch: intersect``); ``in_order``: every model has
+    the same ids in the same order, so rows also line up by position."""
+
+    take: tuple[np.ndarray, ...]
+    common: Any
+    left_out: tuple[int, ...]
+    warnings: tuple[str, ...]
+    in_order: bool
+
+
+def _arrow(ids: Any) -> Any:
+    import pyarrow as pa  # noqa: PLC0415
+
+    if isinstance(ids, pa.ChunkedArray):
+        return ids.combine_chunks() if ids.num_chunks != 1 else ids.chunk(0)
+    return ids if isinstance(ids, pa.Array) else pa.array(ids, type=pa.string())
+
+
+def _integers(ids: Any) -> np.ndarray | None:
+    """Ids (pyarrow strings) that are all canonical integers of up to 18 digits as int64, or None."""
+    import pyarrow as pa  # noqa: PLC0415
+    import pyarrow.compute as pc  # noqa: PLC0415
+
+    from reportgen.io.validate import CANONICAL_INT  # noqa: PLC0415
+
+    if len(ids) and not pc.all(pc.match_substring_regex(ids, CANONICAL_INT.replace("*", "{0,17}"))).as_py():
+        return None
+    return np.asarray(pc.cast(ids, pa.int64()).to_numpy(zero_copy_only=False), dtype=np.int64)
+
+
+def id_codes(models: list[Keyed]) -> tuple[list[np.ndarray], Any]:
+    """Every model's ids as integer codes into one dictionary (pyarrow strings): the join then
+    works on int arrays (hashing strings once, in pyarrow), not on Python strings."""
+    import pyarrow as pa  # noqa: PLC0415
+    import pyarrow.compute as pc  # noqa: PLC0415
+
+    arrays = [_arrow(k.ids) for k in models]
+    ints = [_integers(a) for a in arrays]
+    if all(x is not None for x in ints):  # integer ids (the common case): hashing int64 is several times faster
+        codes_flat, uniques = pd.factorize(np.concatenate(ints))
+        words = pc.cast(pa.array(uniques, type=pa.int64()), pa.string())
+        return np.split(codes_flat.astype(np.int64), np.cumsum([len(a) for a in arrays])[:-1]), words
+    enc = pa.chunked_array(arrays, type=pa.string()).dictionary_encode()
+    codes = [np.asarray(c.indices.to_numpy(zero_copy_only=False), dtype=np.int64) for c in enc.chunks]
+    if len(codes) < len(models):  # pyarrow drops empty chunks
+        lengths = [len(k.rows) for k in models]
+        flat = np.concatenate(codes) if codes else np.empty(0, dtype=np.int64)
+        codes = np.split(flat, np.cumsum(lengths)[:-1])
+    return codes, enc.chunks[0].dictionary if enc.num_chunks else pa.array([], type=pa.string())
+
+
+def concat_ids(parts: list[Any]) -> Any:
+    """Id keys of consecutive batches or parts as one pyarrow string array."""
+    import pyarrow as pa  # noqa: PLC0415
+
+    return pa.concat_arrays([_arrow(x) for x in parts]) if parts else pa.array([], type=pa.string())
+
+
+def _first_repeat(codes: np.ndarray) -> int | None:
+    """Position of the first row whose code occurred on an earlier row, or None."""
+    order = np.argsort(codes, kind="stable")
+    s = codes[order]
+    again = order[1:][s[1:] == s[:-1]]
+    return int(again.min()) if again.shape[0] else None
+
+
+def check_unique(k: Keyed, codes: np.ndarray | None = None) -> None:
+    """Ids must be unique within a model (the first repeat is an error naming its row).
+
+    ``codes``: the ids as integers (equal ids, equal integers), when already computed."""
+    if codes is None:
+        codes = _integers(_arrow(k.ids))
+        if codes is None:
+            (codes,), _ = id_codes([k])
+    j = _first_repeat(codes)
+    if j is not None:
+        raise InputError(f"{k.file}: column '{k.id_column}', row {int(k.rows[j]) + HEADER_ROWS}: "
+                         f"duplicated id {_arrow(k.ids)[j].as_py()!r}; ids must be unique")
+
+
+def join_ids(cfg: Config, models: list[Keyed]) -> Join:
+    """Match the models' rows by id (errors and warnings as the module docstring says)."""
+    if len(models) == 1:  # nothing to join: ids must only be unique
+        check_unique(models[0])
+        n = len(models[0].rows)
+        return Join((np.arange(n),), _arrow(models[0].ids), (0,), (), True)
+    codes, words = id_codes(models)
+    for k, c in zip(models, codes):
+        check_unique(k, c)
+    u = len(words)
+    present = []
+    for c in codes:
+        p = np.zeros(u, dtype=bool)
+        p[c] = True
+        present.append(p)
+    shared = np.logical_and.reduce(present)
+    common = codes[0][shared[codes[0]]]
+    warnings: list[str] = []
+    left_out = []
+    for m, (k, c) in enumerate(zip(models, codes)):
+        extra = int(c.shape[0] - common.shape[0])
+        left_out.append(extra)
+        if not extra:
+            continue
+        if cfg.id_mismatch == "error":
+            o = next(j for j in range(len(models)) if j != m and not present[j][c].all())
+            sample = ", ".join(repr(words[int(v)].as_py()) for v in c[~present[o][c]][:3])
+            raise InputError(
+                f"{k.file}: model '{k.name}' has {extra} id(s) not shared by every model (e.g. {sample}, "
+                f"missing from model '{models[o].name}' in {models[o].file}); align the files or set "
+                f"'id_mismatch: intersect' to compare on the shared ids (dropped rows are counted)"
+            )
+        warnings.append(f"model '{k.name}': {extra} row(s) whose id is not in every model were dropped")
+    take = []
+    for c in codes:
+        pos = np.full(u, -1, dtype=np.int64)
+        pos[c] = np.arange(c.shape[0])
+        take.append(pos[common])
+    ref = models[0].truth[take[0]]
+    for k, t in zip(models[1:], take[1:]):
+        truth = k.truth[t]
+        if not np.array_equal(truth, ref):
+            i = int(np.flatnonzero(truth != ref)[0])
+            raise InputError(
+                f"{k.file}: model '{k.name}': the label of id {words[int(common[i])].as_py()!r} differs from model "
+                f"'{models[0].name}'; models compared on the same rows must share the truth"
+            )
+    in_order = all(c.shape[0] == codes[0].shape[0] and np.array_equal(c, codes[0]) for c in codes[1:])
+    return Join(tuple(take), words.take(common), tuple(left_out), tuple(warnings), in_order)
+
+
+def check_positions(files: list[str], names: list[str], truths: list[np.ndarray]) -> None:
+    """Without ids: equal row counts and equal labels row by row (errors say to set 'id')."""
+    n0 = truths[0].shape[0]
+    for f, name, t in zip(files[1:], names[1:], truths[1:]):
+        if t.shape[0] != n0:
+            raise InputError(
+                f"{f}: model '{name}' has {t.shape[0]} rows but '{names[0]}' has {n0}, and no 'id' column "
+                f"joins them; set 'id' in the config"
+            )
+        if not np.array_equal(t, truths[0]):
+            i = int(np.flatnonzero(t != truths[0])[0])
+            raise InputError(
+                f"{f}: model '{name}': row {i + HEADER_ROWS} has a different label than in '{names[0]}'; "
+                f"rows do not line up — set 'id' in the config to join them"
+            )

@@ -1,0 +1,130 @@
+"""The in-memory engine's loaded rows (:class:`Dataset`) and their alignment across models.
+
+Both tasks' memory loaders (:mod:`reportgen.sources`, :mod:`reportgen.sources_multiclass`)
+return a :class:`Dataset`; :func:`align_models` puts every model's rows in one order with the
+join of :mod:`reportgen.io.align`, the one the streamed engines use too.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from reportgen.config import Config
+from reportgen.io import validate as V
+from reportgen.io.align import Keyed, check_positions, join_ids
+from reportgen.io.files import FileInfo, columns_in, file_info, read_table
+
+
+@dataclass(frozen=True, slots=True)
+class ModelData:
+    """One model's validated rows, aligned with every other model's (same order) when paired.
+
+    ``y`` is boolean (True = positive) for binary tasks; for multiclass ``y_idx`` indexes
+    ``classes`` and ``pred_idx`` / ``proba`` hold the predictions. ``ids`` are id keys;
+    ``rows`` the kept rows' 0-based positions in the file (errors name them).
+    """
+
+    name: str
+    file: str
+    direction: str
+    scores: np.ndarray | None
+    y: np.ndarray | None
+    weights: np.ndarray | None
+    ids: np.ndarray | None
+    probabilities: bool | None = None
+    y_idx: np.ndarray | None = None
+    pred_idx: np.ndarray | None = None
+    proba: np.ndarray | None = None
+    rows: np.ndarray | None = None
+    id_column: str | None = None
+
+    @property
+    def n(self) -> int:
+        if self.y is not None:
+            return int(self.y.shape[0])
+        return int(self.y_idx.shape[0]) if self.y_idx is not None else 0
+
+
+@dataclass(frozen=True, slots=True)
+class Dataset:
+    """All models' data plus what was dropped and why (for the audit trail)."""
+
+    models: tuple[ModelData, ...]
+    files: tuple[FileInfo, ...]
+    paired: bool
+    dropped: tuple[tuple[str, str, int], ...] = ()  # (model, reason, rows)
+    warnings: tuple[str, ...] = ()
+    classes: tuple[Any, ...] = ()
+    label_values: tuple[str, ...] = field(default_factory=tuple)
+    dates: tuple[str, str] | None = None  # first and last date of the configured date column
+
+
+def truth_of(m: ModelData) -> np.ndarray:
+    """The true labels of a model's rows: booleans (binary) or class indices (multiclass)."""
+    return m.y if m.y is not None else m.y_idx  # type: ignore[return-value]
+
+
+def take(m: ModelData, rows: np.ndarray) -> ModelData:
+    """The model's data restricted to (and reordered by) ``rows``."""
+    arrays = ("scores", "y", "weights", "ids", "y_idx", "pred_idx", "proba", "rows")
+    return dataclasses.replace(m, **{a: getattr(m, a)[rows] for a in arrays if getattr(m, a) is not None})
+
+
+def align_models(cfg: Config, models: list[ModelData]) -> tuple[list[ModelData], bool, list[str]]:
+    """Put every model's rows in one order so that comparisons are paired (:mod:`reportgen.io.align`)."""
+    if all(m.ids is not None for m in models):
+        keyed = [Keyed(m.name, m.file, m.id_column or "id", m.ids, m.rows if m.rows is not None else np.arange(m.n),
+                       truth_of(m)) for m in models]
+        joined = join_ids(cfg, keyed)
+        if len(models) == 1:
+            return models, True, []
+        return [take(m, t) for m, t in zip(models, joined.take)], True, list(joined.warnings)
+    if len(models) > 1:
+        check_positions([m.file for m in models], [m.name for m in models], [truth_of(m) for m in models])
+    return models, True, []
+
+
+def read_frames(cfg: Config) -> tuple[dict[Path, pd.DataFrame], list[FileInfo]]:
+    """Every file the models name, read once with only the columns they use (class scores too);
+    columns checked first (errors name the config key), labels and ids as text, scores as numbers."""
+    headers: dict[Path, list[str]] = {}
+    wanted: dict[Path, set[str]] = {}
+    text: dict[Path, set[str]] = {}
+    numbers: dict[Path, set[str]] = {}
+    for i, m in enumerate(cfg.models):
+        path = Path(m.file)
+        if path not in headers:
+            headers[path] = columns_in(path)
+        V.check_columns(cfg, i, m, path, headers[path])
+        cols = V.columns_for(cfg, m)
+        wanted.setdefault(path, set()).update(cols.values(), V.number_columns(cfg, m))
+        text.setdefault(path, set()).update(V.text_columns(cols))
+        numbers.setdefault(path, set()).update(V.number_columns(cfg, m))
+    frames: dict[Path, pd.DataFrame] = {}
+    files: list[FileInfo] = []
+    for path, cols in wanted.items():
+        frames[path] = read_table(path, sorted(cols), numbers[path], text[path])
+        files.append(file_info(path, len(frames[path])))
+    return frames, files
+
+
+def date_range(cfg: Config, frames: dict[Path, pd.DataFrame]) -> tuple[str, str] | None:
+    """First and last date of the configured date column over every input (ISO dates)."""
+    if not cfg.date:
+        return None
+    lo = hi = None
+    for path, df in frames.items():
+        d = V.dates_of(df[cfg.date], path, cfg.date)
+        if d.notna().any():
+            lo = d.min() if lo is None else min(lo, d.min())
+            hi = d.max() if hi is None else max(hi, d.max())
+    return None if lo is None else (lo.date().isoformat(), hi.date().isoformat())
+
+

@@ -1,0 +1,397 @@
+"""Row rules and their one-line messages: one set per task, used by every engine.
+
+Every message names the file, the column, the row (1-based as a spreadsheet shows it: the header
+is row 1, so data row ``i`` of a batch starting after ``offset`` rows is ``offset + i + 2``) and
+what to do. The engines differ only in how many rows they hold at once, never in the rules.
+
+Labels, predictions and ids are compared by their *key* (:func:`keys`), one rule everywhere:
+
+* missing is a real null (Parquet), a NaN or infinite number (also written as text: ``nan``,
+  ``inf``, ``-Infinity``), or a cell that is empty after stripping spaces — a class named
+  ``NA``, ``None`` or ``null`` is a class;
+* a number, or text that is an integer (``" 1"``, ``+1``, ``01``, ``1.0``), is its decimal
+  digits (``"1"``); other numbers their shortest ``repr`` (``"0.5"``);
+* ``true`` / ``false`` in any case are ``"True"`` / ``"False"`` (a boolean column's keys);
+* any other text is itself, stripped.
+"""
+
+from __future__ import annotations
+
+import difflib
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from reportgen.config import Config, ModelConfig
+from reportgen.errors import InputError
+
+#: How a row number is written: data row ``i`` of a batch after ``offset`` rows.
+HEADER_ROWS = 2
+
+_INT_TEXT = r"^[+-]?[0-9]+(\.0*)?$"
+#: A key that is an integer as written canonically (no sign but minus, no leading zeros).
+CANONICAL_INT = r"^(0|-?[1-9][0-9]*)$"
+_NON_FINITE_TEXT = r"(?i)^[+-]?(inf|infinity|nan)$"
+_FLOAT_TEXT = r"^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$"
+
+
+def show(v: Any) -> str:
+    """A data value for a message: ``1.0`` and ``'bad'``, not ``np.float64(1.0)``."""
+    return repr(v.item() if isinstance(v, np.generic) else v)
+
+
+def label_key(value: Any) -> str:
+    """The key of one value written in the config (``positive``, ``classes``, score mappings)."""
+    if isinstance(value, (bool, np.bool_)):
+        return str(bool(value))
+    if isinstance(value, (int, np.integer)):
+        return str(int(value))
+    if isinstance(value, (float, np.floating)):
+        v = float(value)
+        return str(int(v)) if v.is_integer() else repr(v)
+    return keys(np.array([str(value)], dtype=object))[0] or str(value).strip()
+
+
+def _to_arrow(values: Any) -> Any:
+    import pyarrow as pa  # noqa: PLC0415
+
+    if isinstance(values, pa.ChunkedArray):
+        return values.combine_chunks() if values.num_chunks != 1 else values.chunk(0)
+    if isinstance(values, pa.Array):
+        return values
+    series = values if isinstance(values, pd.Series) else pd.Series(values)
+    try:
+        return _to_arrow(pa.array(series, from_pandas=True))
+    except (pa.ArrowException, TypeError, ValueError):  # mixed Python objects: their text
+        present = series.notna()
+        text = series.astype(object).where(~present, series.astype(str)).where(present, None)
+        return _to_arrow(pa.array(text, type=pa.string(), from_pandas=True))
+
+
+def _float_keys(f: Any) -> Any:
+    """Keys of a float64 arrow array: integral values as integers, others by ``repr``; NaN, ±inf null."""
+    import pyarrow as pa  # noqa: PLC0415
+    import pyarrow.compute as pc  # noqa: PLC0415
+
+    finite = pc.is_finite(f)
+    f = pc.if_else(finite, f, pa.scalar(None, pa.float64()))
+    integral = pc.and_kleene(pc.equal(pc.floor(f), f), pc.less(pc.abs(f), 2.0 ** 63))
+    whole = pc.cast(pc.if_else(integral, f, 0.0), pa.int64()).cast(pa.string())
+    other = pc.fill_null(pc.invert(integral), False)
+    if not pc.any(other).as_py():
+        return pc.if_else(integral, whole, pa.scalar(None, pa.string()))
+    uniq = pc.unique(f.filter(other))
+    shown = pa.array([repr(float(x)) for x in uniq.to_pylist()], type=pa.string())
+    return pc.if_else(integral, whole, shown.take(pc.index_in(f, value_set=uniq)))
+
+
+def _text_keys(s: Any) -> Any:
+    """Keys of a string arrow array (see the module docstring)."""
+    import pyarrow as pa  # noqa: PLC0415
+    import pyarrow.compute as pc  # noqa: PLC0415
+
+    if len(s) and pc.all(pc.match_substring_regex(s, CANONICAL_INT)).as_py():  # ids: already keys
+        return s
+    t = pc.utf8_trim_whitespace(s)
+    t = pc.if_else(pc.equal(t, ""), pa.scalar(None, pa.string()), t)
+    non_finite = pc.match_substring_regex(t, _NON_FINITE_TEXT)
+    t = pc.if_else(non_finite, pa.scalar(None, pa.string()), t)
+    lower = pc.utf8_lower(t)
+    t = pc.if_else(pc.equal(lower, "true"), "True", pc.if_else(pc.equal(lower, "false"), "False", t))
+    is_int = pc.match_substring_regex(t, _INT_TEXT)
+    if pc.any(is_int).as_py():
+        digits = pc.replace_substring_regex(t, r"\.0*$", "")
+        digits = pc.replace_substring_regex(digits, r"^\+", "")
+        digits = pc.replace_substring_regex(digits, r"^(-?)0+([0-9])", r"\1\2")
+        digits = pc.if_else(pc.equal(digits, "-0"), "0", digits)
+        t = pc.if_else(is_int, digits, t)
+    is_float = pc.and_(pc.match_substring_regex(t, _FLOAT_TEXT), pc.invert(is_int))
+    if pc.any(is_float).as_py():
+        f = pc.cast(pc.if_else(is_float, t, "0"), pa.float64())
+        t = pc.if_else(is_float, _float_keys(f), t)
+    return t
+
+
+def keys(values: Any) -> np.ndarray:
+    """Label / prediction / id values → their keys (object array of str, None where missing).
+
+    ``values``: a pyarrow array (a batch's column) or a pandas Series / array; see :func:`key_array`."""
+    return np.asarray(key_array(values).to_numpy(zero_copy_only=False), dtype=object)
+
+
+def key_array(values: Any, few: bool = True) -> Any:
+    """:func:`keys` as a pyarrow string array (null where missing), for vectorised comparisons.
+
+    The rule is the module docstring's. ``few`` (labels): text runs on its distinct values
+    (dictionary encoding), so a batch costs one hash pass plus work on its distinct values; ids
+    (``few=False``, about as many distinct values as rows) skip the encoding, and ids already
+    written as canonical integers cost one pass."""
+    import pyarrow as pa  # noqa: PLC0415
+    import pyarrow.compute as pc  # noqa: PLC0415
+
+    arr = _to_arrow(values)
+    t = arr.type
+    if pa.types.is_dictionary(t):
+        arr, t = arr.dictionary_decode(), t.value_type
+    if pa.types.is_null(t):
+        return pa.nulls(len(arr), pa.string())
+    if pa.types.is_boolean(t):
+        out = pc.if_else(arr, "True", "False")
+    elif pa.types.is_integer(t):
+        out = pc.cast(arr, pa.string())
+    elif pa.types.is_floating(t) or pa.types.is_decimal(t):
+        out = _float_keys(pc.cast(arr, pa.float64()))
+    else:
+        if not (pa.types.is_string(t) or pa.types.is_large_string(t)):
+            arr = pc.cast(arr, pa.string())
+        if few:
+            enc = pc.dictionary_encode(arr)
+            out = _text_keys(enc.dictionary).take(enc.indices)
+        else:
+            out = _text_keys(arr)
+    return out
+
+
+def as_number(key: str) -> float | None:
+    """A key as the number it names (``"1"`` → 1.0), or None for text keys: numeric label
+    columns compare with it directly, which equals comparing their keys."""
+    try:
+        return float(key)
+    except ValueError:
+        return None
+
+
+def sorted_classes(found: set[str]) -> list[str]:
+    """Numeric order when every key is a number, text order otherwise."""
+    try:
+        return sorted(found, key=float)
+    except ValueError:
+        return sorted(found)
+
+
+def numeric(series: pd.Series, path: Any, column: str, offset: int = 0) -> np.ndarray:
+    """Column as float64; a non-numeric cell is an error naming its row (``offset``: rows before)."""
+    values = pd.to_numeric(series, errors="coerce")
+    bad = values.isna() & series.notna()
+    if bad.any():
+        i = int(np.flatnonzero(bad.to_numpy())[0])
+        raise InputError(
+            f"{path}: column '{column}', row {offset + i + HEADER_ROWS}: non-numeric value {show(series.iloc[i])}; expected a number"
+        )
+    return values.to_numpy(dtype=np.float64)
+
+
+def columns_for(cfg: Config, m: ModelConfig) -> dict[str, str]:
+    """Role → column of model ``m`` (label, score, id, weight, prediction, date; not class scores)."""
+    cols: dict[str, str] = {"label": m.label or cfg.label}  # type: ignore[dict-item]
+    if m.score:
+        cols["score"] = m.score
+    if m.id or cfg.id:
+        cols["id"] = m.id or cfg.id  # type: ignore[assignment]
+    if m.weight or cfg.weight:
+        cols["weight"] = m.weight or cfg.weight  # type: ignore[assignment]
+    if m.prediction:
+        cols["prediction"] = m.prediction
+    if cfg.date:
+        cols["date"] = cfg.date
+    return cols
+
+
+def score_columns(m: ModelConfig) -> dict[str, str] | list[str] | None:
+    """A multiclass model's score columns: class key → column (mapping) or the list in class order."""
+    if m.scores is None:
+        return None
+    if isinstance(m.scores, dict):
+        return {label_key(k): v for k, v in m.scores.items()}
+    return list(m.scores)
+
+
+def text_columns(cols: dict[str, str]) -> list[str]:
+    """The columns read as text (keys): label, prediction, id."""
+    return [cols[r] for r in ("label", "prediction", "id") if r in cols]
+
+
+def number_columns(cfg: Config, m: ModelConfig) -> list[str]:
+    """The columns read as float64: score, weight, class scores."""
+    cols = columns_for(cfg, m)
+    sc = score_columns(m)
+    out = [cols[r] for r in ("score", "weight") if r in cols]
+    return out + list(sc.values() if isinstance(sc, dict) else sc or [])
+
+
+def check_columns(cfg: Config, i: int, m: ModelConfig, path: Any, have: list[str]) -> None:
+    """Every column model ``i`` names must exist; the message points at the config key."""
+    for role, column in columns_for(cfg, m).items():
+        if column in have:
+            continue
+        key = role if role in ("score", "prediction") or getattr(m, role) else None
+        where = cfg.where("models", i, role) if key else cfg.where(role)
+        hint = ""
+        if len(have) == 1 and any(sep in have[0] for sep in (";", "\t", "|")):
+            hint = "; the header looks delimited by something other than a comma — save as comma-separated CSV"
+        elif difflib.get_close_matches(column, have, n=1):
+            hint = f"; did you mean '{difflib.get_close_matches(column, have, n=1)[0]}'?"
+        raise InputError(f"{where}: column {column!r} not found in {path} (columns: {', '.join(have)}){hint}")
+    sc = score_columns(m)
+    for column in (sc.values() if isinstance(sc, dict) else sc or []):
+        if column not in have:
+            raise InputError(f"{cfg.where('models', i, 'scores')}: column {column!r} not found in {path} (columns: {', '.join(have)})")
+
+
+def keep_rows(cfg: Config, path: Any, checks: list[tuple[str, np.ndarray]], offset: int,
+              dropped: dict[str, int]) -> np.ndarray | None:
+    """The rows that pass every missing-value check (boolean mask), or None when all do.
+
+    Under ``missing: error`` the first failing row of the first failing check is an error naming
+    it; under ``drop`` the rows are dropped and counted in ``dropped`` (reason → rows)."""
+    keep = None
+    for reason, bad in checks:
+        if not bad.any():
+            continue
+        if cfg.missing != "drop":
+            i = int(np.flatnonzero(bad)[0])
+            raise InputError(
+                f"{path}: row {offset + i + HEADER_ROWS}: {reason}; fix the data or set 'missing: drop' to drop such rows (counted in the report)"
+            )
+        if keep is None:
+            keep = np.ones(bad.shape[0], dtype=bool)
+        dropped[reason] = dropped.get(reason, 0) + int((bad & keep).sum())
+        keep &= ~bad
+    return keep
+
+
+def kept(cfg: Config, path: Any, model: str, checks: list[tuple[str, np.ndarray]], n: int,
+         weights: np.ndarray | None, weight_column: str | None, dropped: list[tuple[str, str, int]]) -> np.ndarray:
+    """A whole file's rows to keep (boolean mask): :func:`keep_rows`, negative weights checked,
+    drops appended to ``dropped`` as (model, reason, rows); no row left is an error."""
+    counts: dict[str, int] = {}
+    keep = keep_rows(cfg, path, checks, 0, counts)
+    dropped.extend((model, reason, rows) for reason, rows in counts.items())
+    if weights is not None:
+        check_weights(path, weight_column or "", weights, keep, 0)
+    keep = np.ones(n, dtype=bool) if keep is None else keep
+    if not keep.any():
+        raise no_rows_left(path, model)
+    return keep
+
+
+def missing_score(column: str) -> str:
+    return f"missing or non-finite score in '{column}'"
+
+
+def missing_label(column: str, task: str) -> str:
+    return f"missing or non-finite label in '{column}'" if task == "binary" else f"missing label in '{column}'"
+
+
+def missing_prediction(column: str) -> str:
+    return f"missing prediction in '{column}'"
+
+
+def missing_class_score(columns: list[str]) -> str:
+    return f"missing or non-finite class score in {', '.join(repr(c) for c in columns)}"
+
+
+def missing_weight(column: str) -> str:
+    return f"missing or non-finite weight in '{column}'"
+
+
+def missing_id(column: str) -> str:
+    return f"missing id in '{column}'"
+
+
+def multiclass_checks(cols: dict[str, str], truth: np.ndarray, pred: np.ndarray | None, score_cols: list[str],
+                      scores: np.ndarray | None, weights: np.ndarray | None, ids: np.ndarray | None
+                      ) -> list[tuple[str, np.ndarray]]:
+    """The missing-value checks of multiclass rows, in the order every engine reports them
+    (keys: None = missing)."""
+    checks: list[tuple[str, np.ndarray]] = [(missing_label(cols["label"], "multiclass"), truth == None)]  # noqa: E711
+    if pred is not None:
+        checks.append((missing_prediction(cols["prediction"]), pred == None))  # noqa: E711
+    if scores is not None:
+        checks.append((missing_class_score(score_cols), (~np.isfinite(scores)).any(axis=1)))
+    if weights is not None:
+        checks.append((missing_weight(cols["weight"]), ~np.isfinite(weights)))
+    if ids is not None:
+        checks.append((missing_id(cols["id"]), ids == None))  # noqa: E711
+    return checks
+
+
+def check_weights(path: Any, column: str, weights: np.ndarray, keep: np.ndarray | None, offset: int) -> None:
+    """Negative weights (of kept rows) are an error naming the first."""
+    neg = weights < 0 if keep is None else (weights < 0) & keep
+    if neg.any():
+        i = int(np.flatnonzero(neg)[0])
+        raise InputError(f"{path}: column '{column}', row {offset + i + HEADER_ROWS}: negative weight {weights[i]:g}; weights must be >= 0")
+
+
+def check_probabilities(path: Any, model: str, columns: list[str], scores: np.ndarray, keep: np.ndarray | None,
+                        offset: int) -> None:
+    """Scores outside [0, 1] when the model says ``probabilities: true`` (``scores``: n × columns)."""
+    s = scores.reshape(scores.shape[0], -1)
+    out = (s < 0) | (s > 1)
+    if keep is not None:
+        out &= keep[:, None]
+    if out.any():
+        r, c = (int(v[0]) for v in np.nonzero(out))
+        raise InputError(
+            f"{path}: column '{columns[c]}', row {offset + r + HEADER_ROWS}: {s[r, c]:g} is not a probability; "
+            f"remove 'probabilities: true' for model '{model}' or rescale the scores"
+        )
+
+
+def check_two_labels(path: Any, column: str, found: set[str]) -> None:
+    """Binary labels: at most two distinct keys (the message lists them in sorted order)."""
+    if len(found) > 2:
+        shown = ", ".join(repr(v) for v in sorted_classes(found)[:6])
+        raise InputError(
+            f"{path}: column '{column}' has {len(found)} distinct labels ({shown}); task: binary needs two — "
+            f"use task: multiclass or map the labels"
+        )
+
+
+def check_both_classes(cfg: Config, path: Any, column: str, positives: float, negatives: float, found: set[str]) -> None:
+    """Binary labels: some rows positive and some negative."""
+    if positives <= 0:
+        shown = ", ".join(repr(v) for v in sorted_classes(found)[:6])
+        raise InputError(
+            f"{path}: column '{column}': no row has the positive label {cfg.positive!r} (labels found: {shown}); set 'positive' in the config"
+        )
+    if negatives <= 0:
+        raise InputError(f"{path}: column '{column}': every row is positive; metrics need both classes")
+
+
+def check_classes(path: Any, column: str, values: np.ndarray, keep: np.ndarray | None, allowed: list[str], offset: int) -> None:
+    """Multiclass: every kept label / prediction key is one of the configured classes."""
+    bad = ~np.isin(values, allowed)
+    if keep is not None:
+        bad &= keep
+    if bad.any():
+        r = int(np.flatnonzero(bad)[0])
+        raise InputError(
+            f"{path}: column '{column}', row {offset + r + HEADER_ROWS}: label {values[r]!r} is not one of the configured "
+            f"classes ({', '.join(allowed)}); add it to 'classes' or fix the data"
+        )
+
+
+def no_rows_left(path: Any, model: str) -> InputError:
+    return InputError(f"{path}: no rows left for model '{model}' after dropping missing values")
+
+
+def configured_classes(cfg: Config) -> list[str] | None:
+    """The config's ``classes`` as keys (None when not given); a class listed twice is an error."""
+    configured = [label_key(c) for c in cfg.classes] if cfg.classes is not None else None
+    if configured is not None and len(set(configured)) != len(configured):
+        dup = next(c for c in configured if configured.count(c) > 1)
+        raise InputError(f"{cfg.where('classes')}: class {dup!r} is listed twice; list every class once")
+    return configured
+
+
+def dates_of(series: pd.Series, path: Any, column: str, offset: int = 0) -> pd.Series:
+    """A date column parsed; a value that is not a date is an error naming its row."""
+    d = pd.to_datetime(series, errors="coerce", utc=True)
+    bad = d.isna() & series.notna()
+    if bad.any():
+        i = int(np.flatnonzero(bad.to_numpy())[0])
+        raise InputError(f"{path}: column '{column}', row {offset + i + HEADER_ROWS}: {show(series.iloc[i])} is not a date; use ISO dates (2026-01-31)")
+    return d

@@ -1,0 +1,244 @@
+"""Every bad input gives the same exit code and the same one-line message in every engine.
+
+Each case writes small files and a config into ``tmp_path`` and runs ``reportgen run`` through
+``reportgen.cli.main`` with ``--engine memory``, ``stream`` and ``dask`` (one LocalCluster per
+module, passed as ``--scheduler``). The stderr lines must be identical. Regression tests for the
+disagreements of issue 15 are named after what broke.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+import yaml
+
+from reportgen import cli
+
+ENGINES = ("memory", "stream", "dask")
+
+
+@pytest.fixture(scope="module")
+def scheduler():
+    """One LocalCluster (two worker processes) shared by this module's Dask runs."""
+    distributed = pytest.importorskip("dask.distributed")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        yield cluster.scheduler_address
+
+
+def rows(n: int = 20, seed: int = 1, start: int = 1) -> pd.DataFrame:
+    """``n`` rows of id, alternating 0/1 label and a score in [0, 1)."""
+    rng = np.random.default_rng(seed)
+    ids = np.arange(start, start + n)
+    return pd.DataFrame({"id": ids, "y": ids % 2, "s": np.round(rng.random(n), 3)})
+
+
+def config(tmp: Path, models: list[dict], **extra) -> Path:
+    cfg = {"title": "t", "label": "y", "bootstrap": {"resamples": 0}, "output": {"formats": ["json"]},
+           "stream": {"batch_rows": 1000}, **extra, "models": models}
+    path = tmp / "run.yaml"
+    path.write_text(yaml.safe_dump(cfg, sort_keys=False), encoding="utf-8")
+    return path
+
+
+def two_models(tmp: Path, a: pd.DataFrame, b: pd.DataFrame, **extra) -> Path:
+    a.to_csv(tmp / "a.csv", index=False)
+    b.to_csv(tmp / "b.csv", index=False)
+    return config(tmp, [{"name": "a", "file": "a.csv", "score": "s"}, {"name": "b", "file": "b.csv", "score": "s"}], **extra)
+
+
+def run(cfg: Path, engine: str, scheduler: str, capsys) -> tuple[int, str, Path]:
+    """(exit code, stderr, output dir) of ``reportgen run`` with ``engine``."""
+    out = cfg.parent / f"out_{engine}"
+    args = ["run", str(cfg), "--engine", engine, "--out", str(out), "--overwrite", "--quiet"]
+    if engine == "dask":
+        args += ["--scheduler", scheduler]
+    code = cli.main(args)
+    return code, capsys.readouterr().err.strip(), out
+
+
+def same_everywhere(cfg: Path, scheduler: str, capsys, code: int = 2) -> str:
+    """Run every engine; assert one exit code and one identical stderr line; return the line."""
+    seen = {}
+    for engine in ENGINES:
+        got, err, _ = run(cfg, engine, scheduler, capsys)
+        assert got == code, f"{engine}: exit {got}: {err}"
+        seen[engine] = err
+    assert seen["stream"] == seen["memory"], seen
+    assert seen["dask"] == seen["memory"], seen
+    if code == 2:
+        assert len(seen["memory"].splitlines()) == 1 and "Traceback" not in seen["memory"]
+    return seen["memory"]
+
+
+def metrics(out: Path) -> dict:
+    return json.loads((out / "metrics.json").read_text(encoding="utf-8"))
+
+
+# --- the id join ----------------------------------------------------------------------------
+
+
+def test_stream_and_dask_refuse_files_with_no_id_in_common(tmp_path, scheduler, capsys):
+    """With id: set, stream and dask ignored the join and compared unrelated rows (exit 0)."""
+    cfg = two_models(tmp_path, rows(), rows(start=101), id="id")
+    line = same_everywhere(cfg, scheduler, capsys)
+    assert "not shared by every model" in line and "id_mismatch: intersect" in line
+
+
+def test_stream_and_dask_refuse_contradicting_labels_for_one_id(tmp_path, scheduler, capsys):
+    """Same ids, reversed order, one label flipped: stream and dask exited 0."""
+    b = rows(seed=2).iloc[::-1].reset_index(drop=True)
+    b.loc[b["id"] == 7, "y"] = 0
+    cfg = two_models(tmp_path, rows(), b, id="id")
+    line = same_everywhere(cfg, scheduler, capsys)
+    assert "the label of id '7' differs from model 'a'" in line
+
+
+def test_stream_and_dask_check_id_mismatch_error(tmp_path, scheduler, capsys):
+    """Ids missing from one model: id_mismatch: error was never checked by stream and dask."""
+    cfg = two_models(tmp_path, rows(), rows(seed=2).iloc[:15], id="id")
+    line = same_everywhere(cfg, scheduler, capsys)
+    assert "model 'a' has 5 id(s) not shared by every model" in line
+
+
+def test_id_mismatch_intersect_compares_the_shared_ids_in_every_engine(tmp_path, scheduler, capsys):
+    """intersect keeps the shared ids (and says how many rows were left out), in every engine."""
+    b = rows(40, seed=2).iloc[5:].sample(frac=1, random_state=3)  # ids 6..40, shuffled
+    cfg = two_models(tmp_path, rows(30), b, id="id", id_mismatch="intersect")
+    results = {}
+    for engine in ENGINES:
+        code, err, out = run(cfg, engine, scheduler, capsys)
+        assert code == 0, err
+        results[engine] = metrics(out)
+    for engine in ("stream", "dask"):
+        for name in ("a", "b"):
+            assert results[engine]["models"][name]["metrics"]["roc_auc"] == results["memory"]["models"][name]["metrics"]["roc_auc"]
+        w = results[engine]["run"]["warnings"]
+        assert "model 'a': 5 row(s) whose id is not in every model were dropped" in w
+        assert "model 'b': 10 row(s) whose id is not in every model were dropped" in w
+
+
+def test_stream_pairs_files_joined_by_id_only_in_the_same_id_order(tmp_path, scheduler, capsys):
+    """Shuffled ids: the paired pass would have paired unrelated rows; the note says why not."""
+    b = rows(seed=2).sample(frac=1, random_state=4)
+    cfg = two_models(tmp_path, rows(), b, id="id")
+    code, err, out = run(cfg, "stream", scheduler, capsys)
+    assert code == 0, err
+    from reportgen.io.align import NOTE_ID_ORDER
+
+    assert NOTE_ID_ORDER in json.dumps(metrics(out), ensure_ascii=False)
+
+
+# --- reading --------------------------------------------------------------------------------
+
+
+def test_csv_score_integral_for_the_first_block_then_decimal_is_read(tmp_path, scheduler, capsys):
+    """stream and dask failed with "conversion error to int64" (type inference on the first block)."""
+    n = 120_000  # past one 1 MB CSV block
+    rng = np.random.default_rng(5)
+    y = rng.integers(0, 2, n)
+    df = pd.DataFrame({"y": y, "s": rng.integers(300, 800, n).astype(object)})
+    df.loc[n - 1, "s"] = 612.5
+    df.to_csv(tmp_path / "a.csv", index=False)
+    cfg = config(tmp_path, [{"name": "a", "file": "a.csv", "score": "s", "direction": "lower", "threshold": 500}],
+                 stream={"batch_rows": 1000})
+    aucs = set()
+    for engine in ENGINES:
+        code, err, out = run(cfg, engine, scheduler, capsys)
+        assert code == 0, f"{engine}: {err}"
+        aucs.add(metrics(out)["models"]["a"]["metrics"]["roc_auc"])
+    assert len(aucs) == 1
+
+
+def test_parquet_part_without_the_score_column_is_refused(tmp_path, scheduler, capsys):
+    """A part lacking the score column was read as missing values and its rows dropped."""
+    d = tmp_path / "ds"
+    (d / "k=0").mkdir(parents=True)
+    (d / "k=1").mkdir()
+    pq.write_table(pa.Table.from_pandas(rows(), preserve_index=False), d / "k=0" / "p.parquet")
+    pq.write_table(pa.Table.from_pandas(rows(start=21).drop(columns="s"), preserve_index=False), d / "k=1" / "p.parquet")
+    cfg = config(tmp_path, [{"name": "a", "file": "ds", "score": "s"}], missing="drop")
+    line = same_everywhere(cfg, scheduler, capsys)
+    assert f"{d / 'k=1' / 'p.parquet'}: column 's' not found in this part" in line
+
+
+def test_class_named_na_is_a_class_not_a_missing_label(tmp_path, scheduler, capsys):
+    """Labels 'NA' became missing (and vanished under missing: drop) in some engines."""
+    df = rows(30)
+    df["y"] = np.where(df["id"] % 3 == 0, "yes", "NA")
+    df.to_csv(tmp_path / "a.csv", index=False)
+    cfg = config(tmp_path, [{"name": "a", "file": "a.csv", "score": "s"}], positive="yes", missing="drop")
+    aucs = set()
+    for engine in ENGINES:
+        code, err, out = run(cfg, engine, scheduler, capsys)
+        assert code == 0, f"{engine}: {err}"
+        m = metrics(out)
+        assert m["run"]["dropped"] == [] and m["run"]["files"][0]["rows"] == 30
+        aucs.add(m["models"]["a"]["metrics"]["roc_auc"])
+    assert len(aucs) == 1
+
+
+def test_multiclass_classes_named_none_and_null_survive_in_every_engine(tmp_path, scheduler, capsys):
+    """Classes 'None' / 'null' / 'NA' were read as missing labels by pyarrow's and pandas' defaults."""
+    labels = np.array(["NA", "None", "null"])
+    rng = np.random.default_rng(8)
+    y = labels[rng.integers(0, 3, 60)]
+    pred = np.where(rng.random(60) < 0.7, y, labels[rng.integers(0, 3, 60)])
+    pd.DataFrame({"y": y, "p": pred}).to_csv(tmp_path / "a.csv", index=False)
+    cfg = config(tmp_path, [{"name": "a", "file": "a.csv", "prediction": "p"}], task="multiclass", missing="drop")
+    seen = {}
+    for engine in ENGINES:
+        code, err, out = run(cfg, engine, scheduler, capsys)
+        assert code == 0, f"{engine}: {err}"
+        m = metrics(out)
+        assert m["run"]["classes"] == ["NA", "None", "null"] and m["run"]["dropped"] == []
+        seen[engine] = m["models"]["a"]["metrics"]
+    assert seen["stream"] == seen["memory"] == seen["dask"]
+
+
+# --- row rules: one message per case ----------------------------------------------------------
+
+
+def _one(tmp: Path, df: pd.DataFrame, model: dict | None = None, **extra) -> Path:
+    df.to_csv(tmp / "a.csv", index=False)
+    return config(tmp, [{"name": "a", "file": "a.csv", "score": "s", **(model or {})}], **extra)
+
+
+def _multiclass(tmp: Path, data: dict, **extra) -> Path:
+    pd.DataFrame(data).to_csv(tmp / "m.csv", index=False)
+    return config(tmp, [{"name": "a", "file": "m.csv", "prediction": "p"}], task="multiclass", **extra)
+
+
+def _edit(df: pd.DataFrame, row: int, column: str, value) -> pd.DataFrame:
+    df = df.astype({column: object})
+    df.loc[row, column] = value
+    return df
+
+
+@pytest.mark.parametrize("case, build, words", [
+    ("non-numeric score", lambda t: _one(t, _edit(rows(), 4, "s", "abc")), ("row 6", "non-numeric value 'abc'")),
+    ("missing score", lambda t: _one(t, _edit(rows(), 4, "s", "")), ("row 6", "missing or non-finite score")),
+    ("missing label", lambda t: _one(t, _edit(rows(), 4, "y", "")), ("row 6", "missing or non-finite label")),
+    ("third label", lambda t: _one(t, _edit(rows(), 4, "y", 2)), ("3 distinct labels", "task: multiclass")),
+    ("negative weight", lambda t: _one(t, rows().assign(w=[1.0] * 4 + [-2.0] + [1.0] * 15), weight="w"),
+     ("column 'w', row 6", "negative weight -2")),
+    ("not a probability", lambda t: _one(t, _edit(rows(), 4, "s", 1.5), {"probabilities": True}),
+     ("row 6", "1.5 is not a probability")),
+    ("duplicated id", lambda t: _one(t, _edit(rows(), 4, "id", 3), id="id"), ("row 6", "duplicated id '3'")),
+    ("missing id", lambda t: _one(t, _edit(rows(), 4, "id", ""), id="id"), ("row 6", "missing id")),
+    ("no positive", lambda t: _one(t, rows().assign(y=0)), ("no row has the positive label",)),
+    ("header only", lambda t: _one(t, rows().iloc[:0]), ("header but no rows",)),
+    ("unknown class", lambda t: _multiclass(t, {"y": ["a", "b", "c", "a"], "p": ["a", "b", "a", "a"]}, classes=["a", "b"]),
+     ("row 4", "label 'c' is not one of the configured classes")),
+    ("multiclass missing prediction", lambda t: _multiclass(t, {"y": ["a", "b", "a", "b"], "p": ["a", "", "a", "b"]}),
+     ("row 3", "missing prediction in 'p'")),
+])
+def test_row_rule_messages_are_identical_in_every_engine(case, build, words, tmp_path, scheduler, capsys):
+    line = same_everywhere(build(tmp_path), scheduler, capsys)
+    for w in words:
+        assert w in line, (case, line)

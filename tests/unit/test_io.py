@@ -1,0 +1,171 @@
+"""Unit tests of the reading-and-validation layer (:mod:`reportgen.io`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+import yaml
+
+from reportgen.config import load_config
+from reportgen.errors import InputError
+from reportgen.io import align as A
+from reportgen.io import files as F
+from reportgen.io import validate as V
+
+
+# --- keys ------------------------------------------------------------------------------------
+
+
+def test_keys_one_rule_for_text_numbers_and_booleans():
+    text = pa.array([" 1", "01", "1.0", "+2", "-0", "0.50", "TRUE", "a ", "NA", "None", "null", "", "  ", None, "inf", "NaN"])
+    assert V.keys(text).tolist() == ["1", "1", "1", "2", "0", "0.5", "True", "a", "NA", "None", "null",
+                                     None, None, None, None, None]
+    assert V.keys(pa.array([1, 2, None])).tolist() == ["1", "2", None]
+    assert V.keys(pa.array([1.0, 2.5, float("nan"), float("inf")])).tolist() == ["1", "2.5", None, None]
+    assert V.keys(pa.array([True, False])).tolist() == ["True", "False"]
+    assert V.keys(pd.Series(["x", 1, None], dtype=object)).tolist() == ["x", "1", None]
+
+
+def test_keys_of_long_integer_ids_keep_every_digit():
+    """Ids past 2**53 must not go through float64 (two ids would become one)."""
+    assert V.keys(pa.array(["12345678901234567890", "12345678901234567891"])).tolist() == [
+        "12345678901234567890", "12345678901234567891"]
+
+
+def test_label_key_of_config_values_matches_the_data_keys():
+    assert [V.label_key(v) for v in (1, 1.0, "1.0", True, "NA", 0.5)] == ["1", "1", "1", "True", "NA", "0.5"]
+
+
+# --- files -----------------------------------------------------------------------------------
+
+
+def test_record_batches_type_csv_columns_explicitly(tmp_path):
+    """Scores integral in the first block and decimal later read as float64 (no inference)."""
+    n = 100_000
+    s = np.arange(n).astype(object)
+    s[-1] = 0.5
+    pd.DataFrame({"y": ["NA"] * n, "s": s}).to_csv(tmp_path / "a.csv", index=False)
+    batches = list(F.record_batches(tmp_path / "a.csv", ["s", "y"], 1000, ["s"], ["y"]))
+    assert all(b.schema.field("s").type == pa.float64() and b.schema.field("y").type == pa.string() for b in batches)
+    assert sum(b.num_rows for b in batches) == n
+    assert batches[-1].column("s")[-1].as_py() == 0.5
+    assert batches[0].column("y")[0].as_py() == "NA"  # text: never null
+
+
+def test_non_numeric_cell_in_a_typed_csv_column_names_its_row(tmp_path):
+    pd.DataFrame({"s": ["0.1", "0.2", "abc"]}).to_csv(tmp_path / "a.csv", index=False)
+    with pytest.raises(InputError, match=r"column 's', row 4: non-numeric value 'abc'; expected a number"):
+        list(F.record_batches(tmp_path / "a.csv", ["s"], 1000, ["s"], []))
+
+
+def test_check_parts_refuses_a_part_without_a_column(tmp_path):
+    d = tmp_path / "ds"
+    for k, cols in enumerate(({"y": [0, 1], "s": [0.1, 0.2]}, {"y": [0, 1]})):
+        (d / f"k={k}").mkdir(parents=True)
+        pq.write_table(pa.table(cols), d / f"k={k}" / "p.parquet")
+    F.check_parts(d, ["y", "k"])  # a hive key counts as a column
+    with pytest.raises(InputError, match=r"k=1/p\.parquet: column 's' not found in this part of the dataset"):
+        F.check_parts(d, ["y", "s"])
+
+
+def test_read_table_keeps_na_text_in_label_columns(tmp_path):
+    pd.DataFrame({"y": ["NA", "None", ""], "s": ["NA", "1", "2"]}).to_csv(tmp_path / "a.csv", index=False)
+    df = F.read_table(tmp_path / "a.csv", ["s", "y"], ["s"], ["y"])
+    assert V.keys(df["y"]).tolist() == ["NA", "None", None]
+    assert np.isnan(V.numeric(df["s"], "a.csv", "s")[0])
+
+
+# --- row rules -------------------------------------------------------------------------------
+
+
+def _cfg(tmp_path: Path, **extra):
+    pd.DataFrame({"y": [0, 1], "s": [0.1, 0.2]}).to_csv(tmp_path / "a.csv", index=False)
+    body = {"title": "t", "label": "y", "models": [{"name": "a", "file": "a.csv", "score": "s"}], **extra}
+    (tmp_path / "c.yaml").write_text(yaml.safe_dump(body), encoding="utf-8")
+    return load_config(tmp_path / "c.yaml")[0]
+
+
+def test_keep_rows_errors_name_the_global_row_or_count_drops(tmp_path):
+    bad = np.array([False, True, True])
+    with pytest.raises(InputError, match=r"a\.csv: row 12: missing x; fix the data or set 'missing: drop'"):
+        V.keep_rows(_cfg(tmp_path), "a.csv", [("missing x", bad)], 9, {})
+    counts: dict[str, int] = {}
+    keep = V.keep_rows(_cfg(tmp_path, missing="drop"), "a.csv", [("missing x", bad), ("missing z", bad)], 0, counts)
+    assert keep.tolist() == [True, False, False] and counts == {"missing x": 2, "missing z": 0}
+    assert V.keep_rows(_cfg(tmp_path), "a.csv", [("missing x", ~bad & False)], 0, {}) is None
+
+
+# --- the id join -----------------------------------------------------------------------------
+
+
+def _keyed(name: str, ids: list[str], truth: list[bool]) -> A.Keyed:
+    return A.Keyed(name, f"{name}.csv", "id", np.array(ids, dtype=object), np.arange(len(ids)), np.array(truth))
+
+
+def test_join_ids_in_common_order_and_intersect(tmp_path):
+    a = _keyed("a", ["1", "2", "3", "4"], [True, False, True, False])
+    b = _keyed("b", ["4", "3", "2"], [False, True, False])
+    with pytest.raises(InputError, match=r"a\.csv: model 'a' has 1 id\(s\) not shared by every model \(e\.g\. '1', missing from model 'b'"):
+        A.join_ids(_cfg(tmp_path), [a, b])
+    j = A.join_ids(_cfg(tmp_path, id_mismatch="intersect"), [a, b])
+    assert j.common.tolist() == ["2", "3", "4"] and j.left_out == (1, 0) and not j.in_order
+    assert [t.tolist() for t in j.take] == [[1, 2, 3], [2, 1, 0]]
+    assert j.warnings == ("model 'a': 1 row(s) whose id is not in every model were dropped",)
+
+
+def test_join_ids_refuses_contradicting_truth_and_duplicates(tmp_path):
+    with pytest.raises(InputError, match=r"the label of id '2' differs from model 'a'"):
+        A.join_ids(_cfg(tmp_path), [_keyed("a", ["1", "2"], [True, False]), _keyed("b", ["2", "1"], [True, True])])
+    with pytest.raises(InputError, match=r"column 'id', row 3: duplicated id '1'"):
+        A.join_ids(_cfg(tmp_path), [_keyed("a", ["1", "1"], [True, False])])
+
+
+# --- validate with a streamed engine -------------------------------------------------------------
+
+
+def test_validate_honours_engine_stream_and_reads_only_the_first_batch(tmp_path, capsys):
+    """validate loaded every row (927 MB at 10M rows) whatever the engine; stream checks the plan
+    and the first batch: a bad value past it is left to the run."""
+    from reportgen import cli
+
+    n = 200_000  # past one 1 MB CSV block: the first batch is the first block
+    s = np.round(np.random.default_rng(1).random(n), 3).astype(object)
+    s[190_000] = "abc"
+    pd.DataFrame({"y": np.arange(n) % 2, "s": s}).to_csv(tmp_path / "a.csv", index=False)
+    body = {"title": "t", "label": "y", "stream": {"batch_rows": 1000},
+            "models": [{"name": "a", "file": "a.csv", "score": "s"}]}
+    (tmp_path / "c.yaml").write_text(yaml.safe_dump({**body, "engine": "stream"}), encoding="utf-8")
+    assert cli.main(["validate", str(tmp_path / "c.yaml")]) == 0
+    shown = capsys.readouterr()
+    assert "engine: stream" in shown.out + shown.err
+    (tmp_path / "m.yaml").write_text(yaml.safe_dump(body), encoding="utf-8")
+    assert cli.main(["validate", str(tmp_path / "m.yaml")]) == 2
+    assert "row 190002: non-numeric value 'abc'" in capsys.readouterr().err
+
+
+def test_validate_with_engine_stream_refuses_a_bad_first_batch_and_a_missing_id_column(tmp_path, capsys):
+    from reportgen import cli
+
+    pd.DataFrame({"y": [0, 1, 2], "s": [0.1, 0.2, 0.3]}).to_csv(tmp_path / "a.csv", index=False)
+    body = {"title": "t", "label": "y", "engine": "stream", "models": [{"name": "a", "file": "a.csv", "score": "s"}]}
+    (tmp_path / "c.yaml").write_text(yaml.safe_dump(body), encoding="utf-8")
+    assert cli.main(["validate", str(tmp_path / "c.yaml")]) == 2
+    assert "3 distinct labels" in capsys.readouterr().err
+    (tmp_path / "c.yaml").write_text(yaml.safe_dump({**body, "id": "key"}), encoding="utf-8")
+    assert cli.main(["validate", str(tmp_path / "c.yaml")]) == 2
+    assert "column 'key' not found" in capsys.readouterr().err
+
+
+def test_join_ids_text_and_integer_ids_give_the_same_join(tmp_path):
+    """Integer ids take an int64 fast path; text ids the string one: same positions, same messages."""
+    cfg = _cfg(tmp_path, id_mismatch="intersect")
+    for ids_a, ids_b in ((["10", "20", "30"], ["30", "10"]), (["x", "y", "z"], ["z", "x"])):
+        j = A.join_ids(cfg, [_keyed("a", ids_a, [True, False, True]), _keyed("b", ids_b, [True, True])])
+        assert [t.tolist() for t in j.take] == [[0, 2], [1, 0]] and j.common.to_pylist() == [ids_a[0], ids_a[2]]
+    with pytest.raises(InputError, match=r"row 4: duplicated id 'y'"):
+        A.check_unique(_keyed("a", ["x", "y", "y"], [True] * 3))
