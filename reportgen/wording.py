@@ -19,6 +19,9 @@ PAIRING_TEXT = {
     "weighted": "the rows are weighted",
     "labels_differ": "the models' labels differ row by row",
     "not_counted": "the models' rows were not counted together",
+    "id_order": ("the models are in different files joined by id whose rows are not in the same id order "
+                 "(put the scores in one table or write the files in the same id order)"),
+    "lengths_differ": "the models are in different files of different lengths and no 'id' joins them",
 }
 
 #: Multiclass comparisons without the rows (capability ``bootstrap``: ``needs_rows``).

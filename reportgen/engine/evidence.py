@@ -43,6 +43,8 @@ PairingReason = Literal[
     "rows_dropped",    # validation dropped rows, so the models' rows no longer line up
     "weighted",        # weighted rows: the engine did not count the paired statistics
     "labels_differ",   # the models' truth differs row by row
+    "id_order",        # files joined by id whose rows are not in the same id order (streamed engines)
+    "lengths_differ",  # files of different lengths and no id to join them
     "not_counted",     # the engine made no paired pass (e.g. a pass cut short)
 ]
 

@@ -39,6 +39,16 @@ NOTE_DATASETS = ("The models are in different datasets; with engine: dask paired
                  "scores in one dataset (rows of different datasets' parts do not line up)")
 
 
+#: The pairing reason code (:data:`reportgen.engine.evidence.PairingReason`) of each note above:
+#: the loaders say why in a sentence for their own messages; the evidence carries the code.
+NOTE_REASONS: dict[str, str] = {
+    NOTE_ID_ORDER: "id_order",
+    NOTE_LENGTHS: "lengths_differ",
+    NOTE_DROPPED: "rows_dropped",
+    NOTE_WEIGHTED: "weighted",
+    NOTE_DATASETS: "separate_files",
+}
+
 @dataclass(frozen=True, slots=True)
 class Keyed:
     """One model's kept rows as the join sees them.

@@ -26,6 +26,7 @@ from reportgen.engine import multiclass as MC
 from reportgen.engine import streaming as S
 from reportgen.engine.class_tables import build_class_tables
 from reportgen.engine.compare import Progress, Settings, compare_evidence
+from reportgen.io.align import NOTE_REASONS
 from reportgen.engine.curve import build_table, row_groups
 from reportgen.engine.evidence import (
     BinaryEvidence,
@@ -71,6 +72,8 @@ def _audit(data) -> LoadAudit:
 
 def reason_of_note(note: str | None) -> str:
     """The :data:`~reportgen.engine.evidence.PairingReason` of a streamed loader's sentence."""
+    if note in NOTE_REASONS:
+        return NOTE_REASONS[note]
     text = (note or "").lower()
     if "dropped" in text:
         return "rows_dropped"

@@ -129,9 +129,8 @@ def test_stream_pairs_files_joined_by_id_only_in_the_same_id_order(tmp_path, sch
     cfg = two_models(tmp_path, rows(), b, id="id")
     code, err, out = run(cfg, "stream", scheduler, capsys)
     assert code == 0, err
-    from reportgen.io.align import NOTE_ID_ORDER
-
-    assert NOTE_ID_ORDER in json.dumps(metrics(out), ensure_ascii=False)
+    caps = metrics(out)["comparisons"][0]["capabilities"]
+    assert caps["delong_paired"] == "id_order", caps
 
 
 # --- reading --------------------------------------------------------------------------------

@@ -19,7 +19,7 @@ agree to the last bits only (``tests/test_scale.py`` documents the same). Weight
 runs add the micro-averaged AUC to those places (:data:`WEIGHTED_MICRO_AUC`); weighted binary
 tables agree exactly.
 
-A case that differs today is marked ``xfail(strict=True)`` with the first difference found: when
+A case that differs today is listed in ``known_differences.py`` and xfailed strictly with its cause: when
 a fix lands, the case passes, strict xfail turns that into a failure, and the marker must go.
 The comparison message names the first differing JSON path (``tests/parity/docdiff.py``).
 """
@@ -27,7 +27,7 @@ The comparison message names the first differing JSON path (``tests/parity/docdi
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +42,7 @@ from reportgen.config import load_config
 from reportgen.pipeline import analyse
 
 from docdiff import Difference, differences, matches
+from known_differences import CAUSES, KNOWN
 
 ROOT = Path(__file__).resolve().parents[2]
 CONFIGS = ROOT / "configs"
@@ -157,8 +158,6 @@ class Case:
     name: str
     config: dict[str, Any]
     close: tuple[str, ...] = SUMMATION_ORDER
-    #: (aspect, "left-vs-right") → the difference found today (issue 15); xfailed for it.
-    differs: dict[tuple[str, str], str] = field(default_factory=dict)
 
 
 BOOT = {"resamples": 30, "seed": 5}
@@ -171,139 +170,31 @@ MC_G = {"name": "g", "file": "mc.csv", "scores": [f"g_{c}" for c in MC_CLASSES],
 MC_RULE = {"name": "rule", "file": "mc.csv", "prediction": "rule"}
 MULTICLASS = {"title": "parity", "task": "multiclass", "label": "y", "classes": MC_CLASSES, "bootstrap": BOOT}
 
-def streamed(**reasons: str) -> dict[tuple[str, str], str]:
-    """The same difference for memory-vs-stream and memory-vs-dask, per aspect (stream = dask)."""
-    return {(aspect, f"memory-vs-{e}"): r for aspect, r in reasons.items() for e in ("stream", "dask")}
-
-
-def broken(reason: str, pairs: tuple[str, ...]) -> dict[tuple[str, str], str]:
-    """Every aspect of the given pairs: one engine fails to run the case at all."""
-    return {(aspect, pair): reason for aspect in ASPECTS for pair in pairs}
-
-
-#: The differences found today, by cause (issue 15), with the first differing path of each.
-BOOT_BINARY = ("bootstrap intervals differ for the same seed: memory resamples rows, stream/dask draw on "
-               "each model's score table")
-BOOT_MULTICLASS = "stream/dask give no bootstrap intervals for multiclass metrics (memory does)"
-NOTES = "the comparison notes describe the streamed engines' different interval and test methods"
-ID_JOIN = "stream/dask ignore the id join: models in different files are not paired"
-NOT_PAIRED_NOTE = "stream and dask word the 'not paired' note differently"
-DASK_DROP = "dask does not pair the models after rows were dropped (memory and stream do)"
-INTERSECT = "stream/dask ignore 'id' and 'id_mismatch: intersect': each model keeps its own rows"
-WEIGHTED_PAIRED = "run.paired is true in memory but false in stream/dask for weighted rows"
-STREAM_CRASH = ("stream crashes, AttributeError: 'int' object has no attribute 'ok' (sources_stream.py: the "
-                "loop 'for reason, rows in st.dropped' rebinds the row codes 'rows' when rows were dropped and "
-                "one file holds several models)")
-MC_EMPTY_LABEL = ("stream/dask read an empty multiclass label as the label '' and stop under 'missing: drop' "
-                  "(InputError: column 'y', row 15: label '' is not one of the configured classes); memory "
-                  "drops the row")
-
 CASES = [
-    Case("binary_demo", {"demo": "demo.yaml", "bootstrap": {"resamples": 20, "seed": 7}}, differs={
-        **streamed(
-            delong_mcnemar=f"{ID_JOIN}; $.comparisons[0].tests.delong.se: 0.009393353055285558 != 0.01451781595096205",
-            method_notes=f"{NOTES}; $.comparisons[0].tests.notes: 1 items != 4 items",
-            data_facts=f"{ID_JOIN}; $.run_facts.paired: True != False",
-            intervals=f"{BOOT_BINARY}; $.models.champion.ci.accuracy[0]: 0.8038541666666666 != 0.8026541666666667",
-        ),
-        ("method_notes", "stream-vs-dask"): f"{NOT_PAIRED_NOTE}; $.comparisons[0].tests.notes[2]: 'The models are in "
-                                            "different files joined by id (or of different lengths); stream mode pairs "
-                                            "rows b…' != 'the models are in different datasets; with engine: dask …'",
-    }),
-    Case("binary_ties_both_directions_one_file", {**BINARY, "models": [A, B_LOWER]}, differs=streamed(
-        method_notes=f"{NOTES}; $.comparisons[0].tests.notes: 0 items != 2 items",
-        intervals=f"{BOOT_BINARY}; $.models.a.ci.accuracy[0]: 0.65708 != 0.6581400000000001",
-    )),
-    Case("binary_weights", {**BINARY, "weight": "w", "models": [A, B_LOWER]}, differs=streamed(
-        method_notes=f"{NOTES}; $.comparisons[0].tests.notes: 2 items != 1 items",
-        data_facts=f"{WEIGHTED_PAIRED}; $.run_facts.paired: True != False",
-        intervals=f"{BOOT_BINARY}; $.models.a.ci.accuracy: missing on the right (left: [0.665920606581161, 0.7033211748709229])",
-    )),
+    Case("binary_demo", {"demo": "demo.yaml", "bootstrap": {"resamples": 20, "seed": 7}}),
+    Case("binary_ties_both_directions_one_file", {**BINARY, "models": [A, B_LOWER]}),
+    Case("binary_weights", {**BINARY, "weight": "w", "models": [A, B_LOWER]}),
     # the same rows in two files (in the same order, or shuffled): memory joins them by id
-    *(Case(name, {**BINARY, "id": "id", "models": [{**A, "file": "bin_a.csv"}, {**B_LOWER, "file": file_b}]}, differs={
-        **streamed(
-            delong_mcnemar=f"{ID_JOIN}; $.comparisons[0].tests.delong.se: 0.017083693188243 != 0.016665393758506373",
-            method_notes=f"{NOTES}; $.comparisons[0].tests.notes: 0 items != 3 items",
-            data_facts=f"{ID_JOIN}; $.run_facts.paired: True != False",
-            intervals=f"{BOOT_BINARY}; $.models.a.ci.accuracy[0]: 0.65708 != 0.6581400000000001",
-        ),
-        ("method_notes", "stream-vs-dask"): f"{NOT_PAIRED_NOTE}; $.comparisons[0].tests.notes[2]",
-    }) for name, file_b in (("binary_several_files_same_order", "bin_b.csv"),
-                            ("binary_id_join_shuffled_file", "bin_b_shuffled.csv"))),
+    *(Case(name, {**BINARY, "id": "id", "models": [{**A, "file": "bin_a.csv"}, {**B_LOWER, "file": file_b}]})
+      for name, file_b in (("binary_several_files_same_order", "bin_b.csv"),
+                           ("binary_id_join_shuffled_file", "bin_b_shuffled.csv"))),
     Case("binary_missing_drop_same_rows", {
-        **BINARY, "missing": "drop", "models": [{**A, "file": "bin_holes.csv"}, {**B_LOWER, "file": "bin_holes.csv"}]},
-        differs={
-            **broken(STREAM_CRASH, ("memory-vs-stream", "stream-vs-dask")),
-            ("delong_mcnemar", "memory-vs-dask"): f"{DASK_DROP}; $.comparisons[0].tests.delong.se: 0.017324524545770516 != 0.01687150903666205",
-            ("method_notes", "memory-vs-dask"): f"{NOTES}; $.comparisons[0].tests.notes: 0 items != 3 items",
-            ("data_facts", "memory-vs-dask"): f"{DASK_DROP}; $.run_facts.paired: True != False",
-            ("intervals", "memory-vs-dask"): f"{BOOT_BINARY}; $.models.a.ci.accuracy[0]: 0.6656454918032787 != 0.6656762295081967",
-        }),
+        **BINARY, "missing": "drop", "models": [{**A, "file": "bin_holes.csv"}, {**B_LOWER, "file": "bin_holes.csv"}]}),
     Case("binary_missing_drop_id_intersect", {
         **BINARY, "missing": "drop", "id": "id", "id_mismatch": "intersect",
-        "models": [{**A, "file": "bin_own_holes.csv"}, {**B_LOWER, "file": "bin_own_holes.csv"}]}, differs={
-            **broken(STREAM_CRASH, ("memory-vs-stream", "stream-vs-dask")),
-            ("point_metrics", "memory-vs-dask"): f"{INTERSECT}; $.models.a.n: 2436 != 2460",
-            ("delong_mcnemar", "memory-vs-dask"): f"{INTERSECT}; $.comparisons[0].tests.delong.auc_model: 0.722824347356169 != 0.7240145804643521",
-            ("method_notes", "memory-vs-dask"): f"{NOTES}; $.comparisons[0].tests.notes: 0 items != 3 items",
-            ("data_facts", "memory-vs-dask"): f"{INTERSECT}; $.run_facts.warnings: 4 items != 2 items (no 'row(s) whose id is not in every model were dropped')",
-            ("intervals", "memory-vs-dask"): f"{INTERSECT}; $.models.a.ci.roc_auc[0]: 0.7659876449521574 != 0.766888235446761",
-        }),
-    Case("binary_threshold_outside_scores", {**BINARY, "threshold": 9.5, "models": [A, B_LOWER]}, differs=streamed(
-        method_notes=f"{NOTES}; $.comparisons[0].tests.notes: 0 items != 2 items",
-        data_facts="stream/dask drop the 'threshold outside the scores' warning; $.run_facts.warnings: 1 items != 0 items "
-                   "(left: ['threshold 9.5 lies outside the scores of model 'a' (-3.2 to 4.5), so every row is predicted negat…'])",
-        intervals=f"{BOOT_BINARY}; $.models.a.ci.average_precision[0]: 0.4783938675143565 != 0.47831119289737023",
-    )),
-    Case("binary_parquet_parts", {**BINARY, "models": [{**A, "file": "bin_ds"}, {**B_LOWER, "file": "bin_ds"}]},
-         differs=streamed(
-        method_notes=f"{NOTES}; $.comparisons[0].tests.notes: 0 items != 2 items",
-        intervals=f"{BOOT_BINARY}; $.models.a.ci.accuracy[0]: 0.6599499999999999 != 0.6581400000000001",
-    )),
-    Case("multiclass_demo", {"demo": "demo_multiclass.yaml", "bootstrap": {"resamples": 20, "seed": 7}}, differs={
-        **streamed(
-            delong_mcnemar=f"{ID_JOIN}; $.comparisons[0].tests.mcnemar: {{'statistic': 82.72058823529412, …}} != None",
-            method_notes=f"{NOTES}; $.comparisons[0].tests.notes: 1 items != 3 items",
-            data_facts=f"{ID_JOIN}; $.run_facts.paired: True != False",
-            intervals=f"{BOOT_MULTICLASS}; $.models.logit.ci.accuracy: missing on the right (left: [0.71556875, 0.730025])",
-        ),
-        ("method_notes", "stream-vs-dask"): f"{NOT_PAIRED_NOTE}; $.comparisons[0].tests.notes[1]",
-    }),
-    Case("multiclass_one_file", {**MULTICLASS, "models": [MC_M, MC_G, MC_RULE]}, differs=streamed(
-        method_notes=f"{NOTES}; $.comparisons[0].tests.notes: 1 items != 2 items",
-        intervals=f"{BOOT_MULTICLASS}; $.models.m.ci.accuracy: missing on the right (left: [0.77439, 0.80318])",
-    )),
-    Case("multiclass_weights", {**MULTICLASS, "weight": "w", "models": [MC_M, MC_G, MC_RULE]}, close=WEIGHTED_MICRO_AUC,
-         differs=streamed(
-        method_notes=f"{NOTES}; $.comparisons[0].tests.notes: 2 items != 3 items",
-        data_facts=f"{WEIGHTED_PAIRED}; $.run_facts.paired: True != False",
-        intervals=f"{BOOT_MULTICLASS}; $.models.m.ci.accuracy: missing on the right (left: [0.7767590508355616, 0.8077820698439014])",
-    )),
+        "models": [{**A, "file": "bin_own_holes.csv"}, {**B_LOWER, "file": "bin_own_holes.csv"}]}),
+    Case("binary_threshold_outside_scores", {**BINARY, "threshold": 9.5, "models": [A, B_LOWER]}),
+    Case("binary_parquet_parts", {**BINARY, "models": [{**A, "file": "bin_ds"}, {**B_LOWER, "file": "bin_ds"}]}),
+    Case("multiclass_demo", {"demo": "demo_multiclass.yaml", "bootstrap": {"resamples": 20, "seed": 7}}),
+    Case("multiclass_one_file", {**MULTICLASS, "models": [MC_M, MC_G, MC_RULE]}),
+    Case("multiclass_weights", {**MULTICLASS, "weight": "w", "models": [MC_M, MC_G, MC_RULE]}, close=WEIGHTED_MICRO_AUC),
     Case("multiclass_id_join_shuffled_file", {
-        **MULTICLASS, "id": "id", "models": [{**MC_M, "file": "mc_m.csv"}, {**MC_G, "file": "mc_g_shuffled.csv"}]}, differs={
-        **streamed(
-            delong_mcnemar=f"{ID_JOIN}; $.comparisons[0].tests.mcnemar: {{'statistic': 211.9144144144144, …}} != None",
-            method_notes=f"{NOTES}; $.comparisons[0].tests.notes: 0 items != 2 items",
-            data_facts=f"{ID_JOIN}; $.run_facts.paired: True != False",
-            intervals=f"{BOOT_MULTICLASS}; $.models.m.ci.accuracy: missing on the right (left: [0.77439, 0.80318])",
-        ),
-        ("method_notes", "stream-vs-dask"): f"{NOT_PAIRED_NOTE}; $.comparisons[0].tests.notes[1]",
-    }),
+        **MULTICLASS, "id": "id", "models": [{**MC_M, "file": "mc_m.csv"}, {**MC_G, "file": "mc_g_shuffled.csv"}]}),
     Case("multiclass_missing_drop_same_rows", {
-        **MULTICLASS, "missing": "drop", "models": [{**MC_M, "file": "mc_holes.csv"}, {**MC_RULE, "file": "mc_holes.csv"}]},
-        differs=broken(MC_EMPTY_LABEL, ("memory-vs-stream", "memory-vs-dask", "stream-vs-dask"))),
+        **MULTICLASS, "missing": "drop", "models": [{**MC_M, "file": "mc_holes.csv"}, {**MC_RULE, "file": "mc_holes.csv"}]}),
     Case("multiclass_missing_drop_id_intersect", {
         **MULTICLASS, "missing": "drop", "id": "id", "id_mismatch": "intersect",
-        "models": [{**MC_M, "file": "mc_own_holes.csv"}, {**MC_RULE, "file": "mc_own_holes.csv"}]}, differs={
-        **streamed(
-            point_metrics=f"{INTERSECT}; $.models.rule.n: 2470 != 2500",
-            delong_mcnemar=f"{INTERSECT}; $.comparisons[0].tests.mcnemar: {{'statistic': 0.8355995055624228, …}} != None",
-            method_notes=f"{NOTES}; $.comparisons[0].tests.notes: 0 items != 2 items",
-            data_facts=f"{INTERSECT}; $.run_facts.warnings: 2 items != 1 items (no 'row(s) whose id is not in every model were dropped')",
-            intervals=f"{BOOT_MULTICLASS}; $.models.m.ci.accuracy: missing on the right (left: [0.7712145748987854, 0.7944838056680162])",
-        ),
-        ("method_notes", "stream-vs-dask"): "stream and dask word the 'rows were dropped' note differently; $.comparisons[0].tests.notes[1]",
-    }),
+        "models": [{**MC_M, "file": "mc_own_holes.csv"}, {**MC_RULE, "file": "mc_own_holes.csv"}]}),
 ]
 
 
@@ -373,7 +264,7 @@ def _params():
         for left, right in ENGINE_PAIRS:
             for aspect in ASPECTS:
                 pair = f"{left}-vs-{right}"
-                reason = case.differs.get((aspect, pair))
+                reason = CAUSES[aspect] if (case.name, pair, aspect) in KNOWN else None
                 marks = () if reason is None else (pytest.mark.xfail(strict=True, reason=f"issue 15: {reason}"),)
                 yield pytest.param(case, (left, right), aspect, id=f"{case.name}-{pair}-{aspect}", marks=marks)
 
@@ -385,33 +276,3 @@ def test_engines_write_the_same_metrics_json(documents, case, engines, aspect):
     left, right = (documents(case, e) for e in engines)
     diffs = [d for d in differences(left, right, case.close) if aspect_of(d) == aspect]
     assert not diffs, f"{engines[0]} vs {engines[1]}, {aspect}: {len(diffs)} difference(s), first: {diffs[0]}"
-
-
-@pytest.mark.xfail(strict=True, reason=(
-    "issue 15: unpaired DeLong: memory (stats.delong_unpaired) refers the statistic to Student's t with "
-    "Welch–Satterthwaite df, the streamed engines (compare_tables._unpaired) to the normal; "
-    "$.p_value: 0.006190525155581097 != 0.006008022691956136"))
-def test_unpaired_delong_is_the_same_test_from_rows_and_from_tables():
-    """Models on different rows get the unpaired DeLong test. The configs cannot reach the
-    memory engine's unpaired path (it pairs by id or stops), so the two engine drivers are
-    called directly on the same two samples: rows (``compare``) and score tables
-    (``compare_tables``, what stream and dask hand over) must give the same test."""
-    from reportgen.engine.compare import ModelInput, Settings, compare
-    from reportgen.engine.compare_tables import TableModel, compare_tables
-    from reportgen.engine.curve import build_table
-    from reportgen.results import to_jsonable
-
-    rng = np.random.default_rng(3)
-
-    def model(name: str, n: int, shift: float) -> ModelInput:
-        y = rng.random(n) < 0.3
-        return ModelInput(name, f"{name}.csv", np.round(rng.normal(size=n) + shift * y, 1), y, None, "higher", False, None)
-
-    a, b = model("a", 400, 1.0), model("b", 300, 0.6)
-    _, rows, _ = compare([a, b], Settings(resamples=0, paired=False))
-    tables = [TableModel(m.name, m.file, build_table(m.scores, m.y, None, "higher")) for m in (a, b)]
-    _, from_tables, _ = compare_tables(tables, Settings(resamples=0), None, "different rows")
-    left, right = (to_jsonable(c[0].tests.delong) for c in (rows, from_tables))
-    assert left["paired"] is False and right["paired"] is False
-    diffs = list(differences(left, right, close=("*",)))
-    assert not diffs, f"rows vs tables: first difference {diffs[0]}"
