@@ -476,8 +476,8 @@ def _load_streamed(cfg: Config, progress: Progress | None, hashes: Callable[[], 
     for path, states in by_file.items():
         for st in states:
             m = st.cfg
-            for reason, rows in (st.dropped or {}).items():
-                dropped.append((m.name, reason, rows))
+            for reason, count in (st.dropped or {}).items():  # not 'rows': that is the row codes
+                dropped.append((m.name, reason, count))
             if st.rows == 0:
                 raise V.no_rows_left(path, m.name)
             table = st.acc.table()

@@ -241,3 +241,22 @@ def test_row_rule_messages_are_identical_in_every_engine(case, build, words, tmp
     line = same_everywhere(build(tmp_path), scheduler, capsys)
     for w in words:
         assert w in line, (case, line)
+
+
+def test_stream_missing_drop_with_two_models_in_one_file_runs(tmp_path, scheduler, capsys):
+    """stream crashed (AttributeError: 'int' object has no attribute 'ok'): the loop over dropped
+    counts rebound the row codes' name when rows were dropped and one file held both models."""
+    df = rows(40)
+    df["t"] = np.round(1 - df["s"], 3)
+    df.loc[[3, 17], "s"] = np.nan
+    df.to_csv(tmp_path / "a.csv", index=False)
+    cfg = config(tmp_path, [{"name": "a", "file": "a.csv", "score": "s"}, {"name": "b", "file": "a.csv", "score": "t"}],
+                 missing="drop", id="id", id_mismatch="intersect")
+    aucs = {}
+    for engine in ENGINES:
+        code, err, out = run(cfg, engine, scheduler, capsys)
+        assert code == 0, f"{engine}: {err}"
+        doc = metrics(out)
+        aucs[engine] = (doc["models"]["a"]["metrics"]["roc_auc"], doc["models"]["a"]["n"], doc["models"]["b"]["n"])
+        assert doc["run"]["dropped"], engine
+    assert aucs["stream"] == aucs["memory"] == aucs["dask"]
