@@ -19,6 +19,8 @@ Every engine reads through here, so a file means the same thing to all of them:
 from __future__ import annotations
 
 import hashlib
+import os
+import stat
 import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -98,10 +100,65 @@ def parquet_dataset(path: Path) -> Any:
     return dataset
 
 
+#: A Parquet dataset directory may hold at most this many entries and nest this deep: the walk
+#: that checks it (and every later walk) ends in bounded time.
+MAX_DATASET_ENTRIES = 100_000
+MAX_DATASET_DEPTH = 32
+
+
+def check_input(path: Path) -> None:
+    """Refuse inputs that would hang or escape before anything reads them.
+
+    A FIFO, socket or device would block the reader (or never end); a dataset directory is
+    walked without following symlinks, and refused when a symlink in it leads to a directory
+    (a loop, or data outside the dataset), when it holds a FIFO or device, or when it exceeds
+    :data:`MAX_DATASET_ENTRIES` entries or :data:`MAX_DATASET_DEPTH` levels.
+    """
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        raise InputError(
+            f"{path}: file not found; check 'file' in the config (relative paths resolve against the config file)"
+        ) from None
+    except OSError as exc:
+        raise InputError(f"{path}: cannot open ({exc.strerror or exc}); check the path and its permissions") from None
+    if stat.S_ISREG(st.st_mode):
+        return
+    if not stat.S_ISDIR(st.st_mode):
+        raise InputError(f"{path}: not a regular file (a FIFO, socket or device); give a CSV or Parquet file")
+    seen, stack = 0, [(str(path), 0)]
+    while stack:
+        folder, depth = stack.pop()
+        if depth > MAX_DATASET_DEPTH:
+            raise InputError(f"{path}: the dataset nests more than {MAX_DATASET_DEPTH} directories deep; "
+                             f"point 'file' at the dataset's root")
+        try:
+            entries = list(os.scandir(folder))
+        except OSError as exc:
+            raise InputError(f"{folder}: cannot list the directory ({exc.strerror or exc})") from None
+        for entry in entries:
+            seen += 1
+            if seen > MAX_DATASET_ENTRIES:
+                raise InputError(f"{path}: more than {MAX_DATASET_ENTRIES:,} files in the dataset; "
+                                 f"point 'file' at the dataset itself, not a directory above it")
+            if entry.name.startswith((".", "_")):
+                continue  # hidden and metadata files, as pyarrow skips them
+            if entry.is_symlink():
+                if entry.is_dir():
+                    raise InputError(f"{entry.path}: a symlink to a directory inside the dataset (a loop, or data "
+                                     f"outside it); replace it by the directory or remove it")
+                if not entry.is_file():
+                    raise InputError(f"{entry.path}: a broken or special symlink inside the dataset; remove it")
+            elif entry.is_dir(follow_symlinks=False):
+                stack.append((entry.path, depth + 1))
+            elif not entry.is_file(follow_symlinks=False):
+                raise InputError(f"{entry.path}: not a regular file (a FIFO, socket or device) inside the dataset; "
+                                 f"remove it")
+
+
 def columns_in(path: Path) -> list[str]:
     """The column names of a CSV or Parquet file; one-line errors for files that cannot be read."""
-    if not path.exists():
-        raise InputError(f"{path}: file not found; check 'file' in the config (relative paths resolve against the config file)")
+    check_input(path)
     if is_parquet(path):
         return parquet_dataset(path).schema.names
     if path.is_dir():

@@ -260,3 +260,26 @@ def test_stream_missing_drop_with_two_models_in_one_file_runs(tmp_path, schedule
         aucs[engine] = (doc["models"]["a"]["metrics"]["roc_auc"], doc["models"]["a"]["n"], doc["models"]["b"]["n"])
         assert doc["run"]["dropped"], engine
     assert aucs["stream"] == aucs["memory"] == aucs["dask"]
+
+
+# --- inputs that would hang or escape (issue 18) ----------------------------------------------
+
+
+def test_fifo_as_input_is_refused_not_waited_on(tmp_path, scheduler, capsys):
+    """A FIFO named as the data file blocked every engine forever."""
+    import os
+
+    os.mkfifo(tmp_path / "a.csv")
+    cfg = config(tmp_path, [{"name": "a", "file": "a.csv", "score": "s"}])
+    line = same_everywhere(cfg, scheduler, capsys)
+    assert "not a regular file (a FIFO, socket or device)" in line
+
+
+def test_symlink_loop_in_a_parquet_directory_is_refused(tmp_path, scheduler, capsys):
+    """A symlink to the parent inside a dataset: pyarrow walked into the loop (internal error)."""
+    (tmp_path / "ds").mkdir()
+    rows(40).to_parquet(tmp_path / "ds" / "part-0.parquet")
+    (tmp_path / "ds" / "loop").symlink_to("..")
+    cfg = config(tmp_path, [{"name": "a", "file": "ds", "score": "s"}])
+    line = same_everywhere(cfg, scheduler, capsys)
+    assert "ds/loop: a symlink to a directory inside the dataset" in line
