@@ -388,10 +388,21 @@ def configured_classes(cfg: Config) -> list[str] | None:
 
 
 def dates_of(series: pd.Series, path: Any, column: str, offset: int = 0) -> pd.Series:
-    """A date column parsed; a value that is not a date is an error naming its row."""
-    d = pd.to_datetime(series, errors="coerce", utc=True)
+    """A date column parsed; a value that is not a date is an error naming its row.
+
+    Text dates must be ISO 8601 (``2026-01-31``, optionally with a time): ``03/04/2026`` is
+    3 April in one country and 4 March in another, and guessing the order from the values
+    swapped day and month whenever every day was ≤ 12. The rule needs no look at other rows, so
+    every engine (whole file or batch by batch) decides alike. Native date types (Parquet
+    timestamps and dates) are taken as they are.
+    """
+    if pd.api.types.is_datetime64_any_dtype(series.dtype):
+        return pd.to_datetime(series, utc=True)
+    text = series.where(series.isna(), series.astype(str).str.strip())
+    d = pd.to_datetime(text, errors="coerce", utc=True, format="ISO8601")
     bad = d.isna() & series.notna()
     if bad.any():
         i = int(np.flatnonzero(bad.to_numpy())[0])
-        raise InputError(f"{path}: column '{column}', row {offset + i + HEADER_ROWS}: {show(series.iloc[i])} is not a date; use ISO dates (2026-01-31)")
+        raise InputError(f"{path}: column '{column}', row {offset + i + HEADER_ROWS}: {show(series.iloc[i])} is not a date "
+                         f"in ISO 8601 form; write dates as 2026-01-31 (day-first or month-first orders are not guessed)")
     return d

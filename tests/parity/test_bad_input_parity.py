@@ -283,3 +283,26 @@ def test_symlink_loop_in_a_parquet_directory_is_refused(tmp_path, scheduler, cap
     cfg = config(tmp_path, [{"name": "a", "file": "ds", "score": "s"}])
     line = same_everywhere(cfg, scheduler, capsys)
     assert "ds/loop: a symlink to a directory inside the dataset" in line
+
+
+def test_day_month_dates_with_every_day_at_most_12_are_refused_not_swapped(tmp_path, scheduler, capsys):
+    """'03/04/2026' was read month-first: dd/mm dates with every day ≤ 12 swapped on the title page."""
+    df = rows(20)
+    df["d"] = [f"{(i % 12) + 1:02d}/04/2026" for i in range(20)]
+    df.to_csv(tmp_path / "a.csv", index=False)
+    cfg = config(tmp_path, [{"name": "a", "file": "a.csv", "score": "s"}], date="d")
+    line = same_everywhere(cfg, scheduler, capsys)
+    assert "column 'd', row 2: '01/04/2026' is not a date in ISO 8601 form" in line
+
+
+def test_iso_dates_with_times_and_offsets_give_one_period_everywhere(tmp_path, scheduler, capsys):
+    df = rows(20)
+    df["d"] = ["2026-01-31", "2026-02-01T10:00:00Z", "2026-03-01 23:30:00+02:00", "20260115"] * 5
+    df.to_csv(tmp_path / "a.csv", index=False)
+    cfg = config(tmp_path, [{"name": "a", "file": "a.csv", "score": "s"}], date="d")
+    ranges = set()
+    for engine in ENGINES:
+        code, err, out = run(cfg, engine, scheduler, capsys)
+        assert code == 0, f"{engine}: {err}"
+        ranges.add(tuple(metrics(out)["run"]["date_range"]))
+    assert len(ranges) == 1, ranges
