@@ -38,11 +38,10 @@ from jinja2.sandbox import ImmutableSandboxedEnvironment
 from markupsafe import Markup
 
 from reportgen.config import REPORT_SECTIONS
-from reportgen.engine import compare_multiclass as MC
-from reportgen.engine.binary import BETTER, METRICS
+from reportgen import catalog
 from reportgen.errors import OutputError, ThemeError, UserError
-from reportgen.labels import CRITERION_LABELS, LABELS
-from reportgen.results import ComparisonResult, ModelResult
+from reportgen.labels import CRITERION_LABELS
+from reportgen.results import ComparisonResult, ModelResult, to_jsonable
 
 FORMATS = ("html", "pdf", "json")
 
@@ -179,9 +178,9 @@ class Theme:
         sections = r.get("sections")
         return cls(
             template_dir=template_dir,
-            palette=tuple(str(c) for c in palette) if isinstance(palette, list) and palette else None,
+            palette=tuple(str(c) for c in palette) if isinstance(palette, (list, tuple)) and palette else None,
             logo=logo,
-            sections=tuple(str(s) for s in sections) if isinstance(sections, list) and sections else SECTIONS,
+            sections=tuple(str(s) for s in sections) if isinstance(sections, (list, tuple)) and sections else SECTIONS,
         )
 
 
@@ -323,7 +322,7 @@ def build_view(result: ComparisonResult, theme: Theme = Theme()) -> dict[str, An
     col = figures.colours(names, palette)
     first = next(iter(result.models.values()))
     binary = run.task == "binary"
-    better_of = BETTER if binary else MC.BETTER
+    better_of = catalog.better("binary" if binary else "multiclass")
 
     models = []
     for name, m in result.models.items():
@@ -379,7 +378,7 @@ def build_view(result: ComparisonResult, theme: Theme = Theme()) -> dict[str, An
             if k not in c.delta:
                 continue
             rows.append({
-                "metric": LABELS.get(k, k),
+                "metric": catalog.label(k),
                 "key": k,
                 "baseline": fmt_num(result.models[c.baseline].metrics.get(k)),
                 "model": fmt_num(result.models[c.model].metrics.get(k)),
@@ -415,7 +414,7 @@ def build_view(result: ComparisonResult, theme: Theme = Theme()) -> dict[str, An
 
     # metrics table
     metric_rows = []
-    keys = [k for k in METRICS if k in first.metrics] if binary else list(first.metrics)
+    keys = [k for k in catalog.keys("binary") if k in first.metrics] if binary else list(first.metrics)
     for k in keys:
         vals = [result.models[n].metrics.get(k) for n in names]
         b = better_of.get(k, "higher")
@@ -432,7 +431,7 @@ def build_view(result: ComparisonResult, theme: Theme = Theme()) -> dict[str, An
             })
         metric_rows.append({
             "key": k,
-            "label": LABELS.get(k, k.replace("_", " ")),
+            "label": catalog.label(k),
             "better": {"higher": "↑ higher", "lower": "↓ lower"}.get(b or "", "—"),
             "cells": cells,
         })
@@ -467,11 +466,12 @@ def build_view(result: ComparisonResult, theme: Theme = Theme()) -> dict[str, An
             scen.append({
                 "prevalence": fmt_pct(sc.prevalence, 1),
                 "cells": [fmt_threshold(sc.optimal_thresholds[k].threshold) if k in sc.optimal_thresholds else "n/a"
-                          for k in ("f1", "mcc", "balanced_accuracy", "expected_cost")],
+                          for k in figures.PREVALENCE_CRITERIA],
             })
         if rows:
             thresholds.append({"model": n, "colour": col[n], "rule_t": rule_text(m.direction, "t"),
-                               "rows": rows, "scenarios": scen})
+                               "rows": rows, "scenarios": scen,
+                               "scenario_criteria": [catalog.criterion(k).short_label for k in figures.PREVALENCE_CRITERIA]})
 
     svgs = figures.render_figures(result, palette)
     figs = {k: Markup(v) for k, v in svgs.items()}
@@ -491,7 +491,7 @@ def build_view(result: ComparisonResult, theme: Theme = Theme()) -> dict[str, An
         "version": run.reportgen_version,
         "task": run.task,
         "baseline": run.baseline,
-        "primary_metric": LABELS.get(pm, pm),
+        "primary_metric": catalog.label(pm),
         "threshold": f"{run.threshold:g}",
         "beta": f"{run.beta:g}",
         "costs": ", ".join(f"{k.upper()} {v:g}" for k, v in run.costs.items() if isinstance(v, (int, float))),
@@ -545,7 +545,7 @@ def build_view(result: ComparisonResult, theme: Theme = Theme()) -> dict[str, An
             f"{m.binning.max_distinct_scores:,} distinct); |AUC error| ≤ {m.binning.auc_error_bound:.2g}"
             for n, m in result.models.items() if m.binning is not None
         ],
-        "config_yaml": yaml.safe_dump(_config_as_run(run.config, binary), sort_keys=False, allow_unicode=True,
+        "config_yaml": yaml.safe_dump(_config_as_run(to_jsonable(run.config), binary), sort_keys=False, allow_unicode=True,
                                       default_flow_style=None, width=100),
         "config_path": run.config_path,
         "logo": _logo_data_uri(theme.logo),
@@ -909,7 +909,7 @@ def load_result(path: str | Path) -> ComparisonResult:
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise UserError(f"{p}: not a reportgen metrics.json ({exc})") from None
     try:
-        return ComparisonResult.from_json(data)
+        return ComparisonResult.from_json(data, source=str(p))
     except (KeyError, TypeError, ValueError) as exc:
         raise UserError(f"{p}: not a reportgen metrics.json (missing or malformed {exc})") from None
 

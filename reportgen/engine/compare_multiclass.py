@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from reportgen import catalog
 from reportgen.engine import binary as B
 from reportgen.engine import class_tables as CT
 from reportgen.engine import multiclass as MC
@@ -38,25 +39,13 @@ from reportgen.results import (
 )
 
 #: Summary metrics of a multiclass model, in report order (``models.NAME.metrics``).
-METRICS: tuple[str, ...] = (
-    "accuracy", "error_rate", "baseline_accuracy", "balanced_accuracy", "cohen_kappa",
-    "quadratic_weighted_kappa", "mcc",
-    "precision_micro", "precision_macro", "precision_weighted",
-    "recall_micro", "recall_macro", "recall_weighted",
-    "f1_micro", "f1_macro", "f1_weighted", "f1_of_macro_pr",
-    "fbeta_micro", "fbeta_macro", "fbeta_weighted",
-    "roc_auc_ovr_micro", "roc_auc_ovr_macro", "roc_auc_ovr_weighted", "roc_auc_ovo_macro",
-    "log_loss", "expected_cost",
-)
+METRICS: tuple[str, ...] = catalog.keys("multiclass")
 
 #: Which way is better (None: neither, the baseline accuracy).
-BETTER: dict[str, str | None] = {
-    **{k: "higher" for k in METRICS},
-    "error_rate": "lower", "baseline_accuracy": None, "log_loss": "lower", "expected_cost": "lower",
-}
+BETTER: dict[str, str | None] = catalog.better("multiclass")
 
 #: Metrics whose ideal is 1: relative error reduction applies.
-MAX_ONE: tuple[str, ...] = tuple(k for k in METRICS if BETTER[k] == "higher")
+MAX_ONE: tuple[str, ...] = tuple(m.key for m in catalog.metrics_of("multiclass") if m.ideal_one)
 
 #: Per-class fields written under ``models.NAME.per_class.CLASS``.
 PER_CLASS_FIELDS = ("precision", "recall", "specificity", "f1", "fbeta", "support", "tp", "fp", "fn", "tn", "roc_auc")
@@ -211,7 +200,7 @@ def _bootstrap(inputs: Sequence[MulticlassInput], labels: Sequence[str], s: Sett
     return out, with_auc
 
 
-_PROBA_METRICS = ("roc_auc_ovr_micro", "roc_auc_ovr_macro", "roc_auc_ovr_weighted", "roc_auc_ovo_macro", "log_loss")
+_PROBA_METRICS = tuple(m.key for m in catalog.metrics_of("multiclass") if m.probabilities)
 
 
 def compare_multiclass(
