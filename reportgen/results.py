@@ -67,6 +67,14 @@ class FrozenDict(dict):  # type: ignore[type-arg]
         return f"FrozenDict({dict.__repr__(self)})"
 
 
+def _lengths_differ(**arrays: np.ndarray | None) -> str | None:
+    """A message when the given arrays (None: absent) do not all have one length."""
+    present = {k: len(v) for k, v in arrays.items() if v is not None}
+    if len(set(present.values())) > 1:
+        return "expected arrays of one length, found " + ", ".join(f"{k}: {n}" for k, n in present.items())
+    return None
+
+
 def freeze(value: Any) -> Any:
     """A deeply immutable copy of ``value``: dicts → :class:`FrozenDict`, lists and tuples →
     tuples, numpy arrays → read-only copies (their data no longer shared with the caller);
@@ -89,6 +97,15 @@ class _Frozen:
     """Base of every result type: freezes each field after construction (see :func:`freeze`)."""
 
     __slots__ = ()
+
+    def problem(self) -> str | None:
+        """What is inconsistent between the fields (array lengths, matrix shape), or None.
+
+        Types alone cannot say that a curve's x and y have one length; the loader asks each
+        value it builds, so that a broken metrics.json is refused with its JSON path instead of
+        failing half-way through drawing a figure.
+        """
+        return None
 
     def __post_init__(self) -> None:
         for f in dataclasses.fields(self):  # type: ignore[arg-type]
@@ -142,12 +159,18 @@ class CurveData(_Frozen):
     y: np.ndarray
     thresholds: np.ndarray | None = None
 
+    def problem(self) -> str | None:
+        return _lengths_differ(x=self.x, y=self.y, thresholds=self.thresholds)
+
 
 @dataclass(frozen=True, slots=True)
 class CostCurveData(_Frozen):
     pc: np.ndarray
     envelope: np.ndarray
     operating_pc: float
+
+    def problem(self) -> str | None:
+        return _lengths_differ(pc=self.pc, envelope=self.envelope)
     operating_fpr: float
     operating_tpr: float
 
@@ -158,6 +181,9 @@ class KsData(_Frozen):
     tpr: np.ndarray
     fpr: np.ndarray
 
+    def problem(self) -> str | None:
+        return _lengths_differ(thresholds=self.thresholds, tpr=self.tpr, fpr=self.fpr)
+
 
 @dataclass(frozen=True, slots=True)
 class ScoreHistogram(_Frozen):
@@ -167,6 +193,11 @@ class ScoreHistogram(_Frozen):
     positives: np.ndarray
     negatives: np.ndarray
 
+    def problem(self) -> str | None:
+        if self.edges.shape[0] != self.positives.shape[0] + 1:
+            return f"expected one more edge than bins, found {self.edges.shape[0]} edges for {self.positives.shape[0]} bins"
+        return _lengths_differ(positives=self.positives, negatives=self.negatives)
+
 
 @dataclass(frozen=True, slots=True)
 class CalibrationData(_Frozen):
@@ -175,6 +206,9 @@ class CalibrationData(_Frozen):
     mean_predicted: np.ndarray
     observed: np.ndarray
     counts: np.ndarray
+
+    def problem(self) -> str | None:
+        return _lengths_differ(mean_predicted=self.mean_predicted, observed=self.observed, counts=self.counts)
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,6 +238,12 @@ class ConfusionMatrixData(_Frozen):
 
     labels: Sequence[str]
     matrix: Sequence[Sequence[float]]
+
+    def problem(self) -> str | None:
+        k = len(self.labels)
+        if len(self.matrix) != k or any(len(row) != k for row in self.matrix):
+            return f"expected a {k}×{k} matrix (one row and column per label)"
+        return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -440,7 +480,8 @@ def check_schema_version(data: Mapping[str, Any], source: str = "metrics.json") 
     if v == SCHEMA_VERSION:
         return
     if isinstance(v, str) and v.isdigit() and int(v) > int(SCHEMA_VERSION):
-        raise ResultError(f"{source}: schema_version {v!r} is newer than {reads}; re-render with a newer reportgen")
+        raise ResultError(f"{source}: schema_version {v!r} is newer than this reportgen reads ({SCHEMA_VERSION!r}); "
+                          f"re-render it with a newer reportgen")
     raise ResultError(f"{source}: schema_version: unknown version {_found(v)}; {reads}")
 
 
@@ -556,7 +597,11 @@ def _load(tp: Any, data: Any, path: str, source: str) -> Any:
                 kwargs[name] = _load(hints[name], data[name], _join(path, name), source)
             elif f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
                 raise ResultError(f"{source}: {_join(path, name)}: required key is missing")
-        return tp(**kwargs)
+        value = tp(**kwargs)
+        problem = value.problem()
+        if problem is not None:
+            raise ResultError(f"{source}: {path or '(top level)'}: {problem}")
+        return value
     if origin in (dict, Mapping):
         if not isinstance(data, dict):
             _fail(source, path, "an object", data)
@@ -619,6 +664,9 @@ def _check_names(result: ComparisonResult, source: str) -> None:
     for name, m in result.models.items():
         if m.name != name:
             raise ResultError(f"{source}: models.{name}.name: expected {name!r} (the key it is filed under), found {m.name!r}")
+        for attr in ("positives", "negatives") if task == "binary" else ():
+            if getattr(m, attr) is None:
+                raise ResultError(f"{source}: models.{name}.{attr}: expected a number for task: binary, found null")
         for k in catalog.keys(task):
             if k not in m.metrics:
                 raise ResultError(f"{source}: models.{name}.metrics.{k}: required key is missing "

@@ -189,11 +189,15 @@ CLI_CASES = [
     ("unknown-key-nested", _set(("models", "champion", "confusion", "tq"), 1), "models.champion.confusion.tq: unknown key"),
     ("unknown-metric", _set(("models", "champion", "metrics", "giny"), 0.5),
      "models.champion.metrics.giny: unknown metric for task: binary"),
+    ("curve-lengths", _set(("models", "champion", "curves", "roc", "y"), [0.0, 1.0]),
+     "models.champion.curves.roc: expected arrays of one length, found x: "),
+    ("histogram-edges", _set(("models", "champion", "curves", "histogram", "edges"), [0.0, 1.0]),
+     "models.champion.curves.histogram: expected one more edge than bins, found 2 edges for "),
     ("missing-key", _delete(("models", "champion", "metrics")), "models.champion.metrics: required key is missing"),
     ("missing-run", _delete(("run",)), "run: required key is missing"),
     ("unknown-baseline", _set(("run", "baseline"), "nobody"), "run.baseline: 'nobody' is not among the models"),
     ("schema-missing", _delete(("schema_version",)), "schema_version is missing"),
-    ("schema-newer", _set(("schema_version",), "2"), f"schema_version '2' is newer than this reportgen reads schema_version '{SCHEMA_VERSION}'"),
+    ("schema-newer", _set(("schema_version",), "2"), f"schema_version '2' is newer than this reportgen reads ('{SCHEMA_VERSION}')"),
     ("schema-unknown", _set(("schema_version",), 1), f"schema_version: unknown version 1; this reportgen reads schema_version '{SCHEMA_VERSION}'"),
     ("not-an-object", lambda d: d.clear() or None, "schema_version is missing"),
 ]
@@ -253,20 +257,25 @@ _FREE = (("run", "config"), ("run", "costs"))
 _VALUES = st.sampled_from(["abc", 1.5, 7, True, None, [], {}, [1, "x"], {"x": 1}])
 
 
-def _trim(doc: Any) -> Any:
-    """``doc`` with every list of numbers cut to four items (curves), so that validating it
-    against the JSON Schema takes milliseconds; the result is as valid as ``doc``."""
+def _trim(doc: Any, key: str = "") -> Any:
+    """``doc`` with every list of numbers cut to four items (curves; five histogram edges for
+    four bins), so that validating it against the JSON Schema takes milliseconds; the result
+    is as valid as ``doc``."""
     if isinstance(doc, dict):
-        return {k: _trim(v) for k, v in doc.items()}
+        return {k: _trim(v, k) for k, v in doc.items()}
     if isinstance(doc, list):
-        if len(doc) > 4 and all(v is None or isinstance(v, (int, float)) for v in doc):
-            return doc[:4]
+        keep = 5 if key == "edges" else 4
+        if len(doc) > keep + 1 and all(v is None or isinstance(v, (int, float)) for v in doc):
+            return doc[:keep]
         return [_trim(v) for v in doc]
     return doc
 
 
-#: What the loader refuses but a JSON Schema cannot express: names that point nowhere.
-_CROSS_REFERENCE = ("is not among the models", "primary_metric: unknown metric", "(the key it is filed under)")
+#: What the loader refuses but a JSON Schema cannot express: names that point nowhere, array
+#: lengths that disagree, a binary model without class counts.
+_CROSS_REFERENCE = ("is not among the models", "primary_metric: unknown metric", "(the key it is filed under)",
+                    "expected arrays of one length", "expected one more edge", "matrix (one row and column per label)",
+                    "expected a number for task: binary")
 
 
 @pytest.mark.parametrize("task", ["binary", "multiclass"])
