@@ -378,3 +378,27 @@ def test_the_schema_requires_every_metric_of_the_task_and_no_other(binary_text):
     del d["models"]["champion"]["metrics"]["f1_macro"]
     del d["models"]["champion"]["metrics"]["ks"]
     assert not v.is_valid(d)
+
+
+# --------------------------------------------------------------------------------------
+# Leaves
+# --------------------------------------------------------------------------------------
+
+
+def _reportgen_imports(module: str) -> set[str]:
+    import ast
+
+    tree = ast.parse((ROOT / "reportgen" / f"{module}.py").read_text(encoding="utf-8"))
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("reportgen"):
+            names.add(node.module + "".join(f".{a.name}" for a in node.names if node.module == "reportgen"))
+        elif isinstance(node, ast.Import):
+            names.update(a.name for a in node.names if a.name.startswith("reportgen"))
+    return names
+
+
+def test_results_and_catalog_are_leaves():
+    """results imports only the catalogue and the error tree; the catalogue nothing of reportgen."""
+    assert _reportgen_imports("results") == {"reportgen.catalog", "reportgen.errors"}
+    assert _reportgen_imports("catalog") == set()
