@@ -12,7 +12,7 @@ from __future__ import annotations
 __version__ = "0.1.0"
 
 from reportgen.config import Config, load_config, parse_config  # noqa: E402
-from reportgen.errors import ConfigError, InputError, OutputError, ReportgenError, UserError  # noqa: E402
+from reportgen.errors import ConfigError, InputError, OutputError, ReportgenError, ResultError, UserError  # noqa: E402
 from reportgen.pipeline import analyse as compare_models  # noqa: E402
 from reportgen.results import ComparisonResult  # noqa: E402
 from reportgen.sources import load_dataset as load_predictions  # noqa: E402
@@ -33,6 +33,7 @@ __all__ = [
     "InputError",
     "OutputError",
     "ReportgenError",
+    "ResultError",
     "UserError",
     "compare_models",
     "load_config",

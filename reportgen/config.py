@@ -18,6 +18,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, ValidationInfo, field_validator, model_validator
 
+from reportgen import catalog
 from reportgen.errors import ConfigError
 
 Task = Literal["binary", "multiclass"]
@@ -25,32 +26,14 @@ Format = Literal["html", "pdf", "json"]
 ScalarLabel = int | str | bool | float
 
 #: Metrics a constraint rule may name (threshold metrics that vary with the cut).
-CONSTRAINT_METRICS = (
-    "accuracy", "precision", "recall", "specificity", "npv", "fpr", "fnr", "f1", "fbeta",
-    "balanced_accuracy", "youden_j", "cohen_kappa", "mcc",
-)
-ConstraintMetric = Literal[
-    "accuracy", "precision", "recall", "specificity", "npv", "fpr", "fnr", "f1", "fbeta",
-    "balanced_accuracy", "youden_j", "cohen_kappa", "mcc",
-]
+CONSTRAINT_METRICS: tuple[str, ...] = catalog.constraint_metrics()
+ConstraintMetric = Literal[CONSTRAINT_METRICS]  # type: ignore[valid-type]
 
+#: Metrics a binary run may rank by (``primary_metric``): those with a better direction.
+PRIMARY_METRICS: tuple[str, ...] = catalog.primary_metrics("binary")
 
-#: Metrics a binary run may rank by (``primary_metric``); the engine's ``METRICS``, by name.
-PRIMARY_METRICS = (
-    "accuracy", "error_rate", "baseline_accuracy", "precision", "recall", "specificity", "npv", "fpr",
-    "fnr", "type_i_error", "type_ii_error", "f1", "fbeta", "balanced_accuracy", "youden_j",
-    "cohen_kappa", "mcc", "expected_cost", "roc_auc", "gini", "average_precision", "r_precision",
-    "ks", "defective_pairs", "log_loss", "brier",
-)
-
-#: Metrics a multiclass run may rank by: the summary metrics of ``reportgen.engine.multiclass``.
-MULTICLASS_PRIMARY_METRICS = (
-    "accuracy", "balanced_accuracy", "cohen_kappa", "quadratic_weighted_kappa", "mcc", "log_loss",
-    "expected_cost", "precision_micro", "precision_macro", "precision_weighted", "recall_micro",
-    "recall_macro", "recall_weighted", "f1_micro", "f1_macro", "f1_weighted", "fbeta_micro",
-    "fbeta_macro", "fbeta_weighted", "f1_of_macro_pr", "roc_auc_ovr_micro", "roc_auc_ovr_macro",
-    "roc_auc_ovr_weighted", "roc_auc_ovo_macro",
-)
+#: Metrics a multiclass run may rank by (``primary_metric``).
+MULTICLASS_PRIMARY_METRICS: tuple[str, ...] = catalog.primary_metrics("multiclass")
 
 
 #: What ``output.dir`` may contain: the config file's stem, the run date, the run id.
@@ -236,7 +219,11 @@ class Config(Strict):
     @field_validator("primary_metric")
     @classmethod
     def _primary_metric(cls, v: str | None, info: ValidationInfo) -> str | None:
-        allowed = PRIMARY_METRICS if info.data.get("task", "binary") == "binary" else MULTICLASS_PRIMARY_METRICS
+        task = info.data.get("task", "binary")
+        allowed = PRIMARY_METRICS if task == "binary" else MULTICLASS_PRIMARY_METRICS
+        if v is not None and v in catalog.keys(task) and v not in allowed:
+            raise ValueError(f"{v!r} cannot rank models: it has no better direction (it depends only on the labels); "
+                             f"choose one of {', '.join(allowed)}")
         if v is not None and v not in allowed:
             hint = difflib.get_close_matches(v, allowed, n=1)
             tip = f"did you mean '{hint[0]}'?" if hint else f"choose one of {', '.join(allowed)}"

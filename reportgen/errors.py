@@ -7,7 +7,8 @@
     │   ├── ConfigError            the YAML config (file, key, value)
     │   ├── InputError             a prediction file (file, column, row)
     │   ├── OutputError            the output directory (permissions, disk full)
-    │   └── ThemeError             a custom template directory (missing or escaping templates)
+    │   ├── ThemeError             a custom template directory (missing or escaping templates)
+    │   └── ResultError            a saved metrics.json (unknown schema version, key or type)
     └── InternalError              exit 1: a bug in reportgen
 
 Every message is one line that says where, what was found and what to do.
@@ -43,6 +44,12 @@ class OutputError(UserError):
 class ThemeError(UserError):
     """A custom template directory is broken: a syntax error, a missing template, or a
     template that tries to include a file outside the directory."""
+
+
+class ResultError(UserError):
+    """A saved ``metrics.json`` cannot be read back: its schema version is missing, unknown or
+    newer than this reportgen reads, or a key is unknown, missing or of the wrong type (the
+    message names the JSON path)."""
 
 
 class InternalError(ReportgenError):

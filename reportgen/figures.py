@@ -19,7 +19,8 @@ matplotlib.use("Agg")  # no display, deterministic output
 import numpy as np  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
-from reportgen.labels import short_label  # noqa: E402
+from reportgen import catalog  # noqa: E402
+from reportgen.catalog import short_label  # noqa: E402
 from reportgen.results import ComparisonResult, ModelResult  # noqa: E402
 
 #: Okabe & Ito (2008) colour-blind-safe palette, black last.
@@ -175,7 +176,11 @@ def cost_figure(result: ComparisonResult, palette: Sequence[str] = PALETTE) -> F
     return fig
 
 
-_PANEL = {"f1": "F1", "mcc": "MCC", "cohen_kappa": "Cohen's kappa", "balanced_accuracy": "Balanced accuracy"}
+#: Threshold metrics drawn against the threshold, one panel each (titled by their short label).
+_PANEL = ("f1", "mcc", "cohen_kappa", "balanced_accuracy")
+
+#: Criteria whose optimal thresholds are followed across prevalences (figure and report table).
+PREVALENCE_CRITERIA = ("f1", "mcc", "balanced_accuracy", "expected_cost")
 
 
 @_apply_style
@@ -184,7 +189,7 @@ def threshold_figure(result: ComparisonResult, palette: Sequence[str] = PALETTE)
     fig = _figure(7.0, 4.8)
     axes = fig.subplots(2, 2, sharex=False)
     col = colours(list(result.models), palette)
-    for ax, (key, title) in zip(axes.flat, _PANEL.items()):
+    for ax, key in zip(axes.flat, _PANEL):
         for name, m in result.models.items():
             c = m.curves.threshold_metrics.get(key)
             if c is None:
@@ -196,7 +201,7 @@ def threshold_figure(result: ComparisonResult, palette: Sequence[str] = PALETTE)
                 ax.plot([(opt.tp + opt.fp) / total], [opt.value], marker="v", color=col[name], ms=5, ls="none")
             if m.confusion is not None and total:
                 ax.axvline((m.confusion.tp + m.confusion.fp) / total, color=col[name], lw=0.8, ls="--")
-        ax.set_title(title)
+        ax.set_title(short_label(key))
         ax.set_xlabel("share of rows flagged (predicted positive)")
         ax.set_xlim(0, 1)
     axes.flat[0].legend(loc="best")
@@ -344,8 +349,8 @@ def prevalence_figure(result: ComparisonResult, palette: Sequence[str] = PALETTE
     models = {n: m for n, m in result.models.items() if len(m.prevalence_shift) >= 2}
     if not models:
         return None
-    crits = (("f1", "-", "o", "max F1"), ("mcc", "--", "s", "max MCC"),
-             ("balanced_accuracy", ":", "^", "max balanced accuracy"), ("expected_cost", "-.", "D", "min expected cost"))
+    crits = [(k, ls, marker, catalog.criterion(k).short_label)
+             for k, ls, marker in zip(PREVALENCE_CRITERIA, ("-", "--", ":", "-."), ("o", "s", "^", "D"))]
     n = len(models)
     cols = min(3, n)
     rows = math.ceil(n / cols)

@@ -16,7 +16,8 @@ from pathlib import Path
 from reportgen import clock
 from reportgen.config import Config
 from reportgen.engine import binary as B
-from reportgen.engine.compare import Progress, Settings, compare_evidence
+from reportgen.engine.compare import Progress, Settings
+from reportgen.engine.driver import compare_evidence
 from reportgen.engine.evidence import BinaryEvidence, MulticlassEvidence
 from reportgen.reduce import evidence_of
 from reportgen.results import ComparisonResult, DroppedRows, InputFile, RunInfo

@@ -8,7 +8,7 @@ WeasyPrint gets a URL fetcher that refuses everything except ``data:`` URLs, so 
 never touches the network or the file system.
 
 Writing them to disk (the whole set or nothing, locked, swapped in by one rename) is
-:mod:`reportgen.writer`; ``render.write_outputs`` is kept as an alias of its function.
+:mod:`reportgen.writer` (which imports this module, never the other way).
 """
 
 from __future__ import annotations
@@ -35,11 +35,10 @@ from jinja2.sandbox import ImmutableSandboxedEnvironment
 from markupsafe import Markup
 
 from reportgen.config import REPORT_SECTIONS
-from reportgen.engine import compare_multiclass as MC
-from reportgen.engine.binary import BETTER, METRICS
+from reportgen import catalog
 from reportgen.errors import ThemeError, UserError
-from reportgen.labels import CRITERION_LABELS, LABELS
-from reportgen.results import ComparisonResult, ModelResult
+from reportgen.labels import CRITERION_LABELS
+from reportgen.results import ComparisonResult, ModelResult, to_jsonable
 from reportgen.wording import comparison_notes, interval_kind
 
 FORMATS = ("html", "pdf", "json")
@@ -177,9 +176,9 @@ class Theme:
         sections = r.get("sections")
         return cls(
             template_dir=template_dir,
-            palette=tuple(str(c) for c in palette) if isinstance(palette, list) and palette else None,
+            palette=tuple(str(c) for c in palette) if isinstance(palette, (list, tuple)) and palette else None,
             logo=logo,
-            sections=tuple(str(s) for s in sections) if isinstance(sections, list) and sections else SECTIONS,
+            sections=tuple(str(s) for s in sections) if isinstance(sections, (list, tuple)) and sections else SECTIONS,
         )
 
 
@@ -321,7 +320,7 @@ def build_view(result: ComparisonResult, theme: Theme = Theme()) -> dict[str, An
     col = figures.colours(names, palette)
     first = next(iter(result.models.values()))
     binary = run.task == "binary"
-    better_of = BETTER if binary else MC.BETTER
+    better_of = catalog.better("binary" if binary else "multiclass")
 
     models = []
     for name, m in result.models.items():
@@ -377,7 +376,7 @@ def build_view(result: ComparisonResult, theme: Theme = Theme()) -> dict[str, An
             if k not in c.delta:
                 continue
             rows.append({
-                "metric": LABELS.get(k, k),
+                "metric": catalog.label(k),
                 "key": k,
                 "baseline": fmt_num(result.models[c.baseline].metrics.get(k)),
                 "model": fmt_num(result.models[c.model].metrics.get(k)),
@@ -413,7 +412,7 @@ def build_view(result: ComparisonResult, theme: Theme = Theme()) -> dict[str, An
 
     # metrics table
     metric_rows = []
-    keys = [k for k in METRICS if k in first.metrics] if binary else list(first.metrics)
+    keys = [k for k in catalog.keys("binary") if k in first.metrics] if binary else list(first.metrics)
     for k in keys:
         vals = [result.models[n].metrics.get(k) for n in names]
         b = better_of.get(k, "higher")
@@ -430,7 +429,7 @@ def build_view(result: ComparisonResult, theme: Theme = Theme()) -> dict[str, An
             })
         metric_rows.append({
             "key": k,
-            "label": LABELS.get(k, k.replace("_", " ")),
+            "label": catalog.label(k),
             "better": {"higher": "↑ higher", "lower": "↓ lower"}.get(b or "", "—"),
             "cells": cells,
         })
@@ -465,11 +464,12 @@ def build_view(result: ComparisonResult, theme: Theme = Theme()) -> dict[str, An
             scen.append({
                 "prevalence": fmt_pct(sc.prevalence, 1),
                 "cells": [fmt_threshold(sc.optimal_thresholds[k].threshold) if k in sc.optimal_thresholds else "n/a"
-                          for k in ("f1", "mcc", "balanced_accuracy", "expected_cost")],
+                          for k in figures.PREVALENCE_CRITERIA],
             })
         if rows:
             thresholds.append({"model": n, "colour": col[n], "rule_t": rule_text(m.direction, "t"),
-                               "rows": rows, "scenarios": scen})
+                               "rows": rows, "scenarios": scen,
+                               "scenario_criteria": [catalog.criterion(k).short_label for k in figures.PREVALENCE_CRITERIA]})
 
     svgs = figures.render_figures(result, palette)
     figs = {k: Markup(v) for k, v in svgs.items()}
@@ -489,7 +489,7 @@ def build_view(result: ComparisonResult, theme: Theme = Theme()) -> dict[str, An
         "version": run.reportgen_version,
         "task": run.task,
         "baseline": run.baseline,
-        "primary_metric": LABELS.get(pm, pm),
+        "primary_metric": catalog.label(pm),
         "threshold": f"{run.threshold:g}",
         "beta": f"{run.beta:g}",
         "costs": ", ".join(f"{k.upper()} {v:g}" for k, v in run.costs.items() if isinstance(v, (int, float))),
@@ -543,7 +543,7 @@ def build_view(result: ComparisonResult, theme: Theme = Theme()) -> dict[str, An
             f"{m.binning.max_distinct_scores:,} distinct); |AUC error| ≤ {m.binning.auc_error_bound:.2g}"
             for n, m in result.models.items() if m.binning is not None
         ],
-        "config_yaml": yaml.safe_dump(_config_as_run(run.config, binary), sort_keys=False, allow_unicode=True,
+        "config_yaml": yaml.safe_dump(_config_as_run(to_jsonable(run.config), binary), sort_keys=False, allow_unicode=True,
                                       default_flow_style=None, width=100),
         "config_path": run.config_path,
         "logo": _logo_data_uri(theme.logo),
@@ -781,21 +781,6 @@ def result_json(result: ComparisonResult) -> str:
     return _NUMBER_LIST.sub(lambda m: "[" + ", ".join(x.strip() for x in m.group(1).split(",")) + "]", text) + "\n"
 
 
-# --------------------------------------------------------------------------------------
-# Writing lives in reportgen.writer (whole report sets, locked, swapped in by one rename)
-# --------------------------------------------------------------------------------------
-
-
-def __getattr__(name: str) -> Any:
-    """``render.write_outputs`` still works: it moved to :mod:`reportgen.writer`, which imports
-    this module (so it is looked up on first use, not imported at the top)."""
-    if name == "write_outputs":
-        from reportgen.writer import write_outputs  # noqa: PLC0415
-
-        return write_outputs
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
 @contextmanager
 def _theme_errors(theme: Theme) -> Iterator[None]:
     """A broken custom theme is the user's to fix; a broken shipped template stays a bug."""
@@ -834,9 +819,9 @@ def load_result(path: str | Path) -> ComparisonResult:
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise UserError(f"{p}: not a reportgen metrics.json ({exc})") from None
     try:
-        return ComparisonResult.from_json(data)
+        return ComparisonResult.from_json(data, source=str(p))
     except (KeyError, TypeError, ValueError) as exc:
         raise UserError(f"{p}: not a reportgen metrics.json (missing or malformed {exc})") from None
 
 
-__all__ = ["write_outputs", "render_html", "build_view", "load_result", "Theme", "fmt_num", "fmt_pct", "fmt_pvalue", "fmt_ci"]
+__all__ = ["render_html", "build_view", "load_result", "Theme", "fmt_num", "fmt_pct", "fmt_pvalue", "fmt_ci"]

@@ -50,10 +50,10 @@ def test_rows_are_joined_by_id(tmp_path):
     cfg = _setup(tmp_path, files, models, extra="id: id\n")
     c, path = load_config(cfg)
     result = analyse(c, path)
-    assert result.models["a"].confusion_matrix.matrix == [[1, 0], [1, 1]]
-    assert result.models["b"].confusion_matrix.matrix == [[1, 0], [1, 1]]
+    assert result.models["a"].confusion_matrix.matrix == ((1, 0), (1, 1))
+    assert result.models["b"].confusion_matrix.matrix == ((1, 0), (1, 1))
     # id 1: both right; id 2: only b right; id 3: only a (the baseline) right
-    assert result.comparisons[0].tests.mcnemar.table == [[1, 1], [1, 0]]
+    assert result.comparisons[0].tests.mcnemar.table == ((1, 1), (1, 0))
 
 
 @pytest.mark.parametrize(

@@ -58,7 +58,7 @@ def _run(cfg_path: Path, engine: str, **over):
 
 
 def _assert_same(x, y):
-    assert x.run.date_range == y.run.date_range == ["2025-01-01", "2025-12-31"]
+    assert x.run.date_range == y.run.date_range == ("2025-01-01", "2025-12-31")
     for name in x.models:
         mx, my = x.models[name], y.models[name]
         assert mx.metrics == my.metrics, name

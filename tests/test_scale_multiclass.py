@@ -108,7 +108,7 @@ def test_stream_multiclass_classes_from_the_data(lake):
     cfg = _config(lake, "all.csv", classes=False)
     mem = _run(cfg, "memory")
     st = _run(cfg, "stream", stream={"batch_rows": 1_500})
-    assert st.run.classes == sorted(CLASSES)
+    assert list(st.run.classes) == sorted(CLASSES)
     _assert_same(mem, st)
 
 
@@ -213,7 +213,7 @@ def test_dask_multiclass_learns_classes_across_parts(rare, scheduler):
     """Without 'classes' each part numbers the classes it meets; merges remap them into one list."""
     mem = _run(rare / "c.yaml", "memory")
     dk = _run(rare / "c.yaml", "dask", scheduler=scheduler, stream={"batch_rows": 1_000})
-    assert dk.run.classes == ["arrears", "current", "default", "early", "late"]
+    assert dk.run.classes == ("arrears", "current", "default", "early", "late")
     _assert_same(mem, dk)
     assert dk.models["rules"].per_class["arrears"]["support"] == mem.models["rules"].per_class["arrears"]["support"] > 0
 

@@ -21,68 +21,21 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from reportgen import catalog
 from reportgen.engine.curve import ScoreTable, reweighted
+from reportgen.results import Confusion, Optimum
 
-#: Threshold metrics, in report order. ``higher`` / ``lower`` is the better direction.
-THRESHOLD_METRICS: tuple[str, ...] = (
-    "accuracy",
-    "error_rate",
-    "baseline_accuracy",
-    "precision",
-    "recall",
-    "specificity",
-    "npv",
-    "fpr",
-    "fnr",
-    "type_i_error",
-    "type_ii_error",
-    "f1",
-    "fbeta",
-    "balanced_accuracy",
-    "youden_j",
-    "cohen_kappa",
-    "mcc",
-    "expected_cost",
-)
-RANKING_METRICS: tuple[str, ...] = (
-    "roc_auc",
-    "gini",
-    "average_precision",
-    "r_precision",
-    "ks",
-    "defective_pairs",
-    "log_loss",
-    "brier",
-)
+#: Threshold metrics (functions of the confusion counts at one cut), in report order.
+THRESHOLD_METRICS: tuple[str, ...] = catalog.keys("binary", "threshold")
+#: Ranking metrics (functions of the whole score table), in report order.
+RANKING_METRICS: tuple[str, ...] = catalog.keys("binary", "ranking")
 METRICS: tuple[str, ...] = THRESHOLD_METRICS + RANKING_METRICS
 
 #: Which way is better for each metric (``None``: neither, e.g. the baseline accuracy).
-BETTER: dict[str, str | None] = {
-    **{k: "higher" for k in METRICS},
-    "error_rate": "lower",
-    "baseline_accuracy": None,
-    "fpr": "lower",
-    "fnr": "lower",
-    "type_i_error": "lower",
-    "type_ii_error": "lower",
-    "expected_cost": "lower",
-    "defective_pairs": "lower",
-    "log_loss": "lower",
-    "brier": "lower",
-}
+BETTER: dict[str, str | None] = catalog.better("binary")
 
 #: Criteria for optimal thresholds: metric maximised (or minimised for expected cost).
-CRITERIA: tuple[str, ...] = (
-    "f1",
-    "fbeta",
-    "mcc",
-    "cohen_kappa",
-    "balanced_accuracy",
-    "youden_j",
-    "accuracy",
-    "expected_cost",
-    "break_even",
-)
+CRITERIA: tuple[str, ...] = tuple(c.key for c in catalog.CRITERIA)
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,37 +67,6 @@ class Constraint:
     def description(self) -> str:
         bound = f"≥ {self.at_least:g}" if self.at_least is not None else f"≤ {self.at_most:g}"
         return f"best {self.maximize} with {self.where} {bound}"
-
-
-@dataclass(frozen=True, slots=True)
-class Confusion:
-    """Weighted confusion counts at one cut."""
-
-    tp: float
-    fp: float
-    fn: float
-    tn: float
-
-    @property
-    def total(self) -> float:
-        return self.tp + self.fp + self.fn + self.tn
-
-
-@dataclass(frozen=True, slots=True)
-class Optimum:
-    """The best cut for one criterion.
-
-    ``threshold`` is None when the best decision is to predict no row positive.
-    """
-
-    criterion: str
-    threshold: float | None
-    value: float | None
-    tp: float
-    fp: float
-    fn: float
-    tn: float
-    description: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -513,13 +435,7 @@ def _scalar(v: float) -> float | None:
 
 #: The mathematical range of each bounded metric. Sums of weights in floating point can leave
 #: it by a few ulps (0.4 + 0.2 + 0.3 + 0.1 = 1.0000000000000002); reported values are clipped.
-RANGES: dict[str, tuple[float, float]] = {
-    **{k: (0.0, 1.0) for k in (
-        "accuracy", "error_rate", "baseline_accuracy", "precision", "recall", "specificity", "npv",
-        "fpr", "fnr", "type_i_error", "type_ii_error", "f1", "fbeta", "balanced_accuracy",
-        "roc_auc", "average_precision", "r_precision", "ks", "defective_pairs", "brier")},
-    **{k: (-1.0, 1.0) for k in ("youden_j", "cohen_kappa", "mcc", "gini")},
-}
+RANGES: dict[str, tuple[float, float]] = {m.key: (m.lo, m.hi) for m in catalog.metrics_of("binary") if m.bounded}
 
 
 def _in_range(v: float | None, lo: float, hi: float) -> float | None:
@@ -593,17 +509,7 @@ def compute_metrics(
 # Optimal thresholds
 # --------------------------------------------------------------------------------------
 
-_CRITERION_TEXT = {
-    "f1": "max F1",
-    "fbeta": "max F-beta",
-    "mcc": "max MCC",
-    "cohen_kappa": "max Cohen's kappa",
-    "balanced_accuracy": "max balanced accuracy",
-    "youden_j": "max Youden's J (= max balanced accuracy)",
-    "accuracy": "max accuracy",
-    "expected_cost": "min expected cost per row",
-    "break_even": "precision = recall (break-even point)",
-}
+_CRITERION_TEXT = {c.key: c.label for c in catalog.CRITERIA}
 
 
 #: Values within this relative distance of the best count as ties (see :func:`_best`).

@@ -1,6 +1,6 @@
 """Evidence + analysis settings → models, comparisons and the pairwise matrix (one driver).
 
-:func:`compare_evidence` takes the evidence every engine returns
+:func:`compare_binary_evidence` takes the binary evidence every engine returns
 (:mod:`reportgen.engine.evidence`) and chooses each method by what the evidence holds, never
 by which engine made it:
 
@@ -29,7 +29,7 @@ import numpy as np
 from reportgen.engine import binary as B
 from reportgen.engine import stats
 from reportgen.engine.curve import ScoreTable
-from reportgen.engine.evidence import BinaryEvidence, BinaryModelEvidence, MulticlassEvidence
+from reportgen.engine.evidence import BinaryEvidence, BinaryModelEvidence
 from reportgen.engine.resample import resample_kernel, resampled_metrics, stratified_cell_blocks, table_bootstrap_metrics
 from reportgen.engine.streaming import TableDeLong, delong_from_table, normal_interval
 from reportgen.results import (
@@ -204,12 +204,12 @@ def _model_result(
     )
 
 
-def _interval(samples: np.ndarray, level: float) -> list[float] | None:
+def bootstrap_interval(samples: np.ndarray, level: float) -> list[float] | None:
     iv = stats.percentile_interval(samples, level)
     return None if iv is None else [float(iv[0]), float(iv[1])]
 
 
-def _bootstrap_p(samples: np.ndarray) -> float | None:
+def bootstrap_p(samples: np.ndarray) -> float | None:
     """Two-sided bootstrap p-value of 'delta = 0': 2·min(share ≤ 0, share ≥ 0), at least 1/(B+1)."""
     v = samples[np.isfinite(samples)]
     if v.size < 2:
@@ -263,7 +263,7 @@ def verdict(model: str, baseline: str, metric: str, delta: float | None, ci: lis
     return f"{model}'s {name} is {abs(delta):.3f} {direction} than {baseline}'s{ci_txt}, {_fmt_p(p)} ({method}){holm}{sig}"
 
 
-def _relative(model_v: float | None, base_v: float | None) -> float | None:
+def relative_change(model_v: float | None, base_v: float | None) -> float | None:
     if model_v is None or base_v is None or base_v == 0:
         return None
     return (model_v - base_v) / abs(base_v)
@@ -371,22 +371,7 @@ def _ci(samples: np.ndarray, level: float) -> list[float] | None:
     return None if iv is None else [float(iv[0]), float(iv[1])]
 
 
-def compare_evidence(ev, settings: Settings, progress: Progress | None = None):
-    """Evidence + analysis settings → (models, comparisons, pairwise), for either task.
-
-    The methods follow from what the evidence holds (:mod:`reportgen.engine.evidence`), never
-    from the engine that made it; each interval records its method (``ci_method``) and what
-    could not be given is a capability code with its reason (``Comparison.capabilities``).
-    """
-    if isinstance(ev, MulticlassEvidence):
-        from reportgen.engine.compare_multiclass import compare_multiclass_evidence  # noqa: PLC0415
-
-        models, comparisons = compare_multiclass_evidence(ev, settings, progress)
-        return models, comparisons, []
-    return _compare_binary(ev, settings, progress)
-
-
-def _compare_binary(ev: BinaryEvidence, s: Settings, progress: Progress | None):
+def compare_binary_evidence(ev: BinaryEvidence, s: Settings, progress: Progress | None = None):
     """The binary driver (module docstring of :mod:`reportgen.engine.evidence` for the inputs).
 
     * each model: DeLong's interval of AUC and Gini from its table (unweighted, ≥ 2 rows per
@@ -457,7 +442,7 @@ def _compare_binary(ev: BinaryEvidence, s: Settings, progress: Progress | None):
             continue
         mm, bm = models[m.name].metrics, models[base_name].metrics
         delta = {q: (None if mm[q] is None or bm[q] is None else mm[q] - bm[q]) for q in B.METRICS}
-        rel = {q: _relative(mm[q], bm[q]) for q in B.METRICS}
+        rel = {q: relative_change(mm[q], bm[q]) for q in B.METRICS}
         rer = {q: relative_error_reduction(bm[q], mm[q]) for q in MAX_ONE}
         ci: dict[str, list[float]] = {}
         method: dict[str, str] = {}
@@ -470,14 +455,14 @@ def _compare_binary(ev: BinaryEvidence, s: Settings, progress: Progress | None):
                 if metric != "baseline_accuracy" and (iv := _ci(diff_t[:, q], s.level)) is not None:
                     ci[metric], method[metric] = iv, PATTERN_BOOTSTRAP
             if pm in tidx:
-                boot_p = _bootstrap_p(diff_t[:, tidx[pm]])
+                boot_p = bootstrap_p(diff_t[:, tidx[pm]])
         elif rows_boot is not None:
             diff_r = rows_boot[:, j] - rows_boot[:, b]
             for metric in B.THRESHOLD_METRICS:
                 if metric != "baseline_accuracy" and (iv := _ci(diff_r[:, midx[metric]], s.level)) is not None:
                     ci[metric], method[metric] = iv, ROW_BOOTSTRAP
             if pm in tidx:
-                boot_p = _bootstrap_p(diff_r[:, midx[pm]])
+                boot_p = bootstrap_p(diff_r[:, midx[pm]])
         elif want:
             caps["paired_interval.threshold_metrics"] = "weighted" if pairing.status == "aligned" else pairing.reason
         # differences of ranking metrics other than AUC and Gini: the rows only
@@ -487,7 +472,7 @@ def _compare_binary(ev: BinaryEvidence, s: Settings, progress: Progress | None):
                 if (iv := _ci(diff_r[:, midx[metric]], s.level)) is not None:
                     ci[metric], method[metric] = iv, ROW_BOOTSTRAP
             if pm in ROW_ONLY_METRICS:
-                boot_p = _bootstrap_p(diff_r[:, midx[pm]])
+                boot_p = bootstrap_p(diff_r[:, midx[pm]])
         elif want:
             caps["paired_interval.ranking_metrics"] = "needs_rows"
         # AUC and Gini: DeLong, paired when the covariance was counted
@@ -534,7 +519,7 @@ def _compare_binary(ev: BinaryEvidence, s: Settings, progress: Progress | None):
         else:
             caps["mcnemar"] = "non_integer_weights" if ev.weighted else "not_counted"
         if pm in DELONG_METRICS and dl is None and rows_boot is not None:
-            boot_p = _bootstrap_p(rows_boot[:, j, midx[pm]] - rows_boot[:, b, midx[pm]])
+            boot_p = bootstrap_p(rows_boot[:, j, midx[pm]] - rows_boot[:, b, midx[pm]])
         raw_d.append(None if dl is None else dl.p_value)
         raw_m.append(None if mcn is None else mcn.p_value)
         pending.append((m.name, delta, rel, rer, ci, method, caps, test_notes, dl, mcn, boot_p))

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from reportgen import catalog
 from reportgen.engine import binary as B
 from reportgen.engine import class_tables as CT
 from reportgen.engine import multiclass as MC
@@ -28,9 +29,9 @@ from reportgen.engine.compare import (
     ROW_BOOTSTRAP,
     Progress,
     Settings,
-    _bootstrap_p,
-    _interval,
-    _relative,
+    bootstrap_p,
+    bootstrap_interval,
+    relative_change,
     relative_error_reduction,
     verdict,
 )
@@ -46,25 +47,13 @@ from reportgen.results import (
 )
 
 #: Summary metrics of a multiclass model, in report order (``models.NAME.metrics``).
-METRICS: tuple[str, ...] = (
-    "accuracy", "error_rate", "baseline_accuracy", "balanced_accuracy", "cohen_kappa",
-    "quadratic_weighted_kappa", "mcc",
-    "precision_micro", "precision_macro", "precision_weighted",
-    "recall_micro", "recall_macro", "recall_weighted",
-    "f1_micro", "f1_macro", "f1_weighted", "f1_of_macro_pr",
-    "fbeta_micro", "fbeta_macro", "fbeta_weighted",
-    "roc_auc_ovr_micro", "roc_auc_ovr_macro", "roc_auc_ovr_weighted", "roc_auc_ovo_macro",
-    "log_loss", "expected_cost",
-)
+METRICS: tuple[str, ...] = catalog.keys("multiclass")
 
 #: Which way is better (None: neither, the baseline accuracy).
-BETTER: dict[str, str | None] = {
-    **{k: "higher" for k in METRICS},
-    "error_rate": "lower", "baseline_accuracy": None, "log_loss": "lower", "expected_cost": "lower",
-}
+BETTER: dict[str, str | None] = catalog.better("multiclass")
 
 #: Metrics whose ideal is 1: relative error reduction applies.
-MAX_ONE: tuple[str, ...] = tuple(k for k in METRICS if BETTER[k] == "higher")
+MAX_ONE: tuple[str, ...] = tuple(m.key for m in catalog.metrics_of("multiclass") if m.ideal_one)
 
 #: Per-class fields written under ``models.NAME.per_class.CLASS``.
 PER_CLASS_FIELDS = ("precision", "recall", "specificity", "f1", "fbeta", "support", "tp", "fp", "fn", "tn", "roc_auc")
@@ -201,7 +190,7 @@ def _bootstrap(inputs: Sequence[MulticlassInput], labels: Sequence[str], s: Sett
     return out, with_auc
 
 
-_PROBA_METRICS = ("roc_auc_ovr_micro", "roc_auc_ovr_macro", "roc_auc_ovr_weighted", "roc_auc_ovo_macro", "log_loss")
+_PROBA_METRICS = tuple(m.key for m in catalog.metrics_of("multiclass") if m.probabilities)
 
 
 def comparisons_of(names: Sequence[str], models: dict[str, ModelResult], s: Settings, boot: np.ndarray | None,
@@ -219,7 +208,7 @@ def comparisons_of(names: Sequence[str], models: dict[str, ModelResult], s: Sett
             continue
         mm, bm = models[model].metrics, models[base_name].metrics
         delta = {k: (None if mm[k] is None or bm[k] is None else mm[k] - bm[k]) for k in METRICS}
-        rel = {k: _relative(mm[k], bm[k]) for k in METRICS}
+        rel = {k: relative_change(mm[k], bm[k]) for k in METRICS}
         rer = {k: relative_error_reduction(bm[k], mm[k]) for k in MAX_ONE}
         ci: dict[str, list[float]] = {}
         method: dict[str, str] = {}
@@ -229,7 +218,7 @@ def comparisons_of(names: Sequence[str], models: dict[str, ModelResult], s: Sett
             for k, name in enumerate(METRICS):
                 if name == "baseline_accuracy":
                     continue
-                iv = _interval(boot[:, j, k] - boot[:, b, k], s.level)
+                iv = bootstrap_interval(boot[:, j, k] - boot[:, b, k], s.level)
                 if iv is not None:
                     ci[name], method[name] = iv, ROW_BOOTSTRAP
             if skipped_auc:
@@ -249,7 +238,7 @@ def comparisons_of(names: Sequence[str], models: dict[str, ModelResult], s: Sett
             mc = McNemarSummary(mcn.statistic, mcn.p_value, hm if several else None, mcn.method,
                                 [[float(v) for v in row] for row in mcn.table])
         if boot is not None and pm in midx:
-            p, meth = _bootstrap_p(boot[:, j, midx[pm]] - boot[:, b, midx[pm]]), "bootstrap"
+            p, meth = bootstrap_p(boot[:, j, midx[pm]] - boot[:, b, midx[pm]]), "bootstrap"
         else:
             p, meth = None, "no test"
         text = verdict(name, base_name, pm, delta.get(pm), ci.get(pm), p, meth, s.level, better=BETTER.get(pm))
@@ -303,7 +292,7 @@ def compare_multiclass_evidence(ev: MulticlassEvidence, s: Settings, progress: P
         method: dict[str, str] = {}
         if boot is not None:
             for q, name in enumerate(METRICS):
-                if name != "baseline_accuracy" and (iv := _interval(boot[:, j, q], s.level)) is not None:
+                if name != "baseline_accuracy" and (iv := bootstrap_interval(boot[:, j, q], s.level)) is not None:
                     ci[name], method[name] = iv, ROW_BOOTSTRAP
         models[m.name] = result_of(m.name, m.file, mm, labels, weighted=m.weighted, has_proba=m.tables is not None,
                                    from_column=m.predicted_from_column, curves=curves, ci=ci, ci_method=method)

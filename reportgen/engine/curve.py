@@ -221,7 +221,7 @@ _MAX_DECIMALS = 9
 _EXACT_INT = float(2**52)
 
 
-def _decimal_places(scores: np.ndarray) -> int | None:
+def decimal_places(scores: np.ndarray) -> int | None:
     """Smallest ``d`` for which a sample of ``scores`` is exactly ``rint(s·10^d) / 10^d``."""
     step = max(1, scores.shape[0] // _SAMPLE)
     sample = scores[::step][:_SAMPLE]
@@ -245,7 +245,7 @@ def _integer_codes(
     score: equal scores (including -0.0 and 0.0) share a code, different scores never do, and
     the order of codes is the order of scores. ``(code + qmin) / scale`` gives back the score.
     """
-    d = _decimal_places(scores)
+    d = decimal_places(scores)
     if d is None:
         return None
     scale = 10.0**d

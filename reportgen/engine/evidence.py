@@ -1,7 +1,7 @@
 """The contract every engine returns: rows reduced to mergeable sufficient statistics.
 
 Every engine (memory, stream, dask) reduces its rows to the same evidence, and one driver
-(:func:`reportgen.engine.compare.compare_evidence`) turns evidence and analysis settings into
+(:func:`reportgen.engine.driver.compare_evidence`) turns evidence and analysis settings into
 the frozen result, choosing interval and test methods by what the evidence holds — never by
 which engine made it. So a number cannot depend on the engine, only on what was reducible.
 

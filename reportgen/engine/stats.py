@@ -95,13 +95,13 @@ _D = (7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e00,
       3.754408661907416e00)  # fmt: skip
 
 
-def _norm_ppf(p: float) -> float:
+def norm_ppf(p: float) -> float:
     """Quantile of the standard normal (inverse CDF), for ``0 < p < 1``."""
     if not 0.0 < p < 1.0:
         raise ValueError(f"normal quantile needs 0 < p < 1, got {p}")
     if p > 0.5:
         # Symmetry keeps the refinement accurate in the upper tail (1 - p is exact for p >= 1/2).
-        return -_norm_ppf(1.0 - p)
+        return -norm_ppf(1.0 - p)
     p_low = 0.02425
     if p < p_low:
         q = math.sqrt(-2.0 * math.log(p))
@@ -214,8 +214,8 @@ def _t_two_sided_p(t: float, df: float) -> float:
 def _t_ppf_upper(alpha: float, df: float) -> float:
     """The ``t`` with ``P(|T| >= t) = alpha`` (two-sided critical value), by bisection."""
     if math.isinf(df):
-        return _norm_ppf(1.0 - alpha / 2.0)
-    lo = _norm_ppf(1.0 - alpha / 2.0)  # the t quantile is never below the normal one
+        return norm_ppf(1.0 - alpha / 2.0)
+    lo = norm_ppf(1.0 - alpha / 2.0)  # the t quantile is never below the normal one
     hi = max(2.0 * lo, 1.0)
     while _t_two_sided_p(hi, df) > alpha:
         hi *= 2.0
@@ -507,7 +507,7 @@ def delong_auc_ci(
     auc, v10, v01, m, k = _delong_parts(scores, y, direction, weights, "scores", cache)
     var = _delong_variance(v10, v01)
     se = math.sqrt(var)
-    z = _norm_ppf(0.5 + level / 2.0)
+    z = norm_ppf(0.5 + level / 2.0)
     notes = _small_sample(m, k, "AUC interval")
     if var == 0.0:
         notes.append(
@@ -670,7 +670,7 @@ def _normal_test(
         return None, 0.0, delta, delta
     se = math.sqrt(var)
     z = delta / se
-    half = _norm_ppf(0.5 + level / 2.0) * se
+    half = norm_ppf(0.5 + level / 2.0) * se
     return z, _norm_two_sided_p(z), delta - half, delta + half
 
 

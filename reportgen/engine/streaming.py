@@ -62,9 +62,9 @@ class DenseCounts:
     @classmethod
     def start(cls, scores: np.ndarray) -> DenseCounts | None:
         """An empty accumulator fitted to a first chunk, or None when its scores are not decimals."""
-        from reportgen.engine.curve import _decimal_places  # noqa: PLC0415
+        from reportgen.engine.curve import decimal_places  # noqa: PLC0415
 
-        d = _decimal_places(scores) if scores.shape[0] else None
+        d = decimal_places(scores) if scores.shape[0] else None
         if d is None:
             return None
         scale = 10.0**d
@@ -691,8 +691,8 @@ class PairedAccumulator:
 
 def normal_interval(estimate: float, variance: float, level: float) -> tuple[float, float]:
     """estimate ∓ z·√variance clipped to [0, 1], z = Φ⁻¹((1 + level) / 2)."""
-    from reportgen.engine.stats import _norm_ppf  # noqa: PLC0415
+    from reportgen.engine.stats import norm_ppf  # noqa: PLC0415
 
-    z = _norm_ppf(0.5 + level / 2.0)
+    z = norm_ppf(0.5 + level / 2.0)
     se = math.sqrt(max(variance, 0.0))
     return max(0.0, estimate - z * se), min(1.0, estimate + z * se)

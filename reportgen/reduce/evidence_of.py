@@ -25,7 +25,8 @@ from reportgen.config import Config
 from reportgen.engine import multiclass as MC
 from reportgen.engine import streaming as S
 from reportgen.engine.class_tables import build_class_tables
-from reportgen.engine.compare import Progress, Settings, compare_evidence
+from reportgen.engine.compare import Progress, Settings
+from reportgen.engine.driver import compare_evidence
 from reportgen.io.align import NOTE_REASONS
 from reportgen.engine.curve import build_table, row_groups
 from reportgen.engine.evidence import (
@@ -152,7 +153,7 @@ def evidence_of_rows(models: Sequence[ModelRows], threshold: float = 0.5, audit:
 def compare_rows(models: Sequence[ModelRows], settings: Settings, threshold: float = 0.5,
                  progress: Progress | None = None, aligned: bool = True):
     """Binary models given as rows → (models, comparisons, pairwise): the rows reduced to
-    evidence, then the one driver (:func:`~reportgen.engine.compare.compare_evidence`).
+    evidence, then the one driver (:func:`~reportgen.engine.driver.compare_evidence`).
     ``aligned``: the models' rows are the same rows in the same order (False: independent
     samples, reason ``separate_files``)."""
     return compare_evidence(evidence_of_rows(models, threshold, aligned=aligned), settings, progress)

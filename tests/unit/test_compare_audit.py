@@ -186,7 +186,7 @@ def test_compare_mcnemar_counts_and_p_match_scipy():
     mc = comps[0].tests.mcnemar
     ok_m, ok_b = (b >= 0.5) == y, (a >= 0.5) == y
     n12, n21 = int((ok_m & ~ok_b).sum()), int((~ok_m & ok_b).sum())
-    assert mc.table == [[float((ok_m & ok_b).sum()), n12], [n21, float((~ok_m & ~ok_b).sum())]]
+    assert mc.table == ((float((ok_m & ok_b).sum()), n12), (n21, float((~ok_m & ~ok_b).sum())))  # frozen: tuples
     assert n12 + n21 >= 25 and mc.method == "chi-square (continuity-corrected)"
     chi2 = (abs(n12 - n21) - 1) ** 2 / (n12 + n21)
     assert mc.statistic == pytest.approx(chi2, rel=1e-14)
@@ -302,7 +302,7 @@ def test_compare_with_integer_weights_runs_mcnemar_on_frequencies():
     k = w.astype(int)
     ref = mcnemar(np.repeat((b >= 2.0) == y, k), np.repeat((a >= 2.0) == y, k))
     assert got.p_value == ref.p_value and got.method == ref.method
-    assert got.table == [[float(v) for v in row] for row in ref.table]
+    assert got.table == tuple(tuple(float(v) for v in row) for row in ref.table)
     assert comps[0].tests.delong is None
 
 
@@ -331,10 +331,10 @@ def test_compare_identical_models(paired):
     d = c.tests.delong
     assert (d.delta, d.z, d.p_value) == (0.0, 0.0, 1.0)
     if paired:
-        assert (d.se, d.ci) == (0.0, [0.0, 0.0])
+        assert (d.se, d.ci) == (0.0, (0.0, 0.0))
         assert c.tests.mcnemar.p_value == 1.0
         assert c.tests.mcnemar.method == "none (no discordant pairs)"
-        assert all(iv == [0.0, 0.0] for k, iv in c.ci.items() if k not in ("log_loss", "brier")), c.ci
+        assert all(iv == (0.0, 0.0) for k, iv in c.ci.items() if k not in ("log_loss", "brier")), c.ci
         assert {cell.p_value for cell in cells} == {1.0}
     assert "equals" in c.verdict
     assert_no_nan(models, comps, cells)
@@ -374,7 +374,7 @@ def test_compare_with_perfect_models():
          ModelInput("inverted", "f", 1 - s, y)],
         resamples=30,
     )
-    assert models["perfect"].ci["roc_auc"] == [1.0, 1.0]
+    assert models["perfect"].ci["roc_auc"] == (1.0, 1.0)
     by = {c.model: c for c in comps}
     assert (by["also"].tests.delong.z, by["also"].tests.delong.p_value) == (0.0, 1.0)
     assert by["noisy"].tests.delong.z < 0 and 0 < by["noisy"].tests.delong.p_value < 1

@@ -1,0 +1,28 @@
+"""The one compare driver: Evidence + analysis settings → results, for either task.
+
+Dispatches on the kind of evidence (never on the engine that made it) to the binary driver
+(:mod:`reportgen.engine.compare`) or the multiclass one (:mod:`reportgen.engine.compare_multiclass`);
+both choose their interval and test methods by what the evidence holds.
+"""
+
+from __future__ import annotations
+
+from reportgen.engine.compare import Progress, Settings, compare_binary_evidence
+from reportgen.engine.compare_multiclass import compare_multiclass_evidence
+from reportgen.engine.evidence import BinaryEvidence, MulticlassEvidence
+from reportgen.results import Comparison, ModelResult, PairwiseCell
+
+
+def compare_evidence(
+    ev: BinaryEvidence | MulticlassEvidence, settings: Settings, progress: Progress | None = None
+) -> tuple[dict[str, ModelResult], list[Comparison], list[PairwiseCell]]:
+    """Evidence + analysis settings → (models, comparisons, pairwise), for either task.
+
+    The methods follow from what the evidence holds (:mod:`reportgen.engine.evidence`), never
+    from the engine that made it; each interval records its method (``ci_method``) and what
+    could not be given is a capability code with its reason (``Comparison.capabilities``).
+    """
+    if isinstance(ev, MulticlassEvidence):
+        models, comparisons = compare_multiclass_evidence(ev, settings, progress)
+        return models, comparisons, []
+    return compare_binary_evidence(ev, settings, progress)

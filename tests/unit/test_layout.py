@@ -1,0 +1,76 @@
+"""The package's shape (issue 15): imports point forward, no cycles, no private names across modules.
+
+Read from the source with ``ast`` (nothing is imported): an edge is any ``from reportgen... import``
+at any level of a module, including imports inside functions, so a lazy import cannot hide a cycle.
+``from reportgen import x`` counts as an edge to the submodule ``reportgen.x`` when there is one.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2] / "reportgen"
+
+
+def _modules() -> dict[str, Path]:
+    out = {}
+    for f in ROOT.rglob("*.py"):
+        name = ".".join(f.relative_to(ROOT.parent).with_suffix("").parts)
+        out[name.removesuffix(".__init__")] = f
+    return out
+
+
+def _imports() -> tuple[dict[str, set[str]], list[tuple[str, str, str]]]:
+    mods = _modules()
+    graph: dict[str, set[str]] = {m: set() for m in mods}
+    private = []
+    for name, path in mods.items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("reportgen"):
+                for alias in node.names:
+                    sub = f"{node.module}.{alias.name}"
+                    graph[name].add(sub if sub in mods else node.module)
+                    if alias.name.startswith("_") and not alias.name.startswith("__"):
+                        private.append((name, node.module, alias.name))
+    return graph, private
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Every elementary cycle found by a depth-first walk (the package root, whose __init__ only
+    re-exports the public API, is left out)."""
+    found = []
+    for start in graph:
+        if start == "reportgen":
+            continue
+        stack = [(start, [start])]
+        while stack:
+            node, path = stack.pop()
+            for nxt in graph.get(node, ()):
+                if nxt == "reportgen":
+                    continue
+                if nxt == start:
+                    found.append(path + [start])
+                elif nxt not in path and len(path) < 12:
+                    stack.append((nxt, path + [nxt]))
+    return found
+
+
+def test_no_import_cycles() -> None:
+    cycles = _cycles(_imports()[0])
+    assert not cycles, f"import cycle: {' -> '.join(cycles[0])}"
+
+
+def test_no_module_imports_another_modules_private_names() -> None:
+    private = _imports()[1]
+    assert not private, f"{private[0][0]} imports {private[0][2]} from {private[0][1]}"
+
+
+def test_results_is_a_leaf_and_the_engine_never_imports_the_report_layer() -> None:
+    graph, _ = _imports()
+    assert graph["reportgen.results"] <= {"reportgen.catalog", "reportgen.errors"}
+    report_layer = {"reportgen.render", "reportgen.figures", "reportgen.writer", "reportgen.wording", "reportgen.cli"}
+    for name, targets in graph.items():
+        if name.startswith("reportgen.engine"):
+            assert not targets & report_layer, f"{name} imports {targets & report_layer}"
+            assert not any(t.startswith(("reportgen.io", "reportgen.sources", "reportgen.dask")) for t in targets), name
