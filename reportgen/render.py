@@ -16,6 +16,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import logging
 import math
 import os
 import re
@@ -762,14 +763,31 @@ def _url_fetcher() -> Any:
     return _LocalOnlyFetcher(allowed_protocols={"data"}, allow_redirects=False)
 
 
-def render_pdf(html: str, target: Path) -> None:
-    import logging  # noqa: PLC0415
+@contextmanager
+def _quiet(*names: str) -> Iterator[None]:
+    """Raise the named loggers (and their children) to ERROR for one call, then restore them.
 
+    WeasyPrint's and fontTools' notes on CSS they ignore and fonts they subset are noise in a
+    report run; they are kept out only while reportgen's own PDF is laid out, so other code in
+    the process (an Airflow task) keeps those libraries' loggers as it configured them.
+    """
+    loggers = [logging.getLogger(n) for n in names]
+    before = [lg.level for lg in loggers]
+    for lg in loggers:
+        if lg.getEffectiveLevel() < logging.ERROR:
+            lg.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        for lg, level in zip(loggers, before):
+            lg.setLevel(level)
+
+
+def render_pdf(html: str, target: Path) -> None:
     from weasyprint import HTML  # noqa: PLC0415
 
-    logging.getLogger("weasyprint").setLevel(logging.ERROR)
-    logging.getLogger("fontTools").setLevel(logging.ERROR)
-    HTML(string=html, url_fetcher=_url_fetcher(), base_url=None).write_pdf(str(target))
+    with _quiet("weasyprint", "fontTools"):
+        HTML(string=html, url_fetcher=_url_fetcher(), base_url=None).write_pdf(str(target))
 
 
 _NUMBER_LIST = re.compile(r"\[\s*((?:-?[\d.eE+-]+|null)(?:,\s*(?:-?[\d.eE+-]+|null))*)\s*\]")

@@ -337,3 +337,18 @@ def test_plain_svg_logo_is_inlined(tmp_path: Path) -> None:
     cfg = _logo_run(tmp_path, "logo.svg")
     assert cli.main(["run", str(cfg), "--out", str(tmp_path / "out"), "--format", "html", "-q"]) == 0
     assert "data:image/svg+xml;base64," in (tmp_path / "out" / "report.html").read_text()
+
+
+def test_pdf_rendering_leaves_other_libraries_loggers_as_configured(hostile_result: Path, tmp_path: Path) -> None:
+    """render_pdf set the weasyprint and fontTools loggers to ERROR for the whole process (issue 18)."""
+    import logging
+
+    for name in ("weasyprint", "fontTools"):
+        logging.getLogger(name).setLevel(logging.DEBUG)
+    try:
+        assert cli.main(["render", str(hostile_result), "--out", str(tmp_path / "o"), "--format", "pdf", "-q"]) == 0
+        assert logging.getLogger("weasyprint").level == logging.DEBUG
+        assert logging.getLogger("fontTools").level == logging.DEBUG
+    finally:
+        for name in ("weasyprint", "fontTools"):
+            logging.getLogger(name).setLevel(logging.NOTSET)
