@@ -267,7 +267,8 @@ def load_dask(cfg: Config, progress: Progress | None = None) -> StreamedData:
                 mapped = [delayed(_map_binned)(cfg, p, m.name, shared_edges, shared_allowed) for p in parts_of_file[path]]
                 acc = tree_reduce(delayed, _reduce_binned, mapped).compute()
                 table, grouper, binning = binned_result(cfg, m.name, acc, warnings)
-            V.check_both_classes(cfg, path, label, table.total_pos, table.total_neg, part.labels[m.name])
+            V.check_both_classes(cfg, path, label, part.labels[m.name], table.total_pos, table.total_neg,
+                                 columns_for(cfg, m).get("weight"))
             models.append(StreamedModel(m.name, str(path), m.direction, m.probabilities, m.threshold, table, binning, grouper))
         paired, note = None, None
         if len(models) > 1:

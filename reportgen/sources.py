@@ -53,7 +53,10 @@ def load_dataset(cfg: Config) -> Dataset:
         found = set(pd.unique(kept).tolist())
         V.check_two_labels(path, cols["label"], found)
         is_pos = kept == positive
-        V.check_both_classes(cfg, path, cols["label"], float(is_pos.sum()), float((~is_pos).sum()), found)
+        w_kept = np.ones(len(kept)) if weights is None else weights[keep]
+        V.check_both_classes(cfg, path, cols["label"], found, float(w_kept[is_pos].sum()), float(w_kept[~is_pos].sum()),
+                             cols.get("weight"))
+        V.check_score_range(path, cols["score"], scores, keep, 0)
         if m.probabilities is True:
             V.check_probabilities(path, m.name, [cols["score"]], scores, keep, 0)
         s = scores[keep]

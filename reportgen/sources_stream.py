@@ -323,6 +323,7 @@ def validated(cfg: Config, st: ModelState, path: Path, batch: Batch, offset: int
             st.dropped[reason] = st.dropped.get(reason, 0) + k
     if weights is not None:
         V.check_weights(path, cols["weight"], weights, keep, offset)
+    V.check_score_range(path, cols["score"], scores, keep, offset)
     if st.cfg.probabilities is True:
         V.check_probabilities(path, st.cfg.name, [cols["score"]], scores, keep, offset)
     if st.allowed is not None:
@@ -508,7 +509,8 @@ def _load_streamed(cfg: Config, progress: Progress | None, hashes: Callable[[], 
                         if keep_rows and rows.ok:
                             rows.add_bins(m.name, binned[0])
                 table, grouper, binning = binned_result(cfg, m.name, acc, warnings)
-            V.check_both_classes(cfg, path, st.cols["label"], table.total_pos, table.total_neg, st.labels)
+            V.check_both_classes(cfg, path, st.cols["label"], st.labels, table.total_pos, table.total_neg,
+                                 st.cols.get("weight"))
             models.append(StreamedModel(m.name, str(path), m.direction, m.probabilities, m.threshold, table, binning, grouper))
             if rows is not None and rows.ok:
                 rows.base.setdefault(m.name, 0)

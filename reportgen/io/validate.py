@@ -325,6 +325,24 @@ def check_weights(path: Any, column: str, weights: np.ndarray, keep: np.ndarray 
         raise InputError(f"{path}: column '{column}', row {offset + i + HEADER_ROWS}: negative weight {weights[i]:g}; weights must be >= 0")
 
 
+#: The largest score magnitude accepted: beyond it, differences of scores (curve spans, bin
+#: widths, the histogram of a score range) overflow to infinity in float64.
+MAX_SCORE_MAGNITUDE = 1e300
+
+
+def check_score_range(path: Any, column: str, scores: np.ndarray, keep: np.ndarray | None, offset: int) -> None:
+    """Scores beyond ±:data:`MAX_SCORE_MAGNITUDE` are an error naming the first (not an overflow later)."""
+    big = np.abs(scores) > MAX_SCORE_MAGNITUDE
+    if keep is not None:
+        big &= keep
+    if big.any():
+        i = int(np.flatnonzero(big)[0])
+        raise InputError(
+            f"{path}: column '{column}', row {offset + i + HEADER_ROWS}: score {scores[i]:g} is too large in magnitude "
+            f"(at most ±{MAX_SCORE_MAGNITUDE:g}); rescale the scores"
+        )
+
+
 def check_probabilities(path: Any, model: str, columns: list[str], scores: np.ndarray, keep: np.ndarray | None,
                         offset: int) -> None:
     """Scores outside [0, 1] when the model says ``probabilities: true`` (``scores``: n × columns)."""
@@ -350,15 +368,29 @@ def check_two_labels(path: Any, column: str, found: set[str]) -> None:
         )
 
 
-def check_both_classes(cfg: Config, path: Any, column: str, positives: float, negatives: float, found: set[str]) -> None:
-    """Binary labels: some rows positive and some negative."""
-    if positives <= 0:
+def check_both_classes(cfg: Config, path: Any, column: str, found: set[str], positives: float, negatives: float,
+                       weight_column: str | None = None) -> None:
+    """Binary labels: some rows positive and some negative, and each class with some weight.
+
+    Presence is judged from the labels found (``found``: the kept rows' label keys), the same
+    in every engine whatever it counted; ``positives`` / ``negatives`` are the classes' total
+    weights (row counts without weights). A class whose every row has weight 0 has no evidence:
+    every rate on it would be 0 / 0.
+    """
+    pos_key = label_key(cfg.positive)
+    if pos_key not in found:
         shown = ", ".join(repr(v) for v in sorted_classes(found)[:6])
         raise InputError(
             f"{path}: column '{column}': no row has the positive label {cfg.positive!r} (labels found: {shown}); set 'positive' in the config"
         )
-    if negatives <= 0:
+    if not any(k != pos_key for k in found):
         raise InputError(f"{path}: column '{column}': every row is positive; metrics need both classes")
+    for name, total in (("positive", positives), ("negative", negatives)):
+        if total <= 0:
+            raise InputError(
+                f"{path}: column '{weight_column}': every {name} row has weight 0; "
+                f"each class needs some weight — check the weights"
+            )
 
 
 def check_classes(path: Any, column: str, values: np.ndarray, keep: np.ndarray | None, allowed: list[str], offset: int) -> None:

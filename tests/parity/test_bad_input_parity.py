@@ -306,3 +306,23 @@ def test_iso_dates_with_times_and_offsets_give_one_period_everywhere(tmp_path, s
         assert code == 0, f"{engine}: {err}"
         ranges.add(tuple(metrics(out)["run"]["date_range"]))
     assert len(ranges) == 1, ranges
+
+
+# --- weights and magnitudes that ended in an internal error or a misleading message (issue 18) ---
+
+
+@pytest.mark.parametrize("weights", [[0, 0, 0, 0], [1, 0, 2, 0]], ids=["all-zero", "positives-zero"])
+def test_a_class_whose_weights_are_all_zero_is_one_error_everywhere(weights, tmp_path, scheduler, capsys):
+    """Memory exited 0 with NaN rates; stream said 'no row has the positive label 1'."""
+    pd.DataFrame({"y": [0, 1, 0, 1], "s": [0.1, 0.9, 0.2, 0.7], "w": weights}).to_csv(tmp_path / "a.csv", index=False)
+    cfg = config(tmp_path, [{"name": "a", "file": "a.csv", "score": "s"}], weight="w")
+    line = same_everywhere(cfg, scheduler, capsys)
+    assert "column 'w': every positive row has weight 0" in line
+
+
+def test_scores_near_the_float_limit_are_refused_not_overflowed(tmp_path, scheduler, capsys):
+    """Scores of ±1e308 overflowed the histogram's range (internal error, exit 1)."""
+    pd.DataFrame({"y": [0, 1, 0, 1, 0, 1], "s": [-1e308, 1e308, 1e307, -1e307, 0, 5]}).to_csv(tmp_path / "a.csv", index=False)
+    cfg = config(tmp_path, [{"name": "a", "file": "a.csv", "score": "s"}])
+    line = same_everywhere(cfg, scheduler, capsys)
+    assert "column 's', row 2: score -1e+308 is too large in magnitude" in line

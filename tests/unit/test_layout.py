@@ -74,3 +74,13 @@ def test_results_is_a_leaf_and_the_engine_never_imports_the_report_layer() -> No
         if name.startswith("reportgen.engine"):
             assert not targets & report_layer, f"{name} imports {targets & report_layer}"
             assert not any(t.startswith(("reportgen.io", "reportgen.sources", "reportgen.dask")) for t in targets), name
+
+
+def test_every_package_is_in_the_wheel() -> None:
+    """pyproject lists packages explicitly: a new subpackage missing there installs without it
+    (reportgen.io and reportgen.reduce did, and every import failed on a fresh machine)."""
+    import tomllib
+
+    listed = set(tomllib.loads((ROOT.parent / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]["packages"])
+    packages = {".".join(p.parent.relative_to(ROOT.parent).parts) for p in ROOT.rglob("__init__.py")}
+    assert packages <= listed, f"not in pyproject's packages: {sorted(packages - listed)}"
