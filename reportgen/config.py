@@ -36,6 +36,10 @@ PRIMARY_METRICS: tuple[str, ...] = catalog.primary_metrics("binary")
 MULTICLASS_PRIMARY_METRICS: tuple[str, ...] = catalog.primary_metrics("multiclass")
 
 
+#: The most models one report compares: every model adds a column to each table, a curve to
+#: each figure and a row and column to the pairwise tests; 300 models made a 3.4 GB PDF run.
+MAX_MODELS = 40
+
 #: What ``output.dir`` may contain: the config file's stem, the run date, the run id.
 OUTPUT_PLACEHOLDERS = ("config", "date", "run_id")
 
@@ -244,6 +248,9 @@ class Config(Strict):
 
     @model_validator(mode="after")
     def _consistent(self) -> Config:
+        if len(self.models) > MAX_MODELS:
+            raise _Invalid(("models",), f"{len(self.models)} models; a report compares at most {MAX_MODELS} "
+                           f"(each adds curves, tables and pairwise tests); split them into several configs")
         names = [m.name for m in self.models]
         dupes = sorted({n for n in names if names.count(n) > 1})
         if dupes:

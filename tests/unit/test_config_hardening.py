@@ -127,3 +127,13 @@ def test_fuzzed_thresholds_are_finite_or_refused(x: float) -> None:
         assert not math.isfinite(x)
     else:
         assert math.isfinite(cfg.threshold)
+
+
+def test_too_many_models_is_a_config_error_not_an_unbounded_run() -> None:
+    """300 models with PDF ran for minutes towards a 3.4 GB report (issue 18)."""
+    from reportgen.config import MAX_MODELS
+
+    models = "".join(f"  - {{name: m{i}, file: a.csv, score: s}}\n" for i in range(MAX_MODELS + 1))
+    msg = _error("label: y\nmodels:\n" + models)
+    assert f"{MAX_MODELS + 1} models; a report compares at most {MAX_MODELS}" in msg
+    parse_config("label: y\nmodels:\n" + "".join(f"  - {{name: m{i}, file: a.csv, score: s}}\n" for i in range(MAX_MODELS)))
