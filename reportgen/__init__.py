@@ -9,8 +9,7 @@ Public API::
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
-
+from reportgen.version import __version__
 from reportgen.config import Config, load_config, parse_config  # noqa: E402
 from reportgen.errors import ConfigError, InputError, OutputError, ReportgenError, ResultError, UserError  # noqa: E402
 from reportgen.pipeline import analyse as compare_models  # noqa: E402

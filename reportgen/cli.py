@@ -21,7 +21,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from reportgen import __version__, clock
+import reportgen.clock as clock
+
+from reportgen.version import __version__
 from reportgen.errors import ConfigError, OutputError, ReportgenError, UserError
 from reportgen.writer import Interrupted, on_signal, output_path, reserve, write_outputs
 

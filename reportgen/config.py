@@ -18,7 +18,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, ValidationInfo, field_validator, model_validator
 
-from reportgen import catalog
+import reportgen.catalog as catalog
 from reportgen.errors import ConfigError
 
 Task = Literal["binary", "multiclass"]

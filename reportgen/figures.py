@@ -19,7 +19,7 @@ matplotlib.use("Agg")  # no display, deterministic output
 import numpy as np  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
-from reportgen import catalog  # noqa: E402
+import reportgen.catalog as catalog  # noqa: E402
 from reportgen.catalog import short_label  # noqa: E402
 from reportgen.results import ComparisonResult, ModelResult  # noqa: E402
 

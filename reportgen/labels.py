@@ -6,7 +6,7 @@ Kept for the code that imports these names; the labels themselves are rows of
 
 from __future__ import annotations
 
-from reportgen import catalog
+import reportgen.catalog as catalog
 
 #: Metric key → report label, every metric of every task.
 LABELS: dict[str, str] = {m.key: m.label for m in catalog.METRICS}

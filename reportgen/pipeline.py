@@ -13,7 +13,7 @@ from importlib import metadata
 from pathlib import Path
 
 
-from reportgen import clock
+import reportgen.clock as clock
 from reportgen.config import Config
 from reportgen.engine import binary as B
 from reportgen.engine.compare import Progress, Settings
@@ -42,7 +42,7 @@ def reportgen_version() -> str:
     try:
         return metadata.version("reportgen")
     except metadata.PackageNotFoundError:
-        from reportgen import __version__
+        from reportgen.version import __version__
 
         return __version__
 

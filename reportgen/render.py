@@ -36,7 +36,7 @@ from jinja2.sandbox import ImmutableSandboxedEnvironment
 from markupsafe import Markup
 
 from reportgen.config import REPORT_SECTIONS
-from reportgen import catalog
+import reportgen.catalog as catalog
 from reportgen.errors import ThemeError, UserError
 from reportgen.labels import CRITERION_LABELS
 from reportgen.results import ComparisonResult, ModelResult, to_jsonable
@@ -313,7 +313,7 @@ def rule_text(direction: str, threshold: float | str) -> str:
 
 def build_view(result: ComparisonResult, theme: Theme = Theme()) -> dict[str, Any]:
     """Everything the templates show, as formatted strings and flags."""
-    from reportgen import figures  # noqa: PLC0415  (figures are only needed to render)
+    import reportgen.figures as figures  # noqa: PLC0415  (figures are only needed to render)
 
     palette = theme.palette or figures.PALETTE
     run = result.run

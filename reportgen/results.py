@@ -32,7 +32,7 @@ from typing import Any, Literal, NoReturn
 
 import numpy as np
 
-from reportgen import catalog
+import reportgen.catalog as catalog
 from reportgen.errors import ResultError
 
 #: The ``schema_version`` this reportgen writes and reads.

@@ -486,7 +486,7 @@ def write_outputs(
     it the directory is locked here. Returns the absolute path of each file written, by
     format (and by file name for ``extra``).
     """
-    from reportgen import render  # noqa: PLC0415  (render re-exports this function)
+    import reportgen.render as render  # noqa: PLC0415  (render re-exports this function)
 
     theme = theme if theme is not None else render.Theme()
     formats = [f for f in FORMATS if f in set(formats)]

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from reportgen import catalog
+import reportgen.catalog as catalog
 from reportgen.engine.curve import ScoreTable, reweighted
 from reportgen.results import Confusion, Optimum
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from reportgen import catalog
+import reportgen.catalog as catalog
 from reportgen.engine import binary as B
 from reportgen.engine import class_tables as CT
 from reportgen.engine import multiclass as MC
