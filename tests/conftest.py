@@ -97,3 +97,12 @@ def pytest_addoption(parser):
     """
     parser.addoption("--update-snapshots", action="store_true", default=False,
                      help="rewrite tests/snapshots/html/*.html from the current templates instead of comparing")
+
+
+@pytest.fixture(scope="session")
+def scheduler():
+    """The address of one LocalCluster (two worker processes) shared by every Dask test of the run:
+    starting a cluster costs seconds, so the modules that compare engines share this one."""
+    distributed = pytest.importorskip("dask.distributed")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        yield cluster.scheduler_address

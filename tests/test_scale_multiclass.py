@@ -164,14 +164,6 @@ def test_stream_multiclass_mcnemar_over_two_files_lines_up_rows(lake, tmp_path):
 # --- engine: dask --------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def scheduler():
-    """The address of one LocalCluster (two worker processes) shared by this module's Dask tests."""
-    distributed = pytest.importorskip("dask.distributed")
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
-        yield cluster.scheduler_address
-
-
 def test_dask_multiclass_equals_memory(lake, scheduler):
     """Four Parquet parts of three batches each, mapped and merged on two workers."""
     cfg = _config(lake, "ds")

@@ -317,11 +317,15 @@ def multiclass_checks(cols: dict[str, str], truth: np.ndarray, pred: np.ndarray 
     return checks
 
 
+def first_kept(flags: np.ndarray, keep: np.ndarray | None) -> int | None:
+    """Index of the first flagged row among the kept ones (``keep``: None = every row), or None."""
+    hit = flags if keep is None else flags & keep
+    return int(np.flatnonzero(hit)[0]) if hit.any() else None
+
+
 def check_weights(path: Any, column: str, weights: np.ndarray, keep: np.ndarray | None, offset: int) -> None:
     """Negative weights (of kept rows) are an error naming the first."""
-    neg = weights < 0 if keep is None else (weights < 0) & keep
-    if neg.any():
-        i = int(np.flatnonzero(neg)[0])
+    if (i := first_kept(weights < 0, keep)) is not None:
         raise InputError(f"{path}: column '{column}', row {offset + i + HEADER_ROWS}: negative weight {weights[i]:g}; weights must be >= 0")
 
 
@@ -332,11 +336,7 @@ MAX_SCORE_MAGNITUDE = 1e300
 
 def check_score_range(path: Any, column: str, scores: np.ndarray, keep: np.ndarray | None, offset: int) -> None:
     """Scores beyond ±:data:`MAX_SCORE_MAGNITUDE` are an error naming the first (not an overflow later)."""
-    big = np.abs(scores) > MAX_SCORE_MAGNITUDE
-    if keep is not None:
-        big &= keep
-    if big.any():
-        i = int(np.flatnonzero(big)[0])
+    if (i := first_kept(np.abs(scores) > MAX_SCORE_MAGNITUDE, keep)) is not None:
         raise InputError(
             f"{path}: column '{column}', row {offset + i + HEADER_ROWS}: score {scores[i]:g} is too large in magnitude "
             f"(at most ±{MAX_SCORE_MAGNITUDE:g}); rescale the scores"
@@ -395,11 +395,7 @@ def check_both_classes(cfg: Config, path: Any, column: str, found: set[str], pos
 
 def check_classes(path: Any, column: str, values: np.ndarray, keep: np.ndarray | None, allowed: list[str], offset: int) -> None:
     """Multiclass: every kept label / prediction key is one of the configured classes."""
-    bad = ~np.isin(values, allowed)
-    if keep is not None:
-        bad &= keep
-    if bad.any():
-        r = int(np.flatnonzero(bad)[0])
+    if (r := first_kept(~np.isin(values, allowed), keep)) is not None:
         raise InputError(
             f"{path}: column '{column}', row {offset + r + HEADER_ROWS}: label {values[r]!r} is not one of the configured "
             f"classes ({', '.join(allowed)}); add it to 'classes' or fix the data"

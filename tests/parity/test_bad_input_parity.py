@@ -23,14 +23,6 @@ from reportgen import cli
 ENGINES = ("memory", "stream", "dask")
 
 
-@pytest.fixture(scope="module")
-def scheduler():
-    """One LocalCluster (two worker processes) shared by this module's Dask runs."""
-    distributed = pytest.importorskip("dask.distributed")
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
-        yield cluster.scheduler_address
-
-
 def rows(n: int = 20, seed: int = 1, start: int = 1) -> pd.DataFrame:
     """``n`` rows of id, alternating 0/1 label and a score in [0, 1)."""
     rng = np.random.default_rng(seed)

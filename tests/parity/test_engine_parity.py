@@ -221,14 +221,6 @@ def comparable(doc: dict[str, Any]) -> dict[str, Any]:
 
 
 @pytest.fixture(scope="module")
-def scheduler():
-    """One LocalCluster (two worker processes) for every Dask run of this module."""
-    distributed = pytest.importorskip("dask.distributed")
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
-        yield cluster.scheduler_address
-
-
-@pytest.fixture(scope="module")
 def documents(data_dir, request):
     """``documents(case, engine)``: the case's comparable document from that engine, computed once
     (an engine that fails on the case fails every test of it, without running again)."""

@@ -80,13 +80,6 @@ def _multiclass(d: Path, extra: str = "") -> Path:
     return cfg
 
 
-@pytest.fixture(scope="module")
-def scheduler():
-    distributed = pytest.importorskip("dask.distributed")
-    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None) as c:
-        yield c.scheduler_address
-
-
 def _run(cfg_path: Path, engine: str, scheduler: str | None = None) -> dict:
     cfg, p = load_config(cfg_path)
     over = {"engine": engine, "stream": {"batch_rows": 1000}}

@@ -11,7 +11,7 @@ from reportgen.config import load_config
 from reportgen.engine.evidence import BinaryEvidence, MulticlassEvidence, Pairing
 from reportgen.pipeline import load_evidence
 
-from test_engines import _binary, _multiclass, data, scheduler  # noqa: F401  (fixtures)
+from test_engines import _binary, _multiclass, data  # noqa: F401  (data is a fixture)
 
 
 def _load(path, engine, scheduler=None):
