@@ -1,7 +1,7 @@
 """Command line: ``reportgen run | validate | render``. The only place that prints or exits.
 
-Exit codes: 0 success, 2 a user error (config, data, output), 1 an internal error, 143 / 130
-after SIGTERM / SIGINT. A user error prints one line ``reportgen: error: <where>: <what> ; <what
+Exit codes: 0 success, 2 a user error (config, data, output), 1 an internal error, 3 the report
+was written but a ``checks:`` rule (a gate) failed, 143 / 130 after SIGTERM / SIGINT. A user error prints one line ``reportgen: error: <where>: <what> ; <what
 to do>`` and no traceback unless ``--debug``. ``run`` takes several configs; the exit code is the
 worst of them. ``--now`` travels as a value (``analyse(now=...)``), never through the environment.
 """
@@ -31,6 +31,8 @@ if TYPE_CHECKING:
     from reportgen.config import Config
 
 EXIT_OK, EXIT_INTERNAL, EXIT_USER = 0, 1, 2
+#: ``run``: the report was written but a ``checks:`` rule of the config failed (a scheduler's alert).
+EXIT_CHECK = 3
 #: Exit codes after SIGINT and SIGTERM (128 + the signal number, as a shell reports them).
 EXIT_SIGINT, EXIT_SIGTERM = 128 + signal.SIGINT, 128 + signal.SIGTERM
 INTERRUPTED = (EXIT_SIGINT, EXIT_SIGTERM)
@@ -50,7 +52,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="reportgen",
         description="Compare classification models and write the evidence up as HTML, PDF and metrics.json.",
-        epilog="Exit codes: 0 success, 2 bad config/data/output, 1 internal error. Docs: README.md",
+        epilog="Exit codes: 0 success, 2 bad config/data/output, 3 a check (gate) failed, 1 internal error. Docs: README.md",
     )
     p.add_argument("--version", action="version", version=f"reportgen {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
@@ -70,9 +72,14 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--engine", choices=("memory", "stream", "dask"),
                      help="memory (default), stream (record batches, bounded memory) or dask (a cluster)")
     run.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler (tcp://host:8786); default: a local cluster")
+    run.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
+                     help="override a config key, validated like the file (repeatable): "
+                          "--set models[1].file=b.parquet --set bootstrap.seed=7")
 
     val = sub.add_parser("validate", parents=[common], help="check configs and their data; render nothing")
     val.add_argument("configs", nargs="+", metavar="CONFIG")
+    val.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
+                     help="override a config key, as for run")
 
     ren = sub.add_parser("render", parents=[common], help="re-render a report from a saved metrics.json")
     ren.add_argument("result", metavar="METRICS_JSON")
@@ -165,7 +172,7 @@ def _output_dir(cfg: Config, cfg_path: Path, out: str | None, several: bool, run
 def _prepare(path: str, args: argparse.Namespace, several: bool) -> _Job:
     from reportgen.config import load_config  # noqa: PLC0415
 
-    cfg, cfg_path = load_config(path)
+    cfg, cfg_path = load_config(path, args.overrides)
     overrides = {k: v for k, v in (("engine", args.engine), ("scheduler", args.scheduler)) if v is not None}
     if overrides:
         cfg = cfg.with_overrides(**overrides)
@@ -201,7 +208,24 @@ def _run_one(job: _Job, args: argparse.Namespace, printer: _Printer, written: di
     for w in result.run.warnings:
         printer.info(f"warning: {w}")
     printer.info(f"{cfg_path}: wrote {', '.join(str(p) for p in targets.values())}")
-    return EXIT_OK
+    return _gate(result, cfg_path, printer)
+
+
+def _gate(result, cfg_path: Path, printer: _Printer) -> int:  # noqa: ANN001 - a ComparisonResult
+    """Exit 3 when a ``checks:`` rule failed (the report is written either way), one line each."""
+    bad = [c for c in result.checks if not c.passed]
+    for c in bad:
+        printer.error(f"{cfg_path}: check failed: {c.rule}: {c.detail}")
+    if result.checks and not bad:
+        printer.info(f"{cfg_path}: all {len(result.checks)} check(s) passed")
+    return EXIT_CHECK if bad else EXIT_OK
+
+
+def _worst(a: int, b: int) -> int:
+    """The worse of two exit codes: a failed check (3) ranks below an error (1, 2), so a batch
+    with a broken config and a failed gate exits 2, not 3 (the gate's report was written)."""
+    rank = {EXIT_OK: 0, EXIT_CHECK: 1}
+    return max(a, b, key=lambda c: (rank.get(c, 2), c))
 
 
 def _run_batch(args: argparse.Namespace, printer: _Printer) -> int:
@@ -229,7 +253,7 @@ def _run_batch(args: argparse.Namespace, printer: _Printer) -> int:
         code = _guarded(lambda p=path: prepare(p), path, printer, args.debug)
         if code in INTERRUPTED:
             return code
-        worst = max(worst, code)
+        worst = _worst(worst, code)
     seen: dict[Path, _Job] = {}
     for job in jobs:
         if job.planned is None:
@@ -247,15 +271,15 @@ def _run_batch(args: argparse.Namespace, printer: _Printer) -> int:
         code = _guarded(lambda j=job: _run_one(j, args, printer, written), job.path, printer, args.debug, writes=True)
         if code in INTERRUPTED:
             return code
-        worst = max(worst, code)
+        worst = _worst(worst, code)
     return worst
 
 
-def _validate_one(path: str, printer: _Printer) -> int:
+def _validate_one(path: str, printer: _Printer, overrides: Sequence[str] = ()) -> int:
     from reportgen.config import load_config  # noqa: PLC0415
     from reportgen.sources import load_dataset  # noqa: PLC0415
 
-    cfg, cfg_path = load_config(path)
+    cfg, cfg_path = load_config(path, overrides)
     if cfg.engine != "memory":  # bounded memory: the plan and the first batch of each file
         if cfg.task == "multiclass":
             from reportgen.sources_stream_multiclass import check_first_batches  # noqa: PLC0415
@@ -375,7 +399,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _run_batch(args, printer)
         worst = EXIT_OK
         for path in args.configs:
-            code = _guarded(lambda p=path: _validate_one(p, printer), path, printer, args.debug)
+            code = _guarded(lambda p=path: _validate_one(p, printer, args.overrides), path, printer, args.debug)
             if code in INTERRUPTED:
                 return code
             worst = max(worst, code)

@@ -8,10 +8,13 @@ directory (or ``--out``).
 
 from __future__ import annotations
 
+import datetime
 import difflib
+import os
 import stat
 import re
 import string
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -87,6 +90,32 @@ class ConstraintConfig(Strict):
         return self
 
 
+def local_path(value: Any) -> Any:
+    """A ``file://`` URI → its local path, through pyarrow's filesystem resolution (so the
+    URI means what it means to every pyarrow reader); ``~`` is expanded; other values pass.
+
+    A URI of another scheme (``s3://``, ``gs://``, ``hdfs://``) is refused with a one-line
+    reason: the readers take local paths (copy the data locally first, e.g. with ``aws s3 cp``).
+    """
+    if not isinstance(value, str):
+        return value
+    m = re.match(r"([A-Za-z][A-Za-z0-9+.-]*)://", value)
+    if m is None:
+        return os.path.expanduser(value)
+    if m.group(1).lower() != "file":
+        raise ValueError(f"{value!r}: {m.group(1)}:// URIs are not read yet, only local paths and file:// URIs; "
+                         f"copy the data to a local path first")
+    import pyarrow.fs as pafs  # noqa: PLC0415  (pyarrow is a dependency; imported only for URIs)
+
+    try:
+        fs, path = pafs.FileSystem.from_uri(value)
+    except (ValueError, OSError) as exc:
+        raise ValueError(f"{value!r} is not a valid file:// URI ({exc})") from None
+    if not isinstance(fs, pafs.LocalFileSystem):  # pragma: no cover - file:// is always local
+        raise ValueError(f"{value!r} does not name a local file")
+    return path
+
+
 class ModelConfig(Strict):
     name: str = Field(min_length=1)
     file: Path
@@ -99,6 +128,11 @@ class ModelConfig(Strict):
     probabilities: bool | None = None
     prediction: str | None = None
     scores: list[str] | dict[ScalarLabel, str] | None = None  # multiclass: a column per class
+
+    @field_validator("file", mode="before")
+    @classmethod
+    def _uri(cls, v: Any) -> Any:
+        return local_path(v)
 
 
 class OutputConfig(Strict):
@@ -138,6 +172,11 @@ class ReportConfig(Strict):
     palette: list[str] | None = Field(None, min_length=1)
     sections: list[ReportSection] | None = Field(None, min_length=1)
 
+    @field_validator("template_dir", "logo", mode="before")
+    @classmethod
+    def _uri(cls, v: Any) -> Any:
+        return local_path(v)
+
     @field_validator("palette")
     @classmethod
     def _colours(cls, v: list[str] | None) -> list[str] | None:
@@ -161,6 +200,38 @@ class StreamConfig(Strict):
     bins: int = Field(100_000, ge=10)
     binning: Literal["quantile", "fixed"] = "quantile"
     sample_per_batch: int = Field(2_000, ge=10)
+
+
+class CheckConfig(Strict):
+    """A gate a scheduler can act on (``checks:``); a failed check makes ``reportgen run`` exit 3.
+
+    Two kinds: a metric bound, ``{model: challenger, metric: gini, at_least: 0.45}`` (without
+    ``model``: every model), and a comparison, ``{comparison: challenger, must_not_be: worse}``
+    (the model against the baseline on the primary metric, significant at the run's level).
+    Metric names are checked against the catalogue of the run's task.
+    """
+
+    model: str | None = None
+    metric: str | None = None
+    at_least: float | None = None
+    at_most: float | None = None
+    comparison: str | None = None
+    must_not_be: Literal["worse"] | None = None
+
+    @model_validator(mode="after")
+    def _one_kind(self) -> CheckConfig:
+        if self.comparison is not None or self.must_not_be is not None:
+            extra = [k for k in ("model", "metric", "at_least", "at_most") if getattr(self, k) is not None]
+            if self.comparison is None or self.must_not_be is None or extra:
+                raise ValueError("a comparison check is {comparison: MODEL, must_not_be: worse} and nothing else"
+                                 + (f" (remove {', '.join(extra)})" if extra else ""))
+            return self
+        if self.metric is None:
+            raise ValueError("a check needs 'metric' with at_least / at_most (optionally 'model'), "
+                             "or 'comparison' with must_not_be: worse")
+        if (self.at_least is None) == (self.at_most is None):
+            raise ValueError("give exactly one of at_least / at_most")
+        return self
 
 
 class BootstrapConfig(Strict):
@@ -197,6 +268,7 @@ class Config(Strict):
     engine: Literal["memory", "stream", "dask"] = "memory"
     scheduler: str | None = None  # dask: address of a running scheduler; none starts a LocalCluster
     stream: StreamConfig = StreamConfig()
+    checks: list[CheckConfig] = []
 
     _source: str | None = PrivateAttr(None)  # config file name, for messages
     _text: str | None = PrivateAttr(None)  # its YAML text, to find the line of a key
@@ -267,6 +339,8 @@ class Config(Strict):
                 raise _Invalid(("models", i), f"'score' (the column with the score) is required for task: binary (model '{m.name}')")
             if self.task == "multiclass" and m.prediction is None and m.scores is None:
                 raise _Invalid(("models", i), f"give 'prediction' and/or 'scores' for task: multiclass (model '{m.name}')")
+        for i, c in enumerate(self.checks):
+            self._check_rule(i, c, names)
         if self.task == "binary" and isinstance(self.costs, list) and len(self.costs) != 2:
             raise _Invalid(("costs",), f"a {len(self.costs)}x{len(self.costs)} matrix for task: binary; give {{fn: .., fp: ..}} or a 2x2 matrix")
         if self.task == "multiclass" and isinstance(self.costs, list) and self.classes is not None:
@@ -274,6 +348,24 @@ class Config(Strict):
                 raise _Invalid(("costs",), f"a {len(self.costs)}x{len(self.costs)} matrix for {len(self.classes)} classes; "
                                f"give one row and one column per class")
         return self
+
+    def _check_rule(self, i: int, c: CheckConfig, names: list[str]) -> None:
+        """A check names models of this run and metrics of its task's catalogue."""
+        for key in ("model", "comparison"):
+            name = getattr(c, key)
+            if name is not None and name not in names:
+                hint = difflib.get_close_matches(name, names, n=1)
+                tip = f"did you mean '{hint[0]}'?" if hint else f"models: {', '.join(names)}"
+                raise _Invalid(("checks", i, key), f"'{name}' names no model; {tip}")
+        if c.comparison is not None and c.comparison == self.baseline_name:
+            raise _Invalid(("checks", i, "comparison"), f"'{c.comparison}' is the baseline; "
+                           f"a comparison check names a model compared with it")
+        if c.metric is not None:
+            known = catalog.keys(self.task)
+            if c.metric not in known:
+                hint = difflib.get_close_matches(c.metric, known, n=1)
+                tip = f"did you mean '{hint[0]}'?" if hint else f"choose one of {', '.join(known)}"
+                raise _Invalid(("checks", i, "metric"), f"unknown metric {c.metric!r} for task: {self.task}; {tip}")
 
     def with_overrides(self, **values: Any) -> Config:
         """A copy with top-level keys replaced and validated again (command-line overrides)."""
@@ -445,11 +537,144 @@ def _safe_load(text: str, source: str) -> Any:
                           f"see configs/demo.yaml for its shape") from None
 
 
-def parse_config(text: str, source: str = "<config>") -> Config:
+# --------------------------------------------------------------------------------------
+# ${VAR} interpolation and --set overrides
+# --------------------------------------------------------------------------------------
+
+#: ``${NAME}``, ``${NAME:-default}``; ``$${`` is a literal ``${``.
+_VAR = re.compile(r"\$\$\{|\$\{([^{}]*)\}")
+_VAR_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+#: Keys whose ``${VAR}`` are *not* expanded when the config is read but only when it is used,
+#: so that a secret (a database password in a URL) is never held in the config, printed,
+#: or written into the report or metrics.json: ``models[i].source.url``.
+DEFERRED_KEYS = (("models", "*", "source", "url"),)
+
+
+def _deferred(loc: tuple[Any, ...]) -> bool:
+    return any(len(loc) == len(k) and all(a == "*" or a == b for a, b in zip(k, loc)) for k in DEFERRED_KEYS)
+
+
+def expand_vars(value: str, environ: Mapping[str, str], where: str) -> str:
+    """``value`` with each ``${NAME}`` replaced by the environment variable ``NAME`` (or the
+    ``default`` of ``${NAME:-default}`` when it is unset or empty, as in POSIX shells).
+
+    An unset variable without a default, or a malformed reference, is a :class:`ConfigError`
+    naming ``where`` (the config key) and the variable — never its value.
+    """
+
+    def sub(m: re.Match[str]) -> str:
+        if m.group(0) == "$${":
+            return "${"
+        body = m.group(1)
+        name, sep, default = body.partition(":-")
+        if not _VAR_NAME.fullmatch(name):
+            raise ConfigError(f"{where}: ${{{body}}} is not a variable reference; write ${{NAME}} or "
+                              f"${{NAME:-default}} (and $${{ for a literal ${{)")
+        got = environ.get(name)
+        if got:
+            return got
+        if sep:
+            return default
+        if got is not None:  # set but empty: as the shell, an empty value is taken
+            return got
+        raise ConfigError(f"{where}: environment variable {name} is not set; export it, "
+                          f"or write ${{{name}:-default}} for a default")
+
+    return _VAR.sub(sub, value)
+
+
+def interpolate(data: Any, environ: Mapping[str, str], text: str | None, source: str) -> Any:
+    """Parsed YAML with ``${VAR}`` expanded in every string value (keys are left alone;
+    :data:`DEFERRED_KEYS` are expanded later, where they are used). Iterative, bounded by
+    the nesting limit already checked."""
+
+    def where(loc: tuple[Any, ...]) -> str:
+        line = _yaml_line(text, loc) if text is not None else None
+        return f"{source}{f':{line}' if line else ''}: {_format_loc(loc)}"
+
+    def walk(node: Any, loc: tuple[Any, ...]) -> Any:
+        if isinstance(node, dict):
+            return {k: walk(v, (*loc, k)) for k, v in node.items()}
+        if isinstance(node, list):
+            return [walk(v, (*loc, i)) for i, v in enumerate(node)]
+        if isinstance(node, str) and "$" in node and not _deferred(loc):
+            return expand_vars(node, environ, where(loc))
+        return node
+
+    return walk(data, ())
+
+
+_SET_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\[\d+\])*(?:\.[A-Za-z_][A-Za-z0-9_]*(?:\[\d+\])*)*")
+
+
+def parse_set(item: str) -> tuple[tuple[str | int, ...], Any]:
+    """``'models[1].file=b.csv'`` → ``(('models', 1, 'file'), 'b.csv')``; the value is read as a
+    YAML scalar or flow collection (``--set bootstrap.resamples=100`` is the number 100)."""
+    key, eq, raw = item.partition("=")
+    key = key.strip()
+    if not eq or not _SET_KEY.fullmatch(key):
+        raise ConfigError(f"--set {item}: expected KEY=VALUE with KEY such as bootstrap.seed or models[1].file")
+    loc: list[str | int] = []
+    for part in key.split("."):
+        name, *idx = part.replace("]", "").split("[")
+        loc.append(name)
+        loc.extend(int(i) for i in idx)
+    try:
+        value = _safe_load(raw, f"--set {key}") if raw.strip() else ""
+    except yaml.YAMLError:
+        value = raw  # not YAML: the text itself (a path with a colon, say)
+    if isinstance(value, (datetime.date, datetime.datetime)):
+        value = raw  # a date is text in the config (``date``, paths, titles), as typed
+    return tuple(loc), value
+
+
+def apply_overrides(data: dict[str, Any], overrides: Sequence[str]) -> tuple[dict[str, Any], list[tuple[Any, ...]]]:
+    """``--set`` items applied to parsed YAML (a deep copy is changed); returns the data and the
+    keys that were set. A missing mapping on the way is created; a list index must exist."""
+    import copy  # noqa: PLC0415
+
+    data = copy.deepcopy(data)
+    keys = []
+    for item in overrides:
+        loc, value = parse_set(item)
+        node: Any = data
+        for i, part in enumerate(loc[:-1]):
+            nxt = loc[i + 1]
+            here = _format_loc(loc[: i + 1])
+            if isinstance(part, int):
+                if not isinstance(node, list) or part >= len(node):
+                    n = len(node) if isinstance(node, list) else 0
+                    raise ConfigError(f"--set {item}: {here}: no such entry ({_format_loc(loc[:i])} has {n})")
+                node = node[part]
+            else:
+                if not isinstance(node, dict):
+                    raise ConfigError(f"--set {item}: {_format_loc(loc[:i])} is not a mapping")
+                if part not in node:
+                    if isinstance(nxt, int):
+                        raise ConfigError(f"--set {item}: {here}: no such list in the config")
+                    node[part] = {}
+                node = node[part]
+        last = loc[-1]
+        if isinstance(last, int):
+            if not isinstance(node, list) or last >= len(node):
+                raise ConfigError(f"--set {item}: {_format_loc(loc)}: no such entry")
+        elif not isinstance(node, dict):
+            raise ConfigError(f"--set {item}: {_format_loc(loc[:-1])} is not a mapping")
+        node[last] = value
+        keys.append(loc)
+    return data, keys
+
+
+def parse_config(text: str, source: str = "<config>", overrides: Sequence[str] = (),
+                 environ: Mapping[str, str] | None = None) -> Config:
     """Parse and validate YAML text. Raises :class:`ConfigError` with file, line and key.
 
     Every problem is listed on one line, unknown keys (with the closest valid key) first:
     a typo such as ``modles`` is the cause of the "models: required key is missing" after it.
+    ``overrides`` are ``--set KEY=VALUE`` items, applied before validation (so they are
+    validated like the file); then ``${VAR}`` references are expanded from ``environ``
+    (default: the process environment).
     """
     try:
         data = _safe_load(text, source)
@@ -470,22 +695,30 @@ def parse_config(text: str, source: str = "<config>") -> Config:
     if _depth(data, MAX_DEPTH) > MAX_DEPTH:
         raise ConfigError(f"{source}: the config nests too deeply (more than {MAX_DEPTH} levels); "
                           f"see configs/demo.yaml for its shape")
+    set_keys: list[tuple[Any, ...]] = []
+    if overrides:
+        data, set_keys = apply_overrides(data, overrides)
+    data = interpolate(data, os.environ if environ is None else environ, text, source)
     try:
         cfg = Config.model_validate(data)
     except ValidationError as exc:
-        raise ConfigError(_problems_line(exc, text, source)) from None
+        raise ConfigError(_problems_line(exc, text, source, set_keys)) from None
     except RecursionError:
         raise ConfigError(f"{source}: the config nests too deeply; see configs/demo.yaml for its shape") from None
     cfg._source, cfg._text = source, text
     return cfg
 
 
-def _problems_line(exc: ValidationError, text: str, source: str) -> str:
-    """Every validation problem on one line, unknown keys first, each with its line number."""
+def _problems_line(exc: ValidationError, text: str, source: str, set_keys: Sequence[tuple[Any, ...]] = ()) -> str:
+    """Every validation problem on one line, unknown keys first, each with its line number
+    (or "(from --set)" for a key given on the command line)."""
     errors = sorted(exc.errors(), key=lambda e: e["type"] != "extra_forbidden")  # stable: keeps YAML order
     shown = []
     for err in errors[:MAX_PROBLEMS_SHOWN]:
         msg, loc = _explain(err)
+        if loc and any(loc[: len(k)] == k or k[: len(loc)] == loc for k in set_keys):
+            shown.append((None, f"{msg} (from --set)"))
+            continue
         line = _yaml_line(text, loc)
         shown.append((line, msg))
     first_line, first_msg = shown[0]
@@ -498,8 +731,10 @@ def _problems_line(exc: ValidationError, text: str, source: str) -> str:
     return out
 
 
-def load_config(path: str | Path) -> tuple[Config, Path]:
-    """Read a config file; return it with data paths resolved against its directory."""
+def load_config(path: str | Path, overrides: Sequence[str] = ()) -> tuple[Config, Path]:
+    """Read a config file; return it with data paths resolved against its directory.
+
+    ``overrides``: ``--set KEY=VALUE`` items (see :func:`parse_config`)."""
     p = Path(path)
     try:
         text = p.read_text(encoding="utf-8")
@@ -511,7 +746,7 @@ def load_config(path: str | Path) -> tuple[Config, Path]:
         raise ConfigError(f"{p}: not UTF-8 text; save the config as UTF-8") from None
     except OSError as exc:
         raise ConfigError(f"{p}: cannot read the config ({exc.strerror})") from None
-    cfg = parse_config(text, str(p))
+    cfg = parse_config(text, str(p), overrides)
     base = p.resolve().parent
     models = [
         m.model_copy(update={"file": m.file if m.file.is_absolute() else (base / m.file)})
@@ -540,4 +775,5 @@ def load_config(path: str | Path) -> tuple[Config, Path]:
                 )
             if not stat.S_ISREG(real.stat().st_mode):
                 raise ConfigError(f"{cfg.where('report', 'logo')}: {target} is not a regular file; give an image file")
-    return cfg.model_copy(update={"models": models, "report": report}), p
+    output = cfg.output.model_copy(update={"dir": os.path.expanduser(cfg.output.dir)})
+    return cfg.model_copy(update={"models": models, "report": report, "output": output}), p

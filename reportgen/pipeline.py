@@ -6,6 +6,7 @@ audit trail (inputs with SHA-256, rows dropped, versions, run id, timing).
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import time
@@ -14,6 +15,7 @@ from pathlib import Path
 
 
 import reportgen.clock as clock
+import reportgen.gates as gates
 from reportgen.config import Config
 from reportgen.engine import binary as B
 from reportgen.engine.compare import Progress, Settings
@@ -150,4 +152,7 @@ def analyse(cfg: Config, config_path: Path | str, progress: Progress | None = No
         engine=cfg.engine,
         date_range=list(audit.dates) if audit.dates else None,
     )
-    return ComparisonResult(run=run, models=models, comparisons=comparisons, pairwise=pairwise)
+    result = ComparisonResult(run=run, models=models, comparisons=comparisons, pairwise=pairwise)
+    if cfg.checks:
+        result = dataclasses.replace(result, checks=gates.evaluate(cfg.checks, result))
+    return result

@@ -528,7 +528,10 @@ def build_view(result: ComparisonResult, theme: Theme = Theme()) -> dict[str, An
         "period": " to ".join(run.date_range) if run.date_range else "",
         "per_class": _per_class_view(result, names) if not binary else [],
         "mc_confusions": _multiclass_confusions(result, col) if not binary else [],
-        "toc": [{"id": s, "title": toc_titles[s]} for s in sections],
+        "toc": ([{"id": "checks", "title": "Checks"}] if result.checks else [])
+        + [{"id": s, "title": toc_titles[s]} for s in sections],
+        "checks": [{"rule": c.rule, "passed": c.passed, "detail": c.detail} for c in result.checks],
+        "checks_failed": sum(not c.passed for c in result.checks),
         "files": [
             {"path": f.path, "name": Path(f.path).name, "sha256": f.sha256, "rows": fmt_count(f.rows),
              "size": fmt_count(f.size_bytes)}

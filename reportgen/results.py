@@ -407,6 +407,24 @@ class RunInfo(_Frozen):
 
 
 @dataclass(frozen=True, slots=True)
+class CheckResult(_Frozen):
+    """One ``checks:`` rule of the config, evaluated on this run's results."""
+
+    rule: str = field(metadata={"description": "The rule as written, e.g. 'challenger: gini at least 0.45'."})
+    kind: Literal["metric", "comparison"]
+    passed: bool
+    detail: str = field(metadata={"description": "What was found, e.g. 'gini = 0.412'; why a check failed."})
+    model: str | None = None
+    metric: str | None = None
+    bound: Literal["at_least", "at_most", "must_not_be_worse"] | None = None
+    limit: float | None = None
+    value: float | None = field(default=None, metadata={"description": (
+        "The metric's value (a metric check) or the primary metric's delta (a comparison check); null when undefined.")})
+    outcome: Literal["better", "worse", "no_difference", "undefined"] | None = field(default=None, metadata={"description": (
+        "A comparison check: the challenger against the baseline on the primary metric at the run's confidence level.")})
+
+
+@dataclass(frozen=True, slots=True)
 class ComparisonResult(_Frozen):
     """The whole run: models, comparisons with the baseline, the pairwise matrix, the audit trail."""
 
@@ -414,6 +432,8 @@ class ComparisonResult(_Frozen):
     models: Mapping[str, ModelResult]
     comparisons: Sequence[Comparison]
     pairwise: Sequence[PairwiseCell] = field(default_factory=list)
+    checks: Sequence[CheckResult] = field(default_factory=list, metadata={"description": (
+        "The config's checks (gates), each passed or failed; reportgen run exits 3 when one failed.")})
     schema_version: str = SCHEMA_VERSION
 
     def to_json(self) -> dict[str, Any]:

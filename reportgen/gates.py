@@ -1,0 +1,119 @@
+"""Gates: the config's ``checks:`` rules evaluated on a finished result.
+
+A scheduler (cron, Airflow) acts on the exit code, not on prose: ``reportgen run`` exits 3 when
+a check fails (see :mod:`reportgen.cli`). Two kinds of rule:
+
+* a metric bound, ``{model: challenger, metric: gini, at_least: 0.45}``: the model's value of
+  the metric (``models.NAME.metrics``) must be ≥ ``at_least`` or ≤ ``at_most``; without
+  ``model`` the rule applies to every model (one result per model). An undefined value (null)
+  fails: a gate that cannot be evaluated must alert, not pass silently.
+* a comparison, ``{comparison: challenger, must_not_be: worse}``: the challenger must not be
+  significantly worse than the baseline on the primary metric (see :func:`comparison_outcome`).
+  An undefined outcome fails for the same reason.
+
+Pure functions of the result and the config's rules; nothing here reads or writes files.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Literal
+
+import reportgen.catalog as catalog
+from reportgen.config import CheckConfig
+from reportgen.engine.compare import DELONG_METRICS
+from reportgen.results import CheckResult, Comparison, ComparisonResult
+
+Outcome = Literal["better", "worse", "no_difference", "undefined"]
+
+
+def comparison_outcome(c: Comparison, level: float) -> Outcome:
+    """Which way ``c.model`` differs from the baseline on the primary metric, at ``level``.
+
+    Significance is what the verdict sentence uses: for ROC AUC and Gini the DeLong test's
+    p-value (Holm-adjusted when several models are compared) below ``1 − level``; for other
+    metrics, the ``level`` interval of the paired difference excluding 0 (the verdict's
+    bootstrap p-value is not kept in the result; the percentile interval is its dual).
+    The sign of the delta and the metric's better direction (catalogue) give better / worse.
+
+    One small function on purpose: when comparisons carry their own ``significant`` /
+    ``direction`` fields, this is the one place to switch to them.
+    """
+    pm = c.primary_metric
+    delta = c.delta.get(pm)
+    if delta is None:
+        return "undefined"
+    dl = c.tests.delong
+    if pm in DELONG_METRICS and dl is not None:
+        p = dl.p_value_holm if dl.p_value_holm is not None else dl.p_value
+        significant = p < 1.0 - level
+    else:
+        ci = c.ci.get(pm)
+        if not ci or ci[0] is None or ci[1] is None:
+            return "undefined"
+        significant = ci[0] > 0.0 or ci[1] < 0.0
+    if not significant or delta == 0:
+        return "no_difference"
+    good = (delta > 0) == ((catalog.metric(pm).better or "higher") == "higher")
+    return "better" if good else "worse"
+
+
+def _metric_checks(rule: CheckConfig, result: ComparisonResult) -> list[CheckResult]:
+    metric = rule.metric
+    assert metric is not None  # noqa: S101 - the config model guarantees it
+    bound = "at_least" if rule.at_least is not None else "at_most"
+    limit = rule.at_least if rule.at_least is not None else rule.at_most
+    assert limit is not None  # noqa: S101
+    words = "at least" if bound == "at_least" else "at most"
+    names = [rule.model] if rule.model is not None else list(result.models)
+    out = []
+    for name in names:
+        m = result.models[name]
+        value = m.metrics.get(metric)
+        text = f"{name}: {metric} {words} {limit:g}"
+        if value is None:
+            why = m.undefined.get(metric, "not computed")
+            out.append(CheckResult(text, "metric", False, f"{metric} is undefined ({why})", name, metric, bound, limit, None))
+            continue
+        passed = value >= limit if bound == "at_least" else value <= limit
+        detail = f"{metric} = {value:.4f}" + ("" if passed else f", {'below' if bound == 'at_least' else 'above'} {limit:g}")
+        out.append(CheckResult(text, "metric", passed, detail, name, metric, bound, limit, value))
+    return out
+
+
+def _comparison_check(rule: CheckConfig, result: ComparisonResult) -> CheckResult:
+    name = rule.comparison
+    assert name is not None  # noqa: S101
+    text = f"{name} must not be worse than {result.run.baseline}"
+    c = next((c for c in result.comparisons if c.model == name), None)
+    if c is None:
+        return CheckResult(text, "comparison", False, f"no comparison of {name} with the baseline in this result",
+                           name, None, "must_not_be_worse", None, None, "undefined")
+    outcome = comparison_outcome(c, result.run.confidence_level)
+    pm, delta = c.primary_metric, c.delta.get(c.primary_metric)
+    level = f"{result.run.confidence_level * 100:g} %"
+    shown = "undefined" if delta is None else f"{delta:+.4f}"
+    detail = {
+        "better": f"significantly better on {pm} (Δ {shown}, {level} level)",
+        "no_difference": f"no significant difference on {pm} (Δ {shown}, {level} level)",
+        "worse": f"significantly worse on {pm} (Δ {shown}, {level} level)",
+        "undefined": f"the difference on {pm} cannot be tested (Δ {shown}); a gate that cannot be evaluated fails",
+    }[outcome]
+    passed = outcome in ("better", "no_difference")
+    return CheckResult(text, "comparison", passed, detail, name, pm, "must_not_be_worse", None, delta, outcome)
+
+
+def evaluate(rules: Sequence[CheckConfig], result: ComparisonResult) -> list[CheckResult]:
+    """Every rule's results, in the config's order (a rule without ``model``: one per model)."""
+    out: list[CheckResult] = []
+    for rule in rules:
+        if rule.comparison is not None:
+            out.append(_comparison_check(rule, result))
+        else:
+            out.extend(_metric_checks(rule, result))
+    return out
+
+
+def failed(result: ComparisonResult) -> list[CheckResult]:
+    """The checks of ``result`` that failed."""
+    return [c for c in result.checks if not c.passed]
