@@ -280,6 +280,12 @@ def _validate_one(path: str, printer: _Printer, overrides: Sequence[str] = ()) -
     from reportgen.sources import load_dataset  # noqa: PLC0415
 
     cfg, cfg_path = load_config(path, overrides)
+    if any(m.source is not None for m in cfg.models):  # SQL sources: query and check them all
+        from reportgen.pipeline import load_evidence  # noqa: PLC0415
+
+        load_evidence(cfg)
+        printer.info(f"{cfg_path}: OK — {len(cfg.models)} model(s), task {cfg.task}: queries run, every row checked")
+        return EXIT_OK
     if cfg.engine != "memory":  # bounded memory: the plan and the first batch of each file
         if cfg.task == "multiclass":
             from reportgen.sources_stream_multiclass import check_first_batches  # noqa: PLC0415

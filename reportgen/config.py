@@ -116,9 +116,47 @@ def local_path(value: Any) -> Any:
     return path
 
 
+class SourceConfig(Strict):
+    """A model's predictions from a SQL database instead of a file (``pip install 'reportgen[sql]'``).
+
+    ``url``: ``postgresql://user@host:5432/db`` (or ``sqlite:///path.db``); a password is never
+    written in it literally but comes from the environment: libpq's ``PGPASSWORD`` / ``.pgpass``,
+    or ``${VAR}`` in the URL, which (unlike everywhere else) is expanded only when connecting, so
+    the secret is never held in the config, printed, or written to the report or metrics.json.
+    ``query``: one SELECT whose columns are the model's (``score``, ``label``, ``id``, ...);
+    ``:name`` marks a bound parameter, given in ``params`` (never formatted into the SQL).
+    ``pushdown``: send ``GROUP BY score, label`` to the database so only the score table
+    crosses the network (binary task; every model pushed down; see the README).
+    """
+
+    url: str = Field(min_length=1)
+    query: str = Field(min_length=1)
+    params: dict[str, ScalarLabel | None] = {}
+    pushdown: bool = False
+
+    @field_validator("url")
+    @classmethod
+    def _no_literal_password(cls, v: str) -> str:
+        from urllib.parse import urlsplit  # noqa: PLC0415
+
+        try:
+            parts = urlsplit(v)
+            password = parts.password
+        except ValueError:
+            raise ValueError("not a database URL; write e.g. postgresql://user@host:5432/db") from None
+        if not parts.scheme:
+            raise ValueError("not a database URL; write e.g. postgresql://user@host:5432/db")
+        if password and not re.fullmatch(r"\$\{[A-Za-z_][A-Za-z0-9_]*\}", password):
+            # never echo the value: the message names the key only
+            raise ValueError("holds a literal password; put it in an environment variable and write "
+                             "postgresql://user:${DB_PASSWORD}@host/db (or rely on PGPASSWORD)")
+        return v
+
+
 class ModelConfig(Strict):
     name: str = Field(min_length=1)
-    file: Path
+    file: Path | None = None
+    source: SourceConfig | None = None
     score: str | None = None
     direction: Literal["higher", "lower"] = "higher"
     threshold: float | None = None  # overrides the top-level threshold (e.g. scorecard points)
@@ -133,6 +171,12 @@ class ModelConfig(Strict):
     @classmethod
     def _uri(cls, v: Any) -> Any:
         return local_path(v)
+
+    @model_validator(mode="after")
+    def _file_or_source(self) -> ModelConfig:
+        if (self.file is None) == (self.source is None):
+            raise ValueError("give exactly one of 'file' (CSV or Parquet) and 'source' (a SQL query)")
+        return self
 
 
 class OutputConfig(Strict):
@@ -341,6 +385,11 @@ class Config(Strict):
                 raise _Invalid(("models", i), f"give 'prediction' and/or 'scores' for task: multiclass (model '{m.name}')")
         for i, c in enumerate(self.checks):
             self._check_rule(i, c, names)
+        pushed = [i for i, m in enumerate(self.models) if m.source is not None and m.source.pushdown]
+        if pushed and (self.task != "binary" or len(pushed) != len(self.models)):
+            raise _Invalid(("models", pushed[0], "source", "pushdown"),
+                           "pushdown works for task: binary with every model pushed down (the database returns "
+                           "score tables, not rows); set pushdown: false to read the rows")
         if self.task == "binary" and isinstance(self.costs, list) and len(self.costs) != 2:
             raise _Invalid(("costs",), f"a {len(self.costs)}x{len(self.costs)} matrix for task: binary; give {{fn: .., fp: ..}} or a 2x2 matrix")
         if self.task == "multiclass" and isinstance(self.costs, list) and self.classes is not None:
@@ -749,7 +798,7 @@ def load_config(path: str | Path, overrides: Sequence[str] = ()) -> tuple[Config
     cfg = parse_config(text, str(p), overrides)
     base = p.resolve().parent
     models = [
-        m.model_copy(update={"file": m.file if m.file.is_absolute() else (base / m.file)})
+        m.model_copy(update={"file": m.file if m.file is None or m.file.is_absolute() else (base / m.file)})
         for m in cfg.models
     ]
     report = cfg.report.model_copy(update={

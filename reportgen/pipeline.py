@@ -16,6 +16,7 @@ from pathlib import Path
 
 import reportgen.clock as clock
 import reportgen.gates as gates
+import reportgen.io.sql as sql
 from reportgen.config import Config
 from reportgen.engine import binary as B
 from reportgen.engine.compare import Progress, Settings
@@ -96,14 +97,23 @@ def run_id(cfg: Config, ev: BinaryEvidence | MulticlassEvidence, created: str) -
 
 
 def load_evidence(cfg: Config, progress: Progress | None = None) -> BinaryEvidence | MulticlassEvidence:
-    """The configured engine's loader, reduced to evidence (the one contract of every engine)."""
-    if cfg.engine == "memory":
-        data = load_dataset(cfg)
-    elif cfg.task == "multiclass":
-        data = _load_counts(cfg, progress)
-    else:
-        data = _load_tables(cfg, progress)
-    return evidence_of(cfg, data)
+    """The configured engine's loader, reduced to evidence (the one contract of every engine).
+
+    Models with a SQL ``source`` are fetched first and read by the same loaders as files
+    (:func:`reportgen.io.sql.materialised`), or, with ``pushdown: true``, reduced to score
+    tables by the database (:mod:`reportgen.sources_sql`)."""
+    if any(m.source is not None and m.source.pushdown for m in cfg.models):
+        from reportgen.sources_sql import load_pushed  # noqa: PLC0415  (optional dependency)
+
+        return evidence_of(cfg, load_pushed(cfg))
+    with sql.materialised(cfg) as (local, fetched):  # SQL sources read once, as Parquet files
+        if local.engine == "memory":
+            data = load_dataset(local)
+        elif local.task == "multiclass":
+            data = _load_counts(local, progress)
+        else:
+            data = _load_tables(local, progress)
+        return sql.relabel(evidence_of(local, data), fetched)
 
 
 def analyse(cfg: Config, config_path: Path | str, progress: Progress | None = None,

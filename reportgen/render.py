@@ -330,7 +330,7 @@ def build_view(result: ComparisonResult, theme: Theme = Theme()) -> dict[str, An
             "count": fmt_count(m.positives) if binary else _multiclass_input(m),
             "name": name,
             "colour": col[name],
-            "file": Path(m.file).name,
+            "file": m.file if "://" in m.file else Path(m.file).name,  # a SQL source: URL and query
             "n": fmt_count(m.n),
             "positives": fmt_count(m.positives),
             "prevalence": fmt_pct(prevalence, 2),
