@@ -1,4 +1,4 @@
-"""Command line: ``reportgen run | validate | render``. The only place that prints or exits.
+"""Command line: ``reportgen run | validate | render | history``. The only place that prints or exits.
 
 Exit codes: 0 success, 2 a user error (config, data, output), 1 an internal error, 3 the report
 was written but a ``checks:`` rule (a gate) failed, 143 / 130 after SIGTERM / SIGINT. A user error prints one line ``reportgen: error: <where>: <what> ; <what
@@ -80,6 +80,11 @@ def build_parser() -> argparse.ArgumentParser:
     val.add_argument("configs", nargs="+", metavar="CONFIG")
     val.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
                      help="override a config key, as for run")
+
+    his = sub.add_parser("history", parents=[common], help="print the runs recorded in a history store")
+    his.add_argument("store", metavar="PATH", help="the history store (history.path of a config)")
+    his.add_argument("--format", dest="history_format", choices=("text", "csv", "json"), default="text",
+                     help="text (one line per run, default), csv or json")
 
     ren = sub.add_parser("render", parents=[common], help="re-render a report from a saved metrics.json")
     ren.add_argument("result", metavar="METRICS_JSON")
@@ -192,6 +197,10 @@ def _run_one(job: _Job, args: argparse.Namespace, printer: _Printer, written: di
         held = stack.enter_context(reserve(job.planned, overwrite)) if job.planned is not None else None
         label = "bootstrap" if cfg.engine == "memory" else f"{cfg.engine} passes"
         result = analyse(cfg, cfg_path, printer.progress(f"{cfg_path.name}: {label}"), now=args.now)
+        if cfg.history is not None:  # the trend of earlier runs, this one last
+            from reportgen.history import with_trend  # noqa: PLC0415
+
+            result = with_trend(result, cfg.history.path, cfg.history.trend_runs)
         out_dir = output_path(_output_dir(cfg, cfg_path, args.out, len(args.configs) > 1,
                                           result.run.run_id, result.run.created))
         if held is None:
@@ -204,6 +213,10 @@ def _run_one(job: _Job, args: argparse.Namespace, printer: _Printer, written: di
         formats = args.formats or list(cfg.output.formats)
         theme = Theme.from_config(cfg.report.model_dump(mode="json"))
         targets = write_outputs(result, out_dir, formats, theme=theme, overwrite=overwrite, reservation=held)
+    if cfg.history is not None:  # recorded once its report is written (one transaction)
+        from reportgen.history import append  # noqa: PLC0415
+
+        append(cfg.history.path, result)
     written[out_dir] = cfg_path
     for w in result.run.warnings:
         printer.info(f"warning: {w}")
@@ -338,6 +351,15 @@ def _render(args: argparse.Namespace, printer: _Printer) -> int:
     return EXIT_OK
 
 
+def _history(args: argparse.Namespace) -> int:
+    """``reportgen history PATH``: the recorded runs on stdout, one line per run (or CSV / JSON)."""
+    from reportgen.history import export, read  # noqa: PLC0415
+
+    sys.stdout.write(export(read(Path(args.store)), args.history_format))
+    sys.stdout.flush()
+    return EXIT_OK
+
+
 def _guarded(fn: Callable[[], int], label: str, printer: _Printer, debug: bool, writes: bool = False) -> int:
     """Run ``fn`` and turn what it raises into one line and an exit code (the only place)."""
     try:
@@ -403,6 +425,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _guarded(lambda: _render(args, printer), args.result, printer, args.debug, writes=True)
         if args.command == "run":
             return _run_batch(args, printer)
+        if args.command == "history":
+            return _guarded(lambda: _history(args), args.store, printer, args.debug)
         worst = EXIT_OK
         for path in args.configs:
             code = _guarded(lambda p=path: _validate_one(p, printer, args.overrides), path, printer, args.debug)

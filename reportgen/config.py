@@ -278,6 +278,19 @@ class CheckConfig(Strict):
         return self
 
 
+class HistoryConfig(Strict):
+    """``history: {path: runs.sqlite}``: the SQLite store each run appends its headline numbers to
+    (relative to the config file; see :mod:`reportgen.history`)."""
+
+    path: Path
+    trend_runs: int = Field(24, ge=1, le=1000)  # how many recorded runs the report's trend shows
+
+    @field_validator("path", mode="before")
+    @classmethod
+    def _uri(cls, v: Any) -> Any:
+        return local_path(v)
+
+
 class BootstrapConfig(Strict):
     resamples: int = Field(500, ge=0, le=100_000)
     seed: int = Field(20240601, ge=0, lt=2**63)
@@ -313,6 +326,7 @@ class Config(Strict):
     scheduler: str | None = None  # dask: address of a running scheduler; none starts a LocalCluster
     stream: StreamConfig = StreamConfig()
     checks: list[CheckConfig] = []
+    history: HistoryConfig | None = None
 
     _source: str | None = PrivateAttr(None)  # config file name, for messages
     _text: str | None = PrivateAttr(None)  # its YAML text, to find the line of a key
@@ -825,4 +839,7 @@ def load_config(path: str | Path, overrides: Sequence[str] = ()) -> tuple[Config
             if not stat.S_ISREG(real.stat().st_mode):
                 raise ConfigError(f"{cfg.where('report', 'logo')}: {target} is not a regular file; give an image file")
     output = cfg.output.model_copy(update={"dir": os.path.expanduser(cfg.output.dir)})
-    return cfg.model_copy(update={"models": models, "report": report, "output": output}), p
+    history = cfg.history
+    if history is not None and not history.path.is_absolute():
+        history = history.model_copy(update={"path": base / history.path})
+    return cfg.model_copy(update={"models": models, "report": report, "output": output, "history": history}), p

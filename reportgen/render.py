@@ -311,6 +311,36 @@ def rule_text(direction: str, threshold: float | str) -> str:
     return f"positive when score {op} {t}"
 
 
+def _trend_view(result: ComparisonResult) -> list[dict[str, Any]]:
+    """One table per headline metric: a row per recorded run (date, run id), a column per model
+    (or comparison), each cell the value and its interval; the current run is the last row."""
+    groups: dict[tuple[str, str], dict[str, dict[str, Any]]] = {}
+    runs: dict[str, str] = {}
+    for p in result.trend:
+        key = f"{p.created}|{p.run_id}"
+        runs.setdefault(key, p.created)
+        groups.setdefault((p.kind, p.metric), {}).setdefault(p.subject, {})[key] = p
+    out = []
+    for (kind, metric), by_subject in groups.items():
+        subjects = list(by_subject)
+        name = "Default rate (share of positives)" if metric == "default_rate" else catalog.label(metric)
+        title = f"{name}, difference with the baseline" if kind == "comparison" else name
+        rows = []
+        for key in runs:
+            if not any(key in by_subject[s] for s in subjects):
+                continue
+            cells = []
+            for s in subjects:
+                p = by_subject[s].get(key)
+                cells.append({"value": fmt_signed(p.value) if p and kind == "comparison" else fmt_num(p.value if p else None),
+                              "ci": fmt_ci(p.ci) if p else ""})
+            created, run_id = key.split("|", 1)
+            rows.append({"created": created.replace("T", " ").replace("Z", " UTC"), "run_id": run_id, "cells": cells,
+                         "current": run_id == result.run.run_id and created == result.run.created})
+        out.append({"title": title, "subjects": subjects, "rows": rows})
+    return out
+
+
 def build_view(result: ComparisonResult, theme: Theme = Theme()) -> dict[str, Any]:
     """Everything the templates show, as formatted strings and flags."""
     import reportgen.figures as figures  # noqa: PLC0415  (figures are only needed to render)
@@ -529,8 +559,10 @@ def build_view(result: ComparisonResult, theme: Theme = Theme()) -> dict[str, An
         "per_class": _per_class_view(result, names) if not binary else [],
         "mc_confusions": _multiclass_confusions(result, col) if not binary else [],
         "toc": ([{"id": "checks", "title": "Checks"}] if result.checks else [])
-        + [{"id": s, "title": toc_titles[s]} for s in sections],
+        + [{"id": s, "title": toc_titles[s]} for s in sections]
+        + ([{"id": "trend", "title": "Trend over recorded runs"}] if result.trend else []),
         "checks": [{"rule": c.rule, "passed": c.passed, "detail": c.detail} for c in result.checks],
+        "trend": _trend_view(result),
         "checks_failed": sum(not c.passed for c in result.checks),
         "files": [
             {"path": f.path, "name": Path(f.path).name, "sha256": f.sha256, "rows": fmt_count(f.rows),

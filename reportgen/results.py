@@ -425,6 +425,20 @@ class CheckResult(_Frozen):
 
 
 @dataclass(frozen=True, slots=True)
+class TrendPoint(_Frozen):
+    """One headline number of one recorded run (``history:``), for the report's trend section."""
+
+    run_id: str
+    created: str
+    subject: str = field(metadata={"description": "A model name, or 'MODEL vs BASELINE' for a comparison."})
+    kind: Literal["model", "comparison"]
+    metric: str = field(metadata={"description": (
+        "A catalogue metric, or 'default_rate' (the weighted share of positives); for a comparison, the primary metric's delta.")})
+    value: float | None
+    ci: Sequence[float] | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class ComparisonResult(_Frozen):
     """The whole run: models, comparisons with the baseline, the pairwise matrix, the audit trail."""
 
@@ -434,6 +448,8 @@ class ComparisonResult(_Frozen):
     pairwise: Sequence[PairwiseCell] = field(default_factory=list)
     checks: Sequence[CheckResult] = field(default_factory=list, metadata={"description": (
         "The config's checks (gates), each passed or failed; reportgen run exits 3 when one failed.")})
+    trend: Sequence[TrendPoint] = field(default_factory=list, metadata={"description": (
+        "Headline numbers of the runs recorded in the config's history store, this run last (empty without history).")})
     schema_version: str = SCHEMA_VERSION
 
     def to_json(self) -> dict[str, Any]:

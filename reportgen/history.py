@@ -1,0 +1,237 @@
+"""Run history: each scheduled run appends its headline numbers to a local SQLite store.
+
+``history: {path: runs.sqlite}`` in the config. Why SQLite rather than a directory of
+``metrics.json`` files: an append is one transaction (``BEGIN IMMEDIATE`` takes the write lock,
+a second process waits up to :data:`BUSY_TIMEOUT_S`), so concurrent runs can neither lose nor
+half-write an entry — a directory needs unique names, atomic renames and a reader that skips
+partial files, and every trend or ``reportgen history`` call would re-parse every document
+(megabytes each, with curves); the store keeps only the few numbers a trend needs, is one file
+to back up, and needs nothing beyond the standard library. Not for a network filesystem
+(SQLite's locks need a local disk).
+
+What a run records (:func:`headline`): per model the headline metrics (binary: Gini, KS, ROC
+AUC and the default rate — the weighted share of positives; multiclass: the primary metric and
+accuracy) with their intervals, per comparison the primary metric's delta with its interval;
+the run id, its timestamp, the config path and the input files' SHA-256. PSI joins the binary
+list when the catalogue has it.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import sqlite3
+from collections.abc import Iterable, Sequence
+from contextlib import closing
+from pathlib import Path
+from typing import Any
+
+import reportgen.catalog as catalog
+from reportgen.errors import UserError
+from reportgen.results import ComparisonResult, TrendPoint
+
+#: How long an append waits for another run's transaction to finish.
+BUSY_TIMEOUT_S = 60.0
+
+#: The store's layout version (``PRAGMA user_version``).
+STORE_VERSION = 1
+
+#: Headline metrics of a binary model, in the trend's order (those the catalogue has).
+BINARY_HEADLINE = tuple(k for k in ("gini", "ks", "roc_auc", "psi") if k in catalog.keys("binary"))
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS runs (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    run_id TEXT NOT NULL,
+    created TEXT NOT NULL,
+    title TEXT NOT NULL,
+    config_path TEXT NOT NULL,
+    inputs TEXT NOT NULL  -- JSON: [{path, sha256, rows}]
+);
+CREATE TABLE IF NOT EXISTS numbers (
+    seq INTEGER NOT NULL REFERENCES runs(seq),
+    kind TEXT NOT NULL CHECK (kind IN ('model', 'comparison')),
+    subject TEXT NOT NULL,
+    metric TEXT NOT NULL,
+    value REAL,
+    lo REAL,
+    hi REAL
+);
+CREATE INDEX IF NOT EXISTS numbers_seq ON numbers(seq);
+"""
+
+
+class HistoryError(UserError):
+    """The history store cannot be opened, is not a reportgen history, or cannot be written."""
+
+
+def headline(result: ComparisonResult) -> list[TrendPoint]:
+    """This run's headline numbers (see the module docstring), models first."""
+    run = result.run
+    points: list[TrendPoint] = []
+    metrics = BINARY_HEADLINE if run.task == "binary" else tuple(dict.fromkeys((run.primary_metric, "accuracy")))
+    for name, m in result.models.items():
+        for k in metrics:
+            ci = m.ci.get(k)
+            points.append(TrendPoint(run.run_id, run.created, name, "model", k, m.metrics.get(k), list(ci) if ci else None))
+        if run.task == "binary" and m.positives is not None and m.negatives is not None and m.positives + m.negatives > 0:
+            rate = m.positives / (m.positives + m.negatives)
+            points.append(TrendPoint(run.run_id, run.created, name, "model", "default_rate", rate, None))
+    for c in result.comparisons:
+        pm = c.primary_metric
+        ci = c.ci.get(pm)
+        points.append(TrendPoint(run.run_id, run.created, f"{c.model} vs {c.baseline}", "comparison", pm,
+                                 c.delta.get(pm), list(ci) if ci else None))
+    return points
+
+
+def _connect(path: Path, create: bool) -> sqlite3.Connection:
+    if not create and not path.is_file():
+        raise HistoryError(f"{path}: no history store here; a run with 'history: {{path: ...}}' creates it")
+    if create:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise HistoryError(f"{path}: cannot create its directory ({exc.strerror}); check history.path") from None
+    try:
+        conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    except sqlite3.DatabaseError as exc:
+        raise HistoryError(f"{path}: not a reportgen history store ({exc}); give another history.path") from None
+    if tables and (version != STORE_VERSION or not {"runs", "numbers"} <= tables):
+        conn.close()
+        raise HistoryError(f"{path}: not a reportgen history store (layout {version}, tables {', '.join(sorted(tables))}); "
+                           f"give another history.path")
+    if not tables:
+        if not create:
+            conn.close()
+            raise HistoryError(f"{path}: an empty file, not a reportgen history store")
+        conn.executescript(f"BEGIN IMMEDIATE; {_SCHEMA} PRAGMA user_version = {STORE_VERSION}; COMMIT;")
+    return conn
+
+
+def append(path: Path, result: ComparisonResult) -> int:
+    """Record ``result``'s headline numbers in one transaction; returns the entry's sequence number."""
+    run = result.run
+    inputs = json.dumps([{"path": f.path, "sha256": f.sha256, "rows": f.rows} for f in run.files])
+    rows = headline(result)
+    try:
+        with closing(_connect(path, create=True)) as conn:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                cur = conn.execute("INSERT INTO runs (run_id, created, title, config_path, inputs) VALUES (?, ?, ?, ?, ?)",
+                                   (run.run_id, run.created, run.title, run.config_path, inputs))
+                seq = int(cur.lastrowid or 0)
+                conn.executemany(
+                    "INSERT INTO numbers (seq, kind, subject, metric, value, lo, hi) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    [(seq, p.kind, p.subject, p.metric, p.value, *(p.ci if p.ci else (None, None))) for p in rows])
+                conn.execute("COMMIT")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+    except sqlite3.Error as exc:
+        raise HistoryError(f"{path}: cannot record the run ({exc}); check history.path") from None
+    return seq
+
+
+def read(path: Path, create: bool = False) -> list[dict[str, Any]]:
+    """Every recorded run, oldest first: ``{seq, run_id, created, title, config_path, inputs, numbers: [TrendPoint]}``."""
+    try:
+        with closing(_connect(path, create=create)) as conn:
+            runs = conn.execute("SELECT seq, run_id, created, title, config_path, inputs FROM runs ORDER BY seq").fetchall()
+            nums = conn.execute("SELECT n.seq, n.kind, n.subject, n.metric, n.value, n.lo, n.hi, r.run_id, r.created "
+                                "FROM numbers n JOIN runs r ON r.seq = n.seq ORDER BY n.rowid").fetchall()
+    except sqlite3.Error as exc:
+        raise HistoryError(f"{path}: cannot read the history ({exc})") from None
+    by_seq: dict[int, list[TrendPoint]] = {r[0]: [] for r in runs}
+    for seq, kind, subject, metric, value, lo, hi, run_id, created in nums:
+        by_seq[seq].append(TrendPoint(run_id, created, subject, kind, metric, value,
+                                      [lo, hi] if lo is not None and hi is not None else None))
+    return [{"seq": seq, "run_id": run_id, "created": created, "title": title, "config_path": cfg,
+             "inputs": json.loads(inputs), "numbers": by_seq[seq]}
+            for seq, run_id, created, title, cfg, inputs in runs]
+
+
+def with_trend(result: ComparisonResult, path: Path, limit: int = 24) -> ComparisonResult:
+    """``result`` with the trend of its history store: the last ``limit - 1`` recorded runs of
+    the same title, then this run (not yet recorded: :func:`append` follows the report)."""
+    import dataclasses  # noqa: PLC0415
+
+    past = [r for r in read(path, create=True) if r["title"] == result.run.title][-(limit - 1):] if limit > 1 else []
+    points = [p for r in past for p in r["numbers"]] + headline(result)
+    return dataclasses.replace(result, trend=points)
+
+
+def columns(runs: Sequence[dict[str, Any]]) -> list[str]:
+    """The table's number columns, ``SUBJECT.METRIC`` (and ``_lo`` / ``_hi``), in first-seen order."""
+    out: dict[str, None] = {}
+    for r in runs:
+        for p in r["numbers"]:
+            out[f"{p.subject}.{p.metric}"] = None
+    return list(out)
+
+
+def table(runs: Sequence[dict[str, Any]]) -> tuple[list[str], list[list[Any]]]:
+    """One row per run: run id, date, title, then each number with its interval bounds."""
+    cols = columns(runs)
+    header = ["run_id", "created", "title"] + [f"{c}{s}" for c in cols for s in ("", "_lo", "_hi")]
+    rows = []
+    for r in runs:
+        got = {f"{p.subject}.{p.metric}": p for p in r["numbers"]}
+        row: list[Any] = [r["run_id"], r["created"], r["title"]]
+        for c in cols:
+            p = got.get(c)
+            row += [p.value if p else None, *(p.ci if p and p.ci else (None, None))]
+        rows.append(row)
+    return header, rows
+
+
+def export(runs: Sequence[dict[str, Any]], fmt: str) -> str:
+    """The history as ``csv`` (cells neutralised for spreadsheets), ``json`` or a ``text`` table."""
+    if fmt == "json":
+        doc = [{**{k: v for k, v in r.items() if k != "numbers"},
+                "numbers": [{"kind": p.kind, "subject": p.subject, "metric": p.metric, "value": p.value,
+                             "ci": list(p.ci) if p.ci else None} for p in r["numbers"]]} for r in runs]
+        return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+    header, rows = table(runs)
+    if fmt == "csv":
+        buf = io.StringIO()
+        w = csv.writer(buf, lineterminator="\n")
+        w.writerow([safe_cell(h) for h in header])
+        w.writerows([[safe_cell(v) for v in row] for row in rows])
+        return buf.getvalue()
+    # text: one line per run with its date and the model metrics (no bounds), aligned
+    keep = [i for i, h in enumerate(header) if i < 3 or not h.endswith(("_lo", "_hi"))]
+    cells = [[header[i] for i in keep]] + [[_fmt(row[i]) for i in keep] for row in rows]
+    widths = [max(len(r[j]) for r in cells) for j in range(len(keep))]
+    return "".join("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() + "\n" for r in cells)
+
+
+def _fmt(v: Any) -> str:
+    if v is None:
+        return "n/a"
+    if isinstance(v, float):
+        return f"{v:.4f}"
+    return str(v)
+
+
+#: First characters that make a spreadsheet read a cell as a formula (OWASP "CSV injection").
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def safe_cell(v: Any) -> Any:
+    """A value safe to open in a spreadsheet: text starting with ``= + - @`` (or tab / CR) gets a
+    leading apostrophe so it is shown, never evaluated; numbers are left as numbers."""
+    if isinstance(v, str) and v.startswith(FORMULA_START):
+        return "'" + v
+    return v
+
+
+def trend_rows(points: Iterable[TrendPoint]) -> dict[str, list[TrendPoint]]:
+    """Points grouped by ``SUBJECT.METRIC`` in first-seen order (the report's trend tables)."""
+    out: dict[str, list[TrendPoint]] = {}
+    for p in points:
+        out.setdefault(f"{p.subject}.{p.metric}", []).append(p)
+    return out
