@@ -66,7 +66,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--out", metavar="DIR", help="output directory (default: output.dir of the config); "
                      "with several configs, each writes to DIR/<config name>")
     run.add_argument("--format", dest="formats", type=_parse_formats, metavar="LIST",
-                     help="comma-separated subset of html,pdf,json (default: output.formats of the config)")
+                     help="comma-separated subset of html,pdf,json,csv,xlsx (default: output.formats of the config); "
+                          "csv: metrics, comparisons, thresholds (and checks) tables; xlsx: one workbook of them")
     run.add_argument("--overwrite", action="store_true", help="replace an existing report in the output directory")
     run.add_argument("--now", metavar="ISO8601", help="pin the report's timestamp (reproducible output)")
     run.add_argument("--engine", choices=("memory", "stream", "dask"),

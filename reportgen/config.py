@@ -25,7 +25,7 @@ import reportgen.catalog as catalog
 from reportgen.errors import ConfigError
 
 Task = Literal["binary", "multiclass"]
-Format = Literal["html", "pdf", "json"]
+Format = Literal["html", "pdf", "json", "csv", "xlsx"]
 ScalarLabel = int | str | bool | float
 
 #: Metrics a constraint rule may name (threshold metrics that vary with the cut).

@@ -29,6 +29,7 @@ from typing import Any
 
 import reportgen.catalog as catalog
 from reportgen.errors import UserError
+from reportgen.export import safe_cell
 from reportgen.results import ComparisonResult, TrendPoint
 
 #: How long an append waits for another run's transaction to finish.
@@ -215,18 +216,6 @@ def _fmt(v: Any) -> str:
     if isinstance(v, float):
         return f"{v:.4f}"
     return str(v)
-
-
-#: First characters that make a spreadsheet read a cell as a formula (OWASP "CSV injection").
-FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
-
-
-def safe_cell(v: Any) -> Any:
-    """A value safe to open in a spreadsheet: text starting with ``= + - @`` (or tab / CR) gets a
-    leading apostrophe so it is shown, never evaluated; numbers are left as numbers."""
-    if isinstance(v, str) and v.startswith(FORMULA_START):
-        return "'" + v
-    return v
 
 
 def trend_rows(points: Iterable[TrendPoint]) -> dict[str, list[TrendPoint]]:

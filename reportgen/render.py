@@ -42,7 +42,7 @@ from reportgen.labels import CRITERION_LABELS
 from reportgen.results import ComparisonResult, ModelResult, to_jsonable
 from reportgen.wording import comparison_notes, interval_kind
 
-FORMATS = ("html", "pdf", "json")
+FORMATS = ("html", "pdf", "json", "csv", "xlsx")
 
 
 # --------------------------------------------------------------------------------------

@@ -72,10 +72,13 @@ if TYPE_CHECKING:
     from reportgen.render import Theme
     from reportgen.results import ComparisonResult
 
-FORMATS = ("html", "pdf", "json")
+FORMATS = ("html", "pdf", "json", "csv", "xlsx")
 #: File name of each format; a report directory holds these and nothing else.
-FILE_NAMES = {"html": "report.html", "pdf": "report.pdf", "json": "metrics.json"}
-REPORT_FILES = frozenset(FILE_NAMES.values())
+FILE_NAMES = {"html": "report.html", "pdf": "report.pdf", "json": "metrics.json", "csv": "metrics.csv",
+              "xlsx": "tables.xlsx"}
+#: ``csv`` writes one file per key table (:mod:`reportgen.export`); FILE_NAMES names the first.
+CSV_FILES = ("metrics.csv", "comparisons.csv", "thresholds.csv", "checks.csv")
+REPORT_FILES = frozenset(FILE_NAMES.values()) | frozenset(CSV_FILES)
 #: Names reportgen gives its own scratch entries (ignored by readers, removed by the next run).
 SCRATCH_PREFIX = ".reportgen-"
 _SCRATCH = re.compile(r"^\.reportgen-(?P<kind>tmp|old)\.(?P<key>.+)\.[0-9a-f]{8}$")
@@ -486,6 +489,7 @@ def write_outputs(
     it the directory is locked here. Returns the absolute path of each file written, by
     format (and by file name for ``extra``).
     """
+    import reportgen.export as export  # noqa: PLC0415
     import reportgen.render as render  # noqa: PLC0415  (render re-exports this function)
 
     theme = theme if theme is not None else render.Theme()
@@ -520,13 +524,22 @@ def write_outputs(
     def write_bytes(data: bytes) -> Callable[[Path], None]:
         return lambda path: path.write_bytes(data)
 
-    writers = {"json": write_json, "html": write_html, "pdf": write_pdf}
-    files: dict[str, Callable[[Path], None]] = {FILE_NAMES[f]: writers[f] for f in formats}
+    def write_xlsx(path: Path) -> None:
+        export.write_xlsx(result, path)
+
+    def write_csv(text: str) -> Callable[[Path], None]:
+        return lambda path: path.write_text(text, encoding="utf-8", newline="")
+
+    writers = {"json": write_json, "html": write_html, "pdf": write_pdf, "xlsx": write_xlsx}
+    files: dict[str, Callable[[Path], None]] = {FILE_NAMES[f]: writers[f] for f in formats if f != "csv"}
+    if "csv" in formats:
+        files.update({f"{name}.csv": write_csv(export.to_csv(t)) for name, t in export.tables(result).items()})
     files.update({name: write_bytes(data) for name, data in extra.items() if name not in files})
     with render._theme_errors(theme):
         written = reservation.write(files)
     out = {f: written[FILE_NAMES[f]] for f in formats}
     out.update({name: written[name] for name in extra if name not in {FILE_NAMES[f] for f in formats}})
+    out.update({name: path for name, path in written.items() if name in CSV_FILES and name != FILE_NAMES["csv"]})
     return out
 
 

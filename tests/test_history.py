@@ -12,7 +12,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from reportgen.history import append, export, read, safe_cell
+from reportgen.export import safe_cell
+from reportgen.history import append, export, read
 from reportgen.results import ComparisonResult
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -120,3 +120,15 @@ def test_cli_set_and_missing_variable_exit_2_with_one_line(tmp_path: Path, fast_
     assert cli(["validate", str(cfg), "--set", "bootstrap.resamples=10"]) == 0
     assert cli(["validate", str(cfg), "--set", "models[9].file=x.csv"]) == 2
     assert "models[9]: no such entry (models has 3)" in capsys.readouterr().err
+
+
+def test_the_readme_scheduled_example_config_is_valid(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The README's cron / Airflow config parses, with its --set re-run override (it cannot rot)."""
+    text = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    block = text.split("`/etc/reportgen/monthly.yaml`:")[1].split("```yaml")[1].split("```")[0]
+    monkeypatch.setenv("RUN_DATE", "2026-03-01")
+    cfg = parse_config(block, "monthly.yaml")
+    assert [m.source.params for m in cfg.models] == [{"d": "2026-03-01"}] * 2
+    again = parse_config(block, "monthly.yaml", ["models[1].file=/data/2026-03/challenger.parquet", "models[1].source=null"])
+    assert again.models[1].file == Path("/data/2026-03/challenger.parquet") and again.models[1].source is None
+    assert len(cfg.checks) == 2 and cfg.history is not None

@@ -55,3 +55,27 @@ def test_pushdown_query_groups_by_score_and_label_with_weights() -> None:
     assert values == ("x",)
     assert sql.endswith('FROM (SELECT * FROM p WHERE d = $1) AS reportgen_rows GROUP BY "p""d", "y"')
     assert 'SUM(CAST("w" AS DOUBLE PRECISION) * CAST("w" AS DOUBLE PRECISION)) AS w2' in sql
+
+
+def test_the_url_keeps_its_variables_in_the_config_and_a_literal_password_is_refused() -> None:
+    from reportgen.config import parse_config
+
+    base = ("label: y\nmodels:\n  - {name: a, file: a.csv, score: s}\n"
+            "  - {name: b, score: s, source: {url: '%s', query: 'SELECT 1'}}\n")
+    cfg = parse_config(base % "postgresql://u:${PW}@h/db", "q.yaml", environ={})  # PW unset: fine until connecting
+    assert cfg.models[1].source.url == "postgresql://u:${PW}@h/db"
+    assert "${PW}" in str(cfg.model_dump(mode="json"))  # what metrics.json's run.config keeps
+    with pytest.raises(ConfigError) as e:
+        parse_config(base % "postgresql://u:hunter2@h/db", "q.yaml")
+    assert "hunter2" not in str(e.value) and "models[1].source.url: holds a literal password" in str(e.value)
+    with pytest.raises(ConfigError, match=r"models\[0\]: give exactly one of 'file'"):
+        parse_config(base.replace("file: a.csv, ", "file: a.csv, source: {url: 'postgresql://h/d', query: q}, "), "q.yaml")
+
+
+def test_pushdown_needs_every_model_pushed_down_and_task_binary() -> None:
+    from reportgen.config import parse_config
+
+    text = ("label: y\nmodels:\n  - {name: a, file: a.csv, score: s}\n"
+            "  - {name: b, score: s, source: {url: 'postgresql://h/d', query: 'SELECT 1', pushdown: true}}\n")
+    with pytest.raises(ConfigError, match=r"models\[1\].source.pushdown: pushdown works for task: binary with every model"):
+        parse_config(text, "q.yaml")
