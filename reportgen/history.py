@@ -22,7 +22,7 @@ import csv
 import io
 import json
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from contextlib import closing
 from pathlib import Path
 from typing import Any
@@ -216,11 +216,3 @@ def _fmt(v: Any) -> str:
     if isinstance(v, float):
         return f"{v:.4f}"
     return str(v)
-
-
-def trend_rows(points: Iterable[TrendPoint]) -> dict[str, list[TrendPoint]]:
-    """Points grouped by ``SUBJECT.METRIC`` in first-seen order (the report's trend tables)."""
-    out: dict[str, list[TrendPoint]] = {}
-    for p in points:
-        out.setdefault(f"{p.subject}.{p.metric}", []).append(p)
-    return out
