@@ -13,6 +13,7 @@ Usage: python benchmarks/bench_sql.py [N]   (default 2,000,000)
 
 from __future__ import annotations
 
+import shutil
 import sys
 import tempfile
 import time
@@ -87,6 +88,7 @@ def main(n: int) -> None:
         base = base or t
         print(f"  {name:45s} {t:7.3f} s  ({got:,} rows returned; {t / base:.1f}x ADBC)")
     srv.cleanup()
+    shutil.rmtree(root, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -11,7 +11,7 @@ with one line and no secret in it.
 from __future__ import annotations
 
 import json
-import os
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -61,7 +61,8 @@ def pg():
     hba.write_text("local all scorer scram-sha-256\n" + hba.read_text(encoding="utf-8"), encoding="utf-8")
     srv.psql("SELECT pg_reload_conf();")
     yield {"socket": socket_dir, "url": f"postgresql://scorer:${{REPORTGEN_TEST_PW}}@/postgres?host={socket_dir}"}
-    srv.cleanup()
+    srv.cleanup()  # stops the server
+    shutil.rmtree(root, ignore_errors=True)
 
 
 def _config(tmp: Path, models: list[dict], **extra) -> Path:
