@@ -4,6 +4,14 @@ No figure computes a metric: every number drawn comes from the :class:`Compariso
 One style for all, the Okabe–Ito colour-blind-safe palette, and each model keeps its colour
 in every figure. Text from the data (model names) is escaped so that ``$`` and backslashes
 print literally instead of triggering mathtext.
+
+Figures are drawn at the size they print (issue 17, item 8): a half-width figure of the
+report's two-column grid is :data:`HALF_WIDTH` inches wide and a full-width one
+:data:`FULL_WIDTH`, both within the A4 content box (182 mm = 7.17 in), so the PDF shows them at
+scale 1 and no text is smaller than :data:`MIN_POINTS` (7 pt) on paper. Long model names
+(more than :data:`KEY_AFTER` characters) are replaced in every figure by their keys M1, M2, …
+(:func:`model_keys`), which the report's table of models spells out; legends sit below the
+axes, never over the curves.
 """
 
 from __future__ import annotations
@@ -21,6 +29,7 @@ from matplotlib.figure import Figure  # noqa: E402
 
 import reportgen.catalog as catalog  # noqa: E402
 from reportgen.catalog import short_label  # noqa: E402
+from reportgen.formats import fmt_metric  # noqa: E402
 from reportgen.results import ComparisonResult, ModelResult  # noqa: E402
 
 #: Okabe & Ito (2008) colour-blind-safe palette, black last.
@@ -28,18 +37,32 @@ PALETTE = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F
 GRID = "#d9d9d9"
 MUTED = "#7f7f7f"
 
+#: The smallest text drawn (points at print size: figures are drawn at the size they print).
+MIN_POINTS = 7.0
+#: Width of a figure in the report's two-column grid (inches; 49 % of the A4 content box).
+HALF_WIDTH = 3.4
+#: Width of a full-width figure (inches; the A4 content box is 7.17 in).
+FULL_WIDTH = 7.0
+#: Names longer than this are shown in figures by their key (M1, M2, …).
+KEY_AFTER = 20
+#: Height of one legend row below the axes (inches).
+LEGEND_ROW = 0.15
+
 STYLE = {
     "font.family": "DejaVu Sans",
-    "font.size": 8.5,
-    "axes.titlesize": 9.5,
+    "font.size": 8,
+    "axes.titlesize": 8.5,
     "axes.titleweight": "bold",
-    "axes.labelsize": 8.5,
+    "axes.labelsize": 8,
+    "xtick.labelsize": 7.5,
+    "ytick.labelsize": 7.5,
     "axes.spines.top": False,
     "axes.spines.right": False,
     "axes.grid": True,
     "grid.color": GRID,
     "grid.linewidth": 0.6,
     "legend.fontsize": 7.5,
+    "legend.title_fontsize": 7.5,
     "legend.frameon": False,
     "lines.linewidth": 1.6,
     "svg.fonttype": "none",
@@ -65,6 +88,36 @@ def safe_text(text: str) -> str:
 def colours(names: Sequence[str], palette: Sequence[str] = PALETTE) -> dict[str, str]:
     """One colour per model, by position, stable across figures."""
     return {n: palette[i % len(palette)] for i, n in enumerate(names)}
+
+
+def uses_keys(names: Sequence[str]) -> bool:
+    """Whether figures show the models by key: some name is longer than :data:`KEY_AFTER`."""
+    return any(len(n) > KEY_AFTER for n in names)
+
+
+def model_keys(names: Sequence[str]) -> dict[str, str]:
+    """Each model's key, by position: M1, M2, … (the report's table of models spells them out)."""
+    return {n: f"M{i + 1}" for i, n in enumerate(names)}
+
+
+def figure_names(names: Sequence[str]) -> dict[str, str]:
+    """How figures name each model: its name when every name is short, otherwise its key.
+
+    All or none: a legend mixing names and keys would make the reader wonder which is which.
+    """
+    keys = model_keys(names)
+    return {n: keys[n] if uses_keys(names) else safe_text(n) for n in names}
+
+
+def _legend_below(fig: Figure, ncols: int = 1, where: str = "lower", **kwargs) -> None:
+    """The figure's legend under the axes (or above them: ``where="upper"``, for a figure whose
+    bottom holds a shared axis label); constrained layout makes room, so it never covers a curve."""
+    fig.legend(loc=f"outside {where} center", ncols=ncols, **kwargs)
+
+
+def _legend_height(entries: int, ncols: int = 1) -> float:
+    """Inches a legend of ``entries`` rows in ``ncols`` columns takes below the axes."""
+    return LEGEND_ROW * math.ceil(entries / ncols) + 0.1
 
 
 def _figure(width: float, height: float) -> Figure:
@@ -93,20 +146,23 @@ def _apply_style(fn):
     return wrapper
 
 
-def _fmt(v: float | None, digits: int = 3) -> str:
-    return "n/a" if v is None else f"{v:.{digits}f}"
+def _fmt(v: float | None, digits: int = 3, key: str | None = None) -> str:
+    """A metric for a legend or title: never rounded to its bound (AUC 0.99965 is not "1.000")."""
+    return fmt_metric(v, key, digits)
 
 
 @_apply_style
 def roc_figure(result: ComparisonResult, palette: Sequence[str] = PALETTE) -> Figure:
     """Overlaid ROC curves, chance diagonal, operating point at the decision threshold."""
-    fig = _figure(5.2, 4.4)
+    fig = _figure(HALF_WIDTH, 3.0 + _legend_height(len(result.models) + 2))
     ax = fig.add_subplot()
     col = colours(list(result.models), palette)
+    shown = figure_names(list(result.models))
     ax.plot([0, 1], [0, 1], ls="--", color=MUTED, lw=0.9, label="chance (AUC 0.5)")
     for name, m in result.models.items():
         c = m.curves.roc
-        label = f"{safe_text(name)}: AUC {_fmt(m.metrics['roc_auc'])}, Gini {_fmt(m.metrics['gini'])}"
+        label = (f"{shown[name]}: AUC {_fmt(m.metrics['roc_auc'], key='roc_auc')}, "
+                 f"Gini {_fmt(m.metrics['gini'], key='gini')}")
         ax.plot(c.x, c.y, color=col[name], label=label, drawstyle="default")
         if m.confusion is not None and m.negatives and m.positives:
             fx = m.confusion.fp / m.negatives
@@ -117,44 +173,46 @@ def roc_figure(result: ComparisonResult, palette: Sequence[str] = PALETTE) -> Fi
     ax.set(xlim=(0, 1), ylim=(0, 1.01), xlabel="False positive rate (1 − specificity)",
            ylabel="True positive rate (recall)", title="ROC curves")
     ax.set_aspect("equal")
-    ax.legend(loc="lower right")
+    _legend_below(fig)
     return fig
 
 
 @_apply_style
 def pr_figure(result: ComparisonResult, palette: Sequence[str] = PALETTE) -> Figure:
     """Overlaid precision–recall curves with the prevalence baseline and iso-F1 lines."""
-    fig = _figure(5.2, 4.4)
+    fig = _figure(HALF_WIDTH, 3.0 + _legend_height(len(result.models) + 1))
     ax = fig.add_subplot()
     col = colours(list(result.models), palette)
+    shown = figure_names(list(result.models))
     r = np.linspace(0.01, 1, 200)
     for f in (0.2, 0.4, 0.6, 0.8):
         p = f * r / (2 * r - f)
         ok = (p > 0) & (p <= 1.0)
         ax.plot(r[ok], p[ok], color=GRID, lw=0.8, zorder=0)
-        ax.annotate(f"F1={f:g}", xy=(0.98, f / (2 - f) + 0.015), fontsize=6.5, color=MUTED, ha="right")
+        ax.annotate(f"F1={f:g}", xy=(0.98, f / (2 - f) + 0.015), fontsize=MIN_POINTS, color=MUTED, ha="right")
     first = next(iter(result.models.values()))
     prev = first.positives / (first.positives + first.negatives)
     ax.axhline(prev, ls="--", color=MUTED, lw=0.9, label=f"prevalence {prev:.3f} (random)")
     for name, m in result.models.items():
         c = m.curves.pr
         ax.step(c.x, c.y, where="post", color=col[name],
-                label=f"{safe_text(name)}: AP {_fmt(m.metrics['average_precision'])}")
+                label=f"{shown[name]}: AP {_fmt(m.metrics['average_precision'], key='average_precision')}")
         if m.confusion is not None and m.positives and (m.confusion.tp + m.confusion.fp) > 0:
             ax.plot([m.confusion.tp / m.positives], [m.confusion.tp / (m.confusion.tp + m.confusion.fp)],
                     marker="o", ms=5.5, mfc="white", mec=col[name], mew=1.6, ls="none")
     ax.set(xlim=(0, 1), ylim=(0, 1.02), xlabel="Recall (true positive rate)", ylabel="Precision",
            title="Precision–recall curves")
-    ax.legend(loc="upper right")
+    _legend_below(fig)
     return fig
 
 
 @_apply_style
 def cost_figure(result: ComparisonResult, palette: Sequence[str] = PALETTE) -> Figure:
     """Drummond–Holte cost curves: lower envelopes, trivial classifiers, the operating condition."""
-    fig = _figure(5.2, 4.6)
+    fig = _figure(HALF_WIDTH, 3.0 + _legend_height(len(result.models) + 3))
     ax = fig.add_subplot()
     col = colours(list(result.models), palette)
+    shown = figure_names(list(result.models))
     x = np.array([0.0, 1.0])
     ax.plot(x, x, color=MUTED, lw=0.9, ls=":", label="always negative")
     ax.plot(x, 1 - x, color=MUTED, lw=0.9, ls="-.", label="always positive")
@@ -163,7 +221,7 @@ def cost_figure(result: ComparisonResult, palette: Sequence[str] = PALETTE) -> F
         c = m.curves.cost
         if c is None:
             continue
-        ax.plot(c.pc, c.envelope, color=col[name], label=f"{safe_text(name)} (lower envelope)")
+        ax.plot(c.pc, c.envelope, color=col[name], label=f"{shown[name]} (lower envelope)")
         # the line of the operating point at the decision threshold
         ax.plot(x, (1 - c.operating_tpr - c.operating_fpr) * x + c.operating_fpr, color=col[name],
                 lw=0.8, ls="--", alpha=0.8)
@@ -171,8 +229,8 @@ def cost_figure(result: ComparisonResult, palette: Sequence[str] = PALETTE) -> F
     if pc is not None:
         ax.axvline(pc, color="black", lw=0.9, label=f"operating condition PC(+) = {pc:.3f}")
     ax.set(xlim=(0, 1), ylim=(0, 0.55), xlabel="Probability cost PC(+)",
-           ylabel="Normalised expected cost", title="Cost curves (dashed: at the decision threshold)")
-    fig.legend(loc="outside lower center", ncols=2, fontsize=7)
+           ylabel="Normalised expected cost", title="Cost curves\n(dashed: at the decision threshold)")
+    _legend_below(fig)
     return fig
 
 
@@ -186,15 +244,17 @@ PREVALENCE_CRITERIA = ("f1", "mcc", "balanced_accuracy", "expected_cost")
 @_apply_style
 def threshold_figure(result: ComparisonResult, palette: Sequence[str] = PALETTE) -> Figure:
     """F1, MCC, kappa and balanced accuracy against the threshold, with the decision threshold."""
-    fig = _figure(7.0, 4.8)
+    ncols = 3
+    fig = _figure(FULL_WIDTH, 4.6 + _legend_height(len(result.models), ncols))
     axes = fig.subplots(2, 2, sharex=False)
     col = colours(list(result.models), palette)
+    shown = figure_names(list(result.models))
     for ax, key in zip(axes.flat, _PANEL):
         for name, m in result.models.items():
             c = m.curves.threshold_metrics.get(key)
             if c is None:
                 continue
-            ax.plot(c.x, c.y, color=col[name], label=safe_text(name), lw=1.3)
+            ax.plot(c.x, c.y, color=col[name], label=shown[name] if ax is axes.flat[0] else None, lw=1.3)
             opt = m.optimal_thresholds.get(key)
             total = (m.positives or 0) + (m.negatives or 0)
             if opt is not None and opt.threshold is not None and opt.value is not None and total:
@@ -204,7 +264,7 @@ def threshold_figure(result: ComparisonResult, palette: Sequence[str] = PALETTE)
         ax.set_title(short_label(key))
         ax.set_xlabel("share of rows flagged (predicted positive)")
         ax.set_xlim(0, 1)
-    axes.flat[0].legend(loc="best")
+    _legend_below(fig, ncols=min(ncols, len(result.models)))
     fig.suptitle("Metrics across thresholds (▼ optimum, dashed: each model's decision threshold)", fontsize=9)
     return fig
 
@@ -216,9 +276,10 @@ def ks_figure(result: ComparisonResult, palette: Sequence[str] = PALETTE) -> Fig
     n = len(names)
     cols = min(3, n)
     rows = math.ceil(n / cols)
-    fig = _figure(7.0, 2.4 * rows + 0.3)
+    fig = _figure(FULL_WIDTH, 2.4 * rows + 0.3)
     axes = np.atleast_1d(fig.subplots(rows, cols, squeeze=False)).ravel()
     col = colours(names, palette)
+    shown = figure_names(names)
     for ax, name in zip(axes, names):
         m = result.models[name]
         k = m.curves.ks
@@ -229,7 +290,7 @@ def ks_figure(result: ComparisonResult, palette: Sequence[str] = PALETTE) -> Fig
         ax.plot(k.thresholds, k.fpr, color=col[name], ls="--", label="negatives")
         if m.ks_threshold is not None and m.metrics["ks"] is not None:
             ax.axvline(m.ks_threshold, color=MUTED, lw=0.8)
-        ax.set_title(f"{safe_text(name)}: KS {_fmt(m.metrics['ks'])}")
+        ax.set_title(f"{shown[name]}: KS {_fmt(m.metrics['ks'], key='ks')}")
         ax.set_xlabel("threshold (score)")
         ax.set_ylabel("share predicted positive")
         if m.direction == "lower":
@@ -243,19 +304,20 @@ def ks_figure(result: ComparisonResult, palette: Sequence[str] = PALETTE) -> Fig
 @_apply_style
 def gains_figure(result: ComparisonResult, palette: Sequence[str] = PALETTE) -> Figure:
     """Cumulative gains: share of positives captured against the share of rows taken."""
-    fig = _figure(5.2, 4.0)
+    fig = _figure(HALF_WIDTH, 3.0 + _legend_height(len(result.models) + 2))
     ax = fig.add_subplot()
     col = colours(list(result.models), palette)
+    shown = figure_names(list(result.models))
     first = next(iter(result.models.values()))
     prev = first.positives / (first.positives + first.negatives)
     ax.plot([0, 1], [0, 1], ls="--", color=MUTED, lw=0.9, label="random")
     ax.plot([0, prev, 1], [0, 1, 1], ls=":", color=MUTED, lw=0.9, label="perfect")
     for name, m in result.models.items():
         if m.curves.lift is not None:
-            ax.plot(m.curves.lift.x, m.curves.lift.y, color=col[name], label=safe_text(name))
+            ax.plot(m.curves.lift.x, m.curves.lift.y, color=col[name], label=shown[name])
     ax.set(xlim=(0, 1), ylim=(0, 1.01), xlabel="Share of rows, highest risk first",
            ylabel="Share of positives captured", title="Cumulative gains")
-    ax.legend(loc="lower right")
+    _legend_below(fig)
     return fig
 
 
@@ -265,19 +327,20 @@ def calibration_figure(result: ComparisonResult, palette: Sequence[str] = PALETT
     models = {n: m for n, m in result.models.items() if m.curves.calibration is not None}
     if not models:
         return None
-    fig = _figure(5.2, 4.0)
+    fig = _figure(HALF_WIDTH, 3.0 + _legend_height(len(models) + 1))
     ax = fig.add_subplot()
     col = colours(list(result.models), palette)
+    shown = figure_names(list(result.models))
     ax.plot([0, 1], [0, 1], ls="--", color=MUTED, lw=0.9, label="perfectly calibrated")
     for name, m in models.items():
         c = m.curves.calibration
         size = 12 + 120 * c.counts / max(float(c.counts.max()), 1.0)
         ax.plot(c.mean_predicted, c.observed, color=col[name], lw=1.2,
-                label=f"{safe_text(name)}: Brier {_fmt(m.metrics['brier'], 4)}")
+                label=f"{shown[name]}: Brier {_fmt(m.metrics['brier'], 4, 'brier')}")
         ax.scatter(c.mean_predicted, c.observed, s=size, color=col[name], alpha=0.7, zorder=3)
     ax.set(xlim=(0, 1), ylim=(0, 1), xlabel="Mean predicted probability (bin)",
            ylabel="Observed share of positives", title="Calibration (10 equal-width bins)")
-    ax.legend(loc="upper left")
+    _legend_below(fig)
     return fig
 
 
@@ -288,9 +351,10 @@ def distribution_figure(result: ComparisonResult, palette: Sequence[str] = PALET
     n = len(names)
     cols = min(3, n)
     rows = math.ceil(n / cols)
-    fig = _figure(7.0, 2.3 * rows + 0.3)
+    fig = _figure(FULL_WIDTH, 2.3 * rows + 0.3)
     axes = np.atleast_1d(fig.subplots(rows, cols, squeeze=False)).ravel()
     col = colours(names, palette)
+    shown = figure_names(names)
     for ax, name in zip(axes, names):
         m = result.models[name]
         h = m.curves.histogram
@@ -302,7 +366,7 @@ def distribution_figure(result: ComparisonResult, palette: Sequence[str] = PALET
         ax.stairs(pos, h.edges, color=col[name], lw=1.5, label="positives")
         if m.threshold is not None:
             ax.axvline(m.threshold, color="black", lw=0.8, ls="--")
-        ax.set_title(safe_text(name))
+        ax.set_title(shown[name])
         ax.set_xlabel("score")
         ax.set_ylabel("share of class")
         ax.legend(loc="best")
@@ -318,9 +382,10 @@ def forest_figure(result: ComparisonResult, palette: Sequence[str] = PALETTE) ->
     if not comps:
         return None
     metric = result.run.primary_metric
-    fig = _figure(6.2, 0.55 * len(comps) + 1.2)
+    fig = _figure(FULL_WIDTH * 0.8, 0.4 * len(comps) + 1.1)
     ax = fig.add_subplot()
     col = colours(list(result.models), palette)
+    shown = figure_names(list(result.models))
     for i, c in enumerate(comps):
         d = c.delta.get(metric)
         ci = c.ci.get(metric)
@@ -331,7 +396,7 @@ def forest_figure(result: ComparisonResult, palette: Sequence[str] = PALETTE) ->
             ax.plot(ci, [y, y], color=col[c.model], lw=2.2)
         ax.plot([d], [y], marker="s", color=col[c.model], ms=7)
     ax.axvline(0, color="black", lw=0.9)
-    ax.set_yticks(range(len(comps)), [safe_text(f"{c.model} − {c.baseline}") for c in reversed(comps)])
+    ax.set_yticks(range(len(comps)), [f"{shown[c.model]} − {shown[c.baseline]}" for c in reversed(comps)])
     name = short_label(metric)
     ax.set_xlabel(f"Δ {name} ({result.run.confidence_level * 100:g} % CI)")
     ax.set_title(f"Difference in {name} against the baseline")
@@ -354,9 +419,10 @@ def prevalence_figure(result: ComparisonResult, palette: Sequence[str] = PALETTE
     n = len(models)
     cols = min(3, n)
     rows = math.ceil(n / cols)
-    fig = _figure(7.0, 2.5 * rows + 0.5)
+    fig = _figure(FULL_WIDTH, 2.5 * rows + 0.5 + _legend_height(len(crits), len(crits)))
     axes = np.atleast_1d(fig.subplots(rows, cols, squeeze=False)).ravel()
     col = colours(list(result.models), palette)
+    shown = figure_names(list(result.models))
     for ax, (name, m) in zip(axes, models.items()):
         for crit, ls, marker, label in crits:
             xs, ys = [], []
@@ -366,21 +432,25 @@ def prevalence_figure(result: ComparisonResult, palette: Sequence[str] = PALETTE
                     xs.append(sc.prevalence)
                     ys.append(o.threshold)
             ax.plot(xs, ys, ls=ls, marker=marker, ms=3.5, color=col[name], label=label, lw=1.2)
-        ax.set_title(safe_text(name))
+        ax.set_title(shown[name])
         ax.set_xlabel("share of positives")
         ax.set_ylabel("optimal threshold (score)")
     for ax in axes[n:]:
         ax.set_visible(False)
-    axes[0].legend(loc="best", fontsize=6.5)
+    handles, texts = axes[0].get_legend_handles_labels()
+    fig.legend(handles, texts, loc="outside lower center", ncols=len(crits))
     return fig
 
 
 #: Most per-class panels drawn; with more classes only the micro-average panel is kept.
 MAX_CLASS_PANELS = 20
+#: Panels per figure (3 × 3): a figure of more would be taller than the page and printed shrunk.
+PANELS_PER_FIGURE = 9
 
 
-def _class_panels(result: ComparisonResult, kind: str, palette: Sequence[str]) -> Figure | None:
-    """Small multiples, one panel per class (one-vs-rest), the models overlaid in their colours."""
+def _class_panels(result: ComparisonResult, kind: str, palette: Sequence[str], part: int = 0) -> Figure | None:
+    """Small multiples, one panel per class (one-vs-rest), the models overlaid in their colours;
+    ``part``: which run of :data:`PANELS_PER_FIGURE` panels (None past the last)."""
     curves = {n: m.multiclass_curves for n, m in result.models.items() if m.multiclass_curves is not None}
     if not curves:
         return None
@@ -388,13 +458,16 @@ def _class_panels(result: ComparisonResult, kind: str, palette: Sequence[str]) -
     if len(labels) > MAX_CLASS_PANELS:
         labels = []
     panels: list[str | None] = list(labels) + ([None] if kind == "roc" else [])
+    panels = panels[part * PANELS_PER_FIGURE:(part + 1) * PANELS_PER_FIGURE]
     if not panels:
         return None
     cols = min(3, len(panels))
     rows = math.ceil(len(panels) / cols)
-    fig = _figure(7.0, 2.35 * rows + 0.3)
+    ncols = 4
+    fig = _figure(FULL_WIDTH, 2.35 * rows + 0.3 + (_legend_height(len(curves), ncols) if kind != "roc" else 0))
     axes = np.atleast_1d(fig.subplots(rows, cols, squeeze=False)).ravel()
     col = colours(list(result.models), palette)
+    shown = figure_names(list(result.models))
     for ax, label in zip(axes, panels):
         if kind == "roc":
             ax.plot([0, 1], [0, 1], ls="--", color=MUTED, lw=0.8)
@@ -407,18 +480,19 @@ def _class_panels(result: ComparisonResult, kind: str, palette: Sequence[str]) -
                 auc = (result.models[name].per_class or {}).get(label, {}).get("roc_auc")
             if c is None:
                 continue
-            text = f"{safe_text(name)} {_fmt(auc)}" if kind == "roc" else safe_text(name)
-            ax.plot(c.x, c.y, color=col[name], lw=1.3, label=text)
+            text = f"{shown[name]} {_fmt(auc, key='roc_auc')}" if kind == "roc" else shown[name]
+            ax.plot(c.x, c.y, color=col[name], lw=1.3, label=text if kind == "roc" or ax is axes[0] else None)
         title = "micro-average (all classes pooled)" if label is None else f"{label} vs rest"
-        ax.set_title(safe_text(title), fontsize=8.5)
+        ax.set_title(safe_text(title), fontsize=8)
         ax.set(xlim=(0, 1), ylim=(0, 1.02))
-        ax.tick_params(labelsize=6.5)
-        if kind == "roc":
-            ax.legend(loc="lower right", fontsize=6.2, title="AUC", title_fontsize=6.2)
-        else:
-            ax.legend(loc="upper right", fontsize=6.2)
+        ax.tick_params(labelsize=MIN_POINTS)
+        if kind == "roc":  # the curves keep to the upper left; the AUCs sit in the lower right
+            ax.legend(loc="lower right", fontsize=MIN_POINTS, title="AUC", title_fontsize=MIN_POINTS,
+                      borderaxespad=0.2, handlelength=1.2, labelspacing=0.2)
     for ax in axes[len(panels):]:
         ax.set_visible(False)
+    if kind != "roc":
+        _legend_below(fig, ncols=min(ncols, len(curves)), where="upper")
     xl, yl = ("false positive rate", "true positive rate") if kind == "roc" else ("recall", "precision")
     fig.supxlabel(xl, fontsize=8)
     fig.supylabel(yl, fontsize=8)
@@ -426,22 +500,34 @@ def _class_panels(result: ComparisonResult, kind: str, palette: Sequence[str]) -
 
 
 @_apply_style
-def class_roc_figure(result: ComparisonResult, palette: Sequence[str] = PALETTE) -> Figure | None:
+def class_roc_figure(result: ComparisonResult, palette: Sequence[str] = PALETTE, part: int = 0) -> Figure | None:
     """One-vs-rest ROC curve of every class, one panel per class, plus the micro-average."""
-    return _class_panels(result, "roc", palette)
+    return _class_panels(result, "roc", palette, part)
 
 
 @_apply_style
-def class_pr_figure(result: ComparisonResult, palette: Sequence[str] = PALETTE) -> Figure | None:
+def class_pr_figure(result: ComparisonResult, palette: Sequence[str] = PALETTE, part: int = 0) -> Figure | None:
     """One-vs-rest precision–recall curve of every class, one panel per class."""
-    return _class_panels(result, "pr", palette)
+    return _class_panels(result, "pr", palette, part)
+
+
+def _parts(fn):
+    """Every part of a paged small-multiples figure: ``fn(result, palette, part)`` until None."""
+    def all_parts(result: ComparisonResult, palette: Sequence[str] = PALETTE) -> list[Figure]:
+        out = []
+        while (fig := fn(result, palette, len(out))) is not None:
+            out.append(fig)
+        return out
+
+    all_parts.__name__ = fn.__name__ + "_parts"
+    return all_parts
 
 
 #: The figures of a multiclass report (the binary ones need score curves of one positive class).
 MULTICLASS_FIGURES = {
     "forest": forest_figure,
-    "class_roc": class_roc_figure,
-    "class_pr": class_pr_figure,
+    "class_roc": _parts(class_roc_figure),
+    "class_pr": _parts(class_pr_figure),
 }
 
 FIGURES = {
@@ -459,13 +545,15 @@ FIGURES = {
 
 
 def render_figures(result: ComparisonResult, palette: Sequence[str] = PALETTE) -> dict[str, str]:
-    """Every applicable figure as inline SVG, keyed by name."""
+    """Every applicable figure as inline SVG, keyed by name; a figure in parts (the per-class
+    panels of many classes) as ``key``, ``key_2``, ``key_3``, …"""
     out: dict[str, str] = {}
     table = FIGURES if result.run.task == "binary" else MULTICLASS_FIGURES
     for key, fn in table.items():
         fig = fn(result, palette)
-        if fig is not None:
-            out[key] = to_svg(fig)
+        for i, part in enumerate(fig if isinstance(fig, list) else [fig]):
+            if part is not None:
+                out[key if i == 0 else f"{key}_{i + 1}"] = to_svg(part)
     return out
 
 
@@ -473,4 +561,5 @@ def model_colours(result: ComparisonResult, palette: Sequence[str] = PALETTE) ->
     return colours(list(result.models), palette)
 
 
-__all__ = ["render_figures", "FIGURES", "PALETTE", "safe_text", "to_svg", "model_colours", "ModelResult"]
+__all__ = ["render_figures", "FIGURES", "PALETTE", "safe_text", "to_svg", "model_colours", "model_keys", "uses_keys",
+           "figure_names", "MIN_POINTS", "HALF_WIDTH", "FULL_WIDTH", "KEY_AFTER", "ModelResult"]

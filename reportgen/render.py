@@ -33,11 +33,12 @@ import yaml
 from jinja2 import ChoiceLoader, Environment, FileSystemLoader, StrictUndefined, select_autoescape
 from jinja2.exceptions import SecurityError
 from jinja2.sandbox import ImmutableSandboxedEnvironment
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from reportgen.config import REPORT_SECTIONS
 import reportgen.catalog as catalog
 from reportgen.errors import ThemeError, UserError
+from reportgen.formats import MAX_DIGITS, fmt_metric, fmt_threshold
 from reportgen.labels import CRITERION_LABELS
 from reportgen.results import ComparisonResult, ModelResult, to_jsonable
 from reportgen.wording import comparison_notes, interval_kind
@@ -76,9 +77,16 @@ def fmt_pct(v: float | None, digits: int = 1, signed: bool = False) -> str:
 
 
 def fmt_signed(v: float | None, digits: int = 3) -> str:
+    """A difference with its sign; a non-zero one never prints as zero (0.0003 → "+0.0003",
+    beyond :data:`~reportgen.formats.MAX_DIGITS` decimals "+< 0.000001"); zero is "0.000"."""
     if v is None or not math.isfinite(v):
         return "n/a"
-    return f"{v:+.{digits}f}".replace("-", "−")
+    if v == 0:
+        return f"{0:.{digits}f}"
+    for d in range(digits, MAX_DIGITS + 1):
+        if float(f"{abs(v):.{d}f}") != 0:
+            return f"{v:+.{d}f}".replace("-", "−")
+    return ("+" if v > 0 else "−") + f"< {10.0 ** -MAX_DIGITS:.{MAX_DIGITS}f}"
 
 
 def fmt_pvalue(p: float | None) -> str:
@@ -97,16 +105,47 @@ def fmt_p(p: float | None) -> str:
     return f"p {text}" if text.startswith("<") else f"p = {text}"
 
 
+#: Names up to this long get no extra break opportunities (:func:`wbr`).
+WBR_AFTER = 20
+_BREAK_AFTER = re.compile(r"([_./:\\-]+)")
+
+
+def wbr(text: Any) -> Markup:
+    """Text escaped, with a line-break opportunity (``<wbr>``) after each ``_ . / : - \\``.
+
+    Model, class and file names (``PD_retail_gbm_challenger_v1.0_monotone_2024Q3``) have no
+    spaces; without these a table column or heading cannot be narrower than the whole name, and
+    the PDF loses columns past the right margin. The text itself is unchanged (copying it out of
+    the page gives the name), and CSS ``overflow-wrap: anywhere`` breaks a name that has none.
+    Text of at most :data:`WBR_AFTER` characters fits any column and is left as it is.
+    """
+    if len(str(text)) <= WBR_AFTER:
+        return Markup(escape(text))
+    parts = _BREAK_AFTER.split(str(text))
+    return Markup("").join(Markup(escape(p)) + (Markup("<wbr>") if i % 2 else Markup("")) for i, p in enumerate(parts))
+
+
 def fmt_ci(ci: Sequence[float] | None, digits: int = 3) -> str:
     if not ci or ci[0] is None or ci[1] is None:
         return ""
     return f"[{ci[0]:.{digits}f}, {ci[1]:.{digits}f}]".replace("-", "−")
 
 
-def fmt_threshold(t: float | None) -> str:
-    if t is None:
-        return "none positive"
-    return f"{t:.6g}"
+def better_mark(delta: float | None, better: str | None) -> str:
+    """Whether a difference is an improvement, by the metric's better direction
+    (:mod:`reportgen.catalog`): "better", "worse", "equal", or "" when neither way is better."""
+    if delta is None or not math.isfinite(delta) or better not in ("higher", "lower"):
+        return ""
+    if delta == 0:
+        return "equal"
+    return "better" if (delta > 0) == (better == "higher") else "worse"
+
+
+def excludes_zero(ci: Sequence[float] | None) -> bool | None:
+    """Whether an interval of a difference lies clear of 0 (None without an interval)."""
+    if not ci or ci[0] is None or ci[1] is None:
+        return None
+    return ci[0] > 0 or ci[1] < 0
 
 
 # --------------------------------------------------------------------------------------
@@ -130,6 +169,13 @@ KEY_MULTICLASS_METRICS = ("f1_macro", "f1_weighted", "accuracy", "balanced_accur
 
 #: Per-class tables of a multiclass report: (field, title).
 PER_CLASS_TABLES = (("f1", "F1"), ("recall", "Recall"), ("precision", "Precision"), ("roc_auc", "ROC AUC (one-vs-rest)"))
+
+#: Captions of the per-class figures (drawn in parts of nine panels when there are many classes).
+CLASS_FIGURE_CAPTIONS = {
+    "class_roc": ("One-vs-rest ROC of each class (its score column against all other classes), models overlaid, "
+                  "AUC in the legend; the last panel pools every (row, class) cell (micro-average)."),
+    "class_pr": "One-vs-rest precision–recall of each class, models overlaid.",
+}
 
 #: Up to this many classes the confusion matrix is drawn in full; beyond, the top confusions.
 MAX_MATRIX_CLASSES = 20
@@ -349,6 +395,10 @@ def build_view(result: ComparisonResult, theme: Theme = Theme()) -> dict[str, An
     run = result.run
     names = list(result.models)
     col = figures.colours(names, palette)
+    keys = figures.model_keys(names)
+    keyed = figures.uses_keys(names)
+    #: the name where a column is narrow (table headers): the key when names are long
+    short = {n: keys[n] if keyed else n for n in names}
     first = next(iter(result.models.values()))
     binary = run.task == "binary"
     better_of = catalog.better("binary" if binary else "multiclass")
@@ -359,6 +409,7 @@ def build_view(result: ComparisonResult, theme: Theme = Theme()) -> dict[str, An
         models.append({
             "count": fmt_count(m.positives) if binary else _multiclass_input(m),
             "name": name,
+            "key": keys[name],
             "colour": col[name],
             "file": m.file if "://" in m.file else Path(m.file).name,  # a SQL source: URL and query
             "n": fmt_count(m.n),
@@ -378,22 +429,25 @@ def build_view(result: ComparisonResult, theme: Theme = Theme()) -> dict[str, An
         key=lambda n: (result.models[n].metrics.get(pm) is None,
                        -(result.models[n].metrics.get(pm) or 0) if better == "higher" else (result.models[n].metrics.get(pm) or 0)),
     )
+    # a multiclass cost column only when some model has a cost (a cost matrix was configured)
+    mc_costed = any(result.models[n].metrics.get("expected_cost") is not None for n in names)
+    mc_ranking = ("accuracy", "balanced_accuracy", "roc_auc_ovr_macro") + (("expected_cost",) if mc_costed else ())
     ranking = []
     for rank, n in enumerate(ranked, 1):
         m = result.models[n]
         cost_opt = m.optimal_thresholds.get("expected_cost")
         if binary:
-            extra = [fmt_num(m.metrics.get("roc_auc")), fmt_num(m.metrics.get("ks")),
+            extra = [fmt_metric(m.metrics.get("roc_auc"), "roc_auc"), fmt_metric(m.metrics.get("ks"), "ks"),
                      fmt_threshold(cost_opt.threshold) if cost_opt else "n/a",
                      fmt_num(cost_opt.value, 4) if cost_opt else "n/a"]
         else:
-            extra = [fmt_num(m.metrics.get(k), 4 if k == "expected_cost" else 3)
-                     for k in ("accuracy", "balanced_accuracy", "roc_auc_ovr_macro", "expected_cost")]
+            extra = [fmt_metric(m.metrics.get(k), k, 4 if k == "expected_cost" else 3) for k in mc_ranking]
         ranking.append({
             "rank": rank,
             "name": n,
+            "key": keys[n],
             "colour": col[n],
-            "value": fmt_num(m.metrics.get(pm)),
+            "value": fmt_metric(m.metrics.get(pm), pm),
             "ci": fmt_ci(m.ci.get(pm)),
             "extra": extra,
             "baseline": n == run.baseline,
@@ -406,15 +460,20 @@ def build_view(result: ComparisonResult, theme: Theme = Theme()) -> dict[str, An
         for k in (KEY_COMPARISON_METRICS if binary else KEY_MULTICLASS_METRICS):
             if k not in c.delta:
                 continue
+            clear = excludes_zero(c.ci.get(k))
+            has_rer = c.relative_error_reductions.get(k) is not None
             rows.append({
                 "metric": catalog.label(k),
                 "key": k,
-                "baseline": fmt_num(result.models[c.baseline].metrics.get(k)),
-                "model": fmt_num(result.models[c.model].metrics.get(k)),
+                "baseline": fmt_metric(result.models[c.baseline].metrics.get(k), k),
+                "model": fmt_metric(result.models[c.model].metrics.get(k), k),
                 "delta": fmt_signed(c.delta.get(k)),
+                "mark": better_mark(c.delta.get(k), better_of.get(k)),
                 "ci": fmt_ci(c.ci.get(k)),
                 "relative": fmt_pct(c.relative_delta.get(k), 1, signed=True),
                 "rer": fmt_pct(c.relative_error_reductions.get(k), 1, signed=True) if k in c.relative_error_reductions else "",
+                # an error reduction is a headline only when the change is significant (its CI clear of 0)
+                "rer_note": "" if not has_rer or clear else ("not significant" if clear is False else "no interval"),
                 "primary": k == pm,
             })
         d = c.tests.delong
@@ -422,6 +481,8 @@ def build_view(result: ComparisonResult, theme: Theme = Theme()) -> dict[str, An
         comparisons.append({
             "model": c.model,
             "baseline": c.baseline,
+            "model_short": short[c.model],
+            "baseline_short": short[c.baseline],
             "colour": col[c.model],
             "verdict": c.verdict,
             "rows": rows,
@@ -453,7 +514,7 @@ def build_view(result: ComparisonResult, theme: Theme = Theme()) -> dict[str, An
             m = result.models[n]
             v = vals[i]
             cells.append({
-                "value": fmt_num(v, 4),
+                "value": fmt_metric(v, k, 4),
                 "ci": fmt_ci(m.ci.get(k)),
                 "best": i in best,
                 "reason": m.undefined.get(k, "") if v is None else "",
@@ -485,7 +546,7 @@ def build_view(result: ComparisonResult, theme: Theme = Theme()) -> dict[str, An
             rows.append({
                 "criterion": CRITERION_LABELS.get(crit, o.description or crit),
                 "threshold": fmt_threshold(o.threshold),
-                "value": fmt_num(o.value, 4),
+                "value": fmt_metric(o.value, crit, 4),
                 "tp": fmt_count(o.tp), "fp": fmt_count(o.fp), "fn": fmt_count(o.fn), "tn": fmt_count(o.tn),
                 "approval": fmt_pct((o.fn + o.tn) / total if total else None),
                 "flagged": fmt_pct((o.tp + o.fp) / total if total else None),
@@ -499,11 +560,14 @@ def build_view(result: ComparisonResult, theme: Theme = Theme()) -> dict[str, An
             })
         if rows:
             thresholds.append({"model": n, "colour": col[n], "rule_t": rule_text(m.direction, "t"),
+                               "tie_rule": tie_rule_text(m.direction),
                                "rows": rows, "scenarios": scen,
                                "scenario_criteria": [catalog.criterion(k).short_label for k in figures.PREVALENCE_CRITERIA]})
 
     svgs = figures.render_figures(result, palette)
     figs = {k: Markup(v) for k, v in svgs.items()}
+    class_figures = [{"svg": figs[k], "caption": CLASS_FIGURE_CAPTIONS[k.rsplit("_", 1)[0] if k[-1].isdigit() else k]}
+                     for k in figs if k.startswith(("class_roc", "class_pr"))]
 
     sections = [s for s in theme.sections if s in TASK_SECTIONS.get(run.task, SECTIONS)]
     toc_titles = {
@@ -523,7 +587,9 @@ def build_view(result: ComparisonResult, theme: Theme = Theme()) -> dict[str, An
         "primary_metric": catalog.label(pm),
         "threshold": f"{run.threshold:g}",
         "beta": f"{run.beta:g}",
-        "costs": ", ".join(f"{k.upper()} {v:g}" for k, v in run.costs.items() if isinstance(v, (int, float))),
+        # binary cost notation only in a binary report (a multiclass run's costs are a matrix)
+        "costs": ", ".join(f"{k.upper()} {v:g}" for k, v in run.costs.items() if isinstance(v, (int, float)))
+        if binary else "",
         "level": f"{run.confidence_level * 100:g} %",
         "resamples": fmt_count(run.bootstrap_resamples),
         "seed": str(run.bootstrap_seed),
@@ -536,10 +602,13 @@ def build_view(result: ComparisonResult, theme: Theme = Theme()) -> dict[str, An
         "several": len(comparisons) > 1,
         "metric_rows": metric_rows,
         "model_names": names,
+        # column headers of the wide tables: the names, or their keys when names are long
+        "model_headers": [short[n] for n in names],
         "model_colours": [col[n] for n in names],
         "confusions": confusions,
         "thresholds": thresholds,
         "figures": figs,
+        "class_figures": class_figures,
         "warnings": run.warnings,
         "sections": sections,
         "section_templates": [
@@ -549,9 +618,11 @@ def build_view(result: ComparisonResult, theme: Theme = Theme()) -> dict[str, An
         "binary": binary,
         "count_header": "Positives" if binary else "Input",
         "ranking_headers": ["ROC AUC", "KS", "Recommended threshold", "Cost per row there"] if binary
-        else ["Accuracy", "Balanced accuracy", "OvR macro AUC", "Cost per row"],
+        else ["Accuracy", "Balanced accuracy", "OvR macro AUC"] + (["Cost per row"] if mc_costed else []),
         "ranking_caption": "recommended threshold minimises the expected cost" if binary
-        else "cost per row under the configured cost matrix",
+        else ("cost per row under the configured cost matrix" if mc_costed else "no cost matrix configured"),
+        "keyed": keyed,
+        "pairwise": _pairwise_view(result, col, short),
         "settings_note": _settings_note(run, binary, interval_kind(result)),
         "mcnemar_title": "McNemar at the decision threshold" if binary else "McNemar on correct / incorrect predictions",
         "classes": ", ".join(run.classes or []),
@@ -584,7 +655,37 @@ def build_view(result: ComparisonResult, theme: Theme = Theme()) -> dict[str, An
         "config_path": run.config_path,
         "logo": _logo_data_uri(theme.logo),
         "wide_metrics": len(names) > 4,
+        # a K×K matrix of more than 8 classes prints on landscape pages
+        "wide_confusion": len(run.classes or []) > 8,
     }
+
+
+def tie_rule_text(direction: str) -> str:
+    """Which threshold is reported when several are optimal: the one flagging the fewest rows,
+    which is the highest score for ``direction: higher`` and the lowest for ``lower``
+    (the engine takes the first of the tied cuts in flagging order, :func:`reportgen.engine.binary._best`)."""
+    end = "highest" if direction == "higher" else "lowest"
+    return f"on ties the {end} threshold (the fewest rows flagged) is reported"
+
+
+def _pairwise_view(result: ComparisonResult, col: dict[str, str], short: dict[str, str]) -> list[dict[str, Any]]:
+    """Every challenger-vs-challenger pair of ``result.pairwise``, once each (first in model order
+    as the row): Δ Gini (row − column model) marked better or worse, and the DeLong p-value."""
+    order = {n: i for i, n in enumerate(result.models)}
+    base = result.run.baseline
+    rows = []
+    for cell in result.pairwise:
+        if base in (cell.model, cell.baseline) or order[cell.model] > order[cell.baseline]:
+            continue
+        rows.append({
+            "model": cell.model, "other": cell.baseline,
+            "model_short": short[cell.model], "other_short": short[cell.baseline],
+            "colour": col[cell.model], "other_colour": col[cell.baseline],
+            "delta": fmt_signed(cell.delta),
+            "mark": better_mark(cell.delta, "higher"),
+            "p": fmt_pvalue(cell.p_value),
+        })
+    return rows
 
 
 def _settings_note(run: Any, binary: bool, kind: str | None) -> str:
@@ -630,7 +731,7 @@ def _per_class_view(result: ComparisonResult, names: list[str]) -> list[dict[str
             rows.append({
                 "label": label,
                 "support": fmt_count(support),
-                "cells": [{"value": fmt_num(v), "best": i in best} for i, v in enumerate(vals)],
+                "cells": [{"value": fmt_metric(v, field), "best": i in best} for i, v in enumerate(vals)],
             })
         if any(c["value"] != "n/a" for r in rows for c in r["cells"]):
             tables.append({"title": title, "rows": rows})
@@ -724,7 +825,7 @@ def make_environment(theme: Theme = Theme()) -> Environment:
         lstrip_blocks=True,
         keep_trailing_newline=True,
     )
-    env.filters.update(fmt_num=fmt_num, fmt_pct=fmt_pct, fmt_pvalue=fmt_pvalue, fmt_ci=fmt_ci, fmt_count=fmt_count)
+    env.filters.update(fmt_num=fmt_num, fmt_pct=fmt_pct, fmt_pvalue=fmt_pvalue, fmt_ci=fmt_ci, fmt_count=fmt_count, wbr=wbr)
     return env
 
 

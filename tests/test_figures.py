@@ -44,7 +44,7 @@ def test_roc_draws_each_models_curve_and_its_operating_point(demo):
         assert len(point) == 1, name
         assert point[0].get_xdata()[0] == pytest.approx(m.confusion.fp / m.negatives)
         assert point[0].get_ydata()[0] == pytest.approx(m.confusion.tp / m.positives)
-    legend = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    legend = [t.get_text() for t in fig.legends[0].get_texts()]  # below the axes, off the curves
     for name, m in demo.models.items():
         assert any(t.startswith(f"{name}: AUC {m.metrics['roc_auc']:.3f}, Gini {m.metrics['gini']:.3f}") for t in legend)
 

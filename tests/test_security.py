@@ -98,12 +98,21 @@ def test_safe_text_escapes_mathtext() -> None:
     assert figures.safe_text("a\\b") == "a\\b"  # outside math, matplotlib keeps backslashes
 
 
-def test_figure_text_shows_names_literally(hostile_result: Path) -> None:
+def test_figure_text_shows_names_literally(hostile_result: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # long names are shown by key (M1, M2) in figures; here the names themselves are drawn
+    monkeypatch.setattr(figures, "KEY_AFTER", 100)
     svgs = figures.render_figures(_result(hostile_result))
     assert svgs
     legend = "\n".join(svgs.values())
     assert html.escape(MATH, quote=False) in legend or MATH in legend
     assert html.escape(SCRIPT, quote=False) in legend and SCRIPT not in legend
+
+
+def test_figures_show_long_names_by_key(hostile_result: Path) -> None:
+    result = _result(hostile_result)
+    assert figures.uses_keys(list(result.models))  # SCRIPT is longer than KEY_AFTER
+    text = "\n".join(figures.render_figures(result).values())
+    assert "M1" in text and "M2" in text and SCRIPT not in text and html.escape(SCRIPT, quote=False) not in text
 
 
 # ---- WeasyPrint URL fetcher ------------------------------------------------------------

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 import reportgen.catalog as catalog
+from reportgen.engine.class_tables import log_loss_clipping_note
 from reportgen.engine.curve import ScoreTable, reweighted
 from reportgen.results import Confusion, Optimum
 
@@ -400,6 +401,14 @@ def probability_losses(table: ScoreTable) -> tuple[float | None, float | None, s
             miss = np.subtract(1.0, x) if positive else x
             brier_sum += float(np.einsum("i,i,i->", w, miss, miss))
     return -ll_sum / m, brier_sum / m, None
+
+
+def log_loss_clipped(table: ScoreTable) -> float:
+    """The weight of rows whose true class has probability below ε: positives scored under ε,
+    negatives scored above 1 − ε (clipped in :func:`probability_losses`, each adds −log ε)."""
+    eps = np.finfo(np.float64).eps
+    s = table.thresholds
+    return float(table.pos[s < eps].sum() + table.neg[s > 1.0 - eps].sum())
 
 
 #: Scores per block in :func:`probability_losses`.

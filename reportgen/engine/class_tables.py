@@ -257,6 +257,28 @@ def log_loss_sum(t: ClassTables) -> float:
     return total
 
 
+def log_loss_clipped(t: ClassTables) -> float:
+    """The weight of rows whose true class has probability below ε (0 in effect): clipped to ε,
+    each adds −log ε ≈ 36.04 to the log-loss sum, whatever the model's actual error."""
+    return float(sum(t.counts[j][j][t.values[j][j] < LOG_LOSS_EPS].sum() for j in range(t.k) if t.values[j][j].shape[0]))
+
+
+def log_loss_clipping_note(weight: float, mean_loss: float, m: float) -> str | None:
+    """The warning when clipped probabilities drive the log-loss, or None when no row is clipped.
+
+    ``weight``: the clipped rows' weight (:func:`log_loss_clipped`); ``mean_loss``: the log-loss
+    (a mean over ``m``); their share is weight·(−log ε) / (m·log-loss). A probability of 0 for
+    the true class has an infinite loss, so the value reported depends on the constant ε.
+    """
+    if weight <= 0 or not mean_loss > 0:
+        return None
+    per_row = -math.log(LOG_LOSS_EPS)
+    share = min(1.0, weight * per_row / (m * mean_loss))
+    return (f"{weight:g} row(s) give the true class probability 0 (below ε = {LOG_LOSS_EPS:.2g}); clipped to ε, each "
+            f"adds −log ε ≈ {per_row:.1f}, together {share * 100:.0f} % of the log-loss, so the log-loss reflects "
+            f"the clipping constant more than the model")
+
+
 def ovr_score_table(t: ClassTables, c: int) -> ScoreTable:
     """Binary score table of column c: positives = rows of class c, negatives = the rest.
 
@@ -301,6 +323,8 @@ __all__ = [
     "table_auc",
     "micro_score_table",
     "log_loss_sum",
+    "log_loss_clipped",
+    "log_loss_clipping_note",
     "ovr_score_table",
     "pair_sums",
 ]

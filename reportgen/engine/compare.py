@@ -177,6 +177,11 @@ def _model_result(
     if smaller_class_rows < stats.SMALL_CLASS:
         warnings.append(f"model '{m.name}': only {smaller_class_rows:g} rows in the smaller class; "
                         f"intervals and tests are unreliable")
+    ll = bm.get("log_loss")
+    if ll is not None:
+        clipped = B.log_loss_clipping_note(B.log_loss_clipped(table), ll, table.total)
+        if clipped is not None:
+            warnings.append(f"model '{m.name}': log-loss: {clipped}")
     warnings.extend(f"model '{m.name}': {w}" for w in test_warnings)
     return ModelResult(
         name=m.name,
@@ -260,7 +265,11 @@ def verdict(model: str, baseline: str, metric: str, delta: float | None, ci: lis
             sig = " — significantly better." if good else " — significantly worse."
         else:
             sig = " — not significant."
-    return f"{model}'s {name} is {abs(delta):.3f} {direction} than {baseline}'s{ci_txt}, {_fmt_p(p)} ({method}){holm}{sig}"
+    from reportgen.formats import fmt_bounded  # noqa: PLC0415  (a leaf; the sentence's one number format)
+
+    # a non-zero difference is never "0.000 higher": more decimals until it shows (0.0003 higher)
+    return (f"{model}'s {name} is {fmt_bounded(abs(delta), 3, 0.0)} {direction} than {baseline}'s{ci_txt}, "
+            f"{_fmt_p(p)} ({method}){holm}{sig}")
 
 
 def relative_change(model_v: float | None, base_v: float | None) -> float | None:
@@ -407,8 +416,7 @@ def compare_binary_evidence(ev: BinaryEvidence, s: Settings, progress: Progress 
             ci["roc_auc"], ci["gini"] = [lo, hi], [2 * lo - 1, 2 * hi - 1]
             method["roc_auc"] = method["gini"] = DELONG
             if d.variance == 0.0:
-                test_warnings = (f"AUC interval: DeLong's variance is 0 (AUC = {d.auc:g}, the classes are perfectly "
-                                 "separated), so the interval has zero width and understates the uncertainty",)
+                test_warnings = (stats.zero_variance_note(d.auc),)
         boot, how = None, TABLE_BOOTSTRAP
         if want and not t.weighted:
             boot = table_bootstrap_metrics(t, m.threshold, s.resamples, rng, s.beta, s.costs, m.probabilities)

@@ -585,7 +585,11 @@ def _log_loss(t: CT.ClassTables, m: float, reasons: dict[str, str], notes: dict[
             f"probability rows do not sum to 1 (largest deviation {t.max_row_dev:.3g}); "
             "used unnormalised, as scikit-learn does"
         )
-    return float(CT.log_loss_sum(t) / m)
+    loss = float(CT.log_loss_sum(t) / m)
+    clipped = CT.log_loss_clipping_note(CT.log_loss_clipped(t), loss, m)
+    if clipped is not None:
+        notes["log_loss"] = f"{notes['log_loss']}; {clipped}" if "log_loss" in notes else clipped
+    return loss
 
 
 def _ovr_averages(

@@ -510,10 +510,7 @@ def delong_auc_ci(
     z = norm_ppf(0.5 + level / 2.0)
     notes = _small_sample(m, k, "AUC interval")
     if var == 0.0:
-        notes.append(
-            f"AUC interval: DeLong's variance is 0 (AUC = {auc:g}, the classes are perfectly "
-            "separated), so the interval has zero width and understates the uncertainty"
-        )
+        notes.append(zero_variance_note(auc))
     return AucInterval(
         auc=auc,
         variance=var,
@@ -582,6 +579,19 @@ class DeLongTest:
     n_pos_b: int
     n_neg_b: int
     warnings: tuple[str, ...] = ()
+
+
+def zero_variance_note(auc: float) -> str:
+    """Why DeLong's variance is 0, in words: every positive scores above every negative (AUC 1),
+    below every negative (AUC 0), or — a constant score — ties every negative (AUC 0.5); the
+    placement values V10, V01 are then all equal. Only AUC 0 or 1 is "perfectly separated"."""
+    if auc in (0.0, 1.0):
+        why = f"AUC = {auc:g}: the classes are perfectly separated"
+    elif auc == 0.5:
+        why = "AUC = 0.5: every positive ties every negative, as with a constant score"
+    else:
+        why = f"AUC = {auc:g}: every positive is placed alike among the negatives"
+    return f"AUC interval: DeLong's variance is 0 ({why}), so the interval has zero width and understates the uncertainty"
 
 
 def _test_warnings(notes: list[str], se: float, delta: float) -> tuple[str, ...]:
