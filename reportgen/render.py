@@ -472,6 +472,12 @@ def build_view(result: ComparisonResult, theme: Theme = Theme()) -> dict[str, An
                                "rows": rows, "scenarios": scen,
                                "scenario_criteria": [catalog.criterion(k).short_label for k in figures.PREVALENCE_CRITERIA]})
 
+    import reportgen.credit_figures as credit_figures  # noqa: PLC0415  (figures are only needed to render)
+    import reportgen.credit_view as credit_view  # noqa: PLC0415
+
+    credit = credit_view.credit_view(result.credit, col, {
+        k: Markup(v) for k, v in credit_figures.credit_svgs(dict(result.credit.models), col).items()
+    } if result.credit is not None else {})
     svgs = figures.render_figures(result, palette)
     figs = {k: Markup(v) for k, v in svgs.items()}
 
@@ -528,7 +534,9 @@ def build_view(result: ComparisonResult, theme: Theme = Theme()) -> dict[str, An
         "period": " to ".join(run.date_range) if run.date_range else "",
         "per_class": _per_class_view(result, names) if not binary else [],
         "mc_confusions": _multiclass_confusions(result, col) if not binary else [],
-        "toc": [{"id": s, "title": toc_titles[s]} for s in sections],
+        "toc": [{"id": s, "title": toc_titles[s]} for s in sections]
+        + ([{"id": "credit", "title": "Credit validation"}] if credit else []),
+        "credit": credit,
         "files": [
             {"path": f.path, "name": Path(f.path).name, "sha256": f.sha256, "rows": fmt_count(f.rows),
              "size": fmt_count(f.size_bytes)}

@@ -70,6 +70,7 @@ __all__ = [
     "CreditSettings",
     "Grading",
     "beta_cdf",
+    "beta_ppf",
     "binomial_sf",
     "calibration_fit",
     "chi2_sf",
@@ -158,6 +159,17 @@ def beta_cdf(x: np.ndarray | float, a: np.ndarray | float, b: np.ndarray | float
     res = np.exp(log_front) * _betacf(aa, bb, xx) / aa
     out[inner] = np.clip(np.where(swap, 1.0 - res, res), 0.0, 1.0)
     return out
+
+
+def beta_ppf(q: np.ndarray | float, a: np.ndarray | float, b: np.ndarray | float) -> np.ndarray:
+    """Quantile of Beta(a, b) by bisection on :func:`beta_cdf` (100 halvings: to machine precision)."""
+    q, a, b = (np.asarray(v, dtype=float) for v in np.broadcast_arrays(q, a, b))
+    lo, hi = np.zeros_like(q), np.ones_like(q)
+    for _ in range(100):  # halvings of the interval, vectorised over the elements
+        mid = 0.5 * (lo + hi)
+        below = beta_cdf(mid, a, b) < q
+        lo, hi = np.where(below, mid, lo), np.where(below, hi, mid)
+    return 0.5 * (lo + hi)
 
 
 def binomial_sf(d: np.ndarray | int, n: np.ndarray | int, p: np.ndarray | float) -> np.ndarray:
@@ -629,6 +641,8 @@ def credit_model(name: str, cur: CreditSample, ref: CreditSample | None, directi
     viol[filled[1:]] = dr[filled[1:]] < dr[filled[:-1]]
     jp = jeffreys_p(d, n, mpd) if has_pd else None
     bp = binomial_sf(d, n, mpd) if has_pd else None
+    tail = (1.0 - s.level) / 2.0
+    ivl = np.stack([beta_ppf(tail, d + 0.5, n - d + 0.5), beta_ppf(1.0 - tail, d + 0.5, n - d + 0.5)], axis=1)
     bounds = [None, *(edges.tolist() if edges is not None and by == "pd" else [None] * (k - 1)), None]
     grades = []
     for g in range(k):  # one entry per grade
@@ -640,6 +654,7 @@ def credit_model(name: str, cur: CreditSample, ref: CreditSample | None, directi
             jeffreys=_test(None, float(jp[g]), s) if defined else None,
             binomial=_test(float(d[g] - n[g] * mpd[g]), float(bp[g]), s) if defined else None,
             few_defaults=bool(d[g] < s.min_defaults),
+            dr_interval=ivl[g].tolist() if n[g] > 0 else None,
         ))
     calibration = _calibration(y, cur.pd, grades, n, d, mpd, s) if has_pd else None
     if not has_pd:
