@@ -15,11 +15,12 @@ matplotlib.use("Agg")
 
 import numpy as np  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
+from matplotlib.ticker import PercentFormatter  # noqa: E402
 
 from reportgen.figures import MUTED, STYLE, safe_text, to_svg  # noqa: E402
 from reportgen.results import CreditModel  # noqa: E402
 
-__all__ = ["credit_figure", "credit_svgs"]
+__all__ = ["credit_figure", "credit_svgs", "panel_keys"]
 
 
 def _calibration_panel(ax, m: CreditModel, colour: str) -> None:
@@ -46,6 +47,17 @@ def _distribution_panel(ax, m: CreditModel, colour: str) -> None:
     ax.legend(loc="best")
 
 
+def _cap_panel(ax, m: CreditModel, colour: str) -> None:
+    cap = m.cap
+    pi = m.defaults / m.n if m.n else 0.0
+    ax.plot([0, pi, 1], [0, 1, 1], color=MUTED, lw=0.9, ls=":", label="perfect model")
+    ax.plot([0, 1], [0, 1], color=MUTED, lw=0.9, ls="--", label="random")
+    ax.plot(cap.x, cap.y, color=colour, label=f"model (AR {m.accuracy_ratio:.3f})" if m.accuracy_ratio is not None else "model")
+    ax.set(xlim=(0, 1), ylim=(0, 1.01), xlabel="share of rows, riskiest first", ylabel="share of defaults captured",
+           title="CAP curve")
+    ax.legend(loc="lower right")
+
+
 def _trend_panel(ax, m: CreditModel, colour: str) -> None:
     keys = [p.key for p in m.periods]
     t = np.arange(len(keys))
@@ -59,27 +71,41 @@ def _trend_panel(ax, m: CreditModel, colour: str) -> None:
     ax2 = ax.twinx()
     ax2.plot(t, [p.default_rate for p in m.periods], "s--", color=MUTED, ms=3, lw=1.0, label="default rate")
     ax2.set_ylabel("default rate")
+    ax2.yaxis.set_major_formatter(PercentFormatter(1.0, decimals=1))
     ax2.spines["right"].set_visible(True)
     ax2.grid(False)
     lines = ax.get_lines()[:1] + ax2.get_lines()
-    ax.legend(lines, [ln.get_label() for ln in lines], loc="lower left")
+    ax.legend(lines, [ln.get_label() for ln in lines], loc="best")
+
+
+_PANELS = {"calibration": _calibration_panel, "cap": _cap_panel, "distributions": _distribution_panel,
+           "trend": _trend_panel}
+
+
+def panel_keys(m: CreditModel) -> list[str]:
+    """The panels the model's result supports, in drawing order (left to right, top to bottom)."""
+    keys = []
+    if m.calibration is not None and any(g.mean_pd is not None and g.n > 0 for g in m.grades):
+        keys.append("calibration")
+    if m.cap is not None and m.defaults > 0:
+        keys.append("cap")
+    if m.stability is not None:
+        keys.append("distributions")
+    if len(m.periods) >= 2:
+        keys.append("trend")
+    return keys
 
 
 def credit_figure(m: CreditModel, colour: str) -> Figure | None:
-    """The model's panels side by side (those its result supports), or None if none applies."""
-    panels = []
-    if m.calibration is not None and any(g.mean_pd is not None and g.n > 0 for g in m.grades):
-        panels.append(_calibration_panel)
-    if m.stability is not None:
-        panels.append(_distribution_panel)
-    if len(m.periods) >= 2:
-        panels.append(_trend_panel)
-    if not panels:
+    """The model's panels (:func:`panel_keys`) in a row, or two rows of two for four; None if none."""
+    keys = panel_keys(m)
+    if not keys:
         return None
+    rows, cols = (2, 2) if len(keys) == 4 else (1, len(keys))
     with matplotlib.rc_context(STYLE):
-        fig = Figure(figsize=(2.45 * len(panels) + 0.2, 2.6), dpi=100, layout="constrained")
-        for ax, draw in zip(np.atleast_1d(fig.subplots(1, len(panels))), panels, strict=True):
-            draw(ax, m, colour)
+        fig = Figure(figsize=(3.4 * cols + 0.2, 2.7 * rows + 0.2), dpi=100, layout="constrained")
+        for ax, key in zip(np.atleast_1d(fig.subplots(rows, cols)).ravel(), keys, strict=True):
+            _PANELS[key](ax, m, colour)
         fig.suptitle(safe_text(m.model), fontsize=9, fontweight="bold")
     return fig
 

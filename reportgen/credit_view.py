@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from reportgen.credit_figures import panel_keys
 from reportgen.results import CreditModel, CreditSection, CreditTest
 
 __all__ = ["CAPABILITY_TEXT", "TEST_LABELS", "credit_view"]
@@ -42,6 +43,16 @@ CAPABILITY_TEXT = {
     "no_ids": "the samples carry no id column, so no grade migration",
     "no_reference_grades": "the reference has no grade column, so no migration (PSI over reference score deciles)",
     "needs_rows": "the credit section needs every row (engine: memory); streamed and Dask runs keep none",
+    "unweighted": "the credit section counts rows unweighted (the tests are defined for counts of obligors); "
+                  "the configured weights apply to the other sections only",
+}
+
+#: What each figure panel shows (the caption, in panel order).
+PANEL_TEXT = {
+    "calibration": "calibration by grade: observed default rate against mean PD, log axes, bars the Jeffreys interval",
+    "cap": "CAP curve with the accuracy ratio",
+    "distributions": "score distributions of the reference and current samples",
+    "trend": "AUC per period with its DeLong interval (band) and the default rate",
 }
 
 _WHAT = {"calibration": "calibration", "auc_history": "AUC test", "stability": "stability", "migration": "migration"}
@@ -68,7 +79,7 @@ def _verdict(m: CreditModel) -> str:
     return "Red: " + "; ".join(names) + "."
 
 
-def _model_view(m: CreditModel, colour: str, figure: Any) -> dict[str, Any]:
+def _model_view(m: CreditModel, colour: str, figure: Any, segment: str) -> dict[str, Any]:
     c = m.calibration
     tests = []
     if c is not None:
@@ -119,12 +130,23 @@ def _model_view(m: CreditModel, colour: str, figure: Any) -> dict[str, Any]:
                 {"grade": g, "cells": list(r)} for g, r in zip(m.migration.grades, m.migration.counts, strict=True)],
             "matched": m.migration.matched, "stable": m.migration.stable, "up": m.migration.upgraded,
             "down": m.migration.downgraded, "far": m.migration.beyond_one},
-        "period": m.period or "",
-        "periods": [_group(p) for p in m.periods],
-        "segments": [_group(p) for p in m.segments],
+        "groups": [g for g in (
+            {"title": f"Performance per {m.period}", "header": (m.period or "").capitalize(),
+             "rows": [_group(p) for p in m.periods]},
+            {"title": f"Performance per {segment}", "header": segment, "rows": [_group(p) for p in m.segments]},
+        ) if g["rows"]],
         "missing": [f"{_WHAT.get(k, k)}: {CAPABILITY_TEXT.get(v, v)}" for k, v in m.capabilities.items()],
         "figure": figure,
+        "caption": _caption(panel_keys(m)),
     }
+
+
+def _caption(keys: list[str]) -> str:
+    """The figure's caption: each panel's position and what it shows."""
+    where = {1: [""], 2: ["left: ", "right: "], 3: ["left: ", "middle: ", "right: "],
+             4: ["top left: ", "top right: ", "bottom left: ", "bottom right: "]}.get(len(keys), [""] * len(keys))
+    text = "; ".join(f"{pos}{PANEL_TEXT[k]}" for pos, k in zip(where, keys, strict=True)) + "."
+    return text[:1].upper() + text[1:]
 
 
 def _group(p: Any) -> dict[str, Any]:
@@ -137,7 +159,8 @@ def credit_view(section: CreditSection | None, colours: dict[str, str], figures:
     if section is None:
         return None
     return {
-        "models": [_model_view(m, colours.get(n, "#000000"), figures.get(n)) for n, m in section.models.items()],
+        "models": [_model_view(m, colours.get(n, "#000000"), figures.get(n), section.segment or "")
+                   for n, m in section.models.items()],
         "lights": (f"Traffic lights: green p ≥ {section.amber:g}, amber {section.red:g} ≤ p < {section.amber:g}, "
                    f"red p < {section.red:g} (credit.traffic_lights; defaults 0.05 and 0.001, BCBS WP14's 95 % and 99.9 %); "
                    f"PSI green below {section.psi_amber:g}, red from {section.psi_red:g} (defaults 0.10 and 0.25)."),

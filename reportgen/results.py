@@ -488,7 +488,8 @@ class CreditCalibration(_Frozen):
     light: Light | None = field(metadata=_doc(
         "The worst light among the portfolio tests and the grades' Jeffreys tests (what enters the summary)."))
     failures: Sequence[str] = field(metadata=_doc(
-        "Keys of the portfolio tests with a red light (e.g. jeffreys, hosmer_lemeshow), and 'grade:LABEL' for red grades."))
+        "Keys of the portfolio tests with a red light (jeffreys, binomial, hosmer_lemeshow, spiegelhalter, in_the_large, "
+        "slope, intercept), and 'grade:LABEL' for a grade whose Jeffreys test is red."))
 
 
 @dataclass(frozen=True, slots=True)
@@ -637,7 +638,8 @@ class CreditSection(_Frozen):
     min_defaults: int = field(metadata=_doc("Cells with fewer defaults (or non-defaults) are marked few_defaults."))
     segment: str | None = field(default=None, metadata=_doc("The segment column, or null."))
     capabilities: Mapping[str, str] = field(default_factory=dict, metadata=_doc(
-        "What the run could not give, with a code: credit: needs_rows (engine stream or dask keep no rows)."))
+        "What the run could not give, with a code: credit: needs_rows (engine stream or dask keep no rows); "
+        "weights: unweighted (rows are counted unweighted here although the config gives weights)."))
 
 
 @dataclass(frozen=True, slots=True)

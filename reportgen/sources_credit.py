@@ -167,7 +167,9 @@ def credit_section(cfg: Config) -> CreditSection | None:
             raise InputError(f"{cfg.where('credit', 'grades', 'edges')}: PD edges need a PD, and model '{m.name}' has none; "
                              f"set models[{cfg.models.index(m)}].pd or grade by quantiles")
         models[m.name] = C.credit_model(m.name, cur, ref, m.direction, grading, s, m.initial_auc, source)
-    return CreditSection(models=models, **common)  # type: ignore[arg-type]
+    weighted = cfg.weight is not None or any(m.weight is not None for m in cfg.models)
+    return CreditSection(models=models, capabilities={"weights": "unweighted"} if weighted else {},
+                         **common)  # type: ignore[arg-type]
 
 
 def _is_probability(score: np.ndarray) -> bool:

@@ -593,13 +593,14 @@ def _calibration(y: np.ndarray, p: np.ndarray, grades: list[CreditGrade], n: np.
 
     slope_test, slope_ci = wald(slope, 1.0)
     int_test, int_ci = wald(intercept, 0.0)
-    tests = {
+    tests: dict[str, CreditTest] = {
         "jeffreys": _test(None, float(jeffreys_p(D, N, mean_pd)), s),
         "binomial": _test(D - N * mean_pd, float(binomial_sf(D, N, mean_pd)), s),
         "hosmer_lemeshow": _test(hl, None if hl is None else chi2_sf(hl, g), s, df=g, reason=hl_reason),
         "spiegelhalter": _test(sp, None if sp is None else float(2 * norm_sf(abs(sp))), s, reason=sp_reason),
         "in_the_large": _test(citl, None if citl is None else float(2 * norm_sf(abs(citl))), s, reason="zero_variance"),
     }
+    tests["slope"], tests["intercept"] = slope_test, int_test
     failures = [k for k, t in tests.items() if t.light == "red"]
     failures += [f"grade:{gr.grade}" for gr in grades if gr.jeffreys is not None and gr.jeffreys.light == "red"]
     light = _worst([t.light for t in tests.values()] + [gr.jeffreys.light for gr in grades if gr.jeffreys is not None])

@@ -1,9 +1,11 @@
 """The credit battery (reportgen/engine/credit.py) against independent oracles.
 
 Oracles: scipy.stats for every distribution (Beta, binomial, chi-square, normal), scikit-learn
-for the AUC and the logistic recalibration, toad (a third-party scorecard toolkit) for the PSI
-where it installs, and hand-computed cases. meliora (Python credit validation tests) does not
-install here (its pip metadata requires the retired 'sklearn' package), so it is not used.
+for the AUC, the KS and the logistic recalibration, two third-party implementations (both in the
+test extras): probcal 0.4 (Jeffreys and binomial per grade, Hosmer-Lemeshow, Spiegelhalter,
+calibration slope and intercept) and toad 0.1.7 (PSI), and hand-computed cases. meliora (Python
+credit validation tests) does not install (its metadata requires the retired 'sklearn' package
+name), so it is not used.
 """
 
 from __future__ import annotations
@@ -284,3 +286,76 @@ def test_beta_quantile_and_the_grades_jeffreys_interval_match_scipy() -> None:
     for g in m.grades:
         lo, hi = stats.beta.ppf([0.025, 0.975], g.defaults + 0.5, g.n - g.defaults + 0.5)
         assert g.dr_interval == pytest.approx([lo, hi], rel=1e-8)
+
+
+# --- a third-party implementation: probcal (numpy-only PD calibration toolkit) -----------------
+
+
+def _probcal_case() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(21)
+    p = rng.uniform(0.01, 0.3, 3000)
+    y = (rng.random(3000) < p * 1.2).astype(int)  # PDs understated by a sixth
+    return y, p, np.digitize(p, [0.05, 0.1, 0.2])
+
+
+def test_grade_tests_match_probcal() -> None:
+    grade = pytest.importorskip("probcal.metrics")
+    y, p, g = _probcal_case()
+    jt, bt = grade.jeffreys_grade_test(y, p, g), grade.binomial_grade_test(y, p, g)
+    m = C.credit_model("m", C.CreditSample(y=y.astype(bool), score=p, pd=p), None, "higher",
+                       C.Grading("edges", edges=(0.05, 0.1, 0.2)), S)
+    np.testing.assert_allclose([x.jeffreys.p_value for x in m.grades], jt.p_value, rtol=1e-9)
+    np.testing.assert_allclose([x.binomial.p_value for x in m.grades], bt.p_value, rtol=1e-9)
+
+
+def test_hosmer_lemeshow_spiegelhalter_slope_intercept_match_probcal() -> None:
+    pc = pytest.importorskip("probcal.metrics")
+    y, p, _ = _probcal_case()
+    # probcal groups rows into ten equal-mass groups by PD and uses G degrees of freedom (ddof=0)
+    g = np.empty(len(p), dtype=int)
+    for i, part in enumerate(np.array_split(np.argsort(p, kind="stable"), 10)):
+        g[part] = i
+    n, d = np.bincount(g), np.bincount(g, weights=y)
+    h, df, _ = C.hosmer_lemeshow(n.astype(float), d, np.bincount(g, weights=p) / n)
+    theirs = pc.hosmer_lemeshow(y, p)
+    assert (h, df) == (pytest.approx(theirs.statistic, rel=1e-10), theirs.df)
+    assert C.chi2_sf(h, df) == pytest.approx(theirs.p_value, rel=1e-9)
+    assert C.spiegelhalter(y, p)[0] == pytest.approx(pc.spiegelhalter_z(y, p).z, rel=1e-10)
+    (slope, _), (intercept, _) = C.calibration_fit(y, p)
+    assert slope == pytest.approx(pc.calibration_slope(y, p), rel=1e-7)
+    assert intercept == pytest.approx(pc.calibration_intercept(y, p), rel=1e-7)
+
+
+# --- invariants -------------------------------------------------------------------------
+
+
+@given(st.lists(st.integers(0, 500), min_size=2, max_size=12), st.lists(st.integers(0, 500), min_size=2, max_size=12))
+@settings(max_examples=100, deadline=None)
+def test_psi_is_non_negative_symmetric_and_zero_for_equal_shares(a: list[int], b: list[int]) -> None:
+    k = min(len(a), len(b))
+    ra, rb = np.array(a[:k]), np.array(b[:k])
+    if ra.sum() == 0 or rb.sum() == 0:
+        return
+    v, *_ = C.psi(ra, rb)
+    assert v >= 0 and v == pytest.approx(C.psi(rb, ra)[0])
+    assert C.psi(ra + 1, 3 * (ra + 1))[0] == pytest.approx(0, abs=1e-15)
+
+
+@given(st.integers(1, 5000), st.floats(0, 1), st.floats(1e-6, 0.5), st.floats(1e-6, 0.5))
+@settings(max_examples=100, deadline=None)
+def test_jeffreys_and_binomial_p_rise_with_the_pd(n: int, share: float, p1: float, p2: float) -> None:
+    d = int(share * n)
+    lo, hi = sorted((p1, p2))
+    assert C.jeffreys_p(d, n, lo) <= C.jeffreys_p(d, n, hi) + 1e-12
+    assert C.binomial_sf(d, n, lo) <= C.binomial_sf(d, n, hi) + 1e-12
+
+
+@given(st.lists(st.integers(0, 1000), min_size=2, max_size=20))
+@settings(max_examples=100, deadline=None)
+def test_herfindahl_bounds(counts: list[int]) -> None:
+    c = np.array(counts)
+    if c.sum() == 0:
+        return
+    h = C.concentration(c)
+    assert 1 / len(c) - 1e-12 <= h.herfindahl <= 1 + 1e-12
+    assert -1e-12 <= h.normalised <= 1 + 1e-12 and -1e-12 <= h.ecb <= 1 + 1e-12
