@@ -99,9 +99,11 @@ def _sample(cfg: Config, m: ModelConfig, path: Path, reference: bool) -> C.Credi
     for r, v in text_cols.items():
         missing |= v == None  # noqa: E711
     if missing.any() and not drop:
-        col = next(wanted[r] for r, bad in [("label", labels == None), ("score", ~np.isfinite(score))]  # noqa: E711
-                   + ([("pd", ~np.isfinite(pd_))] if pd_ is not None else [])
-                   + [(r, v == None) for r, v in text_cols.items()] if bad.any())  # noqa: E711
+        row = int(np.flatnonzero(missing)[0])
+        masks = [("label", labels == None), ("score", ~np.isfinite(score))]  # noqa: E711
+        masks += [("pd", ~np.isfinite(pd_))] if pd_ is not None else []
+        masks += [(r, v == None) for r, v in text_cols.items()]  # noqa: E711
+        col = next(wanted[r] for r, bad in masks if bad[row])
         raise _first_bad(path, col, missing, "missing value; fill it in, or set 'missing: drop' to drop such rows")
     keep = ~missing
     if pd_ is not None:
@@ -132,6 +134,8 @@ def _sample(cfg: Config, m: ModelConfig, path: Path, reference: bool) -> C.Credi
 def reference_files(cfg: Config) -> list[InputFile]:
     """The reference files (each once) with their SHA-256, for the run's audit trail."""
     seen: dict[Path, InputFile] = {}
+    if cfg.credit is None and cfg.segment is None:
+        return []
     for m in cfg.models:
         if m.reference is not None and m.reference not in seen and cfg.engine == "memory":
             info = file_info(Path(m.reference), rows=len(read_table(Path(m.reference), columns_in(Path(m.reference))[:1])))
@@ -157,7 +161,8 @@ def credit_section(cfg: Config) -> CreditSection | None:
     for m in cfg.models:
         cur = _sample(cfg, m, Path(m.file), reference=False)
         ref = None if m.reference is None else _sample(cfg, m, Path(m.reference), reference=True)
-        if m.pd is None and m.direction == "higher" and m.probabilities is not False and _is_probability(cur.score):
+        if (m.pd is None and m.direction == "higher" and m.probabilities is not False and _is_probability(cur.score)
+                and (ref is None or _is_probability(ref.score))):
             cur = C.CreditSample(**{**_fields(cur), "pd": cur.score})
             ref = None if ref is None else C.CreditSample(**{**_fields(ref), "pd": ref.score})
             source = "score"

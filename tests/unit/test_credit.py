@@ -359,3 +359,21 @@ def test_herfindahl_bounds(counts: list[int]) -> None:
     h = C.concentration(c)
     assert 1 / len(c) - 1e-12 <= h.herfindahl <= 1 + 1e-12
     assert -1e-12 <= h.normalised <= 1 + 1e-12 and -1e-12 <= h.ecb <= 1 + 1e-12
+
+
+def test_low_default_book_figure_spreads_the_grades_on_log_axes() -> None:
+    from reportgen.credit_figures import credit_figure, panel_keys
+
+    rng = np.random.default_rng(30)
+    pd = np.exp(rng.normal(np.log(0.004), 0.9, 20_000)).clip(1e-5, 0.5)
+    y = rng.random(pd.shape[0]) < pd  # ~0.6 % defaults: equal-width bins would put nearly all rows in the first
+    dates = (np.datetime64("2024-01-01") + rng.integers(0, 120, pd.shape[0])).astype("datetime64[D]")
+    cur = C.CreditSample(y=y, score=pd, pd=pd, dates=dates)
+    m = C.credit_model("ldp", cur, cur, "higher", C.Grading("quantiles", quantiles=10), S)
+    assert panel_keys(m) == ["calibration", "cap", "distributions", "trend"]
+    assert max(g.share for g in m.grades) <= 0.11  # quantile grades: no grade holds most rows
+    fig = credit_figure(m, "#0072B2")
+    ax = fig.axes[0]
+    assert ax.get_xscale() == "log" and ax.get_yscale() == "log"
+    lo, hi = ax.get_xlim()
+    assert hi / lo > 10  # the grades span more than a decade of PD

@@ -73,3 +73,14 @@ def test_credit_config_errors(credit: dict, message: str) -> None:
     text = yaml.safe_dump({"label": "y", "models": [{"name": "a", "file": "a.csv", "score": "s"}], "credit": credit})
     with pytest.raises(ConfigError, match=message):
         parse_config(text, "c.yaml")
+
+
+def test_a_missing_value_names_the_column_that_is_empty_in_the_first_bad_row(tmp_path: Path) -> None:
+    f = _frame().astype({"points": float})
+    f.loc[9, "points"] = None
+    f.loc[3, "pd"] = None
+    cfg, _ = load_config(_write(tmp_path, f))
+    with pytest.raises(InputError, match=r"column 'pd', row 5: missing value"):
+        credit_section(cfg)
+    cfg, _ = load_config(_write(tmp_path, f, missing="drop"))
+    assert credit_section(cfg).models["sc"].n == 38
