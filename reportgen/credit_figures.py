@@ -71,7 +71,7 @@ def _trend_panel(ax, m: CreditModel, colour: str) -> None:
     ax2 = ax.twinx()
     ax2.plot(t, [p.default_rate for p in m.periods], "s--", color=MUTED, ms=3, lw=1.0, label="default rate")
     ax2.set_ylabel("default rate")
-    ax2.yaxis.set_major_formatter(PercentFormatter(1.0, decimals=1))
+    ax2.yaxis.set_major_formatter(PercentFormatter(1.0, decimals=2))
     ax2.spines["right"].set_visible(True)
     ax2.grid(False)
     lines = ax.get_lines()[:1] + ax2.get_lines()
