@@ -8,6 +8,12 @@ three models of clearly different quality on the same rows (joined by applicatio
 - challenger: a stronger gradient-boosting-like model giving a probability of default;
 - naive: a weak one-variable model giving a probability of default.
 
+The scorecard also carries its PD mapping (``pd_points``), every file a ``product`` segment,
+and a development sample (2023 applications, ``dev_champion.csv`` and ``dev_challenger.csv``)
+serves as the credit section's reference: 3,000 of its applicants reapply in the holdout
+(same ``application_id``), so the grade migration has rows to count. The extra columns and
+files come from generators of their own, so the holdout's scores and labels never change.
+
 Run from the repository root: ``python configs/make_demo_data.py``.
 """
 
@@ -43,17 +49,56 @@ def main() -> None:
     weak = 0.35 * risk + 0.94 * rng.normal(size=N)
     p_nv = 1.0 / (1.0 + np.exp(-(-2.4 + 0.6 * weak)))
 
+    # credit section (issue 19): the scorecard's PD mapping and a product segment, own generator
+    product = PRODUCTS[np.random.default_rng(SEED + 3).choice(len(PRODUCTS), N, p=[0.5, 0.3, 0.2])]
+    pd_points = np.round(_pd_of_points(points), 4)
+
     OUT.mkdir(parents=True, exist_ok=True)
-    pd.DataFrame({"application_id": ids, "application_date": dates, "default_flag": default, "score_points": points}).to_csv(
-        OUT / "champion_scorecard.csv", index=False
-    )
-    ch = pd.DataFrame({"application_id": ids, "application_date": dates, "default_flag": default, "pd": np.round(p_ch, 4)})
+    pd.DataFrame({"application_id": ids, "application_date": dates, "default_flag": default, "score_points": points,
+                  "pd_points": pd_points, "product": product}).to_csv(OUT / "champion_scorecard.csv", index=False)
+    ch = pd.DataFrame({"application_id": ids, "application_date": dates, "default_flag": default, "pd": np.round(p_ch, 4),
+                       "product": product})
     ch.sample(frac=1.0, random_state=SEED).to_parquet(OUT / "challenger.parquet", index=False)  # other row order
-    pd.DataFrame({"application_id": ids, "application_date": dates, "default_flag": default, "pd": np.round(p_nv, 3)}).to_csv(
-        OUT / "naive.csv", index=False
-    )
+    pd.DataFrame({"application_id": ids, "application_date": dates, "default_flag": default, "pd": np.round(p_nv, 3),
+                  "product": product}).to_csv(OUT / "naive.csv", index=False)
     print(f"wrote {N} rows x 3 models to {OUT} (default rate {default.mean():.3f})")
+    development(ids[:N_REAPPLY], risk[:N_REAPPLY])
     multiclass()
+
+
+PRODUCTS = np.array(["card", "personal loan", "auto"])
+N_DEV = 8000
+N_REAPPLY = 3000  # development applicants found again in the holdout (same id)
+
+
+def _pd_of_points(points: np.ndarray) -> np.ndarray:
+    """The scorecard's PD mapping: a logistic curve in points (40 points halve the odds about once)."""
+    return 1.0 / (1.0 + np.exp(-(-2.55 + 0.95 * (600 - points) / 40)))
+
+
+def development(reapply_ids: np.ndarray, reapply_risk: np.ndarray) -> None:
+    """The development sample (2023): a slightly safer population than the holdout.
+
+    The first ``N_REAPPLY`` applicants are holdout applicants seen a year earlier (their latent
+    risk then was close to now), the rest new; scored by the same champion and challenger.
+    """
+    rng = np.random.default_rng(SEED + 4)
+    n_new = N_DEV - len(reapply_risk)
+    risk = np.r_[0.9 * reapply_risk + 0.35 * rng.normal(size=len(reapply_risk)), rng.normal(-0.15, 1.0, n_new)]
+    pd_true = 1.0 / (1.0 + np.exp(-(-2.75 + 1.35 * risk)))
+    default = (rng.random(N_DEV) < pd_true).astype(int)
+    ids = np.r_[reapply_ids, np.arange(200_001, 200_001 + n_new)]
+    dates = (np.datetime64("2023-01-01") + rng.integers(0, 365, N_DEV)).astype(str)
+    seen = 0.72 * risk + 0.69 * rng.normal(size=N_DEV)
+    points = 2 * np.round((600 - 40 * seen) / 2).astype(int)
+    sharp = 0.93 * risk + 0.37 * rng.normal(size=N_DEV)
+    p_ch = 1.0 / (1.0 + np.exp(-(-2.7 + 1.3 * sharp)))
+    product = PRODUCTS[rng.choice(len(PRODUCTS), N_DEV, p=[0.55, 0.3, 0.15])]
+    base = {"application_id": ids, "application_date": dates, "default_flag": default}
+    pd.DataFrame({**base, "score_points": points, "pd_points": np.round(_pd_of_points(points), 4),
+                  "product": product}).to_csv(OUT / "dev_champion.csv", index=False)
+    pd.DataFrame({**base, "pd": np.round(p_ch, 4), "product": product}).to_csv(OUT / "dev_challenger.csv", index=False)
+    print(f"wrote {N_DEV} development rows to {OUT} (default rate {default.mean():.3f})")
 
 
 STAGES = ("current", "early", "late", "default")  # delinquency stage 6 months after booking

@@ -166,6 +166,11 @@ class ModelConfig(Strict):
     probabilities: bool | None = None
     prediction: str | None = None
     scores: list[str] | dict[ScalarLabel, str] | None = None  # multiclass: a column per class
+    # credit validation (issue 19): the PD column of a scorecard (the score stays the ranking),
+    # the development / initial-validation sample (same columns), the AUC at initial validation
+    pd: str | None = None
+    reference: Path | None = None
+    initial_auc: float | None = Field(None, gt=0, lt=1)
 
     @field_validator("file", mode="before")
     @classmethod
@@ -296,6 +301,58 @@ class BootstrapConfig(Strict):
     seed: int = Field(20240601, ge=0, lt=2**63)
 
 
+class GradesConfig(Strict):
+    """How rows become grades: exactly one of ``edges`` (PD edges: grade i holds
+    ``edges[i-1] <= pd < edges[i]``), ``column`` (a rating column in every file) or
+    ``quantiles`` (that many buckets at quantiles of the reference sample's PD, or of the
+    current sample's without a reference; of the score for a model without a PD)."""
+
+    edges: list[float] | None = Field(None, min_length=1, max_length=99)
+    column: str | None = None
+    quantiles: int | None = Field(None, ge=2, le=100)
+
+    @model_validator(mode="after")
+    def _one(self) -> GradesConfig:
+        given = [k for k in ("edges", "column", "quantiles") if getattr(self, k) is not None]
+        if len(given) != 1:
+            raise ValueError("give exactly one of edges / column / quantiles")
+        e = self.edges or []
+        if any(not 0.0 < v < 1.0 for v in e) or any(b <= a for a, b in zip(e, e[1:])):
+            raise ValueError("edges must be PDs strictly between 0 and 1, strictly increasing")
+        return self
+
+
+class TrafficLightsConfig(Strict):
+    """Levels of the credit section's traffic lights. A test is amber when its p-value is below
+    ``amber``, red below ``red`` (BCBS WP14's 95 % and 99.9 % levels); stability is amber from a PSI
+    of ``psi_amber`` and red from ``psi_red`` (the usual 0.10 / 0.25)."""
+
+    amber: float = Field(0.05, gt=0, lt=1)
+    red: float = Field(0.001, gt=0, lt=1)
+    psi_amber: float = Field(0.10, gt=0)
+    psi_red: float = Field(0.25, gt=0)
+
+    @model_validator(mode="after")
+    def _ordered(self) -> TrafficLightsConfig:
+        if self.red >= self.amber:
+            raise ValueError("red must be a smaller p-value than amber")
+        if self.psi_red <= self.psi_amber:
+            raise ValueError("psi_red must be larger than psi_amber")
+        return self
+
+
+class CreditConfig(Strict):
+    """The credit-risk validation section (calibration by grade, stability, performance over time).
+
+    ``min_defaults``: a grade, period or segment with fewer defaults (or non-defaults) is marked,
+    its tests weak.
+    """
+
+    grades: GradesConfig = GradesConfig(quantiles=10)
+    traffic_lights: TrafficLightsConfig = TrafficLightsConfig()
+    min_defaults: int = Field(5, ge=1)
+
+
 class Config(Strict):
     """A comparison run. The YAML shape documented in the README is the public contract."""
 
@@ -327,6 +384,8 @@ class Config(Strict):
     stream: StreamConfig = StreamConfig()
     checks: list[CheckConfig] = []
     history: HistoryConfig | None = None
+    credit: CreditConfig | None = None  # turns the credit validation section on
+    segment: str | None = None  # a column to break the credit section's headline numbers down by
 
     _source: str | None = PrivateAttr(None)  # config file name, for messages
     _text: str | None = PrivateAttr(None)  # its YAML text, to find the line of a key
@@ -404,6 +463,9 @@ class Config(Strict):
             raise _Invalid(("models", pushed[0], "source", "pushdown"),
                            "pushdown works for task: binary with every model pushed down (the database returns "
                            "score tables, not rows); set pushdown: false to read the rows")
+        if (self.credit is not None or self.segment is not None) and self.task != "binary":
+            raise _Invalid(("credit" if self.credit is not None else "segment",),
+                           "the credit validation section needs task: binary (a default flag)")
         if self.task == "binary" and isinstance(self.costs, list) and len(self.costs) != 2:
             raise _Invalid(("costs",), f"a {len(self.costs)}x{len(self.costs)} matrix for task: binary; give {{fn: .., fp: ..}} or a 2x2 matrix")
         if self.task == "multiclass" and isinstance(self.costs, list) and self.classes is not None:
@@ -812,7 +874,9 @@ def load_config(path: str | Path, overrides: Sequence[str] = ()) -> tuple[Config
     cfg = parse_config(text, str(p), overrides)
     base = p.resolve().parent
     models = [
-        m.model_copy(update={"file": m.file if m.file is None or m.file.is_absolute() else (base / m.file)})
+        m.model_copy(update={"file": m.file if m.file is None or m.file.is_absolute() else (base / m.file),
+                             "reference": m.reference if m.reference is None or m.reference.is_absolute()
+                             else base / m.reference})
         for m in cfg.models
     ]
     report = cfg.report.model_copy(update={

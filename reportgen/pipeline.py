@@ -25,6 +25,7 @@ from reportgen.engine.evidence import BinaryEvidence, MulticlassEvidence
 from reportgen.reduce import evidence_of
 from reportgen.results import ComparisonResult, DroppedRows, InputFile, RunInfo
 from reportgen.sources import load_dataset
+from reportgen.sources_credit import credit_section, reference_files
 from reportgen.sources_stream import StreamedData, load_streamed
 from reportgen.sources_stream_multiclass import StreamedMulticlass, load_streamed_multiclass
 
@@ -132,6 +133,13 @@ def analyse(cfg: Config, config_path: Path | str, progress: Progress | None = No
         warnings.extend(m.warnings)
     for name, reason, rows in audit.dropped:
         warnings.append(f"model '{name}': {rows} row(s) dropped ({reason})")
+    credit = credit_section(cfg)
+    if credit is not None:
+        for name, cm in credit.models.items():
+            if cm.failures:
+                warnings.append(f"model '{name}': credit validation red: {', '.join(cm.failures)} (see Credit validation)")
+        if credit.capabilities.get("credit") == "needs_rows":
+            warnings.append(f"the credit validation section needs engine: memory (engine: {cfg.engine} keeps no rows)")
     classes = list(ev.classes) if isinstance(ev, MulticlassEvidence) else None
     costs = cfg.costs.model_dump() if hasattr(cfg.costs, "model_dump") else {"matrix": cfg.costs}
     duration = 0.0 if clock.is_pinned(now) else round(time.perf_counter() - started, 3)
@@ -144,7 +152,7 @@ def analyse(cfg: Config, config_path: Path | str, progress: Progress | None = No
         versions=versions(),
         config=cfg.model_dump(mode="json"),
         config_path=str(config_path),
-        files=[InputFile(f.path, f.sha256, f.rows, f.size_bytes) for f in audit.files],
+        files=[InputFile(f.path, f.sha256, f.rows, f.size_bytes) for f in audit.files] + reference_files(cfg),
         dropped=[DroppedRows(n, r, k) for n, r, k in audit.dropped],
         warnings=warnings,
         paired=ev.pairing.status == "aligned",
@@ -162,7 +170,7 @@ def analyse(cfg: Config, config_path: Path | str, progress: Progress | None = No
         engine=cfg.engine,
         date_range=list(audit.dates) if audit.dates else None,
     )
-    result = ComparisonResult(run=run, models=models, comparisons=comparisons, pairwise=pairwise)
+    result = ComparisonResult(run=run, models=models, comparisons=comparisons, pairwise=pairwise, credit=credit)
     if cfg.checks:
         result = dataclasses.replace(result, checks=gates.evaluate(cfg.checks, result))
     return result

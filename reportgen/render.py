@@ -564,6 +564,12 @@ def build_view(result: ComparisonResult, theme: Theme = Theme()) -> dict[str, An
                                "rows": rows, "scenarios": scen,
                                "scenario_criteria": [catalog.criterion(k).short_label for k in figures.PREVALENCE_CRITERIA]})
 
+    import reportgen.credit_figures as credit_figures  # noqa: PLC0415  (figures are only needed to render)
+    import reportgen.credit_view as credit_view  # noqa: PLC0415
+
+    credit = credit_view.credit_view(result.credit, col, {
+        k: Markup(v) for k, v in credit_figures.credit_svgs(dict(result.credit.models), col).items()
+    } if result.credit is not None else {})
     svgs = figures.render_figures(result, palette)
     figs = {k: Markup(v) for k, v in svgs.items()}
     class_figures = [{"svg": figs[k], "caption": CLASS_FIGURE_CAPTIONS[k.rsplit("_", 1)[0] if k[-1].isdigit() else k]}
@@ -631,10 +637,12 @@ def build_view(result: ComparisonResult, theme: Theme = Theme()) -> dict[str, An
         "mc_confusions": _multiclass_confusions(result, col) if not binary else [],
         "toc": ([{"id": "checks", "title": "Checks"}] if result.checks else [])
         + [{"id": s, "title": toc_titles[s]} for s in sections]
+        + ([{"id": "credit", "title": "Credit validation"}] if credit else [])
         + ([{"id": "trend", "title": "Trend over recorded runs"}] if result.trend else []),
         "checks": [{"rule": c.rule, "passed": c.passed, "detail": c.detail} for c in result.checks],
         "trend": _trend_view(result),
         "checks_failed": sum(not c.passed for c in result.checks),
+        "credit": credit,
         "files": [
             {"path": f.path, "name": Path(f.path).name, "sha256": f.sha256, "rows": fmt_count(f.rows),
              "size": fmt_count(f.size_bytes)}

@@ -406,6 +406,242 @@ class RunInfo(_Frozen):
         "First and last date of the configured date column over the input files (ISO dates), or null.")})
 
 
+# --------------------------------------------------------------------------------------
+# Credit-risk validation (issue 19): calibration by grade, stability, performance over time
+# --------------------------------------------------------------------------------------
+
+#: A traffic light: green (no evidence against the model), amber (watch), red (act).
+Light = Literal["green", "amber", "red"]
+
+
+def _doc(text: str) -> dict[str, str]:
+    return {"description": text}
+
+
+@dataclass(frozen=True, slots=True)
+class CreditTest(_Frozen):
+    """One test of a PD model: its statistic, p-value and traffic light (null when undefined)."""
+
+    statistic: float | None = field(metadata=_doc(
+        "The test statistic (z, chi-square, S or PSI, per the test); null when the test is undefined."))
+    p_value: float | None = field(metadata=_doc(
+        "The p-value (one-sided where the test is: Jeffreys, binomial, Hosmer-Lemeshow, AUC against the "
+        "initial AUC; two-sided for the z tests); null for the PSI, which has no p-value, and when undefined."))
+    light: Light | None = field(metadata=_doc(
+        "green / amber / red by credit.traffic_lights (p-value levels, or PSI levels for the PSI); null when undefined."))
+    df: int | None = field(default=None, metadata=_doc("Degrees of freedom (Hosmer-Lemeshow: the number of grades used)."))
+    reason: str | None = field(default=None, metadata=_doc(
+        "Why the test is undefined, as a code: no_rows, no_defaults_possible (a mean PD of 0 or 1), "
+        "zero_variance, too_few_classes; null when defined."))
+
+
+@dataclass(frozen=True, slots=True)
+class CreditGrade(_Frozen):
+    """One grade (rating class or PD bucket) of the current sample."""
+
+    grade: str = field(metadata=_doc("The grade's label (PD range, rating value or quantile bucket)."))
+    lower: float | None = field(metadata=_doc("Lower PD (or score) edge, inclusive; null when open or graded by a column."))
+    upper: float | None = field(metadata=_doc("Upper PD (or score) edge, exclusive; null when open or graded by a column."))
+    n: int = field(metadata=_doc("Rows in the grade."))
+    defaults: int = field(metadata=_doc("Defaults (positive labels) in the grade."))
+    default_rate: float | None = field(metadata=_doc("defaults / n; null for an empty grade."))
+    mean_pd: float | None = field(metadata=_doc("Mean PD of the grade's rows; null without a PD or for an empty grade."))
+    share: float = field(metadata=_doc("n / rows of the sample."))
+    monotonic_violation: bool = field(metadata=_doc(
+        "The grade's default rate is below that of the previous non-empty grade (grades run from lowest to highest PD)."))
+    jeffreys: CreditTest | None = field(metadata=_doc(
+        "Jeffreys test (ECB 2019): p = Beta(D + 1/2, N - D + 1/2) CDF at the mean PD; small p: PD underestimated."))
+    binomial: CreditTest | None = field(metadata=_doc(
+        "Exact one-sided binomial test: p = P(X >= D), X ~ Bin(N, mean PD); statistic: D - N * mean PD."))
+    few_defaults: bool = field(metadata=_doc("Fewer than credit.min_defaults defaults: the grade's tests are weak."))
+    dr_interval: Sequence[float] | None = field(default=None, metadata=_doc(
+        "Jeffreys interval of the default rate: the (1 -/+ level)/2 quantiles of Beta(D + 1/2, N - D + 1/2); "
+        "null for an empty grade."))
+
+
+@dataclass(frozen=True, slots=True)
+class CreditCalibration(_Frozen):
+    """Portfolio-level calibration of the PD (every row of the current sample)."""
+
+    n: int = field(metadata=_doc("Rows."))
+    defaults: int = field(metadata=_doc("Defaults."))
+    default_rate: float = field(metadata=_doc("Observed default rate D / N."))
+    mean_pd: float = field(metadata=_doc("Mean PD over the rows."))
+    jeffreys: CreditTest = field(metadata=_doc("Jeffreys test of the portfolio (ECB 2019), one-sided."))
+    binomial: CreditTest = field(metadata=_doc("Exact one-sided binomial test of the portfolio, P(X >= D)."))
+    hosmer_lemeshow: CreditTest = field(metadata=_doc(
+        "Hosmer-Lemeshow over the grades: sum (D_g - N_g p_g)^2 / (N_g p_g (1 - p_g)), chi-square with G df "
+        "(G grades used; the df of an independent validation sample, not G - 2)."))
+    spiegelhalter: CreditTest = field(metadata=_doc(
+        "Spiegelhalter's z over rows: sum (y - p)(1 - 2p) / sqrt(sum (1 - 2p)^2 p (1 - p)), two-sided."))
+    in_the_large: float = field(metadata=_doc("Calibration in the large: observed default rate minus mean PD."))
+    observed_to_expected: float | None = field(metadata=_doc("D / sum PD; null when sum PD is 0."))
+    in_the_large_test: CreditTest = field(metadata=_doc("z = (D - sum p) / sqrt(sum p (1 - p)), two-sided."))
+    slope: float | None = field(metadata=_doc(
+        "Calibration slope b of the logistic recalibration logit P(y) = a + b logit(PD) (maximum likelihood); 1 is ideal."))
+    slope_ci: Sequence[float] | None = field(metadata=_doc("Wald interval of the slope at the run's confidence level."))
+    slope_test: CreditTest = field(metadata=_doc("Wald test of slope = 1: z = (b - 1) / se(b), two-sided."))
+    intercept: float | None = field(metadata=_doc(
+        "Calibration intercept a of logit P(y) = a + logit(PD) (slope fixed at 1, an offset); 0 is ideal."))
+    intercept_ci: Sequence[float] | None = field(metadata=_doc("Wald interval of the intercept."))
+    intercept_test: CreditTest = field(metadata=_doc("Wald test of intercept = 0, two-sided."))
+    light: Light | None = field(metadata=_doc(
+        "The worst light among the portfolio tests and the grades' Jeffreys tests (what enters the summary)."))
+    failures: Sequence[str] = field(metadata=_doc(
+        "Keys of the portfolio tests with a red light (jeffreys, binomial, hosmer_lemeshow, spiegelhalter, in_the_large, "
+        "slope, intercept), and 'grade:LABEL' for a grade whose Jeffreys test is red."))
+
+
+@dataclass(frozen=True, slots=True)
+class CreditAucHistory(_Frozen):
+    """ECB 2019 test of the current AUC against the AUC at initial validation."""
+
+    initial_auc: float = field(metadata=_doc("The AUC at initial validation."))
+    source: Literal["config", "reference"] = field(metadata=_doc(
+        "config: models[].initial_auc; reference: the AUC of the reference sample (no initial_auc given)."))
+    current_auc: float = field(metadata=_doc("AUC of the current sample (ties count one half)."))
+    se: float = field(metadata=_doc("DeLong standard error of the current AUC."))
+    test: CreditTest = field(metadata=_doc("S = (AUC_init - AUC_curr) / se, p = 1 - Phi(S): small p, the AUC has fallen."))
+
+
+@dataclass(frozen=True, slots=True)
+class PsiBin(_Frozen):
+    """One bin of the population stability index."""
+
+    label: str = field(metadata=_doc("The grade or score bin."))
+    reference_n: int = field(metadata=_doc("Rows of the reference sample in the bin."))
+    current_n: int = field(metadata=_doc("Rows of the current sample in the bin."))
+    reference_share: float = field(metadata=_doc("Share of the reference rows (after the empty-bin rule)."))
+    current_share: float = field(metadata=_doc("Share of the current rows (after the empty-bin rule)."))
+    contribution: float = field(metadata=_doc("(current - reference share) * ln(current / reference share)."))
+
+
+@dataclass(frozen=True, slots=True)
+class Concentration(_Frozen):
+    """Herfindahl index of the grade shares of one sample."""
+
+    herfindahl: float = field(metadata=_doc("HI = sum of squared grade shares (1/K when even, 1 when one grade holds all)."))
+    normalised: float | None = field(metadata=_doc("(HI - 1/K) / (1 - 1/K) in [0, 1]; null for one grade."))
+    ecb: float | None = field(metadata=_doc(
+        "ECB 2019 form 1 + ln((CV^2 + 1) / K) / ln K = 1 + ln(HI) / ln K, CV the coefficient of variation of the shares; null for one grade."))
+    grades: int = field(metadata=_doc("K, the number of grades."))
+
+
+@dataclass(frozen=True, slots=True)
+class ShareHistogram(_Frozen):
+    """Score distribution of the reference and current samples on shared edges (shares of rows)."""
+
+    edges: np.ndarray = field(metadata=_doc("Bin edges, one more than bins."))
+    reference: np.ndarray = field(metadata=_doc("Share of reference rows per bin."))
+    current: np.ndarray = field(metadata=_doc("Share of current rows per bin."))
+
+    def problem(self) -> str | None:
+        if self.edges.shape[0] != self.reference.shape[0] + 1:
+            return f"expected one more edge than bins, found {self.edges.shape[0]} edges for {self.reference.shape[0]} bins"
+        return _lengths_differ(reference=self.reference, current=self.current)
+
+
+@dataclass(frozen=True, slots=True)
+class CreditStability(_Frozen):
+    """Stability of the current sample against the reference (development) sample."""
+
+    basis: Literal["grades", "score_deciles"] = field(metadata=_doc(
+        "grades: PSI over the grades; score_deciles: over deciles of the reference scores (grades by a column that "
+        "the reference lacks)."))
+    reference_n: int = field(metadata=_doc("Rows of the reference sample."))
+    reference_defaults: int = field(metadata=_doc("Defaults of the reference sample."))
+    reference_auc: float | None = field(metadata=_doc("AUC of the reference sample; null without both classes."))
+    psi: CreditTest = field(metadata=_doc(
+        "PSI = sum (a - e) ln(a / e) over the bins (a current, e reference share); lights by credit.traffic_lights.psi_*."))
+    empty_rule: str = field(metadata=_doc(
+        "How empty bins are handled: half_row = a bin with no rows in a sample counts 0.5 rows there "
+        "(the shares are then renormalised), so every term is finite."))
+    bins: Sequence[PsiBin] = field(metadata=_doc("Per-bin shares and PSI contributions."))
+    concentration_current: Concentration = field(metadata=_doc("Herfindahl index of the current grade shares."))
+    concentration_reference: Concentration = field(metadata=_doc("Herfindahl index of the reference grade shares."))
+    scores: ShareHistogram = field(metadata=_doc("Score distributions of both samples (the figure)."))
+
+
+@dataclass(frozen=True, slots=True)
+class CreditMigration(_Frozen):
+    """Grade migration of the rows found (by id) in both samples."""
+
+    grades: Sequence[str] = field(metadata=_doc("Grade labels, rows and columns of the matrix."))
+    counts: Sequence[Sequence[int]] = field(metadata=_doc("counts[i][j]: rows in grade i of the reference and j now."))
+    matched: int = field(metadata=_doc("Ids found in both samples."))
+    stable: float | None = field(metadata=_doc("Share of matched rows in the same grade."))
+    upgraded: float | None = field(metadata=_doc("Share moved to a lower-PD grade."))
+    downgraded: float | None = field(metadata=_doc("Share moved to a higher-PD grade."))
+    beyond_one: float | None = field(metadata=_doc("Share moved by more than one grade."))
+
+
+@dataclass(frozen=True, slots=True)
+class CreditGroup(_Frozen):
+    """Headline numbers of one period or segment of the current sample."""
+
+    key: str = field(metadata=_doc("The period (2024-07, 2024Q3) or the segment value."))
+    n: int = field(metadata=_doc("Rows."))
+    defaults: int = field(metadata=_doc("Defaults."))
+    default_rate: float = field(metadata=_doc("defaults / n."))
+    mean_pd: float | None = field(metadata=_doc("Mean PD; null without a PD."))
+    auc: float | None = field(metadata=_doc("AUC; null without two rows of each class."))
+    auc_ci: Sequence[float] | None = field(metadata=_doc("DeLong interval of the AUC at the run's confidence level."))
+    gini: float | None = field(metadata=_doc("Gini = 2 AUC - 1 (the accuracy ratio)."))
+    gini_ci: Sequence[float] | None = field(metadata=_doc("The AUC interval mapped to the Gini scale."))
+    ks: float | None = field(metadata=_doc("Kolmogorov-Smirnov: max |TPR - FPR| over the cuts; null without both classes."))
+    few_defaults: bool = field(metadata=_doc(
+        "Fewer than credit.min_defaults defaults or non-defaults: the AUC, its interval and the KS are weak."))
+
+
+@dataclass(frozen=True, slots=True)
+class CreditModel(_Frozen):
+    """The credit validation of one model."""
+
+    model: str = field(metadata=_doc("The model's name."))
+    grading: Literal["edges", "column", "quantiles"] = field(metadata=_doc("How the grades were made (credit.grades)."))
+    graded_by: Literal["pd", "score", "column"] = field(metadata=_doc(
+        "What the grades cut: the PD, the score (a scorecard without a PD), or a rating column."))
+    pd_source: Literal["pd_column", "score", "none"] = field(metadata=_doc(
+        "Where the PD comes from: models[].pd, the score (probabilities), or none (no calibration)."))
+    n: int = field(metadata=_doc("Rows of the current sample."))
+    defaults: int = field(metadata=_doc("Defaults of the current sample."))
+    grades: Sequence[CreditGrade] = field(metadata=_doc("The grades table, lowest PD first."))
+    monotonic: bool = field(metadata=_doc("No grade breaks the rank order of default rates."))
+    calibration: CreditCalibration | None = field(metadata=_doc("Portfolio calibration; null without a PD."))
+    auc_history: CreditAucHistory | None = field(metadata=_doc(
+        "The ECB test against the initial AUC; null without initial_auc and reference."))
+    accuracy_ratio: float | None = field(metadata=_doc("Accuracy ratio of the CAP curve (= Gini = 2 AUC - 1)."))
+    cap: CurveData | None = field(metadata=_doc(
+        "CAP curve: x share of rows taken riskiest first, y share of defaults captured (decimated)."))
+    stability: CreditStability | None = field(metadata=_doc("Stability against models[].reference; null without one."))
+    migration: CreditMigration | None = field(metadata=_doc("Grade migration; null unless both samples carry ids."))
+    period: Literal["month", "quarter"] | None = field(metadata=_doc(
+        "Length of the periods: month when the dates span at most 12 calendar months, else quarter; null without date."))
+    periods: Sequence[CreditGroup] = field(metadata=_doc("Per-period numbers, in time order."))
+    segments: Sequence[CreditGroup] = field(metadata=_doc("Per-segment numbers (the segment column), by label."))
+    light: Light | None = field(metadata=_doc("Worst light of the model's calibration, AUC test and PSI."))
+    failures: Sequence[str] = field(metadata=_doc(
+        "What is red: calibration failures, 'auc_history', 'psi'; these enter the report's summary warnings."))
+    capabilities: Mapping[str, str] = field(metadata=_doc(
+        "What could not be computed, with a reason code (e.g. calibration: no_pd, migration: no_ids)."))
+
+
+@dataclass(frozen=True, slots=True)
+class CreditSection(_Frozen):
+    """The credit validation battery (config ``credit:`` / ``segment:``), one entry per model."""
+
+    models: Mapping[str, CreditModel] = field(metadata=_doc("model name -> its credit validation."))
+    amber: float = field(metadata=_doc("p-value below which a test is amber (credit.traffic_lights.amber)."))
+    red: float = field(metadata=_doc("p-value below which a test is red (credit.traffic_lights.red)."))
+    psi_amber: float = field(metadata=_doc("PSI at or above which stability is amber."))
+    psi_red: float = field(metadata=_doc("PSI at or above which stability is red."))
+    min_defaults: int = field(metadata=_doc("Cells with fewer defaults (or non-defaults) are marked few_defaults."))
+    segment: str | None = field(default=None, metadata=_doc("The segment column, or null."))
+    capabilities: Mapping[str, str] = field(default_factory=dict, metadata=_doc(
+        "What the run could not give, with a code: credit: needs_rows (engine stream or dask keep no rows); "
+        "weights: unweighted (rows are counted unweighted here although the config gives weights)."))
+
+
 @dataclass(frozen=True, slots=True)
 class CheckResult(_Frozen):
     """One ``checks:`` rule of the config, evaluated on this run's results."""
@@ -451,6 +687,8 @@ class ComparisonResult(_Frozen):
     trend: Sequence[TrendPoint] = field(default_factory=list, metadata={"description": (
         "Headline numbers of the runs recorded in the config's history store, this run last (empty without history).")})
     schema_version: str = SCHEMA_VERSION
+    credit: CreditSection | None = field(default=None, metadata={"description": (
+        "The credit-risk validation battery (config credit: or segment:); null when not configured.")})
 
     def to_json(self) -> dict[str, Any]:
         """The ``metrics.json`` document: plain dicts, lists, numbers, strings and nulls."""

@@ -28,6 +28,8 @@ def write_fast_demo_config(path: Path, **overrides) -> Path:
     cfg["bootstrap"] = {"resamples": 50, "seed": 7}
     for m in cfg["models"]:
         m["file"] = str((DEMO_CONFIG.parent / m["file"]).resolve())
+        if "reference" in m:
+            m["reference"] = str((DEMO_CONFIG.parent / m["reference"]).resolve())
     cfg.update(overrides)
     path.write_text(yaml.safe_dump(cfg, sort_keys=False, allow_unicode=True), encoding="utf-8")
     return path

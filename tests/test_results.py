@@ -53,6 +53,8 @@ def multiclass_text(tmp_path_factory, cli) -> str:
     cfg["bootstrap"] = {"resamples": 20, "seed": 3}
     for m in cfg["models"]:
         m["file"] = str(ROOT / "configs" / m["file"])
+        if "reference" in m:
+            m["reference"] = str(ROOT / "configs" / m["reference"])
     path = tmp / "mc.yaml"
     path.write_text(yaml.safe_dump(cfg, sort_keys=False), encoding="utf-8")
     assert cli(["run", str(path), "--out", str(tmp / "out"), "--now", "2026-01-31T06:00:00Z", "--format", "json", "-q"]) == 0

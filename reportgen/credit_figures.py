@@ -1,0 +1,120 @@
+"""Figures of the credit validation section: functions of :class:`CreditModel` results.
+
+Per model, one figure of up to three panels: calibration by grade (observed default rate
+against mean PD on log axes with each grade's Jeffreys interval, so a low-default book's grades
+are spread out rather than piled into the first of ten equal-width bins), the score
+distributions of the reference and current samples, and the per-period AUC with its interval
+and the default rate. Nothing here computes a statistic; every number comes from the result.
+"""
+
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import numpy as np  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
+from matplotlib.ticker import PercentFormatter  # noqa: E402
+
+from reportgen.figures import MUTED, STYLE, safe_text, to_svg  # noqa: E402
+from reportgen.results import CreditModel  # noqa: E402
+
+__all__ = ["credit_figure", "credit_svgs", "panel_keys"]
+
+
+def _calibration_panel(ax, m: CreditModel, colour: str) -> None:
+    rows = [g for g in m.grades if g.mean_pd is not None and g.n > 0]
+    x = np.array([g.mean_pd for g in rows])
+    y = np.array([g.default_rate for g in rows])
+    lo = np.array([g.dr_interval[0] for g in rows])
+    hi = np.array([g.dr_interval[1] for g in rows])
+    floor = max(min(float(x.min()), float(lo[lo > 0].min()) if np.any(lo > 0) else 1.0) / 2, 1e-5)
+    top = min(1.0, max(float(x.max()), float(hi.max())) * 1.5)
+    ax.plot([floor, top], [floor, top], ls="--", color=MUTED, lw=0.9, label="observed = PD")
+    ax.errorbar(x, np.maximum(y, floor), yerr=[np.maximum(y, floor) - np.maximum(lo, floor), hi - np.maximum(y, floor)],
+                fmt="o", color=colour, ms=4, lw=1.0, capsize=2, label="grade (Jeffreys interval)")
+    ax.set(xscale="log", yscale="log", xlim=(floor, top), ylim=(floor, top), xlabel="mean PD of the grade",
+           ylabel="observed default rate", title="Calibration by grade")
+    ax.legend(loc="upper left")
+
+
+def _distribution_panel(ax, m: CreditModel, colour: str) -> None:
+    h = m.stability.scores  # type: ignore[union-attr]
+    ax.stairs(h.reference, h.edges, color=MUTED, fill=True, alpha=0.35, label="reference")
+    ax.stairs(h.current, h.edges, color=colour, lw=1.4, label="current")
+    ax.set(xlabel="score", ylabel="share of rows", title=f"Score distributions (PSI {m.stability.psi.statistic:.3f})")
+    ax.legend(loc="best")
+
+
+def _cap_panel(ax, m: CreditModel, colour: str) -> None:
+    cap = m.cap
+    pi = m.defaults / m.n if m.n else 0.0
+    ax.plot([0, pi, 1], [0, 1, 1], color=MUTED, lw=0.9, ls=":", label="perfect model")
+    ax.plot([0, 1], [0, 1], color=MUTED, lw=0.9, ls="--", label="random")
+    ax.plot(cap.x, cap.y, color=colour, label=f"model (AR {m.accuracy_ratio:.3f})" if m.accuracy_ratio is not None else "model")
+    ax.set(xlim=(0, 1), ylim=(0, 1.01), xlabel="share of rows, riskiest first", ylabel="share of defaults captured",
+           title="CAP curve")
+    ax.legend(loc="lower right")
+
+
+def _trend_panel(ax, m: CreditModel, colour: str) -> None:
+    keys = [p.key for p in m.periods]
+    t = np.arange(len(keys))
+    auc = np.array([np.nan if p.auc is None else p.auc for p in m.periods])
+    lo = np.array([np.nan if p.auc_ci is None else p.auc_ci[0] for p in m.periods])
+    hi = np.array([np.nan if p.auc_ci is None else p.auc_ci[1] for p in m.periods])
+    ax.fill_between(t, lo, hi, color=colour, alpha=0.2, lw=0)
+    ax.plot(t, auc, "o-", color=colour, ms=3.5, label="AUC (interval)")
+    ax.set(ylabel="AUC", title=f"Over time (per {m.period})")
+    ax.set_xticks(t, keys, rotation=45 if len(keys) > 6 else 0, ha="right" if len(keys) > 6 else "center")
+    ax2 = ax.twinx()
+    ax2.plot(t, [p.default_rate for p in m.periods], "s--", color=MUTED, ms=3, lw=1.0, label="default rate")
+    ax2.set_ylabel("default rate")
+    ax2.yaxis.set_major_formatter(PercentFormatter(1.0, decimals=2))
+    ax2.spines["right"].set_visible(True)
+    ax2.grid(False)
+    lines = ax.get_lines()[:1] + ax2.get_lines()
+    ax.legend(lines, [ln.get_label() for ln in lines], loc="best")
+
+
+_PANELS = {"calibration": _calibration_panel, "cap": _cap_panel, "distributions": _distribution_panel,
+           "trend": _trend_panel}
+
+
+def panel_keys(m: CreditModel) -> list[str]:
+    """The panels the model's result supports, in drawing order (left to right, top to bottom)."""
+    keys = []
+    if m.calibration is not None and any(g.mean_pd is not None and g.n > 0 for g in m.grades):
+        keys.append("calibration")
+    if m.cap is not None and m.defaults > 0:
+        keys.append("cap")
+    if m.stability is not None:
+        keys.append("distributions")
+    if len(m.periods) >= 2:
+        keys.append("trend")
+    return keys
+
+
+def credit_figure(m: CreditModel, colour: str) -> Figure | None:
+    """The model's panels (:func:`panel_keys`) in a row, or two rows of two for four; None if none."""
+    keys = panel_keys(m)
+    if not keys:
+        return None
+    rows, cols = (2, 2) if len(keys) == 4 else (1, len(keys))
+    with matplotlib.rc_context(STYLE):
+        fig = Figure(figsize=(3.4 * cols + 0.2, 2.7 * rows + 0.2), dpi=100, layout="constrained")
+        for ax, key in zip(np.atleast_1d(fig.subplots(rows, cols)).ravel(), keys, strict=True):
+            _PANELS[key](ax, m, colour)
+        fig.suptitle(safe_text(m.model), fontsize=9, fontweight="bold")
+    return fig
+
+
+def credit_svgs(models: dict[str, CreditModel], colours: dict[str, str]) -> dict[str, str]:
+    """model name → inline SVG of :func:`credit_figure` (models without a figure left out)."""
+    out = {}
+    for name, m in models.items():
+        fig = credit_figure(m, colours.get(name, MUTED))
+        if fig is not None:
+            out[name] = to_svg(fig)
+    return out

@@ -1,0 +1,171 @@
+"""The view of the credit validation section: sentences, labels and flags for its template.
+
+Numbers are handed to the template as they are and formatted there by the report's tested Jinja
+filters (``fmt_num``, ``fmt_pct``, ``fmt_pvalue``, ``fmt_ci``, ``fmt_count``); this module writes
+the sentences (what is red and why, what could not be computed) and the labels of the tests.
+It imports no other part of the report layer (``render`` imports it).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from reportgen.credit_figures import panel_keys
+from reportgen.results import CreditModel, CreditSection, CreditTest
+
+__all__ = ["CAPABILITY_TEXT", "TEST_LABELS", "credit_view"]
+
+#: Label and formula of each portfolio test (the section's own glossary).
+TEST_LABELS: dict[str, tuple[str, str]] = {
+    "jeffreys": ("Jeffreys (ECB 2019)", "p = Beta(D + ½, N − D + ½) CDF at the mean PD; one-sided: a small p says the PD is too low."),
+    "binomial": ("Binomial, exact", "p = P(X ≥ D), X ~ Bin(N, mean PD); statistic D − N·PD."),
+    "hosmer_lemeshow": ("Hosmer–Lemeshow over the grades",
+                        "H = Σ (D_g − N_g p_g)² / (N_g p_g (1 − p_g)), χ² with G degrees of freedom (G grades): "
+                        "the current sample is an independent validation sample, not the development sample (G − 2)."),
+    "spiegelhalter": ("Spiegelhalter z", "z = Σ (y − p)(1 − 2p) / √Σ (1 − 2p)² p (1 − p) over rows; two-sided."),
+    "in_the_large": ("Calibration in the large", "z = (D − Σp) / √Σ p(1 − p); two-sided. Shown with DR − mean PD and O/E = D / Σp."),
+    "slope": ("Calibration slope", "b of logit P(default) = a + b·logit(PD) by maximum likelihood; Wald z = (b − 1)/se, two-sided."),
+    "intercept": ("Calibration intercept", "a of logit P(default) = a + logit(PD) (slope fixed at 1); Wald z = a/se, two-sided."),
+    "auc_history": ("AUC against initial validation (ECB 2019)",
+                    "S = (AUC_init − AUC_curr) / σ_curr, σ from DeLong; p = 1 − Φ(S): a small p says the AUC has fallen."),
+    "psi": ("Population stability index",
+            "PSI = Σ (a − e) ln(a / e), a and e the current and reference shares; an empty bin counts half a row in that sample."),
+    "herfindahl": ("Herfindahl index", "HI = Σ s² of the grade shares; normalised (HI − 1/K)/(1 − 1/K); ECB form 1 + ln(HI)/ln K."),
+    "cap": ("CAP and accuracy ratio", "Share of defaults captured against share of rows taken riskiest first; AR = 2·AUC − 1."),
+}
+
+#: What a capability code means, for the reader.
+CAPABILITY_TEXT = {
+    "no_pd": "no PD: give models[].pd (a scorecard's PD mapping) or probability scores for the calibration tests",
+    "no_reference": "no development sample: give models[].reference for stability, PSI and migration",
+    "no_initial_auc": "no initial AUC: give models[].initial_auc or a reference sample for the ECB AUC test",
+    "too_few_classes": "fewer than two defaults or non-defaults: no AUC",
+    "no_ids": "the samples carry no id column, so no grade migration",
+    "no_reference_grades": "the reference has no grade column, so no migration (PSI over reference score deciles)",
+    "needs_rows": "the credit section needs every row (engine: memory); streamed and Dask runs keep none",
+    "unweighted": "the credit section counts rows unweighted (the tests are defined for counts of obligors); "
+                  "the configured weights apply to the other sections only",
+}
+
+#: What each figure panel shows (the caption, in panel order).
+PANEL_TEXT = {
+    "calibration": "calibration by grade: observed default rate against mean PD, log axes, bars the Jeffreys interval",
+    "cap": "CAP curve with the accuracy ratio",
+    "distributions": "score distributions of the reference and current samples",
+    "trend": "AUC per period with its DeLong interval (band) and the default rate",
+}
+
+_WHAT = {"calibration": "calibration", "auc_history": "AUC test", "stability": "stability", "migration": "migration"}
+
+
+def _test_row(key: str, t: CreditTest, statistic: Any = None) -> dict[str, Any]:
+    label, formula = TEST_LABELS[key]
+    return {"key": key, "label": label, "formula": formula, "statistic": t.statistic if statistic is None else statistic,
+            "p": t.p_value, "light": t.light or "none", "df": t.df, "reason": t.reason or ""}
+
+
+def _verdict(m: CreditModel) -> str:
+    if m.light is None:
+        return "No test applies (see below)."
+    if not m.failures:
+        return {"green": "No calibration, discrimination or stability test fails.",
+                "amber": "No test is red; amber tests are worth watching."}.get(m.light, "")
+    names = []
+    for f in m.failures:
+        if f.startswith("grade:"):
+            names.append(f"Jeffreys in grade {f[6:]}")
+        else:
+            names.append(TEST_LABELS.get(f, (f, ""))[0])
+    return "Red: " + "; ".join(names) + "."
+
+
+def _model_view(m: CreditModel, colour: str, figure: Any, segment: str) -> dict[str, Any]:
+    c = m.calibration
+    tests = []
+    if c is not None:
+        tests = [_test_row("jeffreys", c.jeffreys), _test_row("binomial", c.binomial),
+                 _test_row("hosmer_lemeshow", c.hosmer_lemeshow), _test_row("spiegelhalter", c.spiegelhalter),
+                 _test_row("in_the_large", c.in_the_large_test),
+                 _test_row("slope", c.slope_test, c.slope), _test_row("intercept", c.intercept_test, c.intercept)]
+    h = m.auc_history
+    if h is not None:
+        tests.append(_test_row("auc_history", h.test))
+    st = m.stability
+    weak = [g.grade for g in m.grades if g.few_defaults and g.n > 0]
+    return {
+        "name": m.model,
+        "colour": colour,
+        "light": m.light or "none",
+        "verdict": _verdict(m),
+        "graded": {"pd": "by PD", "score": "by score (no PD)", "column": "by the rating column"}[m.graded_by]
+        + {"edges": ", configured edges", "quantiles": ", quantiles", "column": ""}[m.grading],
+        "pd_source": {"pd_column": "the model's PD column", "score": "the score (probabilities)", "none": "none"}[m.pd_source],
+        "n": m.n, "defaults": m.defaults,
+        "grades": [{"grade": g.grade, "n": g.n, "share": g.share, "defaults": g.defaults, "dr": g.default_rate,
+                    "dr_ci": g.dr_interval, "pd": g.mean_pd,
+                    "jeffreys": None if g.jeffreys is None else g.jeffreys.p_value,
+                    "binomial": None if g.binomial is None else g.binomial.p_value,
+                    "light": "none" if g.jeffreys is None or g.jeffreys.light is None else g.jeffreys.light,
+                    "violation": g.monotonic_violation, "few": g.few_defaults} for g in m.grades],
+        "monotonic": m.monotonic,
+        "weak_grades": ", ".join(weak),
+        "calibration": None if c is None else {
+            "dr": c.default_rate, "pd": c.mean_pd, "citl": c.in_the_large, "oe": c.observed_to_expected,
+            "slope_ci": c.slope_ci, "intercept_ci": c.intercept_ci},
+        "tests": tests,
+        "auc": None if h is None else {"initial": h.initial_auc, "current": h.current_auc, "se": h.se,
+                                       "source": "models[].initial_auc" if h.source == "config" else "the reference sample"},
+        "ar": m.accuracy_ratio,
+        "stability": None if st is None else {
+            "basis": "grades" if st.basis == "grades" else "deciles of the reference scores",
+            "psi": st.psi.statistic, "light": st.psi.light or "none", "ref_n": st.reference_n,
+            "ref_defaults": st.reference_defaults, "ref_auc": st.reference_auc,
+            "bins": [{"label": b.label, "ref_n": b.reference_n, "cur_n": b.current_n, "ref": b.reference_share,
+                      "cur": b.current_share, "contribution": b.contribution} for b in st.bins],
+            "hhi": [{"sample": s, "hi": k.herfindahl, "norm": k.normalised, "ecb": k.ecb, "k": k.grades}
+                    for s, k in (("reference", st.concentration_reference), ("current", st.concentration_current))],
+        },
+        "migration": None if m.migration is None else {
+            "grades": list(m.migration.grades), "rows": [
+                {"grade": g, "cells": list(r)} for g, r in zip(m.migration.grades, m.migration.counts, strict=True)],
+            "matched": m.migration.matched, "stable": m.migration.stable, "up": m.migration.upgraded,
+            "down": m.migration.downgraded, "far": m.migration.beyond_one},
+        "groups": [g for g in (
+            {"title": f"Performance per {m.period}", "header": (m.period or "").capitalize(),
+             "rows": [_group(p) for p in m.periods]},
+            {"title": f"Performance per {segment}", "header": segment, "rows": [_group(p) for p in m.segments]},
+        ) if g["rows"]],
+        "missing": [f"{_WHAT.get(k, k)}: {CAPABILITY_TEXT.get(v, v)}" for k, v in m.capabilities.items()],
+        "figure": figure,
+        "caption": _caption(panel_keys(m)),
+    }
+
+
+def _caption(keys: list[str]) -> str:
+    """The figure's caption: each panel's position and what it shows."""
+    where = {1: [""], 2: ["left: ", "right: "], 3: ["left: ", "middle: ", "right: "],
+             4: ["top left: ", "top right: ", "bottom left: ", "bottom right: "]}.get(len(keys), [""] * len(keys))
+    text = "; ".join(f"{pos}{PANEL_TEXT[k]}" for pos, k in zip(where, keys, strict=True)) + "."
+    return text[:1].upper() + text[1:]
+
+
+def _group(p: Any) -> dict[str, Any]:
+    return {"key": p.key, "n": p.n, "defaults": p.defaults, "dr": p.default_rate, "pd": p.mean_pd, "auc": p.auc,
+            "auc_ci": p.auc_ci, "gini": p.gini, "gini_ci": p.gini_ci, "ks": p.ks, "few": p.few_defaults}
+
+
+def credit_view(section: CreditSection | None, colours: dict[str, str], figures: dict[str, Any]) -> dict[str, Any] | None:
+    """The template's view of the section, or None when the run has none."""
+    if section is None:
+        return None
+    return {
+        "models": [_model_view(m, colours.get(n, "#000000"), figures.get(n), section.segment or "")
+                   for n, m in section.models.items()],
+        "lights": (f"Traffic lights: green p ≥ {section.amber:g}, amber {section.red:g} ≤ p < {section.amber:g}, "
+                   f"red p < {section.red:g} (credit.traffic_lights; defaults 0.05 and 0.001, BCBS WP14's 95 % and 99.9 %); "
+                   f"PSI green below {section.psi_amber:g}, red from {section.psi_red:g} (defaults 0.10 and 0.25)."),
+        "min_defaults": section.min_defaults,
+        "segment": section.segment or "",
+        "missing": [CAPABILITY_TEXT.get(v, v) for v in section.capabilities.values()],
+        "glossary": [{"label": lab, "formula": f} for lab, f in TEST_LABELS.values()],
+    }

@@ -1,0 +1,727 @@
+"""The credit-risk validation battery: calibration by grade, stability, performance over time.
+
+Arrays in, frozen results (:mod:`reportgen.results` ``Credit*`` types) out; pure numpy, no I/O,
+no prose. The statistics and their sources:
+
+* **Grades** (:func:`grade_codes`): PD edges (grade i holds ``edges[i-1] <= pd < edges[i]``),
+  a rating column, or quantiles of the reference (or current) PD / score.
+* **Jeffreys test** (ECB 2019, *Instructions for reporting the validation results of internal
+  models*, IRB PD, section 2.5.3.1): posterior Beta(D + ½, N − D + ½) of the default rate under
+  the Jeffreys prior; ``p = F_Beta(PD)``, the posterior probability that the true default rate is
+  at most the mean PD: a small p says the PD is underestimated (one-sided).
+* **Binomial test** (BCBS WP14, 2005, section 5.2): ``p = P(X ≥ D)``, ``X ~ Bin(N, PD)``,
+  computed exactly as ``I_PD(D, N − D + 1)`` (the regularised incomplete beta).
+* **Hosmer–Lemeshow** over the G grades (Hosmer & Lemeshow 1980; BCBS WP14 section 5.4):
+  ``H = Σ (D_g − N_g p_g)² / (N_g p_g (1 − p_g))``, χ² with **G** degrees of freedom, because the
+  sample is an independent validation sample (not the development sample, where G − 2 applies).
+* **Spiegelhalter** (1986, *Stat. Med.* 5:421): ``z = Σ (y − p)(1 − 2p) / √Σ (1 − 2p)² p (1 − p)``.
+* **Calibration in the large**: ``DR − mean PD``, O/E = ``D / Σp`` and ``z = (D − Σp) / √Σ p(1 − p)``.
+* **Calibration slope and intercept** (Cox 1958, *Biometrika* 45:562; Van Calster et al. 2016):
+  maximum likelihood of ``logit P(y) = a + b·logit(p)`` (the slope b) and of
+  ``logit P(y) = a + logit(p)`` (the intercept a, slope fixed at 1), by Newton–Raphson with
+  Wald intervals from the observed information.
+* **ECB AUC test** (ECB 2019, section 2.6.2): ``S = (AUC_init − AUC_curr) / σ_curr``,
+  ``p = 1 − Φ(S)``, σ from DeLong (:func:`reportgen.engine.stats.delong_auc_ci`).
+* **CAP and accuracy ratio** (BCBS WP14 section 3.2): CAP = share of defaults captured against
+  share of rows taken riskiest first; AR = 2·AUC − 1 (ties count one half).
+* **PSI** over the grades (or reference score deciles): ``Σ (a − e) ln(a / e)``; an empty bin in
+  a sample counts 0.5 rows there (:data:`EMPTY_RULE`), the shares renormalised.
+* **Herfindahl index** of grade shares: ``HI = Σ s²``, normalised ``(HI − 1/K)/(1 − 1/K)`` and the
+  ECB form ``1 + ln(HI)/ln K`` (= ``1 + ln((CV² + 1)/K)/ln K``, ECB 2019 section 2.5.2).
+* Per-period and per-segment AUC/Gini (DeLong intervals) and KS.
+
+Traffic lights from p-values: green ``p ≥ amber``, amber ``red ≤ p < amber``, red ``p < red``
+(defaults 0.05 and 0.001, BCBS WP14's 95 % / 99.9 % levels); the PSI: green below
+``psi_amber`` (0.10), red from ``psi_red`` (0.25), the industry rule of thumb (Siddiqi 2006).
+
+The distributions (normal, Beta, binomial tail, χ²) are written here with :func:`math.lgamma`
+and :func:`math.erfc`, as in :mod:`reportgen.engine.stats` (numpy is the only runtime
+dependency); the tests check them against scipy.stats.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+
+from reportgen.engine.binary import decimate
+from reportgen.engine.stats import delong_auc_ci, norm_ppf
+from reportgen.results import (
+    Concentration,
+    CreditAucHistory,
+    CreditCalibration,
+    CreditGrade,
+    CreditGroup,
+    CreditMigration,
+    CreditModel,
+    CreditStability,
+    CreditTest,
+    CurveData,
+    PsiBin,
+    ShareHistogram,
+)
+
+__all__ = [
+    "EMPTY_RULE",
+    "CreditSample",
+    "CreditSettings",
+    "Grading",
+    "beta_cdf",
+    "beta_ppf",
+    "binomial_sf",
+    "calibration_fit",
+    "chi2_sf",
+    "concentration",
+    "credit_model",
+    "grade_codes",
+    "hosmer_lemeshow",
+    "jeffreys_p",
+    "ks_statistic",
+    "light_of",
+    "norm_sf",
+    "period_keys",
+    "psi",
+    "spiegelhalter",
+]
+
+#: The empty-bin rule of the PSI: a bin with no rows in a sample counts half a row there.
+EMPTY_RULE = "half_row"
+
+Light = Literal["green", "amber", "red"]
+_ORDER = {"green": 0, "amber": 1, "red": 2}
+
+
+# --------------------------------------------------------------------------------------
+# Distributions (checked against scipy.stats in tests/unit/test_credit.py)
+# --------------------------------------------------------------------------------------
+
+_lgamma = np.vectorize(math.lgamma, otypes=[float])
+_erfc = np.vectorize(math.erfc, otypes=[float])
+
+
+def norm_sf(z: np.ndarray | float) -> np.ndarray:
+    """Upper tail of the standard normal, ``1 − Φ(z) = erfc(z/√2)/2`` (accurate in the tail)."""
+    return 0.5 * _erfc(np.asarray(z, dtype=float) / math.sqrt(2.0))
+
+
+def _betacf(a: np.ndarray, b: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """Continued fraction of the incomplete beta (modified Lentz; Numerical Recipes 3rd ed. 6.4),
+    vectorised over the elements; iterates until every element has converged."""
+    tiny, eps = 1e-300, 1e-15
+    qab, qap, qam = a + b, a + 1.0, a - 1.0
+    c = np.ones_like(x)
+    d = 1.0 - qab * x / qap
+    d = np.where(np.abs(d) < tiny, tiny, d)
+    d = 1.0 / d
+    h = d.copy()
+    limit = int(10 + 4 * math.sqrt(float(np.max(np.maximum(a, b))) + 1.0)) + 200
+    for m in range(1, limit):
+        m2 = 2 * m
+        aa = m * (b - m) * x / ((qam + m2) * (a + m2))
+        d = 1.0 + aa * d
+        d = np.where(np.abs(d) < tiny, tiny, d)
+        c = 1.0 + aa / c
+        c = np.where(np.abs(c) < tiny, tiny, c)
+        d = 1.0 / d
+        h = h * d * c
+        aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))
+        d = 1.0 + aa * d
+        d = np.where(np.abs(d) < tiny, tiny, d)
+        c = 1.0 + aa / c
+        c = np.where(np.abs(c) < tiny, tiny, c)
+        d = 1.0 / d
+        delta = d * c
+        h = h * delta
+        if np.all(np.abs(delta - 1.0) < eps):
+            break
+    return h
+
+
+def beta_cdf(x: np.ndarray | float, a: np.ndarray | float, b: np.ndarray | float) -> np.ndarray:
+    """Regularised incomplete beta ``I_x(a, b)``, the Beta(a, b) CDF at x (a, b > 0), elementwise.
+
+    Uses the continued fraction on the side of the mean where it converges (x below
+    ``(a + 1)/(a + b + 2)``) and the symmetry ``I_x(a, b) = 1 − I_{1−x}(b, a)`` otherwise, so a
+    small lower tail is computed directly (no cancellation).
+    """
+    x, a, b = (np.asarray(v, dtype=float) for v in np.broadcast_arrays(x, a, b))
+    out = np.where(x <= 0.0, 0.0, 1.0)
+    inner = (x > 0.0) & (x < 1.0)
+    if not inner.any():
+        return out
+    xi, ai, bi = x[inner], a[inner], b[inner]
+    swap = xi > (ai + 1.0) / (ai + bi + 2.0)
+    aa, bb, xx = np.where(swap, bi, ai), np.where(swap, ai, bi), np.where(swap, 1.0 - xi, xi)
+    log_front = _lgamma(aa + bb) - _lgamma(aa) - _lgamma(bb) + aa * np.log(xx) + bb * np.log1p(-xx)
+    res = np.exp(log_front) * _betacf(aa, bb, xx) / aa
+    out[inner] = np.clip(np.where(swap, 1.0 - res, res), 0.0, 1.0)
+    return out
+
+
+def beta_ppf(q: np.ndarray | float, a: np.ndarray | float, b: np.ndarray | float) -> np.ndarray:
+    """Quantile of Beta(a, b) by bisection on :func:`beta_cdf` (100 halvings: to machine precision)."""
+    q, a, b = (np.asarray(v, dtype=float) for v in np.broadcast_arrays(q, a, b))
+    lo, hi = np.zeros_like(q), np.ones_like(q)
+    for _ in range(100):  # halvings of the interval, vectorised over the elements
+        mid = 0.5 * (lo + hi)
+        below = beta_cdf(mid, a, b) < q
+        lo, hi = np.where(below, mid, lo), np.where(below, hi, mid)
+    return 0.5 * (lo + hi)
+
+
+def binomial_sf(d: np.ndarray | int, n: np.ndarray | int, p: np.ndarray | float) -> np.ndarray:
+    """``P(X ≥ d)`` for ``X ~ Bin(n, p)``: 1 for d ≤ 0, else ``I_p(d, n − d + 1)`` (exact)."""
+    d, n, p = (np.asarray(v, dtype=float) for v in np.broadcast_arrays(d, n, p))
+    out = np.ones_like(p)
+    pos = d > 0
+    if pos.any():
+        out[pos] = beta_cdf(p[pos], d[pos], n[pos] - d[pos] + 1.0)
+    return out
+
+
+def jeffreys_p(d: np.ndarray | int, n: np.ndarray | int, pd: np.ndarray | float) -> np.ndarray:
+    """ECB (2019) Jeffreys test p-value: ``F_Beta(D + ½, N − D + ½)(PD)``."""
+    d, n, pd = (np.asarray(v, dtype=float) for v in np.broadcast_arrays(d, n, pd))
+    return beta_cdf(pd, d + 0.5, n - d + 0.5)
+
+
+def _gamma_q(a: float, x: float) -> float:
+    """Regularised upper incomplete gamma ``Q(a, x)`` (series below a + 1, continued fraction
+    above; Numerical Recipes 3rd ed. 6.2)."""
+    if x <= 0.0:
+        return 1.0
+    gln = math.lgamma(a)
+    if x < a + 1.0:
+        ap, s, term = a, 1.0 / a, 1.0 / a
+        for _ in range(100_000):
+            ap += 1.0
+            term *= x / ap
+            s += term
+            if abs(term) < abs(s) * 1e-16:
+                break
+        return max(0.0, 1.0 - s * math.exp(-x + a * math.log(x) - gln))
+    tiny = 1e-300
+    b = x + 1.0 - a
+    c, d = 1.0 / tiny, 1.0 / b
+    h = d
+    for i in range(1, 100_000):
+        an = -i * (i - a)
+        b += 2.0
+        d = an * d + b
+        d = tiny if abs(d) < tiny else d
+        c = b + an / c
+        c = tiny if abs(c) < tiny else c
+        d = 1.0 / d
+        delta = d * c
+        h *= delta
+        if abs(delta - 1.0) < 1e-16:
+            break
+    return math.exp(-x + a * math.log(x) - gln) * h
+
+
+def chi2_sf(x: float, df: int) -> float:
+    """``P(χ²_df ≥ x) = Q(df/2, x/2)``."""
+    return _gamma_q(0.5 * df, 0.5 * x)
+
+
+# --------------------------------------------------------------------------------------
+# Settings and inputs
+# --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class CreditSettings:
+    """Analysis settings of the battery (from config ``credit:``; defaults documented there)."""
+
+    amber: float = 0.05
+    red: float = 0.001
+    psi_amber: float = 0.10
+    psi_red: float = 0.25
+    min_defaults: int = 5
+    level: float = 0.95
+
+
+@dataclass(frozen=True, slots=True)
+class Grading:
+    """How rows become grades: ``kind`` edges (PD edges), column (labels) or quantiles (count)."""
+
+    kind: Literal["edges", "column", "quantiles"]
+    edges: tuple[float, ...] = ()
+    quantiles: int = 10
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class CreditSample:
+    """One sample (current or reference) of one model, rows aligned across the arrays.
+
+    Attributes:
+        y: shape (n,), bool, True = default.
+        score: shape (n,), the ranking score in its own units.
+        pd: shape (n,) PDs in [0, 1], or None (a scorecard without a PD column).
+        grade: shape (n,) grade labels as text (``credit.grades.column``), or None.
+        dates: shape (n,) ``datetime64[D]``, or None.
+        segment: shape (n,) segment labels as text, or None.
+        ids: shape (n,) row ids as text, or None.
+    """
+
+    y: np.ndarray
+    score: np.ndarray
+    pd: np.ndarray | None = None
+    grade: np.ndarray | None = None
+    dates: np.ndarray | None = None
+    segment: np.ndarray | None = None
+    ids: np.ndarray | None = None
+
+
+# --------------------------------------------------------------------------------------
+# Building blocks
+# --------------------------------------------------------------------------------------
+
+
+def light_of(p: float | None, amber: float, red: float) -> Light | None:
+    """green if ``p ≥ amber``, amber if ``red ≤ p < amber``, red if ``p < red``; None for None."""
+    if p is None:
+        return None
+    return "red" if p < red else ("amber" if p < amber else "green")
+
+
+def _psi_light(v: float, s: CreditSettings) -> Light:
+    return "red" if v >= s.psi_red else ("amber" if v >= s.psi_amber else "green")
+
+
+def _worst(lights: list[Light | None]) -> Light | None:
+    known = [x for x in lights if x is not None]
+    return max(known, key=_ORDER.__getitem__) if known else None
+
+
+def _f(v: float) -> float | None:
+    return float(v) if math.isfinite(v) else None
+
+
+def _label_order(labels: np.ndarray) -> np.ndarray:
+    """Distinct labels in grade order: numerically if every label is a number, else as text."""
+    distinct = np.unique(labels.astype(str))
+    try:
+        values = distinct.astype(float)
+    except ValueError:
+        return distinct
+    return distinct[np.argsort(values, kind="stable")]
+
+
+def grade_codes(values: np.ndarray, edges: np.ndarray) -> np.ndarray:
+    """Grade index of each value: ``i`` such that ``edges[i-1] <= v < edges[i]`` (0 … len(edges))."""
+    return np.searchsorted(np.asarray(edges, dtype=float), values, side="right")
+
+
+def _quantile_edges(values: np.ndarray, q: int) -> np.ndarray:
+    """Inner edges at the 1/q … (q−1)/q quantiles (linear interpolation), duplicates dropped."""
+    inner = np.quantile(values, np.arange(1, q) / q)
+    return np.unique(inner)
+
+
+def _edge_labels(edges: np.ndarray, pct: bool) -> list[str]:
+    def f(v: float) -> str:
+        return f"{v * 100:.3g} %" if pct else f"{v:g}"
+    bounds = [None, *edges.tolist(), None]
+    out = []
+    for lo, hi in zip(bounds[:-1], bounds[1:], strict=True):
+        if lo is None:
+            out.append(f"< {f(hi)}")
+        elif hi is None:
+            out.append(f"≥ {f(lo)}")
+        else:
+            out.append(f"{f(lo)} – {f(hi)}")
+    return out
+
+
+def hosmer_lemeshow(n: np.ndarray, d: np.ndarray, pd: np.ndarray) -> tuple[float | None, int, str | None]:
+    """``H = Σ (D_g − N_g p_g)² / (N_g p_g (1 − p_g))`` over non-empty grades; (H, G, reason).
+
+    Undefined (None, reason ``no_defaults_possible``) when a grade's mean PD is 0 or 1.
+    """
+    used = n > 0
+    n, d, pd = n[used], d[used], pd[used]
+    g = int(used.sum())
+    if g == 0:
+        return None, 0, "no_rows"
+    var = n * pd * (1.0 - pd)
+    if np.any(var <= 0.0):
+        return None, g, "no_defaults_possible"
+    return float(np.sum((d - n * pd) ** 2 / var)), g, None
+
+
+def spiegelhalter(y: np.ndarray, p: np.ndarray) -> tuple[float | None, str | None]:
+    """Spiegelhalter's z = Σ (y − p)(1 − 2p) / √Σ (1 − 2p)² p (1 − p); (z, reason)."""
+    var = float(np.sum((1.0 - 2.0 * p) ** 2 * p * (1.0 - p)))
+    if var <= 0.0:
+        return None, "zero_variance"
+    return float(np.sum((y - p) * (1.0 - 2.0 * p)) / math.sqrt(var)), None
+
+
+def _newton_logistic(x: np.ndarray, y: np.ndarray, offset: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """Maximum likelihood of ``logit P(y) = offset + x·β`` by Newton–Raphson; (β, covariance).
+
+    ``x``: shape (n, k). None when the information matrix is singular or the fit diverges
+    (separation).
+    """
+    beta = np.zeros(x.shape[1])
+    for _ in range(100):
+        eta = offset + x @ beta
+        mu = 1.0 / (1.0 + np.exp(-eta))
+        w = mu * (1.0 - mu)
+        info = (x * w[:, None]).T @ x
+        grad = x.T @ (y - mu)
+        try:
+            step = np.linalg.solve(info, grad)
+        except np.linalg.LinAlgError:
+            return None
+        beta = beta + step
+        if not np.all(np.isfinite(beta)) or np.max(np.abs(beta)) > 1e6:
+            return None
+        if np.max(np.abs(step)) < 1e-10:
+            break
+    else:
+        return None
+    eta = offset + x @ beta
+    mu = 1.0 / (1.0 + np.exp(-eta))
+    info = (x * (mu * (1.0 - mu))[:, None]).T @ x
+    try:
+        cov = np.linalg.inv(info)
+    except np.linalg.LinAlgError:
+        return None
+    return beta, cov
+
+
+def calibration_fit(y: np.ndarray, p: np.ndarray) -> tuple[tuple[float, float] | None, tuple[float, float] | None]:
+    """((slope, se), (intercept, se)) of the logistic recalibration on ``logit(p)``.
+
+    Slope: ``logit P(y) = a + b·logit(p)``, b and its se. Intercept: ``logit P(y) = a + logit(p)``
+    (offset, slope 1), a and its se. PDs are clipped to [1e-12, 1 − 1e-12] before the logit.
+    """
+    yy = np.asarray(y, dtype=float)
+    lp = np.clip(np.asarray(p, dtype=float), 1e-12, 1.0 - 1e-12)
+    lg = np.log(lp) - np.log1p(-lp)
+    ones = np.ones_like(lg)
+    zero = np.zeros_like(lg)
+    both = _newton_logistic(np.column_stack([ones, lg]), yy, zero)
+    slope = None if both is None else (float(both[0][1]), float(math.sqrt(max(both[1][1, 1], 0.0))))
+    off = _newton_logistic(ones[:, None], yy, lg)
+    intercept = None if off is None else (float(off[0][0]), float(math.sqrt(max(off[1][0, 0], 0.0))))
+    return slope, intercept
+
+
+def psi(reference: np.ndarray, current: np.ndarray) -> tuple[float, np.ndarray, np.ndarray, np.ndarray]:
+    """PSI of two count vectors over the same bins; (psi, e, a, contributions).
+
+    ``e``, ``a``: reference and current shares after the empty-bin rule (a zero count becomes
+    0.5, then shares renormalise); contributions ``(a − e) ln(a / e)``, each ≥ 0.
+    """
+    ref = np.where(reference > 0, reference, 0.5).astype(float)
+    cur = np.where(current > 0, current, 0.5).astype(float)
+    e, a = ref / ref.sum(), cur / cur.sum()
+    contrib = (a - e) * np.log(a / e)
+    return float(contrib.sum()), e, a, contrib
+
+
+def concentration(counts: np.ndarray) -> Concentration:
+    """Herfindahl index of the shares of ``counts`` (K = len(counts) grades)."""
+    k = int(counts.shape[0])
+    total = float(counts.sum())
+    s = counts / total if total > 0 else np.zeros(k)
+    hi = float(np.sum(s**2))
+    if k < 2:
+        return Concentration(herfindahl=hi, normalised=None, ecb=None, grades=k)
+    return Concentration(herfindahl=hi, normalised=(hi - 1.0 / k) / (1.0 - 1.0 / k),
+                         ecb=1.0 + math.log(hi) / math.log(k) if hi > 0 else None, grades=k)
+
+
+def ks_statistic(score: np.ndarray, y: np.ndarray, direction: str = "higher") -> float | None:
+    """max |TPR − FPR| over the cuts between distinct scores (the two-sample KS of the classes)."""
+    y = np.asarray(y, dtype=bool)
+    p, n = int(y.sum()), int((~y).sum())
+    if p == 0 or n == 0:
+        return None
+    s = np.asarray(score, dtype=float)
+    s = -s if direction == "lower" else s
+    order = np.argsort(-s, kind="stable")
+    ys, ss = y[order], s[order]
+    last = np.r_[ss[1:] != ss[:-1], True]
+    tp = np.cumsum(ys)[last] / p
+    fp = np.cumsum(~ys)[last] / n
+    return float(np.max(np.abs(tp - fp)))
+
+
+def cap_curve(score: np.ndarray, y: np.ndarray, direction: str) -> CurveData:
+    """CAP: x = share of rows taken riskiest first, y = share of defaults captured, at each
+    distinct score (decimated to about a thousand points; ties taken together)."""
+    s = np.asarray(score, dtype=float)
+    s = -s if direction == "lower" else s
+    order = np.argsort(-s, kind="stable")
+    ys, ss = np.asarray(y, dtype=bool)[order], s[order]
+    last = np.r_[ss[1:] != ss[:-1], True]
+    x = np.r_[0.0, (np.flatnonzero(last) + 1) / len(ys)]
+    cy = np.r_[0.0, np.cumsum(ys)[last] / max(int(ys.sum()), 1)]
+    keep = decimate(x, cy)
+    return CurveData(x=x[keep], y=cy[keep], thresholds=None)
+
+
+def period_keys(dates: np.ndarray) -> tuple[Literal["month", "quarter"], np.ndarray]:
+    """Period of each date: months when the dates span at most 12 calendar months, else quarters.
+
+    Returns (kind, labels): ``2024-07`` or ``2024Q3``.
+    """
+    months = dates.astype("datetime64[M]")
+    span = int((months.max() - months.min()).astype(int)) + 1
+    if span <= 12:
+        return "month", months.astype(str)
+    m = months.astype(int)  # months since 1970-01
+    year, q = 1970 + m // 12, (m % 12) // 3 + 1
+    return "quarter", np.char.add(np.char.add(year.astype(str), "Q"), q.astype(str))
+
+
+# --------------------------------------------------------------------------------------
+# Tables
+# --------------------------------------------------------------------------------------
+
+
+def _test(stat: float | None, p: float | None, s: CreditSettings, df: int | None = None,
+          reason: str | None = None) -> CreditTest:
+    p = None if p is None else _f(min(1.0, max(0.0, p)))
+    return CreditTest(statistic=None if stat is None else _f(stat), p_value=p, light=light_of(p, s.amber, s.red),
+                      df=df, reason=reason if p is None else None)
+
+
+def _groups(keys: np.ndarray, y: np.ndarray, score: np.ndarray, pd: np.ndarray | None, direction: str,
+            s: CreditSettings, order: np.ndarray | None = None) -> list[CreditGroup]:
+    """Headline numbers per key (rows, defaults, DR, mean PD, AUC/Gini with DeLong CI, KS)."""
+    labels, inv = np.unique(keys, return_inverse=True)
+    if order is not None:
+        labels = order
+        inv = np.searchsorted(order, keys)
+    n = np.bincount(inv, minlength=len(labels))
+    d = np.bincount(inv, weights=y, minlength=len(labels))
+    mpd = None if pd is None else np.bincount(inv, weights=pd, minlength=len(labels))
+    by = np.argsort(inv, kind="stable")
+    starts = np.r_[0, np.cumsum(n)]
+    out = []
+    for g, key in enumerate(labels):  # one pass per group (periods, segments), not per row
+        rows = by[starts[g]:starts[g + 1]]
+        yy, ss = y[rows], score[rows]
+        pos, neg = int(d[g]), int(n[g] - d[g])
+        auc = ci = gini = gci = None
+        if pos >= 2 and neg >= 2:
+            iv = delong_auc_ci(ss, yy, direction, s.level)
+            auc, ci = iv.auc, [iv.lo, iv.hi]
+            gini, gci = 2 * iv.auc - 1, [2 * iv.lo - 1, 2 * iv.hi - 1]
+        out.append(CreditGroup(
+            key=str(key), n=int(n[g]), defaults=pos, default_rate=float(d[g] / n[g]) if n[g] else 0.0,
+            mean_pd=None if mpd is None or n[g] == 0 else float(mpd[g] / n[g]),
+            auc=auc, auc_ci=ci, gini=gini, gini_ci=gci, ks=ks_statistic(ss, yy, direction),
+            few_defaults=min(pos, neg) < s.min_defaults,
+        ))
+    return out
+
+
+def _grades(cur: CreditSample, ref: CreditSample | None, grading: Grading, direction: str
+            ) -> tuple[np.ndarray, np.ndarray | None, list[str], np.ndarray | None, str]:
+    """Grade indices of the current and reference rows, labels, edges (or None), graded_by.
+
+    Grades always run from the lowest to the highest PD: edges on a PD, quantiles of the PD
+    (or of the score, oriented so that grade 0 is the safest), or the sorted column labels.
+    """
+    if grading.kind == "column":
+        assert cur.grade is not None
+        ref_grade = None if ref is None else ref.grade
+        labels = _label_order(cur.grade if ref_grade is None else np.r_[cur.grade, ref_grade])
+        sorter = np.argsort(labels)
+
+        def code(values: np.ndarray) -> np.ndarray:
+            return sorter[np.searchsorted(labels, values.astype(str), sorter=sorter)]
+        return code(cur.grade), None if ref_grade is None else code(ref_grade), labels.tolist(), None, "column"
+    if cur.pd is not None:
+        cv, rv, by = cur.pd, None if ref is None or ref.pd is None else ref.pd, "pd"
+    else:
+        sign = -1.0 if direction == "lower" else 1.0
+        cv, rv, by = sign * cur.score, None if ref is None else sign * ref.score, "score"
+    if grading.kind == "edges":
+        edges = np.asarray(grading.edges, dtype=float)
+    else:
+        edges = _quantile_edges(rv if rv is not None else cv, grading.quantiles)
+    if by == "pd":
+        labels = _edge_labels(edges, True)
+    elif direction == "higher":
+        labels = _edge_labels(edges, False)
+    else:  # oriented value v = -score: grade i holds -e[i] < score <= -e[i-1]
+        pts = (-edges).tolist()
+        labels = ([f"> {pts[0]:g}"] + [f"{pts[i + 1]:g} – {pts[i]:g}" for i in range(len(pts) - 1)]
+                  + [f"≤ {pts[-1]:g}"])
+    return grade_codes(cv, edges), None if rv is None else grade_codes(rv, edges), labels, edges, by
+
+
+def _migration(cur: CreditSample, ref: CreditSample, cc: np.ndarray, rc: np.ndarray, labels: list[str]) -> CreditMigration:
+    """Counts of (reference grade, current grade) over the ids in both samples."""
+    assert cur.ids is not None and ref.ids is not None
+    _, ic, ir = np.intersect1d(cur.ids.astype(str), ref.ids.astype(str), assume_unique=False, return_indices=True)
+    k = len(labels)
+    counts = np.bincount(rc[ir] * k + cc[ic], minlength=k * k).reshape(k, k)
+    m = int(counts.sum())
+    moved = cc[ic].astype(int) - rc[ir].astype(int)
+    share = (lambda mask: float(mask.sum() / m) if m else None)
+    return CreditMigration(grades=labels, counts=counts.tolist(), matched=m, stable=share(moved == 0),
+                           upgraded=share(moved < 0), downgraded=share(moved > 0), beyond_one=share(np.abs(moved) > 1))
+
+
+def _calibration(y: np.ndarray, p: np.ndarray, grades: list[CreditGrade], n: np.ndarray, d: np.ndarray,
+                 mpd: np.ndarray, s: CreditSettings) -> CreditCalibration:
+    N, D = int(len(y)), int(y.sum())
+    mean_pd = float(p.mean())
+    z = norm_ppf(0.5 + s.level / 2.0)
+    hl, g, hl_reason = hosmer_lemeshow(n.astype(float), d.astype(float), mpd)
+    sp, sp_reason = spiegelhalter(y.astype(float), p)
+    var = float(np.sum(p * (1 - p)))
+    citl = (D - float(p.sum())) / math.sqrt(var) if var > 0 else None
+    slope, intercept = calibration_fit(y, p)
+
+    def wald(est: tuple[float, float] | None, null: float) -> tuple[CreditTest, list[float] | None]:
+        if est is None or est[1] == 0.0:
+            return _test(None, None, s, reason="zero_variance"), None
+        zz = (est[0] - null) / est[1]
+        return _test(zz, float(2 * norm_sf(abs(zz))), s), [est[0] - z * est[1], est[0] + z * est[1]]
+
+    slope_test, slope_ci = wald(slope, 1.0)
+    int_test, int_ci = wald(intercept, 0.0)
+    tests: dict[str, CreditTest] = {
+        "jeffreys": _test(None, float(jeffreys_p(D, N, mean_pd)), s),
+        "binomial": _test(D - N * mean_pd, float(binomial_sf(D, N, mean_pd)), s),
+        "hosmer_lemeshow": _test(hl, None if hl is None else chi2_sf(hl, g), s, df=g, reason=hl_reason),
+        "spiegelhalter": _test(sp, None if sp is None else float(2 * norm_sf(abs(sp))), s, reason=sp_reason),
+        "in_the_large": _test(citl, None if citl is None else float(2 * norm_sf(abs(citl))), s, reason="zero_variance"),
+    }
+    tests["slope"], tests["intercept"] = slope_test, int_test
+    failures = [k for k, t in tests.items() if t.light == "red"]
+    failures += [f"grade:{gr.grade}" for gr in grades if gr.jeffreys is not None and gr.jeffreys.light == "red"]
+    light = _worst([t.light for t in tests.values()] + [gr.jeffreys.light for gr in grades if gr.jeffreys is not None])
+    return CreditCalibration(
+        n=N, defaults=D, default_rate=D / N, mean_pd=mean_pd,
+        jeffreys=tests["jeffreys"], binomial=tests["binomial"], hosmer_lemeshow=tests["hosmer_lemeshow"],
+        spiegelhalter=tests["spiegelhalter"], in_the_large=D / N - mean_pd,
+        observed_to_expected=D / float(p.sum()) if p.sum() > 0 else None, in_the_large_test=tests["in_the_large"],
+        slope=None if slope is None else slope[0], slope_ci=slope_ci, slope_test=slope_test,
+        intercept=None if intercept is None else intercept[0], intercept_ci=int_ci, intercept_test=int_test,
+        light=light, failures=failures,
+    )
+
+
+def _histogram(cur: np.ndarray, ref: np.ndarray, bins: int = 30) -> ShareHistogram:
+    lo, hi = float(min(cur.min(), ref.min())), float(max(cur.max(), ref.max()))
+    edges = np.linspace(lo, hi if hi > lo else lo + 1.0, bins + 1)
+    c = np.histogram(cur, edges)[0] / len(cur)
+    r = np.histogram(ref, edges)[0] / len(ref)
+    return ShareHistogram(edges=edges, reference=r, current=c)
+
+
+def credit_model(name: str, cur: CreditSample, ref: CreditSample | None, direction: str, grading: Grading,
+                 s: CreditSettings, initial_auc: float | None = None,
+                 pd_source: Literal["pd_column", "score", "none"] = "pd_column") -> CreditModel:
+    """The whole battery for one model: grades, calibration, AUC history, CAP, stability, groups."""
+    y = np.asarray(cur.y, dtype=bool)
+    caps: dict[str, str] = {}
+    cc, rc, labels, edges, by = _grades(cur, ref, grading, direction)
+    k = len(labels)
+    n = np.bincount(cc, minlength=k)
+    d = np.bincount(cc, weights=y, minlength=k)
+    N = len(y)
+    has_pd = cur.pd is not None
+    mpd = np.bincount(cc, weights=cur.pd, minlength=k) / np.maximum(n, 1) if has_pd else None
+    dr = np.where(n > 0, d / np.maximum(n, 1), np.nan)
+    filled = np.flatnonzero(n > 0)
+    viol = np.zeros(k, dtype=bool)
+    viol[filled[1:]] = dr[filled[1:]] < dr[filled[:-1]]
+    jp = jeffreys_p(d, n, mpd) if has_pd else None
+    bp = binomial_sf(d, n, mpd) if has_pd else None
+    tail = (1.0 - s.level) / 2.0
+    ivl = np.stack([beta_ppf(tail, d + 0.5, n - d + 0.5), beta_ppf(1.0 - tail, d + 0.5, n - d + 0.5)], axis=1)
+    bounds = [None, *(edges.tolist() if edges is not None and by == "pd" else [None] * (k - 1)), None]
+    grades = []
+    for g in range(k):  # one entry per grade
+        defined = has_pd and n[g] > 0
+        grades.append(CreditGrade(
+            grade=labels[g], lower=bounds[g], upper=bounds[g + 1], n=int(n[g]), defaults=int(d[g]),
+            default_rate=None if n[g] == 0 else float(dr[g]),
+            mean_pd=float(mpd[g]) if defined else None, share=float(n[g] / N), monotonic_violation=bool(viol[g]),
+            jeffreys=_test(None, float(jp[g]), s) if defined else None,
+            binomial=_test(float(d[g] - n[g] * mpd[g]), float(bp[g]), s) if defined else None,
+            few_defaults=bool(d[g] < s.min_defaults),
+            dr_interval=ivl[g].tolist() if n[g] > 0 else None,
+        ))
+    calibration = _calibration(y, cur.pd, grades, n, d, mpd, s) if has_pd else None
+    if not has_pd:
+        caps["calibration"] = "no_pd"
+
+    iv = delong_auc_ci(cur.score, y, direction, s.level) if min(int(y.sum()), int((~y).sum())) >= 2 else None
+    ref_auc = None
+    if ref is not None and min(int(ref.y.sum()), int((~ref.y).sum())) >= 2:
+        ref_auc = delong_auc_ci(ref.score, ref.y, direction, s.level).auc
+    history = None
+    init, source = (initial_auc, "config") if initial_auc is not None else (ref_auc, "reference")
+    if iv is not None and init is not None:
+        stat = (init - iv.auc) / iv.se if iv.se > 0 else None
+        t = _test(stat, None if stat is None else float(norm_sf(stat)), s, reason="zero_variance")
+        history = CreditAucHistory(initial_auc=float(init), source=source, current_auc=iv.auc, se=iv.se, test=t)
+    elif iv is None:
+        caps["auc_history"] = "too_few_classes"
+    else:
+        caps["auc_history"] = "no_initial_auc"
+
+    stability = migration = None
+    if ref is None:
+        caps["stability"] = "no_reference"
+    else:
+        if rc is not None:
+            basis, rcount, ccount, blabels = "grades", np.bincount(rc, minlength=k), n, labels
+        else:  # graded by a column the reference lacks: deciles of the reference scores
+            sign = -1.0 if direction == "lower" else 1.0
+            e = _quantile_edges(sign * ref.score, 10)
+            rcount = np.bincount(grade_codes(sign * ref.score, e), minlength=len(e) + 1)
+            ccount = np.bincount(grade_codes(sign * cur.score, e), minlength=len(e) + 1)
+            basis, blabels = "score_deciles", [f"decile {i + 1}" for i in range(len(e) + 1)]
+        v, e_sh, a_sh, contrib = psi(rcount, ccount)
+        psi_test = CreditTest(statistic=v, p_value=None, light=_psi_light(v, s))
+        stability = CreditStability(
+            basis=basis, reference_n=len(ref.y), reference_defaults=int(np.sum(ref.y)), reference_auc=ref_auc,
+            psi=psi_test, empty_rule=EMPTY_RULE,
+            bins=[PsiBin(label=blabels[i], reference_n=int(rcount[i]), current_n=int(ccount[i]),
+                         reference_share=float(e_sh[i]), current_share=float(a_sh[i]), contribution=float(contrib[i]))
+                  for i in range(len(blabels))],
+            concentration_current=concentration(ccount), concentration_reference=concentration(rcount),
+            scores=_histogram(cur.score, ref.score),
+        )
+        if rc is not None and cur.ids is not None and ref.ids is not None:
+            migration = _migration(cur, ref, cc, rc, labels)
+        else:
+            caps["migration"] = "no_ids" if rc is not None else "no_reference_grades"
+
+    period = None
+    periods: list[CreditGroup] = []
+    if cur.dates is not None:
+        period, keys = period_keys(cur.dates)
+        periods = _groups(keys, y, cur.score, cur.pd, direction, s)
+    segments = [] if cur.segment is None else _groups(cur.segment.astype(str), y, cur.score, cur.pd, direction, s)
+
+    failures = list(calibration.failures) if calibration else []
+    if history is not None and history.test.light == "red":
+        failures.append("auc_history")
+    if stability is not None and stability.psi.light == "red":
+        failures.append("psi")
+    light = _worst([calibration.light if calibration else None, history.test.light if history else None,
+                    stability.psi.light if stability else None])
+    return CreditModel(
+        model=name, grading=grading.kind, graded_by=by, pd_source=pd_source if has_pd else "none", n=N,
+        defaults=int(y.sum()), grades=grades, monotonic=not bool(viol.any()), calibration=calibration,
+        auc_history=history, accuracy_ratio=None if iv is None else 2 * iv.auc - 1,
+        cap=cap_curve(cur.score, y, direction), stability=stability, migration=migration, period=period,
+        periods=periods, segments=segments, light=light, failures=failures, capabilities=caps,
+    )

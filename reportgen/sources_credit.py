@@ -1,0 +1,185 @@
+"""Config + files → the credit section (issue 19): the rows the battery needs, read and checked.
+
+The credit battery needs rows the score tables do not keep (the PD, the dates, the segment, the
+grade column, the ids) and a second sample (``models[].reference``), so it reads each model's
+current and reference file once more, only those columns. Only the in-memory engine does: the
+streamed and Dask engines keep no rows, and their result states the capability code
+``needs_rows`` instead (see :func:`credit_section`).
+
+Every problem is a one-line :class:`InputError` naming the config key, the file, the column and
+the first offending row (1-based as a spreadsheet shows it, header = row 1).
+"""
+
+from __future__ import annotations
+
+import difflib
+from pathlib import Path
+
+import numpy as np
+
+import reportgen.engine.credit as C
+from reportgen.config import Config, ModelConfig
+from reportgen.errors import InputError
+from reportgen.io.files import columns_in, file_info, read_table
+from reportgen.io.validate import HEADER_ROWS, dates_of, keys, label_key, numeric
+from reportgen.results import CreditSection, InputFile
+
+__all__ = ["credit_section", "reference_files"]
+
+
+def _settings(cfg: Config) -> C.CreditSettings:
+    credit = cfg.credit
+    if credit is None:  # only `segment:` given: the section with its defaults
+        from reportgen.config import CreditConfig  # noqa: PLC0415
+
+        credit = CreditConfig()
+    t = credit.traffic_lights
+    return C.CreditSettings(amber=t.amber, red=t.red, psi_amber=t.psi_amber, psi_red=t.psi_red,
+                            min_defaults=credit.min_defaults, level=cfg.confidence_level)
+
+
+def _grading(cfg: Config) -> C.Grading:
+    g = cfg.credit.grades if cfg.credit is not None else None
+    if g is None or g.quantiles is not None:
+        return C.Grading("quantiles", quantiles=g.quantiles if g is not None and g.quantiles else 10)
+    if g.edges is not None:
+        return C.Grading("edges", edges=tuple(g.edges))
+    return C.Grading("column")
+
+
+def _roles(cfg: Config, m: ModelConfig) -> dict[str, tuple[str, tuple[str | int, ...]]]:
+    """Role → (column, config key path) of what the battery reads from model ``m``'s files."""
+    i = cfg.models.index(m)
+    roles = {"label": (m.label or cfg.label, ("models", i, "label") if m.label else ("label",)),
+             "score": (m.score, ("models", i, "score"))}
+    if m.pd:
+        roles["pd"] = (m.pd, ("models", i, "pd"))
+    if cfg.credit is not None and cfg.credit.grades.column:
+        roles["grade"] = (cfg.credit.grades.column, ("credit", "grades", "column"))
+    if cfg.date:
+        roles["date"] = (cfg.date, ("date",))
+    if cfg.segment:
+        roles["segment"] = (cfg.segment, ("segment",))
+    if m.id or cfg.id:
+        roles["id"] = (m.id or cfg.id, ("models", i, "id") if m.id else ("id",))
+    return roles  # type: ignore[return-value]
+
+
+def _first_bad(path: Path, column: str, bad: np.ndarray, what: str) -> InputError:
+    i = int(np.flatnonzero(bad)[0])
+    return InputError(f"{path}: column '{column}', row {i + HEADER_ROWS}: {what}")
+
+
+def _sample(cfg: Config, m: ModelConfig, path: Path, reference: bool) -> C.CreditSample:
+    """One file of model ``m`` read and checked: labels, score, PD, grade, date, segment, id."""
+    roles = _roles(cfg, m)
+    have = columns_in(path)
+    optional = {"grade", "date", "segment", "id"} if reference else set()
+    wanted = {}
+    for role, (column, loc) in roles.items():
+        if column in have:
+            wanted[role] = column
+        elif role not in optional:
+            hint = difflib.get_close_matches(column, have, n=1)
+            tip = f"; did you mean '{hint[0]}'?" if hint else ""
+            where = cfg.where("models", cfg.models.index(m), "reference") if reference else cfg.where(*loc)
+            raise InputError(f"{where}: column {column!r} not found in {path} (columns: {', '.join(have)}){tip}")
+    numbers = [wanted[r] for r in ("score", "pd") if r in wanted]
+    text = [wanted[r] for r in ("label", "grade", "segment", "id") if r in wanted]
+    df = read_table(path, sorted(set(wanted.values())), numbers, text)
+    labels = keys(df[wanted["label"]])
+    score = numeric(df[wanted["score"]], path, wanted["score"])
+    drop = cfg.missing == "drop"
+    missing = (labels == None) | ~np.isfinite(score)  # noqa: E711
+    pd_ = None
+    if "pd" in wanted:
+        pd_ = numeric(df[wanted["pd"]], path, wanted["pd"])
+        missing |= ~np.isfinite(pd_)
+    text_cols = {r: keys(df[wanted[r]]) for r in ("grade", "segment", "id") if r in wanted}
+    for r, v in text_cols.items():
+        missing |= v == None  # noqa: E711
+    if missing.any() and not drop:
+        row = int(np.flatnonzero(missing)[0])
+        masks = [("label", labels == None), ("score", ~np.isfinite(score))]  # noqa: E711
+        masks += [("pd", ~np.isfinite(pd_))] if pd_ is not None else []
+        masks += [(r, v == None) for r, v in text_cols.items()]  # noqa: E711
+        col = next(wanted[r] for r, bad in masks if bad[row])
+        raise _first_bad(path, col, missing, "missing value; fill it in, or set 'missing: drop' to drop such rows")
+    keep = ~missing
+    if pd_ is not None:
+        out = keep & ((pd_ < 0) | (pd_ > 1))
+        if out.any():
+            raise _first_bad(path, wanted["pd"], out, f"PD {pd_[np.flatnonzero(out)[0]]:g} outside [0, 1]; "
+                             f"'pd' must name a probability-of-default column")
+    dates = None
+    if "date" in wanted:
+        d = dates_of(df[wanted["date"]], path, wanted["date"])
+        nat = d.isna().to_numpy() & keep
+        if nat.any():
+            if not drop:
+                raise _first_bad(path, wanted["date"], nat, "missing date; fill it in, or set 'missing: drop'")
+            keep &= ~nat
+        dates = d.dt.tz_localize(None).to_numpy().astype("datetime64[D]")[keep]
+    if keep.sum() == 0:
+        raise InputError(f"{path}: no rows left for the credit section after dropping rows with missing values")
+    y = labels[keep] == label_key(cfg.positive)
+    return C.CreditSample(
+        y=np.asarray(y, dtype=bool), score=score[keep], pd=None if pd_ is None else pd_[keep],
+        grade=text_cols["grade"][keep].astype(str) if "grade" in text_cols else None, dates=dates,
+        segment=text_cols["segment"][keep].astype(str) if "segment" in text_cols else None,
+        ids=text_cols["id"][keep].astype(str) if "id" in text_cols else None,
+    )
+
+
+def reference_files(cfg: Config) -> list[InputFile]:
+    """The reference files (each once) with their SHA-256, for the run's audit trail."""
+    seen: dict[Path, InputFile] = {}
+    if cfg.credit is None and cfg.segment is None:
+        return []
+    for m in cfg.models:
+        if m.reference is not None and m.reference not in seen and cfg.engine == "memory":
+            info = file_info(Path(m.reference), rows=len(read_table(Path(m.reference), columns_in(Path(m.reference))[:1])))
+            seen[m.reference] = InputFile(info.path, info.sha256, info.rows, info.size_bytes)
+    return list(seen.values())
+
+
+def credit_section(cfg: Config) -> CreditSection | None:
+    """The credit section of a run, or None when neither ``credit:`` nor ``segment:`` is set.
+
+    The streamed and Dask engines give the section with no models and the capability code
+    ``credit: needs_rows`` (the battery needs every row's PD, date and segment).
+    """
+    if cfg.credit is None and cfg.segment is None:
+        return None
+    s = _settings(cfg)
+    common = dict(amber=s.amber, red=s.red, psi_amber=s.psi_amber, psi_red=s.psi_red,
+                  min_defaults=s.min_defaults, segment=cfg.segment)
+    if cfg.engine != "memory":
+        return CreditSection(models={}, capabilities={"credit": "needs_rows"}, **common)  # type: ignore[arg-type]
+    grading = _grading(cfg)
+    models = {}
+    for m in cfg.models:
+        cur = _sample(cfg, m, Path(m.file), reference=False)
+        ref = None if m.reference is None else _sample(cfg, m, Path(m.reference), reference=True)
+        if (m.pd is None and m.direction == "higher" and m.probabilities is not False and _is_probability(cur.score)
+                and (ref is None or _is_probability(ref.score))):
+            cur = C.CreditSample(**{**_fields(cur), "pd": cur.score})
+            ref = None if ref is None else C.CreditSample(**{**_fields(ref), "pd": ref.score})
+            source = "score"
+        else:
+            source = "pd_column" if m.pd else "none"
+        if grading.kind == "edges" and cur.pd is None:
+            raise InputError(f"{cfg.where('credit', 'grades', 'edges')}: PD edges need a PD, and model '{m.name}' has none; "
+                             f"set models[{cfg.models.index(m)}].pd or grade by quantiles")
+        models[m.name] = C.credit_model(m.name, cur, ref, m.direction, grading, s, m.initial_auc, source)
+    weighted = cfg.weight is not None or any(m.weight is not None for m in cfg.models)
+    return CreditSection(models=models, capabilities={"weights": "unweighted"} if weighted else {},
+                         **common)  # type: ignore[arg-type]
+
+
+def _is_probability(score: np.ndarray) -> bool:
+    return bool(np.all((score >= 0) & (score <= 1)))
+
+
+def _fields(sample: C.CreditSample) -> dict[str, object]:
+    return {k: getattr(sample, k) for k in ("y", "score", "pd", "grade", "dates", "segment", "ids")}

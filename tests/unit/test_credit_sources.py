@@ -1,0 +1,86 @@
+"""The credit section's loader and config keys (reportgen/sources_credit.py, config.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+
+from reportgen.config import load_config, parse_config
+from reportgen.errors import ConfigError, InputError
+from reportgen.sources_credit import credit_section
+
+
+def _write(tmp: Path, frame: pd.DataFrame, **extra) -> Path:
+    frame.to_csv(tmp / "cur.csv", index=False)
+    model = {"name": "sc", "file": "cur.csv", "score": "points", "direction": "lower", "pd": "pd", **extra.pop("model", {})}
+    cfg = {"label": "y", "models": [model], "credit": {"grades": {"edges": [0.05, 0.2]}}, **extra}
+    path = tmp / "c.yaml"
+    path.write_text(yaml.safe_dump(cfg))
+    return path
+
+
+def _frame(n: int = 40) -> pd.DataFrame:
+    return pd.DataFrame({"y": [1, 0, 0, 0] * (n // 4), "points": range(n), "pd": [0.3, 0.1, 0.02, 0.01] * (n // 4)})
+
+
+def test_demo_config_gives_every_model_a_credit_entry() -> None:
+    cfg, _ = load_config(Path(__file__).resolve().parents[2] / "configs" / "demo.yaml")
+    sec = credit_section(cfg)
+    assert list(sec.models) == ["champion", "challenger", "naive"]
+    assert sec.models["champion"].pd_source == "pd_column" and sec.models["challenger"].pd_source == "score"
+    assert sec.models["champion"].migration is not None and sec.models["champion"].migration.matched == 3000
+    assert sec.segment == "product" and {g.key for g in sec.models["naive"].segments} == {"auto", "card", "personal loan"}
+
+
+def test_streamed_engines_state_the_capability_code(tmp_path: Path) -> None:
+    cfg, _ = load_config(_write(tmp_path, _frame(), engine="stream"))
+    sec = credit_section(cfg)
+    assert sec.models == {} and sec.capabilities == {"credit": "needs_rows"}
+
+
+def test_a_missing_pd_column_names_the_config_key(tmp_path: Path) -> None:
+    cfg, _ = load_config(_write(tmp_path, _frame().drop(columns="pd")))
+    with pytest.raises(InputError, match=r"models\[0\]\.pd: column 'pd' not found"):
+        credit_section(cfg)
+
+
+def test_a_pd_outside_0_1_names_file_column_and_row(tmp_path: Path) -> None:
+    f = _frame()
+    f.loc[5, "pd"] = 1.5
+    cfg, _ = load_config(_write(tmp_path, f))
+    with pytest.raises(InputError, match=r"cur.csv: column 'pd', row 7: PD 1.5 outside \[0, 1\]"):
+        credit_section(cfg)
+
+
+def test_reference_resolves_against_the_config_and_is_audited(tmp_path: Path) -> None:
+    _frame().to_csv(tmp_path / "dev.csv", index=False)
+    cfg, _ = load_config(_write(tmp_path, _frame(), model={"reference": "dev.csv"}))
+    assert cfg.models[0].reference == tmp_path / "dev.csv"
+    m = credit_section(cfg).models["sc"]
+    assert m.stability is not None and m.stability.psi.statistic == pytest.approx(0.0)
+
+
+@pytest.mark.parametrize("credit, message", [
+    ({"grades": {"edges": [0.1], "quantiles": 5}}, "exactly one of edges / column / quantiles"),
+    ({"grades": {"edges": [0.2, 0.1]}}, "strictly increasing"),
+    ({"traffic_lights": {"amber": 0.01, "red": 0.05}}, "red must be a smaller p-value"),
+    ({"grade": {"edges": [0.1]}}, "did you mean 'grades'"),
+])
+def test_credit_config_errors(credit: dict, message: str) -> None:
+    text = yaml.safe_dump({"label": "y", "models": [{"name": "a", "file": "a.csv", "score": "s"}], "credit": credit})
+    with pytest.raises(ConfigError, match=message):
+        parse_config(text, "c.yaml")
+
+
+def test_a_missing_value_names_the_column_that_is_empty_in_the_first_bad_row(tmp_path: Path) -> None:
+    f = _frame().astype({"points": float})
+    f.loc[9, "points"] = None
+    f.loc[3, "pd"] = None
+    cfg, _ = load_config(_write(tmp_path, f))
+    with pytest.raises(InputError, match=r"column 'pd', row 5: missing value"):
+        credit_section(cfg)
+    cfg, _ = load_config(_write(tmp_path, f, missing="drop"))
+    assert credit_section(cfg).models["sc"].n == 38
