@@ -4,11 +4,17 @@ Exit codes: 0 success, 2 a user error (config, data, output), 1 an internal erro
 after SIGTERM / SIGINT. A user error prints one line ``reportgen: error: <where>: <what> ; <what
 to do>`` and no traceback unless ``--debug``. ``run`` takes several configs; the exit code is the
 worst of them. ``--now`` travels as a value (``analyse(now=...)``), never through the environment.
+
+Warnings are logged where they arise (one logger per module under ``reportgen``); ``main``
+shows them on stderr as ``reportgen: warning: <message>`` through a handler on the ``reportgen``
+logger for the length of the call (``--quiet``: errors only). They still propagate, so a root
+handler (an Airflow task's log) receives them too, and they are kept in ``metrics.json``.
 """
 
 from __future__ import annotations
 
 import argparse
+import logging
 import signal
 import string
 import sys
@@ -82,6 +88,41 @@ def build_parser() -> argparse.ArgumentParser:
     ren.add_argument("--logo", metavar="FILE", help="logo to show (the one named in the JSON is never opened)")
     ren.add_argument("--overwrite", action="store_true", default=True, help=argparse.SUPPRESS)
     return p
+
+
+log = logging.getLogger(__name__)
+
+
+class _StderrWarnings(logging.StreamHandler):
+    """``reportgen: warning: <one line>`` on stderr; remembers what it showed (``seen``)."""
+
+    def __init__(self, quiet: bool) -> None:
+        super().__init__(sys.stderr)
+        self.setLevel(logging.WARNING)
+        self.quiet = quiet
+        self.seen: set[str] = set()
+
+    def format(self, record: logging.LogRecord) -> str:
+        message = " ".join(record.getMessage().splitlines())
+        return f"reportgen: {record.levelname.lower()}: {message}"
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.seen.add(record.getMessage())
+        if record.levelno >= logging.ERROR or not self.quiet:
+            super().emit(record)
+
+
+@contextmanager
+def _warnings_on_stderr(quiet: bool) -> Iterator[_StderrWarnings]:
+    """The handler of :class:`_StderrWarnings` on the ``reportgen`` logger while the block runs
+    (``main`` also runs in-process: tests, library users), removed after."""
+    handler = _StderrWarnings(quiet)
+    logger = logging.getLogger("reportgen")
+    logger.addHandler(handler)
+    try:
+        yield handler
+    finally:
+        logger.removeHandler(handler)
 
 
 class _Printer:
@@ -197,9 +238,7 @@ def _run_one(job: _Job, args: argparse.Namespace, printer: _Printer, written: di
         formats = args.formats or list(cfg.output.formats)
         theme = Theme.from_config(cfg.report.model_dump(mode="json"))
         targets = write_outputs(result, out_dir, formats, theme=theme, overwrite=overwrite, reservation=held)
-    written[out_dir] = cfg_path
-    for w in result.run.warnings:
-        printer.info(f"warning: {w}")
+    written[out_dir] = cfg_path  # its warnings were logged as they arose (and are in run.warnings)
     printer.info(f"{cfg_path}: wrote {', '.join(str(p) for p in targets.values())}")
     return EXIT_OK
 
@@ -251,7 +290,7 @@ def _run_batch(args: argparse.Namespace, printer: _Printer) -> int:
     return worst
 
 
-def _validate_one(path: str, printer: _Printer) -> int:
+def _validate_one(path: str, printer: _Printer, shown: _StderrWarnings) -> int:
     from reportgen.config import load_config  # noqa: PLC0415
     from reportgen.sources import load_dataset  # noqa: PLC0415
 
@@ -268,9 +307,10 @@ def _validate_one(path: str, printer: _Printer) -> int:
         return EXIT_OK
     data = load_dataset(cfg)
     for w in data.warnings:
-        printer.info(f"warning: {w}")
+        if w not in shown.seen:  # the loader's threshold check: reported by the engine in a run, here by validate
+            log.warning(w)
     for name, reason, rows in data.dropped:
-        printer.info(f"warning: model '{name}': {rows} row(s) would be dropped ({reason})")
+        log.warning(f"model '{name}': {rows} row(s) would be dropped ({reason})")
     rows = data.models[0].n
     printer.info(f"{cfg_path}: OK — {len(data.models)} model(s), {rows} rows each, task {cfg.task}")
     return EXIT_OK
@@ -368,14 +408,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return EXIT_USER
     printer = _Printer(args.quiet)
-    with _signal_handlers():
+    with _signal_handlers(), _warnings_on_stderr(args.quiet) as shown:
         if args.command == "render":
             return _guarded(lambda: _render(args, printer), args.result, printer, args.debug, writes=True)
         if args.command == "run":
             return _run_batch(args, printer)
         worst = EXIT_OK
         for path in args.configs:
-            code = _guarded(lambda p=path: _validate_one(p, printer), path, printer, args.debug)
+            code = _guarded(lambda p=path: _validate_one(p, printer, shown), path, printer, args.debug)
             if code in INTERRUPTED:
                 return code
             worst = max(worst, code)

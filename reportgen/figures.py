@@ -4,13 +4,23 @@ No figure computes a metric: every number drawn comes from the :class:`Compariso
 One style for all, the Okabe–Ito colour-blind-safe palette, and each model keeps its colour
 in every figure. Text from the data (model names) is escaped so that ``$`` and backslashes
 print literally instead of triggering mathtext.
+
+Matplotlib's warnings are handled here, around each figure (:func:`_matplotlib_notes`), not by
+filters on the whole process: a glyph missing from DejaVu Sans is dropped (the SVG keeps text
+as text, ``svg.fonttype: none``, so the browser or WeasyPrint draws it with a font that has
+it: a model named in Chinese printed one warning per character and figure); any other
+warning is logged once on this module's logger.
 """
 
 from __future__ import annotations
 
 import io
+import logging
 import math
-from collections.abc import Sequence
+import re
+import warnings
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 
 import matplotlib
 
@@ -22,6 +32,8 @@ from matplotlib.figure import Figure  # noqa: E402
 import reportgen.catalog as catalog  # noqa: E402
 from reportgen.catalog import short_label  # noqa: E402
 from reportgen.results import ComparisonResult, ModelResult  # noqa: E402
+
+log = logging.getLogger(__name__)
 
 #: Okabe & Ito (2008) colour-blind-safe palette, black last.
 PALETTE = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000")
@@ -67,6 +79,20 @@ def colours(names: Sequence[str], palette: Sequence[str] = PALETTE) -> dict[str,
     return {n: palette[i % len(palette)] for i, n in enumerate(names)}
 
 
+_MISSING_GLYPH = re.compile(r"Glyph \d+ .*missing from (current )?font")
+
+
+@contextmanager
+def _matplotlib_notes() -> Iterator[None]:
+    """Matplotlib's warnings in the block: missing glyphs dropped (see the module docstring),
+    each other distinct message logged once as a reportgen warning."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        yield
+    for message in dict.fromkeys(str(w.message) for w in caught if not _MISSING_GLYPH.search(str(w.message))):
+        log.warning("figure: %s", " ".join(message.splitlines()))
+
+
 def _figure(width: float, height: float) -> Figure:
     with matplotlib.rc_context(STYLE):
         fig = Figure(figsize=(width, height), dpi=100, layout="constrained")
@@ -76,7 +102,7 @@ def _figure(width: float, height: float) -> Figure:
 def to_svg(fig: Figure) -> str:
     """Serialise a figure to an inline SVG string (no XML header, deterministic ids)."""
     buf = io.StringIO()
-    with matplotlib.rc_context(STYLE):
+    with matplotlib.rc_context(STYLE), _matplotlib_notes():
         fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None})
     svg = buf.getvalue()
     start = svg.find("<svg")
@@ -85,7 +111,7 @@ def to_svg(fig: Figure) -> str:
 
 def _apply_style(fn):
     def wrapper(*args, **kwargs):
-        with matplotlib.rc_context(STYLE):
+        with matplotlib.rc_context(STYLE), _matplotlib_notes():
             return fn(*args, **kwargs)
 
     wrapper.__name__ = fn.__name__

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import time
 from importlib import metadata
 from pathlib import Path
@@ -24,6 +25,8 @@ from reportgen.results import ComparisonResult, DroppedRows, InputFile, RunInfo
 from reportgen.sources import load_dataset
 from reportgen.sources_stream import StreamedData, load_streamed
 from reportgen.sources_stream_multiclass import StreamedMulticlass, load_streamed_multiclass
+
+log = logging.getLogger(__name__)
 
 LIBRARIES = ("numpy", "pandas", "pyarrow", "matplotlib", "jinja2", "weasyprint", "pyyaml", "pydantic")
 
@@ -115,11 +118,12 @@ def analyse(cfg: Config, config_path: Path | str, progress: Progress | None = No
     ev = load_evidence(cfg, progress)
     models, comparisons, pairwise = compare_evidence(ev, settings_from(cfg), progress)
     audit = ev.audit
-    warnings = list(audit.warnings)
-    for m in models.values():
-        warnings.extend(m.warnings)
-    for name, reason, rows in audit.dropped:
-        warnings.append(f"model '{name}': {rows} row(s) dropped ({reason})")
+    warnings = list(audit.warnings)  # logged by the loaders where they arose
+    found = [w for m in models.values() for w in m.warnings]
+    found += [f"model '{name}': {rows} row(s) dropped ({reason})" for name, reason, rows in audit.dropped]
+    for w in found:  # the engine logs nothing (pure numpy): its notes are logged here, as they reach the run
+        log.warning(w)
+    warnings.extend(found)
     classes = list(ev.classes) if isinstance(ev, MulticlassEvidence) else None
     costs = cfg.costs.model_dump() if hasattr(cfg.costs, "model_dump") else {"matrix": cfg.costs}
     duration = 0.0 if clock.is_pinned(now) else round(time.perf_counter() - started, 3)

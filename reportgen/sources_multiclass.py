@@ -14,6 +14,7 @@ warnings: nothing is dropped silently.
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 import numpy as np
@@ -24,6 +25,9 @@ from reportgen.errors import InputError
 from reportgen.io import validate as V
 from reportgen.io.dataset import Dataset, ModelData, align_models, date_range, read_frames
 from reportgen.io.validate import columns_for, configured_classes, keys, numeric, score_columns, sorted_classes
+
+log = logging.getLogger(__name__)
+
 
 def check_class_count(cfg: Config, classes: list[str], path: Path, label_column: str) -> None:
     """At least two classes, and a cost matrix of their size (errors as the in-memory path gives)."""
@@ -61,7 +65,7 @@ def score_order(cfg: Config, i: int, sc: dict[str, str] | list[str], classes: li
 
 
 def class_warnings(classes: list[str], seen_truth: set[str], seen_pred: dict[str, set[str]]) -> list[str]:
-    """Classes that never occur in the truth, and classes a model never predicts."""
+    """Classes that never occur in the truth, and classes a model never predicts (logged, and returned)."""
     warnings = []
     for c in [c for c in classes if c not in seen_truth]:
         by = [n for n, v in seen_pred.items() if c in v]
@@ -71,6 +75,8 @@ def class_warnings(classes: list[str], seen_truth: set[str], seen_pred: dict[str
         never = [c for c in classes if c in seen_truth and c not in v]
         if never:
             warnings.append(f"model '{name}' never predicts class(es) {', '.join(repr(c) for c in never)}")
+    for w in warnings:
+        log.warning(w)
     return warnings
 
 

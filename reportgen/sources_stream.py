@@ -32,6 +32,7 @@ the main thread in the order of a single-threaded run, so the results are the sa
 from __future__ import annotations
 
 import functools
+import logging
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -50,6 +51,8 @@ from reportgen.io.files import FileInfo, check_parts, columns_in, file_info, has
 from reportgen.io.validate import check_columns, columns_for, dates_of
 
 Progress = Callable[[int, int], None]
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -526,7 +529,7 @@ def _load_streamed(cfg: Config, progress: Progress | None) -> StreamedData:
 
 
 def binned_result(cfg: Config, name: str, acc: S.BinnedAccumulator, warnings: list[str]):
-    """(table, grouper, BinningInfo) of a binned model; the warning that says so is appended."""
+    """(table, grouper, BinningInfo) of a binned model; the warning that says so is appended (and logged)."""
     sc = cfg.stream
     table = acc.table()
     bound = S.binning_auc_bound(table)
@@ -535,6 +538,7 @@ def binned_result(cfg: Config, name: str, acc: S.BinnedAccumulator, warnings: li
         f"{table.n_distinct:,} {sc.binning} bins; its AUC is within ±{bound:.2g} of the exact value "
         f"and its thresholds are bin boundaries that occur in the data"
     )
+    log.warning(warnings[-1])
     return table, acc.grouper(), BinningInfo(sc.binning, table.n_distinct, sc.max_distinct_scores, bound)
 
 

@@ -66,8 +66,8 @@ class Digests:
 
     A dataset directory's digest is the SHA-256 of ``sha256sum``'s output over its parts,
     i.e. of the lines ``"<part digest>  <path relative to the directory>\n"`` in path order,
-    so ``find . -type f ! -name '.*' ! -name '_*' | sort | xargs sha256sum | sha256sum``
-    (run in the directory, paths without the leading ``./``) reproduces it.
+    so ``find . -type f ! -name '.*' ! -name '_*' | sed 's|^\\./||' | LC_ALL=C sort | xargs sha256sum | sha256sum``
+    run in the directory reproduces it (a test checks the same formula).
     """
 
     def __init__(self) -> None:
