@@ -294,6 +294,7 @@ def conclude(cfg: Config, states: list[ModelCounts], configured: list[str] | Non
         if st.rows == 0:
             raise V.no_rows_left(st.path, st.cfg.name)
         merge_pending(st, cfg.stream.max_distinct_scores)
+        V.check_some_weight(st.path, st.cols.get("weight"), float(st.conf.sum()))
     seen_truth = set().union(*(st.seen_truth for st in states))
     seen_pred = {st.cfg.name: st.seen_pred for st in states if "prediction" in st.cols}
     classes = configured if configured is not None else sorted_classes(set(ids.index))
