@@ -22,7 +22,9 @@ processes is started and closed by reportgen. Dask is an optional extra:
 
 from __future__ import annotations
 
+import logging
 import os
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -181,7 +183,13 @@ def client_for(cfg: Config) -> tuple[Any, Any]:
             raise UserError(f"{cfg.where('scheduler')}: cannot reach the Dask scheduler {cfg.scheduler} ({exc}); "
                             f"check the address, or leave 'scheduler' out to start a local cluster") from None
     workers = max(1, min(4, os.cpu_count() or 1))
-    cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None)
+    # the cluster is ours: its workers' logs of a failed task ("Compute Failed" and a traceback, for
+    # what is a one-line user error here) stay out of the user's stderr, and so does the scheduler's
+    # note that its HTTP port (8787) was taken by another cluster and it chose another
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=r"Port \d+ is already in use", category=UserWarning)
+        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
+                               silence_logs=logging.CRITICAL)
     return Client(cluster), cluster
 
 

@@ -113,3 +113,19 @@ def test_a_successful_demo_run_prints_nothing_on_stderr(tmp_path, fast_config_fa
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr == ""
     assert " wrote " in proc.stdout
+
+
+def test_a_user_error_on_the_dask_engine_is_one_line_without_the_workers_tracebacks(tmp_path):
+    """The local cluster's workers logged 'Compute Failed' with a traceback, and its scheduler
+    warned of a busy dashboard port, on the user's stderr, around the one-line error."""
+    (tmp_path / "a.csv").write_text("y,s\n0,0.1\n1,abc\n0,0.3\n1,0.7\n", encoding="utf-8")
+    cfg = {"title": "t", "label": "y", "bootstrap": {"resamples": 0}, "output": {"formats": ["json"]},
+           "models": [{"name": "a", "file": "a.csv", "score": "s"}]}
+    (tmp_path / "c.yaml").write_text(yaml.safe_dump(cfg), encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.run([sys.executable, "-m", "reportgen", "run", str(tmp_path / "c.yaml"), "--engine", "dask",
+                           "--out", str(tmp_path / "out")], capture_output=True, text=True, env=env, timeout=300,
+                          check=False)
+    assert proc.returncode == 2
+    assert proc.stderr.splitlines() == [
+        f"reportgen: error: {tmp_path / 'a.csv'}: column 's', row 3: non-numeric value 'abc'; expected a number"]
