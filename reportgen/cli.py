@@ -188,8 +188,12 @@ def _planned_dir(cfg: Config, cfg_path: Path, out: str | None, several: bool) ->
 
 
 def _output_dir(cfg: Config, cfg_path: Path, out: str | None, several: bool, run_id: str, created: str) -> Path:
-    """Where this config's report goes: ``--out`` (``DIR/<config name>`` with several configs)
-    or ``output.dir`` with its placeholders expanded, each to a single safe directory name."""
+    """Where this config's report goes: ``--out`` (``DIR/<config name>`` with several configs;
+    relative to the working directory, as any path on the command line) or ``output.dir`` with
+    its placeholders expanded, each to a single safe directory name, relative to the config
+    file's directory like every other path in the config. Not the working directory: a
+    scheduler's (Airflow's BashOperator runs each task in a temporary directory it deletes
+    afterwards) would take the report with it."""
     if out:
         base = Path(out)
         return base / _dir_name(cfg_path.stem, "the config's name", cfg_path, "rename the config file") if several else base
@@ -200,7 +204,7 @@ def _output_dir(cfg: Config, cfg_path: Path, out: str | None, several: bool, run
         "date": created[:10],
         "run_id": _dir_name(run_id, "{run_id}", cfg_path, "change output.dir") if "run_id" in used else "",
     }
-    return Path(cfg.output.dir.format(**values))
+    return cfg_path.parent / cfg.output.dir.format(**values)
 
 
 def _prepare(path: str, args: argparse.Namespace, several: bool) -> _Job:
