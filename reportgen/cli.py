@@ -4,11 +4,17 @@ Exit codes: 0 success, 2 a user error (config, data, output), 1 an internal erro
 was written but a ``checks:`` rule (a gate) failed, 143 / 130 after SIGTERM / SIGINT. A user error prints one line ``reportgen: error: <where>: <what> ; <what
 to do>`` and no traceback unless ``--debug``. ``run`` takes several configs; the exit code is the
 worst of them. ``--now`` travels as a value (``analyse(now=...)``), never through the environment.
+
+Warnings are logged where they arise (one logger per module under ``reportgen``); ``main``
+shows them on stderr as ``reportgen: warning: <message>`` through a handler on the ``reportgen``
+logger for the length of the call (``--quiet``: errors only). They still propagate, so a root
+handler (an Airflow task's log) receives them too, and they are kept in ``metrics.json``.
 """
 
 from __future__ import annotations
 
 import argparse
+import logging
 import signal
 import string
 import sys
@@ -97,6 +103,41 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+log = logging.getLogger(__name__)
+
+
+class _StderrWarnings(logging.StreamHandler):
+    """``reportgen: warning: <one line>`` on stderr; remembers what it showed (``seen``)."""
+
+    def __init__(self, quiet: bool) -> None:
+        super().__init__(sys.stderr)
+        self.setLevel(logging.WARNING)
+        self.quiet = quiet
+        self.seen: set[str] = set()
+
+    def format(self, record: logging.LogRecord) -> str:
+        message = " ".join(record.getMessage().splitlines())
+        return f"reportgen: {record.levelname.lower()}: {message}"
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.seen.add(record.getMessage())
+        if record.levelno >= logging.ERROR or not self.quiet:
+            super().emit(record)
+
+
+@contextmanager
+def _warnings_on_stderr(quiet: bool) -> Iterator[_StderrWarnings]:
+    """The handler of :class:`_StderrWarnings` on the ``reportgen`` logger while the block runs
+    (``main`` also runs in-process: tests, library users), removed after."""
+    handler = _StderrWarnings(quiet)
+    logger = logging.getLogger("reportgen")
+    logger.addHandler(handler)
+    try:
+        yield handler
+    finally:
+        logger.removeHandler(handler)
+
+
 class _Printer:
     def __init__(self, quiet: bool) -> None:
         self.quiet = quiet
@@ -160,8 +201,12 @@ def _planned_dir(cfg: Config, cfg_path: Path, out: str | None, several: bool) ->
 
 
 def _output_dir(cfg: Config, cfg_path: Path, out: str | None, several: bool, run_id: str, created: str) -> Path:
-    """Where this config's report goes: ``--out`` (``DIR/<config name>`` with several configs)
-    or ``output.dir`` with its placeholders expanded, each to a single safe directory name."""
+    """Where this config's report goes: ``--out`` (``DIR/<config name>`` with several configs;
+    relative to the working directory, as any path on the command line) or ``output.dir`` with
+    its placeholders expanded, each to a single safe directory name, relative to the config
+    file's directory like every other path in the config. Not the working directory: a
+    scheduler's (Airflow's BashOperator runs each task in a temporary directory it deletes
+    afterwards) would take the report with it."""
     if out:
         base = Path(out)
         return base / _dir_name(cfg_path.stem, "the config's name", cfg_path, "rename the config file") if several else base
@@ -172,7 +217,7 @@ def _output_dir(cfg: Config, cfg_path: Path, out: str | None, several: bool, run
         "date": created[:10],
         "run_id": _dir_name(run_id, "{run_id}", cfg_path, "change output.dir") if "run_id" in used else "",
     }
-    return Path(cfg.output.dir.format(**values))
+    return cfg_path.parent / cfg.output.dir.format(**values)
 
 
 def _prepare(path: str, args: argparse.Namespace, several: bool) -> _Job:
@@ -218,9 +263,7 @@ def _run_one(job: _Job, args: argparse.Namespace, printer: _Printer, written: di
         from reportgen.history import append  # noqa: PLC0415
 
         append(cfg.history.path, result)
-    written[out_dir] = cfg_path
-    for w in result.run.warnings:
-        printer.info(f"warning: {w}")
+    written[out_dir] = cfg_path  # its warnings were logged as they arose (and are in run.warnings)
     printer.info(f"{cfg_path}: wrote {', '.join(str(p) for p in targets.values())}")
     return _gate(result, cfg_path, printer)
 
@@ -289,7 +332,7 @@ def _run_batch(args: argparse.Namespace, printer: _Printer) -> int:
     return worst
 
 
-def _validate_one(path: str, printer: _Printer, overrides: Sequence[str] = ()) -> int:
+def _validate_one(path: str, printer: _Printer, shown: _StderrWarnings, overrides: Sequence[str] = ()) -> int:
     from reportgen.config import load_config  # noqa: PLC0415
     from reportgen.sources import load_dataset  # noqa: PLC0415
 
@@ -312,9 +355,10 @@ def _validate_one(path: str, printer: _Printer, overrides: Sequence[str] = ()) -
         return EXIT_OK
     data = load_dataset(cfg)
     for w in data.warnings:
-        printer.info(f"warning: {w}")
+        if w not in shown.seen:  # the loader's threshold check: reported by the engine in a run, here by validate
+            log.warning(w)
     for name, reason, rows in data.dropped:
-        printer.info(f"warning: model '{name}': {rows} row(s) would be dropped ({reason})")
+        log.warning(f"model '{name}': {rows} row(s) would be dropped ({reason})")
     rows = data.models[0].n
     printer.info(f"{cfg_path}: OK — {len(data.models)} model(s), {rows} rows each, task {cfg.task}")
     return EXIT_OK
@@ -421,7 +465,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return EXIT_USER
     printer = _Printer(args.quiet)
-    with _signal_handlers():
+    with _signal_handlers(), _warnings_on_stderr(args.quiet) as shown:
         if args.command == "render":
             return _guarded(lambda: _render(args, printer), args.result, printer, args.debug, writes=True)
         if args.command == "run":
@@ -430,7 +474,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _guarded(lambda: _history(args), args.store, printer, args.debug)
         worst = EXIT_OK
         for path in args.configs:
-            code = _guarded(lambda p=path: _validate_one(p, printer, args.overrides), path, printer, args.debug)
+            code = _guarded(lambda p=path: _validate_one(p, printer, shown, args.overrides), path, printer, args.debug)
             if code in INTERRUPTED:
                 return code
             worst = max(worst, code)

@@ -185,7 +185,8 @@ class ModelConfig(Strict):
 
 
 class OutputConfig(Strict):
-    """Where reports go. ``dir`` may use ``{config}`` (config file stem), ``{date}``, ``{run_id}``."""
+    """Where reports go. ``dir`` may use ``{config}`` (config file stem), ``{date}``, ``{run_id}``;
+    relative to the config file's directory, like every path in a config (cli resolves it)."""
 
     dir: str = "reports/{config}"
     formats: list[Format] = Field(["html", "pdf", "json"], min_length=1)

@@ -22,7 +22,9 @@ processes is started and closed by reportgen. Dask is an optional extra:
 
 from __future__ import annotations
 
+import logging
 import os
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -35,7 +37,7 @@ from reportgen.engine.curve import ScoreTable, merge_tables
 from reportgen.errors import UserError
 from reportgen.io import validate as V
 from reportgen.io.align import NOTE_DATASETS, NOTE_DROPPED, NOTE_WEIGHTED, Join, Keyed, concat_ids, join_ids
-from reportgen.io.files import check_parts, columns_in, file_info, no_rows, parts_of
+from reportgen.io.files import Digests, check_parts, columns_in, file_info, hashing, no_rows, parts_of
 from reportgen.io.validate import check_columns, columns_for
 from reportgen.sources_stream import (
     Progress,
@@ -68,6 +70,7 @@ class Part:
     rows: dict[str, int] = field(default_factory=dict)
     dates: list = field(default_factory=list)  # first and last date seen (when a date column is set)
     keyed: dict[str, Keyed] = field(default_factory=dict)  # with an id column: the kept rows for the join
+    digests: dict[str, str] = field(default_factory=dict)  # SHA-256 of each file read, as parsed (io.files.Digests)
 
 
 def _map_part(cfg: Config, part: str, names: list[str], index: int, allowed: Any = None) -> Part:
@@ -79,8 +82,9 @@ def _map_part(cfg: Config, part: str, names: list[str], index: int, allowed: Any
     columns = sorted({c for st in states.values() for c in st.cols.values()})
     rng = np.random.default_rng([cfg.bootstrap.seed, index])
     dates: list = []
-    fold_file(cfg, list(states.values()), Path(part), columns, rng, dates)
-    out = Part(dates=[min(dates), max(dates)] if dates else [])
+    with hashing() as digests:
+        fold_file(cfg, list(states.values()), Path(part), columns, rng, dates)
+    out = Part(dates=[min(dates), max(dates)] if dates else [], digests=digests.files)
     for name, st in states.items():
         out.tables[name] = st.acc.table()
         out.overflow[name] = st.acc.overflowed
@@ -118,6 +122,10 @@ def _reduce_parts(cap: int, sample_cap: int, *parts: Part) -> Part:
     for p in parts:
         for k, v in p.dropped.items():
             out.dropped[k] = out.dropped.get(k, 0) + v
+    digests = Digests()
+    for p in parts:
+        digests.merge(p.digests)
+    out.digests = digests.files
     return out
 
 
@@ -175,7 +183,13 @@ def client_for(cfg: Config) -> tuple[Any, Any]:
             raise UserError(f"{cfg.where('scheduler')}: cannot reach the Dask scheduler {cfg.scheduler} ({exc}); "
                             f"check the address, or leave 'scheduler' out to start a local cluster") from None
     workers = max(1, min(4, os.cpu_count() or 1))
-    cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None)
+    # the cluster is ours: its workers' logs of a failed task ("Compute Failed" and a traceback, for
+    # what is a one-line user error here) stay out of the user's stderr, and so does the scheduler's
+    # note that its HTTP port (8787) was taken by another cluster and it chose another
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=r"Port \d+ is already in use", category=UserWarning)
+        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
+                               silence_logs=logging.CRITICAL)
     return Client(cluster), cluster
 
 
@@ -219,7 +233,12 @@ def load_dask(cfg: Config, progress: Progress | None = None) -> StreamedData:
 
     With an id column the models' rows are joined as in memory (the kept ids come back from the
     parts); under ``id_mismatch: intersect`` with ids left out, the parts are mapped again
-    keeping the shared ids only."""
+    keeping the shared ids only. Each part is hashed by the worker that parses it."""
+    with hashing() as digests:
+        return _load_dask(cfg, progress, digests)
+
+
+def _load_dask(cfg: Config, progress: Progress | None, digests: Digests) -> StreamedData:
     dask = import_dask()
     delayed = dask.delayed
     sc = cfg.stream
@@ -245,6 +264,7 @@ def load_dask(cfg: Config, progress: Progress | None = None) -> StreamedData:
             rows = max(part.rows.values()) + sum(v for (n, _), v in part.dropped.items() if n == names[0])
             if rows == 0 and allowed is None:
                 raise no_rows(path)
+            digests.merge(part.digests)
             files.append(file_info(path, rows))
         if progress is not None:
             progress(1, 2)

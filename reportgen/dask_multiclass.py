@@ -38,7 +38,7 @@ import numpy as np
 from reportgen.config import Config
 from reportgen.dask_engine import client_for, import_dask, tree_reduce
 from reportgen.io.align import NOTE_DATASETS, NOTE_DROPPED, Join
-from reportgen.io.files import FileInfo, file_info, no_rows, parts_of
+from reportgen.io.files import Digests, FileInfo, file_info, hashing, no_rows, parts_of
 from reportgen.sources_stream import Progress, read_batches
 from reportgen.sources_stream_multiclass import (
     ClassIds,
@@ -65,6 +65,7 @@ class PartCounts:
     models: list[ModelCounts]  # the dataset's models, in config order
     rows: int  # rows read (before dropping)
     dates: list  # first and last date seen (when a date column is set)
+    digests: dict[str, str]  # SHA-256 of each file read, as parsed (io.files.Digests)
 
 
 def _map_part(cfg: Config, part: str, templates: list[ModelCounts], ids: ClassIds) -> PartCounts:
@@ -72,11 +73,12 @@ def _map_part(cfg: Config, part: str, templates: list[ModelCounts], ids: ClassId
     ids = ids.copy()  # every task starts from the same ids and learns its own
     states = [fresh(st, Path(part)) for st in templates]  # errors name the part
     dates: list = []
-    rows = fold_file(cfg, states, ids, Path(part), dates)
+    with hashing() as digests:
+        rows = fold_file(cfg, states, ids, Path(part), dates)
     for st, template in zip(states, templates):
         merge_pending(st, cfg.stream.max_distinct_scores)
         st.path = template.path  # from here on the dataset is named (cap errors after merges, results, the join)
-    return PartCounts(list(ids.index), states, rows, [min(dates), max(dates)] if dates else [])
+    return PartCounts(list(ids.index), states, rows, [min(dates), max(dates)] if dates else [], digests.files)
 
 
 def _unite(parts: tuple[PartCounts, ...]) -> tuple[list[str], list[np.ndarray]]:
@@ -97,7 +99,10 @@ def _reduce_parts(cap: int, *parts: PartCounts) -> PartCounts:
     keys, to_ids = _unite(parts)
     models = [combine([p.models[m] for p in parts], to_ids, len(keys), cap) for m in range(len(parts[0].models))]
     seen = [d for p in parts for d in p.dates]
-    return PartCounts(keys, models, sum(p.rows for p in parts), [min(seen), max(seen)] if seen else [])
+    digests = Digests()
+    for p in parts:
+        digests.merge(p.digests)
+    return PartCounts(keys, models, sum(p.rows for p in parts), [min(seen), max(seen)] if seen else [], digests.files)
 
 
 def _map_mcnemar(cfg: Config, part: str, states: list[ModelCounts], classes: list[str]) -> tuple[dict[str, np.ndarray] | None, str | None]:
@@ -139,7 +144,13 @@ def load_dask_multiclass(cfg: Config, progress: Progress | None = None) -> Strea
     """Every model's multiclass counts computed on a Dask cluster (map over parts, tree reduce).
 
     With an id column the models' rows are joined as in memory; under ``id_mismatch: intersect``
-    with ids left out, the parts are mapped again keeping the shared ids only."""
+    with ids left out, the parts are mapped again keeping the shared ids only. Each part is
+    hashed by the worker that parses it."""
+    with hashing() as digests:
+        return _load(cfg, progress, digests)
+
+
+def _load(cfg: Config, progress: Progress | None, digests: Digests) -> StreamedMulticlass:
     dask = import_dask()
     delayed = dask.delayed
     configured, ids, by_file = plan(cfg)
@@ -157,6 +168,7 @@ def load_dask_multiclass(cfg: Config, progress: Progress | None = None) -> Strea
         for path, part in zip(by_file, reduced):
             if part.rows == 0:
                 raise no_rows(path)
+            digests.merge(part.digests)
             files.append(file_info(path, part.rows))
         # one class numbering for all datasets: the first's ids, then the others' new keys
         keys, to_ids = _unite(reduced)

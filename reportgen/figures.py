@@ -12,13 +12,23 @@ scale 1 and no text is smaller than :data:`MIN_POINTS` (7 pt) on paper. Long mod
 (more than :data:`KEY_AFTER` characters) are replaced in every figure by their keys M1, M2, …
 (:func:`model_keys`), which the report's table of models spells out; legends sit below the
 axes, never over the curves.
+
+Matplotlib's warnings are handled here, around each figure (:func:`_matplotlib_notes`), not by
+filters on the whole process: a glyph missing from DejaVu Sans is dropped (the SVG keeps text
+as text, ``svg.fonttype: none``, so the browser or WeasyPrint draws it with a font that has
+it: a model named in Chinese printed one warning per character and figure); any other
+warning is logged once on this module's logger.
 """
 
 from __future__ import annotations
 
 import io
+import logging
 import math
-from collections.abc import Sequence
+import re
+import warnings
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 
 import matplotlib
 
@@ -31,6 +41,8 @@ import reportgen.catalog as catalog  # noqa: E402
 from reportgen.catalog import short_label  # noqa: E402
 from reportgen.formats import fmt_metric  # noqa: E402
 from reportgen.results import ComparisonResult, ModelResult  # noqa: E402
+
+log = logging.getLogger(__name__)
 
 #: Okabe & Ito (2008) colour-blind-safe palette, black last.
 PALETTE = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000")
@@ -120,6 +132,20 @@ def _legend_height(entries: int, ncols: int = 1) -> float:
     return LEGEND_ROW * math.ceil(entries / ncols) + 0.1
 
 
+_MISSING_GLYPH = re.compile(r"Glyph \d+ .*missing from (current )?font")
+
+
+@contextmanager
+def _matplotlib_notes() -> Iterator[None]:
+    """Matplotlib's warnings in the block: missing glyphs dropped (see the module docstring),
+    each other distinct message logged once as a reportgen warning."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        yield
+    for message in dict.fromkeys(str(w.message) for w in caught if not _MISSING_GLYPH.search(str(w.message))):
+        log.warning("figure: %s", " ".join(message.splitlines()))
+
+
 def _figure(width: float, height: float) -> Figure:
     with matplotlib.rc_context(STYLE):
         fig = Figure(figsize=(width, height), dpi=100, layout="constrained")
@@ -129,7 +155,7 @@ def _figure(width: float, height: float) -> Figure:
 def to_svg(fig: Figure) -> str:
     """Serialise a figure to an inline SVG string (no XML header, deterministic ids)."""
     buf = io.StringIO()
-    with matplotlib.rc_context(STYLE):
+    with matplotlib.rc_context(STYLE), _matplotlib_notes():
         fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None})
     svg = buf.getvalue()
     start = svg.find("<svg")
@@ -138,7 +164,7 @@ def to_svg(fig: Figure) -> str:
 
 def _apply_style(fn):
     def wrapper(*args, **kwargs):
-        with matplotlib.rc_context(STYLE):
+        with matplotlib.rc_context(STYLE), _matplotlib_notes():
             return fn(*args, **kwargs)
 
     wrapper.__name__ = fn.__name__

@@ -1,4 +1,4 @@
-"""Threads for the streamed passes: an ordered map with bounded look-ahead, and background work.
+"""Threads for the streamed passes: an ordered map with bounded look-ahead.
 
 numpy, pyarrow and hashlib release the GIL on large arrays, so per-batch work run in a couple
 of threads uses the other cores (the single-threaded stream engine took twice as long as
@@ -14,7 +14,6 @@ import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor, wait
-from contextlib import contextmanager
 from typing import TypeVar
 
 T = TypeVar("T")
@@ -67,19 +66,3 @@ def _pool(threads: int) -> ThreadPoolExecutor:
         if pool is None:
             pool = _POOLS[key] = ThreadPoolExecutor(threads, thread_name_prefix="reportgen")
         return pool
-
-
-@contextmanager
-def in_background(fn: Callable[[threading.Event], R]) -> Iterator[Future[R]]:
-    """``fn(stop)`` in a thread while the block runs; its future is what the block gets.
-
-    Leaving the block sets ``stop`` (``fn`` should check it now and then and return early: an
-    error in the block need not wait for the background work) and joins the thread.
-    """
-    stop = threading.Event()
-    with ThreadPoolExecutor(1, thread_name_prefix="reportgen-bg") as pool:
-        future = pool.submit(fn, stop)
-        try:
-            yield future
-        finally:
-            stop.set()

@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import logging
 import time
 from importlib import metadata
 from pathlib import Path
@@ -25,9 +26,11 @@ from reportgen.engine.evidence import BinaryEvidence, MulticlassEvidence
 from reportgen.reduce import evidence_of
 from reportgen.results import ComparisonResult, DroppedRows, InputFile, RunInfo
 from reportgen.sources import load_dataset
-from reportgen.sources_credit import credit_section, reference_files
+from reportgen.sources_credit import credit_run
 from reportgen.sources_stream import StreamedData, load_streamed
 from reportgen.sources_stream_multiclass import StreamedMulticlass, load_streamed_multiclass
+
+log = logging.getLogger(__name__)
 
 LIBRARIES = ("numpy", "pandas", "pyarrow", "matplotlib", "jinja2", "weasyprint", "pyyaml", "pydantic")
 
@@ -128,18 +131,21 @@ def analyse(cfg: Config, config_path: Path | str, progress: Progress | None = No
     ev = load_evidence(cfg, progress)
     models, comparisons, pairwise = compare_evidence(ev, settings_from(cfg), progress)
     audit = ev.audit
-    warnings = list(audit.warnings)
-    for m in models.values():
-        warnings.extend(m.warnings)
-    for name, reason, rows in audit.dropped:
-        warnings.append(f"model '{name}': {rows} row(s) dropped ({reason})")
-    credit = credit_section(cfg)
+    warnings = list(audit.warnings)  # logged by the loaders where they arose
+    found = [w for m in models.values() for w in m.warnings]
+    found += [f"model '{name}': {rows} row(s) dropped ({reason})" for name, reason, rows in audit.dropped]
+    for w in found:  # the engine logs nothing (pure numpy): its notes are logged here, as they reach the run
+        log.warning(w)
+    warnings.extend(found)
+    credit, reference_files = credit_run(cfg, [(f.path, f.sha256) for f in audit.files])
     if credit is not None:
-        for name, cm in credit.models.items():
-            if cm.failures:
-                warnings.append(f"model '{name}': credit validation red: {', '.join(cm.failures)} (see Credit validation)")
+        credit_notes = [f"model '{name}': credit validation red: {', '.join(cm.failures)} (see Credit validation)"
+                        for name, cm in credit.models.items() if cm.failures]
         if credit.capabilities.get("credit") == "needs_rows":
-            warnings.append(f"the credit validation section needs engine: memory (engine: {cfg.engine} keeps no rows)")
+            credit_notes.append(f"the credit validation section needs engine: memory (engine: {cfg.engine} keeps no rows)")
+        for w in credit_notes:
+            log.warning(w)
+        warnings.extend(credit_notes)
     classes = list(ev.classes) if isinstance(ev, MulticlassEvidence) else None
     costs = cfg.costs.model_dump() if hasattr(cfg.costs, "model_dump") else {"matrix": cfg.costs}
     duration = 0.0 if clock.is_pinned(now) else round(time.perf_counter() - started, 3)
@@ -152,7 +158,7 @@ def analyse(cfg: Config, config_path: Path | str, progress: Progress | None = No
         versions=versions(),
         config=cfg.model_dump(mode="json"),
         config_path=str(config_path),
-        files=[InputFile(f.path, f.sha256, f.rows, f.size_bytes) for f in audit.files] + reference_files(cfg),
+        files=[InputFile(f.path, f.sha256, f.rows, f.size_bytes) for f in audit.files] + reference_files,
         dropped=[DroppedRows(n, r, k) for n, r, k in audit.dropped],
         warnings=warnings,
         paired=ev.pairing.status == "aligned",

@@ -21,6 +21,7 @@ import math
 import os
 import re
 import stat
+import traceback
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -37,7 +38,7 @@ from markupsafe import Markup, escape
 
 from reportgen.config import REPORT_SECTIONS
 import reportgen.catalog as catalog
-from reportgen.errors import ThemeError, UserError
+from reportgen.errors import ReportgenError, ThemeError, UserError
 from reportgen.formats import MAX_DIGITS, fmt_metric, fmt_threshold
 from reportgen.labels import CRITERION_LABELS
 from reportgen.results import ComparisonResult, ModelResult, to_jsonable
@@ -845,7 +846,8 @@ def render_html(
     view = build_view(result, theme) if view is None else view
     css = env.loader.get_source(env, "report.css")[0]  # type: ignore[union-attr]
     script = (default_template_dir() / "sort.js").read_text(encoding="utf-8")
-    page = env.get_template("report.html").render(view=view, css=Markup(css), script=Markup(script), for_pdf=for_pdf)
+    with _theme_errors(theme):  # here, before the writer takes a TemplateNotFound (an OSError) for a disk error
+        page = env.get_template("report.html").render(view=view, css=Markup(css), script=Markup(script), for_pdf=for_pdf)
     return _with_content_policy(page, script)
 
 
@@ -969,6 +971,27 @@ def _theme_errors(theme: Theme) -> Iterator[None]:
         if theme.template_dir is None:
             raise
         raise ThemeError(f"{theme.template_dir}: template {exc.name!r} not found in the theme or the shipped templates") from None
+    except ReportgenError:
+        raise
+    except Exception as exc:  # a theme's expression failed at render time ({{ 1/0 }}, {{ 1 + "a" }})
+        where = _theme_frame(exc, theme.template_dir) if theme.template_dir is not None else None
+        if where is None:  # not raised in the theme's own templates: ours
+            raise
+        message = " ".join(str(exc).split()) or type(exc).__name__
+        raise ThemeError(f"{where}: the template failed while rendering ({type(exc).__name__}: {message}); "
+                         f"fix the expression in the theme") from None
+
+
+def _theme_frame(exc: BaseException, template_dir: str | Path) -> str | None:
+    """``file:line`` of the innermost traceback frame inside the theme's directory, if any
+    (Jinja compiles each template with its file name, so its frames carry the template's lines)."""
+    root = os.path.realpath(template_dir)
+    found = None
+    for frame in traceback.extract_tb(exc.__traceback__):
+        name = os.path.realpath(frame.filename) if frame.filename else ""
+        if name.startswith(root + os.sep):
+            found = f"{frame.filename}:{frame.lineno}"
+    return found
 
 
 def load_result(path: str | Path) -> ComparisonResult:

@@ -13,6 +13,8 @@ the first offending row (1-based as a spreadsheet shows it, header = row 1).
 from __future__ import annotations
 
 import difflib
+import os
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -20,11 +22,11 @@ import numpy as np
 import reportgen.engine.credit as C
 from reportgen.config import Config, ModelConfig
 from reportgen.errors import InputError
-from reportgen.io.files import columns_in, file_info, read_table
+from reportgen.io.files import Digests, columns_in, file_info, hashing, read_table
 from reportgen.io.validate import HEADER_ROWS, dates_of, keys, label_key, numeric
 from reportgen.results import CreditSection, InputFile
 
-__all__ = ["credit_section", "reference_files"]
+__all__ = ["credit_run", "credit_section"]
 
 
 def _settings(cfg: Config) -> C.CreditSettings:
@@ -70,7 +72,8 @@ def _first_bad(path: Path, column: str, bad: np.ndarray, what: str) -> InputErro
     return InputError(f"{path}: column '{column}', row {i + HEADER_ROWS}: {what}")
 
 
-def _sample(cfg: Config, m: ModelConfig, path: Path, reference: bool) -> C.CreditSample:
+def _sample(cfg: Config, m: ModelConfig, path: Path, reference: bool,
+            rows: dict[Path, int] | None = None) -> C.CreditSample:
     """One file of model ``m`` read and checked: labels, score, PD, grade, date, segment, id."""
     roles = _roles(cfg, m)
     have = columns_in(path)
@@ -87,6 +90,8 @@ def _sample(cfg: Config, m: ModelConfig, path: Path, reference: bool) -> C.Credi
     numbers = [wanted[r] for r in ("score", "pd") if r in wanted]
     text = [wanted[r] for r in ("label", "grade", "segment", "id") if r in wanted]
     df = read_table(path, sorted(set(wanted.values())), numbers, text)
+    if rows is not None:
+        rows[path] = len(df)
     labels = keys(df[wanted["label"]])
     score = numeric(df[wanted["score"]], path, wanted["score"])
     drop = cfg.missing == "drop"
@@ -131,20 +136,34 @@ def _sample(cfg: Config, m: ModelConfig, path: Path, reference: bool) -> C.Credi
     )
 
 
-def reference_files(cfg: Config) -> list[InputFile]:
-    """The reference files (each once) with their SHA-256, for the run's audit trail."""
-    seen: dict[Path, InputFile] = {}
-    if cfg.credit is None and cfg.segment is None:
-        return []
-    for m in cfg.models:
-        if m.reference is not None and m.reference not in seen and cfg.engine == "memory":
-            info = file_info(Path(m.reference), rows=len(read_table(Path(m.reference), columns_in(Path(m.reference))[:1])))
-            seen[m.reference] = InputFile(info.path, info.sha256, info.rows, info.size_bytes)
-    return list(seen.values())
+def credit_run(cfg: Config, seen: Sequence[tuple[str, str]] = ()) -> tuple[CreditSection | None, list[InputFile]]:
+    """The credit section and the audit records of its reference samples, from one read of each.
+
+    Every file is read under :func:`~reportgen.io.files.hashing`, seeded with ``seen`` (path and
+    SHA-256 of the inputs the engine already parsed): a current-sample file whose bytes changed
+    since that read stops the run (the section would describe other data than the metrics), and a
+    reference file's recorded digest is of the bytes this section parsed.
+    """
+    digests = Digests()
+    for path, sha in seen:
+        if os.path.isfile(path):
+            digests.add(os.path.abspath(path), sha)
+    rows: dict[Path, int] = {}
+    with hashing(digests):
+        section = _section(cfg, rows)
+        refs = [file_info(p, n) for p, n in rows.items()]
+    return section, [InputFile(f.path, f.sha256, f.rows, f.size_bytes) for f in refs]
 
 
 def credit_section(cfg: Config) -> CreditSection | None:
-    """The credit section of a run, or None when neither ``credit:`` nor ``segment:`` is set.
+    """The credit section of a run, or None when neither ``credit:`` nor ``segment:`` is set
+    (:func:`credit_run` without the audit records)."""
+    return credit_run(cfg)[0]
+
+
+def _section(cfg: Config, reference_rows: dict[Path, int]) -> CreditSection | None:
+    """The credit section of a run, or None when neither ``credit:`` nor ``segment:`` is set;
+    ``reference_rows`` receives each reference file's row count.
 
     The streamed and Dask engines give the section with no models and the capability code
     ``credit: needs_rows`` (the battery needs every row's PD, date and segment).
@@ -160,7 +179,7 @@ def credit_section(cfg: Config) -> CreditSection | None:
     models = {}
     for m in cfg.models:
         cur = _sample(cfg, m, Path(m.file), reference=False)
-        ref = None if m.reference is None else _sample(cfg, m, Path(m.reference), reference=True)
+        ref = None if m.reference is None else _sample(cfg, m, Path(m.reference), reference=True, rows=reference_rows)
         if (m.pd is None and m.direction == "higher" and m.probabilities is not False and _is_probability(cur.score)
                 and (ref is None or _is_probability(ref.score))):
             cur = C.CreditSample(**{**_fields(cur), "pd": cur.score})

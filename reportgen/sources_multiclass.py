@@ -14,6 +14,7 @@ warnings: nothing is dropped silently.
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 import numpy as np
@@ -24,6 +25,9 @@ from reportgen.errors import InputError
 from reportgen.io import validate as V
 from reportgen.io.dataset import Dataset, ModelData, align_models, date_range, read_frames
 from reportgen.io.validate import columns_for, configured_classes, keys, numeric, score_columns, sorted_classes
+
+log = logging.getLogger(__name__)
+
 
 def check_class_count(cfg: Config, classes: list[str], path: Path, label_column: str) -> None:
     """At least two classes, and a cost matrix of their size (errors as the in-memory path gives)."""
@@ -61,16 +65,18 @@ def score_order(cfg: Config, i: int, sc: dict[str, str] | list[str], classes: li
 
 
 def class_warnings(classes: list[str], seen_truth: set[str], seen_pred: dict[str, set[str]]) -> list[str]:
-    """Classes that never occur in the truth, and classes a model never predicts."""
+    """Classes that never occur in the truth, and classes a model never predicts (logged, and returned)."""
     warnings = []
     for c in [c for c in classes if c not in seen_truth]:
         by = [n for n, v in seen_pred.items() if c in v]
         also = f"; predicted by {', '.join(repr(n) for n in by)}" if by else ""
-        warnings.append(f"class {c!r} never occurs in the truth{also} (its recall and support are 0 / undefined)")
+        warnings.append(f"class {str(c)!r} never occurs in the truth{also} (its recall and support are 0 / undefined)")
     for name, v in seen_pred.items():
         never = [c for c in classes if c in seen_truth and c not in v]
         if never:
-            warnings.append(f"model '{name}' never predicts class(es) {', '.join(repr(c) for c in never)}")
+            warnings.append(f"model '{name}' never predicts class(es) {', '.join(repr(str(c)) for c in never)}")
+    for w in warnings:
+        log.warning(w)
     return warnings
 
 
@@ -95,6 +101,8 @@ def load_multiclass(cfg: Config) -> Dataset:
         ids = keys(df[cols["id"]]) if "id" in cols else None
         checks = V.multiclass_checks(cols, truth, pred, score_cols, scores, weights, ids)
         keep = V.kept(cfg, path, m.name, checks, len(df), weights, cols.get("weight"), dropped)
+        if weights is not None:
+            V.check_some_weight(path, cols["weight"], float(weights[keep].sum()))
         if scores is not None and m.probabilities is True:
             V.check_probabilities(path, m.name, score_cols, scores, keep, 0)
         if configured is not None:

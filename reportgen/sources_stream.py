@@ -23,7 +23,7 @@ Passes over the data:
 Batches go from pyarrow to numpy without DataFrames; only text columns (CSV), booleans and
 labels with nulls take the pandas helpers of the in-memory path.
 
-Threads (:mod:`reportgen.parallel`): the files are hashed in the background; in pass 1 the
+Threads (:mod:`reportgen.parallel`): in pass 1 the
 models of a batch are validated and counted in parallel, in pass 2 and the in-memory pass 3
 the batches are binned or reduced to their moments a few ahead. Everything is added up in
 the main thread in the order of a single-threaded run, so the results are the same bits.
@@ -32,7 +32,7 @@ the main thread in the order of a single-threaded run, so the results are the sa
 from __future__ import annotations
 
 import functools
-import threading
+import logging
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,14 +43,16 @@ import pandas as pd
 from reportgen.config import Config, ModelConfig
 from reportgen.engine import streaming as S
 from reportgen.engine.curve import ScoreTable
-from reportgen.parallel import in_background, ordered_map
+from reportgen.parallel import ordered_map
 from reportgen.results import BinningInfo
 from reportgen.io import validate as V
 from reportgen.io.align import NOTE_DROPPED, NOTE_ID_ORDER, NOTE_LENGTHS, NOTE_WEIGHTED, Join, Keyed, check_unique, concat_ids, join_ids
-from reportgen.io.files import FileInfo, check_parts, columns_in, file_info, no_rows, record_batches, sha256_of
+from reportgen.io.files import FileInfo, check_parts, columns_in, file_info, hashing, no_rows, record_batches
 from reportgen.io.validate import check_columns, columns_for, dates_of
 
 Progress = Callable[[int, int], None]
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -405,17 +407,13 @@ def fold_file(cfg: Config, states: list[ModelState], path: Path, columns: list[s
     return offset
 
 
-def _hashes(paths: list[Path], stop: threading.Event) -> dict[Path, str]:
-    return {p: sha256_of(p, stop) for p in paths}
-
-
 def load_streamed(cfg: Config, progress: Progress | None = None) -> StreamedData:
     """Pass 1 (and 2, 3 where needed) over the files: every model's table, exact or binned.
 
-    The files are hashed for the audit trail in a background thread meanwhile."""
-    paths = list(dict.fromkeys(Path(m.file) for m in cfg.models))
-    with in_background(functools.partial(_hashes, paths)) as hashes:
-        return _load_streamed(cfg, progress, hashes.result)
+    The files are hashed for the audit trail as they are read (every pass must read the same
+    bytes: :class:`reportgen.io.files.Digests`)."""
+    with hashing():
+        return _load_streamed(cfg, progress)
 
 
 def plan(cfg: Config, allowed: object = None) -> dict[Path, list[ModelState]]:
@@ -459,7 +457,7 @@ def join_states(cfg: Config, by_file: dict[Path, list[ModelState]]) -> Join | No
     return join_ids(cfg, [keyed(p, st) for p, st in states])
 
 
-def _load_streamed(cfg: Config, progress: Progress | None, hashes: Callable[[], dict[Path, str]]) -> StreamedData:
+def _load_streamed(cfg: Config, progress: Progress | None) -> StreamedData:
     sc = cfg.stream
     by_file = plan(cfg)
     rows = _RowCodes() if len(by_file) == 1 and len(cfg.models) > 1 else None
@@ -526,13 +524,12 @@ def _load_streamed(cfg: Config, progress: Progress | None, hashes: Callable[[], 
     if join is not None:
         warnings[:0] = join.warnings
     dates = (min(seen_dates).date().isoformat(), max(seen_dates).date().isoformat()) if seen_dates else None
-    digests = hashes()
-    files = tuple(file_info(p, n, digests[p]) for p, n in read.items())
+    files = tuple(file_info(p, n) for p, n in read.items())
     return StreamedData(tuple(models), files, tuple(dropped), tuple(warnings), paired, note, dates)
 
 
 def binned_result(cfg: Config, name: str, acc: S.BinnedAccumulator, warnings: list[str]):
-    """(table, grouper, BinningInfo) of a binned model; the warning that says so is appended."""
+    """(table, grouper, BinningInfo) of a binned model; the warning that says so is appended (and logged)."""
     sc = cfg.stream
     table = acc.table()
     bound = S.binning_auc_bound(table)
@@ -541,6 +538,7 @@ def binned_result(cfg: Config, name: str, acc: S.BinnedAccumulator, warnings: li
         f"{table.n_distinct:,} {sc.binning} bins; its AUC is within ±{bound:.2g} of the exact value "
         f"and its thresholds are bin boundaries that occur in the data"
     )
+    log.warning(warnings[-1])
     return table, acc.grouper(), BinningInfo(sc.binning, table.n_distinct, sc.max_distinct_scores, bound)
 
 

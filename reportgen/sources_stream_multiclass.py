@@ -48,7 +48,7 @@ from reportgen.engine.streaming import MERGE_EVERY
 from reportgen.errors import InputError
 from reportgen.io import validate as V
 from reportgen.io.align import NOTE_DROPPED, NOTE_ID_ORDER, NOTE_LENGTHS, Join, Keyed, check_unique, concat_ids, join_ids
-from reportgen.io.files import FileInfo, check_parts, columns_in, file_info, no_rows, record_batches
+from reportgen.io.files import FileInfo, check_parts, columns_in, file_info, hashing, no_rows, record_batches
 from reportgen.io.validate import check_columns, columns_for, configured_classes, dates_of, keys, numeric, score_columns, sorted_classes
 from reportgen.sources_multiclass import check_class_count, class_warnings, score_order
 from reportgen.sources_stream import lockstep, read_batches
@@ -294,6 +294,7 @@ def conclude(cfg: Config, states: list[ModelCounts], configured: list[str] | Non
         if st.rows == 0:
             raise V.no_rows_left(st.path, st.cfg.name)
         merge_pending(st, cfg.stream.max_distinct_scores)
+        V.check_some_weight(st.path, st.cols.get("weight"), float(st.conf.sum()))
     seen_truth = set().union(*(st.seen_truth for st in states))
     seen_pred = {st.cfg.name: st.seen_pred for st in states if "prediction" in st.cols}
     classes = configured if configured is not None else sorted_classes(set(ids.index))
@@ -369,7 +370,13 @@ def load_streamed_multiclass(cfg: Config, progress: Progress | None = None) -> S
     """One pass over the files (two for McNemar's tables): every model's counts, exact.
 
     With an id column the models' rows are joined as in memory; under ``id_mismatch: intersect``
-    with ids left out, the files are read again keeping the shared ids only."""
+    with ids left out, the files are read again keeping the shared ids only. The files are
+    hashed as they are read (:class:`reportgen.io.files.Digests`)."""
+    with hashing():
+        return _load(cfg, progress)
+
+
+def _load(cfg: Config, progress: Progress | None) -> StreamedMulticlass:
     configured, ids, by_file = plan(cfg)
     files, seen_dates = _read_all(cfg, ids, by_file, progress)
     join = join_models(cfg, [st for sts in by_file.values() for st in sts])

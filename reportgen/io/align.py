@@ -13,6 +13,8 @@ aligned; :data:`NOTE_ID_ORDER` and friends say, in the same words for every engi
 
 from __future__ import annotations
 
+import logging
+
 from dataclasses import dataclass
 from typing import Any
 
@@ -37,6 +39,8 @@ NOTE_WEIGHTED = "Weighted rows: DeLong's and McNemar's paired tests are not comp
 #: Why parts of different Dask datasets are not paired.
 NOTE_DATASETS = ("The models are in different datasets; with engine: dask paired tests (DeLong, McNemar) need the "
                  "scores in one dataset (rows of different datasets' parts do not line up)")
+
+log = logging.getLogger(__name__)
 
 
 #: The pairing reason code (:data:`reportgen.engine.evidence.PairingReason`) of each note above:
@@ -183,6 +187,7 @@ def join_ids(cfg: Config, models: list[Keyed]) -> Join:
                 f"'id_mismatch: intersect' to compare on the shared ids (dropped rows are counted)"
             )
         warnings.append(f"model '{k.name}': {extra} row(s) whose id is not in every model were dropped")
+        log.warning(warnings[-1])
     take = []
     for c in codes:
         pos = np.full(u, -1, dtype=np.int64)

@@ -19,7 +19,7 @@ import pandas as pd
 from reportgen.config import Config
 from reportgen.io import validate as V
 from reportgen.io.align import Keyed, check_positions, join_ids
-from reportgen.io.files import FileInfo, columns_in, file_info, read_table
+from reportgen.io.files import FileInfo, columns_in, file_info, hashing, read_table
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,9 +109,10 @@ def read_frames(cfg: Config) -> tuple[dict[Path, pd.DataFrame], list[FileInfo]]:
         numbers.setdefault(path, set()).update(V.number_columns(cfg, m))
     frames: dict[Path, pd.DataFrame] = {}
     files: list[FileInfo] = []
-    for path, cols in wanted.items():
-        frames[path] = read_table(path, sorted(cols), numbers[path], text[path])
-        files.append(file_info(path, len(frames[path])))
+    with hashing():  # the audit trail's SHA-256 is of the bytes parsed here
+        for path, cols in wanted.items():
+            frames[path] = read_table(path, sorted(cols), numbers[path], text[path])
+            files.append(file_info(path, len(frames[path])))
     return frames, files
 
 

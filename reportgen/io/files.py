@@ -13,16 +13,21 @@ Every engine reads through here, so a file means the same thing to all of them:
   Inference looked at the first block only: a column integral for 48 MB and decimal later failed
   with "conversion error to int64" in the streaming engines;
 * a non-numeric cell in a numeric CSV column gives the same message in every engine (the file is
-  read again as text to find the row: only on that error path).
+  read again as text to find the row: only on that error path);
+* the audit trail's SHA-256 is of the bytes the parser read (:func:`hashing`), not of a second
+  read that could meet another file.
 """
 
 from __future__ import annotations
 
+import contextvars
 import hashlib
+import io
 import os
 import stat
 import threading
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -47,33 +52,198 @@ class FileInfo:
     size_bytes: int
 
 
-def sha256_of(path: Path, stop: threading.Event | None = None) -> str:
-    """SHA-256 of a file; of a directory (a Parquet dataset), of its files' relative paths and
-    contents in path order, so a re-partitioned or edited dataset gets a new hash.
+class Digests:
+    """The SHA-256 of every input file, of the bytes a reader pulled while parsing it.
 
-    ``stop``: when it is set (by another thread that no longer needs the hash), the reading
-    stops and the result is an empty string."""
-    h = hashlib.sha256()
-    files = [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file() and not p.name.startswith("."))
-    for f in files:
-        if f is not path:
-            h.update(f.relative_to(path).as_posix().encode() + b"\0")
-        with f.open("rb") as fh:
-            for block in iter(lambda: fh.read(1 << 20), b""):
-                if stop is not None and stop.is_set():
-                    return ""
-                h.update(block)
-    return h.hexdigest()
+    A CSV file is hashed block by block as the parser reads it (:class:`HashingReader`), so the
+    digest is of exactly the bytes parsed. A Parquet part is opened once per read: up to
+    :data:`HASH_IN_MEMORY` bytes it is read into memory, hashed, and parsed from that buffer
+    (exact); a larger part is hashed through the open file and parsed from the same descriptor
+    (a file replaced by a rename meanwhile is not seen; one rewritten in place within those
+    seconds could be). A file read more than once (the streamed engines' later passes, a re-read
+    under ``id_mismatch: intersect``) must give the same digest every time, or the run stops:
+    its numbers would mix two versions of the file.
+
+    A dataset directory's digest is the SHA-256 of ``sha256sum``'s output over its parts,
+    i.e. of the lines ``"<part digest>  <path relative to the directory>\n"`` in path order,
+    so ``find . -type f ! -name '.*' ! -name '_*' | sed 's|^\\./||' | LC_ALL=C sort | xargs sha256sum | sha256sum``
+    run in the directory reproduces it (a test checks the same formula).
+    """
+
+    def __init__(self) -> None:
+        self.files: dict[str, str] = {}
+        self._lock = threading.Lock()
+
+    def add(self, file: str, digest: str) -> None:
+        """Record ``file``'s digest (an absolute path); a different digest than before is an error."""
+        with self._lock:
+            before = self.files.setdefault(file, digest)
+        if before != digest:
+            raise InputError(f"{file}: the file changed while reportgen was reading it (two reads gave different "
+                             f"SHA-256 digests); run again once it is no longer being written")
+
+    def merge(self, files: dict[str, str]) -> None:
+        """Record digests computed elsewhere (a Dask worker's parts)."""
+        for file, digest in sorted(files.items()):
+            self.add(file, digest)
+
+    def of(self, path: Path) -> str:
+        """The digest of an input read under :func:`hashing`: a file's, or a dataset directory's
+        (see the class docstring)."""
+        root = os.path.abspath(path)
+        if root in self.files:
+            return self.files[root]
+        if not os.path.isdir(root):
+            raise RuntimeError(f"{path}: read without hashing")  # a loader that bypassed record_batches / read_table
+        prefix = root + os.sep
+        parts = sorted((os.path.relpath(f, root).replace(os.sep, "/"), d) for f, d in self.files.items()
+                       if f.startswith(prefix))
+        expected = len(parts_of(path))
+        if not parts or len(parts) != expected:
+            raise RuntimeError(f"{path}: {len(parts)} of {expected} parts hashed")
+        return hashlib.sha256("".join(f"{d}  {rel}\n" for rel, d in parts).encode("utf-8")).hexdigest()
+
+
+#: Parquet parts up to this size are read into memory, hashed and parsed from that buffer.
+HASH_IN_MEMORY = 64 << 20
+
+_DIGESTS: contextvars.ContextVar[Digests | None] = contextvars.ContextVar("reportgen_digests", default=None)
+
+
+@contextmanager
+def hashing(digests: Digests | None = None) -> Iterator[Digests]:
+    """Within the block, :func:`read_table` and :func:`record_batches` hash what they read into
+    the :class:`Digests` yielded (a loader wraps its reading in this; a Dask task too, in its
+    worker, and sends the digests back with its result)."""
+    digests = Digests() if digests is None else digests
+    token = _DIGESTS.set(digests)
+    try:
+        yield digests
+    finally:
+        _DIGESTS.reset(token)
+
+
+class HashingReader(io.RawIOBase):
+    """A read-only binary file that updates a SHA-256 with every block it returns; at the end
+    of the file the digest is recorded in ``digests`` under ``name``. Not seekable, so the
+    parser reads the file once, front to back: the digest is of the bytes it parsed."""
+
+    def __init__(self, path: Path, digests: Digests) -> None:
+        super().__init__()
+        self._fh = open(path, "rb")  # noqa: SIM115 - closed by close()
+        self._hash = hashlib.sha256()
+        self._digests = digests
+        self._name = os.path.abspath(path)
+        self._done = False
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:  # type: ignore[override]
+        n = self._fh.readinto(buffer)
+        if n:
+            self._hash.update(memoryview(buffer)[:n])
+        elif not self._done:
+            self._done = True
+            self._digests.add(self._name, self._hash.hexdigest())
+        return n
+
+    def close(self) -> None:
+        self._fh.close()
+        super().close()
+
+
+def opened(path: Path) -> Any:
+    """What a CSV parser should read: ``path`` itself, or under :func:`hashing` a buffered
+    :class:`HashingReader` (the caller closes it)."""
+    digests = _DIGESTS.get()
+    if digests is None:
+        return path
+    return io.BufferedReader(HashingReader(path, digests), 1 << 20)
+
+
+def _hashing_filesystem(digests: Digests) -> Any:
+    """A pyarrow filesystem that reads local files and hashes each file it opens (see :class:`Digests`)."""
+    import pyarrow as pa  # noqa: PLC0415
+    import pyarrow.fs as pafs  # noqa: PLC0415
+
+    local = pafs.LocalFileSystem()
+
+    class Handler(pafs.FileSystemHandler):
+        def get_type_name(self) -> str:
+            return "reportgen-hashing"
+
+        def normalize_path(self, path: str) -> str:
+            return local.normalize_path(path)
+
+        def get_file_info(self, paths: list[str]) -> Any:
+            return local.get_file_info(paths)
+
+        def get_file_info_selector(self, selector: Any) -> Any:
+            return local.get_file_info(selector)
+
+        def open_input_file(self, path: str) -> Any:
+            fh = open(path, "rb")  # noqa: SIM115 - owned by the returned file, or closed here
+            try:
+                if os.fstat(fh.fileno()).st_size <= HASH_IN_MEMORY:
+                    data = fh.read()
+                    fh.close()
+                    digests.add(os.path.abspath(path), hashlib.sha256(data).hexdigest())
+                    return pa.BufferReader(data)
+                h = hashlib.sha256()
+                for block in iter(lambda: fh.read(1 << 20), b""):
+                    h.update(block)
+                digests.add(os.path.abspath(path), h.hexdigest())
+                fh.seek(0)
+                return pa.PythonFile(fh, mode="r")
+            except BaseException:
+                fh.close()
+                raise
+
+        def open_input_stream(self, path: str) -> Any:
+            return self.open_input_file(path)
+
+        def __eq__(self, other: object) -> bool:
+            return self is other
+
+        def __ne__(self, other: object) -> bool:
+            return self is not other
+
+        def _read_only(self, *args: Any) -> Any:
+            raise NotImplementedError("reportgen reads its inputs only")
+
+        create_dir = delete_dir = delete_dir_contents = delete_root_dir_contents = _read_only
+        delete_file = move = copy_file = open_output_stream = open_append_stream = _read_only
+
+    return pafs.PyFileSystem(Handler())
+
+
+def scanned_dataset(path: Path) -> Any:
+    """The Parquet dataset to read data from: :func:`parquet_dataset`, through a hashing
+    filesystem under :func:`hashing` (discovery and footers are read without hashing)."""
+    import pyarrow.dataset as ds  # noqa: PLC0415
+
+    plain = parquet_dataset(path)
+    digests = _DIGESTS.get()
+    if digests is None:
+        return plain
+    return ds.dataset(os.path.abspath(path), schema=plain.schema, format="parquet", partitioning=plain.partitioning,
+                      filesystem=_hashing_filesystem(digests))
 
 
 def file_info(path: Path, rows: int, sha256: str | None = None) -> FileInfo:
-    """The audit-trail record of an input (a file, or a directory of Parquet parts); ``sha256``
-    when already computed (:func:`sha256_of`)."""
+    """The audit-trail record of an input (a file, or a directory of Parquet parts) read under
+    :func:`hashing`: its digest is of the bytes that were parsed (:meth:`Digests.of`)."""
+    if sha256 is None:
+        digests = _DIGESTS.get()
+        if digests is None:
+            raise RuntimeError(f"{path}: file_info outside hashing()")
+        sha256 = digests.of(path)
     if path.is_file():
         size = path.stat().st_size
     else:
         size = sum(p.stat().st_size for p in path.rglob("*") if p.is_file() and not p.name.startswith("."))
-    return FileInfo(str(path), sha256_of(path) if sha256 is None else sha256, rows, size)
+    return FileInfo(str(path), sha256, rows, size)
 
 
 def first_line(exc: BaseException) -> str:
@@ -245,15 +415,21 @@ def record_batches(path: Path, columns: list[str], batch_rows: int, numbers: Ite
     numbers, text = list(numbers), list(text)
     try:
         if is_parquet(path):
-            for rb in parquet_dataset(path).to_batches(columns=columns, batch_size=batch_rows):
+            for rb in scanned_dataset(path).to_batches(columns=columns, batch_size=batch_rows):
                 if rb.num_rows:
                     yield rb
             return
         block = max(1 << 20, min(1 << 28, batch_rows * 16 * max(1, len(columns))))
         read, convert = csv_options(columns, numbers, text, block)
-        for rb in pacsv.open_csv(str(path), read_options=read, convert_options=convert):
-            if rb.num_rows:
-                yield rb
+        source = opened(path)
+        try:
+            for rb in pacsv.open_csv(source if source is not path else str(path), read_options=read,
+                                     convert_options=convert):
+                if rb.num_rows:
+                    yield rb
+        finally:
+            if source is not path:
+                source.close()
     except pa.ArrowInvalid as exc:
         if "conversion error" in str(exc) and numbers:
             locate_non_number(path, columns, numbers, text, batch_rows)
@@ -282,18 +458,24 @@ def read_table(path: Path, columns: list[str], numbers: Iterable[str] = (), text
     if is_parquet(path):
         check_parts(path, columns)
         try:
-            table = parquet_dataset(path).to_table(columns=columns)
+            table = scanned_dataset(path).to_table(columns=columns)
         except (pa.ArrowException, OSError, ValueError) as exc:
             raise InputError(f"{path}: cannot read as Parquet ({first_line(exc)})") from None
         if table.num_rows == 0:
             raise no_rows(path)
         return table.to_pandas()
     text = [c for c in text if c in columns]
+    source = opened(path)
     try:
-        df = pd.read_csv(path, usecols=columns, encoding="utf-8", low_memory=False, keep_default_na=False,
+        df = pd.read_csv(source, usecols=columns, encoding="utf-8", low_memory=False, keep_default_na=False,
                          dtype={c: str for c in text}, na_values={c: list(NA_VALUES) for c in columns if c not in text})
+        if source is not path:
+            source.read()  # to the end, so the digest is recorded (pandas has read every byte already)
     except (UnicodeDecodeError, OSError, pd.errors.ParserError, ValueError) as exc:
         raise csv_error(path, exc, "malformed CSV") from None
+    finally:
+        if source is not path:
+            source.close()
     if len(df) == 0:
         raise no_rows(path)
     return df

@@ -385,12 +385,21 @@ def check_both_classes(cfg: Config, path: Any, column: str, found: set[str], pos
         )
     if not any(k != pos_key for k in found):
         raise InputError(f"{path}: column '{column}': every row is positive; metrics need both classes")
+    check_some_weight(path, weight_column, positives + negatives)
     for name, total in (("positive", positives), ("negative", negatives)):
         if total <= 0:
             raise InputError(
                 f"{path}: column '{weight_column}': every {name} row has weight 0; "
                 f"each class needs some weight — check the weights"
             )
+
+
+def check_some_weight(path: Any, weight_column: str | None, total: float) -> None:
+    """The kept rows weigh something in all: with every weight 0 each rate is 0 / 0 (a
+    multiclass run divided by the zero total and stopped with an internal error)."""
+    if weight_column is not None and total <= 0:
+        raise InputError(f"{path}: column '{weight_column}': every row has weight 0; give the rows positive weights "
+                         f"(or leave 'weight' out)")
 
 
 def check_classes(path: Any, column: str, values: np.ndarray, keep: np.ndarray | None, allowed: list[str], offset: int) -> None:

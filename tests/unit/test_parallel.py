@@ -49,17 +49,3 @@ def test_ordered_map_reads_only_a_few_items_ahead(monkeypatch):
     assert next(it) == 0 and len(pulled) <= 2 * P.THREADS
     it.close()
     assert len(pulled) <= 2 * P.THREADS
-
-
-def test_background_work_is_told_to_stop_when_the_block_fails():
-    seen = []
-
-    def work(stop: threading.Event) -> str:
-        stop.wait(10)
-        seen.append(stop.is_set())
-        return "done"
-
-    t0 = time.perf_counter()
-    with pytest.raises(InputError), P.in_background(work):
-        raise InputError("bad row")
-    assert seen == [True] and time.perf_counter() - t0 < 5

@@ -1,0 +1,111 @@
+"""The "exit 1 for a user error" cases of issue 18, each exit 2 with one line, named after what broke.
+
+Already covered elsewhere (kept there, listed here so the issue's list is checked in one place):
+``--now`` / ``SOURCE_DATE_EPOCH`` out of range (tests/test_output_safety.py::
+test_now_or_source_date_epoch_out_of_range_is_exit_2_with_one_line), wrong types in a
+``metrics.json`` passed to ``render`` (tests/test_results.py::test_broken_metrics_json_is_a_user_error),
+a binary class whose weights are all zero in every engine (tests/parity/test_bad_input_parity.py).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+from reportgen import cli
+
+
+def one_error(capsys) -> str:
+    err = capsys.readouterr().err
+    lines = [x for x in err.splitlines() if not x.startswith("reportgen: warning: ")]
+    assert len(lines) == 1 and lines[0].startswith("reportgen: error: ") and "Traceback" not in err, err
+    assert "internal error" not in err, err
+    return lines[0]
+
+
+def binary_run(tmp: Path, weights: list[float] | None = None, engine: str = "memory") -> Path:
+    """A small binary run's output directory (json only)."""
+    rows = ["y,s,w", "0,0.1,1", "1,0.9,1", "0,0.3,1", "1,0.7,1", "0,0.6,1", "1,0.2,1"]
+    if weights is not None:
+        rows = [rows[0]] + [r.rsplit(",", 1)[0] + f",{w}" for r, w in zip(rows[1:], weights)]
+    (tmp / "a.csv").write_text("\n".join(rows) + "\n", encoding="utf-8")
+    cfg = {"title": "t", "label": "y", "bootstrap": {"resamples": 0}, "output": {"formats": ["json"]},
+           **({"weight": "w"} if weights is not None else {}),
+           "models": [{"name": "a", "file": "a.csv", "score": "s"}]}
+    (tmp / "run.yaml").write_text(yaml.safe_dump(cfg), encoding="utf-8")
+    return tmp / "run.yaml"
+
+
+@pytest.fixture()
+def saved(tmp_path, capsys) -> Path:
+    out = tmp_path / "out"
+    assert cli.main(["run", str(binary_run(tmp_path)), "--out", str(out), "-q"]) == 0
+    capsys.readouterr()
+    return out / "metrics.json"
+
+
+def theme_with(tmp: Path, template: str) -> Path:
+    theme = tmp / "theme"
+    theme.mkdir()
+    (theme / "report.html").write_text(template, encoding="utf-8")
+    return theme
+
+
+def test_undefined_variable_in_a_theme_is_exit_2(saved, tmp_path, capsys):
+    theme = theme_with(tmp_path, "<html>{{ no_such_value }}</html>")
+    code = cli.main(["render", str(saved), "--theme", str(theme), "--out", str(tmp_path / "r"), "--format", "html"])
+    assert code == 2
+    assert "'no_such_value' is undefined" in one_error(capsys)
+    assert not (tmp_path / "r").exists()
+
+
+@pytest.mark.parametrize("expression, found", [
+    ("{{ 1 / 0 }}", "ZeroDivisionError: division by zero"),
+    ('{{ view.title | int + "a" }}', "TypeError: unsupported operand type(s) for +: 'int' and 'str'"),
+])
+def test_a_theme_expression_that_raises_at_render_time_is_exit_2_naming_its_line(expression, found, saved, tmp_path,
+                                                                                   capsys):
+    """Were 'internal error (ZeroDivisionError ...)', exit 1."""
+    theme = theme_with(tmp_path, "<html>\n<p>" + expression + "</p></html>")
+    code = cli.main(["render", str(saved), "--theme", str(theme), "--out", str(tmp_path / "r"), "--format", "html"])
+    assert code == 2
+    line = one_error(capsys)
+    assert f"{theme / 'report.html'}:2: the template failed while rendering ({found})" in line
+
+
+def test_a_theme_including_a_missing_template_names_it_not_a_disk_error(saved, tmp_path, capsys):
+    """Was 'writing the report failed (nope.html)': Jinja's TemplateNotFound is an OSError."""
+    theme = theme_with(tmp_path, '<html>{% include "nope.html" %}</html>')
+    code = cli.main(["render", str(saved), "--theme", str(theme), "--out", str(tmp_path / "r"), "--format", "html"])
+    assert code == 2
+    assert "template 'nope.html' not found in the theme or the shipped templates" in one_error(capsys)
+
+
+def test_wrong_types_in_metrics_json_passed_to_render_are_exit_2(saved, tmp_path, capsys):
+    data = json.loads(saved.read_text(encoding="utf-8"))
+    data["run"]["warnings"] = "not a list"
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(data), encoding="utf-8")
+    assert cli.main(["render", str(bad), "--out", str(tmp_path / "r"), "--format", "html"]) == 2
+    assert f"{bad}: run.warnings:" in one_error(capsys)
+
+
+@pytest.mark.parametrize("engine", ["memory", "stream"])
+def test_all_weights_zero_is_exit_2_binary(engine, tmp_path, capsys):
+    cfg = binary_run(tmp_path, [0, 0, 0, 0, 0, 0])
+    assert cli.main(["run", str(cfg), "--engine", engine, "--out", str(tmp_path / "r")]) == 2
+    assert "column 'w': every row has weight 0" in one_error(capsys)
+
+
+@pytest.mark.parametrize("engine", ["memory", "stream"])
+def test_all_weights_zero_is_exit_2_multiclass(engine, tmp_path, capsys):
+    """Was 'internal error (ZeroDivisionError: float division by zero)', exit 1."""
+    (tmp_path / "m.csv").write_text("y,p,w\na,a,0\nb,b,0\nc,a,0\nb,c,0\n", encoding="utf-8")
+    cfg = {"title": "t", "task": "multiclass", "label": "y", "weight": "w", "bootstrap": {"resamples": 0},
+           "output": {"formats": ["json"]}, "models": [{"name": "a", "file": "m.csv", "prediction": "p"}]}
+    (tmp_path / "m.yaml").write_text(yaml.safe_dump(cfg), encoding="utf-8")
+    assert cli.main(["run", str(tmp_path / "m.yaml"), "--engine", engine, "--out", str(tmp_path / "r")]) == 2
+    assert f"{tmp_path / 'm.csv'}: column 'w': every row has weight 0" in one_error(capsys)
