@@ -40,7 +40,7 @@ import reportgen.catalog as catalog
 from reportgen.errors import ThemeError, UserError
 from reportgen.labels import CRITERION_LABELS
 from reportgen.results import ComparisonResult, ModelResult, to_jsonable
-from reportgen.wording import comparison_notes, interval_kind
+from reportgen.wording import comparison_notes, interval_kind, interval_methods
 
 FORMATS = ("html", "pdf", "json")
 
@@ -522,7 +522,7 @@ def build_view(result: ComparisonResult, theme: Theme = Theme()) -> dict[str, An
         else ["Accuracy", "Balanced accuracy", "OvR macro AUC", "Cost per row"],
         "ranking_caption": "recommended threshold minimises the expected cost" if binary
         else "cost per row under the configured cost matrix",
-        "settings_note": _settings_note(run, binary, interval_kind(result)),
+        "settings_note": _settings_note(run, binary, interval_kind(result), interval_methods(result)),
         "mcnemar_title": "McNemar at the decision threshold" if binary else "McNemar on correct / incorrect predictions",
         "classes": ", ".join(run.classes or []),
         "period": " to ".join(run.date_range) if run.date_range else "",
@@ -552,7 +552,7 @@ def build_view(result: ComparisonResult, theme: Theme = Theme()) -> dict[str, An
     }
 
 
-def _settings_note(run: Any, binary: bool, kind: str | None) -> str:
+def _settings_note(run: Any, binary: bool, kind: str | None, methods: str | None = None) -> str:
     """The settings behind the numbers, in one sentence under the ranking (``kind``: how the
     bootstrap intervals were actually drawn, :func:`reportgen.wording.interval_kind`)."""
     level = f"{run.confidence_level * 100:g} %"
@@ -561,8 +561,9 @@ def _settings_note(run: Any, binary: bool, kind: str | None) -> str:
     if binary:
         costs = ", ".join(f"{k.upper()} {v:g}" for k, v in run.costs.items() if isinstance(v, (int, float)))
         return (f"Decision rules as in the table of models above (default threshold {run.threshold:g}); "
-                f"F-beta with β = {run.beta:g}; costs {costs}; intervals at {level} (DeLong for AUC and Gini, "
-                f"{boot} for the rest).")
+                f"F-beta with β = {run.beta:g}; costs {costs}; "
+                + (f"intervals at {level} ({methods}; {boot})." if methods else
+                   "no intervals" + ("" if run.bootstrap_resamples else " (resamples: 0)") + "."))
     matrix = run.costs.get("matrix") if isinstance(run.costs, dict) else None
     costs = "the cost matrix in the appendix (rows: true class, columns: predicted)" if matrix else "no cost matrix"
     intervals = (f"intervals at {level} ({boot}, paired across models and resampled within each true class)"

@@ -8,9 +8,16 @@ engine made it.
 
 from __future__ import annotations
 
-from reportgen.engine.compare import DELONG_MIN_ROWS, PATTERN_BOOTSTRAP, ROW_BOOTSTRAP, TABLE_BOOTSTRAP
+from reportgen.engine.compare import (
+    DELONG,
+    DELONG_MIN_ROWS,
+    PATTERN_BOOTSTRAP,
+    ROW_BOOTSTRAP,
+    TABLE_BOOTSTRAP,
+)
 from reportgen.engine.compare_multiclass import BOOTSTRAP_AUC_MAX_CELLS
-from reportgen.results import Comparison, ComparisonResult
+from reportgen.engine.proportions import CLOPPER_PEARSON, DELONG_LOGIT
+from reportgen.results import Comparison, ComparisonResult, McNemarSummary
 
 #: Why paired statistics are missing, by :data:`~reportgen.engine.evidence.PairingReason`.
 PAIRING_TEXT = {
@@ -87,10 +94,73 @@ def comparison_notes(c: Comparison, result: ComparisonResult) -> list[str]:
     if ROW_BOOTSTRAP in methods:
         notes.append(row_bootstrap_note(run.bootstrap_resamples, run.bootstrap_seed))
     notes.extend(c.tests.notes)
-    n = len(result.comparisons)
-    if n > 1:
-        notes.append(f"{n} models are compared with {c.baseline}; Holm-adjusted p-values control the family-wise error.")
+    if c.tests.mcnemar is not None:
+        notes.append(mcnemar_sentence(c.model, c.baseline, c.tests.mcnemar))
+    w = weights_sentence(result)
+    if w:
+        notes.append(w)
+    d = c.decision
+    if d is not None and d.p_value_is_bound:
+        notes.append(f"The bootstrap p-value is at its resolution floor: with {round(1 / d.p_value) - 1:,} finite "
+                     f"resamples, p ≤ 1/(B+1) = {d.p_value:.2g}; it is a bound, not an estimate.")
+    m = d.family_size if d is not None else 0
+    if m > 1:
+        notes.append(multiplicity_sentence(m, d.alpha, d.ci_simultaneous_level))
+    elif d is None and len(result.comparisons) > 1:
+        notes.append(f"{len(result.comparisons)} models are compared with {c.baseline}; Holm-adjusted p-values "
+                     f"control the family-wise error.")
     return notes
+
+
+def multiplicity_sentence(m: int, alpha: float, sim_level: float) -> str:
+    """The run's one multiplicity policy, as the report states it (:mod:`reportgen.engine.multiplicity`)."""
+    return (f"Multiplicity: the {m} verdicts of this run form one family, adjusted by Holm's method whatever the test "
+            f"(DeLong or bootstrap), which keeps the family-wise error at {alpha * 100:g} %; a verdict is significant "
+            f"when its Holm-adjusted p is below {alpha:g}. Intervals in the verdict are unadjusted; the simultaneous "
+            f"ones (Bonferroni, {sim_level * 100:.3g} %) cover all {m} differences together. McNemar's tests and the "
+            f"pairwise tests are adjusted the same way within their own families.")
+
+
+def mcnemar_sentence(model: str, baseline: str, t: McNemarSummary) -> str:
+    """Which model errs more on the rows where the two disagree, and on what counts."""
+    if t.model_only_right is None or t.baseline_only_right is None:
+        return f"McNemar's test ({t.method}): p = {t.p_value:.3g}."
+    b, c = t.model_only_right, t.baseline_only_right
+    unit = "rows" if t.basis == "rows" else "weighted rows (frequency weights)"
+    side = {"model": f"{model} errs more", "baseline": f"{baseline} errs more",
+            "neither": "neither errs more"}[t.errs_more or "neither"]
+    return (f"McNemar's test on {unit}: {model} alone is right on {b:,.0f}, {baseline} alone on {c:,.0f}, so {side} "
+            f"({t.method}, p = {t.p_value:.3g}).")
+
+
+def weights_sentence(result: ComparisonResult) -> str | None:
+    """What the weights of a weighted run mean, and which counts the tests use."""
+    if not any(m.weighted for m in result.models.values()) and result.run.weight_kind != "frequency":
+        return None
+    if result.run.weight_kind == "frequency":
+        return ("Weights are frequency weights (weight_kind: frequency): a row of weight w counts as w identical rows "
+                "in every metric, interval and test.")
+    return ("Weights are sampling weights (weight_kind: sampling): metrics and confusion counts are weighted, but the "
+            "tests count rows (McNemar on the rows, the bootstrap resamples rows), so the weights never inflate the "
+            "evidence; row counts are shown beside weighted ones.")
+
+
+def interval_methods(result: ComparisonResult) -> str | None:
+    """How the models' intervals were made, from their ``ci_method`` (never assumed): e.g. "DeLong for
+    AUC and Gini, bootstrap for the rest"; None when the run has no intervals."""
+    methods = [m.ci_method for m in result.models.values()]
+    auc = {v.get(k) for v in methods for k in ("roc_auc", "gini")} - {None}
+    rest = {v for mm in methods for k, v in mm.items() if k not in ("roc_auc", "gini")} - {None}
+    parts = []
+    if auc & {DELONG, DELONG_LOGIT}:
+        logit = " (on the logit scale near 1)" if DELONG_LOGIT in auc else ""
+        parts.append(f"DeLong{logit} for AUC and Gini")
+    boot = sorted(rest - {CLOPPER_PEARSON}) + sorted(auc - {DELONG, DELONG_LOGIT})
+    if boot:
+        parts.append(f"bootstrap for {'the rest' if parts else 'every metric'}")
+    if CLOPPER_PEARSON in rest:
+        parts.append("exact Clopper–Pearson for rates whose count is 0 or its total")
+    return ", ".join(parts) if parts else None
 
 
 def interval_kind(result: ComparisonResult) -> str | None:
@@ -103,4 +173,5 @@ def interval_kind(result: ComparisonResult) -> str | None:
     return None
 
 
-__all__ = ["NO_BOOTSTRAP", "PAIRING_TEXT", "capability_note", "comparison_notes", "interval_kind", "table_bootstrap_note"]
+__all__ = ["NO_BOOTSTRAP", "PAIRING_TEXT", "capability_note", "comparison_notes", "interval_kind", "interval_methods",
+           "mcnemar_sentence", "multiplicity_sentence", "table_bootstrap_note", "weights_sentence"]

@@ -17,11 +17,12 @@ out of the audit: the driver states it for every engine, from the table.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from reportgen.config import Config
+from reportgen.errors import InputError
 from reportgen.engine import multiclass as MC
 from reportgen.engine import streaming as S
 from reportgen.engine.class_tables import build_class_tables
@@ -102,10 +103,6 @@ def agreement(correct: list[np.ndarray], weights: list[np.ndarray | None]) -> np
     return out
 
 
-def _integer(w: np.ndarray | None) -> bool:
-    return w is None or bool(np.all(w == np.round(w)))
-
-
 # --------------------------------------------------------------------------------------
 # Binary
 # --------------------------------------------------------------------------------------
@@ -130,10 +127,35 @@ class ModelRows:
     threshold_key: str | None = None
 
 
+def as_repeated_rows(models: Sequence[ModelRows], where: str = "weight") -> list[ModelRows]:
+    """Frequency weights as what they mean: a row of weight w repeated w times (weight 0: dropped).
+
+    Every metric, interval and test of the result then is that of the repeated rows, exactly
+    (``weight_kind: frequency``). The weights must be whole numbers; ``where`` names the config key
+    in the error. Rows are repeated per model (aligned models share one weight column by row).
+    """
+    out = []
+    for m in models:
+        if m.weights is None:
+            out.append(m)
+            continue
+        w = np.asarray(m.weights, dtype=np.float64)
+        bad = np.flatnonzero(w != np.round(w))
+        if bad.size:
+            raise InputError(f"{m.file}: {where}: weight_kind: frequency needs whole-number weights; row {int(bad[0]) + 1} "
+                             f"of model '{m.name}' has weight {w[bad[0]]:g} (use weight_kind: sampling)")
+        k = w.astype(np.int64)
+        out.append(replace(m, scores=np.repeat(m.scores, k), y=np.repeat(m.y, k), weights=None))
+    return out
+
+
 def evidence_of_rows(models: Sequence[ModelRows], threshold: float = 0.5, audit: LoadAudit | None = None,
-                     aligned: bool = True) -> BinaryEvidence:
+                     aligned: bool = True, weight_kind: str = "sampling") -> BinaryEvidence:
     """Evidence of binary models given as aligned rows: each model's table (one sort), each
-    row's code in it, and the paired statistics of the rows (``aligned``: the rows line up)."""
+    row's code in it, and the paired statistics of the rows (``aligned``: the rows line up).
+    ``weight_kind: frequency``: the rows are repeated by their weights first (:func:`as_repeated_rows`)."""
+    if weight_kind == "frequency":
+        models = as_repeated_rows(models)
     ev_models, codes, weights = [], [], []
     for m in models:
         table = build_table(m.scores, m.y, m.weights, m.direction)  # type: ignore[arg-type]
@@ -156,7 +178,8 @@ def compare_rows(models: Sequence[ModelRows], settings: Settings, threshold: flo
     evidence, then the one driver (:func:`~reportgen.engine.driver.compare_evidence`).
     ``aligned``: the models' rows are the same rows in the same order (False: independent
     samples, reason ``separate_files``)."""
-    return compare_evidence(evidence_of_rows(models, threshold, aligned=aligned), settings, progress)
+    return compare_evidence(evidence_of_rows(models, threshold, aligned=aligned, weight_kind=settings.weight_kind),
+                            settings, progress)
 
 
 def binary_evidence_of_rows(cfg: Config, data) -> BinaryEvidence:
@@ -165,7 +188,7 @@ def binary_evidence_of_rows(cfg: Config, data) -> BinaryEvidence:
     for m in data.models:
         t, key = _threshold(cfg, m.name)
         rows.append(ModelRows(m.name, m.file, m.scores, m.y, m.weights, m.direction, m.probabilities, t, key))
-    return evidence_of_rows(rows, float(cfg.threshold), _audit(data), bool(data.paired))
+    return evidence_of_rows(rows, float(cfg.threshold), _audit(data), bool(data.paired), cfg.weight_kind)
 
 
 def _row_pairing(models: list[BinaryModelEvidence], codes: list[np.ndarray], y: np.ndarray,
@@ -179,9 +202,9 @@ def _row_pairing(models: list[BinaryModelEvidence], codes: list[np.ndarray], y: 
     correct = [(c < m.table.cut_index(m.threshold)) == y for c, m in zip(codes, models)]
     if any(m.table.weighted for m in models):
         # DeLong's covariance and the pattern counts are counts of unweighted rows; McNemar's table
-        # takes integer (frequency) weights
-        agree = agreement(correct, weights) if all(_integer(w) for w in weights) else None
-        return Pairing("aligned", "aligned", None, agree, None)
+        # in weighted counts (shown beside) and in rows (what sampling weights test on)
+        rows_only = [None] * len(weights)
+        return Pairing("aligned", "aligned", None, agreement(correct, weights), None, agreement(correct, rows_only))
     acc = S.PairedAccumulator([m.table for m in models], [m.threshold for m in models])
     for lo in range(0, y.shape[0], PAIRED_CHUNK):  # bounded memory: k × chunk placement matrices
         part = slice(lo, lo + PAIRED_CHUNK)
@@ -241,8 +264,9 @@ def multiclass_evidence_of_rows(cfg: Config, data) -> MulticlassEvidence:
     elif not data.paired:
         pairing = unpaired("not_counted")
     else:
-        agree = agreement(correct, weights) if all(_integer(w) for w in weights) else None
-        pairing = Pairing("aligned", "aligned", None, agree, None)
+        weighted = any(w is not None and not np.all(w == 1) for w in weights)
+        rows_only = agreement(correct, [None] * len(weights)) if weighted else None
+        pairing = Pairing("aligned", "aligned", None, agreement(correct, weights), None, rows_only)
     return MulticlassEvidence(tuple(str(c) for c in data.classes), tuple(models), pairing, _audit(data), rows)
 
 
