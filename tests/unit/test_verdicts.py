@@ -1,0 +1,274 @@
+"""Verdicts a committee can trust (issue 17): one multiplicity policy, decisions as fields,
+exact intervals at the boundary, weights that mean one thing.
+
+Oracles: scipy (``beta.ppf`` / ``binomtest`` for Clopper–Pearson and Wilson), Holm computed by
+hand, repeated rows for frequency weights, McNemar on the rows for sampling weights.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats as sps
+
+from reportgen.engine import multiplicity as MP
+from reportgen.engine import proportions as PR
+from reportgen.engine.compare import Settings
+from reportgen.engine.stats import mcnemar
+from reportgen.reduce import ModelRows
+from reportgen.reduce import compare_rows
+from reportgen.results import Comparison, from_jsonable, to_jsonable
+from reportgen.wording import comparison_notes, mcnemar_sentence
+
+
+# --- exact and score intervals ---------------------------------------------------------------------
+
+
+def test_clopper_pearson_zero_of_143_is_the_issue_bound():
+    lo, hi = PR.clopper_pearson(0, 143, 0.95)
+    assert lo == 0.0
+    assert hi == pytest.approx(sps.beta.ppf(0.975, 1, 143), rel=1e-12)
+    assert round(hi, 4) == 0.0255
+
+
+@pytest.mark.parametrize("k,n", [(0, 1), (1, 1), (0, 20), (20, 20), (3, 20), (7, 143), (142, 143), (50, 101)])
+@pytest.mark.parametrize("level", [0.9, 0.95, 0.99])
+def test_clopper_pearson_and_wilson_match_scipy(k, n, level):
+    ref = sps.binomtest(k, n).proportion_ci(level, "exact")
+    got = PR.clopper_pearson(k, n, level)
+    assert got == pytest.approx((ref.low, ref.high), abs=1e-10)
+    ref_w = sps.binomtest(k, n).proportion_ci(level, "wilson")
+    assert PR.wilson(k, n, level) == pytest.approx((ref_w.low, ref_w.high), abs=1e-12)
+
+
+@given(st.integers(0, 400), st.integers(1, 400), st.sampled_from([0.8, 0.95, 0.999]))
+@settings(max_examples=60, deadline=None)
+def test_clopper_pearson_contains_the_estimate_and_widens_with_level(k, n, level):
+    k = min(k, n)
+    lo, hi = PR.clopper_pearson(k, n, level)
+    assert 0.0 <= lo <= k / n <= hi <= 1.0
+    lo2, hi2 = PR.clopper_pearson(k, n, min(0.9999, level + (1 - level) / 2))
+    assert lo2 <= lo + 1e-12 and hi2 >= hi - 1e-12
+
+
+def test_logit_auc_interval_by_hand_and_inside_the_unit_interval():
+    auc, var = 0.98, 1e-4
+    z = sps.norm.ppf(0.975)
+    se = math.sqrt(var) / (auc * (1 - auc))
+    lg = math.log(auc / (1 - auc))
+    ref = (1 / (1 + math.exp(-(lg - z * se))), 1 / (1 + math.exp(-(lg + z * se))))
+    assert PR.logit_auc_interval(auc, var, 0.95) == pytest.approx(ref, rel=1e-12)
+    assert 0.9 < PR.logit_auc_interval(0.995, 2.5e-5, 0.95)[1] < 1.0
+    assert PR.logit_auc_interval(1.0, 0.0, 0.95) is None
+
+
+# --- Holm and the bootstrap floor ------------------------------------------------------------------
+
+
+def test_holm_with_bounds_by_hand():
+    ps = [MP.PValue(0.01), MP.PValue(1 / 201, True), None, MP.PValue(0.04)]
+    got = MP.holm(ps)
+    # sorted: 1/201 (bound), 0.01, 0.04 → 3/201, 2·0.01, max(0.02, 1·0.04)
+    assert got[1] == MP.PValue(3 / 201, True)
+    assert got[0] == MP.PValue(0.02, False)
+    assert got[2] is None
+    assert got[3] == MP.PValue(0.04, False)
+
+
+def test_bootstrap_p_at_its_floor_is_a_bound():
+    x = np.linspace(0.1, 1.0, 199)  # every replicate above 0
+    p = MP.bootstrap_p(x)
+    assert p == MP.PValue(1 / 200, True)
+    assert MP.bootstrap_p(np.array([-1.0, 1.0, 2.0, 3.0])) == MP.PValue(0.5, False)
+    assert MP.bootstrap_p(np.array([np.nan, 1.0])) is None
+
+
+def three_models(seed=0, n=600):
+    rng = np.random.default_rng(seed)
+    y = rng.random(n) < 0.3
+    base = y * 0.8 + rng.normal(0, 1, n)
+    good = y * 1.6 + rng.normal(0, 1, n)
+    same = base + rng.normal(0, 0.3, n)
+    return y, [ModelRows("base", "f", base, y), ModelRows("good", "f", good, y), ModelRows("same", "f", same, y)]
+
+
+def test_holm_is_applied_to_bootstrap_verdicts():
+    y, models = three_models()
+    _, comps, _ = compare_rows(models, Settings(primary_metric="accuracy", resamples=400, seed=3), threshold=0.9)
+    ds = [c.decision for c in comps]
+    assert all(d.method == "bootstrap" and d.family_size == 2 and d.adjustment == "holm" for d in ds)
+    raw = [MP.PValue(d.p_value, d.p_value_is_bound) for d in ds]
+    ref = MP.holm(raw)
+    for d, r in zip(ds, ref):
+        assert d.p_value_adjusted == r.value
+        assert d.significant == (d.p_value_adjusted < 0.05)
+        assert d.direction == MP.direction(d.delta, "higher", d.significant)
+    # the simultaneous interval is the bootstrap percentile interval at 1 − 0.05/2
+    assert ds[0].ci_simultaneous_level == pytest.approx(0.975)
+    lo, hi = ds[0].ci_simultaneous
+    assert lo <= ds[0].ci[0] and hi >= ds[0].ci[1]
+
+
+def test_delong_verdicts_are_one_family_with_simultaneous_intervals():
+    _, models = three_models(1)
+    _, comps, cells = compare_rows(models, Settings(primary_metric="gini", resamples=0))
+    ds = [c.decision for c in comps]
+    assert [d.method for d in ds] == ["DeLong (paired)"] * 2
+    ps = sorted(d.p_value for d in ds)
+    small = min(ds, key=lambda d: d.p_value)
+    assert small.p_value_adjusted == pytest.approx(min(1.0, 2 * ps[0]))
+    assert comps[0].tests.delong.p_value_holm == ds[0].p_value_adjusted
+    z1, z2 = sps.norm.ppf(0.975), sps.norm.ppf(1 - 0.025 / 2)
+    d = ds[0]
+    width, sim = d.ci[1] - d.ci[0], d.ci_simultaneous[1] - d.ci_simultaneous[0]
+    assert sim / width == pytest.approx(z2 / z1, rel=1e-9)
+    assert d.direction == "better" and d.significant  # 'good' is far better
+    assert "unadjusted 95 % CI" in comps[0].verdict and "simultaneous 97.5 % CI" in comps[0].verdict
+    assert "significantly better" in comps[0].verdict
+    # the pairwise family (three pairs) is Holm-adjusted too
+    raw = {(c.model, c.baseline): c.p_value for c in cells}
+    assert all(c.p_value_holm >= c.p_value for c in cells)
+    assert len(set(raw.values())) == 3
+
+
+def test_bound_p_value_is_worded_as_a_bound():
+    y, models = three_models(2)
+    _, comps, _ = compare_rows(models[:2], Settings(primary_metric="ks", resamples=99, seed=1))
+    d = comps[0].decision
+    assert d.p_value_is_bound and d.p_value == 1 / 100 and d.family_size == 1
+    assert "p ≤ 1/100" in comps[0].verdict
+
+
+def test_decision_round_trips_through_json():
+    _, models = three_models(3)
+    _, comps, _ = compare_rows(models, Settings(primary_metric="f1", resamples=50))
+    c = comps[0]
+    assert from_jsonable(Comparison, to_jsonable(c)) == c
+
+
+# --- McNemar: which side errs more; weights ----------------------------------------------------------
+
+
+def test_mcnemar_states_which_model_errs_more():
+    y, models = three_models(4)
+    _, comps, _ = compare_rows(models[:2], Settings(resamples=0), threshold=0.9)
+    t = comps[0].tests.mcnemar
+    good_right = (models[1].scores >= 0.9) == y
+    base_right = (models[0].scores >= 0.9) == y
+    b, c = int(np.sum(good_right & ~base_right)), int(np.sum(~good_right & base_right))
+    assert (t.model_only_right, t.baseline_only_right) == (b, c)
+    assert t.errs_more == ("model" if c > b else "baseline" if b > c else "neither")
+    assert t.p_value == mcnemar(good_right, base_right).p_value
+    assert f"good alone is right on {b:,}" in mcnemar_sentence("good", "base", t)
+
+
+def german_credit_like(seed=5):
+    """400 rows, 120 bads and 280 goods; goods weighted 3 (1-in-3 sampling of goods)."""
+    rng = np.random.default_rng(seed)
+    y = np.zeros(400, dtype=bool)
+    y[:120] = True
+    rng.shuffle(y)
+    a = y * 0.9 + rng.normal(0, 1, 400)
+    b = y * 1.0 + rng.normal(0, 1, 400)
+    w = np.where(y, 1.0, 3.0)
+    return y, a, b, w
+
+
+def test_german_credit_like_sampling_weights_give_mcnemar_on_the_rows():
+    y, a, b, w = german_credit_like()
+    _, comps, _ = compare_rows([ModelRows("champion", "f", a, y, w), ModelRows("challenger", "f", b, y, w)],
+                               Settings(resamples=0), threshold=0.5)
+    t = comps[0].tests.mcnemar
+    assert t.basis == "rows"
+    assert sum(map(sum, t.table)) == 400
+    assert sum(map(sum, t.weighted_table)) == 960
+    ref = mcnemar((b >= 0.5) == y, (a >= 0.5) == y)
+    assert t.p_value == ref.p_value
+
+
+def test_frequency_weights_equal_repeated_rows():
+    y, a, b, w = german_credit_like(6)
+    w = np.random.default_rng(1).integers(0, 4, 400).astype(float)
+    k = w.astype(int)
+    s = Settings(resamples=200, seed=9, primary_metric="f1", weight_kind="frequency")
+    fw = compare_rows([ModelRows("m1", "f", a, y, w), ModelRows("m2", "f", b, y, w)], s, threshold=0.5)
+    rep = compare_rows([ModelRows("m1", "f", np.repeat(a, k), np.repeat(y, k)),
+                        ModelRows("m2", "f", np.repeat(b, k), np.repeat(y, k))],
+                       Settings(resamples=200, seed=9, primary_metric="f1"), threshold=0.5)
+    (mf, cf, pf), (mr, cr, pr) = fw, rep
+    for name in ("m1", "m2"):
+        assert mf[name].metrics == mr[name].metrics
+        assert mf[name].ci == mr[name].ci  # identical evidence: identical draws
+        assert mf[name].n == int(k.sum())
+    assert cf[0].tests.delong == cr[0].tests.delong
+    assert cf[0].tests.mcnemar == cr[0].tests.mcnemar
+    assert cf[0].decision == cr[0].decision
+    assert pf == pr
+
+
+def test_frequency_weights_must_be_whole_numbers():
+    y, a, b, w = german_credit_like(7)
+    w = w * 0.5
+    from reportgen.errors import InputError
+    with pytest.raises(InputError, match="whole-number weights; row"):
+        compare_rows([ModelRows("m1", "f.csv", a, y, w)], Settings(resamples=0, weight_kind="frequency"))
+
+
+def test_sampling_weighted_run_shows_row_counts_beside_weighted_ones():
+    y, a, b, w = german_credit_like(8)
+    models, comps, _ = compare_rows([ModelRows("champion", "f", a, y, w), ModelRows("challenger", "f", b, y, w)],
+                                    Settings(resamples=30, seed=1), threshold=0.5)
+    m = models["champion"]
+    assert (m.positives, m.negatives) == (120, 840)
+    assert (m.positives_rows, m.negatives_rows) == (120, 280)
+    assert m.confusion_rows.total == 400 and m.confusion.total == 960
+
+
+# --- boundary intervals and zero width ---------------------------------------------------------------
+
+
+def test_no_false_positives_give_exact_intervals_not_zero_width():
+    rng = np.random.default_rng(2)
+    y = np.zeros(200, dtype=bool)
+    y[:57] = True
+    s = np.where(y, rng.uniform(0.6, 1.0, 200), rng.uniform(0.0, 0.9, 200))
+    models, _, _ = compare_rows([ModelRows("m", "f", s, y)], Settings(resamples=200, seed=1), threshold=0.95)
+    m = models["m"]
+    assert m.confusion.fp == 0 and m.confusion.tn == 143
+    assert m.ci["fpr"] == pytest.approx([0.0, sps.beta.ppf(0.975, 1, 143)])
+    assert m.ci_method["fpr"] == PR.CLOPPER_PEARSON
+    tp = m.confusion.tp
+    assert m.ci["precision"] == pytest.approx([0.025 ** (1 / tp), 1.0])
+    assert m.ci["specificity"] == pytest.approx([1 - sps.beta.ppf(0.975, 1, 143), 1.0])
+    assert not any(iv[0] == iv[1] for iv in m.ci.values())
+
+
+def test_auc_near_one_gets_the_logit_interval_and_perfect_separation_warns():
+    rng = np.random.default_rng(3)
+    y = rng.random(300) < 0.3
+    s = y * 4.0 + rng.normal(0, 1, 300)
+    models, _, _ = compare_rows([ModelRows("m", "f", s, y)], Settings(resamples=0))
+    m = models["m"]
+    assert m.ci_method["roc_auc"] == PR.DELONG_LOGIT and m.ci["roc_auc"][1] < 1.0
+    assert m.ci["gini"] == pytest.approx([2 * v - 1 for v in m.ci["roc_auc"]])
+    perfect, _, _ = compare_rows([ModelRows("p", "f", y * 2.0 + rng.uniform(0, 1, 300), y)], Settings(resamples=50))
+    assert any("zero width" in w for w in perfect["p"].warnings)
+
+
+def test_notes_state_the_policy_and_the_weights():
+    from reportgen.pipeline import reportgen_version  # noqa: F401  (a run needs no files here)
+    y, a, b, w = german_credit_like(9)
+    from reportgen.results import ComparisonResult, RunInfo
+    models, comps, cells = compare_rows(
+        [ModelRows("champion", "f", a, y, w), ModelRows("c1", "f", b, y, w), ModelRows("c2", "f", a + b, y, w)],
+        Settings(resamples=40, seed=2), threshold=0.5)
+    run = RunInfo("t", "binary", "2026-01-01T00:00:00Z", "x", "0", {}, {}, "c.yaml", [], [], [], True, "champion",
+                  "gini", 0.5, 1.0, {}, 0.95, 40, 2, 0.0)
+    result = ComparisonResult(run, models, comps, cells)
+    notes = " ".join(comparison_notes(comps[0], result))
+    assert "sampling weights" in notes and "McNemar on the rows" in notes
+    assert "Holm" in notes and "bootstrap" in notes and "2 verdicts" in notes
