@@ -374,6 +374,52 @@ class Decision(_Frozen):
 
 
 @dataclass(frozen=True, slots=True)
+class SwapCell(_Frozen):
+    """One cell of a swap-set table: rows and bads, in rows and in weight, and the (weighted) bad rate."""
+
+    rows: int
+    bads_rows: int
+    weight: float
+    bads_weight: float
+    bad_rate: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class ApprovalSide(_Frozen):
+    """One model at a target approval rate: its cut, the rate it achieves and its approved book's bad rate."""
+
+    model: str
+    threshold: float | None = field(metadata={"description": (
+        "The riskiest score approved (rows scored at least as safe are approved); null when none is.")})
+    approval_rate: float = field(metadata={"description": "Achieved (weighted) share approved; ties move together."})
+    approved_rows: int
+    bads_rows: int
+    approved_weight: float
+    bads_weight: float
+    bad_rate: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class ApprovalAtRate(_Frozen):
+    """The model and the baseline approving the same share of the rows: bad rates among the approved,
+    their paired difference (model - baseline) with an interval, and the swap-set table."""
+
+    target_rate: float
+    source: Literal["baseline", "config"] = field(metadata={"description": (
+        "'baseline': the baseline's approval rate at its decision rule; 'config': listed under approval_rates.")})
+    model: ApprovalSide
+    baseline: ApprovalSide
+    bad_rate_delta: float | None
+    ci: Sequence[float] | None
+    ci_level: float
+    ci_method: str | None
+    swap_in: SwapCell = field(metadata={"description": "Approved by the model, declined by the baseline."})
+    swap_out: SwapCell = field(metadata={"description": "Declined by the model, approved by the baseline."})
+    stay_approved: SwapCell
+    stay_declined: SwapCell
+
+
+@dataclass(frozen=True, slots=True)
 class ComparisonTests(_Frozen):
     delong: DeLongSummary | None = None
     mcnemar: McNemarSummary | None = None
@@ -401,6 +447,8 @@ class Comparison(_Frozen):
     capabilities: dict[str, str] = field(default_factory=dict)
     decision: Decision | None = field(default=None, metadata={"description": (
         "The verdict's facts: significant, direction (better / worse / inconclusive), adjusted p-value, method.")})
+    approval: Sequence[ApprovalAtRate] = field(default_factory=list, metadata={"description": (
+        "At equal approval rate (binary, aligned rows): the baseline's rate at its rule, then approval_rates.")})
 
 
 @dataclass(frozen=True, slots=True)
@@ -857,8 +905,11 @@ __all__ = [
     "SCHEMA_VERSION",
     "ComparisonResult",
     "ModelResult",
+    "ApprovalAtRate",
+    "ApprovalSide",
     "Comparison",
     "Decision",
+    "SwapCell",
     "RunInfo",
     "Curves",
     "CurveData",

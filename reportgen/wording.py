@@ -62,6 +62,9 @@ def capability_note(what: str, reason: str) -> str:
                 "not given.")
     if what == "model_interval.bootstrap":
         return "Bootstrap intervals of weighted models need their rows; the evidence holds score tables only."
+    if what == "approval":
+        return (f"The comparison at equal approval rate needs the models' scores on the same rows, kept in memory: "
+                f"{why}; not given.")
     if what == "bootstrap":
         return NO_BOOTSTRAP
     if what == "bootstrap.auc":

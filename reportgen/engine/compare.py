@@ -26,6 +26,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from reportgen.engine import approval as AP
 from reportgen.engine import binary as B
 from reportgen.engine import multiplicity as MP
 from reportgen.engine import proportions as PR
@@ -486,6 +487,28 @@ def _zero_width(ci: dict[str, list[float]], level: float, skip: tuple[str, ...] 
             f"value), which understates the uncertainty")
 
 
+def _approvals(ev: BinaryEvidence, s: Settings, b: int) -> dict[str, list] | None:
+    """Each model against the baseline at equal approval rates (:mod:`reportgen.engine.approval`):
+    the baseline's own rate at its rule, then ``s.approval_rates``; None without aligned rows.
+    Seeded by ``(seed, 3)``."""
+    if ev.rows is None or len(ev.models) < 2:
+        return None
+    rows = ev.rows
+    names = ev.names
+    base = ev.models[b]
+    w = rows.weights[b]
+    ww = np.ones(rows.y.shape[0]) if w is None else w
+    declined = rows.codes[b] < base.table.cut_index(base.threshold)
+    rates = [("baseline", float(ww[~declined].sum() / ww.sum()))] + [("config", r) for r in s.approval_rates]
+    rng = np.random.default_rng((s.seed, 3))
+    out: dict[str, list] = {n: [] for i, n in enumerate(names) if i != b}
+    for source, rate in rates:
+        for a in AP.compare_at_rate(rate, source, rows.y, w, names, rows.codes, [m.table.thresholds for m in ev.models],
+                                    b, s.level, s.resamples, rng):
+            out[a.model.model].append(a)
+    return out
+
+
 def compare_binary_evidence(ev: BinaryEvidence, s: Settings, progress: Progress | None = None):
     """The binary driver (module docstring of :mod:`reportgen.engine.evidence` for the inputs).
 
@@ -678,6 +701,7 @@ def compare_binary_evidence(ev: BinaryEvidence, s: Settings, progress: Progress 
         raw_d.append(None if dl is None else dl.p_value)
         pending.append((m.name, delta, rel, rer, ci, method, caps, test_notes, dl, mcn, basis, wtab))
 
+    approvals = _approvals(ev, s, b)
     decisions = decide([p[1].get(pm) for p in pending], primary, pm, B.BETTER.get(pm) or "higher", s.level)
     comparisons = []
     for (name, delta, rel, rer, ci, method, caps, test_notes, dl, mcn, basis, wtab), hm, hd, dec in zip(
@@ -687,9 +711,11 @@ def compare_binary_evidence(ev: BinaryEvidence, s: Settings, progress: Progress 
                          else hd)
         mcs = None if mcn is None else mcnemar_summary(mcn, hm, basis, wtab)
         notes = list(test_notes)  # the tests' own caveats; what is missing is in ``caps`` (codes)
+        if approvals is None and k > 1:
+            caps["approval"] = "needs_rows" if pairing.status == "aligned" else pairing.reason
         comparisons.append(Comparison(name, base_name, delta, rel, rer["accuracy"], rer, ci,
                                       ComparisonTests(dl, mcs, notes), verdict_of(name, base_name, dec), pm, method,
-                                      caps, dec))
+                                      caps, dec, [] if approvals is None else approvals[name]))
 
     pairwise = []
     raw_pw: list[float | None] = []

@@ -272,3 +272,66 @@ def test_notes_state_the_policy_and_the_weights():
     notes = " ".join(comparison_notes(comps[0], result))
     assert "sampling weights" in notes and "McNemar on the rows" in notes
     assert "Holm" in notes and "bootstrap" in notes and "2 verdicts" in notes
+
+
+# --- at equal approval rate --------------------------------------------------------------------------
+
+
+def direct_approval(score, direction, y, w, rate):
+    """Oracle without table codes: approve the safest rows, whole tied groups, share closest to rate."""
+    risk = score if direction == "higher" else -score
+    u = np.unique(risk)
+    shares = [0.0] + [w[risk <= t].sum() / w.sum() for t in u]  # approve none, then the safest first
+    dist = np.abs(np.array(shares) - rate)
+    best = max(i for i in range(len(shares)) if dist[i] == dist.min())  # ties: approve more
+    return risk <= u[best - 1] if best > 0 else np.zeros_like(y)
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_equal_approval_matches_a_direct_calculation(weighted):
+    rng = np.random.default_rng(11)
+    n = 900
+    y = rng.random(n) < 0.2
+    champion = np.round(600 - 60 * y - rng.normal(0, 40, n))  # scorecard points: lower = riskier
+    challenger = np.round(y * 1.2 + rng.normal(0, 1, n), 2)  # a PD-like score, ties from rounding
+    w = rng.integers(1, 4, n).astype(float) if weighted else None
+    ww = np.ones(n) if w is None else w
+    s = Settings(resamples=150, seed=4, approval_rates=(0.5,))
+    _, comps, _ = compare_rows([ModelRows("champion", "f", champion, y, w, "lower", threshold=560),
+                                ModelRows("challenger", "f", challenger, y, w, threshold=0.8)], s, threshold=0.5)
+    got = comps[0].approval
+    base_rate = ww[champion > 560].sum() / ww.sum()
+    assert [a.source for a in got] == ["baseline", "config"]
+    assert got[0].target_rate == pytest.approx(base_rate) and got[1].target_rate == 0.5
+    for a in got:
+        am = direct_approval(challenger, "higher", y, ww, a.target_rate)
+        ab = direct_approval(champion, "lower", y, ww, a.target_rate)
+        if a.source == "baseline":
+            assert np.array_equal(ab, champion > 560)  # the baseline's own rule
+        br = lambda m: (ww * (m & y)).sum() / ww[m].sum()  # noqa: E731
+        assert a.model.bad_rate == pytest.approx(br(am), rel=1e-12)
+        assert a.baseline.bad_rate == pytest.approx(br(ab), rel=1e-12)
+        assert a.bad_rate_delta == pytest.approx(br(am) - br(ab), rel=1e-12)
+        assert a.model.approval_rate == pytest.approx(ww[am].sum() / ww.sum())
+        for cell, mask in ((a.swap_in, am & ~ab), (a.swap_out, ~am & ab), (a.stay_approved, am & ab),
+                           (a.stay_declined, ~am & ~ab)):
+            assert (cell.rows, cell.bads_rows) == (mask.sum(), (mask & y).sum())
+            assert cell.weight == pytest.approx(ww[mask].sum())
+        assert a.model.threshold == challenger[am].max()
+        # the interval: the same paired stratified resamples, evaluated row by row
+    from reportgen.engine.stats import percentile_interval, stratified_bootstrap_counts
+    draws = np.random.default_rng((4, 3))
+    for a in got:
+        am = direct_approval(challenger, "higher", y, ww, a.target_rate)
+        ab = direct_approval(champion, "lower", y, ww, a.target_rate)
+        d = []
+        for m in stratified_bootstrap_counts(y, 150, draws):
+            v = m * ww
+            d.append((v * (am & y)).sum() / v[am].sum() - (v * (ab & y)).sum() / v[ab].sum())
+        assert a.ci == pytest.approx(list(percentile_interval(np.array(d), 0.95)), rel=1e-9)
+
+
+def test_equal_approval_needs_aligned_rows():
+    y, models = three_models(5)
+    _, comps, _ = compare_rows(models[:2], Settings(resamples=0), aligned=False)
+    assert comps[0].approval == () and comps[0].capabilities["approval"] == "separate_files"
