@@ -522,7 +522,7 @@ def build_view(result: ComparisonResult, theme: Theme = Theme()) -> dict[str, An
         else ["Accuracy", "Balanced accuracy", "OvR macro AUC", "Cost per row"],
         "ranking_caption": "recommended threshold minimises the expected cost" if binary
         else "cost per row under the configured cost matrix",
-        "settings_note": _settings_note(run, binary, interval_kind(result), interval_methods(result)),
+        "settings_note": _settings_note(run, binary, interval_kind(result), result),
         "mcnemar_title": "McNemar at the decision threshold" if binary else "McNemar on correct / incorrect predictions",
         "classes": ", ".join(run.classes or []),
         "period": " to ".join(run.date_range) if run.date_range else "",
@@ -552,17 +552,18 @@ def build_view(result: ComparisonResult, theme: Theme = Theme()) -> dict[str, An
     }
 
 
-def _settings_note(run: Any, binary: bool, kind: str | None, methods: str | None = None) -> str:
+def _settings_note(run: Any, binary: bool, kind: str | None, result: ComparisonResult | None = None) -> str:
     """The settings behind the numbers, in one sentence under the ranking (``kind``: how the
     bootstrap intervals were actually drawn, :func:`reportgen.wording.interval_kind`)."""
     level = f"{run.confidence_level * 100:g} %"
     boot = (f"{kind or 'stratified bootstrap'} with {fmt_count(run.bootstrap_resamples)} resamples, seed "
             f"{run.bootstrap_seed}" if run.bootstrap_resamples else "no bootstrap (resamples: 0)")
     if binary:
+        methods = None if result is None else interval_methods(result, boot)
         costs = ", ".join(f"{k.upper()} {v:g}" for k, v in run.costs.items() if isinstance(v, (int, float)))
         return (f"Decision rules as in the table of models above (default threshold {run.threshold:g}); "
                 f"F-beta with β = {run.beta:g}; costs {costs}; "
-                + (f"intervals at {level} ({methods}; {boot})." if methods else
+                + (f"intervals at {level} ({methods})." if methods else
                    "no intervals" + ("" if run.bootstrap_resamples else " (resamples: 0)") + "."))
     matrix = run.costs.get("matrix") if isinstance(run.costs, dict) else None
     costs = "the cost matrix in the appendix (rows: true class, columns: predicted)" if matrix else "no cost matrix"

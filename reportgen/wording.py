@@ -148,9 +148,10 @@ def weights_sentence(result: ComparisonResult) -> str | None:
             "evidence; row counts are shown beside weighted ones.")
 
 
-def interval_methods(result: ComparisonResult) -> str | None:
+def interval_methods(result: ComparisonResult, bootstrap: str = "bootstrap") -> str | None:
     """How the models' intervals were made, from their ``ci_method`` (never assumed): e.g. "DeLong for
-    AUC and Gini, bootstrap for the rest"; None when the run has no intervals."""
+    AUC and Gini, bootstrap for the rest" (``bootstrap``: how the run's bootstrap is described);
+    None when the run has no intervals."""
     methods = [m.ci_method for m in result.models.values()]
     auc = {v.get(k) for v in methods for k in ("roc_auc", "gini")} - {None}
     rest = {v for mm in methods for k, v in mm.items() if k not in ("roc_auc", "gini")} - {None}
@@ -160,7 +161,7 @@ def interval_methods(result: ComparisonResult) -> str | None:
         parts.append(f"DeLong{logit} for AUC and Gini")
     boot = sorted(rest - {CLOPPER_PEARSON}) + sorted(auc - {DELONG, DELONG_LOGIT})
     if boot:
-        parts.append(f"bootstrap for {'the rest' if parts else 'every metric'}")
+        parts.append(f"{bootstrap} for {'the rest' if parts else 'every metric'}")
     if CLOPPER_PEARSON in rest:
         parts.append("exact Clopper–Pearson for rates whose count is 0 or its total")
     return ", ".join(parts) if parts else None

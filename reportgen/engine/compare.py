@@ -237,10 +237,15 @@ def _fmt_p(p: float | None, bound: bool = False) -> str:
     if p is None:
         return "p n/a"
     if bound:
-        return f"p ≤ 1/{round(1.0 / p)} ({p:.2g}, the bootstrap's resolution)"
+        return f"p ≤ {p:.2g}"
     if p < 0.0001:
         return "p < 0.0001"
     return f"p = {p:.4f}" if p < 0.01 else f"p = {p:.3f}"
+
+
+#: How a verdict names its test (``Decision.method`` → words).
+_TEST_WORDS = {"DeLong (paired)": "DeLong's paired test", "DeLong (unpaired, Welch t)": "DeLong's unpaired test, Welch t",
+               "bootstrap": "paired bootstrap"}
 
 
 def verdict_of(model: str, baseline: str, d: Decision) -> str:
@@ -254,8 +259,11 @@ def verdict_of(model: str, baseline: str, d: Decision) -> str:
     if d.delta is None:
         return f"{model}'s {name} cannot be compared with {baseline}'s (undefined on these data)."
     p_txt = _fmt_p(d.p_value, d.p_value_is_bound)
+    if d.p_value_is_bound and d.p_value:
+        p_txt = f"p ≤ 1/(B+1) = {d.p_value:.2g} with B = {round(1.0 / d.p_value) - 1:,} resamples"
+    test = _TEST_WORDS.get(d.method, d.method)
     if d.delta == 0:
-        return f"{model}'s {name} equals {baseline}'s ({p_txt}, {d.method})."
+        return f"{model}'s {name} equals {baseline}'s ({p_txt}, {test})."
     several = d.family_size > 1
     ci_txt = ""
     if d.ci is not None:
@@ -272,7 +280,7 @@ def verdict_of(model: str, baseline: str, d: Decision) -> str:
         sig = {"better": " — significantly better.", "worse": " — significantly worse."}.get(d.direction,
                                                                                             " — not significant.")
     way = "higher" if d.delta > 0 else "lower"
-    return f"{model}'s {name} is {abs(d.delta):.3f} {way} than {baseline}'s{ci_txt}, {p_txt} ({d.method}){holm}{sig}"
+    return f"{model}'s {name} is {abs(d.delta):.3f} {way} than {baseline}'s{ci_txt}, {p_txt} ({test}){holm}{sig}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -703,13 +711,14 @@ def compare_binary_evidence(ev: BinaryEvidence, s: Settings, progress: Progress 
 
     approvals = _approvals(ev, s, b)
     decisions = decide([p[1].get(pm) for p in pending], primary, pm, B.BETTER.get(pm) or "higher", s.level)
+    several = len(pending) > 1  # a family of one: the adjusted p is the raw one, not shown twice
     comparisons = []
     for (name, delta, rel, rer, ci, method, caps, test_notes, dl, mcn, basis, wtab), hm, hd, dec in zip(
             pending, stats.holm(raw_m), stats.holm(raw_d), decisions):
-        if dl is not None:  # DeLong's family: the verdicts' when they are DeLong's, else its own
+        if dl is not None and several:  # DeLong's family: the verdicts' when they are DeLong's, else its own
             dl = replace(dl, p_value_holm=dec.p_value_adjusted if pm in DELONG_METRICS and dec.method == dl_method(dl)
                          else hd)
-        mcs = None if mcn is None else mcnemar_summary(mcn, hm, basis, wtab)
+        mcs = None if mcn is None else mcnemar_summary(mcn, hm if several else None, basis, wtab)
         notes = list(test_notes)  # the tests' own caveats; what is missing is in ``caps`` (codes)
         if approvals is None and k > 1:
             caps["approval"] = "needs_rows" if pairing.status == "aligned" else pairing.reason

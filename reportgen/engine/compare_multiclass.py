@@ -244,7 +244,7 @@ def comparisons_of(names: Sequence[str], models: dict[str, ModelResult], s: Sett
     comparisons: list[Comparison] = []
     for (name, delta, rel, rer, ci, method, caps, notes, mcn, j), hm, dec in zip(
             pending, stats.holm(raw_mcnemar), decisions):
-        mc = None if mcn is None else mcnemar_summary(mcn[0], hm, mcn[1], mcn[2])
+        mc = None if mcn is None else mcnemar_summary(mcn[0], hm if len(pending) > 1 else None, mcn[1], mcn[2])
         comparisons.append(Comparison(
             model=name, baseline=base_name, delta=delta, relative_delta=rel,
             relative_error_reduction=rer["accuracy"], relative_error_reductions=rer, ci=ci,

@@ -140,7 +140,7 @@ def test_bound_p_value_is_worded_as_a_bound():
     _, comps, _ = compare_rows(models[:2], Settings(primary_metric="ks", resamples=99, seed=1))
     d = comps[0].decision
     assert d.p_value_is_bound and d.p_value == 1 / 100 and d.family_size == 1
-    assert "p ≤ 1/100" in comps[0].verdict
+    assert "p ≤ 1/(B+1) = 0.01 with B = 99 resamples" in comps[0].verdict
 
 
 def test_decision_round_trips_through_json():
