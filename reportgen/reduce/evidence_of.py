@@ -29,7 +29,7 @@ from reportgen.engine.class_tables import build_class_tables
 from reportgen.engine.compare import Progress, Settings
 from reportgen.engine.driver import compare_evidence
 from reportgen.io.align import NOTE_REASONS
-from reportgen.engine.curve import build_table, row_groups
+from reportgen.engine.curve import ScoreTable, build_table, row_groups
 from reportgen.engine.evidence import (
     BinaryEvidence,
     BinaryModelEvidence,
@@ -220,12 +220,28 @@ def _pairing_of(acc: S.PairedAccumulator) -> Pairing:
     return Pairing("aligned", "aligned", cov, acc.agree.copy(), None if acc.joint is None else acc.joint.copy())
 
 
+def as_frequency_table(table: ScoreTable, name: str) -> ScoreTable:
+    """A weighted table read as frequency weights: the table of the repeated rows (weights as counts,
+    ``n_rows`` and ``sum_w2`` the total weight, unweighted), so DeLong and the table bootstrap apply
+    exactly as to the repeated rows. The per-score counts must be whole numbers."""
+    if not table.weighted:
+        return table
+    counts = np.concatenate([table.pos, table.neg])
+    if not np.all(counts == np.round(counts)):
+        raise InputError(f"model '{name}': weight: weight_kind: frequency needs whole-number weights; the weights of "
+                         f"some scores do not add up to whole numbers (use weight_kind: sampling)")
+    total = float(counts.sum())
+    return ScoreTable(table.thresholds, table.pos, table.neg, table.direction, total, int(total), False)
+
+
 def binary_evidence_of_stream(cfg: Config, data) -> BinaryEvidence:
-    """Evidence of :class:`~reportgen.sources_stream.StreamedData` (engines stream and dask)."""
+    """Evidence of :class:`~reportgen.sources_stream.StreamedData` (engines stream and dask);
+    ``weight_kind: frequency``: each table read as the table of its repeated rows."""
     models = []
     for m in data.models:
         t, key = _threshold(cfg, m.name)
-        models.append(BinaryModelEvidence(m.name, m.file, m.table, t, key, m.probabilities, m.binning))
+        table = as_frequency_table(m.table, m.name) if cfg.weight_kind == "frequency" else m.table
+        models.append(BinaryModelEvidence(m.name, m.file, table, t, key, m.probabilities, m.binning))
     acc = data.paired
     if len(models) < 2:
         pairing = Pairing("aligned", "single_model")
@@ -241,12 +257,30 @@ def binary_evidence_of_stream(cfg: Config, data) -> BinaryEvidence:
 # --------------------------------------------------------------------------------------
 
 
+def _repeat_multiclass(m):
+    """A multiclass model's rows repeated by their whole-number frequency weights (see :func:`as_repeated_rows`)."""
+    if m.weights is None:
+        return m
+    w = np.asarray(m.weights, dtype=np.float64)
+    bad = np.flatnonzero(w != np.round(w))
+    if bad.size:
+        raise InputError(f"{m.file}: weight: weight_kind: frequency needs whole-number weights; row {int(bad[0]) + 1} "
+                         f"of model '{m.name}' has weight {w[bad[0]]:g} (use weight_kind: sampling)")
+    k = w.astype(np.int64)
+    rep = {f: np.repeat(getattr(m, f), k, axis=0) for f in ("y_idx", "pred_idx", "proba") if getattr(m, f) is not None}
+    return replace(m, weights=None, **rep)
+
+
 def multiclass_evidence_of_rows(cfg: Config, data) -> MulticlassEvidence:
     """Evidence of an in-memory multiclass :class:`~reportgen.sources.Dataset`: confusion counts and
-    class tables from the rows (the streamed engines' counts of the same rows), and the rows."""
+    class tables from the rows (the streamed engines' counts of the same rows), and the rows
+    (``weight_kind: frequency``: each row repeated by its weight first)."""
     k = len(data.classes)
+    mods = list(data.models)
+    if cfg.weight_kind == "frequency":
+        mods = [_repeat_multiclass(m) for m in mods]
     models, correct, weights = [], [], []
-    for m in data.models:
+    for m in mods:
         w = m.weights
         pred = m.pred_idx if m.pred_idx is not None else MC.argmax_predictions(m.proba)
         confusion = MC.confusion_matrix(m.y_idx, pred, k, w)
@@ -256,9 +290,9 @@ def multiclass_evidence_of_rows(cfg: Config, data) -> MulticlassEvidence:
                                               m.pred_idx is not None))
         correct.append(np.asarray(pred == m.y_idx))
         weights.append(w)
-    first = data.models[0]
-    rows = MulticlassRows(first.y_idx, first.weights, tuple(m.pred_idx for m in data.models),
-                          tuple(m.proba for m in data.models))
+    first = mods[0]
+    rows = MulticlassRows(first.y_idx, first.weights, tuple(m.pred_idx for m in mods),
+                          tuple(m.proba for m in mods))
     if len(models) < 2:
         pairing = Pairing("aligned", "single_model")
     elif not data.paired:
