@@ -40,7 +40,7 @@ import reportgen.catalog as catalog
 from reportgen.errors import ThemeError, UserError
 from reportgen.labels import CRITERION_LABELS
 from reportgen.results import ComparisonResult, ModelResult, to_jsonable
-from reportgen.wording import comparison_notes, interval_kind, interval_methods
+from reportgen.wording import approval_view, comparison_notes, interval_kind, interval_methods
 
 FORMATS = ("html", "pdf", "json")
 
@@ -408,6 +408,7 @@ def build_view(result: ComparisonResult, theme: Theme = Theme()) -> dict[str, An
                 "baseline_only": fmt_count(mc.table[1][0]), "neither": fmt_count(mc.table[1][1]),
             },
             "notes": comparison_notes(c, result),
+            "approval": approval_view(c),
             "rer_accuracy": fmt_pct(c.relative_error_reduction, 1, signed=True),
         })
 

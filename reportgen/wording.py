@@ -17,7 +17,7 @@ from reportgen.engine.compare import (
 )
 from reportgen.engine.compare_multiclass import BOOTSTRAP_AUC_MAX_CELLS
 from reportgen.engine.proportions import CLOPPER_PEARSON, DELONG_LOGIT
-from reportgen.results import Comparison, ComparisonResult, McNemarSummary
+from reportgen.results import ApprovalAtRate, Comparison, ComparisonResult, McNemarSummary
 
 #: Why paired statistics are missing, by :data:`~reportgen.engine.evidence.PairingReason`.
 PAIRING_TEXT = {
@@ -132,8 +132,9 @@ def mcnemar_sentence(model: str, baseline: str, t: McNemarSummary) -> str:
     unit = "rows" if t.basis == "rows" else "weighted rows (frequency weights)"
     side = {"model": f"{model} errs more", "baseline": f"{baseline} errs more",
             "neither": "neither errs more"}[t.errs_more or "neither"]
+    p = "p < 0.0001" if t.p_value < 0.0001 else f"p = {t.p_value:.3g}"
     return (f"McNemar's test on {unit}: {model} alone is right on {b:,.0f}, {baseline} alone on {c:,.0f}, so {side} "
-            f"({t.method}, p = {t.p_value:.3g}).")
+            f"({t.method}, {p}).")
 
 
 def weights_sentence(result: ComparisonResult) -> str | None:
@@ -146,6 +147,46 @@ def weights_sentence(result: ComparisonResult) -> str | None:
     return ("Weights are sampling weights (weight_kind: sampling): metrics and confusion counts are weighted, but the "
             "tests count rows (McNemar on the rows, the bootstrap resamples rows), so the weights never inflate the "
             "evidence; row counts are shown beside weighted ones.")
+
+
+def _pct(v: float | None, digits: int = 1) -> str:
+    return "n/a" if v is None else f"{v * 100:.{digits}f} %"
+
+
+def approval_sentence(a: ApprovalAtRate) -> str:
+    """What the equal-approval comparison says, in one sentence (bad rates in %, difference in points)."""
+    m, b = a.model, a.baseline
+    at = (f"At {b.model}'s approval rate ({_pct(a.target_rate)})" if a.source == "baseline"
+          else f"At an approval rate of {_pct(a.target_rate)}")
+    if a.bad_rate_delta is None:
+        return f"{at}, a bad rate cannot be compared (a model approves no row)."
+    way = "lower" if a.bad_rate_delta < 0 else "higher" if a.bad_rate_delta > 0 else "no different"
+    ci = "" if a.ci is None else (f" ({a.ci_level * 100:g} % CI {a.ci[0] * 100:+.2f} to {a.ci[1] * 100:+.2f} points, "
+                                  f"paired bootstrap of the rows)")
+    return (f"{at}, {m.model}'s approved applications have a bad rate of {_pct(m.bad_rate, 2)} against "
+            f"{_pct(b.bad_rate, 2)} for {b.model}: {abs(a.bad_rate_delta) * 100:.2f} points {way}{ci}. "
+            f"{m.model} swaps in {a.swap_in.rows:,} applications at {_pct(a.swap_in.bad_rate)} bad for "
+            f"{a.swap_out.rows:,} at {_pct(a.swap_out.bad_rate)}.")
+
+
+def approval_view(c: Comparison) -> list[dict[str, object]]:
+    """Ready-formatted tables of the comparison at equal approval rate (templates only display)."""
+    out = []
+    for a in c.approval:
+        cells = (("Swap-in: approved by " + c.model + " only", a.swap_in),
+                 ("Swap-out: approved by " + c.baseline + " only", a.swap_out),
+                 ("Stay approved", a.stay_approved), ("Stay declined", a.stay_declined))
+        out.append({
+            "title": (f"At {c.baseline}'s approval rate, {_pct(a.target_rate)}" if a.source == "baseline"
+                      else f"At approval rate {_pct(a.target_rate)} (approval_rates)"),
+            "sides": [{"model": s.model, "threshold": "n/a" if s.threshold is None else f"{s.threshold:.6g}",
+                       "approval": _pct(s.approval_rate), "approved": f"{s.approved_rows:,}",
+                       "bad_rate": _pct(s.bad_rate, 2)} for s in (a.baseline, a.model)],
+            "swaps": [{"set": name, "rows": f"{x.rows:,}", "bads": f"{x.bads_rows:,}", "bad_rate": _pct(x.bad_rate)}
+                      for name, x in cells],
+            "sentence": approval_sentence(a),
+        })
+    return out
 
 
 def interval_methods(result: ComparisonResult, bootstrap: str = "bootstrap") -> str | None:
@@ -177,5 +218,5 @@ def interval_kind(result: ComparisonResult) -> str | None:
     return None
 
 
-__all__ = ["NO_BOOTSTRAP", "PAIRING_TEXT", "capability_note", "comparison_notes", "interval_kind", "interval_methods",
+__all__ = ["NO_BOOTSTRAP", "PAIRING_TEXT", "approval_sentence", "approval_view", "capability_note", "comparison_notes", "interval_kind", "interval_methods",
            "mcnemar_sentence", "multiplicity_sentence", "table_bootstrap_note", "weights_sentence"]
