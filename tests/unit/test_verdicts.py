@@ -403,3 +403,78 @@ def test_frequency_weights_that_are_not_whole_numbers_are_a_one_line_error(tmp_p
     from reportgen.errors import InputError
     with pytest.raises(InputError, match=r"f.csv: weight: weight_kind: frequency needs whole-number weights; row 2"):
         _analyse(tmp_path / "c.yaml")
+
+
+# --- the interval footnote is stated from ci_method ---------------------------------------------------
+
+
+def _result(models, comps, cells, resamples):
+    from reportgen.results import ComparisonResult, RunInfo
+    run = RunInfo("t", "binary", "2026-01-01T00:00:00Z", "x", "0", {}, {}, "c.yaml", [], [], [], True,
+                  next(iter(models)), "gini", 0.5, 1.0, {}, 0.95, resamples, 2, 0.0)
+    return ComparisonResult(run, models, comps, cells)
+
+
+@pytest.mark.parametrize("weighted,resamples,expected", [
+    (False, 40, "DeLong for AUC and Gini, B for the rest"),
+    (False, 0, "DeLong for AUC and Gini"),
+    (True, 40, "B for every metric"),
+    (True, 0, None),
+])
+def test_interval_footnote_follows_the_data(weighted, resamples, expected):
+    from reportgen.wording import interval_methods
+    y, a, b, w = german_credit_like(10)
+    models, comps, cells = compare_rows([ModelRows("m1", "f", a, y, w if weighted else None),
+                                         ModelRows("m2", "f", b, y, w if weighted else None)],
+                                        Settings(resamples=resamples, seed=1))
+    got = interval_methods(_result(models, comps, cells, resamples), "B")
+    assert got == expected or (expected and got.startswith(expected + ", exact Clopper"))
+
+
+def test_settings_note_says_bootstrap_when_weighted_and_nothing_with_resamples_0():
+    from reportgen.render import build_view
+    y, a, b, w = german_credit_like(11)
+    for resamples, want, unwanted in ((40, "bootstrap", "DeLong"), (0, "no intervals (resamples: 0)", "DeLong")):
+        models, comps, cells = compare_rows([ModelRows("m1", "f", a, y, w), ModelRows("m2", "f", b, y, w)],
+                                            Settings(resamples=resamples, seed=1))
+        note = build_view(_result(models, comps, cells, resamples))["settings_note"]
+        assert want in note and unwanted not in note, note
+
+
+@given(st.lists(st.one_of(st.none(), st.tuples(st.floats(0, 1), st.booleans())), min_size=1, max_size=8))
+@settings(max_examples=200, deadline=None)
+def test_holm_property_monotone_capped_and_bounds_only_from_bounds(raw):
+    ps = [None if r is None else MP.PValue(r[0], r[1]) for r in raw]
+    got = MP.holm(ps)
+    m = sum(p is not None for p in ps)
+    for p, g in zip(ps, got):
+        assert (p is None) == (g is None)
+        if p is None:
+            continue
+        assert p.value <= g.value + 1e-15 and g.value <= min(1.0, m * p.value) + 1e-15
+        if g.is_bound:  # a bound is only ever inherited from a bound raw p
+            assert any(q is not None and q.is_bound for q in ps)
+    defined = sorted((p.value, g.value) for p, g in zip(ps, got) if p is not None)
+    assert all(a[1] <= b[1] + 1e-15 for a, b in zip(defined, defined[1:]))  # monotone in the raw p
+
+
+def test_holm_is_applied_to_multiclass_bootstrap_verdicts(tmp_path):
+    import pandas as pd
+    rng = np.random.default_rng(13)
+    n = 400
+    y = rng.integers(0, 3, n)
+    df = pd.DataFrame({"y": y, **{f"p{i}": np.where(rng.random(n) < q, y, rng.integers(0, 3, n))
+                                  for i, q in enumerate((0.6, 0.75, 0.55, 0.62))}})
+    df.to_csv(tmp_path / "mc.csv", index=False)
+    models = "".join(f"  - {{name: m{i}, file: mc.csv, prediction: p{i}}}\n" for i in range(4))
+    (tmp_path / "mc.yaml").write_text("label: y\ntask: multiclass\nclasses: [0, 1, 2]\n"
+                                      "bootstrap: {resamples: 200, seed: 5}\nmodels:\n" + models)
+    doc = _analyse(tmp_path / "mc.yaml")
+    ds = [c["decision"] for c in doc["comparisons"]]
+    assert [d["family_size"] for d in ds] == [3, 3, 3] and {d["method"] for d in ds} == {"bootstrap"}
+    ref = MP.holm([MP.PValue(d["p_value"], d["p_value_is_bound"]) for d in ds])
+    assert [d["p_value_adjusted"] for d in ds] == [r.value for r in ref]
+    assert [d["significant"] for d in ds] == [r.value < 0.05 for r in ref]
+    assert ds[1]["direction"] == "worse" and ds[1]["p_value_adjusted"] == 3 * ds[1]["p_value"]  # m2 is the weakest
+    mc = [c["tests"]["mcnemar"] for c in doc["comparisons"]]
+    assert all(t["p_value_holm"] >= t["p_value"] for t in mc)
