@@ -52,6 +52,9 @@ def capability_note(what: str, reason: str) -> str:
     if what == "mcnemar":
         if reason == "non_integer_weights":
             return "McNemar's test needs integer (frequency) weights; not computed."
+        if reason == "weighted":
+            return ("McNemar's test under sampling weights counts rows, and this engine counted weighted agreement "
+                    "only; not computed.")
         return f"McNemar's test needs the models' decisions on the same rows: {why}; not computed."
     if what == "paired_interval.threshold_metrics":
         return (f"Intervals of differences of threshold metrics need the models' decisions counted together on "

@@ -704,7 +704,8 @@ def compare_binary_evidence(ev: BinaryEvidence, s: Settings, progress: Progress 
         elif pairing.status == "unpaired":
             caps["mcnemar"] = pairing.reason
         else:
-            caps["mcnemar"] = "non_integer_weights" if ev.weighted else "not_counted"
+            why = "weighted" if s.weight_kind == "sampling" else "non_integer_weights"
+            caps["mcnemar"] = why if ev.weighted else "not_counted"
         raw_m.append(None if mcn is None else mcn.p_value)
         raw_d.append(None if dl is None else dl.p_value)
         pending.append((m.name, delta, rel, rer, ci, method, caps, test_notes, dl, mcn, basis, wtab))

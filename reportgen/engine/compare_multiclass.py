@@ -319,7 +319,8 @@ def compare_multiclass_evidence(ev: MulticlassEvidence, s: Settings, progress: P
             return (mcnemar_of_counts(agree), basis, wtab), {}
         if ev.pairing.status == "unpaired":
             return None, {"mcnemar": ev.pairing.reason}
-        return None, {"mcnemar": "non_integer_weights" if weighted else "not_counted"}
+        return None, {"mcnemar": ("weighted" if s.weight_kind == "sampling" else "non_integer_weights") if weighted
+                      else "not_counted"}
 
     return models, comparisons_of(names, models, s, boot, boot is not None and not with_auc, mcnemar_of, caps)
 

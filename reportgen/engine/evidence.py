@@ -122,10 +122,11 @@ class Pairing:
         return self.agree[a, b]
 
     def agreement_rows(self, a: int, b: int) -> np.ndarray | None:
-        """The 2×2 counts of models a and b in rows (unweighted): ``agree_rows`` when the
-        agreement was weighted, else :meth:`agreement`."""
+        """The 2×2 counts of models a and b in rows (unweighted), for weighted evidence; None when
+        the engine counted weighted agreement only (never the weighted counts in their place:
+        sampling weights must not inflate McNemar's evidence)."""
         if self.agree_rows is None:
-            return self.agreement(a, b)
+            return None
         if not np.all(np.isfinite(self.agree_rows[a, b])):
             return None
         return self.agree_rows[a, b]

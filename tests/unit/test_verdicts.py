@@ -368,7 +368,7 @@ def test_frequency_weights_in_the_config_equal_repeated_rows(tmp_path, engine, t
         models = "models:\n  - {name: a, file: F, score: a}\n  - {name: b, file: F, score: b}\n"
     else:
         if engine == "stream":
-            pytest.skip("multiclass streamed engines count weighted confusions; frequency read only in memory")
+            pytest.skip("multiclass streamed engines keep no rows to repeat: their weighted counts are the repeated rows' counts")
         y = rng.integers(0, 3, n)
         df = pd.DataFrame({"y": y, "p": np.where(rng.random(n) < 0.7, y, rng.integers(0, 3, n)),
                            "q": np.where(rng.random(n) < 0.5, y, rng.integers(0, 3, n))})
