@@ -721,6 +721,11 @@ def compare_binary_evidence(ev: BinaryEvidence, s: Settings, progress: Progress 
                          else hd)
         mcs = None if mcn is None else mcnemar_summary(mcn, hm if several else None, basis, wtab)
         notes = list(test_notes)  # the tests' own caveats; what is missing is in ``caps`` (codes)
+        flat = [q for q, iv in ci.items() if iv[0] == iv[1]]
+        if flat:
+            notes.append(f"The {s.level * 100:g} % interval of the difference in {', '.join(flat)} has zero width: the "
+                         f"difference was the same on every resample (e.g. both models decide alike on every row), so "
+                         f"the interval shows no sampling variation, not certainty about other data.")
         if approvals is None and k > 1:
             caps["approval"] = "needs_rows" if pairing.status == "aligned" else pairing.reason
         comparisons.append(Comparison(name, base_name, delta, rel, rer["accuracy"], rer, ci,

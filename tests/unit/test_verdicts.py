@@ -260,7 +260,6 @@ def test_auc_near_one_gets_the_logit_interval_and_perfect_separation_warns():
 
 
 def test_notes_state_the_policy_and_the_weights():
-    from reportgen.pipeline import reportgen_version  # noqa: F401  (a run needs no files here)
     y, a, b, w = german_credit_like(9)
     from reportgen.results import ComparisonResult, RunInfo
     models, comps, cells = compare_rows(
@@ -478,3 +477,11 @@ def test_holm_is_applied_to_multiclass_bootstrap_verdicts(tmp_path):
     assert ds[1]["direction"] == "worse" and ds[1]["p_value_adjusted"] == 3 * ds[1]["p_value"]  # m2 is the weakest
     mc = [c["tests"]["mcnemar"] for c in doc["comparisons"]]
     assert all(t["p_value_holm"] >= t["p_value"] for t in mc)
+
+
+def test_zero_width_difference_intervals_are_noted():
+    y, models = three_models(6)
+    twin = ModelRows("twin", "f", 3.0 * models[0].scores + 1.0, y, threshold=3.0 * 0.5 + 1.0)
+    _, comps, _ = compare_rows([models[0], twin], Settings(resamples=50, seed=2), threshold=0.5)
+    notes = " ".join(comps[0].tests.notes)
+    assert "has zero width" in notes and "accuracy" in notes
