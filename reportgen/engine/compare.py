@@ -233,7 +233,7 @@ _NICE = {"gini": "Gini", "roc_auc": "AUC", "ks": "KS", "f1": "F1", "mcc": "MCC",
 
 
 def _fmt_p(p: float | None, bound: bool = False) -> str:
-    """``p = 0.012``; a bootstrap p at its floor as the bound it is, ``p ≤ 1/301 (0.0033)``."""
+    """``p = 0.012``; a p that is only an upper bound (bootstrap floor, or Holm of one) as ``p ≤ 0.0033``."""
     if p is None:
         return "p n/a"
     if bound:
