@@ -277,7 +277,7 @@ def multiclass_evidence_of_rows(cfg: Config, data) -> MulticlassEvidence:
     (``weight_kind: frequency``: each row repeated by its weight first)."""
     k = len(data.classes)
     mods = list(data.models)
-    if cfg.weight_kind == "frequency":
+    if cfg is not None and cfg.weight_kind == "frequency":
         mods = [_repeat_multiclass(m) for m in mods]
     models, correct, weights = [], [], []
     for m in mods:
