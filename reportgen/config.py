@@ -365,6 +365,12 @@ class Config(Strict):
     classes: list[ScalarLabel] | None = None
     id: str | None = None
     weight: str | None = None
+    #: what the weights mean: sampling (tests count rows; weights shape the estimates) or frequency
+    #: (a row of weight w is w identical rows in every metric, interval and test)
+    weight_kind: Literal["sampling", "frequency"] = "sampling"
+    #: approval rates (share of rows approved, i.e. predicted negative) at which to compare bad rates,
+    #: besides the baseline's own
+    approval_rates: list[float] = []
     date: str | None = None  # optional date column: its range is shown on the title page
     threshold: float = 0.5
     beta: float = Field(1.0, gt=0)
@@ -408,6 +414,14 @@ class Config(Strict):
         for p in v:
             if not 0.0 < p < 1.0:
                 raise ValueError(f"each prevalence must lie strictly between 0 and 1, found {p}")
+        return v
+
+    @field_validator("approval_rates")
+    @classmethod
+    def _approval_rates(cls, v: list[float]) -> list[float]:
+        for p in v:
+            if not 0.0 < p < 1.0:
+                raise ValueError(f"each approval rate must lie strictly between 0 and 1, found {p}")
         return v
 
     @field_validator("primary_metric")

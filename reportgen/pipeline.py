@@ -69,6 +69,8 @@ def settings_from(cfg: Config) -> Settings:
         resamples=cfg.bootstrap.resamples,
         seed=cfg.bootstrap.seed,
         cost_matrix=matrix,
+        weight_kind=cfg.weight_kind,
+        approval_rates=tuple(cfg.approval_rates),
     )
 
 
@@ -175,6 +177,7 @@ def analyse(cfg: Config, config_path: Path | str, progress: Progress | None = No
         classes=classes,
         engine=cfg.engine,
         date_range=list(audit.dates) if audit.dates else None,
+        weight_kind=cfg.weight_kind,
     )
     result = ComparisonResult(run=run, models=models, comparisons=comparisons, pairwise=pairwise, credit=credit)
     if cfg.checks:

@@ -42,7 +42,7 @@ from reportgen.errors import ReportgenError, ThemeError, UserError
 from reportgen.formats import MAX_DIGITS, fmt_metric, fmt_threshold
 from reportgen.labels import CRITERION_LABELS
 from reportgen.results import ComparisonResult, ModelResult, to_jsonable
-from reportgen.wording import comparison_notes, interval_kind
+from reportgen.wording import approval_view, comparison_notes, interval_kind, interval_methods
 
 FORMATS = ("html", "pdf", "json", "csv", "xlsx")
 
@@ -500,6 +500,7 @@ def build_view(result: ComparisonResult, theme: Theme = Theme()) -> dict[str, An
                 "baseline_only": fmt_count(mc.table[1][0]), "neither": fmt_count(mc.table[1][1]),
             },
             "notes": comparison_notes(c, result),
+            "approval": approval_view(c),
             "rer_accuracy": fmt_pct(c.relative_error_reduction, 1, signed=True),
         })
 
@@ -630,7 +631,7 @@ def build_view(result: ComparisonResult, theme: Theme = Theme()) -> dict[str, An
         else ("cost per row under the configured cost matrix" if mc_costed else "no cost matrix configured"),
         "keyed": keyed,
         "pairwise": _pairwise_view(result, col, short),
-        "settings_note": _settings_note(run, binary, interval_kind(result)),
+        "settings_note": _settings_note(run, binary, interval_kind(result), result),
         "mcnemar_title": "McNemar at the decision threshold" if binary else "McNemar on correct / incorrect predictions",
         "classes": ", ".join(run.classes or []),
         "period": " to ".join(run.date_range) if run.date_range else "",
@@ -693,21 +694,24 @@ def _pairwise_view(result: ComparisonResult, col: dict[str, str], short: dict[st
             "delta": fmt_signed(cell.delta),
             "mark": better_mark(cell.delta, "higher"),
             "p": fmt_pvalue(cell.p_value),
+            "p_holm": fmt_pvalue(cell.p_value_holm) if cell.p_value_holm is not None else "n/a",
         })
     return rows
 
 
-def _settings_note(run: Any, binary: bool, kind: str | None) -> str:
+def _settings_note(run: Any, binary: bool, kind: str | None, result: ComparisonResult | None = None) -> str:
     """The settings behind the numbers, in one sentence under the ranking (``kind``: how the
     bootstrap intervals were actually drawn, :func:`reportgen.wording.interval_kind`)."""
     level = f"{run.confidence_level * 100:g} %"
     boot = (f"{kind or 'stratified bootstrap'} with {fmt_count(run.bootstrap_resamples)} resamples, seed "
             f"{run.bootstrap_seed}" if run.bootstrap_resamples else "no bootstrap (resamples: 0)")
     if binary:
+        methods = None if result is None else interval_methods(result, boot)
         costs = ", ".join(f"{k.upper()} {v:g}" for k, v in run.costs.items() if isinstance(v, (int, float)))
         return (f"Decision rules as in the table of models above (default threshold {run.threshold:g}); "
-                f"F-beta with β = {run.beta:g}; costs {costs}; intervals at {level} (DeLong for AUC and Gini, "
-                f"{boot} for the rest).")
+                f"F-beta with β = {run.beta:g}; costs {costs}; "
+                + (f"intervals at {level} ({methods})." if methods else
+                   "no intervals" + ("" if run.bootstrap_resamples else " (resamples: 0)") + "."))
     matrix = run.costs.get("matrix") if isinstance(run.costs, dict) else None
     costs = "the cost matrix in the appendix (rows: true class, columns: predicted)" if matrix else "no cost matrix"
     intervals = (f"intervals at {level} ({boot}, paired across models and resampled within each true class)"

@@ -298,6 +298,12 @@ class ModelResult(_Frozen):
     binning: BinningInfo | None = field(default=None, metadata={"description": (
         "How the scores were binned (streamed inputs with more distinct scores than stream.max_distinct_scores); "
         "null: every score kept, results exact.")})
+    positives_rows: int | None = field(default=None, metadata={"description": (
+        "Rows of the positive class (raw counts beside the weighted 'positives'); null when the evidence holds "
+        "weighted tables only.")})
+    negatives_rows: int | None = field(default=None, metadata={"description": "Rows of the negative class (raw counts)."})
+    confusion_rows: Confusion | None = field(default=None, metadata={"description": (
+        "The confusion counts in rows, beside the weighted 'confusion' (weighted models with their rows kept).")})
 
 
 @dataclass(frozen=True, slots=True)
@@ -315,11 +321,102 @@ class DeLongSummary(_Frozen):
 
 @dataclass(frozen=True, slots=True)
 class McNemarSummary(_Frozen):
+    """McNemar's test at the decision rules: which model errs more, on what counts."""
+
     statistic: float
     p_value: float
     p_value_holm: float | None
     method: str
     table: Sequence[Sequence[float]]  # [[both correct, model only], [baseline only, both wrong]]
+    model_only_right: float | None = field(default=None, metadata={"description": (
+        "Discordant count b: rows the model decides right and the baseline wrong.")})
+    baseline_only_right: float | None = field(default=None, metadata={"description": (
+        "Discordant count c: rows the baseline decides right and the model wrong.")})
+    errs_more: Literal["model", "baseline", "neither"] | None = field(default=None, metadata={"description": (
+        "Which side makes more errors on the discordant rows (c > b: the model; b > c: the baseline).")})
+    basis: Literal["rows", "frequency_weights"] = field(default="rows", metadata={"description": (
+        "What the table counts: rows (unweighted, or sampling weights, which never inflate the evidence) or "
+        "frequency weights (a row of weight w is w identical rows).")})
+    weighted_table: Sequence[Sequence[float]] | None = field(default=None, metadata={"description": (
+        "The same 2x2 table in sampling-weighted counts, shown beside the row counts; null when unweighted.")})
+
+
+@dataclass(frozen=True, slots=True)
+class Decision(_Frozen):
+    """The verdict on the primary metric as facts a scheduled job can act on (the sentence is written from them).
+
+    Multiplicity: Holm over the family of verdicts of the run (one per model compared with the baseline,
+    whatever the method); ``ci`` is unadjusted at ``ci_level``, ``ci_simultaneous`` covers the whole
+    family at ``ci_simultaneous_level`` (Bonferroni).
+    """
+
+    metric: str
+    better: Literal["higher", "lower"]
+    delta: float | None
+    method: str = field(metadata={"description": "The test: 'DeLong (paired)', 'DeLong (unpaired, Welch t)', "
+                                                 "'bootstrap' or 'no test'."})
+    p_value: float | None
+    p_value_is_bound: bool = field(metadata={"description": (
+        "True when p_value is only an upper bound: a bootstrap p at its resolution floor 1/(B+1).")})
+    p_value_adjusted: float | None
+    p_value_adjusted_is_bound: bool
+    adjustment: Literal["holm"]
+    family_size: int = field(metadata={"description": "Tests in the Holm family (the verdicts of the run)."})
+    alpha: float
+    significant: bool | None = field(metadata={"description": "Adjusted p below alpha; null without a test."})
+    direction: Literal["better", "worse", "inconclusive"]
+    ci: Sequence[float] | None = field(metadata={"description": "Unadjusted interval of delta at ci_level."})
+    ci_level: float
+    ci_simultaneous: Sequence[float] | None = field(metadata={"description": (
+        "Simultaneous (Bonferroni) interval of delta at ci_simultaneous_level = 1 - alpha/family_size.")})
+    ci_simultaneous_level: float
+    ci_method: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class SwapCell(_Frozen):
+    """One cell of a swap-set table: rows and bads, in rows and in weight, and the (weighted) bad rate."""
+
+    rows: int
+    bads_rows: int
+    weight: float
+    bads_weight: float
+    bad_rate: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class ApprovalSide(_Frozen):
+    """One model at a target approval rate: its cut, the rate it achieves and its approved book's bad rate."""
+
+    model: str
+    threshold: float | None = field(metadata={"description": (
+        "The riskiest score approved (rows scored at least as safe are approved); null when none is.")})
+    approval_rate: float = field(metadata={"description": "Achieved (weighted) share approved; ties move together."})
+    approved_rows: int
+    bads_rows: int
+    approved_weight: float
+    bads_weight: float
+    bad_rate: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class ApprovalAtRate(_Frozen):
+    """The model and the baseline approving the same share of the rows: bad rates among the approved,
+    their paired difference (model - baseline) with an interval, and the swap-set table."""
+
+    target_rate: float
+    source: Literal["baseline", "config"] = field(metadata={"description": (
+        "'baseline': the baseline's approval rate at its decision rule; 'config': listed under approval_rates.")})
+    model: ApprovalSide
+    baseline: ApprovalSide
+    bad_rate_delta: float | None
+    ci: Sequence[float] | None
+    ci_level: float
+    ci_method: str | None
+    swap_in: SwapCell = field(metadata={"description": "Approved by the model, declined by the baseline."})
+    swap_out: SwapCell = field(metadata={"description": "Declined by the model, approved by the baseline."})
+    stay_approved: SwapCell
+    stay_declined: SwapCell
 
 
 @dataclass(frozen=True, slots=True)
@@ -348,6 +445,10 @@ class Comparison(_Frozen):
     #: what the evidence could not give, each with a reason code (e.g. "paired_interval.ks":
     #: "needs_rows"); the same codes from every engine for the same evidence
     capabilities: dict[str, str] = field(default_factory=dict)
+    decision: Decision | None = field(default=None, metadata={"description": (
+        "The verdict's facts: significant, direction (better / worse / inconclusive), adjusted p-value, method.")})
+    approval: Sequence[ApprovalAtRate] = field(default_factory=list, metadata={"description": (
+        "At equal approval rate (binary, aligned rows): the baseline's rate at its rule, then approval_rates.")})
 
 
 @dataclass(frozen=True, slots=True)
@@ -356,6 +457,8 @@ class PairwiseCell(_Frozen):
     baseline: str
     delta: float | None
     p_value: float | None
+    p_value_holm: float | None = field(default=None, metadata={"description": (
+        "Holm-adjusted over the family of pairwise DeLong tests (each unordered pair once).")})
 
 
 @dataclass(frozen=True, slots=True)
@@ -404,6 +507,11 @@ class RunInfo(_Frozen):
         "How the data was read: in memory, streamed in record batches, or on a Dask cluster.")})
     date_range: Sequence[str] | None = field(default=None, metadata={"description": (
         "First and last date of the configured date column over the input files (ISO dates), or null.")})
+    weight_kind: Literal["sampling", "frequency"] = field(default="sampling", metadata={"description": (
+        "What row weights mean: sampling (tests count rows, weights shape the estimates) or frequency "
+        "(a row of weight w is w identical rows, in every metric, interval and test).")})
+    multiplicity: Literal["holm"] = field(default="holm", metadata={"description": (
+        "The adjustment of every family of tests in the run (verdicts, McNemar, pairwise): Holm.")})
 
 
 # --------------------------------------------------------------------------------------
@@ -1071,7 +1179,11 @@ __all__ = [
     "SCHEMA_VERSION",
     "ComparisonResult",
     "ModelResult",
+    "ApprovalAtRate",
+    "ApprovalSide",
     "Comparison",
+    "Decision",
+    "SwapCell",
     "RunInfo",
     "Curves",
     "CurveData",

@@ -8,9 +8,16 @@ engine made it.
 
 from __future__ import annotations
 
-from reportgen.engine.compare import DELONG_MIN_ROWS, PATTERN_BOOTSTRAP, ROW_BOOTSTRAP, TABLE_BOOTSTRAP
+from reportgen.engine.compare import (
+    DELONG,
+    DELONG_MIN_ROWS,
+    PATTERN_BOOTSTRAP,
+    ROW_BOOTSTRAP,
+    TABLE_BOOTSTRAP,
+)
 from reportgen.engine.compare_multiclass import BOOTSTRAP_AUC_MAX_CELLS
-from reportgen.results import Comparison, ComparisonResult
+from reportgen.engine.proportions import CLOPPER_PEARSON, DELONG_LOGIT
+from reportgen.results import ApprovalAtRate, Comparison, ComparisonResult, McNemarSummary
 
 #: Why paired statistics are missing, by :data:`~reportgen.engine.evidence.PairingReason`.
 PAIRING_TEXT = {
@@ -45,6 +52,9 @@ def capability_note(what: str, reason: str) -> str:
     if what == "mcnemar":
         if reason == "non_integer_weights":
             return "McNemar's test needs integer (frequency) weights; not computed."
+        if reason == "weighted":
+            return ("McNemar's test under sampling weights counts rows, and this engine counted weighted agreement "
+                    "only; not computed.")
         return f"McNemar's test needs the models' decisions on the same rows: {why}; not computed."
     if what == "paired_interval.threshold_metrics":
         return (f"Intervals of differences of threshold metrics need the models' decisions counted together on "
@@ -55,6 +65,9 @@ def capability_note(what: str, reason: str) -> str:
                 "not given.")
     if what == "model_interval.bootstrap":
         return "Bootstrap intervals of weighted models need their rows; the evidence holds score tables only."
+    if what == "approval":
+        return (f"The comparison at equal approval rate needs the models' scores on the same rows, kept in memory: "
+                f"{why}; not given.")
     if what == "bootstrap":
         return NO_BOOTSTRAP
     if what == "bootstrap.auc":
@@ -87,10 +100,115 @@ def comparison_notes(c: Comparison, result: ComparisonResult) -> list[str]:
     if ROW_BOOTSTRAP in methods:
         notes.append(row_bootstrap_note(run.bootstrap_resamples, run.bootstrap_seed))
     notes.extend(c.tests.notes)
-    n = len(result.comparisons)
-    if n > 1:
-        notes.append(f"{n} models are compared with {c.baseline}; Holm-adjusted p-values control the family-wise error.")
+    if c.tests.mcnemar is not None:
+        notes.append(mcnemar_sentence(c.model, c.baseline, c.tests.mcnemar))
+    w = weights_sentence(result)
+    if w:
+        notes.append(w)
+    d = c.decision
+    if d is not None and d.p_value_is_bound:
+        notes.append(f"The bootstrap p-value is at its resolution floor: with {round(1 / d.p_value) - 1:,} finite "
+                     f"resamples, p ≤ 1/(B+1) = {d.p_value:.2g}; it is a bound, not an estimate.")
+    m = d.family_size if d is not None else 0
+    if m > 1:
+        notes.append(multiplicity_sentence(m, d.alpha, d.ci_simultaneous_level))
+    elif d is None and len(result.comparisons) > 1:
+        notes.append(f"{len(result.comparisons)} models are compared with {c.baseline}; Holm-adjusted p-values "
+                     f"control the family-wise error.")
     return notes
+
+
+def multiplicity_sentence(m: int, alpha: float, sim_level: float) -> str:
+    """The run's one multiplicity policy, as the report states it (:mod:`reportgen.engine.multiplicity`)."""
+    return (f"Multiplicity: the {m} verdicts of this run form one family, adjusted by Holm's method whatever the test "
+            f"(DeLong or bootstrap), which keeps the family-wise error at {alpha * 100:g} %; a verdict is significant "
+            f"when its Holm-adjusted p is below {alpha:g}. Intervals in the verdict are unadjusted; the simultaneous "
+            f"ones (Bonferroni, {sim_level * 100:.3g} %) cover all {m} differences together. McNemar's tests and the "
+            f"pairwise tests are adjusted the same way within their own families.")
+
+
+def mcnemar_sentence(model: str, baseline: str, t: McNemarSummary) -> str:
+    """Which model errs more on the rows where the two disagree, and on what counts."""
+    if t.model_only_right is None or t.baseline_only_right is None:
+        return f"McNemar's test ({t.method}): p = {t.p_value:.3g}."
+    b, c = t.model_only_right, t.baseline_only_right
+    unit = "rows" if t.basis == "rows" else "weighted rows (frequency weights)"
+    side = {"model": f"{model} errs more", "baseline": f"{baseline} errs more",
+            "neither": "neither errs more"}[t.errs_more or "neither"]
+    p = "p < 0.0001" if t.p_value < 0.0001 else f"p = {t.p_value:.3g}"
+    return (f"McNemar's test on {unit}: {model} alone is right on {b:,.0f}, {baseline} alone on {c:,.0f}, so {side} "
+            f"({t.method}, {p}).")
+
+
+def weights_sentence(result: ComparisonResult) -> str | None:
+    """What the weights of a weighted run mean, and which counts the tests use."""
+    if not any(m.weighted for m in result.models.values()) and result.run.weight_kind != "frequency":
+        return None
+    if result.run.weight_kind == "frequency":
+        return ("Weights are frequency weights (weight_kind: frequency): a row of weight w counts as w identical rows "
+                "in every metric, interval and test.")
+    return ("Weights are sampling weights (weight_kind: sampling): metrics and confusion counts are weighted, but the "
+            "tests count rows (McNemar on the rows, the bootstrap resamples rows), so the weights never inflate the "
+            "evidence; row counts are shown beside weighted ones.")
+
+
+def _pct(v: float | None, digits: int = 1) -> str:
+    return "n/a" if v is None else f"{v * 100:.{digits}f} %"
+
+
+def approval_sentence(a: ApprovalAtRate) -> str:
+    """What the equal-approval comparison says, in one sentence (bad rates in %, difference in points)."""
+    m, b = a.model, a.baseline
+    at = (f"At {b.model}'s approval rate ({_pct(a.target_rate)})" if a.source == "baseline"
+          else f"At an approval rate of {_pct(a.target_rate)}")
+    if a.bad_rate_delta is None:
+        return f"{at}, a bad rate cannot be compared (a model approves no row)."
+    way = "lower" if a.bad_rate_delta < 0 else "higher" if a.bad_rate_delta > 0 else "no different"
+    ci = "" if a.ci is None else (f" ({a.ci_level * 100:g} % CI {a.ci[0] * 100:+.2f} to {a.ci[1] * 100:+.2f} points, "
+                                  f"paired bootstrap of the rows)")
+    return (f"{at}, {m.model}'s approved applications have a bad rate of {_pct(m.bad_rate, 2)} against "
+            f"{_pct(b.bad_rate, 2)} for {b.model}: {abs(a.bad_rate_delta) * 100:.2f} points {way}{ci}. "
+            f"{m.model} swaps in {a.swap_in.rows:,} applications at {_pct(a.swap_in.bad_rate)} bad for "
+            f"{a.swap_out.rows:,} at {_pct(a.swap_out.bad_rate)}.")
+
+
+def approval_view(c: Comparison) -> list[dict[str, object]]:
+    """Ready-formatted tables of the comparison at equal approval rate (templates only display)."""
+    out = []
+    for a in c.approval:
+        cells = (("Swap-in: approved by " + c.model + " only", a.swap_in),
+                 ("Swap-out: approved by " + c.baseline + " only", a.swap_out),
+                 ("Stay approved", a.stay_approved), ("Stay declined", a.stay_declined))
+        out.append({
+            "title": (f"At {c.baseline}'s approval rate, {_pct(a.target_rate)}" if a.source == "baseline"
+                      else f"At approval rate {_pct(a.target_rate)} (approval_rates)"),
+            "sides": [{"model": s.model, "threshold": "n/a" if s.threshold is None else f"{s.threshold:.6g}",
+                       "approval": _pct(s.approval_rate), "approved": f"{s.approved_rows:,}",
+                       "bad_rate": _pct(s.bad_rate, 2)} for s in (a.baseline, a.model)],
+            "swaps": [{"set": name, "rows": f"{x.rows:,}", "bads": f"{x.bads_rows:,}", "bad_rate": _pct(x.bad_rate)}
+                      for name, x in cells],
+            "sentence": approval_sentence(a),
+        })
+    return out
+
+
+def interval_methods(result: ComparisonResult, bootstrap: str = "bootstrap") -> str | None:
+    """How the models' intervals were made, from their ``ci_method`` (never assumed): e.g. "DeLong for
+    AUC and Gini, bootstrap for the rest" (``bootstrap``: how the run's bootstrap is described);
+    None when the run has no intervals."""
+    methods = [m.ci_method for m in result.models.values()]
+    auc = {v.get(k) for v in methods for k in ("roc_auc", "gini")} - {None}
+    rest = {v for mm in methods for k, v in mm.items() if k not in ("roc_auc", "gini")} - {None}
+    parts = []
+    if auc & {DELONG, DELONG_LOGIT}:
+        logit = " (on the logit scale near 1)" if DELONG_LOGIT in auc else ""
+        parts.append(f"DeLong{logit} for AUC and Gini")
+    boot = sorted(rest - {CLOPPER_PEARSON}) + sorted(auc - {DELONG, DELONG_LOGIT})
+    if boot:
+        parts.append(f"{bootstrap} for {'the rest' if parts else 'every metric'}")
+    if CLOPPER_PEARSON in rest:
+        parts.append("exact Clopper–Pearson for rates whose count is 0 or its total")
+    return ", ".join(parts) if parts else None
 
 
 def interval_kind(result: ComparisonResult) -> str | None:
@@ -103,4 +221,5 @@ def interval_kind(result: ComparisonResult) -> str | None:
     return None
 
 
-__all__ = ["NO_BOOTSTRAP", "PAIRING_TEXT", "capability_note", "comparison_notes", "interval_kind", "table_bootstrap_note"]
+__all__ = ["NO_BOOTSTRAP", "PAIRING_TEXT", "approval_sentence", "approval_view", "capability_note", "comparison_notes", "interval_kind", "interval_methods",
+           "mcnemar_sentence", "multiplicity_sentence", "table_bootstrap_note", "weights_sentence"]

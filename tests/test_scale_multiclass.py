@@ -116,7 +116,8 @@ def test_stream_multiclass_weights_match_memory(lake, tmp_path):
     df = pd.read_csv(lake / "all.csv").iloc[:3000]
     df["w"] = np.random.default_rng(1).integers(1, 4, len(df)).astype(float)
     df.to_csv(tmp_path / "w.csv", index=False)
-    cfg = _config(tmp_path, "w.csv", "weight: w\n")
+    # frequency weights: memory repeats the rows, stream counts the weights: one McNemar table
+    cfg = _config(tmp_path, "w.csv", "weight: w\nweight_kind: frequency\n")
     mem, st = _run(cfg, "memory"), _run(cfg, "stream", stream={"batch_rows": 1_000})
     for name, mx in mem.models.items():
         my = st.models[name]
@@ -250,7 +251,7 @@ def test_dask_multiclass_csv_with_weights(lake, tmp_path, scheduler):
     df = pd.read_csv(lake / "all.csv").iloc[:3000]
     df["w"] = np.random.default_rng(1).integers(1, 4, len(df)).astype(float)
     df.to_csv(tmp_path / "w.csv", index=False)
-    cfg = _config(tmp_path, "w.csv", "weight: w\n")
+    cfg = _config(tmp_path, "w.csv", "weight: w\nweight_kind: frequency\n")  # McNemar on the repeated rows
     mem, dk = _run(cfg, "memory"), _run(cfg, "dask", scheduler=scheduler, stream={"batch_rows": 1_000})
     for name, mx in mem.models.items():
         my = dk.models[name]

@@ -26,7 +26,10 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from reportgen.engine import approval as AP
 from reportgen.engine import binary as B
+from reportgen.engine import multiplicity as MP
+from reportgen.engine import proportions as PR
 from reportgen.engine import stats
 from reportgen.engine.curve import ScoreTable
 from reportgen.engine.evidence import BinaryEvidence, BinaryModelEvidence
@@ -37,8 +40,10 @@ from reportgen.results import (
     Comparison,
     ComparisonTests,
     CostCurveData,
+    Confusion,
     CurveData,
     Curves,
+    Decision,
     DeLongSummary,
     KsData,
     McNemarSummary,
@@ -77,6 +82,12 @@ class Settings:
     seed: int = 20240601
     #: multiclass: (k, k) cost matrix, row = true class, column = predicted (None: no expected cost)
     cost_matrix: tuple[tuple[float, ...], ...] | None = None
+    #: what row weights mean: "sampling" (tests count rows) or "frequency" (a row of weight w is w rows;
+    #: the evidence then holds the repeated rows)
+    weight_kind: str = "sampling"
+    #: approval rates (share of rows approved = predicted negative) at which to compare bad rates,
+    #: besides the baseline's own
+    approval_rates: tuple[float, ...] = ()
 
 
 Progress = Callable[[int, int], None]
@@ -214,15 +225,6 @@ def bootstrap_interval(samples: np.ndarray, level: float) -> list[float] | None:
     return None if iv is None else [float(iv[0]), float(iv[1])]
 
 
-def bootstrap_p(samples: np.ndarray) -> float | None:
-    """Two-sided bootstrap p-value of 'delta = 0': 2·min(share ≤ 0, share ≥ 0), at least 1/(B+1)."""
-    v = samples[np.isfinite(samples)]
-    if v.size < 2:
-        return None
-    p = 2.0 * min(np.mean(v <= 0), np.mean(v >= 0))
-    return float(min(1.0, max(p, 1.0 / (v.size + 1))))
-
-
 # --------------------------------------------------------------------------------------
 # Comparisons
 # --------------------------------------------------------------------------------------
@@ -235,41 +237,112 @@ _NICE = {"gini": "Gini", "roc_auc": "AUC", "ks": "KS", "f1": "F1", "mcc": "MCC",
          "roc_auc_ovr_micro": "micro-averaged AUC", "cohen_kappa": "Cohen's kappa", "log_loss": "log-loss"}
 
 
-def _fmt_p(p: float | None) -> str:
+def _fmt_p(p: float | None, bound: bool = False) -> str:
+    """``p = 0.012``; a p that is only an upper bound (bootstrap floor, or Holm of one) as ``p ≤ 0.0033``."""
     if p is None:
         return "p n/a"
+    if bound:
+        return f"p ≤ {p:.2g}"
     if p < 0.0001:
         return "p < 0.0001"
     return f"p = {p:.4f}" if p < 0.01 else f"p = {p:.3f}"
 
 
-def verdict(model: str, baseline: str, metric: str, delta: float | None, ci: list[float] | None,
-            p: float | None, method: str, level: float, p_holm: float | None = None,
-            better: str | None = None) -> str:
-    """One plain sentence: which way, by how much, how sure (``better``: 'higher' by default)."""
-    name = _NICE.get(metric, metric.replace("_", " "))
-    if delta is None:
+#: How a verdict names its test (``Decision.method`` → words).
+_TEST_WORDS = {"DeLong (paired)": "DeLong's paired test", "DeLong (unpaired, Welch t)": "DeLong's unpaired test, Welch t",
+               "bootstrap": "paired bootstrap"}
+
+
+def verdict_of(model: str, baseline: str, d: Decision) -> str:
+    """One plain sentence written from the decision's facts alone: which way, by how much, how sure.
+
+    The interval is labelled unadjusted when the family has several verdicts, with the
+    simultaneous (Bonferroni) interval beside it; the conclusion follows ``d.direction``, which
+    the Holm-adjusted p-value decides (:mod:`reportgen.engine.multiplicity`).
+    """
+    name = _NICE.get(d.metric, d.metric.replace("_", " "))
+    if d.delta is None:
         return f"{model}'s {name} cannot be compared with {baseline}'s (undefined on these data)."
-    if delta == 0:
-        return f"{model}'s {name} equals {baseline}'s ({_fmt_p(p)}, {method})."
-    better = better or B.BETTER.get(metric) or "higher"
-    direction = "higher" if delta > 0 else "lower"
-    ci_txt = f", {level * 100:g} % CI {ci[0]:.3f} to {ci[1]:.3f}" if ci else ""
-    holm = f", Holm-adjusted {_fmt_p(p_holm).replace('p ', 'p ', 1)}" if p_holm is not None and p_holm != p else ""
+    p_txt = _fmt_p(d.p_value, d.p_value_is_bound)
+    if d.p_value_is_bound and d.p_value:
+        p_txt = f"p ≤ 1/(B+1) = {d.p_value:.2g} with B = {round(1.0 / d.p_value) - 1:,} resamples"
+    test = _TEST_WORDS.get(d.method, d.method)
+    if d.delta == 0:
+        return f"{model}'s {name} equals {baseline}'s ({p_txt}, {test})."
+    several = d.family_size > 1
+    ci_txt = ""
+    if d.ci is not None:
+        lab = "unadjusted " if several else ""
+        ci_txt = f", {lab}{d.ci_level * 100:g} % CI {d.ci[0]:.3f} to {d.ci[1]:.3f}"
+        if several and d.ci_simultaneous is not None:
+            ci_txt += (f" (simultaneous {d.ci_simultaneous_level * 100:.3g} % CI {d.ci_simultaneous[0]:.3f} to "
+                       f"{d.ci_simultaneous[1]:.3f})")
+    holm = ""
+    if several and d.p_value_adjusted is not None:
+        holm = f", Holm-adjusted over {d.family_size} comparisons {_fmt_p(d.p_value_adjusted, d.p_value_adjusted_is_bound)}"
     sig = ""
-    if p is not None:
-        alpha = 1 - level
-        q = p_holm if p_holm is not None else p
-        good = (delta > 0) == (better == "higher")
-        if q < alpha:
-            sig = " — significantly better." if good else " — significantly worse."
-        else:
-            sig = " — not significant."
+    if d.significant is not None:
+        sig = {"better": " — significantly better.", "worse": " — significantly worse."}.get(d.direction,
+                                                                                            " — not significant.")
+    way = "higher" if d.delta > 0 else "lower"
     from reportgen.formats import fmt_bounded  # noqa: PLC0415  (a leaf; the sentence's one number format)
 
     # a non-zero difference is never "0.000 higher": more decimals until it shows (0.0003 higher)
-    return (f"{model}'s {name} is {fmt_bounded(abs(delta), 3, 0.0)} {direction} than {baseline}'s{ci_txt}, "
-            f"{_fmt_p(p)} ({method}){holm}{sig}")
+    return f"{model}'s {name} is {fmt_bounded(abs(d.delta), 3, 0.0)} {way} than {baseline}'s{ci_txt}, {p_txt} ({test}){holm}{sig}"
+
+
+@dataclass(frozen=True, slots=True)
+class PrimaryTest:
+    """One comparison's test of the primary metric, before the family is adjusted.
+
+    ``interval_at(level)``: the interval of the difference at another level (the simultaneous
+    one), from the same method (DeLong's normal or t interval, or the bootstrap percentiles).
+    """
+
+    p: MP.PValue | None
+    method: str
+    ci: list[float] | None
+    ci_method: str | None
+    interval_at: Callable[[float], list[float] | None] | None = None
+
+
+def decide(deltas: list[float | None], tests: list[PrimaryTest], metric: str, better: str,
+           level: float) -> list[Decision]:
+    """The family of verdicts of a run: Holm over every defined p-value (whatever the method),
+    significance at α = 1 − level on the adjusted p, simultaneous Bonferroni intervals at
+    1 − α/m beside the unadjusted ones (:mod:`reportgen.engine.multiplicity`)."""
+    adjusted = MP.holm([t.p for t in tests])
+    m = sum(t.p is not None for t in tests)
+    alpha = 1.0 - level
+    sim_level = MP.simultaneous_level(level, m)
+    out = []
+    for delta, t, adj in zip(deltas, tests, adjusted):
+        sig = None if adj is None else adj.value < alpha
+        sim = t.ci if m <= 1 else (t.interval_at(sim_level) if t.interval_at is not None else None)
+        out.append(Decision(
+            metric=metric, better="lower" if better == "lower" else "higher", delta=delta, method=t.method,
+            p_value=None if t.p is None else t.p.value, p_value_is_bound=bool(t.p is not None and t.p.is_bound),
+            p_value_adjusted=None if adj is None else adj.value, p_value_adjusted_is_bound=bool(adj and adj.is_bound),
+            adjustment=MP.HOLM, family_size=m, alpha=alpha, significant=sig,
+            direction=MP.direction(delta, better, sig), ci=t.ci, ci_level=level,
+            ci_simultaneous=sim, ci_simultaneous_level=sim_level if m > 1 else level, ci_method=t.ci_method,
+        ))
+    return out
+
+
+def mcnemar_of_counts(agree: np.ndarray) -> stats.McNemarResult:
+    """McNemar's test of the 2×2 counts [model right?][baseline right?] (0 = right)."""
+    return stats.mcnemar(np.array([1, 1, 0, 0]), np.array([1, 0, 1, 0]), weights=np.asarray(agree).ravel())
+
+
+def mcnemar_summary(r: stats.McNemarResult, p_holm: float | None, basis: str,
+                    weighted: np.ndarray | None = None) -> McNemarSummary:
+    """The result's summary with which side errs more: b = model right only, c = baseline right
+    only; c > b means the model errs more on the rows where the two disagree."""
+    side = "model" if r.c > r.b else "baseline" if r.b > r.c else "neither"
+    wt = None if weighted is None else [[float(v) for v in row] for row in weighted]
+    return McNemarSummary(r.statistic, r.p_value, p_holm, r.method, [[float(v) for v in row] for row in r.table],
+                          float(r.b), float(r.c), side, basis, wt)
 
 
 def relative_change(model_v: float | None, base_v: float | None) -> float | None:
@@ -380,18 +453,94 @@ def _ci(samples: np.ndarray, level: float) -> list[float] | None:
     return None if iv is None else [float(iv[0]), float(iv[1])]
 
 
+def dl_method(dl: DeLongSummary) -> str:
+    """The ``ci_method`` wording of a DeLong test summary."""
+    return DELONG_PAIRED if dl.paired else DELONG_UNPAIRED
+
+
+def _row_confusion(ev: BinaryEvidence, j: int) -> Confusion | None:
+    """Model j's confusion counts in rows (unweighted), from the kept rows; None without them."""
+    if ev.rows is None:
+        return None
+    m = ev.models[j]
+    y = ev.rows.y
+    pred = ev.rows.codes[j] < m.table.cut_index(m.threshold)
+    tp = int(np.count_nonzero(pred & y))
+    fp = int(np.count_nonzero(pred & ~y))
+    pos = int(np.count_nonzero(y))
+    return Confusion(float(tp), float(fp), float(pos - tp), float(y.shape[0] - pos - fp))
+
+
+def _auc_interval(d: TableDeLong, level: float) -> tuple[list[float], str]:
+    """DeLong's interval of an AUC: the normal one, or on the logit scale when the normal one
+    would leave [0, 1] (cut at 1 near a perfect AUC; :func:`~reportgen.engine.proportions.logit_auc_interval`)."""
+    z = stats.norm_ppf(0.5 + level / 2.0)
+    half = z * math.sqrt(max(d.variance, 0.0))
+    if d.auc - half < 0.0 or d.auc + half > 1.0:
+        iv = PR.logit_auc_interval(d.auc, d.variance, level)
+        if iv is not None:
+            return [iv[0], iv[1]], PR.DELONG_LOGIT
+    lo, hi = normal_interval(d.auc, d.variance, level)
+    return [lo, hi], DELONG
+
+
+def _exact_at_boundary(ci: dict[str, list[float]], method: dict[str, str], counts: Confusion | None,
+                       level: float) -> None:
+    """Replace the interval of every proportion whose count is 0 or its total by the exact one."""
+    if counts is None:
+        return
+    cells = {"tp": counts.tp, "fp": counts.fp, "fn": counts.fn, "tn": counts.tn}
+    for b in PR.boundary_intervals(cells, level):
+        ci[b.metric], method[b.metric] = [b.lo, b.hi], PR.CLOPPER_PEARSON
+
+
+def _zero_width(ci: dict[str, list[float]], level: float, skip: tuple[str, ...] = ()) -> str | None:
+    """A warning naming every interval of zero width (it reads as certainty), or None."""
+    flat = [k for k, iv in ci.items() if iv[0] == iv[1] and k not in skip]
+    if not flat:
+        return None
+    return (f"the {level * 100:g} % interval of {', '.join(flat)} has zero width (every resample gave the same "
+            f"value), which understates the uncertainty")
+
+
+def _approvals(ev: BinaryEvidence, s: Settings, b: int) -> dict[str, list] | None:
+    """Each model against the baseline at equal approval rates (:mod:`reportgen.engine.approval`):
+    the baseline's own rate at its rule, then ``s.approval_rates``; None without aligned rows.
+    Seeded by ``(seed, 3)``."""
+    if ev.rows is None or len(ev.models) < 2:
+        return None
+    rows = ev.rows
+    names = ev.names
+    base = ev.models[b]
+    w = rows.weights[b]
+    ww = np.ones(rows.y.shape[0]) if w is None else w
+    declined = rows.codes[b] < base.table.cut_index(base.threshold)
+    rates = [("baseline", float(ww[~declined].sum() / ww.sum()))] + [("config", r) for r in s.approval_rates]
+    rng = np.random.default_rng((s.seed, 3))
+    out: dict[str, list] = {n: [] for i, n in enumerate(names) if i != b}
+    for source, rate in rates:
+        for a in AP.compare_at_rate(rate, source, rows.y, w, names, rows.codes, [m.table.thresholds for m in ev.models],
+                                    b, s.level, s.resamples, rng):
+            out[a.model.model].append(a)
+    return out
+
+
 def compare_binary_evidence(ev: BinaryEvidence, s: Settings, progress: Progress | None = None):
     """The binary driver (module docstring of :mod:`reportgen.engine.evidence` for the inputs).
 
     * each model: DeLong's interval of AUC and Gini from its table (unweighted, ≥ 2 rows per
-      class); every other metric's interval from the stratified bootstrap drawn on its score
-      table (unweighted; one generator seeded by ``seed``, models in config order), or from
-      the paired bootstrap of the kept rows (weighted models, rows kept);
+      class; on the logit scale when the normal one would leave [0, 1]); every other metric's
+      interval from the stratified bootstrap drawn on its score table (unweighted; one generator
+      seeded by ``seed``, models in config order), or from the paired bootstrap of the kept rows
+      (weighted models, rows kept); proportions whose count is 0 or its total get the exact
+      Clopper–Pearson interval instead of a degenerate one; zero-width intervals are warned of;
     * each difference with the baseline: AUC and Gini by DeLong's paired test (covariance of
       the aligned rows) or else the unpaired one (variances added, Welch's t as pROC); the
       threshold metrics by the paired bootstrap of the decision-pattern counts (seed
       ``(seed, 1)``); the ranking metrics by the paired bootstrap of the rows when kept;
-      McNemar's test from the agreement counts; Holm's adjustment over the comparisons.
+      McNemar's test from the agreement counts (rows under sampling weights, frequencies under
+      frequency weights); one multiplicity policy, Holm over each family (verdicts, McNemar,
+      pairwise), with a :class:`~reportgen.results.Decision` per comparison.
     """
     models_in = ev.models
     names = ev.names
@@ -407,16 +556,16 @@ def compare_binary_evidence(ev: BinaryEvidence, s: Settings, progress: Progress 
     for j, m in enumerate(models_in):
         ci: dict[str, list[float]] = {}
         method: dict[str, str] = {}
-        test_warnings: tuple[str, ...] = ()
+        test_warnings: list[str] = []
         t = m.table
         if not t.weighted and min(t.total_pos, t.total_neg) >= DELONG_MIN_ROWS:
             d = delong_from_table(t)
             delong[m.name] = d
-            lo, hi = normal_interval(d.auc, d.variance, s.level)
+            (lo, hi), how_auc = _auc_interval(d, s.level)
             ci["roc_auc"], ci["gini"] = [lo, hi], [2 * lo - 1, 2 * hi - 1]
-            method["roc_auc"] = method["gini"] = DELONG
+            method["roc_auc"] = method["gini"] = how_auc
             if d.variance == 0.0:
-                test_warnings = (stats.zero_variance_note(d.auc),)
+                test_warnings.append(stats.zero_variance_note(d.auc))
         boot, how = None, TABLE_BOOTSTRAP
         if want and not t.weighted:
             boot = table_bootstrap_metrics(t, m.threshold, s.resamples, rng, s.beta, s.costs, m.probabilities)
@@ -431,9 +580,21 @@ def compare_binary_evidence(ev: BinaryEvidence, s: Settings, progress: Progress 
                 iv = _ci(boot[:, q], s.level)
                 if iv is not None:
                     ci[metric], method[metric] = iv, how
+        rows_conf = _row_confusion(ev, j) if t.weighted else None
+        if want:  # rows (or frequencies): an exact interval where the bootstrap's collapses
+            conf = rows_conf if t.weighted else B.compute_metrics(t, m.threshold, s.beta, s.costs).confusion
+            _exact_at_boundary(ci, method, conf, s.level)
+        flat = _zero_width(ci, s.level, skip=DELONG_METRICS if test_warnings else ())
+        if flat is not None:
+            test_warnings.append(flat)
         if progress is not None and rows_boot is None:
             progress(j + 1, k)
-        models[m.name] = _model_result(m, s, ci, method, _smaller_class(ev, m), test_warnings)
+        r = _model_result(m, s, ci, method, _smaller_class(ev, m), tuple(test_warnings))
+        pos_rows = None if ev.rows is None else int(np.count_nonzero(ev.rows.y))
+        if pos_rows is None and not t.weighted:
+            pos_rows = int(round(t.total_pos))
+        neg_rows = None if pos_rows is None else t.n_rows - pos_rows
+        models[m.name] = replace(r, positives_rows=pos_rows, negatives_rows=neg_rows, confusion_rows=rows_conf)
 
     base_name = s.baseline or names[0]
     b = names.index(base_name)
@@ -443,7 +604,7 @@ def compare_binary_evidence(ev: BinaryEvidence, s: Settings, progress: Progress 
         joint = joint_bootstrap(pairing.patterns, k, s, np.random.default_rng((s.seed, 1)))
     tidx = {m: q for q, m in enumerate(B.THRESHOLD_METRICS)}
     midx = {m: q for q, m in enumerate(B.METRICS)}
-    pending, raw_d, raw_m = [], [], []
+    pending, primary, raw_m, raw_d = [], [], [], []
     pm = s.primary_metric
     for j, m in enumerate(models_in):
         if j == b:
@@ -455,7 +616,7 @@ def compare_binary_evidence(ev: BinaryEvidence, s: Settings, progress: Progress 
         ci: dict[str, list[float]] = {}
         method: dict[str, str] = {}
         caps: dict[str, str] = {c: "weighted" for c in sorted(model_caps)}
-        boot_p = None
+        prim_samples = None  # the bootstrap replicates of the primary metric's difference
         # differences of threshold metrics: decision patterns, else the rows
         if joint is not None:
             diff_t = joint[:, j] - joint[:, b]
@@ -463,14 +624,14 @@ def compare_binary_evidence(ev: BinaryEvidence, s: Settings, progress: Progress 
                 if metric != "baseline_accuracy" and (iv := _ci(diff_t[:, q], s.level)) is not None:
                     ci[metric], method[metric] = iv, PATTERN_BOOTSTRAP
             if pm in tidx:
-                boot_p = bootstrap_p(diff_t[:, tidx[pm]])
+                prim_samples = diff_t[:, tidx[pm]]
         elif rows_boot is not None:
             diff_r = rows_boot[:, j] - rows_boot[:, b]
             for metric in B.THRESHOLD_METRICS:
                 if metric != "baseline_accuracy" and (iv := _ci(diff_r[:, midx[metric]], s.level)) is not None:
                     ci[metric], method[metric] = iv, ROW_BOOTSTRAP
             if pm in tidx:
-                boot_p = bootstrap_p(diff_r[:, midx[pm]])
+                prim_samples = diff_r[:, midx[pm]]
         elif want:
             caps["paired_interval.threshold_metrics"] = "weighted" if pairing.status == "aligned" else pairing.reason
         # differences of ranking metrics other than AUC and Gini: the rows only
@@ -480,11 +641,12 @@ def compare_binary_evidence(ev: BinaryEvidence, s: Settings, progress: Progress 
                 if (iv := _ci(diff_r[:, midx[metric]], s.level)) is not None:
                     ci[metric], method[metric] = iv, ROW_BOOTSTRAP
             if pm in ROW_ONLY_METRICS:
-                boot_p = bootstrap_p(diff_r[:, midx[pm]])
+                prim_samples = diff_r[:, midx[pm]]
         elif want:
             caps["paired_interval.ranking_metrics"] = "needs_rows"
         # AUC and Gini: DeLong, paired when the covariance was counted
         dl = None
+        test: PrimaryTest | None = None
         test_notes: list[str] = []
         if m.name in delong and base_name in delong:
             da, db = delong[m.name], delong[base_name]
@@ -492,11 +654,18 @@ def compare_binary_evidence(ev: BinaryEvidence, s: Settings, progress: Progress 
             if cov is not None:
                 var_d = max(0.0, cov[j, j] + cov[b, b] - 2.0 * cov[j, b])
                 paired, how = True, DELONG_PAIRED
+
+                def at(level: float, d_auc=d_auc, var_d=var_d) -> tuple[float, float]:
+                    return stats._normal_test(d_auc, var_d, level)[2:4]
                 z, p, lo, hi = stats._normal_test(d_auc, var_d, s.level)
             else:
                 var_d = da.variance + db.variance
                 paired, how = False, DELONG_UNPAIRED
                 caps["delong_paired"] = pairing.reason if pairing.status == "unpaired" else "not_counted"
+
+                def at(level: float, d_auc=d_auc, da=da, db=db) -> tuple[float, float]:
+                    return stats.welch_test(d_auc, da.variance, da.n_pos + da.n_neg, db.variance,
+                                            db.n_pos + db.n_neg, level)[2:4]
                 z, p, lo, hi, _ = stats.welch_test(d_auc, da.variance, da.n_pos + da.n_neg, db.variance,
                                                    db.n_pos + db.n_neg, s.level)
             dl = DeLongSummary(da.auc, db.auc, d_auc, math.sqrt(var_d), z, p, None, [lo, hi], paired)
@@ -508,6 +677,10 @@ def compare_binary_evidence(ev: BinaryEvidence, s: Settings, progress: Progress 
             test_notes.extend(stats._test_warnings(small, math.sqrt(var_d), d_auc))
             ci["roc_auc"], ci["gini"] = [lo, hi], [2 * lo, 2 * hi]
             method["roc_auc"] = method["gini"] = how
+            if pm in DELONG_METRICS:
+                scale = 2.0 if pm == "gini" else 1.0
+                test = PrimaryTest(MP.PValue(p), how, ci[pm], how,
+                                   lambda lv, at=at, c=scale: [c * v for v in at(lv)])
         else:
             small = any(not mo.table.weighted and min(mo.table.total_pos, mo.table.total_neg) < DELONG_MIN_ROWS
                         for mo in (m, models_in[b]))
@@ -517,43 +690,57 @@ def compare_binary_evidence(ev: BinaryEvidence, s: Settings, progress: Progress 
                 for metric in DELONG_METRICS:
                     if (iv := _ci(diff_r[:, midx[metric]], s.level)) is not None:
                         ci[metric], method[metric] = iv, ROW_BOOTSTRAP
-        # McNemar: the agreement counts at each model's decision rule
-        mcn = None
+                if pm in DELONG_METRICS:
+                    prim_samples = diff_r[:, midx[pm]]
+        if test is None and prim_samples is not None:
+            test = PrimaryTest(MP.bootstrap_p(prim_samples), "bootstrap", ci.get(pm), method.get(pm),
+                               lambda lv, x=prim_samples: _ci(x, lv))
+        primary.append(test or PrimaryTest(None, "no test", ci.get(pm), method.get(pm)))
+        # McNemar: the agreement counts at each model's decision rule; sampling weights never
+        # inflate the evidence (rows), frequency weights count as rows repeated
+        mcn, basis, wtab = None, "rows", None
         agree = pairing.agreement(j, b)
+        if ev.weighted and s.weight_kind == "sampling":
+            wtab, agree = agree, pairing.agreement_rows(j, b)
+        elif ev.weighted:
+            basis = "frequency_weights"
+            if agree is not None and not np.all(agree == np.round(agree)):
+                agree = None
         if agree is not None:
-            mcn = stats.mcnemar(np.array([1, 1, 0, 0]), np.array([1, 0, 1, 0]), weights=agree.ravel())
+            mcn = mcnemar_of_counts(agree)
         elif pairing.status == "unpaired":
             caps["mcnemar"] = pairing.reason
         else:
-            caps["mcnemar"] = "non_integer_weights" if ev.weighted else "not_counted"
-        if pm in DELONG_METRICS and dl is None and rows_boot is not None:
-            boot_p = bootstrap_p(rows_boot[:, j, midx[pm]] - rows_boot[:, b, midx[pm]])
-        raw_d.append(None if dl is None else dl.p_value)
+            why = "weighted" if s.weight_kind == "sampling" else "non_integer_weights"
+            caps["mcnemar"] = why if ev.weighted else "not_counted"
         raw_m.append(None if mcn is None else mcn.p_value)
-        pending.append((m.name, delta, rel, rer, ci, method, caps, test_notes, dl, mcn, boot_p))
+        raw_d.append(None if dl is None else dl.p_value)
+        pending.append((m.name, delta, rel, rer, ci, method, caps, test_notes, dl, mcn, basis, wtab))
 
-    several = len(pending) > 1
+    approvals = _approvals(ev, s, b)
+    decisions = decide([p[1].get(pm) for p in pending], primary, pm, B.BETTER.get(pm) or "higher", s.level)
+    several = len(pending) > 1  # a family of one: the adjusted p is the raw one, not shown twice
     comparisons = []
-    for (name, delta, rel, rer, ci, method, caps, test_notes, dl, mcn, boot_p), hd, hm in zip(
-            pending, stats.holm(raw_d), stats.holm(raw_m)):
-        if dl is not None and several:
-            dl = replace(dl, p_value_holm=hd)
-        mcs = None
-        if mcn is not None:
-            mcs = McNemarSummary(mcn.statistic, mcn.p_value, hm if several else None, mcn.method,
-                                 [[float(v) for v in row] for row in mcn.table])
-        if pm in DELONG_METRICS and dl is not None:
-            p, meth, p_h = dl.p_value, "DeLong", dl.p_value_holm
-        elif boot_p is not None:
-            p, meth, p_h = boot_p, "bootstrap", None
-        else:
-            p, meth, p_h = None, "no test", None
+    for (name, delta, rel, rer, ci, method, caps, test_notes, dl, mcn, basis, wtab), hm, hd, dec in zip(
+            pending, stats.holm(raw_m), stats.holm(raw_d), decisions):
+        if dl is not None and several:  # DeLong's family: the verdicts' when they are DeLong's, else its own
+            dl = replace(dl, p_value_holm=dec.p_value_adjusted if pm in DELONG_METRICS and dec.method == dl_method(dl)
+                         else hd)
+        mcs = None if mcn is None else mcnemar_summary(mcn, hm if several else None, basis, wtab)
         notes = list(test_notes)  # the tests' own caveats; what is missing is in ``caps`` (codes)
-        text = verdict(name, base_name, pm, delta.get(pm), ci.get(pm), p, meth, s.level, p_h)
+        flat = [q for q, iv in ci.items() if iv[0] == iv[1]]
+        if flat:
+            notes.append(f"The {s.level * 100:g} % interval of the difference in {', '.join(flat)} has zero width: the "
+                         f"difference was the same on every resample (e.g. both models decide alike on every row), so "
+                         f"the interval shows no sampling variation, not certainty about other data.")
+        if approvals is None and k > 1:
+            caps["approval"] = "needs_rows" if pairing.status == "aligned" else pairing.reason
         comparisons.append(Comparison(name, base_name, delta, rel, rer["accuracy"], rer, ci,
-                                      ComparisonTests(dl, mcs, notes), text, pm, method, caps))
+                                      ComparisonTests(dl, mcs, notes), verdict_of(name, base_name, dec), pm, method,
+                                      caps, dec, [] if approvals is None else approvals[name]))
 
     pairwise = []
+    raw_pw: list[float | None] = []
     for i, a in enumerate(models_in):
         for c in models_in[i + 1:]:
             ga, gc = models[a.name].metrics["gini"], models[c.name].metrics["gini"]
@@ -563,5 +750,9 @@ def compare_binary_evidence(ev: BinaryEvidence, s: Settings, progress: Progress 
                 ia, ic = names.index(a.name), names.index(c.name)
                 var_d = max(0.0, cov[ia, ia] + cov[ic, ic] - 2.0 * cov[ia, ic])
                 pv = stats._normal_test(delong[a.name].auc - delong[c.name].auc, var_d, s.level)[1]
-            pairwise += [PairwiseCell(a.name, c.name, dg, pv), PairwiseCell(c.name, a.name, None if dg is None else -dg, pv)]
-    return models, comparisons, pairwise
+            raw_pw.append(pv)
+            pairwise.append((a.name, c.name, dg, pv))
+    cells = []
+    for (a, c, dg, pv), ph in zip(pairwise, stats.holm(raw_pw)):
+        cells += [PairwiseCell(a, c, dg, pv, ph), PairwiseCell(c, a, None if dg is None else -dg, pv, ph)]
+    return models, comparisons, cells

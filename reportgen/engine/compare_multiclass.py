@@ -24,16 +24,20 @@ import reportgen.catalog as catalog
 from reportgen.engine import binary as B
 from reportgen.engine import class_tables as CT
 from reportgen.engine import multiclass as MC
+from reportgen.engine import multiplicity as MP
 from reportgen.engine import stats
 from reportgen.engine.compare import (
     ROW_BOOTSTRAP,
+    PrimaryTest,
     Progress,
     Settings,
-    bootstrap_p,
     bootstrap_interval,
+    decide,
+    mcnemar_of_counts,
+    mcnemar_summary,
     relative_change,
     relative_error_reduction,
-    verdict,
+    verdict_of,
 )
 from reportgen.engine.evidence import MulticlassEvidence, MulticlassModelEvidence
 from reportgen.results import (
@@ -41,7 +45,6 @@ from reportgen.results import (
     ComparisonTests,
     ConfusionMatrixData,
     CurveData,
-    McNemarSummary,
     ModelResult,
     MulticlassCurves,
 )
@@ -196,8 +199,8 @@ _PROBA_METRICS = tuple(m.key for m in catalog.metrics_of("multiclass") if m.prob
 def comparisons_of(names: Sequence[str], models: dict[str, ModelResult], s: Settings, boot: np.ndarray | None,
                    skipped_auc: bool, mcnemar_of, capabilities: dict[str, str]) -> list[Comparison]:
     """Every comparison with the baseline: deltas, bootstrap intervals (when ``boot`` is given),
-    McNemar's test (``mcnemar_of(j)`` → (result or None, capability codes)), Holm adjustment,
-    verdict; ``capabilities``: what every comparison lacks, with reason codes."""
+    McNemar's test (``mcnemar_of(j)`` → ((result, basis, weighted table) or None, capability codes)),
+    Holm over each family (verdicts, McNemar), a decision and its verdict; ``capabilities``: what every comparison lacks, with reason codes."""
     midx = {m: k for k, m in enumerate(METRICS)}
     base_name = s.baseline or names[0]
     b = names.index(base_name)
@@ -225,28 +228,28 @@ def comparisons_of(names: Sequence[str], models: dict[str, ModelResult], s: Sett
                 caps["bootstrap.auc"] = "too_many_cells"
         mcn, why = mcnemar_of(j)
         caps.update(why)
-        raw_mcnemar.append(None if mcn is None else mcn.p_value)
+        raw_mcnemar.append(None if mcn is None else mcn[0].p_value)
         pending.append((model, delta, rel, rer, ci, method, caps, notes, mcn, j))
 
-    holm = stats.holm(raw_mcnemar)
-    several = len(pending) > 1
-    comparisons: list[Comparison] = []
     pm = s.primary_metric
-    for (name, delta, rel, rer, ci, method, caps, notes, mcn, j), hm in zip(pending, holm):
-        mc = None
-        if mcn is not None:
-            mc = McNemarSummary(mcn.statistic, mcn.p_value, hm if several else None, mcn.method,
-                                [[float(v) for v in row] for row in mcn.table])
+    tests = []
+    for (name, delta, rel, rer, ci, method, caps, notes, mcn, j) in pending:
         if boot is not None and pm in midx:
-            p, meth = bootstrap_p(boot[:, j, midx[pm]] - boot[:, b, midx[pm]]), "bootstrap"
+            x = boot[:, j, midx[pm]] - boot[:, b, midx[pm]]
+            tests.append(PrimaryTest(MP.bootstrap_p(x), "bootstrap", ci.get(pm), method.get(pm),
+                                     lambda lv, x=x: bootstrap_interval(x, lv)))
         else:
-            p, meth = None, "no test"
-        text = verdict(name, base_name, pm, delta.get(pm), ci.get(pm), p, meth, s.level, better=BETTER.get(pm))
+            tests.append(PrimaryTest(None, "no test", ci.get(pm), method.get(pm)))
+    decisions = decide([p[1].get(pm) for p in pending], tests, pm, BETTER.get(pm) or "higher", s.level)
+    comparisons: list[Comparison] = []
+    for (name, delta, rel, rer, ci, method, caps, notes, mcn, j), hm, dec in zip(
+            pending, stats.holm(raw_mcnemar), decisions):
+        mc = None if mcn is None else mcnemar_summary(mcn[0], hm if len(pending) > 1 else None, mcn[1], mcn[2])
         comparisons.append(Comparison(
             model=name, baseline=base_name, delta=delta, relative_delta=rel,
             relative_error_reduction=rer["accuracy"], relative_error_reductions=rer, ci=ci,
-            tests=ComparisonTests(None, mc, notes), verdict=text, primary_metric=pm,
-            ci_method=method, capabilities=caps,
+            tests=ComparisonTests(None, mc, notes), verdict=verdict_of(name, base_name, dec), primary_metric=pm,
+            ci_method=method, capabilities=caps, decision=dec,
         ))
     return comparisons
 
@@ -300,13 +303,24 @@ def compare_multiclass_evidence(ev: MulticlassEvidence, s: Settings, progress: P
     base = names.index(s.baseline or names[0])
     caps = {} if boot is not None or s.resamples <= 0 else {"bootstrap": "needs_rows"}
 
-    def mcnemar_of(j: int) -> tuple[stats.McNemarResult | None, dict[str, str]]:
-        agree = ev.pairing.agreement(j, base)
+    weighted = any(m.weighted for m in ev.models)
+
+    def mcnemar_of(j: int) -> tuple[tuple | None, dict[str, str]]:
+        """McNemar on rows (unweighted, or sampling weights: the weights never inflate the
+        evidence; the weighted table beside), or on frequencies (integer frequency weights)."""
+        agree, basis, wtab = ev.pairing.agreement(j, base), "rows", None
+        if weighted and s.weight_kind == "sampling":
+            wtab, agree = agree, ev.pairing.agreement_rows(j, base)
+        elif weighted:
+            basis = "frequency_weights"
+            if agree is not None and not np.all(agree == np.round(agree)):
+                agree = None
         if agree is not None:
-            return stats.mcnemar(np.array([1, 1, 0, 0]), np.array([1, 0, 1, 0]), weights=agree.ravel()), {}
+            return (mcnemar_of_counts(agree), basis, wtab), {}
         if ev.pairing.status == "unpaired":
             return None, {"mcnemar": ev.pairing.reason}
-        return None, {"mcnemar": "non_integer_weights"}
+        return None, {"mcnemar": ("weighted" if s.weight_kind == "sampling" else "non_integer_weights") if weighted
+                      else "not_counted"}
 
     return models, comparisons_of(names, models, s, boot, boot is not None and not with_auc, mcnemar_of, caps)
 

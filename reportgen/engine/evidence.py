@@ -97,6 +97,9 @@ class Pairing:
         patterns: shape (2^(k+1),) (binary, k ≤ 15), rows per pattern ``y + 2·Σ_i right_i·2^i``
             of the truth and every model's decision being right: the paired bootstrap of
             every threshold metric at O(patterns) per resample; None otherwise.
+        agree_rows: shape (k, k, 2, 2), the agreement counts in rows (unweighted) when ``agree``
+            holds weighted counts: McNemar's test under sampling weights counts rows, so the
+            weights never inflate the evidence; None when ``agree`` already counts rows.
     """
 
     status: Literal["aligned", "unpaired"]
@@ -104,6 +107,7 @@ class Pairing:
     covariance: np.ndarray | None = None
     agree: np.ndarray | None = None
     patterns: np.ndarray | None = None
+    agree_rows: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         if self.reason not in PAIRING_REASONS:
@@ -116,6 +120,16 @@ class Pairing:
         if self.agree is None or not np.all(np.isfinite(self.agree[a, b])):
             return None
         return self.agree[a, b]
+
+    def agreement_rows(self, a: int, b: int) -> np.ndarray | None:
+        """The 2×2 counts of models a and b in rows (unweighted), for weighted evidence; None when
+        the engine counted weighted agreement only (never the weighted counts in their place:
+        sampling weights must not inflate McNemar's evidence)."""
+        if self.agree_rows is None:
+            return None
+        if not np.all(np.isfinite(self.agree_rows[a, b])):
+            return None
+        return self.agree_rows[a, b]
 
 
 def unpaired(reason: str) -> Pairing:

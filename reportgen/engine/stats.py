@@ -47,6 +47,7 @@ __all__ = [
     "DeLongTest",
     "GiniInterval",
     "McNemarResult",
+    "betainc",
     "bootstrap_strata",
     "bootstrap_tables",
     "delong_auc_ci",
@@ -56,6 +57,7 @@ __all__ = [
     "gini_interval",
     "holm",
     "mcnemar",
+    "norm_ppf",
     "paired_bootstrap",
     "percentile_interval",
     "stratified_bootstrap_blocks",
@@ -194,6 +196,12 @@ def _betainc(a: float, b: float, x: float, x_complement: float | None = None) ->
     if x < (a + 1.0) / (a + b + 2.0):
         return math.exp(log_front) * _betacf(a, b, x, y) / a
     return 1.0 - math.exp(log_front) * _betacf(b, a, y, x) / b
+
+
+def betainc(a: float, b: float, x: float) -> float:
+    """Regularized incomplete beta function ``I_x(a, b)`` (public form of :func:`_betainc`;
+    the beta quantiles of exact binomial intervals, :mod:`reportgen.engine.proportions`)."""
+    return _betainc(a, b, x)
 
 
 def _t_two_sided_p(t: float, df: float) -> float:

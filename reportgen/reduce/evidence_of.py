@@ -17,18 +17,19 @@ out of the audit: the driver states it for every engine, from the table.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from reportgen.config import Config
+from reportgen.errors import InputError
 from reportgen.engine import multiclass as MC
 from reportgen.engine import streaming as S
 from reportgen.engine.class_tables import build_class_tables
 from reportgen.engine.compare import Progress, Settings
 from reportgen.engine.driver import compare_evidence
 from reportgen.io.align import NOTE_REASONS
-from reportgen.engine.curve import build_table, row_groups
+from reportgen.engine.curve import ScoreTable, build_table, row_groups
 from reportgen.engine.evidence import (
     BinaryEvidence,
     BinaryModelEvidence,
@@ -102,10 +103,6 @@ def agreement(correct: list[np.ndarray], weights: list[np.ndarray | None]) -> np
     return out
 
 
-def _integer(w: np.ndarray | None) -> bool:
-    return w is None or bool(np.all(w == np.round(w)))
-
-
 # --------------------------------------------------------------------------------------
 # Binary
 # --------------------------------------------------------------------------------------
@@ -130,10 +127,35 @@ class ModelRows:
     threshold_key: str | None = None
 
 
+def as_repeated_rows(models: Sequence[ModelRows], where: str = "weight") -> list[ModelRows]:
+    """Frequency weights as what they mean: a row of weight w repeated w times (weight 0: dropped).
+
+    Every metric, interval and test of the result then is that of the repeated rows, exactly
+    (``weight_kind: frequency``). The weights must be whole numbers; ``where`` names the config key
+    in the error. Rows are repeated per model (aligned models share one weight column by row).
+    """
+    out = []
+    for m in models:
+        if m.weights is None:
+            out.append(m)
+            continue
+        w = np.asarray(m.weights, dtype=np.float64)
+        bad = np.flatnonzero(w != np.round(w))
+        if bad.size:
+            raise InputError(f"{m.file}: {where}: weight_kind: frequency needs whole-number weights; row {int(bad[0]) + 1} "
+                             f"of model '{m.name}' has weight {w[bad[0]]:g} (use weight_kind: sampling)")
+        k = w.astype(np.int64)
+        out.append(replace(m, scores=np.repeat(m.scores, k), y=np.repeat(m.y, k), weights=None))
+    return out
+
+
 def evidence_of_rows(models: Sequence[ModelRows], threshold: float = 0.5, audit: LoadAudit | None = None,
-                     aligned: bool = True) -> BinaryEvidence:
+                     aligned: bool = True, weight_kind: str = "sampling") -> BinaryEvidence:
     """Evidence of binary models given as aligned rows: each model's table (one sort), each
-    row's code in it, and the paired statistics of the rows (``aligned``: the rows line up)."""
+    row's code in it, and the paired statistics of the rows (``aligned``: the rows line up).
+    ``weight_kind: frequency``: the rows are repeated by their weights first (:func:`as_repeated_rows`)."""
+    if weight_kind == "frequency":
+        models = as_repeated_rows(models)
     ev_models, codes, weights = [], [], []
     for m in models:
         table = build_table(m.scores, m.y, m.weights, m.direction)  # type: ignore[arg-type]
@@ -156,7 +178,8 @@ def compare_rows(models: Sequence[ModelRows], settings: Settings, threshold: flo
     evidence, then the one driver (:func:`~reportgen.engine.driver.compare_evidence`).
     ``aligned``: the models' rows are the same rows in the same order (False: independent
     samples, reason ``separate_files``)."""
-    return compare_evidence(evidence_of_rows(models, threshold, aligned=aligned), settings, progress)
+    return compare_evidence(evidence_of_rows(models, threshold, aligned=aligned, weight_kind=settings.weight_kind),
+                            settings, progress)
 
 
 def binary_evidence_of_rows(cfg: Config, data) -> BinaryEvidence:
@@ -165,7 +188,7 @@ def binary_evidence_of_rows(cfg: Config, data) -> BinaryEvidence:
     for m in data.models:
         t, key = _threshold(cfg, m.name)
         rows.append(ModelRows(m.name, m.file, m.scores, m.y, m.weights, m.direction, m.probabilities, t, key))
-    return evidence_of_rows(rows, float(cfg.threshold), _audit(data), bool(data.paired))
+    return evidence_of_rows(rows, float(cfg.threshold), _audit(data), bool(data.paired), cfg.weight_kind)
 
 
 def _row_pairing(models: list[BinaryModelEvidence], codes: list[np.ndarray], y: np.ndarray,
@@ -179,9 +202,9 @@ def _row_pairing(models: list[BinaryModelEvidence], codes: list[np.ndarray], y: 
     correct = [(c < m.table.cut_index(m.threshold)) == y for c, m in zip(codes, models)]
     if any(m.table.weighted for m in models):
         # DeLong's covariance and the pattern counts are counts of unweighted rows; McNemar's table
-        # takes integer (frequency) weights
-        agree = agreement(correct, weights) if all(_integer(w) for w in weights) else None
-        return Pairing("aligned", "aligned", None, agree, None)
+        # in weighted counts (shown beside) and in rows (what sampling weights test on)
+        rows_only = [None] * len(weights)
+        return Pairing("aligned", "aligned", None, agreement(correct, weights), None, agreement(correct, rows_only))
     acc = S.PairedAccumulator([m.table for m in models], [m.threshold for m in models])
     for lo in range(0, y.shape[0], PAIRED_CHUNK):  # bounded memory: k × chunk placement matrices
         part = slice(lo, lo + PAIRED_CHUNK)
@@ -197,12 +220,28 @@ def _pairing_of(acc: S.PairedAccumulator) -> Pairing:
     return Pairing("aligned", "aligned", cov, acc.agree.copy(), None if acc.joint is None else acc.joint.copy())
 
 
+def as_frequency_table(table: ScoreTable, name: str) -> ScoreTable:
+    """A weighted table read as frequency weights: the table of the repeated rows (weights as counts,
+    ``n_rows`` and ``sum_w2`` the total weight, unweighted), so DeLong and the table bootstrap apply
+    exactly as to the repeated rows. The per-score counts must be whole numbers."""
+    if not table.weighted:
+        return table
+    counts = np.concatenate([table.pos, table.neg])
+    if not np.all(counts == np.round(counts)):
+        raise InputError(f"model '{name}': weight: weight_kind: frequency needs whole-number weights; the weights of "
+                         f"some scores do not add up to whole numbers (use weight_kind: sampling)")
+    total = float(counts.sum())
+    return ScoreTable(table.thresholds, table.pos, table.neg, table.direction, total, int(total), False)
+
+
 def binary_evidence_of_stream(cfg: Config, data) -> BinaryEvidence:
-    """Evidence of :class:`~reportgen.sources_stream.StreamedData` (engines stream and dask)."""
+    """Evidence of :class:`~reportgen.sources_stream.StreamedData` (engines stream and dask);
+    ``weight_kind: frequency``: each table read as the table of its repeated rows."""
     models = []
     for m in data.models:
         t, key = _threshold(cfg, m.name)
-        models.append(BinaryModelEvidence(m.name, m.file, m.table, t, key, m.probabilities, m.binning))
+        table = as_frequency_table(m.table, m.name) if cfg.weight_kind == "frequency" else m.table
+        models.append(BinaryModelEvidence(m.name, m.file, table, t, key, m.probabilities, m.binning))
     acc = data.paired
     if len(models) < 2:
         pairing = Pairing("aligned", "single_model")
@@ -218,12 +257,30 @@ def binary_evidence_of_stream(cfg: Config, data) -> BinaryEvidence:
 # --------------------------------------------------------------------------------------
 
 
+def _repeat_multiclass(m):
+    """A multiclass model's rows repeated by their whole-number frequency weights (see :func:`as_repeated_rows`)."""
+    if m.weights is None:
+        return m
+    w = np.asarray(m.weights, dtype=np.float64)
+    bad = np.flatnonzero(w != np.round(w))
+    if bad.size:
+        raise InputError(f"{m.file}: weight: weight_kind: frequency needs whole-number weights; row {int(bad[0]) + 1} "
+                         f"of model '{m.name}' has weight {w[bad[0]]:g} (use weight_kind: sampling)")
+    k = w.astype(np.int64)
+    rep = {f: np.repeat(getattr(m, f), k, axis=0) for f in ("y_idx", "pred_idx", "proba") if getattr(m, f) is not None}
+    return replace(m, weights=None, **rep)
+
+
 def multiclass_evidence_of_rows(cfg: Config, data) -> MulticlassEvidence:
     """Evidence of an in-memory multiclass :class:`~reportgen.sources.Dataset`: confusion counts and
-    class tables from the rows (the streamed engines' counts of the same rows), and the rows."""
+    class tables from the rows (the streamed engines' counts of the same rows), and the rows
+    (``weight_kind: frequency``: each row repeated by its weight first)."""
     k = len(data.classes)
+    mods = list(data.models)
+    if cfg is not None and cfg.weight_kind == "frequency":
+        mods = [_repeat_multiclass(m) for m in mods]
     models, correct, weights = [], [], []
-    for m in data.models:
+    for m in mods:
         w = m.weights
         pred = m.pred_idx if m.pred_idx is not None else MC.argmax_predictions(m.proba)
         confusion = MC.confusion_matrix(m.y_idx, pred, k, w)
@@ -233,16 +290,17 @@ def multiclass_evidence_of_rows(cfg: Config, data) -> MulticlassEvidence:
                                               m.pred_idx is not None))
         correct.append(np.asarray(pred == m.y_idx))
         weights.append(w)
-    first = data.models[0]
-    rows = MulticlassRows(first.y_idx, first.weights, tuple(m.pred_idx for m in data.models),
-                          tuple(m.proba for m in data.models))
+    first = mods[0]
+    rows = MulticlassRows(first.y_idx, first.weights, tuple(m.pred_idx for m in mods),
+                          tuple(m.proba for m in mods))
     if len(models) < 2:
         pairing = Pairing("aligned", "single_model")
     elif not data.paired:
         pairing = unpaired("not_counted")
     else:
-        agree = agreement(correct, weights) if all(_integer(w) for w in weights) else None
-        pairing = Pairing("aligned", "aligned", None, agree, None)
+        weighted = any(w is not None and not np.all(w == 1) for w in weights)
+        rows_only = agreement(correct, [None] * len(weights)) if weighted else None
+        pairing = Pairing("aligned", "aligned", None, agreement(correct, weights), None, rows_only)
     return MulticlassEvidence(tuple(str(c) for c in data.classes), tuple(models), pairing, _audit(data), rows)
 
 

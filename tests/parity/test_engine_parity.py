@@ -58,6 +58,8 @@ SUMMATION_ORDER = (
     "$.comparisons*.ci.roc_auc*",
     "$.comparisons*.ci.gini*",
     "$.pairwise*.p_value",
+    "$.pairwise*.p_value_holm",
+    "$.comparisons*.decision.*",
     "$.models.*.ci.roc_auc*",
     "$.models.*.ci.gini*",
 )

@@ -25,6 +25,7 @@ import pytest
 from reportgen.config import load_config
 from reportgen.engine.binary import THRESHOLD_METRICS
 from reportgen.engine.compare import DELONG_METRICS, ROW_BOOTSTRAP, ROW_ONLY_METRICS
+from reportgen.engine.proportions import CLOPPER_PEARSON
 from reportgen.pipeline import analyse
 
 N = 2_500
@@ -100,6 +101,7 @@ def _without_rows(comparison: dict) -> dict:
     c["ci"] = {k: v for k, v in c["ci"].items() if k not in row_made}
     c["ci_method"] = {k: v for k, v in c["ci_method"].items() if k not in row_made}
     c["capabilities"] = {}
+    c["approval"] = []  # at equal approval rate: the aligned rows only
     c["tests"] = {**c["tests"], "notes": None}
     return c
 
@@ -126,7 +128,7 @@ def test_binary_engines_give_the_same_json(data, scheduler):
         for cm, cg in zip(mem["comparisons"], got["comparisons"]):
             assert _without_rows(cg) == _without_rows(cm), engine
             assert cm["capabilities"] == {}
-            assert cg["capabilities"] == {"paired_interval.ranking_metrics": "needs_rows"}
+            assert cg["capabilities"] == {"paired_interval.ranking_metrics": "needs_rows", "approval": "needs_rows"}
             assert set(cm["ci"]) - set(cg["ci"]) == {k for k in ROW_ONLY_METRICS if k in cm["ci"]} != set()
             assert cg["tests"]["notes"] == cm["tests"]["notes"]  # the tests' own caveats; the rest are codes
     # the warning 'threshold outside the scores', from one place for every engine
@@ -147,18 +149,21 @@ def test_binary_weighted_engines_agree_where_the_evidence_allows(data, scheduler
             for key in ("metrics", "curves", "optimal_thresholds", "confusion", "prevalence_shift", "n", "positives"):
                 assert gm[key] == mm[key], (engine, name, key)
             # weighted tables without rows: no bootstrap, no DeLong; the memory engine's row draw
-            assert gm["ci"] == {} and set(mm["ci_method"].values()) == {ROW_BOOTSTRAP}
+            assert gm["ci"] == {} and set(mm["ci_method"].values()) <= {ROW_BOOTSTRAP, CLOPPER_PEARSON}
+            assert ROW_BOOTSTRAP in mm["ci_method"].values()
         for cm, cg in zip(mem["comparisons"], got["comparisons"]):
             assert cg["delta"] == cm["delta"]
             assert cg["tests"]["delong"] is None and cm["tests"]["delong"] is None
             assert cm["capabilities"] == {"delong": "weighted"}
             assert cg["capabilities"] == {
                 "model_interval.bootstrap": "weighted", "paired_interval.threshold_metrics": "weighted",
-                "paired_interval.ranking_metrics": "needs_rows", "delong": "weighted", "mcnemar": "weighted"}
+                "paired_interval.ranking_metrics": "needs_rows", "delong": "weighted", "mcnemar": "weighted",
+                "approval": "weighted"}
             # every interval the memory engine has and the other has not is explained by a capability
             for metric in set(cm["ci"]) - set(cg["ci"]):
                 assert any(c in cg["capabilities"] for c in _capability_of(metric)), metric
-            assert cm["tests"]["mcnemar"] is not None and cg["tests"]["mcnemar"] is None  # integer weights, rows kept
+            # sampling weights, rows kept: McNemar on the rows; stream/dask make no paired pass over weighted rows
+            assert cm["tests"]["mcnemar"]["basis"] == "rows" and cg["tests"]["mcnemar"] is None
             assert cg["tests"]["notes"] == runs["stream"]["comparisons"][0]["tests"]["notes"]  # one wording
 
 

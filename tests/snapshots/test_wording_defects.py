@@ -28,7 +28,8 @@ import pytest
 import yaml
 
 from reportgen import compare_models, load_config
-from reportgen.engine.compare import verdict
+from reportgen.engine.compare import verdict_of
+from reportgen.results import Decision
 from reportgen.render import better_mark, build_view, fmt_signed, make_environment
 from reportgen.results import ComparisonResult
 from test_report_fragments import check_snapshot, normalise, render_section
@@ -156,7 +157,11 @@ def test_a_small_gini_difference_is_not_printed_as_zero(run, request):
     c = next(c for c in result.comparisons if c.model == "sharp")
     assert c.delta["gini"] == pytest.approx(-0.0004, abs=1e-12)
     assert "is 0.0004 lower than sharp_tie's" in c.verdict and "0.000 lower" not in c.verdict
-    assert verdict("a", "b", "gini", 0.0, None, 1.0, "DeLong", 0.95) == "a's Gini equals b's (p = 1.000, DeLong)."
+    equal = Decision(metric="gini", better="higher", delta=0.0, method="DeLong (paired)", p_value=1.0,
+                     p_value_is_bound=False, p_value_adjusted=1.0, p_value_adjusted_is_bound=False, adjustment="holm",
+                     family_size=1, alpha=0.05, significant=False, direction="inconclusive", ci=None, ci_level=0.95,
+                     ci_simultaneous=None, ci_simultaneous_level=0.95, ci_method=None)
+    assert verdict_of("a", "b", equal) == "a's Gini equals b's (p = 1.000, DeLong's paired test)."
     assert fmt_signed(-0.0004) == "−0.0004" and fmt_signed(1e-9) == "+< 0.000001" and fmt_signed(0.0) == "0.000"
     row = _pick(_comparison(view, "sharp"), r"<tr class=\"primary\">.*?</tr>")
     assert "−0.0004" in row

@@ -282,11 +282,15 @@ def test_compare_with_fractional_weights_says_which_tests_were_skipped():
     models, comps, cells = run([ModelInput("base", "f", a, y, w), ModelInput("m", "f", b, y, w)],
                                resamples=40, seed=1)
     c = comps[0]
-    assert c.tests.delong is None and c.tests.mcnemar is None
-    assert c.capabilities == {"delong": "weighted", "mcnemar": "non_integer_weights"}
+    assert c.tests.delong is None
+    assert c.capabilities == {"delong": "weighted"}
     notes = " ".join(capability_note(what, why) for what, why in c.capabilities.items())
     assert "DeLong" in notes and "unweighted" in notes
-    assert "McNemar" in notes and "integer" in notes
+    # sampling weights (the default): McNemar counts the rows, the weighted table beside it
+    mc = c.tests.mcnemar
+    ref = mcnemar((b >= 0.5) == y, (a >= 0.5) == y)
+    assert mc.basis == "rows" and mc.p_value == ref.p_value
+    assert sum(map(sum, mc.table)) == 120 and sum(map(sum, mc.weighted_table)) == pytest.approx(w.sum())
     for m in models.values():  # intervals still reported, honestly labelled
         assert m.weighted and m.ci_method["roc_auc"] == m.ci_method["gini"] == "bootstrap of rows"
     assert "gini" in c.ci and "bootstrap" in c.verdict
@@ -297,13 +301,15 @@ def test_compare_with_fractional_weights_says_which_tests_were_skipped():
 def test_compare_with_integer_weights_runs_mcnemar_on_frequencies():
     a, b, y = tied(3, 60)
     w = np.random.default_rng(1).integers(1, 4, 60).astype(float)
-    _, comps, _ = run([ModelInput("base", "f", a, y, w), ModelInput("m", "f", b, y, w)], threshold=2.0)
+    _, comps, _ = run([ModelInput("base", "f", a, y, w), ModelInput("m", "f", b, y, w)], threshold=2.0,
+                      weight_kind="frequency")
     got = comps[0].tests.mcnemar
+    assert got.basis == "rows"  # the evidence holds the repeated rows
     k = w.astype(int)
     ref = mcnemar(np.repeat((b >= 2.0) == y, k), np.repeat((a >= 2.0) == y, k))
     assert got.p_value == ref.p_value and got.method == ref.method
     assert got.table == tuple(tuple(float(v) for v in row) for row in ref.table)
-    assert comps[0].tests.delong is None
+    assert comps[0].tests.delong is not None  # repeated rows are unweighted rows: DeLong applies
 
 
 # --- 6. identical models ---------------------------------------------------------------------------
