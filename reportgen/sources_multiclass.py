@@ -23,7 +23,7 @@ from reportgen.config import Config
 from reportgen.errors import InputError
 from reportgen.io import validate as V
 from reportgen.io.dataset import Dataset, ModelData, align_models, date_range, read_frames
-from reportgen.io.validate import columns_for, configured_classes, keys, numeric, score_columns, sorted_classes
+from reportgen.io.validate import columns_for, configured_classes, keys, lost_ids, numeric, score_columns, sorted_classes
 
 def check_class_count(cfg: Config, classes: list[str], path: Path, label_column: str) -> None:
     """At least two classes, and a cost matrix of their size (errors as the in-memory path gives)."""
@@ -125,6 +125,8 @@ def load_multiclass(cfg: Config) -> Dataset:
     # --- pass 2: indices and probability matrices ---
     warnings: list[str] = []
     models: list[ModelData] = []
+    n_rows = [len(frames[path]) for _i, _m, path, *_rest in parsed]
+    lost = [None if ids is None else lost_ids(ids, keep) for *_, ids, keep in parsed]
     for i, m, path, cols, truth, pred, sc, scores, weights, ids, keep in parsed:
         proba = None
         if scores is not None:
@@ -138,8 +140,9 @@ def load_multiclass(cfg: Config) -> Dataset:
             rows=np.flatnonzero(keep), id_column=cols.get("id"),
         ))
     warnings.extend(class_warnings(classes, seen_truth, seen_pred))
-    models, paired, align_warnings = align_models(cfg, models)
+    models, paired, align_warnings, left_out = align_models(cfg, models, n_rows, lost)
     warnings.extend(align_warnings)
+    dropped.extend(left_out)
     return Dataset(tuple(models), tuple(files), paired, tuple(dropped), tuple(warnings), classes=tuple(classes),
                    dates=date_range(cfg, frames))
 

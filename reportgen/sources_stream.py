@@ -46,7 +46,19 @@ from reportgen.engine.curve import ScoreTable
 from reportgen.parallel import in_background, ordered_map
 from reportgen.results import BinningInfo
 from reportgen.io import validate as V
-from reportgen.io.align import NOTE_DROPPED, NOTE_ID_ORDER, NOTE_LENGTHS, NOTE_WEIGHTED, Join, Keyed, check_unique, concat_ids, join_ids
+from reportgen.io.align import (
+    NOTE_LENGTHS,
+    NOTE_WEIGHTED,
+    Join,
+    Keyed,
+    check_enough,
+    check_positions,
+    check_unique,
+    concat_ids,
+    intersect_positions,
+    join_ids,
+)
+from reportgen.io.pairs import RowSpill
 from reportgen.io.files import FileInfo, check_parts, columns_in, file_info, no_rows, record_batches, sha256_of
 from reportgen.io.validate import check_columns, columns_for, dates_of
 
@@ -268,8 +280,10 @@ class ModelState:
     """What pass 1 keeps per model.
 
     With an id column, the kept rows' id keys, file positions and truth are collected for the
-    join (:mod:`reportgen.io.align`); ``allowed`` (pyarrow strings), when set, keeps only rows
-    whose id is among them (``id_mismatch: intersect``, second reading)."""
+    join (:mod:`reportgen.io.align`), and under ``missing: drop`` the ids of the rows dropped
+    (``lost``); without one, the positions of dropped rows (``gone``). ``index``, when set
+    (second reading), is the common index of each file row (:func:`reportgen.io.align.common_index`):
+    only rows ``>= 0`` are kept — the rows every model keeps."""
 
     cfg: ModelConfig
     cols: dict[str, str]
@@ -281,24 +295,34 @@ class ModelState:
     ids: list | None = None
     id_rows: list | None = None
     truth: list | None = None
-    allowed: object = None
+    lost: list | None = None
+    gone: list | None = None
+    index: np.ndarray | None = None
 
     def replica(self) -> ModelState:
-        """A state that validates like this one (labels seen, id filter) but collects nothing."""
-        return ModelState(self.cfg, self.cols, self.acc, [], set(self.labels), allowed=self.allowed)
+        """A state that validates like this one (labels seen, row filter) but collects nothing."""
+        return ModelState(self.cfg, self.cols, self.acc, [], set(self.labels), index=self.index)
 
 
-def new_state(cfg: Config, m: ModelConfig, allowed: object = None, collect: bool = True) -> ModelState:
-    """An empty pass-1 state of model ``m`` (collecting ids when the config names an id column)."""
+def new_state(cfg: Config, m: ModelConfig, index: np.ndarray | None = None, collect: bool = True) -> ModelState:
+    """An empty pass-1 state of model ``m`` (collecting ids when the config names an id column,
+    the rows dropped under ``missing: drop``)."""
     cols = columns_for(cfg, m)
-    st = ModelState(m, cols, S.TableAccumulator(m.direction, cfg.stream.max_distinct_scores), [], set(), allowed=allowed)
+    st = ModelState(m, cols, S.TableAccumulator(m.direction, cfg.stream.max_distinct_scores), [], set(), index=index)
     if "id" in cols and collect:
         st.ids, st.id_rows, st.truth = [], [], []
+    if collect and cfg.missing == "drop" and len(cfg.models) > 1:
+        st.lost, st.gone = [], []
     return st
 
 
 def validated(cfg: Config, st: ModelState, path: Path, batch: Batch, offset: int):
     """(scores, is_positive, weights) of the batch's valid rows; errors name the global row."""
+    return kept_rows(cfg, st, path, batch, offset)[:3]
+
+
+def kept_rows(cfg: Config, st: ModelState, path: Path, batch: Batch, offset: int):
+    """(scores, is_positive, weights, keep) of the batch's valid rows (``keep``: their mask, None = all)."""
     import pyarrow.compute as pc  # noqa: PLC0415
 
     cols = st.cols
@@ -326,8 +350,12 @@ def validated(cfg: Config, st: ModelState, path: Path, batch: Batch, offset: int
     V.check_score_range(path, cols["score"], scores, keep, offset)
     if st.cfg.probabilities is True:
         V.check_probabilities(path, st.cfg.name, [cols["score"]], scores, keep, offset)
-    if st.allowed is not None:
-        inside = np.asarray(pc.fill_null(pc.is_in(ids, value_set=st.allowed), False).to_numpy(zero_copy_only=False), dtype=bool)
+    if st.gone is not None and keep is not None:  # missing: drop — what the join must leave out elsewhere
+        st.gone.append(np.flatnonzero(~keep) + offset)
+        if ids is not None:
+            st.lost.append(V.lost_ids(ids, keep))
+    if st.index is not None:
+        inside = st.index[offset:offset + len(batch)] >= 0
         keep = inside if keep is None else keep & inside
     st.labels.update(batch.distinct(cols["label"], keep))
     V.check_two_labels(path, cols["label"], st.labels)
@@ -338,20 +366,24 @@ def validated(cfg: Config, st: ModelState, path: Path, batch: Batch, offset: int
         st.id_rows.append(rows + offset)
         st.truth.append(y if keep is None else y[keep])
     if keep is None:
-        return scores, y, weights
-    return scores[keep], y[keep], None if weights is None else weights[keep]
+        return scores, y, weights, None
+    return scores[keep], y[keep], None if weights is None else weights[keep], keep
 
 
 def keyed(path: Path, st: ModelState) -> Keyed:
     """The rows a model kept, as the id join sees them."""
     return Keyed(st.cfg.name, str(path), st.cols["id"], concat_ids(st.ids),
                  np.concatenate(st.id_rows) if st.id_rows else np.empty(0, dtype=np.int64),
-                 np.concatenate(st.truth) if st.truth else np.empty(0, dtype=bool))
+                 np.concatenate(st.truth) if st.truth else np.empty(0, dtype=bool),
+                 None if st.lost is None else concat_ids(st.lost))
 
 
-def lined_up(join: Join) -> bool:
-    """Whether, after the join, every model's kept rows are in the common order (pairable by position)."""
-    return all(t.shape[0] < 2 or bool(np.all(np.diff(t) > 0)) for t in join.take)
+def kept_mask(st: ModelState, n_rows: int) -> np.ndarray:
+    """Which of the file's ``n_rows`` rows the model kept (from the dropped positions)."""
+    mask = np.ones(n_rows, dtype=bool)
+    if st.gone:
+        mask[np.concatenate(st.gone)] = False
+    return mask
 
 
 def _with_offsets(batches: Iterator[Batch]) -> Iterator[tuple[Batch, int]]:
@@ -418,13 +450,15 @@ def load_streamed(cfg: Config, progress: Progress | None = None) -> StreamedData
         return _load_streamed(cfg, progress, hashes.result)
 
 
-def plan(cfg: Config, allowed: object = None) -> dict[Path, list[ModelState]]:
-    """Each file's models as fresh pass-1 states; columns (and every Parquet part's) checked first."""
+def plan(cfg: Config, indexes: dict[str, np.ndarray] | None = None) -> dict[Path, list[ModelState]]:
+    """Each file's models as fresh pass-1 states; columns (and every Parquet part's) checked first.
+
+    ``indexes`` (a second reading): each model's common index per file row, the rows it keeps."""
     by_file: dict[Path, list[ModelState]] = {}
     for i, m in enumerate(cfg.models):
         path = Path(m.file)
         check_columns(cfg, i, m, path, columns_in(path))
-        by_file.setdefault(path, []).append(new_state(cfg, m, allowed))
+        by_file.setdefault(path, []).append(new_state(cfg, m, None if indexes is None else indexes[m.name], indexes is None))
     for path, states in by_file.items():
         check_parts(path, {c for st in states for c in st.cols.values()})
     return by_file
@@ -447,10 +481,49 @@ def _first_pass(cfg: Config, by_file: dict[Path, list[ModelState]], rows: _RowCo
     return read, seen_dates
 
 
+def ordered(cfg: Config, by_file: dict[Path, list[ModelState]]) -> list[tuple[Path, ModelState]]:
+    """Every (file, model state) in the config's model order."""
+    order = {m.name: i for i, m in enumerate(cfg.models)}
+    return sorted(((p, st) for p, sts in by_file.items() for st in sts), key=lambda x: order[x[1].cfg.name])
+
+
+def common_rows(cfg: Config, by_file: dict[Path, list[ModelState]], read: dict[Path, int], join: Join | None
+                ) -> tuple[dict[str, np.ndarray] | None, list[tuple[str, str, int]]]:
+    """(each model's common index per file row, the rows left out per model and reason) when some
+    model keeps rows another does not; (None, []) when every model keeps the same rows.
+
+    With ids: the join's shared ids (:meth:`reportgen.io.align.Join.index`). Without: rows are
+    matched by position, so a row any model dropped (``missing: drop``) is left out for all
+    (:func:`reportgen.io.align.intersect_positions`); files of different lengths are not matched."""
+    states = ordered(cfg, by_file)
+    if len(states) < 2:
+        return None, []
+    if join is not None:
+        if not any(join.left_out):
+            return None, []
+        return {st.cfg.name: join.index(i, keyed(p, st).rows, read[p]) for i, (p, st) in enumerate(states)}, list(join.dropped)
+    if len({read[p] for p, _st in states}) > 1 or all(not st.gone for _p, st in states):
+        return None, []
+    n = read[states[0][0]]
+    index, by_another = intersect_positions([st.cfg.name for _p, st in states], [kept_mask(st, n) for _p, st in states], n)
+    if index is None:
+        return None, []
+    return {st.cfg.name: index for _p, st in states}, list(by_another)
+
+
+def check_kept(cfg: Config, by_file: dict[Path, list[ModelState]], indexes: dict[str, np.ndarray]) -> None:
+    """The rows every model keeps, read again: at least two, of both classes (as in memory)."""
+    p, st = ordered(cfg, by_file)[0]
+    if "id" in st.cols:
+        return  # the join checked them
+    labels = {k == V.label_key(cfg.positive) for k in st.labels}
+    single = None if len(labels) != 1 else ("positive" if labels.pop() else "negative")
+    check_enough(str(p), "rows", "row", st.rows, single, [m.name for m in cfg.models])
+
+
 def join_states(cfg: Config, by_file: dict[Path, list[ModelState]]) -> Join | None:
     """The id join of the models' kept rows (None without an id column); errors as in memory."""
-    order = {m.name: i for i, m in enumerate(cfg.models)}
-    states = sorted(((p, st) for p, sts in by_file.items() for st in sts), key=lambda x: order[x[1].cfg.name])
+    states = ordered(cfg, by_file)
     if any(st.ids is None for _p, st in states):
         return None
     for path, st in states:
@@ -465,10 +538,11 @@ def _load_streamed(cfg: Config, progress: Progress | None, hashes: Callable[[], 
     rows = _RowCodes() if len(by_file) == 1 and len(cfg.models) > 1 else None
     read, seen_dates = _first_pass(cfg, by_file, rows, progress)
     join = join_states(cfg, by_file)
-    if join is not None and any(join.left_out):  # id_mismatch: intersect — read again, shared ids only
-        by_file, rows = plan(cfg, join.common), None
+    indexes, left_out = common_rows(cfg, by_file, read, join)
+    if left_out:  # some model keeps rows another does not: read again, the rows every model keeps only
+        by_file, rows = plan(cfg, indexes), None
         read, seen_dates = _first_pass(cfg, by_file, rows, progress)
-        join_states(cfg, by_file)  # the shared ids only now: the first join's counts and warnings stand
+        check_kept(cfg, by_file, indexes)
 
     models: list[StreamedModel] = []
     lookups: dict[str, tuple[int, np.ndarray] | None] = {}
@@ -517,12 +591,16 @@ def _load_streamed(cfg: Config, progress: Progress | None, hashes: Callable[[], 
                 lookups[m.name] = st.acc.row_lookup() if binning is None else (0, acc.row_of_bin())
     order = {m.name: i for i, m in enumerate(cfg.models)}
     models.sort(key=lambda x: order[x.name])
+    dropped.sort(key=lambda d: order[d[0]])
     if rows is not None and rows.ok and not dropped and all(lookups.get(m.name) is not None for m in models):
         paired, note = _paired_in_memory(cfg, models, rows, lookups)
     else:
         if rows is not None:
             rows.drop()
-        paired, note = _paired_pass(cfg, models, by_file, dropped, join)
+        if join is not None and indexes is None and not join.in_order:
+            indexes = {st.cfg.name: join.index(i, keyed(p, st).rows, read[p]) for i, (p, st) in enumerate(ordered(cfg, by_file))}
+        paired, note = _paired_pass(cfg, models, by_file, read, indexes)
+    dropped.extend(left_out)
     if join is not None:
         warnings[:0] = join.warnings
     dates = (min(seen_dates).date().isoformat(), max(seen_dates).date().isoformat()) if seen_dates else None
@@ -544,43 +622,53 @@ def binned_result(cfg: Config, name: str, acc: S.BinnedAccumulator, warnings: li
     return table, acc.grouper(), BinningInfo(sc.binning, table.n_distinct, sc.max_distinct_scores, bound)
 
 
-def _paired_pass(cfg: Config, models: list[StreamedModel], by_file: dict[Path, list[ModelState]],
-                 dropped: list, join: Join | None = None) -> tuple[S.PairedAccumulator | None, str | None]:
-    """Pass 3: DeLong covariances and McNemar tables over aligned rows, when rows align.
+def _paired_pass(cfg: Config, models: list[StreamedModel], by_file: dict[Path, list[ModelState]], read: dict[Path, int],
+                 indexes: dict[str, np.ndarray] | None) -> tuple[S.PairedAccumulator | None, str | None]:
+    """Pass 3: DeLong covariances and McNemar tables over the rows every model keeps.
 
-    Files joined by id are read in lockstep only when their rows are in the same id order and
-    none was left out; otherwise :data:`reportgen.io.align.NOTE_ID_ORDER` says why not."""
+    Each model's kept rows are read again and spilled by their common index (``indexes``: per
+    model, each file row's; None when every model keeps the same rows in the same order), then
+    put side by side range by range (:class:`reportgen.io.pairs.RowSpill`): files joined by id in
+    any order pair exactly as in memory, in bounded memory."""
     if len(models) < 2:
         return None, None
-    if dropped or (join is not None and any(join.left_out)):
-        return None, NOTE_DROPPED
     if any(m.table.weighted for m in models):
         return None, NOTE_WEIGHTED
-    counts = {st.rows for states in by_file.values() for st in states}
-    if len(by_file) > 1 and join is not None and not join.in_order:
-        return None, NOTE_ID_ORDER
-    if len(by_file) > 1 and len(counts) > 1:
+    if indexes is None and len(set(read.values())) > 1:
         return None, NOTE_LENGTHS
-    states = {st.cfg.name: (path, st) for path, sts in by_file.items() for st in sts}
-    acc = S.PairedAccumulator(
-        [m.table for m in models],
-        [m.threshold if m.threshold is not None else cfg.threshold for m in models],
-        [m.grouper or S.exact_grouper(m.table) for m in models],
-    )
-    readers = {p: read_columns(p, sorted({c for st in sts for c in st.cols.values()}), cfg.stream.batch_rows,
-                               *column_types(cfg, [st.cfg for st in sts]))
-               for p, sts in by_file.items()}
-    for chunk in lockstep(readers):
-        scores, ys = [], []
-        for m in models:
-            path, st = states[m.name]
-            batch = chunk[path]
-            scores.append(batch.numeric(st.cols["score"], path, 0))
-            ys.append(batch.matches(st.cols["label"], V.label_key(cfg.positive)))
-        for m, y in zip(models[1:], ys[1:]):
-            if not np.array_equal(y, ys[0]):
-                return None, f"The labels of '{m.name}' and '{models[0].name}' differ row by row; paired tests are not computed"
-        acc.add(scores, ys[0])
+    names = [m.name for m in models]
+    states = {st.cfg.name: (p, st) for p, sts in by_file.items() for st in sts}
+    n = states[names[0]][1].rows
+    acc = S.PairedAccumulator([m.table for m in models],
+                              [m.threshold if m.threshold is not None else cfg.threshold for m in models],
+                              [m.grouper or S.exact_grouper(m.table) for m in models])
+    record = np.dtype([("code", np.int64), ("y", np.bool_), ("row", np.int64)])
+    with RowSpill(len(models), n, record) as spill:
+        for path, sts in by_file.items():
+            seen = dict.fromkeys((st.cfg.name for st in sts), 0)
+            columns = sorted({c for st in sts for c in st.cols.values()})
+            for batch, offset in _with_offsets(read_columns(path, columns, cfg.stream.batch_rows,
+                                                            *column_types(cfg, [st.cfg for st in sts]))):
+                for st in sts:
+                    name = st.cfg.name
+                    s, y, _w, keep = kept_rows(cfg, st.replica(), path, batch, offset)
+                    pos = offset + (np.arange(len(batch)) if keep is None else np.flatnonzero(keep))
+                    at = indexes[name][pos] if indexes is not None else np.arange(seen[name], seen[name] + s.shape[0])
+                    seen[name] += s.shape[0]
+                    j = names.index(name)
+                    rec = np.empty(s.shape[0], dtype=record)
+                    rec["code"], rec["y"], rec["row"] = acc.groupers[j](s), y, pos
+                    spill.add(j, at, rec)
+        cuts = [m.table.cut_index(c) for m, c in zip(models, acc.cuts)]
+        for _lo, _hi, recs in spill.chunks():
+            y = recs[0]["y"]
+            for name, r in zip(names[1:], recs[1:]):
+                if not np.array_equal(r["y"], y):
+                    i = int(np.flatnonzero(r["y"] != y)[0])
+                    check_positions([str(states[names[0]][0]), str(states[name][0])], [names[0], name], [y[i:i + 1], r["y"][i:i + 1]],
+                                    np.asarray([recs[0]["row"][i]]))
+            codes = [r["code"] for r in recs]
+            acc.add_rows(codes, [(c < ci) == y for c, ci in zip(codes, cuts)], y)
     return acc, None
 
 

@@ -317,6 +317,17 @@ def multiclass_checks(cols: dict[str, str], truth: np.ndarray, pred: np.ndarray 
     return checks
 
 
+def lost_ids(ids: Any, keep: np.ndarray) -> Any:
+    """The ids (keys, null = missing) of the rows ``keep`` drops that have an id: a model dropped
+    them itself (``missing: drop``), so they are in its file though not compared (the id join)."""
+    import pyarrow as pa  # noqa: PLC0415
+    import pyarrow.compute as pc  # noqa: PLC0415
+
+    arr = ids if isinstance(ids, (pa.Array, pa.ChunkedArray)) else pa.array(ids, type=pa.string())
+    gone = arr.filter(pa.array(~np.asarray(keep, dtype=bool)))
+    return gone.filter(pc.is_valid(gone))
+
+
 def first_kept(flags: np.ndarray, keep: np.ndarray | None) -> int | None:
     """Index of the first flagged row among the kept ones (``keep``: None = every row), or None."""
     hit = flags if keep is None else flags & keep
