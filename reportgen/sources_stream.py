@@ -704,26 +704,6 @@ def _paired_in_memory(cfg: Config, models: list[StreamedModel], rows: _RowCodes,
     return acc, None
 
 
-def lockstep(readers: dict[Path, Iterator[Batch]]) -> Iterator[dict[Path, Batch]]:
-    """Chunks of equal length from several readers of files with the same number of rows."""
-    if len(readers) == 1:  # one file: its batches as they come
-        (p, it), = readers.items()
-        for batch in it:
-            yield {p: batch}
-        return
-    buffers: dict[Path, Batch | None] = {p: None for p in readers}
-    while True:
-        for p, it in readers.items():
-            if buffers[p] is None or len(buffers[p]) == 0:
-                buffers[p] = next(it, None)
-        if any(b is None for b in buffers.values()):
-            return
-        n = min(len(b) for b in buffers.values())  # type: ignore[arg-type]
-        yield {p: b.slice(0, n) for p, b in buffers.items()}  # type: ignore[union-attr]
-        for p in buffers:
-            buffers[p] = buffers[p].slice(n)  # type: ignore[union-attr]
-
-
 def check_first_batches(cfg: Config) -> dict[Path, int]:
     """``reportgen validate`` for ``engine: stream`` / ``dask``: the plan and the first batch of each file.
 
