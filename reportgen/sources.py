@@ -17,7 +17,7 @@ from reportgen.config import Config, ModelConfig
 from reportgen.io import validate as V
 from reportgen.io.dataset import Dataset, ModelData, align_models, date_range, read_frames
 from reportgen.io.files import FileInfo
-from reportgen.io.validate import columns_for, keys, label_key, lost_ids, numeric
+from reportgen.io.validate import columns_for, id_key_list, keys, label_key, lost_ids, numeric
 from reportgen.sources_multiclass import load_multiclass
 
 __all__ = ["Dataset", "FileInfo", "ModelData", "date_range", "load_dataset", "read_frames"]
@@ -41,7 +41,7 @@ def load_dataset(cfg: Config) -> Dataset:
         scores = numeric(df[cols["score"]], path, cols["score"])
         labels = keys(df[cols["label"]])
         weights = numeric(df[cols["weight"]], path, cols["weight"]) if "weight" in cols else None
-        ids = keys(df[cols["id"]]) if "id" in cols else None
+        ids = id_key_list(df[cols["id"]]) if "id" in cols else None
         checks: list[tuple[str, np.ndarray]] = [
             (V.missing_score(cols["score"]), ~np.isfinite(scores)),
             (V.missing_label(cols["label"], "binary"), labels == None),  # noqa: E711

@@ -23,7 +23,7 @@ from reportgen.config import Config
 from reportgen.errors import InputError
 from reportgen.io import validate as V
 from reportgen.io.dataset import Dataset, ModelData, align_models, date_range, read_frames
-from reportgen.io.validate import columns_for, configured_classes, keys, lost_ids, numeric, score_columns, sorted_classes
+from reportgen.io.validate import columns_for, configured_classes, id_key_list, keys, lost_ids, numeric, score_columns, sorted_classes
 
 def check_class_count(cfg: Config, classes: list[str], path: Path, label_column: str) -> None:
     """At least two classes, and a cost matrix of their size (errors as the in-memory path gives)."""
@@ -92,7 +92,7 @@ def load_multiclass(cfg: Config) -> Dataset:
         score_cols = list(sc.values()) if isinstance(sc, dict) else (sc or [])
         scores = np.column_stack([numeric(df[c], path, c) for c in score_cols]) if score_cols else None
         weights = numeric(df[cols["weight"]], path, cols["weight"]) if "weight" in cols else None
-        ids = keys(df[cols["id"]]) if "id" in cols else None
+        ids = id_key_list(df[cols["id"]]) if "id" in cols else None
         checks = V.multiclass_checks(cols, truth, pred, score_cols, scores, weights, ids)
         keep = V.kept(cfg, path, m.name, checks, len(df), weights, cols.get("weight"), dropped)
         if scores is not None and m.probabilities is True:

@@ -154,12 +154,18 @@ class Batch:
             self._cache[key] = out
         return self._cache[key]
 
-    def keys(self, name: str, few: bool = True):
-        """The column's keys (:func:`reportgen.io.validate.key_array`: pyarrow strings, null = missing;
-        ``few=False`` for ids)."""
+    def keys(self, name: str):
+        """The column's keys (:func:`reportgen.io.validate.key_array`: pyarrow strings, null = missing)."""
         key = ("keys", name)
         if key not in self._cache:
-            self._cache[key] = V.key_array(self.rb.column(name), few)
+            self._cache[key] = V.key_array(self.rb.column(name))
+        return self._cache[key]
+
+    def ids(self, name: str):
+        """The column's id keys (:func:`reportgen.io.validate.id_keys`)."""
+        key = ("ids", name)
+        if key not in self._cache:
+            self._cache[key] = V.id_keys(self.rb.column(name))
         return self._cache[key]
 
     def missing(self, name: str) -> np.ndarray | None:
@@ -328,7 +334,7 @@ def kept_rows(cfg: Config, st: ModelState, path: Path, batch: Batch, offset: int
     cols = st.cols
     scores = batch.numeric(cols["score"], path, offset)
     weights = batch.numeric(cols["weight"], path, offset) if "weight" in cols else None
-    ids = batch.keys(cols["id"], few=False) if "id" in cols else None
+    ids = batch.ids(cols["id"]) if "id" in cols else None
     checks = []
     if not np.isfinite(scores).all():
         checks.append((V.missing_score(cols["score"]), ~np.isfinite(scores)))

@@ -192,7 +192,7 @@ def kept_rows(cfg: Config, st: ModelCounts, ids: ClassIds, df: pd.DataFrame, off
     pred = keys(df[cols["prediction"]]) if "prediction" in cols else None
     scores = np.column_stack([numeric(df[c], path, c, offset) for c in st.score_cols]) if st.score_cols else None
     weights = numeric(df[cols["weight"]], path, cols["weight"], offset) if "weight" in cols else None
-    id_keys = keys(df[cols["id"]]) if "id" in cols else None
+    id_keys = V.id_key_list(df[cols["id"]]) if "id" in cols else None
     checks = V.multiclass_checks(cols, truth, pred, st.score_cols, scores, weights, id_keys)
     keep = V.keep_rows(cfg, path, checks, offset, st.dropped)
     if weights is not None:

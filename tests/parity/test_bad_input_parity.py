@@ -404,3 +404,50 @@ def test_scores_near_the_float_limit_are_refused_not_overflowed(tmp_path, schedu
     cfg = config(tmp_path, [{"name": "a", "file": "a.csv", "score": "s"}])
     line = same_everywhere(cfg, scheduler, capsys)
     assert "column 's', row 2: score -1e+308 is too large in magnitude" in line
+
+
+# --- ids are text (issue 17, item 7) ---------------------------------------------------------
+
+
+def _padded(n: int = 20) -> pd.DataFrame:
+    """Rows whose ids are zero-padded text (``00001`` …)."""
+    df = rows(n)
+    return df.assign(id=[f"{i:05d}" for i in df["id"]])
+
+
+def test_csv_ids_with_leading_zeros_join_the_same_parquet_strings_in_every_engine(tmp_path, scheduler, capsys):
+    """CSV ids were parsed as integers: ``00042`` never met the same id stored as a Parquet string."""
+    a = _padded()
+    a.to_csv(tmp_path / "a.csv", index=False)
+    b = _padded().sample(frac=1, random_state=1)
+    pq.write_table(pa.Table.from_pandas(b.astype({"id": str}), preserve_index=False), tmp_path / "b.parquet")
+    cfg = config(tmp_path, [{"name": "a", "file": "a.csv", "score": "s"}, {"name": "b", "file": "b.parquet", "score": "s"}],
+                 id="id")
+    _p, paired, _s, _pv, _c, run_paired, dropped, n = _same_pairing(cfg, scheduler, capsys)
+    assert paired is True and run_paired is True and not dropped and n == {"a": 20, "b": 20}
+
+
+def test_ids_keep_their_leading_zeros_007_is_not_7(tmp_path, scheduler, capsys):
+    """``007`` and ``7`` are two ids (they were one, so a file holding both had a 'duplicated id')."""
+    a = rows(4).assign(id=["7", "007", "8", "9"])
+    b = a.iloc[::-1].assign(s=[0.1, 0.7, 0.4, 0.2])
+    cfg = two_models(tmp_path, a, b, id="id")
+    _p, paired, *_rest, n = _same_pairing(cfg, scheduler, capsys)
+    assert paired is True and n == {"a": 4, "b": 4}
+    c = two_models(tmp_path, a, rows(4).assign(id=["7", "07", "8", "9"]), id="id")
+    line = same_everywhere(c, scheduler, capsys)
+    assert "has 1 id(s) not shared by every model (e.g. '007'" in line
+
+
+def test_integer_parquet_ids_join_csv_digits_and_print_as_text(tmp_path, scheduler, capsys):
+    """Integer ids in Parquet compare as their digits with CSV text; messages show '100282', never
+    np.int64(100282)."""
+    a = rows(20, start=100270)
+    a.to_csv(tmp_path / "a.csv", index=False)
+    b = rows(20, start=100270).iloc[::-1]
+    b.loc[b["id"] == 100282, "y"] = 1 - b.loc[b["id"] == 100282, "y"]
+    pq.write_table(pa.Table.from_pandas(b, preserve_index=False), tmp_path / "b.parquet")
+    cfg = config(tmp_path, [{"name": "a", "file": "a.csv", "score": "s"}, {"name": "b", "file": "b.parquet", "score": "s"}],
+                 id="id")
+    line = same_everywhere(cfg, scheduler, capsys)
+    assert "the label of id '100282' differs" in line and "np." not in line
