@@ -36,11 +36,9 @@ from reportgen.errors import UserError
 from reportgen.io import validate as V
 from reportgen.io.align import (
     NOTE_LENGTHS,
-    NOTE_WEIGHTED,
     Join,
     Keyed,
     check_enough,
-    check_positions,
     common_index,
     concat_ids,
     intersect_positions,
@@ -50,6 +48,7 @@ from reportgen.io.pairs import PAIRED_CHUNK, place
 from reportgen.io.files import check_parts, columns_in, file_info, no_rows, parts_of
 from reportgen.io.validate import check_columns, columns_for
 from reportgen.sources_stream import (
+    PAIR_RECORD,
     Progress,
     StreamedData,
     StreamedModel,
@@ -59,6 +58,8 @@ from reportgen.sources_stream import (
     keyed,
     kept_rows,
     new_state,
+    pair_range,
+    pair_records,
     read_columns,
     validated,
 )
@@ -164,23 +165,24 @@ def _reduce_binned(*parts: S.BinnedAccumulator) -> S.BinnedAccumulator:
 
 
 def _map_paired(cfg: Config, part: str, shared: tuple[list[ScoreTable], list[Any]],
-                indexes: dict[str, np.ndarray] | None) -> S.PairedAccumulator:
+                indexes: dict[str, np.ndarray] | None) -> S.PairedAccumulator | S.AgreementAccumulator:
     """One part of a dataset holding every model: its kept rows line up across the models."""
     tables, groupers = shared
     acc = S.PairedAccumulator(tables, [m.threshold if m.threshold is not None else cfg.threshold for m in cfg.models], groupers)
+    agree = S.AgreementAccumulator(len(tables)) if any(t.weighted for t in tables) else None
     states = [new_state(cfg, m, None if indexes is None else indexes[m.name], collect=False) for m in cfg.models]
     columns = sorted({c for st in states for c in st.cols.values()})
+    cuts = [t.cut_index(c) for t, c in zip(tables, acc.cuts)]
+    names, files = [m.name for m in cfg.models], [m.file for m in cfg.models]
     offset = 0
     for batch in read_columns(Path(part), columns, cfg.stream.batch_rows, *column_types(cfg, list(cfg.models))):
-        kept = [kept_rows(cfg, st, Path(part), batch, offset) for st in states]
-        acc.add([k[0] for k in kept], kept[0][1])
+        recs = []
+        for st, g in zip(states, groupers):
+            s, y, w, keep = kept_rows(cfg, st, Path(part), batch, offset)
+            recs.append(pair_records(g(s), y, w, offset + (np.arange(len(batch)) if keep is None else np.flatnonzero(keep))))
+        pair_range(names, files, recs, cuts, acc, agree)
         offset += len(batch)
-    return acc
-
-
-#: A compared row as the paired map of separate datasets hands it on: its common index, its row
-#: of the model's table, its truth and its position in the dataset (errors name it).
-PAIR_RECORD = np.dtype([("code", np.int64), ("y", np.bool_), ("row", np.int64)])
+    return acc if agree is None else agree
 
 
 def _map_records(cfg: Config, part: str, name: str, grouper: Any, index: np.ndarray, start: int, ranges: int) -> list[np.ndarray]:
@@ -188,43 +190,40 @@ def _map_records(cfg: Config, part: str, name: str, grouper: Any, index: np.ndar
     split by range of common indices (:data:`reportgen.io.pairs.PAIRED_CHUNK`)."""
     m = next(x for x in cfg.models if x.name == name)
     st = new_state(cfg, m, index, collect=False)
+    kind = np.dtype([("at", np.int64), ("value", PAIR_RECORD)])
     pieces, offset = [], 0
     for batch in read_columns(Path(part), sorted(set(st.cols.values())), cfg.stream.batch_rows, *column_types(cfg, [m])):
-        s, y, _w, keep = kept_rows(cfg, st, Path(part), batch, offset)
+        s, y, w, keep = kept_rows(cfg, st, Path(part), batch, offset)
         pos = offset + (np.arange(len(batch)) if keep is None else np.flatnonzero(keep))
-        rec = np.empty(s.shape[0], dtype=[("at", np.int64), ("value", PAIR_RECORD)])
-        rec["at"] = index[pos]
-        rec["value"]["code"], rec["value"]["y"], rec["value"]["row"] = grouper(s), y, pos + start
+        rec = np.empty(s.shape[0], dtype=kind)
+        rec["at"], rec["value"] = index[pos], pair_records(grouper(s), y, w, pos + start)
         pieces.append(rec)
         offset += len(batch)
-    rec = np.concatenate(pieces) if pieces else np.empty(0, dtype=[("at", np.int64), ("value", PAIR_RECORD)])
+    rec = np.concatenate(pieces) if pieces else np.empty(0, dtype=kind)
     r = rec["at"] // PAIRED_CHUNK
     return [rec[r == k] for k in range(ranges)]
 
 
 def _pair_range(cfg: Config, shared: tuple[list[ScoreTable], list[Any]], files: list[str], lo: int, hi: int,
-                *pieces: list[np.ndarray]) -> S.PairedAccumulator:
+                *pieces: list[np.ndarray]) -> S.PairedAccumulator | S.AgreementAccumulator:
     """Common rows lo..hi−1 of every model (``pieces``: per model, its parts' records of the range)
-    side by side, added to a paired accumulator; labels that differ are memory's error."""
+    side by side, added to a paired accumulator (weighted rows: McNemar's tables)."""
     tables, _groupers = shared
     acc = S.PairedAccumulator(tables, [m.threshold if m.threshold is not None else cfg.threshold for m in cfg.models])
+    agree = S.AgreementAccumulator(len(tables)) if any(t.weighted for t in tables) else None
     recs = [place(np.concatenate(p), lo, hi) for p in pieces]
-    y = recs[0]["y"]
-    names = [m.name for m in cfg.models]
-    for j, r in enumerate(recs[1:], start=1):
-        if not np.array_equal(r["y"], y):
-            i = int(np.flatnonzero(r["y"] != y)[0])
-            check_positions([files[0], files[j]], [names[0], names[j]], [y[i:i + 1], r["y"][i:i + 1]],
-                            np.asarray([recs[0]["row"][i]]))
-    codes = [r["code"] for r in recs]
-    acc.add_rows(codes, [(c < t.cut_index(cut)) == y for c, t, cut in zip(codes, tables, acc.cuts)], y)
-    return acc
+    cuts = [t.cut_index(c) for t, c in zip(tables, acc.cuts)]
+    pair_range([m.name for m in cfg.models], files, recs, cuts, acc, agree)
+    return acc if agree is None else agree
 
 
-def _reduce_paired(*parts: S.PairedAccumulator) -> S.PairedAccumulator:
+def _reduce_paired(*parts: S.PairedAccumulator | S.AgreementAccumulator) -> S.PairedAccumulator | S.AgreementAccumulator:
     out = parts[0]
     for p in parts[1:]:
-        out.add_moments((p.c10, p.c01, p.agree, p.joint))
+        if isinstance(out, S.AgreementAccumulator):
+            out.merge(p)
+        else:
+            out.add_moments((p.c10, p.c01, p.agree, p.joint))
     return out
 
 
@@ -395,9 +394,7 @@ def load_dask(cfg: Config, progress: Progress | None = None) -> StreamedData:
             tables = [x.table for x in models]
             groupers = [x.grouper or S.exact_grouper(x.table) for x in models]
             shared = delayed((tables, groupers), pure=True)  # one graph node, sent to each worker once
-            if any(x.table.weighted for x in models):
-                note = NOTE_WEIGHTED
-            elif len(by_file) == 1:
+            if len(by_file) == 1:
                 path = next(iter(by_file))
                 mapped = [delayed(_map_paired)(cfg, p, shared, None if not left_out else slices[path][k])
                           for k, p in enumerate(parts_of_file[path])]

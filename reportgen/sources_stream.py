@@ -48,7 +48,6 @@ from reportgen.results import BinningInfo
 from reportgen.io import validate as V
 from reportgen.io.align import (
     NOTE_LENGTHS,
-    NOTE_WEIGHTED,
     Join,
     Keyed,
     check_enough,
@@ -629,8 +628,9 @@ def binned_result(cfg: Config, name: str, acc: S.BinnedAccumulator, warnings: li
 
 
 def _paired_pass(cfg: Config, models: list[StreamedModel], by_file: dict[Path, list[ModelState]], read: dict[Path, int],
-                 indexes: dict[str, np.ndarray] | None) -> tuple[S.PairedAccumulator | None, str | None]:
-    """Pass 3: DeLong covariances and McNemar tables over the rows every model keeps.
+                 indexes: dict[str, np.ndarray] | None) -> tuple[S.PairedAccumulator | S.AgreementAccumulator | None, str | None]:
+    """Pass 3: DeLong covariances and McNemar tables over the rows every model keeps (weighted
+    rows: McNemar's tables only, :class:`reportgen.engine.streaming.AgreementAccumulator`).
 
     Each model's kept rows are read again and spilled by their common index (``indexes``: per
     model, each file row's; None when every model keeps the same rows in the same order), then
@@ -638,8 +638,6 @@ def _paired_pass(cfg: Config, models: list[StreamedModel], by_file: dict[Path, l
     any order pair exactly as in memory, in bounded memory."""
     if len(models) < 2:
         return None, None
-    if any(m.table.weighted for m in models):
-        return None, NOTE_WEIGHTED
     if indexes is None and len(set(read.values())) > 1:
         return None, NOTE_LENGTHS
     names = [m.name for m in models]
@@ -648,8 +646,9 @@ def _paired_pass(cfg: Config, models: list[StreamedModel], by_file: dict[Path, l
     acc = S.PairedAccumulator([m.table for m in models],
                               [m.threshold if m.threshold is not None else cfg.threshold for m in models],
                               [m.grouper or S.exact_grouper(m.table) for m in models])
-    record = np.dtype([("code", np.int64), ("y", np.bool_), ("row", np.int64)])
-    with RowSpill(len(models), n, record) as spill:
+    weighted = any(m.table.weighted for m in models)
+    agree = S.AgreementAccumulator(len(models))
+    with RowSpill(len(models), n, PAIR_RECORD) as spill:
         for path, sts in by_file.items():
             seen = dict.fromkeys((st.cfg.name for st in sts), 0)
             columns = sorted({c for st in sts for c in st.cols.values()})
@@ -657,25 +656,47 @@ def _paired_pass(cfg: Config, models: list[StreamedModel], by_file: dict[Path, l
                                                             *column_types(cfg, [st.cfg for st in sts]))):
                 for st in sts:
                     name = st.cfg.name
-                    s, y, _w, keep = kept_rows(cfg, st.replica(), path, batch, offset)
+                    s, y, w, keep = kept_rows(cfg, st.replica(), path, batch, offset)
                     pos = offset + (np.arange(len(batch)) if keep is None else np.flatnonzero(keep))
                     at = indexes[name][pos] if indexes is not None else np.arange(seen[name], seen[name] + s.shape[0])
                     seen[name] += s.shape[0]
                     j = names.index(name)
-                    rec = np.empty(s.shape[0], dtype=record)
-                    rec["code"], rec["y"], rec["row"] = acc.groupers[j](s), y, pos
-                    spill.add(j, at, rec)
+                    spill.add(j, at, pair_records(acc.groupers[j](s), y, w, pos))
         cuts = [m.table.cut_index(c) for m, c in zip(models, acc.cuts)]
+        files = [str(states[name][0]) for name in names]
         for _lo, _hi, recs in spill.chunks():
-            y = recs[0]["y"]
-            for name, r in zip(names[1:], recs[1:]):
-                if not np.array_equal(r["y"], y):
-                    i = int(np.flatnonzero(r["y"] != y)[0])
-                    check_positions([str(states[names[0]][0]), str(states[name][0])], [names[0], name], [y[i:i + 1], r["y"][i:i + 1]],
-                                    np.asarray([recs[0]["row"][i]]))
-            codes = [r["code"] for r in recs]
-            acc.add_rows(codes, [(c < ci) == y for c, ci in zip(codes, cuts)], y)
-    return acc, None
+            pair_range(names, files, recs, cuts, acc, agree if weighted else None)
+    return (agree if weighted else acc), None
+
+
+#: A compared row on its way to the paired pass: its row of the model's table, its truth, its
+#: weight (1 unweighted) and its position in the file (errors name it).
+PAIR_RECORD = np.dtype([("code", np.int64), ("y", np.bool_), ("w", np.float64), ("row", np.int64)])
+
+
+def pair_records(codes: np.ndarray, y: np.ndarray, w: np.ndarray | None, rows: np.ndarray) -> np.ndarray:
+    """Rows as :data:`PAIR_RECORD` records."""
+    rec = np.empty(codes.shape[0], dtype=PAIR_RECORD)
+    rec["code"], rec["y"], rec["w"], rec["row"] = codes, y, 1.0 if w is None else w, rows
+    return rec
+
+
+def pair_range(names: list[str], files: list[str], recs: list[np.ndarray], cuts: list[int],
+               acc: S.PairedAccumulator, agree: S.AgreementAccumulator | None) -> None:
+    """One range of common rows, every model's records side by side, added to ``acc`` (or, for
+    weighted rows, to ``agree``); labels that differ row by row are memory's error."""
+    y = recs[0]["y"]
+    for j, r in enumerate(recs[1:], start=1):
+        if not np.array_equal(r["y"], y):
+            i = int(np.flatnonzero(r["y"] != y)[0])
+            check_positions([files[0], files[j]], [names[0], names[j]], [y[i:i + 1], r["y"][i:i + 1]],
+                            np.asarray([recs[0]["row"][i]]))
+    codes = [r["code"] for r in recs]
+    correct = [(c < ci) == y for c, ci in zip(codes, cuts)]
+    if agree is not None:
+        agree.add(correct, [r["w"] for r in recs])
+    else:
+        acc.add_rows(codes, correct, y)
 
 
 def _paired_in_memory(cfg: Config, models: list[StreamedModel], rows: _RowCodes,
@@ -683,8 +704,6 @@ def _paired_in_memory(cfg: Config, models: list[StreamedModel], rows: _RowCodes,
     """Pass 3 from the codes kept in passes 1 and 2: each chunk's table rows by lookup."""
     if len(models) < 2:
         return None, None
-    if any(m.table.weighted for m in models):
-        return None, NOTE_WEIGHTED
     acc = S.PairedAccumulator([m.table for m in models], [m.threshold if m.threshold is not None else cfg.threshold for m in models])
     cuts = [m.table.cut_index(c) for m, c in zip(models, acc.cuts)]
     lengths = [y.shape[0] for y in rows.y]

@@ -49,6 +49,7 @@ from reportgen.errors import InputError
 from reportgen.io import validate as V
 from reportgen.io.align import (
     NOTE_LENGTHS,
+    NOTE_NON_INTEGER,
     Join,
     Keyed,
     check_enough,
@@ -520,7 +521,7 @@ def mcnemar_range(names: list[str], files: list[str], baseline: str, recs: list[
     for name, t in tables.items():
         r = recs[names.index(name)]
         if not np.array_equal(r["w"], np.round(r["w"])):
-            return "McNemar's test needs integer (frequency) weights; not computed."
+            return NOTE_NON_INTEGER
         cell = 2 * (~b["right"]).astype(np.int64) + (~r["right"]).astype(np.int64)
         t += np.bincount(cell, weights=r["w"], minlength=4).reshape(2, 2)
     return None

@@ -7,8 +7,10 @@ are matched by position, which needs equal row counts and equal labels.
 
 The engines hand over each model's ids (keys, :func:`reportgen.io.validate.keys`) of the rows
 they kept, with the rows' 0-based positions in the file and their truth; ids fit in memory
-(O(n)), scores never need to. The paired tests (DeLong, McNemar) run only on rows that are
-aligned; :data:`NOTE_ID_ORDER` and friends say, in the same words for every engine, why not.
+(O(n)), scores never need to. Only the rows every model keeps are compared (:func:`join_ids`,
+:func:`intersect_positions`): the engines then pair them by each row's common index
+(:meth:`Join.index`, :mod:`reportgen.io.pairs`); :data:`NOTE_LENGTHS` says why files of different
+lengths without an id are not paired.
 """
 
 from __future__ import annotations
@@ -23,30 +25,17 @@ from reportgen.config import Config
 from reportgen.errors import InputError
 from reportgen.io.validate import HEADER_ROWS
 
-#: Why a streamed engine does not pair rows of files joined by id in different orders.
-NOTE_ID_ORDER = ("The models are in different files whose rows are not in the same id order; paired tests "
-                 "(DeLong, McNemar) are not computed with this engine — put the scores in one table or write "
-                 "the files in the same id order")
 #: Why rows of different files without an id are not paired (different lengths).
 NOTE_LENGTHS = ("The models are in different files of different lengths and no 'id' joins them; paired tests "
                 "(DeLong, McNemar) are not computed — set 'id' in the config")
-#: Why rows are not paired after rows were dropped (missing values, or ids not shared).
-NOTE_DROPPED = "Rows were dropped, so the models' rows no longer line up: paired tests (DeLong, McNemar) are not computed"
-#: Why weighted rows are not paired by the streamed engines.
-NOTE_WEIGHTED = "Weighted rows: DeLong's and McNemar's paired tests are not computed with this engine"
-#: Why parts of different Dask datasets are not paired.
-NOTE_DATASETS = ("The models are in different datasets; with engine: dask paired tests (DeLong, McNemar) need the "
-                 "scores in one dataset (rows of different datasets' parts do not line up)")
+#: Why McNemar's tables of weighted rows are not counted (the rows are aligned all the same).
+NOTE_NON_INTEGER = "McNemar's test needs integer (frequency) weights; not computed."
 
 
 #: The pairing reason code (:data:`reportgen.engine.evidence.PairingReason`) of each note above:
 #: the loaders say why in a sentence for their own messages; the evidence carries the code.
 NOTE_REASONS: dict[str, str] = {
-    NOTE_ID_ORDER: "id_order",
     NOTE_LENGTHS: "lengths_differ",
-    NOTE_DROPPED: "rows_dropped",
-    NOTE_WEIGHTED: "weighted",
-    NOTE_DATASETS: "separate_files",
 }
 
 #: Reasons of the rows the intersection leaves out (``run.dropped``, the audit table), per model.

@@ -27,7 +27,7 @@ from reportgen.engine import streaming as S
 from reportgen.engine.class_tables import build_class_tables
 from reportgen.engine.compare import Progress, Settings
 from reportgen.engine.driver import compare_evidence
-from reportgen.io.align import NOTE_REASONS
+from reportgen.io.align import NOTE_NON_INTEGER, NOTE_REASONS
 from reportgen.engine.curve import build_table, row_groups
 from reportgen.engine.evidence import (
     BinaryEvidence,
@@ -85,25 +85,6 @@ def reason_of_note(note: str | None) -> str:
     if "labels" in text and "differ" in text:
         return "labels_differ"
     return "not_counted"
-
-
-def agreement(correct: list[np.ndarray], weights: list[np.ndarray | None]) -> np.ndarray:
-    """Shape (k, k, 2, 2): weight of rows by (model a right?, model b right?), index 0 = right.
-
-    ``agree[a, b]`` is weighted by model a's weights (McNemar's frequency weights).
-    """
-    k = len(correct)
-    out = np.zeros((k, k, 2, 2))
-    for a in range(k):
-        w = np.ones(correct[a].shape[0]) if weights[a] is None else np.asarray(weights[a], dtype=np.float64)
-        for b in range(k):
-            code = (~correct[a]).astype(np.int64) * 2 + (~correct[b]).astype(np.int64)
-            out[a, b] = np.bincount(code, weights=w, minlength=4).reshape(2, 2)
-    return out
-
-
-def _integer(w: np.ndarray | None) -> bool:
-    return w is None or bool(np.all(w == np.round(w)))
 
 
 # --------------------------------------------------------------------------------------
@@ -180,7 +161,7 @@ def _row_pairing(models: list[BinaryModelEvidence], codes: list[np.ndarray], y: 
     if any(m.table.weighted for m in models):
         # DeLong's covariance and the pattern counts are counts of unweighted rows; McNemar's table
         # takes integer (frequency) weights
-        agree = agreement(correct, weights) if all(_integer(w) for w in weights) else None
+        agree = S.agreement(correct, weights) if all(S.integer_weights(w) for w in weights) else None
         return Pairing("aligned", "aligned", None, agree, None)
     acc = S.PairedAccumulator([m.table for m in models], [m.threshold for m in models])
     for lo in range(0, y.shape[0], PAIRED_CHUNK):  # bounded memory: k × chunk placement matrices
@@ -206,6 +187,8 @@ def binary_evidence_of_stream(cfg: Config, data) -> BinaryEvidence:
     acc = data.paired
     if len(models) < 2:
         pairing = Pairing("aligned", "single_model")
+    elif isinstance(acc, S.AgreementAccumulator):  # weighted aligned rows: McNemar's tables only
+        pairing = Pairing("aligned", "aligned", None, acc.result(), None)
     elif acc is None:
         pairing = unpaired(reason_of_note(data.paired_note))
     else:
@@ -241,7 +224,7 @@ def multiclass_evidence_of_rows(cfg: Config, data) -> MulticlassEvidence:
     elif not data.paired:
         pairing = unpaired("not_counted")
     else:
-        agree = agreement(correct, weights) if all(_integer(w) for w in weights) else None
+        agree = S.agreement(correct, weights) if all(S.integer_weights(w) for w in weights) else None
         pairing = Pairing("aligned", "aligned", None, agree, None)
     return MulticlassEvidence(tuple(str(c) for c in data.classes), tuple(models), pairing, _audit(data), rows)
 
@@ -257,6 +240,8 @@ def multiclass_evidence_of_counts(cfg: Config, data) -> MulticlassEvidence:
     names = [m.name for m in models]
     if len(models) < 2:
         pairing = Pairing("aligned", "single_model")
+    elif data.mcnemar is None and data.paired_note == NOTE_NON_INTEGER:  # aligned, McNemar not defined
+        pairing = Pairing("aligned", "aligned")
     elif data.mcnemar is None:
         pairing = unpaired(reason_of_note(data.paired_note))
     else:
