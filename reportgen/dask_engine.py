@@ -38,10 +38,9 @@ from reportgen.io.align import (
     NOTE_LENGTHS,
     Join,
     Keyed,
-    check_enough,
-    common_index,
+    check_rows_left,
+    common_rows,
     concat_ids,
-    intersect_positions,
     join_ids,
 )
 from reportgen.io.pairs import PAIRED_CHUNK, place
@@ -288,31 +287,11 @@ def _join(cfg: Config, results: dict[Path, Part]) -> Join | None:
 
 def _common_rows(cfg: Config, results: dict[Path, Part], join: Join | None, always: bool
                  ) -> tuple[dict[str, np.ndarray] | None, list[tuple[str, str, int]]]:
-    """(each model's common index per dataset row, rows left out per model and reason), as
-    :func:`reportgen.sources_stream.common_rows`; ``always``: the indexes also when nothing is
-    left out (separate datasets are paired by them)."""
+    """:func:`reportgen.io.align.common_rows` of the datasets' merged parts."""
     found = [(Path(m.file), m.name) for m in cfg.models]
-    if len(found) < 2:
-        return None, []
-    if join is not None:
-        if not any(join.left_out) and not always:
-            return None, []
-        return ({name: join.index(i, results[p].keyed[name].rows, sum(results[p].reads)) for i, (p, name) in enumerate(found)},
-                list(join.dropped))
-    sizes = {sum(results[p].reads) for p, _ in found}
-    if len(sizes) > 1:
-        return None, []
-    n = sizes.pop()
-    masks = []
-    for p, name in found:
-        mask = np.ones(n, dtype=bool)
-        if name in results[p].gone:
-            mask[results[p].gone[name]] = False
-        masks.append(mask)
-    index, by_another = intersect_positions([name for _p, name in found], masks, n)
-    if index is None and always:
-        index = common_index(np.flatnonzero(np.logical_and.reduce(masks)), n)
-    return (None if index is None else {name: index for _p, name in found}), list(by_another)
+    return common_rows([n for _p, n in found], [sum(results[p].reads) for p, _n in found], join,
+                       [results[p].keyed[n].rows if n in results[p].keyed else None for p, n in found],
+                       [results[p].gone.get(n) for p, n in found], always)
 
 
 def _slices(results: dict[Path, Part], by_file: dict[Path, list[str]], indexes: dict[str, np.ndarray]
@@ -358,10 +337,8 @@ def load_dask(cfg: Config, progress: Progress | None = None) -> StreamedData:
             results = _first_map(cfg, dask, by_file, parts_of_file, slices)
             first = results[Path(cfg.models[0].file)]
             if join is None:
-                labels = {k == V.label_key(cfg.positive) for k in first.labels[cfg.models[0].name]}
-                single = None if len(labels) != 1 else ("positive" if labels.pop() else "negative")
-                check_enough(cfg.models[0].file, "rows", "row", first.rows[cfg.models[0].name], single,
-                             [m.name for m in cfg.models])
+                check_rows_left(cfg.models[0].file, first.rows[cfg.models[0].name], first.labels[cfg.models[0].name],
+                                V.label_key(cfg.positive), [m.name for m in cfg.models])
         files = [file_info(path, reads[path]) for path in by_file]
         if progress is not None:
             progress(1, 2)

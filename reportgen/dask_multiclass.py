@@ -38,7 +38,7 @@ import numpy as np
 
 from reportgen.config import Config
 from reportgen.dask_engine import client_for, import_dask, tree_reduce
-from reportgen.io.align import NOTE_LENGTHS, check_enough
+from reportgen.io.align import NOTE_LENGTHS, check_rows_left
 from reportgen.io.pairs import PAIRED_CHUNK, place
 from reportgen.io.files import FileInfo, file_info, no_rows, parts_of
 from reportgen.sources_stream import Progress, read_batches
@@ -54,7 +54,6 @@ from reportgen.sources_stream_multiclass import (
     MCNEMAR_RECORD,
     common_rows,
     join_models,
-    keyed,
     mcnemar_columns,
     mcnemar_range,
     mcnemar_records,
@@ -212,12 +211,7 @@ def load_dask_multiclass(cfg: Config, progress: Progress | None = None) -> Strea
         first = sorted((st for part in reduced for st in part.models), key=lambda st: st.i)
         join = join_models(cfg, first)
         sizes = {st.cfg.name: sum(reads[Path(st.cfg.file)]) for st in first}
-        indexes, left_out = common_rows(cfg, first, sizes, join)
-        if indexes is None and len(by_file) > 1 and len(first) > 1:  # separate datasets: paired by common index
-            if join is not None:
-                indexes = {st.cfg.name: join.index(j, keyed(st).rows, sizes[st.cfg.name]) for j, st in enumerate(first)}
-            elif len(set(sizes.values())) == 1:
-                indexes = {st.cfg.name: np.arange(sizes[st.cfg.name]) for st in first}
+        indexes, left_out = common_rows(cfg, first, sizes, join, always=len(by_file) > 1)  # separate datasets: by index
         slices = None if indexes is None else _slices(reads, by_file, indexes)
         if left_out:
             configured, ids, by_file = plan(cfg, indexes)
@@ -235,9 +229,7 @@ def load_dask_multiclass(cfg: Config, progress: Progress | None = None) -> Strea
         states = sorted((combine([st], [to], len(keys), cap) for part, to in zip(reduced, to_ids) for st in part.models),
                         key=lambda st: st.i)
         if left_out and join is None:
-            labels = states[0].seen_truth
-            check_enough(str(states[0].path), "rows", "row", states[0].rows,
-                         repr(next(iter(labels))) if len(labels) == 1 else None, [st.cfg.name for st in states])
+            check_rows_left(str(states[0].path), states[0].rows, states[0].seen_truth, None, [st.cfg.name for st in states])
         united = ids.copy()
         united.index = {c: j for j, c in enumerate(keys)}
         classes, models, warnings, dropped = conclude(cfg, states, configured, united)

@@ -45,16 +45,15 @@ from reportgen.engine import streaming as S
 from reportgen.engine.curve import ScoreTable
 from reportgen.parallel import in_background, ordered_map
 from reportgen.results import BinningInfo
+from reportgen.io import align as A
 from reportgen.io import validate as V
 from reportgen.io.align import (
     NOTE_LENGTHS,
     Join,
     Keyed,
-    check_enough,
     check_positions,
     check_unique,
     concat_ids,
-    intersect_positions,
     join_ids,
 )
 from reportgen.io.pairs import RowSpill
@@ -383,14 +382,6 @@ def keyed(path: Path, st: ModelState) -> Keyed:
                  None if st.lost is None else concat_ids(st.lost))
 
 
-def kept_mask(st: ModelState, n_rows: int) -> np.ndarray:
-    """Which of the file's ``n_rows`` rows the model kept (from the dropped positions)."""
-    mask = np.ones(n_rows, dtype=bool)
-    if st.gone:
-        mask[np.concatenate(st.gone)] = False
-    return mask
-
-
 def _with_offsets(batches: Iterator[Batch]) -> Iterator[tuple[Batch, int]]:
     """Each batch with the number of rows before it (errors name the row in the file)."""
     offset = 0
@@ -494,36 +485,11 @@ def ordered(cfg: Config, by_file: dict[Path, list[ModelState]]) -> list[tuple[Pa
 
 def common_rows(cfg: Config, by_file: dict[Path, list[ModelState]], read: dict[Path, int], join: Join | None
                 ) -> tuple[dict[str, np.ndarray] | None, list[tuple[str, str, int]]]:
-    """(each model's common index per file row, the rows left out per model and reason) when some
-    model keeps rows another does not; (None, []) when every model keeps the same rows.
-
-    With ids: the join's shared ids (:meth:`reportgen.io.align.Join.index`). Without: rows are
-    matched by position, so a row any model dropped (``missing: drop``) is left out for all
-    (:func:`reportgen.io.align.intersect_positions`); files of different lengths are not matched."""
+    """:func:`reportgen.io.align.common_rows` of the states of pass 1."""
     states = ordered(cfg, by_file)
-    if len(states) < 2:
-        return None, []
-    if join is not None:
-        if not any(join.left_out):
-            return None, []
-        return {st.cfg.name: join.index(i, keyed(p, st).rows, read[p]) for i, (p, st) in enumerate(states)}, list(join.dropped)
-    if len({read[p] for p, _st in states}) > 1 or all(not st.gone for _p, st in states):
-        return None, []
-    n = read[states[0][0]]
-    index, by_another = intersect_positions([st.cfg.name for _p, st in states], [kept_mask(st, n) for _p, st in states], n)
-    if index is None:
-        return None, []
-    return {st.cfg.name: index for _p, st in states}, list(by_another)
-
-
-def check_kept(cfg: Config, by_file: dict[Path, list[ModelState]], indexes: dict[str, np.ndarray]) -> None:
-    """The rows every model keeps, read again: at least two, of both classes (as in memory)."""
-    p, st = ordered(cfg, by_file)[0]
-    if "id" in st.cols:
-        return  # the join checked them
-    labels = {k == V.label_key(cfg.positive) for k in st.labels}
-    single = None if len(labels) != 1 else ("positive" if labels.pop() else "negative")
-    check_enough(str(p), "rows", "row", st.rows, single, [m.name for m in cfg.models])
+    return A.common_rows([st.cfg.name for _p, st in states], [read[p] for p, _st in states], join,
+                         [keyed(p, st).rows if st.ids is not None else None for p, st in states],
+                         [np.concatenate(st.gone) if st.gone else None for _p, st in states])
 
 
 def join_states(cfg: Config, by_file: dict[Path, list[ModelState]]) -> Join | None:
@@ -547,7 +513,9 @@ def _load_streamed(cfg: Config, progress: Progress | None, hashes: Callable[[], 
     if left_out:  # some model keeps rows another does not: read again, the rows every model keeps only
         by_file, rows = plan(cfg, indexes), None
         read, seen_dates = _first_pass(cfg, by_file, rows, progress)
-        check_kept(cfg, by_file, indexes)
+        p, st = ordered(cfg, by_file)[0]
+        if join is None:
+            A.check_rows_left(str(p), st.rows, st.labels, V.label_key(cfg.positive), [m.name for m in cfg.models])
 
     models: list[StreamedModel] = []
     lookups: dict[str, tuple[int, np.ndarray] | None] = {}

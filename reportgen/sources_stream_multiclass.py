@@ -46,17 +46,16 @@ from reportgen.engine import class_tables as CT
 from reportgen.engine.compare_multiclass import MulticlassCounts
 from reportgen.engine.streaming import MERGE_EVERY
 from reportgen.errors import InputError
+from reportgen.io import align as A
 from reportgen.io import validate as V
 from reportgen.io.align import (
     NOTE_LENGTHS,
     NOTE_NON_INTEGER,
     Join,
     Keyed,
-    check_enough,
     check_positions,
     check_unique,
     concat_ids,
-    intersect_positions,
     join_ids,
 )
 from reportgen.io.pairs import RowSpill
@@ -418,9 +417,7 @@ def load_streamed_multiclass(cfg: Config, progress: Progress | None = None) -> S
         files, seen_dates = _read_all(cfg, ids, by_file, progress)
         states = sorted((st for sts in by_file.values() for st in sts), key=lambda st: st.i)
         if join is None:
-            labels = states[0].seen_truth
-            check_enough(str(states[0].path), "rows", "row", states[0].rows,
-                         repr(next(iter(labels))) if len(labels) == 1 else None, [st.cfg.name for st in states])
+            A.check_rows_left(str(states[0].path), states[0].rows, states[0].seen_truth, None, [st.cfg.name for st in states])
     classes, models, warnings, dropped = conclude(cfg, states, configured, ids)
     if join is not None and indexes is None and not join.in_order:
         indexes = {st.cfg.name: join.index(j, keyed(st).rows, reads[str(st.path)]) for j, st in enumerate(states)}
@@ -433,30 +430,13 @@ def load_streamed_multiclass(cfg: Config, progress: Progress | None = None) -> S
                               mcnemar, note, dates)
 
 
-def common_rows(cfg: Config, states: list[ModelCounts], reads: dict[str, int], join: Join | None
+def common_rows(cfg: Config, states: list[ModelCounts], reads: dict[str, int], join: Join | None, always: bool = False
                 ) -> tuple[dict[str, np.ndarray] | None, list[tuple[str, str, int]]]:
-    """As :func:`reportgen.sources_stream.common_rows`, for multiclass states (config order);
-    ``reads``: each model's file length."""
-    if len(states) < 2:
-        return None, []
-    if join is not None:
-        if not any(join.left_out):
-            return None, []
-        return {st.cfg.name: join.index(j, keyed(st).rows, reads[st.cfg.name]) for j, st in enumerate(states)}, list(join.dropped)
-    sizes = {reads[st.cfg.name] for st in states}
-    if len(sizes) > 1 or all(not st.gone for st in states):
-        return None, []
-    n = sizes.pop()
-    masks = []
-    for st in states:
-        mask = np.ones(n, dtype=bool)
-        if st.gone:
-            mask[np.concatenate(st.gone)] = False
-        masks.append(mask)
-    index, by_another = intersect_positions([st.cfg.name for st in states], masks, n)
-    if index is None:
-        return None, []
-    return {st.cfg.name: index for st in states}, list(by_another)
+    """:func:`reportgen.io.align.common_rows` of multiclass states (config order); ``reads``:
+    each model's file length."""
+    return A.common_rows([st.cfg.name for st in states], [reads[st.cfg.name] for st in states], join,
+                         [keyed(st).rows if st.ids is not None else None for st in states],
+                         [np.concatenate(st.gone) if st.gone else None for st in states], always)
 
 
 def _finish(st: ModelCounts, k: int, to_final: np.ndarray) -> MulticlassCounts:

@@ -273,6 +273,48 @@ def intersect_positions(names: list[str], kept: list[np.ndarray], n_rows: int
     return common_index(np.flatnonzero(every), n_rows), dropped
 
 
+def common_rows(names: list[str], n_rows: list[int], join: Join | None, kept: list[np.ndarray],
+                gone: list[np.ndarray | None], always: bool = False
+                ) -> tuple[dict[str, np.ndarray] | None, list[tuple[str, str, int]]]:
+    """Each model's common index per file row (:func:`common_index`) and the rows left out per
+    model and reason, when some model keeps rows another does not; (None, []) when every model
+    keeps the same rows (``always``: the indexes all the same — separate datasets pair by them).
+
+    ``n_rows``: each model's file length; with ids (``join``), ``kept``: each model's kept rows'
+    positions (:attr:`Keyed.rows`); without, rows are matched by position and ``gone`` holds the
+    positions each model dropped (``missing: drop``): a row any model dropped is left out for
+    all (:func:`intersect_positions`). Files of different lengths without an id are not matched."""
+    if len(names) < 2:
+        return None, []
+    if join is not None:
+        if not any(join.left_out) and not always:
+            return None, []
+        return {n: join.index(i, k, r) for i, (n, k, r) in enumerate(zip(names, kept, n_rows))}, list(join.dropped)
+    if len(set(n_rows)) > 1:
+        return None, []
+    masks = []
+    for g in gone:
+        mask = np.ones(n_rows[0], dtype=bool)
+        if g is not None:
+            mask[g] = False
+        masks.append(mask)
+    index, by_another = intersect_positions(names, masks, n_rows[0])
+    if index is None and always:
+        index = common_index(np.flatnonzero(np.logical_and.reduce(masks)), n_rows[0])
+    return (None if index is None else dict.fromkeys(names, index)), list(by_another)
+
+
+def check_rows_left(file: str, n: int, labels: set[str], positive: str | None, names: list[str]) -> None:
+    """:func:`check_enough` for files matched by position, after a second reading kept the rows
+    every model keeps: ``n`` rows whose label keys are ``labels`` (``positive``: the binary
+    positive key; None for multiclass)."""
+    single = None
+    if len(labels) == 1:
+        key = next(iter(labels))
+        single = repr(key) if positive is None else ("positive" if key == positive else "negative")
+    check_enough(file, "rows", "row", n, single, names)
+
+
 def check_positions(files: list[str], names: list[str], truths: list[np.ndarray], rows: np.ndarray | None = None) -> None:
     """Without ids: equal row counts and equal labels row by row (errors say to set 'id').
 

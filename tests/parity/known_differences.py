@@ -10,19 +10,16 @@ from __future__ import annotations
 #: Why an aspect still differs between engines (the remaining work of issue 15).
 CAUSES: dict[str, str] = {
     "point_metrics": (
-        "capability codes differ: memory keeps the rows and gives what stream/dask mark 'needs_rows', "
-        "'separate_files' or 'rows_dropped'; stream says 'id_order' where dask says 'separate_files'"
+        "capability codes differ: memory keeps the rows and gives what stream/dask mark 'needs_rows' "
+        "(paired intervals of ranking metrics, the multiclass bootstrap, weighted models' intervals)"
     ),
     "intervals": (
         "memory's paired intervals from rows (KS / AP / log-loss differences, weighted models, the multiclass "
         "bootstrap) are missing in stream/dask, and the pattern bootstrap needs aligned rows"
     ),
-    "delong_mcnemar": (
-        "pairing differs: memory aligns separate files by id and keeps pairs after dropped rows; stream pairs "
-        "files only in the same id order; dask never pairs separate datasets"
-    ),
-    "data_facts": "run.paired differs for the same reason as the paired tests (pairing across files, drops, weights)",
-    "method_notes": "the statistical tests' own notes differ after rows were dropped",
+    "delong_mcnemar": "(none left: every engine pairs files joined by id in any order and after dropped rows)",
+    "data_facts": "(none left: run.paired, dropped rows and warnings agree)",
+    "method_notes": "(none left: the tests' notes agree)",
 }
 
 #: (case, engine pair, aspect) observed differing.
