@@ -140,7 +140,7 @@ def load_multiclass(cfg: Config) -> Dataset:
             rows=np.flatnonzero(keep), id_column=cols.get("id"),
         ))
     warnings.extend(class_warnings(classes, seen_truth, seen_pred))
-    models, paired, align_warnings, left_out = align_models(cfg, models, n_rows, lost)
+    models, paired, align_warnings, left_out = align_models(cfg, models, n_rows, lost, classes)
     warnings.extend(align_warnings)
     dropped.extend(left_out)
     return Dataset(tuple(models), tuple(files), paired, tuple(dropped), tuple(warnings), classes=tuple(classes),

@@ -77,16 +77,23 @@ def take(m: ModelData, rows: np.ndarray) -> ModelData:
     return dataclasses.replace(m, **{a: getattr(m, a)[rows] for a in arrays if getattr(m, a) is not None})
 
 
-def align_models(cfg: Config, models: list[ModelData], n_rows: list[int], lost: list[Any] | None = None
-                 ) -> tuple[list[ModelData], bool, list[str], list[tuple[str, str, int]]]:
+def align_models(cfg: Config, models: list[ModelData], n_rows: list[int], lost: list[Any] | None = None,
+                 classes: list[str] | None = None) -> tuple[list[ModelData], bool, list[str], list[tuple[str, str, int]]]:
     """Put every model's rows in one order so that comparisons are paired (:mod:`reportgen.io.align`).
 
     ``n_rows``: each model's file length; ``lost``: the ids each model dropped itself (``missing:
-    drop``). Only the rows every model keeps are compared (with ids: the shared ids; without:
-    the same positions). Returns (models, paired, warnings, rows left out per model and reason)."""
+    drop``); ``classes``: the class keys (multiclass), so that labels are compared and named as
+    the streamed engines do. Only the rows every model keeps are compared (with ids: the shared
+    ids; without: the same positions). Returns (models, paired, warnings, rows left out per
+    model and reason)."""
+    names = None if classes is None else np.asarray(classes, dtype=object)
+
+    def labels(m: ModelData) -> np.ndarray:
+        return truth_of(m) if names is None else names[truth_of(m)]
+
     if all(m.ids is not None for m in models):
         keyed = [Keyed(m.name, m.file, m.id_column or "id", m.ids, m.rows if m.rows is not None else np.arange(m.n),
-                       truth_of(m), None if lost is None else lost[i]) for i, m in enumerate(models)]
+                       labels(m), None if lost is None else lost[i]) for i, m in enumerate(models)]
         joined = join_ids(cfg, keyed)
         if len(models) == 1:
             return models, True, [], []
@@ -104,7 +111,7 @@ def align_models(cfg: Config, models: list[ModelData], n_rows: list[int], lost: 
             dropped = list(by_another)
             check_positions([m.file for m in models], [m.name for m in models], [truth_of(m) for m in models],
                             models[0].rows)
-            truth = truth_of(models[0])
+            truth = labels(models[0])
             check_enough(models[0].file, "rows", "row", truth.shape[0], one_label(truth), [m.name for m in models])
     if len(models) > 1:
         check_positions([m.file for m in models], [m.name for m in models], [truth_of(m) for m in models], models[0].rows)

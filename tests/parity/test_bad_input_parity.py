@@ -451,3 +451,16 @@ def test_integer_parquet_ids_join_csv_digits_and_print_as_text(tmp_path, schedul
                  id="id")
     line = same_everywhere(cfg, scheduler, capsys)
     assert "the label of id '100282' differs" in line and "np." not in line
+
+
+def test_multiclass_intersection_leaving_one_class_is_one_line_exit_2(tmp_path, scheduler, capsys):
+    """Multiclass: the shared ids are all of one class — the same line in every engine (memory
+    named the class by its index)."""
+    a = pd.DataFrame({"id": np.arange(12), "y": ["lo", "mid", "hi"] * 4, "p": ["lo", "mid", "hi"] * 4})
+    b = pd.DataFrame({"id": [0, 3, 6, 100, 101], "y": ["lo", "lo", "lo", "mid", "hi"], "p": ["lo", "mid", "hi", "hi", "lo"]})
+    a.to_csv(tmp_path / "a.csv", index=False)
+    b.to_csv(tmp_path / "b.csv", index=False)
+    cfg = config(tmp_path, [{"name": "a", "file": "a.csv", "prediction": "p"}, {"name": "b", "file": "b.csv", "prediction": "p"}],
+                 task="multiclass", id="id", id_mismatch="intersect")
+    line = same_everywhere(cfg, scheduler, capsys)
+    assert "every one of the 3 rows kept by every model ('a', 'b') has the same label ('lo')" in line
