@@ -43,7 +43,7 @@ from reportgen.io.align import (
     concat_ids,
     join_ids,
 )
-from reportgen.io.pairs import PAIRED_CHUNK, place
+from reportgen.io.pairs import PAIRED_CHUNK, place, split_ranges
 from reportgen.io.files import check_parts, columns_in, file_info, no_rows, parts_of
 from reportgen.io.validate import check_columns, columns_for
 from reportgen.sources_stream import (
@@ -184,7 +184,7 @@ def _map_paired(cfg: Config, part: str, shared: tuple[list[ScoreTable], list[Any
     return acc if agree is None else agree
 
 
-def _map_records(cfg: Config, part: str, name: str, grouper: Any, index: np.ndarray, start: int, ranges: int) -> list[np.ndarray]:
+def _map_records(cfg: Config, part: str, index: np.ndarray, start: int, ranges: int, name: str, grouper: Any) -> list[np.ndarray]:
     """One part of one model's dataset → its compared rows as records (fields ``at``, ``value``),
     split by range of common indices (:data:`reportgen.io.pairs.PAIRED_CHUNK`)."""
     m = next(x for x in cfg.models if x.name == name)
@@ -198,9 +198,7 @@ def _map_records(cfg: Config, part: str, name: str, grouper: Any, index: np.ndar
         rec["at"], rec["value"] = index[pos], pair_records(grouper(s), y, w, pos + start)
         pieces.append(rec)
         offset += len(batch)
-    rec = np.concatenate(pieces) if pieces else np.empty(0, dtype=kind)
-    r = rec["at"] // PAIRED_CHUNK
-    return [rec[r == k] for k in range(ranges)]
+    return split_ranges(np.concatenate(pieces) if pieces else np.empty(0, dtype=kind), ranges)
 
 
 def _pair_range(cfg: Config, shared: tuple[list[ScoreTable], list[Any]], files: list[str], lo: int, hi: int,
@@ -294,14 +292,31 @@ def _common_rows(cfg: Config, results: dict[Path, Part], join: Join | None, alwa
                        [results[p].gone.get(n) for p, n in found], always)
 
 
-def _slices(results: dict[Path, Part], by_file: dict[Path, list[str]], indexes: dict[str, np.ndarray]
-            ) -> dict[Path, list[dict[str, np.ndarray]]]:
-    """Each dataset's parts' rows of every model's common index (per part, its rows only)."""
+def part_slices(reads: dict[Path, list[int]], names: dict[Path, list[str]], indexes: dict[str, np.ndarray]
+                ) -> dict[Path, list[dict[str, np.ndarray]]]:
+    """Each dataset's parts' share of every model's common index per row (``reads``: rows per part)."""
     out = {}
-    for path, names in by_file.items():
-        starts = np.cumsum([0] + results[path].reads)
-        out[path] = [{n: indexes[n][lo:hi] for n in names} for lo, hi in zip(starts[:-1], starts[1:])]
+    for path, models in names.items():
+        starts = np.cumsum([0] + reads[path])
+        out[path] = [{n: indexes[n][lo:hi] for n in models} for lo, hi in zip(starts[:-1], starts[1:])]
     return out
+
+
+def by_range(delayed: Any, cfg: Config, mapper: Any, combine: Any, models: list[tuple[Path, str, tuple]],
+             parts_of_file: dict[Path, list[str]], slices: dict[Path, list[dict[str, np.ndarray]]],
+             reads: dict[Path, list[int]], n: int, *args: Any) -> list[Any]:
+    """The shuffle that pairs separate datasets: every part of each model's dataset is mapped to
+    its compared rows split by range of common indices (``mapper(cfg, part, index, start,
+    ranges, *extra)`` for ``models``' (dataset, name, extra)), and one task per range gets every
+    model's share of it: ``combine(*args, lo, hi, *per-model lists of pieces)``."""
+    ranges = -(-n // PAIRED_CHUNK)
+    pieces = []
+    for path, name, extra in models:
+        starts = np.cumsum([0] + reads[path])
+        pieces.append([delayed(mapper, nout=ranges)(cfg, part, slices[path][k][name], int(starts[k]), ranges, *extra)
+                       for k, part in enumerate(parts_of_file[path])])
+    return [delayed(combine)(*args, r * PAIRED_CHUNK, min((r + 1) * PAIRED_CHUNK, n), *[[mp[r] for mp in mapped] for mapped in pieces])
+            for r in range(ranges)]
 
 
 def load_dask(cfg: Config, progress: Progress | None = None) -> StreamedData:
@@ -332,7 +347,8 @@ def load_dask(cfg: Config, progress: Progress | None = None) -> StreamedData:
         reads = {p: sum(r.reads) for p, r in results.items()}
         join = _join(cfg, results)
         indexes, left_out = _common_rows(cfg, results, join, len(by_file) > 1)
-        slices = None if indexes is None else _slices(results, by_file, indexes)
+        reads_of = {p: r.reads for p, r in results.items()}
+        slices = None if indexes is None else part_slices(reads_of, by_file, indexes)
         if left_out:
             results = _first_map(cfg, dask, by_file, parts_of_file, slices)
             first = results[Path(cfg.models[0].file)]
@@ -379,18 +395,10 @@ def load_dask(cfg: Config, progress: Progress | None = None) -> StreamedData:
             elif indexes is None:
                 note = NOTE_LENGTHS
             else:
-                n = models[0].table.total_pos + models[0].table.total_neg
-                ranges = -(-int(n) // PAIRED_CHUNK)
-                pieces = []
-                for x, g in zip(cfg.models, groupers):
-                    path = Path(x.file)
-                    starts = np.cumsum([0] + results[path].reads)
-                    mapped = [delayed(_map_records, nout=ranges)(cfg, p, x.name, g, slices[path][k][x.name], int(starts[k]), ranges)
-                              for k, p in enumerate(parts_of_file[path])]
-                    pieces.append(mapped)
-                model_files = [x.file for x in cfg.models]
-                accs = [delayed(_pair_range)(cfg, shared, model_files, r * PAIRED_CHUNK, min((r + 1) * PAIRED_CHUNK, int(n)),
-                                             *[[mp[r] for mp in mapped] for mapped in pieces]) for r in range(ranges)]
+                n = int(models[0].table.total_pos + models[0].table.total_neg)
+                accs = by_range(delayed, cfg, _map_records, _pair_range,
+                                [(Path(x.file), x.name, (x.name, g)) for x, g in zip(cfg.models, groupers)],
+                                parts_of_file, slices, reads_of, n, cfg, shared, [x.file for x in cfg.models])
                 paired = tree_reduce(delayed, _reduce_paired, accs).compute()
         if progress is not None:
             progress(2, 2)

@@ -37,9 +37,9 @@ from typing import Any
 import numpy as np
 
 from reportgen.config import Config
-from reportgen.dask_engine import client_for, import_dask, tree_reduce
+from reportgen.dask_engine import by_range, client_for, import_dask, part_slices, tree_reduce
 from reportgen.io.align import NOTE_LENGTHS, check_rows_left
-from reportgen.io.pairs import PAIRED_CHUNK, place
+from reportgen.io.pairs import place, split_ranges
 from reportgen.io.files import FileInfo, file_info, no_rows, parts_of
 from reportgen.sources_stream import Progress, read_batches
 from reportgen.sources_stream_multiclass import (
@@ -139,8 +139,8 @@ def _map_mcnemar(cfg: Config, part: str, states: list[ModelCounts], classes: lis
     return tables, None
 
 
-def _map_records(cfg: Config, part: str, template: ModelCounts, classes: list[str], index: np.ndarray, start: int,
-                 ranges: int) -> list[np.ndarray]:
+def _map_records(cfg: Config, part: str, index: np.ndarray, start: int, ranges: int, template: ModelCounts,
+                 classes: list[str]) -> list[np.ndarray]:
     """One part of one model's dataset → its compared rows as records (fields ``at``, ``value``),
     split by range of common indices (:data:`reportgen.io.pairs.PAIRED_CHUNK`)."""
     st = fresh(template, Path(part), index, collect=False)
@@ -155,9 +155,7 @@ def _map_records(cfg: Config, part: str, template: ModelCounts, classes: list[st
         out["value"]["row"] += start
         pieces.append(out)
         offset += len(df)
-    rec = np.concatenate(pieces) if pieces else np.empty(0, dtype=kind)
-    r = rec["at"] // PAIRED_CHUNK
-    return [rec[r == k] for k in range(ranges)]
+    return split_ranges(np.concatenate(pieces) if pieces else np.empty(0, dtype=kind), ranges)
 
 
 def _mcnemar_range(cfg: Config, names: list[str], files: list[str], lo: int, hi: int, *pieces: list[np.ndarray]
@@ -212,7 +210,8 @@ def load_dask_multiclass(cfg: Config, progress: Progress | None = None) -> Strea
         join = join_models(cfg, first)
         sizes = {st.cfg.name: sum(reads[Path(st.cfg.file)]) for st in first}
         indexes, left_out = common_rows(cfg, first, sizes, join, always=len(by_file) > 1)  # separate datasets: by index
-        slices = None if indexes is None else _slices(reads, by_file, indexes)
+        names = {p: [st.cfg.name for st in sts] for p, sts in by_file.items()}
+        slices = None if indexes is None else part_slices(reads, names, indexes)
         if left_out:
             configured, ids, by_file = plan(cfg, indexes)
             reduced = _map_all(cfg, dask, by_file, parts_of_file, ids, slices)
@@ -249,16 +248,6 @@ def load_dask_multiclass(cfg: Config, progress: Progress | None = None) -> Strea
             cluster.close()
 
 
-def _slices(reads: dict[Path, list[int]], by_file: dict[Path, list[ModelCounts]], indexes: dict[str, np.ndarray]
-            ) -> dict[Path, list[dict[str, np.ndarray]]]:
-    """Each dataset's parts' rows of every model's common index (per part, its rows only)."""
-    out = {}
-    for path, states in by_file.items():
-        starts = np.cumsum([0] + reads[path])
-        out[path] = [{st.cfg.name: indexes[st.cfg.name][lo:hi] for st in states} for lo, hi in zip(starts[:-1], starts[1:])]
-    return out
-
-
 def _mcnemar(cfg: Config, delayed: Any, by_file: dict[Path, list[ModelCounts]], parts_of_file: dict[Path, list[str]],
              classes: list[str], slices: dict[Path, list[dict[str, np.ndarray]]] | None, reads: dict[Path, list[int]],
              left_out: list) -> tuple[dict[str, np.ndarray] | None, str | None]:
@@ -275,16 +264,9 @@ def _mcnemar(cfg: Config, delayed: Any, by_file: dict[Path, list[ModelCounts]], 
         return None, NOTE_LENGTHS
     states = sorted((st for sts in by_file.values() for st in sts), key=lambda st: st.i)
     n = sum(int((sl[states[0].cfg.name] >= 0).sum()) for sl in slices[states[0].path])
-    ranges = -(-n // PAIRED_CHUNK)
-    pieces = []
-    for st in states:
-        starts = np.cumsum([0] + reads[st.path])
-        pieces.append([delayed(_map_records, nout=ranges)(cfg, part, st, classes, slices[st.path][k][st.cfg.name],
-                                                          int(starts[k]), ranges)
-                       for k, part in enumerate(parts_of_file[st.path])])
     names, files = [st.cfg.name for st in states], [str(st.path) for st in states]
-    accs = [delayed(_mcnemar_range)(cfg, names, files, r * PAIRED_CHUNK, min((r + 1) * PAIRED_CHUNK, n),
-                                    *[[mp[r] for mp in mapped] for mapped in pieces]) for r in range(ranges)]
+    accs = by_range(delayed, cfg, _map_records, _mcnemar_range, [(st.path, st.cfg.name, (st, classes)) for st in states],
+                    parts_of_file, slices, reads, n, cfg, names, files)
     return tree_reduce(delayed, _reduce_mcnemar, accs).compute()
 
 

@@ -78,6 +78,13 @@ class RowSpill:
             yield lo, hi, out
 
 
+def split_ranges(rec: np.ndarray, ranges: int) -> list[np.ndarray]:
+    """Records (field ``at``) split by range of :data:`PAIRED_CHUNK` common indices: one list per
+    range, each in the order given (a part's share of every range, for a shuffle)."""
+    r = rec["at"] // PAIRED_CHUNK
+    return [rec[r == k] for k in range(ranges)]
+
+
 def place(rec: np.ndarray, lo: int, hi: int) -> np.ndarray:
     """The values of records ``rec`` (fields ``at``, ``value``) in common order over ``lo..hi−1``;
     each index exactly once (else the rows would not pair: an internal error)."""
