@@ -616,23 +616,29 @@ def _paired_pass(cfg: Config, models: list[StreamedModel], by_file: dict[Path, l
                               [m.grouper or S.exact_grouper(m.table) for m in models])
     weighted = any(m.table.weighted for m in models)
     agree = S.AgreementAccumulator(len(models))
+    cuts = [m.table.cut_index(c) for m, c in zip(models, acc.cuts)]
+    files = [str(states[name][0]) for name in names]
+    one_file = len(by_file) == 1  # every model keeps the same rows of one file, in its order: no spill
     with RowSpill(len(models), n, PAIR_RECORD) as spill:
         for path, sts in by_file.items():
             seen = dict.fromkeys((st.cfg.name for st in sts), 0)
             columns = sorted({c for st in sts for c in st.cols.values()})
             for batch, offset in _with_offsets(read_columns(path, columns, cfg.stream.batch_rows,
                                                             *column_types(cfg, [st.cfg for st in sts]))):
+                recs: list = [None] * len(models)
                 for st in sts:
                     name = st.cfg.name
                     s, y, w, keep = kept_rows(cfg, st.replica(), path, batch, offset)
                     pos = offset + (np.arange(len(batch)) if keep is None else np.flatnonzero(keep))
-                    at = indexes[name][pos] if indexes is not None else np.arange(seen[name], seen[name] + s.shape[0])
-                    seen[name] += s.shape[0]
                     j = names.index(name)
-                    spill.add(j, at, pair_records(acc.groupers[j](s), y, w, pos))
-        cuts = [m.table.cut_index(c) for m, c in zip(models, acc.cuts)]
-        files = [str(states[name][0]) for name in names]
-        for _lo, _hi, recs in spill.chunks():
+                    recs[j] = pair_records(acc.groupers[j](s), y, w, pos)
+                    if not one_file:
+                        at = indexes[name][pos] if indexes is not None else np.arange(seen[name], seen[name] + s.shape[0])
+                        spill.add(j, at, recs[j])
+                    seen[name] += s.shape[0]
+                if one_file:
+                    pair_range(names, files, recs, cuts, acc, agree if weighted else None)
+        for _lo, _hi, recs in ([] if one_file else spill.chunks()):
             pair_range(names, files, recs, cuts, acc, agree if weighted else None)
     return (agree if weighted else acc), None
 

@@ -526,19 +526,26 @@ def _mcnemar_pass(cfg: Config, states: list[ModelCounts], by_file: dict[Path, li
     ids = ClassIds(list(classes))
     names = [st.cfg.name for st in states]
     tables = {n: np.zeros((2, 2)) for n in names if n != cfg.baseline_name}
+    files = [str(st.path) for st in states]
+    one_file = len(by_file) == 1  # every model keeps the same rows of one file, in its order: no spill
     with RowSpill(len(states), states[0].rows, MCNEMAR_RECORD) as spill:
         for path, sts in by_file.items():
             seen = dict.fromkeys((st.cfg.name for st in sts), 0)
             offset = 0
             for df in read_batches(path, mcnemar_columns(sts), cfg.stream.batch_rows, *column_types(sts)):
+                recs: list = [None] * len(states)
                 for st in sts:
                     pos, rec = mcnemar_records(cfg, st, ids, df, offset, index)
-                    at = indexes[st.cfg.name][pos] if indexes is not None else np.arange(seen[st.cfg.name], seen[st.cfg.name] + pos.shape[0])
+                    j = names.index(st.cfg.name)
+                    recs[j] = rec
+                    if not one_file:
+                        at = indexes[st.cfg.name][pos] if indexes is not None else np.arange(seen[st.cfg.name], seen[st.cfg.name] + pos.shape[0])
+                        spill.add(j, at, rec)
                     seen[st.cfg.name] += pos.shape[0]
-                    spill.add(names.index(st.cfg.name), at, rec)
+                if one_file and (note := mcnemar_range(names, files, cfg.baseline_name, recs, tables)) is not None:
+                    return None, note
                 offset += len(df)
-        files = [str(st.path) for st in states]
-        for _lo, _hi, recs in spill.chunks():
+        for _lo, _hi, recs in ([] if one_file else spill.chunks()):
             note = mcnemar_range(names, files, cfg.baseline_name, recs, tables)
             if note is not None:
                 return None, note
