@@ -36,10 +36,20 @@ from reportgen.engine import streaming as S
 from reportgen.engine.curve import ScoreTable, merge_tables
 from reportgen.errors import UserError
 from reportgen.io import validate as V
-from reportgen.io.align import NOTE_DATASETS, NOTE_DROPPED, NOTE_WEIGHTED, Join, Keyed, concat_ids, join_ids
+from reportgen.io.align import (
+    NOTE_LENGTHS,
+    Join,
+    Keyed,
+    check_rows_left,
+    common_rows,
+    concat_ids,
+    join_ids,
+)
+from reportgen.io.pairs import PAIRED_CHUNK, place, split_ranges
 from reportgen.io.files import Digests, check_parts, columns_in, file_info, hashing, no_rows, parts_of
 from reportgen.io.validate import check_columns, columns_for
 from reportgen.sources_stream import (
+    PAIR_RECORD,
     Progress,
     StreamedData,
     StreamedModel,
@@ -47,7 +57,10 @@ from reportgen.sources_stream import (
     column_types,
     fold_file,
     keyed,
+    kept_rows,
     new_state,
+    pair_range,
+    pair_records,
     read_columns,
     validated,
 )
@@ -71,20 +84,24 @@ class Part:
     dates: list = field(default_factory=list)  # first and last date seen (when a date column is set)
     keyed: dict[str, Keyed] = field(default_factory=dict)  # with an id column: the kept rows for the join
     digests: dict[str, str] = field(default_factory=dict)  # SHA-256 of each file read, as parsed (io.files.Digests)
+    gone: dict[str, np.ndarray] = field(default_factory=dict)  # missing: drop — positions of dropped rows
+    reads: list[int] = field(default_factory=list)  # rows read per part, in order (positions: their sum before)
 
 
-def _map_part(cfg: Config, part: str, names: list[str], index: int, allowed: Any = None) -> Part:
-    """One part → exact tables (or overflow), a seeded sample, the labels and the kept ids, per model."""
+def _map_part(cfg: Config, part: str, names: list[str], index: int, indexes: dict[str, np.ndarray] | None = None) -> Part:
+    """One part → exact tables (or overflow), a seeded sample, the labels and the kept ids, per model.
+
+    ``indexes`` (a second mapping): each model's common index per row of this part (keep ``>= 0``)."""
     states = {}
     for m in cfg.models:
         if m.name in names:
-            states[m.name] = new_state(cfg, m, allowed)
+            states[m.name] = new_state(cfg, m, None if indexes is None else indexes[m.name], indexes is None)
     columns = sorted({c for st in states.values() for c in st.cols.values()})
     rng = np.random.default_rng([cfg.bootstrap.seed, index])
     dates: list = []
     with hashing() as digests:
-        fold_file(cfg, list(states.values()), Path(part), columns, rng, dates)
-    out = Part(dates=[min(dates), max(dates)] if dates else [], digests=digests.files)
+        read = fold_file(cfg, list(states.values()), Path(part), columns, rng, dates)
+    out = Part(dates=[min(dates), max(dates)] if dates else [], digests=digests.files, reads=[read])
     for name, st in states.items():
         out.tables[name] = st.acc.table()
         out.overflow[name] = st.acc.overflowed
@@ -95,11 +112,14 @@ def _map_part(cfg: Config, part: str, names: list[str], index: int, allowed: Any
             out.dropped[(name, reason)] = rows
         if st.ids is not None:
             out.keyed[name] = keyed(Path(part), st)
+        if st.gone is not None:
+            out.gone[name] = np.concatenate(st.gone) if st.gone else np.empty(0, dtype=np.int64)
     return out
 
 
 def _reduce_parts(cap: int, sample_cap: int, *parts: Part) -> Part:
-    """Merge partial results: tables added at equal scores (overflow when past ``cap``)."""
+    """Merge partial results: tables added at equal scores (overflow when past ``cap``); row
+    positions shifted by the rows read before each part (positions in the whole dataset)."""
     out = Part()
     for name in parts[0].tables:
         tabs = [p.tables[name] for p in parts if p.tables[name] is not None]
@@ -115,10 +135,16 @@ def _reduce_parts(cap: int, sample_cap: int, *parts: Part) -> Part:
         out.rows[name] = sum(p.rows[name] for p in parts)
     seen = [d for p in parts for d in p.dates]
     out.dates = [min(seen), max(seen)] if seen else []
+    out.reads = [r for p in parts for r in p.reads]
+    before = np.cumsum([0] + [sum(p.reads) for p in parts[:-1]])
     for name, k in parts[0].keyed.items():
         ks = [p.keyed[name] for p in parts]
+        lost = None if k.lost is None else concat_ids([x.lost for x in ks])
         out.keyed[name] = Keyed(k.name, k.file, k.id_column, concat_ids([x.ids for x in ks]),
-                                np.concatenate([x.rows for x in ks]), np.concatenate([x.truth for x in ks]))
+                                np.concatenate([x.rows + b for x, b in zip(ks, before)]),
+                                np.concatenate([x.truth for x in ks]), lost)
+    for name in parts[0].gone:
+        out.gone[name] = np.concatenate([p.gone[name] + b for p, b in zip(parts, before)])
     for p in parts:
         for k, v in p.dropped.items():
             out.dropped[k] = out.dropped.get(k, 0) + v
@@ -129,9 +155,9 @@ def _reduce_parts(cap: int, sample_cap: int, *parts: Part) -> Part:
     return out
 
 
-def _map_binned(cfg: Config, part: str, name: str, edges: np.ndarray, allowed: Any = None) -> S.BinnedAccumulator:
+def _map_binned(cfg: Config, part: str, name: str, edges: np.ndarray, index: np.ndarray | None = None) -> S.BinnedAccumulator:
     m = next(x for x in cfg.models if x.name == name)
-    st = new_state(cfg, m, allowed, collect=False)
+    st = new_state(cfg, m, index, collect=False)
     acc = S.BinnedAccumulator(edges, m.direction)
     offset = 0
     for batch in read_columns(Path(part), sorted(set(st.cols.values())), cfg.stream.batch_rows, *column_types(cfg, [m])):
@@ -145,22 +171,64 @@ def _reduce_binned(*parts: S.BinnedAccumulator) -> S.BinnedAccumulator:
     return S.merge_binned(list(parts))
 
 
-def _map_paired(cfg: Config, part: str, shared: tuple[list[ScoreTable], list[Any]]) -> S.PairedAccumulator:
+def _map_paired(cfg: Config, part: str, shared: tuple[list[ScoreTable], list[Any]],
+                indexes: dict[str, np.ndarray] | None) -> S.PairedAccumulator | S.AgreementAccumulator:
+    """One part of a dataset holding every model: its kept rows line up across the models."""
     tables, groupers = shared
     acc = S.PairedAccumulator(tables, [m.threshold if m.threshold is not None else cfg.threshold for m in cfg.models], groupers)
-    cols = {m.name: columns_for(cfg, m) for m in cfg.models}
-    columns = sorted({c for cc in cols.values() for c in cc.values()})
-    positive = V.label_key(cfg.positive)
+    agree = S.AgreementAccumulator(len(tables)) if any(t.weighted for t in tables) else None
+    states = [new_state(cfg, m, None if indexes is None else indexes[m.name], collect=False) for m in cfg.models]
+    columns = sorted({c for st in states for c in st.cols.values()})
+    cuts = [t.cut_index(c) for t, c in zip(tables, acc.cuts)]
+    names, files = [m.name for m in cfg.models], [m.file for m in cfg.models]
+    offset = 0
     for batch in read_columns(Path(part), columns, cfg.stream.batch_rows, *column_types(cfg, list(cfg.models))):
-        scores = [batch.numeric(cols[m.name]["score"], Path(part), 0) for m in cfg.models]
-        acc.add(scores, batch.matches(cols[cfg.models[0].name]["label"], positive))
-    return acc
+        recs = []
+        for st, g in zip(states, groupers):
+            s, y, w, keep = kept_rows(cfg, st, Path(part), batch, offset)
+            recs.append(pair_records(g(s), y, w, offset + (np.arange(len(batch)) if keep is None else np.flatnonzero(keep))))
+        pair_range(names, files, recs, cuts, acc, agree)
+        offset += len(batch)
+    return acc if agree is None else agree
 
 
-def _reduce_paired(*parts: S.PairedAccumulator) -> S.PairedAccumulator:
+def _map_records(cfg: Config, part: str, index: np.ndarray, start: int, ranges: int, name: str, grouper: Any) -> list[np.ndarray]:
+    """One part of one model's dataset → its compared rows as records (fields ``at``, ``value``),
+    split by range of common indices (:data:`reportgen.io.pairs.PAIRED_CHUNK`)."""
+    m = next(x for x in cfg.models if x.name == name)
+    st = new_state(cfg, m, index, collect=False)
+    kind = np.dtype([("at", np.int64), ("value", PAIR_RECORD)])
+    pieces, offset = [], 0
+    for batch in read_columns(Path(part), sorted(set(st.cols.values())), cfg.stream.batch_rows, *column_types(cfg, [m])):
+        s, y, w, keep = kept_rows(cfg, st, Path(part), batch, offset)
+        pos = offset + (np.arange(len(batch)) if keep is None else np.flatnonzero(keep))
+        rec = np.empty(s.shape[0], dtype=kind)
+        rec["at"], rec["value"] = index[pos], pair_records(grouper(s), y, w, pos + start)
+        pieces.append(rec)
+        offset += len(batch)
+    return split_ranges(np.concatenate(pieces) if pieces else np.empty(0, dtype=kind), ranges)
+
+
+def _pair_range(cfg: Config, shared: tuple[list[ScoreTable], list[Any]], files: list[str], lo: int, hi: int,
+                *pieces: list[np.ndarray]) -> S.PairedAccumulator | S.AgreementAccumulator:
+    """Common rows lo..hi−1 of every model (``pieces``: per model, its parts' records of the range)
+    side by side, added to a paired accumulator (weighted rows: McNemar's tables)."""
+    tables, _groupers = shared
+    acc = S.PairedAccumulator(tables, [m.threshold if m.threshold is not None else cfg.threshold for m in cfg.models])
+    agree = S.AgreementAccumulator(len(tables)) if any(t.weighted for t in tables) else None
+    recs = [place(np.concatenate(p), lo, hi) for p in pieces]
+    cuts = [t.cut_index(c) for t, c in zip(tables, acc.cuts)]
+    pair_range([m.name for m in cfg.models], files, recs, cuts, acc, agree)
+    return acc if agree is None else agree
+
+
+def _reduce_paired(*parts: S.PairedAccumulator | S.AgreementAccumulator) -> S.PairedAccumulator | S.AgreementAccumulator:
     out = parts[0]
     for p in parts[1:]:
-        out.add_moments((p.c10, p.c01, p.agree, p.joint))
+        if isinstance(out, S.AgreementAccumulator):
+            out.merge(p)
+        else:
+            out.add_moments((p.c10, p.c01, p.agree, p.joint))
     return out
 
 
@@ -203,13 +271,14 @@ def import_dask() -> Any:
 
 
 def _first_map(cfg: Config, dask: Any, by_file: dict[Path, list[str]], parts_of_file: dict[Path, list[str]],
-               allowed: Any = None) -> dict[Path, Part]:
-    """Map every part, reduce per dataset: each dataset's merged :class:`Part`."""
+               slices: dict[Path, list[dict[str, np.ndarray]]] | None = None) -> dict[Path, Part]:
+    """Map every part, reduce per dataset: each dataset's merged :class:`Part` (``slices``: per
+    dataset and part, each model's common index per row: keep only the rows every model keeps)."""
     delayed = dask.delayed
-    shared = None if allowed is None else delayed(allowed, pure=True)
     graphs = []
     for path, names in by_file.items():
-        mapped = [delayed(_map_part)(cfg, part, names, k, shared) for k, part in enumerate(parts_of_file[path])]
+        mapped = [delayed(_map_part)(cfg, part, names, k, None if slices is None else slices[path][k])
+                  for k, part in enumerate(parts_of_file[path])]
         graphs.append(tree_reduce(delayed, _reduce_parts, mapped, cfg.stream.max_distinct_scores, 200_000))
     return dict(zip(by_file, dask.compute(*graphs)))
 
@@ -224,16 +293,55 @@ def _join(cfg: Config, results: dict[Path, Part]) -> Join | None:
         k = results[path].keyed[name]
         if results[path].rows[name] == 0:
             raise V.no_rows_left(path, name)
-        models.append(Keyed(k.name, str(path), k.id_column, k.ids, k.rows, k.truth))
+        models.append(Keyed(k.name, str(path), k.id_column, k.ids, k.rows, k.truth, k.lost))
     return join_ids(cfg, models)
+
+
+def _common_rows(cfg: Config, results: dict[Path, Part], join: Join | None, always: bool
+                 ) -> tuple[dict[str, np.ndarray] | None, list[tuple[str, str, int]]]:
+    """:func:`reportgen.io.align.common_rows` of the datasets' merged parts."""
+    found = [(Path(m.file), m.name) for m in cfg.models]
+    return common_rows([n for _p, n in found], [sum(results[p].reads) for p, _n in found], join,
+                       [results[p].keyed[n].rows if n in results[p].keyed else None for p, n in found],
+                       [results[p].gone.get(n) for p, n in found], always)
+
+
+def part_slices(reads: dict[Path, list[int]], names: dict[Path, list[str]], indexes: dict[str, np.ndarray]
+                ) -> dict[Path, list[dict[str, np.ndarray]]]:
+    """Each dataset's parts' share of every model's common index per row (``reads``: rows per part)."""
+    out = {}
+    for path, models in names.items():
+        starts = np.cumsum([0] + reads[path])
+        out[path] = [{n: indexes[n][lo:hi] for n in models} for lo, hi in zip(starts[:-1], starts[1:])]
+    return out
+
+
+def by_range(delayed: Any, cfg: Config, mapper: Any, combine: Any, models: list[tuple[Path, str, tuple]],
+             parts_of_file: dict[Path, list[str]], slices: dict[Path, list[dict[str, np.ndarray]]],
+             reads: dict[Path, list[int]], n: int, *args: Any) -> list[Any]:
+    """The shuffle that pairs separate datasets: every part of each model's dataset is mapped to
+    its compared rows split by range of common indices (``mapper(cfg, part, index, start,
+    ranges, *extra)`` for ``models``' (dataset, name, extra)), and one task per range gets every
+    model's share of it: ``combine(*args, lo, hi, *per-model lists of pieces)``."""
+    ranges = -(-n // PAIRED_CHUNK)
+    pieces = []
+    for path, name, extra in models:
+        starts = np.cumsum([0] + reads[path])
+        pieces.append([delayed(mapper, nout=ranges)(cfg, part, slices[path][k][name], int(starts[k]), ranges, *extra)
+                       for k, part in enumerate(parts_of_file[path])])
+    return [delayed(combine)(*args, r * PAIRED_CHUNK, min((r + 1) * PAIRED_CHUNK, n), *[[mp[r] for mp in mapped] for mapped in pieces])
+            for r in range(ranges)]
 
 
 def load_dask(cfg: Config, progress: Progress | None = None) -> StreamedData:
     """Every model's table computed on a Dask cluster (map over parts, tree reduce).
 
     With an id column the models' rows are joined as in memory (the kept ids come back from the
-    parts); under ``id_mismatch: intersect`` with ids left out, the parts are mapped again
-    keeping the shared ids only. Each part is hashed by the worker that parses it."""
+    parts); when some model keeps rows another does not (ids not shared, rows dropped), the
+    parts are mapped again keeping the rows every model keeps. Separate datasets are paired by
+    the common index of each row: each part's compared rows go to the range of common indices
+    they belong to, and each range is put side by side on a worker (a shuffle by range). Each part is hashed by the
+    worker that parses it."""
     with hashing() as digests:
         return _load_dask(cfg, progress, digests)
 
@@ -253,19 +361,24 @@ def _load_dask(cfg: Config, progress: Progress | None, digests: Digests) -> Stre
     try:
         parts_of_file = {p: parts_of(p) for p in by_file}
         results = _first_map(cfg, dask, by_file, parts_of_file)
-        join = _join(cfg, results)
-        allowed = None
-        if join is not None and any(join.left_out):
-            allowed = join.common
-            results = _first_map(cfg, dask, by_file, parts_of_file, allowed)
-        files = []
-        for path, names in by_file.items():
-            part = results[path]
-            rows = max(part.rows.values()) + sum(v for (n, _), v in part.dropped.items() if n == names[0])
-            if rows == 0 and allowed is None:
+        for path, part in results.items():
+            if sum(part.reads) == 0:
                 raise no_rows(path)
             digests.merge(part.digests)
-            files.append(file_info(path, rows))
+        reads = {p: sum(r.reads) for p, r in results.items()}
+        join = _join(cfg, results)
+        indexes, left_out = _common_rows(cfg, results, join, len(by_file) > 1)
+        reads_of = {p: r.reads for p, r in results.items()}
+        slices = None if indexes is None else part_slices(reads_of, by_file, indexes)
+        if left_out:
+            results = _first_map(cfg, dask, by_file, parts_of_file, slices)
+            for again in results.values():  # the same bytes again, or the run stops (Digests.add)
+                digests.merge(again.digests)
+            first = results[Path(cfg.models[0].file)]
+            if join is None:
+                check_rows_left(cfg.models[0].file, first.rows[cfg.models[0].name], first.labels[cfg.models[0].name],
+                                V.label_key(cfg.positive), [m.name for m in cfg.models])
+        files = [file_info(path, reads[path]) for path in by_file]
         if progress is not None:
             progress(1, 2)
         models, warnings, dropped = [], list(join.warnings) if join is not None else [], []
@@ -283,28 +396,33 @@ def _load_dask(cfg: Config, progress: Progress | None, digests: Digests) -> Stre
             if part.overflow[m.name]:
                 edges = S.bin_edges(part.samples[m.name], sc.bins, sc.binning)
                 shared_edges = delayed(edges, pure=True)
-                shared_allowed = None if allowed is None else delayed(allowed, pure=True)
-                mapped = [delayed(_map_binned)(cfg, p, m.name, shared_edges, shared_allowed) for p in parts_of_file[path]]
+                mapped = [delayed(_map_binned)(cfg, p, m.name, shared_edges, None if slices is None or not left_out
+                                               else slices[path][k][m.name])
+                          for k, p in enumerate(parts_of_file[path])]
                 acc = tree_reduce(delayed, _reduce_binned, mapped).compute()
                 table, grouper, binning = binned_result(cfg, m.name, acc, warnings)
             V.check_both_classes(cfg, path, label, part.labels[m.name], table.total_pos, table.total_neg,
                                  columns_for(cfg, m).get("weight"))
             models.append(StreamedModel(m.name, str(path), m.direction, m.probabilities, m.threshold, table, binning, grouper))
+        dropped.extend(left_out)
         paired, note = None, None
         if len(models) > 1:
-            if dropped or allowed is not None:
-                note = NOTE_DROPPED
-            elif any(x.table.weighted for x in models):
-                note = NOTE_WEIGHTED
-            elif len(by_file) > 1:
-                note = NOTE_DATASETS
-            else:
-                tables = [x.table for x in models]
-                groupers = [x.grouper or S.exact_grouper(x.table) for x in models]
+            tables = [x.table for x in models]
+            groupers = [x.grouper or S.exact_grouper(x.table) for x in models]
+            shared = delayed((tables, groupers), pure=True)  # one graph node, sent to each worker once
+            if len(by_file) == 1:
                 path = next(iter(by_file))
-                shared = delayed((tables, groupers), pure=True)  # one graph node, sent to each worker once
-                mapped = [delayed(_map_paired)(cfg, p, shared) for p in parts_of_file[path]]
+                mapped = [delayed(_map_paired)(cfg, p, shared, None if not left_out else slices[path][k])
+                          for k, p in enumerate(parts_of_file[path])]
                 paired = tree_reduce(delayed, _reduce_paired, mapped).compute()
+            elif indexes is None:
+                note = NOTE_LENGTHS
+            else:
+                n = int(models[0].table.total_pos + models[0].table.total_neg)
+                accs = by_range(delayed, cfg, _map_records, _pair_range,
+                                [(Path(x.file), x.name, (x.name, g)) for x, g in zip(cfg.models, groupers)],
+                                parts_of_file, slices, reads_of, n, cfg, shared, [x.file for x in cfg.models])
+                paired = tree_reduce(delayed, _reduce_paired, accs).compute()
         if progress is not None:
             progress(2, 2)
         seen = [d for part in results.values() for d in part.dates]

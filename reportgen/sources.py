@@ -17,7 +17,7 @@ from reportgen.config import Config, ModelConfig
 from reportgen.io import validate as V
 from reportgen.io.dataset import Dataset, ModelData, align_models, date_range, read_frames
 from reportgen.io.files import FileInfo
-from reportgen.io.validate import columns_for, keys, label_key, numeric
+from reportgen.io.validate import columns_for, id_key_list, keys, label_key, lost_ids, numeric
 from reportgen.sources_multiclass import load_multiclass
 
 __all__ = ["Dataset", "FileInfo", "ModelData", "date_range", "load_dataset", "read_frames"]
@@ -31,6 +31,8 @@ def load_dataset(cfg: Config) -> Dataset:
     dropped: list[tuple[str, str, int]] = []
     warnings: list[str] = []
     models: list[ModelData] = []
+    n_rows: list[int] = []
+    lost: list[np.ndarray | None] = []
     positive = label_key(cfg.positive)
     for i_model, m in enumerate(cfg.models):
         path = Path(m.file)
@@ -39,7 +41,7 @@ def load_dataset(cfg: Config) -> Dataset:
         scores = numeric(df[cols["score"]], path, cols["score"])
         labels = keys(df[cols["label"]])
         weights = numeric(df[cols["weight"]], path, cols["weight"]) if "weight" in cols else None
-        ids = keys(df[cols["id"]]) if "id" in cols else None
+        ids = id_key_list(df[cols["id"]]) if "id" in cols else None
         checks: list[tuple[str, np.ndarray]] = [
             (V.missing_score(cols["score"]), ~np.isfinite(scores)),
             (V.missing_label(cols["label"], "binary"), labels == None),  # noqa: E711
@@ -49,6 +51,8 @@ def load_dataset(cfg: Config) -> Dataset:
         if ids is not None:
             checks.append((V.missing_id(cols["id"]), ids == None))  # noqa: E711
         keep = V.kept(cfg, path, m.name, checks, len(df), weights, cols.get("weight"), dropped)
+        n_rows.append(len(df))
+        lost.append(None if ids is None else lost_ids(ids, keep))
         kept = labels[keep]
         found = set(pd.unique(kept).tolist())
         V.check_two_labels(path, cols["label"], found)
@@ -77,8 +81,9 @@ def load_dataset(cfg: Config) -> Dataset:
                 id_column=cols.get("id"),
             )
         )
-    models, paired, align_warnings = align_models(cfg, models)
+    models, paired, align_warnings, left_out = align_models(cfg, models, n_rows, lost)
     warnings.extend(align_warnings)
+    dropped.extend(left_out)
     return Dataset(tuple(models), tuple(files), paired, tuple(dropped), tuple(warnings), dates=date_range(cfg, frames))
 
 

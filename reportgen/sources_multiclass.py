@@ -24,7 +24,7 @@ from reportgen.config import Config
 from reportgen.errors import InputError
 from reportgen.io import validate as V
 from reportgen.io.dataset import Dataset, ModelData, align_models, date_range, read_frames
-from reportgen.io.validate import columns_for, configured_classes, keys, numeric, score_columns, sorted_classes
+from reportgen.io.validate import columns_for, configured_classes, id_key_list, keys, lost_ids, numeric, score_columns, sorted_classes
 
 log = logging.getLogger(__name__)
 
@@ -98,7 +98,7 @@ def load_multiclass(cfg: Config) -> Dataset:
         score_cols = list(sc.values()) if isinstance(sc, dict) else (sc or [])
         scores = np.column_stack([numeric(df[c], path, c) for c in score_cols]) if score_cols else None
         weights = numeric(df[cols["weight"]], path, cols["weight"]) if "weight" in cols else None
-        ids = keys(df[cols["id"]]) if "id" in cols else None
+        ids = id_key_list(df[cols["id"]]) if "id" in cols else None
         checks = V.multiclass_checks(cols, truth, pred, score_cols, scores, weights, ids)
         keep = V.kept(cfg, path, m.name, checks, len(df), weights, cols.get("weight"), dropped)
         if weights is not None:
@@ -133,6 +133,8 @@ def load_multiclass(cfg: Config) -> Dataset:
     # --- pass 2: indices and probability matrices ---
     warnings: list[str] = []
     models: list[ModelData] = []
+    n_rows = [len(frames[path]) for _i, _m, path, *_rest in parsed]
+    lost = [None if ids is None else lost_ids(ids, keep) for *_, ids, keep in parsed]
     for i, m, path, cols, truth, pred, sc, scores, weights, ids, keep in parsed:
         proba = None
         if scores is not None:
@@ -146,8 +148,9 @@ def load_multiclass(cfg: Config) -> Dataset:
             rows=np.flatnonzero(keep), id_column=cols.get("id"),
         ))
     warnings.extend(class_warnings(classes, seen_truth, seen_pred))
-    models, paired, align_warnings = align_models(cfg, models)
+    models, paired, align_warnings, left_out = align_models(cfg, models, n_rows, lost, classes)
     warnings.extend(align_warnings)
+    dropped.extend(left_out)
     return Dataset(tuple(models), tuple(files), paired, tuple(dropped), tuple(warnings), classes=tuple(classes),
                    dates=date_range(cfg, frames))
 

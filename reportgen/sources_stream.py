@@ -45,8 +45,18 @@ from reportgen.engine import streaming as S
 from reportgen.engine.curve import ScoreTable
 from reportgen.parallel import ordered_map
 from reportgen.results import BinningInfo
+from reportgen.io import align as A
 from reportgen.io import validate as V
-from reportgen.io.align import NOTE_DROPPED, NOTE_ID_ORDER, NOTE_LENGTHS, NOTE_WEIGHTED, Join, Keyed, check_unique, concat_ids, join_ids
+from reportgen.io.align import (
+    NOTE_LENGTHS,
+    Join,
+    Keyed,
+    check_positions,
+    check_unique,
+    concat_ids,
+    join_ids,
+)
+from reportgen.io.pairs import RowSpill
 from reportgen.io.files import FileInfo, check_parts, columns_in, file_info, hashing, no_rows, record_batches
 from reportgen.io.validate import check_columns, columns_for, dates_of
 
@@ -144,12 +154,18 @@ class Batch:
             self._cache[key] = out
         return self._cache[key]
 
-    def keys(self, name: str, few: bool = True):
-        """The column's keys (:func:`reportgen.io.validate.key_array`: pyarrow strings, null = missing;
-        ``few=False`` for ids)."""
+    def keys(self, name: str):
+        """The column's keys (:func:`reportgen.io.validate.key_array`: pyarrow strings, null = missing)."""
         key = ("keys", name)
         if key not in self._cache:
-            self._cache[key] = V.key_array(self.rb.column(name), few)
+            self._cache[key] = V.key_array(self.rb.column(name))
+        return self._cache[key]
+
+    def ids(self, name: str):
+        """The column's id keys (:func:`reportgen.io.validate.id_keys`)."""
+        key = ("ids", name)
+        if key not in self._cache:
+            self._cache[key] = V.id_keys(self.rb.column(name))
         return self._cache[key]
 
     def missing(self, name: str) -> np.ndarray | None:
@@ -270,8 +286,10 @@ class ModelState:
     """What pass 1 keeps per model.
 
     With an id column, the kept rows' id keys, file positions and truth are collected for the
-    join (:mod:`reportgen.io.align`); ``allowed`` (pyarrow strings), when set, keeps only rows
-    whose id is among them (``id_mismatch: intersect``, second reading)."""
+    join (:mod:`reportgen.io.align`), and under ``missing: drop`` the ids of the rows dropped
+    (``lost``); without one, the positions of dropped rows (``gone``). ``index``, when set
+    (second reading), is the common index of each file row (:func:`reportgen.io.align.common_index`):
+    only rows ``>= 0`` are kept — the rows every model keeps."""
 
     cfg: ModelConfig
     cols: dict[str, str]
@@ -283,30 +301,40 @@ class ModelState:
     ids: list | None = None
     id_rows: list | None = None
     truth: list | None = None
-    allowed: object = None
+    lost: list | None = None
+    gone: list | None = None
+    index: np.ndarray | None = None
 
     def replica(self) -> ModelState:
-        """A state that validates like this one (labels seen, id filter) but collects nothing."""
-        return ModelState(self.cfg, self.cols, self.acc, [], set(self.labels), allowed=self.allowed)
+        """A state that validates like this one (labels seen, row filter) but collects nothing."""
+        return ModelState(self.cfg, self.cols, self.acc, [], set(self.labels), index=self.index)
 
 
-def new_state(cfg: Config, m: ModelConfig, allowed: object = None, collect: bool = True) -> ModelState:
-    """An empty pass-1 state of model ``m`` (collecting ids when the config names an id column)."""
+def new_state(cfg: Config, m: ModelConfig, index: np.ndarray | None = None, collect: bool = True) -> ModelState:
+    """An empty pass-1 state of model ``m`` (collecting ids when the config names an id column,
+    the rows dropped under ``missing: drop``)."""
     cols = columns_for(cfg, m)
-    st = ModelState(m, cols, S.TableAccumulator(m.direction, cfg.stream.max_distinct_scores), [], set(), allowed=allowed)
+    st = ModelState(m, cols, S.TableAccumulator(m.direction, cfg.stream.max_distinct_scores), [], set(), index=index)
     if "id" in cols and collect:
         st.ids, st.id_rows, st.truth = [], [], []
+    if collect and cfg.missing == "drop" and len(cfg.models) > 1:
+        st.lost, st.gone = [], []
     return st
 
 
 def validated(cfg: Config, st: ModelState, path: Path, batch: Batch, offset: int):
     """(scores, is_positive, weights) of the batch's valid rows; errors name the global row."""
+    return kept_rows(cfg, st, path, batch, offset)[:3]
+
+
+def kept_rows(cfg: Config, st: ModelState, path: Path, batch: Batch, offset: int):
+    """(scores, is_positive, weights, keep) of the batch's valid rows (``keep``: their mask, None = all)."""
     import pyarrow.compute as pc  # noqa: PLC0415
 
     cols = st.cols
     scores = batch.numeric(cols["score"], path, offset)
     weights = batch.numeric(cols["weight"], path, offset) if "weight" in cols else None
-    ids = batch.keys(cols["id"], few=False) if "id" in cols else None
+    ids = batch.ids(cols["id"]) if "id" in cols else None
     checks = []
     if not np.isfinite(scores).all():
         checks.append((V.missing_score(cols["score"]), ~np.isfinite(scores)))
@@ -328,8 +356,12 @@ def validated(cfg: Config, st: ModelState, path: Path, batch: Batch, offset: int
     V.check_score_range(path, cols["score"], scores, keep, offset)
     if st.cfg.probabilities is True:
         V.check_probabilities(path, st.cfg.name, [cols["score"]], scores, keep, offset)
-    if st.allowed is not None:
-        inside = np.asarray(pc.fill_null(pc.is_in(ids, value_set=st.allowed), False).to_numpy(zero_copy_only=False), dtype=bool)
+    if st.gone is not None and keep is not None:  # missing: drop — what the join must leave out elsewhere
+        st.gone.append(np.flatnonzero(~keep) + offset)
+        if ids is not None:
+            st.lost.append(V.lost_ids(ids, keep))
+    if st.index is not None:
+        inside = st.index[offset:offset + len(batch)] >= 0
         keep = inside if keep is None else keep & inside
     st.labels.update(batch.distinct(cols["label"], keep))
     V.check_two_labels(path, cols["label"], st.labels)
@@ -340,20 +372,16 @@ def validated(cfg: Config, st: ModelState, path: Path, batch: Batch, offset: int
         st.id_rows.append(rows + offset)
         st.truth.append(y if keep is None else y[keep])
     if keep is None:
-        return scores, y, weights
-    return scores[keep], y[keep], None if weights is None else weights[keep]
+        return scores, y, weights, None
+    return scores[keep], y[keep], None if weights is None else weights[keep], keep
 
 
 def keyed(path: Path, st: ModelState) -> Keyed:
     """The rows a model kept, as the id join sees them."""
     return Keyed(st.cfg.name, str(path), st.cols["id"], concat_ids(st.ids),
                  np.concatenate(st.id_rows) if st.id_rows else np.empty(0, dtype=np.int64),
-                 np.concatenate(st.truth) if st.truth else np.empty(0, dtype=bool))
-
-
-def lined_up(join: Join) -> bool:
-    """Whether, after the join, every model's kept rows are in the common order (pairable by position)."""
-    return all(t.shape[0] < 2 or bool(np.all(np.diff(t) > 0)) for t in join.take)
+                 np.concatenate(st.truth) if st.truth else np.empty(0, dtype=bool),
+                 None if st.lost is None else concat_ids(st.lost))
 
 
 def _with_offsets(batches: Iterator[Batch]) -> Iterator[tuple[Batch, int]]:
@@ -416,13 +444,15 @@ def load_streamed(cfg: Config, progress: Progress | None = None) -> StreamedData
         return _load_streamed(cfg, progress)
 
 
-def plan(cfg: Config, allowed: object = None) -> dict[Path, list[ModelState]]:
-    """Each file's models as fresh pass-1 states; columns (and every Parquet part's) checked first."""
+def plan(cfg: Config, indexes: dict[str, np.ndarray] | None = None) -> dict[Path, list[ModelState]]:
+    """Each file's models as fresh pass-1 states; columns (and every Parquet part's) checked first.
+
+    ``indexes`` (a second reading): each model's common index per file row, the rows it keeps."""
     by_file: dict[Path, list[ModelState]] = {}
     for i, m in enumerate(cfg.models):
         path = Path(m.file)
         check_columns(cfg, i, m, path, columns_in(path))
-        by_file.setdefault(path, []).append(new_state(cfg, m, allowed))
+        by_file.setdefault(path, []).append(new_state(cfg, m, None if indexes is None else indexes[m.name], indexes is None))
     for path, states in by_file.items():
         check_parts(path, {c for st in states for c in st.cols.values()})
     return by_file
@@ -445,10 +475,24 @@ def _first_pass(cfg: Config, by_file: dict[Path, list[ModelState]], rows: _RowCo
     return read, seen_dates
 
 
+def ordered(cfg: Config, by_file: dict[Path, list[ModelState]]) -> list[tuple[Path, ModelState]]:
+    """Every (file, model state) in the config's model order."""
+    order = {m.name: i for i, m in enumerate(cfg.models)}
+    return sorted(((p, st) for p, sts in by_file.items() for st in sts), key=lambda x: order[x[1].cfg.name])
+
+
+def common_rows(cfg: Config, by_file: dict[Path, list[ModelState]], read: dict[Path, int], join: Join | None
+                ) -> tuple[dict[str, np.ndarray] | None, list[tuple[str, str, int]]]:
+    """:func:`reportgen.io.align.common_rows` of the states of pass 1."""
+    states = ordered(cfg, by_file)
+    return A.common_rows([st.cfg.name for _p, st in states], [read[p] for p, _st in states], join,
+                         [keyed(p, st).rows if st.ids is not None else None for p, st in states],
+                         [np.concatenate(st.gone) if st.gone else None for _p, st in states])
+
+
 def join_states(cfg: Config, by_file: dict[Path, list[ModelState]]) -> Join | None:
     """The id join of the models' kept rows (None without an id column); errors as in memory."""
-    order = {m.name: i for i, m in enumerate(cfg.models)}
-    states = sorted(((p, st) for p, sts in by_file.items() for st in sts), key=lambda x: order[x[1].cfg.name])
+    states = ordered(cfg, by_file)
     if any(st.ids is None for _p, st in states):
         return None
     for path, st in states:
@@ -463,10 +507,13 @@ def _load_streamed(cfg: Config, progress: Progress | None) -> StreamedData:
     rows = _RowCodes() if len(by_file) == 1 and len(cfg.models) > 1 else None
     read, seen_dates = _first_pass(cfg, by_file, rows, progress)
     join = join_states(cfg, by_file)
-    if join is not None and any(join.left_out):  # id_mismatch: intersect — read again, shared ids only
-        by_file, rows = plan(cfg, join.common), None
+    indexes, left_out = common_rows(cfg, by_file, read, join)
+    if left_out:  # some model keeps rows another does not: read again, the rows every model keeps only
+        by_file, rows = plan(cfg, indexes), None
         read, seen_dates = _first_pass(cfg, by_file, rows, progress)
-        join_states(cfg, by_file)  # the shared ids only now: the first join's counts and warnings stand
+        p, st = ordered(cfg, by_file)[0]
+        if join is None:
+            A.check_rows_left(str(p), st.rows, st.labels, V.label_key(cfg.positive), [m.name for m in cfg.models])
 
     models: list[StreamedModel] = []
     lookups: dict[str, tuple[int, np.ndarray] | None] = {}
@@ -515,12 +562,16 @@ def _load_streamed(cfg: Config, progress: Progress | None) -> StreamedData:
                 lookups[m.name] = st.acc.row_lookup() if binning is None else (0, acc.row_of_bin())
     order = {m.name: i for i, m in enumerate(cfg.models)}
     models.sort(key=lambda x: order[x.name])
+    dropped.sort(key=lambda d: order[d[0]])
     if rows is not None and rows.ok and not dropped and all(lookups.get(m.name) is not None for m in models):
         paired, note = _paired_in_memory(cfg, models, rows, lookups)
     else:
         if rows is not None:
             rows.drop()
-        paired, note = _paired_pass(cfg, models, by_file, dropped, join)
+        if join is not None and indexes is None and not join.in_order:
+            indexes = {st.cfg.name: join.index(i, keyed(p, st).rows, read[p]) for i, (p, st) in enumerate(ordered(cfg, by_file))}
+        paired, note = _paired_pass(cfg, models, by_file, read, indexes)
+    dropped.extend(left_out)
     if join is not None:
         warnings[:0] = join.warnings
     dates = (min(seen_dates).date().isoformat(), max(seen_dates).date().isoformat()) if seen_dates else None
@@ -542,44 +593,82 @@ def binned_result(cfg: Config, name: str, acc: S.BinnedAccumulator, warnings: li
     return table, acc.grouper(), BinningInfo(sc.binning, table.n_distinct, sc.max_distinct_scores, bound)
 
 
-def _paired_pass(cfg: Config, models: list[StreamedModel], by_file: dict[Path, list[ModelState]],
-                 dropped: list, join: Join | None = None) -> tuple[S.PairedAccumulator | None, str | None]:
-    """Pass 3: DeLong covariances and McNemar tables over aligned rows, when rows align.
+def _paired_pass(cfg: Config, models: list[StreamedModel], by_file: dict[Path, list[ModelState]], read: dict[Path, int],
+                 indexes: dict[str, np.ndarray] | None) -> tuple[S.PairedAccumulator | S.AgreementAccumulator | None, str | None]:
+    """Pass 3: DeLong covariances and McNemar tables over the rows every model keeps (weighted
+    rows: McNemar's tables only, :class:`reportgen.engine.streaming.AgreementAccumulator`).
 
-    Files joined by id are read in lockstep only when their rows are in the same id order and
-    none was left out; otherwise :data:`reportgen.io.align.NOTE_ID_ORDER` says why not."""
+    Each model's kept rows are read again and spilled by their common index (``indexes``: per
+    model, each file row's; None when every model keeps the same rows in the same order), then
+    put side by side range by range (:class:`reportgen.io.pairs.RowSpill`): files joined by id in
+    any order pair exactly as in memory, in bounded memory."""
     if len(models) < 2:
         return None, None
-    if dropped or (join is not None and any(join.left_out)):
-        return None, NOTE_DROPPED
-    if any(m.table.weighted for m in models):
-        return None, NOTE_WEIGHTED
-    counts = {st.rows for states in by_file.values() for st in states}
-    if len(by_file) > 1 and join is not None and not join.in_order:
-        return None, NOTE_ID_ORDER
-    if len(by_file) > 1 and len(counts) > 1:
+    if indexes is None and len(set(read.values())) > 1:
         return None, NOTE_LENGTHS
-    states = {st.cfg.name: (path, st) for path, sts in by_file.items() for st in sts}
-    acc = S.PairedAccumulator(
-        [m.table for m in models],
-        [m.threshold if m.threshold is not None else cfg.threshold for m in models],
-        [m.grouper or S.exact_grouper(m.table) for m in models],
-    )
-    readers = {p: read_columns(p, sorted({c for st in sts for c in st.cols.values()}), cfg.stream.batch_rows,
-                               *column_types(cfg, [st.cfg for st in sts]))
-               for p, sts in by_file.items()}
-    for chunk in lockstep(readers):
-        scores, ys = [], []
-        for m in models:
-            path, st = states[m.name]
-            batch = chunk[path]
-            scores.append(batch.numeric(st.cols["score"], path, 0))
-            ys.append(batch.matches(st.cols["label"], V.label_key(cfg.positive)))
-        for m, y in zip(models[1:], ys[1:]):
-            if not np.array_equal(y, ys[0]):
-                return None, f"The labels of '{m.name}' and '{models[0].name}' differ row by row; paired tests are not computed"
-        acc.add(scores, ys[0])
-    return acc, None
+    names = [m.name for m in models]
+    states = {st.cfg.name: (p, st) for p, sts in by_file.items() for st in sts}
+    n = states[names[0]][1].rows
+    acc = S.PairedAccumulator([m.table for m in models],
+                              [m.threshold if m.threshold is not None else cfg.threshold for m in models],
+                              [m.grouper or S.exact_grouper(m.table) for m in models])
+    weighted = any(m.table.weighted for m in models)
+    agree = S.AgreementAccumulator(len(models))
+    cuts = [m.table.cut_index(c) for m, c in zip(models, acc.cuts)]
+    files = [str(states[name][0]) for name in names]
+    one_file = len(by_file) == 1  # every model keeps the same rows of one file, in its order: no spill
+    with RowSpill(len(models), n, PAIR_RECORD) as spill:
+        for path, sts in by_file.items():
+            seen = dict.fromkeys((st.cfg.name for st in sts), 0)
+            columns = sorted({c for st in sts for c in st.cols.values()})
+            for batch, offset in _with_offsets(read_columns(path, columns, cfg.stream.batch_rows,
+                                                            *column_types(cfg, [st.cfg for st in sts]))):
+                recs: list = [None] * len(models)
+                for st in sts:
+                    name = st.cfg.name
+                    s, y, w, keep = kept_rows(cfg, st.replica(), path, batch, offset)
+                    pos = offset + (np.arange(len(batch)) if keep is None else np.flatnonzero(keep))
+                    j = names.index(name)
+                    recs[j] = pair_records(acc.groupers[j](s), y, w, pos)
+                    if not one_file:
+                        at = indexes[name][pos] if indexes is not None else np.arange(seen[name], seen[name] + s.shape[0])
+                        spill.add(j, at, recs[j])
+                    seen[name] += s.shape[0]
+                if one_file:
+                    pair_range(names, files, recs, cuts, acc, agree if weighted else None)
+        for _lo, _hi, recs in ([] if one_file else spill.chunks()):
+            pair_range(names, files, recs, cuts, acc, agree if weighted else None)
+    return (agree if weighted else acc), None
+
+
+#: A compared row on its way to the paired pass: its row of the model's table, its truth, its
+#: weight (1 unweighted) and its position in the file (errors name it).
+PAIR_RECORD = np.dtype([("code", np.int64), ("y", np.bool_), ("w", np.float64), ("row", np.int64)])
+
+
+def pair_records(codes: np.ndarray, y: np.ndarray, w: np.ndarray | None, rows: np.ndarray) -> np.ndarray:
+    """Rows as :data:`PAIR_RECORD` records."""
+    rec = np.empty(codes.shape[0], dtype=PAIR_RECORD)
+    rec["code"], rec["y"], rec["w"], rec["row"] = codes, y, 1.0 if w is None else w, rows
+    return rec
+
+
+def pair_range(names: list[str], files: list[str], recs: list[np.ndarray], cuts: list[int],
+               acc: S.PairedAccumulator, agree: S.AgreementAccumulator | None) -> None:
+    """One range of common rows, every model's records side by side, added to ``acc`` (or, for
+    weighted rows, to ``agree``); labels that differ row by row are memory's error."""
+    y = recs[0]["y"]
+    for j, r in enumerate(recs[1:], start=1):
+        if not np.array_equal(r["y"], y):
+            i = int(np.flatnonzero(r["y"] != y)[0])
+            check_positions([files[0], files[j]], [names[0], names[j]], [y[i:i + 1], r["y"][i:i + 1]],
+                            np.asarray([recs[0]["row"][i]]))
+    codes = [r["code"] for r in recs]
+    correct = [(c < ci) == y for c, ci in zip(codes, cuts)]
+    if agree is not None:
+        agree.add(correct, [r["w"] for r in recs])
+    else:
+        acc.add_rows(codes, correct, y)
 
 
 def _paired_in_memory(cfg: Config, models: list[StreamedModel], rows: _RowCodes,
@@ -587,8 +676,6 @@ def _paired_in_memory(cfg: Config, models: list[StreamedModel], rows: _RowCodes,
     """Pass 3 from the codes kept in passes 1 and 2: each chunk's table rows by lookup."""
     if len(models) < 2:
         return None, None
-    if any(m.table.weighted for m in models):
-        return None, NOTE_WEIGHTED
     acc = S.PairedAccumulator([m.table for m in models], [m.threshold if m.threshold is not None else cfg.threshold for m in models])
     cuts = [m.table.cut_index(c) for m, c in zip(models, acc.cuts)]
     lengths = [y.shape[0] for y in rows.y]
@@ -612,26 +699,6 @@ def _paired_in_memory(cfg: Config, models: list[StreamedModel], rows: _RowCodes,
         acc.add_moments(part)
     rows.drop()
     return acc, None
-
-
-def lockstep(readers: dict[Path, Iterator[Batch]]) -> Iterator[dict[Path, Batch]]:
-    """Chunks of equal length from several readers of files with the same number of rows."""
-    if len(readers) == 1:  # one file: its batches as they come
-        (p, it), = readers.items()
-        for batch in it:
-            yield {p: batch}
-        return
-    buffers: dict[Path, Batch | None] = {p: None for p in readers}
-    while True:
-        for p, it in readers.items():
-            if buffers[p] is None or len(buffers[p]) == 0:
-                buffers[p] = next(it, None)
-        if any(b is None for b in buffers.values()):
-            return
-        n = min(len(b) for b in buffers.values())  # type: ignore[arg-type]
-        yield {p: b.slice(0, n) for p, b in buffers.items()}  # type: ignore[union-attr]
-        for p in buffers:
-            buffers[p] = buffers[p].slice(n)  # type: ignore[union-attr]
 
 
 def check_first_batches(cfg: Config) -> dict[Path, int]:

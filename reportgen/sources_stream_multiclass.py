@@ -29,7 +29,7 @@ correct, model correct) per comparison.
 ``engine: dask`` (:mod:`reportgen.dask_multiclass`) runs the same steps per Parquet part:
 :func:`plan` (columns, class ids to start from), :func:`fold_file` (one file or part),
 :func:`combine` (counts of disjoint rows, each part's class ids remapped to common ones),
-:func:`conclude` (class list, permutation) and :func:`mcnemar_chunk`.
+:func:`conclude` (class list, permutation), :func:`mcnemar_records` and :func:`mcnemar_range`.
 """
 
 from __future__ import annotations
@@ -46,12 +46,23 @@ from reportgen.engine import class_tables as CT
 from reportgen.engine.compare_multiclass import MulticlassCounts
 from reportgen.engine.streaming import MERGE_EVERY
 from reportgen.errors import InputError
+from reportgen.io import align as A
 from reportgen.io import validate as V
-from reportgen.io.align import NOTE_DROPPED, NOTE_ID_ORDER, NOTE_LENGTHS, Join, Keyed, check_unique, concat_ids, join_ids
-from reportgen.io.files import FileInfo, check_parts, columns_in, file_info, hashing, no_rows, record_batches
+from reportgen.io.align import (
+    NOTE_LENGTHS,
+    NOTE_NON_INTEGER,
+    Join,
+    Keyed,
+    check_positions,
+    check_unique,
+    concat_ids,
+    join_ids,
+)
+from reportgen.io.pairs import RowSpill
+from reportgen.io.files import FileInfo, check_parts, columns_in, file_info, hashing, no_rows
 from reportgen.io.validate import check_columns, columns_for, configured_classes, dates_of, keys, numeric, score_columns, sorted_classes
 from reportgen.sources_multiclass import check_class_count, class_warnings, score_order
-from reportgen.sources_stream import lockstep, read_batches
+from reportgen.sources_stream import read_batches
 
 Progress = Callable[[int, int], None]
 
@@ -116,14 +127,19 @@ class ModelCounts:
     ids: list | None = None  # with an id column: the kept rows' id keys, positions and truth keys
     id_rows: list | None = None
     truth: list | None = None
-    allowed: object = None  # pyarrow strings: only rows with these ids (id_mismatch: intersect)
+    lost: list | None = None  # missing: drop — ids (with an id column) and positions of the rows dropped
+    gone: list | None = None
+    index: np.ndarray | None = None  # second reading: common index per row; only rows >= 0 are kept
 
 
-def fresh(st: ModelCounts, path: Path) -> ModelCounts:
-    """An empty copy of a model's state that reads ``path`` (a Dask part, named in errors)."""
-    out = ModelCounts(st.i, st.cfg, path, st.cols, st.sc, st.score_cols, allowed=st.allowed)
-    if "id" in st.cols:
+def fresh(st: ModelCounts, path: Path, index: np.ndarray | None = None, collect: bool = True) -> ModelCounts:
+    """An empty copy of a model's state that reads ``path`` (a Dask part, named in errors);
+    ``index``: keep only the rows every model keeps (:func:`reportgen.io.align.common_index`)."""
+    out = ModelCounts(st.i, st.cfg, path, st.cols, st.sc, st.score_cols, index=index)
+    if "id" in st.cols and collect:
         out.ids, out.id_rows, out.truth = [], [], []
+    if collect and st.cfg is not None and st.lost is not None:
+        out.lost, out.gone = [], []
     return out
 
 
@@ -132,7 +148,8 @@ def keyed(st: ModelCounts) -> Keyed:
     def cat(parts: list, dtype: object) -> np.ndarray:
         return np.concatenate(parts) if parts else np.empty(0, dtype=dtype)
 
-    return Keyed(st.cfg.name, str(st.path), st.cols["id"], concat_ids(st.ids), cat(st.id_rows, np.int64), cat(st.truth, object))
+    return Keyed(st.cfg.name, str(st.path), st.cols["id"], concat_ids(st.ids), cat(st.id_rows, np.int64), cat(st.truth, object),
+                 None if st.lost is None else concat_ids(st.lost))
 
 
 def join_models(cfg: Config, states: list[ModelCounts]) -> Join | None:
@@ -161,12 +178,21 @@ def _grow(conf: np.ndarray, k: int) -> np.ndarray:
 
 def _fold(cfg: Config, st: ModelCounts, ids: ClassIds, df: pd.DataFrame, offset: int, cap: int) -> None:
     """Validate one batch for one model and add it to the model's counts."""
+    keep, truth, pred, scores, weights = kept_rows(cfg, st, ids, df, offset)
+    if not keep.any():
+        return
+    _count(st, ids, keep, truth, pred, scores, weights, cap)
+
+
+def kept_rows(cfg: Config, st: ModelCounts, ids: ClassIds, df: pd.DataFrame, offset: int):
+    """(keep, truth, pred, scores, weights) of one batch for one model: every row validated
+    (errors name the global row), ``keep`` the rows compared; ids and drops collected."""
     path, cols, n = st.path, st.cols, len(df)
     truth = keys(df[cols["label"]])
     pred = keys(df[cols["prediction"]]) if "prediction" in cols else None
     scores = np.column_stack([numeric(df[c], path, c, offset) for c in st.score_cols]) if st.score_cols else None
     weights = numeric(df[cols["weight"]], path, cols["weight"], offset) if "weight" in cols else None
-    id_keys = keys(df[cols["id"]]) if "id" in cols else None
+    id_keys = V.id_key_list(df[cols["id"]]) if "id" in cols else None
     checks = V.multiclass_checks(cols, truth, pred, st.score_cols, scores, weights, id_keys)
     keep = V.keep_rows(cfg, path, checks, offset, st.dropped)
     if weights is not None:
@@ -178,18 +204,22 @@ def _fold(cfg: Config, st: ModelCounts, ids: ClassIds, df: pd.DataFrame, offset:
         for role, values in (("label", truth), ("prediction", pred)):
             if values is not None:
                 V.check_classes(path, cols[role], values, keep, list(ids.index), offset)
-    if st.allowed is not None:
-        import pyarrow as pa  # noqa: PLC0415
-        import pyarrow.compute as pc  # noqa: PLC0415
-
-        inside = pc.fill_null(pc.is_in(pa.array(id_keys, type=pa.string()), value_set=st.allowed), False)
-        keep &= np.asarray(inside.to_numpy(zero_copy_only=False), dtype=bool)
+    if st.gone is not None and not keep.all():  # missing: drop — what the join must leave out elsewhere
+        st.gone.append(np.flatnonzero(~keep) + offset)
+        if id_keys is not None:
+            st.lost.append(V.lost_ids(id_keys, keep))
+    if st.index is not None:
+        keep &= st.index[offset:offset + n] >= 0
     if st.ids is not None:
         st.ids.append(id_keys[keep])
         st.id_rows.append(np.flatnonzero(keep) + offset)
         st.truth.append(truth[keep])
-    if not keep.any():
-        return
+    return keep, truth, pred, scores, weights
+
+
+def _count(st: ModelCounts, ids: ClassIds, keep: np.ndarray, truth: np.ndarray, pred: np.ndarray | None,
+           scores: np.ndarray | None, weights: np.ndarray | None, cap: int) -> None:
+    """Add one batch's kept rows to the model's counts."""
     truth = truth[keep]
     st.seen_truth.update(np.unique(truth.astype(str)).tolist())
     y = ids.of(truth)
@@ -236,7 +266,7 @@ def merge_pending(st: ModelCounts, cap: int) -> None:
     st.pending = []
 
 
-def plan(cfg: Config, allowed: object = None) -> tuple[list[str] | None, ClassIds, dict[Path, list[ModelCounts]]]:
+def plan(cfg: Config, indexes: dict[str, np.ndarray] | None = None) -> tuple[list[str] | None, ClassIds, dict[Path, list[ModelCounts]]]:
     """Columns checked; the configured classes, the class ids to start from and each file's models.
 
     Without configured classes the ids start with the keys of score mappings (classes, as in
@@ -255,8 +285,10 @@ def plan(cfg: Config, allowed: object = None) -> tuple[list[str] | None, ClassId
                 ids.of(np.array(sorted_classes(set(sc)), dtype=object))
         else:
             score_cols = list(sc or [])
-        template = ModelCounts(i, m, path, columns_for(cfg, m), sc, score_cols, allowed=allowed)
-        by_file.setdefault(path, []).append(fresh(template, path))
+        template = ModelCounts(i, m, path, columns_for(cfg, m), sc, score_cols)
+        if cfg.missing == "drop" and len(cfg.models) > 1:
+            template.lost = []
+        by_file.setdefault(path, []).append(fresh(template, path, None if indexes is None else indexes[m.name], indexes is None))
     for path, states in by_file.items():
         check_parts(path, mcnemar_columns(states))
     return configured, ids, by_file
@@ -347,6 +379,9 @@ def combine(parts: list[ModelCounts], to_ids: list[np.ndarray], n_ids: int, cap:
             out.ids += st.ids
             out.id_rows += st.id_rows
             out.truth += st.truth
+        if out.lost is not None and st.lost is not None:
+            out.lost += st.lost
+            out.gone += st.gone
     merge_pending(out, cap)
     return out
 
@@ -369,8 +404,9 @@ def _read_all(cfg: Config, ids: ClassIds, by_file: dict[Path, list[ModelCounts]]
 def load_streamed_multiclass(cfg: Config, progress: Progress | None = None) -> StreamedMulticlass:
     """One pass over the files (two for McNemar's tables): every model's counts, exact.
 
-    With an id column the models' rows are joined as in memory; under ``id_mismatch: intersect``
-    with ids left out, the files are read again keeping the shared ids only. The files are
+    With an id column the models' rows are joined as in memory; when some model keeps rows
+    another does not (ids not shared, rows dropped), the files are read again keeping the rows
+    every model keeps. The files are
     hashed as they are read (:class:`reportgen.io.files.Digests`)."""
     with hashing():
         return _load(cfg, progress)
@@ -379,18 +415,35 @@ def load_streamed_multiclass(cfg: Config, progress: Progress | None = None) -> S
 def _load(cfg: Config, progress: Progress | None) -> StreamedMulticlass:
     configured, ids, by_file = plan(cfg)
     files, seen_dates = _read_all(cfg, ids, by_file, progress)
-    join = join_models(cfg, [st for sts in by_file.values() for st in sts])
-    if join is not None and any(join.left_out):
-        configured, ids, by_file = plan(cfg, join.common)
-        files, seen_dates = _read_all(cfg, ids, by_file, progress)
     states = sorted((st for sts in by_file.values() for st in sts), key=lambda st: st.i)
+    join = join_models(cfg, states)
+    reads = {f.path: f.rows for f in files}
+    indexes, left_out = common_rows(cfg, states, {st.cfg.name: reads[str(st.path)] for st in states}, join)
+    if left_out:
+        configured, ids, by_file = plan(cfg, indexes)
+        files, seen_dates = _read_all(cfg, ids, by_file, progress)
+        states = sorted((st for sts in by_file.values() for st in sts), key=lambda st: st.i)
+        if join is None:
+            A.check_rows_left(str(states[0].path), states[0].rows, states[0].seen_truth, None, [st.cfg.name for st in states])
     classes, models, warnings, dropped = conclude(cfg, states, configured, ids)
-    mcnemar, note = _mcnemar_pass(cfg, states, by_file, dropped, classes, join)
+    if join is not None and indexes is None and not join.in_order:
+        indexes = {st.cfg.name: join.index(j, keyed(st).rows, reads[str(st.path)]) for j, st in enumerate(states)}
+    mcnemar, note = _mcnemar_pass(cfg, states, by_file, classes, indexes, reads)
+    dropped.extend(left_out)
     if join is not None:
         warnings[:0] = join.warnings
     dates = (min(seen_dates).date().isoformat(), max(seen_dates).date().isoformat()) if seen_dates else None
     return StreamedMulticlass(tuple(models), tuple(files), tuple(dropped), tuple(warnings), tuple(classes),
                               mcnemar, note, dates)
+
+
+def common_rows(cfg: Config, states: list[ModelCounts], reads: dict[str, int], join: Join | None, always: bool = False
+                ) -> tuple[dict[str, np.ndarray] | None, list[tuple[str, str, int]]]:
+    """:func:`reportgen.io.align.common_rows` of multiclass states (config order); ``reads``:
+    each model's file length."""
+    return A.common_rows([st.cfg.name for st in states], [reads[st.cfg.name] for st in states], join,
+                         [keyed(st).rows if st.ids is not None else None for st in states],
+                         [np.concatenate(st.gone) if st.gone else None for st in states], always)
 
 
 def _finish(st: ModelCounts, k: int, to_final: np.ndarray) -> MulticlassCounts:
@@ -418,11 +471,47 @@ def _finish(st: ModelCounts, k: int, to_final: np.ndarray) -> MulticlassCounts:
     return MulticlassCounts(st.cfg.name, str(st.path), C, st.rows, tables, st.weighted, not by_column)
 
 
-def _predicted(st: ModelCounts, df: pd.DataFrame, index: dict[str, int]) -> np.ndarray:
-    if "prediction" in st.cols:
-        return pd.Index(list(index)).get_indexer(keys(df[st.cols["prediction"]])).astype(np.int64)
-    p = np.column_stack([df[c].to_numpy(dtype=np.float64) for c in st.score_cols])
-    return np.argmax(p, axis=1).astype(np.int64)
+#: A compared row as McNemar's pass keeps it: its true class, whether the model was right, its
+#: weight and its position in the file (errors name it).
+MCNEMAR_RECORD = np.dtype([("y", np.int64), ("right", np.bool_), ("w", np.float64), ("row", np.int64)])
+
+
+def mcnemar_records(cfg: Config, st: ModelCounts, ids: ClassIds, df: pd.DataFrame, offset: int,
+                    index: dict[str, int]) -> tuple[np.ndarray, np.ndarray]:
+    """(positions, records) of one batch's compared rows of one model (:data:`MCNEMAR_RECORD`)."""
+    probe = fresh(st, st.path, st.index, collect=False)
+    keep, truth, pred, scores, weights = kept_rows(cfg, probe, ids, df, offset)
+    pos = np.flatnonzero(keep)
+    y = pd.Index(list(index)).get_indexer(truth[keep]).astype(np.int64)
+    if pred is not None:
+        guess = pd.Index(list(index)).get_indexer(pred[keep]).astype(np.int64)
+    else:
+        guess = np.argmax(scores[keep], axis=1).astype(np.int64)  # type: ignore[index]
+    rec = np.empty(pos.shape[0], dtype=MCNEMAR_RECORD)
+    rec["y"], rec["right"], rec["row"] = y, guess == y, pos + offset
+    rec["w"] = 1.0 if weights is None else weights[keep]
+    return pos + offset, rec
+
+
+def mcnemar_range(names: list[str], files: list[str], baseline: str, recs: list[np.ndarray],
+                  tables: dict[str, np.ndarray]) -> str | None:
+    """Add the compared rows of one range (``recs``: per model, in common order) to McNemar's 2×2
+    tables (baseline correct?, model correct?); a note instead when weights are not integers.
+    Labels that differ row by row are memory's error."""
+    y = recs[0]["y"]
+    for j, r in enumerate(recs[1:], start=1):
+        if not np.array_equal(r["y"], y):
+            i = int(np.flatnonzero(r["y"] != y)[0])
+            check_positions([files[0], files[j]], [names[0], names[j]], [y[i:i + 1], r["y"][i:i + 1]],
+                            np.asarray([recs[0]["row"][i]]))
+    b = recs[names.index(baseline)]
+    for name, t in tables.items():
+        r = recs[names.index(name)]
+        if not np.array_equal(r["w"], np.round(r["w"])):
+            return NOTE_NON_INTEGER
+        cell = 2 * (~b["right"]).astype(np.int64) + (~r["right"]).astype(np.int64)
+        t += np.bincount(cell, weights=r["w"], minlength=4).reshape(2, 2)
+    return None
 
 
 def mcnemar_columns(states: list[ModelCounts]) -> list[str]:
@@ -430,54 +519,43 @@ def mcnemar_columns(states: list[ModelCounts]) -> list[str]:
     return sorted({c for st in states for c in [*st.cols.values(), *st.score_cols]})
 
 
-def mcnemar_chunk(states: list[ModelCounts], baseline: str, chunk: dict[Path, pd.DataFrame], index: dict[str, int],
-                  tables: dict[str, np.ndarray]) -> str | None:
-    """Add one chunk of aligned rows to McNemar's 2×2 tables (baseline correct?, model correct?).
-
-    ``chunk`` holds each file's rows (equal lengths, the same rows); ``index`` maps class keys
-    to class indices; ``tables`` has a zero table per model other than the baseline. Returns a
-    note instead when the rows cannot be paired (labels differ, or non-integer weights).
-    """
-    ok: dict[str, np.ndarray] = {}
-    truth: dict[str, np.ndarray] = {}
-    weights: dict[str, np.ndarray | None] = {}
-    for st in states:
-        df = chunk[st.path]
-        truth[st.cfg.name] = pd.Index(list(index)).get_indexer(keys(df[st.cols["label"]])).astype(np.int64)
-        ok[st.cfg.name] = _predicted(st, df, index) == truth[st.cfg.name]
-        weights[st.cfg.name] = df[st.cols["weight"]].to_numpy(dtype=np.float64) if "weight" in st.cols else None
-    b = baseline
-    for name, t in tables.items():
-        if not np.array_equal(truth[name], truth[b]):
-            return f"The labels of '{name}' and '{b}' differ row by row; McNemar's test is not computed"
-        w = weights[name]
-        if w is not None and not np.array_equal(w, np.round(w)):
-            return "McNemar's test needs integer (frequency) weights; not computed."
-        cell = 2 * (~ok[b]).astype(np.int64) + (~ok[name]).astype(np.int64)
-        t += np.bincount(cell, weights=w, minlength=4).reshape(2, 2)
-    return None
-
-
-def _mcnemar_pass(cfg: Config, states: list[ModelCounts], by_file: dict[Path, list[ModelCounts]], dropped: list,
-                  classes: list[str], join: Join | None = None) -> tuple[dict[str, np.ndarray] | None, str | None]:
-    """McNemar's 2×2 tables (baseline correct?, model correct?) over aligned rows, or a note why not
-    (the notes of :mod:`reportgen.io.align`, as the binary engines give them)."""
+def _mcnemar_pass(cfg: Config, states: list[ModelCounts], by_file: dict[Path, list[ModelCounts]], classes: list[str],
+                  indexes: dict[str, np.ndarray] | None, reads: dict[str, int]
+                  ) -> tuple[dict[str, np.ndarray] | None, str | None]:
+    """McNemar's 2×2 tables (baseline correct?, model correct?) over the rows every model keeps,
+    spilled by common index and put side by side range by range (:class:`reportgen.io.pairs.RowSpill`),
+    or a note why not (files of different lengths without an id)."""
     if len(states) < 2:
         return None, None
-    if dropped or (join is not None and any(join.left_out)):
-        return None, NOTE_DROPPED
-    if len(by_file) > 1 and join is not None and not join.in_order:
-        return None, NOTE_ID_ORDER
-    if len(by_file) > 1 and len({st.rows for st in states}) > 1:
+    if indexes is None and len(set(reads.values())) > 1:
         return None, NOTE_LENGTHS
     index = {c: j for j, c in enumerate(classes)}
-    tables = {st.cfg.name: np.zeros((2, 2)) for st in states if st.cfg.name != cfg.baseline_name}
-    # arrow record batches (they slice; frames do not) cut to equal lengths across files, then frames
-    readers = {p: record_batches(p, mcnemar_columns(sts), cfg.stream.batch_rows, *column_types(sts)) for p, sts in by_file.items()}
-    for batches in lockstep(readers):
-        note = mcnemar_chunk(states, cfg.baseline_name, {p: rb.to_pandas() for p, rb in batches.items()}, index, tables)
-        if note is not None:
-            return None, note
+    ids = ClassIds(list(classes))
+    names = [st.cfg.name for st in states]
+    tables = {n: np.zeros((2, 2)) for n in names if n != cfg.baseline_name}
+    files = [str(st.path) for st in states]
+    one_file = len(by_file) == 1  # every model keeps the same rows of one file, in its order: no spill
+    with RowSpill(len(states), states[0].rows, MCNEMAR_RECORD) as spill:
+        for path, sts in by_file.items():
+            seen = dict.fromkeys((st.cfg.name for st in sts), 0)
+            offset = 0
+            for df in read_batches(path, mcnemar_columns(sts), cfg.stream.batch_rows, *column_types(sts)):
+                recs: list = [None] * len(states)
+                for st in sts:
+                    pos, rec = mcnemar_records(cfg, st, ids, df, offset, index)
+                    j = names.index(st.cfg.name)
+                    recs[j] = rec
+                    if not one_file:
+                        at = indexes[st.cfg.name][pos] if indexes is not None else np.arange(seen[st.cfg.name], seen[st.cfg.name] + pos.shape[0])
+                        spill.add(j, at, rec)
+                    seen[st.cfg.name] += pos.shape[0]
+                if one_file and (note := mcnemar_range(names, files, cfg.baseline_name, recs, tables)) is not None:
+                    return None, note
+                offset += len(df)
+        for _lo, _hi, recs in ([] if one_file else spill.chunks()):
+            note = mcnemar_range(names, files, cfg.baseline_name, recs, tables)
+            if note is not None:
+                return None, note
     return tables, None
 
 

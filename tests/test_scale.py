@@ -16,6 +16,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from reportgen.config import load_config
+from reportgen.errors import InputError
 from reportgen.pipeline import analyse
 from reportgen.wording import comparison_notes
 
@@ -273,9 +274,9 @@ def test_binned_models_are_tested_by_the_rule_behind_their_counts(lake):
             assert right == conf.tp + conf.tn, name
 
 
-def test_models_with_their_own_label_columns_count_every_row(tmp_path):
-    """Two models in one file whose label columns differ on some rows: no paired tests (the
-    truths differ), but each model still counts all of its rows and equals the in-memory run."""
+def test_models_with_their_own_label_columns_that_differ_are_refused_as_in_memory(tmp_path):
+    """Two models in one file whose label columns differ on some rows: stream skipped the paired
+    tests and went on; memory refuses the run (the rows do not line up). Both now say the same."""
     rng = np.random.default_rng(8)
     n = 9_000
     la = (rng.random(n) < 0.2).astype(int)
@@ -286,11 +287,7 @@ def test_models_with_their_own_label_columns_count_every_row(tmp_path):
     cfg = tmp_path / "two.yaml"
     cfg.write_text("title: t\nlabel: la\nthreshold: 0.5\nbootstrap: {resamples: 0}\nmodels:\n"
                    "  - {name: a, file: two.csv, score: a}\n  - {name: b, file: two.csv, score: b, label: lb}\n")
-    st = _run(cfg, "stream", stream={"batch_rows": 1_000})
-    assert st.comparisons[0].tests.mcnemar is None
-    for name, line in (("a", "  - {name: a, file: two.csv, score: a}\n"), ("b", "  - {name: b, file: two.csv, score: b, label: lb}\n")):
-        one = tmp_path / f"{name}.yaml"
-        one.write_text("title: t\nlabel: la\nthreshold: 0.5\nbootstrap: {resamples: 0}\nmodels:\n" + line)
-        mem = _run(one, "memory")  # in memory the two truths would not be accepted together
-        assert st.models[name].n == n
-        assert st.models[name].metrics == mem.models[name].metrics
+    first = int(np.flatnonzero(la != lb)[0]) + 2
+    for engine, extra in (("memory", {}), ("stream", {"stream": {"batch_rows": 1_000}})):
+        with pytest.raises(InputError, match=rf"model 'b': row {first} has a different label than in 'a'"):
+            _run(cfg, engine, **extra)

@@ -689,6 +689,60 @@ class PairedAccumulator:
         return self.c10 / (m - 1) / m + self.c01 / (n - 1) / n
 
 
+def agreement(correct: list[np.ndarray], weights: list[np.ndarray | None]) -> np.ndarray:
+    """Shape (k, k, 2, 2): weight of rows by (model a right?, model b right?), index 0 = right.
+
+    ``agree[a, b]`` is weighted by model a's weights (McNemar's frequency weights).
+    """
+    k = len(correct)
+    out = np.zeros((k, k, 2, 2))
+    for a in range(k):
+        w = np.ones(correct[a].shape[0]) if weights[a] is None else np.asarray(weights[a], dtype=np.float64)
+        for b in range(k):
+            code = (~correct[a]).astype(np.int64) * 2 + (~correct[b]).astype(np.int64)
+            out[a, b] = np.bincount(code, weights=w, minlength=4).reshape(2, 2)
+    return out
+
+
+def integer_weights(w: np.ndarray | None) -> bool:
+    """Whether weights are whole numbers (frequency weights McNemar's table can count); None = unweighted."""
+    return w is None or bool(np.all(w == np.round(w)))
+
+
+@dataclass
+class AgreementAccumulator:
+    """McNemar's tables of weighted aligned rows, chunk by chunk (:func:`agreement` summed):
+    ``agree`` in weighted counts and ``rows`` in rows (what a test under sampling weights counts;
+    frequency weights count as repeated rows, which needs every weight whole: ``integer``).
+
+    DeLong's covariance and the pattern counts are counts of unweighted rows, so weighted rows
+    give only these tables."""
+
+    k: int
+    agree: np.ndarray = field(init=False)
+    rows: np.ndarray = field(init=False)
+    integer: bool = True
+
+    def __post_init__(self) -> None:
+        self.agree = np.zeros((self.k, self.k, 2, 2))
+        self.rows = np.zeros((self.k, self.k, 2, 2))
+
+    def add(self, correct: list[np.ndarray], weights: list[np.ndarray | None]) -> None:
+        self.integer = self.integer and all(integer_weights(w) for w in weights)
+        self.agree += agreement(correct, weights)
+        self.rows += agreement(correct, [None] * len(correct))
+
+    def merge(self, other: AgreementAccumulator) -> AgreementAccumulator:
+        self.integer = self.integer and other.integer
+        self.agree += other.agree
+        self.rows += other.rows
+        return self
+
+    def result(self) -> np.ndarray | None:
+        """The summed weighted tables, or None when a weight was not a whole number."""
+        return self.agree.copy() if self.integer else None
+
+
 def normal_interval(estimate: float, variance: float, level: float) -> tuple[float, float]:
     """estimate ∓ z·√variance clipped to [0, 1], z = Φ⁻¹((1 + level) / 2)."""
     from reportgen.engine.stats import norm_ppf  # noqa: PLC0415

@@ -7,8 +7,10 @@ are matched by position, which needs equal row counts and equal labels.
 
 The engines hand over each model's ids (keys, :func:`reportgen.io.validate.keys`) of the rows
 they kept, with the rows' 0-based positions in the file and their truth; ids fit in memory
-(O(n)), scores never need to. The paired tests (DeLong, McNemar) run only on rows that are
-aligned; :data:`NOTE_ID_ORDER` and friends say, in the same words for every engine, why not.
+(O(n)), scores never need to. Only the rows every model keeps are compared (:func:`join_ids`,
+:func:`intersect_positions`): the engines then pair them by each row's common index
+(:meth:`Join.index`, :mod:`reportgen.io.pairs`); :data:`NOTE_LENGTHS` says why files of different
+lengths without an id are not paired.
 """
 
 from __future__ import annotations
@@ -25,20 +27,11 @@ from reportgen.config import Config
 from reportgen.errors import InputError
 from reportgen.io.validate import HEADER_ROWS
 
-#: Why a streamed engine does not pair rows of files joined by id in different orders.
-NOTE_ID_ORDER = ("The models are in different files whose rows are not in the same id order; paired tests "
-                 "(DeLong, McNemar) are not computed with this engine — put the scores in one table or write "
-                 "the files in the same id order")
 #: Why rows of different files without an id are not paired (different lengths).
 NOTE_LENGTHS = ("The models are in different files of different lengths and no 'id' joins them; paired tests "
                 "(DeLong, McNemar) are not computed — set 'id' in the config")
-#: Why rows are not paired after rows were dropped (missing values, or ids not shared).
-NOTE_DROPPED = "Rows were dropped, so the models' rows no longer line up: paired tests (DeLong, McNemar) are not computed"
-#: Why weighted rows are not paired by the streamed engines.
-NOTE_WEIGHTED = "Weighted rows: DeLong's and McNemar's paired tests are not computed with this engine"
-#: Why parts of different Dask datasets are not paired.
-NOTE_DATASETS = ("The models are in different datasets; with engine: dask paired tests (DeLong, McNemar) need the "
-                 "scores in one dataset (rows of different datasets' parts do not line up)")
+#: Why McNemar's tables of weighted rows are not counted (the rows are aligned all the same).
+NOTE_NON_INTEGER = "McNemar's test needs integer (frequency) weights; not computed."
 
 log = logging.getLogger(__name__)
 
@@ -46,19 +39,22 @@ log = logging.getLogger(__name__)
 #: The pairing reason code (:data:`reportgen.engine.evidence.PairingReason`) of each note above:
 #: the loaders say why in a sentence for their own messages; the evidence carries the code.
 NOTE_REASONS: dict[str, str] = {
-    NOTE_ID_ORDER: "id_order",
     NOTE_LENGTHS: "lengths_differ",
-    NOTE_DROPPED: "rows_dropped",
-    NOTE_WEIGHTED: "weighted",
-    NOTE_DATASETS: "separate_files",
 }
+
+#: Reasons of the rows the intersection leaves out (``run.dropped``, the audit table), per model.
+ID_NOT_SHARED = "id not in every model"
+DROPPED_BY_ANOTHER = "dropped for another model (missing value)"
+
 
 @dataclass(frozen=True, slots=True)
 class Keyed:
     """One model's kept rows as the join sees them.
 
     ``ids``: id keys (a pyarrow string array, or an object array of str); ``rows``: each row's
-    0-based position in ``file``; ``truth``: the label of each row (booleans or class keys)."""
+    0-based position in ``file``; ``truth``: the label of each row (booleans or class keys);
+    ``lost``: the ids of rows the model dropped itself for a missing value (``missing: drop``),
+    which are in its file, so not a mismatch, but not compared either."""
 
     name: str
     file: str
@@ -66,6 +62,7 @@ class Keyed:
     ids: Any
     rows: np.ndarray
     truth: np.ndarray
+    lost: Any = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,6 +79,21 @@ class Join:
     left_out: tuple[int, ...]
     warnings: tuple[str, ...]
     in_order: bool
+    dropped: tuple[tuple[str, str, int], ...] = ()
+
+    def index(self, m: int, rows: np.ndarray, n_rows: int) -> np.ndarray:
+        """Model m's common index per file row (-1: not compared), for a file of ``n_rows`` rows
+        whose kept rows were at ``rows`` (:attr:`Keyed.rows`): re-reads keep the rows ``>= 0``
+        and put each at its place in the common order."""
+        return common_index(rows[self.take[m]], n_rows)
+
+
+def common_index(positions: np.ndarray, n_rows: int) -> np.ndarray:
+    """int32 (int64 past 2^31 rows) array of ``n_rows``: ``i`` at ``positions[i]``, -1 elsewhere."""
+    dtype = np.int32 if n_rows < (1 << 31) - 1 else np.int64
+    out = np.full(n_rows, -1, dtype=dtype)
+    out[positions] = np.arange(positions.shape[0], dtype=dtype)
+    return out
 
 
 def _arrow(ids: Any) -> Any:
@@ -155,39 +167,57 @@ def check_unique(k: Keyed, codes: np.ndarray | None = None) -> None:
 
 
 def join_ids(cfg: Config, models: list[Keyed]) -> Join:
-    """Match the models' rows by id (errors and warnings as the module docstring says)."""
+    """Match the models' rows by id (errors and warnings as the module docstring says).
+
+    An id a model dropped itself (:attr:`Keyed.lost`, ``missing: drop``) is in its file: it is
+    no mismatch, but its rows in the other models are left out too, so that every comparison is
+    on the rows every model keeps (counted per model as :data:`DROPPED_BY_ANOTHER`); ids that
+    some file lacks are :data:`ID_NOT_SHARED` (``id_mismatch: intersect``)."""
     if len(models) == 1:  # nothing to join: ids must only be unique
         check_unique(models[0])
         n = len(models[0].rows)
         return Join((np.arange(n),), _arrow(models[0].ids), (0,), (), True)
-    codes, words = id_codes(models)
+    lost = [_arrow(k.lost) if k.lost is not None else _arrow([]) for k in models]
+    both, words = id_codes([Keyed(k.name, k.file, k.id_column, concat_ids([_arrow(k.ids), x]),
+                                  np.zeros(len(k.rows) + len(x), dtype=np.int64), k.truth)
+                            for k, x in zip(models, lost)])
+    codes = [c[: len(k.rows)] for c, k in zip(both, models)]
     for k, c in zip(models, codes):
         check_unique(k, c)
     u = len(words)
-    present = []
-    for c in codes:
+    present, kept = [], []
+    for c, cb in zip(codes, both):
         p = np.zeros(u, dtype=bool)
-        p[c] = True
+        p[cb] = True
         present.append(p)
-    shared = np.logical_and.reduce(present)
+        q = np.zeros(u, dtype=bool)
+        q[c] = True
+        kept.append(q)
+    everywhere = np.logical_and.reduce(present)
+    shared = np.logical_and.reduce(kept)
     common = codes[0][shared[codes[0]]]
     warnings: list[str] = []
-    left_out = []
-    for m, (k, c) in enumerate(zip(models, codes)):
-        extra = int(c.shape[0] - common.shape[0])
-        left_out.append(extra)
-        if not extra:
-            continue
-        if cfg.id_mismatch == "error":
-            o = next(j for j in range(len(models)) if j != m and not present[j][c].all())
-            sample = ", ".join(repr(words[int(v)].as_py()) for v in c[~present[o][c]][:3])
+    left_out, dropped = [], []
+    for m, (k, c, cb) in enumerate(zip(models, codes, both)):
+        foreign = int(cb.shape[0] - int(everywhere[cb].sum()))
+        if foreign and cfg.id_mismatch == "error":
+            o = next(j for j in range(len(models)) if j != m and not present[j][cb].all())
+            sample = ", ".join(repr(words[int(v)].as_py()) for v in cb[~present[o][cb]][:3])
             raise InputError(
-                f"{k.file}: model '{k.name}' has {extra} id(s) not shared by every model (e.g. {sample}, "
+                f"{k.file}: model '{k.name}' has {foreign} id(s) not shared by every model (e.g. {sample}, "
                 f"missing from model '{models[o].name}' in {models[o].file}); align the files or set "
                 f"'id_mismatch: intersect' to compare on the shared ids (dropped rows are counted)"
             )
-        warnings.append(f"model '{k.name}': {extra} row(s) whose id is not in every model were dropped")
-        log.warning(warnings[-1])
+        not_shared = int((~everywhere[c]).sum())
+        by_another = int(c.shape[0] - common.shape[0] - not_shared)
+        left_out.append(not_shared + by_another)
+        if not_shared:
+            warnings.append(f"model '{k.name}': {not_shared} row(s) whose id is not in every model were dropped")
+            dropped.append((k.name, ID_NOT_SHARED, not_shared))
+        if by_another:
+            dropped.append((k.name, DROPPED_BY_ANOTHER, by_another))
+        if not_shared:
+            log.warning(warnings[-1])
     take = []
     for c in codes:
         pos = np.full(u, -1, dtype=np.int64)
@@ -202,12 +232,99 @@ def join_ids(cfg: Config, models: list[Keyed]) -> Join:
                 f"{k.file}: model '{k.name}': the label of id {words[int(common[i])].as_py()!r} differs from model "
                 f"'{models[0].name}'; models compared on the same rows must share the truth"
             )
+    if any(left_out):  # what the intersection leaves must still be comparable
+        check_enough(models[0].file, f"column '{models[0].id_column}'", "id", ref.shape[0], one_label(ref),
+                     [k.name for k in models])
     in_order = all(c.shape[0] == codes[0].shape[0] and np.array_equal(c, codes[0]) for c in codes[1:])
-    return Join(tuple(take), words.take(common), tuple(left_out), tuple(warnings), in_order)
+    return Join(tuple(take), words.take(common), tuple(left_out), tuple(warnings), in_order, tuple(dropped))
 
 
-def check_positions(files: list[str], names: list[str], truths: list[np.ndarray]) -> None:
-    """Without ids: equal row counts and equal labels row by row (errors say to set 'id')."""
+def check_enough(file: str, where: str, what: str, n: int, single: str | None, names: list[str]) -> None:
+    """The rows every model keeps must be at least two, of at least two classes (else one line
+    naming why: no shared row, a single row, or one class only: ``single`` names it)."""
+    models = ", ".join(f"'{n}'" for n in names)
+    if n == 0:
+        raise InputError(f"{file}: {where}: no {what} is kept by every model ({models}); nothing can be compared — "
+                         f"check that the files describe the same rows")
+    if n < 2:
+        raise InputError(f"{file}: {where}: only 1 {what} is kept by every model ({models}); comparisons need at least 2")
+    if single is not None:
+        raise InputError(f"{file}: {where}: every one of the {n} rows kept by every model ({models}) has the same "
+                         f"label ({single}); metrics need at least two classes — check the ids or 'missing'")
+
+
+def one_label(truth: np.ndarray) -> str | None:
+    """How :func:`check_enough` names the one label of ``truth`` (booleans: positive / negative;
+    class keys: the key), or None when it holds two or more (or none)."""
+    if truth.shape[0] == 0 or not np.all(truth == truth[0]):
+        return None
+    if truth.dtype == bool:
+        return "positive" if truth[0] else "negative"
+    return repr(truth[0])
+
+
+def intersect_positions(names: list[str], kept: list[np.ndarray], n_rows: int
+                        ) -> tuple[np.ndarray | None, tuple[tuple[str, str, int], ...]]:
+    """Rows of files without an id (matched by position) that every model keeps.
+
+    ``kept[m]``: boolean mask of the ``n_rows`` rows model m kept. Returns the common index per
+    row (:func:`common_index`; None when every model kept the same rows) and the rows each model
+    loses because another model dropped them (:data:`DROPPED_BY_ANOTHER`)."""
+    every = np.logical_and.reduce(kept)
+    counts = [int(k.sum()) for k in kept]
+    common = int(every.sum())
+    if all(c == common for c in counts):
+        return None, ()
+    dropped = tuple((n, DROPPED_BY_ANOTHER, c - common) for n, c in zip(names, counts) if c > common)
+    return common_index(np.flatnonzero(every), n_rows), dropped
+
+
+def common_rows(names: list[str], n_rows: list[int], join: Join | None, kept: list[np.ndarray],
+                gone: list[np.ndarray | None], always: bool = False
+                ) -> tuple[dict[str, np.ndarray] | None, list[tuple[str, str, int]]]:
+    """Each model's common index per file row (:func:`common_index`) and the rows left out per
+    model and reason, when some model keeps rows another does not; (None, []) when every model
+    keeps the same rows (``always``: the indexes all the same — separate datasets pair by them).
+
+    ``n_rows``: each model's file length; with ids (``join``), ``kept``: each model's kept rows'
+    positions (:attr:`Keyed.rows`); without, rows are matched by position and ``gone`` holds the
+    positions each model dropped (``missing: drop``): a row any model dropped is left out for
+    all (:func:`intersect_positions`). Files of different lengths without an id are not matched."""
+    if len(names) < 2:
+        return None, []
+    if join is not None:
+        if not any(join.left_out) and not always:
+            return None, []
+        return {n: join.index(i, k, r) for i, (n, k, r) in enumerate(zip(names, kept, n_rows))}, list(join.dropped)
+    if len(set(n_rows)) > 1:
+        return None, []
+    masks = []
+    for g in gone:
+        mask = np.ones(n_rows[0], dtype=bool)
+        if g is not None:
+            mask[g] = False
+        masks.append(mask)
+    index, by_another = intersect_positions(names, masks, n_rows[0])
+    if index is None and always:
+        index = common_index(np.flatnonzero(np.logical_and.reduce(masks)), n_rows[0])
+    return (None if index is None else dict.fromkeys(names, index)), list(by_another)
+
+
+def check_rows_left(file: str, n: int, labels: set[str], positive: str | None, names: list[str]) -> None:
+    """:func:`check_enough` for files matched by position, after a second reading kept the rows
+    every model keeps: ``n`` rows whose label keys are ``labels`` (``positive``: the binary
+    positive key; None for multiclass)."""
+    single = None
+    if len(labels) == 1:
+        key = next(iter(labels))
+        single = repr(key) if positive is None else ("positive" if key == positive else "negative")
+    check_enough(file, "rows", "row", n, single, names)
+
+
+def check_positions(files: list[str], names: list[str], truths: list[np.ndarray], rows: np.ndarray | None = None) -> None:
+    """Without ids: equal row counts and equal labels row by row (errors say to set 'id').
+
+    ``rows``: the compared rows' 0-based positions in the files (errors name the file's row)."""
     n0 = truths[0].shape[0]
     for f, name, t in zip(files[1:], names[1:], truths[1:]):
         if t.shape[0] != n0:
@@ -217,7 +334,8 @@ def check_positions(files: list[str], names: list[str], truths: list[np.ndarray]
             )
         if not np.array_equal(t, truths[0]):
             i = int(np.flatnonzero(t != truths[0])[0])
+            row = i if rows is None else int(rows[i])
             raise InputError(
-                f"{f}: model '{name}': row {i + HEADER_ROWS} has a different label than in '{names[0]}'; "
+                f"{f}: model '{name}': row {row + HEADER_ROWS} has a different label than in '{names[0]}'; "
                 f"rows do not line up — set 'id' in the config to join them"
             )

@@ -18,7 +18,7 @@ import pandas as pd
 
 from reportgen.config import Config
 from reportgen.io import validate as V
-from reportgen.io.align import Keyed, check_positions, join_ids
+from reportgen.io.align import Keyed, check_enough, one_label, check_positions, intersect_positions, join_ids
 from reportgen.io.files import FileInfo, columns_in, file_info, hashing, read_table
 
 
@@ -77,18 +77,45 @@ def take(m: ModelData, rows: np.ndarray) -> ModelData:
     return dataclasses.replace(m, **{a: getattr(m, a)[rows] for a in arrays if getattr(m, a) is not None})
 
 
-def align_models(cfg: Config, models: list[ModelData]) -> tuple[list[ModelData], bool, list[str]]:
-    """Put every model's rows in one order so that comparisons are paired (:mod:`reportgen.io.align`)."""
+def align_models(cfg: Config, models: list[ModelData], n_rows: list[int], lost: list[Any] | None = None,
+                 classes: list[str] | None = None) -> tuple[list[ModelData], bool, list[str], list[tuple[str, str, int]]]:
+    """Put every model's rows in one order so that comparisons are paired (:mod:`reportgen.io.align`).
+
+    ``n_rows``: each model's file length; ``lost``: the ids each model dropped itself (``missing:
+    drop``); ``classes``: the class keys (multiclass), so that labels are compared and named as
+    the streamed engines do. Only the rows every model keeps are compared (with ids: the shared
+    ids; without: the same positions). Returns (models, paired, warnings, rows left out per
+    model and reason)."""
+    names = None if classes is None else np.asarray(classes, dtype=object)
+
+    def labels(m: ModelData) -> np.ndarray:
+        return truth_of(m) if names is None else names[truth_of(m)]
+
     if all(m.ids is not None for m in models):
         keyed = [Keyed(m.name, m.file, m.id_column or "id", m.ids, m.rows if m.rows is not None else np.arange(m.n),
-                       truth_of(m)) for m in models]
+                       labels(m), None if lost is None else lost[i]) for i, m in enumerate(models)]
         joined = join_ids(cfg, keyed)
         if len(models) == 1:
-            return models, True, []
-        return [take(m, t) for m, t in zip(models, joined.take)], True, list(joined.warnings)
+            return models, True, [], []
+        return [take(m, t) for m, t in zip(models, joined.take)], True, list(joined.warnings), list(joined.dropped)
+    dropped: list[tuple[str, str, int]] = []
+    if len(models) > 1 and len(set(n_rows)) == 1:
+        masks = []
+        for m, n in zip(models, n_rows):
+            mask = np.zeros(n, dtype=bool)
+            mask[m.rows] = True
+            masks.append(mask)
+        index, by_another = intersect_positions([m.name for m in models], masks, n_rows[0])
+        if index is not None:
+            models = [take(m, np.flatnonzero(index[m.rows] >= 0)) for m in models]
+            dropped = list(by_another)
+            check_positions([m.file for m in models], [m.name for m in models], [truth_of(m) for m in models],
+                            models[0].rows)
+            truth = labels(models[0])
+            check_enough(models[0].file, "rows", "row", truth.shape[0], one_label(truth), [m.name for m in models])
     if len(models) > 1:
-        check_positions([m.file for m in models], [m.name for m in models], [truth_of(m) for m in models])
-    return models, True, []
+        check_positions([m.file for m in models], [m.name for m in models], [truth_of(m) for m in models], models[0].rows)
+    return models, True, [], dropped
 
 
 def read_frames(cfg: Config) -> tuple[dict[Path, pd.DataFrame], list[FileInfo]]:

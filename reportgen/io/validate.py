@@ -13,6 +13,12 @@ Labels, predictions and ids are compared by their *key* (:func:`keys`), one rule
   digits (``"1"``); other numbers their shortest ``repr`` (``"0.5"``);
 * ``true`` / ``false`` in any case are ``"True"`` / ``"False"`` (a boolean column's keys);
 * any other text is itself, stripped.
+
+Ids (:func:`id_keys`) are text: an id read from text (CSV, a Parquet string column) is itself,
+stripped — ``007`` and ``7`` are different ids, ``1.0`` is not ``1`` — missing as above. An id
+column stored as numbers (Parquet integers, floats, booleans) is compared by the numbers' keys
+above (``7``, ``7.0`` → ``"7"``), so integer ids in Parquet join the same digits written in a
+CSV; zero-padded ids must be stored as strings to keep their zeros.
 """
 
 from __future__ import annotations
@@ -120,13 +126,34 @@ def keys(values: Any) -> np.ndarray:
     return np.asarray(key_array(values).to_numpy(zero_copy_only=False), dtype=object)
 
 
-def key_array(values: Any, few: bool = True) -> Any:
+def _id_text(s: Any) -> Any:
+    """Keys of ids written as text: stripped, nothing else changed; empty or non-finite text missing."""
+    import pyarrow as pa  # noqa: PLC0415
+    import pyarrow.compute as pc  # noqa: PLC0415
+
+    t = pc.cast(pc.utf8_trim_whitespace(s), pa.string())
+    missing = pc.or_(pc.equal(t, ""), pc.match_substring_regex(t, _NON_FINITE_TEXT))
+    return pc.if_else(missing, pa.scalar(None, pa.string()), t)
+
+
+def id_keys(values: Any) -> Any:
+    """Id values → their keys (a pyarrow string array, null where missing): text as written,
+    numbers by their keys (the module docstring)."""
+    return key_array(values, few=False, text=_id_text)
+
+
+def id_key_list(values: Any) -> np.ndarray:
+    """:func:`id_keys` as an object array of str (None where missing)."""
+    return np.asarray(id_keys(values).to_numpy(zero_copy_only=False), dtype=object)
+
+
+def key_array(values: Any, few: bool = True, text: Any = None) -> Any:
     """:func:`keys` as a pyarrow string array (null where missing), for vectorised comparisons.
 
     The rule is the module docstring's. ``few`` (labels): text runs on its distinct values
     (dictionary encoding), so a batch costs one hash pass plus work on its distinct values; ids
     (``few=False``, about as many distinct values as rows) skip the encoding, and ids already
-    written as canonical integers cost one pass."""
+    written as canonical integers cost one pass. ``text``: the rule for text values (default: labels')."""
     import pyarrow as pa  # noqa: PLC0415
     import pyarrow.compute as pc  # noqa: PLC0415
 
@@ -145,11 +172,12 @@ def key_array(values: Any, few: bool = True) -> Any:
     else:
         if not (pa.types.is_string(t) or pa.types.is_large_string(t)):
             arr = pc.cast(arr, pa.string())
+        rule = text or _text_keys
         if few:
             enc = pc.dictionary_encode(arr)
-            out = _text_keys(enc.dictionary).take(enc.indices)
+            out = rule(enc.dictionary).take(enc.indices)
         else:
-            out = _text_keys(arr)
+            out = rule(arr)
     return out
 
 
@@ -315,6 +343,17 @@ def multiclass_checks(cols: dict[str, str], truth: np.ndarray, pred: np.ndarray 
     if ids is not None:
         checks.append((missing_id(cols["id"]), ids == None))  # noqa: E711
     return checks
+
+
+def lost_ids(ids: Any, keep: np.ndarray) -> Any:
+    """The ids (keys, null = missing) of the rows ``keep`` drops that have an id: a model dropped
+    them itself (``missing: drop``), so they are in its file though not compared (the id join)."""
+    import pyarrow as pa  # noqa: PLC0415
+    import pyarrow.compute as pc  # noqa: PLC0415
+
+    arr = ids if isinstance(ids, (pa.Array, pa.ChunkedArray)) else pa.array(ids, type=pa.string())
+    gone = arr.filter(pa.array(~np.asarray(keep, dtype=bool)))
+    return gone.filter(pc.is_valid(gone))
 
 
 def first_kept(flags: np.ndarray, keep: np.ndarray | None) -> int | None:

@@ -28,7 +28,7 @@ from reportgen.engine import streaming as S
 from reportgen.engine.class_tables import build_class_tables
 from reportgen.engine.compare import Progress, Settings
 from reportgen.engine.driver import compare_evidence
-from reportgen.io.align import NOTE_REASONS
+from reportgen.io.align import NOTE_NON_INTEGER, NOTE_REASONS
 from reportgen.engine.curve import ScoreTable, build_table, row_groups
 from reportgen.engine.evidence import (
     BinaryEvidence,
@@ -86,21 +86,6 @@ def reason_of_note(note: str | None) -> str:
     if "labels" in text and "differ" in text:
         return "labels_differ"
     return "not_counted"
-
-
-def agreement(correct: list[np.ndarray], weights: list[np.ndarray | None]) -> np.ndarray:
-    """Shape (k, k, 2, 2): weight of rows by (model a right?, model b right?), index 0 = right.
-
-    ``agree[a, b]`` is weighted by model a's weights (McNemar's frequency weights).
-    """
-    k = len(correct)
-    out = np.zeros((k, k, 2, 2))
-    for a in range(k):
-        w = np.ones(correct[a].shape[0]) if weights[a] is None else np.asarray(weights[a], dtype=np.float64)
-        for b in range(k):
-            code = (~correct[a]).astype(np.int64) * 2 + (~correct[b]).astype(np.int64)
-            out[a, b] = np.bincount(code, weights=w, minlength=4).reshape(2, 2)
-    return out
 
 
 # --------------------------------------------------------------------------------------
@@ -204,7 +189,7 @@ def _row_pairing(models: list[BinaryModelEvidence], codes: list[np.ndarray], y: 
         # DeLong's covariance and the pattern counts are counts of unweighted rows; McNemar's table
         # in weighted counts (shown beside) and in rows (what sampling weights test on)
         rows_only = [None] * len(weights)
-        return Pairing("aligned", "aligned", None, agreement(correct, weights), None, agreement(correct, rows_only))
+        return Pairing("aligned", "aligned", None, S.agreement(correct, weights), None, S.agreement(correct, rows_only))
     acc = S.PairedAccumulator([m.table for m in models], [m.threshold for m in models])
     for lo in range(0, y.shape[0], PAIRED_CHUNK):  # bounded memory: k × chunk placement matrices
         part = slice(lo, lo + PAIRED_CHUNK)
@@ -245,6 +230,8 @@ def binary_evidence_of_stream(cfg: Config, data) -> BinaryEvidence:
     acc = data.paired
     if len(models) < 2:
         pairing = Pairing("aligned", "single_model")
+    elif isinstance(acc, S.AgreementAccumulator):  # weighted aligned rows: McNemar's tables only
+        pairing = Pairing("aligned", "aligned", None, acc.agree.copy(), None, acc.rows.copy())
     elif acc is None:
         pairing = unpaired(reason_of_note(data.paired_note))
     else:
@@ -299,8 +286,8 @@ def multiclass_evidence_of_rows(cfg: Config, data) -> MulticlassEvidence:
         pairing = unpaired("not_counted")
     else:
         weighted = any(w is not None and not np.all(w == 1) for w in weights)
-        rows_only = agreement(correct, [None] * len(weights)) if weighted else None
-        pairing = Pairing("aligned", "aligned", None, agreement(correct, weights), None, rows_only)
+        rows_only = S.agreement(correct, [None] * len(weights)) if weighted else None
+        pairing = Pairing("aligned", "aligned", None, S.agreement(correct, weights), None, rows_only)
     return MulticlassEvidence(tuple(str(c) for c in data.classes), tuple(models), pairing, _audit(data), rows)
 
 
@@ -315,6 +302,8 @@ def multiclass_evidence_of_counts(cfg: Config, data) -> MulticlassEvidence:
     names = [m.name for m in models]
     if len(models) < 2:
         pairing = Pairing("aligned", "single_model")
+    elif data.mcnemar is None and data.paired_note == NOTE_NON_INTEGER:  # aligned, McNemar not defined
+        pairing = Pairing("aligned", "aligned")
     elif data.mcnemar is None:
         pairing = unpaired(reason_of_note(data.paired_note))
     else:

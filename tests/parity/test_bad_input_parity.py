@@ -115,14 +115,103 @@ def test_id_mismatch_intersect_compares_the_shared_ids_in_every_engine(tmp_path,
         assert "model 'b': 10 row(s) whose id is not in every model were dropped" in w
 
 
-def test_stream_pairs_files_joined_by_id_only_in_the_same_id_order(tmp_path, scheduler, capsys):
-    """Shuffled ids: the paired pass would have paired unrelated rows; the note says why not."""
+def _paired_facts(doc: dict) -> tuple:
+    """What the paired tests of the first comparison say, with the pairing facts of the run."""
+    c = doc["comparisons"][0]
+    delong, mcnemar = c["tests"]["delong"], c["tests"]["mcnemar"]
+    return (delong and round(delong["p_value"], 12), delong and delong["paired"], mcnemar and mcnemar["statistic"],
+            mcnemar and mcnemar["p_value"],
+            # the comparison at equal approval rate needs the rows (memory only; known_differences.CAUSES)
+            {k: v for k, v in (c.get("capabilities") or {}).items() if k != "approval"},
+            doc["run"]["paired"], doc["run"]["dropped"],
+            {n: m["n"] for n, m in doc["models"].items()})
+
+
+def _same_pairing(cfg: Path, scheduler: str, capsys) -> tuple:
+    """Run every engine (exit 0); the paired facts must be equal; return memory's."""
+    seen = {}
+    for engine in ENGINES:
+        code, err, out = run(cfg, engine, scheduler, capsys)
+        assert code == 0, f"{engine}: {err}"
+        seen[engine] = _paired_facts(metrics(out))
+    assert seen["stream"] == seen["memory"], seen
+    assert seen["dask"] == seen["memory"], seen
+    return seen["memory"]
+
+
+def test_files_joined_by_id_in_any_order_are_paired_in_every_engine(tmp_path, scheduler, capsys):
+    """Shuffled ids: stream said 'id_order' and dask 'separate_files' (no DeLong, no McNemar);
+    memory paired them. Every engine now pairs by id, with memory's numbers."""
     b = rows(seed=2).sample(frac=1, random_state=4)
     cfg = two_models(tmp_path, rows(), b, id="id")
-    code, err, out = run(cfg, "stream", scheduler, capsys)
-    assert code == 0, err
-    caps = metrics(out)["comparisons"][0]["capabilities"]
-    assert caps["delong_paired"] == "id_order", caps
+    p_delong, paired, _stat, _p, caps, run_paired, dropped, n = _same_pairing(cfg, scheduler, capsys)
+    assert paired is True and run_paired is True and not caps and not dropped and n == {"a": 20, "b": 20}
+    assert p_delong is not None
+
+
+def test_missing_drop_with_id_keeps_the_rows_every_model_keeps(tmp_path, scheduler, capsys):
+    """missing: drop with id: memory failed on the ids it dropped itself ('not shared by every
+    model'); stream/dask did not pair. Now: the shared ids, paired, every left-out row counted."""
+    a, b = rows(40), rows(40, seed=2).sample(frac=1, random_state=5)
+    a.loc[[2, 9], "s"] = np.nan
+    b.loc[b["id"].isin([4, 9, 30]), "s"] = np.nan
+    cfg = two_models(tmp_path, a, b, id="id", missing="drop")
+    _pd, paired, _s, _p, _c, run_paired, dropped, n = _same_pairing(cfg, scheduler, capsys)
+    assert paired is True and run_paired is True and n == {"a": 35, "b": 35}  # ids 3, 10 (a), 4, 9, 30 (b) out
+    assert {(d["model"], d["reason"], d["rows"]) for d in dropped} == {
+        ("a", "missing or non-finite score in 's'", 2), ("b", "missing or non-finite score in 's'", 3),
+        ("a", "dropped for another model (missing value)", 3), ("b", "dropped for another model (missing value)", 2)}
+
+
+def test_missing_drop_without_id_drops_a_row_for_every_model(tmp_path, scheduler, capsys):
+    """Files matched by position, each with its own missing scores: memory refused ('has 38 rows
+    but …'), stream/dask did not pair. Now a row missing in any model is dropped for all."""
+    a, b = rows(40), rows(40, seed=2)
+    a.loc[[2, 9], "s"] = np.nan
+    b.loc[[9, 30], "s"] = np.nan
+    cfg = two_models(tmp_path, a, b, missing="drop")
+    _pd, paired, _s, _p, _c, run_paired, dropped, n = _same_pairing(cfg, scheduler, capsys)
+    assert paired is True and run_paired is True and n == {"a": 37, "b": 37}
+    assert {(d["model"], d["reason"], d["rows"]) for d in dropped} >= {
+        ("a", "dropped for another model (missing value)", 1), ("b", "dropped for another model (missing value)", 1)}
+
+
+def test_intersect_with_no_shared_id_is_one_line_exit_2(tmp_path, scheduler, capsys):
+    """id_mismatch: intersect with no id in common crashed with exit 1 (nothing left to compare)."""
+    cfg = two_models(tmp_path, rows(), rows(start=101), id="id", id_mismatch="intersect")
+    line = same_everywhere(cfg, scheduler, capsys)
+    assert "no id is kept by every model ('a', 'b')" in line
+
+
+def test_intersect_leaving_one_class_is_one_line_exit_2(tmp_path, scheduler, capsys):
+    """The shared ids are all of one class: a one-line error, not metrics of a single class."""
+    b = pd.concat([rows(30).iloc[1:16:2], rows(4, start=101)])  # shared: ids 2, 4, …, 16, all label 0
+    cfg = two_models(tmp_path, rows(30), b, id="id", id_mismatch="intersect")
+    line = same_everywhere(cfg, scheduler, capsys)
+    assert "every one of the 8 rows kept by every model ('a', 'b') has the same label (negative)" in line
+
+
+def test_multiclass_files_joined_by_id_in_any_order_are_paired_in_every_engine(tmp_path, scheduler, capsys):
+    """Multiclass, shuffled ids, a drop in one model: McNemar on the rows both keep, everywhere."""
+    rng = np.random.default_rng(3)
+    n = 60
+    df = pd.DataFrame({"id": np.arange(n), "y": rng.choice(["lo", "mid", "hi"], n),
+                       "p": rng.choice(["lo", "mid", "hi"], n), "q": rng.choice(["lo", "mid", "hi"], n)})
+    a, b = df[["id", "y", "p"]].copy(), df[["id", "y", "q"]].sample(frac=1, random_state=2)
+    a.loc[[5, 7], "p"] = None
+    a.to_csv(tmp_path / "a.csv", index=False)
+    b.to_csv(tmp_path / "b.csv", index=False)
+    cfg = config(tmp_path, [{"name": "a", "file": "a.csv", "prediction": "p"}, {"name": "b", "file": "b.csv", "prediction": "q"}],
+                 task="multiclass", id="id", missing="drop")
+    seen = {}
+    for engine in ENGINES:
+        code, err, out = run(cfg, engine, scheduler, capsys)
+        assert code == 0, f"{engine}: {err}"
+        doc = metrics(out)
+        seen[engine] = (doc["comparisons"][0]["tests"]["mcnemar"], doc["run"]["paired"], doc["run"]["dropped"],
+                        {k: m["n"] for k, m in doc["models"].items()})
+    assert seen["stream"] == seen["memory"] and seen["dask"] == seen["memory"], seen
+    assert seen["memory"][0] is not None and seen["memory"][3] == {"a": 58, "b": 58}
 
 
 # --- reading --------------------------------------------------------------------------------
@@ -318,3 +407,63 @@ def test_scores_near_the_float_limit_are_refused_not_overflowed(tmp_path, schedu
     cfg = config(tmp_path, [{"name": "a", "file": "a.csv", "score": "s"}])
     line = same_everywhere(cfg, scheduler, capsys)
     assert "column 's', row 2: score -1e+308 is too large in magnitude" in line
+
+
+# --- ids are text (issue 17, item 7) ---------------------------------------------------------
+
+
+def _padded(n: int = 20) -> pd.DataFrame:
+    """Rows whose ids are zero-padded text (``00001`` …)."""
+    df = rows(n)
+    return df.assign(id=[f"{i:05d}" for i in df["id"]])
+
+
+def test_csv_ids_with_leading_zeros_join_the_same_parquet_strings_in_every_engine(tmp_path, scheduler, capsys):
+    """CSV ids were parsed as integers: ``00042`` never met the same id stored as a Parquet string."""
+    a = _padded()
+    a.to_csv(tmp_path / "a.csv", index=False)
+    b = _padded().sample(frac=1, random_state=1)
+    pq.write_table(pa.Table.from_pandas(b.astype({"id": str}), preserve_index=False), tmp_path / "b.parquet")
+    cfg = config(tmp_path, [{"name": "a", "file": "a.csv", "score": "s"}, {"name": "b", "file": "b.parquet", "score": "s"}],
+                 id="id")
+    _p, paired, _s, _pv, _c, run_paired, dropped, n = _same_pairing(cfg, scheduler, capsys)
+    assert paired is True and run_paired is True and not dropped and n == {"a": 20, "b": 20}
+
+
+def test_ids_keep_their_leading_zeros_007_is_not_7(tmp_path, scheduler, capsys):
+    """``007`` and ``7`` are two ids (they were one, so a file holding both had a 'duplicated id')."""
+    a = rows(4).assign(id=["7", "007", "8", "9"])
+    b = a.iloc[::-1].assign(s=[0.1, 0.7, 0.4, 0.2])
+    cfg = two_models(tmp_path, a, b, id="id")
+    _p, paired, *_rest, n = _same_pairing(cfg, scheduler, capsys)
+    assert paired is True and n == {"a": 4, "b": 4}
+    c = two_models(tmp_path, a, rows(4).assign(id=["7", "07", "8", "9"]), id="id")
+    line = same_everywhere(c, scheduler, capsys)
+    assert "has 1 id(s) not shared by every model (e.g. '007'" in line
+
+
+def test_integer_parquet_ids_join_csv_digits_and_print_as_text(tmp_path, scheduler, capsys):
+    """Integer ids in Parquet compare as their digits with CSV text; messages show '100282', never
+    np.int64(100282)."""
+    a = rows(20, start=100270)
+    a.to_csv(tmp_path / "a.csv", index=False)
+    b = rows(20, start=100270).iloc[::-1]
+    b.loc[b["id"] == 100282, "y"] = 1 - b.loc[b["id"] == 100282, "y"]
+    pq.write_table(pa.Table.from_pandas(b, preserve_index=False), tmp_path / "b.parquet")
+    cfg = config(tmp_path, [{"name": "a", "file": "a.csv", "score": "s"}, {"name": "b", "file": "b.parquet", "score": "s"}],
+                 id="id")
+    line = same_everywhere(cfg, scheduler, capsys)
+    assert "the label of id '100282' differs" in line and "np." not in line
+
+
+def test_multiclass_intersection_leaving_one_class_is_one_line_exit_2(tmp_path, scheduler, capsys):
+    """Multiclass: the shared ids are all of one class — the same line in every engine (memory
+    named the class by its index)."""
+    a = pd.DataFrame({"id": np.arange(12), "y": ["lo", "mid", "hi"] * 4, "p": ["lo", "mid", "hi"] * 4})
+    b = pd.DataFrame({"id": [0, 3, 6, 100, 101], "y": ["lo", "lo", "lo", "mid", "hi"], "p": ["lo", "mid", "hi", "hi", "lo"]})
+    a.to_csv(tmp_path / "a.csv", index=False)
+    b.to_csv(tmp_path / "b.csv", index=False)
+    cfg = config(tmp_path, [{"name": "a", "file": "a.csv", "prediction": "p"}, {"name": "b", "file": "b.csv", "prediction": "p"}],
+                 task="multiclass", id="id", id_mismatch="intersect")
+    line = same_everywhere(cfg, scheduler, capsys)
+    assert "every one of the 3 rows kept by every model ('a', 'b') has the same label ('lo')" in line

@@ -157,13 +157,12 @@ def test_binary_weighted_engines_agree_where_the_evidence_allows(data, scheduler
             assert cm["capabilities"] == {"delong": "weighted"}
             assert cg["capabilities"] == {
                 "model_interval.bootstrap": "weighted", "paired_interval.threshold_metrics": "weighted",
-                "paired_interval.ranking_metrics": "needs_rows", "delong": "weighted", "mcnemar": "weighted",
-                "approval": "weighted"}
+                "paired_interval.ranking_metrics": "needs_rows", "delong": "weighted", "approval": "needs_rows"}
             # every interval the memory engine has and the other has not is explained by a capability
             for metric in set(cm["ci"]) - set(cg["ci"]):
                 assert any(c in cg["capabilities"] for c in _capability_of(metric)), metric
-            # sampling weights, rows kept: McNemar on the rows; stream/dask make no paired pass over weighted rows
-            assert cm["tests"]["mcnemar"]["basis"] == "rows" and cg["tests"]["mcnemar"] is None
+            # sampling weights: McNemar on the rows (weighted table beside) in every engine
+            assert cm["tests"]["mcnemar"]["basis"] == "rows" and cg["tests"]["mcnemar"] == cm["tests"]["mcnemar"]
             assert cg["tests"]["notes"] == runs["stream"]["comparisons"][0]["tests"]["notes"]  # one wording
 
 

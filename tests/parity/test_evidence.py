@@ -48,12 +48,17 @@ def test_binary_evidence_is_the_same_from_every_engine(data, scheduler):  # noqa
         assert got.audit.files == mem.audit.files and got.audit.warnings == mem.audit.warnings
 
 
-def test_weighted_binary_evidence_says_why_it_is_not_paired(data):  # noqa: F811
+def test_weighted_binary_evidence_is_paired_alike_in_memory_and_stream(data):  # noqa: F811
+    """Stream said 'weighted' (unpaired); the rows are aligned all the same: both engines give
+    McNemar's frequency-weighted counts (non-integer weights: none), no DeLong covariance or patterns."""
     mem = _load(_binary(data, "weight: w\n"), "memory")
     st = _load(_binary(data, "weight: w\n"), "stream")
-    assert (st.pairing.status, st.pairing.reason) == ("unpaired", "weighted") and st.pairing.agree is None
-    # rows kept: McNemar's frequency-weighted counts, but no DeLong covariance or pattern counts
-    assert mem.pairing.status == "aligned" and mem.pairing.covariance is None and mem.pairing.patterns is None
+    for ev in (mem, st):
+        assert (ev.pairing.status, ev.pairing.reason) == ("aligned", "aligned")
+        assert ev.pairing.covariance is None and ev.pairing.patterns is None
+    assert (mem.pairing.agree is None) == (st.pairing.agree is None)
+    if mem.pairing.agree is not None:
+        np.testing.assert_array_equal(mem.pairing.agree, st.pairing.agree)
     assert mem.pairing.agree[1, 0].sum() == pytest.approx(float(mem.models[1].table.total_pos + mem.models[1].table.total_neg))
     for m, g in zip(mem.models, st.models):
         _same_table(m.table, g.table)

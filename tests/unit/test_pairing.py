@@ -1,0 +1,108 @@
+"""Unit tests of pairing across models: the id join with rows each model dropped, the match by
+position under ``missing: drop``, the checks on what an intersection leaves, id keys as text and
+the spill that puts each model's rows side by side (:mod:`reportgen.io.align`, :mod:`reportgen.io.pairs`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pytest
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from reportgen.config import load_config
+from reportgen.errors import InputError
+from reportgen.io import align as A
+from reportgen.io import validate as V
+from reportgen.io.pairs import RowSpill
+
+
+def _cfg(tmp_path: Path, **extra):
+    body = {"title": "t", "label": "y", "models": [{"name": "a", "file": "a.csv", "score": "s"}], **extra}
+    (tmp_path / "c.yaml").write_text(yaml.safe_dump(body), encoding="utf-8")
+    return load_config(tmp_path / "c.yaml")[0]
+
+
+def _keyed(name: str, ids: list[str], truth: list[bool], lost: list[str] | None = None) -> A.Keyed:
+    return A.Keyed(name, f"{name}.csv", "id", pa.array(ids, type=pa.string()), np.arange(len(ids)), np.array(truth),
+                   None if lost is None else pa.array(lost, type=pa.string()))
+
+
+def test_ids_a_model_dropped_itself_are_no_mismatch_but_are_left_out_for_every_model(tmp_path):
+    """missing: drop with id (default id_mismatch: error) failed on the ids it dropped itself."""
+    a = _keyed("a", ["1", "2", "4"], [True, False, False], lost=["3"])
+    b = _keyed("b", ["4", "3", "2", "1"], [False, True, False, True])
+    j = A.join_ids(_cfg(tmp_path), [a, b])
+    assert j.common.to_pylist() == ["1", "2", "4"] and [t.tolist() for t in j.take] == [[0, 1, 2], [3, 2, 0]]
+    assert j.dropped == (("b", A.DROPPED_BY_ANOTHER, 1),) and j.left_out == (0, 1) and not j.warnings
+
+
+def test_intersect_counts_ids_not_shared_apart_from_rows_dropped_elsewhere(tmp_path):
+    a = _keyed("a", ["1", "2", "3", "9"], [True, False, True, False], lost=["5"])
+    b = _keyed("b", ["5", "3", "2", "1"], [False, True, False, True])
+    j = A.join_ids(_cfg(tmp_path, id_mismatch="intersect"), [a, b])
+    assert j.common.to_pylist() == ["1", "2", "3"]
+    assert set(j.dropped) == {("a", A.ID_NOT_SHARED, 1), ("b", A.DROPPED_BY_ANOTHER, 1)}
+    assert j.warnings == ("model 'a': 1 row(s) whose id is not in every model were dropped",)
+
+
+@pytest.mark.parametrize(("ids_b", "truth_b", "words"), [
+    (["7", "8"], [True, False], "no id is kept by every model ('a', 'b')"),
+    (["1", "8"], [True, False], "only 1 id is kept by every model"),
+    (["2", "4", "8"], [False, False, True], "every one of the 2 rows kept by every model ('a', 'b') has the same label (negative)"),
+])
+def test_an_intersection_that_leaves_too_little_is_one_line(tmp_path, ids_b, truth_b, words):
+    """id_mismatch: intersect with no shared id crashed with exit 1."""
+    a = _keyed("a", ["1", "2", "3", "4"], [True, False, True, False])
+    with pytest.raises(InputError, match=words.replace("(", r"\(").replace(")", r"\)")):
+        A.join_ids(_cfg(tmp_path, id_mismatch="intersect"), [a, _keyed("b", ids_b, truth_b)])
+
+
+def test_rows_matched_by_position_drop_a_row_missing_in_any_model():
+    kept = [np.array([True, False, True, True, True]), np.array([True, True, True, False, True])]
+    index, dropped = A.intersect_positions(["a", "b"], kept, 5)
+    assert index.tolist() == [0, -1, 1, -1, 2]
+    assert dropped == (("a", A.DROPPED_BY_ANOTHER, 1), ("b", A.DROPPED_BY_ANOTHER, 1))
+    assert A.intersect_positions(["a", "b"], [kept[0], kept[0]], 5) == (None, ())
+
+
+def test_join_index_maps_file_rows_to_the_common_order(tmp_path):
+    a = A.Keyed("a", "a.csv", "id", pa.array(["x", "y", "z"]), np.array([0, 2, 5]), np.array([True, False, True]))
+    b = A.Keyed("b", "b.csv", "id", pa.array(["z", "x", "y"]), np.array([1, 2, 3]), np.array([True, True, False]))
+    j = A.join_ids(_cfg(tmp_path), [a, b])
+    assert j.index(0, a.rows, 6).tolist() == [0, -1, 1, -1, -1, 2]
+    assert j.index(1, b.rows, 4).tolist() == [-1, 2, 0, 1]
+
+
+def test_id_keys_are_text_as_written_numbers_by_their_digits():
+    """Leading zeros keep (007 is not 7); integer and integral float columns give their digits."""
+    assert V.id_key_list(pa.array([" 007", "7", "1.0", "", "nan", None, "A-1"])).tolist() == [
+        "007", "7", "1.0", None, None, None, "A-1"]
+    assert V.id_key_list(pa.array([100282, None])).tolist() == ["100282", None]
+    assert V.id_key_list(pa.array([7.0, 2.5])).tolist() == ["7", "2.5"]
+    assert V.id_keys(pa.array(["a"], type=pa.large_string())).type == pa.string()
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(1, 60), st.integers(1, 4), st.integers(1, 17), st.integers(0, 2**31 - 1))
+def test_spill_gives_every_models_rows_back_in_common_order(n, k, chunk, seed):
+    """Whatever order and batch sizes the rows come in, each range holds every model's records in
+    common order (an independent oracle: the records sorted by common index)."""
+    rng = np.random.default_rng(seed)
+    values = [rng.integers(0, 1000, n) for _ in range(k)]
+    with RowSpill(k, n, np.dtype(np.int64), chunk=chunk) as spill:
+        for m in range(k):
+            order = rng.permutation(n)
+            for part in np.array_split(order, rng.integers(1, 5)):
+                spill.add(m, part, values[m][part])
+        got = [[] for _ in range(k)]
+        for lo, hi, recs in spill.chunks():
+            assert hi - lo <= chunk
+            for m in range(k):
+                got[m].append(recs[m])
+        folder = Path(spill._tmp.name)  # noqa: SLF001
+    assert [np.concatenate(g).tolist() for g in got] == [v.tolist() for v in values]
+    assert not folder.exists()
