@@ -12,16 +12,15 @@ import io
 import math
 from collections.abc import Sequence
 
+# No matplotlib.use(): figures are Figure objects drawn by their own canvas (savefig picks the
+# SVG backend), so importing this module leaves a notebook's backend and pyplot state alone.
 import matplotlib
+import numpy as np
+from matplotlib.figure import Figure
 
-matplotlib.use("Agg")  # no display, deterministic output
-
-import numpy as np  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
-
-import reportgen.catalog as catalog  # noqa: E402
-from reportgen.catalog import short_label  # noqa: E402
-from reportgen.results import ComparisonResult, ModelResult  # noqa: E402
+import reportgen.catalog as catalog
+from reportgen.catalog import short_label
+from reportgen.results import ComparisonResult, ModelResult
 
 #: Okabe & Ito (2008) colour-blind-safe palette, black last.
 PALETTE = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000")
