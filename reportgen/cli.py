@@ -1,4 +1,4 @@
-"""Command line: ``reportgen run | validate | render``. The only place that prints or exits.
+"""Command line: ``reportgen run | validate | render | init``. The only place that prints or exits.
 
 Exit codes: 0 success, 2 a user error (config, data, output), 1 an internal error, 143 / 130
 after SIGTERM / SIGINT. A user error prints one line ``reportgen: error: <where>: <what> ; <what
@@ -81,7 +81,28 @@ def build_parser() -> argparse.ArgumentParser:
     ren.add_argument("--theme", metavar="DIR", help="template directory overriding any template or report.css")
     ren.add_argument("--logo", metavar="FILE", help="logo to show (the one named in the JSON is never opened)")
     ren.add_argument("--overwrite", action="store_true", default=True, help=argparse.SUPPRESS)
+
+    ini = sub.add_parser("init", parents=[common], help="write a commented starter config from a data file's columns")
+    ini.add_argument("data", metavar="DATAFILE", help="CSV or Parquet file with a label column and score columns")
+    ini.add_argument("--out", metavar="CONFIG", help="config file to write (default: <DATAFILE name>.yaml here)")
+    ini.add_argument("--overwrite", action="store_true", help="replace an existing config file")
     return p
+
+
+def _init(args: argparse.Namespace, printer: _Printer) -> int:
+    """``reportgen init``: the starter config (:mod:`reportgen.starter`), never over a file unasked."""
+    from reportgen.starter import starter_config  # noqa: PLC0415
+
+    target = Path(args.out) if args.out else Path(f"{Path(args.data).stem}.yaml")
+    if target.exists() and not args.overwrite:
+        raise UserError(f"{target}: already exists; pass --overwrite or choose another file with --out")
+    text = starter_config(args.data, target)
+    try:
+        target.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise OutputError(f"{target}: cannot write the config ({exc.strerror or exc})") from None
+    printer.info(f"{args.data}: wrote {target}; check the guessed columns, then run: reportgen validate {target}")
+    return EXIT_OK
 
 
 class _Printer:
@@ -373,6 +394,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _guarded(lambda: _render(args, printer), args.result, printer, args.debug, writes=True)
         if args.command == "run":
             return _run_batch(args, printer)
+        if args.command == "init":
+            return _guarded(lambda: _init(args, printer), args.data, printer, args.debug)
         worst = EXIT_OK
         for path in args.configs:
             code = _guarded(lambda p=path: _validate_one(p, printer), path, printer, args.debug)
