@@ -31,6 +31,9 @@ if TYPE_CHECKING:
     from reportgen.config import Config
 
 EXIT_OK, EXIT_INTERNAL, EXIT_USER = 0, 1, 2
+#: ``--pdf-variant`` choices (:data:`reportgen.render.PDF_VARIANTS`; written here so that
+#: ``--help`` imports no renderer; a test checks the two agree).
+PDF_VARIANTS = ("pdf/a-3b", "pdf/a-3u")
 #: Exit codes after SIGINT and SIGTERM (128 + the signal number, as a shell reports them).
 EXIT_SIGINT, EXIT_SIGTERM = 128 + signal.SIGINT, 128 + signal.SIGTERM
 INTERRUPTED = (EXIT_SIGINT, EXIT_SIGTERM)
@@ -70,6 +73,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--engine", choices=("memory", "stream", "dask"),
                      help="memory (default), stream (record batches, bounded memory) or dask (a cluster)")
     run.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler (tcp://host:8786); default: a local cluster")
+    run.add_argument("--pdf-variant", choices=PDF_VARIANTS, help="archival PDF/A with metrics.json embedded")
 
     val = sub.add_parser("validate", parents=[common], help="check configs and their data; render nothing")
     val.add_argument("configs", nargs="+", metavar="CONFIG")
@@ -81,6 +85,7 @@ def build_parser() -> argparse.ArgumentParser:
     ren.add_argument("--theme", metavar="DIR", help="template directory overriding any template or report.css")
     ren.add_argument("--logo", metavar="FILE", help="logo to show (the one named in the JSON is never opened)")
     ren.add_argument("--overwrite", action="store_true", default=True, help=argparse.SUPPRESS)
+    ren.add_argument("--pdf-variant", choices=PDF_VARIANTS, help="archival PDF/A with the metrics.json embedded")
 
     ini = sub.add_parser("init", parents=[common], help="write a commented starter config from a data file's columns")
     ini.add_argument("data", metavar="DATAFILE", help="CSV or Parquet file with a label column and score columns")
@@ -217,7 +222,8 @@ def _run_one(job: _Job, args: argparse.Namespace, printer: _Printer, written: di
             held = stack.enter_context(reserve(out_dir, overwrite))
         formats = args.formats or list(cfg.output.formats)
         theme = Theme.from_config(cfg.report.model_dump(mode="json"))
-        targets = write_outputs(result, out_dir, formats, theme=theme, overwrite=overwrite, reservation=held)
+        targets = write_outputs(result, out_dir, formats, theme=theme, overwrite=overwrite, reservation=held,
+                                pdf_variant=args.pdf_variant)
     written[out_dir] = cfg_path
     for w in result.run.warnings:
         printer.info(f"warning: {w}")
@@ -324,7 +330,8 @@ def _render(args: argparse.Namespace, printer: _Printer) -> int:
         saved = Path(args.result).read_bytes()
     except OSError as exc:
         raise UserError(f"{args.result}: cannot read it ({exc.strerror}); pass the metrics.json of a previous run") from None
-    targets = write_outputs(result, out, formats, theme=theme, overwrite=True, extra={"metrics.json": saved})
+    targets = write_outputs(result, out, formats, theme=theme, overwrite=True, extra={"metrics.json": saved},
+                            pdf_variant=args.pdf_variant)
     printer.info(f"{args.result}: wrote {', '.join(str(p) for p in targets.values())}")
     return EXIT_OK
 

@@ -476,6 +476,7 @@ def write_outputs(
     overwrite: bool = True,
     extra: Mapping[str, bytes] | None = None,
     reservation: Reservation | None = None,
+    pdf_variant: str | None = None,
 ) -> dict[str, Path]:
     """Write the chosen formats into ``out_dir`` as its new report set: all of them, or none.
 
@@ -483,8 +484,9 @@ def write_outputs(
     now does not survive from an earlier run). ``extra`` adds report files given as bytes
     (``reportgen render`` keeps the ``metrics.json`` it rendered from). ``reservation`` is a
     directory already locked with :func:`reserve` (the CLI locks before computing); without
-    it the directory is locked here. Returns the absolute path of each file written, by
-    format (and by file name for ``extra``).
+    it the directory is locked here. ``pdf_variant`` (``"pdf/a-3b"``): the PDF is archival
+    PDF/A with the run's ``metrics.json`` embedded (the bytes written beside it, or ``extra``'s).
+    Returns the absolute path of each file written, by format (and by file name for ``extra``).
     """
     import reportgen.render as render  # noqa: PLC0415  (render re-exports this function)
 
@@ -496,7 +498,7 @@ def write_outputs(
         raise ValueError(f"extra files must be report files ({', '.join(sorted(REPORT_FILES))}), not {unknown}")
     if reservation is None:
         with reserve(out_dir, overwrite) as held:
-            return write_outputs(result, out_dir, formats, theme, overwrite, extra, held)
+            return write_outputs(result, out_dir, formats, theme, overwrite, extra, held, pdf_variant)
     if output_path(out_dir) != reservation.target:
         raise ValueError(f"{out_dir} is not the reserved directory {reservation.target}")
 
@@ -515,7 +517,12 @@ def write_outputs(
         path.write_text(render.render_html(result, theme, view=html_view()), encoding="utf-8")
 
     def write_pdf(path: Path) -> None:
-        render.render_pdf(render.render_html(result, theme, for_pdf=True, view=html_view()), path)
+        attached = None
+        if pdf_variant is not None:
+            saved = extra.get(FILE_NAMES["json"])
+            attached = {FILE_NAMES["json"]: saved if saved is not None else render.result_json(result).encode("utf-8")}
+        render.render_pdf(render.render_html(result, theme, for_pdf=True, view=html_view()), path,
+                          variant=pdf_variant, attachments=attached, when=result.run.created)
 
     def write_bytes(data: bytes) -> Callable[[Path], None]:
         return lambda path: path.write_bytes(data)
