@@ -74,6 +74,8 @@ def build_parser() -> argparse.ArgumentParser:
                      help="memory (default), stream (record batches, bounded memory) or dask (a cluster)")
     run.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler (tcp://host:8786); default: a local cluster")
     run.add_argument("--pdf-variant", choices=PDF_VARIANTS, help="archival PDF/A with metrics.json embedded")
+    run.add_argument("--full-curves", action="store_true",
+                     help="store every curve point the engine kept in metrics.json (default: simplified as drawn)")
 
     val = sub.add_parser("validate", parents=[common], help="check configs and their data; render nothing")
     val.add_argument("configs", nargs="+", metavar="CONFIG")
@@ -223,7 +225,7 @@ def _run_one(job: _Job, args: argparse.Namespace, printer: _Printer, written: di
         formats = args.formats or list(cfg.output.formats)
         theme = Theme.from_config(cfg.report.model_dump(mode="json"))
         targets = write_outputs(result, out_dir, formats, theme=theme, overwrite=overwrite, reservation=held,
-                                pdf_variant=args.pdf_variant)
+                                pdf_variant=args.pdf_variant, full_curves=args.full_curves)
     written[out_dir] = cfg_path
     for w in result.run.warnings:
         printer.info(f"warning: {w}")

@@ -477,6 +477,7 @@ def write_outputs(
     extra: Mapping[str, bytes] | None = None,
     reservation: Reservation | None = None,
     pdf_variant: str | None = None,
+    full_curves: bool = False,
 ) -> dict[str, Path]:
     """Write the chosen formats into ``out_dir`` as its new report set: all of them, or none.
 
@@ -486,6 +487,8 @@ def write_outputs(
     directory already locked with :func:`reserve` (the CLI locks before computing); without
     it the directory is locked here. ``pdf_variant`` (``"pdf/a-3b"``): the PDF is archival
     PDF/A with the run's ``metrics.json`` embedded (the bytes written beside it, or ``extra``'s).
+    ``metrics.json`` stores curves simplified to what a figure shows (:mod:`reportgen.export`);
+    ``full_curves`` stores every point the engine kept.
     Returns the absolute path of each file written, by format (and by file name for ``extra``).
     """
     import reportgen.render as render  # noqa: PLC0415  (render re-exports this function)
@@ -498,7 +501,7 @@ def write_outputs(
         raise ValueError(f"extra files must be report files ({', '.join(sorted(REPORT_FILES))}), not {unknown}")
     if reservation is None:
         with reserve(out_dir, overwrite) as held:
-            return write_outputs(result, out_dir, formats, theme, overwrite, extra, held, pdf_variant)
+            return write_outputs(result, out_dir, formats, theme, overwrite, extra, held, pdf_variant, full_curves)
     if output_path(out_dir) != reservation.target:
         raise ValueError(f"{out_dir} is not the reserved directory {reservation.target}")
 
@@ -510,8 +513,18 @@ def write_outputs(
             view = render.build_view(result, theme)
         return view
 
+    stored_json: str | None = None
+
+    def json_text() -> str:
+        nonlocal stored_json
+        if stored_json is None:
+            import reportgen.export as export  # noqa: PLC0415
+
+            stored_json = render.result_json(result if full_curves else export.for_json(result))
+        return stored_json
+
     def write_json(path: Path) -> None:
-        path.write_text(render.result_json(result), encoding="utf-8")
+        path.write_text(json_text(), encoding="utf-8")
 
     def write_html(path: Path) -> None:
         path.write_text(render.render_html(result, theme, view=html_view()), encoding="utf-8")
@@ -520,7 +533,7 @@ def write_outputs(
         attached = None
         if pdf_variant is not None:
             saved = extra.get(FILE_NAMES["json"])
-            attached = {FILE_NAMES["json"]: saved if saved is not None else render.result_json(result).encode("utf-8")}
+            attached = {FILE_NAMES["json"]: saved if saved is not None else json_text().encode("utf-8")}
         render.render_pdf(render.render_html(result, theme, for_pdf=True, view=html_view()), path,
                           variant=pdf_variant, attachments=attached, when=result.run.created)
 
