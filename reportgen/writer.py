@@ -487,8 +487,8 @@ def write_outputs(
     directory already locked with :func:`reserve` (the CLI locks before computing); without
     it the directory is locked here. ``pdf_variant`` (``"pdf/a-3b"``): the PDF is archival
     PDF/A with the run's ``metrics.json`` embedded (the bytes written beside it, or ``extra``'s).
-    ``metrics.json`` stores curves simplified to what a figure shows (:mod:`reportgen.export`);
-    ``full_curves`` stores every point the engine kept.
+    ``metrics.json`` stores curves simplified to what a figure shows (:mod:`reportgen.export`),
+    and the figures are drawn from those; ``full_curves`` keeps every point the engine kept.
     Returns the absolute path of each file written, by format (and by file name for ``extra``).
     """
     import reportgen.render as render  # noqa: PLC0415  (render re-exports this function)
@@ -505,6 +505,13 @@ def write_outputs(
     if output_path(out_dir) != reservation.target:
         raise ValueError(f"{out_dir} is not the reserved directory {reservation.target}")
 
+    if not full_curves and FILE_NAMES["json"] not in extra:
+        # the curves metrics.json stores (simplified, exact points); the figures are drawn from
+        # them too, so a report re-rendered from its metrics.json is the same report. A result
+        # rendered from a saved metrics.json (``extra``) is drawn as it was saved.
+        import reportgen.export as export  # noqa: PLC0415
+
+        result = export.for_json(result)
     view: dict | None = None
 
     def html_view() -> dict:
@@ -518,9 +525,7 @@ def write_outputs(
     def json_text() -> str:
         nonlocal stored_json
         if stored_json is None:
-            import reportgen.export as export  # noqa: PLC0415
-
-            stored_json = render.result_json(result if full_curves else export.for_json(result))
+            stored_json = render.result_json(result)
         return stored_json
 
     def write_json(path: Path) -> None:
@@ -530,12 +535,13 @@ def write_outputs(
         path.write_text(render.render_html(result, theme, view=html_view()), encoding="utf-8")
 
     def write_pdf(path: Path) -> None:
-        attached = None
-        if pdf_variant is not None:
-            saved = extra.get(FILE_NAMES["json"])
-            attached = {FILE_NAMES["json"]: saved if saved is not None else json_text().encode("utf-8")}
-        render.render_pdf(render.render_html(result, theme, for_pdf=True, view=html_view()), path,
-                          variant=pdf_variant, attachments=attached, when=result.run.created)
+        html = render.render_html(result, theme, for_pdf=True, view=html_view())
+        if pdf_variant is None:
+            render.render_pdf(html, path)
+            return
+        saved = extra.get(FILE_NAMES["json"])
+        attached = {FILE_NAMES["json"]: saved if saved is not None else json_text().encode("utf-8")}
+        render.render_pdf(html, path, variant=pdf_variant, attachments=attached, when=result.run.created)
 
     def write_bytes(data: bytes) -> Callable[[Path], None]:
         return lambda path: path.write_bytes(data)

@@ -104,6 +104,13 @@ def test_the_demo_json_shrinks_and_keeps_every_number_but_curve_points(demo_resu
     ComparisonResult.from_json(json.loads(slim))  # still a valid metrics.json
 
 
+def test_simplifying_twice_changes_nothing(demo_result) -> None:
+    """Idempotent (each split point is the farthest of the kept ones too), so writing a result
+    loaded from a metrics.json again stores, and draws, the same curves."""
+    once = export.for_json(demo_result)
+    assert result_json(export.for_json(once)) == result_json(once)
+
+
 def test_stored_points_are_exact_points_with_their_thresholds_and_the_roc_hull(demo_result) -> None:
     slim = export.for_json(demo_result)
     for name, m in demo_result.models.items():
