@@ -1,10 +1,20 @@
 """reportgen: compare classification models and write the evidence up as a report.
 
-Public API::
+From files, as the command line does::
 
-    cfg, path = load_config("configs/demo.yaml")
-    result = compare_models(cfg, path)          # a frozen ComparisonResult
-    write_report(result, "reports/demo", formats=("html", "pdf", "json"))
+    import reportgen
+    cfg, path = reportgen.load_config("configs/demo.yaml")
+    result = reportgen.compare_models(cfg, path)        # a frozen ComparisonResult
+    reportgen.write_report(result, "reports/demo", formats=("html", "pdf", "json"))
+
+From data in memory (a notebook; pandas DataFrames or pyarrow Tables, no files)::
+
+    result = reportgen.compare_frames(df, label="default_flag",
+                                      scores={"champion": "pd_old", "challenger": "pd_new"})
+    result                                              # shows the summary and ROC curves inline
+
+Every name below is imported on first use, so ``import reportgen`` and ``reportgen --help``
+load neither pandas nor matplotlib (PEP 562 module ``__getattr__``).
 
 Warnings (rows dropped, ids left out, binning, a threshold outside the scores, …) are logged
 where they arise, on one logger per module under ``reportgen`` (``logging.getLogger(__name__)``),
@@ -15,26 +25,46 @@ them; the command line shows them on stderr.
 
 from __future__ import annotations
 
+import importlib
 import logging
+from typing import TYPE_CHECKING, Any
 
 from reportgen.version import __version__
-from reportgen.config import Config, load_config, parse_config  # noqa: E402
-from reportgen.errors import ConfigError, InputError, OutputError, ReportgenError, ResultError, UserError  # noqa: E402
-from reportgen.pipeline import analyse as compare_models  # noqa: E402
-from reportgen.results import ComparisonResult  # noqa: E402
-from reportgen.sources import load_dataset as load_predictions  # noqa: E402
 
+if TYPE_CHECKING:  # the names below, for type checkers and readers; loaded lazily at run time
+    from reportgen.api import (
+        Config,
+        ComparisonResult,
+        compare_frames,
+        compare_models,
+        load_config,
+        load_predictions,
+        load_result,
+        parse_config,
+        write_report,
+    )
+    from reportgen.errors import ConfigError, InputError, OutputError, ReportgenError, ResultError, UserError
 
 logging.getLogger(__name__).addHandler(logging.NullHandler())
 
-
-def write_report(result, out_dir, formats=("html", "pdf", "json"), **kwargs):
-    """Render ``result`` into ``out_dir`` as its whole new report set, or nothing; see
-    :func:`reportgen.writer.write_outputs` (locked against other runs, swapped in by one rename)."""
-    from reportgen.writer import write_outputs  # noqa: PLC0415
-
-    return write_outputs(result, out_dir, formats=formats, **kwargs)
-
+#: Public name -> the module that defines it (imported when the name is first used).
+_HOME = {
+    "Config": "reportgen.api",
+    "ComparisonResult": "reportgen.api",
+    "compare_frames": "reportgen.api",
+    "compare_models": "reportgen.api",
+    "load_config": "reportgen.api",
+    "load_predictions": "reportgen.api",
+    "load_result": "reportgen.api",
+    "parse_config": "reportgen.api",
+    "write_report": "reportgen.api",
+    "ConfigError": "reportgen.errors",
+    "InputError": "reportgen.errors",
+    "OutputError": "reportgen.errors",
+    "ReportgenError": "reportgen.errors",
+    "ResultError": "reportgen.errors",
+    "UserError": "reportgen.errors",
+}
 
 __all__ = [
     "Config",
@@ -45,10 +75,26 @@ __all__ = [
     "ReportgenError",
     "ResultError",
     "UserError",
+    "compare_frames",
     "compare_models",
     "load_config",
     "load_predictions",
+    "load_result",
     "parse_config",
     "write_report",
     "__version__",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """Import a public name's module on first use and keep the name (later lookups are plain)."""
+    home = _HOME.get(name)
+    if home is None:
+        raise AttributeError(f"module 'reportgen' has no attribute {name!r}")
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

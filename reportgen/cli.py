@@ -1,4 +1,4 @@
-"""Command line: ``reportgen run | validate | render | history``. The only place that prints or exits.
+"""Command line: ``reportgen run | validate | render | history | init``. The only place that prints or exits.
 
 Exit codes: 0 success, 2 a user error (config, data, output), 1 an internal error, 3 the report
 was written but a ``checks:`` rule (a gate) failed, 143 / 130 after SIGTERM / SIGINT. A user error prints one line ``reportgen: error: <where>: <what> ; <what
@@ -39,6 +39,9 @@ if TYPE_CHECKING:
 EXIT_OK, EXIT_INTERNAL, EXIT_USER = 0, 1, 2
 #: ``run``: the report was written but a ``checks:`` rule of the config failed (a scheduler's alert).
 EXIT_CHECK = 3
+#: ``--pdf-variant`` choices (:data:`reportgen.render.PDF_VARIANTS`; written here so that
+#: ``--help`` imports no renderer; a test checks the two agree).
+PDF_VARIANTS = ("pdf/a-3b", "pdf/a-3u")
 #: Exit codes after SIGINT and SIGTERM (128 + the signal number, as a shell reports them).
 EXIT_SIGINT, EXIT_SIGTERM = 128 + signal.SIGINT, 128 + signal.SIGTERM
 INTERRUPTED = (EXIT_SIGINT, EXIT_SIGTERM)
@@ -82,6 +85,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
                      help="override a config key, validated like the file (repeatable): "
                           "--set models[1].file=b.parquet --set bootstrap.seed=7")
+    run.add_argument("--pdf-variant", choices=PDF_VARIANTS, help="archival PDF/A with metrics.json embedded")
+    run.add_argument("--full-curves", action="store_true",
+                     help="store every curve point the engine kept in metrics.json (default: simplified as drawn)")
 
     val = sub.add_parser("validate", parents=[common], help="check configs and their data; render nothing")
     val.add_argument("configs", nargs="+", metavar="CONFIG")
@@ -100,6 +106,12 @@ def build_parser() -> argparse.ArgumentParser:
     ren.add_argument("--theme", metavar="DIR", help="template directory overriding any template or report.css")
     ren.add_argument("--logo", metavar="FILE", help="logo to show (the one named in the JSON is never opened)")
     ren.add_argument("--overwrite", action="store_true", default=True, help=argparse.SUPPRESS)
+    ren.add_argument("--pdf-variant", choices=PDF_VARIANTS, help="archival PDF/A with the metrics.json embedded")
+
+    ini = sub.add_parser("init", parents=[common], help="write a commented starter config from a data file's columns")
+    ini.add_argument("data", metavar="DATAFILE", help="CSV or Parquet file with a label column and score columns")
+    ini.add_argument("--out", metavar="CONFIG", help="config file to write (default: <DATAFILE name>.yaml here)")
+    ini.add_argument("--overwrite", action="store_true", help="replace an existing config file")
     return p
 
 
@@ -136,6 +148,22 @@ def _warnings_on_stderr(quiet: bool) -> Iterator[_StderrWarnings]:
         yield handler
     finally:
         logger.removeHandler(handler)
+
+
+def _init(args: argparse.Namespace, printer: _Printer) -> int:
+    """``reportgen init``: the starter config (:mod:`reportgen.starter`), never over a file unasked."""
+    from reportgen.starter import starter_config  # noqa: PLC0415
+
+    target = Path(args.out) if args.out else Path(f"{Path(args.data).stem}.yaml")
+    if target.exists() and not args.overwrite:
+        raise UserError(f"{target}: already exists; pass --overwrite or choose another file with --out")
+    text = starter_config(args.data, target)
+    try:
+        target.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise OutputError(f"{target}: cannot write the config ({exc.strerror or exc})") from None
+    printer.info(f"{args.data}: wrote {target}; check the guessed columns, then run: reportgen validate {target}")
+    return EXIT_OK
 
 
 class _Printer:
@@ -258,7 +286,8 @@ def _run_one(job: _Job, args: argparse.Namespace, printer: _Printer, written: di
             held = stack.enter_context(reserve(out_dir, overwrite))
         formats = args.formats or list(cfg.output.formats)
         theme = Theme.from_config(cfg.report.model_dump(mode="json"))
-        targets = write_outputs(result, out_dir, formats, theme=theme, overwrite=overwrite, reservation=held)
+        targets = write_outputs(result, out_dir, formats, theme=theme, overwrite=overwrite, reservation=held,
+                                pdf_variant=args.pdf_variant, full_curves=args.full_curves)
     if cfg.history is not None:  # recorded once its report is written (one transaction)
         from reportgen.history import append  # noqa: PLC0415
 
@@ -391,7 +420,8 @@ def _render(args: argparse.Namespace, printer: _Printer) -> int:
         saved = Path(args.result).read_bytes()
     except OSError as exc:
         raise UserError(f"{args.result}: cannot read it ({exc.strerror}); pass the metrics.json of a previous run") from None
-    targets = write_outputs(result, out, formats, theme=theme, overwrite=True, extra={"metrics.json": saved})
+    targets = write_outputs(result, out, formats, theme=theme, overwrite=True, extra={"metrics.json": saved},
+                            pdf_variant=args.pdf_variant)
     printer.info(f"{args.result}: wrote {', '.join(str(p) for p in targets.values())}")
     return EXIT_OK
 
@@ -472,6 +502,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _run_batch(args, printer)
         if args.command == "history":
             return _guarded(lambda: _history(args), args.store, printer, args.debug)
+        if args.command == "init":
+            return _guarded(lambda: _init(args, printer), args.data, printer, args.debug)
         worst = EXIT_OK
         for path in args.configs:
             code = _guarded(lambda p=path: _validate_one(p, printer, shown, args.overrides), path, printer, args.debug)

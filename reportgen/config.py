@@ -849,6 +849,37 @@ def parse_config(text: str, source: str = "<config>", overrides: Sequence[str] =
     return cfg
 
 
+#: Where the config's JSON Schema ships (regenerate with :func:`json_schema`; a test checks it).
+SCHEMA_FILE = Path(__file__).resolve().parent / "schema" / "config.schema.json"
+
+
+def json_schema() -> dict[str, Any]:
+    """The config's JSON Schema (draft 2020-12), generated from the models above so it cannot
+    drift: every key, type, choice and default, and ``additionalProperties: false`` at every
+    level (a typo is refused by an editor as by :func:`parse_config`). Cross-field rules (a
+    label for every model, ``baseline`` naming a model, …) are checked only by reportgen.
+
+    Regenerate ``reportgen/schema/config.schema.json`` after changing a config model::
+
+        PYTHONPATH=. python -c "import json, reportgen.config as c; \
+        print(json.dumps(c.json_schema(), indent=2, ensure_ascii=False))" > reportgen/schema/config.schema.json
+    """
+    schema = Config.model_json_schema()
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema", **schema}
+
+
+def config_from_mapping(data: dict[str, Any], source: str = "<config>") -> Config:
+    """Validate config keys given as a mapping (the library's in-memory entry point,
+    :func:`reportgen.api.compare_frames`): the rules and one-line messages of
+    :func:`parse_config`, without line numbers. Raises :class:`ConfigError`."""
+    try:
+        cfg = Config.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError(_problems_line(exc, "", source)) from None
+    cfg._source = source
+    return cfg
+
+
 def _problems_line(exc: ValidationError, text: str, source: str, set_keys: Sequence[tuple[Any, ...]] = ()) -> str:
     """Every validation problem on one line, unknown keys first, each with its line number
     (or "(from --set)" for a key given on the command line)."""

@@ -30,17 +30,16 @@ import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
+# No matplotlib.use(): figures are Figure objects drawn by their own canvas (savefig picks the
+# SVG backend), so importing this module leaves a notebook's backend and pyplot state alone.
 import matplotlib
+import numpy as np
+from matplotlib.figure import Figure
 
-matplotlib.use("Agg")  # no display, deterministic output
-
-import numpy as np  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
-
-import reportgen.catalog as catalog  # noqa: E402
-from reportgen.catalog import short_label  # noqa: E402
-from reportgen.formats import fmt_metric  # noqa: E402
-from reportgen.results import ComparisonResult, ModelResult  # noqa: E402
+import reportgen.catalog as catalog
+from reportgen.catalog import short_label
+from reportgen.results import ComparisonResult, ModelResult
+from reportgen.formats import fmt_metric
 
 log = logging.getLogger(__name__)
 

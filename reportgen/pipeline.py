@@ -25,10 +25,11 @@ from reportgen.engine.driver import compare_evidence
 from reportgen.engine.evidence import BinaryEvidence, MulticlassEvidence
 from reportgen.reduce import evidence_of
 from reportgen.results import ComparisonResult, DroppedRows, InputFile, RunInfo
-from reportgen.sources import load_dataset
+from reportgen.sources import Dataset, load_dataset
 from reportgen.sources_credit import credit_run
 from reportgen.sources_stream import StreamedData, load_streamed
 from reportgen.sources_stream_multiclass import StreamedMulticlass, load_streamed_multiclass
+from reportgen.version import __version__
 
 log = logging.getLogger(__name__)
 
@@ -46,12 +47,9 @@ def versions() -> dict[str, str]:
 
 
 def reportgen_version() -> str:
-    try:
-        return metadata.version("reportgen")
-    except metadata.PackageNotFoundError:
-        from reportgen.version import __version__
-
-        return __version__
+    """The version of the code that ran: the one source, :mod:`reportgen.version` (not the
+    installed distribution's metadata, which names whatever else is installed as "reportgen")."""
+    return __version__
 
 
 def settings_from(cfg: Config) -> Settings:
@@ -123,14 +121,15 @@ def load_evidence(cfg: Config, progress: Progress | None = None) -> BinaryEviden
 
 
 def analyse(cfg: Config, config_path: Path | str, progress: Progress | None = None,
-            now: str | None = None) -> ComparisonResult:
+            now: str | None = None, data: Dataset | None = None) -> ComparisonResult:
     """Load the data the config names, reduce it to evidence and compare the models.
 
     ``now`` pins the run's timestamp (ISO 8601, the CLI's ``--now``); see :mod:`reportgen.clock`.
+    ``data``: rows already loaded (in-memory frames, :mod:`reportgen.api`) instead of the files.
     """
     started = time.perf_counter()
     created = clock.now(now).isoformat().replace("+00:00", "Z")
-    ev = load_evidence(cfg, progress)
+    ev = load_evidence(cfg, progress) if data is None else evidence_of(cfg, data)
     models, comparisons, pairwise = compare_evidence(ev, settings_from(cfg), progress)
     audit = ev.audit
     warnings = list(audit.warnings)  # logged by the loaders where they arose

@@ -22,9 +22,11 @@ import os
 import re
 import stat
 import traceback
+import tempfile
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
+from datetime import datetime
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -933,11 +935,43 @@ def _quiet(*names: str) -> Iterator[None]:
             lg.setLevel(level)
 
 
-def render_pdf(html: str, target: Path) -> None:
-    from weasyprint import HTML  # noqa: PLC0415
+#: Archival PDF variants ``--pdf-variant`` offers: PDF/A-3 is the part of ISO 19005 that allows
+#: embedded files (``metrics.json`` travels inside the PDF); b = visual appearance, u = also
+#: Unicode text.
+PDF_VARIANTS = ("pdf/a-3b", "pdf/a-3u")
 
-    with _quiet("weasyprint", "fontTools"):
-        HTML(string=html, url_fetcher=_url_fetcher(), base_url=None).write_pdf(str(target))
+
+def render_pdf(html: str, target: Path, variant: str | None = None, attachments: dict[str, bytes] | None = None,
+               when: str | None = None) -> None:
+    """Lay ``html`` out as a PDF at ``target``.
+
+    ``variant`` (one of :data:`PDF_VARIANTS`): an archival PDF/A file (WeasyPrint's
+    ``pdf_variant``: sRGB output intent, XMP metadata, a document identifier), tagged where the
+    installed WeasyPrint can (``pdf_tags``, WeasyPrint ≥ 67), with ``attachments`` (file name →
+    bytes) embedded; ``when`` (ISO 8601, the run's timestamp) dates the attachments so the same
+    run gives the same file.
+    """
+    import weasyprint  # noqa: PLC0415
+
+    options: dict[str, object] = {}
+    with ExitStack() as stack:
+        if variant is not None:
+            if variant not in PDF_VARIANTS:
+                raise ValueError(f"unknown PDF variant {variant!r}; choose from {', '.join(PDF_VARIANTS)}")
+            options["pdf_variant"] = variant
+            if "pdf_tags" in weasyprint.DEFAULT_OPTIONS:
+                options["pdf_tags"] = True
+            stamp = datetime.fromisoformat(when.replace("Z", "+00:00")) if when else None
+            folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="reportgen-attach-")))
+            files = []
+            for name, data in (attachments or {}).items():
+                # a file, not a string: every WeasyPrint since 63 names the attachment after it
+                (folder / name).write_bytes(data)
+                files.append(weasyprint.Attachment(filename=str(folder / name), created=stamp, modified=stamp,
+                                                   relationship="Data", description=f"{name} of this report"))
+            options["attachments"] = files
+        with _quiet("weasyprint", "fontTools"):
+            weasyprint.HTML(string=html, url_fetcher=_url_fetcher(), base_url=None).write_pdf(str(target), **options)
 
 
 _NUMBER_LIST = re.compile(r"\[\s*((?:-?[\d.eE+-]+|null)(?:,\s*(?:-?[\d.eE+-]+|null))*)\s*\]")

@@ -818,6 +818,33 @@ class ComparisonResult(_Frozen):
         _check_names(result, source)
         return result
 
+    def __repr__(self) -> str:
+        """One line (the generated repr of every curve point ran to hundreds of kilobytes)."""
+        pm = self.run.primary_metric
+        shown = ", ".join(f"{n} {pm} {_short(m.metrics.get(pm))}" for n, m in self.models.items())
+        return (f"<ComparisonResult {self.run.title!r}: {self.run.task}, {len(self.models)} model(s), "
+                f"baseline {self.run.baseline!r}; {shown}>")
+
+    def _repr_html_(self) -> str | None:
+        """Jupyter's rich display: the summary and key figures (:mod:`reportgen.notebook`), or
+        None (plain repr) when no display is registered (see :func:`set_html_display`)."""
+        show = _HTML_DISPLAY.get("html")
+        return None if show is None else show(self)
+
+
+#: The notebook display of a result, registered by the report layer (:mod:`reportgen.notebook`,
+#: imported with the public API) so that this module stays a leaf that imports no renderer.
+_HTML_DISPLAY: dict[str, typing.Callable[[ComparisonResult], str]] = {}
+
+
+def set_html_display(show: typing.Callable[[ComparisonResult], str]) -> None:
+    """Register the function that renders a result as HTML for ``_repr_html_``."""
+    _HTML_DISPLAY["html"] = show
+
+
+def _short(v: float | None) -> str:
+    return "n/a" if v is None else f"{v:.4g}"
+
 
 # --------------------------------------------------------------------------------------
 # Dataclass → JSON
@@ -1195,4 +1222,5 @@ __all__ = [
     "json_schema",
     "to_jsonable",
     "from_jsonable",
+    "set_html_display",
 ]

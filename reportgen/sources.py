@@ -20,7 +20,7 @@ from reportgen.io.files import FileInfo
 from reportgen.io.validate import columns_for, id_key_list, keys, label_key, lost_ids, numeric
 from reportgen.sources_multiclass import load_multiclass
 
-__all__ = ["Dataset", "FileInfo", "ModelData", "date_range", "load_dataset", "read_frames"]
+__all__ = ["Dataset", "FileInfo", "ModelData", "dataset_of_frames", "date_range", "load_dataset", "read_frames"]
 
 
 def load_dataset(cfg: Config) -> Dataset:
@@ -28,6 +28,12 @@ def load_dataset(cfg: Config) -> Dataset:
     if cfg.task == "multiclass":
         return load_multiclass(cfg)
     frames, files = read_frames(cfg)
+    return dataset_of_frames(cfg, frames, files)
+
+
+def dataset_of_frames(cfg: Config, frames: dict[Path, pd.DataFrame], files: list[FileInfo]) -> Dataset:
+    """Validate and align binary models whose columns are already read: ``frames[Path(m.file)]``
+    holds each model's columns (from a file, or a DataFrame handed to :mod:`reportgen.api`)."""
     dropped: list[tuple[str, str, int]] = []
     warnings: list[str] = []
     models: list[ModelData] = []

@@ -479,6 +479,8 @@ def write_outputs(
     overwrite: bool = True,
     extra: Mapping[str, bytes] | None = None,
     reservation: Reservation | None = None,
+    pdf_variant: str | None = None,
+    full_curves: bool = False,
 ) -> dict[str, Path]:
     """Write the chosen formats into ``out_dir`` as its new report set: all of them, or none.
 
@@ -486,8 +488,11 @@ def write_outputs(
     now does not survive from an earlier run). ``extra`` adds report files given as bytes
     (``reportgen render`` keeps the ``metrics.json`` it rendered from). ``reservation`` is a
     directory already locked with :func:`reserve` (the CLI locks before computing); without
-    it the directory is locked here. Returns the absolute path of each file written, by
-    format (and by file name for ``extra``).
+    it the directory is locked here. ``pdf_variant`` (``"pdf/a-3b"``): the PDF is archival
+    PDF/A with the run's ``metrics.json`` embedded (the bytes written beside it, or ``extra``'s).
+    ``metrics.json`` stores curves simplified to what a figure shows (:mod:`reportgen.stored_curves`),
+    and the figures are drawn from those; ``full_curves`` keeps every point the engine kept.
+    Returns the absolute path of each file written, by format (and by file name for ``extra``).
     """
     import reportgen.export as export  # noqa: PLC0415
     import reportgen.render as render  # noqa: PLC0415  (render re-exports this function)
@@ -500,10 +505,17 @@ def write_outputs(
         raise ValueError(f"extra files must be report files ({', '.join(sorted(REPORT_FILES))}), not {unknown}")
     if reservation is None:
         with reserve(out_dir, overwrite) as held:
-            return write_outputs(result, out_dir, formats, theme, overwrite, extra, held)
+            return write_outputs(result, out_dir, formats, theme, overwrite, extra, held, pdf_variant, full_curves)
     if output_path(out_dir) != reservation.target:
         raise ValueError(f"{out_dir} is not the reserved directory {reservation.target}")
 
+    if not full_curves and FILE_NAMES["json"] not in extra:
+        # the curves metrics.json stores (simplified, exact points); the figures are drawn from
+        # them too, so a report re-rendered from its metrics.json is the same report. A result
+        # rendered from a saved metrics.json (``extra``) is drawn as it was saved.
+        import reportgen.stored_curves as stored_curves  # noqa: PLC0415
+
+        result = stored_curves.for_json(result)
     view: dict | None = None
 
     def html_view() -> dict:
@@ -512,14 +524,28 @@ def write_outputs(
             view = render.build_view(result, theme)
         return view
 
+    stored_json: str | None = None
+
+    def json_text() -> str:
+        nonlocal stored_json
+        if stored_json is None:
+            stored_json = render.result_json(result)
+        return stored_json
+
     def write_json(path: Path) -> None:
-        path.write_text(render.result_json(result), encoding="utf-8")
+        path.write_text(json_text(), encoding="utf-8")
 
     def write_html(path: Path) -> None:
         path.write_text(render.render_html(result, theme, view=html_view()), encoding="utf-8")
 
     def write_pdf(path: Path) -> None:
-        render.render_pdf(render.render_html(result, theme, for_pdf=True, view=html_view()), path)
+        html = render.render_html(result, theme, for_pdf=True, view=html_view())
+        if pdf_variant is None:
+            render.render_pdf(html, path)
+            return
+        saved = extra.get(FILE_NAMES["json"])
+        attached = {FILE_NAMES["json"]: saved if saved is not None else json_text().encode("utf-8")}
+        render.render_pdf(html, path, variant=pdf_variant, attachments=attached, when=result.run.created)
 
     def write_bytes(data: bytes) -> Callable[[Path], None]:
         return lambda path: path.write_bytes(data)

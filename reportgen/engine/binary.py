@@ -767,6 +767,61 @@ def decimate(x: np.ndarray, y: np.ndarray, max_points: int = 1000, keep: np.ndar
     return _around(np.searchsorted(arc, targets, side="left"), n, keep)
 
 
+def simplify(x: np.ndarray, y: np.ndarray, tolerance: float, keep: np.ndarray | None = None) -> np.ndarray:
+    """Indices of the points of a polyline that Ramer–Douglas–Peucker keeps at ``tolerance``.
+
+    Ramer (1972), Douglas & Peucker (1973): a span between two kept points keeps its point
+    farthest from the chord (as a segment) when that distance exceeds ``tolerance``,
+    and both halves are examined again; so every dropped point lies within ``tolerance`` of the
+    polyline through the kept ones, and the kept points are exact points of the curve (a
+    subset, never moved). The ends, ``keep`` (e.g. convex-hull vertices), every point with a
+    non-finite coordinate (an undefined precision: a gap in the drawn line) and its neighbours
+    are kept and split the curve first.
+
+    Vectorised by level: every open span of a level is measured in one pass over its interior
+    points (``np.maximum.reduceat`` over contiguous blocks), so the Python loop runs once per
+    level of the recursion, not per point. Ties for the farthest point split at the first.
+    """
+    n = x.shape[0]
+    if n <= 2:
+        return np.arange(n)
+    gap = ~(np.isfinite(x) & np.isfinite(y))
+    kept = gap.copy()
+    kept[1:] |= gap[:-1]  # a gap's neighbours end the drawn pieces on either side of it
+    kept[:-1] |= gap[1:]
+    kept[[0, n - 1]] = True
+    if keep is not None:
+        kept[np.asarray(keep, dtype=np.int64)] = True
+    anchors = np.flatnonzero(kept)
+    lo, hi = anchors[:-1], anchors[1:]
+    while True:
+        inner = hi - lo - 1
+        lo, hi, inner = lo[inner > 0], hi[inner > 0], inner[inner > 0]
+        if lo.size == 0:
+            break
+        span = np.repeat(np.arange(lo.size), inner)
+        first = np.cumsum(inner) - inner  # where each span's block starts
+        idx = lo[span] + 1 + (np.arange(span.size) - first[span])
+        x0, y0 = x[lo][span], y[lo][span]
+        dx, dy = x[hi][span] - x0, y[hi][span] - y0
+        px, py = x[idx] - x0, y[idx] - y0
+        # distance to the chord as a segment (the projection clamped to its ends): a point beyond
+        # an end, e.g. a spike on a steep chord, is as far as it looks
+        den = dx * dx + dy * dy
+        t = np.clip(np.where(den > 0, (px * dx + py * dy) / np.where(den > 0, den, 1.0), 0.0), 0.0, 1.0)
+        dist = np.hypot(px - t * dx, py - t * dy)
+        far = np.maximum.reduceat(dist, first)
+        split = far > tolerance
+        if not split.any():
+            break
+        at_max = np.flatnonzero(dist == far[span])
+        _, first_max = np.unique(span[at_max], return_index=True)  # first farthest point per span
+        cut = idx[at_max[first_max]]
+        kept[cut[split]] = True
+        lo, hi = np.concatenate([lo[split], cut[split]]), np.concatenate([cut[split], hi[split]])
+    return np.flatnonzero(kept)
+
+
 def _around(idx: np.ndarray, n: int, keep: np.ndarray | None) -> np.ndarray:
     """The points at and just before each arc-length target, the ends, and ``keep``."""
     idx = np.clip(idx, 0, n - 1)

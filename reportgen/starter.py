@@ -1,0 +1,205 @@
+"""``reportgen init DATAFILE``: a commented starter config guessed from a data file's columns.
+
+Reads the header and the first :data:`SAMPLE_ROWS` rows of a CSV or Parquet file and guesses:
+
+* the **label**: a column with exactly two distinct values, preferring names such as
+  ``default_flag``, ``target``, ``label``, ``is_fraud`` (:data:`LABEL_NAMES`); its positive class
+  is ``1`` / ``True`` / a "yes"-like value when there is one, else the rarer value (the event);
+* the **id**: a column named like an id (``application_id``, ``id``, ``key``) whose sampled
+  values are all distinct; a **date** column named like a date whose values parse as dates;
+* the **models**: every other numeric column with more than two distinct values, one model each.
+  A model's ``direction`` is ``lower`` when its sample AUC is below one half (a scorecard whose
+  high points mean a safe applicant); a score outside [0, 1] gets its own ``threshold``, the
+  sample quantile that flags as many rows as there are positives.
+
+Every guess is written as a comment beside the key, so the reader checks it before a run; the
+config validates as written (a test runs ``reportgen validate`` on it). Nothing is computed that
+a report relies on: the run recomputes everything from the whole file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from reportgen.errors import InputError, UserError
+from reportgen.io.files import check_input, is_parquet, parquet_dataset
+
+#: Rows read to guess from (the guesses need a sample, not the file).
+SAMPLE_ROWS = 50_000
+LABEL_NAMES = re.compile(r"(^y$|label|target|default|flag|outcome|^bad|churn|fraud|event|response|^is_|^has_)", re.I)
+ID_NAMES = re.compile(r"(^id$|_id$|^id_|^key$|_key$|uuid|^row_?id$)", re.I)
+DATE_NAMES = re.compile(r"(date|time|month|period|_dt$|^dt_)", re.I)
+WEIGHT_NAMES = re.compile(r"(^w$|weight|^wgt)", re.I)
+POSITIVE_WORDS = re.compile(r"^(1|1\.0|true|yes|y|bad|default|positive|pos|event|fraud)$", re.I)
+
+
+@dataclass(frozen=True)
+class Guess:
+    """What the sample suggests; ``notes`` are the comments written beside each key."""
+
+    label: str
+    positive: object
+    id: str | None
+    date: str | None
+    weight: str | None
+    models: tuple[tuple[str, str, float | None], ...]  # (column, direction, own threshold or None)
+    notes: dict[str, str]
+
+
+def read_sample(path: Path, rows: int = SAMPLE_ROWS) -> pd.DataFrame:
+    """The first ``rows`` rows of a CSV or Parquet file (one-line errors for unreadable files)."""
+    check_input(path)
+    if is_parquet(path):
+        return parquet_dataset(path).head(rows).to_pandas()
+    try:
+        return pd.read_csv(path, nrows=rows, low_memory=False)
+    except (UnicodeDecodeError, OSError, pd.errors.ParserError, ValueError) as exc:
+        raise InputError(f"{path}: cannot read as CSV ({str(exc).splitlines()[0] if str(exc) else exc})") from None
+
+
+def _auc(scores: np.ndarray, positive: np.ndarray) -> float | None:
+    """Mann–Whitney AUC of ``scores`` for the boolean ``positive`` (midranks for ties)."""
+    ok = np.isfinite(scores)
+    s, y = scores[ok], positive[ok]
+    n_pos, n_neg = int(y.sum()), int((~y).sum())
+    if n_pos == 0 or n_neg == 0:
+        return None
+    ranks = pd.Series(s).rank(method="average").to_numpy()
+    return float((ranks[y].sum() - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg))
+
+
+def _positive_of(values: pd.Series) -> object:
+    """The positive class of a two-valued label: 1 / True / a yes-like word, else the rarer value."""
+    distinct = values.dropna().unique().tolist()
+    for v in distinct:
+        if isinstance(v, (bool, np.bool_)) and bool(v):
+            return True
+    for v in sorted(distinct, key=str):
+        if POSITIVE_WORDS.match(str(v).strip()):
+            return v.item() if isinstance(v, np.generic) else v
+    rarer = values.value_counts().idxmin()
+    return rarer.item() if isinstance(rarer, np.generic) else rarer
+
+
+def guess(df: pd.DataFrame, source: str) -> Guess:
+    """The label, id, date, weight and score columns ``df`` suggests (see the module docstring)."""
+    columns = [str(c) for c in df.columns]
+    df = df.set_axis(columns, axis=1)
+    distinct = {c: int(df[c].nunique(dropna=True)) for c in columns}
+    two = [c for c in columns if distinct[c] == 2]
+    named = [c for c in two if LABEL_NAMES.search(c)]
+    if not (named or two):
+        raise UserError(f"{source}: no column has exactly two distinct values to use as the label "
+                        f"(columns: {', '.join(columns)}); write the config by hand (see configs/demo.yaml)")
+    label = (named or two)[0]
+    notes = {"label": f"two values: {', '.join(map(str, sorted(df[label].dropna().unique().tolist(), key=str)))}"}
+    positive = _positive_of(df[label])
+    notes["positive"] = "the value that marks the event (1, True or a yes-like word, else the rarer value)"
+    n = int(df[label].notna().sum())
+    ids = [c for c in columns if c != label and ID_NAMES.search(c) and distinct[c] == int(df[c].notna().sum()) == len(df)]
+    id_col = ids[0] if ids else None
+    if id_col:
+        notes["id"] = "every sampled value is distinct: rows are matched across files by it"
+    date = None
+    for c in columns:
+        if c not in (label, id_col) and DATE_NAMES.search(c) and not pd.api.types.is_numeric_dtype(df[c]):
+            try:
+                parsed = df[c] if pd.api.types.is_datetime64_any_dtype(df[c]) else pd.to_datetime(
+                    df[c], errors="coerce", format="mixed")
+            except (TypeError, ValueError):
+                continue
+            if parsed.notna().mean() > 0.9:
+                date, notes["date"] = c, "its first and last date are shown as the report's period"
+                break
+    numeric = [c for c in columns if c not in (label, id_col, date) and pd.api.types.is_numeric_dtype(df[c])
+               and not pd.api.types.is_bool_dtype(df[c])]
+    weights = [c for c in numeric if WEIGHT_NAMES.search(c) and bool((df[c].dropna() >= 0).all())]
+    weight = weights[0] if weights else None
+    is_pos = (df[label] == positive).to_numpy()
+    prevalence = float(is_pos[df[label].notna().to_numpy()].mean()) if n else 0.5
+    models = []
+    for c in numeric:
+        if c == weight or distinct[c] <= 2:
+            continue
+        s = pd.to_numeric(df[c], errors="coerce").to_numpy(dtype=np.float64)
+        auc = _auc(s, is_pos)
+        direction = "lower" if auc is not None and auc < 0.5 else "higher"
+        finite = s[np.isfinite(s)]
+        own = None
+        if finite.size and (finite.min() < 0 or finite.max() > 1):
+            q = prevalence if direction == "lower" else 1 - prevalence
+            own = float(np.quantile(finite, q))
+        shown = "n/a" if auc is None else f"{max(auc, 1 - auc):.3f}"
+        notes[f"model:{c}"] = (f"sample AUC {shown}" + ("; lower scores go with the positive class" if direction == "lower" else "")
+                               + ("; threshold: flags about as many rows as there are positives" if own is not None else ""))
+        models.append((c, direction, own))
+    if not models:
+        raise UserError(f"{source}: no numeric score column besides the label {label!r} "
+                        f"(columns: {', '.join(columns)}); write the config by hand (see configs/demo.yaml)")
+    return Guess(label, positive, id_col, date, weight, tuple(models), notes)
+
+
+def _y(value: object) -> str:
+    """A YAML scalar: JSON's quoting is valid YAML (strings double-quoted, numbers and booleans bare)."""
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    return json.dumps(value, ensure_ascii=False)
+
+
+def render(g: Guess, data_file: str, title: str) -> str:
+    """The starter config's YAML text, each guess commented; ``data_file`` as the config names it."""
+    schema = Path(__file__).resolve().parent / "schema" / "config.schema.json"
+    lines = [
+        f"# yaml-language-server: $schema={schema}",
+        f"# Starter config written by `reportgen init` from the columns of {data_file}.",
+        "# Every value below is a guess from the first rows: check each one, then run",
+        "#   reportgen validate THIS_FILE && reportgen run THIS_FILE",
+        f"title: {_y(title)}",
+        "task: binary",
+        f"label: {_y(g.label)}  # {g.notes['label']}",
+        f"positive: {_y(g.positive)}  # {g.notes['positive']}",
+        (f"id: {_y(g.id)}  # {g.notes['id']}" if g.id else "# id: null  # no unique id column found: rows are matched by position"),
+    ]
+    if g.date:
+        lines.append(f"date: {_y(g.date)}  # {g.notes['date']}")
+    lines.append(f"# weight: {_y(g.weight)}  # a weight-like column: uncomment to weight rows" if g.weight
+                 else "# weight: null  # a sample-weight column, if rows carry weights")
+    lines += [
+        "threshold: 0.5  # decision threshold for probabilities: positive when score >= threshold",
+        "costs: {fn: 1, fp: 1}  # cost of a missed positive and of a false alarm: set your own",
+        f"baseline: {_y(g.models[0][0])}  # the model every other is compared with",
+        "bootstrap: {resamples: 500, seed: 20240601}",
+        "models:",
+    ]
+    for column, direction, own in g.models:
+        lines += [f"  - name: {_y(column)}  # {g.notes['model:' + column]}",
+                  f"    file: {_y(data_file)}",
+                  f"    score: {_y(column)}"]
+        if direction == "lower":
+            lines.append("    direction: lower")
+        if own is not None:
+            lines.append(f"    threshold: {_y(own)}")
+    lines += ["output:", "  dir: reports/{config}", "  formats: [html, pdf, json]", ""]
+    return "\n".join(lines)
+
+
+def starter_config(data: str | Path, config: str | Path) -> str:
+    """The starter config for ``data``; its path relative to ``config``'s directory when that is
+    at most one level up, else absolute."""
+    path = Path(data)
+    g = guess(read_sample(path), str(path))
+    absolute = path.resolve()
+    relative = os.path.relpath(absolute, Path(config).resolve().parent)
+    # beside or near the config: relative (the pair can move together); far away: absolute
+    shown = str(absolute) if relative.startswith(os.path.join(os.pardir, os.pardir)) else relative
+    return render(g, shown, f"Model comparison: {path.stem}")
+
+
+__all__ = ["Guess", "SAMPLE_ROWS", "guess", "read_sample", "render", "starter_config"]

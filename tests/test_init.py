@@ -1,0 +1,88 @@
+"""``reportgen init DATAFILE`` (issue 21): a commented starter config guessed from the columns,
+valid as written (``reportgen validate`` accepts it, the config schema too)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import jsonschema
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+
+from reportgen.config import SCHEMA_FILE, load_config
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _init(cli, data: Path, out: Path, *extra: str) -> int:
+    return cli(["init", str(data), "--out", str(out), "--quiet", *extra])
+
+
+def test_the_demo_scorecard_gives_a_config_that_validates(cli, tmp_path: Path) -> None:
+    out = tmp_path / "starter.yaml"
+    assert _init(cli, ROOT / "configs" / "data" / "champion_scorecard.csv", out) == 0
+    text = out.read_text(encoding="utf-8")
+    data = yaml.safe_load(text)
+    assert (data["label"], data["positive"], data["id"], data["date"]) == (
+        "default_flag", 1, "application_id", "application_date")
+    [model] = data["models"]
+    # scorecard points: high = safe, so lower scores go with a default; its own threshold
+    assert model["score"] == "score_points" and model["direction"] == "lower" and 300 < model["threshold"] < 900
+    assert "sample AUC 0.7" in text and "# Every value below is a guess" in text
+    jsonschema.validate(data, json.loads(SCHEMA_FILE.read_text(encoding="utf-8")))
+    assert cli(["validate", str(out), "--quiet"]) == 0
+    cfg, _ = load_config(out)
+    assert cfg.models[0].file.resolve() == (ROOT / "configs" / "data" / "champion_scorecard.csv").resolve()
+
+
+def test_text_labels_weights_and_a_reversed_score(cli, tmp_path: Path) -> None:
+    rng = np.random.default_rng(5)
+    n = 500
+    bad = rng.random(n) < 0.2
+    df = pd.DataFrame({
+        "segment": rng.choice(["a", "b", "c"], n),
+        "outcome": np.where(bad, "yes", "no"),
+        "p_model": np.round(np.clip(0.3 * bad + rng.normal(0.3, 0.15, n), 0, 1), 4),
+        "points": np.round(700 - 120 * bad + rng.normal(0, 60, n)),
+        "weight": rng.integers(1, 5, n),
+    })
+    data = tmp_path / "holdout.csv"
+    df.to_csv(data, index=False)
+    out = tmp_path / "cfg" / "starter.yaml"
+    out.parent.mkdir()
+    assert _init(cli, data, out) == 0
+    text = out.read_text(encoding="utf-8")
+    cfg = yaml.safe_load(text)
+    assert cfg["label"] == "outcome" and cfg["positive"] == "yes"
+    assert "id" not in cfg and "# id: null" in text  # no unique id column: by position
+    assert "weight" not in cfg and '# weight: "weight"' in text  # suggested, not switched on
+    models = {m["name"]: m for m in cfg["models"]}
+    assert set(models) == {"p_model", "points"}
+    assert models["p_model"].get("direction", "higher") == "higher" and "threshold" not in models["p_model"]
+    assert models["points"]["direction"] == "lower" and "threshold" in models["points"]
+    assert models["points"]["file"] == "../holdout.csv"  # relative to the config's directory
+    assert cli(["validate", str(out), "--quiet"]) == 0
+
+
+def test_no_label_and_an_existing_file_are_one_line_errors(cli, tmp_path: Path, capsys) -> None:
+    data = tmp_path / "scores.csv"
+    pd.DataFrame({"a": [0.1, 0.2, 0.3], "b": [1, 2, 3]}).to_csv(data, index=False)
+    assert _init(cli, data, tmp_path / "x.yaml") == 2
+    err = capsys.readouterr().err
+    assert "no column has exactly two distinct values" in err and err.count("\n") == 1
+    existing = tmp_path / "exists.yaml"
+    existing.write_text("keep me\n", encoding="utf-8")
+    good = ROOT / "configs" / "data" / "naive.csv"
+    assert _init(cli, good, existing) == 2
+    assert "already exists; pass --overwrite" in capsys.readouterr().err
+    assert existing.read_text(encoding="utf-8") == "keep me\n"
+    assert _init(cli, good, existing, "--overwrite") == 0
+    assert yaml.safe_load(existing.read_text(encoding="utf-8"))["label"] == "default_flag"
+
+
+def test_a_missing_file_is_exit_2(cli, tmp_path: Path, capsys) -> None:
+    assert _init(cli, tmp_path / "nope.csv", tmp_path / "x.yaml") == 2
+    assert "file not found" in capsys.readouterr().err
