@@ -152,7 +152,7 @@ def _map_paired(cfg: Config, part: str, shared: tuple[list[ScoreTable], list[Any
 def _reduce_paired(*parts: S.PairedAccumulator) -> S.PairedAccumulator:
     out = parts[0]
     for p in parts[1:]:
-        out.add_moments((p.c10, p.c01, p.agree, p.joint))
+        out.merge(p)
     return out
 
 

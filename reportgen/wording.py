@@ -9,6 +9,14 @@ engine made it.
 from __future__ import annotations
 
 from reportgen.engine.compare import DELONG_MIN_ROWS, PATTERN_BOOTSTRAP, ROW_BOOTSTRAP, TABLE_BOOTSTRAP
+from reportgen.engine.intervals import (
+    BINNED_BOOTSTRAP,
+    JOINT_BINNED_BOOTSTRAP,
+    JOINT_BINS,
+    JOINT_BOOTSTRAP,
+    MAX_PAIR_MODELS,
+    MODEL_BINS,
+)
 from reportgen.engine.compare_multiclass import BOOTSTRAP_AUC_MAX_CELLS
 from reportgen.results import Comparison, ComparisonResult
 
@@ -50,9 +58,10 @@ def capability_note(what: str, reason: str) -> str:
         return (f"Intervals of differences of threshold metrics need the models' decisions counted together on "
                 f"aligned rows: {why}; not given.")
     if what == "paired_interval.ranking_metrics":
+        if reason == "not_counted":
+            why = f"the models' joint score tables were not counted (more than {MAX_PAIR_MODELS} models)"
         return ("Intervals of differences of KS, average precision, R-precision, defective pairs, log-loss and "
-                "Brier score need the rows resampled together; the evidence holds score tables only, so they are "
-                "not given.")
+                f"Brier score need the models' scores counted together on aligned rows: {why}; not given.")
     if what == "model_interval.bootstrap":
         return "Bootstrap intervals of weighted models need their rows; the evidence holds score tables only."
     if what == "bootstrap":
@@ -67,6 +76,20 @@ def table_bootstrap_note(resamples: int, seed: int) -> str:
     return (f"Each model's intervals (other than AUC and Gini) come from the stratified bootstrap drawn on its score "
             f"table ({resamples:,} resamples, seed {seed}): per class, how many resampled rows fall on each distinct "
             f"score is one multinomial draw, the distribution of resampling the rows themselves.")
+
+
+BINNED_NOTE = (f"Intervals marked as drawn on a binned score table: the model has more than {MODEL_BINS:,} distinct "
+               f"scores, so its table was cut into at most {MODEL_BINS:,} equal-weight bins (and at its threshold, "
+               "so threshold metrics keep their exact distribution); each interval is moved by the binning's error "
+               "on the data (exact value minus binned value).")
+
+JOINT_NOTE = ("Intervals of differences of KS, average precision, R-precision, defective pairs, log-loss and Brier "
+              "score: paired stratified bootstrap drawn on the pair's joint score table (rows counted by class and "
+              "both models' scores, one multinomial draw per class and resample).")
+
+JOINT_BINNED_NOTE = (f"The joint score table of a pair cuts each model with more than {JOINT_BINS} distinct scores into "
+                     f"{JOINT_BINS} equal-weight bins; each difference's interval is moved by the binning's error on "
+                     "the data (exact difference minus binned difference).")
 
 
 def row_bootstrap_note(resamples: int, seed: int) -> str:
@@ -84,6 +107,12 @@ def comparison_notes(c: Comparison, result: ComparisonResult) -> list[str]:
         notes.append(table_bootstrap_note(run.bootstrap_resamples, run.bootstrap_seed))
     if PATTERN_BOOTSTRAP in c.ci_method.values():
         notes.append(PATTERN_BOOTSTRAP_NOTE)
+    if BINNED_BOOTSTRAP in methods:
+        notes.append(BINNED_NOTE)
+    if c.ci_method and {JOINT_BOOTSTRAP, JOINT_BINNED_BOOTSTRAP} & set(c.ci_method.values()):
+        notes.append(JOINT_NOTE)
+    if JOINT_BINNED_BOOTSTRAP in c.ci_method.values():
+        notes.append(JOINT_BINNED_NOTE)
     if ROW_BOOTSTRAP in methods:
         notes.append(row_bootstrap_note(run.bootstrap_resamples, run.bootstrap_seed))
     notes.extend(c.tests.notes)
@@ -96,7 +125,7 @@ def comparison_notes(c: Comparison, result: ComparisonResult) -> list[str]:
 def interval_kind(result: ComparisonResult) -> str | None:
     """How the bootstrap intervals of the run were drawn (the settings sentence), None without any."""
     methods = {v for m in result.models.values() for v in m.ci_method.values()}
-    if TABLE_BOOTSTRAP in methods:
+    if TABLE_BOOTSTRAP in methods or BINNED_BOOTSTRAP in methods:
         return "stratified bootstrap drawn on each model's score table"
     if ROW_BOOTSTRAP in methods:
         return "stratified bootstrap of the rows"

@@ -30,7 +30,9 @@ from reportgen.engine import binary as B
 from reportgen.engine import stats
 from reportgen.engine.curve import ScoreTable
 from reportgen.engine.evidence import BinaryEvidence, BinaryModelEvidence
-from reportgen.engine.resample import resample_kernel, resampled_metrics, stratified_cell_blocks, table_bootstrap_metrics
+from reportgen.engine import intervals as IV
+from reportgen.engine.intervals import BINNED_BOOTSTRAP, JOINT_BINNED_BOOTSTRAP, JOINT_BOOTSTRAP, TABLE_BOOTSTRAP
+from reportgen.engine.resample import resample_kernel, resampled_metrics, stratified_cell_blocks
 from reportgen.engine.streaming import TableDeLong, delong_from_table, normal_interval
 from reportgen.results import (
     CalibrationData,
@@ -293,7 +295,6 @@ ROW_ONLY_METRICS: tuple[str, ...] = tuple(k for k in B.RANKING_METRICS if k not 
 
 #: Interval methods (``ci_method``), one wording for every engine.
 DELONG, DELONG_PAIRED, DELONG_UNPAIRED = "DeLong", "DeLong (paired)", "DeLong (unpaired, Welch t)"
-TABLE_BOOTSTRAP = "bootstrap"  # stratified, drawn per cell of the model's score table
 PATTERN_BOOTSTRAP = "paired bootstrap of decision patterns"
 ROW_BOOTSTRAP = "bootstrap of rows"  # stratified over the kept rows, one draw for every model (paired)
 
@@ -389,7 +390,8 @@ def compare_binary_evidence(ev: BinaryEvidence, s: Settings, progress: Progress 
     k = len(models_in)
     pairing = ev.pairing
     want = s.resamples > 0
-    rows_boot = _row_bootstrap(ev, s, progress) if want and ev.rows is not None and (k > 1 or ev.weighted) else None
+    # the rows are resampled only for weighted models (a weighted cell is not a count)
+    rows_boot = _row_bootstrap(ev, s, progress) if want and ev.rows is not None and ev.weighted else None
 
     models: dict[str, ModelResult] = {}
     delong: dict[str, TableDeLong] = {}
@@ -409,9 +411,10 @@ def compare_binary_evidence(ev: BinaryEvidence, s: Settings, progress: Progress 
             if d.variance == 0.0:
                 test_warnings = (f"AUC interval: DeLong's variance is 0 (AUC = {d.auc:g}, the classes are perfectly "
                                  "separated), so the interval has zero width and understates the uncertainty",)
-        boot, how = None, TABLE_BOOTSTRAP
+        boot, how, shift = None, TABLE_BOOTSTRAP, np.zeros(len(B.METRICS))
         if want and not t.weighted:
-            boot = table_bootstrap_metrics(t, m.threshold, s.resamples, rng, s.beta, s.costs, m.probabilities)
+            draws = IV.model_bootstrap(t, m.threshold, s.resamples, rng, s.beta, s.costs, m.probabilities)
+            boot, how, shift = draws.samples, draws.method, draws.shift
         elif want and rows_boot is not None:
             boot, how = rows_boot[:, j], ROW_BOOTSTRAP
         elif want:
@@ -420,7 +423,7 @@ def compare_binary_evidence(ev: BinaryEvidence, s: Settings, progress: Progress 
             for q, metric in enumerate(B.METRICS):
                 if metric in ci or metric == "baseline_accuracy":
                     continue
-                iv = _ci(boot[:, q], s.level)
+                iv = IV.percentile(boot[:, q], float(shift[q]), s.level, *B.RANGES.get(metric, (None, None)))
                 if iv is not None:
                     ci[metric], method[metric] = iv, how
         if progress is not None and rows_boot is None:
@@ -433,6 +436,7 @@ def compare_binary_evidence(ev: BinaryEvidence, s: Settings, progress: Progress 
     joint = None
     if pairing.patterns is not None and want and not ev.weighted:
         joint = joint_bootstrap(pairing.patterns, k, s, np.random.default_rng((s.seed, 1)))
+    pair_rng = np.random.default_rng((s.seed, 3))  # one stream, comparisons in config order
     tidx = {m: q for q, m in enumerate(B.THRESHOLD_METRICS)}
     midx = {m: q for q, m in enumerate(B.METRICS)}
     pending, raw_d, raw_m = [], [], []
@@ -465,8 +469,23 @@ def compare_binary_evidence(ev: BinaryEvidence, s: Settings, progress: Progress 
                 boot_p = bootstrap_p(diff_r[:, midx[pm]])
         elif want:
             caps["paired_interval.threshold_metrics"] = "weighted" if pairing.status == "aligned" else pairing.reason
-        # differences of ranking metrics other than AUC and Gini: the rows only
-        if rows_boot is not None:
+        # differences of ranking metrics other than AUC and Gini: the pair's joint score table
+        # (every engine's paired pass), else the kept rows (weighted)
+        pair = None if pairing.pair_counts is None or ev.weighted or not want else pairing.pair_counts.of(j, b)
+        if pair is not None:
+            pc = pairing.pair_counts
+            assert pc is not None
+            dr = IV.pair_bootstrap(pair, pc.luts[j], pc.luts[b], (m.table, models_in[b].table),
+                                   (m.threshold, models_in[b].threshold), (m.probabilities, models_in[b].probabilities),
+                                   s.resamples, pair_rng, s.beta, s.costs)
+            how_r = JOINT_BINNED_BOOTSTRAP if dr.binned else JOINT_BOOTSTRAP
+            for metric in ROW_ONLY_METRICS:
+                q = midx[metric]
+                if (iv := IV.percentile(dr.samples[:, q], float(dr.shift[q]), s.level)) is not None:
+                    ci[metric], method[metric] = iv, how_r
+            if pm in ROW_ONLY_METRICS:
+                boot_p = bootstrap_p(dr.samples[:, midx[pm]] + dr.shift[midx[pm]])
+        elif rows_boot is not None:
             diff_r = rows_boot[:, j] - rows_boot[:, b]
             for metric in ROW_ONLY_METRICS:
                 if (iv := _ci(diff_r[:, midx[metric]], s.level)) is not None:
@@ -474,7 +493,8 @@ def compare_binary_evidence(ev: BinaryEvidence, s: Settings, progress: Progress 
             if pm in ROW_ONLY_METRICS:
                 boot_p = bootstrap_p(diff_r[:, midx[pm]])
         elif want:
-            caps["paired_interval.ranking_metrics"] = "needs_rows"
+            caps["paired_interval.ranking_metrics"] = (
+                pairing.reason if pairing.status == "unpaired" else "weighted" if ev.weighted else "not_counted")
         # AUC and Gini: DeLong, paired when the covariance was counted
         dl = None
         test_notes: list[str] = []

@@ -33,6 +33,7 @@ import numpy as np
 
 from reportgen.engine.class_tables import ClassTables
 from reportgen.engine.curve import ScoreTable
+from reportgen.engine.intervals import PairCounts
 from reportgen.results import BinningInfo
 
 #: Why rows are paired or not (:attr:`Pairing.reason`).
@@ -97,6 +98,9 @@ class Pairing:
         patterns: shape (2^(k+1),) (binary, k ≤ 15), rows per pattern ``y + 2·Σ_i right_i·2^i``
             of the truth and every model's decision being right: the paired bootstrap of
             every threshold metric at O(patterns) per resample; None otherwise.
+        pair_counts: rows by (class, bin of a, bin of b) for every pair of models
+            (:class:`~reportgen.engine.intervals.PairCounts`): the paired bootstrap of
+            ranking-metric differences at O(cells) per resample; None when not counted.
     """
 
     status: Literal["aligned", "unpaired"]
@@ -104,6 +108,7 @@ class Pairing:
     covariance: np.ndarray | None = None
     agree: np.ndarray | None = None
     patterns: np.ndarray | None = None
+    pair_counts: PairCounts | None = None
 
     def __post_init__(self) -> None:
         if self.reason not in PAIRING_REASONS:

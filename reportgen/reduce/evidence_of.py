@@ -194,7 +194,8 @@ def _pairing_of(acc: S.PairedAccumulator) -> Pairing:
     covariance only with two rows of each class: its sample variances divide by m − 1)."""
     t = acc.tables[0]
     cov = acc.covariance() if min(t.total_pos, t.total_neg) >= 2 else None
-    return Pairing("aligned", "aligned", cov, acc.agree.copy(), None if acc.joint is None else acc.joint.copy())
+    pairs = None if acc.pair_tables is None else acc.pair_tables.finish()
+    return Pairing("aligned", "aligned", cov, acc.agree.copy(), None if acc.joint is None else acc.joint.copy(), pairs)
 
 
 def binary_evidence_of_stream(cfg: Config, data) -> BinaryEvidence:
