@@ -11,6 +11,7 @@ from __future__ import annotations
 from reportgen.engine.compare import DELONG_MIN_ROWS, PATTERN_BOOTSTRAP, ROW_BOOTSTRAP, TABLE_BOOTSTRAP
 from reportgen.engine.intervals import (
     BINNED_BOOTSTRAP,
+    COUNT_BOOTSTRAP,
     JOINT_BINNED_BOOTSTRAP,
     JOINT_BINS,
     JOINT_BOOTSTRAP,
@@ -33,8 +34,8 @@ PAIRING_TEXT = {
 }
 
 #: Multiclass comparisons without the rows (capability ``bootstrap``: ``needs_rows``).
-NO_BOOTSTRAP = ("Bootstrap intervals of multiclass metrics need the rows; the evidence holds counts only, so the "
-                "metrics and their deltas are exact but have no intervals.")
+NO_BOOTSTRAP = ("Intervals of the differences between multiclass models, and of the models' AUCs, need the rows "
+                "resampled together; the evidence holds counts only, so the deltas are exact but have no intervals.")
 
 PATTERN_BOOTSTRAP_NOTE = ("Intervals of differences of threshold metrics (accuracy, F1, MCC, expected cost, …): paired "
                           "stratified bootstrap of the models' decisions, counted per pattern of truth and decisions.")
@@ -92,6 +93,13 @@ JOINT_BINNED_NOTE = (f"The joint score table of a pair cuts each model with more
                      "the data (exact difference minus binned difference).")
 
 
+def count_bootstrap_note(resamples: int, seed: int) -> str:
+    return (f"Each multiclass model's intervals of the metrics of its confusion counts and of its log-loss come from "
+            f"the stratified bootstrap drawn on its counts ({resamples:,} resamples, seed {seed}): per true class, how "
+            "the resampled rows are predicted (and where their true class's probabilities fall) is one multinomial "
+            "draw, the distribution of resampling the rows themselves.")
+
+
 def row_bootstrap_note(resamples: int, seed: int) -> str:
     return (f"Intervals marked as drawn from the rows come from the stratified bootstrap of the kept rows, one draw "
             f"for every model ({resamples:,} resamples, seed {seed}), so differences are paired.")
@@ -109,6 +117,8 @@ def comparison_notes(c: Comparison, result: ComparisonResult) -> list[str]:
         notes.append(PATTERN_BOOTSTRAP_NOTE)
     if BINNED_BOOTSTRAP in methods:
         notes.append(BINNED_NOTE)
+    if COUNT_BOOTSTRAP in methods:
+        notes.append(count_bootstrap_note(run.bootstrap_resamples, run.bootstrap_seed))
     if c.ci_method and {JOINT_BOOTSTRAP, JOINT_BINNED_BOOTSTRAP} & set(c.ci_method.values()):
         notes.append(JOINT_NOTE)
     if JOINT_BINNED_BOOTSTRAP in c.ci_method.values():
@@ -127,6 +137,8 @@ def interval_kind(result: ComparisonResult) -> str | None:
     methods = {v for m in result.models.values() for v in m.ci_method.values()}
     if TABLE_BOOTSTRAP in methods or BINNED_BOOTSTRAP in methods:
         return "stratified bootstrap drawn on each model's score table"
+    if COUNT_BOOTSTRAP in methods:
+        return "stratified bootstrap drawn on each model's confusion counts"
     if ROW_BOOTSTRAP in methods:
         return "stratified bootstrap of the rows"
     return None

@@ -6,14 +6,16 @@ by which engine made it:
 
 * per model (binary): every metric, curve, optimum and prevalence scenario from its score
   table; DeLong intervals of AUC and Gini from the table; bootstrap intervals drawn on the
-  table's cells (:func:`~reportgen.engine.resample.table_bootstrap_metrics`, the distribution
-  of the stratified row bootstrap at O(cells) per resample);
+  table's cells (:func:`~reportgen.engine.intervals.model_bootstrap`, the distribution of the
+  stratified row bootstrap at O(cells) per resample; above 4,096 distinct scores on a binned
+  table cut at the threshold, moved by the binning error);
 * per comparison with the baseline: deltas, relative deltas and error reductions; DeLong's
   paired test from the covariance of aligned rows, else the unpaired test (Welch's t, pROC);
   McNemar's test from the agreement counts; paired bootstrap intervals of threshold-metric
-  differences from the decision-pattern counts; what needs the rows (ranking-metric
-  differences, weighted models) from the kept rows, or a capability code saying it is missing;
-  Holm-adjusted p-values and a verdict.
+  differences from the decision-pattern counts and of ranking-metric differences from the
+  pair's joint score table (:func:`~reportgen.engine.intervals.pair_bootstrap`), both counted
+  in every engine's paired pass; weighted models from the kept rows, or a capability code
+  saying what is missing; Holm-adjusted p-values and a verdict.
 
 Multiclass evidence goes to :func:`reportgen.engine.compare_multiclass.compare_multiclass_evidence`.
 """
@@ -290,7 +292,7 @@ def relative_error_reduction(r_base: float | None, r_model: float | None) -> flo
 #: DeLong's variances are sample variances over each class's placements: two rows at least.
 DELONG_MIN_ROWS = 2
 
-#: Metrics whose paired differences need the rows resampled together (no pattern counts give them).
+#: Ranking metrics whose paired differences come from the joint score tables (or weighted rows).
 ROW_ONLY_METRICS: tuple[str, ...] = tuple(k for k in B.RANKING_METRICS if k not in DELONG_METRICS)
 
 #: Interval methods (``ci_method``), one wording for every engine.
@@ -338,7 +340,7 @@ def _row_bootstrap(ev: BinaryEvidence, s: Settings, progress: Progress | None) -
     One resample is a vector of row multiplicities drawn per class, shared by every model;
     each model's metrics come from :func:`~reportgen.engine.resample.resampled_metrics` on its
     rows' table codes (no sort per resample). O(rows) per resample: used only for what the
-    tables and pattern counts cannot give (weighted models; differences of ranking metrics).
+    tables and counts cannot give (weighted models: a weighted cell is not a count).
     Seeded by ``(seed, 2)``, a stream of its own.
     """
     rows = ev.rows
@@ -382,8 +384,10 @@ def compare_binary_evidence(ev: BinaryEvidence, s: Settings, progress: Progress 
     * each difference with the baseline: AUC and Gini by DeLong's paired test (covariance of
       the aligned rows) or else the unpaired one (variances added, Welch's t as pROC); the
       threshold metrics by the paired bootstrap of the decision-pattern counts (seed
-      ``(seed, 1)``); the ranking metrics by the paired bootstrap of the rows when kept;
-      McNemar's test from the agreement counts; Holm's adjustment over the comparisons.
+      ``(seed, 1)``); the other ranking metrics by the paired bootstrap of the pair's joint
+      score table (seed ``(seed, 3)``, comparisons in config order), or of the kept rows
+      (weighted); McNemar's test from the agreement counts; Holm's adjustment over the
+      comparisons.
     """
     models_in = ev.models
     names = ev.names

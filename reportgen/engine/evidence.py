@@ -203,7 +203,8 @@ class BinaryEvidence:
         models: the models in config order.
         pairing: what paired statistics are possible (:class:`Pairing`).
         audit: the load audit.
-        rows: the aligned rows (memory engine), or None.
+        rows: the aligned rows (memory engine, with several models or weights: what the paired
+            pass and the row bootstrap of weighted models read), or None.
     """
 
     models: tuple[BinaryModelEvidence, ...]

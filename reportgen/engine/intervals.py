@@ -324,8 +324,67 @@ def pair_bootstrap(joint: np.ndarray, lut_a: np.ndarray, lut_b: np.ndarray,
     return Draws(da - db, shift, binned)
 
 
+# --------------------------------------------------------------------------------------
+# Multiclass: the confusion counts and the true class's score tables
+# --------------------------------------------------------------------------------------
+
+#: ``ci_method`` of a multiclass model's interval drawn on its counts.
+COUNT_BOOTSTRAP = "bootstrap of the confusion counts"
+
+
+def multiclass_model_bootstrap(confusion: np.ndarray, diag_values: list[np.ndarray], diag_counts: list[np.ndarray] | None,
+                               evaluate, resamples: int, rng: np.random.Generator) -> tuple[list[dict], np.ndarray | None]:
+    """The stratified bootstrap of one unweighted multiclass model, drawn on its counts.
+
+    Stratified by true class: class i's n_i rows are resampled with replacement, so its row of
+    the confusion matrix is ``Multinomial(n_i, C[i] / n_i)`` — exactly the distribution of the
+    resampled rows' predictions — and every metric of the confusion counts (accuracy, κ, MCC,
+    F-scores, expected cost, …) has the row bootstrap's distribution. The log-loss is a sum over
+    classes of −log p[r, y_r], the true class's column: class i's resampled rows fall on the
+    distinct values of its table T(i, i) by a multinomial too (binned to :data:`MODEL_BINS`
+    equal-count bins with their mean loss above that many values: the exact expectation). The two
+    draws are independent: each metric's own interval is exact in distribution, and no metric
+    depends on both. The AUCs combine several columns of the same rows, which the tables do not
+    join: they are not drawn here.
+
+    Args:
+        confusion: (k, k) whole-number counts, rows = true class.
+        diag_values, diag_counts: per class, T(i, i)'s ascending distinct values and counts
+            (``diag_counts`` None: no scores, no log-loss).
+        evaluate: ``confusion → dict`` of the model's metrics from counts alone.
+
+    Returns (per resample the metrics ``evaluate`` gives, shape (resamples,) log-losses or None).
+    """
+    C = np.asarray(confusion, dtype=np.float64)
+    k = C.shape[0]
+    draws = np.zeros((resamples, k, k))
+    for i in range(k):
+        n_i = int(round(float(C[i].sum())))
+        if n_i > 0:
+            draws[:, i, :] = rng.multinomial(n_i, C[i] / C[i].sum(), size=resamples)
+    values = [evaluate(draws[r]) for r in range(resamples)]
+    if diag_counts is None:
+        return values, None
+    eps = np.finfo(np.float64).eps
+    total = np.zeros(resamples)
+    for v, c in zip(diag_values, diag_counts):
+        if v.shape[0] == 0:
+            continue
+        loss = -np.log(np.clip(v, eps, 1.0 - eps))
+        c = np.asarray(c, dtype=np.float64)
+        if v.shape[0] > MODEL_BINS:  # equal-count bins over the ascending values, mean loss each
+            before = np.cumsum(c) - c
+            b = np.floor(before * (MODEL_BINS / c.sum())).astype(np.int64)
+            cnt = np.bincount(b, weights=c)
+            keep = cnt > 0
+            loss = np.bincount(b, weights=c * loss)[keep] / cnt[keep]
+            c = cnt[keep]
+        total += rng.multinomial(int(round(float(c.sum()))), c / c.sum(), size=resamples) @ loss
+    return values, total / float(C.sum())
+
+
 __all__ = [
-    "BINNED_BOOTSTRAP", "Draws", "JOINT_BINNED_BOOTSTRAP", "JOINT_BINS", "JOINT_BOOTSTRAP", "MAX_PAIR_MODELS",
+    "BINNED_BOOTSTRAP", "COUNT_BOOTSTRAP", "multiclass_model_bootstrap", "Draws", "JOINT_BINNED_BOOTSTRAP", "JOINT_BINS", "JOINT_BOOTSTRAP", "MAX_PAIR_MODELS",
     "MODEL_BINS", "PairCounts", "PairTableAccumulator", "TABLE_BOOTSTRAP", "bin_losses", "coarse_lut", "coarsen",
     "model_bootstrap", "pair_bootstrap", "percentile",
 ]

@@ -134,19 +134,23 @@ def evidence_of_rows(models: Sequence[ModelRows], threshold: float = 0.5, audit:
                      aligned: bool = True) -> BinaryEvidence:
     """Evidence of binary models given as aligned rows: each model's table (one sort), each
     row's code in it, and the paired statistics of the rows (``aligned``: the rows line up)."""
-    ev_models, codes, weights = [], [], []
+    ev_models, codes = [], []
+    weights: list[np.ndarray | None] = [None if m.weights is None or np.all(m.weights == 1) else np.asarray(m.weights, dtype=np.float64)
+               for m in models]
+    # each row's table row: for the paired pass (several models) and the row bootstrap (weighted);
+    # one unweighted model needs neither (its intervals are drawn on its table), so no second sort
+    need_codes = len(models) > 1 or any(w is not None for w in weights)
     for m in models:
         table = build_table(m.scores, m.y, m.weights, m.direction)  # type: ignore[arg-type]
         t = float(threshold if m.threshold is None else m.threshold)
         key = m.threshold_key or ("threshold" if m.threshold is None else f"models['{m.name}'].threshold")
         ev_models.append(BinaryModelEvidence(m.name, m.file, table, t, key, m.probabilities))
-        codes.append(np.asarray(row_groups(table, m.scores), dtype=np.int64))
-        w = None if m.weights is None or np.all(m.weights == 1) else np.asarray(m.weights, dtype=np.float64)
-        weights.append(w)
+        if need_codes:
+            codes.append(np.asarray(row_groups(table, m.scores), dtype=np.int64))
     y = np.asarray(models[0].y, dtype=bool)
     pairing = _row_pairing(ev_models, codes, y, weights, aligned)
     # rows that do not line up are not one sample: nothing may resample them together
-    rows = BinaryRows(y, tuple(weights), tuple(codes)) if pairing.status == "aligned" else None
+    rows = BinaryRows(y, tuple(weights), tuple(codes)) if pairing.status == "aligned" and need_codes else None
     return BinaryEvidence(tuple(ev_models), pairing, audit or LoadAudit(()), rows)
 
 

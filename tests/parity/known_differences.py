@@ -11,11 +11,11 @@ from __future__ import annotations
 CAUSES: dict[str, str] = {
     "point_metrics": (
         "capability codes differ: memory keeps the rows and gives what stream/dask mark 'needs_rows', "
-        "'separate_files' or 'rows_dropped'; stream says 'id_order' where dask says 'separate_files'"
+        "'weighted', 'separate_files' or 'rows_dropped'; stream says 'id_order' where dask says 'separate_files'"
     ),
     "intervals": (
-        "memory's paired intervals from rows (KS / AP / log-loss differences, weighted models, the multiclass "
-        "bootstrap) are missing in stream/dask, and the pattern bootstrap needs aligned rows"
+        "memory's row bootstrap (weighted binary models, the multiclass bootstrap) is missing in stream/dask, and "
+        "paired intervals need the rows paired (see delong_mcnemar)"
     ),
     "delong_mcnemar": (
         "pairing differs: memory aligns separate files by id and keeps pairs after dropped rows; stream pairs "
