@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
+from collections.abc import Callable
 from importlib import metadata
 from pathlib import Path
 
@@ -105,14 +106,19 @@ def load_evidence(cfg: Config, progress: Progress | None = None) -> BinaryEviden
 
 
 def analyse(cfg: Config, config_path: Path | str, progress: Progress | None = None,
-            now: str | None = None) -> ComparisonResult:
+            now: str | None = None, phase: Callable[[str], None] | None = None) -> ComparisonResult:
     """Load the data the config names, reduce it to evidence and compare the models.
 
     ``now`` pins the run's timestamp (ISO 8601, the CLI's ``--now``); see :mod:`reportgen.clock`.
+    ``phase(name)`` is told when each phase starts (the CLI's progress line).
     """
     started = time.perf_counter()
     created = clock.now(now).isoformat().replace("+00:00", "Z")
+    if phase is not None:
+        phase("reading and reducing the data")
     ev = load_evidence(cfg, progress)
+    if phase is not None:
+        phase("metrics, tests and intervals")
     models, comparisons, pairwise = compare_evidence(ev, settings_from(cfg), progress)
     audit = ev.audit
     warnings = list(audit.warnings)

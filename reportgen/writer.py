@@ -476,6 +476,7 @@ def write_outputs(
     overwrite: bool = True,
     extra: Mapping[str, bytes] | None = None,
     reservation: Reservation | None = None,
+    phase: Callable[[str], None] | None = None,
 ) -> dict[str, Path]:
     """Write the chosen formats into ``out_dir`` as its new report set: all of them, or none.
 
@@ -483,7 +484,8 @@ def write_outputs(
     now does not survive from an earlier run). ``extra`` adds report files given as bytes
     (``reportgen render`` keeps the ``metrics.json`` it rendered from). ``reservation`` is a
     directory already locked with :func:`reserve` (the CLI locks before computing); without
-    it the directory is locked here. Returns the absolute path of each file written, by
+    it the directory is locked here. ``phase(name)`` is told as each format starts (the CLI's
+    progress line). Returns the absolute path of each file written, by
     format (and by file name for ``extra``).
     """
     import reportgen.render as render  # noqa: PLC0415  (render re-exports this function)
@@ -496,7 +498,7 @@ def write_outputs(
         raise ValueError(f"extra files must be report files ({', '.join(sorted(REPORT_FILES))}), not {unknown}")
     if reservation is None:
         with reserve(out_dir, overwrite) as held:
-            return write_outputs(result, out_dir, formats, theme, overwrite, extra, held)
+            return write_outputs(result, out_dir, formats, theme, overwrite, extra, held, phase)
     if output_path(out_dir) != reservation.target:
         raise ValueError(f"{out_dir} is not the reserved directory {reservation.target}")
 
@@ -520,7 +522,15 @@ def write_outputs(
     def write_bytes(data: bytes) -> Callable[[Path], None]:
         return lambda path: path.write_bytes(data)
 
-    writers = {"json": write_json, "html": write_html, "pdf": write_pdf}
+    def staged(name: str, write: Callable[[Path], None]) -> Callable[[Path], None]:
+        def run(path: Path) -> None:
+            if phase is not None:
+                phase(name)
+            write(path)
+        return run
+
+    writers = {"json": staged("JSON", write_json), "html": staged("figures and HTML", write_html),
+               "pdf": staged("figures and PDF" if "html" not in formats else "PDF", write_pdf)}
     files: dict[str, Callable[[Path], None]] = {FILE_NAMES[f]: writers[f] for f in formats}
     files.update({name: write_bytes(data) for name, data in extra.items() if name not in files})
     with render._theme_errors(theme):
