@@ -180,22 +180,73 @@ class _Printer:
         one_line = " ".join(msg.splitlines())
         print(f"reportgen: error: {one_line}", file=sys.stderr, flush=True)
 
-    def progress(self, label: str):
+    def phases(self, label: str) -> Phases | None:
+        """A :class:`Phases` line on stderr, or None when quiet or stderr is not a terminal."""
         if self.quiet or not sys.stderr.isatty():
             return None
-        start = time.monotonic()
+        return Phases(label, sys.stderr)
 
-        def show(done: int, total: int) -> None:
-            if time.monotonic() - start < 1.0 and done < total:
-                return
-            width = 30
-            filled = int(width * done / max(total, 1))
-            sys.stderr.write(f"\r{label} [{'#' * filled}{'.' * (width - filled)}] {done}/{total}")
-            if done >= total:
-                sys.stderr.write("\n")
-            sys.stderr.flush()
 
-        return show
+class Phases:
+    """One status line on a terminal for the phase under way (reading, intervals, figures, PDF, …).
+
+    A phase shows only once it has lasted :attr:`AFTER` seconds (short runs print nothing);
+    then a ticker thread rewrites the line every :attr:`EVERY` seconds with the elapsed time and
+    the last progress count (``progress(done, total)``, e.g. bootstrap resamples), and the
+    line ends with the phase's duration when the next phase starts or :meth:`close` is called.
+    One thread writes, so the line is never interleaved.
+    """
+
+    AFTER = 2.0
+    EVERY = 0.5
+
+    def __init__(self, label: str, stream) -> None:
+        self.label, self.stream = label, stream
+        self.lock = threading.Lock()
+        self.name: str | None = None
+        self.started = 0.0
+        self.count = ""
+        self.shown = False
+        self.last = ""
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._tick, name="reportgen-progress", daemon=True)
+        self.thread.start()
+
+    def __call__(self, name: str) -> None:
+        """Start phase ``name`` (ending the previous one)."""
+        with self.lock:
+            self._end()
+            self.name, self.started, self.count, self.shown = name, time.monotonic(), "", False
+
+    def progress(self, done: int, total: int) -> None:
+        """The current phase's count (the engine's ``Progress`` callback)."""
+        self.count = f" {done}/{total}"
+
+    def close(self) -> None:
+        with self.lock:
+            self._end()
+            self.name = None
+        self.stop.set()
+        self.thread.join()
+
+    def _end(self) -> None:
+        if self.name is not None and self.shown:
+            self.stream.write(f"\r{self.label}: {self.name} done in {time.monotonic() - self.started:.1f} s\033[K\n")
+            self.stream.flush()
+
+    def _tick(self) -> None:
+        while not self.stop.wait(self.EVERY):
+            with self.lock:
+                if self.name is None:
+                    continue
+                elapsed = time.monotonic() - self.started
+                if elapsed < self.AFTER:
+                    continue
+                line = f"\r{self.label}: {self.name}…{self.count} {elapsed:.0f} s\033[K"
+                if line != self.last:
+                    self.shown, self.last = True, line
+                    self.stream.write(line)
+                    self.stream.flush()
 
 
 @dataclass(frozen=True)
@@ -269,8 +320,10 @@ def _run_one(job: _Job, args: argparse.Namespace, printer: _Printer, written: di
     overwrite = args.overwrite or cfg.output.overwrite
     with ExitStack() as stack:
         held = stack.enter_context(reserve(job.planned, overwrite)) if job.planned is not None else None
-        label = "bootstrap" if cfg.engine == "memory" else f"{cfg.engine} passes"
-        result = analyse(cfg, cfg_path, printer.progress(f"{cfg_path.name}: {label}"), now=args.now)
+        phases = printer.phases(cfg_path.name)
+        if phases is not None:
+            stack.callback(phases.close)
+        result = analyse(cfg, cfg_path, None if phases is None else phases.progress, now=args.now, phase=phases)
         if cfg.history is not None:  # the trend of earlier runs, this one last
             from reportgen.history import with_trend  # noqa: PLC0415
 
@@ -287,7 +340,7 @@ def _run_one(job: _Job, args: argparse.Namespace, printer: _Printer, written: di
         formats = args.formats or list(cfg.output.formats)
         theme = Theme.from_config(cfg.report.model_dump(mode="json"))
         targets = write_outputs(result, out_dir, formats, theme=theme, overwrite=overwrite, reservation=held,
-                                pdf_variant=args.pdf_variant, full_curves=args.full_curves)
+                                pdf_variant=args.pdf_variant, full_curves=args.full_curves, phase=phases)
     if cfg.history is not None:  # recorded once its report is written (one transaction)
         from reportgen.history import append  # noqa: PLC0415
 

@@ -225,10 +225,7 @@ def _pair_range(cfg: Config, shared: tuple[list[ScoreTable], list[Any]], files: 
 def _reduce_paired(*parts: S.PairedAccumulator | S.AgreementAccumulator) -> S.PairedAccumulator | S.AgreementAccumulator:
     out = parts[0]
     for p in parts[1:]:
-        if isinstance(out, S.AgreementAccumulator):
-            out.merge(p)
-        else:
-            out.add_moments((p.c10, p.c01, p.agree, p.joint))
+        out.merge(p)
     return out
 
 

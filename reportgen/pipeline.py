@@ -11,6 +11,7 @@ import hashlib
 import json
 import logging
 import time
+from collections.abc import Callable
 from importlib import metadata
 from pathlib import Path
 
@@ -121,15 +122,21 @@ def load_evidence(cfg: Config, progress: Progress | None = None) -> BinaryEviden
 
 
 def analyse(cfg: Config, config_path: Path | str, progress: Progress | None = None,
-            now: str | None = None, data: Dataset | None = None) -> ComparisonResult:
+            now: str | None = None, data: Dataset | None = None,
+            phase: Callable[[str], None] | None = None) -> ComparisonResult:
     """Load the data the config names, reduce it to evidence and compare the models.
 
     ``now`` pins the run's timestamp (ISO 8601, the CLI's ``--now``); see :mod:`reportgen.clock`.
     ``data``: rows already loaded (in-memory frames, :mod:`reportgen.api`) instead of the files.
+    ``phase(name)`` is told when each phase starts (the CLI's progress line).
     """
     started = time.perf_counter()
     created = clock.now(now).isoformat().replace("+00:00", "Z")
+    if phase is not None:
+        phase("reading and reducing the data")
     ev = load_evidence(cfg, progress) if data is None else evidence_of(cfg, data)
+    if phase is not None:
+        phase("metrics, tests and intervals")
     models, comparisons, pairwise = compare_evidence(ev, settings_from(cfg), progress)
     audit = ev.audit
     warnings = list(audit.warnings)  # logged by the loaders where they arose

@@ -8,12 +8,15 @@ engine made it.
 
 from __future__ import annotations
 
-from reportgen.engine.compare import (
-    DELONG,
-    DELONG_MIN_ROWS,
-    PATTERN_BOOTSTRAP,
-    ROW_BOOTSTRAP,
-    TABLE_BOOTSTRAP,
+from reportgen.engine.compare import DELONG, DELONG_MIN_ROWS, PATTERN_BOOTSTRAP, ROW_BOOTSTRAP, TABLE_BOOTSTRAP
+from reportgen.engine.intervals import (
+    BINNED_BOOTSTRAP,
+    COUNT_BOOTSTRAP,
+    JOINT_BINNED_BOOTSTRAP,
+    JOINT_BINS,
+    JOINT_BOOTSTRAP,
+    MAX_PAIR_MODELS,
+    MODEL_BINS,
 )
 from reportgen.engine.compare_multiclass import BOOTSTRAP_AUC_MAX_CELLS
 from reportgen.engine.proportions import CLOPPER_PEARSON, DELONG_LOGIT
@@ -32,8 +35,8 @@ PAIRING_TEXT = {
 }
 
 #: Multiclass comparisons without the rows (capability ``bootstrap``: ``needs_rows``).
-NO_BOOTSTRAP = ("Bootstrap intervals of multiclass metrics need the rows; the evidence holds counts only, so the "
-                "metrics and their deltas are exact but have no intervals.")
+NO_BOOTSTRAP = ("Intervals of the differences between multiclass models, and of the models' AUCs, need the rows "
+                "resampled together; the evidence holds counts only, so the deltas are exact but have no intervals.")
 
 PATTERN_BOOTSTRAP_NOTE = ("Intervals of differences of threshold metrics (accuracy, F1, MCC, expected cost, …): paired "
                           "stratified bootstrap of the models' decisions, counted per pattern of truth and decisions.")
@@ -60,9 +63,10 @@ def capability_note(what: str, reason: str) -> str:
         return (f"Intervals of differences of threshold metrics need the models' decisions counted together on "
                 f"aligned rows: {why}; not given.")
     if what == "paired_interval.ranking_metrics":
+        if reason == "not_counted":
+            why = f"the models' joint score tables were not counted (more than {MAX_PAIR_MODELS} models)"
         return ("Intervals of differences of KS, average precision, R-precision, defective pairs, log-loss and "
-                "Brier score need the rows resampled together; the evidence holds score tables only, so they are "
-                "not given.")
+                f"Brier score need the models' scores counted together on aligned rows: {why}; not given.")
     if what == "model_interval.bootstrap":
         return "Bootstrap intervals of weighted models need their rows; the evidence holds score tables only."
     if what == "approval":
@@ -82,6 +86,27 @@ def table_bootstrap_note(resamples: int, seed: int) -> str:
             f"score is one multinomial draw, the distribution of resampling the rows themselves.")
 
 
+BINNED_NOTE = (f"Intervals marked as drawn on a binned score table: the model has more than {MODEL_BINS:,} distinct "
+               f"scores, so its table was cut into at most {MODEL_BINS:,} equal-weight bins (and at its threshold, "
+               "so threshold metrics keep their exact distribution); each interval is moved by the binning's error "
+               "on the data (exact value minus binned value).")
+
+JOINT_NOTE = ("Intervals of differences of KS, average precision, R-precision, defective pairs, log-loss and Brier "
+              "score: paired stratified bootstrap drawn on the pair's joint score table (rows counted by class and "
+              "both models' scores, one multinomial draw per class and resample).")
+
+JOINT_BINNED_NOTE = (f"The joint score table of a pair cuts each model with more than {JOINT_BINS} distinct scores into "
+                     f"{JOINT_BINS} equal-weight bins; each difference's interval is moved by the binning's error on "
+                     "the data (exact difference minus binned difference).")
+
+
+def count_bootstrap_note(resamples: int, seed: int) -> str:
+    return (f"Each multiclass model's intervals of the metrics of its confusion counts and of its log-loss come from "
+            f"the stratified bootstrap drawn on its counts ({resamples:,} resamples, seed {seed}): per true class, how "
+            "the resampled rows are predicted (and where their true class's probabilities fall) is one multinomial "
+            "draw, the distribution of resampling the rows themselves.")
+
+
 def row_bootstrap_note(resamples: int, seed: int) -> str:
     return (f"Intervals marked as drawn from the rows come from the stratified bootstrap of the kept rows, one draw "
             f"for every model ({resamples:,} resamples, seed {seed}), so differences are paired.")
@@ -97,6 +122,14 @@ def comparison_notes(c: Comparison, result: ComparisonResult) -> list[str]:
         notes.append(table_bootstrap_note(run.bootstrap_resamples, run.bootstrap_seed))
     if PATTERN_BOOTSTRAP in c.ci_method.values():
         notes.append(PATTERN_BOOTSTRAP_NOTE)
+    if BINNED_BOOTSTRAP in methods:
+        notes.append(BINNED_NOTE)
+    if COUNT_BOOTSTRAP in methods:
+        notes.append(count_bootstrap_note(run.bootstrap_resamples, run.bootstrap_seed))
+    if c.ci_method and {JOINT_BOOTSTRAP, JOINT_BINNED_BOOTSTRAP} & set(c.ci_method.values()):
+        notes.append(JOINT_NOTE)
+    if JOINT_BINNED_BOOTSTRAP in c.ci_method.values():
+        notes.append(JOINT_BINNED_NOTE)
     if ROW_BOOTSTRAP in methods:
         notes.append(row_bootstrap_note(run.bootstrap_resamples, run.bootstrap_seed))
     notes.extend(c.tests.notes)
@@ -214,8 +247,10 @@ def interval_methods(result: ComparisonResult, bootstrap: str = "bootstrap") -> 
 def interval_kind(result: ComparisonResult) -> str | None:
     """How the bootstrap intervals of the run were drawn (the settings sentence), None without any."""
     methods = {v for m in result.models.values() for v in m.ci_method.values()}
-    if TABLE_BOOTSTRAP in methods:
+    if TABLE_BOOTSTRAP in methods or BINNED_BOOTSTRAP in methods:
         return "stratified bootstrap drawn on each model's score table"
+    if COUNT_BOOTSTRAP in methods:
+        return "stratified bootstrap drawn on each model's confusion counts"
     if ROW_BOOTSTRAP in methods:
         return "stratified bootstrap of the rows"
     return None

@@ -481,6 +481,7 @@ def write_outputs(
     reservation: Reservation | None = None,
     pdf_variant: str | None = None,
     full_curves: bool = False,
+    phase: Callable[[str], None] | None = None,
 ) -> dict[str, Path]:
     """Write the chosen formats into ``out_dir`` as its new report set: all of them, or none.
 
@@ -492,6 +493,7 @@ def write_outputs(
     PDF/A with the run's ``metrics.json`` embedded (the bytes written beside it, or ``extra``'s).
     ``metrics.json`` stores curves simplified to what a figure shows (:mod:`reportgen.stored_curves`),
     and the figures are drawn from those; ``full_curves`` keeps every point the engine kept.
+    ``phase(name)`` is told as each format starts (the CLI's progress line).
     Returns the absolute path of each file written, by format (and by file name for ``extra``).
     """
     import reportgen.export as export  # noqa: PLC0415
@@ -505,7 +507,7 @@ def write_outputs(
         raise ValueError(f"extra files must be report files ({', '.join(sorted(REPORT_FILES))}), not {unknown}")
     if reservation is None:
         with reserve(out_dir, overwrite) as held:
-            return write_outputs(result, out_dir, formats, theme, overwrite, extra, held, pdf_variant, full_curves)
+            return write_outputs(result, out_dir, formats, theme, overwrite, extra, held, pdf_variant, full_curves, phase)
     if output_path(out_dir) != reservation.target:
         raise ValueError(f"{out_dir} is not the reserved directory {reservation.target}")
 
@@ -556,7 +558,16 @@ def write_outputs(
     def write_csv(text: str) -> Callable[[Path], None]:
         return lambda path: path.write_text(text, encoding="utf-8", newline="")
 
-    writers = {"json": write_json, "html": write_html, "pdf": write_pdf, "xlsx": write_xlsx}
+    def staged(name: str, write: Callable[[Path], None]) -> Callable[[Path], None]:
+        def run(path: Path) -> None:
+            if phase is not None:
+                phase(name)
+            write(path)
+        return run
+
+    writers = {"json": staged("JSON", write_json), "html": staged("figures and HTML", write_html),
+               "pdf": staged("figures and PDF" if "html" not in formats else "PDF", write_pdf),
+               "xlsx": staged("Excel workbook", write_xlsx)}
     files: dict[str, Callable[[Path], None]] = {FILE_NAMES[f]: writers[f] for f in formats if f != "csv"}
     if "csv" in formats:
         files.update({f"{name}.csv": write_csv(export.to_csv(t)) for name, t in export.tables(result).items()})

@@ -6,14 +6,16 @@ by which engine made it:
 
 * per model (binary): every metric, curve, optimum and prevalence scenario from its score
   table; DeLong intervals of AUC and Gini from the table; bootstrap intervals drawn on the
-  table's cells (:func:`~reportgen.engine.resample.table_bootstrap_metrics`, the distribution
-  of the stratified row bootstrap at O(cells) per resample);
+  table's cells (:func:`~reportgen.engine.intervals.model_bootstrap`, the distribution of the
+  stratified row bootstrap at O(cells) per resample; above 4,096 distinct scores on a binned
+  table cut at the threshold, moved by the binning error);
 * per comparison with the baseline: deltas, relative deltas and error reductions; DeLong's
   paired test from the covariance of aligned rows, else the unpaired test (Welch's t, pROC);
   McNemar's test from the agreement counts; paired bootstrap intervals of threshold-metric
-  differences from the decision-pattern counts; what needs the rows (ranking-metric
-  differences, weighted models) from the kept rows, or a capability code saying it is missing;
-  Holm-adjusted p-values and a verdict.
+  differences from the decision-pattern counts and of ranking-metric differences from the
+  pair's joint score table (:func:`~reportgen.engine.intervals.pair_bootstrap`), both counted
+  in every engine's paired pass; weighted models from the kept rows, or a capability code
+  saying what is missing; Holm-adjusted p-values and a verdict.
 
 Multiclass evidence goes to :func:`reportgen.engine.compare_multiclass.compare_multiclass_evidence`.
 """
@@ -33,7 +35,9 @@ from reportgen.engine import proportions as PR
 from reportgen.engine import stats
 from reportgen.engine.curve import ScoreTable
 from reportgen.engine.evidence import BinaryEvidence, BinaryModelEvidence
-from reportgen.engine.resample import resample_kernel, resampled_metrics, stratified_cell_blocks, table_bootstrap_metrics
+from reportgen.engine import intervals as IV
+from reportgen.engine.intervals import JOINT_BINNED_BOOTSTRAP, JOINT_BOOTSTRAP, TABLE_BOOTSTRAP
+from reportgen.engine.resample import resample_kernel, resampled_metrics, stratified_cell_blocks
 from reportgen.engine.streaming import TableDeLong, delong_from_table, normal_interval
 from reportgen.results import (
     CalibrationData,
@@ -370,12 +374,11 @@ def relative_error_reduction(r_base: float | None, r_model: float | None) -> flo
 #: DeLong's variances are sample variances over each class's placements: two rows at least.
 DELONG_MIN_ROWS = 2
 
-#: Metrics whose paired differences need the rows resampled together (no pattern counts give them).
+#: Ranking metrics whose paired differences come from the joint score tables (or weighted rows).
 ROW_ONLY_METRICS: tuple[str, ...] = tuple(k for k in B.RANKING_METRICS if k not in DELONG_METRICS)
 
 #: Interval methods (``ci_method``), one wording for every engine.
 DELONG, DELONG_PAIRED, DELONG_UNPAIRED = "DeLong", "DeLong (paired)", "DeLong (unpaired, Welch t)"
-TABLE_BOOTSTRAP = "bootstrap"  # stratified, drawn per cell of the model's score table
 PATTERN_BOOTSTRAP = "paired bootstrap of decision patterns"
 ROW_BOOTSTRAP = "bootstrap of rows"  # stratified over the kept rows, one draw for every model (paired)
 
@@ -419,7 +422,7 @@ def _row_bootstrap(ev: BinaryEvidence, s: Settings, progress: Progress | None) -
     One resample is a vector of row multiplicities drawn per class, shared by every model;
     each model's metrics come from :func:`~reportgen.engine.resample.resampled_metrics` on its
     rows' table codes (no sort per resample). O(rows) per resample: used only for what the
-    tables and pattern counts cannot give (weighted models; differences of ranking metrics).
+    tables and counts cannot give (weighted models: a weighted cell is not a count).
     Seeded by ``(seed, 2)``, a stream of its own.
     """
     rows = ev.rows
@@ -537,17 +540,19 @@ def compare_binary_evidence(ev: BinaryEvidence, s: Settings, progress: Progress 
     * each difference with the baseline: AUC and Gini by DeLong's paired test (covariance of
       the aligned rows) or else the unpaired one (variances added, Welch's t as pROC); the
       threshold metrics by the paired bootstrap of the decision-pattern counts (seed
-      ``(seed, 1)``); the ranking metrics by the paired bootstrap of the rows when kept;
-      McNemar's test from the agreement counts (rows under sampling weights, frequencies under
-      frequency weights); one multiplicity policy, Holm over each family (verdicts, McNemar,
-      pairwise), with a :class:`~reportgen.results.Decision` per comparison.
+      ``(seed, 1)``); the other ranking metrics by the paired bootstrap of the pair's joint
+      score table (seed ``(seed, 3)``, comparisons in config order), or of the kept rows
+      (weighted); McNemar's test from the agreement counts (rows under sampling weights,
+      frequencies under frequency weights); one multiplicity policy, Holm over each family
+      (verdicts, McNemar, pairwise), with a :class:`~reportgen.results.Decision` per comparison.
     """
     models_in = ev.models
     names = ev.names
     k = len(models_in)
     pairing = ev.pairing
     want = s.resamples > 0
-    rows_boot = _row_bootstrap(ev, s, progress) if want and ev.rows is not None and (k > 1 or ev.weighted) else None
+    # the rows are resampled only for weighted models (a weighted cell is not a count)
+    rows_boot = _row_bootstrap(ev, s, progress) if want and ev.rows is not None and ev.weighted else None
 
     models: dict[str, ModelResult] = {}
     delong: dict[str, TableDeLong] = {}
@@ -566,9 +571,10 @@ def compare_binary_evidence(ev: BinaryEvidence, s: Settings, progress: Progress 
             method["roc_auc"] = method["gini"] = how_auc
             if d.variance == 0.0:
                 test_warnings.append(stats.zero_variance_note(d.auc))
-        boot, how = None, TABLE_BOOTSTRAP
+        boot, how, shift = None, TABLE_BOOTSTRAP, np.zeros(len(B.METRICS))
         if want and not t.weighted:
-            boot = table_bootstrap_metrics(t, m.threshold, s.resamples, rng, s.beta, s.costs, m.probabilities)
+            draws = IV.model_bootstrap(t, m.threshold, s.resamples, rng, s.beta, s.costs, m.probabilities)
+            boot, how, shift = draws.samples, draws.method, draws.shift
         elif want and rows_boot is not None:
             boot, how = rows_boot[:, j], ROW_BOOTSTRAP
         elif want:
@@ -577,7 +583,7 @@ def compare_binary_evidence(ev: BinaryEvidence, s: Settings, progress: Progress 
             for q, metric in enumerate(B.METRICS):
                 if metric in ci or metric == "baseline_accuracy":
                     continue
-                iv = _ci(boot[:, q], s.level)
+                iv = IV.percentile(boot[:, q], float(shift[q]), s.level, *B.RANGES.get(metric, (None, None)))
                 if iv is not None:
                     ci[metric], method[metric] = iv, how
         rows_conf = _row_confusion(ev, j) if t.weighted else None
@@ -602,6 +608,7 @@ def compare_binary_evidence(ev: BinaryEvidence, s: Settings, progress: Progress 
     joint = None
     if pairing.patterns is not None and want and not ev.weighted:
         joint = joint_bootstrap(pairing.patterns, k, s, np.random.default_rng((s.seed, 1)))
+    pair_rng = np.random.default_rng((s.seed, 3))  # one stream, comparisons in config order
     tidx = {m: q for q, m in enumerate(B.THRESHOLD_METRICS)}
     midx = {m: q for q, m in enumerate(B.METRICS)}
     pending, primary, raw_m, raw_d = [], [], [], []
@@ -634,8 +641,23 @@ def compare_binary_evidence(ev: BinaryEvidence, s: Settings, progress: Progress 
                 prim_samples = diff_r[:, midx[pm]]
         elif want:
             caps["paired_interval.threshold_metrics"] = "weighted" if pairing.status == "aligned" else pairing.reason
-        # differences of ranking metrics other than AUC and Gini: the rows only
-        if rows_boot is not None:
+        # differences of ranking metrics other than AUC and Gini: the pair's joint score table
+        # (every engine's paired pass), else the kept rows (weighted)
+        pair = None if pairing.pair_counts is None or ev.weighted or not want else pairing.pair_counts.of(j, b)
+        if pair is not None:
+            pc = pairing.pair_counts
+            assert pc is not None
+            dr = IV.pair_bootstrap(pair, pc.luts[j], pc.luts[b], (m.table, models_in[b].table),
+                                   (m.threshold, models_in[b].threshold), (m.probabilities, models_in[b].probabilities),
+                                   s.resamples, pair_rng, s.beta, s.costs)
+            how_r = JOINT_BINNED_BOOTSTRAP if dr.binned else JOINT_BOOTSTRAP
+            for metric in ROW_ONLY_METRICS:
+                q = midx[metric]
+                if (iv := IV.percentile(dr.samples[:, q], float(dr.shift[q]), s.level)) is not None:
+                    ci[metric], method[metric] = iv, how_r
+            if pm in ROW_ONLY_METRICS:
+                prim_samples = dr.samples[:, midx[pm]] + dr.shift[midx[pm]]
+        elif rows_boot is not None:
             diff_r = rows_boot[:, j] - rows_boot[:, b]
             for metric in ROW_ONLY_METRICS:
                 if (iv := _ci(diff_r[:, midx[metric]], s.level)) is not None:
@@ -643,7 +665,8 @@ def compare_binary_evidence(ev: BinaryEvidence, s: Settings, progress: Progress 
             if pm in ROW_ONLY_METRICS:
                 prim_samples = diff_r[:, midx[pm]]
         elif want:
-            caps["paired_interval.ranking_metrics"] = "needs_rows"
+            caps["paired_interval.ranking_metrics"] = (
+                pairing.reason if pairing.status == "unpaired" else "weighted" if ev.weighted else "not_counted")
         # AUC and Gini: DeLong, paired when the covariance was counted
         dl = None
         test: PrimaryTest | None = None

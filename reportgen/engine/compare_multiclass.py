@@ -3,8 +3,11 @@
 Per model: every metric of :func:`reportgen.engine.multiclass.multiclass_from_counts` from its
 confusion counts and class tables (the same counts in every engine, so the same numbers), the
 per-class one-vs-rest table, the confusion matrix and decimated per-class ROC / PR curves.
-Intervals need the rows: when the evidence keeps them (memory engine), the stratified paired
-bootstrap re-evaluates each resample with the multiplicities as weights (above
+Intervals of an unweighted model's confusion metrics and log-loss are drawn on its counts in
+every engine (:func:`~reportgen.engine.intervals.multiclass_model_bootstrap`: per true class a
+multinomial, the row bootstrap's distribution). The AUCs and the differences between models
+need the rows: when the evidence keeps them (memory engine), the stratified paired bootstrap
+re-evaluates each resample with the multiplicities as weights (above
 :data:`BOOTSTRAP_AUC_MAX_CELLS` rows × classes without the AUCs, stated); otherwise none, and
 each comparison carries the capability ``bootstrap: needs_rows``.
 
@@ -40,6 +43,7 @@ from reportgen.engine.compare import (
     verdict_of,
 )
 from reportgen.engine.evidence import MulticlassEvidence, MulticlassModelEvidence
+from reportgen.engine.intervals import COUNT_BOOTSTRAP, multiclass_model_bootstrap
 from reportgen.results import (
     Comparison,
     ComparisonTests,
@@ -254,6 +258,30 @@ def comparisons_of(names: Sequence[str], models: dict[str, ModelResult], s: Sett
     return comparisons
 
 
+def _count_bootstrap(m: MulticlassModelEvidence, labels: Sequence[str], s: Settings, costs: np.ndarray | None,
+                     with_log_loss: bool, rng: np.random.Generator) -> dict[str, np.ndarray]:
+    """Replicates of every metric the counts give (:func:`~reportgen.engine.intervals.
+    multiclass_model_bootstrap`): the confusion metrics, and the log-loss from the true class's
+    tables when the model has one; NaN where a resample leaves a metric undefined."""
+    def evaluate(confusion: np.ndarray) -> dict[str, float | None]:
+        return _values(MC.multiclass_from_counts(confusion, labels, m.n_rows, None, beta=s.beta, costs=costs))
+
+    t = m.tables
+    diag = None if t is None or not with_log_loss else [t.counts[i][i] for i in range(t.k)]
+    values, log_loss = multiclass_model_bootstrap(
+        m.confusion, [] if t is None else [t.values[i][i] for i in range(t.k)], diag, evaluate, s.resamples, rng)
+    out = {}
+    for name in METRICS:
+        if name == "log_loss":
+            if log_loss is not None:
+                out[name] = log_loss
+            continue
+        col = np.array([np.nan if v[name] is None else v[name] for v in values])
+        if np.isfinite(col).any():
+            out[name] = col
+    return out
+
+
 #: One model reduced to counts (the evidence type; the name the streamed loaders use).
 MulticlassCounts = MulticlassModelEvidence
 
@@ -286,6 +314,7 @@ def compare_multiclass_evidence(ev: MulticlassEvidence, s: Settings, progress: P
                   for m, pi, pr in zip(ev.models, r.pred_idx, r.proba)]
         boot, with_auc = _bootstrap(inputs, labels, s, costs, progress)
     models: dict[str, ModelResult] = {}
+    count_rng = np.random.default_rng((s.seed, 4))  # one stream, models in config order
     for j, m in enumerate(ev.models):
         notes = {} if m.predicted_from_column else {
             "predictions": "threshold metrics use the argmax of proba (ties to the lowest class index)"}
@@ -293,9 +322,15 @@ def compare_multiclass_evidence(ev: MulticlassEvidence, s: Settings, progress: P
         curves = None if m.tables is None else _table_curves(m.tables, labels)
         ci: dict[str, list[float]] = {}
         method: dict[str, str] = {}
+        if s.resamples > 0 and not m.weighted:
+            for name, draws in _count_bootstrap(m, labels, s, costs, mm.log_loss is not None, count_rng).items():
+                if name != "baseline_accuracy" and (iv := bootstrap_interval(draws, s.level)) is not None:
+                    ci[name], method[name] = iv, COUNT_BOOTSTRAP
         if boot is not None:
             for q, name in enumerate(METRICS):
-                if name != "baseline_accuracy" and (iv := bootstrap_interval(boot[:, j, q], s.level)) is not None:
+                if name in ci or name == "baseline_accuracy":
+                    continue
+                if (iv := bootstrap_interval(boot[:, j, q], s.level)) is not None:
                     ci[name], method[name] = iv, ROW_BOOTSTRAP
         models[m.name] = result_of(m.name, m.file, mm, labels, weighted=m.weighted, has_proba=m.tables is not None,
                                    from_column=m.predicted_from_column, curves=curves, ci=ci, ci_method=method)

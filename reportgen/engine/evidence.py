@@ -33,6 +33,7 @@ import numpy as np
 
 from reportgen.engine.class_tables import ClassTables
 from reportgen.engine.curve import ScoreTable
+from reportgen.engine.intervals import PairCounts
 from reportgen.results import BinningInfo
 
 #: Why rows are paired or not (:attr:`Pairing.reason`).
@@ -100,6 +101,9 @@ class Pairing:
         agree_rows: shape (k, k, 2, 2), the agreement counts in rows (unweighted) when ``agree``
             holds weighted counts: McNemar's test under sampling weights counts rows, so the
             weights never inflate the evidence; None when ``agree`` already counts rows.
+        pair_counts: rows by (class, bin of a, bin of b) for every pair of models
+            (:class:`~reportgen.engine.intervals.PairCounts`): the paired bootstrap of
+            ranking-metric differences at O(cells) per resample; None when not counted.
     """
 
     status: Literal["aligned", "unpaired"]
@@ -108,6 +112,7 @@ class Pairing:
     agree: np.ndarray | None = None
     patterns: np.ndarray | None = None
     agree_rows: np.ndarray | None = None
+    pair_counts: PairCounts | None = None
 
     def __post_init__(self) -> None:
         if self.reason not in PAIRING_REASONS:
@@ -212,7 +217,8 @@ class BinaryEvidence:
         models: the models in config order.
         pairing: what paired statistics are possible (:class:`Pairing`).
         audit: the load audit.
-        rows: the aligned rows (memory engine), or None.
+        rows: the aligned rows (memory engine, with several models or weights: what the paired
+            pass and the row bootstrap of weighted models read), or None.
     """
 
     models: tuple[BinaryModelEvidence, ...]

@@ -117,7 +117,7 @@ def resample_kernel(
     del upto
     w = None if weights is None else np.asarray(weights, dtype=np.float64)
     losses = None
-    if _probability_scores(table, probabilities):
+    if probability_scores(table, probabilities):
         eps = np.finfo(np.float64).eps
         s = table.thresholds[groups]
         sc = np.clip(s, eps, 1.0 - eps)
@@ -133,7 +133,7 @@ def resample_kernel(
     )
 
 
-def _probability_scores(table: ScoreTable, probabilities: bool | None) -> bool:
+def probability_scores(table: ScoreTable, probabilities: bool | None) -> bool:
     """Whether log-loss and Brier apply: the conditions of
     :func:`~reportgen.engine.binary.probability_losses` that do not depend on the counts."""
     s = table.thresholds

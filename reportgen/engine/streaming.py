@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from reportgen.engine.curve import Direction, ScoreTable, build_table, merge_tables, scaled_codes
+from reportgen.engine.intervals import MAX_PAIR_MODELS, PairTableAccumulator
 
 #: Chunk tables merged into the running table every this many chunks.
 MERGE_EVERY = 8
@@ -593,6 +594,9 @@ class PairedAccumulator:
     #: rows per pattern ``y + 2·Σ_i right_i·2^i`` (truth and every model's decision together),
     #: for the paired bootstrap of threshold metrics; None above 15 models
     joint: np.ndarray | None = field(init=False)
+    #: rows by (class, bin of a, bin of b) for every pair of models (≤ MAX_PAIR_MODELS models),
+    #: for the paired bootstrap of ranking-metric differences (:mod:`reportgen.engine.intervals`)
+    pair_tables: PairTableAccumulator | None = field(init=False)
     _v10: list[np.ndarray] = field(init=False)
     _v01: list[np.ndarray] = field(init=False)
     _auc: list[float] = field(init=False)
@@ -603,6 +607,7 @@ class PairedAccumulator:
         self.c01 = np.zeros((k, k))
         self.agree = np.zeros((k, k, 2, 2))
         self.joint = np.zeros(1 << (k + 1)) if k <= 15 else None
+        self.pair_tables = PairTableAccumulator(self.tables, self.cuts) if 2 <= k <= MAX_PAIR_MODELS else None
         self._v10, self._v01, self._auc = [], [], []
         for t in self.tables:
             v10, v01 = placements(t)
@@ -625,8 +630,8 @@ class PairedAccumulator:
         self.add_moments(self.moments(rows, correct, y))
 
     def moments(self, rows: list[np.ndarray], correct: list[np.ndarray],
-                y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
-        """One chunk's terms of :meth:`add_rows`, not yet added: (c10, c01, agree, joint).
+                y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None, list | None]:
+        """One chunk's terms of :meth:`add_rows`, not yet added: (c10, c01, agree, joint, pair tables).
 
         DeLong: the placement deviations of the positives (and of the negatives) stacked into
         a k × rows matrix whose Gram matrix is the chunk's cross-moment sum. McNemar: each
@@ -635,6 +640,7 @@ class PairedAccumulator:
         tables' placements, so chunks may be computed in threads; :meth:`add_moments` adds them.
         """
         y = np.asarray(y, dtype=bool)
+        pairs = None if self.pair_tables is None else self.pair_tables.moments(rows, y)
         pos = np.flatnonzero(y)
         neg = np.flatnonzero(~y)
         A10 = np.empty((len(rows), pos.shape[0]))
@@ -663,24 +669,31 @@ class PairedAccumulator:
             for ia, A in enumerate((right, wrong)):
                 for ib, B in enumerate((right, wrong)):
                     agree[:, :, ia, ib] = (A * hist) @ B.T
-            return c10, c01, agree, joint
+            return c10, c01, agree, joint, pairs
         C = np.vstack(correct).astype(np.float64)
         W = 1.0 - C
         agree[:, :, 0, 0] = C @ C.T
         agree[:, :, 0, 1] = C @ W.T
         agree[:, :, 1, 0] = W @ C.T
         agree[:, :, 1, 1] = W @ W.T
-        return c10, c01, agree, joint
+        return c10, c01, agree, joint, pairs
 
-    def add_moments(self, part: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]) -> None:
+    def add_moments(self, part: tuple) -> None:
         """Add one chunk's :meth:`moments` (chunks in their order: the float sums are then
         added in the same order however the chunks were computed)."""
-        c10, c01, agree, joint = part
+        c10, c01, agree, joint, *rest = part
+        if rest and rest[0] is not None and self.pair_tables is not None:
+            self.pair_tables.add_moments(rest[0])
         self.c10 += c10
         self.c01 += c01
         self.agree += agree
         if joint is not None and self.joint is not None:
             self.joint += joint
+
+    def merge(self, other: PairedAccumulator) -> None:
+        """Add another accumulator of the same models over other rows (a Dask part)."""
+        pairs = None if other.pair_tables is None else other.pair_tables.counts
+        self.add_moments((other.c10, other.c01, other.agree, other.joint, pairs))
 
     def covariance(self) -> np.ndarray:
         """DeLong's covariance matrix of the models' AUCs: S10/m + S01/n."""

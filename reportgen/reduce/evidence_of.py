@@ -141,19 +141,23 @@ def evidence_of_rows(models: Sequence[ModelRows], threshold: float = 0.5, audit:
     ``weight_kind: frequency``: the rows are repeated by their weights first (:func:`as_repeated_rows`)."""
     if weight_kind == "frequency":
         models = as_repeated_rows(models)
-    ev_models, codes, weights = [], [], []
+    ev_models, codes = [], []
+    weights: list[np.ndarray | None] = [None if m.weights is None or np.all(m.weights == 1) else np.asarray(m.weights, dtype=np.float64)
+               for m in models]
+    # each row's table row: for the paired pass (several models) and the row bootstrap (weighted);
+    # one unweighted model needs neither (its intervals are drawn on its table), so no second sort
+    need_codes = len(models) > 1 or any(w is not None for w in weights)
     for m in models:
         table = build_table(m.scores, m.y, m.weights, m.direction)  # type: ignore[arg-type]
         t = float(threshold if m.threshold is None else m.threshold)
         key = m.threshold_key or ("threshold" if m.threshold is None else f"models['{m.name}'].threshold")
         ev_models.append(BinaryModelEvidence(m.name, m.file, table, t, key, m.probabilities))
-        codes.append(np.asarray(row_groups(table, m.scores), dtype=np.int64))
-        w = None if m.weights is None or np.all(m.weights == 1) else np.asarray(m.weights, dtype=np.float64)
-        weights.append(w)
+        if need_codes:
+            codes.append(np.asarray(row_groups(table, m.scores), dtype=np.int64))
     y = np.asarray(models[0].y, dtype=bool)
     pairing = _row_pairing(ev_models, codes, y, weights, aligned)
     # rows that do not line up are not one sample: nothing may resample them together
-    rows = BinaryRows(y, tuple(weights), tuple(codes)) if pairing.status == "aligned" else None
+    rows = BinaryRows(y, tuple(weights), tuple(codes)) if pairing.status == "aligned" and need_codes else None
     return BinaryEvidence(tuple(ev_models), pairing, audit or LoadAudit(()), rows)
 
 
@@ -202,7 +206,9 @@ def _pairing_of(acc: S.PairedAccumulator) -> Pairing:
     covariance only with two rows of each class: its sample variances divide by m − 1)."""
     t = acc.tables[0]
     cov = acc.covariance() if min(t.total_pos, t.total_neg) >= 2 else None
-    return Pairing("aligned", "aligned", cov, acc.agree.copy(), None if acc.joint is None else acc.joint.copy())
+    pairs = None if acc.pair_tables is None else acc.pair_tables.finish()
+    return Pairing("aligned", "aligned", cov, acc.agree.copy(), None if acc.joint is None else acc.joint.copy(),
+                   pair_counts=pairs)
 
 
 def as_frequency_table(table: ScoreTable, name: str) -> ScoreTable:

@@ -10,13 +10,14 @@ from __future__ import annotations
 #: Why an aspect still differs between engines (the remaining work of issue 15).
 CAUSES: dict[str, str] = {
     "point_metrics": (
-        "capability codes differ: memory keeps the rows and gives what stream/dask mark 'needs_rows' "
-        "(paired intervals of ranking metrics, the multiclass bootstrap, weighted models' intervals, the "
-        "comparison at equal approval rate)"
+        "capability codes differ: memory keeps the rows and gives what stream/dask mark 'needs_rows': the "
+        "comparison at equal approval rate (binary), the multiclass bootstrap of AUC and of differences, "
+        "weighted models' row bootstrap"
     ),
     "intervals": (
-        "memory's paired intervals from rows (KS / AP / log-loss differences, weighted models, the multiclass "
-        "bootstrap) are missing in stream/dask, and the pattern bootstrap needs aligned rows"
+        "binary unweighted intervals agree in every engine (counts, tables and joint pair tables, issue 16); "
+        "left: weighted binary models (row bootstrap, memory only) and multiclass AUC / difference intervals "
+        "(rows; the streamed multiclass pass counts no patterns yet)"
     ),
     "delong_mcnemar": (
         "every engine pairs files joined by id in any order and after dropped rows; left: McNemar under sampling "
@@ -31,41 +32,25 @@ CAUSES: dict[str, str] = {
 KNOWN: frozenset[tuple[str, str, str]] = frozenset({
     ('multiclass_weights', 'memory-vs-stream', 'delong_mcnemar'),
     ('multiclass_weights', 'memory-vs-dask', 'delong_mcnemar'),
-    ('binary_demo', 'memory-vs-stream', 'intervals'),
     ('binary_demo', 'memory-vs-stream', 'point_metrics'),
-    ('binary_demo', 'memory-vs-dask', 'intervals'),
     ('binary_demo', 'memory-vs-dask', 'point_metrics'),
-    ('binary_ties_both_directions_one_file', 'memory-vs-stream', 'intervals'),
     ('binary_ties_both_directions_one_file', 'memory-vs-stream', 'point_metrics'),
-    ('binary_ties_both_directions_one_file', 'memory-vs-dask', 'intervals'),
     ('binary_ties_both_directions_one_file', 'memory-vs-dask', 'point_metrics'),
     ('binary_weights', 'memory-vs-stream', 'intervals'),
     ('binary_weights', 'memory-vs-stream', 'point_metrics'),
     ('binary_weights', 'memory-vs-dask', 'intervals'),
     ('binary_weights', 'memory-vs-dask', 'point_metrics'),
-    ('binary_several_files_same_order', 'memory-vs-stream', 'intervals'),
     ('binary_several_files_same_order', 'memory-vs-stream', 'point_metrics'),
-    ('binary_several_files_same_order', 'memory-vs-dask', 'intervals'),
     ('binary_several_files_same_order', 'memory-vs-dask', 'point_metrics'),
-    ('binary_id_join_shuffled_file', 'memory-vs-stream', 'intervals'),
     ('binary_id_join_shuffled_file', 'memory-vs-stream', 'point_metrics'),
-    ('binary_id_join_shuffled_file', 'memory-vs-dask', 'intervals'),
     ('binary_id_join_shuffled_file', 'memory-vs-dask', 'point_metrics'),
-    ('binary_missing_drop_same_rows', 'memory-vs-stream', 'intervals'),
     ('binary_missing_drop_same_rows', 'memory-vs-stream', 'point_metrics'),
-    ('binary_missing_drop_same_rows', 'memory-vs-dask', 'intervals'),
     ('binary_missing_drop_same_rows', 'memory-vs-dask', 'point_metrics'),
-    ('binary_missing_drop_id_intersect', 'memory-vs-stream', 'intervals'),
     ('binary_missing_drop_id_intersect', 'memory-vs-stream', 'point_metrics'),
-    ('binary_missing_drop_id_intersect', 'memory-vs-dask', 'intervals'),
     ('binary_missing_drop_id_intersect', 'memory-vs-dask', 'point_metrics'),
-    ('binary_threshold_outside_scores', 'memory-vs-stream', 'intervals'),
     ('binary_threshold_outside_scores', 'memory-vs-stream', 'point_metrics'),
-    ('binary_threshold_outside_scores', 'memory-vs-dask', 'intervals'),
     ('binary_threshold_outside_scores', 'memory-vs-dask', 'point_metrics'),
-    ('binary_parquet_parts', 'memory-vs-stream', 'intervals'),
     ('binary_parquet_parts', 'memory-vs-stream', 'point_metrics'),
-    ('binary_parquet_parts', 'memory-vs-dask', 'intervals'),
     ('binary_parquet_parts', 'memory-vs-dask', 'point_metrics'),
     ('multiclass_demo', 'memory-vs-stream', 'intervals'),
     ('multiclass_demo', 'memory-vs-stream', 'point_metrics'),

@@ -26,6 +26,7 @@ from reportgen.config import load_config
 from reportgen.engine.binary import THRESHOLD_METRICS
 from reportgen.engine.compare import DELONG_METRICS, ROW_BOOTSTRAP, ROW_ONLY_METRICS
 from reportgen.engine.proportions import CLOPPER_PEARSON
+from reportgen.engine.intervals import COUNT_BOOTSTRAP
 from reportgen.pipeline import analyse
 
 N = 2_500
@@ -116,6 +117,13 @@ def _capability_of(metric: str) -> tuple[str, ...]:
     return ("paired_interval.threshold_metrics",)
 
 
+def _without_approval(c: dict) -> dict:
+    """A comparison without what only the rows give: the comparison at equal approval rate."""
+    out = {k: v for k, v in c.items() if k != "approval"}
+    out["capabilities"] = {k: v for k, v in c["capabilities"].items() if k != "approval"}
+    return out
+
+
 def test_binary_engines_give_the_same_json(data, scheduler):
     runs = _engines(_binary(data), scheduler)
     mem = runs["memory"]
@@ -125,12 +133,13 @@ def test_binary_engines_give_the_same_json(data, scheduler):
         assert got["models"] == mem["models"], engine
         assert got["pairwise"] == mem["pairwise"], engine
         assert got["run"]["warnings"] == mem["run"]["warnings"], engine
+        # every comparison too, the ranking-metric differences included: drawn on the pairs' joint
+        # score tables, which every engine counts in its paired pass (issue 16)
+        # the comparison at equal approval rate needs the rows (memory only; its capability says so)
+        assert [_without_approval(c) for c in got["comparisons"]] == [_without_approval(c) for c in mem["comparisons"]]
         for cm, cg in zip(mem["comparisons"], got["comparisons"]):
-            assert _without_rows(cg) == _without_rows(cm), engine
-            assert cm["capabilities"] == {}
-            assert cg["capabilities"] == {"paired_interval.ranking_metrics": "needs_rows", "approval": "needs_rows"}
-            assert set(cm["ci"]) - set(cg["ci"]) == {k for k in ROW_ONLY_METRICS if k in cm["ci"]} != set()
-            assert cg["tests"]["notes"] == cm["tests"]["notes"]  # the tests' own caveats; the rest are codes
+            assert cm["capabilities"] == {} and cg["capabilities"] == {"approval": "needs_rows"}
+            assert {k for k in ROW_ONLY_METRICS if k in cm["ci"]} != set()
     # the warning 'threshold outside the scores', from one place for every engine
     assert any("threshold 9 lies outside the scores of model 'c'" in w and "models[2].threshold" in w
                for w in mem["run"]["warnings"])
@@ -157,7 +166,7 @@ def test_binary_weighted_engines_agree_where_the_evidence_allows(data, scheduler
             assert cm["capabilities"] == {"delong": "weighted"}
             assert cg["capabilities"] == {
                 "model_interval.bootstrap": "weighted", "paired_interval.threshold_metrics": "weighted",
-                "paired_interval.ranking_metrics": "needs_rows", "delong": "weighted", "approval": "needs_rows"}
+                "paired_interval.ranking_metrics": "weighted", "delong": "weighted", "approval": "needs_rows"}
             # every interval the memory engine has and the other has not is explained by a capability
             for metric in set(cm["ci"]) - set(cg["ci"]):
                 assert any(c in cg["capabilities"] for c in _capability_of(metric)), metric
@@ -175,7 +184,13 @@ def test_multiclass_engines_give_the_same_json(data, scheduler):
             gm = got["models"][name]
             assert {k: v for k, v in gm.items() if k not in ("ci", "ci_method")} == \
                    {k: v for k, v in mm.items() if k not in ("ci", "ci_method")}, (engine, name)
-            assert gm["ci"] == {} and set(mm["ci_method"].values()) == {ROW_BOOTSTRAP}
+            # the intervals the counts give are drawn on the counts in every engine (issue 16); the
+            # AUCs' only where the rows are kept
+            counted = {k for k, v in mm["ci_method"].items() if v == COUNT_BOOTSTRAP}
+            assert counted and {k: mm["ci"][k] for k in counted} == gm["ci"], (engine, name)
+            assert set(gm["ci_method"].values()) == {COUNT_BOOTSTRAP}
+            assert {k for k, v in mm["ci_method"].items() if v == ROW_BOOTSTRAP} <= {
+                "roc_auc_ovr_micro", "roc_auc_ovr_macro", "roc_auc_ovr_weighted", "roc_auc_ovo_macro"}
         for cm, cg in zip(mem["comparisons"], got["comparisons"]):
             assert cg["delta"] == cm["delta"] and cg["tests"]["mcnemar"] == cm["tests"]["mcnemar"]
             assert cm["capabilities"] == {} and cg["capabilities"] == {"bootstrap": "needs_rows"}

@@ -1,0 +1,133 @@
+"""The default run with intervals at 10M rows against pandas + scikit-learn, in one run (issue 16).
+
+Run: ``python benchmarks/bench_intervals.py [--rows 10000000] [--dir /tmp/bench_intervals]``.
+
+One generated CSV (``--rows`` rows, 10 % positives, three models' probabilities rounded to 6
+decimals, about 0.6 M distinct scores each at 10M rows) is measured, in this process, by:
+
+- ``sklearn``: ``pandas.read_csv`` of the label and one score, then roc_auc_score,
+  average_precision_score, roc_curve, precision_recall_curve, log_loss, and the best F1 and
+  MCC over every threshold of the curve (the reference, without intervals);
+- ``one model, JSON``: ``reportgen run`` of the default config (500 bootstrap resamples, memory
+  engine, every metric, curve, optimum and interval) for that one model, JSON only;
+- ``three models, HTML+PDF+JSON``: the same file, three models, every comparison with the
+  baseline (DeLong, McNemar, paired intervals), the full report set;
+- the same two runs with ``--engine stream``.
+
+Each row shows wall and CPU seconds (the machine may be shared: CPU time is the steadier
+number) and the ratios the issue sets: sklearn / one model (target ≥ 5) and three models /
+one model (target ≤ 3). Imports are done before timing, for both sides.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+N_MODELS = 3
+
+
+def make_file(path: Path, n: int, seed: int = 0) -> None:
+    """The benchmark file: label ``y`` and scores ``m1..m3`` (shared signal plus own noise)."""
+    rng = np.random.default_rng(seed)
+    y = rng.random(n) < 0.10
+    z = rng.normal(size=n) + 1.2 * y
+    cols = {"y": y.astype(np.int8)}
+    for i in range(N_MODELS):
+        cols[f"m{i + 1}"] = np.round(1.0 / (1.0 + np.exp(-(z + 0.6 * rng.normal(size=n)) + 2.0)), 6)
+    pd.DataFrame(cols).to_csv(path, index=False, float_format="%.6f")
+
+
+def write_config(path: Path, data: Path, models: int, formats: list[str], out: Path) -> None:
+    lines = [
+        "title: bench", "label: y", "positive: 1", "threshold: 0.2", "models:",
+        *(f"  - {{name: m{i + 1}, file: {data}, score: m{i + 1}}}" for i in range(models)),
+        f"output: {{dir: {out}, formats: [{', '.join(formats)}], overwrite: true}}",
+    ]
+    path.write_text("\n".join(lines) + "\n")
+
+
+def sklearn_sequence(path: Path) -> None:
+    from sklearn.metrics import (  # noqa: PLC0415
+        average_precision_score,
+        log_loss,
+        precision_recall_curve,
+        roc_auc_score,
+        roc_curve,
+    )
+
+    df = pd.read_csv(path, usecols=["y", "m1"])
+    y, s = df["y"].to_numpy() == 1, df["m1"].to_numpy()
+    roc_auc_score(y, s)
+    average_precision_score(y, s)
+    fpr, tpr, _ = roc_curve(y, s, drop_intermediate=False)
+    precision_recall_curve(y, s)
+    log_loss(y, np.clip(s, 1e-15, 1 - 1e-15))
+    P, N = y.sum(), (~y).sum()
+    tp, fp = tpr * P, fpr * N
+    fn, tn = P - tp, N - fp
+    with np.errstate(divide="ignore", invalid="ignore"):
+        np.nanmax(2 * tp / (2 * tp + fp + fn))
+        np.nanmax((tp * tn - fp * fn) / np.sqrt((tp + fp) * (tp + fn) * (tn + fp) * (tn + fn)))
+
+
+def reportgen_run(config: Path, engine: str) -> None:
+    from reportgen.cli import main  # noqa: PLC0415
+
+    with contextlib.redirect_stdout(io.StringIO()):
+        code = main(["run", str(config), "--quiet", "--engine", engine, "--now", "2026-01-01T00:00:00"])
+    if code != 0:
+        raise SystemExit(f"reportgen run {config} exited {code}")
+
+
+def timed(fn) -> tuple[float, float]:
+    w0, c0 = time.perf_counter(), time.process_time()
+    fn()
+    return time.perf_counter() - w0, time.process_time() - c0
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--rows", type=int, default=10_000_000)
+    ap.add_argument("--dir", type=Path, default=Path("/tmp/bench_intervals"))
+    ap.add_argument("--engines", nargs="+", default=["memory", "stream"])
+    args = ap.parse_args()
+    d = args.dir
+    d.mkdir(parents=True, exist_ok=True)
+    data = d / f"scores_{args.rows}.csv"
+    if not data.exists():
+        t = time.perf_counter()
+        make_file(data, args.rows)
+        print(f"generated {data} ({data.stat().st_size / 1e6:.0f} MB) in {time.perf_counter() - t:.0f} s", file=sys.stderr)
+    one, three = d / "one.yaml", d / "three.yaml"
+    write_config(one, data, 1, ["json"], d / "out_one")
+    write_config(three, data, N_MODELS, ["html", "pdf", "json"], d / "out_three")
+    import reportgen.cli  # noqa: F401, PLC0415  (imports before timing, as sklearn's)
+    import sklearn.metrics  # noqa: F401, PLC0415
+
+    rows = [("pandas read_csv + scikit-learn sequence (1 model, no intervals)", timed(lambda: sklearn_sequence(data)))]
+    for engine in args.engines:
+        rows.append((f"reportgen run, 1 model, JSON ({engine})", timed(lambda e=engine: reportgen_run(one, e))))
+        rows.append((f"reportgen run, {N_MODELS} models, HTML+PDF+JSON ({engine})",
+                     timed(lambda e=engine: reportgen_run(three, e))))
+    print(f"{args.rows:,} rows; wall and CPU seconds of this process (2 shared cores)")
+    print(f"| {'what':<62} | {'wall s':>7} | {'CPU s':>7} |")
+    print(f"|{'-' * 64}|{'-' * 9}|{'-' * 9}|")
+    for name, (w, c) in rows:
+        print(f"| {name:<62} | {w:>7.1f} | {c:>7.1f} |")
+    sk = rows[0][1]
+    for i, engine in enumerate(args.engines):
+        o, t = rows[1 + 2 * i][1], rows[2 + 2 * i][1]
+        print(f"{engine}: sklearn / one model = {sk[0] / o[0]:.2f} (wall), {sk[1] / o[1]:.2f} (CPU), target >= 5; "
+              f"three models / one model = {t[0] / o[0]:.2f} (wall), {t[1] / o[1]:.2f} (CPU), target <= 3")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,390 @@
+"""Bootstrap intervals whose cost does not grow with rows × resamples, the same in every engine.
+
+The stratified bootstrap resamples P positives and N negatives with replacement. Rows that are
+interchangeable for every statistic form a *cell*; how many resampled rows land in each cell
+is one multinomial draw per class with the cells' shares (:func:`~reportgen.engine.resample.
+stratified_cell_blocks`), exactly the distribution of resampling the rows. So every interval
+here is drawn on counts every engine reduces to (mergeable, integer, order-free), never on
+rows, at O(cells) per resample:
+
+* **one model** (:func:`model_bootstrap`): the cells of its score table (a distinct score and a
+  class). With more than :data:`MODEL_BINS` distinct scores the table is first coarsened to at
+  most that many consecutive equal-weight bins (:func:`coarse_lut`), cut at the model's decision
+  threshold, so the threshold metrics (TP and FP are then sums of whole cells) keep their
+  exact bootstrap distribution; the ranking metrics (average precision, KS, R-precision,
+  log-loss, Brier) are drawn on the binned table and the interval is moved by the binning's
+  own error on the data, ``θ̂ − θ̂_binned`` (the percentile interval is translation-equivariant,
+  so this is the interval of ``θ* − θ̂_binned + θ̂``);
+* **a paired difference** of ranking metrics (:func:`pair_bootstrap`): the counts of rows by
+  (class, bin of model a, bin of model b) — a joint table per pair of models counted in the
+  paired pass of every engine (:class:`PairTableAccumulator`), each model cut into at most
+  :data:`JOINT_BINS` equal-weight bins (exact when it has no more distinct scores); resampling
+  its cells resamples the rows of both models together, so the difference is paired. The same
+  shift by the binning error as above. Differences of threshold metrics come from the exact
+  decision-pattern counts (:func:`reportgen.engine.compare.joint_bootstrap`), AUC and Gini from
+  DeLong.
+
+Log-loss and Brier of a cell use the mean loss of its (bin, class) in the model's exact table:
+summed over a resample this has the exact expectation of the rows' losses; its variance
+misses the spread of the losses within a bin (small with fine bins; none when exact).
+
+Bound of the binning on the AUC (and, through the ordering, on every ranking metric): merging
+scores into a bin turns its positive–negative pairs into ties,
+``|AUC_binned − AUC| ≤ Σ_b pos_b·neg_b / (2·P·N)`` (:func:`~reportgen.engine.streaming.
+binning_auc_bound`); with equal-weight bins of ``n/G`` rows this is at most ``n² / (8·G·P·N)``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from reportgen.engine import binary as B
+from reportgen.engine.curve import ScoreTable
+from reportgen.engine.resample import (
+    ResampleKernel,
+    probability_scores,
+    resample_kernel,
+    resampled_metrics,
+    stratified_cell_blocks,
+)
+
+#: Most distinct scores of a model drawn cell by cell; above, its table is coarsened to this
+#: many bins (at most 2·MODEL_BINS cells: 500 resamples draw in ≈ 0.3 s).
+MODEL_BINS = 4096
+#: Bins per model in the joint table of a pair (at most 2·JOINT_BINS² = 8,192 cells).
+JOINT_BINS = 64
+#: Joint tables are counted for every pair of models when there are at most this many models.
+MAX_PAIR_MODELS = 8
+
+#: ``ci_method`` wordings (one for every engine).
+TABLE_BOOTSTRAP = "bootstrap"  # stratified, drawn per cell of the model's exact score table
+BINNED_BOOTSTRAP = "bootstrap (binned score table)"
+JOINT_BOOTSTRAP = "paired bootstrap of the joint score table"
+JOINT_BINNED_BOOTSTRAP = "paired bootstrap of the binned joint score table"
+
+
+def coarse_lut(table: ScoreTable, threshold: float, bins: int) -> np.ndarray:
+    """Shape (table.n_distinct,) int64: each table row's bin, consecutive in table order.
+
+    Identity when the table has at most ``bins`` distinct scores. Else row ``i`` (most positive
+    first) goes to bin ``⌊W_i · bins / W⌋``, ``W_i`` the weight before it and ``W`` the total
+    (equal-weight bins that never split a distinct score), and the bins are split once more at
+    the decision cut, so at most ``bins + 1`` bins and every bin is one side of the threshold.
+    A function of the table alone: every engine gets the same bins.
+    """
+    k = table.n_distinct
+    if k <= bins:
+        return np.arange(k, dtype=np.int64)
+    w = table.pos + table.neg
+    before = np.cumsum(w) - w
+    raw = np.floor(before * (bins / float(before[-1] + w[-1]))).astype(np.int64)
+    c = table.cut_index(threshold)
+    if 0 < c < k:
+        raw[c:] += bins + 1  # a new bin starts at the cut whatever the weights
+    new = np.empty(k, dtype=bool)
+    new[0] = False
+    np.not_equal(raw[1:], raw[:-1], out=new[1:])
+    return np.cumsum(new, dtype=np.int64)
+
+
+def coarsen(table: ScoreTable, lut: np.ndarray) -> ScoreTable:
+    """The table with its rows summed per bin of ``lut``; each bin's score is its least positive
+    one, so "positive when score ≥ t" (or ≤ for ``lower``) at the model's threshold selects the
+    same bins as rows (the bins never straddle the cut)."""
+    nb = int(lut[-1]) + 1 if lut.shape[0] else 0
+    if nb == table.n_distinct:
+        return table
+    last = np.flatnonzero(np.r_[lut[1:] != lut[:-1], True])
+    return ScoreTable(
+        thresholds=table.thresholds[last].copy(),
+        pos=np.bincount(lut, weights=table.pos, minlength=nb),
+        neg=np.bincount(lut, weights=table.neg, minlength=nb),
+        direction=table.direction,
+        sum_w2=table.sum_w2,
+        n_rows=table.n_rows,
+        weighted=table.weighted,
+    )
+
+
+def bin_losses(table: ScoreTable, lut: np.ndarray) -> np.ndarray:
+    """Shape (2, 2, bins): mean [log-loss, Brier] term of a row of each [negative, positive]
+    class in each bin, from the exact table (0 where the bin holds no row of the class).
+
+    Terms as :func:`~reportgen.engine.binary.probability_losses`: −log of the probability given
+    to the row's class (clipped to [ε, 1 − ε]) and (y − s)².
+    """
+    nb = int(lut[-1]) + 1
+    s = table.thresholds
+    eps = np.finfo(np.float64).eps
+    sc = np.clip(s, eps, 1.0 - eps)
+    out = np.zeros((2, 2, nb))
+    for y, (cnt, ll, br) in enumerate(((table.neg, -np.log1p(-sc), s * s), (table.pos, -np.log(sc), (1.0 - s) ** 2))):
+        tot = np.bincount(lut, weights=cnt, minlength=nb)
+        for q, term in enumerate((ll, br)):
+            num = np.bincount(lut, weights=cnt * term, minlength=nb)
+            np.divide(num, tot, out=out[y, q], where=tot > 0)
+    return out
+
+
+def _cell_kernel(coarse: ScoreTable, groups: np.ndarray, y: np.ndarray, threshold: float,
+                 losses: np.ndarray | None) -> ResampleKernel:
+    """The resample kernel of cells (one "row" per cell, its multiplicity the cell's draw).
+
+    ``losses``: :func:`bin_losses` of the model, or None (no log-loss / Brier)."""
+    kernel = resample_kernel(coarse, groups, y, [np.arange(groups.shape[0])], threshold, None, False)
+    if losses is None:
+        return kernel
+    yi = y.astype(np.int64)
+    return replace(kernel, losses=(np.stack([losses[yi, 0, groups], losses[yi, 1, groups]]),))
+
+
+def _at(kernel: ResampleKernel, counts: np.ndarray, beta: float, costs: B.Costs) -> np.ndarray:
+    """Shape (METRICS,): the kernel's metrics at the observed counts (the binned point values)."""
+    return resampled_metrics(kernel, (1, [np.asarray(counts, dtype=np.float64)[None, :]]), beta, costs)[0]
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Draws:
+    """Bootstrap replicates and where to centre them.
+
+    Attributes:
+        samples: shape (resamples, METRICS), replicates (NaN where undefined).
+        shift: shape (METRICS,), ``θ̂ − θ̂_binned`` to add to an interval (0 when exact).
+        binned: whether a table was coarsened (the interval's method says so).
+    """
+
+    samples: np.ndarray
+    shift: np.ndarray
+    binned: bool
+
+    @property
+    def method(self) -> str:
+        return BINNED_BOOTSTRAP if self.binned else TABLE_BOOTSTRAP
+
+
+def _exact(table: ScoreTable, threshold: float, beta: float, costs: B.Costs, probabilities: bool | None) -> np.ndarray:
+    bm = B.compute_metrics(table, threshold, beta, costs, probabilities).as_dict()
+    return np.array([np.nan if bm.get(k) is None else float(bm[k]) for k in B.METRICS])
+
+
+def model_bootstrap(table: ScoreTable, threshold: float, resamples: int, rng: np.random.Generator,
+                    beta: float = 1.0, costs: B.Costs = B.Costs(), probabilities: bool | None = None) -> Draws:
+    """The stratified bootstrap of one unweighted model, drawn on its (coarsened) table's cells.
+
+    Exact tables (≤ :data:`MODEL_BINS` distinct scores) give the replicates of
+    :func:`~reportgen.engine.resample.table_bootstrap_metrics` draw for draw."""
+    if table.weighted:
+        raise ValueError("resampling a table's cells needs unit weights (counts)")
+    lut = coarse_lut(table, threshold, MODEL_BINS)
+    coarse = coarsen(table, lut)
+    binned = coarse is not table
+    pos_cells, neg_cells = np.flatnonzero(coarse.pos > 0), np.flatnonzero(coarse.neg > 0)
+    groups = np.concatenate([pos_cells, neg_cells])
+    y = np.zeros(groups.shape[0], dtype=bool)
+    y[: pos_cells.shape[0]] = True
+    counts = np.concatenate([coarse.pos[pos_cells], coarse.neg[neg_cells]])
+    losses = bin_losses(table, lut) if binned and probability_scores(table, probabilities) else None
+    if binned:
+        kernel = _cell_kernel(coarse, groups, y, threshold, losses)
+    else:
+        kernel = resample_kernel(table, groups, y, [np.arange(groups.shape[0])], threshold, None, probabilities)
+    samples = _draw([kernel], counts, pos_cells.shape[0], resamples, rng, beta, costs)[0]
+    shift = np.zeros(len(B.METRICS))
+    if binned:
+        shift = np.nan_to_num(_exact(table, threshold, beta, costs, probabilities) - _at(kernel, counts, beta, costs))
+    return Draws(samples, shift, binned)
+
+
+def _draw(kernels: list[ResampleKernel], counts: np.ndarray, n_pos_cells: int, resamples: int,
+          rng: np.random.Generator, beta: float, costs: B.Costs) -> list[np.ndarray]:
+    """Each kernel's metrics on the same resamples of the cells: shape (resamples, METRICS) each."""
+    out = [np.empty((resamples, len(B.METRICS))) for _ in kernels]
+    done = 0
+    for block in stratified_cell_blocks(counts, n_pos_cells, resamples, rng):
+        for o, kernel in zip(out, kernels):
+            o[done : done + block[0]] = resampled_metrics(kernel, block, beta, costs)
+        done += block[0]
+    return out
+
+
+def percentile(draws: np.ndarray, shift: float, level: float, lo: float | None = None,
+               hi: float | None = None) -> list[float] | None:
+    """The percentile interval of ``draws`` moved by ``shift`` (and clipped to [lo, hi])."""
+    from reportgen.engine.stats import percentile_interval  # noqa: PLC0415
+
+    iv = percentile_interval(draws, level)
+    if iv is None:
+        return None
+    a, b = iv[0] + shift, iv[1] + shift
+    if lo is not None:
+        a, b = max(a, lo), max(b, lo)
+    if hi is not None:
+        a, b = min(a, hi), min(b, hi)
+    return [float(a), float(b)]
+
+
+# --------------------------------------------------------------------------------------
+# Joint tables of pairs of models (the paired pass of every engine)
+# --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class PairCounts:
+    """Rows counted by (class, bin of model a, bin of model b) for pairs of models.
+
+    Attributes:
+        luts: per model, shape (n_distinct,), its table rows' bins (:func:`coarse_lut` at
+            :data:`JOINT_BINS`).
+        pairs: the (a, b) model indices, a < b, in order.
+        counts: per pair, int64 shape (2, bins_a, bins_b): [negatives, positives].
+    """
+
+    luts: tuple[np.ndarray, ...]
+    pairs: tuple[tuple[int, int], ...]
+    counts: tuple[np.ndarray, ...]
+
+    def of(self, a: int, b: int) -> np.ndarray | None:
+        """The counts of models (a, b) as [class, bin of a, bin of b], or None if not counted."""
+        if (a, b) in self.pairs:
+            return self.counts[self.pairs.index((a, b))]
+        if (b, a) in self.pairs:
+            return self.counts[self.pairs.index((b, a))].transpose(0, 2, 1)
+        return None
+
+
+class PairTableAccumulator:
+    """Joint tables of every pair of models over aligned rows: ``add`` · ``merge`` · ``finish``.
+
+    Rows arrive as each model's table row (the codes every engine's paired pass computes) and
+    the truth; a chunk adds one ``bincount`` per pair. Counts are integers, so the result does
+    not depend on how the rows were chunked or merged.
+    """
+
+    def __init__(self, tables: list[ScoreTable], thresholds: list[float]) -> None:
+        self.luts = [coarse_lut(t, thr, JOINT_BINS) for t, thr in zip(tables, thresholds)]
+        self.sizes = [int(lut[-1]) + 1 if lut.shape[0] else 1 for lut in self.luts]
+        k = len(tables)
+        self.pairs = [(a, b) for a in range(k) for b in range(a + 1, k)]
+        self.counts = [np.zeros(2 * self.sizes[a] * self.sizes[b], dtype=np.int64) for a, b in self.pairs]
+
+    def moments(self, rows: list[np.ndarray], y: np.ndarray) -> list[np.ndarray]:
+        """One chunk's counts per pair, not yet added (safe to compute in threads)."""
+        yi = np.asarray(y, dtype=np.int64)
+        bins = [lut[np.asarray(r)] for lut, r in zip(self.luts, rows)]
+        out = []
+        for a, b in self.pairs:
+            code = (yi * self.sizes[a] + bins[a]) * self.sizes[b] + bins[b]
+            out.append(np.bincount(code, minlength=2 * self.sizes[a] * self.sizes[b]))
+        return out
+
+    def add_moments(self, part: list[np.ndarray]) -> None:
+        for c, p in zip(self.counts, part):
+            c += p
+
+    def add(self, rows: list[np.ndarray], y: np.ndarray) -> None:
+        self.add_moments(self.moments(rows, y))
+
+    def merge(self, other: PairTableAccumulator) -> None:
+        self.add_moments(other.counts)
+
+    def finish(self) -> PairCounts:
+        return PairCounts(
+            tuple(self.luts),
+            tuple(self.pairs),
+            tuple(c.reshape(2, self.sizes[a], self.sizes[b]).copy() for c, (a, b) in zip(self.counts, self.pairs)),
+        )
+
+
+def pair_bootstrap(joint: np.ndarray, lut_a: np.ndarray, lut_b: np.ndarray,
+                   tables: tuple[ScoreTable, ScoreTable], thresholds: tuple[float, float],
+                   probabilities: tuple[bool | None, bool | None], resamples: int, rng: np.random.Generator,
+                   beta: float = 1.0, costs: B.Costs = B.Costs()) -> Draws:
+    """Replicates of ``metric(a) − metric(b)`` under the paired stratified bootstrap, drawn on
+    the cells of the pair's joint table ``joint`` ([class, bin of a, bin of b])."""
+    cls, ia, ib = np.nonzero(joint)
+    order = np.argsort(-cls, kind="stable")  # positives first
+    cls, ia, ib = cls[order], ia[order], ib[order]
+    counts = joint[cls, ia, ib].astype(np.float64)
+    y = cls == 1
+    n_pos = int(np.count_nonzero(y))
+    kernels, binned = [], False
+    for t, lut, g, thr, prob in zip(tables, (lut_a, lut_b), (ia, ib), thresholds, probabilities):
+        coarse = coarsen(t, lut)
+        binned |= coarse is not t
+        losses = bin_losses(t, lut) if probability_scores(t, prob) else None
+        kernels.append(_cell_kernel(coarse, g, y, thr, losses))
+    da, db = _draw(kernels, counts, n_pos, resamples, rng, beta, costs)
+    shift = np.zeros(len(B.METRICS))
+    if binned:
+        exact = _exact(tables[0], thresholds[0], beta, costs, probabilities[0]) - _exact(
+            tables[1], thresholds[1], beta, costs, probabilities[1])
+        shift = np.nan_to_num(exact - (_at(kernels[0], counts, beta, costs) - _at(kernels[1], counts, beta, costs)))
+    return Draws(da - db, shift, binned)
+
+
+# --------------------------------------------------------------------------------------
+# Multiclass: the confusion counts and the true class's score tables
+# --------------------------------------------------------------------------------------
+
+#: ``ci_method`` of a multiclass model's interval drawn on its counts.
+COUNT_BOOTSTRAP = "bootstrap of the confusion counts"
+
+
+def multiclass_model_bootstrap(confusion: np.ndarray, diag_values: list[np.ndarray], diag_counts: list[np.ndarray] | None,
+                               evaluate, resamples: int, rng: np.random.Generator) -> tuple[list[dict], np.ndarray | None]:
+    """The stratified bootstrap of one unweighted multiclass model, drawn on its counts.
+
+    Stratified by true class: class i's n_i rows are resampled with replacement, so its row of
+    the confusion matrix is ``Multinomial(n_i, C[i] / n_i)`` — exactly the distribution of the
+    resampled rows' predictions — and every metric of the confusion counts (accuracy, κ, MCC,
+    F-scores, expected cost, …) has the row bootstrap's distribution. The log-loss is a sum over
+    classes of −log p[r, y_r], the true class's column: class i's resampled rows fall on the
+    distinct values of its table T(i, i) by a multinomial too (binned to :data:`MODEL_BINS`
+    equal-count bins with their mean loss above that many values: the exact expectation). The two
+    draws are independent: each metric's own interval is exact in distribution, and no metric
+    depends on both. The AUCs combine several columns of the same rows, which the tables do not
+    join: they are not drawn here.
+
+    Args:
+        confusion: (k, k) whole-number counts, rows = true class.
+        diag_values, diag_counts: per class, T(i, i)'s ascending distinct values and counts
+            (``diag_counts`` None: no scores, no log-loss).
+        evaluate: ``confusion → dict`` of the model's metrics from counts alone.
+
+    Returns (per resample the metrics ``evaluate`` gives, shape (resamples,) log-losses or None).
+    """
+    C = np.asarray(confusion, dtype=np.float64)
+    k = C.shape[0]
+    draws = np.zeros((resamples, k, k))
+    for i in range(k):
+        n_i = int(round(float(C[i].sum())))
+        if n_i > 0:
+            draws[:, i, :] = rng.multinomial(n_i, C[i] / C[i].sum(), size=resamples)
+    values = [evaluate(draws[r]) for r in range(resamples)]
+    if diag_counts is None:
+        return values, None
+    eps = np.finfo(np.float64).eps
+    total = np.zeros(resamples)
+    for v, c in zip(diag_values, diag_counts):
+        if v.shape[0] == 0:
+            continue
+        loss = -np.log(np.clip(v, eps, 1.0 - eps))
+        c = np.asarray(c, dtype=np.float64)
+        if v.shape[0] > MODEL_BINS:  # equal-count bins over the ascending values, mean loss each
+            before = np.cumsum(c) - c
+            b = np.floor(before * (MODEL_BINS / c.sum())).astype(np.int64)
+            cnt = np.bincount(b, weights=c)
+            keep = cnt > 0
+            loss = np.bincount(b, weights=c * loss)[keep] / cnt[keep]
+            c = cnt[keep]
+        total += rng.multinomial(int(round(float(c.sum()))), c / c.sum(), size=resamples) @ loss
+    return values, total / float(C.sum())
+
+
+__all__ = [
+    "BINNED_BOOTSTRAP", "COUNT_BOOTSTRAP", "multiclass_model_bootstrap", "Draws", "JOINT_BINNED_BOOTSTRAP", "JOINT_BINS", "JOINT_BOOTSTRAP", "MAX_PAIR_MODELS",
+    "MODEL_BINS", "PairCounts", "PairTableAccumulator", "TABLE_BOOTSTRAP", "bin_losses", "coarse_lut", "coarsen",
+    "model_bootstrap", "pair_bootstrap", "percentile",
+]
