@@ -585,7 +585,14 @@ def build_view(result: ComparisonResult, theme: Theme = Theme()) -> dict[str, An
         "confusion": "Confusion matrices", "curves": "Curves", "thresholds": "Optimal thresholds",
         "per_class": "Per-class metrics",
         "glossary": "Glossary", "appendix": "Appendix: audit trail",
+        "credit": "Credit validation", "trend": "Trend over recorded runs",
     }
+    # the sections a run adds when configured (credit:, history:) go before the glossary and the
+    # audit trail, which close the report
+    added = (["credit"] if credit else []) + (["trend"] if result.trend else [])
+    closing = [i for i, s in enumerate(sections) if s in ("glossary", "appendix")]
+    at = closing[0] if closing else len(sections)
+    sections = sections[:at] + added + sections[at:]
     return {
         "title": run.title,
         "author": run.author or "",
@@ -640,9 +647,7 @@ def build_view(result: ComparisonResult, theme: Theme = Theme()) -> dict[str, An
         "per_class": _per_class_view(result, names) if not binary else [],
         "mc_confusions": _multiclass_confusions(result, col) if not binary else [],
         "toc": ([{"id": "checks", "title": "Checks"}] if result.checks else [])
-        + [{"id": s, "title": toc_titles[s]} for s in sections]
-        + ([{"id": "credit", "title": "Credit validation"}] if credit else [])
-        + ([{"id": "trend", "title": "Trend over recorded runs"}] if result.trend else []),
+        + [{"id": s, "title": toc_titles[s]} for s in sections],
         "checks": [{"rule": c.rule, "passed": c.passed, "detail": c.detail} for c in result.checks],
         "trend": _trend_view(result),
         "checks_failed": sum(not c.passed for c in result.checks),
