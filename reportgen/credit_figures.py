@@ -9,16 +9,15 @@ and the default rate. Nothing here computes a statistic; every number comes from
 
 from __future__ import annotations
 
+# No matplotlib.use(): Figure objects with their own canvas, as in reportgen.figures (a
+# notebook's backend and pyplot state are left alone).
 import matplotlib
+import numpy as np
+from matplotlib.figure import Figure
+from matplotlib.ticker import PercentFormatter
 
-matplotlib.use("Agg")
-
-import numpy as np  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
-from matplotlib.ticker import PercentFormatter  # noqa: E402
-
-from reportgen.figures import MUTED, STYLE, safe_text, to_svg  # noqa: E402
-from reportgen.results import CreditModel  # noqa: E402
+from reportgen.figures import MUTED, STYLE, safe_text, to_svg
+from reportgen.results import CreditModel
 
 __all__ = ["credit_figure", "credit_svgs", "panel_keys"]
 

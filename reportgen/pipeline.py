@@ -17,6 +17,7 @@ from pathlib import Path
 
 
 import reportgen.clock as clock
+from reportgen.errors import ConfigError
 import reportgen.gates as gates
 import reportgen.io.sql as sql
 from reportgen.config import Config
@@ -145,6 +146,9 @@ def analyse(cfg: Config, config_path: Path | str, progress: Progress | None = No
     for w in found:  # the engine logs nothing (pure numpy): its notes are logged here, as they reach the run
         log.warning(w)
     warnings.extend(found)
+    if data is not None and (cfg.credit is not None or cfg.segment is not None):
+        raise ConfigError("credit / segment: the credit validation section reads its columns from the files; "
+                          "compare in-memory frames without it, or write the frames to files and use a config")
     credit, reference_files = credit_run(cfg, [(f.path, f.sha256) for f in audit.files])
     if credit is not None:
         credit_notes = [f"model '{name}': credit validation red: {', '.join(cm.failures)} (see Credit validation)"

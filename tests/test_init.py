@@ -28,13 +28,17 @@ def test_the_demo_scorecard_gives_a_config_that_validates(cli, tmp_path: Path) -
     data = yaml.safe_load(text)
     assert (data["label"], data["positive"], data["id"], data["date"]) == (
         "default_flag", 1, "application_id", "application_date")
-    [model] = data["models"]
+    # the scorecard's points and its PD mapping (the credit section's pd column) are both score columns
+    models = {m["score"]: m for m in data["models"]}
+    assert set(models) == {"score_points", "pd_points"}
+    model = models["score_points"]
     # scorecard points: high = safe, so lower scores go with a default; its own threshold
     assert model["score"] == "score_points" and model["direction"] == "lower" and 300 < model["threshold"] < 900
     assert "sample AUC 0.7" in text and "# Every value below is a guess" in text
     jsonschema.validate(data, json.loads(SCHEMA_FILE.read_text(encoding="utf-8")))
     assert cli(["validate", str(out), "--quiet"]) == 0
     cfg, _ = load_config(out)
+    assert all(m.file.resolve() == cfg.models[0].file.resolve() for m in cfg.models)
     assert cfg.models[0].file.resolve() == (ROOT / "configs" / "data" / "champion_scorecard.csv").resolve()
 
 
