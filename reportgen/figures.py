@@ -402,7 +402,12 @@ def distribution_figure(result: ComparisonResult, palette: Sequence[str] = PALET
 
 @_apply_style
 def forest_figure(result: ComparisonResult, palette: Sequence[str] = PALETTE) -> Figure | None:
-    """Forest plot of Δ primary metric (model − baseline) with its confidence interval."""
+    """Forest plot of Δ primary metric (model − baseline) with its confidence interval.
+
+    With several comparisons the verdicts are Holm-adjusted as a family, so beside each
+    unadjusted interval (thick) the simultaneous one (thin, Bonferroni level) is drawn and the
+    axis says which is which: an interval clear of zero is not read as a verdict it is not.
+    """
     comps = result.comparisons
     if not comps:
         return None
@@ -411,19 +416,30 @@ def forest_figure(result: ComparisonResult, palette: Sequence[str] = PALETTE) ->
     ax = fig.add_subplot()
     col = colours(list(result.models), palette)
     shown = figure_names(list(result.models))
+    sim_level = None
     for i, c in enumerate(comps):
         d = c.delta.get(metric)
         ci = c.ci.get(metric)
         y = len(comps) - 1 - i
         if d is None:
             continue
+        dec = c.decision
+        if dec is not None and dec.family_size > 1 and dec.ci_simultaneous is not None:
+            ax.plot(list(dec.ci_simultaneous), [y, y], color=col[c.model], lw=0.9)
+            ax.plot([dec.ci_simultaneous[0]] * 2 + [dec.ci_simultaneous[1]] * 2, [y - 0.12, y + 0.12, y - 0.12, y + 0.12],
+                    linestyle="none", marker="|", color=col[c.model], ms=6)
+            sim_level = dec.ci_simultaneous_level
         if ci:
-            ax.plot(ci, [y, y], color=col[c.model], lw=2.2)
+            ax.plot(ci, [y, y], color=col[c.model], lw=2.6)
         ax.plot([d], [y], marker="s", color=col[c.model], ms=7)
     ax.axvline(0, color="black", lw=0.9)
     ax.set_yticks(range(len(comps)), [f"{shown[c.model]} − {shown[c.baseline]}" for c in reversed(comps)])
     name = short_label(metric)
-    ax.set_xlabel(f"Δ {name} ({result.run.confidence_level * 100:g} % CI)")
+    level = f"{result.run.confidence_level * 100:g} %"
+    if sim_level is not None:
+        ax.set_xlabel(f"Δ {name} (thick: {level} CI, unadjusted; thin: simultaneous {sim_level * 100:.3g} % CI)")
+    else:
+        ax.set_xlabel(f"Δ {name} ({level} CI)")
     ax.set_title(f"Difference in {name} against the baseline")
     ax.set_ylim(-0.6, len(comps) - 0.4)
     ax.grid(axis="y", visible=False)
