@@ -188,6 +188,13 @@ def metrics_of(task: Task, kind: Kind | None = None) -> tuple[Metric, ...]:
     return tuple(rows)
 
 
+#: Numbers of the credit validation section a ``checks:`` rule may bound (binary runs with
+#: ``credit:``): key → what it is. Lower is better for each.
+CREDIT_CHECK_METRICS: dict[str, str] = {
+    "psi": "population stability index of the current sample against models[].reference",
+}
+
+
 def keys(task: Task, kind: Kind | None = None) -> tuple[str, ...]:
     """The metric names of :func:`metrics_of`, as the engines' ``METRICS`` tuples list them."""
     return tuple(m.key for m in metrics_of(task, kind))

@@ -501,7 +501,10 @@ class Config(Strict):
             raise _Invalid(("checks", i, "comparison"), f"'{c.comparison}' is the baseline; "
                            f"a comparison check names a model compared with it")
         if c.metric is not None:
-            known = catalog.keys(self.task)
+            known = catalog.keys(self.task) + (tuple(catalog.CREDIT_CHECK_METRICS) if self.task == "binary" else ())
+            if c.metric in catalog.CREDIT_CHECK_METRICS and self.task == "binary" and self.credit is None:
+                raise _Invalid(("checks", i, "metric"), f"'{c.metric}' comes from the credit validation section; "
+                               f"set 'credit:' (and models[].reference for the PSI)")
             if c.metric not in known:
                 hint = difflib.get_close_matches(c.metric, known, n=1)
                 tip = f"did you mean '{hint[0]}'?" if hint else f"choose one of {', '.join(known)}"

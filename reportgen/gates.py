@@ -43,6 +43,11 @@ def comparison_outcome(c: Comparison, level: float) -> Outcome:
     delta = c.delta.get(pm)
     if delta is None:
         return "undefined"
+    d = c.decision
+    if d is not None:  # the run's one multiplicity policy (Holm over the family), as the verdict says
+        if d.significant is None:
+            return "undefined"
+        return {"better": "better", "worse": "worse"}.get(d.direction, "no_difference")
     dl = c.tests.delong
     if pm in DELONG_METRICS and dl is not None:
         p = dl.p_value_holm if dl.p_value_holm is not None else dl.p_value
@@ -69,16 +74,32 @@ def _metric_checks(rule: CheckConfig, result: ComparisonResult) -> list[CheckRes
     out = []
     for name in names:
         m = result.models[name]
-        value = m.metrics.get(metric)
+        value, why = _credit_value(result, name, metric) if metric in catalog.CREDIT_CHECK_METRICS else (
+            m.metrics.get(metric), m.undefined.get(metric, "not computed"))
         text = f"{name}: {metric} {words} {limit:g}"
         if value is None:
-            why = m.undefined.get(metric, "not computed")
             out.append(CheckResult(text, "metric", False, f"{metric} is undefined ({why})", name, metric, bound, limit, None))
             continue
         passed = value >= limit if bound == "at_least" else value <= limit
         detail = f"{metric} = {value:.4f}" + ("" if passed else f", {'below' if bound == 'at_least' else 'above'} {limit:g}")
         out.append(CheckResult(text, "metric", passed, detail, name, metric, bound, limit, value))
     return out
+
+
+def _credit_value(result: ComparisonResult, name: str, metric: str) -> tuple[float | None, str]:
+    """A credit-section number of model ``name`` (:data:`reportgen.catalog.CREDIT_CHECK_METRICS`),
+    or None with the reason it is missing."""
+    sec = result.credit
+    if sec is None:
+        return None, "no credit validation section in this run"
+    cm = sec.models.get(name)
+    if cm is None:
+        return None, f"the credit section has no numbers for this model ({', '.join(sec.capabilities.values()) or 'n/a'})"
+    if metric == "psi":
+        if cm.stability is None:
+            return None, "no reference sample (models[].reference)"
+        return cm.stability.psi.statistic, "the PSI is undefined"
+    raise ValueError(f"unknown credit check metric {metric!r}")
 
 
 def _comparison_check(rule: CheckConfig, result: ComparisonResult) -> CheckResult:

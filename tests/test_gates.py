@@ -119,7 +119,7 @@ def test_a_broken_config_outranks_a_failed_check_in_a_batch(tmp_path: Path, fast
 
 
 @pytest.mark.parametrize(("check", "message"), [
-    ({"metric": "psi", "at_most": 0.25}, "checks[0].metric: unknown metric 'psi' for task: binary; choose one of"),
+    ({"metric": "psy", "at_most": 0.25}, "checks[0].metric: unknown metric 'psy' for task: binary; did you mean 'psi'?"),
     ({"metric": "gnii", "at_least": 0.4}, "checks[0].metric: unknown metric 'gnii' for task: binary; did you mean 'gini'?"),
     ({"model": "challnger", "metric": "gini", "at_least": 0.4}, "checks[0].model: 'challnger' names no model; did you mean 'challenger'?"),
     ({"comparison": "champion", "must_not_be": "worse"}, "checks[0].comparison: 'champion' is the baseline"),
@@ -132,3 +132,27 @@ def test_bad_checks_are_one_line_config_errors(tmp_path: Path, fast_config_facto
     assert cli(["validate", str(cfg)]) == 2
     err = capsys.readouterr().err.strip()
     assert "\n" not in err and message in err, err
+
+
+def test_a_psi_check_bounds_the_credit_sections_stability(tmp_path: Path, fast_config_factory, cli, capsys) -> None:
+    """``{metric: psi, at_most: 0.25}`` (issue 20) reads the credit section's PSI against each
+    model's reference sample; a model without a reference has no PSI, and the gate fails on it."""
+    cfg = _config(tmp_path, fast_config_factory, [{"metric": "psi", "at_most": 0.25}])
+    out = tmp_path / "o"
+    assert cli(["run", str(cfg), "--out", str(out), "--format", "json", "-q", "--now", PINNED_NOW]) == 3
+    doc = json.loads((out / "metrics.json").read_text(encoding="utf-8"))
+    by_model = {c["model"]: c for c in doc["checks"]}
+    for name in ("champion", "challenger"):  # the demo's models with a development sample
+        psi = doc["credit"]["models"][name]["stability"]["psi"]["statistic"]
+        assert by_model[name]["passed"] and by_model[name]["value"] == psi and psi <= 0.25
+    assert not by_model["naive"]["passed"] and "no reference sample" in by_model["naive"]["detail"]
+
+
+def test_a_psi_check_without_the_credit_section_is_a_config_error(tmp_path: Path, fast_config_factory, cli, capsys) -> None:
+    cfg = fast_config_factory(tmp_path / "c.yaml", checks=[{"metric": "psi", "at_most": 0.25}])
+    data = yaml.safe_load(cfg.read_text(encoding="utf-8"))
+    data.pop("credit", None)
+    cfg.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    assert cli(["validate", str(cfg)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "checks[0].metric: 'psi' comes from the credit validation section; set 'credit:'" in err, err
