@@ -12,8 +12,8 @@ to back up, and needs nothing beyond the standard library. Not for a network fil
 What a run records (:func:`headline`): per model the headline metrics (binary: Gini, KS, ROC
 AUC and the default rate — the weighted share of positives; multiclass: the primary metric and
 accuracy) with their intervals, per comparison the primary metric's delta with its interval;
-the run id, its timestamp, the config path and the input files' SHA-256. PSI joins the binary
-list when the catalogue has it.
+the run id, its timestamp, the config path and the input files' SHA-256; with the credit
+section and a reference sample, each model's PSI.
 """
 
 from __future__ import annotations
@@ -27,7 +27,6 @@ from contextlib import closing
 from pathlib import Path
 from typing import Any
 
-import reportgen.catalog as catalog
 from reportgen.errors import UserError
 from reportgen.export import safe_cell
 from reportgen.results import ComparisonResult, TrendPoint
@@ -38,8 +37,8 @@ BUSY_TIMEOUT_S = 60.0
 #: The store's layout version (``PRAGMA user_version``).
 STORE_VERSION = 1
 
-#: Headline metrics of a binary model, in the trend's order (those the catalogue has).
-BINARY_HEADLINE = tuple(k for k in ("gini", "ks", "roc_auc", "psi") if k in catalog.keys("binary"))
+#: Headline metrics of a binary model, in the trend's order.
+BINARY_HEADLINE = ("gini", "ks", "roc_auc")
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -79,6 +78,9 @@ def headline(result: ComparisonResult) -> list[TrendPoint]:
         if run.task == "binary" and m.positives is not None and m.negatives is not None and m.positives + m.negatives > 0:
             rate = m.positives / (m.positives + m.negatives)
             points.append(TrendPoint(run.run_id, run.created, name, "model", "default_rate", rate, None))
+        stability = None if result.credit is None or name not in result.credit.models else result.credit.models[name].stability
+        if stability is not None and stability.psi.statistic is not None:  # the credit section's PSI (reference:)
+            points.append(TrendPoint(run.run_id, run.created, name, "model", "psi", stability.psi.statistic, None))
     for c in result.comparisons:
         pm = c.primary_metric
         ci = c.ci.get(pm)

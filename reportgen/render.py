@@ -372,7 +372,8 @@ def _trend_view(result: ComparisonResult) -> list[dict[str, Any]]:
     out = []
     for (kind, metric), by_subject in groups.items():
         subjects = list(by_subject)
-        name = "Default rate (share of positives)" if metric == "default_rate" else catalog.label(metric)
+        name = {"default_rate": "Default rate (share of positives)",
+                "psi": "Population stability index (against the reference sample)"}.get(metric) or catalog.label(metric)
         title = f"{name}, difference with the baseline" if kind == "comparison" else name
         rows = []
         for key in runs:

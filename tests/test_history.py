@@ -71,7 +71,8 @@ def test_three_runs_share_a_history_trend_and_history_command(tmp_path: Path, fa
     html = (tmp_path / "out2" / "report.html").read_text(encoding="utf-8")
     section = html[html.index('<section id="trend">'):]
     section = section[:section.index("</section>")]
-    assert section.count('<table class="trend">') == 5  # gini, ks, roc_auc, default rate, comparison deltas
+    # gini, ks, roc_auc, default rate, PSI (the demo's credit section), comparison deltas
+    assert section.count('<table class="trend">') == 6 and "Population stability index" in section
     gini_table = section[:section.index("</table>")]
     assert gini_table.count("<tr") == 4 and gini_table.count('class="current"') == 1
     for run_id, g in zip([d["run"]["run_id"] for d in docs], ginis):
