@@ -118,7 +118,7 @@ def _capability_of(metric: str) -> tuple[str, ...]:
 
 
 def test_binary_engines_give_the_same_json(data, scheduler):
-    runs = _engines(_binary(data), scheduler)
+    runs = _engines(_binary(data, "approval_rates: [0.3, 0.7]\n"), scheduler)
     mem = runs["memory"]
     for engine in ("stream", "dask"):
         got = runs[engine]
@@ -132,7 +132,8 @@ def test_binary_engines_give_the_same_json(data, scheduler):
         # numbers, same interval for the seed)
         assert got["comparisons"] == mem["comparisons"], engine
         for cm in mem["comparisons"]:
-            assert cm["capabilities"] == {} and cm["approval"] and all(a["ci"] for a in cm["approval"])
+            assert cm["capabilities"] == {} and all(a["ci"] for a in cm["approval"])
+            assert [(a["source"], a["target_rate"]) for a in cm["approval"]][1:] == [("config", 0.3), ("config", 0.7)]
             assert {k for k in ROW_ONLY_METRICS if k in cm["ci"]} != set()
     # the warning 'threshold outside the scores', from one place for every engine
     assert any("threshold 9 lies outside the scores of model 'c'" in w and "models[2].threshold" in w
