@@ -384,6 +384,21 @@ def test_approval_counts_do_not_depend_on_chunks_or_engine_path():
         assert via_counts == via_rows
 
 
+def test_equal_approval_says_when_a_rate_was_not_counted():
+    """Evidence counted without a configured rate cannot give it: capability ``not_counted``, worded."""
+    from reportgen.engine.driver import compare_evidence
+    from reportgen.reduce.evidence_of import evidence_of_rows
+    from reportgen.wording import capability_note
+
+    _y, models = three_models(6)
+    ev = evidence_of_rows(models[:2])  # no approval_rates given to the paired pass
+    _, comps, _ = compare_evidence(ev, Settings(resamples=0, approval_rates=(0.5,)))
+    assert comps[0].approval == () and comps[0].capabilities["approval"] == "not_counted"
+    assert "approval patterns were not counted" in capability_note("approval", "not_counted")
+    _, comps, _ = compare_evidence(ev, Settings(resamples=0))  # the baseline's own rate is always counted
+    assert [a.source for a in comps[0].approval] == ["baseline"] and "approval" not in comps[0].capabilities
+
+
 def test_equal_approval_needs_aligned_rows():
     y, models = three_models(5)
     _, comps, _ = compare_rows(models[:2], Settings(resamples=0), aligned=False)
