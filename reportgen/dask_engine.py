@@ -175,7 +175,8 @@ def _map_paired(cfg: Config, part: str, shared: tuple[list[ScoreTable], list[Any
                 indexes: dict[str, np.ndarray] | None) -> S.PairedAccumulator | S.AgreementAccumulator:
     """One part of a dataset holding every model: its kept rows line up across the models."""
     tables, groupers = shared
-    acc = S.PairedAccumulator(tables, [m.threshold if m.threshold is not None else cfg.threshold for m in cfg.models], groupers)
+    acc = S.PairedAccumulator(tables, [m.threshold if m.threshold is not None else cfg.threshold for m in cfg.models], groupers,
+                              approval_rates=tuple(cfg.approval_rates))
     agree = S.AgreementAccumulator(len(tables)) if any(t.weighted for t in tables) else None
     states = [new_state(cfg, m, None if indexes is None else indexes[m.name], collect=False) for m in cfg.models]
     columns = sorted({c for st in states for c in st.cols.values()})
@@ -214,7 +215,8 @@ def _pair_range(cfg: Config, shared: tuple[list[ScoreTable], list[Any]], files: 
     """Common rows lo..hi−1 of every model (``pieces``: per model, its parts' records of the range)
     side by side, added to a paired accumulator (weighted rows: McNemar's tables)."""
     tables, _groupers = shared
-    acc = S.PairedAccumulator(tables, [m.threshold if m.threshold is not None else cfg.threshold for m in cfg.models])
+    acc = S.PairedAccumulator(tables, [m.threshold if m.threshold is not None else cfg.threshold for m in cfg.models],
+                              approval_rates=tuple(cfg.approval_rates))
     agree = S.AgreementAccumulator(len(tables)) if any(t.weighted for t in tables) else None
     recs = [place(np.concatenate(p), lo, hi) for p in pieces]
     cuts = [t.cut_index(c) for t, c in zip(tables, acc.cuts)]

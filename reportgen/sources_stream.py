@@ -611,7 +611,8 @@ def _paired_pass(cfg: Config, models: list[StreamedModel], by_file: dict[Path, l
     n = states[names[0]][1].rows
     acc = S.PairedAccumulator([m.table for m in models],
                               [m.threshold if m.threshold is not None else cfg.threshold for m in models],
-                              [m.grouper or S.exact_grouper(m.table) for m in models])
+                              [m.grouper or S.exact_grouper(m.table) for m in models],
+                              approval_rates=tuple(cfg.approval_rates))
     weighted = any(m.table.weighted for m in models)
     agree = S.AgreementAccumulator(len(models))
     cuts = [m.table.cut_index(c) for m, c in zip(models, acc.cuts)]
@@ -676,7 +677,8 @@ def _paired_in_memory(cfg: Config, models: list[StreamedModel], rows: _RowCodes,
     """Pass 3 from the codes kept in passes 1 and 2: each chunk's table rows by lookup."""
     if len(models) < 2:
         return None, None
-    acc = S.PairedAccumulator([m.table for m in models], [m.threshold if m.threshold is not None else cfg.threshold for m in models])
+    acc = S.PairedAccumulator([m.table for m in models], [m.threshold if m.threshold is not None else cfg.threshold for m in models],
+                              approval_rates=tuple(cfg.approval_rates))
     cuts = [m.table.cut_index(c) for m, c in zip(models, acc.cuts)]
     lengths = [y.shape[0] for y in rows.y]
     for m in models:

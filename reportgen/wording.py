@@ -19,6 +19,7 @@ from reportgen.engine.intervals import (
     MODEL_BINS,
 )
 from reportgen.engine.compare_multiclass import BOOTSTRAP_AUC_MAX_CELLS
+from reportgen.engine.approval import APPROVAL_COUNT_BOOTSTRAP, MAX_APPROVAL_MODELS
 from reportgen.engine.proportions import CLOPPER_PEARSON, DELONG_LOGIT
 from reportgen.results import ApprovalAtRate, Comparison, ComparisonResult, McNemarSummary
 
@@ -70,8 +71,14 @@ def capability_note(what: str, reason: str) -> str:
     if what == "model_interval.bootstrap":
         return "Bootstrap intervals of weighted models need their rows; the evidence holds score tables only."
     if what == "approval":
-        return (f"The comparison at equal approval rate needs the models' scores on the same rows, kept in memory: "
-                f"{why}; not given.")
+        if reason == "weighted":
+            return ("The comparison at equal approval rate of weighted rows needs the rows themselves (a resample's "
+                    "weight on a swap cell is not a function of its row count), and this engine keeps none; not given.")
+        if reason == "not_counted":
+            why = (f"the models' approval patterns were not counted (more than {MAX_APPROVAL_MODELS} models, or a rate "
+                   "the paired pass was not given)")
+        return (f"The comparison at equal approval rate needs the models' decisions counted together on aligned "
+                f"rows: {why}; not given.")
     if what == "bootstrap":
         return NO_BOOTSTRAP
     if what == "bootstrap.auc":
@@ -189,6 +196,10 @@ def _pct(v: float | None, digits: int = 1) -> str:
     return "n/a" if v is None else f"{v * 100:.{digits}f} %"
 
 
+#: How an equal-approval interval was drawn, when not row by row (same distribution).
+_DRAWN = {APPROVAL_COUNT_BOOTSTRAP: ", drawn on the counts per approval pattern"}
+
+
 def approval_sentence(a: ApprovalAtRate) -> str:
     """What the equal-approval comparison says, in one sentence (bad rates in %, difference in points)."""
     m, b = a.model, a.baseline
@@ -198,7 +209,7 @@ def approval_sentence(a: ApprovalAtRate) -> str:
         return f"{at}, a bad rate cannot be compared (a model approves no row)."
     way = "lower" if a.bad_rate_delta < 0 else "higher" if a.bad_rate_delta > 0 else "no different"
     ci = "" if a.ci is None else (f" ({a.ci_level * 100:g} % CI {a.ci[0] * 100:+.2f} to {a.ci[1] * 100:+.2f} points, "
-                                  f"paired bootstrap of the rows)")
+                                  f"paired bootstrap of the rows{_DRAWN.get(a.ci_method or '', '')})")
     return (f"{at}, {m.model}'s approved applications have a bad rate of {_pct(m.bad_rate, 2)} against "
             f"{_pct(b.bad_rate, 2)} for {b.model}: {abs(a.bad_rate_delta) * 100:.2f} points {way}{ci}. "
             f"{m.model} swaps in {a.swap_in.rows:,} applications at {_pct(a.swap_in.bad_rate)} bad for "

@@ -16,8 +16,21 @@ For a target rate r, model j's cut is the one whose approved share is closest to
 riskiest approved score is its threshold; tied scores move together, so the achieved rate is
 stated beside the target). Bad rate among approved: ``BR = Σ_approved w·y / Σ_approved w``.
 The paired difference ``BR_model − BR_baseline`` gets a percentile interval from the
-stratified bootstrap of the rows at the fixed cuts (one draw for both models: paired), each
-resample's weights summed per (swap cell × class) by one matrix product, O(rows) per resample.
+stratified bootstrap at the fixed cuts (one draw for both models: paired).
+
+Every engine counts the same thing (unweighted rows): each model's cut for each target rate is
+fixed by its score table alone (:func:`table_cut`; the tables are complete before the paired
+pass), and the paired pass counts rows per pattern ``y + 2·Σ_i approved_i·2^i`` at each rate
+(:class:`ApprovalCounter`: add · merge · finish, whole numbers, so chunking and merge order
+cannot change them). Every number of the comparison follows from those counts exactly
+(:func:`compare_from_counts`): a pair's swap cells are a marginal of the patterns. The
+interval resamples the counts: drawing P positives and N negatives with replacement puts a
+multinomial number of rows on each (swap cell, class), so one multinomial per class and
+resample has exactly the distribution of the row bootstrap summed per cell, O(cells) per
+resample (as the decision-pattern bootstrap, :func:`reportgen.engine.compare.joint_bootstrap`).
+Weighted rows: a cell's resampled weight is not a function of its row count, so the interval
+needs the rows: :func:`compare_at_rate` on the kept rows (memory engine), each resample's
+weights summed per (swap cell × class) by one matrix product, O(rows) per resample.
 
 Pure numpy; results are :class:`~reportgen.results.ApprovalAtRate`.
 """
@@ -29,10 +42,16 @@ from collections.abc import Sequence
 import numpy as np
 
 from reportgen.engine import stats
+from reportgen.engine.curve import ScoreTable
+from reportgen.engine.resample import stratified_cell_blocks
 from reportgen.results import ApprovalAtRate, ApprovalSide, SwapCell
 
 #: ``ApprovalAtRate.ci_method``.
 APPROVAL_BOOTSTRAP = "paired stratified bootstrap of rows at fixed cuts"
+#: ``ApprovalAtRate.ci_method`` of the interval drawn on the pattern counts (same distribution).
+APPROVAL_COUNT_BOOTSTRAP = "paired stratified bootstrap of approval patterns at fixed cuts"
+#: Most models whose approval patterns are counted (2^(k+1) cells per rate).
+MAX_APPROVAL_MODELS = 10
 
 #: Swap cells: index = 2·(model approves) + (baseline approves).
 STAY_DECLINED, SWAP_OUT, SWAP_IN, STAY_APPROVED = 0, 1, 2, 3
@@ -49,6 +68,170 @@ def cut_for_rate(codes: np.ndarray, weights: np.ndarray, n_codes: int, rate: flo
     """The cut whose approved share is closest to ``rate`` (ties: the one approving more)."""
     share = approved_share_by_cut(codes, weights, n_codes)
     return int(np.argmin(np.abs(share - rate)))
+
+
+def table_shares(table: ScoreTable) -> np.ndarray:
+    """Shape (n_codes + 1,): share approved at each cut c (rows with table code ≥ c), from the
+    table's per-score weights; equal to :func:`approved_share_by_cut` of its rows."""
+    per_code = np.asarray(table.pos, dtype=np.float64) + np.asarray(table.neg, dtype=np.float64)
+    tail = np.concatenate([np.cumsum(per_code[::-1])[::-1], [0.0]])
+    return tail / tail[0]
+
+
+def table_cut(table: ScoreTable, rate: float) -> int:
+    """The cut whose approved share is closest to ``rate`` (ties: the one approving more), from
+    the table alone (:func:`cut_for_rate` of its rows)."""
+    return int(np.argmin(np.abs(table_shares(table) - rate)))
+
+
+def own_rate(table: ScoreTable, threshold: float) -> float:
+    """Share a model approves at its own decision rule (rows not flagged positive)."""
+    return float(table_shares(table)[table.cut_index(threshold)])
+
+
+class ApprovalCounter:
+    """Rows per pattern of truth and approvals at each target rate: ``add`` · ``merge`` · ``finish``.
+
+    Targets: each model's own approval rate at its rule (first, in model order: whichever is the
+    baseline), then ``rates``. Row i of ``cuts`` holds every model's cut at target i
+    (:func:`table_cut`); a row of codes ``c`` is approved by model j at target i when
+    ``c_j ≥ cuts[i, j]``. Counts are integers: independent of chunking and merge order.
+    """
+
+    def __init__(self, tables: list[ScoreTable], thresholds: list[float], rates: tuple[float, ...] = ()) -> None:
+        self.k = len(tables)
+        self.targets = tuple(own_rate(t, thr) for t, thr in zip(tables, thresholds)) + tuple(float(r) for r in rates)
+        self.cuts = np.array([[table_cut(t, r) for t in tables] for r in self.targets], dtype=np.int64).reshape(
+            len(self.targets), self.k)
+        self.counts = np.zeros((len(self.targets), 1 << (self.k + 1)), dtype=np.int64)
+
+    def moments(self, rows: list[np.ndarray], y: np.ndarray) -> np.ndarray:
+        """One chunk's counts (targets, patterns), not yet added (safe to compute in threads)."""
+        yi = np.asarray(y, dtype=np.int64)
+        out = np.empty_like(self.counts)
+        for i, cuts in enumerate(self.cuts):
+            code = yi.copy()
+            for j, (r, c) in enumerate(zip(rows, cuts)):
+                code |= (np.asarray(r) >= c).astype(np.int64) << (j + 1)
+            out[i] = np.bincount(code, minlength=self.counts.shape[1])
+        return out
+
+    def add_moments(self, part: np.ndarray) -> None:
+        self.counts += part
+
+    def add(self, rows: list[np.ndarray], y: np.ndarray) -> None:
+        self.add_moments(self.moments(rows, y))
+
+    def merge(self, other: ApprovalCounter) -> None:
+        self.add_moments(other.counts)
+
+    def finish(self) -> ApprovalCounts:
+        return ApprovalCounts(self.k, self.targets, self.cuts.copy(), self.counts.copy())
+
+
+class ApprovalCounts:
+    """What :class:`ApprovalCounter` counted: ``targets`` (each model's own rate, then the
+    configured ones), ``cuts`` (targets, k) and ``counts`` (targets, 2^(k+1)) rows per pattern
+    ``y + 2·Σ_j approved_j·2^j``."""
+
+    __slots__ = ("k", "targets", "cuts", "counts")
+
+    def __init__(self, k: int, targets: tuple[float, ...], cuts: np.ndarray, counts: np.ndarray) -> None:
+        self.k, self.targets, self.cuts, self.counts = k, targets, cuts, counts
+
+    def target_index(self, rate: float, own: int | None = None) -> int | None:
+        """Index of model ``own``'s own rate, or of the configured ``rate``; None if not counted."""
+        if own is not None:
+            return own
+        for i in range(self.k, len(self.targets)):
+            if self.targets[i] == rate:
+                return i
+        return None
+
+    def cells(self, target: int, j: int, b: int) -> np.ndarray:
+        """Shape (4, 2): rows per (swap cell ``2·approved_j + approved_b``, class) at a target."""
+        code = np.arange(self.counts.shape[1])
+        cell = 2 * ((code >> (j + 1)) & 1) + ((code >> (b + 1)) & 1)
+        out = np.zeros((4, 2))
+        np.add.at(out, (cell, code & 1), self.counts[target].astype(np.float64))
+        return out
+
+
+def _side_of(name: str, cells: np.ndarray, approved: tuple[int, int], threshold: float | None) -> ApprovalSide:
+    """One side from (swap cell, class) row counts; ``approved`` its two approving cells."""
+    app = cells[list(approved)].sum(0)
+    wa, bads = float(app.sum()), float(app[1])
+    return ApprovalSide(
+        model=name, threshold=threshold, approval_rate=wa / float(cells.sum()),
+        approved_rows=int(wa), bads_rows=int(bads), approved_weight=wa, bads_weight=bads,
+        bad_rate=None if wa == 0 else bads / wa,
+    )
+
+
+def _cell_of(c: np.ndarray) -> SwapCell:
+    wt, bads = float(c.sum()), float(c[1])
+    return SwapCell(rows=int(wt), bads_rows=int(bads), weight=wt, bads_weight=bads,
+                    bad_rate=None if wt == 0 else bads / wt)
+
+
+def count_bootstrap_delta(cells: np.ndarray, resamples: int, rng: np.random.Generator) -> np.ndarray:
+    """Shape (resamples,): the bad-rate difference on stratified bootstrap resamples, drawn on the
+    (swap cell, class) row counts ``cells`` (4, 2): per class a multinomial of its rows over its
+    non-empty cells (:func:`~reportgen.engine.resample.stratified_cell_blocks`), exactly the
+    distribution of the row bootstrap's per-cell sums."""
+    pos = np.flatnonzero(cells[:, 1] > 0)
+    neg = np.flatnonzero(cells[:, 0] > 0)
+    counts = np.concatenate([cells[pos, 1], cells[neg, 0]])
+    out = np.empty(resamples)
+    done = 0
+    for b, (draws,) in stratified_cell_blocks(counts, pos.shape[0], resamples, rng):
+        c = np.zeros((b, 4, 2))
+        c[:, pos, 1] = draws[:, : pos.shape[0]]
+        c[:, neg, 0] = draws[:, pos.shape[0]:]
+        out[done : done + b] = _bad_rate_delta(c)
+        done += b
+    return out
+
+
+def compare_from_counts(
+    rate: float,
+    source: str,
+    counts: ApprovalCounts,
+    target: int,
+    names: Sequence[str],
+    thresholds: Sequence[np.ndarray],
+    baseline: int,
+    level: float,
+    resamples: int,
+    rng: np.random.Generator,
+) -> list[ApprovalAtRate]:
+    """Every model against the baseline at one counted target (unweighted rows): the numbers of
+    :func:`compare_at_rate` from the pattern counts, the interval by :func:`count_bootstrap_delta`."""
+    cuts = counts.cuts[target]
+
+    def thr(j: int) -> float | None:
+        c = int(cuts[j])
+        return None if c >= thresholds[j].shape[0] else float(thresholds[j][c])
+
+    out = []
+    for j, name in enumerate(names):
+        if j == baseline:
+            continue
+        cells = counts.cells(target, j, baseline)
+        model = _side_of(name, cells, (SWAP_IN, STAY_APPROVED), thr(j))
+        base = _side_of(names[baseline], cells, (SWAP_OUT, STAY_APPROVED), thr(baseline))
+        delta = None if model.bad_rate is None or base.bad_rate is None else model.bad_rate - base.bad_rate
+        ci = None
+        if resamples > 0 and delta is not None:
+            iv = stats.percentile_interval(count_bootstrap_delta(cells, resamples, rng), level)
+            ci = None if iv is None else [iv[0], iv[1]]
+        out.append(ApprovalAtRate(
+            target_rate=rate, source=source, model=model, baseline=base, bad_rate_delta=delta,
+            ci=ci, ci_level=level, ci_method=APPROVAL_COUNT_BOOTSTRAP if ci is not None else None,
+            swap_in=_cell_of(cells[SWAP_IN]), swap_out=_cell_of(cells[SWAP_OUT]),
+            stay_approved=_cell_of(cells[STAY_APPROVED]), stay_declined=_cell_of(cells[STAY_DECLINED]),
+        ))
+    return out
 
 
 def _side(name: str, approved: np.ndarray, y: np.ndarray, w: np.ndarray, threshold: float | None) -> ApprovalSide:
@@ -154,4 +337,6 @@ def compare_at_rate(
     return out
 
 
-__all__ = ["APPROVAL_BOOTSTRAP", "approved_share_by_cut", "bootstrap_delta", "compare_at_rate", "cut_for_rate"]
+__all__ = ["APPROVAL_BOOTSTRAP", "APPROVAL_COUNT_BOOTSTRAP", "ApprovalCounter", "ApprovalCounts", "MAX_APPROVAL_MODELS",
+           "approved_share_by_cut", "bootstrap_delta", "compare_at_rate", "compare_from_counts", "count_bootstrap_delta",
+           "cut_for_rate", "own_rate", "table_cut", "table_shares"]

@@ -506,26 +506,50 @@ def _zero_width(ci: dict[str, list[float]], level: float, skip: tuple[str, ...] 
             f"value), which understates the uncertainty")
 
 
-def _approvals(ev: BinaryEvidence, s: Settings, b: int) -> dict[str, list] | None:
+def _approvals(ev: BinaryEvidence, s: Settings, b: int) -> tuple[dict[str, list] | None, str | None]:
     """Each model against the baseline at equal approval rates (:mod:`reportgen.engine.approval`):
-    the baseline's own rate at its rule, then ``s.approval_rates``; None without aligned rows.
-    Seeded by ``(seed, 3)``."""
-    if ev.rows is None or len(ev.models) < 2:
-        return None
-    rows = ev.rows
+    the baseline's own rate at its rule, then ``s.approval_rates``; seeded by ``(seed, 3)``.
+
+    Unweighted: from the approval-pattern counts of the paired pass, the same counts and the same
+    draws in every engine. Weighted: from the kept rows (memory), since a resample's weight per
+    cell is not a function of the cell's row count. Returns (per model, its entries) or
+    (None, capability code): ``weighted`` (weighted rows not kept), ``not_counted`` (counts
+    missing, e.g. more models than :data:`~reportgen.engine.approval.MAX_APPROVAL_MODELS` or a rate
+    the paired pass was not given), or the pairing's reason.
+    """
+    if len(ev.models) < 2:
+        return None, None
+    pairing = ev.pairing
+    if pairing.status != "aligned":
+        return None, pairing.reason
     names = ev.names
+    rng = np.random.default_rng((s.seed, 3))
+    out: dict[str, list] = {n: [] for i, n in enumerate(names) if i != b}
+    counts = pairing.approval
+    if not ev.weighted and counts is not None:
+        targets = [("baseline", counts.targets[b], counts.target_index(0.0, own=b))]
+        targets += [("config", r, counts.target_index(r)) for r in s.approval_rates]
+        if any(t is None for _, _, t in targets):
+            return None, "not_counted"
+        thresholds = [m.table.thresholds for m in ev.models]
+        for source, rate, t in targets:
+            assert t is not None
+            for a in AP.compare_from_counts(rate, source, counts, t, names, thresholds, b, s.level, s.resamples, rng):
+                out[a.model.model].append(a)
+        return out, None
+    if ev.rows is None:
+        return None, "weighted" if ev.weighted else "not_counted"
+    rows = ev.rows
     base = ev.models[b]
     w = rows.weights[b]
     ww = np.ones(rows.y.shape[0]) if w is None else w
     declined = rows.codes[b] < base.table.cut_index(base.threshold)
     rates = [("baseline", float(ww[~declined].sum() / ww.sum()))] + [("config", r) for r in s.approval_rates]
-    rng = np.random.default_rng((s.seed, 3))
-    out: dict[str, list] = {n: [] for i, n in enumerate(names) if i != b}
     for source, rate in rates:
         for a in AP.compare_at_rate(rate, source, rows.y, w, names, rows.codes, [m.table.thresholds for m in ev.models],
                                     b, s.level, s.resamples, rng):
             out[a.model.model].append(a)
-    return out
+    return out, None
 
 
 def compare_binary_evidence(ev: BinaryEvidence, s: Settings, progress: Progress | None = None):
@@ -740,7 +764,7 @@ def compare_binary_evidence(ev: BinaryEvidence, s: Settings, progress: Progress 
         raw_d.append(None if dl is None else dl.p_value)
         pending.append((m.name, delta, rel, rer, ci, method, caps, test_notes, dl, mcn, basis, wtab))
 
-    approvals = _approvals(ev, s, b)
+    approvals, approval_cap = _approvals(ev, s, b)
     decisions = decide([p[1].get(pm) for p in pending], primary, pm, B.BETTER.get(pm) or "higher", s.level)
     several = len(pending) > 1  # a family of one: the adjusted p is the raw one, not shown twice
     comparisons = []
@@ -756,8 +780,8 @@ def compare_binary_evidence(ev: BinaryEvidence, s: Settings, progress: Progress 
             notes.append(f"The {s.level * 100:g} % interval of the difference in {', '.join(flat)} has zero width: the "
                          f"difference was the same on every resample (e.g. both models decide alike on every row), so "
                          f"the interval shows no sampling variation, not certainty about other data.")
-        if approvals is None and k > 1:
-            caps["approval"] = "needs_rows" if pairing.status == "aligned" else pairing.reason
+        if approvals is None and approval_cap is not None:
+            caps["approval"] = approval_cap
         comparisons.append(Comparison(name, base_name, delta, rel, rer["accuracy"], rer, ci,
                                       ComparisonTests(dl, mcs, notes), verdict_of(name, base_name, dec), pm, method,
                                       caps, dec, [] if approvals is None else approvals[name]))

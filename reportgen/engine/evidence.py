@@ -31,6 +31,7 @@ from typing import Literal
 
 import numpy as np
 
+from reportgen.engine.approval import ApprovalCounts
 from reportgen.engine.class_tables import ClassTables
 from reportgen.engine.curve import ScoreTable
 from reportgen.engine.intervals import PairCounts
@@ -104,6 +105,9 @@ class Pairing:
         pair_counts: rows by (class, bin of a, bin of b) for every pair of models
             (:class:`~reportgen.engine.intervals.PairCounts`): the paired bootstrap of
             ranking-metric differences at O(cells) per resample; None when not counted.
+        approval: rows per pattern of truth and every model's approval at each target approval
+            rate (:class:`~reportgen.engine.approval.ApprovalCounts`): the comparison at equal
+            approval rate and its paired bootstrap; None when not counted (weighted rows).
     """
 
     status: Literal["aligned", "unpaired"]
@@ -113,6 +117,7 @@ class Pairing:
     patterns: np.ndarray | None = None
     agree_rows: np.ndarray | None = None
     pair_counts: PairCounts | None = None
+    approval: ApprovalCounts | None = None
 
     def __post_init__(self) -> None:
         if self.reason not in PAIRING_REASONS:

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from reportgen.engine.curve import Direction, ScoreTable, build_table, merge_tables, scaled_codes
+from reportgen.engine.approval import MAX_APPROVAL_MODELS, ApprovalCounter
 from reportgen.engine.intervals import MAX_PAIR_MODELS, PairTableAccumulator
 
 #: Chunk tables merged into the running table every this many chunks.
@@ -588,6 +589,8 @@ class PairedAccumulator:
     tables: list[ScoreTable]
     cuts: list[float]  # each model's decision threshold
     groupers: list[Callable[[np.ndarray], np.ndarray]] | None = None  # raw score → table row
+    #: configured approval rates (``approval_rates``), counted besides each model's own rate
+    approval_rates: tuple[float, ...] = ()
     c10: np.ndarray = field(init=False)
     c01: np.ndarray = field(init=False)
     agree: np.ndarray = field(init=False)  # [a, b, 2, 2] counts: a correct?, b correct?
@@ -597,6 +600,9 @@ class PairedAccumulator:
     #: rows by (class, bin of a, bin of b) for every pair of models (≤ MAX_PAIR_MODELS models),
     #: for the paired bootstrap of ranking-metric differences (:mod:`reportgen.engine.intervals`)
     pair_tables: PairTableAccumulator | None = field(init=False)
+    #: rows per pattern of truth and approvals at each target approval rate, for the comparison
+    #: at equal approval rate (:mod:`reportgen.engine.approval`); None above MAX_APPROVAL_MODELS
+    approval: ApprovalCounter | None = field(init=False)
     _v10: list[np.ndarray] = field(init=False)
     _v01: list[np.ndarray] = field(init=False)
     _auc: list[float] = field(init=False)
@@ -608,6 +614,8 @@ class PairedAccumulator:
         self.agree = np.zeros((k, k, 2, 2))
         self.joint = np.zeros(1 << (k + 1)) if k <= 15 else None
         self.pair_tables = PairTableAccumulator(self.tables, self.cuts) if 2 <= k <= MAX_PAIR_MODELS else None
+        self.approval = (ApprovalCounter(self.tables, self.cuts, tuple(self.approval_rates))
+                         if 2 <= k <= MAX_APPROVAL_MODELS else None)
         self._v10, self._v01, self._auc = [], [], []
         for t in self.tables:
             v10, v01 = placements(t)
@@ -630,8 +638,9 @@ class PairedAccumulator:
         self.add_moments(self.moments(rows, correct, y))
 
     def moments(self, rows: list[np.ndarray], correct: list[np.ndarray],
-                y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None, list | None]:
-        """One chunk's terms of :meth:`add_rows`, not yet added: (c10, c01, agree, joint, pair tables).
+                y: np.ndarray) -> tuple:
+        """One chunk's terms of :meth:`add_rows`, not yet added: (c10, c01, agree, joint, pair
+        tables, approval patterns).
 
         DeLong: the placement deviations of the positives (and of the negatives) stacked into
         a k × rows matrix whose Gram matrix is the chunk's cross-moment sum. McNemar: each
@@ -641,6 +650,7 @@ class PairedAccumulator:
         """
         y = np.asarray(y, dtype=bool)
         pairs = None if self.pair_tables is None else self.pair_tables.moments(rows, y)
+        approval = None if self.approval is None else self.approval.moments(rows, y)
         pos = np.flatnonzero(y)
         neg = np.flatnonzero(~y)
         A10 = np.empty((len(rows), pos.shape[0]))
@@ -669,14 +679,14 @@ class PairedAccumulator:
             for ia, A in enumerate((right, wrong)):
                 for ib, B in enumerate((right, wrong)):
                     agree[:, :, ia, ib] = (A * hist) @ B.T
-            return c10, c01, agree, joint, pairs
+            return c10, c01, agree, joint, pairs, approval
         C = np.vstack(correct).astype(np.float64)
         W = 1.0 - C
         agree[:, :, 0, 0] = C @ C.T
         agree[:, :, 0, 1] = C @ W.T
         agree[:, :, 1, 0] = W @ C.T
         agree[:, :, 1, 1] = W @ W.T
-        return c10, c01, agree, joint, pairs
+        return c10, c01, agree, joint, pairs, approval
 
     def add_moments(self, part: tuple) -> None:
         """Add one chunk's :meth:`moments` (chunks in their order: the float sums are then
@@ -684,6 +694,8 @@ class PairedAccumulator:
         c10, c01, agree, joint, *rest = part
         if rest and rest[0] is not None and self.pair_tables is not None:
             self.pair_tables.add_moments(rest[0])
+        if len(rest) > 1 and rest[1] is not None and self.approval is not None:
+            self.approval.add_moments(rest[1])
         self.c10 += c10
         self.c01 += c01
         self.agree += agree
@@ -693,7 +705,8 @@ class PairedAccumulator:
     def merge(self, other: PairedAccumulator) -> None:
         """Add another accumulator of the same models over other rows (a Dask part)."""
         pairs = None if other.pair_tables is None else other.pair_tables.counts
-        self.add_moments((other.c10, other.c01, other.agree, other.joint, pairs))
+        approval = None if other.approval is None else other.approval.counts
+        self.add_moments((other.c10, other.c01, other.agree, other.joint, pairs, approval))
 
     def covariance(self) -> np.ndarray:
         """DeLong's covariance matrix of the models' AUCs: S10/m + S01/n."""

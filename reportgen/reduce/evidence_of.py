@@ -135,9 +135,11 @@ def as_repeated_rows(models: Sequence[ModelRows], where: str = "weight") -> list
 
 
 def evidence_of_rows(models: Sequence[ModelRows], threshold: float = 0.5, audit: LoadAudit | None = None,
-                     aligned: bool = True, weight_kind: str = "sampling") -> BinaryEvidence:
+                     aligned: bool = True, weight_kind: str = "sampling",
+                     approval_rates: Sequence[float] = ()) -> BinaryEvidence:
     """Evidence of binary models given as aligned rows: each model's table (one sort), each
-    row's code in it, and the paired statistics of the rows (``aligned``: the rows line up).
+    row's code in it, and the paired statistics of the rows (``aligned``: the rows line up;
+    ``approval_rates``: the configured rates counted for the comparison at equal approval rate).
     ``weight_kind: frequency``: the rows are repeated by their weights first (:func:`as_repeated_rows`)."""
     if weight_kind == "frequency":
         models = as_repeated_rows(models)
@@ -155,7 +157,7 @@ def evidence_of_rows(models: Sequence[ModelRows], threshold: float = 0.5, audit:
         if need_codes:
             codes.append(np.asarray(row_groups(table, m.scores), dtype=np.int64))
     y = np.asarray(models[0].y, dtype=bool)
-    pairing = _row_pairing(ev_models, codes, y, weights, aligned)
+    pairing = _row_pairing(ev_models, codes, y, weights, aligned, tuple(approval_rates))
     # rows that do not line up are not one sample: nothing may resample them together
     rows = BinaryRows(y, tuple(weights), tuple(codes)) if pairing.status == "aligned" and need_codes else None
     return BinaryEvidence(tuple(ev_models), pairing, audit or LoadAudit(()), rows)
@@ -167,8 +169,8 @@ def compare_rows(models: Sequence[ModelRows], settings: Settings, threshold: flo
     evidence, then the one driver (:func:`~reportgen.engine.driver.compare_evidence`).
     ``aligned``: the models' rows are the same rows in the same order (False: independent
     samples, reason ``separate_files``)."""
-    return compare_evidence(evidence_of_rows(models, threshold, aligned=aligned, weight_kind=settings.weight_kind),
-                            settings, progress)
+    return compare_evidence(evidence_of_rows(models, threshold, aligned=aligned, weight_kind=settings.weight_kind,
+                                             approval_rates=settings.approval_rates), settings, progress)
 
 
 def binary_evidence_of_rows(cfg: Config, data) -> BinaryEvidence:
@@ -177,11 +179,12 @@ def binary_evidence_of_rows(cfg: Config, data) -> BinaryEvidence:
     for m in data.models:
         t, key = _threshold(cfg, m.name)
         rows.append(ModelRows(m.name, m.file, m.scores, m.y, m.weights, m.direction, m.probabilities, t, key))
-    return evidence_of_rows(rows, float(cfg.threshold), _audit(data), bool(data.paired), cfg.weight_kind)
+    return evidence_of_rows(rows, float(cfg.threshold), _audit(data), bool(data.paired), cfg.weight_kind,
+                            tuple(cfg.approval_rates))
 
 
 def _row_pairing(models: list[BinaryModelEvidence], codes: list[np.ndarray], y: np.ndarray,
-                 weights: list[np.ndarray | None], aligned: bool) -> Pairing:
+                 weights: list[np.ndarray | None], aligned: bool, approval_rates: tuple[float, ...] = ()) -> Pairing:
     """The paired statistics of aligned rows: the streamed engines' accumulator over all rows."""
     if len(models) < 2:
         return Pairing("aligned", "single_model")
@@ -194,7 +197,7 @@ def _row_pairing(models: list[BinaryModelEvidence], codes: list[np.ndarray], y: 
         # in weighted counts (shown beside) and in rows (what sampling weights test on)
         rows_only = [None] * len(weights)
         return Pairing("aligned", "aligned", None, S.agreement(correct, weights), None, S.agreement(correct, rows_only))
-    acc = S.PairedAccumulator([m.table for m in models], [m.threshold for m in models])
+    acc = S.PairedAccumulator([m.table for m in models], [m.threshold for m in models], approval_rates=approval_rates)
     for lo in range(0, y.shape[0], PAIRED_CHUNK):  # bounded memory: k × chunk placement matrices
         part = slice(lo, lo + PAIRED_CHUNK)
         acc.add_rows([c[part] for c in codes], [r[part] for r in correct], y[part])
@@ -207,8 +210,9 @@ def _pairing_of(acc: S.PairedAccumulator) -> Pairing:
     t = acc.tables[0]
     cov = acc.covariance() if min(t.total_pos, t.total_neg) >= 2 else None
     pairs = None if acc.pair_tables is None else acc.pair_tables.finish()
+    approval = None if acc.approval is None else acc.approval.finish()
     return Pairing("aligned", "aligned", cov, acc.agree.copy(), None if acc.joint is None else acc.joint.copy(),
-                   pair_counts=pairs)
+                   pair_counts=pairs, approval=approval)
 
 
 def as_frequency_table(table: ScoreTable, name: str) -> ScoreTable:

@@ -10,9 +10,9 @@ from __future__ import annotations
 #: Why an aspect still differs between engines (the remaining work of issue 15).
 CAUSES: dict[str, str] = {
     "point_metrics": (
-        "capability codes differ: memory keeps the rows and gives what stream/dask mark 'needs_rows': the "
-        "comparison at equal approval rate (binary), the multiclass bootstrap of AUC and of differences, "
-        "weighted models' row bootstrap"
+        "capability codes differ: memory keeps the rows and gives what stream/dask mark 'needs_rows' or "
+        "'weighted': the multiclass bootstrap of AUC and of differences, weighted binary models' row bootstrap and "
+        "their comparison at equal approval rate (unweighted binary: counted by approval pattern in every engine)"
     ),
     "intervals": (
         "binary unweighted intervals agree in every engine (counts, tables and joint pair tables, issue 16); "
@@ -32,26 +32,10 @@ CAUSES: dict[str, str] = {
 KNOWN: frozenset[tuple[str, str, str]] = frozenset({
     ('multiclass_weights', 'memory-vs-stream', 'delong_mcnemar'),
     ('multiclass_weights', 'memory-vs-dask', 'delong_mcnemar'),
-    ('binary_demo', 'memory-vs-stream', 'point_metrics'),
-    ('binary_demo', 'memory-vs-dask', 'point_metrics'),
-    ('binary_ties_both_directions_one_file', 'memory-vs-stream', 'point_metrics'),
-    ('binary_ties_both_directions_one_file', 'memory-vs-dask', 'point_metrics'),
     ('binary_weights', 'memory-vs-stream', 'intervals'),
     ('binary_weights', 'memory-vs-stream', 'point_metrics'),
     ('binary_weights', 'memory-vs-dask', 'intervals'),
     ('binary_weights', 'memory-vs-dask', 'point_metrics'),
-    ('binary_several_files_same_order', 'memory-vs-stream', 'point_metrics'),
-    ('binary_several_files_same_order', 'memory-vs-dask', 'point_metrics'),
-    ('binary_id_join_shuffled_file', 'memory-vs-stream', 'point_metrics'),
-    ('binary_id_join_shuffled_file', 'memory-vs-dask', 'point_metrics'),
-    ('binary_missing_drop_same_rows', 'memory-vs-stream', 'point_metrics'),
-    ('binary_missing_drop_same_rows', 'memory-vs-dask', 'point_metrics'),
-    ('binary_missing_drop_id_intersect', 'memory-vs-stream', 'point_metrics'),
-    ('binary_missing_drop_id_intersect', 'memory-vs-dask', 'point_metrics'),
-    ('binary_threshold_outside_scores', 'memory-vs-stream', 'point_metrics'),
-    ('binary_threshold_outside_scores', 'memory-vs-dask', 'point_metrics'),
-    ('binary_parquet_parts', 'memory-vs-stream', 'point_metrics'),
-    ('binary_parquet_parts', 'memory-vs-dask', 'point_metrics'),
     ('multiclass_demo', 'memory-vs-stream', 'intervals'),
     ('multiclass_demo', 'memory-vs-stream', 'point_metrics'),
     ('multiclass_demo', 'memory-vs-dask', 'intervals'),

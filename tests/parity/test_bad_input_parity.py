@@ -120,9 +120,9 @@ def _paired_facts(doc: dict) -> tuple:
     c = doc["comparisons"][0]
     delong, mcnemar = c["tests"]["delong"], c["tests"]["mcnemar"]
     return (delong and round(delong["p_value"], 12), delong and delong["paired"], mcnemar and mcnemar["statistic"],
-            mcnemar and mcnemar["p_value"],
-            # the comparison at equal approval rate needs the rows (memory only; known_differences.CAUSES)
-            {k: v for k, v in (c.get("capabilities") or {}).items() if k != "approval"},
+            # McNemar's p with the comparison at equal approval rate (counted in every paired pass)
+            (mcnemar and mcnemar["p_value"], c.get("approval")),
+            c.get("capabilities") or {},
             doc["run"]["paired"], doc["run"]["dropped"],
             {n: m["n"] for n, m in doc["models"].items()})
 

@@ -117,15 +117,8 @@ def _capability_of(metric: str) -> tuple[str, ...]:
     return ("paired_interval.threshold_metrics",)
 
 
-def _without_approval(c: dict) -> dict:
-    """A comparison without what only the rows give: the comparison at equal approval rate."""
-    out = {k: v for k, v in c.items() if k != "approval"}
-    out["capabilities"] = {k: v for k, v in c["capabilities"].items() if k != "approval"}
-    return out
-
-
 def test_binary_engines_give_the_same_json(data, scheduler):
-    runs = _engines(_binary(data), scheduler)
+    runs = _engines(_binary(data, "approval_rates: [0.3, 0.7]\n"), scheduler)
     mem = runs["memory"]
     for engine in ("stream", "dask"):
         got = runs[engine]
@@ -135,10 +128,12 @@ def test_binary_engines_give_the_same_json(data, scheduler):
         assert got["run"]["warnings"] == mem["run"]["warnings"], engine
         # every comparison too, the ranking-metric differences included: drawn on the pairs' joint
         # score tables, which every engine counts in its paired pass (issue 16)
-        # the comparison at equal approval rate needs the rows (memory only; its capability says so)
-        assert [_without_approval(c) for c in got["comparisons"]] == [_without_approval(c) for c in mem["comparisons"]]
-        for cm, cg in zip(mem["comparisons"], got["comparisons"]):
-            assert cm["capabilities"] == {} and cg["capabilities"] == {"approval": "needs_rows"}
+        # and the comparison at equal approval rate: counted by pattern in every paired pass (same
+        # numbers, same interval for the seed)
+        assert got["comparisons"] == mem["comparisons"], engine
+        for cm in mem["comparisons"]:
+            assert cm["capabilities"] == {} and all(a["ci"] for a in cm["approval"])
+            assert [(a["source"], a["target_rate"]) for a in cm["approval"]][1:] == [("config", 0.3), ("config", 0.7)]
             assert {k for k in ROW_ONLY_METRICS if k in cm["ci"]} != set()
     # the warning 'threshold outside the scores', from one place for every engine
     assert any("threshold 9 lies outside the scores of model 'c'" in w and "models[2].threshold" in w
@@ -166,7 +161,7 @@ def test_binary_weighted_engines_agree_where_the_evidence_allows(data, scheduler
             assert cm["capabilities"] == {"delong": "weighted"}
             assert cg["capabilities"] == {
                 "model_interval.bootstrap": "weighted", "paired_interval.threshold_metrics": "weighted",
-                "paired_interval.ranking_metrics": "weighted", "delong": "weighted", "approval": "needs_rows"}
+                "paired_interval.ranking_metrics": "weighted", "delong": "weighted", "approval": "weighted"}
             # every interval the memory engine has and the other has not is explained by a capability
             for metric in set(cm["ci"]) - set(cg["ci"]):
                 assert any(c in cg["capabilities"] for c in _capability_of(metric)), metric

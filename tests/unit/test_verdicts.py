@@ -15,6 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats as sps
 
+from reportgen.engine import approval as AP
 from reportgen.engine import multiplicity as MP
 from reportgen.engine import proportions as PR
 from reportgen.engine.compare import Settings
@@ -318,6 +319,9 @@ def test_equal_approval_matches_a_direct_calculation(weighted):
             assert cell.weight == pytest.approx(ww[mask].sum())
         assert a.model.threshold == challenger[am].max()
         # the interval: the same paired stratified resamples, evaluated row by row
+    if not weighted:  # drawn on the pattern counts (same distribution: test_approval_count_bootstrap_moments)
+        assert all(a.ci_method == AP.APPROVAL_COUNT_BOOTSTRAP and a.ci[0] < a.bad_rate_delta < a.ci[1] for a in got)
+        return
     from reportgen.engine.stats import percentile_interval, stratified_bootstrap_counts
     draws = np.random.default_rng((4, 3))
     for a in got:
@@ -328,6 +332,71 @@ def test_equal_approval_matches_a_direct_calculation(weighted):
             v = m * ww
             d.append((v * (am & y)).sum() / v[am].sum() - (v * (ab & y)).sum() / v[ab].sum())
         assert a.ci == pytest.approx(list(percentile_interval(np.array(d), 0.95)), rel=1e-9)
+
+
+def test_approval_count_bootstrap_moments():
+    """The bootstrap on the (swap cell, class) counts has the row bootstrap's distribution: its
+    first two moments agree with the row bootstrap's (independent draws, Monte-Carlo tolerance)."""
+    rng = np.random.default_rng(5)
+    n = 60
+    y = rng.random(n) < 0.3
+    am, ab = rng.random(n) < 0.6, rng.random(n) < 0.55
+    cell = 2 * am.astype(np.int64) + ab.astype(np.int64)
+    cells = np.zeros((4, 2))
+    np.add.at(cells, (cell, y.astype(np.int64)), 1.0)
+    B = 40000
+    by_counts = AP.count_bootstrap_delta(cells, B, np.random.default_rng(1))
+    by_rows = AP.bootstrap_delta(y, np.ones(n), cell, B, np.random.default_rng(2))
+    a, r = by_counts[np.isfinite(by_counts)], by_rows[np.isfinite(by_rows)]
+    se = np.sqrt(a.var() / a.size + r.var() / r.size)
+    assert abs(a.mean() - r.mean()) < 4 * se
+    # variance of a sample variance ≈ (m4 − σ⁴)/B: compare within 4 of its standard errors
+    m4 = np.mean((r - r.mean()) ** 4)
+    assert abs(a.var() - r.var()) < 4 * np.sqrt(2 * (m4 - r.var() ** 2) / r.size)
+    assert a.size == r.size == B  # both models approve some rows on every resample here
+
+
+def test_approval_counts_do_not_depend_on_chunks_or_engine_path():
+    """The pattern counts merged from parts equal the counts of all rows at once, and the driver's
+    numbers from them equal the row-by-row calculation (the memory engine's weighted path)."""
+    rng = np.random.default_rng(8)
+    n = 500
+    y = rng.random(n) < 0.25
+    s1, s2 = np.round(y + rng.normal(0, 1, n), 1), np.round(y + rng.normal(0, 0.8, n), 1)
+    from reportgen.engine.curve import build_table, row_groups
+
+    tables = [build_table(s1, y, None, "higher"), build_table(s2, y, None, "higher")]
+    codes = [np.asarray(row_groups(t, sc), dtype=np.int64) for t, sc in zip(tables, (s1, s2))]
+    whole = AP.ApprovalCounter(tables, [0.5, 0.7], (0.3, 0.8))
+    whole.add(codes, y)
+    parts = [AP.ApprovalCounter(tables, [0.5, 0.7], (0.3, 0.8)) for _ in range(3)]
+    for p, sl in zip(parts, (slice(0, 101), slice(101, 377), slice(377, n))):
+        p.add([c[sl] for c in codes], y[sl])
+    parts[2].merge(parts[0])
+    parts[2].merge(parts[1])
+    assert np.array_equal(parts[2].counts, whole.counts)
+    counts = whole.finish()
+    for t, rate in enumerate(counts.targets):
+        via_counts = AP.compare_from_counts(rate, "config", counts, t, ["a", "b"], [x.thresholds for x in tables],
+                                            1, 0.95, 0, np.random.default_rng(0))
+        via_rows = AP.compare_at_rate(rate, "config", y, None, ["a", "b"], codes, [x.thresholds for x in tables],
+                                      1, 0.95, 0, np.random.default_rng(0))
+        assert via_counts == via_rows
+
+
+def test_equal_approval_says_when_a_rate_was_not_counted():
+    """Evidence counted without a configured rate cannot give it: capability ``not_counted``, worded."""
+    from reportgen.engine.driver import compare_evidence
+    from reportgen.reduce.evidence_of import evidence_of_rows
+    from reportgen.wording import capability_note
+
+    _y, models = three_models(6)
+    ev = evidence_of_rows(models[:2])  # no approval_rates given to the paired pass
+    _, comps, _ = compare_evidence(ev, Settings(resamples=0, approval_rates=(0.5,)))
+    assert comps[0].approval == () and comps[0].capabilities["approval"] == "not_counted"
+    assert "approval patterns were not counted" in capability_note("approval", "not_counted")
+    _, comps, _ = compare_evidence(ev, Settings(resamples=0))  # the baseline's own rate is always counted
+    assert [a.source for a in comps[0].approval] == ["baseline"] and "approval" not in comps[0].capabilities
 
 
 def test_equal_approval_needs_aligned_rows():
