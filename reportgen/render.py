@@ -131,7 +131,9 @@ def wbr(text: Any) -> Markup:
 def fmt_ci(ci: Sequence[float] | None, digits: int = 3) -> str:
     if not ci or ci[0] is None or ci[1] is None:
         return ""
-    return f"[{ci[0]:.{digits}f}, {ci[1]:.{digits}f}]".replace("-", "−")
+    # + 0.0 turns a bound that rounds to zero from below into "0.000", never "−0.000"
+    lo, hi = (float(f"{v:.{digits}f}") + 0.0 for v in ci)
+    return f"[{lo:.{digits}f}, {hi:.{digits}f}]".replace("-", "−")
 
 
 def better_mark(delta: float | None, better: str | None) -> str:
