@@ -112,6 +112,17 @@ class ModelRows:
     threshold_key: str | None = None
 
 
+def _repeat_counts(weights: np.ndarray, file: str, name: str, where: str = "weight") -> np.ndarray:
+    """Frequency weights as repeat counts; a weight that is not a whole number is a one-line error
+    naming the file, the config key ``where``, the row and the model."""
+    w = np.asarray(weights, dtype=np.float64)
+    bad = np.flatnonzero(w != np.round(w))
+    if bad.size:
+        raise InputError(f"{file}: {where}: weight_kind: frequency needs whole-number weights; row {int(bad[0]) + 1} "
+                         f"of model '{name}' has weight {w[bad[0]]:g} (use weight_kind: sampling)")
+    return w.astype(np.int64)
+
+
 def as_repeated_rows(models: Sequence[ModelRows], where: str = "weight") -> list[ModelRows]:
     """Frequency weights as what they mean: a row of weight w repeated w times (weight 0: dropped).
 
@@ -124,12 +135,7 @@ def as_repeated_rows(models: Sequence[ModelRows], where: str = "weight") -> list
         if m.weights is None:
             out.append(m)
             continue
-        w = np.asarray(m.weights, dtype=np.float64)
-        bad = np.flatnonzero(w != np.round(w))
-        if bad.size:
-            raise InputError(f"{m.file}: {where}: weight_kind: frequency needs whole-number weights; row {int(bad[0]) + 1} "
-                             f"of model '{m.name}' has weight {w[bad[0]]:g} (use weight_kind: sampling)")
-        k = w.astype(np.int64)
+        k = _repeat_counts(m.weights, m.file, m.name, where)
         out.append(replace(m, scores=np.repeat(m.scores, k), y=np.repeat(m.y, k), weights=None))
     return out
 
@@ -258,12 +264,7 @@ def _repeat_multiclass(m):
     """A multiclass model's rows repeated by their whole-number frequency weights (see :func:`as_repeated_rows`)."""
     if m.weights is None:
         return m
-    w = np.asarray(m.weights, dtype=np.float64)
-    bad = np.flatnonzero(w != np.round(w))
-    if bad.size:
-        raise InputError(f"{m.file}: weight: weight_kind: frequency needs whole-number weights; row {int(bad[0]) + 1} "
-                         f"of model '{m.name}' has weight {w[bad[0]]:g} (use weight_kind: sampling)")
-    k = w.astype(np.int64)
+    k = _repeat_counts(m.weights, m.file, m.name)
     rep = {f: np.repeat(getattr(m, f), k, axis=0) for f in ("y_idx", "pred_idx", "proba") if getattr(m, f) is not None}
     return replace(m, weights=None, **rep)
 
