@@ -22,6 +22,7 @@ from typing import Any
 
 from reportgen.errors import OutputError
 from reportgen.results import ComparisonResult
+from reportgen.wording import verdict
 
 #: First characters that make a spreadsheet read a cell as a formula.
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
@@ -51,7 +52,7 @@ def tables(result: ComparisonResult) -> dict[str, Table]:
     for c in result.comparisons:
         for k, d in c.delta.items():
             comparisons.append([c.model, c.baseline, k, d, c.relative_delta.get(k), *_ci(c.ci.get(k)),
-                                c.ci_method.get(k, ""), k == c.primary_metric, c.verdict if k == c.primary_metric else ""])
+                                c.ci_method.get(k, ""), k == c.primary_metric, verdict(c) if k == c.primary_metric else ""])
     thresholds = []
     for name, m in result.models.items():
         for key, o in m.optimal_thresholds.items():

@@ -21,6 +21,7 @@ import reportgen.catalog as catalog
 import reportgen.figures as figures
 from reportgen.render import fmt_ci, fmt_num, make_environment
 from reportgen.results import ComparisonResult, set_html_display
+from reportgen.wording import verdict
 
 #: The figures shown inline, by task, in this order (keys of figures.FIGURES / MULTICLASS_FIGURES).
 KEY_FIGURES = {"binary": ("roc", "forest"), "multiclass": ("forest", "class_roc")}
@@ -67,7 +68,7 @@ def notebook_view(result: ComparisonResult, with_figures: bool = True) -> dict[s
         "created": run.created.replace("T", " ").replace("Z", " UTC"),
         "primary_metric": catalog.label(pm),
         "level": f"{run.confidence_level * 100:g} %",
-        "verdicts": [{"colour": col[c.model], "text": c.verdict} for c in result.comparisons],
+        "verdicts": [{"colour": col[c.model], "text": verdict(c)} for c in result.comparisons],
         "ranking": [{"rank": i, "name": n, "colour": col[n], "baseline": n == run.baseline,
                      "value": fmt_num(result.models[n].metrics.get(pm)), "ci": fmt_ci(result.models[n].ci.get(pm))}
                     for i, n in enumerate(ranked(result), 1)],

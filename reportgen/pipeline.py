@@ -19,6 +19,7 @@ from pathlib import Path
 import reportgen.clock as clock
 from reportgen.errors import ConfigError
 import reportgen.gates as gates
+import reportgen.wording as wording
 import reportgen.io.sql as sql
 from reportgen.config import Config
 from reportgen.engine import binary as B
@@ -26,7 +27,7 @@ from reportgen.engine.compare import Progress, Settings
 from reportgen.engine.driver import compare_evidence
 from reportgen.engine.evidence import BinaryEvidence, MulticlassEvidence
 from reportgen.reduce import evidence_of
-from reportgen.results import ComparisonResult, DroppedRows, InputFile, RunInfo
+from reportgen.results import ComparisonResult, DroppedRows, InputFile, Notice, RunInfo
 from reportgen.sources import Dataset, load_dataset
 from reportgen.sources_credit import credit_run
 from reportgen.sources_stream import StreamedData, load_streamed
@@ -141,23 +142,22 @@ def analyse(cfg: Config, config_path: Path | str, progress: Progress | None = No
     models, comparisons, pairwise = compare_evidence(ev, settings_from(cfg), progress)
     audit = ev.audit
     warnings = list(audit.warnings)  # logged by the loaders where they arose
-    found = [w for m in models.values() for w in m.warnings]
-    found += [f"model '{name}': {rows} row(s) dropped ({reason})" for name, reason, rows in audit.dropped]
-    for w in found:  # the engine logs nothing (pure numpy): its notes are logged here, as they reach the run
-        log.warning(w)
-    warnings.extend(found)
+    notices = [n for m in models.values() for n in m.notices]
+    notices += [Notice("rows_dropped", {"model": name, "rows": rows, "reason": reason})
+                for name, reason, rows in audit.dropped]
     if data is not None and (cfg.credit is not None or cfg.segment is not None):
         raise ConfigError("credit / segment: the credit validation section reads its columns from the files; "
                           "compare in-memory frames without it, or write the frames to files and use a config")
     credit, reference_files = credit_run(cfg, [(f.path, f.sha256) for f in audit.files])
     if credit is not None:
-        credit_notes = [f"model '{name}': credit validation red: {', '.join(cm.failures)} (see Credit validation)"
-                        for name, cm in credit.models.items() if cm.failures]
+        notices += [Notice("credit_red", {"model": name, "failures": list(cm.failures)})
+                    for name, cm in credit.models.items() if cm.failures]
         if credit.capabilities.get("credit") == "needs_rows":
-            credit_notes.append(f"the credit validation section needs engine: memory (engine: {cfg.engine} keeps no rows)")
-        for w in credit_notes:
-            log.warning(w)
-        warnings.extend(credit_notes)
+            notices.append(Notice("credit_needs_rows", {"engine": cfg.engine}))
+    found = [wording.notice_text(n) for n in notices]
+    for w in found:  # the engine logs nothing (pure numpy): its notices are worded and logged here
+        log.warning(w)
+    warnings.extend(found)
     classes = list(ev.classes) if isinstance(ev, MulticlassEvidence) else None
     costs = cfg.costs.model_dump() if hasattr(cfg.costs, "model_dump") else {"matrix": cfg.costs}
     duration = 0.0 if clock.is_pinned(now) else round(time.perf_counter() - started, 3)
@@ -188,8 +188,10 @@ def analyse(cfg: Config, config_path: Path | str, progress: Progress | None = No
         engine=cfg.engine,
         date_range=list(audit.dates) if audit.dates else None,
         weight_kind=cfg.weight_kind,
+        notices=notices,
     )
     result = ComparisonResult(run=run, models=models, comparisons=comparisons, pairwise=pairwise, credit=credit)
+    result = wording.worded(result)  # the sentences metrics.json keeps, written from the facts
     if cfg.checks:
         result = dataclasses.replace(result, checks=gates.evaluate(cfg.checks, result))
     return result

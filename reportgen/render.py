@@ -44,7 +44,8 @@ from reportgen.errors import ReportgenError, ThemeError, UserError
 from reportgen.formats import MAX_DIGITS, fmt_metric, fmt_threshold
 from reportgen.labels import CRITERION_LABELS
 from reportgen.results import ComparisonResult, ModelResult, to_jsonable
-from reportgen.wording import approval_view, comparison_notes, interval_kind, interval_methods
+from reportgen.wording import approval_view, comparison_notes, interval_kind, interval_methods, verdict
+from reportgen.wording import rule as model_rule
 
 FORMATS = ("html", "pdf", "json", "csv", "xlsx")
 
@@ -422,7 +423,7 @@ def build_view(result: ComparisonResult, theme: Theme = Theme()) -> dict[str, An
             "positives": fmt_count(m.positives),
             "prevalence": fmt_pct(prevalence, 2),
             "direction": m.direction,
-            "rule": m.rule,
+            "rule": model_rule(m),
             "distinct": fmt_count(m.n_distinct_scores),
             "baseline": name == run.baseline,
         })
@@ -490,7 +491,7 @@ def build_view(result: ComparisonResult, theme: Theme = Theme()) -> dict[str, An
             "model_short": short[c.model],
             "baseline_short": short[c.baseline],
             "colour": col[c.model],
-            "verdict": c.verdict,
+            "verdict": verdict(c),
             "rows": rows,
             "delong": None if d is None else {
                 "delta": fmt_signed(d.delta, 4), "se": fmt_num(d.se, 4), "z": fmt_num(d.z, 2),
@@ -538,7 +539,7 @@ def build_view(result: ComparisonResult, theme: Theme = Theme()) -> dict[str, An
         if m.confusion is None:
             continue
         c = m.confusion
-        items = [_confusion_view(n, c.tp, c.fp, c.fn, c.tn, f"at the decision threshold ({m.rule})")]
+        items = [_confusion_view(n, c.tp, c.fp, c.fn, c.tn, f"at the decision threshold ({model_rule(m)})")]
         o = m.optimal_thresholds.get("expected_cost")
         if o is not None:
             rule = "no row predicted positive" if o.threshold is None else rule_text(m.direction, o.threshold)
@@ -734,7 +735,7 @@ def _settings_note(run: Any, binary: bool, kind: str | None, result: ComparisonR
 def _multiclass_input(m: ModelResult) -> str:
     """What a multiclass model gave: class scores, a predicted label, or both."""
     scores = m.multiclass_curves is not None or m.metrics.get("roc_auc_ovr_micro") is not None
-    predicted = m.rule.startswith("predicted class from")
+    predicted = model_rule(m).startswith("predicted class from")
     if scores and predicted:
         return "class scores + predicted label"
     return "class scores (argmax)" if scores else "predicted label"

@@ -266,6 +266,23 @@ class BinningInfo(_Frozen):
     auc_error_bound: float
 
 
+#: A notice's parameters: names → scalars or lists of names (classes, metrics).
+NoticeParams = Mapping[str, str | float | bool | Sequence[str] | None]
+
+
+@dataclass(frozen=True, slots=True)
+class Notice(_Frozen):
+    """A warning or caveat as facts: a reason code and its parameters (the model, the counts, the
+    values that triggered it). The report layer writes the sentence (``reportgen.wording``), so the
+    engine returns no prose and a consumer of ``metrics.json`` can act on the code."""
+
+    code: str = field(metadata={"description": (
+        "What happened, e.g. 'threshold_outside_scores', 'auc_below_half', 'small_class', 'zero_width_interval', "
+        "'delong_small_sample', 'rows_dropped' (reportgen.wording.NOTICE_CODES lists them all).")})
+    params: NoticeParams = field(default_factory=dict, metadata={"description": (
+        "The facts the sentence is written from (model, threshold, counts, metric names, ...).")})
+
+
 @dataclass(frozen=True, slots=True)
 class ModelResult(_Frozen):
     """Everything computed for one model."""
@@ -294,7 +311,8 @@ class ModelResult(_Frozen):
     confusion_matrix: ConfusionMatrixData | None = None
     multiclass_curves: MulticlassCurves | None = None
     n_distinct_scores: int | None = None
-    warnings: Sequence[str] = field(default_factory=list)
+    warnings: Sequence[str] = field(default_factory=list, metadata={"description": (
+        "The notices as sentences, written by the report layer from 'notices' (kept for readers of the text).")})
     binning: BinningInfo | None = field(default=None, metadata={"description": (
         "How the scores were binned (streamed inputs with more distinct scores than stream.max_distinct_scores); "
         "null: every score kept, results exact.")})
@@ -304,6 +322,12 @@ class ModelResult(_Frozen):
     negatives_rows: int | None = field(default=None, metadata={"description": "Rows of the negative class (raw counts)."})
     confusion_rows: Confusion | None = field(default=None, metadata={"description": (
         "The confusion counts in rows, beside the weighted 'confusion' (weighted models with their rows kept).")})
+    notices: Sequence[Notice] = field(default_factory=list, metadata={"description": (
+        "The model's warnings as reason codes with their facts ('warnings' is their wording).")})
+    decision_rule: Literal["threshold", "prediction_column", "argmax"] | None = field(default=None, metadata={
+        "description": ("How a row's predicted class is decided: the score against 'threshold' in 'direction' "
+                        "(binary), the prediction column, or the highest class score (multiclass); 'rule' is its "
+                        "wording.")})
 
 
 @dataclass(frozen=True, slots=True)
@@ -423,7 +447,10 @@ class ApprovalAtRate(_Frozen):
 class ComparisonTests(_Frozen):
     delong: DeLongSummary | None = None
     mcnemar: McNemarSummary | None = None
-    notes: Sequence[str] = field(default_factory=list)
+    notes: Sequence[str] = field(default_factory=list, metadata={"description": (
+        "The tests' caveats as sentences, written by the report layer from 'notices'.")})
+    notices: Sequence[Notice] = field(default_factory=list, metadata={"description": (
+        "The tests' caveats as reason codes with their facts (small samples, an infinite z, zero-width intervals).")})
 
 
 @dataclass(frozen=True, slots=True)
@@ -438,7 +465,8 @@ class Comparison(_Frozen):
     relative_error_reductions: Mapping[str, float | None]
     ci: Mapping[str, Sequence[float]]
     tests: ComparisonTests
-    verdict: str
+    verdict: str = field(default="", metadata={"description": (
+        "The verdict as one sentence, written by the report layer from 'decision' (the facts).")})
     primary_metric: str = "gini"
     #: how each interval of ``ci`` was made (e.g. "DeLong (paired)", "bootstrap of decision patterns")
     ci_method: dict[str, str] = field(default_factory=dict)
@@ -512,6 +540,9 @@ class RunInfo(_Frozen):
         "(a row of weight w is w identical rows, in every metric, interval and test).")})
     multiplicity: Literal["holm"] = field(default="holm", metadata={"description": (
         "The adjustment of every family of tests in the run (verdicts, McNemar, pairwise): Holm.")})
+    notices: Sequence[Notice] = field(default_factory=list, metadata={"description": (
+        "The run's warnings as reason codes with their facts: every model's notices, dropped rows, the credit "
+        "section's; 'warnings' is their wording, after the loaders' own warnings.")})
 
 
 # --------------------------------------------------------------------------------------
@@ -1210,6 +1241,8 @@ __all__ = [
     "ApprovalSide",
     "Comparison",
     "Decision",
+    "Notice",
+    "NoticeParams",
     "SwapCell",
     "RunInfo",
     "Curves",

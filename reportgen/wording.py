@@ -1,13 +1,21 @@
 """Sentences the report writes from the engine's facts and codes (the report layer's words).
 
-The engine returns what it computed, how (``ci_method``) and what it could not give with a
-reason code (``Comparison.capabilities``); this module turns those into the sentences under
-each comparison, one wording for every engine, so the same evidence reads the same whichever
-engine made it.
+The engine returns what it computed, how (``ci_method``), what it could not give with a
+reason code (``Comparison.capabilities``), its warnings as :class:`~reportgen.results.Notice`
+codes with their facts, and each verdict as a :class:`~reportgen.results.Decision`; this module
+turns those into the sentences of the report and of ``metrics.json`` (the verdict, the decision
+rule, the warnings, the notes under each comparison), one wording for every engine, so the same
+evidence reads the same whichever engine made it. :func:`worded` writes a result's sentence
+fields from its facts at the report / serialisation edge.
 """
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Sequence
+
+from reportgen.engine import stats
+from reportgen.engine.class_tables import log_loss_clipping_note
 from reportgen.engine.compare import DELONG, DELONG_MIN_ROWS, PATTERN_BOOTSTRAP, ROW_BOOTSTRAP, TABLE_BOOTSTRAP
 from reportgen.engine.intervals import (
     BINNED_BOOTSTRAP,
@@ -21,7 +29,8 @@ from reportgen.engine.intervals import (
 from reportgen.engine.compare_multiclass import BOOTSTRAP_AUC_MAX_CELLS
 from reportgen.engine.approval import APPROVAL_COUNT_BOOTSTRAP, MAX_APPROVAL_MODELS
 from reportgen.engine.proportions import CLOPPER_PEARSON, DELONG_LOGIT
-from reportgen.results import ApprovalAtRate, Comparison, ComparisonResult, McNemarSummary
+from reportgen.formats import fmt_bounded
+from reportgen.results import ApprovalAtRate, Comparison, ComparisonResult, Decision, McNemarSummary, ModelResult, Notice
 
 #: Why paired statistics are missing, by :data:`~reportgen.engine.evidence.PairingReason`.
 PAIRING_TEXT = {
@@ -139,7 +148,7 @@ def comparison_notes(c: Comparison, result: ComparisonResult) -> list[str]:
         notes.append(JOINT_BINNED_NOTE)
     if ROW_BOOTSTRAP in methods:
         notes.append(row_bootstrap_note(run.bootstrap_resamples, run.bootstrap_seed))
-    notes.extend(c.tests.notes)
+    notes.extend(caveats_of(c))
     if c.tests.mcnemar is not None:
         notes.append(mcnemar_sentence(c.model, c.baseline, c.tests.mcnemar))
     w = weights_sentence(result)
@@ -267,5 +276,173 @@ def interval_kind(result: ComparisonResult) -> str | None:
     return None
 
 
-__all__ = ["NO_BOOTSTRAP", "PAIRING_TEXT", "approval_sentence", "approval_view", "capability_note", "comparison_notes", "interval_kind", "interval_methods",
+# --------------------------------------------------------------------------------------
+# Verdicts, decision rules and notices: sentences from the engine's facts
+# --------------------------------------------------------------------------------------
+
+_NICE = {"gini": "Gini", "roc_auc": "AUC", "ks": "KS", "f1": "F1", "mcc": "MCC",
+         "average_precision": "average precision", "accuracy": "accuracy", "expected_cost": "expected cost",
+         "f1_macro": "macro F1", "f1_micro": "micro F1", "f1_weighted": "weighted F1",
+         "f1_of_macro_pr": "F1 of macro precision and recall", "roc_auc_ovr_macro": "one-vs-rest macro AUC",
+         "roc_auc_ovr_weighted": "one-vs-rest weighted AUC", "roc_auc_ovo_macro": "one-vs-one AUC (Hand & Till)",
+         "roc_auc_ovr_micro": "micro-averaged AUC", "cohen_kappa": "Cohen's kappa", "log_loss": "log-loss"}
+
+
+def _fmt_p(p: float | None, bound: bool = False) -> str:
+    """``p = 0.012``; a p that is only an upper bound (bootstrap floor, or Holm of one) as ``p ≤ 0.0033``."""
+    if p is None:
+        return "p n/a"
+    if bound:
+        return f"p ≤ {p:.2g}"
+    if p < 0.0001:
+        return "p < 0.0001"
+    return f"p = {p:.4f}" if p < 0.01 else f"p = {p:.3f}"
+
+
+#: How a verdict names its test (``Decision.method`` → words).
+_TEST_WORDS = {"DeLong (paired)": "DeLong's paired test", "DeLong (unpaired, Welch t)": "DeLong's unpaired test, Welch t",
+               "bootstrap": "paired bootstrap"}
+
+
+def verdict_of(model: str, baseline: str, d: Decision) -> str:
+    """One plain sentence written from the decision's facts alone: which way, by how much, how sure.
+
+    The interval is labelled unadjusted when the family has several verdicts, with the
+    simultaneous (Bonferroni) interval beside it; the conclusion follows ``d.direction``, which
+    the Holm-adjusted p-value decides (:mod:`reportgen.engine.multiplicity`).
+    """
+    name = _NICE.get(d.metric, d.metric.replace("_", " "))
+    if d.delta is None:
+        return f"{model}'s {name} cannot be compared with {baseline}'s (undefined on these data)."
+    p_txt = _fmt_p(d.p_value, d.p_value_is_bound)
+    if d.p_value_is_bound and d.p_value:
+        p_txt = f"p ≤ 1/(B+1) = {d.p_value:.2g} with B = {round(1.0 / d.p_value) - 1:,} resamples"
+    test = _TEST_WORDS.get(d.method, d.method)
+    if d.delta == 0:
+        return f"{model}'s {name} equals {baseline}'s ({p_txt}, {test})."
+    several = d.family_size > 1
+    ci_txt = ""
+    if d.ci is not None:
+        lab = "unadjusted " if several else ""
+        ci_txt = f", {lab}{d.ci_level * 100:g} % CI {d.ci[0]:.3f} to {d.ci[1]:.3f}"
+        if several and d.ci_simultaneous is not None:
+            ci_txt += (f" (simultaneous {d.ci_simultaneous_level * 100:.3g} % CI {d.ci_simultaneous[0]:.3f} to "
+                       f"{d.ci_simultaneous[1]:.3f})")
+    holm = ""
+    if several and d.p_value_adjusted is not None:
+        holm = f", Holm-adjusted over {d.family_size} comparisons {_fmt_p(d.p_value_adjusted, d.p_value_adjusted_is_bound)}"
+    sig = ""
+    if d.significant is not None:
+        sig = {"better": " — significantly better.", "worse": " — significantly worse."}.get(d.direction,
+                                                                                            " — not significant.")
+    way = "higher" if d.delta > 0 else "lower"
+    # a non-zero difference is never "0.000 higher": more decimals until it shows (0.0003 higher)
+    return f"{model}'s {name} is {fmt_bounded(abs(d.delta), 3, 0.0)} {way} than {baseline}'s{ci_txt}, {p_txt} ({test}){holm}{sig}"
+
+
+def verdict(c: Comparison) -> str:
+    """The comparison's verdict, written from ``c.decision``; the stored sentence when the result
+    has no decision (a ``metrics.json`` written before decisions were recorded)."""
+    return c.verdict if c.decision is None else verdict_of(c.model, c.baseline, c.decision)
+
+
+#: How a multiclass model decides a row's class (``ModelResult.decision_rule``).
+_CLASS_RULES = {"prediction_column": "predicted class from the prediction column",
+                "argmax": "predicted class = the highest class score (ties to the first class in order)"}
+
+
+def rule(m: ModelResult) -> str:
+    """The model's decision rule in words ("positive when score ≥ 0.5"), from its facts."""
+    if m.decision_rule == "threshold" and m.threshold is not None:
+        op = "≥" if m.direction == "higher" else "≤"
+        return f"positive when score {op} {m.threshold:g}"
+    return _CLASS_RULES.get(m.decision_rule or "", m.rule)
+
+
+def _names(xs: Sequence[str]) -> str:
+    return ", ".join(xs)
+
+
+def _model_prefix(p: dict) -> str:
+    return f"model '{p['model']}': "
+
+
+def _delong_small_sample(p: dict) -> str:
+    what = "DeLong's test" if p.get("sample") is None else f"DeLong's test (sample {p['sample']})"
+    return (f"{what}: only {p['positives']} positives and {p['negatives']} negatives; DeLong's normal "
+            f"approximation is weak with fewer than {stats.SMALL_CLASS} rows in a class, so treat the interval and "
+            f"p-value as rough")
+
+
+#: Every notice code the engine and the run return, with its sentence (``params`` → words).
+NOTICE_CODES = {
+    "threshold_outside_scores": lambda p: (
+        f"threshold {p['threshold']:g} lies outside the scores of model '{p['model']}' ({p['score_min']:g} to "
+        f"{p['score_max']:g}), so every row is predicted {p['predicted']}; check '{p['threshold_key']}' "
+        f"(or the model's 'direction')"),
+    "auc_below_half": lambda p: (
+        f"model '{p['model']}': AUC {p['auc']:.3f} < 0.5 — the score may point the other way; check 'direction' "
+        f"(now '{p['direction']}')"),
+    "small_class": lambda p: (
+        f"model '{p['model']}': only {p['rows']:g} rows in the smaller class; intervals and tests are unreliable"),
+    "log_loss_clipped": lambda p: (
+        f"model '{p['model']}': log-loss: {log_loss_clipping_note(p['weight'], p['log_loss'], p['total'])}"),
+    "delong_zero_variance": lambda p: _model_prefix(p) + stats.zero_variance_note(p["auc"]),
+    "zero_width_interval": lambda p: (
+        f"model '{p['model']}': the {p['level'] * 100:g} % interval of {_names(p['metrics'])} has zero width (every "
+        f"resample gave the same value), which understates the uncertainty"),
+    "class_note": lambda p: f"model '{p['model']}': {str(p['metric']).replace('_', ' ')}: {p['note']}",
+    "small_classes": lambda p: (
+        f"model '{p['model']}': class(es) {', '.join(repr(c) for c in p['classes'])} have fewer than "
+        f"{p['min_rows']:g} rows; their per-class metrics and the intervals are unreliable"),
+    "delong_small_sample": _delong_small_sample,
+    "delong_infinite_z": lambda p: (
+        "DeLong's test: the standard error of the AUC difference is 0 while the AUCs differ (perfect separation), "
+        "so z is infinite and p = 0 is a convention, not an estimate"),
+    "zero_width_difference": lambda p: (
+        f"The {p['level'] * 100:g} % interval of the difference in {_names(p['metrics'])} has zero width: the "
+        f"difference was the same on every resample (e.g. both models decide alike on every row), so the interval "
+        f"shows no sampling variation, not certainty about other data."),
+    "rows_dropped": lambda p: f"model '{p['model']}': {p['rows']} row(s) dropped ({p['reason']})",
+    "credit_red": lambda p: (
+        f"model '{p['model']}': credit validation red: {_names(p['failures'])} (see Credit validation)"),
+    "credit_needs_rows": lambda p: (
+        f"the credit validation section needs engine: memory (engine: {p['engine']} keeps no rows)"),
+}
+
+
+def notice_text(n: Notice) -> str:
+    """The sentence of one notice (its code and facts)."""
+    write = NOTICE_CODES.get(n.code)
+    if write is None:
+        raise ValueError(f"unknown notice code {n.code!r}")
+    return write(dict(n.params))
+
+
+def model_warnings(m: ModelResult) -> list[str]:
+    """A model's warnings in words: from its notices, or the stored sentences of an older result."""
+    return [notice_text(n) for n in m.notices] if m.notices else list(m.warnings)
+
+
+def caveats_of(c: Comparison) -> list[str]:
+    """The tests' own caveats under a comparison: from its notices, or the stored sentences."""
+    t = c.tests
+    return [notice_text(n) for n in t.notices] if t.notices else list(t.notes)
+
+
+def worded(result: ComparisonResult) -> ComparisonResult:
+    """The result with its sentence fields written from its facts (the report / serialisation edge):
+    each model's ``rule`` and ``warnings``, each comparison's ``verdict`` and ``tests.notes``.
+
+    The engine leaves them empty; ``metrics.json`` keeps the sentences for its readers, the
+    report writes them again from the same facts (so a saved result re-renders alike).
+    """
+    models = {n: dataclasses.replace(m, rule=rule(m), warnings=model_warnings(m)) for n, m in result.models.items()}
+    comparisons = [dataclasses.replace(c, verdict=verdict(c), tests=dataclasses.replace(c.tests, notes=caveats_of(c)))
+                   for c in result.comparisons]
+    return dataclasses.replace(result, models=models, comparisons=comparisons)
+
+
+__all__ = ["NOTICE_CODES", "model_warnings", "notice_text", "rule", "caveats_of", "verdict", "verdict_of", "worded",
+           "NO_BOOTSTRAP", "PAIRING_TEXT", "approval_sentence", "approval_view", "capability_note", "comparison_notes", "interval_kind", "interval_methods",
            "mcnemar_sentence", "multiplicity_sentence", "table_bootstrap_note", "weights_sentence"]

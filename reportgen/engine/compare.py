@@ -49,6 +49,7 @@ from reportgen.results import (
     Curves,
     Decision,
     DeLongSummary,
+    Notice,
     KsData,
     McNemarSummary,
     ModelResult,
@@ -147,20 +148,16 @@ def _curves(table: ScoreTable, threshold: float, s: Settings, probabilities: boo
     )
 
 
-def _rule(direction: str, threshold: float) -> str:
-    op = "≥" if direction == "higher" else "≤"
-    return f"positive when score {op} {threshold:g}"
-
-
 def _model_result(
     m: BinaryModelEvidence,
     s: Settings,
     ci: dict[str, list[float]],
     ci_method: dict[str, str],
     smaller_class_rows: float,
-    test_warnings: tuple[str, ...] = (),
+    test_notices: tuple[Notice, ...] = (),
 ) -> ModelResult:
-    """One model's result from its table and decision rule (every number from the table)."""
+    """One model's result from its table and decision rule (every number from the table); its
+    warnings as notices (codes and facts, worded by the report layer)."""
     table, t = m.table, m.threshold
     bm = B.compute_metrics(table, t, s.beta, s.costs, m.probabilities)
     optima = B.optimal_thresholds(table, s.beta, s.costs, s.constraints)
@@ -172,32 +169,27 @@ def _model_result(
         scenarios.append(
             PrevalenceScenario(p, {o.criterion: o for o in so}, {k: sm.get(k) for k in B.THRESHOLD_METRICS})
         )
-    warnings = []
+    notices = []
     everyone = m.predicts_one_class()
     if everyone is not None:
         thr = table.thresholds
-        warnings.append(
-            f"threshold {t:g} lies outside the scores of model '{m.name}' ({float(thr.min()):g} to "
-            f"{float(thr.max()):g}), so every row is predicted {everyone}; check '{m.threshold_key}' "
-            f"(or the model's 'direction')"
-        )
+        notices.append(Notice("threshold_outside_scores", {
+            "model": m.name, "threshold": t, "score_min": float(thr.min()), "score_max": float(thr.max()),
+            "predicted": everyone, "threshold_key": m.threshold_key}))
     auc = bm.get("roc_auc")
     if auc is not None and auc < 0.5:
-        warnings.append(
-            f"model '{m.name}': AUC {auc:.3f} < 0.5 — the score may point the other way; "
-            f"check 'direction' (now '{table.direction}')"
-        )
+        notices.append(Notice("auc_below_half", {"model": m.name, "auc": auc, "direction": table.direction}))
     # rows, not weight: six rows of weight 100 are still six observations (from a weighted
     # table without the rows the class totals are weights: the best the evidence holds)
     if smaller_class_rows < stats.SMALL_CLASS:
-        warnings.append(f"model '{m.name}': only {smaller_class_rows:g} rows in the smaller class; "
-                        f"intervals and tests are unreliable")
+        notices.append(Notice("small_class", {"model": m.name, "rows": smaller_class_rows}))
     ll = bm.get("log_loss")
     if ll is not None:
-        clipped = B.log_loss_clipping_note(B.log_loss_clipped(table), ll, table.total)
-        if clipped is not None:
-            warnings.append(f"model '{m.name}': log-loss: {clipped}")
-    warnings.extend(f"model '{m.name}': {w}" for w in test_warnings)
+        clipped = B.log_loss_clipped(table)
+        if B.log_loss_clipping_note(clipped, ll, table.total) is not None:
+            notices.append(Notice("log_loss_clipped", {"model": m.name, "weight": clipped, "log_loss": ll,
+                                                       "total": table.total}))
+    notices.extend(test_notices)
     return ModelResult(
         name=m.name,
         file=m.file,
@@ -211,7 +203,7 @@ def _model_result(
         ci_method=ci_method,
         direction=table.direction,
         threshold=t,
-        rule=_rule(table.direction, t),
+        decision_rule="threshold",
         probabilities=bm.probabilities,
         confusion=bm.confusion,
         ks_threshold=bm.ks_threshold,
@@ -219,7 +211,7 @@ def _model_result(
         prevalence_shift=scenarios,
         curves=_curves(table, t, s, bm.probabilities),
         n_distinct_scores=table.n_distinct,
-        warnings=warnings,
+        notices=notices,
         binning=m.binning,
     )
 
@@ -232,68 +224,6 @@ def bootstrap_interval(samples: np.ndarray, level: float) -> list[float] | None:
 # --------------------------------------------------------------------------------------
 # Comparisons
 # --------------------------------------------------------------------------------------
-
-_NICE = {"gini": "Gini", "roc_auc": "AUC", "ks": "KS", "f1": "F1", "mcc": "MCC",
-         "average_precision": "average precision", "accuracy": "accuracy", "expected_cost": "expected cost",
-         "f1_macro": "macro F1", "f1_micro": "micro F1", "f1_weighted": "weighted F1",
-         "f1_of_macro_pr": "F1 of macro precision and recall", "roc_auc_ovr_macro": "one-vs-rest macro AUC",
-         "roc_auc_ovr_weighted": "one-vs-rest weighted AUC", "roc_auc_ovo_macro": "one-vs-one AUC (Hand & Till)",
-         "roc_auc_ovr_micro": "micro-averaged AUC", "cohen_kappa": "Cohen's kappa", "log_loss": "log-loss"}
-
-
-def _fmt_p(p: float | None, bound: bool = False) -> str:
-    """``p = 0.012``; a p that is only an upper bound (bootstrap floor, or Holm of one) as ``p ≤ 0.0033``."""
-    if p is None:
-        return "p n/a"
-    if bound:
-        return f"p ≤ {p:.2g}"
-    if p < 0.0001:
-        return "p < 0.0001"
-    return f"p = {p:.4f}" if p < 0.01 else f"p = {p:.3f}"
-
-
-#: How a verdict names its test (``Decision.method`` → words).
-_TEST_WORDS = {"DeLong (paired)": "DeLong's paired test", "DeLong (unpaired, Welch t)": "DeLong's unpaired test, Welch t",
-               "bootstrap": "paired bootstrap"}
-
-
-def verdict_of(model: str, baseline: str, d: Decision) -> str:
-    """One plain sentence written from the decision's facts alone: which way, by how much, how sure.
-
-    The interval is labelled unadjusted when the family has several verdicts, with the
-    simultaneous (Bonferroni) interval beside it; the conclusion follows ``d.direction``, which
-    the Holm-adjusted p-value decides (:mod:`reportgen.engine.multiplicity`).
-    """
-    name = _NICE.get(d.metric, d.metric.replace("_", " "))
-    if d.delta is None:
-        return f"{model}'s {name} cannot be compared with {baseline}'s (undefined on these data)."
-    p_txt = _fmt_p(d.p_value, d.p_value_is_bound)
-    if d.p_value_is_bound and d.p_value:
-        p_txt = f"p ≤ 1/(B+1) = {d.p_value:.2g} with B = {round(1.0 / d.p_value) - 1:,} resamples"
-    test = _TEST_WORDS.get(d.method, d.method)
-    if d.delta == 0:
-        return f"{model}'s {name} equals {baseline}'s ({p_txt}, {test})."
-    several = d.family_size > 1
-    ci_txt = ""
-    if d.ci is not None:
-        lab = "unadjusted " if several else ""
-        ci_txt = f", {lab}{d.ci_level * 100:g} % CI {d.ci[0]:.3f} to {d.ci[1]:.3f}"
-        if several and d.ci_simultaneous is not None:
-            ci_txt += (f" (simultaneous {d.ci_simultaneous_level * 100:.3g} % CI {d.ci_simultaneous[0]:.3f} to "
-                       f"{d.ci_simultaneous[1]:.3f})")
-    holm = ""
-    if several and d.p_value_adjusted is not None:
-        holm = f", Holm-adjusted over {d.family_size} comparisons {_fmt_p(d.p_value_adjusted, d.p_value_adjusted_is_bound)}"
-    sig = ""
-    if d.significant is not None:
-        sig = {"better": " — significantly better.", "worse": " — significantly worse."}.get(d.direction,
-                                                                                            " — not significant.")
-    way = "higher" if d.delta > 0 else "lower"
-    from reportgen.formats import fmt_bounded  # noqa: PLC0415  (a leaf; the sentence's one number format)
-
-    # a non-zero difference is never "0.000 higher": more decimals until it shows (0.0003 higher)
-    return f"{model}'s {name} is {fmt_bounded(abs(d.delta), 3, 0.0)} {way} than {baseline}'s{ci_txt}, {p_txt} ({test}){holm}{sig}"
-
 
 @dataclass(frozen=True, slots=True)
 class PrimaryTest:
@@ -497,13 +427,9 @@ def _exact_at_boundary(ci: dict[str, list[float]], method: dict[str, str], count
         ci[b.metric], method[b.metric] = [b.lo, b.hi], PR.CLOPPER_PEARSON
 
 
-def _zero_width(ci: dict[str, list[float]], level: float, skip: tuple[str, ...] = ()) -> str | None:
-    """A warning naming every interval of zero width (it reads as certainty), or None."""
-    flat = [k for k, iv in ci.items() if iv[0] == iv[1] and k not in skip]
-    if not flat:
-        return None
-    return (f"the {level * 100:g} % interval of {', '.join(flat)} has zero width (every resample gave the same "
-            f"value), which understates the uncertainty")
+def _zero_width(ci: dict[str, list[float]], skip: tuple[str, ...] = ()) -> list[str]:
+    """Every metric whose interval has zero width (it reads as certainty: notice ``zero_width_interval``)."""
+    return [k for k, iv in ci.items() if iv[0] == iv[1] and k not in skip]
 
 
 def _approvals(ev: BinaryEvidence, s: Settings, b: int) -> tuple[dict[str, list] | None, str | None]:
@@ -585,7 +511,7 @@ def compare_binary_evidence(ev: BinaryEvidence, s: Settings, progress: Progress 
     for j, m in enumerate(models_in):
         ci: dict[str, list[float]] = {}
         method: dict[str, str] = {}
-        test_warnings: list[str] = []
+        test_notices: list[Notice] = []
         t = m.table
         if not t.weighted and min(t.total_pos, t.total_neg) >= DELONG_MIN_ROWS:
             d = delong_from_table(t)
@@ -594,7 +520,7 @@ def compare_binary_evidence(ev: BinaryEvidence, s: Settings, progress: Progress 
             ci["roc_auc"], ci["gini"] = [lo, hi], [2 * lo - 1, 2 * hi - 1]
             method["roc_auc"] = method["gini"] = how_auc
             if d.variance == 0.0:
-                test_warnings.append(stats.zero_variance_note(d.auc))
+                test_notices.append(Notice("delong_zero_variance", {"model": m.name, "auc": d.auc}))
         boot, how, shift = None, TABLE_BOOTSTRAP, np.zeros(len(B.METRICS))
         if want and not t.weighted:
             draws = IV.model_bootstrap(t, m.threshold, s.resamples, rng, s.beta, s.costs, m.probabilities)
@@ -614,12 +540,12 @@ def compare_binary_evidence(ev: BinaryEvidence, s: Settings, progress: Progress 
         if want:  # rows (or frequencies): an exact interval where the bootstrap's collapses
             conf = rows_conf if t.weighted else B.compute_metrics(t, m.threshold, s.beta, s.costs).confusion
             _exact_at_boundary(ci, method, conf, s.level)
-        flat = _zero_width(ci, s.level, skip=DELONG_METRICS if test_warnings else ())
-        if flat is not None:
-            test_warnings.append(flat)
+        flat = _zero_width(ci, skip=DELONG_METRICS if test_notices else ())
+        if flat:
+            test_notices.append(Notice("zero_width_interval", {"model": m.name, "level": s.level, "metrics": flat}))
         if progress is not None and rows_boot is None:
             progress(j + 1, k)
-        r = _model_result(m, s, ci, method, _smaller_class(ev, m), tuple(test_warnings))
+        r = _model_result(m, s, ci, method, _smaller_class(ev, m), tuple(test_notices))
         pos_rows = None if ev.rows is None else int(np.count_nonzero(ev.rows.y))
         if pos_rows is None and not t.weighted:
             pos_rows = int(round(t.total_pos))
@@ -694,7 +620,7 @@ def compare_binary_evidence(ev: BinaryEvidence, s: Settings, progress: Progress 
         # AUC and Gini: DeLong, paired when the covariance was counted
         dl = None
         test: PrimaryTest | None = None
-        test_notes: list[str] = []
+        test_notes: list[Notice] = []
         if m.name in delong and base_name in delong:
             da, db = delong[m.name], delong[base_name]
             d_auc = da.auc - db.auc
@@ -716,12 +642,11 @@ def compare_binary_evidence(ev: BinaryEvidence, s: Settings, progress: Progress 
                 z, p, lo, hi, _ = stats.welch_test(d_auc, da.variance, da.n_pos + da.n_neg, db.variance,
                                                    db.n_pos + db.n_neg, s.level)
             dl = DeLongSummary(da.auc, db.auc, d_auc, math.sqrt(var_d), z, p, None, [lo, hi], paired)
-            if paired:
-                small = stats._small_sample(da.n_pos, da.n_neg, "DeLong's test")
-            else:
-                small = (stats._small_sample(da.n_pos, da.n_neg, "DeLong's test (sample a)")
-                         + stats._small_sample(db.n_pos, db.n_neg, "DeLong's test (sample b)"))
-            test_notes.extend(stats._test_warnings(small, math.sqrt(var_d), d_auc))
+            samples = ((None, da),) if paired else (("a", da), ("b", db))
+            test_notes.extend(Notice("delong_small_sample", {"sample": w, "positives": x.n_pos, "negatives": x.n_neg})
+                              for w, x in samples if min(x.n_pos, x.n_neg) < stats.SMALL_CLASS)
+            if var_d == 0.0 and d_auc != 0.0:
+                test_notes.append(Notice("delong_infinite_z", {"delta": d_auc}))
             ci["roc_auc"], ci["gini"] = [lo, hi], [2 * lo, 2 * hi]
             method["roc_auc"] = method["gini"] = how
             if pm in DELONG_METRICS:
@@ -775,16 +700,15 @@ def compare_binary_evidence(ev: BinaryEvidence, s: Settings, progress: Progress 
                          else hd)
         mcs = None if mcn is None else mcnemar_summary(mcn, hm if several else None, basis, wtab)
         notes = list(test_notes)  # the tests' own caveats; what is missing is in ``caps`` (codes)
-        flat = [q for q, iv in ci.items() if iv[0] == iv[1]]
+        flat = _zero_width(ci)
         if flat:
-            notes.append(f"The {s.level * 100:g} % interval of the difference in {', '.join(flat)} has zero width: the "
-                         f"difference was the same on every resample (e.g. both models decide alike on every row), so "
-                         f"the interval shows no sampling variation, not certainty about other data.")
+            notes.append(Notice("zero_width_difference", {"level": s.level, "metrics": flat}))
         if approvals is None and approval_cap is not None:
             caps["approval"] = approval_cap
         comparisons.append(Comparison(name, base_name, delta, rel, rer["accuracy"], rer, ci,
-                                      ComparisonTests(dl, mcs, notes), verdict_of(name, base_name, dec), pm, method,
-                                      caps, dec, [] if approvals is None else approvals[name]))
+                                      ComparisonTests(dl, mcs, notices=notes), primary_metric=pm, ci_method=method,
+                                      capabilities=caps, decision=dec,
+                                      approval=[] if approvals is None else approvals[name]))
 
     pairwise = []
     raw_pw: list[float | None] = []

@@ -40,7 +40,6 @@ from reportgen.engine.compare import (
     mcnemar_summary,
     relative_change,
     relative_error_reduction,
-    verdict_of,
 )
 from reportgen.engine.evidence import MulticlassEvidence, MulticlassModelEvidence
 from reportgen.engine.intervals import COUNT_BOOTSTRAP, multiclass_model_bootstrap
@@ -51,6 +50,7 @@ from reportgen.results import (
     CurveData,
     ModelResult,
     MulticlassCurves,
+    Notice,
 )
 
 #: Summary metrics of a multiclass model, in report order (``models.NAME.metrics``).
@@ -68,6 +68,9 @@ PER_CLASS_FIELDS = ("precision", "recall", "specificity", "f1", "fbeta", "suppor
 #: Largest rows × classes for which bootstrap resamples include the AUCs (above it, capability
 #: ``bootstrap.auc``: ``too_many_cells``).
 BOOTSTRAP_AUC_MAX_CELLS = 2_000_000
+
+#: Rows below which a class's per-class metrics and intervals are flagged (notice ``small_classes``).
+SMALL_CLASS_ROWS = 30
 
 #: Points kept per drawn curve.
 CURVE_POINTS = 400
@@ -137,24 +140,17 @@ def result_of(name: str, file: str, mm: MC.MulticlassMetrics, labels: Sequence[s
     per_class = {}
     for pc in mm.per_class:
         per_class[str(pc.label)] = {f: (None if getattr(pc, f) is None else float(getattr(pc, f))) for f in PER_CLASS_FIELDS}
-    warnings = []
+    notices = []
     seen = set()
-    for field, note in mm.notes:
+    for field, note in mm.notes:  # the metrics' own notes (words of engine.multiclass), one notice each
         if note not in seen and field != "predictions":
             seen.add(note)
-            warnings.append(f"model '{name}': {field.replace('_', ' ')}: {note}")
+            notices.append(Notice("class_note", {"model": name, "metric": field, "note": note}))
     support = mm.confusion.sum(axis=1)
     present = support[support > 0]
-    if present.size and present.min() < 30:
-        small = [labels[c] for c in range(len(labels)) if 0 < support[c] < 30]
-        warnings.append(
-            f"model '{name}': class(es) {', '.join(repr(c) for c in small)} have fewer than 30 rows; "
-            f"their per-class metrics and the intervals are unreliable"
-        )
-    if from_column:
-        rule = "predicted class from the prediction column"
-    else:
-        rule = "predicted class = the highest class score (ties to the first class in order)"
+    if present.size and present.min() < SMALL_CLASS_ROWS:
+        small = [str(labels[c]) for c in range(len(labels)) if 0 < support[c] < SMALL_CLASS_ROWS]
+        notices.append(Notice("small_classes", {"model": name, "classes": small, "min_rows": SMALL_CLASS_ROWS}))
     undefined = {k: v for k, v in mm.reasons}
     return ModelResult(
         name=name,
@@ -169,12 +165,12 @@ def result_of(name: str, file: str, mm: MC.MulticlassMetrics, labels: Sequence[s
         ci_method=ci_method,
         direction="higher",
         threshold=None,
-        rule=rule,
+        decision_rule="prediction_column" if from_column else "argmax",
         probabilities=has_proba and mm.log_loss is not None,
         per_class=per_class,
         confusion_matrix=ConfusionMatrixData([str(x) for x in mm.labels], [[float(v) for v in row] for row in mm.confusion]),
         multiclass_curves=curves,
-        warnings=warnings,
+        notices=notices,
     )
 
 
@@ -220,7 +216,7 @@ def comparisons_of(names: Sequence[str], models: dict[str, ModelResult], s: Sett
         ci: dict[str, list[float]] = {}
         method: dict[str, str] = {}
         caps = dict(capabilities)
-        notes: list[str] = []
+        notes: list[Notice] = []
         if boot is not None:
             for k, name in enumerate(METRICS):
                 if name == "baseline_accuracy":
@@ -252,7 +248,7 @@ def comparisons_of(names: Sequence[str], models: dict[str, ModelResult], s: Sett
         comparisons.append(Comparison(
             model=name, baseline=base_name, delta=delta, relative_delta=rel,
             relative_error_reduction=rer["accuracy"], relative_error_reductions=rer, ci=ci,
-            tests=ComparisonTests(None, mc, notes), verdict=verdict_of(name, base_name, dec), primary_metric=pm,
+            tests=ComparisonTests(None, mc, notices=notes), primary_metric=pm,
             ci_method=method, capabilities=caps, decision=dec,
         ))
     return comparisons

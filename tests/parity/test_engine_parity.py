@@ -50,7 +50,7 @@ CONFIGS = ROOT / "configs"
 N = 2_500
 BATCH_ROWS = 1_000
 #: Fields of ``run`` that are facts about the data, not about the run: they must agree too.
-RUN_FACTS = ("warnings", "dropped", "paired", "date_range", "classes")
+RUN_FACTS = ("warnings", "notices", "dropped", "paired", "date_range", "classes")
 #: Where the float summation order legitimately differs between engines (see the module docstring).
 #: Patterns are ``fnmatch`` globs over JSON paths (``*`` only: ``[`` starts a character class).
 SUMMATION_ORDER = (
@@ -73,8 +73,8 @@ ENGINE_PAIRS = (("memory", "stream"), ("memory", "dask"), ("stream", "dask"))
 #: ``point_metrics`` takes everything else (metrics, confusions, curves, optima, deltas, …).
 ASPECTS: dict[str, tuple[str, ...]] = {
     "delong_mcnemar": ("$.comparisons*.tests.delong*", "$.comparisons*.tests.mcnemar*", "$.pairwise*"),
-    "method_notes": ("$.comparisons*.tests.notes*",),
-    "data_facts": ("$.run_facts*", "$.models.*.warnings*"),
+    "method_notes": ("$.comparisons*.tests.notes*", "$.comparisons*.tests.notices*"),
+    "data_facts": ("$.run_facts*", "$.models.*.warnings*", "$.models.*.notices*"),
     "intervals": ("$.models.*.ci*", "$.comparisons*.ci*", "$.comparisons*.verdict"),
     "point_metrics": ("*",),
 }

@@ -28,7 +28,7 @@ import pytest
 import yaml
 
 from reportgen import compare_models, load_config
-from reportgen.engine.compare import verdict_of
+from reportgen.wording import verdict_of
 from reportgen.results import Decision
 from reportgen.render import better_mark, build_view, fmt_signed, make_environment
 from reportgen.results import ComparisonResult

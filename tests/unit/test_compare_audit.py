@@ -27,7 +27,7 @@ from scipy import stats as sps
 from reportgen.engine.compare import Settings
 from reportgen.reduce import ModelRows as ModelInput
 from reportgen.reduce import compare_rows
-from reportgen.wording import capability_note
+from reportgen.wording import capability_note, caveats_of, model_warnings, verdict
 from reportgen.engine.stats import (
     DELONG_WEIGHTS_MESSAGE,
     SMALL_CLASS,
@@ -293,7 +293,7 @@ def test_compare_with_fractional_weights_says_which_tests_were_skipped():
     assert sum(map(sum, mc.table)) == 120 and sum(map(sum, mc.weighted_table)) == pytest.approx(w.sum())
     for m in models.values():  # intervals still reported, honestly labelled
         assert m.weighted and m.ci_method["roc_auc"] == m.ci_method["gini"] == "bootstrap of rows"
-    assert "gini" in c.ci and "bootstrap" in c.verdict
+    assert "gini" in c.ci and "bootstrap" in verdict(c)
     assert all(cell.p_value is None for cell in cells)
     assert_no_nan(models, comps, cells)
 
@@ -342,7 +342,7 @@ def test_compare_identical_models(paired):
         assert c.tests.mcnemar.method == "none (no discordant pairs)"
         assert all(iv == (0.0, 0.0) for k, iv in c.ci.items() if k not in ("log_loss", "brier")), c.ci
         assert {cell.p_value for cell in cells} == {1.0}
-    assert "equals" in c.verdict
+    assert "equals" in verdict(c)
     assert_no_nan(models, comps, cells)
 
 
@@ -425,11 +425,11 @@ def test_compare_warns_about_a_small_class_and_not_about_a_large_one():
     a, b = rng.normal(size=36) + y, rng.normal(size=36) + y
     models, _, _ = run([ModelInput("base", "f", a, y), ModelInput("m", "f", b, y)])
     for m in models.values():
-        assert any("only 6 rows in the smaller class" in w and "unreliable" in w for w in m.warnings)
+        assert any("only 6 rows in the smaller class" in w and "unreliable" in w for w in model_warnings(m))
     y2 = rng.random(200) < 0.5
     models, _, _ = run([ModelInput("base", "f", rng.normal(size=200) + y2, y2),
                         ModelInput("m", "f", rng.normal(size=200) + y2, y2)])
-    assert not any("smaller class" in w for m in models.values() for w in m.warnings)
+    assert not any("smaller class" in w for m in models.values() for w in model_warnings(m))
 
 
 def test_compare_small_class_warning_counts_rows_not_weight():
@@ -438,7 +438,7 @@ def test_compare_small_class_warning_counts_rows_not_weight():
     w = np.where(y, 100.0, 10.0)
     models, _, _ = run([ModelInput("base", "f", rng.normal(size=36) + y, y, w),
                         ModelInput("m", "f", rng.normal(size=36) + y, y, w)], resamples=20)
-    assert all(any("smaller class" in w_ for w_ in m.warnings) for m in models.values())
+    assert all(any("smaller class" in w_ for w_ in model_warnings(m)) for m in models.values())
 
 
 def test_compare_with_a_single_positive_row_does_not_crash():
@@ -454,5 +454,5 @@ def test_compare_passes_on_the_tests_own_warnings():
     y = np.array([0] * 8 + [1] * 7, dtype=bool)
     s = np.linspace(0.0, 1.0, 15)
     _, comps, _ = run([ModelInput("perfect", "f", s, y), ModelInput("inverted", "f", 1 - s, y)])
-    notes = " ".join(comps[0].tests.notes)
+    notes = " ".join(caveats_of(comps[0]))
     assert "only 7 positives" in notes and "infinite" in notes

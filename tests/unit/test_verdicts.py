@@ -23,7 +23,7 @@ from reportgen.engine.stats import mcnemar
 from reportgen.reduce import ModelRows
 from reportgen.reduce import compare_rows
 from reportgen.results import Comparison, from_jsonable, to_jsonable
-from reportgen.wording import comparison_notes, mcnemar_sentence
+from reportgen.wording import comparison_notes, mcnemar_sentence, model_warnings, caveats_of, verdict
 
 
 # --- exact and score intervals ---------------------------------------------------------------------
@@ -128,8 +128,8 @@ def test_delong_verdicts_are_one_family_with_simultaneous_intervals():
     width, sim = d.ci[1] - d.ci[0], d.ci_simultaneous[1] - d.ci_simultaneous[0]
     assert sim / width == pytest.approx(z2 / z1, rel=1e-9)
     assert d.direction == "better" and d.significant  # 'good' is far better
-    assert "unadjusted 95 % CI" in comps[0].verdict and "simultaneous 97.5 % CI" in comps[0].verdict
-    assert "significantly better" in comps[0].verdict
+    assert "unadjusted 95 % CI" in verdict(comps[0]) and "simultaneous 97.5 % CI" in verdict(comps[0])
+    assert "significantly better" in verdict(comps[0])
     # the pairwise family (three pairs) is Holm-adjusted too
     raw = {(c.model, c.baseline): c.p_value for c in cells}
     assert all(c.p_value_holm >= c.p_value for c in cells)
@@ -141,7 +141,7 @@ def test_bound_p_value_is_worded_as_a_bound():
     _, comps, _ = compare_rows(models[:2], Settings(primary_metric="ks", resamples=99, seed=1))
     d = comps[0].decision
     assert d.p_value_is_bound and d.p_value == 1 / 100 and d.family_size == 1
-    assert "p ≤ 1/(B+1) = 0.01 with B = 99 resamples" in comps[0].verdict
+    assert "p ≤ 1/(B+1) = 0.01 with B = 99 resamples" in verdict(comps[0])
 
 
 def test_decision_round_trips_through_json():
@@ -257,7 +257,7 @@ def test_auc_near_one_gets_the_logit_interval_and_perfect_separation_warns():
     assert m.ci_method["roc_auc"] == PR.DELONG_LOGIT and m.ci["roc_auc"][1] < 1.0
     assert m.ci["gini"] == pytest.approx([2 * v - 1 for v in m.ci["roc_auc"]])
     perfect, _, _ = compare_rows([ModelRows("p", "f", y * 2.0 + rng.uniform(0, 1, 300), y)], Settings(resamples=50))
-    assert any("zero width" in w for w in perfect["p"].warnings)
+    assert any("zero width" in w for w in model_warnings(perfect["p"]))
 
 
 def test_notes_state_the_policy_and_the_weights():
@@ -553,5 +553,5 @@ def test_zero_width_difference_intervals_are_noted():
     y, models = three_models(6)
     twin = ModelRows("twin", "f", 3.0 * models[0].scores + 1.0, y, threshold=3.0 * 0.5 + 1.0)
     _, comps, _ = compare_rows([models[0], twin], Settings(resamples=50, seed=2), threshold=0.5)
-    notes = " ".join(comps[0].tests.notes)
+    notes = " ".join(caveats_of(comps[0]))
     assert "has zero width" in notes and "accuracy" in notes
