@@ -44,7 +44,7 @@ from reportgen.errors import ReportgenError, ThemeError, UserError
 from reportgen.formats import MAX_DIGITS, fmt_metric, fmt_threshold
 from reportgen.labels import CRITERION_LABELS
 from reportgen.results import ComparisonResult, ModelResult, to_jsonable
-from reportgen.wording import approval_view, comparison_notes, interval_kind, interval_methods, verdict
+from reportgen.wording import approval_view, comparison_notes, interval_kind, interval_methods, per_class_interval_note, verdict
 from reportgen.wording import rule as model_rule
 
 FORMATS = ("html", "pdf", "json", "csv", "xlsx")
@@ -649,6 +649,7 @@ def build_view(result: ComparisonResult, theme: Theme = Theme()) -> dict[str, An
         "classes": ", ".join(run.classes or []),
         "period": " to ".join(run.date_range) if run.date_range else "",
         "per_class": _per_class_view(result, names) if not binary else [],
+        "per_class_ci": per_class_interval_note(result),
         "mc_confusions": _multiclass_confusions(result, col) if not binary else [],
         "toc": ([{"id": "checks", "title": "Checks"}] if result.checks else [])
         + [{"id": s, "title": toc_titles[s]} for s in sections],
@@ -750,12 +751,14 @@ def _per_class_view(result: ComparisonResult, names: list[str]) -> list[dict[str
         rows = []
         for label in labels:
             vals = [((result.models[n].per_class or {}).get(label) or {}).get(field) for n in names]
+            cis = [fmt_ci((result.models[n].per_class_ci.get(label) or {}).get(field)) for n in names]
             best = _best_index(vals, "higher")
             support = ((first.per_class or {}).get(label) or {}).get("support")
             rows.append({
                 "label": label,
                 "support": fmt_count(support),
-                "cells": [{"value": fmt_metric(v, field), "best": i in best} for i, v in enumerate(vals)],
+                "cells": [{"value": fmt_metric(v, field), "ci": ci, "best": i in best}
+                          for i, (v, ci) in enumerate(zip(vals, cis))],
             })
         if any(c["value"] != "n/a" for r in rows for c in r["cells"]):
             tables.append({"title": title, "rows": rows})

@@ -324,6 +324,11 @@ class ModelResult(_Frozen):
         "The confusion counts in rows, beside the weighted 'confusion' (weighted models with their rows kept).")})
     notices: Sequence[Notice] = field(default_factory=list, metadata={"description": (
         "The model's warnings as reason codes with their facts ('warnings' is their wording).")})
+    per_class_ci: Mapping[str, Mapping[str, Sequence[float]]] = field(default_factory=dict, metadata={"description": (
+        "class -> per-class metric -> [lo, hi] (multiclass): the one-vs-rest AUC's interval drawn on the class "
+        "tables, the same in every engine; empty without intervals.")})
+    per_class_ci_method: Mapping[str, str] = field(default_factory=dict, metadata={"description": (
+        "per-class metric -> how its intervals under 'per_class_ci' were made.")})
     decision_rule: Literal["threshold", "prediction_column", "argmax"] | None = field(default=None, metadata={
         "description": ("How a row's predicted class is decided: the score against 'threshold' in 'direction' "
                         "(binary), the prediction column, or the highest class score (multiclass); 'rule' is its "

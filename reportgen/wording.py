@@ -19,6 +19,7 @@ from reportgen.engine.class_tables import log_loss_clipping_note
 from reportgen.engine.compare import DELONG, DELONG_MIN_ROWS, PATTERN_BOOTSTRAP, ROW_BOOTSTRAP, TABLE_BOOTSTRAP
 from reportgen.engine.intervals import (
     BINNED_BOOTSTRAP,
+    CLASS_TABLE_BOOTSTRAP,
     COUNT_BOOTSTRAP,
     JOINT_BINNED_BOOTSTRAP,
     JOINT_BINS,
@@ -276,6 +277,17 @@ def interval_kind(result: ComparisonResult) -> str | None:
     return None
 
 
+def per_class_interval_note(result: ComparisonResult) -> str:
+    """How the per-class intervals were made (from ``per_class_ci_method``), "" without any."""
+    methods = {v for m in result.models.values() for v in m.per_class_ci_method.values()}
+    if CLASS_TABLE_BOOTSTRAP not in methods:
+        return ""
+    run = result.run
+    return (f"{run.confidence_level * 100:g} % interval, from the stratified bootstrap drawn on the class tables "
+            f"({run.bootstrap_resamples:,} resamples, seed {run.bootstrap_seed}): per true class, where its resampled "
+            "rows' scores fall is one multinomial draw, the distribution of resampling the rows themselves")
+
+
 # --------------------------------------------------------------------------------------
 # Verdicts, decision rules and notices: sentences from the engine's facts
 # --------------------------------------------------------------------------------------
@@ -443,6 +455,6 @@ def worded(result: ComparisonResult) -> ComparisonResult:
     return dataclasses.replace(result, models=models, comparisons=comparisons)
 
 
-__all__ = ["NOTICE_CODES", "model_warnings", "notice_text", "rule", "caveats_of", "verdict", "verdict_of", "worded",
+__all__ = ["NOTICE_CODES", "model_warnings", "per_class_interval_note", "notice_text", "rule", "caveats_of", "verdict", "verdict_of", "worded",
            "NO_BOOTSTRAP", "PAIRING_TEXT", "approval_sentence", "approval_view", "capability_note", "comparison_notes", "interval_kind", "interval_methods",
            "mcnemar_sentence", "multiplicity_sentence", "table_bootstrap_note", "weights_sentence"]

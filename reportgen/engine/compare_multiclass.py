@@ -19,7 +19,7 @@ counts, Holm-adjusted p-values, and a verdict on the primary metric (bootstrap p
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -42,7 +42,12 @@ from reportgen.engine.compare import (
     relative_error_reduction,
 )
 from reportgen.engine.evidence import MulticlassEvidence, MulticlassModelEvidence
-from reportgen.engine.intervals import COUNT_BOOTSTRAP, multiclass_model_bootstrap
+from reportgen.engine.intervals import (
+    CLASS_TABLE_BOOTSTRAP,
+    COUNT_BOOTSTRAP,
+    multiclass_model_bootstrap,
+    ovr_auc_bootstrap,
+)
 from reportgen.results import (
     Comparison,
     ComparisonTests,
@@ -278,6 +283,23 @@ def _count_bootstrap(m: MulticlassModelEvidence, labels: Sequence[str], s: Setti
     return out
 
 
+def _per_class_auc_intervals(m: MulticlassModelEvidence, labels: Sequence[str], s: Settings,
+                             rng: np.random.Generator) -> dict[str, dict[str, list[float]]]:
+    """Each class's one-vs-rest AUC interval, drawn on the model's class tables
+    (:func:`~reportgen.engine.intervals.ovr_auc_bootstrap`: exact in distribution, the same
+    counts and draws in every engine); none for a weighted model (a weighted cell is not a count)
+    or one without class scores."""
+    t = m.tables
+    if t is None or m.weighted or s.resamples <= 0:
+        return {}
+    draws = ovr_auc_bootstrap([list(v) for v in t.values], [list(c) for c in t.counts], s.resamples, rng)
+    out = {}
+    for c, label in enumerate(labels):
+        if (iv := bootstrap_interval(draws[:, c], s.level)) is not None:
+            out[str(label)] = {"roc_auc": iv}
+    return out
+
+
 #: One model reduced to counts (the evidence type; the name the streamed loaders use).
 MulticlassCounts = MulticlassModelEvidence
 
@@ -311,6 +333,7 @@ def compare_multiclass_evidence(ev: MulticlassEvidence, s: Settings, progress: P
         boot, with_auc = _bootstrap(inputs, labels, s, costs, progress)
     models: dict[str, ModelResult] = {}
     count_rng = np.random.default_rng((s.seed, 4))  # one stream, models in config order
+    auc_rng = np.random.default_rng((s.seed, 5))  # one stream, models in config order
     for j, m in enumerate(ev.models):
         notes = {} if m.predicted_from_column else {
             "predictions": "threshold metrics use the argmax of proba (ties to the lowest class index)"}
@@ -328,8 +351,12 @@ def compare_multiclass_evidence(ev: MulticlassEvidence, s: Settings, progress: P
                     continue
                 if (iv := bootstrap_interval(boot[:, j, q], s.level)) is not None:
                     ci[name], method[name] = iv, ROW_BOOTSTRAP
-        models[m.name] = result_of(m.name, m.file, mm, labels, weighted=m.weighted, has_proba=m.tables is not None,
-                                   from_column=m.predicted_from_column, curves=curves, ci=ci, ci_method=method)
+        r = result_of(m.name, m.file, mm, labels, weighted=m.weighted, has_proba=m.tables is not None,
+                      from_column=m.predicted_from_column, curves=curves, ci=ci, ci_method=method)
+        per_class_ci = _per_class_auc_intervals(m, labels, s, auc_rng)
+        if per_class_ci:
+            r = replace(r, per_class_ci=per_class_ci, per_class_ci_method={"roc_auc": CLASS_TABLE_BOOTSTRAP})
+        models[m.name] = r
     names = ev.names
     base = names.index(s.baseline or names[0])
     caps = {} if boot is not None or s.resamples <= 0 else {"bootstrap": "needs_rows"}
