@@ -15,9 +15,12 @@ CAUSES: dict[str, str] = {
         "their comparison at equal approval rate (unweighted binary: counted by approval pattern in every engine)"
     ),
     "intervals": (
-        "binary unweighted intervals agree in every engine (counts, tables and joint pair tables, issue 16); "
-        "left: weighted binary models (row bootstrap, memory only) and multiclass AUC / difference intervals "
-        "(rows; the streamed multiclass pass counts no patterns yet)"
+        "binary unweighted intervals agree in every engine (counts, tables and joint pair tables, issue 16), and so "
+        "do multiclass per-class one-vs-rest AUC intervals (drawn on the class tables); left: weighted binary models "
+        "(memory: row bootstrap; a weighted score table holds weight sums, not the rows per cell nor their weights, "
+        "so the row bootstrap under sampling weights cannot be drawn from it) and the multiclass summary AUCs and "
+        "differences (macro / weighted / micro / one-vs-one AUCs join the score columns of the same rows, which the "
+        "class tables do not; differences need paired counts the streamed multiclass pass does not count yet)"
     ),
     "delong_mcnemar": (
         "every engine pairs files joined by id in any order and after dropped rows; left: McNemar under sampling "

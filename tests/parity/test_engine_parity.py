@@ -224,6 +224,7 @@ def comparable(doc: dict[str, Any]) -> dict[str, Any]:
     # capability code needs_rows), so it and its warnings are outside the parity contract
     doc.pop("credit", None)
     run["warnings"] = [w for w in run.get("warnings", []) if "credit validation" not in w]
+    run["notices"] = [n for n in run.get("notices", []) if not n["code"].startswith("credit_")]
     doc["run_facts"] = {k: run.get(k) for k in RUN_FACTS}
     return doc
 
