@@ -15,7 +15,12 @@ by which engine made it:
   differences from the decision-pattern counts and of ranking-metric differences from the
   pair's joint score table (:func:`~reportgen.engine.intervals.pair_bootstrap`), both counted
   in every engine's paired pass; weighted models from the kept rows, or a capability code
-  saying what is missing; Holm-adjusted p-values and a verdict.
+  saying what is missing; Holm-adjusted p-values and the verdict's facts (a
+  :class:`~reportgen.results.Decision`).
+
+No prose: warnings and the tests' caveats are :class:`~reportgen.results.Notice` codes with their
+facts, the decision rule is ``ModelResult.decision_rule``; the report layer
+(:mod:`reportgen.wording`) writes the verdict, the rule and every warning from them.
 
 Multiclass evidence goes to :func:`reportgen.engine.compare_multiclass.compare_multiclass_evidence`.
 """

@@ -13,7 +13,10 @@ each comparison carries the capability ``bootstrap: needs_rows``.
 
 Per comparison with the baseline: deltas, relative deltas and relative error reductions,
 bootstrap intervals of the deltas when the rows are kept, McNemar's test from the agreement
-counts, Holm-adjusted p-values, and a verdict on the primary metric (bootstrap p-value).
+counts, Holm-adjusted p-values, and the facts of the verdict on the primary metric (bootstrap
+p-value); each class's one-vs-rest AUC interval drawn on the class tables in every engine
+(:func:`~reportgen.engine.intervals.ovr_auc_bootstrap`). Warnings are notice codes (the metrics'
+own notes travel as ``class_note``); :mod:`reportgen.wording` writes the sentences.
 """
 
 from __future__ import annotations
@@ -205,7 +208,7 @@ def comparisons_of(names: Sequence[str], models: dict[str, ModelResult], s: Sett
                    skipped_auc: bool, mcnemar_of, capabilities: dict[str, str]) -> list[Comparison]:
     """Every comparison with the baseline: deltas, bootstrap intervals (when ``boot`` is given),
     McNemar's test (``mcnemar_of(j)`` → ((result, basis, weighted table) or None, capability codes)),
-    Holm over each family (verdicts, McNemar), a decision and its verdict; ``capabilities``: what every comparison lacks, with reason codes."""
+    Holm over each family (verdicts, McNemar), and a decision (the report words the verdict); ``capabilities``: what every comparison lacks, with reason codes."""
     midx = {m: k for k, m in enumerate(METRICS)}
     base_name = s.baseline or names[0]
     b = names.index(base_name)
