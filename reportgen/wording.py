@@ -48,7 +48,8 @@ PAIRING_TEXT = {
 #: Multiclass comparisons without the rows (capability ``bootstrap``: ``needs_rows``).
 NO_BOOTSTRAP = ("Intervals of the differences between multiclass models, and of the models' averaged AUCs (macro, "
                 "weighted, micro, one-vs-one), need the rows resampled together; the evidence holds counts only, so the "
-                "deltas are exact but have no intervals (each class's own one-vs-rest AUC interval is drawn on the class "
+                "deltas are exact but have no intervals (for unweighted models with class scores, each class's own "
+                "one-vs-rest AUC interval is drawn on the class "
                 "tables, under Per-class metrics).")
 
 PATTERN_BOOTSTRAP_NOTE = ("Intervals of differences of threshold metrics (accuracy, F1, MCC, expected cost, …): paired "
