@@ -214,6 +214,15 @@ class SourceConfig(Strict):
     params: dict[str, ScalarLabel | None] = {}
     pushdown: bool = False
 
+    def resolved(self, base: Path) -> SourceConfig:
+        """A ``sqlite:///relative.db`` URL made absolute against ``base`` (the config's directory,
+        like every path in a config); a path starting with ``~`` or ``${`` is left to expand."""
+        p = urlsplit(self.url)
+        rel = p.path[1:]
+        if p.scheme.lower() != "sqlite" or rel.startswith(("/", "~", "$")):
+            return self
+        return self.model_copy(update={"url": f"sqlite:///{base / rel}" + (f"?{p.query}" if p.query else "")})
+
     @field_validator("url")
     @classmethod
     def _no_literal_password(cls, v: str) -> str:
@@ -224,6 +233,8 @@ class SourceConfig(Strict):
             raise ValueError("not a database URL; write e.g. postgresql://user@host:5432/db") from None
         if not parts.scheme:
             raise ValueError("not a database URL; write e.g. postgresql://user@host:5432/db")
+        if parts.scheme.lower() == "sqlite" and (parts.netloc or not parts.path[1:]):
+            raise ValueError("a SQLite URL names a file: sqlite:///relative/to/the/config.db or sqlite:////absolute/path.db")
         if password and not re.fullmatch(r"\$\{[A-Za-z_][A-Za-z0-9_]*\}", password):
             # never echo the value: the message names the key only
             raise ValueError("holds a literal password; put it in an environment variable and write "
@@ -1008,6 +1019,7 @@ def load_config(path: str | Path, overrides: Sequence[str] = ()) -> tuple[Config
     models = [
         m.model_copy(update={"file": m.file if m.file is None or m.file.is_absolute() or is_folded(m.file)
                              else (base / m.file),
+                             "source": m.source if m.source is None else m.source.resolved(base),
                              "reference": m.reference if m.reference is None or m.reference.is_absolute()
                              or is_folded(m.reference) else base / m.reference})
         for m in cfg.models
