@@ -157,6 +157,25 @@ def test_unknown_scheme_unreachable_storage_and_missing_object_exit_2_one_line_n
         assert err.count("\n") == 1 and expected in err, err
         assert SECRET not in err and "endpoint_override" not in err
         assert not (tmp_path / "o" / "metrics.json").exists()
+    # validate names the input the same way, in both of its paths (memory rows, first batches)
+    bad = {**_local_files(), "naive": f"s3://preds/demo/nothing.csv{q}"}
+    for engine in ("memory", "stream"):
+        assert cli(["validate", str(_config(tmp_path, bad, engine=engine))]) == 2
+        err = capsys.readouterr().err
+        assert "s3://preds/demo/nothing.csv: file not found" in err and "endpoint_override" not in err, err
+
+
+def test_validate_reports_a_remote_data_problem_by_its_uri(s3, tmp_path: Path, cli, capsys) -> None:
+    text = (DATA / "data" / "naive.csv").read_text(encoding="utf-8").splitlines()
+    head, row = text[0], text[1].split(",")
+    row[head.split(",").index("pd")] = "abc"
+    s3["client"].put_object(Bucket="preds", Key="bad/naive.csv", Body="\n".join([head, ",".join(row), *text[2:]]) + "\n")
+    files = {**_local_files(), "naive": f"s3://preds/bad/naive.csv{s3['query']}"}
+    for engine in ("memory", "stream"):
+        assert cli(["validate", str(_config(tmp_path, files, engine=engine))]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("reportgen: error: s3://preds/bad/naive.csv: column 'pd', row 2") and "abc" in err, err
+        assert "endpoint_override" not in err
 
 
 def test_a_bad_part_of_a_remote_dataset_names_the_part_by_its_uri(s3, tmp_path: Path, cli, capsys) -> None:
