@@ -206,3 +206,11 @@ def test_folded_uris_in_messages_are_shown_as_written_without_query() -> None:
     assert F.shown_text(text) == "s3://b/k.csv: column 'score', row 5: 'x' is not a number; also in (s3://b/k.csv)"
     assert F.shown_text("/local/s3:/x.csv: row 1") == "/local/s3:/x.csv: row 1"  # a local path is left alone
     assert F.locate(Path("/data/a.csv")).local
+
+
+def test_a_storage_error_masks_credentials_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", SECRET)
+    exc = OSError(f"AWS Error ACCESS_DENIED: signature for {SECRET} does not match\nsecond line")
+    msg = str(F.storage_error("s3://b/k.csv", exc))
+    assert msg == ("s3://b/k.csv: cannot read from the storage (AWS Error ACCESS_DENIED: signature for *** does not "
+                   "match); check the credentials in the environment, the endpoint and the network")
