@@ -6,7 +6,8 @@ The server is moto's (``moto[server]``, in the test extras), started by this mod
 uploaded (the challenger's Parquet as a hive-partitioned directory of parts), and a config naming
 them by URI must give the same ``metrics.json`` numbers as the local files in every engine, with
 audit digests of the bytes parsed (equal to ``sha256sum`` of the same files). An unknown scheme,
-an unreachable endpoint and a missing object are exit 2 with one line and no secret in it.
+an unreachable endpoint, refused credentials (moto checking keys) and a missing object are exit
+2 with one line and no secret in it.
 GCS, HDFS and Azure go through the same code (pyarrow's ``FileSystem.from_uri``) but are not
 tested here: no local server for them installs from PyPI.
 """
@@ -214,3 +215,17 @@ def test_a_storage_error_masks_credentials_from_the_environment(monkeypatch: pyt
     msg = str(F.storage_error("s3://b/k.csv", exc))
     assert msg == ("s3://b/k.csv: cannot read from the storage (AWS Error ACCESS_DENIED: signature for *** does not "
                    "match); check the credentials in the environment, the endpoint and the network")
+
+
+def test_refused_credentials_are_one_line_exit_2_without_the_secret(s3, tmp_path: Path, cli, capsys,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    import moto.settings  # noqa: PLC0415
+
+    monkeypatch.setattr(moto.settings, "INITIAL_NO_AUTH_ACTION_COUNT", 0)  # the server now checks every key
+    files = {**_local_files(), "naive": f"s3://preds/demo/naive.csv{s3['query']}"}
+    assert cli(["run", str(_config(tmp_path, files)), "--out", str(tmp_path / "o"), "--format", "json"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("reportgen: error: s3://preds/demo/naive.csv: cannot read from the storage (") and \
+        err.count("\n") == 1, err
+    assert SECRET not in err and "endpoint_override" not in err
+    assert not (tmp_path / "o" / "metrics.json").exists()
