@@ -415,7 +415,15 @@ def _run_batch(args: argparse.Namespace, printer: _Printer) -> int:
 
 
 def _validate_one(path: str, printer: _Printer, shown: _StderrWarnings, overrides: Sequence[str] = ()) -> int:
+    from reportgen.io.filesystems import shown_errors  # noqa: PLC0415
+
+    with shown_errors():  # a URI input is named as written (s3://b/k), not in the form a Path holds
+        return _validate_checked(path, printer, shown, overrides)
+
+
+def _validate_checked(path: str, printer: _Printer, shown: _StderrWarnings, overrides: Sequence[str] = ()) -> int:
     from reportgen.config import load_config  # noqa: PLC0415
+    from reportgen.io.filesystems import shown_text  # noqa: PLC0415
     from reportgen.sources import load_dataset  # noqa: PLC0415
 
     cfg, cfg_path = load_config(path, overrides)
@@ -431,7 +439,7 @@ def _validate_one(path: str, printer: _Printer, shown: _StderrWarnings, override
         else:
             from reportgen.sources_stream import check_first_batches  # noqa: PLC0415
         checked = check_first_batches(cfg)
-        first = ", ".join(f"{p} ({n} rows)" for p, n in checked.items())
+        first = ", ".join(f"{shown_text(str(p))} ({n} rows)" for p, n in checked.items())
         printer.info(f"{cfg_path}: OK — {len(cfg.models)} model(s), task {cfg.task}, engine: {cfg.engine}: "
                      f"files, columns and every part checked; the first batch of each file is valid: {first}")
         return EXIT_OK

@@ -17,9 +17,10 @@ import string
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, ValidationInfo, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, ValidationInfo, field_serializer, field_validator, model_validator
 
 import reportgen.catalog as catalog
 from reportgen.errors import ConfigError
@@ -90,12 +91,81 @@ class ConstraintConfig(Strict):
         return self
 
 
+#: Schemes handed to pyarrow's filesystems (``file`` is turned into a local path instead).
+#: ``gcs`` is pyarrow's alias of ``gs``; ``viewfs`` of ``hdfs``; ``abfss`` the TLS form of ``abfs``.
+SCHEMES = ("s3", "gs", "gcs", "hdfs", "viewfs", "abfs", "abfss")
+
+#: Query keys that would carry a secret; refused in a config (credentials come from the environment).
+SECRET_KEYS = ("access_key", "secret_key", "session_token", "account_key", "sas_token", "client_secret", "password")
+
+_SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*)://")
+# the folded form a Path gives a URI: "s3:/bucket/key?query" (scheme of 2+ characters: never a drive letter)
+_FOLDED = re.compile(r"([A-Za-z][A-Za-z0-9+.-]+):/(?!/)(.*)", re.S)
+
+
+def scheme_of(text: str) -> str | None:
+    """The scheme of ``text`` written as a URI (``s3`` of ``s3://b/k``), lower case, or None."""
+    m = _SCHEME.match(text)
+    return None if m is None else m.group(1).lower()
+
+
+def checked_uri(value: str) -> str:
+    """A data URI as the config keeps it, or a ``ValueError`` with a one-line reason.
+
+    Refused: a scheme pyarrow has no filesystem for (the message lists those it has), an empty
+    authority (``s3:///key``), ``//`` inside the path (a Path would fold it), and any secret
+    (a password in the user info, an ``access_key=`` … query key): credentials come from the
+    environment (``AWS_ACCESS_KEY_ID`` / ``AWS_SECRET_ACCESS_KEY``, ``GOOGLE_APPLICATION_CREDENTIALS``,
+    …) or the cloud's own configuration, never from the config. A ``/`` in a query value is
+    percent-encoded (pyarrow decodes it) and a trailing ``/`` dropped, so the URI survives the
+    loaders' :class:`~pathlib.Path` unchanged (see :mod:`reportgen.io.filesystems`).
+    """
+    scheme = scheme_of(value)
+    if scheme not in SCHEMES:
+        raise ValueError(f"{value!r}: {scheme}:// is not a filesystem pyarrow reads; use a local path or a "
+                         f"{', '.join(s + '://' for s in SCHEMES)} or file:// URI")
+    try:
+        p = urlsplit(value)
+        password = p.password
+    except ValueError:
+        raise ValueError(f"not a valid {scheme}:// URI") from None
+    if password is not None:
+        raise ValueError(f"{scheme}:// URI holds a password; give credentials in the environment "
+                         f"(e.g. AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY), never in the config")
+    query = parse_qsl(p.query, keep_blank_values=True)
+    secret = [k for k, _ in query if k.lower() in SECRET_KEYS]
+    if secret:
+        raise ValueError(f"{scheme}:// URI holds a secret ({secret[0]}=…); give credentials in the environment, "
+                         f"never in the config")
+    if not p.netloc:
+        raise ValueError(f"{scheme}:// URI has no bucket or host; write e.g. {scheme}://bucket/path/file.parquet")
+    path = p.path.rstrip("/")
+    if "//" in path or p.fragment:
+        raise ValueError(f"{scheme}:// URI has an empty path segment ('//') or a '#' fragment; remove it")
+    return urlunsplit((scheme, p.netloc, path, urlencode(query, safe=":,", quote_via=quote), ""))
+
+
+def unfolded(path: Path | str) -> str | None:
+    """The data URI that ``path`` holds in the form a :class:`~pathlib.Path` gives it
+    (``s3:/b/k`` → ``s3://b/k``), or None for any other path."""
+    m = _FOLDED.fullmatch(str(path))
+    if m is None or m.group(1).lower() not in SCHEMES:
+        return None
+    return f"{m.group(1).lower()}://{m.group(2)}"
+
+
+def is_folded(path: Path | str) -> bool:
+    """Whether ``path`` is a data URI in the form a :class:`~pathlib.Path` gives it."""
+    return unfolded(path) is not None
+
+
 def local_path(value: Any) -> Any:
     """A ``file://`` URI → its local path, through pyarrow's filesystem resolution (so the
     URI means what it means to every pyarrow reader); ``~`` is expanded; other values pass.
 
-    A URI of another scheme (``s3://``, ``gs://``, ``hdfs://``) is refused with a one-line
-    reason: the readers take local paths (copy the data locally first, e.g. with ``aws s3 cp``).
+    For what must stay local (the history store, templates, the logo): a URI of another
+    scheme (``s3://``, ``gs://``, …) is refused with a one-line reason; only a model's
+    ``file`` and ``reference`` are read through remote filesystems (:func:`data_path`).
     """
     if not isinstance(value, str):
         return value
@@ -103,8 +173,8 @@ def local_path(value: Any) -> Any:
     if m is None:
         return os.path.expanduser(value)
     if m.group(1).lower() != "file":
-        raise ValueError(f"{value!r}: {m.group(1)}:// URIs are not read yet, only local paths and file:// URIs; "
-                         f"copy the data to a local path first")
+        raise ValueError(f"{value!r}: {m.group(1)}:// URIs are read for models' file and reference only; "
+                         f"this path must be local (a path or a file:// URI)")
     import pyarrow.fs as pafs  # noqa: PLC0415  (pyarrow is a dependency; imported only for URIs)
 
     try:
@@ -114,6 +184,16 @@ def local_path(value: Any) -> Any:
     if not isinstance(fs, pafs.LocalFileSystem):  # pragma: no cover - file:// is always local
         raise ValueError(f"{value!r} does not name a local file")
     return path
+
+
+def data_path(value: Any) -> Any:
+    """A model's input: a local path (:func:`local_path`), or a URI read through pyarrow's
+    filesystems (``s3://``, ``gs://``, ``hdfs://``, ``abfs://``), kept as written and checked
+    for its form only (:func:`reportgen.io.filesystems.checked_uri`: a known scheme, no secret
+    in it); the filesystem is resolved where the file is opened."""
+    if isinstance(value, str) and re.match(r"[A-Za-z][A-Za-z0-9+.-]*://", value) and not value.lower().startswith("file://"):
+        return Path(checked_uri(value))
+    return local_path(value)
 
 
 class SourceConfig(Strict):
@@ -134,11 +214,18 @@ class SourceConfig(Strict):
     params: dict[str, ScalarLabel | None] = {}
     pushdown: bool = False
 
+    def resolved(self, base: Path) -> SourceConfig:
+        """A ``sqlite:///relative.db`` URL made absolute against ``base`` (the config's directory,
+        like every path in a config); a path starting with ``~`` or ``${`` is left to expand."""
+        p = urlsplit(self.url)
+        rel = p.path[1:]
+        if p.scheme.lower() != "sqlite" or rel.startswith(("/", "~", "$")):
+            return self
+        return self.model_copy(update={"url": f"sqlite:///{base / rel}" + (f"?{p.query}" if p.query else "")})
+
     @field_validator("url")
     @classmethod
     def _no_literal_password(cls, v: str) -> str:
-        from urllib.parse import urlsplit  # noqa: PLC0415
-
         try:
             parts = urlsplit(v)
             password = parts.password
@@ -146,6 +233,8 @@ class SourceConfig(Strict):
             raise ValueError("not a database URL; write e.g. postgresql://user@host:5432/db") from None
         if not parts.scheme:
             raise ValueError("not a database URL; write e.g. postgresql://user@host:5432/db")
+        if parts.scheme.lower() == "sqlite" and (parts.netloc or not parts.path[1:]):
+            raise ValueError("a SQLite URL names a file: sqlite:///relative/to/the/config.db or sqlite:////absolute/path.db")
         if password and not re.fullmatch(r"\$\{[A-Za-z_][A-Za-z0-9_]*\}", password):
             # never echo the value: the message names the key only
             raise ValueError("holds a literal password; put it in an environment variable and write "
@@ -172,10 +261,15 @@ class ModelConfig(Strict):
     reference: Path | None = None
     initial_auc: float | None = Field(None, gt=0, lt=1)
 
-    @field_validator("file", mode="before")
+    @field_validator("file", "reference", mode="before")
     @classmethod
     def _uri(cls, v: Any) -> Any:
-        return local_path(v)
+        return data_path(v)
+
+    @field_serializer("file", "reference")
+    def _as_written(self, v: Path | None) -> str | None:
+        """A URI is dumped as written (``s3://b/k``), not in the folded form a Path holds."""
+        return None if v is None else unfolded(v) or str(v)
 
     @model_validator(mode="after")
     def _file_or_source(self) -> ModelConfig:
@@ -923,9 +1017,11 @@ def load_config(path: str | Path, overrides: Sequence[str] = ()) -> tuple[Config
     cfg = parse_config(text, str(p), overrides)
     base = p.resolve().parent
     models = [
-        m.model_copy(update={"file": m.file if m.file is None or m.file.is_absolute() else (base / m.file),
+        m.model_copy(update={"file": m.file if m.file is None or m.file.is_absolute() or is_folded(m.file)
+                             else (base / m.file),
+                             "source": m.source if m.source is None else m.source.resolved(base),
                              "reference": m.reference if m.reference is None or m.reference.is_absolute()
-                             else base / m.reference})
+                             or is_folded(m.reference) else base / m.reference})
         for m in cfg.models
     ]
     report = cfg.report.model_copy(update={

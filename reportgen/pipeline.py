@@ -19,6 +19,7 @@ from pathlib import Path
 import reportgen.clock as clock
 from reportgen.errors import ConfigError
 import reportgen.gates as gates
+import reportgen.io.filesystems as filesystems
 import reportgen.wording as wording
 import reportgen.io.sql as sql
 from reportgen.config import Config
@@ -113,14 +114,15 @@ def load_evidence(cfg: Config, progress: Progress | None = None) -> BinaryEviden
         from reportgen.sources_sql import load_pushed  # noqa: PLC0415  (optional dependency)
 
         return evidence_of(cfg, load_pushed(cfg))
-    with sql.materialised(cfg) as (local, fetched):  # SQL sources read once, as Parquet files
+    # SQL sources read once, as Parquet files; URIs named as written (reportgen.io.filesystems)
+    with sql.materialised(cfg) as (local, fetched), filesystems.shown_errors():
         if local.engine == "memory":
             data = load_dataset(local)
         elif local.task == "multiclass":
             data = _load_counts(local, progress)
         else:
             data = _load_tables(local, progress)
-        return sql.relabel(evidence_of(local, data), fetched)
+        return filesystems.shown_evidence(sql.relabel(evidence_of(local, data), fetched))
 
 
 def analyse(cfg: Config, config_path: Path | str, progress: Progress | None = None,
@@ -148,7 +150,8 @@ def analyse(cfg: Config, config_path: Path | str, progress: Progress | None = No
     if data is not None and (cfg.credit is not None or cfg.segment is not None):
         raise ConfigError("credit / segment: the credit validation section reads its columns from the files; "
                           "compare in-memory frames without it, or write the frames to files and use a config")
-    credit, reference_files = credit_run(cfg, [(f.path, f.sha256) for f in audit.files])
+    with filesystems.shown_errors():
+        credit, reference_files = credit_run(cfg, [(f.path, f.sha256) for f in audit.files])
     if credit is not None:
         notices += [Notice("credit_red", {"model": name, "failures": list(cm.failures)})
                     for name, cm in credit.models.items() if cm.failures]

@@ -4,8 +4,10 @@ trend section and ``reportgen history`` show them; concurrent appends lose nothi
 from __future__ import annotations
 
 import json
+import sqlite3
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -95,24 +97,50 @@ def test_three_runs_share_a_history_trend_and_history_command(tmp_path: Path, fa
 
 
 def test_two_concurrent_appenders_lose_nothing(tmp_path: Path, demo_run) -> None:
-    """Two processes append 25 runs each at the same time: 50 complete entries, none torn."""
+    """Two processes append 25 runs each, released at the same instant: 50 complete entries, none torn.
+
+    The test holds the store's write lock (``BEGIN IMMEDIATE``) until both processes are waiting
+    on it at their first append, so they really contend (a process that finished before the
+    other started would test nothing); each entry carries its process and index in its run id."""
     store = tmp_path / "runs.sqlite"
     saved = demo_run.out / "metrics.json"
+    first = ComparisonResult.from_json(json.loads(saved.read_text(encoding="utf-8")))
+    append(store, first)  # creates the store, so that the test can hold its lock
+    waiting = [tmp_path / f"waiting{k}" for k in range(2)]
     code = (
-        "import json, sys; from pathlib import Path; from reportgen.history import append; "
+        "import dataclasses, json, sys; from pathlib import Path; from reportgen.history import append; "
         "from reportgen.results import ComparisonResult; "
         f"r = ComparisonResult.from_json(json.loads(Path({str(saved)!r}).read_text())); "
-        f"[append(Path({str(store)!r}), r) for _ in range(25)]"
+        "k = sys.argv[1]; Path(sys.argv[2]).touch(); "
+        f"[append(Path({str(store)!r}), dataclasses.replace(r, run=dataclasses.replace(r.run, run_id=f'p{{k}}-{{i}}'))) "
+        "for i in range(25)]"
     )
     env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}
-    procs = [subprocess.Popen([sys.executable, "-c", code], env=env, stderr=subprocess.PIPE) for _ in range(2)]
+    lock = sqlite3.connect(store, isolation_level=None)
+    lock.execute("BEGIN IMMEDIATE")
+    try:
+        procs = [subprocess.Popen([sys.executable, "-c", code, str(k), str(waiting[k])], env=env, stderr=subprocess.PIPE)
+                 for k in range(2)]
+        deadline = time.monotonic() + 120
+        while not all(w.exists() for w in waiting) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(0.5)  # both are now blocked in their first BEGIN IMMEDIATE (or about to be)
+        assert all(p.poll() is None for p in procs), "an appender finished while the store was locked"
+    finally:
+        lock.execute("COMMIT")
+        lock.close()
     for p in procs:
         _, err = p.communicate(timeout=300)
         assert p.returncode == 0, err.decode()
     runs = read(store)
-    assert len(runs) == 50 and [r["seq"] for r in runs] == list(range(1, 51))
+    assert len(runs) == 51 and [r["seq"] for r in runs] == list(range(1, 52))
+    ids = [r["run_id"] for r in runs[1:]]
+    assert sorted(ids) == sorted(f"p{k}-{i}" for k in range(2) for i in range(25))
+    for k in range(2):  # each process's entries in its own order
+        assert [x for x in ids if x.startswith(f"p{k}-")] == [f"p{k}-{i}" for i in range(25)]
     per_run = {len(r["numbers"]) for r in runs}
-    assert per_run == {len(read(store)[0]["numbers"])} and per_run != {0}
+    assert per_run == {len(runs[0]["numbers"])} and per_run != {0}
+    assert all({p.run_id for p in r["numbers"]} == {r["run_id"]} for r in runs)
 
 
 def test_a_file_that_is_not_a_store_is_one_line_exit_2(tmp_path: Path, cli, capsys) -> None:

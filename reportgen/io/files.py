@@ -35,6 +35,7 @@ from typing import Any
 import pandas as pd
 
 from reportgen.errors import InputError
+from reportgen.io import filesystems as F
 from reportgen.io.validate import numeric
 
 #: Cell texts that are a missing value in a numeric column (pandas' defaults; an empty cell too).
@@ -90,14 +91,15 @@ class Digests:
     def of(self, path: Path) -> str:
         """The digest of an input read under :func:`hashing`: a file's, or a dataset directory's
         (see the class docstring)."""
-        root = os.path.abspath(path)
+        loc = F.locate(path)
+        root = loc.key(loc.path)
         if root in self.files:
             return self.files[root]
-        if not os.path.isdir(root):
+        if not (os.path.isdir(root) if loc.local else F.kind(loc) == "dir"):
             raise RuntimeError(f"{path}: read without hashing")  # a loader that bypassed record_batches / read_table
-        prefix = root + os.sep
-        parts = sorted((os.path.relpath(f, root).replace(os.sep, "/"), d) for f, d in self.files.items()
-                       if f.startswith(prefix))
+        sep = os.sep if loc.local else "/"
+        prefix = root + sep
+        parts = sorted((f[len(prefix):].replace(sep, "/"), d) for f, d in self.files.items() if f.startswith(prefix))
         expected = len(parts_of(path))
         if not parts or len(parts) != expected:
             raise RuntimeError(f"{path}: {len(parts)} of {expected} parts hashed")
@@ -130,10 +132,11 @@ class HashingReader(io.RawIOBase):
 
     def __init__(self, path: Path, digests: Digests) -> None:
         super().__init__()
-        self._fh = open(path, "rb")  # noqa: SIM115 - closed by close()
+        loc = F.locate(path)
+        self._fh = open(path, "rb") if loc.local else F.open_input(loc)  # noqa: SIM115 - closed by close()
         self._hash = hashlib.sha256()
         self._digests = digests
-        self._name = os.path.abspath(path)
+        self._name = loc.key(loc.path)
         self._done = False
 
     def readable(self) -> bool:
@@ -154,20 +157,22 @@ class HashingReader(io.RawIOBase):
 
 
 def opened(path: Path) -> Any:
-    """What a CSV parser should read: ``path`` itself, or under :func:`hashing` a buffered
-    :class:`HashingReader` (the caller closes it)."""
+    """What a CSV parser should read: ``path`` itself (a remote file: a stream on it), or under
+    :func:`hashing` a buffered :class:`HashingReader` (the caller closes what is not ``path``)."""
     digests = _DIGESTS.get()
     if digests is None:
-        return path
+        loc = F.locate(path)
+        return path if loc.local else F.open_input(loc)
     return io.BufferedReader(HashingReader(path, digests), 1 << 20)
 
 
-def _hashing_filesystem(digests: Digests) -> Any:
-    """A pyarrow filesystem that reads local files and hashes each file it opens (see :class:`Digests`)."""
+def _hashing_filesystem(digests: Digests, loc: F.Location) -> Any:
+    """A pyarrow filesystem that reads through ``loc``'s (local, or the remote one) and hashes
+    each file it opens (see :class:`Digests`)."""
     import pyarrow as pa  # noqa: PLC0415
     import pyarrow.fs as pafs  # noqa: PLC0415
 
-    local = pafs.LocalFileSystem()
+    local = pafs.LocalFileSystem() if loc.local else loc.fs
 
     class Handler(pafs.FileSystemHandler):
         def get_type_name(self) -> str:
@@ -183,6 +188,8 @@ def _hashing_filesystem(digests: Digests) -> Any:
             return local.get_file_info(selector)
 
         def open_input_file(self, path: str) -> Any:
+            if not loc.local:  # the same two cases through the remote filesystem's random-access file
+                return _hashed_remote(local.open_input_file(path), loc.key(path))
             fh = open(path, "rb")  # noqa: SIM115 - owned by the returned file, or closed here
             try:
                 if os.fstat(fh.fileno()).st_size <= HASH_IN_MEMORY:
@@ -215,6 +222,23 @@ def _hashing_filesystem(digests: Digests) -> Any:
         create_dir = delete_dir = delete_dir_contents = delete_root_dir_contents = _read_only
         delete_file = move = copy_file = open_output_stream = open_append_stream = _read_only
 
+    def _hashed_remote(fh: Any, key: str) -> Any:
+        try:
+            if fh.size() <= HASH_IN_MEMORY:
+                data = fh.read()
+                fh.close()
+                digests.add(key, hashlib.sha256(data).hexdigest())
+                return pa.BufferReader(data)
+            h = hashlib.sha256()
+            for block in iter(lambda: fh.read(1 << 20), b""):
+                h.update(block)
+            digests.add(key, h.hexdigest())
+            fh.seek(0)
+            return fh
+        except BaseException:
+            fh.close()
+            raise
+
     return pafs.PyFileSystem(Handler())
 
 
@@ -227,8 +251,9 @@ def scanned_dataset(path: Path) -> Any:
     digests = _DIGESTS.get()
     if digests is None:
         return plain
-    return ds.dataset(os.path.abspath(path), schema=plain.schema, format="parquet", partitioning=plain.partitioning,
-                      filesystem=_hashing_filesystem(digests))
+    loc = F.locate(path)
+    return ds.dataset(os.path.abspath(path) if loc.local else loc.path, schema=plain.schema, format="parquet",
+                      partitioning=plain.partitioning, filesystem=_hashing_filesystem(digests, loc))
 
 
 def file_info(path: Path, rows: int, sha256: str | None = None) -> FileInfo:
@@ -239,6 +264,9 @@ def file_info(path: Path, rows: int, sha256: str | None = None) -> FileInfo:
         if digests is None:
             raise RuntimeError(f"{path}: file_info outside hashing()")
         sha256 = digests.of(path)
+    loc = F.locate(path)
+    if not loc.local:
+        return FileInfo(loc.shown, sha256, rows, F.size_of(loc))
     if path.is_file():
         size = path.stat().st_size
     else:
@@ -253,6 +281,10 @@ def first_line(exc: BaseException) -> str:
 
 def is_parquet(path: Path) -> bool:
     """A ``.parquet`` / ``.pq`` file, or a directory that is not named like a CSV file."""
+    loc = F.locate(path)
+    if not loc.local:
+        suffix = os.path.splitext(loc.path)[1].lower()
+        return suffix in (".parquet", ".pq") or (suffix not in (".csv", ".tsv", ".txt") and F.kind(loc) == "dir")
     return path.suffix.lower() in (".parquet", ".pq") or (path.is_dir() and path.suffix.lower() not in (".csv", ".tsv", ".txt"))
 
 
@@ -261,12 +293,13 @@ def parquet_dataset(path: Path) -> Any:
     import pyarrow as pa  # noqa: PLC0415
     import pyarrow.dataset as ds  # noqa: PLC0415
 
+    loc = F.locate(path)
     try:
-        dataset = ds.dataset(str(path), format="parquet", partitioning="hive")
+        dataset = ds.dataset(loc.path, format="parquet", partitioning="hive", filesystem=loc.fs)
     except (pa.ArrowException, OSError, ValueError) as exc:
-        raise InputError(f"{path}: cannot read as Parquet ({first_line(exc)})") from None
+        raise InputError(f"{loc.shown}: cannot read as Parquet ({F.shown_text(first_line(exc))})") from None
     if not dataset.schema.names:
-        raise InputError(f"{path}: no Parquet data found; expected a .parquet file or a directory of them")
+        raise InputError(f"{loc.shown}: no Parquet data found; expected a .parquet file or a directory of them")
     return dataset
 
 
@@ -283,7 +316,12 @@ def check_input(path: Path) -> None:
     walked without following symlinks, and refused when a symlink in it leads to a directory
     (a loop, or data outside the dataset), when it holds a FIFO or device, or when it exceeds
     :data:`MAX_DATASET_ENTRIES` entries or :data:`MAX_DATASET_DEPTH` levels.
+    A remote input (a URI) must exist and list at most :data:`MAX_DATASET_ENTRIES` entries.
     """
+    loc = F.locate(path)
+    if not loc.local:
+        F.check_remote(loc, MAX_DATASET_ENTRIES)
+        return
     try:
         st = path.stat()
     except FileNotFoundError:
@@ -333,12 +371,16 @@ def columns_in(path: Path) -> list[str]:
         return parquet_dataset(path).schema.names
     if path.is_dir():
         raise InputError(f"{path}: is a directory, expected a CSV file; check 'file' in the config")
+    source = path if F.locate(path).local else F.open_input(F.locate(path))
     try:
-        header = pd.read_csv(path, nrows=0, encoding="utf-8")
+        header = pd.read_csv(source, nrows=0, encoding="utf-8")
     except pd.errors.EmptyDataError:
         raise InputError(f"{path}: the file is empty; expected a CSV header and rows") from None
     except (UnicodeDecodeError, OSError, pd.errors.ParserError, ValueError) as exc:
         raise csv_error(path, exc, "cannot read as CSV") from None
+    finally:
+        if source is not path:
+            source.close()
     return [str(c) for c in header.columns]
 
 
@@ -354,7 +396,8 @@ def csv_error(path: Path, exc: Exception, malformed: str) -> InputError:
 def parts_of(path: Path) -> list[str]:
     """The files a dataset is made of (Parquet parts in path order, or the CSV file itself)."""
     if is_parquet(path):
-        return sorted(f.path for f in parquet_dataset(path).get_fragments())
+        loc = F.locate(path)
+        return sorted(loc.child(f.path) for f in parquet_dataset(path).get_fragments())
     return [str(path)]
 
 
@@ -364,7 +407,8 @@ def check_parts(path: Path, columns: Iterable[str]) -> None:
     Without this check pyarrow reads a part that lacks a column as nulls, and the rows were then
     dropped or refused as "missing" values: the user's file is incomplete, not its values.
     Reads each part's footer only."""
-    if not is_parquet(path) or path.is_file():
+    loc = F.locate(path)
+    if not is_parquet(path) or (path.is_file() if loc.local else F.kind(loc) == "file"):
         return
     import pyarrow.dataset as ds  # noqa: PLC0415
 
@@ -374,7 +418,8 @@ def check_parts(path: Path, columns: Iterable[str]) -> None:
         lacking = [c for c in wanted if c not in have]
         if lacking:
             raise InputError(
-                f"{fragment.path}: column {lacking[0]!r} not found in this part of the dataset {path} "
+                f"{loc.key(fragment.path) if not loc.local else fragment.path}: column {lacking[0]!r} not found in this "
+                f"part of the dataset {loc.shown} "
                 f"(columns: {', '.join(fragment.physical_schema.names)}); write every part with the same columns"
             )
 

@@ -1,6 +1,7 @@
 """SQL sources: a model's predictions read from a database (``source: {url, query, params}``).
 
-The client is ADBC (``adbc-driver-postgresql``, the ``sql`` extra): it speaks PostgreSQL's
+The client is ADBC (``adbc-driver-postgresql`` and ``adbc-driver-sqlite``, the ``sql`` extra;
+``postgresql://`` and ``sqlite:///`` URLs): for PostgreSQL it speaks the
 binary COPY protocol and hands back Arrow record batches, which is what every reader of
 reportgen already takes, with no per-row Python objects (SQLAlchemy + psycopg builds a tuple
 per row) and a small footprint (one wheel bundling libpq, no ORM). connectorx, as fast, cannot
@@ -42,8 +43,10 @@ from reportgen.config import Config, ModelConfig, SourceConfig, expand_vars
 from reportgen.errors import ConfigError, InputError
 from reportgen.io.validate import check_columns
 
-#: Schemes this version connects to, with the ADBC driver module of each.
-DRIVERS = {"postgresql": "adbc_driver_postgresql.dbapi", "postgres": "adbc_driver_postgresql.dbapi"}
+#: Schemes this version connects to, with the ADBC driver module of each (the ``sql`` extra
+#: installs both drivers).
+DRIVERS = {"postgresql": "adbc_driver_postgresql.dbapi", "postgres": "adbc_driver_postgresql.dbapi",
+           "sqlite": "adbc_driver_sqlite.dbapi"}
 
 # a string literal, a quoted identifier, a comment, a cast (::), or a :name parameter
 _TOKENS = re.compile(r"'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\"|--[^\n]*|/\*.*?\*/|::|:([A-Za-z_][A-Za-z0-9_]*)", re.S)
@@ -62,6 +65,8 @@ class Fetched:
 def redact(url: str) -> str:
     """The URL without password or query string: ``postgresql://user@host:5432/db``."""
     p = urlsplit(url)
+    if p.scheme.lower() == "sqlite":  # a file, no authority (urlunsplit would fold "sqlite:////abs" into a host)
+        return f"sqlite://{p.path}"
     host = p.hostname or ""
     netloc = (f"{p.username}@" if p.username else "") + host + (f":{p.port}" if p.port else "")
     return urlunsplit((p.scheme, netloc, p.path, "", ""))
@@ -87,13 +92,16 @@ def resolve_url(url: str, where: str, environ: Mapping[str, str] | None = None) 
     else:
         netloc = expand_vars(netloc, env, where)
     rest = [expand_vars(x, env, where) for x in (p.path, p.query)]
+    if p.scheme.lower() == "sqlite":
+        return f"sqlite://{rest[0]}" + (f"?{rest[1]}" if rest[1] else ""), password
     return urlunsplit((p.scheme, netloc, rest[0], rest[1], "")), password
 
 
-def bind(query: str, params: Mapping[str, Any], where: str) -> tuple[str, tuple[Any, ...]]:
-    """``:name`` markers → ``$1, $2, ...`` and the values in that order (a name used twice is
-    bound twice). Markers inside string literals, quoted identifiers and comments, and ``::``
-    casts, are left alone. A marker without a value, or a value no marker uses, is an error."""
+def bind(query: str, params: Mapping[str, Any], where: str, marker: str = "$") -> tuple[str, tuple[Any, ...]]:
+    """``:name`` markers → ``$1, $2, ...`` (``marker="?"``: ``?, ?, ...``, SQLite's positional
+    form) and the values in that order (a name used twice is bound twice). Markers inside string
+    literals, quoted identifiers and comments, and ``::`` casts, are left alone. A marker without
+    a value, or a value no marker uses, is an error."""
     order: list[str] = []
 
     def sub(m: re.Match[str]) -> str:
@@ -103,7 +111,7 @@ def bind(query: str, params: Mapping[str, Any], where: str) -> tuple[str, tuple[
         if name not in params:
             raise ConfigError(f"{where}.query: parameter :{name} has no value; add it to {where}.params")
         order.append(name)
-        return f"${len(order)}"
+        return "?" if marker == "?" else f"${len(order)}"
 
     sql = _TOKENS.sub(sub, query)
     unused = sorted(set(params) - set(order))
@@ -112,11 +120,33 @@ def bind(query: str, params: Mapping[str, Any], where: str) -> tuple[str, tuple[
     return sql, tuple(params[n] for n in order)
 
 
+def marker_of(source: SourceConfig) -> str:
+    """The positional parameter marker of the source's database: ``?`` for SQLite, ``$n`` otherwise."""
+    return "?" if urlsplit(source.url).scheme.lower() == "sqlite" else "$"
+
+
+def sqlite_path(url: str) -> str:
+    """The database file of ``sqlite:///relative.db`` / ``sqlite:////absolute.db`` (SQLAlchemy's form)."""
+    return urlsplit(url).path[1:]
+
+
+def _target(url: str, where: str) -> str:
+    """What the driver connects to: the URL, or for SQLite the file opened read-only (``mode=ro``:
+    a run never creates or changes a database; a missing file is an error, not an empty database)."""
+    if urlsplit(url).scheme.lower() != "sqlite":
+        return url
+    path = os.path.expanduser(sqlite_path(url))
+    if not os.path.isfile(path):
+        raise InputError(f"{where}.url: {path}: database file not found; check the path "
+                         f"(sqlite:///relative/to/the/config.db or sqlite:////absolute/path.db)")
+    return f"file:{quote(os.path.abspath(path))}?mode=ro"
+
+
 def _driver(url: str, where: str) -> Any:
     scheme = urlsplit(url).scheme.lower()
     module = DRIVERS.get(scheme)
     if module is None:
-        raise ConfigError(f"{where}.url: {scheme}:// databases are not supported; use postgresql://")
+        raise ConfigError(f"{where}.url: {scheme}:// databases are not supported; use postgresql:// or sqlite:///")
     try:
         import importlib  # noqa: PLC0415
 
@@ -142,9 +172,10 @@ def run_query(source: SourceConfig, query: str, params: tuple[Any, ...], where: 
     """The query's result as a pyarrow Table; every failure one :class:`InputError` line."""
     url, password = resolve_url(source.url, f"{where}.url")
     dbapi = _driver(url, where)
+    target = _target(url, where)
     secrets = [password or "", url]
     try:
-        with dbapi.connect(url) as conn:
+        with dbapi.connect(target) as conn:
             cur = conn.cursor()
             try:
                 cur.execute(query, parameters=params or None)
@@ -163,7 +194,7 @@ def fetch(cfg: Config, i: int) -> Fetched:
     m = cfg.models[i]
     assert m.source is not None  # noqa: S101
     where = cfg.where("models", i, "source")
-    query, params = bind(m.source.query, m.source.params, where)
+    query, params = bind(m.source.query, m.source.params, where, marker_of(m.source))
     table = run_query(m.source, query, params, where)
     if table.num_rows == 0:
         raise InputError(f"{where}: the query returned no rows; check its WHERE clause and params")
@@ -231,7 +262,7 @@ def pushdown_query(source: SourceConfig, cols: Mapping[str, str], where: str) ->
     def ident(name: str) -> str:
         return '"' + name.replace('"', '""') + '"'
 
-    inner, params = bind(source.query, source.params, where)
+    inner, params = bind(source.query, source.params, where, marker_of(source))
     s, y = ident(cols["score"]), ident(cols["label"])
     w = f"CAST({ident(cols['weight'])} AS DOUBLE PRECISION)" if "weight" in cols else "1.0"
     sql = (f"SELECT {s} AS score, {y} AS label, SUM({w}) AS w, SUM({w} * {w}) AS w2, MIN({w}) AS w_min, "

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reportgen.config import expand_vars, load_config, parse_config, parse_set
+from reportgen.config import checked_uri, expand_vars, load_config, parse_config, parse_set, unfolded
 from reportgen.errors import ConfigError
 
 BASE = ("label: y\nmodels:\n"
@@ -69,9 +69,42 @@ def test_file_uri_is_a_local_path_through_pyarrow(tmp_path: Path) -> None:
     assert cfg.models[0].file == target
 
 
-def test_other_uri_schemes_are_a_one_line_error_naming_the_key() -> None:
-    with pytest.raises(ConfigError, match=r"q.yaml:3: models\[0\].file: 's3://bucket/a.csv': s3:// URIs are not read yet"):
-        parse_config(BASE.replace("'${D}/a.csv'", "s3://bucket/a.csv"), "q.yaml")
+def test_a_remote_uri_is_kept_as_written_and_dumped_as_written(tmp_path: Path) -> None:
+    uri = "s3://bucket/runs/a.parquet?endpoint_override=127.0.0.1:9000&scheme=http"
+    (tmp_path / "c.yaml").write_text(BASE.replace("'${D}/a.csv'", f"'{uri}'"), encoding="utf-8")
+    cfg, _ = load_config(tmp_path / "c.yaml")  # not joined to the config's directory, no network
+    assert unfolded(cfg.models[0].file) == uri
+    assert cfg.model_dump(mode="json")["models"][0]["file"] == uri
+    ref = parse_config(BASE.replace("b.csv, score: s", "b.csv, score: s, reference: 'gs://b/dev.csv'"), "q.yaml",
+                       environ={"D": "d"}).models[1].reference
+    assert unfolded(ref) == "gs://b/dev.csv"
+
+
+def test_a_slash_in_a_query_value_survives_the_path_form() -> None:
+    uri = checked_uri("s3://b/k.csv?endpoint_override=http://127.0.0.1:9000")
+    assert "//" not in uri.split("://", 1)[1]
+    assert unfolded(Path(uri)) == uri
+
+
+@pytest.mark.parametrize(("uri", "words"), [
+    ("ftp://host/a.csv", "ftp:// is not a filesystem pyarrow reads"),
+    ("s3://key:secret@bucket/a.csv", "holds a password; give credentials in the environment"),
+    ("s3://bucket/a.csv?secret_key=abc", "holds a secret (secret_key=…)"),
+    ("s3:///a.csv", "has no bucket or host"),
+    ("s3://bucket//a.csv", "empty path segment"),
+])
+def test_a_bad_uri_is_one_line_naming_the_key_and_no_secret(uri: str, words: str) -> None:
+    with pytest.raises(ConfigError) as e:
+        parse_config(BASE.replace("'${D}/a.csv'", f"'{uri}'"), "q.yaml")
+    msg = str(e.value)
+    assert msg.startswith("q.yaml:3: models[0].file: ") and words in msg and "\n" not in msg
+    assert "secret" not in msg.replace("holds a secret", "").replace("secret_key", "")
+    assert "abc" not in msg
+
+
+def test_what_must_stay_local_refuses_a_remote_uri() -> None:
+    with pytest.raises(ConfigError, match=r"history.path: 's3://b/h.sqlite': s3:// URIs are read for models' file"):
+        parse_config(BASE + "history: {path: 's3://b/h.sqlite'}\n", "q.yaml", environ={"D": "d"})
 
 
 @pytest.mark.parametrize(("item", "loc", "value"), [
