@@ -30,7 +30,11 @@ TEST_LABELS: dict[str, tuple[str, str]] = {
                     "S = (AUC_init − AUC_curr) / σ_curr, σ from DeLong; p = 1 − Φ(S): a small p says the AUC has fallen."),
     "psi": ("Population stability index",
             "PSI = Σ (a − e) ln(a / e), a and e the current and reference shares; an empty bin counts half a row in that sample."),
-    "herfindahl": ("Herfindahl index", "HI = Σ s² of the grade shares; normalised (HI − 1/K)/(1 − 1/K); ECB form 1 + ln(HI)/ln K."),
+    "herfindahl": ("Herfindahl index (ECB 2019)",
+                   "HI = Σ s² of the grade shares; normalised (HI − 1/K)/(1 − 1/K); CV = √(K Σ (s − 1/K)²), ECB form "
+                   "1 + ln((CV² + 1)/K)/ln K. Test of the current against the initial (reference) concentration: "
+                   "S = √(K − 1)(CV_curr − CV_init)/√(CV_curr²(½ + CV_curr²)), p = 1 − Φ(S): a small p says the grades "
+                   "became more concentrated."),
     "cap": ("CAP and accuracy ratio", "Share of defaults captured against share of rows taken riskiest first; AR = 2·AUC − 1."),
 }
 
@@ -122,8 +126,9 @@ def _model_view(m: CreditModel, colour: str, figure: Any, segment: str) -> dict[
             "ref_defaults": st.reference_defaults, "ref_auc": st.reference_auc,
             "bins": [{"label": b.label, "ref_n": b.reference_n, "cur_n": b.current_n, "ref": b.reference_share,
                       "cur": b.current_share, "contribution": b.contribution} for b in st.bins],
-            "hhi": [{"sample": s, "hi": k.herfindahl, "norm": k.normalised, "ecb": k.ecb, "k": k.grades}
+            "hhi": [{"sample": s, "hi": k.herfindahl, "norm": k.normalised, "ecb": k.ecb, "cv": k.cv, "k": k.grades}
                     for s, k in (("reference", st.concentration_reference), ("current", st.concentration_current))],
+            "hhi_test": None if st.concentration_test is None else _test_row("herfindahl", st.concentration_test),
         },
         "migration": None if m.migration is None else {
             "grades": list(m.migration.grades), "rows": [

@@ -27,7 +27,10 @@ no prose. The statistics and their sources:
 * **PSI** over the grades (or reference score deciles): ``Σ (a − e) ln(a / e)``; an empty bin in
   a sample counts 0.5 rows there (:data:`EMPTY_RULE`), the shares renormalised.
 * **Herfindahl index** of grade shares: ``HI = Σ s²``, normalised ``(HI − 1/K)/(1 − 1/K)`` and the
-  ECB form ``1 + ln(HI)/ln K`` (= ``1 + ln((CV² + 1)/K)/ln K``, ECB 2019 section 2.5.2).
+  ECB form ``1 + ln((CV² + 1)/K)/ln K`` (= ``1 + ln(HI)/ln K``), CV = ``√(K Σ (s − 1/K)²)`` the
+  coefficient of variation of the shares (ECB 2019 section 2.5.2); the ECB test of the current
+  concentration against the initial one (the reference sample's), ``S = √(K − 1)(CV_curr − CV_init)
+  / √(CV_curr²(½ + CV_curr²))``, ``p = 1 − Φ(S)`` (:func:`concentration_test`).
 * Per-period and per-segment AUC/Gini (DeLong intervals) and KS.
 
 Traffic lights from p-values: green ``p ≥ amber``, amber ``red ≤ p < amber``, red ``p < red``
@@ -75,6 +78,7 @@ __all__ = [
     "calibration_fit",
     "chi2_sf",
     "concentration",
+    "concentration_test",
     "credit_model",
     "grade_codes",
     "hosmer_lemeshow",
@@ -427,15 +431,45 @@ def psi(reference: np.ndarray, current: np.ndarray) -> tuple[float, np.ndarray, 
 
 
 def concentration(counts: np.ndarray) -> Concentration:
-    """Herfindahl index of the shares of ``counts`` (K = len(counts) grades)."""
+    """Herfindahl index of the shares of ``counts`` (K = len(counts) grades, empty grades included).
+
+    ``HI = Σ s²``; normalised ``(HI − 1/K)/(1 − 1/K)``; the ECB (2019, section 2.5.2) form from the
+    coefficient of variation of the shares ``CV = √(K Σ (s_i − 1/K)²)``:
+    ``HI_ECB = 1 + ln((CV² + 1)/K)/ln K``, which equals ``1 + ln(HI)/ln K`` because
+    ``CV² + 1 = K·Σ s²``. Both vanish when the grades are evenly filled and reach 1 when one grade
+    holds every row.
+    """
     k = int(counts.shape[0])
     total = float(counts.sum())
     s = counts / total if total > 0 else np.zeros(k)
     hi = float(np.sum(s**2))
     if k < 2:
-        return Concentration(herfindahl=hi, normalised=None, ecb=None, grades=k)
+        return Concentration(herfindahl=hi, normalised=None, ecb=None, grades=k, cv=None)
+    cv = math.sqrt(k * float(np.sum((s - 1.0 / k) ** 2))) if total > 0 else None
     return Concentration(herfindahl=hi, normalised=(hi - 1.0 / k) / (1.0 - 1.0 / k),
-                         ecb=1.0 + math.log(hi) / math.log(k) if hi > 0 else None, grades=k)
+                         ecb=1.0 + math.log((cv**2 + 1.0) / k) / math.log(k) if cv is not None else None,
+                         grades=k, cv=cv)
+
+
+def concentration_test(cv_initial: float | None, cv_current: float | None, k: int
+                       ) -> tuple[float | None, float | None, str | None]:
+    """ECB (2019, section 2.5.2) test of the current concentration in grades against the initial one;
+    (statistic, p, reason).
+
+    The Herfindahl index at the initial validation (here: of the reference sample) is taken as
+    deterministic and the current one as approximately normal:
+    ``S = √(K − 1)·(CV_curr − CV_init) / √(CV_curr²·(½ + CV_curr²))``, ``p = 1 − Φ(S)``, one-sided,
+    H0: the current concentration is not above the initial one (a small p says the grades have
+    become more concentrated). Undefined for fewer than two grades (``one_grade``) and when the
+    current grades are evenly filled (CV_curr = 0: ``zero_variance``).
+    """
+    if k < 2 or cv_initial is None or cv_current is None:
+        return None, None, "one_grade"
+    var = cv_current**2 * (0.5 + cv_current**2)
+    if var <= 0.0:
+        return None, None, "zero_variance"
+    stat = math.sqrt(k - 1.0) * (cv_current - cv_initial) / math.sqrt(var)
+    return stat, float(norm_sf(stat)), None
 
 
 def ks_statistic(score: np.ndarray, y: np.ndarray, direction: str = "higher") -> float | None:
@@ -690,13 +724,19 @@ def credit_model(name: str, cur: CreditSample, ref: CreditSample | None, directi
             basis, blabels = "score_deciles", [f"decile {i + 1}" for i in range(len(e) + 1)]
         v, e_sh, a_sh, contrib = psi(rcount, ccount)
         psi_test = CreditTest(statistic=v, p_value=None, light=_psi_light(v, s))
+        conc_cur, conc_ref = concentration(ccount), concentration(rcount)
+        if basis == "grades":  # the ECB test compares the grades' concentration, not decile shares
+            hs, hp, hr = concentration_test(conc_ref.cv, conc_cur.cv, k)
+            conc_test = _test(hs, hp, s, reason=hr)
+        else:
+            conc_test = _test(None, None, s, reason="no_reference_grades")
         stability = CreditStability(
             basis=basis, reference_n=len(ref.y), reference_defaults=int(np.sum(ref.y)), reference_auc=ref_auc,
             psi=psi_test, empty_rule=EMPTY_RULE,
             bins=[PsiBin(label=blabels[i], reference_n=int(rcount[i]), current_n=int(ccount[i]),
                          reference_share=float(e_sh[i]), current_share=float(a_sh[i]), contribution=float(contrib[i]))
                   for i in range(len(blabels))],
-            concentration_current=concentration(ccount), concentration_reference=concentration(rcount),
+            concentration_current=conc_cur, concentration_reference=conc_ref, concentration_test=conc_test,
             scores=_histogram(cur.score, ref.score),
         )
         if rc is not None and cur.ids is not None and ref.ids is not None:
@@ -716,8 +756,11 @@ def credit_model(name: str, cur: CreditSample, ref: CreditSample | None, directi
         failures.append("auc_history")
     if stability is not None and stability.psi.light == "red":
         failures.append("psi")
+    if stability is not None and stability.concentration_test.light == "red":
+        failures.append("herfindahl")
     light = _worst([calibration.light if calibration else None, history.test.light if history else None,
-                    stability.psi.light if stability else None])
+                    stability.psi.light if stability else None,
+                    stability.concentration_test.light if stability else None])
     return CreditModel(
         model=name, grading=grading.kind, graded_by=by, pd_source=pd_source if has_pd else "none", n=N,
         defaults=int(y.sum()), grades=grades, monotonic=not bool(viol.any()), calibration=calibration,
