@@ -13,7 +13,7 @@ from typing import Any
 from reportgen.credit_figures import panel_keys
 from reportgen.results import CreditModel, CreditSection, CreditTest
 
-__all__ = ["CAPABILITY_TEXT", "TEST_LABELS", "credit_view"]
+__all__ = ["CAPABILITY_TEXT", "TEST_LABELS", "credit_view", "summary_notes"]
 
 #: Label and formula of each portfolio test (the section's own glossary).
 TEST_LABELS: dict[str, tuple[str, str]] = {
@@ -74,13 +74,50 @@ def _verdict(m: CreditModel) -> str:
     if not m.failures:
         return {"green": "No calibration, discrimination or stability test fails.",
                 "amber": "No test is red; amber tests are worth watching."}.get(m.light, "")
-    names = []
-    for f in m.failures:
+    return "Red: " + _names(list(m.failures)) + "."
+
+
+def _names(failures: list[str]) -> str:
+    out = []
+    for f in failures:
         if f.startswith("grade:"):
-            names.append(f"Jeffreys in grade {f[6:]}")
+            out.append(f"Jeffreys in grade {f[6:]}")
         else:
-            names.append(TEST_LABELS.get(f, (f, ""))[0])
-    return "Red: " + "; ".join(names) + "."
+            out.append(TEST_LABELS.get(f, (f, ""))[0])
+    return "; ".join(out)
+
+
+def _pct(v: float) -> str:
+    return f"{v * 100:.2f} %"
+
+
+def summary_notes(section: CreditSection | None) -> dict[str, str]:
+    """Model → the sentence the report's summary puts beside its discrimination verdict, for each
+    model whose credit validation has a red result (none for the others).
+
+    A red calibration test (``CreditCalibration.failures``: the portfolio tests and the grades'
+    Jeffreys tests) says the PDs fail, with the observed default rate against the mean PD; a red
+    AUC test, PSI or concentration test follows as a second clause. The facts are the result's
+    ``failures``; this writes them as words.
+    """
+    if section is None:
+        return {}
+    out = {}
+    for name, m in section.models.items():
+        if not m.failures:
+            continue
+        cal = list(m.calibration.failures) if m.calibration is not None else []
+        other = [f for f in m.failures if f not in cal]
+        parts = []
+        if cal:
+            c = m.calibration
+            parts.append(f"its calibration fails (red: {_names(cal)}): observed default rate {_pct(c.default_rate)} "
+                         f"against a mean PD of {_pct(c.mean_pd)}")
+        if other:
+            parts.append(f"{'also ' if cal else ''}red in credit validation: {_names(other)}")
+        text = "; ".join(parts)
+        out[name] = f"Credit validation of {name}: {text}."
+    return out
 
 
 def _model_view(m: CreditModel, colour: str, figure: Any, segment: str) -> dict[str, Any]:
