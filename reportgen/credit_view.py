@@ -47,8 +47,11 @@ CAPABILITY_TEXT = {
     "no_ids": "the samples carry no id column, so no grade migration",
     "no_reference_grades": "the reference has no grade column, so no migration (PSI over reference score deciles)",
     "needs_rows": "the credit section needs every row (engine: memory); streamed and Dask runs keep none",
-    "unweighted": "the credit section counts rows unweighted (the tests are defined for counts of obligors); "
-                  "the configured weights apply to the other sections only",
+    "unweighted": "sampling weights are not applied here: the credit section counts obligors (rows), as the "
+                  "Jeffreys, binomial and Hosmer–Lemeshow tests are defined for counts of obligors; the weights "
+                  "apply to the other sections only (weight_kind: frequency makes a weight count obligors here too)",
+    "frequency": "frequency weights: a row of weight w counts as w obligors in every count, rate and test "
+                 "(weight 0 drops the row; the reference sample's weights apply when it has the column)",
 }
 
 #: What each figure panel shows (the caption, in panel order).

@@ -153,6 +153,9 @@ def analyse(cfg: Config, config_path: Path | str, progress: Progress | None = No
     if credit is not None:
         credit_notes = [f"model '{name}': credit validation red: {', '.join(cm.failures)} (see Credit validation)"
                         for name, cm in credit.models.items() if cm.failures]
+        if credit.capabilities.get("weights") == "unweighted":
+            credit_notes.append("the credit validation section counts obligors (rows): sampling weights do not apply "
+                                "there (weight_kind: frequency makes a weight count obligors)")
         if credit.capabilities.get("credit") == "needs_rows":
             credit_notes.append(f"the credit validation section needs engine: memory (engine: {cfg.engine} keeps no rows)")
         for w in credit_notes:

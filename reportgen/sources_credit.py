@@ -64,7 +64,19 @@ def _roles(cfg: Config, m: ModelConfig) -> dict[str, tuple[str, tuple[str | int,
         roles["segment"] = (cfg.segment, ("segment",))
     if m.id or cfg.id:
         roles["id"] = (m.id or cfg.id, ("models", i, "id") if m.id else ("id",))
+    if (m.weight or cfg.weight) and cfg.weight_kind == "frequency":
+        roles["weight"] = (m.weight or cfg.weight, ("models", i, "weight") if m.weight else ("weight",))
     return roles  # type: ignore[return-value]
+
+
+def _repeated(path: Path, column: str, w: np.ndarray, sample: C.CreditSample) -> C.CreditSample:
+    """Frequency weights (whole numbers >= 0, checked by the caller) as what they mean: a row of
+    weight w is w obligors (w identical rows; weight 0 drops the row), so every count, rate and test
+    of the battery is that of the repeated rows, exactly."""
+    k = w.astype(np.int64)
+    if k.sum() == 0:
+        raise InputError(f"{path}: column '{column}': every weight is 0, so the credit section has no obligors")
+    return C.CreditSample(**{f: None if v is None else np.repeat(v, k) for f, v in _fields(sample).items()})
 
 
 def _first_bad(path: Path, column: str, bad: np.ndarray, what: str) -> InputError:
@@ -77,7 +89,7 @@ def _sample(cfg: Config, m: ModelConfig, path: Path, reference: bool,
     """One file of model ``m`` read and checked: labels, score, PD, grade, date, segment, id."""
     roles = _roles(cfg, m)
     have = columns_in(path)
-    optional = {"grade", "date", "segment", "id"} if reference else set()
+    optional = {"grade", "date", "segment", "id", "weight"} if reference else set()
     wanted = {}
     for role, (column, loc) in roles.items():
         if column in have:
@@ -87,7 +99,7 @@ def _sample(cfg: Config, m: ModelConfig, path: Path, reference: bool,
             tip = f"; did you mean '{hint[0]}'?" if hint else ""
             where = cfg.where("models", cfg.models.index(m), "reference") if reference else cfg.where(*loc)
             raise InputError(f"{where}: column {column!r} not found in {path} (columns: {', '.join(have)}){tip}")
-    numbers = [wanted[r] for r in ("score", "pd") if r in wanted]
+    numbers = [wanted[r] for r in ("score", "pd", "weight") if r in wanted]
     text = [wanted[r] for r in ("label", "grade", "segment", "id") if r in wanted]
     df = read_table(path, sorted(set(wanted.values())), numbers, text)
     if rows is not None:
@@ -96,6 +108,10 @@ def _sample(cfg: Config, m: ModelConfig, path: Path, reference: bool,
     score = numeric(df[wanted["score"]], path, wanted["score"])
     drop = cfg.missing == "drop"
     missing = (labels == None) | ~np.isfinite(score)  # noqa: E711
+    weights = None
+    if "weight" in wanted:
+        weights = numeric(df[wanted["weight"]], path, wanted["weight"])
+        missing |= ~np.isfinite(weights)
     pd_ = None
     if "pd" in wanted:
         pd_ = numeric(df[wanted["pd"]], path, wanted["pd"])
@@ -107,6 +123,7 @@ def _sample(cfg: Config, m: ModelConfig, path: Path, reference: bool,
         row = int(np.flatnonzero(missing)[0])
         masks = [("label", labels == None), ("score", ~np.isfinite(score))]  # noqa: E711
         masks += [("pd", ~np.isfinite(pd_))] if pd_ is not None else []
+        masks += [("weight", ~np.isfinite(weights))] if weights is not None else []
         masks += [(r, v == None) for r, v in text_cols.items()]  # noqa: E711
         col = next(wanted[r] for r, bad in masks if bad[row])
         raise _first_bad(path, col, missing, "missing value; fill it in, or set 'missing: drop' to drop such rows")
@@ -128,12 +145,21 @@ def _sample(cfg: Config, m: ModelConfig, path: Path, reference: bool,
     if keep.sum() == 0:
         raise InputError(f"{path}: no rows left for the credit section after dropping rows with missing values")
     y = labels[keep] == label_key(cfg.positive)
-    return C.CreditSample(
+    sample = C.CreditSample(
         y=np.asarray(y, dtype=bool), score=score[keep], pd=None if pd_ is None else pd_[keep],
         grade=text_cols["grade"][keep].astype(str) if "grade" in text_cols else None, dates=dates,
         segment=text_cols["segment"][keep].astype(str) if "segment" in text_cols else None,
         ids=text_cols["id"][keep].astype(str) if "id" in text_cols else None,
     )
+    if weights is None:
+        return sample
+    w = weights[keep]
+    bad = np.zeros(len(keep), dtype=bool)
+    bad[np.flatnonzero(keep)] = (w < 0) | (w != np.round(w))
+    if bad.any():  # the row number counts the file's rows, dropped ones included
+        raise _first_bad(path, wanted["weight"], bad, f"weight {weights[np.flatnonzero(bad)[0]]:g}: weight_kind: "
+                         f"frequency needs whole-number weights >= 0 (a weight counts obligors)")
+    return _repeated(path, wanted["weight"], w, sample)
 
 
 def credit_run(cfg: Config, seen: Sequence[tuple[str, str]] = ()) -> tuple[CreditSection | None, list[InputFile]]:
@@ -192,8 +218,10 @@ def _section(cfg: Config, reference_rows: dict[Path, int]) -> CreditSection | No
                              f"set models[{cfg.models.index(m)}].pd or grade by quantiles")
         models[m.name] = C.credit_model(m.name, cur, ref, m.direction, grading, s, m.initial_auc, source)
     weighted = cfg.weight is not None or any(m.weight is not None for m in cfg.models)
-    return CreditSection(models=models, capabilities={"weights": "unweighted"} if weighted else {},
-                         **common)  # type: ignore[arg-type]
+    caps = {}
+    if weighted:  # frequency weights are obligor counts (rows repeated); sampling weights are not applied
+        caps["weights"] = "frequency" if cfg.weight_kind == "frequency" else "unweighted"
+    return CreditSection(models=models, capabilities=caps, **common)  # type: ignore[arg-type]
 
 
 def _is_probability(score: np.ndarray) -> bool:

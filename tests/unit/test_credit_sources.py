@@ -84,3 +84,39 @@ def test_a_missing_value_names_the_column_that_is_empty_in_the_first_bad_row(tmp
         credit_section(cfg)
     cfg, _ = load_config(_write(tmp_path, f, missing="drop"))
     assert credit_section(cfg).models["sc"].n == 38
+
+
+def _weighted(tmp: Path, kind: str, weights: list[float]) -> Path:
+    frame = _frame(40).assign(w=weights, when=pd.date_range("2024-01-01", periods=40, freq="5D").strftime("%Y-%m-%d"),
+                              seg=["a", "b"] * 20)
+    return _write(tmp, frame, weight="w", weight_kind=kind, date="when", segment="seg")
+
+
+def test_frequency_weights_count_obligors_exactly_as_repeated_rows(tmp_path: Path) -> None:
+    import numpy as np  # noqa: PLC0415
+
+    from reportgen.results import to_jsonable  # noqa: PLC0415
+
+    w = np.random.default_rng(3).integers(0, 4, 40)
+    cfg, _ = load_config(_weighted(tmp_path, "frequency", w.tolist()))
+    weighted = credit_section(cfg)
+    assert weighted.capabilities == {"weights": "frequency"}
+    frame = _frame(40).assign(when=pd.date_range("2024-01-01", periods=40, freq="5D").strftime("%Y-%m-%d"),
+                              seg=["a", "b"] * 20)
+    (tmp_path / "rep").mkdir()
+    cfg2, _ = load_config(_write(tmp_path / "rep", frame.loc[frame.index.repeat(w)], date="when", segment="seg"))
+    repeated = credit_section(cfg2)
+    assert to_jsonable(weighted.models["sc"]) == to_jsonable(repeated.models["sc"])
+    assert weighted.models["sc"].n == int(w.sum())
+
+
+def test_a_fractional_frequency_weight_names_file_column_and_row(tmp_path: Path) -> None:
+    cfg, _ = load_config(_weighted(tmp_path, "frequency", [1.0] * 6 + [2.5] + [1.0] * 33))
+    with pytest.raises(InputError, match=r"cur\.csv: column 'w', row 8: weight 2\.5: weight_kind: frequency needs whole"):
+        credit_section(cfg)
+
+
+def test_sampling_weights_are_stated_not_applied(tmp_path: Path) -> None:
+    cfg, _ = load_config(_weighted(tmp_path, "sampling", [0.5, 2.0] * 20))
+    sec = credit_section(cfg)
+    assert sec.capabilities == {"weights": "unweighted"} and sec.models["sc"].n == 40
