@@ -26,7 +26,7 @@ from reportgen.io.files import Digests, columns_in, file_info, hashing, read_tab
 from reportgen.io.validate import HEADER_ROWS, dates_of, keys, label_key, numeric
 from reportgen.results import CreditSection, InputFile
 
-__all__ = ["credit_run", "credit_section"]
+__all__ = ["check_credit", "credit_run", "credit_section"]
 
 
 def _settings(cfg: Config) -> C.CreditSettings:
@@ -84,14 +84,13 @@ def _first_bad(path: Path, column: str, bad: np.ndarray, what: str) -> InputErro
     return InputError(f"{path}: column '{column}', row {i + HEADER_ROWS}: {what}")
 
 
-def _sample(cfg: Config, m: ModelConfig, path: Path, reference: bool,
-            rows: dict[Path, int] | None = None) -> C.CreditSample:
-    """One file of model ``m`` read and checked: labels, score, PD, grade, date, segment, id."""
-    roles = _roles(cfg, m)
-    have = columns_in(path)
+def _columns(cfg: Config, m: ModelConfig, path: Path, reference: bool, have: list[str]) -> dict[str, str]:
+    """Role → column of what the battery reads from ``path`` (a file of model ``m``); a column the
+    config names and the file lacks is a one-line error naming the config key, the file and its
+    columns (in a reference file only the label, score and PD are required)."""
     optional = {"grade", "date", "segment", "id", "weight"} if reference else set()
     wanted = {}
-    for role, (column, loc) in roles.items():
+    for role, (column, loc) in _roles(cfg, m).items():
         if column in have:
             wanted[role] = column
         elif role not in optional:
@@ -99,6 +98,13 @@ def _sample(cfg: Config, m: ModelConfig, path: Path, reference: bool,
             tip = f"; did you mean '{hint[0]}'?" if hint else ""
             where = cfg.where("models", cfg.models.index(m), "reference") if reference else cfg.where(*loc)
             raise InputError(f"{where}: column {column!r} not found in {path} (columns: {', '.join(have)}){tip}")
+    return wanted
+
+
+def _sample(cfg: Config, m: ModelConfig, path: Path, reference: bool,
+            rows: dict[Path, int] | None = None) -> C.CreditSample:
+    """One file of model ``m`` read and checked: labels, score, PD, grade, date, segment, id."""
+    wanted = _columns(cfg, m, path, reference, columns_in(path))
     numbers = [wanted[r] for r in ("score", "pd", "weight") if r in wanted]
     text = [wanted[r] for r in ("label", "grade", "segment", "id") if r in wanted]
     df = read_table(path, sorted(set(wanted.values())), numbers, text)
@@ -187,6 +193,53 @@ def credit_section(cfg: Config) -> CreditSection | None:
     return credit_run(cfg)[0]
 
 
+def check_credit(cfg: Config) -> str | None:
+    """``reportgen validate``'s check of the credit section's inputs; None when the run has no
+    section, else a short description of what was checked.
+
+    With ``engine: memory`` every current and reference file is read and checked row by row as a
+    run reads it (label, score, PD in [0, 1], grade, date, segment, id, frequency weights; PD edges
+    need a PD). The streamed and Dask engines give no section (``needs_rows``): their files' headers
+    are checked for the section's columns only. Every problem is the run's one-line
+    :class:`InputError` (the CLI exits 2).
+    """
+    if cfg.credit is None and cfg.segment is None:
+        return None
+    _files_only(cfg)
+    if cfg.engine != "memory":
+        for m in cfg.models:
+            for path, ref in ((Path(m.file), False), *(((Path(m.reference), True),) if m.reference else ())):
+                _columns(cfg, m, path, ref, columns_in(path))
+        return f"credit section columns present (engine: {cfg.engine} gives the section no rows)"
+    grading = _grading(cfg)
+    rows = 0
+    for m in cfg.models:
+        cur = _sample(cfg, m, Path(m.file), reference=False)
+        if m.reference is not None:
+            _sample(cfg, m, Path(m.reference), reference=True)
+        if grading.kind == "edges" and cur.pd is None and not _score_is_pd(m, cur):
+            raise _no_pd_for_edges(cfg, m)
+        rows += len(cur.y)
+    return f"credit section inputs checked ({len(cfg.models)} model(s), {rows} current rows)"
+
+
+def _files_only(cfg: Config) -> None:
+    """The section reads files: a model given as a SQL query is a one-line config error."""
+    for i, m in enumerate(cfg.models):
+        if m.file is None:
+            raise InputError(f"{cfg.where('models', i, 'source')}: the credit validation section reads its columns "
+                             f"from files; give models[{i}].file, or drop 'credit:' / 'segment:'")
+
+
+def _score_is_pd(m: ModelConfig, cur: C.CreditSample) -> bool:
+    return m.pd is None and m.direction == "higher" and m.probabilities is not False and _is_probability(cur.score)
+
+
+def _no_pd_for_edges(cfg: Config, m: ModelConfig) -> InputError:
+    return InputError(f"{cfg.where('credit', 'grades', 'edges')}: PD edges need a PD, and model '{m.name}' has none; "
+                      f"set models[{cfg.models.index(m)}].pd or grade by quantiles")
+
+
 def _section(cfg: Config, reference_rows: dict[Path, int]) -> CreditSection | None:
     """The credit section of a run, or None when neither ``credit:`` nor ``segment:`` is set;
     ``reference_rows`` receives each reference file's row count.
@@ -201,21 +254,20 @@ def _section(cfg: Config, reference_rows: dict[Path, int]) -> CreditSection | No
                   min_defaults=s.min_defaults, segment=cfg.segment)
     if cfg.engine != "memory":
         return CreditSection(models={}, capabilities={"credit": "needs_rows"}, **common)  # type: ignore[arg-type]
+    _files_only(cfg)
     grading = _grading(cfg)
     models = {}
     for m in cfg.models:
         cur = _sample(cfg, m, Path(m.file), reference=False)
         ref = None if m.reference is None else _sample(cfg, m, Path(m.reference), reference=True, rows=reference_rows)
-        if (m.pd is None and m.direction == "higher" and m.probabilities is not False and _is_probability(cur.score)
-                and (ref is None or _is_probability(ref.score))):
+        if _score_is_pd(m, cur) and (ref is None or _is_probability(ref.score)):
             cur = C.CreditSample(**{**_fields(cur), "pd": cur.score})
             ref = None if ref is None else C.CreditSample(**{**_fields(ref), "pd": ref.score})
             source = "score"
         else:
             source = "pd_column" if m.pd else "none"
         if grading.kind == "edges" and cur.pd is None:
-            raise InputError(f"{cfg.where('credit', 'grades', 'edges')}: PD edges need a PD, and model '{m.name}' has none; "
-                             f"set models[{cfg.models.index(m)}].pd or grade by quantiles")
+            raise _no_pd_for_edges(cfg, m)
         models[m.name] = C.credit_model(m.name, cur, ref, m.direction, grading, s, m.initial_auc, source)
     weighted = cfg.weight is not None or any(m.weight is not None for m in cfg.models)
     caps = {}

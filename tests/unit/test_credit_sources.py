@@ -120,3 +120,35 @@ def test_sampling_weights_are_stated_not_applied(tmp_path: Path) -> None:
     cfg, _ = load_config(_weighted(tmp_path, "sampling", [0.5, 2.0] * 20))
     sec = credit_section(cfg)
     assert sec.capabilities == {"weights": "unweighted"} and sec.models["sc"].n == 40
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    ({"model": {"pd": "pd_mapping"}}, r"models\[0\]\.pd: column 'pd_mapping' not found in .*cur\.csv"),
+    ({"segment": "product"}, r"segment: column 'product' not found in .*cur\.csv"),
+    ({"date": "when"}, r"date: column 'when' not found in .*cur\.csv"),
+    ({"credit": {"grades": {"column": "rating"}}}, r"credit\.grades\.column: column 'rating' not found"),
+    ({"model": {"reference": "dev.csv"}}, r"models\[0\]\.reference: column 'pd' not found in .*dev\.csv"),
+])
+def test_validate_checks_the_credit_columns_in_one_line_with_exit_2(tmp_path: Path, capsys, change: dict, message: str) -> None:
+    from reportgen import cli  # noqa: PLC0415
+
+    _frame().drop(columns="pd").to_csv(tmp_path / "dev.csv", index=False)
+    path = _write(tmp_path, _frame(), **change)
+    assert cli.main(["validate", str(path)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "Traceback" not in err
+    assert __import__("re").search(message, err), err
+
+
+def test_validate_checks_credit_values_and_passes_a_good_config(tmp_path: Path, capsys) -> None:
+    from reportgen import cli  # noqa: PLC0415
+
+    bad = _frame()
+    bad.loc[5, "pd"] = 1.7
+    assert cli.main(["validate", str(_write(tmp_path, bad))]) == 2
+    assert "cur.csv: column 'pd', row 7: PD 1.7 outside [0, 1]" in capsys.readouterr().err
+    assert cli.main(["validate", str(_write(tmp_path, _frame()))]) == 0
+    assert "credit section inputs checked (1 model(s), 40 current rows)" in capsys.readouterr().out
+    # a streamed run gives no section: validate checks that the columns are there
+    assert cli.main(["validate", str(_write(tmp_path, _frame().drop(columns="pd"), engine="stream"))]) == 2
+    assert "models[0].pd: column 'pd' not found" in capsys.readouterr().err
