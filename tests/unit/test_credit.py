@@ -438,3 +438,74 @@ def test_low_default_book_figure_spreads_the_grades_on_log_axes() -> None:
     assert ax.get_xscale() == "log" and ax.get_yscale() == "log"
     lo, hi = ax.get_xlim()
     assert hi / lo > 10  # the grades span more than a decade of PD
+
+
+# --- compressed rows (the streamed runners' form) ----------------------------------------------
+
+
+def _close(a, b, path: str = "") -> None:
+    """Two JSON documents equal, numbers to 1e-9 relative (sums taken in another order)."""
+    if isinstance(a, dict):
+        assert a.keys() == b.keys(), path
+        for k in a:
+            _close(a[k], b[k], f"{path}.{k}")
+    elif isinstance(a, list):
+        assert len(a) == len(b), path
+        for i, (x, z) in enumerate(zip(a, b, strict=True)):
+            _close(x, z, f"{path}[{i}]")
+    elif isinstance(a, float) and isinstance(b, float):
+        assert b == pytest.approx(a, rel=1e-9, abs=1e-12), path
+    else:
+        assert a == b, path
+
+
+def _compress(sample: C.CreditSample) -> C.CreditSample:
+    """Rows with equal values as one row with its count (what the batch runner builds)."""
+    import pandas as pd  # noqa: PLC0415
+
+    cols = {k: getattr(sample, k) for k in ("y", "score", "pd", "grade", "dates", "segment") if getattr(sample, k) is not None}
+    if "dates" in cols:  # only the month matters (the period is a month or a quarter)
+        cols["dates"] = cols["dates"].astype("datetime64[M]").astype("datetime64[D]")
+    g = pd.DataFrame(cols).groupby(list(cols), sort=False).size().reset_index()
+    out = {k: g[k].to_numpy() for k in cols}
+    if "dates" in out:
+        out["dates"] = out["dates"].astype("datetime64[D]")
+    return C.CreditSample(**out, count=g[0].to_numpy())
+
+
+@pytest.mark.parametrize("grading", [C.Grading("quantiles", quantiles=7), C.Grading("edges", edges=(0.03, 0.08, 0.15)),
+                                     C.Grading("column")])
+def test_compressed_rows_give_the_battery_of_the_repeated_rows(grading: C.Grading) -> None:
+    rng = np.random.default_rng(40)
+
+    def book(n: int, shift: float) -> C.CreditSample:
+        points = rng.integers(0, 60, n) * 5.0 + shift * 50  # scorecard points: many ties
+        pd_ = 1 / (1 + np.exp((points - 150) / 40))
+        return C.CreditSample(y=rng.random(n) < pd_, score=points, pd=pd_,
+                              grade=np.where(pd_ < 0.05, "A", np.where(pd_ < 0.2, "B", "C")),
+                              dates=np.datetime64("2024-01-01") + rng.integers(0, 400, n).astype("timedelta64[D]"),
+                              segment=rng.choice(["x", "y", "z"], n))
+
+    cur, ref = book(6000, 0.0), book(5000, 0.3)
+    full = C.credit_model("m", cur, ref, "lower", grading, S, initial_auc=0.74)
+    small = C.credit_model("m", _compress(cur), _compress(ref), "lower", grading, S, initial_auc=0.74)
+    assert len(_compress(cur).y) < 3000  # the compression is real
+    _close(to_jsonable(full), to_jsonable(small))
+    # PSI over reference score deciles (grades by a column the reference lacks)
+    ref_nogr = C.CreditSample(y=ref.y, score=ref.score, pd=ref.pd)
+    a = C.credit_model("m", cur, ref_nogr, "lower", C.Grading("column"), S)
+    b = C.credit_model("m", _compress(cur), _compress(ref_nogr), "lower", C.Grading("column"), S)
+    _close(to_jsonable(a.stability), to_jsonable(b.stability))
+
+
+def test_delong_on_counts_matches_delong_on_rows() -> None:
+    rng = np.random.default_rng(41)
+    s = rng.integers(0, 30, 3000).astype(float)
+    y = rng.random(3000) < 0.2 + s / 100
+    u, inv, c = np.unique(np.c_[s, y], axis=0, return_inverse=True, return_counts=True)
+    from reportgen.engine.stats import delong_auc_ci  # noqa: PLC0415
+
+    for direction in ("higher", "lower"):
+        want = delong_auc_ci(s, y, direction, 0.9)
+        got = C.auc_interval(u[:, 0], u[:, 1].astype(bool), direction, 0.9, c)
+        assert got == pytest.approx((want.auc, want.lo, want.hi, want.se), rel=1e-10)
