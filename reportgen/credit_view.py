@@ -46,7 +46,8 @@ CAPABILITY_TEXT = {
     "too_few_classes": "fewer than two defaults or non-defaults: no AUC",
     "no_ids": "the samples carry no id column, so no grade migration",
     "no_reference_grades": "the reference has no grade column, so no migration (PSI over reference score deciles)",
-    "needs_rows": "the credit section needs every row (engine: memory); streamed and Dask runs keep none",
+    "needs_rows": "the grade migration joins the samples' rows by id, which needs engine: memory "
+                  "(streamed and Dask runs keep counts of distinct rows, not the rows)",
     "unweighted": "sampling weights are not applied here: the credit section counts obligors (rows), as the "
                   "Jeffreys, binomial and Hosmer–Lemeshow tests are defined for counts of obligors; the weights "
                   "apply to the other sections only (weight_kind: frequency makes a weight count obligors here too)",

@@ -35,10 +35,50 @@ def test_demo_config_gives_every_model_a_credit_entry() -> None:
     assert sec.segment == "product" and {g.key for g in sec.models["naive"].segments} == {"auto", "card", "personal loan"}
 
 
-def test_streamed_engines_state_the_capability_code(tmp_path: Path) -> None:
-    cfg, _ = load_config(_write(tmp_path, _frame(), engine="stream"))
-    sec = credit_section(cfg)
-    assert sec.models == {} and sec.capabilities == {"credit": "needs_rows"}
+def _book(tmp: Path, n: int = 5000) -> Path:
+    import numpy as np  # noqa: PLC0415
+
+    rng = np.random.default_rng(8)
+    points = rng.integers(300, 700, n)
+    pd_ = np.round(1 / (1 + np.exp((points - 480) / 50)), 4)
+    frame = pd.DataFrame({"y": (rng.random(n) < pd_).astype(int), "points": points, "pd": pd_,
+                          "when": (np.datetime64("2024-01-01") + rng.integers(0, 500, n).astype("timedelta64[D]")).astype(str),
+                          "seg": rng.choice(["a", "b", "c"], n), "id": np.arange(n), "w": rng.integers(0, 3, n)})
+    frame.to_csv(tmp / "cur.csv", index=False)
+    frame.assign(points=frame.points + rng.integers(-30, 30, n)).to_csv(tmp / "dev.csv", index=False)
+    return tmp
+
+
+@pytest.mark.parametrize("extra", [{}, {"weight": "w", "weight_kind": "frequency"}, {"credit": {"grades": {"quantiles": 6}}}])
+def test_streamed_and_dask_engines_give_the_memory_engines_section(tmp_path: Path, extra: dict) -> None:
+    """The batched reader (distinct rows with counts, batches of 1 000 rows) gives the numbers of the
+    in-memory reader; only the migration, a join of rows by id, is the memory engine's."""
+    from tests.unit.test_credit import _close  # noqa: PLC0415
+
+    from reportgen.results import to_jsonable  # noqa: PLC0415
+
+    _book(tmp_path)
+    body = {"date": "when", "segment": "seg", "id": "id", "stream": {"batch_rows": 1000},
+            "model": {"reference": "dev.csv", "initial_auc": 0.7}, **extra}
+    cfg, _ = load_config(_write(tmp_path, pd.read_csv(tmp_path / "cur.csv"), **body))
+    memory = to_jsonable(credit_section(cfg))
+    for engine in ("stream", "dask"):
+        other = to_jsonable(credit_section(cfg.model_copy(update={"engine": engine})))
+        mig = other["models"]["sc"].pop("migration"), memory["models"]["sc"]["migration"]
+        assert mig[0] is None and mig[1] is not None
+        assert other["models"]["sc"]["capabilities"] == {"migration": "needs_rows"}
+        other["models"]["sc"]["capabilities"] = memory["models"]["sc"]["capabilities"]
+        _close({k: v for k, v in memory["models"]["sc"].items() if k != "migration"}, other["models"]["sc"])
+        assert {k: v for k, v in other.items() if k != "models"} == {k: v for k, v in memory.items() if k != "models"}
+
+
+def test_a_bad_value_past_the_first_batch_names_its_row_in_a_streamed_run(tmp_path: Path) -> None:
+    _book(tmp_path)
+    frame = pd.read_csv(tmp_path / "cur.csv")
+    frame.loc[2500, "pd"] = 3.0
+    cfg, _ = load_config(_write(tmp_path, frame, engine="stream", stream={"batch_rows": 1000}))
+    with pytest.raises(InputError, match=r"cur\.csv: column 'pd', row 2502: PD 3 outside \[0, 1\]"):
+        credit_section(cfg)
 
 
 def test_a_missing_pd_column_names_the_config_key(tmp_path: Path) -> None:
