@@ -509,3 +509,18 @@ def test_delong_on_counts_matches_delong_on_rows() -> None:
         want = delong_auc_ci(s, y, direction, 0.9)
         got = C.auc_interval(u[:, 0], u[:, 1].astype(bool), direction, 0.9, c)
         assert got == pytest.approx((want.auc, want.lo, want.hi, want.se), rel=1e-10)
+
+
+@given(st.lists(st.integers(0, 500), min_size=2, max_size=15), st.lists(st.integers(0, 500), min_size=2, max_size=15))
+@settings(max_examples=80, deadline=None)
+def test_concentration_test_sign_and_range(a: list[int], b: list[int]) -> None:
+    k = min(len(a), len(b))
+    ini, cur = C.concentration(np.array(a[:k])), C.concentration(np.array(b[:k]))
+    stat, p, reason = C.concentration_test(ini.cv, cur.cv, k)
+    if ini.cv is None or cur.cv is None or cur.cv == 0:
+        assert stat is None and p is None and reason is not None
+        return
+    assert 0.0 <= p <= 1.0 and np.sign(stat) == np.sign(cur.cv - ini.cv)
+    assert (p < 0.5) == (stat > 0)
+    # CV in [0, sqrt(K - 1)]: even shares 0, one grade holding all sqrt(K - 1)
+    assert -1e-12 <= cur.cv <= math.sqrt(k - 1) + 1e-12
