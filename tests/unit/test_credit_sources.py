@@ -192,3 +192,12 @@ def test_validate_checks_credit_values_and_passes_a_good_config(tmp_path: Path, 
     # a streamed run gives no section: validate checks that the columns are there
     assert cli.main(["validate", str(_write(tmp_path, _frame().drop(columns="pd"), engine="stream"))]) == 2
     assert "models[0].pd: column 'pd' not found" in capsys.readouterr().err
+
+
+def test_sampling_weights_not_applied_is_a_run_warning(tmp_path: Path) -> None:
+    from reportgen.pipeline import analyse  # noqa: PLC0415
+
+    path = _weighted(tmp_path, "sampling", [0.5, 2.0] * 20)
+    cfg, path = load_config(path)
+    result = analyse(cfg.model_copy(update={"bootstrap": cfg.bootstrap.model_copy(update={"resamples": 0})}), path)
+    assert any("sampling weights do not apply" in w for w in result.run.warnings)
