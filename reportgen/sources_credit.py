@@ -285,9 +285,10 @@ def check_credit(cfg: Config) -> str | None:
 
     With ``engine: memory`` every current and reference file is read and checked row by row as a
     run reads it (label, score, PD in [0, 1], grade, date, segment, id, frequency weights; PD edges
-    need a PD). With the streamed and Dask engines, whose run reads the files in batches, the
-    headers are checked for the section's columns only (as their validate reads no file whole). Every problem is the run's one-line
-    :class:`InputError` (the CLI exits 2).
+    need a PD). With the streamed and Dask engines, whose validate reads no file whole, the
+    section's columns and the first batch of each file are checked (a bad value past it is left to
+    the run, which checks every batch). Every problem is the run's one-line :class:`InputError`
+    (the CLI exits 2).
     """
     if cfg.credit is None and cfg.segment is None:
         return None
@@ -295,8 +296,15 @@ def check_credit(cfg: Config) -> str | None:
     if cfg.engine != "memory":
         for m in cfg.models:
             for path, ref in ((Path(m.file), False), *(((Path(m.reference), True),) if m.reference else ())):
-                _columns(cfg, m, path, ref, columns_in(path))
-        return f"credit section columns present (engine: {cfg.engine}: the run checks every row as it reads them)"
+                wanted = _columns(cfg, m, path, ref, columns_in(path))
+                columns, numbers, text = _types(wanted)
+                batches = record_batches(path, columns, cfg.stream.batch_rows, numbers, text)
+                first = next(batches, None)
+                batches.close()  # the file is closed now, not when the generator is collected
+                if first is not None:
+                    _checked(cfg, path, first.to_pandas(), wanted, 0)
+        return (f"credit section columns present and the first batch of each file valid "
+                f"(engine: {cfg.engine}: the run checks every batch)")
     grading = _grading(cfg)
     rows = 0
     for m in cfg.models:

@@ -189,9 +189,13 @@ def test_validate_checks_credit_values_and_passes_a_good_config(tmp_path: Path, 
     assert "cur.csv: column 'pd', row 7: PD 1.7 outside [0, 1]" in capsys.readouterr().err
     assert cli.main(["validate", str(_write(tmp_path, _frame()))]) == 0
     assert "credit section inputs checked (1 model(s), 40 current rows)" in capsys.readouterr().out
-    # a streamed run gives no section: validate checks that the columns are there
+    # a streamed run: validate checks the columns and the first batch of each file
     assert cli.main(["validate", str(_write(tmp_path, _frame().drop(columns="pd"), engine="stream"))]) == 2
     assert "models[0].pd: column 'pd' not found" in capsys.readouterr().err
+    assert cli.main(["validate", str(_write(tmp_path, bad, engine="stream"))]) == 2
+    assert "cur.csv: column 'pd', row 7: PD 1.7 outside [0, 1]" in capsys.readouterr().err
+    assert cli.main(["validate", str(_write(tmp_path, _frame(), engine="stream"))]) == 0
+    assert "first batch of each file valid (engine: stream" in capsys.readouterr().out
 
 
 def test_sampling_weights_not_applied_is_a_run_warning(tmp_path: Path) -> None:
