@@ -13,7 +13,7 @@ from typing import Any
 from reportgen.credit_figures import panel_keys
 from reportgen.results import CreditModel, CreditSection, CreditTest
 
-__all__ = ["CAPABILITY_TEXT", "TEST_LABELS", "credit_view"]
+__all__ = ["CAPABILITY_TEXT", "TEST_LABELS", "credit_view", "summary_notes"]
 
 #: Label and formula of each portfolio test (the section's own glossary).
 TEST_LABELS: dict[str, tuple[str, str]] = {
@@ -30,7 +30,11 @@ TEST_LABELS: dict[str, tuple[str, str]] = {
                     "S = (AUC_init − AUC_curr) / σ_curr, σ from DeLong; p = 1 − Φ(S): a small p says the AUC has fallen."),
     "psi": ("Population stability index",
             "PSI = Σ (a − e) ln(a / e), a and e the current and reference shares; an empty bin counts half a row in that sample."),
-    "herfindahl": ("Herfindahl index", "HI = Σ s² of the grade shares; normalised (HI − 1/K)/(1 − 1/K); ECB form 1 + ln(HI)/ln K."),
+    "herfindahl": ("Herfindahl index (ECB 2019)",
+                   "HI = Σ s² of the grade shares; normalised (HI − 1/K)/(1 − 1/K); CV = √(K Σ (s − 1/K)²), ECB form "
+                   "1 + ln((CV² + 1)/K)/ln K. Test of the current against the initial (reference) concentration: "
+                   "S = √(K − 1)(CV_curr − CV_init)/√(CV_curr²(½ + CV_curr²)), p = 1 − Φ(S): a small p says the grades "
+                   "became more concentrated."),
     "cap": ("CAP and accuracy ratio", "Share of defaults captured against share of rows taken riskiest first; AR = 2·AUC − 1."),
 }
 
@@ -42,9 +46,13 @@ CAPABILITY_TEXT = {
     "too_few_classes": "fewer than two defaults or non-defaults: no AUC",
     "no_ids": "the samples carry no id column, so no grade migration",
     "no_reference_grades": "the reference has no grade column, so no migration (PSI over reference score deciles)",
-    "needs_rows": "the credit section needs every row (engine: memory); streamed and Dask runs keep none",
-    "unweighted": "the credit section counts rows unweighted (the tests are defined for counts of obligors); "
-                  "the configured weights apply to the other sections only",
+    "needs_rows": "the grade migration joins the samples' rows by id, which needs engine: memory "
+                  "(streamed and Dask runs keep counts of distinct rows, not the rows)",
+    "unweighted": "sampling weights are not applied here: the credit section counts obligors (rows), as the "
+                  "Jeffreys, binomial and Hosmer–Lemeshow tests are defined for counts of obligors; the weights "
+                  "apply to the other sections only (weight_kind: frequency makes a weight count obligors here too)",
+    "frequency": "frequency weights: a row of weight w counts as w obligors in every count, rate and test "
+                 "(weight 0 drops the row; the reference sample's weights apply when it has the column)",
 }
 
 #: What each figure panel shows (the caption, in panel order).
@@ -70,13 +78,50 @@ def _verdict(m: CreditModel) -> str:
     if not m.failures:
         return {"green": "No calibration, discrimination or stability test fails.",
                 "amber": "No test is red; amber tests are worth watching."}.get(m.light, "")
-    names = []
-    for f in m.failures:
+    return "Red: " + _names(list(m.failures)) + "."
+
+
+def _names(failures: list[str]) -> str:
+    out = []
+    for f in failures:
         if f.startswith("grade:"):
-            names.append(f"Jeffreys in grade {f[6:]}")
+            out.append(f"Jeffreys in grade {f[6:]}")
         else:
-            names.append(TEST_LABELS.get(f, (f, ""))[0])
-    return "Red: " + "; ".join(names) + "."
+            out.append(TEST_LABELS.get(f, (f, ""))[0])
+    return "; ".join(out)
+
+
+def _pct(v: float) -> str:
+    return f"{v * 100:.2f} %"
+
+
+def summary_notes(section: CreditSection | None) -> dict[str, str]:
+    """Model → the sentence the report's summary puts beside its discrimination verdict, for each
+    model whose credit validation has a red result (none for the others).
+
+    A red calibration test (``CreditCalibration.failures``: the portfolio tests and the grades'
+    Jeffreys tests) says the PDs fail, with the observed default rate against the mean PD; a red
+    AUC test, PSI or concentration test follows as a second clause. The facts are the result's
+    ``failures``; this writes them as words.
+    """
+    if section is None:
+        return {}
+    out = {}
+    for name, m in section.models.items():
+        if not m.failures:
+            continue
+        cal = list(m.calibration.failures) if m.calibration is not None else []
+        other = [f for f in m.failures if f not in cal]
+        parts = []
+        if cal:
+            c = m.calibration
+            parts.append(f"its calibration fails (red: {_names(cal)}): observed default rate {_pct(c.default_rate)} "
+                         f"against a mean PD of {_pct(c.mean_pd)}")
+        if other:
+            parts.append(f"{'also ' if cal else ''}red in credit validation: {_names(other)}")
+        text = "; ".join(parts)
+        out[name] = f"Credit validation of {name}: {text}."
+    return out
 
 
 def _model_view(m: CreditModel, colour: str, figure: Any, segment: str) -> dict[str, Any]:
@@ -122,8 +167,9 @@ def _model_view(m: CreditModel, colour: str, figure: Any, segment: str) -> dict[
             "ref_defaults": st.reference_defaults, "ref_auc": st.reference_auc,
             "bins": [{"label": b.label, "ref_n": b.reference_n, "cur_n": b.current_n, "ref": b.reference_share,
                       "cur": b.current_share, "contribution": b.contribution} for b in st.bins],
-            "hhi": [{"sample": s, "hi": k.herfindahl, "norm": k.normalised, "ecb": k.ecb, "k": k.grades}
+            "hhi": [{"sample": s, "hi": k.herfindahl, "norm": k.normalised, "ecb": k.ecb, "cv": k.cv, "k": k.grades}
                     for s, k in (("reference", st.concentration_reference), ("current", st.concentration_current))],
+            "hhi_test": None if st.concentration_test is None else _test_row("herfindahl", st.concentration_test),
         },
         "migration": None if m.migration is None else {
             "grades": list(m.migration.grades), "rows": [

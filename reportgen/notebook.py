@@ -19,6 +19,7 @@ from markupsafe import Markup
 
 import reportgen.catalog as catalog
 import reportgen.figures as figures
+from reportgen.credit_view import summary_notes
 from reportgen.render import fmt_ci, fmt_num, make_environment
 from reportgen.results import ComparisonResult, set_html_display
 from reportgen.wording import verdict
@@ -60,6 +61,7 @@ def notebook_view(result: ComparisonResult, with_figures: bool = True) -> dict[s
             if fig is not None:
                 figs.append({"svg": Markup(figures.to_svg(fig)), "caption": CAPTIONS[key]})
     first = next(iter(result.models.values()))
+    credit = summary_notes(result.credit)
     return {
         "title": run.title,
         "task": run.task,
@@ -68,7 +70,10 @@ def notebook_view(result: ComparisonResult, with_figures: bool = True) -> dict[s
         "created": run.created.replace("T", " ").replace("Z", " UTC"),
         "primary_metric": catalog.label(pm),
         "level": f"{run.confidence_level * 100:g} %",
-        "verdicts": [{"colour": col[c.model], "text": verdict(c)} for c in result.comparisons],
+        # a red credit result stands beside the model's verdict, as in the report's summary
+        "verdicts": [{"colour": col[c.model], "text": " ".join(filter(None, (verdict(c), credit.get(c.model))))}
+                     for c in result.comparisons]
+        + [{"colour": col[n], "text": t} for n, t in credit.items() if n not in {c.model for c in result.comparisons}],
         "ranking": [{"rank": i, "name": n, "colour": col[n], "baseline": n == run.baseline,
                      "value": fmt_num(result.models[n].metrics.get(pm)), "ci": fmt_ci(result.models[n].ci.get(pm))}
                     for i, n in enumerate(ranked(result), 1)],

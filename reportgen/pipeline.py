@@ -155,8 +155,8 @@ def analyse(cfg: Config, config_path: Path | str, progress: Progress | None = No
     if credit is not None:
         notices += [Notice("credit_red", {"model": name, "failures": list(cm.failures)})
                     for name, cm in credit.models.items() if cm.failures]
-        if credit.capabilities.get("credit") == "needs_rows":
-            notices.append(Notice("credit_needs_rows", {"engine": cfg.engine}))
+        if credit.capabilities.get("weights") == "unweighted":
+            notices.append(Notice("credit_sampling_weights", {}))
     found = [wording.notice_text(n) for n in notices]
     for w in found:  # the engine logs nothing (pure numpy): its notices are worded and logged here
         log.warning(w)

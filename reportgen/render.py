@@ -578,6 +578,12 @@ def build_view(result: ComparisonResult, theme: Theme = Theme()) -> dict[str, An
     credit = credit_view.credit_view(result.credit, col, {
         k: Markup(v) for k, v in credit_figures.credit_svgs(dict(result.credit.models), col).items()
     } if result.credit is not None else {})
+    # a red credit result stands beside the model's verdict in the summary (or on its own line)
+    credit_notes = credit_view.summary_notes(result.credit)
+    for c in comparisons:
+        c["credit"] = credit_notes.get(c["model"], "")
+    compared = {c["model"] for c in comparisons}
+    credit_verdicts = [{"colour": col.get(n, "#000000"), "text": t} for n, t in credit_notes.items() if n not in compared]
     svgs = figures.render_figures(result, palette)
     figs = {k: Markup(v) for k, v in svgs.items()}
     class_figures = [{"svg": figs[k], "caption": CLASS_FIGURE_CAPTIONS[k.rsplit("_", 1)[0] if k[-1].isdigit() else k]}
@@ -657,6 +663,7 @@ def build_view(result: ComparisonResult, theme: Theme = Theme()) -> dict[str, An
         "trend": _trend_view(result),
         "checks_failed": sum(not c.passed for c in result.checks),
         "credit": credit,
+        "credit_verdicts": credit_verdicts,
         "files": [
             {"path": f.path, "name": Path(f.path).name, "sha256": f.sha256, "rows": fmt_count(f.rows),
              "size": fmt_count(f.size_bytes)}

@@ -669,6 +669,8 @@ class Concentration(_Frozen):
     ecb: float | None = field(metadata=_doc(
         "ECB 2019 form 1 + ln((CV^2 + 1) / K) / ln K = 1 + ln(HI) / ln K, CV the coefficient of variation of the shares; null for one grade."))
     grades: int = field(metadata=_doc("K, the number of grades."))
+    cv: float | None = field(default=None, metadata=_doc(
+        "ECB 2019 coefficient of variation of the grade shares, sqrt(K * sum (s_i - 1/K)^2); null for one grade."))
 
 
 @dataclass(frozen=True, slots=True)
@@ -704,6 +706,11 @@ class CreditStability(_Frozen):
     concentration_current: Concentration = field(metadata=_doc("Herfindahl index of the current grade shares."))
     concentration_reference: Concentration = field(metadata=_doc("Herfindahl index of the reference grade shares."))
     scores: ShareHistogram = field(metadata=_doc("Score distributions of both samples (the figure)."))
+    concentration_test: CreditTest | None = field(default=None, metadata=_doc(
+        "ECB 2019 test of the current concentration in grades against the initial (reference) one: statistic "
+        "S = sqrt(K - 1) (CV_curr - CV_init) / sqrt(CV_curr^2 (0.5 + CV_curr^2)), p = 1 - Phi(S), one-sided "
+        "(a small p: the grades became more concentrated); undefined with reason no_reference_grades when the PSI "
+        "runs over score deciles."))
 
 
 @dataclass(frozen=True, slots=True)
@@ -763,9 +770,9 @@ class CreditModel(_Frozen):
         "Length of the periods: month when the dates span at most 12 calendar months, else quarter; null without date."))
     periods: Sequence[CreditGroup] = field(metadata=_doc("Per-period numbers, in time order."))
     segments: Sequence[CreditGroup] = field(metadata=_doc("Per-segment numbers (the segment column), by label."))
-    light: Light | None = field(metadata=_doc("Worst light of the model's calibration, AUC test and PSI."))
+    light: Light | None = field(metadata=_doc("Worst light of the model's calibration, AUC test, PSI and concentration test."))
     failures: Sequence[str] = field(metadata=_doc(
-        "What is red: calibration failures, 'auc_history', 'psi'; these enter the report's summary warnings."))
+        "What is red: calibration failures, 'auc_history', 'psi', 'herfindahl'; these enter the report's summary."))
     capabilities: Mapping[str, str] = field(metadata=_doc(
         "What could not be computed, with a reason code (e.g. calibration: no_pd, migration: no_ids)."))
 
@@ -782,7 +789,8 @@ class CreditSection(_Frozen):
     min_defaults: int = field(metadata=_doc("Cells with fewer defaults (or non-defaults) are marked few_defaults."))
     segment: str | None = field(default=None, metadata=_doc("The segment column, or null."))
     capabilities: Mapping[str, str] = field(default_factory=dict, metadata=_doc(
-        "What the run could not give, with a code: credit: needs_rows (engine stream or dask keep no rows); "
+        "What the run could not give, with a code: migration: needs_rows (the grade migration joins rows by id, "
+        "engine: memory only); "
         "weights: unweighted (rows are counted unweighted here although the config gives weights)."))
 
 

@@ -2,9 +2,9 @@
 
 The credit battery needs rows the score tables do not keep (the PD, the dates, the segment, the
 grade column, the ids) and a second sample (``models[].reference``), so it reads each model's
-current and reference file once more, only those columns. Only the in-memory engine does: the
-streamed and Dask engines keep no rows, and their result states the capability code
-``needs_rows`` instead (see :func:`credit_section`).
+current and reference file once more, only those columns: whole with ``engine: memory``, in record
+batches reduced to distinct rows with their counts for the streamed and Dask engines (the same
+numbers; see :func:`_batched_sample`).
 
 Every problem is a one-line :class:`InputError` naming the config key, the file, the column and
 the first offending row (1-based as a spreadsheet shows it, header = row 1).
@@ -14,19 +14,21 @@ from __future__ import annotations
 
 import difflib
 import os
+from dataclasses import replace
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 import reportgen.engine.credit as C
 from reportgen.config import Config, ModelConfig
 from reportgen.errors import InputError
-from reportgen.io.files import Digests, columns_in, file_info, hashing, read_table
+from reportgen.io.files import Digests, columns_in, file_info, hashing, read_table, record_batches
 from reportgen.io.validate import HEADER_ROWS, dates_of, keys, label_key, numeric
 from reportgen.results import CreditSection, InputFile
 
-__all__ = ["credit_run", "credit_section"]
+__all__ = ["check_credit", "credit_run", "credit_section"]
 
 
 def _settings(cfg: Config) -> C.CreditSettings:
@@ -64,22 +66,33 @@ def _roles(cfg: Config, m: ModelConfig) -> dict[str, tuple[str, tuple[str | int,
         roles["segment"] = (cfg.segment, ("segment",))
     if m.id or cfg.id:
         roles["id"] = (m.id or cfg.id, ("models", i, "id") if m.id else ("id",))
+    if (m.weight or cfg.weight) and cfg.weight_kind == "frequency":
+        roles["weight"] = (m.weight or cfg.weight, ("models", i, "weight") if m.weight else ("weight",))
     return roles  # type: ignore[return-value]
 
 
-def _first_bad(path: Path, column: str, bad: np.ndarray, what: str) -> InputError:
+def _repeated(w: np.ndarray, sample: C.CreditSample) -> C.CreditSample:
+    """Frequency weights (whole numbers >= 0, checked by :func:`_checked`) as what they mean: a row
+    of weight w is w obligors (w identical rows; weight 0 drops the row), so every count, rate and
+    test of the battery is that of the repeated rows, exactly."""
+    k = w.astype(np.int64)
+    return C.CreditSample(**{f: None if v is None else np.repeat(v, k) for f, v in _fields(sample).items()})
+
+
+def _first_bad(path: Path, column: str, bad: np.ndarray, what: str, offset: int = 0) -> InputError:
+    """The error of the first True of ``bad``, its row counted from the file's first data row
+    (``offset`` rows before this batch)."""
     i = int(np.flatnonzero(bad)[0])
-    return InputError(f"{path}: column '{column}', row {i + HEADER_ROWS}: {what}")
+    return InputError(f"{path}: column '{column}', row {offset + i + HEADER_ROWS}: {what}")
 
 
-def _sample(cfg: Config, m: ModelConfig, path: Path, reference: bool,
-            rows: dict[Path, int] | None = None) -> C.CreditSample:
-    """One file of model ``m`` read and checked: labels, score, PD, grade, date, segment, id."""
-    roles = _roles(cfg, m)
-    have = columns_in(path)
-    optional = {"grade", "date", "segment", "id"} if reference else set()
+def _columns(cfg: Config, m: ModelConfig, path: Path, reference: bool, have: list[str]) -> dict[str, str]:
+    """Role → column of what the battery reads from ``path`` (a file of model ``m``); a column the
+    config names and the file lacks is a one-line error naming the config key, the file and its
+    columns (in a reference file only the label, score and PD are required)."""
+    optional = {"grade", "date", "segment", "id", "weight"} if reference else set()
     wanted = {}
-    for role, (column, loc) in roles.items():
+    for role, (column, loc) in _roles(cfg, m).items():
         if column in have:
             wanted[role] = column
         elif role not in optional:
@@ -87,15 +100,51 @@ def _sample(cfg: Config, m: ModelConfig, path: Path, reference: bool,
             tip = f"; did you mean '{hint[0]}'?" if hint else ""
             where = cfg.where("models", cfg.models.index(m), "reference") if reference else cfg.where(*loc)
             raise InputError(f"{where}: column {column!r} not found in {path} (columns: {', '.join(have)}){tip}")
-    numbers = [wanted[r] for r in ("score", "pd") if r in wanted]
+    return wanted
+
+
+def _types(wanted: dict[str, str]) -> tuple[list[str], list[str], list[str]]:
+    """(columns, numeric columns, text columns) to read."""
+    numbers = [wanted[r] for r in ("score", "pd", "weight") if r in wanted]
     text = [wanted[r] for r in ("label", "grade", "segment", "id") if r in wanted]
-    df = read_table(path, sorted(set(wanted.values())), numbers, text)
+    return sorted(set(wanted.values())), numbers, text
+
+
+def _sample(cfg: Config, m: ModelConfig, path: Path, reference: bool,
+            rows: dict[Path, int] | None = None) -> C.CreditSample:
+    """One file of model ``m`` read whole and checked: labels, score, PD, grade, date, segment, id;
+    frequency weights repeat their rows."""
+    wanted = _columns(cfg, m, path, reference, columns_in(path))
+    df = read_table(path, *_types(wanted))
     if rows is not None:
         rows[path] = len(df)
+    sample, weights = _checked(cfg, path, df, wanted, 0)
+    if sample is None:
+        raise _no_rows(path)
+    if weights is None:
+        return sample
+    if weights.sum() == 0:
+        raise InputError(f"{path}: column '{wanted['weight']}': every weight is 0, so the credit section has no obligors")
+    return _repeated(weights, sample)
+
+
+def _no_rows(path: Path) -> InputError:
+    return InputError(f"{path}: no rows left for the credit section after dropping rows with missing values")
+
+
+def _checked(cfg: Config, path: Path, df: Any, wanted: dict[str, str], offset: int
+             ) -> tuple[C.CreditSample | None, np.ndarray | None]:
+    """The rows of ``df`` (the file's rows ``offset`` …) checked as the section reads them; (sample,
+    whole-number frequency weights of its rows or None). The sample is None when no row is kept
+    (``missing: drop``). Every problem is a one-line error naming the file, column and row."""
     labels = keys(df[wanted["label"]])
     score = numeric(df[wanted["score"]], path, wanted["score"])
     drop = cfg.missing == "drop"
     missing = (labels == None) | ~np.isfinite(score)  # noqa: E711
+    weights = None
+    if "weight" in wanted:
+        weights = numeric(df[wanted["weight"]], path, wanted["weight"])
+        missing |= ~np.isfinite(weights)
     pd_ = None
     if "pd" in wanted:
         pd_ = numeric(df[wanted["pd"]], path, wanted["pd"])
@@ -107,33 +156,102 @@ def _sample(cfg: Config, m: ModelConfig, path: Path, reference: bool,
         row = int(np.flatnonzero(missing)[0])
         masks = [("label", labels == None), ("score", ~np.isfinite(score))]  # noqa: E711
         masks += [("pd", ~np.isfinite(pd_))] if pd_ is not None else []
+        masks += [("weight", ~np.isfinite(weights))] if weights is not None else []
         masks += [(r, v == None) for r, v in text_cols.items()]  # noqa: E711
         col = next(wanted[r] for r, bad in masks if bad[row])
-        raise _first_bad(path, col, missing, "missing value; fill it in, or set 'missing: drop' to drop such rows")
+        raise _first_bad(path, col, missing, "missing value; fill it in, or set 'missing: drop' to drop such rows", offset)
     keep = ~missing
     if pd_ is not None:
         out = keep & ((pd_ < 0) | (pd_ > 1))
         if out.any():
             raise _first_bad(path, wanted["pd"], out, f"PD {pd_[np.flatnonzero(out)[0]]:g} outside [0, 1]; "
-                             f"'pd' must name a probability-of-default column")
+                             f"'pd' must name a probability-of-default column", offset)
+    if weights is not None:
+        bad = keep & ((weights < 0) | (weights != np.round(weights)))
+        if bad.any():  # the row number counts the file's rows, dropped ones included
+            raise _first_bad(path, wanted["weight"], bad, f"weight {weights[np.flatnonzero(bad)[0]]:g}: weight_kind: "
+                             f"frequency needs whole-number weights >= 0 (a weight counts obligors)", offset)
     dates = None
     if "date" in wanted:
         d = dates_of(df[wanted["date"]], path, wanted["date"])
         nat = d.isna().to_numpy() & keep
         if nat.any():
             if not drop:
-                raise _first_bad(path, wanted["date"], nat, "missing date; fill it in, or set 'missing: drop'")
+                raise _first_bad(path, wanted["date"], nat, "missing date; fill it in, or set 'missing: drop'", offset)
             keep &= ~nat
         dates = d.dt.tz_localize(None).to_numpy().astype("datetime64[D]")[keep]
     if keep.sum() == 0:
-        raise InputError(f"{path}: no rows left for the credit section after dropping rows with missing values")
+        return None, None
     y = labels[keep] == label_key(cfg.positive)
-    return C.CreditSample(
+    sample = C.CreditSample(
         y=np.asarray(y, dtype=bool), score=score[keep], pd=None if pd_ is None else pd_[keep],
         grade=text_cols["grade"][keep].astype(str) if "grade" in text_cols else None, dates=dates,
         segment=text_cols["segment"][keep].astype(str) if "segment" in text_cols else None,
         ids=text_cols["id"][keep].astype(str) if "id" in text_cols else None,
     )
+    return sample, None if weights is None else weights[keep].astype(np.int64)
+
+
+#: Compressed rows held before the batch runner merges its parts (bounds the parts' overhead).
+_MERGE_ROWS = 1_000_000
+#: The columns of a sample that compression keys on (ids are per row and are not kept).
+_KEYS = ("y", "score", "pd", "grade", "dates", "segment")
+
+
+def _compress(parts: list[Any]) -> Any:
+    """Parts (frames of the key columns and ``count``) as one frame: equal rows summed."""
+    import pandas as pd  # noqa: PLC0415
+
+    frame = pd.concat(parts, ignore_index=True)
+    cols = [c for c in frame.columns if c != "count"]
+    return frame.groupby(cols, sort=False, dropna=False)["count"].sum().reset_index()
+
+
+def _batched_sample(cfg: Config, m: ModelConfig, path: Path, reference: bool,
+                    rows: dict[Path, int] | None = None) -> C.CreditSample:
+    """One file of model ``m`` read in record batches (``stream.batch_rows``) for the streamed and
+    Dask engines: each batch is checked as :func:`_sample` checks the whole file (same messages,
+    same row numbers) and reduced to its distinct rows with their counts (dates to their month,
+    all a period needs; frequency weights add to the counts), the parts merged as they grow. The
+    battery on these counts is that of the rows (:class:`~reportgen.engine.credit.CreditSample`
+    ``count``); memory is bounded by the distinct rows, not the rows. Ids are not kept (no grade
+    migration: capability ``needs_rows``)."""
+    import pandas as pd  # noqa: PLC0415
+
+    wanted = _columns(cfg, m, path, reference, columns_in(path))
+    wanted.pop("id", None)
+    columns, numbers, text = _types(wanted)
+    offset, parts, held = 0, [], 0
+    for rb in record_batches(path, columns, cfg.stream.batch_rows, numbers, text):
+        df = rb.to_pandas()
+        sample, weights = _checked(cfg, path, df, wanted, offset)
+        offset += len(df)
+        if sample is None:
+            continue
+        frame = {k: getattr(sample, k) for k in _KEYS if getattr(sample, k) is not None}
+        if "dates" in frame:  # the period is a month or a quarter: the month is all a row needs
+            frame["dates"] = frame["dates"].astype("datetime64[M]").astype("datetime64[D]")
+        frame["count"] = np.ones(len(sample.y), dtype=np.int64) if weights is None else weights
+        parts.append(_compress([pd.DataFrame(frame)]))
+        held += len(parts[-1])
+        if held > _MERGE_ROWS and len(parts) > 1:
+            parts = [_compress(parts)]
+            held = len(parts[0])
+    if rows is not None:
+        rows[path] = offset
+    merged = _compress(parts) if parts else None
+    if merged is not None:
+        merged = merged[merged["count"] > 0]
+    if merged is None or len(merged) == 0:
+        raise _no_rows(path)
+    out = {k: merged[k].to_numpy() for k in _KEYS if k in merged.columns}
+    if "dates" in out:
+        out["dates"] = out["dates"].astype("datetime64[D]")
+    for k in ("grade", "segment"):
+        if k in out:
+            out[k] = out[k].astype(str)
+    out["y"] = merged["y"].to_numpy(dtype=bool)
+    return C.CreditSample(**out, count=merged["count"].to_numpy(dtype=np.int64))
 
 
 def credit_run(cfg: Config, seen: Sequence[tuple[str, str]] = ()) -> tuple[CreditSection | None, list[InputFile]]:
@@ -161,39 +279,99 @@ def credit_section(cfg: Config) -> CreditSection | None:
     return credit_run(cfg)[0]
 
 
+def check_credit(cfg: Config) -> str | None:
+    """``reportgen validate``'s check of the credit section's inputs; None when the run has no
+    section, else a short description of what was checked.
+
+    With ``engine: memory`` every current and reference file is read and checked row by row as a
+    run reads it (label, score, PD in [0, 1], grade, date, segment, id, frequency weights; PD edges
+    need a PD). With the streamed and Dask engines, whose validate reads no file whole, the
+    section's columns and the first batch of each file are checked (a bad value past it is left to
+    the run, which checks every batch). Every problem is the run's one-line :class:`InputError`
+    (the CLI exits 2).
+    """
+    if cfg.credit is None and cfg.segment is None:
+        return None
+    _files_only(cfg)
+    if cfg.engine != "memory":
+        for m in cfg.models:
+            for path, ref in ((Path(m.file), False), *(((Path(m.reference), True),) if m.reference else ())):
+                wanted = _columns(cfg, m, path, ref, columns_in(path))
+                columns, numbers, text = _types(wanted)
+                batches = record_batches(path, columns, cfg.stream.batch_rows, numbers, text)
+                first = next(batches, None)
+                batches.close()  # the file is closed now, not when the generator is collected
+                if first is not None:
+                    _checked(cfg, path, first.to_pandas(), wanted, 0)
+        return (f"credit section columns present and the first batch of each file valid "
+                f"(engine: {cfg.engine}: the run checks every batch)")
+    grading = _grading(cfg)
+    rows = 0
+    for m in cfg.models:
+        cur = _sample(cfg, m, Path(m.file), reference=False)
+        if m.reference is not None:
+            _sample(cfg, m, Path(m.reference), reference=True)
+        if grading.kind == "edges" and cur.pd is None and not _score_is_pd(m, cur):
+            raise _no_pd_for_edges(cfg, m)
+        rows += len(cur.y)
+    return f"credit section inputs checked ({len(cfg.models)} model(s), {rows} current rows)"
+
+
+def _files_only(cfg: Config) -> None:
+    """The section reads files: a model given as a SQL query is a one-line config error."""
+    for i, m in enumerate(cfg.models):
+        if m.file is None:
+            raise InputError(f"{cfg.where('models', i, 'source')}: the credit validation section reads its columns "
+                             f"from files; give models[{i}].file, or drop 'credit:' / 'segment:'")
+
+
+def _score_is_pd(m: ModelConfig, cur: C.CreditSample) -> bool:
+    return m.pd is None and m.direction == "higher" and m.probabilities is not False and _is_probability(cur.score)
+
+
+def _no_pd_for_edges(cfg: Config, m: ModelConfig) -> InputError:
+    return InputError(f"{cfg.where('credit', 'grades', 'edges')}: PD edges need a PD, and model '{m.name}' has none; "
+                      f"set models[{cfg.models.index(m)}].pd or grade by quantiles")
+
+
 def _section(cfg: Config, reference_rows: dict[Path, int]) -> CreditSection | None:
     """The credit section of a run, or None when neither ``credit:`` nor ``segment:`` is set;
     ``reference_rows`` receives each reference file's row count.
 
-    The streamed and Dask engines give the section with no models and the capability code
-    ``credit: needs_rows`` (the battery needs every row's PD, date and segment).
+    With ``engine: memory`` each file is read whole (:func:`_sample`); the streamed and Dask engines
+    read it in record batches reduced to distinct rows with counts (:func:`_batched_sample`): the
+    same numbers, in memory bounded by the distinct rows; only the grade migration, which joins
+    rows by id, needs the memory engine (capability ``migration: needs_rows``).
     """
     if cfg.credit is None and cfg.segment is None:
         return None
     s = _settings(cfg)
     common = dict(amber=s.amber, red=s.red, psi_amber=s.psi_amber, psi_red=s.psi_red,
                   min_defaults=s.min_defaults, segment=cfg.segment)
-    if cfg.engine != "memory":
-        return CreditSection(models={}, capabilities={"credit": "needs_rows"}, **common)  # type: ignore[arg-type]
+    _files_only(cfg)
     grading = _grading(cfg)
+    read = _sample if cfg.engine == "memory" else _batched_sample
     models = {}
     for m in cfg.models:
-        cur = _sample(cfg, m, Path(m.file), reference=False)
-        ref = None if m.reference is None else _sample(cfg, m, Path(m.reference), reference=True, rows=reference_rows)
-        if (m.pd is None and m.direction == "higher" and m.probabilities is not False and _is_probability(cur.score)
-                and (ref is None or _is_probability(ref.score))):
+        cur = read(cfg, m, Path(m.file), reference=False)
+        ref = None if m.reference is None else read(cfg, m, Path(m.reference), reference=True, rows=reference_rows)
+        if _score_is_pd(m, cur) and (ref is None or _is_probability(ref.score)):
             cur = C.CreditSample(**{**_fields(cur), "pd": cur.score})
             ref = None if ref is None else C.CreditSample(**{**_fields(ref), "pd": ref.score})
             source = "score"
         else:
             source = "pd_column" if m.pd else "none"
         if grading.kind == "edges" and cur.pd is None:
-            raise InputError(f"{cfg.where('credit', 'grades', 'edges')}: PD edges need a PD, and model '{m.name}' has none; "
-                             f"set models[{cfg.models.index(m)}].pd or grade by quantiles")
-        models[m.name] = C.credit_model(m.name, cur, ref, m.direction, grading, s, m.initial_auc, source)
+            raise _no_pd_for_edges(cfg, m)
+        cm = C.credit_model(m.name, cur, ref, m.direction, grading, s, m.initial_auc, source)
+        if read is _batched_sample and (m.id or cfg.id) and cm.capabilities.get("migration") == "no_ids":
+            cm = replace(cm, capabilities={**cm.capabilities, "migration": "needs_rows"})
+        models[m.name] = cm
     weighted = cfg.weight is not None or any(m.weight is not None for m in cfg.models)
-    return CreditSection(models=models, capabilities={"weights": "unweighted"} if weighted else {},
-                         **common)  # type: ignore[arg-type]
+    caps = {}
+    if weighted:  # frequency weights are obligor counts (rows repeated); sampling weights are not applied
+        caps["weights"] = "frequency" if cfg.weight_kind == "frequency" else "unweighted"
+    return CreditSection(models=models, capabilities=caps, **common)  # type: ignore[arg-type]
 
 
 def _is_probability(score: np.ndarray) -> bool:
@@ -201,4 +379,4 @@ def _is_probability(score: np.ndarray) -> bool:
 
 
 def _fields(sample: C.CreditSample) -> dict[str, object]:
-    return {k: getattr(sample, k) for k in ("y", "score", "pd", "grade", "dates", "segment", "ids")}
+    return {k: getattr(sample, k) for k in ("y", "score", "pd", "grade", "dates", "segment", "ids", "count")}

@@ -421,8 +421,9 @@ NOTICE_CODES = {
     "rows_dropped": lambda p: f"model '{p['model']}': {p['rows']} row(s) dropped ({p['reason']})",
     "credit_red": lambda p: (
         f"model '{p['model']}': credit validation red: {_names(p['failures'])} (see Credit validation)"),
-    "credit_needs_rows": lambda p: (
-        f"the credit validation section needs engine: memory (engine: {p['engine']} keeps no rows)"),
+    "credit_sampling_weights": lambda p: (
+        "the credit validation section counts obligors (rows): sampling weights do not apply "
+        "there (weight_kind: frequency makes a weight count obligors)"),
 }
 
 

@@ -12,6 +12,7 @@ import yaml
 
 from reportgen.config import load_config
 from reportgen.pipeline import analyse
+from reportgen.render import build_view
 from reportgen.results import ComparisonResult
 
 
@@ -55,3 +56,25 @@ def test_an_overstated_pd_is_red_and_named_in_the_summary_warnings(tmp_path: Pat
     assert m.calibration.jeffreys.light == "green" and m.calibration.binomial.light == "green"
     assert {"hosmer_lemeshow", "in_the_large", "intercept"} <= set(m.failures)
     assert any(w.startswith("model 'gbm': credit validation red: ") and "in_the_large" in w for w in result.run.warnings)
+    # the summary's verdict of the (only) model states the calibration failure and the rates
+    view = build_view(result)
+    [line] = view["credit_verdicts"]
+    assert line["text"].startswith("Credit validation of gbm: its calibration fails (red: ")
+    assert "Calibration in the large" in line["text"] and f"{m.calibration.mean_pd * 100:.2f} %" in line["text"]
+    from reportgen.notebook import notebook_view  # noqa: PLC0415
+
+    assert [v["text"] for v in notebook_view(result, with_figures=False)["verdicts"]] == [line["text"]]
+
+
+def test_a_red_calibration_stands_beside_the_models_verdict_in_the_summary(demo_run) -> None:
+    html = (demo_run.out / "report.html").read_text(encoding="utf-8")
+    summary = html[html.index('<section id="summary">'):html.index('<section id="summary">') + 20_000]
+    summary = summary[:summary.index("</section>")]
+    doc = json.loads((demo_run.out / "metrics.json").read_text(encoding="utf-8"))
+    red = {n for n, m in doc["credit"]["models"].items() if m["calibration"] and m["calibration"]["failures"]}
+    assert red  # the demo's naive model fails calibration
+    for n in red:
+        verdict = next(p for p in summary.split("<p class=\"verdict\">") if p.split("</span>", 1)[-1].startswith(f"{n}&#39;s"))
+        assert f"Credit validation of {n}: its calibration fails (red: " in verdict
+    for n in set(doc["credit"]["models"]) - red - {"champion"}:
+        assert f"Credit validation of {n}" not in summary

@@ -27,7 +27,10 @@ no prose. The statistics and their sources:
 * **PSI** over the grades (or reference score deciles): ``Σ (a − e) ln(a / e)``; an empty bin in
   a sample counts 0.5 rows there (:data:`EMPTY_RULE`), the shares renormalised.
 * **Herfindahl index** of grade shares: ``HI = Σ s²``, normalised ``(HI − 1/K)/(1 − 1/K)`` and the
-  ECB form ``1 + ln(HI)/ln K`` (= ``1 + ln((CV² + 1)/K)/ln K``, ECB 2019 section 2.5.2).
+  ECB form ``1 + ln((CV² + 1)/K)/ln K`` (= ``1 + ln(HI)/ln K``), CV = ``√(K Σ (s − 1/K)²)`` the
+  coefficient of variation of the shares (ECB 2019 section 2.5.2); the ECB test of the current
+  concentration against the initial one (the reference sample's), ``S = √(K − 1)(CV_curr − CV_init)
+  / √(CV_curr²(½ + CV_curr²))``, ``p = 1 − Φ(S)`` (:func:`concentration_test`).
 * Per-period and per-segment AUC/Gini (DeLong intervals) and KS.
 
 Traffic lights from p-values: green ``p ≥ amber``, amber ``red ≤ p < amber``, red ``p < red``
@@ -75,10 +78,12 @@ __all__ = [
     "calibration_fit",
     "chi2_sf",
     "concentration",
+    "concentration_test",
     "credit_model",
     "grade_codes",
     "hosmer_lemeshow",
     "jeffreys_p",
+    "auc_interval",
     "ks_statistic",
     "light_of",
     "norm_sf",
@@ -265,6 +270,9 @@ class CreditSample:
         dates: shape (n,) ``datetime64[D]``, or None.
         segment: shape (n,) segment labels as text, or None.
         ids: shape (n,) row ids as text, or None.
+        count: shape (n,) whole numbers >= 1, how many obligors each row stands for (the streamed
+            and Dask runners compress rows with equal values into one row with its count), or
+            None: one each. Every statistic is that of the rows repeated by their counts.
     """
 
     y: np.ndarray
@@ -274,6 +282,12 @@ class CreditSample:
     dates: np.ndarray | None = None
     segment: np.ndarray | None = None
     ids: np.ndarray | None = None
+    count: np.ndarray | None = None
+
+
+def _ones(sample: CreditSample) -> np.ndarray:
+    """The sample's row counts as float64 (ones when the rows are not compressed)."""
+    return np.ones(len(sample.y)) if sample.count is None else np.asarray(sample.count, dtype=float)
 
 
 # --------------------------------------------------------------------------------------
@@ -316,9 +330,22 @@ def grade_codes(values: np.ndarray, edges: np.ndarray) -> np.ndarray:
     return np.searchsorted(np.asarray(edges, dtype=float), values, side="right")
 
 
-def _quantile_edges(values: np.ndarray, q: int) -> np.ndarray:
-    """Inner edges at the 1/q … (q−1)/q quantiles (linear interpolation), duplicates dropped."""
-    inner = np.quantile(values, np.arange(1, q) / q)
+def _quantile_edges(values: np.ndarray, q: int, count: np.ndarray | None = None) -> np.ndarray:
+    """Inner edges at the 1/q … (q−1)/q quantiles (linear interpolation), duplicates dropped.
+
+    With ``count`` (each value repeated that many times) the quantiles are those of the repeated
+    values, exactly: numpy's linear rule interpolates between the order statistics at
+    ``floor(h)`` and ``ceil(h)``, ``h = (N − 1)·p``, found here by a search in the cumulative counts.
+    """
+    probs = np.arange(1, q) / q
+    if count is None:
+        return np.unique(np.quantile(values, probs))
+    order = np.argsort(values, kind="stable")
+    v, cum = values[order], np.cumsum(np.asarray(count, dtype=np.int64)[order])
+    h = (cum[-1] - 1) * probs
+    lo = v[np.searchsorted(cum, np.floor(h), side="right")]
+    hi = v[np.searchsorted(cum, np.ceil(h), side="right")]
+    inner = np.array([np.quantile(np.array([a, b]), t) for a, b, t in zip(lo, hi, h - np.floor(h), strict=True)])
     return np.unique(inner)
 
 
@@ -353,27 +380,31 @@ def hosmer_lemeshow(n: np.ndarray, d: np.ndarray, pd: np.ndarray) -> tuple[float
     return float(np.sum((d - n * pd) ** 2 / var)), g, None
 
 
-def spiegelhalter(y: np.ndarray, p: np.ndarray) -> tuple[float | None, str | None]:
-    """Spiegelhalter's z = Σ (y − p)(1 − 2p) / √Σ (1 − 2p)² p (1 − p); (z, reason)."""
-    var = float(np.sum((1.0 - 2.0 * p) ** 2 * p * (1.0 - p)))
+def spiegelhalter(y: np.ndarray, p: np.ndarray, count: np.ndarray | None = None) -> tuple[float | None, str | None]:
+    """Spiegelhalter's z = Σ (y − p)(1 − 2p) / √Σ (1 − 2p)² p (1 − p); (z, reason); ``count``: rows
+    repeated that many times."""
+    c = np.ones(len(p)) if count is None else count
+    var = float(np.sum(c * (1.0 - 2.0 * p) ** 2 * p * (1.0 - p)))
     if var <= 0.0:
         return None, "zero_variance"
-    return float(np.sum((y - p) * (1.0 - 2.0 * p)) / math.sqrt(var)), None
+    return float(np.sum(c * (y - p) * (1.0 - 2.0 * p)) / math.sqrt(var)), None
 
 
-def _newton_logistic(x: np.ndarray, y: np.ndarray, offset: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+def _newton_logistic(x: np.ndarray, y: np.ndarray, offset: np.ndarray,
+                     count: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray] | None:
     """Maximum likelihood of ``logit P(y) = offset + x·β`` by Newton–Raphson; (β, covariance).
 
-    ``x``: shape (n, k). None when the information matrix is singular or the fit diverges
-    (separation).
+    ``x``: shape (n, k); ``count``: rows repeated that many times (the likelihood's terms
+    multiplied). None when the information matrix is singular or the fit diverges (separation).
     """
+    c = np.ones(len(y)) if count is None else count
     beta = np.zeros(x.shape[1])
     for _ in range(100):
         eta = offset + x @ beta
         mu = 1.0 / (1.0 + np.exp(-eta))
-        w = mu * (1.0 - mu)
+        w = c * mu * (1.0 - mu)
         info = (x * w[:, None]).T @ x
-        grad = x.T @ (y - mu)
+        grad = x.T @ (c * (y - mu))
         try:
             step = np.linalg.solve(info, grad)
         except np.linalg.LinAlgError:
@@ -387,7 +418,7 @@ def _newton_logistic(x: np.ndarray, y: np.ndarray, offset: np.ndarray) -> tuple[
         return None
     eta = offset + x @ beta
     mu = 1.0 / (1.0 + np.exp(-eta))
-    info = (x * (mu * (1.0 - mu))[:, None]).T @ x
+    info = (x * (c * mu * (1.0 - mu))[:, None]).T @ x
     try:
         cov = np.linalg.inv(info)
     except np.linalg.LinAlgError:
@@ -395,7 +426,8 @@ def _newton_logistic(x: np.ndarray, y: np.ndarray, offset: np.ndarray) -> tuple[
     return beta, cov
 
 
-def calibration_fit(y: np.ndarray, p: np.ndarray) -> tuple[tuple[float, float] | None, tuple[float, float] | None]:
+def calibration_fit(y: np.ndarray, p: np.ndarray, count: np.ndarray | None = None
+                    ) -> tuple[tuple[float, float] | None, tuple[float, float] | None]:
     """((slope, se), (intercept, se)) of the logistic recalibration on ``logit(p)``.
 
     Slope: ``logit P(y) = a + b·logit(p)``, b and its se. Intercept: ``logit P(y) = a + logit(p)``
@@ -406,9 +438,9 @@ def calibration_fit(y: np.ndarray, p: np.ndarray) -> tuple[tuple[float, float] |
     lg = np.log(lp) - np.log1p(-lp)
     ones = np.ones_like(lg)
     zero = np.zeros_like(lg)
-    both = _newton_logistic(np.column_stack([ones, lg]), yy, zero)
+    both = _newton_logistic(np.column_stack([ones, lg]), yy, zero, count)
     slope = None if both is None else (float(both[0][1]), float(math.sqrt(max(both[1][1, 1], 0.0))))
-    off = _newton_logistic(ones[:, None], yy, lg)
+    off = _newton_logistic(ones[:, None], yy, lg, count)
     intercept = None if off is None else (float(off[0][0]), float(math.sqrt(max(off[1][0, 0], 0.0))))
     return slope, intercept
 
@@ -427,43 +459,110 @@ def psi(reference: np.ndarray, current: np.ndarray) -> tuple[float, np.ndarray, 
 
 
 def concentration(counts: np.ndarray) -> Concentration:
-    """Herfindahl index of the shares of ``counts`` (K = len(counts) grades)."""
+    """Herfindahl index of the shares of ``counts`` (K = len(counts) grades, empty grades included).
+
+    ``HI = Σ s²``; normalised ``(HI − 1/K)/(1 − 1/K)``; the ECB (2019, section 2.5.2) form from the
+    coefficient of variation of the shares ``CV = √(K Σ (s_i − 1/K)²)``:
+    ``HI_ECB = 1 + ln((CV² + 1)/K)/ln K``, which equals ``1 + ln(HI)/ln K`` because
+    ``CV² + 1 = K·Σ s²``. Both vanish when the grades are evenly filled and reach 1 when one grade
+    holds every row.
+    """
     k = int(counts.shape[0])
     total = float(counts.sum())
     s = counts / total if total > 0 else np.zeros(k)
     hi = float(np.sum(s**2))
     if k < 2:
-        return Concentration(herfindahl=hi, normalised=None, ecb=None, grades=k)
+        return Concentration(herfindahl=hi, normalised=None, ecb=None, grades=k, cv=None)
+    cv = math.sqrt(k * float(np.sum((s - 1.0 / k) ** 2))) if total > 0 else None
     return Concentration(herfindahl=hi, normalised=(hi - 1.0 / k) / (1.0 - 1.0 / k),
-                         ecb=1.0 + math.log(hi) / math.log(k) if hi > 0 else None, grades=k)
+                         ecb=1.0 + math.log((cv**2 + 1.0) / k) / math.log(k) if cv is not None else None,
+                         grades=k, cv=cv)
 
 
-def ks_statistic(score: np.ndarray, y: np.ndarray, direction: str = "higher") -> float | None:
-    """max |TPR − FPR| over the cuts between distinct scores (the two-sample KS of the classes)."""
+def concentration_test(cv_initial: float | None, cv_current: float | None, k: int
+                       ) -> tuple[float | None, float | None, str | None]:
+    """ECB (2019, section 2.5.2) test of the current concentration in grades against the initial one;
+    (statistic, p, reason).
+
+    The Herfindahl index at the initial validation (here: of the reference sample) is taken as
+    deterministic and the current one as approximately normal:
+    ``S = √(K − 1)·(CV_curr − CV_init) / √(CV_curr²·(½ + CV_curr²))``, ``p = 1 − Φ(S)``, one-sided,
+    H0: the current concentration is not above the initial one (a small p says the grades have
+    become more concentrated). Undefined for fewer than two grades (``one_grade``) and when the
+    current grades are evenly filled (CV_curr = 0: ``zero_variance``).
+    """
+    if k < 2 or cv_initial is None or cv_current is None:
+        return None, None, "one_grade"
+    var = cv_current**2 * (0.5 + cv_current**2)
+    if var <= 0.0:
+        return None, None, "zero_variance"
+    stat = math.sqrt(k - 1.0) * (cv_current - cv_initial) / math.sqrt(var)
+    return stat, float(norm_sf(stat)), None
+
+
+def ks_statistic(score: np.ndarray, y: np.ndarray, direction: str = "higher",
+                 count: np.ndarray | None = None) -> float | None:
+    """max |TPR − FPR| over the cuts between distinct scores (the two-sample KS of the classes);
+    ``count``: rows repeated that many times."""
     y = np.asarray(y, dtype=bool)
-    p, n = int(y.sum()), int((~y).sum())
+    c = np.ones(len(y)) if count is None else np.asarray(count, dtype=float)
+    p, n = float(c[y].sum()), float(c[~y].sum())
     if p == 0 or n == 0:
         return None
     s = np.asarray(score, dtype=float)
     s = -s if direction == "lower" else s
     order = np.argsort(-s, kind="stable")
-    ys, ss = y[order], s[order]
+    ys, ss, cs = y[order], s[order], c[order]
     last = np.r_[ss[1:] != ss[:-1], True]
-    tp = np.cumsum(ys)[last] / p
-    fp = np.cumsum(~ys)[last] / n
+    tp = np.cumsum(cs * ys)[last] / p
+    fp = np.cumsum(cs * ~ys)[last] / n
     return float(np.max(np.abs(tp - fp)))
 
 
-def cap_curve(score: np.ndarray, y: np.ndarray, direction: str) -> CurveData:
-    """CAP: x = share of rows taken riskiest first, y = share of defaults captured, at each
-    distinct score (decimated to about a thousand points; ties taken together)."""
+def auc_interval(score: np.ndarray, y: np.ndarray, direction: str, level: float,
+                 count: np.ndarray | None = None) -> tuple[float, float, float, float] | None:
+    """(AUC, lo, hi, se) with DeLong's variance; None without two rows of each class.
+
+    Rows one each (``count`` None): :func:`reportgen.engine.stats.delong_auc_ci`. Compressed rows
+    (``count``): the same estimator on the table of distinct scores, exactly that of the repeated
+    rows: a positive at score s has placement ``V10 = (negatives below s + ½ negatives at s)/k``, a
+    negative ``V01 = (positives above s + ½ positives at s)/m``; AUC = mean V10;
+    ``Var = S10/m + S01/k``, S the sample variances (n − 1) of the placements (DeLong et al. 1988).
+    """
+    yb = np.asarray(y, dtype=bool)
+    c = np.ones(len(yb)) if count is None else np.asarray(count, dtype=float)
+    m, k = float(c[yb].sum()), float(c[~yb].sum())
+    if m < 2 or k < 2:
+        return None
+    if count is None:
+        iv = delong_auc_ci(score, yb, direction, level)
+        return iv.auc, iv.lo, iv.hi, iv.se
     s = np.asarray(score, dtype=float)
     s = -s if direction == "lower" else s
+    u, inv = np.unique(s, return_inverse=True)
+    pos = np.bincount(inv, weights=c * yb, minlength=len(u))
+    neg = np.bincount(inv, weights=c * ~yb, minlength=len(u))
+    v10 = (np.cumsum(neg) - neg + 0.5 * neg) / k
+    v01 = (m - np.cumsum(pos) + 0.5 * pos) / m
+    auc = float(np.sum(pos * v10) / m)
+    var = float(np.sum(pos * (v10 - auc) ** 2) / (m - 1) / m + np.sum(neg * (v01 - auc) ** 2) / (k - 1) / k)
+    se = math.sqrt(max(var, 0.0))
+    z = norm_ppf(0.5 + level / 2.0)
+    return auc, min(1.0, max(0.0, auc - z * se)), min(1.0, max(0.0, auc + z * se)), se
+
+
+def cap_curve(score: np.ndarray, y: np.ndarray, direction: str, count: np.ndarray | None = None) -> CurveData:
+    """CAP: x = share of rows taken riskiest first, y = share of defaults captured, at each
+    distinct score (decimated to about a thousand points; ties taken together); ``count``: rows
+    repeated that many times."""
+    s = np.asarray(score, dtype=float)
+    s = -s if direction == "lower" else s
+    c = np.ones(len(s)) if count is None else np.asarray(count, dtype=float)
     order = np.argsort(-s, kind="stable")
-    ys, ss = np.asarray(y, dtype=bool)[order], s[order]
+    ys, ss, cs = np.asarray(y, dtype=bool)[order], s[order], c[order]
     last = np.r_[ss[1:] != ss[:-1], True]
-    x = np.r_[0.0, (np.flatnonzero(last) + 1) / len(ys)]
-    cy = np.r_[0.0, np.cumsum(ys)[last] / max(int(ys.sum()), 1)]
+    x = np.r_[0.0, np.cumsum(cs)[last] / cs.sum()]
+    cy = np.r_[0.0, np.cumsum(cs * ys)[last] / max(float(np.sum(cs * ys)), 1.0)]
     keep = decimate(x, cy)
     return CurveData(x=x[keep], y=cy[keep], thresholds=None)
 
@@ -495,31 +594,30 @@ def _test(stat: float | None, p: float | None, s: CreditSettings, df: int | None
 
 
 def _groups(keys: np.ndarray, y: np.ndarray, score: np.ndarray, pd: np.ndarray | None, direction: str,
-            s: CreditSettings, order: np.ndarray | None = None) -> list[CreditGroup]:
-    """Headline numbers per key (rows, defaults, DR, mean PD, AUC/Gini with DeLong CI, KS)."""
+            s: CreditSettings, count: np.ndarray | None = None) -> list[CreditGroup]:
+    """Headline numbers per key (rows, defaults, DR, mean PD, AUC/Gini with DeLong CI, KS);
+    ``count``: rows repeated that many times."""
     labels, inv = np.unique(keys, return_inverse=True)
-    if order is not None:
-        labels = order
-        inv = np.searchsorted(order, keys)
-    n = np.bincount(inv, minlength=len(labels))
-    d = np.bincount(inv, weights=y, minlength=len(labels))
-    mpd = None if pd is None else np.bincount(inv, weights=pd, minlength=len(labels))
+    c = np.ones(len(y)) if count is None else count
+    n = np.rint(np.bincount(inv, weights=c, minlength=len(labels))).astype(np.int64)
+    d = np.bincount(inv, weights=c * y, minlength=len(labels))
+    mpd = None if pd is None else np.bincount(inv, weights=c * pd, minlength=len(labels))
     by = np.argsort(inv, kind="stable")
-    starts = np.r_[0, np.cumsum(n)]
+    starts = np.r_[0, np.cumsum(np.bincount(inv, minlength=len(labels)))]
     out = []
     for g, key in enumerate(labels):  # one pass per group (periods, segments), not per row
         rows = by[starts[g]:starts[g + 1]]
-        yy, ss = y[rows], score[rows]
-        pos, neg = int(d[g]), int(n[g] - d[g])
+        yy, ss, cc = y[rows], score[rows], None if count is None else count[rows]
+        pos, neg = int(round(d[g])), int(n[g] - round(d[g]))
         auc = ci = gini = gci = None
-        if pos >= 2 and neg >= 2:
-            iv = delong_auc_ci(ss, yy, direction, s.level)
-            auc, ci = iv.auc, [iv.lo, iv.hi]
-            gini, gci = 2 * iv.auc - 1, [2 * iv.lo - 1, 2 * iv.hi - 1]
+        iv = auc_interval(ss, yy, direction, s.level, cc)
+        if iv is not None:
+            auc, ci = iv[0], [iv[1], iv[2]]
+            gini, gci = 2 * iv[0] - 1, [2 * iv[1] - 1, 2 * iv[2] - 1]
         out.append(CreditGroup(
             key=str(key), n=int(n[g]), defaults=pos, default_rate=float(d[g] / n[g]) if n[g] else 0.0,
             mean_pd=None if mpd is None or n[g] == 0 else float(mpd[g] / n[g]),
-            auc=auc, auc_ci=ci, gini=gini, gini_ci=gci, ks=ks_statistic(ss, yy, direction),
+            auc=auc, auc_ci=ci, gini=gini, gini_ci=gci, ks=ks_statistic(ss, yy, direction, cc),
             few_defaults=min(pos, neg) < s.min_defaults,
         ))
     return out
@@ -549,7 +647,8 @@ def _grades(cur: CreditSample, ref: CreditSample | None, grading: Grading, direc
     if grading.kind == "edges":
         edges = np.asarray(grading.edges, dtype=float)
     else:
-        edges = _quantile_edges(rv if rv is not None else cv, grading.quantiles)
+        edges = (_quantile_edges(rv, grading.quantiles, ref.count) if rv is not None
+                 else _quantile_edges(cv, grading.quantiles, cur.count))
     if by == "pd":
         labels = _edge_labels(edges, True)
     elif direction == "higher":
@@ -574,16 +673,22 @@ def _migration(cur: CreditSample, ref: CreditSample, cc: np.ndarray, rc: np.ndar
                            upgraded=share(moved < 0), downgraded=share(moved > 0), beyond_one=share(np.abs(moved) > 1))
 
 
+def _wsum(v: np.ndarray, count: np.ndarray | None) -> float:
+    """Σ v over the rows repeated by ``count`` (plain Σ v when None)."""
+    return float(np.sum(v) if count is None else np.sum(count * v))
+
+
 def _calibration(y: np.ndarray, p: np.ndarray, grades: list[CreditGrade], n: np.ndarray, d: np.ndarray,
-                 mpd: np.ndarray, s: CreditSettings) -> CreditCalibration:
-    N, D = int(len(y)), int(y.sum())
-    mean_pd = float(p.mean())
+                 mpd: np.ndarray, s: CreditSettings, count: np.ndarray | None = None) -> CreditCalibration:
+    N, D = int(round(_wsum(np.ones(len(y)), count))), int(round(_wsum(y, count)))
+    sum_pd = _wsum(p, count)
+    mean_pd = sum_pd / N
     z = norm_ppf(0.5 + s.level / 2.0)
     hl, g, hl_reason = hosmer_lemeshow(n.astype(float), d.astype(float), mpd)
-    sp, sp_reason = spiegelhalter(y.astype(float), p)
-    var = float(np.sum(p * (1 - p)))
-    citl = (D - float(p.sum())) / math.sqrt(var) if var > 0 else None
-    slope, intercept = calibration_fit(y, p)
+    sp, sp_reason = spiegelhalter(y.astype(float), p, count)
+    var = _wsum(p * (1 - p), count)
+    citl = (D - sum_pd) / math.sqrt(var) if var > 0 else None
+    slope, intercept = calibration_fit(y, p, count)
 
     def wald(est: tuple[float, float] | None, null: float) -> tuple[CreditTest, list[float] | None]:
         if est is None or est[1] == 0.0:
@@ -608,18 +713,19 @@ def _calibration(y: np.ndarray, p: np.ndarray, grades: list[CreditGrade], n: np.
         n=N, defaults=D, default_rate=D / N, mean_pd=mean_pd,
         jeffreys=tests["jeffreys"], binomial=tests["binomial"], hosmer_lemeshow=tests["hosmer_lemeshow"],
         spiegelhalter=tests["spiegelhalter"], in_the_large=D / N - mean_pd,
-        observed_to_expected=D / float(p.sum()) if p.sum() > 0 else None, in_the_large_test=tests["in_the_large"],
+        observed_to_expected=D / sum_pd if sum_pd > 0 else None, in_the_large_test=tests["in_the_large"],
         slope=None if slope is None else slope[0], slope_ci=slope_ci, slope_test=slope_test,
         intercept=None if intercept is None else intercept[0], intercept_ci=int_ci, intercept_test=int_test,
         light=light, failures=failures,
     )
 
 
-def _histogram(cur: np.ndarray, ref: np.ndarray, bins: int = 30) -> ShareHistogram:
-    lo, hi = float(min(cur.min(), ref.min())), float(max(cur.max(), ref.max()))
+def _histogram(cur: CreditSample, ref: CreditSample, bins: int = 30) -> ShareHistogram:
+    """Shares of rows (repeated by their counts) of both samples' scores on 30 shared bins."""
+    lo, hi = float(min(cur.score.min(), ref.score.min())), float(max(cur.score.max(), ref.score.max()))
     edges = np.linspace(lo, hi if hi > lo else lo + 1.0, bins + 1)
-    c = np.histogram(cur, edges)[0] / len(cur)
-    r = np.histogram(ref, edges)[0] / len(ref)
+    c = np.histogram(cur.score, edges, weights=cur.count)[0] / _ones(cur).sum()
+    r = np.histogram(ref.score, edges, weights=ref.count)[0] / _ones(ref).sum()
     return ShareHistogram(edges=edges, reference=r, current=c)
 
 
@@ -628,14 +734,16 @@ def credit_model(name: str, cur: CreditSample, ref: CreditSample | None, directi
                  pd_source: Literal["pd_column", "score", "none"] = "pd_column") -> CreditModel:
     """The whole battery for one model: grades, calibration, AUC history, CAP, stability, groups."""
     y = np.asarray(cur.y, dtype=bool)
+    cnt = cur.count  # None: one obligor per row
+    c = _ones(cur)
     caps: dict[str, str] = {}
     cc, rc, labels, edges, by = _grades(cur, ref, grading, direction)
     k = len(labels)
-    n = np.bincount(cc, minlength=k)
-    d = np.bincount(cc, weights=y, minlength=k)
-    N = len(y)
+    n = np.rint(np.bincount(cc, weights=c, minlength=k)).astype(np.int64)
+    d = np.rint(np.bincount(cc, weights=c * y, minlength=k))
+    N = int(n.sum())
     has_pd = cur.pd is not None
-    mpd = np.bincount(cc, weights=cur.pd, minlength=k) / np.maximum(n, 1) if has_pd else None
+    mpd = np.bincount(cc, weights=c * cur.pd, minlength=k) / np.maximum(n, 1) if has_pd else None
     dr = np.where(n > 0, d / np.maximum(n, 1), np.nan)
     filled = np.flatnonzero(n > 0)
     viol = np.zeros(k, dtype=bool)
@@ -657,20 +765,20 @@ def credit_model(name: str, cur: CreditSample, ref: CreditSample | None, directi
             few_defaults=bool(d[g] < s.min_defaults),
             dr_interval=ivl[g].tolist() if n[g] > 0 else None,
         ))
-    calibration = _calibration(y, cur.pd, grades, n, d, mpd, s) if has_pd else None
+    calibration = _calibration(y, cur.pd, grades, n, d, mpd, s, cnt) if has_pd else None
     if not has_pd:
         caps["calibration"] = "no_pd"
 
-    iv = delong_auc_ci(cur.score, y, direction, s.level) if min(int(y.sum()), int((~y).sum())) >= 2 else None
-    ref_auc = None
-    if ref is not None and min(int(ref.y.sum()), int((~ref.y).sum())) >= 2:
-        ref_auc = delong_auc_ci(ref.score, ref.y, direction, s.level).auc
+    iv = auc_interval(cur.score, y, direction, s.level, cnt)
+    ref_iv = None if ref is None else auc_interval(ref.score, np.asarray(ref.y, dtype=bool), direction, s.level, ref.count)
+    ref_auc = None if ref_iv is None else ref_iv[0]
     history = None
     init, source = (initial_auc, "config") if initial_auc is not None else (ref_auc, "reference")
     if iv is not None and init is not None:
-        stat = (init - iv.auc) / iv.se if iv.se > 0 else None
+        auc, se = iv[0], iv[3]
+        stat = (init - auc) / se if se > 0 else None
         t = _test(stat, None if stat is None else float(norm_sf(stat)), s, reason="zero_variance")
-        history = CreditAucHistory(initial_auc=float(init), source=source, current_auc=iv.auc, se=iv.se, test=t)
+        history = CreditAucHistory(initial_auc=float(init), source=source, current_auc=auc, se=se, test=t)
     elif iv is None:
         caps["auc_history"] = "too_few_classes"
     else:
@@ -680,24 +788,33 @@ def credit_model(name: str, cur: CreditSample, ref: CreditSample | None, directi
     if ref is None:
         caps["stability"] = "no_reference"
     else:
+        rc1 = _ones(ref)
         if rc is not None:
-            basis, rcount, ccount, blabels = "grades", np.bincount(rc, minlength=k), n, labels
+            basis, ccount, blabels = "grades", n, labels
+            rcount = np.rint(np.bincount(rc, weights=rc1, minlength=k)).astype(np.int64)
         else:  # graded by a column the reference lacks: deciles of the reference scores
             sign = -1.0 if direction == "lower" else 1.0
-            e = _quantile_edges(sign * ref.score, 10)
-            rcount = np.bincount(grade_codes(sign * ref.score, e), minlength=len(e) + 1)
-            ccount = np.bincount(grade_codes(sign * cur.score, e), minlength=len(e) + 1)
+            e = _quantile_edges(sign * ref.score, 10, ref.count)
+            rcount = np.rint(np.bincount(grade_codes(sign * ref.score, e), weights=rc1, minlength=len(e) + 1)).astype(np.int64)
+            ccount = np.rint(np.bincount(grade_codes(sign * cur.score, e), weights=c, minlength=len(e) + 1)).astype(np.int64)
             basis, blabels = "score_deciles", [f"decile {i + 1}" for i in range(len(e) + 1)]
         v, e_sh, a_sh, contrib = psi(rcount, ccount)
         psi_test = CreditTest(statistic=v, p_value=None, light=_psi_light(v, s))
+        conc_cur, conc_ref = concentration(ccount), concentration(rcount)
+        if basis == "grades":  # the ECB test compares the grades' concentration, not decile shares
+            hs, hp, hr = concentration_test(conc_ref.cv, conc_cur.cv, k)
+            conc_test = _test(hs, hp, s, reason=hr)
+        else:
+            conc_test = _test(None, None, s, reason="no_reference_grades")
         stability = CreditStability(
-            basis=basis, reference_n=len(ref.y), reference_defaults=int(np.sum(ref.y)), reference_auc=ref_auc,
+            basis=basis, reference_n=int(round(rc1.sum())), reference_defaults=int(round(_wsum(ref.y, ref.count))),
+            reference_auc=ref_auc,
             psi=psi_test, empty_rule=EMPTY_RULE,
             bins=[PsiBin(label=blabels[i], reference_n=int(rcount[i]), current_n=int(ccount[i]),
                          reference_share=float(e_sh[i]), current_share=float(a_sh[i]), contribution=float(contrib[i]))
                   for i in range(len(blabels))],
-            concentration_current=concentration(ccount), concentration_reference=concentration(rcount),
-            scores=_histogram(cur.score, ref.score),
+            concentration_current=conc_cur, concentration_reference=conc_ref, concentration_test=conc_test,
+            scores=_histogram(cur, ref),
         )
         if rc is not None and cur.ids is not None and ref.ids is not None:
             migration = _migration(cur, ref, cc, rc, labels)
@@ -708,20 +825,23 @@ def credit_model(name: str, cur: CreditSample, ref: CreditSample | None, directi
     periods: list[CreditGroup] = []
     if cur.dates is not None:
         period, keys = period_keys(cur.dates)
-        periods = _groups(keys, y, cur.score, cur.pd, direction, s)
-    segments = [] if cur.segment is None else _groups(cur.segment.astype(str), y, cur.score, cur.pd, direction, s)
+        periods = _groups(keys, y, cur.score, cur.pd, direction, s, cnt)
+    segments = [] if cur.segment is None else _groups(cur.segment.astype(str), y, cur.score, cur.pd, direction, s, cnt)
 
     failures = list(calibration.failures) if calibration else []
     if history is not None and history.test.light == "red":
         failures.append("auc_history")
     if stability is not None and stability.psi.light == "red":
         failures.append("psi")
+    if stability is not None and stability.concentration_test.light == "red":
+        failures.append("herfindahl")
     light = _worst([calibration.light if calibration else None, history.test.light if history else None,
-                    stability.psi.light if stability else None])
+                    stability.psi.light if stability else None,
+                    stability.concentration_test.light if stability else None])
     return CreditModel(
         model=name, grading=grading.kind, graded_by=by, pd_source=pd_source if has_pd else "none", n=N,
-        defaults=int(y.sum()), grades=grades, monotonic=not bool(viol.any()), calibration=calibration,
-        auc_history=history, accuracy_ratio=None if iv is None else 2 * iv.auc - 1,
-        cap=cap_curve(cur.score, y, direction), stability=stability, migration=migration, period=period,
+        defaults=int(round(_wsum(y, cnt))), grades=grades, monotonic=not bool(viol.any()), calibration=calibration,
+        auc_history=history, accuracy_ratio=None if iv is None else 2 * iv[0] - 1,
+        cap=cap_curve(cur.score, y, direction, cnt), stability=stability, migration=migration, period=period,
         periods=periods, segments=segments, light=light, failures=failures, capabilities=caps,
     )

@@ -155,6 +155,67 @@ def test_herfindahl_hand_cases() -> None:
     assert c.ecb == pytest.approx(1 + math.log((cv**2 + 1) / k) / math.log(k))
 
 
+def test_jeffreys_published_worked_example() -> None:
+    # Verified case: Baesens, Roesch & Scheule, "Deep Credit Risk", Jeffreys test chapter
+    # (training.deepcreditrisk.com/JP.html): n = 6, d = 2, predicted PD 0.0367 -> posterior CDF 0.0044.
+    assert round(float(C.jeffreys_p(2, 6, 0.0367)), 4) == 0.0044
+    # the same grade's exact binomial tail, P(X >= 2), X ~ Bin(6, 0.0367), written out by hand
+    p = 0.0367
+    assert float(C.binomial_sf(2, 6, p)) == pytest.approx(1 - (1 - p) ** 6 - 6 * p * (1 - p) ** 5, rel=1e-12)
+
+
+def test_ecb_concentration_test_hand_case() -> None:
+    # ECB 2019 instructions, 2.5.2: CV = sqrt(K sum (R_i - 1/K)^2) of the grade shares R_i; the current
+    # HI against the initial one: S = sqrt(K-1)(CV_curr - CV_init) / sqrt(CV_curr^2 (0.5 + CV_curr^2)),
+    # p = 1 - Phi(S). Initial shares (0.4, 0.3, 0.3), current (0.5, 0.3, 0.2), K = 3, by hand:
+    # CV_init^2 = 3 (1/15^2 + 2/30^2) = 0.02, CV_curr^2 = 3 (1/6^2 + 1/30^2 + 2/15^2) = 0.14.
+    ini, cur = C.concentration(np.array([400, 300, 300])), C.concentration(np.array([500, 300, 200]))
+    assert ini.cv == pytest.approx(math.sqrt(0.02)) and cur.cv == pytest.approx(math.sqrt(0.14))
+    stat, p, reason = C.concentration_test(ini.cv, cur.cv, 3)
+    want = math.sqrt(2) * (math.sqrt(0.14) - math.sqrt(0.02)) / math.sqrt(0.14 * 0.64)
+    assert reason is None and stat == pytest.approx(want) and stat == pytest.approx(1.0996138, abs=1e-6)
+    assert p == pytest.approx(stats.norm.sf(want), rel=1e-12)
+    # the ECB HI from CV equals 1 + ln(sum s^2)/ln K (CV^2 + 1 = K sum s^2)
+    assert cur.ecb == pytest.approx(1 + math.log(0.25 + 0.09 + 0.04) / math.log(3))
+    # evenly filled current grades: CV_curr = 0, the statistic is undefined; one grade: no test
+    assert C.concentration_test(ini.cv, C.concentration(np.array([5, 5, 5])).cv, 3)[2] == "zero_variance"
+    assert C.concentration_test(None, None, 1)[2] == "one_grade"
+
+
+def test_concentration_test_enters_the_model_and_its_failures() -> None:
+    # the reference evenly spread over 10 quantile grades of its own PDs (CV_init = 0); the current
+    # book has drifted so that the grades fill unevenly: the ECB test flags the new concentration
+    rng = np.random.default_rng(31)
+    pd_ref = rng.uniform(0.005, 0.3, 4000)
+    pd_cur = np.r_[rng.uniform(0.005, 0.3, 3000), rng.uniform(0.005, 0.06, 1000)]
+    mk = (lambda pd: C.CreditSample(y=rng.random(pd.size) < pd, score=pd, pd=pd))
+    ref, cur = mk(pd_ref), mk(pd_cur)
+    grading = C.Grading("quantiles", quantiles=10)
+    m = C.credit_model("m", cur, ref, "higher", grading, S)
+    t = m.stability.concentration_test
+    cv_r, cv_c = m.stability.concentration_reference.cv, m.stability.concentration_current.cv
+    assert cv_r == pytest.approx(0.0, abs=1e-12)
+    assert t.statistic == pytest.approx(3 * (cv_c - cv_r) / math.sqrt(cv_c**2 * (0.5 + cv_c**2)))
+    assert t.light == "red" and "herfindahl" in m.failures and m.light == "red"
+    same = C.credit_model("m", ref, ref, "higher", grading, S)
+    assert same.stability.concentration_test.reason == "zero_variance"  # evenly filled: CV_curr = 0
+
+
+def test_ecb_auc_test_convention() -> None:
+    # ECB 2019, 2.6.2 (current vs initial AUC): S = (AUC_init - AUC_curr)/sigma_curr, p = 1 - Phi(S);
+    # an AUC that has fallen by 2.5 standard errors gives p = 1 - Phi(2.5) = 0.00621 (one-sided).
+    rng = np.random.default_rng(32)
+    y = rng.random(3000) < 0.1
+    score = rng.normal(0, 1, 3000) + 1.2 * y
+    cur = C.CreditSample(y=y, score=score)
+    m0 = C.credit_model("m", cur, None, "higher", C.Grading("quantiles", quantiles=5), S, initial_auc=0.5)
+    h = m0.auc_history
+    init = h.current_auc + 2.5 * h.se
+    m = C.credit_model("m", cur, None, "higher", C.Grading("quantiles", quantiles=5), S, initial_auc=init)
+    assert m.auc_history.test.statistic == pytest.approx(2.5) and m.auc_history.test.p_value == pytest.approx(0.0062097, abs=1e-6)
+    assert m0.auc_history.test.p_value > 0.999  # an AUC above the initial one never fails
+
+
 @given(st.lists(st.floats(0, 1), min_size=4, max_size=60), st.randoms(use_true_random=False))
 @settings(max_examples=60, deadline=None)
 def test_ks_equals_the_two_sample_ks_of_the_classes(scores: list[float], r) -> None:
@@ -377,3 +438,89 @@ def test_low_default_book_figure_spreads_the_grades_on_log_axes() -> None:
     assert ax.get_xscale() == "log" and ax.get_yscale() == "log"
     lo, hi = ax.get_xlim()
     assert hi / lo > 10  # the grades span more than a decade of PD
+
+
+# --- compressed rows (the streamed runners' form) ----------------------------------------------
+
+
+def _close(a, b, path: str = "") -> None:
+    """Two JSON documents equal, numbers to 1e-9 relative (sums taken in another order)."""
+    if isinstance(a, dict):
+        assert a.keys() == b.keys(), path
+        for k in a:
+            _close(a[k], b[k], f"{path}.{k}")
+    elif isinstance(a, list):
+        assert len(a) == len(b), path
+        for i, (x, z) in enumerate(zip(a, b, strict=True)):
+            _close(x, z, f"{path}[{i}]")
+    elif isinstance(a, float) and isinstance(b, float):
+        assert b == pytest.approx(a, rel=1e-9, abs=1e-12), path
+    else:
+        assert a == b, path
+
+
+def _compress(sample: C.CreditSample) -> C.CreditSample:
+    """Rows with equal values as one row with its count (what the batch runner builds)."""
+    import pandas as pd  # noqa: PLC0415
+
+    cols = {k: getattr(sample, k) for k in ("y", "score", "pd", "grade", "dates", "segment") if getattr(sample, k) is not None}
+    if "dates" in cols:  # only the month matters (the period is a month or a quarter)
+        cols["dates"] = cols["dates"].astype("datetime64[M]").astype("datetime64[D]")
+    g = pd.DataFrame(cols).groupby(list(cols), sort=False).size().reset_index()
+    out = {k: g[k].to_numpy() for k in cols}
+    if "dates" in out:
+        out["dates"] = out["dates"].astype("datetime64[D]")
+    return C.CreditSample(**out, count=g[0].to_numpy())
+
+
+@pytest.mark.parametrize("grading", [C.Grading("quantiles", quantiles=7), C.Grading("edges", edges=(0.03, 0.08, 0.15)),
+                                     C.Grading("column")])
+def test_compressed_rows_give_the_battery_of_the_repeated_rows(grading: C.Grading) -> None:
+    rng = np.random.default_rng(40)
+
+    def book(n: int, shift: float) -> C.CreditSample:
+        points = rng.integers(0, 60, n) * 5.0 + shift * 50  # scorecard points: many ties
+        pd_ = 1 / (1 + np.exp((points - 150) / 40))
+        return C.CreditSample(y=rng.random(n) < pd_, score=points, pd=pd_,
+                              grade=np.where(pd_ < 0.05, "A", np.where(pd_ < 0.2, "B", "C")),
+                              dates=np.datetime64("2024-01-01") + rng.integers(0, 400, n).astype("timedelta64[D]"),
+                              segment=rng.choice(["x", "y", "z"], n))
+
+    cur, ref = book(6000, 0.0), book(5000, 0.3)
+    full = C.credit_model("m", cur, ref, "lower", grading, S, initial_auc=0.74)
+    small = C.credit_model("m", _compress(cur), _compress(ref), "lower", grading, S, initial_auc=0.74)
+    assert len(_compress(cur).y) < 3000  # the compression is real
+    _close(to_jsonable(full), to_jsonable(small))
+    # PSI over reference score deciles (grades by a column the reference lacks)
+    ref_nogr = C.CreditSample(y=ref.y, score=ref.score, pd=ref.pd)
+    a = C.credit_model("m", cur, ref_nogr, "lower", C.Grading("column"), S)
+    b = C.credit_model("m", _compress(cur), _compress(ref_nogr), "lower", C.Grading("column"), S)
+    _close(to_jsonable(a.stability), to_jsonable(b.stability))
+
+
+def test_delong_on_counts_matches_delong_on_rows() -> None:
+    rng = np.random.default_rng(41)
+    s = rng.integers(0, 30, 3000).astype(float)
+    y = rng.random(3000) < 0.2 + s / 100
+    u, inv, c = np.unique(np.c_[s, y], axis=0, return_inverse=True, return_counts=True)
+    from reportgen.engine.stats import delong_auc_ci  # noqa: PLC0415
+
+    for direction in ("higher", "lower"):
+        want = delong_auc_ci(s, y, direction, 0.9)
+        got = C.auc_interval(u[:, 0], u[:, 1].astype(bool), direction, 0.9, c)
+        assert got == pytest.approx((want.auc, want.lo, want.hi, want.se), rel=1e-10)
+
+
+@given(st.lists(st.integers(0, 500), min_size=2, max_size=15), st.lists(st.integers(0, 500), min_size=2, max_size=15))
+@settings(max_examples=80, deadline=None)
+def test_concentration_test_sign_and_range(a: list[int], b: list[int]) -> None:
+    k = min(len(a), len(b))
+    ini, cur = C.concentration(np.array(a[:k])), C.concentration(np.array(b[:k]))
+    stat, p, reason = C.concentration_test(ini.cv, cur.cv, k)
+    if ini.cv is None or cur.cv is None or cur.cv == 0:
+        assert stat is None and p is None and reason is not None
+        return
+    assert 0.0 <= p <= 1.0 and np.sign(stat) == np.sign(cur.cv - ini.cv)
+    assert (p < 0.5) == (stat > 0)
+    # CV in [0, sqrt(K - 1)]: even shares 0, one grade holding all sqrt(K - 1)
+    assert -1e-12 <= cur.cv <= math.sqrt(k - 1) + 1e-12

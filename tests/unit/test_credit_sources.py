@@ -35,10 +35,50 @@ def test_demo_config_gives_every_model_a_credit_entry() -> None:
     assert sec.segment == "product" and {g.key for g in sec.models["naive"].segments} == {"auto", "card", "personal loan"}
 
 
-def test_streamed_engines_state_the_capability_code(tmp_path: Path) -> None:
-    cfg, _ = load_config(_write(tmp_path, _frame(), engine="stream"))
-    sec = credit_section(cfg)
-    assert sec.models == {} and sec.capabilities == {"credit": "needs_rows"}
+def _book(tmp: Path, n: int = 5000) -> Path:
+    import numpy as np  # noqa: PLC0415
+
+    rng = np.random.default_rng(8)
+    points = rng.integers(300, 700, n)
+    pd_ = np.round(1 / (1 + np.exp((points - 480) / 50)), 4)
+    frame = pd.DataFrame({"y": (rng.random(n) < pd_).astype(int), "points": points, "pd": pd_,
+                          "when": (np.datetime64("2024-01-01") + rng.integers(0, 500, n).astype("timedelta64[D]")).astype(str),
+                          "seg": rng.choice(["a", "b", "c"], n), "id": np.arange(n), "w": rng.integers(0, 3, n)})
+    frame.to_csv(tmp / "cur.csv", index=False)
+    frame.assign(points=frame.points + rng.integers(-30, 30, n)).to_csv(tmp / "dev.csv", index=False)
+    return tmp
+
+
+@pytest.mark.parametrize("extra", [{}, {"weight": "w", "weight_kind": "frequency"}, {"credit": {"grades": {"quantiles": 6}}}])
+def test_streamed_and_dask_engines_give_the_memory_engines_section(tmp_path: Path, extra: dict) -> None:
+    """The batched reader (distinct rows with counts, batches of 1 000 rows) gives the numbers of the
+    in-memory reader; only the migration, a join of rows by id, is the memory engine's."""
+    from tests.unit.test_credit import _close  # noqa: PLC0415
+
+    from reportgen.results import to_jsonable  # noqa: PLC0415
+
+    _book(tmp_path)
+    body = {"date": "when", "segment": "seg", "id": "id", "stream": {"batch_rows": 1000},
+            "model": {"reference": "dev.csv", "initial_auc": 0.7}, **extra}
+    cfg, _ = load_config(_write(tmp_path, pd.read_csv(tmp_path / "cur.csv"), **body))
+    memory = to_jsonable(credit_section(cfg))
+    for engine in ("stream", "dask"):
+        other = to_jsonable(credit_section(cfg.model_copy(update={"engine": engine})))
+        mig = other["models"]["sc"].pop("migration"), memory["models"]["sc"]["migration"]
+        assert mig[0] is None and mig[1] is not None
+        assert other["models"]["sc"]["capabilities"] == {"migration": "needs_rows"}
+        other["models"]["sc"]["capabilities"] = memory["models"]["sc"]["capabilities"]
+        _close({k: v for k, v in memory["models"]["sc"].items() if k != "migration"}, other["models"]["sc"])
+        assert {k: v for k, v in other.items() if k != "models"} == {k: v for k, v in memory.items() if k != "models"}
+
+
+def test_a_bad_value_past_the_first_batch_names_its_row_in_a_streamed_run(tmp_path: Path) -> None:
+    _book(tmp_path)
+    frame = pd.read_csv(tmp_path / "cur.csv")
+    frame.loc[2500, "pd"] = 3.0
+    cfg, _ = load_config(_write(tmp_path, frame, engine="stream", stream={"batch_rows": 1000}))
+    with pytest.raises(InputError, match=r"cur\.csv: column 'pd', row 2502: PD 3 outside \[0, 1\]"):
+        credit_section(cfg)
 
 
 def test_a_missing_pd_column_names_the_config_key(tmp_path: Path) -> None:
@@ -84,3 +124,84 @@ def test_a_missing_value_names_the_column_that_is_empty_in_the_first_bad_row(tmp
         credit_section(cfg)
     cfg, _ = load_config(_write(tmp_path, f, missing="drop"))
     assert credit_section(cfg).models["sc"].n == 38
+
+
+def _weighted(tmp: Path, kind: str, weights: list[float]) -> Path:
+    frame = _frame(40).assign(w=weights, when=pd.date_range("2024-01-01", periods=40, freq="5D").strftime("%Y-%m-%d"),
+                              seg=["a", "b"] * 20)
+    return _write(tmp, frame, weight="w", weight_kind=kind, date="when", segment="seg")
+
+
+def test_frequency_weights_count_obligors_exactly_as_repeated_rows(tmp_path: Path) -> None:
+    import numpy as np  # noqa: PLC0415
+
+    from reportgen.results import to_jsonable  # noqa: PLC0415
+
+    w = np.random.default_rng(3).integers(0, 4, 40)
+    cfg, _ = load_config(_weighted(tmp_path, "frequency", w.tolist()))
+    weighted = credit_section(cfg)
+    assert weighted.capabilities == {"weights": "frequency"}
+    frame = _frame(40).assign(when=pd.date_range("2024-01-01", periods=40, freq="5D").strftime("%Y-%m-%d"),
+                              seg=["a", "b"] * 20)
+    (tmp_path / "rep").mkdir()
+    cfg2, _ = load_config(_write(tmp_path / "rep", frame.loc[frame.index.repeat(w)], date="when", segment="seg"))
+    repeated = credit_section(cfg2)
+    assert to_jsonable(weighted.models["sc"]) == to_jsonable(repeated.models["sc"])
+    assert weighted.models["sc"].n == int(w.sum())
+
+
+def test_a_fractional_frequency_weight_names_file_column_and_row(tmp_path: Path) -> None:
+    cfg, _ = load_config(_weighted(tmp_path, "frequency", [1.0] * 6 + [2.5] + [1.0] * 33))
+    with pytest.raises(InputError, match=r"cur\.csv: column 'w', row 8: weight 2\.5: weight_kind: frequency needs whole"):
+        credit_section(cfg)
+
+
+def test_sampling_weights_are_stated_not_applied(tmp_path: Path) -> None:
+    cfg, _ = load_config(_weighted(tmp_path, "sampling", [0.5, 2.0] * 20))
+    sec = credit_section(cfg)
+    assert sec.capabilities == {"weights": "unweighted"} and sec.models["sc"].n == 40
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    ({"model": {"pd": "pd_mapping"}}, r"models\[0\]\.pd: column 'pd_mapping' not found in .*cur\.csv"),
+    ({"segment": "product"}, r"segment: column 'product' not found in .*cur\.csv"),
+    ({"date": "when"}, r"date: column 'when' not found in .*cur\.csv"),
+    ({"credit": {"grades": {"column": "rating"}}}, r"credit\.grades\.column: column 'rating' not found"),
+    ({"model": {"reference": "dev.csv"}}, r"models\[0\]\.reference: column 'pd' not found in .*dev\.csv"),
+])
+def test_validate_checks_the_credit_columns_in_one_line_with_exit_2(tmp_path: Path, capsys, change: dict, message: str) -> None:
+    from reportgen import cli  # noqa: PLC0415
+
+    _frame().drop(columns="pd").to_csv(tmp_path / "dev.csv", index=False)
+    path = _write(tmp_path, _frame(), **change)
+    assert cli.main(["validate", str(path)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "Traceback" not in err
+    assert __import__("re").search(message, err), err
+
+
+def test_validate_checks_credit_values_and_passes_a_good_config(tmp_path: Path, capsys) -> None:
+    from reportgen import cli  # noqa: PLC0415
+
+    bad = _frame()
+    bad.loc[5, "pd"] = 1.7
+    assert cli.main(["validate", str(_write(tmp_path, bad))]) == 2
+    assert "cur.csv: column 'pd', row 7: PD 1.7 outside [0, 1]" in capsys.readouterr().err
+    assert cli.main(["validate", str(_write(tmp_path, _frame()))]) == 0
+    assert "credit section inputs checked (1 model(s), 40 current rows)" in capsys.readouterr().out
+    # a streamed run: validate checks the columns and the first batch of each file
+    assert cli.main(["validate", str(_write(tmp_path, _frame().drop(columns="pd"), engine="stream"))]) == 2
+    assert "models[0].pd: column 'pd' not found" in capsys.readouterr().err
+    assert cli.main(["validate", str(_write(tmp_path, bad, engine="stream"))]) == 2
+    assert "cur.csv: column 'pd', row 7: PD 1.7 outside [0, 1]" in capsys.readouterr().err
+    assert cli.main(["validate", str(_write(tmp_path, _frame(), engine="stream"))]) == 0
+    assert "first batch of each file valid (engine: stream" in capsys.readouterr().out
+
+
+def test_sampling_weights_not_applied_is_a_run_warning(tmp_path: Path) -> None:
+    from reportgen.pipeline import analyse  # noqa: PLC0415
+
+    path = _weighted(tmp_path, "sampling", [0.5, 2.0] * 20)
+    cfg, path = load_config(path)
+    result = analyse(cfg.model_copy(update={"bootstrap": cfg.bootstrap.model_copy(update={"resamples": 0})}), path)
+    assert any("sampling weights do not apply" in w for w in result.run.warnings)

@@ -62,8 +62,9 @@ PINNED = [
      "model 'b': 1500000 row(s) dropped (missing score)"),
     (Notice("credit_red", {"model": "b", "failures": ["hosmer_lemeshow", "psi"]}),
      "model 'b': credit validation red: hosmer_lemeshow, psi (see Credit validation)"),
-    (Notice("credit_needs_rows", {"engine": "stream"}),
-     "the credit validation section needs engine: memory (engine: stream keeps no rows)"),
+    (Notice("credit_sampling_weights", {}),
+     "the credit validation section counts obligors (rows): sampling weights do not apply there "
+     "(weight_kind: frequency makes a weight count obligors)"),
 ]
 
 
