@@ -499,6 +499,8 @@ def arrow_csv_frame(path: Path, columns: list[str], numbers: list[str], text: li
 
     other = [c for c in columns if c not in numbers and c not in text]
     read, convert = csv_options(columns, numbers, [*text, *other])
+    # pandas' Arrow-backed strings are large_string: read them so, and to_pandas copies nothing
+    convert.column_types = {c: pa.large_string() if t == pa.string() else t for c, t in convert.column_types.items()}
     source: Any = path
     try:
         source = opened(path)
@@ -516,12 +518,12 @@ def arrow_csv_frame(path: Path, columns: list[str], numbers: list[str], text: li
             return None
     if odd_quotes(path):
         return None
-    missing = pa.array(NA_VALUES, pa.string())
+    missing = pa.array(NA_VALUES, pa.large_string())
     for c in other:
         col = table.column(c)
         table = table.set_column(table.schema.get_field_index(c), c,
-                                 pc.if_else(pc.is_in(col, value_set=missing), pa.scalar(None, pa.string()), col))
-    return table.to_pandas(split_blocks=True, self_destruct=True)
+                                 pc.if_else(pc.is_in(col, value_set=missing), pa.scalar(None, pa.large_string()), col))
+    return table.to_pandas()
 
 
 def odd_quotes(path: Path) -> bool:
