@@ -40,12 +40,16 @@ def dataset_of_frames(cfg: Config, frames: dict[Path, pd.DataFrame], files: list
     n_rows: list[int] = []
     lost: list[np.ndarray | None] = []
     positive = label_key(cfg.positive)
+    label_codes: dict[tuple[Path, str], tuple[np.ndarray, np.ndarray]] = {}
     for i_model, m in enumerate(cfg.models):
         path = Path(m.file)
         df = frames[path]
         cols = columns_for(cfg, m)
         scores = numeric(df[cols["score"]], path, cols["score"])
-        codes, names = V.key_codes(df[cols["label"]])  # the label keys are names[codes]
+        label = (path, cols["label"])  # models of one file share its label column: keyed once
+        if label not in label_codes:
+            label_codes[label] = V.key_codes(df[cols["label"]])
+        codes, names = label_codes[label]  # the label keys are names[codes]
         weights = numeric(df[cols["weight"]], path, cols["weight"]) if "weight" in cols else None
         ids = id_key_list(df[cols["id"]]) if "id" in cols else None
         checks: list[tuple[str, np.ndarray]] = [
@@ -63,9 +67,13 @@ def dataset_of_frames(cfg: Config, frames: dict[Path, pd.DataFrame], files: list
         found = set(names[np.bincount(kept, minlength=len(names)) > 0].tolist())
         V.check_two_labels(path, cols["label"], found)
         is_pos = (names == positive)[kept]
-        w_kept = np.ones(len(kept)) if weights is None else weights[keep]
-        V.check_both_classes(cfg, path, cols["label"], found, float(w_kept[is_pos].sum()), float(w_kept[~is_pos].sum()),
-                             cols.get("weight"))
+        if weights is None:  # counts, without a column of ones
+            positives = float(np.count_nonzero(is_pos))
+            negatives = float(is_pos.shape[0]) - positives
+        else:
+            w_kept = weights[keep]
+            positives, negatives = float(w_kept[is_pos].sum()), float(w_kept[~is_pos].sum())
+        V.check_both_classes(cfg, path, cols["label"], found, positives, negatives, cols.get("weight"))
         V.check_score_range(path, cols["score"], scores, keep, 0)
         if m.probabilities is True:
             V.check_probabilities(path, m.name, [cols["score"]], scores, keep, 0)
