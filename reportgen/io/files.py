@@ -532,13 +532,18 @@ def odd_quotes(path: Path) -> bool:
     Every quoted CSV field (RFC 4180) holds an even number of them (its two quotes, each inner
     quote doubled), so an odd count is a quote left open — which pyarrow reads on to the end of
     the file as one value where pandas refuses the file ("EOF inside string") — or a stray quote
-    inside an unquoted field, which pandas reads as a character: either way pandas decides. One
-    scan of the file mapped in memory (a file without quotes: one ``memchr``)."""
+    inside an unquoted field, which pandas reads as a character: either way pandas decides (as
+    for a file that cannot be opened here). One scan of the file mapped in memory (a file
+    without quotes: one ``memchr``)."""
     import mmap  # noqa: PLC0415
 
     import numpy as np  # noqa: PLC0415
 
-    with open(path, "rb") as fh:
+    try:
+        fh = open(path, "rb")  # noqa: SIM115 - closed below
+    except OSError:
+        return True  # not a local file this can map: pandas decides
+    with fh:
         size = os.fstat(fh.fileno()).st_size
         if size == 0:
             return False
