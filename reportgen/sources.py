@@ -17,7 +17,7 @@ from reportgen.config import Config, ModelConfig
 from reportgen.io import validate as V
 from reportgen.io.dataset import Dataset, ModelData, align_models, date_range, read_frames
 from reportgen.io.files import FileInfo
-from reportgen.io.validate import columns_for, id_key_list, keys, label_key, lost_ids, numeric
+from reportgen.io.validate import columns_for, id_key_list, label_key, lost_ids, numeric
 from reportgen.sources_multiclass import load_multiclass
 
 __all__ = ["Dataset", "FileInfo", "ModelData", "dataset_of_frames", "date_range", "load_dataset", "read_frames"]
@@ -40,17 +40,21 @@ def dataset_of_frames(cfg: Config, frames: dict[Path, pd.DataFrame], files: list
     n_rows: list[int] = []
     lost: list[np.ndarray | None] = []
     positive = label_key(cfg.positive)
+    label_codes: dict[tuple[Path, str], tuple[np.ndarray, np.ndarray]] = {}
     for i_model, m in enumerate(cfg.models):
         path = Path(m.file)
         df = frames[path]
         cols = columns_for(cfg, m)
         scores = numeric(df[cols["score"]], path, cols["score"])
-        labels = keys(df[cols["label"]])
+        label = (path, cols["label"])  # models of one file share its label column: keyed once
+        if label not in label_codes:
+            label_codes[label] = V.key_codes(df[cols["label"]])
+        codes, names = label_codes[label]  # the label keys are names[codes]
         weights = numeric(df[cols["weight"]], path, cols["weight"]) if "weight" in cols else None
         ids = id_key_list(df[cols["id"]]) if "id" in cols else None
         checks: list[tuple[str, np.ndarray]] = [
             (V.missing_score(cols["score"]), ~np.isfinite(scores)),
-            (V.missing_label(cols["label"], "binary"), labels == None),  # noqa: E711
+            (V.missing_label(cols["label"], "binary"), (names == None)[codes]),  # noqa: E711
         ]
         if weights is not None:
             checks.append((V.missing_weight(cols["weight"]), ~np.isfinite(weights)))
@@ -59,13 +63,17 @@ def dataset_of_frames(cfg: Config, frames: dict[Path, pd.DataFrame], files: list
         keep = V.kept(cfg, path, m.name, checks, len(df), weights, cols.get("weight"), dropped)
         n_rows.append(len(df))
         lost.append(None if ids is None else lost_ids(ids, keep))
-        kept = labels[keep]
-        found = set(pd.unique(kept).tolist())
+        kept = codes[keep]
+        found = set(names[np.bincount(kept, minlength=len(names)) > 0].tolist())
         V.check_two_labels(path, cols["label"], found)
-        is_pos = kept == positive
-        w_kept = np.ones(len(kept)) if weights is None else weights[keep]
-        V.check_both_classes(cfg, path, cols["label"], found, float(w_kept[is_pos].sum()), float(w_kept[~is_pos].sum()),
-                             cols.get("weight"))
+        is_pos = (names == positive)[kept]
+        if weights is None:  # counts, without a column of ones
+            positives = float(np.count_nonzero(is_pos))
+            negatives = float(is_pos.shape[0]) - positives
+        else:
+            w_kept = weights[keep]
+            positives, negatives = float(w_kept[is_pos].sum()), float(w_kept[~is_pos].sum())
+        V.check_both_classes(cfg, path, cols["label"], found, positives, negatives, cols.get("weight"))
         V.check_score_range(path, cols["score"], scores, keep, 0)
         if m.probabilities is True:
             V.check_probabilities(path, m.name, [cols["score"]], scores, keep, 0)

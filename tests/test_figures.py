@@ -81,3 +81,38 @@ def test_figures_stay_light_at_any_number_of_rows():
     assert {"roc", "pr", "cost", "thresholds", "ks", "gains", "calibration", "distributions"} <= set(svgs)
     assert max(len(s) for s in svgs.values()) < 250_000
     assert sum(len(s) for s in svgs.values()) < 800_000
+
+
+def _drawn(svg: str) -> list[tuple[str, dict]]:
+    """The drawing elements of an SVG, in document order, with their attributes."""
+    import xml.etree.ElementTree as ET
+
+    kinds = {"path", "text", "use", "rect", "clipPath", "style"}
+    return [(el.tag.rsplit("}", 1)[-1], dict(el.attrib), el.text) for el in ET.fromstring(svg).iter()
+            if el.tag.rsplit("}", 1)[-1] in kinds]
+
+
+def test_lean_svg_keeps_every_drawn_element_and_the_pdf_pixels(demo, tmp_path):
+    """The PDF's figures lose matplotlib's id-only groups and metadata, nothing drawn: the same
+    paths, texts and uses in the same order, and the same page at 50 dpi (pdftoppm)."""
+    import shutil
+    import subprocess
+
+    import weasyprint
+
+    svg = figures.to_svg(figures.FIGURES["thresholds"](demo)).strip()
+    lean = figures.lean_svg(svg)
+    assert lean.count("<g") < svg.count("<g") / 2 and "<metadata" not in lean
+    assert _drawn(lean) == _drawn(svg)
+    page = "<html><body><div style='width:16cm'>{}</div></body></html>"
+    assert figures.lean_svgs(page.format(svg)) == page.format(lean)
+    if shutil.which("pdftoppm") is None:
+        pytest.skip("pdftoppm not installed")
+    pixels = []
+    for name, body in (("full", svg), ("lean", lean)):
+        weasyprint.HTML(string=page.format(body)).write_pdf(tmp_path / f"{name}.pdf")
+        subprocess.run(["pdftoppm", "-png", "-r", "50", "-singlefile", str(tmp_path / f"{name}.pdf"),
+                        str(tmp_path / name)], check=True)
+        pixels.append((tmp_path / f"{name}.png").read_bytes())
+    assert pixels[0] == pixels[1]
+    assert figures.lean_svg("<svg><g></svg>") == "<svg><g></svg>"  # not XML: left as it is

@@ -14,6 +14,9 @@ Every engine reads through here, so a file means the same thing to all of them:
   with "conversion error to int64" in the streaming engines;
 * a non-numeric cell in a numeric CSV column gives the same message in every engine (the file is
   read again as text to find the row: only on that error path);
+* every engine parses CSV with pyarrow's multi-threaded reader; the in-memory engine hands a file
+  pyarrow refuses or may misread to pandas' more lenient reader (:func:`read_table`), so short
+  rows, open quotes and bad bytes are accepted or refused as they always were;
 * the audit trail's SHA-256 is of the bytes the parser read (:func:`hashing`), not of a second
   read that could meet another file.
 """
@@ -496,8 +499,15 @@ def locate_non_number(path: Path, columns: list[str], numbers: list[str], text: 
 def read_table(path: Path, columns: list[str], numbers: Iterable[str] = (), text: Iterable[str] = ()) -> pd.DataFrame:
     """Read only ``columns`` (known to exist) from a CSV or Parquet file, with one-line errors.
 
-    CSV: ``text`` columns as strings (only an empty cell is empty), ``numbers`` with the usual
-    missing spellings as NaN and converted by :func:`reportgen.io.validate.numeric` later."""
+    CSV: ``text`` columns as strings (only an empty cell is empty), ``numbers`` as float64 with
+    the :data:`NA_VALUES` spellings as NaN (checked by :func:`reportgen.io.validate.numeric`
+    later), any other column (a date) as text with those spellings missing — never inferred.
+    pyarrow's multi-threaded reader parses the file (:func:`arrow_csv_frame`, typed as the
+    streamed engines type it); a file it refuses — a short or long row, a cell that is not a
+    number, bytes that are not UTF-8, a header pandas renames (``s.1``, ``Unnamed: 2``), a
+    field past its block size — or may misread — a line break in a text value, an odd number
+    of quotes (:func:`odd_quotes`) — is read by :func:`pandas_csv_frame`, the lenient reader this
+    engine always used, so such a file is accepted, or refused with the same message, as before."""
     import pyarrow as pa  # noqa: PLC0415
 
     if is_parquet(path):
@@ -510,8 +520,96 @@ def read_table(path: Path, columns: list[str], numbers: Iterable[str] = (), text
             raise no_rows(path)
         return table.to_pandas()
     text = [c for c in text if c in columns]
-    source = opened(path)
+    numbers = [c for c in numbers if c in columns and c not in text]
+    df = arrow_csv_frame(path, columns, numbers, text)
+    if df is None:
+        df = pandas_csv_frame(path, columns, text)
+    if len(df) == 0:
+        raise no_rows(path)
+    return df
+
+
+def arrow_csv_frame(path: Path, columns: list[str], numbers: list[str], text: list[str]) -> pd.DataFrame | None:
+    """The CSV's ``columns`` read by pyarrow's multi-threaded reader, or None if it refuses the file.
+
+    Typed by :func:`csv_options` (the streamed engines' types): ``numbers`` float64, ``text`` and
+    every other column strings, so a column integral for 48 MB and decimal later is read like
+    any other; in the other columns the :data:`NA_VALUES` spellings become missing, as pandas'
+    ``na_values`` made them. Under :func:`hashing` the parser reads through the hashing file
+    (:func:`opened`), so the digest is of the bytes parsed. Text columns come back as pandas'
+    Arrow-backed strings (the dtype ``pd.read_csv(dtype=str)`` gives), without a copy."""
+    import pyarrow as pa  # noqa: PLC0415
+    import pyarrow.compute as pc  # noqa: PLC0415
+    import pyarrow.csv as pacsv  # noqa: PLC0415
+
+    other = [c for c in columns if c not in numbers and c not in text]
+    read, convert = csv_options(columns, numbers, [*text, *other])
+    # pandas' Arrow-backed strings are large_string: read them so, and to_pandas copies nothing
+    convert.column_types = {c: pa.large_string() if t == pa.string() else t for c, t in convert.column_types.items()}
+    source: Any = path
     try:
+        source = opened(path)
+        table = pacsv.read_csv(source if source is not path else str(path), read_options=read, convert_options=convert)
+        if source is not path:
+            source.read()  # to the end, so the digest is recorded (the parser stops at the last block)
+    except (pa.ArrowException, OSError, ValueError):
+        return None  # the lenient reader decides: it accepts, or gives this engine's message
+    finally:
+        if source is not path:
+            source.close()
+    for c in [*text, *other]:  # a line break in a value: a quote left open, or a quoted multi-line value
+        col = table.column(c)
+        if pc.any(pc.match_substring(col, "\n")).as_py() or pc.any(pc.match_substring(col, "\r")).as_py():
+            return None
+    if odd_quotes(path):
+        return None
+    missing = pa.array(NA_VALUES, pa.large_string())
+    for c in other:
+        col = table.column(c)
+        table = table.set_column(table.schema.get_field_index(c), c,
+                                 pc.if_else(pc.is_in(col, value_set=missing), pa.scalar(None, pa.large_string()), col))
+    return table.to_pandas()
+
+
+def odd_quotes(path: Path) -> bool:
+    """Whether the file holds an odd number of ``"`` characters.
+
+    Every quoted CSV field (RFC 4180) holds an even number of them (its two quotes, each inner
+    quote doubled), so an odd count is a quote left open — which pyarrow reads on to the end of
+    the file as one value where pandas refuses the file ("EOF inside string") — or a stray quote
+    inside an unquoted field, which pandas reads as a character: either way pandas decides (as
+    for a file that cannot be opened here). One scan of the file mapped in memory (a file
+    without quotes: one ``memchr``)."""
+    import mmap  # noqa: PLC0415
+
+    import numpy as np  # noqa: PLC0415
+
+    try:
+        fh = open(path, "rb")  # noqa: SIM115 - closed below
+    except OSError:
+        return True  # not a local file this can map: pandas decides
+    with fh:
+        size = os.fstat(fh.fileno()).st_size
+        if size == 0:
+            return False
+        with mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mm:
+            first = mm.find(b'"')  # memchr: a file without quotes costs one fast scan
+            if first < 0:
+                return False
+            data = np.frombuffer(mm, dtype=np.uint8)
+            step = 1 << 24
+            count = sum(int(np.count_nonzero(data[i:i + step] == ord('"'))) for i in range(first, size, step))
+            del data
+    return count % 2 == 1
+
+
+def pandas_csv_frame(path: Path, columns: list[str], text: list[str]) -> pd.DataFrame:
+    """The CSV's ``columns`` read by pandas (the fallback of :func:`read_table`): ``text`` as
+    strings, the :data:`NA_VALUES` spellings missing in the others; short rows are padded with
+    missing cells, unreadable files give :func:`csv_error`'s one line."""
+    source: Any = path
+    try:
+        source = opened(path)
         df = pd.read_csv(source, usecols=columns, encoding="utf-8", low_memory=False, keep_default_na=False,
                          dtype={c: str for c in text}, na_values={c: list(NA_VALUES) for c in columns if c not in text})
         if source is not path:
@@ -521,6 +619,4 @@ def read_table(path: Path, columns: list[str], numbers: Iterable[str] = (), text
     finally:
         if source is not path:
             source.close()
-    if len(df) == 0:
-        raise no_rows(path)
     return df

@@ -123,7 +123,39 @@ def keys(values: Any) -> np.ndarray:
     """Label / prediction / id values → their keys (object array of str, None where missing).
 
     ``values``: a pyarrow array (a batch's column) or a pandas Series / array; see :func:`key_array`."""
-    return np.asarray(key_array(values).to_numpy(zero_copy_only=False), dtype=object)
+    codes, names = key_codes(values)
+    return names[codes]
+
+
+def key_codes(values: Any) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`keys` as ``(codes, names)`` with ``keys(values) == names[codes]``: ``names`` the
+    keys of the distinct values (object array, a trailing None for missing; two values may
+    share a key, ``1`` and ``01``), ``codes`` an integer index per row.
+
+    The key rule runs on the distinct values only (one dictionary-encoding pass), and callers
+    can compare rows as integers: at 10M rows a label column costs a hash pass, not 10M Python
+    strings built and compared. An Arrow-backed pandas column is encoded chunk by chunk, uncopied."""
+    import pyarrow as pa  # noqa: PLC0415
+    import pyarrow.compute as pc  # noqa: PLC0415
+
+    arrow = getattr(getattr(values, "array", None), "__arrow_array__", None)
+    arr = arrow() if arrow is not None else values
+    if not isinstance(arr, (pa.Array, pa.ChunkedArray)):
+        arr = _to_arrow(values)
+    if pa.types.is_dictionary(arr.type) or pa.types.is_null(arr.type):
+        arr = _to_arrow(arr)
+        arr = arr.dictionary_decode() if pa.types.is_dictionary(arr.type) else arr.cast(pa.string())
+    enc = pc.dictionary_encode(arr)
+    chunks = enc.chunks if isinstance(enc, pa.ChunkedArray) else [enc]
+    if not chunks:
+        return np.zeros(0, dtype=np.intp), np.array([None], dtype=object)
+    dictionary = chunks[0].dictionary
+    if any(not c.dictionary.equals(dictionary) for c in chunks[1:]):
+        return key_codes(_to_arrow(arr))  # chunks encoded apart: encode the whole array once
+    names = np.asarray(key_array(dictionary).to_numpy(zero_copy_only=False), dtype=object)
+    names = np.append(names, np.array([None], dtype=object))
+    codes = pc.fill_null(pa.chunked_array([c.indices for c in chunks]), len(dictionary))
+    return codes.to_numpy(), names
 
 
 def _id_text(s: Any) -> Any:
@@ -200,6 +232,8 @@ def sorted_classes(found: set[str]) -> list[str]:
 
 def numeric(series: pd.Series, path: Any, column: str, offset: int = 0) -> np.ndarray:
     """Column as float64; a non-numeric cell is an error naming its row (``offset``: rows before)."""
+    if series.dtype == np.float64:  # read typed (pyarrow, Parquet): nothing to convert or check
+        return series.to_numpy(dtype=np.float64)
     values = pd.to_numeric(series, errors="coerce")
     bad = values.isna() & series.notna()
     if bad.any():

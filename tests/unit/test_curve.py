@@ -263,3 +263,30 @@ def test_reweighted_keeps_scores_and_marks_weighted():
     r = reweighted(t, [0.0, 2.5, 1.0], [4.0, 0.0, 0.0])
     np.testing.assert_array_equal(r.thresholds, t.thresholds)
     assert r.total_pos == 3.5 and r.total_neg == 4.0 and r.weighted
+
+
+@pytest.mark.parametrize("direction", ["higher", "lower"])
+def test_row_groups_of_decimal_scores_need_no_sort_and_match_the_sorted_codes(direction):
+    """Rounded scores take the lookup path (no sort); the oracle is np.unique's inverse, mapped
+    to the table's order. A table with a threshold no row has, or rows scored off the table,
+    fall back to the sort / binary search and still index each row's score."""
+    from reportgen.engine.curve import _coded_groups
+
+    rng = np.random.default_rng(3)
+    s = np.round(rng.random(5000) * 2 - 1, 3)
+    s[:3] = [-0.0, 0.0, 0.5]
+    y = rng.random(5000) < 0.3
+    table = build_table(s, y, None, direction)
+    fast = _coded_groups(table.thresholds, s)
+    assert fast is not None
+    values, inverse = np.unique(s, return_inverse=True)
+    order = np.arange(values.shape[0]) if direction == "lower" else np.arange(values.shape[0])[::-1]
+    np.testing.assert_array_equal(fast, np.argsort(order)[inverse])
+    np.testing.assert_array_equal(row_groups(table, s), fast)
+    np.testing.assert_array_equal(table.thresholds[row_groups(table, s)], s)
+    other = np.round(rng.random(100) * 2 - 1, 3)  # a sample scored off this table
+    other[0] = 0.0005
+    assert _coded_groups(table.thresholds, other) is None
+    g = row_groups(table, other)
+    assert g.shape == other.shape
+    assert _coded_groups(table.thresholds, s * np.pi) is None  # not decimals: the sort path

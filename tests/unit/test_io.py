@@ -31,6 +31,20 @@ def test_keys_one_rule_for_text_numbers_and_booleans():
     assert V.keys(pd.Series(["x", 1, None], dtype=object)).tolist() == ["x", "1", None]
 
 
+def test_key_codes_index_the_keys_of_every_input_kind():
+    """``names[codes]`` is ``key_array``'s answer row by row (computed on the whole column, the
+    oracle): chunked Arrow-backed pandas strings (a read CSV), dictionaries, numbers, nulls."""
+    text = [" 1", "01", "a", None, "", "TRUE", "a", "1.0", "NA"] * 3
+    chunked = pd.Series(pd.arrays.ArrowStringArray(pa.chunked_array([text[:4], text[4:20], text[20:]], pa.large_string())))
+    inputs = [chunked, pa.array(text), pa.array(text).dictionary_encode(), pa.array([1.0, None, 2.5, 1.0, float("nan")]),
+              pa.array([True, None, False]), pa.nulls(3), pd.Series(["x", 1, None], dtype=object), pa.array([], pa.string())]
+    for values in inputs:
+        codes, names = V.key_codes(values)
+        oracle = V.key_array(values).to_pylist()
+        assert names[codes].tolist() == oracle and V.keys(values).tolist() == oracle
+        assert names[-1] is None and len(codes) == len(oracle)
+
+
 def test_keys_of_long_integer_ids_keep_every_digit():
     """Ids past 2**53 must not go through float64 (two ids would become one)."""
     assert V.keys(pa.array(["12345678901234567890", "12345678901234567891"])).tolist() == [
