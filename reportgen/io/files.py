@@ -27,6 +27,7 @@ import contextvars
 import hashlib
 import io
 import os
+import re
 import stat
 import threading
 from collections.abc import Iterable, Iterator
@@ -481,9 +482,50 @@ def record_batches(path: Path, columns: list[str], batch_rows: int, numbers: Ite
     except pa.ArrowInvalid as exc:
         if "conversion error" in str(exc) and numbers:
             locate_non_number(path, columns, numbers, text, batch_rows)
+        if RAGGED.search(str(exc)):
+            raise ragged_row(path) from None
         raise InputError(f"{path}: cannot read ({first_line(exc)})") from None
     except (pa.ArrowException, OSError, ValueError) as exc:
         raise InputError(f"{path}: cannot read ({first_line(exc)})") from None
+
+
+#: pyarrow's parse error for a row whose field count differs from the header's.
+RAGGED = re.compile(r"Expected \d+ columns, got \d+")
+
+
+def ragged_row(path: Path) -> InputError:
+    """The one error of a CSV row with more or fewer fields than the header, the same in every
+    engine: its row number (header = row 1, records counted as RFC 4180 reads them, a quoted line
+    break inside one) and both counts. pyarrow refuses such a file and pandas would silently pad
+    a short row with missing cells or, reading some columns, drop a long row's extra fields, so
+    the file is refused whoever reads it. Found by one scan with :mod:`csv`, on this error path only."""
+    import csv  # noqa: PLC0415
+
+    source = opened_plain(path)
+    try:
+        reader = csv.reader(io.TextIOWrapper(source, encoding="utf-8-sig", errors="replace", newline=""), strict=True)
+        width, record = None, 0
+        for fields in reader:
+            if not fields:
+                continue  # a blank line is no row (as every reader here skips it)
+            record += 1
+            if width is None:
+                width = len(fields)
+            elif len(fields) != width:
+                return InputError(f"{path}: row {record}: {len(fields)} fields where the header has {width}; "
+                                  f"give every row one field per header column (quote a value that holds a comma)")
+    except csv.Error:
+        return InputError(f"{path}: row {record + 1}: a quote is left open or misplaced (malformed CSV); "
+                          f"close the quote or remove the stray one")
+    finally:
+        source.close()
+    return InputError(f"{path}: cannot read (a row's field count differs from the header's)")
+
+
+def opened_plain(path: Path) -> Any:
+    """A binary stream on the file, local or remote, outside :func:`hashing` (an error path's second read)."""
+    loc = F.locate(path)
+    return open(path, "rb") if loc.local else F.open_input(loc)
 
 
 def locate_non_number(path: Path, columns: list[str], numbers: list[str], text: list[str], batch_rows: int) -> None:
@@ -552,7 +594,9 @@ def arrow_csv_frame(path: Path, columns: list[str], numbers: list[str], text: li
         table = pacsv.read_csv(source if source is not path else str(path), read_options=read, convert_options=convert)
         if source is not path:
             source.read()  # to the end, so the digest is recorded (the parser stops at the last block)
-    except (pa.ArrowException, OSError, ValueError):
+    except (pa.ArrowException, OSError, ValueError) as exc:
+        if isinstance(exc, pa.ArrowInvalid) and RAGGED.search(str(exc)):
+            raise ragged_row(path) from None  # one rule in every engine: pandas would pad or drop fields
         return None  # the lenient reader decides: it accepts, or gives this engine's message
     finally:
         if source is not path:
