@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from reportgen.config import Config
-from reportgen.engine import streaming as S
+from reportgen.reduce import accumulators as S
 from reportgen.engine.curve import ScoreTable, merge_tables
 from reportgen.errors import UserError
 from reportgen.io import validate as V

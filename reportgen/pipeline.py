@@ -27,7 +27,7 @@ from reportgen.engine.driver import compare_evidence
 from reportgen.engine.evidence import BinaryEvidence, MulticlassEvidence
 from reportgen.reduce import evidence_of
 from reportgen.results import ComparisonResult, DroppedRows, InputFile, RunInfo
-from reportgen.sources import Dataset, load_dataset
+from reportgen.io.dataset import Dataset, load_dataset
 from reportgen.sources_credit import credit_run
 from reportgen.sources_stream import StreamedData, load_streamed
 from reportgen.sources_stream_multiclass import StreamedMulticlass, load_streamed_multiclass

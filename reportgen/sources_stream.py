@@ -41,8 +41,9 @@ import numpy as np
 import pandas as pd
 
 from reportgen.config import Config, ModelConfig
-from reportgen.engine import streaming as S
+from reportgen.reduce import accumulators as S
 from reportgen.engine.curve import ScoreTable
+from reportgen.engine.streaming import binning_auc_bound
 from reportgen.parallel import ordered_map
 from reportgen.results import BinningInfo
 from reportgen.io import align as A
@@ -583,7 +584,7 @@ def binned_result(cfg: Config, name: str, acc: S.BinnedAccumulator, warnings: li
     """(table, grouper, BinningInfo) of a binned model; the warning that says so is appended (and logged)."""
     sc = cfg.stream
     table = acc.table()
-    bound = S.binning_auc_bound(table)
+    bound = binning_auc_bound(table)
     warnings.append(
         f"model '{name}': more than {sc.max_distinct_scores:,} distinct scores, binned into "
         f"{table.n_distinct:,} {sc.binning} bins; its AUC is within ±{bound:.2g} of the exact value "

@@ -44,7 +44,7 @@ import pandas as pd
 from reportgen.config import Config, ModelConfig
 from reportgen.engine import class_tables as CT
 from reportgen.engine.compare_multiclass import MulticlassCounts
-from reportgen.engine.streaming import MERGE_EVERY
+from reportgen.reduce.accumulators import MERGE_EVERY
 from reportgen.errors import InputError
 from reportgen.io import align as A
 from reportgen.io import validate as V
@@ -61,7 +61,7 @@ from reportgen.io.align import (
 from reportgen.io.pairs import RowSpill
 from reportgen.io.files import FileInfo, check_parts, columns_in, file_info, hashing, no_rows
 from reportgen.io.validate import check_columns, columns_for, configured_classes, dates_of, keys, numeric, score_columns, sorted_classes
-from reportgen.sources_multiclass import check_class_count, class_warnings, score_order
+from reportgen.io.validate import check_class_count, class_warnings, score_order
 from reportgen.sources_stream import read_batches
 
 Progress = Callable[[int, int], None]

@@ -1,9 +1,9 @@
 """What the loaders return → :mod:`reportgen.engine.evidence`: the one contract of every engine.
 
-* in memory (:class:`reportgen.sources.Dataset`): each model's rows become its score table
+* in memory (:class:`reportgen.io.dataset.Dataset`): each model's rows become its score table
   (one sort) and each row's code in it; the aligned rows give the paired statistics by the same
   accumulator the streamed engines run chunk by chunk
-  (:class:`reportgen.engine.streaming.PairedAccumulator`), so DeLong's covariance, McNemar's
+  (:class:`reportgen.reduce.accumulators.PairedAccumulator`), so DeLong's covariance, McNemar's
   tables and the decision-pattern counts are the streamed engines' numbers on the same rows;
 * streamed and distributed (:class:`reportgen.sources_stream.StreamedData`,
   :class:`reportgen.sources_stream_multiclass.StreamedMulticlass`): tables and paired
@@ -24,7 +24,7 @@ import numpy as np
 from reportgen.config import Config
 from reportgen.errors import InputError
 from reportgen.engine import multiclass as MC
-from reportgen.engine import streaming as S
+from reportgen.reduce import accumulators as S
 from reportgen.engine.class_tables import build_class_tables
 from reportgen.engine.compare import Progress, Settings
 from reportgen.engine.driver import compare_evidence
@@ -180,7 +180,7 @@ def compare_rows(models: Sequence[ModelRows], settings: Settings, threshold: flo
 
 
 def binary_evidence_of_rows(cfg: Config, data) -> BinaryEvidence:
-    """Evidence of an in-memory :class:`~reportgen.sources.Dataset` (rows aligned across models)."""
+    """Evidence of an in-memory :class:`~reportgen.io.dataset.Dataset` (rows aligned across models)."""
     rows = []
     for m in data.models:
         t, key = _threshold(cfg, m.name)
@@ -270,7 +270,7 @@ def _repeat_multiclass(m):
 
 
 def multiclass_evidence_of_rows(cfg: Config, data) -> MulticlassEvidence:
-    """Evidence of an in-memory multiclass :class:`~reportgen.sources.Dataset`: confusion counts and
+    """Evidence of an in-memory multiclass :class:`~reportgen.io.dataset.Dataset`: confusion counts and
     class tables from the rows (the streamed engines' counts of the same rows), and the rows
     (``weight_kind: frequency``: each row repeated by its weight first)."""
     k = len(data.classes)
@@ -331,7 +331,7 @@ def multiclass_evidence_of_counts(cfg: Config, data) -> MulticlassEvidence:
 
 def evidence_of(cfg: Config, data) -> BinaryEvidence | MulticlassEvidence:
     """The evidence of whatever the configured loader returned."""
-    from reportgen.sources import Dataset  # noqa: PLC0415
+    from reportgen.io.dataset import Dataset  # noqa: PLC0415
 
     if isinstance(data, Dataset):
         return multiclass_evidence_of_rows(cfg, data) if cfg.task == "multiclass" else binary_evidence_of_rows(cfg, data)
