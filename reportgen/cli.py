@@ -426,10 +426,8 @@ def _validate_one(path: str, printer: _Printer, shown: _StderrWarnings, override
         printer.info(f"{cfg_path}: OK — {len(cfg.models)} model(s), task {cfg.task}: queries run, every row checked")
         return EXIT_OK
     if cfg.engine != "memory":  # bounded memory: the plan and the first batch of each file
-        if cfg.task == "multiclass":
-            from reportgen.sources_stream_multiclass import check_first_batches  # noqa: PLC0415
-        else:
-            from reportgen.sources_stream import check_first_batches  # noqa: PLC0415
+        from reportgen.reduce.local import check_first_batches  # noqa: PLC0415
+
         checked = check_first_batches(cfg)
         first = ", ".join(f"{p} ({n} rows)" for p, n in checked.items())
         printer.info(f"{cfg_path}: OK — {len(cfg.models)} model(s), task {cfg.task}, engine: {cfg.engine}: "

@@ -29,7 +29,7 @@ from reportgen.engine.curve import ScoreTable, build_table
 from reportgen.errors import InputError
 from reportgen.io.files import FileInfo
 from reportgen.io.sql import describe, pushdown_query, run_query
-from reportgen.sources_stream import StreamedData, StreamedModel
+from reportgen.reduce.local import StreamedData, StreamedModel
 
 #: Scores beyond this magnitude are refused, as by the row readers.
 MAX_ABS_SCORE = 1e300

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from reportgen.engine import class_tables as CT
 from reportgen.engine.curve import Direction, ScoreTable, build_table, merge_tables, scaled_codes
 from reportgen.engine.approval import MAX_APPROVAL_MODELS, ApprovalCounter
 from reportgen.engine.intervals import MAX_PAIR_MODELS, PairTableAccumulator
@@ -710,3 +711,117 @@ class AgreementAccumulator:
     def result(self) -> np.ndarray | None:
         """The summed weighted tables, or None when a weight was not a whole number."""
         return self.agree.copy() if self.integer else None
+
+
+def _grow(conf: np.ndarray, k: int) -> np.ndarray:
+    """The square count matrix ``conf`` padded with zeros to k × k (unchanged when already that large)."""
+    if conf.shape[0] >= k:
+        return conf
+    out = np.zeros((k, k))
+    out[: conf.shape[0], : conf.shape[1]] = conf
+    return out
+
+
+@dataclass(slots=True)
+class ClassCounts:
+    """One multiclass model's counts over some rows, classes numbered by the runner's class ids.
+
+    * ``conf``: the confusion matrix, one ``bincount`` per batch over ``true·k + predicted``
+      (columns are score-column positions when the prediction is the argmax of the scores);
+    * class tables (:mod:`reportgen.engine.class_tables`): per score column and true class, the
+      distinct scores with their counts, batch lists ``pending`` merged every
+      :data:`MERGE_EVERY` batches into ``merged`` ((column, class id) → (values, counts));
+    * the score range and the largest deviation of a row sum from 1 (log-loss validity).
+
+    Counts of disjoint rows add exactly (tables merge at equal scores): :meth:`combine`.
+    """
+
+    q: int  # score columns (0: a predicted-label column only)
+    conf: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
+    pending: list = field(default_factory=list)
+    merged: dict = field(default_factory=dict)
+    rows: int = 0
+    weighted: bool = False
+    p_min: float = np.inf
+    p_max: float = -np.inf
+    max_dev: float = 0.0
+
+    def add(self, y: np.ndarray, a: np.ndarray, w: np.ndarray | None, p: np.ndarray | None, n_ids: int) -> bool:
+        """One batch: true class ids ``y``, predictions ``a``, weights, scores (rows × q); True when
+        the pending lists are due for :meth:`merge_pending`."""
+        k = max(n_ids, self.q)
+        self.conf = _grow(self.conf, k)
+        self.conf += np.bincount(y * k + a, weights=w, minlength=k * k).reshape(k, k)
+        self.rows += int(y.shape[0])
+        self.weighted = self.weighted or w is not None
+        if p is None:
+            return False
+        self.p_min = min(self.p_min, float(p.min()))
+        self.p_max = max(self.p_max, float(p.max()))
+        self.max_dev = max(self.max_dev, float(np.abs(p.sum(axis=1) - 1.0).max()))
+        self.pending.append(CT.class_lists(y, p, w, int(y.max()) + 1))
+        return len(self.pending) >= MERGE_EVERY
+
+    def merge_pending(self, cap: int) -> int | None:
+        """Fold the pending batch lists into the merged tables; the first score column with more
+        than ``cap`` entries (its position), or None."""
+        if not self.pending:
+            return None
+        for j in range(self.q):
+            classes = {i for values, _ in self.pending for i in range(len(values[j]))} | {i for (jj, i) in self.merged if jj == j}
+            entries = 0
+            for i in sorted(classes):
+                parts = [self.merged[(j, i)]] if (j, i) in self.merged else []
+                parts += [(values[j][i], counts[j][i]) for values, counts in self.pending if i < len(values[j])]
+                self.merged[(j, i)] = CT.merge_lists(parts)
+                entries += self.merged[(j, i)][0].shape[0]
+            if entries > cap:
+                return j
+        self.pending = []
+        return None
+
+    def combine(self, parts: list[ClassCounts], to_ids: list[np.ndarray], n_ids: int, by_class: bool) -> None:
+        """Add counts of disjoint rows, each part numbering classes its own way: ``to_ids[p]`` maps
+        part p's class ids to this one's (``n_ids`` of them). Rows of the confusion matrix, its
+        columns when they are predicted classes (``by_class``; else score-column positions) and
+        the class of every table cell are remapped; the tables wait in ``pending``."""
+        size = max(n_ids, self.q)
+        self.conf = _grow(self.conf, size)
+        for st, to in zip(parts, to_ids):
+            conf = _grow(st.conf, len(to))
+            if by_class:
+                self.conf[np.ix_(to, to)] += conf[: len(to), : len(to)]
+            else:
+                self.conf[to, : conf.shape[1]] += conf[: len(to)]
+            if self.q:
+                values = [[np.zeros(0)] * n_ids for _ in range(self.q)]
+                counts = [[np.zeros(0)] * n_ids for _ in range(self.q)]
+                for (j, i), (v, c) in st.merged.items():
+                    values[j][int(to[i])], counts[j][int(to[i])] = v, c
+                self.pending.append((values, counts))
+            self.rows += st.rows
+            self.weighted = self.weighted or st.weighted
+            self.p_min, self.p_max = min(self.p_min, st.p_min), max(self.p_max, st.p_max)
+            self.max_dev = max(self.max_dev, st.max_dev)
+
+    def finish(self, k: int, to_final: np.ndarray, by_class: bool) -> tuple[np.ndarray, CT.ClassTables | None]:
+        """(confusion matrix, class tables) with class ids mapped to class indices by ``to_final``
+        (after :meth:`merge_pending`)."""
+        conf = _grow(self.conf, max(k, len(to_final)))
+        kk = conf.shape[0]
+        rows = np.full(kk, -1, dtype=np.int64)
+        rows[: len(to_final)] = to_final
+        cols = rows if by_class else np.arange(kk)
+        C = np.zeros((k, k))
+        for r in np.flatnonzero(conf.sum(axis=1) > 0):
+            mask = conf[r] != 0
+            C[rows[r], cols[mask]] += conf[r, mask]
+        if not self.q:
+            return C, None
+        values = [[np.zeros(0)] * k for _ in range(k)]
+        counts = [[np.zeros(0)] * k for _ in range(k)]
+        for (j, i), (v, c) in self.merged.items():
+            values[j][int(to_final[i])] = v
+            counts[j][int(to_final[i])] = c
+        return C, CT.ClassTables(k, tuple(map(tuple, values)), tuple(map(tuple, counts)), self.rows, self.weighted,
+                                 self.p_min, self.p_max, self.max_dev)

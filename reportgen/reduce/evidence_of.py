@@ -5,8 +5,8 @@
   accumulator the streamed engines run chunk by chunk
   (:class:`reportgen.reduce.accumulators.PairedAccumulator`), so DeLong's covariance, McNemar's
   tables and the decision-pattern counts are the streamed engines' numbers on the same rows;
-* streamed and distributed (:class:`reportgen.sources_stream.StreamedData`,
-  :class:`reportgen.sources_stream_multiclass.StreamedMulticlass`): tables and paired
+* streamed and distributed (:class:`reportgen.reduce.local.StreamedData`,
+  :class:`reportgen.reduce.local.StreamedMulticlass`): tables and paired
   accumulators as they come, with the loaders' "why not paired" sentence mapped to a reason code.
 
 Thresholds are resolved here, once: a model's own ``threshold`` if it has one, else the config's.
@@ -236,7 +236,7 @@ def as_frequency_table(table: ScoreTable, name: str) -> ScoreTable:
 
 
 def binary_evidence_of_stream(cfg: Config, data) -> BinaryEvidence:
-    """Evidence of :class:`~reportgen.sources_stream.StreamedData` (engines stream and dask);
+    """Evidence of :class:`~reportgen.reduce.local.StreamedData` (engines stream and dask);
     ``weight_kind: frequency``: each table read as the table of its repeated rows."""
     models = []
     for m in data.models:
@@ -303,7 +303,7 @@ def multiclass_evidence_of_rows(cfg: Config, data) -> MulticlassEvidence:
 
 
 def multiclass_evidence_of_counts(cfg: Config, data) -> MulticlassEvidence:
-    """Evidence of :class:`~reportgen.sources_stream_multiclass.StreamedMulticlass` (stream, dask).
+    """Evidence of :class:`~reportgen.reduce.local.StreamedMulticlass` (stream, dask).
 
     The loaders count McNemar's table of each model against the configured baseline only:
     ``data.mcnemar[name]`` is [baseline right?][model right?]; the other pairs stay NaN.
