@@ -140,12 +140,14 @@ def part_slices(reads: dict[Path, list[int]], names: dict[Path, list[str]], inde
 
 
 def _map_records(cfg: Config, part: str, index: np.ndarray, start: int, ranges: int, st: L.ModelPass,
-                 records: Callable, dtype: np.dtype) -> list[np.ndarray]:
+                 make: Callable, shared: Any) -> list[np.ndarray]:
     """One part of one model's dataset → its compared rows as records (fields ``at``, ``value``: the
-    record ``records(st, part, batch, offset)`` gives, its row moved by ``start``, the rows before
-    the part), split by range of common indices (:data:`reportgen.io.pairs.PAIRED_CHUNK`)."""
+    pairing's record, its row moved by ``start``, the rows before the part), split by range of
+    common indices (:data:`reportgen.io.pairs.PAIRED_CHUNK`)."""
     st = st.fresh(cfg, Path(part), index, collect=False)
-    kind = np.dtype([("at", np.int64), ("value", dtype)])
+    pairs = make(cfg, shared)
+    records = pairs.records
+    kind = np.dtype([("at", np.int64), ("value", pairs.dtype)])
     pieces = []
     for batch, offset in L.batches(cfg, Path(part), [st]):
         pos, rec = records(st, Path(part), batch, offset)
@@ -156,28 +158,65 @@ def _map_records(cfg: Config, part: str, index: np.ndarray, start: int, ranges: 
     return split_ranges(np.concatenate(pieces) if pieces else np.empty(0, dtype=kind), ranges)
 
 
-def by_range(delayed: Any, cfg: Config, combine: Any, models: list[tuple[L.ModelPass, Callable, np.dtype]],
-             parts_of_file: dict[Path, list[str]], slices: dict[Path, list[dict[str, np.ndarray]]],
-             reads: dict[Path, list[int]], n: int, *args: Any) -> list[Any]:
-    """The shuffle that pairs separate datasets: every part of each model's dataset is mapped to
-    its compared rows split by range of common indices (:func:`_map_records` for ``models``'
-    (state, records, record dtype)), and one task per range gets every model's share of it:
-    ``combine(*args, lo, hi, *per-model lists of pieces)``."""
+def _map_lined_up(cfg: Config, part: str, templates: list[L.ModelPass], index: dict[str, np.ndarray] | None,
+                   make: Callable, shared: Any, files: list[str] | None) -> Any:
+    """One part of a dataset holding every model: its kept rows line up across the models, added
+    to a pairing (``make(cfg, shared, files)``, :class:`reportgen.reduce.local.BinaryPairs` or
+    :class:`~reportgen.reduce.local.McNemarPairs`; ``files`` None: errors name the part)."""
+    states = [st.fresh(cfg, Path(part), None if index is None else index[st.cfg.name], collect=False) for st in templates]
+    pairs = make(cfg, shared, files or [str(Path(part))] * len(states))
+    for batch, offset in L.batches(cfg, Path(part), states):
+        if pairs.add([pairs.records(st, Path(part), batch, offset)[1] for st in states]) is not None:
+            break
+    return pairs
+
+
+def _range(cfg: Config, make: Callable, shared: Any, files: list[str], lo: int, hi: int, *pieces: list[np.ndarray]) -> Any:
+    """Common rows lo..hi−1 of every model (``pieces``: per model, its parts' records of the range)
+    side by side, added to a pairing."""
+    pairs = make(cfg, shared, files)
+    pairs.add([place(np.concatenate(p), lo, hi) for p in pieces])
+    return pairs
+
+
+def _merge_pairs(*parts: Any) -> Any:
+    """Pairings of other rows merged, in order."""
+    out = parts[0]
+    for p in parts[1:]:
+        out.merge(p)
+    return out
+
+
+def _pairs(cfg: Config, delayed: Any, by_file: dict[Path, list[L.ModelPass]], parts_of_file: dict[Path, list[str]],
+           slices: dict[Path, list[dict[str, np.ndarray]]] | None, reads: dict[Path, list[int]], left_out: list,
+           make: Callable, shared: Any, files: list[str] | None) -> tuple[Any, str | None]:
+    """The paired statistics from a further map/reduce, or a note why not: one dataset's parts
+    line up across its models; separate datasets are paired by a shuffle by range of common
+    indices: every part of each model's dataset is mapped to its compared rows split by range
+    (:func:`_map_records`), and one task per range gets every model's share of it (:func:`_range`)."""
+    if len(cfg.models) < 2:
+        return None, None
+    if len(by_file) == 1:
+        (path, templates), = by_file.items()
+        mapped = [delayed(_map_lined_up)(cfg, part, templates, slices[path][k] if left_out else None, make, shared, files)
+                  for k, part in enumerate(parts_of_file[path])]
+        return tree_reduce(delayed, _merge_pairs, mapped).compute().result()
+    if slices is None:
+        return None, NOTE_LENGTHS
+    states = L.in_order(cfg, [st for sts in by_file.values() for st in sts])
+    n = sum(int((sl[states[0].cfg.name] >= 0).sum()) for sl in slices[states[0].path])
     ranges = -(-n // PAIRED_CHUNK)
     pieces = []
-    for st, records, dtype in models:
+    for st in states:
         path, st = st.path, st.fresh(cfg, st.path, None, collect=False)  # what a part needs, not what was collected
         starts = np.cumsum([0] + reads[path])
         pieces.append([delayed(_map_records, nout=ranges)(cfg, part, slices[path][k][st.cfg.name], int(starts[k]), ranges,
-                                                           st, records, dtype)
+                                                           st, make, shared)
                        for k, part in enumerate(parts_of_file[path])])
-    return [delayed(combine)(*args, r * PAIRED_CHUNK, min((r + 1) * PAIRED_CHUNK, n), *[[mp[r] for mp in mapped] for mapped in pieces])
-            for r in range(ranges)]
-
-
-def _placed(lo: int, hi: int, pieces: tuple[list[np.ndarray], ...]) -> list[np.ndarray]:
-    """Each model's records of common rows lo..hi−1 in common order (``pieces``: per model, its parts' shares)."""
-    return [place(np.concatenate(p), lo, hi) for p in pieces]
+    files = files or [str(st.path) for st in states]
+    accs = [delayed(_range)(cfg, make, shared, files, r * PAIRED_CHUNK, min((r + 1) * PAIRED_CHUNK, n),
+                            *[[mp[r] for mp in mapped] for mapped in pieces]) for r in range(ranges)]
+    return tree_reduce(delayed, _merge_pairs, accs).compute().result()
 
 
 def _first_map(cfg: Config, dask: Any, by_file: dict[Path, list], parts_of_file: dict[Path, list[str]], mapper: Any,
@@ -322,39 +361,6 @@ def _reduce_binned(*parts: S.BinnedAccumulator) -> S.BinnedAccumulator:
     return S.merge_binned(list(parts))
 
 
-def _paired_acc(cfg: Config, shared: tuple[list[ScoreTable], list[Any]], groupers: bool = True):
-    tables, gs = shared
-    return L.new_paired(cfg, tables, gs if groupers else None)
-
-
-def _map_paired(cfg: Config, part: str, shared: tuple[list[ScoreTable], list[Any]], index: dict[str, np.ndarray] | None
-                ) -> S.PairedAccumulator | S.AgreementAccumulator:
-    """One part of a dataset holding every model: its kept rows line up across the models."""
-    acc, agree, cuts = _paired_acc(cfg, shared)
-    states = [L.new_state(cfg, m, Path(part), None if index is None else index[m.name], collect=False) for m in cfg.models]
-    names, files = [m.name for m in cfg.models], [m.file for m in cfg.models]
-    for batch, offset in L.batches(cfg, Path(part), states):
-        recs = [L.batch_pairs(cfg, g, st, Path(part), batch, offset)[1] for st, g in zip(states, acc.groupers)]
-        L.pair_range(names, files, recs, cuts, acc, agree)
-    return acc if agree is None else agree
-
-
-def _pair_range(cfg: Config, shared: tuple[list[ScoreTable], list[Any]], lo: int, hi: int,
-                *pieces: list[np.ndarray]) -> S.PairedAccumulator | S.AgreementAccumulator:
-    """Common rows lo..hi−1 of every model side by side, added to a paired accumulator (weighted
-    rows: McNemar's tables)."""
-    acc, agree, cuts = _paired_acc(cfg, shared, groupers=False)
-    L.pair_range([m.name for m in cfg.models], [m.file for m in cfg.models], _placed(lo, hi, pieces), cuts, acc, agree)
-    return acc if agree is None else agree
-
-
-def _reduce_paired(*parts: S.PairedAccumulator | S.AgreementAccumulator) -> S.PairedAccumulator | S.AgreementAccumulator:
-    out = parts[0]
-    for p in parts[1:]:
-        out.merge(p)
-    return out
-
-
 def _binary(cfg: Config, dask: Any, progress: L.Progress | None, digests: Digests, connect: Callable) -> L.StreamedData:
     delayed = dask.delayed
     sc = cfg.stream
@@ -389,23 +395,9 @@ def _binary(cfg: Config, dask: Any, progress: L.Progress | None, digests: Digest
         V.check_both_classes(cfg, path, st.cols["label"], st.labels, table.total_pos, table.total_neg, st.cols.get("weight"))
         models.append(L.StreamedModel(m.name, str(path), m.direction, m.probabilities, m.threshold, table, binning, grouper))
     dropped.extend(left_out)
-    paired, note = None, None
-    if len(models) > 1:
-        groupers = [x.grouper or S.exact_grouper(x.table) for x in models]
-        shared = delayed(([x.table for x in models], groupers), pure=True)  # one graph node, sent to each worker once
-        if len(by_file) == 1:
-            path = next(iter(by_file))
-            mapped = [delayed(_map_paired)(cfg, p, shared, None if not left_out else slices[path][k])
-                      for k, p in enumerate(parts_of_file[path])]
-            paired = tree_reduce(delayed, _reduce_paired, mapped).compute()
-        elif indexes is None:
-            note = NOTE_LENGTHS
-        else:
-            n = int(models[0].table.total_pos + models[0].table.total_neg)
-            accs = by_range(delayed, cfg, _pair_range,
-                            [(st, functools.partial(L.batch_pairs, cfg, g), L.PAIR_RECORD) for st, g in zip(states, groupers)],
-                            parts_of_file, slices, reads, n, cfg, shared)
-            paired = tree_reduce(delayed, _reduce_paired, accs).compute()
+    shared = delayed(([x.table for x in models], [x.grouper or S.exact_grouper(x.table) for x in models]), pure=True)
+    paired, note = _pairs(cfg, delayed, by_file, parts_of_file, slices, reads, left_out, L.BinaryPairs, shared,
+                          [m.file for m in cfg.models])  # the tables: one graph node, sent to each worker once
     if progress is not None:
         progress(2, 2)
     dates = L.date_span([d for part in results for d in part.dates])
@@ -458,41 +450,6 @@ def _reduce_counts(cfg: Config, *parts: Part) -> Part:
     return out
 
 
-def _map_mcnemar(cfg: Config, part: str, states: list[L.ModelCounts], classes: list[str],
-                 index: dict[str, np.ndarray] | None) -> tuple[dict[str, np.ndarray] | None, str | None]:
-    """McNemar's 2×2 tables of one part of the one dataset: its compared rows line up across the
-    models (or the note why they cannot be paired)."""
-    states = [st.fresh(cfg, Path(part), None if index is None else index[st.cfg.name], collect=False) for st in states]
-    names, files = [st.cfg.name for st in states], [str(st.path) for st in states]
-    tables = L.new_mcnemar(cfg)
-    for batch, offset in L.batches(cfg, Path(part), states):
-        recs = [L.mcnemar_records(cfg, classes, st, Path(part), batch, offset)[1] for st in states]
-        note = L.mcnemar_range(names, files, cfg.baseline_name, recs, tables)
-        if note is not None:
-            return None, note
-    return tables, None
-
-
-def _mcnemar_range(cfg: Config, names: list[str], files: list[str], lo: int, hi: int, *pieces: list[np.ndarray]
-                   ) -> tuple[dict[str, np.ndarray] | None, str | None]:
-    """McNemar's tables of common rows lo..hi−1 (``pieces``: per model, its parts' records of the range)."""
-    tables = L.new_mcnemar(cfg)
-    note = L.mcnemar_range(names, files, cfg.baseline_name, _placed(lo, hi, pieces), tables)
-    return (None, note) if note is not None else (tables, None)
-
-
-def _reduce_mcnemar(*parts: tuple[dict[str, np.ndarray] | None, str | None]) -> tuple[dict[str, np.ndarray] | None, str | None]:
-    """Tables added; the first part's note (in part order) wins."""
-    for tables, note in parts:
-        if note is not None:
-            return None, note
-    out = {name: np.zeros((2, 2)) for name in parts[0][0]}  # type: ignore[union-attr]
-    for tables, _ in parts:
-        for name, t in tables.items():  # type: ignore[union-attr]
-            out[name] += t
-    return out, None
-
-
 def _multiclass(cfg: Config, dask: Any, progress: L.Progress | None, digests: Digests, connect: Callable
                 ) -> L.StreamedMulticlass:
     delayed = dask.delayed
@@ -519,7 +476,7 @@ def _multiclass(cfg: Config, dask: Any, progress: L.Progress | None, digests: Di
     united = ids.copy()
     united.index = {c: j for j, c in enumerate(keys)}
     classes, models, warnings, dropped = L.conclude(cfg, states, configured, united)
-    mcnemar, note = _mcnemar(cfg, delayed, by_file, parts_of_file, classes, slices, reads, left_out)
+    mcnemar, note = _pairs(cfg, delayed, by_file, parts_of_file, slices, reads, left_out, L.McNemarPairs, classes, None)
     dropped.extend(left_out)
     if join is not None:
         warnings[:0] = join.warnings
@@ -528,26 +485,3 @@ def _multiclass(cfg: Config, dask: Any, progress: L.Progress | None, digests: Di
     dates = L.date_span([d for part in results for d in part.dates])
     return L.StreamedMulticlass(tuple(models), tuple(files), tuple(dropped), tuple(warnings), tuple(classes),
                                 mcnemar, note, dates)
-
-
-def _mcnemar(cfg: Config, delayed: Any, by_file: dict[Path, list[L.ModelCounts]], parts_of_file: dict[Path, list[str]],
-             classes: list[str], slices: dict[Path, list[dict[str, np.ndarray]]] | None, reads: dict[Path, list[int]],
-             left_out: list) -> tuple[dict[str, np.ndarray] | None, str | None]:
-    """McNemar's tables from a further map/reduce, or a note why not: one dataset's parts line up
-    across its models; separate datasets are shuffled by range of common indices."""
-    if len(cfg.models) < 2:
-        return None, None
-    if len(by_file) == 1:
-        (path, templates), = by_file.items()
-        mapped = [delayed(_map_mcnemar)(cfg, part, templates, classes, slices[path][k] if left_out else None)
-                  for k, part in enumerate(parts_of_file[path])]
-        return tree_reduce(delayed, _reduce_mcnemar, mapped).compute()
-    if slices is None:
-        return None, NOTE_LENGTHS
-    states = L.in_order(cfg, [st for sts in by_file.values() for st in sts])
-    n = sum(int((sl[states[0].cfg.name] >= 0).sum()) for sl in slices[states[0].path])
-    names, files = [st.cfg.name for st in states], [str(st.path) for st in states]
-    records = functools.partial(L.mcnemar_records, cfg, list(classes))
-    accs = by_range(delayed, cfg, _mcnemar_range, [(st, records, L.MCNEMAR_RECORD) for st in states],
-                    parts_of_file, slices, reads, n, cfg, names, files)
-    return tree_reduce(delayed, _reduce_mcnemar, accs).compute()

@@ -308,8 +308,7 @@ def multiclass_evidence_of_counts(cfg: Config, data) -> MulticlassEvidence:
     The loaders count McNemar's table of each model against the configured baseline only:
     ``data.mcnemar[name]`` is [baseline right?][model right?]; the other pairs stay NaN.
     """
-    models = tuple(MulticlassModelEvidence(m.name, m.file, m.confusion, m.n_rows, m.tables, m.weighted,
-                                           m.predicted_from_column) for m in data.models)
+    models = tuple(data.models)
     names = [m.name for m in models]
     if len(models) < 2:
         pairing = Pairing("aligned", "single_model")

@@ -289,6 +289,20 @@ def pair_pass(cfg: Config, by_file: dict[Path, list[ModelPass]], states: list[Mo
     return None
 
 
+def read_files(by_file: dict[Path, list], fold: Callable[[Path, list, list], int], progress: Progress | None
+               ) -> tuple[dict[Path, int], list]:
+    """Every file read once (``fold(path, states, seen_dates)``: rows read): (rows read per file, dates seen)."""
+    read: dict[Path, int] = {}
+    seen_dates: list = []
+    for k, (path, states) in enumerate(by_file.items()):
+        read[path] = fold(path, states, seen_dates)
+        if read[path] == 0:
+            raise no_rows(path)
+        if progress is not None:
+            progress(k + 1, len(by_file))
+    return read, seen_dates
+
+
 def read_aligned(cfg: Config, plan: Callable[[dict[str, np.ndarray] | None], dict[Path, list]],
                  read_all: Callable[[dict[Path, list], bool], tuple[dict[Path, int], list]],
                  label_keys: Callable[[Any], set], positive: str | None):
@@ -547,18 +561,10 @@ def load_streamed(cfg: Config, progress: Progress | None = None) -> StreamedData
     codes = [RowCodes() if len({m.file for m in cfg.models}) == 1 and len(cfg.models) > 1 else None]
 
     def read_all(by_file: dict[Path, list[ModelState]], first: bool) -> tuple[dict[Path, int], list]:
-        rng = np.random.default_rng(cfg.bootstrap.seed)
-        seen_dates: list = []
-        read: dict[Path, int] = {}
+        rng = np.random.default_rng(cfg.bootstrap.seed)  # one sample stream over the files, in their order
         if not first:
             codes[0] = None
-        for k, (path, states) in enumerate(by_file.items()):
-            read[path] = fold_file(cfg, states, path, rng, seen_dates, codes[0])
-            if read[path] == 0:
-                raise no_rows(path)
-            if progress is not None:
-                progress(k + 1, len(by_file))
-        return read, seen_dates
+        return read_files(by_file, lambda path, sts, dates: fold_file(cfg, sts, path, rng, dates, codes[0]), progress)
 
     by_file, states, read, seen_dates, join, indexes, left_out = read_aligned(
         cfg, lambda ix: plan_binary(cfg, ix), read_all, lambda st: st.labels, V.label_key(cfg.positive))
@@ -605,7 +611,9 @@ def load_streamed(cfg: Config, progress: Progress | None = None) -> StreamedData
     else:
         if rows is not None:
             rows.drop()
-        paired, note = _paired_pass(cfg, models, by_file, states, read, indexes)
+        pairs = BinaryPairs(cfg, ([m.table for m in models], [m.grouper or S.exact_grouper(m.table) for m in models]),
+                            [m.file for m in models])
+        paired, note = paired_pass(cfg, by_file, states, read, indexes, pairs)
     dropped.extend(left_out)
     if join is not None:
         warnings[:0] = join.warnings
@@ -639,51 +647,66 @@ def pair_records(codes: np.ndarray, y: np.ndarray, w: np.ndarray | None, rows: n
     return rec
 
 
-def batch_pairs(cfg: Config, grouper: Callable, st: ModelState, path: Path, batch: Batch, offset: int):
-    """(file positions, :data:`PAIR_RECORD` records) of one batch's compared rows of one model."""
-    s, y, w, keep = kept_rows(cfg, st.replica(), path, batch, offset)
-    pos = offset + (np.arange(len(batch)) if keep is None else np.flatnonzero(keep))
-    return pos, pair_records(grouper(s), y, w, pos)
+class BinaryPairs:
+    """The paired statistics of binary models over rows put side by side: DeLong's cross-moments,
+    McNemar's tables and the pattern counts (:class:`~reportgen.reduce.accumulators.PairedAccumulator`;
+    weighted rows: McNemar's tables only, :class:`~reportgen.reduce.accumulators.AgreementAccumulator`).
+
+    The pairing protocol, shared with :class:`McNemarPairs` (the local and the Dask runners drive
+    either): ``records`` (a batch's compared rows of one model), ``add`` (a range of common rows,
+    every model's records side by side; a note stops the pass), ``merge`` (other rows), ``result``.
+    ``shared``: the models' tables and groupers (raw score → table row); ``files``: the files
+    errors name (default: the configured ones)."""
+
+    dtype = PAIR_RECORD
+
+    def __init__(self, cfg: Config, shared: tuple[list[ScoreTable], list | None], files: list[str] | None = None) -> None:
+        tables, groupers = shared
+        self.cfg, self.groupers = cfg, groupers
+        self.names, self.files = [m.name for m in cfg.models], files or [m.file for m in cfg.models]
+        self.acc = S.PairedAccumulator(tables, [m.threshold if m.threshold is not None else cfg.threshold for m in cfg.models],
+                                       approval_rates=tuple(cfg.approval_rates))
+        self.agree = S.AgreementAccumulator(len(tables)) if any(t.weighted for t in tables) else None
+        self.cuts = [t.cut_index(c) for t, c in zip(tables, self.acc.cuts)]
+
+    def records(self, st: ModelState, path: Path, batch: Batch, offset: int) -> tuple[np.ndarray, np.ndarray]:
+        """(file positions, :data:`PAIR_RECORD` records) of one batch's compared rows of one model."""
+        s, y, w, keep = kept_rows(self.cfg, st.replica(), path, batch, offset)
+        pos = offset + (np.arange(len(batch)) if keep is None else np.flatnonzero(keep))
+        return pos, pair_records(self.groupers[self.names.index(st.cfg.name)](s), y, w, pos)
+
+    def add(self, recs: list[np.ndarray]) -> None:
+        """One range of common rows (labels that differ row by row are memory's error)."""
+        check_same_truth(self.names, self.files, recs)
+        y = recs[0]["y"]
+        codes = [r["code"] for r in recs]
+        correct = [(c < ci) == y for c, ci in zip(codes, self.cuts)]
+        if self.agree is not None:
+            self.agree.add(correct, [r["w"] for r in recs])
+        else:
+            self.acc.add_rows(codes, correct, y)
+
+    def merge(self, other: BinaryPairs) -> BinaryPairs:
+        if self.agree is not None:
+            self.agree.merge(other.agree)
+        else:
+            self.acc.merge(other.acc)
+        return self
+
+    def result(self) -> tuple[S.PairedAccumulator | S.AgreementAccumulator, None]:
+        return (self.agree if self.agree is not None else self.acc), None
 
 
-def new_paired(cfg: Config, tables: list[ScoreTable], groupers: list | None = None):
-    """(paired accumulator, agreement accumulator for weighted rows or None, each model's cut index)."""
-    acc = S.PairedAccumulator(tables, [m.threshold if m.threshold is not None else cfg.threshold for m in cfg.models],
-                              groupers, approval_rates=tuple(cfg.approval_rates))
-    agree = S.AgreementAccumulator(len(tables)) if any(t.weighted for t in tables) else None
-    return acc, agree, [t.cut_index(c) for t, c in zip(tables, acc.cuts)]
-
-
-def pair_range(names: list[str], files: list[str], recs: list[np.ndarray], cuts: list[int],
-               acc: S.PairedAccumulator, agree: S.AgreementAccumulator | None) -> None:
-    """One range of common rows, every model's records side by side, added to ``acc`` (or, for
-    weighted rows, to ``agree``); labels that differ row by row are memory's error."""
-    check_same_truth(names, files, recs)
-    y = recs[0]["y"]
-    codes = [r["code"] for r in recs]
-    correct = [(c < ci) == y for c, ci in zip(codes, cuts)]
-    if agree is not None:
-        agree.add(correct, [r["w"] for r in recs])
-    else:
-        acc.add_rows(codes, correct, y)
-
-
-def _paired_pass(cfg: Config, models: list[StreamedModel], by_file: dict[Path, list[ModelState]],
-                 states: list[ModelState], read: dict[Path, int], indexes: dict[str, np.ndarray] | None
-                 ) -> tuple[S.PairedAccumulator | S.AgreementAccumulator | None, str | None]:
-    """DeLong covariances and McNemar tables over the rows every model keeps (weighted rows:
-    McNemar's tables only, :class:`~reportgen.reduce.accumulators.AgreementAccumulator`)."""
-    if len(models) < 2:
+def paired_pass(cfg: Config, by_file: dict[Path, list[ModelPass]], states: list[ModelPass], read: dict[Path, int],
+                indexes: dict[str, np.ndarray] | None, pairs: BinaryPairs | McNemarPairs) -> tuple[Any, str | None]:
+    """The paired statistics over the rows every model keeps (:func:`pair_pass` driving ``pairs``),
+    or the note why there are none (files of different lengths without an id)."""
+    if len(states) < 2:
         return None, None
     if indexes is None and len(set(read.values())) > 1:
         return None, NOTE_LENGTHS
-    groupers = [m.grouper or S.exact_grouper(m.table) for m in models]
-    acc, agree, cuts = new_paired(cfg, [m.table for m in models], groupers)
-    names, files = [m.name for m in models], [m.file for m in models]
-    records = {st.cfg.name: functools.partial(batch_pairs, cfg, g) for st, g in zip(states, groupers)}
-    pair_pass(cfg, by_file, states, PAIR_RECORD, indexes, lambda st, *a: records[st.cfg.name](st, *a),
-              lambda recs: pair_range(names, files, recs, cuts, acc, agree))
-    return (agree if agree is not None else acc), None
+    pair_pass(cfg, by_file, states, pairs.dtype, indexes, pairs.records, pairs.add)
+    return pairs.result()
 
 
 def _paired_in_memory(cfg: Config, models: list[StreamedModel], rows: RowCodes,
@@ -691,7 +714,8 @@ def _paired_in_memory(cfg: Config, models: list[StreamedModel], rows: RowCodes,
     """The paired pass from the codes kept in pass 1: each chunk's table rows by lookup."""
     if len(models) < 2:
         return None, None
-    acc, _agree, cuts = new_paired(cfg, [m.table for m in models])
+    pairs = BinaryPairs(cfg, ([m.table for m in models], None))
+    acc, cuts = pairs.acc, pairs.cuts
     lengths = [y.shape[0] for y in rows.y]
     for m in models:
         if [c.shape[0] for c in rows.codes.get(m.name, [])] != lengths:
@@ -907,15 +931,7 @@ def load_streamed_multiclass(cfg: Config, progress: Progress | None = None) -> S
     plan: list = []
 
     def read_all(by_file: dict[Path, list[ModelCounts]], _first: bool) -> tuple[dict[Path, int], list]:
-        seen_dates: list = []
-        read: dict[Path, int] = {}
-        for f, (path, states) in enumerate(by_file.items()):
-            read[path] = fold_class_file(cfg, states, plan[-1][1], path, seen_dates)
-            if read[path] == 0:
-                raise no_rows(path)
-            if progress is not None:
-                progress(f + 1, len(by_file))
-        return read, seen_dates
+        return read_files(by_file, lambda path, sts, dates: fold_class_file(cfg, sts, plan[-1][1], path, dates), progress)
 
     def planned(indexes: dict[str, np.ndarray] | None) -> dict[Path, list[ModelCounts]]:
         plan.append(plan_multiclass(cfg, indexes))
@@ -924,7 +940,7 @@ def load_streamed_multiclass(cfg: Config, progress: Progress | None = None) -> S
     by_file, states, read, seen_dates, join, indexes, left_out = read_aligned(
         cfg, planned, read_all, lambda st: st.seen_truth, None)
     classes, models, warnings, dropped = conclude(cfg, states, plan[-1][0], plan[-1][1])
-    mcnemar, note = _mcnemar_pass(cfg, states, by_file, classes, indexes, read)
+    mcnemar, note = paired_pass(cfg, by_file, states, read, indexes, McNemarPairs(cfg, classes, [str(st.path) for st in states]))
     dropped.extend(left_out)
     if join is not None:
         warnings[:0] = join.warnings
@@ -938,55 +954,54 @@ def load_streamed_multiclass(cfg: Config, progress: Progress | None = None) -> S
 MCNEMAR_RECORD = np.dtype([("y", np.int64), ("right", np.bool_), ("w", np.float64), ("row", np.int64)])
 
 
-def mcnemar_records(cfg: Config, classes: list[str], st: ModelCounts, path: Path, batch: Batch, offset: int
-                    ) -> tuple[np.ndarray, np.ndarray]:
-    """(file positions, records) of one batch's compared rows of one model (:data:`MCNEMAR_RECORD`)."""
-    probe = st.fresh(cfg, path, st.index, collect=False)
-    keep, truth, pred, scores, weights = class_rows(cfg, probe, ClassIds(list(classes)), batch, path, offset)
-    pos = np.flatnonzero(keep)
-    y = pd.Index(classes).get_indexer(truth[keep]).astype(np.int64)
-    if pred is not None:
-        guess = pd.Index(classes).get_indexer(pred[keep]).astype(np.int64)
-    else:
-        guess = np.argmax(scores[keep], axis=1).astype(np.int64)  # type: ignore[index]
-    rec = np.empty(pos.shape[0], dtype=MCNEMAR_RECORD)
-    rec["y"], rec["right"], rec["row"] = y, guess == y, pos + offset
-    rec["w"] = 1.0 if weights is None else weights[keep]
-    return pos + offset, rec
+class McNemarPairs:
+    """McNemar's 2×2 tables of multiclass models against the baseline (baseline correct?, model
+    correct?) over rows put side by side; the pairing protocol of :class:`BinaryPairs`.
+    ``shared``: the class list; a note instead of tables when weights are not whole numbers."""
 
+    dtype = MCNEMAR_RECORD
 
-def new_mcnemar(cfg: Config) -> dict[str, np.ndarray]:
-    """Empty McNemar tables: one per model compared with the baseline."""
-    return {m.name: np.zeros((2, 2)) for m in cfg.models if m.name != cfg.baseline_name}
+    def __init__(self, cfg: Config, shared: list[str], files: list[str] | None = None) -> None:
+        self.cfg, self.classes = cfg, list(shared)
+        self.names, self.files = [m.name for m in cfg.models], files or [m.file for m in cfg.models]
+        self.tables = {m.name: np.zeros((2, 2)) for m in cfg.models if m.name != cfg.baseline_name}
+        self.note: str | None = None
 
+    def records(self, st: ModelCounts, path: Path, batch: Batch, offset: int) -> tuple[np.ndarray, np.ndarray]:
+        """(file positions, :data:`MCNEMAR_RECORD` records) of one batch's compared rows of one model."""
+        probe = st.fresh(self.cfg, path, st.index, collect=False)
+        keep, truth, pred, scores, weights = class_rows(self.cfg, probe, ClassIds(self.classes), batch, path, offset)
+        pos = np.flatnonzero(keep)
+        y = pd.Index(self.classes).get_indexer(truth[keep]).astype(np.int64)
+        if pred is not None:
+            guess = pd.Index(self.classes).get_indexer(pred[keep]).astype(np.int64)
+        else:
+            guess = np.argmax(scores[keep], axis=1).astype(np.int64)  # type: ignore[index]
+        rec = np.empty(pos.shape[0], dtype=MCNEMAR_RECORD)
+        rec["y"], rec["right"], rec["row"] = y, guess == y, pos + offset
+        rec["w"] = 1.0 if weights is None else weights[keep]
+        return pos + offset, rec
 
-def mcnemar_range(names: list[str], files: list[str], baseline: str, recs: list[np.ndarray],
-                  tables: dict[str, np.ndarray]) -> str | None:
-    """Add the compared rows of one range (``recs``: per model, in common order) to McNemar's 2×2
-    tables (baseline correct?, model correct?); a note instead when weights are not integers.
-    Labels that differ row by row are memory's error."""
-    check_same_truth(names, files, recs)
-    b = recs[names.index(baseline)]
-    for name, t in tables.items():
-        r = recs[names.index(name)]
-        if not np.array_equal(r["w"], np.round(r["w"])):
-            return NOTE_NON_INTEGER
-        cell = 2 * (~b["right"]).astype(np.int64) + (~r["right"]).astype(np.int64)
-        t += np.bincount(cell, weights=r["w"], minlength=4).reshape(2, 2)
-    return None
+    def add(self, recs: list[np.ndarray]) -> str | None:
+        """One range of common rows; the note when a weight is not a whole number (labels that
+        differ row by row are memory's error)."""
+        check_same_truth(self.names, self.files, recs)
+        b = recs[self.names.index(self.cfg.baseline_name)]
+        for name, t in self.tables.items():
+            r = recs[self.names.index(name)]
+            if not np.array_equal(r["w"], np.round(r["w"])):
+                self.note = NOTE_NON_INTEGER
+                return self.note
+            cell = 2 * (~b["right"]).astype(np.int64) + (~r["right"]).astype(np.int64)
+            t += np.bincount(cell, weights=r["w"], minlength=4).reshape(2, 2)
+        return None
 
+    def merge(self, other: McNemarPairs) -> McNemarPairs:
+        """Tables added; the first note (in merge order) wins."""
+        self.note = self.note or other.note
+        for name, t in other.tables.items():
+            self.tables[name] += t
+        return self
 
-def _mcnemar_pass(cfg: Config, states: list[ModelCounts], by_file: dict[Path, list[ModelCounts]], classes: list[str],
-                  indexes: dict[str, np.ndarray] | None, read: dict[Path, int]
-                  ) -> tuple[dict[str, np.ndarray] | None, str | None]:
-    """McNemar's 2×2 tables (baseline correct?, model correct?) over the rows every model keeps,
-    or a note why not (files of different lengths without an id; weights not whole numbers)."""
-    if len(states) < 2:
-        return None, None
-    if indexes is None and len(set(read.values())) > 1:
-        return None, NOTE_LENGTHS
-    names, files = [st.cfg.name for st in states], [str(st.path) for st in states]
-    tables = new_mcnemar(cfg)
-    note = pair_pass(cfg, by_file, states, MCNEMAR_RECORD, indexes, functools.partial(mcnemar_records, cfg, list(classes)),
-                     lambda recs: mcnemar_range(names, files, cfg.baseline_name, recs, tables))
-    return (None, note) if note is not None else (tables, None)
+    def result(self) -> tuple[dict[str, np.ndarray] | None, str | None]:
+        return (None, self.note) if self.note is not None else (self.tables, None)
