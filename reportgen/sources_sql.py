@@ -117,6 +117,5 @@ def load_pushed(cfg: Config) -> StreamedData:
         models.append(model)
         files.append(info)
         dropped.extend(d)
-    note = "each model's score table was computed by its own database query, so rows cannot be paired " \
-           "(different datasets)" if len(models) > 1 else None
-    return StreamedData(tuple(models), tuple(files), tuple(dropped), (), None, note, None)
+    # each model's score table was computed by its own database query, so rows cannot be paired
+    return StreamedData(tuple(models), tuple(files), tuple(dropped), (), None, "separate_files", None)

@@ -52,7 +52,7 @@ from reportgen.config import Config, ModelConfig
 from reportgen.engine.curve import ScoreTable, merge_tables
 from reportgen.errors import UserError
 from reportgen.io import validate as V
-from reportgen.io.align import NOTE_LENGTHS, check_rows_left
+from reportgen.io.align import check_rows_left
 from reportgen.io.files import Digests, FileInfo, file_info, hashing, no_rows, parts_of
 from reportgen.io.pairs import PAIRED_CHUNK, place, split_ranges
 from reportgen.reduce import accumulators as S
@@ -202,7 +202,7 @@ def _pairs(cfg: Config, delayed: Any, by_file: dict[Path, list[L.ModelPass]], pa
                   for k, part in enumerate(parts_of_file[path])]
         return tree_reduce(delayed, _merge_pairs, mapped).compute().result()
     if slices is None:
-        return None, NOTE_LENGTHS
+        return None, L.LENGTHS_DIFFER
     states = L.in_order(cfg, [st for sts in by_file.values() for st in sts])
     n = sum(int((sl[states[0].cfg.name] >= 0).sum()) for sl in slices[states[0].path])
     ranges = -(-n // PAIRED_CHUNK)

@@ -7,7 +7,7 @@
   tables and the decision-pattern counts are the streamed engines' numbers on the same rows;
 * streamed and distributed (:class:`reportgen.reduce.local.StreamedData`,
   :class:`reportgen.reduce.local.StreamedMulticlass`): tables and paired
-  accumulators as they come, with the loaders' "why not paired" sentence mapped to a reason code.
+  accumulators as they come, with the runners' reason code when rows could not be paired.
 
 Thresholds are resolved here, once: a model's own ``threshold`` if it has one, else the config's.
 The loaders' own "threshold outside the scores" warning (the in-memory loader words one) is left
@@ -25,10 +25,12 @@ from reportgen.config import Config
 from reportgen.errors import InputError
 from reportgen.engine import multiclass as MC
 from reportgen.reduce import accumulators as S
+from reportgen.io.dataset import Dataset
+from reportgen.io.pairs import PAIRED_CHUNK
+from reportgen.reduce.local import NON_INTEGER
 from reportgen.engine.class_tables import build_class_tables
 from reportgen.engine.compare import Progress, Settings
 from reportgen.engine.driver import compare_evidence
-from reportgen.io.align import NOTE_NON_INTEGER, NOTE_REASONS
 from reportgen.engine.curve import ScoreTable, build_table, row_groups
 from reportgen.engine.evidence import (
     BinaryEvidence,
@@ -42,10 +44,6 @@ from reportgen.engine.evidence import (
     Pairing,
     unpaired,
 )
-
-
-#: Rows per chunk of the in-memory paired pass (the placement matrices are k × chunk floats).
-PAIRED_CHUNK = 1 << 20
 
 
 def _threshold(cfg: Config, name: str) -> tuple[float, str]:
@@ -70,22 +68,6 @@ def _audit(data) -> LoadAudit:
         warnings=tuple(w for w in data.warnings if not _is_threshold_warning(w)),
         dates=tuple(data.dates) if getattr(data, "dates", None) else None,  # type: ignore[arg-type]
     )
-
-
-def reason_of_note(note: str | None) -> str:
-    """The :data:`~reportgen.engine.evidence.PairingReason` of a streamed loader's sentence."""
-    if note in NOTE_REASONS:
-        return NOTE_REASONS[note]
-    text = (note or "").lower()
-    if "dropped" in text:
-        return "rows_dropped"
-    if "weighted" in text:
-        return "weighted"
-    if "different files" in text or "different datasets" in text or "one dataset" in text:
-        return "separate_files"
-    if "labels" in text and "differ" in text:
-        return "labels_differ"
-    return "not_counted"
 
 
 # --------------------------------------------------------------------------------------
@@ -249,7 +231,7 @@ def binary_evidence_of_stream(cfg: Config, data) -> BinaryEvidence:
     elif isinstance(acc, S.AgreementAccumulator):  # weighted aligned rows: McNemar's tables only
         pairing = Pairing("aligned", "aligned", None, acc.agree.copy(), None, acc.rows.copy())
     elif acc is None:
-        pairing = unpaired(reason_of_note(data.paired_note))
+        pairing = unpaired(data.paired_reason)
     else:
         pairing = _pairing_of(acc)
     return BinaryEvidence(tuple(models), pairing, _audit(data), None)
@@ -312,10 +294,10 @@ def multiclass_evidence_of_counts(cfg: Config, data) -> MulticlassEvidence:
     names = [m.name for m in models]
     if len(models) < 2:
         pairing = Pairing("aligned", "single_model")
-    elif data.mcnemar is None and data.paired_note == NOTE_NON_INTEGER:  # aligned, McNemar not defined
+    elif data.mcnemar is None and data.paired_reason == NON_INTEGER:  # aligned, McNemar not defined
         pairing = Pairing("aligned", "aligned")
     elif data.mcnemar is None:
-        pairing = unpaired(reason_of_note(data.paired_note))
+        pairing = unpaired(data.paired_reason)
     else:
         b = names.index(cfg.baseline_name)
         agree = np.full((len(names), len(names), 2, 2), np.nan)
@@ -330,8 +312,6 @@ def multiclass_evidence_of_counts(cfg: Config, data) -> MulticlassEvidence:
 
 def evidence_of(cfg: Config, data) -> BinaryEvidence | MulticlassEvidence:
     """The evidence of whatever the configured loader returned."""
-    from reportgen.io.dataset import Dataset  # noqa: PLC0415
-
     if isinstance(data, Dataset):
         return multiclass_evidence_of_rows(cfg, data) if cfg.task == "multiclass" else binary_evidence_of_rows(cfg, data)
     if cfg.task == "multiclass":

@@ -54,7 +54,7 @@ from reportgen.engine.streaming import binning_auc_bound
 from reportgen.errors import InputError
 from reportgen.io import align as A
 from reportgen.io import validate as V
-from reportgen.io.align import NOTE_LENGTHS, NOTE_NON_INTEGER, Join, Keyed, check_positions, check_unique, concat_ids
+from reportgen.io.align import Join, Keyed, check_positions, check_unique, concat_ids
 from reportgen.io.batches import Batch, read_columns
 from reportgen.io.dataset import Dataset, load_dataset
 from reportgen.io.files import FileInfo, check_parts, columns_in, file_info, hashing, no_rows
@@ -74,6 +74,12 @@ from reportgen.reduce import accumulators as S
 from reportgen.results import BinningInfo
 
 Progress = Callable[[int, int], None]
+
+#: Why rows are not paired (a :data:`reportgen.engine.evidence.PairingReason`): files of different
+#: lengths and no id to join them.
+LENGTHS_DIFFER = "lengths_differ"
+#: Why McNemar's tables of aligned multiclass rows are not counted: a weight is not a whole number.
+NON_INTEGER = "non_integer_weights"
 
 log = logging.getLogger(__name__)
 
@@ -260,7 +266,7 @@ def pair_pass(cfg: Config, by_file: dict[Path, list[ModelPass]], states: list[Mo
               add_range: Callable[[list[np.ndarray]], str | None]) -> str | None:
     """Every model's compared rows, side by side range by range: ``records(st, path, batch,
     offset)`` gives a batch's (file positions, records) of one model, ``add_range(recs)`` adds a
-    range (per model, its records in common order) and may stop the pass with a note.
+    range (per model, its records in common order) and may stop the pass with a reason code.
 
     Each model's records are spilled by their common index (``indexes``: per model, each file
     row's; None when every model keeps the same rows in the same order), then put side by side
@@ -386,7 +392,7 @@ class StreamedData:
     dropped: tuple[tuple[str, str, int], ...]
     warnings: tuple[str, ...]
     paired: S.PairedAccumulator | S.AgreementAccumulator | None
-    paired_note: str | None
+    paired_reason: str | None  # why not paired (a PairingReason), or NON_INTEGER
     dates: tuple[str, str] | None = None
 
 
@@ -654,7 +660,7 @@ class BinaryPairs:
 
     The pairing protocol, shared with :class:`McNemarPairs` (the local and the Dask runners drive
     either): ``records`` (a batch's compared rows of one model), ``add`` (a range of common rows,
-    every model's records side by side; a note stops the pass), ``merge`` (other rows), ``result``.
+    every model's records side by side; a reason code stops the pass), ``merge`` (other rows), ``result``.
     ``shared``: the models' tables and groupers (raw score → table row); ``files``: the files
     errors name (default: the configured ones)."""
 
@@ -700,11 +706,11 @@ class BinaryPairs:
 def paired_pass(cfg: Config, by_file: dict[Path, list[ModelPass]], states: list[ModelPass], read: dict[Path, int],
                 indexes: dict[str, np.ndarray] | None, pairs: BinaryPairs | McNemarPairs) -> tuple[Any, str | None]:
     """The paired statistics over the rows every model keeps (:func:`pair_pass` driving ``pairs``),
-    or the note why there are none (files of different lengths without an id)."""
+    or the reason code why there are none (files of different lengths without an id)."""
     if len(states) < 2:
         return None, None
     if indexes is None and len(set(read.values())) > 1:
-        return None, NOTE_LENGTHS
+        return None, LENGTHS_DIFFER
     pair_pass(cfg, by_file, states, pairs.dtype, indexes, pairs.records, pairs.add)
     return pairs.result()
 
@@ -752,7 +758,7 @@ class StreamedMulticlass:
     warnings: tuple[str, ...]
     classes: tuple[str, ...]
     mcnemar: dict[str, np.ndarray] | None  # model name → 2×2 [baseline correct?][model correct?] counts
-    paired_note: str | None
+    paired_reason: str | None  # why not paired (a PairingReason), or NON_INTEGER
     dates: tuple[str, str] | None = None
 
 
@@ -957,7 +963,7 @@ MCNEMAR_RECORD = np.dtype([("y", np.int64), ("right", np.bool_), ("w", np.float6
 class McNemarPairs:
     """McNemar's 2×2 tables of multiclass models against the baseline (baseline correct?, model
     correct?) over rows put side by side; the pairing protocol of :class:`BinaryPairs`.
-    ``shared``: the class list; a note instead of tables when weights are not whole numbers."""
+    ``shared``: the class list; :data:`NON_INTEGER` instead of tables when a weight is not a whole number."""
 
     dtype = MCNEMAR_RECORD
 
@@ -983,21 +989,21 @@ class McNemarPairs:
         return pos + offset, rec
 
     def add(self, recs: list[np.ndarray]) -> str | None:
-        """One range of common rows; the note when a weight is not a whole number (labels that
+        """One range of common rows; :data:`NON_INTEGER` when a weight is not a whole number (labels that
         differ row by row are memory's error)."""
         check_same_truth(self.names, self.files, recs)
         b = recs[self.names.index(self.cfg.baseline_name)]
         for name, t in self.tables.items():
             r = recs[self.names.index(name)]
             if not np.array_equal(r["w"], np.round(r["w"])):
-                self.note = NOTE_NON_INTEGER
+                self.note = NON_INTEGER
                 return self.note
             cell = 2 * (~b["right"]).astype(np.int64) + (~r["right"]).astype(np.int64)
             t += np.bincount(cell, weights=r["w"], minlength=4).reshape(2, 2)
         return None
 
     def merge(self, other: McNemarPairs) -> McNemarPairs:
-        """Tables added; the first note (in merge order) wins."""
+        """Tables added; the first reason (in merge order) wins."""
         self.note = self.note or other.note
         for name, t in other.tables.items():
             self.tables[name] += t
