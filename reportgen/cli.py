@@ -416,7 +416,7 @@ def _run_batch(args: argparse.Namespace, printer: _Printer) -> int:
 
 def _validate_one(path: str, printer: _Printer, shown: _StderrWarnings, overrides: Sequence[str] = ()) -> int:
     from reportgen.config import load_config  # noqa: PLC0415
-    from reportgen.io.dataset import load_dataset  # noqa: PLC0415
+    from reportgen.reduce.local import load_dataset  # noqa: PLC0415
 
     cfg, cfg_path = load_config(path, overrides)
     if any(m.source is not None for m in cfg.models):  # SQL sources: query and check them all

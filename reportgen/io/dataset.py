@@ -1,16 +1,10 @@
-"""The in-memory engine's rows (``engine: memory``): every file read once, validated, aligned.
+"""The in-memory engine's rows (``engine: memory``): the files read, and the kept rows aligned.
 
-:func:`load_dataset` reads only the columns the config names (CSV or Parquet), checks every
-value a metric will touch by the rules of :mod:`reportgen.io.validate` (the streamed engines
-apply the same rules batch by batch) and returns a :class:`Dataset`; :func:`align_models` puts
-every model's rows in one order with the id join of :mod:`reportgen.io.align`, the one the
-streamed engines use too. Every problem raises :class:`InputError` with the file, the column,
-the first offending row (1-based, header = row 1) and what to do.
-
-Multiclass labels are compared as text after normalisation (``1``, ``1.0`` and ``" 1"`` are
-the same class). The class list is the config's ``classes`` (that order) when given, else the
-sorted union of every label in the truth, the predictions and the score mappings; classes that
-occur only in the predictions or are never predicted are warnings, nothing is dropped silently.
+:func:`read_frames` reads every file once, only the columns the config names (CSV or Parquet);
+the local runner (:func:`reportgen.reduce.local.dataset_of_frames`) validates each frame as one
+batch by the rules every engine applies and keeps the rows: a :class:`Dataset`.
+:func:`align_models` puts every model's rows in one order with the id join of
+:mod:`reportgen.io.align`, the one the streamed engines use too.
 """
 
 from __future__ import annotations
@@ -24,22 +18,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from reportgen.config import Config, ModelConfig
+from reportgen.config import Config
 from reportgen.io import validate as V
-from reportgen.io.validate import (
-    check_class_count,
-    class_warnings,
-    columns_for,
-    configured_classes,
-    id_key_list,
-    keys,
-    label_key,
-    lost_ids,
-    numeric,
-    score_columns,
-    score_order,
-    sorted_classes,
-)
 from reportgen.io.align import Keyed, check_enough, one_label, check_positions, intersect_positions, join_ids
 from reportgen.io.files import FileInfo, columns_in, file_info, hashing, read_table
 
@@ -176,168 +156,3 @@ def date_range(cfg: Config, frames: dict[Path, pd.DataFrame]) -> tuple[str, str]
             lo = d.min() if lo is None else min(lo, d.min())
             hi = d.max() if hi is None else max(hi, d.max())
     return None if lo is None else (lo.date().isoformat(), hi.date().isoformat())
-
-
-# --------------------------------------------------------------------------------------
-# The in-memory loaders (engine: memory): every row read, validated and aligned
-# --------------------------------------------------------------------------------------
-
-
-def load_dataset(cfg: Config) -> Dataset:
-    """Read, validate and align every model's predictions (either task)."""
-    if cfg.task == "multiclass":
-        return load_multiclass(cfg)
-    frames, files = read_frames(cfg)
-    return dataset_of_frames(cfg, frames, files)
-
-
-def dataset_of_frames(cfg: Config, frames: dict[Path, pd.DataFrame], files: list[FileInfo]) -> Dataset:
-    """Validate and align binary models whose columns are already read: ``frames[Path(m.file)]``
-    holds each model's columns (from a file, or a DataFrame handed to :mod:`reportgen.api`)."""
-    dropped: list[tuple[str, str, int]] = []
-    warnings: list[str] = []
-    models: list[ModelData] = []
-    n_rows: list[int] = []
-    lost: list[np.ndarray | None] = []
-    positive = label_key(cfg.positive)
-    for i_model, m in enumerate(cfg.models):
-        path = Path(m.file)
-        df = frames[path]
-        cols = columns_for(cfg, m)
-        scores = numeric(df[cols["score"]], path, cols["score"])
-        labels = keys(df[cols["label"]])
-        weights = numeric(df[cols["weight"]], path, cols["weight"]) if "weight" in cols else None
-        ids = id_key_list(df[cols["id"]]) if "id" in cols else None
-        checks: list[tuple[str, np.ndarray]] = [
-            (V.missing_score(cols["score"]), ~np.isfinite(scores)),
-            (V.missing_label(cols["label"], "binary"), labels == None),  # noqa: E711
-        ]
-        if weights is not None:
-            checks.append((V.missing_weight(cols["weight"]), ~np.isfinite(weights)))
-        if ids is not None:
-            checks.append((V.missing_id(cols["id"]), ids == None))  # noqa: E711
-        keep = V.kept(cfg, path, m.name, checks, len(df), weights, cols.get("weight"), dropped)
-        n_rows.append(len(df))
-        lost.append(None if ids is None else lost_ids(ids, keep))
-        kept = labels[keep]
-        found = set(pd.unique(kept).tolist())
-        V.check_two_labels(path, cols["label"], found)
-        is_pos = kept == positive
-        w_kept = np.ones(len(kept)) if weights is None else weights[keep]
-        V.check_both_classes(cfg, path, cols["label"], found, float(w_kept[is_pos].sum()), float(w_kept[~is_pos].sum()),
-                             cols.get("weight"))
-        V.check_score_range(path, cols["score"], scores, keep, 0)
-        if m.probabilities is True:
-            V.check_probabilities(path, m.name, [cols["score"]], scores, keep, 0)
-        s = scores[keep]
-        warning = _threshold_outside(cfg, i_model, m, s)
-        if warning:
-            warnings.append(warning)
-        models.append(
-            ModelData(
-                name=m.name,
-                file=str(path),
-                direction=m.direction,
-                scores=s,
-                y=np.asarray(is_pos, dtype=bool),
-                weights=None if weights is None else weights[keep],
-                ids=None if ids is None else ids[keep],
-                probabilities=m.probabilities,
-                rows=np.flatnonzero(keep),
-                id_column=cols.get("id"),
-            )
-        )
-    models, paired, align_warnings, left_out = align_models(cfg, models, n_rows, lost)
-    warnings.extend(align_warnings)
-    dropped.extend(left_out)
-    return Dataset(tuple(models), tuple(files), paired, tuple(dropped), tuple(warnings), dates=date_range(cfg, frames))
-
-
-def _threshold_outside(cfg: Config, i: int, m: ModelConfig, scores: np.ndarray) -> str | None:
-    """A warning when the decision threshold lies outside the model's scores (one class predicted)."""
-    t = m.threshold if m.threshold is not None else cfg.threshold
-    lo, hi = float(scores.min()), float(scores.max())
-    if lo <= t <= hi:
-        return None
-    above = t > hi
-    everyone = ("negative" if above else "positive") if m.direction == "higher" else ("positive" if above else "negative")
-    key = f"models[{i}].threshold" if m.threshold is not None else "threshold"
-    return (
-        f"threshold {t:g} lies outside the scores of model '{m.name}' ({lo:g} to {hi:g}), so every row is "
-        f"predicted {everyone}; check '{key}' (or the model's 'direction')"
-    )
-
-
-def load_multiclass(cfg: Config) -> Dataset:
-    """Read, validate and align every model's multiclass predictions."""
-    frames, files = read_frames(cfg)
-    configured = configured_classes(cfg)
-
-    # --- pass 1: labels as keys, rows to keep ---
-    dropped: list[tuple[str, str, int]] = []
-    parsed = []
-    for i, m in enumerate(cfg.models):
-        path = Path(m.file)
-        df = frames[path]
-        cols = columns_for(cfg, m)
-        truth = keys(df[cols["label"]])
-        pred = keys(df[cols["prediction"]]) if "prediction" in cols else None
-        sc = score_columns(m)
-        score_cols = list(sc.values()) if isinstance(sc, dict) else (sc or [])
-        scores = np.column_stack([numeric(df[c], path, c) for c in score_cols]) if score_cols else None
-        weights = numeric(df[cols["weight"]], path, cols["weight"]) if "weight" in cols else None
-        ids = id_key_list(df[cols["id"]]) if "id" in cols else None
-        checks = V.multiclass_checks(cols, truth, pred, score_cols, scores, weights, ids)
-        keep = V.kept(cfg, path, m.name, checks, len(df), weights, cols.get("weight"), dropped)
-        if weights is not None:
-            V.check_some_weight(path, cols["weight"], float(weights[keep].sum()))
-        if scores is not None and m.probabilities is True:
-            V.check_probabilities(path, m.name, score_cols, scores, keep, 0)
-        if configured is not None:
-            for role, values in (("label", truth), ("prediction", pred)):
-                if values is not None:
-                    V.check_classes(path, cols[role], values, keep, configured, 0)
-        parsed.append((i, m, path, cols, truth, pred, sc, scores, weights, ids, keep))
-
-    # --- the class list ---
-    seen_truth: set[str] = set()
-    seen_pred: dict[str, set[str]] = {}
-    for i, m, path, cols, truth, pred, sc, scores, weights, ids, keep in parsed:
-        seen_truth.update(truth[keep])
-        if pred is not None:
-            seen_pred[m.name] = set(pred[keep])
-    if configured is not None:
-        classes = configured
-    else:
-        everything = set(seen_truth)
-        for v in seen_pred.values():
-            everything |= v
-        for *_, sc, _s, _w, _ids, _k in parsed:
-            if isinstance(sc, dict):
-                everything |= set(sc)
-        classes = sorted_classes(everything)
-    check_class_count(cfg, classes, parsed[0][2], parsed[0][3]["label"])
-
-    # --- pass 2: indices and probability matrices ---
-    warnings: list[str] = []
-    models: list[ModelData] = []
-    n_rows = [len(frames[path]) for _i, _m, path, *_rest in parsed]
-    lost = [None if ids is None else lost_ids(ids, keep) for *_, ids, keep in parsed]
-    for i, m, path, cols, truth, pred, sc, scores, weights, ids, keep in parsed:
-        proba = None
-        if scores is not None:
-            proba = scores[keep][:, score_order(cfg, i, sc, classes)]
-        y_idx = pd.Index(classes).get_indexer(truth[keep]).astype(np.int64)
-        pred_idx = None if pred is None else pd.Index(classes).get_indexer(pred[keep]).astype(np.int64)
-        models.append(ModelData(
-            name=m.name, file=str(path), direction="higher", scores=None, y=None,
-            weights=None if weights is None else weights[keep], ids=None if ids is None else ids[keep],
-            probabilities=m.probabilities, y_idx=y_idx, pred_idx=pred_idx, proba=proba,
-            rows=np.flatnonzero(keep), id_column=cols.get("id"),
-        ))
-    warnings.extend(class_warnings(classes, seen_truth, seen_pred))
-    models, paired, align_warnings, left_out = align_models(cfg, models, n_rows, lost, classes)
-    warnings.extend(align_warnings)
-    dropped.extend(left_out)
-    return Dataset(tuple(models), tuple(files), paired, tuple(dropped), tuple(warnings), classes=tuple(classes),
-                   dates=date_range(cfg, frames))

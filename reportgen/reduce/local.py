@@ -56,7 +56,7 @@ from reportgen.io import align as A
 from reportgen.io import validate as V
 from reportgen.io.align import Join, Keyed, check_positions, check_unique, concat_ids
 from reportgen.io.batches import Batch, read_columns
-from reportgen.io.dataset import Dataset, load_dataset
+from reportgen.io.dataset import Dataset, ModelData, align_models, date_range, read_frames
 from reportgen.io.files import FileInfo, check_parts, columns_in, file_info, hashing, no_rows
 from reportgen.io.pairs import RowSpill
 from reportgen.io.validate import (
@@ -356,6 +356,120 @@ def check_first_batches(cfg: Config) -> dict[Path, int]:
                 check_unique(st.keyed())
         checked[path] = len(first[0])
     return checked
+
+
+def load_dataset(cfg: Config) -> Dataset:
+    """``engine: memory``: every model's rows read (:func:`reportgen.io.dataset.read_frames`),
+    validated and aligned, either task."""
+    frames, files = read_frames(cfg)
+    return dataset_of_frames(cfg, frames, files)
+
+
+def dataset_of_frames(cfg: Config, frames: dict[Path, pd.DataFrame], files: list[FileInfo]) -> Dataset:
+    """``engine: memory`` of models whose columns are already read: ``frames[Path(m.file)]`` holds
+    each model's columns (from a file, or a DataFrame handed to :mod:`reportgen.api`). Each frame
+    is one batch, checked by the rules every engine applies (:func:`kept_rows`, :func:`class_rows`),
+    and every model's kept rows are kept, aligned across models (:func:`reportgen.io.dataset.align_models`)."""
+    one = {path: Batch(record_batch(df)) for path, df in frames.items()}
+    if cfg.task == "multiclass":
+        models, passes, warnings, classes = _class_rows(cfg, one)
+    else:
+        (models, passes, warnings), classes = _binary_rows(cfg, one), None
+    dropped = [(st.cfg.name, reason, k) for st in passes for reason, k in st.dropped.items()]
+    lost = [None if st.lost is None else concat_ids(st.lost) for st in passes]
+    models, paired, align_warnings, left_out = align_models(cfg, models, [len(one[st.path]) for st in passes], lost, classes)
+    return Dataset(tuple(models), tuple(files), paired, tuple(dropped + left_out), tuple(warnings + align_warnings),
+                   classes=tuple(classes or ()), dates=date_range(cfg, frames))
+
+
+def record_batch(df: pd.DataFrame) -> Any:
+    """A frame as one arrow record batch; a column of mixed Python types (a frame handed to
+    :mod:`reportgen.api`) as text, each value as :func:`str` writes it (missing stays missing)."""
+    import pyarrow as pa  # noqa: PLC0415
+
+    try:
+        table = pa.Table.from_pandas(df, preserve_index=False)
+    except (pa.ArrowTypeError, pa.ArrowInvalid):
+        mixed = {c: df[c].map(lambda v: None if v is None or (isinstance(v, float) and v != v) else str(v))
+                 for c in df.columns if df[c].dtype == object}
+        table = pa.Table.from_pandas(df.assign(**mixed), preserve_index=False)
+    return pa.RecordBatch.from_arrays([c.combine_chunks() for c in table.columns], names=table.column_names)
+
+
+def _ids(st: ModelPass) -> np.ndarray | None:
+    """The kept rows' id keys as an object array of str (None without an id column)."""
+    return None if st.ids is None else np.asarray(concat_ids(st.ids).to_numpy(zero_copy_only=False), dtype=object)
+
+
+def _rows(keep: np.ndarray | None, n: int) -> np.ndarray:
+    return np.arange(n) if keep is None else np.flatnonzero(keep)
+
+
+def _binary_rows(cfg: Config, one: dict[Path, Batch]) -> tuple[list[ModelData], list[ModelState], list[str]]:
+    """Every binary model's kept rows (one batch per file), its pass, and the threshold warnings."""
+    models, passes, warnings = [], [], []
+    for i, m in enumerate(cfg.models):
+        path = Path(m.file)
+        st = new_state(cfg, m, path)
+        s, y, w, keep = kept_rows(cfg, st, path, one[path], 0)
+        if s.shape[0] == 0:
+            raise V.no_rows_left(path, m.name)
+        pos, neg = (float(y.sum()), float((~y).sum())) if w is None else (float(w[y].sum()), float(w[~y].sum()))
+        V.check_both_classes(cfg, path, st.cols["label"], st.labels, pos, neg, st.cols.get("weight"))
+        if (warning := threshold_outside(cfg, i, m, s)) is not None:
+            warnings.append(warning)
+        models.append(ModelData(m.name, str(path), m.direction, s, np.asarray(y, dtype=bool), w, _ids(st), m.probabilities,
+                                rows=_rows(keep, len(one[path])), id_column=st.cols.get("id")))
+        passes.append(st)
+    return models, passes, warnings
+
+
+def threshold_outside(cfg: Config, i: int, m: ModelConfig, scores: np.ndarray) -> str | None:
+    """A warning when the decision threshold lies outside the model's scores (one class predicted)."""
+    t = m.threshold if m.threshold is not None else cfg.threshold
+    lo, hi = float(scores.min()), float(scores.max())
+    if lo <= t <= hi:
+        return None
+    above = t > hi
+    everyone = ("negative" if above else "positive") if m.direction == "higher" else ("positive" if above else "negative")
+    key = f"models[{i}].threshold" if m.threshold is not None else "threshold"
+    return (
+        f"threshold {t:g} lies outside the scores of model '{m.name}' ({lo:g} to {hi:g}), so every row is "
+        f"predicted {everyone}; check '{key}' (or the model's 'direction')"
+    )
+
+
+def _class_rows(cfg: Config, one: dict[Path, Batch]) -> tuple[list[ModelData], list[ModelCounts], list[str], list[str]]:
+    """Every multiclass model's kept rows as class indices (one batch per file), its pass, the
+    class warnings and the class list (configured, or the sorted union of every label seen)."""
+    configured = configured_classes(cfg)
+    ids = ClassIds(configured)
+    parsed = []
+    for i, m in enumerate(cfg.models):
+        path = Path(m.file)
+        st = new_counts(cfg, i, m, path, configured, ids).collecting(cfg, None, True)
+        keep, truth, pred, scores, weights = class_rows(cfg, st, ids, one[path], path, 0)
+        if not keep.any():
+            raise V.no_rows_left(path, m.name)
+        if weights is not None:
+            V.check_some_weight(path, st.cols["weight"], float(weights[keep].sum()))
+        parsed.append((st, keep, truth, pred, scores, weights))
+    seen_truth = set().union(*(set(truth[keep]) for _st, keep, truth, *_ in parsed))
+    seen_pred = {st.cfg.name: set(pred[keep]) for st, keep, _t, pred, *_ in parsed if pred is not None}
+    classes = configured if configured is not None else sorted_classes(
+        seen_truth.union(*seen_pred.values(), *(set(st.sc) for st, *_ in parsed if isinstance(st.sc, dict))))
+    check_class_count(cfg, classes, parsed[0][0].path, parsed[0][0].cols["label"])
+    index = pd.Index(classes)
+    models = []
+    for st, keep, truth, pred, scores, weights in parsed:
+        if st.sc is not None:  # the score columns are in class order (else an error naming the config key)
+            score_order(cfg, st.i, st.sc if isinstance(st.sc, dict) else st.score_cols, classes)
+        models.append(ModelData(
+            st.cfg.name, str(st.path), "higher", None, None, None if weights is None else weights[keep], _ids(st),
+            st.cfg.probabilities, y_idx=index.get_indexer(truth[keep]).astype(np.int64),
+            pred_idx=None if pred is None else index.get_indexer(pred[keep]).astype(np.int64),
+            proba=None if scores is None else scores[keep], rows=np.flatnonzero(keep), id_column=st.cols.get("id")))
+    return models, [st for st, *_ in parsed], class_warnings(classes, seen_truth, seen_pred), classes
 
 
 def load(cfg: Config, progress: Progress | None = None) -> Dataset | StreamedData | StreamedMulticlass:
@@ -820,20 +934,22 @@ def plan_multiclass(cfg: Config, indexes: dict[str, np.ndarray] | None = None
     """
     configured = configured_classes(cfg)
     ids = ClassIds(configured)
+    return configured, ids, plan_files(cfg, lambda i, m, path: new_counts(cfg, i, m, path, configured, ids).fresh(
+        cfg, path, None if indexes is None else indexes[m.name], indexes is None))  # type: ignore[return-value]
 
-    def new(i: int, m: ModelConfig, path: Path) -> ModelCounts:
-        sc = score_columns(m)
-        if isinstance(sc, dict):  # score columns in class order (the classes are the mapping's keys unless configured)
-            classes = configured if configured is not None else sorted_classes(set(sc))
-            score_cols = [list(sc.values())[j] for j in score_order(cfg, i, sc, classes)]
-            if configured is None:  # mapping keys are classes, as in memory
-                ids.of(np.array(sorted_classes(set(sc)), dtype=object))
-        else:
-            score_cols = list(sc or [])
-        return ModelCounts(m, path, columns_for(cfg, m), score_cols, i=i, sc=sc).fresh(
-            cfg, path, None if indexes is None else indexes[m.name], indexes is None)
 
-    return configured, ids, plan_files(cfg, new)  # type: ignore[return-value]
+def new_counts(cfg: Config, i: int, m: ModelConfig, path: Path, configured: list[str] | None, ids: ClassIds) -> ModelCounts:
+    """Model ``i``'s state, its score columns in class order (a mapping's: its keys are classes,
+    numbered first, unless ``classes`` are configured)."""
+    sc = score_columns(m)
+    if isinstance(sc, dict):
+        classes = configured if configured is not None else sorted_classes(set(sc))
+        score_cols = [list(sc.values())[j] for j in score_order(cfg, i, sc, classes)]
+        if configured is None:
+            ids.of(np.array(sorted_classes(set(sc)), dtype=object))
+    else:
+        score_cols = list(sc or [])
+    return ModelCounts(m, path, columns_for(cfg, m), score_cols, i=i, sc=sc, counts=S.ClassCounts(len(score_cols)))
 
 
 def class_rows(cfg: Config, st: ModelCounts, ids: ClassIds, batch: Batch, path: Path, offset: int):
