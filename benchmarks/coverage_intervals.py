@@ -40,7 +40,7 @@ import numpy as np
 
 from reportgen.engine import binary as B
 from reportgen.engine import intervals as IV
-from reportgen.engine import streaming as S
+from reportgen.reduce import accumulators as S
 from reportgen.engine.streaming import delong_from_table, normal_interval
 from reportgen.engine.evidence import BinaryEvidence, BinaryModelEvidence, LoadAudit, Pairing
 from reportgen.reduce.evidence_of import ModelRows, evidence_of_rows

@@ -3,7 +3,7 @@
 Re-exported by the package root (``reportgen.compare_frames`` …), which imports this module on
 first use. Every function returns or takes the one frozen :class:`ComparisonResult`, whatever
 the data came from: :func:`compare_frames` hands the frames to the same validation
-(:func:`reportgen.sources.dataset_of_frames`), reduction (:mod:`reportgen.reduce`) and engine as
+(:func:`reportgen.reduce.local.dataset_of_frames`), reduction (:mod:`reportgen.reduce`) and engine as
 files take, so a DataFrame and the CSV it was read from give equal metrics, intervals and tests.
 Importing this module registers the notebook display of results (:mod:`reportgen.notebook`).
 """
@@ -27,7 +27,8 @@ from reportgen.io.files import FileInfo
 from reportgen.pipeline import analyse
 from reportgen.render import Theme, load_result
 from reportgen.results import ComparisonResult
-from reportgen.sources import Dataset, dataset_of_frames, load_dataset
+from reportgen.io.dataset import Dataset
+from reportgen.reduce.local import dataset_of_frames, load_dataset
 from reportgen.writer import write_outputs
 
 if TYPE_CHECKING:

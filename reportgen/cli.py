@@ -424,7 +424,7 @@ def _validate_one(path: str, printer: _Printer, shown: _StderrWarnings, override
 def _validate_checked(path: str, printer: _Printer, shown: _StderrWarnings, overrides: Sequence[str] = ()) -> int:
     from reportgen.config import load_config  # noqa: PLC0415
     from reportgen.io.filesystems import shown_text  # noqa: PLC0415
-    from reportgen.sources import load_dataset  # noqa: PLC0415
+    from reportgen.reduce.local import load_dataset  # noqa: PLC0415
 
     cfg, cfg_path = load_config(path, overrides)
     if cfg.credit is not None or cfg.segment is not None:  # the credit section's own columns and files
@@ -438,10 +438,8 @@ def _validate_checked(path: str, printer: _Printer, shown: _StderrWarnings, over
         printer.info(f"{cfg_path}: OK — {len(cfg.models)} model(s), task {cfg.task}: queries run, every row checked")
         return EXIT_OK
     if cfg.engine != "memory":  # bounded memory: the plan and the first batch of each file
-        if cfg.task == "multiclass":
-            from reportgen.sources_stream_multiclass import check_first_batches  # noqa: PLC0415
-        else:
-            from reportgen.sources_stream import check_first_batches  # noqa: PLC0415
+        from reportgen.reduce.local import check_first_batches  # noqa: PLC0415
+
         checked = check_first_batches(cfg)
         first = ", ".join(f"{shown_text(str(p))} ({n} rows)" for p, n in checked.items())
         printer.info(f"{cfg_path}: OK — {len(cfg.models)} model(s), task {cfg.task}, engine: {cfg.engine}: "

@@ -29,10 +29,9 @@ from reportgen.engine.driver import compare_evidence
 from reportgen.engine.evidence import BinaryEvidence, MulticlassEvidence
 from reportgen.reduce import evidence_of
 from reportgen.results import ComparisonResult, DroppedRows, InputFile, Notice, RunInfo
-from reportgen.sources import Dataset, load_dataset
+from reportgen.io.dataset import Dataset
+from reportgen.reduce import local
 from reportgen.sources_credit import credit_run
-from reportgen.sources_stream import StreamedData, load_streamed
-from reportgen.sources_stream_multiclass import StreamedMulticlass, load_streamed_multiclass
 from reportgen.version import __version__
 
 log = logging.getLogger(__name__)
@@ -76,24 +75,6 @@ def settings_from(cfg: Config) -> Settings:
     )
 
 
-def _load_tables(cfg: Config, progress: Progress | None) -> StreamedData:
-    """Streamed (``engine: stream``) or distributed (``engine: dask``) score tables."""
-    if cfg.engine == "dask":
-        from reportgen.dask_engine import load_dask  # noqa: PLC0415  (optional dependency)
-
-        return load_dask(cfg, progress)
-    return load_streamed(cfg, progress)
-
-
-def _load_counts(cfg: Config, progress: Progress | None) -> StreamedMulticlass:
-    """Streamed (``engine: stream``) or distributed (``engine: dask``) multiclass counts."""
-    if cfg.engine == "dask":
-        from reportgen.dask_multiclass import load_dask_multiclass  # noqa: PLC0415  (optional dependency)
-
-        return load_dask_multiclass(cfg, progress)
-    return load_streamed_multiclass(cfg, progress)
-
-
 def run_id(cfg: Config, ev: BinaryEvidence | MulticlassEvidence, created: str) -> str:
     """Deterministic id of a run: hash of the config, the inputs' hashes and the timestamp."""
     h = hashlib.sha256()
@@ -115,14 +96,14 @@ def load_evidence(cfg: Config, progress: Progress | None = None) -> BinaryEviden
 
         return evidence_of(cfg, load_pushed(cfg))
     # SQL sources read once, as Parquet files; URIs named as written (reportgen.io.filesystems)
-    with sql.materialised(cfg) as (local, fetched), filesystems.shown_errors():
-        if local.engine == "memory":
-            data = load_dataset(local)
-        elif local.task == "multiclass":
-            data = _load_counts(local, progress)
+    with sql.materialised(cfg) as (files, fetched), filesystems.shown_errors():
+        if files.engine == "dask":
+            from reportgen.reduce.dask import load_dask  # noqa: PLC0415  (optional dependency)
+
+            data = load_dask(files, progress)
         else:
-            data = _load_tables(local, progress)
-        return filesystems.shown_evidence(sql.relabel(evidence_of(local, data), fetched))
+            data = local.load(files, progress)
+        return filesystems.shown_evidence(sql.relabel(evidence_of(files, data), fetched))
 
 
 def analyse(cfg: Config, config_path: Path | str, progress: Progress | None = None,

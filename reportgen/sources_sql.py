@@ -29,7 +29,7 @@ from reportgen.engine.curve import ScoreTable, build_table
 from reportgen.errors import InputError
 from reportgen.io.files import FileInfo
 from reportgen.io.sql import describe, pushdown_query, run_query
-from reportgen.sources_stream import StreamedData, StreamedModel
+from reportgen.reduce.local import StreamedData, StreamedModel
 
 #: Scores beyond this magnitude are refused, as by the row readers.
 MAX_ABS_SCORE = 1e300
@@ -117,6 +117,5 @@ def load_pushed(cfg: Config) -> StreamedData:
         models.append(model)
         files.append(info)
         dropped.extend(d)
-    note = "each model's score table was computed by its own database query, so rows cannot be paired " \
-           "(different datasets)" if len(models) > 1 else None
-    return StreamedData(tuple(models), tuple(files), tuple(dropped), (), None, note, None)
+    # each model's score table was computed by its own database query, so rows cannot be paired
+    return StreamedData(tuple(models), tuple(files), tuple(dropped), (), None, "separate_files", None)

@@ -82,22 +82,14 @@ def replace_after_parse(monkeypatch, engine: str, path: Path, new_bytes: bytes) 
             overwrite()
             return df
         monkeypatch.setattr(D, "read_table", hooked)
-    elif engine == "stream":
-        import reportgen.sources_stream as SS
-        original = SS.join_states
+    else:  # stream and dask: both join the kept ids after the first reading
+        import reportgen.reduce.local as L
+        original = L.join_states
 
         def hooked(*args, **kwargs):
             overwrite()
             return original(*args, **kwargs)
-        monkeypatch.setattr(SS, "join_states", hooked)
-    else:
-        import reportgen.dask_engine as DE
-        original = DE._join
-
-        def hooked(*args, **kwargs):
-            overwrite()
-            return original(*args, **kwargs)
-        monkeypatch.setattr(DE, "_join", hooked)
+        monkeypatch.setattr(L, "join_states", hooked)
 
 
 def inputs_of(metrics: dict) -> list[dict]:

@@ -10,7 +10,7 @@ import pytest
 from reportgen.config import load_config
 from reportgen.errors import InputError
 from reportgen.pipeline import analyse
-from reportgen.sources import load_dataset
+from reportgen.reduce.local import load_dataset
 
 
 def _setup(tmp_path: Path, files: dict[str, str], models: str, extra: str = "") -> Path:

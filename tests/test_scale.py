@@ -86,7 +86,7 @@ def test_stream_equals_memory(lake, file):
 def test_paired_pass_from_kept_codes_equals_reading_again(lake, monkeypatch, over):
     """The paired pass runs on the codes kept by passes 1 and 2; without room for them it reads
     the file again: the same tests either way (exact and binned models)."""
-    import reportgen.sources_stream as SS
+    import reportgen.reduce.local as SS
 
     cfg = _config(lake, "ds")
     kept = _run(cfg, "stream", stream={"batch_rows": 7_000, **over})
@@ -258,7 +258,7 @@ def test_binned_models_are_tested_by_the_rule_behind_their_counts(lake):
     path = lake / "binned_boot.yaml"
     path.write_text(text)
     for budget in (None, 0):  # codes kept in memory, or the file read again
-        import reportgen.sources_stream as SS
+        import reportgen.reduce.local as SS
 
         old = SS.ROW_CODES_BUDGET
         if budget is not None:

@@ -22,7 +22,6 @@ from dataclasses import dataclass, field
 import numpy as np
 
 import reportgen.catalog as catalog
-from reportgen.engine.class_tables import log_loss_clipping_note
 from reportgen.engine.curve import ScoreTable, reweighted
 from reportgen.results import Confusion, Optimum
 

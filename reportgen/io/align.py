@@ -9,8 +9,8 @@ The engines hand over each model's ids (keys, :func:`reportgen.io.validate.keys`
 they kept, with the rows' 0-based positions in the file and their truth; ids fit in memory
 (O(n)), scores never need to. Only the rows every model keeps are compared (:func:`join_ids`,
 :func:`intersect_positions`): the engines then pair them by each row's common index
-(:meth:`Join.index`, :mod:`reportgen.io.pairs`); :data:`NOTE_LENGTHS` says why files of different
-lengths without an id are not paired.
+(:meth:`Join.index`, :mod:`reportgen.io.pairs`); files of different lengths without an id are
+not paired (reason ``lengths_differ``).
 """
 
 from __future__ import annotations
@@ -27,20 +27,7 @@ from reportgen.config import Config
 from reportgen.errors import InputError
 from reportgen.io.validate import HEADER_ROWS
 
-#: Why rows of different files without an id are not paired (different lengths).
-NOTE_LENGTHS = ("The models are in different files of different lengths and no 'id' joins them; paired tests "
-                "(DeLong, McNemar) are not computed — set 'id' in the config")
-#: Why McNemar's tables of weighted rows are not counted (the rows are aligned all the same).
-NOTE_NON_INTEGER = "McNemar's test needs integer (frequency) weights; not computed."
-
 log = logging.getLogger(__name__)
-
-
-#: The pairing reason code (:data:`reportgen.engine.evidence.PairingReason`) of each note above:
-#: the loaders say why in a sentence for their own messages; the evidence carries the code.
-NOTE_REASONS: dict[str, str] = {
-    NOTE_LENGTHS: "lengths_differ",
-}
 
 #: Reasons of the rows the intersection leaves out (``run.dropped``, the audit table), per model.
 ID_NOT_SHARED = "id not in every model"

@@ -1,8 +1,10 @@
-"""The in-memory engine's loaded rows (:class:`Dataset`) and their alignment across models.
+"""The in-memory engine's rows (``engine: memory``): the files read, and the kept rows aligned.
 
-Both tasks' memory loaders (:mod:`reportgen.sources`, :mod:`reportgen.sources_multiclass`)
-return a :class:`Dataset`; :func:`align_models` puts every model's rows in one order with the
-join of :mod:`reportgen.io.align`, the one the streamed engines use too.
+:func:`read_frames` reads every file once, only the columns the config names (CSV or Parquet);
+the local runner (:func:`reportgen.reduce.local.dataset_of_frames`) validates each frame as one
+batch by the rules every engine applies and keeps the rows: a :class:`Dataset`.
+:func:`align_models` puts every model's rows in one order with the id join of
+:mod:`reportgen.io.align`, the one the streamed engines use too.
 """
 
 from __future__ import annotations
@@ -154,5 +156,3 @@ def date_range(cfg: Config, frames: dict[Path, pd.DataFrame]) -> tuple[str, str]
             lo = d.min() if lo is None else min(lo, d.min())
             hi = d.max() if hi is None else max(hi, d.max())
     return None if lo is None else (lo.date().isoformat(), hi.date().isoformat())
-
-

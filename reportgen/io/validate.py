@@ -24,6 +24,7 @@ CSV; zero-padded ids must be stored as strings to keep their zeros.
 from __future__ import annotations
 
 import difflib
+import logging
 from typing import Any
 
 import numpy as np
@@ -31,6 +32,8 @@ import pandas as pd
 
 from reportgen.config import Config, ModelConfig
 from reportgen.errors import InputError
+
+log = logging.getLogger(__name__)
 
 #: How a row number is written: data row ``i`` of a batch after ``offset`` rows.
 HEADER_ROWS = 2
@@ -516,3 +519,57 @@ def dates_of(series: pd.Series, path: Any, column: str, offset: int = 0) -> pd.S
         raise InputError(f"{path}: column '{column}', row {offset + i + HEADER_ROWS}: {show(series.iloc[i])} is not a date "
                          f"in ISO 8601 form; write dates as 2026-01-31 (day-first or month-first orders are not guessed)")
     return d
+
+
+# --- multiclass: the class list and each model's score columns ---
+
+
+def check_class_count(cfg: Config, classes: list[str], path: Any, label_column: str) -> None:
+    """At least two classes, and a cost matrix of their size (errors as the in-memory path gives)."""
+    k = len(classes)
+    if k < 2:
+        raise InputError(
+            f"{path}: column '{label_column}' has a single class ({classes[0]!r}); "
+            f"multiclass metrics need at least two classes (list them under 'classes')"
+        )
+    if cfg.task == "multiclass" and isinstance(cfg.costs, list) and len(cfg.costs) != k:
+        raise InputError(
+            f"{cfg.where('costs')}: a {len(cfg.costs)}x{len(cfg.costs)} cost matrix for {k} classes "
+            f"({', '.join(classes)}); give one row and one column per class"
+        )
+
+
+def score_order(cfg: Config, i: int, sc: dict[str, str] | list[str], classes: list[str]) -> list[int]:
+    """Positions of the model's score columns (as configured) in class order; errors name the config key."""
+    k = len(classes)
+    if isinstance(sc, dict):
+        index = set(classes)
+        missing = [c for c in classes if c not in sc]
+        extra = [c for c in sc if c not in index]
+        if missing or extra:
+            what = (f"no score column for class(es) {', '.join(missing)}" if missing
+                    else f"class(es) {', '.join(extra)} are not among the classes ({', '.join(classes)})")
+            raise InputError(f"{cfg.where('models', i, 'scores')}: {what}; map every class to one column")
+        return [list(sc).index(c) for c in classes]
+    if len(sc) != k:
+        raise InputError(
+            f"{cfg.where('models', i, 'scores')}: {len(sc)} score columns for {k} classes "
+            f"({', '.join(classes)}); give one column per class in this order, or a mapping class: column"
+        )
+    return list(range(k))
+
+
+def class_warnings(classes: list[str], seen_truth: set[str], seen_pred: dict[str, set[str]]) -> list[str]:
+    """Classes that never occur in the truth, and classes a model never predicts (logged, and returned)."""
+    warnings = []
+    for c in [c for c in classes if c not in seen_truth]:
+        by = [n for n, v in seen_pred.items() if c in v]
+        also = f"; predicted by {', '.join(repr(n) for n in by)}" if by else ""
+        warnings.append(f"class {str(c)!r} never occurs in the truth{also} (its recall and support are 0 / undefined)")
+    for name, v in seen_pred.items():
+        never = [c for c in classes if c in seen_truth and c not in v]
+        if never:
+            warnings.append(f"model '{name}' never predicts class(es) {', '.join(repr(str(c)) for c in never)}")
+    for w in warnings:
+        log.warning(w)
+    return warnings

@@ -1,13 +1,13 @@
 """What the loaders return → :mod:`reportgen.engine.evidence`: the one contract of every engine.
 
-* in memory (:class:`reportgen.sources.Dataset`): each model's rows become its score table
+* in memory (:class:`reportgen.io.dataset.Dataset`): each model's rows become its score table
   (one sort) and each row's code in it; the aligned rows give the paired statistics by the same
   accumulator the streamed engines run chunk by chunk
-  (:class:`reportgen.engine.streaming.PairedAccumulator`), so DeLong's covariance, McNemar's
+  (:class:`reportgen.reduce.accumulators.PairedAccumulator`), so DeLong's covariance, McNemar's
   tables and the decision-pattern counts are the streamed engines' numbers on the same rows;
-* streamed and distributed (:class:`reportgen.sources_stream.StreamedData`,
-  :class:`reportgen.sources_stream_multiclass.StreamedMulticlass`): tables and paired
-  accumulators as they come, with the loaders' "why not paired" sentence mapped to a reason code.
+* streamed and distributed (:class:`reportgen.reduce.local.StreamedData`,
+  :class:`reportgen.reduce.local.StreamedMulticlass`): tables and paired
+  accumulators as they come, with the runners' reason code when rows could not be paired.
 
 Thresholds are resolved here, once: a model's own ``threshold`` if it has one, else the config's.
 The loaders' own "threshold outside the scores" warning (the in-memory loader words one) is left
@@ -24,11 +24,13 @@ import numpy as np
 from reportgen.config import Config
 from reportgen.errors import InputError
 from reportgen.engine import multiclass as MC
-from reportgen.engine import streaming as S
+from reportgen.reduce import accumulators as S
+from reportgen.io.dataset import Dataset
+from reportgen.io.pairs import PAIRED_CHUNK
+from reportgen.reduce.local import NON_INTEGER
 from reportgen.engine.class_tables import build_class_tables
 from reportgen.engine.compare import Progress, Settings
 from reportgen.engine.driver import compare_evidence
-from reportgen.io.align import NOTE_NON_INTEGER, NOTE_REASONS
 from reportgen.engine.curve import ScoreTable, build_table, row_groups
 from reportgen.engine.evidence import (
     BinaryEvidence,
@@ -42,10 +44,6 @@ from reportgen.engine.evidence import (
     Pairing,
     unpaired,
 )
-
-
-#: Rows per chunk of the in-memory paired pass (the placement matrices are k × chunk floats).
-PAIRED_CHUNK = 1 << 20
 
 
 def _threshold(cfg: Config, name: str) -> tuple[float, str]:
@@ -70,22 +68,6 @@ def _audit(data) -> LoadAudit:
         warnings=tuple(w for w in data.warnings if not _is_threshold_warning(w)),
         dates=tuple(data.dates) if getattr(data, "dates", None) else None,  # type: ignore[arg-type]
     )
-
-
-def reason_of_note(note: str | None) -> str:
-    """The :data:`~reportgen.engine.evidence.PairingReason` of a streamed loader's sentence."""
-    if note in NOTE_REASONS:
-        return NOTE_REASONS[note]
-    text = (note or "").lower()
-    if "dropped" in text:
-        return "rows_dropped"
-    if "weighted" in text:
-        return "weighted"
-    if "different files" in text or "different datasets" in text or "one dataset" in text:
-        return "separate_files"
-    if "labels" in text and "differ" in text:
-        return "labels_differ"
-    return "not_counted"
 
 
 # --------------------------------------------------------------------------------------
@@ -180,7 +162,7 @@ def compare_rows(models: Sequence[ModelRows], settings: Settings, threshold: flo
 
 
 def binary_evidence_of_rows(cfg: Config, data) -> BinaryEvidence:
-    """Evidence of an in-memory :class:`~reportgen.sources.Dataset` (rows aligned across models)."""
+    """Evidence of an in-memory :class:`~reportgen.io.dataset.Dataset` (rows aligned across models)."""
     rows = []
     for m in data.models:
         t, key = _threshold(cfg, m.name)
@@ -236,7 +218,7 @@ def as_frequency_table(table: ScoreTable, name: str) -> ScoreTable:
 
 
 def binary_evidence_of_stream(cfg: Config, data) -> BinaryEvidence:
-    """Evidence of :class:`~reportgen.sources_stream.StreamedData` (engines stream and dask);
+    """Evidence of :class:`~reportgen.reduce.local.StreamedData` (engines stream and dask);
     ``weight_kind: frequency``: each table read as the table of its repeated rows."""
     models = []
     for m in data.models:
@@ -249,7 +231,7 @@ def binary_evidence_of_stream(cfg: Config, data) -> BinaryEvidence:
     elif isinstance(acc, S.AgreementAccumulator):  # weighted aligned rows: McNemar's tables only
         pairing = Pairing("aligned", "aligned", None, acc.agree.copy(), None, acc.rows.copy())
     elif acc is None:
-        pairing = unpaired(reason_of_note(data.paired_note))
+        pairing = unpaired(data.paired_reason)
     else:
         pairing = _pairing_of(acc)
     return BinaryEvidence(tuple(models), pairing, _audit(data), None)
@@ -270,7 +252,7 @@ def _repeat_multiclass(m):
 
 
 def multiclass_evidence_of_rows(cfg: Config, data) -> MulticlassEvidence:
-    """Evidence of an in-memory multiclass :class:`~reportgen.sources.Dataset`: confusion counts and
+    """Evidence of an in-memory multiclass :class:`~reportgen.io.dataset.Dataset`: confusion counts and
     class tables from the rows (the streamed engines' counts of the same rows), and the rows
     (``weight_kind: frequency``: each row repeated by its weight first)."""
     k = len(data.classes)
@@ -303,20 +285,19 @@ def multiclass_evidence_of_rows(cfg: Config, data) -> MulticlassEvidence:
 
 
 def multiclass_evidence_of_counts(cfg: Config, data) -> MulticlassEvidence:
-    """Evidence of :class:`~reportgen.sources_stream_multiclass.StreamedMulticlass` (stream, dask).
+    """Evidence of :class:`~reportgen.reduce.local.StreamedMulticlass` (stream, dask).
 
     The loaders count McNemar's table of each model against the configured baseline only:
     ``data.mcnemar[name]`` is [baseline right?][model right?]; the other pairs stay NaN.
     """
-    models = tuple(MulticlassModelEvidence(m.name, m.file, m.confusion, m.n_rows, m.tables, m.weighted,
-                                           m.predicted_from_column) for m in data.models)
+    models = tuple(data.models)
     names = [m.name for m in models]
     if len(models) < 2:
         pairing = Pairing("aligned", "single_model")
-    elif data.mcnemar is None and data.paired_note == NOTE_NON_INTEGER:  # aligned, McNemar not defined
+    elif data.mcnemar is None and data.paired_reason == NON_INTEGER:  # aligned, McNemar not defined
         pairing = Pairing("aligned", "aligned")
     elif data.mcnemar is None:
-        pairing = unpaired(reason_of_note(data.paired_note))
+        pairing = unpaired(data.paired_reason)
     else:
         b = names.index(cfg.baseline_name)
         agree = np.full((len(names), len(names), 2, 2), np.nan)
@@ -331,8 +312,6 @@ def multiclass_evidence_of_counts(cfg: Config, data) -> MulticlassEvidence:
 
 def evidence_of(cfg: Config, data) -> BinaryEvidence | MulticlassEvidence:
     """The evidence of whatever the configured loader returned."""
-    from reportgen.sources import Dataset  # noqa: PLC0415
-
     if isinstance(data, Dataset):
         return multiclass_evidence_of_rows(cfg, data) if cfg.task == "multiclass" else binary_evidence_of_rows(cfg, data)
     if cfg.task == "multiclass":

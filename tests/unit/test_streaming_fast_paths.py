@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from reportgen.engine import streaming as S
+from reportgen.reduce import accumulators as S
 from reportgen.engine.curve import build_table, merge_tables
 
 

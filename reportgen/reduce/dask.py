@@ -1,0 +1,487 @@
+"""``engine: dask``, both tasks: the local runner's accumulators mapped over parts, merged up a tree.
+
+The work is a map and a tree reduce, nothing else: each task reads one Parquet part (or one CSV
+file) with the stream runner's per-file step (:mod:`reportgen.reduce.local`), so validation
+and errors are the same (the part's file, the column, and the row within the part), and
+reduces it to each model's accumulator; partial results are merged pairwise up a tree (fan-in
+:data:`FAN_IN`) on the workers, so the client receives one object per model whose size is the
+number of distinct scores (or classes and distinct scores), never rows. Merging exact tables
+and counts is exact, so without binning the result equals the in-memory one.
+
+* binary: one exact score table per model and a small seeded sample of its scores. When a
+  model has more distinct scores than ``stream.max_distinct_scores``, the reduce reports an
+  overflow instead of growing, and a second map/reduce bins that model's scores with edges from
+  the pooled sample.
+* multiclass: each model's confusion matrix and class tables. With ``classes`` configured every
+  part indexes classes in that order; without, each part numbers the classes it meets in its
+  own order of first appearance (starting from the keys of score mappings) and carries that key
+  list; a merge takes the union of the keys (the first part's order, then new keys) and remaps
+  the other parts' counts (:meth:`reportgen.reduce.accumulators.ClassCounts.combine`). At the
+  end the union is sorted and the counts permuted once, as in the stream runner.
+
+With an id column the models' rows are joined as in memory (the kept ids come back from the
+parts); when some model keeps rows another does not (ids not shared, rows dropped), the parts
+are mapped again keeping the rows every model keeps. The paired statistics (binary: DeLong's
+cross-moments, McNemar's tables, pattern counts; multiclass: McNemar's tables against the
+baseline): when every model is in one dataset, a further map/reduce over its parts (the rows
+of one part line up across models); separate datasets are paired by the common index of each
+row: each part's compared rows go to the range of common indices they belong to, and each
+range is put side by side on a worker (a shuffle by range). Each part is hashed by the worker
+that parses it.
+
+Without ``--scheduler`` (or ``scheduler:`` in the config) a ``LocalCluster`` of worker
+processes is started and closed by reportgen. Dask is an optional extra:
+``pip install 'reportgen[dask]'``.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import os
+import warnings
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from reportgen.config import Config, ModelConfig
+from reportgen.engine.curve import ScoreTable, merge_tables
+from reportgen.errors import UserError
+from reportgen.io import validate as V
+from reportgen.io.align import check_rows_left
+from reportgen.io.files import Digests, FileInfo, file_info, hashing, no_rows, parts_of
+from reportgen.io.pairs import PAIRED_CHUNK, place, split_ranges
+from reportgen.reduce import accumulators as S
+from reportgen.reduce import local as L
+
+#: Partial results merged per reduce task.
+FAN_IN = 8
+
+INSTALL_HINT = "engine: dask needs Dask: pip install 'reportgen[dask]' (or use engine: stream on one machine)"
+
+
+# --------------------------------------------------------------------------------------
+# Both tasks: the cluster, the tree, the shuffle by range
+# --------------------------------------------------------------------------------------
+
+
+def tree_reduce(delayed: Any, fn: Any, items: list[Any], *args: Any) -> Any:
+    """Reduce ``items`` with ``fn(*args, *group)`` in groups of :data:`FAN_IN` until one is left."""
+    while len(items) > 1:
+        items = [delayed(fn)(*args, *items[i:i + FAN_IN]) for i in range(0, len(items), FAN_IN)]
+    return items[0]
+
+
+def client_for(cfg: Config) -> tuple[Any, Any]:
+    try:
+        from dask.distributed import Client, LocalCluster  # noqa: PLC0415
+    except ImportError:
+        raise UserError(INSTALL_HINT) from None
+    if cfg.scheduler:
+        try:
+            return Client(cfg.scheduler, timeout="20s"), None
+        except OSError as exc:
+            raise UserError(f"{cfg.where('scheduler')}: cannot reach the Dask scheduler {cfg.scheduler} ({exc}); "
+                            f"check the address, or leave 'scheduler' out to start a local cluster") from None
+    workers = max(1, min(4, os.cpu_count() or 1))
+    # the cluster is ours: its workers' logs of a failed task ("Compute Failed" and a traceback, for
+    # what is a one-line user error here) stay out of the user's stderr, and so does the scheduler's
+    # note that its HTTP port (8787) was taken by another cluster and it chose another
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=r"Port \d+ is already in use", category=UserWarning)
+        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
+                               silence_logs=logging.CRITICAL)
+    return Client(cluster), cluster
+
+
+def import_dask() -> Any:
+    """The ``dask`` module, or a one-line error saying how to install it."""
+    try:
+        import dask  # noqa: PLC0415
+    except ImportError:
+        raise UserError(INSTALL_HINT) from None
+    return dask
+
+
+@contextmanager
+def cluster_for(cfg: Config) -> Iterator[Any]:
+    """A client of the configured scheduler, or of a local cluster started (and closed) here."""
+    client, cluster = client_for(cfg)
+    try:
+        yield client
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+def load_dask(cfg: Config, progress: L.Progress | None = None) -> L.StreamedData | L.StreamedMulticlass:
+    """Every model's accumulators computed on a Dask cluster (map over parts, tree reduce), either task.
+
+    The cluster is started once the plan (files, columns, every part) is checked."""
+    dask = import_dask()
+    with hashing() as digests, ExitStack() as stack:
+        run = _multiclass if cfg.task == "multiclass" else _binary
+        return run(cfg, dask, progress, digests, lambda: stack.enter_context(cluster_for(cfg)))
+
+
+def part_slices(reads: dict[Path, list[int]], names: dict[Path, list[str]], indexes: dict[str, np.ndarray]
+                ) -> dict[Path, list[dict[str, np.ndarray]]]:
+    """Each dataset's parts' share of every model's common index per row (``reads``: rows per part)."""
+    out = {}
+    for path, models in names.items():
+        starts = np.cumsum([0] + reads[path])
+        out[path] = [{n: indexes[n][lo:hi] for n in models} for lo, hi in zip(starts[:-1], starts[1:])]
+    return out
+
+
+def _map_records(cfg: Config, part: str, index: np.ndarray, start: int, ranges: int, st: L.ModelPass,
+                 make: Callable, shared: Any) -> list[np.ndarray]:
+    """One part of one model's dataset → its compared rows as records (fields ``at``, ``value``: the
+    pairing's record, its row moved by ``start``, the rows before the part), split by range of
+    common indices (:data:`reportgen.io.pairs.PAIRED_CHUNK`)."""
+    st = st.fresh(cfg, Path(part), index, collect=False)
+    pairs = make(cfg, shared)
+    records = pairs.records
+    kind = np.dtype([("at", np.int64), ("value", pairs.dtype)])
+    pieces = []
+    for batch, offset in L.batches(cfg, Path(part), [st]):
+        pos, rec = records(st, Path(part), batch, offset)
+        out = np.empty(pos.shape[0], dtype=kind)
+        out["at"], out["value"] = index[pos], rec
+        out["value"]["row"] += start
+        pieces.append(out)
+    return split_ranges(np.concatenate(pieces) if pieces else np.empty(0, dtype=kind), ranges)
+
+
+def _map_lined_up(cfg: Config, part: str, templates: list[L.ModelPass], index: dict[str, np.ndarray] | None,
+                   make: Callable, shared: Any, files: list[str] | None) -> Any:
+    """One part of a dataset holding every model: its kept rows line up across the models, added
+    to a pairing (``make(cfg, shared, files)``, :class:`reportgen.reduce.local.BinaryPairs` or
+    :class:`~reportgen.reduce.local.McNemarPairs`; ``files`` None: errors name the part)."""
+    states = [st.fresh(cfg, Path(part), None if index is None else index[st.cfg.name], collect=False) for st in templates]
+    pairs = make(cfg, shared, files or [str(Path(part))] * len(states))
+    for batch, offset in L.batches(cfg, Path(part), states):
+        if pairs.add([pairs.records(st, Path(part), batch, offset)[1] for st in states]) is not None:
+            break
+    return pairs
+
+
+def _range(cfg: Config, make: Callable, shared: Any, files: list[str], lo: int, hi: int, *pieces: list[np.ndarray]) -> Any:
+    """Common rows lo..hi−1 of every model (``pieces``: per model, its parts' records of the range)
+    side by side, added to a pairing."""
+    pairs = make(cfg, shared, files)
+    pairs.add([place(np.concatenate(p), lo, hi) for p in pieces])
+    return pairs
+
+
+def _merge_pairs(*parts: Any) -> Any:
+    """Pairings of other rows merged, in order."""
+    out = parts[0]
+    for p in parts[1:]:
+        out.merge(p)
+    return out
+
+
+def _pairs(cfg: Config, delayed: Any, by_file: dict[Path, list[L.ModelPass]], parts_of_file: dict[Path, list[str]],
+           slices: dict[Path, list[dict[str, np.ndarray]]] | None, reads: dict[Path, list[int]], left_out: list,
+           make: Callable, shared: Any, files: list[str] | None) -> tuple[Any, str | None]:
+    """The paired statistics from a further map/reduce, or a note why not: one dataset's parts
+    line up across its models; separate datasets are paired by a shuffle by range of common
+    indices: every part of each model's dataset is mapped to its compared rows split by range
+    (:func:`_map_records`), and one task per range gets every model's share of it (:func:`_range`)."""
+    if len(cfg.models) < 2:
+        return None, None
+    if len(by_file) == 1:
+        (path, templates), = by_file.items()
+        mapped = [delayed(_map_lined_up)(cfg, part, templates, slices[path][k] if left_out else None, make, shared, files)
+                  for k, part in enumerate(parts_of_file[path])]
+        return tree_reduce(delayed, _merge_pairs, mapped).compute().result()
+    if slices is None:
+        return None, L.LENGTHS_DIFFER
+    states = L.in_order(cfg, [st for sts in by_file.values() for st in sts])
+    n = sum(int((sl[states[0].cfg.name] >= 0).sum()) for sl in slices[states[0].path])
+    ranges = -(-n // PAIRED_CHUNK)
+    pieces = []
+    for st in states:
+        path, st = st.path, st.fresh(cfg, st.path, None, collect=False)  # what a part needs, not what was collected
+        starts = np.cumsum([0] + reads[path])
+        pieces.append([delayed(_map_records, nout=ranges)(cfg, part, slices[path][k][st.cfg.name], int(starts[k]), ranges,
+                                                           st, make, shared)
+                       for k, part in enumerate(parts_of_file[path])])
+    files = files or [str(st.path) for st in states]
+    accs = [delayed(_range)(cfg, make, shared, files, r * PAIRED_CHUNK, min((r + 1) * PAIRED_CHUNK, n),
+                            *[[mp[r] for mp in mapped] for mapped in pieces]) for r in range(ranges)]
+    return tree_reduce(delayed, _merge_pairs, accs).compute().result()
+
+
+def _first_map(cfg: Config, dask: Any, by_file: dict[Path, list], parts_of_file: dict[Path, list[str]], mapper: Any,
+               reducer: Any, slices: dict[Path, list[dict[str, np.ndarray]]] | None, *args: Any) -> tuple:
+    """Map every part (``mapper(cfg, part, k, states, slice, *args)``), reduce per dataset:
+    each dataset's merged result (``slices``: per dataset and part, each model's common index
+    per row: keep only the rows every model keeps)."""
+    delayed = dask.delayed
+    graphs = []
+    for path, states in by_file.items():
+        mapped = [delayed(mapper)(cfg, part, k, states, None if slices is None else slices[path][k], *args)
+                  for k, part in enumerate(parts_of_file[path])]
+        graphs.append(tree_reduce(delayed, reducer, mapped, cfg))
+    return dask.compute(*graphs)
+
+
+def _read_twice(cfg: Config, dask: Any, digests: Digests, connect: Callable, plan: Callable, mapper: Any, reducer: Any,
+                states_of: Callable, args: Callable[[], tuple] = tuple):
+    """The first map (and a second keeping the rows every model keeps, when some model keeps rows
+    another does not): (by_file, parts per file, results per dataset, rows per part, join,
+    common indexes, part slices, rows left out). ``plan(indexes)``: each dataset's models (the
+    columns checked); ``connect()`` starts the cluster; ``args()``: the mapper's last arguments
+    (after the plan); ``states_of(results)``: every model's merged pass state in config order."""
+    by_file = plan(None)
+    connect()
+    parts_of_file = {p: parts_of(p) for p in by_file}
+    results = _first_map(cfg, dask, by_file, parts_of_file, mapper, reducer, None, *args())
+    for r in results:  # a second map must see the same bytes (Digests.add)
+        if sum(r.reads) == 0:
+            raise no_rows(Path(r.path))
+        digests.merge(r.digests)
+    reads = {p: r.reads for p, r in zip(by_file, results)}
+    states = states_of(results)
+    join = L.join_states(cfg, states)
+    indexes, left_out = L.common_rows(states, [sum(reads[Path(st.cfg.file)]) for st in states], join,
+                                      always=len(by_file) > 1)  # separate datasets: paired by index
+    names = {p: [st.cfg.name for st in sts] for p, sts in by_file.items()}
+    slices = None if indexes is None else part_slices(reads, names, indexes)
+    if left_out:
+        by_file = plan(indexes)
+        for st in (st for sts in by_file.values() for st in sts):
+            st.index = None  # each part gets its slice (sent once per part, not the dataset's index per task)
+        results = _first_map(cfg, dask, by_file, parts_of_file, mapper, reducer, slices, *args())
+        for r in results:
+            digests.merge(r.digests)
+    return by_file, parts_of_file, results, reads, join, indexes, slices, left_out
+
+
+@dataclass(slots=True)
+class Part:
+    """What one part (or a reduce node) of a dataset knows: per model its pass state (the
+    join's collections, drops, rows kept; binary: the labels, the table or overflow, a sample)."""
+
+    path: str  # the dataset
+    states: list
+    reads: list[int] = field(default_factory=list)  # rows read per part, in order (positions: their sum before)
+    dates: list = field(default_factory=list)  # first and last date seen (when a date column is set)
+    digests: dict[str, str] = field(default_factory=dict)  # SHA-256 of each file read, as parsed (io.files.Digests)
+    keys: list[str] = field(default_factory=list)  # multiclass: class id → class key, in the part's order
+
+
+def _gather(parts: tuple[Part, ...], states: list) -> Part:
+    """The merged :class:`Part` around merged ``states``: rows read, dates and digests of every part."""
+    seen = [d for p in parts for d in p.dates]
+    digests = Digests()
+    for p in parts:
+        digests.merge(p.digests)
+    return Part(parts[0].path, states, [r for p in parts for r in p.reads], [min(seen), max(seen)] if seen else [],
+                digests.files)
+
+
+def _before(parts: tuple[Part, ...]) -> list[int]:
+    """Rows read before each part (its row positions' shift within the dataset)."""
+    return [int(b) for b in np.cumsum([0] + [sum(p.reads) for p in parts[:-1]])]
+
+
+# --------------------------------------------------------------------------------------
+# Binary
+# --------------------------------------------------------------------------------------
+
+
+def _map_part(cfg: Config, part: str, k: int, templates: list[L.ModelState], index: dict[str, np.ndarray] | None) -> Part:
+    """One part → per model exact tables (or overflow), a seeded sample, the labels and the kept ids."""
+    path = templates[0].path
+    states = [st.fresh(cfg, Path(part), None if index is None else index[st.cfg.name], index is None) for st in templates]
+    dates: list = []
+    with hashing() as digests:
+        read = L.fold_file(cfg, states, Path(part), np.random.default_rng([cfg.bootstrap.seed, k]), dates)
+    for st in states:
+        st.sample = [np.concatenate(st.sample) if st.sample else np.empty(0)]
+        st.path = path  # from here on the dataset is named (the join, results)
+        st.acc = _Table(st.acc.table(), st.acc.overflowed)
+    return Part(str(path), states, [read], [min(dates), max(dates)] if dates else [], digests.files)
+
+
+@dataclass(slots=True)
+class _Table:
+    """A part's exact table of one model, or its overflow past the distinct-score cap."""
+
+    table: ScoreTable | None
+    overflowed: bool
+
+
+def _reduce_parts(cfg: Config, *parts: Part) -> Part:
+    """Merge partial results: tables added at equal scores (overflow when past the cap); row
+    positions shifted by the rows read before each part (positions in the whole dataset)."""
+    cap, sample_cap = cfg.stream.max_distinct_scores, 200_000
+    before = _before(parts)
+    out = []
+    for m, first in enumerate(parts[0].states):
+        sts = [L.shifted(p.states[m], b) for p, b in zip(parts, before)]
+        st = L.ModelState(first.cfg, first.path, first.cols, index=first.index)
+        if first.ids is not None:
+            st.ids, st.id_rows, st.truth = [], [], []
+        if first.lost is not None:
+            st.lost, st.gone = [], []
+        L.gathered(st, sts)
+        tabs = [s.acc.table for s in sts if s.acc.table is not None]
+        over = any(s.acc.overflowed for s in sts)
+        merged = merge_tables(*tabs) if tabs and not over else None
+        over = over or (merged is not None and merged.n_distinct > cap)
+        st.acc = _Table(None if over else merged, over)
+        sample = np.concatenate([s.sample[0] for s in sts])
+        if sample.shape[0] > sample_cap:
+            sample = np.sort(sample)[np.linspace(0, sample.shape[0] - 1, sample_cap).astype(np.int64)]
+        st.sample = [sample]
+        st.labels = set().union(*(s.labels for s in sts))
+        out.append(st)
+    return _gather(parts, out)
+
+
+def _map_binned(cfg: Config, part: str, m: ModelConfig, edges: np.ndarray, index: np.ndarray | None) -> S.BinnedAccumulator:
+    """One part of a model's dataset binned with the edges of the pooled sample."""
+    st = L.new_state(cfg, m, Path(part), index, collect=False)
+    acc = S.BinnedAccumulator(edges, st.cfg.direction)
+    for batch, offset in L.batches(cfg, Path(part), [st]):
+        acc.add(*L.validated(cfg, st, Path(part), batch, offset))
+    return acc
+
+
+def _reduce_binned(*parts: S.BinnedAccumulator) -> S.BinnedAccumulator:
+    return S.merge_binned(list(parts))
+
+
+def _binary(cfg: Config, dask: Any, progress: L.Progress | None, digests: Digests, connect: Callable) -> L.StreamedData:
+    delayed = dask.delayed
+    sc = cfg.stream
+
+    def states_of(results: tuple[Part, ...]) -> list[L.ModelState]:
+        return L.in_order(cfg, [st for r in results for st in r.states])
+
+    by_file, parts_of_file, results, reads, join, indexes, slices, left_out = _read_twice(
+        cfg, dask, digests, connect, functools.partial(L.plan_binary, cfg), _map_part, _reduce_parts, states_of)
+    states = states_of(results)
+    if left_out and join is None:
+        check_rows_left(cfg.models[0].file, states[0].rows, states[0].labels, V.label_key(cfg.positive),
+                        [m.name for m in cfg.models])
+    files = [file_info(path, sum(reads[path])) for path in by_file]
+    if progress is not None:
+        progress(1, 2)
+    models, warnings, dropped = [], list(join.warnings) if join is not None else [], []
+    for st in states:
+        m, path = st.cfg, st.path
+        dropped += [(m.name, reason, rows) for reason, rows in st.dropped.items()]
+        if st.rows == 0:
+            raise V.no_rows_left(path, m.name)
+        V.check_two_labels(path, st.cols["label"], st.labels)
+        table, binning, grouper = st.acc.table, None, None
+        if st.acc.overflowed:
+            shared_edges = delayed(S.bin_edges(st.sample[0], sc.bins, sc.binning), pure=True)
+            mapped = [delayed(_map_binned)(cfg, p, m, shared_edges, None if slices is None or not left_out
+                                           else slices[path][k][m.name])
+                      for k, p in enumerate(parts_of_file[path])]
+            acc = tree_reduce(delayed, _reduce_binned, mapped).compute()
+            table, grouper, binning = L.binned_result(cfg, m.name, acc, warnings)
+        V.check_both_classes(cfg, path, st.cols["label"], st.labels, table.total_pos, table.total_neg, st.cols.get("weight"))
+        models.append(L.StreamedModel(m.name, str(path), m.direction, m.probabilities, m.threshold, table, binning, grouper))
+    dropped.extend(left_out)
+    shared = delayed(([x.table for x in models], [x.grouper or S.exact_grouper(x.table) for x in models]), pure=True)
+    paired, note = _pairs(cfg, delayed, by_file, parts_of_file, slices, reads, left_out, L.BinaryPairs, shared,
+                          [m.file for m in cfg.models])  # the tables: one graph node, sent to each worker once
+    if progress is not None:
+        progress(2, 2)
+    dates = L.date_span([d for part in results for d in part.dates])
+    return L.StreamedData(tuple(models), tuple(files), tuple(dropped), tuple(warnings), paired, note, dates)
+
+
+# --------------------------------------------------------------------------------------
+# Multiclass
+# --------------------------------------------------------------------------------------
+
+
+def _map_counts(cfg: Config, part: str, _k: int, templates: list[L.ModelCounts], index: dict[str, np.ndarray] | None,
+                ids: L.ClassIds) -> Part:
+    """One part → each model's counts, classes in the part's own ids (``index``: each model's
+    common index per row of the part; keep the rows ``>= 0``)."""
+    ids = ids.copy()  # every task starts from the same ids and learns its own
+    states = [st.fresh(cfg, Path(part), None if index is None else index[st.cfg.name], index is None)
+              for st in templates]  # errors name the part
+    dates: list = []
+    with hashing() as digests:
+        rows = L.fold_class_file(cfg, states, ids, Path(part), dates)
+    for st, template in zip(states, templates):
+        st.merge_pending(cfg.stream.max_distinct_scores)
+        st.path = template.path  # from here on the dataset is named (cap errors after merges, results, the join)
+    return Part(str(templates[0].path), states, [rows], [min(dates), max(dates)] if dates else [], digests.files,
+                list(ids.index))
+
+
+def _unite(parts: tuple[Part, ...]) -> tuple[list[str], list[np.ndarray]]:
+    """The union of the parts' class keys (the first part's order, then new keys as met) and,
+    per part, its class ids → ids in the union."""
+    keys = list(parts[0].keys)
+    where = {c: j for j, c in enumerate(keys)}
+    for p in parts[1:]:
+        for c in p.keys:
+            if c not in where:
+                where[c] = len(keys)
+                keys.append(c)
+    return keys, [np.array([where[c] for c in p.keys], dtype=np.int64) for p in parts]
+
+
+def _reduce_counts(cfg: Config, *parts: Part) -> Part:
+    """Merge partial counts of one dataset: class keys united, each part's ids remapped, counts added."""
+    keys, to_ids = _unite(parts)
+    before = _before(parts)
+    models = [L.combine([L.shifted(p.states[m], b) for p, b in zip(parts, before)], to_ids, len(keys), cfg)
+              for m in range(len(parts[0].states))]
+    out = _gather(parts, models)
+    out.keys = keys
+    return out
+
+
+def _multiclass(cfg: Config, dask: Any, progress: L.Progress | None, digests: Digests, connect: Callable
+                ) -> L.StreamedMulticlass:
+    delayed = dask.delayed
+    plans: list = []
+
+    def plan(indexes: dict[str, np.ndarray] | None) -> dict[Path, list[L.ModelCounts]]:
+        plans.append(L.plan_multiclass(cfg, indexes))
+        return plans[-1][2]
+
+    def states_of(results: tuple[Part, ...]) -> list[L.ModelCounts]:
+        return L.in_order(cfg, [st for r in results for st in r.states])
+
+    by_file, parts_of_file, results, reads, join, indexes, slices, left_out = _read_twice(
+        cfg, dask, digests, connect, plan, _map_counts, _reduce_counts, states_of, lambda: (plans[-1][1],))
+    if progress is not None:
+        progress(1, 2)
+    files: list[FileInfo] = [file_info(path, sum(reads[path])) for path in by_file]
+    # one class numbering for all datasets: the first's ids, then the others' new keys
+    keys, to_ids = _unite(results)
+    states = L.in_order(cfg, [L.combine([st], [to], len(keys), cfg) for part, to in zip(results, to_ids) for st in part.states])
+    if left_out and join is None:
+        check_rows_left(str(states[0].path), states[0].rows, states[0].seen_truth, None, [st.cfg.name for st in states])
+    configured, ids, _by_file = plans[-1]
+    united = ids.copy()
+    united.index = {c: j for j, c in enumerate(keys)}
+    classes, models, warnings, dropped = L.conclude(cfg, states, configured, united)
+    mcnemar, note = _pairs(cfg, delayed, by_file, parts_of_file, slices, reads, left_out, L.McNemarPairs, classes, None)
+    dropped.extend(left_out)
+    if join is not None:
+        warnings[:0] = join.warnings
+    if progress is not None:
+        progress(2, 2)
+    dates = L.date_span([d for part in results for d in part.dates])
+    return L.StreamedMulticlass(tuple(models), tuple(files), tuple(dropped), tuple(warnings), tuple(classes),
+                                mcnemar, note, dates)

@@ -1,0 +1,1129 @@
+"""The local runners: ``engine: memory`` (one batch, rows kept) and ``engine: stream`` (record batches).
+
+Memory reads every row (:func:`reportgen.io.dataset.load_dataset`). Stream never holds a file
+as one table: each file is read column-projected, batch by batch (:mod:`reportgen.io.batches`),
+every batch validated by the rules of :mod:`reportgen.io.validate` (the same one-line errors,
+naming the file, the column and the *global* row) and added to each model's accumulator
+(:mod:`reportgen.reduce.accumulators`): a score table (binary) or a confusion matrix and class
+tables (multiclass). Memory grows with the number of distinct scores, not rows.
+
+Passes over the data, both tasks:
+
+1. every file once: the accumulators, the labels seen, and for the id join each model's kept
+   ids, positions and truth (:mod:`reportgen.io.align`); when some model keeps rows another
+   does not (ids not shared, rows dropped), every file again keeping only the rows every model
+   keeps. Binary only: a seeded sample of each model's scores, and a model whose distinct scores
+   pass ``stream.max_distinct_scores`` is read once more, binned with edges from the sample (the
+   report states the binning and its AUC error bound). Multiclass tables are not binned (past
+   the cap is an error asking to round the scores). Without configured ``classes`` the class
+   list is known only at the end (the sorted union of the labels seen, as in memory), so
+   batches number classes in order of first appearance and the counts are permuted once.
+2. with several models whose rows can be paired (one file; files of equal length without an id;
+   files joined by id): the paired statistics (:func:`pair_pass`). Each model's kept rows are
+   read again and spilled by their common index (:class:`reportgen.io.pairs.RowSpill`), so files
+   joined by id in any order pair exactly as in memory. Binary: DeLong's covariance, McNemar's
+   tables and the pattern counts (:class:`~reportgen.reduce.accumulators.PairedAccumulator`);
+   with every model in one file, unweighted, the rows' table codes kept in pass 1 (at most
+   :data:`ROW_CODES_BUDGET` bytes) make this pass a lookup in memory. Multiclass: McNemar's
+   2×2 table of (baseline correct, model correct) per comparison.
+
+Threads (:mod:`reportgen.parallel`, binary): the models of a batch are validated and counted in
+parallel, binned batches and in-memory paired chunks a few ahead; everything is added up in
+the order of a single-threaded run, so the results are the same bits. Every file is hashed as
+it is read (:class:`reportgen.io.files.Digests`); each pass must read the same bytes.
+
+``engine: dask`` (:mod:`reportgen.reduce.dask`) runs the same per-file steps on every part.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from reportgen.config import Config, ModelConfig
+from reportgen.engine.curve import ScoreTable
+from reportgen.engine.evidence import MulticlassModelEvidence
+from reportgen.engine.streaming import binning_auc_bound
+from reportgen.errors import InputError
+from reportgen.io import align as A
+from reportgen.io import validate as V
+from reportgen.io.align import Join, Keyed, check_positions, check_unique, concat_ids
+from reportgen.io.batches import Batch, read_columns
+from reportgen.io.dataset import Dataset, ModelData, align_models, date_range, read_frames
+from reportgen.io.files import FileInfo, check_parts, columns_in, file_info, hashing, no_rows
+from reportgen.io.pairs import RowSpill
+from reportgen.io.validate import (
+    check_class_count,
+    class_warnings,
+    columns_for,
+    configured_classes,
+    dates_of,
+    score_columns,
+    score_order,
+    sorted_classes,
+)
+from reportgen.parallel import ordered_map
+from reportgen.reduce import accumulators as S
+from reportgen.results import BinningInfo
+
+Progress = Callable[[int, int], None]
+
+#: Why rows are not paired (a :data:`reportgen.engine.evidence.PairingReason`): files of different
+#: lengths and no id to join them.
+LENGTHS_DIFFER = "lengths_differ"
+#: Why McNemar's tables of aligned multiclass rows are not counted: a weight is not a whole number.
+NON_INTEGER = "non_integer_weights"
+
+log = logging.getLogger(__name__)
+
+
+# --------------------------------------------------------------------------------------
+# Both tasks: a model's pass over its rows, the id join, the paired pass
+# --------------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class ModelPass:
+    """What a pass over one model's rows keeps besides its accumulator.
+
+    ``rows``: rows kept; ``dropped``: rows dropped per reason. With an id column, the kept rows'
+    id keys, file positions and truth are collected for the join (:mod:`reportgen.io.align`),
+    and under ``missing: drop`` the ids of the rows dropped (``lost``) and their positions
+    (``gone``). ``index``, when set (a second reading), is the common index of each file row
+    (:func:`reportgen.io.align.common_index`): only rows ``>= 0`` are kept."""
+
+    cfg: ModelConfig
+    path: Path
+    cols: dict[str, str]
+    score_cols: list[str] = field(default_factory=list)  # multiclass: in class order when known
+    rows: int = 0
+    dropped: dict[str, int] = field(default_factory=dict)
+    ids: list | None = None
+    id_rows: list | None = None
+    truth: list | None = None
+    lost: list | None = None
+    gone: list | None = None
+    index: np.ndarray | None = None
+
+    def collecting(self, cfg: Config, index: np.ndarray | None, collect: bool) -> ModelPass:
+        """This state set to keep only the rows of ``index`` (None: all) and, when ``collect``,
+        to collect what the join needs."""
+        self.index = index
+        if "id" in self.cols and collect:
+            self.ids, self.id_rows, self.truth = [], [], []
+        if collect and cfg.missing == "drop" and len(cfg.models) > 1:
+            self.lost, self.gone = [], []
+        return self
+
+    def narrow(self, keep: np.ndarray | None, offset: int, n: int, ids: Any) -> np.ndarray | None:
+        """The batch's rows kept (``keep``: valid rows, None = all) narrowed to the common rows;
+        rows dropped for a missing value noted for the join (``missing: drop``)."""
+        if self.gone is not None and keep is not None and not keep.all():
+            self.gone.append(np.flatnonzero(~keep) + offset)
+            if ids is not None:
+                self.lost.append(V.lost_ids(ids, keep))
+        if self.index is None:
+            return keep
+        inside = self.index[offset:offset + n] >= 0
+        return inside if keep is None else keep & inside
+
+    def collect(self, keep: np.ndarray | None, offset: int, n: int, ids: Any, truth: np.ndarray) -> None:
+        """The kept rows' ids, positions and truth, for the join."""
+        if self.ids is None:
+            return
+        if keep is None:
+            self.ids.append(ids)
+            self.id_rows.append(np.arange(n) + offset)
+            self.truth.append(truth)
+            return
+        self.ids.append(ids.filter(keep) if hasattr(ids, "filter") else ids[keep])
+        self.id_rows.append(np.flatnonzero(keep) + offset)
+        self.truth.append(truth[keep])
+
+    def count_dropped(self, counts: dict[str, int]) -> None:
+        for reason, k in counts.items():
+            self.dropped[reason] = self.dropped.get(reason, 0) + k
+
+    def keyed(self) -> Keyed:
+        """The rows the model kept, as the id join sees them."""
+        def cat(parts: list | None, dtype: object) -> np.ndarray:
+            return np.concatenate(parts) if parts else np.empty(0, dtype=dtype)
+
+        return Keyed(self.cfg.name, str(self.path), self.cols["id"], concat_ids(self.ids), cat(self.id_rows, np.int64),
+                     cat(self.truth, object), None if self.lost is None else concat_ids(self.lost))
+
+    def columns(self) -> list[str]:
+        return sorted({*self.cols.values(), *self.score_cols})
+
+
+def shifted(st: ModelPass, before: int) -> ModelPass:
+    """The state with its row positions moved by the rows read before its part (dataset positions)."""
+    if not before:
+        return st
+    return replace(st, id_rows=None if st.id_rows is None else [r + before for r in st.id_rows],
+                   gone=None if st.gone is None else [g + before for g in st.gone])
+
+
+def gathered(out: ModelPass, parts: list[ModelPass]) -> None:
+    """Add the join's collections, rows and drops of disjoint parts (positions already shifted) to ``out``."""
+    for st in parts:
+        out.rows += st.rows
+        out.count_dropped(st.dropped)
+        if out.ids is not None and st.ids is not None:
+            out.ids += st.ids
+            out.id_rows += st.id_rows
+            out.truth += st.truth
+        if out.lost is not None and st.lost is not None:
+            out.lost += st.lost
+            out.gone += st.gone
+
+
+def columns_of(states: list[ModelPass]) -> list[str]:
+    return sorted({c for st in states for c in st.columns()})
+
+
+def column_types(cfg: Config, models: list[ModelConfig]) -> tuple[list[str], list[str]]:
+    """(numbers, text): the columns of ``models`` read as float64 and as text (CSV types)."""
+    numbers = sorted({c for m in models for c in V.number_columns(cfg, m)})
+    text = sorted({c for m in models for c in V.text_columns(columns_for(cfg, m))})
+    return numbers, text
+
+
+def batches(cfg: Config, path: Path, states: list[ModelPass]):
+    """(batch, offset) of the file holding ``states``' models: their columns, typed."""
+    return read_columns(path, columns_of(states), cfg.stream.batch_rows, *column_types(cfg, [st.cfg for st in states]))
+
+
+def plan_files(cfg: Config, new: Callable[[int, ModelConfig, Path], ModelPass]) -> dict[Path, list[ModelPass]]:
+    """Each file's models as fresh states (``new(i, m, path)``); columns, and every Parquet part's, checked first."""
+    by_file: dict[Path, list[ModelPass]] = {}
+    for i, m in enumerate(cfg.models):
+        path = Path(m.file)
+        V.check_columns(cfg, i, m, path, columns_in(path))
+        by_file.setdefault(path, []).append(new(i, m, path))
+    for path, states in by_file.items():
+        check_parts(path, columns_of(states))
+    return by_file
+
+
+def in_order(cfg: Config, states: list) -> list:
+    """States (or anything with a ``cfg`` or a ``name``) in the config's model order."""
+    order = {m.name: i for i, m in enumerate(cfg.models)}
+    return sorted(states, key=lambda st: order[st.cfg.name if hasattr(st, "cfg") else st.name])
+
+
+def join_states(cfg: Config, states: list[ModelPass]) -> Join | None:
+    """The id join of the models' kept rows (config order; None without an id column); errors as in memory."""
+    if any(st.ids is None for st in states):
+        return None
+    for st in states:
+        if st.rows == 0:
+            raise V.no_rows_left(st.path, st.cfg.name)
+    return A.join_ids(cfg, [st.keyed() for st in states])
+
+
+def common_rows(states: list[ModelPass], reads: list[int], join: Join | None, always: bool = False
+                ) -> tuple[dict[str, np.ndarray] | None, list[tuple[str, str, int]]]:
+    """:func:`reportgen.io.align.common_rows` of the states (config order); ``reads``: each model's file length."""
+    return A.common_rows([st.cfg.name for st in states], reads, join,
+                         [st.keyed().rows if st.ids is not None else None for st in states],
+                         [np.concatenate(st.gone) if st.gone else None for st in states], always)
+
+
+def date_span(seen: list) -> tuple[str, str] | None:
+    """First and last date seen (ISO dates), or None."""
+    return (min(seen).date().isoformat(), max(seen).date().isoformat()) if seen else None
+
+
+def note_dates(cfg: Config, batch: Batch, path: Path, offset: int, seen: list | None) -> None:
+    """A batch's first and last date added to ``seen`` (when a date column is set); bad dates are errors."""
+    if cfg.date and seen is not None:
+        d = dates_of(batch.series(cfg.date), path, cfg.date, offset)
+        if d.notna().any():
+            seen += [d.min(), d.max()]
+
+
+def check_same_truth(names: list[str], files: list[str], recs: list[np.ndarray]) -> None:
+    """Every model's records of one range of common rows carry the same truth (field ``y``), or
+    memory's error naming the file row (field ``row``)."""
+    y = recs[0]["y"]
+    for j, r in enumerate(recs[1:], start=1):
+        if not np.array_equal(r["y"], y):
+            i = int(np.flatnonzero(r["y"] != y)[0])
+            check_positions([files[0], files[j]], [names[0], names[j]], [y[i:i + 1], r["y"][i:i + 1]],
+                            np.asarray([recs[0]["row"][i]]))
+
+
+def pair_pass(cfg: Config, by_file: dict[Path, list[ModelPass]], states: list[ModelPass], dtype: np.dtype,
+              indexes: dict[str, np.ndarray] | None, records: Callable[[ModelPass, Path, Batch, int], tuple],
+              add_range: Callable[[list[np.ndarray]], str | None]) -> str | None:
+    """Every model's compared rows, side by side range by range: ``records(st, path, batch,
+    offset)`` gives a batch's (file positions, records) of one model, ``add_range(recs)`` adds a
+    range (per model, its records in common order) and may stop the pass with a reason code.
+
+    Each model's records are spilled by their common index (``indexes``: per model, each file
+    row's; None when every model keeps the same rows in the same order), then put side by side
+    (:class:`reportgen.io.pairs.RowSpill`); with one file the batches already line up."""
+    names = [st.cfg.name for st in states]
+    one_file = len(by_file) == 1
+    with RowSpill(len(states), states[0].rows, dtype) as spill:
+        for path, sts in by_file.items():
+            seen = dict.fromkeys((st.cfg.name for st in sts), 0)
+            for batch, offset in batches(cfg, path, sts):
+                recs: list = [None] * len(states)
+                for st in sts:
+                    name = st.cfg.name
+                    pos, rec = records(st, path, batch, offset)
+                    j = names.index(name)
+                    recs[j] = rec
+                    if not one_file:
+                        at = indexes[name][pos] if indexes is not None else np.arange(seen[name], seen[name] + pos.shape[0])
+                        spill.add(j, at, rec)
+                    seen[name] += pos.shape[0]
+                if one_file and (note := add_range(recs)) is not None:
+                    return note
+        for _lo, _hi, recs in ([] if one_file else spill.chunks()):
+            if (note := add_range(recs)) is not None:
+                return note
+    return None
+
+
+def read_files(by_file: dict[Path, list], fold: Callable[[Path, list, list], int], progress: Progress | None
+               ) -> tuple[dict[Path, int], list]:
+    """Every file read once (``fold(path, states, seen_dates)``: rows read): (rows read per file, dates seen)."""
+    read: dict[Path, int] = {}
+    seen_dates: list = []
+    for k, (path, states) in enumerate(by_file.items()):
+        read[path] = fold(path, states, seen_dates)
+        if read[path] == 0:
+            raise no_rows(path)
+        if progress is not None:
+            progress(k + 1, len(by_file))
+    return read, seen_dates
+
+
+def read_aligned(cfg: Config, plan: Callable[[dict[str, np.ndarray] | None], dict[Path, list]],
+                 read_all: Callable[[dict[Path, list], bool], tuple[dict[Path, int], list]],
+                 label_keys: Callable[[Any], set], positive: str | None):
+    """Pass 1, and again keeping only the rows every model keeps when some model keeps rows
+    another does not: (by_file, states in config order, rows read per file, dates seen, join,
+    common indexes, rows left out). ``read_all(by_file, first)`` reads every file."""
+    by_file = plan(None)
+    read, seen_dates = read_all(by_file, True)
+    states = in_order(cfg, [st for sts in by_file.values() for st in sts])
+    join = join_states(cfg, states)
+    indexes, left_out = common_rows(states, [read[st.path] for st in states], join)
+    if left_out:
+        by_file = plan(indexes)
+        read, seen_dates = read_all(by_file, False)
+        states = in_order(cfg, [st for sts in by_file.values() for st in sts])
+        if join is None:
+            A.check_rows_left(str(states[0].path), states[0].rows, label_keys(states[0]), positive,
+                              [st.cfg.name for st in states])
+    if join is not None and indexes is None and not join.in_order:
+        indexes = {st.cfg.name: join.index(i, st.keyed().rows, read[st.path]) for i, st in enumerate(states)}
+    return by_file, states, read, seen_dates, join, indexes, left_out
+
+
+def check_first_batches(cfg: Config) -> dict[Path, int]:
+    """``reportgen validate`` for ``engine: stream`` / ``dask``: the plan and the first batch of each file.
+
+    Checks that every file exists, every column the config names is there, every Parquet part
+    holds them, and that the first record batch of each file passes the row rules, without
+    reading further: bounded memory, whatever the file's size. Returns the rows checked per file."""
+    if cfg.task == "multiclass":
+        _configured, ids, by_file = plan_multiclass(cfg)
+        check = functools.partial(fold_counts, cfg, ids=ids)
+    else:
+        by_file = plan_binary(cfg)
+        check = functools.partial(kept_rows, cfg)
+    checked: dict[Path, int] = {}
+    for path, states in by_file.items():
+        first = next(iter(batches(cfg, path, states)), None)
+        if first is None:
+            raise no_rows(path)
+        note_dates(cfg, first[0], path, 0, [])
+        for st in states:
+            check(st, path, first[0], 0)
+            if st.ids is not None:
+                check_unique(st.keyed())
+        checked[path] = len(first[0])
+    return checked
+
+
+def load_dataset(cfg: Config) -> Dataset:
+    """``engine: memory``: every model's rows read (:func:`reportgen.io.dataset.read_frames`),
+    validated and aligned, either task."""
+    frames, files = read_frames(cfg)
+    return dataset_of_frames(cfg, frames, files)
+
+
+def dataset_of_frames(cfg: Config, frames: dict[Path, pd.DataFrame], files: list[FileInfo]) -> Dataset:
+    """``engine: memory`` of models whose columns are already read: ``frames[Path(m.file)]`` holds
+    each model's columns (from a file, or a DataFrame handed to :mod:`reportgen.api`). Each frame
+    is one batch, checked by the rules every engine applies (:func:`kept_rows`, :func:`class_rows`),
+    and every model's kept rows are kept, aligned across models (:func:`reportgen.io.dataset.align_models`)."""
+    one = {path: Batch(record_batch(df)) for path, df in frames.items()}
+    if cfg.task == "multiclass":
+        models, passes, warnings, classes = _class_rows(cfg, one)
+    else:
+        (models, passes, warnings), classes = _binary_rows(cfg, one), None
+    dropped = [(st.cfg.name, reason, k) for st in passes for reason, k in st.dropped.items()]
+    lost = [None if st.lost is None else concat_ids(st.lost) for st in passes]
+    models, paired, align_warnings, left_out = align_models(cfg, models, [len(one[st.path]) for st in passes], lost, classes)
+    return Dataset(tuple(models), tuple(files), paired, tuple(dropped + left_out), tuple(warnings + align_warnings),
+                   classes=tuple(classes or ()), dates=date_range(cfg, frames))
+
+
+def record_batch(df: pd.DataFrame) -> Any:
+    """A frame as one arrow record batch; a column of mixed Python types (a frame handed to
+    :mod:`reportgen.api`) as text, each value as :func:`str` writes it (missing stays missing)."""
+    import pyarrow as pa  # noqa: PLC0415
+
+    try:
+        table = pa.Table.from_pandas(df, preserve_index=False)
+    except (pa.ArrowTypeError, pa.ArrowInvalid):
+        mixed = {c: df[c].map(lambda v: None if v is None or (isinstance(v, float) and v != v) else str(v))
+                 for c in df.columns if df[c].dtype == object}
+        table = pa.Table.from_pandas(df.assign(**mixed), preserve_index=False)
+    return pa.RecordBatch.from_arrays([c.combine_chunks() for c in table.columns], names=table.column_names)
+
+
+def _ids(st: ModelPass) -> np.ndarray | None:
+    """The kept rows' id keys as an object array of str (None without an id column)."""
+    return None if st.ids is None else np.asarray(concat_ids(st.ids).to_numpy(zero_copy_only=False), dtype=object)
+
+
+def _rows(keep: np.ndarray | None, n: int) -> np.ndarray:
+    return np.arange(n) if keep is None else np.flatnonzero(keep)
+
+
+def _binary_rows(cfg: Config, one: dict[Path, Batch]) -> tuple[list[ModelData], list[ModelState], list[str]]:
+    """Every binary model's kept rows (one batch per file), its pass, and the threshold warnings."""
+    models, passes, warnings = [], [], []
+    for i, m in enumerate(cfg.models):
+        path = Path(m.file)
+        st = new_state(cfg, m, path)
+        s, y, w, keep = kept_rows(cfg, st, path, one[path], 0)
+        if s.shape[0] == 0:
+            raise V.no_rows_left(path, m.name)
+        pos, neg = (float(y.sum()), float((~y).sum())) if w is None else (float(w[y].sum()), float(w[~y].sum()))
+        V.check_both_classes(cfg, path, st.cols["label"], st.labels, pos, neg, st.cols.get("weight"))
+        if (warning := threshold_outside(cfg, i, m, s)) is not None:
+            warnings.append(warning)
+        models.append(ModelData(m.name, str(path), m.direction, s, np.asarray(y, dtype=bool), w, _ids(st), m.probabilities,
+                                rows=_rows(keep, len(one[path])), id_column=st.cols.get("id")))
+        passes.append(st)
+    return models, passes, warnings
+
+
+def threshold_outside(cfg: Config, i: int, m: ModelConfig, scores: np.ndarray) -> str | None:
+    """A warning when the decision threshold lies outside the model's scores (one class predicted)."""
+    t = m.threshold if m.threshold is not None else cfg.threshold
+    lo, hi = float(scores.min()), float(scores.max())
+    if lo <= t <= hi:
+        return None
+    above = t > hi
+    everyone = ("negative" if above else "positive") if m.direction == "higher" else ("positive" if above else "negative")
+    key = f"models[{i}].threshold" if m.threshold is not None else "threshold"
+    return (
+        f"threshold {t:g} lies outside the scores of model '{m.name}' ({lo:g} to {hi:g}), so every row is "
+        f"predicted {everyone}; check '{key}' (or the model's 'direction')"
+    )
+
+
+def _class_rows(cfg: Config, one: dict[Path, Batch]) -> tuple[list[ModelData], list[ModelCounts], list[str], list[str]]:
+    """Every multiclass model's kept rows as class indices (one batch per file), its pass, the
+    class warnings and the class list (configured, or the sorted union of every label seen)."""
+    configured = configured_classes(cfg)
+    ids = ClassIds(configured)
+    parsed = []
+    for i, m in enumerate(cfg.models):
+        path = Path(m.file)
+        st = new_counts(cfg, i, m, path, configured, ids).collecting(cfg, None, True)
+        keep, truth, pred, scores, weights = class_rows(cfg, st, ids, one[path], path, 0)
+        if not keep.any():
+            raise V.no_rows_left(path, m.name)
+        if weights is not None:
+            V.check_some_weight(path, st.cols["weight"], float(weights[keep].sum()))
+        parsed.append((st, keep, truth, pred, scores, weights))
+    seen_truth = set().union(*(set(truth[keep]) for _st, keep, truth, *_ in parsed))
+    seen_pred = {st.cfg.name: set(pred[keep]) for st, keep, _t, pred, *_ in parsed if pred is not None}
+    classes = configured if configured is not None else sorted_classes(
+        seen_truth.union(*seen_pred.values(), *(set(st.sc) for st, *_ in parsed if isinstance(st.sc, dict))))
+    check_class_count(cfg, classes, parsed[0][0].path, parsed[0][0].cols["label"])
+    index = pd.Index(classes)
+    models = []
+    for st, keep, truth, pred, scores, weights in parsed:
+        if st.sc is not None:  # the score columns are in class order (else an error naming the config key)
+            score_order(cfg, st.i, st.sc if isinstance(st.sc, dict) else st.score_cols, classes)
+        models.append(ModelData(
+            st.cfg.name, str(st.path), "higher", None, None, None if weights is None else weights[keep], _ids(st),
+            st.cfg.probabilities, y_idx=index.get_indexer(truth[keep]).astype(np.int64),
+            pred_idx=None if pred is None else index.get_indexer(pred[keep]).astype(np.int64),
+            proba=None if scores is None else scores[keep], rows=np.flatnonzero(keep), id_column=st.cols.get("id")))
+    return models, [st for st, *_ in parsed], class_warnings(classes, seen_truth, seen_pred), classes
+
+
+def load(cfg: Config, progress: Progress | None = None) -> Dataset | StreamedData | StreamedMulticlass:
+    """``engine: memory`` or ``engine: stream``, either task: what :func:`reportgen.reduce.evidence_of` reduces.
+
+    The files are hashed for the audit trail as they are read (:class:`reportgen.io.files.Digests`)."""
+    if cfg.engine == "memory":
+        return load_dataset(cfg)
+    with hashing():
+        return load_streamed_multiclass(cfg, progress) if cfg.task == "multiclass" else load_streamed(cfg, progress)
+
+
+# --------------------------------------------------------------------------------------
+# Binary: score tables
+# --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class StreamedModel:
+    name: str
+    file: str
+    direction: str
+    probabilities: bool | None
+    threshold: float | None
+    table: ScoreTable
+    binning: BinningInfo | None
+    grouper: Callable[[np.ndarray], np.ndarray] | None  # raw score → table row (binned tables)
+
+
+@dataclass(frozen=True, slots=True)
+class StreamedData:
+    models: tuple[StreamedModel, ...]
+    files: tuple[FileInfo, ...]
+    dropped: tuple[tuple[str, str, int], ...]
+    warnings: tuple[str, ...]
+    paired: S.PairedAccumulator | S.AgreementAccumulator | None
+    paired_reason: str | None  # why not paired (a PairingReason), or NON_INTEGER
+    dates: tuple[str, str] | None = None
+
+
+@dataclass(slots=True)
+class ModelState(ModelPass):
+    """A binary model's pass: its score table, a sample of its scores, the labels seen."""
+
+    acc: S.TableAccumulator | None = None
+    sample: list = field(default_factory=list)
+    labels: set = field(default_factory=set)
+
+    def fresh(self, cfg: Config, path: Path, index: np.ndarray | None = None, collect: bool = True) -> ModelState:
+        """An empty state of the same model that reads ``path`` (a Dask part, named in errors)."""
+        return new_state(cfg, self.cfg, path, index, collect)
+
+    def replica(self) -> ModelState:
+        """A state that validates like this one (labels seen, row filter) but collects nothing."""
+        return ModelState(self.cfg, self.path, self.cols, acc=self.acc, labels=set(self.labels), index=self.index)
+
+
+def new_state(cfg: Config, m: ModelConfig, path: Path, index: np.ndarray | None = None, collect: bool = True) -> ModelState:
+    """An empty pass-1 state of model ``m`` reading ``path`` (a file, or a Dask part named in errors)."""
+    st = ModelState(m, path, columns_for(cfg, m), acc=S.TableAccumulator(m.direction, cfg.stream.max_distinct_scores))
+    return st.collecting(cfg, index, collect)  # type: ignore[return-value]
+
+
+def plan_binary(cfg: Config, indexes: dict[str, np.ndarray] | None = None) -> dict[Path, list[ModelState]]:
+    """Each file's models as fresh pass-1 states (``indexes``, a second reading: each model's
+    common index per file row, the rows it keeps)."""
+    return plan_files(cfg, lambda _i, m, path: new_state(cfg, m, path, None if indexes is None else indexes[m.name],
+                                                         indexes is None))  # type: ignore[return-value]
+
+
+#: Bytes of per-row codes pass 1 may keep so that the paired pass need not read the data
+#: again: 4 per row and model, 1 per row for the labels (and for each binned model's
+#: decisions). 100M rows × 3 models take about 1.4 GB; past the budget the codes are
+#: dropped and the paired pass reads the file once more.
+ROW_CODES_BUDGET = 2 << 30
+
+
+@dataclass(slots=True)
+class RowCodes:
+    """Each row's table row per model, kept from pass 1 (one file, unweighted rows).
+
+    Exact models with decimal scores keep the integer score ``q`` (int32, relative to the
+    first chunk's), binned models their bin; the table row is then a lookup, and the paired
+    pass runs in memory (decisions by table row, the rule behind the reported metrics).
+    """
+
+    y: list[np.ndarray] = field(default_factory=list)
+    codes: dict[str, list[np.ndarray]] = field(default_factory=dict)
+    base: dict[str, int] = field(default_factory=dict)
+    nbytes: int = 0
+    ok: bool = True
+
+    def _spend(self, arr: np.ndarray) -> bool:
+        self.nbytes += arr.nbytes
+        if self.nbytes > ROW_CODES_BUDGET:
+            self.drop()
+        return self.ok
+
+    def drop(self) -> None:
+        self.ok = False
+        self.y, self.codes = [], {}
+
+    def add_labels(self, y: np.ndarray) -> None:
+        if self.ok and self._spend(y):
+            self.y.append(y)
+
+    def add_scores(self, name: str, acc: S.TableAccumulator) -> None:
+        """The chunk just added to ``acc``, as integer scores (or the codes are dropped)."""
+        if not self.ok:
+            return
+        q = acc.chunk_scores()
+        if q is None:  # overflowed (binned later, which keeps bins) or not decimal (no lookup later)
+            return
+        base = self.base.setdefault(name, int(q[0]) if q.shape[0] else 0)
+        # fits in int32: the dense counts span at most S.DENSE_SPAN (2^23) codes, base among them
+        c32 = (q - base).astype(np.int32)
+        if self._spend(c32):
+            self.codes.setdefault(name, []).append(c32)
+
+    def add_bins(self, name: str, bins: np.ndarray) -> None:
+        if self.ok and self._spend(bins):
+            self.codes.setdefault(name, []).append(bins)
+
+
+def validated(cfg: Config, st: ModelState, path: Path, batch: Batch, offset: int):
+    """(scores, is_positive, weights) of the batch's valid rows; errors name the global row."""
+    return kept_rows(cfg, st, path, batch, offset)[:3]
+
+
+def kept_rows(cfg: Config, st: ModelState, path: Path, batch: Batch, offset: int):
+    """(scores, is_positive, weights, keep) of the batch's valid rows (``keep``: their mask, None = all)."""
+    import pyarrow.compute as pc  # noqa: PLC0415
+
+    cols = st.cols
+    scores = batch.numeric(cols["score"], path, offset)
+    weights = batch.numeric(cols["weight"], path, offset) if "weight" in cols else None
+    ids = batch.ids(cols["id"]) if "id" in cols else None
+    checks = []
+    if not np.isfinite(scores).all():
+        checks.append((V.missing_score(cols["score"]), ~np.isfinite(scores)))
+    label_bad = batch.missing(cols["label"])
+    if label_bad is not None:
+        checks.append((V.missing_label(cols["label"], "binary"), label_bad))
+    if weights is not None and not np.isfinite(weights).all():
+        checks.append((V.missing_weight(cols["weight"]), ~np.isfinite(weights)))
+    if ids is not None and ids.null_count:
+        checks.append((V.missing_id(cols["id"]), np.asarray(pc.is_null(ids).to_numpy(zero_copy_only=False), dtype=bool)))
+    counts: dict[str, int] = {}
+    keep = V.keep_rows(cfg, path, checks, offset, counts) if checks else None
+    st.count_dropped(counts)
+    if weights is not None:
+        V.check_weights(path, cols["weight"], weights, keep, offset)
+    V.check_score_range(path, cols["score"], scores, keep, offset)
+    if st.cfg.probabilities is True:
+        V.check_probabilities(path, st.cfg.name, [cols["score"]], scores, keep, offset)
+    keep = st.narrow(keep, offset, len(batch), ids)
+    st.labels.update(batch.distinct(cols["label"], keep))
+    V.check_two_labels(path, cols["label"], st.labels)
+    y = batch.matches(cols["label"], V.label_key(cfg.positive))
+    st.collect(keep, offset, len(batch), ids, y)
+    if keep is None:
+        return scores, y, weights, None
+    return scores[keep], y[keep], None if weights is None else weights[keep], keep
+
+
+def _fold_model(cfg: Config, path: Path, batch: Batch, offset: int, st: ModelState):
+    """One model's part of a batch in pass 1 (its own state only, so models run in threads)."""
+    s, y, w = validated(cfg, st, path, batch, offset)
+    st.acc.add(s, y, w)
+    return s, y, w
+
+
+def fold_file(cfg: Config, states: list[ModelState], path: Path, rng: np.random.Generator,
+              dates: list | None = None, rows: RowCodes | None = None) -> int:
+    """Pass 1 over one file: every batch validated and folded into each model's state; rows read.
+
+    ``dates`` (a list) collects each batch's first and last date when a date column is set;
+    ``rows`` keeps each row's codes (labels of the first model, integer scores of each). The
+    models of a batch are folded in threads; the codes and the sample (the shared ``rng``)
+    are taken here, model by model, as in one thread.
+    """
+    offset = 0
+    for batch, offset in batches(cfg, path, states):
+        note_dates(cfg, batch, path, offset, dates)
+        folded = ordered_map(functools.partial(_fold_model, cfg, path, batch, offset), states)
+        for st, (s, y, w) in zip(states, folded):
+            if rows is not None and rows.ok:
+                if st.dropped or w is not None:
+                    rows.drop()
+                else:
+                    if st is states[0]:
+                        rows.add_labels(y)
+                    elif y is not rows.y[-1] and not np.array_equal(y, rows.y[-1]):
+                        rows.drop()  # labels differ row by row: the paired pass says so
+                    if rows.ok:
+                        rows.add_scores(st.cfg.name, st.acc)
+            st.rows += s.shape[0]
+            take = min(cfg.stream.sample_per_batch, s.shape[0])
+            if take:
+                st.sample.append(S.oriented(s[rng.choice(s.shape[0], take, replace=False)], st.cfg.direction))
+        offset += len(batch)
+    return offset
+
+
+def load_streamed(cfg: Config, progress: Progress | None = None) -> StreamedData:
+    """``engine: stream``, binary: every model's table, exact or binned, and the paired statistics
+    (call within :func:`reportgen.io.files.hashing`)."""
+    sc = cfg.stream
+    codes = [RowCodes() if len({m.file for m in cfg.models}) == 1 and len(cfg.models) > 1 else None]
+
+    def read_all(by_file: dict[Path, list[ModelState]], first: bool) -> tuple[dict[Path, int], list]:
+        rng = np.random.default_rng(cfg.bootstrap.seed)  # one sample stream over the files, in their order
+        if not first:
+            codes[0] = None
+        return read_files(by_file, lambda path, sts, dates: fold_file(cfg, sts, path, rng, dates, codes[0]), progress)
+
+    by_file, states, read, seen_dates, join, indexes, left_out = read_aligned(
+        cfg, lambda ix: plan_binary(cfg, ix), read_all, lambda st: st.labels, V.label_key(cfg.positive))
+    rows = codes[0]
+    models: list[StreamedModel] = []
+    lookups: dict[str, tuple[int, np.ndarray] | None] = {}
+    warnings: list[str] = []
+    dropped: list[tuple[str, str, int]] = []
+    for st in [st for sts in by_file.values() for st in sts]:  # file by file (binning reads each again)
+        m, path = st.cfg, st.path
+        dropped += [(m.name, reason, count) for reason, count in st.dropped.items()]
+        if st.rows == 0:
+            raise V.no_rows_left(path, m.name)
+        table = st.acc.table()
+        binning, grouper = None, None
+        if table is None:  # too many distinct scores: bin, with edges from the sample
+            acc = S.BinnedAccumulator(S.bin_edges(np.concatenate(st.sample), sc.bins, sc.binning), m.direction)
+            keep_rows = rows is not None and rows.ok
+            if keep_rows:
+                rows.codes.pop(m.name, None)
+                rows.base[m.name] = 0
+
+            def bin_batch(item: tuple[Batch, int], st: ModelState = st, acc: S.BinnedAccumulator = acc):
+                """A batch validated and binned in a thread: (weighted rows, or None; bins, or None)."""
+                s, y, w = validated(cfg, st.replica(), st.path, *item)
+                return ((s, y, w), None) if w is not None else (None, acc.bin_rows(s, y))
+
+            for weighted, binned in ordered_map(bin_batch, batches(cfg, path, [st])):
+                if binned is None:
+                    acc.add(*weighted)
+                else:  # the same table as add(): whole-number counts, a minimum per bin
+                    acc.fold_rows(binned)
+                    if keep_rows and rows.ok:
+                        rows.add_bins(m.name, binned[0])
+            table, grouper, binning = binned_result(cfg, m.name, acc, warnings)
+        V.check_both_classes(cfg, path, st.cols["label"], st.labels, table.total_pos, table.total_neg, st.cols.get("weight"))
+        models.append(StreamedModel(m.name, str(path), m.direction, m.probabilities, m.threshold, table, binning, grouper))
+        if rows is not None and rows.ok:
+            rows.base.setdefault(m.name, 0)
+            lookups[m.name] = st.acc.row_lookup() if binning is None else (0, acc.row_of_bin())
+    models, dropped = in_order(cfg, models), sorted(dropped, key=lambda d: [m.name for m in cfg.models].index(d[0]))
+    if rows is not None and rows.ok and not dropped and all(lookups.get(m.name) is not None for m in models):
+        paired, note = _paired_in_memory(cfg, models, rows, lookups)
+    else:
+        if rows is not None:
+            rows.drop()
+        pairs = BinaryPairs(cfg, ([m.table for m in models], [m.grouper or S.exact_grouper(m.table) for m in models]),
+                            [m.file for m in models])
+        paired, note = paired_pass(cfg, by_file, states, read, indexes, pairs)
+    dropped.extend(left_out)
+    if join is not None:
+        warnings[:0] = join.warnings
+    files = tuple(file_info(p, n) for p, n in read.items())
+    return StreamedData(tuple(models), files, tuple(dropped), tuple(warnings), paired, note, date_span(seen_dates))
+
+
+def binned_result(cfg: Config, name: str, acc: S.BinnedAccumulator, warnings: list[str]):
+    """(table, grouper, BinningInfo) of a binned model; the warning that says so is appended (and logged)."""
+    sc = cfg.stream
+    table = acc.table()
+    bound = binning_auc_bound(table)
+    warnings.append(
+        f"model '{name}': more than {sc.max_distinct_scores:,} distinct scores, binned into "
+        f"{table.n_distinct:,} {sc.binning} bins; its AUC is within ±{bound:.2g} of the exact value "
+        f"and its thresholds are bin boundaries that occur in the data"
+    )
+    log.warning(warnings[-1])
+    return table, acc.grouper(), BinningInfo(sc.binning, table.n_distinct, sc.max_distinct_scores, bound)
+
+
+#: A compared row on its way to the paired pass: its row of the model's table, its truth, its
+#: weight (1 unweighted) and its position in the file (errors name it).
+PAIR_RECORD = np.dtype([("code", np.int64), ("y", np.bool_), ("w", np.float64), ("row", np.int64)])
+
+
+def pair_records(codes: np.ndarray, y: np.ndarray, w: np.ndarray | None, rows: np.ndarray) -> np.ndarray:
+    """Rows as :data:`PAIR_RECORD` records."""
+    rec = np.empty(codes.shape[0], dtype=PAIR_RECORD)
+    rec["code"], rec["y"], rec["w"], rec["row"] = codes, y, 1.0 if w is None else w, rows
+    return rec
+
+
+class BinaryPairs:
+    """The paired statistics of binary models over rows put side by side: DeLong's cross-moments,
+    McNemar's tables and the pattern counts (:class:`~reportgen.reduce.accumulators.PairedAccumulator`;
+    weighted rows: McNemar's tables only, :class:`~reportgen.reduce.accumulators.AgreementAccumulator`).
+
+    The pairing protocol, shared with :class:`McNemarPairs` (the local and the Dask runners drive
+    either): ``records`` (a batch's compared rows of one model), ``add`` (a range of common rows,
+    every model's records side by side; a reason code stops the pass), ``merge`` (other rows), ``result``.
+    ``shared``: the models' tables and groupers (raw score → table row); ``files``: the files
+    errors name (default: the configured ones)."""
+
+    dtype = PAIR_RECORD
+
+    def __init__(self, cfg: Config, shared: tuple[list[ScoreTable], list | None], files: list[str] | None = None) -> None:
+        tables, groupers = shared
+        self.cfg, self.groupers = cfg, groupers
+        self.names, self.files = [m.name for m in cfg.models], files or [m.file for m in cfg.models]
+        self.acc = S.PairedAccumulator(tables, [m.threshold if m.threshold is not None else cfg.threshold for m in cfg.models],
+                                       approval_rates=tuple(cfg.approval_rates))
+        self.agree = S.AgreementAccumulator(len(tables)) if any(t.weighted for t in tables) else None
+        self.cuts = [t.cut_index(c) for t, c in zip(tables, self.acc.cuts)]
+
+    def records(self, st: ModelState, path: Path, batch: Batch, offset: int) -> tuple[np.ndarray, np.ndarray]:
+        """(file positions, :data:`PAIR_RECORD` records) of one batch's compared rows of one model."""
+        s, y, w, keep = kept_rows(self.cfg, st.replica(), path, batch, offset)
+        pos = offset + (np.arange(len(batch)) if keep is None else np.flatnonzero(keep))
+        return pos, pair_records(self.groupers[self.names.index(st.cfg.name)](s), y, w, pos)
+
+    def add(self, recs: list[np.ndarray]) -> None:
+        """One range of common rows (labels that differ row by row are memory's error)."""
+        check_same_truth(self.names, self.files, recs)
+        y = recs[0]["y"]
+        codes = [r["code"] for r in recs]
+        correct = [(c < ci) == y for c, ci in zip(codes, self.cuts)]
+        if self.agree is not None:
+            self.agree.add(correct, [r["w"] for r in recs])
+        else:
+            self.acc.add_rows(codes, correct, y)
+
+    def merge(self, other: BinaryPairs) -> BinaryPairs:
+        if self.agree is not None:
+            self.agree.merge(other.agree)
+        else:
+            self.acc.merge(other.acc)
+        return self
+
+    def result(self) -> tuple[S.PairedAccumulator | S.AgreementAccumulator, None]:
+        return (self.agree if self.agree is not None else self.acc), None
+
+
+def paired_pass(cfg: Config, by_file: dict[Path, list[ModelPass]], states: list[ModelPass], read: dict[Path, int],
+                indexes: dict[str, np.ndarray] | None, pairs: BinaryPairs | McNemarPairs) -> tuple[Any, str | None]:
+    """The paired statistics over the rows every model keeps (:func:`pair_pass` driving ``pairs``),
+    or the reason code why there are none (files of different lengths without an id)."""
+    if len(states) < 2:
+        return None, None
+    if indexes is None and len(set(read.values())) > 1:
+        return None, LENGTHS_DIFFER
+    pair_pass(cfg, by_file, states, pairs.dtype, indexes, pairs.records, pairs.add)
+    return pairs.result()
+
+
+def _paired_in_memory(cfg: Config, models: list[StreamedModel], rows: RowCodes,
+                      lookups: dict[str, tuple[int, np.ndarray]]) -> tuple[S.PairedAccumulator | None, str | None]:
+    """The paired pass from the codes kept in pass 1: each chunk's table rows by lookup."""
+    if len(models) < 2:
+        return None, None
+    pairs = BinaryPairs(cfg, ([m.table for m in models], None))
+    acc, cuts = pairs.acc, pairs.cuts
+    lengths = [y.shape[0] for y in rows.y]
+    for m in models:
+        if [c.shape[0] for c in rows.codes.get(m.name, [])] != lengths:
+            raise AssertionError(f"codes of model '{m.name}' out of step with the labels")
+
+    def chunk_moments(i: int):
+        """The i-th chunk's table rows by lookup and its moments (in a thread)."""
+        y = rows.y[i]
+        chunk_rows, right = [], []
+        for m, ci in zip(models, cuts):
+            qmin, lut = lookups[m.name]
+            codes, shift = rows.codes[m.name][i], rows.base[m.name] - qmin
+            r = lut[codes + shift if shift else codes]
+            chunk_rows.append(r)
+            right.append((r < ci) == y)  # by table row: a binned model decides per bin, as its metrics
+        return acc.moments(chunk_rows, right, y)
+
+    for part in ordered_map(chunk_moments, range(len(rows.y))):
+        acc.add_moments(part)
+    rows.drop()
+    return acc, None
+
+
+# --------------------------------------------------------------------------------------
+# Multiclass: confusion matrices and class tables
+# --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class StreamedMulticlass:
+    models: tuple[MulticlassModelEvidence, ...]
+    files: tuple[FileInfo, ...]
+    dropped: tuple[tuple[str, str, int], ...]
+    warnings: tuple[str, ...]
+    classes: tuple[str, ...]
+    mcnemar: dict[str, np.ndarray] | None  # model name → 2×2 [baseline correct?][model correct?] counts
+    paired_reason: str | None  # why not paired (a PairingReason), or NON_INTEGER
+    dates: tuple[str, str] | None = None
+
+
+class ClassIds:
+    """Class keys → indices: the configured order, or order of first appearance (remapped later)."""
+
+    def __init__(self, configured: list[str] | None) -> None:
+        self.fixed = configured is not None
+        self.index: dict[str, int] = {c: j for j, c in enumerate(configured or [])}
+
+    def copy(self) -> ClassIds:
+        out = ClassIds(None)
+        out.fixed, out.index = self.fixed, dict(self.index)
+        return out
+
+    def of(self, keys: np.ndarray) -> np.ndarray:
+        uniq, inv = np.unique(keys.astype(str), return_inverse=True)
+        for u in uniq:
+            if u not in self.index:
+                self.index[u] = len(self.index)
+        return np.array([self.index[u] for u in uniq], dtype=np.int64)[inv.ravel()]
+
+
+@dataclass(slots=True)
+class ModelCounts(ModelPass):
+    """A multiclass model's pass: its counts (:class:`~reportgen.reduce.accumulators.ClassCounts`)
+    and the class keys seen in its truth and predictions."""
+
+    i: int = 0
+    sc: dict[str, str] | list[str] | None = None
+    counts: S.ClassCounts = field(default_factory=lambda: S.ClassCounts(0))
+    seen_truth: set = field(default_factory=set)
+    seen_pred: set = field(default_factory=set)
+
+    def fresh(self, cfg: Config, path: Path, index: np.ndarray | None = None, collect: bool = True) -> ModelCounts:
+        """An empty copy that reads ``path`` (a Dask part, named in errors); ``index``: keep only the
+        rows every model keeps (:func:`reportgen.io.align.common_index`)."""
+        out = ModelCounts(self.cfg, path, self.cols, self.score_cols, i=self.i, sc=self.sc,
+                          counts=S.ClassCounts(len(self.score_cols)))
+        return out.collecting(cfg, index, collect)  # type: ignore[return-value]
+
+    def merge_pending(self, cap: int) -> None:
+        """The counts' pending tables merged; a score column past the cap is an error."""
+        j = self.counts.merge_pending(cap)
+        if j is not None:
+            raise InputError(
+                f"{self.path}: column '{self.score_cols[j]}' (model '{self.cfg.name}') has more than {cap:,} distinct "
+                f"scores; streamed multiclass tables are not binned: round the scores (e.g. to 6 decimals) or raise "
+                f"'stream.max_distinct_scores'"
+            )
+
+
+def plan_multiclass(cfg: Config, indexes: dict[str, np.ndarray] | None = None
+                    ) -> tuple[list[str] | None, ClassIds, dict[Path, list[ModelCounts]]]:
+    """Columns checked; the configured classes, the class ids to start from and each file's models.
+
+    Without configured classes the ids start with the keys of score mappings (classes, as in
+    memory), so every reader of the data (each Dask part too) starts from the same ids.
+    """
+    configured = configured_classes(cfg)
+    ids = ClassIds(configured)
+    return configured, ids, plan_files(cfg, lambda i, m, path: new_counts(cfg, i, m, path, configured, ids).fresh(
+        cfg, path, None if indexes is None else indexes[m.name], indexes is None))  # type: ignore[return-value]
+
+
+def new_counts(cfg: Config, i: int, m: ModelConfig, path: Path, configured: list[str] | None, ids: ClassIds) -> ModelCounts:
+    """Model ``i``'s state, its score columns in class order (a mapping's: its keys are classes,
+    numbered first, unless ``classes`` are configured)."""
+    sc = score_columns(m)
+    if isinstance(sc, dict):
+        classes = configured if configured is not None else sorted_classes(set(sc))
+        score_cols = [list(sc.values())[j] for j in score_order(cfg, i, sc, classes)]
+        if configured is None:
+            ids.of(np.array(sorted_classes(set(sc)), dtype=object))
+    else:
+        score_cols = list(sc or [])
+    return ModelCounts(m, path, columns_for(cfg, m), score_cols, i=i, sc=sc, counts=S.ClassCounts(len(score_cols)))
+
+
+def class_rows(cfg: Config, st: ModelCounts, ids: ClassIds, batch: Batch, path: Path, offset: int):
+    """(keep, truth, pred, scores, weights) of one batch for one model: every row validated
+    (errors name the global row), ``keep`` the rows compared; ids and drops collected."""
+    cols, n = st.cols, len(batch)
+    truth = V.keys(batch.series(cols["label"]))
+    pred = V.keys(batch.series(cols["prediction"])) if "prediction" in cols else None
+    scores = np.column_stack([V.numeric(batch.series(c), path, c, offset) for c in st.score_cols]) if st.score_cols else None
+    weights = V.numeric(batch.series(cols["weight"]), path, cols["weight"], offset) if "weight" in cols else None
+    id_keys = V.id_key_list(batch.series(cols["id"])) if "id" in cols else None
+    checks = V.multiclass_checks(cols, truth, pred, st.score_cols, scores, weights, id_keys)
+    keep = V.keep_rows(cfg, path, checks, offset, st.dropped)
+    if weights is not None:
+        V.check_weights(path, cols["weight"], weights, keep, offset)
+    keep = np.ones(n, dtype=bool) if keep is None else keep
+    if scores is not None and st.cfg.probabilities is True:
+        V.check_probabilities(path, st.cfg.name, st.score_cols, scores, keep, offset)
+    if ids.fixed:
+        for role, values in (("label", truth), ("prediction", pred)):
+            if values is not None:
+                V.check_classes(path, cols[role], values, keep, list(ids.index), offset)
+    keep = st.narrow(keep, offset, n, id_keys)
+    st.collect(keep, offset, n, id_keys, truth)
+    return keep, truth, pred, scores, weights
+
+
+def fold_counts(cfg: Config, st: ModelCounts, path: Path, batch: Batch, offset: int, ids: ClassIds) -> None:
+    """Validate one batch for one model and add its kept rows to the model's counts."""
+    keep, truth, pred, scores, weights = class_rows(cfg, st, ids, batch, path, offset)
+    if not keep.any():
+        return
+    truth = truth[keep]
+    st.seen_truth.update(np.unique(truth.astype(str)).tolist())
+    y = ids.of(truth)
+    if pred is not None:
+        pred = pred[keep]
+        st.seen_pred.update(np.unique(pred.astype(str)).tolist())
+        a = ids.of(pred)
+    else:  # argmax of the score columns (class order): the prediction is a column position
+        a = np.argmax(scores[keep], axis=1).astype(np.int64)  # type: ignore[index]
+    st.rows += int(y.shape[0])
+    if st.counts.add(y, a, None if weights is None else weights[keep], None if scores is None else scores[keep],
+                     len(ids.index)):
+        st.merge_pending(cfg.stream.max_distinct_scores)
+
+
+def fold_class_file(cfg: Config, states: list[ModelCounts], ids: ClassIds, path: Path, seen_dates: list) -> int:
+    """Every batch of one file (or Dask part) validated and folded into its models' counts; rows read."""
+    offset = 0
+    for batch, offset in batches(cfg, path, states):
+        note_dates(cfg, batch, path, offset, seen_dates)
+        for st in states:
+            fold_counts(cfg, st, path, batch, offset, ids)
+        offset += len(batch)
+    return offset
+
+
+def combine(parts: list[ModelCounts], to_ids: list[np.ndarray], n_ids: int, cfg: Config) -> ModelCounts:
+    """One model's counts over disjoint row sets (positions already in the dataset), each indexing
+    classes its own way, in common ids (``to_ids[p]``: part p's class ids → the common ones)."""
+    out = parts[0].fresh(cfg, parts[0].path, collect=parts[0].ids is not None or parts[0].lost is not None)
+    out.counts.combine([p.counts for p in parts], to_ids, n_ids, "prediction" in out.cols)
+    gathered(out, parts)
+    for st in parts:
+        out.seen_truth |= st.seen_truth
+        out.seen_pred |= st.seen_pred
+    out.merge_pending(cfg.stream.max_distinct_scores)
+    return out
+
+
+def conclude(cfg: Config, states: list[ModelCounts], configured: list[str] | None, ids: ClassIds
+             ) -> tuple[list[str], list[MulticlassModelEvidence], list[str], list[tuple[str, str, int]]]:
+    """(classes, counts per model in class order, warnings, dropped rows) once every row is folded."""
+    for st in states:
+        if st.rows == 0:
+            raise V.no_rows_left(st.path, st.cfg.name)
+        st.merge_pending(cfg.stream.max_distinct_scores)
+        V.check_some_weight(st.path, st.cols.get("weight"), float(st.counts.conf.sum()))
+    seen_truth = set().union(*(st.seen_truth for st in states))
+    seen_pred = {st.cfg.name: st.seen_pred for st in states if "prediction" in st.cols}
+    classes = configured if configured is not None else sorted_classes(set(ids.index))
+    check_class_count(cfg, classes, states[0].path, states[0].cols["label"])
+    to_final = np.array([classes.index(c) for c in ids.index], dtype=np.int64)  # id → class index
+    models = []
+    for st in states:
+        if st.sc is not None:
+            score_order(cfg, st.i, st.sc if isinstance(st.sc, dict) else st.score_cols, classes)  # errors as in memory
+        by_class = "prediction" in st.cols
+        conf, tables = st.counts.finish(len(classes), to_final, by_class)
+        models.append(MulticlassModelEvidence(st.cfg.name, str(st.path), conf, st.counts.rows, tables, st.counts.weighted,
+                                              by_class))
+    warnings = class_warnings(classes, seen_truth, seen_pred)
+    dropped = [(st.cfg.name, reason, rows) for st in states for reason, rows in st.dropped.items()]
+    return classes, models, warnings, dropped
+
+
+def load_streamed_multiclass(cfg: Config, progress: Progress | None = None) -> StreamedMulticlass:
+    """``engine: stream``, multiclass: every model's counts, exact, and McNemar's tables (call
+    within :func:`reportgen.io.files.hashing`)."""
+    plan: list = []
+
+    def read_all(by_file: dict[Path, list[ModelCounts]], _first: bool) -> tuple[dict[Path, int], list]:
+        return read_files(by_file, lambda path, sts, dates: fold_class_file(cfg, sts, plan[-1][1], path, dates), progress)
+
+    def planned(indexes: dict[str, np.ndarray] | None) -> dict[Path, list[ModelCounts]]:
+        plan.append(plan_multiclass(cfg, indexes))
+        return plan[-1][2]
+
+    by_file, states, read, seen_dates, join, indexes, left_out = read_aligned(
+        cfg, planned, read_all, lambda st: st.seen_truth, None)
+    classes, models, warnings, dropped = conclude(cfg, states, plan[-1][0], plan[-1][1])
+    mcnemar, note = paired_pass(cfg, by_file, states, read, indexes, McNemarPairs(cfg, classes, [str(st.path) for st in states]))
+    dropped.extend(left_out)
+    if join is not None:
+        warnings[:0] = join.warnings
+    files = tuple(file_info(p, n) for p, n in read.items())
+    return StreamedMulticlass(tuple(models), files, tuple(dropped), tuple(warnings), tuple(classes), mcnemar, note,
+                              date_span(seen_dates))
+
+
+#: A compared row as McNemar's pass keeps it: its true class, whether the model was right, its
+#: weight and its position in the file (errors name it).
+MCNEMAR_RECORD = np.dtype([("y", np.int64), ("right", np.bool_), ("w", np.float64), ("row", np.int64)])
+
+
+class McNemarPairs:
+    """McNemar's 2×2 tables of multiclass models against the baseline (baseline correct?, model
+    correct?) over rows put side by side; the pairing protocol of :class:`BinaryPairs`.
+    ``shared``: the class list; :data:`NON_INTEGER` instead of tables when a weight is not a whole number."""
+
+    dtype = MCNEMAR_RECORD
+
+    def __init__(self, cfg: Config, shared: list[str], files: list[str] | None = None) -> None:
+        self.cfg, self.classes = cfg, list(shared)
+        self.names, self.files = [m.name for m in cfg.models], files or [m.file for m in cfg.models]
+        self.tables = {m.name: np.zeros((2, 2)) for m in cfg.models if m.name != cfg.baseline_name}
+        self.note: str | None = None
+
+    def records(self, st: ModelCounts, path: Path, batch: Batch, offset: int) -> tuple[np.ndarray, np.ndarray]:
+        """(file positions, :data:`MCNEMAR_RECORD` records) of one batch's compared rows of one model."""
+        probe = st.fresh(self.cfg, path, st.index, collect=False)
+        keep, truth, pred, scores, weights = class_rows(self.cfg, probe, ClassIds(self.classes), batch, path, offset)
+        pos = np.flatnonzero(keep)
+        y = pd.Index(self.classes).get_indexer(truth[keep]).astype(np.int64)
+        if pred is not None:
+            guess = pd.Index(self.classes).get_indexer(pred[keep]).astype(np.int64)
+        else:
+            guess = np.argmax(scores[keep], axis=1).astype(np.int64)  # type: ignore[index]
+        rec = np.empty(pos.shape[0], dtype=MCNEMAR_RECORD)
+        rec["y"], rec["right"], rec["row"] = y, guess == y, pos + offset
+        rec["w"] = 1.0 if weights is None else weights[keep]
+        return pos + offset, rec
+
+    def add(self, recs: list[np.ndarray]) -> str | None:
+        """One range of common rows; :data:`NON_INTEGER` when a weight is not a whole number (labels that
+        differ row by row are memory's error)."""
+        check_same_truth(self.names, self.files, recs)
+        b = recs[self.names.index(self.cfg.baseline_name)]
+        for name, t in self.tables.items():
+            r = recs[self.names.index(name)]
+            if not np.array_equal(r["w"], np.round(r["w"])):
+                self.note = NON_INTEGER
+                return self.note
+            cell = 2 * (~b["right"]).astype(np.int64) + (~r["right"]).astype(np.int64)
+            t += np.bincount(cell, weights=r["w"], minlength=4).reshape(2, 2)
+        return None
+
+    def merge(self, other: McNemarPairs) -> McNemarPairs:
+        """Tables added; the first reason (in merge order) wins."""
+        self.note = self.note or other.note
+        for name, t in other.tables.items():
+            self.tables[name] += t
+        return self
+
+    def result(self) -> tuple[dict[str, np.ndarray] | None, str | None]:
+        return (None, self.note) if self.note is not None else (self.tables, None)
