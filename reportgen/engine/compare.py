@@ -35,6 +35,7 @@ import numpy as np
 
 from reportgen.engine import approval as AP
 from reportgen.engine import binary as B
+from reportgen.engine import class_tables as CT
 from reportgen.engine import multiplicity as MP
 from reportgen.engine import proportions as PR
 from reportgen.engine import stats
@@ -191,7 +192,7 @@ def _model_result(
     ll = bm.get("log_loss")
     if ll is not None:
         clipped = B.log_loss_clipped(table)
-        if B.log_loss_clipping_note(clipped, ll, table.total) is not None:
+        if CT.log_loss_clipping_note(clipped, ll, table.total) is not None:
             notices.append(Notice("log_loss_clipped", {"model": m.name, "weight": clipped, "log_loss": ll,
                                                        "total": table.total}))
     notices.extend(test_notices)

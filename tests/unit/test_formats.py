@@ -106,10 +106,10 @@ def test_clipped_log_loss_count_matches_a_direct_count():
     assert B.log_loss_clipped(table) == pytest.approx(direct)
     ll = B.probability_losses(table)[0]
     assert ll == pytest.approx(log_loss(y, s, sample_weight=w), rel=1e-12)
-    note = B.log_loss_clipping_note(direct, ll, float(w.sum()))
+    note = CT.log_loss_clipping_note(direct, ll, float(w.sum()))
     share = direct * -math.log(eps) / float(w.sum()) / ll
     assert note is not None and f"together {share * 100:.0f} % of the log-loss" in note
-    assert B.log_loss_clipping_note(0.0, ll, float(w.sum())) is None
+    assert CT.log_loss_clipping_note(0.0, ll, float(w.sum())) is None
 
 
 def test_multiclass_clipped_count_matches_a_direct_count():
