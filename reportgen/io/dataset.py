@@ -66,6 +66,8 @@ class Dataset:
     classes: tuple[Any, ...] = ()
     label_values: tuple[str, ...] = field(default_factory=tuple)
     dates: tuple[str, str] | None = None  # first and last date of the configured date column
+    #: why the models' rows are not paired (a :data:`~reportgen.engine.evidence.PairingReason`), when not
+    unpaired_reason: str = "separate_files"
 
 
 def truth_of(m: ModelData) -> np.ndarray:
@@ -101,7 +103,9 @@ def align_models(cfg: Config, models: list[ModelData], n_rows: list[int], lost: 
             return models, True, [], []
         return [take(m, t) for m, t in zip(models, joined.take)], True, list(joined.warnings), list(joined.dropped)
     dropped: list[tuple[str, str, int]] = []
-    if len(models) > 1 and len(set(n_rows)) == 1:
+    if len(set(n_rows)) > 1:  # files of different lengths, no id: two samples, compared unpaired (as streamed)
+        return models, False, [], dropped
+    if len(models) > 1:
         masks = []
         for m, n in zip(models, n_rows):
             mask = np.zeros(n, dtype=bool)

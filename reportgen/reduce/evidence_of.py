@@ -124,10 +124,11 @@ def as_repeated_rows(models: Sequence[ModelRows], where: str = "weight") -> list
 
 def evidence_of_rows(models: Sequence[ModelRows], threshold: float = 0.5, audit: LoadAudit | None = None,
                      aligned: bool = True, weight_kind: str = "sampling",
-                     approval_rates: Sequence[float] = ()) -> BinaryEvidence:
+                     approval_rates: Sequence[float] = (), unpaired_reason: str = "separate_files") -> BinaryEvidence:
     """Evidence of binary models given as aligned rows: each model's table (one sort), each
     row's code in it, and the paired statistics of the rows (``aligned``: the rows line up;
-    ``approval_rates``: the configured rates counted for the comparison at equal approval rate).
+    ``approval_rates``: the configured rates counted for the comparison at equal approval rate;
+    ``unpaired_reason``: the pairing reason when the rows do not line up).
     ``weight_kind: frequency``: the rows are repeated by their weights first (:func:`as_repeated_rows`)."""
     if weight_kind == "frequency":
         models = as_repeated_rows(models)
@@ -145,7 +146,7 @@ def evidence_of_rows(models: Sequence[ModelRows], threshold: float = 0.5, audit:
         if need_codes:
             codes.append(np.asarray(row_groups(table, m.scores), dtype=np.int64))
     y = np.asarray(models[0].y, dtype=bool)
-    pairing = _row_pairing(ev_models, codes, y, weights, aligned, tuple(approval_rates))
+    pairing = _row_pairing(ev_models, codes, y, weights, aligned, tuple(approval_rates), unpaired_reason)
     # rows that do not line up are not one sample: nothing may resample them together
     rows = BinaryRows(y, tuple(weights), tuple(codes)) if pairing.status == "aligned" and need_codes else None
     return BinaryEvidence(tuple(ev_models), pairing, audit or LoadAudit(()), rows)
@@ -168,16 +169,17 @@ def binary_evidence_of_rows(cfg: Config, data) -> BinaryEvidence:
         t, key = _threshold(cfg, m.name)
         rows.append(ModelRows(m.name, m.file, m.scores, m.y, m.weights, m.direction, m.probabilities, t, key))
     return evidence_of_rows(rows, float(cfg.threshold), _audit(data), bool(data.paired), cfg.weight_kind,
-                            tuple(cfg.approval_rates))
+                            tuple(cfg.approval_rates), data.unpaired_reason)
 
 
 def _row_pairing(models: list[BinaryModelEvidence], codes: list[np.ndarray], y: np.ndarray,
-                 weights: list[np.ndarray | None], aligned: bool, approval_rates: tuple[float, ...] = ()) -> Pairing:
+                 weights: list[np.ndarray | None], aligned: bool, approval_rates: tuple[float, ...] = (),
+                 unpaired_reason: str = "separate_files") -> Pairing:
     """The paired statistics of aligned rows: the streamed engines' accumulator over all rows."""
     if len(models) < 2:
         return Pairing("aligned", "single_model")
     if not aligned:
-        return unpaired("separate_files")
+        return unpaired(unpaired_reason)
     # decided by table row, as the streamed engines' paired pass (exact tables: the raw rule)
     correct = [(c < m.table.cut_index(m.threshold)) == y for c, m in zip(codes, models)]
     if any(m.table.weighted for m in models):
@@ -276,7 +278,7 @@ def multiclass_evidence_of_rows(cfg: Config, data) -> MulticlassEvidence:
     if len(models) < 2:
         pairing = Pairing("aligned", "single_model")
     elif not data.paired:
-        pairing = unpaired("not_counted")
+        pairing, rows = unpaired(data.unpaired_reason), None  # two samples: nothing resamples them together
     else:
         weighted = any(w is not None and not np.all(w == 1) for w in weights)
         rows_only = S.agreement(correct, [None] * len(weights)) if weighted else None

@@ -379,7 +379,7 @@ def dataset_of_frames(cfg: Config, frames: dict[Path, pd.DataFrame], files: list
     lost = [None if st.lost is None else concat_ids(st.lost) for st in passes]
     models, paired, align_warnings, left_out = align_models(cfg, models, [len(one[st.path]) for st in passes], lost, classes)
     return Dataset(tuple(models), tuple(files), paired, tuple(dropped + left_out), tuple(warnings + align_warnings),
-                   classes=tuple(classes or ()), dates=date_range(cfg, frames))
+                   classes=tuple(classes or ()), dates=date_range(cfg, frames), unpaired_reason="lengths_differ")
 
 
 def record_batch(df: pd.DataFrame) -> Any:

@@ -149,6 +149,18 @@ def test_files_joined_by_id_in_any_order_are_paired_in_every_engine(tmp_path, sc
     assert p_delong is not None
 
 
+def test_files_of_different_lengths_without_id_are_two_samples_in_every_engine(tmp_path, scheduler, capsys):
+    """No id and 40 rows against 37: memory refused (exit 2, 'set id'), stream and dask compared
+    the two samples unpaired. One rule now: two samples, unpaired tests, reason lengths_differ."""
+    cfg = two_models(tmp_path, rows(40), rows(37, seed=2))
+    _pd, paired, _s, _p, caps, run_paired, dropped, n = _same_pairing(cfg, scheduler, capsys)
+    assert paired is False and run_paired is False and n == {"a": 40, "b": 37} and not dropped
+    assert caps["delong_paired"] == "lengths_differ" and caps["mcnemar"] == "lengths_differ"
+    outs = {e: metrics(tmp_path / f"out_{e}") for e in ENGINES}
+    for e in ("stream", "dask"):
+        assert {k: v for k, v in outs[e].items() if k != "run"} == {k: v for k, v in outs["memory"].items() if k != "run"}, e
+
+
 def test_missing_drop_with_id_keeps_the_rows_every_model_keeps(tmp_path, scheduler, capsys):
     """missing: drop with id: memory failed on the ids it dropped itself ('not shared by every
     model'); stream/dask did not pair. Now: the shared ids, paired, every left-out row counted."""
