@@ -385,7 +385,26 @@ def columns_in(path: Path) -> list[str]:
     finally:
         if source is not path:
             source.close()
-    return [str(c) for c in header.columns]
+    names = [str(c) for c in header.columns]
+    if any((m := DEDUPED.match(c)) and m.group(1) in names for c in names):
+        return raw_header(path)  # pandas renamed a repeated name ('s', 's.1'): the names as written
+    return names
+
+
+#: How pandas renames the second of two same-named columns (``s`` → ``s.1``).
+DEDUPED = re.compile(r"^(.*)\.(\d+)$")
+
+
+def raw_header(path: Path) -> list[str]:
+    """The CSV's header as written, repeated names kept (pandas renames them), so that a config
+    naming a repeated column is refused rather than read from whichever copy a reader keeps."""
+    import csv  # noqa: PLC0415
+
+    source = opened_plain(path)
+    try:
+        return next(csv.reader(io.TextIOWrapper(source, encoding="utf-8-sig", newline="")), [])
+    finally:
+        source.close()
 
 
 def csv_error(path: Path, exc: Exception, malformed: str) -> InputError:

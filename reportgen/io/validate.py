@@ -302,6 +302,11 @@ def check_columns(cfg: Config, i: int, m: ModelConfig, path: Any, have: list[str
     for column in (sc.values() if isinstance(sc, dict) else sc or []):
         if column not in have:
             raise InputError(f"{cfg.where('models', i, 'scores')}: column {column!r} not found in {path} (columns: {', '.join(have)})")
+    used = [*columns_for(cfg, m).values(), *(sc.values() if isinstance(sc, dict) else sc or [])]
+    for column in used:  # readers disagree on which of two same-named columns they keep: refuse
+        if have.count(column) > 1:
+            raise InputError(f"{path}: column {column!r} appears {have.count(column)} times in the header; "
+                             f"rename the duplicates so that the config names one column")
 
 
 def keep_rows(cfg: Config, path: Any, checks: list[tuple[str, np.ndarray]], offset: int,

@@ -306,6 +306,11 @@ def _multiclass(tmp: Path, data: dict, **extra) -> Path:
     return config(tmp, [{"name": "a", "file": "m.csv", "prediction": "p"}], task="multiclass", **extra)
 
 
+def _raw(tmp: Path, text: str) -> Path:
+    (tmp / "a.csv").write_text(text, encoding="utf-8")
+    return config(tmp, [{"name": "a", "file": "a.csv", "score": "s"}])
+
+
 def _edit(df: pd.DataFrame, row: int, column: str, value) -> pd.DataFrame:
     df = df.astype({column: object})
     df.loc[row, column] = value
@@ -329,6 +334,13 @@ def _edit(df: pd.DataFrame, row: int, column: str, value) -> pd.DataFrame:
      ("row 4", "label 'c' is not one of the configured classes")),
     ("multiclass missing prediction", lambda t: _multiclass(t, {"y": ["a", "b", "a", "b"], "p": ["a", "", "a", "b"]}),
      ("row 3", "missing prediction in 'p'")),
+    # memory padded a short row with a missing score and dropped a long row's extra field (exit 0);
+    # stream and dask printed pyarrow's message, with a row number or without
+    ("short row", lambda t: _raw(t, "id,y,s\n1,0,0.1\n2,1,0.2\n3,0\n4,1,0.4\n"), ("row 4", "2 fields where the header has 3")),
+    ("long row", lambda t: _raw(t, "id,y,s\n1,0,0.1\n\n2,1,0.2,9\n3,0,0.3\n"), ("row 3", "4 fields where the header has 3")),
+    ("quote left open", lambda t: _raw(t, 'id,y,s\n1,0,0.1\n2,1,0.2\n3,"0,0.3\n'), ("row 4", "a quote is left open")),
+    # every engine read the first of two 's' columns without a word
+    ("repeated column", lambda t: _raw(t, "id,y,s,s\n1,0,0.1,0.9\n2,1,0.2,0.8\n"), ("column 's' appears 2 times",)),
 ])
 def test_row_rule_messages_are_identical_in_every_engine(case, build, words, tmp_path, scheduler, capsys):
     line = same_everywhere(build(tmp_path), scheduler, capsys)
