@@ -94,6 +94,10 @@ def capability_note(what: str, reason: str) -> str:
                 f"rows: {why}; not given.")
     if what == "bootstrap":
         return NO_BOOTSTRAP
+    if what == "paired_interval.probability_metrics":
+        return ("Intervals of the differences of AUCs and log-loss between multiclass models, and of the models' "
+                "averaged AUCs, need the rows resampled together; the evidence holds counts only, so those are "
+                "not given (differences of the confusion metrics are drawn on the pair's joint confusion counts).")
     if what == "bootstrap.auc":
         return f"AUCs are not bootstrapped above {BOOTSTRAP_AUC_MAX_CELLS:,} rows × classes; no interval for them."
     raise ValueError(f"unknown capability {what!r}")

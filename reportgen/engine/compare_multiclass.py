@@ -48,6 +48,8 @@ from reportgen.engine.evidence import MulticlassEvidence, MulticlassModelEvidenc
 from reportgen.engine.intervals import (
     CLASS_TABLE_BOOTSTRAP,
     COUNT_BOOTSTRAP,
+    JOINT_CONFUSION_BOOTSTRAP,
+    joint_confusion_bootstrap,
     multiclass_model_bootstrap,
     ovr_auc_bootstrap,
 )
@@ -205,10 +207,15 @@ _PROBA_METRICS = tuple(m.key for m in catalog.metrics_of("multiclass") if m.prob
 
 
 def comparisons_of(names: Sequence[str], models: dict[str, ModelResult], s: Settings, boot: np.ndarray | None,
-                   skipped_auc: bool, mcnemar_of, capabilities: dict[str, str]) -> list[Comparison]:
+                   skipped_auc: bool, mcnemar_of, capabilities: dict[str, str],
+                   joint_deltas: dict[int, dict[str, np.ndarray]] | None = None) -> list[Comparison]:
     """Every comparison with the baseline: deltas, bootstrap intervals (when ``boot`` is given),
     McNemar's test (``mcnemar_of(j)`` → ((result, basis, weighted table) or None, capability codes)),
-    Holm over each family (verdicts, McNemar), and a decision (the report words the verdict); ``capabilities``: what every comparison lacks, with reason codes."""
+    Holm over each family (verdicts, McNemar), and a decision (the report words the verdict); ``capabilities``: what every comparison lacks, with reason codes.
+    ``joint_deltas[j]``: model j's drawn differences of the confusion metrics from the pair's joint
+    confusion counts (every engine, the same draws); they come first, the rows' bootstrap (memory)
+    adds the AUCs and log-loss."""
+    joint_deltas = joint_deltas or {}
     midx = {m: k for k, m in enumerate(METRICS)}
     base_name = s.baseline or names[0]
     b = names.index(base_name)
@@ -225,9 +232,12 @@ def comparisons_of(names: Sequence[str], models: dict[str, ModelResult], s: Sett
         method: dict[str, str] = {}
         caps = dict(capabilities)
         notes: list[Notice] = []
+        for name, x in joint_deltas.get(j, {}).items():
+            if name != "baseline_accuracy" and (iv := bootstrap_interval(x, s.level)) is not None:
+                ci[name], method[name] = iv, JOINT_CONFUSION_BOOTSTRAP
         if boot is not None:
             for k, name in enumerate(METRICS):
-                if name == "baseline_accuracy":
+                if name == "baseline_accuracy" or name in ci:
                     continue
                 iv = bootstrap_interval(boot[:, j, k] - boot[:, b, k], s.level)
                 if iv is not None:
@@ -242,7 +252,11 @@ def comparisons_of(names: Sequence[str], models: dict[str, ModelResult], s: Sett
     pm = s.primary_metric
     tests = []
     for (name, delta, rel, rer, ci, method, caps, notes, mcn, j) in pending:
-        if boot is not None and pm in midx:
+        if pm in joint_deltas.get(j, {}):
+            x = joint_deltas[j][pm]
+            tests.append(PrimaryTest(MP.bootstrap_p(x), "bootstrap", ci.get(pm), method.get(pm),
+                                     lambda lv, x=x: bootstrap_interval(x, lv)))
+        elif boot is not None and pm in midx:
             x = boot[:, j, midx[pm]] - boot[:, b, midx[pm]]
             tests.append(PrimaryTest(MP.bootstrap_p(x), "bootstrap", ci.get(pm), method.get(pm),
                                      lambda lv, x=x: bootstrap_interval(x, lv)))
@@ -362,9 +376,14 @@ def compare_multiclass_evidence(ev: MulticlassEvidence, s: Settings, progress: P
         models[m.name] = r
     names = ev.names
     base = names.index(s.baseline or names[0])
-    caps = {} if boot is not None or s.resamples <= 0 else {"bootstrap": "needs_rows"}
-
     weighted = any(m.weighted for m in ev.models)
+    joint_deltas = _joint_deltas(ev, base, labels, s, costs) if not (weighted and s.weight_kind == "sampling") else {}
+    if boot is not None or s.resamples <= 0:
+        caps = {}
+    elif joint_deltas:
+        caps = {"paired_interval.probability_metrics": "needs_rows"}
+    else:
+        caps = {"bootstrap": "needs_rows"}
 
     def mcnemar_of(j: int) -> tuple[tuple | None, dict[str, str]]:
         """McNemar on rows (unweighted, or sampling weights: the weights never inflate the
@@ -383,7 +402,34 @@ def compare_multiclass_evidence(ev: MulticlassEvidence, s: Settings, progress: P
         return None, {"mcnemar": ("weighted" if s.weight_kind == "sampling" else "non_integer_weights") if weighted
                       else "not_counted"}
 
-    return models, comparisons_of(names, models, s, boot, boot is not None and not with_auc, mcnemar_of, caps)
+    return models, comparisons_of(names, models, s, boot, boot is not None and not with_auc, mcnemar_of, caps,
+                                  joint_deltas)
+
+
+def _joint_deltas(ev: MulticlassEvidence, base: int, labels: Sequence[str], s: Settings,
+                  costs: np.ndarray | None) -> dict[int, dict[str, np.ndarray]]:
+    """Each comparison's drawn differences (model − baseline) of every confusion metric, from the
+    pair's joint confusion counts (:func:`~reportgen.engine.intervals.joint_confusion_bootstrap`:
+    the paired stratified row bootstrap's distribution, exactly); one random stream, comparisons in
+    config order, so every engine draws the same. Empty without the joint counts or resamples."""
+    J = ev.pairing.joint
+    if J is None or s.resamples <= 0:
+        return {}
+    rng = np.random.default_rng((s.seed, 6))
+    out: dict[int, dict[str, np.ndarray]] = {}
+    for j, m in enumerate(ev.models):
+        if j == base:
+            continue
+        db, dm = joint_confusion_bootstrap(J[j], s.resamples, rng)
+
+        def drawn(draws: np.ndarray, n_rows: int) -> dict[str, np.ndarray]:
+            vals = [_values(MC.multiclass_from_counts(c, labels, n_rows, None, beta=s.beta, costs=costs)) for c in draws]
+            return {k: np.array([np.nan if v[k] is None else v[k] for v in vals]) for k in METRICS
+                    if k not in _PROBA_METRICS}
+
+        vb, vm = drawn(db, ev.models[base].n_rows), drawn(dm, m.n_rows)
+        out[j] = {k: vm[k] - vb[k] for k in vm if np.isfinite(vm[k] - vb[k]).any()}
+    return out
 
 
 __all__ = ["MulticlassCounts", "MulticlassInput", "compare_multiclass_evidence", "METRICS", "BETTER", "MAX_ONE", "PER_CLASS_FIELDS"]

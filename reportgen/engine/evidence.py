@@ -108,6 +108,12 @@ class Pairing:
         approval: rows per pattern of truth and every model's approval at each target approval
             rate (:class:`~reportgen.engine.approval.ApprovalCounts`): the comparison at equal
             approval rate and its paired bootstrap; None when not counted (weighted rows).
+        joint: multiclass, shape (models, k, k, k): rows by (true class, the baseline's predicted
+            class, model j's predicted class) for each model j against the baseline (the
+            baseline's own slot: its diagonal), in weight sums (rows when unweighted; integer
+            frequency weights). Both confusion matrices of a pair are its margins, so the paired
+            bootstrap of every confusion-metric difference is a multinomial per true class over
+            its k² cells; None when not counted.
     """
 
     status: Literal["aligned", "unpaired"]
@@ -118,6 +124,7 @@ class Pairing:
     agree_rows: np.ndarray | None = None
     pair_counts: PairCounts | None = None
     approval: ApprovalCounts | None = None
+    joint: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         if self.reason not in PAIRING_REASONS:

@@ -444,3 +444,40 @@ def ovr_auc_bootstrap(values: list[list[np.ndarray]], counts: list[list[np.ndarr
 
 
 __all__ += ["CLASS_TABLE_BOOTSTRAP", "ovr_auc_bootstrap"]
+
+
+# --------------------------------------------------------------------------------------
+# Multiclass: differences of confusion metrics, drawn on the pair's joint confusion counts
+# --------------------------------------------------------------------------------------
+
+#: ``ci_method`` of a multiclass difference drawn on the joint confusion counts of the pair.
+JOINT_CONFUSION_BOOTSTRAP = "paired bootstrap of the joint confusion counts"
+
+
+def joint_confusion_bootstrap(joint: np.ndarray, resamples: int, rng: np.random.Generator
+                              ) -> tuple[np.ndarray, np.ndarray]:
+    """Paired stratified bootstrap of two multiclass models' confusion matrices, on counts.
+
+    ``joint[t, a, b]``: rows of true class t that model A predicts as a and model B as b. The
+    stratified row bootstrap resamples class t's n_t rows with replacement, so how many land in
+    each (a, b) cell is ``Multinomial(n_t, joint[t] / n_t)``, exactly; A's confusion row t is the
+    draw summed over b, B's summed over a. Every confusion metric of both models (accuracy, κ,
+    MCC, F-scores, expected cost, …) and their difference therefore have the paired row
+    bootstrap's distribution, at O(k³) per resample whatever the rows, and every engine counts
+    the same table. Returns A's and B's drawn confusion matrices, shape (resamples, k, k) each.
+    """
+    J = np.asarray(joint, dtype=np.float64)
+    k = J.shape[0]
+    da = np.zeros((resamples, k, k))
+    db = np.zeros((resamples, k, k))
+    for t in range(k):
+        n_t = int(round(float(J[t].sum())))
+        if n_t <= 0:
+            continue
+        cells = rng.multinomial(n_t, J[t].ravel() / J[t].sum(), size=resamples).reshape(resamples, k, k)
+        da[:, t, :] = cells.sum(axis=2)
+        db[:, t, :] = cells.sum(axis=1)
+    return da, db
+
+
+__all__ += ["JOINT_CONFUSION_BOOTSTRAP", "joint_confusion_bootstrap"]

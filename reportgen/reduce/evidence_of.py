@@ -282,7 +282,17 @@ def multiclass_evidence_of_rows(cfg: Config, data) -> MulticlassEvidence:
     else:
         weighted = any(w is not None and not np.all(w == 1) for w in weights)
         rows_only = S.agreement(correct, [None] * len(weights)) if weighted else None
-        pairing = Pairing("aligned", "aligned", None, S.agreement(correct, weights), None, rows_only)
+        names = [m.name for m in mods]
+        base = cfg.baseline_name if cfg is not None else names[0]
+        b = names.index(base)
+        w = first.weights
+        preds = [m.pred_idx if m.pred_idx is not None else MC.argmax_predictions(m.proba) for m in mods]
+        # the joint confusion counts against the baseline, in the streamed pass's weight sums
+        joint = {} if w is not None and not np.array_equal(w, np.round(w)) else {
+            m.name: np.bincount((first.y_idx * k + preds[b]) * k + preds[j], weights=w,
+                                minlength=k ** 3).reshape(k, k, k)
+            for j, m in enumerate(mods) if j != b}
+        pairing = joint_pairing(names, base, joint, k, S.agreement(correct, weights), rows_only)
     return MulticlassEvidence(tuple(str(c) for c in data.classes), tuple(models), pairing, _audit(data), rows)
 
 
@@ -301,15 +311,37 @@ def multiclass_evidence_of_counts(cfg: Config, data) -> MulticlassEvidence:
     elif data.mcnemar is None:
         pairing = unpaired(data.paired_reason)
     else:
-        b = names.index(cfg.baseline_name)
-        agree = np.full((len(names), len(names), 2, 2), np.nan)
-        for j, name in enumerate(names):
-            if name in data.mcnemar:
-                t = np.asarray(data.mcnemar[name], dtype=np.float64)  # [baseline right?][model right?]
-                agree[j, b] = t.T
-                agree[b, j] = t
-        pairing = Pairing("aligned", "aligned", None, agree, None)
+        pairing = joint_pairing(names, cfg.baseline_name, data.mcnemar, len(data.classes))
     return MulticlassEvidence(tuple(str(c) for c in data.classes), models, pairing, _audit(data), None)
+
+
+def joint_pairing(names: Sequence[str], baseline: str, joint: dict[str, np.ndarray], k: int,
+                  agree: np.ndarray | None = None, agree_rows: np.ndarray | None = None) -> Pairing:
+    """The :class:`Pairing` of aligned multiclass models from each model's joint confusion counts
+    against the baseline (``joint[name][t, baseline's class, model's class]``): McNemar's 2×2
+    tables [baseline right?][model right?] (0 = right) are its sums, the joint counts travel
+    whole for the paired bootstrap. ``agree``: all pairs' tables when counted (memory), else the
+    baseline's only (the rest NaN)."""
+    b = names.index(baseline)
+    J = np.zeros((len(names), k, k, k))
+    J[b] = 0.0
+    if agree is None:
+        agree = np.full((len(names), len(names), 2, 2), np.nan)
+    diag = np.arange(k)
+    for j, name in enumerate(names):
+        if name not in joint:
+            continue
+        t = np.asarray(joint[name], dtype=np.float64)
+        J[j] = t
+        base_right = np.zeros((k, k, k), dtype=bool)
+        base_right[diag, diag, :] = True
+        model_right = np.zeros((k, k, k), dtype=bool)
+        model_right[diag, :, diag] = True
+        table = np.array([[t[base_right & model_right].sum(), t[base_right & ~model_right].sum()],
+                          [t[~base_right & model_right].sum(), t[~base_right & ~model_right].sum()]])
+        agree[j, b] = table.T
+        agree[b, j] = table
+    return Pairing("aligned", "aligned", None, agree, None, agree_rows, joint=J if joint else None)
 
 
 def evidence_of(cfg: Config, data) -> BinaryEvidence | MulticlassEvidence:

@@ -871,7 +871,7 @@ class StreamedMulticlass:
     dropped: tuple[tuple[str, str, int], ...]
     warnings: tuple[str, ...]
     classes: tuple[str, ...]
-    mcnemar: dict[str, np.ndarray] | None  # model name → 2×2 [baseline correct?][model correct?] counts
+    mcnemar: dict[str, np.ndarray] | None  # model name → (k, k, k) [truth, baseline's class, model's class] counts
     paired_reason: str | None  # why not paired (a PairingReason), or NON_INTEGER
     dates: tuple[str, str] | None = None
 
@@ -1073,12 +1073,15 @@ def load_streamed_multiclass(cfg: Config, progress: Progress | None = None) -> S
 
 #: A compared row as McNemar's pass keeps it: its true class, whether the model was right, its
 #: weight and its position in the file (errors name it).
-MCNEMAR_RECORD = np.dtype([("y", np.int64), ("right", np.bool_), ("w", np.float64), ("row", np.int64)])
+MCNEMAR_RECORD = np.dtype([("y", np.int64), ("pred", np.int64), ("right", np.bool_), ("w", np.float64),
+                           ("row", np.int64)])
 
 
 class McNemarPairs:
-    """McNemar's 2×2 tables of multiclass models against the baseline (baseline correct?, model
-    correct?) over rows put side by side; the pairing protocol of :class:`BinaryPairs`.
+    """The joint confusion counts of multiclass models against the baseline (true class, the
+    baseline's predicted class, the model's), over rows put side by side — McNemar's tables and
+    the paired bootstrap of confusion-metric differences are functions of them
+    (:func:`reportgen.reduce.evidence_of.joint_pairing`); the pairing protocol of :class:`BinaryPairs`.
     ``shared``: the class list; :data:`NON_INTEGER` instead of tables when a weight is not a whole number."""
 
     dtype = MCNEMAR_RECORD
@@ -1086,7 +1089,8 @@ class McNemarPairs:
     def __init__(self, cfg: Config, shared: list[str], files: list[str] | None = None) -> None:
         self.cfg, self.classes = cfg, list(shared)
         self.names, self.files = [m.name for m in cfg.models], files or [m.file for m in cfg.models]
-        self.tables = {m.name: np.zeros((2, 2)) for m in cfg.models if m.name != cfg.baseline_name}
+        k = len(self.classes)
+        self.tables = {m.name: np.zeros((k, k, k)) for m in cfg.models if m.name != cfg.baseline_name}
         self.note: str | None = None
 
     def records(self, st: ModelCounts, path: Path, batch: Batch, offset: int) -> tuple[np.ndarray, np.ndarray]:
@@ -1100,7 +1104,7 @@ class McNemarPairs:
         else:
             guess = np.argmax(scores[keep], axis=1).astype(np.int64)  # type: ignore[index]
         rec = np.empty(pos.shape[0], dtype=MCNEMAR_RECORD)
-        rec["y"], rec["right"], rec["row"] = y, guess == y, pos + offset
+        rec["y"], rec["pred"], rec["right"], rec["row"] = y, guess, guess == y, pos + offset
         rec["w"] = 1.0 if weights is None else weights[keep]
         return pos + offset, rec
 
@@ -1114,8 +1118,9 @@ class McNemarPairs:
             if not np.array_equal(r["w"], np.round(r["w"])):
                 self.note = NON_INTEGER
                 return self.note
-            cell = 2 * (~b["right"]).astype(np.int64) + (~r["right"]).astype(np.int64)
-            t += np.bincount(cell, weights=r["w"], minlength=4).reshape(2, 2)
+            k = t.shape[0]
+            cell = (b["y"] * k + b["pred"]) * k + r["pred"]
+            t += np.bincount(cell, weights=r["w"], minlength=k ** 3).reshape(k, k, k)
         return None
 
     def merge(self, other: McNemarPairs) -> McNemarPairs:

@@ -26,7 +26,7 @@ from reportgen.config import load_config
 from reportgen.engine.binary import THRESHOLD_METRICS
 from reportgen.engine.compare import DELONG_METRICS, ROW_BOOTSTRAP, ROW_ONLY_METRICS
 from reportgen.engine.proportions import CLOPPER_PEARSON
-from reportgen.engine.intervals import COUNT_BOOTSTRAP
+from reportgen.engine.intervals import JOINT_CONFUSION_BOOTSTRAP, COUNT_BOOTSTRAP
 from reportgen.pipeline import analyse
 
 N = 2_500
@@ -188,5 +188,11 @@ def test_multiclass_engines_give_the_same_json(data, scheduler):
                 "roc_auc_ovr_micro", "roc_auc_ovr_macro", "roc_auc_ovr_weighted", "roc_auc_ovo_macro"}
         for cm, cg in zip(mem["comparisons"], got["comparisons"]):
             assert cg["delta"] == cm["delta"] and cg["tests"]["mcnemar"] == cm["tests"]["mcnemar"]
-            assert cm["capabilities"] == {} and cg["capabilities"] == {"bootstrap": "needs_rows"}
+            assert cm["capabilities"] == {} and cg["capabilities"] == {"paired_interval.probability_metrics": "needs_rows"}
+            # differences of the confusion metrics: drawn on the pair's joint confusion counts in every
+            # engine, the same interval for the same seed; the rows add the AUCs and log-loss (memory)
+            joint = {k for k, v in cm["ci_method"].items() if v == JOINT_CONFUSION_BOOTSTRAP}
+            assert joint and {k: cm["ci"][k] for k in joint} == cg["ci"] and cg["decision"] == cm["decision"]
+            assert set(cm["ci"]) - joint <= {"log_loss", "roc_auc_ovr_micro", "roc_auc_ovr_macro",
+                                             "roc_auc_ovr_weighted", "roc_auc_ovo_macro"}
         assert got["run"]["warnings"] == mem["run"]["warnings"]
