@@ -368,3 +368,24 @@ def test_ks_interval_of_a_separated_sample_is_not_degenerate():
     assert d.ks.point == 1.0 and d.ks.se > 0
     lo, hi = IV.ks_interval(d.ks, 0.95)
     assert 0.0 <= lo < hi <= 1.0
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(st.sampled_from([0.0, 0.1, 0.25, 0.5, 0.9, 1.0]), min_size=2, max_size=60),
+    st.integers(1, 59),
+    st.sampled_from(["higher", "lower"]),
+    st.integers(0, 2**31),
+)
+def test_ks_interval_is_a_finite_interval_around_its_point(scores, n_pos, direction, seed):
+    """Any table with both classes (ties, a class of one row, both directions): the pivots are
+    finite, the interval lies in [0, 1], and the point is where the procedure centres it."""
+    s = np.asarray(scores)
+    y = np.zeros(s.shape[0], dtype=bool)
+    y[: max(1, min(n_pos, s.shape[0] - 1))] = True
+    t = build_table(s, y, direction=direction)
+    d = IV.model_bootstrap(t, 0.5, 60, np.random.default_rng(seed))
+    assert d.ks is not None and np.all(np.isfinite(d.ks.pivots)) and d.ks.se > 0
+    assert d.ks.point == pytest.approx(B.compute_metrics(t, 0.5).as_dict()["ks"], abs=1e-12)
+    lo, hi = IV.ks_interval(d.ks, 0.95)
+    assert 0.0 <= lo <= hi <= 1.0
