@@ -389,3 +389,18 @@ def test_ks_interval_is_a_finite_interval_around_its_point(scores, n_pos, direct
     assert d.ks.point == pytest.approx(B.compute_metrics(t, 0.5).as_dict()["ks"], abs=1e-12)
     lo, hi = IV.ks_interval(d.ks, 0.95)
     assert 0.0 <= lo <= hi <= 1.0
+
+
+def test_ks_interval_ignores_scores_of_no_weight():
+    """A distinct score whose rows all have frequency weight 0 is in the table with no count:
+    it is not a cut, so the interval equals that of the table without it (the repeated rows')."""
+    y, a, _ = _rows(300, 16, decimals=2)
+    t = build_table(a, y)
+    extra = build_table(np.r_[a, 0.123456, 0.654321], np.r_[y, False, True], weights=np.r_[np.ones(300), 0.0, 0.0])
+    assert extra.n_distinct == t.n_distinct + 2
+    from reportgen.engine.curve import ScoreTable  # noqa: PLC0415
+
+    counts = ScoreTable(extra.thresholds, extra.pos, extra.neg, extra.direction, extra.sum_w2, extra.n_rows, False)
+    one = IV.model_bootstrap(t, 0.3, 100, np.random.default_rng(4))
+    two = IV.model_bootstrap(counts, 0.3, 100, np.random.default_rng(4))
+    assert IV.ks_interval(one.ks, 0.95) == IV.ks_interval(two.ks, 0.95)
