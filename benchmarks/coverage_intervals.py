@@ -1,7 +1,10 @@
 """Coverage of the 95 % intervals on simulated populations with known values (issue 16).
 
-Run: ``python benchmarks/coverage_intervals.py [--samples 400] [--sizes 1000 100000]``.
-Not part of the test suite (minutes of CPU).
+Run: ``python benchmarks/coverage_intervals.py [--samples 400] [--sizes 1000 100000]
+[--check-every 4] [--first 0]``; ``--ks-only`` (the one-model KS columns alone, same seeds and
+draws) and ``--auc-only`` (DeLong alone, cheap enough for thousands of samples) re-measure one
+column. Not part of the test suite (minutes of CPU; at 100k rows about 1–2 CPU s per sample for
+``--ks-only``).
 
 Population (binormal, known in closed form): a case-control sample of ``n`` rows, 20 %
 positives (class sizes fixed, as the stratified bootstrap assumes); model a scores
@@ -11,7 +14,9 @@ model has more than 4,096 distinct scores and its per-model bootstrap is drawn o
 table). The true values:
 
 * AUC_a = Φ(μ_a/√2); paired ΔAUC = Φ(μ_a/√2) − Φ(μ_b/√2) (interval: DeLong, paired);
-* KS_a = 2Φ(μ_a/2) − 1 (the TPR − FPR gap is largest at t = μ_a/2) (bootstrap);
+* KS_a = 2Φ(μ_a/2) − 1 (the TPR − FPR gap is largest at t = μ_a/2): the reshaped bootstrap-t
+  the driver reports (:func:`~reportgen.engine.intervals.ks_interval`), and beside it the
+  percentile interval of the same resamples, which it replaced (the study's reason);
 * F1_a at threshold t: with TPR = 1 − Φ(t − μ_a), FPR = 1 − Φ(t), P and N the class sizes,
   F1 = 2·P·TPR / (2·P·TPR + N·FPR + P·(1 − TPR)), the value on the population's expected
   counts (bootstrap). (F1 is a ratio, its finite-sample mean is not exactly this value; the
@@ -25,7 +30,8 @@ bit-identical score tables and pair counts and the same DeLong covariance (rtol 
 driver is one function of that evidence, so the intervals (and their coverage) are the same in
 every engine. The intervals are computed by the functions the driver calls for them
 (DeLong from the table and the paired covariance; :func:`~reportgen.engine.intervals.
-model_bootstrap`; :func:`~reportgen.engine.intervals.pair_bootstrap`), without the curves,
+model_bootstrap` and :func:`~reportgen.engine.intervals.ks_interval`;
+:func:`~reportgen.engine.intervals.pair_bootstrap`), without the curves,
 optima and report the driver also makes. Coverage is the share of samples whose interval holds the true value; with 400
 samples its Monte-Carlo standard error at 95 % is 1.1 points.
 """
@@ -42,6 +48,7 @@ from reportgen.engine import binary as B
 from reportgen.engine import intervals as IV
 from reportgen.reduce import accumulators as S
 from reportgen.engine.streaming import delong_from_table, normal_interval
+from reportgen.engine.curve import build_table
 from reportgen.engine.evidence import BinaryEvidence, BinaryModelEvidence, LoadAudit, Pairing
 from reportgen.reduce.evidence_of import ModelRows, evidence_of_rows
 
@@ -104,8 +111,8 @@ def accumulated(y: np.ndarray, scores: list[np.ndarray], parts: list[slice]) -> 
         else:
             paired.merge(acc)
     assert paired is not None and paired.pair_tables is not None
-    pairing = Pairing("aligned", "aligned", paired.covariance(), paired.agree.copy(), paired.joint.copy(),
-                      paired.pair_tables.finish())
+    pairing = Pairing("aligned", "aligned", covariance=paired.covariance(), agree=paired.agree.copy(),
+                      patterns=paired.joint.copy(), pair_counts=paired.pair_tables.finish())
     models = tuple(BinaryModelEvidence(name, "sim", t, THRESHOLD) for name, t in zip("ab", tables))
     return BinaryEvidence(models, pairing, LoadAudit(()), None)
 
@@ -126,23 +133,74 @@ def covered(iv: list[float] | None, value: float) -> bool:
     return iv is not None and iv[0] <= value <= iv[1]
 
 
+def auc_only(args: argparse.Namespace) -> None:
+    """Coverage of the one-model DeLong interval alone (samples as :func:`main` draws them)."""
+    print("| n | samples | AUC (DeLong) | misses below / above | seconds |\n|---|---|---|---|---|")
+    for n in args.sizes:
+        true, t0 = truth(n)["roc_auc"], time.perf_counter()
+        below = above = 0
+        for i in range(args.first, args.first + args.samples):
+            y, a, _ = sample(n, np.random.default_rng((n, i)))
+            d = delong_from_table(build_table(a, y))
+            lo, hi = normal_interval(d.auc, d.variance, 0.95)
+            below += true < lo
+            above += true > hi
+        k = args.samples
+        print(f"| {n:,} | {k} | {100 * (k - below - above) / k:.1f} % | {below} / {above} | "
+              f"{time.perf_counter() - t0:.0f} |", flush=True)
+
+
+def ks_only(args: argparse.Namespace) -> None:
+    """The full study's KS columns alone: model a's table (as every engine reduces it) and its
+    bootstrap with the full study's seed, so the same intervals at a fraction of the cost."""
+    print("| n | samples | KS (reshaped bootstrap-t) | misses below / above | KS (percentile, replaced) | seconds |\n"
+          "|---|---|---|---|---|---|")
+    for n in args.sizes:
+        true, t0 = truth(n)["ks"], time.perf_counter()
+        below = above = pct = 0
+        for i in range(args.first, args.first + args.samples):
+            y, a, _ = sample(n, np.random.default_rng((n, i)))
+            boot = IV.model_bootstrap(build_table(a, y), THRESHOLD, args.resamples, np.random.default_rng((7, n, i)))
+            assert boot.ks is not None
+            iv = IV.ks_interval(boot.ks, 0.95)
+            below += iv is not None and true < iv[0]
+            above += iv is not None and true > iv[1]
+            pct += covered(IV.percentile(boot.samples[:, IDX["ks"]], float(boot.shift[IDX["ks"]]), 0.95, 0.0, 1.0), true)
+        k = args.samples
+        print(f"| {n:,} | {k} | {100 * (k - below - above) / k:.1f} % | {below} / {above} | {100 * pct / k:.1f} % | "
+              f"{time.perf_counter() - t0:.0f} |", flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--samples", type=int, default=400)
     ap.add_argument("--sizes", type=int, nargs="+", default=[1_000, 100_000])
     ap.add_argument("--resamples", type=int, default=500)
     ap.add_argument("--check-every", type=int, default=1, help="compare the engines' evidence on every k-th sample")
+    ap.add_argument("--first", type=int, default=0,
+                    help="index of the first sample (split a study across processes; the hit counts add up)")
+    ap.add_argument("--auc-only", action="store_true",
+                    help="only the one-model AUC (DeLong from the table): cheap, for many samples")
+    ap.add_argument("--ks-only", action="store_true",
+                    help="only the one-model KS intervals (same tables, seeds and draws as the full study)")
     args = ap.parse_args()
-    print(f"| n | samples | AUC (DeLong) | F1 at t={THRESHOLD} (bootstrap) | KS (bootstrap) | ΔAUC paired (DeLong) "
-          f"| ΔKS paired (joint table) | engines agree (checked) | seconds |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    if args.auc_only:
+        auc_only(args)
+        return
+    if args.ks_only:
+        ks_only(args)
+        return
+    print(f"| n | samples | AUC (DeLong) | F1 at t={THRESHOLD} (bootstrap) | KS (reshaped bootstrap-t) "
+          f"| KS (percentile, replaced) | ΔAUC paired (DeLong) | ΔKS paired (joint table) | engines agree (checked) "
+          f"| seconds |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for n in args.sizes:
         true = truth(n)
-        hits = dict.fromkeys(true, 0)
+        hits = dict.fromkeys([*true, "ks_percentile"], 0)
         agree = checked = 0
         methods: set[str] = set()
         t0 = time.perf_counter()
-        for i in range(args.samples):
+        for i in range(args.first, args.first + args.samples):
             rng = np.random.default_rng((n, i))
             y, a, b = sample(n, rng)
             mem = evidence_of_rows([ModelRows("a", "sim", a, y, threshold=THRESHOLD),
@@ -157,9 +215,11 @@ def main() -> None:
             da, db = delong_from_table(ta), delong_from_table(tb)
             hits["roc_auc"] += covered(list(normal_interval(da.auc, da.variance, 0.95)), true["roc_auc"])
             boot = IV.model_bootstrap(ta, THRESHOLD, args.resamples, np.random.default_rng((7, n, i)))
-            for q in ("f1", "ks"):
-                hits[q] += covered(IV.percentile(boot.samples[:, IDX[q]], float(boot.shift[IDX[q]]), 0.95, 0.0, 1.0),
-                                   true[q])
+            for q, key in (("f1", "f1"), ("ks", "ks_percentile")):
+                hits[key] += covered(IV.percentile(boot.samples[:, IDX[q]], float(boot.shift[IDX[q]]), 0.95, 0.0, 1.0),
+                                     true[q])
+            assert boot.ks is not None
+            hits["ks"] += covered(IV.ks_interval(boot.ks, 0.95), true["ks"])
             cov = mem.pairing.covariance
             var_d = cov[0, 0] + cov[1, 1] - 2 * cov[0, 1]
             z = 1.959963984540054 * math.sqrt(max(var_d, 0.0))
@@ -170,12 +230,14 @@ def main() -> None:
                                      (None, None), args.resamples, np.random.default_rng((8, n, i)))
             hits["delta_ks"] += covered(IV.percentile(pair.samples[:, IDX["ks"]], float(pair.shift[IDX["ks"]]), 0.95),
                                         true["delta_ks"])
-            methods |= {boot.method, "binned joint table" if pair.binned else "exact joint table"}
+            methods |= {boot.method, boot.ks.method, "binned joint table" if pair.binned else "exact joint table"}
         k = args.samples
         pct = {q: f"{100 * h / k:.1f} %" for q, h in hits.items()}
-        print(f"| {n:,} | {k} | {pct['roc_auc']} | {pct['f1']} | {pct['ks']} | {pct['delta_roc_auc']} | "
-              f"{pct['delta_ks']} | {agree}/{checked} | {time.perf_counter() - t0:.0f} |", flush=True)
-        print(f"<!-- n={n:,} KS methods: {sorted(methods)} -->", flush=True)
+        print(f"| {n:,} | {k} | {pct['roc_auc']} | {pct['f1']} | {pct['ks']} | {pct['ks_percentile']} | "
+              f"{pct['delta_roc_auc']} | {pct['delta_ks']} | {agree}/{checked} | {time.perf_counter() - t0:.0f} |",
+              flush=True)
+        print(f"<!-- n={n:,} samples {args.first}..{args.first + k - 1} hits {hits} methods: {sorted(methods)} -->",
+              flush=True)
 
 
 if __name__ == "__main__":

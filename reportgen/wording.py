@@ -107,7 +107,10 @@ def table_bootstrap_note(resamples: int, seed: int) -> str:
     """How each model's bootstrap intervals were made (every engine: the same draw)."""
     return (f"Each model's intervals (other than AUC and Gini) come from the stratified bootstrap drawn on its score "
             f"table ({resamples:,} resamples, seed {seed}): per class, how many resampled rows fall on each distinct "
-            f"score is one multinomial draw, the distribution of resampling the rows themselves.")
+            f"score is one multinomial draw, the distribution of resampling the rows themselves. KS, a maximum over "
+            f"cuts, whose percentile interval covers too rarely: the reshaped bootstrap-t of the same draws (each "
+            f"resample's noise added to smoothed TPR and FPR curves, studentised at its maximum; Cattaneo, Jansson & "
+            f"Nagasawa 2020, Hall 1988).")
 
 
 BINNED_NOTE = (f"Intervals marked as drawn on a binned score table: the model has more than {MODEL_BINS:,} distinct "

@@ -527,10 +527,10 @@ def compare_binary_evidence(ev: BinaryEvidence, s: Settings, progress: Progress 
             method["roc_auc"] = method["gini"] = how_auc
             if d.variance == 0.0:
                 test_notices.append(Notice("delong_zero_variance", {"model": m.name, "auc": d.auc}))
-        boot, how, shift = None, TABLE_BOOTSTRAP, np.zeros(len(B.METRICS))
+        boot, how, shift, ks_draws = None, TABLE_BOOTSTRAP, np.zeros(len(B.METRICS)), None
         if want and not t.weighted:
             draws = IV.model_bootstrap(t, m.threshold, s.resamples, rng, s.beta, s.costs, m.probabilities)
-            boot, how, shift = draws.samples, draws.method, draws.shift
+            boot, how, shift, ks_draws = draws.samples, draws.method, draws.shift, draws.ks
         elif want and rows_boot is not None:
             boot, how = rows_boot[:, j], ROW_BOOTSTRAP
         elif want:
@@ -542,6 +542,8 @@ def compare_binary_evidence(ev: BinaryEvidence, s: Settings, progress: Progress 
                 iv = IV.percentile(boot[:, q], float(shift[q]), s.level, *B.RANGES.get(metric, (None, None)))
                 if iv is not None:
                     ci[metric], method[metric] = iv, how
+        if ks_draws is not None and (iv := IV.ks_interval(ks_draws, s.level)) is not None:
+            ci["ks"], method["ks"] = iv, ks_draws.method  # a maximum: the reshaped bootstrap-t
         rows_conf = _row_confusion(ev, j) if t.weighted else None
         if want:  # rows (or frequencies): an exact interval where the bootstrap's collapses
             conf = rows_conf if t.weighted else B.compute_metrics(t, m.threshold, s.beta, s.costs).confusion

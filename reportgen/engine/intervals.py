@@ -15,6 +15,11 @@ rows, at O(cells) per resample:
   log-loss, Brier) are drawn on the binned table and the interval is moved by the binning's
   own error on the data, ``θ̂ − θ̂_binned`` (the percentile interval is translation-equivariant,
   so this is the interval of ``θ* − θ̂_binned + θ̂``);
+* **a model's KS** (:func:`ks_interval`): from the same cell draws, the *reshaped bootstrap-t*
+  (Cattaneo, Jansson & Nagasawa 2020; Hall 1988). KS is a maximum over cuts, whose sample
+  value sits above the population's by more than the plain bootstrap reproduces, so its
+  percentile interval covers too rarely (84 % at n = 1,000 for a nominal 95 %); each resample's
+  TPR/FPR noise is added to smoothed curves (:func:`ks_drift`) and studentised at its maximum;
 * **a paired difference** of ranking metrics (:func:`pair_bootstrap`): the counts of rows by
   (class, bin of model a, bin of model b) — a joint table per pair of models counted in the
   paired pass of every engine (:class:`PairTableAccumulator`), each model cut into at most
@@ -153,11 +158,14 @@ class Draws:
         samples: shape (resamples, METRICS), replicates (NaN where undefined).
         shift: shape (METRICS,), ``θ̂ − θ̂_binned`` to add to an interval (0 when exact).
         binned: whether a table was coarsened (the interval's method says so).
+        ks: the reshaped bootstrap-t of the model's KS on the same resamples
+            (:func:`ks_interval`), or None (pairs; a class without rows).
     """
 
     samples: np.ndarray
     shift: np.ndarray
     binned: bool
+    ks: MaxDraws | None = None
 
     @property
     def method(self) -> str:
@@ -190,21 +198,28 @@ def model_bootstrap(table: ScoreTable, threshold: float, resamples: int, rng: np
         kernel = _cell_kernel(coarse, groups, y, threshold, losses)
     else:
         kernel = resample_kernel(table, groups, y, [np.arange(groups.shape[0])], threshold, None, probabilities)
-    samples = _draw([kernel], counts, pos_cells.shape[0], resamples, rng, beta, costs)[0]
+    reshaped = _ReshapedKS(coarse, pos_cells, neg_cells) if coarse.total_pos > 0 and coarse.total_neg > 0 else None
+    samples = _draw([kernel], counts, pos_cells.shape[0], resamples, rng, beta, costs,
+                    None if reshaped is None else reshaped.add)[0]
     shift = np.zeros(len(B.METRICS))
     if binned:
         shift = np.nan_to_num(_exact(table, threshold, beta, costs, probabilities) - _at(kernel, counts, beta, costs))
-    return Draws(samples, shift, binned)
+    ks = None if reshaped is None else reshaped.finish(reshaped.ks + float(shift[_KS]), binned)
+    return Draws(samples, shift, binned, ks)
 
 
 def _draw(kernels: list[ResampleKernel], counts: np.ndarray, n_pos_cells: int, resamples: int,
-          rng: np.random.Generator, beta: float, costs: B.Costs) -> list[np.ndarray]:
-    """Each kernel's metrics on the same resamples of the cells: shape (resamples, METRICS) each."""
+          rng: np.random.Generator, beta: float, costs: B.Costs, also=None) -> list[np.ndarray]:
+    """Each kernel's metrics on the same resamples of the cells: shape (resamples, METRICS) each.
+
+    ``also``: None, or called with each block's cell draws too (shape (b, cells))."""
     out = [np.empty((resamples, len(B.METRICS))) for _ in kernels]
     done = 0
     for block in stratified_cell_blocks(counts, n_pos_cells, resamples, rng):
         for o, kernel in zip(out, kernels):
             o[done : done + block[0]] = resampled_metrics(kernel, block, beta, costs)
+        if also is not None:
+            also(block[1][0])
         done += block[0]
     return out
 
@@ -223,6 +238,167 @@ def percentile(draws: np.ndarray, shift: float, level: float, lo: float | None =
     if hi is not None:
         a, b = min(a, hi), min(b, hi)
     return [float(a), float(b)]
+
+
+# --------------------------------------------------------------------------------------
+# KS (one model): the reshaped bootstrap-t of a maximum
+# --------------------------------------------------------------------------------------
+
+#: ``ci_method`` of a model's KS interval (exact / binned score table).
+KS_RESHAPED = "reshaped bootstrap-t"
+KS_RESHAPED_BINNED = "reshaped bootstrap-t (binned score table)"
+#: The drift's bandwidth, in pooled-rank units (the share of rows): ``KS_BANDWIDTH · n^(−1/5)``.
+#: Coverage is flat from 0.2 to 0.5 (README, Coverage); the smaller keeps the drift closest to
+#: the data where the population's curve is sharply peaked.
+KS_BANDWIDTH = 0.2
+_KS = B.METRICS.index("ks")
+#: Rows of a kernel matrix, or resamples, handled at once (bounds memory to ~ _ROWS × cells floats).
+_ROWS = 256
+
+
+def ks_standard_error(tpr, fpr, P: float, N: float):
+    """``√(TPR(1 − TPR)/P + FPR(1 − FPR)/N)``, the standard error of TPR − FPR at one fixed
+    cut (two independent binomials under the stratified design) — the first-order standard
+    error of the sample KS when the population's largest gap is at one cut.
+
+    Each proportion is first clipped to [½/P, 1 − ½/P] (½/N for FPR), half a count from either
+    end, so a separated sample (TPR 1, FPR 0) still gets a positive error. Scalars or arrays.
+    """
+    t = np.clip(tpr, 0.5 / P, 1.0 - 0.5 / P)
+    f = np.clip(fpr, 0.5 / N, 1.0 - 0.5 / N)
+    return np.sqrt(t * (1.0 - t) / P + f * (1.0 - f) / N)
+
+
+def ks_drift(table: ScoreTable) -> tuple[np.ndarray, np.ndarray]:
+    """The smoothed TPR and FPR at the cut after each table row that holds rows: shape (rows of
+    the table with a positive count,) twice. (A distinct score of weight 0 — a frequency weight
+    0 — is no cut of its own: leaving it out keeps the interval equal to that of the repeated
+    rows.)
+
+    Nadaraya–Watson with a Gaussian kernel over the rows' pooled rank ``u`` (the share of
+    rows before a row's cell plus half its own), each cell weighted by its rows, bandwidth
+    ``h = KS_BANDWIDTH · n^(−1/5)``:
+    ``TPR̃(u_i) = Σ_j K((u_i − u_j)/h)·w_j·TPR(u_j) / Σ_j K((u_i − u_j)/h)·w_j`` (FPR alike).
+    A function of the counts alone (ranks, not scores: KS does not change with a monotone
+    transform of the scores, and neither does this). Cells farther than 8h are left out (their
+    weight is below e^(−32)); O(cells × cells within 8h) in blocks of :data:`_ROWS` rows, by
+    numpy's own loops (no threaded BLAS: the same bits on every machine).
+    """
+    w = table.pos + table.neg
+    n = float(w.sum())
+    u = (np.cumsum(w) - 0.5 * w) / n
+    curves = np.stack([np.cumsum(table.pos) / table.total_pos, np.cumsum(table.neg) / table.total_neg, np.ones_like(u)])
+    keep = w > 0
+    w, u, curves = w[keep], u[keep], curves[:, keep]
+    curves *= w
+    h = KS_BANDWIDTH * n ** -0.2
+    out = np.empty((3, u.shape[0]))
+    for lo in range(0, u.shape[0], _ROWS):
+        hi = min(lo + _ROWS, u.shape[0])
+        # cells beyond 8h weigh < e^(−32) ≈ 1e−14 of the nearest: left out (u is ascending)
+        a, b = np.searchsorted(u, [u[lo] - 8.0 * h, u[hi - 1] + 8.0 * h], side="left")
+        z = (u[lo:hi, None] - u[None, a:b]) / h
+        out[:, lo:hi] = np.einsum("ij,cj->ci", np.exp(-0.5 * z * z), curves[:, a:b])
+    return out[0] / out[2], out[1] / out[2]
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class MaxDraws:
+    """The reshaped bootstrap-t of a model's KS.
+
+    Attributes:
+        pivots: shape (resamples,), ``(KS*_r − KS̃) / SE*`` per resample (:func:`ks_interval`).
+        point: the sample KS (of the exact table).
+        se: :func:`ks_standard_error` at the sample's largest gap.
+        binned: whether the resamples were drawn on a coarsened table.
+    """
+
+    pivots: np.ndarray
+    point: float
+    se: float
+    binned: bool
+
+    @property
+    def method(self) -> str:
+        return KS_RESHAPED_BINNED if self.binned else KS_RESHAPED
+
+
+class _ReshapedKS:
+    """Collects the reshaped bootstrap-t of one model's KS from the cell draws of
+    :func:`model_bootstrap` (the resamples every other metric of the model uses)."""
+
+    def __init__(self, table: ScoreTable, pos_cells: np.ndarray, neg_cells: np.ndarray) -> None:
+        self.P, self.N = float(table.total_pos), float(table.total_neg)
+        self.pos_cells, self.neg_cells = pos_cells, neg_cells
+        self.width = table.n_distinct
+        self.keep = np.flatnonzero(table.pos + table.neg > 0)  # the cuts (as :func:`ks_drift`)
+        tpr, fpr = np.cumsum(table.pos)[self.keep] / self.P, np.cumsum(table.neg)[self.keep] / self.N
+        gap = tpr - fpr
+        j = int(np.argmax(gap))
+        self.ks = max(float(gap[j]), 0.0)
+        self.se = float(ks_standard_error(tpr[j], fpr[j], self.P, self.N))
+        tpr_s, fpr_s = ks_drift(table)
+        self.ks_s = max(float(np.max(tpr_s - fpr_s)), 0.0)
+        self.move_t, self.move_f = tpr_s - tpr, fpr_s - fpr  # drift − sample: added to each replicate
+        self.pivots: list[np.ndarray] = []
+
+    def add(self, draws: np.ndarray) -> None:
+        """One block of cell draws, shape (b, cells): the positives' cells, then the negatives'."""
+        npc = self.pos_cells.shape[0]
+        for lo in range(0, draws.shape[0], _ROWS):
+            d = draws[lo : lo + _ROWS]
+            b = d.shape[0]
+            x = np.zeros((b, self.width))
+            x[:, self.pos_cells] = d[:, :npc]
+            tpr = np.cumsum(x, axis=1)[:, self.keep]
+            tpr /= self.P
+            tpr += self.move_t
+            x[:] = 0.0
+            x[:, self.neg_cells] = d[:, npc:]
+            fpr = np.cumsum(x, axis=1)[:, self.keep]
+            fpr /= self.N
+            fpr += self.move_f
+            j = np.argmax(tpr - fpr, axis=1)
+            r = np.arange(b)
+            t, f = tpr[r, j], fpr[r, j]
+            se = ks_standard_error(t, f, self.P, self.N)
+            self.pivots.append((np.maximum(t - f, 0.0) - self.ks_s) / se)
+
+    def finish(self, point: float, binned: bool) -> MaxDraws:
+        pivots = np.concatenate(self.pivots) if self.pivots else np.empty(0)
+        return MaxDraws(pivots, point, self.se, binned)
+
+
+def ks_interval(draws: MaxDraws, level: float) -> list[float] | None:
+    """The reshaped bootstrap-t interval of KS: ``[KS − q_hi·SE, KS − q_lo·SE]`` ∩ [0, 1], with
+    ``q_lo, q_hi`` the ``(1 ∓ level)/2`` quantiles of the pivots; None with fewer than two.
+
+    Why not the percentile interval: KS is the largest TPR − FPR gap over all cuts, so the
+    sample KS sits above the population's (the maximum picks the cut where the noise is
+    highest; the excess shrinks only as n^(−2/3) against a spread of n^(−1/2)); the ordinary
+    bootstrap of such a maximum does not reproduce that excess (it sees it about half, and
+    least where the sample's peak is highest: Sen, Banerjee & Woodroofe 2010 for the cube-root
+    part), so the percentile interval sits too high (84 % coverage at n = 1,000). The
+    *reshaped* bootstrap (Cattaneo, Jansson & Nagasawa 2020, Econometrica 88(5)) keeps each
+    resample's noise — the cell draws' TPR*, FPR* minus the sample's — but adds it to a smooth
+    estimate of the population's curves (:func:`ks_drift`) instead of the jagged sample's, so
+    ``KS*_r = max_cut (TPR̃ − FPR̃ + noise_r)`` against ``KS̃ = max (TPR̃ − FPR̃)`` has the
+    sampling distribution of KS − KS_true, selection excess included. Each replicate is
+    studentised by :func:`ks_standard_error` at its own maximum (the bootstrap-t, Hall 1988:
+    a sample whose peak is high also has a smaller binomial variance, so the unstudentised
+    reshaped interval covered 92.5 % at n = 1,000) and the interval is scaled by the sample's
+    error at its maximum. Coverage: README, "Intervals at any scale".
+    """
+    from reportgen.engine.stats import percentile_interval  # noqa: PLC0415
+
+    if not np.isfinite(draws.point) or not np.isfinite(draws.se):
+        return None
+    iv = percentile_interval(draws.pivots, level)
+    if iv is None:
+        return None
+    lo = min(1.0, max(0.0, draws.point - iv[1] * draws.se))
+    hi = min(1.0, max(0.0, draws.point - iv[0] * draws.se))
+    return [float(lo), float(hi)]
 
 
 # --------------------------------------------------------------------------------------
@@ -384,9 +560,9 @@ def multiclass_model_bootstrap(confusion: np.ndarray, diag_values: list[np.ndarr
 
 
 __all__ = [
-    "BINNED_BOOTSTRAP", "COUNT_BOOTSTRAP", "multiclass_model_bootstrap", "Draws", "JOINT_BINNED_BOOTSTRAP", "JOINT_BINS", "JOINT_BOOTSTRAP", "MAX_PAIR_MODELS",
+    "BINNED_BOOTSTRAP", "COUNT_BOOTSTRAP", "KS_BANDWIDTH", "KS_RESHAPED", "KS_RESHAPED_BINNED", "MaxDraws", "multiclass_model_bootstrap", "Draws", "JOINT_BINNED_BOOTSTRAP", "JOINT_BINS", "JOINT_BOOTSTRAP", "MAX_PAIR_MODELS",
     "MODEL_BINS", "PairCounts", "PairTableAccumulator", "TABLE_BOOTSTRAP", "bin_losses", "coarse_lut", "coarsen",
-    "model_bootstrap", "pair_bootstrap", "percentile",
+    "ks_drift", "ks_interval", "ks_standard_error", "model_bootstrap", "pair_bootstrap", "percentile",
 ]
 
 

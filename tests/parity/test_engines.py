@@ -139,6 +139,7 @@ def test_binary_engines_give_the_same_json(data, scheduler):
     assert any("threshold 9 lies outside the scores of model 'c'" in w and "models[2].threshold" in w
                for w in mem["run"]["warnings"])
     assert mem["models"]["a"]["ci_method"]["f1"] == "bootstrap"
+    assert mem["models"]["a"]["ci_method"]["ks"] == "reshaped bootstrap-t"  # a maximum (issue 16)
     assert mem["comparisons"][0]["ci_method"]["f1"] == "paired bootstrap of decision patterns"
     assert mem["comparisons"][0]["tests"]["delong"]["paired"]
 

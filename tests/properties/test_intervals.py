@@ -17,6 +17,8 @@ Checked here:
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -225,3 +227,180 @@ def test_multiclass_count_draws_are_the_row_bootstraps_per_class_multinomials():
     want_var = sum((y == i).sum() * loss[y == i].var() for i in range(k)) / n**2
     assert ll.mean() == pytest.approx(loss.mean(), abs=5 * np.sqrt(want_var / R))
     assert ll.var() == pytest.approx(want_var, rel=0.1)
+
+
+# --------------------------------------------------------------------------------------
+# KS of one model: the reshaped bootstrap-t, against the same procedure written on rows
+# --------------------------------------------------------------------------------------
+
+
+def _oracle_curves(pos: np.ndarray, neg: np.ndarray, cuts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """TPR and FPR of the rule "score ≥ c" for each cut c (scores oriented higher = positive)."""
+    sp, sn = np.sort(pos), np.sort(neg)
+    tpr = (sp.shape[0] - np.searchsorted(sp, cuts, side="left")) / sp.shape[0]
+    fpr = (sn.shape[0] - np.searchsorted(sn, cuts, side="left")) / sn.shape[0]
+    return tpr, fpr
+
+
+def _oracle_drift(s: np.ndarray, y: np.ndarray):
+    """The cuts (distinct scores, most positive first), the rows' TPR and FPR there, and their
+    Nadaraya–Watson smooth over the pooled rank, by explicit loops over the cuts."""
+    cuts = np.unique(s)[::-1]
+    n = s.shape[0]
+    tpr, fpr = _oracle_curves(s[y], s[~y], cuts)
+    w = np.array([np.count_nonzero(s == c) for c in cuts], dtype=float)
+    u = np.array([np.count_nonzero(s > c) for c in cuts]) / n + w / (2 * n)
+    h = IV.KS_BANDWIDTH * n ** -0.2
+    ts, fs = np.empty_like(tpr), np.empty_like(fpr)
+    for i in range(cuts.shape[0]):
+        k = np.array([math.exp(-0.5 * ((u[i] - u[j]) / h) ** 2) * w[j] for j in range(cuts.shape[0])])
+        ts[i], fs[i] = k @ tpr / k.sum(), k @ fpr / k.sum()
+    return cuts, tpr, fpr, ts, fs
+
+
+def _oracle_se(t, f, P, N):
+    t, f = np.clip(t, 0.5 / P, 1 - 0.5 / P), np.clip(f, 0.5 / N, 1 - 0.5 / N)
+    return np.sqrt(t * (1 - t) / P + f * (1 - f) / N)
+
+
+def _oracle_ks_pivots(s: np.ndarray, y: np.ndarray, resamples: int, seed: int):
+    """The reshaped bootstrap-t on rows: each resample draws P positives and N negatives with
+    replacement (the stratified row bootstrap), its curves' departure from the sample's is added
+    to the smoothed curves, and the largest gap is studentised at its cut."""
+    cuts, tpr, fpr, ts, fs = _oracle_drift(s, y)
+    pos, neg = s[y], s[~y]
+    P, N = pos.shape[0], neg.shape[0]
+    ks_s = max(float(np.max(ts - fs)), 0.0)
+    rng = np.random.default_rng(seed)
+    out = np.empty(resamples)
+    for r in range(resamples):
+        tb, fb = _oracle_curves(pos[rng.integers(0, P, P)], neg[rng.integers(0, N, N)], cuts)
+        t, f = ts + tb - tpr, fs + fb - fpr
+        j = int(np.argmax(t - f))
+        out[r] = (max(t[j] - f[j], 0.0) - ks_s) / _oracle_se(t[j], f[j], P, N)
+    j = int(np.argmax(tpr - fpr))
+    return out, max(float(tpr[j] - fpr[j]), 0.0), float(_oracle_se(tpr[j], fpr[j], P, N))
+
+
+@pytest.mark.parametrize("direction", ["higher", "lower"])
+def test_ks_drift_and_error_are_the_rows_smooth_curves(direction):
+    y, a, _ = _rows(500, 11, decimals=2)  # ties: cells of several rows
+    s = a if direction == "higher" else -a
+    t = build_table(s, y, direction=direction)
+    cuts, tpr, fpr, ts, fs = _oracle_drift(a, y)  # oriented: higher = more positive
+    assert t.n_distinct == cuts.shape[0]
+    got_t, got_f = IV.ks_drift(t)
+    np.testing.assert_allclose(got_t, ts, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(got_f, fs, rtol=1e-10, atol=1e-12)
+    P, N = float(y.sum()), float((~y).sum())
+    assert IV.ks_standard_error(0.3, 0.1, P, N) == pytest.approx(math.sqrt(0.3 * 0.7 / P + 0.1 * 0.9 / N), rel=1e-14)
+    assert IV.ks_standard_error(1.0, 0.0, P, N) == pytest.approx(float(_oracle_se(1.0, 0.0, P, N)), rel=1e-14)
+    assert IV.ks_standard_error(1.0, 0.0, P, N) > 0
+    d = IV.model_bootstrap(t, 0.3 if direction == "higher" else -0.3, 10, np.random.default_rng(1))
+    j = int(np.argmax(tpr - fpr))
+    assert d.ks is not None and d.ks.point == pytest.approx(float(tpr[j] - fpr[j]), abs=1e-12)
+    assert d.ks.se == pytest.approx(float(_oracle_se(tpr[j], fpr[j], P, N)), rel=1e-12)
+
+
+@pytest.mark.parametrize("decimals", [2, None], ids=["ties", "continuous"])
+def test_ks_interval_agrees_with_the_procedure_on_rows(decimals):
+    """The pivots drawn on cells and on rows have one distribution (quantiles within Monte-Carlo
+    error, two-sample KS test), so the intervals agree within that error."""
+    y, a, _ = _rows(400, 12, decimals)
+    R = 2_000
+    t = build_table(a, y)
+    d = IV.model_bootstrap(t, 0.3, R, np.random.default_rng(13))
+    assert d.ks is not None and d.ks.method == IV.KS_RESHAPED and not d.ks.binned
+    rows, point, se = _oracle_ks_pivots(a, y, R, 14)
+    assert d.ks.point == pytest.approx(point, abs=1e-12) and d.ks.se == pytest.approx(se, rel=1e-12)
+    _agree(d.ks.pivots, rows, "KS pivots")
+    got = IV.ks_interval(d.ks, 0.95)
+    q_lo, q_hi = np.quantile(rows, [0.025, 0.975])
+    want = [point - q_hi * se, point - q_lo * se]
+    assert got is not None
+    assert got == pytest.approx(want, abs=0.35 * se)  # 4 SE of the difference of two 2.5 % quantiles
+
+
+def test_ks_interval_is_fixed_by_the_seed_and_the_counts():
+    """Same seed, same interval; the same counts reached by chunks and merged parts (the streamed
+    and Dask reductions) give the same bits; another seed moves it a little."""
+    from reportgen.reduce import accumulators as S  # noqa: PLC0415
+
+    y, a, _ = _rows(6_000, 15, decimals=3)
+    t = build_table(a, y)
+    parts = []
+    for lo in range(0, 6_000, 2_000):
+        acc = S.TableAccumulator()
+        for c in range(lo, lo + 2_000, 700):
+            hi = min(c + 700, lo + 2_000)
+            acc.add(a[c:hi], y[c:hi])
+        parts.append(acc.table())
+    whole = S.TableAccumulator()
+    for p in parts[::-1]:
+        whole.add_table(p)
+    merged = whole.table()
+    one = IV.model_bootstrap(t, 0.3, 150, np.random.default_rng(5))
+    two = IV.model_bootstrap(merged, 0.3, 150, np.random.default_rng(5))
+    np.testing.assert_array_equal(one.ks.pivots, two.ks.pivots)
+    assert IV.ks_interval(one.ks, 0.95) == IV.ks_interval(two.ks, 0.95)
+    np.testing.assert_array_equal(one.samples, two.samples)  # the other metrics' draws are unchanged
+    other = IV.ks_interval(IV.model_bootstrap(t, 0.3, 150, np.random.default_rng(6)).ks, 0.95)
+    assert other != IV.ks_interval(one.ks, 0.95)
+    assert other == pytest.approx(IV.ks_interval(one.ks, 0.95), abs=0.02)
+
+
+def test_binned_ks_interval_is_centred_on_the_exact_ks():
+    y, a, _ = _rows(40_000, 10)
+    t = build_table(a, y)
+    d = IV.model_bootstrap(t, 0.3, 100, np.random.default_rng(2))
+    exact = B.compute_metrics(t, 0.3).as_dict()["ks"]
+    assert d.binned and d.ks is not None and d.ks.binned and d.ks.method == IV.KS_RESHAPED_BINNED
+    assert d.ks.point == pytest.approx(exact, abs=1e-12)
+    lo, hi = IV.ks_interval(d.ks, 0.95)
+    assert lo < exact < hi and hi - lo < 8 * d.ks.se
+
+
+def test_ks_interval_of_a_separated_sample_is_not_degenerate():
+    """TPR 1 at FPR 0: the error uses half a count, so the interval has width and stays in [0, 1]."""
+    y = np.r_[np.ones(30, bool), np.zeros(70, bool)]
+    s = np.r_[np.linspace(0.6, 1.0, 30), np.linspace(0.0, 0.4, 70)]
+    d = IV.model_bootstrap(build_table(s, y), 0.5, 200, np.random.default_rng(3))
+    assert d.ks.point == 1.0 and d.ks.se > 0
+    lo, hi = IV.ks_interval(d.ks, 0.95)
+    assert 0.0 <= lo < hi <= 1.0
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(st.sampled_from([0.0, 0.1, 0.25, 0.5, 0.9, 1.0]), min_size=2, max_size=60),
+    st.integers(1, 59),
+    st.sampled_from(["higher", "lower"]),
+    st.integers(0, 2**31),
+)
+def test_ks_interval_is_a_finite_interval_around_its_point(scores, n_pos, direction, seed):
+    """Any table with both classes (ties, a class of one row, both directions): the pivots are
+    finite, the interval lies in [0, 1], and the point is where the procedure centres it."""
+    s = np.asarray(scores)
+    y = np.zeros(s.shape[0], dtype=bool)
+    y[: max(1, min(n_pos, s.shape[0] - 1))] = True
+    t = build_table(s, y, direction=direction)
+    d = IV.model_bootstrap(t, 0.5, 60, np.random.default_rng(seed))
+    assert d.ks is not None and np.all(np.isfinite(d.ks.pivots)) and d.ks.se > 0
+    assert d.ks.point == pytest.approx(B.compute_metrics(t, 0.5).as_dict()["ks"], abs=1e-12)
+    lo, hi = IV.ks_interval(d.ks, 0.95)
+    assert 0.0 <= lo <= hi <= 1.0
+
+
+def test_ks_interval_ignores_scores_of_no_weight():
+    """A distinct score whose rows all have frequency weight 0 is in the table with no count:
+    it is not a cut, so the interval equals that of the table without it (the repeated rows')."""
+    y, a, _ = _rows(300, 16, decimals=2)
+    t = build_table(a, y)
+    extra = build_table(np.r_[a, 0.123456, 0.654321], np.r_[y, False, True], weights=np.r_[np.ones(300), 0.0, 0.0])
+    assert extra.n_distinct == t.n_distinct + 2
+    from reportgen.engine.curve import ScoreTable  # noqa: PLC0415
+
+    counts = ScoreTable(extra.thresholds, extra.pos, extra.neg, extra.direction, extra.sum_w2, extra.n_rows, False)
+    one = IV.model_bootstrap(t, 0.3, 100, np.random.default_rng(4))
+    two = IV.model_bootstrap(counts, 0.3, 100, np.random.default_rng(4))
+    assert IV.ks_interval(one.ks, 0.95) == IV.ks_interval(two.ks, 0.95)
