@@ -402,7 +402,8 @@ def raw_header(path: Path) -> list[str]:
 
     source = opened_plain(path)
     try:
-        return next(csv.reader(io.TextIOWrapper(source, encoding="utf-8-sig", newline="")), [])
+        # the header line only (pandas read it as UTF-8); bytes after it are not this function's to judge
+        return next(csv.reader(io.TextIOWrapper(source, encoding="utf-8-sig", errors="replace", newline="")), [])
     finally:
         source.close()
 

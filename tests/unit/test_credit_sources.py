@@ -53,7 +53,7 @@ def _book(tmp: Path, n: int = 5000) -> Path:
 def test_streamed_and_dask_engines_give_the_memory_engines_section(tmp_path: Path, extra: dict) -> None:
     """The batched reader (distinct rows with counts, batches of 1 000 rows) gives the numbers of the
     in-memory reader; only the migration, a join of rows by id, is the memory engine's."""
-    from tests.unit.test_credit import _close  # noqa: PLC0415
+    from test_credit import _close  # noqa: PLC0415  (the same folder, as pytest puts it on the path)
 
     from reportgen.results import to_jsonable  # noqa: PLC0415
 
