@@ -27,7 +27,7 @@ from reportgen.engine import binary as B
 from reportgen.engine.compare import Progress, Settings
 from reportgen.engine.driver import compare_evidence
 from reportgen.engine.evidence import BinaryEvidence, MulticlassEvidence
-from reportgen.reduce import evidence_of
+from reportgen.reduce.evidence_of import evidence_of
 from reportgen.results import ComparisonResult, DroppedRows, InputFile, Notice, RunInfo
 from reportgen.io.dataset import Dataset
 from reportgen.reduce import local

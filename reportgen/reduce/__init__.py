@@ -1,18 +1,7 @@
-"""Reductions of loaded rows to :mod:`reportgen.engine.evidence` (one contract for every engine)."""
+"""Reductions of loaded rows to :mod:`reportgen.engine.evidence` (one contract for every engine).
 
-from reportgen.reduce.evidence_of import (
-    ModelRows,
-    compare_rows,
-    evidence_of_rows,
-    binary_evidence_of_rows,
-    binary_evidence_of_stream,
-    evidence_of,
-    multiclass_evidence_of_counts,
-    multiclass_evidence_of_rows,
-)
-
-__all__ = [
-    "ModelRows", "compare_rows", "evidence_of_rows",
-    "binary_evidence_of_rows", "binary_evidence_of_stream", "evidence_of",
-    "multiclass_evidence_of_counts", "multiclass_evidence_of_rows",
-]
+The package imports nothing itself (so importing one of its modules never runs another):
+:mod:`~reportgen.reduce.accumulators` (add · merge · finish), :mod:`~reportgen.reduce.local`
+(memory and stream runners), :mod:`~reportgen.reduce.dask` (the Dask runner) and
+:mod:`~reportgen.reduce.evidence_of` (runner output → evidence; ``ModelRows``, ``compare_rows``).
+"""

@@ -97,7 +97,7 @@ def test_paired_counts_do_not_depend_on_the_chunking(monkeypatch):
     covariance equal to rounding (sums in another grouping)."""
     import importlib
 
-    from reportgen.reduce import ModelRows, evidence_of_rows
+    from reportgen.reduce.evidence_of import ModelRows, evidence_of_rows
 
     E = importlib.import_module("reportgen.reduce.evidence_of")  # the package exports a function of that name
 

@@ -28,6 +28,11 @@ def _imports() -> tuple[dict[str, set[str]], list[tuple[str, str, str]]]:
     for name, path in mods.items():
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("reportgen"):
+                if node.module in mods and node.module != "reportgen" and node.module != name:
+                    # ``from reportgen.reduce import local`` runs reportgen/reduce/__init__.py first: a
+                    # subpackage's __init__ is an import of every module that names it (the root's
+                    # public API is lazy, so the root is left out)
+                    graph[name].add(node.module)
                 for alias in node.names:
                     sub = f"{node.module}.{alias.name}"
                     graph[name].add(sub if sub in mods else node.module)

@@ -20,8 +20,8 @@ from reportgen.engine import multiplicity as MP
 from reportgen.engine import proportions as PR
 from reportgen.engine.compare import Settings
 from reportgen.engine.stats import mcnemar
-from reportgen.reduce import ModelRows
-from reportgen.reduce import compare_rows
+from reportgen.reduce.evidence_of import ModelRows
+from reportgen.reduce.evidence_of import compare_rows
 from reportgen.results import Comparison, from_jsonable, to_jsonable
 from reportgen.wording import comparison_notes, mcnemar_sentence, model_warnings, caveats_of, verdict
 

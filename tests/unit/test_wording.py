@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from reportgen.engine.compare import Settings
-from reportgen.reduce import ModelRows, compare_rows
+from reportgen.reduce.evidence_of import ModelRows, compare_rows
 from reportgen.results import ComparisonResult, ModelResult, Notice, from_jsonable, to_jsonable
 from reportgen.wording import NOTICE_CODES, caveats_of, model_warnings, notice_text, rule, verdict, worded
 
