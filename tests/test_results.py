@@ -331,8 +331,15 @@ def test_random_mutations_load_or_fail_with_one_line_and_agree_with_the_schema(t
 def test_unknown_keys_are_refused_wherever_the_format_is_fixed(binary_text):
     doc = _trim(json.loads(binary_text))
     text = json.dumps(doc)
-    refused = 0
+    names = set(doc["models"])
+    # one path per place in the format: every model (and every item of a list) has the same
+    # fields, so the first of each is tried (113 loads instead of 329)
+    places: dict[tuple, tuple] = {}
     for path in _paths(doc):
+        place = tuple("*" if isinstance(p, int) or p in names or " vs " in p else p for p in path)
+        places.setdefault(place, path)
+    refused = 0
+    for path in places.values():
         d = json.loads(text)
         node = d
         for p in path:
@@ -344,7 +351,7 @@ def test_unknown_keys_are_refused_wherever_the_format_is_fixed(binary_text):
         with pytest.raises(ResultError, match=r"zz_unknown"):
             ComparisonResult.from_json(d)
         refused += 1
-    assert refused > 50
+    assert refused > 40
 
 
 def test_every_metric_of_the_task_must_be_present(binary_text):
