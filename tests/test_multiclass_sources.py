@@ -103,3 +103,28 @@ def test_classes_only_predicted_or_never_predicted_are_reported(tmp_path):
     assert data.classes == ("a", "b", "c")
     assert any("'c' never occurs in the truth" in w and "'a'" in w for w in data.warnings)
     assert any("never predicts class(es) 'b'" in w for w in data.warnings)
+
+
+@pytest.mark.parametrize("engine", ["memory", "stream"])
+@pytest.mark.parametrize("weights", ["fractional", "whole"])
+def test_sampling_weights_mcnemar_counts_rows_with_the_weighted_table_beside(tmp_path, engine, weights):
+    """Sampling weights never inflate McNemar's evidence: the test runs on the 2×2 table of rows
+    (here counted independently of the engine), the weighted table stands beside it — in every
+    engine, whole-number weights or not (the streamed pass counts both)."""
+    rng = np.random.default_rng(8)
+    n, labels = 300, np.array(["a", "b", "c"])
+    y = rng.integers(0, 3, n)
+    pa = np.where(rng.random(n) < 0.6, y, rng.integers(0, 3, n))
+    pb = np.where(rng.random(n) < 0.7, y, rng.integers(0, 3, n))
+    w = np.round(rng.uniform(0.5, 3.0, n), 2) if weights == "fractional" else rng.integers(1, 4, n).astype(float)
+    lines = ["y,a,b,w"] + [f"{labels[t]},{labels[i]},{labels[j]},{v}" for t, i, j, v in zip(y, pa, pb, w)]
+    models = "  - {name: a, file: s.csv, prediction: a}\n  - {name: b, file: s.csv, prediction: b}\n"
+    cfg = _setup(tmp_path, {"s.csv": "\n".join(lines) + "\n"}, models, extra="weight: w\nclasses: [a, b, c]\n")
+    c, path = load_config(cfg)
+    mc = analyse(c.with_overrides(engine=engine), path).comparisons[0].tests.mcnemar
+    right_a, right_b = pa == y, pb == y  # [model right?][baseline right?], 0 = right
+    rows = [[np.sum(right_b & right_a), np.sum(right_b & ~right_a)], [np.sum(~right_b & right_a), np.sum(~right_b & ~right_a)]]
+    weighted = [[w[right_b & right_a].sum(), w[right_b & ~right_a].sum()], [w[~right_b & right_a].sum(), w[~right_b & ~right_a].sum()]]
+    assert mc.basis == "rows"
+    assert np.array_equal(np.array(mc.table), rows)
+    assert np.allclose(np.array(mc.weighted_table), weighted, rtol=0, atol=1e-9)

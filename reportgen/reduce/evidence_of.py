@@ -27,7 +27,6 @@ from reportgen.engine import multiclass as MC
 from reportgen.reduce import accumulators as S
 from reportgen.io.dataset import Dataset
 from reportgen.io.pairs import PAIRED_CHUNK
-from reportgen.reduce.local import NON_INTEGER
 from reportgen.engine.class_tables import build_class_tables
 from reportgen.engine.compare import Progress, Settings
 from reportgen.engine.driver import compare_evidence
@@ -299,19 +298,22 @@ def multiclass_evidence_of_rows(cfg: Config, data) -> MulticlassEvidence:
 def multiclass_evidence_of_counts(cfg: Config, data) -> MulticlassEvidence:
     """Evidence of :class:`~reportgen.reduce.local.StreamedMulticlass` (stream, dask).
 
-    The loaders count McNemar's table of each model against the configured baseline only:
-    ``data.mcnemar[name]`` is [baseline right?][model right?]; the other pairs stay NaN.
+    The loaders count each model's joint confusion counts against the configured baseline only
+    (in weight sums and in rows): McNemar's tables of the other pairs stay NaN. As in memory, the
+    joint counts travel for the paired bootstrap only when every weight is a whole number, and the
+    tables in rows stand beside the weighted ones when a weight is not 1.
     """
     models = tuple(data.models)
     names = [m.name for m in models]
     if len(models) < 2:
         pairing = Pairing("aligned", "single_model")
-    elif data.mcnemar is None and data.paired_reason == NON_INTEGER:  # aligned, McNemar not defined
-        pairing = Pairing("aligned", "aligned")
     elif data.mcnemar is None:
         pairing = unpaired(data.paired_reason)
     else:
-        pairing = joint_pairing(names, cfg.baseline_name, data.mcnemar, len(data.classes))
+        jc, k = data.mcnemar, len(data.classes)
+        agree = joint_pairing(names, cfg.baseline_name, jc.weighted, k).agree
+        rows = joint_pairing(names, cfg.baseline_name, jc.rows, k).agree if jc.has_weights else None
+        pairing = joint_pairing(names, cfg.baseline_name, jc.weighted if jc.integral else {}, k, agree, rows)
     return MulticlassEvidence(tuple(str(c) for c in data.classes), models, pairing, _audit(data), None)
 
 

@@ -78,8 +78,6 @@ Progress = Callable[[int, int], None]
 #: Why rows are not paired (a :data:`reportgen.engine.evidence.PairingReason`): files of different
 #: lengths and no id to join them.
 LENGTHS_DIFFER = "lengths_differ"
-#: Why McNemar's tables of aligned multiclass rows are not counted: a weight is not a whole number.
-NON_INTEGER = "non_integer_weights"
 
 log = logging.getLogger(__name__)
 
@@ -506,7 +504,7 @@ class StreamedData:
     dropped: tuple[tuple[str, str, int], ...]
     warnings: tuple[str, ...]
     paired: S.PairedAccumulator | S.AgreementAccumulator | None
-    paired_reason: str | None  # why not paired (a PairingReason), or NON_INTEGER
+    paired_reason: str | None  # why not paired (a PairingReason)
     dates: tuple[str, str] | None = None
 
 
@@ -871,8 +869,8 @@ class StreamedMulticlass:
     dropped: tuple[tuple[str, str, int], ...]
     warnings: tuple[str, ...]
     classes: tuple[str, ...]
-    mcnemar: dict[str, np.ndarray] | None  # model name → (k, k, k) [truth, baseline's class, model's class] counts
-    paired_reason: str | None  # why not paired (a PairingReason), or NON_INTEGER
+    mcnemar: JointCounts | None  # each model's joint confusion counts against the baseline
+    paired_reason: str | None  # why not paired (a PairingReason)
     dates: tuple[str, str] | None = None
 
 
@@ -1077,12 +1075,26 @@ MCNEMAR_RECORD = np.dtype([("y", np.int64), ("pred", np.int64), ("right", np.boo
                            ("row", np.int64)])
 
 
+@dataclass(frozen=True, slots=True)
+class JointCounts:
+    """Each model's joint confusion counts against the baseline, (k, k, k) [truth, baseline's
+    class, model's class]: ``weighted`` in weight sums, ``rows`` in rows (McNemar under sampling
+    weights counts rows: the weights never inflate its evidence); ``integral``: every weight is a
+    whole number (the weighted counts are counts, e.g. frequency weights); ``weighted``: a weight
+    other than 1 was seen."""
+
+    weighted: dict[str, np.ndarray]
+    rows: dict[str, np.ndarray]
+    integral: bool
+    has_weights: bool
+
+
 class McNemarPairs:
     """The joint confusion counts of multiclass models against the baseline (true class, the
     baseline's predicted class, the model's), over rows put side by side — McNemar's tables and
     the paired bootstrap of confusion-metric differences are functions of them
     (:func:`reportgen.reduce.evidence_of.joint_pairing`); the pairing protocol of :class:`BinaryPairs`.
-    ``shared``: the class list; :data:`NON_INTEGER` instead of tables when a weight is not a whole number."""
+    ``shared``: the class list. Counted in weight sums and in rows (:class:`JointCounts`)."""
 
     dtype = MCNEMAR_RECORD
 
@@ -1091,7 +1103,8 @@ class McNemarPairs:
         self.names, self.files = [m.name for m in cfg.models], files or [m.file for m in cfg.models]
         k = len(self.classes)
         self.tables = {m.name: np.zeros((k, k, k)) for m in cfg.models if m.name != cfg.baseline_name}
-        self.note: str | None = None
+        self.rows = {name: np.zeros((k, k, k)) for name in self.tables}
+        self.integral, self.has_weights = True, False
 
     def records(self, st: ModelCounts, path: Path, batch: Batch, offset: int) -> tuple[np.ndarray, np.ndarray]:
         """(file positions, :data:`MCNEMAR_RECORD` records) of one batch's compared rows of one model."""
@@ -1108,27 +1121,30 @@ class McNemarPairs:
         rec["w"] = 1.0 if weights is None else weights[keep]
         return pos + offset, rec
 
-    def add(self, recs: list[np.ndarray]) -> str | None:
-        """One range of common rows; :data:`NON_INTEGER` when a weight is not a whole number (labels that
-        differ row by row are memory's error)."""
+    def add(self, recs: list[np.ndarray]) -> None:
+        """One range of common rows (labels that differ row by row are memory's error). The
+        baseline's weights weigh every pair, as the in-memory evidence weighs them (one weight per
+        row: the first model's)."""
         check_same_truth(self.names, self.files, recs)
         b = recs[self.names.index(self.cfg.baseline_name)]
+        w = recs[0]["w"]
+        self.has_weights = self.has_weights or bool(np.any(w != 1))
+        self.integral = self.integral and bool(np.array_equal(w, np.round(w)))
         for name, t in self.tables.items():
             r = recs[self.names.index(name)]
-            if not np.array_equal(r["w"], np.round(r["w"])):
-                self.note = NON_INTEGER
-                return self.note
             k = t.shape[0]
             cell = (b["y"] * k + b["pred"]) * k + r["pred"]
-            t += np.bincount(cell, weights=r["w"], minlength=k ** 3).reshape(k, k, k)
+            t += np.bincount(cell, weights=w, minlength=k ** 3).reshape(k, k, k)
+            self.rows[name] += np.bincount(cell, minlength=k ** 3).reshape(k, k, k)
         return None
 
     def merge(self, other: McNemarPairs) -> McNemarPairs:
-        """Tables added; the first reason (in merge order) wins."""
-        self.note = self.note or other.note
+        """Counts added."""
+        self.integral, self.has_weights = self.integral and other.integral, self.has_weights or other.has_weights
         for name, t in other.tables.items():
             self.tables[name] += t
+            self.rows[name] += other.rows[name]
         return self
 
-    def result(self) -> tuple[dict[str, np.ndarray] | None, str | None]:
-        return (None, self.note) if self.note is not None else (self.tables, None)
+    def result(self) -> tuple[JointCounts, None]:
+        return JointCounts(self.tables, self.rows, self.integral, self.has_weights), None

@@ -66,7 +66,8 @@ SUMMATION_ORDER = (
 #: With weights, the micro-averaged one-vs-rest AUC pools the weighted tables of every class: memory
 #: sums the weights in row order, the streamed engines batch by batch, then merge (observed: last
 #: two bits of ``roc_auc_ovr_micro`` and the deltas derived from it). Binary weighted tables are exact.
-WEIGHTED_MICRO_AUC = (*SUMMATION_ORDER, "*.roc_auc_ovr_micro")
+#: weight sums added in another order: the micro AUC and McNemar's weighted table (beside the rows' table)
+WEIGHTED_MICRO_AUC = (*SUMMATION_ORDER, "*.roc_auc_ovr_micro", "$.comparisons*.tests.mcnemar.weighted_table*")
 ENGINE_PAIRS = (("memory", "stream"), ("memory", "dask"), ("stream", "dask"))
 #: What the document says, in five parts, so that a difference in one (say the bootstrap) does
 #: not hide whether the others agree. A path belongs to the first aspect whose glob it matches;
