@@ -336,7 +336,9 @@ class StreamConfig(Strict):
     ``max_distinct_scores``: above this many distinct scores in a model, its scores are binned
     into ``bins`` bins (``quantile`` of a sample of the scores, or ``fixed`` width); the report
     states the binning and the exact bound on the AUC error it can cause. ``task: multiclass``
-    is not binned: a score column with more table entries is an error (round the scores).
+    is not binned: a score column with more table entries is an error (round the scores); the
+    compared rows kept as distinct rows for the row bootstrap of the averaged AUCs and of the
+    differences stop at this many too (past it: capability ``needs_rows``).
     """
 
     batch_rows: int = Field(1_000_000, ge=1_000)

@@ -6,10 +6,12 @@ per-class one-vs-rest table, the confusion matrix and decimated per-class ROC / 
 Intervals of an unweighted model's confusion metrics and log-loss are drawn on its counts in
 every engine (:func:`~reportgen.engine.intervals.multiclass_model_bootstrap`: per true class a
 multinomial, the row bootstrap's distribution). The AUCs and the differences between models
-need the rows: when the evidence keeps them (memory engine), the stratified paired bootstrap
-re-evaluates each resample with the multiplicities as weights (above
-:data:`BOOTSTRAP_AUC_MAX_CELLS` rows × classes without the AUCs, stated); otherwise none, and
-each comparison carries the capability ``bootstrap: needs_rows``.
+need the rows: when the evidence keeps them (as distinct rows with counts,
+:mod:`reportgen.engine.distinct_rows`: memory always, stream and dask up to
+``stream.max_distinct_scores`` distinct rows), the stratified paired bootstrap re-evaluates
+each resample with the drawn counts as weights (above :data:`BOOTSTRAP_AUC_MAX_CELLS` distinct
+rows × classes without the AUCs, stated); otherwise none, and each comparison carries the
+capability ``bootstrap: needs_rows``.
 
 Per comparison with the baseline: deltas, relative deltas and relative error reductions,
 bootstrap intervals of the deltas when the rows are kept, McNemar's test from the agreement
@@ -29,6 +31,7 @@ import numpy as np
 import reportgen.catalog as catalog
 from reportgen.engine import binary as B
 from reportgen.engine import class_tables as CT
+from reportgen.engine import distinct_rows as DR
 from reportgen.engine import multiclass as MC
 from reportgen.engine import multiplicity as MP
 from reportgen.engine import stats
@@ -184,22 +187,30 @@ def result_of(name: str, file: str, mm: MC.MulticlassMetrics, labels: Sequence[s
     )
 
 
-def _bootstrap(inputs: Sequence[MulticlassInput], labels: Sequence[str], s: Settings, costs: np.ndarray | None,
-               progress: Progress | None) -> tuple[np.ndarray | None, bool]:
-    """Array (resamples, models, metrics) over paired stratified resamples; and whether AUCs are in."""
+def _bootstrap(inputs: Sequence[MulticlassInput], counts: np.ndarray, labels: Sequence[str], s: Settings,
+               costs: np.ndarray | None, progress: Progress | None) -> tuple[np.ndarray | None, bool]:
+    """Array (resamples, models, metrics) over paired stratified resamples of the rows; and
+    whether AUCs are in. The inputs are the distinct rows (``counts``: rows each stands for), so a
+    resample is a multinomial over each true class's distinct rows
+    (:func:`~reportgen.engine.distinct_rows.stratified_multinomial_blocks`: the row bootstrap's
+    distribution, the same draws in every engine), evaluated exactly with the drawn counts times
+    the weights as weights."""
     if s.resamples <= 0:
         return None, False
     y = inputs[0].y_idx
     with_auc = y.shape[0] * len(labels) <= BOOTSTRAP_AUC_MAX_CELLS
     rng = np.random.default_rng(s.seed)
     out = np.full((s.resamples, len(inputs), len(METRICS)), np.nan)
-    for r, mult in enumerate(stats.stratified_bootstrap_counts(y, s.resamples, rng)):
-        for j, inp in enumerate(inputs):
-            w = mult.astype(np.float64) if inp.weights is None else mult * inp.weights
-            vals = _values(_evaluate(inp, labels, s, costs, w, with_proba=with_auc))
-            out[r, j] = [np.nan if vals[k] is None else vals[k] for k in METRICS]
-        if progress is not None:
-            progress(r + 1, s.resamples)
+    r = 0
+    for block in DR.stratified_multinomial_blocks(y, counts, s.resamples, rng):
+        for mult in block:
+            for j, inp in enumerate(inputs):
+                w = mult.astype(np.float64) if inp.weights is None else mult * inp.weights
+                vals = _values(_evaluate(inp, labels, s, costs, w, with_proba=with_auc))
+                out[r, j] = [np.nan if vals[k] is None else vals[k] for k in METRICS]
+            r += 1
+            if progress is not None:
+                progress(r, s.resamples)
     return out, with_auc
 
 
@@ -347,7 +358,7 @@ def compare_multiclass_evidence(ev: MulticlassEvidence, s: Settings, progress: P
         r = ev.rows
         inputs = [MulticlassInput(m.name, m.file, r.y_idx, pi, pr, r.weights)
                   for m, pi, pr in zip(ev.models, r.pred_idx, r.proba)]
-        boot, with_auc = _bootstrap(inputs, labels, s, costs, progress)
+        boot, with_auc = _bootstrap(inputs, r.counts, labels, s, costs, progress)
     models: dict[str, ModelResult] = {}
     count_rng = np.random.default_rng((s.seed, 4))  # one stream, models in config order
     auc_rng = np.random.default_rng((s.seed, 5))  # one stream, models in config order

@@ -278,19 +278,22 @@ class MulticlassModelEvidence:
 
 @dataclass(frozen=True, slots=True, eq=False)
 class MulticlassRows:
-    """The aligned rows of a multiclass comparison (memory engine).
+    """The aligned rows of a multiclass comparison, compressed to distinct rows
+    (:mod:`reportgen.engine.distinct_rows`: the same rows in the same order from every engine).
 
     Attributes:
         y_idx: shape (n,), true class indices, shared by every model.
         weights: shape (n,) or None.
         pred_idx: per model, shape (n,) predicted class indices, or None (argmax of ``proba``).
         proba: per model, shape (n, k) class scores, or None.
+        counts: shape (n,), how many rows each row stands for (whole numbers).
     """
 
     y_idx: np.ndarray
     weights: np.ndarray | None
     pred_idx: tuple[np.ndarray | None, ...]
     proba: tuple[np.ndarray | None, ...]
+    counts: np.ndarray
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -302,7 +305,8 @@ class MulticlassEvidence:
         models: the models in config order.
         pairing: the paired statistics possible (``agree`` holds McNemar's 2×2 counts).
         audit: the load audit.
-        rows: the aligned rows (memory engine), or None.
+        rows: the aligned rows as distinct rows with counts, or None (not aligned, or past the
+            streamed engines' cap on distinct rows).
     """
 
     classes: tuple[str, ...]

@@ -189,12 +189,12 @@ def _merge_pairs(*parts: Any) -> Any:
 
 def _pairs(cfg: Config, delayed: Any, by_file: dict[Path, list[L.ModelPass]], parts_of_file: dict[Path, list[str]],
            slices: dict[Path, list[dict[str, np.ndarray]]] | None, reads: dict[Path, list[int]], left_out: list,
-           make: Callable, shared: Any, files: list[str] | None) -> tuple[Any, str | None]:
+           make: Callable, shared: Any, files: list[str] | None, alone: bool = False) -> tuple[Any, str | None]:
     """The paired statistics from a further map/reduce, or a note why not: one dataset's parts
     line up across its models; separate datasets are paired by a shuffle by range of common
     indices: every part of each model's dataset is mapped to its compared rows split by range
     (:func:`_map_records`), and one task per range gets every model's share of it (:func:`_range`)."""
-    if len(cfg.models) < 2:
+    if len(cfg.models) < 2 and not alone:
         return None, None
     if len(by_file) == 1:
         (path, templates), = by_file.items()
@@ -476,7 +476,8 @@ def _multiclass(cfg: Config, dask: Any, progress: L.Progress | None, digests: Di
     united = ids.copy()
     united.index = {c: j for j, c in enumerate(keys)}
     classes, models, warnings, dropped = L.conclude(cfg, states, configured, united)
-    mcnemar, note = _pairs(cfg, delayed, by_file, parts_of_file, slices, reads, left_out, L.McNemarPairs, classes, None)
+    mcnemar, note = _pairs(cfg, delayed, by_file, parts_of_file, slices, reads, left_out, L.McNemarPairs, classes, None,
+                           alone=cfg.bootstrap.resamples > 0)
     dropped.extend(left_out)
     if join is not None:
         warnings[:0] = join.warnings

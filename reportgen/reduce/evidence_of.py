@@ -23,6 +23,7 @@ import numpy as np
 
 from reportgen.config import Config
 from reportgen.errors import InputError
+from reportgen.engine import distinct_rows as DR
 from reportgen.engine import multiclass as MC
 from reportgen.reduce import accumulators as S
 from reportgen.io.dataset import Dataset
@@ -272,12 +273,14 @@ def multiclass_evidence_of_rows(cfg: Config, data) -> MulticlassEvidence:
         correct.append(np.asarray(pred == m.y_idx))
         weights.append(w)
     first = mods[0]
-    rows = MulticlassRows(first.y_idx, first.weights, tuple(m.pred_idx for m in mods),
-                          tuple(m.proba for m in mods))
+    paired = len(models) < 2 or data.paired  # else two samples: nothing resamples them together
+    rows = multiclass_rows(DR.distinct(DR.row_matrix(first.y_idx, first.weights, [m.pred_idx for m in mods],
+                                                     [m.proba for m in mods])),
+                           [(m.pred_idx is not None, m.proba is not None) for m in mods], k) if paired else None
     if len(models) < 2:
         pairing = Pairing("aligned", "single_model")
     elif not data.paired:
-        pairing, rows = unpaired(data.unpaired_reason), None  # two samples: nothing resamples them together
+        pairing = unpaired(data.unpaired_reason)
     else:
         weighted = any(w is not None and not np.all(w == 1) for w in weights)
         rows_only = S.agreement(correct, [None] * len(weights)) if weighted else None
@@ -293,6 +296,13 @@ def multiclass_evidence_of_rows(cfg: Config, data) -> MulticlassEvidence:
             for j, m in enumerate(mods) if j != b}
         pairing = joint_pairing(names, base, joint, k, S.agreement(correct, weights), rows_only)
     return MulticlassEvidence(tuple(str(c) for c in data.classes), tuple(models), pairing, _audit(data), rows)
+
+
+def multiclass_rows(d: DR.DistinctRows, layout: Sequence[tuple[bool, bool]], k: int) -> MulticlassRows:
+    """The evidence's rows from distinct rows (``layout``: per model, whether it has a prediction
+    column and whether it has class scores); weights None when every weight is 1."""
+    y, w, preds, probas = DR.split(d, layout, k)
+    return MulticlassRows(y, None if np.all(w == 1) else w, preds, probas, d.counts)
 
 
 def multiclass_evidence_of_counts(cfg: Config, data) -> MulticlassEvidence:
@@ -312,9 +322,13 @@ def multiclass_evidence_of_counts(cfg: Config, data) -> MulticlassEvidence:
     else:
         jc, k = data.mcnemar, len(data.classes)
         agree = joint_pairing(names, cfg.baseline_name, jc.weighted, k).agree
-        rows = joint_pairing(names, cfg.baseline_name, jc.rows, k).agree if jc.has_weights else None
-        pairing = joint_pairing(names, cfg.baseline_name, jc.weighted if jc.integral else {}, k, agree, rows)
-    return MulticlassEvidence(tuple(str(c) for c in data.classes), models, pairing, _audit(data), None)
+        in_rows = joint_pairing(names, cfg.baseline_name, jc.rows, k).agree if jc.has_weights else None
+        pairing = joint_pairing(names, cfg.baseline_name, jc.weighted if jc.integral else {}, k, agree, in_rows)
+    distinct = None if data.mcnemar is None else data.mcnemar.distinct
+    rows = None if distinct is None else multiclass_rows(
+        distinct, [(m.predicted_from_column, m.tables is not None) for m in models],
+                                                          len(data.classes))
+    return MulticlassEvidence(tuple(str(c) for c in data.classes), models, pairing, _audit(data), rows)
 
 
 def joint_pairing(names: Sequence[str], baseline: str, joint: dict[str, np.ndarray], k: int,

@@ -48,6 +48,7 @@ import numpy as np
 import pandas as pd
 
 from reportgen.config import Config, ModelConfig
+from reportgen.engine import distinct_rows as DR
 from reportgen.engine.curve import ScoreTable
 from reportgen.engine.evidence import MulticlassModelEvidence
 from reportgen.engine.streaming import binning_auc_bound
@@ -816,10 +817,12 @@ class BinaryPairs:
 
 
 def paired_pass(cfg: Config, by_file: dict[Path, list[ModelPass]], states: list[ModelPass], read: dict[Path, int],
-                indexes: dict[str, np.ndarray] | None, pairs: BinaryPairs | McNemarPairs) -> tuple[Any, str | None]:
+                indexes: dict[str, np.ndarray] | None, pairs: BinaryPairs | McNemarPairs, alone: bool = False
+                ) -> tuple[Any, str | None]:
     """The paired statistics over the rows every model keeps (:func:`pair_pass` driving ``pairs``),
-    or the reason code why there are none (files of different lengths without an id)."""
-    if len(states) < 2:
+    or the reason code why there are none (files of different lengths without an id); ``alone``:
+    a single model's pass too (its rows, for the row bootstrap)."""
+    if len(states) < 2 and not alone:
         return None, None
     if indexes is None and len(set(read.values())) > 1:
         return None, LENGTHS_DIFFER
@@ -1060,7 +1063,8 @@ def load_streamed_multiclass(cfg: Config, progress: Progress | None = None) -> S
     by_file, states, read, seen_dates, join, indexes, left_out = read_aligned(
         cfg, planned, read_all, lambda st: st.seen_truth, None)
     classes, models, warnings, dropped = conclude(cfg, states, plan[-1][0], plan[-1][1])
-    mcnemar, note = paired_pass(cfg, by_file, states, read, indexes, McNemarPairs(cfg, classes, [str(st.path) for st in states]))
+    mcnemar, note = paired_pass(cfg, by_file, states, read, indexes, McNemarPairs(cfg, classes, [str(st.path) for st in states]),
+                                alone=cfg.bootstrap.resamples > 0)
     dropped.extend(left_out)
     if join is not None:
         warnings[:0] = join.warnings
@@ -1071,6 +1075,9 @@ def load_streamed_multiclass(cfg: Config, progress: Progress | None = None) -> S
 
 #: A compared row as McNemar's pass keeps it: its true class, whether the model was right, its
 #: weight and its position in the file (errors name it).
+#: Distinct rows held in pending parts before they are merged (their union compressed again).
+PENDING_DISTINCT = 1_000_000
+
 MCNEMAR_RECORD = np.dtype([("y", np.int64), ("pred", np.int64), ("right", np.bool_), ("w", np.float64),
                            ("row", np.int64)])
 
@@ -1087,6 +1094,9 @@ class JointCounts:
     rows: dict[str, np.ndarray]
     integral: bool
     has_weights: bool
+    #: the compared rows as distinct rows with counts (:mod:`reportgen.engine.distinct_rows`), for
+    #: the row bootstrap; None without resamples or past ``stream.max_distinct_scores`` distinct rows
+    distinct: DR.DistinctRows | None = None
 
 
 class McNemarPairs:
@@ -1094,17 +1104,22 @@ class McNemarPairs:
     baseline's predicted class, the model's), over rows put side by side — McNemar's tables and
     the paired bootstrap of confusion-metric differences are functions of them
     (:func:`reportgen.reduce.evidence_of.joint_pairing`); the pairing protocol of :class:`BinaryPairs`.
-    ``shared``: the class list. Counted in weight sums and in rows (:class:`JointCounts`)."""
-
-    dtype = MCNEMAR_RECORD
+    ``shared``: the class list. Counted in weight sums and in rows (:class:`JointCounts`), and
+    the rows themselves as distinct rows with counts (the same rows, in the same order, as the
+    in-memory evidence compresses), merged every :data:`PENDING_DISTINCT` rows and dropped past
+    ``stream.max_distinct_scores`` (the bootstrap then states ``needs_rows``)."""
 
     def __init__(self, cfg: Config, shared: list[str], files: list[str] | None = None) -> None:
         self.cfg, self.classes = cfg, list(shared)
         self.names, self.files = [m.name for m in cfg.models], files or [m.file for m in cfg.models]
         k = len(self.classes)
+        self.dtype = np.dtype(MCNEMAR_RECORD.descr + [("p", np.float64, (k,))])
         self.tables = {m.name: np.zeros((k, k, k)) for m in cfg.models if m.name != cfg.baseline_name}
         self.rows = {name: np.zeros((k, k, k)) for name in self.tables}
         self.integral, self.has_weights = True, False
+        self.layout = [(m.prediction is not None, m.scores is not None) for m in cfg.models]
+        self.keep_rows = cfg.bootstrap.resamples > 0
+        self.pending: list[DR.DistinctRows] = []
 
     def records(self, st: ModelCounts, path: Path, batch: Batch, offset: int) -> tuple[np.ndarray, np.ndarray]:
         """(file positions, :data:`MCNEMAR_RECORD` records) of one batch's compared rows of one model."""
@@ -1116,9 +1131,10 @@ class McNemarPairs:
             guess = pd.Index(self.classes).get_indexer(pred[keep]).astype(np.int64)
         else:
             guess = np.argmax(scores[keep], axis=1).astype(np.int64)  # type: ignore[index]
-        rec = np.empty(pos.shape[0], dtype=MCNEMAR_RECORD)
+        rec = np.empty(pos.shape[0], dtype=self.dtype)
         rec["y"], rec["pred"], rec["right"], rec["row"] = y, guess, guess == y, pos + offset
         rec["w"] = 1.0 if weights is None else weights[keep]
+        rec["p"] = 0.0 if scores is None else scores[keep]
         return pos + offset, rec
 
     def add(self, recs: list[np.ndarray]) -> None:
@@ -1136,15 +1152,39 @@ class McNemarPairs:
             cell = (b["y"] * k + b["pred"]) * k + r["pred"]
             t += np.bincount(cell, weights=w, minlength=k ** 3).reshape(k, k, k)
             self.rows[name] += np.bincount(cell, minlength=k ** 3).reshape(k, k, k)
+        if self.keep_rows and b.shape[0]:
+            frequency = self.cfg.weight_kind == "frequency"  # a row of weight w is w rows (memory repeats it)
+            preds = [r["pred"] if has_pred else None for r, (has_pred, _) in zip(recs, self.layout)]
+            probas = [r["p"] if has_proba else None for r, (_, has_proba) in zip(recs, self.layout)]
+            matrix = DR.row_matrix(b["y"], None if frequency else w, preds, probas)
+            self._keep(DR.distinct(matrix, w if frequency else None))
         return None
 
+    def _keep(self, part: DR.DistinctRows | None) -> None:
+        """Add compressed rows; merge when the pending parts hold many; give up past the cap."""
+        if part is None or not self.keep_rows:
+            self.keep_rows, self.pending = False, []
+            return
+        self.pending.append(part)
+        if len(self.pending) > 1 and sum(p.size for p in self.pending) > PENDING_DISTINCT:
+            self.pending = [DR.merged(self.pending)]
+        if self.pending[0].size > self.cfg.stream.max_distinct_scores:
+            self.keep_rows, self.pending = False, []
+
     def merge(self, other: McNemarPairs) -> McNemarPairs:
-        """Counts added."""
+        """Counts added, distinct rows united."""
         self.integral, self.has_weights = self.integral and other.integral, self.has_weights or other.has_weights
         for name, t in other.tables.items():
             self.tables[name] += t
             self.rows[name] += other.rows[name]
+        for part in (other.pending if other.keep_rows else [None]):
+            self._keep(part)
         return self
 
     def result(self) -> tuple[JointCounts, None]:
-        return JointCounts(self.tables, self.rows, self.integral, self.has_weights), None
+        distinct = None
+        if self.keep_rows:
+            distinct = DR.merged(self.pending)
+            if distinct.size > self.cfg.stream.max_distinct_scores:
+                distinct = None
+        return JointCounts(self.tables, self.rows, self.integral, self.has_weights, distinct), None

@@ -10,17 +10,16 @@ from __future__ import annotations
 #: Why an aspect still differs between engines (the remaining work of issue 15).
 CAUSES: dict[str, str] = {
     "point_metrics": (
-        "capability codes differ: memory keeps the rows and gives what stream/dask mark 'needs_rows' or "
-        "'weighted': the multiclass bootstrap of AUC and of differences, weighted binary models' row bootstrap and "
-        "their comparison at equal approval rate (unweighted binary: counted by approval pattern in every engine)"
+        "capability codes differ: memory keeps the rows and gives what stream/dask mark 'weighted': weighted binary "
+        "models' row bootstrap and their comparison at equal approval rate (unweighted binary: counted by approval "
+        "pattern in every engine; multiclass: the distinct rows in every engine)"
     ),
     "intervals": (
         "binary unweighted intervals agree in every engine (counts, tables and joint pair tables, issue 16), and so "
-        "do multiclass per-class one-vs-rest AUC intervals (drawn on the class tables); left: weighted binary models "
+        "do all multiclass intervals (class tables, joint confusion counts, and the row bootstrap of the distinct "
+        "rows, which every engine counts alike up to stream.max_distinct_scores); left: weighted binary models "
         "(memory: row bootstrap; a weighted score table holds weight sums, not the rows per cell nor their weights, "
-        "so the row bootstrap under sampling weights cannot be drawn from it) and the multiclass summary AUCs and "
-        "differences (macro / weighted / micro / one-vs-one AUCs join the score columns of the same rows, which the "
-        "class tables do not; differences need paired counts the streamed multiclass pass does not count yet)"
+        "so the row bootstrap under sampling weights cannot be drawn from it)"
     ),
     "delong_mcnemar": "(none left: every engine pairs files joined by id in any order and after dropped rows, "
                       "and counts McNemar's tables in rows beside the weighted ones)",
@@ -34,28 +33,4 @@ KNOWN: frozenset[tuple[str, str, str]] = frozenset({
     ('binary_weights', 'memory-vs-stream', 'point_metrics'),
     ('binary_weights', 'memory-vs-dask', 'intervals'),
     ('binary_weights', 'memory-vs-dask', 'point_metrics'),
-    ('multiclass_demo', 'memory-vs-stream', 'intervals'),
-    ('multiclass_demo', 'memory-vs-stream', 'point_metrics'),
-    ('multiclass_demo', 'memory-vs-dask', 'intervals'),
-    ('multiclass_demo', 'memory-vs-dask', 'point_metrics'),
-    ('multiclass_one_file', 'memory-vs-stream', 'intervals'),
-    ('multiclass_one_file', 'memory-vs-stream', 'point_metrics'),
-    ('multiclass_one_file', 'memory-vs-dask', 'intervals'),
-    ('multiclass_one_file', 'memory-vs-dask', 'point_metrics'),
-    ('multiclass_weights', 'memory-vs-stream', 'intervals'),
-    ('multiclass_weights', 'memory-vs-stream', 'point_metrics'),
-    ('multiclass_weights', 'memory-vs-dask', 'intervals'),
-    ('multiclass_weights', 'memory-vs-dask', 'point_metrics'),
-    ('multiclass_id_join_shuffled_file', 'memory-vs-stream', 'intervals'),
-    ('multiclass_id_join_shuffled_file', 'memory-vs-stream', 'point_metrics'),
-    ('multiclass_id_join_shuffled_file', 'memory-vs-dask', 'intervals'),
-    ('multiclass_id_join_shuffled_file', 'memory-vs-dask', 'point_metrics'),
-    ('multiclass_missing_drop_same_rows', 'memory-vs-stream', 'intervals'),
-    ('multiclass_missing_drop_same_rows', 'memory-vs-stream', 'point_metrics'),
-    ('multiclass_missing_drop_same_rows', 'memory-vs-dask', 'intervals'),
-    ('multiclass_missing_drop_same_rows', 'memory-vs-dask', 'point_metrics'),
-    ('multiclass_missing_drop_id_intersect', 'memory-vs-stream', 'intervals'),
-    ('multiclass_missing_drop_id_intersect', 'memory-vs-stream', 'point_metrics'),
-    ('multiclass_missing_drop_id_intersect', 'memory-vs-dask', 'intervals'),
-    ('multiclass_missing_drop_id_intersect', 'memory-vs-dask', 'point_metrics'),
 })

@@ -171,29 +171,40 @@ def test_binary_weighted_engines_agree_where_the_evidence_allows(data, scheduler
             assert cg["tests"]["notes"] == runs["stream"]["comparisons"][0]["tests"]["notes"]  # one wording
 
 
+def test_multiclass_past_the_distinct_row_cap_streams_without_the_row_bootstrap(data):
+    """Stream keeps the compared rows as distinct rows up to ``stream.max_distinct_scores``; past
+    it the row bootstrap is not drawn and every comparison says so (``bootstrap``-family
+    capability ``needs_rows``), while the intervals the counts give stay equal to memory's."""
+    cfg, p = load_config(_multiclass(data))
+    mem = json.loads(json.dumps(analyse(cfg.with_overrides(engine="memory"), p).to_json()))
+    capped = cfg.with_overrides(engine="stream", stream={"batch_rows": 1000, "max_distinct_scores": 1000})
+    got = json.loads(json.dumps(analyse(capped, p).to_json()))
+    for name, mm in mem["models"].items():
+        gm = got["models"][name]
+        assert ROW_BOOTSTRAP not in gm["ci_method"].values()
+        assert {k: v for k, v in mm["ci"].items() if mm["ci_method"][k] != ROW_BOOTSTRAP} == gm["ci"]
+    for cm, cg in zip(mem["comparisons"], got["comparisons"]):
+        assert cm["capabilities"] == {} and cg["capabilities"] == {"paired_interval.probability_metrics": "needs_rows"}
+        assert cg["delta"] == cm["delta"] and cg["tests"]["mcnemar"] == cm["tests"]["mcnemar"]
+
+
 def test_multiclass_engines_give_the_same_json(data, scheduler):
     runs = _engines(_multiclass(data), scheduler)
     mem = runs["memory"]
     for engine in ("stream", "dask"):
         got = runs[engine]
         for name, mm in mem["models"].items():
-            gm = got["models"][name]
-            assert {k: v for k, v in gm.items() if k not in ("ci", "ci_method")} == \
-                   {k: v for k, v in mm.items() if k not in ("ci", "ci_method")}, (engine, name)
-            # the intervals the counts give are drawn on the counts in every engine (issue 16); the
-            # AUCs' only where the rows are kept
-            counted = {k for k, v in mm["ci_method"].items() if v == COUNT_BOOTSTRAP}
-            assert counted and {k: mm["ci"][k] for k in counted} == gm["ci"], (engine, name)
-            assert set(gm["ci_method"].values()) == {COUNT_BOOTSTRAP}
+            # every interval the same for the same seed (issue 15): the counts' draws, the class
+            # tables' and the row bootstrap of the distinct rows every engine counts alike
+            assert got["models"][name] == mm, (engine, name)
+            assert set(mm["ci_method"].values()) >= {COUNT_BOOTSTRAP}
             assert {k for k, v in mm["ci_method"].items() if v == ROW_BOOTSTRAP} <= {
                 "roc_auc_ovr_micro", "roc_auc_ovr_macro", "roc_auc_ovr_weighted", "roc_auc_ovo_macro"}
         for cm, cg in zip(mem["comparisons"], got["comparisons"]):
-            assert cg["delta"] == cm["delta"] and cg["tests"]["mcnemar"] == cm["tests"]["mcnemar"]
-            assert cm["capabilities"] == {} and cg["capabilities"] == {"paired_interval.probability_metrics": "needs_rows"}
-            # differences of the confusion metrics: drawn on the pair's joint confusion counts in every
-            # engine, the same interval for the same seed; the rows add the AUCs and log-loss (memory)
+            assert cg == cm and cm["capabilities"] == {}
+            # differences of the confusion metrics: drawn on the pair's joint confusion counts; the
+            # rows add the AUCs and log-loss
             joint = {k for k, v in cm["ci_method"].items() if v == JOINT_CONFUSION_BOOTSTRAP}
-            assert joint and {k: cm["ci"][k] for k in joint} == cg["ci"] and cg["decision"] == cm["decision"]
-            assert set(cm["ci"]) - joint <= {"log_loss", "roc_auc_ovr_micro", "roc_auc_ovr_macro",
-                                             "roc_auc_ovr_weighted", "roc_auc_ovo_macro"}
+            assert joint and set(cm["ci"]) - joint <= {"log_loss", "roc_auc_ovr_micro", "roc_auc_ovr_macro",
+                                                       "roc_auc_ovr_weighted", "roc_auc_ovo_macro"}
         assert got["run"]["warnings"] == mem["run"]["warnings"]

@@ -67,7 +67,16 @@ def test_weighted_binary_evidence_is_paired_alike_in_memory_and_stream(data):  #
 def test_multiclass_evidence_is_the_same_from_every_engine(data):  # noqa: F811
     mem = _load(_multiclass(data), "memory")
     st = _load(_multiclass(data), "stream")
-    assert isinstance(mem, MulticlassEvidence) and mem.rows is not None and st.rows is None
+    assert isinstance(mem, MulticlassEvidence) and mem.rows is not None and st.rows is not None
+    # the rows, compressed to distinct rows with counts: the same rows in the same order
+    for f in ("y_idx", "counts"):
+        np.testing.assert_array_equal(getattr(mem.rows, f), getattr(st.rows, f))
+    assert mem.rows.weights is None and st.rows.weights is None
+    for a, b in zip(mem.rows.pred_idx + mem.rows.proba, st.rows.pred_idx + st.rows.proba):
+        assert (a is None) == (b is None)
+        if a is not None:
+            np.testing.assert_array_equal(a, b)
+    assert mem.rows.counts.sum() == mem.models[0].n_rows
     assert mem.classes == st.classes
     for m, g in zip(mem.models, st.models):
         np.testing.assert_array_equal(m.confusion, g.confusion)
