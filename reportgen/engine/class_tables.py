@@ -238,15 +238,6 @@ def micro_auc(t: ClassTables) -> float | None:
     return table_auc(micro_score_table(t))
 
 
-def _distinct_weighted_sorted(s: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    m = s.shape[0]
-    starts = np.empty(m, dtype=bool)
-    starts[0] = True
-    np.not_equal(s[1:], s[:-1], out=starts[1:])
-    idx = np.flatnonzero(starts)
-    return s[idx], np.add.reduceat(w, idx)
-
-
 def log_loss_sum(t: ClassTables) -> float:
     """Σ_r w_r·(−log clip(p[r, y_r], ε, 1 − ε)) over the true class's column: the tables T(j, j)."""
     total = 0.0

@@ -328,10 +328,6 @@ def _per_class_auc_intervals(m: MulticlassModelEvidence, labels: Sequence[str], 
     return out
 
 
-#: One model reduced to counts (the evidence type; the name the streamed loaders use).
-MulticlassCounts = MulticlassModelEvidence
-
-
 def _table_curves(t: CT.ClassTables, labels: Sequence[str]) -> MulticlassCurves:
     """The report's curves from class tables (the same points as from the rows)."""
     rocs = [MC._curve(labels[c], CT.ovr_score_table(t, c), MC._class_name(labels[c])) for c in range(t.k)]
@@ -443,4 +439,4 @@ def _joint_deltas(ev: MulticlassEvidence, base: int, labels: Sequence[str], s: S
     return out
 
 
-__all__ = ["MulticlassCounts", "MulticlassInput", "compare_multiclass_evidence", "METRICS", "BETTER", "MAX_ONE", "PER_CLASS_FIELDS"]
+__all__ = ["MulticlassInput", "compare_multiclass_evidence", "METRICS", "BETTER", "MAX_ONE", "PER_CLASS_FIELDS"]
