@@ -74,7 +74,9 @@ def distinct(matrix: np.ndarray, counts: np.ndarray | None = None) -> DistinctRo
     if matrix.shape[0] == 0:
         return DistinctRows(matrix, np.zeros(0))
     _, first, inverse = np.unique(_keys(matrix), return_index=True, return_inverse=True)
-    return DistinctRows(matrix[first] + 0.0, np.bincount(inverse.ravel(), weights=counts, minlength=first.shape[0]))
+    summed = np.bincount(inverse.ravel(), weights=counts, minlength=first.shape[0])
+    kept = summed > 0  # a row of frequency weight 0 stands for no row (the repeated rows lack it)
+    return DistinctRows(matrix[first[kept]] + 0.0, summed[kept])
 
 
 def merged(parts: Sequence[DistinctRows]) -> DistinctRows:

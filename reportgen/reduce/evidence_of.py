@@ -305,6 +305,20 @@ def multiclass_rows(d: DR.DistinctRows, layout: Sequence[tuple[bool, bool]], k: 
     return MulticlassRows(y, None if np.all(w == 1) else w, preds, probas, d.counts)
 
 
+def as_frequency_counts(m: MulticlassModelEvidence) -> MulticlassModelEvidence:
+    """A weighted multiclass model read as frequency weights: the counts of its repeated rows
+    (the weight sums as counts, ``n_rows`` the total weight, unweighted) — what the in-memory
+    engine gets by repeating each row. The weight sums must be whole numbers."""
+    if not m.weighted:
+        return m
+    if not np.all(m.confusion == np.round(m.confusion)):
+        raise InputError(f"model '{m.name}': weight: weight_kind: frequency needs whole-number weights; the weights "
+                         f"of some classes do not add up to whole numbers (use weight_kind: sampling)")
+    n = int(round(float(m.confusion.sum())))
+    tables = None if m.tables is None else replace(m.tables, n_rows=n, weighted=False)
+    return replace(m, n_rows=n, tables=tables, weighted=False)
+
+
 def multiclass_evidence_of_counts(cfg: Config, data) -> MulticlassEvidence:
     """Evidence of :class:`~reportgen.reduce.local.StreamedMulticlass` (stream, dask).
 
@@ -313,7 +327,8 @@ def multiclass_evidence_of_counts(cfg: Config, data) -> MulticlassEvidence:
     joint counts travel for the paired bootstrap only when every weight is a whole number, and the
     tables in rows stand beside the weighted ones when a weight is not 1.
     """
-    models = tuple(data.models)
+    frequency = cfg.weight_kind == "frequency"
+    models = tuple(as_frequency_counts(m) if frequency else m for m in data.models)
     names = [m.name for m in models]
     if len(models) < 2:
         pairing = Pairing("aligned", "single_model")
@@ -322,7 +337,7 @@ def multiclass_evidence_of_counts(cfg: Config, data) -> MulticlassEvidence:
     else:
         jc, k = data.mcnemar, len(data.classes)
         agree = joint_pairing(names, cfg.baseline_name, jc.weighted, k).agree
-        in_rows = joint_pairing(names, cfg.baseline_name, jc.rows, k).agree if jc.has_weights else None
+        in_rows = joint_pairing(names, cfg.baseline_name, jc.rows, k).agree if jc.has_weights and not frequency else None
         pairing = joint_pairing(names, cfg.baseline_name, jc.weighted if jc.integral else {}, k, agree, in_rows)
     distinct = None if data.mcnemar is None else data.mcnemar.distinct
     rows = None if distinct is None else multiclass_rows(

@@ -1185,6 +1185,6 @@ class McNemarPairs:
         distinct = None
         if self.keep_rows:
             distinct = DR.merged(self.pending)
-            if distinct.size > self.cfg.stream.max_distinct_scores:
+            if not 0 < distinct.size <= self.cfg.stream.max_distinct_scores:
                 distinct = None
         return JointCounts(self.tables, self.rows, self.integral, self.has_weights, distinct), None

@@ -113,6 +113,7 @@ def _multiclass_frame(seed: int = 12, n: int = N) -> pd.DataFrame:
         for j, c in enumerate(classes):
             df[f"{name}_{c}"] = p[:, j]
     df["rule"] = classes[np.where(rng.random(n) < 0.7, k, rng.choice(3, n))]
+    df["wi"] = rng.integers(1, 4, n)  # whole-number weights (frequency weights)
     return df
 
 
@@ -191,6 +192,8 @@ CASES = [
     Case("multiclass_demo", {"demo": "demo_multiclass.yaml", "bootstrap": {"resamples": 20, "seed": 7}}),
     Case("multiclass_one_file", {**MULTICLASS, "models": [MC_M, MC_G, MC_RULE]}),
     Case("multiclass_weights", {**MULTICLASS, "weight": "w", "models": [MC_M, MC_G, MC_RULE]}, close=WEIGHTED_MICRO_AUC),
+    Case("multiclass_frequency_weights", {**MULTICLASS, "weight": "wi", "weight_kind": "frequency",
+                                          "models": [MC_M, MC_G, MC_RULE]}),
     Case("multiclass_id_join_shuffled_file", {
         **MULTICLASS, "id": "id", "models": [{**MC_M, "file": "mc_m.csv"}, {**MC_G, "file": "mc_g_shuffled.csv"}]}),
     Case("multiclass_missing_drop_same_rows", {
