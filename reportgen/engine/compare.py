@@ -42,8 +42,8 @@ from reportgen.engine import stats
 from reportgen.engine.curve import ScoreTable
 from reportgen.engine.evidence import BinaryEvidence, BinaryModelEvidence
 from reportgen.engine import intervals as IV
-from reportgen.engine.intervals import JOINT_BINNED_BOOTSTRAP, JOINT_BOOTSTRAP, TABLE_BOOTSTRAP
-from reportgen.engine.resample import resample_kernel, resampled_metrics, stratified_cell_blocks
+from reportgen.engine.intervals import JOINT_BINNED_BOOTSTRAP, JOINT_BOOTSTRAP, TABLE_BOOTSTRAP, WEIGHTED_JOINT_BOOTSTRAP
+from reportgen.engine.resample import stratified_cell_blocks
 from reportgen.engine.streaming import TableDeLong, delong_from_table, normal_interval
 from reportgen.results import (
     CalibrationData,
@@ -352,35 +352,35 @@ def joint_bootstrap(patterns: np.ndarray, k: int, s: Settings, rng: np.random.Ge
     return out
 
 
-def _row_bootstrap(ev: BinaryEvidence, s: Settings, progress: Progress | None) -> np.ndarray:
-    """Array (resamples, models, METRICS) over paired stratified resamples of the kept rows.
-
-    One resample is a vector of row multiplicities drawn per class, shared by every model;
-    each model's metrics come from :func:`~reportgen.engine.resample.resampled_metrics` on its
-    rows' table codes (no sort per resample). O(rows) per resample: used only for what the
-    tables and counts cannot give (weighted models: a weighted cell is not a count).
-    Seeded by ``(seed, 2)``, a stream of its own.
+def _weighted_pair_bootstrap(ev: BinaryEvidence, s: Settings) -> np.ndarray:
+    """Array (resamples, models, METRICS) over paired stratified resamples of weighted aligned
+    rows, drawn on their joint weight cells (:func:`~reportgen.engine.intervals.weighted_joint_bootstrap`:
+    one multinomial per class over the cells, the same resample for every model, so differences
+    are paired; exactly the row bootstrap's distribution with the weights carried). Every engine
+    counts the same cells. Seeded by ``(seed, 2)``, a stream of its own.
     """
-    rows = ev.rows
-    assert rows is not None
-    strata = stats.bootstrap_strata(rows.y)
-    kernels = [resample_kernel(m.table, c, rows.y, strata, m.threshold, w, m.probabilities)
-               for m, c, w in zip(ev.models, rows.codes, rows.weights)]
-    rng = np.random.default_rng((s.seed, 2))
-    out = np.full((s.resamples, len(kernels), len(B.METRICS)), np.nan)
-    done = 0
-    for block in stats.stratified_bootstrap_blocks(rows.y, s.resamples, rng):
-        b = block[0]
-        for j, kernel in enumerate(kernels):
-            out[done : done + b, j] = resampled_metrics(kernel, block, s.beta, s.costs)
-        done += b
-        if progress is not None:
-            progress(done, s.resamples)
-    return out
+    cells = ev.pairing.cells
+    assert cells is not None
+    return IV.weighted_joint_bootstrap(cells, [m.table for m in ev.models], [m.threshold for m in ev.models],
+                                       [m.probabilities for m in ev.models], s.resamples,
+                                       np.random.default_rng((s.seed, 2)), s.beta, s.costs)
+
+
+def _positive_rows(ev: BinaryEvidence, m: BinaryModelEvidence) -> int | None:
+    """Rows (unweighted) of the positive class: the weight cells' or the kept rows' count, an
+    unweighted table's total; None for a weighted table without either."""
+    if m.cells is not None:
+        return int(m.cells.rows[m.cells.y].sum())
+    if ev.rows is not None:
+        return int(np.count_nonzero(ev.rows.y))
+    return None if m.table.weighted else int(round(m.table.total_pos))
 
 
 def _smaller_class(ev: BinaryEvidence, m: BinaryModelEvidence) -> float:
-    """Rows of the smaller class: counted on the rows when kept, else the table's class totals."""
+    """Rows of the smaller class: counted on the weight cells or the rows when kept, else the
+    table's class totals."""
+    if (pos := _positive_rows(ev, m)) is not None and m.table.weighted:
+        return float(min(pos, m.table.n_rows - pos))
     if ev.rows is not None:
         pos = int(np.count_nonzero(ev.rows.y))
         return float(min(pos, ev.rows.y.shape[0] - pos))
@@ -398,10 +398,14 @@ def dl_method(dl: DeLongSummary) -> str:
 
 
 def _row_confusion(ev: BinaryEvidence, j: int) -> Confusion | None:
-    """Model j's confusion counts in rows (unweighted), from the kept rows; None without them."""
+    """Model j's confusion counts in rows (unweighted), from its weight cells or the kept rows;
+    None without either."""
+    m = ev.models[j]
+    if m.cells is not None:
+        tp, fp, fn, tn = IV.cells_confusion(m.cells, m.table.cut_index(m.threshold))
+        return Confusion(float(tp), float(fp), float(fn), float(tn))
     if ev.rows is None:
         return None
-    m = ev.models[j]
     y = ev.rows.y
     pred = ev.rows.codes[j] < m.table.cut_index(m.threshold)
     tp = int(np.count_nonzero(pred & y))
@@ -443,9 +447,11 @@ def _approvals(ev: BinaryEvidence, s: Settings, b: int) -> tuple[dict[str, list]
     the baseline's own rate at its rule, then ``s.approval_rates``; seeded by ``(seed, 3)``.
 
     Unweighted: from the approval-pattern counts of the paired pass, the same counts and the same
-    draws in every engine. Weighted: from the kept rows (memory), since a resample's weight per
-    cell is not a function of the cell's row count. Returns (per model, its entries) or
-    (None, capability code): ``weighted`` (weighted rows not kept), ``not_counted`` (counts
+    draws in every engine. Weighted: from the joint weight cells of the paired pass
+    (:func:`~reportgen.engine.approval.compare_cells_at_rate`; a resample's weight per cell is
+    not a function of the cell's row count, so the rows are counted per weight too). Returns
+    (per model, its entries) or (None, capability code): ``weighted`` (weight cells past
+    :data:`~reportgen.engine.intervals.MAX_WEIGHT_CELLS`), ``not_counted`` (counts
     missing, e.g. more models than :data:`~reportgen.engine.approval.MAX_APPROVAL_MODELS` or a rate
     the paired pass was not given), or the pairing's reason.
     """
@@ -469,17 +475,17 @@ def _approvals(ev: BinaryEvidence, s: Settings, b: int) -> tuple[dict[str, list]
             for a in AP.compare_from_counts(rate, source, counts, t, names, thresholds, b, s.level, s.resamples, rng):
                 out[a.model.model].append(a)
         return out, None
-    if ev.rows is None:
+    cells = pairing.cells
+    if not ev.weighted or cells is None:
         return None, "weighted" if ev.weighted else "not_counted"
-    rows = ev.rows
+    # weighted: the joint weight cells every engine counts (the rows per table rows, class, weights)
     base = ev.models[b]
-    w = rows.weights[b]
-    ww = np.ones(rows.y.shape[0]) if w is None else w
-    declined = rows.codes[b] < base.table.cut_index(base.threshold)
-    rates = [("baseline", float(ww[~declined].sum() / ww.sum()))] + [("config", r) for r in s.approval_rates]
+    mw = cells.rows * cells.w[b]
+    rates = [("baseline", float(mw[cells.codes[b] >= base.table.cut_index(base.threshold)].sum() / mw.sum()))]
+    rates += [("config", r) for r in s.approval_rates]
     for source, rate in rates:
-        for a in AP.compare_at_rate(rate, source, rows.y, w, names, rows.codes, [m.table.thresholds for m in ev.models],
-                                    b, s.level, s.resamples, rng):
+        for a in AP.compare_cells_at_rate(rate, source, cells, names, [m.table.thresholds for m in ev.models], b,
+                                          s.level, s.resamples, rng):
             out[a.model.model].append(a)
     return out, None
 
@@ -507,8 +513,8 @@ def compare_binary_evidence(ev: BinaryEvidence, s: Settings, progress: Progress 
     k = len(models_in)
     pairing = ev.pairing
     want = s.resamples > 0
-    # the rows are resampled only for weighted models (a weighted cell is not a count)
-    rows_boot = _row_bootstrap(ev, s, progress) if want and ev.rows is not None and ev.weighted else None
+    # weighted aligned models: their differences from the joint weight cells (the paired row bootstrap)
+    rows_boot = _weighted_pair_bootstrap(ev, s) if want and ev.weighted and pairing.cells is not None else None
 
     models: dict[str, ModelResult] = {}
     delong: dict[str, TableDeLong] = {}
@@ -531,8 +537,10 @@ def compare_binary_evidence(ev: BinaryEvidence, s: Settings, progress: Progress 
         if want and not t.weighted:
             draws = IV.model_bootstrap(t, m.threshold, s.resamples, rng, s.beta, s.costs, m.probabilities)
             boot, how, shift, ks_draws = draws.samples, draws.method, draws.shift, draws.ks
-        elif want and rows_boot is not None:
-            boot, how = rows_boot[:, j], ROW_BOOTSTRAP
+        elif want and m.cells is not None:  # weighted: the row bootstrap drawn on its weight cells
+            draws = IV.weighted_model_bootstrap(t, m.cells, m.threshold, s.resamples, rng, s.beta, s.costs,
+                                                m.probabilities)
+            boot, how, shift = draws.samples, draws.method, draws.shift
         elif want:
             model_caps.add("model_interval.bootstrap")
         if boot is not None:
@@ -551,12 +559,10 @@ def compare_binary_evidence(ev: BinaryEvidence, s: Settings, progress: Progress 
         flat = _zero_width(ci, skip=DELONG_METRICS if test_notices else ())
         if flat:
             test_notices.append(Notice("zero_width_interval", {"model": m.name, "level": s.level, "metrics": flat}))
-        if progress is not None and rows_boot is None:
+        if progress is not None:
             progress(j + 1, k)
         r = _model_result(m, s, ci, method, _smaller_class(ev, m), tuple(test_notices))
-        pos_rows = None if ev.rows is None else int(np.count_nonzero(ev.rows.y))
-        if pos_rows is None and not t.weighted:
-            pos_rows = int(round(t.total_pos))
+        pos_rows = _positive_rows(ev, m)
         neg_rows = None if pos_rows is None else t.n_rows - pos_rows
         models[m.name] = replace(r, positives_rows=pos_rows, negatives_rows=neg_rows, confusion_rows=rows_conf)
 
@@ -594,7 +600,7 @@ def compare_binary_evidence(ev: BinaryEvidence, s: Settings, progress: Progress 
             diff_r = rows_boot[:, j] - rows_boot[:, b]
             for metric in B.THRESHOLD_METRICS:
                 if metric != "baseline_accuracy" and (iv := _ci(diff_r[:, midx[metric]], s.level)) is not None:
-                    ci[metric], method[metric] = iv, ROW_BOOTSTRAP
+                    ci[metric], method[metric] = iv, WEIGHTED_JOINT_BOOTSTRAP
             if pm in tidx:
                 prim_samples = diff_r[:, midx[pm]]
         elif want:
@@ -619,7 +625,7 @@ def compare_binary_evidence(ev: BinaryEvidence, s: Settings, progress: Progress 
             diff_r = rows_boot[:, j] - rows_boot[:, b]
             for metric in ROW_ONLY_METRICS:
                 if (iv := _ci(diff_r[:, midx[metric]], s.level)) is not None:
-                    ci[metric], method[metric] = iv, ROW_BOOTSTRAP
+                    ci[metric], method[metric] = iv, WEIGHTED_JOINT_BOOTSTRAP
             if pm in ROW_ONLY_METRICS:
                 prim_samples = diff_r[:, midx[pm]]
         elif want:
@@ -669,7 +675,7 @@ def compare_binary_evidence(ev: BinaryEvidence, s: Settings, progress: Progress 
                 diff_r = rows_boot[:, j] - rows_boot[:, b]
                 for metric in DELONG_METRICS:
                     if (iv := _ci(diff_r[:, midx[metric]], s.level)) is not None:
-                        ci[metric], method[metric] = iv, ROW_BOOTSTRAP
+                        ci[metric], method[metric] = iv, WEIGHTED_JOINT_BOOTSTRAP
                 if pm in DELONG_METRICS:
                     prim_samples = diff_r[:, midx[pm]]
         if test is None and prim_samples is not None:

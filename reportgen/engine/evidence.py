@@ -34,7 +34,7 @@ import numpy as np
 from reportgen.engine.approval import ApprovalCounts
 from reportgen.engine.class_tables import ClassTables
 from reportgen.engine.curve import ScoreTable
-from reportgen.engine.intervals import PairCounts
+from reportgen.engine.intervals import PairCounts, WeightCells
 from reportgen.results import BinningInfo
 
 #: Why rows are paired or not (:attr:`Pairing.reason`).
@@ -108,6 +108,11 @@ class Pairing:
         approval: rows per pattern of truth and every model's approval at each target approval
             rate (:class:`~reportgen.engine.approval.ApprovalCounts`): the comparison at equal
             approval rate and its paired bootstrap; None when not counted (weighted rows).
+        cells: weighted aligned rows counted per (every model's table row, class, every model's
+            weight) (:class:`~reportgen.engine.intervals.WeightCells`, key j = model j): the
+            paired row bootstrap of weighted models' differences and their comparison at equal
+            approval rate; None when unweighted, not counted, or past
+            :data:`~reportgen.engine.intervals.MAX_WEIGHT_CELLS` cells.
         joint: multiclass, shape (models, k, k, k): rows by (true class, the baseline's predicted
             class, model j's predicted class) for each model j against the baseline (the
             baseline's own slot: its diagonal), in weight sums (rows when unweighted; integer
@@ -125,6 +130,7 @@ class Pairing:
     pair_counts: PairCounts | None = None
     approval: ApprovalCounts | None = None
     joint: np.ndarray | None = None
+    cells: WeightCells | None = None
 
     def __post_init__(self) -> None:
         if self.reason not in PAIRING_REASONS:
@@ -174,6 +180,10 @@ class BinaryModelEvidence:
         probabilities: the model's ``probabilities`` setting (None: decided by the scores).
         binning: how the table was binned (method, bins, the bound on the AUC error), or None
             for an exact table.
+        cells: a weighted model's rows counted per (table row, class, weight)
+            (:class:`~reportgen.engine.intervals.WeightCells`, one key): its bootstrap and its
+            confusion counts in rows; None when unweighted, binned, or past
+            :data:`~reportgen.engine.intervals.MAX_WEIGHT_CELLS` cells.
     """
 
     name: str
@@ -183,6 +193,7 @@ class BinaryModelEvidence:
     threshold_key: str = "threshold"
     probabilities: bool | None = None
     binning: BinningInfo | None = None
+    cells: WeightCells | None = None
 
     @property
     def direction(self) -> str:

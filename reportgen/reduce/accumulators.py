@@ -12,6 +12,10 @@ Pure numpy, no I/O; the runners (:mod:`reportgen.reduce.local`: memory and strea
   exactly (the AUC error bound: :func:`reportgen.engine.streaming.binning_auc_bound`).
 * :class:`PairedAccumulator` / :class:`AgreementAccumulator`: the paired statistics of aligned
   rows (DeLong's cross-moments, McNemar's tables, pattern counts).
+* :class:`CellCounter` / :class:`JointCellCounter`: weighted rows counted per (score, class,
+  weight) of one model, and per (every model's table row, class, every model's weight) of
+  aligned models — the stratified row bootstrap of weighted rows drawn on counts
+  (:class:`reportgen.engine.intervals.WeightCells`).
 * :class:`ClassCounts`: one multiclass model's confusion matrix and class tables.
 """
 
@@ -27,7 +31,14 @@ import numpy as np
 from reportgen.engine import class_tables as CT
 from reportgen.engine.curve import Direction, ScoreTable, build_table, merge_tables, scaled_codes
 from reportgen.engine.approval import MAX_APPROVAL_MODELS, ApprovalCounter
-from reportgen.engine.intervals import MAX_PAIR_MODELS, PairTableAccumulator
+from reportgen.engine.intervals import (
+    MAX_PAIR_MODELS,
+    MAX_WEIGHT_CELLS,
+    PairTableAccumulator,
+    WeightCells,
+    count_cells,
+    merge_cells,
+)
 from reportgen.engine.streaming import placements
 
 #: Chunk tables merged into the running table every this many chunks.
@@ -130,6 +141,90 @@ class DenseCounts:
 
 
 @dataclass(slots=True)
+class CellCounter:
+    """One weighted model's rows counted per (raw score, class, weight): ``add`` · ``merge`` · ``cells``.
+
+    Held as :class:`~reportgen.engine.intervals.WeightCells` with the score and the weight as
+    two weight keys (codes unused) until the table is known; :meth:`cells` then puts each score
+    at its table row. Chunks are counted as they come and merged every :data:`MERGE_EVERY`
+    chunks. Past :data:`~reportgen.engine.intervals.MAX_WEIGHT_CELLS` cells it keeps nothing
+    (``overflowed``): the distinct cells of all rows do not depend on the chunking, so every
+    engine overflows on the same data.
+    """
+
+    merged: WeightCells | None = None
+    pending: list = field(default_factory=list)
+    overflowed: bool = False
+
+    def add(self, scores: np.ndarray, y: np.ndarray, weights: np.ndarray) -> None:
+        if self.overflowed or scores.shape[0] == 0:
+            return
+        s = np.asarray(scores, dtype=np.float64)
+        self.pending.append(count_cells(np.zeros(s.shape[0], dtype=np.int64), y, np.stack([s, weights])))
+        if len(self.pending) >= MERGE_EVERY:
+            self._merge()
+
+    def _merge(self) -> None:
+        parts = ([self.merged] if self.merged is not None else []) + self.pending
+        self.pending = []
+        if self.overflowed or not parts:
+            return
+        merged = merge_cells(parts) if len(parts) > 1 else parts[0]
+        if merged.n_cells > MAX_WEIGHT_CELLS:
+            self.overflowed, self.merged = True, None
+            return
+        self.merged = merged
+
+    def merge(self, other: CellCounter) -> CellCounter:
+        """Add the counts of other rows (a Dask part)."""
+        other._merge()
+        self.overflowed = self.overflowed or other.overflowed
+        if other.merged is not None:
+            self.pending.append(other.merged)
+        self._merge()
+        return self
+
+    def cells(self, table: ScoreTable) -> WeightCells | None:
+        """The cells in ``table``'s rows (an exact table of these rows), or None past the cap."""
+        self._merge()
+        if self.overflowed or self.merged is None:
+            return None
+        m = self.merged
+        return count_cells(exact_grouper(table)(m.w[0]), m.y, m.w[1], m.rows)
+
+
+class JointCellCounter:
+    """Weighted aligned rows counted per (every model's table row, class, every model's weight):
+    ``add`` · ``merge`` · ``result`` (:class:`~reportgen.engine.intervals.WeightCells`, key j =
+    model j). Past :data:`~reportgen.engine.intervals.MAX_WEIGHT_CELLS` cells: None."""
+
+    def __init__(self) -> None:
+        self.counter = CellCounter()
+
+    def add(self, codes: list[np.ndarray], y: np.ndarray, weights: list[np.ndarray | None]) -> None:
+        c = self.counter
+        if c.overflowed or y.shape[0] == 0:
+            return
+        w = np.stack([np.ones(y.shape[0]) if x is None else np.asarray(x, dtype=np.float64) for x in weights])
+        c.pending.append(count_cells(np.stack(codes), y, w))
+        if len(c.pending) >= MERGE_EVERY:
+            c._merge()
+
+    def merge(self, other: JointCellCounter) -> JointCellCounter:
+        self.counter.merge(other.counter)
+        return self
+
+    def result(self) -> WeightCells | None:
+        self.counter._merge()
+        return None if self.counter.overflowed else self.counter.merged
+
+
+def capped(cells: WeightCells) -> WeightCells | None:
+    """``cells``, or None past :data:`~reportgen.engine.intervals.MAX_WEIGHT_CELLS` (as the counters)."""
+    return None if cells.n_cells > MAX_WEIGHT_CELLS else cells
+
+
+@dataclass(slots=True)
 class TableAccumulator:
     """Exact score table of every chunk added so far (until the distinct scores pass ``cap``).
 
@@ -150,11 +245,17 @@ class TableAccumulator:
     _dense: DenseCounts | None = None
     _dense_ok: bool = True  # whether a dense accumulator may still be used
     _last_dense: bool = False  # whether the last chunk was counted by the dense accumulator
+    #: weighted rows per (score, class, weight) (:class:`CellCounter`), None for unweighted rows
+    weight_cells: CellCounter | None = None
 
     def add(self, scores: np.ndarray, y: np.ndarray, weights: np.ndarray | None = None) -> None:
         self._last_dense = False
         if self.overflowed or scores.shape[0] == 0:
             return
+        if weights is not None:
+            if self.weight_cells is None:
+                self.weight_cells = CellCounter()
+            self.weight_cells.add(scores, y, np.asarray(weights, dtype=np.float64))
         if self._dense_ok and weights is None:
             scores = np.asarray(scores, dtype=np.float64)
             if self._dense is None and self._merged is None and not self._pending:
@@ -692,6 +793,8 @@ class AgreementAccumulator:
     agree: np.ndarray = field(init=False)
     rows: np.ndarray = field(init=False)
     integer: bool = True
+    #: the rows per (every model's table row, class, weights), when the caller counts them
+    cells: JointCellCounter | None = None
 
     def __post_init__(self) -> None:
         self.agree = np.zeros((self.k, self.k, 2, 2))
@@ -706,6 +809,8 @@ class AgreementAccumulator:
         self.integer = self.integer and other.integer
         self.agree += other.agree
         self.rows += other.rows
+        if self.cells is not None and other.cells is not None:
+            self.cells.merge(other.cells)
         return self
 
     def result(self) -> np.ndarray | None:

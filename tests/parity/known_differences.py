@@ -35,10 +35,6 @@ CAUSES: dict[str, str] = {
 KNOWN: frozenset[tuple[str, str, str]] = frozenset({
     ('multiclass_weights', 'memory-vs-stream', 'delong_mcnemar'),
     ('multiclass_weights', 'memory-vs-dask', 'delong_mcnemar'),
-    ('binary_weights', 'memory-vs-stream', 'intervals'),
-    ('binary_weights', 'memory-vs-stream', 'point_metrics'),
-    ('binary_weights', 'memory-vs-dask', 'intervals'),
-    ('binary_weights', 'memory-vs-dask', 'point_metrics'),
     ('multiclass_demo', 'memory-vs-stream', 'intervals'),
     ('multiclass_demo', 'memory-vs-stream', 'point_metrics'),
     ('multiclass_demo', 'memory-vs-dask', 'intervals'),
