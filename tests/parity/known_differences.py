@@ -10,17 +10,17 @@ from __future__ import annotations
 #: Why an aspect still differs between engines (the remaining work of issue 15).
 CAUSES: dict[str, str] = {
     "point_metrics": (
-        "capability codes differ: memory keeps the rows and gives what stream/dask mark 'needs_rows' or "
-        "'weighted': the multiclass bootstrap of AUC and of differences, weighted binary models' row bootstrap and "
-        "their comparison at equal approval rate (unweighted binary: counted by approval pattern in every engine)"
+        "capability codes differ: memory keeps the rows and gives what stream/dask mark 'needs_rows': the "
+        "multiclass bootstrap of AUC and of differences (binary, weighted or not: counted by weight cells and "
+        "approval patterns in every engine)"
     ),
     "intervals": (
-        "binary unweighted intervals agree in every engine (counts, tables and joint pair tables, issue 16), and so "
-        "do multiclass per-class one-vs-rest AUC intervals (drawn on the class tables); left: weighted binary models "
-        "(memory: row bootstrap; a weighted score table holds weight sums, not the rows per cell nor their weights, "
-        "so the row bootstrap under sampling weights cannot be drawn from it) and the multiclass summary AUCs and "
-        "differences (macro / weighted / micro / one-vs-one AUCs join the score columns of the same rows, which the "
-        "class tables do not; differences need paired counts the streamed multiclass pass does not count yet)"
+        "binary intervals agree in every engine (counts, tables and joint pair tables, issue 16; weighted models: "
+        "rows counted per (score, class, weight) and, for pairs, per (both models' scores, class, weights)), and so "
+        "do multiclass per-class one-vs-rest AUC intervals (drawn on the class tables); left: the multiclass summary "
+        "AUCs and differences (macro / weighted / micro / one-vs-one AUCs join the score columns of the same rows, "
+        "which the class tables do not; differences need paired counts the streamed multiclass pass does not count "
+        "yet)"
     ),
     "delong_mcnemar": (
         "every engine pairs files joined by id in any order and after dropped rows; left: McNemar under sampling "
