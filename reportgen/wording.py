@@ -29,6 +29,7 @@ from reportgen.engine.intervals import (
     MODEL_BINS,
     WEIGHTED_BINNED_BOOTSTRAP,
     WEIGHTED_BOOTSTRAP,
+    WEIGHTED_JOINT_BINNED_BOOTSTRAP,
     WEIGHTED_JOINT_BOOTSTRAP,
 )
 from reportgen.engine.compare_multiclass import BOOTSTRAP_AUC_MAX_CELLS
@@ -68,6 +69,11 @@ WEIGHTED_NOTE = ("Intervals of weighted models: the stratified bootstrap of the 
 WEIGHTED_JOINT_NOTE = ("Intervals of differences of weighted models (and the verdict's bootstrap test): the paired "
                        "stratified bootstrap of the rows with their weights, drawn on the rows counted per (both "
                        "models' scores, class, weights), one multinomial draw per class and resample.")
+
+WEIGHTED_JOINT_BINNED_NOTE = (f"There are more than {MAX_WEIGHT_CELLS:,} such counts, so each model's scores are cut "
+                              f"into {JOINT_BINS} equal-weight bins (and at its threshold and approval cuts, so threshold "
+                              "metrics and the comparison at equal approval rate stay exact), weights kept apart; each "
+                              "difference's interval is moved by the binning's error on the data.")
 
 PATTERN_BOOTSTRAP_NOTE = ("Intervals of differences of threshold metrics (accuracy, F1, MCC, expected cost, …): paired "
                           "stratified bootstrap of the models' decisions, counted per pattern of truth and decisions.")
@@ -181,8 +187,10 @@ def comparison_notes(c: Comparison, result: ComparisonResult) -> list[str]:
         notes.append(WEIGHTED_NOTE)
     if WEIGHTED_BINNED_BOOTSTRAP in methods and BINNED_BOOTSTRAP not in methods:
         notes.append(BINNED_NOTE)
-    if WEIGHTED_JOINT_BOOTSTRAP in c.ci_method.values():
+    if {WEIGHTED_JOINT_BOOTSTRAP, WEIGHTED_JOINT_BINNED_BOOTSTRAP} & set(c.ci_method.values()):
         notes.append(WEIGHTED_JOINT_NOTE)
+    if WEIGHTED_JOINT_BINNED_BOOTSTRAP in c.ci_method.values():
+        notes.append(WEIGHTED_JOINT_BINNED_NOTE)
     notes.extend(caveats_of(c))
     if c.tests.mcnemar is not None:
         notes.append(mcnemar_sentence(c.model, c.baseline, c.tests.mcnemar))

@@ -46,7 +46,7 @@ import numpy as np
 
 from reportgen.engine import stats
 from reportgen.engine.curve import ScoreTable
-from reportgen.engine.intervals import WeightCells, count_cells
+from reportgen.engine.intervals import JOINT_BINS, WeightCells, coarse_lut, count_cells, split_lut
 from reportgen.engine.resample import stratified_cell_blocks
 from reportgen.results import ApprovalAtRate, ApprovalSide, SwapCell
 
@@ -341,24 +341,40 @@ def compare_at_rate(
     return out
 
 
+def joint_cell_luts(tables: Sequence[ScoreTable], thresholds: Sequence[float], rates: Sequence[float] = ()
+                    ) -> list[np.ndarray]:
+    """Each model's bins for weighted joint cells past :data:`~reportgen.engine.intervals.MAX_WEIGHT_CELLS`:
+    :func:`~reportgen.engine.intervals.coarse_lut` at :data:`~reportgen.engine.intervals.JOINT_BINS`
+    (equal-weight bins cut at the threshold), split again at the model's cut for every target
+    approval rate the paired pass knows (every model's own rate, then ``rates``:
+    :class:`ApprovalCounter`'s targets), so the decisions and the approvals stay exact on bins."""
+    targets = [own_rate(t, thr) for t, thr in zip(tables, thresholds)] + [float(r) for r in rates]
+    return [split_lut(coarse_lut(t, thr, JOINT_BINS), [table_cut(t, r) for r in targets])
+            for t, thr in zip(tables, thresholds)]
+
+
 def compare_cells_at_rate(rate: float, source: str, cells: WeightCells, names: Sequence[str],
-                          thresholds: Sequence[np.ndarray], baseline: int, level: float, resamples: int,
+                          tables: Sequence[ScoreTable], baseline: int, level: float, resamples: int,
                           rng: np.random.Generator) -> list[ApprovalAtRate]:
     """:func:`compare_at_rate` of weighted aligned rows given as their joint weight cells
-    (:class:`~reportgen.engine.intervals.WeightCells`, key j = model j): the same numbers (rows
-    are the cells' counts, weights the counts times the baseline's weight, as
-    :func:`compare_at_rate` weighs every model's rows by the baseline's), the interval drawn per
-    class on the (swap cell, weight) cells (:func:`~reportgen.engine.resample.stratified_cell_blocks`),
-    exactly the distribution of :func:`bootstrap_delta` on the rows."""
+    (:class:`~reportgen.engine.intervals.WeightCells`, key j = model j): rows are the cells'
+    counts, weights the counts times the baseline's weight (as :func:`compare_at_rate` weighs
+    every model's rows by the baseline's); each model's cut is :func:`table_cut` of its own table
+    (the same cut when the models share their weights; on binned cells, a bin boundary by
+    :func:`joint_cell_luts`). The interval is drawn per class on the (swap cell, weight) cells
+    (:func:`~reportgen.engine.resample.stratified_cell_blocks`), exactly the distribution of
+    :func:`bootstrap_delta` on the rows."""
     y = np.asarray(cells.y, dtype=bool)
     mult = cells.rows.astype(np.float64)
     w = cells.w[baseline]
     mw = mult * w
     approved, sides = [], []
-    for j, (name, thr) in enumerate(zip(names, thresholds)):
-        c = cells.codes[j]
-        cut = int(np.argmin(np.abs(approved_share_by_cut(c, mw, thr.shape[0]) - rate)))
-        a = c >= cut
+    for j, (name, table) in enumerate(zip(names, tables)):
+        thr = table.thresholds
+        cut = table_cut(table, rate)
+        # bins never exceed the rows, so cut = rows (nothing approved) approves no bin either
+        at = cut if cells.luts is None or cut >= thr.shape[0] else int(cells.luts[j][cut])
+        a = cells.codes[j] >= at
         approved.append(a)
         wa, bads = float(mw[a].sum()), float(mw[a & y].sum())
         sides.append(ApprovalSide(
@@ -403,6 +419,6 @@ def compare_cells_at_rate(rate: float, source: str, cells: WeightCells, names: S
     return out
 
 
-__all__ = ["APPROVAL_BOOTSTRAP", "compare_cells_at_rate", "APPROVAL_COUNT_BOOTSTRAP", "ApprovalCounter", "ApprovalCounts", "MAX_APPROVAL_MODELS",
+__all__ = ["APPROVAL_BOOTSTRAP", "compare_cells_at_rate", "joint_cell_luts", "APPROVAL_COUNT_BOOTSTRAP", "ApprovalCounter", "ApprovalCounts", "MAX_APPROVAL_MODELS",
            "approved_share_by_cut", "bootstrap_delta", "compare_at_rate", "compare_from_counts", "count_bootstrap_delta",
            "cut_for_rate", "own_rate", "table_cut", "table_shares"]

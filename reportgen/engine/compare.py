@@ -42,7 +42,8 @@ from reportgen.engine import stats
 from reportgen.engine.curve import ScoreTable
 from reportgen.engine.evidence import BinaryEvidence, BinaryModelEvidence
 from reportgen.engine import intervals as IV
-from reportgen.engine.intervals import JOINT_BINNED_BOOTSTRAP, JOINT_BOOTSTRAP, TABLE_BOOTSTRAP, WEIGHTED_JOINT_BOOTSTRAP
+from reportgen.engine.intervals import JOINT_BINNED_BOOTSTRAP, JOINT_BOOTSTRAP, TABLE_BOOTSTRAP
+from reportgen.engine.intervals import WEIGHTED_JOINT_BINNED_BOOTSTRAP, WEIGHTED_JOINT_BOOTSTRAP
 from reportgen.engine.resample import stratified_cell_blocks
 from reportgen.engine.streaming import TableDeLong, delong_from_table, normal_interval
 from reportgen.results import (
@@ -352,9 +353,9 @@ def joint_bootstrap(patterns: np.ndarray, k: int, s: Settings, rng: np.random.Ge
     return out
 
 
-def _weighted_pair_bootstrap(ev: BinaryEvidence, s: Settings) -> np.ndarray:
-    """Array (resamples, models, METRICS) over paired stratified resamples of weighted aligned
-    rows, drawn on their joint weight cells (:func:`~reportgen.engine.intervals.weighted_joint_bootstrap`:
+def _weighted_pair_bootstrap(ev: BinaryEvidence, s: Settings) -> IV.Draws:
+    """Replicates (resamples, models, METRICS) over paired stratified resamples of weighted aligned
+    rows and each model's binning shift (models, METRICS), drawn on their joint weight cells (:func:`~reportgen.engine.intervals.weighted_joint_bootstrap`:
     one multinomial per class over the cells, the same resample for every model, so differences
     are paired; exactly the row bootstrap's distribution with the weights carried). Every engine
     counts the same cells. Seeded by ``(seed, 2)``, a stream of its own.
@@ -367,20 +368,22 @@ def _weighted_pair_bootstrap(ev: BinaryEvidence, s: Settings) -> np.ndarray:
 
 
 def _positive_rows(ev: BinaryEvidence, m: BinaryModelEvidence) -> int | None:
-    """Rows (unweighted) of the positive class: the weight cells' or the kept rows' count, an
-    unweighted table's total; None for a weighted table without either."""
-    if m.cells is not None:
-        return int(m.cells.rows[m.cells.y].sum())
+    """Rows (unweighted) of the positive class: a weighted model's weight cells' count (None past
+    their cap — in every engine, so memory does not read its rows instead), the kept rows' count
+    or an unweighted table's total."""
+    if m.table.weighted:
+        return None if m.cells is None else int(m.cells.rows[m.cells.y].sum())
     if ev.rows is not None:
         return int(np.count_nonzero(ev.rows.y))
-    return None if m.table.weighted else int(round(m.table.total_pos))
+    return int(round(m.table.total_pos))
 
 
 def _smaller_class(ev: BinaryEvidence, m: BinaryModelEvidence) -> float:
-    """Rows of the smaller class: counted on the weight cells or the rows when kept, else the
-    table's class totals."""
-    if (pos := _positive_rows(ev, m)) is not None and m.table.weighted:
-        return float(min(pos, m.table.n_rows - pos))
+    """Rows of the smaller class: counted on the weight cells (weighted) or the rows when kept, else
+    the table's class totals (a weighted table past the cells' cap: its weights, in every engine)."""
+    if m.table.weighted:
+        pos = _positive_rows(ev, m)
+        return float(min(m.table.total_pos, m.table.total_neg) if pos is None else min(pos, m.table.n_rows - pos))
     if ev.rows is not None:
         pos = int(np.count_nonzero(ev.rows.y))
         return float(min(pos, ev.rows.y.shape[0] - pos))
@@ -398,13 +401,13 @@ def dl_method(dl: DeLongSummary) -> str:
 
 
 def _row_confusion(ev: BinaryEvidence, j: int) -> Confusion | None:
-    """Model j's confusion counts in rows (unweighted), from its weight cells or the kept rows;
-    None without either."""
+    """Model j's confusion counts in rows (unweighted): a weighted model's from its weight cells
+    (None past their cap, in every engine), else from the kept rows; None without them."""
     m = ev.models[j]
     if m.cells is not None:
         tp, fp, fn, tn = IV.cells_confusion(m.cells, m.table.cut_index(m.threshold))
         return Confusion(float(tp), float(fp), float(fn), float(tn))
-    if ev.rows is None:
+    if ev.rows is None or m.table.weighted:
         return None
     y = ev.rows.y
     pred = ev.rows.codes[j] < m.table.cut_index(m.threshold)
@@ -480,11 +483,9 @@ def _approvals(ev: BinaryEvidence, s: Settings, b: int) -> tuple[dict[str, list]
         return None, "weighted" if ev.weighted else "not_counted"
     # weighted: the joint weight cells every engine counts (the rows per table rows, class, weights)
     base = ev.models[b]
-    mw = cells.rows * cells.w[b]
-    rates = [("baseline", float(mw[cells.codes[b] >= base.table.cut_index(base.threshold)].sum() / mw.sum()))]
-    rates += [("config", r) for r in s.approval_rates]
+    rates = [("baseline", AP.own_rate(base.table, base.threshold))] + [("config", r) for r in s.approval_rates]
     for source, rate in rates:
-        for a in AP.compare_cells_at_rate(rate, source, cells, names, [m.table.thresholds for m in ev.models], b,
+        for a in AP.compare_cells_at_rate(rate, source, cells, names, [m.table for m in ev.models], b,
                                           s.level, s.resamples, rng):
             out[a.model.model].append(a)
     return out, None
@@ -514,7 +515,14 @@ def compare_binary_evidence(ev: BinaryEvidence, s: Settings, progress: Progress 
     pairing = ev.pairing
     want = s.resamples > 0
     # weighted aligned models: their differences from the joint weight cells (the paired row bootstrap)
-    rows_boot = _weighted_pair_bootstrap(ev, s) if want and ev.weighted and pairing.cells is not None else None
+    wdraws = _weighted_pair_bootstrap(ev, s) if want and ev.weighted and pairing.cells is not None else None
+    rows_boot = None if wdraws is None else wdraws.samples
+    how_w = WEIGHTED_JOINT_BINNED_BOOTSTRAP if wdraws is not None and wdraws.binned else WEIGHTED_JOINT_BOOTSTRAP
+
+    def weighted_diff(j: int, q: int) -> np.ndarray:
+        """Replicates of model j's metric q minus the baseline's, moved by their binning errors."""
+        assert wdraws is not None
+        return wdraws.samples[:, j, q] - wdraws.samples[:, b, q] + (wdraws.shift[j, q] - wdraws.shift[b, q])
 
     models: dict[str, ModelResult] = {}
     delong: dict[str, TableDeLong] = {}
@@ -597,12 +605,11 @@ def compare_binary_evidence(ev: BinaryEvidence, s: Settings, progress: Progress 
             if pm in tidx:
                 prim_samples = diff_t[:, tidx[pm]]
         elif rows_boot is not None:
-            diff_r = rows_boot[:, j] - rows_boot[:, b]
             for metric in B.THRESHOLD_METRICS:
-                if metric != "baseline_accuracy" and (iv := _ci(diff_r[:, midx[metric]], s.level)) is not None:
-                    ci[metric], method[metric] = iv, WEIGHTED_JOINT_BOOTSTRAP
+                if metric != "baseline_accuracy" and (iv := _ci(weighted_diff(j, midx[metric]), s.level)) is not None:
+                    ci[metric], method[metric] = iv, how_w
             if pm in tidx:
-                prim_samples = diff_r[:, midx[pm]]
+                prim_samples = weighted_diff(j, midx[pm])
         elif want:
             caps["paired_interval.threshold_metrics"] = "weighted" if pairing.status == "aligned" else pairing.reason
         # differences of ranking metrics other than AUC and Gini: the pair's joint score table
@@ -622,12 +629,11 @@ def compare_binary_evidence(ev: BinaryEvidence, s: Settings, progress: Progress 
             if pm in ROW_ONLY_METRICS:
                 prim_samples = dr.samples[:, midx[pm]] + dr.shift[midx[pm]]
         elif rows_boot is not None:
-            diff_r = rows_boot[:, j] - rows_boot[:, b]
             for metric in ROW_ONLY_METRICS:
-                if (iv := _ci(diff_r[:, midx[metric]], s.level)) is not None:
-                    ci[metric], method[metric] = iv, WEIGHTED_JOINT_BOOTSTRAP
+                if (iv := _ci(weighted_diff(j, midx[metric]), s.level)) is not None:
+                    ci[metric], method[metric] = iv, how_w
             if pm in ROW_ONLY_METRICS:
-                prim_samples = diff_r[:, midx[pm]]
+                prim_samples = weighted_diff(j, midx[pm])
         elif want:
             caps["paired_interval.ranking_metrics"] = (
                 pairing.reason if pairing.status == "unpaired" else "weighted" if ev.weighted else "not_counted")
@@ -672,12 +678,11 @@ def compare_binary_evidence(ev: BinaryEvidence, s: Settings, progress: Progress 
                         for mo in (m, models_in[b]))
             caps["delong"] = "small_class" if small else "weighted"
             if rows_boot is not None:
-                diff_r = rows_boot[:, j] - rows_boot[:, b]
                 for metric in DELONG_METRICS:
-                    if (iv := _ci(diff_r[:, midx[metric]], s.level)) is not None:
-                        ci[metric], method[metric] = iv, WEIGHTED_JOINT_BOOTSTRAP
+                    if (iv := _ci(weighted_diff(j, midx[metric]), s.level)) is not None:
+                        ci[metric], method[metric] = iv, how_w
                 if pm in DELONG_METRICS:
-                    prim_samples = diff_r[:, midx[pm]]
+                    prim_samples = weighted_diff(j, midx[pm])
         if test is None and prim_samples is not None:
             test = PrimaryTest(MP.bootstrap_p(prim_samples), "bootstrap", ci.get(pm), method.get(pm),
                                lambda lv, x=prim_samples: _ci(x, lv))

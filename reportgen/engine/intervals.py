@@ -670,8 +670,9 @@ __all__ += ["JOINT_CONFUSION_BOOTSTRAP", "joint_confusion_bootstrap"]
 #: ``ci_method`` of a weighted model's interval drawn on its weight cells (exact / binned table).
 WEIGHTED_BOOTSTRAP = "bootstrap (weighted score table)"
 WEIGHTED_BINNED_BOOTSTRAP = "bootstrap (binned weighted score table)"
-#: ``ci_method`` of a difference of weighted models drawn on their joint weighted rows.
+#: ``ci_method`` of a difference of weighted models drawn on their joint weighted rows (exact / binned).
 WEIGHTED_JOINT_BOOTSTRAP = "paired bootstrap of the weighted joint rows"
+WEIGHTED_JOINT_BINNED_BOOTSTRAP = "paired bootstrap of the binned weighted joint rows"
 #: Most weight cells (or distinct joint rows) counted: past it an engine keeps no cells and the
 #: weighted intervals are not drawn (capability code ``weighted``), the same in every engine —
 #: the count of distinct cells of all rows does not depend on how the rows were chunked.
@@ -693,6 +694,8 @@ class WeightCells:
         y: shape (cells,) bool, the class (True = positive).
         w: shape (keys, cells) float64: per key, the cell's weight (each model's own weights).
         rows: shape (cells,) int64: rows in the cell.
+        luts: None when ``codes`` are table rows; else per key the bin of each table row
+            (joint cells binned past :data:`MAX_WEIGHT_CELLS`).
 
     Canonical order (:func:`count_cells`): positives first, then by codes, then by weights — so
     every engine that counts the same rows holds the same arrays in the same order, and a seed
@@ -703,6 +706,8 @@ class WeightCells:
     y: np.ndarray
     w: np.ndarray
     rows: np.ndarray
+    #: per key, the table rows' bins when ``codes`` are bins (:func:`split_lut`), None for table rows
+    luts: tuple[np.ndarray, ...] | None = None
 
     @property
     def n_cells(self) -> int:
@@ -797,19 +802,47 @@ def weighted_model_bootstrap(table: ScoreTable, cells: WeightCells, threshold: f
     return Draws(samples, shift, binned, weighted=True)
 
 
+def split_lut(lut: np.ndarray, cuts) -> np.ndarray:
+    """``lut`` (bins consecutive in table order) with a new bin starting at every table row in
+    ``cuts`` too (0 < c < rows), so a rule "row ≥ c" selects whole bins."""
+    k = lut.shape[0]
+    new = np.zeros(k, dtype=bool)
+    new[1:] = lut[1:] != lut[:-1]
+    c = np.asarray([int(x) for x in cuts], dtype=np.int64)
+    c = c[(c > 0) & (c < k)]
+    new[c] = True
+    return np.cumsum(new, dtype=np.int64)
+
+
 def weighted_joint_bootstrap(cells: WeightCells, tables: list[ScoreTable], thresholds: list[float],
                              probabilities: list[bool | None], resamples: int, rng: np.random.Generator,
-                             beta: float = 1.0, costs: B.Costs = B.Costs()) -> np.ndarray:
-    """Shape (resamples, models, METRICS): every model's metrics on the same paired stratified row
-    bootstrap of weighted aligned rows (the same rows for every model: differences are paired),
-    drawn on their joint cells (key j = model j: the row's place in model j's exact table and its
-    weight there). Exact in distribution, O(cells) per resample (cells ≤ rows)."""
-    kernels = [resample_kernel(t, cells.codes[j], cells.y, [np.arange(cells.n_cells)], thr, cells.w[j], prob)
-               for j, (t, thr, prob) in enumerate(zip(tables, thresholds, probabilities))]
-    draws = _draw(kernels, cells.rows, cells.n_pos_cells, resamples, rng, beta, costs)
-    return np.stack(draws, axis=1)
+                             beta: float = 1.0, costs: B.Costs = B.Costs()) -> Draws:
+    """Every model's metrics on the same paired stratified row bootstrap of weighted aligned rows
+    (the same rows for every model: differences are paired), drawn on their joint cells (key j =
+    model j: the row's place in model j's table and its weight there). Exact in distribution,
+    O(cells) per resample (cells ≤ rows).
+
+    Returns :class:`Draws` with ``samples`` shape (resamples, models, METRICS) and ``shift`` shape
+    (models, METRICS): when the cells are binned (``cells.luts``), each model's table is
+    coarsened by its lut and its binning error ``θ̂ − θ̂_binned`` is the shift (the threshold
+    metrics keep their exact distribution: the bins are cut at the threshold).
+    """
+    kernels, shifts = [], []
+    n = cells.n_cells
+    for j, (t, thr, prob) in enumerate(zip(tables, thresholds, probabilities)):
+        lut = np.arange(t.n_distinct, dtype=np.int64) if cells.luts is None else cells.luts[j]
+        kernel, coarse = _weighted_kernel(t, lut, cells.codes[j], cells.y, cells.w[j], thr, prob)
+        kernels.append(kernel)
+        shift = np.zeros(len(B.METRICS))
+        if coarse is not t:
+            at = resampled_metrics(kernel, (1, [cells.rows[None, :].astype(np.float64)]), beta, costs)[0]
+            shift = np.nan_to_num(_exact(t, thr, beta, costs, prob) - at)
+        shifts.append(shift)
+    draws = _draw(kernels, cells.rows, cells.n_pos_cells, resamples, rng, beta, costs) if n else [
+        np.full((resamples, len(B.METRICS)), np.nan) for _ in kernels]
+    return Draws(np.stack(draws, axis=1), np.stack(shifts), cells.luts is not None, weighted=True)
 
 
-__all__ += ["MAX_WEIGHT_CELLS", "WEIGHTED_BINNED_BOOTSTRAP", "WEIGHTED_BOOTSTRAP", "WEIGHTED_JOINT_BOOTSTRAP",
+__all__ += ["MAX_WEIGHT_CELLS", "WEIGHTED_BINNED_BOOTSTRAP", "WEIGHTED_JOINT_BINNED_BOOTSTRAP", "split_lut", "WEIGHTED_BOOTSTRAP", "WEIGHTED_JOINT_BOOTSTRAP",
             "WeightCells", "cells_confusion", "count_cells", "merge_cells", "weighted_joint_bootstrap",
             "weighted_model_bootstrap"]

@@ -24,7 +24,7 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -140,7 +140,6 @@ class DenseCounts:
                           direction, float(n), n, False)
 
 
-@dataclass(slots=True)
 class CellCounter:
     """One weighted model's rows counted per (raw score, class, weight): ``add`` · ``merge`` · ``cells``.
 
@@ -152,17 +151,25 @@ class CellCounter:
     engine overflows on the same data.
     """
 
-    merged: WeightCells | None = None
-    pending: list = field(default_factory=list)
-    overflowed: bool = False
+    def __init__(self) -> None:
+        self.merged: WeightCells | None = None
+        self.pending: list[WeightCells] = []
+        self.overflowed = False
 
     def add(self, scores: np.ndarray, y: np.ndarray, weights: np.ndarray) -> None:
         if self.overflowed or scores.shape[0] == 0:
             return
         s = np.asarray(scores, dtype=np.float64)
-        self.pending.append(count_cells(np.zeros(s.shape[0], dtype=np.int64), y, np.stack([s, weights])))
+        self._push(count_cells(np.zeros(s.shape[0], dtype=np.int64), y, np.stack([s, weights])))
+
+    def _push(self, part: WeightCells) -> None:
+        self.pending.append(part)
         if len(self.pending) >= MERGE_EVERY:
             self._merge()
+
+    def _shrink(self, merged: WeightCells) -> WeightCells:
+        """What to keep past the cap before giving up (here nothing: the cells as they are)."""
+        return merged
 
     def _merge(self) -> None:
         parts = ([self.merged] if self.merged is not None else []) + self.pending
@@ -170,6 +177,8 @@ class CellCounter:
         if self.overflowed or not parts:
             return
         merged = merge_cells(parts) if len(parts) > 1 else parts[0]
+        if merged.n_cells > MAX_WEIGHT_CELLS:
+            merged = self._shrink(merged)
         if merged.n_cells > MAX_WEIGHT_CELLS:
             self.overflowed, self.merged = True, None
             return
@@ -193,30 +202,69 @@ class CellCounter:
         return count_cells(exact_grouper(table)(m.w[0]), m.y, m.w[1], m.rows)
 
 
-class JointCellCounter:
+class JointCellCounter(CellCounter):
     """Weighted aligned rows counted per (every model's table row, class, every model's weight):
     ``add`` · ``merge`` · ``result`` (:class:`~reportgen.engine.intervals.WeightCells`, key j =
-    model j). Past :data:`~reportgen.engine.intervals.MAX_WEIGHT_CELLS` cells: None."""
+    model j).
 
-    def __init__(self) -> None:
-        self.counter = CellCounter()
+    Past :data:`~reportgen.engine.intervals.MAX_WEIGHT_CELLS` cells the table rows are replaced
+    by each model's bins ``luts`` (:func:`~reportgen.engine.approval.joint_cell_luts`: equal-weight
+    bins cut at the threshold and at the approval cuts), weights kept distinct; past it again,
+    None. The switch happens as soon as the running count passes the cap, which it does exactly
+    when the count over all rows does (a count of distinct cells only grows), and binning is a
+    function of the cell, so the result does not depend on chunking or merge order.
+    """
 
-    def add(self, codes: list[np.ndarray], y: np.ndarray, weights: list[np.ndarray | None]) -> None:
-        c = self.counter
-        if c.overflowed or y.shape[0] == 0:
+    def __init__(self, luts: list[np.ndarray] | None = None) -> None:
+        super().__init__()
+        self.luts = luts
+        self.binned = False
+
+    def add(self, codes: list[np.ndarray], y: np.ndarray, weights: list[np.ndarray | None]) -> None:  # type: ignore[override]
+        if self.overflowed or y.shape[0] == 0:
             return
         w = np.stack([np.ones(y.shape[0]) if x is None else np.asarray(x, dtype=np.float64) for x in weights])
-        c.pending.append(count_cells(np.stack(codes), y, w))
-        if len(c.pending) >= MERGE_EVERY:
-            c._merge()
+        c = np.stack([lut[x] for lut, x in zip(self.luts, codes)]) if self.binned else np.stack(codes)  # type: ignore[arg-type]
+        self._push(count_cells(c, y, w))
 
-    def merge(self, other: JointCellCounter) -> JointCellCounter:
-        self.counter.merge(other.counter)
+    def _bin(self, cells: WeightCells) -> WeightCells:
+        assert self.luts is not None
+        return count_cells(np.stack([lut[c] for lut, c in zip(self.luts, cells.codes)]), cells.y, cells.w, cells.rows)
+
+    def _shrink(self, merged: WeightCells) -> WeightCells:
+        if self.binned or self.luts is None:
+            return merged
+        self.binned = True
+        return self._bin(merged)
+
+    def merge(self, other: JointCellCounter) -> JointCellCounter:  # type: ignore[override]
+        """Add the counts of other rows (a Dask part or range), binning whichever side is not yet."""
+        other._merge()
+        self._merge()
+        if other.overflowed or self.overflowed:
+            self.overflowed, self.merged = True, None
+            return self
+        if other.merged is None:
+            return self
+        theirs = other.merged
+        if other.binned and not self.binned:
+            self.binned = True
+            if self.merged is not None:
+                self.merged = self._bin(self.merged)
+        elif self.binned and not other.binned:
+            theirs = self._bin(theirs)
+        self.pending.append(theirs)
+        self._merge()
         return self
 
     def result(self) -> WeightCells | None:
-        self.counter._merge()
-        return None if self.counter.overflowed else self.counter.merged
+        self._merge()
+        if self.overflowed or self.merged is None:
+            return None
+        if not self.binned:
+            return self.merged
+        assert self.luts is not None
+        return replace(self.merged, luts=tuple(self.luts))
 
 
 def capped(cells: WeightCells) -> WeightCells | None:

@@ -29,6 +29,7 @@ from reportgen.io.dataset import Dataset
 from reportgen.io.pairs import PAIRED_CHUNK
 from reportgen.reduce.local import NON_INTEGER
 from reportgen.engine.class_tables import build_class_tables
+from reportgen.engine.approval import joint_cell_luts
 from reportgen.engine.intervals import count_cells
 from reportgen.engine.compare import Progress, Settings
 from reportgen.engine.driver import compare_evidence
@@ -190,9 +191,9 @@ def _row_pairing(models: list[BinaryModelEvidence], codes: list[np.ndarray], y: 
         # DeLong's covariance and the pattern counts are counts of unweighted rows; McNemar's table
         # in weighted counts (shown beside) and in rows (what sampling weights test on)
         rows_only = [None] * len(weights)
-        joint = S.JointCellCounter()
-        joint.counter.pending.append(count_cells(np.stack(codes), y, np.stack(
-            [np.ones(y.shape[0]) if w is None else w for w in weights])))
+        joint = S.JointCellCounter(joint_cell_luts([m.table for m in models], [m.threshold for m in models],
+                                                   approval_rates))
+        joint.add(codes, y, weights)
         return Pairing("aligned", "aligned", None, S.agreement(correct, weights), None, S.agreement(correct, rows_only),
                        cells=joint.result())
     acc = S.PairedAccumulator([m.table for m in models], [m.threshold for m in models], approval_rates=approval_rates)

@@ -50,6 +50,7 @@ import pandas as pd
 from reportgen.config import Config, ModelConfig
 from reportgen.engine.curve import ScoreTable
 from reportgen.engine.evidence import MulticlassModelEvidence
+from reportgen.engine.approval import joint_cell_luts
 from reportgen.engine.intervals import WeightCells
 from reportgen.engine.streaming import binning_auc_bound
 from reportgen.errors import InputError
@@ -792,8 +793,9 @@ class BinaryPairs:
         self.names, self.files = [m.name for m in cfg.models], files or [m.file for m in cfg.models]
         self.acc = S.PairedAccumulator(tables, [m.threshold if m.threshold is not None else cfg.threshold for m in cfg.models],
                                        approval_rates=tuple(cfg.approval_rates))
-        self.agree = (S.AgreementAccumulator(len(tables), cells=S.JointCellCounter())
-                      if any(t.weighted for t in tables) else None)
+        weighted = any(t.weighted for t in tables)
+        luts = joint_cell_luts(tables, self.acc.cuts, tuple(cfg.approval_rates)) if weighted else None
+        self.agree = S.AgreementAccumulator(len(tables), cells=S.JointCellCounter(luts)) if weighted else None
         self.cuts = [t.cut_index(c) for t, c in zip(tables, self.acc.cuts)]
 
     def records(self, st: ModelState, path: Path, batch: Batch, offset: int) -> tuple[np.ndarray, np.ndarray]:

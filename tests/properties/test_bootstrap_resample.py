@@ -142,7 +142,7 @@ def test_weighted_joint_bootstrap_equals_the_per_table_loop():
     ]
     s = C.Settings(beta=2.0, costs=B.Costs(fn=5, fp=1), resamples=40, seed=5)
     ev = evidence_of_rows(inputs, threshold=0.3)
-    got = C._weighted_pair_bootstrap(ev, s)
+    got = C._weighted_pair_bootstrap(ev, s).samples
     cells = ev.pairing.cells
     tables = [m.table for m in ev.models]
     groups = [row_groups(t, i.scores) for t, i in zip(tables, inputs)]

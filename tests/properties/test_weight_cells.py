@@ -155,7 +155,7 @@ def test_joint_cells_pair_the_rows():
     codes = np.stack([row_groups(t, x) for t, x in zip(tables, (s, s2))])
     cells = IV.count_cells(codes, y, np.stack([w, w]))
     R = 2000
-    got = IV.weighted_joint_bootstrap(cells, tables, [0.5, 0.5], [None, None], R, np.random.default_rng(1))
+    got = IV.weighted_joint_bootstrap(cells, tables, [0.5, 0.5], [None, None], R, np.random.default_rng(1)).samples
     diff = got[:, 0, _M["roc_auc"]] - got[:, 1, _M["roc_auc"]]
     # the oracle: the weighted Mann–Whitney sum over (positive, negative) pairs of the resampled
     # rows (ties one half), checked against scikit-learn on the data itself
@@ -275,3 +275,103 @@ def test_binned_weighted_tables_keep_weights_within_bins(monkeypatch):
         q = _M[name]
         assert got.samples[:, q].std() == pytest.approx(exact.samples[:, q].std(), rel=0.25)
         assert got.shift[q] == pytest.approx(0.0, abs=1e-12)
+
+
+def test_joint_cells_past_the_cap_are_binned_alike_in_every_way_of_counting(monkeypatch):
+    """Past the cap the joint cells key each model by its bins (cut at the threshold and the
+    approval cuts), weights kept: the same cells from the rows at once, from chunks, and from
+    parts merged in any order; the threshold metrics' differences keep their exact distribution
+    (no binning shift) and the comparison at equal approval rate its exact numbers."""
+    import reportgen.reduce.accumulators as S  # noqa: PLC0415
+    from reportgen.engine import approval as AP  # noqa: PLC0415
+
+    s, y, w = _sample(12, 600, "few")
+    rng = np.random.default_rng(13)
+    s2 = np.round(np.clip(s + rng.normal(0, 0.1, s.shape[0]), 0, 1), 3)
+    tables = [build_table(s, y, w), build_table(s2, y, w)]
+    thresholds = [0.5, 0.45]
+    codes = [row_groups(t, x) for t, x in zip(tables, (s, s2))]
+    exact = IV.count_cells(np.stack(codes), y, np.stack([w, w]))
+    luts = AP.joint_cell_luts(tables, thresholds, (0.7,))
+    monkeypatch.setattr(S, "MAX_WEIGHT_CELLS", exact.n_cells - 1)  # exact passes the cap; bins do not
+    whole = S.JointCellCounter(luts)
+    whole.add(codes, y, [w, w])
+    got = whole.result()
+    assert got is not None and got.luts is not None and got.n_cells < exact.n_cells
+    parts = []
+    for lo in range(0, 600, 150):
+        c = S.JointCellCounter(luts)
+        for a in range(lo, lo + 150, 40):
+            part = slice(a, min(a + 40, lo + 150))
+            c.add([x[part] for x in codes], y[part], [w[part], w[part]])
+        parts.append(c)
+    merged = S.JointCellCounter(luts)
+    for c in parts[::-1]:
+        merged.merge(c)
+    again = merged.result()
+    for field in ("codes", "y", "w", "rows"):
+        np.testing.assert_array_equal(getattr(again, field), getattr(got, field))
+    # the comparison at equal approval rate: the same numbers on bins as on table rows
+    for rate in (AP.own_rate(tables[0], thresholds[0]), 0.7):
+        a_exact = AP.compare_cells_at_rate(rate, "config", exact, ["a", "b"], tables, 0, 0.95, 0, rng)[0]
+        a_binned = AP.compare_cells_at_rate(rate, "config", got, ["a", "b"], tables, 0, 0.95, 0, rng)[0]
+        assert a_binned == a_exact
+    # differences: threshold metrics unmoved, their spread the exact draw's
+    R = 1000
+    db = IV.weighted_joint_bootstrap(got, tables, thresholds, [None, None], R, np.random.default_rng(1))
+    de = IV.weighted_joint_bootstrap(exact, tables, thresholds, [None, None], R, np.random.default_rng(2))
+    assert db.binned and not de.binned
+    for name in ("f1", "recall", "accuracy"):
+        q = _M[name]
+        assert db.shift[:, q] == pytest.approx(0.0, abs=1e-12)
+        sd_b = (db.samples[:, 1, q] - db.samples[:, 0, q]).std()
+        sd_e = (de.samples[:, 1, q] - de.samples[:, 0, q]).std()
+        assert sd_b == pytest.approx(sd_e, rel=0.15)
+
+
+@pytest.mark.parametrize("cap", [2200, 900])
+def test_memory_and_stream_agree_past_the_cap(monkeypatch, tmp_path, cap):
+    """End to end, past the cap (lowered): at 2,200 the models keep their cells (561 and 1,933) and
+    the joint cells (2,459 exact) are binned (2,098), the binned differences, verdict and approval
+    intervals the same numbers in both engines; at 900 model b and the joint cells keep none,
+    stated by the same capability codes in both engines (memory does not fall back on its rows)."""
+    import json  # noqa: PLC0415
+
+    import pandas as pd  # noqa: PLC0415
+    import yaml  # noqa: PLC0415
+
+    import reportgen.reduce.accumulators as S  # noqa: PLC0415
+    from reportgen.config import load_config  # noqa: PLC0415
+    from reportgen.pipeline import analyse  # noqa: PLC0415
+
+    s, y, w = _sample(14, 2500, "few")
+    rng = np.random.default_rng(15)
+    pd.DataFrame({"y": y.astype(int), "a": s, "b": np.round(np.clip(s + rng.normal(0, 0.1, s.shape[0]), 0, 1), 3),
+                  "w": w}).to_csv(tmp_path / "d.csv", index=False)
+    (tmp_path / "c.yaml").write_text(yaml.safe_dump({
+        "title": "t", "label": "y", "weight": "w", "threshold": 0.5, "bootstrap": {"resamples": 40, "seed": 3},
+        "approval_rates": [0.7],
+        "models": [{"name": "a", "file": str(tmp_path / "d.csv"), "score": "a"},
+                   {"name": "b", "file": str(tmp_path / "d.csv"), "score": "b"}]}))
+    monkeypatch.setattr(S, "MAX_WEIGHT_CELLS", cap)
+    docs = {}
+    for engine in ("memory", "stream"):
+        cfg, path = load_config(tmp_path / "c.yaml")
+        over = {"engine": engine} if engine == "memory" else {"engine": engine, "stream": {"batch_rows": 1000}}
+        doc = json.loads(json.dumps(analyse(cfg.with_overrides(**over), path).to_json()))
+        doc.pop("run")
+        docs[engine] = doc
+    assert docs["memory"] == docs["stream"]
+    c = docs["memory"]["comparisons"][0]
+    models = docs["memory"]["models"]
+    if cap == 2200:
+        assert c["capabilities"] == {"delong": "weighted"}
+        assert set(c["ci_method"].values()) == {IV.WEIGHTED_JOINT_BINNED_BOOTSTRAP}
+        assert c["decision"]["method"] == "bootstrap" and all(a["ci"] for a in c["approval"])
+        assert all(m["ci_method"]["f1"] == IV.WEIGHTED_BOOTSTRAP for m in models.values())
+    else:
+        assert c["capabilities"] == {"model_interval.bootstrap": "weighted", "delong": "weighted", "approval": "weighted",
+                                     "paired_interval.threshold_metrics": "weighted",
+                                     "paired_interval.ranking_metrics": "weighted"}
+        assert models["a"]["ci"] and not models["b"]["ci"] and models["b"]["confusion_rows"] is None
+        assert c["decision"]["method"] == "no test"
