@@ -24,6 +24,7 @@ from reportgen.engine.intervals import (
     JOINT_BINNED_BOOTSTRAP,
     JOINT_BINS,
     JOINT_BOOTSTRAP,
+    JOINT_EXACT_CELLS,
     MAX_PAIR_MODELS,
     MAX_WEIGHT_CELLS,
     MODEL_BINS,
@@ -70,7 +71,7 @@ WEIGHTED_JOINT_NOTE = ("Intervals of differences of weighted models (and the ver
                        "stratified bootstrap of the rows with their weights, drawn on the rows counted per (both "
                        "models' scores, class, weights), one multinomial draw per class and resample.")
 
-WEIGHTED_JOINT_BINNED_NOTE = (f"There are more than {MAX_WEIGHT_CELLS:,} such counts, so each model's scores are cut "
+WEIGHTED_JOINT_BINNED_NOTE = (f"There are more than {JOINT_EXACT_CELLS:,} such counts, so each model's scores are cut "
                               f"into {JOINT_BINS} equal-weight bins (and at its threshold and approval cuts, so threshold "
                               "metrics and the comparison at equal approval rate stay exact), weights kept apart; each "
                               "difference's interval is moved by the binning's error on the data.")

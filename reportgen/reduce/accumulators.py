@@ -32,6 +32,7 @@ from reportgen.engine import class_tables as CT
 from reportgen.engine.curve import Direction, ScoreTable, build_table, merge_tables, scaled_codes
 from reportgen.engine.approval import MAX_APPROVAL_MODELS, ApprovalCounter
 from reportgen.engine.intervals import (
+    JOINT_EXACT_CELLS,
     MAX_PAIR_MODELS,
     MAX_WEIGHT_CELLS,
     PairTableAccumulator,
@@ -168,7 +169,7 @@ class CellCounter:
             self._merge()
 
     def _shrink(self, merged: WeightCells) -> WeightCells:
-        """What to keep past the cap before giving up (here nothing: the cells as they are)."""
+        """Fewer cells for ``merged`` when it is large (here none: the cells as they are)."""
         return merged
 
     def _merge(self) -> None:
@@ -176,9 +177,7 @@ class CellCounter:
         self.pending = []
         if self.overflowed or not parts:
             return
-        merged = merge_cells(parts) if len(parts) > 1 else parts[0]
-        if merged.n_cells > MAX_WEIGHT_CELLS:
-            merged = self._shrink(merged)
+        merged = self._shrink(merge_cells(parts) if len(parts) > 1 else parts[0])
         if merged.n_cells > MAX_WEIGHT_CELLS:
             self.overflowed, self.merged = True, None
             return
@@ -207,10 +206,10 @@ class JointCellCounter(CellCounter):
     ``add`` · ``merge`` · ``result`` (:class:`~reportgen.engine.intervals.WeightCells`, key j =
     model j).
 
-    Past :data:`~reportgen.engine.intervals.MAX_WEIGHT_CELLS` cells the table rows are replaced
+    Past :data:`~reportgen.engine.intervals.JOINT_EXACT_CELLS` cells the table rows are replaced
     by each model's bins ``luts`` (:func:`~reportgen.engine.approval.joint_cell_luts`: equal-weight
-    bins cut at the threshold and at the approval cuts), weights kept distinct; past it again,
-    None. The switch happens as soon as the running count passes the cap, which it does exactly
+    bins cut at the threshold and at the approval cuts), weights kept distinct; past
+    :data:`~reportgen.engine.intervals.MAX_WEIGHT_CELLS`, None. The switch happens as soon as the running count passes the cap, which it does exactly
     when the count over all rows does (a count of distinct cells only grows), and binning is a
     function of the cell, so the result does not depend on chunking or merge order.
     """
@@ -232,7 +231,7 @@ class JointCellCounter(CellCounter):
         return count_cells(np.stack([lut[c] for lut, c in zip(self.luts, cells.codes)]), cells.y, cells.w, cells.rows)
 
     def _shrink(self, merged: WeightCells) -> WeightCells:
-        if self.binned or self.luts is None:
+        if self.binned or self.luts is None or merged.n_cells <= JOINT_EXACT_CELLS:
             return merged
         self.binned = True
         return self._bin(merged)

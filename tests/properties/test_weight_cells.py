@@ -278,7 +278,7 @@ def test_binned_weighted_tables_keep_weights_within_bins(monkeypatch):
 
 
 def test_joint_cells_past_the_cap_are_binned_alike_in_every_way_of_counting(monkeypatch):
-    """Past the cap the joint cells key each model by its bins (cut at the threshold and the
+    """Past JOINT_EXACT_CELLS the joint cells key each model by its bins (cut at the threshold and the
     approval cuts), weights kept: the same cells from the rows at once, from chunks, and from
     parts merged in any order; the threshold metrics' differences keep their exact distribution
     (no binning shift) and the comparison at equal approval rate its exact numbers."""
@@ -293,7 +293,7 @@ def test_joint_cells_past_the_cap_are_binned_alike_in_every_way_of_counting(monk
     codes = [row_groups(t, x) for t, x in zip(tables, (s, s2))]
     exact = IV.count_cells(np.stack(codes), y, np.stack([w, w]))
     luts = AP.joint_cell_luts(tables, thresholds, (0.7,))
-    monkeypatch.setattr(S, "MAX_WEIGHT_CELLS", exact.n_cells - 1)  # exact passes the cap; bins do not
+    monkeypatch.setattr(S, "JOINT_EXACT_CELLS", exact.n_cells - 1)  # exact passes the cap; bins do not
     whole = S.JointCellCounter(luts)
     whole.add(codes, y, [w, w])
     got = whole.result()
@@ -354,6 +354,7 @@ def test_memory_and_stream_agree_past_the_cap(monkeypatch, tmp_path, cap):
         "models": [{"name": "a", "file": str(tmp_path / "d.csv"), "score": "a"},
                    {"name": "b", "file": str(tmp_path / "d.csv"), "score": "b"}]}))
     monkeypatch.setattr(S, "MAX_WEIGHT_CELLS", cap)
+    monkeypatch.setattr(S, "JOINT_EXACT_CELLS", cap)
     docs = {}
     for engine in ("memory", "stream"):
         cfg, path = load_config(tmp_path / "c.yaml")
