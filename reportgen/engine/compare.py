@@ -14,8 +14,10 @@ by which engine made it:
   McNemar's test from the agreement counts; paired bootstrap intervals of threshold-metric
   differences from the decision-pattern counts and of ranking-metric differences from the
   pair's joint score table (:func:`~reportgen.engine.intervals.pair_bootstrap`), both counted
-  in every engine's paired pass; weighted models from the kept rows, or a capability code
-  saying what is missing; Holm-adjusted p-values and the verdict's facts (a
+  in every engine's paired pass; weighted models (sampling weights) from their weight cells —
+  rows counted per (score, class, weight), and per (every model's score, class, weights) for
+  differences and the comparison at equal approval rate, the row bootstrap with the weights
+  carried, counted alike by every engine — or a capability code saying what is missing; Holm-adjusted p-values and the verdict's facts (a
   :class:`~reportgen.results.Decision`).
 
 No prose: warnings and the tests' caveats are :class:`~reportgen.results.Notice` codes with their
@@ -497,15 +499,15 @@ def compare_binary_evidence(ev: BinaryEvidence, s: Settings, progress: Progress 
     * each model: DeLong's interval of AUC and Gini from its table (unweighted, ≥ 2 rows per
       class; on the logit scale when the normal one would leave [0, 1]); every other metric's
       interval from the stratified bootstrap drawn on its score table (unweighted; one generator
-      seeded by ``seed``, models in config order), or from the paired bootstrap of the kept rows
-      (weighted models, rows kept); proportions whose count is 0 or its total get the exact
+      seeded by ``seed``, models in config order), or drawn on its weight cells (weighted models,
+      the same generator: :func:`~reportgen.engine.intervals.weighted_model_bootstrap`); proportions whose count is 0 or its total get the exact
       Clopper–Pearson interval instead of a degenerate one; zero-width intervals are warned of;
     * each difference with the baseline: AUC and Gini by DeLong's paired test (covariance of
       the aligned rows) or else the unpaired one (variances added, Welch's t as pROC); the
       threshold metrics by the paired bootstrap of the decision-pattern counts (seed
       ``(seed, 1)``); the other ranking metrics by the paired bootstrap of the pair's joint
-      score table (seed ``(seed, 3)``, comparisons in config order), or of the kept rows
-      (weighted); McNemar's test from the agreement counts (rows under sampling weights,
+      score table (seed ``(seed, 3)``, comparisons in config order); weighted models every
+      difference by the paired bootstrap of their joint weight cells (seed ``(seed, 2)``); McNemar's test from the agreement counts (rows under sampling weights,
       frequencies under frequency weights); one multiplicity policy, Holm over each family
       (verdicts, McNemar, pairwise), with a :class:`~reportgen.results.Decision` per comparison.
     """
@@ -613,7 +615,7 @@ def compare_binary_evidence(ev: BinaryEvidence, s: Settings, progress: Progress 
         elif want:
             caps["paired_interval.threshold_metrics"] = "weighted" if pairing.status == "aligned" else pairing.reason
         # differences of ranking metrics other than AUC and Gini: the pair's joint score table
-        # (every engine's paired pass), else the kept rows (weighted)
+        # (every engine's paired pass), else the joint weight cells (weighted)
         pair = None if pairing.pair_counts is None or ev.weighted or not want else pairing.pair_counts.of(j, b)
         if pair is not None:
             pc = pairing.pair_counts

@@ -13,8 +13,9 @@ What a task's evidence holds:
   counts and class tables (multiclass);
 * optionally the **rows**, compressed to each model's table row per row (binary) or the
   class indices and scores (multiclass): only the in-memory engine keeps them, and only what
-  needs the rows resampled together (paired intervals of ranking-metric differences,
-  weighted bootstraps) uses them;
+  needs the rows resampled together (the multiclass averaged AUCs and their differences) uses
+  them — weighted binary models are resampled through their weight cells, which every engine
+  counts;
 * the **pairing**: whether the models' rows are aligned and, if not, why (a reason code), with
   the paired sufficient statistics when they are: DeLong's covariance of the AUCs, the 2×2
   agreement counts of every pair of models, and the counts of each pattern of truth and
@@ -241,7 +242,7 @@ class BinaryEvidence:
         pairing: what paired statistics are possible (:class:`Pairing`).
         audit: the load audit.
         rows: the aligned rows (memory engine, with several models or weights: what the paired
-            pass and the row bootstrap of weighted models read), or None.
+            pass and the weight cells are counted from), or None.
     """
 
     models: tuple[BinaryModelEvidence, ...]

@@ -29,6 +29,14 @@ rows, at O(cells) per resample:
   decision-pattern counts (:func:`reportgen.engine.compare.joint_bootstrap`), AUC and Gini from
   DeLong.
 
+* **weighted models** (sampling weights, :func:`weighted_model_bootstrap`,
+  :func:`weighted_joint_bootstrap`): a weighted cell's resampled weight is not a function of its
+  row count, so the rows are counted per (score cell, class, weight) (:class:`WeightCells`), and
+  per (every model's cell, class, every model's weight) for aligned models: within such a cell
+  every row has the same weight, so a multinomial of the class's rows over the cells, each draw
+  times its weight, is exactly the row bootstrap with the weights carried. Every engine counts
+  the same cells (:mod:`reportgen.reduce.accumulators`), memory included.
+
 Log-loss and Brier of a cell use the mean loss of its (bin, class) in the model's exact table:
 summed over a resample this has the exact expectation of the rows' losses; its variance
 misses the spread of the losses within a bin (small with fine bins; none when exact).
