@@ -47,7 +47,7 @@ import numpy as np
 from reportgen.engine import stats
 from reportgen.engine.curve import ScoreTable
 from reportgen.engine.intervals import JOINT_BINS, WeightCells, coarse_lut, count_cells, split_lut
-from reportgen.engine.resample import stratified_cell_blocks
+from reportgen.engine.resample import cell_blocks, stratified_cell_blocks
 from reportgen.results import ApprovalAtRate, ApprovalSide, SwapCell
 
 #: ``ApprovalAtRate.ci_method``.
@@ -403,7 +403,7 @@ def compare_cells_at_rate(rate: float, source: str, cells: WeightCells, names: S
             onehot[np.arange(sub.n_cells), sub.codes[0], sub.y.astype(np.int64)] = sub.w[0]
             draws_out = np.empty(resamples)
             done = 0
-            for b, (draws,) in stratified_cell_blocks(sub.rows, npc, resamples, rng):
+            for b, (draws,) in cell_blocks(sub.rows, npc, resamples, rng):
                 drawn = np.einsum("rc,cqk->rqk", draws.astype(np.float64), onehot)
                 draws_out[done : done + b] = _bad_rate_delta(drawn)
                 done += b

@@ -57,6 +57,7 @@ from reportgen.engine import binary as B
 from reportgen.engine.curve import ScoreTable
 from reportgen.engine.resample import (
     ResampleKernel,
+    cell_blocks,
     probability_scores,
     resample_kernel,
     resampled_metrics,
@@ -221,13 +222,15 @@ def model_bootstrap(table: ScoreTable, threshold: float, resamples: int, rng: np
 
 
 def _draw(kernels: list[ResampleKernel], counts: np.ndarray, n_pos_cells: int, resamples: int,
-          rng: np.random.Generator, beta: float, costs: B.Costs, also=None) -> list[np.ndarray]:
+          rng: np.random.Generator, beta: float, costs: B.Costs, also=None, blocks=stratified_cell_blocks
+          ) -> list[np.ndarray]:
     """Each kernel's metrics on the same resamples of the cells: shape (resamples, METRICS) each.
 
-    ``also``: None, or called with each block's cell draws too (shape (b, cells))."""
+    ``also``: None, or called with each block's cell draws too (shape (b, cells)); ``blocks``:
+    how the cells are drawn (weight cells: :func:`~reportgen.engine.resample.cell_blocks`)."""
     out = [np.empty((resamples, len(B.METRICS))) for _ in kernels]
     done = 0
-    for block in stratified_cell_blocks(counts, n_pos_cells, resamples, rng):
+    for block in blocks(counts, n_pos_cells, resamples, rng):
         for o, kernel in zip(out, kernels):
             o[done : done + block[0]] = resampled_metrics(kernel, block, beta, costs)
         if also is not None:
@@ -806,7 +809,7 @@ def weighted_model_bootstrap(table: ScoreTable, cells: WeightCells, threshold: f
     binned = int(lut[-1]) + 1 != table.n_distinct if lut.shape[0] else False
     c = count_cells(lut[cells.codes[0]], cells.y, cells.w[0], cells.rows) if binned else cells
     kernel, _ = _weighted_kernel(table, lut, c.codes[0], c.y, c.w[0], threshold, probabilities)
-    samples = _draw([kernel], c.rows, c.n_pos_cells, resamples, rng, beta, costs)[0]
+    samples = _draw([kernel], c.rows, c.n_pos_cells, resamples, rng, beta, costs, blocks=cell_blocks)[0]
     shift = np.zeros(len(B.METRICS))
     if binned:
         at = resampled_metrics(kernel, (1, [c.rows[None, :].astype(np.float64)]), beta, costs)[0]
@@ -850,7 +853,7 @@ def weighted_joint_bootstrap(cells: WeightCells, tables: list[ScoreTable], thres
             at = resampled_metrics(kernel, (1, [cells.rows[None, :].astype(np.float64)]), beta, costs)[0]
             shift = np.nan_to_num(_exact(t, thr, beta, costs, prob) - at)
         shifts.append(shift)
-    draws = _draw(kernels, cells.rows, cells.n_pos_cells, resamples, rng, beta, costs) if n else [
+    draws = _draw(kernels, cells.rows, cells.n_pos_cells, resamples, rng, beta, costs, blocks=cell_blocks) if n else [
         np.full((resamples, len(B.METRICS)), np.nan) for _ in kernels]
     return Draws(np.stack(draws, axis=1), np.stack(shifts), cells.luts is not None, weighted=True)
 

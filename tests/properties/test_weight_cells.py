@@ -96,7 +96,7 @@ def test_cell_draws_put_on_rows_give_the_resampled_tables_metrics(direction):
     g = row_groups(table, s)
     first = {(bool(y[i]), int(g[i]), float(w[i])): i for i in range(s.shape[0])}
     rep = np.array([first[(bool(cells.y[c]), int(cells.codes[0, c]), float(cells.w[0, c]))] for c in range(cells.n_cells)])
-    blocks = resample.stratified_cell_blocks(cells.rows, cells.n_pos_cells, R, np.random.default_rng(3))
+    blocks = resample.cell_blocks(cells.rows, cells.n_pos_cells, R, np.random.default_rng(3))
     d = np.concatenate([b for _, (b,) in blocks])
     for r in range(R):
         m = np.zeros(s.shape[0])
@@ -171,6 +171,25 @@ def test_joint_cells_pair_the_rows():
     assert abs(diff.mean() - ref.mean()) < 4 * ref.std() / np.sqrt(R) * np.sqrt(2)
 
 
+def test_row_by_row_draws_are_the_multinomial_in_distribution():
+    """Past one cell per 8 rows the cells are drawn row by row (``cell_blocks``): each cell's count
+    has the multinomial's mean n·p and variance n·p(1 − p), and the classes' totals are fixed."""
+    counts = np.array([3.0, 1.0, 1.0, 2.0, 1.0, 1.0, 4.0, 1.0])  # 5 positive cells (8 rows), 3 negative (6)
+    assert 8 * counts.shape[0] > counts.sum()
+    R = 40_000
+    d = np.concatenate([b for _, (b,) in resample.cell_blocks(counts, 5, R, np.random.default_rng(0))])
+    assert (d[:, :5].sum(axis=1) == 8).all() and (d[:, 5:].sum(axis=1) == 6).all()
+    for part, n in ((slice(0, 5), 8.0), (slice(5, 8), 6.0)):
+        p = counts[part] / n
+        np.testing.assert_allclose(d[:, part].mean(axis=0), n * p, atol=4 * np.sqrt(n * p * (1 - p) / R).max())
+        np.testing.assert_allclose(d[:, part].var(axis=0), n * p * (1 - p), rtol=0.05)
+    # one cell per 8 rows or fewer: the multinomial blocks themselves, draw for draw
+    few = np.array([10.0, 6.0, 9.0])
+    a = np.concatenate([b for _, (b,) in resample.cell_blocks(few, 1, 50, np.random.default_rng(1))])
+    b = np.concatenate([b for _, (b,) in resample.stratified_cell_blocks(few, 1, 50, np.random.default_rng(1))])
+    np.testing.assert_array_equal(a, b)
+
+
 # --- (b) the same cells from every engine's way of counting --------------------------------------
 
 
@@ -225,7 +244,9 @@ def test_past_the_cap_no_cells_in_any_way_of_counting(monkeypatch):
 
 
 def test_weights_constant_within_cells_scale_the_unweighted_draw():
-    s, y, _ = _sample(8, 300)
+    """(3,000 rows on at most 202 cells: the multinomial draw, as the unweighted model's; with more
+    than one cell per 8 rows both would be the same distribution drawn row by row.)"""
+    s, y, _ = _sample(8, 3000)
     # each (score, class) cell its own weight: a function of the score and the class
     w = np.round(1.0 + 3.0 * s, 2) + 0.5 * y
     threshold, R = 0.5, 40
@@ -249,7 +270,7 @@ def test_weights_constant_within_cells_scale_the_unweighted_draw():
 
 
 def test_one_weight_everywhere_gives_the_unweighted_replicates():
-    s, y, _ = _sample(9, 300)
+    s, y, _ = _sample(9, 3000)
     threshold, R = 0.4, 50
     unweighted = IV.model_bootstrap(build_table(s, y), threshold, R, np.random.default_rng(4))
     table, cells = _cells(s, y, np.full(s.shape[0], 2.0))  # a power of two: every sum exact
