@@ -24,8 +24,14 @@ from reportgen.engine.intervals import (
     JOINT_BINNED_BOOTSTRAP,
     JOINT_BINS,
     JOINT_BOOTSTRAP,
+    JOINT_EXACT_CELLS,
     MAX_PAIR_MODELS,
+    MAX_WEIGHT_CELLS,
     MODEL_BINS,
+    WEIGHTED_BINNED_BOOTSTRAP,
+    WEIGHTED_BOOTSTRAP,
+    WEIGHTED_JOINT_BINNED_BOOTSTRAP,
+    WEIGHTED_JOINT_BOOTSTRAP,
 )
 from reportgen.engine.compare_multiclass import BOOTSTRAP_AUC_MAX_CELLS
 from reportgen.engine.approval import APPROVAL_COUNT_BOOTSTRAP, MAX_APPROVAL_MODELS
@@ -52,6 +58,24 @@ NO_BOOTSTRAP = ("Intervals of the differences between multiclass models, and of 
                 "one-vs-rest AUC interval is drawn on the class "
                 "tables, under Per-class metrics).")
 
+#: Why weighted intervals are missing (capability reason ``weighted``): the cells were not counted.
+WEIGHT_CELLS_TEXT = (f"weighted rows are resampled through their counts per score, class and weight, and there are more "
+                     f"than {MAX_WEIGHT_CELLS:,} such cells (or the table is binned)")
+
+WEIGHTED_NOTE = ("Intervals of weighted models: the stratified bootstrap of the rows with their sample weights, drawn "
+                 "on the rows counted per (score, class, weight): per class, how many resampled rows fall on each such "
+                 "cell is one multinomial draw, and each cell adds that number times its weight — the distribution of "
+                 "resampling the rows themselves, in every engine. KS gets the percentile interval.")
+
+WEIGHTED_JOINT_NOTE = ("Intervals of differences of weighted models (and the verdict's bootstrap test): the paired "
+                       "stratified bootstrap of the rows with their weights, drawn on the rows counted per (both "
+                       "models' scores, class, weights), one multinomial draw per class and resample.")
+
+WEIGHTED_JOINT_BINNED_NOTE = (f"There are more than {JOINT_EXACT_CELLS:,} such counts, so each model's scores are cut "
+                              f"into {JOINT_BINS} equal-weight bins (and at its threshold and approval cuts, so threshold "
+                              "metrics and the comparison at equal approval rate stay exact), weights kept apart; each "
+                              "difference's interval is moved by the binning's error on the data.")
+
 PATTERN_BOOTSTRAP_NOTE = ("Intervals of differences of threshold metrics (accuracy, F1, MCC, expected cost, …): paired "
                           "stratified bootstrap of the models' decisions, counted per pattern of truth and decisions.")
 
@@ -73,6 +97,8 @@ def capability_note(what: str, reason: str) -> str:
             return ("McNemar's test under sampling weights counts rows, and this engine counted weighted agreement "
                     "only; not computed.")
         return f"McNemar's test needs the models' decisions on the same rows: {why}; not computed."
+    if what in ("paired_interval.threshold_metrics", "paired_interval.ranking_metrics") and reason == "weighted":
+        return f"Intervals of differences of weighted models are not given: {WEIGHT_CELLS_TEXT}."
     if what == "paired_interval.threshold_metrics":
         return (f"Intervals of differences of threshold metrics need the models' decisions counted together on "
                 f"aligned rows: {why}; not given.")
@@ -82,11 +108,10 @@ def capability_note(what: str, reason: str) -> str:
         return ("Intervals of differences of KS, average precision, R-precision, defective pairs, log-loss and "
                 f"Brier score need the models' scores counted together on aligned rows: {why}; not given.")
     if what == "model_interval.bootstrap":
-        return "Bootstrap intervals of weighted models need their rows; the evidence holds score tables only."
+        return f"Bootstrap intervals of weighted models are not given: {WEIGHT_CELLS_TEXT}."
     if what == "approval":
         if reason == "weighted":
-            return ("The comparison at equal approval rate of weighted rows needs the rows themselves (a resample's "
-                    "weight on a swap cell is not a function of its row count), and this engine keeps none; not given.")
+            return f"The comparison at equal approval rate of weighted rows is not given: {WEIGHT_CELLS_TEXT}."
         if reason == "not_counted":
             why = (f"the models' approval patterns were not counted (more than {MAX_APPROVAL_MODELS} models, or a rate "
                    "the paired pass was not given)")
@@ -159,6 +184,14 @@ def comparison_notes(c: Comparison, result: ComparisonResult) -> list[str]:
         notes.append(JOINT_BINNED_NOTE)
     if ROW_BOOTSTRAP in methods:
         notes.append(row_bootstrap_note(run.bootstrap_resamples, run.bootstrap_seed))
+    if {WEIGHTED_BOOTSTRAP, WEIGHTED_BINNED_BOOTSTRAP} & methods:
+        notes.append(WEIGHTED_NOTE)
+    if WEIGHTED_BINNED_BOOTSTRAP in methods and BINNED_BOOTSTRAP not in methods:
+        notes.append(BINNED_NOTE)
+    if {WEIGHTED_JOINT_BOOTSTRAP, WEIGHTED_JOINT_BINNED_BOOTSTRAP} & set(c.ci_method.values()):
+        notes.append(WEIGHTED_JOINT_NOTE)
+    if WEIGHTED_JOINT_BINNED_BOOTSTRAP in c.ci_method.values():
+        notes.append(WEIGHTED_JOINT_BINNED_NOTE)
     notes.extend(caveats_of(c))
     if c.tests.mcnemar is not None:
         notes.append(mcnemar_sentence(c.model, c.baseline, c.tests.mcnemar))
@@ -282,6 +315,8 @@ def interval_kind(result: ComparisonResult) -> str | None:
         return "stratified bootstrap drawn on each model's score table"
     if COUNT_BOOTSTRAP in methods:
         return "stratified bootstrap drawn on each model's confusion counts"
+    if WEIGHTED_BOOTSTRAP in methods or WEIGHTED_BINNED_BOOTSTRAP in methods:
+        return "stratified bootstrap of the rows with their weights, drawn on each model's rows per score, class and weight"
     if ROW_BOOTSTRAP in methods:
         return "stratified bootstrap of the rows"
     return None

@@ -28,9 +28,12 @@ interval resamples the counts: drawing P positives and N negatives with replacem
 multinomial number of rows on each (swap cell, class), so one multinomial per class and
 resample has exactly the distribution of the row bootstrap summed per cell, O(cells) per
 resample (as the decision-pattern bootstrap, :func:`reportgen.engine.compare.joint_bootstrap`).
-Weighted rows: a cell's resampled weight is not a function of its row count, so the interval
-needs the rows: :func:`compare_at_rate` on the kept rows (memory engine), each resample's
-weights summed per (swap cell × class) by one matrix product, O(rows) per resample.
+Weighted rows: a cell's resampled weight is not a function of its row count, so the rows are
+counted per (every model's table row, class, weight) instead — the joint weight cells every
+engine's paired pass counts (:class:`~reportgen.engine.intervals.WeightCells`) — and
+:func:`compare_cells_at_rate` draws per class one multinomial of the rows over the (swap cell,
+weight) cells, each draw times its weight: exactly the row bootstrap with the weights carried,
+O(cells) per resample. (:func:`compare_at_rate` is the same comparison on raw rows.)
 
 Pure numpy; results are :class:`~reportgen.results.ApprovalAtRate`.
 """
@@ -43,7 +46,8 @@ import numpy as np
 
 from reportgen.engine import stats
 from reportgen.engine.curve import ScoreTable
-from reportgen.engine.resample import stratified_cell_blocks
+from reportgen.engine.intervals import JOINT_BINS, WeightCells, coarse_lut, count_cells, split_lut
+from reportgen.engine.resample import cell_blocks, stratified_cell_blocks
 from reportgen.results import ApprovalAtRate, ApprovalSide, SwapCell
 
 #: ``ApprovalAtRate.ci_method``.
@@ -337,6 +341,84 @@ def compare_at_rate(
     return out
 
 
-__all__ = ["APPROVAL_BOOTSTRAP", "APPROVAL_COUNT_BOOTSTRAP", "ApprovalCounter", "ApprovalCounts", "MAX_APPROVAL_MODELS",
+def joint_cell_luts(tables: Sequence[ScoreTable], thresholds: Sequence[float], rates: Sequence[float] = ()
+                    ) -> list[np.ndarray]:
+    """Each model's bins for weighted joint cells past :data:`~reportgen.engine.intervals.MAX_WEIGHT_CELLS`:
+    :func:`~reportgen.engine.intervals.coarse_lut` at :data:`~reportgen.engine.intervals.JOINT_BINS`
+    (equal-weight bins cut at the threshold), split again at the model's cut for every target
+    approval rate the paired pass knows (every model's own rate, then ``rates``:
+    :class:`ApprovalCounter`'s targets), so the decisions and the approvals stay exact on bins."""
+    targets = [own_rate(t, thr) for t, thr in zip(tables, thresholds)] + [float(r) for r in rates]
+    return [split_lut(coarse_lut(t, thr, JOINT_BINS), [table_cut(t, r) for r in targets])
+            for t, thr in zip(tables, thresholds)]
+
+
+def compare_cells_at_rate(rate: float, source: str, cells: WeightCells, names: Sequence[str],
+                          tables: Sequence[ScoreTable], baseline: int, level: float, resamples: int,
+                          rng: np.random.Generator) -> list[ApprovalAtRate]:
+    """:func:`compare_at_rate` of weighted aligned rows given as their joint weight cells
+    (:class:`~reportgen.engine.intervals.WeightCells`, key j = model j): rows are the cells'
+    counts, weights the counts times the baseline's weight (as :func:`compare_at_rate` weighs
+    every model's rows by the baseline's); each model's cut is :func:`table_cut` of its own table
+    (the same cut when the models share their weights; on binned cells, a bin boundary by
+    :func:`joint_cell_luts`). The interval is drawn per class on the (swap cell, weight) cells
+    (:func:`~reportgen.engine.resample.stratified_cell_blocks`), exactly the distribution of
+    :func:`bootstrap_delta` on the rows."""
+    y = np.asarray(cells.y, dtype=bool)
+    mult = cells.rows.astype(np.float64)
+    w = cells.w[baseline]
+    mw = mult * w
+    approved, sides = [], []
+    for j, (name, table) in enumerate(zip(names, tables)):
+        thr = table.thresholds
+        cut = table_cut(table, rate)
+        # bins never exceed the rows, so cut = rows (nothing approved) approves no bin either
+        at = cut if cells.luts is None or cut >= thr.shape[0] else int(cells.luts[j][cut])
+        a = cells.codes[j] >= at
+        approved.append(a)
+        wa, bads = float(mw[a].sum()), float(mw[a & y].sum())
+        sides.append(ApprovalSide(
+            model=name, threshold=None if cut >= thr.shape[0] else float(thr[cut]), approval_rate=wa / float(mw.sum()),
+            approved_rows=int(mult[a].sum()), bads_rows=int(mult[a & y].sum()), approved_weight=wa, bads_weight=bads,
+            bad_rate=None if wa == 0 else bads / wa))
+
+    def cell_of(mask: np.ndarray) -> SwapCell:
+        wt, bads = float(mw[mask].sum()), float(mw[mask & y].sum())
+        return SwapCell(rows=int(mult[mask].sum()), bads_rows=int(mult[mask & y].sum()), weight=wt, bads_weight=bads,
+                        bad_rate=None if wt == 0 else bads / wt)
+
+    out = []
+    ab = approved[baseline]
+    for j, name in enumerate(names):
+        if j == baseline:
+            continue
+        cell = 2 * approved[j].astype(np.int64) + ab.astype(np.int64)
+        br_m, br_b = sides[j].bad_rate, sides[baseline].bad_rate
+        delta = None if br_m is None or br_b is None else br_m - br_b
+        ci = None
+        if resamples > 0 and delta is not None:
+            sub = count_cells(cell, y, w, cells.rows)  # per (swap cell, class, weight), positives first
+            npc = int(np.count_nonzero(sub.y))
+            onehot = np.zeros((sub.n_cells, 4, 2))
+            onehot[np.arange(sub.n_cells), sub.codes[0], sub.y.astype(np.int64)] = sub.w[0]
+            draws_out = np.empty(resamples)
+            done = 0
+            for b, (draws,) in cell_blocks(sub.rows, npc, resamples, rng):
+                drawn = np.einsum("rc,cqk->rqk", draws.astype(np.float64), onehot)
+                draws_out[done : done + b] = _bad_rate_delta(drawn)
+                done += b
+            iv = stats.percentile_interval(draws_out, level)
+            ci = None if iv is None else [iv[0], iv[1]]
+        masks = [cell == q for q in (SWAP_IN, SWAP_OUT, STAY_APPROVED, STAY_DECLINED)]
+        out.append(ApprovalAtRate(
+            target_rate=rate, source=source, model=sides[j], baseline=sides[baseline], bad_rate_delta=delta,
+            ci=ci, ci_level=level, ci_method=APPROVAL_COUNT_BOOTSTRAP if ci is not None else None,
+            swap_in=cell_of(masks[0]), swap_out=cell_of(masks[1]),
+            stay_approved=cell_of(masks[2]), stay_declined=cell_of(masks[3]),
+        ))
+    return out
+
+
+__all__ = ["APPROVAL_BOOTSTRAP", "compare_cells_at_rate", "joint_cell_luts", "APPROVAL_COUNT_BOOTSTRAP", "ApprovalCounter", "ApprovalCounts", "MAX_APPROVAL_MODELS",
            "approved_share_by_cut", "bootstrap_delta", "compare_at_rate", "compare_from_counts", "count_bootstrap_delta",
            "cut_for_rate", "own_rate", "table_cut", "table_shares"]

@@ -14,8 +14,10 @@ by which engine made it:
   McNemar's test from the agreement counts; paired bootstrap intervals of threshold-metric
   differences from the decision-pattern counts and of ranking-metric differences from the
   pair's joint score table (:func:`~reportgen.engine.intervals.pair_bootstrap`), both counted
-  in every engine's paired pass; weighted models from the kept rows, or a capability code
-  saying what is missing; Holm-adjusted p-values and the verdict's facts (a
+  in every engine's paired pass; weighted models (sampling weights) from their weight cells —
+  rows counted per (score, class, weight), and per (every model's score, class, weights) for
+  differences and the comparison at equal approval rate, the row bootstrap with the weights
+  carried, counted alike by every engine — or a capability code saying what is missing; Holm-adjusted p-values and the verdict's facts (a
   :class:`~reportgen.results.Decision`).
 
 No prose: warnings and the tests' caveats are :class:`~reportgen.results.Notice` codes with their
@@ -43,7 +45,8 @@ from reportgen.engine.curve import ScoreTable
 from reportgen.engine.evidence import BinaryEvidence, BinaryModelEvidence
 from reportgen.engine import intervals as IV
 from reportgen.engine.intervals import JOINT_BINNED_BOOTSTRAP, JOINT_BOOTSTRAP, TABLE_BOOTSTRAP
-from reportgen.engine.resample import resample_kernel, resampled_metrics, stratified_cell_blocks
+from reportgen.engine.intervals import WEIGHTED_JOINT_BINNED_BOOTSTRAP, WEIGHTED_JOINT_BOOTSTRAP
+from reportgen.engine.resample import stratified_cell_blocks
 from reportgen.engine.streaming import TableDeLong, delong_from_table, normal_interval
 from reportgen.results import (
     CalibrationData,
@@ -352,35 +355,37 @@ def joint_bootstrap(patterns: np.ndarray, k: int, s: Settings, rng: np.random.Ge
     return out
 
 
-def _row_bootstrap(ev: BinaryEvidence, s: Settings, progress: Progress | None) -> np.ndarray:
-    """Array (resamples, models, METRICS) over paired stratified resamples of the kept rows.
-
-    One resample is a vector of row multiplicities drawn per class, shared by every model;
-    each model's metrics come from :func:`~reportgen.engine.resample.resampled_metrics` on its
-    rows' table codes (no sort per resample). O(rows) per resample: used only for what the
-    tables and counts cannot give (weighted models: a weighted cell is not a count).
-    Seeded by ``(seed, 2)``, a stream of its own.
+def _weighted_pair_bootstrap(ev: BinaryEvidence, s: Settings) -> IV.Draws:
+    """Replicates (resamples, models, METRICS) over paired stratified resamples of weighted aligned
+    rows and each model's binning shift (models, METRICS), drawn on their joint weight cells (:func:`~reportgen.engine.intervals.weighted_joint_bootstrap`:
+    one multinomial per class over the cells, the same resample for every model, so differences
+    are paired; exactly the row bootstrap's distribution with the weights carried). Every engine
+    counts the same cells. Seeded by ``(seed, 2)``, a stream of its own.
     """
-    rows = ev.rows
-    assert rows is not None
-    strata = stats.bootstrap_strata(rows.y)
-    kernels = [resample_kernel(m.table, c, rows.y, strata, m.threshold, w, m.probabilities)
-               for m, c, w in zip(ev.models, rows.codes, rows.weights)]
-    rng = np.random.default_rng((s.seed, 2))
-    out = np.full((s.resamples, len(kernels), len(B.METRICS)), np.nan)
-    done = 0
-    for block in stats.stratified_bootstrap_blocks(rows.y, s.resamples, rng):
-        b = block[0]
-        for j, kernel in enumerate(kernels):
-            out[done : done + b, j] = resampled_metrics(kernel, block, s.beta, s.costs)
-        done += b
-        if progress is not None:
-            progress(done, s.resamples)
-    return out
+    cells = ev.pairing.cells
+    assert cells is not None
+    return IV.weighted_joint_bootstrap(cells, [m.table for m in ev.models], [m.threshold for m in ev.models],
+                                       [m.probabilities for m in ev.models], s.resamples,
+                                       np.random.default_rng((s.seed, 2)), s.beta, s.costs)
+
+
+def _positive_rows(ev: BinaryEvidence, m: BinaryModelEvidence) -> int | None:
+    """Rows (unweighted) of the positive class: a weighted model's weight cells' count (None past
+    their cap — in every engine, so memory does not read its rows instead), the kept rows' count
+    or an unweighted table's total."""
+    if m.table.weighted:
+        return None if m.cells is None else int(m.cells.rows[m.cells.y].sum())
+    if ev.rows is not None:
+        return int(np.count_nonzero(ev.rows.y))
+    return int(round(m.table.total_pos))
 
 
 def _smaller_class(ev: BinaryEvidence, m: BinaryModelEvidence) -> float:
-    """Rows of the smaller class: counted on the rows when kept, else the table's class totals."""
+    """Rows of the smaller class: counted on the weight cells (weighted) or the rows when kept, else
+    the table's class totals (a weighted table past the cells' cap: its weights, in every engine)."""
+    if m.table.weighted:
+        pos = _positive_rows(ev, m)
+        return float(min(m.table.total_pos, m.table.total_neg) if pos is None else min(pos, m.table.n_rows - pos))
     if ev.rows is not None:
         pos = int(np.count_nonzero(ev.rows.y))
         return float(min(pos, ev.rows.y.shape[0] - pos))
@@ -398,10 +403,14 @@ def dl_method(dl: DeLongSummary) -> str:
 
 
 def _row_confusion(ev: BinaryEvidence, j: int) -> Confusion | None:
-    """Model j's confusion counts in rows (unweighted), from the kept rows; None without them."""
-    if ev.rows is None:
-        return None
+    """Model j's confusion counts in rows (unweighted): a weighted model's from its weight cells
+    (None past their cap, in every engine), else from the kept rows; None without them."""
     m = ev.models[j]
+    if m.cells is not None:
+        tp, fp, fn, tn = IV.cells_confusion(m.cells, m.table.cut_index(m.threshold))
+        return Confusion(float(tp), float(fp), float(fn), float(tn))
+    if ev.rows is None or m.table.weighted:
+        return None
     y = ev.rows.y
     pred = ev.rows.codes[j] < m.table.cut_index(m.threshold)
     tp = int(np.count_nonzero(pred & y))
@@ -443,9 +452,11 @@ def _approvals(ev: BinaryEvidence, s: Settings, b: int) -> tuple[dict[str, list]
     the baseline's own rate at its rule, then ``s.approval_rates``; seeded by ``(seed, 3)``.
 
     Unweighted: from the approval-pattern counts of the paired pass, the same counts and the same
-    draws in every engine. Weighted: from the kept rows (memory), since a resample's weight per
-    cell is not a function of the cell's row count. Returns (per model, its entries) or
-    (None, capability code): ``weighted`` (weighted rows not kept), ``not_counted`` (counts
+    draws in every engine. Weighted: from the joint weight cells of the paired pass
+    (:func:`~reportgen.engine.approval.compare_cells_at_rate`; a resample's weight per cell is
+    not a function of the cell's row count, so the rows are counted per weight too). Returns
+    (per model, its entries) or (None, capability code): ``weighted`` (weight cells past
+    :data:`~reportgen.engine.intervals.MAX_WEIGHT_CELLS`), ``not_counted`` (counts
     missing, e.g. more models than :data:`~reportgen.engine.approval.MAX_APPROVAL_MODELS` or a rate
     the paired pass was not given), or the pairing's reason.
     """
@@ -469,17 +480,15 @@ def _approvals(ev: BinaryEvidence, s: Settings, b: int) -> tuple[dict[str, list]
             for a in AP.compare_from_counts(rate, source, counts, t, names, thresholds, b, s.level, s.resamples, rng):
                 out[a.model.model].append(a)
         return out, None
-    if ev.rows is None:
+    cells = pairing.cells
+    if not ev.weighted or cells is None:
         return None, "weighted" if ev.weighted else "not_counted"
-    rows = ev.rows
+    # weighted: the joint weight cells every engine counts (the rows per table rows, class, weights)
     base = ev.models[b]
-    w = rows.weights[b]
-    ww = np.ones(rows.y.shape[0]) if w is None else w
-    declined = rows.codes[b] < base.table.cut_index(base.threshold)
-    rates = [("baseline", float(ww[~declined].sum() / ww.sum()))] + [("config", r) for r in s.approval_rates]
+    rates = [("baseline", AP.own_rate(base.table, base.threshold))] + [("config", r) for r in s.approval_rates]
     for source, rate in rates:
-        for a in AP.compare_at_rate(rate, source, rows.y, w, names, rows.codes, [m.table.thresholds for m in ev.models],
-                                    b, s.level, s.resamples, rng):
+        for a in AP.compare_cells_at_rate(rate, source, cells, names, [m.table for m in ev.models], b,
+                                          s.level, s.resamples, rng):
             out[a.model.model].append(a)
     return out, None
 
@@ -490,15 +499,15 @@ def compare_binary_evidence(ev: BinaryEvidence, s: Settings, progress: Progress 
     * each model: DeLong's interval of AUC and Gini from its table (unweighted, ≥ 2 rows per
       class; on the logit scale when the normal one would leave [0, 1]); every other metric's
       interval from the stratified bootstrap drawn on its score table (unweighted; one generator
-      seeded by ``seed``, models in config order), or from the paired bootstrap of the kept rows
-      (weighted models, rows kept); proportions whose count is 0 or its total get the exact
+      seeded by ``seed``, models in config order), or drawn on its weight cells (weighted models,
+      the same generator: :func:`~reportgen.engine.intervals.weighted_model_bootstrap`); proportions whose count is 0 or its total get the exact
       Clopper–Pearson interval instead of a degenerate one; zero-width intervals are warned of;
     * each difference with the baseline: AUC and Gini by DeLong's paired test (covariance of
       the aligned rows) or else the unpaired one (variances added, Welch's t as pROC); the
       threshold metrics by the paired bootstrap of the decision-pattern counts (seed
       ``(seed, 1)``); the other ranking metrics by the paired bootstrap of the pair's joint
-      score table (seed ``(seed, 3)``, comparisons in config order), or of the kept rows
-      (weighted); McNemar's test from the agreement counts (rows under sampling weights,
+      score table (seed ``(seed, 3)``, comparisons in config order); weighted models every
+      difference by the paired bootstrap of their joint weight cells (seed ``(seed, 2)``); McNemar's test from the agreement counts (rows under sampling weights,
       frequencies under frequency weights); one multiplicity policy, Holm over each family
       (verdicts, McNemar, pairwise), with a :class:`~reportgen.results.Decision` per comparison.
     """
@@ -507,8 +516,15 @@ def compare_binary_evidence(ev: BinaryEvidence, s: Settings, progress: Progress 
     k = len(models_in)
     pairing = ev.pairing
     want = s.resamples > 0
-    # the rows are resampled only for weighted models (a weighted cell is not a count)
-    rows_boot = _row_bootstrap(ev, s, progress) if want and ev.rows is not None and ev.weighted else None
+    # weighted aligned models: their differences from the joint weight cells (the paired row bootstrap)
+    wdraws = _weighted_pair_bootstrap(ev, s) if want and ev.weighted and pairing.cells is not None else None
+    rows_boot = None if wdraws is None else wdraws.samples
+    how_w = WEIGHTED_JOINT_BINNED_BOOTSTRAP if wdraws is not None and wdraws.binned else WEIGHTED_JOINT_BOOTSTRAP
+
+    def weighted_diff(j: int, q: int) -> np.ndarray:
+        """Replicates of model j's metric q minus the baseline's, moved by their binning errors."""
+        assert wdraws is not None
+        return wdraws.samples[:, j, q] - wdraws.samples[:, b, q] + (wdraws.shift[j, q] - wdraws.shift[b, q])
 
     models: dict[str, ModelResult] = {}
     delong: dict[str, TableDeLong] = {}
@@ -531,8 +547,10 @@ def compare_binary_evidence(ev: BinaryEvidence, s: Settings, progress: Progress 
         if want and not t.weighted:
             draws = IV.model_bootstrap(t, m.threshold, s.resamples, rng, s.beta, s.costs, m.probabilities)
             boot, how, shift, ks_draws = draws.samples, draws.method, draws.shift, draws.ks
-        elif want and rows_boot is not None:
-            boot, how = rows_boot[:, j], ROW_BOOTSTRAP
+        elif want and m.cells is not None:  # weighted: the row bootstrap drawn on its weight cells
+            draws = IV.weighted_model_bootstrap(t, m.cells, m.threshold, s.resamples, rng, s.beta, s.costs,
+                                                m.probabilities)
+            boot, how, shift = draws.samples, draws.method, draws.shift
         elif want:
             model_caps.add("model_interval.bootstrap")
         if boot is not None:
@@ -551,12 +569,10 @@ def compare_binary_evidence(ev: BinaryEvidence, s: Settings, progress: Progress 
         flat = _zero_width(ci, skip=DELONG_METRICS if test_notices else ())
         if flat:
             test_notices.append(Notice("zero_width_interval", {"model": m.name, "level": s.level, "metrics": flat}))
-        if progress is not None and rows_boot is None:
+        if progress is not None:
             progress(j + 1, k)
         r = _model_result(m, s, ci, method, _smaller_class(ev, m), tuple(test_notices))
-        pos_rows = None if ev.rows is None else int(np.count_nonzero(ev.rows.y))
-        if pos_rows is None and not t.weighted:
-            pos_rows = int(round(t.total_pos))
+        pos_rows = _positive_rows(ev, m)
         neg_rows = None if pos_rows is None else t.n_rows - pos_rows
         models[m.name] = replace(r, positives_rows=pos_rows, negatives_rows=neg_rows, confusion_rows=rows_conf)
 
@@ -591,16 +607,15 @@ def compare_binary_evidence(ev: BinaryEvidence, s: Settings, progress: Progress 
             if pm in tidx:
                 prim_samples = diff_t[:, tidx[pm]]
         elif rows_boot is not None:
-            diff_r = rows_boot[:, j] - rows_boot[:, b]
             for metric in B.THRESHOLD_METRICS:
-                if metric != "baseline_accuracy" and (iv := _ci(diff_r[:, midx[metric]], s.level)) is not None:
-                    ci[metric], method[metric] = iv, ROW_BOOTSTRAP
+                if metric != "baseline_accuracy" and (iv := _ci(weighted_diff(j, midx[metric]), s.level)) is not None:
+                    ci[metric], method[metric] = iv, how_w
             if pm in tidx:
-                prim_samples = diff_r[:, midx[pm]]
+                prim_samples = weighted_diff(j, midx[pm])
         elif want:
             caps["paired_interval.threshold_metrics"] = "weighted" if pairing.status == "aligned" else pairing.reason
         # differences of ranking metrics other than AUC and Gini: the pair's joint score table
-        # (every engine's paired pass), else the kept rows (weighted)
+        # (every engine's paired pass), else the joint weight cells (weighted)
         pair = None if pairing.pair_counts is None or ev.weighted or not want else pairing.pair_counts.of(j, b)
         if pair is not None:
             pc = pairing.pair_counts
@@ -616,12 +631,11 @@ def compare_binary_evidence(ev: BinaryEvidence, s: Settings, progress: Progress 
             if pm in ROW_ONLY_METRICS:
                 prim_samples = dr.samples[:, midx[pm]] + dr.shift[midx[pm]]
         elif rows_boot is not None:
-            diff_r = rows_boot[:, j] - rows_boot[:, b]
             for metric in ROW_ONLY_METRICS:
-                if (iv := _ci(diff_r[:, midx[metric]], s.level)) is not None:
-                    ci[metric], method[metric] = iv, ROW_BOOTSTRAP
+                if (iv := _ci(weighted_diff(j, midx[metric]), s.level)) is not None:
+                    ci[metric], method[metric] = iv, how_w
             if pm in ROW_ONLY_METRICS:
-                prim_samples = diff_r[:, midx[pm]]
+                prim_samples = weighted_diff(j, midx[pm])
         elif want:
             caps["paired_interval.ranking_metrics"] = (
                 pairing.reason if pairing.status == "unpaired" else "weighted" if ev.weighted else "not_counted")
@@ -666,12 +680,11 @@ def compare_binary_evidence(ev: BinaryEvidence, s: Settings, progress: Progress 
                         for mo in (m, models_in[b]))
             caps["delong"] = "small_class" if small else "weighted"
             if rows_boot is not None:
-                diff_r = rows_boot[:, j] - rows_boot[:, b]
                 for metric in DELONG_METRICS:
-                    if (iv := _ci(diff_r[:, midx[metric]], s.level)) is not None:
-                        ci[metric], method[metric] = iv, ROW_BOOTSTRAP
+                    if (iv := _ci(weighted_diff(j, midx[metric]), s.level)) is not None:
+                        ci[metric], method[metric] = iv, how_w
                 if pm in DELONG_METRICS:
-                    prim_samples = diff_r[:, midx[pm]]
+                    prim_samples = weighted_diff(j, midx[pm])
         if test is None and prim_samples is not None:
             test = PrimaryTest(MP.bootstrap_p(prim_samples), "bootstrap", ci.get(pm), method.get(pm),
                                lambda lv, x=prim_samples: _ci(x, lv))

@@ -13,8 +13,9 @@ What a task's evidence holds:
   counts and class tables (multiclass);
 * optionally the **rows**, compressed to each model's table row per row (binary) or the
   class indices and scores (multiclass): only the in-memory engine keeps them, and only what
-  needs the rows resampled together (paired intervals of ranking-metric differences,
-  weighted bootstraps) uses them;
+  needs the rows resampled together (the multiclass averaged AUCs and their differences) uses
+  them — weighted binary models are resampled through their weight cells, which every engine
+  counts;
 * the **pairing**: whether the models' rows are aligned and, if not, why (a reason code), with
   the paired sufficient statistics when they are: DeLong's covariance of the AUCs, the 2×2
   agreement counts of every pair of models, and the counts of each pattern of truth and
@@ -34,7 +35,7 @@ import numpy as np
 from reportgen.engine.approval import ApprovalCounts
 from reportgen.engine.class_tables import ClassTables
 from reportgen.engine.curve import ScoreTable
-from reportgen.engine.intervals import PairCounts
+from reportgen.engine.intervals import PairCounts, WeightCells
 from reportgen.results import BinningInfo
 
 #: Why rows are paired or not (:attr:`Pairing.reason`).
@@ -108,6 +109,11 @@ class Pairing:
         approval: rows per pattern of truth and every model's approval at each target approval
             rate (:class:`~reportgen.engine.approval.ApprovalCounts`): the comparison at equal
             approval rate and its paired bootstrap; None when not counted (weighted rows).
+        cells: weighted aligned rows counted per (every model's table row, class, every model's
+            weight) (:class:`~reportgen.engine.intervals.WeightCells`, key j = model j): the
+            paired row bootstrap of weighted models' differences and their comparison at equal
+            approval rate; None when unweighted, not counted, or past
+            :data:`~reportgen.engine.intervals.MAX_WEIGHT_CELLS` cells.
         joint: multiclass, shape (models, k, k, k): rows by (true class, the baseline's predicted
             class, model j's predicted class) for each model j against the baseline (the
             baseline's own slot: its diagonal), in weight sums (rows when unweighted; integer
@@ -125,6 +131,7 @@ class Pairing:
     pair_counts: PairCounts | None = None
     approval: ApprovalCounts | None = None
     joint: np.ndarray | None = None
+    cells: WeightCells | None = None
 
     def __post_init__(self) -> None:
         if self.reason not in PAIRING_REASONS:
@@ -174,6 +181,10 @@ class BinaryModelEvidence:
         probabilities: the model's ``probabilities`` setting (None: decided by the scores).
         binning: how the table was binned (method, bins, the bound on the AUC error), or None
             for an exact table.
+        cells: a weighted model's rows counted per (table row, class, weight)
+            (:class:`~reportgen.engine.intervals.WeightCells`, one key): its bootstrap and its
+            confusion counts in rows; None when unweighted, binned, or past
+            :data:`~reportgen.engine.intervals.MAX_WEIGHT_CELLS` cells.
     """
 
     name: str
@@ -183,6 +194,7 @@ class BinaryModelEvidence:
     threshold_key: str = "threshold"
     probabilities: bool | None = None
     binning: BinningInfo | None = None
+    cells: WeightCells | None = None
 
     @property
     def direction(self) -> str:
@@ -230,7 +242,7 @@ class BinaryEvidence:
         pairing: what paired statistics are possible (:class:`Pairing`).
         audit: the load audit.
         rows: the aligned rows (memory engine, with several models or weights: what the paired
-            pass and the row bootstrap of weighted models read), or None.
+            pass and the weight cells are counted from), or None.
     """
 
     models: tuple[BinaryModelEvidence, ...]

@@ -29,6 +29,14 @@ rows, at O(cells) per resample:
   decision-pattern counts (:func:`reportgen.engine.compare.joint_bootstrap`), AUC and Gini from
   DeLong.
 
+* **weighted models** (sampling weights, :func:`weighted_model_bootstrap`,
+  :func:`weighted_joint_bootstrap`): a weighted cell's resampled weight is not a function of its
+  row count, so the rows are counted per (score cell, class, weight) (:class:`WeightCells`), and
+  per (every model's cell, class, every model's weight) for aligned models: within such a cell
+  every row has the same weight, so a multinomial of the class's rows over the cells, each draw
+  times its weight, is exactly the row bootstrap with the weights carried. Every engine counts
+  the same cells (:mod:`reportgen.reduce.accumulators`), memory included.
+
 Log-loss and Brier of a cell use the mean loss of its (bin, class) in the model's exact table:
 summed over a resample this has the exact expectation of the rows' losses; its variance
 misses the spread of the losses within a bin (small with fine bins; none when exact).
@@ -49,6 +57,7 @@ from reportgen.engine import binary as B
 from reportgen.engine.curve import ScoreTable
 from reportgen.engine.resample import (
     ResampleKernel,
+    cell_blocks,
     probability_scores,
     resample_kernel,
     resampled_metrics,
@@ -159,16 +168,20 @@ class Draws:
         shift: shape (METRICS,), ``θ̂ − θ̂_binned`` to add to an interval (0 when exact).
         binned: whether a table was coarsened (the interval's method says so).
         ks: the reshaped bootstrap-t of the model's KS on the same resamples
-            (:func:`ks_interval`), or None (pairs; a class without rows).
+            (:func:`ks_interval`), or None (pairs; a class without rows; weighted models).
+        weighted: drawn on a weighted model's cells (:func:`weighted_model_bootstrap`).
     """
 
     samples: np.ndarray
     shift: np.ndarray
     binned: bool
     ks: MaxDraws | None = None
+    weighted: bool = False
 
     @property
     def method(self) -> str:
+        if self.weighted:
+            return WEIGHTED_BINNED_BOOTSTRAP if self.binned else WEIGHTED_BOOTSTRAP
         return BINNED_BOOTSTRAP if self.binned else TABLE_BOOTSTRAP
 
 
@@ -209,13 +222,15 @@ def model_bootstrap(table: ScoreTable, threshold: float, resamples: int, rng: np
 
 
 def _draw(kernels: list[ResampleKernel], counts: np.ndarray, n_pos_cells: int, resamples: int,
-          rng: np.random.Generator, beta: float, costs: B.Costs, also=None) -> list[np.ndarray]:
+          rng: np.random.Generator, beta: float, costs: B.Costs, also=None, blocks=stratified_cell_blocks
+          ) -> list[np.ndarray]:
     """Each kernel's metrics on the same resamples of the cells: shape (resamples, METRICS) each.
 
-    ``also``: None, or called with each block's cell draws too (shape (b, cells))."""
+    ``also``: None, or called with each block's cell draws too (shape (b, cells)); ``blocks``:
+    how the cells are drawn (weight cells: :func:`~reportgen.engine.resample.cell_blocks`)."""
     out = [np.empty((resamples, len(B.METRICS))) for _ in kernels]
     done = 0
-    for block in stratified_cell_blocks(counts, n_pos_cells, resamples, rng):
+    for block in blocks(counts, n_pos_cells, resamples, rng):
         for o, kernel in zip(out, kernels):
             o[done : done + block[0]] = resampled_metrics(kernel, block, beta, costs)
         if also is not None:
@@ -657,3 +672,192 @@ def joint_confusion_bootstrap(joint: np.ndarray, resamples: int, rng: np.random.
 
 
 __all__ += ["JOINT_CONFUSION_BOOTSTRAP", "joint_confusion_bootstrap"]
+
+
+# --------------------------------------------------------------------------------------
+# Weighted models: rows counted per (score cell, class, weight) — the row bootstrap, exactly
+# --------------------------------------------------------------------------------------
+
+#: ``ci_method`` of a weighted model's interval drawn on its weight cells (exact / binned table).
+WEIGHTED_BOOTSTRAP = "bootstrap (weighted score table)"
+WEIGHTED_BINNED_BOOTSTRAP = "bootstrap (binned weighted score table)"
+#: ``ci_method`` of a difference of weighted models drawn on their joint weighted rows (exact / binned).
+WEIGHTED_JOINT_BOOTSTRAP = "paired bootstrap of the weighted joint rows"
+WEIGHTED_JOINT_BINNED_BOOTSTRAP = "paired bootstrap of the binned weighted joint rows"
+#: Most weight cells (or distinct joint rows) counted: past it an engine keeps no cells and the
+#: weighted intervals are not drawn (capability code ``weighted``), the same in every engine —
+#: the count of distinct cells of all rows does not depend on how the rows were chunked.
+MAX_WEIGHT_CELLS = 1 << 22
+#: Joint weight cells of aligned models drawn exactly up to this many; past it each model's rows
+#: are binned (:class:`~reportgen.reduce.accumulators.JointCellCounter`): a multinomial over 10^6
+#: cells costs about 90 ms per resample, over 2^16 about 6 ms.
+JOINT_EXACT_CELLS = 1 << 16
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class WeightCells:
+    """Rows counted by (key, class, weight): what the stratified row bootstrap of weighted rows needs.
+
+    Rows of one cell share their class, their weight and, for every statistic, their place (a
+    table row, or one table row per model), so they are interchangeable: resampling the rows
+    with replacement within each class puts a multinomial number of rows on each cell, and the
+    resample's weight on a cell is that number times the cell's weight. A draw on the cells
+    therefore has exactly the distribution of the row bootstrap with the weights carried.
+
+    Attributes:
+        codes: shape (keys, cells) int64: per key (a model), each cell's row in that model's table.
+        y: shape (cells,) bool, the class (True = positive).
+        w: shape (keys, cells) float64: per key, the cell's weight (each model's own weights).
+        rows: shape (cells,) int64: rows in the cell.
+        luts: None when ``codes`` are table rows; else per key the bin of each table row
+            (joint cells binned past :data:`MAX_WEIGHT_CELLS`).
+
+    Canonical order (:func:`count_cells`): positives first, then by codes, then by weights — so
+    every engine that counts the same rows holds the same arrays in the same order, and a seed
+    draws the same resamples.
+    """
+
+    codes: np.ndarray
+    y: np.ndarray
+    w: np.ndarray
+    rows: np.ndarray
+    #: per key, the table rows' bins when ``codes`` are bins (:func:`split_lut`), None for table rows
+    luts: tuple[np.ndarray, ...] | None = None
+
+    @property
+    def n_cells(self) -> int:
+        return int(self.rows.shape[0])
+
+    @property
+    def n_pos_cells(self) -> int:
+        return int(np.count_nonzero(self.y))
+
+
+def count_cells(codes: np.ndarray, y: np.ndarray, w: np.ndarray, rows: np.ndarray | None = None) -> WeightCells:
+    """Rows (or counted cells, ``rows`` their counts) grouped into :class:`WeightCells`.
+
+    Args:
+        codes: shape (keys, n) or (n,) integer codes (table rows).
+        y: shape (n,) booleans.
+        w: shape (keys, n) or (n,) weights (-0.0 is 0.0).
+        rows: shape (n,) counts of each input (None: one row each).
+
+    One ``lexsort`` over every key, equal neighbours summed: O(n log n), order-free.
+    """
+    codes = np.atleast_2d(np.asarray(codes, dtype=np.int64))
+    w = np.atleast_2d(np.asarray(w, dtype=np.float64)) + 0.0  # -0.0 → 0.0
+    y = np.asarray(y, dtype=bool)
+    n = y.shape[0]
+    r = np.ones(n, dtype=np.int64) if rows is None else np.asarray(rows, dtype=np.int64)
+    if n == 0:
+        return WeightCells(codes[:, :0].copy(), y.copy(), w[:, :0].copy(), r.copy())
+    # np.lexsort: the last key is the primary one
+    order = np.lexsort((*w[::-1], *codes[::-1], ~y))
+    c, ww, yy, rr = codes[:, order], w[:, order], y[order], r[order]
+    new = np.empty(n, dtype=bool)
+    new[0] = True
+    same = (yy[1:] == yy[:-1]) & np.all(c[:, 1:] == c[:, :-1], axis=0) & np.all(ww[:, 1:] == ww[:, :-1], axis=0)
+    new[1:] = ~same
+    start = np.flatnonzero(new)
+    return WeightCells(c[:, start], yy[start], ww[:, start], np.add.reduceat(rr, start))
+
+
+def merge_cells(parts: list[WeightCells]) -> WeightCells:
+    """Cells of disjoint rows added (cells with equal keys summed): the cells of all the rows."""
+    return count_cells(np.concatenate([p.codes for p in parts], axis=1), np.concatenate([p.y for p in parts]),
+                       np.concatenate([p.w for p in parts], axis=1), np.concatenate([p.rows for p in parts]))
+
+
+def cells_confusion(cells: WeightCells, cut: int, key: int = 0) -> tuple[int, int, int, int]:
+    """(TP, FP, FN, TN) in rows of key ``key`` at the table cut ``cut`` (rows before it flagged)."""
+    flagged = cells.codes[key] < cut
+    tp = int(cells.rows[flagged & cells.y].sum())
+    fp = int(cells.rows[flagged & ~cells.y].sum())
+    pos = int(cells.rows[cells.y].sum())
+    neg = int(cells.rows[~cells.y].sum())
+    return tp, fp, pos - tp, neg - fp
+
+
+def _weighted_kernel(table: ScoreTable, lut: np.ndarray, codes: np.ndarray, y: np.ndarray, w: np.ndarray,
+                     threshold: float, probabilities: bool | None) -> tuple[ResampleKernel, ScoreTable]:
+    """The kernel of one model over cells (one kernel "row" per cell, its weight the cell's), on
+    the table coarsened by ``lut`` (identity: the exact table)."""
+    coarse = coarsen(table, lut)
+    if coarse is table:
+        return resample_kernel(table, codes, y, [np.arange(codes.shape[0])], threshold, w, probabilities), coarse
+    losses = bin_losses(table, lut) if probability_scores(table, probabilities) else None
+    kernel = resample_kernel(coarse, codes, y, [np.arange(codes.shape[0])], threshold, w, False)
+    if losses is not None:
+        yi = y.astype(np.int64)
+        kernel = replace(kernel, losses=(np.stack([losses[yi, 0, codes], losses[yi, 1, codes]]),))
+    return kernel, coarse
+
+
+def weighted_model_bootstrap(table: ScoreTable, cells: WeightCells, threshold: float, resamples: int,
+                             rng: np.random.Generator, beta: float = 1.0, costs: B.Costs = B.Costs(),
+                             probabilities: bool | None = None) -> Draws:
+    """The stratified row bootstrap of one weighted model (sample weights carried), drawn on its
+    weight cells: per class one multinomial of its rows over the cells, each cell's draw times
+    its weight summed per table row — exactly the distribution of resampling the rows.
+
+    With more than :data:`MODEL_BINS` distinct scores the table is coarsened as an unweighted
+    model's (:func:`coarse_lut`, cut at the threshold; weights kept distinct within a bin), the
+    interval moved by the binning's error (:func:`model_bootstrap`). KS: the percentile interval
+    (the reshaped bootstrap-t's binomial standard error assumes unit weights).
+    """
+    lut = coarse_lut(table, threshold, MODEL_BINS)
+    binned = int(lut[-1]) + 1 != table.n_distinct if lut.shape[0] else False
+    c = count_cells(lut[cells.codes[0]], cells.y, cells.w[0], cells.rows) if binned else cells
+    kernel, _ = _weighted_kernel(table, lut, c.codes[0], c.y, c.w[0], threshold, probabilities)
+    samples = _draw([kernel], c.rows, c.n_pos_cells, resamples, rng, beta, costs, blocks=cell_blocks)[0]
+    shift = np.zeros(len(B.METRICS))
+    if binned:
+        at = resampled_metrics(kernel, (1, [c.rows[None, :].astype(np.float64)]), beta, costs)[0]
+        shift = np.nan_to_num(_exact(table, threshold, beta, costs, probabilities) - at)
+    return Draws(samples, shift, binned, weighted=True)
+
+
+def split_lut(lut: np.ndarray, cuts) -> np.ndarray:
+    """``lut`` (bins consecutive in table order) with a new bin starting at every table row in
+    ``cuts`` too (0 < c < rows), so a rule "row ≥ c" selects whole bins."""
+    k = lut.shape[0]
+    new = np.zeros(k, dtype=bool)
+    new[1:] = lut[1:] != lut[:-1]
+    c = np.asarray([int(x) for x in cuts], dtype=np.int64)
+    c = c[(c > 0) & (c < k)]
+    new[c] = True
+    return np.cumsum(new, dtype=np.int64)
+
+
+def weighted_joint_bootstrap(cells: WeightCells, tables: list[ScoreTable], thresholds: list[float],
+                             probabilities: list[bool | None], resamples: int, rng: np.random.Generator,
+                             beta: float = 1.0, costs: B.Costs = B.Costs()) -> Draws:
+    """Every model's metrics on the same paired stratified row bootstrap of weighted aligned rows
+    (the same rows for every model: differences are paired), drawn on their joint cells (key j =
+    model j: the row's place in model j's table and its weight there). Exact in distribution,
+    O(cells) per resample (cells ≤ rows).
+
+    Returns :class:`Draws` with ``samples`` shape (resamples, models, METRICS) and ``shift`` shape
+    (models, METRICS): when the cells are binned (``cells.luts``), each model's table is
+    coarsened by its lut and its binning error ``θ̂ − θ̂_binned`` is the shift (the threshold
+    metrics keep their exact distribution: the bins are cut at the threshold).
+    """
+    kernels, shifts = [], []
+    n = cells.n_cells
+    for j, (t, thr, prob) in enumerate(zip(tables, thresholds, probabilities)):
+        lut = np.arange(t.n_distinct, dtype=np.int64) if cells.luts is None else cells.luts[j]
+        kernel, coarse = _weighted_kernel(t, lut, cells.codes[j], cells.y, cells.w[j], thr, prob)
+        kernels.append(kernel)
+        shift = np.zeros(len(B.METRICS))
+        if coarse is not t:
+            at = resampled_metrics(kernel, (1, [cells.rows[None, :].astype(np.float64)]), beta, costs)[0]
+            shift = np.nan_to_num(_exact(t, thr, beta, costs, prob) - at)
+        shifts.append(shift)
+    draws = _draw(kernels, cells.rows, cells.n_pos_cells, resamples, rng, beta, costs, blocks=cell_blocks) if n else [
+        np.full((resamples, len(B.METRICS)), np.nan) for _ in kernels]
+    return Draws(np.stack(draws, axis=1), np.stack(shifts), cells.luts is not None, weighted=True)
+
+
+__all__ += ["JOINT_EXACT_CELLS", "MAX_WEIGHT_CELLS", "WEIGHTED_BINNED_BOOTSTRAP", "WEIGHTED_JOINT_BINNED_BOOTSTRAP", "split_lut", "WEIGHTED_BOOTSTRAP", "WEIGHTED_JOINT_BOOTSTRAP",
+            "WeightCells", "cells_confusion", "count_cells", "merge_cells", "weighted_joint_bootstrap",
+            "weighted_model_bootstrap"]

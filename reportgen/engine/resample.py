@@ -314,6 +314,41 @@ def stratified_cell_blocks(counts: np.ndarray, n_pos_cells: int, n_resamples: in
         done += b
 
 
+def cell_blocks(counts: np.ndarray, n_pos_cells: int, n_resamples: int, rng: np.random.Generator):
+    """:func:`stratified_cell_blocks`, or the same distribution drawn row by row when the cells
+    are many for their rows (more than one per 8 rows: weight cells of continuous weights).
+
+    A multinomial costs about 90 ns per cell (one binomial each), a drawn row about 10 ns: past
+    ``8·cells > rows`` each class's rows are drawn as uniform indices into the class's rows laid
+    out cell after cell (``np.repeat``), and counted per cell — the row bootstrap itself, so
+    exactly the multinomial's distribution. The choice is a function of the counts alone, so
+    every engine holding the same cells draws the same resamples for a seed. Blocks of at most
+    about 4M numbers; the same ``(b, [draws])`` as :func:`stratified_cell_blocks`.
+    """
+    counts = np.asarray(counts, dtype=np.float64)
+    rows = int(round(float(counts.sum())))
+    if 8 * counts.shape[0] <= rows:
+        yield from stratified_cell_blocks(counts, n_pos_cells, n_resamples, rng)
+        return
+    parts = [(0, counts[:n_pos_cells]), (n_pos_cells, counts[n_pos_cells:])]
+    small = rows < 2**31  # int32 indices: half the memory traffic of the gather
+    kind = np.int32 if small else np.int64
+    owners = [np.repeat(np.arange(c.shape[0], dtype=kind), np.round(c).astype(np.int64)) for _, c in parts]
+    width = max(counts.shape[0], rows, 1)
+    step = max(1, min(n_resamples, (1 << 22) // width))
+    done = 0
+    while done < n_resamples:
+        b = min(step, n_resamples - done)
+        draws = np.zeros((b, counts.shape[0]))
+        for r in range(b):  # resample by resample, class by class: the stream a seed fixes
+            for (start, c), owner in zip(parts, owners):
+                n, k = owner.shape[0], c.shape[0]
+                if n:
+                    draws[r, start : start + k] = np.bincount(owner[rng.integers(0, n, size=n, dtype=kind)], minlength=k)
+        yield b, [draws]
+        done += b
+
+
 def table_bootstrap_metrics(
     table: ScoreTable,
     threshold: float,

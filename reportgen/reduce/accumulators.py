@@ -12,6 +12,10 @@ Pure numpy, no I/O; the runners (:mod:`reportgen.reduce.local`: memory and strea
   exactly (the AUC error bound: :func:`reportgen.engine.streaming.binning_auc_bound`).
 * :class:`PairedAccumulator` / :class:`AgreementAccumulator`: the paired statistics of aligned
   rows (DeLong's cross-moments, McNemar's tables, pattern counts).
+* :class:`CellCounter` / :class:`JointCellCounter`: weighted rows counted per (score, class,
+  weight) of one model, and per (every model's table row, class, every model's weight) of
+  aligned models — the stratified row bootstrap of weighted rows drawn on counts
+  (:class:`reportgen.engine.intervals.WeightCells`).
 * :class:`ClassCounts`: one multiclass model's confusion matrix and class tables.
 """
 
@@ -20,14 +24,22 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from reportgen.engine import class_tables as CT
 from reportgen.engine.curve import Direction, ScoreTable, build_table, merge_tables, scaled_codes
 from reportgen.engine.approval import MAX_APPROVAL_MODELS, ApprovalCounter
-from reportgen.engine.intervals import MAX_PAIR_MODELS, PairTableAccumulator
+from reportgen.engine.intervals import (
+    JOINT_EXACT_CELLS,
+    MAX_PAIR_MODELS,
+    MAX_WEIGHT_CELLS,
+    PairTableAccumulator,
+    WeightCells,
+    count_cells,
+    merge_cells,
+)
 from reportgen.engine.streaming import placements
 
 #: Chunk tables merged into the running table every this many chunks.
@@ -129,6 +141,136 @@ class DenseCounts:
                           direction, float(n), n, False)
 
 
+class CellCounter:
+    """One weighted model's rows counted per (raw score, class, weight): ``add`` · ``merge`` · ``cells``.
+
+    Held as :class:`~reportgen.engine.intervals.WeightCells` with the score and the weight as
+    two weight keys (codes unused) until the table is known; :meth:`cells` then puts each score
+    at its table row. Chunks are counted as they come and merged every :data:`MERGE_EVERY`
+    chunks. Past :data:`~reportgen.engine.intervals.MAX_WEIGHT_CELLS` cells it keeps nothing
+    (``overflowed``): the distinct cells of all rows do not depend on the chunking, so every
+    engine overflows on the same data.
+    """
+
+    def __init__(self) -> None:
+        self.merged: WeightCells | None = None
+        self.pending: list[WeightCells] = []
+        self.overflowed = False
+
+    def add(self, scores: np.ndarray, y: np.ndarray, weights: np.ndarray) -> None:
+        if self.overflowed or scores.shape[0] == 0:
+            return
+        s = np.asarray(scores, dtype=np.float64)
+        self._push(count_cells(np.zeros(s.shape[0], dtype=np.int64), y, np.stack([s, weights])))
+
+    def _push(self, part: WeightCells) -> None:
+        self.pending.append(part)
+        if len(self.pending) >= MERGE_EVERY:
+            self._merge()
+
+    def _shrink(self, merged: WeightCells) -> WeightCells:
+        """Fewer cells for ``merged`` when it is large (here none: the cells as they are)."""
+        return merged
+
+    def _merge(self) -> None:
+        parts = ([self.merged] if self.merged is not None else []) + self.pending
+        self.pending = []
+        if self.overflowed or not parts:
+            return
+        merged = self._shrink(merge_cells(parts) if len(parts) > 1 else parts[0])
+        if merged.n_cells > MAX_WEIGHT_CELLS:
+            self.overflowed, self.merged = True, None
+            return
+        self.merged = merged
+
+    def merge(self, other: CellCounter) -> CellCounter:
+        """Add the counts of other rows (a Dask part)."""
+        other._merge()
+        self.overflowed = self.overflowed or other.overflowed
+        if other.merged is not None:
+            self.pending.append(other.merged)
+        self._merge()
+        return self
+
+    def cells(self, table: ScoreTable) -> WeightCells | None:
+        """The cells in ``table``'s rows (an exact table of these rows), or None past the cap."""
+        self._merge()
+        if self.overflowed or self.merged is None:
+            return None
+        m = self.merged
+        return count_cells(exact_grouper(table)(m.w[0]), m.y, m.w[1], m.rows)
+
+
+class JointCellCounter(CellCounter):
+    """Weighted aligned rows counted per (every model's table row, class, every model's weight):
+    ``add`` · ``merge`` · ``result`` (:class:`~reportgen.engine.intervals.WeightCells`, key j =
+    model j).
+
+    Past :data:`~reportgen.engine.intervals.JOINT_EXACT_CELLS` cells the table rows are replaced
+    by each model's bins ``luts`` (:func:`~reportgen.engine.approval.joint_cell_luts`: equal-weight
+    bins cut at the threshold and at the approval cuts), weights kept distinct; past
+    :data:`~reportgen.engine.intervals.MAX_WEIGHT_CELLS`, None. The switch happens as soon as the running count passes the cap, which it does exactly
+    when the count over all rows does (a count of distinct cells only grows), and binning is a
+    function of the cell, so the result does not depend on chunking or merge order.
+    """
+
+    def __init__(self, luts: list[np.ndarray] | None = None) -> None:
+        super().__init__()
+        self.luts = luts
+        self.binned = False
+
+    def add(self, codes: list[np.ndarray], y: np.ndarray, weights: list[np.ndarray | None]) -> None:  # type: ignore[override]
+        if self.overflowed or y.shape[0] == 0:
+            return
+        w = np.stack([np.ones(y.shape[0]) if x is None else np.asarray(x, dtype=np.float64) for x in weights])
+        c = np.stack([lut[x] for lut, x in zip(self.luts, codes)]) if self.binned else np.stack(codes)  # type: ignore[arg-type]
+        self._push(count_cells(c, y, w))
+
+    def _bin(self, cells: WeightCells) -> WeightCells:
+        assert self.luts is not None
+        return count_cells(np.stack([lut[c] for lut, c in zip(self.luts, cells.codes)]), cells.y, cells.w, cells.rows)
+
+    def _shrink(self, merged: WeightCells) -> WeightCells:
+        if self.binned or self.luts is None or merged.n_cells <= JOINT_EXACT_CELLS:
+            return merged
+        self.binned = True
+        return self._bin(merged)
+
+    def merge(self, other: JointCellCounter) -> JointCellCounter:  # type: ignore[override]
+        """Add the counts of other rows (a Dask part or range), binning whichever side is not yet."""
+        other._merge()
+        self._merge()
+        if other.overflowed or self.overflowed:
+            self.overflowed, self.merged = True, None
+            return self
+        if other.merged is None:
+            return self
+        theirs = other.merged
+        if other.binned and not self.binned:
+            self.binned = True
+            if self.merged is not None:
+                self.merged = self._bin(self.merged)
+        elif self.binned and not other.binned:
+            theirs = self._bin(theirs)
+        self.pending.append(theirs)
+        self._merge()
+        return self
+
+    def result(self) -> WeightCells | None:
+        self._merge()
+        if self.overflowed or self.merged is None:
+            return None
+        if not self.binned:
+            return self.merged
+        assert self.luts is not None
+        return replace(self.merged, luts=tuple(self.luts))
+
+
+def capped(cells: WeightCells) -> WeightCells | None:
+    """``cells``, or None past :data:`~reportgen.engine.intervals.MAX_WEIGHT_CELLS` (as the counters)."""
+    return None if cells.n_cells > MAX_WEIGHT_CELLS else cells
+
+
 @dataclass(slots=True)
 class TableAccumulator:
     """Exact score table of every chunk added so far (until the distinct scores pass ``cap``).
@@ -150,11 +292,17 @@ class TableAccumulator:
     _dense: DenseCounts | None = None
     _dense_ok: bool = True  # whether a dense accumulator may still be used
     _last_dense: bool = False  # whether the last chunk was counted by the dense accumulator
+    #: weighted rows per (score, class, weight) (:class:`CellCounter`), None for unweighted rows
+    weight_cells: CellCounter | None = None
 
     def add(self, scores: np.ndarray, y: np.ndarray, weights: np.ndarray | None = None) -> None:
         self._last_dense = False
         if self.overflowed or scores.shape[0] == 0:
             return
+        if weights is not None:
+            if self.weight_cells is None:
+                self.weight_cells = CellCounter()
+            self.weight_cells.add(scores, y, np.asarray(weights, dtype=np.float64))
         if self._dense_ok and weights is None:
             scores = np.asarray(scores, dtype=np.float64)
             if self._dense is None and self._merged is None and not self._pending:
@@ -692,6 +840,8 @@ class AgreementAccumulator:
     agree: np.ndarray = field(init=False)
     rows: np.ndarray = field(init=False)
     integer: bool = True
+    #: the rows per (every model's table row, class, weights), when the caller counts them
+    cells: JointCellCounter | None = None
 
     def __post_init__(self) -> None:
         self.agree = np.zeros((self.k, self.k, 2, 2))
@@ -706,6 +856,8 @@ class AgreementAccumulator:
         self.integer = self.integer and other.integer
         self.agree += other.agree
         self.rows += other.rows
+        if self.cells is not None and other.cells is not None:
+            self.cells.merge(other.cells)
         return self
 
     def result(self) -> np.ndarray | None:

@@ -308,7 +308,7 @@ def _map_part(cfg: Config, part: str, k: int, templates: list[L.ModelState], ind
     for st in states:
         st.sample = [np.concatenate(st.sample) if st.sample else np.empty(0)]
         st.path = path  # from here on the dataset is named (the join, results)
-        st.acc = _Table(st.acc.table(), st.acc.overflowed)
+        st.acc = _Table(st.acc.table(), st.acc.overflowed, st.acc.weight_cells)
     return Part(str(path), states, [read], [min(dates), max(dates)] if dates else [], digests.files)
 
 
@@ -318,6 +318,7 @@ class _Table:
 
     table: ScoreTable | None
     overflowed: bool
+    weight_cells: S.CellCounter | None = None  # weighted rows per (score, class, weight)
 
 
 def _reduce_parts(cfg: Config, *parts: Part) -> Part:
@@ -338,7 +339,13 @@ def _reduce_parts(cfg: Config, *parts: Part) -> Part:
         over = any(s.acc.overflowed for s in sts)
         merged = merge_tables(*tabs) if tabs and not over else None
         over = over or (merged is not None and merged.n_distinct > cap)
-        st.acc = _Table(None if over else merged, over)
+        counters = [s.acc.weight_cells for s in sts if s.acc.weight_cells is not None]
+        cells = None
+        if counters and not over:
+            cells = S.CellCounter()
+            for c in counters:
+                cells.merge(c)
+        st.acc = _Table(None if over else merged, over, cells)
         sample = np.concatenate([s.sample[0] for s in sts])
         if sample.shape[0] > sample_cap:
             sample = np.sort(sample)[np.linspace(0, sample.shape[0] - 1, sample_cap).astype(np.int64)]
@@ -393,7 +400,9 @@ def _binary(cfg: Config, dask: Any, progress: L.Progress | None, digests: Digest
             acc = tree_reduce(delayed, _reduce_binned, mapped).compute()
             table, grouper, binning = L.binned_result(cfg, m.name, acc, warnings)
         V.check_both_classes(cfg, path, st.cols["label"], st.labels, table.total_pos, table.total_neg, st.cols.get("weight"))
-        models.append(L.StreamedModel(m.name, str(path), m.direction, m.probabilities, m.threshold, table, binning, grouper))
+        cells = None if binning is not None or st.acc.weight_cells is None else st.acc.weight_cells.cells(table)
+        models.append(L.StreamedModel(m.name, str(path), m.direction, m.probabilities, m.threshold, table, binning, grouper,
+                                      cells))
     dropped.extend(left_out)
     shared = delayed(([x.table for x in models], [x.grouper or S.exact_grouper(x.table) for x in models]), pure=True)
     paired, note = _pairs(cfg, delayed, by_file, parts_of_file, slices, reads, left_out, L.BinaryPairs, shared,

@@ -29,6 +29,8 @@ from reportgen.reduce import accumulators as S
 from reportgen.io.dataset import Dataset
 from reportgen.io.pairs import PAIRED_CHUNK
 from reportgen.engine.class_tables import build_class_tables
+from reportgen.engine.approval import joint_cell_luts
+from reportgen.engine.intervals import count_cells
 from reportgen.engine.compare import Progress, Settings
 from reportgen.engine.driver import compare_evidence
 from reportgen.engine.curve import ScoreTable, build_table, row_groups
@@ -142,9 +144,12 @@ def evidence_of_rows(models: Sequence[ModelRows], threshold: float = 0.5, audit:
         table = build_table(m.scores, m.y, m.weights, m.direction)  # type: ignore[arg-type]
         t = float(threshold if m.threshold is None else m.threshold)
         key = m.threshold_key or ("threshold" if m.threshold is None else f"models['{m.name}'].threshold")
-        ev_models.append(BinaryModelEvidence(m.name, m.file, table, t, key, m.probabilities))
+        code = np.asarray(row_groups(table, m.scores), dtype=np.int64) if need_codes or table.weighted else None
+        # a weighted model's rows per (table row, class, weight): what every engine counts
+        cells = None if not table.weighted else S.capped(count_cells(code, m.y, m.weights))
+        ev_models.append(BinaryModelEvidence(m.name, m.file, table, t, key, m.probabilities, cells=cells))
         if need_codes:
-            codes.append(np.asarray(row_groups(table, m.scores), dtype=np.int64))
+            codes.append(code)
     y = np.asarray(models[0].y, dtype=bool)
     pairing = _row_pairing(ev_models, codes, y, weights, aligned, tuple(approval_rates), unpaired_reason)
     # rows that do not line up are not one sample: nothing may resample them together
@@ -186,7 +191,11 @@ def _row_pairing(models: list[BinaryModelEvidence], codes: list[np.ndarray], y: 
         # DeLong's covariance and the pattern counts are counts of unweighted rows; McNemar's table
         # in weighted counts (shown beside) and in rows (what sampling weights test on)
         rows_only = [None] * len(weights)
-        return Pairing("aligned", "aligned", None, S.agreement(correct, weights), None, S.agreement(correct, rows_only))
+        joint = S.JointCellCounter(joint_cell_luts([m.table for m in models], [m.threshold for m in models],
+                                                   approval_rates))
+        joint.add(codes, y, weights)
+        return Pairing("aligned", "aligned", None, S.agreement(correct, weights), None, S.agreement(correct, rows_only),
+                       cells=joint.result())
     acc = S.PairedAccumulator([m.table for m in models], [m.threshold for m in models], approval_rates=approval_rates)
     for lo in range(0, y.shape[0], PAIRED_CHUNK):  # bounded memory: k × chunk placement matrices
         part = slice(lo, lo + PAIRED_CHUNK)
@@ -226,12 +235,14 @@ def binary_evidence_of_stream(cfg: Config, data) -> BinaryEvidence:
     for m in data.models:
         t, key = _threshold(cfg, m.name)
         table = as_frequency_table(m.table, m.name) if cfg.weight_kind == "frequency" else m.table
-        models.append(BinaryModelEvidence(m.name, m.file, table, t, key, m.probabilities, m.binning))
+        models.append(BinaryModelEvidence(m.name, m.file, table, t, key, m.probabilities, m.binning,
+                                          m.cells if table.weighted else None))
     acc = data.paired
     if len(models) < 2:
         pairing = Pairing("aligned", "single_model")
-    elif isinstance(acc, S.AgreementAccumulator):  # weighted aligned rows: McNemar's tables only
-        pairing = Pairing("aligned", "aligned", None, acc.agree.copy(), None, acc.rows.copy())
+    elif isinstance(acc, S.AgreementAccumulator):  # weighted aligned rows: McNemar's tables and the joint cells
+        cells = None if acc.cells is None or cfg.weight_kind == "frequency" else acc.cells.result()
+        pairing = Pairing("aligned", "aligned", None, acc.agree.copy(), None, acc.rows.copy(), cells=cells)
     elif acc is None:
         pairing = unpaired(data.paired_reason)
     else:

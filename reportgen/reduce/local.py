@@ -51,6 +51,8 @@ from reportgen.config import Config, ModelConfig
 from reportgen.engine import distinct_rows as DR
 from reportgen.engine.curve import ScoreTable
 from reportgen.engine.evidence import MulticlassModelEvidence
+from reportgen.engine.approval import joint_cell_luts
+from reportgen.engine.intervals import WeightCells
 from reportgen.engine.streaming import binning_auc_bound
 from reportgen.errors import InputError
 from reportgen.io import align as A
@@ -496,6 +498,7 @@ class StreamedModel:
     table: ScoreTable
     binning: BinningInfo | None
     grouper: Callable[[np.ndarray], np.ndarray] | None  # raw score → table row (binned tables)
+    cells: WeightCells | None = None  # weighted: rows per (table row, class, weight); None binned
 
 
 @dataclass(frozen=True, slots=True)
@@ -720,7 +723,11 @@ def load_streamed(cfg: Config, progress: Progress | None = None) -> StreamedData
                         rows.add_bins(m.name, binned[0])
             table, grouper, binning = binned_result(cfg, m.name, acc, warnings)
         V.check_both_classes(cfg, path, st.cols["label"], st.labels, table.total_pos, table.total_neg, st.cols.get("weight"))
-        models.append(StreamedModel(m.name, str(path), m.direction, m.probabilities, m.threshold, table, binning, grouper))
+        cells = None  # weighted rows per (table row, class, weight): exact tables only
+        if binning is None and st.acc.weight_cells is not None:
+            cells = st.acc.weight_cells.cells(table)
+        models.append(StreamedModel(m.name, str(path), m.direction, m.probabilities, m.threshold, table, binning, grouper,
+                                    cells))
         if rows is not None and rows.ok:
             rows.base.setdefault(m.name, 0)
             lookups[m.name] = st.acc.row_lookup() if binning is None else (0, acc.row_of_bin())
@@ -785,7 +792,9 @@ class BinaryPairs:
         self.names, self.files = [m.name for m in cfg.models], files or [m.file for m in cfg.models]
         self.acc = S.PairedAccumulator(tables, [m.threshold if m.threshold is not None else cfg.threshold for m in cfg.models],
                                        approval_rates=tuple(cfg.approval_rates))
-        self.agree = S.AgreementAccumulator(len(tables)) if any(t.weighted for t in tables) else None
+        weighted = any(t.weighted for t in tables)
+        luts = joint_cell_luts(tables, self.acc.cuts, tuple(cfg.approval_rates)) if weighted else None
+        self.agree = S.AgreementAccumulator(len(tables), cells=S.JointCellCounter(luts)) if weighted else None
         self.cuts = [t.cut_index(c) for t, c in zip(tables, self.acc.cuts)]
 
     def records(self, st: ModelState, path: Path, batch: Batch, offset: int) -> tuple[np.ndarray, np.ndarray]:
@@ -801,7 +810,10 @@ class BinaryPairs:
         codes = [r["code"] for r in recs]
         correct = [(c < ci) == y for c, ci in zip(codes, self.cuts)]
         if self.agree is not None:
-            self.agree.add(correct, [r["w"] for r in recs])
+            weights = [r["w"] for r in recs]
+            self.agree.add(correct, weights)
+            if self.agree.cells is not None:
+                self.agree.cells.add(codes, y, weights)
         else:
             self.acc.add_rows(codes, correct, y)
 

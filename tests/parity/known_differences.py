@@ -9,17 +9,10 @@ from __future__ import annotations
 
 #: Why an aspect still differs between engines (the remaining work of issue 15).
 CAUSES: dict[str, str] = {
-    "point_metrics": (
-        "capability codes differ: memory keeps the rows and gives what stream/dask mark 'weighted': weighted binary "
-        "models' row bootstrap and their comparison at equal approval rate (unweighted binary: counted by approval "
-        "pattern in every engine; multiclass: the distinct rows in every engine)"
-    ),
+    "point_metrics": "(none left: every engine gives every metric, curve, optimum and comparison, capability codes alike)",
     "intervals": (
-        "binary unweighted intervals agree in every engine (counts, tables and joint pair tables, issue 16), and so "
-        "do all multiclass intervals (class tables, joint confusion counts, and the row bootstrap of the distinct "
-        "rows, which every engine counts alike up to stream.max_distinct_scores); left: weighted binary models "
-        "(memory: row bootstrap; a weighted score table holds weight sums, not the rows per cell nor their weights, "
-        "so the row bootstrap under sampling weights cannot be drawn from it)"
+        "(none left: counts, score tables, joint pair tables, weight cells and joint weight cells (binary), class "
+        "tables, joint confusion counts and distinct rows (multiclass) are counted alike in every engine)"
     ),
     "delong_mcnemar": "(none left: every engine pairs files joined by id in any order and after dropped rows, "
                       "and counts McNemar's tables in rows beside the weighted ones)",
@@ -29,8 +22,4 @@ CAUSES: dict[str, str] = {
 
 #: (case, engine pair, aspect) observed differing.
 KNOWN: frozenset[tuple[str, str, str]] = frozenset({
-    ('binary_weights', 'memory-vs-stream', 'intervals'),
-    ('binary_weights', 'memory-vs-stream', 'point_metrics'),
-    ('binary_weights', 'memory-vs-dask', 'intervals'),
-    ('binary_weights', 'memory-vs-dask', 'point_metrics'),
 })

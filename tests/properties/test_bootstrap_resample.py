@@ -126,35 +126,45 @@ def test_single_class_resamples_are_undefined_as_before():
         assert np.isnan(new[:, B.METRICS.index("roc_auc")]).all()
 
 
-def test_row_bootstrap_equals_the_per_table_loop():
-    """``compare._row_bootstrap`` (paired: one draw of the kept rows for every model, seeded by
-    ``(seed, 2)``) against the loop it replaced, with a weighted model, a 'lower' model and a
-    model with its own threshold."""
+def test_weighted_joint_bootstrap_equals_the_per_table_loop():
+    """``compare._weighted_pair_bootstrap`` (paired: one draw of the joint weight cells for every
+    model, seeded by ``(seed, 2)``) against tables rebuilt from the same draws put on rows, with a
+    weighted model, a 'lower' model and a model with its own threshold."""
     rng = np.random.default_rng(11)
     n = 500
     y = rng.random(n) < 0.25
     z = rng.normal(size=n) + y
-    w = rng.uniform(0.5, 2.0, n)
+    w = np.round(rng.uniform(0.5, 2.0, n), 1)  # few distinct weights: cells hold several rows
     inputs = [
         ModelRows("a", "a.csv", 1.0 / (1.0 + np.exp(-z)), y),
         ModelRows("b", "b.csv", np.round(600 - 50 * z), y, direction="lower", threshold=600.0),
-        ModelRows("c", "c.csv", np.round(1.0 / (1.0 + np.exp(-z - rng.normal(size=n))), 3), y, weights=w),
+        ModelRows("c", "c.csv", np.round(1.0 / (1.0 + np.exp(-z - rng.normal(size=n))), 2), y, weights=w),
     ]
     s = C.Settings(beta=2.0, costs=B.Costs(fn=5, fp=1), resamples=40, seed=5)
     ev = evidence_of_rows(inputs, threshold=0.3)
-    calls = []
-    got = C._row_bootstrap(ev, s, lambda done, total: calls.append((done, total)))
-    assert calls[-1] == (40, 40)
+    got = C._weighted_pair_bootstrap(ev, s).samples
+    cells = ev.pairing.cells
     tables = [m.table for m in ev.models]
     groups = [row_groups(t, i.scores) for t, i in zip(tables, inputs)]
-    rng_old = np.random.default_rng((s.seed, 2))
-    for r, m in enumerate(stats.stratified_bootstrap_counts(y, s.resamples, rng_old)):
-        for j, (inp, t, g) in enumerate(zip(inputs, tables, groups)):
-            tb = stats.bootstrap_tables(t, g, inp.y, m, weights=inp.weights)
-            thr = 0.3 if inp.threshold is None else inp.threshold
-            bm = B.compute_metrics(tb, thr, s.beta, s.costs, inp.probabilities)
-            ref = np.array([[np.nan if v is None else v for _, v in bm.values]])
-            assert_same_metrics(got[r, j][None, :], ref, weighted=inp.weights is not None)
+    weights = [np.ones(n) if i.weights is None else i.weights for i in inputs]
+    # one row of each cell carries the cell's draw (rows of a cell are interchangeable)
+    key = {(bool(y[i]), *(int(g[i]) for g in groups), *(float(x[i]) for x in weights)): i for i in range(n)}
+    rep = np.array([key[(bool(cells.y[c]), *(int(k) for k in cells.codes[:, c]), *(float(x) for x in cells.w[:, c]))]
+                    for c in range(cells.n_cells)])
+    r = 0
+    for b, (draws,) in resample.cell_blocks(cells.rows, cells.n_pos_cells, s.resamples,
+                                            np.random.default_rng((s.seed, 2))):
+        for d in draws:
+            m = np.zeros(n, dtype=np.int64)
+            m[rep] = d
+            for j, (inp, t, g) in enumerate(zip(inputs, tables, groups)):
+                tb = stats.bootstrap_tables(t, g, inp.y, m, weights=inp.weights)
+                thr = 0.3 if inp.threshold is None else inp.threshold
+                bm = B.compute_metrics(tb, thr, s.beta, s.costs, inp.probabilities)
+                ref = np.array([[np.nan if v is None else v for _, v in bm.values]])
+                assert_same_metrics(got[r, j][None, :], ref, weighted=inp.weights is not None)
+            r += 1
+    assert r == s.resamples
 
 
 def test_blocks_are_the_draws_of_the_counts_stream():

@@ -292,7 +292,7 @@ def test_compare_with_fractional_weights_says_which_tests_were_skipped():
     assert mc.basis == "rows" and mc.p_value == ref.p_value
     assert sum(map(sum, mc.table)) == 120 and sum(map(sum, mc.weighted_table)) == pytest.approx(w.sum())
     for m in models.values():  # intervals still reported, honestly labelled
-        assert m.weighted and m.ci_method["roc_auc"] == m.ci_method["gini"] == "bootstrap of rows"
+        assert m.weighted and m.ci_method["roc_auc"] == m.ci_method["gini"] == "bootstrap (weighted score table)"
     assert "gini" in c.ci and "bootstrap" in verdict(c)
     assert all(cell.p_value is None for cell in cells)
     assert_no_nan(models, comps, cells)
