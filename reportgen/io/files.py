@@ -252,12 +252,54 @@ def scanned_dataset(path: Path) -> Any:
     import pyarrow.dataset as ds  # noqa: PLC0415
 
     plain = parquet_dataset(path)
+    schema = read_schema(plain)
     digests = _DIGESTS.get()
-    if digests is None:
-        return plain
     loc = F.locate(path)
-    return ds.dataset(os.path.abspath(path) if loc.local else loc.path, schema=plain.schema, format="parquet",
+    if digests is None:
+        if schema.equals(plain.schema):
+            return plain
+        return ds.dataset(loc.path, schema=schema, format="parquet", partitioning=plain.partitioning, filesystem=loc.fs)
+    return ds.dataset(os.path.abspath(path) if loc.local else loc.path, schema=schema, format="parquet",
                       partitioning=plain.partitioning, filesystem=_hashing_filesystem(digests, loc))
+
+
+def read_schema(dataset: Any) -> Any:
+    """The schema a dataset's parts are read with, so that every engine reads a part's values as
+    the part holds them (a Dask task reads each part as a file of its own).
+
+    pyarrow reads every part with the *first* part's types: a score column integral in the first
+    part and decimal in the next failed ("Float value 637.5 was truncated converting to int64"),
+    text scores were parsed by a cast (a bad one: "Failed to parse string", no row), and boolean
+    labels in one part became 0 / 1 beside another part's integers — where Dask, reading each part
+    alone, read them and gave other numbers or another error. Here a column whose type differs
+    between parts (all-null parts aside) is read as the common numeric type when every part holds
+    numbers (integers and floats: float64, exact for the values compared), and as text otherwise,
+    so that numbers then pass the same parse (errors naming their row) and labels and ids the same
+    key rule as in a part read alone (``True`` → ``"true"`` → key ``"True"``; ``7`` → ``"7"``)."""
+    import pyarrow as pa  # noqa: PLC0415
+
+    fragments = list(dataset.get_fragments())
+    if len(fragments) < 2:
+        return dataset.schema
+    types: dict[str, set] = {}
+    for fragment in fragments:
+        try:
+            physical = fragment.physical_schema
+        except (pa.ArrowException, OSError, ValueError):
+            continue  # a damaged part: refused by check_parts, which names it
+        for field in physical:
+            t = field.type.value_type if pa.types.is_dictionary(field.type) else field.type
+            t = pa.string() if pa.types.is_large_string(t) else t
+            if not pa.types.is_null(t):
+                types.setdefault(field.name, set()).add(t)
+    fields = []
+    for field in dataset.schema:
+        seen = types.get(field.name, set())
+        if len(seen) > 1:
+            numeric = all(pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_decimal(t) for t in seen)
+            field = pa.field(field.name, pa.float64() if numeric else pa.string())
+        fields.append(field)
+    return pa.schema(fields)
 
 
 def file_info(path: Path, rows: int, sha256: str | None = None) -> FileInfo:
@@ -647,6 +689,8 @@ def _csv_batches(path: Path, columns: list[str], numbers: list[str], text: list[
                 if seen <= skip:
                     continue
                 rb = rb.slice(max(0, skip - start))
+                if any(pa.types.is_binary(t) or pa.types.is_large_binary(t) for t in rb.schema.types):
+                    raise InputError(f"{path}: not UTF-8 text; re-save the file as UTF-8 CSV")  # an inferred column
                 if rb.num_rows:
                     yield rb
         except pa.ArrowInvalid as exc:
@@ -765,7 +809,7 @@ def read_table(path: Path, columns: list[str], numbers: Iterable[str] = (), text
     numbers = [c for c in numbers if c in columns and c not in text]
     df = arrow_csv_frame(path, columns, numbers, text)
     if df is None:
-        df = pandas_csv_frame(path, columns, text)
+        df = pandas_csv_frame(path, columns, text, numbers)
     if len(df) == 0:
         raise no_rows(path)
     return df
@@ -847,15 +891,18 @@ def odd_quotes(path: Path) -> bool:
     return count % 2 == 1
 
 
-def pandas_csv_frame(path: Path, columns: list[str], text: list[str]) -> pd.DataFrame:
+def pandas_csv_frame(path: Path, columns: list[str], text: list[str], numbers: Iterable[str] = ()) -> pd.DataFrame:
     """The CSV's ``columns`` read by pandas (the fallback of :func:`read_table`): ``text`` as
     strings, the :data:`NA_VALUES` spellings missing in the others; short rows are padded with
     missing cells, unreadable files give :func:`csv_error`'s one line."""
     source: Any = path
     try:
         source = opened(path)
+        # numbers as text too, parsed later by validate.numeric as every engine parses them (pandas
+        # read "true" / "false" in a score column as booleans, i.e. 1 / 0, where the others refused them)
         df = pd.read_csv(source, usecols=columns, encoding="utf-8", low_memory=False, keep_default_na=False,
-                         dtype={c: str for c in text}, na_values={c: list(NA_VALUES) for c in columns if c not in text})
+                         dtype={c: str for c in [*text, *numbers]},
+                         na_values={c: list(NA_VALUES) for c in columns if c not in text})
         if source is not path:
             source.read()  # to the end, so the digest is recorded (pandas has read every byte already)
     except (UnicodeDecodeError, OSError, pd.errors.ParserError, ValueError) as exc:
