@@ -506,6 +506,16 @@ def refused_alike(cfg: Path, scheduler: str, capsys) -> str:
     return line
 
 
+def same_metrics(cfg: Path, scheduler: str, capsys) -> None:
+    """Every engine runs (exit 0) and writes the same metrics.json, the run block aside."""
+    outs = {}
+    for engine in ENGINES:
+        code, err, out = run(cfg, engine, scheduler, capsys)
+        assert code == 0, f"{engine}: {err}"
+        outs[engine] = {k: v for k, v in metrics(out).items() if k != "run"}
+    assert outs["stream"] == outs["memory"] and outs["dask"] == outs["memory"]
+
+
 def _bytes(tmp: Path, name: str, data: bytes) -> Path:
     (tmp / name).write_bytes(data)
     return config(tmp, [{"name": "a", "file": name, "score": "s"}])
@@ -626,12 +636,7 @@ def test_a_row_longer_than_the_csv_block_is_read_by_every_engine(tmp_path, sched
     df.loc[2000, "note"] = "y" * 2_500_000
     df.to_csv(tmp_path / "a.csv", index=False)
     cfg = config(tmp_path, [{"name": "a", "file": "a.csv", "score": "s"}])
-    outs = {}
-    for engine in ENGINES:
-        code, err, out = run(cfg, engine, scheduler, capsys)
-        assert code == 0, f"{engine}: {err}"
-        outs[engine] = {k: v for k, v in metrics(out).items() if k != "run"}
-    assert outs["stream"] == outs["memory"] and outs["dask"] == outs["memory"]
+    same_metrics(cfg, scheduler, capsys)
 
 
 @pytest.mark.parametrize("fault, words", [
@@ -715,12 +720,7 @@ def test_a_parquet_part_with_another_column_type_is_read_alike_everywhere(case, 
     if words is not None:
         assert words in refused_alike(cfg, scheduler, capsys), case
         return
-    outs = {}
-    for engine in ENGINES:
-        code, err, out = run(cfg, engine, scheduler, capsys)
-        assert code == 0, f"{engine}: {err}"
-        outs[engine] = {k: v for k, v in metrics(out).items() if k != "run"}
-    assert outs["stream"] == outs["memory"] and outs["dask"] == outs["memory"]
+    same_metrics(cfg, scheduler, capsys)
 
 
 def _latin1_date(tmp: Path) -> Path:
