@@ -4,8 +4,12 @@ Every engine reads through here, so a file means the same thing to all of them:
 
 * a path ending in ``.parquet`` / ``.pq``, or a directory (not ``.csv``), is a Parquet dataset
   (hive partitions allowed); anything else is a CSV file;
+* a file named as CSV whose first bytes say it is compressed, an archive or Parquet is refused
+  before any parser guesses (:func:`check_not_binary`);
 * every part of a Parquet dataset must hold every column read (:func:`check_parts`): a part
-  without the score column is refused, not read as missing values;
+  without the score column is refused, not read as missing values; a part whose footer cannot
+  be read is named; a column whose type differs between parts is read as each part holds it
+  (:func:`read_schema`), as a Dask task reading one part does;
 * CSV is read with explicit column types, never inferred: numbers (scores, weights) as float64,
   labels, predictions and ids as text (normalised later by :func:`reportgen.io.validate.keys`).
   Only the usual missing-value spellings (``NA``, ``nan``, an empty cell, …) are missing in a
@@ -625,9 +629,12 @@ def record_batches(path: Path, columns: list[str], batch_rows: int, numbers: Ite
     """pyarrow record batches of the file's ``columns`` (about ``batch_rows`` rows each).
 
     CSV columns are typed by :func:`csv_options`; a cell of a ``numbers`` column that is not a
-    number is an error naming its row (:func:`locate_non_number`)."""
+    number is an error naming its row (:func:`locate_non_number`); any other error pyarrow
+    raises is worded as the in-memory engine words it (:func:`csv_arrow_error`). A row longer
+    than the CSV block (pyarrow's "straddling object") is read again with a block eight times
+    larger, the rows already yielded skipped, up to :data:`MAX_CSV_BLOCK`. Parquet parts are
+    read with :func:`read_schema`'s types."""
     import pyarrow as pa  # noqa: PLC0415
-    import pyarrow.csv as pacsv  # noqa: PLC0415
 
     numbers, text = list(numbers), list(text)
     if is_parquet(path):

@@ -425,15 +425,23 @@ def first_kept(flags: np.ndarray, keep: np.ndarray | None) -> int | None:
 #: variances) far from overflow. Weights of 1e308 overflowed the cumulative sums to inf and NaN
 #: and every engine wrote different numbers (exit 0, numpy's RuntimeWarnings on stderr).
 MAX_WEIGHT = 1e15
+#: The smallest positive weight accepted (0 is a weight too). Weights of 1e-300 underflowed the
+#: sums of squared weights to 0 and every engine stopped with an internal ZeroDivisionError;
+#: within [1e-15, 1e15] a product of two weights stays a normal float64.
+MIN_WEIGHT = 1e-15
 
 
 def check_weights(path: Any, column: str, weights: np.ndarray, keep: np.ndarray | None, offset: int) -> None:
-    """Negative weights and weights above :data:`MAX_WEIGHT` (of kept rows) are an error naming the first."""
+    """Negative weights, and positive weights outside [:data:`MIN_WEIGHT`, :data:`MAX_WEIGHT`] (of
+    kept rows), are an error naming the first of them, in this order."""
+    def where(i: int) -> str:
+        return f"{path}: column '{column}', row {offset + i + HEADER_ROWS}"
+
     if (i := first_kept(weights < 0, keep)) is not None:
-        raise InputError(f"{path}: column '{column}', row {offset + i + HEADER_ROWS}: negative weight {weights[i]:g}; weights must be >= 0")
-    if (i := first_kept(weights > MAX_WEIGHT, keep)) is not None:
-        raise InputError(f"{path}: column '{column}', row {offset + i + HEADER_ROWS}: weight {weights[i]:g} is too large "
-                         f"(at most {MAX_WEIGHT:g}); rescale the weights")
+        raise InputError(f"{where(i)}: negative weight {weights[i]:g}; weights must be >= 0")
+    if (i := first_kept((weights > MAX_WEIGHT) | ((weights > 0) & (weights < MIN_WEIGHT)), keep)) is not None:
+        size = f"large (at most {MAX_WEIGHT:g})" if weights[i] > MAX_WEIGHT else f"small (0, or at least {MIN_WEIGHT:g})"
+        raise InputError(f"{where(i)}: weight {weights[i]:g} is too {size}; rescale the weights")
 
 
 #: The largest score magnitude accepted: beyond it, differences of scores (curve spans, bin

@@ -607,6 +607,9 @@ def _two_faults_far_apart(tmp: Path) -> Path:
     ("BOM only", lambda t: _bytes(t, "a.csv", b"\xef\xbb\xbf"), ("a.csv: the file is empty",)),
     # 1e308 overflowed the weight sums: exit 0, NaN rates, numbers differing between engines
     ("huge weight", lambda t: _one(t, rows().assign(w=1e308), weight="w"), ("column 'w', row 2", "weight 1e+308 is too large")),
+    # 1e-300 underflowed the sums of squared weights: an internal ZeroDivisionError (exit 1) everywhere
+    ("tiny weight", lambda t: _one(t, rows().assign(w=[1.0] * 3 + [1e-300] * 17), weight="w"),
+     ("column 'w', row 5", "weight 1e-300 is too small (0, or at least 1e-15)")),
     ("damaged Parquet part", _damaged_part, ("ds/k=1/p.parquet: cannot read as Parquet", "damaged part")),  # exit 1
     # named the whole dataset with the first part's columns: "column 's' not found in …/ds (columns: id, y, k)"
     ("first part without the column", _first_part_without_score, ("k=0/p.parquet: column 's' not found in this part",)),
