@@ -473,13 +473,27 @@ def check_probabilities(path: Any, model: str, columns: list[str], scores: np.nd
         )
 
 
+#: Spellings of "no value" that the key rule reads as text: a label so written is a class (a
+#: class may be named ``NA``), which a message about an unexpected class points out.
+NA_LIKE = frozenset({"NA", "N/A", "n/a", "#N/A", "NULL", "null", "None", "none", "<NA>", "-"})
+
+
+def na_hint(classes: Any) -> str:
+    """``"; …"`` when one of ``classes`` is spelled like a missing value (:data:`NA_LIKE`), else ``""``."""
+    na = [str(c) for c in classes if str(c) in NA_LIKE]
+    if not na:
+        return ""
+    return (f"; {na[0]!r} is read as a class name, not as a missing value — write a missing label as an empty "
+            f"cell (and set 'missing: drop' to drop such rows)")
+
+
 def check_two_labels(path: Any, column: str, found: set[str]) -> None:
     """Binary labels: at most two distinct keys (the message lists them in sorted order)."""
     if len(found) > 2:
         shown = ", ".join(repr(v) for v in sorted_classes(found)[:6])
         raise InputError(
             f"{path}: column '{column}' has {len(found)} distinct labels ({shown}); task: binary needs two — "
-            f"use task: multiclass or map the labels"
+            f"use task: multiclass or map the labels{na_hint(found)}"
         )
 
 
@@ -588,7 +602,8 @@ def score_order(cfg: Config, i: int, sc: dict[str, str] | list[str], classes: li
         if missing or extra:
             what = (f"no score column for class(es) {', '.join(missing)}" if missing
                     else f"class(es) {', '.join(extra)} are not among the classes ({', '.join(classes)})")
-            raise InputError(f"{cfg.where('models', i, 'scores')}: {what}; map every class to one column")
+            raise InputError(f"{cfg.where('models', i, 'scores')}: {what}; map every class to one column"
+                             f"{na_hint(missing)}")
         return [list(sc).index(c) for c in classes]
     if len(sc) != k:
         raise InputError(

@@ -743,3 +743,26 @@ def test_csv_values_every_engine_reads_the_same_way(case, build, words, tmp_path
     line = refused_alike(build(tmp_path), scheduler, capsys)
     for w in words:
         assert w in line, (case, line)
+
+
+@pytest.mark.parametrize("spelling", ["NA", "None"])
+@pytest.mark.parametrize("task", ["binary", "multiclass"])
+def test_na_like_labels_are_classes_and_the_message_says_so_in_every_engine(spelling, task, tmp_path, scheduler,
+                                                                          capsys):
+    """A label spelled NA / null / None / N/A is a class (the key rule), also under missing: drop:
+    binary sees a third label, multiclass a class without a score column. Every engine and
+    validate give one line, and it says how to write a missing label."""
+    if task == "binary":
+        df = rows().astype({"y": object})
+        df.loc[4, "y"] = spelling
+        cfg = _one(tmp_path, df, missing="drop")
+        where = f"a.csv: column 'y' has 3 distinct labels ('0', '1', {spelling!r})"
+    else:
+        df = pd.DataFrame({"y": ["a", "b", "c"] * 6, "p_a": [0.5] * 18, "p_b": [0.3] * 18, "p_c": [0.2] * 18})
+        df.loc[4, "y"] = spelling
+        df.to_csv(tmp_path / "m.csv", index=False)
+        cfg = config(tmp_path, [{"name": "a", "file": "m.csv", "scores": {"a": "p_a", "b": "p_b", "c": "p_c"}}],
+                     task="multiclass", missing="drop")
+        where = f"models[0].scores: no score column for class(es) {spelling}"
+    line = refused_alike(cfg, scheduler, capsys)
+    assert where in line and f"{spelling!r} is read as a class name, not as a missing value" in line, line
