@@ -306,6 +306,22 @@ def read_schema(dataset: Any) -> Any:
     return pa.schema(fields)
 
 
+#: ``reportgen validate`` with ``engine: stream`` / ``dask`` applies every rule of a run (the
+#: whole-file ones too: classes, both classes present, weight totals, the id join, every part)
+#: when the inputs hold at most this many bytes in all; above it, the first batch of each file.
+SMALL_INPUT_BYTES = 64 << 20
+
+
+def input_bytes(path: Path) -> int:
+    """The bytes of an input: a file's size, or the sum of a dataset directory's files."""
+    loc = F.locate(path)
+    if not loc.local:
+        return F.size_of(loc)
+    if path.is_file():
+        return path.stat().st_size
+    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file() and not p.name.startswith("."))
+
+
 def file_info(path: Path, rows: int, sha256: str | None = None) -> FileInfo:
     """The audit-trail record of an input (a file, or a directory of Parquet parts) read under
     :func:`hashing`: its digest is of the bytes that were parsed (:meth:`Digests.of`)."""
@@ -315,13 +331,7 @@ def file_info(path: Path, rows: int, sha256: str | None = None) -> FileInfo:
             raise RuntimeError(f"{path}: file_info outside hashing()")
         sha256 = digests.of(path)
     loc = F.locate(path)
-    if not loc.local:
-        return FileInfo(loc.shown, sha256, rows, F.size_of(loc))
-    if path.is_file():
-        size = path.stat().st_size
-    else:
-        size = sum(p.stat().st_size for p in path.rglob("*") if p.is_file() and not p.name.startswith("."))
-    return FileInfo(str(path), sha256, rows, size)
+    return FileInfo(str(path) if loc.local else loc.shown, sha256, rows, input_bytes(path))
 
 
 def first_line(exc: BaseException) -> str:
