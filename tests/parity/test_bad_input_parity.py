@@ -499,10 +499,12 @@ def test_multiclass_intersection_leaving_one_class_is_one_line_exit_2(tmp_path, 
 
 def refused_alike(cfg: Path, scheduler: str, capsys) -> str:
     """:func:`same_everywhere` (exit 2, one identical line), and ``reportgen validate`` refuses
-    the config with the same line."""
+    the config with the same line, with the config's engine (memory) and with ``engine: stream``
+    (small inputs: every rule of a run)."""
     line = same_everywhere(cfg, scheduler, capsys)
-    assert cli.main(["validate", str(cfg), "--quiet"]) == 2
-    assert capsys.readouterr().err.strip() == line
+    for engine in ("memory", "stream"):
+        assert cli.main(["validate", str(cfg), "--quiet", "--set", f"engine={engine}"]) == 2, engine
+        assert capsys.readouterr().err.strip() == line, engine
     return line
 
 
