@@ -412,3 +412,16 @@ def test_debug_shows_the_traceback(tmp_path: Path, capsys: pytest.CaptureFixture
     assert cli.main(["run", str(cfg_path), "--out", str(tmp_path / "out"), "--debug"]) == 2
     err = capsys.readouterr().err
     assert "Traceback" in err and err.strip().splitlines()[-1].startswith("reportgen: error: ")
+
+
+@pytest.mark.parametrize("name, content, words", [
+    ("a.csv.gz", gzip.compress(csv_text().encode()), "gzip-compressed"),  # init wrote a config from it (exit 0)
+    ("a.csv", b"", "the file is empty"),  # "cannot read as CSV (No columns to parse from file)"
+    ("a.csv", latin1_csv().replace(b"id,y,s", b"id,\xe9,s"), "not UTF-8 text"),  # pandas' codec message
+])
+def test_init_refuses_a_hostile_file_with_the_line_run_gives(name: str, content: bytes, words: str, tmp_path: Path,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / name).write_bytes(content)
+    assert cli.main(["init", str(tmp_path / name), "--out", str(tmp_path / "c.yaml")]) == 2
+    err = capsys.readouterr().err
+    assert words in err and err.count("\n") == 1 and not (tmp_path / "c.yaml").exists(), err
