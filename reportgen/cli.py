@@ -440,8 +440,19 @@ def _validate_checked(path: str, printer: _Printer, shown: _StderrWarnings, over
     if cfg.engine != "memory":  # bounded memory: the plan and the first batch of each file
         from reportgen.reduce.local import check_first_batches  # noqa: PLC0415
 
-        checked = check_first_batches(cfg)
+        from reportgen.io.files import SMALL_INPUT_BYTES, input_bytes  # noqa: PLC0415
+
+        checked, whole = check_first_batches(cfg)
         first = ", ".join(f"{shown_text(str(p))} ({n} rows)" for p, n in checked.items())
+        # every file one batch, or small inputs: the run's whole-file rules too (classes, both classes
+        # present, weight totals, the id join, every part), at the cost of reading them once
+        if whole or sum(input_bytes(p) for p in checked) <= SMALL_INPUT_BYTES:
+            from reportgen.pipeline import load_evidence  # noqa: PLC0415
+
+            load_evidence(cfg.model_copy(update={"engine": "stream"}))  # the same rules, no cluster started
+            printer.info(f"{cfg_path}: OK — {len(cfg.models)} model(s), task {cfg.task}, engine: {cfg.engine}: "
+                         f"every row checked ({', '.join(shown_text(str(p)) for p in checked)})")
+            return EXIT_OK
         printer.info(f"{cfg_path}: OK — {len(cfg.models)} model(s), task {cfg.task}, engine: {cfg.engine}: "
                      f"files, columns and every part checked; the first batch of each file is valid: {first}")
         return EXIT_OK

@@ -28,8 +28,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from reportgen.errors import InputError, UserError
-from reportgen.io.files import check_input, is_parquet, parquet_dataset
+from reportgen.errors import UserError
+from reportgen.io.files import (check_input, check_not_binary, csv_error, is_parquet, parquet_dataset, part_columns,
+                                 unreadable_parquet)
 
 #: Rows read to guess from (the guesses need a sample, not the file).
 SAMPLE_ROWS = 50_000
@@ -55,13 +56,20 @@ class Guess:
 
 def read_sample(path: Path, rows: int = SAMPLE_ROWS) -> pd.DataFrame:
     """The first ``rows`` rows of a CSV or Parquet file (one-line errors for unreadable files)."""
+    import pyarrow as pa  # noqa: PLC0415
+
     check_input(path)
     if is_parquet(path):
-        return parquet_dataset(path).head(rows).to_pandas()
+        part_columns(path)  # a damaged part: named, as run names it
+        try:
+            return parquet_dataset(path).head(rows).to_pandas()
+        except (pa.ArrowException, OSError, ValueError) as exc:
+            raise unreadable_parquet(path, exc) from None
+    check_not_binary(path)  # compressed, an archive, Parquet named .csv: the run's one line
     try:
-        return pd.read_csv(path, nrows=rows, low_memory=False)
+        return pd.read_csv(path, nrows=rows, low_memory=False, encoding="utf-8")
     except (UnicodeDecodeError, OSError, pd.errors.ParserError, ValueError) as exc:
-        raise InputError(f"{path}: cannot read as CSV ({str(exc).splitlines()[0] if str(exc) else exc})") from None
+        raise csv_error(path, exc, "cannot read as CSV") from None
 
 
 def _auc(scores: np.ndarray, positive: np.ndarray) -> float | None:

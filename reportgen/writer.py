@@ -385,8 +385,13 @@ def _acquire(target: Path) -> tuple[int, Path]:
         except FileNotFoundError:
             same = False
         if same:
-            os.ftruncate(fd, 0)
-            os.write(fd, f"{os.getpid()}\n".encode())
+            try:
+                os.ftruncate(fd, 0)
+                os.write(fd, f"{os.getpid()}\n".encode())
+            except OSError as exc:  # a full disk fails here first (the lock's one line)
+                os.close(fd)
+                lock.unlink(missing_ok=True)
+                raise OutputError(f"{target}: {_write_failure(exc)}") from None
             return fd, lock
         os.close(fd)
 

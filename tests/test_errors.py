@@ -8,6 +8,7 @@ config key) and what to do; these key words are checked.
 from __future__ import annotations
 
 import errno
+import gzip
 import os
 import random
 from collections.abc import Callable
@@ -174,6 +175,15 @@ def _disk_full(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(Path, "write_text", full)
 
 
+def _disk_full_at_the_lock(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first write of a run is the output lock's pid line: on a full disk it failed with an
+    internal error (exit 1, "OSError: [Errno 28]")."""
+    def full(*a: Any, **k: Any) -> Any:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(os, "ftruncate", full)
+
+
 def _existing_report(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     out = tmp_path / "out"
     out.mkdir()
@@ -252,6 +262,12 @@ CASES = [
     Case("output-under-a-file", ("cannot create the output directory", "--out"),
          args=("--out", "{tmp}/blocker.txt/sub"), setup=_under_a_file),
     Case("output-disk-full", ("disk full", "nothing was replaced"), setup=_disk_full),
+    Case("output-disk-full-at-the-lock", ("out: disk full", "free some space or choose another --out"),
+         setup=_disk_full_at_the_lock),
+    Case("data-gzip-compressed", ("a.csv.gz", "gzip-compressed", "gunzip"), cfg=set_("models.0.file", "a.csv.gz"),
+         files=file_("a.csv.gz", gzip.compress(csv_text().encode()))),
+    Case("data-huge-weight", ("a.csv", "column 's', row 2", "too large"), cfg=set_("weight", "s"),
+         files=edit_row("a.csv", 2, "1,1,1e300")),
     Case("output-exists-no-overwrite", ("already exists", "--overwrite"), setup=_existing_report),
 ]
 
@@ -396,3 +412,16 @@ def test_debug_shows_the_traceback(tmp_path: Path, capsys: pytest.CaptureFixture
     assert cli.main(["run", str(cfg_path), "--out", str(tmp_path / "out"), "--debug"]) == 2
     err = capsys.readouterr().err
     assert "Traceback" in err and err.strip().splitlines()[-1].startswith("reportgen: error: ")
+
+
+@pytest.mark.parametrize("name, content, words", [
+    ("a.csv.gz", gzip.compress(csv_text().encode()), "gzip-compressed"),  # init wrote a config from it (exit 0)
+    ("a.csv", b"", "the file is empty"),  # "cannot read as CSV (No columns to parse from file)"
+    ("a.csv", latin1_csv().replace(b"id,y,s", b"id,\xe9,s"), "not UTF-8 text"),  # pandas' codec message
+])
+def test_init_refuses_a_hostile_file_with_the_line_run_gives(name: str, content: bytes, words: str, tmp_path: Path,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / name).write_bytes(content)
+    assert cli.main(["init", str(tmp_path / name), "--out", str(tmp_path / "c.yaml")]) == 2
+    err = capsys.readouterr().err
+    assert words in err and err.count("\n") == 1 and not (tmp_path / "c.yaml").exists(), err

@@ -236,14 +236,21 @@ def test_dask_multiclass_models_in_two_datasets(lake, tmp_path, scheduler):
     assert dk.comparisons[0].tests.mcnemar == mem.comparisons[0].tests.mcnemar is not None
 
 
-def test_dask_multiclass_errors_name_the_part_and_row(lake, tmp_path, scheduler):
+def test_dask_multiclass_errors_name_the_dataset_and_row_as_memory_does(lake, tmp_path, scheduler):
+    """A bad row in the second part: dask named the part and its row within the part
+    ("part=1/….parquet: row 502") where memory and stream named the dataset and its row (issue 15:
+    one message in every engine)."""
     df = pd.read_csv(lake / "all.csv").iloc[:4000].copy()
     df["part"] = np.arange(len(df)) // 2000
     df.loc[2500, "rule"] = "paid"  # row 500 of the second part
     pq.write_to_dataset(pa.Table.from_pandas(df), tmp_path / "bad", partition_cols=["part"])
     cfg = _config(tmp_path, "bad")
-    with pytest.raises(InputError, match=r"part=1/[^:]+\.parquet: column 'rule', row 502: label 'paid' is not one of the configured classes"):
-        _run(cfg, "dask", scheduler=scheduler, stream={"batch_rows": 1_000})
+    messages = []
+    for engine in ("memory", "dask"):
+        with pytest.raises(InputError, match=r"bad: column 'rule', row 2502: label 'paid' is not one of the configured classes") as exc:
+            _run(cfg, engine, scheduler=scheduler, stream={"batch_rows": 1_000})
+        messages.append(str(exc.value))
+    assert messages[0] == messages[1]
     # multiclass tables are not binned on Dask either: past the cap is an error, not an approximation
     with pytest.raises(InputError, match=r"more than 100 distinct scores; streamed multiclass tables are not binned"):
         _run(_config(lake, "ds"), "dask", scheduler=scheduler, stream={"batch_rows": 1_000, "max_distinct_scores": 100})

@@ -4,8 +4,12 @@ Every engine reads through here, so a file means the same thing to all of them:
 
 * a path ending in ``.parquet`` / ``.pq``, or a directory (not ``.csv``), is a Parquet dataset
   (hive partitions allowed); anything else is a CSV file;
+* a file named as CSV whose first bytes say it is compressed, an archive or Parquet is refused
+  before any parser guesses (:func:`check_not_binary`);
 * every part of a Parquet dataset must hold every column read (:func:`check_parts`): a part
-  without the score column is refused, not read as missing values;
+  without the score column is refused, not read as missing values; a part whose footer cannot
+  be read is named; a column whose type differs between parts is read as each part holds it
+  (:func:`read_schema`), as a Dask task reading one part does;
 * CSV is read with explicit column types, never inferred: numbers (scores, weights) as float64,
   labels, predictions and ids as text (normalised later by :func:`reportgen.io.validate.keys`).
   Only the usual missing-value spellings (``NA``, ``nan``, an empty cell, …) are missing in a
@@ -252,12 +256,70 @@ def scanned_dataset(path: Path) -> Any:
     import pyarrow.dataset as ds  # noqa: PLC0415
 
     plain = parquet_dataset(path)
+    schema = read_schema(plain)
     digests = _DIGESTS.get()
-    if digests is None:
-        return plain
     loc = F.locate(path)
-    return ds.dataset(os.path.abspath(path) if loc.local else loc.path, schema=plain.schema, format="parquet",
+    if digests is None:
+        if schema.equals(plain.schema):
+            return plain
+        return ds.dataset(loc.path, schema=schema, format="parquet", partitioning=plain.partitioning, filesystem=loc.fs)
+    return ds.dataset(os.path.abspath(path) if loc.local else loc.path, schema=schema, format="parquet",
                       partitioning=plain.partitioning, filesystem=_hashing_filesystem(digests, loc))
+
+
+def read_schema(dataset: Any) -> Any:
+    """The schema a dataset's parts are read with, so that every engine reads a part's values as
+    the part holds them (a Dask task reads each part as a file of its own).
+
+    pyarrow reads every part with the *first* part's types: a score column integral in the first
+    part and decimal in the next failed ("Float value 637.5 was truncated converting to int64"),
+    text scores were parsed by a cast (a bad one: "Failed to parse string", no row), and boolean
+    labels in one part became 0 / 1 beside another part's integers — where Dask, reading each part
+    alone, read them and gave other numbers or another error. Here a column whose type differs
+    between parts (all-null parts aside) is read as the common numeric type when every part holds
+    numbers (integers and floats: float64, exact for the values compared), and as text otherwise,
+    so that numbers then pass the same parse (errors naming their row) and labels and ids the same
+    key rule as in a part read alone (``True`` → ``"true"`` → key ``"True"``; ``7`` → ``"7"``)."""
+    import pyarrow as pa  # noqa: PLC0415
+
+    fragments = list(dataset.get_fragments())
+    if len(fragments) < 2:
+        return dataset.schema
+    types: dict[str, set] = {}
+    for fragment in fragments:
+        try:
+            physical = fragment.physical_schema
+        except (pa.ArrowException, OSError, ValueError):
+            continue  # a damaged part: refused by check_parts, which names it
+        for field in physical:
+            t = field.type.value_type if pa.types.is_dictionary(field.type) else field.type
+            t = pa.string() if pa.types.is_large_string(t) else t
+            if not pa.types.is_null(t):
+                types.setdefault(field.name, set()).add(t)
+    fields = []
+    for field in dataset.schema:
+        seen = types.get(field.name, set())
+        if len(seen) > 1:
+            numeric = all(pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_decimal(t) for t in seen)
+            field = pa.field(field.name, pa.float64() if numeric else pa.string())
+        fields.append(field)
+    return pa.schema(fields)
+
+
+#: ``reportgen validate`` with ``engine: stream`` / ``dask`` applies every rule of a run (the
+#: whole-file ones too: classes, both classes present, weight totals, the id join, every part)
+#: when the inputs hold at most this many bytes in all; above it, the first batch of each file.
+SMALL_INPUT_BYTES = 64 << 20
+
+
+def input_bytes(path: Path) -> int:
+    """The bytes of an input: a file's size, or the sum of a dataset directory's files."""
+    loc = F.locate(path)
+    if not loc.local:
+        return F.size_of(loc)
+    if path.is_file():
+        return path.stat().st_size
+    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file() and not p.name.startswith("."))
 
 
 def file_info(path: Path, rows: int, sha256: str | None = None) -> FileInfo:
@@ -269,13 +331,7 @@ def file_info(path: Path, rows: int, sha256: str | None = None) -> FileInfo:
             raise RuntimeError(f"{path}: file_info outside hashing()")
         sha256 = digests.of(path)
     loc = F.locate(path)
-    if not loc.local:
-        return FileInfo(loc.shown, sha256, rows, F.size_of(loc))
-    if path.is_file():
-        size = path.stat().st_size
-    else:
-        size = sum(p.stat().st_size for p in path.rglob("*") if p.is_file() and not p.name.startswith("."))
-    return FileInfo(str(path), sha256, rows, size)
+    return FileInfo(str(path) if loc.local else loc.shown, sha256, rows, input_bytes(path))
 
 
 def first_line(exc: BaseException) -> str:
@@ -301,6 +357,8 @@ def parquet_dataset(path: Path) -> Any:
     try:
         dataset = ds.dataset(loc.path, format="parquet", partitioning="hive", filesystem=loc.fs)
     except (pa.ArrowException, OSError, ValueError) as exc:
+        if _DENIED.search(str(exc)):
+            raise unreadable_parquet(loc.shown, exc) from None
         raise InputError(f"{loc.shown}: cannot read as Parquet ({F.shown_text(first_line(exc))})") from None
     if not dataset.schema.names:
         raise InputError(f"{loc.shown}: no Parquet data found; expected a .parquet file or a directory of them")
@@ -372,14 +430,18 @@ def columns_in(path: Path) -> list[str]:
     """The column names of a CSV or Parquet file; one-line errors for files that cannot be read."""
     check_input(path)
     if is_parquet(path):
-        return parquet_dataset(path).schema.names
+        names = list(parquet_dataset(path).schema.names)
+        for _part, have in part_columns(path):  # a column missing from the first part only: check_parts names that part
+            names += [c for c in have if c not in names]
+        return names
     if path.is_dir():
         raise InputError(f"{path}: is a directory, expected a CSV file; check 'file' in the config")
+    check_not_binary(path)
     source = path if F.locate(path).local else F.open_input(F.locate(path))
     try:
         header = pd.read_csv(source, nrows=0, encoding="utf-8")
     except pd.errors.EmptyDataError:
-        raise InputError(f"{path}: the file is empty; expected a CSV header and rows") from None
+        raise empty_csv(path) from None
     except (UnicodeDecodeError, OSError, pd.errors.ParserError, ValueError) as exc:
         raise csv_error(path, exc, "cannot read as CSV") from None
     finally:
@@ -389,6 +451,38 @@ def columns_in(path: Path) -> list[str]:
     if any((m := DEDUPED.match(c)) and m.group(1) in names for c in names):
         return raw_header(path)  # pandas renamed a repeated name ('s', 's.1'): the names as written
     return names
+
+
+#: Leading bytes of files that are not CSV text, with what to do: every engine refuses them alike.
+#: (pandas decompressed ``.gz`` / ``.bz2`` / ``.zip`` / ``.xz`` / ``.zst`` by the file name when it
+#: read the header, then every engine parsed the compressed bytes as text: "not UTF-8" in one,
+#: "column 's' does not exist" in the others, an internal error on a truncated gzip.)
+MAGIC: tuple[tuple[bytes, str], ...] = (
+    (b"\x1f\x8b", "gzip-compressed; decompress it first (gunzip) or convert it to Parquet"),
+    (b"BZh?1AY&SY", "bzip2-compressed; decompress it first (bunzip2) or convert it to Parquet"),
+    (b"\x28\xb5\x2f\xfd", "zstd-compressed; decompress it first (unzstd) or convert it to Parquet"),
+    (b"\xfd7zXZ\x00", "xz-compressed; decompress it first (unxz) or convert it to Parquet"),
+    (b"PK\x03\x04", "a zip archive; extract the CSV file and name that in 'file'"),
+    (b"PAR1", "a Parquet file named like a CSV file; give it the extension .parquet"),
+)
+
+
+def check_not_binary(path: Path) -> None:
+    """Refuse a file named as CSV whose first bytes say it is compressed, an archive or Parquet
+    (:data:`MAGIC`): the same one line in every engine, before any parser guesses."""
+    try:
+        with opened_plain(path) as fh:
+            head = fh.read(10)
+            if head.startswith(b"PAR1"):  # a Parquet file also ends with its magic (a CSV header may start "PAR1")
+                fh.seek(-4, os.SEEK_END)
+                head = head if fh.read(4) == b"PAR1" else b""
+    except OSError as exc:
+        raise InputError(f"{path}: cannot open ({exc.strerror or exc}); check the path and its permissions") from None
+    for magic, what in MAGIC:
+        # bzip2: "BZh", the block size digit (any: "?"), then the block magic
+        if len(head) >= len(magic) and all(m == ord("?") or m == h for m, h in zip(magic, head)):
+            what, todo = what.split("; ", 1)
+            raise InputError(f"{path}: the file is {what}, not CSV text (reportgen reads plain UTF-8 CSV or Parquet); {todo}")
 
 
 #: How pandas renames the second of two same-named columns (``s`` → ``s.1``).
@@ -413,8 +507,31 @@ def csv_error(path: Path, exc: Exception, malformed: str) -> InputError:
     if isinstance(exc, UnicodeDecodeError):
         return InputError(f"{path}: not UTF-8 text; re-save the file as UTF-8 CSV")
     if isinstance(exc, OSError):
-        return InputError(f"{path}: cannot read the file ({exc.strerror or exc}); check its permissions")
+        return read_failure(path, exc)
+    if isinstance(exc, pd.errors.EmptyDataError):  # emptied after its header was read
+        return empty_csv(path)
     return InputError(f"{path}: {malformed} ({first_line(exc)})")
+
+
+def read_failure(path: Path, exc: OSError) -> InputError:
+    """A file that could not be read (gone, or its permissions changed, since it was checked)."""
+    if isinstance(exc, FileNotFoundError):
+        return InputError(f"{path}: file not found (removed or renamed while reportgen was running); "
+                          f"check 'file' in the config and run again")
+    return InputError(f"{path}: cannot read the file ({exc.strerror or exc}); check its permissions")
+
+
+def empty_csv(path: Path) -> InputError:
+    """A CSV file without a header (empty, or blank lines only), or one with a header and no rows:
+    pyarrow says "Empty CSV file" for both, so the first bytes decide, as in every engine."""
+    try:
+        with opened_plain(path) as fh:
+            head = fh.read(1 << 16)
+    except OSError as exc:
+        return read_failure(path, exc)
+    if not head.removeprefix(b"\xef\xbb\xbf").strip():
+        return InputError(f"{path}: the file is empty; expected a CSV header and rows")
+    return no_rows(path)
 
 
 def parts_of(path: Path) -> list[str]:
@@ -432,20 +549,65 @@ def check_parts(path: Path, columns: Iterable[str]) -> None:
     dropped or refused as "missing" values: the user's file is incomplete, not its values.
     Reads each part's footer only."""
     loc = F.locate(path)
-    if not is_parquet(path) or (path.is_file() if loc.local else F.kind(loc) == "file"):
-        return
-    import pyarrow.dataset as ds  # noqa: PLC0415
-
     wanted = list(dict.fromkeys(columns))
-    for fragment in sorted(parquet_dataset(path).get_fragments(), key=lambda f: f.path):
-        have = set(fragment.physical_schema.names) | set(ds.get_partition_keys(fragment.partition_expression))
-        lacking = [c for c in wanted if c not in have]
+    for part, names in part_columns(path):
+        lacking = [c for c in wanted if c not in names]
         if lacking:
             raise InputError(
-                f"{loc.key(fragment.path) if not loc.local else fragment.path}: column {lacking[0]!r} not found in this "
-                f"part of the dataset {loc.shown} "
-                f"(columns: {', '.join(fragment.physical_schema.names)}); write every part with the same columns"
+                f"{part}: column {lacking[0]!r} not found in this part of the dataset {loc.shown} "
+                f"(columns: {', '.join(names)}); write every part with the same columns"
             )
+
+
+def part_columns(path: Path) -> list[tuple[str, list[str]]]:
+    """(part, its column names with the hive partition keys) of each part of a Parquet dataset
+    directory, in path order; empty for a single file or a CSV. Reads each part's footer only;
+    a part whose footer cannot be read (damaged, truncated, not Parquet) is an error naming it."""
+    loc = F.locate(path)
+    if not is_parquet(path) or (path.is_file() if loc.local else F.kind(loc) == "file"):
+        return []
+    import pyarrow as pa  # noqa: PLC0415
+    import pyarrow.dataset as ds  # noqa: PLC0415
+
+    out = []
+    for fragment in sorted(parquet_dataset(path).get_fragments(), key=lambda f: f.path):
+        part = loc.key(fragment.path) if not loc.local else fragment.path
+        try:
+            names = list(fragment.physical_schema.names)
+        except (pa.ArrowException, OSError, ValueError) as exc:
+            raise unreadable_parquet(part, exc) from None
+        names += [k for k in ds.get_partition_keys(fragment.partition_expression) if k not in names]
+        out.append((part, names))
+    return out
+
+
+def named_by_dataset(exc: InputError, parts_of_file: dict[Path, list[str]]) -> InputError:
+    """An error raised while one part of a Parquet dataset was read on its own (a Dask task reads
+    a part as a file), worded as the engines that read the whole dataset word it: the dataset
+    named instead of the part, and a row number counted from the dataset's first row (the rows
+    of the parts before it, from their footers, added). Any other error is returned as it is.
+
+    Without this, memory and stream said "ds: row 45: missing score" and dask
+    "ds/k=1/p.parquet: row 5: missing score" for the same row."""
+    text = str(exc)
+    for dataset, parts in parts_of_file.items():
+        if len(parts) < 2 and (not parts or parts[0] == str(dataset)):
+            continue
+        for k, part in enumerate(parts):
+            if not text.startswith(f"{part}: "):
+                continue
+            rest = text[len(part) + 2:]
+            if (m := re.search(r"\brow (\d+)", rest)) is not None:
+                before = sum(part_rows(dataset)[:k])
+                rest = f"{rest[:m.start(1)]}{int(m.group(1)) + before}{rest[m.end(1):]}"
+            return InputError(f"{dataset}: {rest}")
+    return exc
+
+
+def part_rows(path: Path) -> list[int]:
+    """The rows of each part of a Parquet dataset, in :func:`parts_of`'s order (from the footers)."""
+    fragments = sorted(parquet_dataset(path).get_fragments(), key=lambda f: f.path)
+    return [f.metadata.num_rows for f in fragments]
 
 
 def no_rows(path: Path) -> InputError:
@@ -477,36 +639,115 @@ def record_batches(path: Path, columns: list[str], batch_rows: int, numbers: Ite
     """pyarrow record batches of the file's ``columns`` (about ``batch_rows`` rows each).
 
     CSV columns are typed by :func:`csv_options`; a cell of a ``numbers`` column that is not a
-    number is an error naming its row (:func:`locate_non_number`)."""
+    number is an error naming its row (:func:`locate_non_number`); any other error pyarrow
+    raises is worded as the in-memory engine words it (:func:`csv_arrow_error`). A row longer
+    than the CSV block (pyarrow's "straddling object") is read again with a block eight times
+    larger, the rows already yielded skipped, up to :data:`MAX_CSV_BLOCK`. Parquet parts are
+    read with :func:`read_schema`'s types."""
     import pyarrow as pa  # noqa: PLC0415
-    import pyarrow.csv as pacsv  # noqa: PLC0415
 
     numbers, text = list(numbers), list(text)
-    try:
-        if is_parquet(path):
+    if is_parquet(path):
+        try:
             for rb in scanned_dataset(path).to_batches(columns=columns, batch_size=batch_rows):
                 if rb.num_rows:
                     yield rb
+        except (pa.ArrowException, OSError, ValueError) as exc:
+            raise unreadable_parquet(path, exc) from None
+        return
+    block = max(1 << 20, min(1 << 28, batch_rows * 16 * max(1, len(columns))))
+    done = 0  # rows yielded: a re-read with a larger block skips them
+    while True:
+        try:
+            yield from _csv_batches(path, columns, numbers, text, block, done)
             return
-        block = max(1 << 20, min(1 << 28, batch_rows * 16 * max(1, len(columns))))
-        read, convert = csv_options(columns, numbers, text, block)
-        source = opened(path)
+        except _Straddle as more:
+            done = more.done
+            if block >= MAX_CSV_BLOCK:
+                raise InputError(f"{path}: a row is longer than {MAX_CSV_BLOCK >> 20} MB; "
+                                 f"shorten the values or convert the file to Parquet") from None
+            block = min(MAX_CSV_BLOCK, block * 8)
+        except pa.ArrowInvalid as exc:
+            if "conversion error" in str(exc) and "invalid UTF8" not in str(exc) and numbers:
+                locate_non_number(path, columns, numbers, text, batch_rows)
+            raise csv_arrow_error(path, exc) from None
+        except (pa.ArrowException, OSError, ValueError) as exc:
+            raise csv_arrow_error(path, exc) from None
+
+
+#: The largest CSV block pyarrow is given: a row must fit in one block ("straddling object").
+MAX_CSV_BLOCK = 1 << 30
+
+
+class _Straddle(Exception):
+    """A row longer than the CSV block: read again with a larger block, ``done`` rows skipped."""
+
+    def __init__(self, done: int) -> None:
+        super().__init__(done)
+        self.done = done
+
+
+def _csv_batches(path: Path, columns: list[str], numbers: list[str], text: list[str], block: int,
+                 skip: int) -> Iterator[Any]:
+    """One pass of :func:`record_batches` over a CSV file with ``block``-byte blocks, the first
+    ``skip`` rows left out (yielded by an earlier pass); a row longer than a block raises
+    :class:`_Straddle` with the rows yielded so far."""
+    import pyarrow as pa  # noqa: PLC0415
+    import pyarrow.csv as pacsv  # noqa: PLC0415
+
+    read, convert = csv_options(columns, numbers, text, block)
+    source = opened(path)
+    seen = 0
+    try:
         try:
             for rb in pacsv.open_csv(source if source is not path else str(path), read_options=read,
                                      convert_options=convert):
+                start, seen = seen, seen + rb.num_rows
+                if seen <= skip:
+                    continue
+                rb = rb.slice(max(0, skip - start))
+                if any(pa.types.is_binary(t) or pa.types.is_large_binary(t) for t in rb.schema.types):
+                    raise InputError(f"{path}: not UTF-8 text; re-save the file as UTF-8 CSV")  # an inferred column
                 if rb.num_rows:
                     yield rb
-        finally:
-            if source is not path:
-                source.close()
-    except pa.ArrowInvalid as exc:
-        if "conversion error" in str(exc) and numbers:
-            locate_non_number(path, columns, numbers, text, batch_rows)
-        if RAGGED.search(str(exc)):
-            raise ragged_row(path) from None
-        raise InputError(f"{path}: cannot read ({first_line(exc)})") from None
-    except (pa.ArrowException, OSError, ValueError) as exc:
-        raise InputError(f"{path}: cannot read ({first_line(exc)})") from None
+        except pa.ArrowInvalid as exc:
+            if "straddl" in str(exc):
+                raise _Straddle(max(seen, skip)) from None
+            raise
+    finally:
+        if source is not path:
+            source.close()
+
+
+def csv_arrow_error(path: Path, exc: Exception) -> InputError:
+    """The one-line error of a CSV file pyarrow refuses, worded as the in-memory engine words it
+    (:func:`csv_error`, :func:`no_rows`, :func:`ragged_row`) so that every engine says the same."""
+    text = str(exc)
+    if RAGGED.search(text):
+        return ragged_row(path)
+    if "invalid UTF8" in text:
+        return InputError(f"{path}: not UTF-8 text; re-save the file as UTF-8 CSV")
+    if "Empty CSV file" in text:  # no header (emptied since it was read), or a header without a line break
+        return empty_csv(path)
+    import pyarrow as pa  # noqa: PLC0415
+
+    if isinstance(exc, OSError) and not isinstance(exc, pa.ArrowException):
+        return read_failure(path, exc)
+    return InputError(f"{path}: cannot read ({first_line(exc)})")
+
+
+def unreadable_parquet(path: Any, exc: Exception) -> InputError:
+    """The one-line error of Parquet data that cannot be read, the same in every engine: a file
+    the user may not read is named with what to do about its permissions (pyarrow names the
+    file in its message); otherwise the part is damaged, truncated or not Parquet."""
+    text = F.shown_text(first_line(exc))
+    if (denied := _DENIED.search(text)) is not None or getattr(exc, "errno", None) == 13:
+        return InputError(f"{denied.group(1) if denied else path}: cannot open (Permission denied); check the path and its permissions")
+    return InputError(f"{path}: cannot read as Parquet ({text}); rewrite the file, or remove the damaged part")
+
+
+#: pyarrow's message for a local file it may not open (the file is named in it).
+_DENIED = re.compile(r"Failed to open local file '([^']+)'\. Detail: \[errno 13\]")
 
 
 #: pyarrow's parse error for a row whose field count differs from the header's.
@@ -577,7 +818,7 @@ def read_table(path: Path, columns: list[str], numbers: Iterable[str] = (), text
         try:
             table = scanned_dataset(path).to_table(columns=columns)
         except (pa.ArrowException, OSError, ValueError) as exc:
-            raise InputError(f"{path}: cannot read as Parquet ({first_line(exc)})") from None
+            raise unreadable_parquet(path, exc) from None
         if table.num_rows == 0:
             raise no_rows(path)
         return table.to_pandas()
@@ -585,7 +826,7 @@ def read_table(path: Path, columns: list[str], numbers: Iterable[str] = (), text
     numbers = [c for c in numbers if c in columns and c not in text]
     df = arrow_csv_frame(path, columns, numbers, text)
     if df is None:
-        df = pandas_csv_frame(path, columns, text)
+        df = pandas_csv_frame(path, columns, text, numbers)
     if len(df) == 0:
         raise no_rows(path)
     return df
@@ -667,15 +908,18 @@ def odd_quotes(path: Path) -> bool:
     return count % 2 == 1
 
 
-def pandas_csv_frame(path: Path, columns: list[str], text: list[str]) -> pd.DataFrame:
+def pandas_csv_frame(path: Path, columns: list[str], text: list[str], numbers: Iterable[str] = ()) -> pd.DataFrame:
     """The CSV's ``columns`` read by pandas (the fallback of :func:`read_table`): ``text`` as
     strings, the :data:`NA_VALUES` spellings missing in the others; short rows are padded with
     missing cells, unreadable files give :func:`csv_error`'s one line."""
     source: Any = path
     try:
         source = opened(path)
+        # numbers as text too, parsed later by validate.numeric as every engine parses them (pandas
+        # read "true" / "false" in a score column as booleans, i.e. 1 / 0, where the others refused them)
         df = pd.read_csv(source, usecols=columns, encoding="utf-8", low_memory=False, keep_default_na=False,
-                         dtype={c: str for c in text}, na_values={c: list(NA_VALUES) for c in columns if c not in text})
+                         dtype={c: str for c in [*text, *numbers]},
+                         na_values={c: list(NA_VALUES) for c in columns if c not in text})
         if source is not path:
             source.read()  # to the end, so the digest is recorded (pandas has read every byte already)
     except (UnicodeDecodeError, OSError, pd.errors.ParserError, ValueError) as exc:

@@ -293,20 +293,30 @@ def check_columns(cfg: Config, i: int, m: ModelConfig, path: Any, have: list[str
         key = role if role in ("score", "prediction") or getattr(m, role) else None
         where = cfg.where("models", i, role) if key else cfg.where(role)
         hint = ""
+        same = [c for c in have if c.strip().casefold() == column.strip().casefold()]
         if len(have) == 1 and any(sep in have[0] for sep in (";", "\t", "|")):
             hint = "; the header looks delimited by something other than a comma — save as comma-separated CSV"
+        elif same:  # ' y ' or 'Y' for 'y': names are matched exactly, spaces and case included
+            hint = f"; the file has {same[0]!r} (names must match exactly, spaces and case included)"
         elif difflib.get_close_matches(column, have, n=1):
             hint = f"; did you mean '{difflib.get_close_matches(column, have, n=1)[0]}'?"
-        raise InputError(f"{where}: column {column!r} not found in {path} (columns: {', '.join(have)}){hint}")
+        raise InputError(f"{where}: column {column!r} not found in {path} (columns: {shown_columns(have)}){hint}")
     sc = score_columns(m)
     for column in (sc.values() if isinstance(sc, dict) else sc or []):
         if column not in have:
-            raise InputError(f"{cfg.where('models', i, 'scores')}: column {column!r} not found in {path} (columns: {', '.join(have)})")
+            raise InputError(f"{cfg.where('models', i, 'scores')}: column {column!r} not found in {path} (columns: {shown_columns(have)})")
     used = [*columns_for(cfg, m).values(), *(sc.values() if isinstance(sc, dict) else sc or [])]
     for column in used:  # readers disagree on which of two same-named columns they keep: refuse
         if have.count(column) > 1:
             raise InputError(f"{path}: column {column!r} appears {have.count(column)} times in the header; "
                              f"rename the duplicates so that the config names one column")
+
+
+def shown_columns(have: list[str], most: int = 20) -> str:
+    """Column names for a message: comma-separated, a name with spaces around it or a control
+    character quoted (``' y '``), at most ``most`` of them (a binary file's "header" can be long)."""
+    shown = [repr(c) if c != c.strip() or not c.isprintable() else c for c in have[:most]]
+    return ", ".join(shown) + (f", … ({len(have)} in all)" if len(have) > most else "")
 
 
 def keep_rows(cfg: Config, path: Any, checks: list[tuple[str, np.ndarray]], offset: int,
@@ -315,15 +325,21 @@ def keep_rows(cfg: Config, path: Any, checks: list[tuple[str, np.ndarray]], offs
 
     Under ``missing: error`` the first failing row of the first failing check is an error naming
     it; under ``drop`` the rows are dropped and counted in ``dropped`` (reason → rows)."""
+    if cfg.missing != "drop":
+        # the earliest bad row, and on it the first check: the row a batch-by-batch reader meets
+        # first (memory reported the first *check*'s row: row 190,002's score where stream said
+        # row 10's label)
+        first = [(int(np.flatnonzero(bad)[0]), j) for j, (_reason, bad) in enumerate(checks) if bad.any()]
+        if first:
+            i, j = min(first)
+            raise InputError(
+                f"{path}: row {offset + i + HEADER_ROWS}: {checks[j][0]}; fix the data or set 'missing: drop' to drop such rows (counted in the report)"
+            )
+        return None
     keep = None
     for reason, bad in checks:
         if not bad.any():
             continue
-        if cfg.missing != "drop":
-            i = int(np.flatnonzero(bad)[0])
-            raise InputError(
-                f"{path}: row {offset + i + HEADER_ROWS}: {reason}; fix the data or set 'missing: drop' to drop such rows (counted in the report)"
-            )
         if keep is None:
             keep = np.ones(bad.shape[0], dtype=bool)
         dropped[reason] = dropped.get(reason, 0) + int((bad & keep).sum())
@@ -404,10 +420,28 @@ def first_kept(flags: np.ndarray, keep: np.ndarray | None) -> int | None:
     return int(np.flatnonzero(hit)[0]) if hit.any() else None
 
 
+#: The largest weight accepted. Below 2**53 (≈ 9.0e15) float64 holds every integer, so frequency
+#: weights (row counts) stay exact; sums over 10**12 rows stay below 1e27 and their squares (the
+#: variances) far from overflow. Weights of 1e308 overflowed the cumulative sums to inf and NaN
+#: and every engine wrote different numbers (exit 0, numpy's RuntimeWarnings on stderr).
+MAX_WEIGHT = 1e15
+#: The smallest positive weight accepted (0 is a weight too). Weights of 1e-300 underflowed the
+#: sums of squared weights to 0 and every engine stopped with an internal ZeroDivisionError;
+#: within [1e-15, 1e15] a product of two weights stays a normal float64.
+MIN_WEIGHT = 1e-15
+
+
 def check_weights(path: Any, column: str, weights: np.ndarray, keep: np.ndarray | None, offset: int) -> None:
-    """Negative weights (of kept rows) are an error naming the first."""
+    """Negative weights, and positive weights outside [:data:`MIN_WEIGHT`, :data:`MAX_WEIGHT`] (of
+    kept rows), are an error naming the first of them, in this order."""
+    def where(i: int) -> str:
+        return f"{path}: column '{column}', row {offset + i + HEADER_ROWS}"
+
     if (i := first_kept(weights < 0, keep)) is not None:
-        raise InputError(f"{path}: column '{column}', row {offset + i + HEADER_ROWS}: negative weight {weights[i]:g}; weights must be >= 0")
+        raise InputError(f"{where(i)}: negative weight {weights[i]:g}; weights must be >= 0")
+    if (i := first_kept((weights > MAX_WEIGHT) | ((weights > 0) & (weights < MIN_WEIGHT)), keep)) is not None:
+        size = f"large (at most {MAX_WEIGHT:g})" if weights[i] > MAX_WEIGHT else f"small (0, or at least {MIN_WEIGHT:g})"
+        raise InputError(f"{where(i)}: weight {weights[i]:g} is too {size}; rescale the weights")
 
 
 #: The largest score magnitude accepted: beyond it, differences of scores (curve spans, bin
@@ -439,13 +473,27 @@ def check_probabilities(path: Any, model: str, columns: list[str], scores: np.nd
         )
 
 
+#: Spellings of "no value" that the key rule reads as text: a label so written is a class (a
+#: class may be named ``NA``), which a message about an unexpected class points out.
+NA_LIKE = frozenset({"NA", "N/A", "n/a", "#N/A", "NULL", "null", "None", "none", "<NA>", "-"})
+
+
+def na_hint(classes: Any) -> str:
+    """``"; …"`` when one of ``classes`` is spelled like a missing value (:data:`NA_LIKE`), else ``""``."""
+    na = [str(c) for c in classes if str(c) in NA_LIKE]
+    if not na:
+        return ""
+    return (f"; {na[0]!r} is read as a class name, not as a missing value — write a missing label as an empty "
+            f"cell (and set 'missing: drop' to drop such rows)")
+
+
 def check_two_labels(path: Any, column: str, found: set[str]) -> None:
     """Binary labels: at most two distinct keys (the message lists them in sorted order)."""
     if len(found) > 2:
         shown = ", ".join(repr(v) for v in sorted_classes(found)[:6])
         raise InputError(
             f"{path}: column '{column}' has {len(found)} distinct labels ({shown}); task: binary needs two — "
-            f"use task: multiclass or map the labels"
+            f"use task: multiclass or map the labels{na_hint(found)}"
         )
 
 
@@ -554,7 +602,8 @@ def score_order(cfg: Config, i: int, sc: dict[str, str] | list[str], classes: li
         if missing or extra:
             what = (f"no score column for class(es) {', '.join(missing)}" if missing
                     else f"class(es) {', '.join(extra)} are not among the classes ({', '.join(classes)})")
-            raise InputError(f"{cfg.where('models', i, 'scores')}: {what}; map every class to one column")
+            raise InputError(f"{cfg.where('models', i, 'scores')}: {what}; map every class to one column"
+                             f"{na_hint(missing)}")
         return [list(sc).index(c) for c in classes]
     if len(sc) != k:
         raise InputError(

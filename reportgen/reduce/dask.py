@@ -50,10 +50,10 @@ import numpy as np
 
 from reportgen.config import Config, ModelConfig
 from reportgen.engine.curve import ScoreTable, merge_tables
-from reportgen.errors import UserError
+from reportgen.errors import InputError, UserError
 from reportgen.io import validate as V
 from reportgen.io.align import check_rows_left
-from reportgen.io.files import Digests, FileInfo, file_info, hashing, no_rows, parts_of
+from reportgen.io.files import Digests, FileInfo, file_info, hashing, named_by_dataset, no_rows, parts_of
 from reportgen.io.pairs import PAIRED_CHUNK, place, split_ranges
 from reportgen.reduce import accumulators as S
 from reportgen.reduce import local as L
@@ -227,10 +227,41 @@ def _first_map(cfg: Config, dask: Any, by_file: dict[Path, list], parts_of_file:
     delayed = dask.delayed
     graphs = []
     for path, states in by_file.items():
-        mapped = [delayed(mapper)(cfg, part, k, states, None if slices is None else slices[path][k], *args)
+        mapped = [delayed(_mapped)(mapper, cfg, part, k, states, None if slices is None else slices[path][k], *args)
                   for k, part in enumerate(parts_of_file[path])]
-        graphs.append(tree_reduce(delayed, reducer, mapped, cfg))
-    return dask.compute(*graphs)
+        graphs.append(tree_reduce(delayed, _reduced, mapped, reducer, cfg))
+    try:
+        results = dask.compute(*graphs)
+    except InputError as exc:  # a part's row named as memory and stream name it (the dataset, its row)
+        raise named_by_dataset(exc, parts_of_file) from None
+    for r in results:
+        if isinstance(r, _Failed):
+            raise named_by_dataset(r.error, parts_of_file)
+    return results
+
+
+@dataclass(frozen=True, slots=True)
+class _Failed:
+    """A part's user error carried up the reduction as a value: the error of the earliest part is
+    raised, as the engines that read the parts in order raise it, whichever task failed first
+    (two parts with a bad row gave either part's row from run to run)."""
+
+    k: int
+    error: InputError
+
+
+def _mapped(mapper: Any, cfg: Config, part: str, k: int, *args: Any) -> Any:
+    """``mapper(cfg, part, k, *args)``, a user error returned as :class:`_Failed`."""
+    try:
+        return mapper(cfg, part, k, *args)
+    except InputError as exc:
+        return _Failed(k, exc)
+
+
+def _reduced(reducer: Any, cfg: Config, *parts: Any) -> Any:
+    """``reducer(cfg, *parts)``, or the earliest part's :class:`_Failed` when some part failed."""
+    failed = [p for p in parts if isinstance(p, _Failed)]
+    return min(failed, key=lambda f: f.k) if failed else reducer(cfg, *parts)
 
 
 def _read_twice(cfg: Config, dask: Any, digests: Digests, connect: Callable, plan: Callable, mapper: Any, reducer: Any,

@@ -333,12 +333,14 @@ def read_aligned(cfg: Config, plan: Callable[[dict[str, np.ndarray] | None], dic
     return by_file, states, read, seen_dates, join, indexes, left_out
 
 
-def check_first_batches(cfg: Config) -> dict[Path, int]:
+def check_first_batches(cfg: Config) -> tuple[dict[Path, int], bool]:
     """``reportgen validate`` for ``engine: stream`` / ``dask``: the plan and the first batch of each file.
 
     Checks that every file exists, every column the config names is there, every Parquet part
     holds them, and that the first record batch of each file passes the row rules, without
-    reading further: bounded memory, whatever the file's size. Returns the rows checked per file."""
+    reading further: bounded memory, whatever the file's size. Returns the rows checked per file,
+    and whether every file ended within its first batch (then the caller can afford the run's
+    whole-file rules too: classes, both classes present, weight totals, the id join)."""
     if cfg.task == "multiclass":
         _configured, ids, by_file = plan_multiclass(cfg)
         check = functools.partial(fold_counts, cfg, ids=ids)
@@ -346,8 +348,10 @@ def check_first_batches(cfg: Config) -> dict[Path, int]:
         by_file = plan_binary(cfg)
         check = functools.partial(kept_rows, cfg)
     checked: dict[Path, int] = {}
+    whole = True
     for path, states in by_file.items():
-        first = next(iter(batches(cfg, path, states)), None)
+        read = iter(batches(cfg, path, states))
+        first = next(read, None)
         if first is None:
             raise no_rows(path)
         note_dates(cfg, first[0], path, 0, [])
@@ -356,7 +360,11 @@ def check_first_batches(cfg: Config) -> dict[Path, int]:
             if st.ids is not None:
                 check_unique(st.keyed())
         checked[path] = len(first[0])
-    return checked
+        try:
+            whole = whole and next(read, None) is None
+        except InputError:  # past the first batch: the run's to report (bounded memory, bounded reading)
+            whole = False
+    return checked, whole
 
 
 def load_dataset(cfg: Config) -> Dataset:

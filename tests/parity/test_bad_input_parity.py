@@ -9,6 +9,7 @@ disagreements of issue 15 are named after what broke.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import numpy as np
@@ -491,3 +492,279 @@ def test_multiclass_intersection_leaving_one_class_is_one_line_exit_2(tmp_path, 
                  task="multiclass", id="id", id_mismatch="intersect")
     line = same_everywhere(cfg, scheduler, capsys)
     assert "every one of the 3 rows kept by every model ('a', 'b') has the same label ('lo')" in line
+
+
+# --- hostile files and faults (issue 15, fourth sweep) -----------------------------------------
+
+
+def refused_alike(cfg: Path, scheduler: str, capsys) -> str:
+    """:func:`same_everywhere` (exit 2, one identical line), and ``reportgen validate`` refuses
+    the config with the same line, with the config's engine (memory) and with ``engine: stream``
+    (small inputs: every rule of a run)."""
+    line = same_everywhere(cfg, scheduler, capsys)
+    for engine in ("memory", "stream"):
+        assert cli.main(["validate", str(cfg), "--quiet", "--set", f"engine={engine}"]) == 2, engine
+        assert capsys.readouterr().err.strip() == line, engine
+    return line
+
+
+def same_metrics(cfg: Path, scheduler: str, capsys) -> None:
+    """Every engine runs (exit 0) and writes the same metrics.json, the run block aside."""
+    outs = {}
+    for engine in ENGINES:
+        code, err, out = run(cfg, engine, scheduler, capsys)
+        assert code == 0, f"{engine}: {err}"
+        outs[engine] = {k: v for k, v in metrics(out).items() if k != "run"}
+    assert outs["stream"] == outs["memory"] and outs["dask"] == outs["memory"]
+
+
+def _bytes(tmp: Path, name: str, data: bytes) -> Path:
+    (tmp / name).write_bytes(data)
+    return config(tmp, [{"name": "a", "file": name, "score": "s"}])
+
+
+def _csv_bytes() -> bytes:
+    return rows(40).to_csv(index=False).encode()
+
+
+def _gzip(truncate: bool = False) -> bytes:
+    import gzip
+
+    data = gzip.compress(rows(400).to_csv(index=False).encode())
+    return data[: len(data) // 2] if truncate else data
+
+
+def _parquet_bytes(tmp: Path) -> bytes:
+    rows(40).to_parquet(tmp / "x.parquet")
+    return (tmp / "x.parquet").read_bytes()
+
+
+def _dataset(tmp: Path, *parts: pd.DataFrame) -> Path:
+    """A hive-partitioned dataset ``ds/k=i/p.parquet`` of ``parts``."""
+    for i, part in enumerate(parts):
+        (tmp / "ds" / f"k={i}").mkdir(parents=True)
+        pq.write_table(pa.Table.from_pandas(part, preserve_index=False), tmp / "ds" / f"k={i}" / "p.parquet")
+    return tmp / "ds"
+
+
+def _damaged_part(tmp: Path) -> Path:
+    ds = _dataset(tmp, rows(20), rows(20, start=21))
+    part = ds / "k=1" / "p.parquet"
+    part.write_bytes(part.read_bytes()[:100])  # truncated: its footer is gone
+    return config(tmp, [{"name": "a", "file": "ds", "score": "s"}])
+
+
+def _first_part_without_score(tmp: Path) -> Path:
+    _dataset(tmp, rows(20).drop(columns="s"), rows(20, start=21))
+    return config(tmp, [{"name": "a", "file": "ds", "score": "s"}])
+
+
+def _bad_row_in_second_part(tmp: Path) -> Path:
+    b = rows(20, start=21)
+    b.loc[4, "s"] = np.nan
+    _dataset(tmp, rows(20), b)
+    return config(tmp, [{"name": "a", "file": "ds", "score": "s"}])
+
+
+def _bad_rows_in_three_parts(tmp: Path) -> Path:
+    parts = [rows(20, start=1 + 20 * i) for i in range(3)]
+    for p in parts[1:]:
+        p.loc[2, "s"] = np.nan
+    parts[0].loc[15, "s"] = np.nan
+    _dataset(tmp, *parts)
+    return config(tmp, [{"name": "a", "file": "ds", "score": "s"}])
+
+
+def _multiclass_unknown_class_in_second_part(tmp: Path) -> Path:
+    a = pd.DataFrame({"id": np.arange(12), "y": ["lo", "mid", "hi"] * 4, "p": ["lo", "mid", "hi"] * 4})
+    b = a.assign(id=a["id"] + 100)
+    b.loc[3, "y"] = "zz"
+    _dataset(tmp, a, b)
+    return config(tmp, [{"name": "a", "file": "ds", "prediction": "p"}], task="multiclass", classes=["lo", "mid", "hi"])
+
+
+def _two_faults_far_apart(tmp: Path) -> Path:
+    """A missing label in row 10 and a missing score ~190,000 rows later, several CSV blocks apart."""
+    n = 200_000
+    df = pd.DataFrame({"y": (np.arange(n) % 2).astype(str), "s": np.round(np.random.default_rng(0).random(n), 3)})
+    df.loc[8, "y"] = ""
+    df.loc[190_000, "s"] = np.nan
+    df.to_csv(tmp / "a.csv", index=False)
+    return config(tmp, [{"name": "a", "file": "a.csv", "score": "s"}], stream={"batch_rows": 50_000})
+
+
+@pytest.mark.parametrize("case, build, words", [
+    # stream and dask: "cannot read (Column 's' in include_columns does not exist in CSV file)";
+    # memory: "not UTF-8 text"; a truncated gzip: an internal error (EOFError), exit 1
+    ("gzip CSV", lambda t: _bytes(t, "a.csv.gz", _gzip()), ("a.csv.gz: the file is gzip-compressed", "gunzip")),
+    ("truncated gzip", lambda t: _bytes(t, "a.csv.gz", _gzip(truncate=True)), ("gzip-compressed",)),
+    ("gzip named .csv", lambda t: _bytes(t, "a.csv", _gzip()), ("a.csv: the file is gzip-compressed",)),
+    ("zstd CSV", lambda t: _bytes(t, "a.csv.zst", b"\x28\xb5\x2f\xfd" + bytes(64)), ("zstd-compressed", "unzstd")),
+    ("zip archive", lambda t: _bytes(t, "a.zip", b"PK\x03\x04" + bytes(64)), ("a zip archive", "extract")),
+    ("Parquet named .csv", lambda t: _bytes(t, "a.csv", _parquet_bytes(t)), ("a Parquet file named like a CSV file", ".parquet")),
+    # stream and dask: pyarrow's "CSV conversion error to string: invalid UTF8 data"
+    ("latin-1 label", lambda t: _bytes(t, "a.csv", _csv_bytes().replace(b"\n5,1,", b"\n5,\xe9,")), ("a.csv: not UTF-8 text",)),
+    # stream and dask: "CSV parse error: Empty CSV file or block: cannot infer number of columns"
+    ("header without line break", lambda t: _bytes(t, "a.csv", b"id,y,s"), ("a.csv: the file has a header but no rows",)),
+    ("BOM only", lambda t: _bytes(t, "a.csv", b"\xef\xbb\xbf"), ("a.csv: the file is empty",)),
+    # 1e308 overflowed the weight sums: exit 0, NaN rates, numbers differing between engines
+    ("huge weight", lambda t: _one(t, rows().assign(w=1e308), weight="w"), ("column 'w', row 2", "weight 1e+308 is too large")),
+    # 1e-300 underflowed the sums of squared weights: an internal ZeroDivisionError (exit 1) everywhere
+    ("tiny weight", lambda t: _one(t, rows().assign(w=[1.0] * 3 + [1e-300] * 17), weight="w"),
+     ("column 'w', row 5", "weight 1e-300 is too small (0, or at least 1e-15)")),
+    ("damaged Parquet part", _damaged_part, ("ds/k=1/p.parquet: cannot read as Parquet", "damaged part")),  # exit 1
+    # named the whole dataset with the first part's columns: "column 's' not found in …/ds (columns: id, y, k)"
+    ("first part without the column", _first_part_without_score, ("k=0/p.parquet: column 's' not found in this part",)),
+    # dask named the part and its own row: "ds/k=1/p.parquet: row 6" for memory's "ds: row 26"
+    ("bad row in the second part", _bad_row_in_second_part, ("ds: row 26: missing or non-finite score",)),
+    # dask raised whichever part's task failed first
+    ("bad rows in three parts", _bad_rows_in_three_parts, ("ds: row 17: missing or non-finite score",)),
+    ("multiclass class in the second part", _multiclass_unknown_class_in_second_part,
+     ("ds: column 'y', row 17: label 'zz' is not one of the configured classes",)),
+    # memory gave the first rule's first row (row 190,002's score), stream and dask row 10's label
+    ("two faults far apart", _two_faults_far_apart, ("a.csv: row 10: missing or non-finite label",)),
+    ("column name with spaces", lambda t: _raw(t, "id, y ,s\n1,0,0.1\n2,1,0.2\n"), ("(columns: id, ' y ', s)", "the file has ' y '")),
+    ("column name in another case", lambda t: _raw(t, "id,Y,s\n1,0,0.1\n2,1,0.2\n"), ("the file has 'Y'",)),
+])
+def test_hostile_files_are_refused_alike_by_every_engine_and_validate(case, build, words, tmp_path, scheduler, capsys):
+    line = refused_alike(build(tmp_path), scheduler, capsys)
+    for w in words:
+        assert w in line, (case, line)
+
+
+def test_a_row_longer_than_the_csv_block_is_read_by_every_engine(tmp_path, scheduler, capsys):
+    """A 2.5 MB text value (past two 1 MB blocks): memory read it, stream and dask failed with pyarrow's "straddling
+    object straddles two block boundaries". Every engine now re-reads with a larger block and
+    gives memory's numbers."""
+    df = rows(3000)
+    df["note"] = "x"
+    df.loc[2000, "note"] = "y" * 2_500_000
+    df.to_csv(tmp_path / "a.csv", index=False)
+    cfg = config(tmp_path, [{"name": "a", "file": "a.csv", "score": "s"}])
+    same_metrics(cfg, scheduler, capsys)
+
+
+@pytest.mark.parametrize("fault, words", [
+    ("deleted", "a.csv: file not found (removed or renamed while reportgen was running)"),
+    # memory said "malformed CSV (No columns to parse from file)", stream "header but no rows"
+    ("emptied", "a.csv: the file is empty; expected a CSV header and rows"),
+])
+def test_a_file_changed_after_its_header_was_checked_gives_one_line_everywhere(fault, words, tmp_path, scheduler,
+                                                                                capsys, monkeypatch):
+    """The file goes away (or is emptied) between the column check and the read."""
+    import reportgen.io.dataset as dataset_module
+    import reportgen.io.files as files_module
+    import reportgen.reduce.local as local_module
+
+    checked = files_module.columns_in
+
+    def then_break(path):
+        names = checked(path)
+        if fault == "deleted":
+            path.unlink()
+        else:
+            path.write_bytes(b"")
+        return names
+
+    monkeypatch.setattr(local_module, "columns_in", then_break)
+    monkeypatch.setattr(dataset_module, "columns_in", then_break)
+    for engine in ENGINES:
+        cfg = _one(tmp_path, rows(40))
+        code, err, _ = run(cfg, engine, scheduler, capsys)
+        assert code == 2 and words in err and len(err.splitlines()) == 1, f"{engine}: {err}"
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads files whatever their permission bits")
+def test_an_unreadable_parquet_part_names_the_part_in_every_engine(tmp_path, scheduler, capsys):
+    """A part the user may not read: one line naming it, about permissions (not a "damaged part")."""
+    ds = _dataset(tmp_path, rows(20), rows(20, start=21))
+    (ds / "k=1" / "p.parquet").chmod(0)
+    cfg = config(tmp_path, [{"name": "a", "file": "ds", "score": "s"}])
+    line = refused_alike(cfg, scheduler, capsys)
+    assert "k=1/p.parquet: cannot open (Permission denied)" in line
+
+
+@pytest.mark.parametrize("first", ["PAR1", "BZh9"])
+def test_csv_text_that_starts_like_a_binary_format_is_read(first, tmp_path, scheduler, capsys):
+    """The first-bytes check refuses compressed and Parquet files, not CSV text that happens to
+    start alike (a Parquet file also ends with PAR1; bzip2 has a block magic after BZh<digit>)."""
+    df = rows(30).rename(columns={"id": first})
+    df.to_csv(tmp_path / "a.csv", index=False)
+    cfg = config(tmp_path, [{"name": "a", "file": "a.csv", "score": "s"}])
+    for engine in ENGINES:
+        code, err, _ = run(cfg, engine, scheduler, capsys)
+        assert code == 0, f"{engine}: {err}"
+
+
+def _parts_of_other_types(tmp: Path, first: pa.Table, second: pa.Table, **extra) -> Path:
+    for i, table in enumerate((first, second)):
+        (tmp / "ds" / f"k={i}").mkdir(parents=True)
+        pq.write_table(table, tmp / "ds" / f"k={i}" / "p.parquet")
+    return config(tmp, [{"name": "a", "file": "ds", "score": "s"}], **extra)
+
+
+def _table(df: pd.DataFrame, **columns) -> pa.Table:
+    return pa.Table.from_pandas(df.assign(**columns), preserve_index=False)
+
+
+@pytest.mark.parametrize("case, first, second, words", [
+    # memory and stream read every part with the first part's types (int64): "Float value 637.5 was
+    # truncated converting to int64"; dask read each part alone and ran (exit 0)
+    ("integers then decimals", lambda: _table(rows(), s=np.arange(20) * 7 % 10),
+     lambda: _table(rows(start=21), s=np.arange(20) + 0.5), None),
+    # memory and stream: "cannot read as Parquet (Failed to parse string: 'x' …)", no row; dask: the row
+    ("numbers then text", lambda: _table(rows()), lambda: _table(rows(start=21), s=["x"] * 20),
+     "ds: column 's', row 22: non-numeric value 'x'"),
+    # memory and stream cast the second part's booleans to 0 / 1 (exit 0); dask: four labels
+    ("integer then boolean labels", lambda: _table(rows()), lambda: _table(rows(start=21), y=[True, False] * 10),
+     "ds: column 'y' has 4 distinct labels ('0', '1', 'False', 'True')"),
+])
+def test_a_parquet_part_with_another_column_type_is_read_alike_everywhere(case, first, second, words, tmp_path,
+                                                                          scheduler, capsys):
+    cfg = _parts_of_other_types(tmp_path, first(), second())
+    if words is not None:
+        assert words in refused_alike(cfg, scheduler, capsys), case
+        return
+    same_metrics(cfg, scheduler, capsys)
+
+
+def _latin1_date(tmp: Path) -> Path:
+    """A date column (read with inferred types by stream and dask) holding one latin-1 byte."""
+    text = rows().assign(d="2026-01-02").to_csv(index=False).encode()
+    (tmp / "a.csv").write_bytes(text.replace(b"2026-01-02\n", b"2026-01-0\xe9\n", 1))
+    return config(tmp, [{"name": "a", "file": "a.csv", "score": "s"}], date="d")
+
+
+@pytest.mark.parametrize("case, build, words", [
+    # memory's lenient reader parsed 'true' / 'false' as booleans (exit 0); stream and dask refused
+    ("true/false scores", lambda t: _one(t, rows().assign(s=["true", "false"] * 10)), ("row 2: non-numeric value 'true'",)),
+    # stream and dask: an internal error (UnicodeDecodeError) on a date column pyarrow typed as binary
+    ("latin-1 date", lambda t: _latin1_date(t), ("a.csv: not UTF-8 text",)),
+])
+def test_csv_values_every_engine_reads_the_same_way(case, build, words, tmp_path, scheduler, capsys):
+    line = refused_alike(build(tmp_path), scheduler, capsys)
+    for w in words:
+        assert w in line, (case, line)
+
+
+@pytest.mark.parametrize("spelling", ["NA", "None"])
+@pytest.mark.parametrize("task", ["binary", "multiclass"])
+def test_na_like_labels_are_classes_and_the_message_says_so_in_every_engine(spelling, task, tmp_path, scheduler,
+                                                                          capsys):
+    """A label spelled NA / null / None / N/A is a class (the key rule), also under missing: drop:
+    binary sees a third label, multiclass a class without a score column. Every engine and
+    validate give one line, and it says how to write a missing label."""
+    if task == "binary":
+        df = rows().astype({"y": object})
+        df.loc[4, "y"] = spelling
+        cfg = _one(tmp_path, df, missing="drop")
+        where = f"a.csv: column 'y' has 3 distinct labels ('0', '1', {spelling!r})"
+    else:
+        df = pd.DataFrame({"y": ["a", "b", "c"] * 6, "p_a": [0.5] * 18, "p_b": [0.3] * 18, "p_c": [0.2] * 18})
+        df.loc[4, "y"] = spelling
+        df.to_csv(tmp_path / "m.csv", index=False)
+        cfg = config(tmp_path, [{"name": "a", "file": "m.csv", "scores": {"a": "p_a", "b": "p_b", "c": "p_c"}}],
+                     task="multiclass", missing="drop")
+        where = f"models[0].scores: no score column for class(es) {spelling}"
+    line = refused_alike(cfg, scheduler, capsys)
+    assert where in line and f"{spelling!r} is read as a class name, not as a missing value" in line, line

@@ -142,10 +142,13 @@ def test_join_ids_refuses_contradicting_truth_and_duplicates(tmp_path):
 # --- validate with a streamed engine -------------------------------------------------------------
 
 
-def test_validate_honours_engine_stream_and_reads_only_the_first_batch(tmp_path, capsys):
+def test_validate_honours_engine_stream_and_reads_only_the_first_batch(tmp_path, capsys, monkeypatch):
     """validate loaded every row (927 MB at 10M rows) whatever the engine; stream checks the plan
-    and the first batch: a bad value past it is left to the run."""
+    and the first batch of inputs above SMALL_INPUT_BYTES: a bad value past it is left to the run."""
+    import reportgen.io.files as files_module
     from reportgen import cli
+
+    monkeypatch.setattr(files_module, "SMALL_INPUT_BYTES", 1 << 20)  # the 1.4 MB file below counts as large
 
     n = 200_000  # past one 1 MB CSV block: the first batch is the first block
     s = np.round(np.random.default_rng(1).random(n), 3).astype(object)
@@ -160,6 +163,25 @@ def test_validate_honours_engine_stream_and_reads_only_the_first_batch(tmp_path,
     (tmp_path / "m.yaml").write_text(yaml.safe_dump(body), encoding="utf-8")
     assert cli.main(["validate", str(tmp_path / "m.yaml")]) == 2
     assert "row 190002: non-numeric value 'abc'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("engine", ["stream", "dask"])
+def test_validate_with_a_streamed_engine_applies_every_rule_of_a_run_to_small_inputs(engine, tmp_path, capsys):
+    """Small inputs (or files that are one batch) get the run's whole-file rules too: validate
+    accepted a file without the positive label, a dataset with a bad row in its second part and
+    all-zero weights that the run refused (exit 0 against exit 2)."""
+    from reportgen import cli
+
+    pd.DataFrame({"y": [0, 0, 0], "s": [0.1, 0.2, 0.3]}).to_csv(tmp_path / "a.csv", index=False)
+    (tmp_path / "ds" / "k=0").mkdir(parents=True)
+    (tmp_path / "ds" / "k=1").mkdir()
+    pd.DataFrame({"y": [0, 1], "s": [0.1, 0.2]}).to_parquet(tmp_path / "ds" / "k=0" / "p.parquet")
+    pd.DataFrame({"y": [0, 1], "s": [0.1, float("nan")]}).to_parquet(tmp_path / "ds" / "k=1" / "p.parquet")
+    for file, words in (("a.csv", "no row has the positive label 1"), ("ds", "ds: row 5: missing or non-finite score")):
+        body = {"label": "y", "engine": engine, "models": [{"name": "a", "file": file, "score": "s"}]}
+        (tmp_path / "c.yaml").write_text(yaml.safe_dump(body), encoding="utf-8")
+        assert cli.main(["validate", str(tmp_path / "c.yaml")]) == 2
+        assert words in capsys.readouterr().err
 
 
 def test_validate_with_engine_stream_refuses_a_bad_first_batch_and_a_missing_id_column(tmp_path, capsys):
