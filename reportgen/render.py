@@ -395,7 +395,20 @@ def _trend_view(result: ComparisonResult) -> list[dict[str, Any]]:
 
 
 def build_view(result: ComparisonResult, theme: Theme = Theme()) -> dict[str, Any]:
-    """Everything the templates show, as formatted strings and flags."""
+    """Everything the templates show, as formatted strings and flags.
+
+    The figures are drawn (in worker processes, :class:`reportgen.figures.Drawing`) while the
+    rest of the view is built, and collected at the end."""
+    import reportgen.figures as figures  # noqa: PLC0415  (figures are only needed to render)
+
+    drawing = figures.start_figures(result, theme.palette or figures.PALETTE)
+    try:
+        return _build_view(result, theme, drawing)
+    finally:
+        drawing.cancel()
+
+
+def _build_view(result: ComparisonResult, theme: Theme, drawing: Any) -> dict[str, Any]:
     import reportgen.figures as figures  # noqa: PLC0415  (figures are only needed to render)
 
     palette = theme.palette or figures.PALETTE
@@ -584,7 +597,7 @@ def build_view(result: ComparisonResult, theme: Theme = Theme()) -> dict[str, An
         c["credit"] = credit_notes.get(c["model"], "")
     compared = {c["model"] for c in comparisons}
     credit_verdicts = [{"colour": col.get(n, "#000000"), "text": t} for n, t in credit_notes.items() if n not in compared]
-    svgs = figures.render_figures(result, palette)
+    svgs = drawing()
     figs = {k: Markup(v) for k, v in svgs.items()}
     class_figures = [{"svg": figs[k], "caption": CLASS_FIGURE_CAPTIONS[k.rsplit("_", 1)[0] if k[-1].isdigit() else k]}
                      for k in figs if k.startswith(("class_roc", "class_pr"))]
