@@ -668,27 +668,29 @@ def _draw_figure(token: int, key: str) -> tuple[list[str], list[str]]:
     return svgs, notes
 
 
-def _processes(jobs: int) -> int:
-    """Worker processes for ``jobs`` figures: forked workers only where fork is the platform's
-    default start method (Linux; macOS defaults to spawn, which would re-import matplotlib in
-    each worker), and never more than there are figures."""
+def _workers(jobs: int) -> int:
+    """Worker processes to fork for ``jobs`` figures: :data:`FIGURE_PROCESSES` less one (the
+    caller draws too), only where fork is the platform's default start method (Linux; macOS
+    defaults to spawn, which would re-import matplotlib in each worker), and never more than
+    there are figures to share."""
     env = os.environ.get("REPORTGEN_FIGURE_PROCESSES", "").strip()
     wanted = int(env) if env.isdigit() else FIGURE_PROCESSES
     if not sys.platform.startswith("linux"):
-        return 1
-    return max(1, min(wanted, jobs))
+        return 0
+    return max(0, min(wanted - 1, jobs - 1))
 
 
 class Drawing:
     """A report's figures being drawn (:func:`start_figures`): call it for ``{key: svg}``.
 
-    With :data:`FIGURE_PROCESSES` > 1 the figures are drawn by forked worker processes while the
-    caller goes on (the report's tables are built meanwhile); matplotlib holds the GIL and its
-    style context is process-global, so threads would neither help nor be safe. Each figure is
-    a pure function of the result drawn by the same code and style in any process, so the SVG
-    text is the same byte for byte however many processes draw (``tests/test_figures.py``);
-    matplotlib's notes are logged by the caller's process, in figure order, when it collects.
-    A pool that cannot start or breaks falls back to drawing in the caller's process.
+    With :data:`FIGURE_PROCESSES` = p > 1, p − 1 forked worker processes start drawing while
+    the caller goes on (the report's tables are built meanwhile); when called, the caller
+    draws the figures no worker has taken yet, so p processes share them. Matplotlib holds the
+    GIL and its style context is process-global, so threads would neither help nor be safe.
+    Each figure is a pure function of the result drawn by the same code and style in any
+    process, so the SVG text is the same byte for byte whoever draws it
+    (``tests/test_figures.py``); matplotlib's notes are logged by the caller's process, in
+    figure order. A pool that cannot start or breaks falls back to drawing here.
     """
 
     def __init__(self, result: ComparisonResult, palette: Sequence[str] = PALETTE) -> None:
@@ -698,15 +700,15 @@ class Drawing:
         _SHARED[self.token] = (self.table, result, palette)
         self._pool = None
         self._futures: dict[int, Any] = {}
-        workers = _processes(len(self.keys))
-        if workers > 1:
+        workers = _workers(len(self.keys))
+        if workers > 0:
             self._start(workers)
 
     def _start(self, workers: int) -> None:
         import multiprocessing  # noqa: PLC0415
         from concurrent.futures import ProcessPoolExecutor  # noqa: PLC0415
 
-        # the costliest figures (several panels) first, so the workers finish at about the same time
+        # the costliest figures (several panels) first, so the drawers finish at about the same time
         order = sorted(range(len(self.keys)), key=lambda i: self.keys[i] not in _COSTLY)
         try:
             self._pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"))
@@ -718,23 +720,26 @@ class Drawing:
     def __call__(self) -> dict[str, str]:
         from concurrent.futures.process import BrokenProcessPool  # noqa: PLC0415
 
+        drawn: dict[int, tuple[list[str], list[str]]] = {}
         try:
-            drawn = None
-            if self._futures:
-                try:
-                    drawn = [self._futures[i].result() for i in range(len(self.keys))]
-                except BrokenProcessPool as exc:
-                    log.debug("figures: a worker process died (%s); drawing them in this process", exc)
-            if drawn is None:
-                drawn = [_draw_figure(self.token, key) for key in self.keys]
+            # what no worker has taken yet is drawn here, in the order handed out
+            for i, future in self._futures.items():
+                if future.cancel():
+                    drawn[i] = _draw_figure(self.token, self.keys[i])
+            try:
+                drawn.update({i: f.result() for i, f in self._futures.items() if i not in drawn})
+            except BrokenProcessPool as exc:
+                log.debug("figures: a worker process died (%s); drawing the rest in this process", exc)
+            drawn.update({i: _draw_figure(self.token, key) for i, key in enumerate(self.keys) if i not in drawn})
         finally:
             self.cancel()
         out: dict[str, str] = {}
-        for key, (svgs, notes) in zip(self.keys, drawn):
+        for i, key in enumerate(self.keys):
+            svgs, notes = drawn[i]
             for text in notes:
                 log.warning("figure: %s", text)
-            for i, svg in enumerate(svgs):
-                out[key if i == 0 else f"{key}_{i + 1}"] = svg
+            for j, svg in enumerate(svgs):
+                out[key if j == 0 else f"{key}_{j + 1}"] = svg
         return out
 
     def cancel(self) -> None:

@@ -876,11 +876,25 @@ def make_environment(theme: Theme = Theme()) -> Environment:
     return env
 
 
+_LAST_ENVIRONMENT: list[tuple[Path | None, Environment]] = []
+
+
+def _environment(theme: Theme) -> Environment:
+    """:func:`make_environment` of the theme's template directory, kept for the next page of the
+    same directory: a report set renders two pages (HTML and the PDF's), and compiling the
+    templates took about as long as rendering them. Jinja re-reads a template whose file
+    changed (``auto_reload``), through the same confined loader."""
+    key = theme.template_dir
+    if not _LAST_ENVIRONMENT or _LAST_ENVIRONMENT[0][0] != key:
+        _LAST_ENVIRONMENT[:] = [(key, make_environment(theme))]
+    return _LAST_ENVIRONMENT[0][1]
+
+
 def render_html(
     result: ComparisonResult, theme: Theme = Theme(), for_pdf: bool = False, view: dict[str, Any] | None = None
 ) -> str:
     """The report as one self-contained HTML page (``for_pdf``: the print flavour for WeasyPrint)."""
-    env = make_environment(theme)
+    env = _environment(theme)
     view = build_view(result, theme) if view is None else view
     css = env.loader.get_source(env, "report.css")[0]  # type: ignore[union-attr]
     script = (default_template_dir() / "sort.js").read_text(encoding="utf-8")
