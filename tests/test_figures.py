@@ -177,3 +177,36 @@ def test_an_error_drawing_a_figure_in_a_worker_is_raised_here_and_the_workers_st
     with pytest.raises(ValueError, match="no such curve"):
         drawing()
     assert drawing._pool is None and drawing.token not in figures._SHARED  # noqa: SLF001
+
+
+def test_the_pdf_draws_its_figures_as_images_with_the_same_pixels_text_and_alt(demo, tmp_path):
+    """The PDF's page holds each figure as an ``<img>`` of its lean SVG (fewer HTML elements to
+    parse and style): every page of the demo's PDF is pixel-identical at 50 dpi to the page with
+    the figures inline, the text is the same, and each image's alt is its caption."""
+    import re
+    import shutil
+    import subprocess
+
+    import weasyprint
+
+    from reportgen import render
+
+    html = render.render_html(demo, for_pdf=True)
+    page = figures.pdf_figures(html)
+    inline = figures.lean_svgs(html)
+    assert "<svg" not in page and page.count('class="figure-svg"') == html.count("<svg") > 5
+    alts = re.findall(r'<img class="figure-svg" style="width: [0-9.]+pt" alt="([^"]*)"', page)
+    assert alts and all(alts) and "ROC" in alts[1] + alts[0]
+    assert figures.pdf_figures("<p><svg viewBox='0 0 1 1'></svg></p>") == "<p><svg viewBox='0 0 1 1'></svg></p>"
+    if shutil.which("pdftoppm") is None or shutil.which("pdftotext") is None:
+        pytest.skip("poppler-utils not installed")
+    out = {}
+    for name, body in (("inline", inline), ("image", page)):
+        pdf = tmp_path / f"{name}.pdf"
+        weasyprint.HTML(string=body, url_fetcher=render._url_fetcher(), base_url=None).write_pdf(pdf)  # noqa: SLF001
+        subprocess.run(["pdftoppm", "-png", "-r", "50", str(pdf), str(tmp_path / name)], check=True)
+        subprocess.run(["pdftotext", str(pdf), str(tmp_path / f"{name}.txt")], check=True)
+        out[name] = ([p.read_bytes() for p in sorted(tmp_path.glob(f"{name}-*.png"))],
+                     (tmp_path / f"{name}.txt").read_text(encoding="utf-8"))
+    assert len(out["image"][0]) == len(out["inline"][0]) > 3
+    assert out["image"] == out["inline"]
