@@ -15,7 +15,7 @@ decimals, about 0.6 M distinct scores each at 10M rows) is measured, in this pro
 - the same two runs with ``--engine stream``.
 
 Each row shows wall and CPU seconds (the machine may be shared: CPU time is the steadier
-number) and the ratios the issue sets: sklearn / one model (target ≥ 5) and three models /
+number; CPU counts the worker processes that draw the report's figures, once they ended) and the ratios the issue sets: sklearn / one model (target ≥ 5) and three models /
 one model (target ≤ 3). Imports and first calls are done before timing, for both sides: each
 side runs once on a 20,000-row file first.
 """
@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import io
+import os
 import sys
 import time
 from pathlib import Path
@@ -88,10 +89,54 @@ def reportgen_run(config: Path, engine: str) -> None:
         raise SystemExit(f"reportgen run {config} exited {code}")
 
 
+def cpu_seconds() -> float:
+    """CPU seconds of this process and of its ended children (the report's figures are drawn
+    in worker processes: their seconds count too, or the run would look cheaper than it is)."""
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
+
+
 def timed(fn) -> tuple[float, float]:
-    w0, c0 = time.perf_counter(), time.process_time()
+    w0, c0 = time.perf_counter(), cpu_seconds()
     fn()
-    return time.perf_counter() - w0, time.process_time() - c0
+    return time.perf_counter() - w0, cpu_seconds() - c0
+
+
+#: The phases :func:`phase_times` times: (module, function, name shown).
+PHASES = (
+    ("reportgen.pipeline", "load_evidence", "read, validate, reduce to evidence"),
+    ("reportgen.pipeline", "compare_evidence", "metrics, tests, intervals"),
+    ("reportgen.render", "build_view", "report view and figures"),
+    ("reportgen.render", "render_pdf", "PDF (WeasyPrint)"),
+)
+
+
+@contextlib.contextmanager
+def phase_times(out: dict[str, list[float]]):
+    """Wall and CPU seconds (children included) of each of :data:`PHASES`, summed into ``out``."""
+    import importlib  # noqa: PLC0415
+
+    saved = []
+    for module, name, shown in PHASES:
+        mod = importlib.import_module(module)
+        fn = getattr(mod, name)
+        saved.append((mod, name, fn))
+
+        def wrapped(*args, _fn=fn, _shown=shown, **kwargs):
+            w0, c0 = time.perf_counter(), cpu_seconds()
+            try:
+                return _fn(*args, **kwargs)
+            finally:
+                got = out.setdefault(_shown, [0.0, 0.0])
+                got[0] += time.perf_counter() - w0
+                got[1] += cpu_seconds() - c0
+
+        setattr(mod, name, wrapped)
+    try:
+        yield out
+    finally:
+        for mod, name, fn in saved:
+            setattr(mod, name, fn)
 
 
 def main() -> None:
@@ -99,6 +144,7 @@ def main() -> None:
     ap.add_argument("--rows", type=int, default=10_000_000)
     ap.add_argument("--dir", type=Path, default=Path("/tmp/bench_intervals"))
     ap.add_argument("--engines", nargs="+", default=["memory", "stream"])
+    ap.add_argument("--phases", action="store_true", help="also time the phases of the three-model run (memory)")
     args = ap.parse_args()
     d = args.dir
     d.mkdir(parents=True, exist_ok=True)
@@ -125,11 +171,19 @@ def main() -> None:
         rows.append((f"reportgen run, 1 model, JSON ({engine})", timed(lambda e=engine: reportgen_run(one, e))))
         rows.append((f"reportgen run, {N_MODELS} models, HTML+PDF+JSON ({engine})",
                      timed(lambda e=engine: reportgen_run(three, e))))
-    print(f"{args.rows:,} rows; wall and CPU seconds of this process (2 shared cores)")
+    print(f"{args.rows:,} rows; wall and CPU seconds of this process and its children "
+          f"({os.cpu_count()} cores, load average {' '.join(f'{x:.1f}' for x in os.getloadavg())})")
     print(f"| {'what':<62} | {'wall s':>7} | {'CPU s':>7} |")
     print(f"|{'-' * 64}|{'-' * 9}|{'-' * 9}|")
     for name, (w, c) in rows:
         print(f"| {name:<62} | {w:>7.1f} | {c:>7.1f} |")
+    if args.phases:
+        phases: dict[str, list[float]] = {}
+        with phase_times(phases):
+            total = timed(lambda: reportgen_run(three, "memory"))
+        print(f"phases of a second three-model run (memory): {total[0]:.1f} s wall, {total[1]:.1f} s CPU")
+        for name, (w, c) in phases.items():
+            print(f"  {name:<40} {w:>6.1f} s wall {c:>6.1f} s CPU")
     sk = rows[0][1]
     for i, engine in enumerate(args.engines):
         o, t = rows[1 + 2 * i][1], rows[2 + 2 * i][1]

@@ -395,7 +395,20 @@ def _trend_view(result: ComparisonResult) -> list[dict[str, Any]]:
 
 
 def build_view(result: ComparisonResult, theme: Theme = Theme()) -> dict[str, Any]:
-    """Everything the templates show, as formatted strings and flags."""
+    """Everything the templates show, as formatted strings and flags.
+
+    The figures are drawn (in worker processes, :class:`reportgen.figures.Drawing`) while the
+    rest of the view is built, and collected at the end."""
+    import reportgen.figures as figures  # noqa: PLC0415  (figures are only needed to render)
+
+    drawing = figures.start_figures(result, theme.palette or figures.PALETTE)
+    try:
+        return _build_view(result, theme, drawing)
+    finally:
+        drawing.cancel()
+
+
+def _build_view(result: ComparisonResult, theme: Theme, drawing: Any) -> dict[str, Any]:
     import reportgen.figures as figures  # noqa: PLC0415  (figures are only needed to render)
 
     palette = theme.palette or figures.PALETTE
@@ -584,7 +597,7 @@ def build_view(result: ComparisonResult, theme: Theme = Theme()) -> dict[str, An
         c["credit"] = credit_notes.get(c["model"], "")
     compared = {c["model"] for c in comparisons}
     credit_verdicts = [{"colour": col.get(n, "#000000"), "text": t} for n, t in credit_notes.items() if n not in compared]
-    svgs = figures.render_figures(result, palette)
+    svgs = drawing()
     figs = {k: Markup(v) for k, v in svgs.items()}
     class_figures = [{"svg": figs[k], "caption": CLASS_FIGURE_CAPTIONS[k.rsplit("_", 1)[0] if k[-1].isdigit() else k]}
                      for k in figs if k.startswith(("class_roc", "class_pr"))]
@@ -863,11 +876,25 @@ def make_environment(theme: Theme = Theme()) -> Environment:
     return env
 
 
+_LAST_ENVIRONMENT: list[tuple[Path | None, Environment]] = []
+
+
+def _environment(theme: Theme) -> Environment:
+    """:func:`make_environment` of the theme's template directory, kept for the next page of the
+    same directory: a report set renders two pages (HTML and the PDF's), and compiling the
+    templates took about as long as rendering them. Jinja re-reads a template whose file
+    changed (``auto_reload``), through the same confined loader."""
+    key = theme.template_dir
+    if not _LAST_ENVIRONMENT or _LAST_ENVIRONMENT[0][0] != key:
+        _LAST_ENVIRONMENT[:] = [(key, make_environment(theme))]
+    return _LAST_ENVIRONMENT[0][1]
+
+
 def render_html(
     result: ComparisonResult, theme: Theme = Theme(), for_pdf: bool = False, view: dict[str, Any] | None = None
 ) -> str:
     """The report as one self-contained HTML page (``for_pdf``: the print flavour for WeasyPrint)."""
-    env = make_environment(theme)
+    env = _environment(theme)
     view = build_view(result, theme) if view is None else view
     css = env.loader.get_source(env, "report.css")[0]  # type: ignore[union-attr]
     script = (default_template_dir() / "sort.js").read_text(encoding="utf-8")
@@ -992,7 +1019,7 @@ def render_pdf(html: str, target: Path, variant: str | None = None, attachments:
                                                    relationship="Data", description=f"{name} of this report"))
             options["attachments"] = files
         with _quiet("weasyprint", "fontTools"):
-            page = figures.lean_svgs(html)  # the same figures in fewer SVG nodes: WeasyPrint draws them faster
+            page = figures.pdf_figures(html)  # the same figures as images of fewer SVG nodes: laid out faster
             weasyprint.HTML(string=page, url_fetcher=_url_fetcher(), base_url=None).write_pdf(str(target), **options)
 
 

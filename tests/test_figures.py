@@ -116,3 +116,97 @@ def test_lean_svg_keeps_every_drawn_element_and_the_pdf_pixels(demo, tmp_path):
         pixels.append((tmp_path / f"{name}.png").read_bytes())
     assert pixels[0] == pixels[1]
     assert figures.lean_svg("<svg><g></svg>") == "<svg><g></svg>"  # not XML: left as it is
+
+
+def test_figures_drawn_by_worker_processes_are_byte_identical_to_drawing_them_here(demo, monkeypatch):
+    """The report's figures drawn by two forked workers (the default on Linux) are the SVG text
+    drawn one after another in this process, key for key and byte for byte, in the same order."""
+    if not sys.platform.startswith("linux"):
+        pytest.skip("figures are drawn in worker processes on Linux only")
+    monkeypatch.setattr(figures, "FIGURE_PROCESSES", 1)
+    here = figures.render_figures(demo)
+    monkeypatch.setattr(figures, "FIGURE_PROCESSES", 2)
+    drawing = figures.start_figures(demo)
+    assert drawing._pool is not None  # noqa: SLF001 - workers did start
+    workers = drawing()
+    assert list(workers) == list(here) and workers == here
+    assert drawing._pool is None and drawing.token not in figures._SHARED  # noqa: SLF001 - all released
+
+
+def test_a_figures_notes_drawn_in_a_worker_are_logged_by_the_parent_in_figure_order(demo, monkeypatch, caplog):
+    """Matplotlib's warnings inside a worker reach this process's log once each, in the order
+    of the figure table (as when drawn here), and missing glyphs stay dropped."""
+    import logging
+    import warnings
+
+    if not sys.platform.startswith("linux"):
+        pytest.skip("figures are drawn in worker processes on Linux only")
+
+    def noisy(tag):
+        original = figures.FIGURES[tag]
+
+        def draw(result, palette=figures.PALETTE):
+            with figures._matplotlib_notes():  # noqa: SLF001 - what _apply_style wraps each figure in
+                warnings.warn(f"{tag} note", UserWarning, stacklevel=1)
+                warnings.warn(f"{tag} note", UserWarning, stacklevel=1)
+                warnings.warn("Glyph 27169 (x) missing from font(s) DejaVu Sans.", UserWarning, stacklevel=1)
+                return original(result, palette)
+        return draw
+
+    monkeypatch.setattr(figures, "FIGURES", {k: noisy(k) for k in ("ks", "roc", "pr")})
+    for processes in (2, 1):
+        monkeypatch.setattr(figures, "FIGURE_PROCESSES", processes)
+        caplog.clear()
+        caplog.set_level(logging.WARNING, logger="reportgen.figures")
+        svgs = figures.render_figures(demo)
+        assert list(svgs) == ["ks", "roc", "pr"]
+        assert [r.getMessage() for r in caplog.records] == [
+            "figure: ks note", "figure: roc note", "figure: pr note"], processes
+
+
+def test_an_error_drawing_a_figure_in_a_worker_is_raised_here_and_the_workers_stop(demo, monkeypatch):
+    if not sys.platform.startswith("linux"):
+        pytest.skip("figures are drawn in worker processes on Linux only")
+
+    def broken(result, palette=figures.PALETTE):
+        raise ValueError("no such curve")
+
+    monkeypatch.setattr(figures, "FIGURES", {"roc": figures.roc_figure, "broken": broken})
+    monkeypatch.setattr(figures, "FIGURE_PROCESSES", 2)
+    drawing = figures.start_figures(demo)
+    with pytest.raises(ValueError, match="no such curve"):
+        drawing()
+    assert drawing._pool is None and drawing.token not in figures._SHARED  # noqa: SLF001
+
+
+def test_the_pdf_draws_its_figures_as_images_with_the_same_pixels_text_and_alt(demo, tmp_path):
+    """The PDF's page holds each figure as an ``<img>`` of its lean SVG (fewer HTML elements to
+    parse and style): every page of the demo's PDF is pixel-identical at 50 dpi to the page with
+    the figures inline, the text is the same, and each image's alt is its caption."""
+    import re
+    import shutil
+    import subprocess
+
+    import weasyprint
+
+    from reportgen import render
+
+    html = render.render_html(demo, for_pdf=True)
+    page = figures.pdf_figures(html)
+    inline = figures.lean_svgs(html)
+    assert "<svg" not in page and page.count('class="figure-svg"') == html.count("<svg") > 5
+    alts = re.findall(r'<img class="figure-svg" style="width: [0-9.]+pt" alt="([^"]*)"', page)
+    assert alts and all(alts) and "ROC" in alts[1] + alts[0]
+    assert figures.pdf_figures("<p><svg viewBox='0 0 1 1'></svg></p>") == "<p><svg viewBox='0 0 1 1'></svg></p>"
+    if shutil.which("pdftoppm") is None or shutil.which("pdftotext") is None:
+        pytest.skip("poppler-utils not installed")
+    out = {}
+    for name, body in (("inline", inline), ("image", page)):
+        pdf = tmp_path / f"{name}.pdf"
+        weasyprint.HTML(string=body, url_fetcher=render._url_fetcher(), base_url=None).write_pdf(pdf)  # noqa: SLF001
+        subprocess.run(["pdftoppm", "-png", "-r", "50", str(pdf), str(tmp_path / name)], check=True)
+        subprocess.run(["pdftotext", str(pdf), str(tmp_path / f"{name}.txt")], check=True)
+        out[name] = ([p.read_bytes() for p in sorted(tmp_path.glob(f"{name}-*.png"))],
+                     (tmp_path / f"{name}.txt").read_text(encoding="utf-8"))
+    assert len(out["image"][0]) == len(out["inline"][0]) > 3
+    assert out["image"] == out["inline"]

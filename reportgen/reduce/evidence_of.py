@@ -28,6 +28,7 @@ from reportgen.engine import multiclass as MC
 from reportgen.reduce import accumulators as S
 from reportgen.io.dataset import Dataset
 from reportgen.io.pairs import PAIRED_CHUNK
+from reportgen.parallel import ordered_map
 from reportgen.engine.class_tables import build_class_tables
 from reportgen.engine.approval import joint_cell_luts
 from reportgen.engine.intervals import count_cells
@@ -140,11 +141,15 @@ def evidence_of_rows(models: Sequence[ModelRows], threshold: float = 0.5, audit:
     # each row's table row: for the paired pass (several models) and the row bootstrap (weighted);
     # one unweighted model needs neither (its intervals are drawn on its table), so no second sort
     need_codes = len(models) > 1 or any(w is not None for w in weights)
-    for m in models:
+
+    def reduced(m: ModelRows) -> tuple[ScoreTable, np.ndarray | None]:
+        """One model's table and row codes (in a thread: numpy's sorts release the GIL)."""
         table = build_table(m.scores, m.y, m.weights, m.direction)  # type: ignore[arg-type]
+        return table, np.asarray(row_groups(table, m.scores), dtype=np.int64) if need_codes else None
+
+    for m, (table, code) in zip(models, ordered_map(reduced, models)):
         t = float(threshold if m.threshold is None else m.threshold)
         key = m.threshold_key or ("threshold" if m.threshold is None else f"models['{m.name}'].threshold")
-        code = np.asarray(row_groups(table, m.scores), dtype=np.int64) if need_codes or table.weighted else None
         # a weighted model's rows per (table row, class, weight): what every engine counts
         cells = None if not table.weighted else S.capped(count_cells(code, m.y, m.weights))
         ev_models.append(BinaryModelEvidence(m.name, m.file, table, t, key, m.probabilities, cells=cells))
@@ -197,9 +202,14 @@ def _row_pairing(models: list[BinaryModelEvidence], codes: list[np.ndarray], y: 
         return Pairing("aligned", "aligned", None, S.agreement(correct, weights), None, S.agreement(correct, rows_only),
                        cells=joint.result())
     acc = S.PairedAccumulator([m.table for m in models], [m.threshold for m in models], approval_rates=approval_rates)
-    for lo in range(0, y.shape[0], PAIRED_CHUNK):  # bounded memory: k × chunk placement matrices
-        part = slice(lo, lo + PAIRED_CHUNK)
-        acc.add_rows([c[part] for c in codes], [r[part] for r in correct], y[part])
+
+    def chunk_moments(lo: int) -> tuple:
+        """One chunk's moments (in a thread; added below in chunk order, so the sums are bit-equal)."""
+        part = slice(lo, lo + PAIRED_CHUNK)  # bounded memory: k × chunk placement matrices
+        return acc.moments([c[part] for c in codes], [r[part] for r in correct], y[part])
+
+    for moments in ordered_map(chunk_moments, range(0, y.shape[0], PAIRED_CHUNK)):
+        acc.add_moments(moments)
     return _pairing_of(acc)
 
 
