@@ -1180,10 +1180,9 @@ class McNemarPairs:
             self._keep(DR.distinct(matrix, w if frequency else None))
         return None
 
-    def _keep(self, part: DR.DistinctRows | None) -> None:
+    def _keep(self, part: DR.DistinctRows) -> None:
         """Add compressed rows; merge when the pending parts hold many; give up past the cap."""
-        if part is None or not self.keep_rows:
-            self.keep_rows, self.pending = False, []
+        if not self.keep_rows:
             return
         self.pending.append(part)
         if len(self.pending) > 1 and sum(p.size for p in self.pending) > PENDING_DISTINCT:
@@ -1197,7 +1196,9 @@ class McNemarPairs:
         for name, t in other.tables.items():
             self.tables[name] += t
             self.rows[name] += other.rows[name]
-        for part in (other.pending if other.keep_rows else [None]):
+        if not other.keep_rows:  # the other part gave up: so does the union
+            self.keep_rows, self.pending = False, []
+        for part in other.pending:
             self._keep(part)
         return self
 
