@@ -41,12 +41,14 @@ from reportgen.engine import class_tables as CT
 from reportgen.engine import multiplicity as MP
 from reportgen.engine import proportions as PR
 from reportgen.engine import stats
+from reportgen.engine import streams
 from reportgen.engine.curve import ScoreTable
 from reportgen.engine.evidence import BinaryEvidence, BinaryModelEvidence
 from reportgen.engine import intervals as IV
 from reportgen.engine.intervals import JOINT_BINNED_BOOTSTRAP, JOINT_BOOTSTRAP, TABLE_BOOTSTRAP
 from reportgen.engine.intervals import WEIGHTED_JOINT_BINNED_BOOTSTRAP, WEIGHTED_JOINT_BOOTSTRAP
 from reportgen.engine.resample import stratified_cell_blocks
+from reportgen.parallel import ordered_map
 from reportgen.engine.streaming import TableDeLong, delong_from_table, normal_interval
 from reportgen.results import (
     CalibrationData,
@@ -360,13 +362,13 @@ def _weighted_pair_bootstrap(ev: BinaryEvidence, s: Settings) -> IV.Draws:
     rows and each model's binning shift (models, METRICS), drawn on their joint weight cells (:func:`~reportgen.engine.intervals.weighted_joint_bootstrap`:
     one multinomial per class over the cells, the same resample for every model, so differences
     are paired; exactly the row bootstrap's distribution with the weights carried). Every engine
-    counts the same cells. Seeded by ``(seed, 2)``, a stream of its own.
+    counts the same cells. Drawn from the stream ``weighted_pairs`` (:mod:`reportgen.engine.streams`).
     """
     cells = ev.pairing.cells
     assert cells is not None
     return IV.weighted_joint_bootstrap(cells, [m.table for m in ev.models], [m.threshold for m in ev.models],
                                        [m.probabilities for m in ev.models], s.resamples,
-                                       np.random.default_rng((s.seed, 2)), s.beta, s.costs)
+                                       streams.stream(s.seed, "weighted_pairs"), s.beta, s.costs)
 
 
 def _positive_rows(ev: BinaryEvidence, m: BinaryModelEvidence) -> int | None:
@@ -449,7 +451,7 @@ def _zero_width(ci: dict[str, list[float]], skip: tuple[str, ...] = ()) -> list[
 
 def _approvals(ev: BinaryEvidence, s: Settings, b: int) -> tuple[dict[str, list] | None, str | None]:
     """Each model against the baseline at equal approval rates (:mod:`reportgen.engine.approval`):
-    the baseline's own rate at its rule, then ``s.approval_rates``; seeded by ``(seed, 3)``.
+    the baseline's own rate at its rule, then ``s.approval_rates``; drawn from the stream ``approval``.
 
     Unweighted: from the approval-pattern counts of the paired pass, the same counts and the same
     draws in every engine. Weighted: from the joint weight cells of the paired pass
@@ -466,7 +468,7 @@ def _approvals(ev: BinaryEvidence, s: Settings, b: int) -> tuple[dict[str, list]
     if pairing.status != "aligned":
         return None, pairing.reason
     names = ev.names
-    rng = np.random.default_rng((s.seed, 3))
+    rng = streams.stream(s.seed, "approval")
     out: dict[str, list] = {n: [] for i, n in enumerate(names) if i != b}
     counts = pairing.approval
     if not ev.weighted and counts is not None:
@@ -498,18 +500,24 @@ def compare_binary_evidence(ev: BinaryEvidence, s: Settings, progress: Progress 
 
     * each model: DeLong's interval of AUC and Gini from its table (unweighted, ≥ 2 rows per
       class; on the logit scale when the normal one would leave [0, 1]); every other metric's
-      interval from the stratified bootstrap drawn on its score table (unweighted; one generator
-      seeded by ``seed``, models in config order), or drawn on its weight cells (weighted models,
-      the same generator: :func:`~reportgen.engine.intervals.weighted_model_bootstrap`); proportions whose count is 0 or its total get the exact
-      Clopper–Pearson interval instead of a degenerate one; zero-width intervals are warned of;
+      interval from the stratified bootstrap drawn on its score table (unweighted), or on its
+      weight cells (weighted models: :func:`~reportgen.engine.intervals.weighted_model_bootstrap`);
+      proportions whose count is 0 or its total get the exact Clopper–Pearson interval instead of
+      a degenerate one; zero-width intervals are warned of;
     * each difference with the baseline: AUC and Gini by DeLong's paired test (covariance of
       the aligned rows) or else the unpaired one (variances added, Welch's t as pROC); the
-      threshold metrics by the paired bootstrap of the decision-pattern counts (seed
-      ``(seed, 1)``); the other ranking metrics by the paired bootstrap of the pair's joint
-      score table (seed ``(seed, 3)``, comparisons in config order); weighted models every
-      difference by the paired bootstrap of their joint weight cells (seed ``(seed, 2)``); McNemar's test from the agreement counts (rows under sampling weights,
-      frequencies under frequency weights); one multiplicity policy, Holm over each family
+      threshold metrics by the paired bootstrap of the decision-pattern counts; the other
+      ranking metrics by the paired bootstrap of the pair's joint score table; weighted models
+      every difference by the paired bootstrap of their joint weight cells; McNemar's test from
+      the agreement counts (rows under sampling weights, frequencies under frequency weights);
+      one multiplicity policy, Holm over each family
       (verdicts, McNemar, pairwise), with a :class:`~reportgen.results.Decision` per comparison.
+
+    Every draw comes from its own stream (:mod:`reportgen.engine.streams`): each model's
+    (``model``, its name), each comparison's joint table (``pair``, baseline and model), the
+    decision patterns of all models (``patterns``), the weighted joint cells (``weighted_pairs``)
+    and the approval comparisons (``approval``). So a model's intervals do not depend on the
+    other models of the config or their order, and the models and the pairs are drawn in threads.
     """
     models_in = ev.models
     names = ev.names
@@ -526,24 +534,25 @@ def compare_binary_evidence(ev: BinaryEvidence, s: Settings, progress: Progress 
         assert wdraws is not None
         return wdraws.samples[:, j, q] - wdraws.samples[:, b, q] + (wdraws.shift[j, q] - wdraws.shift[b, q])
 
-    models: dict[str, ModelResult] = {}
-    delong: dict[str, TableDeLong] = {}
-    rng = np.random.default_rng(s.seed)  # one stream, models in config order: same seed, same intervals
-    model_caps: set[str] = set()
-    for j, m in enumerate(models_in):
+    def one_model(j: int) -> tuple[ModelResult, TableDeLong | None, bool]:
+        """Model j's result, its DeLong summary and whether its bootstrap was impossible (pure:
+        its own stream, so the models run in threads)."""
+        m = models_in[j]
         ci: dict[str, list[float]] = {}
         method: dict[str, str] = {}
         test_notices: list[Notice] = []
         t = m.table
+        d = None
         if not t.weighted and min(t.total_pos, t.total_neg) >= DELONG_MIN_ROWS:
             d = delong_from_table(t)
-            delong[m.name] = d
             (lo, hi), how_auc = _auc_interval(d, s.level)
             ci["roc_auc"], ci["gini"] = [lo, hi], [2 * lo - 1, 2 * hi - 1]
             method["roc_auc"] = method["gini"] = how_auc
             if d.variance == 0.0:
                 test_notices.append(Notice("delong_zero_variance", {"model": m.name, "auc": d.auc}))
         boot, how, shift, ks_draws = None, TABLE_BOOTSTRAP, np.zeros(len(B.METRICS)), None
+        no_cells = False
+        rng = streams.stream(s.seed, "model", m.name)
         if want and not t.weighted:
             draws = IV.model_bootstrap(t, m.threshold, s.resamples, rng, s.beta, s.costs, m.probabilities)
             boot, how, shift, ks_draws = draws.samples, draws.method, draws.shift, draws.ks
@@ -552,7 +561,7 @@ def compare_binary_evidence(ev: BinaryEvidence, s: Settings, progress: Progress 
                                                 m.probabilities)
             boot, how, shift = draws.samples, draws.method, draws.shift
         elif want:
-            model_caps.add("model_interval.bootstrap")
+            no_cells = True
         if boot is not None:
             for q, metric in enumerate(B.METRICS):
                 if metric in ci or metric == "baseline_accuracy":
@@ -569,20 +578,43 @@ def compare_binary_evidence(ev: BinaryEvidence, s: Settings, progress: Progress 
         flat = _zero_width(ci, skip=DELONG_METRICS if test_notices else ())
         if flat:
             test_notices.append(Notice("zero_width_interval", {"model": m.name, "level": s.level, "metrics": flat}))
-        if progress is not None:
-            progress(j + 1, k)
         r = _model_result(m, s, ci, method, _smaller_class(ev, m), tuple(test_notices))
         pos_rows = _positive_rows(ev, m)
         neg_rows = None if pos_rows is None else t.n_rows - pos_rows
-        models[m.name] = replace(r, positives_rows=pos_rows, negatives_rows=neg_rows, confusion_rows=rows_conf)
+        return replace(r, positives_rows=pos_rows, negatives_rows=neg_rows, confusion_rows=rows_conf), d, no_cells
+
+    models: dict[str, ModelResult] = {}
+    delong: dict[str, TableDeLong] = {}
+    model_caps: set[str] = set()
+    # each model draws from its own stream (reportgen.engine.streams), so they run in threads
+    for j, (r, d, no_cells) in enumerate(ordered_map(one_model, range(k))):
+        models[r.name] = r
+        if d is not None:
+            delong[r.name] = d
+        if no_cells:
+            model_caps.add("model_interval.bootstrap")
+        if progress is not None:
+            progress(j + 1, k)
 
     base_name = s.baseline or names[0]
     b = names.index(base_name)
     cov = pairing.covariance
     joint = None
     if pairing.patterns is not None and want and not ev.weighted:
-        joint = joint_bootstrap(pairing.patterns, k, s, np.random.default_rng((s.seed, 1)))
-    pair_rng = np.random.default_rng((s.seed, 3))  # one stream, comparisons in config order
+        joint = joint_bootstrap(pairing.patterns, k, s, streams.stream(s.seed, "patterns"))
+
+    def pair_draws(j: int) -> IV.Draws | None:
+        """Model j's and the baseline's ranking-metric replicates on their joint score table (the
+        pair's own stream, so the comparisons run in threads), or None when not counted."""
+        pc = pairing.pair_counts
+        if j == b or pc is None or ev.weighted or not want or (pair := pc.of(j, b)) is None:
+            return None
+        m, mb = models_in[j], models_in[b]
+        return IV.pair_bootstrap(pair, pc.luts[j], pc.luts[b], (m.table, mb.table), (m.threshold, mb.threshold),
+                                 (m.probabilities, mb.probabilities), s.resamples,
+                                 streams.stream(s.seed, "pair", mb.name, m.name), s.beta, s.costs)
+
+    paired_draws = list(ordered_map(pair_draws, range(k)))
     tidx = {m: q for q, m in enumerate(B.THRESHOLD_METRICS)}
     midx = {m: q for q, m in enumerate(B.METRICS)}
     pending, primary, raw_m, raw_d = [], [], [], []
@@ -616,13 +648,8 @@ def compare_binary_evidence(ev: BinaryEvidence, s: Settings, progress: Progress 
             caps["paired_interval.threshold_metrics"] = "weighted" if pairing.status == "aligned" else pairing.reason
         # differences of ranking metrics other than AUC and Gini: the pair's joint score table
         # (every engine's paired pass), else the joint weight cells (weighted)
-        pair = None if pairing.pair_counts is None or ev.weighted or not want else pairing.pair_counts.of(j, b)
-        if pair is not None:
-            pc = pairing.pair_counts
-            assert pc is not None
-            dr = IV.pair_bootstrap(pair, pc.luts[j], pc.luts[b], (m.table, models_in[b].table),
-                                   (m.threshold, models_in[b].threshold), (m.probabilities, models_in[b].probabilities),
-                                   s.resamples, pair_rng, s.beta, s.costs)
+        dr = paired_draws[j]
+        if dr is not None:
             how_r = JOINT_BINNED_BOOTSTRAP if dr.binned else JOINT_BOOTSTRAP
             for metric in ROW_ONLY_METRICS:
                 q = midx[metric]

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 from reportgen.engine import binary as B
 from reportgen.engine import compare as C
-from reportgen.engine import resample, stats
+from reportgen.engine import resample, stats, streams
 from reportgen.engine.curve import build_table, row_groups
 from reportgen.reduce.evidence_of import ModelRows, evidence_of_rows
 
@@ -128,7 +128,7 @@ def test_single_class_resamples_are_undefined_as_before():
 
 def test_weighted_joint_bootstrap_equals_the_per_table_loop():
     """``compare._weighted_pair_bootstrap`` (paired: one draw of the joint weight cells for every
-    model, seeded by ``(seed, 2)``) against tables rebuilt from the same draws put on rows, with a
+    model, drawn from the stream ``weighted_pairs``) against tables rebuilt from the same draws put on rows, with a
     weighted model, a 'lower' model and a model with its own threshold."""
     rng = np.random.default_rng(11)
     n = 500
@@ -153,7 +153,7 @@ def test_weighted_joint_bootstrap_equals_the_per_table_loop():
                     for c in range(cells.n_cells)])
     r = 0
     for b, (draws,) in resample.cell_blocks(cells.rows, cells.n_pos_cells, s.resamples,
-                                            np.random.default_rng((s.seed, 2))):
+                                            streams.stream(s.seed, "weighted_pairs")):
         for d in draws:
             m = np.zeros(n, dtype=np.int64)
             m[rep] = d

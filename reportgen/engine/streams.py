@@ -1,0 +1,41 @@
+"""The random streams of a comparison: one per purpose and model (or pair), from the config's seed.
+
+Every random draw of a run (the bootstraps of intervals, paired differences, equal approval
+rates) comes from a generator made here, never from one stream shared in config order. Each
+stream is NumPy's PCG64 on ``SeedSequence(seed, spawn_key=(purpose, *names))`` — the spawn key
+is how NumPy derives independent, reproducible child streams from one seed (NumPy's "Parallel
+random number generation" guide) — where each model contributes a 32-bit key of its name.
+
+So a model's interval depends only on the seed, its own evidence and its name: not on which
+other models the config lists, nor in what order (adding a challenger leaves the champion's
+intervals as they were), and the models and pairs can be drawn in threads in any order with
+the same bits. Two purposes never share a stream (each draws its own numbers).
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+import numpy as np
+
+#: The purposes, in a fixed order (their index is the stream's first key; never reorder).
+PURPOSES = (
+    "model",             # a binary model's own bootstrap (its table's cells, or its weight cells)
+    "patterns",          # threshold-metric differences: all models' decision patterns at once
+    "pair",              # a comparison's joint score table (ranking-metric differences)
+    "weighted_pairs",    # weighted models: the joint weight cells of every model at once
+    "approval",          # comparisons at equal approval rates
+    "class_counts",      # multiclass: confusion-count draws
+    "class_rows",        # multiclass: the rows' bootstrap (averaged AUCs, log-loss)
+)
+
+
+def name_key(name: str) -> int:
+    """A model name as a 32-bit key: the first four bytes of its UTF-8 SHA-256 (little-endian)."""
+    return int.from_bytes(hashlib.sha256(name.encode("utf-8")).digest()[:4], "little")
+
+
+def stream(seed: int, purpose: str, *names: str) -> np.random.Generator:
+    """The generator of ``purpose`` for the models ``names`` (none: one stream for the purpose)."""
+    key = (PURPOSES.index(purpose), *(name_key(n) for n in names))
+    return np.random.Generator(np.random.PCG64(np.random.SeedSequence(seed, spawn_key=key)))
