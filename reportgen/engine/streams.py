@@ -25,8 +25,10 @@ PURPOSES = (
     "pair",              # a comparison's joint score table (ranking-metric differences)
     "weighted_pairs",    # weighted models: the joint weight cells of every model at once
     "approval",          # comparisons at equal approval rates
-    "class_counts",      # multiclass: confusion-count draws
-    "class_rows",        # multiclass: the rows' bootstrap (averaged AUCs, log-loss)
+    "class_counts",      # multiclass: a model's confusion-count draws
+    "class_rows",        # multiclass: the rows' bootstrap of every model at once (averaged AUCs, log-loss)
+    "class_auc",         # multiclass: a model's per-class AUC draws (its class tables)
+    "class_pairs",       # multiclass: a comparison's joint confusion counts
 )
 
 
