@@ -114,16 +114,18 @@ WBR_AFTER = 20
 _BREAK_AFTER = re.compile(r"([_./:\\-]+)")
 
 
-def wbr(text: Any) -> Markup:
+def wbr(text: Any, after: int = WBR_AFTER) -> Markup:
     """Text escaped, with a line-break opportunity (``<wbr>``) after each ``_ . / : - \\``.
 
     Model, class and file names (``PD_retail_gbm_challenger_v1.0_monotone_2024Q3``) have no
     spaces; without these a table column or heading cannot be narrower than the whole name, and
     the PDF loses columns past the right margin. The text itself is unchanged (copying it out of
     the page gives the name), and CSS ``overflow-wrap: anywhere`` breaks a name that has none.
-    Text of at most :data:`WBR_AFTER` characters fits any column and is left as it is.
+    Text of at most ``after`` characters (:data:`WBR_AFTER`) fits any column and is left as it
+    is; file names, in a narrow column, get them from any length (``wbr(0)``), so
+    ``challenger.parquet`` breaks after its dot, not inside a word.
     """
-    if len(str(text)) <= WBR_AFTER:
+    if len(str(text)) <= after:
         return Markup(escape(text))
     parts = _BREAK_AFTER.split(str(text))
     return Markup("").join(Markup(escape(p)) + (Markup("<wbr>") if i % 2 else Markup("")) for i, p in enumerate(parts))
