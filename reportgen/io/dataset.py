@@ -124,9 +124,11 @@ def align_models(cfg: Config, models: list[ModelData], n_rows: list[int], lost: 
     return models, True, [], dropped
 
 
-def read_frames(cfg: Config) -> tuple[dict[Path, pd.DataFrame], list[FileInfo]]:
+def read_frames(cfg: Config) -> tuple[dict[Path, Any], list[FileInfo]]:
     """Every file the models name, read once with only the columns they use (class scores too);
-    columns checked first (errors name the config key), labels and ids as text, scores as numbers."""
+    columns checked first (errors name the config key), labels and ids as text, scores as numbers.
+    Each file's columns as pyarrow read them (a Table; a DataFrame when the lenient pandas reader
+    took the file: :func:`reportgen.io.files.read_table`)."""
     headers: dict[Path, list[str]] = {}
     wanted: dict[Path, set[str]] = {}
     text: dict[Path, set[str]] = {}
@@ -144,18 +146,20 @@ def read_frames(cfg: Config) -> tuple[dict[Path, pd.DataFrame], list[FileInfo]]:
     files: list[FileInfo] = []
     with hashing():  # the audit trail's SHA-256 is of the bytes parsed here
         for path, cols in wanted.items():
-            frames[path] = read_table(path, sorted(cols), numbers[path], text[path])
+            frames[path] = read_table(path, sorted(cols), numbers[path], text[path], arrow=True)
             files.append(file_info(path, len(frames[path])))
     return frames, files
 
 
-def date_range(cfg: Config, frames: dict[Path, pd.DataFrame]) -> tuple[str, str] | None:
-    """First and last date of the configured date column over every input (ISO dates)."""
+def date_range(cfg: Config, frames: dict[Path, Any]) -> tuple[str, str] | None:
+    """First and last date of the configured date column over every input (ISO dates; a frame
+    is a DataFrame or a pyarrow Table)."""
     if not cfg.date:
         return None
     lo = hi = None
     for path, df in frames.items():
-        d = V.dates_of(df[cfg.date], path, cfg.date)
+        col = df[cfg.date] if isinstance(df, pd.DataFrame) else df.column(cfg.date).to_pandas()
+        d = V.dates_of(col, path, cfg.date)
         if d.notna().any():
             lo = d.min() if lo is None else min(lo, d.min())
             hi = d.max() if hi is None else max(hi, d.max())

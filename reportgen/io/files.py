@@ -799,8 +799,11 @@ def locate_non_number(path: Path, columns: list[str], numbers: list[str], text: 
         offset += rb.num_rows
 
 
-def read_table(path: Path, columns: list[str], numbers: Iterable[str] = (), text: Iterable[str] = ()) -> pd.DataFrame:
-    """Read only ``columns`` (known to exist) from a CSV or Parquet file, with one-line errors.
+def read_table(path: Path, columns: list[str], numbers: Iterable[str] = (), text: Iterable[str] = (),
+               arrow: bool = False) -> Any:
+    """Read only ``columns`` (known to exist) from a CSV or Parquet file, with one-line errors:
+    a pandas DataFrame, or with ``arrow`` whatever the reader gave — a pyarrow Table (pyarrow's
+    readers; no round trip through pandas) or a DataFrame (the lenient pandas reader).
 
     CSV: ``text`` columns as strings (only an empty cell is empty), ``numbers`` as float64 with
     the :data:`NA_VALUES` spellings as NaN (checked by :func:`reportgen.io.validate.numeric`
@@ -821,10 +824,10 @@ def read_table(path: Path, columns: list[str], numbers: Iterable[str] = (), text
             raise unreadable_parquet(path, exc) from None
         if table.num_rows == 0:
             raise no_rows(path)
-        return table.to_pandas()
+        return table if arrow else table.to_pandas()
     text = [c for c in text if c in columns]
     numbers = [c for c in numbers if c in columns and c not in text]
-    df = arrow_csv_frame(path, columns, numbers, text)
+    df = arrow_csv_frame(path, columns, numbers, text, arrow)
     if df is None:
         df = pandas_csv_frame(path, columns, text, numbers)
     if len(df) == 0:
@@ -832,8 +835,9 @@ def read_table(path: Path, columns: list[str], numbers: Iterable[str] = (), text
     return df
 
 
-def arrow_csv_frame(path: Path, columns: list[str], numbers: list[str], text: list[str]) -> pd.DataFrame | None:
-    """The CSV's ``columns`` read by pyarrow's multi-threaded reader, or None if it refuses the file.
+def arrow_csv_frame(path: Path, columns: list[str], numbers: list[str], text: list[str], arrow: bool = False) -> Any:
+    """The CSV's ``columns`` read by pyarrow's multi-threaded reader (a DataFrame, or with
+    ``arrow`` the pyarrow Table), or None if it refuses the file.
 
     Typed by :func:`csv_options` (the streamed engines' types): ``numbers`` float64, ``text`` and
     every other column strings, so a column integral for 48 MB and decimal later is read like
@@ -873,7 +877,7 @@ def arrow_csv_frame(path: Path, columns: list[str], numbers: list[str], text: li
         col = table.column(c)
         table = table.set_column(table.schema.get_field_index(c), c,
                                  pc.if_else(pc.is_in(col, value_set=missing), pa.scalar(None, pa.large_string()), col))
-    return table.to_pandas()
+    return table if arrow else table.to_pandas()
 
 
 def odd_quotes(path: Path) -> bool:

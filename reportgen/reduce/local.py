@@ -374,7 +374,7 @@ def load_dataset(cfg: Config) -> Dataset:
     return dataset_of_frames(cfg, frames, files)
 
 
-def dataset_of_frames(cfg: Config, frames: dict[Path, pd.DataFrame], files: list[FileInfo]) -> Dataset:
+def dataset_of_frames(cfg: Config, frames: dict[Path, Any], files: list[FileInfo]) -> Dataset:
     """``engine: memory`` of models whose columns are already read: ``frames[Path(m.file)]`` holds
     each model's columns (from a file, or a DataFrame handed to :mod:`reportgen.api`). Each frame
     is one batch, checked by the rules every engine applies (:func:`kept_rows`, :func:`class_rows`),
@@ -391,11 +391,14 @@ def dataset_of_frames(cfg: Config, frames: dict[Path, pd.DataFrame], files: list
                    classes=tuple(classes or ()), dates=date_range(cfg, frames), unpaired_reason="lengths_differ")
 
 
-def record_batch(df: pd.DataFrame) -> Any:
-    """A frame as one arrow record batch; a column of mixed Python types (a frame handed to
-    :mod:`reportgen.api`) as text, each value as :func:`str` writes it (missing stays missing)."""
+def record_batch(df: Any) -> Any:
+    """A frame (pandas, or a pyarrow Table as read) as one arrow record batch; a column of mixed
+    Python types (a frame handed to :mod:`reportgen.api`) as text, each value as :func:`str`
+    writes it (missing stays missing)."""
     import pyarrow as pa  # noqa: PLC0415
 
+    if isinstance(df, pa.Table):
+        return pa.RecordBatch.from_arrays([c.combine_chunks() for c in df.columns], names=df.column_names)
     try:
         table = pa.Table.from_pandas(df, preserve_index=False)
     except (pa.ArrowTypeError, pa.ArrowInvalid):
