@@ -428,7 +428,7 @@ def _validate_checked(path: str, printer: _Printer, shown: _StderrWarnings, over
 
     cfg, cfg_path = load_config(path, overrides)
     if cfg.credit is not None or cfg.segment is not None:  # the credit section's own columns and files
-        from reportgen.sources_credit import check_credit  # noqa: PLC0415
+        from reportgen.reduce.credit_rows import check_credit  # noqa: PLC0415
 
         printer.info(f"{cfg_path}: {check_credit(cfg)}")
     if any(m.source is not None for m in cfg.models):  # SQL sources: query and check them all

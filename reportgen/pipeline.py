@@ -31,7 +31,7 @@ from reportgen.reduce.evidence_of import evidence_of
 from reportgen.results import ComparisonResult, DroppedRows, InputFile, Notice, RunInfo
 from reportgen.io.dataset import Dataset
 from reportgen.reduce import local
-from reportgen.sources_credit import credit_run
+from reportgen.reduce.credit_rows import credit_run
 from reportgen.version import __version__
 
 log = logging.getLogger(__name__)
@@ -90,9 +90,9 @@ def load_evidence(cfg: Config, progress: Progress | None = None) -> BinaryEviden
 
     Models with a SQL ``source`` are fetched first and read by the same loaders as files
     (:func:`reportgen.io.sql.materialised`), or, with ``pushdown: true``, reduced to score
-    tables by the database (:mod:`reportgen.sources_sql`)."""
+    tables by the database (:mod:`reportgen.reduce.pushdown`)."""
     if any(m.source is not None and m.source.pushdown for m in cfg.models):
-        from reportgen.sources_sql import load_pushed  # noqa: PLC0415  (optional dependency)
+        from reportgen.reduce.pushdown import load_pushed  # noqa: PLC0415  (optional dependency)
 
         return evidence_of(cfg, load_pushed(cfg))
     # SQL sources read once, as Parquet files; URIs named as written (reportgen.io.filesystems)

@@ -1,4 +1,4 @@
-"""The credit section's loader and config keys (reportgen/sources_credit.py, config.py)."""
+"""The credit section's loader and config keys (reportgen/reduce/credit_rows.py, config.py)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import yaml
 
 from reportgen.config import load_config, parse_config
 from reportgen.errors import ConfigError, InputError
-from reportgen.sources_credit import credit_section
+from reportgen.reduce.credit_rows import credit_section
 
 
 def _write(tmp: Path, frame: pd.DataFrame, **extra) -> Path:
