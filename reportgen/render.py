@@ -45,6 +45,7 @@ from reportgen.formats import MAX_DIGITS, fmt_metric, fmt_threshold
 from reportgen.labels import CRITERION_LABELS
 from reportgen.results import ComparisonResult, ModelResult, to_jsonable
 from reportgen.wording import approval_view, comparison_notes, interval_kind, interval_methods, per_class_interval_note, verdict
+from reportgen.wording import optimum_label, undefined_of
 from reportgen.wording import rule as model_rule
 
 FORMATS = ("html", "pdf", "json", "csv", "xlsx")
@@ -528,6 +529,7 @@ def _build_view(result: ComparisonResult, theme: Theme, drawing: Any) -> dict[st
     # metrics table
     metric_rows = []
     keys = [k for k in catalog.keys("binary") if k in first.metrics] if binary else list(first.metrics)
+    why_undefined = {n: undefined_of(result.models[n]) for n in names}
     for k in keys:
         vals = [result.models[n].metrics.get(k) for n in names]
         b = better_of.get(k, "higher")
@@ -540,7 +542,7 @@ def _build_view(result: ComparisonResult, theme: Theme, drawing: Any) -> dict[st
                 "value": fmt_metric(v, k, 4),
                 "ci": fmt_ci(m.ci.get(k)),
                 "best": i in best,
-                "reason": m.undefined.get(k, "") if v is None else "",
+                "reason": why_undefined[n].get(k, "") if v is None else "",
             })
         metric_rows.append({
             "key": k,
@@ -567,7 +569,7 @@ def _build_view(result: ComparisonResult, theme: Theme, drawing: Any) -> dict[st
         for crit, o in m.optimal_thresholds.items():
             total = o.tp + o.fp + o.fn + o.tn
             rows.append({
-                "criterion": CRITERION_LABELS.get(crit, o.description or crit),
+                "criterion": optimum_label(crit, o, CRITERION_LABELS),
                 "threshold": fmt_threshold(o.threshold),
                 "value": fmt_metric(o.value, crit, 4),
                 "tp": fmt_count(o.tp), "fp": fmt_count(o.fp), "fn": fmt_count(o.fn), "tn": fmt_count(o.tn),

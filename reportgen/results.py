@@ -138,7 +138,9 @@ class Confusion(_Frozen):
 class Optimum(_Frozen):
     """The best cut for one criterion.
 
-    ``threshold`` is None when the best decision is to predict no row positive.
+    ``threshold`` is None when the best decision is to predict no row positive; ``value`` (and
+    ``threshold``) are None when no cut has a defined value (the report says "undefined on these
+    data"). ``description`` is the criterion's label (a constraint rule's own words).
     """
 
     criterion: str
@@ -269,18 +271,109 @@ class BinningInfo(_Frozen):
 #: A notice's parameters: names → scalars or lists of names (classes, metrics).
 NoticeParams = Mapping[str, str | float | bool | Sequence[str] | None]
 
+#: Every warning / caveat code the engine and the run return (:attr:`Notice.code`); the report
+#: layer has a sentence for each (``reportgen.wording.NOTICE_CODES``, a test keeps the two equal).
+#: ``class_note`` is read only (results written before the multiclass notes had codes: its
+#: ``note`` parameter is the sentence itself).
+NoticeCode = Literal[
+    "threshold_outside_scores", "auc_below_half", "small_class", "log_loss_clipped", "delong_zero_variance",
+    "zero_width_interval", "small_classes", "delong_small_sample", "delong_infinite_z", "zero_width_difference",
+    "rows_dropped", "credit_red", "credit_sampling_weights",
+    # a multiclass metric's caveat (params: model, metric, and the facts below)
+    "classes_counted_as_zero",  # stem, classes: per-class values undefined, counted as 0 in the average
+    "macro_pr_counted_as_zero",  # the F1 of macro P / R is built from averages with classes counted as 0
+    "classes_without_support",  # classes: left out of the balanced accuracy
+    "probability_rows_unnormalised",  # max_row_dev: rows of class scores do not sum to 1
+    "classes_left_out_of_auc",  # classes, why (per class: class_no_positives / class_no_negatives)
+    "class_pairs_left_out",  # first, second: the pairs left out of the one-vs-one AUC
+    "class_note",
+]
+NOTICE_CODES: tuple[str, ...] = typing.get_args(NoticeCode)
+_NOTICE_CODE_SET = frozenset(NOTICE_CODES)
+
+#: Why a metric is undefined (:attr:`Reason.code`); the report layer has a sentence for each
+#: (``reportgen.wording.UNDEFINED_TEXT``, a test keeps the two equal).
+UndefinedCode = Literal[
+    # binary
+    "no_predicted_positives",  # TP + FP = 0
+    "no_predicted_negatives",  # TN + FN = 0
+    "no_positives",  # no positive rows
+    "no_negatives",  # no negative rows
+    "needs_both_classes",
+    "no_positives_no_predicted",  # 2TP + FP + FN = 0
+    "chance_agreement_one",  # Cohen's kappa: all rows in one class and one prediction
+    "empty_confusion_line",  # MCC: a row or column of the confusion matrix is empty
+    "frequency_weight_below_one_row",  # defective pairs: a class has less than one row's worth of weight
+    "no_rows",
+    "not_probabilities_direction",  # log-loss / Brier: direction lower
+    "not_probabilities_range",  # log-loss / Brier: scores outside [0, 1]
+    "declared_not_probabilities",  # the config says the scores are not probabilities
+    "undefined",  # no more specific reason
+    # multiclass (class: the class label; null for the micro-average)
+    "class_no_predicted_positives",
+    "class_no_support",
+    "class_no_positives",
+    "class_no_negatives",
+    "class_absent",  # neither occurs nor is predicted
+    "no_probabilities",
+    "no_cost_matrix",
+    "one_same_class",  # kappas: truth and predictions are all one and the same class
+    "zero_expected_disagreement",
+    "single_class",  # MCC: truth (bool) and / or predictions (bool) hold a single class
+    "proba_outside_unit",
+    "no_class_with_both",  # no class has both positives and negatives
+    "no_class_pair",  # no pair of classes with rows of both classes
+]
+UNDEFINED_CODES: tuple[str, ...] = typing.get_args(UndefinedCode)
+_UNDEFINED_CODE_SET = frozenset(UNDEFINED_CODES)
+
+
+class _Coded(_Frozen):
+    """Base of a code with its facts: refuses, when built, a code its enumeration does not list
+    (so the engine cannot emit a code the report layer has no sentence for)."""
+
+    __slots__ = ()
+    _CODES: typing.ClassVar[frozenset[str]] = frozenset()
+    _ENUM: typing.ClassVar[tuple[str, str]] = ("", "")  # (what, the Literal listing the codes)
+
+    def __post_init__(self) -> None:
+        code = getattr(self, "code")  # noqa: B009 - a field of every subclass
+        if code not in self._CODES:
+            what, enum = self._ENUM
+            raise ValueError(f"unknown {what} code {code!r} (add it to reportgen.results.{enum})")
+        _Frozen.__post_init__(self)
+
 
 @dataclass(frozen=True, slots=True)
-class Notice(_Frozen):
+class Notice(_Coded):
     """A warning or caveat as facts: a reason code and its parameters (the model, the counts, the
     values that triggered it). The report layer writes the sentence (``reportgen.wording``), so the
     engine returns no prose and a consumer of ``metrics.json`` can act on the code."""
 
-    code: str = field(metadata={"description": (
+    code: NoticeCode = field(metadata={"description": (
         "What happened, e.g. 'threshold_outside_scores', 'auc_below_half', 'small_class', 'zero_width_interval', "
-        "'delong_small_sample', 'rows_dropped' (reportgen.wording.NOTICE_CODES lists them all).")})
+        "'delong_small_sample', 'rows_dropped' (reportgen.results.NoticeCode lists them all; "
+        "reportgen.wording.NOTICE_CODES words each).")})
     params: NoticeParams = field(default_factory=dict, metadata={"description": (
         "The facts the sentence is written from (model, threshold, counts, metric names, ...).")})
+
+    _CODES = _NOTICE_CODE_SET
+    _ENUM = ("notice", "NoticeCode")
+
+
+@dataclass(frozen=True, slots=True)
+class Reason(_Coded):
+    """Why a value is undefined, as facts: a code and its parameters (the class, which side holds a
+    single class). The report layer writes the sentence (``reportgen.wording.undefined_text``)."""
+
+    code: UndefinedCode = field(metadata={"description": (
+        "Why the value is null, e.g. 'no_positives', 'no_predicted_positives', 'no_probabilities' "
+        "(reportgen.results.UndefinedCode lists them all; reportgen.wording.UNDEFINED_TEXT words each).")})
+    params: NoticeParams = field(default_factory=dict, metadata={"description": (
+        "The facts the sentence is written from (a class label, which side holds a single class, ...).")})
+
+    _CODES = _UNDEFINED_CODE_SET
+    _ENUM = ("undefined-reason", "UndefinedCode")
 
 
 @dataclass(frozen=True, slots=True)
@@ -294,7 +387,9 @@ class ModelResult(_Frozen):
     negatives: float | None
     weighted: bool
     metrics: Mapping[str, float | None] = field(metadata={"description": "metric -> value; every metric of the task, null when undefined"})
-    undefined: Mapping[str, str] = field(metadata={"description": "metric -> why it is null"})
+    undefined: Mapping[str, str] = field(metadata={"description": (
+        "metric -> why it is null, in words: written by the report layer from 'undefined_reasons' (kept for "
+        "readers of the text).")})
     ci: Mapping[str, Sequence[float]]
     ci_method: Mapping[str, str]
     direction: Literal["higher", "lower"] = "higher"
@@ -329,6 +424,9 @@ class ModelResult(_Frozen):
         "tables, the same in every engine; empty without intervals.")})
     per_class_ci_method: Mapping[str, str] = field(default_factory=dict, metadata={"description": (
         "per-class metric -> how its intervals under 'per_class_ci' were made.")})
+    undefined_reasons: Mapping[str, Reason] = field(default_factory=dict, metadata={"description": (
+        "metric -> why it is null, as a code with its facts ('undefined' is their wording); every null metric has "
+        "one.")})
     decision_rule: Literal["threshold", "prediction_column", "argmax"] | None = field(default=None, metadata={
         "description": ("How a row's predicted class is decided: the score against 'threshold' in 'direction' "
                         "(binary), the prediction column, or the highest class score (multiclass); 'rule' is its "
@@ -1076,7 +1174,7 @@ def _load(tp: Any, data: Any, path: str, source: str) -> Any:
 
 #: The mappings keyed by metric name, per result type: their keys must be catalogue metrics.
 _METRIC_KEYED: dict[type, tuple[str, ...]] = {
-    ModelResult: ("metrics", "undefined", "ci", "ci_method"),
+    ModelResult: ("metrics", "undefined", "undefined_reasons", "ci", "ci_method"),
     Comparison: ("delta", "relative_delta", "relative_error_reductions", "ci"),
     PrevalenceScenario: ("metrics",),
     Curves: ("threshold_metrics",),
@@ -1151,7 +1249,7 @@ def _check_names(result: ComparisonResult, source: str) -> None:
 _SCHEMA_DESCRIPTION = (
     "The machine-readable twin of a reportgen report, generated from reportgen.results by "
     "reportgen.results.json_schema(). Undefined values are null (never NaN); the reason is under "
-    "models.NAME.undefined. Confidence intervals are [lo, hi]. Keys are extended between versions, "
+    "models.NAME.undefined_reasons (a code and its facts) and models.NAME.undefined (its wording). Confidence intervals are [lo, hi]. Keys are extended between versions, "
     "never renamed; schema_version changes when a key's meaning does."
 )
 
@@ -1256,6 +1354,11 @@ __all__ = [
     "Decision",
     "Notice",
     "NoticeParams",
+    "NoticeCode",
+    "NOTICE_CODES",
+    "Reason",
+    "UndefinedCode",
+    "UNDEFINED_CODES",
     "SwapCell",
     "RunInfo",
     "Curves",

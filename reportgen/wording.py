@@ -1,21 +1,24 @@
 """Sentences the report writes from the engine's facts and codes (the report layer's words).
 
 The engine returns what it computed, how (``ci_method``), what it could not give with a
-reason code (``Comparison.capabilities``), its warnings as :class:`~reportgen.results.Notice`
-codes with their facts, and each verdict as a :class:`~reportgen.results.Decision`; this module
-turns those into the sentences of the report and of ``metrics.json`` (the verdict, the decision
-rule, the warnings, the notes under each comparison), one wording for every engine, so the same
-evidence reads the same whichever engine made it. :func:`worded` writes a result's sentence
+reason code (``Comparison.capabilities``), why a metric is undefined as a
+:class:`~reportgen.results.Reason` code (``ModelResult.undefined_reasons``), its warnings as
+:class:`~reportgen.results.Notice` codes with their facts, and each verdict as a
+:class:`~reportgen.results.Decision`; this module turns those into the sentences of the report
+and of ``metrics.json`` (the verdict, the decision rule, why a metric is undefined, the
+warnings, the notes under each comparison), one wording for every engine, so the same evidence
+reads the same whichever engine made it. :func:`worded` writes a result's sentence
 fields from its facts at the report / serialisation edge.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+import math
+from collections.abc import Callable, Mapping, Sequence
 
 from reportgen.engine import stats
-from reportgen.engine.class_tables import log_loss_clipping_note
+from reportgen.engine.class_tables import LOG_LOSS_EPS, log_loss_clipping_share
 from reportgen.engine.compare import DELONG, DELONG_MIN_ROWS, PATTERN_BOOTSTRAP, ROW_BOOTSTRAP, TABLE_BOOTSTRAP
 from reportgen.engine.intervals import (
     BINNED_BOOTSTRAP,
@@ -37,7 +40,17 @@ from reportgen.engine.compare_multiclass import BOOTSTRAP_AUC_MAX_CELLS
 from reportgen.engine.approval import APPROVAL_COUNT_BOOTSTRAP, MAX_APPROVAL_MODELS
 from reportgen.engine.proportions import CLOPPER_PEARSON, DELONG_LOGIT
 from reportgen.formats import fmt_bounded
-from reportgen.results import ApprovalAtRate, Comparison, ComparisonResult, Decision, McNemarSummary, ModelResult, Notice
+from reportgen.results import (
+    ApprovalAtRate,
+    Comparison,
+    ComparisonResult,
+    Decision,
+    McNemarSummary,
+    ModelResult,
+    Notice,
+    Optimum,
+    Reason,
+)
 
 #: Why paired statistics are missing, by :data:`~reportgen.engine.evidence.PairingReason`.
 PAIRING_TEXT = {
@@ -420,6 +433,104 @@ def _names(xs: Sequence[str]) -> str:
     return ", ".join(xs)
 
 
+def _reprs(xs: Sequence[object]) -> str:
+    """Class labels as the report quotes them: ``'a', 'b'``."""
+    return ", ".join(repr(x) for x in xs)
+
+
+def _class(p: Mapping[str, object]) -> str:
+    """The class a reason is about: ``class 'a'``, or the micro-average (class None)."""
+    c = p.get("class")
+    return "the micro-average" if c is None else f"class {c!r}"
+
+
+def _single_class(p: Mapping[str, object]) -> str:
+    parts = []
+    if p.get("truth"):
+        parts.append("the truth has a single class")
+    if p.get("predictions"):
+        parts.append("a single class is predicted")
+    return " and ".join(parts) + " (0/0; scikit-learn returns 0)"
+
+
+#: Why a metric is undefined: every :data:`~reportgen.results.UndefinedCode` with its sentence,
+#: written from the metric's key and the reason's facts (a test keeps the two lists equal).
+UNDEFINED_TEXT: dict[str, Callable[[str, Mapping[str, object]], str]] = {
+    "no_predicted_positives": lambda k, p: "no row predicted positive (TP + FP = 0)",
+    "no_predicted_negatives": lambda k, p: "no row predicted negative (TN + FN = 0)",
+    "no_positives": lambda k, p: "no positives in the data",
+    "no_negatives": lambda k, p: "no negatives in the data",
+    "needs_both_classes": lambda k, p: "needs both classes in the data",
+    "no_positives_no_predicted": lambda k, p: (
+        "no positives and no predicted positives" + (" (2TP + FP + FN = 0)" if k == "f1" else "")),
+    "chance_agreement_one": lambda k, p: "chance agreement is 1 (all rows in one class and one prediction)",
+    "empty_confusion_line": lambda k, p: "a row or column of the confusion matrix is empty",
+    "frequency_weight_below_one_row": lambda k, p: (
+        "weights are frequency weights here, and a class has less than one row's worth of weight"),
+    "no_rows": lambda k, p: "no rows",
+    "not_probabilities_direction": lambda k, p: "scores are not probabilities (direction: lower)",
+    "not_probabilities_range": lambda k, p: "scores are not probabilities (outside [0, 1])",
+    "declared_not_probabilities": lambda k, p: "scores declared not to be probabilities",
+    "undefined": lambda k, p: "undefined on these data",
+    "class_no_predicted_positives": lambda k, p: f"no predicted positives for {_class(p)}",
+    "class_no_support": lambda k, p: f"no true rows of {_class(p)} (support 0)",
+    "class_no_positives": lambda k, p: f"no positives for {_class(p)}",
+    "class_no_negatives": lambda k, p: f"no negatives for {_class(p)} (every row is of it)",
+    "class_absent": lambda k, p: f"{_class(p)} neither occurs nor is predicted",
+    "no_probabilities": lambda k, p: "no probabilities given",
+    "no_cost_matrix": lambda k, p: "no cost matrix given",
+    "one_same_class": lambda k, p: "truth and predictions are all one and the same class (chance agreement is 1)",
+    "zero_expected_disagreement": lambda k, p: "expected disagreement is zero",
+    "single_class": lambda k, p: _single_class(p),
+    "proba_outside_unit": lambda k, p: "proba has values outside [0, 1]; scores are not probabilities",
+    "no_class_with_both": lambda k, p: "no class has both positives and negatives",
+    "no_class_pair": lambda k, p: "no pair of classes with rows of both classes",
+}
+
+
+def undefined_text(metric: str, reason: Reason) -> str:
+    """Why ``metric`` is undefined, in words, from its reason code and facts."""
+    write = UNDEFINED_TEXT.get(reason.code)
+    if write is None:
+        raise ValueError(f"unknown undefined-reason code {reason.code!r}")
+    return write(metric, dict(reason.params))
+
+
+def undefined_of(m: ModelResult) -> dict[str, str]:
+    """A model's undefined metrics → why, in words: from its reason codes, or the stored
+    sentences of a result written before the codes were recorded."""
+    if m.undefined_reasons:
+        return {k: undefined_text(k, r) for k, r in m.undefined_reasons.items()}
+    return dict(m.undefined)
+
+
+def optimum_label(criterion: str, o: Optimum, labels: Mapping[str, str]) -> str:
+    """The label of an optimal-threshold row: the catalogue's label of the criterion (``labels``),
+    else the optimum's own (a constraint rule's), marked when no cut has a defined value."""
+    text = labels.get(criterion, o.description or criterion)
+    return text + " (undefined on these data)" if o.value is None and criterion not in labels else text
+
+
+def log_loss_clipping_sentence(weight: float, log_loss: float, total: float) -> str:
+    """The warning when clipped probabilities drive the log-loss (notice ``log_loss_clipped``):
+    how many rows, what each adds (−log ε) and their share of the log-loss
+    (:func:`reportgen.engine.class_tables.log_loss_clipping_share`)."""
+    share = log_loss_clipping_share(weight, log_loss, total) or 0.0
+    return (f"{weight:g} row(s) give the true class probability 0 (below ε = {LOG_LOSS_EPS:.2g}); clipped to ε, each "
+            f"adds −log ε ≈ {-math.log(LOG_LOSS_EPS):.1f}, together {share * 100:.0f} % of the log-loss, so the "
+            f"log-loss reflects the clipping constant more than the model")
+
+
+def _metric_note(p: dict, text: str) -> str:
+    """A multiclass metric's caveat: ``model 'a': precision macro: <text>``."""
+    return f"model '{p['model']}': {str(p['metric']).replace('_', ' ')}: {text}"
+
+
+def _auc_left_out(p: dict) -> str:
+    left = ", ".join(f"{c!r} ({UNDEFINED_TEXT[w]('roc_auc', {'class': c})})" for c, w in zip(p["classes"], p["why"]))
+    return _metric_note(p, f"classes left out: {left}")
+
+
 def _model_prefix(p: dict) -> str:
     return f"model '{p['model']}': "
 
@@ -431,7 +542,8 @@ def _delong_small_sample(p: dict) -> str:
             f"p-value as rough")
 
 
-#: Every notice code the engine and the run return, with its sentence (``params`` → words).
+#: Every notice code the engine and the run return (:data:`~reportgen.results.NoticeCode`), with its
+#: sentence (``params`` → words); a test keeps the two lists equal.
 NOTICE_CODES = {
     "threshold_outside_scores": lambda p: (
         f"threshold {p['threshold']:g} lies outside the scores of model '{p['model']}' ({p['score_min']:g} to "
@@ -443,12 +555,25 @@ NOTICE_CODES = {
     "small_class": lambda p: (
         f"model '{p['model']}': only {p['rows']:g} rows in the smaller class; intervals and tests are unreliable"),
     "log_loss_clipped": lambda p: (
-        f"model '{p['model']}': log-loss: {log_loss_clipping_note(p['weight'], p['log_loss'], p['total'])}"),
+        f"model '{p['model']}': log-loss: {log_loss_clipping_sentence(p['weight'], p['log_loss'], p['total'])}"),
     "delong_zero_variance": lambda p: _model_prefix(p) + stats.zero_variance_note(p["auc"]),
     "zero_width_interval": lambda p: (
         f"model '{p['model']}': the {p['level'] * 100:g} % interval of {_names(p['metrics'])} has zero width (every "
         f"resample gave the same value), which understates the uncertainty"),
-    "class_note": lambda p: f"model '{p['model']}': {str(p['metric']).replace('_', ' ')}: {p['note']}",
+    "classes_counted_as_zero": lambda p: _metric_note(p, (
+        f"{p['stem']} undefined for {_reprs(p['classes'])}; counted as 0 (scikit-learn zero_division=0)")),
+    "macro_pr_counted_as_zero": lambda p: _metric_note(
+        p, "built from macro precision / recall with undefined classes counted as 0"),
+    "classes_without_support": lambda p: _metric_note(
+        p, f"mean recall over classes with support; left out: {_reprs(p['classes'])}"),
+    "probability_rows_unnormalised": lambda p: _metric_note(p, (
+        f"probability rows do not sum to 1 (largest deviation {p['max_row_dev']:.3g}); used unnormalised, as "
+        f"scikit-learn does")),
+    "classes_left_out_of_auc": _auc_left_out,
+    "class_pairs_left_out": lambda p: _metric_note(p, "pairs left out (a class has no rows): " + ", ".join(
+        f"({a!r}, {b!r})" for a, b in zip(p["first"], p["second"]))),
+    # read only: a result written before the multiclass caveats had codes (the note is the sentence)
+    "class_note": lambda p: _metric_note(p, p["note"]),
     "small_classes": lambda p: (
         f"model '{p['model']}': class(es) {', '.join(repr(c) for c in p['classes'])} have fewer than "
         f"{p['min_rows']:g} rows; their per-class metrics and the intervals are unreliable"),
@@ -490,17 +615,19 @@ def caveats_of(c: Comparison) -> list[str]:
 
 def worded(result: ComparisonResult) -> ComparisonResult:
     """The result with its sentence fields written from its facts (the report / serialisation edge):
-    each model's ``rule`` and ``warnings``, each comparison's ``verdict`` and ``tests.notes``.
+    each model's ``rule``, ``undefined`` and ``warnings``, each comparison's ``verdict`` and ``tests.notes``.
 
     The engine leaves them empty; ``metrics.json`` keeps the sentences for its readers, the
     report writes them again from the same facts (so a saved result re-renders alike).
     """
-    models = {n: dataclasses.replace(m, rule=rule(m), warnings=model_warnings(m)) for n, m in result.models.items()}
+    models = {n: dataclasses.replace(m, rule=rule(m), undefined=undefined_of(m), warnings=model_warnings(m))
+              for n, m in result.models.items()}
     comparisons = [dataclasses.replace(c, verdict=verdict(c), tests=dataclasses.replace(c.tests, notes=caveats_of(c)))
                    for c in result.comparisons]
     return dataclasses.replace(result, models=models, comparisons=comparisons)
 
 
-__all__ = ["NOTICE_CODES", "model_warnings", "per_class_interval_note", "notice_text", "rule", "caveats_of", "verdict", "verdict_of", "worded",
+__all__ = ["NOTICE_CODES", "UNDEFINED_TEXT", "log_loss_clipping_sentence", "optimum_label", "undefined_of",
+           "undefined_text", "model_warnings", "per_class_interval_note", "notice_text", "rule", "caveats_of", "verdict", "verdict_of", "worded",
            "NO_BOOTSTRAP", "PAIRING_TEXT", "approval_sentence", "approval_view", "capability_note", "comparison_notes", "interval_kind", "interval_methods",
            "mcnemar_sentence", "multiplicity_sentence", "table_bootstrap_note", "weights_sentence"]

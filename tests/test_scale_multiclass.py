@@ -72,7 +72,7 @@ def _assert_same(mem, st):
     for name, mx in mem.models.items():
         my = st.models[name]
         assert my.metrics == mx.metrics, name
-        assert my.undefined == mx.undefined, name
+        assert my.undefined == mx.undefined and my.undefined_reasons == mx.undefined_reasons, name
         assert my.per_class == mx.per_class, name
         assert my.confusion_matrix == mx.confusion_matrix, name
         assert my.rule == mx.rule and my.probabilities == mx.probabilities and my.n == mx.n

@@ -23,7 +23,7 @@ import numpy as np
 
 import reportgen.catalog as catalog
 from reportgen.engine.curve import ScoreTable, reweighted
-from reportgen.results import Confusion, Optimum
+from reportgen.results import Confusion, Optimum, Reason
 
 #: Threshold metrics (functions of the confusion counts at one cut), in report order.
 THRESHOLD_METRICS: tuple[str, ...] = catalog.keys("binary", "threshold")
@@ -71,10 +71,11 @@ class Constraint:
 
 @dataclass(frozen=True, slots=True)
 class Undefined:
-    """Why a metric has no value on these data."""
+    """Why a metric has no value on these data: a reason code and its facts (the report layer
+    writes the sentence, :func:`reportgen.wording.undefined_text`)."""
 
     metric: str
-    reason: str
+    reason: Reason
 
 
 @dataclass(frozen=True, slots=True)
@@ -247,20 +248,23 @@ def metric_arrays(
     return out
 
 
+#: Why a threshold metric is undefined, by metric (a :data:`~reportgen.results.UndefinedCode`):
+#: the one denominator that can vanish for it.
 _UNDEFINED_REASON = {
-    "precision": "no row predicted positive (TP + FP = 0)",
-    "npv": "no row predicted negative (TN + FN = 0)",
-    "recall": "no positives in the data",
-    "fnr": "no positives in the data",
-    "specificity": "no negatives in the data",
-    "fpr": "no negatives in the data",
-    "balanced_accuracy": "needs both classes in the data",
-    "youden_j": "needs both classes in the data",
-    "f1": "no positives and no predicted positives (2TP + FP + FN = 0)",
-    "fbeta": "no positives and no predicted positives",
-    "cohen_kappa": "chance agreement is 1 (all rows in one class and one prediction)",
-    "mcc": "a row or column of the confusion matrix is empty",
+    "precision": Reason("no_predicted_positives"),  # TP + FP = 0
+    "npv": Reason("no_predicted_negatives"),  # TN + FN = 0
+    "recall": Reason("no_positives"),
+    "fnr": Reason("no_positives"),
+    "specificity": Reason("no_negatives"),
+    "fpr": Reason("no_negatives"),
+    "balanced_accuracy": Reason("needs_both_classes"),
+    "youden_j": Reason("needs_both_classes"),
+    "f1": Reason("no_positives_no_predicted"),  # 2TP + FP + FN = 0
+    "fbeta": Reason("no_positives_no_predicted"),
+    "cohen_kappa": Reason("chance_agreement_one"),  # all rows in one class and one prediction
+    "mcc": Reason("empty_confusion_line"),  # a row or column of the confusion matrix is empty
 }
+_UNDEFINED = Reason("undefined")
 
 
 # --------------------------------------------------------------------------------------
@@ -353,22 +357,22 @@ def defective_pairs(table: ScoreTable, auc: float | None) -> float | None:
     return _in_range(2.0 * P * N / pairs * (1.0 - auc), 0.0, 1.0)
 
 
-def probability_losses(table: ScoreTable) -> tuple[float | None, float | None, str | None]:
+def probability_losses(table: ScoreTable) -> tuple[float | None, float | None, Reason | None]:
     """Log-loss and Brier score from the table, when scores are probabilities of the positive class.
 
     log-loss = −(1/m) Σ_i [pos_i·log s_i + neg_i·log(1 − s_i)], s clipped to [ε, 1 − ε] with
     ε = machine epsilon (as scikit-learn); Brier = (1/m) Σ_i [pos_i (1 − s_i)² + neg_i s_i²].
-    Not applicable (None with a reason) unless the scores lie in [0, 1] and a higher score
+    Not applicable (None with a reason code) unless the scores lie in [0, 1] and a higher score
     means positive.
     """
     m = table.total
     if m <= 0:
-        return None, None, "no rows"
+        return None, None, Reason("no_rows")
     s = table.thresholds
     if table.direction != "higher":
-        return None, None, "scores are not probabilities (direction: lower)"
+        return None, None, Reason("not_probabilities_direction")
     if s.size and (s.min() < 0.0 or s.max() > 1.0):
-        return None, None, "scores are not probabilities (outside [0, 1])"
+        return None, None, Reason("not_probabilities_range")
     eps = np.finfo(np.float64).eps
     if table.weighted:
         # resamples and reweighted tables: the logarithms depend on the scores only, so they
@@ -474,7 +478,7 @@ def compute_metrics(
         v = _scalar(float(arrays[name][0]))
         values[name] = v
         if v is None:
-            undefined.append(Undefined(name, _UNDEFINED_REASON.get(name, "undefined on these data")))
+            undefined.append(Undefined(name, _UNDEFINED_REASON.get(name, _UNDEFINED)))
     auc = roc_auc(table)
     values["roc_auc"] = auc
     values["gini"] = None if auc is None else 2.0 * auc - 1.0
@@ -485,17 +489,17 @@ def compute_metrics(
     values["defective_pairs"] = defective_pairs(table, auc)
     for name in ("roc_auc", "gini", "ks", "defective_pairs"):
         if values[name] is None:
-            why = "needs both classes in the data"
+            why = Reason("needs_both_classes")
             if name == "defective_pairs" and auc is not None:
-                why = "weights are frequency weights here, and a class has less than one row's worth of weight"
+                why = Reason("frequency_weight_below_one_row")
             undefined.append(Undefined(name, why))
     if values["average_precision"] is None:
-        undefined.append(Undefined("average_precision", "no positives in the data"))
+        undefined.append(Undefined("average_precision", Reason("no_positives")))
     if values["r_precision"] is None:
-        undefined.append(Undefined("r_precision", "no positives in the data"))
+        undefined.append(Undefined("r_precision", Reason("no_positives")))
     ll, brier, why = probability_losses(table)
     if probabilities is False:
-        ll, brier, why = None, None, "scores declared not to be probabilities"
+        ll, brier, why = None, None, Reason("declared_not_probabilities")
     values["log_loss"] = ll
     values["brier"] = brier
     if why:
@@ -685,7 +689,7 @@ def optimal_thresholds(
 
     def make(criterion: str, idx: int | None, value: float | None, text: str) -> Optimum:
         if idx is None:
-            return Optimum(criterion, None, None, 0.0, 0.0, P, N, text + " (undefined on these data)")
+            return Optimum(criterion, None, None, 0.0, 0.0, P, N, text)  # undefined: value None (the report says so)
         thr = None if idx == 0 else float(table.thresholds[idx - 1])
         return Optimum(
             criterion, thr, _bounded(criterion, _scalar(value)) if value is not None else None,

@@ -48,7 +48,7 @@ class ClassTables:
         n_rows: rows the tables were built from.
         weighted: whether non-unit weights were used.
         p_min, p_max: smallest and largest score anywhere in the matrix (log-loss validity).
-        max_row_dev: largest |Σ_j p[r, j] − 1| over rows (the "rows do not sum to 1" note).
+        max_row_dev: largest |Σ_j p[r, j] − 1| over rows (notice ``probability_rows_unnormalised``).
     """
 
     k: int
@@ -254,20 +254,17 @@ def log_loss_clipped(t: ClassTables) -> float:
     return float(sum(t.counts[j][j][t.values[j][j] < LOG_LOSS_EPS].sum() for j in range(t.k) if t.values[j][j].shape[0]))
 
 
-def log_loss_clipping_note(weight: float, mean_loss: float, m: float) -> str | None:
-    """The warning when clipped probabilities drive the log-loss, or None when no row is clipped.
+def log_loss_clipping_share(weight: float, mean_loss: float, m: float) -> float | None:
+    """The share of the log-loss that clipped probabilities make, or None when no row is clipped.
 
     ``weight``: the clipped rows' weight (:func:`log_loss_clipped`); ``mean_loss``: the log-loss
-    (a mean over ``m``); their share is weight·(−log ε) / (m·log-loss). A probability of 0 for
-    the true class has an infinite loss, so the value reported depends on the constant ε.
+    (a mean over ``m``); their share is min(1, weight·(−log ε) / (m·log-loss)). A probability of
+    0 for the true class has an infinite loss, so the value reported depends on the constant ε;
+    the report warns (notice ``log_loss_clipped``, worded by :mod:`reportgen.wording`).
     """
     if weight <= 0 or not mean_loss > 0:
         return None
-    per_row = -math.log(LOG_LOSS_EPS)
-    share = min(1.0, weight * per_row / (m * mean_loss))
-    return (f"{weight:g} row(s) give the true class probability 0 (below ε = {LOG_LOSS_EPS:.2g}); clipped to ε, each "
-            f"adds −log ε ≈ {per_row:.1f}, together {share * 100:.0f} % of the log-loss, so the log-loss reflects "
-            f"the clipping constant more than the model")
+    return min(1.0, weight * -math.log(LOG_LOSS_EPS) / (m * mean_loss))
 
 
 def ovr_score_table(t: ClassTables, c: int) -> ScoreTable:
@@ -315,7 +312,7 @@ __all__ = [
     "micro_score_table",
     "log_loss_sum",
     "log_loss_clipped",
-    "log_loss_clipping_note",
+    "log_loss_clipping_share",
     "ovr_score_table",
     "pair_sums",
 ]

@@ -197,7 +197,7 @@ def _model_result(
     ll = bm.get("log_loss")
     if ll is not None:
         clipped = B.log_loss_clipped(table)
-        if CT.log_loss_clipping_note(clipped, ll, table.total) is not None:
+        if CT.log_loss_clipping_share(clipped, ll, table.total) is not None:
             notices.append(Notice("log_loss_clipped", {"model": m.name, "weight": clipped, "log_loss": ll,
                                                        "total": table.total}))
     notices.extend(test_notices)
@@ -209,7 +209,8 @@ def _model_result(
         negatives=table.total_neg,
         weighted=table.weighted,
         metrics=bm.as_dict(),
-        undefined={u.metric: u.reason for u in bm.undefined},
+        undefined={},  # the words: written by the report layer from undefined_reasons
+        undefined_reasons={u.metric: u.reason for u in bm.undefined},
         ci=ci,
         ci_method=ci_method,
         direction=table.direction,

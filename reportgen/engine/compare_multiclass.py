@@ -18,7 +18,8 @@ bootstrap intervals of the deltas when the rows are kept, McNemar's test from th
 counts, Holm-adjusted p-values, and the facts of the verdict on the primary metric (bootstrap
 p-value); each class's one-vs-rest AUC interval drawn on the class tables in every engine
 (:func:`~reportgen.engine.intervals.ovr_auc_bootstrap`). Warnings are notice codes (the metrics'
-own notes travel as ``class_note``); :mod:`reportgen.wording` writes the sentences.
+own caveats travel as their codes, with the model and the metric added) and undefined metrics
+carry reason codes; :mod:`reportgen.wording` writes the sentences.
 """
 
 from __future__ import annotations
@@ -153,18 +154,17 @@ def result_of(name: str, file: str, mm: MC.MulticlassMetrics, labels: Sequence[s
     per_class = {}
     for pc in mm.per_class:
         per_class[str(pc.label)] = {f: (None if getattr(pc, f) is None else float(getattr(pc, f))) for f in PER_CLASS_FIELDS}
-    notices = []
-    seen = set()
-    for field, note in mm.notes:  # the metrics' own notes (words of engine.multiclass), one notice each
-        if note not in seen and field != "predictions":
-            seen.add(note)
-            notices.append(Notice("class_note", {"model": name, "metric": field, "note": note}))
+    notices: list[Notice] = []
+    seen: list[Notice] = []
+    for field, note in mm.notes:  # the metrics' own caveats: one notice per distinct fact, at its first field
+        if note not in seen:
+            seen.append(note)
+            notices.append(Notice(note.code, {"model": name, "metric": field, **dict(note.params)}))
     support = mm.confusion.sum(axis=1)
     present = support[support > 0]
     if present.size and present.min() < SMALL_CLASS_ROWS:
         small = [str(labels[c]) for c in range(len(labels)) if 0 < support[c] < SMALL_CLASS_ROWS]
         notices.append(Notice("small_classes", {"model": name, "classes": small, "min_rows": SMALL_CLASS_ROWS}))
-    undefined = {k: v for k, v in mm.reasons}
     return ModelResult(
         name=name,
         file=file,
@@ -173,7 +173,8 @@ def result_of(name: str, file: str, mm: MC.MulticlassMetrics, labels: Sequence[s
         negatives=None,
         weighted=weighted,
         metrics=_values(mm),
-        undefined=undefined,
+        undefined={},  # the words: written by the report layer from undefined_reasons
+        undefined_reasons=dict(mm.reasons),
         ci=ci,
         ci_method=ci_method,
         direction="higher",
@@ -330,8 +331,8 @@ def _per_class_auc_intervals(m: MulticlassModelEvidence, labels: Sequence[str], 
 
 def _table_curves(t: CT.ClassTables, labels: Sequence[str]) -> MulticlassCurves:
     """The report's curves from class tables (the same points as from the rows)."""
-    rocs = [MC._curve(labels[c], CT.ovr_score_table(t, c), MC._class_name(labels[c])) for c in range(t.k)]
-    micro = MC._curve(None, CT.micro_score_table(t), "the micro-average")
+    rocs = [MC._curve(labels[c], CT.ovr_score_table(t, c)) for c in range(t.k)]
+    micro = MC._curve(None, CT.micro_score_table(t))
     support = t.class_weight()
     return curves_of(rocs, micro, support, float(support.sum()), labels)
 
@@ -359,9 +360,7 @@ def compare_multiclass_evidence(ev: MulticlassEvidence, s: Settings, progress: P
     count_rng = np.random.default_rng((s.seed, 4))  # one stream, models in config order
     auc_rng = np.random.default_rng((s.seed, 5))  # one stream, models in config order
     for j, m in enumerate(ev.models):
-        notes = {} if m.predicted_from_column else {
-            "predictions": "threshold metrics use the argmax of proba (ties to the lowest class index)"}
-        mm = MC.multiclass_from_counts(m.confusion, labels, m.n_rows, m.tables, beta=s.beta, costs=costs, notes=notes)
+        mm = MC.multiclass_from_counts(m.confusion, labels, m.n_rows, m.tables, beta=s.beta, costs=costs)
         curves = None if m.tables is None else _table_curves(m.tables, labels)
         ci: dict[str, list[float]] = {}
         method: dict[str, str] = {}

@@ -33,8 +33,8 @@ Conventions, chosen to agree with scikit-learn 1.9 wherever scikit-learn defines
 * Undefined values are ``None`` with a reason (never NaN). A per-class precision with no
   predicted positives, a recall with no support, an F-score of a class that neither occurs nor
   is predicted are None per class; the macro and weighted averages count them as 0, which is
-  scikit-learn's ``labels=<all classes>, zero_division=0``; a note records which classes were
-  counted as 0.
+  scikit-learn's ``labels=<all classes>, zero_division=0``; a note (a
+  :class:`~reportgen.results.Notice` code with its facts) records which classes were counted as 0.
 * Balanced accuracy is the mean recall over classes *with support* (scikit-learn's
   ``balanced_accuracy_score``), so it differs from ``recall_macro`` when a class is absent from
   the truth.
@@ -69,6 +69,7 @@ import numpy as np
 
 from reportgen.engine import class_tables as CT
 from reportgen.engine.curve import ScoreTable, build_table
+from reportgen.results import Notice, Reason
 
 __all__ = [
     "LOG_LOSS_EPS",
@@ -89,7 +90,12 @@ LOG_LOSS_EPS: float = CT.LOG_LOSS_EPS
 #: Relative tolerance for "a probability row sums to 1" (scikit-learn: rtol = √ε).
 _SUM_RTOL: float = math.sqrt(LOG_LOSS_EPS)
 
-Reasons = tuple[tuple[str, str], ...]
+#: ``(field, reason)`` pairs: why each None field is undefined, as codes with their facts.
+Reasons = tuple[tuple[str, Reason], ...]
+#: ``(field, notice)`` pairs: caveats of defined values, as codes with their facts (no model yet).
+Notes = tuple[tuple[str, Notice], ...]
+
+_NO_PROBABILITIES = Reason("no_probabilities")
 
 #: Summary fields that need ``proba``.
 _PROBABILITY_FIELDS = (
@@ -123,7 +129,7 @@ class PerClassMetrics:
             scikit-learn.
         roc_auc: one-vs-rest AUC of this class's probability column, ties counted as half;
             None without probabilities, or when the class has no positives or no negatives.
-        reasons: ``(field, reason)`` for every field that is None.
+        reasons: ``(field, reason)`` for every field that is None (codes with the class as a fact).
     """
 
     label: object
@@ -140,7 +146,7 @@ class PerClassMetrics:
     roc_auc: float | None
     reasons: Reasons = ()
 
-    def reason(self, name: str) -> str | None:
+    def reason(self, name: str) -> Reason | None:
         """Why field ``name`` is None, or None if it has a value."""
         return dict(self.reasons).get(name)
 
@@ -184,9 +190,10 @@ class MulticlassMetrics:
             A(i|j) is the AUC of column i separating class i from class j on the rows of those
             two classes only; pairs with an empty class are left out.
         per_class: one :class:`PerClassMetrics` per label, in index order.
-        reasons: ``(field, reason)`` for every summary field that is None.
-        notes: ``(field, note)`` for defined values that need a caveat (classes counted as 0 in
-            a macro average, classes left out of an AUC average, unnormalised probabilities).
+        reasons: ``(field, reason)`` for every summary field that is None (reason codes).
+        notes: ``(field, notice)`` for defined values that need a caveat (classes counted as 0 in
+            a macro average, classes left out of an AUC average, unnormalised or clipped
+            probabilities), as notice codes with their facts; a field may have several.
     """
 
     labels: tuple
@@ -221,15 +228,15 @@ class MulticlassMetrics:
     roc_auc_ovo_macro: float | None
     per_class: tuple[PerClassMetrics, ...]
     reasons: Reasons = ()
-    notes: Reasons = ()
+    notes: Notes = ()
 
-    def reason(self, name: str) -> str | None:
+    def reason(self, name: str) -> Reason | None:
         """Why summary field ``name`` is None, or None if it has a value."""
         return dict(self.reasons).get(name)
 
-    def note(self, name: str) -> str | None:
-        """The caveat recorded for summary field ``name``, if any."""
-        return dict(self.notes).get(name)
+    def notes_of(self, name: str) -> tuple[Notice, ...]:
+        """The caveats recorded for summary field ``name``, in order (empty if none)."""
+        return tuple(n for f, n in self.notes if f == name)
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -252,7 +259,7 @@ class ClassRocCurve:
     tpr: np.ndarray
     thresholds: np.ndarray
     auc: float | None
-    reason: str | None = None
+    reason: Reason | None = None
 
 
 # --------------------------------------------------------------------------------------
@@ -263,10 +270,6 @@ class ClassRocCurve:
 def _plain(label: object) -> object:
     """A numpy scalar label as the equivalent Python value (JSON-friendly)."""
     return label.item() if isinstance(label, np.generic) else label
-
-
-def _class_name(label: object) -> str:
-    return f"class {label!r}"
 
 
 def _check_index(a: object, k: int, name: str) -> np.ndarray:
@@ -410,11 +413,12 @@ def _ovr_table(scores: np.ndarray, positive: np.ndarray, weights: np.ndarray | N
     return build_table(scores, positive, weights, "higher")
 
 
-def _curve(label: object, table: ScoreTable, what: str) -> ClassRocCurve:
-    """ROC points of a score table and the trapezoid area under them (= ties counted as half)."""
+def _curve(label: object, table: ScoreTable) -> ClassRocCurve:
+    """ROC points of a score table and the trapezoid area under them (= ties counted as half);
+    ``label`` None for the micro-average."""
     P, N = table.total_pos, table.total_neg
     if P <= 0 or N <= 0:
-        why = f"no positives for {what}" if P <= 0 else f"no negatives for {what} (every row is of it)"
+        why = Reason("class_no_positives" if P <= 0 else "class_no_negatives", {"class": label})
         empty = np.zeros(0)
         return ClassRocCurve(label, empty, empty.copy(), empty.copy(), None, why)
     tp, fp = table.cumulative()
@@ -449,7 +453,7 @@ def per_class_roc(
     y = _check_index(y_true_idx, k, "y_true_idx")
     p = _check_proba(proba, y.shape[0], k)
     w = _check_weights(weights, y.shape[0])
-    return tuple(_curve(labs[c], _ovr_table(p[:, c], y == c, w), _class_name(labs[c])) for c in range(k))
+    return tuple(_curve(labs[c], _ovr_table(p[:, c], y == c, w)) for c in range(k))
 
 
 def micro_roc_curve(
@@ -469,47 +473,50 @@ def micro_roc_curve(
     w = _check_weights(weights, y.shape[0])
     onehot = y[:, None] == np.arange(k)[None, :]
     ww = None if w is None else np.repeat(w, k)
-    return _curve(None, _ovr_table(p.ravel(), onehot.ravel(), ww), "the micro-average")
+    return _curve(None, _ovr_table(p.ravel(), onehot.ravel(), ww))
 
 
 def _clip01(v: float) -> float:
     return min(1.0, max(0.0, float(v)))
 
 
-def _ovr_aucs(S: np.ndarray, class_w: np.ndarray, labs: tuple) -> tuple[list[float | None], list[str]]:
-    """Per-class one-vs-rest AUCs from the pair sums, with a reason where undefined."""
+def _ovr_aucs(S: np.ndarray, class_w: np.ndarray, labs: tuple) -> tuple[list[float | None], list[Reason | None]]:
+    """Per-class one-vs-rest AUCs from the pair sums, with a reason code where undefined."""
     k = len(labs)
     m = float(class_w.sum())
     aucs: list[float | None] = []
-    why: list[str] = []
+    why: list[Reason | None] = []
     for c in range(k):
         P, N = float(class_w[c]), m - float(class_w[c])
         if P <= 0:
             aucs.append(None)
-            why.append(f"no positives for {_class_name(labs[c])}")
+            why.append(Reason("class_no_positives", {"class": labs[c]}))
         elif N <= 0:
             aucs.append(None)
-            why.append(f"no negatives for {_class_name(labs[c])} (every row is of it)")
+            why.append(Reason("class_no_negatives", {"class": labs[c]}))
         else:
             aucs.append(_clip01((S[c].sum() - S[c, c]) / (P * N)))
-            why.append("")
+            why.append(None)
     return aucs, why
 
 
-def _ovo_macro(S: np.ndarray, class_w: np.ndarray, labs: tuple) -> tuple[float | None, str | None]:
-    """Hand & Till M over class pairs with rows in both classes; (value, note or reason)."""
+def _ovo_macro(S: np.ndarray, class_w: np.ndarray, labs: tuple) -> tuple[float | None, Reason | Notice | None]:
+    """Hand & Till M over class pairs with rows in both classes; (value, note when pairs were
+    left out, or the reason when none is left)."""
     k = len(labs)
     pair_scores: list[float] = []
-    skipped: list[str] = []
+    first: list[object] = []
+    second: list[object] = []
     for i, j in combinations(range(k), 2):
         den = float(class_w[i]) * float(class_w[j])
         if den <= 0:
-            skipped.append(f"({labs[i]!r}, {labs[j]!r})")
+            first.append(labs[i])
+            second.append(labs[j])
             continue
         pair_scores.append(0.5 * (_clip01(S[i, j] / den) + _clip01(S[j, i] / den)))
     if not pair_scores:
-        return None, "no pair of classes with rows of both classes"
-    note = f"pairs left out (a class has no rows): {', '.join(skipped)}" if skipped else None
+        return None, Reason("no_class_pair")
+    note = Notice("class_pairs_left_out", {"first": first, "second": second}) if first else None
     return float(np.mean(pair_scores)), note
 
 
@@ -528,7 +535,7 @@ def _kappa(C: np.ndarray, w: np.ndarray) -> float | None:
     return float(1.0 - (w * C).sum() / den)
 
 
-def _agreement(C: np.ndarray, reasons: dict[str, str]) -> tuple[float | None, float | None, float | None]:
+def _agreement(C: np.ndarray, reasons: dict[str, Reason]) -> tuple[float | None, float | None, float | None]:
     """Cohen's kappa, quadratic weighted kappa and Gorodkin's MCC of a confusion matrix.
 
     kappa = 1 − Σ w_ij C_ij / Σ w_ij E_ij, E = outer(row totals, column totals) / m, with
@@ -536,7 +543,7 @@ def _agreement(C: np.ndarray, reasons: dict[str, str]) -> tuple[float | None, fl
     w = 1 − I (seed 004, "Каппа Коэна"). The kappas are 0/0 only when truth and predictions are
     all one and the same class. MCC = (c·m − t·p) / √((m² − p·p)(m² − t·t)) (Gorodkin 2004;
     seed 004 for k = 2) is 0/0 when the truth or the predictions hold a single class.
-    Undefined values are None and a reason is added to ``reasons``.
+    Undefined values are None and a reason code is added to ``reasons``.
     """
     k = C.shape[0]
     m = float(C.sum())
@@ -546,21 +553,15 @@ def _agreement(C: np.ndarray, reasons: dict[str, str]) -> tuple[float | None, fl
     idx = np.arange(k, dtype=np.float64)
     kappa = qwk = None
     if n_true == 1 and n_pred == 1 and bool(np.array_equal(t > 0, p > 0)):
-        why = "truth and predictions are all one and the same class (chance agreement is 1)"
-        reasons["cohen_kappa"] = reasons["quadratic_weighted_kappa"] = why
+        reasons["cohen_kappa"] = reasons["quadratic_weighted_kappa"] = Reason("one_same_class")
     else:
         kappa = _kappa(C, 1.0 - np.eye(k))
         qwk = _kappa(C, (idx[:, None] - idx[None, :]) ** 2)
         for key, val in (("cohen_kappa", kappa), ("quadratic_weighted_kappa", qwk)):
             if val is None:
-                reasons[key] = "expected disagreement is zero"
+                reasons[key] = Reason("zero_expected_disagreement")
     if n_true <= 1 or n_pred <= 1:
-        parts = []
-        if n_true <= 1:
-            parts.append("the truth has a single class")
-        if n_pred <= 1:
-            parts.append("a single class is predicted")
-        reasons["mcc"] = " and ".join(parts) + " (0/0; scikit-learn returns 0)"
+        reasons["mcc"] = Reason("single_class", {"truth": n_true <= 1, "predictions": n_pred <= 1})
         return kappa, qwk, None
     cov_tp = float(np.trace(C)) * m - float(np.dot(t, p))
     cov_pp = m * m - float(np.dot(p, p))
@@ -569,7 +570,7 @@ def _agreement(C: np.ndarray, reasons: dict[str, str]) -> tuple[float | None, fl
     return kappa, qwk, mcc
 
 
-def _log_loss(t: CT.ClassTables, m: float, reasons: dict[str, str], notes: dict[str, str]) -> float | None:
+def _log_loss(t: CT.ClassTables, m: float, reasons: dict[str, Reason], notes: list[tuple[str, Notice]]) -> float | None:
     """−Σ_i w_i log p_{i, y_i} / Σ_i w_i, p clipped to [ε, 1 − ε], rows not renormalised.
 
     As ``sklearn.metrics.log_loss`` 1.9 (ε = float64 machine epsilon; a row sum off 1 by more
@@ -578,37 +579,35 @@ def _log_loss(t: CT.ClassTables, m: float, reasons: dict[str, str], notes: dict[
     in-memory inputs give the same number.
     """
     if t.p_min < 0.0 or t.p_max > 1.0:
-        reasons["log_loss"] = "proba has values outside [0, 1]; scores are not probabilities"
+        reasons["log_loss"] = Reason("proba_outside_unit")
         return None
     if t.max_row_dev > _SUM_RTOL:
-        notes["log_loss"] = (
-            f"probability rows do not sum to 1 (largest deviation {t.max_row_dev:.3g}); "
-            "used unnormalised, as scikit-learn does"
-        )
+        notes.append(("log_loss", Notice("probability_rows_unnormalised", {"max_row_dev": float(t.max_row_dev)})))
     loss = float(CT.log_loss_sum(t) / m)
-    clipped = CT.log_loss_clipping_note(CT.log_loss_clipped(t), loss, m)
-    if clipped is not None:
-        notes["log_loss"] = f"{notes['log_loss']}; {clipped}" if "log_loss" in notes else clipped
+    clipped = CT.log_loss_clipped(t)
+    if CT.log_loss_clipping_share(clipped, loss, m) is not None:
+        notes.append(("log_loss", Notice("log_loss_clipped", {"weight": clipped, "log_loss": loss, "total": m})))
     return loss
 
 
 def _ovr_averages(
     class_auc: list[float | None],
-    auc_reason: list[str],
+    auc_reason: list[Reason | None],
     support: np.ndarray,
     labs: tuple,
-    reasons: dict[str, str],
-    notes: dict[str, str],
+    reasons: dict[str, Reason],
+    notes: list[tuple[str, Notice]],
 ) -> tuple[float | None, float | None]:
     """Macro and support-weighted means of the defined one-vs-rest AUCs."""
     defined = [c for c, a in enumerate(class_auc) if a is not None]
     if not defined:
-        why = "no class has both positives and negatives"
-        reasons["roc_auc_ovr_macro"] = reasons["roc_auc_ovr_weighted"] = why
+        reasons["roc_auc_ovr_macro"] = reasons["roc_auc_ovr_weighted"] = Reason("no_class_with_both")
         return None, None
     if len(defined) < len(class_auc):
-        left = ", ".join(f"{labs[c]!r} ({auc_reason[c]})" for c, a in enumerate(class_auc) if a is None)
-        notes["roc_auc_ovr_macro"] = notes["roc_auc_ovr_weighted"] = f"classes left out: {left}"
+        left = [c for c, a in enumerate(class_auc) if a is None]
+        note = Notice("classes_left_out_of_auc", {"classes": [labs[c] for c in left],
+                                                  "why": [auc_reason[c].code for c in left]})  # type: ignore[union-attr]
+        notes.extend((f, note) for f in ("roc_auc_ovr_macro", "roc_auc_ovr_weighted"))
     vals = np.array([class_auc[c] for c in defined], dtype=np.float64)
     sup = support[defined]
     return float(vals.mean()), float(np.dot(vals, sup) / sup.sum())
@@ -658,10 +657,8 @@ def compute_multiclass(
     p = None if proba is None else _check_proba(proba, n, k)
     if y_pred_idx is None and p is None:
         raise ValueError("either y_pred_idx or proba is required")
-    notes: dict[str, str] = {}
     if y_pred_idx is None:
         a = argmax_predictions(p)
-        notes["predictions"] = "threshold metrics use the argmax of proba (ties to the lowest class index)"
     else:
         a = _check_index(y_pred_idx, k, "y_pred_idx")
         if a.shape[0] != n:
@@ -677,7 +674,7 @@ def compute_multiclass(
     if p is not None:
         tables = CT.build_class_tables(y, p, w, k)
         micro = _micro_table(y, p, w)
-    return multiclass_from_counts(C, labs, n, tables, micro, beta=beta, costs=cost_m, notes=notes)
+    return multiclass_from_counts(C, labs, n, tables, micro, beta=beta, costs=cost_m)
 
 
 def multiclass_from_counts(
@@ -689,7 +686,6 @@ def multiclass_from_counts(
     *,
     beta: float = 1.0,
     costs: np.ndarray | None = None,
-    notes: dict[str, str] | None = None,
 ) -> MulticlassMetrics:
     """All multiclass metrics from the confusion matrix and the class tables of the scores.
 
@@ -698,13 +694,14 @@ def multiclass_from_counts(
     batches) are reduced to. Args: ``confusion`` (k, k) rows = true class; ``tables`` from
     :func:`reportgen.engine.class_tables.build_class_tables` or None without probabilities;
     ``micro_table`` the binary score table of the pooled n·k cells (else built from the
-    class tables); ``notes`` caveats recorded so far (e.g. that predictions are the argmax).
+    class tables). Reasons and notes are codes with their facts (no prose: the report layer,
+    :mod:`reportgen.wording`, writes the sentences).
     """
     labs = tuple(_plain(x) for x in labels)
     k = len(labs)
     n = n_rows
-    notes = dict(notes or {})
-    reasons: dict[str, str] = {}
+    notes: list[tuple[str, Notice]] = []
+    reasons: dict[str, Reason] = {}
     cost_m = costs
     C = np.array(confusion, dtype=np.float64)
     if C.shape != (k, k):
@@ -727,7 +724,7 @@ def multiclass_from_counts(
 
     # --- AUCs: one sort per probability column gives every OvR and OvO AUC ---
     class_auc: list[float | None] = [None] * k
-    auc_reason: list[str] = ["no probabilities given"] * k
+    auc_reason: list[Reason | None] = [_NO_PROBABILITIES] * k
     S = None
     if tables is not None:
         S = CT.pair_sums(tables)
@@ -735,18 +732,18 @@ def multiclass_from_counts(
 
     per_class: list[PerClassMetrics] = []
     for c in range(k):
-        name = _class_name(labs[c])
-        why: dict[str, str] = {}
+        cls = {"class": labs[c]}
+        why: dict[str, Reason] = {}
         if np.isnan(prec[c]):
-            why["precision"] = f"no predicted positives for {name}"
+            why["precision"] = Reason("class_no_predicted_positives", cls)
         if np.isnan(rec[c]):
-            why["recall"] = f"no true rows of {name} (support 0)"
+            why["recall"] = Reason("class_no_support", cls)
         if np.isnan(spec[c]):
-            why["specificity"] = f"no negatives for {name} (every row is of it)"
+            why["specificity"] = Reason("class_no_negatives", cls)
         if np.isnan(f1[c]):
-            why["f1"] = why["fbeta"] = f"{name} neither occurs nor is predicted"
+            why["f1"] = why["fbeta"] = Reason("class_absent", cls)
         if class_auc[c] is None:
-            why["roc_auc"] = auc_reason[c]
+            why["roc_auc"] = auc_reason[c]  # type: ignore[assignment]
         per_class.append(
             PerClassMetrics(
                 label=labs[c],
@@ -766,11 +763,9 @@ def multiclass_from_counts(
         )
 
     # --- averages: undefined per-class values count as 0 (scikit-learn zero_division=0) ---
-    def zero_note(values: np.ndarray, what: str) -> str | None:
-        bad = [repr(labs[c]) for c in range(k) if np.isnan(values[c])]
-        if not bad:
-            return None
-        return f"{what} undefined for {', '.join(bad)}; counted as 0 (scikit-learn zero_division=0)"
+    def zero_note(values: np.ndarray, what: str) -> Notice | None:
+        bad = [labs[c] for c in range(k) if np.isnan(values[c])]
+        return Notice("classes_counted_as_zero", {"stem": what, "classes": bad}) if bad else None
 
     averages: dict[str, float] = {}
     for stem, v in (("precision", prec), ("recall", rec), ("f1", f1), ("fbeta", fb)):
@@ -779,15 +774,15 @@ def multiclass_from_counts(
         averages[f"{stem}_weighted"] = float(np.dot(support, v0) / m)
         note = zero_note(v, stem)
         if note:
-            notes[f"{stem}_macro"] = notes[f"{stem}_weighted"] = note
+            notes.extend(((f"{stem}_macro", note), (f"{stem}_weighted", note)))
     tp_all, fp_all, fn_all = float(tp.sum()), float(fp.sum()), float(fn.sum())
     precision_micro = tp_all / (tp_all + fp_all)
     recall_micro = tp_all / (tp_all + fn_all)
     f1_micro = 2.0 * tp_all / (2.0 * tp_all + fp_all + fn_all)
     fbeta_micro = (1.0 + b2) * tp_all / ((1.0 + b2) * tp_all + b2 * fn_all + fp_all)
     f1_of_macro_pr = harmonic_f(averages["precision_macro"], averages["recall_macro"], 1.0)
-    if "precision_macro" in notes or "recall_macro" in notes:
-        notes["f1_of_macro_pr"] = "built from macro precision / recall with undefined classes counted as 0"
+    if any(f in ("precision_macro", "recall_macro") for f, _ in notes):
+        notes.append(("f1_of_macro_pr", Notice("macro_pr_counted_as_zero")))
 
     # --- accuracy family ---
     accuracy = float(tp.sum() / m)
@@ -795,15 +790,15 @@ def multiclass_from_counts(
     has_support = support > 0
     balanced_accuracy = float(rec[has_support].mean())
     if not has_support.all():
-        absent = ", ".join(repr(labs[c]) for c in range(k) if not has_support[c])
-        notes["balanced_accuracy"] = f"mean recall over classes with support; left out: {absent}"
+        absent = [labs[c] for c in range(k) if not has_support[c]]
+        notes.append(("balanced_accuracy", Notice("classes_without_support", {"classes": absent})))
 
     cohen_kappa, qwk, mcc = _agreement(C, reasons)
 
     # --- costs ---
     if cost_m is None:
         expected_cost = None
-        reasons["expected_cost"] = "no cost matrix given"
+        reasons["expected_cost"] = Reason("no_cost_matrix")
     else:
         expected_cost = float((C * cost_m).sum() / m)
 
@@ -811,15 +806,17 @@ def multiclass_from_counts(
     log_loss = roc_micro = roc_macro = roc_weighted = roc_ovo = None
     if tables is None:
         for key in _PROBABILITY_FIELDS:
-            reasons[key] = "no probabilities given"
+            reasons[key] = _NO_PROBABILITIES
     else:
         log_loss = _log_loss(tables, m, reasons, notes)
         # defined: k >= 2 and m > 0
         roc_micro = CT.table_auc(micro_table if micro_table is not None else CT.micro_score_table(tables))
         roc_macro, roc_weighted = _ovr_averages(class_auc, auc_reason, support, labs, reasons, notes)
         roc_ovo, msg = _ovo_macro(S, support, labs)
-        if msg:
-            (notes if roc_ovo is not None else reasons)["roc_auc_ovo_macro"] = msg
+        if isinstance(msg, Notice):
+            notes.append(("roc_auc_ovo_macro", msg))
+        elif msg is not None:
+            reasons["roc_auc_ovo_macro"] = msg
 
     return MulticlassMetrics(
         labels=labs,
@@ -854,5 +851,5 @@ def multiclass_from_counts(
         roc_auc_ovo_macro=roc_ovo,
         per_class=tuple(per_class),
         reasons=tuple(reasons.items()),
-        notes=tuple(notes.items()),
+        notes=tuple(notes),
     )

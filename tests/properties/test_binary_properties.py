@@ -437,7 +437,7 @@ def test_metric_stays_within_its_bounds(metric, scores, labels, weights, thresho
     v = bm.get(metric)
     if metric == "defective_pairs":
         # two rows of weight 0.75 cannot be frequency weights: undefined, with the reason
-        assert v is None and "frequency weights" in dict((u.metric, u.reason) for u in bm.undefined)[metric]
+        assert v is None and dict((u.metric, u.reason.code) for u in bm.undefined)[metric] == "frequency_weight_below_one_row"
         return
     assert bounds[0] <= v <= bounds[1], v
 

@@ -35,6 +35,7 @@ from sklearn.metrics import (
 )
 
 from oracles import monotone_chain_upper
+from reportgen.wording import optimum_label, undefined_text
 from reportgen.engine import binary as B
 from reportgen.engine.curve import build_table
 
@@ -182,14 +183,14 @@ def test_losses_undefined_for_non_probabilities_with_reason():
     s, y, _ = make_case("distinct", prob=False)
     bm = B.compute_metrics(build_table(s, y), 0.0)
     assert bm.get("log_loss") is None and bm.get("brier") is None
-    reasons = {u.metric: u.reason for u in bm.undefined}
+    reasons = {u.metric: undefined_text(u.metric, u.reason) for u in bm.undefined}
     assert "outside [0, 1]" in reasons["log_loss"] and "brier" in reasons
     assert not bm.probabilities
     p, y, _ = make_case("distinct")
     lo = B.compute_metrics(build_table(-p, y, direction="lower"), -0.5)
-    assert lo.get("log_loss") is None and "direction" in {u.metric: u.reason for u in lo.undefined}["log_loss"]
+    assert lo.get("log_loss") is None and "direction" in {u.metric: undefined_text(u.metric, u.reason) for u in lo.undefined}["log_loss"]
     off = B.compute_metrics(build_table(p, y), 0.5, probabilities=False)
-    assert off.get("brier") is None and "declared" in {u.metric: u.reason for u in off.undefined}["brier"]
+    assert off.get("brier") is None and "declared" in {u.metric: undefined_text(u.metric, u.reason) for u in off.undefined}["brier"]
 
 
 @pytest.mark.parametrize("kind", ["distinct", "ties"])
@@ -453,7 +454,8 @@ def test_unsatisfiable_constraint_is_none_not_nan():
     rule = B.Constraint("recall", "precision", at_least=1.5)
     o = B.optimal_thresholds(build_table(s, y), constraints=(rule,))[-1]
     assert o.criterion == rule.name and o.threshold is None and o.value is None
-    assert "undefined" in o.description
+    assert o.description == rule.description  # the label; the report marks it undefined (value None)
+    assert optimum_label(o.criterion, o, {}) == f"{rule.description} (undefined on these data)"
 
 
 # --------------------------------------------------------------------------------------
@@ -467,7 +469,7 @@ def test_only_positives_gives_none_with_reasons():
     bm = B.compute_metrics(build_table(s, y), 0.5)
     vals = bm.as_dict()
     assert_no_nan(vals)
-    reasons = {u.metric: u.reason for u in bm.undefined}
+    reasons = {u.metric: undefined_text(u.metric, u.reason) for u in bm.undefined}
     for name in ("roc_auc", "gini", "ks", "defective_pairs", "specificity", "fpr",
                  "balanced_accuracy", "youden_j", "mcc"):
         assert vals[name] is None, name
@@ -484,7 +486,7 @@ def test_only_negatives_gives_none_with_reasons():
     bm = B.compute_metrics(build_table(s, y), 0.5)
     vals = bm.as_dict()
     assert_no_nan(vals)
-    reasons = {u.metric: u.reason for u in bm.undefined}
+    reasons = {u.metric: undefined_text(u.metric, u.reason) for u in bm.undefined}
     for name in ("recall", "fnr", "roc_auc", "average_precision", "r_precision", "ks", "balanced_accuracy"):
         assert vals[name] is None and reasons[name], name
     assert "no positives" in reasons["average_precision"]
@@ -499,7 +501,7 @@ def test_no_predicted_positives_gives_none_precision_with_reason():
     bm = B.compute_metrics(build_table(s, y), float(s.max()) + 0.01)
     vals = bm.as_dict()
     assert_no_nan(vals)
-    reasons = {u.metric: u.reason for u in bm.undefined}
+    reasons = {u.metric: undefined_text(u.metric, u.reason) for u in bm.undefined}
     assert vals["precision"] is None and "no row predicted positive" in reasons["precision"]
     assert vals["mcc"] is None and reasons["mcc"]
     assert vals["recall"] == 0.0 and vals["f1"] == 0.0  # 2TP / (2TP + FP + FN) = 0 / FN
@@ -512,7 +514,7 @@ def test_no_predicted_positives_gives_none_precision_with_reason():
 def test_all_predicted_positive_gives_none_npv():
     s, y, _ = make_case("distinct", seed=22)
     bm = B.compute_metrics(build_table(s, y), float(s.min()))
-    assert bm.get("npv") is None and "no row predicted negative" in {u.metric: u.reason for u in bm.undefined}["npv"]
+    assert bm.get("npv") is None and "no row predicted negative" in {u.metric: undefined_text(u.metric, u.reason) for u in bm.undefined}["npv"]
     assert bm.get("recall") == 1.0
     assert_no_nan(bm.as_dict())
 

@@ -17,6 +17,8 @@ from reportgen.engine.curve import build_table
 from reportgen.engine.stats import zero_variance_note
 from reportgen.formats import MAX_DIGITS, fmt_bounded, fmt_metric, fmt_threshold
 from reportgen.render import better_mark, excludes_zero, fmt_signed, wbr
+from reportgen.results import Notice
+from reportgen.wording import log_loss_clipping_sentence, notice_text
 
 
 @pytest.mark.parametrize(("value", "key", "text"), [
@@ -106,10 +108,11 @@ def test_clipped_log_loss_count_matches_a_direct_count():
     assert B.log_loss_clipped(table) == pytest.approx(direct)
     ll = B.probability_losses(table)[0]
     assert ll == pytest.approx(log_loss(y, s, sample_weight=w), rel=1e-12)
-    note = CT.log_loss_clipping_note(direct, ll, float(w.sum()))
     share = direct * -math.log(eps) / float(w.sum()) / ll
-    assert note is not None and f"together {share * 100:.0f} % of the log-loss" in note
-    assert CT.log_loss_clipping_note(0.0, ll, float(w.sum())) is None
+    assert CT.log_loss_clipping_share(direct, ll, float(w.sum())) == pytest.approx(min(1.0, share), rel=1e-12)
+    note = log_loss_clipping_sentence(direct, ll, float(w.sum()))
+    assert f"together {min(1.0, share) * 100:.0f} % of the log-loss" in note
+    assert CT.log_loss_clipping_share(0.0, ll, float(w.sum())) is None
 
 
 def test_multiclass_clipped_count_matches_a_direct_count():
@@ -122,6 +125,8 @@ def test_multiclass_clipped_count_matches_a_direct_count():
     p[np.arange(5), (y[:5] + 1) % 3] = 1.0  # the true class gets 0
     mm = compute_multiclass(y, (0, 1, 2), proba=p)
     assert mm.log_loss == pytest.approx(log_loss(y, p, labels=[0, 1, 2]), rel=1e-12)
-    note = dict(mm.notes).get("log_loss", "")
+    (clip,) = [n for n in mm.notes_of("log_loss") if n.code == "log_loss_clipped"]
+    assert clip.params["weight"] == 5.0 and clip.params["total"] == 300.0
+    note = notice_text(Notice(clip.code, {"model": "m", **clip.params}))
     assert "5 row(s) give the true class probability 0" in note
     assert CT.LOG_LOSS_EPS == np.finfo(float).eps

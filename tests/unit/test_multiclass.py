@@ -22,8 +22,22 @@ from reportgen.engine.multiclass import (
     micro_roc_curve,
     per_class_roc,
 )
+from reportgen.results import Notice
+from reportgen.wording import notice_text, undefined_text
 
 TOL = 1e-12
+
+
+def why(obj, name: str) -> str | None:
+    """The sentence the report writes for ``obj.reason(name)`` (the engine returns the code)."""
+    r = obj.reason(name)
+    return None if r is None else undefined_text(name, r)
+
+
+def note(m: MulticlassMetrics, name: str) -> str | None:
+    """The report's sentences of the caveats recorded for summary field ``name`` (None if none)."""
+    texts = [notice_text(Notice(n.code, {"model": "m", "metric": name, **n.params})) for n in m.notes_of(name)]
+    return "; ".join(texts) if texts else None
 
 
 # --------------------------------------------------------------------------------------
@@ -162,22 +176,22 @@ def test_absent_classes_zero_division_matches_sklearn_and_records_reasons(weight
         assert getattr(m, f"recall_{avg}") == pytest.approx(r, abs=TOL)
         assert getattr(m, f"f1_{avg}") == pytest.approx(f, abs=TOL)
     c, d, e = m.per_class[2], m.per_class[3], m.per_class[4]
-    assert c.precision is None and c.reason("precision") == "no predicted positives for class 'c'"
+    assert c.precision is None and why(c, "precision") == "no predicted positives for class 'c'"
     assert c.recall == 0.0 and c.f1 == 0.0  # defined: support > 0, nothing right
-    assert d.recall is None and "support 0" in d.reason("recall")
+    assert d.recall is None and "support 0" in why(d, "recall")
     assert d.precision == 0.0 and d.f1 == 0.0
     assert e.precision is None and e.recall is None and e.f1 is None and e.fbeta is None
-    assert "neither occurs nor is predicted" in e.reason("f1")
+    assert "neither occurs nor is predicted" in why(e, "f1")
     assert e.specificity == 1.0
-    assert "'c'" in m.note("precision_macro") and "'e'" in m.note("precision_macro")
-    assert "'d'" in m.note("recall_macro")
-    assert m.note("f1_of_macro_pr") is not None
+    assert "'c'" in note(m, "precision_macro") and "'e'" in note(m, "precision_macro")
+    assert "'d'" in note(m, "recall_macro")
+    assert note(m, "f1_of_macro_pr") is not None
     # balanced accuracy: mean recall over classes with support (scikit-learn drops 'd', 'e')
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         ba = skm.balanced_accuracy_score(lab[y], lab[pred], sample_weight=w)
     assert m.balanced_accuracy == pytest.approx(ba, abs=TOL)
-    assert "'d', 'e'" in m.note("balanced_accuracy")
+    assert "'d', 'e'" in note(m, "balanced_accuracy")
     assert m.recall_macro != pytest.approx(m.balanced_accuracy)
 
 
@@ -248,7 +262,7 @@ def test_mcc_undefined_is_none_where_sklearn_returns_zero():
     pred = np.zeros(4, dtype=int)
     m = compute_multiclass(y, "abc", y_pred_idx=pred)
     assert skm.matthews_corrcoef(y, pred) == 0.0
-    assert m.mcc is None and "single class is predicted" in m.reason("mcc")
+    assert m.mcc is None and "single class is predicted" in why(m, "mcc")
     assert m.cohen_kappa == pytest.approx(skm.cohen_kappa_score(y, pred), abs=TOL)  # 0.0, defined
 
 
@@ -257,8 +271,8 @@ def test_kappa_undefined_when_everything_is_one_class():
     m = compute_multiclass(y, "abc", y_pred_idx=y)
     assert m.accuracy == 1.0
     assert m.cohen_kappa is None and m.quadratic_weighted_kappa is None and m.mcc is None
-    assert "one and the same class" in m.reason("cohen_kappa")
-    assert m.per_class[1].specificity is None and m.per_class[1].reason("specificity")
+    assert "one and the same class" in why(m, "cohen_kappa")
+    assert m.per_class[1].specificity is None and why(m.per_class[1], "specificity")
 
 
 def test_log_loss_clipping_matches_sklearn():
@@ -277,14 +291,14 @@ def test_log_loss_unnormalised_rows_kept_with_note():
     with pytest.warns(UserWarning, match="do not sum to one"):
         ref = skm.log_loss(y, proba, labels=[0, 1, 2])
     assert m.log_loss == pytest.approx(ref, abs=TOL)
-    assert "do not sum to 1" in m.note("log_loss")
+    assert "do not sum to 1" in note(m, "log_loss")
 
 
 def test_log_loss_none_for_scores_outside_unit_interval_but_auc_defined():
     y = np.array([0, 1, 2, 0])
     scores = np.array([[3.0, -1.0, 0.0], [0.0, 2.0, 1.0], [-2.0, 0.0, 5.0], [1.0, 1.5, 0.0]])
     m = compute_multiclass(y, "abc", proba=scores)
-    assert m.log_loss is None and "outside [0, 1]" in m.reason("log_loss")
+    assert m.log_loss is None and "outside [0, 1]" in why(m, "log_loss")
     assert m.roc_auc_ovr_macro is not None and m.roc_auc_ovo_macro is not None
 
 
@@ -294,7 +308,7 @@ def test_expected_cost_is_mean_cost_per_row():
     m = compute_multiclass(y, "abc", y_pred_idx=pred, weights=w, costs=costs)
     assert m.expected_cost == pytest.approx(np.average(costs[y, pred], weights=w), abs=TOL)
     m2 = compute_multiclass(y, "abc", y_pred_idx=pred)
-    assert m2.expected_cost is None and m2.reason("expected_cost") == "no cost matrix given"
+    assert m2.expected_cost is None and why(m2, "expected_cost") == "no cost matrix given"
 
 
 def test_without_probabilities_ranking_metrics_are_none_with_reasons():
@@ -302,19 +316,18 @@ def test_without_probabilities_ranking_metrics_are_none_with_reasons():
     m = compute_multiclass(y, "abc", y_pred_idx=pred)
     probability_fields = ("log_loss", "roc_auc_ovr_micro", "roc_auc_ovr_macro", "roc_auc_ovr_weighted")
     for name in (*probability_fields, "roc_auc_ovo_macro"):
-        assert getattr(m, name) is None and m.reason(name) == "no probabilities given"
-    assert all(pc.roc_auc is None and pc.reason("roc_auc") == "no probabilities given" for pc in m.per_class)
+        assert getattr(m, name) is None and why(m, name) == "no probabilities given"
+    assert all(pc.roc_auc is None and why(pc, "roc_auc") == "no probabilities given" for pc in m.per_class)
 
 
 def test_probabilities_only_uses_argmax_and_both_uses_given_predictions():
     y, pred, proba, _ = make_case(11, 4, 60, weighted=False)
     only = compute_multiclass(y, range(4), proba=proba)
     np.testing.assert_array_equal(only.confusion, confusion_matrix(y, argmax_predictions(proba), 4))
-    assert only.note("predictions") is not None
+    assert only.notes_of("predictions") == ()  # the rule is a fact of the result (decision_rule: argmax)
     both = compute_multiclass(y, range(4), y_pred_idx=pred, proba=proba)
     np.testing.assert_array_equal(both.confusion, confusion_matrix(y, pred, 4))
     assert both.roc_auc_ovr_macro == only.roc_auc_ovr_macro
-    assert both.note("predictions") is None
 
 
 # --------------------------------------------------------------------------------------
@@ -370,13 +383,13 @@ def test_hand_till_definition_on_pairs():
 def test_class_absent_from_truth_is_left_out_of_auc_averages():
     y, pred, proba, w = make_case(14, 4, 80, weighted=True, absent=(2,))
     m = compute_multiclass(y, list("abcd"), y_pred_idx=pred, proba=proba, weights=w)
-    assert m.per_class[2].roc_auc is None and "no positives for class 'c'" in m.per_class[2].reason("roc_auc")
+    assert m.per_class[2].roc_auc is None and "no positives for class 'c'" in why(m.per_class[2], "roc_auc")
     present = [0, 1, 3]
     aucs = [skm.roc_auc_score(y == c, proba[:, c], sample_weight=w) for c in present]
     supports = [w[y == c].sum() for c in present]
     assert m.roc_auc_ovr_macro == pytest.approx(np.mean(aucs), abs=TOL)
     assert m.roc_auc_ovr_weighted == pytest.approx(np.average(aucs, weights=supports), abs=TOL)
-    assert "'c'" in m.note("roc_auc_ovr_macro")
+    assert "'c'" in note(m, "roc_auc_ovr_macro")
     # OvO: pairs with 'c' are dropped; the rest is Hand & Till on the present classes
     sub = np.isin(y, present)
     remap = np.searchsorted(present, y[sub])
@@ -389,16 +402,16 @@ def test_class_absent_from_truth_is_left_out_of_auc_averages():
         a_ji = skm.roc_auc_score(remap[mask] == j, pr[mask, j], sample_weight=ww)
         pairs.append((a_ij + a_ji) / 2)
     assert m.roc_auc_ovo_macro == pytest.approx(np.mean(pairs), abs=TOL)
-    assert "('a', 'c')" in m.note("roc_auc_ovo_macro")
+    assert "('a', 'c')" in note(m, "roc_auc_ovo_macro")
 
 
 def test_auc_none_when_only_one_class_occurs():
     y = np.zeros(4, dtype=int)
     proba = np.array([[0.5, 0.5], [0.6, 0.4], [0.7, 0.3], [0.9, 0.1]])
     m = compute_multiclass(y, "ab", proba=proba)
-    assert m.roc_auc_ovr_macro is None and m.reason("roc_auc_ovr_macro")
-    assert m.roc_auc_ovo_macro is None and m.reason("roc_auc_ovo_macro")
-    assert m.per_class[0].reason("roc_auc").startswith("no negatives")
+    assert m.roc_auc_ovr_macro is None and why(m, "roc_auc_ovr_macro")
+    assert m.roc_auc_ovo_macro is None and why(m, "roc_auc_ovo_macro")
+    assert why(m.per_class[0], "roc_auc").startswith("no negatives")
 
 
 @pytest.mark.parametrize("weighted", [False, True])
@@ -436,7 +449,7 @@ def test_roc_curve_of_class_without_positives_is_empty_with_reason():
     y = np.array([0, 1, 0, 1])
     proba = np.array([[0.7, 0.2, 0.1], [0.1, 0.8, 0.1], [0.5, 0.3, 0.2], [0.3, 0.3, 0.4]])
     curves = per_class_roc(y, proba, "abc")
-    assert curves[2].auc is None and curves[2].fpr.size == 0 and "class 'c'" in curves[2].reason
+    assert curves[2].auc is None and curves[2].fpr.size == 0 and "class 'c'" in undefined_text("roc_auc", curves[2].reason)
 
 
 # --------------------------------------------------------------------------------------

@@ -15,8 +15,25 @@ import pytest
 
 from reportgen.engine.compare import Settings
 from reportgen.reduce.evidence_of import ModelRows, compare_rows
-from reportgen.results import ComparisonResult, ModelResult, Notice, from_jsonable, to_jsonable
-from reportgen.wording import NOTICE_CODES, caveats_of, model_warnings, notice_text, rule, verdict, worded
+import ast
+import typing
+
+import reportgen.results as results
+from reportgen.engine.compare_multiclass import result_of
+from reportgen.engine.multiclass import compute_multiclass
+from reportgen.results import ComparisonResult, ModelResult, Notice, Reason, from_jsonable, to_jsonable
+from reportgen.wording import (
+    NOTICE_CODES,
+    UNDEFINED_TEXT,
+    caveats_of,
+    model_warnings,
+    notice_text,
+    rule,
+    undefined_of,
+    undefined_text,
+    verdict,
+    worded,
+)
 
 FIXTURES = Path(__file__).resolve().parents[1] / "snapshots" / "fixtures"
 
@@ -42,6 +59,23 @@ PINNED = [
      "understates the uncertainty"),
     (Notice("class_note", {"model": "m", "metric": "precision_macro", "note": "counted as 0"}),
      "model 'm': precision macro: counted as 0"),
+    (Notice("classes_counted_as_zero", {"model": "m", "metric": "precision_macro", "stem": "precision",
+                                        "classes": ["c", "e"]}),
+     "model 'm': precision macro: precision undefined for 'c', 'e'; counted as 0 (scikit-learn zero_division=0)"),
+    (Notice("macro_pr_counted_as_zero", {"model": "m", "metric": "f1_of_macro_pr"}),
+     "model 'm': f1 of macro pr: built from macro precision / recall with undefined classes counted as 0"),
+    (Notice("classes_without_support", {"model": "m", "metric": "balanced_accuracy", "classes": ["d", "e"]}),
+     "model 'm': balanced accuracy: mean recall over classes with support; left out: 'd', 'e'"),
+    (Notice("probability_rows_unnormalised", {"model": "m", "metric": "log_loss", "max_row_dev": 0.0123456}),
+     "model 'm': log loss: probability rows do not sum to 1 (largest deviation 0.0123); used unnormalised, as "
+     "scikit-learn does"),
+    (Notice("classes_left_out_of_auc", {"model": "m", "metric": "roc_auc_ovr_macro", "classes": ["c", "a"],
+                                        "why": ["class_no_positives", "class_no_negatives"]}),
+     "model 'm': roc auc ovr macro: classes left out: 'c' (no positives for class 'c'), 'a' (no negatives for "
+     "class 'a' (every row is of it))"),
+    (Notice("class_pairs_left_out", {"model": "m", "metric": "roc_auc_ovo_macro", "first": ["a", "a"],
+                                     "second": ["c", "d"]}),
+     "model 'm': roc auc ovo macro: pairs left out (a class has no rows): ('a', 'c'), ('a', 'd')"),
     (Notice("small_classes", {"model": "m", "classes": ["late", "early"], "min_rows": 30}),
      "model 'm': class(es) 'late', 'early' have fewer than 30 rows; their per-class metrics and the intervals are "
      "unreliable"),
@@ -68,65 +102,140 @@ PINNED = [
 ]
 
 
+#: (metric, reason, the sentence the engine wrote before the move: kept word for word)
+PINNED_UNDEFINED = [
+    ("precision", Reason("no_predicted_positives"), "no row predicted positive (TP + FP = 0)"),
+    ("npv", Reason("no_predicted_negatives"), "no row predicted negative (TN + FN = 0)"),
+    ("recall", Reason("no_positives"), "no positives in the data"),
+    ("specificity", Reason("no_negatives"), "no negatives in the data"),
+    ("roc_auc", Reason("needs_both_classes"), "needs both classes in the data"),
+    ("f1", Reason("no_positives_no_predicted"), "no positives and no predicted positives (2TP + FP + FN = 0)"),
+    ("fbeta", Reason("no_positives_no_predicted"), "no positives and no predicted positives"),
+    ("cohen_kappa", Reason("chance_agreement_one"), "chance agreement is 1 (all rows in one class and one prediction)"),
+    ("mcc", Reason("empty_confusion_line"), "a row or column of the confusion matrix is empty"),
+    ("defective_pairs", Reason("frequency_weight_below_one_row"),
+     "weights are frequency weights here, and a class has less than one row's worth of weight"),
+    ("log_loss", Reason("no_rows"), "no rows"),
+    ("log_loss", Reason("not_probabilities_direction"), "scores are not probabilities (direction: lower)"),
+    ("brier", Reason("not_probabilities_range"), "scores are not probabilities (outside [0, 1])"),
+    ("brier", Reason("declared_not_probabilities"), "scores declared not to be probabilities"),
+    ("youden_j", Reason("undefined"), "undefined on these data"),
+    ("precision", Reason("class_no_predicted_positives", {"class": "c"}), "no predicted positives for class 'c'"),
+    ("recall", Reason("class_no_support", {"class": "d"}), "no true rows of class 'd' (support 0)"),
+    ("roc_auc", Reason("class_no_positives", {"class": "c"}), "no positives for class 'c'"),
+    ("roc_auc", Reason("class_no_positives", {"class": None}), "no positives for the micro-average"),
+    ("specificity", Reason("class_no_negatives", {"class": 3}), "no negatives for class 3 (every row is of it)"),
+    ("f1", Reason("class_absent", {"class": "e"}), "class 'e' neither occurs nor is predicted"),
+    ("log_loss", Reason("no_probabilities"), "no probabilities given"),
+    ("expected_cost", Reason("no_cost_matrix"), "no cost matrix given"),
+    ("cohen_kappa", Reason("one_same_class"),
+     "truth and predictions are all one and the same class (chance agreement is 1)"),
+    ("quadratic_weighted_kappa", Reason("zero_expected_disagreement"), "expected disagreement is zero"),
+    ("mcc", Reason("single_class", {"truth": True, "predictions": False}),
+     "the truth has a single class (0/0; scikit-learn returns 0)"),
+    ("mcc", Reason("single_class", {"truth": True, "predictions": True}),
+     "the truth has a single class and a single class is predicted (0/0; scikit-learn returns 0)"),
+    ("mcc", Reason("single_class", {"truth": False, "predictions": True}),
+     "a single class is predicted (0/0; scikit-learn returns 0)"),
+    ("log_loss", Reason("proba_outside_unit"), "proba has values outside [0, 1]; scores are not probabilities"),
+    ("roc_auc_ovr_macro", Reason("no_class_with_both"), "no class has both positives and negatives"),
+    ("roc_auc_ovo_macro", Reason("no_class_pair"), "no pair of classes with rows of both classes"),
+]
+
+
 def test_pinned_notices_cover_every_code() -> None:
     assert {n.code for n, _ in PINNED} == set(NOTICE_CODES)
 
 
-@pytest.mark.parametrize(("notice", "text"), PINNED, ids=[n.code for n, _ in PINNED])
-def test_each_notice_reads_as_the_engine_used_to_write_it(notice: Notice, text: str) -> None:
-    assert notice_text(notice) == text
-    loaded = from_jsonable(Notice, json.loads(json.dumps(to_jsonable(notice))))
-    assert loaded == notice and notice_text(loaded) == text  # a saved notice words alike
+def test_every_code_of_the_result_types_has_a_sentence_and_no_other() -> None:
+    """The codes are enumerated once (reportgen.results: the Literals the schema lists as enums);
+    the report layer words exactly those."""
+    assert set(NOTICE_CODES) == set(results.NOTICE_CODES) == set(typing.get_args(results.NoticeCode))
+    assert set(UNDEFINED_TEXT) == set(results.UNDEFINED_CODES) == set(typing.get_args(results.UndefinedCode))
+    assert {r.code for _, r, _ in PINNED_UNDEFINED} == set(results.UNDEFINED_CODES)
+    schema = results.json_schema()["$defs"]
+    assert schema["Reason"]["properties"]["code"]["enum"] == list(results.UNDEFINED_CODES)
+    assert schema["Notice"]["properties"]["code"]["enum"] == list(results.NOTICE_CODES)
 
 
-def test_an_unknown_notice_code_is_an_error_not_a_silent_blank() -> None:
-    with pytest.raises(ValueError, match="unknown notice code 'nope'"):
-        notice_text(Notice("nope", {}))
+@pytest.mark.parametrize(("metric", "reason", "text"), PINNED_UNDEFINED,
+                         ids=[f"{m}-{r.code}-{i}" for i, (m, r, _) in enumerate(PINNED_UNDEFINED)])
+def test_each_undefined_reason_reads_as_the_engine_used_to_write_it(metric: str, reason: Reason, text: str) -> None:
+    assert undefined_text(metric, reason) == text
+    loaded = from_jsonable(Reason, json.loads(json.dumps(to_jsonable(reason))))
+    assert loaded == reason and undefined_text(metric, loaded) == text
 
 
-def _small_run():
-    """Two models on 15 rows, one perfect: small samples, an infinite z, zero-width intervals."""
-    y = np.array([0] * 8 + [1] * 7, dtype=bool)
-    s = np.linspace(0.0, 1.0, 15)
-    return compare_rows([ModelRows("perfect", "f", s, y), ModelRows("inverted", "f", 1 - s, y)],
-                        Settings(resamples=40, seed=3))
+def test_an_unknown_undefined_code_is_an_error() -> None:
+    with pytest.raises(ValueError, match="unknown undefined-reason code 'nope'"):
+        Reason("nope")  # type: ignore[arg-type]
 
 
-def test_the_engine_returns_codes_and_no_sentences() -> None:
-    models, comps, _ = _small_run()
-    for m in models.values():
-        assert m.rule == "" and list(m.warnings) == [] and m.decision_rule == "threshold"
-        assert m.notices and all(n.code in NOTICE_CODES for n in m.notices)
-    c = comps[0]
-    assert c.verdict == "" and list(c.tests.notes) == [] and c.decision is not None
-    codes = [n.code for n in c.tests.notices]
-    assert codes[:2] == ["delong_small_sample", "delong_infinite_z"]
-    assert models["inverted"].notices[0].code == "auc_below_half"
-    # the report layer writes them from the facts
-    assert rule(models["perfect"]) == "positive when score ≥ 0.5"
-    assert "only 7 positives and 8 negatives" in " ".join(caveats_of(c))
-    assert verdict(c).startswith("inverted's Gini is 2.000 lower than perfect's")
-    assert any("AUC 0.000 < 0.5" in w for w in model_warnings(models["inverted"]))
+def _codes_in_source() -> set[tuple[str, str]]:
+    """Every (type, code) that the package's source passes as a literal to Notice(...) / Reason(...)."""
+    found = set()
+    root = Path(results.__file__).resolve().parent
+    for path in root.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.Call) or not node.args:
+                continue
+            name = getattr(node.func, "id", getattr(node.func, "attr", None))
+            arg = node.args[0]
+            if name in ("Notice", "Reason"):
+                if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+                    found.add((name, arg.value))
+                elif isinstance(arg, ast.IfExp):  # Reason("a" if … else "b")
+                    found |= {(name, b.value) for b in (arg.body, arg.orelse) if isinstance(b, ast.Constant)}
+    return found
 
 
-def test_a_lower_direction_rule_and_the_multiclass_rules_are_worded_from_facts() -> None:
-    base = dict(name="m", file="f", n=1, positives=None, negatives=None, weighted=False, metrics={}, undefined={},
-                ci={}, ci_method={})
-    assert rule(ModelResult(**base, direction="lower", threshold=612.5, decision_rule="threshold")) == \
-        "positive when score ≤ 612.5"
-    assert rule(ModelResult(**base, decision_rule="argmax")).startswith("predicted class = the highest class score")
-    assert rule(ModelResult(**base, decision_rule="prediction_column")) == "predicted class from the prediction column"
-    assert rule(ModelResult(**base, rule="as stored")) == "as stored"  # an older metrics.json: its own sentence
+def test_every_code_the_source_emits_is_enumerated_and_worded() -> None:
+    """Static: a new Notice("…") / Reason("…") anywhere in the package needs its code in the enum
+    (and so, by the test above, its sentence), even on a path no other test runs."""
+    found = _codes_in_source()
+    assert {c for t, c in found if t == "Notice"} <= set(NOTICE_CODES)
+    assert {c for t, c in found if t == "Reason"} <= set(UNDEFINED_TEXT)
+    # the scan sees the engine's codes (it is not vacuous): binary, multiclass, the driver
+    assert {("Reason", "no_predicted_positives"), ("Reason", "class_no_positives"), ("Reason", "single_class"),
+            ("Notice", "classes_counted_as_zero"), ("Notice", "threshold_outside_scores")} <= found
 
 
-@pytest.mark.parametrize("task", ["binary", "multiclass"])
-def test_a_saved_result_rewords_to_the_sentences_it_stores(task: str) -> None:
-    """metrics.json keeps the sentences worded at the edge; re-wording the loaded facts gives them back."""
-    doc = json.loads((FIXTURES / f"{task}.metrics.json").read_text(encoding="utf-8"))
-    result = ComparisonResult.from_json(doc)
-    assert worded(result).to_json() == doc
-    assert all(c.verdict == verdict(c) != "" for c in result.comparisons)
-    found = [w for m in result.models.values() for w in model_warnings(m)]
-    assert [w for w in result.run.warnings if w in found] == found  # the run lists every model's warning
-    assert [notice_text(n) for n in result.run.notices] == [w for w in result.run.warnings if w in
-                                                            {notice_text(n) for n in result.run.notices}]
+def test_undefined_metrics_come_as_codes_and_are_worded_at_the_edge() -> None:
+    """Binary: a model that predicts no row positive, its scores not probabilities; every null
+    metric has a reason code, and no words until the report layer writes them."""
+    y = np.array([0, 1] * 10, dtype=bool)
+    s = np.linspace(2.0, 3.0, 20)
+    models, _, _ = compare_rows([ModelRows("a", "f", s, y, threshold=5.0), ModelRows("b", "f", s[::-1], y)],
+                                Settings(resamples=0))
+    m = models["a"]
+    nulls = {k for k, v in m.metrics.items() if v is None}
+    assert {"precision", "mcc", "log_loss", "brier"} <= nulls
+    assert set(m.undefined_reasons) == nulls and dict(m.undefined) == {}
+    assert m.undefined_reasons["precision"] == Reason("no_predicted_positives")
+    assert undefined_of(m)["precision"] == "no row predicted positive (TP + FP = 0)"
+    assert undefined_of(m)["brier"] == "scores are not probabilities (outside [0, 1])"
+    doc = json.loads(json.dumps(to_jsonable(m)))
+    assert doc["undefined_reasons"]["precision"] == {"code": "no_predicted_positives", "params": {}}
+    assert to_jsonable(from_jsonable(ModelResult, doc)) == to_jsonable(m)
+
+
+def test_multiclass_caveats_and_undefined_metrics_come_as_codes() -> None:
+    """Absent and never-predicted classes, no probabilities: codes with the classes as facts, one
+    notice per distinct fact (macro and weighted share theirs), worded as before."""
+    labels = ["a", "b", "c", "d", "e"]
+    y = np.array([0, 0, 1, 1, 2, 2, 0, 1])
+    pred = np.array([0, 1, 1, 3, 0, 1, 0, 3])
+    mm = compute_multiclass(y, labels, y_pred_idx=pred)
+    m = result_of("m", "f", mm, labels, weighted=False, has_proba=False, from_column=True, curves=None, ci={},
+                  ci_method={})
+    assert dict(m.undefined) == {} and set(m.undefined_reasons) == {k for k, v in m.metrics.items() if v is None}
+    assert m.undefined_reasons["expected_cost"] == Reason("no_cost_matrix")
+    codes = [(n.code, n.params["metric"]) for n in m.notices if n.code != "small_classes"]
+    assert codes[:5] == [("classes_counted_as_zero", "precision_macro"), ("classes_counted_as_zero", "recall_macro"),
+                         ("classes_counted_as_zero", "f1_macro"), ("classes_counted_as_zero", "fbeta_macro"),
+                         ("macro_pr_counted_as_zero", "f1_of_macro_pr")]
+    assert "model 'm': balanced accuracy: mean recall over classes with support; left out: 'd', 'e'" in \
+        model_warnings(m)
+    assert model_warnings(m)[0] == ("model 'm': precision macro: precision undefined for 'c', 'e'; counted as 0 "
+                                    "(scikit-learn zero_division=0)")
+    assert undefined_of(m)["roc_auc_ovo_macro"] == "no probabilities given"
