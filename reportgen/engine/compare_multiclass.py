@@ -36,6 +36,7 @@ from reportgen.engine import distinct_rows as DR
 from reportgen.engine import multiclass as MC
 from reportgen.engine import multiplicity as MP
 from reportgen.engine import stats
+from reportgen.engine import streams
 from reportgen.engine.compare import (
     ROW_BOOTSTRAP,
     PrimaryTest,
@@ -200,7 +201,7 @@ def _bootstrap(inputs: Sequence[MulticlassInput], counts: np.ndarray, labels: Se
         return None, False
     y = inputs[0].y_idx
     with_auc = y.shape[0] * len(labels) <= BOOTSTRAP_AUC_MAX_CELLS
-    rng = np.random.default_rng(s.seed)
+    rng = streams.stream(s.seed, "class_rows")  # every model on the same resampled rows (paired)
     out = np.full((s.resamples, len(inputs), len(METRICS)), np.nan)
     r = 0
     for block in DR.stratified_multinomial_blocks(y, counts, s.resamples, rng):
@@ -357,15 +358,14 @@ def compare_multiclass_evidence(ev: MulticlassEvidence, s: Settings, progress: P
                   for m, pi, pr in zip(ev.models, r.pred_idx, r.proba)]
         boot, with_auc = _bootstrap(inputs, r.counts, labels, s, costs, progress)
     models: dict[str, ModelResult] = {}
-    count_rng = np.random.default_rng((s.seed, 4))  # one stream, models in config order
-    auc_rng = np.random.default_rng((s.seed, 5))  # one stream, models in config order
     for j, m in enumerate(ev.models):
         mm = MC.multiclass_from_counts(m.confusion, labels, m.n_rows, m.tables, beta=s.beta, costs=costs)
         curves = None if m.tables is None else _table_curves(m.tables, labels)
         ci: dict[str, list[float]] = {}
         method: dict[str, str] = {}
         if s.resamples > 0 and not m.weighted:
-            for name, draws in _count_bootstrap(m, labels, s, costs, mm.log_loss is not None, count_rng).items():
+            for name, draws in _count_bootstrap(m, labels, s, costs, mm.log_loss is not None,
+                                                      streams.stream(s.seed, "class_counts", m.name)).items():
                 if name != "baseline_accuracy" and (iv := bootstrap_interval(draws, s.level)) is not None:
                     ci[name], method[name] = iv, COUNT_BOOTSTRAP
         if boot is not None:
@@ -376,7 +376,7 @@ def compare_multiclass_evidence(ev: MulticlassEvidence, s: Settings, progress: P
                     ci[name], method[name] = iv, ROW_BOOTSTRAP
         r = result_of(m.name, m.file, mm, labels, weighted=m.weighted, has_proba=m.tables is not None,
                       from_column=m.predicted_from_column, curves=curves, ci=ci, ci_method=method)
-        per_class_ci = _per_class_auc_intervals(m, labels, s, auc_rng)
+        per_class_ci = _per_class_auc_intervals(m, labels, s, streams.stream(s.seed, "class_auc", m.name))
         if per_class_ci:
             r = replace(r, per_class_ci=per_class_ci, per_class_ci_method={"roc_auc": CLASS_TABLE_BOOTSTRAP})
         models[m.name] = r
@@ -416,17 +416,18 @@ def _joint_deltas(ev: MulticlassEvidence, base: int, labels: Sequence[str], s: S
                   costs: np.ndarray | None) -> dict[int, dict[str, np.ndarray]]:
     """Each comparison's drawn differences (model − baseline) of every confusion metric, from the
     pair's joint confusion counts (:func:`~reportgen.engine.intervals.joint_confusion_bootstrap`:
-    the paired stratified row bootstrap's distribution, exactly); one random stream, comparisons in
-    config order, so every engine draws the same. Empty without the joint counts or resamples."""
+    the paired stratified row bootstrap's distribution, exactly); each comparison its own stream
+    (``class_pairs``, :mod:`reportgen.engine.streams`), so every engine draws the same. Empty
+    without the joint counts or resamples."""
     J = ev.pairing.joint
     if J is None or s.resamples <= 0:
         return {}
-    rng = np.random.default_rng((s.seed, 6))
     out: dict[int, dict[str, np.ndarray]] = {}
     for j, m in enumerate(ev.models):
         if j == base:
             continue
-        db, dm = joint_confusion_bootstrap(J[j], s.resamples, rng)
+        db, dm = joint_confusion_bootstrap(J[j], s.resamples,
+                                           streams.stream(s.seed, "class_pairs", ev.models[base].name, m.name))
 
         def drawn(draws: np.ndarray, n_rows: int) -> dict[str, np.ndarray]:
             vals = [_values(MC.multiclass_from_counts(c, labels, n_rows, None, beta=s.beta, costs=costs)) for c in draws]
