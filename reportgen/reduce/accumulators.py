@@ -268,6 +268,33 @@ class JointCellCounter(CellCounter):
         return replace(self.merged, luts=tuple(self.luts))
 
 
+def table_of_cells(table: ScoreTable, cells: WeightCells | None) -> ScoreTable:
+    """A weighted model's table with its weight sums taken from its weight cells, in one order for
+    every engine; ``table`` itself when unweighted or without cells (past the cap, binned).
+
+    A weight sum depends in its last bits on the order of its additions, and the engines add a
+    model's weights in different orders: memory in the order of the compared rows (an id join
+    reorders a file), stream batch by batch and dask part by part, merged. The cells (rows per
+    (table row, class, weight), :func:`~reportgen.engine.intervals.count_cells`) are the same
+    arrays in the same canonical order in every engine (positives first, then by table row, then
+    by weight; the counts are integers), so per table row and class
+
+        pos_s = Σ_cells rows_c · w_c   (cells of row s, class 1, by ascending weight),
+
+    added by one ``bincount`` in that order (likewise ``neg`` and ``sum_w2 = Σ rows_c·w_c²``),
+    is one number whatever the engine, the chunking or the row order. O(cells), cells ≤ rows.
+    """
+    if cells is None or not table.weighted:
+        return table
+    code, y = cells.codes[0], cells.y
+    mass = cells.rows * cells.w[0]  # exact for a one-row cell; one rounding per cell otherwise
+    n = table.n_distinct
+    pos = np.bincount(code[y], weights=mass[y], minlength=n)
+    neg = np.bincount(code[~y], weights=mass[~y], minlength=n)
+    sum_w2 = float(np.sum(mass * cells.w[0]))
+    return ScoreTable(table.thresholds, pos, neg, table.direction, sum_w2, table.n_rows, True)
+
+
 def capped(cells: WeightCells) -> WeightCells | None:
     """``cells``, or None past :data:`~reportgen.engine.intervals.MAX_WEIGHT_CELLS` (as the counters)."""
     return None if cells.n_cells > MAX_WEIGHT_CELLS else cells

@@ -154,6 +154,7 @@ def evidence_of_rows(models: Sequence[ModelRows], threshold: float = 0.5, audit:
         key = m.threshold_key or ("threshold" if m.threshold is None else f"models['{m.name}'].threshold")
         # a weighted model's rows per (table row, class, weight): what every engine counts
         cells = None if not table.weighted else S.capped(count_cells(code, m.y, m.weights))
+        table = S.table_of_cells(table, cells)  # weight sums in one order for every engine
         ev_models.append(BinaryModelEvidence(m.name, m.file, table, t, key, m.probabilities, cells=cells))
         if need_codes:
             codes.append(code)

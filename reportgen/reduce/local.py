@@ -736,6 +736,7 @@ def load_streamed(cfg: Config, progress: Progress | None = None) -> StreamedData
         cells = None  # weighted rows per (table row, class, weight): exact tables only
         if binning is None and st.acc.weight_cells is not None:
             cells = st.acc.weight_cells.cells(table)
+            table = S.table_of_cells(table, cells)  # weight sums in one order for every engine
         models.append(StreamedModel(m.name, str(path), m.direction, m.probabilities, m.threshold, table, binning, grouper,
                                     cells))
         if rows is not None and rows.ok:

@@ -185,6 +185,9 @@ CASES = [
     Case("binary_demo", {"demo": "demo.yaml", "bootstrap": {"resamples": 20, "seed": 7}}),
     Case("binary_ties_both_directions_one_file", {**BINARY, "models": [A, B_LOWER]}),
     Case("binary_weights", {**BINARY, "weight": "w", "models": [A, B_LOWER]}),
+    # a weighted model joined by id to a shuffled file: its weights are read in another order
+    Case("binary_weights_id_join_shuffled_file", {
+        **BINARY, "weight": "w", "id": "id", "models": [{**A, "file": "bin_a.csv"}, {**B_LOWER, "file": "bin_b_shuffled.csv"}]}),
     Case("binary_frequency_weights_three_models", {**BINARY, **FREQUENCY, "models": [A, B_LOWER, C]}),
     Case("binary_frequency_weights_id_join_shuffled_file", {
         **BINARY, **FREQUENCY, "id": "id", "models": [{**A, "file": "bin_a.csv"}, {**B_LOWER, "file": "bin_b_shuffled.csv"}]}),
