@@ -109,15 +109,16 @@ class ApprovalCounter:
             len(self.targets), self.k)
         self.counts = np.zeros((len(self.targets), 1 << (self.k + 1)), dtype=np.int64)
 
-    def moments(self, rows: list[np.ndarray], y: np.ndarray) -> np.ndarray:
-        """One chunk's counts (targets, patterns), not yet added (safe to compute in threads)."""
+    def moments(self, rows: list[np.ndarray], y: np.ndarray, counts: np.ndarray | None = None) -> np.ndarray:
+        """One chunk's counts (targets, patterns), not yet added (safe to compute in threads);
+        ``counts``: each row's multiplicity (whole numbers, frequency weights), None = 1."""
         yi = np.asarray(y, dtype=np.int64)
         out = np.empty_like(self.counts)
         for i, cuts in enumerate(self.cuts):
             code = yi.copy()
             for j, (r, c) in enumerate(zip(rows, cuts)):
                 code |= (np.asarray(r) >= c).astype(np.int64) << (j + 1)
-            out[i] = np.bincount(code, minlength=self.counts.shape[1])
+            out[i] = np.bincount(code, weights=counts, minlength=self.counts.shape[1])  # whole numbers: exact
         return out
 
     def add_moments(self, part: np.ndarray) -> None:

@@ -460,14 +460,16 @@ class PairTableAccumulator:
         self.pairs = [(a, b) for a in range(k) for b in range(a + 1, k)]
         self.counts = [np.zeros(2 * self.sizes[a] * self.sizes[b], dtype=np.int64) for a, b in self.pairs]
 
-    def moments(self, rows: list[np.ndarray], y: np.ndarray) -> list[np.ndarray]:
-        """One chunk's counts per pair, not yet added (safe to compute in threads)."""
+    def moments(self, rows: list[np.ndarray], y: np.ndarray, counts: np.ndarray | None = None) -> list[np.ndarray]:
+        """One chunk's counts per pair, not yet added (safe to compute in threads); ``counts``:
+        each row's multiplicity (whole numbers, frequency weights), None = 1."""
         yi = np.asarray(y, dtype=np.int64)
         bins = [lut[np.asarray(r)] for lut, r in zip(self.luts, rows)]
         out = []
         for a, b in self.pairs:
             code = (yi * self.sizes[a] + bins[a]) * self.sizes[b] + bins[b]
-            out.append(np.bincount(code, minlength=2 * self.sizes[a] * self.sizes[b]))
+            n = np.bincount(code, weights=counts, minlength=2 * self.sizes[a] * self.sizes[b])
+            out.append(n if counts is None else n.astype(np.int64))  # whole numbers below 2^53: exact
         return out
 
     def add_moments(self, part: list[np.ndarray]) -> None:

@@ -444,6 +444,18 @@ def check_weights(path: Any, column: str, weights: np.ndarray, keep: np.ndarray 
         raise InputError(f"{where(i)}: weight {weights[i]:g} is too {size}; rescale the weights")
 
 
+def check_whole_weights(cfg: Config, path: Any, column: str, weights: np.ndarray, keep: np.ndarray | None,
+                        offset: int) -> None:
+    """``weight_kind: frequency``: a kept row's weight that is not a whole number is an error naming
+    the first (a row of weight w stands for w rows). Checked row by row where every engine reads the
+    rows, so memory, stream and dask stop at the same row with the same message."""
+    if cfg.weight_kind != "frequency":
+        return
+    if (i := first_kept(weights != np.round(weights), keep)) is not None:
+        raise InputError(f"{path}: column '{column}', row {offset + i + HEADER_ROWS}: weight {weights[i]:g} is not a "
+                         f"whole number; weight_kind: frequency needs whole-number weights (use weight_kind: sampling)")
+
+
 #: The largest score magnitude accepted: beyond it, differences of scores (curve spans, bin
 #: widths, the histogram of a score range) overflow to infinity in float64.
 MAX_SCORE_MAGNITUDE = 1e300

@@ -41,6 +41,8 @@ from reportgen.engine.intervals import (
     merge_cells,
 )
 from reportgen.engine.streaming import placements
+from reportgen.errors import InputError
+from reportgen.io.validate import HEADER_ROWS
 
 #: Chunk tables merged into the running table every this many chunks.
 MERGE_EVERY = 8
@@ -264,6 +266,33 @@ class JointCellCounter(CellCounter):
             return self.merged
         assert self.luts is not None
         return replace(self.merged, luts=tuple(self.luts))
+
+
+def table_of_cells(table: ScoreTable, cells: WeightCells | None) -> ScoreTable:
+    """A weighted model's table with its weight sums taken from its weight cells, in one order for
+    every engine; ``table`` itself when unweighted or without cells (past the cap, binned).
+
+    A weight sum depends in its last bits on the order of its additions, and the engines add a
+    model's weights in different orders: memory in the order of the compared rows (an id join
+    reorders a file), stream batch by batch and dask part by part, merged. The cells (rows per
+    (table row, class, weight), :func:`~reportgen.engine.intervals.count_cells`) are the same
+    arrays in the same canonical order in every engine (positives first, then by table row, then
+    by weight; the counts are integers), so per table row and class
+
+        pos_s = Σ_cells rows_c · w_c   (cells of row s, class 1, by ascending weight),
+
+    added by one ``bincount`` in that order (likewise ``neg`` and ``sum_w2 = Σ rows_c·w_c²``),
+    is one number whatever the engine, the chunking or the row order. O(cells), cells ≤ rows.
+    """
+    if cells is None or not table.weighted:
+        return table
+    code, y = cells.codes[0], cells.y
+    mass = cells.rows * cells.w[0]  # exact for a one-row cell; one rounding per cell otherwise
+    n = table.n_distinct
+    pos = np.bincount(code[y], weights=mass[y], minlength=n)
+    neg = np.bincount(code[~y], weights=mass[~y], minlength=n)
+    sum_w2 = float(np.sum(mass * cells.w[0]))
+    return ScoreTable(table.thresholds, pos, neg, table.direction, sum_w2, table.n_rows, True)
 
 
 def capped(cells: WeightCells) -> WeightCells | None:
@@ -725,12 +754,14 @@ class PairedAccumulator:
         correct = [(r < t.cut_index(cut)) == y for r, t, cut in zip(rows, self.tables, self.cuts)]
         self.add_rows(rows, correct, y)
 
-    def add_rows(self, rows: list[np.ndarray], correct: list[np.ndarray], y: np.ndarray) -> None:
-        """One chunk given each model's table row and whether its decision was right, per row."""
-        self.add_moments(self.moments(rows, correct, y))
+    def add_rows(self, rows: list[np.ndarray], correct: list[np.ndarray], y: np.ndarray,
+                 counts: np.ndarray | None = None) -> None:
+        """One chunk given each model's table row and whether its decision was right, per row
+        (``counts``: how many rows each stands for, see :meth:`moments`)."""
+        self.add_moments(self.moments(rows, correct, y, counts))
 
     def moments(self, rows: list[np.ndarray], correct: list[np.ndarray],
-                y: np.ndarray) -> tuple:
+                y: np.ndarray, counts: np.ndarray | None = None) -> tuple:
         """One chunk's terms of :meth:`add_rows`, not yet added: (c10, c01, agree, joint, pair
         tables, approval patterns).
 
@@ -739,10 +770,20 @@ class PairedAccumulator:
         row's pattern of right and wrong decisions as a k-bit code; one ``bincount`` of the
         codes gives every pair's 2×2 table (whole numbers, exact in any order). Reads only the
         tables' placements, so chunks may be computed in threads; :meth:`add_moments` adds them.
+
+        ``counts``: shape (rows,), whole numbers ≥ 0, each row's multiplicity (frequency
+        weights: a row of weight w is w identical rows; the tables are then the tables of the
+        repeated rows, :func:`frequency_table`). Every term is that of the repeated rows: the
+        Gram matrices become Σ_r w_r·a_r·a_rᵀ (equal to the repeated rows' sums up to the order
+        of float additions) and every count a ``bincount`` weighted by ``counts`` (whole
+        numbers below 2^53: exact). Rows of multiplicity 0 count nothing.
         """
         y = np.asarray(y, dtype=bool)
-        pairs = None if self.pair_tables is None else self.pair_tables.moments(rows, y)
-        approval = None if self.approval is None else self.approval.moments(rows, y)
+        if counts is not None:
+            counts = np.asarray(counts, dtype=np.float64)
+            rows = [np.where(counts > 0, r, 0) for r in rows]  # a row of weight 0 need not be in a table
+        pairs = None if self.pair_tables is None else self.pair_tables.moments(rows, y, counts)
+        approval = None if self.approval is None else self.approval.moments(rows, y, counts)
         pos = np.flatnonzero(y)
         neg = np.flatnonzero(~y)
         A10 = np.empty((len(rows), pos.shape[0]))
@@ -750,8 +791,12 @@ class PairedAccumulator:
         for i, (g, v10, v01) in enumerate(zip(rows, self._v10, self._v01)):
             np.take(v10, g[pos], out=A10[i])
             np.take(v01, g[neg], out=A01[i])
-        c10 = A10 @ A10.T
-        c01 = A01 @ A01.T
+        if counts is None:
+            c10 = A10 @ A10.T
+            c01 = A01 @ A01.T
+        else:
+            c10 = (A10 * counts[pos]) @ A10.T
+            c01 = (A01 * counts[neg]) @ A01.T
         del A10, A01
         k = len(correct)
         agree = np.empty((k, k, 2, 2))
@@ -760,11 +805,11 @@ class PairedAccumulator:
             code = np.zeros(y.shape[0], dtype=np.uint16)
             for i, c in enumerate(correct):
                 code |= np.asarray(c, dtype=np.uint16) << i
-            hist = np.bincount(code, minlength=1 << k).astype(np.float64)
+            hist = np.bincount(code, weights=counts, minlength=1 << k).astype(np.float64)
             if self.joint is not None:
                 code <<= 1
                 code |= y
-                joint = np.bincount(code, minlength=1 << (k + 1)).astype(np.float64)
+                joint = np.bincount(code, weights=counts, minlength=1 << (k + 1)).astype(np.float64)
             bits = (np.arange(1 << k)[:, None] >> np.arange(k)[None, :]) & 1  # (patterns, k): 1 = right
             right = bits.T.astype(np.float64)  # (k, patterns)
             wrong = 1.0 - right
@@ -774,10 +819,11 @@ class PairedAccumulator:
             return c10, c01, agree, joint, pairs, approval
         C = np.vstack(correct).astype(np.float64)
         W = 1.0 - C
-        agree[:, :, 0, 0] = C @ C.T
-        agree[:, :, 0, 1] = C @ W.T
-        agree[:, :, 1, 0] = W @ C.T
-        agree[:, :, 1, 1] = W @ W.T
+        Cw, Ww = (C, W) if counts is None else (C * counts, W * counts)
+        agree[:, :, 0, 0] = Cw @ C.T
+        agree[:, :, 0, 1] = Cw @ W.T
+        agree[:, :, 1, 0] = Ww @ C.T
+        agree[:, :, 1, 1] = Ww @ W.T
         return c10, c01, agree, joint, pairs, approval
 
     def add_moments(self, part: tuple) -> None:
@@ -805,6 +851,55 @@ class PairedAccumulator:
         m = self.tables[0].total_pos
         n = self.tables[0].total_neg
         return self.c10 / (m - 1) / m + self.c01 / (n - 1) / n
+
+
+def frequency_table(table: ScoreTable, name: str) -> tuple[ScoreTable, np.ndarray | None]:
+    """A weighted table read as frequency weights: (the table of the repeated rows, row map).
+
+    A row of weight w stands for w identical rows (``weight_kind: frequency``), so the table of
+    the repeated rows has the weight sums as counts, ``n_rows`` and ``sum_w2`` the total weight,
+    is unweighted, and has no score whose rows all weigh 0 (repeated 0 times, they are not
+    there) — the table the in-memory engine builds from the repeated rows, exactly. DeLong, the
+    paired pass and the table bootstrap then apply as to the repeated rows.
+
+    The row map (shape (table rows,), int64) takes a row of ``table`` to its row of the result
+    (0 for a dropped score: only rows of weight 0 have it); None when nothing was dropped. An
+    unweighted table is returned as it is. The weight sums must be whole numbers (each row's
+    weight is checked where the rows are read; this is the check a table alone allows).
+    """
+    if not table.weighted:
+        return table, None
+    counts = np.concatenate([table.pos, table.neg])
+    if not np.all(counts == np.round(counts)):
+        raise InputError(f"model '{name}': weight: weight_kind: frequency needs whole-number weights; the weights of "
+                         f"some scores do not add up to whole numbers (use weight_kind: sampling)")
+    total = float(counts.sum())
+    there = (table.pos + table.neg) > 0
+    if there.all():
+        return ScoreTable(table.thresholds, table.pos, table.neg, table.direction, total, int(total), False), None
+    row_map = np.maximum(np.cumsum(there) - 1, 0).astype(np.int64)
+    return ScoreTable(table.thresholds[there], table.pos[there], table.neg[there], table.direction, total, int(total),
+                      False), row_map
+
+
+def check_same_repeats(names: list[str], files: list[str], weights: list[np.ndarray | None],
+                       rows: np.ndarray | None) -> None:
+    """Frequency weights of aligned rows: a row is one row in every model, so it must be repeated
+    alike — every model's weight of it equal (each model's weights in the common row order; None:
+    unweighted, 1). Else an error naming both files and the first model's file row (``rows``: its
+    0-based file positions), worded alike in every engine."""
+    w0 = np.ones(0) if weights[0] is None else np.asarray(weights[0], dtype=np.float64)
+    for j, w in enumerate(weights[1:], start=1):
+        a = np.ones_like(w) if weights[0] is None and w is not None else w0
+        b = np.ones_like(a) if w is None else np.asarray(w, dtype=np.float64)
+        if a.shape != b.shape or np.array_equal(a, b):
+            continue
+        i = int(np.flatnonzero(a != b)[0])
+        row = i if rows is None else int(rows[i])
+        raise InputError(
+            f"{files[0]} and {files[j]}: weight: weight_kind: frequency repeats each row by its weight, but row "
+            f"{row + HEADER_ROWS} of model '{names[0]}' weighs {a[i]:g} and the same row of model '{names[j]}' "
+            f"weighs {b[i]:g}")
 
 
 def agreement(correct: list[np.ndarray], weights: list[np.ndarray | None]) -> np.ndarray:

@@ -432,6 +432,7 @@ def _binary(cfg: Config, dask: Any, progress: L.Progress | None, digests: Digest
             table, grouper, binning = L.binned_result(cfg, m.name, acc, warnings)
         V.check_both_classes(cfg, path, st.cols["label"], st.labels, table.total_pos, table.total_neg, st.cols.get("weight"))
         cells = None if binning is not None or st.acc.weight_cells is None else st.acc.weight_cells.cells(table)
+        table = S.table_of_cells(table, cells)  # weight sums in one order for every engine
         models.append(L.StreamedModel(m.name, str(path), m.direction, m.probabilities, m.threshold, table, binning, grouper,
                                       cells))
     dropped.extend(left_out)

@@ -134,6 +134,8 @@ def evidence_of_rows(models: Sequence[ModelRows], threshold: float = 0.5, audit:
     ``unpaired_reason``: the pairing reason when the rows do not line up).
     ``weight_kind: frequency``: the rows are repeated by their weights first (:func:`as_repeated_rows`)."""
     if weight_kind == "frequency":
+        if aligned and len(models) > 1:  # one row, one repetition in every model
+            S.check_same_repeats([m.name for m in models], [m.file for m in models], [m.weights for m in models], None)
         models = as_repeated_rows(models)
     ev_models, codes = [], []
     weights: list[np.ndarray | None] = [None if m.weights is None or np.all(m.weights == 1) else np.asarray(m.weights, dtype=np.float64)
@@ -152,6 +154,7 @@ def evidence_of_rows(models: Sequence[ModelRows], threshold: float = 0.5, audit:
         key = m.threshold_key or ("threshold" if m.threshold is None else f"models['{m.name}'].threshold")
         # a weighted model's rows per (table row, class, weight): what every engine counts
         cells = None if not table.weighted else S.capped(count_cells(code, m.y, m.weights))
+        table = S.table_of_cells(table, cells)  # weight sums in one order for every engine
         ev_models.append(BinaryModelEvidence(m.name, m.file, table, t, key, m.probabilities, cells=cells))
         if need_codes:
             codes.append(code)
@@ -174,12 +177,23 @@ def compare_rows(models: Sequence[ModelRows], settings: Settings, threshold: flo
 
 def binary_evidence_of_rows(cfg: Config, data) -> BinaryEvidence:
     """Evidence of an in-memory :class:`~reportgen.io.dataset.Dataset` (rows aligned across models)."""
+    _check_frequency_alignment(cfg, data)
     rows = []
     for m in data.models:
         t, key = _threshold(cfg, m.name)
         rows.append(ModelRows(m.name, m.file, m.scores, m.y, m.weights, m.direction, m.probabilities, t, key))
     return evidence_of_rows(rows, float(cfg.threshold), _audit(data), bool(data.paired), cfg.weight_kind,
                             tuple(cfg.approval_rates), data.unpaired_reason)
+
+
+def _check_frequency_alignment(cfg: Config | None, data) -> None:
+    """``weight_kind: frequency`` over aligned rows: every model repeats a row alike (the streamed
+    engines' paired pass checks the same, range by range:
+    :func:`~reportgen.reduce.accumulators.check_same_repeats`)."""
+    if cfg is None or cfg.weight_kind != "frequency" or not data.paired or len(data.models) < 2:
+        return
+    ms = data.models
+    S.check_same_repeats([m.name for m in ms], [m.file for m in ms], [m.weights for m in ms], ms[0].rows)
 
 
 def _row_pairing(models: list[BinaryModelEvidence], codes: list[np.ndarray], y: np.ndarray,
@@ -225,22 +239,17 @@ def _pairing_of(acc: S.PairedAccumulator) -> Pairing:
 
 
 def as_frequency_table(table: ScoreTable, name: str) -> ScoreTable:
-    """A weighted table read as frequency weights: the table of the repeated rows (weights as counts,
-    ``n_rows`` and ``sum_w2`` the total weight, unweighted), so DeLong and the table bootstrap apply
-    exactly as to the repeated rows. The per-score counts must be whole numbers."""
-    if not table.weighted:
-        return table
-    counts = np.concatenate([table.pos, table.neg])
-    if not np.all(counts == np.round(counts)):
-        raise InputError(f"model '{name}': weight: weight_kind: frequency needs whole-number weights; the weights of "
-                         f"some scores do not add up to whole numbers (use weight_kind: sampling)")
-    total = float(counts.sum())
-    return ScoreTable(table.thresholds, table.pos, table.neg, table.direction, total, int(total), False)
+    """A weighted table read as frequency weights: the table of the repeated rows
+    (:func:`reportgen.reduce.accumulators.frequency_table`)."""
+    return S.frequency_table(table, name)[0]
 
 
 def binary_evidence_of_stream(cfg: Config, data) -> BinaryEvidence:
     """Evidence of :class:`~reportgen.reduce.local.StreamedData` (engines stream and dask);
-    ``weight_kind: frequency``: each table read as the table of its repeated rows."""
+    ``weight_kind: frequency``: each table read as the table of its repeated rows, and the paired
+    pass (:class:`~reportgen.reduce.local.BinaryPairs`) counted the rows with their weights as
+    multiplicities on those tables — DeLong's covariance, McNemar's tables, the pattern counts,
+    the joint pair tables and the approval patterns of the repeated rows, as in memory."""
     models = []
     for m in data.models:
         t, key = _threshold(cfg, m.name)
@@ -251,7 +260,7 @@ def binary_evidence_of_stream(cfg: Config, data) -> BinaryEvidence:
     if len(models) < 2:
         pairing = Pairing("aligned", "single_model")
     elif isinstance(acc, S.AgreementAccumulator):  # weighted aligned rows: McNemar's tables and the joint cells
-        cells = None if acc.cells is None or cfg.weight_kind == "frequency" else acc.cells.result()
+        cells = None if acc.cells is None else acc.cells.result()
         pairing = Pairing("aligned", "aligned", None, acc.agree.copy(), None, acc.rows.copy(), cells=cells)
     elif acc is None:
         pairing = unpaired(data.paired_reason)
@@ -280,6 +289,7 @@ def multiclass_evidence_of_rows(cfg: Config, data) -> MulticlassEvidence:
     (``weight_kind: frequency``: each row repeated by its weight first)."""
     k = len(data.classes)
     mods = list(data.models)
+    _check_frequency_alignment(cfg, data)
     if cfg is not None and cfg.weight_kind == "frequency":
         mods = [_repeat_multiclass(m) for m in mods]
     models, correct, weights = [], [], []

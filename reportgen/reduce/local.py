@@ -22,7 +22,8 @@ Passes over the data, both tasks:
    files joined by id): the paired statistics (:func:`pair_pass`). Each model's kept rows are
    read again and spilled by their common index (:class:`reportgen.io.pairs.RowSpill`), so files
    joined by id in any order pair exactly as in memory. Binary: DeLong's covariance, McNemar's
-   tables and the pattern counts (:class:`~reportgen.reduce.accumulators.PairedAccumulator`);
+   tables and the pattern counts (:class:`~reportgen.reduce.accumulators.PairedAccumulator`;
+   frequency weights as each row's multiplicity);
    with every model in one file, unweighted, the rows' table codes kept in pass 1 (at most
    :data:`ROW_CODES_BUDGET` bytes) make this pass a lookup in memory. Multiclass: McNemar's
    2×2 table of (baseline correct, model correct) per comparison.
@@ -635,6 +636,7 @@ def kept_rows(cfg: Config, st: ModelState, path: Path, batch: Batch, offset: int
     st.count_dropped(counts)
     if weights is not None:
         V.check_weights(path, cols["weight"], weights, keep, offset)
+        V.check_whole_weights(cfg, path, cols["weight"], weights, keep, offset)
     V.check_score_range(path, cols["score"], scores, keep, offset)
     if st.cfg.probabilities is True:
         V.check_probabilities(path, st.cfg.name, [cols["score"]], scores, keep, offset)
@@ -737,6 +739,7 @@ def load_streamed(cfg: Config, progress: Progress | None = None) -> StreamedData
         cells = None  # weighted rows per (table row, class, weight): exact tables only
         if binning is None and st.acc.weight_cells is not None:
             cells = st.acc.weight_cells.cells(table)
+            table = S.table_of_cells(table, cells)  # weight sums in one order for every engine
         models.append(StreamedModel(m.name, str(path), m.direction, m.probabilities, m.threshold, table, binning, grouper,
                                     cells))
         if rows is not None and rows.ok:
@@ -787,7 +790,10 @@ def pair_records(codes: np.ndarray, y: np.ndarray, w: np.ndarray | None, rows: n
 class BinaryPairs:
     """The paired statistics of binary models over rows put side by side: DeLong's cross-moments,
     McNemar's tables and the pattern counts (:class:`~reportgen.reduce.accumulators.PairedAccumulator`;
-    weighted rows: McNemar's tables only, :class:`~reportgen.reduce.accumulators.AgreementAccumulator`).
+    sampling weights: McNemar's tables and the joint weight cells,
+    :class:`~reportgen.reduce.accumulators.AgreementAccumulator`; frequency weights: the
+    accumulator on the tables of the repeated rows, each row's weight its multiplicity, so every
+    statistic is the repeated rows' as in memory).
 
     The pairing protocol, shared with :class:`McNemarPairs` (the local and the Dask runners drive
     either): ``records`` (a batch's compared rows of one model), ``add`` (a range of common rows,
@@ -801,6 +807,12 @@ class BinaryPairs:
         tables, groupers = shared
         self.cfg, self.groupers = cfg, groupers
         self.names, self.files = [m.name for m in cfg.models], files or [m.file for m in cfg.models]
+        # frequency weights: a row of weight w is w rows, counted on the tables of the repeated
+        # rows with the weight as each row's multiplicity (what memory gets by repeating the rows)
+        self.frequency = cfg.weight_kind == "frequency" and any(t.weighted for t in tables)
+        self.row_maps: list[np.ndarray | None] = [None] * len(tables)
+        if self.frequency:
+            tables, self.row_maps = map(list, zip(*(S.frequency_table(t, n) for t, n in zip(tables, self.names))))
         self.acc = S.PairedAccumulator(tables, [m.threshold if m.threshold is not None else cfg.threshold for m in cfg.models],
                                        approval_rates=tuple(cfg.approval_rates))
         weighted = any(t.weighted for t in tables)
@@ -818,13 +830,15 @@ class BinaryPairs:
         """One range of common rows (labels that differ row by row are memory's error)."""
         check_same_truth(self.names, self.files, recs)
         y = recs[0]["y"]
-        codes = [r["code"] for r in recs]
+        codes = [r["code"] if lut is None else lut[r["code"]] for r, lut in zip(recs, self.row_maps)]
         correct = [(c < ci) == y for c, ci in zip(codes, self.cuts)]
         if self.agree is not None:
             weights = [r["w"] for r in recs]
             self.agree.add(correct, weights)
             if self.agree.cells is not None:
                 self.agree.cells.add(codes, y, weights)
+        elif self.frequency:
+            self.acc.add_rows(codes, correct, y, repeats(self.names, self.files, recs))
         else:
             self.acc.add_rows(codes, correct, y)
 
@@ -837,6 +851,13 @@ class BinaryPairs:
 
     def result(self) -> tuple[S.PairedAccumulator | S.AgreementAccumulator, None]:
         return (self.agree if self.agree is not None else self.acc), None
+
+
+def repeats(names: list[str], files: list[str], recs: list[np.ndarray]) -> np.ndarray:
+    """Frequency weights of one range of common rows as each row's multiplicity (field ``w``),
+    every model's weight of a row being the same (:func:`~reportgen.reduce.accumulators.check_same_repeats`)."""
+    S.check_same_repeats(names, files, [r["w"] for r in recs], recs[0]["row"])
+    return recs[0]["w"]
 
 
 def paired_pass(cfg: Config, by_file: dict[Path, list[ModelPass]], states: list[ModelPass], read: dict[Path, int],
@@ -989,6 +1010,7 @@ def class_rows(cfg: Config, st: ModelCounts, ids: ClassIds, batch: Batch, path: 
     keep = V.keep_rows(cfg, path, checks, offset, st.dropped)
     if weights is not None:
         V.check_weights(path, cols["weight"], weights, keep, offset)
+        V.check_whole_weights(cfg, path, cols["weight"], weights, keep, offset)
     keep = np.ones(n, dtype=bool) if keep is None else keep
     if scores is not None and st.cfg.probabilities is True:
         V.check_probabilities(path, st.cfg.name, st.score_cols, scores, keep, offset)
@@ -1165,6 +1187,8 @@ class McNemarPairs:
         baseline's weights weigh every pair, as the in-memory evidence weighs them (one weight per
         row: the first model's)."""
         check_same_truth(self.names, self.files, recs)
+        if self.cfg.weight_kind == "frequency":
+            repeats(self.names, self.files, recs)
         b = recs[self.names.index(self.cfg.baseline_name)]
         w = recs[0]["w"]
         self.has_weights = self.has_weights or bool(np.any(w != 1))

@@ -426,6 +426,45 @@ def test_a_class_whose_weights_are_all_zero_is_one_error_everywhere(weights, tmp
     assert ("column 'w': every row has weight 0" if sum(weights) == 0 else "column 'w': every positive row has weight 0") in line
 
 
+@pytest.mark.parametrize("task", ["binary", "multiclass"])
+def test_frequency_weights_that_are_not_whole_numbers_name_the_row_in_every_engine(task, tmp_path, scheduler, capsys):
+    """Memory named the row among the compared rows; stream and dask only noticed when a score's
+    weights did not add up to a whole number (1.5 + 0.5 at one score passed)."""
+    df = rows(40)
+    df["w"] = 1.0
+    df.loc[5, "w"], df.loc[6, "w"], df.loc[6, "s"] = 1.5, 0.5, df.loc[5, "s"]  # one score: weights add up to 2
+    if task == "multiclass":
+        df["p"] = np.where(df["s"] > 0.5, 1, 0)
+    df.to_csv(tmp_path / "a.csv", index=False)
+    model = {"name": "a", "file": "a.csv", **({"score": "s"} if task == "binary" else {"prediction": "p"})}
+    extra = {"task": "multiclass", "classes": [0, 1]} if task == "multiclass" else {}
+    cfg = config(tmp_path, [model, {**model, "name": "b"}], weight="w", weight_kind="frequency", **extra)
+    line = same_everywhere(cfg, scheduler, capsys)
+    assert line.endswith("a.csv: column 'w', row 7: weight 1.5 is not a whole number; weight_kind: frequency needs "
+                         "whole-number weights (use weight_kind: sampling)"), line
+
+
+@pytest.mark.parametrize("task", ["binary", "multiclass"])
+def test_frequency_weights_that_differ_between_joined_files_are_one_error_everywhere(task, tmp_path, scheduler, capsys):
+    """Memory repeated each model's rows by its own weights and stopped with an internal error
+    (arrays of different lengths); stream and dask counted the first model's weights."""
+    a = rows(30)
+    a["w"] = np.arange(30) % 3 + 1
+    b = a.iloc[::-1].reset_index(drop=True)
+    b.loc[b["id"] == 9, "w"] += 1  # one row weighs more in b's file
+    if task == "multiclass":
+        a["p"], b["p"] = (a["s"] > 0.5).astype(int), (b["s"] > 0.4).astype(int)
+    a.to_csv(tmp_path / "a.csv", index=False)
+    b.to_csv(tmp_path / "b.csv", index=False)
+    col = {"score": "s"} if task == "binary" else {"prediction": "p"}
+    extra = {"task": "multiclass", "classes": [0, 1]} if task == "multiclass" else {}
+    cfg = config(tmp_path, [{"name": "a", "file": "a.csv", **col}, {"name": "b", "file": "b.csv", **col}],
+                 id="id", weight="w", weight_kind="frequency", **extra)
+    line = same_everywhere(cfg, scheduler, capsys)
+    assert "weight_kind: frequency repeats each row by its weight, but row 10 of model 'a' weighs 3 and the same " \
+           "row of model 'b' weighs 4" in line, line
+
+
 def test_scores_near_the_float_limit_are_refused_not_overflowed(tmp_path, scheduler, capsys):
     """Scores of ±1e308 overflowed the histogram's range (internal error, exit 1)."""
     pd.DataFrame({"y": [0, 1, 0, 1, 0, 1], "s": [-1e308, 1e308, 1e307, -1e307, 0, 5]}).to_csv(tmp_path / "a.csv", index=False)

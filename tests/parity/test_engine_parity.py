@@ -3,7 +3,7 @@
 The promise of the architecture is that "a number never depends on which engine produced it":
 each engine reduces rows to evidence and one driver turns evidence into results. These tests
 hold the engines to it on small inputs that exercise what differs between the reading paths:
-ties, weights, both score directions, an id join of shuffled files, rows dropped by
+ties, weights (sampling and frequency), both score directions, an id join of shuffled files, rows dropped by
 ``missing: drop``, a threshold outside the scores, several files against one file and a
 partitioned Parquet dataset, for ``task: binary`` and ``task: multiclass``, plus the two demos.
 
@@ -95,6 +95,10 @@ def _binary_frame(seed: int = 11, n: int = N) -> pd.DataFrame:
         "a": np.round(rng.normal(size=n) + 1.2 * y, 1),
         "b": 600 - np.round(20 * (rng.normal(size=n) + 0.8 * y)),
         "w": np.round(rng.uniform(0.25, 3.0, n), 2),
+        # a third model (two decimals, higher = riskier) and whole-number weights with zeros
+        # (frequency weights: a row of weight 0 is no row; a score whose rows all weigh 0 is none)
+        "c": np.round(rng.normal(size=n) + 0.6 * y, 2),
+        "wi": rng.integers(0, 4, n),
     })
 
 
@@ -123,9 +127,9 @@ def data_dir(tmp_path_factory) -> Path:
     d = tmp_path_factory.mktemp("parity")
     b = _binary_frame()
     b.to_csv(d / "bin.csv", index=False)
-    b[["id", "day", "y", "a", "w"]].to_csv(d / "bin_a.csv", index=False)
-    b[["id", "day", "y", "b", "w"]].to_csv(d / "bin_b.csv", index=False)
-    b[["id", "day", "y", "b", "w"]].sample(frac=1.0, random_state=3).to_csv(d / "bin_b_shuffled.csv", index=False)
+    b[["id", "day", "y", "a", "w", "wi"]].to_csv(d / "bin_a.csv", index=False)
+    b[["id", "day", "y", "b", "w", "wi"]].to_csv(d / "bin_b.csv", index=False)
+    b[["id", "day", "y", "b", "w", "wi"]].sample(frac=1.0, random_state=3).to_csv(d / "bin_b_shuffled.csv", index=False)
     rng = np.random.default_rng(5)
     holes = b.astype({"y": float})
     rows = rng.choice(N, 60, replace=False)
@@ -167,6 +171,9 @@ class Case:
 BOOT = {"resamples": 30, "seed": 5}
 A = {"name": "a", "file": "bin.csv", "score": "a"}
 B_LOWER = {"name": "b", "file": "bin.csv", "score": "b", "direction": "lower", "threshold": 585}
+C = {"name": "c", "file": "bin.csv", "score": "c", "threshold": 0.3}
+#: frequency weights (whole numbers, zeros among them): every engine counts a row of weight w as w rows
+FREQUENCY = {"weight": "wi", "weight_kind": "frequency", "approval_rates": [0.7]}
 BINARY = {"title": "parity", "label": "y", "threshold": 0.5, "beta": 2, "bootstrap": BOOT, "date": "day"}
 MC_CLASSES = ["low", "mid", "high"]
 MC_M = {"name": "m", "file": "mc.csv", "scores": {c: f"m_{c}" for c in MC_CLASSES}, "probabilities": True}
@@ -178,6 +185,12 @@ CASES = [
     Case("binary_demo", {"demo": "demo.yaml", "bootstrap": {"resamples": 20, "seed": 7}}),
     Case("binary_ties_both_directions_one_file", {**BINARY, "models": [A, B_LOWER]}),
     Case("binary_weights", {**BINARY, "weight": "w", "models": [A, B_LOWER]}),
+    # a weighted model joined by id to a shuffled file: its weights are read in another order
+    Case("binary_weights_id_join_shuffled_file", {
+        **BINARY, "weight": "w", "id": "id", "models": [{**A, "file": "bin_a.csv"}, {**B_LOWER, "file": "bin_b_shuffled.csv"}]}),
+    Case("binary_frequency_weights_three_models", {**BINARY, **FREQUENCY, "models": [A, B_LOWER, C]}),
+    Case("binary_frequency_weights_id_join_shuffled_file", {
+        **BINARY, **FREQUENCY, "id": "id", "models": [{**A, "file": "bin_a.csv"}, {**B_LOWER, "file": "bin_b_shuffled.csv"}]}),
     # the same rows in two files (in the same order, or shuffled): memory joins them by id
     *(Case(name, {**BINARY, "id": "id", "models": [{**A, "file": "bin_a.csv"}, {**B_LOWER, "file": file_b}]})
       for name, file_b in (("binary_several_files_same_order", "bin_b.csv"),
