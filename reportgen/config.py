@@ -339,6 +339,10 @@ class StreamConfig(Strict):
     is not binned: a score column with more table entries is an error (round the scores); the
     compared rows kept as distinct rows for the row bootstrap of the averaged AUCs and of the
     differences stop at this many too (past it: capability ``needs_rows``).
+
+    ``seed``: of the sample of scores that places the quantile bins' edges. Binning shapes the
+    reduction itself, so it has its own seed: ``bootstrap.seed`` (applied after the reduction)
+    changes the intervals, never the tables.
     """
 
     batch_rows: int = Field(1_000_000, ge=1_000)
@@ -346,6 +350,7 @@ class StreamConfig(Strict):
     bins: int = Field(100_000, ge=10)
     binning: Literal["quantile", "fixed"] = "quantile"
     sample_per_batch: int = Field(2_000, ge=10)
+    seed: int = Field(20240601, ge=0, lt=2**63)
 
 
 class CheckConfig(Strict):

@@ -299,3 +299,22 @@ def test_models_with_their_own_label_columns_that_differ_are_refused_as_in_memor
     for engine, extra in (("memory", {}), ("stream", {"stream": {"batch_rows": 1_000}})):
         with pytest.raises(InputError, match=rf"model 'b': row {first} has a different label than in 'a'"):
             _run(cfg, engine, **extra)
+
+
+def test_binning_has_its_own_seed_and_the_bootstrap_seed_never_moves_the_tables(lake):
+    """stream.seed places the quantile bins (the reduction); bootstrap.seed, applied after the
+    reduction, changes intervals only (issue 15: settings that shape the reduction are separate)."""
+    cfg = _config(lake, "ds")
+    binning = {"max_distinct_scores": 300, "bins": 100, "batch_rows": 9_000}
+
+    def run(boot_seed: int, stream_seed: int):
+        return _run(cfg, "stream", stream={**binning, "seed": stream_seed},
+                    bootstrap={"resamples": 0, "seed": boot_seed})
+
+    base = run(1, 5)
+    other_boot = run(2, 5)
+    other_stream = run(1, 6)
+    for name in ("a", "b"):
+        assert other_boot.models[name].metrics == base.models[name].metrics
+        assert other_boot.models[name].binning == base.models[name].binning
+    assert any(other_stream.models[n].binning != base.models[n].binning for n in ("a", "b"))

@@ -335,7 +335,7 @@ def _map_part(cfg: Config, part: str, k: int, templates: list[L.ModelState], ind
     states = [st.fresh(cfg, Path(part), None if index is None else index[st.cfg.name], index is None) for st in templates]
     dates: list = []
     with hashing() as digests:
-        read = L.fold_file(cfg, states, Path(part), np.random.default_rng([cfg.bootstrap.seed, k]), dates)
+        read = L.fold_file(cfg, states, Path(part), np.random.default_rng([cfg.stream.seed, k]), dates)
     for st in states:
         st.sample = [np.concatenate(st.sample) if st.sample else np.empty(0)]
         st.path = path  # from here on the dataset is named (the join, results)

@@ -696,7 +696,7 @@ def load_streamed(cfg: Config, progress: Progress | None = None) -> StreamedData
     codes = [RowCodes() if len({m.file for m in cfg.models}) == 1 and len(cfg.models) > 1 else None]
 
     def read_all(by_file: dict[Path, list[ModelState]], first: bool) -> tuple[dict[Path, int], list]:
-        rng = np.random.default_rng(cfg.bootstrap.seed)  # one sample stream over the files, in their order
+        rng = np.random.default_rng(cfg.stream.seed)  # one sample stream over the files, in their order
         if not first:
             codes[0] = None
         return read_files(by_file, lambda path, sts, dates: fold_file(cfg, sts, path, rng, dates, codes[0]), progress)
