@@ -234,8 +234,10 @@ def _first_map(cfg: Config, dask: Any, by_file: dict[Path, list], parts_of_file:
         results = dask.compute(*graphs)
     except InputError as exc:  # a part's row named as memory and stream name it (the dataset, its row)
         raise named_by_dataset(exc, parts_of_file) from None
-    for r in results:
+    for path, r in zip(by_file, results):
         if isinstance(r, _Failed):
+            if r.k > 0 and isinstance(r.error, V.RowFault):  # an earlier part may hold what makes an earlier row bad
+                L.first_fault(cfg, path)
             raise named_by_dataset(r.error, parts_of_file)
     return results
 
@@ -421,6 +423,8 @@ def _binary(cfg: Config, dask: Any, progress: L.Progress | None, digests: Digest
         dropped += [(m.name, reason, rows) for reason, rows in st.dropped.items()]
         if st.rows == 0:
             raise V.no_rows_left(path, m.name)
+        if len(st.labels) > 2:  # a third label first met in a later part: its row, as stream names it
+            L.first_fault(cfg, path)
         V.check_two_labels(path, st.cols["label"], st.labels)
         table, binning, grouper = st.acc.table, None, None
         if st.acc.overflowed:

@@ -243,12 +243,36 @@ def date_span(seen: list) -> tuple[str, str] | None:
     return (min(seen).date().isoformat(), max(seen).date().isoformat()) if seen else None
 
 
-def note_dates(cfg: Config, batch: Batch, path: Path, offset: int, seen: list | None) -> None:
-    """A batch's first and last date added to ``seen`` (when a date column is set); bad dates are errors."""
+def note_dates(cfg: Config, batch: Batch, path: Path, offset: int, seen: list | None) -> V.RowFault | None:
+    """A batch's first and last date added to ``seen`` (when a date column is set); the first bad
+    date is returned as a fault (raised by :func:`checked_batch` with the models' faults)."""
     if cfg.date and seen is not None:
-        d = dates_of(batch.series(cfg.date), path, cfg.date, offset)
+        faults = V.Faults()
+        d = dates_of(batch.series(cfg.date), path, cfg.date, offset, faults)
+        if faults.best is not None:
+            return V.RowFault(faults.best[2], faults.best[0])
         if d.notna().any():
             seen += [d.min(), d.max()]
+    return None
+
+
+def fault_of(fn: Callable[..., Any], *args: Any) -> Any:
+    """``fn(*args)``, or the :class:`~reportgen.io.validate.RowFault` it raised (returned): the
+    faults of every model of a batch are gathered before the earliest is raised."""
+    try:
+        return fn(*args)
+    except V.RowFault as f:
+        return f
+
+
+def checked_batch(cfg: Config, path: Path, batch: Batch, offset: int, dates: list | None, results: list) -> list:
+    """Raise the earliest fault of a batch (:class:`~reportgen.io.validate.RowFault`: its date,
+    then each model's rules in config order, ``results`` per model, a fault or a result);
+    else the results. Every engine reads a file batch by batch (memory: one batch), so this is
+    where "the earliest bad row in the file" is decided."""
+    date = note_dates(cfg, batch, path, offset, dates)
+    V.earliest([date, *(r for r in results if isinstance(r, V.RowFault))])
+    return results
 
 
 def check_same_truth(names: list[str], files: list[str], recs: list[np.ndarray]) -> None:
@@ -354,9 +378,8 @@ def check_first_batches(cfg: Config) -> tuple[dict[Path, int], bool]:
         first = next(read, None)
         if first is None:
             raise no_rows(path)
-        note_dates(cfg, first[0], path, 0, [])
+        checked_batch(cfg, path, first[0], 0, [], [fault_of(check, st, path, first[0], 0) for st in states])
         for st in states:
-            check(st, path, first[0], 0)
             if st.ids is not None:
                 check_unique(st.keyed())
         checked[path] = len(first[0])
@@ -365,6 +388,19 @@ def check_first_batches(cfg: Config) -> tuple[dict[Path, int], bool]:
         except InputError:  # past the first batch: the run's to report (bounded memory, bounded reading)
             whole = False
     return checked, whole
+
+
+def first_fault(cfg: Config, path: Path) -> None:
+    """Raise the earliest fault of the dataset ``path`` as ``engine: stream`` meets it, reading its
+    parts in order. ``engine: dask`` calls it (an error path only) when a part other than the
+    first failed, or the parts' labels together are more than two: a fault that needs the rows
+    before it (a third label, first met in another part) or lies on an earlier row than the part's
+    own is then named as the other engines name it."""
+    if cfg.task == "multiclass":
+        _configured, ids, by_file = plan_multiclass(cfg)
+        fold_class_file(cfg, by_file[path], ids, path, [])
+    else:
+        fold_file(cfg, plan_binary(cfg)[path], path, np.random.default_rng(0), [])
 
 
 def load_dataset(cfg: Config) -> Dataset:
@@ -414,13 +450,28 @@ def _rows(keep: np.ndarray | None, n: int) -> np.ndarray:
     return np.arange(n) if keep is None else np.flatnonzero(keep)
 
 
+def rows_first(cfg: Config, one: dict[Path, Batch], check: Callable[[int], Any]) -> list:
+    """``engine: memory``: every file's row rules (``check(i)``: model ``i``'s, on its file as one
+    batch) before any whole-file rule, file by file in the order the streamed engines read them,
+    each file's earliest bad row raised (:func:`checked_batch`); else each model's result."""
+    out: list = [None] * len(cfg.models)
+    by_file: dict[Path, list[int]] = {}
+    for i, m in enumerate(cfg.models):
+        by_file.setdefault(Path(m.file), []).append(i)
+    for path, idx in by_file.items():
+        for i, r in zip(idx, checked_batch(cfg, path, one[path], 0, [], [fault_of(check, i) for i in idx])):
+            out[i] = r
+    return out
+
+
 def _binary_rows(cfg: Config, one: dict[Path, Batch]) -> tuple[list[ModelData], list[ModelState], list[str]]:
     """Every binary model's kept rows (one batch per file), its pass, and the threshold warnings."""
     models, passes, warnings = [], [], []
+    states = [new_state(cfg, m, Path(m.file)) for m in cfg.models]
+    kept = rows_first(cfg, one, lambda i: kept_rows(cfg, states[i], states[i].path, one[states[i].path], 0))
     for i, m in enumerate(cfg.models):
-        path = Path(m.file)
-        st = new_state(cfg, m, path)
-        s, y, w, keep = kept_rows(cfg, st, path, one[path], 0)
+        path, st = Path(m.file), states[i]
+        s, y, w, keep = kept[i]
         if s.shape[0] == 0:
             raise V.no_rows_left(path, m.name)
         pos, neg = (float(y.sum()), float((~y).sum())) if w is None else (float(w[y].sum()), float(w[~y].sum()))
@@ -454,10 +505,12 @@ def _class_rows(cfg: Config, one: dict[Path, Batch]) -> tuple[list[ModelData], l
     configured = configured_classes(cfg)
     ids = ClassIds(configured)
     parsed = []
+    states = [new_counts(cfg, i, m, Path(m.file), configured, ids).collecting(cfg, None, True)
+              for i, m in enumerate(cfg.models)]
+    rows = rows_first(cfg, one, lambda i: class_rows(cfg, states[i], ids, one[states[i].path], states[i].path, 0))
     for i, m in enumerate(cfg.models):
-        path = Path(m.file)
-        st = new_counts(cfg, i, m, path, configured, ids).collecting(cfg, None, True)
-        keep, truth, pred, scores, weights = class_rows(cfg, st, ids, one[path], path, 0)
+        path, st = Path(m.file), states[i]
+        keep, truth, pred, scores, weights = rows[i]
         if not keep.any():
             raise V.no_rows_left(path, m.name)
         if weights is not None:
@@ -614,8 +667,9 @@ def kept_rows(cfg: Config, st: ModelState, path: Path, batch: Batch, offset: int
     import pyarrow.compute as pc  # noqa: PLC0415
 
     cols = st.cols
-    scores = batch.numeric(cols["score"], path, offset)
-    weights = batch.numeric(cols["weight"], path, offset) if "weight" in cols else None
+    faults = V.Faults()  # every rule over the batch, then the earliest bad row raised
+    scores = batch.numeric(cols["score"], path, offset, faults)
+    weights = batch.numeric(cols["weight"], path, offset, faults) if "weight" in cols else None
     ids = batch.ids(cols["id"]) if "id" in cols else None
     checks = []
     if not np.isfinite(scores).all():
@@ -628,16 +682,20 @@ def kept_rows(cfg: Config, st: ModelState, path: Path, batch: Batch, offset: int
     if ids is not None and ids.null_count:
         checks.append((V.missing_id(cols["id"]), np.asarray(pc.is_null(ids).to_numpy(zero_copy_only=False), dtype=bool)))
     counts: dict[str, int] = {}
-    keep = V.keep_rows(cfg, path, checks, offset, counts) if checks else None
-    st.count_dropped(counts)
+    keep = V.keep_rows(cfg, path, checks, offset, counts, faults) if checks else None
     if weights is not None:
-        V.check_weights(path, cols["weight"], weights, keep, offset)
-    V.check_score_range(path, cols["score"], scores, keep, offset)
+        V.check_weights(path, cols["weight"], weights, keep, offset, faults)
+    V.check_score_range(path, cols["score"], scores, keep, offset, faults)
     if st.cfg.probabilities is True:
-        V.check_probabilities(path, st.cfg.name, [cols["score"]], scores, keep, offset)
+        V.check_probabilities(path, st.cfg.name, [cols["score"]], scores, keep, offset, faults)
+    labels = batch.distinct(cols["label"], keep)
+    if len(st.labels.union(labels)) > 2:
+        V.third_label(path, cols["label"], st.labels, np.asarray(batch.keys(cols["label"]).to_numpy(zero_copy_only=False), dtype=object), _rows(keep, len(batch)), offset,
+                      faults)
+    faults.check()
+    st.count_dropped(counts)
     keep = st.narrow(keep, offset, len(batch), ids)
-    st.labels.update(batch.distinct(cols["label"], keep))
-    V.check_two_labels(path, cols["label"], st.labels)
+    st.labels.update(labels if keep is None or st.index is None else batch.distinct(cols["label"], keep))
     y = batch.matches(cols["label"], V.label_key(cfg.positive))
     st.collect(keep, offset, len(batch), ids, y)
     if keep is None:
@@ -646,8 +704,12 @@ def kept_rows(cfg: Config, st: ModelState, path: Path, batch: Batch, offset: int
 
 
 def _fold_model(cfg: Config, path: Path, batch: Batch, offset: int, st: ModelState):
-    """One model's part of a batch in pass 1 (its own state only, so models run in threads)."""
-    s, y, w = validated(cfg, st, path, batch, offset)
+    """One model's part of a batch in pass 1 (its own state only, so models run in threads); a
+    fault is returned (:func:`checked_batch`)."""
+    try:
+        s, y, w = validated(cfg, st, path, batch, offset)
+    except V.RowFault as f:
+        return f
     st.acc.add(s, y, w)
     return s, y, w
 
@@ -663,8 +725,8 @@ def fold_file(cfg: Config, states: list[ModelState], path: Path, rng: np.random.
     """
     offset = 0
     for batch, offset in batches(cfg, path, states):
-        note_dates(cfg, batch, path, offset, dates)
-        folded = ordered_map(functools.partial(_fold_model, cfg, path, batch, offset), states)
+        folded = checked_batch(cfg, path, batch, offset, dates,
+                               list(ordered_map(functools.partial(_fold_model, cfg, path, batch, offset), states)))
         for st, (s, y, w) in zip(states, folded):
             if rows is not None and rows.ok:
                 if st.dropped or w is not None:
@@ -977,22 +1039,27 @@ def class_rows(cfg: Config, st: ModelCounts, ids: ClassIds, batch: Batch, path: 
     """(keep, truth, pred, scores, weights) of one batch for one model: every row validated
     (errors name the global row), ``keep`` the rows compared; ids and drops collected."""
     cols, n = st.cols, len(batch)
+    faults = V.Faults()  # every rule over the batch, then the earliest bad row raised
     truth = V.keys(batch.series(cols["label"]))
     pred = V.keys(batch.series(cols["prediction"])) if "prediction" in cols else None
-    scores = np.column_stack([V.numeric(batch.series(c), path, c, offset) for c in st.score_cols]) if st.score_cols else None
-    weights = V.numeric(batch.series(cols["weight"]), path, cols["weight"], offset) if "weight" in cols else None
+    scores = (np.column_stack([batch.numeric(c, path, offset, faults) for c in st.score_cols])
+              if st.score_cols else None)
+    weights = batch.numeric(cols["weight"], path, offset, faults) if "weight" in cols else None
     id_keys = V.id_key_list(batch.series(cols["id"])) if "id" in cols else None
     checks = V.multiclass_checks(cols, truth, pred, st.score_cols, scores, weights, id_keys)
-    keep = V.keep_rows(cfg, path, checks, offset, st.dropped)
+    dropped: dict[str, int] = {}
+    keep = V.keep_rows(cfg, path, checks, offset, dropped, faults)
     if weights is not None:
-        V.check_weights(path, cols["weight"], weights, keep, offset)
+        V.check_weights(path, cols["weight"], weights, keep, offset, faults)
     keep = np.ones(n, dtype=bool) if keep is None else keep
     if scores is not None and st.cfg.probabilities is True:
-        V.check_probabilities(path, st.cfg.name, st.score_cols, scores, keep, offset)
+        V.check_probabilities(path, st.cfg.name, st.score_cols, scores, keep, offset, faults)
     if ids.fixed:
         for role, values in (("label", truth), ("prediction", pred)):
             if values is not None:
-                V.check_classes(path, cols[role], values, keep, list(ids.index), offset)
+                V.check_classes(path, cols[role], values, keep, list(ids.index), offset, faults)
+    faults.check()
+    st.count_dropped(dropped)
     keep = st.narrow(keep, offset, n, id_keys)
     st.collect(keep, offset, n, id_keys, truth)
     return keep, truth, pred, scores, weights
@@ -1022,9 +1089,8 @@ def fold_class_file(cfg: Config, states: list[ModelCounts], ids: ClassIds, path:
     """Every batch of one file (or Dask part) validated and folded into its models' counts; rows read."""
     offset = 0
     for batch, offset in batches(cfg, path, states):
-        note_dates(cfg, batch, path, offset, seen_dates)
-        for st in states:
-            fold_counts(cfg, st, path, batch, offset, ids)
+        checked_batch(cfg, path, batch, offset, seen_dates,
+                      [fault_of(fold_counts, cfg, st, path, batch, offset, ids) for st in states])
         offset += len(batch)
     return offset
 

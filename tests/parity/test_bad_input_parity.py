@@ -715,9 +715,10 @@ def _table(df: pd.DataFrame, **columns) -> pa.Table:
     # memory and stream: "cannot read as Parquet (Failed to parse string: 'x' …)", no row; dask: the row
     ("numbers then text", lambda: _table(rows()), lambda: _table(rows(start=21), s=["x"] * 20),
      "ds: column 's', row 22: non-numeric value 'x'"),
-    # memory and stream cast the second part's booleans to 0 / 1 (exit 0); dask: four labels
+    # memory and stream cast the second part's booleans to 0 / 1 (exit 0); dask: four labels. Now the
+    # row of the third label (the earliest bad row), as every engine meets it
     ("integer then boolean labels", lambda: _table(rows()), lambda: _table(rows(start=21), y=[True, False] * 10),
-     "ds: column 'y' has 4 distinct labels ('0', '1', 'False', 'True')"),
+     "ds: column 'y', row 22: a third distinct label 'True' (3 distinct labels: '0', '1', 'True')"),
 ])
 def test_a_parquet_part_with_another_column_type_is_read_alike_everywhere(case, first, second, words, tmp_path,
                                                                           scheduler, capsys):
@@ -758,7 +759,7 @@ def test_na_like_labels_are_classes_and_the_message_says_so_in_every_engine(spel
         df = rows().astype({"y": object})
         df.loc[4, "y"] = spelling
         cfg = _one(tmp_path, df, missing="drop")
-        where = f"a.csv: column 'y' has 3 distinct labels ('0', '1', {spelling!r})"
+        where = f"a.csv: column 'y', row 6: a third distinct label {spelling!r} (3 distinct labels: '0', '1', {spelling!r})"
     else:
         df = pd.DataFrame({"y": ["a", "b", "c"] * 6, "p_a": [0.5] * 18, "p_b": [0.3] * 18, "p_c": [0.2] * 18})
         df.loc[4, "y"] = spelling
