@@ -112,6 +112,7 @@ class ModelPass:
     lost: list | None = None
     gone: list | None = None
     index: np.ndarray | None = None
+    totals: tuple[float, float] = (0.0, 0.0)  # kept rows' weight (rows unweighted): binary (positive, negative)
 
     def collecting(self, cfg: Config, index: np.ndarray | None, collect: bool) -> ModelPass:
         """This state set to keep only the rows of ``index`` (None: all) and, when ``collect``,
@@ -176,6 +177,7 @@ def gathered(out: ModelPass, parts: list[ModelPass]) -> None:
     """Add the join's collections, rows and drops of disjoint parts (positions already shifted) to ``out``."""
     for st in parts:
         out.rows += st.rows
+        out.totals = (out.totals[0] + st.totals[0], out.totals[1] + st.totals[1])
         out.count_dropped(st.dropped)
         if out.ids is not None and st.ids is not None:
             out.ids += st.ids
@@ -220,13 +222,25 @@ def in_order(cfg: Config, states: list) -> list:
     return sorted(states, key=lambda st: order[st.cfg.name if hasattr(st, "cfg") else st.name])
 
 
-def join_states(cfg: Config, states: list[ModelPass]) -> Join | None:
-    """The id join of the models' kept rows (config order; None without an id column); errors as in memory."""
-    if any(st.ids is None for st in states):
-        return None
+def check_totals(cfg: Config, states: list[ModelPass]) -> None:
+    """The whole-file rules on each model's kept rows, in config order, before the id join (as
+    ``engine: memory`` checks them): some row left; binary, both classes present and weighing
+    something; multiclass, some weight in all."""
     for st in states:
         if st.rows == 0:
             raise V.no_rows_left(st.path, st.cfg.name)
+        if isinstance(st, ModelState):
+            V.check_both_classes(cfg, st.path, st.cols["label"], st.labels, *st.totals, st.cols.get("weight"))
+        else:
+            V.check_some_weight(st.path, st.cols.get("weight"), st.totals[0])
+
+
+def join_states(cfg: Config, states: list[ModelPass]) -> Join | None:
+    """The whole-file rules of pass 1 (:func:`check_totals`), then the id join of the models'
+    kept rows (config order; None without an id column); errors as in memory."""
+    check_totals(cfg, states)
+    if any(st.ids is None for st in states):
+        return None
     return A.join_ids(cfg, [st.keyed() for st in states])
 
 
@@ -379,14 +393,18 @@ def check_first_batches(cfg: Config) -> tuple[dict[Path, int], bool]:
         if first is None:
             raise no_rows(path)
         checked_batch(cfg, path, first[0], 0, [], [fault_of(check, st, path, first[0], 0) for st in states])
-        for st in states:
-            if st.ids is not None:
-                check_unique(st.keyed())
         checked[path] = len(first[0])
         try:
             whole = whole and next(read, None) is None
         except InputError:  # past the first batch: the run's to report (bounded memory, bounded reading)
             whole = False
+    from reportgen.io import files as F  # noqa: PLC0415
+
+    if not whole and sum(F.input_bytes(p) for p in checked) > F.SMALL_INPUT_BYTES:
+        # the first batches' ids, after every file's row rules as in a run (a caller reading every
+        # row checks them in the run's order: the whole-file rules first, then the id join)
+        for st in (st for sts in by_file.values() for st in sts if st.ids is not None):
+            check_unique(st.keyed())
     return checked, whole
 
 
@@ -698,6 +716,9 @@ def kept_rows(cfg: Config, st: ModelState, path: Path, batch: Batch, offset: int
     st.labels.update(labels if keep is None or st.index is None else batch.distinct(cols["label"], keep))
     y = batch.matches(cols["label"], V.label_key(cfg.positive))
     st.collect(keep, offset, len(batch), ids, y)
+    yk, wk = (y, weights) if keep is None else (y[keep], None if weights is None else weights[keep])
+    pos = float(yk.sum()) if wk is None else float(wk[yk].sum())
+    st.totals = (st.totals[0] + pos, st.totals[1] + (float(yk.shape[0]) - pos if wk is None else float(wk[~yk].sum())))
     if keep is None:
         return scores, y, weights, None
     return scores[keep], y[keep], None if weights is None else weights[keep], keep
@@ -1062,6 +1083,7 @@ def class_rows(cfg: Config, st: ModelCounts, ids: ClassIds, batch: Batch, path: 
     st.count_dropped(dropped)
     keep = st.narrow(keep, offset, n, id_keys)
     st.collect(keep, offset, n, id_keys, truth)
+    st.totals = (st.totals[0] + (float(keep.sum()) if weights is None else float(weights[keep].sum())), 0.0)
     return keep, truth, pred, scores, weights
 
 

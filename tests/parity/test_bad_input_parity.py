@@ -798,7 +798,7 @@ def _faulty(edits: list[tuple[int, str, object]], parquet: bool) -> pd.DataFrame
     return t
 
 
-def _dataset(tmp: Path, t: pd.DataFrame) -> str:
+def _three_parts(tmp: Path, t: pd.DataFrame) -> str:
     for k, lo in enumerate(range(0, FAULTY_ROWS, 1000)):
         (tmp / "ds" / f"k={k}").mkdir(parents=True)
         pq.write_table(pa.Table.from_pandas(t.iloc[lo:lo + 1000], preserve_index=False), tmp / "ds" / f"k={k}" / "p.parquet")
@@ -840,7 +840,7 @@ def test_of_several_faults_every_engine_names_the_earliest_row(case, edits, extr
         t.to_csv(tmp_path / "a.csv", index=False)
         file = "a.csv"
     else:
-        file = _dataset(tmp_path, t)
+        file = _three_parts(tmp_path, t)
         words = words.replace("a.csv: ", "ds: ")
     line = refused_alike(config(tmp_path, [{"name": "a", "file": file, "score": "s"}], **extra), scheduler, capsys)
     assert words in line, (case, line)
@@ -875,7 +875,7 @@ def test_a_third_label_met_in_a_later_parquet_part_is_named_by_its_row(tmp_path,
     distinct labels" (no row) after merging, or a later part's other fault; now the row of '7'."""
     t = _faulty([(2400, "s", np.nan)], True)
     t.loc[1000:, "y"] = np.where(np.arange(FAULTY_ROWS - 1000) % 2, "0", "7")
-    cfg = config(tmp_path, [{"name": "a", "file": _dataset(tmp_path, t), "score": "s"}])
+    cfg = config(tmp_path, [{"name": "a", "file": _three_parts(tmp_path, t), "score": "s"}])
     line = refused_alike(cfg, scheduler, capsys)
     assert "ds: column 'y', row 1002: a third distinct label '7'" in line, line
 
@@ -934,3 +934,45 @@ def test_weights_all_one_after_dropped_rows_run_in_memory(tmp_path, scheduler, c
     t.to_csv(tmp_path / "a.csv", index=False)
     same_metrics(config(tmp_path, [{"name": "a", "file": "a.csv", "score": "s"}], weight="w", missing="drop"),
                  scheduler, capsys)
+
+
+# --- whole-file rules before the id join, in every engine --------------------------------------
+# memory checked each model's classes and weights before joining ids; stream and dask joined
+# first ("40 id(s) not shared" where memory said "every row is positive"), and validate with
+# engine: stream reported a duplicated id of the first batch before both.
+
+
+def _every_row(y: int | None = None, w: float | None = None, **changes) -> pd.DataFrame:
+    t = rows(40)
+    if y is not None:
+        t["y"] = y
+    if w is not None:
+        t["w"] = w
+    return t.assign(**changes)
+
+
+@pytest.mark.parametrize(("case", "a", "b", "extra", "words"), [
+    ("every row positive, no id shared", _every_row(y=1), _every_row(id=lambda d: d.id + 1000), {},
+     "a.csv: column 'y': every row is positive"),
+    ("b every row positive, ids partly shared", _every_row(), _every_row(y=1).iloc[:30], {},
+     "b.csv: column 'y': every row is positive"),
+    ("no positive row, a duplicated id", _every_row(y=0), _every_row(id=lambda d: d.id.where(d.id != 5, 6)), {},
+     "a.csv: column 'y': no row has the positive label 1"),
+    ("every positive row of weight 0, ids partly shared",
+     _every_row(w=1.0).assign(w=lambda d: np.where(d.y == 1, 0.0, 1.0)), _every_row(w=1.0).iloc[:30], {"weight": "w"},
+     "a.csv: column 'w': every positive row has weight 0"),
+    ("labels contradict, every row positive", _every_row(y=1), _every_row(), {},
+     "a.csv: column 'y': every row is positive"),
+])
+def test_whole_file_rules_come_before_the_id_join(case, a, b, extra, words, tmp_path, scheduler, capsys):
+    line = refused_alike(two_models(tmp_path, a, b, id="id", **extra), scheduler, capsys)
+    assert words in line, (case, line)
+
+
+def test_multiclass_weights_of_zero_come_before_the_id_join(tmp_path, scheduler, capsys):
+    for name, shift, w in (("a", 0, 0.0), ("b", 1000, 1.0)):
+        pd.DataFrame({"id": np.arange(30) + shift, "y": ["a", "b", "c"] * 10, "p_a": 0.5, "p_b": 0.3, "p_c": 0.2,
+                      "w": w}).to_csv(tmp_path / f"{name}.csv", index=False)
+    models = [{"name": n, "file": f"{n}.csv", "scores": {"a": "p_a", "b": "p_b", "c": "p_c"}} for n in ("a", "b")]
+    line = refused_alike(config(tmp_path, models, task="multiclass", id="id", weight="w"), scheduler, capsys)
+    assert "a.csv: column 'w': every row has weight 0" in line, line
