@@ -225,7 +225,8 @@ def in_order(cfg: Config, states: list) -> list:
 def check_totals(cfg: Config, states: list[ModelPass]) -> None:
     """The whole-file rules on each model's kept rows, in config order, before the id join (as
     ``engine: memory`` checks them): some row left; binary, both classes present and weighing
-    something; multiclass, some weight in all."""
+    something; multiclass, some weight in all, then the class list (at least two classes, a cost
+    matrix of their size, every model's score columns mapped to them)."""
     for st in states:
         if st.rows == 0:
             raise V.no_rows_left(st.path, st.cfg.name)
@@ -233,6 +234,15 @@ def check_totals(cfg: Config, states: list[ModelPass]) -> None:
             V.check_both_classes(cfg, st.path, st.cols["label"], st.labels, *st.totals, st.cols.get("weight"))
         else:
             V.check_some_weight(st.path, st.cols.get("weight"), st.totals[0])
+    counts = [st for st in states if isinstance(st, ModelCounts)]
+    if counts:  # multiclass: the class list (configured, or every key met) against the config
+        configured = configured_classes(cfg)
+        classes = configured if configured is not None else sorted_classes(set().union(
+            *(st.seen_truth | st.seen_pred | (set(st.sc) if isinstance(st.sc, dict) else set()) for st in counts)))
+        check_class_count(cfg, classes, counts[0].path, counts[0].cols["label"])
+        for st in counts:
+            if st.sc is not None:
+                score_order(cfg, st.i, st.sc if isinstance(st.sc, dict) else st.score_cols, classes)
 
 
 def join_states(cfg: Config, states: list[ModelPass]) -> Join | None:
@@ -708,8 +718,8 @@ def kept_rows(cfg: Config, st: ModelState, path: Path, batch: Batch, offset: int
         V.check_probabilities(path, st.cfg.name, [cols["score"]], scores, keep, offset, faults)
     labels = batch.distinct(cols["label"], keep)
     if len(st.labels.union(labels)) > 2:
-        V.third_label(path, cols["label"], st.labels, np.asarray(batch.keys(cols["label"]).to_numpy(zero_copy_only=False), dtype=object), _rows(keep, len(batch)), offset,
-                      faults)
+        keys = np.asarray(batch.keys(cols["label"]).to_numpy(zero_copy_only=False), dtype=object)
+        V.third_label(path, cols["label"], st.labels, keys, _rows(keep, len(batch)), offset, faults)
     faults.check()
     st.count_dropped(counts)
     keep = st.narrow(keep, offset, len(batch), ids)

@@ -976,3 +976,19 @@ def test_multiclass_weights_of_zero_come_before_the_id_join(tmp_path, scheduler,
     models = [{"name": n, "file": f"{n}.csv", "scores": {"a": "p_a", "b": "p_b", "c": "p_c"}} for n in ("a", "b")]
     line = refused_alike(config(tmp_path, models, task="multiclass", id="id", weight="w"), scheduler, capsys)
     assert "a.csv: column 'w': every row has weight 0" in line, line
+
+
+@pytest.mark.parametrize(("case", "extra", "edit", "words"), [
+    ("a cost matrix of the wrong size", {"costs": [[0, 1], [1, 0]]}, None, "costs: a 2x2 cost matrix for 3 classes"),
+    ("a class without a score column", {}, (3, "y", "d"), "models[0].scores: no score column for class(es) d"),
+])
+def test_the_class_list_is_checked_before_the_id_join(case, extra, edit, words, tmp_path, scheduler, capsys):
+    """Memory checked the classes before joining ids, stream and dask after ("60 id(s) not shared")."""
+    for name, shift in (("a", 0), ("b", 1000)):
+        t = pd.DataFrame({"id": np.arange(30) + shift, "y": ["a", "b", "c"] * 10, "p_a": 0.5, "p_b": 0.3, "p_c": 0.2})
+        if edit is not None and name == "b":
+            t.loc[edit[0], edit[1]] = edit[2]
+        t.to_csv(tmp_path / f"{name}.csv", index=False)
+    models = [{"name": n, "file": f"{n}.csv", "scores": {"a": "p_a", "b": "p_b", "c": "p_c"}} for n in ("a", "b")]
+    line = refused_alike(config(tmp_path, models, task="multiclass", id="id", **extra), scheduler, capsys)
+    assert words in line, (case, line)
