@@ -344,18 +344,35 @@ def pair_pass(cfg: Config, by_file: dict[Path, list[ModelPass]], states: list[Mo
     return None
 
 
-def read_files(by_file: dict[Path, list], fold: Callable[[Path, list, list], int], progress: Progress | None
-               ) -> tuple[dict[Path, int], list]:
-    """Every file read once (``fold(path, states, seen_dates)``: rows read): (rows read per file, dates seen)."""
+def read_files(by_file: dict[Path, list], fold: Callable[[Path, list, list], int], progress: Progress | None,
+               cfg: Config | None = None) -> tuple[dict[Path, int], list]:
+    """Every file read once (``fold(path, states, seen_dates)``: rows read): (rows read per file, dates seen).
+
+    With ``cfg``, a row fault is raised only once the files after it are known to be readable
+    (:func:`parse_rest`): a file that cannot be read is reported before any row rule, as
+    ``engine: memory`` (which reads every file first) reports it."""
     read: dict[Path, int] = {}
     seen_dates: list = []
-    for k, (path, states) in enumerate(by_file.items()):
-        read[path] = fold(path, states, seen_dates)
+    files = list(by_file.items())
+    for k, (path, states) in enumerate(files):
+        try:
+            read[path] = fold(path, states, seen_dates)
+        except V.RowFault:
+            for later, sts in files[k + 1:] if cfg is not None else []:
+                if parse_rest(batches(cfg, later, sts)) == 0:
+                    raise no_rows(later) from None
+            raise
         if read[path] == 0:
             raise no_rows(path)
         if progress is not None:
             progress(k + 1, len(by_file))
     return read, seen_dates
+
+
+def parse_rest(read: Any) -> int:
+    """Read the rest of a file's batches (``read``: their iterator), checking nothing but that
+    they can be read (an error path: a row fault is raised after it); the rows read."""
+    return sum(len(batch) for batch, _offset in read)
 
 
 def read_aligned(cfg: Config, plan: Callable[[dict[str, np.ndarray] | None], dict[Path, list]],
@@ -387,14 +404,21 @@ def check_first_batches(cfg: Config) -> tuple[dict[Path, int], bool]:
     Checks that every file exists, every column the config names is there, every Parquet part
     holds them, and that the first record batch of each file passes the row rules, without
     reading further: bounded memory, whatever the file's size. Returns the rows checked per file,
-    and whether every file ended within its first batch (then the caller can afford the run's
-    whole-file rules too: classes, both classes present, weight totals, the id join)."""
+    and whether the caller should apply every rule of a run (classes, both classes present,
+    weight totals, the id join): when every file ended within its first batch, or the inputs
+    hold at most :data:`reportgen.io.files.SMALL_INPUT_BYTES` — then no batch is checked here,
+    so that the caller's run reports the fault a run reports (an unreadable row past the first
+    batch before a bad row in it, as memory reads every file first)."""
+    from reportgen.io import files as F  # noqa: PLC0415
+
     if cfg.task == "multiclass":
         _configured, ids, by_file = plan_multiclass(cfg)
         check = functools.partial(fold_counts, cfg, ids=ids)
     else:
         by_file = plan_binary(cfg)
         check = functools.partial(kept_rows, cfg)
+    if sum(F.input_bytes(p) for p in by_file) <= F.SMALL_INPUT_BYTES:
+        return dict.fromkeys(by_file, 0), True
     checked: dict[Path, int] = {}
     whole = True
     for path, states in by_file.items():
@@ -408,11 +432,7 @@ def check_first_batches(cfg: Config) -> tuple[dict[Path, int], bool]:
             whole = whole and next(read, None) is None
         except InputError:  # past the first batch: the run's to report (bounded memory, bounded reading)
             whole = False
-    from reportgen.io import files as F  # noqa: PLC0415
-
-    if not whole and sum(F.input_bytes(p) for p in checked) > F.SMALL_INPUT_BYTES:
-        # the first batches' ids, after every file's row rules as in a run (a caller reading every
-        # row checks them in the run's order: the whole-file rules first, then the id join)
+    if not whole:  # the first batches' ids, after every file's row rules (a run: whole-file rules, then the join)
         for st in (st for sts in by_file.values() for st in sts if st.ids is not None):
             check_unique(st.keyed())
     return checked, whole
@@ -755,9 +775,14 @@ def fold_file(cfg: Config, states: list[ModelState], path: Path, rng: np.random.
     are taken here, model by model, as in one thread.
     """
     offset = 0
-    for batch, offset in batches(cfg, path, states):
-        folded = checked_batch(cfg, path, batch, offset, dates,
-                               list(ordered_map(functools.partial(_fold_model, cfg, path, batch, offset), states)))
+    read = batches(cfg, path, states)
+    for batch, offset in read:
+        folded = list(ordered_map(functools.partial(_fold_model, cfg, path, batch, offset), states))
+        try:
+            checked_batch(cfg, path, batch, offset, dates, folded)
+        except V.RowFault:
+            parse_rest(read)  # a read error past the fault is the file's first problem (as in memory)
+            raise
         for st, (s, y, w) in zip(states, folded):
             if rows is not None and rows.ok:
                 if st.dropped or w is not None:
@@ -787,7 +812,7 @@ def load_streamed(cfg: Config, progress: Progress | None = None) -> StreamedData
         rng = np.random.default_rng(cfg.bootstrap.seed)  # one sample stream over the files, in their order
         if not first:
             codes[0] = None
-        return read_files(by_file, lambda path, sts, dates: fold_file(cfg, sts, path, rng, dates, codes[0]), progress)
+        return read_files(by_file, lambda path, sts, dates: fold_file(cfg, sts, path, rng, dates, codes[0]), progress, cfg)
 
     by_file, states, read, seen_dates, join, indexes, left_out = read_aligned(
         cfg, lambda ix: plan_binary(cfg, ix), read_all, lambda st: st.labels, V.label_key(cfg.positive))
@@ -1120,9 +1145,14 @@ def fold_counts(cfg: Config, st: ModelCounts, path: Path, batch: Batch, offset: 
 def fold_class_file(cfg: Config, states: list[ModelCounts], ids: ClassIds, path: Path, seen_dates: list) -> int:
     """Every batch of one file (or Dask part) validated and folded into its models' counts; rows read."""
     offset = 0
-    for batch, offset in batches(cfg, path, states):
-        checked_batch(cfg, path, batch, offset, seen_dates,
-                      [fault_of(fold_counts, cfg, st, path, batch, offset, ids) for st in states])
+    read = batches(cfg, path, states)
+    for batch, offset in read:
+        try:
+            checked_batch(cfg, path, batch, offset, seen_dates,
+                          [fault_of(fold_counts, cfg, st, path, batch, offset, ids) for st in states])
+        except V.RowFault:
+            parse_rest(read)  # a read error past the fault is the file's first problem (as in memory)
+            raise
         offset += len(batch)
     return offset
 
@@ -1172,7 +1202,8 @@ def load_streamed_multiclass(cfg: Config, progress: Progress | None = None) -> S
     plan: list = []
 
     def read_all(by_file: dict[Path, list[ModelCounts]], _first: bool) -> tuple[dict[Path, int], list]:
-        return read_files(by_file, lambda path, sts, dates: fold_class_file(cfg, sts, plan[-1][1], path, dates), progress)
+        return read_files(by_file, lambda path, sts, dates: fold_class_file(cfg, sts, plan[-1][1], path, dates), progress,
+                          cfg)
 
     def planned(indexes: dict[str, np.ndarray] | None) -> dict[Path, list[ModelCounts]]:
         plan.append(plan_multiclass(cfg, indexes))

@@ -992,3 +992,40 @@ def test_the_class_list_is_checked_before_the_id_join(case, extra, edit, words, 
     models = [{"name": n, "file": f"{n}.csv", "scores": {"a": "p_a", "b": "p_b", "c": "p_c"}} for n in ("a", "b")]
     line = refused_alike(config(tmp_path, models, task="multiclass", id="id", **extra), scheduler, capsys)
     assert words in line, (case, line)
+
+
+# --- a file that cannot be read is reported before any row rule ----------------------------
+# memory reads every file before applying a row rule; stream and dask reported a bad row met
+# before the unreadable bytes (a later CSV block, a later file, a later Parquet part).
+
+
+def test_bytes_that_are_not_utf8_past_the_first_block_come_before_an_earlier_bad_row(tmp_path, scheduler, capsys):
+    t = rows(90_000).astype(object)
+    t.loc[10, "y"] = ""
+    lines = t.to_csv(index=False).encode().split(b"\n")
+    lines[80_000] += b"\xe9"  # past the first 1 MB CSV block
+    (tmp_path / "a.csv").write_bytes(b"\n".join(lines))
+    line = refused_alike(config(tmp_path, [{"name": "a", "file": "a.csv", "score": "s"}]), scheduler, capsys)
+    assert "a.csv: not UTF-8 text" in line, line
+
+
+@pytest.mark.parametrize("second", ["latin-1", "header only"])
+def test_an_unreadable_later_file_comes_before_a_bad_row_of_an_earlier_one(second, tmp_path, scheduler, capsys):
+    a = rows().astype(object)
+    a.loc[3, "s"] = ""
+    b = rows().to_csv(index=False).encode() + b"21,1,0.5\xe9\n" if second == "latin-1" else b"id,y,s\n"
+    a.to_csv(tmp_path / "a.csv", index=False)
+    (tmp_path / "b.csv").write_bytes(b)
+    models = [{"name": "a", "file": "a.csv", "score": "s"}, {"name": "b", "file": "b.csv", "score": "s"}]
+    line = refused_alike(config(tmp_path, models), scheduler, capsys)
+    assert ("b.csv: not UTF-8 text" if second == "latin-1" else "b.csv: the file has a header but no rows") in line, line
+
+
+def test_a_damaged_later_parquet_part_comes_before_a_bad_row_of_an_earlier_part(tmp_path, scheduler, capsys):
+    t = rows(300).assign(s=lambda d: d.s.where(d.id != 11))
+    ds = _dataset(tmp_path, t.iloc[:100], t.iloc[100:200], t.iloc[200:])  # the footer intact: read when scanned
+    last = sorted(ds.rglob("*.parquet"))[-1]
+    data = last.read_bytes()
+    last.write_bytes(data[: len(data) // 2] + b"\0" * 50 + data[len(data) // 2 + 50:])
+    line = refused_alike(config(tmp_path, [{"name": "a", "file": "ds", "score": "s"}]), scheduler, capsys)
+    assert "cannot read as Parquet" in line and "row 12" not in line, line
