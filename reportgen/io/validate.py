@@ -38,16 +38,27 @@ log = logging.getLogger(__name__)
 #: How a row number is written: data row ``i`` of a batch after ``offset`` rows.
 HEADER_ROWS = 2
 
+
 class RowFault(InputError):
     """A row rule's error with the row it names (``row``: 0-based among the file's data rows).
 
-    Of several faults the engines report the same one — **the earliest bad row in the file; on
-    one row, the first rule in rule order** (:class:`Faults`), and of several models reading the
-    file, the first in config order (:func:`earliest`). A reader holding one batch can honour
-    that with bounded memory: the batches come in file order, so the first batch with a fault
-    holds the earliest bad row, and within it every rule is evaluated before one is raised. The
-    whole file as one batch (``engine: memory``) gives the same row; each Dask part too (the
-    earliest part with a fault is re-read in order, :func:`reportgen.reduce.local.first_fault`)."""
+    Of several faults the engines report the same one:
+
+    1. a file that cannot be read (not UTF-8, a ragged row, a damaged Parquet part, no rows),
+       files in config order — ``engine: memory`` reads every file first, so the streamed
+       engines raise a row fault only once the rest of the files is known to parse (an error
+       path: they read on without checking);
+    2. **the earliest bad row in the file; on one row, the first rule in rule order**
+       (:class:`Faults`: non-numbers, missing values, weights, score range, probabilities,
+       labels), of several models reading the file the first in config order
+       (:func:`earliest`), files in config order. A reader holding one batch honours it with
+       bounded memory: the batches come in file order, so the first batch with a fault holds the
+       earliest bad row, and within it every rule is evaluated before one is raised. The whole
+       file as one batch (memory) gives the same row; so does Dask (a dataset whose fault is not
+       in its first part is re-read in order, :func:`reportgen.reduce.local.first_fault`);
+    3. each model's whole-file rules (rows left, both classes, weight totals, the class list);
+    4. the id join (duplicated ids, ids not shared, labels that differ).
+    """
 
     def __init__(self, message: str, row: int = -1) -> None:  # -1: rewritten, row unknown (a URI shown)
         super().__init__(message)
