@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from reportgen.io import validate as V
-from reportgen.io.files import record_batches
+from reportgen.io.files import NA_VALUES, record_batches
 
 
 def read_columns(path: Path, columns: list[str], batch_rows: int, numbers: list[str] = (),
@@ -24,9 +24,36 @@ def read_columns(path: Path, columns: list[str], batch_rows: int, numbers: list[
     """The file's ``columns`` in record batches of about ``batch_rows`` rows, each with the
     number of rows before it (errors name the row in the file)."""
     offset = 0
-    for rb in record_batches(path, columns, batch_rows, numbers, text):
-        yield Batch(rb), offset
-        offset += rb.num_rows
+    try:
+        for rb in record_batches(path, columns, batch_rows, numbers, text):
+            yield Batch(rb), offset
+            offset += rb.num_rows
+    except V.RowFault:  # a CSV cell of a number column is not a number: its block failed as a whole
+        if not numbers:
+            raise
+        yield from _read_on_as_text(path, columns, batch_rows, list(numbers), list(text), offset)
+
+
+def _read_on_as_text(path: Path, columns: list[str], batch_rows: int, numbers: list[str], text: list[str],
+                     offset: int) -> Iterator[tuple[Batch, int]]:
+    """The rows from ``offset`` on, the ``numbers`` columns read as text (:data:`NA_VALUES`
+    spellings missing, as the typed reader has them): the rows of the failed block before its
+    non-number are checked by every row rule, so a fault on an earlier row is the one reported
+    (as ``engine: memory`` reports it); the non-number itself is then :meth:`Batch.numeric`'s
+    fault. Only on this error path, and in batches: bounded memory."""
+    import pyarrow as pa  # noqa: PLC0415
+    import pyarrow.compute as pc  # noqa: PLC0415
+
+    na = pa.array(NA_VALUES, type=pa.string())
+    seen = 0
+    for rb in record_batches(path, columns, batch_rows, (), [*text, *numbers]):
+        start, seen = seen, seen + rb.num_rows
+        if seen <= offset:
+            continue
+        rb = rb.slice(max(0, offset - start))
+        arrays = [pc.if_else(pc.is_in(col, value_set=na), pa.scalar(None, pa.string()), col) if name in numbers else col
+                  for name, col in zip(rb.schema.names, rb.columns)]
+        yield Batch(pa.RecordBatch.from_arrays(arrays, names=rb.schema.names)), max(start, offset)
 
 
 def _plain_numeric(col) -> bool:
@@ -62,17 +89,23 @@ class Batch:
             self._cache[key] = self.rb.column(name).to_pandas()
         return self._cache[key]
 
-    def numeric(self, name: str, path: Path, offset: int) -> np.ndarray:
-        """The column as float64 (NaN where missing); a non-numeric cell is an error naming its row."""
+    def numeric(self, name: str, path: Path, offset: int, faults: V.Faults | None = None) -> np.ndarray:
+        """The column as float64 (NaN where missing); a non-numeric cell is an error naming its
+        row (with ``faults``: added there, the cell NaN)."""
         key = ("numeric", name)
         if key not in self._cache:
             col = self.rb.column(name)
             if _plain_numeric(col):
-                out = np.asarray(col.to_numpy(zero_copy_only=False), dtype=np.float64)
+                out, bad = np.asarray(col.to_numpy(zero_copy_only=False), dtype=np.float64), None
             else:
-                out = V.numeric(self.series(name), path, name, offset)
-            self._cache[key] = out
-        return self._cache[key]
+                found = V.Faults()
+                out = V.numeric(self.series(name), path, name, offset, found)
+                bad = found.best
+            self._cache[key] = out, bad
+        out, bad = self._cache[key]
+        if bad is not None:
+            V.fault(faults, bad[0], bad[2])
+        return out
 
     def keys(self, name: str):
         """The column's keys (:func:`reportgen.io.validate.key_array`: pyarrow strings, null = missing)."""

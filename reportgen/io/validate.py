@@ -38,6 +38,72 @@ log = logging.getLogger(__name__)
 #: How a row number is written: data row ``i`` of a batch after ``offset`` rows.
 HEADER_ROWS = 2
 
+
+class RowFault(InputError):
+    """A row rule's error with the row it names (``row``: 0-based among the file's data rows).
+
+    Of several faults the engines report the same one:
+
+    1. a file that cannot be read (not UTF-8, a ragged row, a damaged Parquet part, no rows),
+       files in config order — ``engine: memory`` reads every file first, so the streamed
+       engines raise a row fault only once the rest of the files is known to parse (an error
+       path: they read on without checking);
+    2. **the earliest bad row in the file; on one row, the first rule in rule order**
+       (:class:`Faults`: non-numbers, missing values, weights, score range, probabilities,
+       labels), of several models reading the file the first in config order
+       (:func:`earliest`), files in config order. A reader holding one batch honours it with
+       bounded memory: the batches come in file order, so the first batch with a fault holds the
+       earliest bad row, and within it every rule is evaluated before one is raised. The whole
+       file as one batch (memory) gives the same row; so does Dask (a dataset whose fault is not
+       in its first part is re-read in order, :func:`reportgen.reduce.local.first_fault`);
+    3. each model's whole-file rules (rows left, both classes, weight totals, the class list);
+    4. the id join (duplicated ids, ids not shared, labels that differ).
+    """
+
+    def __init__(self, message: str, row: int = -1) -> None:  # -1: rewritten, row unknown (a URI shown)
+        super().__init__(message)
+        self.row = row
+
+    def __reduce__(self) -> tuple:  # a Dask worker's fault travels to the client whole
+        return (RowFault, (str(self), self.row))
+
+
+class Faults:
+    """The first bad row of each rule over one batch: :meth:`add` in rule order, :meth:`check`
+    raises the earliest as a :class:`RowFault` (on one row, the rule added first)."""
+
+    __slots__ = ("best", "rank")
+
+    def __init__(self) -> None:
+        self.best: tuple[int, int, str] | None = None
+        self.rank = 0
+
+    def add(self, row: int, message: str) -> None:
+        """A rule's first bad row (0-based in the file) and its message."""
+        self.rank += 1
+        if self.best is None or (row, self.rank) < self.best[:2]:
+            self.best = (row, self.rank, message)
+
+    def check(self) -> None:
+        if self.best is not None:
+            raise RowFault(self.best[2], self.best[0])
+
+
+def fault(faults: Faults | None, row: int, message: str) -> None:
+    """Report a row rule's fault: to ``faults`` when given, else raised at once."""
+    if faults is None:
+        raise RowFault(message, row)
+    faults.add(row, message)
+
+
+def earliest(found: list[RowFault | None]) -> None:
+    """Raise the fault of the earliest row among ``found`` (one per model or rule group, in
+    order: on one row the first listed wins); nothing when none is set."""
+    hits = [f for f in found if f is not None]
+    if hits:
+        raise min(hits, key=lambda f: f.row)
+
+
 _INT_TEXT = r"^[+-]?[0-9]+(\.0*)?$"
 #: A key that is an integer as written canonically (no sign but minus, no leading zeros).
 CANONICAL_INT = r"^(0|-?[1-9][0-9]*)$"
@@ -233,17 +299,17 @@ def sorted_classes(found: set[str]) -> list[str]:
         return sorted(found)
 
 
-def numeric(series: pd.Series, path: Any, column: str, offset: int = 0) -> np.ndarray:
-    """Column as float64; a non-numeric cell is an error naming its row (``offset``: rows before)."""
+def numeric(series: pd.Series, path: Any, column: str, offset: int = 0, faults: Faults | None = None) -> np.ndarray:
+    """Column as float64; a non-numeric cell is an error naming its row (``offset``: rows before;
+    with ``faults`` it is added there and the cell is NaN)."""
     if series.dtype == np.float64:  # read typed (pyarrow, Parquet): nothing to convert or check
         return series.to_numpy(dtype=np.float64)
     values = pd.to_numeric(series, errors="coerce")
     bad = values.isna() & series.notna()
     if bad.any():
         i = int(np.flatnonzero(bad.to_numpy())[0])
-        raise InputError(
-            f"{path}: column '{column}', row {offset + i + HEADER_ROWS}: non-numeric value {show(series.iloc[i])}; expected a number"
-        )
+        fault(faults, offset + i,
+              f"{path}: column '{column}', row {offset + i + HEADER_ROWS}: non-numeric value {show(series.iloc[i])}; expected a number")
     return values.to_numpy(dtype=np.float64)
 
 
@@ -320,7 +386,7 @@ def shown_columns(have: list[str], most: int = 20) -> str:
 
 
 def keep_rows(cfg: Config, path: Any, checks: list[tuple[str, np.ndarray]], offset: int,
-              dropped: dict[str, int]) -> np.ndarray | None:
+              dropped: dict[str, int], faults: Faults | None = None) -> np.ndarray | None:
     """The rows that pass every missing-value check (boolean mask), or None when all do.
 
     Under ``missing: error`` the first failing row of the first failing check is an error naming
@@ -332,9 +398,8 @@ def keep_rows(cfg: Config, path: Any, checks: list[tuple[str, np.ndarray]], offs
         first = [(int(np.flatnonzero(bad)[0]), j) for j, (_reason, bad) in enumerate(checks) if bad.any()]
         if first:
             i, j = min(first)
-            raise InputError(
-                f"{path}: row {offset + i + HEADER_ROWS}: {checks[j][0]}; fix the data or set 'missing: drop' to drop such rows (counted in the report)"
-            )
+            fault(faults, offset + i,
+                  f"{path}: row {offset + i + HEADER_ROWS}: {checks[j][0]}; fix the data or set 'missing: drop' to drop such rows (counted in the report)")
         return None
     keep = None
     for reason, bad in checks:
@@ -431,29 +496,30 @@ MAX_WEIGHT = 1e15
 MIN_WEIGHT = 1e-15
 
 
-def check_weights(path: Any, column: str, weights: np.ndarray, keep: np.ndarray | None, offset: int) -> None:
+def check_weights(path: Any, column: str, weights: np.ndarray, keep: np.ndarray | None, offset: int,
+                  faults: Faults | None = None) -> None:
     """Negative weights, and positive weights outside [:data:`MIN_WEIGHT`, :data:`MAX_WEIGHT`] (of
     kept rows), are an error naming the first of them, in this order."""
     def where(i: int) -> str:
         return f"{path}: column '{column}', row {offset + i + HEADER_ROWS}"
 
     if (i := first_kept(weights < 0, keep)) is not None:
-        raise InputError(f"{where(i)}: negative weight {weights[i]:g}; weights must be >= 0")
+        fault(faults, offset + i, f"{where(i)}: negative weight {weights[i]:g}; weights must be >= 0")
     if (i := first_kept((weights > MAX_WEIGHT) | ((weights > 0) & (weights < MIN_WEIGHT)), keep)) is not None:
         size = f"large (at most {MAX_WEIGHT:g})" if weights[i] > MAX_WEIGHT else f"small (0, or at least {MIN_WEIGHT:g})"
-        raise InputError(f"{where(i)}: weight {weights[i]:g} is too {size}; rescale the weights")
+        fault(faults, offset + i, f"{where(i)}: weight {weights[i]:g} is too {size}; rescale the weights")
 
 
 def check_whole_weights(cfg: Config, path: Any, column: str, weights: np.ndarray, keep: np.ndarray | None,
-                        offset: int) -> None:
+                        offset: int, faults: Faults | None = None) -> None:
     """``weight_kind: frequency``: a kept row's weight that is not a whole number is an error naming
     the first (a row of weight w stands for w rows). Checked row by row where every engine reads the
     rows, so memory, stream and dask stop at the same row with the same message."""
     if cfg.weight_kind != "frequency":
         return
     if (i := first_kept(weights != np.round(weights), keep)) is not None:
-        raise InputError(f"{path}: column '{column}', row {offset + i + HEADER_ROWS}: weight {weights[i]:g} is not a "
-                         f"whole number; weight_kind: frequency needs whole-number weights (use weight_kind: sampling)")
+        fault(faults, offset + i, f"{path}: column '{column}', row {offset + i + HEADER_ROWS}: weight {weights[i]:g} is "
+              f"not a whole number; weight_kind: frequency needs whole-number weights (use weight_kind: sampling)")
 
 
 #: The largest score magnitude accepted: beyond it, differences of scores (curve spans, bin
@@ -461,17 +527,17 @@ def check_whole_weights(cfg: Config, path: Any, column: str, weights: np.ndarray
 MAX_SCORE_MAGNITUDE = 1e300
 
 
-def check_score_range(path: Any, column: str, scores: np.ndarray, keep: np.ndarray | None, offset: int) -> None:
+def check_score_range(path: Any, column: str, scores: np.ndarray, keep: np.ndarray | None, offset: int,
+                      faults: Faults | None = None) -> None:
     """Scores beyond ±:data:`MAX_SCORE_MAGNITUDE` are an error naming the first (not an overflow later)."""
     if (i := first_kept(np.abs(scores) > MAX_SCORE_MAGNITUDE, keep)) is not None:
-        raise InputError(
-            f"{path}: column '{column}', row {offset + i + HEADER_ROWS}: score {scores[i]:g} is too large in magnitude "
-            f"(at most ±{MAX_SCORE_MAGNITUDE:g}); rescale the scores"
-        )
+        fault(faults, offset + i,
+              f"{path}: column '{column}', row {offset + i + HEADER_ROWS}: score {scores[i]:g} is too large in magnitude "
+              f"(at most ±{MAX_SCORE_MAGNITUDE:g}); rescale the scores")
 
 
 def check_probabilities(path: Any, model: str, columns: list[str], scores: np.ndarray, keep: np.ndarray | None,
-                        offset: int) -> None:
+                        offset: int, faults: Faults | None = None) -> None:
     """Scores outside [0, 1] when the model says ``probabilities: true`` (``scores``: n × columns)."""
     s = scores.reshape(scores.shape[0], -1)
     out = (s < 0) | (s > 1)
@@ -479,10 +545,9 @@ def check_probabilities(path: Any, model: str, columns: list[str], scores: np.nd
         out &= keep[:, None]
     if out.any():
         r, c = (int(v[0]) for v in np.nonzero(out))
-        raise InputError(
-            f"{path}: column '{columns[c]}', row {offset + r + HEADER_ROWS}: {s[r, c]:g} is not a probability; "
-            f"remove 'probabilities: true' for model '{model}' or rescale the scores"
-        )
+        fault(faults, offset + r,
+              f"{path}: column '{columns[c]}', row {offset + r + HEADER_ROWS}: {s[r, c]:g} is not a probability; "
+              f"remove 'probabilities: true' for model '{model}' or rescale the scores")
 
 
 #: Spellings of "no value" that the key rule reads as text: a label so written is a class (a
@@ -507,6 +572,28 @@ def check_two_labels(path: Any, column: str, found: set[str]) -> None:
             f"{path}: column '{column}' has {len(found)} distinct labels ({shown}); task: binary needs two — "
             f"use task: multiclass or map the labels{na_hint(found)}"
         )
+
+
+def third_label(path: Any, column: str, known: set[str], labels: np.ndarray, rows: np.ndarray, offset: int,
+                faults: Faults | None = None) -> None:
+    """Binary labels, a row rule: the row where a third distinct label first appears (``known``:
+    the labels of the rows before the batch; ``labels``: the batch's label keys, None = missing;
+    ``rows``: the batch rows kept, in order). The message lists the three labels met by then
+    (sorted), so it is the same whoever reads the file and in what batches."""
+    firsts = pd.Series(labels[rows], dtype=object).drop_duplicates()
+    seen = set(known)
+    for pos, label in zip(firsts.index, firsts.to_numpy()):  # distinct labels only, in order of first appearance
+        if label is None or label in seen:
+            continue
+        seen.add(label)
+        if len(seen) > 2:
+            r = int(rows[pos])
+            shown = ", ".join(repr(v) for v in sorted_classes(seen))
+            fault(faults, offset + r,
+                  f"{path}: column '{column}', row {offset + r + HEADER_ROWS}: a third distinct label {label!r} "
+                  f"(3 distinct labels: {shown}); task: binary needs two — use task: multiclass or map the labels"
+                  f"{na_hint(seen)}")
+            return
 
 
 def check_both_classes(cfg: Config, path: Any, column: str, found: set[str], positives: float, negatives: float,
@@ -543,13 +630,13 @@ def check_some_weight(path: Any, weight_column: str | None, total: float) -> Non
                          f"(or leave 'weight' out)")
 
 
-def check_classes(path: Any, column: str, values: np.ndarray, keep: np.ndarray | None, allowed: list[str], offset: int) -> None:
+def check_classes(path: Any, column: str, values: np.ndarray, keep: np.ndarray | None, allowed: list[str], offset: int,
+                  faults: Faults | None = None) -> None:
     """Multiclass: every kept label / prediction key is one of the configured classes."""
     if (r := first_kept(~np.isin(values, allowed), keep)) is not None:
-        raise InputError(
-            f"{path}: column '{column}', row {offset + r + HEADER_ROWS}: label {values[r]!r} is not one of the configured "
-            f"classes ({', '.join(allowed)}); add it to 'classes' or fix the data"
-        )
+        fault(faults, offset + r,
+              f"{path}: column '{column}', row {offset + r + HEADER_ROWS}: label {values[r]!r} is not one of the configured "
+              f"classes ({', '.join(allowed)}); add it to 'classes' or fix the data{na_hint([values[r]])}")
 
 
 def no_rows_left(path: Any, model: str) -> InputError:
@@ -565,7 +652,7 @@ def configured_classes(cfg: Config) -> list[str] | None:
     return configured
 
 
-def dates_of(series: pd.Series, path: Any, column: str, offset: int = 0) -> pd.Series:
+def dates_of(series: pd.Series, path: Any, column: str, offset: int = 0, faults: Faults | None = None) -> pd.Series:
     """A date column parsed; a value that is not a date is an error naming its row.
 
     Text dates must be ISO 8601 (``2026-01-31``, optionally with a time): ``03/04/2026`` is
@@ -581,8 +668,9 @@ def dates_of(series: pd.Series, path: Any, column: str, offset: int = 0) -> pd.S
     bad = d.isna() & series.notna()
     if bad.any():
         i = int(np.flatnonzero(bad.to_numpy())[0])
-        raise InputError(f"{path}: column '{column}', row {offset + i + HEADER_ROWS}: {show(series.iloc[i])} is not a date "
-                         f"in ISO 8601 form; write dates as 2026-01-31 (day-first or month-first orders are not guessed)")
+        fault(faults, offset + i,
+              f"{path}: column '{column}', row {offset + i + HEADER_ROWS}: {show(series.iloc[i])} is not a date "
+              f"in ISO 8601 form; write dates as 2026-01-31 (day-first or month-first orders are not guessed)")
     return d
 
 

@@ -234,9 +234,16 @@ def _first_map(cfg: Config, dask: Any, by_file: dict[Path, list], parts_of_file:
         results = dask.compute(*graphs)
     except InputError as exc:  # a part's row named as memory and stream name it (the dataset, its row)
         raise named_by_dataset(exc, parts_of_file) from None
-    for r in results:
-        if isinstance(r, _Failed):
-            raise named_by_dataset(r.error, parts_of_file)
+    failed = [(path, r) for path, r in zip(by_file, results) if isinstance(r, _Failed)]
+    if failed:  # a dataset that cannot be read first (as memory reads every file first), then row faults
+        unreadable = [(p, r) for p, r in failed if not isinstance(r.error, V.RowFault)]
+        empty = [p for p, r in zip(by_file, results) if not isinstance(r, _Failed) and sum(r.reads) == 0]
+        if not unreadable and empty:
+            raise no_rows(empty[0])
+        path, r = (unreadable or failed)[0]
+        if r.k > 0 and isinstance(r.error, V.RowFault):  # an earlier part may hold what makes an earlier row bad
+            L.first_fault(cfg, path)
+        raise named_by_dataset(r.error, parts_of_file)
     return results
 
 
@@ -260,8 +267,8 @@ def _mapped(mapper: Any, cfg: Config, part: str, k: int, *args: Any) -> Any:
 
 def _reduced(reducer: Any, cfg: Config, *parts: Any) -> Any:
     """``reducer(cfg, *parts)``, or the earliest part's :class:`_Failed` when some part failed."""
-    failed = [p for p in parts if isinstance(p, _Failed)]
-    return min(failed, key=lambda f: f.k) if failed else reducer(cfg, *parts)
+    failed = [p for p in parts if isinstance(p, _Failed)]  # a part that cannot be read before any row fault
+    return min(failed, key=lambda f: (isinstance(f.error, V.RowFault), f.k)) if failed else reducer(cfg, *parts)
 
 
 def _read_twice(cfg: Config, dask: Any, digests: Digests, connect: Callable, plan: Callable, mapper: Any, reducer: Any,
@@ -421,6 +428,8 @@ def _binary(cfg: Config, dask: Any, progress: L.Progress | None, digests: Digest
         dropped += [(m.name, reason, rows) for reason, rows in st.dropped.items()]
         if st.rows == 0:
             raise V.no_rows_left(path, m.name)
+        if len(st.labels) > 2:  # a third label first met in a later part: its row, as stream names it
+            L.first_fault(cfg, path)
         V.check_two_labels(path, st.cols["label"], st.labels)
         table, binning, grouper = st.acc.table, None, None
         if st.acc.overflowed:

@@ -142,7 +142,8 @@ def evidence_of_rows(models: Sequence[ModelRows], threshold: float = 0.5, audit:
                for m in models]
     # each row's table row: for the paired pass (several models) and the row bootstrap (weighted);
     # one unweighted model needs neither (its intervals are drawn on its table), so no second sort
-    need_codes = len(models) > 1 or any(w is not None for w in weights)
+    # (weights that are all 1 still make a weighted table, whose cells need the codes)
+    need_codes = len(models) > 1 or any(m.weights is not None for m in models)
 
     def reduced(m: ModelRows) -> tuple[ScoreTable, np.ndarray | None]:
         """One model's table and row codes (in a thread: numpy's sorts release the GIL)."""

@@ -113,6 +113,7 @@ class ModelPass:
     lost: list | None = None
     gone: list | None = None
     index: np.ndarray | None = None
+    totals: tuple[float, float] = (0.0, 0.0)  # kept rows' weight (rows unweighted): binary (positive, negative)
 
     def collecting(self, cfg: Config, index: np.ndarray | None, collect: bool) -> ModelPass:
         """This state set to keep only the rows of ``index`` (None: all) and, when ``collect``,
@@ -177,6 +178,7 @@ def gathered(out: ModelPass, parts: list[ModelPass]) -> None:
     """Add the join's collections, rows and drops of disjoint parts (positions already shifted) to ``out``."""
     for st in parts:
         out.rows += st.rows
+        out.totals = (out.totals[0] + st.totals[0], out.totals[1] + st.totals[1])
         out.count_dropped(st.dropped)
         if out.ids is not None and st.ids is not None:
             out.ids += st.ids
@@ -221,13 +223,35 @@ def in_order(cfg: Config, states: list) -> list:
     return sorted(states, key=lambda st: order[st.cfg.name if hasattr(st, "cfg") else st.name])
 
 
-def join_states(cfg: Config, states: list[ModelPass]) -> Join | None:
-    """The id join of the models' kept rows (config order; None without an id column); errors as in memory."""
-    if any(st.ids is None for st in states):
-        return None
+def check_totals(cfg: Config, states: list[ModelPass]) -> None:
+    """The whole-file rules on each model's kept rows, in config order, before the id join (as
+    ``engine: memory`` checks them): some row left; binary, both classes present and weighing
+    something; multiclass, some weight in all, then the class list (at least two classes, a cost
+    matrix of their size, every model's score columns mapped to them)."""
     for st in states:
         if st.rows == 0:
             raise V.no_rows_left(st.path, st.cfg.name)
+        if isinstance(st, ModelState):
+            V.check_both_classes(cfg, st.path, st.cols["label"], st.labels, *st.totals, st.cols.get("weight"))
+        else:
+            V.check_some_weight(st.path, st.cols.get("weight"), st.totals[0])
+    counts = [st for st in states if isinstance(st, ModelCounts)]
+    if counts:  # multiclass: the class list (configured, or every key met) against the config
+        configured = configured_classes(cfg)
+        classes = configured if configured is not None else sorted_classes(set().union(
+            *(st.seen_truth | st.seen_pred | (set(st.sc) if isinstance(st.sc, dict) else set()) for st in counts)))
+        check_class_count(cfg, classes, counts[0].path, counts[0].cols["label"])
+        for st in counts:
+            if st.sc is not None:
+                score_order(cfg, st.i, st.sc if isinstance(st.sc, dict) else st.score_cols, classes)
+
+
+def join_states(cfg: Config, states: list[ModelPass]) -> Join | None:
+    """The whole-file rules of pass 1 (:func:`check_totals`), then the id join of the models'
+    kept rows (config order; None without an id column); errors as in memory."""
+    check_totals(cfg, states)
+    if any(st.ids is None for st in states):
+        return None
     return A.join_ids(cfg, [st.keyed() for st in states])
 
 
@@ -244,12 +268,36 @@ def date_span(seen: list) -> tuple[str, str] | None:
     return (min(seen).date().isoformat(), max(seen).date().isoformat()) if seen else None
 
 
-def note_dates(cfg: Config, batch: Batch, path: Path, offset: int, seen: list | None) -> None:
-    """A batch's first and last date added to ``seen`` (when a date column is set); bad dates are errors."""
+def note_dates(cfg: Config, batch: Batch, path: Path, offset: int, seen: list | None) -> V.RowFault | None:
+    """A batch's first and last date added to ``seen`` (when a date column is set); the first bad
+    date is returned as a fault (raised by :func:`checked_batch` with the models' faults)."""
     if cfg.date and seen is not None:
-        d = dates_of(batch.series(cfg.date), path, cfg.date, offset)
+        faults = V.Faults()
+        d = dates_of(batch.series(cfg.date), path, cfg.date, offset, faults)
+        if faults.best is not None:
+            return V.RowFault(faults.best[2], faults.best[0])
         if d.notna().any():
             seen += [d.min(), d.max()]
+    return None
+
+
+def fault_of(fn: Callable[..., Any], *args: Any) -> Any:
+    """``fn(*args)``, or the :class:`~reportgen.io.validate.RowFault` it raised (returned): the
+    faults of every model of a batch are gathered before the earliest is raised."""
+    try:
+        return fn(*args)
+    except V.RowFault as f:
+        return f
+
+
+def checked_batch(cfg: Config, path: Path, batch: Batch, offset: int, dates: list | None, results: list) -> list:
+    """Raise the earliest fault of a batch (:class:`~reportgen.io.validate.RowFault`: its date,
+    then each model's rules in config order, ``results`` per model, a fault or a result);
+    else the results. Every engine reads a file batch by batch (memory: one batch), so this is
+    where "the earliest bad row in the file" is decided."""
+    date = note_dates(cfg, batch, path, offset, dates)
+    V.earliest([date, *(r for r in results if isinstance(r, V.RowFault))])
+    return results
 
 
 def check_same_truth(names: list[str], files: list[str], recs: list[np.ndarray]) -> None:
@@ -297,18 +345,35 @@ def pair_pass(cfg: Config, by_file: dict[Path, list[ModelPass]], states: list[Mo
     return None
 
 
-def read_files(by_file: dict[Path, list], fold: Callable[[Path, list, list], int], progress: Progress | None
-               ) -> tuple[dict[Path, int], list]:
-    """Every file read once (``fold(path, states, seen_dates)``: rows read): (rows read per file, dates seen)."""
+def read_files(by_file: dict[Path, list], fold: Callable[[Path, list, list], int], progress: Progress | None,
+               cfg: Config | None = None) -> tuple[dict[Path, int], list]:
+    """Every file read once (``fold(path, states, seen_dates)``: rows read): (rows read per file, dates seen).
+
+    With ``cfg``, a row fault is raised only once the files after it are known to be readable
+    (:func:`parse_rest`): a file that cannot be read is reported before any row rule, as
+    ``engine: memory`` (which reads every file first) reports it."""
     read: dict[Path, int] = {}
     seen_dates: list = []
-    for k, (path, states) in enumerate(by_file.items()):
-        read[path] = fold(path, states, seen_dates)
+    files = list(by_file.items())
+    for k, (path, states) in enumerate(files):
+        try:
+            read[path] = fold(path, states, seen_dates)
+        except V.RowFault:
+            for later, sts in files[k + 1:] if cfg is not None else []:
+                if parse_rest(batches(cfg, later, sts)) == 0:
+                    raise no_rows(later) from None
+            raise
         if read[path] == 0:
             raise no_rows(path)
         if progress is not None:
             progress(k + 1, len(by_file))
     return read, seen_dates
+
+
+def parse_rest(read: Any) -> int:
+    """Read the rest of a file's batches (``read``: their iterator), checking nothing but that
+    they can be read (an error path: a row fault is raised after it); the rows read."""
+    return sum(len(batch) for batch, _offset in read)
 
 
 def read_aligned(cfg: Config, plan: Callable[[dict[str, np.ndarray] | None], dict[Path, list]],
@@ -340,14 +405,21 @@ def check_first_batches(cfg: Config) -> tuple[dict[Path, int], bool]:
     Checks that every file exists, every column the config names is there, every Parquet part
     holds them, and that the first record batch of each file passes the row rules, without
     reading further: bounded memory, whatever the file's size. Returns the rows checked per file,
-    and whether every file ended within its first batch (then the caller can afford the run's
-    whole-file rules too: classes, both classes present, weight totals, the id join)."""
+    and whether the caller should apply every rule of a run (classes, both classes present,
+    weight totals, the id join): when every file ended within its first batch, or the inputs
+    hold at most :data:`reportgen.io.files.SMALL_INPUT_BYTES` — then no batch is checked here,
+    so that the caller's run reports the fault a run reports (an unreadable row past the first
+    batch before a bad row in it, as memory reads every file first)."""
+    from reportgen.io import files as F  # noqa: PLC0415
+
     if cfg.task == "multiclass":
         _configured, ids, by_file = plan_multiclass(cfg)
         check = functools.partial(fold_counts, cfg, ids=ids)
     else:
         by_file = plan_binary(cfg)
         check = functools.partial(kept_rows, cfg)
+    if sum(F.input_bytes(p) for p in by_file) <= F.SMALL_INPUT_BYTES:
+        return dict.fromkeys(by_file, 0), True
     checked: dict[Path, int] = {}
     whole = True
     for path, states in by_file.items():
@@ -355,17 +427,29 @@ def check_first_batches(cfg: Config) -> tuple[dict[Path, int], bool]:
         first = next(read, None)
         if first is None:
             raise no_rows(path)
-        note_dates(cfg, first[0], path, 0, [])
-        for st in states:
-            check(st, path, first[0], 0)
-            if st.ids is not None:
-                check_unique(st.keyed())
+        checked_batch(cfg, path, first[0], 0, [], [fault_of(check, st, path, first[0], 0) for st in states])
         checked[path] = len(first[0])
         try:
             whole = whole and next(read, None) is None
         except InputError:  # past the first batch: the run's to report (bounded memory, bounded reading)
             whole = False
+    if not whole:  # the first batches' ids, after every file's row rules (a run: whole-file rules, then the join)
+        for st in (st for sts in by_file.values() for st in sts if st.ids is not None):
+            check_unique(st.keyed())
     return checked, whole
+
+
+def first_fault(cfg: Config, path: Path) -> None:
+    """Raise the earliest fault of the dataset ``path`` as ``engine: stream`` meets it, reading its
+    parts in order. ``engine: dask`` calls it (an error path only) when a part other than the
+    first failed, or the parts' labels together are more than two: a fault that needs the rows
+    before it (a third label, first met in another part) or lies on an earlier row than the part's
+    own is then named as the other engines name it."""
+    if cfg.task == "multiclass":
+        _configured, ids, by_file = plan_multiclass(cfg)
+        fold_class_file(cfg, by_file[path], ids, path, [])
+    else:
+        fold_file(cfg, plan_binary(cfg)[path], path, np.random.default_rng(0), [])
 
 
 def load_dataset(cfg: Config) -> Dataset:
@@ -418,13 +502,28 @@ def _rows(keep: np.ndarray | None, n: int) -> np.ndarray:
     return np.arange(n) if keep is None else np.flatnonzero(keep)
 
 
+def rows_first(cfg: Config, one: dict[Path, Batch], check: Callable[[int], Any]) -> list:
+    """``engine: memory``: every file's row rules (``check(i)``: model ``i``'s, on its file as one
+    batch) before any whole-file rule, file by file in the order the streamed engines read them,
+    each file's earliest bad row raised (:func:`checked_batch`); else each model's result."""
+    out: list = [None] * len(cfg.models)
+    by_file: dict[Path, list[int]] = {}
+    for i, m in enumerate(cfg.models):
+        by_file.setdefault(Path(m.file), []).append(i)
+    for path, idx in by_file.items():
+        for i, r in zip(idx, checked_batch(cfg, path, one[path], 0, [], [fault_of(check, i) for i in idx])):
+            out[i] = r
+    return out
+
+
 def _binary_rows(cfg: Config, one: dict[Path, Batch]) -> tuple[list[ModelData], list[ModelState], list[str]]:
     """Every binary model's kept rows (one batch per file), its pass, and the threshold warnings."""
     models, passes, warnings = [], [], []
+    states = [new_state(cfg, m, Path(m.file)) for m in cfg.models]
+    kept = rows_first(cfg, one, lambda i: kept_rows(cfg, states[i], states[i].path, one[states[i].path], 0))
     for i, m in enumerate(cfg.models):
-        path = Path(m.file)
-        st = new_state(cfg, m, path)
-        s, y, w, keep = kept_rows(cfg, st, path, one[path], 0)
+        path, st = Path(m.file), states[i]
+        s, y, w, keep = kept[i]
         if s.shape[0] == 0:
             raise V.no_rows_left(path, m.name)
         pos, neg = (float(y.sum()), float((~y).sum())) if w is None else (float(w[y].sum()), float(w[~y].sum()))
@@ -458,10 +557,12 @@ def _class_rows(cfg: Config, one: dict[Path, Batch]) -> tuple[list[ModelData], l
     configured = configured_classes(cfg)
     ids = ClassIds(configured)
     parsed = []
+    states = [new_counts(cfg, i, m, Path(m.file), configured, ids).collecting(cfg, None, True)
+              for i, m in enumerate(cfg.models)]
+    rows = rows_first(cfg, one, lambda i: class_rows(cfg, states[i], ids, one[states[i].path], states[i].path, 0))
     for i, m in enumerate(cfg.models):
-        path = Path(m.file)
-        st = new_counts(cfg, i, m, path, configured, ids).collecting(cfg, None, True)
-        keep, truth, pred, scores, weights = class_rows(cfg, st, ids, one[path], path, 0)
+        path, st = Path(m.file), states[i]
+        keep, truth, pred, scores, weights = rows[i]
         if not keep.any():
             raise V.no_rows_left(path, m.name)
         if weights is not None:
@@ -618,8 +719,9 @@ def kept_rows(cfg: Config, st: ModelState, path: Path, batch: Batch, offset: int
     import pyarrow.compute as pc  # noqa: PLC0415
 
     cols = st.cols
-    scores = batch.numeric(cols["score"], path, offset)
-    weights = batch.numeric(cols["weight"], path, offset) if "weight" in cols else None
+    faults = V.Faults()  # every rule over the batch, then the earliest bad row raised
+    scores = batch.numeric(cols["score"], path, offset, faults)
+    weights = batch.numeric(cols["weight"], path, offset, faults) if "weight" in cols else None
     ids = batch.ids(cols["id"]) if "id" in cols else None
     checks = []
     if not np.isfinite(scores).all():
@@ -632,27 +734,38 @@ def kept_rows(cfg: Config, st: ModelState, path: Path, batch: Batch, offset: int
     if ids is not None and ids.null_count:
         checks.append((V.missing_id(cols["id"]), np.asarray(pc.is_null(ids).to_numpy(zero_copy_only=False), dtype=bool)))
     counts: dict[str, int] = {}
-    keep = V.keep_rows(cfg, path, checks, offset, counts) if checks else None
-    st.count_dropped(counts)
+    keep = V.keep_rows(cfg, path, checks, offset, counts, faults) if checks else None
     if weights is not None:
-        V.check_weights(path, cols["weight"], weights, keep, offset)
-        V.check_whole_weights(cfg, path, cols["weight"], weights, keep, offset)
-    V.check_score_range(path, cols["score"], scores, keep, offset)
+        V.check_weights(path, cols["weight"], weights, keep, offset, faults)
+        V.check_whole_weights(cfg, path, cols["weight"], weights, keep, offset, faults)
+    V.check_score_range(path, cols["score"], scores, keep, offset, faults)
     if st.cfg.probabilities is True:
-        V.check_probabilities(path, st.cfg.name, [cols["score"]], scores, keep, offset)
+        V.check_probabilities(path, st.cfg.name, [cols["score"]], scores, keep, offset, faults)
+    labels = batch.distinct(cols["label"], keep)
+    if len(st.labels.union(labels)) > 2:
+        keys = np.asarray(batch.keys(cols["label"]).to_numpy(zero_copy_only=False), dtype=object)
+        V.third_label(path, cols["label"], st.labels, keys, _rows(keep, len(batch)), offset, faults)
+    faults.check()
+    st.count_dropped(counts)
     keep = st.narrow(keep, offset, len(batch), ids)
-    st.labels.update(batch.distinct(cols["label"], keep))
-    V.check_two_labels(path, cols["label"], st.labels)
+    st.labels.update(labels if keep is None or st.index is None else batch.distinct(cols["label"], keep))
     y = batch.matches(cols["label"], V.label_key(cfg.positive))
     st.collect(keep, offset, len(batch), ids, y)
+    yk, wk = (y, weights) if keep is None else (y[keep], None if weights is None else weights[keep])
+    pos = float(yk.sum()) if wk is None else float(wk[yk].sum())
+    st.totals = (st.totals[0] + pos, st.totals[1] + (float(yk.shape[0]) - pos if wk is None else float(wk[~yk].sum())))
     if keep is None:
         return scores, y, weights, None
     return scores[keep], y[keep], None if weights is None else weights[keep], keep
 
 
 def _fold_model(cfg: Config, path: Path, batch: Batch, offset: int, st: ModelState):
-    """One model's part of a batch in pass 1 (its own state only, so models run in threads)."""
-    s, y, w = validated(cfg, st, path, batch, offset)
+    """One model's part of a batch in pass 1 (its own state only, so models run in threads); a
+    fault is returned (:func:`checked_batch`)."""
+    try:
+        s, y, w = validated(cfg, st, path, batch, offset)
+    except V.RowFault as f:
+        return f
     st.acc.add(s, y, w)
     return s, y, w
 
@@ -667,9 +780,14 @@ def fold_file(cfg: Config, states: list[ModelState], path: Path, rng: np.random.
     are taken here, model by model, as in one thread.
     """
     offset = 0
-    for batch, offset in batches(cfg, path, states):
-        note_dates(cfg, batch, path, offset, dates)
-        folded = ordered_map(functools.partial(_fold_model, cfg, path, batch, offset), states)
+    read = batches(cfg, path, states)
+    for batch, offset in read:
+        folded = list(ordered_map(functools.partial(_fold_model, cfg, path, batch, offset), states))
+        try:
+            checked_batch(cfg, path, batch, offset, dates, folded)
+        except V.RowFault:
+            parse_rest(read)  # a read error past the fault is the file's first problem (as in memory)
+            raise
         for st, (s, y, w) in zip(states, folded):
             if rows is not None and rows.ok:
                 if st.dropped or w is not None:
@@ -699,7 +817,7 @@ def load_streamed(cfg: Config, progress: Progress | None = None) -> StreamedData
         rng = np.random.default_rng(cfg.stream.seed)  # one sample stream over the files, in their order
         if not first:
             codes[0] = None
-        return read_files(by_file, lambda path, sts, dates: fold_file(cfg, sts, path, rng, dates, codes[0]), progress)
+        return read_files(by_file, lambda path, sts, dates: fold_file(cfg, sts, path, rng, dates, codes[0]), progress, cfg)
 
     by_file, states, read, seen_dates, join, indexes, left_out = read_aligned(
         cfg, lambda ix: plan_binary(cfg, ix), read_all, lambda st: st.labels, V.label_key(cfg.positive))
@@ -1001,25 +1119,31 @@ def class_rows(cfg: Config, st: ModelCounts, ids: ClassIds, batch: Batch, path: 
     """(keep, truth, pred, scores, weights) of one batch for one model: every row validated
     (errors name the global row), ``keep`` the rows compared; ids and drops collected."""
     cols, n = st.cols, len(batch)
+    faults = V.Faults()  # every rule over the batch, then the earliest bad row raised
     truth = V.keys(batch.series(cols["label"]))
     pred = V.keys(batch.series(cols["prediction"])) if "prediction" in cols else None
-    scores = np.column_stack([V.numeric(batch.series(c), path, c, offset) for c in st.score_cols]) if st.score_cols else None
-    weights = V.numeric(batch.series(cols["weight"]), path, cols["weight"], offset) if "weight" in cols else None
+    scores = (np.column_stack([batch.numeric(c, path, offset, faults) for c in st.score_cols])
+              if st.score_cols else None)
+    weights = batch.numeric(cols["weight"], path, offset, faults) if "weight" in cols else None
     id_keys = V.id_key_list(batch.series(cols["id"])) if "id" in cols else None
     checks = V.multiclass_checks(cols, truth, pred, st.score_cols, scores, weights, id_keys)
-    keep = V.keep_rows(cfg, path, checks, offset, st.dropped)
+    dropped: dict[str, int] = {}
+    keep = V.keep_rows(cfg, path, checks, offset, dropped, faults)
     if weights is not None:
-        V.check_weights(path, cols["weight"], weights, keep, offset)
-        V.check_whole_weights(cfg, path, cols["weight"], weights, keep, offset)
+        V.check_weights(path, cols["weight"], weights, keep, offset, faults)
+        V.check_whole_weights(cfg, path, cols["weight"], weights, keep, offset, faults)
     keep = np.ones(n, dtype=bool) if keep is None else keep
     if scores is not None and st.cfg.probabilities is True:
-        V.check_probabilities(path, st.cfg.name, st.score_cols, scores, keep, offset)
+        V.check_probabilities(path, st.cfg.name, st.score_cols, scores, keep, offset, faults)
     if ids.fixed:
         for role, values in (("label", truth), ("prediction", pred)):
             if values is not None:
-                V.check_classes(path, cols[role], values, keep, list(ids.index), offset)
+                V.check_classes(path, cols[role], values, keep, list(ids.index), offset, faults)
+    faults.check()
+    st.count_dropped(dropped)
     keep = st.narrow(keep, offset, n, id_keys)
     st.collect(keep, offset, n, id_keys, truth)
+    st.totals = (st.totals[0] + (float(keep.sum()) if weights is None else float(weights[keep].sum())), 0.0)
     return keep, truth, pred, scores, weights
 
 
@@ -1046,10 +1170,14 @@ def fold_counts(cfg: Config, st: ModelCounts, path: Path, batch: Batch, offset: 
 def fold_class_file(cfg: Config, states: list[ModelCounts], ids: ClassIds, path: Path, seen_dates: list) -> int:
     """Every batch of one file (or Dask part) validated and folded into its models' counts; rows read."""
     offset = 0
-    for batch, offset in batches(cfg, path, states):
-        note_dates(cfg, batch, path, offset, seen_dates)
-        for st in states:
-            fold_counts(cfg, st, path, batch, offset, ids)
+    read = batches(cfg, path, states)
+    for batch, offset in read:
+        try:
+            checked_batch(cfg, path, batch, offset, seen_dates,
+                          [fault_of(fold_counts, cfg, st, path, batch, offset, ids) for st in states])
+        except V.RowFault:
+            parse_rest(read)  # a read error past the fault is the file's first problem (as in memory)
+            raise
         offset += len(batch)
     return offset
 
@@ -1099,7 +1227,8 @@ def load_streamed_multiclass(cfg: Config, progress: Progress | None = None) -> S
     plan: list = []
 
     def read_all(by_file: dict[Path, list[ModelCounts]], _first: bool) -> tuple[dict[Path, int], list]:
-        return read_files(by_file, lambda path, sts, dates: fold_class_file(cfg, sts, plan[-1][1], path, dates), progress)
+        return read_files(by_file, lambda path, sts, dates: fold_class_file(cfg, sts, plan[-1][1], path, dates), progress,
+                          cfg)
 
     def planned(indexes: dict[str, np.ndarray] | None) -> dict[Path, list[ModelCounts]]:
         plan.append(plan_multiclass(cfg, indexes))

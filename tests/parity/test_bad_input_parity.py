@@ -754,9 +754,10 @@ def _table(df: pd.DataFrame, **columns) -> pa.Table:
     # memory and stream: "cannot read as Parquet (Failed to parse string: 'x' …)", no row; dask: the row
     ("numbers then text", lambda: _table(rows()), lambda: _table(rows(start=21), s=["x"] * 20),
      "ds: column 's', row 22: non-numeric value 'x'"),
-    # memory and stream cast the second part's booleans to 0 / 1 (exit 0); dask: four labels
+    # memory and stream cast the second part's booleans to 0 / 1 (exit 0); dask: four labels. Now the
+    # row of the third label (the earliest bad row), as every engine meets it
     ("integer then boolean labels", lambda: _table(rows()), lambda: _table(rows(start=21), y=[True, False] * 10),
-     "ds: column 'y' has 4 distinct labels ('0', '1', 'False', 'True')"),
+     "ds: column 'y', row 22: a third distinct label 'True' (3 distinct labels: '0', '1', 'True')"),
 ])
 def test_a_parquet_part_with_another_column_type_is_read_alike_everywhere(case, first, second, words, tmp_path,
                                                                           scheduler, capsys):
@@ -797,7 +798,7 @@ def test_na_like_labels_are_classes_and_the_message_says_so_in_every_engine(spel
         df = rows().astype({"y": object})
         df.loc[4, "y"] = spelling
         cfg = _one(tmp_path, df, missing="drop")
-        where = f"a.csv: column 'y' has 3 distinct labels ('0', '1', {spelling!r})"
+        where = f"a.csv: column 'y', row 6: a third distinct label {spelling!r} (3 distinct labels: '0', '1', {spelling!r})"
     else:
         df = pd.DataFrame({"y": ["a", "b", "c"] * 6, "p_a": [0.5] * 18, "p_b": [0.3] * 18, "p_c": [0.2] * 18})
         df.loc[4, "y"] = spelling
@@ -807,3 +808,263 @@ def test_na_like_labels_are_classes_and_the_message_says_so_in_every_engine(spel
         where = f"models[0].scores: no score column for class(es) {spelling}"
     line = refused_alike(cfg, scheduler, capsys)
     assert where in line and f"{spelling!r} is read as a class name, not as a missing value" in line, line
+
+
+# --- several faults of different kinds: the earliest bad row in the file wins ----------------
+#
+# memory applied its rules one after another over the whole file (a non-numeric score at row
+# 2,602 was reported before a missing label at row 402), stream and dask reported the first
+# batch with any fault; two models of one file reported the first model's fault in memory and
+# the earlier row in stream. The rule now: the earliest bad row in the file; on one row, the
+# first rule in rule order (non-numbers, missing values, weights, score range, probabilities,
+# labels); of several models of a file, the first in config order; files in config order.
+
+FAULTY_ROWS = 3000  # three batches of stream.batch_rows = 1000; the Parquet dataset three parts
+
+
+def _faulty(edits: list[tuple[int, str, object]], parquet: bool) -> pd.DataFrame:
+    """3,000 rows (id, y, s, s2, w) with ``edits`` (row index, column, value) applied; for
+    Parquet, every column typed as far as its values allow (text labels and ids)."""
+    t = rows(FAULTY_ROWS).assign(s2=lambda d: np.round(1 - d.s, 3), w=1.0)
+    t = t.astype(object)
+    for i, col, value in edits:
+        t.loc[i, col] = value
+    if parquet:
+        for col in ("s", "s2", "w"):
+            t[col] = pd.to_numeric(t[col])
+        t["y"] = [None if v is None else str(v) for v in t.y]
+        t["id"] = [None if v is None else str(v) for v in t.id]
+    return t
+
+
+def _three_parts(tmp: Path, t: pd.DataFrame) -> str:
+    for k, lo in enumerate(range(0, FAULTY_ROWS, 1000)):
+        (tmp / "ds" / f"k={k}").mkdir(parents=True)
+        pq.write_table(pa.Table.from_pandas(t.iloc[lo:lo + 1000], preserve_index=False), tmp / "ds" / f"k={k}" / "p.parquet")
+    return "ds"
+
+
+MIXED_FAULTS = [
+    # (case, edits, config extras, parquet too, expected words)
+    ("a missing label after a non-numeric score", [(2600, "y", ""), (400, "s", "x")], {}, False,
+     "a.csv: column 's', row 402: non-numeric value 'x'"),
+    ("a non-numeric score after a missing label", [(400, "y", ""), (2600, "s", "x")], {}, False,
+     "a.csv: row 402: missing or non-finite label in 'y'"),
+    # the block holding the non-number failed as a whole in stream: the rows before it went unchecked
+    ("a non-numeric weight in the block of an earlier missing label", [(10, "y", ""), (2900, "w", "heavy")],
+     {"weight": "w"}, False, "a.csv: row 12: missing or non-finite label in 'y'"),
+    ("a missing id before a negative weight", [(2500, "w", -1.0), (700, "id", None)], {"weight": "w", "id": "id"}, True,
+     "row 702: missing id in 'id'"),
+    ("a missing id dropped before a negative weight", [(2500, "w", -1.0), (700, "id", None)],
+     {"weight": "w", "id": "id", "missing": "drop"}, True, "column 'w', row 2502: negative weight -1"),
+    ("a huge weight before a missing id", [(700, "w", 1e20), (2500, "id", None)], {"weight": "w", "id": "id"}, True,
+     "column 'w', row 702: weight 1e+20 is too large"),
+    ("a third label before a missing score", [(1500, "y", 7), (2200, "s", np.nan)], {}, True,
+     "column 'y', row 1502: a third distinct label '7' (3 distinct labels: '0', '1', '7')"),
+    ("a missing score before a third label", [(2200, "y", 7), (1500, "s", np.nan)], {}, True,
+     "row 1502: missing or non-finite score in 's'"),
+    ("a missing label and a negative weight on one row", [(1800, "w", -2.0), (1800, "y", None)], {"weight": "w"}, True,
+     "row 1802: missing or non-finite label in 'y'"),
+]
+
+
+@pytest.mark.parametrize("fmt", ["csv", "parquet parts"])
+@pytest.mark.parametrize(("case", "edits", "extra", "parquet", "words"), MIXED_FAULTS, ids=[c[0] for c in MIXED_FAULTS])
+def test_of_several_faults_every_engine_names_the_earliest_row(case, edits, extra, parquet, words, fmt, tmp_path,
+                                                               scheduler, capsys):
+    if fmt != "csv" and not parquet:
+        pytest.skip("a non-number needs a text column: CSV")
+    t = _faulty(edits, fmt != "csv")
+    if fmt == "csv":
+        t.to_csv(tmp_path / "a.csv", index=False)
+        file = "a.csv"
+    else:
+        file = _three_parts(tmp_path, t)
+        words = words.replace("a.csv: ", "ds: ")
+    line = refused_alike(config(tmp_path, [{"name": "a", "file": file, "score": "s"}], **extra), scheduler, capsys)
+    assert words in line, (case, line)
+
+
+def test_of_two_models_in_one_file_the_earlier_row_wins(tmp_path, scheduler, capsys):
+    """Model a's fault at row 2,802, model b's (another rule) at row 1,202: memory named a's."""
+    _faulty([(2800, "s", ""), (1200, "s2", "1e400")], False).to_csv(tmp_path / "a.csv", index=False)
+    cfg = config(tmp_path, [{"name": "a", "file": "a.csv", "score": "s"}, {"name": "b", "file": "a.csv", "score": "s2"}])
+    line = refused_alike(cfg, scheduler, capsys)
+    assert "a.csv: row 1202: missing or non-finite score in 's2'" in line, line
+
+
+def test_of_faults_on_one_row_of_two_models_the_first_model_wins(tmp_path, scheduler, capsys):
+    _faulty([(2000, "s2", "zz"), (2000, "s", "")], False).to_csv(tmp_path / "a.csv", index=False)
+    cfg = config(tmp_path, [{"name": "a", "file": "a.csv", "score": "s"}, {"name": "b", "file": "a.csv", "score": "s2"}])
+    assert "a.csv: row 2002: missing or non-finite score in 's'" in refused_alike(cfg, scheduler, capsys)
+
+
+def test_files_are_checked_in_config_order_whatever_the_rows(tmp_path, scheduler, capsys):
+    """Models a and c read a.csv (a fault at row 3,002), b reads b.csv (row 102): a.csv first,
+    in memory too (it checked model by model: b's file before c's fault)."""
+    _faulty([(3000 - 1, "s2", "")], False).to_csv(tmp_path / "a.csv", index=False)
+    _faulty([(100, "s", "")], False).to_csv(tmp_path / "b.csv", index=False)
+    cfg = config(tmp_path, [{"name": "a", "file": "a.csv", "score": "s"}, {"name": "b", "file": "b.csv", "score": "s"},
+                            {"name": "c", "file": "a.csv", "score": "s2"}])
+    assert "a.csv: row 3001: missing or non-finite score in 's2'" in refused_alike(cfg, scheduler, capsys)
+
+
+def test_a_third_label_met_in_a_later_parquet_part_is_named_by_its_row(tmp_path, scheduler, capsys):
+    """Parts 1 and 2 hold labels {0, 1} and {0, 7}: no part alone has three. Dask said "has 3
+    distinct labels" (no row) after merging, or a later part's other fault; now the row of '7'."""
+    t = _faulty([(2400, "s", np.nan)], True)
+    t.loc[1000:, "y"] = np.where(np.arange(FAULTY_ROWS - 1000) % 2, "0", "7")
+    cfg = config(tmp_path, [{"name": "a", "file": _three_parts(tmp_path, t), "score": "s"}])
+    line = refused_alike(cfg, scheduler, capsys)
+    assert "ds: column 'y', row 1002: a third distinct label '7'" in line, line
+
+
+MIXED_CLASS_FAULTS = [
+    ("a missing label after a non-numeric class score", [(2300, "y", ""), (1200, "p_b", "x")], {},
+     "column 'p_b', row 1202: non-numeric value 'x'"),
+    ("a non-numeric class score after a missing label", [(1200, "y", ""), (2300, "p_b", "x")], {},
+     "row 1202: missing label in 'y'"),
+    ("an unknown class before a missing class score", [(1500, "y", "zz"), (2500, "p_a", "")], {"classes": ["a", "b", "c"]},
+     "column 'y', row 1502: label 'zz' is not one of the configured classes"),
+    ("a missing class score before an NA-like class", [(1500, "p_a", ""), (2500, "y", "NA")], {"classes": ["a", "b", "c"]},
+     "row 1502: missing or non-finite class score"),
+    ("a probability out of range before a missing label", [(1500, "p_a", "1.5"), (2500, "y", "")], {},
+     "column 'p_a', row 1502: 1.5 is not a probability"),
+]
+
+
+@pytest.mark.parametrize(("case", "edits", "extra", "words"), MIXED_CLASS_FAULTS, ids=[c[0] for c in MIXED_CLASS_FAULTS])
+def test_of_several_multiclass_faults_every_engine_names_the_earliest_row(case, edits, extra, words, tmp_path, scheduler,
+                                                                          capsys):
+    classes = np.array(["a", "b", "c"])
+    t = pd.DataFrame({"y": classes[np.arange(FAULTY_ROWS) % 3], "p_a": 0.5, "p_b": 0.3, "p_c": 0.2}).astype(object)
+    for i, col, value in edits:
+        t.loc[i, col] = value
+    t.to_csv(tmp_path / "m.csv", index=False)
+    cfg = config(tmp_path, [{"name": "a", "file": "m.csv", "probabilities": True,
+                             "scores": {"a": "p_a", "b": "p_b", "c": "p_c"}}], task="multiclass", **extra)
+    line = refused_alike(cfg, scheduler, capsys)
+    assert words in line, (case, line)
+
+
+def test_validate_of_a_large_input_checks_the_first_batch_by_the_same_rule(tmp_path, scheduler, capsys, monkeypatch):
+    """``validate`` with ``engine: stream`` on inputs too large to read whole checks the first
+    batch: of two models' faults there, the earlier row (as the run says); a fault past the first
+    batch is left to the run."""
+    import reportgen.io.files as files
+
+    monkeypatch.setattr(files, "SMALL_INPUT_BYTES", 0)
+    _faulty([(800, "s", np.nan), (100, "s2", np.nan)], True).to_parquet(tmp_path / "a.parquet", index=False)
+    models = [{"name": "a", "file": "a.parquet", "score": "s"}, {"name": "b", "file": "a.parquet", "score": "s2"}]
+    cfg = config(tmp_path, models)
+    line = same_everywhere(cfg, scheduler, capsys)
+    assert cli.main(["validate", str(cfg), "--quiet", "--set", "engine=stream"]) == 2
+    assert capsys.readouterr().err.strip() == line and "row 102: missing or non-finite score in 's2'" in line
+    _faulty([(1500, "s", np.nan)], True).to_parquet(tmp_path / "a.parquet", index=False)  # Parquet: batches of 1,000
+    assert cli.main(["validate", str(cfg), "--set", "engine=stream"]) == 0
+    said = capsys.readouterr()
+    assert "the first batch of each file is valid" in said.err + said.out
+
+
+def test_weights_all_one_after_dropped_rows_run_in_memory(tmp_path, scheduler, capsys):
+    """Memory stopped with an internal error (a weighted table without row codes) when every
+    weight left was 1 after ``missing: drop``; stream and dask ran."""
+    t = _faulty([(5, "w", np.nan)], False)
+    t.to_csv(tmp_path / "a.csv", index=False)
+    same_metrics(config(tmp_path, [{"name": "a", "file": "a.csv", "score": "s"}], weight="w", missing="drop"),
+                 scheduler, capsys)
+
+
+# --- whole-file rules before the id join, in every engine --------------------------------------
+# memory checked each model's classes and weights before joining ids; stream and dask joined
+# first ("40 id(s) not shared" where memory said "every row is positive"), and validate with
+# engine: stream reported a duplicated id of the first batch before both.
+
+
+def _every_row(y: int | None = None, w: float | None = None, **changes) -> pd.DataFrame:
+    t = rows(40)
+    if y is not None:
+        t["y"] = y
+    if w is not None:
+        t["w"] = w
+    return t.assign(**changes)
+
+
+@pytest.mark.parametrize(("case", "a", "b", "extra", "words"), [
+    ("every row positive, no id shared", _every_row(y=1), _every_row(id=lambda d: d.id + 1000), {},
+     "a.csv: column 'y': every row is positive"),
+    ("b every row positive, ids partly shared", _every_row(), _every_row(y=1).iloc[:30], {},
+     "b.csv: column 'y': every row is positive"),
+    ("no positive row, a duplicated id", _every_row(y=0), _every_row(id=lambda d: d.id.where(d.id != 5, 6)), {},
+     "a.csv: column 'y': no row has the positive label 1"),
+    ("every positive row of weight 0, ids partly shared",
+     _every_row(w=1.0).assign(w=lambda d: np.where(d.y == 1, 0.0, 1.0)), _every_row(w=1.0).iloc[:30], {"weight": "w"},
+     "a.csv: column 'w': every positive row has weight 0"),
+    ("labels contradict, every row positive", _every_row(y=1), _every_row(), {},
+     "a.csv: column 'y': every row is positive"),
+])
+def test_whole_file_rules_come_before_the_id_join(case, a, b, extra, words, tmp_path, scheduler, capsys):
+    line = refused_alike(two_models(tmp_path, a, b, id="id", **extra), scheduler, capsys)
+    assert words in line, (case, line)
+
+
+def test_multiclass_weights_of_zero_come_before_the_id_join(tmp_path, scheduler, capsys):
+    for name, shift, w in (("a", 0, 0.0), ("b", 1000, 1.0)):
+        pd.DataFrame({"id": np.arange(30) + shift, "y": ["a", "b", "c"] * 10, "p_a": 0.5, "p_b": 0.3, "p_c": 0.2,
+                      "w": w}).to_csv(tmp_path / f"{name}.csv", index=False)
+    models = [{"name": n, "file": f"{n}.csv", "scores": {"a": "p_a", "b": "p_b", "c": "p_c"}} for n in ("a", "b")]
+    line = refused_alike(config(tmp_path, models, task="multiclass", id="id", weight="w"), scheduler, capsys)
+    assert "a.csv: column 'w': every row has weight 0" in line, line
+
+
+@pytest.mark.parametrize(("case", "extra", "edit", "words"), [
+    ("a cost matrix of the wrong size", {"costs": [[0, 1], [1, 0]]}, None, "costs: a 2x2 cost matrix for 3 classes"),
+    ("a class without a score column", {}, (3, "y", "d"), "models[0].scores: no score column for class(es) d"),
+])
+def test_the_class_list_is_checked_before_the_id_join(case, extra, edit, words, tmp_path, scheduler, capsys):
+    """Memory checked the classes before joining ids, stream and dask after ("60 id(s) not shared")."""
+    for name, shift in (("a", 0), ("b", 1000)):
+        t = pd.DataFrame({"id": np.arange(30) + shift, "y": ["a", "b", "c"] * 10, "p_a": 0.5, "p_b": 0.3, "p_c": 0.2})
+        if edit is not None and name == "b":
+            t.loc[edit[0], edit[1]] = edit[2]
+        t.to_csv(tmp_path / f"{name}.csv", index=False)
+    models = [{"name": n, "file": f"{n}.csv", "scores": {"a": "p_a", "b": "p_b", "c": "p_c"}} for n in ("a", "b")]
+    line = refused_alike(config(tmp_path, models, task="multiclass", id="id", **extra), scheduler, capsys)
+    assert words in line, (case, line)
+
+
+# --- a file that cannot be read is reported before any row rule ----------------------------
+# memory reads every file before applying a row rule; stream and dask reported a bad row met
+# before the unreadable bytes (a later CSV block, a later file, a later Parquet part).
+
+
+def test_bytes_that_are_not_utf8_past_the_first_block_come_before_an_earlier_bad_row(tmp_path, scheduler, capsys):
+    t = rows(90_000).astype(object)
+    t.loc[10, "y"] = ""
+    lines = t.to_csv(index=False).encode().split(b"\n")
+    lines[80_000] += b"\xe9"  # past the first 1 MB CSV block
+    (tmp_path / "a.csv").write_bytes(b"\n".join(lines))
+    line = refused_alike(config(tmp_path, [{"name": "a", "file": "a.csv", "score": "s"}]), scheduler, capsys)
+    assert "a.csv: not UTF-8 text" in line, line
+
+
+@pytest.mark.parametrize("second", ["latin-1", "header only"])
+def test_an_unreadable_later_file_comes_before_a_bad_row_of_an_earlier_one(second, tmp_path, scheduler, capsys):
+    a = rows().astype(object)
+    a.loc[3, "s"] = ""
+    b = rows().to_csv(index=False).encode() + b"21,1,0.5\xe9\n" if second == "latin-1" else b"id,y,s\n"
+    a.to_csv(tmp_path / "a.csv", index=False)
+    (tmp_path / "b.csv").write_bytes(b)
+    models = [{"name": "a", "file": "a.csv", "score": "s"}, {"name": "b", "file": "b.csv", "score": "s"}]
+    line = refused_alike(config(tmp_path, models), scheduler, capsys)
+    assert ("b.csv: not UTF-8 text" if second == "latin-1" else "b.csv: the file has a header but no rows") in line, line
+
+
+def test_a_damaged_later_parquet_part_comes_before_a_bad_row_of_an_earlier_part(tmp_path, scheduler, capsys):
+    t = rows(300).assign(s=lambda d: d.s.where(d.id != 11))
+    ds = _dataset(tmp_path, t.iloc[:100], t.iloc[100:200], t.iloc[200:])  # the footer intact: read when scanned
+    last = sorted(ds.rglob("*.parquet"))[-1]
+    data = last.read_bytes()
+    last.write_bytes(data[: len(data) // 2] + b"\0" * 50 + data[len(data) // 2 + 50:])
+    line = refused_alike(config(tmp_path, [{"name": "a", "file": "ds", "score": "s"}]), scheduler, capsys)
+    assert "cannot read as Parquet" in line and "row 12" not in line, line
