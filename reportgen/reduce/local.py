@@ -505,13 +505,24 @@ def _rows(keep: np.ndarray | None, n: int) -> np.ndarray:
 def rows_first(cfg: Config, one: dict[Path, Batch], check: Callable[[int], Any]) -> list:
     """``engine: memory``: every file's row rules (``check(i)``: model ``i``'s, on its file as one
     batch) before any whole-file rule, file by file in the order the streamed engines read them,
-    each file's earliest bad row raised (:func:`checked_batch`); else each model's result."""
+    each file's earliest bad row raised (:func:`checked_batch`); else each model's result.
+
+    A file's models are checked in threads (numpy and pyarrow release the GIL; each model has
+    its own state), after the columns they share — the label's missing rows and positives — are
+    computed once in this thread."""
     out: list = [None] * len(cfg.models)
     by_file: dict[Path, list[int]] = {}
     for i, m in enumerate(cfg.models):
         by_file.setdefault(Path(m.file), []).append(i)
     for path, idx in by_file.items():
-        for i, r in zip(idx, checked_batch(cfg, path, one[path], 0, [], [fault_of(check, i) for i in idx])):
+        batch = one[path]
+        if len(idx) > 1:
+            for label in dict.fromkeys(columns_for(cfg, cfg.models[i])["label"] for i in idx):
+                batch.missing(label)
+                if cfg.task == "binary":
+                    batch.matches(label, V.label_key(cfg.positive))
+        found = list(ordered_map(functools.partial(fault_of, check), idx))
+        for i, r in zip(idx, checked_batch(cfg, path, batch, 0, [], found)):
             out[i] = r
     return out
 
