@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import threading
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sized
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from typing import TypeVar
 
@@ -33,7 +33,7 @@ def ordered_map(fn: Callable[[T], R], items: Iterable[T]) -> Iterator[R]:
     with ``map``; on the way out the items not started are cancelled and the threads joined.
     """
     threads = THREADS
-    if threads <= 1:
+    if threads <= 1 or (isinstance(items, Sized) and len(items) <= 1):  # nothing to overlap
         yield from map(fn, items)
         return
     pool = _pool(threads)
