@@ -902,7 +902,7 @@ def render_html(
     view = build_view(result, theme) if view is None else view
     css = env.loader.get_source(env, "report.css")[0]  # type: ignore[union-attr]
     script = (default_template_dir() / "sort.js").read_text(encoding="utf-8")
-    with _theme_errors(theme):  # here, before the writer takes a TemplateNotFound (an OSError) for a disk error
+    with theme_errors(theme):  # here, before the writer takes a TemplateNotFound (an OSError) for a disk error
         page = env.get_template("report.html").render(view=view, css=Markup(css), script=Markup(script), for_pdf=for_pdf)
     return _with_content_policy(page, script)
 
@@ -1037,7 +1037,7 @@ def result_json(result: ComparisonResult) -> str:
 
 
 @contextmanager
-def _theme_errors(theme: Theme) -> Iterator[None]:
+def theme_errors(theme: Theme) -> Iterator[None]:
     """A broken custom theme is the user's to fix; a broken shipped template stays a bug."""
     from jinja2 import TemplateNotFound, TemplateSyntaxError, UndefinedError  # noqa: PLC0415
 

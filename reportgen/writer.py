@@ -577,7 +577,7 @@ def write_outputs(
     if "csv" in formats:
         files.update({f"{name}.csv": write_csv(export.to_csv(t)) for name, t in export.tables(result).items()})
     files.update({name: write_bytes(data) for name, data in extra.items() if name not in files})
-    with render._theme_errors(theme):
+    with render.theme_errors(theme):
         written = reservation.write(files)
     out = {f: written[FILE_NAMES[f]] for f in formats}
     out.update({name: written[name] for name in extra if name not in {FILE_NAMES[f] for f in formats}})

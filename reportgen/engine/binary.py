@@ -380,7 +380,7 @@ def probability_losses(table: ScoreTable) -> tuple[float | None, float | None, R
         cache = table.by_score()
         if "losses" not in cache:
             sc = np.clip(s, eps, 1.0 - eps)
-            cache["losses"] = (np.log(sc), _log1m(sc), np.subtract(1.0, s))
+            cache["losses"] = (np.log(sc), log1m(sc), np.subtract(1.0, s))
         log_p, log_n, miss = cache["losses"]
         ll = -(_dot(table.pos, log_p) + _dot(table.neg, log_n)) / m
         brier = (float(np.einsum("i,i,i->", table.pos, miss, miss)) + float(np.einsum("i,i,i->", table.neg, s, s))) / m
@@ -400,7 +400,7 @@ def probability_losses(table: ScoreTable) -> tuple[float | None, float | None, R
                 i = np.flatnonzero(nz)
                 w, x = w[i], sb[i]
             xc = np.clip(x, eps, 1.0 - eps)
-            ll_sum += _dot(w, np.log(xc) if positive else _log1m(xc))
+            ll_sum += _dot(w, np.log(xc) if positive else log1m(xc))
             miss = np.subtract(1.0, x) if positive else x
             brier_sum += float(np.einsum("i,i,i->", w, miss, miss))
     return -ll_sum / m, brier_sum / m, None
@@ -418,7 +418,7 @@ def log_loss_clipped(table: ScoreTable) -> float:
 _BLOCK = 1 << 15
 
 
-def _log1m(x: np.ndarray) -> np.ndarray:
+def log1m(x: np.ndarray) -> np.ndarray:
     """log(1 − x) to a few ulps, for x in [0, 1): Goldberg's log1p with a vectorised log.
 
     log1p(−x) = log(u)·(−x)/(u − 1) with u = 1 − x rounded (the rounding error of u cancels

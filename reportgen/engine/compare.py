@@ -679,8 +679,8 @@ def compare_binary_evidence(ev: BinaryEvidence, s: Settings, progress: Progress 
                 paired, how = True, DELONG_PAIRED
 
                 def at(level: float, d_auc=d_auc, var_d=var_d) -> tuple[float, float]:
-                    return stats._normal_test(d_auc, var_d, level)[2:4]
-                z, p, lo, hi = stats._normal_test(d_auc, var_d, s.level)
+                    return stats.normal_test(d_auc, var_d, level)[2:4]
+                z, p, lo, hi = stats.normal_test(d_auc, var_d, s.level)
             else:
                 var_d = da.variance + db.variance
                 paired, how = False, DELONG_UNPAIRED
@@ -769,7 +769,7 @@ def compare_binary_evidence(ev: BinaryEvidence, s: Settings, progress: Progress 
             if cov is not None and a.name in delong and c.name in delong:
                 ia, ic = names.index(a.name), names.index(c.name)
                 var_d = max(0.0, cov[ia, ia] + cov[ic, ic] - 2.0 * cov[ia, ic])
-                pv = stats._normal_test(delong[a.name].auc - delong[c.name].auc, var_d, s.level)[1]
+                pv = stats.normal_test(delong[a.name].auc - delong[c.name].auc, var_d, s.level)[1]
             raw_pw.append(pv)
             pairwise.append((a.name, c.name, dg, pv))
     cells = []

@@ -332,8 +332,8 @@ def _per_class_auc_intervals(m: MulticlassModelEvidence, labels: Sequence[str], 
 
 def _table_curves(t: CT.ClassTables, labels: Sequence[str]) -> MulticlassCurves:
     """The report's curves from class tables (the same points as from the rows)."""
-    rocs = [MC._curve(labels[c], CT.ovr_score_table(t, c)) for c in range(t.k)]
-    micro = MC._curve(None, CT.micro_score_table(t))
+    rocs = [MC.class_roc_curve(labels[c], CT.ovr_score_table(t, c)) for c in range(t.k)]
+    micro = MC.class_roc_curve(None, CT.micro_score_table(t))
     support = t.class_weight()
     return curves_of(rocs, micro, support, float(support.sum()), labels)
 

@@ -413,7 +413,7 @@ def _ovr_table(scores: np.ndarray, positive: np.ndarray, weights: np.ndarray | N
     return build_table(scores, positive, weights, "higher")
 
 
-def _curve(label: object, table: ScoreTable) -> ClassRocCurve:
+def class_roc_curve(label: object, table: ScoreTable) -> ClassRocCurve:
     """ROC points of a score table and the trapezoid area under them (= ties counted as half);
     ``label`` None for the micro-average."""
     P, N = table.total_pos, table.total_neg
@@ -453,7 +453,7 @@ def per_class_roc(
     y = _check_index(y_true_idx, k, "y_true_idx")
     p = _check_proba(proba, y.shape[0], k)
     w = _check_weights(weights, y.shape[0])
-    return tuple(_curve(labs[c], _ovr_table(p[:, c], y == c, w)) for c in range(k))
+    return tuple(class_roc_curve(labs[c], _ovr_table(p[:, c], y == c, w)) for c in range(k))
 
 
 def micro_roc_curve(
@@ -473,7 +473,7 @@ def micro_roc_curve(
     w = _check_weights(weights, y.shape[0])
     onehot = y[:, None] == np.arange(k)[None, :]
     ww = None if w is None else np.repeat(w, k)
-    return _curve(None, _ovr_table(p.ravel(), onehot.ravel(), ww))
+    return class_roc_curve(None, _ovr_table(p.ravel(), onehot.ravel(), ww))
 
 
 def _clip01(v: float) -> float:

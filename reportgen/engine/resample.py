@@ -121,7 +121,7 @@ def resample_kernel(
         eps = np.finfo(np.float64).eps
         s = table.thresholds[groups]
         sc = np.clip(s, eps, 1.0 - eps)
-        log_loss = -np.where(y, np.log(sc), B._log1m(sc))
+        log_loss = -np.where(y, np.log(sc), B.log1m(sc))
         brier = np.where(y, np.subtract(1.0, s), s) ** 2
         losses = tuple(np.stack([log_loss[rows], brier[rows]]) for rows in strata)
     return ResampleKernel(

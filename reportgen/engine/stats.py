@@ -654,7 +654,7 @@ def delong_paired(
     cov = _sample_cov(v10a, v10b) / m + _sample_cov(v01a, v01b) / k
     var_d = max(0.0, _delong_variance(v10a - v10b, v01a - v01b))
     delta = auc_a - auc_b
-    z, p, lo, hi = _normal_test(delta, var_d, level)
+    z, p, lo, hi = normal_test(delta, var_d, level)
     return DeLongTest(
         auc_a=auc_a,
         auc_b=auc_b,
@@ -678,7 +678,7 @@ def delong_paired(
     )
 
 
-def _normal_test(
+def normal_test(
     delta: float, var: float, level: float
 ) -> tuple[float | None, float, float, float]:
     """(z, p, lo, hi) of a Wald test with normal reference; explicit branches for var == 0."""
@@ -699,12 +699,12 @@ def welch_test(
 
     ``D = delta / sqrt(V_a + V_b)`` referred to Student's t with the Welch–Satterthwaite degrees
     of freedom ``df = (V_a + V_b)² / (V_a²/(n_a − 1) + V_b²/(n_b − 1))`` (n: rows of each sample);
-    zero variance as :func:`_normal_test` (``df`` None). Needs only each AUC's variance and row
+    zero variance as :func:`normal_test` (``df`` None). Needs only each AUC's variance and row
     count, so score tables give it as well as rows.
     """
     var = var_a + var_b
     if var == 0.0:
-        z, p, lo, hi = _normal_test(delta, var, level)
+        z, p, lo, hi = normal_test(delta, var, level)
         return z, p, lo, hi, None
     se = math.sqrt(var)
     z = delta / se

@@ -40,7 +40,28 @@ def _imports() -> tuple[dict[str, set[str]], list[tuple[str, str, str]]]:
                         private.append((name, node.module, alias.name))
             elif isinstance(node, ast.Import):
                 graph[name].update(a.name for a in node.names if a.name.startswith("reportgen"))
+        private += [(name, module, attr) for module, attr in _private_attributes(path, mods)]
     return graph, private
+
+
+def _private_attributes(path: Path, mods: dict[str, Path]) -> list[tuple[str, str]]:
+    """``(module, name)`` of each ``alias._name`` read through another reportgen module bound by an
+    import (``from reportgen.engine import stats`` … ``stats.normal_test``): the same private
+    name reached without importing it by name."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    bound: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("reportgen"):
+            for alias in node.names:
+                if f"{node.module}.{alias.name}" in mods:
+                    bound[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.startswith("reportgen") and alias.asname:
+                    bound[alias.asname] = alias.name
+    return [(bound[node.value.id], node.attr) for node in ast.walk(tree)
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in bound
+            and node.attr.startswith("_") and not node.attr.startswith("__")]
 
 
 def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
