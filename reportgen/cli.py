@@ -457,7 +457,9 @@ def _validate_checked(path: str, printer: _Printer, shown: _StderrWarnings, over
                      f"files, columns and every part checked; the first batch of each file is valid: {first}")
         return EXIT_OK
     data = load_dataset(cfg)
-    for w in data.warnings:
+    from reportgen.wording import notice_text  # noqa: PLC0415
+
+    for w in map(notice_text, data.warnings):
         if w not in shown.seen:  # the loader's threshold check: reported by the engine in a run, here by validate
             log.warning(w)
     for name, reason, rows in data.dropped:

@@ -124,8 +124,8 @@ def analyse(cfg: Config, config_path: Path | str, progress: Progress | None = No
         phase("metrics, tests and intervals")
     models, comparisons, pairwise = compare_evidence(ev, settings_from(cfg), progress)
     audit = ev.audit
-    warnings = list(audit.warnings)  # logged by the loaders where they arose
-    notices = [n for m in models.values() for n in m.notices]
+    notices = list(audit.warnings)  # the loaders' notices first, then the models' and the run's
+    notices += [n for m in models.values() for n in m.notices]
     notices += [Notice("rows_dropped", {"model": name, "rows": rows, "reason": reason})
                 for name, reason, rows in audit.dropped]
     if data is not None and (cfg.credit is not None or cfg.segment is not None):
@@ -138,10 +138,9 @@ def analyse(cfg: Config, config_path: Path | str, progress: Progress | None = No
                     for name, cm in credit.models.items() if cm.failures]
         if credit.capabilities.get("weights") == "unweighted":
             notices.append(Notice("credit_sampling_weights", {}))
-    found = [wording.notice_text(n) for n in notices]
-    for w in found:  # the engine logs nothing (pure numpy): its notices are worded and logged here
+    warnings = [wording.notice_text(n) for n in notices]
+    for w in warnings:  # loaders and engine log nothing: their notices are worded and logged here
         log.warning(w)
-    warnings.extend(found)
     classes = list(ev.classes) if isinstance(ev, MulticlassEvidence) else None
     costs = cfg.costs.model_dump() if hasattr(cfg.costs, "model_dump") else {"matrix": cfg.costs}
     duration = 0.0 if clock.is_pinned(now) else round(time.perf_counter() - started, 3)

@@ -279,6 +279,11 @@ NoticeCode = Literal[
     "threshold_outside_scores", "auc_below_half", "small_class", "log_loss_clipped", "delong_zero_variance",
     "zero_width_interval", "small_classes", "delong_small_sample", "delong_infinite_z", "zero_width_difference",
     "rows_dropped", "credit_red", "credit_sampling_weights",
+    # the load audit's (params: model, and the facts below)
+    "scores_binned",  # max_distinct, bins, binning, bound: too many distinct scores, binned (stream, dask)
+    "ids_not_shared",  # rows: rows whose id is not in every model, dropped (id_mismatch: intersect)
+    "class_never_in_truth",  # class, predicted_by: a configured or predicted class with no true row
+    "class_never_predicted",  # classes: classes with true rows the model never predicts
     # a multiclass metric's caveat (params: model, metric, and the facts below)
     "classes_counted_as_zero",  # stem, classes: per-class values undefined, counted as 0 in the average
     "macro_pr_counted_as_zero",  # the F1 of macro P / R is built from averages with classes counted as 0

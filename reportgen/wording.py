@@ -545,6 +545,17 @@ def _delong_small_sample(p: dict) -> str:
 #: Every notice code the engine and the run return (:data:`~reportgen.results.NoticeCode`), with its
 #: sentence (``params`` → words); a test keeps the two lists equal.
 NOTICE_CODES = {
+    "scores_binned": lambda p: (
+        f"model '{p['model']}': more than {p['max_distinct']:,} distinct scores, binned into {p['bins']:,} "
+        f"{p['binning']} bins; its AUC is within ±{p['bound']:.2g} of the exact value and its thresholds are bin "
+        f"boundaries that occur in the data"),
+    "ids_not_shared": lambda p: f"model '{p['model']}': {p['rows']} row(s) whose id is not in every model were dropped",
+    "class_never_in_truth": lambda p: (
+        f"class {str(p['class'])!r} never occurs in the truth"
+        + (f"; predicted by {', '.join(repr(n) for n in p['predicted_by'])}" if p['predicted_by'] else "")
+        + " (its recall and support are 0 / undefined)"),
+    "class_never_predicted": lambda p: (
+        f"model '{p['model']}' never predicts class(es) {', '.join(repr(str(c)) for c in p['classes'])}"),
     "threshold_outside_scores": lambda p: (
         f"threshold {p['threshold']:g} lies outside the scores of model '{p['model']}' ({p['score_min']:g} to "
         f"{p['score_max']:g}), so every row is predicted {p['predicted']}; check '{p['threshold_key']}' "

@@ -40,10 +40,14 @@ def two_files(tmp: Path, **extra) -> Path:
     return path
 
 
-def test_a_loader_warning_is_logged_by_the_module_where_it_arises(tmp_path, caplog, capsys):
+def test_a_loader_warning_is_a_code_worded_and_logged_once_by_the_pipeline(tmp_path, caplog, capsys):
     caplog.set_level(logging.WARNING)
-    assert cli.main(["run", str(two_files(tmp_path)), "--out", str(tmp_path / "out")]) == 0
-    align = [r for r in caplog.records if r.name == "reportgen.io.align"]
+    out = tmp_path / "out"
+    assert cli.main(["run", str(two_files(tmp_path)), "--out", str(out)]) == 0
+    notices = json.loads((out / "metrics.json").read_text(encoding="utf-8"))["run"]["notices"]
+    assert {"code": "ids_not_shared", "params": {"model": "b", "rows": 1}} in notices
+    align = [r for r in caplog.records if "whose id is not in every model" in r.getMessage()]
+    assert [r.name for r in align] == ["reportgen.pipeline"]
     assert [r.getMessage() for r in align] == ["model 'b': 1 row(s) whose id is not in every model were dropped"]
     assert align[0].levelno == logging.WARNING
     err = capsys.readouterr().err
@@ -57,8 +61,7 @@ def test_every_warning_of_metrics_json_was_logged_once(tmp_path, caplog, capsys)
     kept = json.loads((out / "metrics.json").read_text(encoding="utf-8"))["run"]["warnings"]
     logged = [r.getMessage() for r in caplog.records if r.name.startswith("reportgen.")]
     assert kept and sorted(logged) == sorted(kept)
-    assert {r.name for r in caplog.records if r.name.startswith("reportgen.")} >= {"reportgen.io.align",
-                                                                                    "reportgen.pipeline"}
+    assert {r.name for r in caplog.records if r.name.startswith("reportgen.")} >= {"reportgen.pipeline"}
     capsys.readouterr()
 
 

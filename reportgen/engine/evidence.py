@@ -36,7 +36,7 @@ from reportgen.engine.approval import ApprovalCounts
 from reportgen.engine.class_tables import ClassTables
 from reportgen.engine.curve import ScoreTable
 from reportgen.engine.intervals import PairCounts, WeightCells
-from reportgen.results import BinningInfo
+from reportgen.results import BinningInfo, Notice
 
 #: Why rows are paired or not (:attr:`Pairing.reason`).
 PairingReason = Literal[
@@ -71,13 +71,13 @@ class LoadAudit:
     Attributes:
         files: every input file once, in the order read.
         dropped: (model, reason, rows) for each reason rows were dropped.
-        warnings: the loaders' warnings (text as the loaders word them).
+        warnings: the loaders' warnings as notices (codes and facts; the report layer words them).
         dates: (first, last) of the configured date column, or None.
     """
 
     files: tuple[FileAudit, ...]
     dropped: tuple[tuple[str, str, int], ...] = ()
-    warnings: tuple[str, ...] = ()
+    warnings: tuple[Notice, ...] = ()
     dates: tuple[str, str] | None = None
 
 

@@ -26,6 +26,7 @@ import pandas as pd
 from reportgen.config import Config
 from reportgen.errors import InputError
 from reportgen.io.validate import HEADER_ROWS
+from reportgen.results import Notice
 
 log = logging.getLogger(__name__)
 
@@ -64,7 +65,7 @@ class Join:
     take: tuple[np.ndarray, ...]
     common: Any
     left_out: tuple[int, ...]
-    warnings: tuple[str, ...]
+    warnings: tuple[Notice, ...]
     in_order: bool
     dropped: tuple[tuple[str, str, int], ...] = ()
 
@@ -183,7 +184,7 @@ def join_ids(cfg: Config, models: list[Keyed]) -> Join:
     everywhere = np.logical_and.reduce(present)
     shared = np.logical_and.reduce(kept)
     common = codes[0][shared[codes[0]]]
-    warnings: list[str] = []
+    warnings: list[Notice] = []
     left_out, dropped = [], []
     for m, (k, c, cb) in enumerate(zip(models, codes, both)):
         foreign = int(cb.shape[0] - int(everywhere[cb].sum()))
@@ -199,12 +200,10 @@ def join_ids(cfg: Config, models: list[Keyed]) -> Join:
         by_another = int(c.shape[0] - common.shape[0] - not_shared)
         left_out.append(not_shared + by_another)
         if not_shared:
-            warnings.append(f"model '{k.name}': {not_shared} row(s) whose id is not in every model were dropped")
+            warnings.append(Notice("ids_not_shared", {"model": k.name, "rows": not_shared}))
             dropped.append((k.name, ID_NOT_SHARED, not_shared))
         if by_another:
             dropped.append((k.name, DROPPED_BY_ANOTHER, by_another))
-        if not_shared:
-            log.warning(warnings[-1])
     take = []
     for c in codes:
         pos = np.full(u, -1, dtype=np.int64)

@@ -22,6 +22,7 @@ from reportgen.config import Config
 from reportgen.io import validate as V
 from reportgen.io.align import Keyed, check_enough, one_label, check_positions, intersect_positions, join_ids
 from reportgen.io.files import FileInfo, columns_in, file_info, hashing, read_table
+from reportgen.results import Notice
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,7 +63,7 @@ class Dataset:
     files: tuple[FileInfo, ...]
     paired: bool
     dropped: tuple[tuple[str, str, int], ...] = ()  # (model, reason, rows)
-    warnings: tuple[str, ...] = ()
+    warnings: tuple[Notice, ...] = ()
     classes: tuple[Any, ...] = ()
     label_values: tuple[str, ...] = field(default_factory=tuple)
     dates: tuple[str, str] | None = None  # first and last date of the configured date column

@@ -32,6 +32,7 @@ import pandas as pd
 
 from reportgen.config import Config, ModelConfig
 from reportgen.errors import InputError
+from reportgen.results import Notice
 
 log = logging.getLogger(__name__)
 
@@ -713,17 +714,15 @@ def score_order(cfg: Config, i: int, sc: dict[str, str] | list[str], classes: li
     return list(range(k))
 
 
-def class_warnings(classes: list[str], seen_truth: set[str], seen_pred: dict[str, set[str]]) -> list[str]:
-    """Classes that never occur in the truth, and classes a model never predicts (logged, and returned)."""
+def class_warnings(classes: list[str], seen_truth: set[str], seen_pred: dict[str, set[str]]) -> list[Notice]:
+    """Classes that never occur in the truth, and classes a model never predicts, as notices (the
+    report layer words and logs them)."""
     warnings = []
     for c in [c for c in classes if c not in seen_truth]:
         by = [n for n, v in seen_pred.items() if c in v]
-        also = f"; predicted by {', '.join(repr(n) for n in by)}" if by else ""
-        warnings.append(f"class {str(c)!r} never occurs in the truth{also} (its recall and support are 0 / undefined)")
+        warnings.append(Notice("class_never_in_truth", {"class": str(c), "predicted_by": by}))
     for name, v in seen_pred.items():
         never = [c for c in classes if c in seen_truth and c not in v]
         if never:
-            warnings.append(f"model '{name}' never predicts class(es) {', '.join(repr(str(c)) for c in never)}")
-    for w in warnings:
-        log.warning(w)
+            warnings.append(Notice("class_never_predicted", {"model": name, "classes": [str(c) for c in never]}))
     return warnings

@@ -59,16 +59,12 @@ def _threshold(cfg: Config, name: str) -> tuple[float, str]:
     return float(cfg.threshold), "threshold"
 
 
-def _is_threshold_warning(w: str) -> bool:
-    return w.startswith("threshold ") and " lies outside the scores of model " in w
-
-
 def _audit(data) -> LoadAudit:
     """The load audit of any loader's return (files, dropped rows, warnings, dates)."""
     return LoadAudit(
         files=tuple(FileAudit(f.path, f.sha256, f.rows, f.size_bytes) for f in data.files),
         dropped=tuple((n, r, k) for n, r, k in data.dropped),
-        warnings=tuple(w for w in data.warnings if not _is_threshold_warning(w)),
+        warnings=tuple(w for w in data.warnings if w.code != "threshold_outside_scores"),  # the engine's own
         dates=tuple(data.dates) if getattr(data, "dates", None) else None,  # type: ignore[arg-type]
     )
 

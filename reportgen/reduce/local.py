@@ -75,7 +75,7 @@ from reportgen.io.validate import (
 )
 from reportgen.parallel import ordered_map
 from reportgen.reduce import accumulators as S
-from reportgen.results import BinningInfo
+from reportgen.results import BinningInfo, Notice
 
 Progress = Callable[[int, int], None]
 
@@ -527,7 +527,7 @@ def rows_first(cfg: Config, one: dict[Path, Batch], check: Callable[[int], Any])
     return out
 
 
-def _binary_rows(cfg: Config, one: dict[Path, Batch]) -> tuple[list[ModelData], list[ModelState], list[str]]:
+def _binary_rows(cfg: Config, one: dict[Path, Batch]) -> tuple[list[ModelData], list[ModelState], list[Notice]]:
     """Every binary model's kept rows (one batch per file), its pass, and the threshold warnings."""
     models, passes, warnings = [], [], []
     states = [new_state(cfg, m, Path(m.file)) for m in cfg.models]
@@ -547,8 +547,9 @@ def _binary_rows(cfg: Config, one: dict[Path, Batch]) -> tuple[list[ModelData], 
     return models, passes, warnings
 
 
-def threshold_outside(cfg: Config, i: int, m: ModelConfig, scores: np.ndarray) -> str | None:
-    """A warning when the decision threshold lies outside the model's scores (one class predicted)."""
+def threshold_outside(cfg: Config, i: int, m: ModelConfig, scores: np.ndarray) -> Notice | None:
+    """A notice when the decision threshold lies outside the model's scores (one class predicted):
+    ``reportgen validate`` reports it (in a run the engine gives the same notice)."""
     t = m.threshold if m.threshold is not None else cfg.threshold
     lo, hi = float(scores.min()), float(scores.max())
     if lo <= t <= hi:
@@ -556,13 +557,11 @@ def threshold_outside(cfg: Config, i: int, m: ModelConfig, scores: np.ndarray) -
     above = t > hi
     everyone = ("negative" if above else "positive") if m.direction == "higher" else ("positive" if above else "negative")
     key = f"models[{i}].threshold" if m.threshold is not None else "threshold"
-    return (
-        f"threshold {t:g} lies outside the scores of model '{m.name}' ({lo:g} to {hi:g}), so every row is "
-        f"predicted {everyone}; check '{key}' (or the model's 'direction')"
-    )
+    return Notice("threshold_outside_scores", {"model": m.name, "threshold": float(t), "score_min": lo, "score_max": hi,
+                                               "predicted": everyone, "threshold_key": key})
 
 
-def _class_rows(cfg: Config, one: dict[Path, Batch]) -> tuple[list[ModelData], list[ModelCounts], list[str], list[str]]:
+def _class_rows(cfg: Config, one: dict[Path, Batch]) -> tuple[list[ModelData], list[ModelCounts], list[Notice], list[str]]:
     """Every multiclass model's kept rows as class indices (one batch per file), its pass, the
     class warnings and the class list (configured, or the sorted union of every label seen)."""
     configured = configured_classes(cfg)
@@ -630,7 +629,7 @@ class StreamedData:
     models: tuple[StreamedModel, ...]
     files: tuple[FileInfo, ...]
     dropped: tuple[tuple[str, str, int], ...]
-    warnings: tuple[str, ...]
+    warnings: tuple[Notice, ...]
     paired: S.PairedAccumulator | S.AgreementAccumulator | None
     paired_reason: str | None  # why not paired (a PairingReason)
     dates: tuple[str, str] | None = None
@@ -835,7 +834,7 @@ def load_streamed(cfg: Config, progress: Progress | None = None) -> StreamedData
     rows = codes[0]
     models: list[StreamedModel] = []
     lookups: dict[str, tuple[int, np.ndarray] | None] = {}
-    warnings: list[str] = []
+    warnings: list[Notice] = []
     dropped: list[tuple[str, str, int]] = []
     for st in [st for sts in by_file.values() for st in sts]:  # file by file (binning reads each again)
         m, path = st.cfg, st.path
@@ -890,17 +889,13 @@ def load_streamed(cfg: Config, progress: Progress | None = None) -> StreamedData
     return StreamedData(tuple(models), files, tuple(dropped), tuple(warnings), paired, note, date_span(seen_dates))
 
 
-def binned_result(cfg: Config, name: str, acc: S.BinnedAccumulator, warnings: list[str]):
-    """(table, grouper, BinningInfo) of a binned model; the warning that says so is appended (and logged)."""
+def binned_result(cfg: Config, name: str, acc: S.BinnedAccumulator, warnings: list[Notice]):
+    """(table, grouper, BinningInfo) of a binned model; the notice that says so is appended."""
     sc = cfg.stream
     table = acc.table()
     bound = binning_auc_bound(table)
-    warnings.append(
-        f"model '{name}': more than {sc.max_distinct_scores:,} distinct scores, binned into "
-        f"{table.n_distinct:,} {sc.binning} bins; its AUC is within ±{bound:.2g} of the exact value "
-        f"and its thresholds are bin boundaries that occur in the data"
-    )
-    log.warning(warnings[-1])
+    warnings.append(Notice("scores_binned", {"model": name, "max_distinct": sc.max_distinct_scores,
+                                             "bins": table.n_distinct, "binning": sc.binning, "bound": bound}))
     return table, acc.grouper(), BinningInfo(sc.binning, table.n_distinct, sc.max_distinct_scores, bound)
 
 
@@ -1043,7 +1038,7 @@ class StreamedMulticlass:
     models: tuple[MulticlassModelEvidence, ...]
     files: tuple[FileInfo, ...]
     dropped: tuple[tuple[str, str, int], ...]
-    warnings: tuple[str, ...]
+    warnings: tuple[Notice, ...]
     classes: tuple[str, ...]
     mcnemar: JointCounts | None  # each model's joint confusion counts against the baseline
     paired_reason: str | None  # why not paired (a PairingReason)

@@ -11,6 +11,7 @@ import pyarrow.parquet as pq
 import pytest
 import yaml
 
+from reportgen.wording import notice_text
 from reportgen.config import load_config
 from reportgen.errors import InputError
 from reportgen.io import align as A
@@ -129,7 +130,7 @@ def test_join_ids_in_common_order_and_intersect(tmp_path):
     j = A.join_ids(_cfg(tmp_path, id_mismatch="intersect"), [a, b])
     assert j.common.tolist() == ["2", "3", "4"] and j.left_out == (1, 0) and not j.in_order
     assert [t.tolist() for t in j.take] == [[1, 2, 3], [2, 1, 0]]
-    assert j.warnings == ("model 'a': 1 row(s) whose id is not in every model were dropped",)
+    assert [notice_text(w) for w in j.warnings] == ["model 'a': 1 row(s) whose id is not in every model were dropped"]
 
 
 def test_join_ids_refuses_contradicting_truth_and_duplicates(tmp_path):

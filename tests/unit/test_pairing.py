@@ -13,6 +13,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from reportgen.wording import notice_text
 from reportgen.config import load_config
 from reportgen.errors import InputError
 from reportgen.io import align as A
@@ -46,7 +47,7 @@ def test_intersect_counts_ids_not_shared_apart_from_rows_dropped_elsewhere(tmp_p
     j = A.join_ids(_cfg(tmp_path, id_mismatch="intersect"), [a, b])
     assert j.common.to_pylist() == ["1", "2", "3"]
     assert set(j.dropped) == {("a", A.ID_NOT_SHARED, 1), ("b", A.DROPPED_BY_ANOTHER, 1)}
-    assert j.warnings == ("model 'a': 1 row(s) whose id is not in every model were dropped",)
+    assert [notice_text(w) for w in j.warnings] == ["model 'a': 1 row(s) whose id is not in every model were dropped"]
 
 
 @pytest.mark.parametrize(("ids_b", "truth_b", "words"), [

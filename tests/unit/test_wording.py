@@ -39,6 +39,16 @@ FIXTURES = Path(__file__).resolve().parents[1] / "snapshots" / "fixtures"
 
 #: (notice, the sentence the engine wrote before the move: kept word for word)
 PINNED = [
+    (Notice("scores_binned", {"model": "a", "max_distinct": 2000000, "bins": 99871, "binning": "quantile",
+                              "bound": 0.000123}),
+     "model 'a': more than 2,000,000 distinct scores, binned into 99,871 quantile bins; its AUC is within ±0.00012 "
+     "of the exact value and its thresholds are bin boundaries that occur in the data"),
+    (Notice("ids_not_shared", {"model": "b", "rows": 3}), "model 'b': 3 row(s) whose id is not in every model were dropped"),
+    (Notice("class_never_in_truth", {"class": "cat", "predicted_by": ["a", "b"]}),
+     "class 'cat' never occurs in the truth; predicted by 'a', 'b' (its recall and support are 0 / undefined)"),
+    (Notice("class_never_in_truth", {"class": "7", "predicted_by": []}),
+     "class '7' never occurs in the truth (its recall and support are 0 / undefined)"),
+    (Notice("class_never_predicted", {"model": "a", "classes": ["x", "y"]}), "model 'a' never predicts class(es) 'x', 'y'"),
     (Notice("threshold_outside_scores", {"model": "a", "threshold": 0.9, "score_min": 0.1, "score_max": 0.75,
                                          "predicted": "negative", "threshold_key": "models[0].threshold"}),
      "threshold 0.9 lies outside the scores of model 'a' (0.1 to 0.75), so every row is predicted negative; "
