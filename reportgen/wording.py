@@ -535,8 +535,26 @@ def _model_prefix(p: dict) -> str:
     return f"model '{p['model']}': "
 
 
+#: What a DeLong notice is about (``statistic``; absent: the comparison's test).
+_DELONG_STATISTIC = {"auc_interval": "AUC interval", "gini_interval": "Gini interval", "delong_test": "DeLong's test"}
+
+
+def zero_variance_note(auc: float, what: str = "AUC interval") -> str:
+    """Why DeLong's variance is 0, in words: every positive scores above every negative (AUC 1),
+    below every negative (AUC 0), or — a constant score — ties every negative (AUC 0.5); the
+    placement values V10, V01 are then all equal. Only AUC 0 or 1 is "perfectly separated"."""
+    if auc in (0.0, 1.0):
+        why = f"AUC = {auc:g}: the classes are perfectly separated"
+    elif auc == 0.5:
+        why = "AUC = 0.5: every positive ties every negative, as with a constant score"
+    else:
+        why = f"AUC = {auc:g}: every positive is placed alike among the negatives"
+    return f"{what}: DeLong's variance is 0 ({why}), so the interval has zero width and understates the uncertainty"
+
+
 def _delong_small_sample(p: dict) -> str:
-    what = "DeLong's test" if p.get("sample") is None else f"DeLong's test (sample {p['sample']})"
+    what = _DELONG_STATISTIC[p.get("statistic") or "delong_test"]
+    what = what if p.get("sample") is None else f"{what} (sample {p['sample']})"
     return (f"{what}: only {p['positives']} positives and {p['negatives']} negatives; DeLong's normal "
             f"approximation is weak with fewer than {stats.SMALL_CLASS} rows in a class, so treat the interval and "
             f"p-value as rough")
@@ -567,7 +585,8 @@ NOTICE_CODES = {
         f"model '{p['model']}': only {p['rows']:g} rows in the smaller class; intervals and tests are unreliable"),
     "log_loss_clipped": lambda p: (
         f"model '{p['model']}': log-loss: {log_loss_clipping_sentence(p['weight'], p['log_loss'], p['total'])}"),
-    "delong_zero_variance": lambda p: _model_prefix(p) + stats.zero_variance_note(p["auc"]),
+    "delong_zero_variance": lambda p: (_model_prefix(p) if "model" in p else "") + zero_variance_note(
+        p["auc"], _DELONG_STATISTIC[p.get("statistic") or "auc_interval"]),
     "zero_width_interval": lambda p: (
         f"model '{p['model']}': the {p['level'] * 100:g} % interval of {_names(p['metrics'])} has zero width (every "
         f"resample gave the same value), which understates the uncertainty"),

@@ -39,6 +39,7 @@ import numpy as np
 
 from reportgen.engine.curve import Direction, ScoreTable, reweighted
 from reportgen.engine.sorting import sort_rows
+from reportgen.results import Notice
 
 __all__ = [
     "SMALL_CLASS",
@@ -440,14 +441,13 @@ def _delong_variance(v10: np.ndarray, v01: np.ndarray) -> float:
     return float(np.var(v10, ddof=1) / v10.shape[0] + np.var(v01, ddof=1) / v01.shape[0])
 
 
-def _small_sample(m: int, k: int, what: str) -> list[str]:
-    """A warning when the smaller class has fewer than :data:`SMALL_CLASS` rows, else nothing."""
+def _small_sample(m: int, k: int, statistic: str, sample: str | None = None) -> list[Notice]:
+    """A ``delong_small_sample`` notice when the smaller class has fewer than :data:`SMALL_CLASS`
+    rows, else nothing (``statistic``: ``auc_interval``, ``gini_interval`` or ``delong_test``;
+    ``sample``: ``a`` or ``b`` of an unpaired test). The report layer words it."""
     if min(m, k) >= SMALL_CLASS:
         return []
-    return [
-        f"{what}: only {m} positives and {k} negatives; DeLong's normal approximation is weak "
-        f"with fewer than {SMALL_CLASS} rows in a class, so treat the interval and p-value as rough"
-    ]
+    return [Notice("delong_small_sample", {"sample": sample, "positives": m, "negatives": k, "statistic": statistic})]
 
 
 @dataclass(frozen=True, slots=True)
@@ -462,8 +462,9 @@ class AucInterval:
             ``ci.auc(method = "delong")``).
         n_pos, n_neg: class sizes.
         level: confidence level.
-        warnings: why the interval may mislead: a small class (fewer than
-            :data:`SMALL_CLASS` rows) or a zero variance (perfect separation, zero width).
+        notices: why the interval may mislead, as reason codes (``delong_small_sample``: a
+            class under :data:`SMALL_CLASS` rows; ``delong_zero_variance``: zero width) —
+            :func:`reportgen.wording.notice_text` words them.
     """
 
     auc: float
@@ -474,7 +475,7 @@ class AucInterval:
     n_pos: int
     n_neg: int
     level: float = 0.95
-    warnings: tuple[str, ...] = ()
+    notices: tuple[Notice, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -486,7 +487,7 @@ class GiniInterval:
     lo: float
     hi: float
     level: float = 0.95
-    warnings: tuple[str, ...] = ()
+    notices: tuple[Notice, ...] = ()
 
 
 def delong_auc_ci(
@@ -509,16 +510,16 @@ def delong_auc_ci(
 
     ``lo, hi = clip(auc -/+ z * sqrt(V), 0, 1)``, ``z = Phi^-1((1 + level) / 2)``, ``V`` from
     DeLong et al. (1988), eq. for ``S10/m + S01/n``; identical to pROC ``ci.auc`` (DeLong).
-    ``warnings`` flags a class smaller than :data:`SMALL_CLASS` and a zero variance.
+    ``notices`` flags a class smaller than :data:`SMALL_CLASS` and a zero variance (codes).
     """
     _check_level(level)
     auc, v10, v01, m, k = _delong_parts(scores, y, direction, weights, "scores", cache)
     var = _delong_variance(v10, v01)
     se = math.sqrt(var)
     z = norm_ppf(0.5 + level / 2.0)
-    notes = _small_sample(m, k, "AUC interval")
+    notes = _small_sample(m, k, "auc_interval")
     if var == 0.0:
-        notes.append(zero_variance_note(auc))
+        notes.append(Notice("delong_zero_variance", {"auc": auc, "statistic": "auc_interval"}))
     return AucInterval(
         auc=auc,
         variance=var,
@@ -528,7 +529,7 @@ def delong_auc_ci(
         n_pos=m,
         n_neg=k,
         level=level,
-        warnings=tuple(notes),
+        notices=tuple(notes),
     )
 
 
@@ -540,7 +541,7 @@ def gini_interval(ci: AucInterval) -> GiniInterval:
         lo=2.0 * ci.lo - 1.0,
         hi=2.0 * ci.hi - 1.0,
         level=ci.level,
-        warnings=tuple(w.replace("AUC interval", "Gini interval", 1) for w in ci.warnings),
+        notices=tuple(Notice(n.code, {**n.params, "statistic": "gini_interval"}) for n in ci.notices),
     )
 
 
@@ -564,8 +565,9 @@ class DeLongTest:
         paired: True when both models scored the same rows.
         df: Welch-Satterthwaite degrees of freedom (unpaired only, else None).
         n_pos_a, n_neg_a, n_pos_b, n_neg_b: class sizes of each sample (equal when paired).
-        warnings: why the test may mislead: a class smaller than :data:`SMALL_CLASS` in either
-            sample, or a zero standard error with ``delta != 0`` (``p = 0`` by convention).
+        notices: why the test may mislead, as reason codes: ``delong_small_sample`` (a class
+            smaller than :data:`SMALL_CLASS` in either sample), ``delong_infinite_z`` (a zero
+            standard error with ``delta != 0``: ``p = 0`` by convention).
     """
 
     auc_a: float
@@ -586,28 +588,13 @@ class DeLongTest:
     n_neg_a: int
     n_pos_b: int
     n_neg_b: int
-    warnings: tuple[str, ...] = ()
+    notices: tuple[Notice, ...] = ()
 
 
-def zero_variance_note(auc: float) -> str:
-    """Why DeLong's variance is 0, in words: every positive scores above every negative (AUC 1),
-    below every negative (AUC 0), or — a constant score — ties every negative (AUC 0.5); the
-    placement values V10, V01 are then all equal. Only AUC 0 or 1 is "perfectly separated"."""
-    if auc in (0.0, 1.0):
-        why = f"AUC = {auc:g}: the classes are perfectly separated"
-    elif auc == 0.5:
-        why = "AUC = 0.5: every positive ties every negative, as with a constant score"
-    else:
-        why = f"AUC = {auc:g}: every positive is placed alike among the negatives"
-    return f"AUC interval: DeLong's variance is 0 ({why}), so the interval has zero width and understates the uncertainty"
-
-
-def _test_warnings(notes: list[str], se: float, delta: float) -> tuple[str, ...]:
+def _test_notices(notes: list[Notice], se: float, delta: float) -> tuple[Notice, ...]:
+    """``notes`` and a ``delong_infinite_z`` notice when the AUCs differ with a zero standard error."""
     if se == 0.0 and delta != 0.0:
-        notes.append(
-            "DeLong's test: the standard error of the AUC difference is 0 while the AUCs differ "
-            "(perfect separation), so z is infinite and p = 0 is a convention, not an estimate"
-        )
+        notes.append(Notice("delong_infinite_z", {"delta": delta}))
     return tuple(notes)
 
 
@@ -674,7 +661,7 @@ def delong_paired(
         n_neg_a=k,
         n_pos_b=m,
         n_neg_b=k,
-        warnings=_test_warnings(_small_sample(m, k, "DeLong's test"), math.sqrt(var_d), delta),
+        notices=_test_notices(_small_sample(m, k, "delong_test"), math.sqrt(var_d), delta),
     )
 
 
@@ -768,9 +755,8 @@ def delong_unpaired(
         n_neg_a=ka,
         n_pos_b=mb,
         n_neg_b=kb,
-        warnings=_test_warnings(
-            _small_sample(ma, ka, "DeLong's test (sample a)")
-            + _small_sample(mb, kb, "DeLong's test (sample b)"),
+        notices=_test_notices(
+            _small_sample(ma, ka, "delong_test", "a") + _small_sample(mb, kb, "delong_test", "b"),
             math.sqrt(var),
             delta,
         ),

@@ -27,7 +27,7 @@ from scipy import stats as sps
 from reportgen.engine.compare import Settings
 from reportgen.reduce.evidence_of import ModelRows as ModelInput
 from reportgen.reduce.evidence_of import compare_rows
-from reportgen.wording import capability_note, caveats_of, model_warnings, verdict
+from reportgen.wording import capability_note, caveats_of, model_warnings, notice_text, verdict
 from reportgen.engine.stats import (
     DELONG_WEIGHTS_MESSAGE,
     SMALL_CLASS,
@@ -39,6 +39,12 @@ from reportgen.engine.stats import (
 )
 
 ASAH = Path(__file__).resolve().parents[1] / "data" / "asah.csv"
+
+
+
+def words(result) -> tuple[str, ...]:
+    """A standalone DeLong result's caveats as the report words them."""
+    return tuple(notice_text(n) for n in result.notices)
 
 
 # --- oracles and helpers ------------------------------------------------------------------------
@@ -361,13 +367,13 @@ def test_perfect_separation_is_flagged_not_divided_by():
     s = np.arange(80.0)
     ci = delong_auc_ci(s, y)
     assert (ci.auc, ci.variance, ci.lo, ci.hi) == (1.0, 0.0, 1.0, 1.0)
-    assert any("variance is 0" in w for w in ci.warnings)
-    assert any("variance is 0" in w for w in gini_interval(ci).warnings)
+    assert any("variance is 0" in w for w in words(ci))
+    assert any("variance is 0" in w for w in words(gini_interval(ci)))
     t = delong_paired(s, -s, y)
     assert (t.z, t.p_value) == (None, 0.0)
-    assert any("infinite" in w for w in t.warnings)
+    assert any("infinite" in w for w in words(t))
     same = delong_paired(s, 2 * s, y)
-    assert (same.z, same.p_value, same.warnings) == (0.0, 1.0, ())
+    assert (same.z, same.p_value, words(same)) == (0.0, 1.0, ())
 
 
 def test_compare_with_perfect_models():
@@ -398,23 +404,23 @@ def test_small_classes_carry_a_warning_in_stats_results():
     a = rng.normal(size=45) + y
     b = rng.normal(size=45) + y
     ci = delong_auc_ci(a, y)
-    assert len(ci.warnings) == 1 and "only 5 positives" in ci.warnings[0] and "weak" in ci.warnings[0]
-    assert gini_interval(ci).warnings[0].startswith("Gini interval")
-    assert any("only 5 positives" in w for w in delong_paired(a, b, y).warnings)
+    assert len(words(ci)) == 1 and "only 5 positives" in words(ci)[0] and "weak" in words(ci)[0]
+    assert words(gini_interval(ci))[0].startswith("Gini interval")
+    assert any("only 5 positives" in w for w in words(delong_paired(a, b, y)))
     un = delong_unpaired(a, y, b, y)
-    assert len(un.warnings) == 2  # one per sample
+    assert len(words(un)) == 2  # one per sample
     # enough rows in both classes: no warning
     y2 = rng.random(400) < 0.5
     big = rng.normal(size=400) + y2
-    assert delong_auc_ci(big, y2).warnings == ()
-    assert delong_paired(big, big + rng.normal(size=400), y2).warnings == ()
+    assert words(delong_auc_ci(big, y2)) == ()
+    assert words(delong_paired(big, big + rng.normal(size=400), y2)) == ()
     assert SMALL_CLASS == 30
 
 
 def test_two_per_class_is_the_least_delong_accepts():
     y = np.array([1, 1, 0, 0], dtype=bool)
     ci = delong_auc_ci(np.array([0.9, 0.2, 0.4, 0.1]), y)
-    assert ci.warnings and math.isfinite(ci.variance)
+    assert words(ci) and math.isfinite(ci.variance)
     with pytest.raises(ValueError, match="at least two positives and two negatives"):
         delong_auc_ci(np.array([0.9, 0.4, 0.1]), np.array([1, 0, 0], dtype=bool))
 
@@ -456,3 +462,25 @@ def test_compare_passes_on_the_tests_own_warnings():
     _, comps, _ = run([ModelInput("perfect", "f", s, y), ModelInput("inverted", "f", 1 - s, y)])
     notes = " ".join(caveats_of(comps[0]))
     assert "only 7 positives" in notes and "infinite" in notes
+
+
+def test_standalone_delong_caveats_are_codes_worded_by_the_report_layer():
+    """The engine's standalone DeLong functions return reason codes, not sentences (issue 15);
+    ``notice_text`` words them as the engine's sentences used to read."""
+
+    y = np.array([1, 1, 1, 0, 0, 0, 0], dtype=bool)
+    flat = np.full(7, 3.0)
+    ci = delong_auc_ci(flat, y)
+    assert [n.code for n in ci.notices] == ["delong_small_sample", "delong_zero_variance"]
+    assert notice_text(ci.notices[0]) == (
+        "AUC interval: only 3 positives and 4 negatives; DeLong's normal approximation is weak with fewer than "
+        "30 rows in a class, so treat the interval and p-value as rough")
+    assert notice_text(ci.notices[1]) == (
+        "AUC interval: DeLong's variance is 0 (AUC = 0.5: every positive ties every negative, as with a constant "
+        "score), so the interval has zero width and understates the uncertainty")
+    assert [notice_text(n)[:14] for n in gini_interval(ci).notices] == ["Gini interval:"] * 2
+    inv = delong_paired(flat, np.arange(7.0), y)
+    assert [n.code for n in inv.notices] == ["delong_small_sample", "delong_infinite_z"]
+    assert notice_text(inv.notices[0]).startswith("DeLong's test: only 3 positives")
+    un = delong_unpaired(flat, y, np.arange(7.0), y)
+    assert [notice_text(n)[:29] for n in un.notices[:2]] == ["DeLong's test (sample a): onl", "DeLong's test (sample b): onl"]

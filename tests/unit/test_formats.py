@@ -14,7 +14,7 @@ from sklearn.metrics import log_loss
 from reportgen.engine import binary as B
 from reportgen.engine import class_tables as CT
 from reportgen.engine.curve import build_table
-from reportgen.engine.stats import zero_variance_note
+from reportgen.wording import zero_variance_note
 from reportgen.formats import MAX_DIGITS, fmt_bounded, fmt_metric, fmt_threshold
 from reportgen.render import better_mark, excludes_zero, fmt_signed, wbr
 from reportgen.results import Notice
