@@ -14,6 +14,10 @@ decimals, about 0.6 M distinct scores each at 10M rows) is measured, in this pro
   baseline (DeLong, McNemar, paired intervals), the full report set;
 - the same two runs with ``--engine stream``.
 
+With ``--fresh`` the same commands are also timed as a user runs them from a shell: each in
+its own new process (``python -m reportgen run …``; the reference as ``python -c`` of the same
+sequence), imports and start-up included, CPU of the child process.
+
 Each row shows wall and CPU seconds (the machine may be shared: CPU time is the steadier
 number; CPU counts the worker processes that draw the report's figures, once they ended) and the ratios the issue sets: sklearn / one model (target ≥ 5) and three models /
 one model (target ≤ 3). Imports and first calls are done before timing, for both sides: each
@@ -89,6 +93,46 @@ def reportgen_run(config: Path, engine: str) -> None:
         raise SystemExit(f"reportgen run {config} exited {code}")
 
 
+def fresh(argv: list[str]) -> tuple[float, float]:
+    """Wall and CPU seconds of ``argv`` run as a new process (imports and start-up included)."""
+    import subprocess  # noqa: PLC0415
+
+    before = os.times()
+    w0 = time.perf_counter()
+    subprocess.run(argv, check=True, stdout=subprocess.DEVNULL)
+    wall = time.perf_counter() - w0
+    after = os.times()
+    return wall, (after.children_user + after.children_system) - (before.children_user + before.children_system)
+
+
+def fresh_rows(data: Path, one: Path, three: Path, engines: list[str]) -> list[tuple[str, tuple[float, float]]]:
+    """The table's runs, each in a new process."""
+    py = sys.executable
+    here = str(Path(__file__).resolve().parent)
+    rows = [("pandas read_csv + scikit-learn sequence (fresh process)",
+             fresh([py, "-c", f"import sys; sys.path.insert(0, {here!r}); import bench_intervals as b; "
+                              f"from pathlib import Path; b.sklearn_sequence(Path({str(data)!r}))"]))]
+    for engine in engines:
+        for name, cfg in ((f"reportgen run, 1 model, JSON ({engine}, fresh process)", one),
+                          (f"reportgen run, {N_MODELS} models, HTML+PDF+JSON ({engine}, fresh process)", three)):
+            rows.append((name, fresh([py, "-m", "reportgen", "run", str(cfg), "--quiet", "--engine", engine,
+                                      "--now", "2026-01-01T00:00:00"])))
+    return rows
+
+
+def print_rows(rows: list[tuple[str, tuple[float, float]]], engines: list[str]) -> None:
+    """The table and the two ratios per engine (rows: the reference, then per engine one, three)."""
+    print(f"| {'what':<72} | {'wall s':>7} | {'CPU s':>7} |")
+    print(f"|{'-' * 74}|{'-' * 9}|{'-' * 9}|")
+    for name, (w, c) in rows:
+        print(f"| {name:<72} | {w:>7.1f} | {c:>7.1f} |")
+    sk = rows[0][1]
+    for i, engine in enumerate(engines):
+        o, t = rows[1 + 2 * i][1], rows[2 + 2 * i][1]
+        print(f"{engine}: sklearn / one model = {sk[0] / o[0]:.2f} (wall), {sk[1] / o[1]:.2f} (CPU), target >= 5; "
+              f"three models / one model = {t[0] / o[0]:.2f} (wall), {t[1] / o[1]:.2f} (CPU), target <= 3")
+
+
 def cpu_seconds() -> float:
     """CPU seconds of this process and of its ended children (the report's figures are drawn
     in worker processes: their seconds count too, or the run would look cheaper than it is)."""
@@ -145,6 +189,7 @@ def main() -> None:
     ap.add_argument("--dir", type=Path, default=Path("/tmp/bench_intervals"))
     ap.add_argument("--engines", nargs="+", default=["memory", "stream"])
     ap.add_argument("--phases", action="store_true", help="also time the phases of the three-model run (memory)")
+    ap.add_argument("--fresh", action="store_true", help="also time every command in its own new process")
     args = ap.parse_args()
     d = args.dir
     d.mkdir(parents=True, exist_ok=True)
@@ -173,10 +218,7 @@ def main() -> None:
                      timed(lambda e=engine: reportgen_run(three, e))))
     print(f"{args.rows:,} rows; wall and CPU seconds of this process and its children "
           f"({os.cpu_count()} cores, load average {' '.join(f'{x:.1f}' for x in os.getloadavg())})")
-    print(f"| {'what':<62} | {'wall s':>7} | {'CPU s':>7} |")
-    print(f"|{'-' * 64}|{'-' * 9}|{'-' * 9}|")
-    for name, (w, c) in rows:
-        print(f"| {name:<62} | {w:>7.1f} | {c:>7.1f} |")
+    print_rows(rows, args.engines)
     if args.phases:
         phases: dict[str, list[float]] = {}
         with phase_times(phases):
@@ -184,11 +226,9 @@ def main() -> None:
         print(f"phases of a second three-model run (memory): {total[0]:.1f} s wall, {total[1]:.1f} s CPU")
         for name, (w, c) in phases.items():
             print(f"  {name:<40} {w:>6.1f} s wall {c:>6.1f} s CPU")
-    sk = rows[0][1]
-    for i, engine in enumerate(args.engines):
-        o, t = rows[1 + 2 * i][1], rows[2 + 2 * i][1]
-        print(f"{engine}: sklearn / one model = {sk[0] / o[0]:.2f} (wall), {sk[1] / o[1]:.2f} (CPU), target >= 5; "
-              f"three models / one model = {t[0] / o[0]:.2f} (wall), {t[1] / o[1]:.2f} (CPU), target <= 3")
+    if args.fresh:
+        print("each command in its own new process (as from a shell; imports and start-up included):")
+        print_rows(fresh_rows(data, one, three, args.engines), args.engines)
 
 
 if __name__ == "__main__":
