@@ -72,6 +72,7 @@ __all__ = [
     "CreditSample",
     "CreditSettings",
     "Grading",
+    "merged_rows",
     "beta_cdf",
     "beta_ppf",
     "binomial_sf",
@@ -729,10 +730,50 @@ def _histogram(cur: CreditSample, ref: CreditSample, bins: int = 30) -> ShareHis
     return ShareHistogram(edges=edges, reference=r, current=c)
 
 
+def merged_rows(sample: CreditSample) -> CreditSample:
+    """The sample as its distinct rows — equal (default, score, PD, grade, month, segment) — with
+    their counts, in one canonical order: ascending by those columns in that order.
+
+    The battery's statistics are sums over rows, and float sums depend on their order; the memory
+    engine hands the battery every row, the streamed and Dask runners batches already reduced to
+    distinct rows with counts in the order they first appeared. Merged and sorted the same way,
+    both are the same arrays, so every engine's credit section is the same to the last bit. A
+    date only places its row in a month or a quarter (:func:`period_keys`): the month is kept.
+    Ids are per row and are not kept (the grade migration reads the rows themselves).
+    """
+    dates = None if sample.dates is None else sample.dates.astype("datetime64[M]").astype("datetime64[D]")
+    text = {k: None if getattr(sample, k) is None else np.asarray(getattr(sample, k)).astype(str)
+            for k in ("grade", "segment")}
+    cols = {"y": np.asarray(sample.y, dtype=bool), "score": np.asarray(sample.score, dtype=np.float64),
+            "pd": None if sample.pd is None else np.asarray(sample.pd, dtype=np.float64),
+            "grade": text["grade"], "dates": dates, "segment": text["segment"]}
+    keys = [v for v in cols.values() if v is not None]
+    n = keys[0].shape[0]
+    count = np.ones(n, dtype=np.int64) if sample.count is None else np.asarray(sample.count, dtype=np.int64)
+    if n == 0:
+        return CreditSample(**cols, count=count)
+    order = np.lexsort(keys[::-1])  # the first key (default) varies slowest
+    new = np.zeros(n, dtype=bool)
+    new[0] = True
+    for k in keys:
+        ks = k[order]
+        new[1:] |= ks[1:] != ks[:-1]
+    starts = np.flatnonzero(new)
+    first = order[starts]
+    merged = {name: None if v is None else v[first] for name, v in cols.items()}
+    return CreditSample(**merged, count=np.add.reduceat(count[order], starts))
+
+
 def credit_model(name: str, cur: CreditSample, ref: CreditSample | None, direction: str, grading: Grading,
                  s: CreditSettings, initial_auc: float | None = None,
                  pd_source: Literal["pd_column", "score", "none"] = "pd_column") -> CreditModel:
-    """The whole battery for one model: grades, calibration, AUC history, CAP, stability, groups."""
+    """The whole battery for one model: grades, calibration, AUC history, CAP, stability, groups.
+
+    Every statistic is computed on the samples' :func:`merged_rows` (the same arrays whichever
+    engine read them); the grade migration, which joins rows by id, on the rows given."""
+    rows_cur, rows_ref = cur, ref
+    cur = merged_rows(cur)
+    ref = None if ref is None else merged_rows(ref)
     y = np.asarray(cur.y, dtype=bool)
     cnt = cur.count  # None: one obligor per row
     c = _ones(cur)
@@ -816,8 +857,10 @@ def credit_model(name: str, cur: CreditSample, ref: CreditSample | None, directi
             concentration_current=conc_cur, concentration_reference=conc_ref, concentration_test=conc_test,
             scores=_histogram(cur, ref),
         )
-        if rc is not None and cur.ids is not None and ref.ids is not None:
-            migration = _migration(cur, ref, cc, rc, labels)
+        if rc is not None and rows_cur.ids is not None and rows_ref is not None and rows_ref.ids is not None:
+            fixed = grading if edges is None else Grading("edges", edges=tuple(float(e) for e in edges))
+            mc, mr, *_ = _grades(rows_cur, rows_ref, fixed, direction)  # the rows' grades, at the same edges
+            migration = _migration(rows_cur, rows_ref, mc, mr, labels)
         else:
             caps["migration"] = "no_ids" if rc is not None else "no_reference_grades"
 

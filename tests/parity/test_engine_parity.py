@@ -77,6 +77,7 @@ ASPECTS: dict[str, tuple[str, ...]] = {
     "method_notes": ("$.comparisons*.tests.notes*", "$.comparisons*.tests.notices*"),
     "data_facts": ("$.run_facts*", "$.models.*.warnings*", "$.models.*.notices*"),
     "intervals": ("$.models.*.ci*", "$.comparisons*.ci*", "$.comparisons*.verdict"),
+    "credit": ("$.credit*",),
     "point_metrics": ("*",),
 }
 
@@ -237,11 +238,13 @@ def comparable(doc: dict[str, Any]) -> dict[str, Any]:
     """``metrics.json`` without the run block, but with the run's facts about the data."""
     doc = json.loads(json.dumps(doc))  # exactly what metrics.json holds (tuples → lists, …)
     run = doc.pop("run")
-    # the credit section needs every row: only the memory engine computes it (the others state the
-    # capability code needs_rows), so it and its warnings are outside the parity contract
-    doc.pop("credit", None)
-    run["warnings"] = [w for w in run.get("warnings", []) if "credit validation" not in w]
-    run["notices"] = [n for n in run.get("notices", []) if not n["code"].startswith("credit_")]
+    # the credit section is the same in every engine (its battery reads the distinct rows with
+    # their counts in one canonical order, engine.credit.merged_rows) except the grade migration,
+    # which joins rows by id: the memory engine computes it, the others state capability
+    # needs_rows; that one entry is left out, the capability checked beside
+    for m in (doc.get("credit") or {}).get("models", {}).values():
+        m.pop("migration", None)
+        m.get("capabilities", {}).pop("migration", None)
     doc["run_facts"] = {k: run.get(k) for k in RUN_FACTS}
     return doc
 

@@ -524,3 +524,45 @@ def test_concentration_test_sign_and_range(a: list[int], b: list[int]) -> None:
     assert (p < 0.5) == (stat > 0)
     # CV in [0, sqrt(K - 1)]: even shares 0, one grade holding all sqrt(K - 1)
     assert -1e-12 <= cur.cv <= math.sqrt(k - 1) + 1e-12
+
+
+def test_the_battery_on_rows_equals_it_on_their_distinct_rows_with_counts_in_any_order() -> None:
+    """The memory engine hands the battery every row, the streamed runners distinct rows with
+    counts in first-seen order: merged the same way (``merged_rows``), both give the same section
+    to the last bit (issue 15: one meaning per number), the migration from the rows' ids."""
+    rng = np.random.default_rng(5)
+    n = 4000
+
+    def sample(seed: int) -> C.CreditSample:
+        r = np.random.default_rng(seed)
+        pd_ = np.round(r.beta(1, 12, n), 3)  # few distinct PDs: many equal rows
+        return C.CreditSample(
+            y=r.random(n) < pd_, score=np.round(600 - 400 * pd_), pd=pd_,
+            dates=np.datetime64("2025-01-01") + r.integers(0, 200, n).astype("timedelta64[D]"),
+            segment=r.choice(np.array(["retail", "sme"]), n), ids=np.array([f"c{i}" for i in r.permutation(n)]))
+
+    cur, ref = sample(1), sample(2)
+
+    def compressed(s: C.CreditSample) -> C.CreditSample:
+        """Distinct rows with counts in a shuffled first-seen order (no ids: as the batch runners)."""
+        perm = rng.permutation(n)
+        month = s.dates.astype("datetime64[M]").astype("datetime64[D]")
+        keys = list(zip(s.y[perm], s.score[perm], s.pd[perm], month[perm], s.segment[perm]))
+        seen: dict = {}
+        for k in keys:
+            seen[k] = seen.get(k, 0) + 1
+        rows = list(seen)
+        return C.CreditSample(
+            y=np.array([k[0] for k in rows]), score=np.array([k[1] for k in rows]), pd=np.array([k[2] for k in rows]),
+            dates=np.array([k[3] for k in rows], dtype="datetime64[D]"), segment=np.array([k[4] for k in rows]),
+            count=np.array(list(seen.values())))
+
+    grading = C.Grading("quantiles", quantiles=7)
+    whole = to_jsonable(C.credit_model("m", cur, ref, "lower", grading, S))
+    merged = to_jsonable(C.credit_model("m", compressed(cur), compressed(ref), "lower", grading, S))
+    assert whole["migration"] is not None and merged["migration"] is None  # ids: rows only
+    assert merged["capabilities"]["migration"] == "no_ids"
+    for d in (whole, merged):
+        d.pop("migration"), d["capabilities"].pop("migration", None)
+    assert whole == merged  # exactly: every float to the last bit
+    assert len(C.merged_rows(cur).y) < 0.6 * n  # the battery ran on fewer, distinct rows
