@@ -216,6 +216,17 @@ class BinaryModelEvidence:
             return "negative" if above else "positive"
         return "positive" if above else "negative"
 
+    def threshold_notice(self) -> Notice | None:
+        """The ``threshold_outside_scores`` notice (codes and facts) when :meth:`predicts_one_class`;
+        else None. ``reportgen validate`` gives it from the evidence; a run from the driver."""
+        everyone = self.predicts_one_class()
+        if everyone is None:
+            return None
+        thr = self.table.thresholds
+        return Notice("threshold_outside_scores", {
+            "model": self.name, "threshold": self.threshold, "score_min": float(thr.min()),
+            "score_max": float(thr.max()), "predicted": everyone, "threshold_key": self.threshold_key})
+
 
 @dataclass(frozen=True, slots=True, eq=False)
 class BinaryRows:

@@ -1,17 +1,15 @@
-"""What the loaders return → :mod:`reportgen.engine.evidence`: the one contract of every engine.
+"""What the runners return → :mod:`reportgen.engine.evidence`: the one contract of every engine.
 
-* in memory (:class:`reportgen.io.dataset.Dataset`): each model's rows become its score table
-  (one sort) and each row's code in it; the aligned rows give the paired statistics by the same
-  accumulator the streamed engines run chunk by chunk
-  (:class:`reportgen.reduce.accumulators.PairedAccumulator`), so DeLong's covariance, McNemar's
-  tables and the decision-pattern counts are the streamed engines' numbers on the same rows;
-* streamed and distributed (:class:`reportgen.reduce.local.StreamedData`,
-  :class:`reportgen.reduce.local.StreamedMulticlass`): tables and paired
-  accumulators as they come, with the runners' reason code when rows could not be paired.
+* the local runner (memory and stream) and the Dask runner return
+  :class:`reportgen.reduce.local.StreamedData` / :class:`reportgen.reduce.local.StreamedMulticlass`:
+  tables and paired accumulators as they come, with the runners' reason code when rows could not
+  be paired (:func:`binary_evidence_of_stream`, :func:`multiclass_evidence_of_counts`);
+* rows given as arrays (:class:`ModelRows`: tests, benchmarks and :func:`compare_rows`): each
+  model's rows become its score table (one sort) and each row's code in it; the aligned rows give
+  the paired statistics by the same accumulator the runners run chunk by chunk
+  (:class:`reportgen.reduce.accumulators.PairedAccumulator`).
 
 Thresholds are resolved here, once: a model's own ``threshold`` if it has one, else the config's.
-The loaders' own "threshold outside the scores" warning (the in-memory loader words one) is left
-out of the audit: the driver states it for every engine, from the table.
 """
 
 from __future__ import annotations
@@ -24,12 +22,9 @@ import numpy as np
 from reportgen.config import Config
 from reportgen.errors import InputError
 from reportgen.engine import distinct_rows as DR
-from reportgen.engine import multiclass as MC
 from reportgen.reduce import accumulators as S
-from reportgen.io.dataset import Dataset
 from reportgen.io.pairs import PAIRED_CHUNK
 from reportgen.parallel import ordered_map
-from reportgen.engine.class_tables import build_class_tables
 from reportgen.engine.approval import joint_cell_luts
 from reportgen.engine.intervals import count_cells
 from reportgen.engine.compare import Progress, Settings
@@ -64,7 +59,7 @@ def _audit(data) -> LoadAudit:
     return LoadAudit(
         files=tuple(FileAudit(f.path, f.sha256, f.rows, f.size_bytes) for f in data.files),
         dropped=tuple((n, r, k) for n, r, k in data.dropped),
-        warnings=tuple(w for w in data.warnings if w.code != "threshold_outside_scores"),  # the engine's own
+        warnings=tuple(data.warnings),
         dates=tuple(data.dates) if getattr(data, "dates", None) else None,  # type: ignore[arg-type]
     )
 
@@ -172,27 +167,6 @@ def compare_rows(models: Sequence[ModelRows], settings: Settings, threshold: flo
                                              approval_rates=settings.approval_rates), settings, progress)
 
 
-def binary_evidence_of_rows(cfg: Config, data) -> BinaryEvidence:
-    """Evidence of an in-memory :class:`~reportgen.io.dataset.Dataset` (rows aligned across models)."""
-    _check_frequency_alignment(cfg, data)
-    rows = []
-    for m in data.models:
-        t, key = _threshold(cfg, m.name)
-        rows.append(ModelRows(m.name, m.file, m.scores, m.y, m.weights, m.direction, m.probabilities, t, key))
-    return evidence_of_rows(rows, float(cfg.threshold), _audit(data), bool(data.paired), cfg.weight_kind,
-                            tuple(cfg.approval_rates), data.unpaired_reason)
-
-
-def _check_frequency_alignment(cfg: Config | None, data) -> None:
-    """``weight_kind: frequency`` over aligned rows: every model repeats a row alike (the streamed
-    engines' paired pass checks the same, range by range:
-    :func:`~reportgen.reduce.accumulators.check_same_repeats`)."""
-    if cfg is None or cfg.weight_kind != "frequency" or not data.paired or len(data.models) < 2:
-        return
-    ms = data.models
-    S.check_same_repeats([m.name for m in ms], [m.file for m in ms], [m.weights for m in ms], ms[0].rows)
-
-
 def _row_pairing(models: list[BinaryModelEvidence], codes: list[np.ndarray], y: np.ndarray,
                  weights: list[np.ndarray | None], aligned: bool, approval_rates: tuple[float, ...] = (),
                  unpaired_reason: str = "separate_files") -> Pairing:
@@ -269,61 +243,6 @@ def binary_evidence_of_stream(cfg: Config, data) -> BinaryEvidence:
 # --------------------------------------------------------------------------------------
 # Multiclass
 # --------------------------------------------------------------------------------------
-
-
-def _repeat_multiclass(m):
-    """A multiclass model's rows repeated by their whole-number frequency weights (see :func:`as_repeated_rows`)."""
-    if m.weights is None:
-        return m
-    k = _repeat_counts(m.weights, m.file, m.name)
-    rep = {f: np.repeat(getattr(m, f), k, axis=0) for f in ("y_idx", "pred_idx", "proba") if getattr(m, f) is not None}
-    return replace(m, weights=None, **rep)
-
-
-def multiclass_evidence_of_rows(cfg: Config, data) -> MulticlassEvidence:
-    """Evidence of an in-memory multiclass :class:`~reportgen.io.dataset.Dataset`: confusion counts and
-    class tables from the rows (the streamed engines' counts of the same rows), and the rows
-    (``weight_kind: frequency``: each row repeated by its weight first)."""
-    k = len(data.classes)
-    mods = list(data.models)
-    _check_frequency_alignment(cfg, data)
-    if cfg is not None and cfg.weight_kind == "frequency":
-        mods = [_repeat_multiclass(m) for m in mods]
-    models, correct, weights = [], [], []
-    for m in mods:
-        w = m.weights
-        pred = m.pred_idx if m.pred_idx is not None else MC.argmax_predictions(m.proba)
-        confusion = MC.confusion_matrix(m.y_idx, pred, k, w)
-        tables = None if m.proba is None else build_class_tables(m.y_idx, m.proba, w, k)
-        weighted = w is not None and not np.all(w == 1)
-        models.append(MulticlassModelEvidence(m.name, m.file, confusion, int(m.y_idx.shape[0]), tables, weighted,
-                                              m.pred_idx is not None))
-        correct.append(np.asarray(pred == m.y_idx))
-        weights.append(w)
-    first = mods[0]
-    paired = len(models) < 2 or data.paired  # else two samples: nothing resamples them together
-    rows = multiclass_rows(DR.distinct(DR.row_matrix(first.y_idx, first.weights, [m.pred_idx for m in mods],
-                                                     [m.proba for m in mods])),
-                           [(m.pred_idx is not None, m.proba is not None) for m in mods], k) if paired else None
-    if len(models) < 2:
-        pairing = Pairing("aligned", "single_model")
-    elif not data.paired:
-        pairing = unpaired(data.unpaired_reason)
-    else:
-        weighted = any(w is not None and not np.all(w == 1) for w in weights)
-        rows_only = S.agreement(correct, [None] * len(weights)) if weighted else None
-        names = [m.name for m in mods]
-        base = cfg.baseline_name if cfg is not None else names[0]
-        b = names.index(base)
-        w = first.weights
-        preds = [m.pred_idx if m.pred_idx is not None else MC.argmax_predictions(m.proba) for m in mods]
-        # the joint confusion counts against the baseline, in the streamed pass's weight sums
-        joint = {} if w is not None and not np.array_equal(w, np.round(w)) else {
-            m.name: np.bincount((first.y_idx * k + preds[b]) * k + preds[j], weights=w,
-                                minlength=k ** 3).reshape(k, k, k)
-            for j, m in enumerate(mods) if j != b}
-        pairing = joint_pairing(names, base, joint, k, S.agreement(correct, weights), rows_only)
-    return MulticlassEvidence(tuple(str(c) for c in data.classes), tuple(models), pairing, _audit(data), rows)
 
 
 def multiclass_rows(d: DR.DistinctRows, layout: Sequence[tuple[bool, bool]], k: int) -> MulticlassRows:
@@ -404,9 +323,8 @@ def joint_pairing(names: Sequence[str], baseline: str, joint: dict[str, np.ndarr
 
 
 def evidence_of(cfg: Config, data) -> BinaryEvidence | MulticlassEvidence:
-    """The evidence of whatever the configured loader returned."""
-    if isinstance(data, Dataset):
-        return multiclass_evidence_of_rows(cfg, data) if cfg.task == "multiclass" else binary_evidence_of_rows(cfg, data)
+    """The evidence of what a runner returned (:mod:`reportgen.reduce.local`, :mod:`reportgen.reduce.dask`,
+    :mod:`reportgen.reduce.pushdown`), whichever engine ran."""
     if cfg.task == "multiclass":
         return multiclass_evidence_of_counts(cfg, data)
     return binary_evidence_of_stream(cfg, data)
