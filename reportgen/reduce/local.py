@@ -1,10 +1,10 @@
 """The local runner: ``engine: memory`` (each file one batch) and ``engine: stream`` (record batches).
 
 One runner, one set of rules and accumulators, two ways of getting a file's batches
-(:data:`Read`). Stream never holds a file as one table: each file is read column-projected,
+(:class:`Reader`). Stream never holds a file as one table: each file is read column-projected,
 batch by batch (:func:`batches`, :mod:`reportgen.io.batches`). Memory reads every file whole
 first, with the fast multi-threaded readers (:func:`reportgen.io.batches.read_frames`), and
-hands each one out as a single batch (:func:`held`, :func:`load_frames`; frames handed to
+hands each one out as a single batch (:class:`Reader`, :func:`load_frames`; frames handed to
 :mod:`reportgen.api` too), with nothing binned (:func:`whole_file_config`). Every batch is
 validated by the rules of :mod:`reportgen.io.validate` (the same one-line errors, naming the
 file, the column and the *global* row) and added to each model's accumulator
@@ -47,7 +47,7 @@ from __future__ import annotations
 import functools
 import logging
 import sys
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -212,19 +212,29 @@ def batches(cfg: Config, path: Path, states: list[ModelPass]) -> Iterator[tuple[
     return read_columns(path, columns_of(states), cfg.stream.batch_rows, *column_types(cfg, [st.cfg for st in states]))
 
 
-#: How a runner gets a file's batches: ``read(cfg, path, states)`` gives (batch, offset) of the
-#: file holding ``states``' models — :func:`batches` reads them from the file, a reader of
-#: :func:`held` hands out a file already read whole as its one batch (``engine: memory``).
-Read = Callable[[Config, Path, list], Iterable[tuple[Batch, int]]]
+@dataclass(frozen=True, slots=True)
+class Reader:
+    """Where the runner gets a file's batches: read from the file in record batches
+    (``engine: stream``: :data:`FROM_FILES`, :func:`batches`), or held whole, one batch per file
+    at offset 0 however often a pass asks (``engine: memory`` and frames handed to
+    :mod:`reportgen.api`: ``whole``). Held files had their columns checked when they were read,
+    and their paired pass lines the rows up in memory (:class:`reportgen.io.pairs.RowSpill`)."""
+
+    whole: dict[Path, Batch] | None = None
+
+    @property
+    def held(self) -> bool:
+        return self.whole is not None
+
+    def batches(self, cfg: Config, path: Path, states: list) -> Iterator[tuple[Batch, int]]:
+        """(batch, offset) of the file holding ``states``' models."""
+        if self.whole is None:
+            return batches(cfg, path, states)
+        return iter(((self.whole[path], 0),))
 
 
-def held(whole: dict[Path, Batch]) -> Read:
-    """The reader of files already read (``engine: memory``, frames handed to :mod:`reportgen.api`):
-    each file is one batch, at offset 0, however often a pass asks for it."""
-    def read(_cfg: Config, path: Path, _states: list) -> Iterator[tuple[Batch, int]]:
-        return iter(((whole[path], 0),))
-
-    return read
+#: The reader of ``engine: stream``: every file read in record batches.
+FROM_FILES = Reader()
 
 
 def plan_files(cfg: Config, new: Callable[[int, ModelConfig, Path], ModelPass], checked: bool = False
@@ -339,7 +349,7 @@ def check_same_truth(names: list[str], files: list[str], recs: list[np.ndarray])
 
 def pair_pass(cfg: Config, by_file: dict[Path, list[ModelPass]], states: list[ModelPass], dtype: np.dtype,
               indexes: dict[str, np.ndarray] | None, records: Callable[[ModelPass, Path, Batch, int], tuple],
-              add_range: Callable[[list[np.ndarray]], str | None], reader: Read = batches) -> str | None:
+              add_range: Callable[[list[np.ndarray]], str | None], reader: Reader = FROM_FILES) -> str | None:
     """Every model's compared rows, side by side range by range: ``records(st, path, batch,
     offset)`` gives a batch's (file positions, records) of one model, ``add_range(recs)`` adds a
     range (per model, its records in common order) and may stop the pass with a reason code.
@@ -349,10 +359,10 @@ def pair_pass(cfg: Config, by_file: dict[Path, list[ModelPass]], states: list[Mo
     (:class:`reportgen.io.pairs.RowSpill`); with one file the batches already line up."""
     names = [st.cfg.name for st in states]
     one_file = len(by_file) == 1
-    with RowSpill(len(states), states[0].rows, dtype) as spill:
+    with RowSpill(len(states), states[0].rows, dtype, held=reader.held) as spill:
         for path, sts in by_file.items():
             seen = dict.fromkeys((st.cfg.name for st in sts), 0)
-            for batch, offset in reader(cfg, path, sts):
+            for batch, offset in reader.batches(cfg, path, sts):
                 recs: list = [None] * len(states)
                 for st in sts:
                     name = st.cfg.name
@@ -372,7 +382,7 @@ def pair_pass(cfg: Config, by_file: dict[Path, list[ModelPass]], states: list[Mo
 
 
 def read_files(by_file: dict[Path, list], fold: Callable[[Path, list, list], int], progress: Progress | None,
-               cfg: Config | None = None, reader: Read = batches) -> tuple[dict[Path, int], list]:
+               cfg: Config | None = None, reader: Reader = FROM_FILES) -> tuple[dict[Path, int], list]:
     """Every file read once (``fold(path, states, seen_dates)``: rows read): (rows read per file, dates seen).
 
     With ``cfg``, a row fault is raised only once the files after it are known to be readable
@@ -386,7 +396,7 @@ def read_files(by_file: dict[Path, list], fold: Callable[[Path, list, list], int
             read[path] = fold(path, states, seen_dates)
         except V.RowFault:
             for later, sts in files[k + 1:] if cfg is not None else []:
-                if parse_rest(reader(cfg, later, sts)) == 0:
+                if parse_rest(reader.batches(cfg, later, sts)) == 0:
                     raise no_rows(later) from None
             raise
         if read[path] == 0:
@@ -494,14 +504,14 @@ def whole_file_config(cfg: Config) -> Config:
 def load_frames(cfg: Config, frames: dict[Path, Any], files: list[FileInfo]) -> StreamedData | StreamedMulticlass:
     """``engine: memory``: the local runner over files already read whole (``frames[Path(m.file)]``
     holds each model's columns, from :func:`reportgen.io.batches.read_frames` or a DataFrame handed
-    to :mod:`reportgen.api`). Each frame is one batch (:func:`held`), reduced by the passes and
+    to :mod:`reportgen.api`). Each frame is one batch (:class:`Reader`), reduced by the passes and
     accumulators of ``engine: stream`` with nothing binned (:func:`whole_file_config`): the same
     rules, messages, tables and paired statistics; ``files``: the inputs' audit records."""
-    read = held({path: Batch(record_batch(df)) for path, df in frames.items()})
+    reader = Reader({path: Batch(record_batch(df)) for path, df in frames.items()})
     whole = whole_file_config(cfg)
     if cfg.task == "multiclass":
-        return load_streamed_multiclass(whole, None, read, files)
-    return load_streamed(whole, None, read, files)
+        return load_streamed_multiclass(whole, None, reader, files)
+    return load_streamed(whole, None, reader, files)
 
 
 def load(cfg: Config, progress: Progress | None = None) -> StreamedData | StreamedMulticlass:
@@ -693,7 +703,7 @@ def _fold_model(cfg: Config, path: Path, batch: Batch, offset: int, st: ModelSta
 
 
 def fold_file(cfg: Config, states: list[ModelState], path: Path, rng: np.random.Generator,
-              dates: list | None = None, rows: RowCodes | None = None, reader: Read = batches) -> int:
+              dates: list | None = None, rows: RowCodes | None = None, reader: Reader = FROM_FILES) -> int:
     """Pass 1 over one file: every batch validated and folded into each model's state; rows read.
 
     ``dates`` (a list) collects each batch's first and last date when a date column is set;
@@ -703,7 +713,7 @@ def fold_file(cfg: Config, states: list[ModelState], path: Path, rng: np.random.
     are taken here, model by model, as in one thread.
     """
     offset = 0
-    parts = reader(cfg, path, states)
+    parts = reader.batches(cfg, path, states)
     for batch, offset in parts:
         if len(states) > 1:
             for label in dict.fromkeys(st.cols["label"] for st in states):
@@ -734,7 +744,7 @@ def fold_file(cfg: Config, states: list[ModelState], path: Path, rng: np.random.
     return offset
 
 
-def load_streamed(cfg: Config, progress: Progress | None = None, reader: Read = batches,
+def load_streamed(cfg: Config, progress: Progress | None = None, reader: Reader = FROM_FILES,
                   files: list[FileInfo] | None = None) -> StreamedData:
     """Binary, ``engine: stream`` (call within :func:`reportgen.io.files.hashing`) or memory
     (``reader``: the files held whole, ``files`` their audit records; :func:`load_frames`): every
@@ -750,7 +760,7 @@ def load_streamed(cfg: Config, progress: Progress | None = None, reader: Read = 
                           progress, cfg, reader)
 
     by_file, states, read, seen_dates, join, indexes, left_out = read_aligned(
-        cfg, lambda ix: plan_binary(cfg, ix, files is not None), read_all, lambda st: st.labels, V.label_key(cfg.positive))
+        cfg, lambda ix: plan_binary(cfg, ix, reader.held), read_all, lambda st: st.labels, V.label_key(cfg.positive))
     rows = codes[0]
     models: list[StreamedModel] = []
     lookups: dict[str, tuple[int, np.ndarray] | None] = {}
@@ -775,7 +785,7 @@ def load_streamed(cfg: Config, progress: Progress | None = None, reader: Read = 
                 s, y, w = validated(cfg, st.replica(), st.path, *item)
                 return ((s, y, w), None) if w is not None else (None, acc.bin_rows(s, y))
 
-            for weighted, binned in ordered_map(bin_batch, reader(cfg, path, [st])):
+            for weighted, binned in ordered_map(bin_batch, reader.batches(cfg, path, [st])):
                 if binned is None:
                     acc.add(*weighted)
                 else:  # the same table as add(): whole-number counts, a minimum per bin
@@ -906,7 +916,7 @@ def repeats(names: list[str], files: list[str], recs: list[np.ndarray]) -> np.nd
 
 def paired_pass(cfg: Config, by_file: dict[Path, list[ModelPass]], states: list[ModelPass], read: dict[Path, int],
                 indexes: dict[str, np.ndarray] | None, pairs: BinaryPairs | McNemarPairs, alone: bool = False,
-                reader: Read = batches) -> tuple[Any, str | None]:
+                reader: Reader = FROM_FILES) -> tuple[Any, str | None]:
     """The paired statistics over the rows every model keeps (:func:`pair_pass` driving ``pairs``),
     or the reason code why there are none (files of different lengths without an id); ``alone``:
     a single model's pass too (its rows, for the row bootstrap)."""
@@ -1098,10 +1108,10 @@ def fold_counts(cfg: Config, st: ModelCounts, path: Path, batch: Batch, offset: 
 
 
 def fold_class_file(cfg: Config, states: list[ModelCounts], ids: ClassIds, path: Path, seen_dates: list,
-                    reader: Read = batches) -> int:
+                    reader: Reader = FROM_FILES) -> int:
     """Every batch of one file (or Dask part) validated and folded into its models' counts; rows read."""
     offset = 0
-    parts = reader(cfg, path, states)
+    parts = reader.batches(cfg, path, states)
     for batch, offset in parts:
         try:
             checked_batch(cfg, path, batch, offset, seen_dates,
@@ -1152,7 +1162,7 @@ def conclude(cfg: Config, states: list[ModelCounts], configured: list[str] | Non
     return classes, models, warnings, dropped
 
 
-def load_streamed_multiclass(cfg: Config, progress: Progress | None = None, reader: Read = batches,
+def load_streamed_multiclass(cfg: Config, progress: Progress | None = None, reader: Reader = FROM_FILES,
                              files: list[FileInfo] | None = None) -> StreamedMulticlass:
     """Multiclass, ``engine: stream`` (call within :func:`reportgen.io.files.hashing`) or memory
     (``reader``: the files held whole, ``files`` their audit records; :func:`load_frames`): every
@@ -1164,7 +1174,7 @@ def load_streamed_multiclass(cfg: Config, progress: Progress | None = None, read
                           progress, cfg, reader)
 
     def planned(indexes: dict[str, np.ndarray] | None) -> dict[Path, list[ModelCounts]]:
-        plan.append(plan_multiclass(cfg, indexes, files is not None))
+        plan.append(plan_multiclass(cfg, indexes, reader.held))
         return plan[-1][2]
 
     by_file, states, read, seen_dates, join, indexes, left_out = read_aligned(
