@@ -16,24 +16,22 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 
-from reportgen.config import Config
+from reportgen.config import Config, config_from_mapping
 from reportgen.errors import InputError
 from reportgen.engine import distinct_rows as DR
 from reportgen.reduce import accumulators as S
-from reportgen.io.pairs import PAIRED_CHUNK
-from reportgen.parallel import ordered_map
-from reportgen.engine.approval import joint_cell_luts
-from reportgen.engine.intervals import count_cells
+from reportgen.reduce.local import load_frames
 from reportgen.engine.compare import Progress, Settings
 from reportgen.engine.driver import compare_evidence
-from reportgen.engine.curve import ScoreTable, build_table, row_groups
+from reportgen.engine.curve import ScoreTable
 from reportgen.engine.evidence import (
     BinaryEvidence,
     BinaryModelEvidence,
-    BinaryRows,
     FileAudit,
     LoadAudit,
     MulticlassEvidence,
@@ -88,73 +86,47 @@ class ModelRows:
     threshold_key: str | None = None
 
 
-def _repeat_counts(weights: np.ndarray, file: str, name: str, where: str = "weight") -> np.ndarray:
-    """Frequency weights as repeat counts; a weight that is not a whole number is a one-line error
-    naming the file, the config key ``where``, the row and the model."""
-    w = np.asarray(weights, dtype=np.float64)
-    bad = np.flatnonzero(w != np.round(w))
-    if bad.size:
-        raise InputError(f"{file}: {where}: weight_kind: frequency needs whole-number weights; row {int(bad[0]) + 1} "
-                         f"of model '{name}' has weight {w[bad[0]]:g} (use weight_kind: sampling)")
-    return w.astype(np.int64)
+def rows_config(models: Sequence[ModelRows], threshold: float = 0.5, weight_kind: str = "sampling",
+                approval_rates: Sequence[float] = ()) -> tuple[Config, dict[Path, Any]]:
+    """Models given as rows as what the local runner reads: a config and one frame per file name
+    (a pyarrow Table with model j's label ``y{j}`` (1 = positive), score ``s{j}`` and weight ``w{j}``)."""
+    import pyarrow as pa  # noqa: PLC0415
 
-
-def as_repeated_rows(models: Sequence[ModelRows], where: str = "weight") -> list[ModelRows]:
-    """Frequency weights as what they mean: a row of weight w repeated w times (weight 0: dropped).
-
-    Every metric, interval and test of the result then is that of the repeated rows, exactly
-    (``weight_kind: frequency``). The weights must be whole numbers; ``where`` names the config key
-    in the error. Rows are repeated per model (aligned models share one weight column by row).
-    """
-    out = []
-    for m in models:
-        if m.weights is None:
-            out.append(m)
-            continue
-        k = _repeat_counts(m.weights, m.file, m.name, where)
-        out.append(replace(m, scores=np.repeat(m.scores, k), y=np.repeat(m.y, k), weights=None))
-    return out
+    frames: dict[Path, dict[str, np.ndarray]] = {}
+    entries = []
+    for j, m in enumerate(models):
+        cols = frames.setdefault(Path(m.file), {})
+        cols[f"y{j}"] = np.asarray(m.y, dtype=bool).astype(np.int8)
+        cols[f"s{j}"] = np.asarray(m.scores, dtype=np.float64)
+        entry = {"name": m.name, "file": m.file, "score": f"s{j}", "label": f"y{j}", "direction": m.direction,
+                 "threshold": m.threshold, "probabilities": m.probabilities}
+        if m.weights is not None:
+            cols[f"w{j}"] = np.asarray(m.weights, dtype=np.float64)
+            entry["weight"] = f"w{j}"
+        entries.append(entry)
+    cfg = config_from_mapping({"task": "binary", "positive": 1, "threshold": threshold, "weight_kind": weight_kind,
+                               "approval_rates": list(approval_rates), "models": entries}, source="rows")
+    return cfg, {path: pa.table(cols) for path, cols in frames.items()}
 
 
 def evidence_of_rows(models: Sequence[ModelRows], threshold: float = 0.5, audit: LoadAudit | None = None,
                      aligned: bool = True, weight_kind: str = "sampling",
                      approval_rates: Sequence[float] = (), unpaired_reason: str = "separate_files") -> BinaryEvidence:
-    """Evidence of binary models given as aligned rows: each model's table (one sort), each
-    row's code in it, and the paired statistics of the rows (``aligned``: the rows line up;
-    ``approval_rates``: the configured rates counted for the comparison at equal approval rate;
-    ``unpaired_reason``: the pairing reason when the rows do not line up).
-    ``weight_kind: frequency``: the rows are repeated by their weights first (:func:`as_repeated_rows`)."""
-    if weight_kind == "frequency":
-        if aligned and len(models) > 1:  # one row, one repetition in every model
-            S.check_same_repeats([m.name for m in models], [m.file for m in models], [m.weights for m in models], None)
-        models = as_repeated_rows(models)
-    ev_models, codes = [], []
-    weights: list[np.ndarray | None] = [None if m.weights is None or np.all(m.weights == 1) else np.asarray(m.weights, dtype=np.float64)
-               for m in models]
-    # each row's table row: for the paired pass (several models) and the row bootstrap (weighted);
-    # one unweighted model needs neither (its intervals are drawn on its table), so no second sort
-    # (weights that are all 1 still make a weighted table, whose cells need the codes)
-    need_codes = len(models) > 1 or any(m.weights is not None for m in models)
-
-    def reduced(m: ModelRows) -> tuple[ScoreTable, np.ndarray | None]:
-        """One model's table and row codes (in a thread: numpy's sorts release the GIL)."""
-        table = build_table(m.scores, m.y, m.weights, m.direction)  # type: ignore[arg-type]
-        return table, np.asarray(row_groups(table, m.scores), dtype=np.int64) if need_codes else None
-
-    for m, (table, code) in zip(models, ordered_map(reduced, models)):
-        t = float(threshold if m.threshold is None else m.threshold)
-        key = m.threshold_key or ("threshold" if m.threshold is None else f"models['{m.name}'].threshold")
-        # a weighted model's rows per (table row, class, weight): what every engine counts
-        cells = None if not table.weighted else S.capped(count_cells(code, m.y, m.weights))
-        table = S.table_of_cells(table, cells)  # weight sums in one order for every engine
-        ev_models.append(BinaryModelEvidence(m.name, m.file, table, t, key, m.probabilities, cells=cells))
-        if need_codes:
-            codes.append(code)
-    y = np.asarray(models[0].y, dtype=bool)
-    pairing = _row_pairing(ev_models, codes, y, weights, aligned, tuple(approval_rates), unpaired_reason)
-    # rows that do not line up are not one sample: nothing may resample them together
-    rows = BinaryRows(y, tuple(weights), tuple(codes)) if pairing.status == "aligned" and need_codes else None
-    return BinaryEvidence(tuple(ev_models), pairing, audit or LoadAudit(()), rows)
+    """Evidence of binary models given as rows, by the local runner over them held in memory
+    (:func:`rows_config`, :func:`reportgen.reduce.local.load_frames`): the rules, accumulators and
+    paired pass of every engine. ``aligned``: each model's rows are the same rows in the same
+    order (models of one file name share a frame; frames of equal length pair by position); else
+    each model is reduced alone and the pairing is ``unpaired_reason``. ``approval_rates``: the
+    configured rates counted for the comparison at equal approval rate. A model's
+    ``threshold_key`` is kept as given (default: ``threshold``, or ``models['name'].threshold``)."""
+    if not aligned and len(models) > 1:
+        alone = [evidence_of_rows([m], threshold, None, True, weight_kind, approval_rates) for m in models]
+        return BinaryEvidence(tuple(e.models[0] for e in alone), unpaired(unpaired_reason), audit or LoadAudit(()))
+    cfg, frames = rows_config(models, threshold, weight_kind, approval_rates)
+    ev = binary_evidence_of_stream(cfg, load_frames(cfg, frames, []))
+    keys = [m.threshold_key or ("threshold" if m.threshold is None else f"models['{m.name}'].threshold") for m in models]
+    return BinaryEvidence(tuple(replace(e, threshold_key=k) for e, k in zip(ev.models, keys)), ev.pairing,
+                          audit or LoadAudit(()))
 
 
 def compare_rows(models: Sequence[ModelRows], settings: Settings, threshold: float = 0.5,
@@ -165,37 +137,6 @@ def compare_rows(models: Sequence[ModelRows], settings: Settings, threshold: flo
     samples, reason ``separate_files``)."""
     return compare_evidence(evidence_of_rows(models, threshold, aligned=aligned, weight_kind=settings.weight_kind,
                                              approval_rates=settings.approval_rates), settings, progress)
-
-
-def _row_pairing(models: list[BinaryModelEvidence], codes: list[np.ndarray], y: np.ndarray,
-                 weights: list[np.ndarray | None], aligned: bool, approval_rates: tuple[float, ...] = (),
-                 unpaired_reason: str = "separate_files") -> Pairing:
-    """The paired statistics of aligned rows: the streamed engines' accumulator over all rows."""
-    if len(models) < 2:
-        return Pairing("aligned", "single_model")
-    if not aligned:
-        return unpaired(unpaired_reason)
-    # decided by table row, as the streamed engines' paired pass (exact tables: the raw rule)
-    correct = [(c < m.table.cut_index(m.threshold)) == y for c, m in zip(codes, models)]
-    if any(m.table.weighted for m in models):
-        # DeLong's covariance and the pattern counts are counts of unweighted rows; McNemar's table
-        # in weighted counts (shown beside) and in rows (what sampling weights test on)
-        rows_only = [None] * len(weights)
-        joint = S.JointCellCounter(joint_cell_luts([m.table for m in models], [m.threshold for m in models],
-                                                   approval_rates))
-        joint.add(codes, y, weights)
-        return Pairing("aligned", "aligned", None, S.agreement(correct, weights), None, S.agreement(correct, rows_only),
-                       cells=joint.result())
-    acc = S.PairedAccumulator([m.table for m in models], [m.threshold for m in models], approval_rates=approval_rates)
-
-    def chunk_moments(lo: int) -> tuple:
-        """One chunk's moments (in a thread; added below in chunk order, so the sums are bit-equal)."""
-        part = slice(lo, lo + PAIRED_CHUNK)  # bounded memory: k × chunk placement matrices
-        return acc.moments([c[part] for c in codes], [r[part] for r in correct], y[part])
-
-    for moments in ordered_map(chunk_moments, range(0, y.shape[0], PAIRED_CHUNK)):
-        acc.add_moments(moments)
-    return _pairing_of(acc)
 
 
 def _pairing_of(acc: S.PairedAccumulator) -> Pairing:

@@ -102,20 +102,17 @@ def test_pairing_rejects_contradictions():
 
 
 def test_paired_counts_do_not_depend_on_the_chunking(monkeypatch):
-    """The in-memory paired pass adds chunks in order: the same counts as one chunk, and the
-    covariance equal to rounding (sums in another grouping)."""
-    import importlib
-
+    """The in-memory paired pass (rows held whole: pieces of PAIRED_CHUNK rows) adds chunks in
+    order: the same counts as one chunk, and the covariance equal to rounding (sums in another grouping)."""
+    import reportgen.reduce.local as L
     from reportgen.reduce.evidence_of import ModelRows, evidence_of_rows
-
-    E = importlib.import_module("reportgen.reduce.evidence_of")  # the package exports a function of that name
 
     rng = np.random.default_rng(3)
     y = rng.random(3000) < 0.2
     rows = [ModelRows("a", "f", np.round(rng.random(3000) + y, 2), y),
             ModelRows("b", "f", np.round(rng.normal(size=3000) - y, 1), y, direction="lower", threshold=-0.5)]
     whole = evidence_of_rows(rows).pairing
-    monkeypatch.setattr(E, "PAIRED_CHUNK", 700)
+    monkeypatch.setattr(L, "PAIRED_CHUNK", 700)
     parts = evidence_of_rows(rows).pairing
     np.testing.assert_array_equal(parts.agree, whole.agree)
     np.testing.assert_array_equal(parts.patterns, whole.patterns)
