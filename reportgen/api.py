@@ -28,7 +28,6 @@ from reportgen.engine.evidence import BinaryEvidence, MulticlassEvidence
 from reportgen.pipeline import analyse, load_evidence
 from reportgen.render import Theme, load_result
 from reportgen.results import ComparisonResult
-from reportgen.reduce.evidence_of import evidence_of
 from reportgen.reduce.local import load_frames
 from reportgen.writer import write_outputs
 
@@ -116,7 +115,7 @@ def compare_frames(
         frame = df[wanted].reset_index(drop=True)
         frames[path] = frame
         files.append(frame_info(path, frame))
-    return analyse(cfg, IN_MEMORY, None, now=now, data=evidence_of(cfg, load_frames(cfg, frames, files)))
+    return analyse(cfg, IN_MEMORY, None, now=now, data=load_frames(cfg, frames, files))
 
 
 def _model_entries(scores: Mapping[str, str | Mapping[str, Any]] | Sequence[str]) -> list[dict[str, Any]]:

@@ -27,7 +27,6 @@ from reportgen.engine import binary as B
 from reportgen.engine.compare import Progress, Settings
 from reportgen.engine.driver import compare_evidence
 from reportgen.engine.evidence import BinaryEvidence, MulticlassEvidence, MulticlassModelEvidence
-from reportgen.reduce.evidence_of import evidence_of
 from reportgen.results import ComparisonResult, DroppedRows, InputFile, Notice, RunInfo
 from reportgen.reduce import local
 from reportgen.reduce.credit_rows import credit_run
@@ -93,29 +92,28 @@ def load_evidence(cfg: Config, progress: Progress | None = None) -> BinaryEviden
     if any(m.source is not None and m.source.pushdown for m in cfg.models):
         from reportgen.reduce.pushdown import load_pushed  # noqa: PLC0415  (optional dependency)
 
-        return evidence_of(cfg, load_pushed(cfg))
+        return load_pushed(cfg)
     # SQL sources read once, as Parquet files; URIs named as written (reportgen.io.filesystems)
     with sql.materialised(cfg) as (files, fetched), filesystems.shown_errors():
         if files.engine == "dask":
             from reportgen.reduce.dask import load_dask  # noqa: PLC0415  (optional dependency)
 
-            data = load_dask(files, progress)
+            ev = load_dask(files, progress)
         else:
-            data = local.load(files, progress)
-        return filesystems.shown_evidence(sql.relabel(evidence_of(files, data), fetched))
+            ev = local.load(files, progress)
+        return filesystems.shown_evidence(sql.relabel(ev, fetched))
 
 
 def check_rows(cfg: Config) -> tuple[list[Notice], tuple[tuple[str, str, int], ...], int]:
     """``reportgen validate`` for ``engine: memory``: every row read and checked as a run checks
     them (files, not SQL sources). Returns the notices a run gives about the inputs (the loaders',
     then each model's decision threshold outside its scores), the rows a run drops (model, reason,
-    rows) and the rows the first model compares."""
-    data = local.load(cfg)
-    ev = evidence_of(cfg, data)
+    rows) and the rows the first model compares (under ``weight_kind: frequency``, the repeated rows)."""
+    ev = local.load(cfg)
     notices = list(ev.audit.warnings)
     if isinstance(ev, BinaryEvidence):
         notices += [n for n in (m.threshold_notice() for m in ev.models) if n is not None]
-    first = data.models[0]
+    first = ev.models[0]
     rows = first.n_rows if isinstance(first, MulticlassModelEvidence) else first.table.n_rows
     return notices, ev.audit.dropped, int(rows)
 

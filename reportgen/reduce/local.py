@@ -58,9 +58,8 @@ import pandas as pd
 from reportgen.config import Config, ModelConfig
 from reportgen.engine import distinct_rows as DR
 from reportgen.engine.curve import ScoreTable
-from reportgen.engine.evidence import MulticlassModelEvidence
+from reportgen.engine.evidence import BinaryEvidence, MulticlassEvidence, MulticlassModelEvidence
 from reportgen.engine.approval import joint_cell_luts
-from reportgen.engine.intervals import WeightCells
 from reportgen.engine.streaming import binning_auc_bound
 from reportgen.errors import InputError
 from reportgen.io import align as A
@@ -81,6 +80,7 @@ from reportgen.io.validate import (
 )
 from reportgen.parallel import ordered_map
 from reportgen.reduce import accumulators as S
+from reportgen.reduce.evidence_of import ModelTable, binary_evidence, load_audit, multiclass_evidence
 from reportgen.results import BinningInfo, Notice
 
 Progress = Callable[[int, int], None]
@@ -501,7 +501,7 @@ def whole_file_config(cfg: Config) -> Config:
     return cfg.model_copy(update={"stream": stream})
 
 
-def load_frames(cfg: Config, frames: dict[Path, Any], files: list[FileInfo]) -> StreamedData | StreamedMulticlass:
+def load_frames(cfg: Config, frames: dict[Path, Any], files: list[FileInfo]) -> BinaryEvidence | MulticlassEvidence:
     """``engine: memory``: the local runner over files already read whole (``frames[Path(m.file)]``
     holds each model's columns, from :func:`reportgen.io.batches.read_frames` or a DataFrame handed
     to :mod:`reportgen.api`). Each frame is one batch (:class:`Reader`), reduced by the passes and
@@ -514,10 +514,9 @@ def load_frames(cfg: Config, frames: dict[Path, Any], files: list[FileInfo]) -> 
     return load_streamed(whole, None, reader, files)
 
 
-def load(cfg: Config, progress: Progress | None = None) -> StreamedData | StreamedMulticlass:
+def load(cfg: Config, progress: Progress | None = None) -> BinaryEvidence | MulticlassEvidence:
     """``engine: memory`` (every file read whole first, :func:`reportgen.io.batches.read_frames`,
-    then :func:`load_frames`) or ``engine: stream``, either task: what
-    :func:`reportgen.reduce.evidence_of.evidence_of` reduces.
+    then :func:`load_frames`) or ``engine: stream``, either task: the evidence.
 
     The files are hashed for the audit trail as they are read (:class:`reportgen.io.files.Digests`)."""
     if cfg.engine == "memory":
@@ -529,30 +528,6 @@ def load(cfg: Config, progress: Progress | None = None) -> StreamedData | Stream
 # --------------------------------------------------------------------------------------
 # Binary: score tables
 # --------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class StreamedModel:
-    name: str
-    file: str
-    direction: str
-    probabilities: bool | None
-    threshold: float | None
-    table: ScoreTable
-    binning: BinningInfo | None
-    grouper: Callable[[np.ndarray], np.ndarray] | None  # raw score → table row (binned tables)
-    cells: WeightCells | None = None  # weighted: rows per (table row, class, weight); None binned
-
-
-@dataclass(frozen=True, slots=True)
-class StreamedData:
-    models: tuple[StreamedModel, ...]
-    files: tuple[FileInfo, ...]
-    dropped: tuple[tuple[str, str, int], ...]
-    warnings: tuple[Notice, ...]
-    paired: S.PairedAccumulator | S.AgreementAccumulator | None
-    paired_reason: str | None  # why not paired (a PairingReason)
-    dates: tuple[str, str] | None = None
 
 
 @dataclass(slots=True)
@@ -745,7 +720,7 @@ def fold_file(cfg: Config, states: list[ModelState], path: Path, rng: np.random.
 
 
 def load_streamed(cfg: Config, progress: Progress | None = None, reader: Reader = FROM_FILES,
-                  files: list[FileInfo] | None = None) -> StreamedData:
+                  files: list[FileInfo] | None = None) -> BinaryEvidence:
     """Binary, ``engine: stream`` (call within :func:`reportgen.io.files.hashing`) or memory
     (``reader``: the files held whole, ``files`` their audit records; :func:`load_frames`): every
     model's table, exact or binned, and the paired statistics."""
@@ -762,7 +737,7 @@ def load_streamed(cfg: Config, progress: Progress | None = None, reader: Reader 
     by_file, states, read, seen_dates, join, indexes, left_out = read_aligned(
         cfg, lambda ix: plan_binary(cfg, ix, reader.held), read_all, lambda st: st.labels, V.label_key(cfg.positive))
     rows = codes[0]
-    models: list[StreamedModel] = []
+    models: list[ModelTable] = []
     lookups: dict[str, tuple[int, np.ndarray] | None] = {}
     warnings: list[Notice] = []
     dropped: list[tuple[str, str, int]] = []
@@ -798,7 +773,7 @@ def load_streamed(cfg: Config, progress: Progress | None = None, reader: Reader 
         if binning is None and st.acc.weight_cells is not None:
             cells = st.acc.weight_cells.cells(table)
             table = S.table_of_cells(table, cells)  # weight sums in one order for every engine
-        models.append(StreamedModel(m.name, str(path), m.direction, m.probabilities, m.threshold, table, binning, grouper,
+        models.append(ModelTable(m.name, str(path), m.direction, m.probabilities, m.threshold, table, binning, grouper,
                                     cells))
         if rows is not None and rows.ok:
             rows.base.setdefault(m.name, 0)
@@ -815,8 +790,8 @@ def load_streamed(cfg: Config, progress: Progress | None = None, reader: Reader 
     dropped.extend(left_out)
     if join is not None:
         warnings[:0] = join.warnings
-    audit = tuple(files) if files is not None else tuple(file_info(p, n) for p, n in read.items())
-    return StreamedData(tuple(models), audit, tuple(dropped), tuple(warnings), paired, note, date_span(seen_dates))
+    inputs = files if files is not None else [file_info(p, n) for p, n in read.items()]
+    return binary_evidence(cfg, models, paired, note, load_audit(inputs, dropped, warnings, date_span(seen_dates)))
 
 
 def binned_result(cfg: Config, name: str, acc: S.BinnedAccumulator, warnings: list[Notice]):
@@ -928,7 +903,7 @@ def paired_pass(cfg: Config, by_file: dict[Path, list[ModelPass]], states: list[
     return pairs.result()
 
 
-def _paired_in_memory(cfg: Config, models: list[StreamedModel], rows: RowCodes,
+def _paired_in_memory(cfg: Config, models: list[ModelTable], rows: RowCodes,
                       lookups: dict[str, tuple[int, np.ndarray]]) -> tuple[S.PairedAccumulator | None, str | None]:
     """The paired pass from the codes kept in pass 1: each chunk's table rows by lookup."""
     if len(models) < 2:
@@ -965,18 +940,6 @@ def _paired_in_memory(cfg: Config, models: list[StreamedModel], rows: RowCodes,
 # --------------------------------------------------------------------------------------
 # Multiclass: confusion matrices and class tables
 # --------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class StreamedMulticlass:
-    models: tuple[MulticlassModelEvidence, ...]
-    files: tuple[FileInfo, ...]
-    dropped: tuple[tuple[str, str, int], ...]
-    warnings: tuple[Notice, ...]
-    classes: tuple[str, ...]
-    mcnemar: JointCounts | None  # each model's joint confusion counts against the baseline
-    paired_reason: str | None  # why not paired (a PairingReason)
-    dates: tuple[str, str] | None = None
 
 
 class ClassIds:
@@ -1163,7 +1126,7 @@ def conclude(cfg: Config, states: list[ModelCounts], configured: list[str] | Non
 
 
 def load_streamed_multiclass(cfg: Config, progress: Progress | None = None, reader: Reader = FROM_FILES,
-                             files: list[FileInfo] | None = None) -> StreamedMulticlass:
+                             files: list[FileInfo] | None = None) -> MulticlassEvidence:
     """Multiclass, ``engine: stream`` (call within :func:`reportgen.io.files.hashing`) or memory
     (``reader``: the files held whole, ``files`` their audit records; :func:`load_frames`): every
     model's counts, exact, and McNemar's tables."""
@@ -1185,9 +1148,9 @@ def load_streamed_multiclass(cfg: Config, progress: Progress | None = None, read
     dropped.extend(left_out)
     if join is not None:
         warnings[:0] = join.warnings
-    audit = tuple(files) if files is not None else tuple(file_info(p, n) for p, n in read.items())
-    return StreamedMulticlass(tuple(models), audit, tuple(dropped), tuple(warnings), tuple(classes), mcnemar, note,
-                              date_span(seen_dates))
+    inputs = files if files is not None else [file_info(p, n) for p, n in read.items()]
+    return multiclass_evidence(cfg, classes, models, mcnemar, note,
+                               load_audit(inputs, dropped, warnings, date_span(seen_dates)))
 
 
 #: A compared row as McNemar's pass keeps it: its true class, whether the model was right, its

@@ -105,7 +105,7 @@ def test_paired_counts_do_not_depend_on_the_chunking(monkeypatch):
     """The in-memory paired pass (rows held whole: pieces of PAIRED_CHUNK rows) adds chunks in
     order: the same counts as one chunk, and the covariance equal to rounding (sums in another grouping)."""
     import reportgen.reduce.local as L
-    from reportgen.reduce.evidence_of import ModelRows, evidence_of_rows
+    from reportgen.reduce.rows import ModelRows, evidence_of_rows
 
     rng = np.random.default_rng(3)
     y = rng.random(3000) < 0.2

@@ -22,8 +22,8 @@ from reportgen.engine import multiplicity as MP
 from reportgen.engine import proportions as PR
 from reportgen.engine.compare import Settings
 from reportgen.engine.stats import mcnemar
-from reportgen.reduce.evidence_of import ModelRows
-from reportgen.reduce.evidence_of import compare_rows
+from reportgen.reduce.rows import ModelRows
+from reportgen.reduce.rows import compare_rows
 from reportgen.results import Comparison, from_jsonable, to_jsonable
 from reportgen.wording import comparison_notes, mcnemar_sentence, model_warnings, caveats_of, verdict
 
@@ -381,7 +381,7 @@ def test_approval_counts_do_not_depend_on_chunks_or_engine_path():
 def test_equal_approval_says_when_a_rate_was_not_counted():
     """Evidence counted without a configured rate cannot give it: capability ``not_counted``, worded."""
     from reportgen.engine.driver import compare_evidence
-    from reportgen.reduce.evidence_of import evidence_of_rows
+    from reportgen.reduce.rows import evidence_of_rows
     from reportgen.wording import capability_note
 
     _y, models = three_models(6)
