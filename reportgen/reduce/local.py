@@ -57,7 +57,7 @@ import pandas as pd
 
 from reportgen.config import Config, ModelConfig
 from reportgen.engine import distinct_rows as DR
-from reportgen.engine.curve import ScoreTable
+from reportgen.engine.curve import ScoreTable, row_groups
 from reportgen.engine.evidence import BinaryEvidence, MulticlassEvidence, MulticlassModelEvidence
 from reportgen.engine.approval import joint_cell_luts
 from reportgen.engine.streaming import binning_auc_bound
@@ -364,9 +364,10 @@ def pair_pass(cfg: Config, by_file: dict[Path, list[ModelPass]], states: list[Mo
             seen = dict.fromkeys((st.cfg.name for st in sts), 0)
             for batch, offset in reader.batches(cfg, path, sts):
                 recs: list = [None] * len(states)
-                for st in sts:
+                # each model's records in a thread (its own state; numpy and pyarrow release the GIL)
+                found = list(ordered_map(functools.partial(_records_of, records, path, batch, offset), sts))
+                for st, (pos, rec) in zip(sts, found):
                     name = st.cfg.name
-                    pos, rec = records(st, path, batch, offset)
                     j = names.index(name)
                     recs[j] = rec
                     if not one_file:
@@ -379,6 +380,12 @@ def pair_pass(cfg: Config, by_file: dict[Path, list[ModelPass]], states: list[Mo
             if (note := add_range(recs)) is not None:
                 return note
     return None
+
+
+def _records_of(records: Callable[[ModelPass, Path, Batch, int], tuple], path: Path, batch: Batch, offset: int,
+                st: ModelPass) -> tuple:
+    """``records(st, path, batch, offset)``: one model's (file positions, records) of a batch."""
+    return records(st, path, batch, offset)
 
 
 def read_files(by_file: dict[Path, list], fold: Callable[[Path, list, list], int], progress: Progress | None,
@@ -779,13 +786,18 @@ def load_streamed(cfg: Config, progress: Progress | None = None, reader: Reader 
             rows.base.setdefault(m.name, 0)
             lookups[m.name] = st.acc.row_lookup() if binning is None else (0, acc.row_of_bin())
     models, dropped = in_order(cfg, models), sorted(dropped, key=lambda d: [m.name for m in cfg.models].index(d[0]))
-    if rows is not None and rows.ok and not dropped and all(lookups.get(m.name) is not None for m in models):
+    if len(models) < 2:
+        paired, note = None, None
+    elif rows is not None and rows.ok and not dropped and all(lookups.get(m.name) is not None for m in models):
         paired, note = _paired_in_memory(cfg, models, rows, lookups)
     else:
         if rows is not None:
             rows.drop()
-        pairs = BinaryPairs(cfg, ([m.table for m in models], [m.grouper or S.exact_grouper(m.table) for m in models]),
-                            [m.file for m in models])
+        # a file held whole gives each model its table's own rows: one value sort finds their rows
+        # (row_groups); batches search the table's thresholds (exact_grouper)
+        exact = (lambda t: functools.partial(row_groups, t)) if reader.held else S.exact_grouper
+        pairs = BinaryPairs(cfg, ([m.table for m in models], [m.grouper or exact(m.table) for m in models]),
+                            [m.file for m in models], pieces=reader.held)
         paired, note = paired_pass(cfg, by_file, states, read, indexes, pairs, reader=reader)
     dropped.extend(left_out)
     if join is not None:
@@ -832,9 +844,10 @@ class BinaryPairs:
 
     dtype = PAIR_RECORD
 
-    def __init__(self, cfg: Config, shared: tuple[list[ScoreTable], list | None], files: list[str] | None = None) -> None:
+    def __init__(self, cfg: Config, shared: tuple[list[ScoreTable], list | None], files: list[str] | None = None,
+                 pieces: bool = False) -> None:
         tables, groupers = shared
-        self.cfg, self.groupers = cfg, groupers
+        self.cfg, self.groupers, self.pieces = cfg, groupers, pieces
         self.names, self.files = [m.name for m in cfg.models], files or [m.file for m in cfg.models]
         # frequency weights: a row of weight w is w rows, counted on the tables of the repeated
         # rows with the weight as each row's multiplicity (what memory gets by repeating the rows)
@@ -866,10 +879,25 @@ class BinaryPairs:
             self.agree.add(correct, weights)
             if self.agree.cells is not None:
                 self.agree.cells.add(codes, y, weights)
-        elif self.frequency:
-            self.acc.add_rows(codes, correct, y, repeats(self.names, self.files, recs))
         else:
-            self.acc.add_rows(codes, correct, y)
+            self._add_rows(codes, correct, y, repeats(self.names, self.files, recs) if self.frequency else None)
+
+    def _add_rows(self, codes: list[np.ndarray], correct: list[np.ndarray], y: np.ndarray,
+                  counts: np.ndarray | None) -> None:
+        """The paired accumulator's terms of a range; with ``pieces`` (a file held whole: one range
+        of every row) in pieces of :data:`PAIRED_CHUNK` rows, in threads, added in order
+        (bounded memory: k × piece placement matrices)."""
+        if not self.pieces or y.shape[0] <= PAIRED_CHUNK:
+            self.acc.add_rows(codes, correct, y, counts)
+            return
+
+        def piece(lo: int) -> tuple:
+            part = slice(lo, lo + PAIRED_CHUNK)
+            return self.acc.moments([c[part] for c in codes], [r[part] for r in correct], y[part],
+                                    None if counts is None else counts[part])
+
+        for moments in ordered_map(piece, range(0, y.shape[0], PAIRED_CHUNK)):
+            self.acc.add_moments(moments)
 
     def merge(self, other: BinaryPairs) -> BinaryPairs:
         if self.agree is not None:

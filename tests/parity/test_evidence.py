@@ -117,3 +117,28 @@ def test_paired_counts_do_not_depend_on_the_chunking(monkeypatch):
     np.testing.assert_array_equal(parts.agree, whole.agree)
     np.testing.assert_array_equal(parts.patterns, whole.patterns)
     np.testing.assert_allclose(parts.covariance, whole.covariance, rtol=1e-12)
+
+
+def test_held_raw_float_scores_pair_in_pieces_as_in_one(monkeypatch):
+    """Scores that are not short decimals take the paired pass of held files (each model's table
+    rows found by one value sort, the moments in pieces of PAIRED_CHUNK rows in threads): the same
+    counts as one piece and the covariance equal to rounding; the table rows are the scores' own
+    (an independent oracle: np.unique's inverse)."""
+    import reportgen.reduce.local as L
+    from reportgen.reduce.rows import ModelRows, evidence_of_rows
+
+    rng = np.random.default_rng(5)
+    y = rng.random(2500) < 0.3
+    a, b = rng.normal(size=2500) + y, np.exp(rng.normal(size=2500) - 0.5 * y)
+    rows = [ModelRows("a", "f", a, y), ModelRows("b", "f", b, y, direction="lower", threshold=1.0)]
+    whole = evidence_of_rows(rows)
+    monkeypatch.setattr(L, "PAIRED_CHUNK", 600)
+    parts = evidence_of_rows(rows)
+    np.testing.assert_array_equal(parts.pairing.agree, whole.pairing.agree)
+    np.testing.assert_array_equal(parts.pairing.patterns, whole.pairing.patterns)
+    np.testing.assert_allclose(parts.pairing.covariance, whole.pairing.covariance, rtol=1e-12)
+    # McNemar's table of (a right?, b right?) by hand
+    right_a, right_b = (a >= 0.5) == y, (b <= 1.0) == y
+    table = [[np.sum(right_a & right_b), np.sum(right_a & ~right_b)], [np.sum(~right_a & right_b), np.sum(~right_a & ~right_b)]]
+    assert whole.pairing.agree[0, 1].tolist() == table
+    assert whole.models[0].table.n_distinct == np.unique(a).shape[0]
