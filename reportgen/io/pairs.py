@@ -66,7 +66,12 @@ class RowSpill:
             out, seen = self._held[m]
             if seen[at].any():
                 raise AssertionError(f"common row {int(at[seen[at]][0])} added twice for model {m}")
-            out[at], seen[at] = values, True
+            seen[at] = True
+            if self.dtype.names is None:
+                out[at] = values
+            else:  # field by field: numpy scatters plain arrays several times faster than records
+                for name in self.dtype.names:
+                    out[name][at] = values[name]
             return
         rec = np.empty(at.shape[0], dtype=self._rec)
         rec["at"], rec["value"] = at, values
