@@ -24,11 +24,12 @@ table). The true values:
 * ΔKS (paired bootstrap of the joint score table).
 
 Engines: each sample is reduced three ways — memory (:func:`~reportgen.reduce.rows.
-evidence_of_rows`, the local runner held in memory), stream (the streamed engines' accumulators over chunks of 10,000 rows) and
-dask (accumulators per part of the rows, merged) — and the study checks that the three give
-bit-identical score tables and pair counts and the same DeLong covariance (rtol 1e-12); the
-driver is one function of that evidence, so the intervals (and their coverage) are the same in
-every engine. The intervals are computed by the functions the driver calls for them
+evidence_of_rows`: the local runner over the rows held whole), stream (the streamed engines'
+accumulators over chunks of 10,000 rows) and dask (accumulators per part of the rows, merged) —
+and the study checks that the three give bit-identical score tables and pair counts and the
+same DeLong covariance (rtol 1e-12); the driver is one function of that evidence, so the
+intervals (and their coverage) are the same in every engine. The intervals are computed by the
+functions the driver calls for them
 (DeLong from the table and the paired covariance; :func:`~reportgen.engine.intervals.
 model_bootstrap` and :func:`~reportgen.engine.intervals.ks_interval`;
 :func:`~reportgen.engine.intervals.pair_bootstrap`), without the curves,

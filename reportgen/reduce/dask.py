@@ -58,7 +58,7 @@ from reportgen.io.files import Digests, FileInfo, file_info, hashing, named_by_d
 from reportgen.io.pairs import PAIRED_CHUNK, place, split_ranges
 from reportgen.reduce import accumulators as S
 from reportgen.reduce import local as L
-from reportgen.reduce.evidence_of import ModelTable, binary_evidence, load_audit, multiclass_evidence
+from reportgen.reduce.evidence_of import binary_evidence, load_audit, multiclass_evidence
 
 #: Partial results merged per reduce task.
 FAN_IN = 8
@@ -441,11 +441,7 @@ def _binary(cfg: Config, dask: Any, progress: L.Progress | None, digests: Digest
                       for k, p in enumerate(parts_of_file[path])]
             acc = tree_reduce(delayed, _reduce_binned, mapped).compute()
             table, grouper, binning = L.binned_result(cfg, m.name, acc, warnings)
-        V.check_both_classes(cfg, path, st.cols["label"], st.labels, table.total_pos, table.total_neg, st.cols.get("weight"))
-        cells = None if binning is not None or st.acc.weight_cells is None else st.acc.weight_cells.cells(table)
-        table = S.table_of_cells(table, cells)  # weight sums in one order for every engine
-        models.append(ModelTable(m.name, str(path), m.direction, m.probabilities, m.threshold, table, binning, grouper,
-                                      cells))
+        models.append(L.model_table(cfg, st, table, binning, grouper))
     dropped.extend(left_out)
     shared = delayed(([x.table for x in models], [x.grouper or S.exact_grouper(x.table) for x in models]), pure=True)
     paired, note = _pairs(cfg, delayed, by_file, parts_of_file, slices, reads, left_out, L.BinaryPairs, shared,

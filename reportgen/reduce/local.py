@@ -775,13 +775,7 @@ def load_streamed(cfg: Config, progress: Progress | None = None, reader: Reader 
                     if keep_rows and rows.ok:
                         rows.add_bins(m.name, binned[0])
             table, grouper, binning = binned_result(cfg, m.name, acc, warnings)
-        V.check_both_classes(cfg, path, st.cols["label"], st.labels, table.total_pos, table.total_neg, st.cols.get("weight"))
-        cells = None  # weighted rows per (table row, class, weight): exact tables only
-        if binning is None and st.acc.weight_cells is not None:
-            cells = st.acc.weight_cells.cells(table)
-            table = S.table_of_cells(table, cells)  # weight sums in one order for every engine
-        models.append(ModelTable(m.name, str(path), m.direction, m.probabilities, m.threshold, table, binning, grouper,
-                                    cells))
+        models.append(model_table(cfg, st, table, binning, grouper))
         if rows is not None and rows.ok:
             rows.base.setdefault(m.name, 0)
             lookups[m.name] = st.acc.row_lookup() if binning is None else (0, acc.row_of_bin())
@@ -804,6 +798,19 @@ def load_streamed(cfg: Config, progress: Progress | None = None, reader: Reader 
         warnings[:0] = join.warnings
     inputs = files if files is not None else [file_info(p, n) for p, n in read.items()]
     return binary_evidence(cfg, models, paired, note, load_audit(inputs, dropped, warnings, date_span(seen_dates)))
+
+
+def model_table(cfg: Config, st: ModelState, table: ScoreTable, binning: BinningInfo | None,
+                grouper: Callable[[np.ndarray], np.ndarray] | None) -> ModelTable:
+    """A binary model's finished table, every runner: both classes present and weighing something
+    (else the error every engine gives); an exact weighted table's rows per (table row, class,
+    weight) counted, and its weight sums taken from them, in one order for every engine
+    (:func:`~reportgen.reduce.accumulators.table_of_cells`)."""
+    m, path = st.cfg, st.path
+    V.check_both_classes(cfg, path, st.cols["label"], st.labels, table.total_pos, table.total_neg, st.cols.get("weight"))
+    cells = None if binning is not None or st.acc.weight_cells is None else st.acc.weight_cells.cells(table)
+    return ModelTable(m.name, str(path), m.direction, m.probabilities, m.threshold, S.table_of_cells(table, cells),
+                      binning, grouper, cells)
 
 
 def binned_result(cfg: Config, name: str, acc: S.BinnedAccumulator, warnings: list[Notice]):
