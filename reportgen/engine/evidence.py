@@ -11,11 +11,11 @@ What a task's evidence holds:
   decision threshold (the model's own or the config's; :attr:`BinaryModelEvidence.threshold_key`
   says which), whether the scores are probabilities, and the binning (binary); the confusion
   counts and class tables (multiclass);
-* optionally the **rows**, compressed to each model's table row per row (binary) or the
-  class indices and scores (multiclass): only the in-memory engine keeps them, and only what
-  needs the rows resampled together (the multiclass averaged AUCs and their differences) uses
-  them — weighted binary models are resampled through their weight cells, which every engine
-  counts;
+* optionally the **rows** (multiclass): the compared rows as distinct rows with counts (class
+  indices and scores), which every engine counts within ``stream.max_distinct_scores``; only what
+  needs the rows resampled together (the averaged AUCs and their differences) uses them. Binary
+  evidence holds no rows (every runner, memory included, reduces them to tables, weight cells and
+  paired counts: :attr:`BinaryEvidence.rows` is always None, kept until the driver's row branches go);
 * the **pairing**: whether the models' rows are aligned and, if not, why (a reason code), with
   the paired sufficient statistics when they are: DeLong's covariance of the AUCs, the 2×2
   agreement counts of every pair of models, and the counts of each pattern of truth and
@@ -252,8 +252,8 @@ class BinaryEvidence:
         models: the models in config order.
         pairing: what paired statistics are possible (:class:`Pairing`).
         audit: the load audit.
-        rows: the aligned rows (memory engine, with several models or weights: what the paired
-            pass and the weight cells are counted from), or None.
+        rows: None: no runner keeps binary rows since every engine runs the same accumulators
+            (memory: each file one batch); the driver's branches for them are dead code.
     """
 
     models: tuple[BinaryModelEvidence, ...]
