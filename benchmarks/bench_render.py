@@ -21,7 +21,7 @@ import numpy as np
 
 from reportgen import figures
 from reportgen.engine.compare import Settings
-from reportgen.reduce.evidence_of import ModelRows, compare_rows
+from reportgen.reduce.rows import ModelRows, compare_rows
 from reportgen.render import render_html, render_pdf, result_json
 from reportgen.results import ComparisonResult, RunInfo
 

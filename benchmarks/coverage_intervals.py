@@ -23,12 +23,13 @@ table). The true values:
   difference is O(1/n) and does not move coverage at these sizes.)
 * ΔKS (paired bootstrap of the joint score table).
 
-Engines: each sample is reduced three ways — memory (:func:`~reportgen.reduce.evidence_of.
-evidence_of_rows`), stream (the streamed engines' accumulators over chunks of 10,000 rows) and
-dask (accumulators per part of the rows, merged) — and the study checks that the three give
-bit-identical score tables and pair counts and the same DeLong covariance (rtol 1e-12); the
-driver is one function of that evidence, so the intervals (and their coverage) are the same in
-every engine. The intervals are computed by the functions the driver calls for them
+Engines: each sample is reduced three ways — memory (:func:`~reportgen.reduce.rows.
+evidence_of_rows`: the local runner over the rows held whole), stream (the streamed engines'
+accumulators over chunks of 10,000 rows) and dask (accumulators per part of the rows, merged) —
+and the study checks that the three give bit-identical score tables and pair counts and the
+same DeLong covariance (rtol 1e-12); the driver is one function of that evidence, so the
+intervals (and their coverage) are the same in every engine. The intervals are computed by the
+functions the driver calls for them
 (DeLong from the table and the paired covariance; :func:`~reportgen.engine.intervals.
 model_bootstrap` and :func:`~reportgen.engine.intervals.ks_interval`;
 :func:`~reportgen.engine.intervals.pair_bootstrap`), without the curves,
@@ -50,7 +51,7 @@ from reportgen.reduce import accumulators as S
 from reportgen.engine.streaming import delong_from_table, normal_interval
 from reportgen.engine.curve import build_table
 from reportgen.engine.evidence import BinaryEvidence, BinaryModelEvidence, LoadAudit, Pairing
-from reportgen.reduce.evidence_of import ModelRows, evidence_of_rows
+from reportgen.reduce.rows import ModelRows, evidence_of_rows
 
 MU_A, MU_B, RHO, PREV, THRESHOLD = 1.2, 1.0, 0.6, 0.2, 0.8
 IDX = {m: q for q, m in enumerate(B.METRICS)}

@@ -3,8 +3,8 @@
 Re-exported by the package root (``reportgen.compare_frames`` …), which imports this module on
 first use. Every function returns or takes the one frozen :class:`ComparisonResult`, whatever
 the data came from: :func:`compare_frames` hands the frames to the same validation
-(:func:`reportgen.reduce.local.dataset_of_frames`), reduction (:mod:`reportgen.reduce`) and engine as
-files take, so a DataFrame and the CSV it was read from give equal metrics, intervals and tests.
+(:func:`reportgen.reduce.local.load_frames`: the ``engine: memory`` runner, each frame one batch),
+reduction (:mod:`reportgen.reduce`) and engine as files take, so a DataFrame and the CSV it was read from give equal metrics, intervals and tests.
 Importing this module registers the notebook display of results (:mod:`reportgen.notebook`).
 """
 
@@ -24,11 +24,11 @@ from reportgen.engine.compare import Progress
 from reportgen.errors import ConfigError, InputError
 from reportgen.io import validate as V
 from reportgen.io.files import FileInfo
-from reportgen.pipeline import analyse
+from reportgen.engine.evidence import BinaryEvidence, MulticlassEvidence
+from reportgen.pipeline import analyse, load_evidence
 from reportgen.render import Theme, load_result
 from reportgen.results import ComparisonResult
-from reportgen.io.dataset import Dataset
-from reportgen.reduce.local import dataset_of_frames, load_dataset
+from reportgen.reduce.local import load_frames
 from reportgen.writer import write_outputs
 
 if TYPE_CHECKING:
@@ -115,8 +115,7 @@ def compare_frames(
         frame = df[wanted].reset_index(drop=True)
         frames[path] = frame
         files.append(frame_info(path, frame))
-    dataset: Dataset = dataset_of_frames(cfg, frames, files)
-    return analyse(cfg, IN_MEMORY, None, now=now, data=dataset)
+    return analyse(cfg, IN_MEMORY, None, now=now, data=load_frames(cfg, frames, files))
 
 
 def _model_entries(scores: Mapping[str, str | Mapping[str, Any]] | Sequence[str]) -> list[dict[str, Any]]:
@@ -170,9 +169,10 @@ def frame_info(path: Path, frame: pd.DataFrame) -> FileInfo:
     return FileInfo(str(path), h.hexdigest(), len(frame), int(frame.memory_usage(index=False, deep=True).sum()))
 
 
-def load_predictions(cfg: Config) -> Dataset:
-    """Read, validate and align the models' rows a config names (what ``reportgen validate`` checks)."""
-    return load_dataset(cfg)
+def load_predictions(cfg: Config) -> BinaryEvidence | MulticlassEvidence:
+    """Read, validate and align the models' rows a config names, reduced to the evidence every
+    engine gives (:mod:`reportgen.engine.evidence`: per-model tables, the pairing, the load audit)."""
+    return load_evidence(cfg)
 
 
 def write_report(result: ComparisonResult, out_dir: str | Path, formats: Sequence[str] = ("html", "pdf", "json"),

@@ -424,7 +424,6 @@ def _validate_one(path: str, printer: _Printer, shown: _StderrWarnings, override
 def _validate_checked(path: str, printer: _Printer, shown: _StderrWarnings, overrides: Sequence[str] = ()) -> int:
     from reportgen.config import load_config  # noqa: PLC0415
     from reportgen.io.filesystems import shown_text  # noqa: PLC0415
-    from reportgen.reduce.local import load_dataset  # noqa: PLC0415
 
     cfg, cfg_path = load_config(path, overrides)
     if cfg.credit is not None or cfg.segment is not None:  # the credit section's own columns and files
@@ -456,16 +455,16 @@ def _validate_checked(path: str, printer: _Printer, shown: _StderrWarnings, over
         printer.info(f"{cfg_path}: OK — {len(cfg.models)} model(s), task {cfg.task}, engine: {cfg.engine}: "
                      f"files, columns and every part checked; the first batch of each file is valid: {first}")
         return EXIT_OK
-    data = load_dataset(cfg)
+    from reportgen.pipeline import check_rows  # noqa: PLC0415
     from reportgen.wording import notice_text  # noqa: PLC0415
 
-    for w in map(notice_text, data.warnings):
-        if w not in shown.seen:  # the loader's threshold check: reported by the engine in a run, here by validate
+    notices, dropped, rows = check_rows(cfg)
+    for w in map(notice_text, notices):
+        if w not in shown.seen:  # the threshold check: reported by the engine in a run, here by validate
             log.warning(w)
-    for name, reason, rows in data.dropped:
-        log.warning(f"model '{name}': {rows} row(s) would be dropped ({reason})")
-    rows = data.models[0].n
-    printer.info(f"{cfg_path}: OK — {len(data.models)} model(s), {rows} rows each, task {cfg.task}")
+    for name, reason, count in dropped:
+        log.warning(f"model '{name}': {count} row(s) would be dropped ({reason})")
+    printer.info(f"{cfg_path}: OK — {len(cfg.models)} model(s), {rows} rows each, task {cfg.task}")
     return EXIT_OK
 
 

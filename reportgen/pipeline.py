@@ -26,10 +26,8 @@ from reportgen.config import Config
 from reportgen.engine import binary as B
 from reportgen.engine.compare import Progress, Settings
 from reportgen.engine.driver import compare_evidence
-from reportgen.engine.evidence import BinaryEvidence, MulticlassEvidence
-from reportgen.reduce.evidence_of import evidence_of
+from reportgen.engine.evidence import BinaryEvidence, MulticlassEvidence, MulticlassModelEvidence
 from reportgen.results import ComparisonResult, DroppedRows, InputFile, Notice, RunInfo
-from reportgen.io.dataset import Dataset
 from reportgen.reduce import local
 from reportgen.reduce.credit_rows import credit_run
 from reportgen.version import __version__
@@ -94,32 +92,46 @@ def load_evidence(cfg: Config, progress: Progress | None = None) -> BinaryEviden
     if any(m.source is not None and m.source.pushdown for m in cfg.models):
         from reportgen.reduce.pushdown import load_pushed  # noqa: PLC0415  (optional dependency)
 
-        return evidence_of(cfg, load_pushed(cfg))
+        return load_pushed(cfg)
     # SQL sources read once, as Parquet files; URIs named as written (reportgen.io.filesystems)
     with sql.materialised(cfg) as (files, fetched), filesystems.shown_errors():
         if files.engine == "dask":
             from reportgen.reduce.dask import load_dask  # noqa: PLC0415  (optional dependency)
 
-            data = load_dask(files, progress)
+            ev = load_dask(files, progress)
         else:
-            data = local.load(files, progress)
-        return filesystems.shown_evidence(sql.relabel(evidence_of(files, data), fetched))
+            ev = local.load(files, progress)
+        return filesystems.shown_evidence(sql.relabel(ev, fetched))
+
+
+def check_rows(cfg: Config) -> tuple[list[Notice], tuple[tuple[str, str, int], ...], int]:
+    """``reportgen validate`` for ``engine: memory``: every row read and checked as a run checks
+    them (files, not SQL sources). Returns the notices a run gives about the inputs (the loaders',
+    then each model's decision threshold outside its scores), the rows a run drops (model, reason,
+    rows) and the rows the first model compares (under ``weight_kind: frequency``, the repeated rows)."""
+    ev = local.load(cfg)
+    notices = list(ev.audit.warnings)
+    if isinstance(ev, BinaryEvidence):
+        notices += [n for n in (m.threshold_notice() for m in ev.models) if n is not None]
+    first = ev.models[0]
+    rows = first.n_rows if isinstance(first, MulticlassModelEvidence) else first.table.n_rows
+    return notices, ev.audit.dropped, int(rows)
 
 
 def analyse(cfg: Config, config_path: Path | str, progress: Progress | None = None,
-            now: str | None = None, data: Dataset | None = None,
+            now: str | None = None, data: BinaryEvidence | MulticlassEvidence | None = None,
             phase: Callable[[str], None] | None = None) -> ComparisonResult:
     """Load the data the config names, reduce it to evidence and compare the models.
 
     ``now`` pins the run's timestamp (ISO 8601, the CLI's ``--now``); see :mod:`reportgen.clock`.
-    ``data``: rows already loaded (in-memory frames, :mod:`reportgen.api`) instead of the files.
+    ``data``: the evidence of rows already in memory (frames, :mod:`reportgen.api`) instead of the files.
     ``phase(name)`` is told when each phase starts (the CLI's progress line).
     """
     started = time.perf_counter()
     created = clock.now(now).isoformat().replace("+00:00", "Z")
     if phase is not None:
         phase("reading and reducing the data")
-    ev = load_evidence(cfg, progress) if data is None else evidence_of(cfg, data)
+    ev = load_evidence(cfg, progress) if data is None else data
     if phase is not None:
         phase("metrics, tests and intervals")
     models, comparisons, pairwise = compare_evidence(ev, settings_from(cfg), progress)

@@ -74,7 +74,7 @@ def replace_after_parse(monkeypatch, engine: str, path: Path, new_bytes: bytes) 
             path.write_bytes(new_bytes)
 
     if engine == "memory":
-        import reportgen.io.dataset as D
+        import reportgen.io.batches as D
         original = D.read_table
 
         def hooked(*args, **kwargs):

@@ -11,7 +11,7 @@ from reportgen.config import load_config
 from reportgen.errors import InputError
 from reportgen.pipeline import analyse
 from reportgen.wording import notice_text
-from reportgen.reduce.local import load_dataset
+from reportgen.pipeline import load_evidence
 
 
 def _setup(tmp_path: Path, files: dict[str, str], models: str, extra: str = "") -> Path:
@@ -23,15 +23,17 @@ def _setup(tmp_path: Path, files: dict[str, str], models: str, extra: str = "") 
 
 
 def _load(cfg: Path):
+    """The evidence of the config's rows (``engine: memory``)."""
     c, _ = load_config(cfg)
-    return load_dataset(c)
+    return load_evidence(c)
 
 
 def test_integer_labels_sort_numerically_and_match_configured_text(tmp_path):
     cfg = _setup(tmp_path, {"a.csv": "y,p\n9,9\n10,10\n2,9\n10,2\n"}, "  - {name: a, file: a.csv, prediction: p}\n")
     data = _load(cfg)
     assert data.classes == ("2", "9", "10")
-    assert data.models[0].y_idx.tolist() == [1, 2, 0, 2] and data.models[0].pred_idx.tolist() == [1, 2, 1, 0]
+    # truth (9, 10, 2, 10) → classes (1, 2, 0, 2), predictions (9, 10, 9, 2) → (1, 2, 1, 0)
+    assert data.models[0].confusion.tolist() == [[0, 1, 0], [0, 1, 0], [1, 0, 1]]
     cfg2 = _setup(tmp_path, {}, "  - {name: a, file: a.csv, prediction: p}\n", extra="classes: [10, '9', 2.0]\n")
     assert _load(cfg2).classes == ("10", "9", "2")
 
@@ -41,8 +43,13 @@ def test_score_mapping_and_list_give_the_same_matrix(tmp_path):
     models = ("  - {name: m, file: s.csv, scores: {c: pc, a: pa, b: pb}}\n"
               "  - {name: l, file: s.csv, scores: [pa, pb, pc]}\n")
     data = _load(_setup(tmp_path, {"s.csv": text}, models))
-    assert np.array_equal(data.models[0].proba, data.models[1].proba)
-    assert data.models[0].proba[0].tolist() == [0.7, 0.2, 0.1]
+    m, ls = data.models
+    for j in range(3):
+        for i in range(3):
+            assert np.array_equal(m.tables.values[j][i], ls.tables.values[j][i])
+    # argmax per row (a, b, c, b) against the truth (a, b, c, a): column pa is class a's
+    assert m.confusion.tolist() == ls.confusion.tolist() == [[1, 1, 0], [0, 1, 0], [0, 0, 1]]
+    assert m.tables.values[0][0].max() == 0.7  # class a's scores of its own rows: 0.7 and 0.2
 
 
 def test_rows_are_joined_by_id(tmp_path):
@@ -95,15 +102,15 @@ def test_bad_multiclass_input_names_the_place(tmp_path, files, models, extra, ex
 def test_missing_rows_can_be_dropped_and_are_counted(tmp_path):
     cfg = _setup(tmp_path, {"a.csv": "y,p\na,a\nb,\nb,b\n"}, "  - {name: a, file: a.csv, prediction: p}\n", extra="missing: drop\n")
     data = _load(cfg)
-    assert data.models[0].n == 2 and data.dropped == (("a", "missing prediction in 'p'", 1),)
+    assert data.models[0].n_rows == 2 and data.audit.dropped == (("a", "missing prediction in 'p'", 1),)
 
 
 def test_classes_only_predicted_or_never_predicted_are_reported(tmp_path):
     cfg = _setup(tmp_path, {"a.csv": "y,p\na,a\nb,a\nb,c\n"}, "  - {name: a, file: a.csv, prediction: p}\n")
     data = _load(cfg)
     assert data.classes == ("a", "b", "c")
-    assert any("'c' never occurs in the truth" in w and "'a'" in w for w in map(notice_text, data.warnings))
-    assert any("never predicts class(es) 'b'" in w for w in map(notice_text, data.warnings))
+    assert any("'c' never occurs in the truth" in w and "'a'" in w for w in map(notice_text, data.audit.warnings))
+    assert any("never predicts class(es) 'b'" in w for w in map(notice_text, data.audit.warnings))
 
 
 @pytest.mark.parametrize("engine", ["memory", "stream"])

@@ -11,11 +11,11 @@ What a task's evidence holds:
   decision threshold (the model's own or the config's; :attr:`BinaryModelEvidence.threshold_key`
   says which), whether the scores are probabilities, and the binning (binary); the confusion
   counts and class tables (multiclass);
-* optionally the **rows**, compressed to each model's table row per row (binary) or the
-  class indices and scores (multiclass): only the in-memory engine keeps them, and only what
-  needs the rows resampled together (the multiclass averaged AUCs and their differences) uses
-  them — weighted binary models are resampled through their weight cells, which every engine
-  counts;
+* optionally the **rows** (multiclass): the compared rows as distinct rows with counts (class
+  indices and scores), which every engine counts within ``stream.max_distinct_scores``; only what
+  needs the rows resampled together (the averaged AUCs and their differences) uses them. Binary
+  evidence holds no rows (every runner, memory included, reduces them to tables, weight cells and
+  paired counts: :attr:`BinaryEvidence.rows` is always None, kept until the driver's row branches go);
 * the **pairing**: whether the models' rows are aligned and, if not, why (a reason code), with
   the paired sufficient statistics when they are: DeLong's covariance of the AUCs, the 2×2
   agreement counts of every pair of models, and the counts of each pattern of truth and
@@ -216,6 +216,17 @@ class BinaryModelEvidence:
             return "negative" if above else "positive"
         return "positive" if above else "negative"
 
+    def threshold_notice(self) -> Notice | None:
+        """The ``threshold_outside_scores`` notice (codes and facts) when :meth:`predicts_one_class`;
+        else None. ``reportgen validate`` gives it from the evidence; a run from the driver."""
+        everyone = self.predicts_one_class()
+        if everyone is None:
+            return None
+        thr = self.table.thresholds
+        return Notice("threshold_outside_scores", {
+            "model": self.name, "threshold": self.threshold, "score_min": float(thr.min()),
+            "score_max": float(thr.max()), "predicted": everyone, "threshold_key": self.threshold_key})
+
 
 @dataclass(frozen=True, slots=True, eq=False)
 class BinaryRows:
@@ -241,8 +252,8 @@ class BinaryEvidence:
         models: the models in config order.
         pairing: what paired statistics are possible (:class:`Pairing`).
         audit: the load audit.
-        rows: the aligned rows (memory engine, with several models or weights: what the paired
-            pass and the weight cells are counted from), or None.
+        rows: None: no runner keeps binary rows since every engine runs the same accumulators
+            (memory: each file one batch); the driver's branches for them are dead code.
     """
 
     models: tuple[BinaryModelEvidence, ...]

@@ -1,22 +1,27 @@
-"""Files read in record batches (``engine: stream`` and ``dask``): each batch's columns as numpy.
+"""Files as record batches, every engine: each batch's columns as numpy.
 
-:func:`read_columns` reads only the named columns (Parquet files, directories or
-hive-partitioned datasets, and CSV typed by :mod:`reportgen.io.files`); a :class:`Batch`
-converts each column once, straight from arrow when it is numeric, and through the in-memory
-path's pandas helpers otherwise (text read from CSV, booleans, labels with nulls), so values
-and error messages are those of ``engine: memory``.
+:func:`read_columns` reads only the named columns in batches (``engine: stream`` and ``dask``:
+Parquet files, directories or hive-partitioned datasets, and CSV typed by
+:mod:`reportgen.io.files`); :func:`read_frames` reads each file whole (``engine: memory``: the
+fast multi-threaded readers of :func:`reportgen.io.files.read_table`) and :func:`record_batch`
+makes a file, or a frame handed to :mod:`reportgen.api`, one batch. A :class:`Batch` converts
+each column once, straight from arrow when it is numeric, and through pandas helpers otherwise
+(text read from CSV, booleans, labels with nulls), so values and error messages are the same
+whichever way the rows came.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from reportgen.config import Config
 from reportgen.io import validate as V
-from reportgen.io.files import NA_VALUES, record_batches
+from reportgen.io.files import NA_VALUES, FileInfo, columns_in, file_info, hashing, read_table, record_batches
 
 
 def read_columns(path: Path, columns: list[str], batch_rows: int, numbers: list[str] = (),
@@ -54,6 +59,51 @@ def _read_on_as_text(path: Path, columns: list[str], batch_rows: int, numbers: l
         arrays = [pc.if_else(pc.is_in(col, value_set=na), pa.scalar(None, pa.string()), col) if name in numbers else col
                   for name, col in zip(rb.schema.names, rb.columns)]
         yield Batch(pa.RecordBatch.from_arrays(arrays, names=rb.schema.names)), max(start, offset)
+
+
+def read_frames(cfg: Config) -> tuple[dict[Path, Any], list[FileInfo]]:
+    """``engine: memory``: every file the models name, read whole and once, with only the columns
+    they use (class scores too); columns checked first (errors name the config key), labels and
+    ids as text, scores as numbers. Each file's columns as the reader gave them (a pyarrow Table;
+    a DataFrame when the lenient pandas reader took the file: :func:`reportgen.io.files.read_table`),
+    with its audit record (the SHA-256 of the bytes parsed)."""
+    headers: dict[Path, list[str]] = {}
+    wanted: dict[Path, set[str]] = {}
+    text: dict[Path, set[str]] = {}
+    numbers: dict[Path, set[str]] = {}
+    for i, m in enumerate(cfg.models):
+        path = Path(m.file)
+        if path not in headers:
+            headers[path] = columns_in(path)
+        V.check_columns(cfg, i, m, path, headers[path])
+        cols = V.columns_for(cfg, m)
+        wanted.setdefault(path, set()).update(cols.values(), V.number_columns(cfg, m))
+        text.setdefault(path, set()).update(V.text_columns(cols))
+        numbers.setdefault(path, set()).update(V.number_columns(cfg, m))
+    frames: dict[Path, Any] = {}
+    files: list[FileInfo] = []
+    with hashing():  # the audit trail's SHA-256 is of the bytes parsed here
+        for path, cols in wanted.items():
+            frames[path] = read_table(path, sorted(cols), numbers[path], text[path], arrow=True)
+            files.append(file_info(path, len(frames[path])))
+    return frames, files
+
+
+def record_batch(df: Any) -> Any:
+    """A frame (pandas, or a pyarrow Table as read) as one arrow record batch; a column of mixed
+    Python types (a frame handed to :mod:`reportgen.api`) as text, each value as :func:`str`
+    writes it (missing stays missing)."""
+    import pyarrow as pa  # noqa: PLC0415
+
+    if isinstance(df, pa.Table):
+        return pa.RecordBatch.from_arrays([c.combine_chunks() for c in df.columns], names=df.column_names)
+    try:
+        table = pa.Table.from_pandas(df, preserve_index=False)
+    except (pa.ArrowTypeError, pa.ArrowInvalid):
+        mixed = {c: df[c].map(lambda v: None if v is None or (isinstance(v, float) and v != v) else str(v))
+                 for c in df.columns if df[c].dtype == object}
+        table = pa.Table.from_pandas(df.assign(**mixed), preserve_index=False)
+    return pa.RecordBatch.from_arrays([c.combine_chunks() for c in table.columns], names=table.column_names)
 
 
 def _plain_numeric(col) -> bool:

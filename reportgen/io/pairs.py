@@ -8,7 +8,9 @@ takes each model's rows as they come (``add``: records and their common indices)
 to temporary files, one file per model and range of :data:`PAIRED_CHUNK` common indices, and
 gives them back range by range with every model's records in common order (``chunks``). Memory
 holds one batch on the way in and one range on the way out; the files live in a temporary
-directory that is removed when the ``with`` block ends, however it ends.
+directory that is removed when the ``with`` block ends, however it ends. When the inputs are
+held in memory already (``engine: memory``: ``held``), the records are placed in memory instead,
+each model's in one array in common order.
 
 The in-memory engine cuts its aligned rows into the same ranges, so the accumulators add the
 same chunks in the same order in every engine.
@@ -31,15 +33,21 @@ class RowSpill:
     """Records of ``n_models`` models over ``n_rows`` common rows, spilled by common-index range.
 
     ``dtype``: the record type (a structured numpy dtype). Every common index must be added once
-    per model; a range with a missing record is an error (it would pair unrelated rows)."""
+    per model; a range with a missing record is an error (it would pair unrelated rows).
+    ``held``: placed in memory (one array per model, each index's place marked) instead of files."""
 
-    def __init__(self, n_models: int, n_rows: int, dtype: np.dtype, chunk: int = PAIRED_CHUNK) -> None:
+    def __init__(self, n_models: int, n_rows: int, dtype: np.dtype, chunk: int = PAIRED_CHUNK,
+                 held: bool = False) -> None:
         self.n_models, self.n_rows, self.dtype, self.chunk = n_models, n_rows, np.dtype(dtype), chunk
         self._tmp: tempfile.TemporaryDirectory | None = None
         self._rec = np.dtype([("at", np.int64), ("value", self.dtype)])
+        self._held: list[tuple[np.ndarray, np.ndarray]] | None = None
+        if held:
+            self._held = [(np.empty(n_rows, dtype=self.dtype), np.zeros(n_rows, dtype=bool)) for _ in range(n_models)]
 
     def __enter__(self) -> RowSpill:
-        self._tmp = tempfile.TemporaryDirectory(prefix="reportgen-pairs-")
+        if self._held is None:
+            self._tmp = tempfile.TemporaryDirectory(prefix="reportgen-pairs-")
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -54,6 +62,17 @@ class RowSpill:
     def add(self, m: int, at: np.ndarray, values: np.ndarray) -> None:
         """Model m's records ``values`` of common rows ``at`` (any order), appended to their ranges."""
         at = np.asarray(at, dtype=np.int64)
+        if self._held is not None:
+            out, seen = self._held[m]
+            if seen[at].any():
+                raise AssertionError(f"common row {int(at[seen[at]][0])} added twice for model {m}")
+            seen[at] = True
+            if self.dtype.names is None:
+                out[at] = values
+            else:  # field by field: numpy scatters plain arrays several times faster than records
+                for name in self.dtype.names:
+                    out[name][at] = values[name]
+            return
         rec = np.empty(at.shape[0], dtype=self._rec)
         rec["at"], rec["value"] = at, values
         part = at // self.chunk
@@ -67,6 +86,14 @@ class RowSpill:
 
     def chunks(self) -> Iterator[tuple[int, int, list[np.ndarray]]]:
         """(lo, hi, per model its records of common rows lo..hi−1 in common order), range by range."""
+        if self._held is not None:
+            for m, (_, seen) in enumerate(self._held):
+                if not seen.all():
+                    raise AssertionError(f"common row {int(np.argmin(seen))} has no record of model {m}")
+            for lo in range(0, self.n_rows, self.chunk):
+                hi = min(lo + self.chunk, self.n_rows)
+                yield lo, hi, [out[lo:hi] for out, _ in self._held]
+            return
         for part, lo in enumerate(range(0, self.n_rows, self.chunk)):
             hi = min(lo + self.chunk, self.n_rows)
             out = []

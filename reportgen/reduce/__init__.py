@@ -2,6 +2,8 @@
 
 The package imports nothing itself (so importing one of its modules never runs another):
 :mod:`~reportgen.reduce.accumulators` (add · merge · finish), :mod:`~reportgen.reduce.local`
-(memory and stream runners), :mod:`~reportgen.reduce.dask` (the Dask runner) and
-:mod:`~reportgen.reduce.evidence_of` (runner output → evidence; ``ModelRows``, ``compare_rows``).
+(the local runner: memory, each file one batch; stream, record batches),
+:mod:`~reportgen.reduce.dask` (the Dask runner), :mod:`~reportgen.reduce.evidence_of` (the
+runners' finished accumulators → evidence) and :mod:`~reportgen.reduce.rows` (models given as
+arrays: ``ModelRows``, ``evidence_of_rows``, ``compare_rows``).
 """

@@ -50,6 +50,7 @@ import numpy as np
 
 from reportgen.config import Config, ModelConfig
 from reportgen.engine.curve import ScoreTable, merge_tables
+from reportgen.engine.evidence import BinaryEvidence, MulticlassEvidence
 from reportgen.errors import InputError, UserError
 from reportgen.io import validate as V
 from reportgen.io.align import check_rows_left
@@ -57,6 +58,7 @@ from reportgen.io.files import Digests, FileInfo, file_info, hashing, named_by_d
 from reportgen.io.pairs import PAIRED_CHUNK, place, split_ranges
 from reportgen.reduce import accumulators as S
 from reportgen.reduce import local as L
+from reportgen.reduce.evidence_of import binary_evidence, load_audit, multiclass_evidence
 
 #: Partial results merged per reduce task.
 FAN_IN = 8
@@ -119,7 +121,7 @@ def cluster_for(cfg: Config) -> Iterator[Any]:
             cluster.close()
 
 
-def load_dask(cfg: Config, progress: L.Progress | None = None) -> L.StreamedData | L.StreamedMulticlass:
+def load_dask(cfg: Config, progress: L.Progress | None = None) -> BinaryEvidence | MulticlassEvidence:
     """Every model's accumulators computed on a Dask cluster (map over parts, tree reduce), either task.
 
     The cluster is started once the plan (files, columns, every part) is checked."""
@@ -406,7 +408,7 @@ def _reduce_binned(*parts: S.BinnedAccumulator) -> S.BinnedAccumulator:
     return S.merge_binned(list(parts))
 
 
-def _binary(cfg: Config, dask: Any, progress: L.Progress | None, digests: Digests, connect: Callable) -> L.StreamedData:
+def _binary(cfg: Config, dask: Any, progress: L.Progress | None, digests: Digests, connect: Callable) -> BinaryEvidence:
     delayed = dask.delayed
     sc = cfg.stream
 
@@ -439,11 +441,7 @@ def _binary(cfg: Config, dask: Any, progress: L.Progress | None, digests: Digest
                       for k, p in enumerate(parts_of_file[path])]
             acc = tree_reduce(delayed, _reduce_binned, mapped).compute()
             table, grouper, binning = L.binned_result(cfg, m.name, acc, warnings)
-        V.check_both_classes(cfg, path, st.cols["label"], st.labels, table.total_pos, table.total_neg, st.cols.get("weight"))
-        cells = None if binning is not None or st.acc.weight_cells is None else st.acc.weight_cells.cells(table)
-        table = S.table_of_cells(table, cells)  # weight sums in one order for every engine
-        models.append(L.StreamedModel(m.name, str(path), m.direction, m.probabilities, m.threshold, table, binning, grouper,
-                                      cells))
+        models.append(L.model_table(cfg, st, table, binning, grouper))
     dropped.extend(left_out)
     shared = delayed(([x.table for x in models], [x.grouper or S.exact_grouper(x.table) for x in models]), pure=True)
     paired, note = _pairs(cfg, delayed, by_file, parts_of_file, slices, reads, left_out, L.BinaryPairs, shared,
@@ -451,7 +449,7 @@ def _binary(cfg: Config, dask: Any, progress: L.Progress | None, digests: Digest
     if progress is not None:
         progress(2, 2)
     dates = L.date_span([d for part in results for d in part.dates])
-    return L.StreamedData(tuple(models), tuple(files), tuple(dropped), tuple(warnings), paired, note, dates)
+    return binary_evidence(cfg, models, paired, note, load_audit(files, dropped, warnings, dates))
 
 
 # --------------------------------------------------------------------------------------
@@ -501,7 +499,7 @@ def _reduce_counts(cfg: Config, *parts: Part) -> Part:
 
 
 def _multiclass(cfg: Config, dask: Any, progress: L.Progress | None, digests: Digests, connect: Callable
-                ) -> L.StreamedMulticlass:
+                ) -> MulticlassEvidence:
     delayed = dask.delayed
     plans: list = []
 
@@ -534,5 +532,4 @@ def _multiclass(cfg: Config, dask: Any, progress: L.Progress | None, digests: Di
     if progress is not None:
         progress(2, 2)
     dates = L.date_span([d for part in results for d in part.dates])
-    return L.StreamedMulticlass(tuple(models), tuple(files), tuple(dropped), tuple(warnings), tuple(classes),
-                                mcnemar, note, dates)
+    return multiclass_evidence(cfg, classes, models, mcnemar, note, load_audit(files, dropped, warnings, dates))

@@ -1,44 +1,33 @@
-"""What the loaders return → :mod:`reportgen.engine.evidence`: the one contract of every engine.
+"""A runner's finished accumulators → :mod:`reportgen.engine.evidence`: the one contract of every engine.
 
-* in memory (:class:`reportgen.io.dataset.Dataset`): each model's rows become its score table
-  (one sort) and each row's code in it; the aligned rows give the paired statistics by the same
-  accumulator the streamed engines run chunk by chunk
-  (:class:`reportgen.reduce.accumulators.PairedAccumulator`), so DeLong's covariance, McNemar's
-  tables and the decision-pattern counts are the streamed engines' numbers on the same rows;
-* streamed and distributed (:class:`reportgen.reduce.local.StreamedData`,
-  :class:`reportgen.reduce.local.StreamedMulticlass`): tables and paired
-  accumulators as they come, with the runners' reason code when rows could not be paired.
+The local runner (memory and stream: :mod:`reportgen.reduce.local`), the Dask runner
+(:mod:`reportgen.reduce.dask`) and SQL pushdown (:mod:`reportgen.reduce.pushdown`) hand their
+results straight to :func:`binary_evidence` or :func:`multiclass_evidence`: per-model tables
+(:class:`ModelTable`) or counts, the paired pass's accumulator or the reason code why rows
+could not be paired, and the load audit (:func:`load_audit`).
 
 Thresholds are resolved here, once: a model's own ``threshold`` if it has one, else the config's.
-The loaders' own "threshold outside the scores" warning (the in-memory loader words one) is left
-out of the audit: the driver states it for every engine, from the table.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 
 from reportgen.config import Config
 from reportgen.errors import InputError
 from reportgen.engine import distinct_rows as DR
-from reportgen.engine import multiclass as MC
+from reportgen.engine.curve import ScoreTable
+from reportgen.engine.intervals import WeightCells
+from reportgen.io.files import FileInfo
 from reportgen.reduce import accumulators as S
-from reportgen.io.dataset import Dataset
-from reportgen.io.pairs import PAIRED_CHUNK
-from reportgen.parallel import ordered_map
-from reportgen.engine.class_tables import build_class_tables
-from reportgen.engine.approval import joint_cell_luts
-from reportgen.engine.intervals import count_cells
-from reportgen.engine.compare import Progress, Settings
-from reportgen.engine.driver import compare_evidence
-from reportgen.engine.curve import ScoreTable, build_table, row_groups
+from reportgen.results import BinningInfo, Notice
 from reportgen.engine.evidence import (
     BinaryEvidence,
     BinaryModelEvidence,
-    BinaryRows,
     FileAudit,
     LoadAudit,
     MulticlassEvidence,
@@ -59,169 +48,17 @@ def _threshold(cfg: Config, name: str) -> tuple[float, str]:
     return float(cfg.threshold), "threshold"
 
 
-def _audit(data) -> LoadAudit:
-    """The load audit of any loader's return (files, dropped rows, warnings, dates)."""
-    return LoadAudit(
-        files=tuple(FileAudit(f.path, f.sha256, f.rows, f.size_bytes) for f in data.files),
-        dropped=tuple((n, r, k) for n, r, k in data.dropped),
-        warnings=tuple(w for w in data.warnings if w.code != "threshold_outside_scores"),  # the engine's own
-        dates=tuple(data.dates) if getattr(data, "dates", None) else None,  # type: ignore[arg-type]
-    )
+def load_audit(files: Sequence[FileInfo], dropped: Sequence[tuple[str, str, int]], warnings: Sequence[Notice],
+               dates: tuple[str, str] | None = None) -> LoadAudit:
+    """The load audit of a run: the files read (their audit records), the rows dropped (model,
+    reason, rows), the runner's notices and the date range."""
+    return LoadAudit(tuple(FileAudit(f.path, f.sha256, f.rows, f.size_bytes) for f in files),
+                     tuple((n, r, k) for n, r, k in dropped), tuple(warnings), tuple(dates) if dates else None)
 
 
 # --------------------------------------------------------------------------------------
 # Binary
 # --------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class ModelRows:
-    """One binary model's aligned rows (the in-memory API: arrays in, evidence out).
-
-    ``threshold`` is the model's own decision threshold (None: the shared one), ``threshold_key``
-    the config key it came from.
-    """
-
-    name: str
-    file: str
-    scores: np.ndarray
-    y: np.ndarray
-    weights: np.ndarray | None = None
-    direction: str = "higher"
-    probabilities: bool | None = None
-    threshold: float | None = None
-    threshold_key: str | None = None
-
-
-def _repeat_counts(weights: np.ndarray, file: str, name: str, where: str = "weight") -> np.ndarray:
-    """Frequency weights as repeat counts; a weight that is not a whole number is a one-line error
-    naming the file, the config key ``where``, the row and the model."""
-    w = np.asarray(weights, dtype=np.float64)
-    bad = np.flatnonzero(w != np.round(w))
-    if bad.size:
-        raise InputError(f"{file}: {where}: weight_kind: frequency needs whole-number weights; row {int(bad[0]) + 1} "
-                         f"of model '{name}' has weight {w[bad[0]]:g} (use weight_kind: sampling)")
-    return w.astype(np.int64)
-
-
-def as_repeated_rows(models: Sequence[ModelRows], where: str = "weight") -> list[ModelRows]:
-    """Frequency weights as what they mean: a row of weight w repeated w times (weight 0: dropped).
-
-    Every metric, interval and test of the result then is that of the repeated rows, exactly
-    (``weight_kind: frequency``). The weights must be whole numbers; ``where`` names the config key
-    in the error. Rows are repeated per model (aligned models share one weight column by row).
-    """
-    out = []
-    for m in models:
-        if m.weights is None:
-            out.append(m)
-            continue
-        k = _repeat_counts(m.weights, m.file, m.name, where)
-        out.append(replace(m, scores=np.repeat(m.scores, k), y=np.repeat(m.y, k), weights=None))
-    return out
-
-
-def evidence_of_rows(models: Sequence[ModelRows], threshold: float = 0.5, audit: LoadAudit | None = None,
-                     aligned: bool = True, weight_kind: str = "sampling",
-                     approval_rates: Sequence[float] = (), unpaired_reason: str = "separate_files") -> BinaryEvidence:
-    """Evidence of binary models given as aligned rows: each model's table (one sort), each
-    row's code in it, and the paired statistics of the rows (``aligned``: the rows line up;
-    ``approval_rates``: the configured rates counted for the comparison at equal approval rate;
-    ``unpaired_reason``: the pairing reason when the rows do not line up).
-    ``weight_kind: frequency``: the rows are repeated by their weights first (:func:`as_repeated_rows`)."""
-    if weight_kind == "frequency":
-        if aligned and len(models) > 1:  # one row, one repetition in every model
-            S.check_same_repeats([m.name for m in models], [m.file for m in models], [m.weights for m in models], None)
-        models = as_repeated_rows(models)
-    ev_models, codes = [], []
-    weights: list[np.ndarray | None] = [None if m.weights is None or np.all(m.weights == 1) else np.asarray(m.weights, dtype=np.float64)
-               for m in models]
-    # each row's table row: for the paired pass (several models) and the row bootstrap (weighted);
-    # one unweighted model needs neither (its intervals are drawn on its table), so no second sort
-    # (weights that are all 1 still make a weighted table, whose cells need the codes)
-    need_codes = len(models) > 1 or any(m.weights is not None for m in models)
-
-    def reduced(m: ModelRows) -> tuple[ScoreTable, np.ndarray | None]:
-        """One model's table and row codes (in a thread: numpy's sorts release the GIL)."""
-        table = build_table(m.scores, m.y, m.weights, m.direction)  # type: ignore[arg-type]
-        return table, np.asarray(row_groups(table, m.scores), dtype=np.int64) if need_codes else None
-
-    for m, (table, code) in zip(models, ordered_map(reduced, models)):
-        t = float(threshold if m.threshold is None else m.threshold)
-        key = m.threshold_key or ("threshold" if m.threshold is None else f"models['{m.name}'].threshold")
-        # a weighted model's rows per (table row, class, weight): what every engine counts
-        cells = None if not table.weighted else S.capped(count_cells(code, m.y, m.weights))
-        table = S.table_of_cells(table, cells)  # weight sums in one order for every engine
-        ev_models.append(BinaryModelEvidence(m.name, m.file, table, t, key, m.probabilities, cells=cells))
-        if need_codes:
-            codes.append(code)
-    y = np.asarray(models[0].y, dtype=bool)
-    pairing = _row_pairing(ev_models, codes, y, weights, aligned, tuple(approval_rates), unpaired_reason)
-    # rows that do not line up are not one sample: nothing may resample them together
-    rows = BinaryRows(y, tuple(weights), tuple(codes)) if pairing.status == "aligned" and need_codes else None
-    return BinaryEvidence(tuple(ev_models), pairing, audit or LoadAudit(()), rows)
-
-
-def compare_rows(models: Sequence[ModelRows], settings: Settings, threshold: float = 0.5,
-                 progress: Progress | None = None, aligned: bool = True):
-    """Binary models given as rows → (models, comparisons, pairwise): the rows reduced to
-    evidence, then the one driver (:func:`~reportgen.engine.driver.compare_evidence`).
-    ``aligned``: the models' rows are the same rows in the same order (False: independent
-    samples, reason ``separate_files``)."""
-    return compare_evidence(evidence_of_rows(models, threshold, aligned=aligned, weight_kind=settings.weight_kind,
-                                             approval_rates=settings.approval_rates), settings, progress)
-
-
-def binary_evidence_of_rows(cfg: Config, data) -> BinaryEvidence:
-    """Evidence of an in-memory :class:`~reportgen.io.dataset.Dataset` (rows aligned across models)."""
-    _check_frequency_alignment(cfg, data)
-    rows = []
-    for m in data.models:
-        t, key = _threshold(cfg, m.name)
-        rows.append(ModelRows(m.name, m.file, m.scores, m.y, m.weights, m.direction, m.probabilities, t, key))
-    return evidence_of_rows(rows, float(cfg.threshold), _audit(data), bool(data.paired), cfg.weight_kind,
-                            tuple(cfg.approval_rates), data.unpaired_reason)
-
-
-def _check_frequency_alignment(cfg: Config | None, data) -> None:
-    """``weight_kind: frequency`` over aligned rows: every model repeats a row alike (the streamed
-    engines' paired pass checks the same, range by range:
-    :func:`~reportgen.reduce.accumulators.check_same_repeats`)."""
-    if cfg is None or cfg.weight_kind != "frequency" or not data.paired or len(data.models) < 2:
-        return
-    ms = data.models
-    S.check_same_repeats([m.name for m in ms], [m.file for m in ms], [m.weights for m in ms], ms[0].rows)
-
-
-def _row_pairing(models: list[BinaryModelEvidence], codes: list[np.ndarray], y: np.ndarray,
-                 weights: list[np.ndarray | None], aligned: bool, approval_rates: tuple[float, ...] = (),
-                 unpaired_reason: str = "separate_files") -> Pairing:
-    """The paired statistics of aligned rows: the streamed engines' accumulator over all rows."""
-    if len(models) < 2:
-        return Pairing("aligned", "single_model")
-    if not aligned:
-        return unpaired(unpaired_reason)
-    # decided by table row, as the streamed engines' paired pass (exact tables: the raw rule)
-    correct = [(c < m.table.cut_index(m.threshold)) == y for c, m in zip(codes, models)]
-    if any(m.table.weighted for m in models):
-        # DeLong's covariance and the pattern counts are counts of unweighted rows; McNemar's table
-        # in weighted counts (shown beside) and in rows (what sampling weights test on)
-        rows_only = [None] * len(weights)
-        joint = S.JointCellCounter(joint_cell_luts([m.table for m in models], [m.threshold for m in models],
-                                                   approval_rates))
-        joint.add(codes, y, weights)
-        return Pairing("aligned", "aligned", None, S.agreement(correct, weights), None, S.agreement(correct, rows_only),
-                       cells=joint.result())
-    acc = S.PairedAccumulator([m.table for m in models], [m.threshold for m in models], approval_rates=approval_rates)
-
-    def chunk_moments(lo: int) -> tuple:
-        """One chunk's moments (in a thread; added below in chunk order, so the sums are bit-equal)."""
-        part = slice(lo, lo + PAIRED_CHUNK)  # bounded memory: k × chunk placement matrices
-        return acc.moments([c[part] for c in codes], [r[part] for r in correct], y[part])
-
-    for moments in ordered_map(chunk_moments, range(0, y.shape[0], PAIRED_CHUNK)):
-        acc.add_moments(moments)
-    return _pairing_of(acc)
 
 
 def _pairing_of(acc: S.PairedAccumulator) -> Pairing:
@@ -241,89 +78,56 @@ def as_frequency_table(table: ScoreTable, name: str) -> ScoreTable:
     return S.frequency_table(table, name)[0]
 
 
-def binary_evidence_of_stream(cfg: Config, data) -> BinaryEvidence:
-    """Evidence of :class:`~reportgen.reduce.local.StreamedData` (engines stream and dask);
-    ``weight_kind: frequency``: each table read as the table of its repeated rows, and the paired
-    pass (:class:`~reportgen.reduce.local.BinaryPairs`) counted the rows with their weights as
+@dataclass(frozen=True, slots=True)
+class ModelTable:
+    """A binary model's table as a runner finished it (every engine; SQL pushdown too): exact or
+    binned (``binning``; ``grouper`` maps a raw score to its table row for the paired pass),
+    and a weighted model's rows per (table row, class, weight) (``cells``; None binned)."""
+
+    name: str
+    file: str
+    direction: str
+    probabilities: bool | None
+    threshold: float | None
+    table: ScoreTable
+    binning: BinningInfo | None
+    grouper: Callable[[np.ndarray], np.ndarray] | None
+    cells: WeightCells | None = None
+
+
+def binary_evidence(cfg: Config, tables: Sequence[ModelTable], paired: Any, paired_reason: str | None,
+                    audit: LoadAudit) -> BinaryEvidence:
+    """Binary evidence from a runner's finished accumulators: each model's table with its
+    threshold resolved (:func:`_threshold`), and the pairing — ``paired`` the paired pass's
+    accumulator (:class:`~reportgen.reduce.local.BinaryPairs`: a
+    :class:`~reportgen.reduce.accumulators.PairedAccumulator`, or an
+    :class:`~reportgen.reduce.accumulators.AgreementAccumulator` for weighted rows), None with
+    ``paired_reason`` when rows could not be paired. ``weight_kind: frequency``: each table read
+    as the table of its repeated rows, and the paired pass counted the rows with their weights as
     multiplicities on those tables — DeLong's covariance, McNemar's tables, the pattern counts,
-    the joint pair tables and the approval patterns of the repeated rows, as in memory."""
+    the joint pair tables and the approval patterns of the repeated rows."""
     models = []
-    for m in data.models:
+    for m in tables:
         t, key = _threshold(cfg, m.name)
         table = as_frequency_table(m.table, m.name) if cfg.weight_kind == "frequency" else m.table
         models.append(BinaryModelEvidence(m.name, m.file, table, t, key, m.probabilities, m.binning,
                                           m.cells if table.weighted else None))
-    acc = data.paired
+    acc = paired
     if len(models) < 2:
         pairing = Pairing("aligned", "single_model")
     elif isinstance(acc, S.AgreementAccumulator):  # weighted aligned rows: McNemar's tables and the joint cells
         cells = None if acc.cells is None else acc.cells.result()
         pairing = Pairing("aligned", "aligned", None, acc.agree.copy(), None, acc.rows.copy(), cells=cells)
     elif acc is None:
-        pairing = unpaired(data.paired_reason)
+        pairing = unpaired(paired_reason)
     else:
         pairing = _pairing_of(acc)
-    return BinaryEvidence(tuple(models), pairing, _audit(data), None)
+    return BinaryEvidence(tuple(models), pairing, audit, None)
 
 
 # --------------------------------------------------------------------------------------
 # Multiclass
 # --------------------------------------------------------------------------------------
-
-
-def _repeat_multiclass(m):
-    """A multiclass model's rows repeated by their whole-number frequency weights (see :func:`as_repeated_rows`)."""
-    if m.weights is None:
-        return m
-    k = _repeat_counts(m.weights, m.file, m.name)
-    rep = {f: np.repeat(getattr(m, f), k, axis=0) for f in ("y_idx", "pred_idx", "proba") if getattr(m, f) is not None}
-    return replace(m, weights=None, **rep)
-
-
-def multiclass_evidence_of_rows(cfg: Config, data) -> MulticlassEvidence:
-    """Evidence of an in-memory multiclass :class:`~reportgen.io.dataset.Dataset`: confusion counts and
-    class tables from the rows (the streamed engines' counts of the same rows), and the rows
-    (``weight_kind: frequency``: each row repeated by its weight first)."""
-    k = len(data.classes)
-    mods = list(data.models)
-    _check_frequency_alignment(cfg, data)
-    if cfg is not None and cfg.weight_kind == "frequency":
-        mods = [_repeat_multiclass(m) for m in mods]
-    models, correct, weights = [], [], []
-    for m in mods:
-        w = m.weights
-        pred = m.pred_idx if m.pred_idx is not None else MC.argmax_predictions(m.proba)
-        confusion = MC.confusion_matrix(m.y_idx, pred, k, w)
-        tables = None if m.proba is None else build_class_tables(m.y_idx, m.proba, w, k)
-        weighted = w is not None and not np.all(w == 1)
-        models.append(MulticlassModelEvidence(m.name, m.file, confusion, int(m.y_idx.shape[0]), tables, weighted,
-                                              m.pred_idx is not None))
-        correct.append(np.asarray(pred == m.y_idx))
-        weights.append(w)
-    first = mods[0]
-    paired = len(models) < 2 or data.paired  # else two samples: nothing resamples them together
-    rows = multiclass_rows(DR.distinct(DR.row_matrix(first.y_idx, first.weights, [m.pred_idx for m in mods],
-                                                     [m.proba for m in mods])),
-                           [(m.pred_idx is not None, m.proba is not None) for m in mods], k) if paired else None
-    if len(models) < 2:
-        pairing = Pairing("aligned", "single_model")
-    elif not data.paired:
-        pairing = unpaired(data.unpaired_reason)
-    else:
-        weighted = any(w is not None and not np.all(w == 1) for w in weights)
-        rows_only = S.agreement(correct, [None] * len(weights)) if weighted else None
-        names = [m.name for m in mods]
-        base = cfg.baseline_name if cfg is not None else names[0]
-        b = names.index(base)
-        w = first.weights
-        preds = [m.pred_idx if m.pred_idx is not None else MC.argmax_predictions(m.proba) for m in mods]
-        # the joint confusion counts against the baseline, in the streamed pass's weight sums
-        joint = {} if w is not None and not np.array_equal(w, np.round(w)) else {
-            m.name: np.bincount((first.y_idx * k + preds[b]) * k + preds[j], weights=w,
-                                minlength=k ** 3).reshape(k, k, k)
-            for j, m in enumerate(mods) if j != b}
-        pairing = joint_pairing(names, base, joint, k, S.agreement(correct, weights), rows_only)
-    return MulticlassEvidence(tuple(str(c) for c in data.classes), tuple(models), pairing, _audit(data), rows)
 
 
 def multiclass_rows(d: DR.DistinctRows, layout: Sequence[tuple[bool, bool]], k: int) -> MulticlassRows:
@@ -347,31 +151,33 @@ def as_frequency_counts(m: MulticlassModelEvidence) -> MulticlassModelEvidence:
     return replace(m, n_rows=n, tables=tables, weighted=False)
 
 
-def multiclass_evidence_of_counts(cfg: Config, data) -> MulticlassEvidence:
-    """Evidence of :class:`~reportgen.reduce.local.StreamedMulticlass` (stream, dask).
+def multiclass_evidence(cfg: Config, classes: Sequence[str], counts: Sequence[MulticlassModelEvidence],
+                        mcnemar: Any, paired_reason: str | None, audit: LoadAudit) -> MulticlassEvidence:
+    """Multiclass evidence from a runner's finished counts (``counts``: per model, in class order)
+    and its paired pass (``mcnemar``: :class:`~reportgen.reduce.local.JointCounts`, None with
+    ``paired_reason`` when rows could not be paired).
 
-    The loaders count each model's joint confusion counts against the configured baseline only
+    The runners count each model's joint confusion counts against the configured baseline only
     (in weight sums and in rows): McNemar's tables of the other pairs stay NaN. As in memory, the
     joint counts travel for the paired bootstrap only when every weight is a whole number, and the
     tables in rows stand beside the weighted ones when a weight is not 1.
     """
     frequency = cfg.weight_kind == "frequency"
-    models = tuple(as_frequency_counts(m) if frequency else m for m in data.models)
+    models = tuple(as_frequency_counts(m) if frequency else m for m in counts)
     names = [m.name for m in models]
     if len(models) < 2:
         pairing = Pairing("aligned", "single_model")
-    elif data.mcnemar is None:
-        pairing = unpaired(data.paired_reason)
+    elif mcnemar is None:
+        pairing = unpaired(paired_reason)
     else:
-        jc, k = data.mcnemar, len(data.classes)
+        jc, k = mcnemar, len(classes)
         agree = joint_pairing(names, cfg.baseline_name, jc.weighted, k).agree
         in_rows = joint_pairing(names, cfg.baseline_name, jc.rows, k).agree if jc.has_weights and not frequency else None
         pairing = joint_pairing(names, cfg.baseline_name, jc.weighted if jc.integral else {}, k, agree, in_rows)
-    distinct = None if data.mcnemar is None else data.mcnemar.distinct
+    distinct = None if mcnemar is None else mcnemar.distinct
     rows = None if distinct is None else multiclass_rows(
-        distinct, [(m.predicted_from_column, m.tables is not None) for m in models],
-                                                          len(data.classes))
-    return MulticlassEvidence(tuple(str(c) for c in data.classes), models, pairing, _audit(data), rows)
+        distinct, [(m.predicted_from_column, m.tables is not None) for m in models], len(classes))
+    return MulticlassEvidence(tuple(str(c) for c in classes), models, pairing, audit, rows)
 
 
 def joint_pairing(names: Sequence[str], baseline: str, joint: dict[str, np.ndarray], k: int,
@@ -401,12 +207,3 @@ def joint_pairing(names: Sequence[str], baseline: str, joint: dict[str, np.ndarr
         agree[j, b] = table.T
         agree[b, j] = table
     return Pairing("aligned", "aligned", None, agree, None, agree_rows, joint=J if joint else None)
-
-
-def evidence_of(cfg: Config, data) -> BinaryEvidence | MulticlassEvidence:
-    """The evidence of whatever the configured loader returned."""
-    if isinstance(data, Dataset):
-        return multiclass_evidence_of_rows(cfg, data) if cfg.task == "multiclass" else binary_evidence_of_rows(cfg, data)
-    if cfg.task == "multiclass":
-        return multiclass_evidence_of_counts(cfg, data)
-    return binary_evidence_of_stream(cfg, data)

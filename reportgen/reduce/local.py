@@ -1,11 +1,15 @@
-"""The local runners: ``engine: memory`` (one batch, rows kept) and ``engine: stream`` (record batches).
+"""The local runner: ``engine: memory`` (each file one batch) and ``engine: stream`` (record batches).
 
-Memory reads every row (:func:`reportgen.io.dataset.load_dataset`). Stream never holds a file
-as one table: each file is read column-projected, batch by batch (:mod:`reportgen.io.batches`),
-every batch validated by the rules of :mod:`reportgen.io.validate` (the same one-line errors,
-naming the file, the column and the *global* row) and added to each model's accumulator
+One runner, one set of rules and accumulators, two ways of getting a file's batches
+(:class:`Reader`). Stream never holds a file as one table: each file is read column-projected,
+batch by batch (:func:`batches`, :mod:`reportgen.io.batches`). Memory reads every file whole
+first, with the fast multi-threaded readers (:func:`reportgen.io.batches.read_frames`), and
+hands each one out as a single batch (:class:`Reader`, :func:`load_frames`; frames handed to
+:mod:`reportgen.api` too), with nothing binned (:func:`whole_file_config`). Every batch is
+validated by the rules of :mod:`reportgen.io.validate` (the same one-line errors, naming the
+file, the column and the *global* row) and added to each model's accumulator
 (:mod:`reportgen.reduce.accumulators`): a score table (binary) or a confusion matrix and class
-tables (multiclass). Memory grows with the number of distinct scores, not rows.
+tables (multiclass). Streamed, memory grows with the number of distinct scores, not rows.
 
 Passes over the data, both tasks:
 
@@ -25,7 +29,9 @@ Passes over the data, both tasks:
    tables and the pattern counts (:class:`~reportgen.reduce.accumulators.PairedAccumulator`;
    frequency weights as each row's multiplicity);
    with every model in one file, unweighted, the rows' table codes kept in pass 1 (at most
-   :data:`ROW_CODES_BUDGET` bytes) make this pass a lookup in memory. Multiclass: McNemar's
+   :data:`ROW_CODES_BUDGET` bytes) make this pass a lookup in memory, in pieces of
+   :data:`reportgen.io.pairs.PAIRED_CHUNK` rows. A file held whole (memory) is "read again"
+   from memory. Multiclass: McNemar's
    2×2 table of (baseline correct, model correct) per comparison.
 
 Threads (:mod:`reportgen.parallel`, binary): the models of a batch are validated and counted in
@@ -40,7 +46,8 @@ from __future__ import annotations
 
 import functools
 import logging
-from collections.abc import Callable
+import sys
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -50,19 +57,17 @@ import pandas as pd
 
 from reportgen.config import Config, ModelConfig
 from reportgen.engine import distinct_rows as DR
-from reportgen.engine.curve import ScoreTable
-from reportgen.engine.evidence import MulticlassModelEvidence
+from reportgen.engine.curve import ScoreTable, row_groups
+from reportgen.engine.evidence import BinaryEvidence, MulticlassEvidence, MulticlassModelEvidence
 from reportgen.engine.approval import joint_cell_luts
-from reportgen.engine.intervals import WeightCells
 from reportgen.engine.streaming import binning_auc_bound
 from reportgen.errors import InputError
 from reportgen.io import align as A
 from reportgen.io import validate as V
 from reportgen.io.align import Join, Keyed, check_positions, check_unique, concat_ids
-from reportgen.io.batches import Batch, read_columns
-from reportgen.io.dataset import Dataset, ModelData, align_models, date_range, read_frames
+from reportgen.io.batches import Batch, read_columns, read_frames, record_batch
 from reportgen.io.files import FileInfo, check_parts, columns_in, file_info, hashing, no_rows
-from reportgen.io.pairs import RowSpill
+from reportgen.io.pairs import PAIRED_CHUNK, RowSpill
 from reportgen.io.validate import (
     check_class_count,
     class_warnings,
@@ -75,6 +80,7 @@ from reportgen.io.validate import (
 )
 from reportgen.parallel import ordered_map
 from reportgen.reduce import accumulators as S
+from reportgen.reduce.evidence_of import ModelTable, binary_evidence, load_audit, multiclass_evidence
 from reportgen.results import BinningInfo, Notice
 
 Progress = Callable[[int, int], None]
@@ -200,20 +206,50 @@ def column_types(cfg: Config, models: list[ModelConfig]) -> tuple[list[str], lis
     return numbers, text
 
 
-def batches(cfg: Config, path: Path, states: list[ModelPass]):
-    """(batch, offset) of the file holding ``states``' models: their columns, typed."""
+def batches(cfg: Config, path: Path, states: list[ModelPass]) -> Iterator[tuple[Batch, int]]:
+    """(batch, offset) of the file holding ``states``' models: their columns, typed
+    (``engine: stream``, and each Dask part)."""
     return read_columns(path, columns_of(states), cfg.stream.batch_rows, *column_types(cfg, [st.cfg for st in states]))
 
 
-def plan_files(cfg: Config, new: Callable[[int, ModelConfig, Path], ModelPass]) -> dict[Path, list[ModelPass]]:
-    """Each file's models as fresh states (``new(i, m, path)``); columns, and every Parquet part's, checked first."""
+@dataclass(frozen=True, slots=True)
+class Reader:
+    """Where the runner gets a file's batches: read from the file in record batches
+    (``engine: stream``: :data:`FROM_FILES`, :func:`batches`), or held whole, one batch per file
+    at offset 0 however often a pass asks (``engine: memory`` and frames handed to
+    :mod:`reportgen.api`: ``whole``). Held files had their columns checked when they were read,
+    and their paired pass lines the rows up in memory (:class:`reportgen.io.pairs.RowSpill`)."""
+
+    whole: dict[Path, Batch] | None = None
+
+    @property
+    def held(self) -> bool:
+        return self.whole is not None
+
+    def batches(self, cfg: Config, path: Path, states: list) -> Iterator[tuple[Batch, int]]:
+        """(batch, offset) of the file holding ``states``' models."""
+        if self.whole is None:
+            return batches(cfg, path, states)
+        return iter(((self.whole[path], 0),))
+
+
+#: The reader of ``engine: stream``: every file read in record batches.
+FROM_FILES = Reader()
+
+
+def plan_files(cfg: Config, new: Callable[[int, ModelConfig, Path], ModelPass], checked: bool = False
+               ) -> dict[Path, list[ModelPass]]:
+    """Each file's models as fresh states (``new(i, m, path)``); columns, and every Parquet part's,
+    checked first (``checked``: they were, when the files were read whole — ``engine: memory``)."""
     by_file: dict[Path, list[ModelPass]] = {}
     for i, m in enumerate(cfg.models):
         path = Path(m.file)
-        V.check_columns(cfg, i, m, path, columns_in(path))
+        if not checked:
+            V.check_columns(cfg, i, m, path, columns_in(path))
         by_file.setdefault(path, []).append(new(i, m, path))
     for path, states in by_file.items():
-        check_parts(path, columns_of(states))
+        if not checked:
+            check_parts(path, columns_of(states))
     return by_file
 
 
@@ -313,7 +349,7 @@ def check_same_truth(names: list[str], files: list[str], recs: list[np.ndarray])
 
 def pair_pass(cfg: Config, by_file: dict[Path, list[ModelPass]], states: list[ModelPass], dtype: np.dtype,
               indexes: dict[str, np.ndarray] | None, records: Callable[[ModelPass, Path, Batch, int], tuple],
-              add_range: Callable[[list[np.ndarray]], str | None]) -> str | None:
+              add_range: Callable[[list[np.ndarray]], str | None], reader: Reader = FROM_FILES) -> str | None:
     """Every model's compared rows, side by side range by range: ``records(st, path, batch,
     offset)`` gives a batch's (file positions, records) of one model, ``add_range(recs)`` adds a
     range (per model, its records in common order) and may stop the pass with a reason code.
@@ -323,14 +359,15 @@ def pair_pass(cfg: Config, by_file: dict[Path, list[ModelPass]], states: list[Mo
     (:class:`reportgen.io.pairs.RowSpill`); with one file the batches already line up."""
     names = [st.cfg.name for st in states]
     one_file = len(by_file) == 1
-    with RowSpill(len(states), states[0].rows, dtype) as spill:
+    with RowSpill(len(states), states[0].rows, dtype, held=reader.held) as spill:
         for path, sts in by_file.items():
             seen = dict.fromkeys((st.cfg.name for st in sts), 0)
-            for batch, offset in batches(cfg, path, sts):
+            for batch, offset in reader.batches(cfg, path, sts):
                 recs: list = [None] * len(states)
-                for st in sts:
+                # each model's records in a thread (its own state; numpy and pyarrow release the GIL)
+                found = list(ordered_map(functools.partial(_records_of, records, path, batch, offset), sts))
+                for st, (pos, rec) in zip(sts, found):
                     name = st.cfg.name
-                    pos, rec = records(st, path, batch, offset)
                     j = names.index(name)
                     recs[j] = rec
                     if not one_file:
@@ -345,8 +382,14 @@ def pair_pass(cfg: Config, by_file: dict[Path, list[ModelPass]], states: list[Mo
     return None
 
 
+def _records_of(records: Callable[[ModelPass, Path, Batch, int], tuple], path: Path, batch: Batch, offset: int,
+                st: ModelPass) -> tuple:
+    """``records(st, path, batch, offset)``: one model's (file positions, records) of a batch."""
+    return records(st, path, batch, offset)
+
+
 def read_files(by_file: dict[Path, list], fold: Callable[[Path, list, list], int], progress: Progress | None,
-               cfg: Config | None = None) -> tuple[dict[Path, int], list]:
+               cfg: Config | None = None, reader: Reader = FROM_FILES) -> tuple[dict[Path, int], list]:
     """Every file read once (``fold(path, states, seen_dates)``: rows read): (rows read per file, dates seen).
 
     With ``cfg``, a row fault is raised only once the files after it are known to be readable
@@ -360,7 +403,7 @@ def read_files(by_file: dict[Path, list], fold: Callable[[Path, list, list], int
             read[path] = fold(path, states, seen_dates)
         except V.RowFault:
             for later, sts in files[k + 1:] if cfg is not None else []:
-                if parse_rest(batches(cfg, later, sts)) == 0:
+                if parse_rest(reader.batches(cfg, later, sts)) == 0:
                     raise no_rows(later) from None
             raise
         if read[path] == 0:
@@ -452,156 +495,39 @@ def first_fault(cfg: Config, path: Path) -> None:
         fold_file(cfg, plan_binary(cfg)[path], path, np.random.default_rng(0), [])
 
 
-def load_dataset(cfg: Config) -> Dataset:
-    """``engine: memory``: every model's rows read (:func:`reportgen.io.dataset.read_frames`),
-    validated and aligned, either task."""
-    frames, files = read_frames(cfg)
-    return dataset_of_frames(cfg, frames, files)
+#: ``engine: memory``'s cap on distinct scores (a model's table) and distinct rows (the
+#: multiclass row bootstrap): none — every row is in memory already, so nothing is binned.
+UNBOUNDED = sys.maxsize
 
 
-def dataset_of_frames(cfg: Config, frames: dict[Path, Any], files: list[FileInfo]) -> Dataset:
-    """``engine: memory`` of models whose columns are already read: ``frames[Path(m.file)]`` holds
-    each model's columns (from a file, or a DataFrame handed to :mod:`reportgen.api`). Each frame
-    is one batch, checked by the rules every engine applies (:func:`kept_rows`, :func:`class_rows`),
-    and every model's kept rows are kept, aligned across models (:func:`reportgen.io.dataset.align_models`)."""
-    one = {path: Batch(record_batch(df)) for path, df in frames.items()}
+def whole_file_config(cfg: Config) -> Config:
+    """The config the runner reads a file held whole with: nothing binned, no sample for bin edges
+    (``stream.max_distinct_scores`` unbounded, ``stream.sample_per_batch`` 0); every other value,
+    and so every rule and message, as configured."""
+    stream = cfg.stream.model_copy(update={"max_distinct_scores": UNBOUNDED, "sample_per_batch": 0})
+    return cfg.model_copy(update={"stream": stream})
+
+
+def load_frames(cfg: Config, frames: dict[Path, Any], files: list[FileInfo]) -> BinaryEvidence | MulticlassEvidence:
+    """``engine: memory``: the local runner over files already read whole (``frames[Path(m.file)]``
+    holds each model's columns, from :func:`reportgen.io.batches.read_frames` or a DataFrame handed
+    to :mod:`reportgen.api`). Each frame is one batch (:class:`Reader`), reduced by the passes and
+    accumulators of ``engine: stream`` with nothing binned (:func:`whole_file_config`): the same
+    rules, messages, tables and paired statistics; ``files``: the inputs' audit records."""
+    reader = Reader({path: Batch(record_batch(df)) for path, df in frames.items()})
+    whole = whole_file_config(cfg)
     if cfg.task == "multiclass":
-        models, passes, warnings, classes = _class_rows(cfg, one)
-    else:
-        (models, passes, warnings), classes = _binary_rows(cfg, one), None
-    dropped = [(st.cfg.name, reason, k) for st in passes for reason, k in st.dropped.items()]
-    lost = [None if st.lost is None else concat_ids(st.lost) for st in passes]
-    models, paired, align_warnings, left_out = align_models(cfg, models, [len(one[st.path]) for st in passes], lost, classes)
-    return Dataset(tuple(models), tuple(files), paired, tuple(dropped + left_out), tuple(warnings + align_warnings),
-                   classes=tuple(classes or ()), dates=date_range(cfg, frames), unpaired_reason="lengths_differ")
+        return load_streamed_multiclass(whole, None, reader, files)
+    return load_streamed(whole, None, reader, files)
 
 
-def record_batch(df: Any) -> Any:
-    """A frame (pandas, or a pyarrow Table as read) as one arrow record batch; a column of mixed
-    Python types (a frame handed to :mod:`reportgen.api`) as text, each value as :func:`str`
-    writes it (missing stays missing)."""
-    import pyarrow as pa  # noqa: PLC0415
-
-    if isinstance(df, pa.Table):
-        return pa.RecordBatch.from_arrays([c.combine_chunks() for c in df.columns], names=df.column_names)
-    try:
-        table = pa.Table.from_pandas(df, preserve_index=False)
-    except (pa.ArrowTypeError, pa.ArrowInvalid):
-        mixed = {c: df[c].map(lambda v: None if v is None or (isinstance(v, float) and v != v) else str(v))
-                 for c in df.columns if df[c].dtype == object}
-        table = pa.Table.from_pandas(df.assign(**mixed), preserve_index=False)
-    return pa.RecordBatch.from_arrays([c.combine_chunks() for c in table.columns], names=table.column_names)
-
-
-def _ids(st: ModelPass) -> np.ndarray | None:
-    """The kept rows' id keys as an object array of str (None without an id column)."""
-    return None if st.ids is None else np.asarray(concat_ids(st.ids).to_numpy(zero_copy_only=False), dtype=object)
-
-
-def _rows(keep: np.ndarray | None, n: int) -> np.ndarray:
-    return np.arange(n) if keep is None else np.flatnonzero(keep)
-
-
-def rows_first(cfg: Config, one: dict[Path, Batch], check: Callable[[int], Any]) -> list:
-    """``engine: memory``: every file's row rules (``check(i)``: model ``i``'s, on its file as one
-    batch) before any whole-file rule, file by file in the order the streamed engines read them,
-    each file's earliest bad row raised (:func:`checked_batch`); else each model's result.
-
-    A file's models are checked in threads (numpy and pyarrow release the GIL; each model has
-    its own state), after the columns they share — the label's missing rows and positives — are
-    computed once in this thread."""
-    out: list = [None] * len(cfg.models)
-    by_file: dict[Path, list[int]] = {}
-    for i, m in enumerate(cfg.models):
-        by_file.setdefault(Path(m.file), []).append(i)
-    for path, idx in by_file.items():
-        batch = one[path]
-        if len(idx) > 1:
-            for label in dict.fromkeys(columns_for(cfg, cfg.models[i])["label"] for i in idx):
-                batch.missing(label)
-                if cfg.task == "binary":
-                    batch.matches(label, V.label_key(cfg.positive))
-        found = list(ordered_map(functools.partial(fault_of, check), idx))
-        for i, r in zip(idx, checked_batch(cfg, path, batch, 0, [], found)):
-            out[i] = r
-    return out
-
-
-def _binary_rows(cfg: Config, one: dict[Path, Batch]) -> tuple[list[ModelData], list[ModelState], list[Notice]]:
-    """Every binary model's kept rows (one batch per file), its pass, and the threshold warnings."""
-    models, passes, warnings = [], [], []
-    states = [new_state(cfg, m, Path(m.file)) for m in cfg.models]
-    kept = rows_first(cfg, one, lambda i: kept_rows(cfg, states[i], states[i].path, one[states[i].path], 0))
-    for i, m in enumerate(cfg.models):
-        path, st = Path(m.file), states[i]
-        s, y, w, keep = kept[i]
-        if s.shape[0] == 0:
-            raise V.no_rows_left(path, m.name)
-        pos, neg = (float(y.sum()), float((~y).sum())) if w is None else (float(w[y].sum()), float(w[~y].sum()))
-        V.check_both_classes(cfg, path, st.cols["label"], st.labels, pos, neg, st.cols.get("weight"))
-        if (warning := threshold_outside(cfg, i, m, s)) is not None:
-            warnings.append(warning)
-        models.append(ModelData(m.name, str(path), m.direction, s, np.asarray(y, dtype=bool), w, _ids(st), m.probabilities,
-                                rows=_rows(keep, len(one[path])), id_column=st.cols.get("id")))
-        passes.append(st)
-    return models, passes, warnings
-
-
-def threshold_outside(cfg: Config, i: int, m: ModelConfig, scores: np.ndarray) -> Notice | None:
-    """A notice when the decision threshold lies outside the model's scores (one class predicted):
-    ``reportgen validate`` reports it (in a run the engine gives the same notice)."""
-    t = m.threshold if m.threshold is not None else cfg.threshold
-    lo, hi = float(scores.min()), float(scores.max())
-    if lo <= t <= hi:
-        return None
-    above = t > hi
-    everyone = ("negative" if above else "positive") if m.direction == "higher" else ("positive" if above else "negative")
-    key = f"models[{i}].threshold" if m.threshold is not None else "threshold"
-    return Notice("threshold_outside_scores", {"model": m.name, "threshold": float(t), "score_min": lo, "score_max": hi,
-                                               "predicted": everyone, "threshold_key": key})
-
-
-def _class_rows(cfg: Config, one: dict[Path, Batch]) -> tuple[list[ModelData], list[ModelCounts], list[Notice], list[str]]:
-    """Every multiclass model's kept rows as class indices (one batch per file), its pass, the
-    class warnings and the class list (configured, or the sorted union of every label seen)."""
-    configured = configured_classes(cfg)
-    ids = ClassIds(configured)
-    parsed = []
-    states = [new_counts(cfg, i, m, Path(m.file), configured, ids).collecting(cfg, None, True)
-              for i, m in enumerate(cfg.models)]
-    rows = rows_first(cfg, one, lambda i: class_rows(cfg, states[i], ids, one[states[i].path], states[i].path, 0))
-    for i, m in enumerate(cfg.models):
-        path, st = Path(m.file), states[i]
-        keep, truth, pred, scores, weights = rows[i]
-        if not keep.any():
-            raise V.no_rows_left(path, m.name)
-        if weights is not None:
-            V.check_some_weight(path, st.cols["weight"], float(weights[keep].sum()))
-        parsed.append((st, keep, truth, pred, scores, weights))
-    seen_truth = set().union(*(set(truth[keep]) for _st, keep, truth, *_ in parsed))
-    seen_pred = {st.cfg.name: set(pred[keep]) for st, keep, _t, pred, *_ in parsed if pred is not None}
-    classes = configured if configured is not None else sorted_classes(
-        seen_truth.union(*seen_pred.values(), *(set(st.sc) for st, *_ in parsed if isinstance(st.sc, dict))))
-    check_class_count(cfg, classes, parsed[0][0].path, parsed[0][0].cols["label"])
-    index = pd.Index(classes)
-    models = []
-    for st, keep, truth, pred, scores, weights in parsed:
-        if st.sc is not None:  # the score columns are in class order (else an error naming the config key)
-            score_order(cfg, st.i, st.sc if isinstance(st.sc, dict) else st.score_cols, classes)
-        models.append(ModelData(
-            st.cfg.name, str(st.path), "higher", None, None, None if weights is None else weights[keep], _ids(st),
-            st.cfg.probabilities, y_idx=index.get_indexer(truth[keep]).astype(np.int64),
-            pred_idx=None if pred is None else index.get_indexer(pred[keep]).astype(np.int64),
-            proba=None if scores is None else scores[keep], rows=np.flatnonzero(keep), id_column=st.cols.get("id")))
-    return models, [st for st, *_ in parsed], class_warnings(classes, seen_truth, seen_pred), classes
-
-
-def load(cfg: Config, progress: Progress | None = None) -> Dataset | StreamedData | StreamedMulticlass:
-    """``engine: memory`` or ``engine: stream``, either task: what :func:`reportgen.reduce.evidence_of` reduces.
+def load(cfg: Config, progress: Progress | None = None) -> BinaryEvidence | MulticlassEvidence:
+    """``engine: memory`` (every file read whole first, :func:`reportgen.io.batches.read_frames`,
+    then :func:`load_frames`) or ``engine: stream``, either task: the evidence.
 
     The files are hashed for the audit trail as they are read (:class:`reportgen.io.files.Digests`)."""
     if cfg.engine == "memory":
-        return load_dataset(cfg)
+        return load_frames(cfg, *read_frames(cfg))
     with hashing():
         return load_streamed_multiclass(cfg, progress) if cfg.task == "multiclass" else load_streamed(cfg, progress)
 
@@ -609,30 +535,6 @@ def load(cfg: Config, progress: Progress | None = None) -> Dataset | StreamedDat
 # --------------------------------------------------------------------------------------
 # Binary: score tables
 # --------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class StreamedModel:
-    name: str
-    file: str
-    direction: str
-    probabilities: bool | None
-    threshold: float | None
-    table: ScoreTable
-    binning: BinningInfo | None
-    grouper: Callable[[np.ndarray], np.ndarray] | None  # raw score → table row (binned tables)
-    cells: WeightCells | None = None  # weighted: rows per (table row, class, weight); None binned
-
-
-@dataclass(frozen=True, slots=True)
-class StreamedData:
-    models: tuple[StreamedModel, ...]
-    files: tuple[FileInfo, ...]
-    dropped: tuple[tuple[str, str, int], ...]
-    warnings: tuple[Notice, ...]
-    paired: S.PairedAccumulator | S.AgreementAccumulator | None
-    paired_reason: str | None  # why not paired (a PairingReason)
-    dates: tuple[str, str] | None = None
 
 
 @dataclass(slots=True)
@@ -658,11 +560,12 @@ def new_state(cfg: Config, m: ModelConfig, path: Path, index: np.ndarray | None 
     return st.collecting(cfg, index, collect)  # type: ignore[return-value]
 
 
-def plan_binary(cfg: Config, indexes: dict[str, np.ndarray] | None = None) -> dict[Path, list[ModelState]]:
+def plan_binary(cfg: Config, indexes: dict[str, np.ndarray] | None = None, checked: bool = False
+                ) -> dict[Path, list[ModelState]]:
     """Each file's models as fresh pass-1 states (``indexes``, a second reading: each model's
     common index per file row, the rows it keeps)."""
     return plan_files(cfg, lambda _i, m, path: new_state(cfg, m, path, None if indexes is None else indexes[m.name],
-                                                         indexes is None))  # type: ignore[return-value]
+                                                         indexes is None), checked)  # type: ignore[return-value]
 
 
 #: Bytes of per-row codes pass 1 may keep so that the paired pass need not read the data
@@ -754,7 +657,8 @@ def kept_rows(cfg: Config, st: ModelState, path: Path, batch: Batch, offset: int
     labels = batch.distinct(cols["label"], keep)
     if len(st.labels.union(labels)) > 2:
         keys = np.asarray(batch.keys(cols["label"]).to_numpy(zero_copy_only=False), dtype=object)
-        V.third_label(path, cols["label"], st.labels, keys, _rows(keep, len(batch)), offset, faults)
+        rows = np.arange(len(batch)) if keep is None else np.flatnonzero(keep)
+        V.third_label(path, cols["label"], st.labels, keys, rows, offset, faults)
     faults.check()
     st.count_dropped(counts)
     keep = st.narrow(keep, offset, len(batch), ids)
@@ -781,22 +685,27 @@ def _fold_model(cfg: Config, path: Path, batch: Batch, offset: int, st: ModelSta
 
 
 def fold_file(cfg: Config, states: list[ModelState], path: Path, rng: np.random.Generator,
-              dates: list | None = None, rows: RowCodes | None = None) -> int:
+              dates: list | None = None, rows: RowCodes | None = None, reader: Reader = FROM_FILES) -> int:
     """Pass 1 over one file: every batch validated and folded into each model's state; rows read.
 
     ``dates`` (a list) collects each batch's first and last date when a date column is set;
     ``rows`` keeps each row's codes (labels of the first model, integer scores of each). The
-    models of a batch are folded in threads; the codes and the sample (the shared ``rng``)
+    models of a batch are folded in threads, after the columns they share — the label's missing
+    rows and positives — are computed once here; the codes and the sample (the shared ``rng``)
     are taken here, model by model, as in one thread.
     """
     offset = 0
-    read = batches(cfg, path, states)
-    for batch, offset in read:
+    parts = reader.batches(cfg, path, states)
+    for batch, offset in parts:
+        if len(states) > 1:
+            for label in dict.fromkeys(st.cols["label"] for st in states):
+                batch.missing(label)
+                batch.matches(label, V.label_key(cfg.positive))
         folded = list(ordered_map(functools.partial(_fold_model, cfg, path, batch, offset), states))
         try:
             checked_batch(cfg, path, batch, offset, dates, folded)
         except V.RowFault:
-            parse_rest(read)  # a read error past the fault is the file's first problem (as in memory)
+            parse_rest(parts)  # a read error past the fault is the file's first problem (as in memory)
             raise
         for st, (s, y, w) in zip(states, folded):
             if rows is not None and rows.ok:
@@ -817,9 +726,11 @@ def fold_file(cfg: Config, states: list[ModelState], path: Path, rng: np.random.
     return offset
 
 
-def load_streamed(cfg: Config, progress: Progress | None = None) -> StreamedData:
-    """``engine: stream``, binary: every model's table, exact or binned, and the paired statistics
-    (call within :func:`reportgen.io.files.hashing`)."""
+def load_streamed(cfg: Config, progress: Progress | None = None, reader: Reader = FROM_FILES,
+                  files: list[FileInfo] | None = None) -> BinaryEvidence:
+    """Binary, ``engine: stream`` (call within :func:`reportgen.io.files.hashing`) or memory
+    (``reader``: the files held whole, ``files`` their audit records; :func:`load_frames`): every
+    model's table, exact or binned, and the paired statistics."""
     sc = cfg.stream
     codes = [RowCodes() if len({m.file for m in cfg.models}) == 1 and len(cfg.models) > 1 else None]
 
@@ -827,12 +738,13 @@ def load_streamed(cfg: Config, progress: Progress | None = None) -> StreamedData
         rng = np.random.default_rng(cfg.stream.seed)  # one sample stream over the files, in their order
         if not first:
             codes[0] = None
-        return read_files(by_file, lambda path, sts, dates: fold_file(cfg, sts, path, rng, dates, codes[0]), progress, cfg)
+        return read_files(by_file, lambda path, sts, dates: fold_file(cfg, sts, path, rng, dates, codes[0], reader),
+                          progress, cfg, reader)
 
     by_file, states, read, seen_dates, join, indexes, left_out = read_aligned(
-        cfg, lambda ix: plan_binary(cfg, ix), read_all, lambda st: st.labels, V.label_key(cfg.positive))
+        cfg, lambda ix: plan_binary(cfg, ix, reader.held), read_all, lambda st: st.labels, V.label_key(cfg.positive))
     rows = codes[0]
-    models: list[StreamedModel] = []
+    models: list[ModelTable] = []
     lookups: dict[str, tuple[int, np.ndarray] | None] = {}
     warnings: list[Notice] = []
     dropped: list[tuple[str, str, int]] = []
@@ -855,7 +767,7 @@ def load_streamed(cfg: Config, progress: Progress | None = None) -> StreamedData
                 s, y, w = validated(cfg, st.replica(), st.path, *item)
                 return ((s, y, w), None) if w is not None else (None, acc.bin_rows(s, y))
 
-            for weighted, binned in ordered_map(bin_batch, batches(cfg, path, [st])):
+            for weighted, binned in ordered_map(bin_batch, reader.batches(cfg, path, [st])):
                 if binned is None:
                     acc.add(*weighted)
                 else:  # the same table as add(): whole-number counts, a minimum per bin
@@ -863,30 +775,42 @@ def load_streamed(cfg: Config, progress: Progress | None = None) -> StreamedData
                     if keep_rows and rows.ok:
                         rows.add_bins(m.name, binned[0])
             table, grouper, binning = binned_result(cfg, m.name, acc, warnings)
-        V.check_both_classes(cfg, path, st.cols["label"], st.labels, table.total_pos, table.total_neg, st.cols.get("weight"))
-        cells = None  # weighted rows per (table row, class, weight): exact tables only
-        if binning is None and st.acc.weight_cells is not None:
-            cells = st.acc.weight_cells.cells(table)
-            table = S.table_of_cells(table, cells)  # weight sums in one order for every engine
-        models.append(StreamedModel(m.name, str(path), m.direction, m.probabilities, m.threshold, table, binning, grouper,
-                                    cells))
+        models.append(model_table(cfg, st, table, binning, grouper))
         if rows is not None and rows.ok:
             rows.base.setdefault(m.name, 0)
             lookups[m.name] = st.acc.row_lookup() if binning is None else (0, acc.row_of_bin())
     models, dropped = in_order(cfg, models), sorted(dropped, key=lambda d: [m.name for m in cfg.models].index(d[0]))
-    if rows is not None and rows.ok and not dropped and all(lookups.get(m.name) is not None for m in models):
+    if len(models) < 2:
+        paired, note = None, None
+    elif rows is not None and rows.ok and not dropped and all(lookups.get(m.name) is not None for m in models):
         paired, note = _paired_in_memory(cfg, models, rows, lookups)
     else:
         if rows is not None:
             rows.drop()
-        pairs = BinaryPairs(cfg, ([m.table for m in models], [m.grouper or S.exact_grouper(m.table) for m in models]),
-                            [m.file for m in models])
-        paired, note = paired_pass(cfg, by_file, states, read, indexes, pairs)
+        # a file held whole gives each model its table's own rows: one value sort finds their rows
+        # (row_groups); batches search the table's thresholds (exact_grouper)
+        exact = (lambda t: functools.partial(row_groups, t)) if reader.held else S.exact_grouper
+        pairs = BinaryPairs(cfg, ([m.table for m in models], [m.grouper or exact(m.table) for m in models]),
+                            [m.file for m in models], pieces=reader.held)
+        paired, note = paired_pass(cfg, by_file, states, read, indexes, pairs, reader=reader)
     dropped.extend(left_out)
     if join is not None:
         warnings[:0] = join.warnings
-    files = tuple(file_info(p, n) for p, n in read.items())
-    return StreamedData(tuple(models), files, tuple(dropped), tuple(warnings), paired, note, date_span(seen_dates))
+    inputs = files if files is not None else [file_info(p, n) for p, n in read.items()]
+    return binary_evidence(cfg, models, paired, note, load_audit(inputs, dropped, warnings, date_span(seen_dates)))
+
+
+def model_table(cfg: Config, st: ModelState, table: ScoreTable, binning: BinningInfo | None,
+                grouper: Callable[[np.ndarray], np.ndarray] | None) -> ModelTable:
+    """A binary model's finished table, every runner: both classes present and weighing something
+    (else the error every engine gives); an exact weighted table's rows per (table row, class,
+    weight) counted, and its weight sums taken from them, in one order for every engine
+    (:func:`~reportgen.reduce.accumulators.table_of_cells`)."""
+    m, path = st.cfg, st.path
+    V.check_both_classes(cfg, path, st.cols["label"], st.labels, table.total_pos, table.total_neg, st.cols.get("weight"))
+    cells = None if binning is not None or st.acc.weight_cells is None else st.acc.weight_cells.cells(table)
+    return ModelTable(m.name, str(path), m.direction, m.probabilities, m.threshold, S.table_of_cells(table, cells),
+                      binning, grouper, cells)
 
 
 def binned_result(cfg: Config, name: str, acc: S.BinnedAccumulator, warnings: list[Notice]):
@@ -927,9 +851,10 @@ class BinaryPairs:
 
     dtype = PAIR_RECORD
 
-    def __init__(self, cfg: Config, shared: tuple[list[ScoreTable], list | None], files: list[str] | None = None) -> None:
+    def __init__(self, cfg: Config, shared: tuple[list[ScoreTable], list | None], files: list[str] | None = None,
+                 pieces: bool = False) -> None:
         tables, groupers = shared
-        self.cfg, self.groupers = cfg, groupers
+        self.cfg, self.groupers, self.pieces = cfg, groupers, pieces
         self.names, self.files = [m.name for m in cfg.models], files or [m.file for m in cfg.models]
         # frequency weights: a row of weight w is w rows, counted on the tables of the repeated
         # rows with the weight as each row's multiplicity (what memory gets by repeating the rows)
@@ -961,10 +886,25 @@ class BinaryPairs:
             self.agree.add(correct, weights)
             if self.agree.cells is not None:
                 self.agree.cells.add(codes, y, weights)
-        elif self.frequency:
-            self.acc.add_rows(codes, correct, y, repeats(self.names, self.files, recs))
         else:
-            self.acc.add_rows(codes, correct, y)
+            self._add_rows(codes, correct, y, repeats(self.names, self.files, recs) if self.frequency else None)
+
+    def _add_rows(self, codes: list[np.ndarray], correct: list[np.ndarray], y: np.ndarray,
+                  counts: np.ndarray | None) -> None:
+        """The paired accumulator's terms of a range; with ``pieces`` (a file held whole: one range
+        of every row) in pieces of :data:`PAIRED_CHUNK` rows, in threads, added in order
+        (bounded memory: k × piece placement matrices)."""
+        if not self.pieces or y.shape[0] <= PAIRED_CHUNK:
+            self.acc.add_rows(codes, correct, y, counts)
+            return
+
+        def piece(lo: int) -> tuple:
+            part = slice(lo, lo + PAIRED_CHUNK)
+            return self.acc.moments([c[part] for c in codes], [r[part] for r in correct], y[part],
+                                    None if counts is None else counts[part])
+
+        for moments in ordered_map(piece, range(0, y.shape[0], PAIRED_CHUNK)):
+            self.acc.add_moments(moments)
 
     def merge(self, other: BinaryPairs) -> BinaryPairs:
         if self.agree is not None:
@@ -985,8 +925,8 @@ def repeats(names: list[str], files: list[str], recs: list[np.ndarray]) -> np.nd
 
 
 def paired_pass(cfg: Config, by_file: dict[Path, list[ModelPass]], states: list[ModelPass], read: dict[Path, int],
-                indexes: dict[str, np.ndarray] | None, pairs: BinaryPairs | McNemarPairs, alone: bool = False
-                ) -> tuple[Any, str | None]:
+                indexes: dict[str, np.ndarray] | None, pairs: BinaryPairs | McNemarPairs, alone: bool = False,
+                reader: Reader = FROM_FILES) -> tuple[Any, str | None]:
     """The paired statistics over the rows every model keeps (:func:`pair_pass` driving ``pairs``),
     or the reason code why there are none (files of different lengths without an id); ``alone``:
     a single model's pass too (its rows, for the row bootstrap)."""
@@ -994,11 +934,11 @@ def paired_pass(cfg: Config, by_file: dict[Path, list[ModelPass]], states: list[
         return None, None
     if indexes is None and len(set(read.values())) > 1:
         return None, LENGTHS_DIFFER
-    pair_pass(cfg, by_file, states, pairs.dtype, indexes, pairs.records, pairs.add)
+    pair_pass(cfg, by_file, states, pairs.dtype, indexes, pairs.records, pairs.add, reader)
     return pairs.result()
 
 
-def _paired_in_memory(cfg: Config, models: list[StreamedModel], rows: RowCodes,
+def _paired_in_memory(cfg: Config, models: list[ModelTable], rows: RowCodes,
                       lookups: dict[str, tuple[int, np.ndarray]]) -> tuple[S.PairedAccumulator | None, str | None]:
     """The paired pass from the codes kept in pass 1: each chunk's table rows by lookup."""
     if len(models) < 2:
@@ -1010,19 +950,23 @@ def _paired_in_memory(cfg: Config, models: list[StreamedModel], rows: RowCodes,
         if [c.shape[0] for c in rows.codes.get(m.name, [])] != lengths:
             raise AssertionError(f"codes of model '{m.name}' out of step with the labels")
 
-    def chunk_moments(i: int):
-        """The i-th chunk's table rows by lookup and its moments (in a thread)."""
-        y = rows.y[i]
+    def chunk_moments(piece: tuple[int, int]):
+        """Rows ``lo:lo + PAIRED_CHUNK`` of the i-th chunk: their table rows by lookup and their moments
+        (in a thread; bounded memory: a batch held whole is taken in pieces of :data:`PAIRED_CHUNK` rows)."""
+        i, lo = piece
+        part = slice(lo, lo + PAIRED_CHUNK)
+        y = rows.y[i][part]
         chunk_rows, right = [], []
         for m, ci in zip(models, cuts):
             qmin, lut = lookups[m.name]
-            codes, shift = rows.codes[m.name][i], rows.base[m.name] - qmin
+            codes, shift = rows.codes[m.name][i][part], rows.base[m.name] - qmin
             r = lut[codes + shift if shift else codes]
             chunk_rows.append(r)
             right.append((r < ci) == y)  # by table row: a binned model decides per bin, as its metrics
         return acc.moments(chunk_rows, right, y)
 
-    for part in ordered_map(chunk_moments, range(len(rows.y))):
+    pieces = [(i, lo) for i, y in enumerate(rows.y) for lo in range(0, y.shape[0], PAIRED_CHUNK)]
+    for part in ordered_map(chunk_moments, pieces):
         acc.add_moments(part)
     rows.drop()
     return acc, None
@@ -1031,18 +975,6 @@ def _paired_in_memory(cfg: Config, models: list[StreamedModel], rows: RowCodes,
 # --------------------------------------------------------------------------------------
 # Multiclass: confusion matrices and class tables
 # --------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class StreamedMulticlass:
-    models: tuple[MulticlassModelEvidence, ...]
-    files: tuple[FileInfo, ...]
-    dropped: tuple[tuple[str, str, int], ...]
-    warnings: tuple[Notice, ...]
-    classes: tuple[str, ...]
-    mcnemar: JointCounts | None  # each model's joint confusion counts against the baseline
-    paired_reason: str | None  # why not paired (a PairingReason)
-    dates: tuple[str, str] | None = None
 
 
 class ClassIds:
@@ -1094,7 +1026,7 @@ class ModelCounts(ModelPass):
             )
 
 
-def plan_multiclass(cfg: Config, indexes: dict[str, np.ndarray] | None = None
+def plan_multiclass(cfg: Config, indexes: dict[str, np.ndarray] | None = None, checked: bool = False
                     ) -> tuple[list[str] | None, ClassIds, dict[Path, list[ModelCounts]]]:
     """Columns checked; the configured classes, the class ids to start from and each file's models.
 
@@ -1104,7 +1036,7 @@ def plan_multiclass(cfg: Config, indexes: dict[str, np.ndarray] | None = None
     configured = configured_classes(cfg)
     ids = ClassIds(configured)
     return configured, ids, plan_files(cfg, lambda i, m, path: new_counts(cfg, i, m, path, configured, ids).fresh(
-        cfg, path, None if indexes is None else indexes[m.name], indexes is None))  # type: ignore[return-value]
+        cfg, path, None if indexes is None else indexes[m.name], indexes is None), checked)  # type: ignore[return-value]
 
 
 def new_counts(cfg: Config, i: int, m: ModelConfig, path: Path, configured: list[str] | None, ids: ClassIds) -> ModelCounts:
@@ -1173,16 +1105,17 @@ def fold_counts(cfg: Config, st: ModelCounts, path: Path, batch: Batch, offset: 
         st.merge_pending(cfg.stream.max_distinct_scores)
 
 
-def fold_class_file(cfg: Config, states: list[ModelCounts], ids: ClassIds, path: Path, seen_dates: list) -> int:
+def fold_class_file(cfg: Config, states: list[ModelCounts], ids: ClassIds, path: Path, seen_dates: list,
+                    reader: Reader = FROM_FILES) -> int:
     """Every batch of one file (or Dask part) validated and folded into its models' counts; rows read."""
     offset = 0
-    read = batches(cfg, path, states)
-    for batch, offset in read:
+    parts = reader.batches(cfg, path, states)
+    for batch, offset in parts:
         try:
             checked_batch(cfg, path, batch, offset, seen_dates,
                           [fault_of(fold_counts, cfg, st, path, batch, offset, ids) for st in states])
         except V.RowFault:
-            parse_rest(read)  # a read error past the fault is the file's first problem (as in memory)
+            parse_rest(parts)  # a read error past the fault is the file's first problem (as in memory)
             raise
         offset += len(batch)
     return offset
@@ -1227,30 +1160,32 @@ def conclude(cfg: Config, states: list[ModelCounts], configured: list[str] | Non
     return classes, models, warnings, dropped
 
 
-def load_streamed_multiclass(cfg: Config, progress: Progress | None = None) -> StreamedMulticlass:
-    """``engine: stream``, multiclass: every model's counts, exact, and McNemar's tables (call
-    within :func:`reportgen.io.files.hashing`)."""
+def load_streamed_multiclass(cfg: Config, progress: Progress | None = None, reader: Reader = FROM_FILES,
+                             files: list[FileInfo] | None = None) -> MulticlassEvidence:
+    """Multiclass, ``engine: stream`` (call within :func:`reportgen.io.files.hashing`) or memory
+    (``reader``: the files held whole, ``files`` their audit records; :func:`load_frames`): every
+    model's counts, exact, and McNemar's tables."""
     plan: list = []
 
     def read_all(by_file: dict[Path, list[ModelCounts]], _first: bool) -> tuple[dict[Path, int], list]:
-        return read_files(by_file, lambda path, sts, dates: fold_class_file(cfg, sts, plan[-1][1], path, dates), progress,
-                          cfg)
+        return read_files(by_file, lambda path, sts, dates: fold_class_file(cfg, sts, plan[-1][1], path, dates, reader),
+                          progress, cfg, reader)
 
     def planned(indexes: dict[str, np.ndarray] | None) -> dict[Path, list[ModelCounts]]:
-        plan.append(plan_multiclass(cfg, indexes))
+        plan.append(plan_multiclass(cfg, indexes, reader.held))
         return plan[-1][2]
 
     by_file, states, read, seen_dates, join, indexes, left_out = read_aligned(
         cfg, planned, read_all, lambda st: st.seen_truth, None)
     classes, models, warnings, dropped = conclude(cfg, states, plan[-1][0], plan[-1][1])
     mcnemar, note = paired_pass(cfg, by_file, states, read, indexes, McNemarPairs(cfg, classes, [str(st.path) for st in states]),
-                                alone=cfg.bootstrap.resamples > 0)
+                                alone=cfg.bootstrap.resamples > 0, reader=reader)
     dropped.extend(left_out)
     if join is not None:
         warnings[:0] = join.warnings
-    files = tuple(file_info(p, n) for p, n in read.items())
-    return StreamedMulticlass(tuple(models), files, tuple(dropped), tuple(warnings), tuple(classes), mcnemar, note,
-                              date_span(seen_dates))
+    inputs = files if files is not None else [file_info(p, n) for p, n in read.items()]
+    return multiclass_evidence(cfg, classes, models, mcnemar, note,
+                               load_audit(inputs, dropped, warnings, date_span(seen_dates)))
 
 
 #: A compared row as McNemar's pass keeps it: its true class, whether the model was right, its

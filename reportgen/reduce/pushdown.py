@@ -29,7 +29,8 @@ from reportgen.engine.curve import ScoreTable, build_table
 from reportgen.errors import InputError
 from reportgen.io.files import FileInfo
 from reportgen.io.sql import describe, pushdown_query, run_query
-from reportgen.reduce.local import StreamedData, StreamedModel
+from reportgen.engine.evidence import BinaryEvidence
+from reportgen.reduce.evidence_of import ModelTable, binary_evidence, load_audit
 
 #: Scores beyond this magnitude are refused, as by the row readers.
 MAX_ABS_SCORE = 1e300
@@ -39,7 +40,7 @@ def _column(table, name: str) -> np.ndarray:  # noqa: ANN001 - a pyarrow Table
     return table.column(name).to_numpy(zero_copy_only=False)
 
 
-def pushed_table(cfg: Config, i: int) -> tuple[StreamedModel, FileInfo, list[tuple[str, str, int]]]:
+def pushed_table(cfg: Config, i: int) -> tuple[ModelTable, FileInfo, list[tuple[str, str, int]]]:
     """Model ``i``'s score table from the database, its audit record and its dropped rows."""
     import hashlib  # noqa: PLC0415
 
@@ -105,12 +106,13 @@ def pushed_table(cfg: Config, i: int) -> tuple[StreamedModel, FileInfo, list[tup
     for arr in (table.thresholds, table.pos, table.neg):
         digest.update(np.ascontiguousarray(arr).tobytes())
     info = FileInfo(label_of, digest.hexdigest(), int(n.sum()), int(grouped.nbytes))
-    model = StreamedModel(m.name, label_of, m.direction, m.probabilities, m.threshold, table, None, None)
+    model = ModelTable(m.name, label_of, m.direction, m.probabilities, m.threshold, table, None, None)
     return model, info, dropped
 
 
-def load_pushed(cfg: Config) -> StreamedData:
-    """Every model's score table from its database (the config guarantees all are pushed down)."""
+def load_pushed(cfg: Config) -> BinaryEvidence:
+    """The evidence of every model's score table from its database (the config guarantees all are
+    pushed down)."""
     models, files, dropped = [], [], []
     for i in range(len(cfg.models)):
         model, info, d = pushed_table(cfg, i)
@@ -118,4 +120,4 @@ def load_pushed(cfg: Config) -> StreamedData:
         files.append(info)
         dropped.extend(d)
     # each model's score table was computed by its own database query, so rows cannot be paired
-    return StreamedData(tuple(models), tuple(files), tuple(dropped), (), None, "separate_files", None)
+    return binary_evidence(cfg, models, None, "separate_files", load_audit(files, dropped, ()))

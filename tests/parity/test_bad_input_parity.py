@@ -691,7 +691,7 @@ def test_a_row_longer_than_the_csv_block_is_read_by_every_engine(tmp_path, sched
 def test_a_file_changed_after_its_header_was_checked_gives_one_line_everywhere(fault, words, tmp_path, scheduler,
                                                                                 capsys, monkeypatch):
     """The file goes away (or is emptied) between the column check and the read."""
-    import reportgen.io.dataset as dataset_module
+    import reportgen.io.batches as batches_module
     import reportgen.io.files as files_module
     import reportgen.reduce.local as local_module
 
@@ -706,7 +706,7 @@ def test_a_file_changed_after_its_header_was_checked_gives_one_line_everywhere(f
         return names
 
     monkeypatch.setattr(local_module, "columns_in", then_break)
-    monkeypatch.setattr(dataset_module, "columns_in", then_break)
+    monkeypatch.setattr(batches_module, "columns_in", then_break)
     for engine in ENGINES:
         cfg = _one(tmp_path, rows(40))
         code, err, _ = run(cfg, engine, scheduler, capsys)

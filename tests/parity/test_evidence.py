@@ -1,6 +1,6 @@
-"""The evidence builders give the same evidence in every engine (issue 15): the same tables,
-thresholds, pairing codes and paired counts from the in-memory rows as from record batches
-and Dask partitions."""
+"""Every engine gives the same evidence (issue 15): the same tables, thresholds, pairing codes
+and paired counts from files read whole (memory: one batch each) as from record batches and
+Dask partitions."""
 
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ def _same_table(a, b):
 
 def test_binary_evidence_is_the_same_from_every_engine(data, scheduler):  # noqa: F811
     mem = _load(_binary(data), "memory")
-    assert isinstance(mem, BinaryEvidence) and mem.rows is not None
+    assert isinstance(mem, BinaryEvidence) and mem.rows is None  # one runner: memory holds the rows, not the evidence
     for engine in ("stream", "dask"):
         got = _load(_binary(data), engine, scheduler if engine == "dask" else None)
         assert got.rows is None
@@ -102,21 +102,43 @@ def test_pairing_rejects_contradictions():
 
 
 def test_paired_counts_do_not_depend_on_the_chunking(monkeypatch):
-    """The in-memory paired pass adds chunks in order: the same counts as one chunk, and the
-    covariance equal to rounding (sums in another grouping)."""
-    import importlib
-
-    from reportgen.reduce.evidence_of import ModelRows, evidence_of_rows
-
-    E = importlib.import_module("reportgen.reduce.evidence_of")  # the package exports a function of that name
+    """The in-memory paired pass (rows held whole: pieces of PAIRED_CHUNK rows) adds chunks in
+    order: the same counts as one chunk, and the covariance equal to rounding (sums in another grouping)."""
+    import reportgen.reduce.local as L
+    from reportgen.reduce.rows import ModelRows, evidence_of_rows
 
     rng = np.random.default_rng(3)
     y = rng.random(3000) < 0.2
     rows = [ModelRows("a", "f", np.round(rng.random(3000) + y, 2), y),
             ModelRows("b", "f", np.round(rng.normal(size=3000) - y, 1), y, direction="lower", threshold=-0.5)]
     whole = evidence_of_rows(rows).pairing
-    monkeypatch.setattr(E, "PAIRED_CHUNK", 700)
+    monkeypatch.setattr(L, "PAIRED_CHUNK", 700)
     parts = evidence_of_rows(rows).pairing
     np.testing.assert_array_equal(parts.agree, whole.agree)
     np.testing.assert_array_equal(parts.patterns, whole.patterns)
     np.testing.assert_allclose(parts.covariance, whole.covariance, rtol=1e-12)
+
+
+def test_held_raw_float_scores_pair_in_pieces_as_in_one(monkeypatch):
+    """Scores that are not short decimals take the paired pass of held files (each model's table
+    rows found by one value sort, the moments in pieces of PAIRED_CHUNK rows in threads): the same
+    counts as one piece and the covariance equal to rounding; the table rows are the scores' own
+    (an independent oracle: np.unique's inverse)."""
+    import reportgen.reduce.local as L
+    from reportgen.reduce.rows import ModelRows, evidence_of_rows
+
+    rng = np.random.default_rng(5)
+    y = rng.random(2500) < 0.3
+    a, b = rng.normal(size=2500) + y, np.exp(rng.normal(size=2500) - 0.5 * y)
+    rows = [ModelRows("a", "f", a, y), ModelRows("b", "f", b, y, direction="lower", threshold=1.0)]
+    whole = evidence_of_rows(rows)
+    monkeypatch.setattr(L, "PAIRED_CHUNK", 600)
+    parts = evidence_of_rows(rows)
+    np.testing.assert_array_equal(parts.pairing.agree, whole.pairing.agree)
+    np.testing.assert_array_equal(parts.pairing.patterns, whole.pairing.patterns)
+    np.testing.assert_allclose(parts.pairing.covariance, whole.pairing.covariance, rtol=1e-12)
+    # McNemar's table of (a right?, b right?) by hand
+    right_a, right_b = (a >= 0.5) == y, (b <= 1.0) == y
+    table = [[np.sum(right_a & right_b), np.sum(right_a & ~right_b)], [np.sum(~right_a & right_b), np.sum(~right_a & ~right_b)]]
+    assert whole.pairing.agree[0, 1].tolist() == table
+    assert whole.models[0].table.n_distinct == np.unique(a).shape[0]

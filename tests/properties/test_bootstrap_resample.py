@@ -24,7 +24,7 @@ from reportgen.engine import binary as B
 from reportgen.engine import compare as C
 from reportgen.engine import resample, stats, streams
 from reportgen.engine.curve import build_table, row_groups
-from reportgen.reduce.evidence_of import ModelRows, evidence_of_rows
+from reportgen.reduce.rows import ModelRows, evidence_of_rows
 
 _SETTINGS = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 _REORDERED = ("average_precision", "log_loss", "brier")  # sums in another order

@@ -22,9 +22,9 @@ from reportgen.engine.compare import Settings
 from reportgen.engine.driver import compare_evidence
 from reportgen.engine.curve import build_table
 from reportgen.errors import ConfigError
-from reportgen.io.dataset import Dataset, ModelData
+from reportgen.engine.class_tables import build_class_tables
+from reportgen.engine.evidence import LoadAudit, MulticlassEvidence, MulticlassModelEvidence, Pairing
 from reportgen.labels import CRITERION_LABELS, LABELS, short_label
-from reportgen.reduce.evidence_of import multiclass_evidence_of_rows
 
 LABELS_MC = ("a", "b", "c")
 
@@ -43,10 +43,10 @@ def _multiclass_result(with_proba: bool, costs: np.ndarray | None = None):
     proba = rng.dirichlet(np.ones(k), n)
     proba[np.arange(n), y] += 0.5
     proba /= proba.sum(axis=1, keepdims=True)
-    model = ModelData("m", "m.csv", "higher", None, None, None, None, y_idx=y,
-                      pred_idx=None if with_proba else proba.argmax(axis=1), proba=proba if with_proba else None)
-    data = Dataset((model,), (), True, classes=tuple(LABELS_MC))
-    evidence = multiclass_evidence_of_rows(None, data)
+    confusion = MC.confusion_matrix(y, proba.argmax(axis=1), k)
+    tables = build_class_tables(y, proba, None, k) if with_proba else None
+    model = MulticlassModelEvidence("m", "m.csv", confusion, n, tables, False, not with_proba)
+    evidence = MulticlassEvidence(LABELS_MC, (model,), Pairing("aligned", "single_model"), LoadAudit(()))
     models, _, _ = compare_evidence(evidence, Settings(primary_metric="f1_macro", resamples=0, cost_matrix=costs))
     return models["m"]
 

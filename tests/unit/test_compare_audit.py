@@ -25,8 +25,8 @@ import pytest
 from scipy import stats as sps
 
 from reportgen.engine.compare import Settings
-from reportgen.reduce.evidence_of import ModelRows as ModelInput
-from reportgen.reduce.evidence_of import compare_rows
+from reportgen.reduce.rows import ModelRows as ModelInput
+from reportgen.reduce.rows import compare_rows
 from reportgen.wording import capability_note, caveats_of, model_warnings, notice_text, verdict
 from reportgen.engine.stats import (
     DELONG_WEIGHTS_MESSAGE,

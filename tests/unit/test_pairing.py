@@ -107,3 +107,32 @@ def test_spill_gives_every_models_rows_back_in_common_order(n, k, chunk, seed):
         folder = Path(spill._tmp.name)  # noqa: SLF001
     assert [np.concatenate(g).tolist() for g in got] == [v.tolist() for v in values]
     assert not folder.exists()
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(1, 60), st.integers(1, 4), st.integers(1, 17), st.integers(0, 2**31 - 1))
+def test_a_held_spill_gives_what_the_spilled_one_gives(n, k, chunk, seed):
+    """``held`` (engine: memory) places the records in memory: the same ranges, the same records
+    in common order as the files give, and no temporary folder."""
+    rng = np.random.default_rng(seed)
+    values = [rng.integers(0, 1000, n) for _ in range(k)]
+    orders = [[part for part in np.array_split(rng.permutation(n), rng.integers(1, 5))] for _ in range(k)]
+    got = {}
+    for held in (False, True):
+        with RowSpill(k, n, np.dtype(np.int64), chunk=chunk, held=held) as spill:
+            for m in range(k):
+                for part in orders[m]:
+                    spill.add(m, part, values[m][part])
+            got[held] = [(lo, hi, [r.tolist() for r in recs]) for lo, hi, recs in spill.chunks()]
+            assert (spill._tmp is None) == held  # noqa: SLF001
+    assert got[True] == got[False]
+
+
+def test_a_held_spill_refuses_a_row_given_twice_or_missing():
+    with RowSpill(2, 4, np.dtype(np.int64), held=True) as spill:
+        spill.add(0, np.array([0, 1, 2, 3]), np.arange(4))
+        with pytest.raises(AssertionError, match="added twice"):
+            spill.add(0, np.array([2]), np.array([9]))
+        spill.add(1, np.array([0, 1, 3]), np.arange(3))
+        with pytest.raises(AssertionError, match="common row 2 has no record of model 1"):
+            list(spill.chunks())

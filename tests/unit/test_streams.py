@@ -13,7 +13,7 @@ from reportgen import parallel
 from reportgen.engine import compare as C
 from reportgen.engine import streams
 from reportgen.engine.driver import compare_evidence
-from reportgen.reduce.evidence_of import ModelRows, evidence_of_rows
+from reportgen.reduce.rows import ModelRows, evidence_of_rows
 from reportgen.results import to_jsonable
 
 

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from reportgen.engine.compare import Settings
-from reportgen.reduce.evidence_of import ModelRows, compare_rows
+from reportgen.reduce.rows import ModelRows, compare_rows
 import ast
 import typing
 
