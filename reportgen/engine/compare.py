@@ -180,13 +180,7 @@ def _model_result(
         scenarios.append(
             PrevalenceScenario(p, {o.criterion: o for o in so}, {k: sm.get(k) for k in B.THRESHOLD_METRICS})
         )
-    notices = []
-    everyone = m.predicts_one_class()
-    if everyone is not None:
-        thr = table.thresholds
-        notices.append(Notice("threshold_outside_scores", {
-            "model": m.name, "threshold": t, "score_min": float(thr.min()), "score_max": float(thr.max()),
-            "predicted": everyone, "threshold_key": m.threshold_key}))
+    notices = [n for n in (m.threshold_notice(),) if n is not None]
     auc = bm.get("roc_auc")
     if auc is not None and auc < 0.5:
         notices.append(Notice("auc_below_half", {"model": m.name, "auc": auc, "direction": table.direction}))
@@ -374,24 +368,18 @@ def _weighted_pair_bootstrap(ev: BinaryEvidence, s: Settings) -> IV.Draws:
 
 def _positive_rows(ev: BinaryEvidence, m: BinaryModelEvidence) -> int | None:
     """Rows (unweighted) of the positive class: a weighted model's weight cells' count (None past
-    their cap — in every engine, so memory does not read its rows instead), the kept rows' count
-    or an unweighted table's total."""
+    their cap, in every engine) or an unweighted table's total."""
     if m.table.weighted:
         return None if m.cells is None else int(m.cells.rows[m.cells.y].sum())
-    if ev.rows is not None:
-        return int(np.count_nonzero(ev.rows.y))
     return int(round(m.table.total_pos))
 
 
 def _smaller_class(ev: BinaryEvidence, m: BinaryModelEvidence) -> float:
-    """Rows of the smaller class: counted on the weight cells (weighted) or the rows when kept, else
-    the table's class totals (a weighted table past the cells' cap: its weights, in every engine)."""
+    """Rows of the smaller class: counted on the weight cells (weighted), else the table's class
+    totals (a weighted table past the cells' cap: its weights, in every engine)."""
     if m.table.weighted:
         pos = _positive_rows(ev, m)
         return float(min(m.table.total_pos, m.table.total_neg) if pos is None else min(pos, m.table.n_rows - pos))
-    if ev.rows is not None:
-        pos = int(np.count_nonzero(ev.rows.y))
-        return float(min(pos, ev.rows.y.shape[0] - pos))
     return float(min(m.table.total_pos, m.table.total_neg))
 
 
@@ -406,20 +394,13 @@ def dl_method(dl: DeLongSummary) -> str:
 
 
 def _row_confusion(ev: BinaryEvidence, j: int) -> Confusion | None:
-    """Model j's confusion counts in rows (unweighted): a weighted model's from its weight cells
-    (None past their cap, in every engine), else from the kept rows; None without them."""
+    """Model j's confusion counts in rows (unweighted), from a weighted model's weight cells; None
+    without them (past their cap, in every engine)."""
     m = ev.models[j]
-    if m.cells is not None:
-        tp, fp, fn, tn = IV.cells_confusion(m.cells, m.table.cut_index(m.threshold))
-        return Confusion(float(tp), float(fp), float(fn), float(tn))
-    if ev.rows is None or m.table.weighted:
+    if m.cells is None:
         return None
-    y = ev.rows.y
-    pred = ev.rows.codes[j] < m.table.cut_index(m.threshold)
-    tp = int(np.count_nonzero(pred & y))
-    fp = int(np.count_nonzero(pred & ~y))
-    pos = int(np.count_nonzero(y))
-    return Confusion(float(tp), float(fp), float(pos - tp), float(y.shape[0] - pos - fp))
+    tp, fp, fn, tn = IV.cells_confusion(m.cells, m.table.cut_index(m.threshold))
+    return Confusion(float(tp), float(fp), float(fn), float(tn))
 
 
 def _auc_interval(d: TableDeLong, level: float) -> tuple[list[float], str]:

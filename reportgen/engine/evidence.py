@@ -14,8 +14,8 @@ What a task's evidence holds:
 * optionally the **rows** (multiclass): the compared rows as distinct rows with counts (class
   indices and scores), which every engine counts within ``stream.max_distinct_scores``; only what
   needs the rows resampled together (the averaged AUCs and their differences) uses them. Binary
-  evidence holds no rows (every runner, memory included, reduces them to tables, weight cells and
-  paired counts: :attr:`BinaryEvidence.rows` is always None, kept until the driver's row branches go);
+  evidence holds no rows: every runner, memory included, reduces them to tables, weight cells and
+  paired counts;
 * the **pairing**: whether the models' rows are aligned and, if not, why (a reason code), with
   the paired sufficient statistics when they are: DeLong's covariance of the AUCs, the 2×2
   agreement counts of every pair of models, and the counts of each pattern of truth and
@@ -229,22 +229,6 @@ class BinaryModelEvidence:
 
 
 @dataclass(frozen=True, slots=True, eq=False)
-class BinaryRows:
-    """The aligned rows, compressed: what is needed to resample them together.
-
-    Attributes:
-        y: shape (n,), booleans (True = positive), shared by every model.
-        weights: per model, shape (n,) non-negative sample weights, or None (unit weights).
-        codes: per model, shape (n,) int64: each row's row in that model's table (so the
-            score itself is ``table.thresholds[code]``; rows are never sorted again).
-    """
-
-    y: np.ndarray
-    weights: tuple[np.ndarray | None, ...]
-    codes: tuple[np.ndarray, ...]
-
-
-@dataclass(frozen=True, slots=True, eq=False)
 class BinaryEvidence:
     """Everything the binary driver needs; the same type from every engine.
 
@@ -252,14 +236,11 @@ class BinaryEvidence:
         models: the models in config order.
         pairing: what paired statistics are possible (:class:`Pairing`).
         audit: the load audit.
-        rows: None: no runner keeps binary rows since every engine runs the same accumulators
-            (memory: each file one batch); the driver's branches for them are dead code.
     """
 
     models: tuple[BinaryModelEvidence, ...]
     pairing: Pairing
     audit: LoadAudit
-    rows: BinaryRows | None = None
 
     @property
     def weighted(self) -> bool:
@@ -344,6 +325,6 @@ class MulticlassEvidence:
 
 
 __all__ = [
-    "BinaryEvidence", "BinaryModelEvidence", "BinaryRows", "FileAudit", "LoadAudit", "MulticlassEvidence",
+    "BinaryEvidence", "BinaryModelEvidence", "FileAudit", "LoadAudit", "MulticlassEvidence",
     "MulticlassModelEvidence", "MulticlassRows", "PAIRING_REASONS", "Pairing", "unpaired",
 ]

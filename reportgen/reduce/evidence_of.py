@@ -122,7 +122,7 @@ def binary_evidence(cfg: Config, tables: Sequence[ModelTable], paired: Any, pair
         pairing = unpaired(paired_reason)
     else:
         pairing = _pairing_of(acc)
-    return BinaryEvidence(tuple(models), pairing, audit, None)
+    return BinaryEvidence(tuple(models), pairing, audit)
 
 
 # --------------------------------------------------------------------------------------
