@@ -724,9 +724,15 @@ class Drawing:
     figure order. A pool that cannot start or breaks falls back to drawing here.
     """
 
-    def __init__(self, result: ComparisonResult, palette: Sequence[str] = PALETTE) -> None:
-        self.table = FIGURES if result.run.task == "binary" else MULTICLASS_FIGURES
+    def __init__(self, result: ComparisonResult, palette: Sequence[str] = PALETTE,
+                 extra: dict[str, Any] | None = None) -> None:
+        base = FIGURES if result.run.task == "binary" else MULTICLASS_FIGURES
+        #: ``extra``: more figures of the report, ``key → fn(result, palette) → Figure | None``
+        #: (the credit section's, :func:`reportgen.credit_figures.figure_table`), shared out to
+        #: the same processes and collected after the table's own, under their keys
+        self.table = {**base, **(extra or {})}
         self.keys = list(self.table)
+        self._extra = frozenset(extra or ())
         self.token = next(_TOKENS)
         _SHARED[self.token] = (self.table, result, palette)
         self._pool = None
@@ -739,8 +745,9 @@ class Drawing:
         import multiprocessing  # noqa: PLC0415
         from concurrent.futures import ProcessPoolExecutor  # noqa: PLC0415
 
-        # the costliest figures (several panels) first, so the drawers finish at about the same time
-        order = sorted(range(len(self.keys)), key=lambda i: self.keys[i] not in _COSTLY)
+        # the costliest figures first (the extra ones: a credit figure of up to four panels takes
+        # about twice a panel figure), so the drawers finish at about the same time
+        order = sorted(range(len(self.keys)), key=lambda i: (self.keys[i] not in self._extra, self.keys[i] not in _COSTLY))
         try:
             self._pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"))
             self._futures = {i: self._pool.submit(_draw_figure, self.token, self.keys[i]) for i in order}
@@ -782,9 +789,11 @@ class Drawing:
         _SHARED.pop(self.token, None)
 
 
-def start_figures(result: ComparisonResult, palette: Sequence[str] = PALETTE) -> Drawing:
-    """Start drawing every applicable figure (:class:`Drawing`); call the result to collect."""
-    return Drawing(result, palette)
+def start_figures(result: ComparisonResult, palette: Sequence[str] = PALETTE,
+                  extra: dict[str, Any] | None = None) -> Drawing:
+    """Start drawing every applicable figure, and ``extra``'s (:class:`Drawing`); call the
+    result to collect."""
+    return Drawing(result, palette, extra)
 
 
 def render_figures(result: ComparisonResult, palette: Sequence[str] = PALETTE) -> dict[str, str]:

@@ -404,7 +404,12 @@ def build_view(result: ComparisonResult, theme: Theme = Theme()) -> dict[str, An
     rest of the view is built, and collected at the end."""
     import reportgen.figures as figures  # noqa: PLC0415  (figures are only needed to render)
 
-    drawing = figures.start_figures(result, theme.palette or figures.PALETTE)
+    import reportgen.credit_figures as credit_figures  # noqa: PLC0415
+
+    palette = theme.palette or figures.PALETTE
+    credit = {} if result.credit is None else credit_figures.figure_table(
+        dict(result.credit.models), figures.colours(list(result.models), palette))
+    drawing = figures.start_figures(result, palette, extra=credit)
     try:
         return _build_view(result, theme, drawing)
     finally:
@@ -592,16 +597,18 @@ def _build_view(result: ComparisonResult, theme: Theme, drawing: Any) -> dict[st
     import reportgen.credit_figures as credit_figures  # noqa: PLC0415  (figures are only needed to render)
     import reportgen.credit_view as credit_view  # noqa: PLC0415
 
+    svgs = drawing()
+    prefix = credit_figures.KEY_PREFIX
     credit = credit_view.credit_view(result.credit, col, {
-        k: Markup(v) for k, v in credit_figures.credit_svgs(dict(result.credit.models), col).items()
+        k[len(prefix):]: Markup(v) for k, v in svgs.items() if k.startswith(prefix)
     } if result.credit is not None else {})
+    svgs = {k: v for k, v in svgs.items() if not k.startswith(prefix)}
     # a red credit result stands beside the model's verdict in the summary (or on its own line)
     credit_notes = credit_view.summary_notes(result.credit)
     for c in comparisons:
         c["credit"] = credit_notes.get(c["model"], "")
     compared = {c["model"] for c in comparisons}
     credit_verdicts = [{"colour": col.get(n, "#000000"), "text": t} for n, t in credit_notes.items() if n not in compared]
-    svgs = drawing()
     figs = {k: Markup(v) for k, v in svgs.items()}
     class_figures = [{"svg": figs[k], "caption": CLASS_FIGURE_CAPTIONS[k.rsplit("_", 1)[0] if k[-1].isdigit() else k]}
                      for k in figs if k.startswith(("class_roc", "class_pr"))]

@@ -133,6 +133,28 @@ def test_figures_drawn_by_worker_processes_are_byte_identical_to_drawing_them_he
     assert drawing._pool is None and drawing.token not in figures._SHARED  # noqa: SLF001 - all released
 
 
+def test_the_credit_figures_are_drawn_by_the_same_workers_and_are_the_figures_drawn_here(demo, monkeypatch):
+    """The credit section's figures (the costliest, up to four panels each) go to the report's
+    figure workers with the other figures (:func:`credit_figures.figure_table`), come back under
+    ``credit:NAME`` after the table's own, and are byte for byte each model's figure drawn here."""
+    from reportgen import credit_figures
+
+    if not sys.platform.startswith("linux"):
+        pytest.skip("figures are drawn in worker processes on Linux only")
+    assert demo.credit is not None
+    col = figures.colours(list(demo.models))
+    extra = credit_figures.figure_table(dict(demo.credit.models), col)
+    monkeypatch.setattr(figures, "FIGURE_PROCESSES", 2)
+    drawing = figures.start_figures(demo, extra=extra)
+    assert drawing._pool is not None  # noqa: SLF001 - workers did start
+    svgs = drawing()
+    credit = [k for k in svgs if k.startswith(credit_figures.KEY_PREFIX)]
+    assert list(svgs)[-len(credit):] == credit == [f"credit:{n}" for n in demo.credit.models]
+    for name, m in demo.credit.models.items():
+        assert svgs[f"credit:{name}"] == figures.to_svg(credit_figures.credit_figure(m, col[name]))
+    assert drawing._pool is None and drawing.token not in figures._SHARED  # noqa: SLF001
+
+
 def test_a_figures_notes_drawn_in_a_worker_are_logged_by_the_parent_in_figure_order(demo, monkeypatch, caplog):
     """Matplotlib's warnings inside a worker reach this process's log once each, in the order
     of the figure table (as when drawn here), and missing glyphs stay dropped."""
