@@ -1029,7 +1029,7 @@ def render_pdf(html: str, target: Path, variant: str | None = None, attachments:
                 files.append(weasyprint.Attachment(filename=str(folder / name), created=stamp, modified=stamp,
                                                    relationship="Data", description=f"{name} of this report"))
             options["attachments"] = files
-        with _quiet("weasyprint", "fontTools"):
+        with _quiet("weasyprint", "fontTools"), figures.young_collections_only():
             page = figures.pdf_figures(html)  # the same figures as images of fewer SVG nodes: laid out faster
             weasyprint.HTML(string=page, url_fetcher=_url_fetcher(), base_url=None).write_pdf(str(target), **options)
 

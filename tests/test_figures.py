@@ -232,3 +232,31 @@ def test_the_pdf_draws_its_figures_as_images_with_the_same_pixels_text_and_alt(d
                      (tmp_path / f"{name}.txt").read_text(encoding="utf-8"))
     assert len(out["image"][0]) == len(out["inline"][0]) > 3
     assert out["image"] == out["inline"]
+
+
+def test_young_collections_only_puts_off_full_collections_and_restores_the_thresholds():
+    """Inside the block (nested too) no generation-2 collection starts on its own, young ones
+    still do, an explicit ``gc.collect()`` still runs; the thresholds come back as they were."""
+    import gc
+
+    before = gc.get_threshold()
+    seen: list[int] = []
+
+    def note(phase, info):
+        if phase == "start":
+            seen.append(info["generation"])
+
+    gc.callbacks.append(note)
+    try:
+        with figures.young_collections_only():
+            with figures.young_collections_only():
+                assert gc.get_threshold()[:2] == before[:2] and gc.get_threshold()[2] >= 2**30
+                junk = [[i] for i in range(300_000)]  # enough survivors for several full collections
+                del junk
+            assert gc.get_threshold()[2] >= 2**30  # the outer block still holds
+            assert 2 not in seen and 0 in seen
+            gc.collect()
+            assert seen[-1] == 2
+    finally:
+        gc.callbacks.remove(note)
+    assert gc.get_threshold() == before
