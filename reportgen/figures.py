@@ -167,6 +167,17 @@ _GC_LOCK = threading.Lock()
 _GC_STATE: list[Any] = [0, None]
 
 
+def _new_gc_lock() -> None:
+    """A forked child (a figure worker) gets a fresh lock: another thread of the parent may have
+    held it at the fork, and nothing in the child would ever release that copy."""
+    global _GC_LOCK
+    _GC_LOCK = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_new_gc_lock)
+
+
 @contextmanager
 def young_collections_only() -> Iterator[None]:
     """The block runs with CPython's full (generation 2) garbage collections put off to its end.
