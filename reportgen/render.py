@@ -42,6 +42,7 @@ from reportgen.config import REPORT_SECTIONS
 import reportgen.catalog as catalog
 from reportgen.errors import ReportgenError, ThemeError, UserError
 from reportgen.formats import MAX_DIGITS, fmt_metric, fmt_threshold
+from reportgen.heap import young_collections_only
 from reportgen.labels import CRITERION_LABELS
 from reportgen.results import ComparisonResult, ModelResult, to_jsonable
 from reportgen.wording import approval_view, comparison_notes, interval_kind, interval_methods, per_class_interval_note, verdict
@@ -1029,7 +1030,7 @@ def render_pdf(html: str, target: Path, variant: str | None = None, attachments:
                 files.append(weasyprint.Attachment(filename=str(folder / name), created=stamp, modified=stamp,
                                                    relationship="Data", description=f"{name} of this report"))
             options["attachments"] = files
-        with _quiet("weasyprint", "fontTools"), figures.young_collections_only():
+        with _quiet("weasyprint", "fontTools"), young_collections_only():
             page = figures.pdf_figures(html)  # the same figures as images of fewer SVG nodes: laid out faster
             weasyprint.HTML(string=page, url_fetcher=_url_fetcher(), base_url=None).write_pdf(str(target), **options)
 

@@ -283,6 +283,8 @@ def test_young_collections_only_puts_off_full_collections_and_restores_the_thres
     still do, an explicit ``gc.collect()`` still runs; the thresholds come back as they were."""
     import gc
 
+    from reportgen import heap
+
     before = gc.get_threshold()
     seen: list[int] = []
 
@@ -292,8 +294,8 @@ def test_young_collections_only_puts_off_full_collections_and_restores_the_thres
 
     gc.callbacks.append(note)
     try:
-        with figures.young_collections_only():
-            with figures.young_collections_only():
+        with heap.young_collections_only():
+            with heap.young_collections_only():
                 assert gc.get_threshold()[:2] == before[:2] and gc.get_threshold()[2] >= 2**30
                 junk = [[i] for i in range(300_000)]  # enough survivors for several full collections
                 del junk
