@@ -42,11 +42,13 @@ def young_collections_only() -> Iterator[None]:
     objects, CPython walks the whole heap (a run's results, every imported module) in a full
     collection: measured (``gc.callbacks``) at 0.15–0.5 s of a 2 s PDF for two such walks,
     0.1–0.2 s of the figures and 0.15 s of the stored curves. The writer holds this around the
-    whole report set; the PDF and each figure worker hold it too (used on their own). Young collections (generations
-    0 and 1) still run, so short-lived cycles are freed as before; what survives them is freed by
-    the first full collection after the block, as it would have been anyway, a little later
-    (measured: 2 MB more at the peak for the PDF of a three-model report). Nestable and thread-safe:
-    the thresholds are restored when the last caller leaves; a collection the user asks for
+    whole report set; the PDF and each figure worker hold it too (when used on their own).
+
+    Young collections (generations 0 and 1) still run, so short-lived cycles are freed as
+    before; what survives them is freed by the first full collection after the block, as it
+    would have been anyway, a little later (measured: 2 MB more at the peak of a three-model
+    report's PDF, 10–20 MB or 3–5 % of the demo run's peak). Nestable and thread-safe: the
+    thresholds are restored when the last caller leaves; a collection the user asks for
     (``gc.collect()``) is never blocked.
     """
     with _GC_LOCK:
