@@ -18,7 +18,7 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.ticker import PercentFormatter
 
-from reportgen.figures import MUTED, STYLE, safe_text, to_svg
+from reportgen.figures import MUTED, STYLE, safe_text
 from reportgen.results import CreditModel
 
 __all__ = ["KEY_PREFIX", "credit_figure", "figure_table", "panel_keys"]

@@ -401,11 +401,12 @@ def _trend_view(result: ComparisonResult) -> list[dict[str, Any]]:
 def build_view(result: ComparisonResult, theme: Theme = Theme()) -> dict[str, Any]:
     """Everything the templates show, as formatted strings and flags.
 
-    The figures are drawn (in worker processes, :class:`reportgen.figures.Drawing`) while the
-    rest of the view is built, and collected at the end."""
+    The figures, the credit section's among them, are drawn (in worker processes,
+    :class:`reportgen.figures.Drawing`) while the tables of the view are built, and collected
+    before the credit section's view, which holds its figures."""
     import reportgen.figures as figures  # noqa: PLC0415  (figures are only needed to render)
 
-    import reportgen.credit_figures as credit_figures  # noqa: PLC0415
+    import reportgen.credit_figures as credit_figures  # noqa: PLC0415  (likewise)
 
     palette = theme.palette or figures.PALETTE
     credit = {} if result.credit is None else credit_figures.figure_table(
