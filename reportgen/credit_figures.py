@@ -9,6 +9,8 @@ and the default rate. Nothing here computes a statistic; every number comes from
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 # No matplotlib.use(): Figure objects with their own canvas, as in reportgen.figures (a
 # notebook's backend and pyplot state are left alone).
 import matplotlib
@@ -16,10 +18,10 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.ticker import PercentFormatter
 
-from reportgen.figures import MUTED, STYLE, safe_text, to_svg
+from reportgen.figures import MUTED, STYLE, safe_text
 from reportgen.results import CreditModel
 
-__all__ = ["credit_figure", "credit_svgs", "panel_keys"]
+__all__ = ["KEY_PREFIX", "credit_figure", "figure_table", "panel_keys"]
 
 
 def _calibration_panel(ax, m: CreditModel, colour: str) -> None:
@@ -109,11 +111,16 @@ def credit_figure(m: CreditModel, colour: str) -> Figure | None:
     return fig
 
 
-def credit_svgs(models: dict[str, CreditModel], colours: dict[str, str]) -> dict[str, str]:
-    """model name → inline SVG of :func:`credit_figure` (models without a figure left out)."""
-    out = {}
-    for name, m in models.items():
-        fig = credit_figure(m, colours.get(name, MUTED))
-        if fig is not None:
-            out[name] = to_svg(fig)
-    return out
+#: The key prefix of the credit figures in a report's figure table (:func:`figure_table`).
+KEY_PREFIX = "credit:"
+
+
+def figure_table(models: dict[str, CreditModel], colours: dict[str, str]) -> dict[str, Callable[..., Figure | None]]:
+    """``credit:NAME → fn(result, palette)`` drawing the model's :func:`credit_figure`, for
+    :class:`reportgen.figures.Drawing`, which shares them out to its worker processes with
+    the report's other figures (they are the costliest: up to four panels each). The
+    function ignores its arguments: the credit result and colours are bound here."""
+    def draw(m: CreditModel, colour: str) -> Callable[..., Figure | None]:
+        return lambda *_: credit_figure(m, colour)
+
+    return {f"{KEY_PREFIX}{name}": draw(m, colours.get(name, MUTED)) for name, m in models.items()}

@@ -42,6 +42,7 @@ from reportgen.config import REPORT_SECTIONS
 import reportgen.catalog as catalog
 from reportgen.errors import ReportgenError, ThemeError, UserError
 from reportgen.formats import MAX_DIGITS, fmt_metric, fmt_threshold
+from reportgen.heap import young_collections_only
 from reportgen.labels import CRITERION_LABELS
 from reportgen.results import ComparisonResult, ModelResult, to_jsonable
 from reportgen.wording import approval_view, comparison_notes, interval_kind, interval_methods, per_class_interval_note, verdict
@@ -400,11 +401,17 @@ def _trend_view(result: ComparisonResult) -> list[dict[str, Any]]:
 def build_view(result: ComparisonResult, theme: Theme = Theme()) -> dict[str, Any]:
     """Everything the templates show, as formatted strings and flags.
 
-    The figures are drawn (in worker processes, :class:`reportgen.figures.Drawing`) while the
-    rest of the view is built, and collected at the end."""
+    The figures, the credit section's among them, are drawn (in worker processes,
+    :class:`reportgen.figures.Drawing`) while the tables of the view are built, and collected
+    before the credit section's view, which holds its figures."""
     import reportgen.figures as figures  # noqa: PLC0415  (figures are only needed to render)
 
-    drawing = figures.start_figures(result, theme.palette or figures.PALETTE)
+    import reportgen.credit_figures as credit_figures  # noqa: PLC0415  (likewise)
+
+    palette = theme.palette or figures.PALETTE
+    credit = {} if result.credit is None else credit_figures.figure_table(
+        dict(result.credit.models), figures.colours(list(result.models), palette))
+    drawing = figures.start_figures(result, palette, extra=credit)
     try:
         return _build_view(result, theme, drawing)
     finally:
@@ -592,16 +599,18 @@ def _build_view(result: ComparisonResult, theme: Theme, drawing: Any) -> dict[st
     import reportgen.credit_figures as credit_figures  # noqa: PLC0415  (figures are only needed to render)
     import reportgen.credit_view as credit_view  # noqa: PLC0415
 
+    svgs = drawing()
+    prefix = credit_figures.KEY_PREFIX
     credit = credit_view.credit_view(result.credit, col, {
-        k: Markup(v) for k, v in credit_figures.credit_svgs(dict(result.credit.models), col).items()
+        k[len(prefix):]: Markup(v) for k, v in svgs.items() if k.startswith(prefix)
     } if result.credit is not None else {})
+    svgs = {k: v for k, v in svgs.items() if not k.startswith(prefix)}
     # a red credit result stands beside the model's verdict in the summary (or on its own line)
     credit_notes = credit_view.summary_notes(result.credit)
     for c in comparisons:
         c["credit"] = credit_notes.get(c["model"], "")
     compared = {c["model"] for c in comparisons}
     credit_verdicts = [{"colour": col.get(n, "#000000"), "text": t} for n, t in credit_notes.items() if n not in compared]
-    svgs = drawing()
     figs = {k: Markup(v) for k, v in svgs.items()}
     class_figures = [{"svg": figs[k], "caption": CLASS_FIGURE_CAPTIONS[k.rsplit("_", 1)[0] if k[-1].isdigit() else k]}
                      for k in figs if k.startswith(("class_roc", "class_pr"))]
@@ -1022,7 +1031,7 @@ def render_pdf(html: str, target: Path, variant: str | None = None, attachments:
                 files.append(weasyprint.Attachment(filename=str(folder / name), created=stamp, modified=stamp,
                                                    relationship="Data", description=f"{name} of this report"))
             options["attachments"] = files
-        with _quiet("weasyprint", "fontTools"):
+        with _quiet("weasyprint", "fontTools"), young_collections_only():
             page = figures.pdf_figures(html)  # the same figures as images of fewer SVG nodes: laid out faster
             weasyprint.HTML(string=page, url_fetcher=_url_fetcher(), base_url=None).write_pdf(str(target), **options)
 

@@ -67,6 +67,7 @@ from types import FrameType
 from typing import TYPE_CHECKING
 
 from reportgen.errors import OutputError
+from reportgen.heap import young_collections_only
 
 if TYPE_CHECKING:
     from reportgen.render import Theme
@@ -501,7 +502,6 @@ def write_outputs(
     ``phase(name)`` is told as each format starts (the CLI's progress line).
     Returns the absolute path of each file written, by format (and by file name for ``extra``).
     """
-    import reportgen.export as export  # noqa: PLC0415
     import reportgen.render as render  # noqa: PLC0415  (render re-exports this function)
 
     theme = theme if theme is not None else render.Theme()
@@ -515,6 +515,23 @@ def write_outputs(
             return write_outputs(result, out_dir, formats, theme, overwrite, extra, held, pdf_variant, full_curves, phase)
     if output_path(out_dir) != reservation.target:
         raise ValueError(f"{out_dir} is not the reserved directory {reservation.target}")
+    with young_collections_only():  # the report's objects are not walked again and again (reportgen.heap)
+        return _write_set(result, formats, theme, extra, reservation, pdf_variant, full_curves, phase)
+
+
+def _write_set(
+    result: ComparisonResult,
+    formats: list[str],
+    theme: Theme,
+    extra: dict[str, bytes],
+    reservation: Reservation,
+    pdf_variant: str | None,
+    full_curves: bool,
+    phase: Callable[[str], None] | None,
+) -> dict[str, Path]:
+    """:func:`write_outputs` once the directory is reserved and the arguments checked."""
+    import reportgen.export as export  # noqa: PLC0415
+    import reportgen.render as render  # noqa: PLC0415
 
     if not full_curves and FILE_NAMES["json"] not in extra:
         # the curves metrics.json stores (simplified, exact points); the figures are drawn from

@@ -133,6 +133,28 @@ def test_figures_drawn_by_worker_processes_are_byte_identical_to_drawing_them_he
     assert drawing._pool is None and drawing.token not in figures._SHARED  # noqa: SLF001 - all released
 
 
+def test_the_credit_figures_are_drawn_by_the_same_workers_and_are_the_figures_drawn_here(demo, monkeypatch):
+    """The credit section's figures (the costliest, up to four panels each) go to the report's
+    figure workers with the other figures (:func:`credit_figures.figure_table`), come back under
+    ``credit:NAME`` after the table's own, and are byte for byte each model's figure drawn here."""
+    from reportgen import credit_figures
+
+    if not sys.platform.startswith("linux"):
+        pytest.skip("figures are drawn in worker processes on Linux only")
+    assert demo.credit is not None
+    col = figures.colours(list(demo.models))
+    extra = credit_figures.figure_table(dict(demo.credit.models), col)
+    monkeypatch.setattr(figures, "FIGURE_PROCESSES", 2)
+    drawing = figures.start_figures(demo, extra=extra)
+    assert drawing._pool is not None  # noqa: SLF001 - workers did start
+    svgs = drawing()
+    credit = [k for k in svgs if k.startswith(credit_figures.KEY_PREFIX)]
+    assert list(svgs)[-len(credit):] == credit == [f"credit:{n}" for n in demo.credit.models]
+    for name, m in demo.credit.models.items():
+        assert svgs[f"credit:{name}"] == figures.to_svg(credit_figures.credit_figure(m, col[name]))
+    assert drawing._pool is None and drawing.token not in figures._SHARED  # noqa: SLF001
+
+
 def test_a_figures_notes_drawn_in_a_worker_are_logged_by_the_parent_in_figure_order(demo, monkeypatch, caplog):
     """Matplotlib's warnings inside a worker reach this process's log once each, in the order
     of the figure table (as when drawn here), and missing glyphs stay dropped."""
@@ -179,6 +201,50 @@ def test_an_error_drawing_a_figure_in_a_worker_is_raised_here_and_the_workers_st
     assert drawing._pool is None and drawing.token not in figures._SHARED  # noqa: SLF001
 
 
+def test_pdf_svg_draws_the_same_pixels_without_style_attributes_or_uses(demo, tmp_path):
+    """The PDF's form of a figure (:func:`figures.pdf_svg`: styles as attributes, the ``*`` rule
+    on each element, marker ``<use>``s as paths) draws the same page as the lean SVG at 50 and
+    150 dpi, for figures with markers, scatter points, error bars and rotated text; what it
+    cannot rewrite exactly it leaves as it is."""
+    import base64
+    import shutil
+    import subprocess
+
+    import weasyprint
+
+    from reportgen import credit_figures, render
+
+    col = figures.colours(list(demo.models))
+    name, credit = next(iter(demo.credit.models.items()))
+    drawn = (figures.roc_figure(demo), figures.threshold_figure(demo), figures.calibration_figure(demo),
+             credit_figures.credit_figure(credit, col[name]))
+    svgs = [figures.to_svg(f) for f in drawn]
+    converted = [figures.pdf_svg(svg) for svg in svgs]
+    for svg, pdf in zip(svgs, converted):
+        assert "<use" in svg and "style=" in svg
+        assert "<use" not in pdf and "style=" not in pdf and "<style" not in pdf
+        assert pdf.count("<path") == figures.lean_svg(svg).count("<path") + figures.lean_svg(svg).count("<use")
+        assert pdf.count("<text") == svg.count("<text")
+    odd = '<svg xmlns="http://www.w3.org/2000/svg"><path d="M 0 0" style="fill: red !important"/></svg>'
+    assert figures.pdf_svg(odd) == figures.lean_svg(odd)  # an !important stays for WeasyPrint to parse
+    if shutil.which("pdftoppm") is None:
+        pytest.skip("pdftoppm not installed")
+
+    def page(forms: list[str]) -> str:
+        return "<html><body>" + "".join(
+            f'<p><img style="width: 16cm" src="data:image/svg+xml;base64,{base64.b64encode(f.encode()).decode()}"></p>'
+            for f in forms) + "</body></html>"
+
+    for dpi in ("50", "150"):
+        pixels = []
+        for kind, forms in (("lean", [figures.lean_svg(s) for s in svgs]), ("pdf", converted)):
+            pdf = tmp_path / f"{kind}.pdf"
+            weasyprint.HTML(string=page(forms), url_fetcher=render._url_fetcher()).write_pdf(pdf)  # noqa: SLF001
+            subprocess.run(["pdftoppm", "-png", "-r", dpi, str(pdf), str(tmp_path / f"{kind}{dpi}")], check=True)
+            pixels.append([p.read_bytes() for p in sorted(tmp_path.glob(f"{kind}{dpi}-*.png"))])
+        assert len(pixels[0]) >= 2 and pixels[0] == pixels[1], dpi
+
+
 def test_the_pdf_draws_its_figures_as_images_with_the_same_pixels_text_and_alt(demo, tmp_path):
     """The PDF's page holds each figure as an ``<img>`` of its lean SVG (fewer HTML elements to
     parse and style): every page of the demo's PDF is pixel-identical at 50 dpi to the page with
@@ -210,3 +276,33 @@ def test_the_pdf_draws_its_figures_as_images_with_the_same_pixels_text_and_alt(d
                      (tmp_path / f"{name}.txt").read_text(encoding="utf-8"))
     assert len(out["image"][0]) == len(out["inline"][0]) > 3
     assert out["image"] == out["inline"]
+
+
+def test_young_collections_only_puts_off_full_collections_and_restores_the_thresholds():
+    """Inside the block (nested too) no generation-2 collection starts on its own, young ones
+    still do, an explicit ``gc.collect()`` still runs; the thresholds come back as they were."""
+    import gc
+
+    from reportgen import heap
+
+    before = gc.get_threshold()
+    seen: list[int] = []
+
+    def note(phase, info):
+        if phase == "start":
+            seen.append(info["generation"])
+
+    gc.callbacks.append(note)
+    try:
+        with heap.young_collections_only():
+            with heap.young_collections_only():
+                assert gc.get_threshold()[:2] == before[:2] and gc.get_threshold()[2] >= 2**30
+                junk = [[i] for i in range(300_000)]  # enough survivors for several full collections
+                del junk
+            assert gc.get_threshold()[2] >= 2**30  # the outer block still holds
+            assert 2 not in seen and 0 in seen
+            gc.collect()
+            assert seen[-1] == 2
+    finally:
+        gc.callbacks.remove(note)
+    assert gc.get_threshold() == before
