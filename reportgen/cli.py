@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import signal
 import string
 import sys
@@ -563,6 +564,26 @@ def _signal_handlers() -> Iterator[None]:
             signal.signal(sig, handler)
 
 
+def _arrow_allocator() -> None:
+    """The command's pyarrow buffers come from the system allocator (glibc malloc), unless
+    ``ARROW_DEFAULT_MEMORY_POOL`` names another.
+
+    pyarrow's default, mimalloc, hands freed pages back to the kernel within milliseconds, so the
+    next file's or batch's buffers fault in freshly zeroed pages again. Measured on a three-model
+    10M-row run (a new process each, idle 2-core machine): 2.4–3.0 s of kernel time with
+    mimalloc, 1.2–1.4 s with the system allocator, 0.7–1.7 s less wall time and a peak about
+    100 MB lower (stream: 170 MB); one model: the same time, 60–100 MB less memory. Only the
+    ``reportgen`` command sets it (a library does not choose its host's allocator); worker
+    processes it starts inherit the variable.
+    """
+    if "ARROW_DEFAULT_MEMORY_POOL" in os.environ:
+        return
+    os.environ["ARROW_DEFAULT_MEMORY_POOL"] = "system"
+    import pyarrow as pa  # noqa: PLC0415  (the commands that read data import it anyway)
+
+    pa.set_memory_pool(pa.system_memory_pool())
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -573,6 +594,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     with _signal_handlers(), _warnings_on_stderr(args.quiet) as shown:
         if args.command == "render":
             return _guarded(lambda: _render(args, printer), args.result, printer, args.debug, writes=True)
+        if args.command in ("run", "validate"):
+            _arrow_allocator()
         if args.command == "run":
             return _run_batch(args, printer)
         if args.command == "history":
