@@ -565,25 +565,8 @@ def compare_binary_evidence(ev: BinaryEvidence, s: Settings, progress: Progress 
         neg_rows = None if pos_rows is None else t.n_rows - pos_rows
         return replace(r, positives_rows=pos_rows, negatives_rows=neg_rows, confusion_rows=rows_conf), d, no_cells
 
-    models: dict[str, ModelResult] = {}
-    delong: dict[str, TableDeLong] = {}
-    model_caps: set[str] = set()
-    # each model draws from its own stream (reportgen.engine.streams), so they run in threads
-    for j, (r, d, no_cells) in enumerate(ordered_map(one_model, range(k))):
-        models[r.name] = r
-        if d is not None:
-            delong[r.name] = d
-        if no_cells:
-            model_caps.add("model_interval.bootstrap")
-        if progress is not None:
-            progress(j + 1, k)
-
     base_name = s.baseline or names[0]
     b = names.index(base_name)
-    cov = pairing.covariance
-    joint = None
-    if pairing.patterns is not None and want and not ev.weighted:
-        joint = joint_bootstrap(pairing.patterns, k, s, streams.stream(s.seed, "patterns"))
 
     def pair_draws(j: int) -> IV.Draws | None:
         """Model j's and the baseline's ranking-metric replicates on their joint score table (the
@@ -596,7 +579,31 @@ def compare_binary_evidence(ev: BinaryEvidence, s: Settings, progress: Progress 
                                  (m.probabilities, mb.probabilities), s.resamples,
                                  streams.stream(s.seed, "pair", mb.name, m.name), s.beta, s.costs)
 
-    paired_draws = list(ordered_map(pair_draws, range(k)))
+    models: dict[str, ModelResult] = {}
+    delong: dict[str, TableDeLong] = {}
+    model_caps: set[str] = set()
+    paired_draws: list[IV.Draws | None] = []
+    # each model and each pair draws from its own stream (reportgen.engine.streams), so they all
+    # run in threads as one queue, the models first (a pair does not wait for the models' results)
+    tasks = [(one_model, j) for j in range(k)] + [(pair_draws, j) for j in range(k)]
+    for i, out in enumerate(ordered_map(lambda task: task[0](task[1]), tasks)):
+        if i >= k:
+            paired_draws.append(out)
+            continue
+        r, d, no_cells = out
+        models[r.name] = r
+        if d is not None:
+            delong[r.name] = d
+        if no_cells:
+            model_caps.add("model_interval.bootstrap")
+        if progress is not None:
+            progress(i + 1, k)
+
+    cov = pairing.covariance
+    joint = None
+    if pairing.patterns is not None and want and not ev.weighted:
+        joint = joint_bootstrap(pairing.patterns, k, s, streams.stream(s.seed, "patterns"))
+
     tidx = {m: q for q, m in enumerate(B.THRESHOLD_METRICS)}
     midx = {m: q for q, m in enumerate(B.METRICS)}
     pending, primary, raw_m, raw_d = [], [], [], []
