@@ -112,13 +112,15 @@ class ApprovalCounter:
     def moments(self, rows: list[np.ndarray], y: np.ndarray, counts: np.ndarray | None = None) -> np.ndarray:
         """One chunk's counts (targets, patterns), not yet added (safe to compute in threads);
         ``counts``: each row's multiplicity (whole numbers, frequency weights), None = 1."""
-        yi = np.asarray(y, dtype=np.int64)
+        width = self.counts.shape[1]
+        ct = np.uint8 if width <= 256 else np.uint16 if width <= 65536 else np.int64  # a pattern in 1–2 bytes a row
+        yi = np.asarray(y, dtype=ct)
         out = np.empty_like(self.counts)
         for i, cuts in enumerate(self.cuts):
             code = yi.copy()
             for j, (r, c) in enumerate(zip(rows, cuts)):
-                code |= (np.asarray(r) >= c).astype(np.int64) << (j + 1)
-            out[i] = np.bincount(code, weights=counts, minlength=self.counts.shape[1])  # whole numbers: exact
+                code |= (np.asarray(r) >= c).astype(ct) << ct(j + 1)
+            out[i] = np.bincount(code, weights=counts, minlength=width)  # whole numbers: exact
         return out
 
     def add_moments(self, part: np.ndarray) -> None:

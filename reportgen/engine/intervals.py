@@ -459,15 +459,24 @@ class PairTableAccumulator:
         k = len(tables)
         self.pairs = [(a, b) for a in range(k) for b in range(a + 1, k)]
         self.counts = [np.zeros(2 * self.sizes[a] * self.sizes[b], dtype=np.int64) for a, b in self.pairs]
+        # the luts in the narrowest integer type (at most JOINT_BINS + 1 bins: one byte) for the
+        # per-row lookups: a chunk's bins and codes are then 1–4 bytes a row, not 8
+        self._narrow = [lut.astype(np.uint8 if size <= 256 else np.int32) for lut, size in zip(self.luts, self.sizes)]
+        self._code_type = np.int32 if max((2 * self.sizes[a] * self.sizes[b] for a, b in self.pairs),
+                                          default=0) < 2**31 else np.int64
 
     def moments(self, rows: list[np.ndarray], y: np.ndarray, counts: np.ndarray | None = None) -> list[np.ndarray]:
         """One chunk's counts per pair, not yet added (safe to compute in threads); ``counts``:
         each row's multiplicity (whole numbers, frequency weights), None = 1."""
-        yi = np.asarray(y, dtype=np.int64)
-        bins = [lut[np.asarray(r)] for lut, r in zip(self.luts, rows)]
+        ct = self._code_type
+        yi = np.asarray(y, dtype=ct)
+        bins = [np.take(lut, np.asarray(r)) for lut, r in zip(self._narrow, rows)]
         out = []
         for a, b in self.pairs:
-            code = (yi * self.sizes[a] + bins[a]) * self.sizes[b] + bins[b]
+            code = yi * ct(self.sizes[a])
+            code += bins[a]
+            code *= ct(self.sizes[b])
+            code += bins[b]
             n = np.bincount(code, weights=counts, minlength=2 * self.sizes[a] * self.sizes[b])
             out.append(n if counts is None else n.astype(np.int64))  # whole numbers below 2^53: exact
         return out
