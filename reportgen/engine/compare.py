@@ -131,8 +131,11 @@ def _curves(table: ScoreTable, threshold: float, s: Settings, probabilities: boo
     if hi <= lo:
         hi = lo + 1.0
     edges = np.linspace(lo, hi, 41)
-    hist_pos, _ = np.histogram(table.thresholds, edges, weights=table.pos)
-    hist_neg, _ = np.histogram(table.thresholds, edges, weights=table.neg)
+    # np.histogram's bins ([e_i, e_i+1), the last closed) by one search per score: np.histogram
+    # sorts explicit edges' data block by block (0.07 s a model at 10^6 distinct scores)
+    where = np.minimum(np.searchsorted(edges, table.thresholds, side="right") - 1, 39)
+    hist_pos = np.bincount(where, weights=table.pos, minlength=40)
+    hist_neg = np.bincount(where, weights=table.neg, minlength=40)
     calibration = None
     if probabilities:
         bins = np.minimum((table.thresholds * 10).astype(np.int64), 9)

@@ -604,18 +604,25 @@ class RowCodes:
         if self.ok and self._spend(y):
             self.y.append(y)
 
-    def add_scores(self, name: str, acc: S.TableAccumulator) -> None:
-        """The chunk just added to ``acc``, as integer scores (or the codes are dropped)."""
-        if not self.ok:
-            return
+    def score_codes(self, name: str, acc: S.TableAccumulator) -> tuple[int, np.ndarray] | None:
+        """The chunk just added to ``acc`` as integer scores relative to the model's first chunk's
+        first score: (base, int32 codes), or None when it was not counted densely (overflowed:
+        binned later, which keeps bins; or not decimal: no lookup later). Reads ``base`` only,
+        so each model's codes are computed in its fold thread; :meth:`add_codes` keeps them."""
         q = acc.chunk_scores()
-        if q is None:  # overflowed (binned later, which keeps bins) or not decimal (no lookup later)
-            return
-        base = self.base.setdefault(name, int(q[0]) if q.shape[0] else 0)
+        if q is None:
+            return None
+        base = self.base.get(name, int(q[0]) if q.shape[0] else 0)
         # fits in int32: the dense counts span at most S.DENSE_SPAN (2^23) codes, base among them
-        c32 = (q - base).astype(np.int32)
-        if self._spend(c32):
-            self.codes.setdefault(name, []).append(c32)
+        return base, (q - base).astype(np.int32)
+
+    def add_codes(self, name: str, coded: tuple[int, np.ndarray] | None) -> None:
+        """Keep a chunk's :meth:`score_codes` (None: nothing to keep)."""
+        if coded is None or not self.ok:
+            return
+        self.base.setdefault(name, coded[0])
+        if self._spend(coded[1]):
+            self.codes.setdefault(name, []).append(coded[1])
 
     def add_bins(self, name: str, bins: np.ndarray) -> None:
         if self.ok and self._spend(bins):
@@ -673,15 +680,17 @@ def kept_rows(cfg: Config, st: ModelState, path: Path, batch: Batch, offset: int
     return scores[keep], y[keep], None if weights is None else weights[keep], keep
 
 
-def _fold_model(cfg: Config, path: Path, batch: Batch, offset: int, st: ModelState):
-    """One model's part of a batch in pass 1 (its own state only, so models run in threads); a
-    fault is returned (:func:`checked_batch`)."""
+def _fold_model(cfg: Config, path: Path, batch: Batch, offset: int, rows: RowCodes | None, st: ModelState):
+    """One model's part of a batch in pass 1 (its own state only, so models run in threads): the
+    valid rows and, while ``rows`` keeps codes, the chunk's score codes (:meth:`RowCodes.score_codes`);
+    a fault is returned (:func:`checked_batch`)."""
     try:
         s, y, w = validated(cfg, st, path, batch, offset)
     except V.RowFault as f:
         return f
     st.acc.add(s, y, w)
-    return s, y, w
+    coded = rows.score_codes(st.cfg.name, st.acc) if rows is not None and rows.ok and w is None else None
+    return s, y, w, coded
 
 
 def fold_file(cfg: Config, states: list[ModelState], path: Path, rng: np.random.Generator,
@@ -701,13 +710,13 @@ def fold_file(cfg: Config, states: list[ModelState], path: Path, rng: np.random.
             for label in dict.fromkeys(st.cols["label"] for st in states):
                 batch.missing(label)
                 batch.matches(label, V.label_key(cfg.positive))
-        folded = list(ordered_map(functools.partial(_fold_model, cfg, path, batch, offset), states))
+        folded = list(ordered_map(functools.partial(_fold_model, cfg, path, batch, offset, rows), states))
         try:
             checked_batch(cfg, path, batch, offset, dates, folded)
         except V.RowFault:
             parse_rest(parts)  # a read error past the fault is the file's first problem (as in memory)
             raise
-        for st, (s, y, w) in zip(states, folded):
+        for st, (s, y, w, coded) in zip(states, folded):
             if rows is not None and rows.ok:
                 if st.dropped or w is not None:
                     rows.drop()
@@ -716,8 +725,7 @@ def fold_file(cfg: Config, states: list[ModelState], path: Path, rng: np.random.
                         rows.add_labels(y)
                     elif y is not rows.y[-1] and not np.array_equal(y, rows.y[-1]):
                         rows.drop()  # labels differ row by row: the paired pass says so
-                    if rows.ok:
-                        rows.add_scores(st.cfg.name, st.acc)
+                    rows.add_codes(st.cfg.name, coded)
             st.rows += s.shape[0]
             take = min(cfg.stream.sample_per_batch, s.shape[0])
             if take:
