@@ -218,7 +218,12 @@ class Batch:
                 return self._cache[ckey]
             return [V.label_key(v) for v in pc.unique(col.filter(keep)).to_pylist()]
         k = self.keys(name)
-        return [v for v in pc.unique(k if keep is None else k.filter(keep)).to_pylist() if v is not None]
+        if keep is None:  # every model of a file asks: one hash pass over the column, not one each
+            ckey = ("distinct", name)
+            if ckey not in self._cache:
+                self._cache[ckey] = [v for v in pc.unique(k).to_pylist() if v is not None]
+            return self._cache[ckey]
+        return [v for v in pc.unique(k.filter(keep)).to_pylist() if v is not None]
 
 
 def _float_ids() -> frozenset:

@@ -110,7 +110,10 @@ class DenseCounts:
             at = 2 * (self.qmin - qmin)
             grown[at:at + self.counts.shape[0]] = self.counts
             self.qmin, self.counts = qmin, grown
-        np.add.at(self.counts, codes, 1)  # no bincount of the whole span: that costs ~10 ms per chunk at 10^6 codes
+        if n >= self.counts.shape[0]:  # a chunk longer than the span: one bincount (add.at is ~3x slower a row)
+            self.counts += np.bincount(codes, minlength=self.counts.shape[0])
+        else:  # no bincount of the whole span: that costs ~10 ms per chunk at 10^6 codes
+            np.add.at(self.counts, codes, 1)
         self.n_rows += n
         codes >>= 1
         codes += qmin

@@ -700,8 +700,9 @@ def fold_file(cfg: Config, states: list[ModelState], path: Path, rng: np.random.
     ``dates`` (a list) collects each batch's first and last date when a date column is set;
     ``rows`` keeps each row's codes (labels of the first model, integer scores of each). The
     models of a batch are folded in threads, after the columns they share — the label's missing
-    rows and positives — are computed once here; the codes and the sample (the shared ``rng``)
-    are taken here, model by model, as in one thread.
+    rows, positives and distinct keys — are computed once here; each model's codes are made in
+    its thread and kept here, and the sample (the shared ``rng``) is taken here, model by model,
+    as in one thread.
     """
     offset = 0
     parts = reader.batches(cfg, path, states)
@@ -710,6 +711,7 @@ def fold_file(cfg: Config, states: list[ModelState], path: Path, rng: np.random.
             for label in dict.fromkeys(st.cols["label"] for st in states):
                 batch.missing(label)
                 batch.matches(label, V.label_key(cfg.positive))
+                batch.distinct(label, None)
         folded = list(ordered_map(functools.partial(_fold_model, cfg, path, batch, offset, rows), states))
         try:
             checked_batch(cfg, path, batch, offset, dates, folded)
