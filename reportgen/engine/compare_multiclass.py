@@ -34,20 +34,18 @@ from reportgen.engine import binary as B
 from reportgen.engine import class_tables as CT
 from reportgen.engine import distinct_rows as DR
 from reportgen.engine import multiclass as MC
-from reportgen.engine import multiplicity as MP
 from reportgen.engine import stats
 from reportgen.engine import streams
 from reportgen.engine.compare import (
     ROW_BOOTSTRAP,
-    PrimaryTest,
     Progress,
     Settings,
     bootstrap_interval,
+    bootstrap_test,
     decide,
-    mcnemar_of_counts,
+    differences,
+    mcnemar_of_pairing,
     mcnemar_summary,
-    relative_change,
-    relative_error_reduction,
 )
 from reportgen.engine.evidence import MulticlassEvidence, MulticlassModelEvidence
 from reportgen.engine.intervals import (
@@ -223,28 +221,26 @@ def comparisons_of(names: Sequence[str], models: dict[str, ModelResult], s: Sett
                    skipped_auc: bool, mcnemar_of, capabilities: dict[str, str],
                    joint_deltas: dict[int, dict[str, np.ndarray]] | None = None) -> list[Comparison]:
     """Every comparison with the baseline: deltas, bootstrap intervals (when ``boot`` is given),
-    McNemar's test (``mcnemar_of(j)`` → ((result, basis, weighted table) or None, capability codes)),
-    Holm over each family (verdicts, McNemar), and a decision (the report words the verdict); ``capabilities``: what every comparison lacks, with reason codes.
-    ``joint_deltas[j]``: model j's drawn differences of the confusion metrics from the pair's joint
-    confusion counts (every engine, the same draws); they come first, the rows' bootstrap (memory)
-    adds the AUCs and log-loss."""
+    McNemar's test (``mcnemar_of(j)``: :func:`~reportgen.engine.compare.mcnemar_of_pairing`), Holm
+    over each family (verdicts, McNemar), and a decision (the report words the verdict);
+    ``capabilities``: what every comparison lacks, with reason codes. ``joint_deltas[j]``: model
+    j's drawn differences of the confusion metrics from the pair's joint confusion counts (every
+    engine, the same draws); they come first, the rows' bootstrap (memory) adds the AUCs and
+    log-loss."""
     joint_deltas = joint_deltas or {}
     midx = {m: k for k, m in enumerate(METRICS)}
     base_name = s.baseline or names[0]
     b = names.index(base_name)
-    pending = []
+    pm = s.primary_metric
+    pending, tests = [], []
     raw_mcnemar: list[float | None] = []
     for j, model in enumerate(names):
         if j == b:
             continue
-        mm, bm = models[model].metrics, models[base_name].metrics
-        delta = {k: (None if mm[k] is None or bm[k] is None else mm[k] - bm[k]) for k in METRICS}
-        rel = {k: relative_change(mm[k], bm[k]) for k in METRICS}
-        rer = {k: relative_error_reduction(bm[k], mm[k]) for k in MAX_ONE}
+        delta, rel, rer = differences(models[model].metrics, models[base_name].metrics, METRICS, MAX_ONE)
         ci: dict[str, list[float]] = {}
         method: dict[str, str] = {}
         caps = dict(capabilities)
-        notes: list[Notice] = []
         for name, x in joint_deltas.get(j, {}).items():
             if name != "baseline_accuracy" and (iv := bootstrap_interval(x, s.level)) is not None:
                 ci[name], method[name] = iv, JOINT_CONFUSION_BOOTSTRAP
@@ -258,32 +254,22 @@ def comparisons_of(names: Sequence[str], models: dict[str, ModelResult], s: Sett
             if skipped_auc:
                 caps["bootstrap.auc"] = "too_many_cells"
         mcn, why = mcnemar_of(j)
-        caps.update(why)
+        if why is not None:
+            caps["mcnemar"] = why
         raw_mcnemar.append(None if mcn is None else mcn[0].p_value)
-        pending.append((model, delta, rel, rer, ci, method, caps, notes, mcn, j))
-
-    pm = s.primary_metric
-    tests = []
-    for (name, delta, rel, rer, ci, method, caps, notes, mcn, j) in pending:
-        if pm in joint_deltas.get(j, {}):
-            x = joint_deltas[j][pm]
-            tests.append(PrimaryTest(MP.bootstrap_p(x), "bootstrap", ci.get(pm), method.get(pm),
-                                     lambda lv, x=x: bootstrap_interval(x, lv)))
-        elif boot is not None and pm in midx:
-            x = boot[:, j, midx[pm]] - boot[:, b, midx[pm]]
-            tests.append(PrimaryTest(MP.bootstrap_p(x), "bootstrap", ci.get(pm), method.get(pm),
-                                     lambda lv, x=x: bootstrap_interval(x, lv)))
-        else:
-            tests.append(PrimaryTest(None, "no test", ci.get(pm), method.get(pm)))
+        pending.append((model, delta, rel, rer, ci, method, caps, mcn))
+        drawn = joint_deltas.get(j, {}).get(pm)
+        if drawn is None and boot is not None and pm in midx:
+            drawn = boot[:, j, midx[pm]] - boot[:, b, midx[pm]]
+        tests.append(bootstrap_test(drawn, ci, method, pm))
     decisions = decide([p[1].get(pm) for p in pending], tests, pm, BETTER.get(pm) or "higher", s.level)
     comparisons: list[Comparison] = []
-    for (name, delta, rel, rer, ci, method, caps, notes, mcn, j), hm, dec in zip(
-            pending, stats.holm(raw_mcnemar), decisions):
-        mc = None if mcn is None else mcnemar_summary(mcn[0], hm if len(pending) > 1 else None, mcn[1], mcn[2])
+    for (name, delta, rel, rer, ci, method, caps, mcn), hm, dec in zip(pending, stats.holm(raw_mcnemar), decisions):
+        mc = None if mcn is None else mcnemar_summary(mcn[0], hm if len(pending) > 1 else None, *mcn[1:])
         comparisons.append(Comparison(
             model=name, baseline=base_name, delta=delta, relative_delta=rel,
             relative_error_reduction=rer["accuracy"], relative_error_reductions=rer, ci=ci,
-            tests=ComparisonTests(None, mc, notices=notes), primary_metric=pm,
+            tests=ComparisonTests(None, mc, notices=[]), primary_metric=pm,
             ci_method=method, capabilities=caps, decision=dec,
         ))
     return comparisons
@@ -391,22 +377,8 @@ def compare_multiclass_evidence(ev: MulticlassEvidence, s: Settings, progress: P
     else:
         caps = {"bootstrap": "needs_rows"}
 
-    def mcnemar_of(j: int) -> tuple[tuple | None, dict[str, str]]:
-        """McNemar on rows (unweighted, or sampling weights: the weights never inflate the
-        evidence; the weighted table beside), or on frequencies (integer frequency weights)."""
-        agree, basis, wtab = ev.pairing.agreement(j, base), "rows", None
-        if weighted and s.weight_kind == "sampling":
-            wtab, agree = agree, ev.pairing.agreement_rows(j, base)
-        elif weighted:
-            basis = "frequency_weights"
-            if agree is not None and not np.all(agree == np.round(agree)):
-                agree = None
-        if agree is not None:
-            return (mcnemar_of_counts(agree), basis, wtab), {}
-        if ev.pairing.status == "unpaired":
-            return None, {"mcnemar": ev.pairing.reason}
-        return None, {"mcnemar": ("weighted" if s.weight_kind == "sampling" else "non_integer_weights") if weighted
-                      else "not_counted"}
+    def mcnemar_of(j: int) -> tuple[tuple | None, str | None]:
+        return mcnemar_of_pairing(ev.pairing, j, base, weighted, s.weight_kind)
 
     return models, comparisons_of(names, models, s, boot, boot is not None and not with_auc, mcnemar_of, caps,
                                   joint_deltas)
