@@ -53,12 +53,11 @@ from reportgen.engine.curve import ScoreTable, merge_tables
 from reportgen.engine.evidence import BinaryEvidence, MulticlassEvidence
 from reportgen.errors import InputError, UserError
 from reportgen.io import validate as V
-from reportgen.io.align import check_rows_left
 from reportgen.io.files import Digests, FileInfo, file_info, hashing, named_by_dataset, no_rows, parts_of
 from reportgen.io.pairs import PAIRED_CHUNK, place, split_ranges
 from reportgen.reduce import accumulators as S
 from reportgen.reduce import local as L
-from reportgen.reduce.evidence_of import binary_evidence, load_audit, multiclass_evidence
+from reportgen.reduce.evidence_of import binary_evidence, multiclass_evidence
 
 #: Partial results merged per reduce task.
 FAN_IN = 8
@@ -274,12 +273,12 @@ def _reduced(reducer: Any, cfg: Config, *parts: Any) -> Any:
 
 
 def _read_twice(cfg: Config, dask: Any, digests: Digests, connect: Callable, plan: Callable, mapper: Any, reducer: Any,
-                states_of: Callable, args: Callable[[], tuple] = tuple):
+                args: Callable[[], tuple] = tuple):
     """The first map (and a second keeping the rows every model keeps, when some model keeps rows
     another does not): (by_file, parts per file, results per dataset, rows per part, join,
     common indexes, part slices, rows left out). ``plan(indexes)``: each dataset's models (the
     columns checked); ``connect()`` starts the cluster; ``args()``: the mapper's last arguments
-    (after the plan); ``states_of(results)``: every model's merged pass state in config order."""
+    (after the plan)."""
     by_file = plan(None)
     connect()
     parts_of_file = {p: parts_of(p) for p in by_file}
@@ -289,7 +288,7 @@ def _read_twice(cfg: Config, dask: Any, digests: Digests, connect: Callable, pla
             raise no_rows(Path(r.path))
         digests.merge(r.digests)
     reads = {p: r.reads for p, r in zip(by_file, results)}
-    states = states_of(results)
+    states = _states(cfg, results)
     join = L.join_states(cfg, states)
     indexes, left_out = L.common_rows(states, [sum(reads[Path(st.cfg.file)]) for st in states], join,
                                       always=len(by_file) > 1)  # separate datasets: paired by index
@@ -326,6 +325,11 @@ def _gather(parts: tuple[Part, ...], states: list) -> Part:
         digests.merge(p.digests)
     return Part(parts[0].path, states, [r for p in parts for r in p.reads], [min(seen), max(seen)] if seen else [],
                 digests.files)
+
+
+def _states(cfg: Config, results: tuple[Part, ...]) -> list:
+    """Every model's merged pass state, in config order."""
+    return L.in_order(cfg, [st for r in results for st in r.states])
 
 
 def _before(parts: tuple[Part, ...]) -> list[int]:
@@ -400,7 +404,7 @@ def _map_binned(cfg: Config, part: str, m: ModelConfig, edges: np.ndarray, index
     st = L.new_state(cfg, m, Path(part), index, collect=False)
     acc = S.BinnedAccumulator(edges, st.cfg.direction)
     for batch, offset in L.batches(cfg, Path(part), [st]):
-        acc.add(*L.validated(cfg, st, Path(part), batch, offset))
+        acc.add(*L.kept_rows(cfg, st, Path(part), batch, offset)[:3])
     return acc
 
 
@@ -411,20 +415,14 @@ def _reduce_binned(*parts: S.BinnedAccumulator) -> S.BinnedAccumulator:
 def _binary(cfg: Config, dask: Any, progress: L.Progress | None, digests: Digests, connect: Callable) -> BinaryEvidence:
     delayed = dask.delayed
     sc = cfg.stream
-
-    def states_of(results: tuple[Part, ...]) -> list[L.ModelState]:
-        return L.in_order(cfg, [st for r in results for st in r.states])
-
     by_file, parts_of_file, results, reads, join, indexes, slices, left_out = _read_twice(
-        cfg, dask, digests, connect, functools.partial(L.plan_binary, cfg), _map_part, _reduce_parts, states_of)
-    states = states_of(results)
-    if left_out and join is None:
-        check_rows_left(cfg.models[0].file, states[0].rows, states[0].labels, V.label_key(cfg.positive),
-                        [m.name for m in cfg.models])
+        cfg, dask, digests, connect, functools.partial(L.plan_binary, cfg), _map_part, _reduce_parts)
+    states = _states(cfg, results)
+    L.check_left(cfg, states, join, left_out)
     files = [file_info(path, sum(reads[path])) for path in by_file]
     if progress is not None:
         progress(1, 2)
-    models, warnings, dropped = [], list(join.warnings) if join is not None else [], []
+    models, warnings, dropped = [], [], []
     for st in states:
         m, path = st.cfg, st.path
         dropped += [(m.name, reason, rows) for reason, rows in st.dropped.items()]
@@ -442,14 +440,13 @@ def _binary(cfg: Config, dask: Any, progress: L.Progress | None, digests: Digest
             acc = tree_reduce(delayed, _reduce_binned, mapped).compute()
             table, grouper, binning = L.binned_result(cfg, m.name, acc, warnings)
         models.append(L.model_table(cfg, st, table, binning, grouper))
-    dropped.extend(left_out)
     shared = delayed(([x.table for x in models], [x.grouper or S.exact_grouper(x.table) for x in models]), pure=True)
     paired, note = _pairs(cfg, delayed, by_file, parts_of_file, slices, reads, left_out, L.BinaryPairs, shared,
                           [m.file for m in cfg.models])  # the tables: one graph node, sent to each worker once
     if progress is not None:
         progress(2, 2)
-    dates = L.date_span([d for part in results for d in part.dates])
-    return binary_evidence(cfg, models, paired, note, load_audit(files, dropped, warnings, dates))
+    dates = [d for part in results for d in part.dates]
+    return binary_evidence(cfg, models, paired, note, L.load_audit_of(files, dropped, left_out, join, warnings, dates))
 
 
 # --------------------------------------------------------------------------------------
@@ -506,30 +503,23 @@ def _multiclass(cfg: Config, dask: Any, progress: L.Progress | None, digests: Di
     def plan(indexes: dict[str, np.ndarray] | None) -> dict[Path, list[L.ModelCounts]]:
         plans.append(L.plan_multiclass(cfg, indexes))
         return plans[-1][2]
-
-    def states_of(results: tuple[Part, ...]) -> list[L.ModelCounts]:
-        return L.in_order(cfg, [st for r in results for st in r.states])
-
     by_file, parts_of_file, results, reads, join, indexes, slices, left_out = _read_twice(
-        cfg, dask, digests, connect, plan, _map_counts, _reduce_counts, states_of, lambda: (plans[-1][1],))
+        cfg, dask, digests, connect, plan, _map_counts, _reduce_counts, lambda: (plans[-1][1],))
     if progress is not None:
         progress(1, 2)
     files: list[FileInfo] = [file_info(path, sum(reads[path])) for path in by_file]
     # one class numbering for all datasets: the first's ids, then the others' new keys
     keys, to_ids = _unite(results)
     states = L.in_order(cfg, [L.combine([st], [to], len(keys), cfg) for part, to in zip(results, to_ids) for st in part.states])
-    if left_out and join is None:
-        check_rows_left(str(states[0].path), states[0].rows, states[0].seen_truth, None, [st.cfg.name for st in states])
+    L.check_left(cfg, states, join, left_out)
     configured, ids, _by_file = plans[-1]
     united = ids.copy()
     united.index = {c: j for j, c in enumerate(keys)}
     classes, models, warnings, dropped = L.conclude(cfg, states, configured, united)
     mcnemar, note = _pairs(cfg, delayed, by_file, parts_of_file, slices, reads, left_out, L.McNemarPairs, classes, None,
                            alone=cfg.bootstrap.resamples > 0)
-    dropped.extend(left_out)
-    if join is not None:
-        warnings[:0] = join.warnings
     if progress is not None:
         progress(2, 2)
-    dates = L.date_span([d for part in results for d in part.dates])
-    return multiclass_evidence(cfg, classes, models, mcnemar, note, load_audit(files, dropped, warnings, dates))
+    dates = [d for part in results for d in part.dates]
+    return multiclass_evidence(cfg, classes, models, mcnemar, note,
+                               L.load_audit_of(files, dropped, left_out, join, warnings, dates))

@@ -58,7 +58,7 @@ import pandas as pd
 from reportgen.config import Config, ModelConfig
 from reportgen.engine import distinct_rows as DR
 from reportgen.engine.curve import ScoreTable, row_groups
-from reportgen.engine.evidence import BinaryEvidence, MulticlassEvidence, MulticlassModelEvidence
+from reportgen.engine.evidence import BinaryEvidence, LoadAudit, MulticlassEvidence, MulticlassModelEvidence
 from reportgen.engine.approval import joint_cell_luts
 from reportgen.engine.streaming import binning_auc_bound
 from reportgen.errors import InputError
@@ -365,7 +365,7 @@ def pair_pass(cfg: Config, by_file: dict[Path, list[ModelPass]], states: list[Mo
             for batch, offset in reader.batches(cfg, path, sts):
                 recs: list = [None] * len(states)
                 # each model's records in a thread (its own state; numpy and pyarrow release the GIL)
-                found = list(ordered_map(functools.partial(_records_of, records, path, batch, offset), sts))
+                found = list(ordered_map(lambda st: records(st, path, batch, offset), sts))
                 for st, (pos, rec) in zip(sts, found):
                     name = st.cfg.name
                     j = names.index(name)
@@ -380,12 +380,6 @@ def pair_pass(cfg: Config, by_file: dict[Path, list[ModelPass]], states: list[Mo
             if (note := add_range(recs)) is not None:
                 return note
     return None
-
-
-def _records_of(records: Callable[[ModelPass, Path, Batch, int], tuple], path: Path, batch: Batch, offset: int,
-                st: ModelPass) -> tuple:
-    """``records(st, path, batch, offset)``: one model's (file positions, records) of a batch."""
-    return records(st, path, batch, offset)
 
 
 def read_files(by_file: dict[Path, list], fold: Callable[[Path, list, list], int], progress: Progress | None,
@@ -420,8 +414,7 @@ def parse_rest(read: Any) -> int:
 
 
 def read_aligned(cfg: Config, plan: Callable[[dict[str, np.ndarray] | None], dict[Path, list]],
-                 read_all: Callable[[dict[Path, list], bool], tuple[dict[Path, int], list]],
-                 label_keys: Callable[[Any], set], positive: str | None):
+                 read_all: Callable[[dict[Path, list], bool], tuple[dict[Path, int], list]]):
     """Pass 1, and again keeping only the rows every model keeps when some model keeps rows
     another does not: (by_file, states in config order, rows read per file, dates seen, join,
     common indexes, rows left out). ``read_all(by_file, first)`` reads every file."""
@@ -434,12 +427,28 @@ def read_aligned(cfg: Config, plan: Callable[[dict[str, np.ndarray] | None], dic
         by_file = plan(indexes)
         read, seen_dates = read_all(by_file, False)
         states = in_order(cfg, [st for sts in by_file.values() for st in sts])
-        if join is None:
-            A.check_rows_left(str(states[0].path), states[0].rows, label_keys(states[0]), positive,
-                              [st.cfg.name for st in states])
+        check_left(cfg, states, join, left_out)
     if join is not None and indexes is None and not join.in_order:
         indexes = {st.cfg.name: join.index(i, st.keyed().rows, read[st.path]) for i, st in enumerate(states)}
     return by_file, states, read, seen_dates, join, indexes, left_out
+
+
+def check_left(cfg: Config, states: list[ModelPass], join: Join | None, left_out: list) -> None:
+    """Files matched by position and read again keeping the rows every model keeps (``left_out``:
+    rows were left out): some rows left, binary of both classes (states in config order)."""
+    if left_out and join is None:
+        first = states[0]
+        labels = first.seen_truth if isinstance(first, ModelCounts) else first.labels
+        positive = V.label_key(cfg.positive) if cfg.task == "binary" else None
+        A.check_rows_left(str(first.path), first.rows, labels, positive, [st.cfg.name for st in states])
+
+
+def load_audit_of(files: list[FileInfo], dropped: list[tuple[str, str, int]], left_out: list, join: Join | None,
+                  warnings: list[Notice], dates: list) -> LoadAudit:
+    """The load audit of every runner: the rows each model dropped, then the rows left out of
+    the comparison; the join's notices before the runner's."""
+    return load_audit(files, [*dropped, *left_out], [*(join.warnings if join is not None else ()), *warnings],
+                      date_span(dates))
 
 
 def check_first_batches(cfg: Config) -> tuple[dict[Path, int], bool]:
@@ -515,10 +524,7 @@ def load_frames(cfg: Config, frames: dict[Path, Any], files: list[FileInfo]) -> 
     accumulators of ``engine: stream`` with nothing binned (:func:`whole_file_config`): the same
     rules, messages, tables and paired statistics; ``files``: the inputs' audit records."""
     reader = Reader({path: Batch(record_batch(df)) for path, df in frames.items()})
-    whole = whole_file_config(cfg)
-    if cfg.task == "multiclass":
-        return load_streamed_multiclass(whole, None, reader, files)
-    return load_streamed(whole, None, reader, files)
+    return runner(cfg)(whole_file_config(cfg), None, reader, files)
 
 
 def load(cfg: Config, progress: Progress | None = None) -> BinaryEvidence | MulticlassEvidence:
@@ -529,7 +535,12 @@ def load(cfg: Config, progress: Progress | None = None) -> BinaryEvidence | Mult
     if cfg.engine == "memory":
         return load_frames(cfg, *read_frames(cfg))
     with hashing():
-        return load_streamed_multiclass(cfg, progress) if cfg.task == "multiclass" else load_streamed(cfg, progress)
+        return runner(cfg)(cfg, progress)
+
+
+def runner(cfg: Config) -> Callable[..., BinaryEvidence | MulticlassEvidence]:
+    """The local runner of the config's task: :func:`load_streamed` or :func:`load_streamed_multiclass`."""
+    return load_streamed_multiclass if cfg.task == "multiclass" else load_streamed
 
 
 # --------------------------------------------------------------------------------------
@@ -622,11 +633,6 @@ class RowCodes:
             self.codes.setdefault(name, []).append(bins)
 
 
-def validated(cfg: Config, st: ModelState, path: Path, batch: Batch, offset: int):
-    """(scores, is_positive, weights) of the batch's valid rows; errors name the global row."""
-    return kept_rows(cfg, st, path, batch, offset)[:3]
-
-
 def kept_rows(cfg: Config, st: ModelState, path: Path, batch: Batch, offset: int):
     """(scores, is_positive, weights, keep) of the batch's valid rows (``keep``: their mask, None = all)."""
     import pyarrow.compute as pc  # noqa: PLC0415
@@ -677,7 +683,7 @@ def _fold_model(cfg: Config, path: Path, batch: Batch, offset: int, st: ModelSta
     """One model's part of a batch in pass 1 (its own state only, so models run in threads); a
     fault is returned (:func:`checked_batch`)."""
     try:
-        s, y, w = validated(cfg, st, path, batch, offset)
+        s, y, w = kept_rows(cfg, st, path, batch, offset)[:3]
     except V.RowFault as f:
         return f
     st.acc.add(s, y, w)
@@ -742,7 +748,7 @@ def load_streamed(cfg: Config, progress: Progress | None = None, reader: Reader 
                           progress, cfg, reader)
 
     by_file, states, read, seen_dates, join, indexes, left_out = read_aligned(
-        cfg, lambda ix: plan_binary(cfg, ix, reader.held), read_all, lambda st: st.labels, V.label_key(cfg.positive))
+        cfg, lambda ix: plan_binary(cfg, ix, reader.held), read_all)
     rows = codes[0]
     models: list[ModelTable] = []
     lookups: dict[str, tuple[int, np.ndarray] | None] = {}
@@ -764,7 +770,7 @@ def load_streamed(cfg: Config, progress: Progress | None = None, reader: Reader 
 
             def bin_batch(item: tuple[Batch, int], st: ModelState = st, acc: S.BinnedAccumulator = acc):
                 """A batch validated and binned in a thread: (weighted rows, or None; bins, or None)."""
-                s, y, w = validated(cfg, st.replica(), st.path, *item)
+                s, y, w = kept_rows(cfg, st.replica(), st.path, *item)[:3]
                 return ((s, y, w), None) if w is not None else (None, acc.bin_rows(s, y))
 
             for weighted, binned in ordered_map(bin_batch, reader.batches(cfg, path, [st])):
@@ -793,11 +799,8 @@ def load_streamed(cfg: Config, progress: Progress | None = None, reader: Reader 
         pairs = BinaryPairs(cfg, ([m.table for m in models], [m.grouper or exact(m.table) for m in models]),
                             [m.file for m in models], pieces=reader.held)
         paired, note = paired_pass(cfg, by_file, states, read, indexes, pairs, reader=reader)
-    dropped.extend(left_out)
-    if join is not None:
-        warnings[:0] = join.warnings
     inputs = files if files is not None else [file_info(p, n) for p, n in read.items()]
-    return binary_evidence(cfg, models, paired, note, load_audit(inputs, dropped, warnings, date_span(seen_dates)))
+    return binary_evidence(cfg, models, paired, note, load_audit_of(inputs, dropped, left_out, join, warnings, seen_dates))
 
 
 def model_table(cfg: Config, st: ModelState, table: ScoreTable, binning: BinningInfo | None,
@@ -1175,17 +1178,13 @@ def load_streamed_multiclass(cfg: Config, progress: Progress | None = None, read
         plan.append(plan_multiclass(cfg, indexes, reader.held))
         return plan[-1][2]
 
-    by_file, states, read, seen_dates, join, indexes, left_out = read_aligned(
-        cfg, planned, read_all, lambda st: st.seen_truth, None)
+    by_file, states, read, seen_dates, join, indexes, left_out = read_aligned(cfg, planned, read_all)
     classes, models, warnings, dropped = conclude(cfg, states, plan[-1][0], plan[-1][1])
     mcnemar, note = paired_pass(cfg, by_file, states, read, indexes, McNemarPairs(cfg, classes, [str(st.path) for st in states]),
                                 alone=cfg.bootstrap.resamples > 0, reader=reader)
-    dropped.extend(left_out)
-    if join is not None:
-        warnings[:0] = join.warnings
     inputs = files if files is not None else [file_info(p, n) for p, n in read.items()]
     return multiclass_evidence(cfg, classes, models, mcnemar, note,
-                               load_audit(inputs, dropped, warnings, date_span(seen_dates)))
+                               load_audit_of(inputs, dropped, left_out, join, warnings, seen_dates))
 
 
 #: A compared row as McNemar's pass keeps it: its true class, whether the model was right, its
