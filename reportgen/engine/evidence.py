@@ -36,7 +36,7 @@ from reportgen.engine.approval import ApprovalCounts
 from reportgen.engine.class_tables import ClassTables
 from reportgen.engine.curve import ScoreTable
 from reportgen.engine.intervals import PairCounts, WeightCells
-from reportgen.results import BinningInfo, Notice
+from reportgen.results import BinningInfo, InputFile, Notice
 
 #: Why rows are paired or not (:attr:`Pairing.reason`).
 PairingReason = Literal[
@@ -55,27 +55,17 @@ PAIRING_REASONS: tuple[str, ...] = PairingReason.__args__  # type: ignore[attr-d
 
 
 @dataclass(frozen=True, slots=True)
-class FileAudit:
-    """One input file: where, its SHA-256, rows read and size in bytes."""
-
-    path: str
-    sha256: str
-    rows: int
-    size_bytes: int
-
-
-@dataclass(frozen=True, slots=True)
 class LoadAudit:
     """What loading did, for the run block of the result.
 
     Attributes:
-        files: every input file once, in the order read.
+        files: every input file once, in the order read (where, its SHA-256, rows read, bytes).
         dropped: (model, reason, rows) for each reason rows were dropped.
         warnings: the loaders' warnings as notices (codes and facts; the report layer words them).
         dates: (first, last) of the configured date column, or None.
     """
 
-    files: tuple[FileAudit, ...]
+    files: tuple[InputFile, ...]
     dropped: tuple[tuple[str, str, int], ...] = ()
     warnings: tuple[Notice, ...] = ()
     dates: tuple[str, str] | None = None
@@ -325,6 +315,6 @@ class MulticlassEvidence:
 
 
 __all__ = [
-    "BinaryEvidence", "BinaryModelEvidence", "FileAudit", "LoadAudit", "MulticlassEvidence",
+    "BinaryEvidence", "BinaryModelEvidence", "LoadAudit", "MulticlassEvidence",
     "MulticlassModelEvidence", "MulticlassRows", "PAIRING_REASONS", "Pairing", "unpaired",
 ]

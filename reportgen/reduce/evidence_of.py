@@ -24,11 +24,10 @@ from reportgen.engine.curve import ScoreTable
 from reportgen.engine.intervals import WeightCells
 from reportgen.io.files import FileInfo
 from reportgen.reduce import accumulators as S
-from reportgen.results import BinningInfo, Notice
+from reportgen.results import BinningInfo, InputFile, Notice
 from reportgen.engine.evidence import (
     BinaryEvidence,
     BinaryModelEvidence,
-    FileAudit,
     LoadAudit,
     MulticlassEvidence,
     MulticlassModelEvidence,
@@ -52,7 +51,7 @@ def load_audit(files: Sequence[FileInfo], dropped: Sequence[tuple[str, str, int]
                dates: tuple[str, str] | None = None) -> LoadAudit:
     """The load audit of a run: the files read (their audit records), the rows dropped (model,
     reason, rows), the runner's notices and the date range."""
-    return LoadAudit(tuple(FileAudit(f.path, f.sha256, f.rows, f.size_bytes) for f in files),
+    return LoadAudit(tuple(InputFile(f.path, f.sha256, f.rows, f.size_bytes) for f in files),
                      tuple((n, r, k) for n, r, k in dropped), tuple(warnings), tuple(dates) if dates else None)
 
 
