@@ -2,29 +2,13 @@
 
 :func:`compare_binary_evidence` takes the binary evidence every engine returns
 (:mod:`reportgen.engine.evidence`) and chooses each method by what the evidence holds, never
-by which engine made it:
-
-* per model (binary): every metric, curve, optimum and prevalence scenario from its score
-  table; DeLong intervals of AUC and Gini from the table; bootstrap intervals drawn on the
-  table's cells (:func:`~reportgen.engine.intervals.model_bootstrap`, the distribution of the
-  stratified row bootstrap at O(cells) per resample; above 4,096 distinct scores on a binned
-  table cut at the threshold, moved by the binning error);
-* per comparison with the baseline: deltas, relative deltas and error reductions; DeLong's
-  paired test from the covariance of aligned rows, else the unpaired test (Welch's t, pROC);
-  McNemar's test from the agreement counts; paired bootstrap intervals of threshold-metric
-  differences from the decision-pattern counts and of ranking-metric differences from the
-  pair's joint score table (:func:`~reportgen.engine.intervals.pair_bootstrap`), both counted
-  in every engine's paired pass; weighted models (sampling weights) from their weight cells —
-  rows counted per (score, class, weight), and per (every model's score, class, weights) for
-  differences and the comparison at equal approval rate, the row bootstrap with the weights
-  carried, counted alike by every engine — or a capability code saying what is missing; Holm-adjusted p-values and the verdict's facts (a
-  :class:`~reportgen.results.Decision`).
+by which engine made it (its docstring lists them). The multiclass driver
+(:mod:`reportgen.engine.compare_multiclass`) shares the comparison's pieces defined here: the
+deltas, McNemar's choice of counts, the primary metric's test and the family's verdicts.
 
 No prose: warnings and the tests' caveats are :class:`~reportgen.results.Notice` codes with their
 facts, the decision rule is ``ModelResult.decision_rule``; the report layer
 (:mod:`reportgen.wording`) writes the verdict, the rule and every warning from them.
-
-Multiclass evidence goes to :func:`reportgen.engine.compare_multiclass.compare_multiclass_evidence`.
 """
 
 from __future__ import annotations
@@ -518,18 +502,23 @@ def compare_binary_evidence(ev: BinaryEvidence, s: Settings, progress: Progress 
 
     * each model: DeLong's interval of AUC and Gini from its table (unweighted, ≥ 2 rows per
       class; on the logit scale when the normal one would leave [0, 1]); every other metric's
-      interval from the stratified bootstrap drawn on its score table (unweighted), or on its
-      weight cells (weighted models: :func:`~reportgen.engine.intervals.weighted_model_bootstrap`);
+      interval from the stratified bootstrap drawn on its score table's cells (unweighted:
+      :func:`~reportgen.engine.intervals.model_bootstrap`, the row bootstrap's distribution at
+      O(cells) per resample; above 4,096 distinct scores on a binned table cut at the threshold,
+      moved by the binning error), or on its weight cells (weighted models:
+      :func:`~reportgen.engine.intervals.weighted_model_bootstrap`);
       proportions whose count is 0 or its total get the exact Clopper–Pearson interval instead of
       a degenerate one; zero-width intervals are warned of;
     * each difference with the baseline: AUC and Gini by DeLong's paired test (covariance of
       the aligned rows) or else the unpaired one (variances added, Welch's t as pROC); the
       threshold metrics by the paired bootstrap of the decision-pattern counts; the other
       ranking metrics by the paired bootstrap of the pair's joint score table; weighted models
-      every difference by the paired bootstrap of their joint weight cells; McNemar's test from
-      the agreement counts (rows under sampling weights, frequencies under frequency weights);
-      one multiplicity policy, Holm over each family
-      (verdicts, McNemar, pairwise), with a :class:`~reportgen.results.Decision` per comparison.
+      every difference by the paired bootstrap of their joint weight cells (and the comparison at
+      equal approval rate); McNemar's test from the agreement counts (rows under sampling
+      weights, frequencies under frequency weights); deltas, relative deltas and error
+      reductions; one multiplicity policy, Holm over each family (verdicts, McNemar, pairwise),
+      with a :class:`~reportgen.results.Decision` per comparison; or a capability code saying
+      what is missing.
 
     Every draw comes from its own stream (:mod:`reportgen.engine.streams`): each model's
     (``model``, its name), each comparison's joint table (``pair``, baseline and model), the

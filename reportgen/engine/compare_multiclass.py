@@ -25,7 +25,7 @@ carry reason codes; :mod:`reportgen.wording` writes the sentences.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 import numpy as np
 
@@ -47,7 +47,7 @@ from reportgen.engine.compare import (
     mcnemar_of_pairing,
     mcnemar_summary,
 )
-from reportgen.engine.evidence import MulticlassEvidence, MulticlassModelEvidence
+from reportgen.engine.evidence import MulticlassEvidence, MulticlassModelEvidence, MulticlassRows
 from reportgen.engine.intervals import (
     CLASS_TABLE_BOOTSTRAP,
     COUNT_BOOTSTRAP,
@@ -89,18 +89,6 @@ SMALL_CLASS_ROWS = 30
 CURVE_POINTS = 400
 
 
-@dataclass(frozen=True, slots=True)
-class MulticlassInput:
-    """One model's aligned rows: true class indices, predicted indices and/or class scores."""
-
-    name: str
-    file: str
-    y_idx: np.ndarray
-    pred_idx: np.ndarray | None = None
-    proba: np.ndarray | None = None
-    weights: np.ndarray | None = None
-
-
 def _values(mm: MC.MulticlassMetrics) -> dict[str, float | None]:
     out: dict[str, float | None] = {}
     for k in METRICS:
@@ -110,14 +98,6 @@ def _values(mm: MC.MulticlassMetrics) -> dict[str, float | None]:
             v = getattr(mm, k)
             out[k] = None if v is None else float(v)
     return out
-
-
-def _evaluate(inp: MulticlassInput, labels: Sequence[str], s: Settings, costs: np.ndarray | None,
-              weights: np.ndarray | None, with_proba: bool = True) -> MC.MulticlassMetrics:
-    return MC.compute_multiclass(
-        inp.y_idx, labels, y_pred_idx=inp.pred_idx, proba=inp.proba if with_proba else None,
-        weights=weights, beta=s.beta, costs=costs,
-    )
 
 
 def _round(a: np.ndarray) -> np.ndarray:
@@ -187,31 +167,35 @@ def result_of(name: str, file: str, mm: MC.MulticlassMetrics, labels: Sequence[s
     )
 
 
-def _bootstrap(inputs: Sequence[MulticlassInput], counts: np.ndarray, labels: Sequence[str], s: Settings,
-               costs: np.ndarray | None, progress: Progress | None) -> tuple[np.ndarray | None, bool]:
+def _bootstrap(rows: MulticlassRows, labels: Sequence[str], s: Settings, costs: np.ndarray | None,
+               progress: Progress | None) -> tuple[np.ndarray, bool]:
     """Array (resamples, models, metrics) over paired stratified resamples of the rows; and
-    whether AUCs are in. The inputs are the distinct rows (``counts``: rows each stands for), so a
+    whether AUCs are in. The rows are distinct rows (``rows.counts``: rows each stands for), so a
     resample is a multinomial over each true class's distinct rows
     (:func:`~reportgen.engine.distinct_rows.stratified_multinomial_blocks`: the row bootstrap's
     distribution, the same draws in every engine), evaluated exactly with the drawn counts times
     the weights as weights."""
-    if s.resamples <= 0:
-        return None, False
-    y = inputs[0].y_idx
+    y = rows.y_idx
     with_auc = y.shape[0] * len(labels) <= BOOTSTRAP_AUC_MAX_CELLS
     rng = streams.stream(s.seed, "class_rows")  # every model on the same resampled rows (paired)
-    out = np.full((s.resamples, len(inputs), len(METRICS)), np.nan)
+    out = np.full((s.resamples, len(rows.pred_idx), len(METRICS)), np.nan)
     r = 0
-    for block in DR.stratified_multinomial_blocks(y, counts, s.resamples, rng):
+    for block in DR.stratified_multinomial_blocks(y, rows.counts, s.resamples, rng):
         for mult in block:
-            for j, inp in enumerate(inputs):
-                w = mult.astype(np.float64) if inp.weights is None else mult * inp.weights
-                vals = _values(_evaluate(inp, labels, s, costs, w, with_proba=with_auc))
-                out[r, j] = [np.nan if vals[k] is None else vals[k] for k in METRICS]
+            w = mult.astype(np.float64) if rows.weights is None else mult * rows.weights
+            for j, (pred, proba) in enumerate(zip(rows.pred_idx, rows.proba)):
+                mm = MC.compute_multiclass(y, labels, y_pred_idx=pred, proba=proba if with_auc else None, weights=w,
+                                           beta=s.beta, costs=costs)
+                out[r, j] = _row(_values(mm))
             r += 1
             if progress is not None:
                 progress(r, s.resamples)
     return out, with_auc
+
+
+def _row(values: dict[str, float | None], metrics: Sequence[str] = METRICS) -> list[float]:
+    """The values of ``metrics``, NaN where undefined."""
+    return [np.nan if values[k] is None else values[k] for k in metrics]
 
 
 _PROBA_METRICS = tuple(m.key for m in catalog.metrics_of("multiclass") if m.probabilities)
@@ -326,23 +310,13 @@ def _table_curves(t: CT.ClassTables, labels: Sequence[str]) -> MulticlassCurves:
 
 def compare_multiclass_evidence(ev: MulticlassEvidence, s: Settings, progress: Progress | None = None
                                 ) -> tuple[dict[str, ModelResult], list[Comparison]]:
-    """Every model's results and every comparison with the baseline, from multiclass evidence.
-
-    The metrics, per-class tables and curves come from the confusion counts and class tables
-    (:func:`MC.multiclass_from_counts`: the same functions of the same counts in every engine).
-    Intervals: the paired stratified bootstrap of the rows when the evidence keeps them (each
-    resample re-evaluated exactly with the multiplicities as weights, O(rows) per resample);
-    without rows, none (capability ``bootstrap``: ``needs_rows``). McNemar's test from the
-    agreement counts at each model's predictions.
-    """
+    """Every model's results and every comparison with the baseline, from multiclass evidence
+    (the methods: the module docstring)."""
     labels = list(ev.classes)
     costs = None if s.cost_matrix is None else np.asarray(s.cost_matrix, dtype=np.float64)
     boot, with_auc = None, False
     if ev.rows is not None and s.resamples > 0:
-        r = ev.rows
-        inputs = [MulticlassInput(m.name, m.file, r.y_idx, pi, pr, r.weights)
-                  for m, pi, pr in zip(ev.models, r.pred_idx, r.proba)]
-        boot, with_auc = _bootstrap(inputs, r.counts, labels, s, costs, progress)
+        boot, with_auc = _bootstrap(ev.rows, labels, s, costs, progress)
     models: dict[str, ModelResult] = {}
     for j, m in enumerate(ev.models):
         mm = MC.multiclass_from_counts(m.confusion, labels, m.n_rows, m.tables, beta=s.beta, costs=costs)
@@ -411,4 +385,4 @@ def _joint_deltas(ev: MulticlassEvidence, base: int, labels: Sequence[str], s: S
     return out
 
 
-__all__ = ["MulticlassInput", "compare_multiclass_evidence", "METRICS", "BETTER", "MAX_ONE", "PER_CLASS_FIELDS"]
+__all__ = ["compare_multiclass_evidence", "METRICS", "BETTER", "MAX_ONE", "PER_CLASS_FIELDS"]
