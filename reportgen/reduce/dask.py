@@ -323,8 +323,12 @@ def _gather(parts: tuple[Part, ...], states: list) -> Part:
     digests = Digests()
     for p in parts:
         digests.merge(p.digests)
-    return Part(parts[0].path, states, [r for p in parts for r in p.reads], [min(seen), max(seen)] if seen else [],
-                digests.files)
+    return Part(parts[0].path, states, [r for p in parts for r in p.reads], _span(seen), digests.files)
+
+
+def _span(dates: list) -> list:
+    """The first and last of ``dates`` (empty without any)."""
+    return [min(dates), max(dates)] if dates else []
 
 
 def _states(cfg: Config, results: tuple[Part, ...]) -> list:
@@ -337,23 +341,36 @@ def _before(parts: tuple[Part, ...]) -> list[int]:
     return [int(b) for b in np.cumsum([0] + [sum(p.reads) for p in parts[:-1]])]
 
 
+def _map_part(cfg: Config, part: str, k: int, templates: list[L.ModelPass], index: dict[str, np.ndarray] | None,
+              ids: L.ClassIds | None = None) -> Part:
+    """One part → each model's pass state and the kept ids (``index``: each model's common index
+    per row of the part; keep the rows ``>= 0``), errors naming the part. Binary: exact tables
+    (or overflow), a seeded sample, the labels; multiclass: the counts, classes in the part's own
+    ids (every task starts from ``ids`` and learns its own)."""
+    states = [st.fresh(cfg, Path(part), None if index is None else index[st.cfg.name], index is None)
+              for st in templates]
+    ids = None if ids is None else ids.copy()
+    dates: list = []
+    with hashing() as digests:
+        if ids is None:
+            read = L.fold_file(cfg, states, Path(part), np.random.default_rng([cfg.stream.seed, k]), dates)
+        else:
+            read = L.fold_class_file(cfg, states, ids, Path(part), dates)
+    for st, template in zip(states, templates):
+        if ids is not None:
+            st.merge_pending(cfg.stream.max_distinct_scores)
+        else:
+            st.sample = [np.concatenate(st.sample) if st.sample else np.empty(0)]
+            st.acc = _Table(st.acc.table(), st.acc.overflowed, st.acc.weight_cells)
+        st.path = template.path  # from here on the dataset is named (the join, merges, results)
+    return Part(str(templates[0].path), states, [read], _span(dates), digests.files,
+                [] if ids is None else list(ids.index))
+
+
+
 # --------------------------------------------------------------------------------------
 # Binary
 # --------------------------------------------------------------------------------------
-
-
-def _map_part(cfg: Config, part: str, k: int, templates: list[L.ModelState], index: dict[str, np.ndarray] | None) -> Part:
-    """One part → per model exact tables (or overflow), a seeded sample, the labels and the kept ids."""
-    path = templates[0].path
-    states = [st.fresh(cfg, Path(part), None if index is None else index[st.cfg.name], index is None) for st in templates]
-    dates: list = []
-    with hashing() as digests:
-        read = L.fold_file(cfg, states, Path(part), np.random.default_rng([cfg.stream.seed, k]), dates)
-    for st in states:
-        st.sample = [np.concatenate(st.sample) if st.sample else np.empty(0)]
-        st.path = path  # from here on the dataset is named (the join, results)
-        st.acc = _Table(st.acc.table(), st.acc.overflowed, st.acc.weight_cells)
-    return Part(str(path), states, [read], [min(dates), max(dates)] if dates else [], digests.files)
 
 
 @dataclass(slots=True)
@@ -371,14 +388,9 @@ def _reduce_parts(cfg: Config, *parts: Part) -> Part:
     cap, sample_cap = cfg.stream.max_distinct_scores, 200_000
     before = _before(parts)
     out = []
-    for m, first in enumerate(parts[0].states):
+    for m in range(len(parts[0].states)):
         sts = [L.shifted(p.states[m], b) for p, b in zip(parts, before)]
-        st = L.ModelState(first.cfg, first.path, first.cols, index=first.index)
-        if first.ids is not None:
-            st.ids, st.id_rows, st.truth = [], [], []
-        if first.lost is not None:
-            st.lost, st.gone = [], []
-        L.gathered(st, sts)
+        st = L.gathered(cfg, sts)
         tabs = [s.acc.table for s in sts if s.acc.table is not None]
         over = any(s.acc.overflowed for s in sts)
         merged = merge_tables(*tabs) if tabs and not over else None
@@ -454,23 +466,6 @@ def _binary(cfg: Config, dask: Any, progress: L.Progress | None, digests: Digest
 # --------------------------------------------------------------------------------------
 
 
-def _map_counts(cfg: Config, part: str, _k: int, templates: list[L.ModelCounts], index: dict[str, np.ndarray] | None,
-                ids: L.ClassIds) -> Part:
-    """One part → each model's counts, classes in the part's own ids (``index``: each model's
-    common index per row of the part; keep the rows ``>= 0``)."""
-    ids = ids.copy()  # every task starts from the same ids and learns its own
-    states = [st.fresh(cfg, Path(part), None if index is None else index[st.cfg.name], index is None)
-              for st in templates]  # errors name the part
-    dates: list = []
-    with hashing() as digests:
-        rows = L.fold_class_file(cfg, states, ids, Path(part), dates)
-    for st, template in zip(states, templates):
-        st.merge_pending(cfg.stream.max_distinct_scores)
-        st.path = template.path  # from here on the dataset is named (cap errors after merges, results, the join)
-    return Part(str(templates[0].path), states, [rows], [min(dates), max(dates)] if dates else [], digests.files,
-                list(ids.index))
-
-
 def _unite(parts: tuple[Part, ...]) -> tuple[list[str], list[np.ndarray]]:
     """The union of the parts' class keys (the first part's order, then new keys as met) and,
     per part, its class ids → ids in the union."""
@@ -504,7 +499,7 @@ def _multiclass(cfg: Config, dask: Any, progress: L.Progress | None, digests: Di
         plans.append(L.plan_multiclass(cfg, indexes))
         return plans[-1][2]
     by_file, parts_of_file, results, reads, join, indexes, slices, left_out = _read_twice(
-        cfg, dask, digests, connect, plan, _map_counts, _reduce_counts, lambda: (plans[-1][1],))
+        cfg, dask, digests, connect, plan, _map_part, _reduce_counts, lambda: (plans[-1][1],))
     if progress is not None:
         progress(1, 2)
     files: list[FileInfo] = [file_info(path, sum(reads[path])) for path in by_file]

@@ -180,8 +180,11 @@ def shifted(st: ModelPass, before: int) -> ModelPass:
                    gone=None if st.gone is None else [g + before for g in st.gone])
 
 
-def gathered(out: ModelPass, parts: list[ModelPass]) -> None:
-    """Add the join's collections, rows and drops of disjoint parts (positions already shifted) to ``out``."""
+def gathered(cfg: Config, parts: list[ModelPass]) -> ModelPass:
+    """A fresh state of the parts' model holding the join's collections, rows and drops of the
+    parts (disjoint rows, positions already shifted)."""
+    first = parts[0]
+    out = first.fresh(cfg, first.path, collect=first.ids is not None or first.lost is not None)
     for st in parts:
         out.rows += st.rows
         out.totals = (out.totals[0] + st.totals[0], out.totals[1] + st.totals[1])
@@ -193,6 +196,7 @@ def gathered(out: ModelPass, parts: list[ModelPass]) -> None:
         if out.lost is not None and st.lost is not None:
             out.lost += st.lost
             out.gone += st.gone
+    return out
 
 
 def columns_of(states: list[ModelPass]) -> list[str]:
@@ -1127,9 +1131,8 @@ def fold_class_file(cfg: Config, states: list[ModelCounts], ids: ClassIds, path:
 def combine(parts: list[ModelCounts], to_ids: list[np.ndarray], n_ids: int, cfg: Config) -> ModelCounts:
     """One model's counts over disjoint row sets (positions already in the dataset), each indexing
     classes its own way, in common ids (``to_ids[p]``: part p's class ids → the common ones)."""
-    out = parts[0].fresh(cfg, parts[0].path, collect=parts[0].ids is not None or parts[0].lost is not None)
+    out = gathered(cfg, parts)
     out.counts.combine([p.counts for p in parts], to_ids, n_ids, "prediction" in out.cols)
-    gathered(out, parts)
     for st in parts:
         out.seen_truth |= st.seen_truth
         out.seen_pred |= st.seen_pred
