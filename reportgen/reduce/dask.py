@@ -130,13 +130,14 @@ def load_dask(cfg: Config, progress: L.Progress | None = None) -> BinaryEvidence
         return run(cfg, dask, progress, digests, lambda: stack.enter_context(cluster_for(cfg)))
 
 
-def part_slices(reads: dict[Path, list[int]], names: dict[Path, list[str]], indexes: dict[str, np.ndarray]
+def part_slices(reads: dict[Path, list[int]], by_file: dict[Path, list[L.ModelPass]], indexes: dict[str, np.ndarray]
                 ) -> dict[Path, list[dict[str, np.ndarray]]]:
     """Each dataset's parts' share of every model's common index per row (``reads``: rows per part)."""
     out = {}
-    for path, models in names.items():
+    for path, states in by_file.items():
         starts = np.cumsum([0] + reads[path])
-        out[path] = [{n: indexes[n][lo:hi] for n in models} for lo, hi in zip(starts[:-1], starts[1:])]
+        out[path] = [{st.cfg.name: indexes[st.cfg.name][lo:hi] for st in states}
+                     for lo, hi in zip(starts[:-1], starts[1:])]
     return out
 
 
@@ -167,8 +168,7 @@ def _map_lined_up(cfg: Config, part: str, templates: list[L.ModelPass], index: d
     states = [st.fresh(cfg, Path(part), None if index is None else index[st.cfg.name], collect=False) for st in templates]
     pairs = make(cfg, shared, files or [str(Path(part))] * len(states))
     for batch, offset in L.batches(cfg, Path(part), states):
-        if pairs.add([pairs.records(st, Path(part), batch, offset)[1] for st in states]) is not None:
-            break
+        pairs.add([pairs.records(st, Path(part), batch, offset)[1] for st in states])
     return pairs
 
 
@@ -274,34 +274,35 @@ def _reduced(reducer: Any, cfg: Config, *parts: Any) -> Any:
 
 def _read_twice(cfg: Config, dask: Any, digests: Digests, connect: Callable, plan: Callable, mapper: Any, reducer: Any,
                 args: Callable[[], tuple] = tuple):
-    """The first map (and a second keeping the rows every model keeps, when some model keeps rows
-    another does not): (by_file, parts per file, results per dataset, rows per part, join,
-    common indexes, part slices, rows left out). ``plan(indexes)``: each dataset's models (the
-    columns checked); ``connect()`` starts the cluster; ``args()``: the mapper's last arguments
-    (after the plan)."""
-    by_file = plan(None)
-    connect()
-    parts_of_file = {p: parts_of(p) for p in by_file}
-    results = _first_map(cfg, dask, by_file, parts_of_file, mapper, reducer, None, *args())
-    for r in results:  # a second map must see the same bytes (Digests.add)
-        if sum(r.reads) == 0:
-            raise no_rows(Path(r.path))
-        digests.merge(r.digests)
-    reads = {p: r.reads for p, r in zip(by_file, results)}
-    states = _states(cfg, results)
-    join = L.join_states(cfg, states)
-    indexes, left_out = L.common_rows(states, [sum(reads[Path(st.cfg.file)]) for st in states], join,
-                                      always=len(by_file) > 1)  # separate datasets: paired by index
-    names = {p: [st.cfg.name for st in sts] for p, sts in by_file.items()}
-    slices = None if indexes is None else part_slices(reads, names, indexes)
-    if left_out:
-        by_file = plan(indexes)
-        for st in (st for sts in by_file.values() for st in sts):
-            st.index = None  # each part gets its slice (sent once per part, not the dataset's index per task)
-        results = _first_map(cfg, dask, by_file, parts_of_file, mapper, reducer, slices, *args())
-        for r in results:
+    """The local runner's readings (:func:`reportgen.reduce.local.read_aligned`) as maps over the
+    parts: (by_file, parts per file, results per dataset, rows per part, join, common indexes,
+    part slices, rows left out). ``plan(indexes)``: each dataset's models (the columns checked);
+    ``connect()`` starts the cluster; ``args()``: the mapper's last arguments (after the plan)."""
+    parts_of_file: dict[Path, list[str]] = {}
+    reads: dict[Path, list[int]] = {}  # rows per part (the first map's)
+    results: list[Part] = []
+
+    def read_all(by_file: dict[Path, list], indexes: dict[str, np.ndarray] | None) -> tuple[dict, list, list]:
+        slices = None
+        if indexes is None:
+            connect()
+            parts_of_file.update((p, parts_of(p)) for p in by_file)
+        else:
+            slices = part_slices(reads, by_file, indexes)
+            for st in (st for sts in by_file.values() for st in sts):
+                st.index = None  # each part gets its slice (sent once per part, not the dataset's index per task)
+        results[:] = _first_map(cfg, dask, by_file, parts_of_file, mapper, reducer, slices, *args())
+        for path, r in zip(by_file, results):  # a second map must see the same bytes (Digests.add)
+            if indexes is None and sum(r.reads) == 0:
+                raise no_rows(Path(r.path))
             digests.merge(r.digests)
-    return by_file, parts_of_file, results, reads, join, indexes, slices, left_out
+            reads.setdefault(path, r.reads)
+        return {p: sum(n) for p, n in reads.items()}, [d for r in results for d in r.dates], _states(cfg, results)
+
+    separate = len({Path(m.file) for m in cfg.models}) > 1  # separate datasets: paired by index
+    by_file, _states_read, _read, _dates, join, indexes, left_out = L.read_aligned(cfg, plan, read_all, separate)
+    slices = None if indexes is None else part_slices(reads, by_file, indexes)
+    return by_file, parts_of_file, tuple(results), reads, join, indexes, slices, left_out
 
 
 @dataclass(slots=True)
@@ -430,7 +431,6 @@ def _binary(cfg: Config, dask: Any, progress: L.Progress | None, digests: Digest
     by_file, parts_of_file, results, reads, join, indexes, slices, left_out = _read_twice(
         cfg, dask, digests, connect, functools.partial(L.plan_binary, cfg), _map_part, _reduce_parts)
     states = _states(cfg, results)
-    L.check_left(cfg, states, join, left_out)
     files = [file_info(path, sum(reads[path])) for path in by_file]
     if progress is not None:
         progress(1, 2)
@@ -506,7 +506,6 @@ def _multiclass(cfg: Config, dask: Any, progress: L.Progress | None, digests: Di
     # one class numbering for all datasets: the first's ids, then the others' new keys
     keys, to_ids = _unite(results)
     states = L.in_order(cfg, [L.combine([st], [to], len(keys), cfg) for part, to in zip(results, to_ids) for st in part.states])
-    L.check_left(cfg, states, join, left_out)
     configured, ids, _by_file = plans[-1]
     united = ids.copy()
     united.index = {c: j for j, c in enumerate(keys)}

@@ -23,7 +23,7 @@ Passes over the data, both tasks:
    list is known only at the end (the sorted union of the labels seen, as in memory), so
    batches number classes in order of first appearance and the counts are permuted once.
 2. with several models whose rows can be paired (one file; files of equal length without an id;
-   files joined by id): the paired statistics (:func:`pair_pass`). Each model's kept rows are
+   files joined by id): the paired statistics (:func:`paired_pass`). Each model's kept rows are
    read again and spilled by their common index (:class:`reportgen.io.pairs.RowSpill`), so files
    joined by id in any order pair exactly as in memory. Binary: DeLong's covariance, McNemar's
    tables and the pattern counts (:class:`~reportgen.reduce.accumulators.PairedAccumulator`;
@@ -351,46 +351,12 @@ def check_same_truth(names: list[str], files: list[str], recs: list[np.ndarray])
                             np.asarray([recs[0]["row"][i]]))
 
 
-def pair_pass(cfg: Config, by_file: dict[Path, list[ModelPass]], states: list[ModelPass], dtype: np.dtype,
-              indexes: dict[str, np.ndarray] | None, records: Callable[[ModelPass, Path, Batch, int], tuple],
-              add_range: Callable[[list[np.ndarray]], str | None], reader: Reader = FROM_FILES) -> str | None:
-    """Every model's compared rows, side by side range by range: ``records(st, path, batch,
-    offset)`` gives a batch's (file positions, records) of one model, ``add_range(recs)`` adds a
-    range (per model, its records in common order) and may stop the pass with a reason code.
-
-    Each model's records are spilled by their common index (``indexes``: per model, each file
-    row's; None when every model keeps the same rows in the same order), then put side by side
-    (:class:`reportgen.io.pairs.RowSpill`); with one file the batches already line up."""
-    names = [st.cfg.name for st in states]
-    one_file = len(by_file) == 1
-    with RowSpill(len(states), states[0].rows, dtype, held=reader.held) as spill:
-        for path, sts in by_file.items():
-            seen = dict.fromkeys((st.cfg.name for st in sts), 0)
-            for batch, offset in reader.batches(cfg, path, sts):
-                recs: list = [None] * len(states)
-                # each model's records in a thread (its own state; numpy and pyarrow release the GIL)
-                found = list(ordered_map(lambda st: records(st, path, batch, offset), sts))
-                for st, (pos, rec) in zip(sts, found):
-                    name = st.cfg.name
-                    j = names.index(name)
-                    recs[j] = rec
-                    if not one_file:
-                        at = indexes[name][pos] if indexes is not None else np.arange(seen[name], seen[name] + pos.shape[0])
-                        spill.add(j, at, rec)
-                    seen[name] += pos.shape[0]
-                if one_file and (note := add_range(recs)) is not None:
-                    return note
-        for _lo, _hi, recs in ([] if one_file else spill.chunks()):
-            if (note := add_range(recs)) is not None:
-                return note
-    return None
-
-
 def read_files(by_file: dict[Path, list], fold: Callable[[Path, list, list], int], progress: Progress | None,
-               cfg: Config | None = None, reader: Reader = FROM_FILES) -> tuple[dict[Path, int], list]:
-    """Every file read once (``fold(path, states, seen_dates)``: rows read): (rows read per file, dates seen).
+               cfg: Config, reader: Reader = FROM_FILES) -> tuple[dict[Path, int], list, list]:
+    """Every file read once (``fold(path, states, seen_dates)``: rows read): (rows read per file,
+    dates seen, the states in config order).
 
-    With ``cfg``, a row fault is raised only once the files after it are known to be readable
+    A row fault is raised only once the files after it are known to be readable
     (:func:`parse_rest`): a file that cannot be read is reported before any row rule, as
     ``engine: memory`` (which reads every file first) reports it."""
     read: dict[Path, int] = {}
@@ -400,7 +366,7 @@ def read_files(by_file: dict[Path, list], fold: Callable[[Path, list, list], int
         try:
             read[path] = fold(path, states, seen_dates)
         except V.RowFault:
-            for later, sts in files[k + 1:] if cfg is not None else []:
+            for later, sts in files[k + 1:]:
                 if parse_rest(reader.batches(cfg, later, sts)) == 0:
                     raise no_rows(later) from None
             raise
@@ -408,7 +374,7 @@ def read_files(by_file: dict[Path, list], fold: Callable[[Path, list, list], int
             raise no_rows(path)
         if progress is not None:
             progress(k + 1, len(by_file))
-    return read, seen_dates
+    return read, seen_dates, in_order(cfg, [st for _path, sts in files for st in sts])
 
 
 def parse_rest(read: Any) -> int:
@@ -418,19 +384,21 @@ def parse_rest(read: Any) -> int:
 
 
 def read_aligned(cfg: Config, plan: Callable[[dict[str, np.ndarray] | None], dict[Path, list]],
-                 read_all: Callable[[dict[Path, list], bool], tuple[dict[Path, int], list]]):
+                 read_all: Callable[[dict[Path, list], dict[str, np.ndarray] | None], tuple[dict[Path, int], list, list]],
+                 always: bool = False):
     """Pass 1, and again keeping only the rows every model keeps when some model keeps rows
-    another does not: (by_file, states in config order, rows read per file, dates seen, join,
-    common indexes, rows left out). ``read_all(by_file, first)`` reads every file."""
+    another does not, every runner: (by_file, states in config order, rows read per file, dates
+    seen, join, common indexes, rows left out). ``plan(indexes)``: each file's fresh states;
+    ``read_all(by_file, indexes)`` reads every file (``indexes`` None: the first reading) →
+    (rows read per file, dates seen, states in config order); ``always``: the common indexes
+    even when every model keeps every row (Dask, separate datasets: paired by index)."""
     by_file = plan(None)
-    read, seen_dates = read_all(by_file, True)
-    states = in_order(cfg, [st for sts in by_file.values() for st in sts])
+    read, seen_dates, states = read_all(by_file, None)
     join = join_states(cfg, states)
-    indexes, left_out = common_rows(states, [read[st.path] for st in states], join)
+    indexes, left_out = common_rows(states, [read[st.path] for st in states], join, always)
     if left_out:
         by_file = plan(indexes)
-        read, seen_dates = read_all(by_file, False)
-        states = in_order(cfg, [st for sts in by_file.values() for st in sts])
+        read, seen_dates, states = read_all(by_file, indexes)
         check_left(cfg, states, join, left_out)
     if join is not None and indexes is None and not join.in_order:
         indexes = {st.cfg.name: join.index(i, st.keyed().rows, read[st.path]) for i, st in enumerate(states)}
@@ -744,9 +712,9 @@ def load_streamed(cfg: Config, progress: Progress | None = None, reader: Reader 
     sc = cfg.stream
     codes = [RowCodes() if len({m.file for m in cfg.models}) == 1 and len(cfg.models) > 1 else None]
 
-    def read_all(by_file: dict[Path, list[ModelState]], first: bool) -> tuple[dict[Path, int], list]:
+    def read_all(by_file: dict[Path, list[ModelState]], indexes: dict | None) -> tuple[dict[Path, int], list, list]:
         rng = np.random.default_rng(cfg.stream.seed)  # one sample stream over the files, in their order
-        if not first:
+        if indexes is not None:
             codes[0] = None
         return read_files(by_file, lambda path, sts, dates: fold_file(cfg, sts, path, rng, dates, codes[0], reader),
                           progress, cfg, reader)
@@ -852,7 +820,7 @@ class BinaryPairs:
 
     The pairing protocol, shared with :class:`McNemarPairs` (the local and the Dask runners drive
     either): ``records`` (a batch's compared rows of one model), ``add`` (a range of common rows,
-    every model's records side by side; a reason code stops the pass), ``merge`` (other rows), ``result``.
+    every model's records side by side), ``merge`` (other rows), ``result``.
     ``shared``: the models' tables and groupers (raw score → table row); ``files``: the files
     errors name (default: the configured ones)."""
 
@@ -934,14 +902,39 @@ def repeats(names: list[str], files: list[str], recs: list[np.ndarray]) -> np.nd
 def paired_pass(cfg: Config, by_file: dict[Path, list[ModelPass]], states: list[ModelPass], read: dict[Path, int],
                 indexes: dict[str, np.ndarray] | None, pairs: BinaryPairs | McNemarPairs, alone: bool = False,
                 reader: Reader = FROM_FILES) -> tuple[Any, str | None]:
-    """The paired statistics over the rows every model keeps (:func:`pair_pass` driving ``pairs``),
-    or the reason code why there are none (files of different lengths without an id); ``alone``:
-    a single model's pass too (its rows, for the row bootstrap)."""
+    """The paired statistics over the rows every model keeps, or the reason code why there are
+    none (files of different lengths without an id); ``alone``: a single model's pass too (its
+    rows, for the row bootstrap).
+
+    Every model's compared rows (``pairs.records``) are put side by side range by range and added
+    (``pairs.add``): each model's records are spilled by their common index (``indexes``: per
+    model, each file row's; None when every model keeps the same rows in the same order), then
+    lined up (:class:`reportgen.io.pairs.RowSpill`); with one file the batches already line up."""
     if len(states) < 2 and not alone:
         return None, None
     if indexes is None and len(set(read.values())) > 1:
         return None, LENGTHS_DIFFER
-    pair_pass(cfg, by_file, states, pairs.dtype, indexes, pairs.records, pairs.add, reader)
+    names = [st.cfg.name for st in states]
+    one_file = len(by_file) == 1
+    with RowSpill(len(states), states[0].rows, pairs.dtype, held=reader.held) as spill:
+        for path, sts in by_file.items():
+            seen = dict.fromkeys((st.cfg.name for st in sts), 0)
+            for batch, offset in reader.batches(cfg, path, sts):
+                recs: list = [None] * len(states)
+                # each model's records in a thread (its own state; numpy and pyarrow release the GIL)
+                found = list(ordered_map(lambda st: pairs.records(st, path, batch, offset), sts))
+                for st, (pos, rec) in zip(sts, found):
+                    name = st.cfg.name
+                    j = names.index(name)
+                    recs[j] = rec
+                    if not one_file:
+                        at = indexes[name][pos] if indexes is not None else np.arange(seen[name], seen[name] + pos.shape[0])
+                        spill.add(j, at, rec)
+                    seen[name] += pos.shape[0]
+                if one_file:
+                    pairs.add(recs)
+        for _lo, _hi, recs in ([] if one_file else spill.chunks()):
+            pairs.add(recs)
     return pairs.result()
 
 
@@ -1173,7 +1166,7 @@ def load_streamed_multiclass(cfg: Config, progress: Progress | None = None, read
     model's counts, exact, and McNemar's tables."""
     plan: list = []
 
-    def read_all(by_file: dict[Path, list[ModelCounts]], _first: bool) -> tuple[dict[Path, int], list]:
+    def read_all(by_file: dict[Path, list[ModelCounts]], _indexes: dict | None) -> tuple[dict[Path, int], list, list]:
         return read_files(by_file, lambda path, sts, dates: fold_class_file(cfg, sts, plan[-1][1], path, dates, reader),
                           progress, cfg, reader)
 
@@ -1277,7 +1270,6 @@ class McNemarPairs:
             probas = [r["p"] if has_proba else None for r, (_, has_proba) in zip(recs, self.layout)]
             matrix = DR.row_matrix(b["y"], None if frequency else w, preds, probas)
             self._keep(DR.distinct(matrix, w if frequency else None))
-        return None
 
     def _keep(self, part: DR.DistinctRows) -> None:
         """Add compressed rows; merge when the pending parts hold many; give up past the cap."""
