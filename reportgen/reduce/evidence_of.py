@@ -71,12 +71,6 @@ def _pairing_of(acc: S.PairedAccumulator) -> Pairing:
                    pair_counts=pairs, approval=approval)
 
 
-def as_frequency_table(table: ScoreTable, name: str) -> ScoreTable:
-    """A weighted table read as frequency weights: the table of the repeated rows
-    (:func:`reportgen.reduce.accumulators.frequency_table`)."""
-    return S.frequency_table(table, name)[0]
-
-
 @dataclass(frozen=True, slots=True)
 class ModelTable:
     """A binary model's table as a runner finished it (every engine; SQL pushdown too): exact or
@@ -108,7 +102,8 @@ def binary_evidence(cfg: Config, tables: Sequence[ModelTable], paired: Any, pair
     models = []
     for m in tables:
         t, key = _threshold(cfg, m.name)
-        table = as_frequency_table(m.table, m.name) if cfg.weight_kind == "frequency" else m.table
+        # frequency weights: the table of the repeated rows
+        table = S.frequency_table(m.table, m.name)[0] if cfg.weight_kind == "frequency" else m.table
         models.append(BinaryModelEvidence(m.name, m.file, table, t, key, m.probabilities, m.binning,
                                           m.cells if table.weighted else None))
     acc = paired

@@ -511,7 +511,10 @@ def load(cfg: Config, progress: Progress | None = None) -> BinaryEvidence | Mult
 
 
 def runner(cfg: Config) -> Callable[..., BinaryEvidence | MulticlassEvidence]:
-    """The local runner of the config's task: :func:`load_streamed` or :func:`load_streamed_multiclass`."""
+    """The local runner of the config's task, :func:`load_streamed` or :func:`load_streamed_multiclass`:
+    ``runner(cfg)(cfg, progress, reader, files)``, ``engine: stream`` (call within
+    :func:`reportgen.io.files.hashing`) or memory (``reader``: the files held whole, ``files``
+    their audit records; :func:`load_frames`)."""
     return load_streamed_multiclass if cfg.task == "multiclass" else load_streamed
 
 
@@ -706,9 +709,7 @@ def fold_file(cfg: Config, states: list[ModelState], path: Path, rng: np.random.
 
 def load_streamed(cfg: Config, progress: Progress | None = None, reader: Reader = FROM_FILES,
                   files: list[FileInfo] | None = None) -> BinaryEvidence:
-    """Binary, ``engine: stream`` (call within :func:`reportgen.io.files.hashing`) or memory
-    (``reader``: the files held whole, ``files`` their audit records; :func:`load_frames`): every
-    model's table, exact or binned, and the paired statistics."""
+    """Binary (:func:`runner`): every model's table, exact or binned, and the paired statistics."""
     sc = cfg.stream
     codes = [RowCodes() if len({m.file for m in cfg.models}) == 1 and len(cfg.models) > 1 else None]
 
@@ -1161,9 +1162,8 @@ def conclude(cfg: Config, states: list[ModelCounts], configured: list[str] | Non
 
 def load_streamed_multiclass(cfg: Config, progress: Progress | None = None, reader: Reader = FROM_FILES,
                              files: list[FileInfo] | None = None) -> MulticlassEvidence:
-    """Multiclass, ``engine: stream`` (call within :func:`reportgen.io.files.hashing`) or memory
-    (``reader``: the files held whole, ``files`` their audit records; :func:`load_frames`): every
-    model's counts, exact, and McNemar's tables."""
+    """Multiclass (:func:`runner`): every model's counts, exact, and the joint counts against the
+    baseline (McNemar's tables, the paired bootstrap)."""
     plan: list = []
 
     def read_all(by_file: dict[Path, list[ModelCounts]], _indexes: dict | None) -> tuple[dict[Path, int], list, list]:
