@@ -31,8 +31,8 @@ Passes over the data, both tasks:
    with every model in one file, unweighted, the rows' table codes kept in pass 1 (at most
    :data:`ROW_CODES_BUDGET` bytes) make this pass a lookup in memory, in pieces of
    :data:`reportgen.io.pairs.PAIRED_CHUNK` rows. A file held whole (memory) is "read again"
-   from memory. Multiclass: McNemar's
-   2×2 table of (baseline correct, model correct) per comparison.
+   from memory. Multiclass: each model's joint confusion counts against the baseline
+   (:class:`McNemarPairs`: McNemar's tables, the paired bootstrap).
 
 Threads (:mod:`reportgen.parallel`, binary): the models of a batch are validated and counted in
 parallel, binned batches and in-memory paired chunks a few ahead; everything is added up in
