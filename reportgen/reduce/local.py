@@ -340,17 +340,6 @@ def checked_batch(cfg: Config, path: Path, batch: Batch, offset: int, dates: lis
     return results
 
 
-def check_same_truth(names: list[str], files: list[str], recs: list[np.ndarray]) -> None:
-    """Every model's records of one range of common rows carry the same truth (field ``y``), or
-    memory's error naming the file row (field ``row``)."""
-    y = recs[0]["y"]
-    for j, r in enumerate(recs[1:], start=1):
-        if not np.array_equal(r["y"], y):
-            i = int(np.flatnonzero(r["y"] != y)[0])
-            check_positions([files[0], files[j]], [names[0], names[j]], [y[i:i + 1], r["y"][i:i + 1]],
-                            np.asarray([recs[0]["row"][i]]))
-
-
 def read_files(by_file: dict[Path, list], fold: Callable[[Path, list, list], int], progress: Progress | None,
                cfg: Config, reader: Reader = FROM_FILES) -> tuple[dict[Path, int], list, list]:
     """Every file read once (``fold(path, states, seen_dates)``: rows read): (rows read per file,
@@ -811,27 +800,50 @@ def pair_records(codes: np.ndarray, y: np.ndarray, w: np.ndarray | None, rows: n
     return rec
 
 
-class BinaryPairs:
+class Pairs:
+    """The pairing protocol the local and the Dask runners drive (:func:`paired_pass`,
+    :mod:`reportgen.reduce.dask`): ``records`` (a batch's compared rows of one model: file
+    positions and records of ``dtype``), ``add`` (a range of common rows, every model's records
+    side by side), ``merge`` (other rows), ``result``. ``files``: the files errors name (default:
+    the configured ones)."""
+
+    def __init__(self, cfg: Config, files: list[str] | None) -> None:
+        self.cfg, self.names = cfg, [m.name for m in cfg.models]
+        self.files = files or [m.file for m in cfg.models]
+
+    def lined_up(self, recs: list[np.ndarray], frequency: bool) -> np.ndarray | None:
+        """Check one range of common rows as memory does: every model's records carry the same
+        truth (field ``y``; else memory's error naming the file row, field ``row``) and, under
+        frequency weights, the same weight (:func:`~reportgen.reduce.accumulators.check_same_repeats`),
+        which is returned as each row's multiplicity (None without ``frequency``)."""
+        y = recs[0]["y"]
+        for j, r in enumerate(recs[1:], start=1):
+            if not np.array_equal(r["y"], y):
+                i = int(np.flatnonzero(r["y"] != y)[0])
+                check_positions([self.files[0], self.files[j]], [self.names[0], self.names[j]],
+                                [y[i:i + 1], r["y"][i:i + 1]], np.asarray([recs[0]["row"][i]]))
+        if not frequency:
+            return None
+        S.check_same_repeats(self.names, self.files, [r["w"] for r in recs], recs[0]["row"])
+        return recs[0]["w"]
+
+
+class BinaryPairs(Pairs):
     """The paired statistics of binary models over rows put side by side: DeLong's cross-moments,
     McNemar's tables and the pattern counts (:class:`~reportgen.reduce.accumulators.PairedAccumulator`;
     sampling weights: McNemar's tables and the joint weight cells,
     :class:`~reportgen.reduce.accumulators.AgreementAccumulator`; frequency weights: the
     accumulator on the tables of the repeated rows, each row's weight its multiplicity, so every
-    statistic is the repeated rows' as in memory).
-
-    The pairing protocol, shared with :class:`McNemarPairs` (the local and the Dask runners drive
-    either): ``records`` (a batch's compared rows of one model), ``add`` (a range of common rows,
-    every model's records side by side), ``merge`` (other rows), ``result``.
-    ``shared``: the models' tables and groupers (raw score → table row); ``files``: the files
-    errors name (default: the configured ones)."""
+    statistic is the repeated rows' as in memory). ``shared``: the models' tables and groupers
+    (raw score → table row)."""
 
     dtype = PAIR_RECORD
 
     def __init__(self, cfg: Config, shared: tuple[list[ScoreTable], list | None], files: list[str] | None = None,
                  pieces: bool = False) -> None:
+        super().__init__(cfg, files)
         tables, groupers = shared
-        self.cfg, self.groupers, self.pieces = cfg, groupers, pieces
-        self.names, self.files = [m.name for m in cfg.models], files or [m.file for m in cfg.models]
+        self.groupers, self.pieces = groupers, pieces
         # frequency weights: a row of weight w is w rows, counted on the tables of the repeated
         # rows with the weight as each row's multiplicity (what memory gets by repeating the rows)
         self.frequency = cfg.weight_kind == "frequency" and any(t.weighted for t in tables)
@@ -853,7 +865,7 @@ class BinaryPairs:
 
     def add(self, recs: list[np.ndarray]) -> None:
         """One range of common rows (labels that differ row by row are memory's error)."""
-        check_same_truth(self.names, self.files, recs)
+        counts = self.lined_up(recs, self.frequency)
         y = recs[0]["y"]
         codes = [r["code"] if lut is None else lut[r["code"]] for r, lut in zip(recs, self.row_maps)]
         correct = [(c < ci) == y for c, ci in zip(codes, self.cuts)]
@@ -863,7 +875,7 @@ class BinaryPairs:
             if self.agree.cells is not None:
                 self.agree.cells.add(codes, y, weights)
         else:
-            self._add_rows(codes, correct, y, repeats(self.names, self.files, recs) if self.frequency else None)
+            self._add_rows(codes, correct, y, counts)
 
     def _add_rows(self, codes: list[np.ndarray], correct: list[np.ndarray], y: np.ndarray,
                   counts: np.ndarray | None) -> None:
@@ -893,15 +905,8 @@ class BinaryPairs:
         return (self.agree if self.agree is not None else self.acc), None
 
 
-def repeats(names: list[str], files: list[str], recs: list[np.ndarray]) -> np.ndarray:
-    """Frequency weights of one range of common rows as each row's multiplicity (field ``w``),
-    every model's weight of a row being the same (:func:`~reportgen.reduce.accumulators.check_same_repeats`)."""
-    S.check_same_repeats(names, files, [r["w"] for r in recs], recs[0]["row"])
-    return recs[0]["w"]
-
-
 def paired_pass(cfg: Config, by_file: dict[Path, list[ModelPass]], states: list[ModelPass], read: dict[Path, int],
-                indexes: dict[str, np.ndarray] | None, pairs: BinaryPairs | McNemarPairs, alone: bool = False,
+                indexes: dict[str, np.ndarray] | None, pairs: Pairs, alone: bool = False,
                 reader: Reader = FROM_FILES) -> tuple[Any, str | None]:
     """The paired statistics over the rows every model keeps, or the reason code why there are
     none (files of different lengths without an id); ``alone``: a single model's pass too (its
@@ -1209,19 +1214,19 @@ class JointCounts:
     distinct: DR.DistinctRows | None = None
 
 
-class McNemarPairs:
+class McNemarPairs(Pairs):
     """The joint confusion counts of multiclass models against the baseline (true class, the
     baseline's predicted class, the model's), over rows put side by side — McNemar's tables and
     the paired bootstrap of confusion-metric differences are functions of them
-    (:func:`reportgen.reduce.evidence_of.joint_pairing`); the pairing protocol of :class:`BinaryPairs`.
+    (:func:`reportgen.reduce.evidence_of.joint_pairing`).
     ``shared``: the class list. Counted in weight sums and in rows (:class:`JointCounts`), and
     the rows themselves as distinct rows with counts (the same rows, in the same order, as the
     in-memory evidence compresses), merged every :data:`PENDING_DISTINCT` rows and dropped past
     ``stream.max_distinct_scores`` (the bootstrap then states ``needs_rows``)."""
 
     def __init__(self, cfg: Config, shared: list[str], files: list[str] | None = None) -> None:
-        self.cfg, self.classes = cfg, list(shared)
-        self.names, self.files = [m.name for m in cfg.models], files or [m.file for m in cfg.models]
+        super().__init__(cfg, files)
+        self.classes = list(shared)
         k = len(self.classes)
         self.dtype = np.dtype(MCNEMAR_RECORD.descr + [("p", np.float64, (k,))])
         self.tables = {m.name: np.zeros((k, k, k)) for m in cfg.models if m.name != cfg.baseline_name}
@@ -1251,9 +1256,7 @@ class McNemarPairs:
         """One range of common rows (labels that differ row by row are memory's error). The
         baseline's weights weigh every pair, as the in-memory evidence weighs them (one weight per
         row: the first model's)."""
-        check_same_truth(self.names, self.files, recs)
-        if self.cfg.weight_kind == "frequency":
-            repeats(self.names, self.files, recs)
+        self.lined_up(recs, self.cfg.weight_kind == "frequency")
         b = recs[self.names.index(self.cfg.baseline_name)]
         w = recs[0]["w"]
         self.has_weights = self.has_weights or bool(np.any(w != 1))
