@@ -27,7 +27,7 @@ from reportgen.engine import binary as B
 from reportgen.engine.compare import Progress, Settings
 from reportgen.engine.driver import compare_evidence
 from reportgen.engine.evidence import BinaryEvidence, MulticlassEvidence, MulticlassModelEvidence
-from reportgen.results import ComparisonResult, DroppedRows, InputFile, Notice, RunInfo
+from reportgen.results import ComparisonResult, DroppedRows, Notice, RunInfo
 from reportgen.reduce import local
 from reportgen.reduce.credit_rows import credit_run
 from reportgen.version import __version__
@@ -165,7 +165,7 @@ def analyse(cfg: Config, config_path: Path | str, progress: Progress | None = No
         versions=versions(),
         config=cfg.model_dump(mode="json"),
         config_path=str(config_path),
-        files=[InputFile(f.path, f.sha256, f.rows, f.size_bytes) for f in audit.files] + reference_files,
+        files=[*audit.files, *reference_files],
         dropped=[DroppedRows(n, r, k) for n, r, k in audit.dropped],
         warnings=warnings,
         paired=ev.pairing.status == "aligned",

@@ -2,29 +2,13 @@
 
 :func:`compare_binary_evidence` takes the binary evidence every engine returns
 (:mod:`reportgen.engine.evidence`) and chooses each method by what the evidence holds, never
-by which engine made it:
-
-* per model (binary): every metric, curve, optimum and prevalence scenario from its score
-  table; DeLong intervals of AUC and Gini from the table; bootstrap intervals drawn on the
-  table's cells (:func:`~reportgen.engine.intervals.model_bootstrap`, the distribution of the
-  stratified row bootstrap at O(cells) per resample; above 4,096 distinct scores on a binned
-  table cut at the threshold, moved by the binning error);
-* per comparison with the baseline: deltas, relative deltas and error reductions; DeLong's
-  paired test from the covariance of aligned rows, else the unpaired test (Welch's t, pROC);
-  McNemar's test from the agreement counts; paired bootstrap intervals of threshold-metric
-  differences from the decision-pattern counts and of ranking-metric differences from the
-  pair's joint score table (:func:`~reportgen.engine.intervals.pair_bootstrap`), both counted
-  in every engine's paired pass; weighted models (sampling weights) from their weight cells —
-  rows counted per (score, class, weight), and per (every model's score, class, weights) for
-  differences and the comparison at equal approval rate, the row bootstrap with the weights
-  carried, counted alike by every engine — or a capability code saying what is missing; Holm-adjusted p-values and the verdict's facts (a
-  :class:`~reportgen.results.Decision`).
+by which engine made it (its docstring lists them). The multiclass driver
+(:mod:`reportgen.engine.compare_multiclass`) shares the comparison's pieces defined here: the
+deltas, McNemar's choice of counts, the primary metric's test and the family's verdicts.
 
 No prose: warnings and the tests' caveats are :class:`~reportgen.results.Notice` codes with their
 facts, the decision rule is ``ModelResult.decision_rule``; the report layer
 (:mod:`reportgen.wording`) writes the verdict, the rule and every warning from them.
-
-Multiclass evidence goes to :func:`reportgen.engine.compare_multiclass.compare_multiclass_evidence`.
 """
 
 from __future__ import annotations
@@ -43,7 +27,7 @@ from reportgen.engine import proportions as PR
 from reportgen.engine import stats
 from reportgen.engine import streams
 from reportgen.engine.curve import ScoreTable
-from reportgen.engine.evidence import BinaryEvidence, BinaryModelEvidence
+from reportgen.engine.evidence import BinaryEvidence, BinaryModelEvidence, Pairing
 from reportgen.engine import intervals as IV
 from reportgen.engine.intervals import JOINT_BINNED_BOOTSTRAP, JOINT_BOOTSTRAP, TABLE_BOOTSTRAP
 from reportgen.engine.intervals import WEIGHTED_JOINT_BINNED_BOOTSTRAP, WEIGHTED_JOINT_BOOTSTRAP
@@ -278,6 +262,28 @@ def mcnemar_of_counts(agree: np.ndarray) -> stats.McNemarResult:
     return stats.mcnemar(np.array([1, 1, 0, 0]), np.array([1, 0, 1, 0]), weights=np.asarray(agree).ravel())
 
 
+def mcnemar_of_pairing(pairing: Pairing, j: int, b: int, weighted: bool, weight_kind: str
+                       ) -> tuple[tuple[stats.McNemarResult, str, np.ndarray | None] | None, str | None]:
+    """McNemar's test of model j against the baseline b from the pairing's agreement counts, both
+    tasks: on rows (unweighted, or under sampling weights, which never inflate the evidence; the
+    weighted table beside) or on frequencies (whole-number frequency weights). Returns
+    ((result, basis, weighted table), None) or (None, the capability code saying why not)."""
+    agree, basis, wtab = pairing.agreement(j, b), "rows", None
+    if weighted and weight_kind == "sampling":
+        wtab, agree = agree, pairing.agreement_rows(j, b)
+    elif weighted:
+        basis = "frequency_weights"
+        if agree is not None and not np.all(agree == np.round(agree)):
+            agree = None
+    if agree is not None:
+        return (mcnemar_of_counts(agree), basis, wtab), None
+    if pairing.status == "unpaired":
+        return None, pairing.reason
+    if not weighted:
+        return None, "not_counted"
+    return None, "weighted" if weight_kind == "sampling" else "non_integer_weights"
+
+
 def mcnemar_summary(r: stats.McNemarResult, p_holm: float | None, basis: str,
                     weighted: np.ndarray | None = None) -> McNemarSummary:
     """The result's summary with which side errs more: b = model right only, c = baseline right
@@ -286,6 +292,25 @@ def mcnemar_summary(r: stats.McNemarResult, p_holm: float | None, basis: str,
     wt = None if weighted is None else [[float(v) for v in row] for row in weighted]
     return McNemarSummary(r.statistic, r.p_value, p_holm, r.method, [[float(v) for v in row] for row in r.table],
                           float(r.b), float(r.c), side, basis, wt)
+
+
+def differences(mm: dict[str, float | None], bm: dict[str, float | None], metrics: tuple[str, ...],
+                max_one: tuple[str, ...]) -> tuple[dict[str, float | None], ...]:
+    """(deltas, relative deltas, relative error reductions) of a model's metrics ``mm`` against the
+    baseline's ``bm``."""
+    delta = {q: (None if mm[q] is None or bm[q] is None else mm[q] - bm[q]) for q in metrics}
+    return delta, {q: relative_change(mm[q], bm[q]) for q in metrics}, {
+        q: relative_error_reduction(bm[q], mm[q]) for q in max_one}
+
+
+def bootstrap_test(samples: np.ndarray | None, ci: dict[str, list[float]], method: dict[str, str],
+                   metric: str) -> PrimaryTest:
+    """The primary metric's test from the bootstrap replicates of its difference (its p-value and
+    the percentile interval at any level), or "no test" without them."""
+    if samples is None:
+        return PrimaryTest(None, "no test", ci.get(metric), method.get(metric))
+    return PrimaryTest(MP.bootstrap_p(samples), "bootstrap", ci.get(metric), method.get(metric),
+                       lambda level: bootstrap_interval(samples, level))
 
 
 def relative_change(model_v: float | None, base_v: float | None) -> float | None:
@@ -386,11 +411,6 @@ def _smaller_class(ev: BinaryEvidence, m: BinaryModelEvidence) -> float:
     return float(min(m.table.total_pos, m.table.total_neg))
 
 
-def _ci(samples: np.ndarray, level: float) -> list[float] | None:
-    iv = stats.percentile_interval(samples, level)
-    return None if iv is None else [float(iv[0]), float(iv[1])]
-
-
 def dl_method(dl: DeLongSummary) -> str:
     """The ``ci_method`` wording of a DeLong test summary."""
     return DELONG_PAIRED if dl.paired else DELONG_UNPAIRED
@@ -485,18 +505,23 @@ def compare_binary_evidence(ev: BinaryEvidence, s: Settings, progress: Progress 
 
     * each model: DeLong's interval of AUC and Gini from its table (unweighted, ≥ 2 rows per
       class; on the logit scale when the normal one would leave [0, 1]); every other metric's
-      interval from the stratified bootstrap drawn on its score table (unweighted), or on its
-      weight cells (weighted models: :func:`~reportgen.engine.intervals.weighted_model_bootstrap`);
+      interval from the stratified bootstrap drawn on its score table's cells (unweighted:
+      :func:`~reportgen.engine.intervals.model_bootstrap`, the row bootstrap's distribution at
+      O(cells) per resample; above 4,096 distinct scores on a binned table cut at the threshold,
+      moved by the binning error), or on its weight cells (weighted models:
+      :func:`~reportgen.engine.intervals.weighted_model_bootstrap`);
       proportions whose count is 0 or its total get the exact Clopper–Pearson interval instead of
       a degenerate one; zero-width intervals are warned of;
     * each difference with the baseline: AUC and Gini by DeLong's paired test (covariance of
       the aligned rows) or else the unpaired one (variances added, Welch's t as pROC); the
       threshold metrics by the paired bootstrap of the decision-pattern counts; the other
       ranking metrics by the paired bootstrap of the pair's joint score table; weighted models
-      every difference by the paired bootstrap of their joint weight cells; McNemar's test from
-      the agreement counts (rows under sampling weights, frequencies under frequency weights);
-      one multiplicity policy, Holm over each family
-      (verdicts, McNemar, pairwise), with a :class:`~reportgen.results.Decision` per comparison.
+      every difference by the paired bootstrap of their joint weight cells (and the comparison at
+      equal approval rate); McNemar's test from the agreement counts (rows under sampling
+      weights, frequencies under frequency weights); deltas, relative deltas and error
+      reductions; one multiplicity policy, Holm over each family (verdicts, McNemar, pairwise),
+      with a :class:`~reportgen.results.Decision` per comparison; or a capability code saying
+      what is missing.
 
     Every draw comes from its own stream (:mod:`reportgen.engine.streams`): each model's
     (``model``, its name), each comparison's joint table (``pair``, baseline and model), the
@@ -511,7 +536,6 @@ def compare_binary_evidence(ev: BinaryEvidence, s: Settings, progress: Progress 
     want = s.resamples > 0
     # weighted aligned models: their differences from the joint weight cells (the paired row bootstrap)
     wdraws = _weighted_pair_bootstrap(ev, s) if want and ev.weighted and pairing.cells is not None else None
-    rows_boot = None if wdraws is None else wdraws.samples
     how_w = WEIGHTED_JOINT_BINNED_BOOTSTRAP if wdraws is not None and wdraws.binned else WEIGHTED_JOINT_BOOTSTRAP
 
     def weighted_diff(j: int, q: int) -> np.ndarray:
@@ -614,28 +638,31 @@ def compare_binary_evidence(ev: BinaryEvidence, s: Settings, progress: Progress 
     for j, m in enumerate(models_in):
         if j == b:
             continue
-        mm, bm = models[m.name].metrics, models[base_name].metrics
-        delta = {q: (None if mm[q] is None or bm[q] is None else mm[q] - bm[q]) for q in B.METRICS}
-        rel = {q: relative_change(mm[q], bm[q]) for q in B.METRICS}
-        rer = {q: relative_error_reduction(bm[q], mm[q]) for q in MAX_ONE}
+        delta, rel, rer = differences(models[m.name].metrics, models[base_name].metrics, B.METRICS, MAX_ONE)
         ci: dict[str, list[float]] = {}
         method: dict[str, str] = {}
         caps: dict[str, str] = {c: "weighted" for c in sorted(model_caps)}
-        prim_samples = None  # the bootstrap replicates of the primary metric's difference
-        # differences of threshold metrics: decision patterns, else the rows
+        drawn: dict[str, np.ndarray] = {}  # the bootstrap replicates of the primary metric's difference
+
+        def take(metrics: tuple[str, ...], draws_of: Callable[[str], np.ndarray], how: str) -> None:
+            """Percentile intervals of the differences of ``metrics`` from their replicates."""
+            for metric in metrics:
+                if metric == "baseline_accuracy":
+                    continue
+                if (iv := bootstrap_interval(draws_of(metric), s.level)) is not None:
+                    ci[metric], method[metric] = iv, how
+            if pm in metrics:
+                drawn[pm] = draws_of(pm)
+
+        def weighted_of(metric: str, j: int = j) -> np.ndarray:
+            return weighted_diff(j, midx[metric])
+
+        # differences of threshold metrics: decision patterns, else the weighted rows
         if joint is not None:
             diff_t = joint[:, j] - joint[:, b]
-            for metric, q in tidx.items():
-                if metric != "baseline_accuracy" and (iv := _ci(diff_t[:, q], s.level)) is not None:
-                    ci[metric], method[metric] = iv, PATTERN_BOOTSTRAP
-            if pm in tidx:
-                prim_samples = diff_t[:, tidx[pm]]
-        elif rows_boot is not None:
-            for metric in B.THRESHOLD_METRICS:
-                if metric != "baseline_accuracy" and (iv := _ci(weighted_diff(j, midx[metric]), s.level)) is not None:
-                    ci[metric], method[metric] = iv, how_w
-            if pm in tidx:
-                prim_samples = weighted_diff(j, midx[pm])
+            take(B.THRESHOLD_METRICS, lambda metric: diff_t[:, tidx[metric]], PATTERN_BOOTSTRAP)
+        elif wdraws is not None:
+            take(B.THRESHOLD_METRICS, weighted_of, how_w)
         elif want:
             caps["paired_interval.threshold_metrics"] = "weighted" if pairing.status == "aligned" else pairing.reason
         # differences of ranking metrics other than AUC and Gini: the pair's joint score table
@@ -648,13 +675,9 @@ def compare_binary_evidence(ev: BinaryEvidence, s: Settings, progress: Progress 
                 if (iv := IV.percentile(dr.samples[:, q], float(dr.shift[q]), s.level)) is not None:
                     ci[metric], method[metric] = iv, how_r
             if pm in ROW_ONLY_METRICS:
-                prim_samples = dr.samples[:, midx[pm]] + dr.shift[midx[pm]]
-        elif rows_boot is not None:
-            for metric in ROW_ONLY_METRICS:
-                if (iv := _ci(weighted_diff(j, midx[metric]), s.level)) is not None:
-                    ci[metric], method[metric] = iv, how_w
-            if pm in ROW_ONLY_METRICS:
-                prim_samples = weighted_diff(j, midx[pm])
+                drawn[pm] = dr.samples[:, midx[pm]] + dr.shift[midx[pm]]
+        elif wdraws is not None:
+            take(ROW_ONLY_METRICS, weighted_of, how_w)
         elif want:
             caps["paired_interval.ranking_metrics"] = (
                 pairing.reason if pairing.status == "unpaired" else "weighted" if ev.weighted else "not_counted")
@@ -665,23 +688,21 @@ def compare_binary_evidence(ev: BinaryEvidence, s: Settings, progress: Progress 
         if m.name in delong and base_name in delong:
             da, db = delong[m.name], delong[base_name]
             d_auc = da.auc - db.auc
-            if cov is not None:
+            paired = cov is not None
+            if paired:
                 var_d = max(0.0, cov[j, j] + cov[b, b] - 2.0 * cov[j, b])
-                paired, how = True, DELONG_PAIRED
 
-                def at(level: float, d_auc=d_auc, var_d=var_d) -> tuple[float, float]:
-                    return stats.normal_test(d_auc, var_d, level)[2:4]
-                z, p, lo, hi = stats.normal_test(d_auc, var_d, s.level)
+                def test_at(level: float, d_auc: float = d_auc, var_d: float = var_d) -> tuple:
+                    return stats.normal_test(d_auc, var_d, level)
             else:
                 var_d = da.variance + db.variance
-                paired, how = False, DELONG_UNPAIRED
                 caps["delong_paired"] = pairing.reason if pairing.status == "unpaired" else "not_counted"
 
-                def at(level: float, d_auc=d_auc, da=da, db=db) -> tuple[float, float]:
+                def test_at(level: float, d_auc: float = d_auc, da: TableDeLong = da, db: TableDeLong = db) -> tuple:
                     return stats.welch_test(d_auc, da.variance, da.n_pos + da.n_neg, db.variance,
-                                            db.n_pos + db.n_neg, level)[2:4]
-                z, p, lo, hi, _ = stats.welch_test(d_auc, da.variance, da.n_pos + da.n_neg, db.variance,
-                                                   db.n_pos + db.n_neg, s.level)
+                                            db.n_pos + db.n_neg, level)
+            how = DELONG_PAIRED if paired else DELONG_UNPAIRED
+            z, p, lo, hi = test_at(s.level)[:4]
             dl = DeLongSummary(da.auc, db.auc, d_auc, math.sqrt(var_d), z, p, None, [lo, hi], paired)
             samples = ((None, da),) if paired else (("a", da), ("b", db))
             test_notes.extend(Notice("delong_small_sample", {"sample": w, "positives": x.n_pos, "negatives": x.n_neg})
@@ -693,52 +714,32 @@ def compare_binary_evidence(ev: BinaryEvidence, s: Settings, progress: Progress 
             if pm in DELONG_METRICS:
                 scale = 2.0 if pm == "gini" else 1.0
                 test = PrimaryTest(MP.PValue(p), how, ci[pm], how,
-                                   lambda lv, at=at, c=scale: [c * v for v in at(lv)])
+                                   lambda lv, at=test_at, c=scale: [c * v for v in at(lv)[2:4]])
         else:
             small = any(not mo.table.weighted and min(mo.table.total_pos, mo.table.total_neg) < DELONG_MIN_ROWS
                         for mo in (m, models_in[b]))
             caps["delong"] = "small_class" if small else "weighted"
-            if rows_boot is not None:
-                for metric in DELONG_METRICS:
-                    if (iv := _ci(weighted_diff(j, midx[metric]), s.level)) is not None:
-                        ci[metric], method[metric] = iv, how_w
-                if pm in DELONG_METRICS:
-                    prim_samples = weighted_diff(j, midx[pm])
-        if test is None and prim_samples is not None:
-            test = PrimaryTest(MP.bootstrap_p(prim_samples), "bootstrap", ci.get(pm), method.get(pm),
-                               lambda lv, x=prim_samples: _ci(x, lv))
-        primary.append(test or PrimaryTest(None, "no test", ci.get(pm), method.get(pm)))
-        # McNemar: the agreement counts at each model's decision rule; sampling weights never
-        # inflate the evidence (rows), frequency weights count as rows repeated
-        mcn, basis, wtab = None, "rows", None
-        agree = pairing.agreement(j, b)
-        if ev.weighted and s.weight_kind == "sampling":
-            wtab, agree = agree, pairing.agreement_rows(j, b)
-        elif ev.weighted:
-            basis = "frequency_weights"
-            if agree is not None and not np.all(agree == np.round(agree)):
-                agree = None
-        if agree is not None:
-            mcn = mcnemar_of_counts(agree)
-        elif pairing.status == "unpaired":
-            caps["mcnemar"] = pairing.reason
-        else:
-            why = "weighted" if s.weight_kind == "sampling" else "non_integer_weights"
-            caps["mcnemar"] = why if ev.weighted else "not_counted"
-        raw_m.append(None if mcn is None else mcn.p_value)
+            if wdraws is not None:
+                take(DELONG_METRICS, weighted_of, how_w)
+        primary.append(test or bootstrap_test(drawn.get(pm), ci, method, pm))
+        # McNemar: the agreement counts at each model's decision rule
+        mcn, why = mcnemar_of_pairing(pairing, j, b, ev.weighted, s.weight_kind)
+        if why is not None:
+            caps["mcnemar"] = why
+        raw_m.append(None if mcn is None else mcn[0].p_value)
         raw_d.append(None if dl is None else dl.p_value)
-        pending.append((m.name, delta, rel, rer, ci, method, caps, test_notes, dl, mcn, basis, wtab))
+        pending.append((m.name, delta, rel, rer, ci, method, caps, test_notes, dl, mcn))
 
     approvals, approval_cap = _approvals(ev, s, b)
     decisions = decide([p[1].get(pm) for p in pending], primary, pm, B.BETTER.get(pm) or "higher", s.level)
     several = len(pending) > 1  # a family of one: the adjusted p is the raw one, not shown twice
     comparisons = []
-    for (name, delta, rel, rer, ci, method, caps, test_notes, dl, mcn, basis, wtab), hm, hd, dec in zip(
+    for (name, delta, rel, rer, ci, method, caps, test_notes, dl, mcn), hm, hd, dec in zip(
             pending, stats.holm(raw_m), stats.holm(raw_d), decisions):
         if dl is not None and several:  # DeLong's family: the verdicts' when they are DeLong's, else its own
             dl = replace(dl, p_value_holm=dec.p_value_adjusted if pm in DELONG_METRICS and dec.method == dl_method(dl)
                          else hd)
-        mcs = None if mcn is None else mcnemar_summary(mcn, hm if several else None, basis, wtab)
+        mcs = None if mcn is None else mcnemar_summary(mcn[0], hm if several else None, *mcn[1:])
         notes = list(test_notes)  # the tests' own caveats; what is missing is in ``caps`` (codes)
         flat = _zero_width(ci)
         if flat:

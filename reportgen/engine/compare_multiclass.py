@@ -25,7 +25,7 @@ carry reason codes; :mod:`reportgen.wording` writes the sentences.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 import numpy as np
 
@@ -34,22 +34,20 @@ from reportgen.engine import binary as B
 from reportgen.engine import class_tables as CT
 from reportgen.engine import distinct_rows as DR
 from reportgen.engine import multiclass as MC
-from reportgen.engine import multiplicity as MP
 from reportgen.engine import stats
 from reportgen.engine import streams
 from reportgen.engine.compare import (
     ROW_BOOTSTRAP,
-    PrimaryTest,
     Progress,
     Settings,
     bootstrap_interval,
+    bootstrap_test,
     decide,
-    mcnemar_of_counts,
+    differences,
+    mcnemar_of_pairing,
     mcnemar_summary,
-    relative_change,
-    relative_error_reduction,
 )
-from reportgen.engine.evidence import MulticlassEvidence, MulticlassModelEvidence
+from reportgen.engine.evidence import MulticlassEvidence, MulticlassModelEvidence, MulticlassRows
 from reportgen.engine.intervals import (
     CLASS_TABLE_BOOTSTRAP,
     COUNT_BOOTSTRAP,
@@ -91,18 +89,6 @@ SMALL_CLASS_ROWS = 30
 CURVE_POINTS = 400
 
 
-@dataclass(frozen=True, slots=True)
-class MulticlassInput:
-    """One model's aligned rows: true class indices, predicted indices and/or class scores."""
-
-    name: str
-    file: str
-    y_idx: np.ndarray
-    pred_idx: np.ndarray | None = None
-    proba: np.ndarray | None = None
-    weights: np.ndarray | None = None
-
-
 def _values(mm: MC.MulticlassMetrics) -> dict[str, float | None]:
     out: dict[str, float | None] = {}
     for k in METRICS:
@@ -112,14 +98,6 @@ def _values(mm: MC.MulticlassMetrics) -> dict[str, float | None]:
             v = getattr(mm, k)
             out[k] = None if v is None else float(v)
     return out
-
-
-def _evaluate(inp: MulticlassInput, labels: Sequence[str], s: Settings, costs: np.ndarray | None,
-              weights: np.ndarray | None, with_proba: bool = True) -> MC.MulticlassMetrics:
-    return MC.compute_multiclass(
-        inp.y_idx, labels, y_pred_idx=inp.pred_idx, proba=inp.proba if with_proba else None,
-        weights=weights, beta=s.beta, costs=costs,
-    )
 
 
 def _round(a: np.ndarray) -> np.ndarray:
@@ -189,31 +167,35 @@ def result_of(name: str, file: str, mm: MC.MulticlassMetrics, labels: Sequence[s
     )
 
 
-def _bootstrap(inputs: Sequence[MulticlassInput], counts: np.ndarray, labels: Sequence[str], s: Settings,
-               costs: np.ndarray | None, progress: Progress | None) -> tuple[np.ndarray | None, bool]:
+def _bootstrap(rows: MulticlassRows, labels: Sequence[str], s: Settings, costs: np.ndarray | None,
+               progress: Progress | None) -> tuple[np.ndarray, bool]:
     """Array (resamples, models, metrics) over paired stratified resamples of the rows; and
-    whether AUCs are in. The inputs are the distinct rows (``counts``: rows each stands for), so a
+    whether AUCs are in. The rows are distinct rows (``rows.counts``: rows each stands for), so a
     resample is a multinomial over each true class's distinct rows
     (:func:`~reportgen.engine.distinct_rows.stratified_multinomial_blocks`: the row bootstrap's
     distribution, the same draws in every engine), evaluated exactly with the drawn counts times
     the weights as weights."""
-    if s.resamples <= 0:
-        return None, False
-    y = inputs[0].y_idx
+    y = rows.y_idx
     with_auc = y.shape[0] * len(labels) <= BOOTSTRAP_AUC_MAX_CELLS
     rng = streams.stream(s.seed, "class_rows")  # every model on the same resampled rows (paired)
-    out = np.full((s.resamples, len(inputs), len(METRICS)), np.nan)
+    out = np.full((s.resamples, len(rows.pred_idx), len(METRICS)), np.nan)
     r = 0
-    for block in DR.stratified_multinomial_blocks(y, counts, s.resamples, rng):
+    for block in DR.stratified_multinomial_blocks(y, rows.counts, s.resamples, rng):
         for mult in block:
-            for j, inp in enumerate(inputs):
-                w = mult.astype(np.float64) if inp.weights is None else mult * inp.weights
-                vals = _values(_evaluate(inp, labels, s, costs, w, with_proba=with_auc))
-                out[r, j] = [np.nan if vals[k] is None else vals[k] for k in METRICS]
+            w = mult.astype(np.float64) if rows.weights is None else mult * rows.weights
+            for j, (pred, proba) in enumerate(zip(rows.pred_idx, rows.proba)):
+                mm = MC.compute_multiclass(y, labels, y_pred_idx=pred, proba=proba if with_auc else None, weights=w,
+                                           beta=s.beta, costs=costs)
+                out[r, j] = _row(_values(mm))
             r += 1
             if progress is not None:
                 progress(r, s.resamples)
     return out, with_auc
+
+
+def _row(values: dict[str, float | None], metrics: Sequence[str] = METRICS) -> list[float]:
+    """The values of ``metrics``, NaN where undefined."""
+    return [np.nan if values[k] is None else values[k] for k in metrics]
 
 
 _PROBA_METRICS = tuple(m.key for m in catalog.metrics_of("multiclass") if m.probabilities)
@@ -223,28 +205,26 @@ def comparisons_of(names: Sequence[str], models: dict[str, ModelResult], s: Sett
                    skipped_auc: bool, mcnemar_of, capabilities: dict[str, str],
                    joint_deltas: dict[int, dict[str, np.ndarray]] | None = None) -> list[Comparison]:
     """Every comparison with the baseline: deltas, bootstrap intervals (when ``boot`` is given),
-    McNemar's test (``mcnemar_of(j)`` → ((result, basis, weighted table) or None, capability codes)),
-    Holm over each family (verdicts, McNemar), and a decision (the report words the verdict); ``capabilities``: what every comparison lacks, with reason codes.
-    ``joint_deltas[j]``: model j's drawn differences of the confusion metrics from the pair's joint
-    confusion counts (every engine, the same draws); they come first, the rows' bootstrap (memory)
-    adds the AUCs and log-loss."""
+    McNemar's test (``mcnemar_of(j)``: :func:`~reportgen.engine.compare.mcnemar_of_pairing`), Holm
+    over each family (verdicts, McNemar), and a decision (the report words the verdict);
+    ``capabilities``: what every comparison lacks, with reason codes. ``joint_deltas[j]``: model
+    j's drawn differences of the confusion metrics from the pair's joint confusion counts (every
+    engine, the same draws); they come first, the rows' bootstrap (memory) adds the AUCs and
+    log-loss."""
     joint_deltas = joint_deltas or {}
     midx = {m: k for k, m in enumerate(METRICS)}
     base_name = s.baseline or names[0]
     b = names.index(base_name)
-    pending = []
+    pm = s.primary_metric
+    pending, tests = [], []
     raw_mcnemar: list[float | None] = []
     for j, model in enumerate(names):
         if j == b:
             continue
-        mm, bm = models[model].metrics, models[base_name].metrics
-        delta = {k: (None if mm[k] is None or bm[k] is None else mm[k] - bm[k]) for k in METRICS}
-        rel = {k: relative_change(mm[k], bm[k]) for k in METRICS}
-        rer = {k: relative_error_reduction(bm[k], mm[k]) for k in MAX_ONE}
+        delta, rel, rer = differences(models[model].metrics, models[base_name].metrics, METRICS, MAX_ONE)
         ci: dict[str, list[float]] = {}
         method: dict[str, str] = {}
         caps = dict(capabilities)
-        notes: list[Notice] = []
         for name, x in joint_deltas.get(j, {}).items():
             if name != "baseline_accuracy" and (iv := bootstrap_interval(x, s.level)) is not None:
                 ci[name], method[name] = iv, JOINT_CONFUSION_BOOTSTRAP
@@ -258,32 +238,22 @@ def comparisons_of(names: Sequence[str], models: dict[str, ModelResult], s: Sett
             if skipped_auc:
                 caps["bootstrap.auc"] = "too_many_cells"
         mcn, why = mcnemar_of(j)
-        caps.update(why)
+        if why is not None:
+            caps["mcnemar"] = why
         raw_mcnemar.append(None if mcn is None else mcn[0].p_value)
-        pending.append((model, delta, rel, rer, ci, method, caps, notes, mcn, j))
-
-    pm = s.primary_metric
-    tests = []
-    for (name, delta, rel, rer, ci, method, caps, notes, mcn, j) in pending:
-        if pm in joint_deltas.get(j, {}):
-            x = joint_deltas[j][pm]
-            tests.append(PrimaryTest(MP.bootstrap_p(x), "bootstrap", ci.get(pm), method.get(pm),
-                                     lambda lv, x=x: bootstrap_interval(x, lv)))
-        elif boot is not None and pm in midx:
-            x = boot[:, j, midx[pm]] - boot[:, b, midx[pm]]
-            tests.append(PrimaryTest(MP.bootstrap_p(x), "bootstrap", ci.get(pm), method.get(pm),
-                                     lambda lv, x=x: bootstrap_interval(x, lv)))
-        else:
-            tests.append(PrimaryTest(None, "no test", ci.get(pm), method.get(pm)))
+        pending.append((model, delta, rel, rer, ci, method, caps, mcn))
+        drawn = joint_deltas.get(j, {}).get(pm)
+        if drawn is None and boot is not None and pm in midx:
+            drawn = boot[:, j, midx[pm]] - boot[:, b, midx[pm]]
+        tests.append(bootstrap_test(drawn, ci, method, pm))
     decisions = decide([p[1].get(pm) for p in pending], tests, pm, BETTER.get(pm) or "higher", s.level)
     comparisons: list[Comparison] = []
-    for (name, delta, rel, rer, ci, method, caps, notes, mcn, j), hm, dec in zip(
-            pending, stats.holm(raw_mcnemar), decisions):
-        mc = None if mcn is None else mcnemar_summary(mcn[0], hm if len(pending) > 1 else None, mcn[1], mcn[2])
+    for (name, delta, rel, rer, ci, method, caps, mcn), hm, dec in zip(pending, stats.holm(raw_mcnemar), decisions):
+        mc = None if mcn is None else mcnemar_summary(mcn[0], hm if len(pending) > 1 else None, *mcn[1:])
         comparisons.append(Comparison(
             model=name, baseline=base_name, delta=delta, relative_delta=rel,
             relative_error_reduction=rer["accuracy"], relative_error_reductions=rer, ci=ci,
-            tests=ComparisonTests(None, mc, notices=notes), primary_metric=pm,
+            tests=ComparisonTests(None, mc, notices=[]), primary_metric=pm,
             ci_method=method, capabilities=caps, decision=dec,
         ))
     return comparisons
@@ -340,23 +310,13 @@ def _table_curves(t: CT.ClassTables, labels: Sequence[str]) -> MulticlassCurves:
 
 def compare_multiclass_evidence(ev: MulticlassEvidence, s: Settings, progress: Progress | None = None
                                 ) -> tuple[dict[str, ModelResult], list[Comparison]]:
-    """Every model's results and every comparison with the baseline, from multiclass evidence.
-
-    The metrics, per-class tables and curves come from the confusion counts and class tables
-    (:func:`MC.multiclass_from_counts`: the same functions of the same counts in every engine).
-    Intervals: the paired stratified bootstrap of the rows when the evidence keeps them (each
-    resample re-evaluated exactly with the multiplicities as weights, O(rows) per resample);
-    without rows, none (capability ``bootstrap``: ``needs_rows``). McNemar's test from the
-    agreement counts at each model's predictions.
-    """
+    """Every model's results and every comparison with the baseline, from multiclass evidence
+    (the methods: the module docstring)."""
     labels = list(ev.classes)
     costs = None if s.cost_matrix is None else np.asarray(s.cost_matrix, dtype=np.float64)
     boot, with_auc = None, False
     if ev.rows is not None and s.resamples > 0:
-        r = ev.rows
-        inputs = [MulticlassInput(m.name, m.file, r.y_idx, pi, pr, r.weights)
-                  for m, pi, pr in zip(ev.models, r.pred_idx, r.proba)]
-        boot, with_auc = _bootstrap(inputs, r.counts, labels, s, costs, progress)
+        boot, with_auc = _bootstrap(ev.rows, labels, s, costs, progress)
     models: dict[str, ModelResult] = {}
     for j, m in enumerate(ev.models):
         mm = MC.multiclass_from_counts(m.confusion, labels, m.n_rows, m.tables, beta=s.beta, costs=costs)
@@ -391,22 +351,8 @@ def compare_multiclass_evidence(ev: MulticlassEvidence, s: Settings, progress: P
     else:
         caps = {"bootstrap": "needs_rows"}
 
-    def mcnemar_of(j: int) -> tuple[tuple | None, dict[str, str]]:
-        """McNemar on rows (unweighted, or sampling weights: the weights never inflate the
-        evidence; the weighted table beside), or on frequencies (integer frequency weights)."""
-        agree, basis, wtab = ev.pairing.agreement(j, base), "rows", None
-        if weighted and s.weight_kind == "sampling":
-            wtab, agree = agree, ev.pairing.agreement_rows(j, base)
-        elif weighted:
-            basis = "frequency_weights"
-            if agree is not None and not np.all(agree == np.round(agree)):
-                agree = None
-        if agree is not None:
-            return (mcnemar_of_counts(agree), basis, wtab), {}
-        if ev.pairing.status == "unpaired":
-            return None, {"mcnemar": ev.pairing.reason}
-        return None, {"mcnemar": ("weighted" if s.weight_kind == "sampling" else "non_integer_weights") if weighted
-                      else "not_counted"}
+    def mcnemar_of(j: int) -> tuple[tuple | None, str | None]:
+        return mcnemar_of_pairing(ev.pairing, j, base, weighted, s.weight_kind)
 
     return models, comparisons_of(names, models, s, boot, boot is not None and not with_auc, mcnemar_of, caps,
                                   joint_deltas)
@@ -439,4 +385,4 @@ def _joint_deltas(ev: MulticlassEvidence, base: int, labels: Sequence[str], s: S
     return out
 
 
-__all__ = ["MulticlassInput", "compare_multiclass_evidence", "METRICS", "BETTER", "MAX_ONE", "PER_CLASS_FIELDS"]
+__all__ = ["compare_multiclass_evidence", "METRICS", "BETTER", "MAX_ONE", "PER_CLASS_FIELDS"]

@@ -1,9 +1,6 @@
-"""The one compare driver: Evidence + analysis settings → results, for either task.
-
-Dispatches on the kind of evidence (never on the engine that made it) to the binary driver
-(:mod:`reportgen.engine.compare`) or the multiclass one (:mod:`reportgen.engine.compare_multiclass`);
-both choose their interval and test methods by what the evidence holds.
-"""
+"""The one compare driver, for either task: dispatches on the kind of evidence (never on the engine
+that made it) to the binary driver (:mod:`reportgen.engine.compare`) or the multiclass one
+(:mod:`reportgen.engine.compare_multiclass`)."""
 
 from __future__ import annotations
 

@@ -5,22 +5,13 @@ Every engine (memory, stream, dask) reduces its rows to the same evidence, and o
 the frozen result, choosing interval and test methods by what the evidence holds — never by
 which engine made it. So a number cannot depend on the engine, only on what was reducible.
 
-What a task's evidence holds:
-
-* per model, its **table** with everything that shapes it resolved once: the direction, the
-  decision threshold (the model's own or the config's; :attr:`BinaryModelEvidence.threshold_key`
-  says which), whether the scores are probabilities, and the binning (binary); the confusion
-  counts and class tables (multiclass);
-* optionally the **rows** (multiclass): the compared rows as distinct rows with counts (class
-  indices and scores), which every engine counts within ``stream.max_distinct_scores``; only what
-  needs the rows resampled together (the averaged AUCs and their differences) uses them. Binary
-  evidence holds no rows: every runner, memory included, reduces them to tables, weight cells and
-  paired counts;
-* the **pairing**: whether the models' rows are aligned and, if not, why (a reason code), with
-  the paired sufficient statistics when they are: DeLong's covariance of the AUCs, the 2×2
-  agreement counts of every pair of models, and the counts of each pattern of truth and
-  decisions (the paired bootstrap of threshold metrics);
-* the **load audit**: files and hashes, dropped rows, the loaders' warnings, the date range.
+What a task's evidence holds (the attributes below say exactly): per model its table, with
+everything that shapes it resolved once (direction, threshold and the config key it came from,
+probabilities, binning) or its confusion counts and class tables; optionally the multiclass
+rows as distinct rows with counts, for what needs the rows resampled together (the averaged AUCs
+and their differences) — binary evidence holds no rows: every runner, memory included, reduces
+them to tables, weight cells and paired counts; the pairing, whether the models' rows are
+aligned and why not, with the paired sufficient statistics; and the load audit.
 
 Pure numpy, no I/O, no prose beyond the loaders' own warnings.
 """
@@ -36,7 +27,7 @@ from reportgen.engine.approval import ApprovalCounts
 from reportgen.engine.class_tables import ClassTables
 from reportgen.engine.curve import ScoreTable
 from reportgen.engine.intervals import PairCounts, WeightCells
-from reportgen.results import BinningInfo, Notice
+from reportgen.results import BinningInfo, InputFile, Notice
 
 #: Why rows are paired or not (:attr:`Pairing.reason`).
 PairingReason = Literal[
@@ -55,27 +46,17 @@ PAIRING_REASONS: tuple[str, ...] = PairingReason.__args__  # type: ignore[attr-d
 
 
 @dataclass(frozen=True, slots=True)
-class FileAudit:
-    """One input file: where, its SHA-256, rows read and size in bytes."""
-
-    path: str
-    sha256: str
-    rows: int
-    size_bytes: int
-
-
-@dataclass(frozen=True, slots=True)
 class LoadAudit:
     """What loading did, for the run block of the result.
 
     Attributes:
-        files: every input file once, in the order read.
+        files: every input file once, in the order read (where, its SHA-256, rows read, bytes).
         dropped: (model, reason, rows) for each reason rows were dropped.
         warnings: the loaders' warnings as notices (codes and facts; the report layer words them).
         dates: (first, last) of the configured date column, or None.
     """
 
-    files: tuple[FileAudit, ...]
+    files: tuple[InputFile, ...]
     dropped: tuple[tuple[str, str, int], ...] = ()
     warnings: tuple[Notice, ...] = ()
     dates: tuple[str, str] | None = None
@@ -325,6 +306,6 @@ class MulticlassEvidence:
 
 
 __all__ = [
-    "BinaryEvidence", "BinaryModelEvidence", "FileAudit", "LoadAudit", "MulticlassEvidence",
+    "BinaryEvidence", "BinaryModelEvidence", "LoadAudit", "MulticlassEvidence",
     "MulticlassModelEvidence", "MulticlassRows", "PAIRING_REASONS", "Pairing", "unpaired",
 ]

@@ -140,24 +140,16 @@ def _checked(cfg: Config, path: Path, df: Any, wanted: dict[str, str], offset: i
     labels = keys(df[wanted["label"]])
     score = numeric(df[wanted["score"]], path, wanted["score"])
     drop = cfg.missing == "drop"
-    missing = (labels == None) | ~np.isfinite(score)  # noqa: E711
-    weights = None
-    if "weight" in wanted:
-        weights = numeric(df[wanted["weight"]], path, wanted["weight"])
-        missing |= ~np.isfinite(weights)
-    pd_ = None
-    if "pd" in wanted:
-        pd_ = numeric(df[wanted["pd"]], path, wanted["pd"])
-        missing |= ~np.isfinite(pd_)
+    weights = numeric(df[wanted["weight"]], path, wanted["weight"]) if "weight" in wanted else None
+    pd_ = numeric(df[wanted["pd"]], path, wanted["pd"]) if "pd" in wanted else None
     text_cols = {r: keys(df[wanted[r]]) for r in ("grade", "segment", "id") if r in wanted}
-    for r, v in text_cols.items():
-        missing |= v == None  # noqa: E711
+    masks = [("label", labels == None), ("score", ~np.isfinite(score))]  # noqa: E711
+    masks += [("pd", ~np.isfinite(pd_))] if pd_ is not None else []
+    masks += [("weight", ~np.isfinite(weights))] if weights is not None else []
+    masks += [(r, v == None) for r, v in text_cols.items()]  # noqa: E711
+    missing = np.logical_or.reduce([bad for _, bad in masks])
     if missing.any() and not drop:
         row = int(np.flatnonzero(missing)[0])
-        masks = [("label", labels == None), ("score", ~np.isfinite(score))]  # noqa: E711
-        masks += [("pd", ~np.isfinite(pd_))] if pd_ is not None else []
-        masks += [("weight", ~np.isfinite(weights))] if weights is not None else []
-        masks += [(r, v == None) for r, v in text_cols.items()]  # noqa: E711
         col = next(wanted[r] for r, bad in masks if bad[row])
         raise _first_bad(path, col, missing, "missing value; fill it in, or set 'missing: drop' to drop such rows", offset)
     keep = ~missing

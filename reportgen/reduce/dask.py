@@ -53,12 +53,11 @@ from reportgen.engine.curve import ScoreTable, merge_tables
 from reportgen.engine.evidence import BinaryEvidence, MulticlassEvidence
 from reportgen.errors import InputError, UserError
 from reportgen.io import validate as V
-from reportgen.io.align import check_rows_left
 from reportgen.io.files import Digests, FileInfo, file_info, hashing, named_by_dataset, no_rows, parts_of
 from reportgen.io.pairs import PAIRED_CHUNK, place, split_ranges
 from reportgen.reduce import accumulators as S
 from reportgen.reduce import local as L
-from reportgen.reduce.evidence_of import binary_evidence, load_audit, multiclass_evidence
+from reportgen.reduce.evidence_of import binary_evidence, multiclass_evidence
 
 #: Partial results merged per reduce task.
 FAN_IN = 8
@@ -131,13 +130,14 @@ def load_dask(cfg: Config, progress: L.Progress | None = None) -> BinaryEvidence
         return run(cfg, dask, progress, digests, lambda: stack.enter_context(cluster_for(cfg)))
 
 
-def part_slices(reads: dict[Path, list[int]], names: dict[Path, list[str]], indexes: dict[str, np.ndarray]
+def part_slices(reads: dict[Path, list[int]], by_file: dict[Path, list[L.ModelPass]], indexes: dict[str, np.ndarray]
                 ) -> dict[Path, list[dict[str, np.ndarray]]]:
     """Each dataset's parts' share of every model's common index per row (``reads``: rows per part)."""
     out = {}
-    for path, models in names.items():
+    for path, states in by_file.items():
         starts = np.cumsum([0] + reads[path])
-        out[path] = [{n: indexes[n][lo:hi] for n in models} for lo, hi in zip(starts[:-1], starts[1:])]
+        out[path] = [{st.cfg.name: indexes[st.cfg.name][lo:hi] for st in states}
+                     for lo, hi in zip(starts[:-1], starts[1:])]
     return out
 
 
@@ -168,8 +168,7 @@ def _map_lined_up(cfg: Config, part: str, templates: list[L.ModelPass], index: d
     states = [st.fresh(cfg, Path(part), None if index is None else index[st.cfg.name], collect=False) for st in templates]
     pairs = make(cfg, shared, files or [str(Path(part))] * len(states))
     for batch, offset in L.batches(cfg, Path(part), states):
-        if pairs.add([pairs.records(st, Path(part), batch, offset)[1] for st in states]) is not None:
-            break
+        pairs.add([pairs.records(st, Path(part), batch, offset)[1] for st in states])
     return pairs
 
 
@@ -274,35 +273,36 @@ def _reduced(reducer: Any, cfg: Config, *parts: Any) -> Any:
 
 
 def _read_twice(cfg: Config, dask: Any, digests: Digests, connect: Callable, plan: Callable, mapper: Any, reducer: Any,
-                states_of: Callable, args: Callable[[], tuple] = tuple):
-    """The first map (and a second keeping the rows every model keeps, when some model keeps rows
-    another does not): (by_file, parts per file, results per dataset, rows per part, join,
-    common indexes, part slices, rows left out). ``plan(indexes)``: each dataset's models (the
-    columns checked); ``connect()`` starts the cluster; ``args()``: the mapper's last arguments
-    (after the plan); ``states_of(results)``: every model's merged pass state in config order."""
-    by_file = plan(None)
-    connect()
-    parts_of_file = {p: parts_of(p) for p in by_file}
-    results = _first_map(cfg, dask, by_file, parts_of_file, mapper, reducer, None, *args())
-    for r in results:  # a second map must see the same bytes (Digests.add)
-        if sum(r.reads) == 0:
-            raise no_rows(Path(r.path))
-        digests.merge(r.digests)
-    reads = {p: r.reads for p, r in zip(by_file, results)}
-    states = states_of(results)
-    join = L.join_states(cfg, states)
-    indexes, left_out = L.common_rows(states, [sum(reads[Path(st.cfg.file)]) for st in states], join,
-                                      always=len(by_file) > 1)  # separate datasets: paired by index
-    names = {p: [st.cfg.name for st in sts] for p, sts in by_file.items()}
-    slices = None if indexes is None else part_slices(reads, names, indexes)
-    if left_out:
-        by_file = plan(indexes)
-        for st in (st for sts in by_file.values() for st in sts):
-            st.index = None  # each part gets its slice (sent once per part, not the dataset's index per task)
-        results = _first_map(cfg, dask, by_file, parts_of_file, mapper, reducer, slices, *args())
-        for r in results:
+                args: Callable[[], tuple] = tuple):
+    """The local runner's readings (:func:`reportgen.reduce.local.read_aligned`) as maps over the
+    parts: (by_file, parts per file, results per dataset, rows per part, join, common indexes,
+    part slices, rows left out). ``plan(indexes)``: each dataset's models (the columns checked);
+    ``connect()`` starts the cluster; ``args()``: the mapper's last arguments (after the plan)."""
+    parts_of_file: dict[Path, list[str]] = {}
+    reads: dict[Path, list[int]] = {}  # rows per part (the first map's)
+    results: list[Part] = []
+
+    def read_all(by_file: dict[Path, list], indexes: dict[str, np.ndarray] | None) -> tuple[dict, list, list]:
+        slices = None
+        if indexes is None:
+            connect()
+            parts_of_file.update((p, parts_of(p)) for p in by_file)
+        else:
+            slices = part_slices(reads, by_file, indexes)
+            for st in (st for sts in by_file.values() for st in sts):
+                st.index = None  # each part gets its slice (sent once per part, not the dataset's index per task)
+        results[:] = _first_map(cfg, dask, by_file, parts_of_file, mapper, reducer, slices, *args())
+        for path, r in zip(by_file, results):  # a second map must see the same bytes (Digests.add)
+            if indexes is None and sum(r.reads) == 0:
+                raise no_rows(Path(r.path))
             digests.merge(r.digests)
-    return by_file, parts_of_file, results, reads, join, indexes, slices, left_out
+            reads.setdefault(path, r.reads)
+        return {p: sum(n) for p, n in reads.items()}, [d for r in results for d in r.dates], _states(cfg, results)
+
+    separate = len({Path(m.file) for m in cfg.models}) > 1  # separate datasets: paired by index
+    by_file, _states_read, _read, _dates, join, indexes, left_out = L.read_aligned(cfg, plan, read_all, separate)
+    slices = None if indexes is None else part_slices(reads, by_file, indexes)
+    return by_file, parts_of_file, tuple(results), reads, join, indexes, slices, left_out
 
 
 @dataclass(slots=True)
@@ -324,8 +324,17 @@ def _gather(parts: tuple[Part, ...], states: list) -> Part:
     digests = Digests()
     for p in parts:
         digests.merge(p.digests)
-    return Part(parts[0].path, states, [r for p in parts for r in p.reads], [min(seen), max(seen)] if seen else [],
-                digests.files)
+    return Part(parts[0].path, states, [r for p in parts for r in p.reads], _span(seen), digests.files)
+
+
+def _span(dates: list) -> list:
+    """The first and last of ``dates`` (empty without any)."""
+    return [min(dates), max(dates)] if dates else []
+
+
+def _states(cfg: Config, results: tuple[Part, ...]) -> list:
+    """Every model's merged pass state, in config order."""
+    return L.in_order(cfg, [st for r in results for st in r.states])
 
 
 def _before(parts: tuple[Part, ...]) -> list[int]:
@@ -333,23 +342,35 @@ def _before(parts: tuple[Part, ...]) -> list[int]:
     return [int(b) for b in np.cumsum([0] + [sum(p.reads) for p in parts[:-1]])]
 
 
+def _map_part(cfg: Config, part: str, k: int, templates: list[L.ModelPass], index: dict[str, np.ndarray] | None,
+              ids: L.ClassIds | None = None) -> Part:
+    """One part → each model's pass state and the kept ids (``index``: each model's common index
+    per row of the part; keep the rows ``>= 0``), errors naming the part. Binary: exact tables
+    (or overflow), a seeded sample, the labels; multiclass: the counts, classes in the part's own
+    ids (every task starts from ``ids`` and learns its own)."""
+    states = [st.fresh(cfg, Path(part), None if index is None else index[st.cfg.name], index is None)
+              for st in templates]
+    ids = None if ids is None else ids.copy()
+    dates: list = []
+    with hashing() as digests:
+        if ids is None:
+            read = L.fold_file(cfg, states, Path(part), np.random.default_rng([cfg.stream.seed, k]), dates)
+        else:
+            read = L.fold_class_file(cfg, states, ids, Path(part), dates)
+    for st, template in zip(states, templates):
+        if ids is not None:
+            st.merge_pending(cfg.stream.max_distinct_scores)
+        else:
+            st.sample = [np.concatenate(st.sample) if st.sample else np.empty(0)]
+            st.acc = _Table(st.acc.table(), st.acc.overflowed, st.acc.weight_cells)
+        st.path = template.path  # from here on the dataset is named (the join, merges, results)
+    return Part(str(templates[0].path), states, [read], _span(dates), digests.files,
+                [] if ids is None else list(ids.index))
+
+
 # --------------------------------------------------------------------------------------
 # Binary
 # --------------------------------------------------------------------------------------
-
-
-def _map_part(cfg: Config, part: str, k: int, templates: list[L.ModelState], index: dict[str, np.ndarray] | None) -> Part:
-    """One part → per model exact tables (or overflow), a seeded sample, the labels and the kept ids."""
-    path = templates[0].path
-    states = [st.fresh(cfg, Path(part), None if index is None else index[st.cfg.name], index is None) for st in templates]
-    dates: list = []
-    with hashing() as digests:
-        read = L.fold_file(cfg, states, Path(part), np.random.default_rng([cfg.stream.seed, k]), dates)
-    for st in states:
-        st.sample = [np.concatenate(st.sample) if st.sample else np.empty(0)]
-        st.path = path  # from here on the dataset is named (the join, results)
-        st.acc = _Table(st.acc.table(), st.acc.overflowed, st.acc.weight_cells)
-    return Part(str(path), states, [read], [min(dates), max(dates)] if dates else [], digests.files)
 
 
 @dataclass(slots=True)
@@ -367,14 +388,9 @@ def _reduce_parts(cfg: Config, *parts: Part) -> Part:
     cap, sample_cap = cfg.stream.max_distinct_scores, 200_000
     before = _before(parts)
     out = []
-    for m, first in enumerate(parts[0].states):
+    for m in range(len(parts[0].states)):
         sts = [L.shifted(p.states[m], b) for p, b in zip(parts, before)]
-        st = L.ModelState(first.cfg, first.path, first.cols, index=first.index)
-        if first.ids is not None:
-            st.ids, st.id_rows, st.truth = [], [], []
-        if first.lost is not None:
-            st.lost, st.gone = [], []
-        L.gathered(st, sts)
+        st = L.gathered(cfg, sts)
         tabs = [s.acc.table for s in sts if s.acc.table is not None]
         over = any(s.acc.overflowed for s in sts)
         merged = merge_tables(*tabs) if tabs and not over else None
@@ -400,7 +416,7 @@ def _map_binned(cfg: Config, part: str, m: ModelConfig, edges: np.ndarray, index
     st = L.new_state(cfg, m, Path(part), index, collect=False)
     acc = S.BinnedAccumulator(edges, st.cfg.direction)
     for batch, offset in L.batches(cfg, Path(part), [st]):
-        acc.add(*L.validated(cfg, st, Path(part), batch, offset))
+        acc.add(*L.kept_rows(cfg, st, Path(part), batch, offset)[:3])
     return acc
 
 
@@ -411,20 +427,13 @@ def _reduce_binned(*parts: S.BinnedAccumulator) -> S.BinnedAccumulator:
 def _binary(cfg: Config, dask: Any, progress: L.Progress | None, digests: Digests, connect: Callable) -> BinaryEvidence:
     delayed = dask.delayed
     sc = cfg.stream
-
-    def states_of(results: tuple[Part, ...]) -> list[L.ModelState]:
-        return L.in_order(cfg, [st for r in results for st in r.states])
-
     by_file, parts_of_file, results, reads, join, indexes, slices, left_out = _read_twice(
-        cfg, dask, digests, connect, functools.partial(L.plan_binary, cfg), _map_part, _reduce_parts, states_of)
-    states = states_of(results)
-    if left_out and join is None:
-        check_rows_left(cfg.models[0].file, states[0].rows, states[0].labels, V.label_key(cfg.positive),
-                        [m.name for m in cfg.models])
+        cfg, dask, digests, connect, functools.partial(L.plan_binary, cfg), _map_part, _reduce_parts)
+    states = _states(cfg, results)
     files = [file_info(path, sum(reads[path])) for path in by_file]
     if progress is not None:
         progress(1, 2)
-    models, warnings, dropped = [], list(join.warnings) if join is not None else [], []
+    models, warnings, dropped = [], [], []
     for st in states:
         m, path = st.cfg, st.path
         dropped += [(m.name, reason, rows) for reason, rows in st.dropped.items()]
@@ -442,36 +451,18 @@ def _binary(cfg: Config, dask: Any, progress: L.Progress | None, digests: Digest
             acc = tree_reduce(delayed, _reduce_binned, mapped).compute()
             table, grouper, binning = L.binned_result(cfg, m.name, acc, warnings)
         models.append(L.model_table(cfg, st, table, binning, grouper))
-    dropped.extend(left_out)
     shared = delayed(([x.table for x in models], [x.grouper or S.exact_grouper(x.table) for x in models]), pure=True)
     paired, note = _pairs(cfg, delayed, by_file, parts_of_file, slices, reads, left_out, L.BinaryPairs, shared,
                           [m.file for m in cfg.models])  # the tables: one graph node, sent to each worker once
     if progress is not None:
         progress(2, 2)
-    dates = L.date_span([d for part in results for d in part.dates])
-    return binary_evidence(cfg, models, paired, note, load_audit(files, dropped, warnings, dates))
+    dates = [d for part in results for d in part.dates]
+    return binary_evidence(cfg, models, paired, note, L.load_audit_of(files, dropped, left_out, join, warnings, dates))
 
 
 # --------------------------------------------------------------------------------------
 # Multiclass
 # --------------------------------------------------------------------------------------
-
-
-def _map_counts(cfg: Config, part: str, _k: int, templates: list[L.ModelCounts], index: dict[str, np.ndarray] | None,
-                ids: L.ClassIds) -> Part:
-    """One part → each model's counts, classes in the part's own ids (``index``: each model's
-    common index per row of the part; keep the rows ``>= 0``)."""
-    ids = ids.copy()  # every task starts from the same ids and learns its own
-    states = [st.fresh(cfg, Path(part), None if index is None else index[st.cfg.name], index is None)
-              for st in templates]  # errors name the part
-    dates: list = []
-    with hashing() as digests:
-        rows = L.fold_class_file(cfg, states, ids, Path(part), dates)
-    for st, template in zip(states, templates):
-        st.merge_pending(cfg.stream.max_distinct_scores)
-        st.path = template.path  # from here on the dataset is named (cap errors after merges, results, the join)
-    return Part(str(templates[0].path), states, [rows], [min(dates), max(dates)] if dates else [], digests.files,
-                list(ids.index))
 
 
 def _unite(parts: tuple[Part, ...]) -> tuple[list[str], list[np.ndarray]]:
@@ -506,30 +497,22 @@ def _multiclass(cfg: Config, dask: Any, progress: L.Progress | None, digests: Di
     def plan(indexes: dict[str, np.ndarray] | None) -> dict[Path, list[L.ModelCounts]]:
         plans.append(L.plan_multiclass(cfg, indexes))
         return plans[-1][2]
-
-    def states_of(results: tuple[Part, ...]) -> list[L.ModelCounts]:
-        return L.in_order(cfg, [st for r in results for st in r.states])
-
     by_file, parts_of_file, results, reads, join, indexes, slices, left_out = _read_twice(
-        cfg, dask, digests, connect, plan, _map_counts, _reduce_counts, states_of, lambda: (plans[-1][1],))
+        cfg, dask, digests, connect, plan, _map_part, _reduce_counts, lambda: (plans[-1][1],))
     if progress is not None:
         progress(1, 2)
     files: list[FileInfo] = [file_info(path, sum(reads[path])) for path in by_file]
     # one class numbering for all datasets: the first's ids, then the others' new keys
     keys, to_ids = _unite(results)
     states = L.in_order(cfg, [L.combine([st], [to], len(keys), cfg) for part, to in zip(results, to_ids) for st in part.states])
-    if left_out and join is None:
-        check_rows_left(str(states[0].path), states[0].rows, states[0].seen_truth, None, [st.cfg.name for st in states])
     configured, ids, _by_file = plans[-1]
     united = ids.copy()
     united.index = {c: j for j, c in enumerate(keys)}
     classes, models, warnings, dropped = L.conclude(cfg, states, configured, united)
     mcnemar, note = _pairs(cfg, delayed, by_file, parts_of_file, slices, reads, left_out, L.McNemarPairs, classes, None,
                            alone=cfg.bootstrap.resamples > 0)
-    dropped.extend(left_out)
-    if join is not None:
-        warnings[:0] = join.warnings
     if progress is not None:
         progress(2, 2)
-    dates = L.date_span([d for part in results for d in part.dates])
-    return multiclass_evidence(cfg, classes, models, mcnemar, note, load_audit(files, dropped, warnings, dates))
+    dates = [d for part in results for d in part.dates]
+    return multiclass_evidence(cfg, classes, models, mcnemar, note,
+                               L.load_audit_of(files, dropped, left_out, join, warnings, dates))

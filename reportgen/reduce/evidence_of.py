@@ -24,11 +24,10 @@ from reportgen.engine.curve import ScoreTable
 from reportgen.engine.intervals import WeightCells
 from reportgen.io.files import FileInfo
 from reportgen.reduce import accumulators as S
-from reportgen.results import BinningInfo, Notice
+from reportgen.results import BinningInfo, InputFile, Notice
 from reportgen.engine.evidence import (
     BinaryEvidence,
     BinaryModelEvidence,
-    FileAudit,
     LoadAudit,
     MulticlassEvidence,
     MulticlassModelEvidence,
@@ -52,7 +51,7 @@ def load_audit(files: Sequence[FileInfo], dropped: Sequence[tuple[str, str, int]
                dates: tuple[str, str] | None = None) -> LoadAudit:
     """The load audit of a run: the files read (their audit records), the rows dropped (model,
     reason, rows), the runner's notices and the date range."""
-    return LoadAudit(tuple(FileAudit(f.path, f.sha256, f.rows, f.size_bytes) for f in files),
+    return LoadAudit(tuple(InputFile(f.path, f.sha256, f.rows, f.size_bytes) for f in files),
                      tuple((n, r, k) for n, r, k in dropped), tuple(warnings), tuple(dates) if dates else None)
 
 
@@ -70,12 +69,6 @@ def _pairing_of(acc: S.PairedAccumulator) -> Pairing:
     approval = None if acc.approval is None else acc.approval.finish()
     return Pairing("aligned", "aligned", cov, acc.agree.copy(), None if acc.joint is None else acc.joint.copy(),
                    pair_counts=pairs, approval=approval)
-
-
-def as_frequency_table(table: ScoreTable, name: str) -> ScoreTable:
-    """A weighted table read as frequency weights: the table of the repeated rows
-    (:func:`reportgen.reduce.accumulators.frequency_table`)."""
-    return S.frequency_table(table, name)[0]
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,7 +102,8 @@ def binary_evidence(cfg: Config, tables: Sequence[ModelTable], paired: Any, pair
     models = []
     for m in tables:
         t, key = _threshold(cfg, m.name)
-        table = as_frequency_table(m.table, m.name) if cfg.weight_kind == "frequency" else m.table
+        # frequency weights: the table of the repeated rows
+        table = S.frequency_table(m.table, m.name)[0] if cfg.weight_kind == "frequency" else m.table
         models.append(BinaryModelEvidence(m.name, m.file, table, t, key, m.probabilities, m.binning,
                                           m.cells if table.weighted else None))
     acc = paired

@@ -23,7 +23,7 @@ Passes over the data, both tasks:
    list is known only at the end (the sorted union of the labels seen, as in memory), so
    batches number classes in order of first appearance and the counts are permuted once.
 2. with several models whose rows can be paired (one file; files of equal length without an id;
-   files joined by id): the paired statistics (:func:`pair_pass`). Each model's kept rows are
+   files joined by id): the paired statistics (:func:`paired_pass`). Each model's kept rows are
    read again and spilled by their common index (:class:`reportgen.io.pairs.RowSpill`), so files
    joined by id in any order pair exactly as in memory. Binary: DeLong's covariance, McNemar's
    tables and the pattern counts (:class:`~reportgen.reduce.accumulators.PairedAccumulator`;
@@ -31,8 +31,8 @@ Passes over the data, both tasks:
    with every model in one file, unweighted, the rows' table codes kept in pass 1 (at most
    :data:`ROW_CODES_BUDGET` bytes) make this pass a lookup in memory, in pieces of
    :data:`reportgen.io.pairs.PAIRED_CHUNK` rows. A file held whole (memory) is "read again"
-   from memory. Multiclass: McNemar's
-   2×2 table of (baseline correct, model correct) per comparison.
+   from memory. Multiclass: each model's joint confusion counts against the baseline
+   (:class:`McNemarPairs`: McNemar's tables, the paired bootstrap).
 
 Threads (:mod:`reportgen.parallel`, binary): the models of a batch are validated and counted in
 parallel, binned batches and in-memory paired chunks a few ahead; everything is added up in
@@ -58,7 +58,7 @@ import pandas as pd
 from reportgen.config import Config, ModelConfig
 from reportgen.engine import distinct_rows as DR
 from reportgen.engine.curve import ScoreTable, row_groups
-from reportgen.engine.evidence import BinaryEvidence, MulticlassEvidence, MulticlassModelEvidence
+from reportgen.engine.evidence import BinaryEvidence, LoadAudit, MulticlassEvidence, MulticlassModelEvidence
 from reportgen.engine.approval import joint_cell_luts
 from reportgen.engine.streaming import binning_auc_bound
 from reportgen.errors import InputError
@@ -180,8 +180,11 @@ def shifted(st: ModelPass, before: int) -> ModelPass:
                    gone=None if st.gone is None else [g + before for g in st.gone])
 
 
-def gathered(out: ModelPass, parts: list[ModelPass]) -> None:
-    """Add the join's collections, rows and drops of disjoint parts (positions already shifted) to ``out``."""
+def gathered(cfg: Config, parts: list[ModelPass]) -> ModelPass:
+    """A fresh state of the parts' model holding the join's collections, rows and drops of the
+    parts (disjoint rows, positions already shifted)."""
+    first = parts[0]
+    out = first.fresh(cfg, first.path, collect=first.ids is not None or first.lost is not None)
     for st in parts:
         out.rows += st.rows
         out.totals = (out.totals[0] + st.totals[0], out.totals[1] + st.totals[1])
@@ -193,6 +196,7 @@ def gathered(out: ModelPass, parts: list[ModelPass]) -> None:
         if out.lost is not None and st.lost is not None:
             out.lost += st.lost
             out.gone += st.gone
+    return out
 
 
 def columns_of(states: list[ModelPass]) -> list[str]:
@@ -336,63 +340,12 @@ def checked_batch(cfg: Config, path: Path, batch: Batch, offset: int, dates: lis
     return results
 
 
-def check_same_truth(names: list[str], files: list[str], recs: list[np.ndarray]) -> None:
-    """Every model's records of one range of common rows carry the same truth (field ``y``), or
-    memory's error naming the file row (field ``row``)."""
-    y = recs[0]["y"]
-    for j, r in enumerate(recs[1:], start=1):
-        if not np.array_equal(r["y"], y):
-            i = int(np.flatnonzero(r["y"] != y)[0])
-            check_positions([files[0], files[j]], [names[0], names[j]], [y[i:i + 1], r["y"][i:i + 1]],
-                            np.asarray([recs[0]["row"][i]]))
-
-
-def pair_pass(cfg: Config, by_file: dict[Path, list[ModelPass]], states: list[ModelPass], dtype: np.dtype,
-              indexes: dict[str, np.ndarray] | None, records: Callable[[ModelPass, Path, Batch, int], tuple],
-              add_range: Callable[[list[np.ndarray]], str | None], reader: Reader = FROM_FILES) -> str | None:
-    """Every model's compared rows, side by side range by range: ``records(st, path, batch,
-    offset)`` gives a batch's (file positions, records) of one model, ``add_range(recs)`` adds a
-    range (per model, its records in common order) and may stop the pass with a reason code.
-
-    Each model's records are spilled by their common index (``indexes``: per model, each file
-    row's; None when every model keeps the same rows in the same order), then put side by side
-    (:class:`reportgen.io.pairs.RowSpill`); with one file the batches already line up."""
-    names = [st.cfg.name for st in states]
-    one_file = len(by_file) == 1
-    with RowSpill(len(states), states[0].rows, dtype, held=reader.held) as spill:
-        for path, sts in by_file.items():
-            seen = dict.fromkeys((st.cfg.name for st in sts), 0)
-            for batch, offset in reader.batches(cfg, path, sts):
-                recs: list = [None] * len(states)
-                # each model's records in a thread (its own state; numpy and pyarrow release the GIL)
-                found = list(ordered_map(functools.partial(_records_of, records, path, batch, offset), sts))
-                for st, (pos, rec) in zip(sts, found):
-                    name = st.cfg.name
-                    j = names.index(name)
-                    recs[j] = rec
-                    if not one_file:
-                        at = indexes[name][pos] if indexes is not None else np.arange(seen[name], seen[name] + pos.shape[0])
-                        spill.add(j, at, rec)
-                    seen[name] += pos.shape[0]
-                if one_file and (note := add_range(recs)) is not None:
-                    return note
-        for _lo, _hi, recs in ([] if one_file else spill.chunks()):
-            if (note := add_range(recs)) is not None:
-                return note
-    return None
-
-
-def _records_of(records: Callable[[ModelPass, Path, Batch, int], tuple], path: Path, batch: Batch, offset: int,
-                st: ModelPass) -> tuple:
-    """``records(st, path, batch, offset)``: one model's (file positions, records) of a batch."""
-    return records(st, path, batch, offset)
-
-
 def read_files(by_file: dict[Path, list], fold: Callable[[Path, list, list], int], progress: Progress | None,
-               cfg: Config | None = None, reader: Reader = FROM_FILES) -> tuple[dict[Path, int], list]:
-    """Every file read once (``fold(path, states, seen_dates)``: rows read): (rows read per file, dates seen).
+               cfg: Config, reader: Reader = FROM_FILES) -> tuple[dict[Path, int], list, list]:
+    """Every file read once (``fold(path, states, seen_dates)``: rows read): (rows read per file,
+    dates seen, the states in config order).
 
-    With ``cfg``, a row fault is raised only once the files after it are known to be readable
+    A row fault is raised only once the files after it are known to be readable
     (:func:`parse_rest`): a file that cannot be read is reported before any row rule, as
     ``engine: memory`` (which reads every file first) reports it."""
     read: dict[Path, int] = {}
@@ -402,7 +355,7 @@ def read_files(by_file: dict[Path, list], fold: Callable[[Path, list, list], int
         try:
             read[path] = fold(path, states, seen_dates)
         except V.RowFault:
-            for later, sts in files[k + 1:] if cfg is not None else []:
+            for later, sts in files[k + 1:]:
                 if parse_rest(reader.batches(cfg, later, sts)) == 0:
                     raise no_rows(later) from None
             raise
@@ -410,7 +363,7 @@ def read_files(by_file: dict[Path, list], fold: Callable[[Path, list, list], int
             raise no_rows(path)
         if progress is not None:
             progress(k + 1, len(by_file))
-    return read, seen_dates
+    return read, seen_dates, in_order(cfg, [st for _path, sts in files for st in sts])
 
 
 def parse_rest(read: Any) -> int:
@@ -420,26 +373,43 @@ def parse_rest(read: Any) -> int:
 
 
 def read_aligned(cfg: Config, plan: Callable[[dict[str, np.ndarray] | None], dict[Path, list]],
-                 read_all: Callable[[dict[Path, list], bool], tuple[dict[Path, int], list]],
-                 label_keys: Callable[[Any], set], positive: str | None):
+                 read_all: Callable[[dict[Path, list], dict[str, np.ndarray] | None], tuple[dict[Path, int], list, list]],
+                 always: bool = False):
     """Pass 1, and again keeping only the rows every model keeps when some model keeps rows
-    another does not: (by_file, states in config order, rows read per file, dates seen, join,
-    common indexes, rows left out). ``read_all(by_file, first)`` reads every file."""
+    another does not, every runner: (by_file, states in config order, rows read per file, dates
+    seen, join, common indexes, rows left out). ``plan(indexes)``: each file's fresh states;
+    ``read_all(by_file, indexes)`` reads every file (``indexes`` None: the first reading) →
+    (rows read per file, dates seen, states in config order); ``always``: the common indexes
+    even when every model keeps every row (Dask, separate datasets: paired by index)."""
     by_file = plan(None)
-    read, seen_dates = read_all(by_file, True)
-    states = in_order(cfg, [st for sts in by_file.values() for st in sts])
+    read, seen_dates, states = read_all(by_file, None)
     join = join_states(cfg, states)
-    indexes, left_out = common_rows(states, [read[st.path] for st in states], join)
+    indexes, left_out = common_rows(states, [read[st.path] for st in states], join, always)
     if left_out:
         by_file = plan(indexes)
-        read, seen_dates = read_all(by_file, False)
-        states = in_order(cfg, [st for sts in by_file.values() for st in sts])
-        if join is None:
-            A.check_rows_left(str(states[0].path), states[0].rows, label_keys(states[0]), positive,
-                              [st.cfg.name for st in states])
+        read, seen_dates, states = read_all(by_file, indexes)
+        check_left(cfg, states, join, left_out)
     if join is not None and indexes is None and not join.in_order:
         indexes = {st.cfg.name: join.index(i, st.keyed().rows, read[st.path]) for i, st in enumerate(states)}
     return by_file, states, read, seen_dates, join, indexes, left_out
+
+
+def check_left(cfg: Config, states: list[ModelPass], join: Join | None, left_out: list) -> None:
+    """Files matched by position and read again keeping the rows every model keeps (``left_out``:
+    rows were left out): some rows left, binary of both classes (states in config order)."""
+    if left_out and join is None:
+        first = states[0]
+        labels = first.seen_truth if isinstance(first, ModelCounts) else first.labels
+        positive = V.label_key(cfg.positive) if cfg.task == "binary" else None
+        A.check_rows_left(str(first.path), first.rows, labels, positive, [st.cfg.name for st in states])
+
+
+def load_audit_of(files: list[FileInfo], dropped: list[tuple[str, str, int]], left_out: list, join: Join | None,
+                  warnings: list[Notice], dates: list) -> LoadAudit:
+    """The load audit of every runner: the rows each model dropped, then the rows left out of
+    the comparison; the join's notices before the runner's."""
+    return load_audit(files, [*dropped, *left_out], [*(join.warnings if join is not None else ()), *warnings],
+                      date_span(dates))
 
 
 def check_first_batches(cfg: Config) -> tuple[dict[Path, int], bool]:
@@ -515,10 +485,7 @@ def load_frames(cfg: Config, frames: dict[Path, Any], files: list[FileInfo]) -> 
     accumulators of ``engine: stream`` with nothing binned (:func:`whole_file_config`): the same
     rules, messages, tables and paired statistics; ``files``: the inputs' audit records."""
     reader = Reader({path: Batch(record_batch(df)) for path, df in frames.items()})
-    whole = whole_file_config(cfg)
-    if cfg.task == "multiclass":
-        return load_streamed_multiclass(whole, None, reader, files)
-    return load_streamed(whole, None, reader, files)
+    return runner(cfg)(whole_file_config(cfg), None, reader, files)
 
 
 def load(cfg: Config, progress: Progress | None = None) -> BinaryEvidence | MulticlassEvidence:
@@ -529,7 +496,15 @@ def load(cfg: Config, progress: Progress | None = None) -> BinaryEvidence | Mult
     if cfg.engine == "memory":
         return load_frames(cfg, *read_frames(cfg))
     with hashing():
-        return load_streamed_multiclass(cfg, progress) if cfg.task == "multiclass" else load_streamed(cfg, progress)
+        return runner(cfg)(cfg, progress)
+
+
+def runner(cfg: Config) -> Callable[..., BinaryEvidence | MulticlassEvidence]:
+    """The local runner of the config's task, :func:`load_streamed` or :func:`load_streamed_multiclass`:
+    ``runner(cfg)(cfg, progress, reader, files)``, ``engine: stream`` (call within
+    :func:`reportgen.io.files.hashing`) or memory (``reader``: the files held whole, ``files``
+    their audit records; :func:`load_frames`)."""
+    return load_streamed_multiclass if cfg.task == "multiclass" else load_streamed
 
 
 # --------------------------------------------------------------------------------------
@@ -629,11 +604,6 @@ class RowCodes:
             self.codes.setdefault(name, []).append(bins)
 
 
-def validated(cfg: Config, st: ModelState, path: Path, batch: Batch, offset: int):
-    """(scores, is_positive, weights) of the batch's valid rows; errors name the global row."""
-    return kept_rows(cfg, st, path, batch, offset)[:3]
-
-
 def kept_rows(cfg: Config, st: ModelState, path: Path, batch: Batch, offset: int):
     """(scores, is_positive, weights, keep) of the batch's valid rows (``keep``: their mask, None = all)."""
     import pyarrow.compute as pc  # noqa: PLC0415
@@ -685,7 +655,7 @@ def _fold_model(cfg: Config, path: Path, batch: Batch, offset: int, rows: RowCod
     valid rows and, while ``rows`` keeps codes, the chunk's score codes (:meth:`RowCodes.score_codes`);
     a fault is returned (:func:`checked_batch`)."""
     try:
-        s, y, w = validated(cfg, st, path, batch, offset)
+        s, y, w = kept_rows(cfg, st, path, batch, offset)[:3]
     except V.RowFault as f:
         return f
     st.acc.add(s, y, w)
@@ -738,21 +708,19 @@ def fold_file(cfg: Config, states: list[ModelState], path: Path, rng: np.random.
 
 def load_streamed(cfg: Config, progress: Progress | None = None, reader: Reader = FROM_FILES,
                   files: list[FileInfo] | None = None) -> BinaryEvidence:
-    """Binary, ``engine: stream`` (call within :func:`reportgen.io.files.hashing`) or memory
-    (``reader``: the files held whole, ``files`` their audit records; :func:`load_frames`): every
-    model's table, exact or binned, and the paired statistics."""
+    """Binary (:func:`runner`): every model's table, exact or binned, and the paired statistics."""
     sc = cfg.stream
     codes = [RowCodes() if len({m.file for m in cfg.models}) == 1 and len(cfg.models) > 1 else None]
 
-    def read_all(by_file: dict[Path, list[ModelState]], first: bool) -> tuple[dict[Path, int], list]:
+    def read_all(by_file: dict[Path, list[ModelState]], indexes: dict | None) -> tuple[dict[Path, int], list, list]:
         rng = np.random.default_rng(cfg.stream.seed)  # one sample stream over the files, in their order
-        if not first:
+        if indexes is not None:
             codes[0] = None
         return read_files(by_file, lambda path, sts, dates: fold_file(cfg, sts, path, rng, dates, codes[0], reader),
                           progress, cfg, reader)
 
     by_file, states, read, seen_dates, join, indexes, left_out = read_aligned(
-        cfg, lambda ix: plan_binary(cfg, ix, reader.held), read_all, lambda st: st.labels, V.label_key(cfg.positive))
+        cfg, lambda ix: plan_binary(cfg, ix, reader.held), read_all)
     rows = codes[0]
     models: list[ModelTable] = []
     lookups: dict[str, tuple[int, np.ndarray] | None] = {}
@@ -774,7 +742,7 @@ def load_streamed(cfg: Config, progress: Progress | None = None, reader: Reader 
 
             def bin_batch(item: tuple[Batch, int], st: ModelState = st, acc: S.BinnedAccumulator = acc):
                 """A batch validated and binned in a thread: (weighted rows, or None; bins, or None)."""
-                s, y, w = validated(cfg, st.replica(), st.path, *item)
+                s, y, w = kept_rows(cfg, st.replica(), st.path, *item)[:3]
                 return ((s, y, w), None) if w is not None else (None, acc.bin_rows(s, y))
 
             for weighted, binned in ordered_map(bin_batch, reader.batches(cfg, path, [st])):
@@ -803,11 +771,8 @@ def load_streamed(cfg: Config, progress: Progress | None = None, reader: Reader 
         pairs = BinaryPairs(cfg, ([m.table for m in models], [m.grouper or exact(m.table) for m in models]),
                             [m.file for m in models], pieces=reader.held)
         paired, note = paired_pass(cfg, by_file, states, read, indexes, pairs, reader=reader)
-    dropped.extend(left_out)
-    if join is not None:
-        warnings[:0] = join.warnings
     inputs = files if files is not None else [file_info(p, n) for p, n in read.items()]
-    return binary_evidence(cfg, models, paired, note, load_audit(inputs, dropped, warnings, date_span(seen_dates)))
+    return binary_evidence(cfg, models, paired, note, load_audit_of(inputs, dropped, left_out, join, warnings, seen_dates))
 
 
 def model_table(cfg: Config, st: ModelState, table: ScoreTable, binning: BinningInfo | None,
@@ -845,27 +810,50 @@ def pair_records(codes: np.ndarray, y: np.ndarray, w: np.ndarray | None, rows: n
     return rec
 
 
-class BinaryPairs:
+class Pairs:
+    """The pairing protocol the local and the Dask runners drive (:func:`paired_pass`,
+    :mod:`reportgen.reduce.dask`): ``records`` (a batch's compared rows of one model: file
+    positions and records of ``dtype``), ``add`` (a range of common rows, every model's records
+    side by side), ``merge`` (other rows), ``result``. ``files``: the files errors name (default:
+    the configured ones)."""
+
+    def __init__(self, cfg: Config, files: list[str] | None) -> None:
+        self.cfg, self.names = cfg, [m.name for m in cfg.models]
+        self.files = files or [m.file for m in cfg.models]
+
+    def lined_up(self, recs: list[np.ndarray], frequency: bool) -> np.ndarray | None:
+        """Check one range of common rows as memory does: every model's records carry the same
+        truth (field ``y``; else memory's error naming the file row, field ``row``) and, under
+        frequency weights, the same weight (:func:`~reportgen.reduce.accumulators.check_same_repeats`),
+        which is returned as each row's multiplicity (None without ``frequency``)."""
+        y = recs[0]["y"]
+        for j, r in enumerate(recs[1:], start=1):
+            if not np.array_equal(r["y"], y):
+                i = int(np.flatnonzero(r["y"] != y)[0])
+                check_positions([self.files[0], self.files[j]], [self.names[0], self.names[j]],
+                                [y[i:i + 1], r["y"][i:i + 1]], np.asarray([recs[0]["row"][i]]))
+        if not frequency:
+            return None
+        S.check_same_repeats(self.names, self.files, [r["w"] for r in recs], recs[0]["row"])
+        return recs[0]["w"]
+
+
+class BinaryPairs(Pairs):
     """The paired statistics of binary models over rows put side by side: DeLong's cross-moments,
     McNemar's tables and the pattern counts (:class:`~reportgen.reduce.accumulators.PairedAccumulator`;
     sampling weights: McNemar's tables and the joint weight cells,
     :class:`~reportgen.reduce.accumulators.AgreementAccumulator`; frequency weights: the
     accumulator on the tables of the repeated rows, each row's weight its multiplicity, so every
-    statistic is the repeated rows' as in memory).
-
-    The pairing protocol, shared with :class:`McNemarPairs` (the local and the Dask runners drive
-    either): ``records`` (a batch's compared rows of one model), ``add`` (a range of common rows,
-    every model's records side by side; a reason code stops the pass), ``merge`` (other rows), ``result``.
-    ``shared``: the models' tables and groupers (raw score → table row); ``files``: the files
-    errors name (default: the configured ones)."""
+    statistic is the repeated rows' as in memory). ``shared``: the models' tables and groupers
+    (raw score → table row)."""
 
     dtype = PAIR_RECORD
 
     def __init__(self, cfg: Config, shared: tuple[list[ScoreTable], list | None], files: list[str] | None = None,
                  pieces: bool = False) -> None:
+        super().__init__(cfg, files)
         tables, groupers = shared
-        self.cfg, self.groupers, self.pieces = cfg, groupers, pieces
-        self.names, self.files = [m.name for m in cfg.models], files or [m.file for m in cfg.models]
+        self.groupers, self.pieces = groupers, pieces
         # frequency weights: a row of weight w is w rows, counted on the tables of the repeated
         # rows with the weight as each row's multiplicity (what memory gets by repeating the rows)
         self.frequency = cfg.weight_kind == "frequency" and any(t.weighted for t in tables)
@@ -887,7 +875,7 @@ class BinaryPairs:
 
     def add(self, recs: list[np.ndarray]) -> None:
         """One range of common rows (labels that differ row by row are memory's error)."""
-        check_same_truth(self.names, self.files, recs)
+        counts = self.lined_up(recs, self.frequency)
         y = recs[0]["y"]
         codes = [r["code"] if lut is None else lut[r["code"]] for r, lut in zip(recs, self.row_maps)]
         correct = [(c < ci) == y for c, ci in zip(codes, self.cuts)]
@@ -897,7 +885,7 @@ class BinaryPairs:
             if self.agree.cells is not None:
                 self.agree.cells.add(codes, y, weights)
         else:
-            self._add_rows(codes, correct, y, repeats(self.names, self.files, recs) if self.frequency else None)
+            self._add_rows(codes, correct, y, counts)
 
     def _add_rows(self, codes: list[np.ndarray], correct: list[np.ndarray], y: np.ndarray,
                   counts: np.ndarray | None) -> None:
@@ -927,24 +915,42 @@ class BinaryPairs:
         return (self.agree if self.agree is not None else self.acc), None
 
 
-def repeats(names: list[str], files: list[str], recs: list[np.ndarray]) -> np.ndarray:
-    """Frequency weights of one range of common rows as each row's multiplicity (field ``w``),
-    every model's weight of a row being the same (:func:`~reportgen.reduce.accumulators.check_same_repeats`)."""
-    S.check_same_repeats(names, files, [r["w"] for r in recs], recs[0]["row"])
-    return recs[0]["w"]
-
-
 def paired_pass(cfg: Config, by_file: dict[Path, list[ModelPass]], states: list[ModelPass], read: dict[Path, int],
-                indexes: dict[str, np.ndarray] | None, pairs: BinaryPairs | McNemarPairs, alone: bool = False,
+                indexes: dict[str, np.ndarray] | None, pairs: Pairs, alone: bool = False,
                 reader: Reader = FROM_FILES) -> tuple[Any, str | None]:
-    """The paired statistics over the rows every model keeps (:func:`pair_pass` driving ``pairs``),
-    or the reason code why there are none (files of different lengths without an id); ``alone``:
-    a single model's pass too (its rows, for the row bootstrap)."""
+    """The paired statistics over the rows every model keeps, or the reason code why there are
+    none (files of different lengths without an id); ``alone``: a single model's pass too (its
+    rows, for the row bootstrap).
+
+    Every model's compared rows (``pairs.records``) are put side by side range by range and added
+    (``pairs.add``): each model's records are spilled by their common index (``indexes``: per
+    model, each file row's; None when every model keeps the same rows in the same order), then
+    lined up (:class:`reportgen.io.pairs.RowSpill`); with one file the batches already line up."""
     if len(states) < 2 and not alone:
         return None, None
     if indexes is None and len(set(read.values())) > 1:
         return None, LENGTHS_DIFFER
-    pair_pass(cfg, by_file, states, pairs.dtype, indexes, pairs.records, pairs.add, reader)
+    names = [st.cfg.name for st in states]
+    one_file = len(by_file) == 1
+    with RowSpill(len(states), states[0].rows, pairs.dtype, held=reader.held) as spill:
+        for path, sts in by_file.items():
+            seen = dict.fromkeys((st.cfg.name for st in sts), 0)
+            for batch, offset in reader.batches(cfg, path, sts):
+                recs: list = [None] * len(states)
+                # each model's records in a thread (its own state; numpy and pyarrow release the GIL)
+                found = list(ordered_map(lambda st: pairs.records(st, path, batch, offset), sts))
+                for st, (pos, rec) in zip(sts, found):
+                    name = st.cfg.name
+                    j = names.index(name)
+                    recs[j] = rec
+                    if not one_file:
+                        at = indexes[name][pos] if indexes is not None else np.arange(seen[name], seen[name] + pos.shape[0])
+                        spill.add(j, at, rec)
+                    seen[name] += pos.shape[0]
+                if one_file:
+                    pairs.add(recs)
+        for _lo, _hi, recs in ([] if one_file else spill.chunks()):
+            pairs.add(recs)
     return pairs.result()
 
 
@@ -1134,9 +1140,8 @@ def fold_class_file(cfg: Config, states: list[ModelCounts], ids: ClassIds, path:
 def combine(parts: list[ModelCounts], to_ids: list[np.ndarray], n_ids: int, cfg: Config) -> ModelCounts:
     """One model's counts over disjoint row sets (positions already in the dataset), each indexing
     classes its own way, in common ids (``to_ids[p]``: part p's class ids → the common ones)."""
-    out = parts[0].fresh(cfg, parts[0].path, collect=parts[0].ids is not None or parts[0].lost is not None)
+    out = gathered(cfg, parts)
     out.counts.combine([p.counts for p in parts], to_ids, n_ids, "prediction" in out.cols)
-    gathered(out, parts)
     for st in parts:
         out.seen_truth |= st.seen_truth
         out.seen_pred |= st.seen_pred
@@ -1172,12 +1177,11 @@ def conclude(cfg: Config, states: list[ModelCounts], configured: list[str] | Non
 
 def load_streamed_multiclass(cfg: Config, progress: Progress | None = None, reader: Reader = FROM_FILES,
                              files: list[FileInfo] | None = None) -> MulticlassEvidence:
-    """Multiclass, ``engine: stream`` (call within :func:`reportgen.io.files.hashing`) or memory
-    (``reader``: the files held whole, ``files`` their audit records; :func:`load_frames`): every
-    model's counts, exact, and McNemar's tables."""
+    """Multiclass (:func:`runner`): every model's counts, exact, and the joint counts against the
+    baseline (McNemar's tables, the paired bootstrap)."""
     plan: list = []
 
-    def read_all(by_file: dict[Path, list[ModelCounts]], _first: bool) -> tuple[dict[Path, int], list]:
+    def read_all(by_file: dict[Path, list[ModelCounts]], _indexes: dict | None) -> tuple[dict[Path, int], list, list]:
         return read_files(by_file, lambda path, sts, dates: fold_class_file(cfg, sts, plan[-1][1], path, dates, reader),
                           progress, cfg, reader)
 
@@ -1185,17 +1189,13 @@ def load_streamed_multiclass(cfg: Config, progress: Progress | None = None, read
         plan.append(plan_multiclass(cfg, indexes, reader.held))
         return plan[-1][2]
 
-    by_file, states, read, seen_dates, join, indexes, left_out = read_aligned(
-        cfg, planned, read_all, lambda st: st.seen_truth, None)
+    by_file, states, read, seen_dates, join, indexes, left_out = read_aligned(cfg, planned, read_all)
     classes, models, warnings, dropped = conclude(cfg, states, plan[-1][0], plan[-1][1])
     mcnemar, note = paired_pass(cfg, by_file, states, read, indexes, McNemarPairs(cfg, classes, [str(st.path) for st in states]),
                                 alone=cfg.bootstrap.resamples > 0, reader=reader)
-    dropped.extend(left_out)
-    if join is not None:
-        warnings[:0] = join.warnings
     inputs = files if files is not None else [file_info(p, n) for p, n in read.items()]
     return multiclass_evidence(cfg, classes, models, mcnemar, note,
-                               load_audit(inputs, dropped, warnings, date_span(seen_dates)))
+                               load_audit_of(inputs, dropped, left_out, join, warnings, seen_dates))
 
 
 #: A compared row as McNemar's pass keeps it: its true class, whether the model was right, its
@@ -1224,19 +1224,19 @@ class JointCounts:
     distinct: DR.DistinctRows | None = None
 
 
-class McNemarPairs:
+class McNemarPairs(Pairs):
     """The joint confusion counts of multiclass models against the baseline (true class, the
     baseline's predicted class, the model's), over rows put side by side — McNemar's tables and
     the paired bootstrap of confusion-metric differences are functions of them
-    (:func:`reportgen.reduce.evidence_of.joint_pairing`); the pairing protocol of :class:`BinaryPairs`.
+    (:func:`reportgen.reduce.evidence_of.joint_pairing`).
     ``shared``: the class list. Counted in weight sums and in rows (:class:`JointCounts`), and
     the rows themselves as distinct rows with counts (the same rows, in the same order, as the
     in-memory evidence compresses), merged every :data:`PENDING_DISTINCT` rows and dropped past
     ``stream.max_distinct_scores`` (the bootstrap then states ``needs_rows``)."""
 
     def __init__(self, cfg: Config, shared: list[str], files: list[str] | None = None) -> None:
-        self.cfg, self.classes = cfg, list(shared)
-        self.names, self.files = [m.name for m in cfg.models], files or [m.file for m in cfg.models]
+        super().__init__(cfg, files)
+        self.classes = list(shared)
         k = len(self.classes)
         self.dtype = np.dtype(MCNEMAR_RECORD.descr + [("p", np.float64, (k,))])
         self.tables = {m.name: np.zeros((k, k, k)) for m in cfg.models if m.name != cfg.baseline_name}
@@ -1266,9 +1266,7 @@ class McNemarPairs:
         """One range of common rows (labels that differ row by row are memory's error). The
         baseline's weights weigh every pair, as the in-memory evidence weighs them (one weight per
         row: the first model's)."""
-        check_same_truth(self.names, self.files, recs)
-        if self.cfg.weight_kind == "frequency":
-            repeats(self.names, self.files, recs)
+        self.lined_up(recs, self.cfg.weight_kind == "frequency")
         b = recs[self.names.index(self.cfg.baseline_name)]
         w = recs[0]["w"]
         self.has_weights = self.has_weights or bool(np.any(w != 1))
@@ -1285,7 +1283,6 @@ class McNemarPairs:
             probas = [r["p"] if has_proba else None for r, (_, has_proba) in zip(recs, self.layout)]
             matrix = DR.row_matrix(b["y"], None if frequency else w, preds, probas)
             self._keep(DR.distinct(matrix, w if frequency else None))
-        return None
 
     def _keep(self, part: DR.DistinctRows) -> None:
         """Add compressed rows; merge when the pending parts hold many; give up past the cap."""
