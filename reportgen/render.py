@@ -1013,6 +1013,7 @@ def render_pdf(html: str, target: Path, variant: str | None = None, attachments:
     import weasyprint  # noqa: PLC0415
 
     import reportgen.figures as figures  # noqa: PLC0415  (figures are only needed to render)
+    import reportgen.weasyprint_tuning as tuning  # noqa: PLC0415  (likewise)
 
     options: dict[str, object] = {}
     with ExitStack() as stack:
@@ -1031,7 +1032,7 @@ def render_pdf(html: str, target: Path, variant: str | None = None, attachments:
                 files.append(weasyprint.Attachment(filename=str(folder / name), created=stamp, modified=stamp,
                                                    relationship="Data", description=f"{name} of this report"))
             options["attachments"] = files
-        with _quiet("weasyprint", "fontTools"), young_collections_only():
+        with _quiet("weasyprint", "fontTools"), young_collections_only(), tuning.svg_text_runs():
             page = figures.pdf_figures(html)  # the same figures as images of fewer SVG nodes: laid out faster
             weasyprint.HTML(string=page, url_fetcher=_url_fetcher(), base_url=None).write_pdf(str(target), **options)
 
