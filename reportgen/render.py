@@ -1000,6 +1000,12 @@ def _quiet(*names: str) -> Iterator[None]:
 PDF_VARIANTS = ("pdf/a-3b", "pdf/a-3u")
 
 
+#: CSS that needs the user-agent rules :func:`reportgen.weasyprint_tuning.html_class` leaves out
+_UA_NEEDED = re.compile(r"footnote|list-item|::?marker|\bnote-(?:call|marker|callback)", re.IGNORECASE)
+#: a page's stylesheets and style attributes
+_PAGE_CSS = re.compile(r"<style\b[^>]*>(.*?)</style>|\sstyle=\"([^\"]*)\"", re.DOTALL | re.IGNORECASE)
+
+
 def render_pdf(html: str, target: Path, variant: str | None = None, attachments: dict[str, bytes] | None = None,
                when: str | None = None) -> None:
     """Lay ``html`` out as a PDF at ``target``.
@@ -1034,7 +1040,11 @@ def render_pdf(html: str, target: Path, variant: str | None = None, attachments:
             options["attachments"] = files
         with _quiet("weasyprint", "fontTools"), young_collections_only(), tuning.svg_text_runs():
             page = figures.pdf_figures(html)  # the same figures as images of fewer SVG nodes: laid out faster
-            weasyprint.HTML(string=page, url_fetcher=_url_fetcher(), base_url=None).write_pdf(str(target), **options)
+            # the lean user-agent stylesheet (reportgen.weasyprint_tuning) unless a theme's CSS
+            # uses what it leaves out: footnotes, or list items other than <li>
+            css = " ".join(a or b for a, b in _PAGE_CSS.findall(page))
+            html_class = weasyprint.HTML if _UA_NEEDED.search(css) else tuning.html_class()
+            html_class(string=page, url_fetcher=_url_fetcher(), base_url=None).write_pdf(str(target), **options)
 
 
 _NUMBER_LIST = re.compile(r"\[\s*((?:-?[\d.eE+-]+|null)(?:,\s*(?:-?[\d.eE+-]+|null))*)\s*\]")

@@ -1,5 +1,6 @@
-"""The PDF's WeasyPrint adjustment (:mod:`reportgen.weasyprint_tuning`): SVG labels drawn as
-one run each, with the same text and the same look; undone or skipped where it does not apply."""
+"""The PDF's WeasyPrint adjustments (:mod:`reportgen.weasyprint_tuning`): SVG labels drawn as
+one run each, with the same text and the same look; a user-agent stylesheet without universal
+pseudo-elements that draws the same pages; both undone or skipped where they do not apply."""
 
 from __future__ import annotations
 
@@ -143,3 +144,56 @@ def test_svg_text_runs_leave_a_weasyprint_of_another_shape_alone(monkeypatch):
     monkeypatch.setattr(svg_pkg, "TAGS", other)
     with tuning.svg_text_runs():
         assert svg_pkg.TAGS is other and svg_pkg.text is sys.modules["weasyprint.svg.text"].text
+
+
+def test_the_lean_user_agent_stylesheet_drops_only_the_universal_pseudo_elements():
+    """The stylesheet differs from WeasyPrint's in the six rules, ``::marker`` now ``li::marker``;
+    a stylesheet without them as expected gives None (WeasyPrint's is used)."""
+    from pathlib import Path
+
+    source = (Path(weasyprint.__file__).parent / "css" / "html5_ua.css").read_text(encoding="utf-8")
+    lean = tuning._lean_ua(source)  # noqa: SLF001
+    assert lean is not None
+    gone = set(source.splitlines()) - set(lean.splitlines())
+    added = set(lean.splitlines()) - set(source.splitlines())
+    assert len(gone) == 6 and all(line.startswith(("::marker", "::footnote", "::note")) for line in gone)
+    assert added == {"li" + next(line for line in gone if line.startswith("::marker"))}
+    assert tuning._lean_ua(source.replace("::note-call {", "::note-call\n{")) is None  # noqa: SLF001
+    assert tuning._lean_ua(source + "\n::selection { color: red }\n") is None  # noqa: SLF001
+    assert tuning._lean_ua("p { color: red }") is None  # noqa: SLF001
+    assert issubclass(tuning.html_class(), weasyprint.HTML) and tuning.html_class() is tuning.html_class()
+
+
+@poppler
+def test_the_lean_user_agent_stylesheet_draws_the_report_and_lists_the_same(demo, tmp_path):
+    """The demo's PDF page (tables, figures, lists) is pixel-identical at 50 dpi with the lean
+    stylesheet, with the same text; so is a page of numbered and bulleted lists."""
+    page = figures.pdf_figures(render.render_html(demo, for_pdf=True))
+    lists = ("<html><body><ol><li>one</li><li>two<ul><li>inner</li></ul></li></ol>"
+             "<ul style='list-style: square'><li>a</li></ul><table><tr><td>1</td></tr></table></body></html>")
+    for name, body in (("report", page), ("lists", lists)):
+        standard = _pdf(tmp_path, f"{name}-standard", body, dpi="50")
+        lean = _pdf(tmp_path, f"{name}-lean", body, cls=tuning.html_class(), dpi="50")
+        assert len(lean[0]) == len(standard[0]) and lean[0] == standard[0] and lean[1] == standard[1], name
+
+
+def test_render_pdf_keeps_weasyprints_stylesheet_for_css_that_needs_it(tmp_path, monkeypatch):
+    """A theme whose CSS uses footnotes, markers or list items other than ``<li>`` gets
+    WeasyPrint's own user-agent stylesheet; the report's own CSS gets the lean one."""
+    used = []
+    real = tuning.html_class()
+
+    class Spy(real):
+        def __init__(self, *a, **k):
+            used.append("lean")
+            super().__init__(*a, **k)
+
+    monkeypatch.setattr(tuning, "html_class", lambda: Spy)
+    for css, lean in (("p { color: red }", True), (".n { float: footnote }", False),
+                      ("dt { display: list-item }", False), ("li::marker { color: red }", False)):
+        used.clear()
+        render.render_pdf(f"<html><head><style>{css}</style></head><body><p>x</p></body></html>", tmp_path / "x.pdf")
+        assert (used == ["lean"]) is lean, css
+    used.clear()
+    render.render_pdf('<html><body><p style="display: list-item">x</p></body></html>', tmp_path / "y.pdf")
+    assert used == []
