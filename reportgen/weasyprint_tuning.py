@@ -15,6 +15,14 @@ kerning only (under a point; a centred title by half its total kerning). A three
 figures hold about 270 labels and 2,500 characters: its PDF takes about 8 % less CPU time
 (1.63 → 1.50 s, 5.37 → 5.05 million Python calls).
 
+A run also places its own ``text-anchor`` (middle or end: matplotlib centres tick labels and
+right-aligns the y axis's), since it knows its width: WeasyPrint draws an anchored text into a
+PDF form XObject of its own and shifts that by the text's width, so each label was a separate,
+separately compressed PDF object. Before the text is drawn, ``SVG.draw_node`` moves the anchor
+of a text that will be drawn as a run out of WeasyPrint's sight (``reportgen-text-anchor``),
+and the run shifts itself by its width, or half of it. The three-model report's PDF shrinks
+from 200 to 104 kB (4.88 → 4.79 million calls, about 2 % of the CPU time).
+
 **A user-agent stylesheet without universal pseudo-elements** (:func:`html_class`). WeasyPrint's
 ``html5_ua.css`` styles ``::marker`` and the GCPM ``::footnote-call``, ``::footnote-marker``,
 ``::note-call``, ``::note-marker`` and ``::note-callback`` for every element, so the cascade
@@ -63,13 +71,19 @@ def _weasy_svg() -> tuple[Any, Any] | None:
     original = getattr(text_mod, "text", None)
     if (not isinstance(tags, dict) or original is None or tags.get("text") is not original
             or getattr(svg_pkg, "text", None) is not original
+            or not callable(getattr(getattr(svg_pkg, "SVG", None), "draw_node", None))
             or not all(hasattr(text_mod, n) for n in ("Style", "TextBox"))):
         return None
     return svg_pkg, text_mod
 
 
-def _one_run(original: Any, text_mod: Any) -> Any:
-    """The replacement of WeasyPrint's ``svg.text.text``: see the module docstring."""
+#: Where a run keeps its text's ``text-anchor`` (middle or end), out of WeasyPrint's sight
+_ANCHOR = "reportgen-text-anchor"
+
+
+def _one_run(original: Any, text_mod: Any, draw_node: Any) -> tuple[Any, Any]:
+    """The replacements of WeasyPrint's ``svg.text.text`` and ``SVG.draw_node``: see the module
+    docstring."""
     from weasyprint.css.properties import INITIAL_VALUES  # noqa: PLC0415
     from weasyprint.draw.text import draw_emojis, draw_first_line  # noqa: PLC0415
     from weasyprint.matrix import Matrix  # noqa: PLC0415
@@ -77,13 +91,29 @@ def _one_run(original: Any, text_mod: Any) -> Any:
     from weasyprint.svg.utils import normalize, size  # noqa: PLC0415
     from weasyprint.text.line_break import split_first_line  # noqa: PLC0415
 
-    def text(svg: Any, node: Any, font_size: float) -> None:
+    def simple(node: Any) -> tuple[str, str] | None:
+        """The one x and one y of a text drawn as a run, or None."""
         attrib = node.attrib
         xs = normalize(attrib.get("x", "")).split()
         ys = normalize(attrib.get("y", "")).split()
         if (node.tag != "text" or not node.text or len(xs) != 1 or len(ys) != 1 or any(True for _ in node)
                 or _PER_GLYPH.intersection(attrib) or node.get("direction") not in (None, "ltr")):
+            return None
+        return xs[0], ys[0]
+
+    def drawn(svg: Any, node: Any, font_size: float, fill_stroke: bool = True, context: Any = None) -> Any:
+        # a run places its own anchor (it knows its width): WeasyPrint would draw the text into
+        # a PDF form XObject of its own and shift that by the text's width
+        if (node.tag == "text" and node.attrib.get("text-anchor") in ("middle", "end")
+                and not str(node.get("fill", "")).startswith("url(") and simple(node) is not None):
+            node.attrib[_ANCHOR] = node.attrib.pop("text-anchor")
+        return draw_node(svg, node, font_size, fill_stroke, context)
+
+    def text(svg: Any, node: Any, font_size: float) -> None:
+        position = simple(node)
+        if position is None:
             return original(svg, node, font_size)
+        xs, ys = [position[0]], [position[1]]
         # the style WeasyPrint's own function builds (weasyprint/svg/text.py), field by field
         style = text_mod.Style()
         style.update(INITIAL_VALUES)
@@ -124,6 +154,11 @@ def _one_run(original: Any, text_mod: Any) -> Any:
             y_align = -descent
         svg.cursor_d_position[0] = svg.cursor_d_position[1] = 0  # an x and a y reset them
         svg.cursor_position = x + width, y
+        anchor = node.attrib.get(_ANCHOR)
+        if anchor == "middle":
+            x -= width / 2
+        elif anchor == "end":
+            x -= width
         y_position = y + y_align
         node.text_bounding_box = extend_bounding_box(
             node.text_bounding_box, ((x, y_position - baseline), (x + width, y_position - baseline + height)))
@@ -139,14 +174,15 @@ def _one_run(original: Any, text_mod: Any) -> Any:
         svg.stream.pop_state()
         draw_emojis(svg.stream, style, x, y, emojis)
 
-    return text
+    return text, drawn
 
 
-def _swap(svg_pkg: Any, old: Any, new: Any) -> None:
+def _swap(svg_pkg: Any, old: tuple[Any, Any], new: tuple[Any, Any]) -> None:
     for tag, fn in list(svg_pkg.TAGS.items()):
-        if fn is old:
-            svg_pkg.TAGS[tag] = new
-    svg_pkg.text = new  # draw_node tells text nodes by ``TAGS.get(tag) == text``
+        if fn is old[0]:
+            svg_pkg.TAGS[tag] = new[0]
+    svg_pkg.text = new[0]  # draw_node tells text nodes by ``TAGS.get(tag) == text``
+    svg_pkg.SVG.draw_node = new[1]
 
 
 @contextmanager
@@ -160,8 +196,9 @@ def svg_text_runs() -> Iterator[None]:
         else:
             if _STATE[0] == 0:
                 svg_pkg, text_mod = found
-                _STATE[1] = (svg_pkg, text_mod.text, _one_run(text_mod.text, text_mod))
-                _swap(svg_pkg, text_mod.text, _STATE[1][2])
+                own = (text_mod.text, svg_pkg.SVG.draw_node)
+                _STATE[1] = (svg_pkg, own, _one_run(own[0], text_mod, own[1]))
+                _swap(svg_pkg, own, _STATE[1][2])
             _STATE[0] += 1
             installed = True
     try:

@@ -78,6 +78,8 @@ def test_svg_labels_as_runs_keep_the_text_and_the_look_and_lay_out_once_per_labe
     assert not _installed()
     assert len(layouts) <= labels + 5 < per_glyph - characters + labels + 5  # one layout per label
     assert runs[1] == plain[1] and "true positive rate" in runs[1].lower()
+    # no form XObject per anchored (centred, right-aligned) label: a much smaller file
+    assert (tmp_path / "runs.pdf").stat().st_size < 0.8 * (tmp_path / "plain.pdf").stat().st_size
     assert len(runs[2]) == len(plain[2])
     for a, b in zip(plain[2], runs[2]):
         assert ImageChops.difference(a, b).getbbox() is not None  # the labels are kerned now
@@ -101,7 +103,9 @@ def test_glyph_by_glyph_texts_are_left_to_weasyprint(tmp_path):
            '<text x="10" y="80" letter-spacing="3" font-size="14px">letters</text>'
            '<text x="10" y="100" textLength="200" font-size="14px">stretched</text>'
            '<text x="10" y="120" font-size="14px">one <tspan font-weight="bold">two</tspan></text>'
-           '<text x="10" y="140" direction="rtl" font-size="14px">rtl</text></svg>')
+           '<text x="10" y="140" direction="rtl" font-size="14px">rtl</text>'
+           '<text x="250 270" y="20" text-anchor="middle" font-size="14px">mid</text>'
+           '<text x="290" y="40" dx="2" text-anchor="end" font-size="14px">end</text></svg>')
     plain = _pdf(tmp_path, "plain", _page([svg]))
     with tuning.svg_text_runs():
         runs = _pdf(tmp_path, "runs", _page([svg]))
@@ -112,9 +116,11 @@ def test_svg_text_runs_nest_share_one_installation_and_undo_it_on_errors():
     """Nested and concurrent blocks install once and restore WeasyPrint's function after the
     last; an exception inside still restores it."""
     original = sys.modules["weasyprint.svg.text"].text
+    draw_node = weasyprint.svg.SVG.draw_node
     with tuning.svg_text_runs():
         first = weasyprint.svg.TAGS["text"]
         assert first is not original and weasyprint.svg.text is first
+        assert weasyprint.svg.SVG.draw_node is not draw_node
         assert all(weasyprint.svg.TAGS[t] is first for t in ("a", "text", "textPath", "tspan"))
         with tuning.svg_text_runs():
             assert weasyprint.svg.TAGS["text"] is first
@@ -125,9 +131,11 @@ def test_svg_text_runs_nest_share_one_installation_and_undo_it_on_errors():
         worker.join()
         assert seen == [first]
     assert weasyprint.svg.TAGS["text"] is original and weasyprint.svg.text is original
+    assert weasyprint.svg.SVG.draw_node is draw_node
     with pytest.raises(RuntimeError), tuning.svg_text_runs():
         raise RuntimeError("boom")
     assert weasyprint.svg.TAGS["text"] is original and weasyprint.svg.text is original
+    assert weasyprint.svg.SVG.draw_node is draw_node
 
 
 def _inside():
