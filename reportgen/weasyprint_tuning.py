@@ -41,6 +41,7 @@ last; other code in the process draws SVG text as WeasyPrint does.
 
 from __future__ import annotations
 
+import os
 import sys
 import threading
 from collections.abc import Iterator
@@ -55,8 +56,19 @@ __all__ = ["html_class", "svg_text_runs"]
 _PER_GLYPH = frozenset({"dx", "dy", "rotate", "textLength", "lengthAdjust", "letter-spacing"})
 
 _LOCK = threading.Lock()
-#: [renders inside svg_text_runs, WeasyPrint's text function while installed]
+#: [renders inside svg_text_runs, (WeasyPrint's package, its functions, the replacements) while installed]
 _STATE: list[Any] = [0, None]
+
+
+def _new_lock() -> None:
+    """A forked child gets a fresh lock (another thread may have held it at the fork); what the
+    parent had installed stays installed in the child, which draws the same with it."""
+    global _LOCK
+    _LOCK = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_new_lock)
 
 
 def _weasy_svg() -> tuple[Any, Any] | None:
