@@ -36,7 +36,8 @@ about half the time (0.12 → 0.07 s), the three-model report's PDF 5 % less CPU
 Both check that WeasyPrint still has the shape they rely on and otherwise leave it alone (the
 PDF is then only slower). The SVG change is made for the length of the ``with`` block, under a
 lock, counted so nested and concurrent renders share one installation, and undone after the
-last; other code in the process draws SVG text as WeasyPrint does.
+last: outside reportgen's PDF renders, the process draws SVG text as WeasyPrint does (another
+thread's WeasyPrint render that overlaps one of reportgen's draws its labels as runs too).
 """
 
 from __future__ import annotations
