@@ -1000,6 +1000,12 @@ def _quiet(*names: str) -> Iterator[None]:
 PDF_VARIANTS = ("pdf/a-3b", "pdf/a-3u")
 
 
+#: CSS that needs the user-agent rules :func:`reportgen.weasyprint_tuning.html_class` leaves out
+_UA_NEEDED = re.compile(r"footnote|list-item|::?marker|\bnote-(?:call|marker|callback)", re.IGNORECASE)
+#: a page's stylesheets and style attributes
+_PAGE_CSS = re.compile(r"<style\b[^>]*>(.*?)</style>|\sstyle=\"([^\"]*)\"", re.DOTALL | re.IGNORECASE)
+
+
 def render_pdf(html: str, target: Path, variant: str | None = None, attachments: dict[str, bytes] | None = None,
                when: str | None = None) -> None:
     """Lay ``html`` out as a PDF at ``target``.
@@ -1013,6 +1019,7 @@ def render_pdf(html: str, target: Path, variant: str | None = None, attachments:
     import weasyprint  # noqa: PLC0415
 
     import reportgen.figures as figures  # noqa: PLC0415  (figures are only needed to render)
+    import reportgen.weasyprint_tuning as tuning  # noqa: PLC0415  (likewise)
 
     options: dict[str, object] = {}
     with ExitStack() as stack:
@@ -1031,9 +1038,13 @@ def render_pdf(html: str, target: Path, variant: str | None = None, attachments:
                 files.append(weasyprint.Attachment(filename=str(folder / name), created=stamp, modified=stamp,
                                                    relationship="Data", description=f"{name} of this report"))
             options["attachments"] = files
-        with _quiet("weasyprint", "fontTools"), young_collections_only():
+        with _quiet("weasyprint", "fontTools"), young_collections_only(), tuning.svg_text_runs():
             page = figures.pdf_figures(html)  # the same figures as images of fewer SVG nodes: laid out faster
-            weasyprint.HTML(string=page, url_fetcher=_url_fetcher(), base_url=None).write_pdf(str(target), **options)
+            # the lean user-agent stylesheet (reportgen.weasyprint_tuning) unless a theme's CSS
+            # uses what it leaves out: footnotes, or list items other than <li>
+            css = " ".join(a or b for a, b in _PAGE_CSS.findall(page))
+            html_class = weasyprint.HTML if _UA_NEEDED.search(css) else tuning.html_class()
+            html_class(string=page, url_fetcher=_url_fetcher(), base_url=None).write_pdf(str(target), **options)
 
 
 _NUMBER_LIST = re.compile(r"\[\s*((?:-?[\d.eE+-]+|null)(?:,\s*(?:-?[\d.eE+-]+|null))*)\s*\]")

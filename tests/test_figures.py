@@ -203,7 +203,7 @@ def test_an_error_drawing_a_figure_in_a_worker_is_raised_here_and_the_workers_st
 
 def test_pdf_svg_draws_the_same_pixels_without_style_attributes_or_uses(demo, tmp_path):
     """The PDF's form of a figure (:func:`figures.pdf_svg`: styles as attributes, the ``*`` rule
-    on each element, marker ``<use>``s as paths) draws the same page as the lean SVG at 50 and
+    on each element, marker ``<use>``s as paths, no zero-degree turns) draws the same page as the lean SVG at 50 and
     150 dpi, for figures with markers, scatter points, error bars and rotated text; what it
     cannot rewrite exactly it leaves as it is."""
     import base64
@@ -225,6 +225,13 @@ def test_pdf_svg_draws_the_same_pixels_without_style_attributes_or_uses(demo, tm
         assert "<use" not in pdf and "style=" not in pdf and "<style" not in pdf
         assert pdf.count("<path") == figures.lean_svg(svg).count("<path") + figures.lean_svg(svg).count("<use")
         assert pdf.count("<text") == svg.count("<text")
+        assert 'transform="rotate(-0 ' in svg and "rotate(-0 " not in pdf  # the identity turns go
+    assert 'transform="rotate(-90 ' in converted[0]  # the y-axis label keeps its quarter turn
+    for turn, identity in (("rotate(-0 51.2 195.8)", True), ("rotate(0)", True), ("rotate(-0.0, 1e-3, 2)", True),
+                           ("rotate(-90 1 2)", False), ("rotate(0.5 1 2)", False), ("rotate(10)", False),
+                           ("rotate()", False), ("rotate(-0 1 2) translate(3)", False)):
+        one = f'<svg xmlns="http://www.w3.org/2000/svg"><text x="1" y="2" transform="{turn}">a</text></svg>'
+        assert ("transform=" not in figures.pdf_svg(one)) is identity, turn
     odd = '<svg xmlns="http://www.w3.org/2000/svg"><path d="M 0 0" style="fill: red !important"/></svg>'
     assert figures.pdf_svg(odd) == figures.lean_svg(odd)  # an !important stays for WeasyPrint to parse
     if shutil.which("pdftoppm") is None:
