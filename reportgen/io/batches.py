@@ -206,24 +206,23 @@ class Batch:
         return self._cache[key]
 
     def distinct(self, name: str, keep: np.ndarray | None) -> list[str]:
-        """The distinct label keys of the kept rows."""
+        """The distinct label keys of the kept rows (of all rows: found once, every model of a
+        file asks)."""
+        if keep is None:
+            ckey = ("distinct", name)
+            if ckey not in self._cache:
+                self._cache[ckey] = self._distinct(name, None)
+            return self._cache[ckey]
+        return self._distinct(name, keep)
+
+    def _distinct(self, name: str, keep: np.ndarray | None) -> list[str]:
         import pyarrow.compute as pc  # noqa: PLC0415
 
         col = self.rb.column(name)
         if _plain_numeric(col) and col.null_count == 0:
-            if keep is None:
-                ckey = ("distinct", name)
-                if ckey not in self._cache:
-                    self._cache[ckey] = [V.label_key(v) for v in pc.unique(col).to_pylist()]
-                return self._cache[ckey]
-            return [V.label_key(v) for v in pc.unique(col.filter(keep)).to_pylist()]
+            return [V.label_key(v) for v in pc.unique(col if keep is None else col.filter(keep)).to_pylist()]
         k = self.keys(name)
-        if keep is None:  # every model of a file asks: one hash pass over the column, not one each
-            ckey = ("distinct", name)
-            if ckey not in self._cache:
-                self._cache[ckey] = [v for v in pc.unique(k).to_pylist() if v is not None]
-            return self._cache[ckey]
-        return [v for v in pc.unique(k.filter(keep)).to_pylist() if v is not None]
+        return [v for v in pc.unique(k if keep is None else k.filter(keep)).to_pylist() if v is not None]
 
 
 def _float_ids() -> frozenset:
