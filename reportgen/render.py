@@ -1016,10 +1016,10 @@ def render_pdf(html: str, target: Path, variant: str | None = None, attachments:
     bytes) embedded; ``when`` (ISO 8601, the run's timestamp) dates the attachments so the same
     run gives the same file.
     """
-    import weasyprint  # noqa: PLC0415
-
     import reportgen.figures as figures  # noqa: PLC0415  (figures are only needed to render)
     import reportgen.weasyprint_tuning as tuning  # noqa: PLC0415  (likewise)
+
+    weasyprint = tuning.import_weasyprint()
 
     options: dict[str, object] = {}
     with ExitStack() as stack:

@@ -205,3 +205,36 @@ def test_render_pdf_keeps_weasyprints_stylesheet_for_css_that_needs_it(tmp_path,
     used.clear()
     render.render_pdf('<html><body><p style="display: list-item">x</p></body></html>', tmp_path / "y.pdf")
     assert used == []
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux") or tuning._linker_cache() is None,  # noqa: SLF001
+                    reason="Linux with ldconfig only")
+def test_library_lookups_answer_as_ctypes_does_for_cached_names_and_run_no_compiler(tmp_path, monkeypatch):
+    import ctypes.util
+
+    find = tuning._cached_find_library(tuning._linker_cache())  # noqa: SLF001
+    for name in ("c", "m", "pango-1.0", "gobject-2.0", "fontconfig", "harfbuzz"):
+        assert find(name) == ctypes.util.find_library(name), name
+    # a miss asks no compiler or linker: the only subprocess was the one ldconfig listing
+    monkeypatch.setattr(subprocess, "Popen", lambda *a, **k: pytest.fail(f"ran {a}"))
+    assert find("libpango-1.0-0") is None and find("no-such-library-here") is None
+    # a library outside the cache is found on LD_LIBRARY_PATH, as the dynamic loader would
+    (tmp_path / "libreportgen-probe.so.1").write_bytes(b"")
+    monkeypatch.setenv("LD_LIBRARY_PATH", f"/nonexistent:{tmp_path}")
+    assert find("reportgen-probe") == str(tmp_path / "libreportgen-probe.so.1")
+
+
+def test_import_weasyprint_falls_back_to_the_plain_import_quietly_when_lookups_find_too_little():
+    """Where the cached lookups miss a library, the import is made again as WeasyPrint makes it:
+    the same modules, and none of WeasyPrint's installation help on stdout."""
+    code = (
+        "import sys\n"
+        "import reportgen.weasyprint_tuning as t\n"
+        "t._cached_find_library = lambda listing: (lambda name: None)\n"
+        "w = t.import_weasyprint()\n"
+        "import weasyprint.text.ffi as ffi\n"
+        "assert w is sys.modules['weasyprint'] and ffi.pango is not None\n"
+        "print('imported', w.__version__)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout == f"imported {weasyprint.__version__}\n", out.stdout

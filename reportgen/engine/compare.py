@@ -13,6 +13,7 @@ facts, the decision rule is ``ModelResult.decision_rule``; the report layer
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -153,11 +154,14 @@ def _model_result(
     ci_method: dict[str, str],
     smaller_class_rows: float,
     test_notices: tuple[Notice, ...] = (),
+    bm: B.BinaryMetrics | None = None,
 ) -> ModelResult:
     """One model's result from its table and decision rule (every number from the table); its
-    warnings as notices (codes and facts, worded by the report layer)."""
+    warnings as notices (codes and facts, worded by the report layer). ``bm``: its
+    :func:`~reportgen.engine.binary.compute_metrics` at these settings, if already computed."""
     table, t = m.table, m.threshold
-    bm = B.compute_metrics(table, t, s.beta, s.costs, m.probabilities)
+    if bm is None:
+        bm = B.compute_metrics(table, t, s.beta, s.costs, m.probabilities)
     optima = B.optimal_thresholds(table, s.beta, s.costs, s.constraints)
     scenarios = []
     for p in s.prevalences:
@@ -543,6 +547,14 @@ def compare_binary_evidence(ev: BinaryEvidence, s: Settings, progress: Progress 
         assert wdraws is not None
         return wdraws.samples[:, j, q] - wdraws.samples[:, b, q] + (wdraws.shift[j, q] - wdraws.shift[b, q])
 
+    @functools.cache
+    def exact(j: int) -> tuple[B.BinaryMetrics, np.ndarray]:
+        """Model j's metrics on its exact table, once for its result and both bootstraps' binning
+        error (pure: a thread computing it twice gets the same)."""
+        m = models_in[j]
+        bm = B.compute_metrics(m.table, m.threshold, s.beta, s.costs, m.probabilities)
+        return bm, IV.metric_vector(bm)
+
     def one_model(j: int) -> tuple[ModelResult, TableDeLong | None, bool]:
         """Model j's result, its DeLong summary and whether its bootstrap was impossible (pure:
         its own stream, so the models run in threads)."""
@@ -563,7 +575,8 @@ def compare_binary_evidence(ev: BinaryEvidence, s: Settings, progress: Progress 
         no_cells = False
         rng = streams.stream(s.seed, "model", m.name)
         if want and not t.weighted:
-            draws = IV.model_bootstrap(t, m.threshold, s.resamples, rng, s.beta, s.costs, m.probabilities)
+            draws = IV.model_bootstrap(t, m.threshold, s.resamples, rng, s.beta, s.costs, m.probabilities,
+                                       exact=exact(j)[1])
             boot, how, shift, ks_draws = draws.samples, draws.method, draws.shift, draws.ks
         elif want and m.cells is not None:  # weighted: the row bootstrap drawn on its weight cells
             draws = IV.weighted_model_bootstrap(t, m.cells, m.threshold, s.resamples, rng, s.beta, s.costs,
@@ -582,12 +595,12 @@ def compare_binary_evidence(ev: BinaryEvidence, s: Settings, progress: Progress 
             ci["ks"], method["ks"] = iv, ks_draws.method  # a maximum: the reshaped bootstrap-t
         rows_conf = _row_confusion(ev, j) if t.weighted else None
         if want:  # rows (or frequencies): an exact interval where the bootstrap's collapses
-            conf = rows_conf if t.weighted else B.compute_metrics(t, m.threshold, s.beta, s.costs).confusion
+            conf = rows_conf if t.weighted else exact(j)[0].confusion
             _exact_at_boundary(ci, method, conf, s.level)
         flat = _zero_width(ci, skip=DELONG_METRICS if test_notices else ())
         if flat:
             test_notices.append(Notice("zero_width_interval", {"model": m.name, "level": s.level, "metrics": flat}))
-        r = _model_result(m, s, ci, method, _smaller_class(ev, m), tuple(test_notices))
+        r = _model_result(m, s, ci, method, _smaller_class(ev, m), tuple(test_notices), exact(j)[0])
         pos_rows = _positive_rows(ev, m)
         neg_rows = None if pos_rows is None else t.n_rows - pos_rows
         return replace(r, positives_rows=pos_rows, negatives_rows=neg_rows, confusion_rows=rows_conf), d, no_cells
@@ -604,7 +617,8 @@ def compare_binary_evidence(ev: BinaryEvidence, s: Settings, progress: Progress 
         m, mb = models_in[j], models_in[b]
         return IV.pair_bootstrap(pair, pc.luts[j], pc.luts[b], (m.table, mb.table), (m.threshold, mb.threshold),
                                  (m.probabilities, mb.probabilities), s.resamples,
-                                 streams.stream(s.seed, "pair", mb.name, m.name), s.beta, s.costs)
+                                 streams.stream(s.seed, "pair", mb.name, m.name), s.beta, s.costs,
+                                 exact=(exact(j)[1], exact(b)[1]))
 
     models: dict[str, ModelResult] = {}
     delong: dict[str, TableDeLong] = {}

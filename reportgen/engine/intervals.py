@@ -185,17 +185,25 @@ class Draws:
         return BINNED_BOOTSTRAP if self.binned else TABLE_BOOTSTRAP
 
 
+def metric_vector(bm: B.BinaryMetrics) -> np.ndarray:
+    """Shape (METRICS,): a model's metrics in :data:`~reportgen.engine.binary.METRICS` order (NaN
+    where undefined), what the bootstrap's binning error is measured against."""
+    values = bm.as_dict()
+    return np.array([np.nan if values.get(k) is None else float(values[k]) for k in B.METRICS])
+
+
 def _exact(table: ScoreTable, threshold: float, beta: float, costs: B.Costs, probabilities: bool | None) -> np.ndarray:
-    bm = B.compute_metrics(table, threshold, beta, costs, probabilities).as_dict()
-    return np.array([np.nan if bm.get(k) is None else float(bm[k]) for k in B.METRICS])
+    return metric_vector(B.compute_metrics(table, threshold, beta, costs, probabilities))
 
 
 def model_bootstrap(table: ScoreTable, threshold: float, resamples: int, rng: np.random.Generator,
-                    beta: float = 1.0, costs: B.Costs = B.Costs(), probabilities: bool | None = None) -> Draws:
+                    beta: float = 1.0, costs: B.Costs = B.Costs(), probabilities: bool | None = None,
+                    exact: np.ndarray | None = None) -> Draws:
     """The stratified bootstrap of one unweighted model, drawn on its (coarsened) table's cells.
 
     Exact tables (≤ :data:`MODEL_BINS` distinct scores) give the replicates of
-    :func:`~reportgen.engine.resample.table_bootstrap_metrics` draw for draw."""
+    :func:`~reportgen.engine.resample.table_bootstrap_metrics` draw for draw. ``exact``: the
+    model's :func:`metric_vector` at these settings, if the caller has it (else computed)."""
     if table.weighted:
         raise ValueError("resampling a table's cells needs unit weights (counts)")
     lut = coarse_lut(table, threshold, MODEL_BINS)
@@ -216,7 +224,9 @@ def model_bootstrap(table: ScoreTable, threshold: float, resamples: int, rng: np
                     None if reshaped is None else reshaped.add)[0]
     shift = np.zeros(len(B.METRICS))
     if binned:
-        shift = np.nan_to_num(_exact(table, threshold, beta, costs, probabilities) - _at(kernel, counts, beta, costs))
+        if exact is None:
+            exact = _exact(table, threshold, beta, costs, probabilities)
+        shift = np.nan_to_num(exact - _at(kernel, counts, beta, costs))
     ks = None if reshaped is None else reshaped.finish(reshaped.ks + float(shift[_KS]), binned)
     return Draws(samples, shift, binned, ks)
 
@@ -502,9 +512,11 @@ class PairTableAccumulator:
 def pair_bootstrap(joint: np.ndarray, lut_a: np.ndarray, lut_b: np.ndarray,
                    tables: tuple[ScoreTable, ScoreTable], thresholds: tuple[float, float],
                    probabilities: tuple[bool | None, bool | None], resamples: int, rng: np.random.Generator,
-                   beta: float = 1.0, costs: B.Costs = B.Costs()) -> Draws:
+                   beta: float = 1.0, costs: B.Costs = B.Costs(),
+                   exact: tuple[np.ndarray, np.ndarray] | None = None) -> Draws:
     """Replicates of ``metric(a) − metric(b)`` under the paired stratified bootstrap, drawn on
-    the cells of the pair's joint table ``joint`` ([class, bin of a, bin of b])."""
+    the cells of the pair's joint table ``joint`` ([class, bin of a, bin of b]); ``exact``: the
+    two models' :func:`metric_vector`, if the caller has them."""
     cls, ia, ib = np.nonzero(joint)
     order = np.argsort(-cls, kind="stable")  # positives first
     cls, ia, ib = cls[order], ia[order], ib[order]
@@ -520,9 +532,9 @@ def pair_bootstrap(joint: np.ndarray, lut_a: np.ndarray, lut_b: np.ndarray,
     da, db = _draw(kernels, counts, n_pos, resamples, rng, beta, costs)
     shift = np.zeros(len(B.METRICS))
     if binned:
-        exact = _exact(tables[0], thresholds[0], beta, costs, probabilities[0]) - _exact(
-            tables[1], thresholds[1], beta, costs, probabilities[1])
-        shift = np.nan_to_num(exact - (_at(kernels[0], counts, beta, costs) - _at(kernels[1], counts, beta, costs)))
+        if exact is None:
+            exact = tuple(_exact(t, thr, beta, costs, prob) for t, thr, prob in zip(tables, thresholds, probabilities))
+        shift = np.nan_to_num(exact[0] - exact[1] - (_at(kernels[0], counts, beta, costs) - _at(kernels[1], counts, beta, costs)))
     return Draws(da - db, shift, binned)
 
 
