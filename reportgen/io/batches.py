@@ -164,6 +164,21 @@ class Batch:
             self._cache[key] = V.key_array(self.rb.column(name))
         return self._cache[key]
 
+    def codes(self, name: str) -> tuple[np.ndarray, np.ndarray]:
+        """The column's keys as ``(codes, names)`` (:func:`reportgen.io.validate.key_codes`): a
+        label's missing rows, positive rows and distinct keys are then looked up among its few
+        distinct values instead of spelled out and compared row by row (at 10M rows of text
+        labels 0.15 s less a batch)."""
+        key = ("codes", name)
+        if key not in self._cache:
+            self._cache[key] = V.key_codes(self.rb.column(name))
+        return self._cache[key]
+
+    def _per_row(self, name: str, of_key) -> np.ndarray:
+        """``of_key(key)`` (the key None where missing) for each row, looked up from its codes."""
+        codes, names = self.codes(name)
+        return np.array([bool(of_key(k)) for k in names], dtype=bool)[codes]
+
     def ids(self, name: str):
         """The column's id keys (:func:`reportgen.io.validate.id_keys`)."""
         key = ("ids", name)
@@ -183,9 +198,7 @@ class Batch:
                 else:
                     out = None
             else:
-                import pyarrow.compute as pc  # noqa: PLC0415
-
-                bad = np.asarray(pc.is_null(self.keys(name)).to_numpy(zero_copy_only=False), dtype=bool)
+                bad = self._per_row(name, lambda k: k is None)
                 out = bad if bad.any() else None
             self._cache[key] = out
         return self._cache[key]
@@ -199,9 +212,7 @@ class Batch:
             if _plain_numeric(col) and col.null_count == 0:
                 out = col.to_numpy(zero_copy_only=False) == number if number is not None else np.zeros(len(col), dtype=bool)
             else:
-                import pyarrow.compute as pc  # noqa: PLC0415
-
-                out = pc.fill_null(pc.equal(self.keys(name), positive), False).to_numpy(zero_copy_only=False)
+                out = self._per_row(name, lambda k: k == positive)
             self._cache[key] = np.asarray(out, dtype=bool)
         return self._cache[key]
 
@@ -221,8 +232,10 @@ class Batch:
         col = self.rb.column(name)
         if _plain_numeric(col) and col.null_count == 0:
             return [V.label_key(v) for v in pc.unique(col if keep is None else col.filter(keep)).to_pylist()]
-        k = self.keys(name)
-        return [v for v in pc.unique(k if keep is None else k.filter(keep)).to_pylist() if v is not None]
+        codes, names = self.codes(name)
+        # every name but the trailing None (missing) is some row's: an encoding of these rows
+        present = [True] * len(names) if keep is None else np.bincount(codes[keep], minlength=len(names)) > 0
+        return list(dict.fromkeys(k for k, p in zip(names, present) if p and k is not None))
 
 
 def _float_ids() -> frozenset:

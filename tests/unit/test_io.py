@@ -22,6 +22,36 @@ from reportgen.io import validate as V
 # --- keys ------------------------------------------------------------------------------------
 
 
+_LABEL_CELLS = [" 1", "01", "1.0", "1", "0", "-0", "TRUE", "true", "a ", "a", "NA", "", "  ", None, "inf", "x\u00e9", "0.50"]
+
+
+@pytest.mark.parametrize("large", [False, True])
+@pytest.mark.parametrize("seed", range(6))
+def test_label_rows_from_codes_are_the_rows_of_the_spelled_out_keys(seed, large):
+    """Missing rows, positive rows and distinct keys of a label column, looked up from its codes
+    (:func:`reportgen.io.validate.key_codes`), are those of its keys spelled out per row."""
+    from reportgen.io.batches import Batch
+
+    rng = np.random.default_rng(seed)
+    cells = [_LABEL_CELLS[i] for i in rng.integers(0, len(_LABEL_CELLS), size=200)]
+    col = pa.array(cells, pa.large_string() if large else pa.string())
+    keys = V.key_array(col)
+    batch = Batch(pa.RecordBatch.from_arrays([col], names=["y"]))
+    missing = np.array([k is None for k in keys.to_pylist()])
+    got = batch.missing("y")
+    assert (got is None and not missing.any()) or np.array_equal(got, missing)
+    for positive in ("1", "True", "a", "0.5", "zz"):
+        assert np.array_equal(Batch(batch.rb).matches("y", positive), np.array([k == positive for k in keys.to_pylist()]))
+    keep = rng.random(200) < 0.3
+    for mask in (None, keep, np.zeros(200, dtype=bool)):
+        chosen = keys.to_pylist() if mask is None else [k for k, m in zip(keys.to_pylist(), mask) if m]
+        assert sorted(batch.distinct("y", mask)) == sorted({k for k in chosen if k is not None})
+    numbers = Batch(pa.RecordBatch.from_arrays([pa.array([1.0, None, 2.0, 1.0])], names=["y"]))
+    assert numbers.missing("y").tolist() == [False, True, False, False]
+    assert numbers.matches("y", "1").tolist() == [True, False, False, True]
+    assert sorted(numbers.distinct("y", np.array([False, True, True, False]))) == ["2"]
+
+
 def test_keys_one_rule_for_text_numbers_and_booleans():
     text = pa.array([" 1", "01", "1.0", "+2", "-0", "0.50", "TRUE", "a ", "NA", "None", "null", "", "  ", None, "inf", "NaN"])
     assert V.keys(text).tolist() == ["1", "1", "1", "2", "0", "0.5", "True", "a", "NA", "None", "null",
