@@ -118,6 +118,10 @@ def check_rows(cfg: Config) -> tuple[list[Notice], tuple[tuple[str, str, int], .
     return notices, ev.audit.dropped, int(rows)
 
 
+#: The phase :func:`analyse` announces once the data is reduced, while the models are compared.
+COMPARING = "metrics, tests and intervals"
+
+
 def analyse(cfg: Config, config_path: Path | str, progress: Progress | None = None,
             now: str | None = None, data: BinaryEvidence | MulticlassEvidence | None = None,
             phase: Callable[[str], None] | None = None) -> ComparisonResult:
@@ -133,7 +137,7 @@ def analyse(cfg: Config, config_path: Path | str, progress: Progress | None = No
         phase("reading and reducing the data")
     ev = load_evidence(cfg, progress) if data is None else data
     if phase is not None:
-        phase("metrics, tests and intervals")
+        phase(COMPARING)
     models, comparisons, pairwise = compare_evidence(ev, settings_from(cfg), progress)
     audit = ev.audit
     notices = list(audit.warnings)  # the loaders' notices first, then the models' and the run's

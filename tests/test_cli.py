@@ -241,3 +241,25 @@ def test_the_command_reads_with_the_system_allocator_unless_told(fast_demo_confi
         assert os.environ["ARROW_DEFAULT_MEMORY_POOL"] == "system"  # worker processes inherit it
     finally:
         pa.set_memory_pool(before)
+
+
+def test_a_report_run_imports_matplotlib_while_the_models_are_compared_and_waits_for_it():
+    """The figure imports start with the comparison phase, only for formats with figures, pass
+    every phase on, and are joined (no thread left to import while figure workers fork)."""
+    from reportgen import cli
+    from reportgen.pipeline import COMPARING
+
+    told: list[str] = []
+    json_only = cli._FigureImports(["json"])  # noqa: SLF001
+    json_only.phase(told.append)(COMPARING)
+    assert json_only.thread is None and told == [COMPARING]
+    report = cli._FigureImports(["json", "pdf"])  # noqa: SLF001
+    phase = report.phase(None)
+    phase("reading and reducing the data")
+    assert report.thread is None
+    phase(COMPARING)
+    started = report.thread
+    phase(COMPARING)  # once per run
+    assert started is not None and report.thread is started
+    report.join()
+    assert not started.is_alive() and "reportgen.figures" in sys.modules
