@@ -22,6 +22,7 @@ from reportgen.engine.class_tables import LOG_LOSS_EPS, log_loss_clipping_share
 from reportgen.engine.compare import DELONG, DELONG_MIN_ROWS, PATTERN_BOOTSTRAP, ROW_BOOTSTRAP, TABLE_BOOTSTRAP
 from reportgen.engine.intervals import (
     BINNED_BOOTSTRAP,
+    CLASS_TABLE_BINNED_BOOTSTRAP,
     CLASS_TABLE_BOOTSTRAP,
     COUNT_BOOTSTRAP,
     JOINT_BINNED_BOOTSTRAP,
@@ -338,12 +339,14 @@ def interval_kind(result: ComparisonResult) -> str | None:
 def per_class_interval_note(result: ComparisonResult) -> str:
     """How the per-class intervals were made (from ``per_class_ci_method``), "" without any."""
     methods = {v for m in result.models.values() for v in m.per_class_ci_method.values()}
-    if CLASS_TABLE_BOOTSTRAP not in methods:
+    if not methods & {CLASS_TABLE_BOOTSTRAP, CLASS_TABLE_BINNED_BOOTSTRAP}:
         return ""
     run = result.run
+    binned = (f"; a class's scores with more than {MODEL_BINS:,} distinct values binned first, the interval moved by the "
+              "binning's error on the AUC") if CLASS_TABLE_BINNED_BOOTSTRAP in methods else ""
     return (f"{run.confidence_level * 100:g} % interval, from the stratified bootstrap drawn on the class tables "
             f"({run.bootstrap_resamples:,} resamples, seed {run.bootstrap_seed}): per true class, where its resampled "
-            "rows' scores fall is one multinomial draw, the distribution of resampling the rows themselves")
+            f"rows' scores fall is one multinomial draw, the distribution of resampling the rows themselves{binned}")
 
 
 # --------------------------------------------------------------------------------------

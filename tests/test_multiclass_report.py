@@ -168,3 +168,29 @@ def test_pdf_has_the_multiclass_sections(mc_run):
     for title in ("Per-class metrics", "Confusion matrices", "Curves", "Glossary"):
         assert title in titles, titles
     assert "Hand & Till" in text and len(reader.pages) >= 5
+
+
+def test_above_the_auc_cap_models_of_scores_still_get_their_other_intervals(tmp_path, cli, monkeypatch):
+    """Regression: above ``BOOTSTRAP_AUC_MAX_CELLS`` distinct rows × classes the rows' bootstrap
+    leaves the scores out, and a model of scores alone (no prediction column) failed with an
+    internal error; its prediction is its scores' argmax, so its confusion metrics' intervals are
+    those drawn below the cap, the AUCs just have none."""
+    import reportgen.engine.compare_multiclass as CM
+
+    cfg = yaml.safe_load(DEMO.read_text(encoding="utf-8"))
+    cfg["bootstrap"] = {"resamples": 30, "seed": 5}
+    cfg["models"] = [dict(m, file=str(ROOT / "configs" / m["file"])) for m in cfg["models"] if m["name"] != "rules"]
+    path = tmp_path / "mc.yaml"
+    path.write_text(yaml.safe_dump(cfg, sort_keys=False), encoding="utf-8")
+    runs, cap_now = {}, CM.BOOTSTRAP_AUC_MAX_CELLS
+    for cap in (cap_now, 10):
+        monkeypatch.setattr(CM, "BOOTSTRAP_AUC_MAX_CELLS", cap)
+        out = tmp_path / f"out{cap}"
+        assert cli(["run", str(path), "--out", str(out), "--format", "json", "--now", "2026-01-31T06:00:00Z"]) == 0
+        runs[cap] = json.loads((out / "metrics.json").read_text(encoding="utf-8"))
+    below, above = runs[cap_now], runs[10]
+    for name in ("logit", "gbm"):
+        assert above["models"][name]["ci"]["accuracy"] == below["models"][name]["ci"]["accuracy"]
+    (cmp_below,), (cmp_above,) = below["comparisons"], above["comparisons"]
+    assert cmp_above["ci"]["f1_macro"] == cmp_below["ci"]["f1_macro"]
+    assert "roc_auc_ovr_macro" in cmp_below["ci"] and "roc_auc_ovr_macro" not in cmp_above["ci"]

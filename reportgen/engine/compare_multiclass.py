@@ -48,7 +48,9 @@ from reportgen.engine.compare import (
     mcnemar_summary,
 )
 from reportgen.engine.evidence import MulticlassEvidence, MulticlassModelEvidence, MulticlassRows
+from reportgen.engine import intervals as IV
 from reportgen.engine.intervals import (
+    CLASS_TABLE_BINNED_BOOTSTRAP,
     CLASS_TABLE_BOOTSTRAP,
     COUNT_BOOTSTRAP,
     JOINT_CONFUSION_BOOTSTRAP,
@@ -179,11 +181,14 @@ def _bootstrap(rows: MulticlassRows, labels: Sequence[str], s: Settings, costs: 
     with_auc = y.shape[0] * len(labels) <= BOOTSTRAP_AUC_MAX_CELLS
     rng = streams.stream(s.seed, "class_rows")  # every model on the same resampled rows (paired)
     out = np.full((s.resamples, len(rows.pred_idx), len(METRICS)), np.nan)
+    # a model of scores predicts their argmax: found once here, not in every resample (and
+    # needed when its scores are left out above the cap)
+    preds = [MC.argmax_predictions(proba) if pred is None else pred for pred, proba in zip(rows.pred_idx, rows.proba)]
     r = 0
     for block in DR.stratified_multinomial_blocks(y, rows.counts, s.resamples, rng):
         for mult in block:
             w = mult.astype(np.float64) if rows.weights is None else mult * rows.weights
-            for j, (pred, proba) in enumerate(zip(rows.pred_idx, rows.proba)):
+            for j, (pred, proba) in enumerate(zip(preds, rows.proba)):
                 mm = MC.compute_multiclass(y, labels, y_pred_idx=pred, proba=proba if with_auc else None, weights=w,
                                            beta=s.beta, costs=costs)
                 out[r, j] = _row(_values(mm))
@@ -235,8 +240,8 @@ def comparisons_of(names: Sequence[str], models: dict[str, ModelResult], s: Sett
                 iv = bootstrap_interval(boot[:, j, k] - boot[:, b, k], s.level)
                 if iv is not None:
                     ci[name], method[name] = iv, ROW_BOOTSTRAP
-            if skipped_auc:
-                caps["bootstrap.auc"] = "too_many_cells"
+        if skipped_auc:
+            caps["bootstrap.auc"] = "too_many_cells"
         mcn, why = mcnemar_of(j)
         if why is not None:
             caps["mcnemar"] = why
@@ -284,20 +289,22 @@ def _count_bootstrap(m: MulticlassModelEvidence, labels: Sequence[str], s: Setti
 
 
 def _per_class_auc_intervals(m: MulticlassModelEvidence, labels: Sequence[str], s: Settings,
-                             rng: np.random.Generator) -> dict[str, dict[str, list[float]]]:
+                             rng: np.random.Generator) -> tuple[dict[str, dict[str, list[float]]], str]:
     """Each class's one-vs-rest AUC interval, drawn on the model's class tables
     (:func:`~reportgen.engine.intervals.ovr_auc_bootstrap`: exact in distribution, the same
-    counts and draws in every engine); none for a weighted model (a weighted cell is not a count)
-    or one without class scores."""
+    counts and draws in every engine; a column of more than 4,096 distinct scores binned, the
+    replicates moved by the binning error), and the method; none for a weighted model (a
+    weighted cell is not a count) or one without class scores."""
     t = m.tables
     if t is None or m.weighted or s.resamples <= 0:
-        return {}
-    draws = ovr_auc_bootstrap([list(v) for v in t.values], [list(c) for c in t.counts], s.resamples, rng)
+        return {}, CLASS_TABLE_BOOTSTRAP
+    binned: list[bool] = []
+    draws = ovr_auc_bootstrap([list(v) for v in t.values], [list(c) for c in t.counts], s.resamples, rng, binned)
     out = {}
     for c, label in enumerate(labels):
-        if (iv := bootstrap_interval(draws[:, c], s.level)) is not None:
+        if (iv := IV.percentile(draws[:, c], 0.0, s.level, 0.0, 1.0)) is not None:
             out[str(label)] = {"roc_auc": iv}
-    return out
+    return out, CLASS_TABLE_BINNED_BOOTSTRAP if any(binned) else CLASS_TABLE_BOOTSTRAP
 
 
 def _table_curves(t: CT.ClassTables, labels: Sequence[str]) -> MulticlassCurves:
@@ -314,9 +321,15 @@ def compare_multiclass_evidence(ev: MulticlassEvidence, s: Settings, progress: P
     (the methods: the module docstring)."""
     labels = list(ev.classes)
     costs = None if s.cost_matrix is None else np.asarray(s.cost_matrix, dtype=np.float64)
+    names = ev.names
+    base = names.index(s.baseline or names[0])
+    weighted = any(m.weighted for m in ev.models)
+    joint_deltas = _joint_deltas(ev, base, labels, s, costs) if not (weighted and s.weight_kind == "sampling") else {}
     boot, with_auc = None, False
-    if ev.rows is not None and s.resamples > 0:
+    rows_kept = ev.rows is not None and s.resamples > 0
+    if rows_kept and not _rows_add_nothing(ev, labels, s, joint_deltas, base):
         boot, with_auc = _bootstrap(ev.rows, labels, s, costs, progress)
+    skipped_auc = rows_kept and not with_auc
     models: dict[str, ModelResult] = {}
     for j, m in enumerate(ev.models):
         mm = MC.multiclass_from_counts(m.confusion, labels, m.n_rows, m.tables, beta=s.beta, costs=costs)
@@ -336,15 +349,11 @@ def compare_multiclass_evidence(ev: MulticlassEvidence, s: Settings, progress: P
                     ci[name], method[name] = iv, ROW_BOOTSTRAP
         r = result_of(m.name, m.file, mm, labels, weighted=m.weighted, has_proba=m.tables is not None,
                       from_column=m.predicted_from_column, curves=curves, ci=ci, ci_method=method)
-        per_class_ci = _per_class_auc_intervals(m, labels, s, streams.stream(s.seed, "class_auc", m.name))
+        per_class_ci, how = _per_class_auc_intervals(m, labels, s, streams.stream(s.seed, "class_auc", m.name))
         if per_class_ci:
-            r = replace(r, per_class_ci=per_class_ci, per_class_ci_method={"roc_auc": CLASS_TABLE_BOOTSTRAP})
+            r = replace(r, per_class_ci=per_class_ci, per_class_ci_method={"roc_auc": how})
         models[m.name] = r
-    names = ev.names
-    base = names.index(s.baseline or names[0])
-    weighted = any(m.weighted for m in ev.models)
-    joint_deltas = _joint_deltas(ev, base, labels, s, costs) if not (weighted and s.weight_kind == "sampling") else {}
-    if boot is not None or s.resamples <= 0:
+    if rows_kept or s.resamples <= 0:
         caps = {}
     elif joint_deltas:
         caps = {"paired_interval.probability_metrics": "needs_rows"}
@@ -354,8 +363,21 @@ def compare_multiclass_evidence(ev: MulticlassEvidence, s: Settings, progress: P
     def mcnemar_of(j: int) -> tuple[tuple | None, str | None]:
         return mcnemar_of_pairing(ev.pairing, j, base, weighted, s.weight_kind)
 
-    return models, comparisons_of(names, models, s, boot, boot is not None and not with_auc, mcnemar_of, caps,
-                                  joint_deltas)
+    return models, comparisons_of(names, models, s, boot, skipped_auc, mcnemar_of, caps, joint_deltas)
+
+
+def _rows_add_nothing(ev: MulticlassEvidence, labels: Sequence[str], s: Settings,
+                      joint_deltas: dict[int, dict[str, np.ndarray]], base: int) -> bool:
+    """Whether the rows' bootstrap would give no interval the counts' draws do not: past
+    :data:`BOOTSTRAP_AUC_MAX_CELLS` it leaves the scores out, so for unweighted models whose
+    comparisons all have their joint confusion counts (and a primary metric of those) it would
+    only redraw what :func:`_count_bootstrap` and :func:`_joint_deltas` drew, at O(rows) per
+    resample (a 2M-row model of five classes: about a minute for nothing)."""
+    assert ev.rows is not None
+    if ev.rows.y_idx.shape[0] * len(labels) <= BOOTSTRAP_AUC_MAX_CELLS:
+        return False  # the AUCs and the log-loss differences are drawn on the rows
+    return (not any(m.weighted for m in ev.models) and s.primary_metric not in _PROBA_METRICS
+            and all(j in joint_deltas for j in range(len(ev.models)) if j != base))
 
 
 def _joint_deltas(ev: MulticlassEvidence, base: int, labels: Sequence[str], s: Settings,

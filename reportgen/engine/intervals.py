@@ -610,12 +610,44 @@ __all__ = [
 
 #: ``ci_method`` of a per-class one-vs-rest AUC interval drawn on the class tables.
 CLASS_TABLE_BOOTSTRAP = "bootstrap of the class tables"
+#: The same, some column's scores binned first (more than :data:`MODEL_BINS` distinct scores).
+CLASS_TABLE_BINNED_BOOTSTRAP = "bootstrap of the binned class tables"
+
+
+def _ovr_auc(pos: np.ndarray, neg: np.ndarray) -> float:
+    """One-vs-rest AUC from rows per distinct score (ascending), ties one half."""
+    P, N = float(pos.sum()), float(neg.sum())
+    return float(np.dot(pos, np.cumsum(neg) - 0.5 * neg) / (P * N))
+
+
+def _binned_column(where: list[np.ndarray], cnts: list[np.ndarray], size: int, j: int
+                   ) -> tuple[list[np.ndarray], list[np.ndarray], int, float]:
+    """Column j's cells merged into at most :data:`MODEL_BINS` equal-weight bins of consecutive
+    scores (over every class's rows; a distinct score never split), as :func:`coarse_lut` bins a
+    model's table: each class's (bin, rows), the number of bins, and the binning's error on the
+    AUC, ``AUC_exact − AUC_binned`` (ties within a bin count one half), to move the replicates by."""
+    weight = np.zeros(size)
+    for w, c in zip(where, cnts):
+        weight += np.bincount(w, weights=c, minlength=size)
+    before = np.cumsum(weight) - weight
+    raw = np.floor(before * (MODEL_BINS / float(weight.sum()))).astype(np.int64)
+    lut = np.cumsum(np.r_[False, raw[1:] != raw[:-1]])
+    bins = int(lut[-1]) + 1
+    exact_pos, exact_neg = np.zeros(size), np.zeros(size)
+    binned = [np.bincount(lut[w], weights=c, minlength=bins) for w, c in zip(where, cnts)]
+    for i, (w, c) in enumerate(zip(where, cnts)):
+        (exact_pos if i == j else exact_neg)[w] += c
+    binned_neg = np.sum([b for i, b in enumerate(binned) if i != j], axis=0)
+    shift = _ovr_auc(exact_pos, exact_neg) - _ovr_auc(binned[j], binned_neg)
+    cells = [np.flatnonzero(b) for b in binned]
+    return cells, [b[c] for b, c in zip(binned, cells)], bins, shift
 
 
 def ovr_auc_bootstrap(values: list[list[np.ndarray]], counts: list[list[np.ndarray]], resamples: int,
-                      rng: np.random.Generator) -> np.ndarray:
+                      rng: np.random.Generator, binned: list[bool] | None = None) -> np.ndarray:
     """Shape (resamples, k): each class's one-vs-rest AUC on stratified bootstrap resamples of the
-    rows, drawn on the class tables; NaN for a class without positives or negatives.
+    rows, drawn on the class tables; NaN for a class without positives or negatives. ``binned``:
+    a list told, per class, whether its column was binned (below).
 
     ``values[j][i]``, ``counts[j][i]``: the distinct scores of column j on the rows of true class i
     (ascending) and how many rows have each (:class:`~reportgen.engine.class_tables.ClassTables`,
@@ -631,33 +663,47 @@ def ovr_auc_bootstrap(values: list[list[np.ndarray]], counts: list[list[np.ndarr
     the columns of the same rows, so averages over classes (macro, weighted, micro) are not drawn
     here. O(Σ cells) per resample and column, in blocks of about 4M numbers (a seed fixes the
     stream: columns in order, then blocks, then true classes).
+
+    A column with more than :data:`MODEL_BINS` distinct scores (continuous probabilities: about
+    one a row) is first cut into that many equal-weight bins of consecutive scores, as a binary
+    model's table is (:func:`_binned_column`), so a resample costs at most k · MODEL_BINS cells
+    per column whatever the rows; its replicates are moved by the binning's error on the data,
+    ``AUC − AUC_binned`` (the percentile interval is translation-equivariant), as
+    :func:`model_bootstrap` moves a binned model's.
     """
     k = len(values)
     out = np.full((resamples, k), np.nan)
     for j in range(k):
+        if binned is not None:
+            binned.append(False)
         n = [float(np.sum(c)) for c in counts[j]]
         P, N = n[j], float(sum(n)) - n[j]
         if P <= 0 or N <= 0 or resamples <= 0:
             continue
         grid = np.unique(np.concatenate([np.asarray(v, dtype=np.float64) for v in values[j]]))
         where = [np.searchsorted(grid, v) for v in values[j]]  # distinct per class: no index twice
-        step = max(1, min(resamples, (1 << 22) // max(grid.shape[0], 1)))
+        cnts = [np.asarray(c, dtype=np.float64) for c in counts[j]]
+        size, shift = grid.shape[0], 0.0
+        if size > MODEL_BINS:
+            where, cnts, size, shift = _binned_column(where, cnts, size, j)
+            if binned is not None:
+                binned[-1] = True
+        step = max(1, min(resamples, (1 << 22) // max(size, 1)))
         for lo in range(0, resamples, step):
             b = min(step, resamples - lo)
-            pos = np.zeros((b, grid.shape[0]))
-            neg = np.zeros((b, grid.shape[0]))
+            pos = np.zeros((b, size))
+            neg = np.zeros((b, size))
             for i in range(k):
                 if n[i] <= 0:
                     continue
-                c = np.asarray(counts[j][i], dtype=np.float64)
-                drawn = rng.multinomial(int(round(n[i])), c / n[i], size=b)
+                drawn = rng.multinomial(int(round(n[i])), cnts[i] / n[i], size=b)
                 (pos if i == j else neg)[:, where[i]] += drawn
             below = np.cumsum(neg, axis=1) - neg
-            out[lo : lo + b, j] = np.einsum("bu,bu->b", pos, below + 0.5 * neg) / (P * N)
+            out[lo : lo + b, j] = np.einsum("bu,bu->b", pos, below + 0.5 * neg) / (P * N) + shift
     return out
 
 
-__all__ += ["CLASS_TABLE_BOOTSTRAP", "ovr_auc_bootstrap"]
+__all__ += ["CLASS_TABLE_BINNED_BOOTSTRAP", "CLASS_TABLE_BOOTSTRAP", "ovr_auc_bootstrap"]
 
 
 # --------------------------------------------------------------------------------------

@@ -105,3 +105,36 @@ def test_every_engine_gives_the_same_per_class_intervals(tmp_path):
         assert all(set(m.per_class_ci) == {"a", "b", "c"} for m in r.models.values())
         assert all(m.per_class_ci_method == {"roc_auc": IV.CLASS_TABLE_BOOTSTRAP} for m in r.models.values())
     assert got["memory"] == got["stream"]
+
+
+def test_past_the_bin_cap_a_column_is_binned_and_moved_by_its_binning_error(monkeypatch):
+    """A column with more distinct scores than ``MODEL_BINS`` draws on equal-weight bins: the
+    replicates centre on the exact AUC (moved by the binning's error), spread as the row
+    bootstrap's, and the caller is told which columns were binned; below the cap nothing moves."""
+    k, B = 3, 2_000
+    y, p = _rows(400, k, 11, decimals=6)  # about one distinct score a row
+    t = build_class_tables(y, p, None, k)
+    exact = [table_auc(ovr_score_table(t, j)) for j in range(k)]
+    unbinned: list[bool] = []
+    full = IV.ovr_auc_bootstrap([list(v) for v in t.values], [list(c) for c in t.counts], B, np.random.default_rng(3),
+                                unbinned)
+    assert unbinned == [False] * k
+    monkeypatch.setattr(IV, "MODEL_BINS", 16)
+    told: list[bool] = []
+    got = IV.ovr_auc_bootstrap([list(v) for v in t.values], [list(c) for c in t.counts], B, np.random.default_rng(3),
+                               told)
+    assert told == [True] * k
+    for j in range(k):
+        a, b = got[:, j], full[:, j]
+        assert np.median(a) == pytest.approx(exact[j], abs=0.01), j  # centred on the exact AUC, not the binned one
+        assert a.std() == pytest.approx(b.std(), rel=0.15), j
+        assert np.quantile(a, [0.025, 0.975]) == pytest.approx(np.quantile(b, [0.025, 0.975]), abs=0.02), j
+    # coarser still, the binning's own error is material, and the replicates are moved by it
+    monkeypatch.setattr(IV, "MODEL_BINS", 4)
+    coarse = IV.ovr_auc_bootstrap([list(v) for v in t.values], [list(c) for c in t.counts], B, np.random.default_rng(3))
+    for j in range(k):
+        grid = np.unique(np.concatenate([np.asarray(v) for v in t.values[j]]))
+        where = [np.searchsorted(grid, v) for v in t.values[j]]
+        *_, shift = IV._binned_column(where, [np.asarray(c, float) for c in t.counts[j]], grid.shape[0], j)  # noqa: SLF001
+        assert abs(shift) > 0.015, j
+        assert np.median(coarse[:, j]) == pytest.approx(exact[j], abs=0.01), j
