@@ -30,6 +30,7 @@ from reportgen.engine.intervals import (
     JOINT_BOOTSTRAP,
     JOINT_EXACT_CELLS,
     MAX_PAIR_MODELS,
+    MAX_PATTERN_MODELS,
     MAX_WEIGHT_CELLS,
     MODEL_BINS,
     WEIGHTED_BINNED_BOOTSTRAP,
@@ -114,6 +115,8 @@ def capability_note(what: str, reason: str) -> str:
     if what in ("paired_interval.threshold_metrics", "paired_interval.ranking_metrics") and reason == "weighted":
         return f"Intervals of differences of weighted models are not given: {WEIGHT_CELLS_TEXT}."
     if what == "paired_interval.threshold_metrics":
+        if reason == "not_counted":
+            why = f"the models' decision patterns were not counted (more than {MAX_PATTERN_MODELS} models)"
         return (f"Intervals of differences of threshold metrics need the models' decisions counted together on "
                 f"aligned rows: {why}; not given.")
     if what == "paired_interval.ranking_metrics":

@@ -678,7 +678,8 @@ def compare_binary_evidence(ev: BinaryEvidence, s: Settings, progress: Progress 
         elif wdraws is not None:
             take(B.THRESHOLD_METRICS, weighted_of, how_w)
         elif want:
-            caps["paired_interval.threshold_metrics"] = "weighted" if pairing.status == "aligned" else pairing.reason
+            caps["paired_interval.threshold_metrics"] = (
+                pairing.reason if pairing.status == "unpaired" else "weighted" if ev.weighted else "not_counted")
         # differences of ranking metrics other than AUC and Gini: the pair's joint score table
         # (every engine's paired pass), else the joint weight cells (weighted)
         dr = paired_draws[j]

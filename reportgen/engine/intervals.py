@@ -71,6 +71,9 @@ MODEL_BINS = 4096
 JOINT_BINS = 64
 #: Joint tables are counted for every pair of models when there are at most this many models.
 MAX_PAIR_MODELS = 8
+#: Decision patterns (rows per truth and every model's decision: 2^(k+1) counts), which the
+#: paired differences of threshold metrics are drawn on, are counted for at most this many models.
+MAX_PATTERN_MODELS = 15
 
 #: ``ci_method`` wordings (one for every engine).
 TABLE_BOOTSTRAP = "bootstrap"  # stratified, drawn per cell of the model's exact score table
@@ -599,7 +602,7 @@ def multiclass_model_bootstrap(confusion: np.ndarray, diag_values: list[np.ndarr
 
 __all__ = [
     "BINNED_BOOTSTRAP", "COUNT_BOOTSTRAP", "KS_BANDWIDTH", "KS_RESHAPED", "KS_RESHAPED_BINNED", "MaxDraws", "multiclass_model_bootstrap", "Draws", "JOINT_BINNED_BOOTSTRAP", "JOINT_BINS", "JOINT_BOOTSTRAP", "MAX_PAIR_MODELS",
-    "MODEL_BINS", "PairCounts", "PairTableAccumulator", "TABLE_BOOTSTRAP", "bin_losses", "coarse_lut", "coarsen",
+    "MAX_PATTERN_MODELS", "MODEL_BINS", "PairCounts", "PairTableAccumulator", "TABLE_BOOTSTRAP", "bin_losses", "coarse_lut", "coarsen",
     "ks_drift", "ks_interval", "ks_standard_error", "model_bootstrap", "pair_bootstrap", "percentile",
 ]
 

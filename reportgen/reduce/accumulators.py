@@ -34,6 +34,7 @@ from reportgen.engine.approval import MAX_APPROVAL_MODELS, ApprovalCounter
 from reportgen.engine.intervals import (
     JOINT_EXACT_CELLS,
     MAX_PAIR_MODELS,
+    MAX_PATTERN_MODELS,
     MAX_WEIGHT_CELLS,
     PairTableAccumulator,
     WeightCells,
@@ -736,7 +737,7 @@ class PairedAccumulator:
         self.c10 = np.zeros((k, k))
         self.c01 = np.zeros((k, k))
         self.agree = np.zeros((k, k, 2, 2))
-        self.joint = np.zeros(1 << (k + 1)) if k <= 15 else None
+        self.joint = np.zeros(1 << (k + 1)) if k <= MAX_PATTERN_MODELS else None
         self.pair_tables = PairTableAccumulator(self.tables, self.cuts) if 2 <= k <= MAX_PAIR_MODELS else None
         self.approval = (ApprovalCounter(self.tables, self.cuts, tuple(self.approval_rates))
                          if 2 <= k <= MAX_APPROVAL_MODELS else None)

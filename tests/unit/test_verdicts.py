@@ -569,3 +569,24 @@ def test_zero_width_difference_intervals_are_noted():
     _, comps, _ = compare_rows([models[0], twin], Settings(resamples=50, seed=2), threshold=0.5)
     notes = " ".join(caveats_of(comps[0]))
     assert "has zero width" in notes and "accuracy" in notes
+
+
+def test_past_the_pattern_cap_threshold_differences_say_not_counted_not_weighted():
+    """Regression: with more models than decision patterns are counted for, unweighted aligned
+    models said their threshold differences were missing because they were *weighted*; the
+    capability is ``not_counted`` and its note names the cap. Below the cap they are drawn."""
+    from reportgen.engine.driver import compare_evidence
+    from reportgen.engine.intervals import MAX_PATTERN_MODELS
+    from reportgen.reduce.rows import evidence_of_rows
+    from reportgen.wording import capability_note
+
+    rng = np.random.default_rng(8)
+    y = rng.random(300) < 0.3
+    models = [ModelRows(f"m{j}", "f", y * (0.5 + j / 10) + rng.normal(0, 1, 300), y) for j in range(MAX_PATTERN_MODELS + 1)]
+    for k, drawn in ((MAX_PATTERN_MODELS, True), (MAX_PATTERN_MODELS + 1, False)):
+        _, comps, _ = compare_evidence(evidence_of_rows(models[:k]), Settings(resamples=20, seed=1))
+        caps = comps[0].capabilities
+        assert ("f1" in comps[0].ci) == drawn, k
+        assert caps.get("paired_interval.threshold_metrics") == (None if drawn else "not_counted"), k
+    note = capability_note("paired_interval.threshold_metrics", "not_counted")
+    assert f"more than {MAX_PATTERN_MODELS} models" in note and "weight" not in note
