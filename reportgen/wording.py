@@ -24,6 +24,7 @@ from reportgen.engine.intervals import (
     BINNED_BOOTSTRAP,
     CLASS_TABLE_BINNED_BOOTSTRAP,
     CLASS_TABLE_BOOTSTRAP,
+    class_bins,
     COUNT_BOOTSTRAP,
     JOINT_BINNED_BOOTSTRAP,
     JOINT_BINS,
@@ -345,8 +346,9 @@ def per_class_interval_note(result: ComparisonResult) -> str:
     if not methods & {CLASS_TABLE_BOOTSTRAP, CLASS_TABLE_BINNED_BOOTSTRAP}:
         return ""
     run = result.run
-    binned = (f"; a class's scores with more than {MODEL_BINS:,} distinct values binned first, the interval moved by the "
-              "binning's error on the AUC") if CLASS_TABLE_BINNED_BOOTSTRAP in methods else ""
+    bins = class_bins(max((len(m.per_class or {}) for m in result.models.values()), default=2))
+    binned = (f"; a class's scores with more than {bins:,} distinct values binned first into {bins:,} equal-weight "
+              "bins, the interval moved by the binning's error on the AUC") if CLASS_TABLE_BINNED_BOOTSTRAP in methods else ""
     return (f"{run.confidence_level * 100:g} % interval, from the stratified bootstrap drawn on the class tables "
             f"({run.bootstrap_resamples:,} resamples, seed {run.bootstrap_seed}): per true class, where its resampled "
             f"rows' scores fall is one multinomial draw, the distribution of resampling the rows themselves{binned}")

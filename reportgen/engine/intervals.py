@@ -613,8 +613,19 @@ __all__ = [
 
 #: ``ci_method`` of a per-class one-vs-rest AUC interval drawn on the class tables.
 CLASS_TABLE_BOOTSTRAP = "bootstrap of the class tables"
-#: The same, some column's scores binned first (more than :data:`MODEL_BINS` distinct scores).
+#: The same, some column's scores binned first (more distinct scores than :func:`class_bins`).
 CLASS_TABLE_BINNED_BOOTSTRAP = "bootstrap of the binned class tables"
+#: Bins of a class's score column never fall below this many, however many the classes.
+CLASS_MIN_BINS = 256
+
+
+def class_bins(k: int) -> int:
+    """Bins a class's score column of k classes is cut into when it has more distinct scores:
+    ``2·MODEL_BINS / k`` (at least :data:`CLASS_MIN_BINS`), so drawing one class's AUC (a
+    multinomial per true class over the column's bins) costs about what a binary model's table
+    does, ≤ 2·MODEL_BINS cells, and a resample of every class ≤ k·2·MODEL_BINS whatever the rows
+    (not k²·MODEL_BINS: 50 classes would draw 10M cells a resample)."""
+    return max(CLASS_MIN_BINS, (2 * MODEL_BINS) // max(k, 1))
 
 
 def _ovr_auc(pos: np.ndarray, neg: np.ndarray) -> float:
@@ -623,9 +634,9 @@ def _ovr_auc(pos: np.ndarray, neg: np.ndarray) -> float:
     return float(np.dot(pos, np.cumsum(neg) - 0.5 * neg) / (P * N))
 
 
-def _binned_column(where: list[np.ndarray], cnts: list[np.ndarray], size: int, j: int
+def _binned_column(where: list[np.ndarray], cnts: list[np.ndarray], size: int, j: int, limit: int
                    ) -> tuple[list[np.ndarray], list[np.ndarray], int, float]:
-    """Column j's cells merged into at most :data:`MODEL_BINS` equal-weight bins of consecutive
+    """Column j's cells merged into at most ``limit`` equal-weight bins of consecutive
     scores (over every class's rows; a distinct score never split), as :func:`coarse_lut` bins a
     model's table: each class's (bin, rows), the number of bins, and the binning's error on the
     AUC, ``AUC_exact − AUC_binned`` (ties within a bin count one half), to move the replicates by."""
@@ -633,7 +644,7 @@ def _binned_column(where: list[np.ndarray], cnts: list[np.ndarray], size: int, j
     for w, c in zip(where, cnts):
         weight += np.bincount(w, weights=c, minlength=size)
     before = np.cumsum(weight) - weight
-    raw = np.floor(before * (MODEL_BINS / float(weight.sum()))).astype(np.int64)
+    raw = np.floor(before * (limit / float(weight.sum()))).astype(np.int64)
     lut = np.cumsum(np.r_[False, raw[1:] != raw[:-1]])
     bins = int(lut[-1]) + 1
     exact_pos, exact_neg = np.zeros(size), np.zeros(size)
@@ -667,9 +678,9 @@ def ovr_auc_bootstrap(values: list[list[np.ndarray]], counts: list[list[np.ndarr
     here. O(Σ cells) per resample and column, in blocks of about 4M numbers (a seed fixes the
     stream: columns in order, then blocks, then true classes).
 
-    A column with more than :data:`MODEL_BINS` distinct scores (continuous probabilities: about
+    A column with more distinct scores than :func:`class_bins` (continuous probabilities: about
     one a row) is first cut into that many equal-weight bins of consecutive scores, as a binary
-    model's table is (:func:`_binned_column`), so a resample costs at most k · MODEL_BINS cells
+    model's table is (:func:`_binned_column`), so a resample costs at most 2·MODEL_BINS cells
     per column whatever the rows; its replicates are moved by the binning's error on the data,
     ``AUC − AUC_binned`` (the percentile interval is translation-equivariant), as
     :func:`model_bootstrap` moves a binned model's.
@@ -687,8 +698,8 @@ def ovr_auc_bootstrap(values: list[list[np.ndarray]], counts: list[list[np.ndarr
         where = [np.searchsorted(grid, v) for v in values[j]]  # distinct per class: no index twice
         cnts = [np.asarray(c, dtype=np.float64) for c in counts[j]]
         size, shift = grid.shape[0], 0.0
-        if size > MODEL_BINS:
-            where, cnts, size, shift = _binned_column(where, cnts, size, j)
+        if size > (limit := class_bins(k)):
+            where, cnts, size, shift = _binned_column(where, cnts, size, j, limit)
             if binned is not None:
                 binned[-1] = True
         step = max(1, min(resamples, (1 << 22) // max(size, 1)))
@@ -706,7 +717,7 @@ def ovr_auc_bootstrap(values: list[list[np.ndarray]], counts: list[list[np.ndarr
     return out
 
 
-__all__ += ["CLASS_TABLE_BINNED_BOOTSTRAP", "CLASS_TABLE_BOOTSTRAP", "ovr_auc_bootstrap"]
+__all__ += ["CLASS_MIN_BINS", "CLASS_TABLE_BINNED_BOOTSTRAP", "CLASS_TABLE_BOOTSTRAP", "class_bins", "ovr_auc_bootstrap"]
 
 
 # --------------------------------------------------------------------------------------

@@ -108,7 +108,7 @@ def test_every_engine_gives_the_same_per_class_intervals(tmp_path):
 
 
 def test_past_the_bin_cap_a_column_is_binned_and_moved_by_its_binning_error(monkeypatch):
-    """A column with more distinct scores than ``MODEL_BINS`` draws on equal-weight bins: the
+    """A column with more distinct scores than ``class_bins(k)`` draws on equal-weight bins: the
     replicates centre on the exact AUC (moved by the binning's error), spread as the row
     bootstrap's, and the caller is told which columns were binned; below the cap nothing moves."""
     k, B = 3, 2_000
@@ -119,7 +119,7 @@ def test_past_the_bin_cap_a_column_is_binned_and_moved_by_its_binning_error(monk
     full = IV.ovr_auc_bootstrap([list(v) for v in t.values], [list(c) for c in t.counts], B, np.random.default_rng(3),
                                 unbinned)
     assert unbinned == [False] * k
-    monkeypatch.setattr(IV, "MODEL_BINS", 16)
+    monkeypatch.setattr(IV, "class_bins", lambda k: 16)
     told: list[bool] = []
     got = IV.ovr_auc_bootstrap([list(v) for v in t.values], [list(c) for c in t.counts], B, np.random.default_rng(3),
                                told)
@@ -130,11 +130,19 @@ def test_past_the_bin_cap_a_column_is_binned_and_moved_by_its_binning_error(monk
         assert a.std() == pytest.approx(b.std(), rel=0.15), j
         assert np.quantile(a, [0.025, 0.975]) == pytest.approx(np.quantile(b, [0.025, 0.975]), abs=0.02), j
     # coarser still, the binning's own error is material, and the replicates are moved by it
-    monkeypatch.setattr(IV, "MODEL_BINS", 4)
+    monkeypatch.setattr(IV, "class_bins", lambda k: 4)
     coarse = IV.ovr_auc_bootstrap([list(v) for v in t.values], [list(c) for c in t.counts], B, np.random.default_rng(3))
     for j in range(k):
         grid = np.unique(np.concatenate([np.asarray(v) for v in t.values[j]]))
         where = [np.searchsorted(grid, v) for v in t.values[j]]
-        *_, shift = IV._binned_column(where, [np.asarray(c, float) for c in t.counts[j]], grid.shape[0], j)  # noqa: SLF001
+        *_, shift = IV._binned_column(where, [np.asarray(c, float) for c in t.counts[j]], grid.shape[0], j, 4)  # noqa: SLF001
         assert abs(shift) > 0.015, j
         assert np.median(coarse[:, j]) == pytest.approx(exact[j], abs=0.01), j
+
+
+def test_a_class_column_gets_a_binary_models_share_of_cells():
+    """``class_bins``: 2·MODEL_BINS / k bins (a class's draw costs a binary table's), never below the floor."""
+    assert IV.class_bins(2) == IV.MODEL_BINS
+    assert IV.class_bins(5) == 2 * IV.MODEL_BINS // 5
+    assert IV.class_bins(1000) == IV.CLASS_MIN_BINS
+    assert all(k * IV.class_bins(k) <= 2 * IV.MODEL_BINS for k in range(2, 2 * IV.MODEL_BINS // IV.CLASS_MIN_BINS + 1))
