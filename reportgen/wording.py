@@ -347,8 +347,9 @@ def per_class_interval_note(result: ComparisonResult) -> str:
         return ""
     run = result.run
     bins = class_bins(max((len(m.per_class or {}) for m in result.models.values()), default=2))
-    binned = (f"; a class's scores with more than {bins:,} distinct values binned first into {bins:,} equal-weight "
-              "bins, the interval moved by the binning's error on the AUC") if CLASS_TABLE_BINNED_BOOTSTRAP in methods else ""
+    binned = (f"; a class's scores with more than {2 * MODEL_BINS:,} distinct values over the true classes binned first "
+              f"into {bins:,} equal-weight bins, the interval moved by the binning's error on the AUC"
+              ) if CLASS_TABLE_BINNED_BOOTSTRAP in methods else ""
     return (f"{run.confidence_level * 100:g} % interval, from the stratified bootstrap drawn on the class tables "
             f"({run.bootstrap_resamples:,} resamples, seed {run.bootstrap_seed}): per true class, where its resampled "
             f"rows' scores fall is one multinomial draw, the distribution of resampling the rows themselves{binned}")

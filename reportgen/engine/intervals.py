@@ -613,7 +613,7 @@ __all__ = [
 
 #: ``ci_method`` of a per-class one-vs-rest AUC interval drawn on the class tables.
 CLASS_TABLE_BOOTSTRAP = "bootstrap of the class tables"
-#: The same, some column's scores binned first (more distinct scores than :func:`class_bins`).
+#: The same, some column's scores binned first (more cells than a binary table's, :func:`class_bins`).
 CLASS_TABLE_BINNED_BOOTSTRAP = "bootstrap of the binned class tables"
 #: Bins of a class's score column never fall below this many, however many the classes.
 CLASS_MIN_BINS = 256
@@ -678,10 +678,11 @@ def ovr_auc_bootstrap(values: list[list[np.ndarray]], counts: list[list[np.ndarr
     here. O(Σ cells) per resample and column, in blocks of about 4M numbers (a seed fixes the
     stream: columns in order, then blocks, then true classes).
 
-    A column with more distinct scores than :func:`class_bins` (continuous probabilities: about
-    one a row) is first cut into that many equal-weight bins of consecutive scores, as a binary
-    model's table is (:func:`_binned_column`), so a resample costs at most 2·MODEL_BINS cells
-    per column whatever the rows; its replicates are moved by the binning's error on the data,
+    A column with more cells than a binary model's table may have (its distinct scores per true
+    class, summed, past 2·MODEL_BINS; continuous probabilities: about one a row) is first cut
+    into :func:`class_bins` equal-weight bins of consecutive scores, as a binary model's table is
+    (:func:`_binned_column`), so a resample costs at most about 2·MODEL_BINS cells per column
+    whatever the rows; its replicates are moved by the binning's error on the data,
     ``AUC − AUC_binned`` (the percentile interval is translation-equivariant), as
     :func:`model_bootstrap` moves a binned model's.
     """
@@ -698,8 +699,8 @@ def ovr_auc_bootstrap(values: list[list[np.ndarray]], counts: list[list[np.ndarr
         where = [np.searchsorted(grid, v) for v in values[j]]  # distinct per class: no index twice
         cnts = [np.asarray(c, dtype=np.float64) for c in counts[j]]
         size, shift = grid.shape[0], 0.0
-        if size > (limit := class_bins(k)):
-            where, cnts, size, shift = _binned_column(where, cnts, size, j, limit)
+        if sum(w.shape[0] for w in where) > 2 * MODEL_BINS:  # more cells than a binary table's
+            where, cnts, size, shift = _binned_column(where, cnts, size, j, class_bins(k))
             if binned is not None:
                 binned[-1] = True
         step = max(1, min(resamples, (1 << 22) // max(size, 1)))

@@ -108,7 +108,7 @@ def test_every_engine_gives_the_same_per_class_intervals(tmp_path):
 
 
 def test_past_the_bin_cap_a_column_is_binned_and_moved_by_its_binning_error(monkeypatch):
-    """A column with more distinct scores than ``class_bins(k)`` draws on equal-weight bins: the
+    """A column with more cells than a binary table's draws on ``class_bins(k)`` equal-weight bins: the
     replicates centre on the exact AUC (moved by the binning's error), spread as the row
     bootstrap's, and the caller is told which columns were binned; below the cap nothing moves."""
     k, B = 3, 2_000
@@ -119,6 +119,7 @@ def test_past_the_bin_cap_a_column_is_binned_and_moved_by_its_binning_error(monk
     full = IV.ovr_auc_bootstrap([list(v) for v in t.values], [list(c) for c in t.counts], B, np.random.default_rng(3),
                                 unbinned)
     assert unbinned == [False] * k
+    monkeypatch.setattr(IV, "MODEL_BINS", 8)  # binned past 16 cells a column
     monkeypatch.setattr(IV, "class_bins", lambda k: 16)
     told: list[bool] = []
     got = IV.ovr_auc_bootstrap([list(v) for v in t.values], [list(c) for c in t.counts], B, np.random.default_rng(3),
