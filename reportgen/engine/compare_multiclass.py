@@ -10,8 +10,9 @@ need the rows: when the evidence keeps them (as distinct rows with counts,
 :mod:`reportgen.engine.distinct_rows`: memory always, stream and dask up to
 ``stream.max_distinct_scores`` distinct rows), the stratified paired bootstrap re-evaluates
 each resample with the drawn counts as weights (above :data:`BOOTSTRAP_AUC_MAX_CELLS` distinct
-rows × classes without the AUCs, stated); otherwise none, and each comparison carries the
-capability ``bootstrap: needs_rows``.
+rows × classes without the AUCs, stated, and not at all where the counts' draws already give
+every interval it would); otherwise none, and each comparison carries the capability
+``bootstrap: needs_rows``.
 
 Per comparison with the baseline: deltas, relative deltas and relative error reductions,
 bootstrap intervals of the deltas when the rows are kept, McNemar's test from the agreement
@@ -292,7 +293,7 @@ def _per_class_auc_intervals(m: MulticlassModelEvidence, labels: Sequence[str], 
                              rng: np.random.Generator) -> tuple[dict[str, dict[str, list[float]]], str]:
     """Each class's one-vs-rest AUC interval, drawn on the model's class tables
     (:func:`~reportgen.engine.intervals.ovr_auc_bootstrap`: exact in distribution, the same
-    counts and draws in every engine; a column of more than 4,096 distinct scores binned, the
+    counts and draws in every engine; a column with more cells than a binary table's binned, the
     replicates moved by the binning error), and the method; none for a weighted model (a
     weighted cell is not a count) or one without class scores."""
     t = m.tables
