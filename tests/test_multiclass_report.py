@@ -194,3 +194,21 @@ def test_above_the_auc_cap_models_of_scores_still_get_their_other_intervals(tmp_
     (cmp_below,), (cmp_above,) = below["comparisons"], above["comparisons"]
     assert cmp_above["ci"]["f1_macro"] == cmp_below["ci"]["f1_macro"]
     assert "roc_auc_ovr_macro" in cmp_below["ci"] and "roc_auc_ovr_macro" not in cmp_above["ci"]
+
+
+def test_the_per_class_interval_note_says_when_a_class_column_was_binned(mc_run):
+    """The note under the per-class table names the method that made the intervals: the demo's
+    columns are small (exact draws, no binning said); a binned column's note gives its bins."""
+    import dataclasses
+
+    from reportgen.engine.intervals import CLASS_TABLE_BINNED_BOOTSTRAP, class_bins
+    from reportgen.render import load_result
+    from reportgen.wording import per_class_interval_note
+
+    result = load_result(mc_run / "metrics.json")
+    exact = per_class_interval_note(result)
+    assert "class tables" in exact and "binned" not in exact
+    models = {name: dataclasses.replace(m, per_class_ci_method={"roc_auc": CLASS_TABLE_BINNED_BOOTSTRAP})
+              for name, m in result.models.items()}
+    binned = per_class_interval_note(dataclasses.replace(result, models=models))
+    assert binned.startswith(exact) and f"into {class_bins(len(CLASSES)):,} equal-weight bins" in binned
