@@ -170,6 +170,12 @@ def result_of(name: str, file: str, mm: MC.MulticlassMetrics, labels: Sequence[s
     )
 
 
+def _scores_drawn(rows: MulticlassRows, labels: Sequence[str]) -> bool:
+    """Whether the rows' bootstrap draws the scores too (AUCs, log-loss): at most
+    :data:`BOOTSTRAP_AUC_MAX_CELLS` distinct rows × classes."""
+    return rows.y_idx.shape[0] * len(labels) <= BOOTSTRAP_AUC_MAX_CELLS
+
+
 def _bootstrap(rows: MulticlassRows, labels: Sequence[str], s: Settings, costs: np.ndarray | None,
                progress: Progress | None) -> tuple[np.ndarray, bool]:
     """Array (resamples, models, metrics) over paired stratified resamples of the rows; and
@@ -179,7 +185,7 @@ def _bootstrap(rows: MulticlassRows, labels: Sequence[str], s: Settings, costs: 
     distribution, the same draws in every engine), evaluated exactly with the drawn counts times
     the weights as weights."""
     y = rows.y_idx
-    with_auc = y.shape[0] * len(labels) <= BOOTSTRAP_AUC_MAX_CELLS
+    with_auc = _scores_drawn(rows, labels)
     rng = streams.stream(s.seed, "class_rows")  # every model on the same resampled rows (paired)
     out = np.full((s.resamples, len(rows.pred_idx), len(METRICS)), np.nan)
     # a model of scores predicts their argmax: found once here, not in every resample (and
@@ -375,7 +381,7 @@ def _rows_add_nothing(ev: MulticlassEvidence, labels: Sequence[str], s: Settings
     only redraw what :func:`_count_bootstrap` and :func:`_joint_deltas` drew, at O(rows) per
     resample (a 2M-row model of five classes: about a minute for nothing)."""
     assert ev.rows is not None
-    if ev.rows.y_idx.shape[0] * len(labels) <= BOOTSTRAP_AUC_MAX_CELLS:
+    if _scores_drawn(ev.rows, labels):
         return False  # the AUCs and the log-loss differences are drawn on the rows
     return (not any(m.weighted for m in ev.models) and s.primary_metric not in _PROBA_METRICS
             and all(j in joint_deltas for j in range(len(ev.models)) if j != base))

@@ -94,12 +94,19 @@ def coarse_lut(table: ScoreTable, threshold: float, bins: int) -> np.ndarray:
     k = table.n_distinct
     if k <= bins:
         return np.arange(k, dtype=np.int64)
-    w = table.pos + table.neg
-    before = np.cumsum(w) - w
-    raw = np.floor(before * (bins / float(before[-1] + w[-1]))).astype(np.int64)
-    c = table.cut_index(threshold)
-    if 0 < c < k:
-        raw[c:] += bins + 1  # a new bin starts at the cut whatever the weights
+    return equal_weight_bins(table.pos + table.neg, bins, table.cut_index(threshold))
+
+
+def equal_weight_bins(weight: np.ndarray, bins: int, cut: int = 0) -> np.ndarray:
+    """Shape (weight.shape[0],) int64: consecutive entries (distinct scores in order, ``weight``
+    their rows) in at most ``bins`` equal-weight bins, numbered 0, 1, … in order: entry ``i`` goes
+    to ``⌊W_i · bins / W⌋``, ``W_i`` the weight before it and ``W`` the total, so a distinct score
+    is never split; ``0 < cut < len``: a new bin starts at entry ``cut`` whatever the weights."""
+    k = weight.shape[0]
+    before = np.cumsum(weight) - weight
+    raw = np.floor(before * (bins / float(before[-1] + weight[-1]))).astype(np.int64)
+    if 0 < cut < k:
+        raw[cut:] += bins + 1
     new = np.empty(k, dtype=bool)
     new[0] = False
     np.not_equal(raw[1:], raw[:-1], out=new[1:])
@@ -603,7 +610,7 @@ def multiclass_model_bootstrap(confusion: np.ndarray, diag_values: list[np.ndarr
 __all__ = [
     "BINNED_BOOTSTRAP", "COUNT_BOOTSTRAP", "KS_BANDWIDTH", "KS_RESHAPED", "KS_RESHAPED_BINNED", "MaxDraws", "multiclass_model_bootstrap", "Draws", "JOINT_BINNED_BOOTSTRAP", "JOINT_BINS", "JOINT_BOOTSTRAP", "MAX_PAIR_MODELS",
     "MAX_PATTERN_MODELS", "MODEL_BINS", "PairCounts", "PairTableAccumulator", "TABLE_BOOTSTRAP", "bin_losses", "coarse_lut", "coarsen",
-    "ks_drift", "ks_interval", "ks_standard_error", "model_bootstrap", "pair_bootstrap", "percentile",
+    "equal_weight_bins", "ks_drift", "ks_interval", "ks_standard_error", "model_bootstrap", "pair_bootstrap", "percentile",
 ]
 
 
@@ -637,15 +644,13 @@ def _ovr_auc(pos: np.ndarray, neg: np.ndarray) -> float:
 def _binned_column(where: list[np.ndarray], cnts: list[np.ndarray], size: int, j: int, limit: int
                    ) -> tuple[list[np.ndarray], list[np.ndarray], int, float]:
     """Column j's cells merged into at most ``limit`` equal-weight bins of consecutive
-    scores (over every class's rows; a distinct score never split), as :func:`coarse_lut` bins a
-    model's table: each class's (bin, rows), the number of bins, and the binning's error on the
+    scores (over every class's rows; :func:`equal_weight_bins`, as :func:`coarse_lut` bins a
+    model's table): each class's (bin, rows), the number of bins, and the binning's error on the
     AUC, ``AUC_exact − AUC_binned`` (ties within a bin count one half), to move the replicates by."""
     weight = np.zeros(size)
     for w, c in zip(where, cnts):
         weight += np.bincount(w, weights=c, minlength=size)
-    before = np.cumsum(weight) - weight
-    raw = np.floor(before * (limit / float(weight.sum()))).astype(np.int64)
-    lut = np.cumsum(np.r_[False, raw[1:] != raw[:-1]])
+    lut = equal_weight_bins(weight, limit)
     bins = int(lut[-1]) + 1
     exact_pos, exact_neg = np.zeros(size), np.zeros(size)
     binned = [np.bincount(lut[w], weights=c, minlength=bins) for w, c in zip(where, cnts)]
