@@ -803,8 +803,9 @@ class CreditStability(_Frozen):
     psi: CreditTest = field(metadata=_doc(
         "PSI = sum (a - e) ln(a / e) over the bins (a current, e reference share); lights by credit.traffic_lights.psi_*."))
     empty_rule: str = field(metadata=_doc(
-        "How empty bins are handled: half_row = a bin with no rows in a sample counts 0.5 rows there "
-        "(the shares are then renormalised), so every term is finite."))
+        "How empty bins are handled: half_row = a bin with no rows in one sample counts 0.5 rows there "
+        "(the shares are then renormalised), so every term is finite; a bin with no rows in either sample is left out "
+        "(shares and contribution 0)."))
     bins: Sequence[PsiBin] = field(metadata=_doc("Per-bin shares and PSI contributions."))
     concentration_current: Concentration = field(metadata=_doc("Herfindahl index of the current grade shares."))
     concentration_reference: Concentration = field(metadata=_doc("Herfindahl index of the reference grade shares."))
@@ -827,6 +828,21 @@ class CreditMigration(_Frozen):
     upgraded: float | None = field(metadata=_doc("Share moved to a lower-PD grade."))
     downgraded: float | None = field(metadata=_doc("Share moved to a higher-PD grade."))
     beyond_one: float | None = field(metadata=_doc("Share moved by more than one grade."))
+    mwb_lower: float | None = field(default=None, metadata=_doc(
+        "ECB 2019 (2.5.5.1) lower matrix weighted bandwidth, moves to a lower-PD grade: sum_{i>j} |i-j| N_ij / M_lower, "
+        "M_lower = sum_{i>=2} max(|i-K|, |i-1|) sum_{j<i} N_ij (grades 1..K); in (0, 1]; null without such a move."))
+    mwb_upper: float | None = field(default=None, metadata=_doc(
+        "ECB 2019 (2.5.5.1) upper matrix weighted bandwidth, moves to a higher-PD grade: sum_{i<j} |i-j| N_ij / M_upper, "
+        "M_upper = sum_{i<=K-1} max(|i-K|, |i-1|) sum_{j>i} N_ij; in (0, 1]; null without such a move."))
+    stability_z: Sequence[Sequence[float | None]] | None = field(default=None, metadata=_doc(
+        "ECB 2019 (2.5.5) migration matrix stability test per cell: z_ij = (p_n - p_ij) / sqrt((p_ij (1 - p_ij) + "
+        "p_n (1 - p_n) + 2 p_ij p_n) / N_i), p_ij = N_ij / N_i over the matched rows of reference grade i, p_n the "
+        "neighbour one step nearer the diagonal; null on the diagonal, in an empty row and at zero variance."))
+    stability_p: Sequence[Sequence[float | None]] | None = field(default=None, metadata=_doc(
+        "p = Phi(z_ij), one-sided (H0: frequencies fall away from the diagonal); small: the cell holds more rows "
+        "than its neighbour nearer the diagonal."))
+    stability_flagged: int | None = field(default=None, metadata=_doc(
+        "Cells whose stability p-value is below credit.traffic_lights.amber."))
 
 
 @dataclass(frozen=True, slots=True)
