@@ -36,6 +36,11 @@ TEST_LABELS: dict[str, tuple[str, str]] = {
                    "S = √(K − 1)(CV_curr − CV_init)/√(CV_curr²(½ + CV_curr²)), p = 1 − Φ(S): a small p says the grades "
                    "became more concentrated."),
     "cap": ("CAP and accuracy ratio", "Share of defaults captured against share of rows taken riskiest first; AR = 2·AUC − 1."),
+    "migration": ("Grade migration (ECB 2019)",
+                  "Matrix weighted bandwidths over grades 1 … K: upper Σ_{i<j} |i − j| N_ij / Σ_{i<K} max(|i − K|, |i − 1|) "
+                  "Σ_{j>i} N_ij, lower the same below the diagonal. Stability of cell (i, j): z = (p_n − p_ij) / "
+                  "√((p_ij(1 − p_ij) + p_n(1 − p_n) + 2 p_ij p_n) / N_i), p_n the neighbour nearer the diagonal, "
+                  "p = Φ(z): a small p says the cell holds more rows than that neighbour."),
 }
 
 #: What a capability code means, for the reader.
