@@ -702,8 +702,8 @@ class CreditGrade(_Frozen):
         "Exact one-sided binomial test: p = P(X >= D), X ~ Bin(N, mean PD); statistic: D - N * mean PD."))
     few_defaults: bool = field(metadata=_doc("Fewer than credit.min_defaults defaults: the grade's tests are weak."))
     dr_interval: Sequence[float] | None = field(default=None, metadata=_doc(
-        "Jeffreys interval of the default rate: the (1 -/+ level)/2 quantiles of Beta(D + 1/2, N - D + 1/2); "
-        "null for an empty grade."))
+        "Jeffreys interval of the default rate (Brown, Cai & DasGupta 2001): the (1 -/+ level)/2 quantiles of "
+        "Beta(D + 1/2, N - D + 1/2), the lower end 0 when D = 0 and the upper end 1 when D = N; null for an empty grade."))
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,6 +9,10 @@ no prose. The statistics and their sources:
   models*, IRB PD, section 2.5.3.1): posterior Beta(D + ½, N − D + ½) of the default rate under
   the Jeffreys prior; ``p = F_Beta(PD)``, the posterior probability that the true default rate is
   at most the mean PD: a small p says the PD is underestimated (one-sided).
+* **Default rate interval** per grade: the Jeffreys interval of Brown, Cai & DasGupta (2001,
+  *Statist. Sci.* 16:101, section 4.1.2), the equal-tailed quantiles of Beta(D + ½, N − D + ½),
+  with the lower end 0 when D = 0 and the upper end 1 when D = N (their definition; R's
+  DescTools ``BinomCI(method = "jeffreys")``).
 * **Binomial test** (BCBS WP14, 2005, section 5.2): ``p = P(X ≥ D)``, ``X ~ Bin(N, PD)``,
   computed exactly as ``I_PD(D, N − D + 1)`` (the regularised incomplete beta).
 * **Hosmer–Lemeshow** over the G grades (Hosmer & Lemeshow 1980; BCBS WP14 section 5.4):
@@ -870,6 +874,7 @@ def credit_model(name: str, cur: CreditSample, ref: CreditSample | None, directi
     bp = binomial_sf(d, n, mpd) if has_pd else None
     tail = (1.0 - s.level) / 2.0
     ivl = np.stack([beta_ppf(tail, d + 0.5, n - d + 0.5), beta_ppf(1.0 - tail, d + 0.5, n - d + 0.5)], axis=1)
+    ivl[d == 0, 0], ivl[d == n, 1] = 0.0, 1.0  # Brown, Cai & DasGupta (2001): [0, U] at D = 0, [L, 1] at D = N
     bounds = [None, *(edges.tolist() if edges is not None and by == "pd" else [None] * (k - 1)), None]
     grades = []
     for g in range(k):  # one entry per grade
