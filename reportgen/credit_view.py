@@ -21,7 +21,8 @@ TEST_LABELS: dict[str, tuple[str, str]] = {
     "binomial": ("Binomial, exact", "p = P(X ≥ D), X ~ Bin(N, mean PD); statistic D − N·PD."),
     "hosmer_lemeshow": ("Hosmer–Lemeshow over the grades",
                         "H = Σ (D_g − N_g p_g)² / (N_g p_g (1 − p_g)), χ² with G degrees of freedom (G grades): "
-                        "the current sample is an independent validation sample, not the development sample (G − 2)."),
+                        "the current sample is an independent validation sample, not the development sample (G − 2; that p-value "
+                        "is in metrics.json as hosmer_lemeshow_g2, outside the verdict)."),
     "spiegelhalter": ("Spiegelhalter z", "z = Σ (y − p)(1 − 2p) / √Σ (1 − 2p)² p (1 − p) over rows; two-sided."),
     "in_the_large": ("Calibration in the large", "z = (D − Σp) / √Σ p(1 − p); two-sided. Shown with DR − mean PD and O/E = D / Σp."),
     "slope": ("Calibration slope", "b of logit P(default) = a + b·logit(PD) by maximum likelihood; Wald z = (b − 1)/se, two-sided."),

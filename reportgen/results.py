@@ -679,7 +679,7 @@ class CreditTest(_Frozen):
     df: int | None = field(default=None, metadata=_doc("Degrees of freedom (Hosmer-Lemeshow: the number of grades used)."))
     reason: str | None = field(default=None, metadata=_doc(
         "Why the test is undefined, as a code: no_rows, no_defaults_possible (a mean PD of 0 or 1), "
-        "zero_variance, too_few_classes; null when defined."))
+        "zero_variance, too_few_classes, too_few_grades; null when defined."))
 
 
 @dataclass(frozen=True, slots=True)
@@ -737,6 +737,10 @@ class CreditCalibration(_Frozen):
     failures: Sequence[str] = field(metadata=_doc(
         "Keys of the portfolio tests with a red light (jeffreys, binomial, hosmer_lemeshow, spiegelhalter, in_the_large, "
         "slope, intercept), and 'grade:LABEL' for a grade whose Jeffreys test is red."))
+    hosmer_lemeshow_g2: CreditTest | None = field(default=None, metadata=_doc(
+        "The same Hosmer-Lemeshow statistic with the development-sample convention, chi-square with G - 2 df (Hosmer & "
+        "Lemeshow 1980, for PDs fitted on the sample tested; R ResourceSelection::hoslem.test), for comparison only: "
+        "not in the light or the failures; undefined (too_few_grades) below 3 grades."))
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,7 +17,9 @@ no prose. The statistics and their sources:
   computed exactly as ``I_PD(D, N − D + 1)`` (the regularised incomplete beta).
 * **Hosmer–Lemeshow** over the G grades (Hosmer & Lemeshow 1980; BCBS WP14 section 5.4):
   ``H = Σ (D_g − N_g p_g)² / (N_g p_g (1 − p_g))``, χ² with **G** degrees of freedom, because the
-  sample is an independent validation sample (not the development sample, where G − 2 applies).
+  sample is an independent validation sample (not the development sample, where G − 2 applies;
+  that p-value is given beside it, outside the verdict, for comparison with ``hoslem.test``-style
+  tools).
 * **Spiegelhalter** (1986, *Stat. Med.* 5:421): ``z = Σ (y − p)(1 − 2p) / √Σ (1 − 2p)² p (1 − p)``.
 * **Calibration in the large**: ``DR − mean PD``, O/E = ``D / Σp`` and ``z = (D − Σp) / √Σ p(1 − p)``.
 * **Calibration slope and intercept** (Cox 1958, *Biometrika* 45:562; Van Calster et al. 2016):
@@ -799,6 +801,8 @@ def _calibration(y: np.ndarray, p: np.ndarray, grades: list[CreditGrade], n: np.
         slope=None if slope is None else slope[0], slope_ci=slope_ci, slope_test=slope_test,
         intercept=None if intercept is None else intercept[0], intercept_ci=int_ci, intercept_test=int_test,
         light=light, failures=failures,
+        hosmer_lemeshow_g2=_test(hl, None if hl is None or g < 3 else chi2_sf(hl, g - 2), s, df=max(g - 2, 0),
+                                 reason=hl_reason or "too_few_grades"),
     )
 
 

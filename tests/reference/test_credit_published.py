@@ -272,3 +272,48 @@ def test_accuracy_ratio_is_the_cap_area_ratio_and_two_auc_minus_one(direction: s
     a_p = (1 - y.mean()) / 2
     assert m.accuracy_ratio == pytest.approx(2 * auc - 1, rel=1e-12)
     assert a_r / a_p == pytest.approx(2 * auc - 1, rel=1e-12)
+
+
+def test_ecb_auc_test_written_out_on_a_small_book_with_ties() -> None:
+    """ECB 2019 (current AUC against the AUC at initial validation): S = (AUC_init - AUC_curr)/s,
+    p = 1 - Phi(S), s^2 = S10/N_D + S01/N_ND with DeLong's placements (ties one half)
+    V10(x_i) = mean_j psi(x_i, y_j), V01(y_j) = mean_i psi(x_i, y_j) and S10, S01 their sample
+    variances (divisor N - 1). Written out pair by pair on ten obligors with tied grades."""
+    grade = np.array([1, 2, 2, 3, 3, 3, 4, 4, 5, 5], dtype=float)  # higher grade = riskier
+    y = np.array([0, 0, 1, 0, 0, 1, 0, 1, 1, 0], dtype=bool)
+    pos, neg = grade[y], grade[~y]
+    psi = (pos[:, None] > neg[None, :]) + 0.5 * (pos[:, None] == neg[None, :])
+    auc = psi.mean()
+    v10, v01 = psi.mean(axis=1), psi.mean(axis=0)
+    s = math.sqrt(v10.var(ddof=1) / len(pos) + v01.var(ddof=1) / len(neg))
+    m = C.credit_model("m", C.CreditSample(y=y, score=grade), None, "higher", C.Grading("quantiles", quantiles=2), S,
+                       initial_auc=0.9)
+    h = m.auc_history
+    assert h.current_auc == pytest.approx(auc, rel=1e-12) and h.se == pytest.approx(s, rel=1e-12)
+    assert h.test.statistic == pytest.approx((0.9 - auc) / s, rel=1e-12)
+    assert h.test.p_value == pytest.approx(stats.norm.sf((0.9 - auc) / s), rel=1e-12)
+    assert m.accuracy_ratio == pytest.approx(2 * auc - 1, rel=1e-12)
+
+
+def test_hosmer_lemeshow_gives_both_conventions_and_only_g_df_counts() -> None:
+    """PD validation on an independent sample: chi-square with G df (BCBS WP14, PDtoolkit
+    ``hl.test``, meliora ddof 0): the light and the failures. The development-sample convention,
+    G - 2 df (Hosmer & Lemeshow 1980; ResourceSelection ``hoslem.test``), is given beside it for
+    comparison: same statistic, its own p-value, outside the verdict."""
+    rng = np.random.default_rng(13)
+    pd_ = rng.uniform(0.01, 0.2, 4000)
+    y = rng.random(4000) < pd_ * 1.25
+    m = C.credit_model("m", C.CreditSample(y=y, score=pd_, pd=pd_), None, "higher", C.Grading("quantiles", quantiles=10), S)
+    n = np.array([g.n for g in m.grades], dtype=float)
+    d = np.array([g.defaults for g in m.grades], dtype=float)
+    p = np.array([g.mean_pd for g in m.grades])
+    h = float(np.sum((d - n * p) ** 2 / (n * p * (1 - p))))
+    cal = m.calibration
+    assert cal.hosmer_lemeshow.statistic == pytest.approx(h, rel=1e-12) and cal.hosmer_lemeshow.df == 10
+    assert cal.hosmer_lemeshow.p_value == pytest.approx(stats.chi2.sf(h, 10), rel=1e-10)
+    assert cal.hosmer_lemeshow_g2.statistic == pytest.approx(h, rel=1e-12) and cal.hosmer_lemeshow_g2.df == 8
+    assert cal.hosmer_lemeshow_g2.p_value == pytest.approx(stats.chi2.sf(h, 8), rel=1e-10)
+    assert "hosmer_lemeshow_g2" not in cal.failures
+    two = C.credit_model("m", C.CreditSample(y=y, score=pd_, pd=pd_), None, "higher", C.Grading("quantiles", quantiles=2), S)
+    assert two.calibration.hosmer_lemeshow_g2.p_value is None
+    assert two.calibration.hosmer_lemeshow_g2.reason == "too_few_grades"
