@@ -317,3 +317,15 @@ def test_hosmer_lemeshow_gives_both_conventions_and_only_g_df_counts() -> None:
     two = C.credit_model("m", C.CreditSample(y=y, score=pd_, pd=pd_), None, "higher", C.Grading("quantiles", quantiles=2), S)
     assert two.calibration.hosmer_lemeshow_g2.p_value is None
     assert two.calibration.hosmer_lemeshow_g2.reason == "too_few_grades"
+
+
+@pytest.mark.parametrize("direction", ["higher", "lower"])
+def test_ks_matches_toad_on_tied_scores(direction: str) -> None:
+    """toad 0.1.7 ``toad.metrics.KS`` (max |TPR - FPR| over the cuts, ties taken together): the
+    same KS whichever way the score points."""
+    toad_metrics = pytest.importorskip("toad.metrics")
+    rng = np.random.default_rng(14)
+    s = rng.integers(0, 20, 3000).astype(float)
+    y = rng.random(3000) < 0.1 + s / 60
+    ours = C.ks_statistic(s if direction == "higher" else -s, y, direction)
+    assert ours == pytest.approx(float(toad_metrics.KS(s, y)), rel=1e-12)
