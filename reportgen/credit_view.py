@@ -21,7 +21,8 @@ TEST_LABELS: dict[str, tuple[str, str]] = {
     "binomial": ("Binomial, exact", "p = P(X ≥ D), X ~ Bin(N, mean PD); statistic D − N·PD."),
     "hosmer_lemeshow": ("Hosmer–Lemeshow over the grades",
                         "H = Σ (D_g − N_g p_g)² / (N_g p_g (1 − p_g)), χ² with G degrees of freedom (G grades): "
-                        "the current sample is an independent validation sample, not the development sample (G − 2)."),
+                        "the current sample is an independent validation sample, not the development sample (G − 2; that p-value "
+                        "is in metrics.json as hosmer_lemeshow_g2, outside the verdict)."),
     "spiegelhalter": ("Spiegelhalter z", "z = Σ (y − p)(1 − 2p) / √Σ (1 − 2p)² p (1 − p) over rows; two-sided."),
     "in_the_large": ("Calibration in the large", "z = (D − Σp) / √Σ p(1 − p); two-sided. Shown with DR − mean PD and O/E = D / Σp."),
     "slope": ("Calibration slope", "b of logit P(default) = a + b·logit(PD) by maximum likelihood; Wald z = (b − 1)/se, two-sided."),
@@ -29,13 +30,18 @@ TEST_LABELS: dict[str, tuple[str, str]] = {
     "auc_history": ("AUC against initial validation (ECB 2019)",
                     "S = (AUC_init − AUC_curr) / σ_curr, σ from DeLong; p = 1 − Φ(S): a small p says the AUC has fallen."),
     "psi": ("Population stability index",
-            "PSI = Σ (a − e) ln(a / e), a and e the current and reference shares; an empty bin counts half a row in that sample."),
+            "PSI = Σ (a − e) ln(a / e), a and e the current and reference shares; a bin empty in one sample counts half a row there; a bin empty in both is left out."),
     "herfindahl": ("Herfindahl index (ECB 2019)",
                    "HI = Σ s² of the grade shares; normalised (HI − 1/K)/(1 − 1/K); CV = √(K Σ (s − 1/K)²), ECB form "
                    "1 + ln((CV² + 1)/K)/ln K. Test of the current against the initial (reference) concentration: "
                    "S = √(K − 1)(CV_curr − CV_init)/√(CV_curr²(½ + CV_curr²)), p = 1 − Φ(S): a small p says the grades "
                    "became more concentrated."),
     "cap": ("CAP and accuracy ratio", "Share of defaults captured against share of rows taken riskiest first; AR = 2·AUC − 1."),
+    "migration": ("Grade migration (ECB 2019)",
+                  "Matrix weighted bandwidths over grades 1 … K: upper Σ_{i<j} |i − j| N_ij / Σ_{i<K} max(|i − K|, |i − 1|) "
+                  "Σ_{j>i} N_ij, lower the same below the diagonal. Stability of cell (i, j): z = (p_n − p_ij) / "
+                  "√((p_ij(1 − p_ij) + p_n(1 − p_n) + 2 p_ij p_n) / N_i), p_n the neighbour nearer the diagonal, "
+                  "p = Φ(z): a small p says the cell holds more rows than that neighbour."),
 }
 
 #: What a capability code means, for the reader.
@@ -124,7 +130,7 @@ def summary_notes(section: CreditSection | None) -> dict[str, str]:
     return out
 
 
-def _model_view(m: CreditModel, colour: str, figure: Any, segment: str) -> dict[str, Any]:
+def _model_view(m: CreditModel, colour: str, figure: Any, segment: str, amber: float = 0.05) -> dict[str, Any]:
     c = m.calibration
     tests = []
     if c is not None:
@@ -175,7 +181,9 @@ def _model_view(m: CreditModel, colour: str, figure: Any, segment: str) -> dict[
             "grades": list(m.migration.grades), "rows": [
                 {"grade": g, "cells": list(r)} for g, r in zip(m.migration.grades, m.migration.counts, strict=True)],
             "matched": m.migration.matched, "stable": m.migration.stable, "up": m.migration.upgraded,
-            "down": m.migration.downgraded, "far": m.migration.beyond_one},
+            "down": m.migration.downgraded, "far": m.migration.beyond_one,
+            "mwb_lower": m.migration.mwb_lower, "mwb_upper": m.migration.mwb_upper,
+            "flagged": m.migration.stability_flagged, "amber": amber},
         "groups": [g for g in (
             {"title": f"Performance per {m.period}", "header": (m.period or "").capitalize(),
              "rows": [_group(p) for p in m.periods]},
@@ -205,7 +213,7 @@ def credit_view(section: CreditSection | None, colours: dict[str, str], figures:
     if section is None:
         return None
     return {
-        "models": [_model_view(m, colours.get(n, "#000000"), figures.get(n), section.segment or "")
+        "models": [_model_view(m, colours.get(n, "#000000"), figures.get(n), section.segment or "", section.amber)
                    for n, m in section.models.items()],
         "lights": (f"Traffic lights: green p ≥ {section.amber:g}, amber {section.red:g} ≤ p < {section.amber:g}, "
                    f"red p < {section.red:g} (credit.traffic_lights; defaults 0.05 and 0.001, BCBS WP14's 95 % and 99.9 %); "

@@ -679,7 +679,7 @@ class CreditTest(_Frozen):
     df: int | None = field(default=None, metadata=_doc("Degrees of freedom (Hosmer-Lemeshow: the number of grades used)."))
     reason: str | None = field(default=None, metadata=_doc(
         "Why the test is undefined, as a code: no_rows, no_defaults_possible (a mean PD of 0 or 1), "
-        "zero_variance, too_few_classes; null when defined."))
+        "zero_variance, too_few_classes, too_few_grades; null when defined."))
 
 
 @dataclass(frozen=True, slots=True)
@@ -702,8 +702,8 @@ class CreditGrade(_Frozen):
         "Exact one-sided binomial test: p = P(X >= D), X ~ Bin(N, mean PD); statistic: D - N * mean PD."))
     few_defaults: bool = field(metadata=_doc("Fewer than credit.min_defaults defaults: the grade's tests are weak."))
     dr_interval: Sequence[float] | None = field(default=None, metadata=_doc(
-        "Jeffreys interval of the default rate: the (1 -/+ level)/2 quantiles of Beta(D + 1/2, N - D + 1/2); "
-        "null for an empty grade."))
+        "Jeffreys interval of the default rate (Brown, Cai & DasGupta 2001): the (1 -/+ level)/2 quantiles of "
+        "Beta(D + 1/2, N - D + 1/2), the lower end 0 when D = 0 and the upper end 1 when D = N; null for an empty grade."))
 
 
 @dataclass(frozen=True, slots=True)
@@ -737,6 +737,10 @@ class CreditCalibration(_Frozen):
     failures: Sequence[str] = field(metadata=_doc(
         "Keys of the portfolio tests with a red light (jeffreys, binomial, hosmer_lemeshow, spiegelhalter, in_the_large, "
         "slope, intercept), and 'grade:LABEL' for a grade whose Jeffreys test is red."))
+    hosmer_lemeshow_g2: CreditTest | None = field(default=None, metadata=_doc(
+        "The same Hosmer-Lemeshow statistic with the development-sample convention, chi-square with G - 2 df (Hosmer & "
+        "Lemeshow 1980, for PDs fitted on the sample tested; R ResourceSelection::hoslem.test), for comparison only: "
+        "not in the light or the failures; undefined (too_few_grades) below 3 grades."))
 
 
 @dataclass(frozen=True, slots=True)
@@ -803,8 +807,9 @@ class CreditStability(_Frozen):
     psi: CreditTest = field(metadata=_doc(
         "PSI = sum (a - e) ln(a / e) over the bins (a current, e reference share); lights by credit.traffic_lights.psi_*."))
     empty_rule: str = field(metadata=_doc(
-        "How empty bins are handled: half_row = a bin with no rows in a sample counts 0.5 rows there "
-        "(the shares are then renormalised), so every term is finite."))
+        "How empty bins are handled: half_row = a bin with no rows in one sample counts 0.5 rows there "
+        "(the shares are then renormalised), so every term is finite; a bin with no rows in either sample is left out "
+        "(shares and contribution 0)."))
     bins: Sequence[PsiBin] = field(metadata=_doc("Per-bin shares and PSI contributions."))
     concentration_current: Concentration = field(metadata=_doc("Herfindahl index of the current grade shares."))
     concentration_reference: Concentration = field(metadata=_doc("Herfindahl index of the reference grade shares."))
@@ -827,6 +832,21 @@ class CreditMigration(_Frozen):
     upgraded: float | None = field(metadata=_doc("Share moved to a lower-PD grade."))
     downgraded: float | None = field(metadata=_doc("Share moved to a higher-PD grade."))
     beyond_one: float | None = field(metadata=_doc("Share moved by more than one grade."))
+    mwb_lower: float | None = field(default=None, metadata=_doc(
+        "ECB 2019 (2.5.5.1) lower matrix weighted bandwidth, moves to a lower-PD grade: sum_{i>j} |i-j| N_ij / M_lower, "
+        "M_lower = sum_{i>=2} max(|i-K|, |i-1|) sum_{j<i} N_ij (grades 1..K); in (0, 1]; null without such a move."))
+    mwb_upper: float | None = field(default=None, metadata=_doc(
+        "ECB 2019 (2.5.5.1) upper matrix weighted bandwidth, moves to a higher-PD grade: sum_{i<j} |i-j| N_ij / M_upper, "
+        "M_upper = sum_{i<=K-1} max(|i-K|, |i-1|) sum_{j>i} N_ij; in (0, 1]; null without such a move."))
+    stability_z: Sequence[Sequence[float | None]] | None = field(default=None, metadata=_doc(
+        "ECB 2019 (2.5.5) migration matrix stability test per cell: z_ij = (p_n - p_ij) / sqrt((p_ij (1 - p_ij) + "
+        "p_n (1 - p_n) + 2 p_ij p_n) / N_i), p_ij = N_ij / N_i over the matched rows of reference grade i, p_n the "
+        "neighbour one step nearer the diagonal; null on the diagonal, in an empty row and at zero variance."))
+    stability_p: Sequence[Sequence[float | None]] | None = field(default=None, metadata=_doc(
+        "p = Phi(z_ij), one-sided (H0: frequencies fall away from the diagonal); small: the cell holds more rows "
+        "than its neighbour nearer the diagonal."))
+    stability_flagged: int | None = field(default=None, metadata=_doc(
+        "Cells whose stability p-value is below credit.traffic_lights.amber."))
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,11 +9,17 @@ no prose. The statistics and their sources:
   models*, IRB PD, section 2.5.3.1): posterior Beta(D + ½, N − D + ½) of the default rate under
   the Jeffreys prior; ``p = F_Beta(PD)``, the posterior probability that the true default rate is
   at most the mean PD: a small p says the PD is underestimated (one-sided).
+* **Default rate interval** per grade: the Jeffreys interval of Brown, Cai & DasGupta (2001,
+  *Statist. Sci.* 16:101, section 4.1.2), the equal-tailed quantiles of Beta(D + ½, N − D + ½),
+  with the lower end 0 when D = 0 and the upper end 1 when D = N (their definition; R's
+  DescTools ``BinomCI(method = "jeffreys")``).
 * **Binomial test** (BCBS WP14, 2005, section 5.2): ``p = P(X ≥ D)``, ``X ~ Bin(N, PD)``,
   computed exactly as ``I_PD(D, N − D + 1)`` (the regularised incomplete beta).
 * **Hosmer–Lemeshow** over the G grades (Hosmer & Lemeshow 1980; BCBS WP14 section 5.4):
   ``H = Σ (D_g − N_g p_g)² / (N_g p_g (1 − p_g))``, χ² with **G** degrees of freedom, because the
-  sample is an independent validation sample (not the development sample, where G − 2 applies).
+  sample is an independent validation sample (not the development sample, where G − 2 applies;
+  that p-value is given beside it, outside the verdict, for comparison with ``hoslem.test``-style
+  tools).
 * **Spiegelhalter** (1986, *Stat. Med.* 5:421): ``z = Σ (y − p)(1 − 2p) / √Σ (1 − 2p)² p (1 − p)``.
 * **Calibration in the large**: ``DR − mean PD``, O/E = ``D / Σp`` and ``z = (D − Σp) / √Σ p(1 − p)``.
 * **Calibration slope and intercept** (Cox 1958, *Biometrika* 45:562; Van Calster et al. 2016):
@@ -24,13 +30,17 @@ no prose. The statistics and their sources:
   ``p = 1 − Φ(S)``, σ from DeLong (:func:`reportgen.engine.stats.delong_auc_ci`).
 * **CAP and accuracy ratio** (BCBS WP14 section 3.2): CAP = share of defaults captured against
   share of rows taken riskiest first; AR = 2·AUC − 1 (ties count one half).
-* **PSI** over the grades (or reference score deciles): ``Σ (a − e) ln(a / e)``; an empty bin in
-  a sample counts 0.5 rows there (:data:`EMPTY_RULE`), the shares renormalised.
+* **PSI** over the grades (or reference score deciles): ``Σ (a − e) ln(a / e)``; a bin empty in
+  one sample counts 0.5 rows there (:data:`EMPTY_RULE`), the shares renormalised; a bin empty in
+  both is left out.
 * **Herfindahl index** of grade shares: ``HI = Σ s²``, normalised ``(HI − 1/K)/(1 − 1/K)`` and the
   ECB form ``1 + ln((CV² + 1)/K)/ln K`` (= ``1 + ln(HI)/ln K``), CV = ``√(K Σ (s − 1/K)²)`` the
   coefficient of variation of the shares (ECB 2019 section 2.5.2); the ECB test of the current
   concentration against the initial one (the reference sample's), ``S = √(K − 1)(CV_curr − CV_init)
   / √(CV_curr²(½ + CV_curr²))``, ``p = 1 − Φ(S)`` (:func:`concentration_test`).
+* **Grade migration** over the ids in both samples, with the ECB (2019, section 2.5.5) lower and
+  upper matrix weighted bandwidths (:func:`matrix_weighted_bandwidth`) and the stability test of
+  each off-diagonal cell against its neighbour nearer the diagonal (:func:`migration_stability`).
 * Per-period and per-segment AUC/Gini (DeLong intervals) and KS.
 
 Traffic lights from p-values: green ``p ≥ amber``, amber ``red ≤ p < amber``, red ``p < red``
@@ -87,13 +97,16 @@ __all__ = [
     "auc_interval",
     "ks_statistic",
     "light_of",
+    "matrix_weighted_bandwidth",
+    "migration_stability",
     "norm_sf",
     "period_keys",
     "psi",
     "spiegelhalter",
 ]
 
-#: The empty-bin rule of the PSI: a bin with no rows in a sample counts half a row there.
+#: The empty-bin rule of the PSI: a bin with no rows in one sample counts half a row there; a bin
+#: with no rows in either sample is left out.
 EMPTY_RULE = "half_row"
 
 Light = Literal["green", "amber", "red"]
@@ -449,13 +462,20 @@ def calibration_fit(y: np.ndarray, p: np.ndarray, count: np.ndarray | None = Non
 def psi(reference: np.ndarray, current: np.ndarray) -> tuple[float, np.ndarray, np.ndarray, np.ndarray]:
     """PSI of two count vectors over the same bins; (psi, e, a, contributions).
 
-    ``e``, ``a``: reference and current shares after the empty-bin rule (a zero count becomes
-    0.5, then shares renormalise); contributions ``(a − e) ln(a / e)``, each ≥ 0.
+    ``e``, ``a``: reference and current shares after the empty-bin rule: a bin empty in one
+    sample counts 0.5 rows there, then shares renormalise; a bin empty in both samples is left
+    out (share 0 in both, contribution 0), so a grade nobody falls in does not move the index
+    (as in toad, PDtoolkit and scorecard, which never see such a bin). Contributions
+    ``(a − e) ln(a / e)``, each ≥ 0. Without empty bins this is the plain
+    ``Σ (a − e) ln(a / e)`` of the shares.
     """
-    ref = np.where(reference > 0, reference, 0.5).astype(float)
-    cur = np.where(current > 0, current, 0.5).astype(float)
+    reference, current = np.asarray(reference, dtype=float), np.asarray(current, dtype=float)
+    used = (reference > 0) | (current > 0)
+    ref = np.where(reference > 0, reference, np.where(used, 0.5, 0.0))
+    cur = np.where(current > 0, current, np.where(used, 0.5, 0.0))
     e, a = ref / ref.sum(), cur / cur.sum()
-    contrib = (a - e) * np.log(a / e)
+    contrib = np.zeros_like(e)
+    contrib[used] = (a[used] - e[used]) * np.log(a[used] / e[used])
     return float(contrib.sum()), e, a, contrib
 
 
@@ -661,8 +681,66 @@ def _grades(cur: CreditSample, ref: CreditSample | None, grading: Grading, direc
     return grade_codes(cv, edges), None if rv is None else grade_codes(rv, edges), labels, edges, by
 
 
-def _migration(cur: CreditSample, ref: CreditSample, cc: np.ndarray, rc: np.ndarray, labels: list[str]) -> CreditMigration:
-    """Counts of (reference grade, current grade) over the ids in both samples."""
+def matrix_weighted_bandwidth(counts: np.ndarray) -> tuple[float | None, float | None]:
+    """ECB (2019, section 2.5.5.1) lower and upper matrix weighted bandwidths of a migration matrix.
+
+    ``counts[i, j]``: obligors in grade i at the start and j at the end (K × K, grades 1 … K). With
+    ``N_i p_ij = counts[i, j]`` the ECB formulas read (grades numbered from 1)::
+
+        MWB_upper = Σ_{i<j} |i − j| N_ij / M_upper,  M_upper = Σ_{i=1}^{K−1} max(|i − K|, |i − 1|) Σ_{j>i} N_ij
+        MWB_lower = Σ_{i>j} |i − j| N_ij / M_lower,  M_lower = Σ_{i=2}^{K}   max(|i − K|, |i − 1|) Σ_{j<i} N_ij
+
+    Upper: moves to a later grade (here a higher PD); lower: to an earlier one. Each lies in
+    (0, 1], since ``|i − j| ≤ max(|i − K|, |i − 1|)``: larger when the moves reach further. None
+    when there is no move on that side (M = 0).
+    Checked against MathWorks ``risk.validation.matrixWeightedBandwidth``'s published example.
+    """
+    c = np.asarray(counts, dtype=float)
+    k = c.shape[0]
+    i, j = np.arange(1, k + 1)[:, None], np.arange(1, k + 1)[None, :]
+    dist = np.abs(i - j) * c
+    norm = np.maximum(np.abs(i - k), np.abs(i - 1)) * c
+
+    def side(mask: np.ndarray) -> float | None:
+        m = float(norm[mask].sum())
+        return float(dist[mask].sum()) / m if m > 0 else None
+
+    return side(j < i), side(j > i)
+
+
+def migration_stability(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """ECB (2019, section 2.5.5) stability test of each off-diagonal cell of a migration matrix;
+    (z, p), K × K, NaN on the diagonal, in an empty row and where the variance is 0.
+
+    ``p_ij = N_ij / N_i`` (``N_i`` the row's total); the cell is compared with its neighbour one
+    step nearer the diagonal, ``p_n = p_{i,j−1}`` above the diagonal (j > i) and ``p_{i,j+1}``
+    below it: ``z_ij = (p_n − p_ij) / √((p_ij(1 − p_ij) + p_n(1 − p_n) + 2 p_ij p_n) / N_i)``,
+    ``p = Φ(z_ij)``, one-sided. H0: migration frequencies fall away from the diagonal
+    (``p_ij ≤ p_n``); a small p says the cell holds more obligors than its neighbour nearer the
+    diagonal.
+    """
+    c = np.asarray(counts, dtype=float)
+    k = c.shape[0]
+    rows = c.sum(axis=1, keepdims=True)
+    p = np.divide(c, rows, out=np.zeros_like(c), where=rows > 0)
+    i, j = np.arange(k)[:, None], np.arange(k)[None, :]
+    left = np.c_[np.zeros((k, 1)), p[:, :-1]]  # p[i, j-1]
+    right = np.c_[p[:, 1:], np.zeros((k, 1))]  # p[i, j+1]
+    near = np.where(j > i, left, right)
+    var = np.divide(p * (1 - p) + near * (1 - near) + 2 * p * near, rows,
+                    out=np.zeros_like(c), where=rows > 0)
+    ok = (i != j) & (rows > 0) & (var > 0)
+    z = np.full((k, k), np.nan)
+    z[ok] = (near[ok] - p[ok]) / np.sqrt(var[ok])
+    pv = np.full((k, k), np.nan)
+    pv[ok] = norm_sf(-z[ok])
+    return z, pv
+
+
+def _migration(cur: CreditSample, ref: CreditSample, cc: np.ndarray, rc: np.ndarray, labels: list[str],
+               s: CreditSettings) -> CreditMigration:
+    """Counts of (reference grade, current grade) over the ids in both samples, with the ECB
+    matrix weighted bandwidths and the cell stability tests of that matrix."""
     assert cur.ids is not None and ref.ids is not None
     _, ic, ir = np.intersect1d(cur.ids.astype(str), ref.ids.astype(str), assume_unique=False, return_indices=True)
     k = len(labels)
@@ -670,8 +748,13 @@ def _migration(cur: CreditSample, ref: CreditSample, cc: np.ndarray, rc: np.ndar
     m = int(counts.sum())
     moved = cc[ic].astype(int) - rc[ir].astype(int)
     share = (lambda mask: float(mask.sum() / m) if m else None)
+    lower, upper = matrix_weighted_bandwidth(counts)
+    z, pv = migration_stability(counts)
+    cells = (lambda a: [[None if not math.isfinite(v) else float(v) for v in row] for row in a.tolist()])
     return CreditMigration(grades=labels, counts=counts.tolist(), matched=m, stable=share(moved == 0),
-                           upgraded=share(moved < 0), downgraded=share(moved > 0), beyond_one=share(np.abs(moved) > 1))
+                           upgraded=share(moved < 0), downgraded=share(moved > 0), beyond_one=share(np.abs(moved) > 1),
+                           mwb_lower=lower, mwb_upper=upper, stability_z=cells(z), stability_p=cells(pv),
+                           stability_flagged=int(np.sum(np.nan_to_num(pv, nan=1.0) < s.amber)))
 
 
 def _wsum(v: np.ndarray, count: np.ndarray | None) -> float:
@@ -718,6 +801,8 @@ def _calibration(y: np.ndarray, p: np.ndarray, grades: list[CreditGrade], n: np.
         slope=None if slope is None else slope[0], slope_ci=slope_ci, slope_test=slope_test,
         intercept=None if intercept is None else intercept[0], intercept_ci=int_ci, intercept_test=int_test,
         light=light, failures=failures,
+        hosmer_lemeshow_g2=_test(hl, None if hl is None or g < 3 else chi2_sf(hl, g - 2), s, df=max(g - 2, 0),
+                                 reason=hl_reason or "too_few_grades"),
     )
 
 
@@ -793,6 +878,7 @@ def credit_model(name: str, cur: CreditSample, ref: CreditSample | None, directi
     bp = binomial_sf(d, n, mpd) if has_pd else None
     tail = (1.0 - s.level) / 2.0
     ivl = np.stack([beta_ppf(tail, d + 0.5, n - d + 0.5), beta_ppf(1.0 - tail, d + 0.5, n - d + 0.5)], axis=1)
+    ivl[d == 0, 0], ivl[d == n, 1] = 0.0, 1.0  # Brown, Cai & DasGupta (2001): [0, U] at D = 0, [L, 1] at D = N
     bounds = [None, *(edges.tolist() if edges is not None and by == "pd" else [None] * (k - 1)), None]
     grades = []
     for g in range(k):  # one entry per grade
@@ -860,7 +946,7 @@ def credit_model(name: str, cur: CreditSample, ref: CreditSample | None, directi
         if rc is not None and rows_cur.ids is not None and rows_ref is not None and rows_ref.ids is not None:
             fixed = grading if edges is None else Grading("edges", edges=tuple(float(e) for e in edges))
             mc, mr, *_ = _grades(rows_cur, rows_ref, fixed, direction)  # the rows' grades, at the same edges
-            migration = _migration(rows_cur, rows_ref, mc, mr, labels)
+            migration = _migration(rows_cur, rows_ref, mc, mr, labels, s)
         else:
             caps["migration"] = "no_ids" if rc is not None else "no_reference_grades"
 

@@ -347,6 +347,15 @@ def test_beta_quantile_and_the_grades_jeffreys_interval_match_scipy() -> None:
     for g in m.grades:
         lo, hi = stats.beta.ppf([0.025, 0.975], g.defaults + 0.5, g.n - g.defaults + 0.5)
         assert g.dr_interval == pytest.approx([lo, hi], rel=1e-8)
+    # Brown, Cai & DasGupta (2001, section 4.1.2): the Jeffreys interval is [0, U] at D = 0 and
+    # [L, 1] at D = N (the equal-tailed quantiles elsewhere)
+    y = np.array([False] * 50 + [True] * 7)
+    grade = np.array(["a"] * 50 + ["b"] * 7)
+    pd_ = np.r_[np.full(50, 0.01), np.full(7, 0.6)]
+    none, every = C.credit_model("m", C.CreditSample(y=y, score=pd_, pd=pd_, grade=grade), None, "higher",
+                                 C.Grading("column"), S).grades
+    assert none.dr_interval == pytest.approx([0.0, stats.beta.ppf(0.975, 0.5, 50.5)], rel=1e-9)
+    assert every.dr_interval == pytest.approx([stats.beta.ppf(0.025, 7.5, 0.5), 1.0], rel=1e-9)
 
 
 # --- a third-party implementation: probcal (numpy-only PD calibration toolkit) -----------------
