@@ -471,6 +471,17 @@ class McNemarSummary(_Frozen):
         "frequency weights (a row of weight w is w identical rows).")})
     weighted_table: Sequence[Sequence[float]] | None = field(default=None, metadata={"description": (
         "The same 2x2 table in sampling-weighted counts, shown beside the row counts; null when unweighted.")})
+    p_value_exact: float | None = field(default=None, metadata={"description": (
+        "Two-sided exact conditional (binomial) p-value, min(1, 2 P(X <= min(b, c))), X ~ Bin(b + c, 1/2), "
+        "whichever test `method` names (statsmodels mcnemar(exact=True)).")})
+    p_value_mid_p: float | None = field(default=None, metadata={"description": (
+        "Two-sided mid-p value, 2 P(X <= min(b, c)) - P(X = min(b, c)) (1 - P(X = b)/2 when b = c): the test "
+        "Fagerland, Lydersen & Laake (2013) recommend.")})
+    p_value_chi2: float | None = field(default=None, metadata={"description": (
+        "Asymptotic McNemar p-value without continuity correction, chi2 = (b - c)^2 / (b + c) on 1 df.")})
+    p_value_chi2_corrected: float | None = field(default=None, metadata={"description": (
+        "Asymptotic p-value with Edwards' continuity correction, chi2 = (|b - c| - 1)^2 / (b + c) on 1 df "
+        "(R mcnemar.test; statsmodels mcnemar(exact=False)).")})
 
 
 @dataclass(frozen=True, slots=True)

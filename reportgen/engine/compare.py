@@ -295,7 +295,7 @@ def mcnemar_summary(r: stats.McNemarResult, p_holm: float | None, basis: str,
     side = "model" if r.c > r.b else "baseline" if r.b > r.c else "neither"
     wt = None if weighted is None else [[float(v) for v in row] for row in weighted]
     return McNemarSummary(r.statistic, r.p_value, p_holm, r.method, [[float(v) for v in row] for row in r.table],
-                          float(r.b), float(r.c), side, basis, wt)
+                          float(r.b), float(r.c), side, basis, wt, r.p_exact, r.p_mid, r.p_chi2, r.p_chi2_corrected)
 
 
 def differences(mm: dict[str, float | None], bm: dict[str, float | None], metrics: tuple[str, ...],
