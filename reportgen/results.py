@@ -662,6 +662,10 @@ class RunInfo(_Frozen):
     notices: Sequence[Notice] = field(default_factory=list, metadata={"description": (
         "The run's warnings as reason codes with their facts: every model's notices, dropped rows, the credit "
         "section's; 'warnings' is their wording, after the loaders' own warnings.")})
+    conventions: Mapping[str, str] = field(default_factory=dict, metadata={"description": (
+        "The conventions of the statistics where tools and papers differ (KS, average precision, log-loss "
+        "clipping, MCC when undefined, threshold ties, DeLong's interval and test, McNemar, the bootstrap's "
+        "intervals and p-values, multiplicity), each naming the tool it agrees with.")})
 
 
 # --------------------------------------------------------------------------------------

@@ -181,3 +181,46 @@ def test_asah_through_the_comparison_with_frequency_weights(asah):
         scores={"wfns": {"score": "wfns", "threshold": 3}, "s100b": {"score": "s100b", "threshold": 0.2}},
     ).to_json()
     _check_proc(out, "wfns", "s100b")
+
+
+# --- the conventions metrics.json states hold ----------------------------------------------------------
+
+
+def test_stated_conventions_hold_against_scipy_and_scikit_learn():
+    """``run.conventions`` names each convention and the tool it agrees with; check each on one run
+    with heavy ties, probabilities of exactly 0 and 1, a constant score and an inverted score."""
+    from sklearn import metrics as skm
+
+    rng = np.random.default_rng(12)
+    n = 240
+    y = rng.random(n) < 0.3
+    p = np.clip(np.round(0.3 + 0.35 * y + rng.normal(0, 0.2, n), 1), 0.0, 1.0)  # ties, 0s and 1s
+    p[np.flatnonzero(y)[0]] = 0.0  # a positive at probability 0: the log-loss clip
+    df = pd.DataFrame({"y": y.astype(int), "p": p, "flat": np.full(n, 0.4), "inv": 1.0 - p})
+    out = reportgen.compare_frames(df, label="y", positive=1, threshold=0.5, baseline="p",
+                                   bootstrap={"resamples": 0, "seed": 1}, now=NOW,
+                                   scores=["p", "flat", "inv"]).to_json()
+    conv = out["run"]["conventions"]
+    assert set(conv) >= {"roc_auc", "ks", "average_precision", "log_loss", "mcc", "optimal_threshold_ties",
+                         "delong_interval", "delong_test", "mcnemar", "bootstrap_interval", "bootstrap_p",
+                         "multiplicity"}
+    m = {k: out["models"][k]["metrics"] for k in ("p", "flat", "inv")}
+    # roc_auc: Mann-Whitney with ties as 1/2 = scikit-learn
+    assert m["p"]["roc_auc"] == pytest.approx(skm.roc_auc_score(y, p), rel=1e-12)
+    assert m["flat"]["roc_auc"] == 0.5
+    # ks: one-sided in the declared direction (scipy 'greater'); two-sided D only for the inverted score
+    assert "alternative='greater'" in conv["ks"]
+    for k, s in (("p", p), ("inv", 1.0 - p)):
+        assert m[k]["ks"] == pytest.approx(sps.ks_2samp(s[~y], s[y], alternative="greater").statistic, abs=1e-12)
+    assert m["p"]["ks"] == pytest.approx(sps.ks_2samp(p[y], p[~y]).statistic, rel=1e-12)
+    assert m["inv"]["ks"] == 0.0 < sps.ks_2samp((1 - p)[y], (1 - p)[~y]).statistic
+    # average precision: scikit-learn's step sum
+    assert m["p"]["average_precision"] == pytest.approx(skm.average_precision_score(y, p), rel=1e-12)
+    # log-loss: scikit-learn's clip at machine epsilon, and the clip is warned of
+    assert m["p"]["log_loss"] == pytest.approx(skm.log_loss(y, p), rel=1e-12)
+    assert any(nt["code"] == "log_loss_clipped" for nt in out["models"]["p"]["notices"])
+    # mcc: null with a reason where scikit-learn gives 0 (a constant score flags nothing)
+    assert m["flat"]["mcc"] is None and "mcc" in out["models"]["flat"]["undefined_reasons"]
+    assert skm.matthews_corrcoef(y, np.full(n, 0.4) >= 0.5) == 0.0
+    # bootstrap intervals: none drawn here, and none claimed
+    assert all(v.startswith("DeLong") or v.startswith("Clopper") for v in out["models"]["p"]["ci_method"].values())
