@@ -224,3 +224,39 @@ def test_stated_conventions_hold_against_scipy_and_scikit_learn():
     assert skm.matthews_corrcoef(y, np.full(n, 0.4) >= 0.5) == 0.0
     # bootstrap intervals: none drawn here, and none claimed
     assert all(v.startswith("DeLong") or v.startswith("Clopper") for v in out["models"]["p"]["ci_method"].values())
+
+
+# --- more published worked examples ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("k,n,wilson_ci,exact_ci", [
+    (81, 263, (0.2553, 0.3662), (0.2527, 0.3676)),
+    (15, 148, (0.0624, 0.1605), (0.0578, 0.1617)),
+    (0, 20, (0.0, 0.1611), (0.0, 0.1684)),
+    (1, 29, (0.0061, 0.1718), (0.0009, 0.1776)),
+])
+def test_proportion_intervals_reproduce_newcombe_1998_table_1(k, n, wilson_ci, exact_ci):
+    # verified case: Newcombe (1998), "Two-sided confidence intervals for the single proportion:
+    # comparison of seven methods", Statistics in Medicine 17:857, Table I, methods 3 (Wilson score)
+    # and 5 (Clopper-Pearson exact), 95 %
+    assert tuple(round(v, 4) for v in wilson(k, n)) == wilson_ci
+    assert tuple(round(v, 4) for v in clopper_pearson(k, n)) == exact_ci
+
+
+def test_hanley_mcneil_1982_rating_example_auc():
+    """verified case: Hanley & McNeil (1982), Radiology 143:29, Table 1: CT ratings 1-5 of 58 normal
+    (33, 6, 6, 11, 2) and 51 abnormal (3, 2, 2, 11, 33) patients, area 0.893 (five tied rating
+    levels). Their SE 0.032 is their exponential approximation; DeLong's estimator gives 0.031."""
+    neg = np.repeat([1, 2, 3, 4, 5], [33, 6, 6, 11, 2])
+    pos = np.repeat([1, 2, 3, 4, 5], [3, 2, 2, 11, 33])
+    df = pd.DataFrame({"abnormal": np.r_[np.zeros(58, int), np.ones(51, int)], "rating": np.r_[neg, pos]})
+    out = reportgen.compare_frames(df, label="abnormal", positive=1, scores={"ct": {"score": "rating", "threshold": 4}},
+                                   bootstrap={"resamples": 0, "seed": 1}, now=NOW).to_json()
+    m = out["models"]["ct"]
+    assert round(m["metrics"]["roc_auc"], 3) == 0.893
+    a = m["metrics"]["roc_auc"]
+    q1, q2 = a / (2 - a), 2 * a * a / (1 + a)
+    hm_se = math.sqrt((a * (1 - a) + 50 * (q1 - a * a) + 57 * (q2 - a * a)) / (51 * 58))
+    assert round(hm_se, 3) == 0.032  # the published SE, by their formula
+    lo, hi = m["ci"]["roc_auc"]
+    assert round((hi - lo) / (2 * sps.norm.ppf(0.975)), 3) == 0.031  # DeLong's, the one we use
