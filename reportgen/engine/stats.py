@@ -240,24 +240,35 @@ def _t_ppf_upper(alpha: float, df: float) -> float:
     return 0.5 * (lo + hi)
 
 
+#: Up to this many discordant rows the binomial tail is summed in exact integers; beyond it the
+#: incomplete beta function gives it (relative accuracy about 1e-12) in microseconds.
+_EXACT_BINOMIAL_ROWS = 1000
+
+
 def _binom_half_cdf(k: int, n: int) -> float:
-    """``P(X <= k)`` for ``X ~ Bin(n, 1/2)``: exact integers up to n = 5,000, beyond that the
-    regularised incomplete beta ``I_{1/2}(n - k, k + 1)`` (Abramowitz & Stegun 26.5.24; a continued
-    fraction, no loop over the k + 1 terms, relative accuracy about 1e-12 for every tail)."""
+    """``P(X <= k)`` for ``X ~ Bin(n, 1/2)``: exact integers up to :data:`_EXACT_BINOMIAL_ROWS`
+    (the binomial coefficients by their recurrence), beyond that the regularised incomplete beta
+    ``I_{1/2}(n - k, k + 1)`` (Abramowitz & Stegun 26.5.24; a continued fraction, no loop over the
+    k + 1 terms: 5,000 discordant rows took a second as a sum of ``math.comb``)."""
     if k < 0:
         return 0.0
     if k >= n:
         return 1.0
-    if n <= 5000:
-        return sum(math.comb(n, i) for i in range(k + 1)) / (1 << n)
+    if n <= _EXACT_BINOMIAL_ROWS:
+        term = total = 1
+        for i in range(1, k + 1):
+            term = term * (n - i + 1) // i
+            total += term
+        return total / (1 << n)
     return _betainc(float(n - k), float(k + 1), 0.5)
 
 
 def _binom_half_pmf(k: int, n: int) -> float:
-    """``P(X = k)`` for ``X ~ Bin(n, 1/2)``: exact integers up to n = 5,000, else in log space."""
+    """``P(X = k)`` for ``X ~ Bin(n, 1/2)``: exact integers up to :data:`_EXACT_BINOMIAL_ROWS`,
+    else in log space."""
     if k < 0 or k > n:
         return 0.0
-    if n <= 5000:
+    if n <= _EXACT_BINOMIAL_ROWS:
         return math.comb(n, k) / (1 << n)
     return math.exp(math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1) + n * math.log(0.5))
 

@@ -80,9 +80,10 @@ def test_mcnemar_p_values_match_statsmodels(b, c):
     assert r.p_mid <= r.p_exact  # mid-p is never more conservative than the exact test
 
 
-@pytest.mark.parametrize("b,c", [(2900, 3100), (9000, 11000), (20000, 20100), (49000, 51000)])
+@pytest.mark.parametrize("b,c", [(480, 520), (500, 501), (700, 800), (2500, 2499), (2900, 3100), (9000, 11000),
+                                 (20000, 20100), (49000, 51000)])
 def test_mcnemar_exact_and_mid_p_past_the_integer_cut_match_scipy(b, c):
-    """Past 5,000 discordant rows the binomial tail is the incomplete beta function, not a sum."""
+    """Past 1,000 discordant rows the binomial tail is the incomplete beta function, not a sum."""
     exact, mid, _, _ = mcnemar_p_values(b, c)
     n, k = b + c, min(b, c)
     assert exact == pytest.approx(min(1.0, 2 * sps.binom.cdf(k, n, 0.5)), rel=1e-9)
