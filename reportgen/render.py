@@ -534,6 +534,8 @@ def _build_view(result: ComparisonResult, theme: Theme, drawing: Any) -> dict[st
                 "statistic": fmt_num(mc.statistic, 3), "p": fmt_p(mc.p_value),
                 "p_holm": fmt_p(mc.p_value_holm) if mc.p_value_holm is not None else "",
                 "method": mc.method,
+                # the mid-p test Fagerland, Lydersen & Laake (2013) recommend, beside the conservative one
+                "mid_p": fmt_p(mc.p_value_mid_p) if mc.p_value_mid_p is not None and (mc.model_only_right or mc.baseline_only_right) else "",
                 "both": fmt_count(mc.table[0][0]), "model_only": fmt_count(mc.table[0][1]),
                 "baseline_only": fmt_count(mc.table[1][0]), "neither": fmt_count(mc.table[1][1]),
             },
