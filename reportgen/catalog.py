@@ -235,10 +235,10 @@ CONVENTIONS: dict[str, tuple[tuple[Task, ...], str]] = {
     "roc_auc": (("binary", "multiclass"), (
         "Mann-Whitney U / (P·N), tied scores count 1/2 (scikit-learn roc_auc_score, pROC auc).")),
     "ks": (("binary",), (
-        "max over cuts of TPR − FPR in the declared direction, 0 if never positive (scipy ks_2samp with "
-        "alternative='greater'); the two-sided D = max |TPR − FPR| (ks_2samp default, R ks.test; the credit "
-        "section's KS) is larger only where the ROC curve falls further below the diagonal than it rises above "
-        "it. No KS test p-value is reported.")),
+        "max over cuts of TPR − FPR in the declared direction, 0 if never positive (scipy "
+        "ks_2samp(negatives' scores, positives' scores, alternative='greater')); the two-sided "
+        "D = max |TPR − FPR| (ks_2samp default, R ks.test; the credit section's KS) is larger only where "
+        "the ROC curve falls further below the diagonal than it rises above it. No KS test p-value is reported.")),
     "average_precision": (("binary",), (
         "Step sum Σ (R_k − R_{k−1})·P_k over distinct thresholds (scikit-learn average_precision_score), not "
         "interpolated and not a trapezoidal PR AUC.")),

@@ -841,7 +841,7 @@ def mcnemar_p_values(b: int, c: int) -> tuple[float, float, float, float]:
       ``1 / n``, not 0).
 
     ``n = 0``: all four are 1. Verified case: Fagerland et al. (2013), Table 1 example
-    (b = 1, c = 7): 0.070, 0.039, 0.034, 0.077 (``tests/reference/test_mcnemar_reference.py``).
+    (b = 1, c = 7): 0.070, 0.039, 0.034, 0.077 (``tests/reference/test_published_reference.py``).
     """
     n = b + c
     if n == 0:
