@@ -261,3 +261,31 @@ def test_hanley_mcneil_1982_rating_example_auc():
     assert round(hm_se, 3) == 0.032  # the published SE, by their formula
     lo, hi = m["ci"]["roc_auc"]
     assert round((hi - lo) / (2 * sps.norm.ppf(0.975)), 3) == 0.031  # DeLong's, the one we use
+
+
+def test_credit_section_auc_interval_near_one_is_the_models_logit_interval():
+    """Regression: the credit section cut DeLong's normal interval at 1 (pROC's clip) while the
+    model's own interval, of the same AUC, was taken on the logit scale: two conventions for one
+    number in one report. Both now come from ``proportions.delong_auc_bounds``, rows or counts."""
+    from reportgen.engine import credit as C
+    from reportgen.engine.proportions import delong_auc_bounds, logit_auc_interval
+    from reportgen.engine.stats import delong_auc_ci
+
+    rng = np.random.default_rng(5)
+    y = rng.random(300) < 0.2
+    s = np.where(y, 0.6 + rng.random(300) * 0.4, rng.random(300) * 0.62)
+    d = delong_auc_ci(s, y)
+    assert d.auc + 1.96 * d.se > 1.0  # the normal interval would leave [0, 1]
+    want = logit_auc_interval(d.auc, d.variance, 0.95)
+    assert delong_auc_bounds(d.auc, d.variance, 0.95) == (*want, "DeLong (logit scale)")
+    auc, lo, hi, se = C.auc_interval(s, y, "higher", 0.95)
+    assert (auc, lo, hi, se) == pytest.approx((d.auc, *want, d.se), rel=1e-12)
+    # the same rows compressed to distinct (score, class) with counts: the same interval
+    u, inv = np.unique(np.c_[np.round(s, 2), y], axis=0, return_inverse=True)
+    cnt = np.bincount(inv.ravel()).astype(float)
+    rows = delong_auc_ci(np.round(s, 2), y)
+    got = C.auc_interval(u[:, 0], u[:, 1].astype(bool), "higher", 0.95, cnt)
+    assert got[1:3] == pytest.approx(delong_auc_bounds(rows.auc, rows.variance, 0.95)[:2], rel=1e-10)
+    # away from the bounds: pROC's normal interval, unchanged
+    ok = delong_auc_ci(np.r_[s[:150], rng.random(150)], y)
+    assert delong_auc_bounds(ok.auc, ok.variance, 0.95) == (ok.lo, ok.hi, "DeLong")
