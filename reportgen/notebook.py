@@ -75,7 +75,7 @@ def notebook_view(result: ComparisonResult, with_figures: bool = True) -> dict[s
                      for c in result.comparisons]
         + [{"colour": col[n], "text": t} for n, t in credit.items() if n not in {c.model for c in result.comparisons}],
         "ranking": [{"rank": i, "name": n, "colour": col[n], "baseline": n == run.baseline,
-                     "value": fmt_num(result.models[n].metrics.get(pm)), "ci": fmt_ci(result.models[n].ci.get(pm))}
+                     "value": fmt_num(result.models[n].metrics.get(pm)), "ci": fmt_ci(result.models[n].ci.get(pm), key=pm)}
                     for i, n in enumerate(ranked(result), 1)],
         "warnings": list(run.warnings),
         "figures": figs,

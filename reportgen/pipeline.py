@@ -16,6 +16,7 @@ from importlib import metadata
 from pathlib import Path
 
 
+import reportgen.catalog as catalog
 import reportgen.clock as clock
 from reportgen.errors import ConfigError
 import reportgen.gates as gates
@@ -188,6 +189,7 @@ def analyse(cfg: Config, config_path: Path | str, progress: Progress | None = No
         date_range=list(audit.dates) if audit.dates else None,
         weight_kind=cfg.weight_kind,
         notices=notices,
+        conventions=catalog.conventions(cfg.task),
     )
     result = ComparisonResult(run=run, models=models, comparisons=comparisons, pairwise=pairwise, credit=credit)
     result = wording.worded(result)  # the sentences metrics.json keeps, written from the facts

@@ -41,7 +41,7 @@ from markupsafe import Markup, escape
 from reportgen.config import REPORT_SECTIONS
 import reportgen.catalog as catalog
 from reportgen.errors import ReportgenError, ThemeError, UserError
-from reportgen.formats import MAX_DIGITS, fmt_metric, fmt_threshold
+from reportgen.formats import MAX_DIGITS, bounds_of, fmt_bounded, fmt_metric, fmt_threshold
 from reportgen.heap import young_collections_only
 from reportgen.labels import CRITERION_LABELS
 from reportgen.results import ComparisonResult, ModelResult, to_jsonable
@@ -133,9 +133,18 @@ def wbr(text: Any, after: int = WBR_AFTER) -> Markup:
     return Markup("").join(Markup(escape(p)) + (Markup("<wbr>") if i % 2 else Markup("")) for i, p in enumerate(parts))
 
 
-def fmt_ci(ci: Sequence[float] | None, digits: int = 3) -> str:
+def fmt_ci(ci: Sequence[float] | None, digits: int = 3, key: str | None = None) -> str:
+    """An interval as "[lo, hi]" with ``digits`` decimals. With the metric's ``key``, an end is never
+    rounded to a bound of the metric's range it does not equal (:func:`~reportgen.formats.fmt_bounded`):
+    the logit-scale DeLong interval of AUC 0.9991 is [0.996, 0.9998], not [0.996, 1.000], which
+    would read as the certainty the transform exists to avoid."""
     if not ci or ci[0] is None or ci[1] is None:
         return ""
+    b = bounds_of(key)
+    if b is not None:
+        ends = [fmt_bounded(float(v) + 0.0, digits, *b) for v in ci]
+        ends = [e.lstrip("-") if e[0] == "-" and float(e) == 0.0 else e for e in ends]  # never "−0.000"
+        return ("[" + ", ".join(ends) + "]").replace("-", "−")
     # + 0.0 turns a bound that rounds to zero from below into "0.000", never "−0.000"
     lo, hi = (float(f"{v:.{digits}f}") + 0.0 for v in ci)
     return f"[{lo:.{digits}f}, {hi:.{digits}f}]".replace("-", "−")
@@ -478,7 +487,7 @@ def _build_view(result: ComparisonResult, theme: Theme, drawing: Any) -> dict[st
             "key": keys[n],
             "colour": col[n],
             "value": fmt_metric(m.metrics.get(pm), pm),
-            "ci": fmt_ci(m.ci.get(pm)),
+            "ci": fmt_ci(m.ci.get(pm), key=pm),
             "extra": extra,
             "baseline": n == run.baseline,
         })
@@ -525,6 +534,8 @@ def _build_view(result: ComparisonResult, theme: Theme, drawing: Any) -> dict[st
                 "statistic": fmt_num(mc.statistic, 3), "p": fmt_p(mc.p_value),
                 "p_holm": fmt_p(mc.p_value_holm) if mc.p_value_holm is not None else "",
                 "method": mc.method,
+                # the mid-p test Fagerland, Lydersen & Laake (2013) recommend, beside the conservative one
+                "mid_p": fmt_p(mc.p_value_mid_p) if mc.p_value_mid_p is not None and (mc.model_only_right or mc.baseline_only_right) else "",
                 "both": fmt_count(mc.table[0][0]), "model_only": fmt_count(mc.table[0][1]),
                 "baseline_only": fmt_count(mc.table[1][0]), "neither": fmt_count(mc.table[1][1]),
             },
@@ -547,7 +558,7 @@ def _build_view(result: ComparisonResult, theme: Theme, drawing: Any) -> dict[st
             v = vals[i]
             cells.append({
                 "value": fmt_metric(v, k, 4),
-                "ci": fmt_ci(m.ci.get(k)),
+                "ci": fmt_ci(m.ci.get(k), key=k),
                 "best": i in best,
                 "reason": why_undefined[n].get(k, "") if v is None else "",
             })
@@ -784,7 +795,7 @@ def _per_class_view(result: ComparisonResult, names: list[str]) -> list[dict[str
         rows = []
         for label in labels:
             vals = [((result.models[n].per_class or {}).get(label) or {}).get(field) for n in names]
-            cis = [fmt_ci((result.models[n].per_class_ci.get(label) or {}).get(field)) for n in names]
+            cis = [fmt_ci((result.models[n].per_class_ci.get(label) or {}).get(field), key=field) for n in names]
             best = _best_index(vals, "higher")
             support = ((first.per_class or {}).get(label) or {}).get("support")
             rows.append({

@@ -471,6 +471,17 @@ class McNemarSummary(_Frozen):
         "frequency weights (a row of weight w is w identical rows).")})
     weighted_table: Sequence[Sequence[float]] | None = field(default=None, metadata={"description": (
         "The same 2x2 table in sampling-weighted counts, shown beside the row counts; null when unweighted.")})
+    p_value_exact: float | None = field(default=None, metadata={"description": (
+        "Two-sided exact conditional (binomial) p-value, min(1, 2 P(X <= min(b, c))), X ~ Bin(b + c, 1/2), "
+        "whichever test `method` names (statsmodels mcnemar(exact=True)).")})
+    p_value_mid_p: float | None = field(default=None, metadata={"description": (
+        "Two-sided mid-p value, 2 P(X <= min(b, c)) - P(X = min(b, c)) (1 - P(X = b)/2 when b = c): the test "
+        "Fagerland, Lydersen & Laake (2013) recommend.")})
+    p_value_chi2: float | None = field(default=None, metadata={"description": (
+        "Asymptotic McNemar p-value without continuity correction, chi2 = (b - c)^2 / (b + c) on 1 df.")})
+    p_value_chi2_corrected: float | None = field(default=None, metadata={"description": (
+        "Asymptotic p-value with Edwards' continuity correction, chi2 = (|b - c| - 1)^2 / (b + c) on 1 df "
+        "(R mcnemar.test; statsmodels mcnemar(exact=False)).")})
 
 
 @dataclass(frozen=True, slots=True)
@@ -651,6 +662,10 @@ class RunInfo(_Frozen):
     notices: Sequence[Notice] = field(default_factory=list, metadata={"description": (
         "The run's warnings as reason codes with their facts: every model's notices, dropped rows, the credit "
         "section's; 'warnings' is their wording, after the loaders' own warnings.")})
+    conventions: Mapping[str, str] = field(default_factory=dict, metadata={"description": (
+        "The conventions of the statistics where tools and papers differ (KS, average precision, log-loss "
+        "clipping, MCC when undefined, threshold ties, DeLong's interval and test, McNemar, the bootstrap's "
+        "intervals and p-values, multiplicity), each naming the tool it agrees with.")})
 
 
 # --------------------------------------------------------------------------------------

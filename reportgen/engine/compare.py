@@ -34,7 +34,7 @@ from reportgen.engine.intervals import JOINT_BINNED_BOOTSTRAP, JOINT_BOOTSTRAP, 
 from reportgen.engine.intervals import WEIGHTED_JOINT_BINNED_BOOTSTRAP, WEIGHTED_JOINT_BOOTSTRAP
 from reportgen.engine.resample import stratified_cell_blocks
 from reportgen.parallel import ordered_map
-from reportgen.engine.streaming import TableDeLong, delong_from_table, normal_interval
+from reportgen.engine.streaming import TableDeLong, delong_from_table
 from reportgen.results import (
     CalibrationData,
     Comparison,
@@ -295,7 +295,7 @@ def mcnemar_summary(r: stats.McNemarResult, p_holm: float | None, basis: str,
     side = "model" if r.c > r.b else "baseline" if r.b > r.c else "neither"
     wt = None if weighted is None else [[float(v) for v in row] for row in weighted]
     return McNemarSummary(r.statistic, r.p_value, p_holm, r.method, [[float(v) for v in row] for row in r.table],
-                          float(r.b), float(r.c), side, basis, wt)
+                          float(r.b), float(r.c), side, basis, wt, r.p_exact, r.p_mid, r.p_chi2, r.p_chi2_corrected)
 
 
 def differences(mm: dict[str, float | None], bm: dict[str, float | None], metrics: tuple[str, ...],
@@ -346,7 +346,7 @@ DELONG_MIN_ROWS = 2
 ROW_ONLY_METRICS: tuple[str, ...] = tuple(k for k in B.RANKING_METRICS if k not in DELONG_METRICS)
 
 #: Interval methods (``ci_method``), one wording for every engine.
-DELONG, DELONG_PAIRED, DELONG_UNPAIRED = "DeLong", "DeLong (paired)", "DeLong (unpaired, Welch t)"
+DELONG, DELONG_PAIRED, DELONG_UNPAIRED = PR.DELONG, "DeLong (paired)", "DeLong (unpaired, Welch t)"
 PATTERN_BOOTSTRAP = "paired bootstrap of decision patterns"
 ROW_BOOTSTRAP = "bootstrap of rows"  # stratified over the kept rows, one draw for every model (paired)
 
@@ -433,14 +433,8 @@ def _row_confusion(ev: BinaryEvidence, j: int) -> Confusion | None:
 def _auc_interval(d: TableDeLong, level: float) -> tuple[list[float], str]:
     """DeLong's interval of an AUC: the normal one, or on the logit scale when the normal one
     would leave [0, 1] (cut at 1 near a perfect AUC; :func:`~reportgen.engine.proportions.logit_auc_interval`)."""
-    z = stats.norm_ppf(0.5 + level / 2.0)
-    half = z * math.sqrt(max(d.variance, 0.0))
-    if d.auc - half < 0.0 or d.auc + half > 1.0:
-        iv = PR.logit_auc_interval(d.auc, d.variance, level)
-        if iv is not None:
-            return [iv[0], iv[1]], PR.DELONG_LOGIT
-    lo, hi = normal_interval(d.auc, d.variance, level)
-    return [lo, hi], DELONG
+    lo, hi, how = PR.delong_auc_bounds(d.auc, d.variance, level)
+    return [lo, hi], how
 
 
 def _exact_at_boundary(ci: dict[str, list[float]], method: dict[str, str], counts: Confusion | None,

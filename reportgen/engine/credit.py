@@ -61,6 +61,7 @@ from typing import Literal
 import numpy as np
 
 from reportgen.engine.binary import decimate
+from reportgen.engine.proportions import delong_auc_bounds
 from reportgen.engine.stats import delong_auc_ci, norm_ppf
 from reportgen.results import (
     Concentration,
@@ -542,7 +543,10 @@ def ks_statistic(score: np.ndarray, y: np.ndarray, direction: str = "higher",
 
 def auc_interval(score: np.ndarray, y: np.ndarray, direction: str, level: float,
                  count: np.ndarray | None = None) -> tuple[float, float, float, float] | None:
-    """(AUC, lo, hi, se) with DeLong's variance; None without two rows of each class.
+    """(AUC, lo, hi, se) with DeLong's variance; None without two rows of each class. The interval is
+    the models' (:func:`~reportgen.engine.proportions.delong_auc_bounds`: normal, or on the logit
+    scale where the normal one would leave [0, 1]), so one model's AUC gets one kind of interval in
+    every part of the report.
 
     Rows one each (``count`` None): :func:`reportgen.engine.stats.delong_auc_ci`. Compressed rows
     (``count``): the same estimator on the table of distinct scores, exactly that of the repeated
@@ -557,7 +561,8 @@ def auc_interval(score: np.ndarray, y: np.ndarray, direction: str, level: float,
         return None
     if count is None:
         iv = delong_auc_ci(score, yb, direction, level)
-        return iv.auc, iv.lo, iv.hi, iv.se
+        lo, hi, _ = delong_auc_bounds(iv.auc, iv.variance, level)
+        return iv.auc, lo, hi, iv.se
     s = np.asarray(score, dtype=float)
     s = -s if direction == "lower" else s
     u, inv = np.unique(s, return_inverse=True)
@@ -567,9 +572,8 @@ def auc_interval(score: np.ndarray, y: np.ndarray, direction: str, level: float,
     v01 = (m - np.cumsum(pos) + 0.5 * pos) / m
     auc = float(np.sum(pos * v10) / m)
     var = float(np.sum(pos * (v10 - auc) ** 2) / (m - 1) / m + np.sum(neg * (v01 - auc) ** 2) / (k - 1) / k)
-    se = math.sqrt(max(var, 0.0))
-    z = norm_ppf(0.5 + level / 2.0)
-    return auc, min(1.0, max(0.0, auc - z * se)), min(1.0, max(0.0, auc + z * se)), se
+    lo, hi, _ = delong_auc_bounds(auc, max(var, 0.0), level)
+    return auc, lo, hi, math.sqrt(max(var, 0.0))
 
 
 def cap_curve(score: np.ndarray, y: np.ndarray, direction: str, count: np.ndarray | None = None) -> CurveData:

@@ -24,6 +24,8 @@ from reportgen.engine.stats import betainc, norm_ppf
 
 #: ``ci_method`` of an exact interval of a proportion.
 CLOPPER_PEARSON = "Clopper–Pearson (exact, boundary count)"
+#: ``ci_method`` of DeLong's normal interval of an AUC.
+DELONG = "DeLong"
 #: ``ci_method`` of the DeLong interval computed on the logit scale.
 DELONG_LOGIT = "DeLong (logit scale)"
 
@@ -141,5 +143,19 @@ def logit_auc_interval(auc: float, variance: float, level: float) -> tuple[float
     return 1.0 / (1.0 + math.exp(-(centre - z * se))), 1.0 / (1.0 + math.exp(-(centre + z * se)))
 
 
-__all__ = ["CLOPPER_PEARSON", "DELONG_LOGIT", "PROPORTIONS", "BoundaryInterval", "beta_ppf", "boundary_intervals",
+def delong_auc_bounds(auc: float, variance: float, level: float) -> tuple[float, float, str]:
+    """DeLong's interval of an AUC as every part of a run states it, with its ``ci_method``:
+    ``auc ∓ z·√variance`` (pROC's ``ci.auc(method = "delong")``), or, when that would leave
+    [0, 1], the logit-scale interval (:func:`logit_auc_interval`) instead of one cut at the bound.
+    At AUC 0 or 1 (zero variance) the normal one, which is then the point."""
+    z = norm_ppf(0.5 + level / 2.0)
+    half = z * math.sqrt(max(variance, 0.0))
+    if auc - half < 0.0 or auc + half > 1.0:
+        iv = logit_auc_interval(auc, variance, level)
+        if iv is not None:
+            return iv[0], iv[1], DELONG_LOGIT
+    return max(0.0, auc - half), min(1.0, auc + half), DELONG
+
+
+__all__ = ["CLOPPER_PEARSON", "DELONG", "DELONG_LOGIT", "delong_auc_bounds", "PROPORTIONS", "BoundaryInterval", "beta_ppf", "boundary_intervals",
            "clopper_pearson", "logit_auc_interval", "wilson"]

@@ -7,7 +7,6 @@ The accumulators that build the tables live in :mod:`reportgen.reduce.accumulato
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -68,12 +67,3 @@ def delong_from_table(table: ScoreTable) -> TableDeLong:
     s10 = float(np.dot(table.pos, (v10 - auc) ** 2) / (m - 1))
     s01 = float(np.dot(table.neg, (v01 - auc) ** 2) / (n - 1))
     return TableDeLong(auc, s10 / m + s01 / n, m, n)
-
-
-def normal_interval(estimate: float, variance: float, level: float) -> tuple[float, float]:
-    """estimate ∓ z·√variance clipped to [0, 1], z = Φ⁻¹((1 + level) / 2)."""
-    from reportgen.engine.stats import norm_ppf  # noqa: PLC0415
-
-    z = norm_ppf(0.5 + level / 2.0)
-    se = math.sqrt(max(variance, 0.0))
-    return max(0.0, estimate - z * se), min(1.0, estimate + z * se)

@@ -209,6 +209,7 @@ def test_an_auc_below_one_is_never_printed_as_one(run, request):
     summary = render_section(view, "summary")
     row = _pick(summary, r"<tr><td class=\"num\">\d</td><td class=\"name\"><span[^>]*></span>sharp</td>.*?</tr>")
     assert ">0.9996<" in row and ">1.000<" not in row
+    assert "1.000]" not in row  # nor its interval's upper end (the logit-scale DeLong interval stays below 1)
     assert "AUC 0.9996" in view["figures"]["roc"]  # the ROC legend too
     check_snapshot(HERE / "auc_bound.html", row, _updating(request))
 

@@ -130,3 +130,23 @@ def test_multiclass_clipped_count_matches_a_direct_count():
     note = notice_text(Notice(clip.code, {"model": "m", **clip.params}))
     assert "5 row(s) give the true class probability 0" in note
     assert CT.LOG_LOSS_EPS == np.finfo(float).eps
+
+
+def test_logit_delong_interval_near_one_never_prints_its_end_as_one():
+    """Regression: the logit-scale DeLong interval of AUC 0.9991 stays inside (0, 1), but the report
+    printed its upper end 0.99982 as "1.000" (and Gini's 0.99964 likewise): the certainty the
+    transform exists to avoid. With the metric's key an end keeps digits until it is off the bound."""
+    from reportgen.engine.proportions import logit_auc_interval
+    from reportgen.render import fmt_ci
+
+    lo, hi = logit_auc_interval(0.9991471734892787, 4.05e-7, 0.95)
+    assert hi < 1.0 and f"{hi:.3f}" == "1.000"
+    text = fmt_ci([lo, hi], key="roc_auc")
+    assert "1.000" not in text and text.startswith("[0.99")
+    assert "1.000" not in fmt_ci([2 * lo - 1, 2 * hi - 1], key="gini")
+    # exact bounds stay as they are; no key keeps the old fixed digits; no "−0.000"
+    assert fmt_ci([0.0, 0.0256], key="fpr") == "[0.000, 0.026]"
+    assert fmt_ci([0.999, 1.0], key="roc_auc") == "[0.999, 1.000]"
+    assert fmt_ci([-0.0004, 0.5], key="gini") == "[0.000, 0.500]"
+    assert fmt_ci([0.1, 0.99965]) == "[0.100, 1.000]"
+    assert fmt_ci([-1.0, -0.99991], key="gini") == "[−1.000, −0.9999]"
