@@ -436,7 +436,7 @@ def _binary(cfg: Config, dask: Any, progress: L.Progress | None, digests: Digest
     models, warnings, dropped = [], [], []
     for st in states:
         m, path = st.cfg, st.path
-        dropped += [(m.name, reason, rows) for reason, rows in st.dropped.items()]
+        dropped += st.drops()
         if st.rows == 0:
             raise V.no_rows_left(path, m.name)
         if len(st.labels) > 2:  # a third label first met in a later part: its row, as stream names it

@@ -50,7 +50,7 @@ import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
@@ -107,6 +107,7 @@ class ModelPass:
     (``gone``). ``index``, when set (a second reading), is the common index of each file row
     (:func:`reportgen.io.align.common_index`): only rows ``>= 0`` are kept."""
 
+    TASK: ClassVar[str] = "binary"
     cfg: ModelConfig
     path: Path
     cols: dict[str, str]
@@ -159,6 +160,13 @@ class ModelPass:
     def count_dropped(self, counts: dict[str, int]) -> None:
         for reason, k in counts.items():
             self.dropped[reason] = self.dropped.get(reason, 0) + k
+
+    def drops(self) -> list[tuple[str, str, int]]:
+        """(model, reason, rows) of the rows this model dropped, reasons in the order of its checks
+        (:func:`reportgen.io.validate.drop_reasons`), not in the order the batches met them."""
+        order = {r: i for i, r in enumerate(V.drop_reasons(self.TASK, self.cols, self.score_cols))}
+        ranked = sorted(self.dropped.items(), key=lambda item: order.get(item[0], len(order)))
+        return [(self.cfg.name, reason, rows) for reason, rows in ranked]
 
     def keyed(self) -> Keyed:
         """The rows the model kept, as the id join sees them."""
@@ -728,7 +736,7 @@ def load_streamed(cfg: Config, progress: Progress | None = None, reader: Reader 
     dropped: list[tuple[str, str, int]] = []
     for st in [st for sts in by_file.values() for st in sts]:  # file by file (binning reads each again)
         m, path = st.cfg, st.path
-        dropped += [(m.name, reason, count) for reason, count in st.dropped.items()]
+        dropped += st.drops()
         if st.rows == 0:
             raise V.no_rows_left(path, m.name)
         table = st.acc.table()
@@ -1018,6 +1026,7 @@ class ModelCounts(ModelPass):
     """A multiclass model's pass: its counts (:class:`~reportgen.reduce.accumulators.ClassCounts`)
     and the class keys seen in its truth and predictions."""
 
+    TASK: ClassVar[str] = "multiclass"
     i: int = 0
     sc: dict[str, str] | list[str] | None = None
     counts: S.ClassCounts = field(default_factory=lambda: S.ClassCounts(0))
@@ -1171,7 +1180,7 @@ def conclude(cfg: Config, states: list[ModelCounts], configured: list[str] | Non
         models.append(MulticlassModelEvidence(st.cfg.name, str(st.path), conf, st.counts.rows, tables, st.counts.weighted,
                                               by_class))
     warnings = class_warnings(classes, seen_truth, seen_pred)
-    dropped = [(st.cfg.name, reason, rows) for st in states for reason, rows in st.dropped.items()]
+    dropped = [d for st in states for d in st.drops()]
     return classes, models, warnings, dropped
 
 
