@@ -1250,6 +1250,8 @@ class McNemarPairs(Pairs):
         self.dtype = np.dtype(MCNEMAR_RECORD.descr + [("p", np.float64, (k,))])
         self.tables = {m.name: np.zeros((k, k, k)) for m in cfg.models if m.name != cfg.baseline_name}
         self.rows = {name: np.zeros((k, k, k)) for name in self.tables}
+        # weighted: rows per (joint cell, weight), summed in one order at the end (S.weight_cells)
+        self.cells: dict[str, list | None] = {name: [] for name in self.tables} if cfg.weight else {}
         self.integral, self.has_weights = True, False
         self.layout = [(m.prediction is not None, m.scores is not None) for m in cfg.models]
         self.keep_rows = cfg.bootstrap.resamples > 0
@@ -1286,6 +1288,7 @@ class McNemarPairs(Pairs):
             cell = (b["y"] * k + b["pred"]) * k + r["pred"]
             t += np.bincount(cell, weights=w, minlength=k ** 3).reshape(k, k, k)
             self.rows[name] += np.bincount(cell, minlength=k ** 3).reshape(k, k, k)
+            self._count_cells(name, [S.weight_cells([cell], w)])
         if self.keep_rows and b.shape[0]:
             frequency = self.cfg.weight_kind == "frequency"  # a row of weight w is w rows (memory repeats it)
             preds = [r["pred"] if has_pred else None for r, (has_pred, _) in zip(recs, self.layout)]
@@ -1303,12 +1306,27 @@ class McNemarPairs(Pairs):
         if self.pending[0].size > self.cfg.stream.max_distinct_scores:
             self.keep_rows, self.pending = False, []
 
+    def _count_cells(self, name: str, chunks: list) -> None:
+        """Weighted cells added to the model's (merged every few chunks; None past the cap)."""
+        mine = self.cells.get(name)
+        if mine is None or not chunks:
+            return
+        if any(c is None for c in chunks):
+            self.cells[name] = None
+            return
+        mine += chunks
+        if len(mine) >= S.MERGE_EVERY:
+            merged = S.merged_weight_cells(mine)
+            self.cells[name] = None if merged is None else [merged]
+
     def merge(self, other: McNemarPairs) -> McNemarPairs:
         """Counts added, distinct rows united."""
         self.integral, self.has_weights = self.integral and other.integral, self.has_weights or other.has_weights
         for name, t in other.tables.items():
             self.tables[name] += t
             self.rows[name] += other.rows[name]
+            if name in self.cells:
+                self._count_cells(name, [None] if other.cells.get(name) is None else other.cells[name])
         if not other.keep_rows:  # the other part gave up: so does the union
             self.keep_rows, self.pending = False, []
         for part in other.pending:
@@ -1316,6 +1334,11 @@ class McNemarPairs(Pairs):
         return self
 
     def result(self) -> tuple[JointCounts, None]:
+        for name, chunks in self.cells.items():  # the weight sums in one canonical order (every engine)
+            merged = S.merged_weight_cells(chunks) if chunks else None
+            if merged is not None:
+                (cell,), w, n = merged
+                self.tables[name] = S.cell_sums(cell, w, n, self.tables[name].size).reshape(self.tables[name].shape)
         distinct = None
         if self.keep_rows:
             distinct = DR.merged(self.pending)

@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -98,3 +99,28 @@ def test_multiclass_dropped_rows_are_listed_in_check_order(tmp_path, scheduler, 
     _same(docs)
     assert [d["reason"] for d in docs["stream"]["run_facts"]["dropped"]] == [
         "missing label in 'y'", "missing or non-finite class score in 'pa', 'pb', 'pc'"]
+
+
+def test_weighted_multiclass_sums_do_not_depend_on_the_batches(tmp_path, scheduler, capsys):
+    """Fractional weights, three batches / parts: the confusion matrix and the class tables summed
+    each batch's weights and then the batches (memory: all rows at once), so accuracy, kappa, the
+    per-class AUCs and log-loss differed in their last bits between engines. Rows are now counted
+    per (cell, weight) and summed in one canonical order: equal to the bit, with no tolerance."""
+    n = 2_500
+    rng = np.random.default_rng(10)
+    k = rng.choice(3, n, p=[0.5, 0.3, 0.2])
+    z = rng.normal(size=(n, 3))
+    z[np.arange(n), k] += 1.2
+    p = np.round(np.exp(z) / np.exp(z).sum(axis=1, keepdims=True), 2)
+    classes = np.array(["a", "b", "c"], dtype=object)
+    df = pd.DataFrame({"y": classes[k], "pa": p[:, 0], "pb": p[:, 1], "pc": p[:, 2],
+                       "rule": np.where(rng.random(n) < 0.6, classes[k], classes[rng.integers(0, 3, n)]),
+                       "w": np.round(rng.uniform(0.1, 3.0, n), 2)})
+    data = _parts(tmp_path, df)
+    docs = _run_all(tmp_path, {"task": "multiclass", "label": "y", "weight": "w", "bootstrap": {"resamples": 0},
+                               "models": [{"name": "m", "file": data, "scores": {"a": "pa", "b": "pb", "c": "pc"}},
+                                          {"name": "rule", "file": data, "prediction": "rule"}]}, scheduler, capsys)
+    _same(docs)
+    # the canonical sums are the weights of the cells (the confusion matrix's total is the weight total)
+    matrix = np.array(docs["memory"]["models"]["rule"]["confusion_matrix"]["matrix"])
+    assert matrix.sum() == pytest.approx(df["w"].sum(), rel=1e-12)
