@@ -124,3 +124,26 @@ def test_weighted_multiclass_sums_do_not_depend_on_the_batches(tmp_path, schedul
     # the canonical sums are the weights of the cells (the confusion matrix's total is the weight total)
     matrix = np.array(docs["memory"]["models"]["rule"]["confusion_matrix"]["matrix"])
     assert matrix.sum() == pytest.approx(df["w"].sum(), rel=1e-12)
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
+    "open: a binned model's bin edges come from a sample of its scores drawn per batch (stream: one "
+    "generator over the batches) or per part (dask: a generator per part, thinned while merging), so "
+    "the edges, hence every binned number, depend on the batching; memory never bins (states "
+    "binning: null). Fix: a sample that is a function of the scores alone (bottom-k distinct scores "
+    "by a seeded hash, with their row counts), the same in every engine"))
+def test_a_binned_model_is_binned_alike_in_stream_and_dask(tmp_path, scheduler, capsys):
+    """Past ``stream.max_distinct_scores`` a model is binned; stream and dask bin the same rows
+    with different edges (found by fuzzing: AUC 0.52867 against 0.52850, fixed-width bins)."""
+    n = 2_500
+    rng = np.random.default_rng(8)
+    y = (rng.random(n) < 0.4).astype(int)
+    df = pd.DataFrame({"y": y, "s": 1 / (1 + np.exp(-(rng.normal(size=n) + 0.5 * y)))})
+    data = _parts(tmp_path, df)
+    docs = _run_all(tmp_path, {"label": "y", "bootstrap": {"resamples": 0},
+                               "stream": {"batch_rows": 1000, "max_distinct_scores": 100, "bins": 20, "sample_per_batch": 100,
+                                          "binning": "fixed"},
+                               "models": [{"name": "a", "file": data, "score": "s"}]}, scheduler, capsys)
+    assert docs["stream"]["models"]["a"]["binning"] is not None
+    diff = first_difference(docs["stream"], docs["dask"])
+    assert diff is None, f"stream vs dask: {diff}"
