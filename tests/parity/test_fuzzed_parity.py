@@ -147,3 +147,26 @@ def test_a_binned_model_is_binned_alike_in_stream_and_dask(tmp_path, scheduler, 
     assert docs["stream"]["models"]["a"]["binning"] is not None
     diff = first_difference(docs["stream"], docs["dask"])
     assert diff is None, f"stream vs dask: {diff}"
+
+
+def test_credit_grade_labels_at_a_zero_edge_read_the_same_in_every_engine(tmp_path, scheduler, capsys):
+    """Scores rounded to whole numbers hold both −0.0 and +0.0; a quantile edge at zero took the sign
+    of whichever zero its order statistic picked, which depends on how the rows were grouped (the
+    fuzzed case: memory's rows against stream's and dask's merged distinct rows), so a ``direction:
+    lower`` model's grades read "-0 – 1" in one engine and "0 – 1" in another. Here every engine
+    picked −0.0 before the fix (labels "> -0", "-1 – -0"); an edge at zero is now always +0.0."""
+    n = 2_500
+    rng = np.random.default_rng(6)
+    y = rng.random(n) < 0.4
+    score = np.round(rng.normal(size=n) - 0.8 * y).clip(-2, 2)  # −0.0 among the zeros
+    assert np.signbit(score[score == 0]).any() and not np.signbit(score[score == 0]).all()
+    df = pd.DataFrame({"y": y.astype(int), "s": score,
+                       "day": (np.datetime64("2025-01-01") + rng.integers(0, 200, n)).astype(str)})
+    data = _parts(tmp_path, df)
+    docs = _run_all(tmp_path, {"label": "y", "date": "day", "bootstrap": {"resamples": 0},
+                               "credit": {"grades": {"quantiles": 3}, "min_defaults": 2},
+                               "models": [{"name": "a", "file": data, "score": "s", "direction": "lower"}]},
+                    scheduler, capsys)
+    _same(docs)
+    labels = [g["grade"] for g in docs["memory"]["credit"]["models"]["a"]["grades"]]
+    assert not any("-0 " in f"{label} " for label in labels), labels
