@@ -470,7 +470,7 @@ def first_fault(cfg: Config, path: Path) -> None:
         _configured, ids, by_file = plan_multiclass(cfg)
         fold_class_file(cfg, by_file[path], ids, path, [])
     else:
-        fold_file(cfg, plan_binary(cfg)[path], path, np.random.default_rng(0), [])
+        fold_file(cfg, plan_binary(cfg)[path], path, [])
 
 
 #: ``engine: memory``'s cap on distinct scores (a model's table) and distinct rows (the
@@ -525,7 +525,7 @@ class ModelState(ModelPass):
     """A binary model's pass: its score table, a sample of its scores, the labels seen."""
 
     acc: S.TableAccumulator | None = None
-    sample: list = field(default_factory=list)
+    sample: S.ScoreSample | None = None  # for bin edges; None when nothing is binned (memory)
     labels: set = field(default_factory=set)
 
     def fresh(self, cfg: Config, path: Path, index: np.ndarray | None = None, collect: bool = True) -> ModelState:
@@ -539,8 +539,17 @@ class ModelState(ModelPass):
 
 def new_state(cfg: Config, m: ModelConfig, path: Path, index: np.ndarray | None = None, collect: bool = True) -> ModelState:
     """An empty pass-1 state of model ``m`` reading ``path`` (a file, or a Dask part named in errors)."""
-    st = ModelState(m, path, columns_for(cfg, m), acc=S.TableAccumulator(m.direction, cfg.stream.max_distinct_scores))
+    st = ModelState(m, path, columns_for(cfg, m), acc=S.TableAccumulator(m.direction, cfg.stream.max_distinct_scores),
+                    sample=score_sample(cfg))
     return st.collecting(cfg, index, collect)  # type: ignore[return-value]
+
+
+def score_sample(cfg: Config) -> S.ScoreSample | None:
+    """An empty sample for a model's bin edges: ``max(stream.sample_per_batch, 2 · stream.bins)``
+    distinct scores, hashed with ``stream.seed`` (:class:`~reportgen.reduce.accumulators.ScoreSample`:
+    the same in every engine and batching); None when nothing is binned (``sample_per_batch`` 0)."""
+    sc = cfg.stream
+    return S.ScoreSample(max(sc.sample_per_batch, 2 * sc.bins), sc.seed) if sc.sample_per_batch else None
 
 
 def plan_binary(cfg: Config, indexes: dict[str, np.ndarray] | None = None, checked: bool = False
@@ -667,11 +676,13 @@ def _fold_model(cfg: Config, path: Path, batch: Batch, offset: int, rows: RowCod
     except V.RowFault as f:
         return f
     st.acc.add(s, y, w)
+    if st.sample is not None:  # a function of the scores alone: any thread, any order
+        st.sample.add(S.oriented(s, st.cfg.direction))
     coded = rows.score_codes(st.cfg.name, st.acc) if rows is not None and rows.ok and w is None else None
     return s, y, w, coded
 
 
-def fold_file(cfg: Config, states: list[ModelState], path: Path, rng: np.random.Generator,
+def fold_file(cfg: Config, states: list[ModelState], path: Path,
               dates: list | None = None, rows: RowCodes | None = None, reader: Reader = FROM_FILES) -> int:
     """Pass 1 over one file: every batch validated and folded into each model's state; rows read.
 
@@ -679,8 +690,8 @@ def fold_file(cfg: Config, states: list[ModelState], path: Path, rng: np.random.
     ``rows`` keeps each row's codes (labels of the first model, integer scores of each). The
     models of a batch are folded in threads, after the columns they share — the label's missing
     rows, positives and distinct keys — are computed once here; each model's codes are made in
-    its thread and kept here, and the sample (the shared ``rng``) is taken here, model by model,
-    as in one thread.
+    its thread and kept here; each model's sample for bin edges (a function of its scores alone,
+    :class:`~reportgen.reduce.accumulators.ScoreSample`) is added to in its thread.
     """
     offset = 0
     parts = reader.batches(cfg, path, states)
@@ -707,9 +718,6 @@ def fold_file(cfg: Config, states: list[ModelState], path: Path, rng: np.random.
                         rows.drop()  # labels differ row by row: the paired pass says so
                     rows.add_codes(st.cfg.name, coded)
             st.rows += s.shape[0]
-            take = min(cfg.stream.sample_per_batch, s.shape[0])
-            if take:
-                st.sample.append(S.oriented(s[rng.choice(s.shape[0], take, replace=False)], st.cfg.direction))
         offset += len(batch)
     return offset
 
@@ -721,10 +729,9 @@ def load_streamed(cfg: Config, progress: Progress | None = None, reader: Reader 
     codes = [RowCodes() if len({m.file for m in cfg.models}) == 1 and len(cfg.models) > 1 else None]
 
     def read_all(by_file: dict[Path, list[ModelState]], indexes: dict | None) -> tuple[dict[Path, int], list, list]:
-        rng = np.random.default_rng(cfg.stream.seed)  # one sample stream over the files, in their order
         if indexes is not None:
             codes[0] = None
-        return read_files(by_file, lambda path, sts, dates: fold_file(cfg, sts, path, rng, dates, codes[0], reader),
+        return read_files(by_file, lambda path, sts, dates: fold_file(cfg, sts, path, dates, codes[0], reader),
                           progress, cfg, reader)
 
     by_file, states, read, seen_dates, join, indexes, left_out = read_aligned(
@@ -742,7 +749,7 @@ def load_streamed(cfg: Config, progress: Progress | None = None, reader: Reader 
         table = st.acc.table()
         binning, grouper = None, None
         if table is None:  # too many distinct scores: bin, with edges from the sample
-            acc = S.BinnedAccumulator(S.bin_edges(np.concatenate(st.sample), sc.bins, sc.binning), m.direction)
+            acc = S.BinnedAccumulator(S.bin_edges(st.sample, sc.bins, sc.binning), m.direction)
             keep_rows = rows is not None and rows.ok
             if keep_rows:
                 rows.codes.pop(m.name, None)

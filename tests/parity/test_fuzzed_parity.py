@@ -126,25 +126,28 @@ def test_weighted_multiclass_sums_do_not_depend_on_the_batches(tmp_path, schedul
     assert matrix.sum() == pytest.approx(df["w"].sum(), rel=1e-12)
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
-    "open: a binned model's bin edges come from a sample of its scores drawn per batch (stream: one "
-    "generator over the batches) or per part (dask: a generator per part, thinned while merging), so "
-    "the edges, hence every binned number, depend on the batching; memory never bins (states "
-    "binning: null). Fix: a sample that is a function of the scores alone (bottom-k distinct scores "
-    "by a seeded hash, with their row counts), the same in every engine"))
-def test_a_binned_model_is_binned_alike_in_stream_and_dask(tmp_path, scheduler, capsys):
-    """Past ``stream.max_distinct_scores`` a model is binned; stream and dask bin the same rows
-    with different edges (found by fuzzing: AUC 0.52867 against 0.52850, fixed-width bins)."""
+@pytest.mark.parametrize("binning", ["fixed", "quantile"])
+def test_a_binned_model_is_binned_alike_in_stream_and_dask(binning, tmp_path, scheduler, capsys):
+    """Past ``stream.max_distinct_scores`` a model is binned with edges from a sample of its scores.
+    The sample was drawn per batch (stream: one generator over the batches) or per part (dask: a
+    generator per part, thinned while merging), so stream and dask binned the same rows with
+    different edges (found by fuzzing: AUC 0.52867 against 0.52850, fixed-width bins). The sample
+    is now a function of the scores alone (bottom-k distinct scores by a seeded hash, with their
+    rows): parts of 700 rows and batches of 1,000 give one document. Memory never bins: its
+    ``binning`` is null, the stated difference."""
     n = 2_500
     rng = np.random.default_rng(8)
     y = (rng.random(n) < 0.4).astype(int)
     df = pd.DataFrame({"y": y, "s": 1 / (1 + np.exp(-(rng.normal(size=n) + 0.5 * y)))})
-    data = _parts(tmp_path, df)
-    docs = _run_all(tmp_path, {"label": "y", "bootstrap": {"resamples": 0},
-                               "stream": {"batch_rows": 1000, "max_distinct_scores": 100, "bins": 20, "sample_per_batch": 100,
-                                          "binning": "fixed"},
-                               "models": [{"name": "a", "file": data, "score": "s"}]}, scheduler, capsys)
-    assert docs["stream"]["models"]["a"]["binning"] is not None
+    data = _parts(tmp_path, df, rows=700)
+    docs = _run_all(tmp_path, {"label": "y", "bootstrap": {"resamples": 10, "seed": 3},
+                               "stream": {"batch_rows": 1000, "max_distinct_scores": 100, "bins": 20,
+                                          "sample_per_batch": 10, "binning": binning},
+                               "models": [{"name": "a", "file": data, "score": "s"},
+                                          {"name": "b", "file": data, "score": "s", "direction": "lower"}]},
+                    scheduler, capsys)
+    assert docs["stream"]["models"]["a"]["binning"]["method"] == binning
+    assert docs["memory"]["models"]["a"]["binning"] is None
     diff = first_difference(docs["stream"], docs["dask"])
     assert diff is None, f"stream vs dask: {diff}"
 
