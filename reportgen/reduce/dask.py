@@ -8,10 +8,11 @@ reduces it to each model's accumulator; partial results are merged pairwise up a
 number of distinct scores (or classes and distinct scores), never rows. Merging exact tables
 and counts is exact, so without binning the result equals the in-memory one.
 
-* binary: one exact score table per model and a small seeded sample of its scores. When a
-  model has more distinct scores than ``stream.max_distinct_scores``, the reduce reports an
-  overflow instead of growing, and a second map/reduce bins that model's scores with edges from
-  the pooled sample.
+* binary: one exact score table per model and its sample for bin edges (a function of its
+  scores alone, :class:`~reportgen.reduce.accumulators.ScoreSample`: parts merge to the sample
+  stream takes batch by batch). When a model has more distinct scores than
+  ``stream.max_distinct_scores``, the reduce reports an overflow instead of growing, and a second
+  map/reduce bins that model's scores with edges from the merged sample.
 * multiclass: each model's confusion matrix and class tables. With ``classes`` configured every
   part indexes classes in that order; without, each part numbers the classes it meets in its
   own order of first appearance (starting from the keys of score mappings) and carries that key
@@ -346,7 +347,7 @@ def _map_part(cfg: Config, part: str, k: int, templates: list[L.ModelPass], inde
               ids: L.ClassIds | None = None) -> Part:
     """One part → each model's pass state and the kept ids (``index``: each model's common index
     per row of the part; keep the rows ``>= 0``), errors naming the part. Binary: exact tables
-    (or overflow), a seeded sample, the labels; multiclass: the counts, classes in the part's own
+    (or overflow), the sample for bin edges, the labels; multiclass: the counts, classes in the part's own
     ids (every task starts from ``ids`` and learns its own)."""
     states = [st.fresh(cfg, Path(part), None if index is None else index[st.cfg.name], index is None)
               for st in templates]

@@ -16,7 +16,8 @@ Passes over the data, both tasks:
 1. every file once: the accumulators, the labels seen, and for the id join each model's kept
    ids, positions and truth (:mod:`reportgen.io.align`); when some model keeps rows another
    does not (ids not shared, rows dropped), every file again keeping only the rows every model
-   keeps. Binary only: a seeded sample of each model's scores, and a model whose distinct scores
+   keeps. Binary only: a sample of each model's scores (a function of the scores alone, the same
+   in every engine), and a model whose distinct scores
    pass ``stream.max_distinct_scores`` is read once more, binned with edges from the sample (the
    report states the binning and its AUC error bound). Multiclass tables are not binned (past
    the cap is an error asking to round the scores). Without configured ``classes`` the class
