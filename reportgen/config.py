@@ -340,9 +340,11 @@ class StreamConfig(Strict):
     compared rows kept as distinct rows for the row bootstrap of the averaged AUCs and of the
     differences stop at this many too (past it: capability ``needs_rows``).
 
-    ``seed``: of the sample of scores that places the quantile bins' edges. Binning shapes the
-    reduction itself, so it has its own seed: ``bootstrap.seed`` (applied after the reduction)
-    changes the intervals, never the tables.
+    ``seed``: of the sample of scores that places the bins' edges: the ``max(sample_per_batch,
+    2 · bins)`` distinct scores of smallest hash seeded by it, each with its rows — a function of
+    the scores alone, so stream and dask (any batches, any parts) bin a model alike. Binning
+    shapes the reduction itself, so it has its own seed: ``bootstrap.seed`` (applied after the
+    reduction) changes the intervals, never the tables.
     """
 
     batch_rows: int = Field(1_000_000, ge=1_000)

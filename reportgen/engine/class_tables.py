@@ -144,6 +144,45 @@ def class_lists(
     return tuple(values), tuple(counts)
 
 
+def weighted_pair_lists(
+    y: np.ndarray, p: np.ndarray, w: np.ndarray, k: int
+) -> tuple[tuple[tuple[np.ndarray, ...], ...], tuple[tuple[np.ndarray, ...], ...]]:
+    """:func:`class_lists` of weighted rows, keyed by (score, weight) instead of score: per score
+    column j and true class i, the distinct pairs as complex numbers ``score + 1j·weight``
+    (ascending: by score, then by weight) and the rows of each (whole numbers).
+
+    Lists of disjoint rows merge exactly (:func:`merge_lists`: row counts added at equal pairs),
+    so the merged lists of a model are the same arrays however its rows were batched, split into
+    parts or ordered; :func:`collapse_pairs` then sums each score's weight in one canonical order.
+    Summing the weights as the rows come instead gives a result that depends, in its last bits,
+    on the batches (memory, stream and dask disagreed on weighted accuracy and per-class AUCs).
+    """
+    return class_lists(y, np.asarray(p, dtype=np.float64) + 1j * np.asarray(w, dtype=np.float64)[:, None], None, k)
+
+
+def collapse_pairs(values: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(distinct scores ascending, weight of each) of a :func:`weighted_pair_lists` list:
+
+        count_s = Σ_pairs rows_c · w_c   (the pairs of score s, by ascending weight),
+
+    one ``reduceat`` over the canonical order, so one number whatever the engine or batching."""
+    if values.shape[0] == 0:
+        return np.zeros(0), np.zeros(0)
+    score = np.ascontiguousarray(values.real)
+    starts = np.empty(score.shape[0], dtype=bool)
+    starts[0] = True
+    np.not_equal(score[1:], score[:-1], out=starts[1:])
+    idx = np.flatnonzero(starts)
+    return score[idx], np.add.reduceat(rows * values.imag, idx)
+
+
+def distinct_scores(values: np.ndarray) -> int:
+    """Distinct scores of a list (:func:`class_lists`, or the pairs of :func:`weighted_pair_lists`)."""
+    if values.shape[0] == 0 or not np.iscomplexobj(values):
+        return int(values.shape[0])
+    return int(np.count_nonzero(values.real[1:] != values.real[:-1])) + 1
+
+
 def merge_lists(parts: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
     """Merge (values ascending, counts) lists of disjoint rows: counts added at equal values."""
     parts = [p for p in parts if p[0].shape[0]]

@@ -351,17 +351,21 @@ def _quantile_edges(values: np.ndarray, q: int, count: np.ndarray | None = None)
     With ``count`` (each value repeated that many times) the quantiles are those of the repeated
     values, exactly: numpy's linear rule interpolates between the order statistics at
     ``floor(h)`` and ``ceil(h)``, ``h = (N − 1)·p``, found here by a search in the cumulative counts.
+
+    An edge at zero is +0.0 (``+ 0.0`` turns −0.0 into +0.0): the rows may hold both zeros (a
+    rounded negative score, or an oriented ``-1 · 0``) and which one an order statistic picks
+    depends on how the rows were grouped, so grade labels read "-0" in one engine and "0" in another.
     """
     probs = np.arange(1, q) / q
     if count is None:
-        return np.unique(np.quantile(values, probs))
+        return np.unique(np.quantile(values, probs)) + 0.0
     order = np.argsort(values, kind="stable")
     v, cum = values[order], np.cumsum(np.asarray(count, dtype=np.int64)[order])
     h = (cum[-1] - 1) * probs
     lo = v[np.searchsorted(cum, np.floor(h), side="right")]
     hi = v[np.searchsorted(cum, np.ceil(h), side="right")]
     inner = np.array([np.quantile(np.array([a, b]), t) for a, b, t in zip(lo, hi, h - np.floor(h), strict=True)])
-    return np.unique(inner)
+    return np.unique(inner) + 0.0
 
 
 def _edge_labels(edges: np.ndarray, pct: bool) -> list[str]:
@@ -670,7 +674,7 @@ def _grades(cur: CreditSample, ref: CreditSample | None, grading: Grading, direc
         sign = -1.0 if direction == "lower" else 1.0
         cv, rv, by = sign * cur.score, None if ref is None else sign * ref.score, "score"
     if grading.kind == "edges":
-        edges = np.asarray(grading.edges, dtype=float)
+        edges = np.asarray(grading.edges, dtype=float) + 0.0
     else:
         edges = (_quantile_edges(rv, grading.quantiles, ref.count) if rv is not None
                  else _quantile_edges(cv, grading.quantiles, cur.count))
@@ -679,7 +683,7 @@ def _grades(cur: CreditSample, ref: CreditSample | None, grading: Grading, direc
     elif direction == "higher":
         labels = _edge_labels(edges, False)
     else:  # oriented value v = -score: grade i holds -e[i] < score <= -e[i-1]
-        pts = (-edges).tolist()
+        pts = (0.0 - edges).tolist()  # never −0.0: an edge at zero reads "0" (as in _quantile_edges)
         labels = ([f"> {pts[0]:g}"] + [f"{pts[i + 1]:g} – {pts[i]:g}" for i in range(len(pts) - 1)]
                   + [f"≤ {pts[-1]:g}"])
     return grade_codes(cv, edges), None if rv is None else grade_codes(rv, edges), labels, edges, by

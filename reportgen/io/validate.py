@@ -452,6 +452,28 @@ def missing_id(column: str) -> str:
     return f"missing id in '{column}'"
 
 
+def drop_reasons(task: str, cols: dict[str, str], score_cols: list[str] | None = None) -> list[str]:
+    """A model's missing-value reasons in the order its checks run (binary: the runner's
+    ``kept_rows``; multiclass: :func:`multiclass_checks`), the order its drops are reported in.
+
+    A batch reader meets the reasons in the order of its batches (a missing label in the first
+    batch, a missing score in the third), a whole file in the order of its checks; listing the
+    counts in this order instead makes the report the same whatever the batches or parts."""
+    if task == "binary":
+        reasons = [missing_score(cols["score"]), missing_label(cols["label"], "binary")]
+    else:
+        reasons = [missing_label(cols["label"], "multiclass")]
+        if "prediction" in cols:
+            reasons.append(missing_prediction(cols["prediction"]))
+        if score_cols:
+            reasons.append(missing_class_score(score_cols))
+    if "weight" in cols:
+        reasons.append(missing_weight(cols["weight"]))
+    if "id" in cols:
+        reasons.append(missing_id(cols["id"]))
+    return reasons
+
+
 def multiclass_checks(cols: dict[str, str], truth: np.ndarray, pred: np.ndarray | None, score_cols: list[str],
                       scores: np.ndarray | None, weights: np.ndarray | None, ids: np.ndarray | None
                       ) -> list[tuple[str, np.ndarray]]:

@@ -516,19 +516,23 @@ def exact_grouper(table: ScoreTable) -> Callable[[np.ndarray], np.ndarray]:
     return lookup
 
 
-def sorted_quantiles(s: np.ndarray, q: np.ndarray) -> np.ndarray:
+def sorted_quantiles(s: np.ndarray, q: np.ndarray, counts: np.ndarray | None = None) -> np.ndarray:
     """``np.quantile(s, q)`` (method ``linear``, same bits) of an ascending array ``s``.
 
     numpy finds each quantile by a partition with every requested index as a pivot, which at
     10^5 quantiles of a 240,000-value sample takes about 40 s; on sorted values each is two
     look-ups and numpy's own interpolation (``a + (b − a)·t``, or ``b − (b − a)·(1 − t)`` for
-    t ≥ ½).
+    t ≥ ½). With ``counts``, ``s[i]`` stands for ``counts[i]`` equal values: the quantiles of
+    the repeated values, each order statistic found by a search in the cumulative counts.
     """
-    n = s.shape[0]
+    n = s.shape[0] if counts is None else int(np.sum(counts))
     virtual = np.asarray(q, dtype=np.float64) * (n - 1)
     lo = np.minimum(np.floor(virtual).astype(np.intp), n - 1)
     hi = np.minimum(lo + 1, n - 1)
     t = virtual - lo
+    if counts is not None:
+        cum = np.cumsum(np.asarray(counts, dtype=np.int64))
+        lo, hi = np.searchsorted(cum, lo, side="right"), np.searchsorted(cum, hi, side="right")
     a, b = s[lo], s[hi]
     diff = b - a
     out = a + diff * t
@@ -537,26 +541,101 @@ def sorted_quantiles(s: np.ndarray, q: np.ndarray) -> np.ndarray:
     return out
 
 
-def bin_edges(sample: np.ndarray, bins: int, method: str = "quantile") -> np.ndarray:
+def bin_edges(sample: np.ndarray | ScoreSample, bins: int, method: str = "quantile") -> np.ndarray:
     """Lower edges of the bins in oriented units, descending, ``bins − 1`` of them at most.
 
     Bin 0 holds oriented scores ≥ edges[0], bin j scores in [edges[j], edges[j − 1]), the last
     bin everything below the last edge. ``quantile``: edges at equal shares of ``sample``
     (duplicates removed, so heavy ties give fewer bins); ``fixed``: equal width between the
-    sample's minimum and maximum.
+    sample's minimum and maximum. ``sample``: scores, or a :class:`ScoreSample` (its distinct
+    scores, each counted with its rows).
     """
     if bins < 2:
         raise ValueError("bins must be at least 2")
-    s = np.asarray(sample, dtype=np.float64)
+    counts = None
+    if isinstance(sample, ScoreSample):
+        order = np.argsort(sample.values, kind="stable")
+        s, counts = sample.values[order], sample.counts[order]
+    else:
+        s = np.sort(np.asarray(sample, dtype=np.float64))
     if s.size == 0:
         return np.empty(0)
     if method == "quantile":
-        qs = sorted_quantiles(np.sort(s), np.linspace(0.0, 1.0, bins + 1)[1:-1])
+        qs = sorted_quantiles(s, np.linspace(0.0, 1.0, bins + 1)[1:-1], counts)
     elif method == "fixed":
         qs = np.linspace(float(s.min()), float(s.max()), bins + 1)[1:-1]
     else:
         raise ValueError(f"unknown binning method {method!r}")
     return np.unique(qs)[::-1].copy()
+
+
+#: splitmix64's constants (Steele, Lea & Flood 2014, "Fast splittable pseudorandom number generators").
+_GOLDEN, _MIX1, _MIX2 = np.uint64(0x9E3779B97F4A7C15), np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB)
+
+
+def score_hash(values: np.ndarray, seed: int) -> np.ndarray:
+    """A seeded 64-bit hash of each score (splitmix64's finaliser of its bits): equal scores,
+    ±0 included, hash alike; a function of the value and the seed only."""
+    bits = (np.ascontiguousarray(values, dtype=np.float64) + 0.0).view(np.uint64)
+    x = (bits ^ np.uint64(seed)) + _GOLDEN
+    x = (x ^ (x >> np.uint64(30))) * _MIX1
+    x = (x ^ (x >> np.uint64(27))) * _MIX2
+    return x ^ (x >> np.uint64(31))
+
+
+@dataclass(slots=True)
+class ScoreSample:
+    """A model's sample of (oriented) scores for the bin edges that is a function of its scores
+    alone: the ``size`` distinct scores of smallest seeded hash (:func:`score_hash`, a bottom-k
+    sketch), each with the number of rows that hold it.
+
+    ``add`` · ``merge`` in any grouping give the same sample: a score among the k smallest
+    hashes of all rows is among the k smallest of every subset holding it, so every batch or
+    part keeps it with its full count. A sample drawn per batch (or per Dask part) with a
+    generator depended on the batching, so stream and dask binned one model with different edges.
+    Sampling distinct scores with their rows keeps quantiles of the rows (each distinct score is
+    in with equal probability, and counts as its rows).
+    """
+
+    size: int
+    seed: int
+    values: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    hashes: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.uint64))
+    counts: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+
+    def add(self, scores: np.ndarray) -> None:
+        v = np.ascontiguousarray(scores, dtype=np.float64) + 0.0
+        if v.shape[0] == 0:
+            return
+        h = score_hash(v, self.seed)
+        if self.values.shape[0] >= self.size:  # full: only scores at or below its largest hash can enter
+            keep = h <= self.hashes[-1]
+            v, h = v[keep], h[keep]
+        self._fold(v, h, np.ones(v.shape[0], dtype=np.int64))
+
+    def merge(self, other: ScoreSample) -> ScoreSample:
+        """The sample of both row sets (the other's rows disjoint from these)."""
+        self._fold(other.values, other.hashes, other.counts)
+        return self
+
+    def _fold(self, v: np.ndarray, h: np.ndarray, c: np.ndarray) -> None:
+        if v.shape[0] == 0:
+            return
+        v, h, c = (np.concatenate([self.values, v]), np.concatenate([self.hashes, h]),
+                   np.concatenate([self.counts, c]))
+        order = np.argsort(h, kind="stable")  # by hash: equal scores hash alike, so they end up together
+        v, h, c = v[order], h[order], c[order]
+        starts = np.empty(v.shape[0], dtype=bool)
+        starts[0] = True
+        np.not_equal(v[1:], v[:-1], out=starts[1:])
+        if np.any(starts[1:] & (h[1:] == h[:-1])):  # two scores share a hash (rare): by hash, then score
+            order = np.lexsort((v, h))
+            v, h, c = v[order], h[order], c[order]
+            np.not_equal(v[1:], v[:-1], out=starts[1:])
+        idx = np.flatnonzero(starts)
+        self.counts = np.add.reduceat(c, idx)[: self.size]
+        idx = idx[: self.size]
+        self.values, self.hashes = v[idx], h[idx]
 
 
 @dataclass(slots=True)
@@ -964,6 +1043,47 @@ class AgreementAccumulator:
         return self.agree.copy() if self.integer else None
 
 
+def weight_cells(keys: list[np.ndarray], w: np.ndarray, rows: np.ndarray | None = None
+                 ) -> tuple[list[np.ndarray], np.ndarray, np.ndarray]:
+    """Rows per distinct (keys…, weight) cell, sorted by the keys in turn, then the weight:
+    (keys, weights, rows), the same arrays whatever the order or the chunking of the rows.
+
+    A weighted count summed as rows come (``bincount(key, weights=w)`` per chunk, chunks added)
+    depends in its last bits on the chunks; the cells are whole numbers that add exactly, and
+    :func:`cell_sums` sums them in their canonical order: one number in every engine."""
+    keys = [np.asarray(k, dtype=np.int64) for k in keys]
+    w = np.asarray(w, dtype=np.float64)
+    rows = np.ones(w.shape[0], dtype=np.int64) if rows is None else np.asarray(rows, dtype=np.int64)
+    if w.shape[0] == 0:
+        return keys, w, rows
+    order = np.lexsort((w, *keys[::-1]))
+    keys, w, rows = [k[order] for k in keys], w[order], rows[order]
+    starts = np.empty(w.shape[0], dtype=bool)
+    starts[0] = True
+    starts[1:] = w[1:] != w[:-1]
+    for k in keys:
+        starts[1:] |= k[1:] != k[:-1]
+    idx = np.flatnonzero(starts)
+    return [k[idx] for k in keys], w[idx], np.add.reduceat(rows, idx)
+
+
+def merged_weight_cells(chunks: list) -> tuple[list[np.ndarray], np.ndarray, np.ndarray] | None:
+    """The cells of several chunks (:func:`weight_cells`) as one; None past
+    :data:`~reportgen.engine.intervals.MAX_WEIGHT_CELLS` (the cells of all rows bound those of any
+    chunk, so every engine gives up on the same data)."""
+    if len(chunks) == 1:
+        merged = chunks[0]
+    else:
+        merged = weight_cells([np.concatenate([c[0][j] for c in chunks]) for j in range(len(chunks[0][0]))],
+                              np.concatenate([c[1] for c in chunks]), np.concatenate([c[2] for c in chunks]))
+    return None if merged[1].shape[0] > MAX_WEIGHT_CELLS else merged
+
+
+def cell_sums(key: np.ndarray, w: np.ndarray, rows: np.ndarray, size: int) -> np.ndarray:
+    """Σ rows·w per key (0 … size − 1) of cells in canonical order: ``bincount`` adds in array order."""
+    return np.bincount(key, weights=rows * w, minlength=size)
+
+
 def _grow(conf: np.ndarray, k: int) -> np.ndarray:
     """The square count matrix ``conf`` padded with zeros to k × k (unchanged when already that large)."""
     if conf.shape[0] >= k:
@@ -984,6 +1104,14 @@ class ClassCounts:
       :data:`MERGE_EVERY` batches into ``merged`` ((column, class id) → (values, counts));
     * the score range and the largest deviation of a row sum from 1 (log-loss validity).
 
+    Weighted rows are counted, not summed, as they come: the class tables per (score, weight)
+    pair (:func:`~reportgen.engine.class_tables.weighted_pair_lists`) and the confusion matrix
+    per (true, predicted, weight) cell (``cells``, up to
+    :data:`~reportgen.engine.intervals.MAX_WEIGHT_CELLS` of them), whole numbers of rows that add
+    exactly; :meth:`finish` sums the weights in one canonical order, so a weighted model's
+    numbers do not depend on the batches, the parts or the row order (a weight sum does, in its
+    last bits, on the order of its additions). Past the cap the matrix is summed as it comes.
+
     Counts of disjoint rows add exactly (tables merge at equal scores): :meth:`combine`.
     """
 
@@ -996,6 +1124,8 @@ class ClassCounts:
     p_min: float = np.inf
     p_max: float = -np.inf
     max_dev: float = 0.0
+    #: weighted: rows per (true id, predicted id, weight) (:func:`weight_cells`) in chunks; None past the cap
+    cells: list | None = field(default_factory=list)
 
     def add(self, y: np.ndarray, a: np.ndarray, w: np.ndarray | None, p: np.ndarray | None, n_ids: int) -> bool:
         """One batch: true class ids ``y``, predictions ``a``, weights, scores (rows × q); True when
@@ -1005,13 +1135,24 @@ class ClassCounts:
         self.conf += np.bincount(y * k + a, weights=w, minlength=k * k).reshape(k, k)
         self.rows += int(y.shape[0])
         self.weighted = self.weighted or w is not None
+        if w is not None and self.cells is not None:
+            self.cells.append(weight_cells([y, a], w))
+            if len(self.cells) >= MERGE_EVERY:
+                self._merge_cells()
         if p is None:
             return False
         self.p_min = min(self.p_min, float(p.min()))
         self.p_max = max(self.p_max, float(p.max()))
         self.max_dev = max(self.max_dev, float(np.abs(p.sum(axis=1) - 1.0).max()))
-        self.pending.append(CT.class_lists(y, p, w, int(y.max()) + 1))
+        k_seen = int(y.max()) + 1
+        self.pending.append(CT.class_lists(y, p, None, k_seen) if w is None else CT.weighted_pair_lists(y, p, w, k_seen))
         return len(self.pending) >= MERGE_EVERY
+
+    def _merge_cells(self) -> None:
+        """The confusion cells' chunks merged into one; past the cap, none kept (``cells`` None)."""
+        if self.cells:
+            merged = merged_weight_cells(self.cells)
+            self.cells = None if merged is None else [merged]
 
     def merge_pending(self, cap: int) -> int | None:
         """Fold the pending batch lists into the merged tables; the first score column with more
@@ -1025,7 +1166,7 @@ class ClassCounts:
                 parts = [self.merged[(j, i)]] if (j, i) in self.merged else []
                 parts += [(values[j][i], counts[j][i]) for values, counts in self.pending if i < len(values[j])]
                 self.merged[(j, i)] = CT.merge_lists(parts)
-                entries += self.merged[(j, i)][0].shape[0]
+                entries += CT.distinct_scores(self.merged[(j, i)][0])
             if entries > cap:
                 return j
         self.pending = []
@@ -1054,6 +1195,16 @@ class ClassCounts:
             self.weighted = self.weighted or st.weighted
             self.p_min, self.p_max = min(self.p_min, st.p_min), max(self.p_max, st.p_max)
             self.max_dev = max(self.max_dev, st.max_dev)
+            if st.cells is None or self.cells is None:
+                self.cells = None
+            elif st.cells:
+                st._merge_cells()
+                if st.cells is None:
+                    self.cells = None
+                else:
+                    (y, a), w, rows = st.cells[0]
+                    self.cells.append(([to[y], to[a] if by_class else a], w, rows))
+        self._merge_cells()
 
     def finish(self, k: int, to_final: np.ndarray, by_class: bool) -> tuple[np.ndarray, CT.ClassTables | None]:
         """(confusion matrix, class tables) with class ids mapped to class indices by ``to_final``
@@ -1067,11 +1218,18 @@ class ClassCounts:
         for r in np.flatnonzero(conf.sum(axis=1) > 0):
             mask = conf[r] != 0
             C[rows[r], cols[mask]] += conf[r, mask]
+        self._merge_cells()
+        if self.weighted and self.cells:  # the weights summed per cell in one order, every engine
+            (y, a), w, n = self.cells[0]
+            (fy, fa), w, n = weight_cells([rows[y], cols[a]], w, n)
+            C = cell_sums(fy * k + fa, w, n, k * k).reshape(k, k)
         if not self.q:
             return C, None
         values = [[np.zeros(0)] * k for _ in range(k)]
         counts = [[np.zeros(0)] * k for _ in range(k)]
         for (j, i), (v, c) in self.merged.items():
+            if self.weighted:
+                v, c = CT.collapse_pairs(v, c)
             values[j][int(to_final[i])] = v
             counts[j][int(to_final[i])] = c
         return C, CT.ClassTables(k, tuple(map(tuple, values)), tuple(map(tuple, counts)), self.rows, self.weighted,

@@ -8,10 +8,11 @@ reduces it to each model's accumulator; partial results are merged pairwise up a
 number of distinct scores (or classes and distinct scores), never rows. Merging exact tables
 and counts is exact, so without binning the result equals the in-memory one.
 
-* binary: one exact score table per model and a small seeded sample of its scores. When a
-  model has more distinct scores than ``stream.max_distinct_scores``, the reduce reports an
-  overflow instead of growing, and a second map/reduce bins that model's scores with edges from
-  the pooled sample.
+* binary: one exact score table per model and its sample for bin edges (a function of its
+  scores alone, :class:`~reportgen.reduce.accumulators.ScoreSample`: parts merge to the sample
+  stream takes batch by batch). When a model has more distinct scores than
+  ``stream.max_distinct_scores``, the reduce reports an overflow instead of growing, and a second
+  map/reduce bins that model's scores with edges from the merged sample.
 * multiclass: each model's confusion matrix and class tables. With ``classes`` configured every
   part indexes classes in that order; without, each part numbers the classes it meets in its
   own order of first appearance (starting from the keys of score mappings) and carries that key
@@ -346,7 +347,7 @@ def _map_part(cfg: Config, part: str, k: int, templates: list[L.ModelPass], inde
               ids: L.ClassIds | None = None) -> Part:
     """One part → each model's pass state and the kept ids (``index``: each model's common index
     per row of the part; keep the rows ``>= 0``), errors naming the part. Binary: exact tables
-    (or overflow), a seeded sample, the labels; multiclass: the counts, classes in the part's own
+    (or overflow), the sample for bin edges, the labels; multiclass: the counts, classes in the part's own
     ids (every task starts from ``ids`` and learns its own)."""
     states = [st.fresh(cfg, Path(part), None if index is None else index[st.cfg.name], index is None)
               for st in templates]
@@ -354,14 +355,13 @@ def _map_part(cfg: Config, part: str, k: int, templates: list[L.ModelPass], inde
     dates: list = []
     with hashing() as digests:
         if ids is None:
-            read = L.fold_file(cfg, states, Path(part), np.random.default_rng([cfg.stream.seed, k]), dates)
+            read = L.fold_file(cfg, states, Path(part), dates)
         else:
             read = L.fold_class_file(cfg, states, ids, Path(part), dates)
     for st, template in zip(states, templates):
         if ids is not None:
             st.merge_pending(cfg.stream.max_distinct_scores)
         else:
-            st.sample = [np.concatenate(st.sample) if st.sample else np.empty(0)]
             st.acc = _Table(st.acc.table(), st.acc.overflowed, st.acc.weight_cells)
         st.path = template.path  # from here on the dataset is named (the join, merges, results)
     return Part(str(templates[0].path), states, [read], _span(dates), digests.files,
@@ -385,7 +385,7 @@ class _Table:
 def _reduce_parts(cfg: Config, *parts: Part) -> Part:
     """Merge partial results: tables added at equal scores (overflow when past the cap); row
     positions shifted by the rows read before each part (positions in the whole dataset)."""
-    cap, sample_cap = cfg.stream.max_distinct_scores, 200_000
+    cap = cfg.stream.max_distinct_scores
     before = _before(parts)
     out = []
     for m in range(len(parts[0].states)):
@@ -402,10 +402,10 @@ def _reduce_parts(cfg: Config, *parts: Part) -> Part:
             for c in counters:
                 cells.merge(c)
         st.acc = _Table(None if over else merged, over, cells)
-        sample = np.concatenate([s.sample[0] for s in sts])
-        if sample.shape[0] > sample_cap:
-            sample = np.sort(sample)[np.linspace(0, sample.shape[0] - 1, sample_cap).astype(np.int64)]
-        st.sample = [sample]
+        st.sample = L.score_sample(cfg)
+        for s in sts:  # the same sample however the parts were merged (ScoreSample)
+            if st.sample is not None and s.sample is not None:
+                st.sample.merge(s.sample)
         st.labels = set().union(*(s.labels for s in sts))
         out.append(st)
     return _gather(parts, out)
@@ -436,7 +436,7 @@ def _binary(cfg: Config, dask: Any, progress: L.Progress | None, digests: Digest
     models, warnings, dropped = [], [], []
     for st in states:
         m, path = st.cfg, st.path
-        dropped += [(m.name, reason, rows) for reason, rows in st.dropped.items()]
+        dropped += st.drops()
         if st.rows == 0:
             raise V.no_rows_left(path, m.name)
         if len(st.labels) > 2:  # a third label first met in a later part: its row, as stream names it
@@ -444,7 +444,7 @@ def _binary(cfg: Config, dask: Any, progress: L.Progress | None, digests: Digest
         V.check_two_labels(path, st.cols["label"], st.labels)
         table, binning, grouper = st.acc.table, None, None
         if st.acc.overflowed:
-            shared_edges = delayed(S.bin_edges(st.sample[0], sc.bins, sc.binning), pure=True)
+            shared_edges = delayed(S.bin_edges(st.sample, sc.bins, sc.binning), pure=True)
             mapped = [delayed(_map_binned)(cfg, p, m, shared_edges, None if slices is None or not left_out
                                            else slices[path][k][m.name])
                       for k, p in enumerate(parts_of_file[path])]

@@ -16,7 +16,8 @@ Passes over the data, both tasks:
 1. every file once: the accumulators, the labels seen, and for the id join each model's kept
    ids, positions and truth (:mod:`reportgen.io.align`); when some model keeps rows another
    does not (ids not shared, rows dropped), every file again keeping only the rows every model
-   keeps. Binary only: a seeded sample of each model's scores, and a model whose distinct scores
+   keeps. Binary only: a sample of each model's scores (a function of the scores alone, the same
+   in every engine), and a model whose distinct scores
    pass ``stream.max_distinct_scores`` is read once more, binned with edges from the sample (the
    report states the binning and its AUC error bound). Multiclass tables are not binned (past
    the cap is an error asking to round the scores). Without configured ``classes`` the class
@@ -50,7 +51,7 @@ import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
@@ -107,6 +108,7 @@ class ModelPass:
     (``gone``). ``index``, when set (a second reading), is the common index of each file row
     (:func:`reportgen.io.align.common_index`): only rows ``>= 0`` are kept."""
 
+    TASK: ClassVar[str] = "binary"
     cfg: ModelConfig
     path: Path
     cols: dict[str, str]
@@ -159,6 +161,13 @@ class ModelPass:
     def count_dropped(self, counts: dict[str, int]) -> None:
         for reason, k in counts.items():
             self.dropped[reason] = self.dropped.get(reason, 0) + k
+
+    def drops(self) -> list[tuple[str, str, int]]:
+        """(model, reason, rows) of the rows this model dropped, reasons in the order of its checks
+        (:func:`reportgen.io.validate.drop_reasons`), not in the order the batches met them."""
+        order = {r: i for i, r in enumerate(V.drop_reasons(self.TASK, self.cols, self.score_cols))}
+        ranked = sorted(self.dropped.items(), key=lambda item: order.get(item[0], len(order)))
+        return [(self.cfg.name, reason, rows) for reason, rows in ranked]
 
     def keyed(self) -> Keyed:
         """The rows the model kept, as the id join sees them."""
@@ -462,7 +471,7 @@ def first_fault(cfg: Config, path: Path) -> None:
         _configured, ids, by_file = plan_multiclass(cfg)
         fold_class_file(cfg, by_file[path], ids, path, [])
     else:
-        fold_file(cfg, plan_binary(cfg)[path], path, np.random.default_rng(0), [])
+        fold_file(cfg, plan_binary(cfg)[path], path, [])
 
 
 #: ``engine: memory``'s cap on distinct scores (a model's table) and distinct rows (the
@@ -517,7 +526,7 @@ class ModelState(ModelPass):
     """A binary model's pass: its score table, a sample of its scores, the labels seen."""
 
     acc: S.TableAccumulator | None = None
-    sample: list = field(default_factory=list)
+    sample: S.ScoreSample | None = None  # for bin edges; None when nothing is binned (memory)
     labels: set = field(default_factory=set)
 
     def fresh(self, cfg: Config, path: Path, index: np.ndarray | None = None, collect: bool = True) -> ModelState:
@@ -531,8 +540,17 @@ class ModelState(ModelPass):
 
 def new_state(cfg: Config, m: ModelConfig, path: Path, index: np.ndarray | None = None, collect: bool = True) -> ModelState:
     """An empty pass-1 state of model ``m`` reading ``path`` (a file, or a Dask part named in errors)."""
-    st = ModelState(m, path, columns_for(cfg, m), acc=S.TableAccumulator(m.direction, cfg.stream.max_distinct_scores))
+    st = ModelState(m, path, columns_for(cfg, m), acc=S.TableAccumulator(m.direction, cfg.stream.max_distinct_scores),
+                    sample=score_sample(cfg))
     return st.collecting(cfg, index, collect)  # type: ignore[return-value]
+
+
+def score_sample(cfg: Config) -> S.ScoreSample | None:
+    """An empty sample for a model's bin edges: ``max(stream.sample_per_batch, 2 · stream.bins)``
+    distinct scores, hashed with ``stream.seed`` (:class:`~reportgen.reduce.accumulators.ScoreSample`:
+    the same in every engine and batching); None when nothing is binned (``sample_per_batch`` 0)."""
+    sc = cfg.stream
+    return S.ScoreSample(max(sc.sample_per_batch, 2 * sc.bins), sc.seed) if sc.sample_per_batch else None
 
 
 def plan_binary(cfg: Config, indexes: dict[str, np.ndarray] | None = None, checked: bool = False
@@ -659,11 +677,13 @@ def _fold_model(cfg: Config, path: Path, batch: Batch, offset: int, rows: RowCod
     except V.RowFault as f:
         return f
     st.acc.add(s, y, w)
+    if st.sample is not None:  # a function of the scores alone: any thread, any order
+        st.sample.add(S.oriented(s, st.cfg.direction))
     coded = rows.score_codes(st.cfg.name, st.acc) if rows is not None and rows.ok and w is None else None
     return s, y, w, coded
 
 
-def fold_file(cfg: Config, states: list[ModelState], path: Path, rng: np.random.Generator,
+def fold_file(cfg: Config, states: list[ModelState], path: Path,
               dates: list | None = None, rows: RowCodes | None = None, reader: Reader = FROM_FILES) -> int:
     """Pass 1 over one file: every batch validated and folded into each model's state; rows read.
 
@@ -671,8 +691,8 @@ def fold_file(cfg: Config, states: list[ModelState], path: Path, rng: np.random.
     ``rows`` keeps each row's codes (labels of the first model, integer scores of each). The
     models of a batch are folded in threads, after the columns they share — the label's missing
     rows, positives and distinct keys — are computed once here; each model's codes are made in
-    its thread and kept here, and the sample (the shared ``rng``) is taken here, model by model,
-    as in one thread.
+    its thread and kept here; each model's sample for bin edges (a function of its scores alone,
+    :class:`~reportgen.reduce.accumulators.ScoreSample`) is added to in its thread.
     """
     offset = 0
     parts = reader.batches(cfg, path, states)
@@ -699,9 +719,6 @@ def fold_file(cfg: Config, states: list[ModelState], path: Path, rng: np.random.
                         rows.drop()  # labels differ row by row: the paired pass says so
                     rows.add_codes(st.cfg.name, coded)
             st.rows += s.shape[0]
-            take = min(cfg.stream.sample_per_batch, s.shape[0])
-            if take:
-                st.sample.append(S.oriented(s[rng.choice(s.shape[0], take, replace=False)], st.cfg.direction))
         offset += len(batch)
     return offset
 
@@ -713,10 +730,9 @@ def load_streamed(cfg: Config, progress: Progress | None = None, reader: Reader 
     codes = [RowCodes() if len({m.file for m in cfg.models}) == 1 and len(cfg.models) > 1 else None]
 
     def read_all(by_file: dict[Path, list[ModelState]], indexes: dict | None) -> tuple[dict[Path, int], list, list]:
-        rng = np.random.default_rng(cfg.stream.seed)  # one sample stream over the files, in their order
         if indexes is not None:
             codes[0] = None
-        return read_files(by_file, lambda path, sts, dates: fold_file(cfg, sts, path, rng, dates, codes[0], reader),
+        return read_files(by_file, lambda path, sts, dates: fold_file(cfg, sts, path, dates, codes[0], reader),
                           progress, cfg, reader)
 
     by_file, states, read, seen_dates, join, indexes, left_out = read_aligned(
@@ -728,13 +744,13 @@ def load_streamed(cfg: Config, progress: Progress | None = None, reader: Reader 
     dropped: list[tuple[str, str, int]] = []
     for st in [st for sts in by_file.values() for st in sts]:  # file by file (binning reads each again)
         m, path = st.cfg, st.path
-        dropped += [(m.name, reason, count) for reason, count in st.dropped.items()]
+        dropped += st.drops()
         if st.rows == 0:
             raise V.no_rows_left(path, m.name)
         table = st.acc.table()
         binning, grouper = None, None
         if table is None:  # too many distinct scores: bin, with edges from the sample
-            acc = S.BinnedAccumulator(S.bin_edges(np.concatenate(st.sample), sc.bins, sc.binning), m.direction)
+            acc = S.BinnedAccumulator(S.bin_edges(st.sample, sc.bins, sc.binning), m.direction)
             keep_rows = rows is not None and rows.ok
             if keep_rows:
                 rows.codes.pop(m.name, None)
@@ -1018,6 +1034,7 @@ class ModelCounts(ModelPass):
     """A multiclass model's pass: its counts (:class:`~reportgen.reduce.accumulators.ClassCounts`)
     and the class keys seen in its truth and predictions."""
 
+    TASK: ClassVar[str] = "multiclass"
     i: int = 0
     sc: dict[str, str] | list[str] | None = None
     counts: S.ClassCounts = field(default_factory=lambda: S.ClassCounts(0))
@@ -1171,7 +1188,7 @@ def conclude(cfg: Config, states: list[ModelCounts], configured: list[str] | Non
         models.append(MulticlassModelEvidence(st.cfg.name, str(st.path), conf, st.counts.rows, tables, st.counts.weighted,
                                               by_class))
     warnings = class_warnings(classes, seen_truth, seen_pred)
-    dropped = [(st.cfg.name, reason, rows) for st in states for reason, rows in st.dropped.items()]
+    dropped = [d for st in states for d in st.drops()]
     return classes, models, warnings, dropped
 
 
@@ -1241,6 +1258,8 @@ class McNemarPairs(Pairs):
         self.dtype = np.dtype(MCNEMAR_RECORD.descr + [("p", np.float64, (k,))])
         self.tables = {m.name: np.zeros((k, k, k)) for m in cfg.models if m.name != cfg.baseline_name}
         self.rows = {name: np.zeros((k, k, k)) for name in self.tables}
+        # weighted: rows per (joint cell, weight), summed in one order at the end (S.weight_cells)
+        self.cells: dict[str, list | None] = {name: [] for name in self.tables} if cfg.weight else {}
         self.integral, self.has_weights = True, False
         self.layout = [(m.prediction is not None, m.scores is not None) for m in cfg.models]
         self.keep_rows = cfg.bootstrap.resamples > 0
@@ -1277,6 +1296,7 @@ class McNemarPairs(Pairs):
             cell = (b["y"] * k + b["pred"]) * k + r["pred"]
             t += np.bincount(cell, weights=w, minlength=k ** 3).reshape(k, k, k)
             self.rows[name] += np.bincount(cell, minlength=k ** 3).reshape(k, k, k)
+            self._count_cells(name, [S.weight_cells([cell], w)])
         if self.keep_rows and b.shape[0]:
             frequency = self.cfg.weight_kind == "frequency"  # a row of weight w is w rows (memory repeats it)
             preds = [r["pred"] if has_pred else None for r, (has_pred, _) in zip(recs, self.layout)]
@@ -1294,12 +1314,27 @@ class McNemarPairs(Pairs):
         if self.pending[0].size > self.cfg.stream.max_distinct_scores:
             self.keep_rows, self.pending = False, []
 
+    def _count_cells(self, name: str, chunks: list) -> None:
+        """Weighted cells added to the model's (merged every few chunks; None past the cap)."""
+        mine = self.cells.get(name)
+        if mine is None or not chunks:
+            return
+        if any(c is None for c in chunks):
+            self.cells[name] = None
+            return
+        mine += chunks
+        if len(mine) >= S.MERGE_EVERY:
+            merged = S.merged_weight_cells(mine)
+            self.cells[name] = None if merged is None else [merged]
+
     def merge(self, other: McNemarPairs) -> McNemarPairs:
         """Counts added, distinct rows united."""
         self.integral, self.has_weights = self.integral and other.integral, self.has_weights or other.has_weights
         for name, t in other.tables.items():
             self.tables[name] += t
             self.rows[name] += other.rows[name]
+            if name in self.cells:
+                self._count_cells(name, [None] if other.cells.get(name) is None else other.cells[name])
         if not other.keep_rows:  # the other part gave up: so does the union
             self.keep_rows, self.pending = False, []
         for part in other.pending:
@@ -1307,6 +1342,11 @@ class McNemarPairs(Pairs):
         return self
 
     def result(self) -> tuple[JointCounts, None]:
+        for name, chunks in self.cells.items():  # the weight sums in one canonical order (every engine)
+            merged = S.merged_weight_cells(chunks) if chunks else None
+            if merged is not None:
+                (cell,), w, n = merged
+                self.tables[name] = S.cell_sums(cell, w, n, self.tables[name].size).reshape(self.tables[name].shape)
         distinct = None
         if self.keep_rows:
             distinct = DR.merged(self.pending)
