@@ -327,6 +327,9 @@ class TableAccumulator:
     _last_dense: bool = False  # whether the last chunk was counted by the dense accumulator
     #: weighted rows per (score, class, weight) (:class:`CellCounter`), None for unweighted rows
     weight_cells: CellCounter | None = None
+    #: unweighted rows: the table of every row so far, kept at the moment the cap was passed
+    #: (:meth:`take_spilled`), so a sample of the rows for bin edges can start from it
+    _spilled: ScoreTable | None = None
 
     def add(self, scores: np.ndarray, y: np.ndarray, weights: np.ndarray | None = None) -> None:
         self._last_dense = False
@@ -343,17 +346,30 @@ class TableAccumulator:
             if self._dense is not None and self._dense.add(scores, y):
                 self._last_dense = True
                 if self.cap is not None and self._dense.counts.shape[0] // 2 > self.cap and self._dense.n_distinct() > self.cap:
+                    self._spill(self._dense.table(self.direction))
                     self.overflowed, self._dense = True, None
                 return
         self._leave_dense()
         t = build_table(scores, y, weights, self.direction)
         if self.cap is not None and t.n_distinct > self.cap:
+            if self.weight_cells is None:
+                self._spill(merge_tables(*([self._merged] if self._merged is not None else []), *self._pending, t))
             self.overflowed, self._merged, self._pending = True, None, []
             return
         self._pending.append(t)
         pending = sum(p.n_distinct for p in self._pending)
         if len(self._pending) >= MERGE_EVERY or (self.cap is not None and pending > self.cap):
             self._merge()
+
+    def _spill(self, table: ScoreTable) -> None:
+        if self.weight_cells is None:  # rows are counts only unweighted
+            self._spilled = table
+
+    def take_spilled(self) -> ScoreTable | None:
+        """Once, after the cap was passed: the table of every unweighted row added until then
+        (their scores with their row counts), else None."""
+        out, self._spilled = self._spilled, None
+        return out
 
     def chunk_scores(self) -> np.ndarray | None:
         """The last chunk's scores as integers ``q = score·scale`` when it was counted densely."""
@@ -386,6 +402,7 @@ class TableAccumulator:
             return
         merged = merge_tables(*parts) if len(parts) > 1 else parts[0]
         if self.cap is not None and merged.n_distinct > self.cap:
+            self._spill(merged)
             self.overflowed = True
             self._merged = None
             return
@@ -608,10 +625,42 @@ class ScoreSample:
         if v.shape[0] == 0:
             return
         h = score_hash(v, self.seed)
-        if self.values.shape[0] >= self.size:  # full: only scores at or below its largest hash can enter
-            keep = h <= self.hashes[-1]
+        limit = self._limit(h)
+        if limit is not None:
+            keep = h <= limit
             v, h = v[keep], h[keep]
         self._fold(v, h, np.ones(v.shape[0], dtype=np.int64))
+
+    def _limit(self, h: np.ndarray) -> np.uint64 | None:
+        """The largest hash a row of this chunk (hashes ``h``) may have and still be in the
+        sample after it, or None (every row may). A full sample admits nothing above its largest
+        hash; a chunk of many rows nothing above the ``size``-th smallest of its own distinct
+        hashes (that many distinct scores hash lower), found by a partition — so the sort in
+        :meth:`_fold` sees about ``size`` rows, not the chunk's millions (a 10^6-row batch:
+        0.5 s a model before)."""
+        limit = self.hashes[-1] if self.values.shape[0] >= self.size else None
+        n, m = h.shape[0], self.size
+        while 2 * m < n:
+            t = np.partition(h, m - 1)[m - 1]  # the m-th smallest row hash: ≥ m rows at or below it
+            if np.unique(h[h <= t]).shape[0] >= self.size:  # and that many distinct scores
+                return t if limit is None else min(limit, t)
+            m *= 4  # ties: more rows than scores at or below t
+        return limit
+
+    def add_counts(self, values: np.ndarray, counts: np.ndarray) -> None:
+        """Rows given as distinct scores with their numbers of rows (a table's): the same sample
+        as adding those rows one by one."""
+        v = np.ascontiguousarray(values, dtype=np.float64) + 0.0
+        c = np.rint(np.asarray(counts, dtype=np.float64)).astype(np.int64)
+        v, c = v[c > 0], c[c > 0]
+        if v.shape[0] == 0:
+            return
+        h = score_hash(v, self.seed)
+        limit = self._limit(h)
+        if limit is not None:
+            keep = h <= limit
+            v, h, c = v[keep], h[keep], c[keep]
+        self._fold(v, h, c)
 
     def merge(self, other: ScoreSample) -> ScoreSample:
         """The sample of both row sets (the other's rows disjoint from these)."""

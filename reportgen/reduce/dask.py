@@ -362,7 +362,10 @@ def _map_part(cfg: Config, part: str, k: int, templates: list[L.ModelPass], inde
         if ids is not None:
             st.merge_pending(cfg.stream.max_distinct_scores)
         else:
-            st.acc = _Table(st.acc.table(), st.acc.overflowed, st.acc.weight_cells)
+            table = st.acc.table()
+            if st.acc.overflowed:  # its rows in its sample (a part under the cap: in its table, sampled when merged)
+                st.settled(None)
+            st.acc = _Table(table, st.acc.overflowed, st.acc.weight_cells)
         st.path = template.path  # from here on the dataset is named (the join, merges, results)
     return Part(str(templates[0].path), states, [read], _span(dates), digests.files,
                 [] if ids is None else list(ids.index))
@@ -403,9 +406,10 @@ def _reduce_parts(cfg: Config, *parts: Part) -> Part:
                 cells.merge(c)
         st.acc = _Table(None if over else merged, over, cells)
         st.sample = L.score_sample(cfg)
-        for s in sts:  # the same sample however the parts were merged (ScoreSample)
-            if st.sample is not None and s.sample is not None:
-                st.sample.merge(s.sample)
+        if over and st.sample is not None:  # the same sample however the parts were merged (ScoreSample)
+            for s in sts:
+                st.sample.merge(s.settled(s.acc.table))
+            st.sampled = True
         st.labels = set().union(*(s.labels for s in sts))
         out.append(st)
     return _gather(parts, out)
