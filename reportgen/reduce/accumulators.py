@@ -621,15 +621,8 @@ class ScoreSample:
     counts: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
 
     def add(self, scores: np.ndarray) -> None:
-        v = np.ascontiguousarray(scores, dtype=np.float64) + 0.0
-        if v.shape[0] == 0:
-            return
-        h = score_hash(v, self.seed)
-        limit = self._limit(h)
-        if limit is not None:
-            keep = h <= limit
-            v, h = v[keep], h[keep]
-        self._fold(v, h, np.ones(v.shape[0], dtype=np.int64))
+        """A chunk of rows' scores."""
+        self._add(np.ascontiguousarray(scores, dtype=np.float64) + 0.0, None)
 
     def _limit(self, h: np.ndarray) -> np.uint64 | None:
         """The largest hash a row of this chunk (hashes ``h``) may have and still be in the
@@ -650,17 +643,19 @@ class ScoreSample:
     def add_counts(self, values: np.ndarray, counts: np.ndarray) -> None:
         """Rows given as distinct scores with their numbers of rows (a table's): the same sample
         as adding those rows one by one."""
-        v = np.ascontiguousarray(values, dtype=np.float64) + 0.0
         c = np.rint(np.asarray(counts, dtype=np.float64)).astype(np.int64)
-        v, c = v[c > 0], c[c > 0]
+        self._add((np.ascontiguousarray(values, dtype=np.float64) + 0.0)[c > 0], c[c > 0])
+
+    def _add(self, v: np.ndarray, c: np.ndarray | None) -> None:
+        """Scores ``v`` (each ``c`` rows; None: one) folded in, past the chunk's own bound."""
         if v.shape[0] == 0:
             return
         h = score_hash(v, self.seed)
         limit = self._limit(h)
         if limit is not None:
             keep = h <= limit
-            v, h, c = v[keep], h[keep], c[keep]
-        self._fold(v, h, c)
+            v, h, c = v[keep], h[keep], None if c is None else c[keep]
+        self._fold(v, h, np.ones(v.shape[0], dtype=np.int64) if c is None else c)
 
     def merge(self, other: ScoreSample) -> ScoreSample:
         """The sample of both row sets (the other's rows disjoint from these)."""
