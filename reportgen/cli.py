@@ -517,9 +517,9 @@ def _validate_checked(path: str, printer: _Printer, shown: _StderrWarnings, over
 
 
 def _render(args: argparse.Namespace, printer: _Printer) -> int:
-    from reportgen.render import Theme, load_result  # noqa: PLC0415
+    from reportgen.render import Theme, read_result  # noqa: PLC0415
 
-    result = load_result(args.result)
+    result, saved = read_result(args.result)
     d = None
     if args.theme:
         d = Path(args.theme)
@@ -532,17 +532,13 @@ def _render(args: argparse.Namespace, printer: _Printer) -> int:
             raise UserError(f"{logo}: --logo must be an image file (PNG, JPEG, GIF or SVG)")
     # Nothing in a received metrics.json names a file that is opened: templates come only from
     # --theme, the logo only from --logo.
-    theme = Theme.from_saved_result(result.run.config.get("report"), template_dir=d, logo=logo)
+    theme = Theme.from_saved_result(result.run.config.get("report"), template_dir=d, logo=logo, source=args.result)
     out = Path(args.out) if args.out else Path(args.result).parent
     formats = [f for f in args.formats if f != "json"]
     if not formats:  # the set would be metrics.json alone: the report files would just be dropped
         raise UserError(f"{args.result}: render writes html and/or pdf (metrics.json is its input); pass --format html,pdf")
     # the new set replaces the directory's report files as a whole: it keeps the metrics.json it
-    # was rendered from (byte for byte; never re-serialised)
-    try:
-        saved = Path(args.result).read_bytes()
-    except OSError as exc:
-        raise UserError(f"{args.result}: cannot read it ({exc.strerror}); pass the metrics.json of a previous run") from None
+    # was rendered from (the bytes parsed, byte for byte; never re-serialised)
     targets = write_outputs(result, out, formats, theme=theme, overwrite=True, extra={"metrics.json": saved},
                             pdf_variant=args.pdf_variant)
     printer.info(f"{args.result}: wrote {', '.join(str(p) for p in targets.values())}")

@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError,
 
 import reportgen.catalog as catalog
 from reportgen.errors import ConfigError
+from reportgen.smallfiles import read_user_file
 
 Task = Literal["binary", "multiclass"]
 Format = Literal["html", "pdf", "json", "csv", "xlsx"]
@@ -717,6 +718,12 @@ def _explain(err: dict[str, Any]) -> tuple[str, tuple[Any, ...]]:
         return f"{where}: unknown key{tip}", loc
     if kind == "missing":
         return f"{where}: required key is missing", loc
+    if kind == "invalid_key":
+        # the key itself is not text: pydantic's loc holds it as if it were a list index
+        # ([1] for ``yes:`` or ``1:``), so name the mapping and the key as YAML read it
+        parent = _format_loc(loc[:-1]) if loc[:-1] else "(top level)"
+        return (f"{parent}: key {err.get('input')!r} is not text (YAML reads yes/no, on/off, true/false, null "
+                f"and numbers as values); quote the key or fix it"), loc[:-1]
     msg = err["msg"]
     if msg.startswith("Value error, "):
         msg = msg[len("Value error, "):]
@@ -744,6 +751,10 @@ class _StrictSafeLoader(yaml.SafeLoader):
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
         seen: dict[Any, int] = {}
         for key_node, _ in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                # ``<<: *defaults`` (a YAML merge key): PyYAML's own construct_mapping merges it,
+                # and a key given beside it overrides the merged one (not a duplicate)
+                continue
             key = self.construct_object(key_node, deep=deep)  # type: ignore[no-untyped-call]
             try:
                 first = seen.get(key)
@@ -755,17 +766,39 @@ class _StrictSafeLoader(yaml.SafeLoader):
         return super().construct_mapping(node, deep=deep)
 
 
-def _depth(node: Any, limit: int) -> int:
-    """Nesting depth of parsed YAML, counting at most to ``limit + 1`` (no recursion)."""
-    deepest, stack = 0, [(node, 1)]
+#: The most values (mappings, lists and scalars, each alias counted as a copy) a config may hold:
+#: PyYAML builds ``&a [*b, *b, ...]`` chains ("billion laughs") as shared references, but every
+#: later walk (validation, ``${VAR}`` expansion, error messages) visits each copy. A 40-model
+#: config with a 50-class cost matrix holds about 3,000.
+MAX_VALUES = 100_000
+
+#: The largest config file read (a config is a few KB).
+MAX_CONFIG_BYTES = 16 * 1024 * 1024
+
+
+def _depth(node: Any, limit: int, values: int = MAX_VALUES) -> int:
+    """Nesting depth of parsed YAML, counting at most to ``limit + 1`` (no recursion).
+
+    Raises :class:`_TooManyValues` past ``values`` visited values, so that an alias bomb (a
+    small text that expands exponentially) is refused in bounded time."""
+    deepest, stack, seen = 0, [(node, 1)], 0
     while stack:
         item, d = stack.pop()
+        seen += 1
+        if seen > values:
+            raise _TooManyValues(values)
         if isinstance(item, (dict, list)):
             deepest = max(deepest, d)
             if deepest > limit:
                 return deepest
             stack.extend((v, d + 1) for v in (item.values() if isinstance(item, dict) else item))
     return deepest
+
+
+class _TooManyValues(ValueError):
+    def __init__(self, values: int) -> None:
+        super().__init__(values)
+        self.values = values
 
 
 def _safe_load(text: str, source: str) -> Any:
@@ -936,7 +969,12 @@ def parse_config(text: str, source: str = "<config>", overrides: Sequence[str] =
         raise ConfigError(f"{source}: the config is empty; see configs/demo.yaml for an example")
     if not isinstance(data, dict):
         raise ConfigError(f"{source}: the config must be a mapping of keys (title, models, ...), found {type(data).__name__}")
-    if _depth(data, MAX_DEPTH) > MAX_DEPTH:
+    try:
+        depth = _depth(data, MAX_DEPTH)
+    except _TooManyValues as exc:
+        raise ConfigError(f"{source}: the config holds more than {exc.values:,} values once its YAML aliases "
+                          f"(*name) are expanded; write the values out (see configs/demo.yaml for its shape)") from None
+    if depth > MAX_DEPTH:
         raise ConfigError(f"{source}: the config nests too deeply (more than {MAX_DEPTH} levels); "
                           f"see configs/demo.yaml for its shape")
     set_keys: list[tuple[Any, ...]] = []
@@ -1011,16 +1049,12 @@ def load_config(path: str | Path, overrides: Sequence[str] = ()) -> tuple[Config
 
     ``overrides``: ``--set KEY=VALUE`` items (see :func:`parse_config`)."""
     p = Path(path)
+    # never blocks on a FIFO nor reads a device without end (a scheduled job would hang)
+    raw = read_user_file(p, MAX_CONFIG_BYTES, ConfigError, "give the path of a YAML config file")
     try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ConfigError(f"{p}: config file not found; check the path") from None
-    except IsADirectoryError:
-        raise ConfigError(f"{p}: is a directory, expected a YAML config file") from None
+        text = raw.decode("utf-8")
     except UnicodeDecodeError:
         raise ConfigError(f"{p}: not UTF-8 text; save the config as UTF-8") from None
-    except OSError as exc:
-        raise ConfigError(f"{p}: cannot read the config ({exc.strerror})") from None
     cfg = parse_config(text, str(p), overrides)
     base = p.resolve().parent
     models = [
