@@ -16,7 +16,7 @@ import re
 import string
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
 
 import yaml
@@ -29,6 +29,8 @@ from reportgen.smallfiles import read_user_file
 Task = Literal["binary", "multiclass"]
 Format = Literal["html", "pdf", "json", "csv", "xlsx"]
 ScalarLabel = int | str | bool | float
+#: A column name: never empty (``score: ''`` read as "no score column" and failed deep in a run)
+Column = Annotated[str, Field(min_length=1)]
 
 #: Metrics a constraint rule may name (threshold metrics that vary with the cut).
 CONSTRAINT_METRICS: tuple[str, ...] = catalog.constraint_metrics()
@@ -192,6 +194,9 @@ def data_path(value: Any) -> Any:
     filesystems (``s3://``, ``gs://``, ``hdfs://``, ``abfs://``), kept as written and checked
     for its form only (:func:`reportgen.io.filesystems.checked_uri`: a known scheme, no secret
     in it); the filesystem is resolved where the file is opened."""
+    if isinstance(value, str) and not value.strip():
+        # Path('') is '.', the config's own directory, then read as a Parquet dataset
+        raise ValueError("the path is empty; give a CSV or Parquet file")
     if isinstance(value, str) and re.match(r"[A-Za-z][A-Za-z0-9+.-]*://", value) and not value.lower().startswith("file://"):
         return Path(checked_uri(value))
     return local_path(value)
@@ -247,18 +252,18 @@ class ModelConfig(Strict):
     name: str = Field(min_length=1)
     file: Path | None = None
     source: SourceConfig | None = None
-    score: str | None = None
+    score: Column | None = None
     direction: Literal["higher", "lower"] = "higher"
     threshold: float | None = None  # overrides the top-level threshold (e.g. scorecard points)
-    label: str | None = None
-    id: str | None = None
-    weight: str | None = None
+    label: Column | None = None
+    id: Column | None = None
+    weight: Column | None = None
     probabilities: bool | None = None
-    prediction: str | None = None
-    scores: list[str] | dict[ScalarLabel, str] | None = None  # multiclass: a column per class
+    prediction: Column | None = None
+    scores: list[Column] | dict[ScalarLabel, Column] | None = None  # multiclass: a column per class
     # credit validation (issue 19): the PD column of a scorecard (the score stays the ranking),
     # the development / initial-validation sample (same columns), the AUC at initial validation
-    pd: str | None = None
+    pd: Column | None = None
     reference: Path | None = None
     initial_auc: float | None = Field(None, gt=0, lt=1)
 
@@ -411,7 +416,7 @@ class GradesConfig(Strict):
     current sample's without a reference; of the score for a model without a PD)."""
 
     edges: list[float] | None = Field(None, min_length=1, max_length=99)
-    column: str | None = None
+    column: Column | None = None
     quantiles: int | None = Field(None, ge=2, le=100)
 
     @model_validator(mode="after")
@@ -462,18 +467,18 @@ class Config(Strict):
     title: str = "Model comparison"
     author: str | None = None
     task: Task = "binary"
-    label: str | None = None
+    label: Column | None = None
     positive: ScalarLabel = 1
     classes: list[ScalarLabel] | None = None
-    id: str | None = None
-    weight: str | None = None
+    id: Column | None = None
+    weight: Column | None = None
     #: what the weights mean: sampling (tests count rows; weights shape the estimates) or frequency
     #: (a row of weight w is w identical rows in every metric, interval and test)
     weight_kind: Literal["sampling", "frequency"] = "sampling"
     #: approval rates (share of rows approved, i.e. predicted negative) at which to compare bad rates,
     #: besides the baseline's own
     approval_rates: list[float] = []
-    date: str | None = None  # optional date column: its range is shown on the title page
+    date: Column | None = None  # optional date column: its range is shown on the title page
     threshold: float = 0.5
     beta: float = Field(1.0, gt=0)
     costs: CostsConfig | list[list[float]] = CostsConfig()
@@ -494,7 +499,7 @@ class Config(Strict):
     checks: list[CheckConfig] = []
     history: HistoryConfig | None = None
     credit: CreditConfig | None = None  # turns the credit validation section on
-    segment: str | None = None  # a column to break the credit section's headline numbers down by
+    segment: Column | None = None  # a column to break the credit section's headline numbers down by
 
     _source: str | None = PrivateAttr(None)  # config file name, for messages
     _text: str | None = PrivateAttr(None)  # its YAML text, to find the line of a key
@@ -969,6 +974,9 @@ def parse_config(text: str, source: str = "<config>", overrides: Sequence[str] =
         raise ConfigError(f"{source}: the config is empty; see configs/demo.yaml for an example")
     if not isinstance(data, dict):
         raise ConfigError(f"{source}: the config must be a mapping of keys (title, models, ...), found {type(data).__name__}")
+    set_keys: list[tuple[Any, ...]] = []
+    if overrides:
+        data, set_keys = apply_overrides(data, overrides)
     try:
         depth = _depth(data, MAX_DEPTH)
     except _TooManyValues as exc:
@@ -977,9 +985,6 @@ def parse_config(text: str, source: str = "<config>", overrides: Sequence[str] =
     if depth > MAX_DEPTH:
         raise ConfigError(f"{source}: the config nests too deeply (more than {MAX_DEPTH} levels); "
                           f"see configs/demo.yaml for its shape")
-    set_keys: list[tuple[Any, ...]] = []
-    if overrides:
-        data, set_keys = apply_overrides(data, overrides)
     data = interpolate(data, os.environ if environ is None else environ, text, source)
     try:
         cfg = Config.model_validate(data)

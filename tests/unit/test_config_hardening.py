@@ -187,3 +187,30 @@ def test_a_key_that_yaml_reads_as_a_value_is_named_not_shown_as_a_list_index(ext
     """``yes:`` (a YAML 1.1 boolean) or ``1:`` as a key gave "[1]: Keys should be strings"."""
     msg = _error(BASE + extra)
     assert msg.startswith(expected) and "[1]" not in msg, msg
+
+
+@pytest.mark.parametrize(("model", "key"), [
+    ("score: ''", "models[0].score"),
+    ("score: s, weight: ''", "models[0].weight"),
+    ("score: s, id: ''", "models[0].id"),
+])
+def test_an_empty_column_name_is_refused_where_it_is_written(model, key) -> None:
+    """``score: ''`` passed validation as "no score column", then failed in the run with
+    KeyError: 'score' (exit 1, "internal error")."""
+    msg = _error(f"label: y\nmodels:\n  - {{name: a, file: a.csv, {model}}}\n")
+    assert f"q.yaml:3: {key}: String should have at least 1 character" in msg, msg
+
+
+def test_an_empty_file_path_is_refused_not_read_as_the_config_directory() -> None:
+    """``file: ''`` became Path('.'): the config's directory, read as a Parquet dataset."""
+    msg = _error("label: y\nmodels:\n  - {name: a, file: '', score: s}\n")
+    assert "q.yaml:3: models[0].file: the path is empty; give a CSV or Parquet file" in msg, msg
+
+
+def test_an_alias_bomb_given_with_set_is_refused_too() -> None:
+    """The size check ran before --set items were applied; a bomb in a --set value (one flow
+    collection: anchors and aliases work within it) went unchecked into every later walk."""
+    levels = ["&a0 [" + ", ".join(["x"] * 9) + "]"]
+    levels += [f"&a{i + 1} [" + ", ".join([f"*a{i}"] * 9) + "]" for i in range(8)]
+    with pytest.raises(ConfigError, match="more than 100,000 values"):
+        parse_config(BASE, "q.yaml", overrides=["title=[" + ", ".join(levels) + "]"])
