@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 import reportgen.clock as clock
 
@@ -58,8 +58,17 @@ def _parse_formats(text: str) -> list[str]:
     return items
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, with a command-line mistake reported as every other user error: one line on
+    stderr, exit 2 (argparse prints its multi-line usage block first; a scheduler's log then
+    shows seven lines for one wrong flag). ``--help`` still prints the usage."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_USER, f"reportgen: error: {message}; see '{self.prog} --help'\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = _Parser(
         prog="reportgen",
         description="Compare classification models and write the evidence up as HTML, PDF and metrics.json.",
         epilog="Exit codes: 0 success, 2 bad config/data/output, 3 a check (gate) failed, 1 internal error. Docs: README.md",
@@ -67,7 +76,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=f"reportgen {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
 
-    common = argparse.ArgumentParser(add_help=False)
+    common = _Parser(add_help=False)
     common.add_argument("--debug", action="store_true", help="show tracebacks")
     common.add_argument("--quiet", "-q", action="store_true", help="print nothing but errors")
 

@@ -263,3 +263,17 @@ def test_a_report_run_imports_matplotlib_while_the_models_are_compared_and_waits
     assert started is not None and report.thread is started
     report.join()
     assert not started.is_alive() and "reportgen.figures" in sys.modules
+
+
+@pytest.mark.parametrize(("argv", "words"), [
+    (["run", "x.yaml", "--format", "html,zzz"], "argument --format: unknown format 'zzz'"),
+    (["run", "x.yaml", "--engine", "spark"], "argument --engine: invalid choice: 'spark'"),
+    (["render"], "the following arguments are required: METRICS_JSON"),
+])
+def test_a_command_line_mistake_is_one_line_exit_2_not_a_usage_block(cli, capsys, argv, words):
+    """argparse printed its usage block (seven lines) before the error."""
+    with pytest.raises(SystemExit) as exc:
+        cli(argv)
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and len(err.splitlines()) == 1, err
+    assert err.startswith("reportgen: error: ") and words in err and "--help'" in err
