@@ -644,23 +644,39 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USER
     printer = _Printer(args.quiet)
     with _signal_handlers(), _warnings_on_stderr(args.quiet) as shown:
-        if args.command == "render":
-            return _guarded(lambda: _render(args, printer), args.result, printer, args.debug, writes=True)
-        if args.command in ("run", "validate"):
-            _arrow_allocator()
-        if args.command == "run":
-            return _run_batch(args, printer)
-        if args.command == "history":
-            return _guarded(lambda: _history(args), args.store, printer, args.debug)
-        if args.command == "init":
-            return _guarded(lambda: _init(args, printer), args.data, printer, args.debug)
-        worst = EXIT_OK
-        for path in args.configs:
-            code = _guarded(lambda p=path: _validate_one(p, printer, shown, args.overrides), path, printer, args.debug)
-            if code in INTERRUPTED:
-                return code
-            worst = max(worst, code)
-        return worst
+        try:
+            return _command(args, printer, shown)
+        except (Interrupted, KeyboardInterrupt) as exc:
+            # a signal between the commands' own guards (while pyarrow is imported, between two
+            # configs): the same one line and exit code as inside them, never a traceback
+            label = " ".join(getattr(args, "configs", None) or [getattr(args, attr) for attr in ("result", "data", "store")
+                                                                if getattr(args, attr, None)])
+            name = exc.name if isinstance(exc, Interrupted) else "SIGINT"
+            writes = args.command in ("run", "render")
+            printer.error(f"{label}: interrupted by {name}" + ("; nothing was written, the previous report is intact"
+                                                               if writes else ""))
+            return exc.exit_code if isinstance(exc, Interrupted) else EXIT_SIGINT
+
+
+def _command(args: argparse.Namespace, printer: _Printer, shown: _StderrWarnings) -> int:
+    """Run the parsed command; every user error is one line and its exit code (:func:`_guarded`)."""
+    if args.command == "render":
+        return _guarded(lambda: _render(args, printer), args.result, printer, args.debug, writes=True)
+    if args.command in ("run", "validate"):
+        _arrow_allocator()
+    if args.command == "run":
+        return _run_batch(args, printer)
+    if args.command == "history":
+        return _guarded(lambda: _history(args), args.store, printer, args.debug)
+    if args.command == "init":
+        return _guarded(lambda: _init(args, printer), args.data, printer, args.debug)
+    worst = EXIT_OK
+    for path in args.configs:
+        code = _guarded(lambda p=path: _validate_one(p, printer, shown, args.overrides), path, printer, args.debug)
+        if code in INTERRUPTED:
+            return code
+        worst = max(worst, code)
+    return worst
 
 
 def entrypoint() -> None:  # pragma: no cover - thin wrapper for the console script
