@@ -1132,6 +1132,25 @@ def _theme_frame(exc: BaseException, template_dir: str | Path) -> str | None:
 MAX_RESULT_BYTES = 256 * 1024 * 1024
 
 
+class _RepeatedKey(ValueError):
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def _object_without_repeats(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object, refusing a key given twice (``json`` keeps the last silently, so a received
+    file could show one value to a reader of the text and another to the report)."""
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _RepeatedKey(key)
+            seen.add(key)
+    return out
+
+
 def read_result(path: str | Path) -> tuple[ComparisonResult, bytes]:
     """Read a saved ``metrics.json`` back into a result, with the exact bytes it was parsed from
     (``reportgen render`` keeps those bytes in its report set: one read, so the kept file is the
@@ -1144,7 +1163,10 @@ def read_result(path: str | Path) -> tuple[ComparisonResult, bytes]:
     p = Path(path)
     raw = read_user_file(p, MAX_RESULT_BYTES, UserError, "pass the metrics.json of a previous run")
     try:
-        data = json.loads(raw.decode("utf-8"))
+        data = json.loads(raw.decode("utf-8"), object_pairs_hook=_object_without_repeats)
+    except _RepeatedKey as exc:
+        raise UserError(f"{p}: key {exc.key!r} is given twice in one object; a reportgen metrics.json "
+                        f"never repeats a key (which value was meant?)") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise UserError(f"{p}: not a reportgen metrics.json ({exc})") from None
     except RecursionError:

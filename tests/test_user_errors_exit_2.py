@@ -170,3 +170,13 @@ def test_render_refuses_a_report_block_the_config_would_refuse(report, expected,
     assert cli.main(["render", str(bad), "--out", str(tmp_path / "r"), "--format", "html"]) == 2
     assert one_error(capsys).startswith(f"reportgen: error: {bad}: {expected}")
     assert not (tmp_path / "r").exists()
+
+
+def test_render_refuses_a_key_repeated_in_a_metrics_json(saved, tmp_path, capsys):
+    """json keeps the last of two equal keys: a received file could read one way to a person
+    and render another."""
+    text = saved.read_text(encoding="utf-8")
+    bad = tmp_path / "bad.json"
+    bad.write_text(text.replace('"run": {', '"run": {"title": "hidden", ', 1), encoding="utf-8")
+    assert cli.main(["render", str(bad), "--out", str(tmp_path / "r"), "--format", "html"]) == 2
+    assert one_error(capsys).startswith(f"reportgen: error: {bad}: key 'title' is given twice in one object")
