@@ -64,7 +64,8 @@ class _Parser(argparse.ArgumentParser):
     shows seven lines for one wrong flag). ``--help`` still prints the usage."""
 
     def error(self, message: str) -> NoReturn:
-        self.exit(EXIT_USER, f"reportgen: error: {message}; see '{self.prog} --help'\n")
+        one_line = " ".join(message.splitlines())  # an unrecognised argument is quoted as typed
+        self.exit(EXIT_USER, f"reportgen: error: {one_line}; see '{self.prog} --help'\n")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -270,6 +270,7 @@ def test_a_report_run_imports_matplotlib_while_the_models_are_compared_and_waits
     (["run", "x.yaml", "--format", "html,zzz"], "argument --format: unknown format 'zzz'"),
     (["run", "x.yaml", "--engine", "spark"], "argument --engine: invalid choice: 'spark'"),
     (["render"], "the following arguments are required: METRICS_JSON"),
+    (["run", "x.yaml", "--bogus\nline"], "unrecognized arguments: --bogus line"),
 ])
 def test_a_command_line_mistake_is_one_line_exit_2_not_a_usage_block(cli, capsys, argv, words):
     """argparse printed its usage block (seven lines) before the error."""
