@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 import reportgen.clock as clock
 
@@ -58,8 +58,18 @@ def _parse_formats(text: str) -> list[str]:
     return items
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, with a command-line mistake reported as every other user error: one line on
+    stderr, exit 2 (argparse prints its multi-line usage block first; a scheduler's log then
+    shows seven lines for one wrong flag). ``--help`` still prints the usage."""
+
+    def error(self, message: str) -> NoReturn:
+        one_line = " ".join(message.splitlines())  # an unrecognised argument is quoted as typed
+        self.exit(EXIT_USER, f"reportgen: error: {one_line}; see '{self.prog} --help'\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = _Parser(
         prog="reportgen",
         description="Compare classification models and write the evidence up as HTML, PDF and metrics.json.",
         epilog="Exit codes: 0 success, 2 bad config/data/output, 3 a check (gate) failed, 1 internal error. Docs: README.md",
@@ -67,7 +77,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=f"reportgen {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
 
-    common = argparse.ArgumentParser(add_help=False)
+    common = _Parser(add_help=False)
     common.add_argument("--debug", action="store_true", help="show tracebacks")
     common.add_argument("--quiet", "-q", action="store_true", help="print nothing but errors")
 
@@ -517,9 +527,9 @@ def _validate_checked(path: str, printer: _Printer, shown: _StderrWarnings, over
 
 
 def _render(args: argparse.Namespace, printer: _Printer) -> int:
-    from reportgen.render import Theme, load_result  # noqa: PLC0415
+    from reportgen.render import Theme, read_result  # noqa: PLC0415
 
-    result = load_result(args.result)
+    result, saved = read_result(args.result)
     d = None
     if args.theme:
         d = Path(args.theme)
@@ -532,17 +542,13 @@ def _render(args: argparse.Namespace, printer: _Printer) -> int:
             raise UserError(f"{logo}: --logo must be an image file (PNG, JPEG, GIF or SVG)")
     # Nothing in a received metrics.json names a file that is opened: templates come only from
     # --theme, the logo only from --logo.
-    theme = Theme.from_saved_result(result.run.config.get("report"), template_dir=d, logo=logo)
+    theme = Theme.from_saved_result(result.run.config.get("report"), template_dir=d, logo=logo, source=args.result)
     out = Path(args.out) if args.out else Path(args.result).parent
     formats = [f for f in args.formats if f != "json"]
     if not formats:  # the set would be metrics.json alone: the report files would just be dropped
         raise UserError(f"{args.result}: render writes html and/or pdf (metrics.json is its input); pass --format html,pdf")
     # the new set replaces the directory's report files as a whole: it keeps the metrics.json it
-    # was rendered from (byte for byte; never re-serialised)
-    try:
-        saved = Path(args.result).read_bytes()
-    except OSError as exc:
-        raise UserError(f"{args.result}: cannot read it ({exc.strerror}); pass the metrics.json of a previous run") from None
+    # was rendered from (the bytes parsed, byte for byte; never re-serialised)
     targets = write_outputs(result, out, formats, theme=theme, overwrite=True, extra={"metrics.json": saved},
                             pdf_variant=args.pdf_variant)
     printer.info(f"{args.result}: wrote {', '.join(str(p) for p in targets.values())}")
@@ -639,23 +645,39 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USER
     printer = _Printer(args.quiet)
     with _signal_handlers(), _warnings_on_stderr(args.quiet) as shown:
-        if args.command == "render":
-            return _guarded(lambda: _render(args, printer), args.result, printer, args.debug, writes=True)
-        if args.command in ("run", "validate"):
-            _arrow_allocator()
-        if args.command == "run":
-            return _run_batch(args, printer)
-        if args.command == "history":
-            return _guarded(lambda: _history(args), args.store, printer, args.debug)
-        if args.command == "init":
-            return _guarded(lambda: _init(args, printer), args.data, printer, args.debug)
-        worst = EXIT_OK
-        for path in args.configs:
-            code = _guarded(lambda p=path: _validate_one(p, printer, shown, args.overrides), path, printer, args.debug)
-            if code in INTERRUPTED:
-                return code
-            worst = max(worst, code)
-        return worst
+        try:
+            return _command(args, printer, shown)
+        except (Interrupted, KeyboardInterrupt) as exc:
+            # a signal between the commands' own guards (while pyarrow is imported, between two
+            # configs): the same one line and exit code as inside them, never a traceback
+            label = " ".join(getattr(args, "configs", None) or [getattr(args, attr) for attr in ("result", "data", "store")
+                                                                if getattr(args, attr, None)])
+            name = exc.name if isinstance(exc, Interrupted) else "SIGINT"
+            writes = args.command in ("run", "render")
+            printer.error(f"{label}: interrupted by {name}" + ("; nothing was written, the previous report is intact"
+                                                               if writes else ""))
+            return exc.exit_code if isinstance(exc, Interrupted) else EXIT_SIGINT
+
+
+def _command(args: argparse.Namespace, printer: _Printer, shown: _StderrWarnings) -> int:
+    """Run the parsed command; every user error is one line and its exit code (:func:`_guarded`)."""
+    if args.command == "render":
+        return _guarded(lambda: _render(args, printer), args.result, printer, args.debug, writes=True)
+    if args.command in ("run", "validate"):
+        _arrow_allocator()
+    if args.command == "run":
+        return _run_batch(args, printer)
+    if args.command == "history":
+        return _guarded(lambda: _history(args), args.store, printer, args.debug)
+    if args.command == "init":
+        return _guarded(lambda: _init(args, printer), args.data, printer, args.debug)
+    worst = EXIT_OK
+    for path in args.configs:
+        code = _guarded(lambda p=path: _validate_one(p, printer, shown, args.overrides), path, printer, args.debug)
+        if code in INTERRUPTED:
+            return code
+        worst = max(worst, code)
+    return worst
 
 
 def entrypoint() -> None:  # pragma: no cover - thin wrapper for the console script

@@ -16,7 +16,7 @@ import re
 import string
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
 
 import yaml
@@ -24,10 +24,13 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError,
 
 import reportgen.catalog as catalog
 from reportgen.errors import ConfigError
+from reportgen.smallfiles import read_user_file
 
 Task = Literal["binary", "multiclass"]
 Format = Literal["html", "pdf", "json", "csv", "xlsx"]
 ScalarLabel = int | str | bool | float
+#: A column name: never empty (``score: ''`` read as "no score column" and failed deep in a run)
+Column = Annotated[str, Field(min_length=1)]
 
 #: Metrics a constraint rule may name (threshold metrics that vary with the cut).
 CONSTRAINT_METRICS: tuple[str, ...] = catalog.constraint_metrics()
@@ -191,6 +194,9 @@ def data_path(value: Any) -> Any:
     filesystems (``s3://``, ``gs://``, ``hdfs://``, ``abfs://``), kept as written and checked
     for its form only (:func:`reportgen.io.filesystems.checked_uri`: a known scheme, no secret
     in it); the filesystem is resolved where the file is opened."""
+    if isinstance(value, str) and not value.strip():
+        # Path('') is '.', the config's own directory, then read as a Parquet dataset
+        raise ValueError("the path is empty; give a CSV or Parquet file")
     if isinstance(value, str) and re.match(r"[A-Za-z][A-Za-z0-9+.-]*://", value) and not value.lower().startswith("file://"):
         return Path(checked_uri(value))
     return local_path(value)
@@ -246,18 +252,18 @@ class ModelConfig(Strict):
     name: str = Field(min_length=1)
     file: Path | None = None
     source: SourceConfig | None = None
-    score: str | None = None
+    score: Column | None = None
     direction: Literal["higher", "lower"] = "higher"
     threshold: float | None = None  # overrides the top-level threshold (e.g. scorecard points)
-    label: str | None = None
-    id: str | None = None
-    weight: str | None = None
+    label: Column | None = None
+    id: Column | None = None
+    weight: Column | None = None
     probabilities: bool | None = None
-    prediction: str | None = None
-    scores: list[str] | dict[ScalarLabel, str] | None = None  # multiclass: a column per class
+    prediction: Column | None = None
+    scores: list[Column] | dict[ScalarLabel, Column] | None = None  # multiclass: a column per class
     # credit validation (issue 19): the PD column of a scorecard (the score stays the ranking),
     # the development / initial-validation sample (same columns), the AUC at initial validation
-    pd: str | None = None
+    pd: Column | None = None
     reference: Path | None = None
     initial_auc: float | None = Field(None, gt=0, lt=1)
 
@@ -412,7 +418,7 @@ class GradesConfig(Strict):
     current sample's without a reference; of the score for a model without a PD)."""
 
     edges: list[float] | None = Field(None, min_length=1, max_length=99)
-    column: str | None = None
+    column: Column | None = None
     quantiles: int | None = Field(None, ge=2, le=100)
 
     @model_validator(mode="after")
@@ -463,18 +469,18 @@ class Config(Strict):
     title: str = "Model comparison"
     author: str | None = None
     task: Task = "binary"
-    label: str | None = None
+    label: Column | None = None
     positive: ScalarLabel = 1
     classes: list[ScalarLabel] | None = None
-    id: str | None = None
-    weight: str | None = None
+    id: Column | None = None
+    weight: Column | None = None
     #: what the weights mean: sampling (tests count rows; weights shape the estimates) or frequency
     #: (a row of weight w is w identical rows in every metric, interval and test)
     weight_kind: Literal["sampling", "frequency"] = "sampling"
     #: approval rates (share of rows approved, i.e. predicted negative) at which to compare bad rates,
     #: besides the baseline's own
     approval_rates: list[float] = []
-    date: str | None = None  # optional date column: its range is shown on the title page
+    date: Column | None = None  # optional date column: its range is shown on the title page
     threshold: float = 0.5
     beta: float = Field(1.0, gt=0)
     costs: CostsConfig | list[list[float]] = CostsConfig()
@@ -495,7 +501,7 @@ class Config(Strict):
     checks: list[CheckConfig] = []
     history: HistoryConfig | None = None
     credit: CreditConfig | None = None  # turns the credit validation section on
-    segment: str | None = None  # a column to break the credit section's headline numbers down by
+    segment: Column | None = None  # a column to break the credit section's headline numbers down by
 
     _source: str | None = PrivateAttr(None)  # config file name, for messages
     _text: str | None = PrivateAttr(None)  # its YAML text, to find the line of a key
@@ -719,6 +725,12 @@ def _explain(err: dict[str, Any]) -> tuple[str, tuple[Any, ...]]:
         return f"{where}: unknown key{tip}", loc
     if kind == "missing":
         return f"{where}: required key is missing", loc
+    if kind == "invalid_key":
+        # the key itself is not text: pydantic's loc holds it as if it were a list index
+        # ([1] for ``yes:`` or ``1:``), so name the mapping and the key as YAML read it
+        parent = _format_loc(loc[:-1]) if loc[:-1] else "(top level)"
+        return (f"{parent}: key {err.get('input')!r} is not text (YAML reads yes/no, on/off, true/false, null "
+                f"and numbers as values); quote the key or fix it"), loc[:-1]
     msg = err["msg"]
     if msg.startswith("Value error, "):
         msg = msg[len("Value error, "):]
@@ -746,6 +758,10 @@ class _StrictSafeLoader(yaml.SafeLoader):
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
         seen: dict[Any, int] = {}
         for key_node, _ in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                # ``<<: *defaults`` (a YAML merge key): PyYAML's own construct_mapping merges it,
+                # and a key given beside it overrides the merged one (not a duplicate)
+                continue
             key = self.construct_object(key_node, deep=deep)  # type: ignore[no-untyped-call]
             try:
                 first = seen.get(key)
@@ -757,17 +773,39 @@ class _StrictSafeLoader(yaml.SafeLoader):
         return super().construct_mapping(node, deep=deep)
 
 
-def _depth(node: Any, limit: int) -> int:
-    """Nesting depth of parsed YAML, counting at most to ``limit + 1`` (no recursion)."""
-    deepest, stack = 0, [(node, 1)]
+#: The most values (mappings, lists and scalars, each alias counted as a copy) a config may hold:
+#: PyYAML builds ``&a [*b, *b, ...]`` chains ("billion laughs") as shared references, but every
+#: later walk (validation, ``${VAR}`` expansion, error messages) visits each copy. A 40-model
+#: config with a 50-class cost matrix holds about 3,000.
+MAX_VALUES = 100_000
+
+#: The largest config file read (a config is a few KB).
+MAX_CONFIG_BYTES = 16 * 1024 * 1024
+
+
+def _depth(node: Any, limit: int, values: int = MAX_VALUES) -> int:
+    """Nesting depth of parsed YAML, counting at most to ``limit + 1`` (no recursion).
+
+    Raises :class:`_TooManyValues` past ``values`` visited values, so that an alias bomb (a
+    small text that expands exponentially) is refused in bounded time."""
+    deepest, stack, seen = 0, [(node, 1)], 0
     while stack:
         item, d = stack.pop()
+        seen += 1
+        if seen > values:
+            raise _TooManyValues(values)
         if isinstance(item, (dict, list)):
             deepest = max(deepest, d)
             if deepest > limit:
                 return deepest
             stack.extend((v, d + 1) for v in (item.values() if isinstance(item, dict) else item))
     return deepest
+
+
+class _TooManyValues(ValueError):
+    def __init__(self, values: int) -> None:
+        super().__init__(values)
+        self.values = values
 
 
 def _safe_load(text: str, source: str) -> Any:
@@ -938,12 +976,17 @@ def parse_config(text: str, source: str = "<config>", overrides: Sequence[str] =
         raise ConfigError(f"{source}: the config is empty; see configs/demo.yaml for an example")
     if not isinstance(data, dict):
         raise ConfigError(f"{source}: the config must be a mapping of keys (title, models, ...), found {type(data).__name__}")
-    if _depth(data, MAX_DEPTH) > MAX_DEPTH:
-        raise ConfigError(f"{source}: the config nests too deeply (more than {MAX_DEPTH} levels); "
-                          f"see configs/demo.yaml for its shape")
     set_keys: list[tuple[Any, ...]] = []
     if overrides:
         data, set_keys = apply_overrides(data, overrides)
+    try:
+        depth = _depth(data, MAX_DEPTH)
+    except _TooManyValues as exc:
+        raise ConfigError(f"{source}: the config holds more than {exc.values:,} values once its YAML aliases "
+                          f"(*name) are expanded; write the values out (see configs/demo.yaml for its shape)") from None
+    if depth > MAX_DEPTH:
+        raise ConfigError(f"{source}: the config nests too deeply (more than {MAX_DEPTH} levels); "
+                          f"see configs/demo.yaml for its shape")
     data = interpolate(data, os.environ if environ is None else environ, text, source)
     try:
         cfg = Config.model_validate(data)
@@ -1013,16 +1056,12 @@ def load_config(path: str | Path, overrides: Sequence[str] = ()) -> tuple[Config
 
     ``overrides``: ``--set KEY=VALUE`` items (see :func:`parse_config`)."""
     p = Path(path)
+    # never blocks on a FIFO nor reads a device without end (a scheduled job would hang)
+    raw = read_user_file(p, MAX_CONFIG_BYTES, ConfigError, "give the path of a YAML config file")
     try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ConfigError(f"{p}: config file not found; check the path") from None
-    except IsADirectoryError:
-        raise ConfigError(f"{p}: is a directory, expected a YAML config file") from None
+        text = raw.decode("utf-8")
     except UnicodeDecodeError:
         raise ConfigError(f"{p}: not UTF-8 text; save the config as UTF-8") from None
-    except OSError as exc:
-        raise ConfigError(f"{p}: cannot read the config ({exc.strerror})") from None
     cfg = parse_config(text, str(p), overrides)
     base = p.resolve().parent
     models = [

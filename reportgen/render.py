@@ -37,14 +37,16 @@ from jinja2 import ChoiceLoader, Environment, FileSystemLoader, StrictUndefined,
 from jinja2.exceptions import SecurityError
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 from markupsafe import Markup, escape
+from pydantic import ValidationError
 
-from reportgen.config import REPORT_SECTIONS
+from reportgen.config import REPORT_SECTIONS, ReportConfig
 import reportgen.catalog as catalog
-from reportgen.errors import ReportgenError, ThemeError, UserError
+from reportgen.errors import ReportgenError, ResultError, ThemeError, UserError
 from reportgen.formats import MAX_DIGITS, bounds_of, fmt_bounded, fmt_metric, fmt_threshold
 from reportgen.heap import young_collections_only
 from reportgen.labels import CRITERION_LABELS
 from reportgen.results import ComparisonResult, ModelResult, to_jsonable
+from reportgen.smallfiles import read_user_file
 from reportgen.wording import approval_view, comparison_notes, interval_kind, interval_methods, per_class_interval_note, verdict
 from reportgen.wording import optimum_label, undefined_of
 from reportgen.wording import rule as model_rule
@@ -229,23 +231,43 @@ class Theme:
 
     @classmethod
     def from_saved_result(
-        cls, report: dict[str, Any] | None, template_dir: Path | None = None, logo: Path | None = None
+        cls, report: Any, template_dir: Path | None = None, logo: Path | None = None,
+        source: str = "metrics.json",
     ) -> Theme:
         """The theme for re-rendering a saved ``metrics.json`` (``reportgen render``).
 
-        A received file is data: its palette and section list are taken (plain strings, escaped
-        on output), but no path in it is ever opened — the template directory comes only from
-        ``--theme`` and the logo only from ``--logo``, both given by the person running the command.
+        A received file is data: its palette and section list are taken, checked by the config's
+        own rules (colours ``#rrggbb``, sections among :data:`REPORT_SECTIONS`; a value that
+        breaks them is a :class:`~reportgen.errors.ResultError` naming its JSON path, never a
+        crash in the figures nor a section silently left out), but no path in it is ever opened —
+        the template directory comes only from ``--theme`` and the logo only from ``--logo``, both
+        given by the person running the command.
         """
-        r = report or {}
-        palette = r.get("palette")
-        sections = r.get("sections")
+        if report is None:
+            report = {}
+        if not isinstance(report, dict):
+            raise ResultError(f"{source}: run.config.report: expected an object or null, found {_found_json(report)}")
+        looks = {k: report[k] for k in ("palette", "sections") if report.get(k) is not None}
+        try:
+            checked = ReportConfig.model_validate(looks)
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            where = "run.config.report" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in err["loc"])
+            msg = err["msg"].removeprefix("Value error, ")
+            found = "" if err["type"] == "value_error" else f" (found {_found_json(err.get('input'))})"
+            raise ResultError(f"{source}: {where}: {msg}{found}") from None
         return cls(
             template_dir=template_dir,
-            palette=tuple(str(c) for c in palette) if isinstance(palette, (list, tuple)) and palette else None,
+            palette=tuple(checked.palette) if checked.palette else None,
             logo=logo,
-            sections=tuple(str(s) for s in sections) if isinstance(sections, (list, tuple)) and sections else SECTIONS,
+            sections=tuple(checked.sections) if checked.sections else SECTIONS,
         )
+
+
+def _found_json(value: Any) -> str:
+    """A found value for a one-line message: its repr, shortened."""
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def _best_index(values: list[float | None], better: str | None) -> set[int]:
@@ -1116,19 +1138,61 @@ def _theme_frame(exc: BaseException, template_dir: str | Path) -> str | None:
     return found
 
 
-def load_result(path: str | Path) -> ComparisonResult:
-    """Read a saved ``metrics.json`` back into a result (for ``reportgen render``)."""
+#: The largest ``metrics.json`` :func:`load_result` reads (a 40-model run with ``--full-curves``
+#: is a few MB): a bound on the memory a received file can take.
+MAX_RESULT_BYTES = 256 * 1024 * 1024
+
+
+class _RepeatedKey(ValueError):
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def _object_without_repeats(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object, refusing a key given twice (``json`` keeps the last silently, so a received
+    file could show one value to a reader of the text and another to the report)."""
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _RepeatedKey(key)
+            seen.add(key)
+    return out
+
+
+def read_result(path: str | Path) -> tuple[ComparisonResult, bytes]:
+    """Read a saved ``metrics.json`` back into a result, with the exact bytes it was parsed from
+    (``reportgen render`` keeps those bytes in its report set: one read, so the kept file is the
+    one rendered even if the path is replaced meanwhile).
+
+    A received file is data: a FIFO or device is refused (never blocks), the size is bounded by
+    :data:`MAX_RESULT_BYTES`, nesting too deep for the parser and every schema problem are a
+    :class:`~reportgen.errors.UserError` of one line.
+    """
     p = Path(path)
+    raw = read_user_file(p, MAX_RESULT_BYTES, UserError, "pass the metrics.json of a previous run")
     try:
-        data = json.loads(p.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise UserError(f"{p}: file not found; pass the metrics.json of a previous run") from None
+        data = json.loads(raw.decode("utf-8"), object_pairs_hook=_object_without_repeats)
+    except _RepeatedKey as exc:
+        raise UserError(f"{p}: key {exc.key!r} is given twice in one object; a reportgen metrics.json "
+                        f"never repeats a key (which value was meant?)") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise UserError(f"{p}: not a reportgen metrics.json ({exc})") from None
+    except RecursionError:
+        raise UserError(f"{p}: not a reportgen metrics.json (it nests too deeply)") from None
     try:
-        return ComparisonResult.from_json(data, source=str(p))
+        return ComparisonResult.from_json(data, source=str(p)), raw
     except (KeyError, TypeError, ValueError) as exc:
         raise UserError(f"{p}: not a reportgen metrics.json (missing or malformed {exc})") from None
+    except RecursionError:
+        raise UserError(f"{p}: not a reportgen metrics.json (it nests too deeply)") from None
 
 
-__all__ = ["render_html", "build_view", "load_result", "Theme", "fmt_num", "fmt_pct", "fmt_pvalue", "fmt_ci"]
+def load_result(path: str | Path) -> ComparisonResult:
+    """Read a saved ``metrics.json`` back into a result (see :func:`read_result`)."""
+    return read_result(path)[0]
+
+
+__all__ = ["render_html", "build_view", "load_result", "read_result", "Theme", "fmt_num", "fmt_pct", "fmt_pvalue", "fmt_ci"]

@@ -155,10 +155,19 @@ def guess(df: pd.DataFrame, source: str) -> Guess:
 
 
 def _y(value: object) -> str:
-    """A YAML scalar: JSON's quoting is valid YAML (strings double-quoted, numbers and booleans bare)."""
+    """A YAML scalar: JSON's quoting is valid YAML (strings double-quoted, numbers and booleans bare).
+
+    ``${`` is written ``$${`` (the config's literal ``${``): a column named ``${HOME}`` stays that
+    name when the config is read, not the value of an environment variable."""
     if isinstance(value, float):
         return f"{value:.6g}"
-    return json.dumps(value, ensure_ascii=False)
+    return json.dumps(value, ensure_ascii=False).replace("${", "$${")
+
+
+def _note(text: str) -> str:
+    """A comment's text on one line: a value from the data (a label with a line break in a quoted
+    cell) could otherwise end the comment and add keys to the config."""
+    return " ".join(str(text).split())
 
 
 def render(g: Guess, data_file: str, title: str) -> str:
@@ -171,12 +180,12 @@ def render(g: Guess, data_file: str, title: str) -> str:
         "#   reportgen validate THIS_FILE && reportgen run THIS_FILE",
         f"title: {_y(title)}",
         "task: binary",
-        f"label: {_y(g.label)}  # {g.notes['label']}",
-        f"positive: {_y(g.positive)}  # {g.notes['positive']}",
-        (f"id: {_y(g.id)}  # {g.notes['id']}" if g.id else "# id: null  # no unique id column found: rows are matched by position"),
+        f"label: {_y(g.label)}  # {_note(g.notes['label'])}",
+        f"positive: {_y(g.positive)}  # {_note(g.notes['positive'])}",
+        (f"id: {_y(g.id)}  # {_note(g.notes['id'])}" if g.id else "# id: null  # no unique id column found: rows are matched by position"),
     ]
     if g.date:
-        lines.append(f"date: {_y(g.date)}  # {g.notes['date']}")
+        lines.append(f"date: {_y(g.date)}  # {_note(g.notes['date'])}")
     lines.append(f"# weight: {_y(g.weight)}  # a weight-like column: uncomment to weight rows" if g.weight
                  else "# weight: null  # a sample-weight column, if rows carry weights")
     lines += [
@@ -187,7 +196,7 @@ def render(g: Guess, data_file: str, title: str) -> str:
         "models:",
     ]
     for column, direction, own in g.models:
-        lines += [f"  - name: {_y(column)}  # {g.notes['model:' + column]}",
+        lines += [f"  - name: {_y(column)}  # {_note(g.notes['model:' + column])}",
                   f"    file: {_y(data_file)}",
                   f"    score: {_y(column)}"]
         if direction == "lower":

@@ -7,6 +7,7 @@ data files, so the whole path config -> sources -> engine -> JSON is covered by 
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -263,3 +264,33 @@ def test_a_report_run_imports_matplotlib_while_the_models_are_compared_and_waits
     assert started is not None and report.thread is started
     report.join()
     assert not started.is_alive() and "reportgen.figures" in sys.modules
+
+
+@pytest.mark.parametrize(("argv", "words"), [
+    (["run", "x.yaml", "--format", "html,zzz"], "argument --format: unknown format 'zzz'"),
+    (["run", "x.yaml", "--engine", "spark"], "argument --engine: invalid choice: 'spark'"),
+    (["render"], "the following arguments are required: METRICS_JSON"),
+    (["run", "x.yaml", "--bogus\nline"], "unrecognized arguments: --bogus line"),
+])
+def test_a_command_line_mistake_is_one_line_exit_2_not_a_usage_block(cli, capsys, argv, words):
+    """argparse printed its usage block (seven lines) before the error."""
+    with pytest.raises(SystemExit) as exc:
+        cli(argv)
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and len(err.splitlines()) == 1, err
+    assert err.startswith("reportgen: error: ") and words in err and "--help'" in err
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+def test_a_signal_while_pyarrow_is_imported_is_one_line_not_a_traceback(signum, tmp_path, capsys, monkeypatch):
+    """SIGTERM half a second into ``reportgen run`` arrived while ``_arrow_allocator`` imported
+    pyarrow, outside every command's guard: a traceback and exit 1 instead of 143 and one line."""
+    from reportgen import cli as cli_mod
+    from reportgen.writer import on_signal
+
+    monkeypatch.setattr(cli_mod, "_arrow_allocator", lambda: on_signal(signum))
+    code = cli_mod.main(["run", str(tmp_path / "q.yaml")])
+    err = capsys.readouterr().err
+    assert code == 128 + signum
+    assert err == (f"reportgen: error: {tmp_path / 'q.yaml'}: interrupted by {signal.Signals(signum).name}; "
+                   f"nothing was written, the previous report is intact\n")

@@ -90,3 +90,21 @@ def test_no_label_and_an_existing_file_are_one_line_errors(cli, tmp_path: Path, 
 def test_a_missing_file_is_exit_2(cli, tmp_path: Path, capsys) -> None:
     assert _init(cli, tmp_path / "nope.csv", tmp_path / "x.yaml") == 2
     assert "file not found" in capsys.readouterr().err
+
+
+def test_column_names_and_labels_from_the_data_stay_data_in_the_config(cli, tmp_path: Path, monkeypatch) -> None:
+    """A column named ``${HOME}`` was written as ``"${HOME}"`` and read back as the home
+    directory (``${NOPE}``: "environment variable NOPE is not set", so the starter config did
+    not validate as written); a label with a line break (a quoted CSV cell) ended the comment
+    that lists the labels, and the rest of it became config keys."""
+    monkeypatch.delenv("NOPE_Q", raising=False)
+    rng = np.random.default_rng(3)
+    df = pd.DataFrame({"id": range(40), "target": ["ok", "bad\nmodels: []\ntitle: injected"] * 20,
+                       "${HOME}": rng.random(40), "${NOPE_Q}": rng.random(40)})
+    df.to_csv(tmp_path / "e.csv", index=False)
+    out = tmp_path / "e.yaml"
+    assert _init(cli, tmp_path / "e.csv", out) == 0
+    cfg, _ = load_config(out)
+    assert [m.score for m in cfg.models] == ["${HOME}", "${NOPE_Q}"]
+    assert cfg.title == "Model comparison: e" and cfg.label == "target"
+    assert cli(["validate", str(out), "--quiet"]) == 0

@@ -134,3 +134,18 @@ def test_a_user_error_on_the_dask_engine_is_one_line_without_the_workers_traceba
     assert proc.returncode == 2
     assert proc.stderr.splitlines() == [
         f"reportgen: error: {tmp_path / 'a.csv'}: column 's', row 3: non-numeric value 'abc'; expected a number"]
+
+
+def test_distributed_large_graph_warning_stays_off_stderr_of_a_dask_run(scheduler):
+    """A 300k-row paired dask run printed distributed's four-line "Sending large graph of size
+    12.29 MiB … Consider loading the data with Dask directly" on stderr of a successful run."""
+    from reportgen.config import parse_config
+    from reportgen.reduce.dask import cluster_for
+
+    cfg = parse_config(f"label: y\nscheduler: {scheduler}\nmodels:\n  - {{name: a, file: a.csv, score: s}}\n")
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        with cluster_for(cfg):
+            warnings.warn("Sending large graph of size 12.29 MiB.\nThis may cause some slowdown.", UserWarning)
+        warnings.warn("another warning", UserWarning)
+    assert [str(w.message) for w in seen] == ["another warning"]

@@ -10,6 +10,7 @@ a binary class whose weights are all zero in every engine (tests/parity/test_bad
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -109,3 +110,73 @@ def test_all_weights_zero_is_exit_2_multiclass(engine, tmp_path, capsys):
     (tmp_path / "m.yaml").write_text(yaml.safe_dump(cfg), encoding="utf-8")
     assert cli.main(["run", str(tmp_path / "m.yaml"), "--engine", engine, "--out", str(tmp_path / "r")]) == 2
     assert f"{tmp_path / 'm.csv'}: column 'w': every row has weight 0" in one_error(capsys)
+
+
+# --- found by a fuzz of the CLI with hostile files (tests named after what broke) ---
+
+
+@pytest.mark.parametrize(("kind", "expected"), [
+    ("directory", "is a directory"),
+    ("fifo", "not a regular file (a FIFO, socket or device)"),
+    ("device", "not a regular file (a FIFO, socket or device)"),
+])
+def test_render_of_a_metrics_json_that_is_not_a_file_is_exit_2_without_blocking(kind, expected, tmp_path, capsys):
+    """A directory was an internal error (exit 1); a FIFO blocked forever; /dev/zero read until
+    memory ran out."""
+    path = tmp_path / "metrics.json"
+    if kind == "directory":
+        path.mkdir()
+    elif kind == "fifo":
+        os.mkfifo(path)
+    else:
+        path.symlink_to("/dev/zero")
+    assert cli.main(["render", str(path), "--out", str(tmp_path / "r"), "--format", "html"]) == 2
+    assert one_error(capsys) == f"reportgen: error: {path}: {expected}; pass the metrics.json of a previous run"
+    assert not (tmp_path / "r").exists()
+
+
+@pytest.mark.parametrize("text", ["[" * 100_000 + "]" * 100_000, '{"a": ' * 100_000 + "1" + "}" * 100_000])
+def test_render_of_deeply_nested_json_is_exit_2_not_a_recursion_error(text, tmp_path, capsys):
+    """json.loads raised RecursionError: exit 1, "internal error … report it"."""
+    path = tmp_path / "metrics.json"
+    path.write_text(text, encoding="utf-8")
+    assert cli.main(["render", str(path), "--format", "html"]) == 2
+    assert one_error(capsys) == f"reportgen: error: {path}: not a reportgen metrics.json (it nests too deeply)"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["metrics.json"]
+
+
+def test_render_keeps_the_bytes_it_rendered_from(saved, tmp_path, capsys):
+    """The kept metrics.json is the file parsed (one read), byte for byte."""
+    before = saved.read_bytes()
+    assert cli.main(["render", str(saved), "--format", "html", "-q"]) == 0
+    assert saved.read_bytes() == before
+    assert (saved.parent / "report.html").is_file()
+
+
+@pytest.mark.parametrize(("report", "expected"), [
+    ("x", "run.config.report: expected an object or null, found 'x'"),
+    ({"palette": ["red;}</style><script>alert(1)</script>"]},
+     "run.config.report.palette: 'red;}</style><script>alert(1)</script>' is not a colour; write colours as '#rrggbb'"),
+    ({"sections": ["../../etc/passwd"]}, "run.config.report.sections[0]: Input should be 'summary', "),
+])
+def test_render_refuses_a_report_block_the_config_would_refuse(report, expected, saved, tmp_path, capsys):
+    """A string ``run.config.report`` was an AttributeError (exit 1), a palette entry that is not a
+    colour a matplotlib ValueError (exit 1), an unknown section was dropped silently (a report
+    with no section at all)."""
+    data = json.loads(saved.read_text(encoding="utf-8"))
+    data["run"]["config"]["report"] = report
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(data), encoding="utf-8")
+    assert cli.main(["render", str(bad), "--out", str(tmp_path / "r"), "--format", "html"]) == 2
+    assert one_error(capsys).startswith(f"reportgen: error: {bad}: {expected}")
+    assert not (tmp_path / "r").exists()
+
+
+def test_render_refuses_a_key_repeated_in_a_metrics_json(saved, tmp_path, capsys):
+    """json keeps the last of two equal keys: a received file could read one way to a person
+    and render another."""
+    text = saved.read_text(encoding="utf-8")
+    bad = tmp_path / "bad.json"
+    bad.write_text(text.replace('"run": {', '"run": {"title": "hidden", ', 1), encoding="utf-8")
+    assert cli.main(["render", str(bad), "--out", str(tmp_path / "r"), "--format", "html"]) == 2
+    assert one_error(capsys).startswith(f"reportgen: error: {bad}: key 'title' is given twice in one object")

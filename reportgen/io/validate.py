@@ -357,7 +357,7 @@ def check_columns(cfg: Config, i: int, m: ModelConfig, path: Any, have: list[str
     for role, column in columns_for(cfg, m).items():
         if column in have:
             continue
-        key = role if role in ("score", "prediction") or getattr(m, role) else None
+        key = role if role in ("score", "prediction") or getattr(m, role, None) else None
         where = cfg.where("models", i, role) if key else cfg.where(role)
         hint = ""
         same = [c for c in have if c.strip().casefold() == column.strip().casefold()]

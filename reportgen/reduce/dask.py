@@ -111,10 +111,17 @@ def import_dask() -> Any:
 
 @contextmanager
 def cluster_for(cfg: Config) -> Iterator[Any]:
-    """A client of the configured scheduler, or of a local cluster started (and closed) here."""
+    """A client of the configured scheduler, or of a local cluster started (and closed) here.
+
+    While it is in use, distributed's "Sending large graph of size … MiB" UserWarning (four
+    lines of advice on stderr of a successful run, when a paired pass ships each part's row
+    selection with its task) is dropped: the graph's size is reportgen's choice, not the user's
+    to act on."""
     client, cluster = client_for(cfg)
     try:
-        yield client
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message=r"Sending large graph of size", category=UserWarning)
+            yield client
     finally:
         client.close()
         if cluster is not None:

@@ -342,6 +342,8 @@ def _edit(df: pd.DataFrame, row: int, column: str, value) -> pd.DataFrame:
     ("quote left open", lambda t: _raw(t, 'id,y,s\n1,0,0.1\n2,1,0.2\n3,"0,0.3\n'), ("row 4", "a quote is left open")),
     # every engine read the first of two 's' columns without a word
     ("repeated column", lambda t: _raw(t, "id,y,s,s\n1,0,0.1,0.9\n2,1,0.2,0.8\n"), ("column 's' appears 2 times",)),
+    # a top-level column with no per-model key (date) was an AttributeError, exit 1, everywhere
+    ("date column not in the file", lambda t: _one(t, rows(), date="when"), ("run.yaml:", "date: column 'when' not found")),
 ])
 def test_row_rule_messages_are_identical_in_every_engine(case, build, words, tmp_path, scheduler, capsys):
     line = same_everywhere(build(tmp_path), scheduler, capsys)

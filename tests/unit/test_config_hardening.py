@@ -137,3 +137,80 @@ def test_too_many_models_is_a_config_error_not_an_unbounded_run() -> None:
     msg = _error("label: y\nmodels:\n" + models)
     assert f"{MAX_MODELS + 1} models; a report compares at most {MAX_MODELS}" in msg
     parse_config("label: y\nmodels:\n" + "".join(f"  - {{name: m{i}, file: a.csv, score: s}}\n" for i in range(MAX_MODELS)))
+
+
+def test_yaml_alias_bomb_is_refused_in_bounded_time() -> None:
+    """"Billion laughs": ten lines whose aliases expand to 9**9 values. PyYAML builds them as
+    shared references, but the nesting check walked every copy and hung (> 30 s, unbounded)."""
+    import time
+
+    bomb = "x0: &a0 [lol]\n" + "".join(
+        f"x{i + 1}: &a{i + 1} [" + ", ".join([f"*a{i}"] * 9) + "]\n" for i in range(9))
+    start = time.monotonic()
+    msg = _error(bomb + BASE)
+    assert time.monotonic() - start < 5
+    assert msg.startswith("q.yaml: the config holds more than 100,000 values once its YAML aliases"), msg
+
+
+def test_a_few_aliases_are_still_fine() -> None:
+    cfg = parse_config("label: y\nmodels:\n  - &m {name: a, file: a.csv, score: s}\n  - {<<: *m, name: b}\n", "q.yaml")
+    assert [m.name for m in cfg.models] == ["a", "b"]
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device", "directory"])
+def test_config_that_is_not_a_regular_file_is_refused_without_blocking(kind, tmp_path) -> None:
+    """A FIFO as the config blocked ``read_text`` until a writer came (forever in a scheduled
+    job); /dev/zero read until memory ran out."""
+    import os
+
+    from reportgen.config import load_config
+
+    path = tmp_path / "q.yaml"
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "device":
+        path.symlink_to("/dev/zero")
+    else:
+        path.mkdir()
+    with pytest.raises(ConfigError) as info:
+        load_config(path)
+    expected = "is a directory" if kind == "directory" else "not a regular file (a FIFO, socket or device)"
+    assert str(info.value).startswith(f"{path}: {expected}"), info.value
+
+
+@pytest.mark.parametrize(("extra", "expected"), [
+    ("yes: 1\n", "q.yaml: (top level): key True is not text"),
+    ("1: 2\n", "q.yaml: (top level): key 1 is not text"),
+    ("bootstrap: {1: 2}\n", "q.yaml:4: bootstrap: key 1 is not text"),
+])
+def test_a_key_that_yaml_reads_as_a_value_is_named_not_shown_as_a_list_index(extra, expected) -> None:
+    """``yes:`` (a YAML 1.1 boolean) or ``1:`` as a key gave "[1]: Keys should be strings"."""
+    msg = _error(BASE + extra)
+    assert msg.startswith(expected) and "[1]" not in msg, msg
+
+
+@pytest.mark.parametrize(("model", "key"), [
+    ("score: ''", "models[0].score"),
+    ("score: s, weight: ''", "models[0].weight"),
+    ("score: s, id: ''", "models[0].id"),
+])
+def test_an_empty_column_name_is_refused_where_it_is_written(model, key) -> None:
+    """``score: ''`` passed validation as "no score column", then failed in the run with
+    KeyError: 'score' (exit 1, "internal error")."""
+    msg = _error(f"label: y\nmodels:\n  - {{name: a, file: a.csv, {model}}}\n")
+    assert f"q.yaml:3: {key}: String should have at least 1 character" in msg, msg
+
+
+def test_an_empty_file_path_is_refused_not_read_as_the_config_directory() -> None:
+    """``file: ''`` became Path('.'): the config's directory, read as a Parquet dataset."""
+    msg = _error("label: y\nmodels:\n  - {name: a, file: '', score: s}\n")
+    assert "q.yaml:3: models[0].file: the path is empty; give a CSV or Parquet file" in msg, msg
+
+
+def test_an_alias_bomb_given_with_set_is_refused_too() -> None:
+    """The size check ran before --set items were applied; a bomb in a --set value (one flow
+    collection: anchors and aliases work within it) went unchecked into every later walk."""
+    levels = ["&a0 [" + ", ".join(["x"] * 9) + "]"]
+    levels += [f"&a{i + 1} [" + ", ".join([f"*a{i}"] * 9) + "]" for i in range(8)]
+    with pytest.raises(ConfigError, match="more than 100,000 values"):
+        parse_config(BASE, "q.yaml", overrides=["title=[" + ", ".join(levels) + "]"])
