@@ -998,6 +998,7 @@ class ComparisonResult(_Frozen):
         check_schema_version(data, source)
         result = _load(cls, data, "", source)
         _check_names(result, source)
+        _check_ranges(result, source)
         return result
 
     def __repr__(self) -> str:
@@ -1280,6 +1281,26 @@ def _check_names(result: ComparisonResult, source: str) -> None:
         for attr in ("model", "baseline"):
             if getattr(cell, attr) not in result.models:
                 raise ResultError(f"{source}: pairwise[{i}].{attr}: {getattr(cell, attr)!r} is not among the models")
+
+
+def _check_ranges(result: ComparisonResult, source: str) -> None:
+    """Refuse numbers no run can produce: a model's metric or an end of its interval outside the
+    metric's range (:mod:`reportgen.catalog`: the engine clips to it), a negative or non-finite
+    count of rows. The types pass ``"gini": 1e308`` or ``"n": -5``; the report would print them
+    as evidence."""
+    for name, m in result.models.items():
+        for attr in ("n", "positives", "negatives", "positives_rows", "negatives_rows"):
+            v = getattr(m, attr, None)
+            if v is not None and not (math.isfinite(v) and v >= 0):
+                raise ResultError(f"{source}: models.{name}.{attr}: expected a count of rows (a number >= 0), found {v!r}")
+        for where, values in [(f"metrics.{k}", [v]) for k, v in m.metrics.items()] + \
+                [(f"ci.{k}", list(v)) for k, v in m.ci.items()]:
+            spec = catalog.metric(where.split(".", 1)[1])
+            slack = 1e-9  # float sums of a resample may pass a bound by ulps: only numbers no run gives are refused
+            for v in values:
+                if v is not None and not (spec.lo - slack * max(1.0, abs(spec.lo)) <= v <= spec.hi + slack * max(1.0, abs(spec.hi))):
+                    raise ResultError(f"{source}: models.{name}.{where}: {v!r} is outside the range of "
+                                      f"{spec.key} [{spec.lo:g}, {spec.hi:g}]")
 
 
 # --------------------------------------------------------------------------------------

@@ -202,6 +202,14 @@ CLI_CASES = [
     ("schema-newer", _set(("schema_version",), "2"), f"schema_version '2' is newer than this reportgen reads ('{SCHEMA_VERSION}')"),
     ("schema-unknown", _set(("schema_version",), 1), f"schema_version: unknown version 1; this reportgen reads schema_version '{SCHEMA_VERSION}'"),
     ("not-an-object", lambda d: d.clear() or None, "schema_version is missing"),
+    ("metric-out-of-range", _set(("models", "champion", "metrics", "gini"), 1e308),
+     "models.champion.metrics.gini: 1e+308 is outside the range of gini [-1, 1]"),
+    ("interval-out-of-range", _set(("models", "champion", "ci", "roc_auc"), [0.5, 1.5]),
+     "models.champion.ci.roc_auc: 1.5 is outside the range of roc_auc [0, 1]"),
+    ("negative-count", _set(("models", "champion", "n"), -5),
+     "models.champion.n: expected a count of rows (a number >= 0), found -5"),
+    ("negative-positives", _set(("models", "champion", "positives"), -1.0),
+     "models.champion.positives: expected a count of rows (a number >= 0), found -1.0"),
 ]
 
 
@@ -274,10 +282,11 @@ def _trim(doc: Any, key: str = "") -> Any:
 
 
 #: What the loader refuses but a JSON Schema cannot express: names that point nowhere, array
-#: lengths that disagree, a binary model without class counts.
+#: lengths that disagree, a binary model without class counts, a metric outside its catalogue
+#: range (the metrics are one free-form mapping in the schema), a negative count of rows.
 _CROSS_REFERENCE = ("is not among the models", "primary_metric: unknown metric", "(the key it is filed under)",
                     "expected arrays of one length", "expected one more edge", "matrix (one row and column per label)",
-                    "expected a number for task: binary")
+                    "expected a number for task: binary", "is outside the range of", "expected a count of rows")
 
 
 @pytest.mark.parametrize("task", ["binary", "multiclass"])
