@@ -348,6 +348,29 @@ def is_parquet(path: Path) -> bool:
     return path.suffix.lower() in (".parquet", ".pq") or (path.is_dir() and path.suffix.lower() not in (".csv", ".tsv", ".txt"))
 
 
+def _repeated_parquet_column(loc: Any) -> tuple[str, str, int] | None:
+    """(file shown, column, times) of the first Parquet file under ``loc`` whose schema names a
+    column twice (pyarrow's dataset refuses such a file without naming it), or None."""
+    import pyarrow.fs as pafs  # noqa: PLC0415
+    import pyarrow.parquet as pq  # noqa: PLC0415
+
+    fs = loc.fs or pafs.LocalFileSystem()
+    try:
+        info = fs.get_file_info(loc.path)
+        files = [info] if info.type == pafs.FileType.File else [
+            f for f in fs.get_file_info(pafs.FileSelector(loc.path, recursive=True))
+            if f.type == pafs.FileType.File and not f.base_name.startswith(("_", "."))]
+        for f in sorted(files, key=lambda f: f.path):
+            names = pq.read_schema(f.path, filesystem=fs).names
+            twice = next((n for n in names if names.count(n) > 1), None)
+            if twice is not None:
+                shown = loc.shown if f.path == loc.path else f"{loc.shown}/{os.path.relpath(f.path, loc.path)}"
+                return shown, twice, names.count(twice)
+    except Exception:  # noqa: BLE001 - only a better message is at stake: pyarrow's is given instead
+        return None
+    return None
+
+
 def parquet_dataset(path: Path) -> Any:
     """The pyarrow dataset of a Parquet file or directory (hive partitions), or a one-line error."""
     import pyarrow as pa  # noqa: PLC0415
@@ -359,6 +382,9 @@ def parquet_dataset(path: Path) -> Any:
     except (pa.ArrowException, OSError, ValueError) as exc:
         if _DENIED.search(str(exc)):
             raise unreadable_parquet(loc.shown, exc) from None
+        if "duplicate field names" in str(exc) and (twice := _repeated_parquet_column(loc)) is not None:
+            raise InputError(f"{twice[0]}: column {twice[1]!r} appears {twice[2]} times in the Parquet schema; "
+                             f"rename the duplicates so that the config names one column") from None
         raise InputError(f"{loc.shown}: cannot read as Parquet ({F.shown_text(first_line(exc))})") from None
     if not dataset.schema.names:
         raise InputError(f"{loc.shown}: no Parquet data found; expected a .parquet file or a directory of them")
@@ -576,6 +602,11 @@ def part_columns(path: Path) -> list[tuple[str, list[str]]]:
             names = list(fragment.physical_schema.names)
         except (pa.ArrowException, OSError, ValueError) as exc:
             raise unreadable_parquet(part, exc) from None
+        if (twice := next((n for n in names if names.count(n) > 1), None)) is not None:
+            # the dataset's schema comes from one part: another that repeats a name would be read
+            # with either of its columns
+            raise InputError(f"{part}: column {twice!r} appears {names.count(twice)} times in the Parquet schema; "
+                             f"rename the duplicates so that the config names one column")
         names += [k for k in ds.get_partition_keys(fragment.partition_expression) if k not in names]
         out.append((part, names))
     return out

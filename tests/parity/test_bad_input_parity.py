@@ -260,6 +260,35 @@ def test_parquet_part_without_the_score_column_is_refused(tmp_path, scheduler, c
     assert f"{d / 'k=1' / 'p.parquet'}: column 's' not found in this part" in line
 
 
+
+def _repeating_s(df: pd.DataFrame) -> pa.Table:
+    """``df`` as a Parquet table whose schema names the score column twice."""
+    return pa.Table.from_arrays([pa.array(df["id"]), pa.array(df["y"]), pa.array(df["s"]), pa.array(df["s"])],
+                                names=["id", "y", "s", "s"])
+
+
+@pytest.mark.parametrize("where", ["file", "first part", "later part"])
+def test_parquet_naming_a_column_twice_is_refused_naming_the_file(where, tmp_path, scheduler, capsys):
+    """Readers disagree on which of two same-named columns they keep. A single file was refused
+    in pyarrow's words; a later part of a dataset was read (memory, stream: with either column)
+    or refused (dask) — now one line naming the file everywhere, as for a CSV header."""
+    if where == "file":
+        pq.write_table(_repeating_s(rows()), tmp_path / "p.parquet")
+        name, bad = "p.parquet", tmp_path / "p.parquet"
+    else:
+        d = tmp_path / "ds"
+        d.mkdir()
+        first, later = (_repeating_s(rows()), pa.Table.from_pandas(rows(start=21), preserve_index=False))
+        if where == "later part":
+            first, later = later, first
+        pq.write_table(first, d / "a.parquet")
+        pq.write_table(later, d / "b.parquet")
+        name, bad = "ds", d / ("a.parquet" if where == "first part" else "b.parquet")
+    cfg = config(tmp_path, [{"name": "a", "file": name, "score": "s"}])
+    line = same_everywhere(cfg, scheduler, capsys)
+    assert line.endswith(f"{bad}: column 's' appears 2 times in the Parquet schema; "
+                         "rename the duplicates so that the config names one column"), line
+
 def test_class_named_na_is_a_class_not_a_missing_label(tmp_path, scheduler, capsys):
     """Labels 'NA' became missing (and vanished under missing: drop) in some engines."""
     df = rows(30)
