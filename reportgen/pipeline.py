@@ -155,9 +155,6 @@ def analyse(cfg: Config, config_path: Path | str, progress: Progress | None = No
                     for name, cm in credit.models.items() if cm.failures]
         if credit.capabilities.get("weights") == "unweighted":
             notices.append(Notice("credit_sampling_weights", {}))
-    else:  # a development sample named for a section that is not configured: said, not silently ignored
-        notices += [Notice("reference_without_credit", {"model": m.name, "reference": str(m.reference)})
-                    for m in cfg.models if m.reference is not None]
     warnings = [wording.notice_text(n) for n in notices]
     for w in warnings:  # loaders and engine log nothing: their notices are worded and logged here
         log.warning(w)

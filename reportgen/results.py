@@ -279,7 +279,6 @@ NoticeCode = Literal[
     "threshold_outside_scores", "auc_below_half", "small_class", "log_loss_clipped", "delong_zero_variance",
     "zero_width_interval", "small_classes", "delong_small_sample", "delong_infinite_z", "zero_width_difference",
     "rows_dropped", "credit_red", "credit_sampling_weights",
-    "reference_without_credit",  # model, reference: models[].reference set, no credit: section to read it
     # the load audit's (params: model, and the facts below)
     "scores_binned",  # max_distinct, bins, binning, bound: too many distinct scores, binned (stream, dask)
     "ids_not_shared",  # rows: rows whose id is not in every model, dropped (id_mismatch: intersect)

@@ -630,9 +630,6 @@ NOTICE_CODES = {
     "credit_sampling_weights": lambda p: (
         "the credit validation section counts obligors (rows): sampling weights do not apply "
         "there (weight_kind: frequency makes a weight count obligors)"),
-    "reference_without_credit": lambda p: (
-        f"model '{p['model']}': its reference sample ({p['reference']}) was not read: only the credit validation "
-        f"section reads it; set 'credit:' for stability, PSI and migration, or remove 'reference'"),
 }
 
 

@@ -78,22 +78,3 @@ def test_a_red_calibration_stands_beside_the_models_verdict_in_the_summary(demo_
         assert f"Credit validation of {n}: its calibration fails (red: " in verdict
     for n in set(doc["credit"]["models"]) - red - {"champion"}:
         assert f"Credit validation of {n}" not in summary
-
-
-def test_a_reference_sample_without_a_credit_section_is_said_not_ignored(tmp_path: Path) -> None:
-    """models[].reference is read by the credit section only: without ``credit:`` the run says
-    the sample was not read (a typo'd or missing file included) instead of passing over it."""
-    rng = np.random.default_rng(2)
-    p = rng.random(300).round(3)
-    pd.DataFrame({"y": (rng.random(300) < p).astype(int), "p": p}).to_csv(tmp_path / "a.csv", index=False)
-    (tmp_path / "c.yaml").write_text(yaml.safe_dump({
-        "label": "y", "bootstrap": {"resamples": 0},
-        "models": [{"name": "a", "file": "a.csv", "score": "p", "reference": "no_such_dev_sample.csv"}]}))
-    cfg, path = load_config(tmp_path / "c.yaml")
-    result = analyse(cfg, path)
-    assert result.credit is None
-    [notice] = [n for n in result.run.notices if n.code == "reference_without_credit"]
-    assert dict(notice.params) == {"model": "a", "reference": str(tmp_path / "no_such_dev_sample.csv")}
-    assert any(w.startswith("model 'a': its reference sample (") and w.endswith(
-        "was not read: only the credit validation section reads it; set 'credit:' for stability, PSI and "
-        "migration, or remove 'reference'") for w in result.run.warnings)

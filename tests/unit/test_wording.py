@@ -109,9 +109,6 @@ PINNED = [
     (Notice("credit_sampling_weights", {}),
      "the credit validation section counts obligors (rows): sampling weights do not apply there "
      "(weight_kind: frequency makes a weight count obligors)"),
-    (Notice("reference_without_credit", {"model": "b", "reference": "dev/b_2023.csv"}),
-     "model 'b': its reference sample (dev/b_2023.csv) was not read: only the credit validation section reads it; "
-     "set 'credit:' for stability, PSI and migration, or remove 'reference'"),
 ]
 
 
