@@ -544,11 +544,15 @@ class ModelState(ModelPass):
             return
         spilled = self.acc.take_spilled()
         if spilled is not None:
-            self.sample.add_counts(S.oriented(spilled.thresholds, self.cfg.direction), spilled.pos + spilled.neg)
-            self.sampled = True
+            self._sample_table(spilled)
         elif self.sampled or weighted:
             self.sample.add(S.oriented(scores, self.cfg.direction))
             self.sampled = True
+
+    def _sample_table(self, table: ScoreTable) -> None:
+        """Every row of an unweighted table (its scores with their row counts) into the sample."""
+        self.sample.add_counts(S.oriented(table.thresholds, self.cfg.direction), table.pos + table.neg)
+        self.sampled = True
 
     def settled(self, table: ScoreTable | None) -> S.ScoreSample | None:
         """The sample of every row folded, once the table is finished (``table``: ``acc.table()``,
@@ -556,11 +560,11 @@ class ModelState(ModelPass):
         are still all in its exact table samples that table."""
         if self.sample is None:
             return None
-        if isinstance(self.acc, S.TableAccumulator):
-            self.fold_sample(np.empty(0), False)
+        spilled = self.acc.take_spilled() if isinstance(self.acc, S.TableAccumulator) else None
+        if spilled is not None:
+            self._sample_table(spilled)
         if not self.sampled and table is not None:
-            self.sample.add_counts(S.oriented(table.thresholds, self.cfg.direction), table.pos + table.neg)
-            self.sampled = True
+            self._sample_table(table)
         return self.sample
 
     def fresh(self, cfg: Config, path: Path, index: np.ndarray | None = None, collect: bool = True) -> ModelState:
