@@ -520,14 +520,18 @@ def optimum_label(criterion: str, o: Optimum, labels: Mapping[str, str]) -> str:
     return text + " (undefined on these data)" if o.value is None and criterion not in labels else text
 
 
-def log_loss_clipping_sentence(weight: float, log_loss: float, total: float) -> str:
-    """The warning when clipped probabilities drive the log-loss (notice ``log_loss_clipped``):
-    how many rows, what each adds (−log ε) and their share of the log-loss
-    (:func:`reportgen.engine.class_tables.log_loss_clipping_share`)."""
+def log_loss_clipping_sentence(weight: float, log_loss: float, total: float, weighted: bool = False) -> str:
+    """The warning when clipped probabilities enter the log-loss (notice ``log_loss_clipped``):
+    how many rows (their total weight for a weighted model), what each adds (−log ε) and their
+    share of the log-loss (:func:`reportgen.engine.class_tables.log_loss_clipping_share`); the
+    log-loss is said to reflect the clipping constant more than the model only when that share
+    is at least half."""
     share = log_loss_clipping_share(weight, log_loss, total) or 0.0
-    return (f"{weight:g} row(s) give the true class probability 0 (below ε = {LOG_LOSS_EPS:.2g}); clipped to ε, each "
-            f"adds −log ε ≈ {-math.log(LOG_LOSS_EPS):.1f}, together {share * 100:.0f} % of the log-loss, so the "
-            f"log-loss reflects the clipping constant more than the model")
+    rows = f"rows of total weight {weight:g}" if weighted else f"{weight:g} row(s)"
+    part = "under 1" if 0.0 < share < 0.005 else f"{share * 100:.0f}"
+    tail = ", so the log-loss reflects the clipping constant more than the model" if share >= 0.5 else ""
+    return (f"{rows} give the true class probability 0 (below ε = {LOG_LOSS_EPS:.2g}); clipped to ε, each "
+            f"adds −log ε ≈ {-math.log(LOG_LOSS_EPS):.1f}, together {part} % of the log-loss{tail}")
 
 
 def _metric_note(p: dict, text: str) -> str:
@@ -592,8 +596,8 @@ NOTICE_CODES = {
         f"(now '{p['direction']}')"),
     "small_class": lambda p: (
         f"model '{p['model']}': only {p['rows']:g} rows in the smaller class; intervals and tests are unreliable"),
-    "log_loss_clipped": lambda p: (
-        f"model '{p['model']}': log-loss: {log_loss_clipping_sentence(p['weight'], p['log_loss'], p['total'])}"),
+    "log_loss_clipped": lambda p: f"model '{p['model']}': log-loss: " + log_loss_clipping_sentence(
+        p["weight"], p["log_loss"], p["total"], bool(p.get("weighted"))),
     "delong_zero_variance": lambda p: (_model_prefix(p) if "model" in p else "") + zero_variance_note(
         p["auc"], _DELONG_STATISTIC[p.get("statistic") or "auc_interval"]),
     "zero_width_interval": lambda p: (

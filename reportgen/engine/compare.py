@@ -184,7 +184,7 @@ def _model_result(
         clipped = B.log_loss_clipped(table)
         if CT.log_loss_clipping_share(clipped, ll, table.total) is not None:
             notices.append(Notice("log_loss_clipped", {"model": m.name, "weight": clipped, "log_loss": ll,
-                                                       "total": table.total}))
+                                                       "total": table.total, "weighted": table.weighted}))
     notices.extend(test_notices)
     return ModelResult(
         name=m.name,

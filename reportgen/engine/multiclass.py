@@ -586,7 +586,8 @@ def _log_loss(t: CT.ClassTables, m: float, reasons: dict[str, Reason], notes: li
     loss = float(CT.log_loss_sum(t) / m)
     clipped = CT.log_loss_clipped(t)
     if CT.log_loss_clipping_share(clipped, loss, m) is not None:
-        notes.append(("log_loss", Notice("log_loss_clipped", {"weight": clipped, "log_loss": loss, "total": m})))
+        notes.append(("log_loss", Notice("log_loss_clipped", {"weight": clipped, "log_loss": loss, "total": m,
+                                                                 "weighted": t.weighted})))
     return loss
 
 

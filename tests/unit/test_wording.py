@@ -59,8 +59,14 @@ PINNED = [
      "model 'a': only 6 rows in the smaller class; intervals and tests are unreliable"),
     (Notice("log_loss_clipped", {"model": "a", "weight": 2.0, "log_loss": 1.5, "total": 100.0}),
      "model 'a': log-loss: 2 row(s) give the true class probability 0 (below ε = 2.2e-16); clipped to ε, each adds "
-     "−log ε ≈ 36.0, together 48 % of the log-loss, so the log-loss reflects the clipping constant more than the "
+     "−log ε ≈ 36.0, together 48 % of the log-loss"),
+    (Notice("log_loss_clipped", {"model": "a", "weight": 3.0, "log_loss": 1.5, "total": 100.0}),
+     "model 'a': log-loss: 3 row(s) give the true class probability 0 (below ε = 2.2e-16); clipped to ε, each adds "
+     "−log ε ≈ 36.0, together 72 % of the log-loss, so the log-loss reflects the clipping constant more than the "
      "model"),
+    (Notice("log_loss_clipped", {"model": "a", "weight": 0.25, "log_loss": 1.5, "total": 1e4, "weighted": True}),
+     "model 'a': log-loss: rows of total weight 0.25 give the true class probability 0 (below ε = 2.2e-16); clipped "
+     "to ε, each adds −log ε ≈ 36.0, together under 1 % of the log-loss"),
     (Notice("delong_zero_variance", {"model": "a", "auc": 1.0}),
      "model 'a': AUC interval: DeLong's variance is 0 (AUC = 1: the classes are perfectly separated), so the "
      "interval has zero width and understates the uncertainty"),
