@@ -468,7 +468,7 @@ def _build_view(result: ComparisonResult, theme: Theme, drawing: Any) -> dict[st
     for name, m in result.models.items():
         prevalence = m.positives / (m.positives + m.negatives) if m.positives is not None and m.negatives else None
         models.append({
-            "count": fmt_count(m.positives) if binary else _multiclass_input(m),
+            "count": _positives(m) if binary else _multiclass_input(m),
             "name": name,
             "key": keys[name],
             "colour": col[name],
@@ -797,6 +797,15 @@ def _settings_note(run: Any, binary: bool, kind: str | None, result: ComparisonR
                  "no intervals (without the rows multiclass metrics are not bootstrapped)")
     return (f"Predicted classes as in the table of models above; F-beta with β = {run.beta:g}; {costs}; "
             f"{intervals}.")
+
+
+def _positives(m: ModelResult) -> str:
+    """The models table's positives: a weighted model's are a weight, so they say so and give the
+    rows beside it (a weight of 20 347.8 among 100 000 rows is not a share of 20 %)."""
+    if not m.weighted:
+        return fmt_count(m.positives)
+    rows = f", {fmt_count(m.positives_rows)} rows" if m.positives_rows is not None else ""
+    return f"{fmt_count(m.positives)} (weight{rows})"
 
 
 def _multiclass_input(m: ModelResult) -> str:

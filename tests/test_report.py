@@ -152,6 +152,24 @@ def test_model_names_are_text_not_markup(demo_run):
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
 
 
+def test_weighted_positives_say_they_are_a_weight(demo_run):
+    """A weighted model's positives are a weight: the models table says so and gives the rows,
+    so that 20 347.8 positives among 100 000 rows do not read as a 20 % share."""
+    from reportgen.results import ComparisonResult
+
+    doc = json.loads((demo_run.out / "metrics.json").read_text(encoding="utf-8"))
+    name = next(iter(doc["models"]))
+    m = doc["models"][name]
+    rows = int(m["positives"])
+    m.update(weighted=True, positives=20347.75, positives_rows=rows, negatives_rows=int(m["negatives"]))
+    text = _Collector()
+    text.feed(render_html(ComparisonResult.from_json(doc)))
+    visible = " ".join(text.text)
+    assert f"{fmt_count(20347.75)} (weight, {fmt_count(rows)} rows)" in visible
+    others = [n for n in doc["models"] if n != name]
+    assert all(f"{fmt_count(doc['models'][n]['positives'])} (weight" not in visible for n in others)
+
+
 @pytest.mark.parametrize(
     "fn, value, expected",
     [
