@@ -230,8 +230,16 @@ class Phases:
             self.name, self.started, self.count, self.shown = name, time.monotonic(), "", False
 
     def progress(self, done: int, total: int) -> None:
-        """The current phase's count (the engine's ``Progress`` callback)."""
-        self.count = f" {done}/{total}"
+        """The current phase's count (the engine's ``Progress`` callback): ``done/total`` of a few
+        things (files, models), a percentage of many (resamples; the bytes of the input, which
+        the reading phase says it has read: its reduction goes on after 100 %)."""
+        if total <= 100:
+            self.count = f" {done}/{total}"
+            return
+        from reportgen.pipeline import READING  # noqa: PLC0415
+
+        share = min(100, done * 100 // total)
+        self.count = f" {share} % read" if self.name == READING else f" {share} %"
 
     def close(self) -> None:
         with self.lock:

@@ -119,6 +119,9 @@ def check_rows(cfg: Config) -> tuple[list[Notice], tuple[tuple[str, str, int], .
     return notices, ev.audit.dropped, int(rows)
 
 
+#: The phase :func:`analyse` announces first: the files read and reduced to evidence (its
+#: progress counts the bytes read, :mod:`reportgen.io.progress`).
+READING = "reading and reducing the data"
 #: The phase :func:`analyse` announces once the data is reduced, while the models are compared.
 COMPARING = "metrics, tests and intervals"
 
@@ -135,7 +138,7 @@ def analyse(cfg: Config, config_path: Path | str, progress: Progress | None = No
     started = time.perf_counter()
     created = clock.now(now).isoformat().replace("+00:00", "Z")
     if phase is not None:
-        phase("reading and reducing the data")
+        phase(READING)
     ev = load_evidence(cfg, progress) if data is None else data
     if phase is not None:
         phase(COMPARING)

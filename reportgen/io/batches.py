@@ -12,7 +12,7 @@ whichever way the rows came.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +22,7 @@ import pandas as pd
 from reportgen.config import Config
 from reportgen.io import validate as V
 from reportgen.io.files import NA_VALUES, FileInfo, columns_in, file_info, hashing, read_table, record_batches
+from reportgen.io.progress import ReadProgress
 
 
 def read_columns(path: Path, columns: list[str], batch_rows: int, numbers: list[str] = (),
@@ -61,7 +62,7 @@ def _read_on_as_text(path: Path, columns: list[str], batch_rows: int, numbers: l
         yield Batch(pa.RecordBatch.from_arrays(arrays, names=rb.schema.names)), max(start, offset)
 
 
-def read_frames(cfg: Config) -> tuple[dict[Path, Any], list[FileInfo]]:
+def read_frames(cfg: Config, progress: Callable[[int, int], None] | None = None) -> tuple[dict[Path, Any], list[FileInfo]]:
     """``engine: memory``: every file the models name, read whole and once, with only the columns
     they use (class scores too); columns checked first (errors name the config key), labels and
     ids as text, scores as numbers. Each file's columns as the reader gave them (a pyarrow Table;
@@ -82,9 +83,11 @@ def read_frames(cfg: Config) -> tuple[dict[Path, Any], list[FileInfo]]:
         numbers.setdefault(path, set()).update(V.number_columns(cfg, m))
     frames: dict[Path, Any] = {}
     files: list[FileInfo] = []
+    told = ReadProgress(list(wanted), progress)  # the terminal's progress line: bytes read
     with hashing():  # the audit trail's SHA-256 is of the bytes parsed here
-        for path, cols in wanted.items():
-            frames[path] = read_table(path, sorted(cols), numbers[path], text[path], arrow=True)
+        for k, (path, cols) in enumerate(wanted.items()):
+            with told.file(k):
+                frames[path] = read_table(path, sorted(cols), numbers[path], text[path], arrow=True)
             files.append(file_info(path, len(frames[path])))
     return frames, files
 

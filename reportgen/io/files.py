@@ -34,7 +34,7 @@ import os
 import re
 import stat
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -120,6 +120,22 @@ HASH_IN_MEMORY = 64 << 20
 _DIGESTS: contextvars.ContextVar[Digests | None] = contextvars.ContextVar("reportgen_digests", default=None)
 
 
+#: ``tell(bytes)`` of the reading under way (:func:`read_progress`), or None.
+_READ: contextvars.ContextVar[Callable[[int], None] | None] = contextvars.ContextVar("reportgen_read", default=None)
+
+
+@contextmanager
+def read_progress(tell: Callable[[int], None]) -> Iterator[None]:
+    """Within the block, a file read through :func:`opened` (CSV, hashed) calls ``tell(bytes)``
+    with the bytes of it read so far, as the parser takes them (from the parser's own thread:
+    ``tell`` must only record the number). The terminal's progress line of a large file."""
+    token = _READ.set(tell)
+    try:
+        yield
+    finally:
+        _READ.reset(token)
+
+
 @contextmanager
 def hashing(digests: Digests | None = None) -> Iterator[Digests]:
     """Within the block, :func:`read_table` and :func:`record_batches` hash what they read into
@@ -146,6 +162,8 @@ class HashingReader(io.RawIOBase):
         self._digests = digests
         self._name = loc.key(loc.path)
         self._done = False
+        self._tell = _READ.get()
+        self._read = 0
 
     def readable(self) -> bool:
         return True
@@ -154,6 +172,9 @@ class HashingReader(io.RawIOBase):
         n = self._fh.readinto(buffer)
         if n:
             self._hash.update(memoryview(buffer)[:n])
+            if self._tell is not None:
+                self._read += n
+                self._tell(self._read)
         elif not self._done:
             self._done = True
             self._digests.add(self._name, self._hash.hexdigest())

@@ -68,6 +68,7 @@ from reportgen.io import validate as V
 from reportgen.io.align import Join, Keyed, check_positions, check_unique, concat_ids
 from reportgen.io.batches import Batch, read_columns, read_frames, record_batch
 from reportgen.io.files import FileInfo, check_parts, columns_in, file_info, hashing, no_rows
+from reportgen.io.progress import ReadProgress
 from reportgen.io.pairs import PAIRED_CHUNK, RowSpill
 from reportgen.io.validate import (
     check_class_count,
@@ -360,9 +361,11 @@ def read_files(by_file: dict[Path, list], fold: Callable[[Path, list, list], int
     read: dict[Path, int] = {}
     seen_dates: list = []
     files = list(by_file.items())
+    told = ReadProgress([path for path, _ in files], progress)
     for k, (path, states) in enumerate(files):
         try:
-            read[path] = fold(path, states, seen_dates)
+            with told.file(k):
+                read[path] = fold(path, states, seen_dates)
         except V.RowFault:
             for later, sts in files[k + 1:]:
                 if parse_rest(reader.batches(cfg, later, sts)) == 0:
@@ -370,8 +373,6 @@ def read_files(by_file: dict[Path, list], fold: Callable[[Path, list, list], int
             raise
         if read[path] == 0:
             raise no_rows(path)
-        if progress is not None:
-            progress(k + 1, len(by_file))
     return read, seen_dates, in_order(cfg, [st for _path, sts in files for st in sts])
 
 
@@ -503,7 +504,7 @@ def load(cfg: Config, progress: Progress | None = None) -> BinaryEvidence | Mult
 
     The files are hashed for the audit trail as they are read (:class:`reportgen.io.files.Digests`)."""
     if cfg.engine == "memory":
-        return load_frames(cfg, *read_frames(cfg))
+        return load_frames(cfg, *read_frames(cfg, progress))
     with hashing():
         return runner(cfg)(cfg, progress)
 

@@ -6,8 +6,12 @@ from __future__ import annotations
 
 import io
 import time
+from pathlib import Path
 
 from reportgen import cli
+from reportgen.io.files import hashing, opened
+from reportgen.io.progress import ReadProgress
+from reportgen.pipeline import READING
 
 
 class _Tty(io.StringIO):
@@ -22,13 +26,13 @@ def test_a_long_phase_shows_and_ends_with_its_duration(monkeypatch):
     p = cli.Phases("demo.yaml", out)
     p("quick")  # ends before AFTER: never shown
     p("intervals")
-    p.progress(250, 500)
+    p.progress(2, 3)
     time.sleep(0.3)
     p("PDF")
     p.close()
     text = out.getvalue()
     assert "quick" not in text and "PDF" not in text
-    assert "\rdemo.yaml: intervals… 250/500 0 s" in text
+    assert "\rdemo.yaml: intervals… 2/3 0 s" in text
     assert "demo.yaml: intervals done in " in text and text.endswith("\n")
 
 
@@ -40,3 +44,61 @@ def test_silent_when_quiet_or_not_a_terminal(monkeypatch):
     shown.close()
     monkeypatch.setattr(cli.sys, "stderr", io.StringIO())
     assert cli._Printer(quiet=False).phases("x") is None
+
+
+def test_many_units_show_as_a_percentage_and_the_reading_phase_says_read():
+    p = cli.Phases("demo.yaml", _Tty())
+    try:
+        p("intervals")
+        p.progress(250, 500)
+        assert p.count == " 50 %"
+        p(READING)
+        p.progress(1, 2)  # files of unknown size
+        assert p.count == " 1/2"
+        p.progress(750_000, 1_000_000)  # bytes: the reduction goes on after 100 %
+        assert p.count == " 75 % read"
+    finally:
+        p.close()
+
+
+def _read_all(paths: list[Path], told: ReadProgress) -> None:
+    with hashing():
+        for k, path in enumerate(paths):
+            with told.file(k):
+                src = opened(path)
+                try:
+                    while src.read(1000):  # the parser's reads, in blocks
+                        pass
+                finally:
+                    src.close()
+
+
+def test_reading_progress_counts_the_bytes_of_every_file(tmp_path):
+    a, b = tmp_path / "a.csv", tmp_path / "b.csv"
+    a.write_text("y,s\n" + "1,0.5\n" * 400_000)
+    b.write_text("y,s\n" + "0,0.25\n" * 300_000)
+    total = a.stat().st_size + b.stat().st_size
+    told: list[tuple[int, int]] = []
+    _read_all([a, b], ReadProgress([a, b], lambda done, of: told.append((done, of))))
+    assert {of for _, of in told} == {total}
+    done = [d for d, _ in told]
+    assert done == sorted(done) and done[-1] == total
+    assert any(0 < d < a.stat().st_size for d in done)  # told while the first file is read
+    assert a.stat().st_size in done  # and when it ends
+
+
+def test_reading_progress_counts_files_when_a_size_is_unknown(tmp_path):
+    a = tmp_path / "a.csv"
+    a.write_text("y,s\n1,0.5\n")
+    parts = tmp_path / "parts"
+    parts.mkdir()  # a dataset directory: no size up front
+    told: list[tuple[int, int]] = []
+    progress = ReadProgress([a, parts], lambda done, of: told.append((done, of)))
+    with progress.file(0):
+        pass
+    with progress.file(1):
+        pass
+    assert told == [(1, 2), (2, 2)]
+    silent = ReadProgress([a], None)
+    with silent.file(0):
+        pass
