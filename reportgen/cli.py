@@ -212,7 +212,10 @@ class Phases:
     EVERY = 0.5
 
     def __init__(self, label: str, stream) -> None:
+        from reportgen.pipeline import READING  # noqa: PLC0415  (a run's module: not for --help)
+
         self.label, self.stream = label, stream
+        self.reading = READING  # the phase whose count is the input's bytes read
         self.lock = threading.Lock()
         self.name: str | None = None
         self.started = 0.0
@@ -236,10 +239,8 @@ class Phases:
         if total <= 100:
             self.count = f" {done}/{total}"
             return
-        from reportgen.pipeline import READING  # noqa: PLC0415
-
         share = min(100, done * 100 // total)
-        self.count = f" {share} % read" if self.name == READING else f" {share} %"
+        self.count = f" {share} % read" if self.name == self.reading else f" {share} %"
 
     def close(self) -> None:
         with self.lock:

@@ -174,7 +174,10 @@ class HashingReader(io.RawIOBase):
             self._hash.update(memoryview(buffer)[:n])
             if self._tell is not None:
                 self._read += n
-                self._tell(self._read)
+                try:
+                    self._tell(self._read)
+                except Exception:  # noqa: BLE001  (a progress display never breaks a read)
+                    self._tell = None
         elif not self._done:
             self._done = True
             self._digests.add(self._name, self._hash.hexdigest())

@@ -102,3 +102,18 @@ def test_reading_progress_counts_files_when_a_size_is_unknown(tmp_path):
     silent = ReadProgress([a], None)
     with silent.file(0):
         pass
+
+
+def test_a_failing_progress_callback_never_breaks_the_read(tmp_path):
+    a = tmp_path / "a.csv"
+    a.write_text("y,s\n" + "1,0.5\n" * 200_000)
+
+    told: list[int] = []
+
+    def broken(done: int, total: int) -> None:
+        told.append(done)
+        if done < total:  # while the parser reads (its thread): the read goes on, untold
+            raise RuntimeError("display gone")
+
+    _read_all([a], ReadProgress([a], broken))
+    assert len(told) == 2 and told[-1] == a.stat().st_size  # the first block's, then the file's end
