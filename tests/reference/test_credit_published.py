@@ -480,3 +480,36 @@ def test_the_models_migration_reproduces_melioras_bandwidth_example() -> None:
     assert np.array_equal(np.array(mig.counts), [[2, 1, 1], [1, 2, 1], [1, 1, 2]])
     assert (mig.mwb_lower, mig.mwb_upper) == pytest.approx((0.8, 0.8), rel=1e-12)
     assert (mig.stable, mig.upgraded, mig.downgraded, mig.beyond_one) == pytest.approx((0.5, 0.25, 0.25, 1 / 6))
+
+
+def test_letter_grades_in_the_rating_scales_order_reproduce_the_mathworks_bandwidths() -> None:
+    """The MathWorks ``matrixWeightedBandwidth`` example (lower 0.3306, upper 0.6066) with the
+    grades named as letters, best first: AAA, AA, A, BBB, BB. The ECB formulas number the grades
+    along the scale; sorted as text (A, AA, AAA, BB, BBB) the same moves would weigh other
+    distances. With ``credit.grades.order`` (``Grading.order``) the model's migration gives the
+    published numbers; without it the letters sort as text and the bandwidths differ (the reason
+    the scale is a setting), and the grades' rank-order check runs along that wrong order."""
+    counts = np.array([[10, 8, 15, 9, 10], [11, 9, 13, 9, 8], [0, 10, 10, 11, 10], [0, 0, 9, 11, 11], [0, 0, 0, 11, 10]])
+    scale = np.array(["AAA", "AA", "A", "BBB", "BB"])
+    start, end = np.nonzero(counts)
+    start, end = np.repeat(start, counts[start, end]), np.repeat(end, counts[start, end])
+    n = len(start)
+    ids = np.array([f"c{i}" for i in range(n)])
+    pd_scale = np.array([0.001, 0.005, 0.02, 0.05, 0.15])
+
+    def sample(g: np.ndarray, y: np.ndarray) -> C.CreditSample:
+        return C.CreditSample(y=y, score=pd_scale[g], pd=pd_scale[g], grade=scale[g], ids=ids)
+
+    y = np.zeros(n, dtype=bool)  # 1, 2, 5, 11, 20 defaults of 21, 27, 47, 51, 49: rising along the scale
+    y[[i for k, d in enumerate([1, 2, 5, 11, 20]) for i in np.flatnonzero(end == k)[:d]]] = True
+    ref, cur = sample(start, np.arange(n) % 40 == 0), sample(end, y)
+    ordered = C.credit_model("m", cur, ref, "higher", C.Grading("column", order=tuple(scale)), S)
+    assert [g.grade for g in ordered.grades] == scale.tolist() and ordered.monotonic
+    assert np.array_equal(np.array(ordered.migration.counts), counts)
+    assert (round(ordered.migration.mwb_lower, 4), round(ordered.migration.mwb_upper, 4)) == (0.3306, 0.6066)
+    as_text = C.credit_model("m", cur, ref, "higher", C.Grading("column"), S)
+    assert [g.grade for g in as_text.grades] == ["A", "AA", "AAA", "BB", "BBB"]
+    assert (round(as_text.migration.mwb_lower, 4), round(as_text.migration.mwb_upper, 4)) != (0.3306, 0.6066)
+    assert not as_text.monotonic  # A (DR 5/47) after BBB would break the order; only the text order does
+    with pytest.raises(ValueError, match="grade 'BB' is not in the rating scale"):
+        C.credit_model("m", cur, ref, "higher", C.Grading("column", order=("AAA", "AA", "A", "BBB")), S)
