@@ -874,7 +874,9 @@ class CreditGroup(_Frozen):
     default_rate: float = field(metadata=_doc("defaults / n."))
     mean_pd: float | None = field(metadata=_doc("Mean PD; null without a PD."))
     auc: float | None = field(metadata=_doc("AUC; null without two rows of each class."))
-    auc_ci: Sequence[float] | None = field(metadata=_doc("DeLong interval of the AUC at the run's confidence level."))
+    auc_ci: Sequence[float] | None = field(metadata=_doc(
+        "DeLong interval of the AUC at the run's confidence level: AUC -/+ z SE (pROC ci.auc, method delong), or on "
+        "the logit scale where that would leave [0, 1] (the models' rule, engine.proportions.delong_auc_bounds)."))
     gini: float | None = field(metadata=_doc("Gini = 2 AUC - 1 (the accuracy ratio)."))
     gini_ci: Sequence[float] | None = field(metadata=_doc("The AUC interval mapped to the Gini scale."))
     ks: float | None = field(metadata=_doc("Kolmogorov-Smirnov: max |TPR - FPR| over the cuts; null without both classes."))
