@@ -278,7 +278,7 @@ NoticeParams = Mapping[str, str | float | bool | Sequence[str] | None]
 NoticeCode = Literal[
     "threshold_outside_scores", "auc_below_half", "small_class", "log_loss_clipped", "delong_zero_variance",
     "zero_width_interval", "small_classes", "delong_small_sample", "delong_infinite_z", "zero_width_difference",
-    "rows_dropped", "credit_red", "credit_sampling_weights",
+    "rows_dropped", "credit_red", "credit_sampling_weights", "credit_grade_order",
     # the load audit's (params: model, and the facts below)
     "scores_binned",  # max_distinct, bins, binning, bound: too many distinct scores, binned (stream, dask)
     "ids_not_shared",  # rows: rows whose id is not in every model, dropped (id_mismatch: intersect)
@@ -931,7 +931,9 @@ class CreditSection(_Frozen):
     capabilities: Mapping[str, str] = field(default_factory=dict, metadata=_doc(
         "What the run could not give, with a code: migration: needs_rows (the grade migration joins rows by id, "
         "engine: memory only); "
-        "weights: unweighted (rows are counted unweighted here although the config gives weights)."))
+        "weights: unweighted (rows are counted unweighted here although the config gives weights); "
+        "grade_order: text (a rating column's labels are not all numbers and credit.grades.order is not given, so the "
+        "grades run in text order, A before AA before AAA, and the rank-order check and the migration follow it)."))
 
 
 @dataclass(frozen=True, slots=True)

@@ -372,7 +372,19 @@ def _section(cfg: Config, reference_rows: dict[Path, int]) -> CreditSection | No
     caps = {}
     if weighted:  # frequency weights are obligor counts (rows repeated); sampling weights are not applied
         caps["weights"] = "frequency" if cfg.weight_kind == "frequency" else "unweighted"
+    if grading.kind == "column" and not grading.order and any(
+            not _numeric_label(g.grade) for cm in models.values() for g in cm.grades):
+        caps["grade_order"] = "text"  # the rank-order check and the migration follow an alphabetical scale
     return CreditSection(models=models, capabilities=caps, **common)  # type: ignore[arg-type]
+
+
+def _numeric_label(label: str) -> bool:
+    """A grade label that sorts as a number (the battery orders a scale of numbers numerically)."""
+    try:
+        float(label)
+    except ValueError:
+        return False
+    return True
 
 
 def _is_probability(score: np.ndarray) -> bool:

@@ -238,3 +238,21 @@ def test_a_grade_outside_the_rating_scale_names_file_column_and_row(tmp_path: Pa
     with pytest.raises(InputError, match=r"cur.csv: column 'rating', row 15: grade 'AA\+' is not in "
                                          r"credit.grades.order \(AAA, AA, A\); add it to the rating scale"):
         credit_section(cfg)
+
+
+def test_letter_grades_without_a_scale_are_flagged_and_warned_of(tmp_path: Path) -> None:
+    """Without credit.grades.order, letter grades run in text order: the section says so
+    (capability grade_order: text) and the run warns; a scale given, or numeric grades, are not flagged."""
+    from reportgen.wording import notice_text  # noqa: PLC0415
+    from reportgen.results import Notice  # noqa: PLC0415
+
+    f = _frame(40).assign(rating=["BBB", "A", "AA", "AAA"] * 10)
+    cfg, _ = load_config(_write(tmp_path, f, credit={"grades": {"column": "rating"}}))
+    sec = credit_section(cfg)
+    assert sec.capabilities == {"grade_order": "text"}
+    assert [g.grade for g in sec.models["sc"].grades] == ["A", "AA", "AAA", "BBB"]
+    cfg, _ = load_config(_rated(tmp_path, ["BBB", "A", "AA", "AAA"] * 10, ["AAA", "AA", "A", "BBB"]))
+    assert credit_section(cfg).capabilities == {}
+    cfg, _ = load_config(_write(tmp_path, f.assign(rating=[4, 3, 2, 1] * 10), credit={"grades": {"column": "rating"}}))
+    assert credit_section(cfg).capabilities == {}
+    assert "set credit.grades.order" in notice_text(Notice("credit_grade_order", {}))
