@@ -18,6 +18,18 @@ Each test names its source. The sources and what they publish:
   grades) degrees of freedom.
 * Engelmann, Hayden & Tasche (2003), *Testing rating accuracy*, Risk 16(1): AR = 2·AUC − 1,
   AR = a_R / a_P from the CAP curve.
+
+Round 2 (every statistic of the section's metrics.json, the ones above ticked off):
+
+* meliora reference pages, further examples: ``gini`` (a tie, Gini 0.75), ``somersd`` (the table
+  [[3, 1], [1, 3]], D = 0.5), ``kolmogorov_smirnov_stat`` (D = 1), ``binomial_test`` (p 0.1808,
+  0.8208), ``logistic_calibration_lr_test`` (LR 1.78514841), ``migration_matrices_statistics``
+  (MWB 0.8 / 0.8), run through the whole model rather than the building blocks.
+* RSurveillance ``binom.jeffreys`` (R, CRAN) printed example: the grades' Jeffreys interval.
+* pROC on its ``aSAH`` data: the per-segment AUC / Gini interval and the σ of the ECB AUC test,
+  rows and compressed rows, both score directions.
+* The MathWorks bandwidth example again with letter grades: the rating scale's order
+  (``credit.grades.order``) is what makes the published numbers come out.
 """
 
 from __future__ import annotations
