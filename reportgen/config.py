@@ -413,19 +413,41 @@ class BootstrapConfig(Strict):
 
 class GradesConfig(Strict):
     """How rows become grades: exactly one of ``edges`` (PD edges: grade i holds
-    ``edges[i-1] <= pd < edges[i]``), ``column`` (a rating column in every file) or
+    ``edges[i-1] <= pd < edges[i]``), ``column`` (a rating column in every file, in the
+    ``order`` given, best grade first) or
     ``quantiles`` (that many buckets at quantiles of the reference sample's PD, or of the
     current sample's without a reference; of the score for a model without a PD)."""
 
     edges: list[float] | None = Field(None, min_length=1, max_length=99)
     column: Column | None = None
     quantiles: int | None = Field(None, ge=2, le=100)
+    #: With ``column``: the rating scale, best grade (lowest PD) first, e.g. [AAA, AA, A, BBB]. Every
+    #: grade listed is a grade of the section (one nobody holds included: the ECB's K counts the
+    #: grades of the scale); a label in the data that is not listed is an error. Without it the
+    #: labels sort as numbers when every label is one, else as text (A < AA < AAA: give the order).
+    order: list[str] | None = Field(None, min_length=2, max_length=1000)
+
+    @field_validator("order", mode="before")
+    @classmethod
+    def _labels(cls, v: Any) -> Any:
+        """A whole-number grade (``order: [1, 2, 3]``) is its digits, as the rating column's keys are."""
+        if isinstance(v, list):
+            return [str(x) if isinstance(x, int) and not isinstance(x, bool) else x for x in v]
+        return v
 
     @model_validator(mode="after")
     def _one(self) -> GradesConfig:
         given = [k for k in ("edges", "column", "quantiles") if getattr(self, k) is not None]
         if len(given) != 1:
             raise ValueError("give exactly one of edges / column / quantiles")
+        if self.order is not None:
+            if self.column is None:
+                raise ValueError("order (the rating scale) goes with column: it orders a rating column's labels")
+            if any(not v.strip() for v in self.order):
+                raise ValueError("order: a grade label is empty")
+            twice = sorted({v for v in self.order if self.order.count(v) > 1})
+            if twice:
+                raise ValueError(f"order: grade {twice[0]!r} is listed twice")
         e = self.edges or []
         if any(not 0.0 < v < 1.0 for v in e) or any(b <= a for a, b in zip(e, e[1:])):
             raise ValueError("edges must be PDs strictly between 0 and 1, strictly increasing")

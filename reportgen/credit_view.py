@@ -46,6 +46,8 @@ TEST_LABELS: dict[str, tuple[str, str]] = {
 
 #: What a capability code means, for the reader.
 CAPABILITY_TEXT = {
+    "text": "the rating column's grades run in text order (A before AA before AAA): set credit.grades.order to "
+            "the rating scale, best grade first, for the rank-order check and the migration",
     "no_pd": "no PD: give models[].pd (a scorecard's PD mapping) or probability scores for the calibration tests",
     "no_reference": "no development sample: give models[].reference for stability, PSI and migration",
     "no_initial_auc": "no initial AUC: give models[].initial_auc or a reference sample for the ECB AUC test",

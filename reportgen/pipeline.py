@@ -158,6 +158,8 @@ def analyse(cfg: Config, config_path: Path | str, progress: Progress | None = No
                     for name, cm in credit.models.items() if cm.failures]
         if credit.capabilities.get("weights") == "unweighted":
             notices.append(Notice("credit_sampling_weights", {}))
+        if credit.capabilities.get("grade_order") == "text":
+            notices.append(Notice("credit_grade_order", {}))
     warnings = [wording.notice_text(n) for n in notices]
     for w in warnings:  # loaders and engine log nothing: their notices are worded and logged here
         log.warning(w)

@@ -278,7 +278,7 @@ NoticeParams = Mapping[str, str | float | bool | Sequence[str] | None]
 NoticeCode = Literal[
     "threshold_outside_scores", "auc_below_half", "small_class", "log_loss_clipped", "delong_zero_variance",
     "zero_width_interval", "small_classes", "delong_small_sample", "delong_infinite_z", "zero_width_difference",
-    "rows_dropped", "credit_red", "credit_sampling_weights",
+    "rows_dropped", "credit_red", "credit_sampling_weights", "credit_grade_order",
     # the load audit's (params: model, and the facts below)
     "scores_binned",  # max_distinct, bins, binning, bound: too many distinct scores, binned (stream, dask)
     "ids_not_shared",  # rows: rows whose id is not in every model, dropped (id_mismatch: intersect)
@@ -874,7 +874,9 @@ class CreditGroup(_Frozen):
     default_rate: float = field(metadata=_doc("defaults / n."))
     mean_pd: float | None = field(metadata=_doc("Mean PD; null without a PD."))
     auc: float | None = field(metadata=_doc("AUC; null without two rows of each class."))
-    auc_ci: Sequence[float] | None = field(metadata=_doc("DeLong interval of the AUC at the run's confidence level."))
+    auc_ci: Sequence[float] | None = field(metadata=_doc(
+        "DeLong interval of the AUC at the run's confidence level: AUC -/+ z SE (pROC ci.auc, method delong), or on "
+        "the logit scale where that would leave [0, 1] (the models' rule, engine.proportions.delong_auc_bounds)."))
     gini: float | None = field(metadata=_doc("Gini = 2 AUC - 1 (the accuracy ratio)."))
     gini_ci: Sequence[float] | None = field(metadata=_doc("The AUC interval mapped to the Gini scale."))
     ks: float | None = field(metadata=_doc("Kolmogorov-Smirnov: max |TPR - FPR| over the cuts; null without both classes."))
@@ -929,7 +931,9 @@ class CreditSection(_Frozen):
     capabilities: Mapping[str, str] = field(default_factory=dict, metadata=_doc(
         "What the run could not give, with a code: migration: needs_rows (the grade migration joins rows by id, "
         "engine: memory only); "
-        "weights: unweighted (rows are counted unweighted here although the config gives weights)."))
+        "weights: unweighted (rows are counted unweighted here although the config gives weights); "
+        "grade_order: text (a rating column's labels are not all numbers and credit.grades.order is not given, so the "
+        "grades run in text order, A before AA before AAA, and the rank-order check and the migration follow it)."))
 
 
 @dataclass(frozen=True, slots=True)

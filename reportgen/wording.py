@@ -634,6 +634,9 @@ NOTICE_CODES = {
     "credit_sampling_weights": lambda p: (
         "the credit validation section counts obligors (rows): sampling weights do not apply "
         "there (weight_kind: frequency makes a weight count obligors)"),
+    "credit_grade_order": lambda p: (
+        "the credit validation section sorts the rating column's grades as text (A before AA before AAA): set "
+        "credit.grades.order to the rating scale, best grade first, for the rank-order check and the migration"),
 }
 
 

@@ -266,11 +266,17 @@ class CreditSettings:
 
 @dataclass(frozen=True, slots=True)
 class Grading:
-    """How rows become grades: ``kind`` edges (PD edges), column (labels) or quantiles (count)."""
+    """How rows become grades: ``kind`` edges (PD edges), column (labels) or quantiles (count).
+
+    ``order`` (column only): the rating scale, best grade (lowest PD) first; every listed grade is
+    a grade (an empty one included) and every label of the rows must be listed. Empty: the labels
+    seen, sorted as numbers when all are numbers, else as text.
+    """
 
     kind: Literal["edges", "column", "quantiles"]
     edges: tuple[float, ...] = ()
     quantiles: int = 10
+    order: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -657,16 +663,25 @@ def _grades(cur: CreditSample, ref: CreditSample | None, grading: Grading, direc
     """Grade indices of the current and reference rows, labels, edges (or None), graded_by.
 
     Grades always run from the lowest to the highest PD: edges on a PD, quantiles of the PD
-    (or of the score, oriented so that grade 0 is the safest), or the sorted column labels.
+    (or of the score, oriented so that grade 0 is the safest), or the column labels in the
+    order of the rating scale (``grading.order``), else sorted.
     """
     if grading.kind == "column":
         assert cur.grade is not None
         ref_grade = None if ref is None else ref.grade
-        labels = _label_order(cur.grade if ref_grade is None else np.r_[cur.grade, ref_grade])
+        if grading.order:
+            labels = np.array(grading.order, dtype=str)
+        else:
+            labels = _label_order(cur.grade if ref_grade is None else np.r_[cur.grade, ref_grade])
         sorter = np.argsort(labels)
 
         def code(values: np.ndarray) -> np.ndarray:
-            return sorter[np.searchsorted(labels, values.astype(str), sorter=sorter)]
+            v = values.astype(str)
+            at = np.minimum(np.searchsorted(labels, v, sorter=sorter), len(labels) - 1)
+            found = labels[sorter[at]] == v
+            if not found.all():  # the readers refuse such a row first, naming file, column and row
+                raise ValueError(f"grade {str(v[~found][0])!r} is not in the rating scale (credit.grades.order)")
+            return sorter[at]
         return code(cur.grade), None if ref_grade is None else code(ref_grade), labels.tolist(), None, "column"
     if cur.pd is not None:
         cv, rv, by = cur.pd, None if ref is None or ref.pd is None else ref.pd, "pd"

@@ -48,7 +48,7 @@ def _grading(cfg: Config) -> C.Grading:
         return C.Grading("quantiles", quantiles=g.quantiles if g is not None and g.quantiles else 10)
     if g.edges is not None:
         return C.Grading("edges", edges=tuple(g.edges))
-    return C.Grading("column")
+    return C.Grading("column", order=tuple(g.order or ()))
 
 
 def _roles(cfg: Config, m: ModelConfig) -> dict[str, tuple[str, tuple[str | int, ...]]]:
@@ -158,6 +158,15 @@ def _checked(cfg: Config, path: Path, df: Any, wanted: dict[str, str], offset: i
         if out.any():
             raise _first_bad(path, wanted["pd"], out, f"PD {pd_[np.flatnonzero(out)[0]]:g} outside [0, 1]; "
                              f"'pd' must name a probability-of-default column", offset)
+    order = cfg.credit.grades.order if cfg.credit is not None else None
+    if order and "grade" in text_cols:
+        scale = np.array(order, dtype=object)
+        unknown = keep & ~np.isin(text_cols["grade"], scale)
+        if unknown.any():
+            shown = ", ".join(order[:12]) + (", …" if len(order) > 12 else "")
+            raise _first_bad(path, wanted["grade"], unknown, f"grade {text_cols['grade'][np.flatnonzero(unknown)[0]]!r} "
+                             f"is not in credit.grades.order ({shown}); add it to the rating scale",
+                             offset)
     if weights is not None:
         bad = keep & ((weights < 0) | (weights != np.round(weights)))
         if bad.any():  # the row number counts the file's rows, dropped ones included
@@ -363,7 +372,19 @@ def _section(cfg: Config, reference_rows: dict[Path, int]) -> CreditSection | No
     caps = {}
     if weighted:  # frequency weights are obligor counts (rows repeated); sampling weights are not applied
         caps["weights"] = "frequency" if cfg.weight_kind == "frequency" else "unweighted"
+    if grading.kind == "column" and not grading.order and any(
+            not _numeric_label(g.grade) for cm in models.values() for g in cm.grades):
+        caps["grade_order"] = "text"  # the rank-order check and the migration follow an alphabetical scale
     return CreditSection(models=models, capabilities=caps, **common)  # type: ignore[arg-type]
+
+
+def _numeric_label(label: str) -> bool:
+    """A grade label that sorts as a number (the battery orders a scale of numbers numerically)."""
+    try:
+        float(label)
+    except ValueError:
+        return False
+    return True
 
 
 def _is_probability(score: np.ndarray) -> bool:

@@ -108,6 +108,10 @@ def test_reference_resolves_against_the_config_and_is_audited(tmp_path: Path) ->
     ({"grades": {"edges": [0.2, 0.1]}}, "strictly increasing"),
     ({"traffic_lights": {"amber": 0.01, "red": 0.05}}, "red must be a smaller p-value"),
     ({"grade": {"edges": [0.1]}}, "did you mean 'grades'"),
+    ({"grades": {"quantiles": 4, "order": ["A", "B"]}}, "order .the rating scale. goes with column"),
+    ({"grades": {"column": "r", "order": ["A", "B", "A"]}}, "grade 'A' is listed twice"),
+    ({"grades": {"column": "r", "order": ["A", ""]}}, "a grade label is empty"),
+    ({"grades": {"column": "r", "order": ["A"]}}, "at least 2 items"),
 ])
 def test_credit_config_errors(credit: dict, message: str) -> None:
     text = yaml.safe_dump({"label": "y", "models": [{"name": "a", "file": "a.csv", "score": "s"}], "credit": credit})
@@ -205,3 +209,50 @@ def test_sampling_weights_not_applied_is_a_run_warning(tmp_path: Path) -> None:
     cfg, path = load_config(path)
     result = analyse(cfg.model_copy(update={"bootstrap": cfg.bootstrap.model_copy(update={"resamples": 0})}), path)
     assert any("sampling weights do not apply" in w for w in result.run.warnings)
+
+
+def _rated(tmp: Path, ratings: list[str], order: list, **extra) -> Path:
+    f = _frame(len(ratings)).assign(rating=ratings)
+    return _write(tmp, f, credit={"grades": {"column": "rating", "order": order}}, **extra)
+
+
+@pytest.mark.parametrize("engine", ["memory", "stream", "dask"])
+def test_the_rating_scale_orders_letter_grades_in_every_engine(tmp_path: Path, engine: str) -> None:
+    """credit.grades.order: letter grades in the scale's order (text order would put A before AAA),
+    a grade of the scale nobody holds kept (K = the scale's grades), whole numbers as their digits."""
+    ratings = ["BBB", "A", "AA", "AAA"] * 10  # the frame's PDs 0.3, 0.1, 0.02, 0.01 in turn
+    cfg, _ = load_config(_rated(tmp_path, ratings, ["AAA", "AA", "A", "BBB", "BB"], engine=engine))
+    m = credit_section(cfg).models["sc"]
+    assert [g.grade for g in m.grades] == ["AAA", "AA", "A", "BBB", "BB"]
+    assert [g.mean_pd for g in m.grades] == pytest.approx([0.01, 0.02, 0.1, 0.3, None])
+    assert [g.n for g in m.grades] == [10, 10, 10, 10, 0] and m.monotonic
+    cfg, _ = load_config(_rated(tmp_path, ["3", "2", "1", "1"] * 10, [1, 2, 3], engine=engine))
+    assert [g.grade for g in credit_section(cfg).models["sc"].grades] == ["1", "2", "3"]
+
+
+@pytest.mark.parametrize("engine", ["memory", "stream"])
+def test_a_grade_outside_the_rating_scale_names_file_column_and_row(tmp_path: Path, engine: str) -> None:
+    ratings = ["AAA", "AA"] * 20
+    ratings[13] = "AA+"
+    cfg, _ = load_config(_rated(tmp_path, ratings, ["AAA", "AA", "A"], engine=engine))
+    with pytest.raises(InputError, match=r"cur.csv: column 'rating', row 15: grade 'AA\+' is not in "
+                                         r"credit.grades.order \(AAA, AA, A\); add it to the rating scale"):
+        credit_section(cfg)
+
+
+def test_letter_grades_without_a_scale_are_flagged_and_warned_of(tmp_path: Path) -> None:
+    """Without credit.grades.order, letter grades run in text order: the section says so
+    (capability grade_order: text) and the run warns; a scale given, or numeric grades, are not flagged."""
+    from reportgen.wording import notice_text  # noqa: PLC0415
+    from reportgen.results import Notice  # noqa: PLC0415
+
+    f = _frame(40).assign(rating=["BBB", "A", "AA", "AAA"] * 10)
+    cfg, _ = load_config(_write(tmp_path, f, credit={"grades": {"column": "rating"}}))
+    sec = credit_section(cfg)
+    assert sec.capabilities == {"grade_order": "text"}
+    assert [g.grade for g in sec.models["sc"].grades] == ["A", "AA", "AAA", "BBB"]
+    cfg, _ = load_config(_rated(tmp_path, ["BBB", "A", "AA", "AAA"] * 10, ["AAA", "AA", "A", "BBB"]))
+    assert credit_section(cfg).capabilities == {}
+    cfg, _ = load_config(_write(tmp_path, f.assign(rating=[4, 3, 2, 1] * 10), credit={"grades": {"column": "rating"}}))
+    assert credit_section(cfg).capabilities == {}
+    assert "set credit.grades.order" in notice_text(Notice("credit_grade_order", {}))

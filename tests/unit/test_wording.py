@@ -115,6 +115,9 @@ PINNED = [
     (Notice("credit_sampling_weights", {}),
      "the credit validation section counts obligors (rows): sampling weights do not apply there "
      "(weight_kind: frequency makes a weight count obligors)"),
+    (Notice("credit_grade_order", {}),
+     "the credit validation section sorts the rating column's grades as text (A before AA before AAA): set "
+     "credit.grades.order to the rating scale, best grade first, for the rank-order check and the migration"),
 ]
 
 
