@@ -144,3 +144,35 @@ def test_baseline_at_its_own_approval_rate_keeps_its_rule_with_zero_weight_rows(
     for cell, mask in ((a.swap_in, am & ~rule), (a.swap_out, ~am & rule), (a.stay_approved, am & rule),
                        (a.stay_declined, ~am & ~rule)):
         assert (cell.rows, cell.bads_rows, cell.weight) == (mask.sum(), (mask & y).sum(), w[mask].sum())
+
+
+@settings(deadline=None, max_examples=40, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_equal_approval_sides_match_a_brute_force_with_zero_weights(data):
+    n = data.draw(st.integers(4, 30))
+    y = np.array(data.draw(st.lists(st.booleans(), min_size=n, max_size=n)))
+    w = np.array(data.draw(st.lists(st.integers(0, 3), min_size=n, max_size=n)), dtype=float)
+    sa = np.array(data.draw(st.lists(st.integers(0, 6), min_size=n, max_size=n)), dtype=float) / 2
+    sb = np.array(data.draw(st.lists(st.integers(0, 6), min_size=n, max_size=n)), dtype=float) / 2
+    da, db = data.draw(st.sampled_from(["higher", "lower"])), data.draw(st.sampled_from(["higher", "lower"]))
+    ta, tb = float(data.draw(st.sampled_from(sa.tolist()))), float(data.draw(st.sampled_from(sb.tolist())))
+    if not (w[y].sum() > 0 and w[~y].sum() > 0):
+        return
+    _, comps, _ = compare_rows([ModelRows("a", "f", sa, y, w, da, threshold=ta),
+                                ModelRows("b", "f", sb, y, w, db, threshold=tb)], Settings(resamples=0), threshold=0.5)
+    (a,) = [x for x in comps[0].approval if x.source == "baseline"]
+    # the baseline approves what its rule does not flag; the model the safest rows, whole tied
+    # groups, at the share closest to the baseline's (ties: approving more)
+    rule = ~(sa >= ta if da == "higher" else sa <= ta)
+    risk = sb if db == "higher" else -sb
+    cuts = np.unique(risk)
+    shares = np.array([0.0] + [w[risk <= t].sum() / w.sum() for t in cuts])
+    best = max(np.flatnonzero(np.abs(shares - a.target_rate) == np.abs(shares - a.target_rate).min()))
+    am = risk <= cuts[best - 1] if best > 0 else np.zeros(n, bool)
+    assert a.target_rate == pytest.approx(w[rule].sum() / w.sum(), abs=1e-12)
+    for side, mask in ((a.baseline, rule), (a.model, am)):
+        assert (side.approved_rows, side.bads_rows) == (mask.sum(), (mask & y).sum())
+        assert side.approved_weight == pytest.approx(w[mask].sum(), abs=1e-12)
+    for cell, mask in ((a.swap_in, am & ~rule), (a.swap_out, ~am & rule), (a.stay_approved, am & rule),
+                       (a.stay_declined, ~am & ~rule)):
+        assert (cell.rows, cell.bads_rows) == (mask.sum(), (mask & y).sum())
