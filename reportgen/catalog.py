@@ -238,7 +238,8 @@ CONVENTIONS: dict[str, tuple[tuple[Task, ...], str]] = {
         "max over cuts of TPR − FPR in the declared direction, 0 if never positive (scipy "
         "ks_2samp(negatives' scores, positives' scores, alternative='greater')); the two-sided "
         "D = max |TPR − FPR| (ks_2samp default, R ks.test; the credit section's KS) is larger only where "
-        "the ROC curve falls further below the diagonal than it rises above it. No KS test p-value is reported.")),
+        "the ROC curve falls further below the diagonal than it rises above it. No KS test p-value is reported. "
+        "Its threshold (ks_threshold) is the optimal Youden's J cut, ties broken as for the optimal thresholds.")),
     "average_precision": (("binary",), (
         "Step sum Σ (R_k − R_{k−1})·P_k over distinct thresholds (scikit-learn average_precision_score), not "
         "interpolated and not a trapezoidal PR AUC.")),

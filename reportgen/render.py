@@ -516,6 +516,11 @@ def _build_view(result: ComparisonResult, theme: Theme, drawing: Any) -> dict[st
 
     # comparisons
     comparisons = []
+    # a family of one test is its own Holm adjustment: its adjusted p (= the raw p) is not shown twice
+    delong_family = sum(c.tests.delong is not None and c.tests.delong.p_value_holm is not None
+                        for c in result.comparisons)
+    mcnemar_family = sum(c.tests.mcnemar is not None and c.tests.mcnemar.p_value_holm is not None
+                         for c in result.comparisons)
     for c in result.comparisons:
         rows = []
         for k in (KEY_COMPARISON_METRICS if binary else KEY_MULTICLASS_METRICS):
@@ -549,12 +554,12 @@ def _build_view(result: ComparisonResult, theme: Theme, drawing: Any) -> dict[st
             "rows": rows,
             "delong": None if d is None else {
                 "delta": fmt_signed(d.delta, 4), "se": fmt_num(d.se, 4), "z": fmt_num(d.z, 2),
-                "p": fmt_p(d.p_value), "p_holm": fmt_p(d.p_value_holm) if d.p_value_holm is not None else "",
+                "p": fmt_p(d.p_value), "p_holm": fmt_p(d.p_value_holm) if d.p_value_holm is not None and delong_family > 1 else "",
                 "ci": fmt_ci(d.ci, 4), "paired": "paired" if d.paired else "unpaired",
             },
             "mcnemar": None if mc is None else {
                 "statistic": fmt_num(mc.statistic, 3), "p": fmt_p(mc.p_value),
-                "p_holm": fmt_p(mc.p_value_holm) if mc.p_value_holm is not None else "",
+                "p_holm": fmt_p(mc.p_value_holm) if mc.p_value_holm is not None and mcnemar_family > 1 else "",
                 "method": mc.method,
                 # the mid-p test Fagerland, Lydersen & Laake (2013) recommend, beside the conservative one
                 "mid_p": fmt_p(mc.p_value_mid_p) if mc.p_value_mid_p is not None and (mc.model_only_right or mc.baseline_only_right) else "",

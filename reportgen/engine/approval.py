@@ -82,9 +82,20 @@ def table_shares(table: ScoreTable) -> np.ndarray:
     return tail / tail[0]
 
 
-def table_cut(table: ScoreTable, rate: float) -> int:
+def table_cut(table: ScoreTable, rate: float, threshold: float | None = None) -> int:
     """The cut whose approved share is closest to ``rate`` (ties: the one approving more), from
-    the table alone (:func:`cut_for_rate` of its rows)."""
+    the table alone (:func:`cut_for_rate` of its rows).
+
+    ``threshold``: the model's own decision threshold when ``rate`` is its own approval rate
+    (:func:`own_rate`); the cut is then its rule's, whatever the ties. Scores of zero weight
+    next to the rule's cut give several cuts of that share, and "the one approving more" would
+    approve rows the rule declines (counted in ``approved_rows``, and the riskiest approved
+    score named as the threshold).
+    """
+    if threshold is not None:
+        rule = table.cut_index(threshold)
+        if float(table_shares(table)[rule]) == rate:
+            return rule
     return int(np.argmin(np.abs(table_shares(table) - rate)))
 
 
@@ -105,8 +116,9 @@ class ApprovalCounter:
     def __init__(self, tables: list[ScoreTable], thresholds: list[float], rates: tuple[float, ...] = ()) -> None:
         self.k = len(tables)
         self.targets = tuple(own_rate(t, thr) for t, thr in zip(tables, thresholds)) + tuple(float(r) for r in rates)
-        self.cuts = np.array([[table_cut(t, r) for t in tables] for r in self.targets], dtype=np.int64).reshape(
-            len(self.targets), self.k)
+        # model j at its own rate (target j) keeps its rule's cut
+        self.cuts = np.array([[table_cut(t, r, thr if i == j else None) for j, (t, thr) in enumerate(zip(tables, thresholds))]
+                              for i, r in enumerate(self.targets)], dtype=np.int64).reshape(len(self.targets), self.k)
         self.counts = np.zeros((len(self.targets), 1 << (self.k + 1)), dtype=np.int64)
 
     def moments(self, rows: list[np.ndarray], y: np.ndarray, counts: np.ndarray | None = None) -> np.ndarray:
@@ -352,13 +364,13 @@ def joint_cell_luts(tables: Sequence[ScoreTable], thresholds: Sequence[float], r
     approval rate the paired pass knows (every model's own rate, then ``rates``:
     :class:`ApprovalCounter`'s targets), so the decisions and the approvals stay exact on bins."""
     targets = [own_rate(t, thr) for t, thr in zip(tables, thresholds)] + [float(r) for r in rates]
-    return [split_lut(coarse_lut(t, thr, JOINT_BINS), [table_cut(t, r) for r in targets])
-            for t, thr in zip(tables, thresholds)]
+    return [split_lut(coarse_lut(t, thr, JOINT_BINS), [table_cut(t, r, thr if i == j else None) for i, r in enumerate(targets)])
+            for j, (t, thr) in enumerate(zip(tables, thresholds))]
 
 
 def compare_cells_at_rate(rate: float, source: str, cells: WeightCells, names: Sequence[str],
                           tables: Sequence[ScoreTable], baseline: int, level: float, resamples: int,
-                          rng: np.random.Generator) -> list[ApprovalAtRate]:
+                          rng: np.random.Generator, rule: float | None = None) -> list[ApprovalAtRate]:
     """:func:`compare_at_rate` of weighted aligned rows given as their joint weight cells
     (:class:`~reportgen.engine.intervals.WeightCells`, key j = model j): rows are the cells'
     counts, weights the counts times the baseline's weight (as :func:`compare_at_rate` weighs
@@ -366,7 +378,8 @@ def compare_cells_at_rate(rate: float, source: str, cells: WeightCells, names: S
     (the same cut when the models share their weights; on binned cells, a bin boundary by
     :func:`joint_cell_luts`). The interval is drawn per class on the (swap cell, weight) cells
     (:func:`~reportgen.engine.resample.stratified_cell_blocks`), exactly the distribution of
-    :func:`bootstrap_delta` on the rows."""
+    :func:`bootstrap_delta` on the rows. ``rule``: the baseline's decision threshold when ``rate``
+    is its own approval rate (its side then keeps its rule's cut, :func:`table_cut`)."""
     y = np.asarray(cells.y, dtype=bool)
     mult = cells.rows.astype(np.float64)
     w = cells.w[baseline]
@@ -374,7 +387,7 @@ def compare_cells_at_rate(rate: float, source: str, cells: WeightCells, names: S
     approved, sides = [], []
     for j, (name, table) in enumerate(zip(names, tables)):
         thr = table.thresholds
-        cut = table_cut(table, rate)
+        cut = table_cut(table, rate, rule if j == baseline else None)
         # bins never exceed the rows, so cut = rows (nothing approved) approves no bin either
         at = cut if cells.luts is None or cut >= thr.shape[0] else int(cells.luts[j][cut])
         a = cells.codes[j] >= at

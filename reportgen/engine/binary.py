@@ -334,8 +334,12 @@ def _ks(table: ScoreTable, tp: np.ndarray, fp: np.ndarray) -> tuple[float | None
     # cuts 1..k is at a run start
     cuts = np.arange(1, tp.shape[0]) if starts is None else starts[1:]
     diff = tp[cuts] / P - fp[cuts] / N
-    j = int(np.argmax(diff))
-    return float(max(diff[j], 0.0)), float(table.thresholds[cuts[j] - 1])
+    # the threshold follows the optimal thresholds' tie rule (KS is max Youden's J, so this is
+    # optimal_thresholds' youden_j cut): equal maxima computed along different paths differ in
+    # their last bits (18/27 − 3/27 and 21/27 − 6/27), and the first within TIE_TOLERANCE wins
+    j = _best(diff)
+    assert j is not None
+    return float(max(diff.max(), 0.0)), float(table.thresholds[cuts[j] - 1])
 
 
 def defective_pairs(table: ScoreTable, auc: float | None) -> float | None:

@@ -493,7 +493,8 @@ def _approvals(ev: BinaryEvidence, s: Settings, b: int) -> tuple[dict[str, list]
     rates = [("baseline", AP.own_rate(base.table, base.threshold))] + [("config", r) for r in s.approval_rates]
     for source, rate in rates:
         for a in AP.compare_cells_at_rate(rate, source, cells, names, [m.table for m in ev.models], b,
-                                          s.level, s.resamples, rng):
+                                          s.level, s.resamples, rng,
+                                          rule=base.threshold if source == "baseline" else None):
             out[a.model.model].append(a)
     return out, None
 
@@ -741,14 +742,16 @@ def compare_binary_evidence(ev: BinaryEvidence, s: Settings, progress: Progress 
 
     approvals, approval_cap = _approvals(ev, s, b)
     decisions = decide([p[1].get(pm) for p in pending], primary, pm, B.BETTER.get(pm) or "higher", s.level)
-    several = len(pending) > 1  # a family of one: the adjusted p is the raw one, not shown twice
+    # Every family is adjusted, a family of one included: Holm's adjusted p of a single test is
+    # its raw p (as the decision's p_value_adjusted and the multiclass McNemar summary say); the
+    # report leaves out the duplicate, the numbers do not (a null read as "not adjusted").
     comparisons = []
     for (name, delta, rel, rer, ci, method, caps, test_notes, dl, mcn), hm, hd, dec in zip(
             pending, stats.holm(raw_m), stats.holm(raw_d), decisions):
-        if dl is not None and several:  # DeLong's family: the verdicts' when they are DeLong's, else its own
+        if dl is not None:  # DeLong's family: the verdicts' when they are DeLong's, else its own
             dl = replace(dl, p_value_holm=dec.p_value_adjusted if pm in DELONG_METRICS and dec.method == dl_method(dl)
                          else hd)
-        mcs = None if mcn is None else mcnemar_summary(mcn[0], hm if several else None, *mcn[1:])
+        mcs = None if mcn is None else mcnemar_summary(mcn[0], hm, *mcn[1:])
         notes = list(test_notes)  # the tests' own caveats; what is missing is in ``caps`` (codes)
         flat = _zero_width(ci)
         if flat:

@@ -261,7 +261,8 @@ def comparisons_of(names: Sequence[str], models: dict[str, ModelResult], s: Sett
     decisions = decide([p[1].get(pm) for p in pending], tests, pm, BETTER.get(pm) or "higher", s.level)
     comparisons: list[Comparison] = []
     for (name, delta, rel, rer, ci, method, caps, mcn), hm, dec in zip(pending, stats.holm(raw_mcnemar), decisions):
-        mc = None if mcn is None else mcnemar_summary(mcn[0], hm if len(pending) > 1 else None, *mcn[1:])
+        # a family of one is its own Holm adjustment (adjusted p = raw p), as in the binary driver
+        mc = None if mcn is None else mcnemar_summary(mcn[0], hm, *mcn[1:])
         comparisons.append(Comparison(
             model=name, baseline=base_name, delta=delta, relative_delta=rel,
             relative_error_reduction=rer["accuracy"], relative_error_reductions=rer, ci=ci,
