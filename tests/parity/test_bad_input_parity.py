@@ -1099,3 +1099,39 @@ def test_a_damaged_later_parquet_part_comes_before_a_bad_row_of_an_earlier_part(
     last.write_bytes(data[: len(data) // 2] + b"\0" * 50 + data[len(data) // 2 + 50:])
     line = refused_alike(config(tmp_path, [{"name": "a", "file": "ds", "score": "s"}]), scheduler, capsys)
     assert "cannot read as Parquet" in line and "row 12" not in line, line
+
+
+# --- validate checks in the run's order (a second fuzzer) ------------------------------------
+
+
+@pytest.mark.parametrize("value", [np.inf, np.nan], ids=["infinite", "missing"])
+def test_validate_with_a_credit_section_names_a_bad_score_in_the_run_s_words(value, tmp_path, scheduler, capsys):
+    """With ``credit:`` set, ``validate`` checked the credit section's inputs before the data, so
+    a bad score was "column 's', row 9: missing value; fill it in …" (the section's reader; an
+    infinite score called missing) where every engine's run says "row 9: missing or non-finite
+    score in 's'" (found by fuzzing). validate now checks in the run's order: data, then section."""
+    df = rows(40)
+    df.loc[7, "s"] = value
+    df.to_csv(tmp_path / "a.csv", index=False)
+    cfg = config(tmp_path, [{"name": "a", "file": "a.csv", "score": "s"}], credit={"grades": {"quantiles": 4}})
+    line = refused_alike(cfg, scheduler, capsys)
+    assert "a.csv: row 9: missing or non-finite score in 's'" in line, line
+    assert cli.main(["validate", str(cfg), "--quiet", "--set", "engine=dask", "--set", f"scheduler={scheduler}"]) == 2
+    assert capsys.readouterr().err.strip() == line
+
+
+def test_validate_of_a_sql_model_with_a_credit_section_reports_the_data_first(tmp_path, scheduler, capsys):
+    """A credit section (which reads files only) with a model read by SQL, and a Parquet part of
+    another model without its score column: a run refuses the part (the data is read first);
+    ``validate`` refused the SQL model for the section, a different verdict for the same config."""
+    dbapi = pytest.importorskip("adbc_driver_sqlite.dbapi", reason="the sql extra is not installed")
+    with dbapi.connect(str(tmp_path / "p.db")) as conn:
+        cur = conn.cursor()
+        cur.adbc_ingest("a", pa.Table.from_pandas(rows(20), preserve_index=False), mode="replace")
+        conn.commit()
+        cur.close()
+    _dataset(tmp_path, rows(10), rows(10, start=11).drop(columns=["s"]))
+    cfg = config(tmp_path, [{"name": "a", "source": {"url": "sqlite:///p.db", "query": "SELECT id, y, s FROM a"}, "score": "s"},
+                            {"name": "b", "file": "ds", "score": "s"}], credit={"grades": {"quantiles": 4}})
+    line = refused_alike(cfg, scheduler, capsys)
+    assert "column 's' not found in this part of the dataset" in line, line
