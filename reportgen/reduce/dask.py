@@ -413,7 +413,12 @@ def _reduce_parts(cfg: Config, *parts: Part) -> Part:
                 cells.merge(c)
         st.acc = _Table(None if over else merged, over, cells)
         st.sample = L.score_sample(cfg)
-        if over and st.sample is not None:  # the same sample however the parts were merged (ScoreSample)
+        # the same sample however the parts were merged (ScoreSample); weighted rows are sampled
+        # from the start (``sampled``) and their samples merged at every node: sampling a merged
+        # weighted table took its weight sums for row counts (a row of weight 0 left out, of
+        # weight 2 twice), so with more parts than one reduce merges dask binned a weighted model
+        # with other edges than stream
+        if st.sample is not None and (over or any(s.sampled for s in sts)):
             for s in sts:
                 st.sample.merge(s.settled(s.acc.table))
             st.sampled = True

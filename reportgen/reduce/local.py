@@ -550,7 +550,10 @@ class ModelState(ModelPass):
             self.sampled = True
 
     def _sample_table(self, table: ScoreTable) -> None:
-        """Every row of an unweighted table (its scores with their row counts) into the sample."""
+        """Every row of an unweighted table (its scores with their row counts) into the sample.
+
+        Never a weighted table: its sums are weights, not rows (weighted rows are sampled as they
+        come, :meth:`fold_sample`)."""
         self.sample.add_counts(S.oriented(table.thresholds, self.cfg.direction), table.pos + table.neg)
         self.sampled = True
 
