@@ -1298,8 +1298,11 @@ class McNemarPairs(Pairs):
         self.dtype = np.dtype(MCNEMAR_RECORD.descr + [("p", np.float64, (k,))])
         self.tables = {m.name: np.zeros((k, k, k)) for m in cfg.models if m.name != cfg.baseline_name}
         self.rows = {name: np.zeros((k, k, k)) for name in self.tables}
-        # weighted: rows per (joint cell, weight), summed in one order at the end (S.weight_cells)
-        self.cells: dict[str, list | None] = {name: [] for name in self.tables} if cfg.weight else {}
+        # weighted (the run's weight or a model's own): rows per (joint cell, weight), summed in one
+        # order at the end (S.weight_cells); only a run-level weight was counted so, and models
+        # weighted by models[i].weight had their tables summed chunk by chunk (last bits per engine)
+        weighted = cfg.weight is not None or any(m.weight is not None for m in cfg.models)
+        self.cells: dict[str, list | None] = {name: [] for name in self.tables} if weighted else {}
         self.integral, self.has_weights = True, False
         self.layout = [(m.prediction is not None, m.scores is not None) for m in cfg.models]
         self.keep_rows = cfg.bootstrap.resamples > 0

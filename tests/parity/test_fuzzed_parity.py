@@ -250,3 +250,26 @@ def test_a_weighted_model_binned_from_many_small_parts_gets_stream_s_edges(kind,
     assert docs["stream"]["models"]["a"]["binning"] is not None
     diff = first_difference(docs["stream"], docs["dask"])
     assert diff is None, f"stream vs dask: {diff}"
+
+
+def test_multiclass_weights_given_per_model_sum_mcnemar_alike(tmp_path, scheduler, capsys):
+    """Multiclass models weighted by ``models[i].weight`` (no run-level ``weight``): the joint
+    confusion counts against the baseline were summed in canonical weight cells only for a
+    run-level weight, so McNemar's ``weighted_table`` differed in its last bits between memory,
+    stream (batches) and dask (parts). Every weighted run is now counted in cells."""
+    n = 2_500
+    rng = np.random.default_rng(10)
+    k = rng.integers(0, 3, n)
+    classes = np.array(["a", "b", "c"], dtype=object)
+    z = rng.normal(size=(n, 3))
+    z[np.arange(n), k] += 1.0
+    p = np.round(np.exp(z) / np.exp(z).sum(axis=1, keepdims=True), 2)
+    df = pd.DataFrame({"y": classes[k], "pa": p[:, 0], "pb": p[:, 1], "pc": p[:, 2],
+                       "rule": classes[rng.integers(0, 3, n)], "w": np.round(rng.uniform(0.1, 3.0, n), 2)})
+    data = _parts(tmp_path, df, rows=150)
+    docs = _run_all(tmp_path, {"task": "multiclass", "label": "y", "bootstrap": {"resamples": 0},
+                               "models": [{"name": "m", "file": data, "scores": {"a": "pa", "b": "pb", "c": "pc"}, "weight": "w"},
+                                          {"name": "rule", "file": data, "prediction": "rule", "weight": "w"}]}, scheduler, capsys)
+    _same(docs)
+    table = np.array(docs["memory"]["comparisons"][0]["tests"]["mcnemar"]["weighted_table"])
+    assert table.sum() == pytest.approx(df["w"].sum(), rel=1e-12)
