@@ -232,9 +232,9 @@ def test_a_weighted_model_binned_from_many_small_parts_gets_stream_s_edges(kind,
     their table instead — whose sums are weights, not rows (a row of weight 0 left out, of weight
     2 counted twice, of weight 0.4 none). So a weighted model binned from many small parts got
     other bin edges in dask than in stream (found with 1-row Parquet parts: accuracy 0.324
-    against 0.342). The samples of weighted parts are now merged at every node. Here 100 parts of
+    against 0.342). The samples of weighted parts are now merged at every node. Here 40 parts of
     12 rows: eight of them merge to 96 distinct scores, under the cap of 100."""
-    n = 1_200
+    n = 480
     rng = np.random.default_rng(9)
     y = (rng.random(n) < 0.3).astype(int)
     w = rng.integers(0, 3, n) if kind == "frequency" else np.round(rng.uniform(0.1, 3.0, n), 2)
