@@ -250,10 +250,27 @@ def _first_map(cfg: Config, dask: Any, by_file: dict[Path, list], parts_of_file:
         if not unreadable and empty:
             raise no_rows(empty[0])
         path, r = (unreadable or failed)[0]
+        if not unreadable:  # an earlier dataset's fault that only its merged parts show comes first
+            _third_label_before(cfg, by_file, results, path)
         if r.k > 0 and isinstance(r.error, V.RowFault):  # an earlier part may hold what makes an earlier row bad
             L.first_fault(cfg, path)
         raise named_by_dataset(r.error, parts_of_file)
     return results
+
+
+def _third_label_before(cfg: Config, by_file: dict[Path, list], results: tuple, failed: Path) -> None:
+    """Raise the fault of a dataset read before ``failed`` (whose part raised a row fault) whose
+    parts hold three labels between them (binary), as memory and stream meet it: reading the
+    datasets in order, they stop at that dataset's third label. No part of it had three labels,
+    so its parts succeeded and only their merge knows; a later dataset's row fault was raised in
+    its place (found by fuzzing)."""
+    if cfg.task != "binary":
+        return
+    for path, r in zip(by_file, results):
+        if path == failed:
+            return
+        if any(len(st.labels) > 2 for st in r.states):
+            L.first_fault(cfg, path)
 
 
 @dataclass(frozen=True, slots=True)

@@ -1135,3 +1135,21 @@ def test_validate_of_a_sql_model_with_a_credit_section_reports_the_data_first(tm
                             {"name": "b", "file": "ds", "score": "s"}], credit={"grades": {"quantiles": 4}})
     line = refused_alike(cfg, scheduler, capsys)
     assert "column 's' not found in this part of the dataset" in line, line
+
+
+def test_a_third_label_met_only_across_parts_comes_before_a_later_file_s_bad_row(tmp_path, scheduler, capsys):
+    """The first model's dataset has labels '0' and 'x' in one part and '0' and '1' in the other
+    (three between them, none in a part); the second model's file has a third label of its own.
+    Memory and stream stop at the dataset's row 12 ('1', the third label); dask ran every part,
+    found the file's fault in a part and raised it — the dataset's fault is known only once its
+    parts are merged (found by fuzzing). It now raises the earlier dataset's fault first."""
+    first = rows(10).astype({"y": str})
+    first["y"] = np.where(first["y"] == "1", "x", "0")
+    _dataset(tmp_path, first, rows(10, start=11).astype({"y": str}))
+    second = rows(20).astype({"y": str})
+    second.loc[15, "y"] = "x"
+    second.to_csv(tmp_path / "b.csv", index=False)
+    cfg = config(tmp_path, [{"name": "a", "file": "ds", "score": "s"}, {"name": "b", "file": "b.csv", "score": "s"}], id="id",
+                 id_mismatch="intersect")
+    line = refused_alike(cfg, scheduler, capsys)
+    assert "ds: column 'y', row 12: a third distinct label '1'" in line, line
