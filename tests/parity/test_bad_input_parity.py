@@ -1157,3 +1157,19 @@ def test_a_third_label_met_only_across_parts_comes_before_a_later_file_s_bad_row
                  id_mismatch="intersect")
     line = refused_alike(cfg, scheduler, capsys)
     assert "ds: column 'y', row 12: a third distinct label '1'" in line, line
+
+
+def test_a_row_weighed_differently_by_two_models_of_one_dataset_is_named_by_its_dataset_row(tmp_path, scheduler, capsys):
+    """``weight_kind: frequency`` with a weight on one model only: a row that model weighs 2 and
+    the other 1 is an error naming the row. With the models in one Parquet dataset, dask paired
+    each part in a task of its own and raised whichever failed first, its row counted within the
+    part ("row 2 … weighs 0": the third part's first row) where memory and stream name the
+    dataset's row 4 (found by fuzzing). The earliest part's error is raised, its row in the dataset."""
+    parts = [rows(10, start=1 + 10 * i).assign(w=1) for i in range(3)]
+    parts[0].loc[2, "w"] = 2
+    parts[2].loc[0, "w"] = 0
+    _dataset(tmp_path, *parts)
+    cfg = config(tmp_path, [{"name": "a", "file": "ds", "score": "s", "weight": "w"}, {"name": "b", "file": "ds", "score": "s"}],
+                 weight_kind="frequency")
+    line = refused_alike(cfg, scheduler, capsys)
+    assert "but row 4 of model 'a' weighs 2 and the same row of model 'b' weighs 1" in line, line
