@@ -489,20 +489,30 @@ def _validate_one(path: str, printer: _Printer, shown: _StderrWarnings, override
 
 
 def _validate_checked(path: str, printer: _Printer, shown: _StderrWarnings, overrides: Sequence[str] = ()) -> int:
+    """``reportgen validate`` of one config: the data checked as a run checks it, then the credit
+    section's own inputs — in the run's order (a run reduces the data before it reads the credit
+    section), so that an input with a fault in both gives the run's message, in every engine."""
     from reportgen.config import load_config  # noqa: PLC0415
-    from reportgen.io.filesystems import shown_text  # noqa: PLC0415
 
     cfg, cfg_path = load_config(path, overrides)
+    verdict = _validate_data(cfg, cfg_path, shown)
     if cfg.credit is not None or cfg.segment is not None:  # the credit section's own columns and files
         from reportgen.reduce.credit_rows import check_credit  # noqa: PLC0415
 
         printer.info(f"{cfg_path}: {check_credit(cfg)}")
+    printer.info(verdict)
+    return EXIT_OK
+
+
+def _validate_data(cfg: Config, cfg_path: Path, shown: _StderrWarnings) -> str:
+    """The data of a validated config checked (an error raises): the line to print when it is valid."""
+    from reportgen.io.filesystems import shown_text  # noqa: PLC0415
+
     if any(m.source is not None for m in cfg.models):  # SQL sources: query and check them all
         from reportgen.pipeline import load_evidence  # noqa: PLC0415
 
         load_evidence(cfg)
-        printer.info(f"{cfg_path}: OK — {len(cfg.models)} model(s), task {cfg.task}: queries run, every row checked")
-        return EXIT_OK
+        return f"{cfg_path}: OK — {len(cfg.models)} model(s), task {cfg.task}: queries run, every row checked"
     if cfg.engine != "memory":  # bounded memory: the plan and the first batch of each file
         from reportgen.reduce.local import check_first_batches  # noqa: PLC0415
 
@@ -516,12 +526,10 @@ def _validate_checked(path: str, printer: _Printer, shown: _StderrWarnings, over
             from reportgen.pipeline import load_evidence  # noqa: PLC0415
 
             load_evidence(cfg.model_copy(update={"engine": "stream"}))  # the same rules, no cluster started
-            printer.info(f"{cfg_path}: OK — {len(cfg.models)} model(s), task {cfg.task}, engine: {cfg.engine}: "
-                         f"every row checked ({', '.join(shown_text(str(p)) for p in checked)})")
-            return EXIT_OK
-        printer.info(f"{cfg_path}: OK — {len(cfg.models)} model(s), task {cfg.task}, engine: {cfg.engine}: "
-                     f"files, columns and every part checked; the first batch of each file is valid: {first}")
-        return EXIT_OK
+            return (f"{cfg_path}: OK — {len(cfg.models)} model(s), task {cfg.task}, engine: {cfg.engine}: "
+                    f"every row checked ({', '.join(shown_text(str(p)) for p in checked)})")
+        return (f"{cfg_path}: OK — {len(cfg.models)} model(s), task {cfg.task}, engine: {cfg.engine}: "
+                f"files, columns and every part checked; the first batch of each file is valid: {first}")
     from reportgen.pipeline import check_rows  # noqa: PLC0415
     from reportgen.wording import notice_text  # noqa: PLC0415
 
@@ -531,8 +539,7 @@ def _validate_checked(path: str, printer: _Printer, shown: _StderrWarnings, over
             log.warning(w)
     for name, reason, count in dropped:
         log.warning(f"model '{name}': {count} row(s) would be dropped ({reason})")
-    printer.info(f"{cfg_path}: OK — {len(cfg.models)} model(s), {rows} rows each, task {cfg.task}")
-    return EXIT_OK
+    return f"{cfg_path}: OK — {len(cfg.models)} model(s), {rows} rows each, task {cfg.task}"
 
 
 def _render(args: argparse.Namespace, printer: _Printer) -> int:

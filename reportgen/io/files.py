@@ -303,7 +303,10 @@ def read_schema(dataset: Any) -> Any:
     between parts (all-null parts aside) is read as the common numeric type when every part holds
     numbers (integers and floats: float64, exact for the values compared), and as text otherwise,
     so that numbers then pass the same parse (errors naming their row) and labels and ids the same
-    key rule as in a part read alone (``True`` → ``"true"`` → key ``"True"``; ``7`` → ``"7"``)."""
+    key rule as in a part read alone (``True`` → ``"true"`` → key ``"True"``; ``7`` → ``"7"``).
+    A column typed null in the first part (an empty part written from pandas' object columns) is
+    read with the other parts' type: with the first part's, memory and stream refused the dataset
+    ("Unsupported cast from int64 to null") that Dask read."""
     import pyarrow as pa  # noqa: PLC0415
 
     fragments = list(dataset.get_fragments())
@@ -326,6 +329,8 @@ def read_schema(dataset: Any) -> Any:
         if len(seen) > 1:
             numeric = all(pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_decimal(t) for t in seen)
             field = pa.field(field.name, pa.float64() if numeric else pa.string())
+        elif seen and pa.types.is_null(field.type):  # the first part's column all null (an empty part)
+            field = pa.field(field.name, next(iter(seen)))
         fields.append(field)
     return pa.schema(fields)
 

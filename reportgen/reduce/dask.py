@@ -168,16 +168,27 @@ def _map_records(cfg: Config, part: str, index: np.ndarray, start: int, ranges: 
     return split_ranges(np.concatenate(pieces) if pieces else np.empty(0, dtype=kind), ranges)
 
 
-def _map_lined_up(cfg: Config, part: str, templates: list[L.ModelPass], index: dict[str, np.ndarray] | None,
-                   make: Callable, shared: Any, files: list[str] | None) -> Any:
-    """One part of a dataset holding every model: its kept rows line up across the models, added
+def _map_lined_up(cfg: Config, part: str, k: int, templates: list[L.ModelPass], index: dict[str, np.ndarray] | None,
+                   start: int, make: Callable, shared: Any, files: list[str] | None) -> Any:
+    """Part ``k`` of a dataset holding every model: its kept rows line up across the models, added
     to a pairing (``make(cfg, shared, files)``, :class:`reportgen.reduce.local.BinaryPairs` or
-    :class:`~reportgen.reduce.local.McNemarPairs`; ``files`` None: errors name the part)."""
+    :class:`~reportgen.reduce.local.McNemarPairs`; ``files`` None: errors name the part). Rows are
+    numbered in the dataset (``start``: the rows before the part), so that an error of the pairing
+    (a row weighed differently by two models, labels that differ) names the dataset's row."""
     states = [st.fresh(cfg, Path(part), None if index is None else index[st.cfg.name], collect=False) for st in templates]
     pairs = make(cfg, shared, files or [str(Path(part))] * len(states))
     for batch, offset in L.batches(cfg, Path(part), states):
-        pairs.add([pairs.records(st, Path(part), batch, offset)[1] for st in states])
+        recs = [pairs.records(st, Path(part), batch, offset)[1] for st in states]
+        for rec in recs:
+            rec["row"] += start
+        pairs.add(recs)
     return pairs
+
+
+def _merge_lined_up(*parts: Any) -> Any:
+    """:func:`_merge_pairs`, or the earliest part's :class:`_Failed` when some part failed."""
+    failed = [p for p in parts if isinstance(p, _Failed)]
+    return min(failed, key=lambda f: f.k) if failed else _merge_pairs(*parts)
 
 
 def _range(cfg: Config, make: Callable, shared: Any, files: list[str], lo: int, hi: int, *pieces: list[np.ndarray]) -> Any:
@@ -206,10 +217,17 @@ def _pairs(cfg: Config, delayed: Any, by_file: dict[Path, list[L.ModelPass]], pa
     if len(cfg.models) < 2 and not alone:
         return None, None
     if len(by_file) == 1:
+        # the error of the earliest part that fails, as memory and stream meet it reading in order
+        # (dask raised whichever task failed first, its row counted in the part: "row 2" of a later part)
         (path, templates), = by_file.items()
-        mapped = [delayed(_map_lined_up)(cfg, part, templates, slices[path][k] if left_out else None, make, shared, files)
+        starts = np.cumsum([0] + reads[path])
+        mapped = [delayed(_mapped)(_map_lined_up, cfg, part, k, templates, slices[path][k] if left_out else None,
+                                   int(starts[k]), make, shared, files)
                   for k, part in enumerate(parts_of_file[path])]
-        return tree_reduce(delayed, _merge_pairs, mapped).compute().result()
+        merged = tree_reduce(delayed, _merge_lined_up, mapped).compute()
+        if isinstance(merged, _Failed):
+            raise merged.error
+        return merged.result()
     if slices is None:
         return None, L.LENGTHS_DIFFER
     states = L.in_order(cfg, [st for sts in by_file.values() for st in sts])
@@ -250,10 +268,27 @@ def _first_map(cfg: Config, dask: Any, by_file: dict[Path, list], parts_of_file:
         if not unreadable and empty:
             raise no_rows(empty[0])
         path, r = (unreadable or failed)[0]
+        if not unreadable:  # an earlier dataset's fault that only its merged parts show comes first
+            _third_label_before(cfg, by_file, results, path)
         if r.k > 0 and isinstance(r.error, V.RowFault):  # an earlier part may hold what makes an earlier row bad
             L.first_fault(cfg, path)
         raise named_by_dataset(r.error, parts_of_file)
     return results
+
+
+def _third_label_before(cfg: Config, by_file: dict[Path, list], results: tuple, failed: Path) -> None:
+    """Raise the fault of a dataset read before ``failed`` (whose part raised a row fault) whose
+    parts hold three labels between them (binary), as memory and stream meet it: reading the
+    datasets in order, they stop at that dataset's third label. No part of it had three labels,
+    so its parts succeeded and only their merge knows; a later dataset's row fault was raised in
+    its place (found by fuzzing)."""
+    if cfg.task != "binary":
+        return
+    for path, r in zip(by_file, results):
+        if path == failed:
+            return
+        if any(len(st.labels) > 2 for st in r.states):
+            L.first_fault(cfg, path)
 
 
 @dataclass(frozen=True, slots=True)
@@ -413,7 +448,12 @@ def _reduce_parts(cfg: Config, *parts: Part) -> Part:
                 cells.merge(c)
         st.acc = _Table(None if over else merged, over, cells)
         st.sample = L.score_sample(cfg)
-        if over and st.sample is not None:  # the same sample however the parts were merged (ScoreSample)
+        # the same sample however the parts were merged (ScoreSample); weighted rows are sampled
+        # from the start (``sampled``) and their samples merged at every node: sampling a merged
+        # weighted table took its weight sums for row counts (a row of weight 0 left out, of
+        # weight 2 twice), so with more parts than one reduce merges dask binned a weighted model
+        # with other edges than stream
+        if st.sample is not None and (over or any(s.sampled for s in sts)):
             for s in sts:
                 st.sample.merge(s.settled(s.acc.table))
             st.sampled = True

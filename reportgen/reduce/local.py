@@ -551,7 +551,10 @@ class ModelState(ModelPass):
             self.sampled = True
 
     def _sample_table(self, table: ScoreTable) -> None:
-        """Every row of an unweighted table (its scores with their row counts) into the sample."""
+        """Every row of an unweighted table (its scores with their row counts) into the sample.
+
+        Never a weighted table: its sums are weights, not rows (weighted rows are sampled as they
+        come, :meth:`fold_sample`)."""
         self.sample.add_counts(S.oriented(table.thresholds, self.cfg.direction), table.pos + table.neg)
         self.sampled = True
 
@@ -1296,8 +1299,11 @@ class McNemarPairs(Pairs):
         self.dtype = np.dtype(MCNEMAR_RECORD.descr + [("p", np.float64, (k,))])
         self.tables = {m.name: np.zeros((k, k, k)) for m in cfg.models if m.name != cfg.baseline_name}
         self.rows = {name: np.zeros((k, k, k)) for name in self.tables}
-        # weighted: rows per (joint cell, weight), summed in one order at the end (S.weight_cells)
-        self.cells: dict[str, list | None] = {name: [] for name in self.tables} if cfg.weight else {}
+        # weighted (the run's weight or a model's own): rows per (joint cell, weight), summed in one
+        # order at the end (S.weight_cells); only a run-level weight was counted so, and models
+        # weighted by models[i].weight had their tables summed chunk by chunk (last bits per engine)
+        weighted = cfg.weight is not None or any(m.weight is not None for m in cfg.models)
+        self.cells: dict[str, list | None] = {name: [] for name in self.tables} if weighted else {}
         self.integral, self.has_weights = True, False
         self.layout = [(m.prediction is not None, m.scores is not None) for m in cfg.models]
         self.keep_rows = cfg.bootstrap.resamples > 0

@@ -789,6 +789,10 @@ def _table(df: pd.DataFrame, **columns) -> pa.Table:
     # row of the third label (the earliest bad row), as every engine meets it
     ("integer then boolean labels", lambda: _table(rows()), lambda: _table(rows(start=21), y=[True, False] * 10),
      "ds: column 'y', row 22: a third distinct label 'True' (3 distinct labels: '0', '1', 'True')"),
+    # an empty first part written from pandas' object columns (typed null): memory and stream cast
+    # the next part to null, "cannot read as Parquet (Unsupported cast from int64 to null …)"; dask ran
+    ("empty first part typed null", lambda: pa.Table.from_pandas(rows().iloc[:0].astype(object), preserve_index=False),
+     lambda: _table(rows(start=21)), None),
 ])
 def test_a_parquet_part_with_another_column_type_is_read_alike_everywhere(case, first, second, words, tmp_path,
                                                                           scheduler, capsys):
@@ -1099,3 +1103,73 @@ def test_a_damaged_later_parquet_part_comes_before_a_bad_row_of_an_earlier_part(
     last.write_bytes(data[: len(data) // 2] + b"\0" * 50 + data[len(data) // 2 + 50:])
     line = refused_alike(config(tmp_path, [{"name": "a", "file": "ds", "score": "s"}]), scheduler, capsys)
     assert "cannot read as Parquet" in line and "row 12" not in line, line
+
+
+# --- validate checks in the run's order (a second fuzzer) ------------------------------------
+
+
+@pytest.mark.parametrize("value", [np.inf, np.nan], ids=["infinite", "missing"])
+def test_validate_with_a_credit_section_names_a_bad_score_in_the_run_s_words(value, tmp_path, scheduler, capsys):
+    """With ``credit:`` set, ``validate`` checked the credit section's inputs before the data, so
+    a bad score was "column 's', row 9: missing value; fill it in …" (the section's reader; an
+    infinite score called missing) where every engine's run says "row 9: missing or non-finite
+    score in 's'" (found by fuzzing). validate now checks in the run's order: data, then section."""
+    df = rows(40)
+    df.loc[7, "s"] = value
+    df.to_csv(tmp_path / "a.csv", index=False)
+    cfg = config(tmp_path, [{"name": "a", "file": "a.csv", "score": "s"}], credit={"grades": {"quantiles": 4}})
+    line = refused_alike(cfg, scheduler, capsys)
+    assert "a.csv: row 9: missing or non-finite score in 's'" in line, line
+    assert cli.main(["validate", str(cfg), "--quiet", "--set", "engine=dask", "--set", f"scheduler={scheduler}"]) == 2
+    assert capsys.readouterr().err.strip() == line
+
+
+def test_validate_of_a_sql_model_with_a_credit_section_reports_the_data_first(tmp_path, scheduler, capsys):
+    """A credit section (which reads files only) with a model read by SQL, and a Parquet part of
+    another model without its score column: a run refuses the part (the data is read first);
+    ``validate`` refused the SQL model for the section, a different verdict for the same config."""
+    dbapi = pytest.importorskip("adbc_driver_sqlite.dbapi", reason="the sql extra is not installed")
+    with dbapi.connect(str(tmp_path / "p.db")) as conn:
+        cur = conn.cursor()
+        cur.adbc_ingest("a", pa.Table.from_pandas(rows(20), preserve_index=False), mode="replace")
+        conn.commit()
+        cur.close()
+    _dataset(tmp_path, rows(10), rows(10, start=11).drop(columns=["s"]))
+    cfg = config(tmp_path, [{"name": "a", "source": {"url": "sqlite:///p.db", "query": "SELECT id, y, s FROM a"}, "score": "s"},
+                            {"name": "b", "file": "ds", "score": "s"}], credit={"grades": {"quantiles": 4}})
+    line = refused_alike(cfg, scheduler, capsys)
+    assert "column 's' not found in this part of the dataset" in line, line
+
+
+def test_a_third_label_met_only_across_parts_comes_before_a_later_file_s_bad_row(tmp_path, scheduler, capsys):
+    """The first model's dataset has labels '0' and 'x' in one part and '0' and '1' in the other
+    (three between them, none in a part); the second model's file has a third label of its own.
+    Memory and stream stop at the dataset's row 12 ('1', the third label); dask ran every part,
+    found the file's fault in a part and raised it — the dataset's fault is known only once its
+    parts are merged (found by fuzzing). It now raises the earlier dataset's fault first."""
+    first = rows(10).astype({"y": str})
+    first["y"] = np.where(first["y"] == "1", "x", "0")
+    _dataset(tmp_path, first, rows(10, start=11).astype({"y": str}))
+    second = rows(20).astype({"y": str})
+    second.loc[15, "y"] = "x"
+    second.to_csv(tmp_path / "b.csv", index=False)
+    cfg = config(tmp_path, [{"name": "a", "file": "ds", "score": "s"}, {"name": "b", "file": "b.csv", "score": "s"}], id="id",
+                 id_mismatch="intersect")
+    line = refused_alike(cfg, scheduler, capsys)
+    assert "ds: column 'y', row 12: a third distinct label '1'" in line, line
+
+
+def test_a_row_weighed_differently_by_two_models_of_one_dataset_is_named_by_its_dataset_row(tmp_path, scheduler, capsys):
+    """``weight_kind: frequency`` with a weight on one model only: a row that model weighs 2 and
+    the other 1 is an error naming the row. With the models in one Parquet dataset, dask paired
+    each part in a task of its own and raised whichever failed first, its row counted within the
+    part ("row 2 … weighs 0": the third part's first row) where memory and stream name the
+    dataset's row 4 (found by fuzzing). The earliest part's error is raised, its row in the dataset."""
+    parts = [rows(10, start=1 + 10 * i).assign(w=1) for i in range(3)]
+    parts[0].loc[2, "w"] = 2
+    parts[2].loc[0, "w"] = 0
+    _dataset(tmp_path, *parts)
+    cfg = config(tmp_path, [{"name": "a", "file": "ds", "score": "s", "weight": "w"}, {"name": "b", "file": "ds", "score": "s"}],
+                 weight_kind="frequency")
+    line = refused_alike(cfg, scheduler, capsys)
+    assert "but row 4 of model 'a' weighs 2 and the same row of model 'b' weighs 1" in line, line
