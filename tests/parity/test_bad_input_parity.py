@@ -1099,3 +1099,12 @@ def test_a_damaged_later_parquet_part_comes_before_a_bad_row_of_an_earlier_part(
     last.write_bytes(data[: len(data) // 2] + b"\0" * 50 + data[len(data) // 2 + 50:])
     line = refused_alike(config(tmp_path, [{"name": "a", "file": "ds", "score": "s"}]), scheduler, capsys)
     assert "cannot read as Parquet" in line and "row 12" not in line, line
+
+
+def test_a_control_character_in_a_header_name_stays_escaped_in_the_did_you_mean_hint(tmp_path, scheduler, capsys):
+    """A NUL byte in a header name (a binary file read as CSV) was escaped in the column list but
+    written raw in "did you mean 'id<NUL>'?": a control character on the user's terminal and log."""
+    (tmp_path / "a.csv").write_bytes(rows().to_csv(index=False).replace("id,", "id\x00,", 1).encode())
+    cfg = config(tmp_path, [{"name": "a", "file": "a.csv", "score": "s"}], id="id")
+    line = same_everywhere(cfg, scheduler, capsys)
+    assert line.isprintable() and r"did you mean 'id\x00'?" in line, line
