@@ -179,19 +179,36 @@ def _init(args: argparse.Namespace, printer: _Printer) -> int:
     return EXIT_OK
 
 
+def _encodable(text: str, stream: object) -> str:
+    """``text`` as ``stream`` can encode it: a path's undecodable byte (held as a lone surrogate)
+    shown as the byte it is (``caf\\xe9``), a character outside the stream's encoding (an ASCII
+    locale) escaped. Under a UTF-8 locale stdout is strict, so printing the "wrote" line of a
+    report written to such a path raised UnicodeEncodeError: exit 1 after a successful run."""
+    encoding = getattr(stream, "encoding", None) or "utf-8"
+    try:
+        text.encode(encoding)
+    except (UnicodeEncodeError, LookupError):
+        shown = text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+        try:
+            return shown.encode(encoding, "backslashreplace").decode(encoding)
+        except LookupError:
+            return shown.encode("ascii", "backslashreplace").decode("ascii")
+    return text
+
+
 class _Printer:
     def __init__(self, quiet: bool) -> None:
         self.quiet = quiet
 
     def info(self, msg: str) -> None:
         if not self.quiet:
-            print(msg, flush=True)
+            print(_encodable(msg, sys.stdout), flush=True)
 
     def error(self, msg: str) -> None:
         # a message quoting data or a library must stay one line: every line break (\n, \r, \v,
         # \f, \x1c-\x1e, \x85, \u2028, \u2029 — what str.splitlines splits on) becomes a space
         one_line = " ".join(msg.splitlines())
-        print(f"reportgen: error: {one_line}", file=sys.stderr, flush=True)
+        print(_encodable(f"reportgen: error: {one_line}", sys.stderr), file=sys.stderr, flush=True)
 
     def phases(self, label: str) -> Phases | None:
         """A :class:`Phases` line on stderr, or None when quiet or stderr is not a terminal."""
@@ -561,7 +578,7 @@ def _history(args: argparse.Namespace) -> int:
     """``reportgen history PATH``: the recorded runs on stdout, one line per run (or CSV / JSON)."""
     from reportgen.history import export, read  # noqa: PLC0415
 
-    sys.stdout.write(export(read(Path(args.store)), args.history_format))
+    sys.stdout.write(_encodable(export(read(Path(args.store)), args.history_format), sys.stdout))
     sys.stdout.flush()
     return EXIT_OK
 

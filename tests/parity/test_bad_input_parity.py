@@ -1108,3 +1108,22 @@ def test_a_control_character_in_a_header_name_stays_escaped_in_the_did_you_mean_
     cfg = config(tmp_path, [{"name": "a", "file": "a.csv", "score": "s"}], id="id")
     line = same_everywhere(cfg, scheduler, capsys)
     assert line.isprintable() and r"did you mean 'id\x00'?" in line, line
+
+
+@pytest.mark.parametrize(("header", "bad", "row"), [
+    ("id,y,s", '10,0,"0.5', 11),   # the score, mid-file: pyarrow read the rest of the file as one score
+    ("id,y,s", '20,0,"0.5', 21),   # the score, last row: "CSV conversion error to double"
+    ("id,s,y", '10,0.5,"0', 11),   # the label: "a third distinct label" of thirty lines
+    ("id,s,y", '20,0.5,"0', 21),   # the label, last row: accepted by stream and dask, refused by memory
+])
+def test_a_quote_left_open_in_the_last_column_is_named_at_its_row_in_every_engine(header, bad, row, tmp_path,
+                                                                                    scheduler, capsys):
+    """A quote left open keeps the row's field count when it is in the last column, so each engine
+    told it its own way (pandas "EOF inside string", pyarrow a value running to the end of the file)."""
+    t = rows()
+    lines = [header] + [",".join(str(r[c]) for c in header.split(",")) for _, r in t.iterrows()]
+    lines[row - 1] = bad
+    (tmp_path / "a.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    line = same_everywhere(config(tmp_path, [{"name": "a", "file": "a.csv", "score": "s"}]), scheduler, capsys)
+    assert line.endswith(f"a.csv: row {row}: a quote is left open or misplaced (malformed CSV); "
+                         "close the quote or remove the stray one"), line
