@@ -589,6 +589,8 @@ class Config(Strict):
                            f"duplicate model names: {', '.join(dupes)}; give every model a unique name")
         seen: dict[str, str] = {}
         for i, name in enumerate(names):
+            if not _looks(name):
+                raise _Invalid(("models", i, "name"), f"{name!r} has no visible character; give the model a name to show")
             if (first := seen.setdefault(_looks(name), name)) != name:
                 raise _Invalid(("models", i, "name"),
                                f"{name!r} looks the same as model {first!r} (they differ only in invisible characters, "

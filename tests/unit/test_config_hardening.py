@@ -241,3 +241,10 @@ def test_model_names_that_read_the_same_are_refused(other: str, shown: str) -> N
     composed, decomposed = "\u00e9", "e\u0301"
     msg = _error(f'label: y\nmodels:\n  - {{name: "{composed}", file: a.csv, score: s}}\n  - {{name: "{decomposed}", file: a.csv, score: s}}\n')
     assert "looks the same as model" in msg
+
+
+@pytest.mark.parametrize("name", ["\\u200b", " \\u200d ", "\\u202e"])
+def test_a_model_name_without_a_visible_character_is_refused(name: str) -> None:
+    msg = _error(f'label: y\nmodels:\n  - {{name: "{name}", file: a.csv, score: s}}\n')
+    assert msg.startswith("q.yaml:3: models[0].name: ") and msg.endswith("has no visible character; give the model a name to show")
+    assert msg.isprintable(), msg
