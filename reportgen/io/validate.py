@@ -305,6 +305,12 @@ def numeric(series: pd.Series, path: Any, column: str, offset: int = 0, faults: 
     with ``faults`` it is added there and the cell is NaN)."""
     if series.dtype == np.float64:  # read typed (pyarrow, Parquet): nothing to convert or check
         return series.to_numpy(dtype=np.float64)
+    if getattr(series.dtype, "kind", None) in ("M", "m"):
+        # a Parquet timestamp or duration column: pandas turned it into nanoseconds, and a date
+        # column named as the score ranked the rows by date, silently, in every engine
+        what = "timestamps" if series.dtype.kind == "M" else "durations"
+        raise InputError(f"{path}: column '{column}' holds {what} ({series.dtype}), not numbers; "
+                         f"name a numeric column (a score, weight or class probability)")
     values = pd.to_numeric(series, errors="coerce")
     bad = values.isna() & series.notna()
     if bad.any():

@@ -1127,3 +1127,15 @@ def test_a_quote_left_open_in_the_last_column_is_named_at_its_row_in_every_engin
     line = same_everywhere(config(tmp_path, [{"name": "a", "file": "a.csv", "score": "s"}]), scheduler, capsys)
     assert line.endswith(f"a.csv: row {row}: a quote is left open or misplaced (malformed CSV); "
                          "close the quote or remove the stray one"), line
+
+
+@pytest.mark.parametrize(("values", "what"), [
+    (pd.date_range("2024-01-01", periods=20, freq="D"), "timestamps (datetime64"),
+    (pd.to_timedelta(np.arange(20), unit="s"), "durations (timedelta64"),
+])
+def test_a_parquet_score_of_timestamps_or_durations_is_refused_in_every_engine(values, what, tmp_path, scheduler, capsys):
+    """pandas turned a timestamp column into nanoseconds: a date column named as the score ranked
+    the rows by date, exit 0, in every engine."""
+    pq.write_table(pa.Table.from_pandas(rows().assign(s=values), preserve_index=False), tmp_path / "a.parquet")
+    line = same_everywhere(config(tmp_path, [{"name": "a", "file": "a.parquet", "score": "s"}]), scheduler, capsys)
+    assert line.startswith(f"reportgen: error: {tmp_path / 'a.parquet'}: column 's' holds {what}"), line
