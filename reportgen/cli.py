@@ -32,6 +32,7 @@ import reportgen.clock as clock
 
 from reportgen.version import __version__
 from reportgen.errors import ConfigError, OutputError, ReportgenError, UserError
+from reportgen.launch import answer_signals_early, command_finished
 from reportgen.writer import Interrupted, on_signal, output_path, reserve, write_outputs
 
 if TYPE_CHECKING:
@@ -43,14 +44,15 @@ EXIT_CHECK = 3
 #: ``--pdf-variant`` choices (:data:`reportgen.render.PDF_VARIANTS`; written here so that
 #: ``--help`` imports no renderer; a test checks the two agree).
 PDF_VARIANTS = ("pdf/a-3b", "pdf/a-3u")
+#: ``--format`` choices (:data:`reportgen.render.FORMATS`; written here so that parsing the
+#: arguments imports no renderer: that took 0.45 s, before the signal handlers; a test checks).
+FORMATS = ("html", "pdf", "json", "csv", "xlsx")
 #: Exit codes after SIGINT and SIGTERM (128 + the signal number, as a shell reports them).
 EXIT_SIGINT, EXIT_SIGTERM = 128 + signal.SIGINT, 128 + signal.SIGTERM
 INTERRUPTED = (EXIT_SIGINT, EXIT_SIGTERM)
 
 
 def _parse_formats(text: str) -> list[str]:
-    from reportgen.render import FORMATS  # noqa: PLC0415
-
     items = [f.strip().lower() for f in text.split(",") if f.strip()]
     bad = [f for f in items if f not in FORMATS]
     if bad or not items:
@@ -177,19 +179,36 @@ def _init(args: argparse.Namespace, printer: _Printer) -> int:
     return EXIT_OK
 
 
+def _encodable(text: str, stream: object) -> str:
+    """``text`` as ``stream`` can encode it: a path's undecodable byte (held as a lone surrogate)
+    shown as the byte it is (``caf\\xe9``), a character outside the stream's encoding (an ASCII
+    locale) escaped. Under a UTF-8 locale stdout is strict, so printing the "wrote" line of a
+    report written to such a path raised UnicodeEncodeError: exit 1 after a successful run."""
+    encoding = getattr(stream, "encoding", None) or "utf-8"
+    try:
+        text.encode(encoding)
+    except (UnicodeEncodeError, LookupError):
+        shown = text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+        try:
+            return shown.encode(encoding, "backslashreplace").decode(encoding)
+        except LookupError:
+            return shown.encode("ascii", "backslashreplace").decode("ascii")
+    return text
+
+
 class _Printer:
     def __init__(self, quiet: bool) -> None:
         self.quiet = quiet
 
     def info(self, msg: str) -> None:
         if not self.quiet:
-            print(msg, flush=True)
+            print(_encodable(msg, sys.stdout), flush=True)
 
     def error(self, msg: str) -> None:
         # a message quoting data or a library must stay one line: every line break (\n, \r, \v,
         # \f, \x1c-\x1e, \x85, \u2028, \u2029 — what str.splitlines splits on) becomes a space
         one_line = " ".join(msg.splitlines())
-        print(f"reportgen: error: {one_line}", file=sys.stderr, flush=True)
+        print(_encodable(f"reportgen: error: {one_line}", sys.stderr), file=sys.stderr, flush=True)
 
     def phases(self, label: str) -> Phases | None:
         """A :class:`Phases` line on stderr, or None when quiet or stderr is not a terminal."""
@@ -451,12 +470,12 @@ def _run_batch(args: argparse.Namespace, printer: _Printer) -> int:
         jobs.append(_prepare(path, args, several))
         return EXIT_OK
 
-    code = _guarded(check_clock, "--now", printer, args.debug)
+    code = _guarded(check_clock, "--now", printer, args.debug, writes=True)
     if code != EXIT_OK:
         return code
     worst = EXIT_OK
     for path in args.configs:
-        code = _guarded(lambda p=path: prepare(p), path, printer, args.debug)
+        code = _guarded(lambda p=path: prepare(p), path, printer, args.debug, writes=True)
         if code in INTERRUPTED:
             return code
         worst = _worst(worst, code)
@@ -575,7 +594,7 @@ def _history(args: argparse.Namespace) -> int:
     """``reportgen history PATH``: the recorded runs on stdout, one line per run (or CSV / JSON)."""
     from reportgen.history import export, read  # noqa: PLC0415
 
-    sys.stdout.write(export(read(Path(args.store)), args.history_format))
+    sys.stdout.write(_encodable(export(read(Path(args.store)), args.history_format), sys.stdout))
     sys.stdout.flush()
     return EXIT_OK
 
@@ -655,24 +674,31 @@ def _arrow_allocator() -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
-    if args.command is None:
-        parser.print_help()
-        return EXIT_USER
-    printer = _Printer(args.quiet)
-    with _signal_handlers(), _warnings_on_stderr(args.quiet) as shown:
+    with _signal_handlers():
+        args = None
         try:
-            return _command(args, printer, shown)
+            args = parser.parse_args(argv)
+            if args.command is None:
+                parser.print_help()
+                return EXIT_USER
+            printer = _Printer(args.quiet)
+            with _warnings_on_stderr(args.quiet) as shown:
+                return _command(args, printer, shown)
         except (Interrupted, KeyboardInterrupt) as exc:
-            # a signal between the commands' own guards (while pyarrow is imported, between two
-            # configs): the same one line and exit code as inside them, never a traceback
+            # a signal between the commands' own guards (while the arguments are parsed, while
+            # pyarrow is imported, between two configs): the same one line and exit code as
+            # inside them, never a traceback
+            name = exc.name if isinstance(exc, Interrupted) else "SIGINT"
+            code = exc.exit_code if isinstance(exc, Interrupted) else EXIT_SIGINT
+            if args is None or args.command is None:
+                _Printer(False).error(f"interrupted by {name}; nothing was written")
+                return code
             label = " ".join(getattr(args, "configs", None) or [getattr(args, attr) for attr in ("result", "data", "store")
                                                                 if getattr(args, attr, None)])
-            name = exc.name if isinstance(exc, Interrupted) else "SIGINT"
             writes = args.command in ("run", "render")
-            printer.error(f"{label}: interrupted by {name}" + ("; nothing was written, the previous report is intact"
-                                                               if writes else ""))
-            return exc.exit_code if isinstance(exc, Interrupted) else EXIT_SIGINT
+            _Printer(args.quiet).error(f"{label}: interrupted by {name}" + ("; nothing was written, the previous report is intact"
+                                                                            if writes else ""))
+            return code
 
 
 def _command(args: argparse.Namespace, printer: _Printer, shown: _StderrWarnings) -> int:
@@ -697,7 +723,11 @@ def _command(args: argparse.Namespace, printer: _Printer, shown: _StderrWarnings
 
 
 def entrypoint() -> None:  # pragma: no cover - thin wrapper for the console script
-    sys.exit(main())
+    """The console script: signals answered before argparse runs (:mod:`reportgen.launch`)."""
+    answer_signals_early()
+    code = main()
+    command_finished()
+    sys.exit(code)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -14,6 +14,7 @@ import os
 import stat
 import re
 import string
+import unicodedata
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -46,6 +47,11 @@ MULTICLASS_PRIMARY_METRICS: tuple[str, ...] = catalog.primary_metrics("multiclas
 #: The most models one report compares: every model adds a column to each table, a curve to
 #: each figure and a row and column to the pairwise tests; 300 models made a 3.4 GB PDF run.
 MAX_MODELS = 40
+#: The largest cost of one outcome and the largest β. A cost times a count of rows (or of
+#: weights) and β² times one must stay finite: fn: 1e308 gave an expected cost of None and β
+#: 1e160 an F-β of None, both with numpy's overflow warnings on stderr. 1e15 per row still holds
+#: any currency; β = 1e6 weighs recall a trillion times precision (F-β is recall long before).
+MAX_COST, MAX_BETA = 1e15, 1e6
 
 #: What ``output.dir`` may contain: the config file's stem, the run date, the run id.
 OUTPUT_PLACEHOLDERS = ("config", "date", "run_id")
@@ -70,13 +76,22 @@ class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
 
+def _looks(name: str) -> str:
+    """How a model name reads on the page: NFKC-normalised (``é`` composed or not, fullwidth
+    ``ａ`` as ``a``), without format characters (zero-width space and joiners, direction marks:
+    Unicode category Cf), inner runs of white space as one space, none at the ends. Two names
+    that read the same made a report whose tables, figures and verdicts showed "a" twice."""
+    text = "".join(c for c in unicodedata.normalize("NFKC", name) if unicodedata.category(c) != "Cf")
+    return " ".join(text.split())
+
+
 class CostsConfig(Strict):
     """Cost of each outcome per row (binary). Only relative sizes matter for the optimum."""
 
-    fn: float = Field(1.0, ge=0)
-    fp: float = Field(1.0, ge=0)
-    tp: float = Field(0.0, ge=0)
-    tn: float = Field(0.0, ge=0)
+    fn: float = Field(1.0, ge=0, le=MAX_COST)
+    fp: float = Field(1.0, ge=0, le=MAX_COST)
+    tp: float = Field(0.0, ge=0, le=MAX_COST)
+    tn: float = Field(0.0, ge=0, le=MAX_COST)
 
 
 class ConstraintConfig(Strict):
@@ -504,7 +519,7 @@ class Config(Strict):
     approval_rates: list[float] = []
     date: Column | None = None  # optional date column: its range is shown on the title page
     threshold: float = 0.5
-    beta: float = Field(1.0, gt=0)
+    beta: float = Field(1.0, gt=0, le=MAX_BETA)
     costs: CostsConfig | list[list[float]] = CostsConfig()
     baseline: str | None = None
     primary_metric: str | None = None  # default: gini (binary), f1_macro (multiclass)
@@ -579,6 +594,9 @@ class Config(Strict):
             negative = [c for row in v for c in row if c < 0]
             if negative:
                 raise ValueError(f"every cost must be non-negative, found {negative[0]:g}")
+            huge = [c for row in v for c in row if c > MAX_COST]
+            if huge:
+                raise ValueError(f"every cost must be at most {MAX_COST:g}, found {huge[0]:g}")
         return v
 
     @model_validator(mode="after")
@@ -591,6 +609,14 @@ class Config(Strict):
         if dupes:
             raise _Invalid(("models", names.index(dupes[0], names.index(dupes[0]) + 1), "name"),
                            f"duplicate model names: {', '.join(dupes)}; give every model a unique name")
+        seen: dict[str, str] = {}
+        for i, name in enumerate(names):
+            if not _looks(name):
+                raise _Invalid(("models", i, "name"), f"{name!r} has no visible character; give the model a name to show")
+            if (first := seen.setdefault(_looks(name), name)) != name:
+                raise _Invalid(("models", i, "name"),
+                               f"{name!r} looks the same as model {first!r} (they differ only in invisible characters, "
+                               f"spaces at the ends or Unicode normalisation); give every model a visibly distinct name")
         if self.baseline is not None and self.baseline not in names:
             hint = difflib.get_close_matches(self.baseline, names, n=1)
             tip = f" (did you mean '{hint[0]}'?)" if hint else ""

@@ -796,6 +796,46 @@ def _draw_figure(token: int, key: str) -> tuple[list[str], list[str]]:
     return svgs, notes
 
 
+#: Per token, one byte per figure, in memory shared with the forked workers: 1 once the parent
+#: has taken the figure to draw itself (:meth:`Drawing.__call__`), so a worker skips it.
+_TAKEN: dict[int, Any] = {}
+
+
+def _draw_untaken(token: int, i: int, key: str) -> tuple[list[str], list[str]] | None:
+    """A worker's task: figure ``i`` (``key``), or None when the parent has taken it."""
+    if _TAKEN[token][i]:
+        return None
+    return _draw_figure(token, key)
+
+
+def _worker_start(parent: int) -> None:
+    """A figure worker leaves SIGINT and SIGTERM to its parent and dies with it.
+
+    Forked workers inherit the command's handlers (:func:`reportgen.writer.on_signal`), so a
+    signal sent to the process group (Ctrl-C at a terminal, ``systemctl stop``, ``kill -- -PGID``)
+    raised :class:`~reportgen.writer.Interrupted` inside the pool's worker loop: a traceback on
+    stderr, and a worker that neither finished nor exited left the parent waiting for it forever.
+    The parent, which gets the same signal, stops the pool (:meth:`Drawing.cancel`); a worker
+    ends with the figure it is drawing.
+
+    A parent killed outright (SIGKILL, the OOM killer) never stops the pool, and a forked worker
+    holds both ends of the pool's pipe, so it waited on it forever: Linux's parent-death signal
+    (``prctl(PR_SET_PDEATHSIG, SIGKILL)``, prctl(2)) ends it with its parent; a parent already
+    gone before that was set is checked by its pid.
+    """
+    import ctypes  # noqa: PLC0415
+    import signal  # noqa: PLC0415
+
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, signal.SIG_IGN)
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # 1 = PR_SET_PDEATHSIG
+    except (OSError, AttributeError):  # not Linux's libc: the worker ends with the pool's pipe
+        return
+    if os.getppid() != parent:
+        os._exit(0)
+
+
 def _workers(jobs: int) -> int:
     """Worker processes to fork for ``jobs`` figures: :data:`FIGURE_PROCESSES` less one (the
     caller draws too), only where fork is the platform's default start method (Linux; macOS
@@ -818,7 +858,13 @@ class Drawing:
     Each figure is a pure function of the result drawn by the same code and style in any
     process, so the SVG text is the same byte for byte whoever draws it
     (``tests/test_figures.py``); matplotlib's notes are logged by the caller's process, in
-    figure order. A pool that cannot start or breaks falls back to drawing here.
+    figure order. A pool that cannot start or breaks (a worker killed) falls back to drawing here.
+
+    The caller takes a figure by marking it in shared memory (:data:`_TAKEN`), never by
+    cancelling its future: when a worker died while a future was cancelled, Python 3.11's pool
+    failed to mark the cancelled future broken and printed an ``InvalidStateError`` traceback on
+    stderr from its manager thread (the pool itself still ended). A worker that meets a taken
+    figure returns None at once; one it had already started is drawn twice, the same bytes.
     """
 
     def __init__(self, result: ComparisonResult, palette: Sequence[str] = PALETTE,
@@ -846,8 +892,11 @@ class Drawing:
         # about twice a panel figure), so the drawers finish at about the same time
         order = sorted(range(len(self.keys)), key=lambda i: (self.keys[i] not in self._extra, self.keys[i] not in _COSTLY))
         try:
-            self._pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"))
-            self._futures = {i: self._pool.submit(_draw_figure, self.token, self.keys[i]) for i in order}
+            context = multiprocessing.get_context("fork")
+            _TAKEN[self.token] = context.RawArray("b", len(self.keys))  # before the fork: inherited
+            self._pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_worker_start,
+                                             initargs=(os.getpid(),))
+            self._futures = {i: self._pool.submit(_draw_untaken, self.token, i, self.keys[i]) for i in order}
         except OSError as exc:  # no processes to be had (limits): drawn here when collected
             log.debug("figures: worker processes could not start (%s); drawing them in this process", exc)
             self.cancel()
@@ -858,11 +907,15 @@ class Drawing:
         drawn: dict[int, tuple[list[str], list[str]]] = {}
         try:
             # what no worker has taken yet is drawn here, in the order handed out
+            taken = _TAKEN.get(self.token)
             for i, future in self._futures.items():
-                if future.cancel():
+                if not (future.running() or future.done()):
+                    taken[i] = 1
                     drawn[i] = _draw_figure(self.token, self.keys[i])
             try:
-                drawn.update({i: f.result() for i, f in self._futures.items() if i not in drawn})
+                for i, future in self._futures.items():
+                    if i not in drawn and (svgs := future.result()) is not None:
+                        drawn[i] = svgs
             except BrokenProcessPool as exc:
                 log.debug("figures: a worker process died (%s); drawing the rest in this process", exc)
             drawn.update({i: _draw_figure(self.token, key) for i, key in enumerate(self.keys) if i not in drawn})
@@ -884,6 +937,7 @@ class Drawing:
             self._pool = None
         self._futures = {}
         _SHARED.pop(self.token, None)
+        _TAKEN.pop(self.token, None)
 
 
 def start_figures(result: ComparisonResult, palette: Sequence[str] = PALETTE,

@@ -1163,6 +1163,28 @@ class _RepeatedKey(ValueError):
         self.key = key
 
 
+class _NotANumber(ValueError):
+    """A JSON number no metrics.json holds: NaN, ±Infinity, one too large for a float (1e999
+    read as inf), or an integer too long for Python to read (more than 4,300 digits)."""
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise _NotANumber(f"the number {text[:40]} is too large for a float")
+    return value
+
+
+def _bounded_int(text: str) -> int:
+    if len(text) > 400:  # a count or a seed has at most 20 digits; Python refuses 4,300 (ValueError)
+        raise _NotANumber(f"an integer of {len(text)} digits")
+    return int(text)
+
+
+def _no_constant(name: str) -> float:
+    raise _NotANumber(f"{name} is not a JSON number; a reportgen metrics.json writes an undefined value as null")
+
+
 def _object_without_repeats(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     """A JSON object, refusing a key given twice (``json`` keeps the last silently, so a received
     file could show one value to a reader of the text and another to the report)."""
@@ -1188,7 +1210,10 @@ def read_result(path: str | Path) -> tuple[ComparisonResult, bytes]:
     p = Path(path)
     raw = read_user_file(p, MAX_RESULT_BYTES, UserError, "pass the metrics.json of a previous run")
     try:
-        data = json.loads(raw.decode("utf-8"), object_pairs_hook=_object_without_repeats)
+        data = json.loads(raw.decode("utf-8"), object_pairs_hook=_object_without_repeats, parse_float=_finite_float,
+                          parse_int=_bounded_int, parse_constant=_no_constant)
+    except _NotANumber as exc:
+        raise UserError(f"{p}: not a reportgen metrics.json ({exc})") from None
     except _RepeatedKey as exc:
         raise UserError(f"{p}: key {exc.key!r} is given twice in one object; a reportgen metrics.json "
                         f"never repeats a key (which value was meant?)") from None

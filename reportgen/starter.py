@@ -31,6 +31,7 @@ import pandas as pd
 from reportgen.errors import UserError
 from reportgen.io.files import (check_input, check_not_binary, csv_error, is_parquet, parquet_dataset, part_columns,
                                  unreadable_parquet)
+from reportgen.io.validate import shown_columns
 
 #: Rows read to guess from (the guesses need a sample, not the file).
 SAMPLE_ROWS = 50_000
@@ -105,7 +106,7 @@ def guess(df: pd.DataFrame, source: str) -> Guess:
     named = [c for c in two if LABEL_NAMES.search(c)]
     if not (named or two):
         raise UserError(f"{source}: no column has exactly two distinct values to use as the label "
-                        f"(columns: {', '.join(columns)}); write the config by hand (see configs/demo.yaml)")
+                        f"(columns: {shown_columns(list(columns))}); write the config by hand (see configs/demo.yaml)")
     label = (named or two)[0]
     notes = {"label": f"two values: {', '.join(map(str, sorted(df[label].dropna().unique().tolist(), key=str)))}"}
     positive = _positive_of(df[label])
@@ -150,7 +151,7 @@ def guess(df: pd.DataFrame, source: str) -> Guess:
         models.append((c, direction, own))
     if not models:
         raise UserError(f"{source}: no numeric score column besides the label {label!r} "
-                        f"(columns: {', '.join(columns)}); write the config by hand (see configs/demo.yaml)")
+                        f"(columns: {shown_columns(list(columns))}); write the config by hand (see configs/demo.yaml)")
     return Guess(label, positive, id_col, date, weight, tuple(models), notes)
 
 

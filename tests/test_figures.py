@@ -3,6 +3,7 @@ and stay light at any number of rows (curves are decimated before drawing)."""
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -199,6 +200,90 @@ def test_an_error_drawing_a_figure_in_a_worker_is_raised_here_and_the_workers_st
     with pytest.raises(ValueError, match="no such curve"):
         drawing()
     assert drawing._pool is None and drawing.token not in figures._SHARED  # noqa: SLF001
+
+
+def test_a_figure_worker_killed_while_the_parent_draws_leaves_every_figure_drawn_and_no_traceback(demo, monkeypatch, capfd):
+    """kill -9 of a figure worker after the parent had taken the figures no worker had started:
+    the parent cancelled their futures, and Python 3.11's pool, marking every pending future
+    broken, failed on the cancelled ones and printed an ``InvalidStateError`` traceback from its
+    manager thread on stderr. The parent now takes a figure by a shared mark, never a
+    cancellation; the figures are still all drawn, the same as here, and stderr stays empty."""
+    import signal
+    import threading
+    import time
+
+    if not sys.platform.startswith("linux"):
+        pytest.skip("figures are drawn in worker processes on Linux only")
+    parent = os.getpid()
+    uncaught: list[type[BaseException]] = []  # what a thread would print as a traceback
+    monkeypatch.setattr(threading, "excepthook", lambda args: uncaught.append(args.exc_type))
+
+    def dies_in_a_worker(result, palette=figures.PALETTE):
+        if os.getpid() != parent:  # the worker takes it first (extra figures are handed out first)
+            time.sleep(1.0)  # meanwhile the parent takes and draws the rest
+            os.kill(os.getpid(), signal.SIGKILL)
+        return None
+
+    monkeypatch.setattr(figures, "FIGURES", {k: figures.FIGURES[k] for k in ("roc", "pr", "ks", "gains")})
+    monkeypatch.setattr(figures, "FIGURE_PROCESSES", 1)
+    here = figures.render_figures(demo)
+    monkeypatch.setattr(figures, "FIGURE_PROCESSES", 2)
+    capfd.readouterr()
+    drawing = figures.start_figures(demo, extra={"killer": dies_in_a_worker})
+    assert drawing._pool is not None  # noqa: SLF001 - workers did start
+    assert drawing() == here
+    time.sleep(0.2)  # the pool's manager thread notices the dead worker
+    assert uncaught == [] and capfd.readouterr().err == ""
+    assert drawing._pool is None and drawing.token not in figures._SHARED  # noqa: SLF001
+
+
+WORKER_ORPHAN = """
+import os, signal, sys, time
+from reportgen import figures
+from reportgen.api import load_result
+from concurrent.futures import FIRST_COMPLETED, wait
+drawing = figures.start_figures(load_result(sys.argv[1]))
+wait(drawing._futures.values(), return_when=FIRST_COMPLETED)  # the workers have started
+pids = [p.pid for p in drawing._pool._processes.values()]
+print(" ".join(map(str, pids)), flush=True)
+time.sleep(60)
+"""
+
+
+def test_figure_workers_leave_signals_to_their_parent_and_die_with_it(demo_run, tmp_path):
+    """A forked figure worker inherited the command's handlers: a signal to the process group
+    (Ctrl-C) raised Interrupted in its loop (a traceback, and a parent waiting forever); and a
+    parent killed with SIGKILL left its workers waiting on the pool's pipe forever."""
+    import signal
+    import subprocess
+    import time
+
+    if not sys.platform.startswith("linux"):
+        pytest.skip("figures are drawn in worker processes on Linux only")
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1]), "REPORTGEN_FIGURE_PROCESSES": "2"}
+    proc = subprocess.Popen([sys.executable, "-c", WORKER_ORPHAN, str(demo_run.out / "metrics.json")], env=env,
+                            stdout=subprocess.PIPE, text=True)
+    try:
+        workers = [int(p) for p in proc.stdout.readline().split()]
+        assert workers
+        for pid in workers:
+            ignored = int(next(ln for ln in _status(pid).splitlines() if ln.startswith("SigIgn:")).split()[1], 16)
+            assert ignored >> (signal.SIGINT - 1) & 1 and ignored >> (signal.SIGTERM - 1) & 1, _status(pid)
+    finally:
+        proc.kill()
+        proc.wait()
+        proc.stdout.close()
+    deadline = time.monotonic() + 10
+    while any(Path(f"/proc/{pid}").exists() and "State:\tZ" not in _status(pid) for pid in workers):
+        assert time.monotonic() < deadline, "a figure worker outlived its killed parent"
+        time.sleep(0.05)
+
+
+def _status(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return "State:\tZ"
 
 
 def test_pdf_svg_draws_the_same_pixels_without_style_attributes_or_uses(demo, tmp_path):

@@ -108,3 +108,12 @@ def test_column_names_and_labels_from_the_data_stay_data_in_the_config(cli, tmp_
     assert [m.score for m in cfg.models] == ["${HOME}", "${NOPE_Q}"]
     assert cfg.title == "Model comparison: e" and cfg.label == "target"
     assert cli(["validate", str(out), "--quiet"]) == 0
+
+
+def test_a_control_character_in_a_column_name_stays_escaped_in_the_one_line_error(cli, tmp_path: Path, capsys) -> None:
+    """The column list was joined raw: a NUL byte of a binary header went to the terminal as is."""
+    data = tmp_path / "nul.csv"
+    data.write_bytes(b"y,s\x00\n1,0.5\n0,0.2\n")
+    assert _init(cli, data, tmp_path / "x.yaml") == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err[:-1].isprintable() and "(columns: y, 's\\x00')" in err, err

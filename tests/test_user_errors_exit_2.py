@@ -180,3 +180,18 @@ def test_render_refuses_a_key_repeated_in_a_metrics_json(saved, tmp_path, capsys
     bad.write_text(text.replace('"run": {', '"run": {"title": "hidden", ', 1), encoding="utf-8")
     assert cli.main(["render", str(bad), "--out", str(tmp_path / "r"), "--format", "html"]) == 2
     assert one_error(capsys).startswith(f"reportgen: error: {bad}: key 'title' is given twice in one object")
+
+
+@pytest.mark.parametrize(("value", "expected"), [
+    ("1" * 5000, "an integer of 5000 digits"),  # was exit 1: Python's 4,300-digit limit (ValueError)
+    ("1e999", "the number 1e999 is too large for a float"),  # was read as inf and rendered
+    ("NaN", "NaN is not a JSON number; a reportgen metrics.json writes an undefined value as null"),
+    ("-Infinity", "-Infinity is not a JSON number; a reportgen metrics.json writes an undefined value as null"),
+])
+def test_render_refuses_a_number_no_metrics_json_holds(value, expected, saved, tmp_path, capsys):
+    text = saved.read_text(encoding="utf-8")
+    bad = tmp_path / "bad.json"
+    bad.write_text(text.replace('"run": {', f'"run": {{"extra_number": {value}, ', 1), encoding="utf-8")
+    assert cli.main(["render", str(bad), "--out", str(tmp_path / "r"), "--format", "html"]) == 2
+    assert one_error(capsys) == f"reportgen: error: {bad}: not a reportgen metrics.json ({expected})"
+    assert not (tmp_path / "r").exists()

@@ -565,6 +565,8 @@ def csv_error(path: Path, exc: Exception, malformed: str) -> InputError:
         return read_failure(path, exc)
     if isinstance(exc, pd.errors.EmptyDataError):  # emptied after its header was read
         return empty_csv(path)
+    if isinstance(exc, pd.errors.ParserError) and (fault := row_fault(path)) is not None:
+        return fault  # "EOF inside string": the row where the quote opens, as every engine says
     return InputError(f"{path}: {malformed} ({first_line(exc)})")
 
 
@@ -728,6 +730,8 @@ def record_batches(path: Path, columns: list[str], batch_rows: int, numbers: Ite
                                  f"shorten the values or convert the file to Parquet") from None
             block = min(MAX_CSV_BLOCK, block * 8)
         except pa.ArrowInvalid as exc:
+            if "conversion error" in str(exc) and odd_quotes(path) and (fault := row_fault(path)) is not None:
+                raise fault from None  # a quote left open: the value runs on over the next rows
             if "conversion error" in str(exc) and "invalid UTF8" not in str(exc) and numbers:
                 locate_non_number(path, columns, numbers, text, batch_rows)
             raise csv_arrow_error(path, exc) from None
@@ -757,7 +761,7 @@ def _csv_batches(path: Path, columns: list[str], numbers: list[str], text: list[
 
     read, convert = csv_options(columns, numbers, text, block)
     source = opened(path)
-    seen = 0
+    seen, checked = 0, False
     try:
         try:
             for rb in pacsv.open_csv(source if source is not path else str(path), read_options=read,
@@ -768,6 +772,12 @@ def _csv_batches(path: Path, columns: list[str], numbers: list[str], text: list[
                 rb = rb.slice(max(0, skip - start))
                 if any(pa.types.is_binary(t) or pa.types.is_large_binary(t) for t in rb.schema.types):
                     raise InputError(f"{path}: not UTF-8 text; re-save the file as UTF-8 CSV")  # an inferred column
+                if not checked and line_break_in_text(rb.columns):
+                    # a quoted multi-line value, or a quote left open (pyarrow reads on to the end of
+                    # the file as one value: a label of many lines, or none refused in the last row)
+                    checked = True
+                    if odd_quotes(path) and (fault := row_fault(path)) is not None:
+                        raise fault
                 if rb.num_rows:
                     yield rb
         except pa.ArrowInvalid as exc:
@@ -820,6 +830,26 @@ def ragged_row(path: Path) -> InputError:
     break inside one) and both counts. pyarrow refuses such a file and pandas would silently pad
     a short row with missing cells or, reading some columns, drop a long row's extra fields, so
     the file is refused whoever reads it. Found by one scan with :mod:`csv`, on this error path only."""
+    return row_fault(path) or InputError(f"{path}: cannot read (a row's field count differs from the header's)")
+
+
+def line_break_in_text(columns: Iterable[Any]) -> bool:
+    """Whether a value of a string column among ``columns`` (pyarrow arrays) holds a line break."""
+    import pyarrow as pa  # noqa: PLC0415
+    import pyarrow.compute as pc  # noqa: PLC0415
+
+    return any((pa.types.is_string(col.type) or pa.types.is_large_string(col.type))
+               and (pc.any(pc.match_substring(col, "\n")).as_py() or pc.any(pc.match_substring(col, "\r")).as_py())
+               for col in columns)
+
+
+def row_fault(path: Path) -> InputError | None:
+    """The first row of a CSV whose fields cannot be right, as one error, or None: a field count
+    other than the header's (:func:`ragged_row`), or a quote left open (to the end of the file)
+    or misplaced. A quote left open in the last column kept the field count, so each engine
+    told it its own way — pandas "EOF inside string", pyarrow a score of several lines that is
+    not a number, or "conversion error" — and now all three name the row where it opens. One
+    scan with :mod:`csv` (strict), on an error path only."""
     import csv  # noqa: PLC0415
 
     source = opened_plain(path)
@@ -840,7 +870,7 @@ def ragged_row(path: Path) -> InputError:
                           f"close the quote or remove the stray one")
     finally:
         source.close()
-    return InputError(f"{path}: cannot read (a row's field count differs from the header's)")
+    return None
 
 
 def opened_plain(path: Path) -> Any:
@@ -926,10 +956,8 @@ def arrow_csv_frame(path: Path, columns: list[str], numbers: list[str], text: li
     finally:
         if source is not path:
             source.close()
-    for c in [*text, *other]:  # a line break in a value: a quote left open, or a quoted multi-line value
-        col = table.column(c)
-        if pc.any(pc.match_substring(col, "\n")).as_py() or pc.any(pc.match_substring(col, "\r")).as_py():
-            return None
+    if line_break_in_text([table.column(c) for c in [*text, *other]]):
+        return None  # a quote left open, or a quoted multi-line value: the lenient reader decides
     if odd_quotes(path):
         return None
     missing = pa.array(NA_VALUES, pa.large_string())

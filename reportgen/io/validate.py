@@ -305,6 +305,12 @@ def numeric(series: pd.Series, path: Any, column: str, offset: int = 0, faults: 
     with ``faults`` it is added there and the cell is NaN)."""
     if series.dtype == np.float64:  # read typed (pyarrow, Parquet): nothing to convert or check
         return series.to_numpy(dtype=np.float64)
+    if getattr(series.dtype, "kind", None) in ("M", "m"):
+        # a Parquet timestamp or duration column: pandas turned it into nanoseconds, and a date
+        # column named as the score ranked the rows by date, silently, in every engine
+        what = "timestamps" if series.dtype.kind == "M" else "durations"
+        raise InputError(f"{path}: column '{column}' holds {what} ({series.dtype}), not numbers; "
+                         f"name a numeric column (a score, weight or class probability)")
     values = pd.to_numeric(series, errors="coerce")
     bad = values.isna() & series.notna()
     if bad.any():
@@ -366,7 +372,7 @@ def check_columns(cfg: Config, i: int, m: ModelConfig, path: Any, have: list[str
         elif same:  # ' y ' or 'Y' for 'y': names are matched exactly, spaces and case included
             hint = f"; the file has {same[0]!r} (names must match exactly, spaces and case included)"
         elif difflib.get_close_matches(column, have, n=1):
-            hint = f"; did you mean '{difflib.get_close_matches(column, have, n=1)[0]}'?"
+            hint = f"; did you mean {shown_name(difflib.get_close_matches(column, have, n=1)[0])}?"
         raise InputError(f"{where}: column {column!r} not found in {path} (columns: {shown_columns(have)}){hint}")
     sc = score_columns(m)
     for column in (sc.values() if isinstance(sc, dict) else sc or []):
@@ -377,6 +383,13 @@ def check_columns(cfg: Config, i: int, m: ModelConfig, path: Any, have: list[str
         if have.count(column) > 1:
             raise InputError(f"{path}: column {column!r} appears {have.count(column)} times in the header; "
                              f"rename the duplicates so that the config names one column")
+
+
+def shown_name(name: str) -> str:
+    """One column name for a message, in quotes: ``'y'``; a control character (a NUL byte read from
+    a binary file's header) escaped as Python writes it (``'id\\x00'``), so that the message stays
+    one line of printable text."""
+    return repr(name) if not name.isprintable() else f"'{name}'"
 
 
 def shown_columns(have: list[str], most: int = 20) -> str:

@@ -25,7 +25,7 @@ import reportgen.engine.credit as C
 from reportgen.config import Config, ModelConfig
 from reportgen.errors import InputError
 from reportgen.io.files import Digests, columns_in, file_info, hashing, read_table, record_batches
-from reportgen.io.validate import HEADER_ROWS, dates_of, keys, label_key, numeric
+from reportgen.io.validate import HEADER_ROWS, dates_of, keys, label_key, numeric, shown_columns, shown_name
 from reportgen.results import CreditSection, InputFile
 
 __all__ = ["check_credit", "credit_run", "credit_section"]
@@ -97,9 +97,9 @@ def _columns(cfg: Config, m: ModelConfig, path: Path, reference: bool, have: lis
             wanted[role] = column
         elif role not in optional:
             hint = difflib.get_close_matches(column, have, n=1)
-            tip = f"; did you mean '{hint[0]}'?" if hint else ""
+            tip = f"; did you mean {shown_name(hint[0])}?" if hint else ""
             where = cfg.where("models", cfg.models.index(m), "reference") if reference else cfg.where(*loc)
-            raise InputError(f"{where}: column {column!r} not found in {path} (columns: {', '.join(have)}){tip}")
+            raise InputError(f"{where}: column {column!r} not found in {path} (columns: {shown_columns(have)}){tip}")
     return wanted
 
 

@@ -1173,3 +1173,43 @@ def test_a_row_weighed_differently_by_two_models_of_one_dataset_is_named_by_its_
                  weight_kind="frequency")
     line = refused_alike(cfg, scheduler, capsys)
     assert "but row 4 of model 'a' weighs 2 and the same row of model 'b' weighs 1" in line, line
+
+
+def test_a_control_character_in_a_header_name_stays_escaped_in_the_did_you_mean_hint(tmp_path, scheduler, capsys):
+    """A NUL byte in a header name (a binary file read as CSV) was escaped in the column list but
+    written raw in "did you mean 'id<NUL>'?": a control character on the user's terminal and log."""
+    (tmp_path / "a.csv").write_bytes(rows().to_csv(index=False).replace("id,", "id\x00,", 1).encode())
+    cfg = config(tmp_path, [{"name": "a", "file": "a.csv", "score": "s"}], id="id")
+    line = same_everywhere(cfg, scheduler, capsys)
+    assert line.isprintable() and r"did you mean 'id\x00'?" in line, line
+
+
+@pytest.mark.parametrize(("header", "bad", "row"), [
+    ("id,y,s", '10,0,"0.5', 11),   # the score, mid-file: pyarrow read the rest of the file as one score
+    ("id,y,s", '20,0,"0.5', 21),   # the score, last row: "CSV conversion error to double"
+    ("id,s,y", '10,0.5,"0', 11),   # the label: "a third distinct label" of thirty lines
+    ("id,s,y", '20,0.5,"0', 21),   # the label, last row: accepted by stream and dask, refused by memory
+])
+def test_a_quote_left_open_in_the_last_column_is_named_at_its_row_in_every_engine(header, bad, row, tmp_path,
+                                                                                    scheduler, capsys):
+    """A quote left open keeps the row's field count when it is in the last column, so each engine
+    told it its own way (pandas "EOF inside string", pyarrow a value running to the end of the file)."""
+    t = rows()
+    lines = [header] + [",".join(str(r[c]) for c in header.split(",")) for _, r in t.iterrows()]
+    lines[row - 1] = bad
+    (tmp_path / "a.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    line = same_everywhere(config(tmp_path, [{"name": "a", "file": "a.csv", "score": "s"}]), scheduler, capsys)
+    assert line.endswith(f"a.csv: row {row}: a quote is left open or misplaced (malformed CSV); "
+                         "close the quote or remove the stray one"), line
+
+
+@pytest.mark.parametrize(("values", "what"), [
+    (pd.date_range("2024-01-01", periods=20, freq="D"), "timestamps (datetime64"),
+    (pd.to_timedelta(np.arange(20), unit="s"), "durations (timedelta64"),
+])
+def test_a_parquet_score_of_timestamps_or_durations_is_refused_in_every_engine(values, what, tmp_path, scheduler, capsys):
+    """pandas turned a timestamp column into nanoseconds: a date column named as the score ranked
+    the rows by date, exit 0, in every engine."""
+    pq.write_table(pa.Table.from_pandas(rows().assign(s=values), preserve_index=False), tmp_path / "a.parquet")
+    line = same_everywhere(config(tmp_path, [{"name": "a", "file": "a.parquet", "score": "s"}]), scheduler, capsys)
+    assert line.startswith(f"reportgen: error: {tmp_path / 'a.parquet'}: column 's' holds {what}"), line

@@ -214,3 +214,37 @@ def test_an_alias_bomb_given_with_set_is_refused_too() -> None:
     levels += [f"&a{i + 1} [" + ", ".join([f"*a{i}"] * 9) + "]" for i in range(8)]
     with pytest.raises(ConfigError, match="more than 100,000 values"):
         parse_config(BASE, "q.yaml", overrides=["title=[" + ", ".join(levels) + "]"])
+
+
+@pytest.mark.parametrize(("extra", "key"), [
+    ("beta: 1.0e160", "beta: Input should be less than or equal to 1000000"),
+    ("costs: {fn: 1.0e308, fp: 1}", "costs.fn: Input should be less than or equal to 1000000000000000"),
+    ("costs: [[0, 1.0e308], [1, 0]]", "costs: every cost must be at most 1e+15, found 1e+308"),
+])
+def test_a_beta_or_cost_whose_square_or_product_overflows_is_refused(extra: str, key: str) -> None:
+    """β = 1e160 gave an F-β of None and fn: 1e308 an expected cost of None, silently but for
+    numpy's overflow warnings on stderr (β² and cost × count are infinite)."""
+    assert key in _error(BASE + extra + "\n")
+    assert Config.model_validate(yaml.safe_load(BASE + "beta: 1.0e6\ncosts: {fn: 1.0e15, fp: 1}\n")).beta == 1e6
+
+
+@pytest.mark.parametrize(("other", "shown"), [
+    ("a\\u200b", r"'a\u200b'"),  # a zero-width space
+    ("a ", "'a '"),              # a space at the end
+    ("\\uff41", "'ａ'"),          # fullwidth a
+    ("\\u200fa", r"'\u200fa'"),  # a right-to-left mark
+])
+def test_model_names_that_read_the_same_are_refused(other: str, shown: str) -> None:
+    msg = _error(f'label: y\nmodels:\n  - {{name: a, file: a.csv, score: s}}\n  - {{name: "{other}", file: a.csv, score: s}}\n')
+    assert msg.startswith(f"q.yaml:4: models[1].name: {shown} looks the same as model 'a'"), msg
+    parse_config('label: y\nmodels:\n  - {name: a, file: a.csv, score: s}\n  - {name: A, file: a.csv, score: s}\n', "q.yaml")
+    composed, decomposed = "\u00e9", "e\u0301"
+    msg = _error(f'label: y\nmodels:\n  - {{name: "{composed}", file: a.csv, score: s}}\n  - {{name: "{decomposed}", file: a.csv, score: s}}\n')
+    assert "looks the same as model" in msg
+
+
+@pytest.mark.parametrize("name", ["\\u200b", " \\u200d ", "\\u202e"])
+def test_a_model_name_without_a_visible_character_is_refused(name: str) -> None:
+    msg = _error(f'label: y\nmodels:\n  - {{name: "{name}", file: a.csv, score: s}}\n')
+    assert msg.startswith("q.yaml:3: models[0].name: ") and msg.endswith("has no visible character; give the model a name to show")
+    assert msg.isprintable(), msg
