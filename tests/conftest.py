@@ -14,6 +14,14 @@ from pathlib import Path
 
 import pytest
 import yaml
+from hypothesis import settings
+
+# Property tests draw their examples from a fixed seed (one per test), so CI on a clean clone
+# runs the examples every developer ran: a failure there is the code's, never the draw's.
+# ``HYPOTHESIS_PROFILE=explore`` draws fresh examples, more of them, to hunt for new failures.
+settings.register_profile("reportgen", derandomize=True, print_blob=True)
+settings.register_profile("explore", derandomize=False, max_examples=500, print_blob=True)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "reportgen"))
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMO_CONFIG = ROOT / "configs" / "demo.yaml"

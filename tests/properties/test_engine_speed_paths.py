@@ -313,7 +313,10 @@ def test_curves_are_points_of_the_full_curves_with_every_hull_vertex(data, max_p
         got = list(zip(c.roc.x.tolist(), c.roc.y.tolist(), [None if np.isnan(v) else v for v in c.roc.thresholds]))
         assert set(got) <= pts
         assert got[0][:2] == (0.0, 0.0) and got[-1][:2] == (float(fpr[-1]), float(tpr[-1]))
-        assert {(fpr[i], tpr[i]) for i in hull} <= {(x, yy) for x, yy, _ in got}
+        # every vertex the rounding cannot make collinear (a collinear one is optional: a failing
+        # example had (0.4, 0.818) on the chord of its neighbours, kept by the chain, not the engine)
+        strict = monotone_chain_upper(fpr, tpr, tol=1e-12)
+        assert {(fpr[i], tpr[i]) for i in strict} <= {(x, yy) for x, yy, _ in got}
         assert len(got) <= 2 * max_points + len(hull) + 2
         assert set(zip(c.pr.x.tolist(), c.pr.thresholds.tolist())) <= set(zip(tpr[1:].tolist(), t.thresholds.tolist()))
     # the cost envelope is the lower envelope over the hull vertices
