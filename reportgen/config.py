@@ -14,6 +14,7 @@ import os
 import stat
 import re
 import string
+import types
 import unicodedata
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -74,6 +75,38 @@ class Strict(BaseModel):
     NaN or infinite (a NaN threshold would flag every row; an infinite cost or β has no meaning)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _no_boolean_number(cls, v: Any, info: ValidationInfo) -> Any:
+        """A boolean where a number is meant is an error: YAML reads ``yes``, ``no``, ``on``,
+        ``off``, ``true`` and ``false`` as booleans, and pydantic would take them as 1 and 0
+        (``threshold: true`` a threshold of 1, ``resamples: yes`` one resample)."""
+        field = cls.model_fields.get(info.field_name or "")
+        if field is not None and _boolean_where_number(v, field.annotation):
+            raise ValueError("expected a number, found a boolean (YAML reads yes, no, on, off, true and false as "
+                             "booleans); give a number")
+        return v
+
+
+def _boolean_where_number(v: Any, annotation: Any) -> bool:
+    """Whether ``v`` holds a boolean where ``annotation`` takes numbers but no boolean (in a list
+    of numbers too)."""
+    import typing  # noqa: PLC0415
+
+    origin, args = typing.get_origin(annotation), typing.get_args(annotation)
+    if origin is Annotated:
+        return _boolean_where_number(v, args[0])
+    if isinstance(v, bool):
+        if annotation in (int, float):
+            return True
+        if origin in (typing.Union, types.UnionType):
+            return bool(args) and bool({int, float} & set(args)) and bool not in args and Any not in args
+        return False
+    if isinstance(v, (list, tuple)) and origin in (list, tuple) and args:
+        item = args[0]
+        return any(_boolean_where_number(x, item) for x in v)
+    return False
 
 
 def _looks(name: str) -> str:

@@ -248,3 +248,21 @@ def test_a_model_name_without_a_visible_character_is_refused(name: str) -> None:
     msg = _error(f'label: y\nmodels:\n  - {{name: "{name}", file: a.csv, score: s}}\n')
     assert msg.startswith("q.yaml:3: models[0].name: ") and msg.endswith("has no visible character; give the model a name to show")
     assert msg.isprintable(), msg
+
+
+@pytest.mark.parametrize(("extra", "key"), [
+    ("threshold: true\n", "threshold"),               # was a threshold of 1
+    ("bootstrap: {resamples: yes}\n", "bootstrap.resamples"),  # was one resample
+    ("beta: on\n", "beta"),
+    ("costs: {fn: off, fp: 1}\n", "costs.fn"),
+    ("confidence_level: no\n", "confidence_level"),
+])
+def test_a_yaml_boolean_is_not_taken_for_a_number(extra: str, key: str) -> None:
+    """YAML 1.1 reads yes/no/on/off/true/false as booleans, and pydantic took them as 1 and 0."""
+    msg = _error(BASE + extra)
+    assert f"{key}: expected a number, found a boolean" in msg, msg
+
+
+def test_booleans_stay_where_they_are_meant() -> None:
+    cfg = parse_config(BASE + "positive: true\noutput: {overwrite: yes}\nthreshold: 0.5\n", "q.yaml")
+    assert cfg.positive is True and cfg.output.overwrite is True and cfg.threshold == 0.5
