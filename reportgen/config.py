@@ -15,6 +15,7 @@ import stat
 import re
 import string
 import types
+import typing
 import unicodedata
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -92,8 +93,6 @@ class Strict(BaseModel):
 def _boolean_where_number(v: Any, annotation: Any) -> bool:
     """Whether ``v`` holds a boolean where ``annotation`` takes numbers but no boolean (in a list
     of numbers too)."""
-    import typing  # noqa: PLC0415
-
     origin, args = typing.get_origin(annotation), typing.get_args(annotation)
     if origin is Annotated:
         return _boolean_where_number(v, args[0])

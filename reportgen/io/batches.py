@@ -12,7 +12,7 @@ whichever way the rows came.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +22,7 @@ import pandas as pd
 from reportgen.config import Config
 from reportgen.io import validate as V
 from reportgen.io.files import NA_VALUES, FileInfo, columns_in, file_info, hashing, read_table, record_batches
-from reportgen.io.progress import ReadProgress
+from reportgen.io.progress import Progress, ReadProgress
 
 
 def read_columns(path: Path, columns: list[str], batch_rows: int, numbers: list[str] = (),
@@ -62,7 +62,7 @@ def _read_on_as_text(path: Path, columns: list[str], batch_rows: int, numbers: l
         yield Batch(pa.RecordBatch.from_arrays(arrays, names=rb.schema.names)), max(start, offset)
 
 
-def read_frames(cfg: Config, progress: Callable[[int, int], None] | None = None) -> tuple[dict[Path, Any], list[FileInfo]]:
+def read_frames(cfg: Config, progress: Progress | None = None) -> tuple[dict[Path, Any], list[FileInfo]]:
     """``engine: memory``: every file the models name, read whole and once, with only the columns
     they use (class scores too); columns checked first (errors name the config key), labels and
     ids as text, scores as numbers. Each file's columns as the reader gave them (a pyarrow Table;

@@ -68,7 +68,7 @@ from reportgen.io import validate as V
 from reportgen.io.align import Join, Keyed, check_positions, check_unique, concat_ids
 from reportgen.io.batches import Batch, read_columns, read_frames, record_batch
 from reportgen.io.files import FileInfo, check_parts, columns_in, file_info, hashing, no_rows
-from reportgen.io.progress import ReadProgress
+from reportgen.io.progress import Progress, ReadProgress
 from reportgen.io.pairs import PAIRED_CHUNK, RowSpill
 from reportgen.io.validate import (
     check_class_count,
@@ -85,7 +85,6 @@ from reportgen.reduce import accumulators as S
 from reportgen.reduce.evidence_of import ModelTable, binary_evidence, load_audit, multiclass_evidence
 from reportgen.results import BinningInfo, Notice
 
-Progress = Callable[[int, int], None]
 
 #: Why rows are not paired (a :data:`reportgen.engine.evidence.PairingReason`): files of different
 #: lengths and no id to join them.
