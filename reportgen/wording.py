@@ -38,9 +38,14 @@ from reportgen.engine.intervals import (
     WEIGHTED_BOOTSTRAP,
     WEIGHTED_JOINT_BINNED_BOOTSTRAP,
     WEIGHTED_JOINT_BOOTSTRAP,
+    WEIGHTED_JOINT_POOLED_BINNED_BOOTSTRAP,
+    WEIGHTED_JOINT_POOLED_BOOTSTRAP,
+    WEIGHTED_POOLED_BINNED_BOOTSTRAP,
+    WEIGHTED_POOLED_BOOTSTRAP,
+    EXACT_WEIGHT_CELLS,
 )
 from reportgen.engine.compare_multiclass import BOOTSTRAP_AUC_MAX_CELLS
-from reportgen.engine.approval import APPROVAL_COUNT_BOOTSTRAP, MAX_APPROVAL_MODELS
+from reportgen.engine.approval import APPROVAL_COUNT_BOOTSTRAP, APPROVAL_POOLED_BOOTSTRAP, MAX_APPROVAL_MODELS
 from reportgen.engine.proportions import CLOPPER_PEARSON, DELONG_LOGIT
 from reportgen.formats import fmt_bounded
 from reportgen.results import (
@@ -78,6 +83,12 @@ NO_BOOTSTRAP = ("Intervals of the differences between multiclass models, and of 
 WEIGHT_CELLS_TEXT = (f"weighted rows are resampled through their counts per score, class and weight, and there are more "
                      f"than {MAX_WEIGHT_CELLS:,} such cells (or the table is binned)")
 
+#: ``ci_method`` of a weighted model's intervals, and of weighted models' differences.
+WEIGHTED_METHODS = {WEIGHTED_BOOTSTRAP, WEIGHTED_BINNED_BOOTSTRAP, WEIGHTED_POOLED_BOOTSTRAP,
+                    WEIGHTED_POOLED_BINNED_BOOTSTRAP}
+WEIGHTED_JOINT_METHODS = {WEIGHTED_JOINT_BOOTSTRAP, WEIGHTED_JOINT_BINNED_BOOTSTRAP, WEIGHTED_JOINT_POOLED_BOOTSTRAP,
+                          WEIGHTED_JOINT_POOLED_BINNED_BOOTSTRAP}
+
 WEIGHTED_NOTE = ("Intervals of weighted models: the stratified bootstrap of the rows with their sample weights, drawn "
                  "on the rows counted per (score, class, weight): per class, how many resampled rows fall on each such "
                  "cell is one multinomial draw, and each cell adds that number times its weight — the distribution of "
@@ -91,6 +102,13 @@ WEIGHTED_JOINT_BINNED_NOTE = (f"There are more than {JOINT_EXACT_CELLS:,} such c
                               f"into {JOINT_BINS} equal-weight bins (and at its threshold and approval cuts, so threshold "
                               "metrics and the comparison at equal approval rate stay exact), weights kept apart; each "
                               "difference's interval is moved by the binning's error on the data.")
+
+POOLED_NOTE = (f"With more than {EXACT_WEIGHT_CELLS:,} such counts (weights taking many values), the rows are "
+               "counted per (score or bin, class) instead, with the mean and variance of their weights: how many "
+               "resampled rows fall on each is still one exact multinomial draw, and their weight sum is drawn from "
+               "a Gamma law with the mean and variance of that many rows' weights drawn with replacement — the row "
+               "bootstrap's means, variances and covariances of every weight sum, at a cost that does not grow "
+               "with the rows.")
 
 PATTERN_BOOTSTRAP_NOTE = ("Intervals of differences of threshold metrics (accuracy, F1, MCC, expected cost, …): paired "
                           "stratified bootstrap of the models' decisions, counted per pattern of truth and decisions.")
@@ -202,14 +220,18 @@ def comparison_notes(c: Comparison, result: ComparisonResult) -> list[str]:
         notes.append(JOINT_BINNED_NOTE)
     if ROW_BOOTSTRAP in methods:
         notes.append(row_bootstrap_note(run.bootstrap_resamples, run.bootstrap_seed))
-    if {WEIGHTED_BOOTSTRAP, WEIGHTED_BINNED_BOOTSTRAP} & methods:
+    pair_methods = set(c.ci_method.values())
+    if WEIGHTED_METHODS & methods:
         notes.append(WEIGHTED_NOTE)
-    if WEIGHTED_BINNED_BOOTSTRAP in methods and BINNED_BOOTSTRAP not in methods:
+    if {WEIGHTED_BINNED_BOOTSTRAP, WEIGHTED_POOLED_BINNED_BOOTSTRAP} & methods and BINNED_BOOTSTRAP not in methods:
         notes.append(BINNED_NOTE)
-    if {WEIGHTED_JOINT_BOOTSTRAP, WEIGHTED_JOINT_BINNED_BOOTSTRAP} & set(c.ci_method.values()):
+    if WEIGHTED_JOINT_METHODS & pair_methods:
         notes.append(WEIGHTED_JOINT_NOTE)
-    if WEIGHTED_JOINT_BINNED_BOOTSTRAP in c.ci_method.values():
+    if {WEIGHTED_JOINT_BINNED_BOOTSTRAP, WEIGHTED_JOINT_POOLED_BINNED_BOOTSTRAP} & pair_methods:
         notes.append(WEIGHTED_JOINT_BINNED_NOTE)
+    if {WEIGHTED_POOLED_BOOTSTRAP, WEIGHTED_POOLED_BINNED_BOOTSTRAP, WEIGHTED_JOINT_POOLED_BOOTSTRAP,
+            WEIGHTED_JOINT_POOLED_BINNED_BOOTSTRAP} & methods:
+        notes.append(POOLED_NOTE)
     notes.extend(caveats_of(c))
     if c.tests.mcnemar is not None:
         notes.append(mcnemar_sentence(c.model, c.baseline, c.tests.mcnemar))
@@ -268,7 +290,8 @@ def _pct(v: float | None, digits: int = 1) -> str:
 
 
 #: How an equal-approval interval was drawn, when not row by row (same distribution).
-_DRAWN = {APPROVAL_COUNT_BOOTSTRAP: ", drawn on the counts per approval pattern"}
+_DRAWN = {APPROVAL_COUNT_BOOTSTRAP: ", drawn on the counts per approval pattern",
+          APPROVAL_POOLED_BOOTSTRAP: ", drawn on the counts per approval pattern, weight sums from their moments"}
 
 
 def approval_sentence(a: ApprovalAtRate) -> str:
@@ -333,7 +356,7 @@ def interval_kind(result: ComparisonResult) -> str | None:
         return "stratified bootstrap drawn on each model's score table"
     if COUNT_BOOTSTRAP in methods:
         return "stratified bootstrap drawn on each model's confusion counts"
-    if WEIGHTED_BOOTSTRAP in methods or WEIGHTED_BINNED_BOOTSTRAP in methods:
+    if WEIGHTED_METHODS & methods:
         return "stratified bootstrap of the rows with their weights, drawn on each model's rows per score, class and weight"
     if ROW_BOOTSTRAP in methods:
         return "stratified bootstrap of the rows"

@@ -46,14 +46,26 @@ import numpy as np
 
 from reportgen.engine import stats
 from reportgen.engine.curve import ScoreTable
-from reportgen.engine.intervals import JOINT_BINS, WeightCells, coarse_lut, count_cells, split_lut
-from reportgen.engine.resample import cell_blocks, stratified_cell_blocks
+from reportgen.engine.intervals import (
+    EXACT_WEIGHT_CELLS,
+    JOINT_BINS,
+    WeightCells,
+    coarse_lut,
+    count_cells,
+    pool_cells,
+    split_lut,
+    weight_blocks,
+)
+from reportgen.engine.resample import stratified_cell_blocks
 from reportgen.results import ApprovalAtRate, ApprovalSide, SwapCell
 
 #: ``ApprovalAtRate.ci_method``.
 APPROVAL_BOOTSTRAP = "paired stratified bootstrap of rows at fixed cuts"
 #: ``ApprovalAtRate.ci_method`` of the interval drawn on the pattern counts (same distribution).
 APPROVAL_COUNT_BOOTSTRAP = "paired stratified bootstrap of approval patterns at fixed cuts"
+#: ... of weighted rows with continuous weights: per (approval pattern, class), each one's resampled
+#: weight drawn from its rows' weight moments (:func:`~reportgen.engine.intervals.weight_blocks`)
+APPROVAL_POOLED_BOOTSTRAP = "paired stratified bootstrap of approval patterns at fixed cuts, moment-matched weight sums"
 #: Most models whose approval patterns are counted (2^(k+1) cells per rate).
 MAX_APPROVAL_MODELS = 10
 
@@ -411,16 +423,17 @@ def compare_cells_at_rate(rate: float, source: str, cells: WeightCells, names: S
         cell = 2 * approved[j].astype(np.int64) + ab.astype(np.int64)
         br_m, br_b = sides[j].bad_rate, sides[baseline].bad_rate
         delta = None if br_m is None or br_b is None else br_m - br_b
-        ci = None
+        ci, pooled = None, False
         if resamples > 0 and delta is not None:
             sub = count_cells(cell, y, w, cells.rows)  # per (swap cell, class, weight), positives first
-            npc = int(np.count_nonzero(sub.y))
+            if sub.n_cells > EXACT_WEIGHT_CELLS:  # continuous weights: per (swap cell, class), by moments
+                sub, pooled = pool_cells(sub), True
             onehot = np.zeros((sub.n_cells, 4, 2))
-            onehot[np.arange(sub.n_cells), sub.codes[0], sub.y.astype(np.int64)] = sub.w[0]
+            onehot[np.arange(sub.n_cells), sub.codes[0], sub.y.astype(np.int64)] = 1.0
             draws_out = np.empty(resamples)
             done = 0
-            for b, (draws,) in cell_blocks(sub.rows, npc, resamples, rng):
-                drawn = np.einsum("rc,cqk->rqk", draws.astype(np.float64), onehot)
+            for b, (weights,) in weight_blocks(sub, rng, resamples):
+                drawn = np.einsum("rc,cqk->rqk", weights, onehot)
                 draws_out[done : done + b] = _bad_rate_delta(drawn)
                 done += b
             iv = stats.percentile_interval(draws_out, level)
@@ -428,13 +441,13 @@ def compare_cells_at_rate(rate: float, source: str, cells: WeightCells, names: S
         masks = [cell == q for q in (SWAP_IN, SWAP_OUT, STAY_APPROVED, STAY_DECLINED)]
         out.append(ApprovalAtRate(
             target_rate=rate, source=source, model=sides[j], baseline=sides[baseline], bad_rate_delta=delta,
-            ci=ci, ci_level=level, ci_method=APPROVAL_COUNT_BOOTSTRAP if ci is not None else None,
+            ci=ci, ci_level=level, ci_method=None if ci is None else APPROVAL_POOLED_BOOTSTRAP if pooled else APPROVAL_COUNT_BOOTSTRAP,
             swap_in=cell_of(masks[0]), swap_out=cell_of(masks[1]),
             stay_approved=cell_of(masks[2]), stay_declined=cell_of(masks[3]),
         ))
     return out
 
 
-__all__ = ["APPROVAL_BOOTSTRAP", "compare_cells_at_rate", "joint_cell_luts", "APPROVAL_COUNT_BOOTSTRAP", "ApprovalCounter", "ApprovalCounts", "MAX_APPROVAL_MODELS",
+__all__ = ["APPROVAL_BOOTSTRAP", "APPROVAL_POOLED_BOOTSTRAP", "compare_cells_at_rate", "joint_cell_luts", "APPROVAL_COUNT_BOOTSTRAP", "ApprovalCounter", "ApprovalCounts", "MAX_APPROVAL_MODELS",
            "approved_share_by_cut", "bootstrap_delta", "compare_at_rate", "compare_from_counts", "count_bootstrap_delta",
            "cut_for_rate", "own_rate", "table_cut", "table_shares"]

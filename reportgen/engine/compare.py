@@ -31,7 +31,6 @@ from reportgen.engine.curve import ScoreTable
 from reportgen.engine.evidence import BinaryEvidence, BinaryModelEvidence, Pairing
 from reportgen.engine import intervals as IV
 from reportgen.engine.intervals import JOINT_BINNED_BOOTSTRAP, JOINT_BOOTSTRAP, TABLE_BOOTSTRAP
-from reportgen.engine.intervals import WEIGHTED_JOINT_BINNED_BOOTSTRAP, WEIGHTED_JOINT_BOOTSTRAP
 from reportgen.engine.resample import stratified_cell_blocks
 from reportgen.parallel import ordered_map
 from reportgen.engine.streaming import TableDeLong, delong_from_table
@@ -535,7 +534,7 @@ def compare_binary_evidence(ev: BinaryEvidence, s: Settings, progress: Progress 
     want = s.resamples > 0
     # weighted aligned models: their differences from the joint weight cells (the paired row bootstrap)
     wdraws = _weighted_pair_bootstrap(ev, s) if want and ev.weighted and pairing.cells is not None else None
-    how_w = WEIGHTED_JOINT_BINNED_BOOTSTRAP if wdraws is not None and wdraws.binned else WEIGHTED_JOINT_BOOTSTRAP
+    how_w = IV.weighted_joint_method(wdraws)
 
     def weighted_diff(j: int, q: int) -> np.ndarray:
         """Replicates of model j's metric q minus the baseline's, moved by their binning errors."""

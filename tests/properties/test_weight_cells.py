@@ -119,6 +119,20 @@ def _row_bootstrap_sklearn(s, y, w, threshold, R, seed):
     return out
 
 
+def _assert_quantiles_agree(mine: np.ndarray, oracle: np.ndarray, R: int) -> None:
+    """Per column: spreads within 10 %, the 2.5 / 50 / 97.5 % quantiles within 4 Monte-Carlo
+    standard errors of a difference of quantiles (√(2·q(1−q)/R) / density, the density of a normal
+    of the oracle's spread)."""
+    for k in range(mine.shape[1]):
+        sd = oracle[:, k].std()
+        assert mine[:, k].std() == pytest.approx(sd, rel=0.1)
+        for q in (0.025, 0.5, 0.975):
+            z = stats.norm_ppf(q)
+            density = np.exp(-0.5 * z * z) / np.sqrt(2 * np.pi) / sd
+            tol = 4.0 * np.sqrt(2.0 * q * (1 - q) / R) / density
+            assert abs(np.quantile(mine[:, k], q) - np.quantile(oracle[:, k], q)) < tol, (k, q)
+
+
 def test_quantiles_agree_with_a_brute_force_weighted_row_bootstrap(weights="continuous"):
     """2,000 resamples each: the cell draw's 2.5 / 50 / 97.5 % quantiles of AUC, F1 and average
     precision against scikit-learn's on resampled rows; tolerance 4 Monte-Carlo standard errors of
@@ -135,14 +149,7 @@ def test_quantiles_agree_with_a_brute_force_weighted_row_bootstrap(weights="cont
     assert [m["roc_auc"], m["f1"], m["average_precision"]] == pytest.approx(
         [roc_auc_score(y, s, sample_weight=w), f1_score(y, s >= threshold, sample_weight=w),
          average_precision_score(y, s, sample_weight=w)], rel=1e-10)
-    for k in range(3):
-        sd = oracle[:, k].std()
-        assert mine[:, k].std() == pytest.approx(sd, rel=0.1)
-        for q in (0.025, 0.5, 0.975):
-            z = stats.norm_ppf(q)
-            density = np.exp(-0.5 * z * z) / np.sqrt(2 * np.pi) / sd
-            tol = 4.0 * np.sqrt(2.0 * q * (1 - q) / R) / density
-            assert abs(np.quantile(mine[:, k], q) - np.quantile(oracle[:, k], q)) < tol, (k, q)
+    _assert_quantiles_agree(mine, oracle, R)
 
 
 def test_joint_cells_pair_the_rows():
@@ -162,8 +169,15 @@ def test_joint_cells_pair_the_rows():
     kern = [np.sign(x[y][:, None] - x[~y][None, :]) * 0.5 + 0.5 for x in (s, s2)]
     assert float(w[y] @ kern[0] @ w[~y] / (w[y].sum() * w[~y].sum())) == pytest.approx(
         roc_auc_score(y, s, sample_weight=w), rel=1e-12)
+    _assert_paired_auc_spread(diff, s, s2, y, w, R, 2)
+
+
+def _assert_paired_auc_spread(diff, s, s2, y, w, R: int, seed: int) -> None:
+    """``diff`` (drawn AUC(s) − AUC(s2)) has the spread and centre of the paired weighted row
+    bootstrap's: the weighted Mann–Whitney sums of the resampled rows (ties one half)."""
+    kern = [np.sign(x[y][:, None] - x[~y][None, :]) * 0.5 + 0.5 for x in (s, s2)]
     ref = np.empty(R)
-    for r, m in enumerate(stats.stratified_bootstrap_counts(y, R, np.random.default_rng(2))):
+    for r, m in enumerate(stats.stratified_bootstrap_counts(y, R, np.random.default_rng(seed))):
         sw = w * m
         a, b = sw[y], sw[~y]
         ref[r] = float(a @ (kern[0] - kern[1]) @ b) / (a.sum() * b.sum())
@@ -397,3 +411,138 @@ def test_memory_and_stream_agree_past_the_cap(monkeypatch, tmp_path, cap):
                                      "paired_interval.ranking_metrics": "weighted"}
         assert models["a"]["ci"] and not models["b"]["ci"] and models["b"]["confusion_rows"] is None
         assert c["decision"]["method"] == "no test"
+
+
+# --- (c) pooled cells: past EXACT_WEIGHT_CELLS, weight sums drawn from their moments -------------
+
+
+def _pooled_setup(seed: int, n: int):
+    s, y, w = _sample(seed, n, "continuous")
+    table, cells = _cells(s, y, w)
+    return s, y, w, table, cells, IV.pool_cells(cells)
+
+
+def test_pooled_cells_hold_each_pools_rows_mean_and_variance_in_one_order():
+    s, y, w, table, cells, pooled = _pooled_setup(21, 3000)
+    g = row_groups(table, s)
+    assert pooled.n_cells == len({(bool(a), int(b)) for a, b in zip(y, g)}) < cells.n_cells
+    for c in range(pooled.n_cells):
+        rows = (y == pooled.y[c]) & (g == pooled.codes[0, c])
+        assert pooled.rows[c] == rows.sum()
+        assert pooled.w[0, c] == pytest.approx(w[rows].mean(), rel=1e-13)
+        assert pooled.var[c] == pytest.approx(w[rows].var(), rel=1e-9, abs=1e-15)
+    assert pooled.y[: pooled.n_pos_cells].all() and not pooled.y[pooled.n_pos_cells:].any()
+    # the same rows counted in another order (another engine's chunks): the same bits
+    order = np.random.default_rng(22).permutation(s.shape[0])
+    parts = [IV.count_cells(g[order][k::3], y[order][k::3], w[order][k::3]) for k in range(3)]
+    again = IV.pool_cells(IV.merge_cells(parts))
+    for name in ("codes", "y", "w", "rows", "var"):
+        np.testing.assert_array_equal(getattr(again, name), getattr(pooled, name))
+
+
+def test_pooled_weight_sums_have_the_row_bootstraps_means_variances_and_covariances():
+    """Per class the row bootstrap's weight on a set of rows A has mean S_A and variance
+    Σ_A w² − S_A²/n, and two disjoint sets covariance −S_A·S_B/n; the pooled draw (exact counts,
+    Gamma weight sums of those moments) has all three (checked on TP and FN: the positives flagged
+    and not; 20,000 resamples, 3 standard errors)."""
+    s, y, w, table, cells, pooled = _pooled_setup(23, 2000)
+    threshold, R = 0.5, 20_000
+    cut = table.cut_index(threshold)
+    flagged = s >= threshold
+    drawn = np.concatenate([d for _, (d,) in IV.weight_blocks(pooled, np.random.default_rng(24), R)])
+    pos = pooled.y
+    tp = drawn[:, pos & (pooled.codes[0] < cut)].sum(axis=1)
+    fn = drawn[:, pos & (pooled.codes[0] >= cut)].sum(axis=1)
+    wp, fp_ = w[y], flagged[y]
+    n = wp.shape[0]
+    s_tp, s_fn = wp[fp_].sum(), wp[~fp_].sum()
+    var_tp = float(np.sum(wp[fp_] ** 2) - s_tp ** 2 / n)
+    var_fn = float(np.sum(wp[~fp_] ** 2) - s_fn ** 2 / n)
+    cov = -s_tp * s_fn / n
+    assert abs(tp.mean() - s_tp) < 3 * np.sqrt(var_tp / R)
+    assert abs(fn.mean() - s_fn) < 3 * np.sqrt(var_fn / R)
+    assert tp.var() == pytest.approx(var_tp, rel=3 * np.sqrt(2.0 / R) + 0.01)
+    assert fn.var() == pytest.approx(var_fn, rel=3 * np.sqrt(2.0 / R) + 0.01)
+    assert np.cov(tp, fn)[0, 1] == pytest.approx(cov, rel=0.06)
+    # the rows drawn per cell are exactly the multinomial's: the class's rows always sum to n
+    counts = np.concatenate([d for _, (d,) in resample.cell_blocks(pooled.rows, pooled.n_pos_cells, 50,
+                                                                   np.random.default_rng(24))])
+    assert (counts[:, pos].sum(axis=1) == n).all()
+    # a cell of one weight is drawn as its rows times that weight (no Gamma)
+    one = IV.pool_cells(IV.count_cells(np.zeros(6, dtype=np.int64), np.array([1, 1, 1, 0, 0, 0], bool), np.full(6, 2.5)))
+    d = np.concatenate([x for _, (x,) in IV.weight_blocks(one, np.random.default_rng(0), 200)])
+    assert set(np.unique(d[:, 0])) <= {0.0, 2.5, 5.0, 7.5} and (d.sum(axis=1) == 15.0).all()
+
+
+def test_pooled_quantiles_agree_with_a_brute_force_weighted_row_bootstrap(monkeypatch):
+    """As the exact draw's quantile test, with every model's cells pooled (the cap lowered)."""
+    monkeypatch.setattr(IV, "EXACT_WEIGHT_CELLS", 10)
+    s, y, w = _sample(25, 1500, "continuous")
+    threshold, R = 0.5, 2000
+    table, cells = _cells(s, y, w)
+    draws = IV.weighted_model_bootstrap(table, cells, threshold, R, np.random.default_rng(26))
+    assert draws.pooled and draws.method == IV.WEIGHTED_POOLED_BOOTSTRAP
+    mine = draws.samples[:, [_M["roc_auc"], _M["f1"], _M["average_precision"]]]
+    oracle = _row_bootstrap_sklearn(s, y, w, threshold, R, 27)
+    _assert_quantiles_agree(mine, oracle, R)
+
+
+def test_pooled_joint_cells_pair_the_rows(monkeypatch):
+    """The paired draw on pooled joint cells (shared weights): the AUC difference's spread is the
+    paired row bootstrap's; per-model weights that differ are never pooled."""
+    monkeypatch.setattr(IV, "EXACT_WEIGHT_CELLS", 10)
+    s, y, w = _sample(28, 1200, "continuous")
+    rng = np.random.default_rng(29)
+    s2 = np.round(np.clip(s + rng.normal(0, 0.05, s.shape[0]), 0, 1), 2)
+    tables = [build_table(s, y, w), build_table(s2, y, w)]
+    codes = np.stack([row_groups(t, x) for t, x in zip(tables, (s, s2))])
+    cells = IV.count_cells(codes, y, np.stack([w, w]))
+    R = 2000
+    got = IV.weighted_joint_bootstrap(cells, tables, [0.5, 0.5], [None, None], R, np.random.default_rng(30))
+    assert got.pooled and IV.weighted_joint_method(got) == IV.WEIGHTED_JOINT_POOLED_BOOTSTRAP
+    diff = got.samples[:, 0, _M["roc_auc"]] - got.samples[:, 1, _M["roc_auc"]]
+    _assert_paired_auc_spread(diff, s, s2, y, w, R, 31)
+    own = IV.count_cells(codes, y, np.stack([w, w * 1.5]))
+    assert not IV.weighted_joint_bootstrap(own, tables, [0.5, 0.5], [None, None], 20, np.random.default_rng(0)).pooled
+
+
+def test_pooled_intervals_are_the_same_in_every_engine(monkeypatch, tmp_path, scheduler):
+    """End to end with continuous weights past the (lowered) exact cap: memory, stream (several
+    batches) and dask give the same metrics.json, the pooled methods stated and worded."""
+    import json  # noqa: PLC0415
+
+    import pandas as pd  # noqa: PLC0415
+    import yaml  # noqa: PLC0415
+
+    from reportgen import wording  # noqa: PLC0415
+    from reportgen.config import load_config  # noqa: PLC0415
+    from reportgen.engine import approval as AP  # noqa: PLC0415
+    from reportgen.pipeline import analyse  # noqa: PLC0415
+
+    s, y, w = _sample(32, 3000, "continuous")
+    rng = np.random.default_rng(33)
+    pd.DataFrame({"y": y.astype(int), "a": s, "b": np.round(np.clip(s + rng.normal(0, 0.1, s.shape[0]), 0, 1), 3),
+                  "w": w}).to_csv(tmp_path / "d.csv", index=False)
+    (tmp_path / "c.yaml").write_text(yaml.safe_dump({
+        "title": "t", "label": "y", "weight": "w", "threshold": 0.5, "bootstrap": {"resamples": 60, "seed": 3},
+        "approval_rates": [0.7],
+        "models": [{"name": "a", "file": str(tmp_path / "d.csv"), "score": "a"},
+                   {"name": "b", "file": str(tmp_path / "d.csv"), "score": "b"}]}))
+    monkeypatch.setattr(IV, "EXACT_WEIGHT_CELLS", 200)
+    monkeypatch.setattr(AP, "EXACT_WEIGHT_CELLS", 200)
+    docs = {}
+    for engine, over in (("memory", {}), ("stream", {"stream": {"batch_rows": 1000}}),
+                         ("dask", {"stream": {"batch_rows": 1000}, "scheduler": scheduler})):
+        cfg, path = load_config(tmp_path / "c.yaml")
+        result = analyse(cfg.with_overrides(engine=engine, **over), path)
+        doc = json.loads(json.dumps(result.to_json()))
+        doc.pop("run")
+        docs[engine] = doc
+    assert docs["memory"] == docs["stream"] == docs["dask"]
+    models, c = docs["memory"]["models"], docs["memory"]["comparisons"][0]
+    assert {m["ci_method"]["roc_auc"] for m in models.values()} == {IV.WEIGHTED_POOLED_BOOTSTRAP}
+    assert set(c["ci_method"].values()) == {IV.WEIGHTED_JOINT_POOLED_BOOTSTRAP}
+    assert all(a["ci"] and a["ci_method"] == AP.APPROVAL_POOLED_BOOTSTRAP for a in c["approval"])
+    assert c["decision"]["method"] == "bootstrap"
+    notes = wording.comparison_notes(result.comparisons[0], result)
+    assert wording.POOLED_NOTE in notes and wording.WEIGHTED_NOTE in notes
