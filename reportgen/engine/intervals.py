@@ -876,19 +876,22 @@ def merge_cells(parts: list[WeightCells]) -> WeightCells:
                        np.concatenate([p.w for p in parts], axis=1), np.concatenate([p.rows for p in parts]))
 
 
-def pool_cells(cells: WeightCells) -> WeightCells:
-    """``cells`` pooled per codes and class, weights no longer told apart: each pooled cell's rows
-    (summed), ``w`` the mean weight of its rows and ``var`` the (population) variance of their
-    weights. Every key must carry the same weights (one weight per row).
+def pool_cells(cells: WeightCells, codes: np.ndarray | None = None) -> WeightCells:
+    """``cells`` pooled per codes (``codes``, shape (keys, cells), or their own) and class, weights
+    no longer told apart: each pooled cell's rows (summed), ``w`` the mean weight of its rows and
+    ``var`` the (population) variance of their weights (pooled input: its pools' variances and
+    means combined, ``Σ rows·(var + (w − mean)²) / rows``). Every key must carry the same weights
+    (one weight per row).
 
     Sums are taken over the cells in their canonical order (:func:`count_cells`; the sort is
     stable), so every engine pools the same cells into the same bits. O(cells log cells).
     """
-    n, k = cells.n_cells, cells.codes.shape[0]
+    c = cells.codes if codes is None else np.atleast_2d(np.asarray(codes, dtype=np.int64))
+    n, k = cells.n_cells, c.shape[0]
     if n == 0:
-        return replace(cells, var=np.zeros(0))
-    order = np.lexsort((*cells.codes[::-1], ~cells.y))
-    c, yy, w = cells.codes[:, order], cells.y[order], cells.w[0][order]
+        return replace(cells, codes=c, var=np.zeros(0))
+    order = np.lexsort((*c[::-1], ~cells.y))
+    c, yy, w = c[:, order], cells.y[order], cells.w[0][order]
     r = cells.rows[order]
     new = np.empty(n, dtype=bool)
     new[0] = True
@@ -899,7 +902,8 @@ def pool_cells(cells: WeightCells) -> WeightCells:
     rf = r.astype(np.float64)
     mean = np.bincount(group, weights=rf * w) / rows
     dev = w - mean[group]
-    var = np.bincount(group, weights=rf * dev * dev) / rows
+    spread = dev * dev if cells.var is None else cells.var[order] + dev * dev
+    var = np.bincount(group, weights=rf * spread) / rows
     return WeightCells(c[:, start], yy[start], np.tile(mean, (k, 1)), rows, cells.luts, var)
 
 
@@ -969,10 +973,13 @@ def weighted_model_bootstrap(table: ScoreTable, cells: WeightCells, threshold: f
     """
     lut = coarse_lut(table, threshold, MODEL_BINS)
     binned = int(lut[-1]) + 1 != table.n_distinct if lut.shape[0] else False
-    c = count_cells(lut[cells.codes[0]], cells.y, cells.w[0], cells.rows) if binned else cells
-    pooled = c.n_cells > EXACT_WEIGHT_CELLS
-    if pooled:
+    c = cells
+    if binned:
+        codes = lut[cells.codes[0]]
+        c = count_cells(codes, cells.y, cells.w[0], cells.rows) if cells.var is None else pool_cells(cells, codes)
+    if c.var is None and c.n_cells > EXACT_WEIGHT_CELLS:
         c = pool_cells(c)
+    pooled = c.var is not None
     kernel, _ = _weighted_kernel(table, lut, c.codes[0], c.y, None if pooled else c.w[0], threshold, probabilities)
     samples = _draw([kernel], c.rows, c.n_pos_cells, resamples, rng, beta, costs, blocks=_blocks_of(c))[0]
     shift = np.zeros(len(B.METRICS))

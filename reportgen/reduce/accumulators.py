@@ -147,32 +147,161 @@ class DenseCounts:
                           direction, float(n), n, False)
 
 
+#: :class:`WeightMoments`: weights are summed exactly as integers in units of 2^-60, in four
+#: limbs of 35 bits (so a weight's square below 2^80: weights below 2^40 are pooled, ...).
+_LIMB_BITS, _LIMBS, _UNIT = 35, 4, 60
+_POOLABLE = 2.0 ** 40
+#: ... and not below 2^-30 (other than 0), so 30 bits of each weight at least are kept.
+_FINEST = 2.0 ** -30
+
+
+def _limbs(v: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
+    """Shape (n, 4) int64: ``v`` (≥ 0, < 2^80) in units of 2^-60 (the rest dropped), 35 bits a
+    limb, least significant first, times ``rows`` if given. Every step is exact in float64."""
+    x = np.asarray(v, dtype=np.float64) * 2.0 ** _UNIT
+    out = np.empty((x.shape[0], _LIMBS), dtype=np.int64)
+    for k in range(_LIMBS - 1, 0, -1):
+        q = np.floor(x * 2.0 ** (-_LIMB_BITS * k))
+        out[:, k] = q
+        x = x - q * 2.0 ** (_LIMB_BITS * k)
+    out[:, 0] = np.floor(x)
+    if rows is not None:
+        out *= np.asarray(rows, dtype=np.int64)[:, None]
+    return _carried(out)
+
+
+def _carried(limbs: np.ndarray) -> np.ndarray:
+    """The same integers with every limb but the last below 2^35 (carries moved up)."""
+    for k in range(_LIMBS - 1):
+        carry = limbs[:, k] >> _LIMB_BITS
+        limbs[:, k] -= carry << _LIMB_BITS
+        limbs[:, k + 1] += carry
+    return limbs
+
+
+def _value(limbs: np.ndarray) -> np.ndarray:
+    """The limbs as float64, added in one fixed order (a function of the integers alone)."""
+    out = np.zeros(limbs.shape[0])
+    for k in range(_LIMBS - 1, -1, -1):
+        out += limbs[:, k].astype(np.float64) * 2.0 ** (_LIMB_BITS * k - _UNIT)
+    return out
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class WeightMoments:
+    """Weighted rows pooled per (score, class): rows, Σw and Σw² — the weight cells past the cap.
+
+    The sums are integers (units of 2^-60, :func:`_limbs`; each row's ``w²`` rounded once as
+    float64), added exactly, so they do not depend on the order or chunking of the rows: every
+    engine holds the same moments, and :meth:`cells` the same pooled cells to the bit.
+    """
+
+    score: np.ndarray  # shape (k,), the raw scores
+    y: np.ndarray  # shape (k,) bool
+    rows: np.ndarray  # shape (k,) int64
+    s1: np.ndarray  # shape (k, 4) int64 limbs of Σw
+    s2: np.ndarray  # shape (k, 4) int64 limbs of Σw²
+
+    @property
+    def n_cells(self) -> int:
+        return int(self.rows.shape[0])
+
+    @staticmethod
+    def of(cells: WeightCells) -> WeightMoments | None:
+        """The moments of exact cells (score and weight as their two keys), None when a weight
+        is too large to pool (≥ 2^40)."""
+        s, w = cells.w[0], cells.w[1]
+        if w.shape[0] and (float(w.max()) >= _POOLABLE or float(np.min(w, initial=1.0, where=w > 0)) < _FINEST):
+            return None
+        return WeightMoments.pooled(s, cells.y, cells.rows, _limbs(w, cells.rows), _limbs(w * w, cells.rows))
+
+    @staticmethod
+    def pooled(score: np.ndarray, y: np.ndarray, rows: np.ndarray, s1: np.ndarray, s2: np.ndarray) -> WeightMoments:
+        """Entries of equal (class, score) added (integers: any order gives the same sums)."""
+        n = y.shape[0]
+        if n == 0:
+            return WeightMoments(score, y, rows, s1, s2)
+        order = np.lexsort((score, ~y))
+        sc, yy = score[order], y[order]
+        new = np.empty(n, dtype=bool)
+        new[0] = True
+        new[1:] = (sc[1:] != sc[:-1]) | (yy[1:] != yy[:-1])
+        start = np.flatnonzero(new)
+        return WeightMoments(sc[start], yy[start], np.add.reduceat(rows[order], start),
+                             _carried(np.add.reduceat(s1[order], start, axis=0)),
+                             _carried(np.add.reduceat(s2[order], start, axis=0)))
+
+    @staticmethod
+    def merged(parts: list[WeightMoments]) -> WeightMoments:
+        return WeightMoments.pooled(*(np.concatenate([getattr(p, a) for p in parts])
+                                      for a in ("score", "y", "rows", "s1", "s2")))
+
+    def cells(self, table: ScoreTable) -> WeightCells:
+        """Pooled :class:`~reportgen.engine.intervals.WeightCells` at ``table``'s rows (an exact
+        table of these rows): ``w`` the mean weight, ``var`` the variance of the weights."""
+        codes = exact_grouper(table)(self.score)
+        order = np.lexsort((codes, ~self.y))
+        rows = self.rows[order]
+        mean = _value(self.s1[order]) / rows
+        var = np.maximum(_value(self.s2[order]) / rows - mean * mean, 0.0)
+        return WeightCells(codes[order][None, :], self.y[order], mean[None, :], rows, None, var)
+
+
 class CellCounter:
     """One weighted model's rows counted per (raw score, class, weight): ``add`` · ``merge`` · ``cells``.
 
     Held as :class:`~reportgen.engine.intervals.WeightCells` with the score and the weight as
     two weight keys (codes unused) until the table is known; :meth:`cells` then puts each score
     at its table row. Chunks are counted as they come and merged every :data:`MERGE_EVERY`
-    chunks. Past :data:`~reportgen.engine.intervals.MAX_WEIGHT_CELLS` cells it keeps nothing
+    chunks. Past :data:`~reportgen.engine.intervals.MAX_WEIGHT_CELLS` cells it keeps no cells
     (``overflowed``): the distinct cells of all rows do not depend on the chunking, so every
-    engine overflows on the same data.
+    engine overflows on the same data. With ``pool``, it then keeps the rows pooled per (score,
+    class) with their weights' moments instead (:class:`WeightMoments`, exact integer sums; None
+    past the cap again, or for a weight ≥ 2^40), from which the bootstrap draws pooled cells.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, pool: bool = False) -> None:
         self.merged: WeightCells | None = None
         self.pending: list[WeightCells] = []
         self.overflowed = False
+        self.pool = pool
+        self.moments: WeightMoments | None = None
+        self.pending_moments: list[WeightMoments] = []
 
     def add(self, scores: np.ndarray, y: np.ndarray, weights: np.ndarray) -> None:
-        if self.overflowed or scores.shape[0] == 0:
+        if scores.shape[0] == 0 or (self.overflowed and not self.pool):
             return
         s = np.asarray(scores, dtype=np.float64)
         self._push(count_cells(np.zeros(s.shape[0], dtype=np.int64), y, np.stack([s, weights])))
 
     def _push(self, part: WeightCells) -> None:
+        if self.overflowed:
+            self._push_moments(WeightMoments.of(part))
+            return
         self.pending.append(part)
         if len(self.pending) >= MERGE_EVERY:
             self._merge()
+
+    def _push_moments(self, part: WeightMoments | None) -> None:
+        if not self.pool:
+            return
+        if part is None:  # a weight too large to pool: nothing kept
+            self.pool, self.moments, self.pending_moments = False, None, []
+            return
+        self.pending_moments.append(part)
+        if len(self.pending_moments) >= MERGE_EVERY:
+            self._merge_moments()
+
+    def _merge_moments(self) -> None:
+        parts = ([self.moments] if self.moments is not None else []) + self.pending_moments
+        self.pending_moments = []
+        if not self.pool or not parts:
+            return
+        merged = WeightMoments.merged(parts) if len(parts) > 1 else parts[0]
+        if merged.n_cells > MAX_WEIGHT_CELLS:
+            self.pool, self.moments = False, None
+            return
+        self.moments = merged
 
     def _shrink(self, merged: WeightCells) -> WeightCells:
         """Fewer cells for ``merged`` when it is large (here none: the cells as they are)."""
@@ -186,22 +315,37 @@ class CellCounter:
         merged = self._shrink(merge_cells(parts) if len(parts) > 1 else parts[0])
         if merged.n_cells > MAX_WEIGHT_CELLS:
             self.overflowed, self.merged = True, None
+            self._push_moments(WeightMoments.of(merged) if self.pool else None)
             return
         self.merged = merged
 
     def merge(self, other: CellCounter) -> CellCounter:
         """Add the counts of other rows (a Dask part)."""
         other._merge()
-        self.overflowed = self.overflowed or other.overflowed
+        other._merge_moments()
         if other.merged is not None:
-            self.pending.append(other.merged)
+            self._push(other.merged)
         self._merge()
+        if other.overflowed:
+            if not self.overflowed:  # this side's cells to moments too
+                self.overflowed = True
+                merged, self.merged = self.merged, None
+                if merged is not None:
+                    self._push_moments(WeightMoments.of(merged))
+            if not other.pool:
+                self.pool, self.moments, self.pending_moments = False, None, []
+            elif other.moments is not None:
+                self._push_moments(other.moments)
         return self
 
     def cells(self, table: ScoreTable) -> WeightCells | None:
-        """The cells in ``table``'s rows (an exact table of these rows), or None past the cap."""
+        """The cells in ``table``'s rows (an exact table of these rows): exact, pooled past the cap
+        (``pool``), or None."""
         self._merge()
-        if self.overflowed or self.merged is None:
+        if self.overflowed:
+            self._merge_moments()
+            return self.moments.cells(table) if self.pool and self.moments is not None else None
+        if self.merged is None:
             return None
         m = self.merged
         return count_cells(exact_grouper(table)(m.w[0]), m.y, m.w[1], m.rows)
@@ -295,7 +439,8 @@ def table_of_cells(table: ScoreTable, cells: WeightCells | None) -> ScoreTable:
     n = table.n_distinct
     pos = np.bincount(code[y], weights=mass[y], minlength=n)
     neg = np.bincount(code[~y], weights=mass[~y], minlength=n)
-    sum_w2 = float(np.sum(mass * cells.w[0]))
+    # pooled cells (past the cap): w is the mean weight, Σw² = rows·(mean² + var)
+    sum_w2 = float(np.sum(mass * cells.w[0] if cells.var is None else cells.rows * (cells.w[0] ** 2 + cells.var)))
     return ScoreTable(table.thresholds, pos, neg, table.direction, sum_w2, table.n_rows, True)
 
 
@@ -337,7 +482,7 @@ class TableAccumulator:
             return
         if weights is not None:
             if self.weight_cells is None:
-                self.weight_cells = CellCounter()
+                self.weight_cells = CellCounter(pool=True)
             self.weight_cells.add(scores, y, np.asarray(weights, dtype=np.float64))
         if self._dense_ok and weights is None:
             scores = np.asarray(scores, dtype=np.float64)

@@ -443,7 +443,7 @@ def _reduce_parts(cfg: Config, *parts: Part) -> Part:
         counters = [s.acc.weight_cells for s in sts if s.acc.weight_cells is not None]
         cells = None
         if counters and not over:
-            cells = S.CellCounter()
+            cells = S.CellCounter(pool=True)
             for c in counters:
                 cells.merge(c)
         st.acc = _Table(None if over else merged, over, cells)

@@ -546,3 +546,83 @@ def test_pooled_intervals_are_the_same_in_every_engine(monkeypatch, tmp_path, sc
     assert c["decision"]["method"] == "bootstrap"
     notes = wording.comparison_notes(result.comparisons[0], result)
     assert wording.POOLED_NOTE in notes and wording.WEIGHTED_NOTE in notes
+
+
+# --- (d) past MAX_WEIGHT_CELLS: a model's rows kept as exact integer weight moments --------------
+
+
+def test_weight_moments_are_exact_integer_sums_whatever_the_chunking(monkeypatch):
+    """Past the (lowered) cap the counter keeps rows per (score, class) with Σw and Σw² as integers
+    in units of 2^-60: counted in one chunk, in chunks merged in order, or as Dask parts merged in
+    another order, the same bits; the pooled cells agree with pooling the exact cells."""
+    import reportgen.reduce.accumulators as S  # noqa: PLC0415
+
+    s, y, w = _sample(40, 4000, "continuous")
+    table, exact = _cells(s, y, w)
+    # a weight of at least 2^-8 comes back exactly from its limbs; sums are exact
+    ws = np.array([1.0, 0.1, 3.0e6, 2.0 ** -8, 123.456789, 0.0])
+    np.testing.assert_array_equal(S._value(S._limbs(ws)), ws)
+    assert S._value(S._limbs(np.full(3, 0.1), np.array([3, 5, 7])).sum(axis=0, keepdims=True))[0] == 1.5
+    monkeypatch.setattr(S, "MAX_WEIGHT_CELLS", 500)
+
+    def counted(chunks, parts=1):
+        counters = []
+        for k in range(parts):
+            c = S.CellCounter(pool=True)
+            for idx in chunks[k::parts]:
+                c.add(s[idx], y[idx], w[idx])
+            counters.append(c)
+        out = S.CellCounter(pool=True)
+        for c in counters[::-1]:
+            out.merge(c)
+        return out.cells(table)
+
+    rng = np.random.default_rng(41)
+    one = counted([np.arange(s.shape[0])])
+    order = rng.permutation(s.shape[0])
+    for got in (counted(np.array_split(order, 9)), counted(np.array_split(order, 13), parts=4)):
+        for name in ("codes", "y", "w", "rows", "var"):
+            np.testing.assert_array_equal(getattr(got, name), getattr(one, name))
+    ref = IV.pool_cells(exact)
+    np.testing.assert_array_equal(one.codes, ref.codes)
+    np.testing.assert_array_equal(one.rows, ref.rows)
+    np.testing.assert_allclose(one.w, ref.w, rtol=1e-14)
+    np.testing.assert_allclose(one.var, ref.var, rtol=1e-9, atol=1e-15)
+    # a model's draws on them are pooled, the table's sums taken from them
+    draws = IV.weighted_model_bootstrap(table, one, 0.5, 20, np.random.default_rng(0))
+    assert draws.pooled and draws.method == IV.WEIGHTED_POOLED_BOOTSTRAP
+    t = S.table_of_cells(table, one)
+    np.testing.assert_allclose(t.pos, table.pos, rtol=1e-13)
+    assert t.sum_w2 == pytest.approx(float(np.dot(w, w)), rel=1e-12)
+    # weights too large (or too small) to pool: nothing kept past the cap, as before
+    big = S.CellCounter(pool=True)
+    big.add(s, y, np.where(np.arange(s.shape[0]) == 0, 2.0 ** 41, w))
+    assert big.cells(table) is None
+
+
+def test_model_intervals_past_the_cap_are_the_same_in_every_engine(monkeypatch, tmp_path, scheduler):
+    import json  # noqa: PLC0415
+
+    import pandas as pd  # noqa: PLC0415
+    import yaml  # noqa: PLC0415
+
+    import reportgen.reduce.accumulators as S  # noqa: PLC0415
+    from reportgen.config import load_config  # noqa: PLC0415
+    from reportgen.pipeline import analyse  # noqa: PLC0415
+
+    s, y, w = _sample(42, 5000, "continuous")
+    pd.DataFrame({"y": y.astype(int), "a": s, "w": w}).to_csv(tmp_path / "d.csv", index=False)
+    (tmp_path / "c.yaml").write_text(yaml.safe_dump({
+        "title": "t", "label": "y", "weight": "w", "threshold": 0.5, "bootstrap": {"resamples": 60, "seed": 3},
+        "models": [{"name": "a", "file": str(tmp_path / "d.csv"), "score": "a"}]}))
+    monkeypatch.setattr(S, "MAX_WEIGHT_CELLS", 1000)
+    docs = {}
+    for engine, over in (("memory", {}), ("stream", {"stream": {"batch_rows": 1000}}),
+                         ("dask", {"stream": {"batch_rows": 1000}, "scheduler": scheduler})):
+        cfg, path = load_config(tmp_path / "c.yaml")
+        doc = json.loads(json.dumps(analyse(cfg.with_overrides(engine=engine, **over), path).to_json()))
+        doc.pop("run")
+        docs[engine] = doc
+    assert docs["memory"] == docs["stream"] == docs["dask"]
+    m = docs["memory"]["models"]["a"]
+    assert m["ci_method"]["roc_auc"] == IV.WEIGHTED_POOLED_BOOTSTRAP and m["ci"]["roc_auc"]
