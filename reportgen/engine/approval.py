@@ -425,9 +425,11 @@ def compare_cells_at_rate(rate: float, source: str, cells: WeightCells, names: S
         delta = None if br_m is None or br_b is None else br_m - br_b
         ci, pooled = None, False
         if resamples > 0 and delta is not None:
-            sub = count_cells(cell, y, w, cells.rows)  # per (swap cell, class, weight), positives first
-            if sub.n_cells > EXACT_WEIGHT_CELLS:  # continuous weights: per (swap cell, class), by moments
-                sub, pooled = pool_cells(sub), True
+            # per (swap cell, class, weight), positives first; pooled cells (past the cap): per (swap cell, class)
+            sub = count_cells(cell, y, w, cells.rows) if cells.var is None else pool_cells(cells, cell)
+            if sub.var is None and sub.n_cells > EXACT_WEIGHT_CELLS:  # continuous weights: by their moments
+                sub = pool_cells(sub)
+            pooled = sub.var is not None
             onehot = np.zeros((sub.n_cells, 4, 2))
             onehot[np.arange(sub.n_cells), sub.codes[0], sub.y.astype(np.int64)] = 1.0
             draws_out = np.empty(resamples)

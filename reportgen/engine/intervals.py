@@ -1030,9 +1030,10 @@ def weighted_joint_bootstrap(cells: WeightCells, tables: list[ScoreTable], thres
     """
     kernels, shifts = [], []
     n = cells.n_cells
-    pooled = n > EXACT_WEIGHT_CELLS and shared_weights(cells)
-    if pooled:
+    if cells.var is None and n > EXACT_WEIGHT_CELLS and shared_weights(cells):
         cells = pool_cells(cells)
+        n = cells.n_cells
+    pooled = cells.var is not None
     for j, (t, thr, prob) in enumerate(zip(tables, thresholds, probabilities)):
         lut = np.arange(t.n_distinct, dtype=np.int64) if cells.luts is None else cells.luts[j]
         kernel, coarse = _weighted_kernel(t, lut, cells.codes[j], cells.y, None if pooled else cells.w[j], thr, prob)

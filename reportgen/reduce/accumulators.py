@@ -189,14 +189,16 @@ def _value(limbs: np.ndarray) -> np.ndarray:
 
 @dataclass(frozen=True, slots=True, eq=False)
 class WeightMoments:
-    """Weighted rows pooled per (score, class): rows, Σw and Σw² — the weight cells past the cap.
+    """Weighted rows pooled per (keys, class): rows, Σw and Σw² — the weight cells past the cap.
 
-    The sums are integers (units of 2^-60, :func:`_limbs`; each row's ``w²`` rounded once as
-    float64), added exactly, so they do not depend on the order or chunking of the rows: every
-    engine holds the same moments, and :meth:`cells` the same pooled cells to the bit.
+    Keys: one model's raw score (:class:`CellCounter`), or every model's bin
+    (:class:`JointCellCounter`, models sharing their weights). The sums are integers (units of
+    2^-60, :func:`_limbs`; each row's ``w²`` rounded once as float64), added exactly, so they do
+    not depend on the order or chunking of the rows: every engine holds the same moments, and
+    the same pooled cells to the bit.
     """
 
-    score: np.ndarray  # shape (k,), the raw scores
+    keys: np.ndarray  # shape (m, k) float64
     y: np.ndarray  # shape (k,) bool
     rows: np.ndarray  # shape (k,) int64
     s1: np.ndarray  # shape (k, 4) int64 limbs of Σw
@@ -207,44 +209,44 @@ class WeightMoments:
         return int(self.rows.shape[0])
 
     @staticmethod
-    def of(cells: WeightCells) -> WeightMoments | None:
-        """The moments of exact cells (score and weight as their two keys), None when a weight
-        is too large to pool (≥ 2^40)."""
-        s, w = cells.w[0], cells.w[1]
+    def of(keys: np.ndarray, y: np.ndarray, w: np.ndarray, rows: np.ndarray) -> WeightMoments | None:
+        """The moments of cells (``keys`` shape (m, k), their weight and rows), None when a weight
+        is too large or too small to pool (outside [2^-30, 2^40), 0 aside)."""
         if w.shape[0] and (float(w.max()) >= _POOLABLE or float(np.min(w, initial=1.0, where=w > 0)) < _FINEST):
             return None
-        return WeightMoments.pooled(s, cells.y, cells.rows, _limbs(w, cells.rows), _limbs(w * w, cells.rows))
+        return WeightMoments.pooled(np.asarray(keys, dtype=np.float64), y, rows, _limbs(w, rows), _limbs(w * w, rows))
 
     @staticmethod
-    def pooled(score: np.ndarray, y: np.ndarray, rows: np.ndarray, s1: np.ndarray, s2: np.ndarray) -> WeightMoments:
-        """Entries of equal (class, score) added (integers: any order gives the same sums)."""
+    def pooled(keys: np.ndarray, y: np.ndarray, rows: np.ndarray, s1: np.ndarray, s2: np.ndarray) -> WeightMoments:
+        """Entries of equal (class, keys) added (integers: any order gives the same sums), in the
+        canonical order (positives first, then by keys)."""
         n = y.shape[0]
         if n == 0:
-            return WeightMoments(score, y, rows, s1, s2)
-        order = np.lexsort((score, ~y))
-        sc, yy = score[order], y[order]
+            return WeightMoments(keys, y, rows, s1, s2)
+        order = np.lexsort((*keys[::-1], ~y))
+        kk, yy = keys[:, order], y[order]
         new = np.empty(n, dtype=bool)
         new[0] = True
-        new[1:] = (sc[1:] != sc[:-1]) | (yy[1:] != yy[:-1])
+        new[1:] = (yy[1:] != yy[:-1]) | np.any(kk[:, 1:] != kk[:, :-1], axis=0)
         start = np.flatnonzero(new)
-        return WeightMoments(sc[start], yy[start], np.add.reduceat(rows[order], start),
+        return WeightMoments(kk[:, start], yy[start], np.add.reduceat(rows[order], start),
                              _carried(np.add.reduceat(s1[order], start, axis=0)),
                              _carried(np.add.reduceat(s2[order], start, axis=0)))
 
     @staticmethod
     def merged(parts: list[WeightMoments]) -> WeightMoments:
-        return WeightMoments.pooled(*(np.concatenate([getattr(p, a) for p in parts])
-                                      for a in ("score", "y", "rows", "s1", "s2")))
+        return WeightMoments.pooled(np.concatenate([p.keys for p in parts], axis=1),
+                                    *(np.concatenate([getattr(p, a) for p in parts]) for a in ("y", "rows", "s1", "s2")))
 
-    def cells(self, table: ScoreTable) -> WeightCells:
-        """Pooled :class:`~reportgen.engine.intervals.WeightCells` at ``table``'s rows (an exact
-        table of these rows): ``w`` the mean weight, ``var`` the variance of the weights."""
-        codes = exact_grouper(table)(self.score)
-        order = np.lexsort((codes, ~self.y))
+    def cells(self, codes: np.ndarray, luts: tuple[np.ndarray, ...] | None = None) -> WeightCells:
+        """Pooled :class:`~reportgen.engine.intervals.WeightCells` at ``codes`` (shape (m, k), the
+        keys' table rows or bins), in canonical order: ``w`` the mean weight (every key), ``var``
+        the variance of the weights."""
+        order = np.lexsort((*codes[::-1], ~self.y))
         rows = self.rows[order]
         mean = _value(self.s1[order]) / rows
         var = np.maximum(_value(self.s2[order]) / rows - mean * mean, 0.0)
-        return WeightCells(codes[order][None, :], self.y[order], mean[None, :], rows, None, var)
+        return WeightCells(codes[:, order], self.y[order], np.tile(mean, (codes.shape[0], 1)), rows, luts, var)
 
 
 class CellCounter:
@@ -276,7 +278,7 @@ class CellCounter:
 
     def _push(self, part: WeightCells) -> None:
         if self.overflowed:
-            self._push_moments(WeightMoments.of(part))
+            self._push_moments(self._moments(part))
             return
         self.pending.append(part)
         if len(self.pending) >= MERGE_EVERY:
@@ -291,6 +293,11 @@ class CellCounter:
         self.pending_moments.append(part)
         if len(self.pending_moments) >= MERGE_EVERY:
             self._merge_moments()
+
+    @staticmethod
+    def _moments(cells: WeightCells) -> WeightMoments | None:
+        """Exact cells (score and weight as their two weight keys) as moments per (score, class)."""
+        return WeightMoments.of(cells.w[:1], cells.y, cells.w[1], cells.rows)
 
     def _merge_moments(self) -> None:
         parts = ([self.moments] if self.moments is not None else []) + self.pending_moments
@@ -315,7 +322,7 @@ class CellCounter:
         merged = self._shrink(merge_cells(parts) if len(parts) > 1 else parts[0])
         if merged.n_cells > MAX_WEIGHT_CELLS:
             self.overflowed, self.merged = True, None
-            self._push_moments(WeightMoments.of(merged) if self.pool else None)
+            self._push_moments(self._moments(merged) if self.pool else None)
             return
         self.merged = merged
 
@@ -331,7 +338,7 @@ class CellCounter:
                 self.overflowed = True
                 merged, self.merged = self.merged, None
                 if merged is not None:
-                    self._push_moments(WeightMoments.of(merged))
+                    self._push_moments(self._moments(merged))
             if not other.pool:
                 self.pool, self.moments, self.pending_moments = False, None, []
             elif other.moments is not None:
@@ -344,7 +351,9 @@ class CellCounter:
         self._merge()
         if self.overflowed:
             self._merge_moments()
-            return self.moments.cells(table) if self.pool and self.moments is not None else None
+            if not self.pool or self.moments is None:
+                return None
+            return self.moments.cells(exact_grouper(table)(self.moments.keys[0])[None, :])
         if self.merged is None:
             return None
         m = self.merged
@@ -359,18 +368,28 @@ class JointCellCounter(CellCounter):
     Past :data:`~reportgen.engine.intervals.JOINT_EXACT_CELLS` cells the table rows are replaced
     by each model's bins ``luts`` (:func:`~reportgen.engine.approval.joint_cell_luts`: equal-weight
     bins cut at the threshold and at the approval cuts), weights kept distinct; past
-    :data:`~reportgen.engine.intervals.MAX_WEIGHT_CELLS`, None. The switch happens as soon as the running count passes the cap, which it does exactly
+    :data:`~reportgen.engine.intervals.MAX_WEIGHT_CELLS`, the rows pooled per (every model's bin,
+    class) with their weights' exact moments (:class:`WeightMoments`) when the models share their
+    weights, else None. The switch happens as soon as the running count passes the cap, which it does exactly
     when the count over all rows does (a count of distinct cells only grows), and binning is a
     function of the cell, so the result does not depend on chunking or merge order.
     """
 
     def __init__(self, luts: list[np.ndarray] | None = None) -> None:
-        super().__init__()
+        super().__init__(pool=True)
         self.luts = luts
         self.binned = False
 
+    @staticmethod
+    def _moments(cells: WeightCells) -> WeightMoments | None:
+        """Joint cells as moments per (every model's code, class); None unless every model gives
+        every row the same weight (one weight column)."""
+        if not np.all(cells.w == cells.w[:1]):
+            return None
+        return WeightMoments.of(cells.codes, cells.y, cells.w[0], cells.rows)
+
     def add(self, codes: list[np.ndarray], y: np.ndarray, weights: list[np.ndarray | None]) -> None:  # type: ignore[override]
-        if self.overflowed or y.shape[0] == 0:
+        if y.shape[0] == 0 or (self.overflowed and not self.pool):
             return
         w = np.stack([np.ones(y.shape[0]) if x is None else np.asarray(x, dtype=np.float64) for x in weights])
         c = np.stack([lut[x] for lut, x in zip(self.luts, codes)]) if self.binned else np.stack(codes)  # type: ignore[arg-type]
@@ -389,9 +408,19 @@ class JointCellCounter(CellCounter):
     def merge(self, other: JointCellCounter) -> JointCellCounter:  # type: ignore[override]
         """Add the counts of other rows (a Dask part or range), binning whichever side is not yet."""
         other._merge()
+        other._merge_moments()
         self._merge()
-        if other.overflowed or self.overflowed:
+        if other.overflowed or self.overflowed:  # both sides as moments of binned cells
+            sides = [(c, b) for c, b, over in ((self.merged, self.binned, self.overflowed),
+                                              (other.merged, other.binned, other.overflowed)) if not over and c is not None]
+            self.pool = self.pool and other.pool
             self.overflowed, self.merged = True, None
+            if self.luts is not None:
+                self.binned = True
+            for cells, binned in sides:
+                self._push_moments(self._moments(cells if binned or self.luts is None else self._bin(cells)))
+            if other.overflowed and other.moments is not None:
+                self._push_moments(other.moments)
             return self
         if other.merged is None:
             return self
@@ -408,7 +437,13 @@ class JointCellCounter(CellCounter):
 
     def result(self) -> WeightCells | None:
         self._merge()
-        if self.overflowed or self.merged is None:
+        if self.overflowed:
+            self._merge_moments()
+            if not self.pool or self.moments is None:
+                return None
+            luts = tuple(self.luts) if self.binned and self.luts is not None else None
+            return self.moments.cells(self.moments.keys.astype(np.int64), luts)
+        if self.merged is None:
             return None
         if not self.binned:
             return self.merged

@@ -601,6 +601,8 @@ def test_weight_moments_are_exact_integer_sums_whatever_the_chunking(monkeypatch
 
 
 def test_model_intervals_past_the_cap_are_the_same_in_every_engine(monkeypatch, tmp_path, scheduler):
+    """Past the (lowered) caps, continuous weights: each model's moments and the pair's pooled joint
+    cells give intervals, the verdict's test and the approval interval, the same in every engine."""
     import json  # noqa: PLC0415
 
     import pandas as pd  # noqa: PLC0415
@@ -608,14 +610,20 @@ def test_model_intervals_past_the_cap_are_the_same_in_every_engine(monkeypatch, 
 
     import reportgen.reduce.accumulators as S  # noqa: PLC0415
     from reportgen.config import load_config  # noqa: PLC0415
+    from reportgen.engine import approval as AP  # noqa: PLC0415
     from reportgen.pipeline import analyse  # noqa: PLC0415
 
     s, y, w = _sample(42, 5000, "continuous")
-    pd.DataFrame({"y": y.astype(int), "a": s, "w": w}).to_csv(tmp_path / "d.csv", index=False)
+    rng = np.random.default_rng(43)
+    pd.DataFrame({"y": y.astype(int), "a": s, "b": np.round(np.clip(s + rng.normal(0, 0.1, s.shape[0]), 0, 1), 2),
+                  "w": w}).to_csv(tmp_path / "d.csv", index=False)
     (tmp_path / "c.yaml").write_text(yaml.safe_dump({
         "title": "t", "label": "y", "weight": "w", "threshold": 0.5, "bootstrap": {"resamples": 60, "seed": 3},
-        "models": [{"name": "a", "file": str(tmp_path / "d.csv"), "score": "a"}]}))
-    monkeypatch.setattr(S, "MAX_WEIGHT_CELLS", 1000)
+        "approval_rates": [0.7],
+        "models": [{"name": "a", "file": str(tmp_path / "d.csv"), "score": "a"},
+                   {"name": "b", "file": str(tmp_path / "d.csv"), "score": "b"}]}))
+    monkeypatch.setattr(S, "MAX_WEIGHT_CELLS", 3000)
+    monkeypatch.setattr(S, "JOINT_EXACT_CELLS", 300)
     docs = {}
     for engine, over in (("memory", {}), ("stream", {"stream": {"batch_rows": 1000}}),
                          ("dask", {"stream": {"batch_rows": 1000}, "scheduler": scheduler})):
@@ -624,5 +632,47 @@ def test_model_intervals_past_the_cap_are_the_same_in_every_engine(monkeypatch, 
         doc.pop("run")
         docs[engine] = doc
     assert docs["memory"] == docs["stream"] == docs["dask"]
-    m = docs["memory"]["models"]["a"]
-    assert m["ci_method"]["roc_auc"] == IV.WEIGHTED_POOLED_BOOTSTRAP and m["ci"]["roc_auc"]
+    for m in docs["memory"]["models"].values():
+        assert m["ci_method"]["roc_auc"] == IV.WEIGHTED_POOLED_BOOTSTRAP and m["ci"]["roc_auc"]
+    # the joint cells (binned at 300, past 3,000) pooled too: differences, verdict, approval interval
+    c = docs["memory"]["comparisons"][0]
+    assert c["capabilities"] == {"delong": "weighted"}
+    assert set(c["ci_method"].values()) == {IV.WEIGHTED_JOINT_POOLED_BINNED_BOOTSTRAP}
+    assert c["decision"]["method"] == "bootstrap"
+    assert all(a["ci"] and a["ci_method"] == AP.APPROVAL_POOLED_BOOTSTRAP for a in c["approval"])
+
+
+def test_joint_cells_past_the_cap_pool_only_shared_weights(monkeypatch):
+    """Past the cap, joint cells of models that weigh a row differently (their own weight columns)
+    keep nothing, as before; with one weight they are pooled, the same bits however counted."""
+    import reportgen.reduce.accumulators as S  # noqa: PLC0415
+
+    s, y, w = _sample(44, 3000, "continuous")
+    rng = np.random.default_rng(45)
+    s2 = np.round(np.clip(s + rng.normal(0, 0.05, s.shape[0]), 0, 1), 2)
+    tables = [build_table(s, y, w), build_table(s2, y, w)]
+    codes = [row_groups(t, x) for t, x in zip(tables, (s, s2))]
+    luts = [IV.equal_weight_bins(t.pos + t.neg, 8) for t in tables]
+    monkeypatch.setattr(S, "MAX_WEIGHT_CELLS", 100)
+    monkeypatch.setattr(S, "JOINT_EXACT_CELLS", 50)
+
+    def counted(chunks, weights, parts=1):
+        counters = []
+        for k in range(parts):
+            c = S.JointCellCounter(luts)
+            for idx in chunks[k::parts]:
+                c.add([x[idx] for x in codes], y[idx], [x[idx] for x in weights])
+            counters.append(c)
+        out = S.JointCellCounter(luts)
+        for c in counters[::-1]:
+            out.merge(c)
+        return out.result()
+
+    order = rng.permutation(s.shape[0])
+    one = counted([np.arange(s.shape[0])], [w, w])
+    assert one is not None and one.var is not None and one.luts is not None
+    for got in (counted(np.array_split(order, 7), [w, w]), counted(np.array_split(order, 11), [w, w], parts=3)):
+        for name in ("codes", "y", "w", "rows", "var"):
+            np.testing.assert_array_equal(getattr(got, name), getattr(one, name))
+    assert int(one.rows.sum()) == s.shape[0]
+    assert counted(np.array_split(order, 7), [w, w * 1.5]) is None
