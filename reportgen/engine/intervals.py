@@ -860,7 +860,9 @@ def count_cells(codes: np.ndarray, y: np.ndarray, w: np.ndarray, rows: np.ndarra
     if n == 0:
         return WeightCells(codes[:, :0].copy(), y.copy(), w[:, :0].copy(), r.copy())
     # np.lexsort: the last key is the primary one
-    order = np.lexsort((*w[::-1], *codes[::-1], ~y))
+    # keys that hold one value (a single model's unused codes) do not change the order: left out
+    keys = [k for k in (*w[::-1], *codes[::-1]) if k.shape[0] and k.min() != k.max()]
+    order = np.lexsort((*keys, ~y))
     c, ww, yy, rr = codes[:, order], w[:, order], y[order], r[order]
     new = np.empty(n, dtype=bool)
     new[0] = True

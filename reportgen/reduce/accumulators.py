@@ -274,6 +274,9 @@ class CellCounter:
         if scores.shape[0] == 0 or (self.overflowed and not self.pool):
             return
         s = np.asarray(scores, dtype=np.float64)
+        if self.overflowed:  # the rows' moments straight away (no cells of the chunk first)
+            self._push_moments(WeightMoments.of(s[None, :], y, weights, np.ones(s.shape[0], dtype=np.int64)))
+            return
         self._push(count_cells(np.zeros(s.shape[0], dtype=np.int64), y, np.stack([s, weights])))
 
     def _push(self, part: WeightCells) -> None:
@@ -393,6 +396,9 @@ class JointCellCounter(CellCounter):
             return
         w = np.stack([np.ones(y.shape[0]) if x is None else np.asarray(x, dtype=np.float64) for x in weights])
         c = np.stack([lut[x] for lut, x in zip(self.luts, codes)]) if self.binned else np.stack(codes)  # type: ignore[arg-type]
+        if self.overflowed:  # the rows' moments straight away (any order: they are pooled and sorted)
+            self._push_moments(self._moments(WeightCells(c, y, w, np.ones(y.shape[0], dtype=np.int64))))
+            return
         self._push(count_cells(c, y, w))
 
     def _bin(self, cells: WeightCells) -> WeightCells:
