@@ -80,8 +80,10 @@ NO_BOOTSTRAP = ("Intervals of the differences between multiclass models, and of 
                 "tables, under Per-class metrics).")
 
 #: Why weighted intervals are missing (capability reason ``weighted``): the cells were not counted.
-WEIGHT_CELLS_TEXT = (f"weighted rows are resampled through their counts per score, class and weight, and there are more "
-                     f"than {MAX_WEIGHT_CELLS:,} such cells (or the table is binned)")
+WEIGHT_CELLS_TEXT = (f"weighted rows are resampled through their counts per score, class and weight (past "
+                     f"{MAX_WEIGHT_CELLS:,} such cells, per score and class with their weights' moments), and there "
+                     f"are more than {MAX_WEIGHT_CELLS:,} even so, a weight outside 2⁻³⁰ to 2⁴⁰, or models with weight "
+                     "columns of their own (or the table is binned)")
 
 #: ``ci_method`` of a weighted model's intervals, and of weighted models' differences.
 WEIGHTED_METHODS = {WEIGHTED_BOOTSTRAP, WEIGHTED_BINNED_BOOTSTRAP, WEIGHTED_POOLED_BOOTSTRAP,
@@ -102,9 +104,13 @@ WEIGHTED_JOINT_BINNED_NOTE = (f"There are more than {JOINT_EXACT_CELLS:,} such c
                               f"into {JOINT_BINS} equal-weight bins (and at its threshold and approval cuts, so threshold "
                               "metrics and the comparison at equal approval rate stay exact), weights kept apart; each "
                               "difference's interval is moved by the binning's error on the data.")
+#: ... when the binned joint cells are pooled too (their weights then not kept apart).
+WEIGHTED_JOINT_POOLED_BINNED_NOTE = WEIGHTED_JOINT_BINNED_NOTE.replace(", weights kept apart;", ";")
 
-POOLED_NOTE = (f"With more than {EXACT_WEIGHT_CELLS:,} such counts (weights taking many values), the rows are "
-               "counted per (score or bin, class) instead, with the mean and variance of their weights: how many "
+POOLED_NOTE = (f"Intervals with moment-matched weight sums (their method in metrics.json): with more than "
+               f"{EXACT_WEIGHT_CELLS:,} such counts (weights taking "
+               "many values), the rows are pooled per (score or bin, class), with the mean and variance of their "
+               "weights: how many "
                "resampled rows fall on each is still one exact multinomial draw, and their weight sum is drawn from "
                "a Gamma law with the mean and variance of that many rows' weights drawn with replacement — the row "
                "bootstrap's means, variances and covariances of every weight sum, at a cost that does not grow "
@@ -227,8 +233,10 @@ def comparison_notes(c: Comparison, result: ComparisonResult) -> list[str]:
         notes.append(BINNED_NOTE)
     if WEIGHTED_JOINT_METHODS & pair_methods:
         notes.append(WEIGHTED_JOINT_NOTE)
-    if {WEIGHTED_JOINT_BINNED_BOOTSTRAP, WEIGHTED_JOINT_POOLED_BINNED_BOOTSTRAP} & pair_methods:
+    if WEIGHTED_JOINT_BINNED_BOOTSTRAP in pair_methods:
         notes.append(WEIGHTED_JOINT_BINNED_NOTE)
+    elif WEIGHTED_JOINT_POOLED_BINNED_BOOTSTRAP in pair_methods:
+        notes.append(WEIGHTED_JOINT_POOLED_BINNED_NOTE)
     if {WEIGHTED_POOLED_BOOTSTRAP, WEIGHTED_POOLED_BINNED_BOOTSTRAP, WEIGHTED_JOINT_POOLED_BOOTSTRAP,
             WEIGHTED_JOINT_POOLED_BINNED_BOOTSTRAP} & methods:
         notes.append(POOLED_NOTE)

@@ -35,7 +35,11 @@ rows, at O(cells) per resample:
   per (every model's cell, class, every model's weight) for aligned models: within such a cell
   every row has the same weight, so a multinomial of the class's rows over the cells, each draw
   times its weight, is exactly the row bootstrap with the weights carried. Every engine counts
-  the same cells (:mod:`reportgen.reduce.accumulators`), memory included.
+  the same cells (:mod:`reportgen.reduce.accumulators`), memory included. Past
+  :data:`EXACT_WEIGHT_CELLS` cells (many weight values) they are pooled per table row or bin and
+  class (:func:`pool_cells`): rows per pool still drawn exactly, each pool's weight sum drawn
+  from its rows' weight mean and variance (:func:`weight_blocks`: the row bootstrap's means,
+  variances and covariances of every weight sum, at O(pools) per resample).
 
 Log-loss and Brier of a cell use the mean loss of its (bin, class) in the model's exact table:
 summed over a resample this has the exact expectation of the rows' losses; its variance
@@ -783,9 +787,11 @@ WEIGHTED_JOINT_BINNED_BOOTSTRAP = "paired bootstrap of the binned weighted joint
 #: ... drawn on their pooled joint cells (exact / binned codes).
 WEIGHTED_JOINT_POOLED_BOOTSTRAP = "paired bootstrap of the weighted joint rows, moment-matched weight sums"
 WEIGHTED_JOINT_POOLED_BINNED_BOOTSTRAP = "paired bootstrap of the binned weighted joint rows, moment-matched weight sums"
-#: Most weight cells (or distinct joint rows) counted: past it an engine keeps no cells and the
-#: weighted intervals are not drawn (capability code ``weighted``), the same in every engine —
-#: the count of distinct cells of all rows does not depend on how the rows were chunked.
+#: Most weight cells (or distinct joint rows) counted: past it an engine keeps the rows pooled per
+#: (score or every model's bin, class) with their weights' exact moments instead
+#: (:class:`~reportgen.reduce.accumulators.WeightMoments`; models sharing one weight column), or
+#: nothing, and those weighted intervals are not drawn (capability code ``weighted``) — the same
+#: in every engine: the count of distinct cells of all rows does not depend on the chunking.
 MAX_WEIGHT_CELLS = 1 << 22
 #: Weight cells drawn cell by cell (each cell's multinomial draw times its weight: the row
 #: bootstrap exactly) up to this many; past it the cells are pooled per table row or bin (every
@@ -970,8 +976,10 @@ def weighted_model_bootstrap(table: ScoreTable, cells: WeightCells, threshold: f
 
     With more than :data:`MODEL_BINS` distinct scores the table is coarsened as an unweighted
     model's (:func:`coarse_lut`, cut at the threshold; weights kept distinct within a bin), the
-    interval moved by the binning's error (:func:`model_bootstrap`). KS: the percentile interval
-    (the reshaped bootstrap-t's binomial standard error assumes unit weights).
+    interval moved by the binning's error (:func:`model_bootstrap`). Past
+    :data:`EXACT_WEIGHT_CELLS` cells, or given pooled cells (the counter's past its cap), the
+    cells are pooled per (bin, class) and drawn by :func:`weight_blocks` (``pooled``). KS: the
+    percentile interval (the reshaped bootstrap-t's binomial standard error assumes unit weights).
     """
     lut = coarse_lut(table, threshold, MODEL_BINS)
     binned = int(lut[-1]) + 1 != table.n_distinct if lut.shape[0] else False

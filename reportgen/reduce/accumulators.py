@@ -40,6 +40,7 @@ from reportgen.engine.intervals import (
     WeightCells,
     count_cells,
     merge_cells,
+    shared_weights,
 )
 from reportgen.engine.streaming import placements
 from reportgen.errors import InputError
@@ -387,7 +388,7 @@ class JointCellCounter(CellCounter):
     def _moments(cells: WeightCells) -> WeightMoments | None:
         """Joint cells as moments per (every model's code, class); None unless every model gives
         every row the same weight (one weight column)."""
-        if not np.all(cells.w == cells.w[:1]):
+        if not shared_weights(cells):
             return None
         return WeightMoments.of(cells.codes, cells.y, cells.w[0], cells.rows)
 
