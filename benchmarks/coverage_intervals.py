@@ -179,42 +179,64 @@ def ks_only(args: argparse.Namespace) -> None:
               f"{time.perf_counter() - t0:.0f} |", flush=True)
 
 
+def _pi(a: np.ndarray) -> np.ndarray:
+    """Inclusion probability of a population row in the weighted sample: 0.2 + 0.8·Φ(a − 1)."""
+    from scipy.special import ndtr  # noqa: PLC0415  (scipy: a test dependency; benchmarks use the test extras)
+
+    return 0.2 + 0.8 * ndtr(a - 1.0)
+
+
 def weighted_sample(n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """``n`` rows of a weighted sample of the binormal population: each population row (20 %
-    positives, ``sample``'s scores) is kept with probability π = 0.2 + 0.8·Φ(a − 1) (high scores
-    oversampled) and weighs 1/π (rounded to 4 decimals: continuous weights); the weighted
-    metrics estimate the population's, :func:`truth`."""
-    ys, As, Bs, Ws, got = [], [], [], [], 0
-    while got < n:
-        m = 2 * n
-        y = rng.random(m) < PREV
-        za = rng.normal(size=m)
-        zb = RHO * za + math.sqrt(1 - RHO * RHO) * rng.normal(size=m)
-        a, b = za + MU_A * y, zb + MU_B * y
-        pi = 0.2 + 0.8 * 0.5 * (1.0 + np.vectorize(math.erf)((a - 1.0) / math.sqrt(2.0)))
-        keep = rng.random(m) < pi
-        ys.append(y[keep]), As.append(a[keep]), Bs.append(b[keep]), Ws.append(np.round(1.0 / pi[keep], 4))
-        got += int(keep.sum())
-    y, a, b, w = (np.concatenate(x)[:n] for x in (ys, As, Bs, Ws))
+    """``n`` rows of a weighted sample of the binormal population, class sizes fixed (20 %
+    positives, as the stratified bootstrap assumes): within each class, population rows
+    (``sample``'s scores) are kept with probability π = 0.2 + 0.8·Φ(a − 1) (high scores
+    oversampled) and weigh 1/π (rounded to 4 decimals: continuous weights); the weighted
+    metrics estimate the population's within-class rates, :func:`weighted_truth`."""
+    P = round(n * PREV)
+    out: list[list[np.ndarray]] = [[], [], [], []]
+    for cls, size in ((True, P), (False, n - P)):
+        mu_a, mu_b = (MU_A, MU_B) if cls else (0.0, 0.0)
+        got = 0
+        while got < size:
+            m = 2 * size
+            za = rng.normal(size=m)
+            zb = RHO * za + math.sqrt(1 - RHO * RHO) * rng.normal(size=m)
+            a, b = za + mu_a, zb + mu_b
+            pi = _pi(a)
+            keep = np.flatnonzero(rng.random(m) < pi)[: size - got]
+            for part, x in zip(out, (np.full(keep.shape[0], cls), a[keep], b[keep], np.round(1.0 / pi[keep], 4))):
+                part.append(x)
+            got += keep.shape[0]
+    y, a, b, w = (np.concatenate(x) for x in out)
     return y, np.round(a, 6), np.round(b, 6), w
+
+
+def weighted_truth(n: int) -> dict[str, float]:
+    """:func:`truth`, F1 at the weighted class totals' ratio: a class of P rows kept with mean
+    inclusion E[π | class] = 0.2 + 0.8·Φ((μ − 1)/√2) weighs P / E[π | class] in expectation."""
+    true = truth(n)
+    P = round(n * PREV) / (0.2 + 0.8 * phi((MU_A - 1.0) / math.sqrt(2.0)))
+    N = (n - round(n * PREV)) / (0.2 + 0.8 * phi(-1.0 / math.sqrt(2.0)))
+    tpr, fpr = 1.0 - phi(THRESHOLD - MU_A), 1.0 - phi(THRESHOLD)
+    true["f1"] = 2 * P * tpr / (2 * P * tpr + N * fpr + P * (1 - tpr))
+    return true
 
 
 def weighted_coverage(args: argparse.Namespace) -> None:
     """Coverage of weighted models' intervals (``--weighted``): the engine's own reduction (the
     counters every engine uses: a model's weight cells, the pair's joint cells on their bins) and
     the driver's draws — exact cells at 1k rows, pooled cells (moment-matched weight sums) past
-    2^15 cells at 100k — percentile intervals moved by the binning error; KS of a weighted model
-    gets the percentile interval (the reshaped bootstrap-t assumes unit weights)."""
+    2^15 cells at 100k — percentile intervals moved by the binning error; KS by the reshaped
+    bootstrap-t the driver reports, and beside it the percentile interval of the same draws."""
     from reportgen.engine.approval import joint_cell_luts  # noqa: PLC0415
     from reportgen.engine.curve import row_groups  # noqa: PLC0415
 
-    print("| n | samples | AUC | F1 at t=0.8 | KS (percentile) | ΔAUC paired | methods | seconds |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("| n | samples | AUC | F1 at t=0.8 | KS (reshaped bootstrap-t) | KS (percentile) | ΔAUC paired | methods "
+          "| seconds |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for n in args.sizes:
-        true = truth(1000)
-        true["f1"] = (lambda tpr, fpr: 2 * PREV * tpr / (2 * PREV * tpr + (1 - PREV) * fpr + PREV * (1 - tpr)))(
-            1.0 - phi(THRESHOLD - MU_A), 1.0 - phi(THRESHOLD))
-        hits = dict.fromkeys(["roc_auc", "f1", "ks", "delta_roc_auc"], 0)
+        true = weighted_truth(n)
+        hits = dict.fromkeys(["roc_auc", "f1", "ks", "ks_percentile", "delta_roc_auc"], 0)
         methods: set[str] = set()
         t0 = time.perf_counter()
         for i in range(args.first, args.first + args.samples):
@@ -231,9 +253,11 @@ def weighted_coverage(args: argparse.Namespace) -> None:
                 codes.append(row_groups(table, s))
             (ta, ca), (tb, _) = tables
             boot = IV.weighted_model_bootstrap(ta, ca, THRESHOLD, args.resamples, np.random.default_rng((7, n, i)))
-            for q in ("roc_auc", "f1", "ks"):
-                hits[q] += covered(IV.percentile(boot.samples[:, IDX[q]], float(boot.shift[IDX[q]]), 0.95, 0.0, 1.0),
-                                   true[q])
+            for q, key in (("roc_auc", "roc_auc"), ("f1", "f1"), ("ks", "ks_percentile")):
+                hits[key] += covered(IV.percentile(boot.samples[:, IDX[q]], float(boot.shift[IDX[q]]), 0.95, 0.0, 1.0),
+                                     true[q])
+            assert boot.ks is not None
+            hits["ks"] += covered(IV.ks_interval(boot.ks, 0.95), true["ks"])
             joint = S.JointCellCounter(joint_cell_luts([ta, tb], [THRESHOLD, THRESHOLD]))
             for lo in range(0, n, CHUNK):
                 joint.add([c[lo:lo + CHUNK] for c in codes], y[lo:lo + CHUNK], [w[lo:lo + CHUNK]] * 2)
@@ -245,10 +269,11 @@ def weighted_coverage(args: argparse.Namespace) -> None:
             d = pair.samples[:, 0, q] - pair.samples[:, 1, q]
             hits["delta_roc_auc"] += covered(IV.percentile(d, float(pair.shift[0, q] - pair.shift[1, q]), 0.95),
                                              true["delta_roc_auc"])
-            methods |= {boot.method, IV.weighted_joint_method(pair)}
+            methods |= {boot.method, boot.ks.method, IV.weighted_joint_method(pair)}
         k = args.samples
         pct = {q: f"{100 * h / k:.1f} %" for q, h in hits.items()}
-        print(f"| {n:,} | {k} | {pct['roc_auc']} | {pct['f1']} | {pct['ks']} | {pct['delta_roc_auc']} | "
+        print(f"| {n:,} | {k} | {pct['roc_auc']} | {pct['f1']} | {pct['ks']} | {pct['ks_percentile']} | "
+              f"{pct['delta_roc_auc']} | "
               f"{'; '.join(sorted(methods))} | {time.perf_counter() - t0:.0f} |", flush=True)
         print(f"<!-- weighted n={n:,} samples {args.first}..{args.first + k - 1} hits {hits} -->", flush=True)
 

@@ -94,7 +94,9 @@ WEIGHTED_JOINT_METHODS = {WEIGHTED_JOINT_BOOTSTRAP, WEIGHTED_JOINT_BINNED_BOOTST
 WEIGHTED_NOTE = ("Intervals of weighted models: the stratified bootstrap of the rows with their sample weights, drawn "
                  "on the rows counted per (score, class, weight): per class, how many resampled rows fall on each such "
                  "cell is one multinomial draw, and each cell adds that number times its weight — the distribution of "
-                 "resampling the rows themselves, in every engine. KS gets the percentile interval.")
+                 "resampling the rows themselves, in every engine. KS gets the reshaped bootstrap-t of the same draws, "
+                 "each resample's curves over its own class weights, its standard errors those of Kish's effective "
+                 "class sizes (Σw)²/Σw².")
 
 WEIGHTED_JOINT_NOTE = ("Intervals of differences of weighted models (and the verdict's bootstrap test): the paired "
                        "stratified bootstrap of the rows with their weights, drawn on the rows counted per (both "

@@ -575,7 +575,7 @@ def compare_binary_evidence(ev: BinaryEvidence, s: Settings, progress: Progress 
         elif want and m.cells is not None:  # weighted: the row bootstrap drawn on its weight cells
             draws = IV.weighted_model_bootstrap(t, m.cells, m.threshold, s.resamples, rng, s.beta, s.costs,
                                                 m.probabilities)
-            boot, how, shift = draws.samples, draws.method, draws.shift
+            boot, how, shift, ks_draws = draws.samples, draws.method, draws.shift, draws.ks
         elif want:
             no_cells = True
         if boot is not None:

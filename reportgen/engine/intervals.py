@@ -312,7 +312,7 @@ def ks_standard_error(tpr, fpr, P: float, N: float):
     return np.sqrt(t * (1.0 - t) / P + f * (1.0 - f) / N)
 
 
-def ks_drift(table: ScoreTable) -> tuple[np.ndarray, np.ndarray]:
+def ks_drift(table: ScoreTable, rows: float | None = None) -> tuple[np.ndarray, np.ndarray]:
     """The smoothed TPR and FPR at the cut after each table row that holds rows: shape (rows of
     the table with a positive count,) twice. (A distinct score of weight 0 — a frequency weight
     0 — is no cut of its own: leaving it out keeps the interval equal to that of the repeated
@@ -323,7 +323,8 @@ def ks_drift(table: ScoreTable) -> tuple[np.ndarray, np.ndarray]:
     ``h = KS_BANDWIDTH · n^(−1/5)``:
     ``TPR̃(u_i) = Σ_j K((u_i − u_j)/h)·w_j·TPR(u_j) / Σ_j K((u_i − u_j)/h)·w_j`` (FPR alike).
     A function of the counts alone (ranks, not scores: KS does not change with a monotone
-    transform of the scores, and neither does this). Cells farther than 8h are left out (their
+    transform of the scores, and neither does this). ``rows``: the ``n`` of the bandwidth when
+    it is not the total weight (weighted rows: their effective number, :func:`kish_sizes`). Cells farther than 8h are left out (their
     weight is below e^(−32)); O(cells × cells within 8h) in blocks of :data:`_ROWS` rows, by
     numpy's own loops (no threaded BLAS: the same bits on every machine).
     """
@@ -334,7 +335,7 @@ def ks_drift(table: ScoreTable) -> tuple[np.ndarray, np.ndarray]:
     keep = w > 0
     w, u, curves = w[keep], u[keep], curves[:, keep]
     curves *= w
-    h = KS_BANDWIDTH * n ** -0.2
+    h = KS_BANDWIDTH * (n if rows is None else rows) ** -0.2
     out = np.empty((3, u.shape[0]))
     for lo in range(0, u.shape[0], _ROWS):
         hi = min(lo + _ROWS, u.shape[0])
@@ -360,18 +361,41 @@ class MaxDraws:
     point: float
     se: float
     binned: bool
+    #: drawn on a weighted model's cells (pooled: moment-matched weight sums), for the method's name
+    weighted: bool = False
+    pooled: bool = False
 
     @property
     def method(self) -> str:
+        if self.weighted:
+            table = ("binned " if self.binned else "") + "weighted score table"
+            return f"{KS_RESHAPED} ({table}{', moment-matched weight sums' if self.pooled else ''})"
         return KS_RESHAPED_BINNED if self.binned else KS_RESHAPED
+
+
+def kish_sizes(cells: WeightCells) -> tuple[float, float]:
+    """Kish's effective number of positives and of negatives, ``(Σw)² / Σw²`` per class (the rows
+    when every weight is equal): the ``n`` of a weighted proportion's binomial standard error."""
+    sq = cells.rows * cells.w[0] ** 2 + (0.0 if cells.var is None else cells.rows * cells.var)
+    mass = cells.rows * cells.w[0]
+    out = []
+    for cls in (cells.y, ~cells.y):
+        s1, s2 = float(mass[cls].sum()), float(sq[cls].sum())
+        out.append(s1 * s1 / s2 if s2 > 0 else 0.0)
+    return out[0], out[1]
 
 
 class _ReshapedKS:
     """Collects the reshaped bootstrap-t of one model's KS from the cell draws of
-    :func:`model_bootstrap` (the resamples every other metric of the model uses)."""
+    :func:`model_bootstrap` (the resamples every other metric of the model uses).
 
-    def __init__(self, table: ScoreTable, pos_cells: np.ndarray, neg_cells: np.ndarray) -> None:
+    ``sizes``: weighted rows, their effective class sizes (:func:`kish_sizes`) for the standard
+    errors and the drift's bandwidth; then the draws are weights (:meth:`add_weights`)."""
+
+    def __init__(self, table: ScoreTable, pos_cells: np.ndarray, neg_cells: np.ndarray,
+                 sizes: tuple[float, float] | None = None) -> None:
         self.P, self.N = float(table.total_pos), float(table.total_neg)
+        self.Pe, self.Ne = (self.P, self.N) if sizes is None else sizes
         self.pos_cells, self.neg_cells = pos_cells, neg_cells
         self.width = table.n_distinct
         self.keep = np.flatnonzero(table.pos + table.neg > 0)  # the cuts (as :func:`ks_drift`)
@@ -379,11 +403,42 @@ class _ReshapedKS:
         gap = tpr - fpr
         j = int(np.argmax(gap))
         self.ks = max(float(gap[j]), 0.0)
-        self.se = float(ks_standard_error(tpr[j], fpr[j], self.P, self.N))
-        tpr_s, fpr_s = ks_drift(table)
+        self.se = float(ks_standard_error(tpr[j], fpr[j], self.Pe, self.Ne))
+        tpr_s, fpr_s = ks_drift(table, None if sizes is None else self.Pe + self.Ne)
         self.ks_s = max(float(np.max(tpr_s - fpr_s)), 0.0)
         self.move_t, self.move_f = tpr_s - tpr, fpr_s - fpr  # drift − sample: added to each replicate
         self.pivots: list[np.ndarray] = []
+
+    def _pivots(self, tpr: np.ndarray, fpr: np.ndarray) -> None:
+        """One block's replicate curves (each resample's TPR*, FPR* at the cuts) to pivots."""
+        tpr += self.move_t
+        fpr += self.move_f
+        j = np.argmax(tpr - fpr, axis=1)
+        r = np.arange(tpr.shape[0])
+        t, f = tpr[r, j], fpr[r, j]
+        se = ks_standard_error(t, f, self.Pe, self.Ne)
+        self.pivots.append((np.maximum(t - f, 0.0) - self.ks_s) / se)
+
+    def add_weights(self, cells: WeightCells, drawn: np.ndarray) -> None:
+        """One block of weighted draws: ``drawn`` shape (b, cells), each cell's resampled weight
+        (``cells`` in canonical order, codes the table's rows); each resample's TPR* and FPR* over
+        its own class totals (a weighted resample's class weights vary)."""
+        for lo in range(0, drawn.shape[0], _ROWS):
+            d = drawn[lo : lo + _ROWS]
+            curves = []
+            for cls in (cells.y, ~cells.y):
+                idx = np.flatnonzero(cls)
+                x = np.zeros((d.shape[0], self.width))
+                if idx.shape[0]:
+                    code = cells.codes[0, idx]  # ascending within a class (canonical order)
+                    assert code.shape[0] < 2 or bool(np.all(code[1:] >= code[:-1])), "cells not in canonical order"
+                    start = np.flatnonzero(np.r_[True, code[1:] != code[:-1]])
+                    x[:, code[start]] = np.add.reduceat(d[:, idx], start, axis=1)
+                c = np.cumsum(x, axis=1)[:, self.keep]
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    c /= x.sum(axis=1, keepdims=True)
+                curves.append(c)
+            self._pivots(*curves)
 
     def add(self, draws: np.ndarray) -> None:
         """One block of cell draws, shape (b, cells): the positives' cells, then the negatives'."""
@@ -395,21 +450,15 @@ class _ReshapedKS:
             x[:, self.pos_cells] = d[:, :npc]
             tpr = np.cumsum(x, axis=1)[:, self.keep]
             tpr /= self.P
-            tpr += self.move_t
             x[:] = 0.0
             x[:, self.neg_cells] = d[:, npc:]
             fpr = np.cumsum(x, axis=1)[:, self.keep]
             fpr /= self.N
-            fpr += self.move_f
-            j = np.argmax(tpr - fpr, axis=1)
-            r = np.arange(b)
-            t, f = tpr[r, j], fpr[r, j]
-            se = ks_standard_error(t, f, self.P, self.N)
-            self.pivots.append((np.maximum(t - f, 0.0) - self.ks_s) / se)
+            self._pivots(tpr, fpr)
 
-    def finish(self, point: float, binned: bool) -> MaxDraws:
+    def finish(self, point: float, binned: bool, weighted: bool = False, pooled: bool = False) -> MaxDraws:
         pivots = np.concatenate(self.pivots) if self.pivots else np.empty(0)
-        return MaxDraws(pivots, point, self.se, binned)
+        return MaxDraws(pivots, point, self.se, binned, weighted, pooled)
 
 
 def ks_interval(draws: MaxDraws, level: float) -> list[float] | None:
@@ -979,7 +1028,9 @@ def weighted_model_bootstrap(table: ScoreTable, cells: WeightCells, threshold: f
     interval moved by the binning's error (:func:`model_bootstrap`). Past
     :data:`EXACT_WEIGHT_CELLS` cells, or given pooled cells (the counter's past its cap), the
     cells are pooled per (bin, class) and drawn by :func:`weight_blocks` (``pooled``). KS: the
-    percentile interval (the reshaped bootstrap-t's binomial standard error assumes unit weights).
+    reshaped bootstrap-t (:func:`ks_interval`) on the same draws, each resample's curves over its
+    own class weights, the binomial standard errors of Kish's effective class sizes
+    (:func:`kish_sizes`).
     """
     lut = coarse_lut(table, threshold, MODEL_BINS)
     binned = int(lut[-1]) + 1 != table.n_distinct if lut.shape[0] else False
@@ -990,13 +1041,18 @@ def weighted_model_bootstrap(table: ScoreTable, cells: WeightCells, threshold: f
     if c.var is None and c.n_cells > EXACT_WEIGHT_CELLS:
         c = pool_cells(c)
     pooled = c.var is not None
-    kernel, _ = _weighted_kernel(table, lut, c.codes[0], c.y, None if pooled else c.w[0], threshold, probabilities)
-    samples = _draw([kernel], c.rows, c.n_pos_cells, resamples, rng, beta, costs, blocks=_blocks_of(c))[0]
+    kernel, coarse = _weighted_kernel(table, lut, c.codes[0], c.y, None if pooled else c.w[0], threshold, probabilities)
+    reshaped = None
+    if coarse.total_pos > 0 and coarse.total_neg > 0 and all(kish_sizes(c)):
+        reshaped = _ReshapedKS(coarse, np.empty(0, np.int64), np.empty(0, np.int64), kish_sizes(c))
+    also = None if reshaped is None else (lambda d: reshaped.add_weights(c, d if pooled else d * c.w[0]))
+    samples = _draw([kernel], c.rows, c.n_pos_cells, resamples, rng, beta, costs, also, blocks=_blocks_of(c))[0]
     shift = np.zeros(len(B.METRICS))
     if binned:
         at = resampled_metrics(kernel, (1, [_observed(c)]), beta, costs)[0]
         shift = np.nan_to_num(_exact(table, threshold, beta, costs, probabilities) - at)
-    return Draws(samples, shift, binned, weighted=True, pooled=pooled)
+    ks = None if reshaped is None else reshaped.finish(reshaped.ks + float(shift[_KS]), binned, True, pooled)
+    return Draws(samples, shift, binned, ks, weighted=True, pooled=pooled)
 
 
 def _blocks_of(cells: WeightCells):

@@ -157,8 +157,10 @@ def test_binary_weighted_engines_give_the_same_json(data, scheduler):
         assert got["models"] == mem["models"], engine
         assert got["comparisons"] == mem["comparisons"], engine
     for name, mm in mem["models"].items():
-        assert set(mm["ci_method"].values()) <= {WEIGHTED_BOOTSTRAP, CLOPPER_PEARSON}, name
+        ks = "reshaped bootstrap-t (weighted score table)"
+        assert set(mm["ci_method"].values()) <= {WEIGHTED_BOOTSTRAP, CLOPPER_PEARSON, ks}, name
         assert mm["ci_method"]["f1"] == mm["ci_method"]["roc_auc"] == WEIGHTED_BOOTSTRAP
+        assert mm["ci_method"]["ks"] == ks and mm["ci"]["ks"], name
     for cm in mem["comparisons"]:
         assert cm["tests"]["delong"] is None and cm["capabilities"] == {"delong": "weighted"}
         assert cm["ci_method"]["gini"] == cm["ci_method"]["f1"] == cm["ci_method"]["ks"] == WEIGHTED_JOINT_BOOTSTRAP

@@ -292,6 +292,22 @@ def test_one_weight_everywhere_gives_the_unweighted_replicates():
     same = [q for q, name in enumerate(B.METRICS) if name not in ("defective_pairs",)]
     np.testing.assert_allclose(weighted.samples[:, same], unweighted.samples[:, same], rtol=1e-13, atol=1e-15,
                                equal_nan=True)
+    # KS: the same reshaped bootstrap-t (Kish's sizes are the class sizes, the class weights fixed)
+    assert weighted.ks is not None and unweighted.ks is not None
+    assert weighted.ks.method == "reshaped bootstrap-t (weighted score table)"
+    np.testing.assert_allclose(weighted.ks.pivots, unweighted.ks.pivots, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(IV.ks_interval(weighted.ks, 0.95), IV.ks_interval(unweighted.ks, 0.95), rtol=1e-12)
+
+
+def test_kish_sizes_are_the_effective_class_sizes():
+    """(Σw)²/Σw² per class, from exact and from pooled cells alike; the rows when weights are equal."""
+    s, y, w = _sample(10, 2000, "continuous")
+    table, cells = _cells(s, y, w)
+    want = [w[c].sum() ** 2 / np.dot(w[c], w[c]) for c in (y, ~y)]
+    np.testing.assert_allclose(IV.kish_sizes(cells), want, rtol=1e-12)
+    np.testing.assert_allclose(IV.kish_sizes(IV.pool_cells(cells)), want, rtol=1e-9)
+    _, flat = _cells(s, y, np.full(s.shape[0], 3.0))
+    np.testing.assert_allclose(IV.kish_sizes(flat), [y.sum(), (~y).sum()], rtol=1e-12)
 
 
 def test_binned_weighted_tables_keep_weights_within_bins(monkeypatch):
