@@ -42,7 +42,7 @@ from pydantic import ValidationError
 from reportgen.config import REPORT_SECTIONS, ReportConfig
 import reportgen.catalog as catalog
 from reportgen.errors import ReportgenError, ResultError, ThemeError, UserError
-from reportgen.formats import MAX_DIGITS, bounds_of, fmt_bounded, fmt_metric, fmt_threshold
+from reportgen.formats import MAX_DIGITS, bounds_of, fmt_bounded, fmt_int, fmt_metric, fmt_threshold, minus
 from reportgen.heap import young_collections_only
 from reportgen.labels import CRITERION_LABELS
 from reportgen.results import ComparisonResult, ModelResult, to_jsonable
@@ -64,8 +64,9 @@ def fmt_num(v: float | None, digits: int = 3) -> str:
     if v is None or (isinstance(v, float) and not math.isfinite(v)):
         return "n/a"
     if isinstance(v, (int,)) or (float(v).is_integer() and abs(v) >= 1000):
-        return f"{int(round(v)):,}".replace(",", "\u2009")
-    return f"{v:.{digits}f}"
+        return minus(fmt_int(v))
+    # the minus sign of the tables' differences (−0.028), never a hyphen (z = −8.14, S = −0.096)
+    return minus(f"{v:.{digits}f}")
 
 
 def fmt_count(v: float | None) -> str:
@@ -81,7 +82,35 @@ def fmt_pct(v: float | None, digits: int = 1, signed: bool = False) -> str:
     if v is None or not math.isfinite(v):
         return "n/a"
     sign = "+" if signed and v > 0 else ""
-    return f"{sign}{v * 100:.{digits}f} %"
+    return minus(f"{sign}{v * 100:.{digits}f} %")
+
+
+def fmt_share(v: float | None) -> str:
+    """A share in whole per cent that is never rounded to a bound it does not equal: 12 of 2 975
+    rows is "< 1 %", not "0 %" (which reads as none), and 2 970 of 2 975 is "> 99 %"."""
+    if v is None or not math.isfinite(v):
+        return "n/a"
+    if 0 < v < 0.005:
+        return "< 1 %"
+    if 0.995 <= v < 1:
+        return "> 99 %"
+    return fmt_pct(v, 0)
+
+
+def fmt_points(v: float | None, digits: int = 2) -> str:
+    """A difference of two rates in percentage points, signed: 0.0025 → "+0.25 percentage points"
+    (a difference of percentages printed as "0.25 %" reads as a relative change)."""
+    if v is None or not math.isfinite(v):
+        return "n/a"
+    return minus(f"{v * 100:+.{digits}f}") + " percentage points"
+
+
+def fmt_ci_pct(ci: Sequence[float] | None, digits: int = 2) -> str:
+    """An interval of a rate in percent, as the rate beside it is printed: [0.0091, 0.0331] →
+    "[0.91 %, 3.31 %]" (a default rate of 1.83 % with its interval as fractions mixes units)."""
+    if not ci or ci[0] is None or ci[1] is None:
+        return ""
+    return "[" + ", ".join(fmt_pct(float(v), digits) for v in ci) + "]"
 
 
 def fmt_signed(v: float | None, digits: int = 3) -> str:
@@ -639,7 +668,7 @@ def _build_view(result: ComparisonResult, theme: Theme, drawing: Any) -> dict[st
 
     svgs = drawing()
     prefix = credit_figures.KEY_PREFIX
-    credit = credit_view.credit_view(result.credit, col, {
+    credit = credit_view.credit_view(result.credit, col, level=run.confidence_level, figures={
         k[len(prefix):]: Markup(v) for k, v in svgs.items() if k.startswith(prefix)
     } if result.credit is not None else {})
     svgs = {k: v for k, v in svgs.items() if not k.startswith(prefix)}
@@ -709,12 +738,15 @@ def _build_view(result: ComparisonResult, theme: Theme, drawing: Any) -> dict[st
         "binary": binary,
         "count_header": "Positives" if binary else "Input",
         "ranking_headers": ["ROC AUC", "KS", "Recommended threshold", "Cost per row there"] if binary
-        else ["Accuracy", "Balanced accuracy", "OvR macro AUC"] + (["Cost per row"] if mc_costed else []),
+        else [catalog.label(k) for k in mc_ranking],
         "ranking_caption": "recommended threshold minimises the expected cost" if binary
         else ("cost per row under the configured cost matrix" if mc_costed else "no cost matrix configured"),
         "keyed": keyed,
         "pairwise": _pairwise_view(result, col, short),
         "settings_note": _settings_note(run, binary, interval_kind(result), result),
+        # how the metrics table's intervals were made, said where they are shown
+        "interval_methods": interval_methods(result) or "",
+        "calibration_caption": _calibration_caption(result),
         "mcnemar_title": "McNemar at the decision threshold" if binary else "McNemar on correct / incorrect predictions",
         "classes": ", ".join(run.classes or []),
         "period": " to ".join(run.date_range) if run.date_range else "",
@@ -751,6 +783,18 @@ def _build_view(result: ComparisonResult, theme: Theme, drawing: Any) -> dict[st
         # a K×K matrix of more than 8 classes prints on landscape pages
         "wide_confusion": len(run.classes or []) > 8,
     }
+
+
+def _calibration_caption(result: ComparisonResult) -> str:
+    """The reliability diagram's caption, naming the models it leaves out (scores that are not
+    probabilities): a reader does not take a missing line for a missing model."""
+    text = "Reliability diagram: marker area is proportional to the rows in the bin."
+    left = [n for n, m in result.models.items() if m.curves is None or m.curves.calibration is None]
+    if left:
+        text += f" Not drawn (scores are not probabilities): {', '.join(left)}."
+        if result.credit is not None:
+            text += " A PD mapping's calibration is in the credit validation section."
+    return text
 
 
 def tie_rule_text(direction: str) -> str:
@@ -861,7 +905,7 @@ def _multiclass_confusions(result: ComparisonResult, col: dict[str, str]) -> lis
                 share = v / totals[i] if totals[i] else None
                 cells.append({
                     "count": fmt_count(v),
-                    "share": fmt_pct(share, 0) if share is not None else "",
+                    "share": fmt_share(share) if share is not None else "",
                     "shade": f"{0.06 + 0.6 * (share or 0.0):.2f}",
                     "diag": i == j,
                 })
@@ -916,6 +960,20 @@ class _ConfinedLoader(FileSystemLoader):
         return source, filename, uptodate
 
 
+#: A number and the per cent sign after it (``9.95 %``): joined by a no-break space on output.
+_NUMBER_PERCENT = re.compile(r"(?<=\d) %")
+
+
+def keep_units(value: Any) -> Any:
+    """The environment's ``finalize``: in every text value a template prints, the space between a
+    number and its per cent sign is a no-break space, so a line never ends "at 10.2" with "%" on
+    the next line (nor "97.5" over "% CI"). Markup (figures, names broken by :func:`wbr`) is left
+    as it is; the text reads and copies as before."""
+    if isinstance(value, str) and not isinstance(value, Markup) and " %" in value:
+        return _NUMBER_PERCENT.sub("\u00a0%", value)
+    return value
+
+
 def make_environment(theme: Theme = Theme()) -> Environment:
     loaders = []
     if theme.template_dir is not None:
@@ -931,8 +989,10 @@ def make_environment(theme: Theme = Theme()) -> Environment:
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
+        finalize=keep_units,
     )
-    env.filters.update(fmt_num=fmt_num, fmt_pct=fmt_pct, fmt_pvalue=fmt_pvalue, fmt_ci=fmt_ci, fmt_count=fmt_count, wbr=wbr)
+    env.filters.update(fmt_num=fmt_num, fmt_pct=fmt_pct, fmt_pvalue=fmt_pvalue, fmt_ci=fmt_ci, fmt_count=fmt_count, wbr=wbr,
+                       fmt_points=fmt_points, fmt_ci_pct=fmt_ci_pct)
     return env
 
 

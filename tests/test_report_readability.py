@@ -1,0 +1,112 @@
+"""The demo report as a validation committee reads it (review of the rendered reports, 2026-11):
+the credit section's units, levels and names, the figures' labels, the captions that say what is
+left out. Each test is named after what the report showed before the fix.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from reportgen.credit_figures import credit_figure
+from reportgen.render import build_view, load_result
+
+
+@pytest.fixture(scope="module")
+def demo(demo_run):
+    return load_result(demo_run.out / "metrics.json")
+
+
+@pytest.fixture(scope="module")
+def html(demo_run) -> str:
+    return (demo_run.out / "report.html").read_text(encoding="utf-8")
+
+
+def _credit(html: str) -> str:
+    return html[html.index('<section id="credit">'):html.index("</section>", html.index('<section id="credit">'))]
+
+
+def test_the_jeffreys_interval_is_in_percent_like_the_default_rate_beside_it(html, demo):
+    section = _credit(html)
+    g = demo.credit.models["champion"].grades[0]
+    lo, hi = g.dr_interval
+    assert f"[{lo * 100:.2f}\u00a0%, {hi * 100:.2f}\u00a0%]" in section
+    assert f"[{lo:.4f}, {hi:.4f}]" not in section
+    assert "<th>Jeffreys 95\u00a0% interval</th>" in section
+
+
+def test_the_difference_of_default_rate_and_mean_pd_is_in_percentage_points(html, demo):
+    c = demo.credit.models["champion"].calibration
+    assert f"(difference {c.in_the_large * 100:+.2f} percentage points, observed / expected" in _credit(html)
+
+
+def test_per_period_and_segment_intervals_state_their_level_and_method(html):
+    section = _credit(html)
+    assert "Performance per month (AUC and Gini with 95\u00a0% DeLong intervals)" in section
+    assert "Performance per product (AUC and Gini with 95\u00a0% DeLong intervals)" in section
+    assert "<th>CI</th>" not in section and section.count("<th>95\u00a0% CI</th>") >= 4
+    assert "Wald interval" in section  # the calibration slope's and intercept's
+
+
+def test_the_accuracy_ratio_is_tied_to_the_gini_of_the_summary(html, demo):
+    ar = demo.credit.models["champion"].accuracy_ratio
+    assert ar == pytest.approx(demo.models["champion"].metrics["gini"])
+    assert f"Accuracy ratio (AR, from the CAP curve; equal to the Gini of the summary) {ar:.3f}." in _credit(html)
+
+
+def test_grade_labels_do_not_wrap_inside_a_number(html):
+    # "12 % – 20 %" printed as "12 % – 20" over "%" in the PDF's narrow grade column
+    assert '<td class="grade">12 % – 20 %</td>' in _credit(html).replace("\u00a0", " ")
+    css = html[html.index("<style>"):html.index("</style>")]
+    assert re.search(r"td\.grade\s*\{\s*white-space:\s*nowrap;", css)
+
+
+def test_initial_auc_source_reads_as_the_config_not_a_bare_key(html):
+    assert "from the config (models[].initial_auc)" in _credit(html)
+
+
+def test_approval_counts_and_differences_read_like_the_tables(html):
+    comparison = html[html.index('<section id="comparison">'):html.index('<section id="metrics">')]
+    assert not re.search(r"\d,\d{3}", comparison)  # no "5,036" beside the tables' "5 036"
+    assert "percentage points" in comparison and " points," not in comparison.replace("percentage points,", "")
+    assert not re.search(r"CI -\d", comparison)
+
+
+def test_the_reliability_diagram_names_the_models_it_leaves_out(demo):
+    view = build_view(demo)
+    assert view["calibration_caption"] == (
+        "Reliability diagram: marker area is proportional to the rows in the bin. Not drawn (scores are not "
+        "probabilities): champion. A PD mapping's calibration is in the credit validation section.")
+
+
+def test_the_metrics_table_states_how_its_intervals_were_made(html):
+    metrics = html[html.index('<section id="metrics">'):html.index("</section>", html.index('<section id="metrics">'))]
+    assert "confidence interval (DeLong for AUC and Gini, bootstrap for the rest)" in metrics
+    assert "hover" not in metrics  # the PDF cannot hover; the reason is printed under the value
+
+
+def test_the_credit_figure_titles_print_the_psi_as_the_table_does(demo):
+    m = demo.credit.models["champion"]
+    fig = credit_figure(m, "#0072B2")
+    titles = [ax.get_title() for ax in fig.axes]
+    assert f"Score distributions (PSI {m.stability.psi.statistic:.4f})" in titles  # 0.0025, not 0.002
+
+
+def test_the_trend_panel_has_no_legend_over_its_lines_and_its_rate_axis_starts_at_zero(demo):
+    m = demo.credit.models["challenger"]
+    fig = credit_figure(m, "#E69F00")
+    trend = next(ax for ax in fig.axes if ax.get_title().startswith("Over time"))
+    assert trend.get_legend() is None  # the legend hid the default rate's last point
+    rate = next(ax for ax in fig.axes if ax is not trend and ax.bbox.bounds == trend.bbox.bounds)
+    assert rate.get_ylim()[0] == 0.0  # 9.90 %–10.00 % drew a 0.1-point wobble as a collapse
+    assert "default rate" in rate.get_ylabel() and "AUC" in trend.get_ylabel()
+
+
+def test_calibration_by_grade_labels_rates_in_percent(demo):
+    m = demo.credit.models["champion"]
+    fig = credit_figure(m, "#0072B2")
+    ax = next(ax for ax in fig.axes if ax.get_title() == "Calibration by grade")
+    fig.canvas.draw()
+    labels = [t.get_text() for t in ax.get_yticklabels() if t.get_text()]
+    assert labels and all(t.endswith(" %") for t in labels), labels  # not 10⁻¹
