@@ -564,6 +564,8 @@ def _build_view(result: ComparisonResult, theme: Theme, drawing: Any) -> dict[st
                 "model": fmt_metric(result.models[c.model].metrics.get(k), k),
                 "delta": fmt_signed(c.delta.get(k)),
                 "mark": better_mark(c.delta.get(k), better_of.get(k)),
+                # a direction is not a finding: a Δ whose interval covers 0 says so beside "worse"
+                "ns": clear is False and better_mark(c.delta.get(k), better_of.get(k)) in ("better", "worse"),
                 "ci": fmt_ci(c.ci.get(k)),
                 "relative": fmt_pct(c.relative_delta.get(k), 1, signed=True),
                 "rer": fmt_pct(c.relative_error_reductions.get(k), 1, signed=True) if k in c.relative_error_reductions else "",

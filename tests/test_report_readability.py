@@ -110,3 +110,27 @@ def test_calibration_by_grade_labels_rates_in_percent(demo):
     fig.canvas.draw()
     labels = [t.get_text() for t in ax.get_yticklabels() if t.get_text()]
     assert labels and all(t.endswith(" %") for t in labels), labels  # not 10⁻¹
+
+
+def _comparison(html: str) -> str:
+    return html[html.index('<section id="comparison">'):html.index('<section id="metrics">')]
+
+
+def test_a_difference_whose_interval_covers_zero_is_not_marked_plainly_worse(html, demo):
+    # naive's accuracy: Δ −0.002, 95 % CI [−0.015, 0.009] was marked "worse" like a finding
+    c = next(c for c in demo.comparisons if c.model == "naive")
+    lo, hi = c.ci["accuracy"]
+    assert lo < 0 < hi
+    naive = _comparison(html).split("naive vs champion", 1)[1]
+    row = re.search(r"<tr class=\"\"><td>Accuracy</td>.*?</tr>", naive).group(0)
+    assert '<span class="mark ns">worse, not significant</span>' in row
+    gini = re.search(r"<tr class=\"primary\"><td>Gini.*?</tr>", naive).group(0)
+    assert '<span class="mark worse">worse</span>' in gini  # clear of 0: the direction alone
+
+
+def test_every_interval_in_the_comparison_and_ranking_states_its_level(html):
+    comparison = _comparison(html)
+    assert "; 95\u00a0% CI [" in comparison and "; CI [" not in comparison  # DeLong's ΔAUC
+    assert ", unadjusted." in comparison  # two challengers: the DeLong intervals are not simultaneous
+    summary = html[html.index('<section id="summary">'):html.index('<section id="comparison">')]
+    assert "<th>95\u00a0% CI</th>" in summary and "<th>CI</th>" not in summary
