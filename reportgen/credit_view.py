@@ -185,7 +185,8 @@ def _model_view(m: CreditModel, colour: str, figure: Any, segment: str, amber: f
         "groups": [g for g in (
             {"title": f"Performance per {m.period}", "header": (m.period or "").capitalize(),
              "rows": [_group(p) for p in m.periods]},
-            {"title": f"Performance per {segment}", "header": segment, "rows": [_group(p) for p in m.segments]},
+            {"title": f"Performance per {segment}", "header": segment[:1].upper() + segment[1:],
+             "rows": [_group(p) for p in m.segments]},
         ) if g["rows"]],
         "missing": [f"{_WHAT.get(k, k)}: {CAPABILITY_TEXT.get(v, v)}" for k, v in m.capabilities.items()],
         "figure": figure,

@@ -681,7 +681,11 @@ def _build_view(result: ComparisonResult, theme: Theme, drawing: Any) -> dict[st
     compared = {c["model"] for c in comparisons}
     credit_verdicts = [{"colour": col.get(n, "#000000"), "text": t} for n, t in credit_notes.items() if n not in compared]
     figs = {k: Markup(v) for k, v in svgs.items()}
-    class_figures = [{"svg": figs[k], "caption": CLASS_FIGURE_CAPTIONS[k.rsplit("_", 1)[0] if k[-1].isdigit() else k]}
+    # a model with predicted labels only has no curve: the caption says so, not the reader's guess
+    no_curves = [n for n, m in result.models.items() if not binary and m.multiclass_curves is None]
+    not_drawn = f" Not drawn (predicted classes only, no class scores): {', '.join(no_curves)}." if no_curves else ""
+    class_figures = [{"svg": figs[k],
+                      "caption": CLASS_FIGURE_CAPTIONS[k.rsplit("_", 1)[0] if k[-1].isdigit() else k] + not_drawn}
                      for k in figs if k.startswith(("class_roc", "class_pr"))]
 
     sections = [s for s in theme.sections if s in TASK_SECTIONS.get(run.task, SECTIONS)]

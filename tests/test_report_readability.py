@@ -134,3 +134,18 @@ def test_every_interval_in_the_comparison_and_ranking_states_its_level(html):
     assert ", unadjusted." in comparison  # two challengers: the DeLong intervals are not simultaneous
     summary = html[html.index('<section id="summary">'):html.index('<section id="comparison">')]
     assert "<th>95\u00a0% CI</th>" in summary and "<th>CI</th>" not in summary
+
+
+def test_the_segment_column_is_headed_like_the_period_column(html):
+    section = _credit(html)
+    assert "<thead><tr><th>Month</th>" in section and "<thead><tr><th>Product</th>" in section
+
+
+def test_multiclass_curves_name_the_models_they_leave_out(tmp_path, cli):
+    from pathlib import Path  # noqa: PLC0415
+
+    config = Path(__file__).resolve().parents[1] / "configs" / "demo_multiclass.yaml"
+    assert cli(["run", str(config), "--out", str(tmp_path), "--format", "json", "--quiet"]) == 0
+    view = build_view(load_result(tmp_path / "metrics.json"))
+    captions = [f["caption"] for f in view["class_figures"]]
+    assert captions and all(c.endswith("Not drawn (predicted classes only, no class scores): rules.") for c in captions)
