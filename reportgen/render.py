@@ -602,6 +602,12 @@ def _build_view(result: ComparisonResult, theme: Theme, drawing: Any) -> dict[st
             "rer_accuracy": fmt_pct(c.relative_error_reduction, 1, signed=True),
         })
 
+    # the methods every comparison shares are said once, after them, not repeated under each
+    shared_notes = [n for n in comparisons[0]["notes"] if all(n in c["notes"] for c in comparisons[1:])] \
+        if len(comparisons) > 1 else []
+    for c in comparisons:
+        c["notes"] = [n for n in c["notes"] if n not in shared_notes]
+
     # metrics table
     metric_rows = []
     keys = [k for k in catalog.keys("binary") if k in first.metrics] if binary else list(first.metrics)
@@ -726,6 +732,7 @@ def _build_view(result: ComparisonResult, theme: Theme, drawing: Any) -> dict[st
         "ranking": ranking,
         "comparisons": comparisons,
         "several": len(comparisons) > 1,
+        "shared_notes": shared_notes,
         "metric_rows": metric_rows,
         "model_names": names,
         # column headers of the wide tables: the names, or their keys when names are long

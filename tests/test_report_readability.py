@@ -149,3 +149,14 @@ def test_multiclass_curves_name_the_models_they_leave_out(tmp_path, cli):
     view = build_view(load_result(tmp_path / "metrics.json"))
     captions = [f["caption"] for f in view["class_figures"]]
     assert captions and all(c.endswith("Not drawn (predicted classes only, no class scores): rules.") for c in captions)
+
+
+def test_the_methods_every_comparison_shares_are_printed_once(html):
+    comparison = _comparison(html)
+    # they were repeated under each challenger, word for word
+    assert comparison.count("Multiplicity: the 2 verdicts of this run form one family") == 1
+    assert comparison.count("Intervals of differences of threshold metrics") == 1
+    shared = comparison.index("How every comparison above was made")
+    assert comparison.index("Multiplicity: the 2 verdicts") > shared > comparison.index("naive vs champion")
+    # each comparison keeps its own sentences
+    assert comparison.count("McNemar&#39;s test on rows:") == 2
