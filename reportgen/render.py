@@ -717,6 +717,8 @@ def _build_view(result: ComparisonResult, theme: Theme, drawing: Any) -> dict[st
         "task": run.task,
         "baseline": run.baseline,
         "primary_metric": catalog.label(pm),
+        # the ranking's column header: the caption above it gives the gloss ("Gini (2·AUC − 1)")
+        "primary_short": catalog.short_label(pm),
         "threshold": f"{run.threshold:g}",
         "beta": f"{run.beta:g}",
         # binary cost notation only in a binary report (a multiclass run's costs are a matrix)

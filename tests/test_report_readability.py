@@ -160,3 +160,16 @@ def test_the_methods_every_comparison_shares_are_printed_once(html):
     assert comparison.index("Multiplicity: the 2 verdicts") > shared > comparison.index("naive vs champion")
     # each comparison keeps its own sentences
     assert comparison.count("McNemar&#39;s test on rows:") == 2
+
+
+def test_the_pdf_lists_its_sections_with_the_pages_they_start_on(demo_run):
+    # the HTML had a contents list, the PDF none; now page 1 lists each section and its page
+    from pdfminer.high_level import extract_text  # noqa: PLC0415
+
+    pdf = demo_run.out / "report.pdf"
+    first = extract_text(pdf, page_numbers=[0])
+    assert "Contents" in first and "Summary" in first and "Warnings" in first  # the summary still fits page 1
+    pages = {title: int(n) for title, n in re.findall(r"(Credit validation|Glossary|Metrics)\s(\d+)", first)}
+    assert set(pages) == {"Credit validation", "Glossary", "Metrics"}
+    assert "Traffic lights:" in extract_text(pdf, page_numbers=[pages["Credit validation"] - 1])
+    assert "Counts are" in extract_text(pdf, page_numbers=[pages["Glossary"] - 1])  # the glossary's first words
