@@ -173,3 +173,27 @@ def test_the_pdf_lists_its_sections_with_the_pages_they_start_on(demo_run):
     assert set(pages) == {"Credit validation", "Glossary", "Metrics"}
     assert "Traffic lights:" in extract_text(pdf, page_numbers=[pages["Credit validation"] - 1])
     assert "Counts are" in extract_text(pdf, page_numbers=[pages["Glossary"] - 1])  # the glossary's first words
+
+
+def test_credit_tables_and_headings_are_not_split_over_pages(demo_run, html):
+    # before: "Performance per month", its header and one month at a page's foot, two months over
+    # the page; the naive model's heading and verdict at a foot, its grades on the next page
+    from pdfminer.high_level import extract_text  # noqa: PLC0415
+
+    pdf = demo_run.out / "report.pdf"
+    n = int(re.search(r"page 1 of (\d+)", extract_text(pdf, page_numbers=[0])).group(1))
+    pages = [extract_text(pdf, page_numbers=[i]) for i in range(n)]
+    credit = [p for p in pages if "Grades, lowest PD first" in p or "Performance per month" in p]
+    assert credit
+    for page in pages:
+        if "Performance per month" in page:
+            block = page[page.index("Performance per month"):]
+            assert all(m in block for m in ("2024-07", "2024-08", "2024-09")), block[:300]
+        for name in ("champion", "challenger", "naive"):
+            if re.search(rf"^{name}\s*(GREEN|AMBER|RED)\s*$", page, re.M):
+                assert "Grades, lowest PD first" in page, name
+    section = _credit(html)
+    assert section.count('<div class="keep">') >= 3
+    css = html[html.index("<style>"):html.index("</style>")]
+    assert re.search(r"table\.credit-grades, table\.credit-tests, table\.credit-groups, table\.credit-migration "
+                     r"\{ break-inside: avoid; \}", css)
