@@ -97,6 +97,16 @@ def fmt_share(v: float | None) -> str:
     return fmt_pct(v, 0)
 
 
+def fmt_share_of_sum(v: float | None, digits: int = 4) -> str:
+    """A non-negative term of a sum (a bin's PSI contribution) with ``digits`` decimals; a positive
+    term too small to show is "< 0.0001", never "0.0000", which reads as none at all."""
+    if v is None or not math.isfinite(v):
+        return "n/a"
+    if 0 < v < 0.5 * 10.0 ** -digits:
+        return f"< {10.0 ** -digits:.{digits}f}"
+    return fmt_num(v, digits)
+
+
 def fmt_points(v: float | None, digits: int = 2) -> str:
     """A difference of two rates in percentage points, signed: 0.0025 → "+0.25 percentage points"
     (a difference of percentages printed as "0.25 %" reads as a relative change)."""
@@ -1007,7 +1017,7 @@ def make_environment(theme: Theme = Theme()) -> Environment:
         finalize=keep_units,
     )
     env.filters.update(fmt_num=fmt_num, fmt_pct=fmt_pct, fmt_pvalue=fmt_pvalue, fmt_ci=fmt_ci, fmt_count=fmt_count, wbr=wbr,
-                       fmt_points=fmt_points, fmt_ci_pct=fmt_ci_pct)
+                       fmt_points=fmt_points, fmt_ci_pct=fmt_ci_pct, fmt_share_of_sum=fmt_share_of_sum)
     return env
 
 

@@ -128,3 +128,12 @@ def test_a_number_is_never_split_from_its_percent_sign():
     assert keep_units(svg) is svg
     # escaping still applies to the text
     assert env.from_string("{{ x }}").render(x="<b>5 %</b>") == "&lt;b&gt;5\u00a0%&lt;/b&gt;"
+
+
+def test_a_small_psi_contribution_is_not_printed_as_zero():
+    from reportgen.render import fmt_share_of_sum  # noqa: PLC0415
+
+    # the champion's bins printed "0.0000" for contributions of about 1e-5
+    assert fmt_share_of_sum(0.0000123) == "< 0.0001"
+    assert fmt_share_of_sum(0.0) == "0.0000" and fmt_share_of_sum(0.00072) == "0.0007"
+    assert fmt_share_of_sum(None) == "n/a"
