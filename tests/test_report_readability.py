@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
 import pytest
 
 from reportgen.credit_figures import credit_figure
@@ -197,3 +198,20 @@ def test_credit_tables_and_headings_are_not_split_over_pages(demo_run, html):
     css = html[html.index("<style>"):html.index("</style>")]
     assert re.search(r"table\.credit-grades, table\.credit-tests, table\.credit-groups, table\.credit-migration "
                      r"\{ break-inside: avoid; \}", css)
+
+
+def test_iso_f1_labels_stand_clear_of_the_curves_ends(demo):
+    # at the right edge every PR curve ends near the prevalence, where "F1=0.2" was drawn under them
+    from reportgen import figures  # noqa: PLC0415
+
+    fig = figures.pr_figure(demo)
+    labels = {t.get_text(): t.xy for t in fig.axes[0].texts}
+    assert set(labels) == {"0.2", "0.4", "0.6", "F1=0.8"}
+    xs = sorted(x for x, _ in labels.values())
+    assert all(b - a > 0.1 for a, b in zip(xs, xs[1:]))  # side by side, apart
+    for text, (x, y) in labels.items():
+        assert y > 0.9 and x < 0.9, (text, x, y)
+        for m in demo.models.values():  # every curve runs below the label there
+            c = m.curves.pr
+            i = min(np.searchsorted(c.x, x), len(c.y) - 1)
+            assert c.y[i] < y - 0.05, (text, m.name)
