@@ -85,16 +85,18 @@ def fmt_pct(v: float | None, digits: int = 1, signed: bool = False) -> str:
     return minus(f"{sign}{v * 100:.{digits}f} %")
 
 
-def fmt_share(v: float | None) -> str:
-    """A share in whole per cent that is never rounded to a bound it does not equal: 12 of 2 975
-    rows is "< 1 %", not "0 %" (which reads as none), and 2 970 of 2 975 is "> 99 %"."""
+def fmt_share(v: float | None, digits: int = 0) -> str:
+    """A share in per cent (``digits`` decimals) never rounded to a bound it does not equal: 12 of
+    2 975 rows is "< 1 %", not "0 %" (which reads as none), and 2 970 of 2 975 is "> 99 %"; with
+    one decimal, 1 row flagged of 6 000 is "< 0.1 %" and the 5 999 approved "> 99.9 %"."""
     if v is None or not math.isfinite(v):
         return "n/a"
-    if 0 < v < 0.005:
-        return "< 1 %"
-    if 0.995 <= v < 1:
-        return "> 99 %"
-    return fmt_pct(v, 0)
+    step = 10.0 ** -digits  # the smallest share shown, in per cent
+    if 0 < v * 100 < step / 2:
+        return f"< {step:.{digits}f} %"
+    if 100 - step / 2 <= v * 100 < 100:
+        return f"> {100 - step:.{digits}f} %"
+    return fmt_pct(v, digits)
 
 
 def fmt_share_of_sum(v: float | None, digits: int = 4) -> str:
@@ -327,7 +329,7 @@ def _confusion_view(name: str, tp: float, fp: float, fn: float, tn: float, label
     def cell(v: float, of: float, ok: bool) -> dict[str, Any]:
         return {
             "count": fmt_count(v),
-            "share": fmt_pct(v / of if of else None),
+            "share": fmt_share(v / of if of else None, 1),
             "shade": f"{0.08 + 0.55 * v / top:.2f}",
             "ok": ok,
         }
@@ -344,7 +346,7 @@ def _confusion_view(name: str, tp: float, fp: float, fn: float, tn: float, label
         "pos": fmt_count(P),
         "neg": fmt_count(N),
         "total": fmt_count(m),
-        "approval": fmt_pct((fn + tn) / m if m else None),
+        "approval": fmt_share((fn + tn) / m if m else None, 1),
     }
 
 
@@ -665,8 +667,8 @@ def _build_view(result: ComparisonResult, theme: Theme, drawing: Any) -> dict[st
                 "threshold": fmt_threshold(o.threshold),
                 "value": fmt_metric(o.value, crit, 4),
                 "tp": fmt_count(o.tp), "fp": fmt_count(o.fp), "fn": fmt_count(o.fn), "tn": fmt_count(o.tn),
-                "approval": fmt_pct((o.fn + o.tn) / total if total else None),
-                "flagged": fmt_pct((o.tp + o.fp) / total if total else None),
+                "approval": fmt_share((o.fn + o.tn) / total if total else None, 1),
+                "flagged": fmt_share((o.tp + o.fp) / total if total else None, 1),
             })
         scen = []
         for sc in m.prevalence_shift:
@@ -947,7 +949,7 @@ def _multiclass_confusions(result: ComparisonResult, col: dict[str, str]) -> lis
             "predicted": [fmt_count(v) for v in predicted],
             "total": fmt_count(sum(totals)),
             "top": [{"true": cm.labels[i], "predicted": cm.labels[j], "count": fmt_count(v),
-                     "share": fmt_pct(v / totals[i] if totals[i] else None)} for v, i, j in off],
+                     "share": fmt_share(v / totals[i] if totals[i] else None, 1)} for v, i, j in off],
         })
     return out
 

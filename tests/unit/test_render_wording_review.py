@@ -137,3 +137,10 @@ def test_a_small_psi_contribution_is_not_printed_as_zero():
     assert fmt_share_of_sum(0.0000123) == "< 0.0001"
     assert fmt_share_of_sum(0.0) == "0.0000" and fmt_share_of_sum(0.00072) == "0.0007"
     assert fmt_share_of_sum(None) == "n/a"
+
+
+def test_one_flagged_row_of_six_thousand_is_not_printed_as_none():
+    # the optimal-thresholds table printed max accuracy's 1 flagged row as "0.0 %", approval "100.0 %"
+    assert fmt_share(1 / 6000, 1) == "< 0.1 %" and fmt_share(5999 / 6000, 1) == "> 99.9 %"
+    assert fmt_share(0.0, 1) == "0.0 %" and fmt_share(1.0, 1) == "100.0 %" and fmt_share(0.259, 1) == "25.9 %"
+    assert fmt_share(0.0004, 1) == "< 0.1 %" and fmt_share(0.0005, 1) == "0.1 %"
