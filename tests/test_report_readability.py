@@ -215,3 +215,10 @@ def test_iso_f1_labels_stand_clear_of_the_curves_ends(demo):
             c = m.curves.pr
             i = min(np.searchsorted(c.x, x), len(c.y) - 1)
             assert c.y[i] < y - 0.05, (text, m.name)
+
+
+def test_the_warnings_box_is_not_split_over_pages(html):
+    # eight models, four credit warnings: the box began at page 2's foot and ended on page 3
+    css = html[html.index("<style>"):html.index("</style>")]
+    printed = css[css.index("@media print"):]
+    assert re.search(r"\.warnings \{ break-inside: avoid; \}", printed)
