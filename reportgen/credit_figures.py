@@ -16,7 +16,7 @@ from collections.abc import Callable
 import matplotlib
 import numpy as np
 from matplotlib.figure import Figure
-from matplotlib.ticker import PercentFormatter
+from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter, PercentFormatter
 
 from reportgen.figures import MUTED, STYLE, safe_text
 from reportgen.results import CreditModel
@@ -37,14 +37,28 @@ def _calibration_panel(ax, m: CreditModel, colour: str) -> None:
                 fmt="o", color=colour, ms=4, lw=1.0, capsize=2, label="grade (Jeffreys interval)")
     ax.set(xscale="log", yscale="log", xlim=(floor, top), ylim=(floor, top), xlabel="mean PD of the grade",
            ylabel="observed default rate", title="Calibration by grade")
+    # rates in percent, as the tables print them (1 %, 2 %, 5 %, 10 %), not powers of ten (10⁻²)
+    # (the x axis of a narrow panel labels decades only when it spans more than one and a half)
+    wide = np.log10(top / floor) > 1.5
+    for axis in (ax.xaxis, ax.yaxis):
+        subs = (1.0,) if axis is ax.xaxis and wide else (1.0, 2.0, 5.0)
+        axis.set_major_locator(LogLocator(base=10.0, subs=subs))
+        axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v * 100:g} %"))
+        axis.set_minor_formatter(NullFormatter())
     ax.legend(loc="upper left")
+
+
+def _psi(v: float | None) -> str:
+    """The PSI as the section's table prints it (four decimals): the title never says 0.002 for the
+    table's 0.0025."""
+    return "n/a" if v is None else f"{v:.4f}"
 
 
 def _distribution_panel(ax, m: CreditModel, colour: str) -> None:
     h = m.stability.scores  # type: ignore[union-attr]
     ax.stairs(h.reference, h.edges, color=MUTED, fill=True, alpha=0.35, label="reference")
     ax.stairs(h.current, h.edges, color=colour, lw=1.4, label="current")
-    ax.set(xlabel="score", ylabel="share of rows", title=f"Score distributions (PSI {m.stability.psi.statistic:.3f})")
+    ax.set(xlabel="score", ylabel="share of rows", title=f"Score distributions (PSI {_psi(m.stability.psi.statistic)})")
     ax.legend(loc="best")
 
 
@@ -67,16 +81,20 @@ def _trend_panel(ax, m: CreditModel, colour: str) -> None:
     hi = np.array([np.nan if p.auc_ci is None else p.auc_ci[1] for p in m.periods])
     ax.fill_between(t, lo, hi, color=colour, alpha=0.2, lw=0)
     ax.plot(t, auc, "o-", color=colour, ms=3.5, label="AUC (interval)")
-    ax.set(ylabel="AUC", title=f"Over time (per {m.period})")
+    # the axes say which line is which (no legend, which hid the lines' ends on two axes)
+    ax.set(title=f"Over time (per {m.period})")
+    ax.set_ylabel("AUC (line; band: interval)", color=colour)
     ax.set_xticks(t, keys, rotation=45 if len(keys) > 6 else 0, ha="right" if len(keys) > 6 else "center")
     ax2 = ax.twinx()
-    ax2.plot(t, [p.default_rate for p in m.periods], "s--", color=MUTED, ms=3, lw=1.0, label="default rate")
-    ax2.set_ylabel("default rate")
-    ax2.yaxis.set_major_formatter(PercentFormatter(1.0, decimals=2))
+    dr = [p.default_rate for p in m.periods]
+    ax2.plot(t, dr, "s--", color=MUTED, ms=3, lw=1.0, label="default rate")
+    ax2.set_ylabel("default rate (dashed)", color=MUTED)
+    # from 0: an axis spanning 9.90 %–10.00 % drew a 0.1-point wobble as a collapse
+    top = max((v for v in dr if v is not None and np.isfinite(v)), default=0.0)
+    ax2.set_ylim(0.0, top * 1.25 if top > 0 else 1.0)
+    ax2.yaxis.set_major_formatter(PercentFormatter(1.0, symbol=" %"))
     ax2.spines["right"].set_visible(True)
     ax2.grid(False)
-    lines = ax.get_lines()[:1] + ax2.get_lines()
-    ax.legend(lines, [ln.get_label() for ln in lines], loc="best")
 
 
 _PANELS = {"calibration": _calibration_panel, "cap": _cap_panel, "distributions": _distribution_panel,

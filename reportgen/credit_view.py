@@ -11,33 +11,35 @@ from __future__ import annotations
 from typing import Any
 
 from reportgen.credit_figures import panel_keys
+from reportgen.labels import CREDIT_TEST_NAMES as _N
+from reportgen.labels import credit_failure_names
 from reportgen.results import CreditModel, CreditSection, CreditTest
 
 __all__ = ["CAPABILITY_TEXT", "TEST_LABELS", "credit_view", "summary_notes"]
 
 #: Label and formula of each portfolio test (the section's own glossary).
 TEST_LABELS: dict[str, tuple[str, str]] = {
-    "jeffreys": ("Jeffreys (ECB 2019)", "p = Beta(D + ½, N − D + ½) CDF at the mean PD; one-sided: a small p says the PD is too low."),
-    "binomial": ("Binomial, exact", "p = P(X ≥ D), X ~ Bin(N, mean PD); statistic D − N·PD."),
-    "hosmer_lemeshow": ("Hosmer–Lemeshow over the grades",
+    "jeffreys": (_N["jeffreys"], "p = Beta(D + ½, N − D + ½) CDF at the mean PD; one-sided: a small p says the PD is too low."),
+    "binomial": (_N["binomial"], "p = P(X ≥ D), X ~ Bin(N, mean PD); statistic D − N·PD."),
+    "hosmer_lemeshow": (_N["hosmer_lemeshow"],
                         "H = Σ (D_g − N_g p_g)² / (N_g p_g (1 − p_g)), χ² with G degrees of freedom (G grades): "
                         "the current sample is an independent validation sample, not the development sample (G − 2; that p-value "
                         "is in metrics.json as hosmer_lemeshow_g2, outside the verdict)."),
-    "spiegelhalter": ("Spiegelhalter z", "z = Σ (y − p)(1 − 2p) / √Σ (1 − 2p)² p (1 − p) over rows; two-sided."),
-    "in_the_large": ("Calibration in the large", "z = (D − Σp) / √Σ p(1 − p); two-sided. Shown with DR − mean PD and O/E = D / Σp."),
-    "slope": ("Calibration slope", "b of logit P(default) = a + b·logit(PD) by maximum likelihood; Wald z = (b − 1)/se, two-sided."),
-    "intercept": ("Calibration intercept", "a of logit P(default) = a + logit(PD) (slope fixed at 1); Wald z = a/se, two-sided."),
-    "auc_history": ("AUC against initial validation (ECB 2019)",
+    "spiegelhalter": (_N["spiegelhalter"], "z = Σ (y − p)(1 − 2p) / √Σ (1 − 2p)² p (1 − p) over rows; two-sided."),
+    "in_the_large": (_N["in_the_large"], "z = (D − Σp) / √Σ p(1 − p); two-sided. Shown with DR − mean PD and O/E = D / Σp."),
+    "slope": (_N["slope"], "b of logit P(default) = a + b·logit(PD) by maximum likelihood; Wald z = (b − 1)/se, two-sided."),
+    "intercept": (_N["intercept"], "a of logit P(default) = a + logit(PD) (slope fixed at 1); Wald z = a/se, two-sided."),
+    "auc_history": (_N["auc_history"],
                     "S = (AUC_init − AUC_curr) / σ_curr, σ from DeLong; p = 1 − Φ(S): a small p says the AUC has fallen."),
-    "psi": ("Population stability index",
+    "psi": (_N["psi"],
             "PSI = Σ (a − e) ln(a / e), a and e the current and reference shares; a bin empty in one sample counts half a row there; a bin empty in both is left out."),
-    "herfindahl": ("Herfindahl index (ECB 2019)",
+    "herfindahl": (_N["herfindahl"],
                    "HI = Σ s² of the grade shares; normalised (HI − 1/K)/(1 − 1/K); CV = √(K Σ (s − 1/K)²), ECB form "
                    "1 + ln((CV² + 1)/K)/ln K. Test of the current against the initial (reference) concentration: "
                    "S = √(K − 1)(CV_curr − CV_init)/√(CV_curr²(½ + CV_curr²)), p = 1 − Φ(S): a small p says the grades "
                    "became more concentrated."),
-    "cap": ("CAP and accuracy ratio", "Share of defaults captured against share of rows taken riskiest first; AR = 2·AUC − 1."),
-    "migration": ("Grade migration (ECB 2019)",
+    "cap": (_N["cap"], "Share of defaults captured against share of rows taken riskiest first; AR = 2·AUC − 1."),
+    "migration": (_N["migration"],
                   "Matrix weighted bandwidths over grades 1 … K: upper Σ_{i<j} |i − j| N_ij / Σ_{i<K} max(|i − K|, |i − 1|) "
                   "Σ_{j>i} N_ij, lower the same below the diagonal. Stability of cell (i, j): z = (p_n − p_ij) / "
                   "√((p_ij(1 − p_ij) + p_n(1 − p_n) + 2 p_ij p_n) / N_i), p_n the neighbour nearer the diagonal, "
@@ -86,17 +88,7 @@ def _verdict(m: CreditModel) -> str:
     if not m.failures:
         return {"green": "No calibration, discrimination or stability test fails.",
                 "amber": "No test is red; amber tests are worth watching."}.get(m.light, "")
-    return "Red: " + _names(list(m.failures)) + "."
-
-
-def _names(failures: list[str]) -> str:
-    out = []
-    for f in failures:
-        if f.startswith("grade:"):
-            out.append(f"Jeffreys in grade {f[6:]}")
-        else:
-            out.append(TEST_LABELS.get(f, (f, ""))[0])
-    return "; ".join(out)
+    return "Red: " + credit_failure_names(list(m.failures), sentence=True) + "."
 
 
 def _pct(v: float) -> str:
@@ -123,16 +115,17 @@ def summary_notes(section: CreditSection | None) -> dict[str, str]:
         parts = []
         if cal:
             c = m.calibration
-            parts.append(f"its calibration fails (red: {_names(cal)}): observed default rate {_pct(c.default_rate)} "
+            parts.append(f"its calibration fails (red: {credit_failure_names(cal, sentence=True)}): observed default rate {_pct(c.default_rate)} "
                          f"against a mean PD of {_pct(c.mean_pd)}")
         if other:
-            parts.append(f"{'also ' if cal else ''}red in credit validation: {_names(other)}")
+            parts.append(f"{'also ' if cal else ''}red in credit validation: {credit_failure_names(other, sentence=True)}")
         text = "; ".join(parts)
         out[name] = f"Credit validation of {name}: {text}."
     return out
 
 
-def _model_view(m: CreditModel, colour: str, figure: Any, segment: str, amber: float = 0.05) -> dict[str, Any]:
+def _model_view(m: CreditModel, colour: str, figure: Any, segment: str, amber: float = 0.05,
+                level: float = 0.95) -> dict[str, Any]:
     c = m.calibration
     tests = []
     if c is not None:
@@ -167,8 +160,11 @@ def _model_view(m: CreditModel, colour: str, figure: Any, segment: str, amber: f
             "slope_ci": c.slope_ci, "intercept_ci": c.intercept_ci},
         "tests": tests,
         "auc": None if h is None else {"initial": h.initial_auc, "current": h.current_auc, "se": h.se,
-                                       "source": "models[].initial_auc" if h.source == "config" else "the reference sample"},
+                                       "source": "the config (models[].initial_auc)" if h.source == "config"
+                                       else "the reference sample"},
         "ar": m.accuracy_ratio,
+        # the intervals' level and method, named in the column headers (never a bare "CI")
+        "level": f"{level * 100:g} %",
         "stability": None if st is None else {
             "basis": "grades" if st.basis == "grades" else "deciles of the reference scores",
             "psi": st.psi.statistic, "light": st.psi.light or "none", "ref_n": st.reference_n,
@@ -189,7 +185,8 @@ def _model_view(m: CreditModel, colour: str, figure: Any, segment: str, amber: f
         "groups": [g for g in (
             {"title": f"Performance per {m.period}", "header": (m.period or "").capitalize(),
              "rows": [_group(p) for p in m.periods]},
-            {"title": f"Performance per {segment}", "header": segment, "rows": [_group(p) for p in m.segments]},
+            {"title": f"Performance per {segment}", "header": segment[:1].upper() + segment[1:],
+             "rows": [_group(p) for p in m.segments]},
         ) if g["rows"]],
         "missing": [f"{_WHAT.get(k, k)}: {CAPABILITY_TEXT.get(v, v)}" for k, v in m.capabilities.items()],
         "figure": figure,
@@ -210,12 +207,15 @@ def _group(p: Any) -> dict[str, Any]:
             "auc_ci": p.auc_ci, "gini": p.gini, "gini_ci": p.gini_ci, "ks": p.ks, "few": p.few_defaults}
 
 
-def credit_view(section: CreditSection | None, colours: dict[str, str], figures: dict[str, Any]) -> dict[str, Any] | None:
-    """The template's view of the section, or None when the run has none."""
+def credit_view(section: CreditSection | None, colours: dict[str, str], figures: dict[str, Any],
+                level: float = 0.95) -> dict[str, Any] | None:
+    """The template's view of the section, or None when the run has none (``level``: the run's
+    confidence level, of the Jeffreys and DeLong intervals)."""
     if section is None:
         return None
     return {
-        "models": [_model_view(m, colours.get(n, "#000000"), figures.get(n), section.segment or "", section.amber)
+        "models": [_model_view(m, colours.get(n, "#000000"), figures.get(n), section.segment or "", section.amber,
+                               level)
                    for n, m in section.models.items()],
         "lights": (f"Traffic lights: green p ≥ {section.amber:g}, amber {section.red:g} ≤ p < {section.amber:g}, "
                    f"red p < {section.red:g} (credit.traffic_lights; defaults 0.05 and 0.001, BCBS WP14's 95 % and 99.9 %); "

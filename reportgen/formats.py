@@ -49,11 +49,12 @@ def fmt_bounded(v: float, digits: int = 3, lo: float = -math.inf, hi: float = ma
 
 
 def fmt_metric(v: float | None, key: str | None = None, digits: int = 3) -> str:
-    """A metric's value for a table or legend: 'n/a' when undefined, never rounded to its bound."""
+    """A metric's value for a table or legend: 'n/a' when undefined, never rounded to its bound;
+    a negative value with the minus sign (U+2212) of the tables' differences."""
     if v is None or not math.isfinite(v):
         return "n/a"
     b = bounds_of(key)
-    return fmt_bounded(v, digits, *b) if b else f"{v:.{digits}f}"
+    return minus(fmt_bounded(v, digits, *b) if b else f"{v:.{digits}f}")
 
 
 def fmt_threshold(t: float | None) -> str:
@@ -69,4 +70,16 @@ def fmt_threshold(t: float | None) -> str:
     return repr(t)
 
 
-__all__ = ["MAX_DIGITS", "bounds_of", "fmt_bounded", "fmt_metric", "fmt_threshold"]
+def fmt_int(v: float) -> str:
+    """A count with a thin space between thousands (6 000, 12 345), as every table of the report
+    prints counts: a sentence and a table never show one count two ways (6,000 against 6 000)."""
+    return f"{int(round(v)):,}".replace(",", "\u2009")
+
+
+def minus(text: str) -> str:
+    """A formatted number with the minus sign (U+2212) the report's tables use, not a hyphen:
+    "-0.294" → "−0.294", so a column or sentence never mixes "−0.028" and "-3.5 %"."""
+    return text.replace("-", "\u2212")
+
+
+__all__ = ["MAX_DIGITS", "bounds_of", "fmt_bounded", "fmt_int", "fmt_metric", "fmt_threshold", "minus"]

@@ -42,7 +42,7 @@ from pydantic import ValidationError
 from reportgen.config import REPORT_SECTIONS, ReportConfig
 import reportgen.catalog as catalog
 from reportgen.errors import ReportgenError, ResultError, ThemeError, UserError
-from reportgen.formats import MAX_DIGITS, bounds_of, fmt_bounded, fmt_metric, fmt_threshold
+from reportgen.formats import MAX_DIGITS, bounds_of, fmt_bounded, fmt_int, fmt_metric, fmt_threshold, minus
 from reportgen.heap import young_collections_only
 from reportgen.labels import CRITERION_LABELS
 from reportgen.results import ComparisonResult, ModelResult, to_jsonable
@@ -64,8 +64,9 @@ def fmt_num(v: float | None, digits: int = 3) -> str:
     if v is None or (isinstance(v, float) and not math.isfinite(v)):
         return "n/a"
     if isinstance(v, (int,)) or (float(v).is_integer() and abs(v) >= 1000):
-        return f"{int(round(v)):,}".replace(",", "\u2009")
-    return f"{v:.{digits}f}"
+        return minus(fmt_int(v))
+    # the minus sign of the tables' differences (−0.028), never a hyphen (z = −8.14, S = −0.096)
+    return minus(f"{v:.{digits}f}")
 
 
 def fmt_count(v: float | None) -> str:
@@ -81,7 +82,47 @@ def fmt_pct(v: float | None, digits: int = 1, signed: bool = False) -> str:
     if v is None or not math.isfinite(v):
         return "n/a"
     sign = "+" if signed and v > 0 else ""
-    return f"{sign}{v * 100:.{digits}f} %"
+    return minus(f"{sign}{v * 100:.{digits}f} %")
+
+
+def fmt_share(v: float | None, digits: int = 0) -> str:
+    """A share in per cent (``digits`` decimals) never rounded to a bound it does not equal: 12 of
+    2 975 rows is "< 1 %", not "0 %" (which reads as none), and 2 970 of 2 975 is "> 99 %"; with
+    one decimal, 1 row flagged of 6 000 is "< 0.1 %" and the 5 999 approved "> 99.9 %"."""
+    if v is None or not math.isfinite(v):
+        return "n/a"
+    step = 10.0 ** -digits  # the smallest share shown, in per cent
+    if 0 < v * 100 < step / 2:
+        return f"< {step:.{digits}f} %"
+    if 100 - step / 2 <= v * 100 < 100:
+        return f"> {100 - step:.{digits}f} %"
+    return fmt_pct(v, digits)
+
+
+def fmt_share_of_sum(v: float | None, digits: int = 4) -> str:
+    """A non-negative term of a sum (a bin's PSI contribution) with ``digits`` decimals; a positive
+    term too small to show is "< 0.0001", never "0.0000", which reads as none at all."""
+    if v is None or not math.isfinite(v):
+        return "n/a"
+    if 0 < v < 0.5 * 10.0 ** -digits:
+        return f"< {10.0 ** -digits:.{digits}f}"
+    return fmt_num(v, digits)
+
+
+def fmt_points(v: float | None, digits: int = 2) -> str:
+    """A difference of two rates in percentage points, signed: 0.0025 → "+0.25 percentage points"
+    (a difference of percentages printed as "0.25 %" reads as a relative change)."""
+    if v is None or not math.isfinite(v):
+        return "n/a"
+    return minus(f"{v * 100:+.{digits}f}") + " percentage points"
+
+
+def fmt_ci_pct(ci: Sequence[float] | None, digits: int = 2) -> str:
+    """An interval of a rate in percent, as the rate beside it is printed: [0.0091, 0.0331] →
+    "[0.91 %, 3.31 %]" (a default rate of 1.83 % with its interval as fractions mixes units)."""
+    if not ci or ci[0] is None or ci[1] is None:
+        return ""
+    return "[" + ", ".join(fmt_pct(float(v), digits) for v in ci) + "]"
 
 
 def fmt_signed(v: float | None, digits: int = 3) -> str:
@@ -288,7 +329,7 @@ def _confusion_view(name: str, tp: float, fp: float, fn: float, tn: float, label
     def cell(v: float, of: float, ok: bool) -> dict[str, Any]:
         return {
             "count": fmt_count(v),
-            "share": fmt_pct(v / of if of else None),
+            "share": fmt_share(v / of if of else None, 1),
             "shade": f"{0.08 + 0.55 * v / top:.2f}",
             "ok": ok,
         }
@@ -305,7 +346,7 @@ def _confusion_view(name: str, tp: float, fp: float, fn: float, tn: float, label
         "pos": fmt_count(P),
         "neg": fmt_count(N),
         "total": fmt_count(m),
-        "approval": fmt_pct((fn + tn) / m if m else None),
+        "approval": fmt_share((fn + tn) / m if m else None, 1),
     }
 
 
@@ -535,6 +576,8 @@ def _build_view(result: ComparisonResult, theme: Theme, drawing: Any) -> dict[st
                 "model": fmt_metric(result.models[c.model].metrics.get(k), k),
                 "delta": fmt_signed(c.delta.get(k)),
                 "mark": better_mark(c.delta.get(k), better_of.get(k)),
+                # a direction is not a finding: a Δ whose interval covers 0 says so beside "worse"
+                "ns": clear is False and better_mark(c.delta.get(k), better_of.get(k)) in ("better", "worse"),
                 "ci": fmt_ci(c.ci.get(k)),
                 "relative": fmt_pct(c.relative_delta.get(k), 1, signed=True),
                 "rer": fmt_pct(c.relative_error_reductions.get(k), 1, signed=True) if k in c.relative_error_reductions else "",
@@ -570,6 +613,12 @@ def _build_view(result: ComparisonResult, theme: Theme, drawing: Any) -> dict[st
             "approval": approval_view(c),
             "rer_accuracy": fmt_pct(c.relative_error_reduction, 1, signed=True),
         })
+
+    # the methods every comparison shares are said once, after them, not repeated under each
+    shared_notes = [n for n in comparisons[0]["notes"] if all(n in c["notes"] for c in comparisons[1:])] \
+        if len(comparisons) > 1 else []
+    for c in comparisons:
+        c["notes"] = [n for n in c["notes"] if n not in shared_notes]
 
     # metrics table
     metric_rows = []
@@ -618,8 +667,8 @@ def _build_view(result: ComparisonResult, theme: Theme, drawing: Any) -> dict[st
                 "threshold": fmt_threshold(o.threshold),
                 "value": fmt_metric(o.value, crit, 4),
                 "tp": fmt_count(o.tp), "fp": fmt_count(o.fp), "fn": fmt_count(o.fn), "tn": fmt_count(o.tn),
-                "approval": fmt_pct((o.fn + o.tn) / total if total else None),
-                "flagged": fmt_pct((o.tp + o.fp) / total if total else None),
+                "approval": fmt_share((o.fn + o.tn) / total if total else None, 1),
+                "flagged": fmt_share((o.tp + o.fp) / total if total else None, 1),
             })
         scen = []
         for sc in m.prevalence_shift:
@@ -639,7 +688,7 @@ def _build_view(result: ComparisonResult, theme: Theme, drawing: Any) -> dict[st
 
     svgs = drawing()
     prefix = credit_figures.KEY_PREFIX
-    credit = credit_view.credit_view(result.credit, col, {
+    credit = credit_view.credit_view(result.credit, col, level=run.confidence_level, figures={
         k[len(prefix):]: Markup(v) for k, v in svgs.items() if k.startswith(prefix)
     } if result.credit is not None else {})
     svgs = {k: v for k, v in svgs.items() if not k.startswith(prefix)}
@@ -650,7 +699,11 @@ def _build_view(result: ComparisonResult, theme: Theme, drawing: Any) -> dict[st
     compared = {c["model"] for c in comparisons}
     credit_verdicts = [{"colour": col.get(n, "#000000"), "text": t} for n, t in credit_notes.items() if n not in compared]
     figs = {k: Markup(v) for k, v in svgs.items()}
-    class_figures = [{"svg": figs[k], "caption": CLASS_FIGURE_CAPTIONS[k.rsplit("_", 1)[0] if k[-1].isdigit() else k]}
+    # a model with predicted labels only has no curve: the caption says so, not the reader's guess
+    no_curves = [n for n, m in result.models.items() if not binary and m.multiclass_curves is None]
+    not_drawn = f" Not drawn (predicted classes only, no class scores): {', '.join(no_curves)}." if no_curves else ""
+    class_figures = [{"svg": figs[k],
+                      "caption": CLASS_FIGURE_CAPTIONS[k.rsplit("_", 1)[0] if k[-1].isdigit() else k] + not_drawn}
                      for k in figs if k.startswith(("class_roc", "class_pr"))]
 
     sections = [s for s in theme.sections if s in TASK_SECTIONS.get(run.task, SECTIONS)]
@@ -676,6 +729,8 @@ def _build_view(result: ComparisonResult, theme: Theme, drawing: Any) -> dict[st
         "task": run.task,
         "baseline": run.baseline,
         "primary_metric": catalog.label(pm),
+        # the ranking's column header: the caption above it gives the gloss ("Gini (2·AUC − 1)")
+        "primary_short": catalog.short_label(pm),
         "threshold": f"{run.threshold:g}",
         "beta": f"{run.beta:g}",
         # binary cost notation only in a binary report (a multiclass run's costs are a matrix)
@@ -691,6 +746,7 @@ def _build_view(result: ComparisonResult, theme: Theme, drawing: Any) -> dict[st
         "ranking": ranking,
         "comparisons": comparisons,
         "several": len(comparisons) > 1,
+        "shared_notes": shared_notes,
         "metric_rows": metric_rows,
         "model_names": names,
         # column headers of the wide tables: the names, or their keys when names are long
@@ -709,12 +765,15 @@ def _build_view(result: ComparisonResult, theme: Theme, drawing: Any) -> dict[st
         "binary": binary,
         "count_header": "Positives" if binary else "Input",
         "ranking_headers": ["ROC AUC", "KS", "Recommended threshold", "Cost per row there"] if binary
-        else ["Accuracy", "Balanced accuracy", "OvR macro AUC"] + (["Cost per row"] if mc_costed else []),
+        else [catalog.label(k) for k in mc_ranking],
         "ranking_caption": "recommended threshold minimises the expected cost" if binary
         else ("cost per row under the configured cost matrix" if mc_costed else "no cost matrix configured"),
         "keyed": keyed,
         "pairwise": _pairwise_view(result, col, short),
         "settings_note": _settings_note(run, binary, interval_kind(result), result),
+        # how the metrics table's intervals were made, said where they are shown
+        "interval_methods": interval_methods(result) or "",
+        "calibration_caption": _calibration_caption(result),
         "mcnemar_title": "McNemar at the decision threshold" if binary else "McNemar on correct / incorrect predictions",
         "classes": ", ".join(run.classes or []),
         "period": " to ".join(run.date_range) if run.date_range else "",
@@ -751,6 +810,18 @@ def _build_view(result: ComparisonResult, theme: Theme, drawing: Any) -> dict[st
         # a K×K matrix of more than 8 classes prints on landscape pages
         "wide_confusion": len(run.classes or []) > 8,
     }
+
+
+def _calibration_caption(result: ComparisonResult) -> str:
+    """The reliability diagram's caption, naming the models it leaves out (scores that are not
+    probabilities): a reader does not take a missing line for a missing model."""
+    text = "Reliability diagram: marker area is proportional to the rows in the bin."
+    left = [n for n, m in result.models.items() if m.curves is None or m.curves.calibration is None]
+    if left:
+        text += f" Not drawn (scores are not probabilities): {', '.join(left)}."
+        if result.credit is not None:
+            text += " A PD mapping's calibration is in the credit validation section."
+    return text
 
 
 def tie_rule_text(direction: str) -> str:
@@ -861,7 +932,7 @@ def _multiclass_confusions(result: ComparisonResult, col: dict[str, str]) -> lis
                 share = v / totals[i] if totals[i] else None
                 cells.append({
                     "count": fmt_count(v),
-                    "share": fmt_pct(share, 0) if share is not None else "",
+                    "share": fmt_share(share) if share is not None else "",
                     "shade": f"{0.06 + 0.6 * (share or 0.0):.2f}",
                     "diag": i == j,
                 })
@@ -878,7 +949,7 @@ def _multiclass_confusions(result: ComparisonResult, col: dict[str, str]) -> lis
             "predicted": [fmt_count(v) for v in predicted],
             "total": fmt_count(sum(totals)),
             "top": [{"true": cm.labels[i], "predicted": cm.labels[j], "count": fmt_count(v),
-                     "share": fmt_pct(v / totals[i] if totals[i] else None)} for v, i, j in off],
+                     "share": fmt_share(v / totals[i] if totals[i] else None, 1)} for v, i, j in off],
         })
     return out
 
@@ -916,6 +987,20 @@ class _ConfinedLoader(FileSystemLoader):
         return source, filename, uptodate
 
 
+#: A number and the per cent sign after it (``9.95 %``): joined by a no-break space on output.
+_NUMBER_PERCENT = re.compile(r"(?<=\d) %")
+
+
+def keep_units(value: Any) -> Any:
+    """The environment's ``finalize``: in every text value a template prints, the space between a
+    number and its per cent sign is a no-break space, so a line never ends "at 10.2" with "%" on
+    the next line (nor "97.5" over "% CI"). Markup (figures, names broken by :func:`wbr`) is left
+    as it is; the text reads and copies as before."""
+    if isinstance(value, str) and not isinstance(value, Markup) and " %" in value:
+        return _NUMBER_PERCENT.sub("\u00a0%", value)
+    return value
+
+
 def make_environment(theme: Theme = Theme()) -> Environment:
     loaders = []
     if theme.template_dir is not None:
@@ -931,8 +1016,10 @@ def make_environment(theme: Theme = Theme()) -> Environment:
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
+        finalize=keep_units,
     )
-    env.filters.update(fmt_num=fmt_num, fmt_pct=fmt_pct, fmt_pvalue=fmt_pvalue, fmt_ci=fmt_ci, fmt_count=fmt_count, wbr=wbr)
+    env.filters.update(fmt_num=fmt_num, fmt_pct=fmt_pct, fmt_pvalue=fmt_pvalue, fmt_ci=fmt_ci, fmt_count=fmt_count, wbr=wbr,
+                       fmt_points=fmt_points, fmt_ci_pct=fmt_ci_pct, fmt_share_of_sum=fmt_share_of_sum)
     return env
 
 

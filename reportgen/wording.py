@@ -47,7 +47,8 @@ from reportgen.engine.intervals import (
 from reportgen.engine.compare_multiclass import BOOTSTRAP_AUC_MAX_CELLS
 from reportgen.engine.approval import APPROVAL_COUNT_BOOTSTRAP, APPROVAL_POOLED_BOOTSTRAP, MAX_APPROVAL_MODELS
 from reportgen.engine.proportions import CLOPPER_PEARSON, DELONG_LOGIT
-from reportgen.formats import fmt_bounded
+from reportgen.formats import fmt_bounded, fmt_int, minus
+from reportgen.labels import LABELS, credit_failure_names
 from reportgen.results import (
     ApprovalAtRate,
     Comparison,
@@ -244,7 +245,8 @@ def comparison_notes(c: Comparison, result: ComparisonResult) -> list[str]:
         notes.append(POOLED_NOTE)
     notes.extend(caveats_of(c))
     if c.tests.mcnemar is not None:
-        notes.append(mcnemar_sentence(c.model, c.baseline, c.tests.mcnemar))
+        notes.append(mcnemar_sentence(c.model, c.baseline, c.tests.mcnemar,
+                                      c.decision.alpha if c.decision is not None else 0.05))
     w = weights_sentence(result)
     if w:
         notes.append(w)
@@ -270,17 +272,32 @@ def multiplicity_sentence(m: int, alpha: float, sim_level: float) -> str:
             f"pairwise tests are adjusted the same way within their own families.")
 
 
-def mcnemar_sentence(model: str, baseline: str, t: McNemarSummary) -> str:
-    """Which model errs more on the rows where the two disagree, and on what counts."""
+def mcnemar_sentence(model: str, baseline: str, t: McNemarSummary, alpha: float = 0.05) -> str:
+    """Which model errs more on the rows where the two disagree, and on what counts.
+
+    The sentence says a model errs more only when the test says so: its p-value (Holm-adjusted
+    when the run adjusts McNemar's tests) below ``alpha``. Otherwise the counts are given with
+    "not significantly": 648 against 659 discordant rows at p = 0.78 is no evidence either way.
+    """
     if t.model_only_right is None or t.baseline_only_right is None:
         return f"McNemar's test ({t.method}): p = {t.p_value:.3g}."
     b, c = t.model_only_right, t.baseline_only_right
     unit = "rows" if t.basis == "rows" else "weighted rows (frequency weights)"
-    side = {"model": f"{model} errs more", "baseline": f"{baseline} errs more",
-            "neither": "neither errs more"}[t.errs_more or "neither"]
-    p = "p < 0.0001" if t.p_value < 0.0001 else f"p = {t.p_value:.3g}"
-    return (f"McNemar's test on {unit}: {model} alone is right on {b:,.0f}, {baseline} alone on {c:,.0f}, so {side} "
-            f"({t.method}, {p}).")
+    p = _fmt_p(t.p_value)
+    decisive = t.p_value
+    if t.p_value_holm is not None and t.p_value_holm != t.p_value:
+        p += f", Holm-adjusted {_fmt_p(t.p_value_holm)}"
+        decisive = t.p_value_holm
+    who = {"model": model, "baseline": baseline}.get(t.errs_more or "neither")
+    if who is None:
+        side = "neither errs more"
+    elif decisive < alpha:
+        side = f"{who} errs more"
+    else:
+        side = (f"{who} errs more on these rows, but not significantly at the {alpha * 100:g} % level, so the test "
+                f"shows no difference in error rates")
+    return (f"McNemar's test on {unit}: {model} alone is right on {fmt_int(b)}, {baseline} alone on {fmt_int(c)} "
+            f"({t.method}, {p}): {side}.")
 
 
 def weights_sentence(result: ComparisonResult) -> str | None:
@@ -305,19 +322,21 @@ _DRAWN = {APPROVAL_COUNT_BOOTSTRAP: ", drawn on the counts per approval pattern"
 
 
 def approval_sentence(a: ApprovalAtRate) -> str:
-    """What the equal-approval comparison says, in one sentence (bad rates in %, difference in points)."""
+    """What the equal-approval comparison says, in one sentence (bad rates in %, their difference in
+    percentage points, with the minus sign and thin-space counts of the report's tables)."""
     m, b = a.model, a.baseline
     at = (f"At {b.model}'s approval rate ({_pct(a.target_rate)})" if a.source == "baseline"
           else f"At an approval rate of {_pct(a.target_rate)}")
     if a.bad_rate_delta is None:
         return f"{at}, a bad rate cannot be compared (a model approves no row)."
     way = "lower" if a.bad_rate_delta < 0 else "higher" if a.bad_rate_delta > 0 else "no different"
-    ci = "" if a.ci is None else (f" ({a.ci_level * 100:g} % CI {a.ci[0] * 100:+.2f} to {a.ci[1] * 100:+.2f} points, "
+    ci = "" if a.ci is None else (f" ({a.ci_level * 100:g} % CI {minus(f'{a.ci[0] * 100:+.2f}')} to "
+                                  f"{minus(f'{a.ci[1] * 100:+.2f}')} percentage points, "
                                   f"paired bootstrap of the rows{_DRAWN.get(a.ci_method or '', '')})")
     return (f"{at}, {m.model}'s approved applications have a bad rate of {_pct(m.bad_rate, 2)} against "
-            f"{_pct(b.bad_rate, 2)} for {b.model}: {abs(a.bad_rate_delta) * 100:.2f} points {way}{ci}. "
-            f"{m.model} swaps in {a.swap_in.rows:,} applications at {_pct(a.swap_in.bad_rate)} bad for "
-            f"{a.swap_out.rows:,} at {_pct(a.swap_out.bad_rate)}.")
+            f"{_pct(b.bad_rate, 2)} for {b.model}: {abs(a.bad_rate_delta) * 100:.2f} percentage points {way}{ci}. "
+            f"{m.model} swaps in {fmt_int(a.swap_in.rows)} applications at {_pct(a.swap_in.bad_rate)} bad for "
+            f"{fmt_int(a.swap_out.rows)} at {_pct(a.swap_out.bad_rate)}.")
 
 
 def approval_view(c: Comparison) -> list[dict[str, object]]:
@@ -331,9 +350,9 @@ def approval_view(c: Comparison) -> list[dict[str, object]]:
             "title": (f"At {c.baseline}'s approval rate, {_pct(a.target_rate)}" if a.source == "baseline"
                       else f"At approval rate {_pct(a.target_rate)} (approval_rates)"),
             "sides": [{"model": s.model, "threshold": "n/a" if s.threshold is None else f"{s.threshold:.6g}",
-                       "approval": _pct(s.approval_rate), "approved": f"{s.approved_rows:,}",
+                       "approval": _pct(s.approval_rate), "approved": fmt_int(s.approved_rows),
                        "bad_rate": _pct(s.bad_rate, 2)} for s in (a.baseline, a.model)],
-            "swaps": [{"set": name, "rows": f"{x.rows:,}", "bads": f"{x.bads_rows:,}", "bad_rate": _pct(x.bad_rate)}
+            "swaps": [{"set": name, "rows": fmt_int(x.rows), "bads": fmt_int(x.bads_rows), "bad_rate": _pct(x.bad_rate)}
                       for name, x in cells],
             "sentence": approval_sentence(a),
         })
@@ -436,10 +455,10 @@ def verdict_of(model: str, baseline: str, d: Decision) -> str:
     ci_txt = ""
     if d.ci is not None:
         lab = "unadjusted " if several else ""
-        ci_txt = f", {lab}{d.ci_level * 100:g} % CI {d.ci[0]:.3f} to {d.ci[1]:.3f}"
+        ci_txt = minus(f", {lab}{d.ci_level * 100:g} % CI {d.ci[0]:.3f} to {d.ci[1]:.3f}")
         if several and d.ci_simultaneous is not None:
-            ci_txt += (f" (simultaneous {d.ci_simultaneous_level * 100:.3g} % CI {d.ci_simultaneous[0]:.3f} to "
-                       f"{d.ci_simultaneous[1]:.3f})")
+            ci_txt += minus(f" (simultaneous {d.ci_simultaneous_level * 100:.3g} % CI {d.ci_simultaneous[0]:.3f} to "
+                            f"{d.ci_simultaneous[1]:.3f})")
     holm = ""
     if several and d.p_value_adjusted is not None:
         holm = f", Holm-adjusted over {d.family_size} comparisons {_fmt_p(d.p_value_adjusted, d.p_value_adjusted_is_bound)}"
@@ -568,8 +587,10 @@ def log_loss_clipping_sentence(weight: float, log_loss: float, total: float, wei
 
 
 def _metric_note(p: dict, text: str) -> str:
-    """A multiclass metric's caveat: ``model 'a': precision macro: <text>``."""
-    return f"model '{p['model']}': {str(p['metric']).replace('_', ' ')}: {text}"
+    """A multiclass metric's caveat under the metric's name in the tables: ``model 'a': Precision,
+    macro (mean over classes): <text>`` (never its key, "f1 of macro pr")."""
+    key = str(p["metric"])
+    return f"model '{p['model']}': {LABELS.get(key, key.replace('_', ' '))}: {text}"
 
 
 def _auc_left_out(p: dict) -> str:
@@ -663,7 +684,8 @@ NOTICE_CODES = {
         f"shows no sampling variation, not certainty about other data."),
     "rows_dropped": lambda p: f"model '{p['model']}': {p['rows']} row(s) dropped ({p['reason']})",
     "credit_red": lambda p: (
-        f"model '{p['model']}': credit validation red: {_names(p['failures'])} (see Credit validation)"),
+        f"model '{p['model']}': credit validation red: {credit_failure_names(p['failures'], sentence=True)} "
+        f"(see Credit validation)"),
     "credit_sampling_weights": lambda p: (
         "the credit validation section counts obligors (rows): sampling weights do not apply "
         "there (weight_kind: frequency makes a weight count obligors)"),

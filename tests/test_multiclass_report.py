@@ -152,7 +152,8 @@ def test_report_has_the_multiclass_sections_and_numbers(mc_run):
     # the gbm's matrix cell current → current, with its row share
     cm = data["models"]["gbm"]["confusion_matrix"]["matrix"]
     count = f"{int(cm[0][0]):,}".replace(",", "\u2009")
-    assert f"<b>{count}</b><small>{round(100 * cm[0][0] / sum(cm[0]))} %</small>" in html
+    # a no-break space joins a number and its per cent sign in every printed value
+    assert f"<b>{count}</b><small>{round(100 * cm[0][0] / sum(cm[0]))}\u00a0%</small>" in html
 
 
 def test_pdf_has_the_multiclass_sections(mc_run):

@@ -179,15 +179,17 @@ def test_delta_is_marked_better_or_worse_by_the_metric_direction(run, request):
     cost = _pick(rows, r"<tr class=\"\"><td>Expected cost per row</td>.*?</tr>")
     assert '<span class="mark worse">worse</span>' in acc
     assert "−" in acc.split("strong")[1][:8]
-    # the clipped model's Brier score (lower is better) rises: worse; its log-loss rises: worse
+    # the clipped model's Brier score (lower is better) rises: worse; its log-loss rises: worse —
+    # but the Brier difference's interval [−0.001, 0.053] covers 0, which the mark now says
     clipped = _comparison(view, "clipped")
     brier = _pick(clipped, r"<tr class=\"\"><td>Brier score</td>.*?</tr>")
-    assert '<span class="mark worse">worse</span>' in brier
+    assert '<span class="mark ns">worse, not significant</span>' in brier
     # the case: accuracy −0.028 is worse, expected cost −0.054 is better (lower is better)
     assert better_mark(-0.028, "higher") == "worse" and better_mark(-0.054, "lower") == "better"
     assert better_mark(0.0, "lower") == "equal" and better_mark(0.1, None) == ""
     points = _comparison(view, "points")
-    assert '<span class="mark better">better</span>' in points or '<span class="mark equal">equal</span>' in points
+    # (a better Δ whose interval covers 0 is marked "better, not significant")
+    assert re.search(r'<span class="mark (better|ns)">better', points) or '<span class="mark equal">equal</span>' in points
     check_snapshot(HERE / "delta_marks.html", acc + cost + brier, _updating(request))
 
 
@@ -239,7 +241,7 @@ def test_multiclass_caption_without_a_cost_matrix(multiclass_run, request):
     assert "FN" not in caption and "FP" not in caption and "(" not in caption.split(";", 1)[1]
     assert "no cost matrix configured" in caption
     header = _pick(html, r"<thead>.*?</thead>")
-    assert "Cost per row" not in header  # no all-n/a column
+    assert "cost per row" not in header.lower()  # no all-n/a column (its header is "Expected cost per row")
     assert all(m.metrics.get("expected_cost") is None for m in result.models.values())
     check_snapshot(HERE / "multiclass_caption.html", caption + header, _updating(request))
 

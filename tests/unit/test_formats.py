@@ -27,7 +27,7 @@ from reportgen.wording import log_loss_clipping_sentence, notice_text
     (0.9999996, "roc_auc", "> 0.999999"),
     (0.0003, "roc_auc", "0.0003"),       # not "0.000"
     (0.0, "roc_auc", "0.000"),
-    (-0.99995, "gini", "−0.99995".replace("−", "-")),
+    (-0.99995, "gini", "−0.99995"),      # the minus sign of the tables' differences, not a hyphen
     (0.5, "roc_auc", "0.500"),
     (2.75, "log_loss", "2.750"),         # open above: no extra digits
     (None, "roc_auc", "n/a"),

@@ -74,24 +74,26 @@ PINNED = [
      "model 'a': the 95 % interval of accuracy, f1 has zero width (every resample gave the same value), which "
      "understates the uncertainty"),
     (Notice("class_note", {"model": "m", "metric": "precision_macro", "note": "counted as 0"}),
-     "model 'm': precision macro: counted as 0"),
+     "model 'm': Precision, macro (mean over classes): counted as 0"),
     (Notice("classes_counted_as_zero", {"model": "m", "metric": "precision_macro", "stem": "precision",
                                         "classes": ["c", "e"]}),
-     "model 'm': precision macro: precision undefined for 'c', 'e'; counted as 0 (scikit-learn zero_division=0)"),
+     "model 'm': Precision, macro (mean over classes): precision undefined for 'c', 'e'; counted as 0 (scikit-learn "
+     "zero_division=0)"),
     (Notice("macro_pr_counted_as_zero", {"model": "m", "metric": "f1_of_macro_pr"}),
-     "model 'm': f1 of macro pr: built from macro precision / recall with undefined classes counted as 0"),
+     "model 'm': F1 of macro precision and recall: built from macro precision / recall with undefined classes "
+     "counted as 0"),
     (Notice("classes_without_support", {"model": "m", "metric": "balanced_accuracy", "classes": ["d", "e"]}),
-     "model 'm': balanced accuracy: mean recall over classes with support; left out: 'd', 'e'"),
+     "model 'm': Balanced accuracy: mean recall over classes with support; left out: 'd', 'e'"),
     (Notice("probability_rows_unnormalised", {"model": "m", "metric": "log_loss", "max_row_dev": 0.0123456}),
-     "model 'm': log loss: probability rows do not sum to 1 (largest deviation 0.0123); used unnormalised, as "
+     "model 'm': Log-loss: probability rows do not sum to 1 (largest deviation 0.0123); used unnormalised, as "
      "scikit-learn does"),
     (Notice("classes_left_out_of_auc", {"model": "m", "metric": "roc_auc_ovr_macro", "classes": ["c", "a"],
                                         "why": ["class_no_positives", "class_no_negatives"]}),
-     "model 'm': roc auc ovr macro: classes left out: 'c' (no positives for class 'c'), 'a' (no negatives for "
+     "model 'm': ROC AUC, one-vs-rest macro: classes left out: 'c' (no positives for class 'c'), 'a' (no negatives for "
      "class 'a' (every row is of it))"),
     (Notice("class_pairs_left_out", {"model": "m", "metric": "roc_auc_ovo_macro", "first": ["a", "a"],
                                      "second": ["c", "d"]}),
-     "model 'm': roc auc ovo macro: pairs left out (a class has no rows): ('a', 'c'), ('a', 'd')"),
+     "model 'm': ROC AUC, one-vs-one (Hand & Till): pairs left out (a class has no rows): ('a', 'c'), ('a', 'd')"),
     (Notice("small_classes", {"model": "m", "classes": ["late", "early"], "min_rows": 30}),
      "model 'm': class(es) 'late', 'early' have fewer than 30 rows; their per-class metrics and the intervals are "
      "unreliable"),
@@ -111,7 +113,8 @@ PINNED = [
     (Notice("rows_dropped", {"model": "b", "rows": 1500000, "reason": "missing score"}),
      "model 'b': 1500000 row(s) dropped (missing score)"),
     (Notice("credit_red", {"model": "b", "failures": ["hosmer_lemeshow", "psi"]}),
-     "model 'b': credit validation red: hosmer_lemeshow, psi (see Credit validation)"),
+     "model 'b': credit validation red: Hosmer–Lemeshow over the grades; population stability index (see Credit "
+     "validation)"),
     (Notice("credit_sampling_weights", {}),
      "the credit validation section counts obligors (rows): sampling weights do not apply there "
      "(weight_kind: frequency makes a weight count obligors)"),
@@ -164,6 +167,12 @@ PINNED_UNDEFINED = [
 
 def test_pinned_notices_cover_every_code() -> None:
     assert {n.code for n, _ in PINNED} == set(NOTICE_CODES)
+
+
+@pytest.mark.parametrize(("notice", "text"), PINNED, ids=[f"{i}-{n.code}" for i, (n, _) in enumerate(PINNED)])
+def test_each_notice_reads_as_pinned(notice: Notice, text: str) -> None:
+    # the list above was only checked for its codes: a sentence could change without a test noticing
+    assert notice_text(notice) == text
 
 
 def test_every_code_of_the_result_types_has_a_sentence_and_no_other() -> None:
@@ -253,8 +262,9 @@ def test_multiclass_caveats_and_undefined_metrics_come_as_codes() -> None:
     assert codes[:5] == [("classes_counted_as_zero", "precision_macro"), ("classes_counted_as_zero", "recall_macro"),
                          ("classes_counted_as_zero", "f1_macro"), ("classes_counted_as_zero", "fbeta_macro"),
                          ("macro_pr_counted_as_zero", "f1_of_macro_pr")]
-    assert "model 'm': balanced accuracy: mean recall over classes with support; left out: 'd', 'e'" in \
+    assert "model 'm': Balanced accuracy: mean recall over classes with support; left out: 'd', 'e'" in \
         model_warnings(m)
-    assert model_warnings(m)[0] == ("model 'm': precision macro: precision undefined for 'c', 'e'; counted as 0 "
+    assert model_warnings(m)[0] == ("model 'm': Precision, macro (mean over classes): precision undefined for 'c', "
+                                    "'e'; counted as 0 "
                                     "(scikit-learn zero_division=0)")
     assert undefined_of(m)["roc_auc_ovo_macro"] == "no probabilities given"
