@@ -24,7 +24,7 @@ import numpy as np
 import reportgen.engine.credit as C
 from reportgen.config import Config, ModelConfig
 from reportgen.errors import InputError
-from reportgen.io.files import Digests, columns_in, file_info, hashing, read_table, record_batches
+from reportgen.io.files import Digests, columns_in, file_info, hashing, input_bytes, read_table, record_batches
 from reportgen.io.validate import HEADER_ROWS, dates_of, keys, label_key, numeric, shown_columns, shown_name
 from reportgen.results import CreditSection, InputFile
 
@@ -124,12 +124,17 @@ def _sample(cfg: Config, m: ModelConfig, path: Path, reference: bool,
     if weights is None:
         return sample
     if weights.sum() == 0:
-        raise InputError(f"{path}: column '{wanted['weight']}': every weight is 0, so the credit section has no obligors")
+        raise _no_obligors(path, wanted)
     return _repeated(weights, sample)
 
 
 def _no_rows(path: Path) -> InputError:
     return InputError(f"{path}: no rows left for the credit section after dropping rows with missing values")
+
+
+def _no_obligors(path: Path, wanted: dict[str, str]) -> InputError:
+    """Rows kept, every one of frequency weight 0."""
+    return InputError(f"{path}: column '{wanted['weight']}': every weight is 0, so the credit section has no obligors")
 
 
 def _checked(cfg: Config, path: Path, df: Any, wanted: dict[str, str], offset: int
@@ -138,10 +143,10 @@ def _checked(cfg: Config, path: Path, df: Any, wanted: dict[str, str], offset: i
     whole-number frequency weights of its rows or None). The sample is None when no row is kept
     (``missing: drop``). Every problem is a one-line error naming the file, column and row."""
     labels = keys(df[wanted["label"]])
-    score = numeric(df[wanted["score"]], path, wanted["score"])
+    score = numeric(df[wanted["score"]], path, wanted["score"], offset)
     drop = cfg.missing == "drop"
-    weights = numeric(df[wanted["weight"]], path, wanted["weight"]) if "weight" in wanted else None
-    pd_ = numeric(df[wanted["pd"]], path, wanted["pd"]) if "pd" in wanted else None
+    weights = numeric(df[wanted["weight"]], path, wanted["weight"], offset) if "weight" in wanted else None
+    pd_ = numeric(df[wanted["pd"]], path, wanted["pd"], offset) if "pd" in wanted else None
     text_cols = {r: keys(df[wanted[r]]) for r in ("grade", "segment", "id") if r in wanted}
     masks = [("label", labels == None), ("score", ~np.isfinite(score))]  # noqa: E711
     masks += [("pd", ~np.isfinite(pd_))] if pd_ is not None else []
@@ -174,7 +179,7 @@ def _checked(cfg: Config, path: Path, df: Any, wanted: dict[str, str], offset: i
                              f"frequency needs whole-number weights >= 0 (a weight counts obligors)", offset)
     dates = None
     if "date" in wanted:
-        d = dates_of(df[wanted["date"]], path, wanted["date"])
+        d = dates_of(df[wanted["date"]], path, wanted["date"], offset)
         nat = d.isna().to_numpy() & keep
         if nat.any():
             if not drop:
@@ -240,11 +245,12 @@ def _batched_sample(cfg: Config, m: ModelConfig, path: Path, reference: bool,
             held = len(parts[0])
     if rows is not None:
         rows[path] = offset
-    merged = _compress(parts) if parts else None
-    if merged is not None:
-        merged = merged[merged["count"] > 0]
-    if merged is None or len(merged) == 0:
+    if not parts:
         raise _no_rows(path)
+    merged = _compress(parts)
+    merged = merged[merged["count"] > 0]
+    if len(merged) == 0:  # rows kept, each of frequency weight 0: as the whole file read says it
+        raise _no_obligors(path, wanted)
     out = {k: merged[k].to_numpy() for k in _KEYS if k in merged.columns}
     if "dates" in out:
         out["dates"] = out["dates"].astype("datetime64[D]")
@@ -284,38 +290,53 @@ def check_credit(cfg: Config) -> str | None:
     """``reportgen validate``'s check of the credit section's inputs; None when the run has no
     section, else a short description of what was checked.
 
-    With ``engine: memory`` every current and reference file is read and checked row by row as a
-    run reads it (label, score, PD in [0, 1], grade, date, segment, id, frequency weights; PD edges
-    need a PD). With the streamed and Dask engines, whose validate reads no file whole, the
-    section's columns and the first batch of each file are checked (a bad value past it is left to
-    the run, which checks every batch). Every problem is the run's one-line :class:`InputError`
-    (the CLI exits 2).
+    Every current and reference file is read and checked row by row as a run reads it (label,
+    score, PD in [0, 1], grade, date, segment, id, frequency weights; PD edges need a PD): whole with
+    ``engine: memory``, in record batches with the streamed and Dask engines, as their runs read
+    it. Only when the inputs are large (more than ``SMALL_INPUT_BYTES`` between them) do the
+    streamed and Dask engines, whose validate then reads no file whole, check the section's
+    columns and the first batch of each file (a bad value past it is left to the run, which checks
+    every batch), as the data's own check does. Every problem is the run's one-line
+    :class:`InputError` (the CLI exits 2).
     """
     if cfg.credit is None and cfg.segment is None:
         return None
+    from reportgen.io.files import SMALL_INPUT_BYTES  # noqa: PLC0415  (read when called: tests lower it)
+
     _files_only(cfg)
-    if cfg.engine != "memory":
-        for m in cfg.models:
-            for path, ref in ((Path(m.file), False), *(((Path(m.reference), True),) if m.reference else ())):
-                wanted = _columns(cfg, m, path, ref, columns_in(path))
-                columns, numbers, text = _types(wanted)
-                batches = record_batches(path, columns, cfg.stream.batch_rows, numbers, text)
-                first = next(batches, None)
-                batches.close()  # the file is closed now, not when the generator is collected
-                if first is not None:
-                    _checked(cfg, path, first.to_pandas(), wanted, 0)
+    files = [(m, Path(m.file), False) for m in cfg.models] + [
+        (m, Path(m.reference), True) for m in cfg.models if m.reference is not None]
+    if cfg.engine != "memory" and sum(input_bytes(p) for _, p, _ in files) > SMALL_INPUT_BYTES:
+        for m, path, ref in files:
+            wanted = _columns(cfg, m, path, ref, columns_in(path))
+            columns, numbers, text = _types(wanted)
+            batches = record_batches(path, columns, cfg.stream.batch_rows, numbers, text)
+            first = next(batches, None)
+            batches.close()  # the file is closed now, not when the generator is collected
+            if first is not None:
+                _checked(cfg, path, first.to_pandas(), wanted, 0)
         return (f"credit section columns present and the first batch of each file valid "
                 f"(engine: {cfg.engine}: the run checks every batch)")
     grading = _grading(cfg)
+    read = _sample if cfg.engine == "memory" else _batched_sample
     rows = 0
-    for m in cfg.models:
-        cur = _sample(cfg, m, Path(m.file), reference=False)
-        if m.reference is not None:
-            _sample(cfg, m, Path(m.reference), reference=True)
-        if grading.kind == "edges" and cur.pd is None and not _score_is_pd(m, cur):
+    for m in cfg.models:  # in the run's order: a model's current file, then its reference
+        cur = read(cfg, m, Path(m.file), reference=False)
+        ref = None if m.reference is None else read(cfg, m, Path(m.reference), reference=True)
+        if grading.kind == "edges" and _with_pd(m, cur, ref)[0].pd is None:
             raise _no_pd_for_edges(cfg, m)
-        rows += len(cur.y)
+        rows += len(cur.y) if cur.count is None else int(cur.count.sum())
     return f"credit section inputs checked ({len(cfg.models)} model(s), {rows} current rows)"
+
+
+def _with_pd(m: ModelConfig, cur: C.CreditSample, ref: C.CreditSample | None
+             ) -> tuple[C.CreditSample, C.CreditSample | None, str]:
+    """(current, reference, PD source): a probability score is the PD of a model without a PD
+    column (in both samples, when the reference's scores are probabilities too)."""
+    if _score_is_pd(m, cur) and (ref is None or _is_probability(ref.score)):
+        return (C.CreditSample(**{**_fields(cur), "pd": cur.score}),
+                None if ref is None else C.CreditSample(**{**_fields(ref), "pd": ref.score}), "score")
+    return cur, ref, "pd_column" if m.pd else "none"
 
 
 def _files_only(cfg: Config) -> None:
@@ -356,12 +377,7 @@ def _section(cfg: Config, reference_rows: dict[Path, int]) -> CreditSection | No
     for m in cfg.models:
         cur = read(cfg, m, Path(m.file), reference=False)
         ref = None if m.reference is None else read(cfg, m, Path(m.reference), reference=True, rows=reference_rows)
-        if _score_is_pd(m, cur) and (ref is None or _is_probability(ref.score)):
-            cur = C.CreditSample(**{**_fields(cur), "pd": cur.score})
-            ref = None if ref is None else C.CreditSample(**{**_fields(ref), "pd": ref.score})
-            source = "score"
-        else:
-            source = "pd_column" if m.pd else "none"
+        cur, ref, source = _with_pd(m, cur, ref)
         if grading.kind == "edges" and cur.pd is None:
             raise _no_pd_for_edges(cfg, m)
         cm = C.credit_model(m.name, cur, ref, m.direction, grading, s, m.initial_auc, source)
