@@ -25,7 +25,7 @@ import reportgen.engine.credit as C
 from reportgen.config import Config, ModelConfig
 from reportgen.errors import InputError
 from reportgen.io.files import Digests, columns_in, file_info, hashing, input_bytes, read_table, record_batches
-from reportgen.io.validate import HEADER_ROWS, dates_of, keys, label_key, numeric, shown_columns, shown_name
+from reportgen.io.validate import HEADER_ROWS, dates_of, key_codes, keys, label_key, numeric, shown_columns, shown_name
 from reportgen.results import CreditSection, InputFile
 
 __all__ = ["check_credit", "credit_run", "credit_section"]
@@ -110,15 +110,16 @@ def _types(wanted: dict[str, str]) -> tuple[list[str], list[str], list[str]]:
     return sorted(set(wanted.values())), numbers, text
 
 
-def _sample(cfg: Config, m: ModelConfig, path: Path, reference: bool,
+def _sample(cfg: Config, m: ModelConfig, path: Path, reference: bool, labels: set[str],
             rows: dict[Path, int] | None = None) -> C.CreditSample:
     """One file of model ``m`` read whole and checked: labels, score, PD, grade, date, segment, id;
-    frequency weights repeat their rows."""
+    frequency weights repeat their rows. ``labels``: the current sample's labels, gathered from a
+    current file and checked in a reference (:func:`_checked`)."""
     wanted = _columns(cfg, m, path, reference, columns_in(path))
     df = read_table(path, *_types(wanted))
     if rows is not None:
         rows[path] = len(df)
-    sample, weights = _checked(cfg, path, df, wanted, 0)
+    sample, weights = _checked(cfg, path, df, wanted, 0, labels, reference)
     if sample is None:
         raise _no_rows(path)
     if weights is None:
@@ -137,12 +138,17 @@ def _no_obligors(path: Path, wanted: dict[str, str]) -> InputError:
     return InputError(f"{path}: column '{wanted['weight']}': every weight is 0, so the credit section has no obligors")
 
 
-def _checked(cfg: Config, path: Path, df: Any, wanted: dict[str, str], offset: int
-             ) -> tuple[C.CreditSample | None, np.ndarray | None]:
+def _checked(cfg: Config, path: Path, df: Any, wanted: dict[str, str], offset: int,
+             seen: set[str] | None = None, reference: bool = False) -> tuple[C.CreditSample | None, np.ndarray | None]:
     """The rows of ``df`` (the file's rows ``offset`` …) checked as the section reads them; (sample,
     whole-number frequency weights of its rows or None). The sample is None when no row is kept
-    (``missing: drop``). Every problem is a one-line error naming the file, column and row."""
-    labels = keys(df[wanted["label"]])
+    (``missing: drop``). Every problem is a one-line error naming the file, column and row.
+
+    ``seen``: the labels of the model's current sample (the run checked there are two): a current
+    file's kept labels are added to it, a reference sample's must be among them (a third label, or
+    'good'/'bad' against 0/1, was counted as no default)."""
+    codes, names = key_codes(df[wanted["label"]])
+    labels = names[codes]
     score = numeric(df[wanted["score"]], path, wanted["score"], offset)
     drop = cfg.missing == "drop"
     weights = numeric(df[wanted["weight"]], path, wanted["weight"], offset) if "weight" in wanted else None
@@ -158,6 +164,15 @@ def _checked(cfg: Config, path: Path, df: Any, wanted: dict[str, str], offset: i
         col = next(wanted[r] for r, bad in masks if bad[row])
         raise _first_bad(path, col, missing, "missing value; fill it in, or set 'missing: drop' to drop such rows", offset)
     keep = ~missing
+    if seen is not None:
+        held = np.bincount(codes[keep], minlength=len(names)) > 0
+        if not reference:
+            seen.update(names[held])
+        elif seen and not set(names[held]) <= seen:
+            odd = keep & ~np.isin(names, sorted(seen))[codes]
+            raise _first_bad(path, wanted["label"], odd, f"label {labels[np.flatnonzero(odd)[0]]!r} is not one of the "
+                             f"current sample's labels ({', '.join(map(repr, sorted(seen)))}); label the reference "
+                             f"sample with the same labels", offset)
     if pd_ is not None:
         out = keep & ((pd_ < 0) | (pd_ > 1))
         if out.any():
@@ -213,7 +228,7 @@ def _compress(parts: list[Any]) -> Any:
     return frame.groupby(cols, sort=False, dropna=False)["count"].sum().reset_index()
 
 
-def _batched_sample(cfg: Config, m: ModelConfig, path: Path, reference: bool,
+def _batched_sample(cfg: Config, m: ModelConfig, path: Path, reference: bool, labels: set[str],
                     rows: dict[Path, int] | None = None) -> C.CreditSample:
     """One file of model ``m`` read in record batches (``stream.batch_rows``) for the streamed and
     Dask engines: each batch is checked as :func:`_sample` checks the whole file (same messages,
@@ -230,7 +245,7 @@ def _batched_sample(cfg: Config, m: ModelConfig, path: Path, reference: bool,
     offset, parts, held = 0, [], 0
     for rb in record_batches(path, columns, cfg.stream.batch_rows, numbers, text):
         df = rb.to_pandas()
-        sample, weights = _checked(cfg, path, df, wanted, offset)
+        sample, weights = _checked(cfg, path, df, wanted, offset, labels, reference)
         offset += len(df)
         if sample is None:
             continue
@@ -321,8 +336,9 @@ def check_credit(cfg: Config) -> str | None:
     read = _sample if cfg.engine == "memory" else _batched_sample
     rows = 0
     for m in cfg.models:  # in the run's order: a model's current file, then its reference
-        cur = read(cfg, m, Path(m.file), reference=False)
-        ref = None if m.reference is None else read(cfg, m, Path(m.reference), reference=True)
+        labels: set[str] = set()
+        cur = read(cfg, m, Path(m.file), False, labels)
+        ref = None if m.reference is None else read(cfg, m, Path(m.reference), True, labels)
         if grading.kind == "edges" and _with_pd(m, cur, ref)[0].pd is None:
             raise _no_pd_for_edges(cfg, m)
         rows += len(cur.y) if cur.count is None else int(cur.count.sum())
@@ -375,8 +391,9 @@ def _section(cfg: Config, reference_rows: dict[Path, int]) -> CreditSection | No
     read = _sample if cfg.engine == "memory" else _batched_sample
     models = {}
     for m in cfg.models:
-        cur = read(cfg, m, Path(m.file), reference=False)
-        ref = None if m.reference is None else read(cfg, m, Path(m.reference), reference=True, rows=reference_rows)
+        labels: set[str] = set()
+        cur = read(cfg, m, Path(m.file), False, labels)
+        ref = None if m.reference is None else read(cfg, m, Path(m.reference), True, labels, rows=reference_rows)
         cur, ref, source = _with_pd(m, cur, ref)
         if grading.kind == "edges" and cur.pd is None:
             raise _no_pd_for_edges(cfg, m)

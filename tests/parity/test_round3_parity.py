@@ -99,3 +99,22 @@ def test_a_reference_sample_of_zero_frequency_weights_is_named_alike(tmp_path, s
                  credit={"grades": {"quantiles": 4}}, weight="w", weight_kind="frequency")
     line = refused_alike_by_validate(cfg, scheduler, capsys)
     assert line.endswith("ref.csv: column 'w': every weight is 0, so the credit section has no obligors"), line
+
+
+def test_a_reference_sample_s_labels_are_the_current_sample_s(tmp_path, scheduler, capsys):
+    """The reference sample's labels were never checked: a third label '2' counted as no default,
+    and a reference labelled 'good'/'bad' against the data's 0/1 (positive: 1) had no default at
+    all, its PSI, AUC and default rate computed from it, exit 0 in every engine."""
+    _book(40).to_csv(tmp_path / "a.csv", index=False)
+    ref = _book(40, seed=2)
+    ref.loc[30, "y"] = 2
+    ref.to_csv(tmp_path / "ref.csv", index=False)
+    cfg = config(tmp_path, [{"name": "a", "file": "a.csv", "score": "s", "reference": "ref.csv"}],
+                 credit={"grades": {"quantiles": 4}})
+    line = refused_alike_by_validate(cfg, scheduler, capsys)
+    assert line.endswith("ref.csv: column 'y', row 32: label '2' is not one of the current sample's labels ('0', '1'); "
+                         "label the reference sample with the same labels"), line
+    ref["y"] = np.where(ref["y"] == 1, "bad", "good")
+    ref.to_csv(tmp_path / "ref.csv", index=False)
+    line = refused_alike_by_validate(cfg, scheduler, capsys)
+    assert "ref.csv: column 'y', row 2: label 'good' is not one of the current sample's labels" in line, line
