@@ -273,15 +273,17 @@ def _first_map(cfg: Config, dask: Any, by_file: dict[Path, list], parts_of_file:
         if r.k > 0 and isinstance(r.error, V.RowFault):  # an earlier part may hold what makes an earlier row bad
             L.first_fault(cfg, path)
         raise named_by_dataset(r.error, parts_of_file)
+    _third_label_before(cfg, by_file, results, None)  # before the id join, as memory and stream meet it
     return results
 
 
-def _third_label_before(cfg: Config, by_file: dict[Path, list], results: tuple, failed: Path) -> None:
-    """Raise the fault of a dataset read before ``failed`` (whose part raised a row fault) whose
-    parts hold three labels between them (binary), as memory and stream meet it: reading the
-    datasets in order, they stop at that dataset's third label. No part of it had three labels,
-    so its parts succeeded and only their merge knows; a later dataset's row fault was raised in
-    its place (found by fuzzing)."""
+def _third_label_before(cfg: Config, by_file: dict[Path, list], results: tuple, failed: Path | None) -> None:
+    """Raise the fault of a dataset read before ``failed`` (whose part raised a row fault; None:
+    every dataset) whose parts hold three labels between them (binary), as memory and stream meet
+    it: reading the datasets in order, they stop at that dataset's third label. No part of it had
+    three labels, so its parts succeeded and only their merge knows; a later dataset's row fault
+    was raised in its place, or the id join's fault (a label differing between models) when no
+    part failed (found by fuzzing)."""
     if cfg.task != "binary":
         return
     for path, r in zip(by_file, results):

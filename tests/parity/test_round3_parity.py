@@ -22,7 +22,7 @@ import pyarrow.parquet as pq
 from reportgen import cli
 
 sys.path.insert(0, str(Path(__file__).parent))
-from test_bad_input_parity import ENGINES, config, same_everywhere  # noqa: E402
+from test_bad_input_parity import ENGINES, config, rows, same_everywhere  # noqa: E402
 
 
 def refused_alike_by_validate(cfg: Path, scheduler: str, capsys) -> str:
@@ -118,3 +118,23 @@ def test_a_reference_sample_s_labels_are_the_current_sample_s(tmp_path, schedule
     ref.to_csv(tmp_path / "ref.csv", index=False)
     line = refused_alike_by_validate(cfg, scheduler, capsys)
     assert "ref.csv: column 'y', row 2: label 'good' is not one of the current sample's labels" in line, line
+
+
+def test_a_third_label_met_only_across_parts_comes_before_the_id_join_s_fault(tmp_path, scheduler, capsys):
+    """A dataset whose parts hold labels True/False and 0/1 (Parquet booleans in one part, integers
+    in the next: three labels between them, two in each part), and a second model joined by id
+    whose file keeps True/False: memory and stream stop at the dataset's row 12 (its third label);
+    dask read every part without a fault and raised the id join's "the label of id '11' differs"
+    (found by fuzzing parts of mixed types)."""
+    first, second = rows(10), rows(10, start=11)
+    (tmp_path / "ds" / "k=0").mkdir(parents=True)
+    (tmp_path / "ds" / "k=1").mkdir()
+    pq.write_table(pa.Table.from_pandas(first.assign(y=first["y"].astype(bool)), preserve_index=False),
+                   tmp_path / "ds" / "k=0" / "p.parquet")
+    pq.write_table(pa.Table.from_pandas(second, preserve_index=False), tmp_path / "ds" / "k=1" / "p.parquet")
+    both = pd.concat([first, second], ignore_index=True)
+    both.assign(y=both["y"].astype(bool)).to_csv(tmp_path / "b.csv", index=False)
+    cfg = config(tmp_path, [{"name": "a", "file": "ds", "score": "s"}, {"name": "b", "file": "b.csv", "score": "s"}],
+                 id="id", positive=True)
+    line = refused_alike_by_validate(cfg, scheduler, capsys)
+    assert "ds: column 'y', row 12: a third distinct label '1'" in line, line
