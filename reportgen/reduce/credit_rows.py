@@ -235,12 +235,12 @@ def _batched_sample(cfg: Config, m: ModelConfig, path: Path, reference: bool, la
     same row numbers) and reduced to its distinct rows with their counts (dates to their month,
     all a period needs; frequency weights add to the counts), the parts merged as they grow. The
     battery on these counts is that of the rows (:class:`~reportgen.engine.credit.CreditSample`
-    ``count``); memory is bounded by the distinct rows, not the rows. Ids are not kept (no grade
-    migration: capability ``needs_rows``)."""
+    ``count``); memory is bounded by the distinct rows, not the rows. Ids are read for the rows
+    they drop (a missing id, under ``missing: drop``, as the whole file read drops it) and not kept
+    (no grade migration: capability ``needs_rows``)."""
     import pandas as pd  # noqa: PLC0415
 
     wanted = _columns(cfg, m, path, reference, columns_in(path))
-    wanted.pop("id", None)
     columns, numbers, text = _types(wanted)
     offset, parts, held = 0, [], 0
     for rb in record_batches(path, columns, cfg.stream.batch_rows, numbers, text):

@@ -11,6 +11,7 @@ smallest input that reproduced one cause.
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -22,6 +23,7 @@ import pyarrow.parquet as pq
 from reportgen import cli
 
 sys.path.insert(0, str(Path(__file__).parent))
+from docdiff import first_difference  # noqa: E402
 from test_bad_input_parity import ENGINES, config, rows, same_everywhere  # noqa: E402
 
 
@@ -138,3 +140,31 @@ def test_a_third_label_met_only_across_parts_comes_before_the_id_join_s_fault(tm
                  id="id", positive=True)
     line = refused_alike_by_validate(cfg, scheduler, capsys)
     assert "ds: column 'y', row 12: a third distinct label '1'" in line, line
+
+
+def test_a_missing_id_drops_the_row_from_the_credit_section_in_every_engine(tmp_path, scheduler, capsys):
+    """The streamed and Dask credit reader did not read the id column (it keeps no ids), so a row
+    with a missing id stayed in the section under ``missing: drop`` (n 40 where memory, and the
+    metrics, had 39), and a reference sample's missing id was an error in memory only."""
+    book = _book(40)
+    book["id"] = book["id"].astype(object)
+    book.loc[3, "id"] = None
+    book.to_csv(tmp_path / "a.csv", index=False)
+    cfg = config(tmp_path, [{"name": "a", "file": "a.csv", "score": "s"}], credit={"grades": {"quantiles": 4}},
+                 id="id", missing="drop")
+    docs = {}
+    for engine in ENGINES:
+        args = ["run", str(cfg), "--engine", engine, "--out", str(tmp_path / f"o_{engine}"), "--overwrite", "--quiet",
+                "--now", "2026-01-01T00:00:00"] + (["--scheduler", scheduler] if engine == "dask" else [])
+        assert cli.main(args) == 0, capsys.readouterr().err
+        docs[engine] = json.loads((tmp_path / f"o_{engine}" / "metrics.json").read_text(encoding="utf-8"))["credit"]
+    assert docs["memory"]["models"]["a"]["n"] == 39
+    for engine in ("stream", "dask"):
+        assert first_difference(docs["memory"], docs[engine]) is None, engine
+
+    _book(40).to_csv(tmp_path / "a.csv", index=False)
+    book.to_csv(tmp_path / "ref.csv", index=False)
+    cfg = config(tmp_path, [{"name": "a", "file": "a.csv", "score": "s", "reference": "ref.csv"}],
+                 credit={"grades": {"quantiles": 4}}, id="id")
+    line = refused_alike_by_validate(cfg, scheduler, capsys)
+    assert line.endswith("ref.csv: column 'id', row 5: missing value; fill it in, or set 'missing: drop' to drop such rows"), line
