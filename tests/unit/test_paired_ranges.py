@@ -80,3 +80,35 @@ def test_the_moments_are_those_of_the_rows(rows, monkeypatch):
     rows_of = [g(s) for g, s in zip(pairs.groupers, scores)]
     dev = np.array([v[r] for v, r in zip(acc._v10, rows_of)])[:, y]
     np.testing.assert_allclose(acc.c10, dev @ dev.T, rtol=1e-12)
+
+
+def test_every_engine_cuts_the_ranges_at_the_same_common_rows(tmp_path, monkeypatch):
+    """Ranges of 100 common rows, a dataset of parts of 137 rows, rows dropped by one model and by
+    every model: memory (one piece), stream (batches) and dask (each part's pairing started at its
+    first common row, ``Part.kept``) give DeLong's covariance to the bit. Dask runs in this process
+    (threads), so its workers see the small ranges too; starting the parts at their file rows fails."""
+    distributed = pytest.importorskip("dask.distributed")
+    import reportgen.io.pairs as P  # noqa: PLC0415
+    import reportgen.reduce.dask as D  # noqa: PLC0415
+    from reportgen.pipeline import load_evidence  # noqa: PLC0415
+
+    for module in (L, P, D):
+        monkeypatch.setattr(module, "PAIRED_CHUNK", 100)
+    rng = np.random.default_rng(4)
+    n = 1_234
+    y = (rng.random(n) < 0.4).astype(float)
+    t = __import__("pandas").DataFrame({"id": np.arange(n), "y": y, "s": np.round(rng.random(n), 3),
+                                        "s2": np.round(rng.random(n) * 0.6 + 0.4 * y, 3)})
+    t.loc[[3, 250, 251, 700], "s2"] = np.nan
+    t.loc[[10, 400], "y"] = np.nan
+    (tmp_path / "ds").mkdir()
+    for k, lo in enumerate(range(0, n, 137)):
+        t.iloc[lo:lo + 137].to_parquet(tmp_path / "ds" / f"p{k:02d}.parquet", index=False)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None) as cluster:
+        for join in ({}, {"id": "id"}):
+            cfg = {"label": "y", "missing": "drop", "stream": {"batch_rows": 1_000}, "scheduler": cluster.scheduler_address,
+                   **join, "models": [{"name": "a", "file": str(tmp_path / "ds"), "score": "s"},
+                                      {"name": "b", "file": str(tmp_path / "ds"), "score": "s2"}]}
+            cov = {e: load_evidence(config_from_mapping({**cfg, "engine": e})).pairing.covariance
+                   for e in ("memory", "stream", "dask")}
+            assert np.array_equal(cov["stream"], cov["memory"]) and np.array_equal(cov["dask"], cov["memory"]), join
