@@ -66,8 +66,9 @@ def _roles(cfg: Config, m: ModelConfig) -> dict[str, tuple[str, tuple[str | int,
         roles["segment"] = (cfg.segment, ("segment",))
     if m.id or cfg.id:
         roles["id"] = (m.id or cfg.id, ("models", i, "id") if m.id else ("id",))
-    if (m.weight or cfg.weight) and cfg.weight_kind == "frequency":
-        roles["weight"] = (m.weight or cfg.weight, ("models", i, "weight") if m.weight else ("weight",))
+    if m.weight or cfg.weight:  # sampling weights are not applied, but a row without one is not compared
+        role = "weight" if cfg.weight_kind == "frequency" else "sampling_weight"
+        roles[role] = (m.weight or cfg.weight, ("models", i, "weight") if m.weight else ("weight",))
     return roles  # type: ignore[return-value]
 
 
@@ -90,7 +91,7 @@ def _columns(cfg: Config, m: ModelConfig, path: Path, reference: bool, have: lis
     """Role → column of what the battery reads from ``path`` (a file of model ``m``); a column the
     config names and the file lacks is a one-line error naming the config key, the file and its
     columns (in a reference file only the label, score and PD are required)."""
-    optional = {"grade", "date", "segment", "id", "weight"} if reference else set()
+    optional = {"grade", "date", "segment", "id", "weight", "sampling_weight"} if reference else set()
     wanted = {}
     for role, (column, loc) in _roles(cfg, m).items():
         if column in have:
@@ -105,7 +106,7 @@ def _columns(cfg: Config, m: ModelConfig, path: Path, reference: bool, have: lis
 
 def _types(wanted: dict[str, str]) -> tuple[list[str], list[str], list[str]]:
     """(columns, numeric columns, text columns) to read."""
-    numbers = [wanted[r] for r in ("score", "pd", "weight") if r in wanted]
+    numbers = [wanted[r] for r in ("score", "pd", "weight", "sampling_weight") if r in wanted]
     text = [wanted[r] for r in ("label", "grade", "segment", "id") if r in wanted]
     return sorted(set(wanted.values())), numbers, text
 
@@ -152,11 +153,15 @@ def _checked(cfg: Config, path: Path, df: Any, wanted: dict[str, str], offset: i
     score = numeric(df[wanted["score"]], path, wanted["score"], offset)
     drop = cfg.missing == "drop"
     weights = numeric(df[wanted["weight"]], path, wanted["weight"], offset) if "weight" in wanted else None
+    # a sampling weight is not applied here; a row without one is dropped (or refused) as the data's reader does
+    unweighed = (~np.isfinite(numeric(df[wanted["sampling_weight"]], path, wanted["sampling_weight"], offset))
+                 if "sampling_weight" in wanted else None)
     pd_ = numeric(df[wanted["pd"]], path, wanted["pd"], offset) if "pd" in wanted else None
     text_cols = {r: keys(df[wanted[r]]) for r in ("grade", "segment", "id") if r in wanted}
     masks = [("label", labels == None), ("score", ~np.isfinite(score))]  # noqa: E711
     masks += [("pd", ~np.isfinite(pd_))] if pd_ is not None else []
     masks += [("weight", ~np.isfinite(weights))] if weights is not None else []
+    masks += [("sampling_weight", unweighed)] if unweighed is not None else []
     masks += [(r, v == None) for r, v in text_cols.items()]  # noqa: E711
     missing = np.logical_or.reduce([bad for _, bad in masks])
     if missing.any() and not drop:

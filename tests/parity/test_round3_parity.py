@@ -199,3 +199,20 @@ def test_delong_of_models_in_one_file_does_not_depend_on_the_batches(tmp_path, s
             docs[engine] = doc
         for engine in ("stream", "dask"):
             assert first_difference(docs["memory"], docs[engine]) is None, (data, engine)
+
+
+def test_a_row_without_a_sampling_weight_is_left_out_of_the_credit_section_too(tmp_path, scheduler, capsys):
+    """Sampling weights are not applied in the credit section, so it did not read them: under
+    ``missing: drop`` a row with a missing weight, dropped from the metrics (n 39), stayed in the
+    section (n 40), in every engine."""
+    book = _book(40).assign(w=1.0)
+    book.loc[5, "w"] = np.nan
+    book.to_csv(tmp_path / "a.csv", index=False)
+    cfg = config(tmp_path, [{"name": "a", "file": "a.csv", "score": "s"}], credit={"grades": {"quantiles": 4}},
+                 weight="w", missing="drop")
+    for engine in ENGINES:
+        args = ["run", str(cfg), "--engine", engine, "--out", str(tmp_path / f"o_{engine}"), "--overwrite", "--quiet",
+                "--now", "2026-01-01T00:00:00"] + (["--scheduler", scheduler] if engine == "dask" else [])
+        assert cli.main(args) == 0, capsys.readouterr().err
+        doc = json.loads((tmp_path / f"o_{engine}" / "metrics.json").read_text(encoding="utf-8"))
+        assert doc["models"]["a"]["n"] == doc["credit"]["models"]["a"]["n"] == 39, engine
