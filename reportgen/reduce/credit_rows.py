@@ -24,8 +24,8 @@ import numpy as np
 import reportgen.engine.credit as C
 from reportgen.config import Config, ModelConfig
 from reportgen.errors import InputError
-from reportgen.io.files import Digests, columns_in, file_info, hashing, read_table, record_batches
-from reportgen.io.validate import HEADER_ROWS, dates_of, keys, label_key, numeric, shown_columns, shown_name
+from reportgen.io.files import Digests, columns_in, file_info, hashing, input_bytes, read_table, record_batches
+from reportgen.io.validate import HEADER_ROWS, dates_of, key_codes, keys, label_key, numeric, shown_columns, shown_name
 from reportgen.results import CreditSection, InputFile
 
 __all__ = ["check_credit", "credit_run", "credit_section"]
@@ -66,8 +66,9 @@ def _roles(cfg: Config, m: ModelConfig) -> dict[str, tuple[str, tuple[str | int,
         roles["segment"] = (cfg.segment, ("segment",))
     if m.id or cfg.id:
         roles["id"] = (m.id or cfg.id, ("models", i, "id") if m.id else ("id",))
-    if (m.weight or cfg.weight) and cfg.weight_kind == "frequency":
-        roles["weight"] = (m.weight or cfg.weight, ("models", i, "weight") if m.weight else ("weight",))
+    if m.weight or cfg.weight:  # sampling weights are not applied, but a row without one is not compared
+        role = "weight" if cfg.weight_kind == "frequency" else "sampling_weight"
+        roles[role] = (m.weight or cfg.weight, ("models", i, "weight") if m.weight else ("weight",))
     return roles  # type: ignore[return-value]
 
 
@@ -90,7 +91,7 @@ def _columns(cfg: Config, m: ModelConfig, path: Path, reference: bool, have: lis
     """Role → column of what the battery reads from ``path`` (a file of model ``m``); a column the
     config names and the file lacks is a one-line error naming the config key, the file and its
     columns (in a reference file only the label, score and PD are required)."""
-    optional = {"grade", "date", "segment", "id", "weight"} if reference else set()
+    optional = {"grade", "date", "segment", "id", "weight", "sampling_weight"} if reference else set()
     wanted = {}
     for role, (column, loc) in _roles(cfg, m).items():
         if column in have:
@@ -105,26 +106,27 @@ def _columns(cfg: Config, m: ModelConfig, path: Path, reference: bool, have: lis
 
 def _types(wanted: dict[str, str]) -> tuple[list[str], list[str], list[str]]:
     """(columns, numeric columns, text columns) to read."""
-    numbers = [wanted[r] for r in ("score", "pd", "weight") if r in wanted]
+    numbers = [wanted[r] for r in ("score", "pd", "weight", "sampling_weight") if r in wanted]
     text = [wanted[r] for r in ("label", "grade", "segment", "id") if r in wanted]
     return sorted(set(wanted.values())), numbers, text
 
 
-def _sample(cfg: Config, m: ModelConfig, path: Path, reference: bool,
+def _sample(cfg: Config, m: ModelConfig, path: Path, reference: bool, labels: set[str],
             rows: dict[Path, int] | None = None) -> C.CreditSample:
     """One file of model ``m`` read whole and checked: labels, score, PD, grade, date, segment, id;
-    frequency weights repeat their rows."""
+    frequency weights repeat their rows. ``labels``: the current sample's labels, gathered from a
+    current file and checked in a reference (:func:`_checked`)."""
     wanted = _columns(cfg, m, path, reference, columns_in(path))
     df = read_table(path, *_types(wanted))
     if rows is not None:
         rows[path] = len(df)
-    sample, weights = _checked(cfg, path, df, wanted, 0)
+    sample, weights = _checked(cfg, path, df, wanted, 0, labels, reference)
     if sample is None:
         raise _no_rows(path)
     if weights is None:
         return sample
     if weights.sum() == 0:
-        raise InputError(f"{path}: column '{wanted['weight']}': every weight is 0, so the credit section has no obligors")
+        raise _no_obligors(path, wanted)
     return _repeated(weights, sample)
 
 
@@ -132,20 +134,34 @@ def _no_rows(path: Path) -> InputError:
     return InputError(f"{path}: no rows left for the credit section after dropping rows with missing values")
 
 
-def _checked(cfg: Config, path: Path, df: Any, wanted: dict[str, str], offset: int
-             ) -> tuple[C.CreditSample | None, np.ndarray | None]:
+def _no_obligors(path: Path, wanted: dict[str, str]) -> InputError:
+    """Rows kept, every one of frequency weight 0."""
+    return InputError(f"{path}: column '{wanted['weight']}': every weight is 0, so the credit section has no obligors")
+
+
+def _checked(cfg: Config, path: Path, df: Any, wanted: dict[str, str], offset: int,
+             seen: set[str] | None = None, reference: bool = False) -> tuple[C.CreditSample | None, np.ndarray | None]:
     """The rows of ``df`` (the file's rows ``offset`` …) checked as the section reads them; (sample,
     whole-number frequency weights of its rows or None). The sample is None when no row is kept
-    (``missing: drop``). Every problem is a one-line error naming the file, column and row."""
-    labels = keys(df[wanted["label"]])
-    score = numeric(df[wanted["score"]], path, wanted["score"])
+    (``missing: drop``). Every problem is a one-line error naming the file, column and row.
+
+    ``seen``: the labels of the model's current sample (the run checked there are two): a current
+    file's kept labels are added to it, a reference sample's must be among them (a third label, or
+    'good'/'bad' against 0/1, was counted as no default)."""
+    codes, names = key_codes(df[wanted["label"]])
+    labels = names[codes]
+    score = numeric(df[wanted["score"]], path, wanted["score"], offset)
     drop = cfg.missing == "drop"
-    weights = numeric(df[wanted["weight"]], path, wanted["weight"]) if "weight" in wanted else None
-    pd_ = numeric(df[wanted["pd"]], path, wanted["pd"]) if "pd" in wanted else None
+    weights = numeric(df[wanted["weight"]], path, wanted["weight"], offset) if "weight" in wanted else None
+    # a sampling weight is not applied here; a row without one is dropped (or refused) as the data's reader does
+    unweighed = (~np.isfinite(numeric(df[wanted["sampling_weight"]], path, wanted["sampling_weight"], offset))
+                 if "sampling_weight" in wanted else None)
+    pd_ = numeric(df[wanted["pd"]], path, wanted["pd"], offset) if "pd" in wanted else None
     text_cols = {r: keys(df[wanted[r]]) for r in ("grade", "segment", "id") if r in wanted}
     masks = [("label", labels == None), ("score", ~np.isfinite(score))]  # noqa: E711
     masks += [("pd", ~np.isfinite(pd_))] if pd_ is not None else []
     masks += [("weight", ~np.isfinite(weights))] if weights is not None else []
+    masks += [("sampling_weight", unweighed)] if unweighed is not None else []
     masks += [(r, v == None) for r, v in text_cols.items()]  # noqa: E711
     missing = np.logical_or.reduce([bad for _, bad in masks])
     if missing.any() and not drop:
@@ -153,6 +169,15 @@ def _checked(cfg: Config, path: Path, df: Any, wanted: dict[str, str], offset: i
         col = next(wanted[r] for r, bad in masks if bad[row])
         raise _first_bad(path, col, missing, "missing value; fill it in, or set 'missing: drop' to drop such rows", offset)
     keep = ~missing
+    if seen is not None:
+        held = np.bincount(codes[keep], minlength=len(names)) > 0
+        if not reference:
+            seen.update(names[held])
+        elif seen and not set(names[held]) <= seen:
+            odd = keep & ~np.isin(names, sorted(seen))[codes]
+            raise _first_bad(path, wanted["label"], odd, f"label {labels[np.flatnonzero(odd)[0]]!r} is not one of the "
+                             f"current sample's labels ({', '.join(map(repr, sorted(seen)))}); label the reference "
+                             f"sample with the same labels", offset)
     if pd_ is not None:
         out = keep & ((pd_ < 0) | (pd_ > 1))
         if out.any():
@@ -174,7 +199,7 @@ def _checked(cfg: Config, path: Path, df: Any, wanted: dict[str, str], offset: i
                              f"frequency needs whole-number weights >= 0 (a weight counts obligors)", offset)
     dates = None
     if "date" in wanted:
-        d = dates_of(df[wanted["date"]], path, wanted["date"])
+        d = dates_of(df[wanted["date"]], path, wanted["date"], offset)
         nat = d.isna().to_numpy() & keep
         if nat.any():
             if not drop:
@@ -208,24 +233,24 @@ def _compress(parts: list[Any]) -> Any:
     return frame.groupby(cols, sort=False, dropna=False)["count"].sum().reset_index()
 
 
-def _batched_sample(cfg: Config, m: ModelConfig, path: Path, reference: bool,
+def _batched_sample(cfg: Config, m: ModelConfig, path: Path, reference: bool, labels: set[str],
                     rows: dict[Path, int] | None = None) -> C.CreditSample:
     """One file of model ``m`` read in record batches (``stream.batch_rows``) for the streamed and
     Dask engines: each batch is checked as :func:`_sample` checks the whole file (same messages,
     same row numbers) and reduced to its distinct rows with their counts (dates to their month,
     all a period needs; frequency weights add to the counts), the parts merged as they grow. The
     battery on these counts is that of the rows (:class:`~reportgen.engine.credit.CreditSample`
-    ``count``); memory is bounded by the distinct rows, not the rows. Ids are not kept (no grade
-    migration: capability ``needs_rows``)."""
+    ``count``); memory is bounded by the distinct rows, not the rows. Ids are read for the rows
+    they drop (a missing id, under ``missing: drop``, as the whole file read drops it) and not kept
+    (no grade migration: capability ``needs_rows``)."""
     import pandas as pd  # noqa: PLC0415
 
     wanted = _columns(cfg, m, path, reference, columns_in(path))
-    wanted.pop("id", None)
     columns, numbers, text = _types(wanted)
     offset, parts, held = 0, [], 0
     for rb in record_batches(path, columns, cfg.stream.batch_rows, numbers, text):
         df = rb.to_pandas()
-        sample, weights = _checked(cfg, path, df, wanted, offset)
+        sample, weights = _checked(cfg, path, df, wanted, offset, labels, reference)
         offset += len(df)
         if sample is None:
             continue
@@ -240,11 +265,12 @@ def _batched_sample(cfg: Config, m: ModelConfig, path: Path, reference: bool,
             held = len(parts[0])
     if rows is not None:
         rows[path] = offset
-    merged = _compress(parts) if parts else None
-    if merged is not None:
-        merged = merged[merged["count"] > 0]
-    if merged is None or len(merged) == 0:
+    if not parts:
         raise _no_rows(path)
+    merged = _compress(parts)
+    merged = merged[merged["count"] > 0]
+    if len(merged) == 0:  # rows kept, each of frequency weight 0: as the whole file read says it
+        raise _no_obligors(path, wanted)
     out = {k: merged[k].to_numpy() for k in _KEYS if k in merged.columns}
     if "dates" in out:
         out["dates"] = out["dates"].astype("datetime64[D]")
@@ -284,38 +310,54 @@ def check_credit(cfg: Config) -> str | None:
     """``reportgen validate``'s check of the credit section's inputs; None when the run has no
     section, else a short description of what was checked.
 
-    With ``engine: memory`` every current and reference file is read and checked row by row as a
-    run reads it (label, score, PD in [0, 1], grade, date, segment, id, frequency weights; PD edges
-    need a PD). With the streamed and Dask engines, whose validate reads no file whole, the
-    section's columns and the first batch of each file are checked (a bad value past it is left to
-    the run, which checks every batch). Every problem is the run's one-line :class:`InputError`
-    (the CLI exits 2).
+    Every current and reference file is read and checked row by row as a run reads it (label,
+    score, PD in [0, 1], grade, date, segment, id, frequency weights; PD edges need a PD): whole with
+    ``engine: memory``, in record batches with the streamed and Dask engines, as their runs read
+    it. Only when the inputs are large (more than ``SMALL_INPUT_BYTES`` between them) do the
+    streamed and Dask engines, whose validate then reads no file whole, check the section's
+    columns and the first batch of each file (a bad value past it is left to the run, which checks
+    every batch), as the data's own check does. Every problem is the run's one-line
+    :class:`InputError` (the CLI exits 2).
     """
     if cfg.credit is None and cfg.segment is None:
         return None
+    from reportgen.io.files import SMALL_INPUT_BYTES  # noqa: PLC0415  (read when called: tests lower it)
+
     _files_only(cfg)
-    if cfg.engine != "memory":
-        for m in cfg.models:
-            for path, ref in ((Path(m.file), False), *(((Path(m.reference), True),) if m.reference else ())):
-                wanted = _columns(cfg, m, path, ref, columns_in(path))
-                columns, numbers, text = _types(wanted)
-                batches = record_batches(path, columns, cfg.stream.batch_rows, numbers, text)
-                first = next(batches, None)
-                batches.close()  # the file is closed now, not when the generator is collected
-                if first is not None:
-                    _checked(cfg, path, first.to_pandas(), wanted, 0)
+    files = [(m, Path(m.file), False) for m in cfg.models] + [
+        (m, Path(m.reference), True) for m in cfg.models if m.reference is not None]
+    if cfg.engine != "memory" and sum(input_bytes(p) for _, p, _ in files) > SMALL_INPUT_BYTES:
+        for m, path, ref in files:
+            wanted = _columns(cfg, m, path, ref, columns_in(path))
+            columns, numbers, text = _types(wanted)
+            batches = record_batches(path, columns, cfg.stream.batch_rows, numbers, text)
+            first = next(batches, None)
+            batches.close()  # the file is closed now, not when the generator is collected
+            if first is not None:
+                _checked(cfg, path, first.to_pandas(), wanted, 0)
         return (f"credit section columns present and the first batch of each file valid "
                 f"(engine: {cfg.engine}: the run checks every batch)")
     grading = _grading(cfg)
+    read = _sample if cfg.engine == "memory" else _batched_sample
     rows = 0
-    for m in cfg.models:
-        cur = _sample(cfg, m, Path(m.file), reference=False)
-        if m.reference is not None:
-            _sample(cfg, m, Path(m.reference), reference=True)
-        if grading.kind == "edges" and cur.pd is None and not _score_is_pd(m, cur):
+    for m in cfg.models:  # in the run's order: a model's current file, then its reference
+        labels: set[str] = set()
+        cur = read(cfg, m, Path(m.file), False, labels)
+        ref = None if m.reference is None else read(cfg, m, Path(m.reference), True, labels)
+        if grading.kind == "edges" and _with_pd(m, cur, ref)[0].pd is None:
             raise _no_pd_for_edges(cfg, m)
-        rows += len(cur.y)
+        rows += len(cur.y) if cur.count is None else int(cur.count.sum())
     return f"credit section inputs checked ({len(cfg.models)} model(s), {rows} current rows)"
+
+
+def _with_pd(m: ModelConfig, cur: C.CreditSample, ref: C.CreditSample | None
+             ) -> tuple[C.CreditSample, C.CreditSample | None, str]:
+    """(current, reference, PD source): a probability score is the PD of a model without a PD
+    column (in both samples, when the reference's scores are probabilities too)."""
+    if _score_is_pd(m, cur) and (ref is None or _is_probability(ref.score)):
+        return (C.CreditSample(**{**_fields(cur), "pd": cur.score}),
+                None if ref is None else C.CreditSample(**{**_fields(ref), "pd": ref.score}), "score")
+    return cur, ref, "pd_column" if m.pd else "none"
 
 
 def _files_only(cfg: Config) -> None:
@@ -354,14 +396,10 @@ def _section(cfg: Config, reference_rows: dict[Path, int]) -> CreditSection | No
     read = _sample if cfg.engine == "memory" else _batched_sample
     models = {}
     for m in cfg.models:
-        cur = read(cfg, m, Path(m.file), reference=False)
-        ref = None if m.reference is None else read(cfg, m, Path(m.reference), reference=True, rows=reference_rows)
-        if _score_is_pd(m, cur) and (ref is None or _is_probability(ref.score)):
-            cur = C.CreditSample(**{**_fields(cur), "pd": cur.score})
-            ref = None if ref is None else C.CreditSample(**{**_fields(ref), "pd": ref.score})
-            source = "score"
-        else:
-            source = "pd_column" if m.pd else "none"
+        labels: set[str] = set()
+        cur = read(cfg, m, Path(m.file), False, labels)
+        ref = None if m.reference is None else read(cfg, m, Path(m.reference), True, labels, rows=reference_rows)
+        cur, ref, source = _with_pd(m, cur, ref)
         if grading.kind == "edges" and cur.pd is None:
             raise _no_pd_for_edges(cfg, m)
         cm = C.credit_model(m.name, cur, ref, m.direction, grading, s, m.initial_auc, source)

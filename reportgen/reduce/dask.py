@@ -169,14 +169,15 @@ def _map_records(cfg: Config, part: str, index: np.ndarray, start: int, ranges: 
 
 
 def _map_lined_up(cfg: Config, part: str, k: int, templates: list[L.ModelPass], index: dict[str, np.ndarray] | None,
-                   start: int, make: Callable, shared: Any, files: list[str] | None) -> Any:
+                   start: int, first: int, make: Callable, shared: Any, files: list[str] | None) -> Any:
     """Part ``k`` of a dataset holding every model: its kept rows line up across the models, added
     to a pairing (``make(cfg, shared, files)``, :class:`reportgen.reduce.local.BinaryPairs` or
     :class:`~reportgen.reduce.local.McNemarPairs`; ``files`` None: errors name the part). Rows are
     numbered in the dataset (``start``: the rows before the part), so that an error of the pairing
-    (a row weighed differently by two models, labels that differ) names the dataset's row."""
+    (a row weighed differently by two models, labels that differ) names the dataset's row;
+    ``first``: the common rows before the part (the pairing's sums by range of common rows)."""
     states = [st.fresh(cfg, Path(part), None if index is None else index[st.cfg.name], collect=False) for st in templates]
-    pairs = make(cfg, shared, files or [str(Path(part))] * len(states))
+    pairs = make(cfg, shared, files or [str(Path(part))] * len(states)).starting_at(first)
     for batch, offset in L.batches(cfg, Path(part), states):
         recs = [pairs.records(st, Path(part), batch, offset)[1] for st in states]
         for rec in recs:
@@ -194,7 +195,7 @@ def _merge_lined_up(*parts: Any) -> Any:
 def _range(cfg: Config, make: Callable, shared: Any, files: list[str], lo: int, hi: int, *pieces: list[np.ndarray]) -> Any:
     """Common rows lo..hi−1 of every model (``pieces``: per model, its parts' records of the range)
     side by side, added to a pairing."""
-    pairs = make(cfg, shared, files)
+    pairs = make(cfg, shared, files).starting_at(lo)
     pairs.add([place(np.concatenate(p), lo, hi) for p in pieces])
     return pairs
 
@@ -209,9 +210,10 @@ def _merge_pairs(*parts: Any) -> Any:
 
 def _pairs(cfg: Config, delayed: Any, by_file: dict[Path, list[L.ModelPass]], parts_of_file: dict[Path, list[str]],
            slices: dict[Path, list[dict[str, np.ndarray]]] | None, reads: dict[Path, list[int]], left_out: list,
-           make: Callable, shared: Any, files: list[str] | None, alone: bool = False) -> tuple[Any, str | None]:
+           make: Callable, shared: Any, files: list[str] | None, kept: list[int], alone: bool = False
+           ) -> tuple[Any, str | None]:
     """The paired statistics from a further map/reduce, or a note why not: one dataset's parts
-    line up across its models; separate datasets are paired by a shuffle by range of common
+    line up across its models (``kept``: the rows each of its parts keeps); separate datasets are paired by a shuffle by range of common
     indices: every part of each model's dataset is mapped to its compared rows split by range
     (:func:`_map_records`), and one task per range gets every model's share of it (:func:`_range`)."""
     if len(cfg.models) < 2 and not alone:
@@ -221,8 +223,9 @@ def _pairs(cfg: Config, delayed: Any, by_file: dict[Path, list[L.ModelPass]], pa
         # (dask raised whichever task failed first, its row counted in the part: "row 2" of a later part)
         (path, templates), = by_file.items()
         starts = np.cumsum([0] + reads[path])
+        firsts = np.cumsum([0] + kept[:-1])  # common rows before each part: every model keeps the same rows
         mapped = [delayed(_mapped)(_map_lined_up, cfg, part, k, templates, slices[path][k] if left_out else None,
-                                   int(starts[k]), make, shared, files)
+                                   int(starts[k]), int(firsts[k]), make, shared, files)
                   for k, part in enumerate(parts_of_file[path])]
         merged = tree_reduce(delayed, _merge_lined_up, mapped).compute()
         if isinstance(merged, _Failed):
@@ -273,15 +276,17 @@ def _first_map(cfg: Config, dask: Any, by_file: dict[Path, list], parts_of_file:
         if r.k > 0 and isinstance(r.error, V.RowFault):  # an earlier part may hold what makes an earlier row bad
             L.first_fault(cfg, path)
         raise named_by_dataset(r.error, parts_of_file)
+    _third_label_before(cfg, by_file, results, None)  # before the id join, as memory and stream meet it
     return results
 
 
-def _third_label_before(cfg: Config, by_file: dict[Path, list], results: tuple, failed: Path) -> None:
-    """Raise the fault of a dataset read before ``failed`` (whose part raised a row fault) whose
-    parts hold three labels between them (binary), as memory and stream meet it: reading the
-    datasets in order, they stop at that dataset's third label. No part of it had three labels,
-    so its parts succeeded and only their merge knows; a later dataset's row fault was raised in
-    its place (found by fuzzing)."""
+def _third_label_before(cfg: Config, by_file: dict[Path, list], results: tuple, failed: Path | None) -> None:
+    """Raise the fault of a dataset read before ``failed`` (whose part raised a row fault; None:
+    every dataset) whose parts hold three labels between them (binary), as memory and stream meet
+    it: reading the datasets in order, they stop at that dataset's third label. No part of it had
+    three labels, so its parts succeeded and only their merge knows; a later dataset's row fault
+    was raised in its place, or the id join's fault (a label differing between models) when no
+    part failed (found by fuzzing)."""
     if cfg.task != "binary":
         return
     for path, r in zip(by_file, results):
@@ -359,6 +364,7 @@ class Part:
     dates: list = field(default_factory=list)  # first and last date seen (when a date column is set)
     digests: dict[str, str] = field(default_factory=dict)  # SHA-256 of each file read, as parsed (io.files.Digests)
     keys: list[str] = field(default_factory=list)  # multiclass: class id → class key, in the part's order
+    kept: list[int] = field(default_factory=list)  # rows the dataset's first model kept per part, in order
 
 
 def _gather(parts: tuple[Part, ...], states: list) -> Part:
@@ -367,7 +373,8 @@ def _gather(parts: tuple[Part, ...], states: list) -> Part:
     digests = Digests()
     for p in parts:
         digests.merge(p.digests)
-    return Part(parts[0].path, states, [r for p in parts for r in p.reads], _span(seen), digests.files)
+    return Part(parts[0].path, states, [r for p in parts for r in p.reads], _span(seen), digests.files,
+                kept=[r for p in parts for r in p.kept])
 
 
 def _span(dates: list) -> list:
@@ -410,7 +417,7 @@ def _map_part(cfg: Config, part: str, k: int, templates: list[L.ModelPass], inde
             st.acc = _Table(table, st.acc.overflowed, st.acc.weight_cells)
         st.path = template.path  # from here on the dataset is named (the join, merges, results)
     return Part(str(templates[0].path), states, [read], _span(dates), digests.files,
-                [] if ids is None else list(ids.index))
+                [] if ids is None else list(ids.index), [int(states[0].rows)])
 
 
 # --------------------------------------------------------------------------------------
@@ -504,7 +511,7 @@ def _binary(cfg: Config, dask: Any, progress: L.Progress | None, digests: Digest
         models.append(L.model_table(cfg, st, table, binning, grouper))
     shared = delayed(([x.table for x in models], [x.grouper or S.exact_grouper(x.table) for x in models]), pure=True)
     paired, note = _pairs(cfg, delayed, by_file, parts_of_file, slices, reads, left_out, L.BinaryPairs, shared,
-                          [m.file for m in cfg.models])  # the tables: one graph node, sent to each worker once
+                          [m.file for m in cfg.models], results[0].kept)  # the tables: one graph node, sent to each worker once
     if progress is not None:
         progress(2, 2)
     dates = [d for part in results for d in part.dates]
@@ -561,7 +568,7 @@ def _multiclass(cfg: Config, dask: Any, progress: L.Progress | None, digests: Di
     united.index = {c: j for j, c in enumerate(keys)}
     classes, models, warnings, dropped = L.conclude(cfg, states, configured, united)
     mcnemar, note = _pairs(cfg, delayed, by_file, parts_of_file, slices, reads, left_out, L.McNemarPairs, classes, None,
-                           alone=cfg.bootstrap.resamples > 0)
+                           results[0].kept, alone=cfg.bootstrap.resamples > 0)
     if progress is not None:
         progress(2, 2)
     dates = [d for part in results for d in part.dates]

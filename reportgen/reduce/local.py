@@ -80,7 +80,7 @@ from reportgen.io.validate import (
     score_order,
     sorted_classes,
 )
-from reportgen.parallel import ordered_map
+from reportgen.parallel import THREADS, ordered_map
 from reportgen.reduce import accumulators as S
 from reportgen.reduce.evidence_of import ModelTable, binary_evidence, load_audit, multiclass_evidence
 from reportgen.results import BinningInfo, Notice
@@ -825,7 +825,7 @@ def load_streamed(cfg: Config, progress: Progress | None = None, reader: Reader 
         # (row_groups); batches search the table's thresholds (exact_grouper)
         exact = (lambda t: functools.partial(row_groups, t)) if reader.held else S.exact_grouper
         pairs = BinaryPairs(cfg, ([m.table for m in models], [m.grouper or exact(m.table) for m in models]),
-                            [m.file for m in models], pieces=reader.held)
+                            [m.file for m in models])
         paired, note = paired_pass(cfg, by_file, states, read, indexes, pairs, reader=reader)
     inputs = files if files is not None else [file_info(p, n) for p, n in read.items()]
     return binary_evidence(cfg, models, paired, note, load_audit_of(inputs, dropped, left_out, join, warnings, seen_dates))
@@ -877,6 +877,11 @@ class Pairs:
         self.cfg, self.names = cfg, [m.name for m in cfg.models]
         self.files = files or [m.file for m in cfg.models]
 
+    def starting_at(self, at: int) -> Pairs:
+        """The pairing of common rows from ``at`` on (rows before it are another pairing's, merged
+        before this one); a pairing whose sums do not depend on where its rows start ignores it."""
+        return self
+
     def lined_up(self, recs: list[np.ndarray], frequency: bool) -> np.ndarray | None:
         """Check one range of common rows as memory does: every model's records carry the same
         truth (field ``y``; else memory's error naming the file row, field ``row``) and, under
@@ -901,15 +906,22 @@ class BinaryPairs(Pairs):
     :class:`~reportgen.reduce.accumulators.AgreementAccumulator`; frequency weights: the
     accumulator on the tables of the repeated rows, each row's weight its multiplicity, so every
     statistic is the repeated rows' as in memory). ``shared``: the models' tables and groupers
-    (raw score → table row)."""
+    (raw score → table row).
+
+    DeLong's cross-moments are float sums, so their last bits depend on which rows are summed
+    together: they are summed over the ranges of :data:`PAIRED_CHUNK` common rows (rows 0 …,
+    :meth:`starting_at`) and the ranges added in order, whatever batches or parts brought the
+    rows (memory sums a file held whole in these pieces; stream's batches and dask's parts cut
+    the rows elsewhere, and the DeLong interval of a difference differed in its last bits between
+    engines for models of one file, found by fuzzing). A range's rows wait until it is whole
+    (at most one open range at each end of a pairing's rows, joined by :meth:`merge`)."""
 
     dtype = PAIR_RECORD
 
-    def __init__(self, cfg: Config, shared: tuple[list[ScoreTable], list | None], files: list[str] | None = None,
-                 pieces: bool = False) -> None:
+    def __init__(self, cfg: Config, shared: tuple[list[ScoreTable], list | None], files: list[str] | None = None) -> None:
         super().__init__(cfg, files)
         tables, groupers = shared
-        self.groupers, self.pieces = groupers, pieces
+        self.groupers = groupers
         # frequency weights: a row of weight w is w rows, counted on the tables of the repeated
         # rows with the weight as each row's multiplicity (what memory gets by repeating the rows)
         self.frequency = cfg.weight_kind == "frequency" and any(t.weighted for t in tables)
@@ -922,6 +934,14 @@ class BinaryPairs(Pairs):
         luts = joint_cell_luts(tables, self.acc.cuts, tuple(cfg.approval_rates)) if weighted else None
         self.agree = S.AgreementAccumulator(len(tables), cells=S.JointCellCounter(luts)) if weighted else None
         self.cuts = [t.cut_index(c) for t, c in zip(tables, self.acc.cuts)]
+        self.at = 0  # the common row the next added row is
+        self.open: dict[int, list[tuple]] = {}  # range → its rows so far (codes, correct, y, counts), in order
+        self.whole: list[int] = []  # open ranges with all their rows, summed a few at a time (in threads)
+        self.sums: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # range → DeLong's (c10, c01) of its rows
+
+    def starting_at(self, at: int) -> BinaryPairs:
+        self.at = at
+        return self
 
     def records(self, st: ModelState, path: Path, batch: Batch, offset: int) -> tuple[np.ndarray, np.ndarray]:
         """(file positions, :data:`PAIR_RECORD` records) of one batch's compared rows of one model."""
@@ -941,34 +961,66 @@ class BinaryPairs(Pairs):
             if self.agree.cells is not None:
                 self.agree.cells.add(codes, y, weights)
         else:
-            self._add_rows(codes, correct, y, counts)
+            self.add_rows(codes, correct, y, counts)
 
-    def _add_rows(self, codes: list[np.ndarray], correct: list[np.ndarray], y: np.ndarray,
-                  counts: np.ndarray | None) -> None:
-        """The paired accumulator's terms of a range; with ``pieces`` (a file held whole: one range
-        of every row) in pieces of :data:`PAIRED_CHUNK` rows, in threads, added in order
-        (bounded memory: k × piece placement matrices)."""
-        if not self.pieces or y.shape[0] <= PAIRED_CHUNK:
-            self.acc.add_rows(codes, correct, y, counts)
-            return
+    def add_rows(self, codes: list[np.ndarray], correct: list[np.ndarray], y: np.ndarray,
+                 counts: np.ndarray | None = None) -> None:
+        """Rows ``self.at …`` (each model's table row and whether its decision was right), cut at
+        the ranges of :data:`PAIRED_CHUNK` common rows; the ranges made whole are summed once a
+        few of them wait (in threads: bounded memory, k × range placement matrices)."""
+        lo = 0
+        while lo < y.shape[0]:
+            r = self.at // PAIRED_CHUNK
+            hi = min(y.shape[0], lo + (r + 1) * PAIRED_CHUNK - self.at)
+            part = slice(lo, hi)
+            self.open.setdefault(r, []).append(([c[part] for c in codes], [x[part] for x in correct], y[part],
+                                                None if counts is None else counts[part]))
+            self.at += hi - lo
+            lo = hi
+            if self.at % PAIRED_CHUNK == 0 and sum(p[2].shape[0] for p in self.open[r]) == PAIRED_CHUNK:
+                self.whole.append(r)
+        if len(self.whole) >= THREADS:
+            self._sum(self.whole)
 
-        def piece(lo: int) -> tuple:
-            part = slice(lo, lo + PAIRED_CHUNK)
-            return self.acc.moments([c[part] for c in codes], [r[part] for r in correct], y[part],
-                                    None if counts is None else counts[part])
+    def _sum(self, ranges: list[int]) -> None:
+        """The terms of the open ``ranges``, each summed over its rows at once (DeLong's kept apart by range)."""
 
-        for moments in ordered_map(piece, range(0, y.shape[0], PAIRED_CHUNK)):
-            self.acc.add_moments(moments)
+        def terms(r: int) -> tuple:
+            rows = self.open.pop(r)
+            cat = (lambda i: rows[0][i] if len(rows) == 1 else
+                   [np.concatenate([p[i][m] for p in rows]) for m in range(len(rows[0][i]))])
+            counts = None if rows[0][3] is None else np.concatenate([p[3] for p in rows])
+            return self.acc.moments(cat(0), cat(1), np.concatenate([p[2] for p in rows]), counts)
+
+        ranges = list(ranges)
+        for r, (c10, c01, *rest) in zip(ranges, ordered_map(terms, ranges)):
+            self.sums[r] = (c10, c01)
+            self.acc.add_moments((0.0, 0.0, *rest))  # counts: exact in any order
+        self.whole = [r for r in self.whole if r in self.open]
 
     def merge(self, other: BinaryPairs) -> BinaryPairs:
+        """Add the pairing of the common rows that follow this one's."""
         if self.agree is not None:
             self.agree.merge(other.agree)
-        else:
-            self.acc.merge(other.acc)
-        return self
+            return self
+        self.acc.merge(other.acc)
+        self.sums.update(other.sums)
+        for r, rows in other.open.items():  # a range cut between the two: its rows joined, in order
+            self.open.setdefault(r, []).extend(rows)
+        self.at = other.at
+        self._sum([r for r, rows in self.open.items() if sum(p[2].shape[0] for p in rows) == PAIRED_CHUNK])
+        return self  # (a merged pairing is sent on: no range waits whole)
 
     def result(self) -> tuple[S.PairedAccumulator | S.AgreementAccumulator, None]:
-        return (self.agree if self.agree is not None else self.acc), None
+        if self.agree is not None:
+            return self.agree, None
+        self._sum(sorted(self.open))  # the last range, short of PAIRED_CHUNK rows
+        k = len(self.acc.tables)
+        self.acc.c10, self.acc.c01 = np.zeros((k, k)), np.zeros((k, k))
+        for r in sorted(self.sums):  # the ranges in order, as one pass over every row adds them
+            self.acc.c10 += self.sums[r][0]
+            self.acc.c01 += self.sums[r][1]
+        return self.acc, None
 
 
 def paired_pass(cfg: Config, by_file: dict[Path, list[ModelPass]], states: list[ModelPass], read: dict[Path, int],
@@ -1012,36 +1064,37 @@ def paired_pass(cfg: Config, by_file: dict[Path, list[ModelPass]], states: list[
 
 def _paired_in_memory(cfg: Config, models: list[ModelTable], rows: RowCodes,
                       lookups: dict[str, tuple[int, np.ndarray]]) -> tuple[S.PairedAccumulator | None, str | None]:
-    """The paired pass from the codes kept in pass 1: each chunk's table rows by lookup."""
+    """The paired pass from the codes kept in pass 1: each chunk's table rows by lookup, added to
+    the pairing in order (its sums by range of common rows, whatever the batches)."""
     if len(models) < 2:
         return None, None
     pairs = BinaryPairs(cfg, ([m.table for m in models], None))
-    acc, cuts = pairs.acc, pairs.cuts
+    cuts = pairs.cuts
     lengths = [y.shape[0] for y in rows.y]
     for m in models:
         if [c.shape[0] for c in rows.codes.get(m.name, [])] != lengths:
             raise AssertionError(f"codes of model '{m.name}' out of step with the labels")
 
-    def chunk_moments(piece: tuple[int, int]):
-        """Rows ``lo:lo + PAIRED_CHUNK`` of the i-th chunk: their table rows by lookup and their moments
-        (in a thread; bounded memory: a batch held whole is taken in pieces of :data:`PAIRED_CHUNK` rows)."""
+    def chunk_rows(piece: tuple[int, int]) -> tuple[list[np.ndarray], list[np.ndarray], np.ndarray]:
+        """Rows ``lo:lo + PAIRED_CHUNK`` of the i-th chunk: their table rows by lookup and whether
+        each model was right (in a thread; bounded memory: a batch held whole is taken in pieces)."""
         i, lo = piece
         part = slice(lo, lo + PAIRED_CHUNK)
         y = rows.y[i][part]
-        chunk_rows, right = [], []
+        found, right = [], []
         for m, ci in zip(models, cuts):
             qmin, lut = lookups[m.name]
             codes, shift = rows.codes[m.name][i][part], rows.base[m.name] - qmin
             r = lut[codes + shift if shift else codes]
-            chunk_rows.append(r)
+            found.append(r)
             right.append((r < ci) == y)  # by table row: a binned model decides per bin, as its metrics
-        return acc.moments(chunk_rows, right, y)
+        return found, right, y
 
     pieces = [(i, lo) for i, y in enumerate(rows.y) for lo in range(0, y.shape[0], PAIRED_CHUNK)]
-    for part in ordered_map(chunk_moments, pieces):
-        acc.add_moments(part)
+    for found, right, y in ordered_map(chunk_rows, pieces):
+        pairs.add_rows(found, right, y)
     rows.drop()
-    return acc, None
+    return pairs.result()
 
 
 # --------------------------------------------------------------------------------------

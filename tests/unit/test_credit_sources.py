@@ -193,13 +193,31 @@ def test_validate_checks_credit_values_and_passes_a_good_config(tmp_path: Path, 
     assert "cur.csv: column 'pd', row 7: PD 1.7 outside [0, 1]" in capsys.readouterr().err
     assert cli.main(["validate", str(_write(tmp_path, _frame()))]) == 0
     assert "credit section inputs checked (1 model(s), 40 current rows)" in capsys.readouterr().out
-    # a streamed run: validate checks the columns and the first batch of each file
+    # a streamed run on small inputs: validate checks every batch, as the run reads them
     assert cli.main(["validate", str(_write(tmp_path, _frame().drop(columns="pd"), engine="stream"))]) == 2
     assert "models[0].pd: column 'pd' not found" in capsys.readouterr().err
     assert cli.main(["validate", str(_write(tmp_path, bad, engine="stream"))]) == 2
     assert "cur.csv: column 'pd', row 7: PD 1.7 outside [0, 1]" in capsys.readouterr().err
     assert cli.main(["validate", str(_write(tmp_path, _frame(), engine="stream"))]) == 0
-    assert "first batch of each file valid (engine: stream" in capsys.readouterr().out
+    assert "credit section inputs checked (1 model(s), 40 current rows)" in capsys.readouterr().out
+
+
+def test_validate_of_large_streamed_inputs_checks_the_credit_columns_and_first_batches(tmp_path: Path, capsys,
+                                                                                        monkeypatch) -> None:
+    """Past SMALL_INPUT_BYTES a streamed validate reads no file whole: the section's columns and
+    the first batch of each file."""
+    import reportgen.io.files as files  # noqa: PLC0415
+    from reportgen import cli  # noqa: PLC0415
+
+    monkeypatch.setattr(files, "SMALL_INPUT_BYTES", 0)
+    for row, code in ((5, 2), (None, 0)):  # a bad PD in the first batch; none
+        frame = _frame()
+        if row is not None:
+            frame.loc[row, "pd"] = 1.7
+        assert cli.main(["validate", str(_write(tmp_path, frame, engine="stream"))]) == code
+    said = capsys.readouterr()
+    assert "cur.csv: column 'pd', row 7: PD 1.7 outside [0, 1]" in said.err
+    assert "first batch of each file valid (engine: stream" in said.out
 
 
 def test_sampling_weights_not_applied_is_a_run_warning(tmp_path: Path) -> None:
