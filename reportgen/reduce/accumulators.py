@@ -149,42 +149,70 @@ class DenseCounts:
 
 
 #: :class:`WeightMoments`: weights are summed exactly as integers in units of 2^-60, in four
-#: limbs of 35 bits (so a weight's square below 2^80: weights below 2^40 are pooled, ...).
+#: limbs of 35 bits (a weight below 2^40 fills the lower three: weights below 2^40 are pooled,
+#: ...), their squares in units of 2^-90 in six (a square below 2^80 fills the lower five), so the
+#: top limb of a row is 0 and every sum up to 2^44 rows fits.
 _LIMB_BITS, _LIMBS, _UNIT = 35, 4, 60
+_SQ_LIMBS, _SQ_UNIT = 6, 90
 _POOLABLE = 2.0 ** 40
-#: ... and not below 2^-30 (other than 0), so 30 bits of each weight at least are kept.
+#: ... and not below 2^-30 (other than 0), so 30 bits of each weight and of its square at least
+#: are kept (a square in units of 2^-60 kept none of a weight of 2^-30: their variance was lost).
 _FINEST = 2.0 ** -30
+#: A limb (below 2^35) split in 18 low and 17 high bits before it is multiplied or summed, so
+#: neither product nor sum leaves int64 (up to 2^44 rows; a cell of 2^28 rows overflowed whole).
+_LOW_BITS = 18
 
 
-def _limbs(v: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
-    """Shape (n, 4) int64: ``v`` (≥ 0, < 2^80) in units of 2^-60 (the rest dropped), 35 bits a
-    limb, least significant first, times ``rows`` if given. Every step is exact in float64."""
-    x = np.asarray(v, dtype=np.float64) * 2.0 ** _UNIT
-    out = np.empty((x.shape[0], _LIMBS), dtype=np.int64)
-    for k in range(_LIMBS - 1, 0, -1):
+def _limbs(v: np.ndarray, rows: np.ndarray | None = None, unit: int = _UNIT, n: int = _LIMBS) -> np.ndarray:
+    """Shape (values, ``n``) int64: ``v`` (≥ 0, < 2^(35·(n−1) − unit)) in units of 2^-``unit``
+    (the rest dropped), 35 bits a limb, least significant first, times ``rows`` if given (below
+    2^44). Every step is exact in float64."""
+    x = np.asarray(v, dtype=np.float64) * 2.0 ** unit
+    out = np.empty((x.shape[0], n), dtype=np.int64)
+    for k in range(n - 1, 0, -1):
         q = np.floor(x * 2.0 ** (-_LIMB_BITS * k))
         out[:, k] = q
         x = x - q * 2.0 ** (_LIMB_BITS * k)
     out[:, 0] = np.floor(x)
-    if rows is not None:
-        out *= np.asarray(rows, dtype=np.int64)[:, None]
+    if rows is None:
+        return _carried(out)
+    r = np.asarray(rows, dtype=np.int64)[:, None]
+    return _joined((out[:, :-1] & ((1 << _LOW_BITS) - 1)) * r, (out[:, :-1] >> _LOW_BITS) * r, out[:, -1] * r[:, 0])
+
+
+def _summed(limbs: np.ndarray, start: np.ndarray) -> np.ndarray:
+    """``np.add.reduceat`` of carried limbs over the runs beginning at ``start``, exactly (up to
+    2^44 entries a run: each limb's low and high bits summed apart)."""
+    low, high = limbs[:, :-1] & ((1 << _LOW_BITS) - 1), limbs[:, :-1] >> _LOW_BITS
+    return _joined(np.add.reduceat(low, start, axis=0), np.add.reduceat(high, start, axis=0),
+                   np.add.reduceat(limbs[:, -1], start, axis=0))
+
+
+def _joined(low: np.ndarray, high: np.ndarray, top: np.ndarray) -> np.ndarray:
+    """Carried limbs of ``Σ_k (low_k + high_k·2^18)·2^(35k)`` (k below the top limb) ``+ top·2^(35·last)``:
+    ``high_k·2^18`` is its low 17 bits times 2^18 in limb k and the rest in limb k + 1."""
+    out = np.empty((low.shape[0], low.shape[1] + 1), dtype=np.int64)
+    out[:, :-1] = low + ((high & ((1 << (_LIMB_BITS - _LOW_BITS)) - 1)) << _LOW_BITS)
+    out[:, -1] = top
+    out[:, 1:] += high >> (_LIMB_BITS - _LOW_BITS)
     return _carried(out)
 
 
 def _carried(limbs: np.ndarray) -> np.ndarray:
     """The same integers with every limb but the last below 2^35 (carries moved up)."""
-    for k in range(_LIMBS - 1):
+    for k in range(limbs.shape[1] - 1):
         carry = limbs[:, k] >> _LIMB_BITS
         limbs[:, k] -= carry << _LIMB_BITS
         limbs[:, k + 1] += carry
     return limbs
 
 
-def _value(limbs: np.ndarray) -> np.ndarray:
-    """The limbs as float64, added in one fixed order (a function of the integers alone)."""
+def _value(limbs: np.ndarray, unit: int = _UNIT) -> np.ndarray:
+    """The limbs (in units of 2^-``unit``) as float64, added in one fixed order (a function of the
+    integers alone)."""
     out = np.zeros(limbs.shape[0])
-    for k in range(_LIMBS - 1, -1, -1):
-        out += limbs[:, k].astype(np.float64) * 2.0 ** (_LIMB_BITS * k - _UNIT)
+    for k in range(limbs.shape[1] - 1, -1, -1):
+        out += limbs[:, k].astype(np.float64) * 2.0 ** (_LIMB_BITS * k - unit)
     return out
 
 
@@ -194,7 +222,7 @@ class WeightMoments:
 
     Keys: one model's raw score (:class:`CellCounter`), or every model's bin
     (:class:`JointCellCounter`, models sharing their weights). The sums are integers (units of
-    2^-60, :func:`_limbs`; each row's ``w²`` rounded once as float64), added exactly, so they do
+    2^-60 and 2^-90, :func:`_limbs`; each row's ``w²`` rounded once as float64), added exactly, so they do
     not depend on the order or chunking of the rows: every engine holds the same moments, and
     the same pooled cells to the bit.
     """
@@ -203,7 +231,7 @@ class WeightMoments:
     y: np.ndarray  # shape (k,) bool
     rows: np.ndarray  # shape (k,) int64
     s1: np.ndarray  # shape (k, 4) int64 limbs of Σw
-    s2: np.ndarray  # shape (k, 4) int64 limbs of Σw²
+    s2: np.ndarray  # shape (k, 6) int64 limbs of Σw² (units of 2^-90)
 
     @property
     def n_cells(self) -> int:
@@ -215,7 +243,8 @@ class WeightMoments:
         is too large or too small to pool (outside [2^-30, 2^40), 0 aside)."""
         if w.shape[0] and (float(w.max()) >= _POOLABLE or float(np.min(w, initial=1.0, where=w > 0)) < _FINEST):
             return None
-        return WeightMoments.pooled(np.asarray(keys, dtype=np.float64), y, rows, _limbs(w, rows), _limbs(w * w, rows))
+        return WeightMoments.pooled(np.asarray(keys, dtype=np.float64), y, rows, _limbs(w, rows),
+                                    _limbs(w * w, rows, _SQ_UNIT, _SQ_LIMBS))
 
     @staticmethod
     def pooled(keys: np.ndarray, y: np.ndarray, rows: np.ndarray, s1: np.ndarray, s2: np.ndarray) -> WeightMoments:
@@ -231,8 +260,7 @@ class WeightMoments:
         new[1:] = (yy[1:] != yy[:-1]) | np.any(kk[:, 1:] != kk[:, :-1], axis=0)
         start = np.flatnonzero(new)
         return WeightMoments(kk[:, start], yy[start], np.add.reduceat(rows[order], start),
-                             _carried(np.add.reduceat(s1[order], start, axis=0)),
-                             _carried(np.add.reduceat(s2[order], start, axis=0)))
+                             _summed(s1[order], start), _summed(s2[order], start))
 
     @staticmethod
     def merged(parts: list[WeightMoments]) -> WeightMoments:
@@ -246,7 +274,7 @@ class WeightMoments:
         order = np.lexsort((*codes[::-1], ~self.y))
         rows = self.rows[order]
         mean = _value(self.s1[order]) / rows
-        var = np.maximum(_value(self.s2[order]) / rows - mean * mean, 0.0)
+        var = np.maximum(_value(self.s2[order], _SQ_UNIT) / rows - mean * mean, 0.0)
         return WeightCells(codes[:, order], self.y[order], np.tile(mean, (codes.shape[0], 1)), rows, luts, var)
 
 

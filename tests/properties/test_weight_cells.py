@@ -692,3 +692,25 @@ def test_joint_cells_past_the_cap_pool_only_shared_weights(monkeypatch):
             np.testing.assert_array_equal(getattr(got, name), getattr(one, name))
     assert int(one.rows.sum()) == s.shape[0]
     assert counted(np.array_split(order, 7), [w, w * 1.5]) is None
+
+
+def test_weight_moments_keep_large_cells_and_the_variance_of_small_weights():
+    """Two limits of the integer moments: a cell of 2^29 rows (one score, class and weight, at
+    scale) overflowed int64 when its limbs were multiplied by its rows (Σw 161061257.6 for
+    161061273.6); and squares in units of 2^-60 kept no bit of a weight near 2^-30, so the pooled
+    variance of weights in [2^-29, 2^-28] came out 0 (−9 % at 2^-27)."""
+    import reportgen.reduce.accumulators as S  # noqa: PLC0415
+
+    big = S.WeightMoments.of(np.zeros((1, 2)), np.array([True, True]), np.array([0.3, 1.0 / 3.0]),
+                             np.array([2**29, 2**40]))
+    c = big.cells(np.zeros((1, 1), dtype=np.int64))
+    want = 0.3 * 2**29 + 2**40 / 3.0
+    assert c.rows[0] == 2**29 + 2**40 and c.w[0, 0] * c.rows[0] == pytest.approx(want, rel=1e-14)
+    assert c.var[0] == pytest.approx((0.09 * 2**29 + 2**40 / 9.0) / c.rows[0] - (want / c.rows[0]) ** 2, rel=1e-6)
+    rng = np.random.default_rng(46)
+    for lo in (-29, -27, -20):
+        w = rng.uniform(2.0**lo, 2.0 ** (lo + 1), 20_000)
+        m = S.WeightMoments.of(np.zeros((1, w.shape[0])), np.ones(w.shape[0], dtype=bool), w, np.ones(w.shape[0], dtype=np.int64))
+        pooled = m.cells(np.zeros((1, 1), dtype=np.int64))
+        assert pooled.var[0] == pytest.approx(float(np.var(w)), rel=1e-6)
+        assert pooled.w[0, 0] == pytest.approx(float(np.mean(w)), rel=1e-12)
