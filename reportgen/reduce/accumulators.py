@@ -216,6 +216,10 @@ def _value(limbs: np.ndarray, unit: int = _UNIT) -> np.ndarray:
     return out
 
 
+#: Rows (or cells) turned into :class:`WeightMoments` at once: their limbs take ~100 bytes a row.
+_MOMENT_SLICE = 1 << 20
+
+
 @dataclass(frozen=True, slots=True, eq=False)
 class WeightMoments:
     """Weighted rows pooled per (keys, class): rows, Σw and Σw² — the weight cells past the cap.
@@ -243,8 +247,12 @@ class WeightMoments:
         is too large or too small to pool (outside [2^-30, 2^40), 0 aside)."""
         if w.shape[0] and (float(w.max()) >= _POOLABLE or float(np.min(w, initial=1.0, where=w > 0)) < _FINEST):
             return None
-        return WeightMoments.pooled(np.asarray(keys, dtype=np.float64), y, rows, _limbs(w, rows),
-                                    _limbs(w * w, rows, _SQ_UNIT, _SQ_LIMBS))
+        keys = np.asarray(keys, dtype=np.float64)
+        if y.shape[0] > _MOMENT_SLICE:  # slice by slice (the sums are exact: the same integers), bounded memory
+            return WeightMoments.merged([WeightMoments.of(keys[:, i : i + _MOMENT_SLICE], y[i : i + _MOMENT_SLICE],
+                                                          w[i : i + _MOMENT_SLICE], rows[i : i + _MOMENT_SLICE])
+                                         for i in range(0, y.shape[0], _MOMENT_SLICE)])
+        return WeightMoments.pooled(keys, y, rows, _limbs(w, rows), _limbs(w * w, rows, _SQ_UNIT, _SQ_LIMBS))
 
     @staticmethod
     def pooled(keys: np.ndarray, y: np.ndarray, rows: np.ndarray, s1: np.ndarray, s2: np.ndarray) -> WeightMoments:

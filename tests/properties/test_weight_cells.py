@@ -714,3 +714,16 @@ def test_weight_moments_keep_large_cells_and_the_variance_of_small_weights():
         pooled = m.cells(np.zeros((1, 1), dtype=np.int64))
         assert pooled.var[0] == pytest.approx(float(np.var(w)), rel=1e-6)
         assert pooled.w[0, 0] == pytest.approx(float(np.mean(w)), rel=1e-12)
+
+
+def test_weight_moments_taken_slice_by_slice_are_the_same_integers(monkeypatch):
+    """Rows turned into moments in slices (bounded memory) give the same exact sums."""
+    import reportgen.reduce.accumulators as S  # noqa: PLC0415
+
+    s, y, w = _sample(46, 3000, "continuous")
+    whole = S.WeightMoments.of(s[None, :], y, w, np.ones(s.shape[0], dtype=np.int64))
+    monkeypatch.setattr(S, "_MOMENT_SLICE", 97)
+    sliced = S.WeightMoments.of(s[None, :], y, w, np.ones(s.shape[0], dtype=np.int64))
+    assert whole is not None and sliced is not None
+    for name in ("keys", "y", "rows", "s1", "s2"):
+        np.testing.assert_array_equal(getattr(sliced, name), getattr(whole, name))
