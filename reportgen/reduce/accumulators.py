@@ -416,6 +416,8 @@ class JointCellCounter(CellCounter):
     """
 
     def __init__(self, luts: list[np.ndarray] | None = None) -> None:
+        # cells are binned before they can pass the cap, so every engine pools binned codes
+        assert JOINT_EXACT_CELLS <= MAX_WEIGHT_CELLS, "the joint binning cap must not exceed the pooling cap"
         super().__init__(pool=True)
         self.luts = luts
         self.binned = False

@@ -522,38 +522,47 @@ def test_pooled_joint_cells_pair_the_rows(monkeypatch):
     assert not IV.weighted_joint_bootstrap(own, tables, [0.5, 0.5], [None, None], 20, np.random.default_rng(0)).pooled
 
 
-def test_pooled_intervals_are_the_same_in_every_engine(monkeypatch, tmp_path, scheduler):
-    """End to end with continuous weights past the (lowered) exact cap: memory, stream (several
-    batches) and dask give the same metrics.json, the pooled methods stated and worded."""
+def _two_weighted_models_in_three_engines(tmp_path, scheduler, seed: int, n: int, b_decimals: int):
+    """Two models of continuous-weight rows (one ``weight:`` column, an approval rate) run by
+    memory, stream (1,000-row batches) and dask: each engine's metrics.json minus the run block,
+    and memory's result."""
     import json  # noqa: PLC0415
 
     import pandas as pd  # noqa: PLC0415
     import yaml  # noqa: PLC0415
 
-    from reportgen import wording  # noqa: PLC0415
     from reportgen.config import load_config  # noqa: PLC0415
-    from reportgen.engine import approval as AP  # noqa: PLC0415
     from reportgen.pipeline import analyse  # noqa: PLC0415
 
-    s, y, w = _sample(32, 3000, "continuous")
-    rng = np.random.default_rng(33)
-    pd.DataFrame({"y": y.astype(int), "a": s, "b": np.round(np.clip(s + rng.normal(0, 0.1, s.shape[0]), 0, 1), 3),
-                  "w": w}).to_csv(tmp_path / "d.csv", index=False)
+    s, y, w = _sample(seed, n, "continuous")
+    rng = np.random.default_rng(seed + 1)
+    b = np.round(np.clip(s + rng.normal(0, 0.1, s.shape[0]), 0, 1), b_decimals)
+    pd.DataFrame({"y": y.astype(int), "a": s, "b": b, "w": w}).to_csv(tmp_path / "d.csv", index=False)
     (tmp_path / "c.yaml").write_text(yaml.safe_dump({
         "title": "t", "label": "y", "weight": "w", "threshold": 0.5, "bootstrap": {"resamples": 60, "seed": 3},
         "approval_rates": [0.7],
         "models": [{"name": "a", "file": str(tmp_path / "d.csv"), "score": "a"},
                    {"name": "b", "file": str(tmp_path / "d.csv"), "score": "b"}]}))
-    monkeypatch.setattr(IV, "EXACT_WEIGHT_CELLS", 200)
-    monkeypatch.setattr(AP, "EXACT_WEIGHT_CELLS", 200)
-    docs = {}
+    docs, results = {}, {}
     for engine, over in (("memory", {}), ("stream", {"stream": {"batch_rows": 1000}}),
                          ("dask", {"stream": {"batch_rows": 1000}, "scheduler": scheduler})):
         cfg, path = load_config(tmp_path / "c.yaml")
-        result = analyse(cfg.with_overrides(engine=engine, **over), path)
-        doc = json.loads(json.dumps(result.to_json()))
+        results[engine] = analyse(cfg.with_overrides(engine=engine, **over), path)
+        doc = json.loads(json.dumps(results[engine].to_json()))
         doc.pop("run")
         docs[engine] = doc
+    return docs, results["memory"]
+
+
+def test_pooled_intervals_are_the_same_in_every_engine(monkeypatch, tmp_path, scheduler):
+    """End to end with continuous weights past the (lowered) exact cap: memory, stream (several
+    batches) and dask give the same metrics.json, the pooled methods stated and worded."""
+    from reportgen import wording  # noqa: PLC0415
+    from reportgen.engine import approval as AP  # noqa: PLC0415
+
+    monkeypatch.setattr(IV, "EXACT_WEIGHT_CELLS", 200)
+    monkeypatch.setattr(AP, "EXACT_WEIGHT_CELLS", 200)
+    docs, result = _two_weighted_models_in_three_engines(tmp_path, scheduler, 32, 3000, 3)
     assert docs["memory"] == docs["stream"] == docs["dask"]
     models, c = docs["memory"]["models"], docs["memory"]["comparisons"][0]
     assert {m["ci_method"]["roc_auc"] for m in models.values()} == {IV.WEIGHTED_POOLED_BOOTSTRAP}
@@ -619,34 +628,12 @@ def test_weight_moments_are_exact_integer_sums_whatever_the_chunking(monkeypatch
 def test_model_intervals_past_the_cap_are_the_same_in_every_engine(monkeypatch, tmp_path, scheduler):
     """Past the (lowered) caps, continuous weights: each model's moments and the pair's pooled joint
     cells give intervals, the verdict's test and the approval interval, the same in every engine."""
-    import json  # noqa: PLC0415
-
-    import pandas as pd  # noqa: PLC0415
-    import yaml  # noqa: PLC0415
-
     import reportgen.reduce.accumulators as S  # noqa: PLC0415
-    from reportgen.config import load_config  # noqa: PLC0415
     from reportgen.engine import approval as AP  # noqa: PLC0415
-    from reportgen.pipeline import analyse  # noqa: PLC0415
 
-    s, y, w = _sample(42, 5000, "continuous")
-    rng = np.random.default_rng(43)
-    pd.DataFrame({"y": y.astype(int), "a": s, "b": np.round(np.clip(s + rng.normal(0, 0.1, s.shape[0]), 0, 1), 2),
-                  "w": w}).to_csv(tmp_path / "d.csv", index=False)
-    (tmp_path / "c.yaml").write_text(yaml.safe_dump({
-        "title": "t", "label": "y", "weight": "w", "threshold": 0.5, "bootstrap": {"resamples": 60, "seed": 3},
-        "approval_rates": [0.7],
-        "models": [{"name": "a", "file": str(tmp_path / "d.csv"), "score": "a"},
-                   {"name": "b", "file": str(tmp_path / "d.csv"), "score": "b"}]}))
     monkeypatch.setattr(S, "MAX_WEIGHT_CELLS", 3000)
     monkeypatch.setattr(S, "JOINT_EXACT_CELLS", 300)
-    docs = {}
-    for engine, over in (("memory", {}), ("stream", {"stream": {"batch_rows": 1000}}),
-                         ("dask", {"stream": {"batch_rows": 1000}, "scheduler": scheduler})):
-        cfg, path = load_config(tmp_path / "c.yaml")
-        doc = json.loads(json.dumps(analyse(cfg.with_overrides(engine=engine, **over), path).to_json()))
-        doc.pop("run")
-        docs[engine] = doc
+    docs, _ = _two_weighted_models_in_three_engines(tmp_path, scheduler, 42, 5000, 2)
     assert docs["memory"] == docs["stream"] == docs["dask"]
     for m in docs["memory"]["models"].values():
         assert m["ci_method"]["roc_auc"] == IV.WEIGHTED_POOLED_BOOTSTRAP and m["ci"]["roc_auc"]
