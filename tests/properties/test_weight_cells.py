@@ -152,15 +152,21 @@ def test_quantiles_agree_with_a_brute_force_weighted_row_bootstrap(weights="cont
     _assert_quantiles_agree(mine, oracle, R)
 
 
-def test_joint_cells_pair_the_rows():
-    """The paired draw: a difference of two models on the joint cells has the paired row bootstrap's
-    spread (much smaller than the unpaired one when the models agree), against scikit-learn."""
-    s, y, w = _sample(5, 400)
-    rng = np.random.default_rng(6)
+def _paired_sample(seed: int, n: int, weights: str = "few"):
+    """A second model close to the first (seed + 1 for its noise), both tables on one weight
+    column, their joint cells: (s, s2, y, w, tables, codes, cells)."""
+    s, y, w = _sample(seed, n, weights)
+    rng = np.random.default_rng(seed + 1)
     s2 = np.round(np.clip(s + rng.normal(0, 0.05, s.shape[0]), 0, 1), 2)
     tables = [build_table(s, y, w), build_table(s2, y, w)]
     codes = np.stack([row_groups(t, x) for t, x in zip(tables, (s, s2))])
-    cells = IV.count_cells(codes, y, np.stack([w, w]))
+    return s, s2, y, w, tables, codes, IV.count_cells(codes, y, np.stack([w, w]))
+
+
+def test_joint_cells_pair_the_rows():
+    """The paired draw: a difference of two models on the joint cells has the paired row bootstrap's
+    spread (much smaller than the unpaired one when the models agree), against scikit-learn."""
+    s, s2, y, w, tables, codes, cells = _paired_sample(5, 400)
     R = 2000
     got = IV.weighted_joint_bootstrap(cells, tables, [0.5, 0.5], [None, None], R, np.random.default_rng(1)).samples
     diff = got[:, 0, _M["roc_auc"]] - got[:, 1, _M["roc_auc"]]
@@ -507,12 +513,7 @@ def test_pooled_joint_cells_pair_the_rows(monkeypatch):
     """The paired draw on pooled joint cells (shared weights): the AUC difference's spread is the
     paired row bootstrap's; per-model weights that differ are never pooled."""
     monkeypatch.setattr(IV, "EXACT_WEIGHT_CELLS", 10)
-    s, y, w = _sample(28, 1200, "continuous")
-    rng = np.random.default_rng(29)
-    s2 = np.round(np.clip(s + rng.normal(0, 0.05, s.shape[0]), 0, 1), 2)
-    tables = [build_table(s, y, w), build_table(s2, y, w)]
-    codes = np.stack([row_groups(t, x) for t, x in zip(tables, (s, s2))])
-    cells = IV.count_cells(codes, y, np.stack([w, w]))
+    s, s2, y, w, tables, codes, cells = _paired_sample(28, 1200, "continuous")
     R = 2000
     got = IV.weighted_joint_bootstrap(cells, tables, [0.5, 0.5], [None, None], R, np.random.default_rng(30))
     assert got.pooled and IV.weighted_joint_method(got) == IV.WEIGHTED_JOINT_POOLED_BOOTSTRAP
