@@ -18,7 +18,7 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter, PercentFormatter
 
-from reportgen.figures import MUTED, STYLE, safe_text
+from reportgen.figures import MUTED, STYLE, new_figure, safe_text
 from reportgen.results import CreditModel
 
 __all__ = ["KEY_PREFIX", "credit_figure", "figure_table", "panel_keys"]
@@ -121,8 +121,8 @@ def credit_figure(m: CreditModel, colour: str) -> Figure | None:
     if not keys:
         return None
     rows, cols = (2, 2) if len(keys) == 4 else (1, len(keys))
+    fig = new_figure(3.4 * cols + 0.2, 2.7 * rows + 0.2)
     with matplotlib.rc_context(STYLE):
-        fig = Figure(figsize=(3.4 * cols + 0.2, 2.7 * rows + 0.2), dpi=100, layout="constrained")
         for ax, key in zip(np.atleast_1d(fig.subplots(rows, cols)).ravel(), keys, strict=True):
             _PANELS[key](ax, m, colour)
         fig.suptitle(safe_text(m.model), fontsize=9, fontweight="bold")

@@ -29,6 +29,7 @@ import math
 import os
 import re
 import sys
+import threading
 import warnings
 from collections.abc import Iterator, Sequence
 from typing import Any
@@ -160,10 +161,97 @@ def _matplotlib_notes() -> Iterator[None]:
             log.warning("figure: %s", text)
 
 
-def _figure(width: float, height: float) -> Figure:
+class _SizeOnly(Exception):
+    """What :func:`new_figure` raises while :func:`figure_sizes` runs: the size asked for
+    (``args``: width, height in inches); the figure is not made, let alone drawn."""
+
+
+#: ``active`` while :func:`figure_sizes` asks the figure functions of this thread for their sizes.
+_SIZING = threading.local()
+
+
+def new_figure(width: float, height: float) -> Figure:
+    """A report figure: ``width`` × ``height`` inches, constrained layout, the report's style.
+
+    Every figure function makes its figure here, once it knows its size and before it draws
+    anything, so :func:`figure_sizes` can learn the size of every figure of a report by
+    calling the functions with this raising :class:`_SizeOnly` (a few milliseconds for all)."""
+    if getattr(_SIZING, "active", False):
+        raise _SizeOnly(width, height)
     with matplotlib.rc_context(STYLE):
         fig = Figure(figsize=(width, height), dpi=100, layout="constrained")
     return fig
+
+
+def _sizes_of(fn, result: ComparisonResult, palette: Sequence[str]) -> list[tuple[float, float]] | None:
+    """The sizes (inches) of the figures the figure-table entry ``fn`` draws: one, none (not
+    applicable), or one per part of a figure in parts (:func:`_parts`); None when ``fn`` made a
+    figure without :func:`new_figure` (its size is not known before it is drawn)."""
+    part = getattr(fn, "part", None)
+    calls = itertools.count() if part is not None else iter([None])
+    sizes: list[tuple[float, float]] = []
+    for i in calls:
+        try:
+            fig = fn(result, palette) if part is None else part(result, palette, i)
+        except _SizeOnly as asked:
+            sizes.append((float(asked.args[0]), float(asked.args[1])))
+            continue
+        if fig is not None:
+            return None
+        break
+    return sizes
+
+
+def figure_sizes(table: dict[str, Any], result: ComparisonResult, palette: Sequence[str] = PALETTE
+                 ) -> dict[str, list[tuple[float, float]]] | None:
+    """Each figure-table entry's figure sizes (:func:`_sizes_of`), in table order, without
+    drawing anything; None if some entry's cannot be known (or its function fails: it fails
+    again when drawn, where a figure's error is reported). A figure function's warnings while it
+    is only sized are dropped (it gives them again when it draws)."""
+    global _NOTES
+    out: dict[str, list[tuple[float, float]]] = {}
+    saved, _NOTES = _NOTES, []
+    _SIZING.active = True
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            for key, fn in table.items():
+                try:
+                    sizes = _sizes_of(fn, result, palette)
+                except Exception:  # noqa: BLE001  (raised again where it is drawn, as without sizing)
+                    return None
+                if sizes is None:
+                    return None
+                out[key] = sizes
+    finally:
+        _SIZING.active = False
+        _NOTES = saved
+    return out
+
+
+def _pt(x: float) -> str:
+    """A length in pt as matplotlib's SVG backend writes the figure's width and height."""
+    return f"{x:f}".rstrip("0").rstrip(".")
+
+
+def pending_svg(number: int, width: float, height: float) -> str:
+    """What stands in for a figure still being drawn: an empty SVG of the figure's size, with the
+    root matplotlib writes (width and height in pt, the same viewBox), so a page laid out with
+    it is laid out as with the drawing; ``number`` (the figure's place in the report) makes it
+    unique, so it can be found and replaced."""
+    w, h = _pt(width * 72), _pt(height * 72)
+    return (f'<svg xmlns:xlink="http://www.w3.org/1999/xlink" width="{w}pt" height="{h}pt" viewBox="0 0 {w} {h}" '
+            f'xmlns="http://www.w3.org/2000/svg" version="1.1" id="reportgen-pending-{number}"></svg>')
+
+
+_ROOT_SIZE = re.compile(r'\s(width|height|viewBox)="([^"]*)"')
+
+
+def svg_size(svg: str) -> tuple[str, ...]:
+    """The width, height and viewBox an SVG's root states (as written): what a page's layout
+    takes from a figure."""
+    end = svg.find(">")
+    return tuple(f"{k}={v}" for k, v in _ROOT_SIZE.findall(svg[:end]))
 
 
 def to_svg(fig: Figure) -> str:
@@ -365,7 +453,7 @@ def _fmt(v: float | None, digits: int = 3, key: str | None = None) -> str:
 @_apply_style
 def roc_figure(result: ComparisonResult, palette: Sequence[str] = PALETTE) -> Figure:
     """Overlaid ROC curves, chance diagonal, operating point at the decision threshold."""
-    fig = _figure(HALF_WIDTH, 3.0 + _legend_height(len(result.models) + 2))
+    fig = new_figure(HALF_WIDTH, 3.0 + _legend_height(len(result.models) + 2))
     ax = fig.add_subplot()
     col = colours(list(result.models), palette)
     shown = figure_names(list(result.models))
@@ -395,7 +483,7 @@ ISO_F1_LABEL_AT = 0.97
 @_apply_style
 def pr_figure(result: ComparisonResult, palette: Sequence[str] = PALETTE) -> Figure:
     """Overlaid precision–recall curves with the prevalence baseline and iso-F1 lines."""
-    fig = _figure(HALF_WIDTH, 3.0 + _legend_height(len(result.models) + 1))
+    fig = new_figure(HALF_WIDTH, 3.0 + _legend_height(len(result.models) + 1))
     ax = fig.add_subplot()
     col = colours(list(result.models), palette)
     shown = figure_names(list(result.models))
@@ -429,7 +517,7 @@ def pr_figure(result: ComparisonResult, palette: Sequence[str] = PALETTE) -> Fig
 @_apply_style
 def cost_figure(result: ComparisonResult, palette: Sequence[str] = PALETTE) -> Figure:
     """Drummond–Holte cost curves: lower envelopes, trivial classifiers, the operating condition."""
-    fig = _figure(HALF_WIDTH, 3.0 + _legend_height(len(result.models) + 3))
+    fig = new_figure(HALF_WIDTH, 3.0 + _legend_height(len(result.models) + 3))
     ax = fig.add_subplot()
     col = colours(list(result.models), palette)
     shown = figure_names(list(result.models))
@@ -465,7 +553,7 @@ PREVALENCE_CRITERIA = ("f1", "mcc", "balanced_accuracy", "expected_cost")
 def threshold_figure(result: ComparisonResult, palette: Sequence[str] = PALETTE) -> Figure:
     """F1, MCC, kappa and balanced accuracy against the threshold, with the decision threshold."""
     ncols = 3
-    fig = _figure(FULL_WIDTH, 4.6 + _legend_height(len(result.models), ncols))
+    fig = new_figure(FULL_WIDTH, 4.6 + _legend_height(len(result.models), ncols))
     axes = fig.subplots(2, 2, sharex=False)
     col = colours(list(result.models), palette)
     shown = figure_names(list(result.models))
@@ -496,7 +584,7 @@ def ks_figure(result: ComparisonResult, palette: Sequence[str] = PALETTE) -> Fig
     n = len(names)
     cols = min(3, n)
     rows = math.ceil(n / cols)
-    fig = _figure(FULL_WIDTH, 2.4 * rows + 0.3)
+    fig = new_figure(FULL_WIDTH, 2.4 * rows + 0.3)
     axes = np.atleast_1d(fig.subplots(rows, cols, squeeze=False)).ravel()
     col = colours(names, palette)
     shown = figure_names(names)
@@ -524,7 +612,7 @@ def ks_figure(result: ComparisonResult, palette: Sequence[str] = PALETTE) -> Fig
 @_apply_style
 def gains_figure(result: ComparisonResult, palette: Sequence[str] = PALETTE) -> Figure:
     """Cumulative gains: share of positives captured against the share of rows taken."""
-    fig = _figure(HALF_WIDTH, 3.0 + _legend_height(len(result.models) + 2))
+    fig = new_figure(HALF_WIDTH, 3.0 + _legend_height(len(result.models) + 2))
     ax = fig.add_subplot()
     col = colours(list(result.models), palette)
     shown = figure_names(list(result.models))
@@ -547,7 +635,7 @@ def calibration_figure(result: ComparisonResult, palette: Sequence[str] = PALETT
     models = {n: m for n, m in result.models.items() if m.curves.calibration is not None}
     if not models:
         return None
-    fig = _figure(HALF_WIDTH, 3.0 + _legend_height(len(models) + 1))
+    fig = new_figure(HALF_WIDTH, 3.0 + _legend_height(len(models) + 1))
     ax = fig.add_subplot()
     col = colours(list(result.models), palette)
     shown = figure_names(list(result.models))
@@ -571,7 +659,7 @@ def distribution_figure(result: ComparisonResult, palette: Sequence[str] = PALET
     n = len(names)
     cols = min(3, n)
     rows = math.ceil(n / cols)
-    fig = _figure(FULL_WIDTH, 2.3 * rows + 0.3)
+    fig = new_figure(FULL_WIDTH, 2.3 * rows + 0.3)
     axes = np.atleast_1d(fig.subplots(rows, cols, squeeze=False)).ravel()
     col = colours(names, palette)
     shown = figure_names(names)
@@ -607,7 +695,7 @@ def forest_figure(result: ComparisonResult, palette: Sequence[str] = PALETTE) ->
     if not comps:
         return None
     metric = result.run.primary_metric
-    fig = _figure(FULL_WIDTH * 0.8, 0.4 * len(comps) + 1.1)
+    fig = new_figure(FULL_WIDTH * 0.8, 0.4 * len(comps) + 1.1)
     ax = fig.add_subplot()
     col = colours(list(result.models), palette)
     shown = figure_names(list(result.models))
@@ -655,7 +743,7 @@ def prevalence_figure(result: ComparisonResult, palette: Sequence[str] = PALETTE
     n = len(models)
     cols = min(3, n)
     rows = math.ceil(n / cols)
-    fig = _figure(FULL_WIDTH, 2.5 * rows + 0.5 + _legend_height(len(crits), len(crits)))
+    fig = new_figure(FULL_WIDTH, 2.5 * rows + 0.5 + _legend_height(len(crits), len(crits)))
     axes = np.atleast_1d(fig.subplots(rows, cols, squeeze=False)).ravel()
     col = colours(list(result.models), palette)
     shown = figure_names(list(result.models))
@@ -700,7 +788,7 @@ def _class_panels(result: ComparisonResult, kind: str, palette: Sequence[str], p
     cols = min(3, len(panels))
     rows = math.ceil(len(panels) / cols)
     ncols = 4
-    fig = _figure(FULL_WIDTH, 2.35 * rows + 0.3 + (_legend_height(len(curves), ncols) if kind != "roc" else 0))
+    fig = new_figure(FULL_WIDTH, 2.35 * rows + 0.3 + (_legend_height(len(curves), ncols) if kind != "roc" else 0))
     axes = np.atleast_1d(fig.subplots(rows, cols, squeeze=False)).ravel()
     col = colours(list(result.models), palette)
     shown = figure_names(list(result.models))
@@ -756,6 +844,7 @@ def _parts(fn):
         return out
 
     all_parts.__name__ = fn.__name__ + "_parts"
+    all_parts.part = fn  # type: ignore[attr-defined]  (one part: figure_sizes asks it part by part)
     return all_parts
 
 
@@ -939,6 +1028,20 @@ class Drawing:
                 out[key if j == 0 else f"{key}_{j + 1}"] = svg
         return out
 
+    def pending(self) -> dict[str, str] | None:
+        """What stands in for each figure while it is drawn (:func:`pending_svg`), keyed as
+        calling the drawing keys the drawn figures, without drawing any; None when some
+        figure's size cannot be known before it is drawn (:func:`figure_sizes`)."""
+        _, result, palette = _SHARED[self.token]
+        sizes = figure_sizes(self.table, result, palette)
+        if sizes is None:
+            return None
+        out: dict[str, str] = {}
+        for key in self.keys:
+            for j, (w, h) in enumerate(sizes[key]):
+                out[key if j == 0 else f"{key}_{j + 1}"] = pending_svg(len(out), w, h)
+        return out
+
     def cancel(self) -> None:
         """Stop the workers (figures not yet drawn are dropped) and forget the result."""
         if self._pool is not None:
@@ -970,5 +1073,5 @@ def model_colours(result: ComparisonResult, palette: Sequence[str] = PALETTE) ->
     return colours(list(result.models), palette)
 
 
-__all__ = ["render_figures", "start_figures", "Drawing", "FIGURE_PROCESSES", "FIGURES", "PALETTE", "safe_text", "to_svg", "lean_svg", "lean_svgs", "pdf_svg", "pdf_figures", "model_colours", "model_keys", "uses_keys",
+__all__ = ["render_figures", "start_figures", "Drawing", "new_figure", "figure_sizes", "pending_svg", "svg_size", "FIGURE_PROCESSES", "FIGURES", "PALETTE", "safe_text", "to_svg", "lean_svg", "lean_svgs", "pdf_svg", "pdf_figures", "model_colours", "model_keys", "uses_keys",
            "figure_names", "MIN_POINTS", "HALF_WIDTH", "FULL_WIDTH", "KEY_AFTER", "ModelResult"]

@@ -23,7 +23,7 @@ import re
 import stat
 import traceback
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from datetime import datetime
@@ -50,6 +50,8 @@ from reportgen.smallfiles import read_user_file
 from reportgen.wording import approval_view, comparison_notes, interval_kind, interval_methods, per_class_interval_note, verdict
 from reportgen.wording import optimum_label, undefined_of
 from reportgen.wording import rule as model_rule
+
+log = logging.getLogger(__name__)
 
 FORMATS = ("html", "pdf", "json", "csv", "xlsx")
 
@@ -476,6 +478,16 @@ def build_view(result: ComparisonResult, theme: Theme = Theme()) -> dict[str, An
     The figures, the credit section's among them, are drawn (in worker processes,
     :class:`reportgen.figures.Drawing`) while the tables of the view are built, and collected
     before the credit section's view, which holds its figures."""
+    drawing = _start_drawing(result, theme)
+    try:
+        return _build_view(result, theme, drawing)
+    finally:
+        drawing.cancel()
+
+
+def _start_drawing(result: ComparisonResult, theme: Theme) -> Any:
+    """The report's figures, the credit section's among them, set drawing in worker processes
+    (:class:`reportgen.figures.Drawing`)."""
     import reportgen.figures as figures  # noqa: PLC0415  (figures are only needed to render)
 
     import reportgen.credit_figures as credit_figures  # noqa: PLC0415  (likewise)
@@ -483,11 +495,70 @@ def build_view(result: ComparisonResult, theme: Theme = Theme()) -> dict[str, An
     palette = theme.palette or figures.PALETTE
     credit = {} if result.credit is None else credit_figures.figure_table(
         dict(result.credit.models), figures.colours(list(result.models), palette))
-    drawing = figures.start_figures(result, palette, extra=credit)
-    try:
-        return _build_view(result, theme, drawing)
-    finally:
-        drawing.cancel()
+    return figures.start_figures(result, palette, extra=credit)
+
+
+class ViewInProgress:
+    """A report's view (:func:`build_view`) whose figures are still being drawn (:func:`start_view`).
+
+    ``view`` holds, where each figure goes, an empty SVG of its size
+    (:func:`reportgen.figures.pending_svg`), so the PDF's page can be laid out while the
+    figures are drawn; :meth:`drawn` waits for the drawings, :meth:`fill` puts them into a page.
+    When the figures' sizes cannot be known before they are drawn, ``view`` is built with the
+    drawings, as :func:`build_view` builds it, and there is nothing to fill.
+    """
+
+    def __init__(self, result: ComparisonResult, theme: Theme) -> None:
+        self._result, self._theme = result, theme
+        self._drawing = _start_drawing(result, theme)
+        self._drawn: dict[str, str] | None = None
+        #: True once :meth:`drawn` found a figure drawn that was not foreseen, or the reverse:
+        #: ``view`` was then built again with the drawings (a page made before must be made again)
+        self.remade = False
+        try:
+            self._pending = self._drawing.pending() or {}
+            pending = dict(self._pending)
+            self.view = _build_view(result, theme, (lambda: pending) if self._pending else self._drawing)
+        except BaseException:
+            self.close()
+            raise
+        if not self._pending:
+            self.close()
+
+    def drawn(self) -> dict[str, str]:
+        """Each figure's stand-in SVG → its drawing, once every figure is drawn (waits for them)."""
+        if self._drawn is None:
+            if not self._pending:
+                self._drawn = {}
+                return self._drawn
+            try:
+                svgs = self._drawing()
+            finally:
+                self.close()
+            if list(svgs) != list(self._pending):
+                log.debug("figures: drawn %s, foreseen %s: the view is built again", list(svgs), list(self._pending))
+                self.view = _build_view(self._result, self._theme, lambda: svgs)
+                self.remade = True
+                self._drawn = {}
+            else:
+                self._drawn = {self._pending[k]: svgs[k] for k in svgs}
+        return self._drawn
+
+    def fill(self, page: str) -> str:
+        """``page`` (rendered from ``view``) with the drawings in place of their stand-ins."""
+        for pending, svg in self.drawn().items():
+            page = page.replace(pending, svg)
+        return page
+
+    def close(self) -> None:
+        """Stop the figures' workers (figures not yet drawn are dropped)."""
+        self._drawing.cancel()
+
+
+def start_view(result: ComparisonResult, theme: Theme = Theme()) -> ViewInProgress:
+    """:func:`build_view` without waiting for the figures: see :class:`ViewInProgress`. Close it
+    (:meth:`ViewInProgress.close`) when done with it, whether or not its figures were taken."""
+    return ViewInProgress(result, theme)
 
 
 def _build_view(result: ComparisonResult, theme: Theme, drawing: Any) -> dict[str, Any]:
@@ -1141,7 +1212,7 @@ _PAGE_CSS = re.compile(r"<style\b[^>]*>(.*?)</style>|\sstyle=\"([^\"]*)\"", re.D
 
 
 def render_pdf(html: str, target: Path, variant: str | None = None, attachments: dict[str, bytes] | None = None,
-               when: str | None = None) -> None:
+               when: str | None = None, figures: Callable[[], dict[str, str]] | None = None) -> None:
     """Lay ``html`` out as a PDF at ``target``.
 
     ``variant`` (one of :data:`PDF_VARIANTS`): an archival PDF/A file (WeasyPrint's
@@ -1149,8 +1220,16 @@ def render_pdf(html: str, target: Path, variant: str | None = None, attachments:
     installed WeasyPrint can (``pdf_tags``, WeasyPrint ≥ 67), with ``attachments`` (file name →
     bytes) embedded; ``when`` (ISO 8601, the run's timestamp) dates the attachments so the same
     run gives the same file.
+
+    ``figures`` (:meth:`ViewInProgress.drawn`): ``html`` holds figures still being drawn, as
+    empty SVGs of their sizes; the page is laid out with them, then ``figures()`` gives each
+    one's drawing (stand-in → drawn SVG), drawn in its place when the page is painted. The PDF
+    is the one ``html`` with the drawings gives, byte for byte: a drawing whose stated size
+    differs from its stand-in's, or a WeasyPrint that cannot take the drawings after the
+    layout, has the page laid out again with them. Why: the layout (about 1 s for a
+    three-model report, on one core) then runs while the other core draws the figures.
     """
-    import reportgen.figures as figures  # noqa: PLC0415  (figures are only needed to render)
+    import reportgen.figures as drawing  # noqa: PLC0415  (figures are only needed to render)
     import reportgen.weasyprint_tuning as tuning  # noqa: PLC0415  (likewise)
 
     weasyprint = tuning.import_weasyprint()
@@ -1172,13 +1251,40 @@ def render_pdf(html: str, target: Path, variant: str | None = None, attachments:
                 files.append(weasyprint.Attachment(filename=str(folder / name), created=stamp, modified=stamp,
                                                    relationship="Data", description=f"{name} of this report"))
             options["attachments"] = files
+        options = {**weasyprint.DEFAULT_OPTIONS, **options}
         with _quiet("weasyprint", "fontTools"), young_collections_only(), tuning.svg_text_runs():
-            page = figures.pdf_figures(html)  # the same figures as images of fewer SVG nodes: laid out faster
+            page = drawing.pdf_figures(html)  # the same figures as images of fewer SVG nodes: laid out faster
             # the lean user-agent stylesheet (reportgen.weasyprint_tuning) unless a theme's CSS
             # uses what it leaves out: footnotes, or list items other than <li>
             css = " ".join(a or b for a, b in _PAGE_CSS.findall(page))
             html_class = weasyprint.HTML if _UA_NEEDED.search(css) else tuning.html_class()
-            html_class(string=page, url_fetcher=_url_fetcher(), base_url=None).write_pdf(str(target), **options)
+            document = html_class(string=page, url_fetcher=_url_fetcher(), base_url=None).render(**options)
+            if figures is not None and not _draw_pending(document, figures(), tuning):
+                for pending, svg in figures().items():
+                    html = html.replace(pending, svg)
+                page = drawing.pdf_figures(html)
+                document = html_class(string=page, url_fetcher=_url_fetcher(), base_url=None).render(**options)
+            document.write_pdf(str(target), **options)
+
+
+def _draw_pending(document: Any, drawn: dict[str, str], tuning: Any) -> bool:
+    """``document``'s stand-in figures drawn from their drawings (``drawn``: stand-in SVG →
+    drawn SVG; :func:`render_pdf`), if each drawing states its stand-in's size and WeasyPrint
+    takes them (:func:`reportgen.weasyprint_tuning.redraw_svg_images`)."""
+    import reportgen.figures as drawing  # noqa: PLC0415
+
+    def url(svg: str) -> str:  # the image's URL as drawing.pdf_figures writes it
+        return "data:image/svg+xml;base64," + base64.b64encode(svg.encode("utf-8")).decode("ascii")
+
+    swaps: dict[str, tuple[str, bytes]] = {}
+    for pending, svg in drawn.items():
+        if drawing.svg_size(pending) != drawing.svg_size(svg):
+            log.debug("figures: a drawing states %s, its stand-in %s: laid out again",
+                      drawing.svg_size(svg), drawing.svg_size(pending))
+            return False
+        lean = drawing.pdf_svg(svg)
+        swaps[url(drawing.pdf_svg(pending))] = (url(lean), lean.encode("utf-8"))
+    return tuning.redraw_svg_images(document, swaps)
 
 
 _NUMBER_LIST = re.compile(r"\[\s*((?:-?[\d.eE+-]+|null)(?:,\s*(?:-?[\d.eE+-]+|null))*)\s*\]")

@@ -59,7 +59,7 @@ from contextlib import contextmanager
 from math import inf
 from typing import Any
 
-__all__ = ["html_class", "import_weasyprint", "svg_text_runs"]
+__all__ = ["html_class", "import_weasyprint", "redraw_svg_images", "svg_text_runs"]
 
 #: Attributes that place or stretch glyphs one by one: a text with any of them (own or
 #: inherited) is drawn by WeasyPrint, glyph by glyph.
@@ -351,3 +351,46 @@ def import_weasyprint() -> Any:
     import weasyprint  # noqa: PLC0415
 
     return weasyprint
+
+
+def redraw_svg_images(document: Any, drawings: dict[str, tuple[str, bytes]]) -> bool:
+    """Give the SVG images of a laid-out ``document`` other drawings before it is painted:
+    ``drawings`` maps the URL an image was laid out from to (the URL, the SVG bytes) it is to
+    be drawn from instead, as if the page had named that URL. Each such image object is
+    rebuilt in place as WeasyPrint builds one on fetching it (``SVGImage(tree, url, fetcher,
+    context)``, WeasyPrint 63–70), so every box that shows it draws the new SVG; the layout is
+    kept, which is right when the new SVG states the same size (the caller checks).
+
+    Why: the report's PDF is laid out while its figures are still being drawn, each figure an
+    empty SVG of its size meanwhile (:func:`reportgen.figures.pending_svg`); WeasyPrint reads
+    an SVG image's drawing only when it paints the page. False, with nothing changed, if
+    WeasyPrint is not of that shape or some URL of ``drawings`` is not an SVG image of the
+    document: the caller then lays the page out again with the drawings.
+    """
+    try:
+        from weasyprint.formatting_structure.boxes import ReplacedBox  # noqa: PLC0415
+        from weasyprint.images import SVGImage  # noqa: PLC0415
+    except ImportError:
+        return False
+    found: dict[str, Any] = {}
+    for page in getattr(document, "pages", ()):
+        root = getattr(page, "_page_box", None)
+        if root is None or not callable(getattr(root, "descendants", None)):
+            return False
+        for box in root.descendants():
+            image = getattr(box, "replacement", None) if isinstance(box, ReplacedBox) else None
+            if isinstance(image, SVGImage) and getattr(image, "_base_url", None) in drawings:
+                found[image._base_url] = image
+    if set(found) != set(drawings) or not all(
+            hasattr(image, name) for image in found.values() for name in ("_svg", "_url_fetcher", "_context")):
+        return False
+    import xml.etree.ElementTree as ET  # noqa: PLC0415  (as WeasyPrint parses a fetched SVG)
+
+    try:
+        rebuilt = {url: SVGImage(ET.fromstring(data), new_url, found[url]._url_fetcher, found[url]._context)
+                   for url, (new_url, data) in drawings.items()}
+    except Exception:  # noqa: BLE001  (a drawing WeasyPrint cannot take: laid out again by the caller)
+        return False
+    for url, image in rebuilt.items():
+        found[url].__dict__.update(image.__dict__)
+    return True

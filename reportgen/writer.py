@@ -540,13 +540,14 @@ def _write_set(
         import reportgen.stored_curves as stored_curves  # noqa: PLC0415
 
         result = stored_curves.for_json(result)
-    view: dict | None = None
+    started: render.ViewInProgress | None = None
 
-    def html_view() -> dict:
-        nonlocal view
-        if view is None:
-            view = render.build_view(result, theme)
-        return view
+    def view() -> render.ViewInProgress:
+        """The report's view, its figures drawn meanwhile (the PDF is laid out as they are drawn)."""
+        nonlocal started
+        if started is None:
+            started = render.start_view(result, theme)
+        return started
 
     stored_json: str | None = None
 
@@ -560,16 +561,22 @@ def _write_set(
         path.write_text(json_text(), encoding="utf-8")
 
     def write_html(path: Path) -> None:
-        path.write_text(render.render_html(result, theme, view=html_view()), encoding="utf-8")
+        v = view()
+        v.drawn()  # every figure drawn first: the view is final then
+        path.write_text(v.fill(render.render_html(result, theme, view=v.view)), encoding="utf-8")
 
     def write_pdf(path: Path) -> None:
-        html = render.render_html(result, theme, for_pdf=True, view=html_view())
-        if pdf_variant is None:
-            render.render_pdf(html, path)
-            return
-        saved = extra.get(FILE_NAMES["json"])
-        attached = {FILE_NAMES["json"]: saved if saved is not None else json_text().encode("utf-8")}
-        render.render_pdf(html, path, variant=pdf_variant, attachments=attached, when=result.run.created)
+        v = view()
+        attached = None
+        if pdf_variant is not None:
+            saved = extra.get(FILE_NAMES["json"])
+            attached = {FILE_NAMES["json"]: saved if saved is not None else json_text().encode("utf-8")}
+        html = render.render_html(result, theme, for_pdf=True, view=v.view)
+        render.render_pdf(html, path, variant=pdf_variant, attachments=attached, when=result.run.created,
+                          figures=v.drawn)
+        if v.remade:  # the view was built again with its figures, after the page was made from it
+            html = render.render_html(result, theme, for_pdf=True, view=v.view)
+            render.render_pdf(html, path, variant=pdf_variant, attachments=attached, when=result.run.created)
 
     def write_bytes(data: bytes) -> Callable[[Path], None]:
         return lambda path: path.write_bytes(data)
@@ -587,15 +594,22 @@ def _write_set(
             write(path)
         return run
 
-    writers = {"json": staged("JSON", write_json), "html": staged("figures and HTML", write_html),
-               "pdf": staged("figures and PDF" if "html" not in formats else "PDF", write_pdf),
-               "xlsx": staged("Excel workbook", write_xlsx)}
-    files: dict[str, Callable[[Path], None]] = {FILE_NAMES[f]: writers[f] for f in formats if f != "csv"}
+    writers = {"json": staged("JSON", write_json),
+               "html": staged("figures and HTML" if "pdf" not in formats else "HTML", write_html),
+               "pdf": staged("figures and PDF", write_pdf), "xlsx": staged("Excel workbook", write_xlsx)}
+    # the PDF before the HTML: its page is laid out while the figures are drawn, the HTML page
+    # needs them drawn
+    ordered = sorted((f for f in formats if f != "csv"), key=lambda f: f != "pdf")
+    files: dict[str, Callable[[Path], None]] = {FILE_NAMES[f]: writers[f] for f in ordered}
     if "csv" in formats:
         files.update({f"{name}.csv": write_csv(export.to_csv(t)) for name, t in export.tables(result).items()})
     files.update({name: write_bytes(data) for name, data in extra.items() if name not in files})
-    with render.theme_errors(theme):
-        written = reservation.write(files)
+    try:
+        with render.theme_errors(theme):
+            written = reservation.write(files)
+    finally:
+        if started is not None:
+            started.close()
     out = {f: written[FILE_NAMES[f]] for f in formats}
     out.update({name: written[name] for name in extra if name not in {FILE_NAMES[f] for f in formats}})
     out.update({name: path for name, path in written.items() if name in CSV_FILES and name != FILE_NAMES["csv"]})
