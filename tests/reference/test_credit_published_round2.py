@@ -44,3 +44,27 @@ def test_jeffreys_and_binomial_p_over_many_large_books_match_scipy() -> None:
         d = rng.binomial(n, pd * rng.uniform(0.5, 1.6, 400))
         np.testing.assert_allclose(C.jeffreys_p(d, n, pd), stats.beta.cdf(pd, d + 0.5, n - d + 0.5), rtol=1e-10, atol=1e-300)
         np.testing.assert_allclose(C.binomial_sf(d, n, pd), stats.binom.sf(d - 1, n, pd), rtol=1e-10, atol=1e-300)
+
+
+# --- the report states each test's convention -----------------------------------------------------
+
+
+def test_the_sections_glossary_names_the_side_of_every_p_value() -> None:
+    """Published tools differ in the side of a p-value (PDtoolkit's binomial test and the ECB's
+    Jeffreys test are one-sided, rms ``val.prob``'s Spiegelhalter test two-sided) and in the
+    Hosmer–Lemeshow degrees of freedom (G for an independent sample as BCBS WP14 / PDtoolkit,
+    G − 2 as ResourceSelection ``hoslem.test``): a reader comparing numbers needs the convention
+    beside the formula. The binomial test's formula said P(X ≥ D) but not that it is one-sided nor
+    that it takes defaults as independent (BCBS WP14 5.2: no asset correlation)."""
+    from reportgen.credit_view import TEST_LABELS
+
+    sides = {"jeffreys": "one-sided", "binomial": "one-sided", "spiegelhalter": "two-sided", "in_the_large": "two-sided",
+             "slope": "two-sided", "intercept": "two-sided"}
+    for key, side in sides.items():
+        assert side in TEST_LABELS[key][1], key
+    assert "no asset correlation" in TEST_LABELS["binomial"][1]
+    hl = TEST_LABELS["hosmer_lemeshow"][1]
+    assert "G degrees of freedom" in hl and "G − 2" in hl
+    for key in ("auc_history", "herfindahl"):
+        assert "1 − Φ" in TEST_LABELS[key][1], key  # one-sided upper tail, said with the formula
+    assert "p = Φ(z)" in TEST_LABELS["migration"][1]
