@@ -481,18 +481,36 @@ def spiegelhalter(y: np.ndarray, p: np.ndarray, count: np.ndarray | None = None)
     return float(np.sum(c * (y - p) * (1.0 - 2.0 * p)) / math.sqrt(var)), None
 
 
+def _expit(eta: np.ndarray) -> np.ndarray:
+    """``1 / (1 + e^−η)``; a fit running off to ±∞ (separation: no default, or every row one) takes
+    e^−η past the float range on its way to failing, which is 0 or 1 here, not a RuntimeWarning
+    on the user's terminal."""
+    with np.errstate(over="ignore"):
+        return 1.0 / (1.0 + np.exp(-eta))
+
+
 def _newton_logistic(x: np.ndarray, y: np.ndarray, offset: np.ndarray,
                      count: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray] | None:
-    """Maximum likelihood of ``logit P(y) = offset + x·β`` by Newton–Raphson; (β, covariance).
+    """Maximum likelihood of ``logit P(y) = offset + x·β`` by Newton–Raphson with step halving;
+    (β, covariance).
 
     ``x``: shape (n, k); ``count``: rows repeated that many times (the likelihood's terms
-    multiplied). None when the information matrix is singular or the fit diverges (separation).
+    multiplied). A Newton step that lowers the log-likelihood is halved until it does not (as R's
+    ``glm.fit``): from β = 0 the full step overshoots when the default rate is far from the PDs
+    (8 times the mean PD: the intercept's iterates ran 9.5, −333, 4e145 and the test was reported
+    undefined, exactly where calibration fails). None when the information matrix is singular or
+    the fit runs off to infinity (separation: no maximum).
     """
     c = np.ones(len(y)) if count is None else count
+
+    def loglik(b: np.ndarray) -> float:
+        eta = offset + x @ b
+        return float(np.sum(c * (y * eta - np.logaddexp(0.0, eta))))
+
     beta = np.zeros(x.shape[1])
+    ll = loglik(beta)
     for _ in range(100):
-        eta = offset + x @ beta
-        mu = 1.0 / (1.0 + np.exp(-eta))
+        mu = _expit(offset + x @ beta)
         w = c * mu * (1.0 - mu)
         info = (x * w[:, None]).T @ x
         grad = x.T @ (c * (y - mu))
@@ -500,7 +518,15 @@ def _newton_logistic(x: np.ndarray, y: np.ndarray, offset: np.ndarray,
             step = np.linalg.solve(info, grad)
         except np.linalg.LinAlgError:
             return None
-        beta = beta + step
+        for _halving in range(60):
+            trial = beta + step
+            ll_trial = loglik(trial)
+            if math.isfinite(ll_trial) and ll_trial >= ll - 1e-12 * abs(ll):
+                break
+            step = 0.5 * step
+        else:
+            return None
+        beta, ll = trial, ll_trial
         if not np.all(np.isfinite(beta)) or np.max(np.abs(beta)) > 1e6:
             return None
         if np.max(np.abs(step)) < 1e-10:
@@ -508,7 +534,7 @@ def _newton_logistic(x: np.ndarray, y: np.ndarray, offset: np.ndarray,
     else:
         return None
     eta = offset + x @ beta
-    mu = 1.0 / (1.0 + np.exp(-eta))
+    mu = _expit(eta)
     info = (x * (c * mu * (1.0 - mu))[:, None]).T @ x
     try:
         cov = np.linalg.inv(info)
@@ -523,13 +549,17 @@ def calibration_fit(y: np.ndarray, p: np.ndarray, count: np.ndarray | None = Non
 
     Slope: ``logit P(y) = a + b·logit(p)``, b and its se. Intercept: ``logit P(y) = a + logit(p)``
     (offset, slope 1), a and its se. PDs are clipped to [1e-12, 1 − 1e-12] before the logit.
+    The slope is None when every row has the same PD (not identified); either is None when its
+    likelihood has no maximum (no default, or no non-default, at the PDs: separation).
     """
     yy = np.asarray(y, dtype=float)
     lp = np.clip(np.asarray(p, dtype=float), 1e-12, 1.0 - 1e-12)
     lg = np.log(lp) - np.log1p(-lp)
     ones = np.ones_like(lg)
     zero = np.zeros_like(lg)
-    both = _newton_logistic(np.column_stack([ones, lg]), yy, zero, count)
+    # one PD for every row: the slope is not identified (the two columns are one); the solver's
+    # rounding could still return a 'slope' 0 with se 1e7 (rows with counts)
+    both = None if np.ptp(lg) == 0.0 else _newton_logistic(np.column_stack([ones, lg]), yy, zero, count)
     slope = None if both is None else (float(both[0][1]), float(math.sqrt(max(both[1][1, 1], 0.0))))
     off = _newton_logistic(ones[:, None], yy, lg, count)
     intercept = None if off is None else (float(off[0][0]), float(math.sqrt(max(off[1][0, 0], 0.0))))

@@ -68,3 +68,90 @@ def test_the_sections_glossary_names_the_side_of_every_p_value() -> None:
     for key in ("auc_history", "herfindahl"):
         assert "1 − Φ" in TEST_LABELS[key][1], key  # one-sided upper tail, said with the formula
     assert "p = Φ(z)" in TEST_LABELS["migration"][1]
+
+
+# --- the smallest book: one obligor, no default -------------------------------------------------------
+
+
+def test_one_obligor_without_default_gives_the_published_edge_values_and_no_warning() -> None:
+    """N = 1, D = 0 at PD 2 %: the Jeffreys interval of Brown, Cai & DasGupta (2001; DescTools
+    ``BinomCI(0, 1, method = "jeffreys")``) is [0, qbeta(0.975, ½, 3/2)] = [0, 0.853254]; the ECB
+    Jeffreys p is pbeta(0.02, ½, 3/2) = 0.179461; the binomial P(X ≥ 0) is 1; Hosmer–Lemeshow
+    (0 − 0.02)²/(0.02·0.98) = 1/49 on 1 df; Spiegelhalter z = −0.02·0.96/√(0.96²·0.0196) = −1/7.
+    The calibration slope and intercept have no maximum (every outcome 0): undefined, quietly."""
+    import warnings
+
+    one = C.CreditSample(y=np.array([False]), score=np.array([0.02]), pd=np.array([0.02]), grade=np.array(["A"]))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        m = C.credit_model("m", one, None, "higher", C.Grading("column"), C.CreditSettings())
+    (g,) = m.grades
+    assert g.dr_interval[0] == 0.0 and round(g.dr_interval[1], 6) == 0.853254
+    assert g.dr_interval[1] == pytest.approx(stats.beta.ppf(0.975, 0.5, 1.5), rel=1e-12)
+    assert round(g.jeffreys.p_value, 6) == 0.179461 and g.binomial.p_value == 1.0
+    cal = m.calibration
+    assert cal.hosmer_lemeshow.statistic == pytest.approx(1 / 49, rel=1e-12) and cal.hosmer_lemeshow.df == 1
+    assert cal.hosmer_lemeshow.p_value == pytest.approx(stats.chi2.sf(1 / 49, 1), rel=1e-12)
+    assert cal.spiegelhalter.statistic == pytest.approx(-1 / 7, rel=1e-12)
+    assert cal.slope is None and cal.intercept is None and cal.slope_test.p_value is None
+
+
+# --- calibration slope and intercept where the PDs are far off -------------------------------------
+
+
+def _mle(y: np.ndarray, lg: np.ndarray, count: np.ndarray, slope: bool) -> tuple[np.ndarray, np.ndarray]:
+    """An independent fit of logit P(y) = a + b·lg (slope) or a + lg (offset): scipy's trust-region
+    maximisation of the count-weighted log-likelihood, the covariance the inverse of the
+    information at the optimum."""
+    from scipy import optimize
+
+    x = np.c_[np.ones_like(lg), lg] if slope else np.ones((len(lg), 1))
+    off = np.zeros_like(lg) if slope else lg
+
+    def mu(b: np.ndarray) -> np.ndarray:
+        return 1 / (1 + np.exp(-(off + x @ b)))
+
+    def nll(b: np.ndarray) -> float:
+        eta = off + x @ b
+        return float(np.sum(count * (np.logaddexp(0.0, eta) - y * eta)))
+
+    def info(b: np.ndarray) -> np.ndarray:
+        m = mu(b)
+        return (x * (count * m * (1 - m))[:, None]).T @ x
+
+    b = optimize.minimize(nll, np.zeros(x.shape[1]), jac=lambda b: x.T @ (count * (mu(b) - y)), hess=info,
+                          method="trust-exact", options={"gtol": 1e-12}).x
+    return b, np.linalg.inv(info(b))
+
+
+def test_calibration_intercept_of_a_book_defaulting_at_many_times_its_pd_is_the_mle() -> None:
+    """Cox (1958) recalibration with the slope fixed at 1 (Van Calster et al. 2016's calibration
+    intercept): with one PD p for every obligor the maximum is closed, a = logit(D/N) − logit(p),
+    se = 1/√(N q(1 − q)), q = D/N. Three of six defaulting at PD 5 % (meliora's and rms
+    ``val.prob``'s recalibration model): a = ln 19 = 2.944439, se = √(2/3). Plain Newton from
+    a = 0 overshot (9.5, −333, 4e145) and the intercept came out undefined ('zero_variance'); on a
+    5000-obligor book defaulting at 8 to 16 times its PDs (the failing calibration the test is
+    for) as well, where an independent maximisation finds a = 2.31 … 3.43."""
+    import warnings
+
+    y, p, count = np.array([1.0, 0.0, 0.0, 0.0]), np.full(4, 0.05), np.array([3, 1, 1, 1])
+    with warnings.catch_warnings():  # the diverging steps printed 'RuntimeWarning: overflow encountered in exp'
+        warnings.simplefilter("error")
+        slope, (a, se) = C.calibration_fit(y, p, count)
+    assert a == pytest.approx(np.log(19), rel=1e-12) and se == pytest.approx(np.sqrt(2 / 3), rel=1e-10)
+    # one PD for every obligor: the slope is not identified (was 0.0 with se 1.4e7, from rounding)
+    assert slope is None
+    rng = np.random.default_rng(1)
+    for mult in (8, 12, 16):
+        pd_ = rng.uniform(0.005, 0.05, 5000)
+        yy = (rng.random(5000) < pd_ * mult).astype(float)
+        lg = np.log(pd_ / (1 - pd_))
+        (b, sb), (a, sa) = C.calibration_fit(yy, pd_)
+        want_a, cov_a = _mle(yy, lg, np.ones(5000), slope=False)
+        want_b, cov_b = _mle(yy, lg, np.ones(5000), slope=True)
+        assert a == pytest.approx(want_a[0], rel=1e-7) and sa == pytest.approx(np.sqrt(cov_a[0, 0]), rel=1e-6)
+        assert b == pytest.approx(want_b[1], rel=1e-7) and sb == pytest.approx(np.sqrt(cov_b[1, 1]), rel=1e-6)
+        m = C.credit_model("m", C.CreditSample(y=yy.astype(bool), score=pd_, pd=pd_), None, "higher",
+                           C.Grading("quantiles", quantiles=5), C.CreditSettings())
+        assert m.calibration.intercept == pytest.approx(a, rel=1e-12) and m.calibration.intercept_test.light == "red"
+        assert "intercept" in m.calibration.failures
