@@ -220,8 +220,11 @@ def _log_power_term(a: np.ndarray, b: np.ndarray, lx: np.ndarray, ly: np.ndarray
         aa, bb, ee = a[both], b[both], e[both]
         s = aa + bb
         rest = _stirling_rest(s) - _stirling_rest(aa) - _stirling_rest(bb)
-        out[both] = (0.5 * np.log(aa * bb / (2.0 * math.pi * s)) + rest  # x/x0 = 1 + e·s/a, y/y0 = 1 − e·s/b
-                     + aa * _log1pmx(ee * s / aa) + bb * _log1pmx(-ee * s / bb))
+        u, v = ee * s / aa, -ee * s / bb  # x/x0 = 1 + u, y/y0 = 1 + v
+        # far from the mean ln(x/x0) from ln x itself (1 + u would round away a tiny x/x0)
+        tu = np.where(np.abs(u) < 0.5, _log1pmx(u), lx[both] - np.log(aa / s) - u)
+        tv = np.where(np.abs(v) < 0.5, _log1pmx(v), ly[both] - np.log(bb / s) - v)
+        out[both] = 0.5 * np.log(aa * bb / (2.0 * math.pi * s)) + rest + aa * tu + bb * tv
     return out
 
 

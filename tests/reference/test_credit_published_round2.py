@@ -22,14 +22,15 @@ import reportgen.engine.credit as C
 
 
 @pytest.mark.parametrize(("d", "n", "pd"), [(1000, 10**6, 0.001), (5000, 10**7, 0.0005), (2, 10**6, 1e-7),
-                                            (0, 10**6, 1e-6), (150_000, 10**6, 0.15)])
+                                            (0, 10**6, 1e-6), (150_000, 10**6, 0.15), (20, 1_000_020, 1e-9)])
 def test_jeffreys_and_binomial_p_of_a_large_book_match_scipy_to_ten_digits(d: int, n: int, pd: float) -> None:
     """scipy ``beta.cdf(PD, D + ½, N − D + ½)`` (ECB 2019 Jeffreys test) and ``binom.sf(D − 1, N, PD)``
     (BCBS WP14 binomial test) for books of 10⁶ and 10⁷ obligors. The power term
     x^a (1 − x)^b / B(a, b) was taken from ``math.lgamma`` differences: ln Γ(10⁷) is 1.5·10⁸, so the
     p-values kept about 8 digits (5000 of 10⁷ at PD 0.05 %: 0.4990603800 against 0.4990603680,
     relative error 2.4e-8; 1000 of 10⁶: 1.0e-9). Centred on the mean with Stirling's remainder (as
-    R's TOMS 708 ``brcomp``) they agree to 1e-12."""
+    R's TOMS 708 ``brcomp``) they agree to 1e-12, in the far tail too (20 defaults at PD 1e-9:
+    p = 2.85e-81, taken from ln x there, not from 1 + (x − x0)/x0 which rounds x/x0 = 5e-5)."""
     assert float(C.jeffreys_p(d, n, pd)) == pytest.approx(stats.beta.cdf(pd, d + 0.5, n - d + 0.5), rel=1e-10)
     assert float(C.binomial_sf(d, n, pd)) == pytest.approx(stats.binom.sf(d - 1, n, pd), rel=1e-10)
 
