@@ -896,14 +896,16 @@ def _calibration(y: np.ndarray, p: np.ndarray, grades: list[CreditGrade], n: np.
     citl = (D - sum_pd) / math.sqrt(var) if var > 0 else None
     slope, intercept = calibration_fit(y, p, count)
 
-    def wald(est: tuple[float, float] | None, null: float) -> tuple[CreditTest, list[float] | None]:
-        if est is None or est[1] == 0.0:
-            return _test(None, None, s, reason="zero_variance"), None
+    one_pd = float(np.ptp(np.clip(p, 1e-12, 1.0 - 1e-12))) == 0.0  # the slope is not identified
+
+    def wald(est: tuple[float, float] | None, null: float, unfit: str) -> tuple[CreditTest, list[float] | None]:
+        if est is None or est[1] == 0.0:  # no maximum: no default, or no non-default (separation)
+            return _test(None, None, s, reason="zero_variance" if est is not None else unfit), None
         zz = (est[0] - null) / est[1]
         return _test(zz, float(2 * norm_sf(abs(zz))), s), [est[0] - z * est[1], est[0] + z * est[1]]
 
-    slope_test, slope_ci = wald(slope, 1.0)
-    int_test, int_ci = wald(intercept, 0.0)
+    slope_test, slope_ci = wald(slope, 1.0, "zero_variance" if one_pd else "no_maximum")
+    int_test, int_ci = wald(intercept, 0.0, "no_maximum")
     tests: dict[str, CreditTest] = {
         "jeffreys": _test(None, float(jeffreys_p(D, N, mean_pd)), s),
         "binomial": _test(D - N * mean_pd, float(binomial_sf(D, N, mean_pd)), s),

@@ -79,7 +79,8 @@ def test_one_obligor_without_default_gives_the_published_edge_values_and_no_warn
     ``BinomCI(0, 1, method = "jeffreys")``) is [0, qbeta(0.975, ½, 3/2)] = [0, 0.853254]; the ECB
     Jeffreys p is pbeta(0.02, ½, 3/2) = 0.179461; the binomial P(X ≥ 0) is 1; Hosmer–Lemeshow
     (0 − 0.02)²/(0.02·0.98) = 1/49 on 1 df; Spiegelhalter z = −0.02·0.96/√(0.96²·0.0196) = −1/7.
-    The calibration slope and intercept have no maximum (every outcome 0): undefined, quietly."""
+    The calibration slope and intercept have no maximum (every outcome 0): undefined, quietly, and
+    said so (reason no_maximum; it read zero_variance, which is not why)."""
     import warnings
 
     one = C.CreditSample(y=np.array([False]), score=np.array([0.02]), pd=np.array([0.02]), grade=np.array(["A"]))
@@ -95,6 +96,12 @@ def test_one_obligor_without_default_gives_the_published_edge_values_and_no_warn
     assert cal.hosmer_lemeshow.p_value == pytest.approx(stats.chi2.sf(1 / 49, 1), rel=1e-12)
     assert cal.spiegelhalter.statistic == pytest.approx(-1 / 7, rel=1e-12)
     assert cal.slope is None and cal.intercept is None and cal.slope_test.p_value is None
+    assert cal.slope_test.reason == "zero_variance"  # one row, one PD: the slope is not identified
+    assert cal.intercept_test.reason == "no_maximum"
+    two = C.CreditSample(y=np.array([False, False]), score=np.array([0.02, 0.04]), pd=np.array([0.02, 0.04]),
+                         grade=np.array(["A", "A"]))
+    cal = C.credit_model("m", two, None, "higher", C.Grading("column"), C.CreditSettings()).calibration
+    assert (cal.slope_test.reason, cal.intercept_test.reason) == ("no_maximum", "no_maximum")
 
 
 # --- calibration slope and intercept where the PDs are far off -------------------------------------
@@ -156,3 +163,9 @@ def test_calibration_intercept_of_a_book_defaulting_at_many_times_its_pd_is_the_
                            C.Grading("quantiles", quantiles=5), C.CreditSettings())
         assert m.calibration.intercept == pytest.approx(a, rel=1e-12) and m.calibration.intercept_test.light == "red"
         assert "intercept" in m.calibration.failures
+    # a book graded on one master-scale PD: the intercept is defined, the slope is not
+    y = np.array([True] * 3 + [False] * 3)
+    one_pd = C.credit_model("m", C.CreditSample(y=y, score=np.full(6, 0.05), pd=np.full(6, 0.05)), None, "higher",
+                            C.Grading("quantiles", quantiles=2), C.CreditSettings()).calibration
+    assert one_pd.intercept == pytest.approx(np.log(19), rel=1e-12)
+    assert one_pd.slope is None and one_pd.slope_test.reason == "zero_variance"
