@@ -7,9 +7,18 @@ Each test names its source and fails without the fix it guards:
   R's ``pbeta`` / ``pbinom`` (TOMS 708, DiDonato & Morris 1992, whose ``brcomp`` centres the power
   term on the mean and uses the Stirling remainder for ``lbeta``): the Jeffreys and binomial
   p-values of a retail book with 10⁶–10⁷ obligors.
+* The section's glossary against the conventions of PDtoolkit, the ECB, rms ``val.prob`` and
+  ResourceSelection ``hoslem.test``: the side of every p-value and the Hosmer–Lemeshow df.
+* DescTools ``BinomCI(method = "jeffreys")`` / R ``pbeta``, ``pchisq``: one obligor without default.
+* The closed form of the Cox (1958) recalibration intercept for one PD, and scipy's trust-region
+  maximum likelihood: the calibration slope and intercept where the PDs are far too low.
+* meliora ``herfindahl_multiple_period_test`` reference page: the smallest p-value the ECB
+  concentration test can reach for K = 7 and initial CV 0.615681 (about 0.191).
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 import pytest
@@ -169,3 +178,20 @@ def test_calibration_intercept_of_a_book_defaulting_at_many_times_its_pd_is_the_
                             C.Grading("quantiles", quantiles=2), C.CreditSettings()).calibration
     assert one_pd.intercept == pytest.approx(np.log(19), rel=1e-12)
     assert one_pd.slope is None and one_pd.slope_test.reason == "zero_variance"
+
+
+# --- concentration: a published property of the ECB test ---------------------------------------------
+
+
+def test_ecb_concentration_test_cannot_reject_below_meliora_s_published_floor() -> None:
+    """meliora ``herfindahl_multiple_period_test`` reference page: 'For K=7 and initial CV=0.615681,
+    the minimum possible p-value is about 0.191' (the ECB 2019 statistic S = √(K − 1)(CV_curr −
+    CV_init)/√(CV_curr²(½ + CV_curr²)) peaks at CV_curr ≈ 1.39 and falls again towards the
+    largest CV, √(K − 1), of one full grade). Over every current CV in (CV_init, √6] the smallest p
+    is 0.1908, never below."""
+    cvs = np.linspace(0.615681, math.sqrt(6), 20001)[1:]
+    p = np.array([C.concentration_test(0.615681, cv, 7)[1] for cv in cvs])
+    assert round(float(p.min()), 3) == 0.191 and 1.3 < cvs[int(np.argmin(p))] < 1.5
+    # every obligor in one of the seven grades: CV = √6, HI = 1, the ECB HI 1
+    full = C.concentration(np.array([10, 0, 0, 0, 0, 0, 0]))
+    assert full.cv == pytest.approx(math.sqrt(6), rel=1e-12) and full.ecb == pytest.approx(1.0, rel=1e-12)
