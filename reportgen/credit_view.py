@@ -20,9 +20,10 @@ __all__ = ["CAPABILITY_TEXT", "TEST_LABELS", "credit_view", "summary_notes"]
 #: Label and formula of each portfolio test (the section's own glossary).
 TEST_LABELS: dict[str, tuple[str, str]] = {
     "jeffreys": (_N["jeffreys"], "p = Beta(D + ½, N − D + ½) CDF at the mean PD; one-sided: a small p says the PD is too low."),
-    "binomial": (_N["binomial"], "p = P(X ≥ D), X ~ Bin(N, mean PD); statistic D − N·PD."),
+    "binomial": (_N["binomial"], "p = P(X ≥ D), X ~ Bin(N, mean PD); one-sided: a small p says the PD is too low; "
+                                 "defaults independent (no asset correlation); statistic D − N·PD."),
     "hosmer_lemeshow": (_N["hosmer_lemeshow"],
-                        "H = Σ (D_g − N_g p_g)² / (N_g p_g (1 − p_g)), χ² with G degrees of freedom (G grades): "
+                        "H = Σ (D_g − N_g p_g)² / (N_g p_g (1 − p_g)), χ² with G degrees of freedom (G grades with rows): "
                         "the current sample is an independent validation sample, not the development sample (G − 2; that p-value "
                         "is in metrics.json as hosmer_lemeshow_g2, outside the verdict)."),
     "spiegelhalter": (_N["spiegelhalter"], "z = Σ (y − p)(1 − 2p) / √Σ (1 − 2p)² p (1 − p) over rows; two-sided."),

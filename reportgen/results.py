@@ -694,7 +694,9 @@ class CreditTest(_Frozen):
     df: int | None = field(default=None, metadata=_doc("Degrees of freedom (Hosmer-Lemeshow: the number of grades used)."))
     reason: str | None = field(default=None, metadata=_doc(
         "Why the test is undefined, as a code: no_rows, no_defaults_possible (a mean PD of 0 or 1), "
-        "zero_variance, too_few_classes, too_few_grades; null when defined."))
+        "zero_variance (for the calibration slope also: every row has the same PD), no_maximum (the calibration "
+        "slope's or intercept's likelihood has no maximum: no default, or no non-default, at the PDs), "
+        "too_few_classes, too_few_grades; null when defined."))
 
 
 @dataclass(frozen=True, slots=True)
