@@ -25,7 +25,7 @@ import reportgen.engine.credit as C
 from reportgen.config import Config, ModelConfig
 from reportgen.errors import InputError
 from reportgen.io.files import Digests, columns_in, file_info, hashing, input_bytes, read_table, record_batches
-from reportgen.io.validate import HEADER_ROWS, dates_of, key_codes, keys, label_key, numeric, shown_columns, shown_name
+from reportgen.io.validate import HEADER_ROWS, dates_of, key_codes, keys, numeric, positive_keys, shown_columns, shown_name
 from reportgen.results import CreditSection, InputFile
 
 __all__ = ["check_credit", "credit_run", "credit_section"]
@@ -208,7 +208,7 @@ def _checked(cfg: Config, path: Path, df: Any, wanted: dict[str, str], offset: i
         dates = d.dt.tz_localize(None).to_numpy().astype("datetime64[D]")[keep]
     if keep.sum() == 0:
         return None, None
-    y = labels[keep] == label_key(cfg.positive)
+    y = np.isin(labels[keep], list(positive_keys(cfg.positive)))
     sample = C.CreditSample(
         y=np.asarray(y, dtype=bool), score=score[keep], pd=None if pd_ is None else pd_[keep],
         grade=text_cols["grade"][keep].astype(str) if "grade" in text_cols else None, dates=dates,

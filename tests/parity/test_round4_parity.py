@@ -1,0 +1,102 @@
+"""Engine and validate disagreements found by a fourth fuzzer (Parquet types and parts, CSV
+spellings, id joins, weights, multiclass class lists), one regression test each.
+
+A throwaway fuzzer wrote small cases (boolean, dictionary, nullable, decimal and float16
+columns; timestamp dates; empty row groups and parts; parts whose types differ; BOM, CRLF,
+quoted and scientific numbers, repeated headers, trailing delimiters, NA-like labels; ids
+zero-padded, duplicated, padded with spaces or missing; negative, NaN, huge and all-zero
+weights; multiclass scores as lists and mappings, classes met in one part only) and ran
+``reportgen run`` and ``reportgen validate`` with every engine, comparing metrics.json (the run
+block aside) or the one error line. Each test here is the smallest input that reproduced one
+cause.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from reportgen import cli
+
+sys.path.insert(0, str(Path(__file__).parent))
+from docdiff import first_difference  # noqa: E402
+from test_bad_input_parity import ENGINES, config, rows, same_everywhere  # noqa: E402
+from test_round3_parity import refused_alike_by_validate  # noqa: E402
+
+
+def documents(cfg: Path, scheduler: str, capsys, engines: tuple[str, ...] = ENGINES) -> dict[str, dict]:
+    """Each engine's metrics.json minus ``run`` (every run exits 0, and ``validate`` says OK)."""
+    docs = {}
+    for engine in engines:
+        out = cfg.parent / f"o_{engine}"
+        extra = ["--scheduler", scheduler] if engine == "dask" else []
+        args = ["run", str(cfg), "--engine", engine, "--out", str(out), "--overwrite", "--quiet",
+                "--now", "2026-01-01T00:00:00", *extra]
+        assert cli.main(args) == 0, f"{engine}: {capsys.readouterr().err}"
+        validate = ["validate", str(cfg), "--quiet", "--set", f"engine={engine}"]
+        validate += ["--set", f"scheduler={scheduler}"] if engine == "dask" else []
+        assert cli.main(validate) == 0, f"validate {engine}: {capsys.readouterr().err}"
+        doc = json.loads((out / "metrics.json").read_text(encoding="utf-8"))
+        doc.pop("run")
+        docs[engine] = doc
+    return docs
+
+
+def same_documents(docs: dict[str, dict]) -> dict:
+    """Every engine's document equals memory's; memory's."""
+    for engine, doc in docs.items():
+        assert first_difference(docs["memory"], doc) is None, engine
+    return docs["memory"]
+
+
+# --- a boolean label column and `positive` -----------------------------------------------------
+
+
+@pytest.mark.parametrize("positive", [1, True, "true", "1"])
+def test_a_boolean_label_column_takes_positive_1_or_true_alike(positive, tmp_path, scheduler, capsys):
+    """A Parquet boolean label (or true / false written in a CSV) has the keys 'True' / 'False':
+    ``positive: 1`` — the default — was refused in every engine ("no row has the positive label 1
+    (labels found: 'False', 'True')") while ``positive: true`` ran. 1 is true (as in Python and
+    SQL): every spelling now gives the numbers of the same labels written 0 / 1."""
+    t = rows(30)
+    t.to_parquet(tmp_path / "a.parquet", index=False)
+    want = same_documents(documents(config(tmp_path, [{"name": "a", "file": "a.parquet", "score": "s"}]), scheduler,
+                                    capsys, ("memory",)))
+    t.assign(y=t["y"].astype(bool)).to_parquet(tmp_path / "a.parquet", index=False)
+    t.assign(y=np.where(t["y"] == 1, "TRUE", "false")).to_csv(tmp_path / "a.csv", index=False)
+    for file in ("a.parquet", "a.csv"):
+        cfg = config(tmp_path, [{"name": "a", "file": file, "score": "s"}], positive=positive)
+        got = same_documents(documents(cfg, scheduler, capsys))
+        got["models"]["a"]["file"] = want["models"]["a"]["file"]
+        assert first_difference(want, got) is None, file
+
+
+def test_positive_0_of_a_boolean_label_is_false_and_both_twins_are_refused(tmp_path, scheduler, capsys):
+    """``positive: 0`` names False; a column holding both '1' and 'true' (two labels that are each
+    the positive label) is one line in every engine, not "every row is positive"."""
+    t = rows(30)
+    t.assign(y=t["y"].astype(bool)).to_parquet(tmp_path / "a.parquet", index=False)
+    doc = same_documents(documents(config(tmp_path, [{"name": "a", "file": "a.parquet", "score": "s"}], positive=0),
+                                   scheduler, capsys, ("memory", "stream")))
+    assert doc["models"]["a"]["positives"] == 15
+    t.assign(y=np.where(t["y"] == 1, "1", "true")).to_csv(tmp_path / "a.csv", index=False)
+    line = refused_alike_by_validate(config(tmp_path, [{"name": "a", "file": "a.csv", "score": "s"}]), scheduler, capsys)
+    assert line.endswith("a.csv: column 'y': labels '1', 'True' both read as the positive label 1 (1 is true); "
+                         "write the labels one way (1 / 0 or true / false)"), line
+
+
+def test_a_boolean_label_file_joins_a_0_1_file_by_id(tmp_path, scheduler, capsys):
+    """One model's file holds Parquet booleans, the other's 0 / 1 in a CSV, joined by id in
+    another order: the truths agree row by row (positive: 1 is True in one, 1 in the other)."""
+    t = rows(30)
+    t.assign(y=t["y"].astype(bool)).to_parquet(tmp_path / "a.parquet", index=False)
+    t.iloc[::-1].to_csv(tmp_path / "b.csv", index=False)
+    cfg = config(tmp_path, [{"name": "a", "file": "a.parquet", "score": "s"}, {"name": "b", "file": "b.csv", "score": "s"}],
+                 id="id")
+    doc = same_documents(documents(cfg, scheduler, capsys))
+    assert doc["models"]["a"]["positives"] == doc["models"]["b"]["positives"] == 15
