@@ -1141,10 +1141,11 @@ class ModelCounts(ModelPass):
                           counts=S.ClassCounts(len(self.score_cols)))
         return out.collecting(cfg, index, collect)  # type: ignore[return-value]
 
-    def merge_pending(self, cap: int) -> None:
-        """The counts' pending tables merged; a score column past the cap is an error."""
+    def merge_pending(self, cap: int, final: bool = False) -> None:
+        """The counts' pending tables merged; once every row is read (``final``), a score column
+        past the cap is an error (:meth:`~reportgen.reduce.accumulators.ClassCounts.merge_pending`)."""
         j = self.counts.merge_pending(cap)
-        if j is not None:
+        if j is not None and final:
             raise InputError(
                 f"{self.path}: column '{self.score_cols[j]}' (model '{self.cfg.name}') has more than {cap:,} distinct "
                 f"scores; streamed multiclass tables are not binned: round the scores (e.g. to 6 decimals) or raise "
@@ -1265,7 +1266,7 @@ def conclude(cfg: Config, states: list[ModelCounts], configured: list[str] | Non
     for st in states:
         if st.rows == 0:
             raise V.no_rows_left(st.path, st.cfg.name)
-        st.merge_pending(cfg.stream.max_distinct_scores)
+        st.merge_pending(cfg.stream.max_distinct_scores, final=True)
         V.check_some_weight(st.path, st.cols.get("weight"), float(st.counts.conf.sum()))
     seen_truth = set().union(*(st.seen_truth for st in states))
     seen_pred = {st.cfg.name: st.seen_pred for st in states if "prediction" in st.cols}

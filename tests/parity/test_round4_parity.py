@@ -100,3 +100,49 @@ def test_a_boolean_label_file_joins_a_0_1_file_by_id(tmp_path, scheduler, capsys
                  id="id")
     doc = same_documents(documents(cfg, scheduler, capsys))
     assert doc["models"]["a"]["positives"] == doc["models"]["b"]["positives"] == 15
+
+
+# --- the multiclass cap on distinct scores, after every bad row -----------------------------------
+
+
+def _class_rows(parts: int, rows_per_part: int, seed: int = 5) -> pd.DataFrame:
+    """Multiclass rows: classes a/b/c, a score column per class (about 100 distinct scores each),
+    as text so that one can be made bad."""
+    rng = np.random.default_rng(seed)
+    n = parts * rows_per_part
+    p = np.round(rng.dirichlet(np.ones(3), n), 2)
+    return pd.DataFrame({"y": np.array(["a", "b", "c"], dtype=object)[np.arange(n) % 3],
+                         "pa": p[:, 0].astype(str), "pb": p[:, 1].astype(str), "pc": p[:, 2].astype(str)})
+
+
+def _write_parts(tmp: Path, t: pd.DataFrame, rows_per_part: int) -> str:
+    (tmp / "ds").mkdir()
+    for k, lo in enumerate(range(0, len(t), rows_per_part)):
+        t.iloc[lo:lo + rows_per_part].to_parquet(tmp / "ds" / f"p{k:02d}.parquet", index=False)
+    return "ds"
+
+
+def test_a_bad_row_comes_before_the_multiclass_cap_on_distinct_scores(tmp_path, scheduler, capsys):
+    """A multiclass model past ``stream.max_distinct_scores`` (an error: streamed class tables are
+    not binned) and a non-numeric score in the last of ten parts: memory (no cap) named the row;
+    stream merged its tables every eight batches and raised the cap there, before the row; Dask
+    raised the cap of whichever part passed it (found by fuzzing: three engines, three orders). A
+    column past the cap now stays past it while the rest is read, and the cap is raised with the
+    whole-file rules, after every bad row, in every engine."""
+    t = _class_rows(10, 60)
+    t.loc[575, "pb"] = "n/a"
+    data = _write_parts(tmp_path, t, 60)
+    models = [{"name": "m", "file": data, "scores": {"a": "pa", "b": "pb", "c": "pc"}}]
+    cfg = config(tmp_path, models, task="multiclass", stream={"batch_rows": 1000, "max_distinct_scores": 100})
+    line = refused_alike_by_validate(cfg, scheduler, capsys)
+    assert line.endswith("ds: column 'pb', row 577: non-numeric value 'n/a'; expected a number"), line
+
+    t.loc[575, "pb"] = "0.5"  # no bad row: the cap, in the engines that have one (memory has none)
+    t.iloc[540:].to_parquet(tmp_path / "ds" / "p09.parquet", index=False)
+    for engine in ("stream", "dask"):
+        extra = ["--scheduler", scheduler] if engine == "dask" else []
+        code = cli.main(["run", str(cfg), "--engine", engine, "--out", str(tmp_path / "o"), "--overwrite", "--quiet", *extra])
+        err = capsys.readouterr().err.strip()
+        assert code == 2 and err.endswith("ds: column 'pa' (model 'm') has more than 100 distinct scores; streamed multiclass "
+                                          "tables are not binned: round the scores (e.g. to 6 decimals) or raise "
+                                          "'stream.max_distinct_scores'"), (engine, err)
