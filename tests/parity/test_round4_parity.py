@@ -13,12 +13,15 @@ cause.
 
 from __future__ import annotations
 
+import decimal
 import json
 import sys
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 from reportgen import cli
@@ -146,3 +149,31 @@ def test_a_bad_row_comes_before_the_multiclass_cap_on_distinct_scores(tmp_path, 
         assert code == 2 and err.endswith("ds: column 'pa' (model 'm') has more than 100 distinct scores; streamed multiclass "
                                           "tables are not binned: round the scores (e.g. to 6 decimals) or raise "
                                           "'stream.max_distinct_scores'"), (engine, err)
+
+
+# --- Parquet parts whose types differ: each part's values as the part read alone gives them --------
+
+
+def _decimals(values: np.ndarray) -> pa.Array:
+    return pa.array([decimal.Decimal(f"{v:.2f}") for v in values], pa.decimal128(10, 2))
+
+
+@pytest.mark.parametrize("first, second", [
+    # memory and stream cast the decimals to float64 in arrow: 0.57 became 0.5700000000000001 (a
+    # threshold, the KS threshold), where Dask reading the part alone had 0.57
+    (lambda s: pa.array(s), _decimals),
+    # text in one part, float32 in the next: read as text, the float32 spelled "0.41" where Dask had
+    # the float64 0.4099999964237213 (another AUC)
+    (lambda s: pa.array([f"{v:.2f}" for v in s]), lambda s: pa.array(s.astype(np.float32))),
+    # a boolean score (a rule's flag, 1 / 0 in a part read alone) beside text scores: "non-numeric
+    # value 'true'" in memory and stream, exit 0 in Dask
+    (lambda s: pa.array([f"{v:.2f}" for v in s]), lambda s: pa.array(s > 0.5)),
+], ids=["float64 then decimal", "text then float32", "text then boolean"])
+def test_parquet_parts_of_other_score_types_read_as_each_part_alone(first, second, tmp_path, scheduler, capsys):
+    rng = np.random.default_rng(4)
+    (tmp_path / "ds").mkdir()
+    for k, make in enumerate((first, second)):
+        s = np.round(rng.random(20), 2)
+        pq.write_table(pa.table({"y": np.arange(20) % 2, "s": make(s)}), tmp_path / "ds" / f"p{k}.parquet")
+    cfg = config(tmp_path, [{"name": "a", "file": "ds", "score": "s"}])
+    same_documents(documents(cfg, scheduler, capsys))
