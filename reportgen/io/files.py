@@ -45,7 +45,7 @@ import pandas as pd
 
 from reportgen.errors import InputError
 from reportgen.io import filesystems as F
-from reportgen.io.validate import numeric
+from reportgen.io.validate import float_keys, numeric
 
 #: Cell texts that are a missing value in a numeric column (pandas' defaults; an empty cell too).
 NA_VALUES = ("", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND", "1.#QNAN", "<NA>",
@@ -331,8 +331,9 @@ def as_read_alone(values: Any, to: Any, number: bool = False) -> Any:
     """A part's column in the dataset's type ``to`` (float64, or text when its parts hold
     non-numbers: :func:`read_schema`) with the values the part read alone gives: integers and
     floats widened exactly, decimals through their text (correctly rounded, as
-    :func:`reportgen.io.validate.numeric` reads them), floats spelled as the float64 they are
-    read as (their keys and numbers then agree), booleans of a column read as numbers (``number``)
+    :func:`reportgen.io.validate.numeric` reads them), floats spelled by the key rule as the
+    float64 they are read as (:func:`reportgen.io.validate.float_keys`: ``1e18`` as its digits,
+    so an id, a label and a number read alike; NaN and ±inf missing), booleans of a column read as numbers (``number``)
     as 1 / 0 (a label's stay true / false: the key rule); any other type cast."""
     import pyarrow as pa  # noqa: PLC0415
     import pyarrow.compute as pc  # noqa: PLC0415
@@ -344,7 +345,7 @@ def as_read_alone(values: Any, to: Any, number: bool = False) -> Any:
     if pa.types.is_decimal(values.type):
         values = pc.cast(values, pa.string())
     elif pa.types.is_floating(values.type) and pa.types.is_string(to):
-        values = pc.cast(values, pa.float64())
+        return float_keys(pc.cast(values, pa.float64()))  # 1e18 as its digits, as the key rule spells it
     elif pa.types.is_boolean(values.type) and number:
         values = pc.if_else(values, "1", "0")
     return pc.cast(values, to)

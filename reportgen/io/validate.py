@@ -164,7 +164,7 @@ def _to_arrow(values: Any) -> Any:
         return _to_arrow(pa.array(text, type=pa.string(), from_pandas=True))
 
 
-def _float_keys(f: Any) -> Any:
+def float_keys(f: Any) -> Any:
     """Keys of a float64 arrow array: integral values as integers, others by ``repr``; NaN, ±inf null."""
     import pyarrow as pa  # noqa: PLC0415
     import pyarrow.compute as pc  # noqa: PLC0415
@@ -204,7 +204,7 @@ def _text_keys(s: Any) -> Any:
     is_float = pc.and_(pc.match_substring_regex(t, _FLOAT_TEXT), pc.invert(is_int))
     if pc.any(is_float).as_py():
         f = pc.cast(pc.if_else(is_float, t, "0"), pa.float64())
-        t = pc.if_else(is_float, _float_keys(f), t)
+        t = pc.if_else(is_float, float_keys(f), t)
     return t
 
 
@@ -289,7 +289,7 @@ def key_array(values: Any, few: bool = True, text: Any = None) -> Any:
     elif pa.types.is_integer(t):
         out = pc.cast(arr, pa.string())
     elif pa.types.is_floating(t) or pa.types.is_decimal(t):
-        out = _float_keys(pc.cast(arr, pa.float64()))
+        out = float_keys(pc.cast(arr, pa.float64()))
     else:
         if not (pa.types.is_string(t) or pa.types.is_large_string(t)):
             arr = pc.cast(arr, pa.string())

@@ -177,3 +177,17 @@ def test_parquet_parts_of_other_score_types_read_as_each_part_alone(first, secon
         pq.write_table(pa.table({"y": np.arange(20) % 2, "s": make(s)}), tmp_path / "ds" / f"p{k}.parquet")
     cfg = config(tmp_path, [{"name": "a", "file": "ds", "score": "s"}])
     same_documents(documents(cfg, scheduler, capsys))
+
+
+def test_float_ids_of_one_part_beside_text_ids_of_another_join_by_their_digits(tmp_path, scheduler, capsys):
+    """Ids as text in one part and as float64 in the next (1.1e18, 1.2e18, …): read as text, pyarrow
+    spelled the floats '1.1e+18', not the digits a part read alone gives ('1100000000000000000'), so
+    memory and stream found no id in common with the other model's file where Dask joined them."""
+    (tmp_path / "ds").mkdir()
+    ids = [str(i * 10**17) for i in range(1, 21)]
+    t = rows(20)
+    pq.write_table(pa.table({"id": ids[:10], "y": t.y[:10], "s": t.s[:10]}), tmp_path / "ds" / "p0.parquet")
+    pq.write_table(pa.table({"id": [float(i) for i in ids[10:]], "y": t.y[10:], "s": t.s[10:]}), tmp_path / "ds" / "p1.parquet")
+    t.assign(id=ids).iloc[::-1].to_csv(tmp_path / "b.csv", index=False)
+    cfg = config(tmp_path, [{"name": "a", "file": "ds", "score": "s"}, {"name": "b", "file": "b.csv", "score": "s"}], id="id")
+    assert same_documents(documents(cfg, scheduler, capsys))["models"]["a"]["n"] == 20
