@@ -60,7 +60,7 @@ def same_documents(docs: dict[str, dict]) -> dict:
 # --- a boolean label column and `positive` -----------------------------------------------------
 
 
-@pytest.mark.parametrize("positive", [1, True, "true", "1"])
+@pytest.mark.parametrize("positive", [1, True, "true", "1"], ids=["1", "yes", "'true'", "'1'"])
 def test_a_boolean_label_column_takes_positive_1_or_true_alike(positive, tmp_path, scheduler, capsys):
     """A Parquet boolean label (or true / false written in a CSV) has the keys 'True' / 'False':
     ``positive: 1`` — the default — was refused in every engine ("no row has the positive label 1
