@@ -133,6 +133,12 @@ def label_key(value: Any) -> str:
 _BOOLEAN_TWINS = {"1": "True", "True": "1", "0": "False", "False": "0"}
 
 
+def twins(key: str) -> frozenset[str]:
+    """A label key and its boolean twin (``"1"`` and ``"True"``, ``"0"`` and ``"False"``), or the key alone."""
+    twin = _BOOLEAN_TWINS.get(key)
+    return frozenset((key,) if twin is None else (key, twin))
+
+
 def positive_keys(positive: Any) -> frozenset[str]:
     """The label keys that are the configured positive label (binary).
 
@@ -143,9 +149,7 @@ def positive_keys(positive: Any) -> frozenset[str]:
     ``1 == True`` in Python and in SQL. A column holding both twins is refused
     (:func:`check_both_classes`): which rows are positive would be a guess.
     """
-    key = label_key(positive)
-    twin = _BOOLEAN_TWINS.get(key)
-    return frozenset((key,) if twin is None else (key, twin))
+    return twins(label_key(positive))
 
 
 def _to_arrow(values: Any) -> Any:

@@ -191,3 +191,25 @@ def test_float_ids_of_one_part_beside_text_ids_of_another_join_by_their_digits(t
     t.assign(id=ids).iloc[::-1].to_csv(tmp_path / "b.csv", index=False)
     cfg = config(tmp_path, [{"name": "a", "file": "ds", "score": "s"}, {"name": "b", "file": "b.csv", "score": "s"}], id="id")
     assert same_documents(documents(cfg, scheduler, capsys))["models"]["a"]["n"] == 20
+
+
+def test_a_credit_reference_labelled_0_1_beside_a_boolean_current_sample(tmp_path, scheduler, capsys):
+    """The current sample's labels are Parquet booleans, its reference sample's 0 / 1 in a CSV (or
+    the reverse): the reference was refused ("label '0' is not one of the current sample's labels
+    ('False', 'True')") although positive: 1 names True in the one and 1 in the other. The
+    section now reads the reference as it reads the same labels written as booleans."""
+    rng = np.random.default_rng(7)
+
+    def book(n: int) -> pd.DataFrame:
+        s = np.round(rng.random(n), 3)
+        return pd.DataFrame({"y": (rng.random(n) < s).astype(int), "s": s})
+
+    current, reference = book(60), book(60)
+    current.assign(y=current["y"].astype(bool)).to_parquet(tmp_path / "a.parquet", index=False)
+    docs = {}
+    for name, ref in (("ref.csv", reference), ("ref.parquet", reference.assign(y=reference["y"].astype(bool)))):
+        ref.to_csv(tmp_path / name, index=False) if name.endswith(".csv") else ref.to_parquet(tmp_path / name, index=False)
+        cfg = config(tmp_path, [{"name": "a", "file": "a.parquet", "score": "s", "reference": name}],
+                     credit={"grades": {"quantiles": 3}})
+        docs[name] = same_documents(documents(cfg, scheduler, capsys, ("memory", "stream")))["credit"]
+    assert first_difference(docs["ref.csv"], docs["ref.parquet"]) is None
