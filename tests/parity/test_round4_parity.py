@@ -28,7 +28,7 @@ from reportgen import cli
 
 sys.path.insert(0, str(Path(__file__).parent))
 from docdiff import first_difference  # noqa: E402
-from test_bad_input_parity import ENGINES, config, rows, same_everywhere  # noqa: E402
+from test_bad_input_parity import ENGINES, config, rows  # noqa: E402
 from test_round3_parity import refused_alike_by_validate  # noqa: E402
 
 
