@@ -296,14 +296,14 @@ def common_rows(names: list[str], n_rows: list[int], join: Join | None, kept: li
     return (None if index is None else dict.fromkeys(names, index)), list(by_another)
 
 
-def check_rows_left(file: str, n: int, labels: set[str], positive: str | None, names: list[str]) -> None:
+def check_rows_left(file: str, n: int, labels: set[str], positive: frozenset[str] | None, names: list[str]) -> None:
     """:func:`check_enough` for files matched by position, after a second reading kept the rows
     every model keeps: ``n`` rows whose label keys are ``labels`` (``positive``: the binary
-    positive key; None for multiclass)."""
+    positive keys; None for multiclass)."""
     single = None
     if len(labels) == 1:
         key = next(iter(labels))
-        single = repr(key) if positive is None else ("positive" if key == positive else "negative")
+        single = repr(key) if positive is None else ("positive" if key in positive else "negative")
     check_enough(file, "rows", "row", n, single, names)
 
 

@@ -206,16 +206,17 @@ class Batch:
             self._cache[key] = out
         return self._cache[key]
 
-    def matches(self, name: str, positive: str) -> np.ndarray:
-        """Rows whose label key is ``positive`` (a key); numeric columns compare as numbers."""
+    def matches(self, name: str, positive: frozenset[str]) -> np.ndarray:
+        """Rows whose label key is one of ``positive`` (:func:`reportgen.io.validate.positive_keys`);
+        numeric columns compare as numbers."""
         key = ("matches", name)
         if key not in self._cache:
             col = self.rb.column(name)
-            number = V.as_number(positive)
+            numbers = [n for n in map(V.as_number, positive) if n is not None]
             if _plain_numeric(col) and col.null_count == 0:
-                out = col.to_numpy(zero_copy_only=False) == number if number is not None else np.zeros(len(col), dtype=bool)
+                out = np.isin(col.to_numpy(zero_copy_only=False), numbers)
             else:
-                out = self._per_row(name, lambda k: k == positive)
+                out = self._per_row(name, lambda k: k in positive)
             self._cache[key] = np.asarray(out, dtype=bool)
         return self._cache[key]
 

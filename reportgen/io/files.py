@@ -8,8 +8,9 @@ Every engine reads through here, so a file means the same thing to all of them:
   before any parser guesses (:func:`check_not_binary`);
 * every part of a Parquet dataset must hold every column read (:func:`check_parts`): a part
   without the score column is refused, not read as missing values; a part whose footer cannot
-  be read is named; a column whose type differs between parts is read as each part holds it
-  (:func:`read_schema`), as a Dask task reading one part does;
+  be read is named; a column whose type differs between parts is read part by part, each
+  part's values as the part read alone gives them (:func:`read_schema`, :class:`PartwiseDataset`),
+  as a Dask task reading one part does;
 * CSV is read with explicit column types, never inferred: numbers (scores, weights) as float64,
   labels, predictions and ids as text (normalised later by :func:`reportgen.io.validate.keys`).
   Only the usual missing-value spellings (``NA``, ``nan``, an empty cell, …) are missing in a
@@ -44,7 +45,7 @@ import pandas as pd
 
 from reportgen.errors import InputError
 from reportgen.io import filesystems as F
-from reportgen.io.validate import numeric
+from reportgen.io.validate import float_keys, numeric
 
 #: Cell texts that are a missing value in a numeric column (pandas' defaults; an empty cell too).
 NA_VALUES = ("", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND", "1.#QNAN", "<NA>",
@@ -274,26 +275,86 @@ def _hashing_filesystem(digests: Digests, loc: F.Location) -> Any:
     return pafs.PyFileSystem(Handler())
 
 
-def scanned_dataset(path: Path) -> Any:
+def scanned_dataset(path: Path, numbers: Iterable[str] = ()) -> Any:
     """The Parquet dataset to read data from: :func:`parquet_dataset`, through a hashing
-    filesystem under :func:`hashing` (discovery and footers are read without hashing)."""
+    filesystem under :func:`hashing` (discovery and footers are read without hashing);
+    ``numbers``: the columns read as numbers (scores, weights: :func:`as_read_alone`)."""
     import pyarrow.dataset as ds  # noqa: PLC0415
 
     plain = parquet_dataset(path)
-    schema = read_schema(plain)
+    schema, alike = read_schema(plain)
     digests = _DIGESTS.get()
     loc = F.locate(path)
     if digests is None:
-        if schema.equals(plain.schema):
+        if alike:
             return plain
-        return ds.dataset(loc.path, schema=schema, format="parquet", partitioning=plain.partitioning, filesystem=loc.fs)
-    return ds.dataset(os.path.abspath(path) if loc.local else loc.path, schema=schema, format="parquet",
-                      partitioning=plain.partitioning, filesystem=_hashing_filesystem(digests, loc))
+        return PartwiseDataset(ds.dataset(loc.path, format="parquet", partitioning=plain.partitioning, filesystem=loc.fs),
+                               schema, numbers)
+    hashed = ds.dataset(os.path.abspath(path) if loc.local else loc.path, format="parquet",
+                        partitioning=plain.partitioning, filesystem=_hashing_filesystem(digests, loc))
+    return hashed if alike else PartwiseDataset(hashed, schema, numbers)
 
 
-def read_schema(dataset: Any) -> Any:
+class PartwiseDataset:
+    """A dataset whose column types differ between parts (:func:`read_schema`), read part by part
+    in path order (:func:`parts_of`, a Dask task's order): each part's columns in the part's own
+    types, then converted to the dataset's as reading that part alone gives its values.
+
+    pyarrow's own casts, which a dataset read with one schema applies, do not: a decimal cast to
+    float64 is not correctly rounded (0.5700 → 0.5700000000000001, where a part read alone gives
+    0.57), and a float32 cast to text is its float32 spelling ("0.41", where a part read alone
+    gives the float64 0.4099999964237213) — so memory and stream gave other thresholds and AUCs
+    than Dask (found by fuzzing Parquet parts of mixed types)."""
+
+    def __init__(self, dataset: Any, schema: Any, numbers: Iterable[str] = ()) -> None:
+        self.dataset, self.schema, self.numbers = dataset, schema, frozenset(numbers)
+
+    def to_batches(self, columns: list[str], batch_size: int) -> Iterator[Any]:
+        import pyarrow as pa  # noqa: PLC0415
+
+        for fragment in sorted(self.dataset.get_fragments(), key=lambda f: f.path):
+            physical = fragment.physical_schema
+            # each column read in the part's type (a column it lacks, a partition key: the dataset's)
+            schema = pa.schema([physical.field(f.name) if f.name in physical.names else f for f in self.schema])
+            for rb in fragment.to_batches(schema=schema, columns=columns, batch_size=batch_size):
+                yield pa.RecordBatch.from_arrays([as_read_alone(c, self.schema.field(n).type, n in self.numbers)
+                                                  for n, c in zip(rb.schema.names, rb.columns)], names=rb.schema.names)
+
+    def to_table(self, columns: list[str]) -> Any:
+        import pyarrow as pa  # noqa: PLC0415
+
+        schema = pa.schema([self.schema.field(c) for c in columns])
+        return pa.Table.from_batches(list(self.to_batches(columns, 1 << 20)), schema=schema)
+
+
+def as_read_alone(values: Any, to: Any, number: bool = False) -> Any:
+    """A part's column in the dataset's type ``to`` (float64, or text when its parts hold
+    non-numbers: :func:`read_schema`) with the values the part read alone gives: integers and
+    floats widened exactly, decimals through their text (correctly rounded, as
+    :func:`reportgen.io.validate.numeric` reads them), floats spelled by the key rule as the
+    float64 they are read as (:func:`reportgen.io.validate.float_keys`: ``1e18`` as its digits,
+    so an id, a label and a number read alike; NaN and ±inf missing), booleans of a column read as numbers (``number``)
+    as 1 / 0 (a label's stay true / false: the key rule); any other type cast."""
+    import pyarrow as pa  # noqa: PLC0415
+    import pyarrow.compute as pc  # noqa: PLC0415
+
+    if values.type == to:
+        return values
+    if pa.types.is_dictionary(values.type):
+        values = values.dictionary_decode()
+    if pa.types.is_decimal(values.type):
+        values = pc.cast(values, pa.string())
+    elif pa.types.is_floating(values.type) and pa.types.is_string(to):
+        return float_keys(pc.cast(values, pa.float64()))  # 1e18 as its digits, as the key rule spells it
+    elif pa.types.is_boolean(values.type) and number:
+        values = pc.if_else(values, "1", "0")
+    return pc.cast(values, to)
+
+
+def read_schema(dataset: Any) -> tuple[Any, bool]:
     """The schema a dataset's parts are read with, so that every engine reads a part's values as
-    the part holds them (a Dask task reads each part as a file of its own).
+    the part holds them (a Dask task reads each part as a file of its own), and whether every
+    part holds the first part's types (else :class:`PartwiseDataset` reads it).
 
     pyarrow reads every part with the *first* part's types: a score column integral in the first
     part and decimal in the next failed ("Float value 637.5 was truncated converting to int64"),
@@ -311,7 +372,7 @@ def read_schema(dataset: Any) -> Any:
 
     fragments = list(dataset.get_fragments())
     if len(fragments) < 2:
-        return dataset.schema
+        return dataset.schema, True
     types: dict[str, set] = {}
     for fragment in fragments:
         try:
@@ -332,7 +393,8 @@ def read_schema(dataset: Any) -> Any:
         elif seen and pa.types.is_null(field.type):  # the first part's column all null (an empty part)
             field = pa.field(field.name, next(iter(seen)))
         fields.append(field)
-    return pa.schema(fields)
+    schema = pa.schema(fields)
+    return schema, schema.equals(dataset.schema) and all(len(seen) < 2 for seen in types.values())
 
 
 #: ``reportgen validate`` with ``engine: stream`` / ``dask`` applies every rule of a run (the
@@ -711,7 +773,7 @@ def record_batches(path: Path, columns: list[str], batch_rows: int, numbers: Ite
     numbers, text = list(numbers), list(text)
     if is_parquet(path):
         try:
-            for rb in scanned_dataset(path).to_batches(columns=columns, batch_size=batch_rows):
+            for rb in scanned_dataset(path, numbers).to_batches(columns=columns, batch_size=batch_rows):
                 if rb.num_rows:
                     yield rb
         except (pa.ArrowException, OSError, ValueError) as exc:
@@ -909,7 +971,7 @@ def read_table(path: Path, columns: list[str], numbers: Iterable[str] = (), text
     if is_parquet(path):
         check_parts(path, columns)
         try:
-            table = scanned_dataset(path).to_table(columns=columns)
+            table = scanned_dataset(path, numbers).to_table(columns=columns)
         except (pa.ArrowException, OSError, ValueError) as exc:
             raise unreadable_parquet(path, exc) from None
         if table.num_rows == 0:

@@ -129,6 +129,29 @@ def label_key(value: Any) -> str:
     return keys(np.array([str(value)], dtype=object))[0] or str(value).strip()
 
 
+#: The integer key and the boolean key that name one class: ``1`` / ``True`` and ``0`` / ``False``.
+_BOOLEAN_TWINS = {"1": "True", "True": "1", "0": "False", "False": "0"}
+
+
+def twins(key: str) -> frozenset[str]:
+    """A label key and its boolean twin (``"1"`` and ``"True"``, ``"0"`` and ``"False"``), or the key alone."""
+    twin = _BOOLEAN_TWINS.get(key)
+    return frozenset((key,) if twin is None else (key, twin))
+
+
+def positive_keys(positive: Any) -> frozenset[str]:
+    """The label keys that are the configured positive label (binary).
+
+    Its key (:func:`label_key`) and, for ``1`` / ``0`` / ``true`` / ``false`` (as YAML numbers,
+    booleans or text), its twin of the other kind: a boolean label column (Parquet, or text
+    ``true`` / ``false``) has the keys ``"True"`` / ``"False"``, a numeric one ``"1"`` / ``"0"``,
+    and ``positive: 1`` (the default) or ``positive: true`` names the same class in either, as
+    ``1 == True`` in Python and in SQL. A column holding both twins is refused
+    (:func:`check_both_classes`): which rows are positive would be a guess.
+    """
+    return twins(label_key(positive))
+
+
 def _to_arrow(values: Any) -> Any:
     import pyarrow as pa  # noqa: PLC0415
 
@@ -145,7 +168,7 @@ def _to_arrow(values: Any) -> Any:
         return _to_arrow(pa.array(text, type=pa.string(), from_pandas=True))
 
 
-def _float_keys(f: Any) -> Any:
+def float_keys(f: Any) -> Any:
     """Keys of a float64 arrow array: integral values as integers, others by ``repr``; NaN, ±inf null."""
     import pyarrow as pa  # noqa: PLC0415
     import pyarrow.compute as pc  # noqa: PLC0415
@@ -185,7 +208,7 @@ def _text_keys(s: Any) -> Any:
     is_float = pc.and_(pc.match_substring_regex(t, _FLOAT_TEXT), pc.invert(is_int))
     if pc.any(is_float).as_py():
         f = pc.cast(pc.if_else(is_float, t, "0"), pa.float64())
-        t = pc.if_else(is_float, _float_keys(f), t)
+        t = pc.if_else(is_float, float_keys(f), t)
     return t
 
 
@@ -270,7 +293,7 @@ def key_array(values: Any, few: bool = True, text: Any = None) -> Any:
     elif pa.types.is_integer(t):
         out = pc.cast(arr, pa.string())
     elif pa.types.is_floating(t) or pa.types.is_decimal(t):
-        out = _float_keys(pc.cast(arr, pa.float64()))
+        out = float_keys(pc.cast(arr, pa.float64()))
     else:
         if not (pa.types.is_string(t) or pa.types.is_large_string(t)):
             arr = pc.cast(arr, pa.string())
@@ -641,13 +664,19 @@ def check_both_classes(cfg: Config, path: Any, column: str, found: set[str], pos
     weights (row counts without weights). A class whose every row has weight 0 has no evidence:
     every rate on it would be 0 / 0.
     """
-    pos_key = label_key(cfg.positive)
-    if pos_key not in found:
+    pos_keys = positive_keys(cfg.positive)
+    if not pos_keys & found:
         shown = ", ".join(repr(v) for v in sorted_classes(found)[:6])
         raise InputError(
             f"{path}: column '{column}': no row has the positive label {cfg.positive!r} (labels found: {shown}); set 'positive' in the config"
         )
-    if not any(k != pos_key for k in found):
+    if len(pos_keys & found) > 1:
+        both = ", ".join(repr(v) for v in sorted_classes(pos_keys & found))
+        raise InputError(
+            f"{path}: column '{column}': labels {both} both read as the positive label {cfg.positive!r} (1 is true); "
+            f"write the labels one way (1 / 0 or true / false)"
+        )
+    if not any(k not in pos_keys for k in found):
         raise InputError(f"{path}: column '{column}': every row is positive; metrics need both classes")
     check_some_weight(path, weight_column, positives + negatives)
     for name, total in (("positive", positives), ("negative", negatives)):

@@ -1454,6 +1454,8 @@ class ClassCounts:
     max_dev: float = 0.0
     #: weighted: rows per (true id, predicted id, weight) (:func:`weight_cells`) in chunks; None past the cap
     cells: list | None = field(default_factory=list)
+    #: score columns past the cap of :meth:`merge_pending` (their tables dropped; no more are kept)
+    over: set = field(default_factory=set)
 
     def add(self, y: np.ndarray, a: np.ndarray, w: np.ndarray | None, p: np.ndarray | None, n_ids: int) -> bool:
         """One batch: true class ids ``y``, predictions ``a``, weights, scores (rows × q); True when
@@ -1484,10 +1486,17 @@ class ClassCounts:
 
     def merge_pending(self, cap: int) -> int | None:
         """Fold the pending batch lists into the merged tables; the first score column with more
-        than ``cap`` entries (its position), or None."""
-        if not self.pending:
-            return None
-        for j in range(self.q):
+        than ``cap`` entries so far (its position), or None.
+
+        A column past the cap stays past it (``over``: its tables are dropped, and its later
+        lists too), so whichever rows were merged when, every engine ends with the same columns
+        past the cap: the rows past one are still read and checked, and the error is the
+        caller's, once every row is (the runners raise it among the whole-file rules, after
+        every bad row: a stream met it in the middle of a file, a Dask part at its end, and so
+        each named another fault)."""
+        for j in range(self.q if self.pending else 0):
+            if j in self.over:
+                continue
             classes = {i for values, _ in self.pending for i in range(len(values[j]))} | {i for (jj, i) in self.merged if jj == j}
             entries = 0
             for i in sorted(classes):
@@ -1496,9 +1505,10 @@ class ClassCounts:
                 self.merged[(j, i)] = CT.merge_lists(parts)
                 entries += CT.distinct_scores(self.merged[(j, i)][0])
             if entries > cap:
-                return j
+                self.over.add(j)
+                self.merged = {key: v for key, v in self.merged.items() if key[0] != j}
         self.pending = []
-        return None
+        return min(self.over) if self.over else None
 
     def combine(self, parts: list[ClassCounts], to_ids: list[np.ndarray], n_ids: int, by_class: bool) -> None:
         """Add counts of disjoint rows, each part numbering classes its own way: ``to_ids[p]`` maps
@@ -1520,6 +1530,7 @@ class ClassCounts:
                     values[j][int(to[i])], counts[j][int(to[i])] = v, c
                 self.pending.append((values, counts))
             self.rows += st.rows
+            self.over |= st.over
             self.weighted = self.weighted or st.weighted
             self.p_min, self.p_max = min(self.p_min, st.p_min), max(self.p_max, st.p_max)
             self.max_dev = max(self.max_dev, st.max_dev)

@@ -25,7 +25,7 @@ import reportgen.engine.credit as C
 from reportgen.config import Config, ModelConfig
 from reportgen.errors import InputError
 from reportgen.io.files import Digests, columns_in, file_info, hashing, input_bytes, read_table, record_batches
-from reportgen.io.validate import HEADER_ROWS, dates_of, key_codes, keys, label_key, numeric, shown_columns, shown_name
+from reportgen.io.validate import HEADER_ROWS, dates_of, key_codes, keys, numeric, positive_keys, shown_columns, shown_name, twins
 from reportgen.results import CreditSection, InputFile
 
 __all__ = ["check_credit", "credit_run", "credit_section"]
@@ -173,8 +173,9 @@ def _checked(cfg: Config, path: Path, df: Any, wanted: dict[str, str], offset: i
         held = np.bincount(codes[keep], minlength=len(names)) > 0
         if not reference:
             seen.update(names[held])
-        elif seen and not set(names[held]) <= seen:
-            odd = keep & ~np.isin(names, sorted(seen))[codes]
+        elif seen and not set(names[held]) <= (allowed := set().union(*map(twins, seen))):
+            # 1 / 0 beside the current sample's true / false (or the reverse) are its labels: positive: 1 is true
+            odd = keep & ~np.isin(names, sorted(allowed))[codes]
             raise _first_bad(path, wanted["label"], odd, f"label {labels[np.flatnonzero(odd)[0]]!r} is not one of the "
                              f"current sample's labels ({', '.join(map(repr, sorted(seen)))}); label the reference "
                              f"sample with the same labels", offset)
@@ -208,7 +209,7 @@ def _checked(cfg: Config, path: Path, df: Any, wanted: dict[str, str], offset: i
         dates = d.dt.tz_localize(None).to_numpy().astype("datetime64[D]")[keep]
     if keep.sum() == 0:
         return None, None
-    y = labels[keep] == label_key(cfg.positive)
+    y = np.isin(labels[keep], list(positive_keys(cfg.positive)))
     sample = C.CreditSample(
         y=np.asarray(y, dtype=bool), score=score[keep], pd=None if pd_ is None else pd_[keep],
         grade=text_cols["grade"][keep].astype(str) if "grade" in text_cols else None, dates=dates,

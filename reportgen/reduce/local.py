@@ -409,7 +409,7 @@ def check_left(cfg: Config, states: list[ModelPass], join: Join | None, left_out
     if left_out and join is None:
         first = states[0]
         labels = first.seen_truth if isinstance(first, ModelCounts) else first.labels
-        positive = V.label_key(cfg.positive) if cfg.task == "binary" else None
+        positive = V.positive_keys(cfg.positive) if cfg.task == "binary" else None
         A.check_rows_left(str(first.path), first.rows, labels, positive, [st.cfg.name for st in states])
 
 
@@ -699,7 +699,7 @@ def kept_rows(cfg: Config, st: ModelState, path: Path, batch: Batch, offset: int
     st.count_dropped(counts)
     keep = st.narrow(keep, offset, len(batch), ids)
     st.labels.update(labels if keep is None or st.index is None else batch.distinct(cols["label"], keep))
-    y = batch.matches(cols["label"], V.label_key(cfg.positive))
+    y = batch.matches(cols["label"], V.positive_keys(cfg.positive))
     st.collect(keep, offset, len(batch), ids, y)
     yk, wk = (y, weights) if keep is None else (y[keep], None if weights is None else weights[keep])
     pos = float(yk.sum()) if wk is None else float(wk[yk].sum())
@@ -740,7 +740,7 @@ def fold_file(cfg: Config, states: list[ModelState], path: Path,
         if len(states) > 1:
             for label in dict.fromkeys(st.cols["label"] for st in states):
                 batch.missing(label)
-                batch.matches(label, V.label_key(cfg.positive))
+                batch.matches(label, V.positive_keys(cfg.positive))
                 batch.distinct(label, None)
         folded = list(ordered_map(functools.partial(_fold_model, cfg, path, batch, offset, rows), states))
         try:
@@ -1141,10 +1141,11 @@ class ModelCounts(ModelPass):
                           counts=S.ClassCounts(len(self.score_cols)))
         return out.collecting(cfg, index, collect)  # type: ignore[return-value]
 
-    def merge_pending(self, cap: int) -> None:
-        """The counts' pending tables merged; a score column past the cap is an error."""
+    def merge_pending(self, cap: int, final: bool = False) -> None:
+        """The counts' pending tables merged; once every row is read (``final``), a score column
+        past the cap is an error (:meth:`~reportgen.reduce.accumulators.ClassCounts.merge_pending`)."""
         j = self.counts.merge_pending(cap)
-        if j is not None:
+        if j is not None and final:
             raise InputError(
                 f"{self.path}: column '{self.score_cols[j]}' (model '{self.cfg.name}') has more than {cap:,} distinct "
                 f"scores; streamed multiclass tables are not binned: round the scores (e.g. to 6 decimals) or raise "
@@ -1265,7 +1266,7 @@ def conclude(cfg: Config, states: list[ModelCounts], configured: list[str] | Non
     for st in states:
         if st.rows == 0:
             raise V.no_rows_left(st.path, st.cfg.name)
-        st.merge_pending(cfg.stream.max_distinct_scores)
+        st.merge_pending(cfg.stream.max_distinct_scores, final=True)
         V.check_some_weight(st.path, st.cols.get("weight"), float(st.counts.conf.sum()))
     seen_truth = set().union(*(st.seen_truth for st in states))
     seen_pred = {st.cfg.name: st.seen_pred for st in states if "prediction" in st.cols}

@@ -86,11 +86,11 @@ def pushed_table(cfg: Config, i: int) -> tuple[ModelTable, FileInfo, list[tuple[
     keys = {v: V.label_key(v) for v in distinct}
     found = set(keys.values())
     V.check_two_labels(f"{where} ({label_of})", cols["label"], found)
-    positive = V.label_key(cfg.positive)
+    positive = V.positive_keys(cfg.positive)
     import pyarrow as pa  # noqa: PLC0415
     import pyarrow.compute as pc  # noqa: PLC0415
 
-    pos_values = pa.array([v for v, k in keys.items() if k == positive], type=labels.type)
+    pos_values = pa.array([v for v, k in keys.items() if k in positive], type=labels.type)
     is_pos = np.asarray(pc.is_in(labels, value_set=pos_values).to_numpy(zero_copy_only=False), bool)
     wk, nk = w[keep], n[keep]
     if "weight" in cols and (_column(grouped, "w_min")[keep] < 0).any():

@@ -40,16 +40,25 @@ def test_label_rows_from_codes_are_the_rows_of_the_spelled_out_keys(seed, large)
     missing = np.array([k is None for k in keys.to_pylist()])
     got = batch.missing("y")
     assert (got is None and not missing.any()) or np.array_equal(got, missing)
-    for positive in ("1", "True", "a", "0.5", "zz"):
-        assert np.array_equal(Batch(batch.rb).matches("y", positive), np.array([k == positive for k in keys.to_pylist()]))
+    for positive in ("1", "True", "a", "0.5", "zz", "0"):
+        twins = V.positive_keys(positive)
+        assert np.array_equal(Batch(batch.rb).matches("y", twins), np.array([k in twins for k in keys.to_pylist()]))
     keep = rng.random(200) < 0.3
     for mask in (None, keep, np.zeros(200, dtype=bool)):
         chosen = keys.to_pylist() if mask is None else [k for k, m in zip(keys.to_pylist(), mask) if m]
         assert sorted(batch.distinct("y", mask)) == sorted({k for k in chosen if k is not None})
     numbers = Batch(pa.RecordBatch.from_arrays([pa.array([1.0, None, 2.0, 1.0])], names=["y"]))
     assert numbers.missing("y").tolist() == [False, True, False, False]
-    assert numbers.matches("y", "1").tolist() == [True, False, False, True]
+    assert numbers.matches("y", V.positive_keys(1)).tolist() == [True, False, False, True]
+    assert Batch(numbers.rb).matches("y", V.positive_keys(True)).tolist() == [True, False, False, True]
     assert sorted(numbers.distinct("y", np.array([False, True, True, False]))) == ["2"]
+
+
+def test_positive_keys_are_the_key_and_its_boolean_twin():
+    """``positive: 1`` and ``positive: true`` name one class, in a 0 / 1 column or a boolean one."""
+    assert V.positive_keys(1) == V.positive_keys(True) == V.positive_keys("true") == V.positive_keys("1.0") == {"1", "True"}
+    assert V.positive_keys(0) == V.positive_keys(False) == {"0", "False"}
+    assert V.positive_keys("yes") == {"yes"} and V.positive_keys(2) == {"2"}
 
 
 def test_keys_one_rule_for_text_numbers_and_booleans():
