@@ -401,6 +401,10 @@ def _run_one(job: _Job, args: argparse.Namespace, printer: _Printer, written: di
     overwrite = args.overwrite or cfg.output.overwrite
     with ExitStack() as stack:
         held = stack.enter_context(reserve(job.planned, overwrite)) if job.planned is not None else None
+        if cfg.history is not None:  # a store that cannot be written: exit 2 now, while nothing is written
+            from reportgen.history import check_writable  # noqa: PLC0415
+
+            check_writable(cfg.history.path)
         phases = printer.phases(cfg_path.name)
         if phases is not None:
             stack.callback(phases.close)
@@ -427,13 +431,26 @@ def _run_one(job: _Job, args: argparse.Namespace, printer: _Printer, written: di
         theme = Theme.from_config(cfg.report.model_dump(mode="json"))
         targets = write_outputs(result, out_dir, formats, theme=theme, overwrite=overwrite, reservation=held,
                                 pdf_variant=args.pdf_variant, full_curves=args.full_curves, phase=phases)
-    if cfg.history is not None:  # recorded once its report is written (one transaction)
-        from reportgen.history import append  # noqa: PLC0415
-
-        append(cfg.history.path, result)
     written[out_dir] = cfg_path  # its warnings were logged as they arose (and are in run.warnings)
+    if cfg.history is not None:  # recorded once its report is written (one transaction)
+        _record(cfg.history.path, result, targets)
     printer.info(f"{cfg_path}: wrote {', '.join(str(p) for p in targets.values())}")
     return _gate(result, cfg_path, printer)
+
+
+def _record(store: Path, result, targets: dict[str, Path]) -> None:  # noqa: ANN001 - a ComparisonResult
+    """Append the run to its history store, the report being written: a failure or a signal
+    now says so (the report was replaced) rather than "nothing was written"."""
+    from reportgen.history import HistoryError, append  # noqa: PLC0415
+
+    try:
+        append(store, result)
+    except Interrupted as exc:
+        exc.written, exc.unrecorded = targets, store
+        raise
+    except HistoryError as exc:
+        paths = ", ".join(str(p) for p in targets.values())
+        raise HistoryError(f"{exc}; the report was written ({paths}) but this run is missing from the history") from None
 
 
 def _gate(result, cfg_path: Path, printer: _Printer) -> int:  # noqa: ANN001 - a ComparisonResult
@@ -616,7 +633,8 @@ def _guarded(fn: Callable[[], int], label: str, printer: _Printer, debug: bool, 
     except Interrupted as exc:
         if exc.written:
             paths = ", ".join(str(p) for p in exc.written.values())
-            printer.error(f"{label}: interrupted by {exc.name} just after the new report was written ({paths}); stopped")
+            unrecorded = f"; the run was not recorded in the history {exc.unrecorded}" if exc.unrecorded else ""
+            printer.error(f"{label}: interrupted by {exc.name} just after the new report was written ({paths}){unrecorded}; stopped")
         elif writes:
             printer.error(f"{label}: interrupted by {exc.name}; nothing was written, the previous report is intact")
         else:

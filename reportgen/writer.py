@@ -92,13 +92,15 @@ class Interrupted(BaseException):
     """SIGTERM or SIGINT arrived. A BaseException, so that no ``except Exception`` swallows it.
 
     ``written`` holds the paths of the new report when the signal arrived during the swap and
-    was raised once the new set was in place; None means nothing was written.
+    was raised once the new set was in place (or later, while the run was recorded in its
+    history store: ``unrecorded`` names that store); None means nothing was written.
     """
 
     def __init__(self, signum: int) -> None:
         super().__init__(signal.Signals(signum).name)
         self.signum = signum
         self.written: dict[str, Path] | None = None
+        self.unrecorded: Path | None = None
 
     @property
     def name(self) -> str:
