@@ -1,0 +1,351 @@
+"""Faults a scheduler meets (hostile-input review, round 4): the history store, signals while a
+run records itself or waits on a database, secrets in a database URL, and config values given
+on the command line.
+
+Each test is named after what broke. The processes are real where a signal or a permission is
+the point (the signal sent at an exact moment by a patched function, never after a guessed
+sleep); the rest run ``reportgen.cli.main`` in-process.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+import yaml
+
+from reportgen import cli, history
+from reportgen.config import parse_config
+from reportgen.errors import ConfigError
+from reportgen.io.sql import resolve_url
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def make_config(folder: Path, **extra) -> Path:
+    """Two binary models of 60 rows each, no bootstrap, JSON only, a history store beside it."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for file, seed in (("a.csv", 1), ("b.csv", 2)):
+        rng = random.Random(seed)
+        rows = "".join(f"{i},{i % 2},{rng.random():.3f}\n" for i in range(1, 61))
+        (folder / file).write_text("id,y,s\n" + rows, encoding="utf-8")
+    cfg = {"title": "t", "label": "y", "id": "id", "bootstrap": {"resamples": 0},
+           "output": {"formats": ["json"], "dir": "out"}, "history": {"path": "hist.sqlite"},
+           "models": [{"name": "a", "file": "a.csv", "score": "s"}, {"name": "b", "file": "b.csv", "score": "s"}]}
+    cfg.update(extra)
+    path = folder / "q.yaml"
+    path.write_text(yaml.safe_dump(cfg), encoding="utf-8")
+    return path
+
+
+def run(*argv: str) -> int:
+    return cli.main(["run", *argv, "-q"])
+
+
+#: ``reportgen run`` in a process whose function ``sys.argv[1]`` (``module:name``) sends the
+#: process ``sys.argv[2]`` the first time it is called (the signal is raised there).
+SIGNAL_AT = """
+import importlib, os, signal, sys
+module, name = sys.argv[1].split(":")
+sig = getattr(signal, sys.argv[2])
+m = importlib.import_module(module)
+original = getattr(m, name)
+def patched(*args, **kwargs):
+    os.kill(os.getpid(), sig)
+    return original(*args, **kwargs)
+setattr(m, name, patched)
+from reportgen.cli import main
+sys.exit(main(sys.argv[3:]))
+"""
+
+
+def _python(code: str, *argv: str, cwd: Path, prefix: tuple[str, ...] = ()) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env.pop("REPORTGEN_NOW", None)
+    return subprocess.run([*prefix, sys.executable, "-c", code, *argv], env=env, cwd=cwd, capture_output=True,
+                          text=True, timeout=120)
+
+
+def _unprivileged() -> tuple[str, ...]:
+    """A command prefix under which file permissions apply: none for a normal user; for root,
+    setpriv dropping the capabilities that override them (skip when it is missing)."""
+    if os.geteuid() != 0:
+        return ()
+    setpriv = shutil.which("setpriv")
+    if setpriv is None:
+        pytest.skip("running as root without setpriv: permissions cannot be tested")
+    caps = "-dac_override,-dac_read_search,-fowner"
+    return (setpriv, f"--bounding-set={caps}", f"--inh-caps={caps}")
+
+
+# --------------------------------------------------------------------------------------
+# The history store
+# --------------------------------------------------------------------------------------
+
+
+def test_sigterm_while_the_run_is_recorded_says_the_report_was_written(tmp_path: Path) -> None:
+    """The history is appended after the report set is swapped in. A SIGTERM there said
+    "nothing was written, the previous report is intact" while the directory held the new report."""
+    cfg = make_config(tmp_path)
+    done = _python(SIGNAL_AT, "reportgen.history:append", "SIGTERM", "run", str(cfg), "-q", cwd=tmp_path)
+    assert done.returncode == 143, done.stderr
+    assert done.stderr.count("\n") == 1, done.stderr
+    assert "just after the new report was written" in done.stderr
+    assert f"the run was not recorded in the history {tmp_path / 'hist.sqlite'}" in done.stderr
+    assert "nothing was written" not in done.stderr
+    assert (tmp_path / "out" / "metrics.json").is_file()
+    assert history.read(tmp_path / "hist.sqlite") == []  # the append was rolled back whole
+
+
+def test_sigterm_while_waiting_for_a_locked_history_store_is_answered_at_once(tmp_path: Path,
+                                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """SQLite's busy timeout waited for another run's lock inside one C call, where Python runs
+    no signal handler: a SIGTERM was answered only when the lock was released (up to 60 s; a
+    Kubernetes pod is killed 30 s after its SIGTERM). Now the wait is a Python loop."""
+    monkeypatch.setattr(history, "BUSY_TIMEOUT_S", 20.0)
+    cfg = make_config(tmp_path)
+    assert run(str(cfg)) == 0
+    holder = sqlite3.connect(tmp_path / "hist.sqlite", isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")  # another run's transaction, held
+    timer = threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGTERM))
+    try:
+        started = time.monotonic()
+        timer.start()
+        code = run(str(cfg), "--overwrite")
+        elapsed = time.monotonic() - started
+    finally:
+        timer.cancel()
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert code == 143
+    assert elapsed < 8, f"the SIGTERM was answered after {elapsed:.1f} s"
+
+
+@pytest.mark.parametrize(("damage", "expected"), [
+    ("newer", "written by a newer reportgen (store layout 2; this version reads layout 1); upgrade reportgen"),
+    ("truncated", "not a reportgen history store, or a damaged one (database disk image is malformed)"),
+])
+def test_a_store_that_cannot_be_used_is_exit_2_before_any_work(damage: str, expected: str, tmp_path: Path,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """The store was opened only after the models were compared (an hour's run lost), and a
+    store of a newer layout was called "not a reportgen history store"."""
+    cfg = make_config(tmp_path)
+    store = tmp_path / "hist.sqlite"
+    assert run(str(cfg), "--out", str(tmp_path / "first")) == 0
+    if damage == "newer":
+        with sqlite3.connect(store) as conn:
+            conn.execute("PRAGMA user_version = 2")
+    else:
+        data = store.read_bytes()
+        store.write_bytes(data[: len(data) // 2 + 100])
+    before = store.read_bytes()
+    capsys.readouterr()
+    assert cli.main(["run", str(cfg)]) == 2  # not quiet: a warning from the analysis would show
+    err = capsys.readouterr().err
+    assert err == f"reportgen: error: {store}: {expected}" + err.split(expected, 1)[1] and err.count("\n") == 1, err
+    assert not (tmp_path / "out").exists()
+    assert store.read_bytes() == before
+
+
+def test_a_history_store_in_a_read_only_directory_is_exit_2_before_any_work(tmp_path: Path) -> None:
+    """SQLite writes a journal beside the store: a store in a directory this user cannot write
+    failed only at the append, after the report was written (so a rerun without --overwrite was
+    refused too), and a store that could not be created was "not a reportgen history store"."""
+    prefix = _unprivileged()
+    cfg = make_config(tmp_path, history={"path": "ro/hist.sqlite"})
+    ro = tmp_path / "ro"
+    ro.mkdir()
+    code = "import sys; from reportgen.cli import main; sys.exit(main(sys.argv[1:]))"
+    try:
+        ro.chmod(0o555)
+        done = _python(code, "run", str(cfg), cwd=tmp_path, prefix=prefix)
+        assert done.returncode == 2, done.stderr
+        assert done.stderr == (f"reportgen: error: {ro / 'hist.sqlite'}: cannot open the history store (unable to open "
+                               f"database file); this user cannot write its directory {ro} (SQLite keeps a journal "
+                               f"beside the store); fix the permissions or give another history.path\n")
+        assert not (tmp_path / "out").exists()
+        ro.chmod(0o755)
+        assert run(str(cfg), "--out", str(tmp_path / "first")) == 0  # the store exists now
+        ro.chmod(0o555)
+        done = _python(code, "run", str(cfg), cwd=tmp_path, prefix=prefix)
+        assert done.returncode == 2, done.stderr
+        assert done.stderr.startswith(f"reportgen: error: {ro / 'hist.sqlite'}: cannot write the history store "
+                                      f"(attempt to write a readonly database); this user cannot write its directory")
+        assert not (tmp_path / "out").exists()
+    finally:
+        ro.chmod(0o755)
+    assert len(history.read(ro / "hist.sqlite")) == 1
+
+
+def test_a_failed_append_says_the_report_was_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    """A store that fails after the check (the disk fills while it is appended to): the line
+    said only "cannot record the run", as if nothing had been written."""
+    cfg = make_config(tmp_path)
+
+    def full(path: Path, result) -> int:  # noqa: ANN001
+        raise history.HistoryError(f"{path}: cannot record the run (database or disk is full); check history.path")
+
+    monkeypatch.setattr(history, "append", full)
+    assert run(str(cfg)) == 2
+    err = capsys.readouterr().err
+    out = tmp_path / "out" / "metrics.json"
+    assert err == (f"reportgen: error: {tmp_path / 'hist.sqlite'}: cannot record the run (database or disk is full); "
+                   f"check history.path; the report was written ({out}) but this run is missing from the history\n")
+    assert out.is_file()
+
+
+def test_reading_the_history_while_a_run_is_appended_sees_one_snapshot(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """The runs and their numbers were read by two statements outside a transaction: a run
+    committed between them had numbers without a run, and ``by_seq[seq]`` raised KeyError (an
+    internal error, exit 1, in the trend of a run or in ``reportgen history``)."""
+    cfg = make_config(tmp_path)
+    assert run(str(cfg)) == 0
+    store = tmp_path / "hist.sqlite"
+    connect = history._connect
+
+    class Between:
+        """A connection that lets another one try to append a run after the first SELECT."""
+
+        def __init__(self, conn: sqlite3.Connection) -> None:
+            self.conn = conn
+
+        def __getattr__(self, name: str):  # noqa: ANN204
+            return getattr(self.conn, name)
+
+        def execute(self, sql: str, *args):  # noqa: ANN002, ANN202
+            cur = self.conn.execute(sql, *args)
+            if sql.startswith("SELECT seq, run_id"):
+                rows = cur.fetchall()
+                other = sqlite3.connect(store, timeout=0, isolation_level=None)
+                try:
+                    other.execute("BEGIN IMMEDIATE")
+                    seq = other.execute("INSERT INTO runs (run_id, created, title, config_path, inputs) "
+                                        "VALUES ('x', 'c', 't', 'p', '[]')").lastrowid
+                    other.execute("INSERT INTO numbers (seq, kind, subject, metric, value) VALUES (?, 'model', 'a', 'gini', 0.5)",
+                                  (seq,))
+                    other.execute("COMMIT")
+                except sqlite3.OperationalError:  # the reader's snapshot holds: the writer waits its turn
+                    if other.in_transaction:
+                        other.execute("ROLLBACK")
+                finally:
+                    other.close()
+                return SimpleNamespace(fetchall=lambda: rows)
+            return cur
+
+    before = history.read(store)
+    monkeypatch.setattr(history, "_connect", lambda path, create: Between(connect(path, create)))
+    assert history.read(store) == before
+
+
+# --------------------------------------------------------------------------------------
+# SQL sources
+# --------------------------------------------------------------------------------------
+
+
+def test_a_literal_password_in_the_url_query_is_refused_and_never_echoed() -> None:
+    """libpq takes ``?password=`` too: such a URL was accepted, and the report and metrics.json
+    keep the URL as written — the password with it."""
+    text = yaml.safe_dump({"title": "t", "label": "y", "models": [
+        {"name": "a", "score": "s", "source": {"url": "postgresql://u@db:5432/risk?sslmode=require&Password=hunter2",
+                                                "query": "SELECT 1"}}]})
+    with pytest.raises(ConfigError) as err:
+        parse_config(text, "q.yaml")
+    assert "models[0].source.url: holds a literal secret (Password=…)" in str(err.value)
+    assert "hunter2" not in str(err.value)
+    ok = text.replace("Password=hunter2", "password=${DB_PASSWORD}")
+    assert parse_config(ok, "q.yaml").models[0].source.url.endswith("password=${DB_PASSWORD}")
+
+
+def test_a_password_from_the_environment_in_the_url_query_is_percent_encoded_and_masked() -> None:
+    url, secret = resolve_url("postgresql://u@h:5/db?host=${SOCK}&password=${PW}", "k", {"PW": "a@b&c=d/%", "SOCK": "/s"})
+    assert url == "postgresql://u@h:5/db?host=/s&password=a%40b%26c%3Dd%2F%25"
+    assert secret == "a@b&c=d/%"  # what run_query masks in a driver's message
+
+
+#: ``reportgen run`` whose database cursor, as its query starts, has SIGTERM sent to the process
+#: 0.3 s later (from another thread, as a scheduler's kill arrives).
+SIGTERM_DURING_QUERY = """
+import os, signal, sys, threading
+import reportgen.io.sql as sql
+driver = sql._driver
+class Cursor:
+    def __init__(self, cur): self.cur = cur
+    def __getattr__(self, name): return getattr(self.cur, name)
+    def execute(self, *args, **kwargs):
+        threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGTERM)).start()
+        return self.cur.execute(*args, **kwargs)
+class Connection:
+    def __init__(self, conn): self.conn = conn
+    def __enter__(self): return self
+    def __exit__(self, *exc): return self.conn.__exit__(*exc)
+    def cursor(self): return Cursor(self.conn.cursor())
+class Dbapi:
+    def __init__(self, module): self.module = module
+    def connect(self, target): return Connection(self.module.connect(target).__enter__())
+sql._driver = lambda url, where: Dbapi(driver(url, where))
+from reportgen.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def test_sigterm_during_a_long_query_is_answered_at_once(tmp_path: Path) -> None:
+    """A query runs inside one call into the driver's C code, where Python runs no signal
+    handler: a SIGTERM sent during a long query stopped the run only when the query ended."""
+    pytest.importorskip("adbc_driver_sqlite.dbapi", reason="the sql extra is not installed")
+    db = tmp_path / "p.db"
+    with sqlite3.connect(db) as conn:
+        conn.execute("CREATE TABLE preds (id INTEGER, y INTEGER, s REAL)")
+        conn.executemany("INSERT INTO preds VALUES (?, ?, ?)", [(i, i % 2, (i * 37 % 100) / 100) for i in range(1, 61)])
+    # a query that computes for many seconds before its first row (a slow server's query)
+    slow = ("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 300000000) "
+            "SELECT id, y, s FROM preds WHERE id > (SELECT count(*) FROM c) - 300000000")
+    cfg = tmp_path / "q.yaml"
+    cfg.write_text(yaml.safe_dump({"title": "t", "label": "y", "bootstrap": {"resamples": 0},
+                                   "output": {"formats": ["json"], "dir": "out"},
+                                   "models": [{"name": "a", "score": "s", "source": {"url": "sqlite:///p.db", "query": slow}}]}),
+                   encoding="utf-8")
+    started = time.monotonic()
+    done = _python(SIGTERM_DURING_QUERY, "run", str(cfg), "-q", cwd=tmp_path)
+    elapsed = time.monotonic() - started
+    assert done.returncode == 143, done.stderr
+    assert done.stderr == f"reportgen: error: {cfg}: interrupted by SIGTERM; nothing was written, the previous report is intact\n"
+    assert elapsed < 15, f"the run stopped {elapsed:.1f} s after it started"
+    assert not (tmp_path / "out").exists()
+
+
+# --------------------------------------------------------------------------------------
+# Values from the command line
+# --------------------------------------------------------------------------------------
+
+
+def test_a_missing_variable_in_a_set_value_names_the_command_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """``--set output.dir=${RUN_DIR}/x`` with RUN_DIR unset pointed at the file's line of
+    ``output.dir`` (which holds another value), not at the --set item."""
+    monkeypatch.delenv("RUN_DIR", raising=False)
+    cfg = make_config(tmp_path)
+    assert cli.main(["validate", str(cfg), "--set", "output.dir=${RUN_DIR}/x"]) == 2
+    assert capsys.readouterr().err == (f"reportgen: error: {cfg}: output.dir (from --set): environment variable RUN_DIR "
+                                       f"is not set; export it, or write ${{RUN_DIR:-default}} for a default\n")
+
+
+def test_an_empty_now_is_exit_2_not_the_wall_clock(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--now {{ ... }}`` whose template rendered to nothing gave an empty --now, taken as
+    "not pinned": the run went on with the wall clock, silently not reproducible."""
+    cfg = make_config(tmp_path)
+    assert run(str(cfg), "--now", "") == 2
+    assert capsys.readouterr().err == ("reportgen: error: --now '': not an ISO 8601 timestamp "
+                                       "(e.g. 2026-01-31T06:00:00Z)\n")
+    assert not (tmp_path / "out").exists() and not (tmp_path / "hist.sqlite").exists()
