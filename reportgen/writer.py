@@ -427,6 +427,11 @@ def _check(target: Path, overwrite: bool) -> None:
             f"{target}: is a mount point, and a report directory is swapped in whole by a rename; "
             f"write to a subdirectory, e.g. --out {target / 'report'}"
         )
+    if not os.access(target, os.W_OK | os.X_OK):
+        # the previous set is removed from it after the swap, and the new one keeps its mode: a
+        # read-only directory failed only once the report was computed, or left the old set behind
+        raise OutputError(f"{target}: this user cannot write this directory (mode {stat.S_IMODE(target.stat().st_mode):o}); "
+                          f"make it writable (chmod u+w) or choose another --out")
     entries = sorted(e.name for e in target.iterdir() if not e.name.startswith(SCRATCH_PREFIX))
     foreign = [e for e in entries if e not in REPORT_FILES]
     if foreign:

@@ -187,6 +187,29 @@ def test_a_history_store_in_a_read_only_directory_is_exit_2_before_any_work(tmp_
     assert len(history.read(ro / "hist.sqlite")) == 1
 
 
+def test_a_read_only_output_directory_is_refused_before_any_work(tmp_path: Path) -> None:
+    """A report directory this user cannot write (mode 555) was found out only after the
+    analysis, when the new set (given the directory's mode before its files were written)
+    could not be filled."""
+    prefix = _unprivileged()
+    cfg = make_config(tmp_path, history=None)
+    assert run(str(cfg)) == 0
+    out = tmp_path / "out"
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    code = "import sys; from reportgen.cli import main; sys.exit(main(sys.argv[1:]))"
+    try:
+        out.chmod(0o555)
+        done = _python(code, "run", str(cfg), "--overwrite", cwd=tmp_path, prefix=prefix)
+    finally:
+        out.chmod(0o755)
+    assert done.returncode == 2, done.stderr
+    # one line, and no warning of the analysis before it: refused before any work
+    assert done.stderr == (f"reportgen: error: {out}: this user cannot write this directory (mode 555); "
+                           f"make it writable (chmod u+w) or choose another --out\n")
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".reportgen-")) == []
+
+
 def test_a_failed_append_says_the_report_was_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                      capsys: pytest.CaptureFixture[str]) -> None:
     """A store that fails after the check (the disk fills while it is appended to): the line
@@ -272,6 +295,26 @@ def test_a_password_from_the_environment_in_the_url_query_is_percent_encoded_and
     url, secret = resolve_url("postgresql://u@h:5/db?host=${SOCK}&password=${PW}", "k", {"PW": "a@b&c=d/%", "SOCK": "/s"})
     assert url == "postgresql://u@h:5/db?host=/s&password=a%40b%26c%3Dd%2F%25"
     assert secret == "a@b&c=d/%"  # what run_query masks in a driver's message
+
+
+def test_a_port_from_the_environment_is_a_one_line_error_not_an_internal_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    """``postgresql://u:${PW}@${DB_HOST}:${DB_PORT}/risk`` (the usual scheduled form): the
+    message's redacted URL read ``urlsplit(url).port``, which raises on ``${DB_PORT}``, so a
+    server that was down gave "internal error (ValueError: Port could not be cast ...)", exit 1."""
+    pytest.importorskip("adbc_driver_postgresql.dbapi", reason="the sql extra is not installed")
+    monkeypatch.setenv("PW", "s3cr3t-pw")
+    monkeypatch.setenv("DB_HOST", "127.0.0.1")
+    monkeypatch.setenv("DB_PORT", "1")  # nothing listens there: connection refused at once
+    cfg = tmp_path / "q.yaml"
+    cfg.write_text(yaml.safe_dump({"title": "t", "label": "y", "models": [{"name": "a", "score": "s", "source": {
+        "url": "postgresql://scorer:${PW}@${DB_HOST}:${DB_PORT}/risk", "query": "SELECT id, y, s FROM preds"}}]}),
+        encoding="utf-8")
+    assert run(str(cfg), "--out", str(tmp_path / "out")) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"reportgen: error: {cfg}:") and err.count("\n") == 1, err
+    assert "models[0].source (postgresql://scorer@${DB_HOST}:${DB_PORT}/risk): " in err and "Connection refused" in err
+    assert "s3cr3t-pw" not in err
 
 
 #: ``reportgen run`` whose database cursor, as its query starts, has SIGTERM sent to the process

@@ -71,8 +71,11 @@ def redact(url: str) -> str:
     p = urlsplit(url)
     if p.scheme.lower() == "sqlite":  # a file, no authority (urlunsplit would fold "sqlite:////abs" into a host)
         return f"sqlite://{p.path}"
-    host = p.hostname or ""
-    netloc = (f"{p.username}@" if p.username else "") + host + (f":{p.port}" if p.port else "")
+    # the authority as written, less the password: never p.port, which raises on a port given as
+    # ${DB_PORT} (expanded only when connecting) and on one out of range (an internal error, exit 1)
+    userinfo, at, hostport = p.netloc.rpartition("@")
+    user = userinfo.partition(":")[0]
+    netloc = (f"{user}@" if at and user else "") + hostport
     return urlunsplit((p.scheme, netloc, p.path, "", ""))
 
 
