@@ -369,6 +369,55 @@ def test_sigterm_during_a_long_query_is_answered_at_once(tmp_path: Path) -> None
 
 
 # --------------------------------------------------------------------------------------
+# Temporary files on a full disk
+# --------------------------------------------------------------------------------------
+
+#: ``reportgen run`` with files limited to 64 KB (RLIMIT_FSIZE, as ``ulimit -f``): a write past
+#: it fails with EFBIG, as one on a full disk fails with ENOSPC (Python ignores SIGXFSZ).
+LIMITED = """
+import resource, sys
+resource.setrlimit(resource.RLIMIT_FSIZE, (64 * 1024, 64 * 1024))
+from reportgen.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+@pytest.mark.parametrize("source", ["files", "sql"])
+def test_a_full_temporary_disk_is_exit_2_with_one_line(source: str, tmp_path: Path) -> None:
+    """The stream engine spills the paired rows, and a SQL source its rows, to temporary files:
+    a full disk there was "internal error (OSError: [Errno 27] File too large)", exit 1."""
+    rng = random.Random(3)
+    rows = [(i, i % 2, round(rng.random(), 6)) for i in range(1, 20001)]
+    models = []
+    if source == "files":
+        for name in ("a", "b"):
+            (tmp_path / f"{name}.csv").write_text("id,y,s\n" + "".join(f"{i},{y},{rng.random():.6f}\n" for i, y, _ in rows),
+                                                  encoding="utf-8")
+            models.append({"name": name, "file": f"{name}.csv", "score": "s"})
+        what = "the paired rows"
+    else:
+        pytest.importorskip("adbc_driver_sqlite.dbapi", reason="the sql extra is not installed")
+        with sqlite3.connect(tmp_path / "p.db") as conn:
+            conn.execute("CREATE TABLE preds (id INTEGER, y INTEGER, s REAL)")
+            conn.executemany("INSERT INTO preds VALUES (?, ?, ?)", rows)
+        models.append({"name": "a", "score": "s", "source": {"url": "sqlite:///p.db", "query": "SELECT id, y, s FROM preds"}})
+        what = "the rows of"
+    cfg = tmp_path / "q.yaml"
+    cfg.write_text(yaml.safe_dump({"title": "t", "label": "y", "id": "id", "bootstrap": {"resamples": 0}, "engine": "stream",
+                                   "output": {"formats": ["json"], "dir": "out"}, "models": models}), encoding="utf-8")
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "TMPDIR": str(scratch)}
+    done = subprocess.run([sys.executable, "-c", LIMITED, "run", str(cfg), "-q"], env=env, cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.startswith(f"reportgen: error: {scratch}: cannot write {what}") and done.stderr.count("\n") == 1
+    assert done.stderr.endswith("to a temporary file there (File too large); free some space there or point TMPDIR "
+                                "at a larger disk\n"), done.stderr
+    assert list(scratch.iterdir()) == [] and not (tmp_path / "out").exists()
+
+
+# --------------------------------------------------------------------------------------
 # Values from the command line
 # --------------------------------------------------------------------------------------
 

@@ -42,6 +42,7 @@ from urllib.parse import quote, unquote, urlsplit, urlunsplit
 
 from reportgen.config import SECRET_KEYS, Config, ModelConfig, SourceConfig, expand_vars
 from reportgen.errors import ConfigError, InputError
+from reportgen.io.pairs import scratch_error
 from reportgen.io.validate import check_columns
 
 #: Schemes this version connects to, with the ADBC driver module of each (the ``sql`` extra
@@ -293,7 +294,10 @@ def materialised(cfg: Config) -> Iterator[tuple[Config, dict[str, Fetched]]]:
             where = f"{cfg.where('models', i, 'source')} ({f.label})"
             check_columns(cfg, i, m, where, f.table.column_names)
             path = Path(tmp) / f"model-{i}.parquet"
-            pq.write_table(f.table, path)
+            try:
+                pq.write_table(f.table, path)
+            except OSError as exc:
+                raise scratch_error(exc, f"the rows of {where}") from None
             fetched[str(path)] = f
             shown[str(path)] = where
             models.append(m.model_copy(update={"file": path}))
