@@ -165,9 +165,12 @@ def _rollback(conn: sqlite3.Connection) -> None:
         conn.execute("ROLLBACK")
 
 
-def _access_hint(path: Path) -> str:
-    """What to check when SQLite cannot open or write the store: the file's or its directory's
-    permissions (SQLite writes a journal beside the store, so the directory must be writable too)."""
+def _access_hint(path: Path, exc: sqlite3.Error | None = None) -> str:
+    """What to check when SQLite cannot open or write the store: the disk's space, the file's or
+    its directory's permissions (SQLite writes a journal beside the store, so the directory must
+    be writable too)."""
+    if exc is not None and any(w in str(exc) for w in ("disk is full", "disk I/O error")):
+        return "is its disk full? free some space or give another history.path"
     if path.exists() and not os.access(path, os.R_OK | os.W_OK):
         return "this user cannot read and write the file; fix its permissions or give another history.path"
     if not os.access(path.parent, os.W_OK | os.X_OK):
@@ -194,7 +197,7 @@ def check_writable(path: Path) -> None:
     try:
         _patiently(probe)
     except sqlite3.Error as exc:
-        hint = "another run held it for over a minute; retry later" if _busy(exc) else _access_hint(path)
+        hint = "another run held it for over a minute; retry later" if _busy(exc) else _access_hint(path, exc)
         raise HistoryError(f"{path}: cannot write the history store ({exc}); {hint}") from None
 
 

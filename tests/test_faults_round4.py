@@ -417,6 +417,38 @@ def test_a_full_temporary_disk_is_exit_2_with_one_line(source: str, tmp_path: Pa
     assert list(scratch.iterdir()) == [] and not (tmp_path / "out").exists()
 
 
+def test_a_history_store_on_a_full_disk_is_refused_before_any_work_and_says_so(tmp_path: Path) -> None:
+    """SQLite's "disk I/O error" (its journal cannot be written) came with the advice to check
+    history.path and the filesystem's locks."""
+    cfg = make_config(tmp_path)
+    assert run(str(cfg), "--out", str(tmp_path / "first")) == 0
+    code = LIMITED.replace("64 * 1024", "4 * 1024")
+    done = _python(code, "run", str(cfg), "-q", cwd=tmp_path)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr == (f"reportgen: error: {tmp_path / 'hist.sqlite'}: cannot write the history store (disk I/O error); "
+                           f"is its disk full? free some space or give another history.path\n")
+    assert not (tmp_path / "out").exists()
+    assert len(history.read(tmp_path / "hist.sqlite")) == 1
+
+
+def test_a_full_disk_while_the_workbook_is_saved_prints_one_line_and_no_traceback(tmp_path: Path) -> None:
+    """openpyxl stages each sheet in a temporary file through a generator, and ``save`` leaves its
+    zip file open when a write fails: collected later, they failed again and printed "Exception
+    ignored in ..." tracebacks on stderr after the one-line error."""
+    pytest.importorskip("openpyxl", reason="the xlsx extra is not installed")
+    cfg = make_config(tmp_path, history=None)
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "TMPDIR": str(scratch)}
+    code = LIMITED.replace("64 * 1024", "2 * 1024")
+    done = subprocess.run([sys.executable, "-c", code, "run", str(cfg), "--format", "xlsx", "-q"], env=env, cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr == (f"reportgen: error: {tmp_path / 'out'}: writing the report failed (File too large); "
+                           f"nothing was replaced\n")
+    assert not (tmp_path / "out").exists()
+
+
 # --------------------------------------------------------------------------------------
 # Values from the command line
 # --------------------------------------------------------------------------------------
