@@ -368,6 +368,40 @@ def test_sigterm_during_a_long_query_is_answered_at_once(tmp_path: Path) -> None
     assert not (tmp_path / "out").exists()
 
 
+def test_sigterm_during_a_long_postgresql_query_cancels_it_on_the_server(tmp_path: Path) -> None:
+    """The same with a real PostgreSQL (pgserver, a test extra; skipped without it): the run
+    stops at once, and the query does not go on running on the server after the client left."""
+    pgserver = pytest.importorskip("pgserver", reason="pgserver (test extra) is not installed")
+    dbapi = pytest.importorskip("adbc_driver_postgresql.dbapi", reason="the sql extra is not installed")
+    root = tmp_path / "pg"
+    try:
+        srv = pgserver.get_server(root, cleanup_mode="stop")
+    except Exception as exc:  # noqa: BLE001 - a server that cannot start here is a skip with its reason
+        pytest.skip(f"PostgreSQL (pgserver) could not start: {exc}")
+    try:
+        url = f"postgresql://postgres@/postgres?host={root}"
+        cfg = tmp_path / "q.yaml"
+        cfg.write_text(yaml.safe_dump({"title": "t", "label": "y", "bootstrap": {"resamples": 0},
+                                       "output": {"formats": ["json"], "dir": "out"},
+                                       "models": [{"name": "a", "score": "s", "source": {"url": url, "query": (
+                                           "SELECT g AS id, g % 2 AS y, g / 10.0 AS s "
+                                           "FROM generate_series(1, 10) g, pg_sleep(60) reportgen_slow")}}]}),
+                       encoding="utf-8")
+        started = time.monotonic()
+        done = _python(SIGTERM_DURING_QUERY, "run", str(cfg), "-q", cwd=tmp_path)
+        elapsed = time.monotonic() - started
+        assert done.returncode == 143, done.stderr
+        assert done.stderr == f"reportgen: error: {cfg}: interrupted by SIGTERM; nothing was written, the previous report is intact\n"
+        assert elapsed < 20, f"the run stopped {elapsed:.1f} s after it started"
+        with dbapi.connect(url) as conn:
+            cur = conn.cursor()
+            cur.execute("SELECT count(*) FROM pg_stat_activity WHERE query LIKE '%reportgen_slow%' AND pid <> pg_backend_pid()")
+            assert cur.fetchall() == [(0,)]  # cancelled, not left sleeping for a minute
+            cur.close()
+    finally:
+        srv.cleanup()
+
+
 # --------------------------------------------------------------------------------------
 # Temporary files on a full disk
 # --------------------------------------------------------------------------------------
