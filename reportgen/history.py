@@ -21,6 +21,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 import os
 import sqlite3
 import time
@@ -181,9 +182,9 @@ def _access_hint(path: Path, exc: sqlite3.Error | None = None) -> str:
 
 def check_writable(path: Path) -> None:
     """Before a run computes anything: the store at ``path`` opens (it is created when absent),
-    is a reportgen history of a layout this version reads, and can be written (a write inside a
+    is a reportgen history of a layout this version reads, can be written (a write inside a
     transaction that is rolled back, so its directory's permissions are tested too: SQLite
-    writes a journal there). Otherwise a :class:`HistoryError`, while nothing is written yet —
+    writes a journal there), and holds entries :func:`read` takes (numbers, dates, inputs). Otherwise a :class:`HistoryError`, while nothing is written yet —
     rather than after the report, which a rerun without ``--overwrite`` would then refuse."""
 
     def probe() -> None:
@@ -199,6 +200,7 @@ def check_writable(path: Path) -> None:
     except sqlite3.Error as exc:
         hint = "another run held it for over a minute; retry later" if _busy(exc) else _access_hint(path, exc)
         raise HistoryError(f"{path}: cannot write the history store ({exc}); {hint}") from None
+    read(path)  # its entries too: a damaged one is refused now, not when the trend is drawn
 
 
 def append(path: Path, result: ComparisonResult) -> int:
@@ -248,11 +250,31 @@ def read(path: Path, create: bool = False) -> list[dict[str, Any]]:
         raise HistoryError(f"{path}: cannot read the history ({exc})") from None
     by_seq: dict[int, list[TrendPoint]] = {r[0]: [] for r in runs}
     for seq, kind, subject, metric, value, lo, hi, run_id, created in nums:
+        if not all(isinstance(t, str) for t in (kind, subject, metric)) or not all(map(_number, (value, lo, hi))):
+            raise _damaged(path, f"run {seq}: {subject!r} {metric!r} holds {value!r} [{lo!r}, {hi!r}]")
         by_seq[seq].append(TrendPoint(run_id, created, subject, kind, metric, value,
                                       [lo, hi] if lo is not None and hi is not None else None))
-    return [{"seq": seq, "run_id": run_id, "created": created, "title": title, "config_path": cfg,
-             "inputs": json.loads(inputs), "numbers": by_seq[seq]}
-            for seq, run_id, created, title, cfg, inputs in runs]
+    out = []
+    for seq, run_id, created, title, cfg, inputs in runs:
+        try:
+            files = json.loads(inputs) if isinstance(inputs, str) else None
+        except ValueError:  # JSONDecodeError
+            files = None
+        if not isinstance(files, list) or not all(isinstance(t, str) for t in (run_id, created, title, cfg)):
+            raise _damaged(path, f"run {seq}: its run id, date, title, config path or inputs are not what reportgen writes")
+        out.append({"seq": seq, "run_id": run_id, "created": created, "title": title, "config_path": cfg,
+                    "inputs": files, "numbers": by_seq[seq]})
+    return out
+
+
+def _number(v: Any) -> bool:
+    """A value a store may hold for a number: NULL (undefined) or a finite real (SQLite keeps any
+    type in any column: text or an infinity put there by hand is damage, not a number)."""
+    return v is None or (isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v))
+
+
+def _damaged(path: Path, what: str) -> HistoryError:
+    return HistoryError(f"{path}: a damaged history store ({what}); restore it from a backup or give another history.path")
 
 
 def with_trend(result: ComparisonResult, path: Path, limit: int = 24) -> ComparisonResult:

@@ -132,22 +132,28 @@ def test_sigterm_while_waiting_for_a_locked_history_store_is_answered_at_once(tm
 
 
 @pytest.mark.parametrize(("damage", "expected"), [
-    ("newer", "written by a newer reportgen (store layout 2; this version reads layout 1); upgrade reportgen"),
+    ("PRAGMA user_version = 2", "written by a newer reportgen (store layout 2; this version reads layout 1); upgrade reportgen"),
     ("truncated", "not a reportgen history store, or a damaged one (database disk image is malformed)"),
+    # SQLite keeps any type in any column: entries edited by hand or by another program
+    ("UPDATE runs SET inputs = 'not json'", "a damaged history store (run 1: its run id, date, title, config path or inputs"),
+    ("UPDATE numbers SET value = 'abc' WHERE rowid = 1", "a damaged history store (run 1: 'a' 'gini' holds 'abc' ["),
+    ("UPDATE numbers SET lo = 1e999 WHERE rowid = 1", "a damaged history store (run 1: 'a' 'gini' holds "),
 ])
 def test_a_store_that_cannot_be_used_is_exit_2_before_any_work(damage: str, expected: str, tmp_path: Path,
                                                               capsys: pytest.CaptureFixture[str]) -> None:
-    """The store was opened only after the models were compared (an hour's run lost), and a
-    store of a newer layout was called "not a reportgen history store"."""
+    """The store was opened only after the models were compared (an hour's run lost), a store
+    of a newer layout was called "not a reportgen history store", and an entry that was not
+    what reportgen writes (text where a number goes, inputs that are not JSON) was an internal
+    error (JSONDecodeError, ValueError: could not convert string to float), exit 1."""
     cfg = make_config(tmp_path)
     store = tmp_path / "hist.sqlite"
     assert run(str(cfg), "--out", str(tmp_path / "first")) == 0
-    if damage == "newer":
-        with sqlite3.connect(store) as conn:
-            conn.execute("PRAGMA user_version = 2")
-    else:
+    if damage == "truncated":
         data = store.read_bytes()
         store.write_bytes(data[: len(data) // 2 + 100])
+    else:
+        with sqlite3.connect(store) as conn:
+            conn.execute(damage)
     before = store.read_bytes()
     capsys.readouterr()
     assert cli.main(["run", str(cfg)]) == 2  # not quiet: a warning from the analysis would show
@@ -155,6 +161,8 @@ def test_a_store_that_cannot_be_used_is_exit_2_before_any_work(damage: str, expe
     assert err == f"reportgen: error: {store}: {expected}" + err.split(expected, 1)[1] and err.count("\n") == 1, err
     assert not (tmp_path / "out").exists()
     assert store.read_bytes() == before
+    assert cli.main(["history", str(store)]) == 2  # the history command too: one line, not a traceback
+    assert capsys.readouterr().err.startswith(f"reportgen: error: {store}: {expected}")
 
 
 def test_a_history_store_in_a_read_only_directory_is_exit_2_before_any_work(tmp_path: Path) -> None:
