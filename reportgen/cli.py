@@ -131,12 +131,37 @@ def build_parser() -> argparse.ArgumentParser:
 log = logging.getLogger(__name__)
 
 
-class _StderrWarnings(logging.StreamHandler):
+def _emit(name: str, text: str) -> None:
+    """Write ``text`` to ``sys.stdout`` or ``sys.stderr`` (``name``), whatever became of it.
+
+    A scheduler or a shell may start the command with the stream closed (``2>&-``: Python's
+    ``sys.stderr`` is then None), give it a pipe whose reader has left (``| head -1``) or a file
+    on a full disk. Writing there raised after the report was written, or before it (stderr's
+    ``isatty``): exit 1, "internal error". The text is dropped (the exit code still tells), and
+    the stream's descriptor is pointed at /dev/null so that the interpreter's own last flush
+    does not fail again (a traceback and exit 120)."""
+    stream = getattr(sys, name)
+    if stream is None:
+        return
+    try:
+        stream.write(_encodable(text, stream))
+        stream.flush()
+    except (OSError, ValueError):  # EPIPE, ENOSPC, EIO; ValueError: the stream was closed
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            try:
+                os.dup2(devnull, stream.fileno())
+            finally:
+                os.close(devnull)
+        except (OSError, ValueError, AttributeError):  # no descriptor (an in-memory stream)
+            pass
+
+
+class _StderrWarnings(logging.Handler):
     """``reportgen: warning: <one line>`` on stderr; remembers what it showed (``seen``)."""
 
     def __init__(self, quiet: bool) -> None:
-        super().__init__(sys.stderr)
-        self.setLevel(logging.WARNING)
+        super().__init__(logging.WARNING)
         self.quiet = quiet
         self.seen: set[str] = set()
 
@@ -147,7 +172,7 @@ class _StderrWarnings(logging.StreamHandler):
     def emit(self, record: logging.LogRecord) -> None:
         self.seen.add(record.getMessage())
         if record.levelno >= logging.ERROR or not self.quiet:
-            super().emit(record)
+            _emit("stderr", self.format(record) + "\n")
 
 
 @contextmanager
@@ -202,17 +227,17 @@ class _Printer:
 
     def info(self, msg: str) -> None:
         if not self.quiet:
-            print(_encodable(msg, sys.stdout), flush=True)
+            _emit("stdout", f"{msg}\n")
 
     def error(self, msg: str) -> None:
         # a message quoting data or a library must stay one line: every line break (\n, \r, \v,
         # \f, \x1c-\x1e, \x85, \u2028, \u2029 — what str.splitlines splits on) becomes a space
         one_line = " ".join(msg.splitlines())
-        print(_encodable(f"reportgen: error: {one_line}", sys.stderr), file=sys.stderr, flush=True)
+        _emit("stderr", f"reportgen: error: {one_line}\n")
 
     def phases(self, label: str) -> Phases | None:
-        """A :class:`Phases` line on stderr, or None when quiet or stderr is not a terminal."""
-        if self.quiet or not sys.stderr.isatty():
+        """A :class:`Phases` line on stderr, or None when quiet or stderr is not a terminal (or closed)."""
+        if self.quiet or sys.stderr is None or not sys.stderr.isatty():
             return None
         return Phases(label, sys.stderr)
 
@@ -611,8 +636,7 @@ def _history(args: argparse.Namespace) -> int:
     """``reportgen history PATH``: the recorded runs on stdout, one line per run (or CSV / JSON)."""
     from reportgen.history import export, read  # noqa: PLC0415
 
-    sys.stdout.write(_encodable(export(read(Path(args.store)), args.history_format), sys.stdout))
-    sys.stdout.flush()
+    _emit("stdout", export(read(Path(args.store)), args.history_format))
     return EXIT_OK
 
 

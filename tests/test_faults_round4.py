@@ -492,6 +492,49 @@ def test_a_full_disk_while_the_workbook_is_saved_prints_one_line_and_no_tracebac
 
 
 # --------------------------------------------------------------------------------------
+# Standard streams a scheduler closed, or whose reader left
+# --------------------------------------------------------------------------------------
+
+RUN = "import sys; from reportgen.cli import main; sys.exit(main(sys.argv[1:]))"
+
+
+def _env() -> dict[str, str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env.pop("REPORTGEN_NOW", None)
+    return env
+
+
+def test_a_closed_stderr_still_writes_the_report(tmp_path: Path) -> None:
+    """Started with stderr closed (``2>&-``, some supervisors), Python's ``sys.stderr`` is None:
+    ``sys.stderr.isatty()`` raised before the analysis, "internal error", exit 1, no report."""
+    cfg = make_config(tmp_path, history=None)
+    done = subprocess.run(["sh", "-c", 'exec "$0" -c "$1" run "$2" 2>&-', sys.executable, RUN, str(cfg)], env=_env(),
+                          cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0
+    assert done.stdout == f"{cfg}: wrote {tmp_path / 'out' / 'metrics.json'}\n"
+    assert (tmp_path / "out" / "metrics.json").is_file()
+
+
+@pytest.mark.parametrize("stdout", ["a pipe whose reader left", "/dev/full"])
+def test_stdout_that_cannot_be_written_is_not_an_internal_error_after_the_report(stdout: str, tmp_path: Path) -> None:
+    """``reportgen run ... | head -0`` or a log on a full disk: printing the "wrote" line raised
+    BrokenPipeError / ENOSPC once the report was written: "internal error", exit 1 (and the
+    interpreter's own last flush failed again)."""
+    if stdout == "/dev/full" and not Path("/dev/full").exists():
+        pytest.skip("no /dev/full here")
+    cfg = make_config(tmp_path, history=None)
+    with open(os.devnull if stdout != "/dev/full" else "/dev/full", "w") as sink:
+        proc = subprocess.Popen([sys.executable, "-c", RUN, "run", str(cfg)], env=_env(), cwd=tmp_path,
+                                stdout=subprocess.PIPE if stdout != "/dev/full" else sink, stderr=subprocess.PIPE, text=True)
+        if proc.stdout is not None:
+            proc.stdout.close()  # the reader leaves before the command prints anything
+        _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err
+    assert "error" not in err and "Traceback" not in err and "Exception ignored" not in err, err
+    assert (tmp_path / "out" / "metrics.json").is_file()
+
+
+# --------------------------------------------------------------------------------------
 # Values from the command line
 # --------------------------------------------------------------------------------------
 
