@@ -33,7 +33,7 @@ import reportgen.clock as clock
 from reportgen.version import __version__
 from reportgen.errors import ConfigError, OutputError, ReportgenError, UserError
 from reportgen.launch import answer_signals_early, command_finished
-from reportgen.writer import Interrupted, on_signal, output_path, reserve, write_outputs
+from reportgen.writer import Interrupted, Reservation, on_signal, output_path, reserve, write_outputs
 
 if TYPE_CHECKING:
     from reportgen.config import Config
@@ -424,43 +424,54 @@ def _run_one(job: _Job, args: argparse.Namespace, printer: _Printer, written: di
 
     cfg, cfg_path = job.cfg, job.cfg_path
     overwrite = args.overwrite or cfg.output.overwrite
-    with ExitStack() as stack:
-        held = stack.enter_context(reserve(job.planned, overwrite)) if job.planned is not None else None
-        if cfg.history is not None:  # a store that cannot be written: exit 2 now, while nothing is written
-            from reportgen.history import check_writable  # noqa: PLC0415
+    # the reservation, once taken: a signal after its commit (while the previous set is removed,
+    # the lock released) is reported with the new report's paths, never as "nothing was written"
+    reserved: list[Reservation | None] = []
+    try:
+        with ExitStack() as stack:
+            held = stack.enter_context(reserve(job.planned, overwrite)) if job.planned is not None else None
+            reserved.append(held)
+            if cfg.history is not None:  # a store that cannot be written: exit 2 now, while nothing is written
+                from reportgen.history import check_writable  # noqa: PLC0415
 
-            check_writable(cfg.history.path)
-        phases = printer.phases(cfg_path.name)
-        if phases is not None:
-            stack.callback(phases.close)
-        formats = args.formats or list(cfg.output.formats)
-        imports = _FigureImports(formats)
-        try:
-            result = analyse(cfg, cfg_path, None if phases is None else phases.progress, now=args.now,
-                             phase=imports.phase(phases))
-        finally:  # a failed run too: never exit with an import under way in a daemon thread
-            imports.join()
-        if cfg.history is not None:  # the trend of earlier runs, this one last
-            from reportgen.history import with_trend  # noqa: PLC0415
+                check_writable(cfg.history.path)
+            phases = printer.phases(cfg_path.name)
+            if phases is not None:
+                stack.callback(phases.close)
+            formats = args.formats or list(cfg.output.formats)
+            imports = _FigureImports(formats)
+            try:
+                result = analyse(cfg, cfg_path, None if phases is None else phases.progress, now=args.now,
+                                 phase=imports.phase(phases))
+            finally:  # a failed run too: never exit with an import under way in a daemon thread
+                imports.join()
+            if cfg.history is not None:  # the trend of earlier runs, this one last
+                from reportgen.history import with_trend  # noqa: PLC0415
 
-            result = with_trend(result, cfg.history.path, cfg.history.trend_runs)
-        out_dir = output_path(_output_dir(cfg, cfg_path, args.out, len(args.configs) > 1,
-                                          result.run.run_id, result.run.created))
-        if held is None:
-            if out_dir in written:
-                raise OutputError(
-                    f"{out_dir}: {written[out_dir]} of this batch already wrote its report here; "
-                    f"give each config its own output.dir (e.g. with {{config}}) and rerun"
-                )
-            held = stack.enter_context(reserve(out_dir, overwrite))
-        theme = Theme.from_config(cfg.report.model_dump(mode="json"))
-        targets = write_outputs(result, out_dir, formats, theme=theme, overwrite=overwrite, reservation=held,
-                                pdf_variant=args.pdf_variant, full_curves=args.full_curves, phase=phases)
-    written[out_dir] = cfg_path  # its warnings were logged as they arose (and are in run.warnings)
-    if cfg.history is not None:  # recorded once its report is written (one transaction)
-        _record(cfg.history.path, result, targets)
-    printer.info(f"{cfg_path}: wrote {', '.join(str(p) for p in targets.values())}")
-    return _gate(result, cfg_path, printer)
+                result = with_trend(result, cfg.history.path, cfg.history.trend_runs)
+            out_dir = output_path(_output_dir(cfg, cfg_path, args.out, len(args.configs) > 1,
+                                              result.run.run_id, result.run.created))
+            if held is None:
+                if out_dir in written:
+                    raise OutputError(
+                        f"{out_dir}: {written[out_dir]} of this batch already wrote its report here; "
+                        f"give each config its own output.dir (e.g. with {{config}}) and rerun"
+                    )
+                held = stack.enter_context(reserve(out_dir, overwrite))
+                reserved.append(held)
+            theme = Theme.from_config(cfg.report.model_dump(mode="json"))
+            targets = write_outputs(result, out_dir, formats, theme=theme, overwrite=overwrite, reservation=held,
+                                    pdf_variant=args.pdf_variant, full_curves=args.full_curves, phase=phases)
+        written[out_dir] = cfg_path  # its warnings were logged as they arose (and are in run.warnings)
+        if cfg.history is not None:  # recorded once its report is written (one transaction)
+            _record(cfg.history.path, result, targets)
+        printer.info(f"{cfg_path}: wrote {', '.join(str(p) for p in targets.values())}")
+        return _gate(result, cfg_path, printer)
+    except Interrupted as exc:
+        committed = reserved[-1].written if reserved and reserved[-1] is not None else None
+        if exc.written is None and committed is not None:
+            exc.written = committed
+        raise
 
 
 def _record(store: Path, result, targets: dict[str, Path]) -> None:  # noqa: ANN001 - a ComparisonResult

@@ -276,6 +276,10 @@ class Reservation:
         self._fd = fd
         self._lock = lock
         self._key = _key(target.name)
+        #: The files of the set swapped in, from the commit point on (None before): a signal raised
+        #: later (while the previous set is removed, the lock released, ...) must not be reported
+        #: as "nothing was written".
+        self.written: dict[str, Path] | None = None
 
     def write(self, files: Mapping[str, Callable[[Path], None]]) -> dict[str, Path]:
         """Write ``files`` (file name → function writing that file) as the directory's new set.
@@ -300,8 +304,9 @@ class Reservation:
             try:
                 with _SignalsHeld():
                     self._swap(tmp)
+                    self.written = targets
             except Interrupted as exc:  # held back during the swap, raised once the new set was in place
-                exc.written = targets
+                exc.written = self.written
                 raise
         except BaseException as exc:
             with _SignalsHeld(during=exc):
@@ -309,8 +314,12 @@ class Reservation:
             if isinstance(exc, OSError):
                 raise OutputError(f"{target}: {_write_failure(exc)}; nothing was replaced") from None
             raise
-        with _SignalsHeld():
-            _remove(tmp)
+        try:
+            with _SignalsHeld():
+                _remove(tmp)  # the previous set
+        except Interrupted as exc:  # held back while it was removed: the new set is in place
+            exc.written = targets
+            raise
         return targets
 
     def _swap(self, tmp: Path) -> None:

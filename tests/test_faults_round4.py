@@ -107,6 +107,22 @@ def test_sigterm_while_the_run_is_recorded_says_the_report_was_written(tmp_path:
     assert history.read(tmp_path / "hist.sqlite") == []  # the append was rolled back whole
 
 
+@pytest.mark.parametrize("point", ["reportgen.writer:_remove", "reportgen.cli:_gate"])
+def test_sigterm_after_the_commit_says_the_new_report_was_written(point: str, tmp_path: Path) -> None:
+    """A signal held back while the previous set was removed (just after the swap), or arriving
+    later (the lock released, the checks), was reported as "nothing was written, the previous
+    report is intact" although the directory held the new set."""
+    cfg = make_config(tmp_path, history=None)
+    assert run(str(cfg), "--now", "2026-01-01T00:00:00Z") == 0
+    done = _python(SIGNAL_AT, point, "SIGTERM", "run", str(cfg), "--overwrite", "--now", "2026-02-02T00:00:00Z", "-q",
+                   cwd=tmp_path)
+    assert done.returncode == 143, done.stderr
+    assert done.stderr == (f"reportgen: error: {cfg}: interrupted by SIGTERM just after the new report was written "
+                           f"({tmp_path / 'out' / 'metrics.json'}); stopped\n")
+    assert '"created": "2026-02-02T00:00:00Z"' in (tmp_path / "out" / "metrics.json").read_text(encoding="utf-8")
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".reportgen-tmp")] == []
+
+
 def test_sigterm_while_waiting_for_a_locked_history_store_is_answered_at_once(tmp_path: Path,
                                                                               monkeypatch: pytest.MonkeyPatch) -> None:
     """SQLite's busy timeout waited for another run's lock inside one C call, where Python runs
