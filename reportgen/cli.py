@@ -567,6 +567,10 @@ def _validate_checked(path: str, printer: _Printer, shown: _StderrWarnings, over
     from reportgen.config import load_config  # noqa: PLC0415
 
     cfg, cfg_path = load_config(path, overrides)
+    if cfg.history is not None:  # the store a run would append to: readable, writable, nothing created
+        from reportgen.history import check_usable  # noqa: PLC0415
+
+        check_usable(cfg.history.path)
     verdict = _validate_data(cfg, cfg_path, shown)
     if cfg.credit is not None or cfg.segment is not None:  # the credit section's own columns and files
         from reportgen.reduce.credit_rows import check_credit  # noqa: PLC0415

@@ -203,6 +203,23 @@ def check_writable(path: Path) -> None:
     read(path)  # its entries too: a damaged one is refused now, not when the trend is drawn
 
 
+def check_usable(path: Path) -> None:
+    """For ``reportgen validate``: what :func:`check_writable` finds wrong, without creating or
+    writing anything — an existing store is read (layout, entries) and its file and directory
+    must be writable; a missing one must be creatable (its nearest existing directory writable)."""
+    if path.exists():
+        read(path)
+        if not (os.access(path, os.R_OK | os.W_OK) and os.access(path.parent, os.W_OK | os.X_OK)):
+            raise HistoryError(f"{path}: cannot write the history store; {_access_hint(path)}")
+        return
+    ancestor = path.parent
+    while not ancestor.exists() and ancestor != ancestor.parent:
+        ancestor = ancestor.parent
+    if not ancestor.is_dir() or not os.access(ancestor, os.W_OK | os.X_OK):
+        raise HistoryError(f"{path}: cannot create the history store: this user cannot write {ancestor}; "
+                           f"fix the permissions or give another history.path")
+
+
 def append(path: Path, result: ComparisonResult) -> int:
     """Record ``result``'s headline numbers in one transaction; returns the entry's sequence number."""
     run = result.run

@@ -181,6 +181,22 @@ def test_a_store_that_cannot_be_used_is_exit_2_before_any_work(damage: str, expe
     assert capsys.readouterr().err.startswith(f"reportgen: error: {store}: {expected}")
 
 
+def test_validate_checks_the_history_store_and_creates_none(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``reportgen validate`` (a scheduler's pre-flight) passed a config whose store the run
+    would then refuse (a newer layout, damaged entries)."""
+    cfg = make_config(tmp_path)
+    store = tmp_path / "hist.sqlite"
+    assert cli.main(["validate", str(cfg), "-q"]) == 0
+    assert not store.exists()  # validate writes nothing
+    assert run(str(cfg)) == 0
+    with sqlite3.connect(store) as conn:
+        conn.execute("PRAGMA user_version = 2")
+    capsys.readouterr()
+    assert cli.main(["validate", str(cfg)]) == 2
+    assert capsys.readouterr().err == (f"reportgen: error: {store}: written by a newer reportgen (store layout 2; this "
+                                       f"version reads layout 1); upgrade reportgen or give another history.path\n")
+
+
 def test_a_history_store_in_a_read_only_directory_is_exit_2_before_any_work(tmp_path: Path) -> None:
     """SQLite writes a journal beside the store: a store in a directory this user cannot write
     failed only at the append, after the report was written (so a rerun without --overwrite was
