@@ -394,18 +394,24 @@ def test_sigterm_during_a_long_query_is_answered_at_once(tmp_path: Path) -> None
     # a query that computes for many seconds before its first row (a slow server's query)
     slow = ("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 300000000) "
             "SELECT id, y, s FROM preds WHERE id > (SELECT count(*) FROM c) - 300000000")
-    cfg = tmp_path / "q.yaml"
+    _sigterm_during_query(tmp_path, "sqlite:///p.db", slow, within=15)
+
+
+def _sigterm_during_query(folder: Path, url: str, query: str, within: float) -> None:
+    """Run a one-model config reading ``query`` from ``url`` with SIGTERM sent 0.3 s after the
+    query starts: exit 143 with the one line, within ``within`` seconds of the start, nothing written."""
+    cfg = folder / "q.yaml"
     cfg.write_text(yaml.safe_dump({"title": "t", "label": "y", "bootstrap": {"resamples": 0},
                                    "output": {"formats": ["json"], "dir": "out"},
-                                   "models": [{"name": "a", "score": "s", "source": {"url": "sqlite:///p.db", "query": slow}}]}),
+                                   "models": [{"name": "a", "score": "s", "source": {"url": url, "query": query}}]}),
                    encoding="utf-8")
     started = time.monotonic()
-    done = _python(SIGTERM_DURING_QUERY, "run", str(cfg), "-q", cwd=tmp_path)
+    done = _python(SIGTERM_DURING_QUERY, "run", str(cfg), "-q", cwd=folder)
     elapsed = time.monotonic() - started
     assert done.returncode == 143, done.stderr
     assert done.stderr == f"reportgen: error: {cfg}: interrupted by SIGTERM; nothing was written, the previous report is intact\n"
-    assert elapsed < 15, f"the run stopped {elapsed:.1f} s after it started"
-    assert not (tmp_path / "out").exists()
+    assert elapsed < within, f"the run stopped {elapsed:.1f} s after it started"
+    assert not (folder / "out").exists()
 
 
 def test_sigterm_during_a_long_postgresql_query_cancels_it_on_the_server(tmp_path: Path) -> None:
@@ -420,19 +426,8 @@ def test_sigterm_during_a_long_postgresql_query_cancels_it_on_the_server(tmp_pat
         pytest.skip(f"PostgreSQL (pgserver) could not start: {exc}")
     try:
         url = f"postgresql://postgres@/postgres?host={root}"
-        cfg = tmp_path / "q.yaml"
-        cfg.write_text(yaml.safe_dump({"title": "t", "label": "y", "bootstrap": {"resamples": 0},
-                                       "output": {"formats": ["json"], "dir": "out"},
-                                       "models": [{"name": "a", "score": "s", "source": {"url": url, "query": (
-                                           "SELECT g AS id, g % 2 AS y, g / 10.0 AS s "
-                                           "FROM generate_series(1, 10) g, pg_sleep(60) reportgen_slow")}}]}),
-                       encoding="utf-8")
-        started = time.monotonic()
-        done = _python(SIGTERM_DURING_QUERY, "run", str(cfg), "-q", cwd=tmp_path)
-        elapsed = time.monotonic() - started
-        assert done.returncode == 143, done.stderr
-        assert done.stderr == f"reportgen: error: {cfg}: interrupted by SIGTERM; nothing was written, the previous report is intact\n"
-        assert elapsed < 20, f"the run stopped {elapsed:.1f} s after it started"
+        _sigterm_during_query(tmp_path, url, "SELECT g AS id, g % 2 AS y, g / 10.0 AS s "
+                                             "FROM generate_series(1, 10) g, pg_sleep(60) reportgen_slow", within=20)
         with dbapi.connect(url) as conn:
             cur = conn.cursor()
             cur.execute("SELECT count(*) FROM pg_stat_activity WHERE query LIKE '%reportgen_slow%' AND pid <> pg_backend_pid()")
