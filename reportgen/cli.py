@@ -434,6 +434,8 @@ def _run_one(job: _Job, args: argparse.Namespace, printer: _Printer, written: di
             if cfg.history is not None:  # a store that cannot be written: exit 2 now, while nothing is written
                 from reportgen.history import check_writable  # noqa: PLC0415
 
+                if job.planned is not None:
+                    _history_outside(cfg, cfg_path, job.planned)
                 check_writable(cfg.history.path)
             phases = printer.phases(cfg_path.name)
             if phases is not None:
@@ -457,6 +459,8 @@ def _run_one(job: _Job, args: argparse.Namespace, printer: _Printer, written: di
                         f"{out_dir}: {written[out_dir]} of this batch already wrote its report here; "
                         f"give each config its own output.dir (e.g. with {{config}}) and rerun"
                     )
+                if cfg.history is not None:
+                    _history_outside(cfg, cfg_path, out_dir)
                 held = stack.enter_context(reserve(out_dir, overwrite))
                 reserved.append(held)
             theme = Theme.from_config(cfg.report.model_dump(mode="json"))
@@ -472,6 +476,17 @@ def _run_one(job: _Job, args: argparse.Namespace, printer: _Printer, written: di
         if exc.written is None and committed is not None:
             exc.written = committed
         raise
+
+
+def _history_outside(cfg: Config, cfg_path: Path, out_dir: Path) -> None:
+    """Refuse a history store inside the output directory: each run replaces that directory as a
+    whole, so the store went with the previous set (the trend lost) and, recreated in the new
+    one, made the next run refuse the directory as holding a file reportgen did not write."""
+    assert cfg.history is not None  # noqa: S101
+    store = Path(os.path.realpath(cfg.history.path))
+    if store.is_relative_to(out_dir):
+        raise ConfigError(f"{cfg.where('history', 'path')}: {cfg.history.path} lies inside the output directory {out_dir}, "
+                          f"which every run replaces as a whole; keep the history store outside it")
 
 
 def _record(store: Path, result, targets: dict[str, Path]) -> None:  # noqa: ANN001 - a ComparisonResult

@@ -181,6 +181,19 @@ def test_a_store_that_cannot_be_used_is_exit_2_before_any_work(damage: str, expe
     assert capsys.readouterr().err.startswith(f"reportgen: error: {store}: {expected}")
 
 
+def test_a_history_store_inside_the_output_directory_is_refused_before_any_work(tmp_path: Path,
+                                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """``history: {path: out/hist.sqlite}`` with ``output.dir: out``: the first run created the
+    store in ``out``, the swap then dropped it with the previous set (the trend lost), the append
+    made a new one in the new set, and every later run refused ``out`` as "holding hist.sqlite"."""
+    cfg = make_config(tmp_path, history={"path": "out/hist.sqlite"})
+    assert run(str(cfg)) == 2
+    assert capsys.readouterr().err == (f"reportgen: error: {cfg}:4: history.path: {tmp_path / 'out' / 'hist.sqlite'} lies "
+                                       f"inside the output directory {tmp_path / 'out'}, which every run replaces as a "
+                                       f"whole; keep the history store outside it\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.csv", "b.csv", "q.yaml"]
+
+
 def test_validate_checks_the_history_store_and_creates_none(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """``reportgen validate`` (a scheduler's pre-flight) passed a config whose store the run
     would then refuse (a newer layout, damaged entries)."""
