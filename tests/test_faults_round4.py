@@ -370,7 +370,12 @@ def test_a_port_from_the_environment_is_a_one_line_error_not_an_internal_one(tmp
     assert "s3cr3t-pw" not in err
 
 
-def test_a_text_score_pushed_down_is_a_one_line_error_not_an_internal_one(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize(("value", "expected"), [
+    ("abc", "column 's': non-numeric value 'abc'; expected a number (fix the data or cast it in the query)\n"),
+    ("inf", "column 's': score inf is not a finite number within ±1e+300; fix the scores\n"),  # was "np.float64(inf)"
+])
+def test_a_text_score_pushed_down_is_a_one_line_error_not_an_internal_one(value: str, expected: str, tmp_path: Path,
+                                                                          capsys: pytest.CaptureFixture[str]) -> None:
     """SQLite keeps text in a REAL column: the pushed-down score table's text score reached
     ``astype(np.float64)`` and was "internal error (ValueError: could not convert string to
     float: 'abc')", exit 1 (pulled rows said which value, exit 2)."""
@@ -378,7 +383,7 @@ def test_a_text_score_pushed_down_is_a_one_line_error_not_an_internal_one(tmp_pa
     with sqlite3.connect(tmp_path / "p.db") as conn:
         conn.execute("CREATE TABLE preds (id INTEGER, y INTEGER, s REAL)")
         conn.executemany("INSERT INTO preds VALUES (?, ?, ?)", [(i, i % 2, str((i * 37 % 100) / 100)) for i in range(1, 61)])
-        conn.execute("INSERT INTO preds VALUES (61, 1, 'abc')")
+        conn.execute("INSERT INTO preds VALUES (61, 1, ?)", (value,))
     cfg = tmp_path / "q.yaml"
     source = {"url": "sqlite:///p.db", "query": "SELECT id, y, s FROM preds", "pushdown": True}
     cfg.write_text(yaml.safe_dump({"title": "t", "label": "y", "bootstrap": {"resamples": 0},
@@ -387,7 +392,7 @@ def test_a_text_score_pushed_down_is_a_one_line_error_not_an_internal_one(tmp_pa
     assert run(str(cfg)) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"reportgen: error: {cfg}:") and err.count("\n") == 1, err
-    assert err.endswith("column 's': non-numeric value 'abc'; expected a number (fix the data or cast it in the query)\n")
+    assert err.endswith(expected), err
 
 
 #: ``reportgen run`` whose database cursor, as its query starts, has SIGTERM sent to the process

@@ -92,7 +92,7 @@ def pushed_table(cfg: Config, i: int) -> tuple[ModelTable, FileInfo, list[tuple[
                          f"expected a number (fix the data or cast it in the query)") from None
     if not np.isfinite(s).all() or (np.abs(s) > MAX_ABS_SCORE).any():
         bad_s = s[~np.isfinite(s) | (np.abs(s) > MAX_ABS_SCORE)][0]
-        raise InputError(f"{where} ({label_of}): column '{cols['score']}': score {bad_s!r} is not a finite number "
+        raise InputError(f"{where} ({label_of}): column '{cols['score']}': score {float(bad_s)!r} is not a finite number "
                          f"within ±{MAX_ABS_SCORE:g}; fix the scores")
     if m.probabilities and ((s < 0) | (s > 1)).any():
         raise InputError(f"{where} ({label_of}): model '{m.name}': probabilities: true but a score lies outside [0, 1]")
