@@ -467,10 +467,17 @@ def _run_one(job: _Job, args: argparse.Namespace, printer: _Printer, written: di
             targets = write_outputs(result, out_dir, formats, theme=theme, overwrite=overwrite, reservation=held,
                                     pdf_variant=args.pdf_variant, full_curves=args.full_curves, phase=phases)
         written[out_dir] = cfg_path  # its warnings were logged as they arose (and are in run.warnings)
+        unrecorded: ReportgenError | None = None
         if cfg.history is not None:  # recorded once its report is written (one transaction)
-            _record(cfg.history.path, result, targets)
+            try:
+                _record(cfg.history.path, result, targets)
+            except ReportgenError as exc:  # said after the report's lines: a failed check is still printed
+                unrecorded = exc
         printer.info(f"{cfg_path}: wrote {', '.join(str(p) for p in targets.values())}")
-        return _gate(result, cfg_path, printer)
+        code = _gate(result, cfg_path, printer)
+        if unrecorded is not None:
+            raise unrecorded
+        return code
     except Interrupted as exc:
         committed = reserved[-1].written if reserved and reserved[-1] is not None else None
         if exc.written is None and committed is not None:

@@ -281,6 +281,24 @@ def test_a_failed_append_says_the_report_was_written(tmp_path: Path, monkeypatch
     assert out.is_file()
 
 
+def test_a_failed_append_still_prints_the_failed_checks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    """The exit code is 2 (an error outranks a failed check), but the failed check's line, which
+    a scheduler's log is read for, was never printed: the history error came first and ended the run."""
+    cfg = make_config(tmp_path, checks=[{"model": "a", "metric": "gini", "at_least": 0.99}])
+
+    def full(path: Path, result) -> int:  # noqa: ANN001
+        raise history.HistoryError(f"{path}: cannot record the run (database or disk is full); check history.path")
+
+    monkeypatch.setattr(history, "append", full)
+    assert cli.main(["run", str(cfg)]) == 2
+    captured = capsys.readouterr()
+    lines = [line for line in captured.err.splitlines() if not line.startswith("reportgen: warning:")]
+    assert lines[0].startswith(f"reportgen: error: {cfg}: check failed: a: gini at least 0.99: gini = ")
+    assert lines[1].startswith(f"reportgen: error: {tmp_path / 'hist.sqlite'}: cannot record the run") and len(lines) == 2
+    assert captured.out == f"{cfg}: wrote {tmp_path / 'out' / 'metrics.json'}\n"
+
+
 def test_reading_the_history_while_a_run_is_appended_sees_one_snapshot(tmp_path: Path,
                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     """The runs and their numbers were read by two statements outside a transaction: a run
