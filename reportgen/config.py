@@ -597,6 +597,16 @@ class Config(Strict):
         line = _yaml_line(self._text, loc) if self._text is not None else None
         return f"{self._source}{f':{line}' if line else ''}: {key}"
 
+    @field_validator("scheduler")
+    @classmethod
+    def _scheduler_without_credentials(cls, v: str | None) -> str | None:
+        # distributed refuses "tcp://user:pw@host:8786" with a ValueError quoting the address (an
+        # internal error, the password printed); Dask's TLS settings come from its own config
+        if v is not None and "@" in v.rpartition("://")[2].partition("/")[0]:
+            raise ValueError("holds credentials (user@ or user:password@); give the scheduler's address as "
+                             "tcp://host:8786 (or tls://host:8786 with the certificates in Dask's configuration)")
+        return v
+
     @field_validator("prevalences")
     @classmethod
     def _prevalences(cls, v: list[float]) -> list[float]:

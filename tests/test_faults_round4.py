@@ -413,6 +413,23 @@ def test_a_text_score_pushed_down_is_a_one_line_error_not_an_internal_one(value:
     assert err.endswith(expected), err
 
 
+@pytest.mark.parametrize(("address", "expected"), [
+    ("tcp://scorer:hunter2@127.0.0.1:1", "scheduler: holds credentials (user@ or user:password@); give the scheduler's "
+                                         "address as tcp://host:8786"),
+    ("tcp://127.0.0.1:1:2", "scheduler: 'tcp://127.0.0.1:1:2' is not a Dask scheduler address (invalid address"),
+])
+def test_a_scheduler_address_dask_cannot_parse_is_exit_2_and_never_echoes_a_password(
+        address: str, expected: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """distributed refuses such addresses with a ValueError quoting them: "internal error
+    (ValueError: invalid address 'scorer:hunter2@127.0.0.1:1' ...)", exit 1, the password printed."""
+    pytest.importorskip("dask.distributed", reason="the dask extra is not installed")
+    cfg = make_config(tmp_path, history=None)
+    assert run(str(cfg), "--engine", "dask", "--scheduler", address) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"reportgen: error: {cfg}: {expected}") and err.count("\n") == 1, err
+    assert "hunter2" not in err
+
+
 #: ``reportgen run`` whose database cursor, as its query starts, has SIGTERM sent to the process
 #: 0.3 s later (from another thread, as a scheduler's kill arrives).
 SIGTERM_DURING_QUERY = """
