@@ -196,9 +196,14 @@ def _init(args: argparse.Namespace, printer: _Printer) -> int:
     if target.exists() and not args.overwrite:
         raise UserError(f"{target}: already exists; pass --overwrite or choose another file with --out")
     text = starter_config(args.data, target)
+    # whole or nothing: a full disk left a truncated config, which the next init then refused to
+    # replace ("already exists") and validate read as the user's
+    tmp = target.with_name(f".{target.name}.reportgen-tmp.{os.getpid()}")
     try:
-        target.write_text(text, encoding="utf-8")
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, target)
     except OSError as exc:
+        tmp.unlink(missing_ok=True)
         raise OutputError(f"{target}: cannot write the config ({exc.strerror or exc})") from None
     printer.info(f"{args.data}: wrote {target}; check the guessed columns, then run: reportgen validate {target}")
     return EXIT_OK

@@ -573,6 +573,18 @@ def test_a_history_store_on_a_full_disk_is_refused_before_any_work_and_says_so(t
     assert len(history.read(tmp_path / "hist.sqlite")) == 1
 
 
+def test_init_on_a_full_disk_leaves_no_truncated_config(tmp_path: Path) -> None:
+    """``reportgen init`` wrote the starter config in place: a full disk left a truncated file,
+    which the next ``init`` refused to replace ("already exists") and ``validate`` read as a config."""
+    make_config(tmp_path, history=None)
+    code = LIMITED.replace("64 * 1024", "512")  # the starter config takes about 1 KB
+    done = _python(code, "init", "a.csv", "--out", "starter.yaml", cwd=tmp_path)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr == "reportgen: error: starter.yaml: cannot write the config (File too large)\n"
+    assert not [p.name for p in tmp_path.iterdir() if "starter" in p.name]
+    assert cli.main(["init", str(tmp_path / "a.csv"), "--out", str(tmp_path / "starter.yaml"), "-q"]) == 0
+
+
 def test_a_full_disk_while_the_workbook_is_saved_prints_one_line_and_no_traceback(tmp_path: Path) -> None:
     """openpyxl stages each sheet in a temporary file through a generator, and ``save`` leaves its
     zip file open when a write fails: collected later, they failed again and printed "Exception
