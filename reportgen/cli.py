@@ -436,11 +436,11 @@ def _run_one(job: _Job, args: argparse.Namespace, printer: _Printer, written: di
         with ExitStack() as stack:
             held = stack.enter_context(reserve(job.planned, overwrite)) if job.planned is not None else None
             reserved.append(held)
+            if job.planned is not None:
+                _apart(cfg, cfg_path, job.planned)
             if cfg.history is not None:  # a store that cannot be written: exit 2 now, while nothing is written
                 from reportgen.history import check_writable  # noqa: PLC0415
 
-                if job.planned is not None:
-                    _history_outside(cfg, cfg_path, job.planned)
                 check_writable(cfg.history.path)
             phases = printer.phases(cfg_path.name)
             if phases is not None:
@@ -464,8 +464,7 @@ def _run_one(job: _Job, args: argparse.Namespace, printer: _Printer, written: di
                         f"{out_dir}: {written[out_dir]} of this batch already wrote its report here; "
                         f"give each config its own output.dir (e.g. with {{config}}) and rerun"
                     )
-                if cfg.history is not None:
-                    _history_outside(cfg, cfg_path, out_dir)
+                _apart(cfg, cfg_path, out_dir)
                 held = stack.enter_context(reserve(out_dir, overwrite))
                 reserved.append(held)
             theme = Theme.from_config(cfg.report.model_dump(mode="json"))
@@ -490,15 +489,27 @@ def _run_one(job: _Job, args: argparse.Namespace, printer: _Printer, written: di
         raise
 
 
-def _history_outside(cfg: Config, cfg_path: Path, out_dir: Path) -> None:
-    """Refuse a history store inside the output directory: each run replaces that directory as a
-    whole, so the store went with the previous set (the trend lost) and, recreated in the new
-    one, made the next run refuse the directory as holding a file reportgen did not write."""
-    assert cfg.history is not None  # noqa: S101
-    store = Path(os.path.realpath(cfg.history.path))
-    if store.is_relative_to(out_dir):
+def _apart(cfg: Config, cfg_path: Path, out_dir: Path) -> None:
+    """Refuse an output directory tangled with the run's other files.
+
+    A history store inside it: each run replaces the directory as a whole, so the store went
+    with the previous set (the trend lost) and, recreated in the new one, made the next run
+    refuse the directory as holding a file reportgen did not write. The directory inside an
+    input dataset (a directory of Parquet parts): the report's files became parts of the
+    dataset, and the next run failed reading ``metrics.json`` as Parquet."""
+    from reportgen.config import is_folded  # noqa: PLC0415
+
+    if cfg.history is not None and Path(os.path.realpath(cfg.history.path)).is_relative_to(out_dir):
         raise ConfigError(f"{cfg.where('history', 'path')}: {cfg.history.path} lies inside the output directory {out_dir}, "
                           f"which every run replaces as a whole; keep the history store outside it")
+    for i, m in enumerate(cfg.models):
+        for key in ("file", "reference"):
+            data = getattr(m, key)
+            if data is None or is_folded(data) or not data.is_dir():
+                continue
+            if out_dir.is_relative_to(Path(os.path.realpath(data))):
+                raise ConfigError(f"{cfg.where('models', i, key)}: the output directory {out_dir} lies inside the "
+                                  f"dataset {data}, whose every file is read as a part; write the report elsewhere")
 
 
 def _record(store: Path, result, targets: dict[str, Path]) -> None:  # noqa: ANN001 - a ComparisonResult

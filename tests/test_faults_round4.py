@@ -194,6 +194,27 @@ def test_a_history_store_inside_the_output_directory_is_refused_before_any_work(
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.csv", "b.csv", "q.yaml"]
 
 
+def test_an_output_directory_inside_an_input_dataset_is_refused_before_any_work(tmp_path: Path,
+                                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """``--out ds/report`` with ``file: ds`` (a directory of Parquet parts): the first run wrote
+    its report into the dataset, and every later run failed reading ``report/metrics.json`` as
+    a Parquet part."""
+    pq = pytest.importorskip("pyarrow.parquet")
+    import pyarrow as pa  # noqa: PLC0415
+
+    (tmp_path / "ds").mkdir()
+    pq.write_table(pa.table({"y": [i % 2 for i in range(40)], "s": [i / 40 for i in range(40)]}), tmp_path / "ds" / "p0.parquet")
+    cfg = tmp_path / "q.yaml"
+    cfg.write_text(yaml.safe_dump({"title": "t", "label": "y", "bootstrap": {"resamples": 0}, "output": {"formats": ["json"]},
+                                   "models": [{"name": "a", "file": "ds", "score": "s"}]}), encoding="utf-8")
+    assert run(str(cfg), "--out", str(tmp_path / "ds" / "report")) == 2
+    assert capsys.readouterr().err == (f"reportgen: error: {cfg}:5: models[0].file: the output directory "
+                                       f"{tmp_path / 'ds' / 'report'} lies inside the dataset {tmp_path / 'ds'}, whose "
+                                       f"every file is read as a part; write the report elsewhere\n")
+    assert [p.name for p in (tmp_path / "ds").iterdir()] == ["p0.parquet"]
+    assert run(str(cfg), "--out", str(tmp_path / "report")) == 0
+
+
 def test_validate_checks_the_history_store_and_creates_none(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """``reportgen validate`` (a scheduler's pre-flight) passed a config whose store the run
     would then refuse (a newer layout, damaged entries)."""
