@@ -33,7 +33,7 @@ import reportgen.clock as clock
 from reportgen.version import __version__
 from reportgen.errors import ConfigError, OutputError, ReportgenError, UserError
 from reportgen.launch import answer_signals_early, command_finished
-from reportgen.writer import Interrupted, on_signal, output_path, reserve, write_outputs
+from reportgen.writer import Interrupted, Reservation, on_signal, output_path, reserve, write_outputs
 
 if TYPE_CHECKING:
     from reportgen.config import Config
@@ -131,12 +131,37 @@ def build_parser() -> argparse.ArgumentParser:
 log = logging.getLogger(__name__)
 
 
-class _StderrWarnings(logging.StreamHandler):
+def _emit(name: str, text: str) -> None:
+    """Write ``text`` to ``sys.stdout`` or ``sys.stderr`` (``name``), whatever became of it.
+
+    A scheduler or a shell may start the command with the stream closed (``2>&-``: Python's
+    ``sys.stderr`` is then None), give it a pipe whose reader has left (``| head -1``) or a file
+    on a full disk. Writing there raised after the report was written, or before it (stderr's
+    ``isatty``): exit 1, "internal error". The text is dropped (the exit code still tells), and
+    the stream's descriptor is pointed at /dev/null so that the interpreter's own last flush
+    does not fail again (a traceback and exit 120)."""
+    stream = getattr(sys, name)
+    if stream is None:
+        return
+    try:
+        stream.write(_encodable(text, stream))
+        stream.flush()
+    except (OSError, ValueError):  # EPIPE, ENOSPC, EIO; ValueError: the stream was closed
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            try:
+                os.dup2(devnull, stream.fileno())
+            finally:
+                os.close(devnull)
+        except (OSError, ValueError, AttributeError):  # no descriptor (an in-memory stream)
+            pass
+
+
+class _StderrWarnings(logging.Handler):
     """``reportgen: warning: <one line>`` on stderr; remembers what it showed (``seen``)."""
 
     def __init__(self, quiet: bool) -> None:
-        super().__init__(sys.stderr)
-        self.setLevel(logging.WARNING)
+        super().__init__(logging.WARNING)
         self.quiet = quiet
         self.seen: set[str] = set()
 
@@ -147,7 +172,7 @@ class _StderrWarnings(logging.StreamHandler):
     def emit(self, record: logging.LogRecord) -> None:
         self.seen.add(record.getMessage())
         if record.levelno >= logging.ERROR or not self.quiet:
-            super().emit(record)
+            _emit("stderr", self.format(record) + "\n")
 
 
 @contextmanager
@@ -171,9 +196,14 @@ def _init(args: argparse.Namespace, printer: _Printer) -> int:
     if target.exists() and not args.overwrite:
         raise UserError(f"{target}: already exists; pass --overwrite or choose another file with --out")
     text = starter_config(args.data, target)
+    # whole or nothing: a full disk left a truncated config, which the next init then refused to
+    # replace ("already exists") and validate read as the user's
+    tmp = target.with_name(f".{target.name}.reportgen-tmp.{os.getpid()}")
     try:
-        target.write_text(text, encoding="utf-8")
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, target)
     except OSError as exc:
+        tmp.unlink(missing_ok=True)
         raise OutputError(f"{target}: cannot write the config ({exc.strerror or exc})") from None
     printer.info(f"{args.data}: wrote {target}; check the guessed columns, then run: reportgen validate {target}")
     return EXIT_OK
@@ -202,17 +232,17 @@ class _Printer:
 
     def info(self, msg: str) -> None:
         if not self.quiet:
-            print(_encodable(msg, sys.stdout), flush=True)
+            _emit("stdout", f"{msg}\n")
 
     def error(self, msg: str) -> None:
         # a message quoting data or a library must stay one line: every line break (\n, \r, \v,
         # \f, \x1c-\x1e, \x85, \u2028, \u2029 — what str.splitlines splits on) becomes a space
         one_line = " ".join(msg.splitlines())
-        print(_encodable(f"reportgen: error: {one_line}", sys.stderr), file=sys.stderr, flush=True)
+        _emit("stderr", f"reportgen: error: {one_line}\n")
 
     def phases(self, label: str) -> Phases | None:
-        """A :class:`Phases` line on stderr, or None when quiet or stderr is not a terminal."""
-        if self.quiet or not sys.stderr.isatty():
+        """A :class:`Phases` line on stderr, or None when quiet or stderr is not a terminal (or closed)."""
+        if self.quiet or sys.stderr is None or not sys.stderr.isatty():
             return None
         return Phases(label, sys.stderr)
 
@@ -399,41 +429,102 @@ def _run_one(job: _Job, args: argparse.Namespace, printer: _Printer, written: di
 
     cfg, cfg_path = job.cfg, job.cfg_path
     overwrite = args.overwrite or cfg.output.overwrite
-    with ExitStack() as stack:
-        held = stack.enter_context(reserve(job.planned, overwrite)) if job.planned is not None else None
-        phases = printer.phases(cfg_path.name)
-        if phases is not None:
-            stack.callback(phases.close)
-        formats = args.formats or list(cfg.output.formats)
-        imports = _FigureImports(formats)
-        try:
-            result = analyse(cfg, cfg_path, None if phases is None else phases.progress, now=args.now,
-                             phase=imports.phase(phases))
-        finally:  # a failed run too: never exit with an import under way in a daemon thread
-            imports.join()
-        if cfg.history is not None:  # the trend of earlier runs, this one last
-            from reportgen.history import with_trend  # noqa: PLC0415
+    # the reservation, once taken: a signal after its commit (while the previous set is removed,
+    # the lock released) is reported with the new report's paths, never as "nothing was written"
+    reserved: list[Reservation | None] = []
+    try:
+        with ExitStack() as stack:
+            held = stack.enter_context(reserve(job.planned, overwrite)) if job.planned is not None else None
+            reserved.append(held)
+            if job.planned is not None:
+                _apart(cfg, cfg_path, job.planned)
+            if cfg.history is not None:  # a store that cannot be written: exit 2 now, while nothing is written
+                from reportgen.history import check_writable  # noqa: PLC0415
 
-            result = with_trend(result, cfg.history.path, cfg.history.trend_runs)
-        out_dir = output_path(_output_dir(cfg, cfg_path, args.out, len(args.configs) > 1,
-                                          result.run.run_id, result.run.created))
-        if held is None:
-            if out_dir in written:
-                raise OutputError(
-                    f"{out_dir}: {written[out_dir]} of this batch already wrote its report here; "
-                    f"give each config its own output.dir (e.g. with {{config}}) and rerun"
-                )
-            held = stack.enter_context(reserve(out_dir, overwrite))
-        theme = Theme.from_config(cfg.report.model_dump(mode="json"))
-        targets = write_outputs(result, out_dir, formats, theme=theme, overwrite=overwrite, reservation=held,
-                                pdf_variant=args.pdf_variant, full_curves=args.full_curves, phase=phases)
-    if cfg.history is not None:  # recorded once its report is written (one transaction)
-        from reportgen.history import append  # noqa: PLC0415
+                check_writable(cfg.history.path)
+            phases = printer.phases(cfg_path.name)
+            if phases is not None:
+                stack.callback(phases.close)
+            formats = args.formats or list(cfg.output.formats)
+            imports = _FigureImports(formats)
+            try:
+                result = analyse(cfg, cfg_path, None if phases is None else phases.progress, now=args.now,
+                                 phase=imports.phase(phases))
+            finally:  # a failed run too: never exit with an import under way in a daemon thread
+                imports.join()
+            if cfg.history is not None:  # the trend of earlier runs, this one last
+                from reportgen.history import with_trend  # noqa: PLC0415
 
-        append(cfg.history.path, result)
-    written[out_dir] = cfg_path  # its warnings were logged as they arose (and are in run.warnings)
-    printer.info(f"{cfg_path}: wrote {', '.join(str(p) for p in targets.values())}")
-    return _gate(result, cfg_path, printer)
+                result = with_trend(result, cfg.history.path, cfg.history.trend_runs)
+            out_dir = output_path(_output_dir(cfg, cfg_path, args.out, len(args.configs) > 1,
+                                              result.run.run_id, result.run.created))
+            if held is None:
+                if out_dir in written:
+                    raise OutputError(
+                        f"{out_dir}: {written[out_dir]} of this batch already wrote its report here; "
+                        f"give each config its own output.dir (e.g. with {{config}}) and rerun"
+                    )
+                _apart(cfg, cfg_path, out_dir)
+                held = stack.enter_context(reserve(out_dir, overwrite))
+                reserved.append(held)
+            theme = Theme.from_config(cfg.report.model_dump(mode="json"))
+            targets = write_outputs(result, out_dir, formats, theme=theme, overwrite=overwrite, reservation=held,
+                                    pdf_variant=args.pdf_variant, full_curves=args.full_curves, phase=phases)
+        written[out_dir] = cfg_path  # its warnings were logged as they arose (and are in run.warnings)
+        unrecorded: ReportgenError | None = None
+        if cfg.history is not None:  # recorded once its report is written (one transaction)
+            try:
+                _record(cfg.history.path, result, targets)
+            except ReportgenError as exc:  # said after the report's lines: a failed check is still printed
+                unrecorded = exc
+        printer.info(f"{cfg_path}: wrote {', '.join(str(p) for p in targets.values())}")
+        code = _gate(result, cfg_path, printer)
+        if unrecorded is not None:
+            raise unrecorded
+        return code
+    except Interrupted as exc:
+        committed = reserved[-1].written if reserved and reserved[-1] is not None else None
+        if exc.written is None and committed is not None:
+            exc.written = committed
+        raise
+
+
+def _apart(cfg: Config, cfg_path: Path, out_dir: Path) -> None:
+    """Refuse an output directory tangled with the run's other files.
+
+    A history store inside it: each run replaces the directory as a whole, so the store went
+    with the previous set (the trend lost) and, recreated in the new one, made the next run
+    refuse the directory as holding a file reportgen did not write. The directory inside an
+    input dataset (a directory of Parquet parts): the report's files became parts of the
+    dataset, and the next run failed reading ``metrics.json`` as Parquet."""
+    from reportgen.config import is_folded  # noqa: PLC0415
+
+    if cfg.history is not None and Path(os.path.realpath(cfg.history.path)).is_relative_to(out_dir):
+        raise ConfigError(f"{cfg.where('history', 'path')}: {cfg.history.path} lies inside the output directory {out_dir}, "
+                          f"which every run replaces as a whole; keep the history store outside it")
+    for i, m in enumerate(cfg.models):
+        for key in ("file", "reference"):
+            data = getattr(m, key)
+            if data is None or is_folded(data) or not data.is_dir():
+                continue
+            if out_dir.is_relative_to(Path(os.path.realpath(data))):
+                raise ConfigError(f"{cfg.where('models', i, key)}: the output directory {out_dir} lies inside the "
+                                  f"dataset {data}, whose every file is read as a part; write the report elsewhere")
+
+
+def _record(store: Path, result, targets: dict[str, Path]) -> None:  # noqa: ANN001 - a ComparisonResult
+    """Append the run to its history store, the report being written: a failure or a signal
+    now says so (the report was replaced) rather than "nothing was written"."""
+    from reportgen.history import HistoryError, append  # noqa: PLC0415
+
+    try:
+        append(store, result)
+    except Interrupted as exc:
+        exc.written, exc.unrecorded = targets, store
+        raise
+    except HistoryError as exc:
+        paths = ", ".join(str(p) for p in targets.values())
+        raise HistoryError(f"{exc}; the report was written ({paths}) but this run is missing from the history") from None
 
 
 def _gate(result, cfg_path: Path, printer: _Printer) -> int:  # noqa: ANN001 - a ComparisonResult
@@ -514,6 +605,10 @@ def _validate_checked(path: str, printer: _Printer, shown: _StderrWarnings, over
     from reportgen.config import load_config  # noqa: PLC0415
 
     cfg, cfg_path = load_config(path, overrides)
+    if cfg.history is not None:  # the store a run would append to: readable, writable, nothing created
+        from reportgen.history import check_usable  # noqa: PLC0415
+
+        check_usable(cfg.history.path)
     verdict = _validate_data(cfg, cfg_path, shown)
     if cfg.credit is not None or cfg.segment is not None:  # the credit section's own columns and files
         from reportgen.reduce.credit_rows import check_credit  # noqa: PLC0415
@@ -594,8 +689,7 @@ def _history(args: argparse.Namespace) -> int:
     """``reportgen history PATH``: the recorded runs on stdout, one line per run (or CSV / JSON)."""
     from reportgen.history import export, read  # noqa: PLC0415
 
-    sys.stdout.write(_encodable(export(read(Path(args.store)), args.history_format), sys.stdout))
-    sys.stdout.flush()
+    _emit("stdout", export(read(Path(args.store)), args.history_format))
     return EXIT_OK
 
 
@@ -616,7 +710,8 @@ def _guarded(fn: Callable[[], int], label: str, printer: _Printer, debug: bool, 
     except Interrupted as exc:
         if exc.written:
             paths = ", ".join(str(p) for p in exc.written.values())
-            printer.error(f"{label}: interrupted by {exc.name} just after the new report was written ({paths}); stopped")
+            unrecorded = f"; the run was not recorded in the history {exc.unrecorded}" if exc.unrecorded else ""
+            printer.error(f"{label}: interrupted by {exc.name} just after the new report was written ({paths}){unrecorded}; stopped")
         elif writes:
             printer.error(f"{label}: interrupted by {exc.name}; nothing was written, the previous report is intact")
         else:

@@ -21,7 +21,7 @@ ISO_EXAMPLE = "2026-01-31T06:00:00Z"
 
 def _pin(override: str | None) -> tuple[str, str] | None:
     """``(where, value)`` of the pinned timestamp, or None when the clock is not pinned."""
-    if override:
+    if override is not None:  # an empty --now (a scheduler's template that rendered to nothing) is refused below
         return "--now", override
     for name in ("REPORTGEN_NOW", "SOURCE_DATE_EPOCH"):
         value = os.environ.get(name)

@@ -249,6 +249,10 @@ def data_path(value: Any) -> Any:
     return local_path(value)
 
 
+#: A value that is one ``${VAR}`` reference and nothing else (a secret given by the environment).
+_VAR_ONLY = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*\}")
+
+
 class SourceConfig(Strict):
     """A model's predictions from a SQL database instead of a file (``pip install 'reportgen[sql]'``).
 
@@ -288,10 +292,17 @@ class SourceConfig(Strict):
             raise ValueError("not a database URL; write e.g. postgresql://user@host:5432/db")
         if parts.scheme.lower() == "sqlite" and (parts.netloc or not parts.path[1:]):
             raise ValueError("a SQLite URL names a file: sqlite:///relative/to/the/config.db or sqlite:////absolute/path.db")
-        if password and not re.fullmatch(r"\$\{[A-Za-z_][A-Za-z0-9_]*\}", password):
+        if password and not _VAR_ONLY.fullmatch(password):
             # never echo the value: the message names the key only
             raise ValueError("holds a literal password; put it in an environment variable and write "
                              "postgresql://user:${DB_PASSWORD}@host/db (or rely on PGPASSWORD)")
+        # libpq also takes the password as a query key (?password=...): the report and metrics.json
+        # keep the URL as written, so a literal one there would be printed in them
+        secret = [k for k, val in parse_qsl(parts.query, keep_blank_values=True)
+                  if k.lower() in SECRET_KEYS and not _VAR_ONLY.fullmatch(val)]
+        if secret:
+            raise ValueError(f"holds a literal secret ({secret[0]}=…); put it in an environment variable "
+                             f"({secret[0]}=${{DB_PASSWORD}}) or rely on PGPASSWORD / ~/.pgpass")
         return v
 
 
@@ -585,6 +596,16 @@ class Config(Strict):
             return key
         line = _yaml_line(self._text, loc) if self._text is not None else None
         return f"{self._source}{f':{line}' if line else ''}: {key}"
+
+    @field_validator("scheduler")
+    @classmethod
+    def _scheduler_without_credentials(cls, v: str | None) -> str | None:
+        # distributed refuses "tcp://user:pw@host:8786" with a ValueError quoting the address (an
+        # internal error, the password printed); Dask's TLS settings come from its own config
+        if v is not None and "@" in v.rpartition("://")[2].partition("/")[0]:
+            raise ValueError("holds credentials (user@ or user:password@); give the scheduler's address as "
+                             "tcp://host:8786 (or tls://host:8786 with the certificates in Dask's configuration)")
+        return v
 
     @field_validator("prevalences")
     @classmethod
@@ -948,12 +969,21 @@ def expand_vars(value: str, environ: Mapping[str, str], where: str) -> str:
     return _VAR.sub(sub, value)
 
 
-def interpolate(data: Any, environ: Mapping[str, str], text: str | None, source: str) -> Any:
+def _from_set(loc: tuple[Any, ...], set_keys: Sequence[tuple[Any, ...]]) -> bool:
+    """Whether the value at ``loc`` was given by a ``--set`` item (the key itself, or inside it)."""
+    return any(loc[: len(k)] == k or k[: len(loc)] == loc for k in set_keys)
+
+
+def interpolate(data: Any, environ: Mapping[str, str], text: str | None, source: str,
+                set_keys: Sequence[tuple[Any, ...]] = ()) -> Any:
     """Parsed YAML with ``${VAR}`` expanded in every string value (keys are left alone;
     :data:`DEFERRED_KEYS` are expanded later, where they are used). Iterative, bounded by
-    the nesting limit already checked."""
+    the nesting limit already checked. A problem in a value from ``--set`` (``set_keys``) is
+    said to come from there, not from the file's line of that key."""
 
     def where(loc: tuple[Any, ...]) -> str:
+        if _from_set(loc, set_keys):
+            return f"{source}: {_format_loc(loc)} (from --set)"
         line = _yaml_line(text, loc) if text is not None else None
         return f"{source}{f':{line}' if line else ''}: {_format_loc(loc)}"
 
@@ -1067,7 +1097,7 @@ def parse_config(text: str, source: str = "<config>", overrides: Sequence[str] =
     if depth > MAX_DEPTH:
         raise ConfigError(f"{source}: the config nests too deeply (more than {MAX_DEPTH} levels); "
                           f"see configs/demo.yaml for its shape")
-    data = interpolate(data, os.environ if environ is None else environ, text, source)
+    data = interpolate(data, os.environ if environ is None else environ, text, source, set_keys)
     try:
         cfg = Config.model_validate(data)
     except ValidationError as exc:
@@ -1116,7 +1146,7 @@ def _problems_line(exc: ValidationError, text: str, source: str, set_keys: Seque
     shown = []
     for err in errors[:MAX_PROBLEMS_SHOWN]:
         msg, loc = _explain(err)
-        if loc and any(loc[: len(k)] == k or k[: len(loc)] == loc for k in set_keys):
+        if loc and _from_set(loc, set_keys):
             shown.append((None, f"{msg} (from --set)"))
             continue
         line = _yaml_line(text, loc)

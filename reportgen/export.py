@@ -15,7 +15,10 @@ apostrophe (:func:`safe_cell`): shown as typed, never evaluated.
 from __future__ import annotations
 
 import csv
+import gc
 import io
+import logging
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -23,6 +26,8 @@ from typing import Any
 from reportgen.errors import OutputError
 from reportgen.results import ComparisonResult
 from reportgen.wording import verdict
+
+log = logging.getLogger(__name__)
 
 #: First characters that make a spreadsheet read a cell as a formula.
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
@@ -80,15 +85,41 @@ def to_csv(table: Table) -> str:
 
 
 def write_xlsx(result: ComparisonResult, path: Path) -> None:
-    """Every key table as a sheet of one workbook (openpyxl, write-only: rows streamed)."""
+    """Every key table as a sheet of one workbook (openpyxl), built and zipped in memory, then
+    written as one file (the key tables are small: a few rows per model and metric).
+
+    On a full disk, openpyxl's sheets (each staged in a temporary file by a generator) and the
+    zip file ``save`` leaves open when a write fails printed "Exception ignored in ..." tracebacks
+    on stderr after the one-line error, when Python collected them: the zip is now in memory and
+    the sheets are collected at once, their repeated failure logged at debug level."""
     try:
         from openpyxl import Workbook  # noqa: PLC0415  (optional dependency)
     except ImportError:
         raise OutputError("--format xlsx needs openpyxl: pip install 'reportgen[xlsx]'") from None
-    wb = Workbook(write_only=True)
+    wb = Workbook()
+    wb.remove(wb.active)  # the default empty sheet
     for name, (header, rows) in tables(result).items():
         ws = wb.create_sheet(name)
         ws.append([safe_cell(h) for h in header])
         for row in rows:
             ws.append([safe_cell(v) for v in row])
-    wb.save(path)
+    buffer = io.BytesIO()
+    failed: OSError | None = None
+    noise, sys.unraisablehook = sys.unraisablehook, _drop_unraisable
+    try:
+        try:
+            wb.save(buffer)
+        except OSError as exc:  # a full temporary disk: openpyxl stages each sheet in a temporary file
+            failed = OSError(exc.errno, exc.strerror or str(exc))
+        gc.collect()  # openpyxl's half-written sheets are finalised here, their second failure dropped
+    finally:
+        sys.unraisablehook = noise
+    if failed is not None:
+        raise failed
+    path.write_bytes(buffer.getvalue())
+
+
+def _drop_unraisable(unraisable: Any) -> None:
+    """While an xlsx is saved: an error raised again by openpyxl's half-written sheets when they
+    are collected (a full disk) is the failure already raised, not a second one for stderr."""
+    log.debug("xlsx: %s while collecting %r", unraisable.exc_value, unraisable.object)

@@ -21,11 +21,14 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
+import os
 import sqlite3
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from contextlib import closing
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from reportgen.errors import UserError
 from reportgen.export import safe_cell
@@ -33,6 +36,14 @@ from reportgen.results import ComparisonResult, TrendPoint
 
 #: How long an append waits for another run's transaction to finish.
 BUSY_TIMEOUT_S = 60.0
+
+#: How long one attempt waits for a lock inside SQLite before the wait goes on in Python. SQLite's
+#: own busy timeout sleeps inside one C call, where Python runs no signal handler: a run waiting
+#: the whole :data:`BUSY_TIMEOUT_S` there answered a SIGTERM (a scheduler's timeout) only once
+#: the other run let go, up to a minute later (a Kubernetes pod is killed 30 s after its SIGTERM).
+_POLL_S = 0.05
+
+T = TypeVar("T")
 
 #: The store's layout version (``PRAGMA user_version``).
 STORE_VERSION = 1
@@ -89,20 +100,54 @@ def headline(result: ComparisonResult) -> list[TrendPoint]:
     return points
 
 
+def _busy(exc: sqlite3.Error) -> bool:
+    """Whether ``exc`` is another connection's lock (worth waiting for), not a fault."""
+    return isinstance(exc, sqlite3.OperationalError) and any(w in str(exc) for w in ("locked", "busy"))
+
+
+def _patiently(attempt: Callable[[], T]) -> T:
+    """``attempt()``, run again while the store is locked by another run, for up to
+    :data:`BUSY_TIMEOUT_S`; the waits are Python sleeps, so a signal is answered within
+    :data:`_POLL_S`. An attempt must leave nothing half done (a transaction rolled back)."""
+    deadline = time.monotonic() + BUSY_TIMEOUT_S
+    while True:
+        try:
+            return attempt()
+        except sqlite3.Error as exc:
+            if not _busy(exc) or time.monotonic() >= deadline:
+                raise
+        time.sleep(_POLL_S)
+
+
 def _connect(path: Path, create: bool) -> sqlite3.Connection:
     if not create and not path.is_file():
         raise HistoryError(f"{path}: no history store here; a run with 'history: {{path: ...}}' creates it")
+    if path.exists() and not path.is_file():  # a directory, a FIFO (opening it would wait forever), a device
+        raise HistoryError(f"{path}: not a regular file; history.path must name a SQLite file")
     if create:
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise HistoryError(f"{path}: cannot create its directory ({exc.strerror}); check history.path") from None
     try:
-        conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+        conn = sqlite3.connect(path, timeout=_POLL_S, isolation_level=None)
+    except sqlite3.Error as exc:
+        raise HistoryError(f"{path}: cannot open the history store ({exc}); {_access_hint(path)}") from None
+    try:
         version = conn.execute("PRAGMA user_version").fetchone()[0]
         tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     except sqlite3.DatabaseError as exc:
-        raise HistoryError(f"{path}: not a reportgen history store ({exc}); give another history.path") from None
+        conn.close()
+        if _busy(exc):
+            raise
+        if isinstance(exc, sqlite3.OperationalError) and "unable to open" in str(exc):
+            raise HistoryError(f"{path}: cannot open the history store ({exc}); {_access_hint(path)}") from None
+        raise HistoryError(f"{path}: not a reportgen history store, or a damaged one ({exc}); "
+                           f"restore it from a backup or give another history.path") from None
+    if tables and isinstance(version, int) and version > STORE_VERSION and {"runs", "numbers"} <= tables:
+        conn.close()
+        raise HistoryError(f"{path}: written by a newer reportgen (store layout {version}; this version reads "
+                           f"layout {STORE_VERSION}); upgrade reportgen or give another history.path")
     if tables and (version != STORE_VERSION or not {"runs", "numbers"} <= tables):
         conn.close()
         raise HistoryError(f"{path}: not a reportgen history store (layout {version}, tables {', '.join(sorted(tables))}); "
@@ -115,12 +160,73 @@ def _connect(path: Path, create: bool) -> sqlite3.Connection:
     return conn
 
 
+def _rollback(conn: sqlite3.Connection) -> None:
+    """End the open transaction, if SQLite has not already ended it after an error."""
+    if conn.in_transaction:
+        conn.execute("ROLLBACK")
+
+
+def _access_hint(path: Path, exc: sqlite3.Error | None = None) -> str:
+    """What to check when SQLite cannot open or write the store: the disk's space, the file's or
+    its directory's permissions (SQLite writes a journal beside the store, so the directory must
+    be writable too)."""
+    if exc is not None and any(w in str(exc) for w in ("disk is full", "disk I/O error")):
+        return "is its disk full? free some space or give another history.path"
+    if path.exists() and not os.access(path, os.R_OK | os.W_OK):
+        return "this user cannot read and write the file; fix its permissions or give another history.path"
+    if not os.access(path.parent, os.W_OK | os.X_OK):
+        return (f"this user cannot write its directory {path.parent} (SQLite keeps a journal beside the store); "
+                f"fix the permissions or give another history.path")
+    return "check history.path (a local disk: SQLite's locks do not work on every network filesystem)"
+
+
+def check_writable(path: Path) -> None:
+    """Before a run computes anything: the store at ``path`` opens (it is created when absent),
+    is a reportgen history of a layout this version reads, can be written (a write inside a
+    transaction that is rolled back, so its directory's permissions are tested too: SQLite
+    writes a journal there), and holds entries :func:`read` takes (numbers, dates, inputs). Otherwise a :class:`HistoryError`, while nothing is written yet —
+    rather than after the report, which a rerun without ``--overwrite`` would then refuse."""
+
+    def probe() -> None:
+        with closing(_connect(path, create=True)) as conn:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                conn.execute(f"PRAGMA user_version = {STORE_VERSION}")  # a write, of the value it holds
+            finally:
+                _rollback(conn)
+
+    try:
+        _patiently(probe)
+    except sqlite3.Error as exc:
+        hint = "another run held it for over a minute; retry later" if _busy(exc) else _access_hint(path, exc)
+        raise HistoryError(f"{path}: cannot write the history store ({exc}); {hint}") from None
+    read(path)  # its entries too: a damaged one is refused now, not when the trend is drawn
+
+
+def check_usable(path: Path) -> None:
+    """For ``reportgen validate``: what :func:`check_writable` finds wrong, without creating or
+    writing anything — an existing store is read (layout, entries) and its file and directory
+    must be writable; a missing one must be creatable (its nearest existing directory writable)."""
+    if path.exists():
+        read(path)
+        if not (os.access(path, os.R_OK | os.W_OK) and os.access(path.parent, os.W_OK | os.X_OK)):
+            raise HistoryError(f"{path}: cannot write the history store; {_access_hint(path)}")
+        return
+    ancestor = path.parent
+    while not ancestor.exists() and ancestor != ancestor.parent:
+        ancestor = ancestor.parent
+    if not ancestor.is_dir() or not os.access(ancestor, os.W_OK | os.X_OK):
+        raise HistoryError(f"{path}: cannot create the history store: this user cannot write {ancestor}; "
+                           f"fix the permissions or give another history.path")
+
+
 def append(path: Path, result: ComparisonResult) -> int:
     """Record ``result``'s headline numbers in one transaction; returns the entry's sequence number."""
     run = result.run
     inputs = json.dumps([{"path": f.path, "sha256": f.sha256, "rows": f.rows} for f in run.files])
     rows = headline(result)
-    try:
+
+    def attempt() -> int:
         with closing(_connect(path, create=True)) as conn:
             conn.execute("BEGIN IMMEDIATE")
             try:
@@ -132,29 +238,60 @@ def append(path: Path, result: ComparisonResult) -> int:
                     [(seq, p.kind, p.subject, p.metric, p.value, *(p.ci if p.ci else (None, None))) for p in rows])
                 conn.execute("COMMIT")
             except BaseException:
-                conn.execute("ROLLBACK")
+                _rollback(conn)
                 raise
+        return seq
+
+    try:
+        return _patiently(attempt)
     except sqlite3.Error as exc:
         raise HistoryError(f"{path}: cannot record the run ({exc}); check history.path") from None
-    return seq
 
 
 def read(path: Path, create: bool = False) -> list[dict[str, Any]]:
     """Every recorded run, oldest first: ``{seq, run_id, created, title, config_path, inputs, numbers: [TrendPoint]}``."""
-    try:
+    def attempt() -> tuple[list[Any], list[Any]]:
         with closing(_connect(path, create=create)) as conn:
-            runs = conn.execute("SELECT seq, run_id, created, title, config_path, inputs FROM runs ORDER BY seq").fetchall()
-            nums = conn.execute("SELECT n.seq, n.kind, n.subject, n.metric, n.value, n.lo, n.hi, r.run_id, r.created "
-                                "FROM numbers n JOIN runs r ON r.seq = n.seq ORDER BY n.rowid").fetchall()
+            conn.execute("BEGIN")  # one snapshot: no run appended between the two reads
+            try:
+                runs = conn.execute("SELECT seq, run_id, created, title, config_path, inputs FROM runs ORDER BY seq").fetchall()
+                nums = conn.execute("SELECT n.seq, n.kind, n.subject, n.metric, n.value, n.lo, n.hi, r.run_id, r.created "
+                                    "FROM numbers n JOIN runs r ON r.seq = n.seq ORDER BY n.rowid").fetchall()
+            finally:
+                _rollback(conn)
+        return runs, nums
+
+    try:
+        runs, nums = _patiently(attempt)
     except sqlite3.Error as exc:
         raise HistoryError(f"{path}: cannot read the history ({exc})") from None
     by_seq: dict[int, list[TrendPoint]] = {r[0]: [] for r in runs}
     for seq, kind, subject, metric, value, lo, hi, run_id, created in nums:
+        if not all(isinstance(t, str) for t in (kind, subject, metric)) or not all(map(_number, (value, lo, hi))):
+            raise _damaged(path, f"run {seq}: {subject!r} {metric!r} holds {value!r} [{lo!r}, {hi!r}]")
         by_seq[seq].append(TrendPoint(run_id, created, subject, kind, metric, value,
                                       [lo, hi] if lo is not None and hi is not None else None))
-    return [{"seq": seq, "run_id": run_id, "created": created, "title": title, "config_path": cfg,
-             "inputs": json.loads(inputs), "numbers": by_seq[seq]}
-            for seq, run_id, created, title, cfg, inputs in runs]
+    out = []
+    for seq, run_id, created, title, cfg, inputs in runs:
+        try:
+            files = json.loads(inputs) if isinstance(inputs, str) else None
+        except ValueError:  # JSONDecodeError
+            files = None
+        if not isinstance(files, list) or not all(isinstance(t, str) for t in (run_id, created, title, cfg)):
+            raise _damaged(path, f"run {seq}: its run id, date, title, config path or inputs are not what reportgen writes")
+        out.append({"seq": seq, "run_id": run_id, "created": created, "title": title, "config_path": cfg,
+                    "inputs": files, "numbers": by_seq[seq]})
+    return out
+
+
+def _number(v: Any) -> bool:
+    """A value a store may hold for a number: NULL (undefined) or a finite real (SQLite keeps any
+    type in any column: text or an infinity put there by hand is damage, not a number)."""
+    return v is None or (isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v))
+
+
+def _damaged(path: Path, what: str) -> HistoryError:
+    return HistoryError(f"{path}: a damaged history store ({what}); restore it from a backup or give another history.path")
 
 
 def with_trend(result: ComparisonResult, path: Path, limit: int = 24) -> ComparisonResult:

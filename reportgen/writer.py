@@ -92,13 +92,15 @@ class Interrupted(BaseException):
     """SIGTERM or SIGINT arrived. A BaseException, so that no ``except Exception`` swallows it.
 
     ``written`` holds the paths of the new report when the signal arrived during the swap and
-    was raised once the new set was in place; None means nothing was written.
+    was raised once the new set was in place (or later, while the run was recorded in its
+    history store: ``unrecorded`` names that store); None means nothing was written.
     """
 
     def __init__(self, signum: int) -> None:
         super().__init__(signal.Signals(signum).name)
         self.signum = signum
         self.written: dict[str, Path] | None = None
+        self.unrecorded: Path | None = None
 
     @property
     def name(self) -> str:
@@ -274,6 +276,10 @@ class Reservation:
         self._fd = fd
         self._lock = lock
         self._key = _key(target.name)
+        #: The files of the set swapped in, from the commit point on (None before): a signal raised
+        #: later (while the previous set is removed, the lock released, ...) must not be reported
+        #: as "nothing was written".
+        self.written: dict[str, Path] | None = None
 
     def write(self, files: Mapping[str, Callable[[Path], None]]) -> dict[str, Path]:
         """Write ``files`` (file name → function writing that file) as the directory's new set.
@@ -298,8 +304,9 @@ class Reservation:
             try:
                 with _SignalsHeld():
                     self._swap(tmp)
+                    self.written = targets
             except Interrupted as exc:  # held back during the swap, raised once the new set was in place
-                exc.written = targets
+                exc.written = self.written
                 raise
         except BaseException as exc:
             with _SignalsHeld(during=exc):
@@ -307,8 +314,12 @@ class Reservation:
             if isinstance(exc, OSError):
                 raise OutputError(f"{target}: {_write_failure(exc)}; nothing was replaced") from None
             raise
-        with _SignalsHeld():
-            _remove(tmp)
+        try:
+            with _SignalsHeld():
+                _remove(tmp)  # the previous set
+        except Interrupted as exc:  # held back while it was removed: the new set is in place
+            exc.written = targets
+            raise
         return targets
 
     def _swap(self, tmp: Path) -> None:
@@ -425,6 +436,11 @@ def _check(target: Path, overwrite: bool) -> None:
             f"{target}: is a mount point, and a report directory is swapped in whole by a rename; "
             f"write to a subdirectory, e.g. --out {target / 'report'}"
         )
+    if not os.access(target, os.W_OK | os.X_OK):
+        # the previous set is removed from it after the swap, and the new one keeps its mode: a
+        # read-only directory failed only once the report was computed, or left the old set behind
+        raise OutputError(f"{target}: this user cannot write this directory (mode {stat.S_IMODE(target.stat().st_mode):o}); "
+                          f"make it writable (chmod u+w) or choose another --out")
     entries = sorted(e.name for e in target.iterdir() if not e.name.startswith(SCRATCH_PREFIX))
     foreign = [e for e in entries if e not in REPORT_FILES]
     if foreign:

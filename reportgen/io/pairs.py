@@ -18,15 +18,26 @@ same chunks in the same order in every engine.
 
 from __future__ import annotations
 
+import os
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 
+from reportgen.errors import OutputError
+
 #: Common indices per range (and per chunk of the in-memory paired pass): the placement matrices
 #: of a chunk are k × chunk floats.
 PAIRED_CHUNK = 1 << 20
+
+
+def scratch_error(exc: OSError, what: str) -> OutputError:
+    """A temporary file that could not be written (the disk full, a file size limit), as the one
+    line and exit 2 of a full output disk rather than an internal error (exit 1)."""
+    reason = os.strerror(exc.errno) if exc.errno else str(exc)
+    return OutputError(f"{tempfile.gettempdir()}: cannot write {what} to a temporary file there ({reason}); "
+                       f"free some space there or point TMPDIR at a larger disk")
 
 
 class RowSpill:
@@ -47,7 +58,10 @@ class RowSpill:
 
     def __enter__(self) -> RowSpill:
         if self._held is None:
-            self._tmp = tempfile.TemporaryDirectory(prefix="reportgen-pairs-")
+            try:
+                self._tmp = tempfile.TemporaryDirectory(prefix="reportgen-pairs-")
+            except OSError as exc:
+                raise scratch_error(exc, "the paired rows") from None
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -81,8 +95,11 @@ class RowSpill:
         cuts = np.flatnonzero(np.diff(part)) + 1
         for lo, hi in zip(np.r_[0, cuts], np.r_[cuts, part.shape[0]]):
             if hi > lo:
-                with open(self._file(m, int(part[lo])), "ab") as f:
-                    f.write(rec[lo:hi].tobytes())
+                try:
+                    with open(self._file(m, int(part[lo])), "ab") as f:
+                        f.write(rec[lo:hi].tobytes())
+                except OSError as exc:
+                    raise scratch_error(exc, "the paired rows") from None
 
     def chunks(self) -> Iterator[tuple[int, int, list[np.ndarray]]]:
         """(lo, hi, per model its records of common rows lo..hi−1 in common order), range by range."""

@@ -33,20 +33,25 @@ import hashlib
 import os
 import re
 import tempfile
-from collections.abc import Iterator, Mapping
+import threading
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote, urlsplit, urlunsplit
+from urllib.parse import quote, unquote, urlsplit, urlunsplit
 
-from reportgen.config import Config, ModelConfig, SourceConfig, expand_vars
+from reportgen.config import SECRET_KEYS, Config, ModelConfig, SourceConfig, expand_vars
 from reportgen.errors import ConfigError, InputError
+from reportgen.io.pairs import scratch_error
 from reportgen.io.validate import check_columns
 
 #: Schemes this version connects to, with the ADBC driver module of each (the ``sql`` extra
 #: installs both drivers).
 DRIVERS = {"postgresql": "adbc_driver_postgresql.dbapi", "postgres": "adbc_driver_postgresql.dbapi",
            "sqlite": "adbc_driver_sqlite.dbapi"}
+
+#: How long a cancelled query is given to end before the run stops without it.
+_CANCEL_WAIT_S = 2.0
 
 # a string literal, a quoted identifier, a comment, a cast (::), or a :name parameter
 _TOKENS = re.compile(r"'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\"|--[^\n]*|/\*.*?\*/|::|:([A-Za-z_][A-Za-z0-9_]*)", re.S)
@@ -67,8 +72,11 @@ def redact(url: str) -> str:
     p = urlsplit(url)
     if p.scheme.lower() == "sqlite":  # a file, no authority (urlunsplit would fold "sqlite:////abs" into a host)
         return f"sqlite://{p.path}"
-    host = p.hostname or ""
-    netloc = (f"{p.username}@" if p.username else "") + host + (f":{p.port}" if p.port else "")
+    # the authority as written, less the password: never p.port, which raises on a port given as
+    # ${DB_PORT} (expanded only when connecting) and on one out of range (an internal error, exit 1)
+    userinfo, at, hostport = p.netloc.rpartition("@")
+    user = userinfo.partition(":")[0]
+    netloc = (f"{user}@" if at and user else "") + hostport
     return urlunsplit((p.scheme, netloc, p.path, "", ""))
 
 
@@ -91,7 +99,16 @@ def resolve_url(url: str, where: str, environ: Mapping[str, str] | None = None) 
         netloc = f"{quote(user, safe='')}:{quote(password, safe='')}@{expand_vars(host, env, where)}"
     else:
         netloc = expand_vars(netloc, env, where)
-    rest = [expand_vars(x, env, where) for x in (p.path, p.query)]
+    query = []
+    for item in p.query.split("&") if p.query else ():  # ?password=${DB_PASSWORD}: libpq's query key
+        key, eq, value = item.partition("=")
+        if eq and unquote(key).lower() in SECRET_KEYS:
+            secret = expand_vars(value, env, where)
+            password = secret if password is None else password
+            query.append(f"{key}={quote(secret, safe='')}")
+        else:
+            query.append(expand_vars(item, env, where))
+    rest = [expand_vars(p.path, env, where), "&".join(query)]
     if p.scheme.lower() == "sqlite":
         return f"sqlite://{rest[0]}" + (f"?{rest[1]}" if rest[1] else ""), password
     return urlunsplit((p.scheme, netloc, rest[0], rest[1], "")), password
@@ -174,17 +191,67 @@ def run_query(source: SourceConfig, query: str, params: tuple[Any, ...], where: 
     dbapi = _driver(url, where)
     target = _target(url, where)
     secrets = [password or "", url]
-    try:
+    cursors: list[Any] = []
+
+    def fetch_table() -> Any:
         with dbapi.connect(target) as conn:
             cur = conn.cursor()
+            cursors.append(cur)
             try:
                 cur.execute(query, parameters=params or None)
                 return cur.fetch_arrow_table()
             finally:
                 cur.close()
+
+    def cancel() -> bool:
+        try:
+            for cur in cursors:
+                cur.adbc_cancel()  # PostgreSQL: the server stops the query; SQLite cannot (NOT_IMPLEMENTED)
+        except Exception:  # noqa: BLE001  (best effort: the process is stopping)
+            return False
+        return bool(cursors)
+
+    try:
+        return _interruptible(fetch_table, cancel)
     except Exception as exc:  # the driver's errors (adbc_driver_manager.Error and OSError alike)
         raise InputError(f"{where} ({redact(source.url)}): {_clean(exc, secrets)}; "
                          f"check the query, the table and the credentials") from None
+
+
+def _interruptible(work: Callable[[], Any], cancel: Callable[[], bool]) -> Any:
+    """``work()`` in a daemon thread, waited for here, so that a signal is answered at once.
+
+    A query runs inside one call into the driver's C code, and Python runs signal handlers only
+    between bytecodes of the main thread: a SIGTERM (a scheduler's timeout) sent during a long
+    query stopped the run only when the query ended, minutes later maybe (a Kubernetes pod is
+    killed 30 s after its SIGTERM). Here the main thread waits on an event, which a signal
+    interrupts: the query is cancelled where the driver can (``cancel()`` is True: PostgreSQL)
+    and given a moment to end, and otherwise left to its daemon thread, which does not keep the
+    process alive.
+    """
+    box: dict[str, Any] = {}
+    done = threading.Event()
+
+    def run() -> None:
+        try:
+            box["value"] = work()
+        except BaseException as exc:  # noqa: BLE001  (handed to the waiting thread)
+            box["error"] = exc
+        finally:
+            done.set()
+
+    worker = threading.Thread(target=run, name="reportgen-sql", daemon=True)
+    worker.start()
+    try:
+        while not done.wait(0.5):
+            pass
+    except BaseException:  # a signal's exception (Interrupted, KeyboardInterrupt)
+        if cancel():  # a cancelled query ends soon: its connection closed before the run stops
+            worker.join(_CANCEL_WAIT_S)
+        raise
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
 
 
 def fetch(cfg: Config, i: int) -> Fetched:
@@ -227,7 +294,10 @@ def materialised(cfg: Config) -> Iterator[tuple[Config, dict[str, Fetched]]]:
             where = f"{cfg.where('models', i, 'source')} ({f.label})"
             check_columns(cfg, i, m, where, f.table.column_names)
             path = Path(tmp) / f"model-{i}.parquet"
-            pq.write_table(f.table, path)
+            try:
+                pq.write_table(f.table, path)
+            except OSError as exc:
+                raise scratch_error(exc, f"the rows of {where}") from None
             fetched[str(path)] = f
             shown[str(path)] = where
             models.append(m.model_copy(update={"file": path}))

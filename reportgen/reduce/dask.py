@@ -89,6 +89,9 @@ def client_for(cfg: Config) -> tuple[Any, Any]:
         except OSError as exc:
             raise UserError(f"{cfg.where('scheduler')}: cannot reach the Dask scheduler {cfg.scheduler} ({exc}); "
                             f"check the address, or leave 'scheduler' out to start a local cluster") from None
+        except (ValueError, TypeError) as exc:  # an address distributed cannot parse ("tcp://host:port:x")
+            raise UserError(f"{cfg.where('scheduler')}: {cfg.scheduler!r} is not a Dask scheduler address ({exc}); "
+                            f"write e.g. tcp://host:8786, or leave 'scheduler' out to start a local cluster") from None
     workers = max(1, min(4, os.cpu_count() or 1))
     # the cluster is ours: its workers' logs of a failed task ("Compute Failed" and a traceback, for
     # what is a one-line user error here) stay out of the user's stderr, and so does the scheduler's

@@ -40,6 +40,15 @@ def _column(table, name: str) -> np.ndarray:  # noqa: ANN001 - a pyarrow Table
     return table.column(name).to_numpy(zero_copy_only=False)
 
 
+def _number(v: object) -> bool:
+    """Whether numpy reads ``v`` as a float (a number, or text such as ``'0.5'``)."""
+    try:
+        np.float64(v)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
 def pushed_table(cfg: Config, i: int) -> tuple[ModelTable, FileInfo, list[tuple[str, str, int]]]:
     """Model ``i``'s score table from the database, its audit record and its dropped rows."""
     import hashlib  # noqa: PLC0415
@@ -74,10 +83,16 @@ def pushed_table(cfg: Config, i: int) -> tuple[ModelTable, FileInfo, list[tuple[
             keep &= ~bad
     if not keep.any():
         raise V.no_rows_left(f"{where} ({label_of})", m.name)
-    s = score.filter(keep).to_numpy(zero_copy_only=False).astype(np.float64)
+    kept = score.filter(keep)
+    try:
+        s = kept.to_numpy(zero_copy_only=False).astype(np.float64)
+    except (TypeError, ValueError):  # text the database kept as text (SQLite's mixed columns): name it
+        bad_v = next((v for v in kept.to_pylist() if not _number(v)), None)
+        raise InputError(f"{where} ({label_of}): column '{cols['score']}': non-numeric value {bad_v!r}; "
+                         f"expected a number (fix the data or cast it in the query)") from None
     if not np.isfinite(s).all() or (np.abs(s) > MAX_ABS_SCORE).any():
         bad_s = s[~np.isfinite(s) | (np.abs(s) > MAX_ABS_SCORE)][0]
-        raise InputError(f"{where} ({label_of}): column '{cols['score']}': score {bad_s!r} is not a finite number "
+        raise InputError(f"{where} ({label_of}): column '{cols['score']}': score {float(bad_s)!r} is not a finite number "
                          f"within ±{MAX_ABS_SCORE:g}; fix the scores")
     if m.probabilities and ((s < 0) | (s > 1)).any():
         raise InputError(f"{where} ({label_of}): model '{m.name}': probabilities: true but a score lies outside [0, 1]")

@@ -35,7 +35,7 @@ def test_a_value_is_never_part_of_the_sql_text() -> None:
 
 
 def test_redact_and_describe_drop_password_and_query_string() -> None:
-    url = "postgresql://scorer:${PW}@db.bank:5432/risk?sslmode=require&password=x"
+    url = "postgresql://scorer:${PW}@db.bank:5432/risk?sslmode=require&password=${PW2}"
     assert redact(url) == "postgresql://scorer@db.bank:5432/risk"
     assert describe(SourceConfig(url=url, query="SELECT a,\n  b FROM t")) == "postgresql://scorer@db.bank:5432/risk: SELECT a, b FROM t"
 
