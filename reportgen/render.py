@@ -43,6 +43,7 @@ from reportgen.config import REPORT_SECTIONS, ReportConfig
 import reportgen.catalog as catalog
 from reportgen.errors import ReportgenError, ResultError, ThemeError, UserError
 from reportgen.formats import MAX_DIGITS, bounds_of, fmt_bounded, fmt_int, fmt_metric, fmt_threshold, minus
+from reportgen.formats import isolate, needs_isolation, text_direction
 from reportgen.heap import young_collections_only
 from reportgen.labels import CRITERION_LABELS
 from reportgen.results import ComparisonResult, ModelResult, to_jsonable
@@ -170,6 +171,12 @@ def wbr(text: Any, after: int = WBR_AFTER) -> Markup:
     is; file names, in a narrow column, get them from any length (``wbr(0)``), so
     ``challenger.parquet`` breaks after its dot, not inside a word.
     """
+    if needs_isolation(str(text)):
+        # a right-to-left name is isolated (<bdi>) with its direction stated: WeasyPrint isolates
+        # a <bdi> but reads it left to right unless told ("نموذج 2 (v3.1)" came out in the wrong
+        # order); and without <wbr>, which WeasyPrint reorders as separate boxes ("(v3.<wbr>1)"
+        # printed "(1.v3)"): a long one breaks where it must (overflow-wrap: anywhere)
+        return Markup('<bdi dir="{}">{}</bdi>').format(text_direction(str(text)), text)
     if len(str(text)) <= after:
         return Markup(escape(text))
     parts = _BREAK_AFTER.split(str(text))
@@ -485,9 +492,39 @@ def build_view(result: ComparisonResult, theme: Theme = Theme()) -> dict[str, An
         dict(result.credit.models), figures.colours(list(result.models), palette))
     drawing = figures.start_figures(result, palette, extra=credit)
     try:
-        return _build_view(result, theme, drawing)
+        view = _build_view(result, theme, drawing)
     finally:
         drawing.cancel()
+    return _isolated_in_sentences(view, [*result.models, *(result.run.classes or [])])
+
+
+#: View values printed as written: the config as run (copied out of the report, it must stay
+#: byte for byte the config) and markup (figures, the logo).
+_AS_WRITTEN = frozenset({"config_yaml", "config_path", "logo", "figures", "class_figures"})
+
+
+def _isolated_in_sentences(view: Any, names: Sequence[str]) -> Any:
+    """The view with each right-to-left name (model or class) isolated (:func:`isolate`) where it
+    stands inside a longer text: a verdict, a note, a warning, a caption. A value that is the name
+    alone is left to the template, which prints it through :func:`wbr` (a ``<bdi>``)."""
+    rtl = sorted({n for n in names if needs_isolation(n)}, key=len, reverse=True)
+    if not rtl:
+        return view
+    pattern = re.compile("|".join(re.escape(n) for n in rtl))
+    exact = set(rtl)
+
+    def walk(v: Any, key: str | None = None) -> Any:
+        if key in _AS_WRITTEN or isinstance(v, Markup):
+            return v
+        if isinstance(v, str):
+            return v if v in exact else pattern.sub(lambda m: isolate(m.group(0)), v)
+        if isinstance(v, dict):
+            return {k: walk(x, k) for k, x in v.items()}
+        if isinstance(v, (list, tuple)):
+            return type(v)(walk(x) for x in v)
+        return v
+
+    return walk(view)
 
 
 def _build_view(result: ComparisonResult, theme: Theme, drawing: Any) -> dict[str, Any]:
@@ -562,6 +599,8 @@ def _build_view(result: ComparisonResult, theme: Theme, drawing: Any) -> dict[st
                         for c in result.comparisons)
     mcnemar_family = sum(c.tests.mcnemar is not None and c.tests.mcnemar.p_value_holm is not None
                          for c in result.comparisons)
+    # why a metric is undefined ("no predicted positives"), under its n/a in every table
+    why_undefined = {n: undefined_of(result.models[n]) for n in names}
     for c in result.comparisons:
         rows = []
         for k in (KEY_COMPARISON_METRICS if binary else KEY_MULTICLASS_METRICS):
@@ -569,11 +608,17 @@ def _build_view(result: ComparisonResult, theme: Theme, drawing: Any) -> dict[st
                 continue
             clear = excludes_zero(c.ci.get(k))
             has_rer = c.relative_error_reductions.get(k) is not None
+            # an error reduction of a baseline at the ideal 1 divides by 0: its n/a says why
+            no_error = k in c.relative_error_reductions and result.models[c.baseline].metrics.get(k) == 1.0
             rows.append({
                 "metric": catalog.label(k),
                 "key": k,
                 "baseline": fmt_metric(result.models[c.baseline].metrics.get(k), k),
                 "model": fmt_metric(result.models[c.model].metrics.get(k), k),
+                # the comparison table's n/a said nothing of why (the metrics table did)
+                "baseline_reason": why_undefined[c.baseline].get(k, "")
+                if result.models[c.baseline].metrics.get(k) is None else "",
+                "model_reason": why_undefined[c.model].get(k, "") if result.models[c.model].metrics.get(k) is None else "",
                 "delta": fmt_signed(c.delta.get(k)),
                 "mark": better_mark(c.delta.get(k), better_of.get(k)),
                 # a direction is not a finding: a Δ whose interval covers 0 says so beside "worse"
@@ -582,7 +627,8 @@ def _build_view(result: ComparisonResult, theme: Theme, drawing: Any) -> dict[st
                 "relative": fmt_pct(c.relative_delta.get(k), 1, signed=True),
                 "rer": fmt_pct(c.relative_error_reductions.get(k), 1, signed=True) if k in c.relative_error_reductions else "",
                 # an error reduction is a headline only when the change is significant (its CI clear of 0)
-                "rer_note": "" if not has_rer or clear else ("not significant" if clear is False else "no interval"),
+                "rer_note": ("baseline has no error" if no_error else "") if not has_rer
+                else "" if clear else ("not significant" if clear is False else "no interval"),
                 "primary": k == pm,
             })
         d = c.tests.delong
@@ -623,7 +669,6 @@ def _build_view(result: ComparisonResult, theme: Theme, drawing: Any) -> dict[st
     # metrics table
     metric_rows = []
     keys = [k for k in catalog.keys("binary") if k in first.metrics] if binary else list(first.metrics)
-    why_undefined = {n: undefined_of(result.models[n]) for n in names}
     for k in keys:
         vals = [result.models[n].metrics.get(k) for n in names]
         b = better_of.get(k, "higher")
@@ -766,6 +811,9 @@ def _build_view(result: ComparisonResult, theme: Theme, drawing: Any) -> dict[st
         "count_header": "Positives" if binary else "Input",
         "ranking_headers": ["ROC AUC", "KS", "Recommended threshold", "Cost per row there"] if binary
         else [catalog.label(k) for k in mc_ranking],
+        # each extra column's cell class: an exact threshold (17 digits) may wrap in its column,
+        # where on one line it ran into the cost beside it
+        "ranking_cells": ["num", "num", "num thr", "num"] if binary else ["num"] * len(mc_ranking),
         "ranking_caption": "recommended threshold minimises the expected cost" if binary
         else ("cost per row under the configured cost matrix" if mc_costed else "no cost matrix configured"),
         "keyed": keyed,
