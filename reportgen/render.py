@@ -856,7 +856,9 @@ def _build_view(result: ComparisonResult, theme: Theme, drawing: Any) -> dict[st
         "logo": _logo_data_uri(theme.logo),
         "wide_metrics": len(names) > 4,
         # a K×K matrix of more than 8 classes prints on landscape pages
-        "wide_confusion": len(run.classes or []) > 8,
+        # (the top-confusions table of more than MAX_MATRIX_CLASSES classes has four columns: it
+        # stays portrait, where 40 classes turned three short tables into three landscape pages)
+        "wide_confusion": 8 < len(run.classes or []) <= MAX_MATRIX_CLASSES,
     }
 
 

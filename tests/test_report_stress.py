@@ -260,3 +260,33 @@ def test_a_long_class_label_does_not_run_over_the_next_panel(label, title):
     # a 60-character label's "… vs rest" ran over the next panel's title and past the figure
     assert figures.panel_title(label) == title
     assert all(len(line) <= figures.PANEL_TITLE_CHARS for line in title.split("\n"))
+
+
+def test_a_model_header_breaks_after_its_underscore_not_inside_a_word(twelve_html):
+    # "challenger_01" in a metrics column of twelve printed "challenge" over "r_01"
+    metrics = twelve_html[twelve_html.index('<section id="metrics"'):]
+    metrics = metrics[:metrics.index("</thead>")]
+    assert metrics.count("challenger_<wbr>") == 11
+
+
+def test_intervals_in_a_metrics_table_of_many_models_wrap_instead_of_touching(twelve_html):
+    css = twelve_html[twelve_html.index("<style>"):twelve_html.index("</style>")]
+    assert re.search(r"table\.metrics td \.ci\s*\{\s*white-space:\s*normal;", css)
+
+
+def test_top_confusions_of_40_classes_are_not_printed_landscape(tmp_path):
+    # a top-confusions table (four columns) took a landscape page per model
+    from reportgen.api import compare_models  # noqa: PLC0415
+    from reportgen.config import load_config  # noqa: PLC0415
+    from reportgen.render import build_view  # noqa: PLC0415
+
+    rng = np.random.default_rng(2)
+    classes = [f"c{i:02d}" for i in range(40)]
+    y = rng.integers(0, 40, 400)
+    pred = np.where(rng.random(400) < 0.6, y, rng.integers(0, 40, 400))
+    pd.DataFrame({"y": [classes[i] for i in y], "p": [classes[i] for i in pred]}).to_csv(tmp_path / "d.csv", index=False)
+    (tmp_path / "c.yaml").write_text(yaml.safe_dump({
+        "task": "multiclass", "label": "y", "classes": classes, "bootstrap": {"resamples": 0, "seed": 1},
+        "models": [{"name": "rules", "file": "d.csv", "prediction": "p"}]}), encoding="utf-8")
+    view = build_view(compare_models(*load_config(tmp_path / "c.yaml"), now=NOW))
+    assert view["mc_confusions"][0]["full"] is False and view["wide_confusion"] is False
