@@ -290,3 +290,10 @@ def test_top_confusions_of_40_classes_are_not_printed_landscape(tmp_path):
         "models": [{"name": "rules", "file": "d.csv", "prediction": "p"}]}), encoding="utf-8")
     view = build_view(compare_models(*load_config(tmp_path / "c.yaml"), now=NOW))
     assert view["mc_confusions"][0]["full"] is False and view["wide_confusion"] is False
+
+
+def test_the_curves_heading_is_not_left_alone_on_a_page(twelve_html):
+    # the ROC and PR figures of twelve models (tall legends) fitted under "Curves", but the grid's
+    # two rows are two lines of one block and the default orphans (2) moved both to the next page
+    css = twelve_html[twelve_html.index("<style>"):twelve_html.index("</style>")]
+    assert re.search(r"\.grid2\s*\{\s*orphans:\s*1;\s*widows:\s*1;", css)
