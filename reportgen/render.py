@@ -615,10 +615,6 @@ def _build_view(result: ComparisonResult, theme: Theme, drawing: Any) -> dict[st
                 "key": k,
                 "baseline": fmt_metric(result.models[c.baseline].metrics.get(k), k),
                 "model": fmt_metric(result.models[c.model].metrics.get(k), k),
-                # the comparison table's n/a said nothing of why (the metrics table did)
-                "baseline_reason": why_undefined[c.baseline].get(k, "")
-                if result.models[c.baseline].metrics.get(k) is None else "",
-                "model_reason": why_undefined[c.model].get(k, "") if result.models[c.model].metrics.get(k) is None else "",
                 "delta": fmt_signed(c.delta.get(k)),
                 "mark": better_mark(c.delta.get(k), better_of.get(k)),
                 # a direction is not a finding: a Δ whose interval covers 0 says so beside "worse"
@@ -631,9 +627,18 @@ def _build_view(result: ComparisonResult, theme: Theme, drawing: Any) -> dict[st
                 else "" if clear else ("not significant" if clear is False else "no interval"),
                 "primary": k == pm,
             })
+        # the comparison table's n/a said nothing of why (the metrics table did): one line under it
+        # per model and reason (in the table's narrow column the reason took 5 lines)
+        why: dict[tuple[str, str], list[str]] = {}
+        for k in (KEY_COMPARISON_METRICS if binary else KEY_MULTICLASS_METRICS):
+            for n in (c.baseline, c.model):
+                if k in c.delta and result.models[n].metrics.get(k) is None and why_undefined[n].get(k):
+                    why.setdefault((n, why_undefined[n][k]), []).append(catalog.label(k))
+        undefined = [f"{'; '.join(labels)}: n/a for {n}, {reason}." for (n, reason), labels in why.items()]
         d = c.tests.delong
         mc = c.tests.mcnemar
         comparisons.append({
+            "undefined": undefined,
             "model": c.model,
             "baseline": c.baseline,
             "model_short": short[c.model],

@@ -242,12 +242,15 @@ def test_an_undefined_value_in_the_comparison_table_says_why(tiny):
     # an error reduction of n/a against a perfect baseline without a word
     from reportgen.render import build_view  # noqa: PLC0415
 
-    rows = {r["key"]: r for r in build_view(tiny)["comparisons"][0]["rows"]}
-    assert rows["mcc"]["model"] == "n/a" and rows["mcc"]["model_reason"] == "a row or column of the confusion matrix is empty"
-    assert rows["gini"]["rer"] == "n/a" and rows["gini"]["rer_note"] == "baseline has no error"
-    assert rows["accuracy"]["model_reason"] == "" and rows["accuracy"]["baseline_reason"] == ""
+    comparison = build_view(tiny)["comparisons"][0]
+    rows = {r["key"]: r for r in comparison["rows"]}
+    assert rows["mcc"]["model"] == "n/a" and rows["gini"]["rer"] == "n/a"
+    assert rows["gini"]["rer_note"] == "baseline has no error"
+    assert comparison["undefined"] == ["Matthews correlation (MCC): n/a for s1, a row or column of the confusion "
+                                       "matrix is empty."]
     html = render_html(tiny)
-    assert '<td class="num">n/a<br><span class="reason">a row or column of the confusion matrix is empty</span></td>' in html
+    assert ('<p class="note undefined">Matthews correlation (MCC): n/a for s1, a row or column of the confusion '
+            'matrix is empty.</p>') in html
 
 
 @pytest.mark.parametrize("label, title", [
