@@ -498,9 +498,9 @@ def build_view(result: ComparisonResult, theme: Theme = Theme()) -> dict[str, An
     return _isolated_in_sentences(view, [*result.models, *(result.run.classes or [])])
 
 
-#: View values printed as written: the config as run (copied out of the report, it must stay
-#: byte for byte the config) and markup (figures, the logo).
-_AS_WRITTEN = frozenset({"config_yaml", "config_path", "logo", "figures", "class_figures"})
+#: View values printed as written: the config as run and the paths of the inputs (copied out of
+#: the report, they must stay byte for byte what they are) and markup (figures, the logo).
+_AS_WRITTEN = frozenset({"config_yaml", "config_path", "file", "files", "logo", "figures", "class_figures"})
 
 
 def _isolated_in_sentences(view: Any, names: Sequence[str]) -> Any:

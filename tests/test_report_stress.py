@@ -300,3 +300,20 @@ def test_the_curves_heading_is_not_left_alone_on_a_page(twelve_html):
     # two rows are two lines of one block and the default orphans (2) moved both to the next page
     css = twelve_html[twelve_html.index("<style>"):twelve_html.index("</style>")]
     assert re.search(r"\.grid2\s*\{\s*orphans:\s*1;\s*widows:\s*1;", css)
+
+
+def test_paths_named_like_a_right_to_left_model_are_printed_as_written(tmp_path):
+    # isolating the name inside other text must not touch the input's path (copied out of the report)
+    from reportgen.api import compare_models  # noqa: PLC0415
+    from reportgen.config import load_config  # noqa: PLC0415
+    from reportgen.render import build_view  # noqa: PLC0415
+
+    _scores(2).to_csv(tmp_path / f"{HEBREW}.csv", index=False)
+    (tmp_path / "c.yaml").write_text(yaml.safe_dump({
+        "task": "binary", "label": "y", "positive": 1, "bootstrap": {"resamples": 0, "seed": 1},
+        "models": [{"name": "base", "file": f"{HEBREW}.csv", "score": "s0"},
+                   {"name": HEBREW, "file": f"{HEBREW}.csv", "score": "s1"}]}, allow_unicode=True), encoding="utf-8")
+    view = build_view(compare_models(*load_config(tmp_path / "c.yaml"), now=NOW))
+    assert [m["file"] for m in view["models"]] == [f"{HEBREW}.csv"] * 2
+    assert view["files"][0]["name"] == f"{HEBREW}.csv" and FSI not in view["files"][0]["path"]
+    assert any(f"{FSI}{HEBREW}{PDI}'s" in c["verdict"] for c in view["comparisons"])
