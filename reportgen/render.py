@@ -248,6 +248,8 @@ CLASS_FIGURE_CAPTIONS = {
 
 #: Up to this many classes the confusion matrix is drawn in full; beyond, the top confusions.
 MAX_MATRIX_CLASSES = 20
+#: Classes past which the title page lists them in small, light text.
+MANY_CLASSES = 12
 
 
 @dataclass(frozen=True, slots=True)
@@ -829,6 +831,9 @@ def _build_view(result: ComparisonResult, theme: Theme, drawing: Any) -> dict[st
         "calibration_caption": _calibration_caption(result),
         "mcnemar_title": "McNemar at the decision threshold" if binary else "McNemar on correct / incorrect predictions",
         "classes": ", ".join(run.classes or []),
+        # past a dozen classes the list is set small and light: 40 long labels in bold filled half
+        # the title page
+        "many_classes": len(run.classes or []) > MANY_CLASSES,
         "period": " to ".join(run.date_range) if run.date_range else "",
         "per_class": _per_class_view(result, names) if not binary else [],
         "per_class_ci": per_class_interval_note(result),

@@ -277,7 +277,7 @@ def test_intervals_in_a_metrics_table_of_many_models_wrap_instead_of_touching(tw
     assert re.search(r"table\.metrics td \.ci\s*\{\s*white-space:\s*normal;", css)
 
 
-def test_top_confusions_of_40_classes_are_not_printed_landscape(tmp_path):
+def test_40_classes_print_portrait_top_confusions_and_a_light_class_list(tmp_path):
     # a top-confusions table (four columns) took a landscape page per model
     from reportgen.api import compare_models  # noqa: PLC0415
     from reportgen.config import load_config  # noqa: PLC0415
@@ -291,8 +291,11 @@ def test_top_confusions_of_40_classes_are_not_printed_landscape(tmp_path):
     (tmp_path / "c.yaml").write_text(yaml.safe_dump({
         "task": "multiclass", "label": "y", "classes": classes, "bootstrap": {"resamples": 0, "seed": 1},
         "models": [{"name": "rules", "file": "d.csv", "prediction": "p"}]}), encoding="utf-8")
-    view = build_view(compare_models(*load_config(tmp_path / "c.yaml"), now=NOW))
+    result = compare_models(*load_config(tmp_path / "c.yaml"), now=NOW)
+    view = build_view(result)
     assert view["mc_confusions"][0]["full"] is False and view["wide_confusion"] is False
+    # and the title page lists the 40 classes small and light (in bold they filled half the page)
+    assert '<div class="wide-fact many-classes"><dt>Classes</dt>' in render_html(result, view=view)
 
 
 def test_the_curves_heading_is_not_left_alone_on_a_page(twelve_html):
