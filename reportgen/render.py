@@ -636,7 +636,11 @@ def _build_view(result: ComparisonResult, theme: Theme, drawing: Any) -> dict[st
             for n in (c.baseline, c.model):
                 if k in c.delta and result.models[n].metrics.get(k) is None and why_undefined[n].get(k):
                     why.setdefault((n, why_undefined[n][k]), []).append(catalog.label(k))
-        undefined = [f"{'; '.join(labels)}: n/a for {n}, {reason}." for (n, reason), labels in why.items()]
+        alike: dict[tuple[tuple[str, ...], str], list[str]] = {}  # both models, one reason: one line
+        for (n, reason), labels in why.items():
+            alike.setdefault((tuple(labels), reason), []).append(n)
+        undefined = [f"{'; '.join(labels)}: n/a for {' and '.join(ns)}, {reason}."
+                     for (labels, reason), ns in alike.items()]
         d = c.tests.delong
         mc = c.tests.mcnemar
         comparisons.append({

@@ -320,3 +320,15 @@ def test_paths_named_like_a_right_to_left_model_are_printed_as_written(tmp_path)
     assert [m["file"] for m in view["models"]] == [f"{HEBREW}.csv"] * 2
     assert view["files"][0]["name"] == f"{HEBREW}.csv" and FSI not in view["files"][0]["path"]
     assert any(f"{FSI}{HEBREW}{PDI}'s" in c["verdict"] for c in view["comparisons"])
+
+
+def test_one_reason_for_both_models_is_one_note():
+    # "Brier score: n/a for s0, scores are not probabilities …" and then the same line for s1
+    from reportgen.render import build_view  # noqa: PLC0415
+
+    data = _scores(2)
+    data[["s0", "s1"]] *= 100  # points, not probabilities
+    result = reportgen.compare_frames(data, label="y", positive=1, threshold=30, now=NOW, scores=["s0", "s1"],
+                                      bootstrap={"resamples": 0, "seed": 1})
+    notes = build_view(result)["comparisons"][0]["undefined"]
+    assert len(notes) == 1 and notes[0].startswith("Brier score: n/a for s0 and s1, "), notes
