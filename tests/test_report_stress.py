@@ -332,3 +332,38 @@ def test_one_reason_for_both_models_is_one_note():
                                       bootstrap={"resamples": 0, "seed": 1})
     notes = build_view(result)["comparisons"][0]["undefined"]
     assert len(notes) == 1 and notes[0].startswith("Brier score: n/a for s0 and s1, "), notes
+
+
+def test_a_landscape_confusion_matrix_keeps_its_model_heading(tmp_path):
+    # 12 classes, one label of 60 characters: each card (heading + matrix) was taller than a
+    # landscape page, so the heading was left alone at the foot of one page, the matrix on the next
+    pytest.importorskip("pdfminer")
+    from test_pdf_layout import glyphs  # noqa: PLC0415
+
+    from reportgen.api import compare_models  # noqa: PLC0415
+    from reportgen.config import load_config  # noqa: PLC0415
+    from reportgen.render import render_pdf  # noqa: PLC0415
+
+    rng = np.random.default_rng(4)
+    classes = [f"c{i}" for i in range(11)] + ["class_with_a_very_long_label_that_goes_on_and_on_forever_2026"]
+    y = rng.integers(0, 12, 1200)
+    frame = {"y": [classes[i] for i in y]}
+    for m in range(2):
+        pred = np.where(rng.random(1200) < 0.5 + 0.2 * m, y, rng.integers(0, 12, 1200))
+        frame[f"p{m}"] = [classes[i] for i in pred]
+    pd.DataFrame(frame).to_csv(tmp_path / "d.csv", index=False)
+    (tmp_path / "c.yaml").write_text(yaml.safe_dump({
+        "task": "multiclass", "label": "y", "classes": classes, "bootstrap": {"resamples": 0, "seed": 1},
+        "report": {"sections": ["summary", "confusion"]},
+        "models": [{"name": f"heading_model_{m}", "file": "d.csv", "prediction": f"p{m}"} for m in range(2)]}),
+        encoding="utf-8")
+    html = render_html(compare_models(*load_config(tmp_path / "c.yaml"), now=NOW), for_pdf=True)
+    render_pdf(html, tmp_path / "r.pdf")
+    found, _ = glyphs(tmp_path / "r.pdf")
+    pages: dict[int, str] = {}
+    for g in found:
+        pages[g.page] = pages.get(g.page, "") + g.text
+    matrices = [t for t in pages.values() if "Trueclass" in t.replace(" ", "")]
+    assert len(matrices) >= 2
+    for m in range(2):  # the page of each matrix names its model (the heading above it)
+        assert sum(f"heading_model_{m}" in t for t in matrices) == 1, f"heading_model_{m}'s heading left its matrix"
