@@ -19,6 +19,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter, PercentFormatter
 
 from reportgen.figures import MUTED, STYLE, new_figure, safe_text
+from reportgen.formats import isolate
 from reportgen.results import CreditModel
 
 __all__ = ["KEY_PREFIX", "credit_figure", "figure_table", "panel_keys"]
@@ -125,7 +126,7 @@ def credit_figure(m: CreditModel, colour: str) -> Figure | None:
     with matplotlib.rc_context(STYLE):
         for ax, key in zip(np.atleast_1d(fig.subplots(rows, cols)).ravel(), keys, strict=True):
             _PANELS[key](ax, m, colour)
-        fig.suptitle(safe_text(m.model), fontsize=9, fontweight="bold")
+        fig.suptitle(isolate(safe_text(m.model)), fontsize=9, fontweight="bold")
     return fig
 
 

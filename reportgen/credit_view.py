@@ -155,6 +155,12 @@ def _model_view(m: CreditModel, colour: str, figure: Any, segment: str, amber: f
                     "light": "none" if g.jeffreys is None or g.jeffreys.light is None else g.jeffreys.light,
                     "violation": g.monotonic_violation, "few": g.few_defaults} for g in m.grades],
         "monotonic": m.monotonic,
+        # grade labels longer than a short interval ("12 % – 20 %", kept on one line) may wrap: 24
+        # labels of 40 characters pushed the grades table's last columns past the page's edge
+        "long_grades": any(len(str(g.grade)) > LONG_GRADE for g in m.grades),
+        # a grades table longer than about half a page may break across pages: kept whole, 24
+        # grades left the section's heading alone on a page and started the table on the next
+        "many_grades": len(m.grades) > MANY_GRADES,
         "weak_grades": ", ".join(weak),
         "calibration": None if c is None else {
             "dr": c.default_rate, "pd": c.mean_pd, "citl": c.in_the_large, "oe": c.observed_to_expected,
@@ -193,6 +199,12 @@ def _model_view(m: CreditModel, colour: str, figure: Any, segment: str, amber: f
         "figure": figure,
         "caption": _caption(panel_keys(m)),
     }
+
+
+#: Grades tables of more rows than this may break across pages (shorter ones are kept whole).
+MANY_GRADES = 15
+#: Grade labels longer than this wrap in their column (the wbr filter's breaks); shorter ones stay on one line.
+LONG_GRADE = 20
 
 
 def _caption(keys: list[str]) -> str:

@@ -29,6 +29,7 @@ import math
 import os
 import re
 import sys
+import textwrap
 import threading
 import warnings
 from collections.abc import Iterator, Sequence
@@ -44,13 +45,19 @@ from matplotlib.figure import Figure
 import reportgen.catalog as catalog
 from reportgen.catalog import short_label
 from reportgen.results import ComparisonResult, ModelResult
-from reportgen.formats import fmt_metric
+from reportgen.formats import fmt_metric, isolate, needs_isolation
 from reportgen.heap import young_collections_only
 
 log = logging.getLogger(__name__)
 
-#: Okabe & Ito (2008) colour-blind-safe palette, black last.
-PALETTE = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000")
+#: Okabe & Ito (2008) colour-blind-safe palette, black last, then four dark colours none of them
+#: resembles (Tol's wine, olive and indigo, and a brown): with eight colours a ninth model took the
+#: first model's blue, and twelve models drew four pairs of look-alike curves.
+PALETTE = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000",
+           "#882255", "#999933", "#332288", "#8C510A")
+#: The line of a model, by how many times the palette has gone round before it: more models than
+#: colours (40 models, or a theme's short palette) share a colour, never a colour and a line.
+DASHES = ("-", "--", ":", "-.")
 GRID = "#d9d9d9"
 MUTED = "#7f7f7f"
 
@@ -107,6 +114,12 @@ def colours(names: Sequence[str], palette: Sequence[str] = PALETTE) -> dict[str,
     return {n: palette[i % len(palette)] for i, n in enumerate(names)}
 
 
+def dashes(names: Sequence[str], palette: Sequence[str] = PALETTE) -> dict[str, str]:
+    """Each model's line style: solid for the palette's first round, then dashed, dotted and
+    dash-dotted, so that models that share a colour (:func:`colours`) differ in every legend."""
+    return {n: DASHES[(i // len(palette)) % len(DASHES)] for i, n in enumerate(names)}
+
+
 def uses_keys(names: Sequence[str]) -> bool:
     """Whether figures show the models by key: some name is longer than :data:`KEY_AFTER`."""
     return any(len(n) > KEY_AFTER for n in names)
@@ -123,7 +136,7 @@ def figure_names(names: Sequence[str]) -> dict[str, str]:
     All or none: a legend mixing names and keys would make the reader wonder which is which.
     """
     keys = model_keys(names)
-    return {n: keys[n] if uses_keys(names) else safe_text(n) for n in names}
+    return {n: keys[n] if uses_keys(names) else isolate(safe_text(n)) for n in names}
 
 
 def _legend_below(fig: Figure, ncols: int = 1, where: str = "lower", **kwargs) -> None:
@@ -456,13 +469,14 @@ def roc_figure(result: ComparisonResult, palette: Sequence[str] = PALETTE) -> Fi
     fig = new_figure(HALF_WIDTH, 3.0 + _legend_height(len(result.models) + 2))
     ax = fig.add_subplot()
     col = colours(list(result.models), palette)
+    dash = dashes(list(result.models), palette)
     shown = figure_names(list(result.models))
     ax.plot([0, 1], [0, 1], ls="--", color=MUTED, lw=0.9, label="chance (AUC 0.5)")
     for name, m in result.models.items():
         c = m.curves.roc
         label = (f"{shown[name]}: AUC {_fmt(m.metrics['roc_auc'], key='roc_auc')}, "
                  f"Gini {_fmt(m.metrics['gini'], key='gini')}")
-        ax.plot(c.x, c.y, color=col[name], label=label, drawstyle="default")
+        ax.plot(c.x, c.y, color=col[name], ls=dash[name], label=label, drawstyle="default")
         if m.confusion is not None and m.negatives and m.positives:
             fx = m.confusion.fp / m.negatives
             ty = m.confusion.tp / m.positives
@@ -486,6 +500,7 @@ def pr_figure(result: ComparisonResult, palette: Sequence[str] = PALETTE) -> Fig
     fig = new_figure(HALF_WIDTH, 3.0 + _legend_height(len(result.models) + 1))
     ax = fig.add_subplot()
     col = colours(list(result.models), palette)
+    dash = dashes(list(result.models), palette)
     shown = figure_names(list(result.models))
     r = np.linspace(0.01, 1, 200)
     for f in (0.2, 0.4, 0.6, 0.8):
@@ -503,7 +518,7 @@ def pr_figure(result: ComparisonResult, palette: Sequence[str] = PALETTE) -> Fig
     ax.axhline(prev, ls="--", color=MUTED, lw=0.9, label=f"prevalence {prev:.3f} (random)")
     for name, m in result.models.items():
         c = m.curves.pr
-        ax.step(c.x, c.y, where="post", color=col[name],
+        ax.step(c.x, c.y, where="post", color=col[name], ls=dash[name],
                 label=f"{shown[name]}: AP {_fmt(m.metrics['average_precision'], key='average_precision')}")
         if m.confusion is not None and m.positives and (m.confusion.tp + m.confusion.fp) > 0:
             ax.plot([m.confusion.tp / m.positives], [m.confusion.tp / (m.confusion.tp + m.confusion.fp)],
@@ -520,6 +535,7 @@ def cost_figure(result: ComparisonResult, palette: Sequence[str] = PALETTE) -> F
     fig = new_figure(HALF_WIDTH, 3.0 + _legend_height(len(result.models) + 3))
     ax = fig.add_subplot()
     col = colours(list(result.models), palette)
+    dash = dashes(list(result.models), palette)
     shown = figure_names(list(result.models))
     x = np.array([0.0, 1.0])
     ax.plot(x, x, color=MUTED, lw=0.9, ls=":", label="always negative")
@@ -529,7 +545,7 @@ def cost_figure(result: ComparisonResult, palette: Sequence[str] = PALETTE) -> F
         c = m.curves.cost
         if c is None:
             continue
-        ax.plot(c.pc, c.envelope, color=col[name], label=f"{shown[name]} (lower envelope)")
+        ax.plot(c.pc, c.envelope, color=col[name], ls=dash[name], label=f"{shown[name]} (lower envelope)")
         # the line of the operating point at the decision threshold
         ax.plot(x, (1 - c.operating_tpr - c.operating_fpr) * x + c.operating_fpr, color=col[name],
                 lw=0.8, ls="--", alpha=0.8)
@@ -556,13 +572,14 @@ def threshold_figure(result: ComparisonResult, palette: Sequence[str] = PALETTE)
     fig = new_figure(FULL_WIDTH, 4.6 + _legend_height(len(result.models), ncols))
     axes = fig.subplots(2, 2, sharex=False)
     col = colours(list(result.models), palette)
+    dash = dashes(list(result.models), palette)
     shown = figure_names(list(result.models))
     for ax, key in zip(axes.flat, _PANEL):
         for name, m in result.models.items():
             c = m.curves.threshold_metrics.get(key)
             if c is None:
                 continue
-            ax.plot(c.x, c.y, color=col[name], label=shown[name] if ax is axes.flat[0] else None, lw=1.3)
+            ax.plot(c.x, c.y, color=col[name], ls=dash[name], label=shown[name] if ax is axes.flat[0] else None, lw=1.3)
             opt = m.optimal_thresholds.get(key)
             total = (m.positives or 0) + (m.negatives or 0)
             if opt is not None and opt.threshold is not None and opt.value is not None and total:
@@ -615,6 +632,7 @@ def gains_figure(result: ComparisonResult, palette: Sequence[str] = PALETTE) -> 
     fig = new_figure(HALF_WIDTH, 3.0 + _legend_height(len(result.models) + 2))
     ax = fig.add_subplot()
     col = colours(list(result.models), palette)
+    dash = dashes(list(result.models), palette)
     shown = figure_names(list(result.models))
     first = next(iter(result.models.values()))
     prev = first.positives / (first.positives + first.negatives)
@@ -622,7 +640,7 @@ def gains_figure(result: ComparisonResult, palette: Sequence[str] = PALETTE) -> 
     ax.plot([0, prev, 1], [0, 1, 1], ls=":", color=MUTED, lw=0.9, label="perfect")
     for name, m in result.models.items():
         if m.curves.lift is not None:
-            ax.plot(m.curves.lift.x, m.curves.lift.y, color=col[name], label=shown[name])
+            ax.plot(m.curves.lift.x, m.curves.lift.y, color=col[name], ls=dash[name], label=shown[name])
     ax.set(xlim=(0, 1), ylim=(0, 1.01), xlabel="Share of rows, highest risk first",
            ylabel="Share of positives captured", title="Cumulative gains")
     _legend_below(fig)
@@ -638,12 +656,13 @@ def calibration_figure(result: ComparisonResult, palette: Sequence[str] = PALETT
     fig = new_figure(HALF_WIDTH, 3.0 + _legend_height(len(models) + 1))
     ax = fig.add_subplot()
     col = colours(list(result.models), palette)
+    dash = dashes(list(result.models), palette)
     shown = figure_names(list(result.models))
     ax.plot([0, 1], [0, 1], ls="--", color=MUTED, lw=0.9, label="perfectly calibrated")
     for name, m in models.items():
         c = m.curves.calibration
         size = 12 + 120 * c.counts / max(float(c.counts.max()), 1.0)
-        ax.plot(c.mean_predicted, c.observed, color=col[name], lw=1.2,
+        ax.plot(c.mean_predicted, c.observed, color=col[name], ls=dash[name], lw=1.2,
                 label=f"{shown[name]}: Brier {_fmt(m.metrics['brier'], 4, 'brier')}")
         ax.scatter(c.mean_predicted, c.observed, s=size, color=col[name], alpha=0.7, zorder=3)
     ax.set(xlim=(0, 1), ylim=(0, 1), xlabel="Mean predicted probability (bin)",
@@ -772,6 +791,21 @@ MAX_CLASS_PANELS = 20
 PANELS_PER_FIGURE = 9
 
 
+#: Characters of a class panel's title line (a third of the figure's width at 8 pt bold).
+PANEL_TITLE_CHARS = 30
+
+
+def panel_title(label: str) -> str:
+    """A class panel's title, "LABEL vs rest", on at most two lines of :data:`PANEL_TITLE_CHARS`
+    (cut with "…" past them): a 60-character label ran over the next panel's title and past the
+    figure's edge. A right-to-left label is isolated, so "vs rest" stays after it."""
+    lines = textwrap.wrap(f"{label} vs rest", PANEL_TITLE_CHARS, break_on_hyphens=False)
+    if len(lines) > 2:
+        lines = [lines[0], lines[1][:PANEL_TITLE_CHARS - 1] + "…"]
+    text = "\n".join(lines)
+    return text.replace(label, isolate(label)) if needs_isolation(label) and label in text else text
+
+
 def _class_panels(result: ComparisonResult, kind: str, palette: Sequence[str], part: int = 0) -> Figure | None:
     """Small multiples, one panel per class (one-vs-rest), the models overlaid in their colours;
     ``part``: which run of :data:`PANELS_PER_FIGURE` panels (None past the last)."""
@@ -791,6 +825,7 @@ def _class_panels(result: ComparisonResult, kind: str, palette: Sequence[str], p
     fig = new_figure(FULL_WIDTH, 2.35 * rows + 0.3 + (_legend_height(len(curves), ncols) if kind != "roc" else 0))
     axes = np.atleast_1d(fig.subplots(rows, cols, squeeze=False)).ravel()
     col = colours(list(result.models), palette)
+    dash = dashes(list(result.models), palette)
     shown = figure_names(list(result.models))
     for ax, label in zip(axes, panels):
         if kind == "roc":
@@ -805,8 +840,8 @@ def _class_panels(result: ComparisonResult, kind: str, palette: Sequence[str], p
             if c is None:
                 continue
             text = f"{shown[name]} {_fmt(auc, key='roc_auc')}" if kind == "roc" else shown[name]
-            ax.plot(c.x, c.y, color=col[name], lw=1.3, label=text if kind == "roc" or ax is axes[0] else None)
-        title = "micro-average (all classes pooled)" if label is None else f"{label} vs rest"
+            ax.plot(c.x, c.y, color=col[name], ls=dash[name], lw=1.3, label=text if kind == "roc" or ax is axes[0] else None)
+        title = "micro-average (all classes pooled)" if label is None else panel_title(label)
         ax.set_title(safe_text(title), fontsize=8)
         ax.set(xlim=(0, 1), ylim=(0, 1.02))
         ax.tick_params(labelsize=MIN_POINTS)

@@ -1,4 +1,5 @@
-"""Number formats shared by the report's tables, sentences and figures (a leaf: catalog only).
+"""Number formats shared by the report's tables, sentences and figures (a leaf: catalog only),
+and the isolation of right-to-left names among them.
 
 Two rules the report keeps everywhere (issue 17, item 9):
 
@@ -13,6 +14,7 @@ Two rules the report keeps everywhere (issue 17, item 9):
 from __future__ import annotations
 
 import math
+import unicodedata
 
 import reportgen.catalog as catalog
 
@@ -82,4 +84,37 @@ def minus(text: str) -> str:
     return text.replace("-", "\u2212")
 
 
-__all__ = ["MAX_DIGITS", "bounds_of", "fmt_bounded", "fmt_int", "fmt_metric", "fmt_threshold", "minus"]
+#: Bidirectional classes that can reorder what stands beside a text in a left-to-right sentence:
+#: right-to-left letters, Arabic digits, and the explicit embeddings, overrides and isolates.
+_BIDI_ACTIVE = frozenset({"R", "AL", "AN", "RLE", "RLO", "LRE", "LRO", "PDF", "RLI", "LRI", "FSI", "PDI"})
+#: FIRST STRONG ISOLATE … POP DIRECTIONAL ISOLATE: the plain-text form of ``<bdi>``.
+FSI, PDI = "\u2068", "\u2069"
+
+
+def needs_isolation(text: str) -> bool:
+    """Whether ``text`` (a model or class name) can reorder its neighbours: it holds a
+    right-to-left letter or a directional control. Names in Latin, CJK, … cannot, and print as
+    they are."""
+    return any(unicodedata.bidirectional(ch) in _BIDI_ACTIVE for ch in text)
+
+
+def text_direction(text: str) -> str:
+    """"rtl" or "ltr" by the first strong letter (the Unicode bidi algorithm's rules P2–P3, as
+    ``dir="auto"``, which WeasyPrint does not implement): "ltr" when there is none."""
+    for ch in text:
+        kind = unicodedata.bidirectional(ch)
+        if kind in ("R", "AL"):
+            return "rtl"
+        if kind == "L":
+            return "ltr"
+    return "ltr"
+
+
+def isolate(text: str) -> str:
+    """``text`` between FSI and PDI when it :func:`needs_isolation`: in a sentence, a Hebrew or
+    Arabic name then keeps its own order and leaves the numbers and punctuation after it in
+    theirs ("מודל 2: 0.5" printed "0.5 :2 מודל" in the browser and in the PDF)."""
+    return f"{FSI}{text}{PDI}" if needs_isolation(text) else text
+
+
+__all__ = ["FSI", "PDI", "isolate", "needs_isolation", "text_direction", "MAX_DIGITS", "bounds_of", "fmt_bounded", "fmt_int", "fmt_metric", "fmt_threshold", "minus"]

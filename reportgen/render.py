@@ -43,6 +43,7 @@ from reportgen.config import REPORT_SECTIONS, ReportConfig
 import reportgen.catalog as catalog
 from reportgen.errors import ReportgenError, ResultError, ThemeError, UserError
 from reportgen.formats import MAX_DIGITS, bounds_of, fmt_bounded, fmt_int, fmt_metric, fmt_threshold, minus
+from reportgen.formats import isolate, needs_isolation, text_direction
 from reportgen.heap import young_collections_only
 from reportgen.labels import CRITERION_LABELS
 from reportgen.results import ComparisonResult, ModelResult, to_jsonable
@@ -172,6 +173,12 @@ def wbr(text: Any, after: int = WBR_AFTER) -> Markup:
     is; file names, in a narrow column, get them from any length (``wbr(0)``), so
     ``challenger.parquet`` breaks after its dot, not inside a word.
     """
+    if needs_isolation(str(text)):
+        # a right-to-left name is isolated (<bdi>) with its direction stated: WeasyPrint isolates
+        # a <bdi> but reads it left to right unless told ("نموذج 2 (v3.1)" came out in the wrong
+        # order); and without <wbr>, which WeasyPrint reorders as separate boxes ("(v3.<wbr>1)"
+        # printed "(1.v3)"): a long one breaks where it must (overflow-wrap: anywhere)
+        return Markup('<bdi dir="{}">{}</bdi>').format(text_direction(str(text)), text)
     if len(str(text)) <= after:
         return Markup(escape(text))
     parts = _BREAK_AFTER.split(str(text))
@@ -243,6 +250,8 @@ CLASS_FIGURE_CAPTIONS = {
 
 #: Up to this many classes the confusion matrix is drawn in full; beyond, the top confusions.
 MAX_MATRIX_CLASSES = 20
+#: Classes past which the title page lists them in small, light text.
+MANY_CLASSES = 12
 
 
 @dataclass(frozen=True, slots=True)
@@ -480,9 +489,14 @@ def build_view(result: ComparisonResult, theme: Theme = Theme()) -> dict[str, An
     before the credit section's view, which holds its figures."""
     drawing = _start_drawing(result, theme)
     try:
-        return _build_view(result, theme, drawing)
+        return _view_of(result, theme, drawing)
     finally:
         drawing.cancel()
+
+
+def _view_of(result: ComparisonResult, theme: Theme, drawing: Any) -> dict[str, Any]:
+    """:func:`_build_view` with right-to-left names isolated in its sentences."""
+    return _isolated_in_sentences(_build_view(result, theme, drawing), [*result.models, *(result.run.classes or [])])
 
 
 def _start_drawing(result: ComparisonResult, theme: Theme) -> Any:
@@ -518,7 +532,7 @@ class ViewInProgress:
         try:
             self._pending = self._drawing.pending() or {}
             pending = dict(self._pending)
-            self.view = _build_view(result, theme, (lambda: pending) if self._pending else self._drawing)
+            self.view = _view_of(result, theme, (lambda: pending) if self._pending else self._drawing)
         except BaseException:
             self.close()
             raise
@@ -537,7 +551,7 @@ class ViewInProgress:
                 self.close()
             if list(svgs) != list(self._pending):
                 log.debug("figures: drawn %s, foreseen %s: the view is built again", list(svgs), list(self._pending))
-                self.view = _build_view(self._result, self._theme, lambda: svgs)
+                self.view = _view_of(self._result, self._theme, lambda: svgs)
                 self.remade = True
                 self._drawn = {}
             else:
@@ -559,6 +573,35 @@ def start_view(result: ComparisonResult, theme: Theme = Theme()) -> ViewInProgre
     """:func:`build_view` without waiting for the figures: see :class:`ViewInProgress`. Close it
     (:meth:`ViewInProgress.close`) when done with it, whether or not its figures were taken."""
     return ViewInProgress(result, theme)
+
+
+#: View values printed as written: the config as run and the paths of the inputs (copied out of
+#: the report, they must stay byte for byte what they are) and markup (figures, the logo).
+_AS_WRITTEN = frozenset({"config_yaml", "config_path", "file", "files", "logo", "figures", "class_figures"})
+
+
+def _isolated_in_sentences(view: Any, names: Sequence[str]) -> Any:
+    """The view with each right-to-left name (model or class) isolated (:func:`isolate`) where it
+    stands inside a longer text: a verdict, a note, a warning, a caption. A value that is the name
+    alone is left to the template, which prints it through :func:`wbr` (a ``<bdi>``)."""
+    rtl = sorted({n for n in names if needs_isolation(n)}, key=len, reverse=True)
+    if not rtl:
+        return view
+    pattern = re.compile("|".join(re.escape(n) for n in rtl))
+    exact = set(rtl)
+
+    def walk(v: Any, key: str | None = None) -> Any:
+        if key in _AS_WRITTEN or isinstance(v, Markup):
+            return v
+        if isinstance(v, str):
+            return v if v in exact else pattern.sub(lambda m: isolate(m.group(0)), v)
+        if isinstance(v, dict):
+            return {k: walk(x, k) for k, x in v.items()}
+        if isinstance(v, (list, tuple)):
+            return type(v)(walk(x) for x in v)
+        return v
+
+    return walk(view)
 
 
 def _build_view(result: ComparisonResult, theme: Theme, drawing: Any) -> dict[str, Any]:
@@ -633,6 +676,8 @@ def _build_view(result: ComparisonResult, theme: Theme, drawing: Any) -> dict[st
                         for c in result.comparisons)
     mcnemar_family = sum(c.tests.mcnemar is not None and c.tests.mcnemar.p_value_holm is not None
                          for c in result.comparisons)
+    # why a metric is undefined ("no predicted positives"), under its n/a in every table
+    why_undefined = {n: undefined_of(result.models[n]) for n in names}
     for c in result.comparisons:
         rows = []
         for k in (KEY_COMPARISON_METRICS if binary else KEY_MULTICLASS_METRICS):
@@ -640,6 +685,8 @@ def _build_view(result: ComparisonResult, theme: Theme, drawing: Any) -> dict[st
                 continue
             clear = excludes_zero(c.ci.get(k))
             has_rer = c.relative_error_reductions.get(k) is not None
+            # an error reduction of a baseline at the ideal 1 divides by 0: its n/a says why
+            no_error = k in c.relative_error_reductions and result.models[c.baseline].metrics.get(k) == 1.0
             rows.append({
                 "metric": catalog.label(k),
                 "key": k,
@@ -653,12 +700,26 @@ def _build_view(result: ComparisonResult, theme: Theme, drawing: Any) -> dict[st
                 "relative": fmt_pct(c.relative_delta.get(k), 1, signed=True),
                 "rer": fmt_pct(c.relative_error_reductions.get(k), 1, signed=True) if k in c.relative_error_reductions else "",
                 # an error reduction is a headline only when the change is significant (its CI clear of 0)
-                "rer_note": "" if not has_rer or clear else ("not significant" if clear is False else "no interval"),
+                "rer_note": ("baseline has no error" if no_error else "") if not has_rer
+                else "" if clear else ("not significant" if clear is False else "no interval"),
                 "primary": k == pm,
             })
+        # the comparison table's n/a said nothing of why (the metrics table did): one line under it
+        # per model and reason (in the table's narrow column the reason took 5 lines)
+        why: dict[tuple[str, str], list[str]] = {}
+        for k in (KEY_COMPARISON_METRICS if binary else KEY_MULTICLASS_METRICS):
+            for n in (c.baseline, c.model):
+                if k in c.delta and result.models[n].metrics.get(k) is None and why_undefined[n].get(k):
+                    why.setdefault((n, why_undefined[n][k]), []).append(catalog.label(k))
+        alike: dict[tuple[tuple[str, ...], str], list[str]] = {}  # both models, one reason: one line
+        for (n, reason), labels in why.items():
+            alike.setdefault((tuple(labels), reason), []).append(n)
+        undefined = [f"{'; '.join(labels)}: n/a for {' and '.join(ns)}, {reason}."
+                     for (labels, reason), ns in alike.items()]
         d = c.tests.delong
         mc = c.tests.mcnemar
         comparisons.append({
+            "undefined": undefined,
             "model": c.model,
             "baseline": c.baseline,
             "model_short": short[c.model],
@@ -694,7 +755,6 @@ def _build_view(result: ComparisonResult, theme: Theme, drawing: Any) -> dict[st
     # metrics table
     metric_rows = []
     keys = [k for k in catalog.keys("binary") if k in first.metrics] if binary else list(first.metrics)
-    why_undefined = {n: undefined_of(result.models[n]) for n in names}
     for k in keys:
         vals = [result.models[n].metrics.get(k) for n in names]
         b = better_of.get(k, "higher")
@@ -837,6 +897,9 @@ def _build_view(result: ComparisonResult, theme: Theme, drawing: Any) -> dict[st
         "count_header": "Positives" if binary else "Input",
         "ranking_headers": ["ROC AUC", "KS", "Recommended threshold", "Cost per row there"] if binary
         else [catalog.label(k) for k in mc_ranking],
+        # each extra column's cell class: an exact threshold (17 digits) may wrap in its column,
+        # where on one line it ran into the cost beside it
+        "ranking_cells": ["num", "num", "num thr", "num"] if binary else ["num"] * len(mc_ranking),
         "ranking_caption": "recommended threshold minimises the expected cost" if binary
         else ("cost per row under the configured cost matrix" if mc_costed else "no cost matrix configured"),
         "keyed": keyed,
@@ -847,6 +910,9 @@ def _build_view(result: ComparisonResult, theme: Theme, drawing: Any) -> dict[st
         "calibration_caption": _calibration_caption(result),
         "mcnemar_title": "McNemar at the decision threshold" if binary else "McNemar on correct / incorrect predictions",
         "classes": ", ".join(run.classes or []),
+        # past a dozen classes the list is set small and light: 40 long labels in bold filled half
+        # the title page
+        "many_classes": len(run.classes or []) > MANY_CLASSES,
         "period": " to ".join(run.date_range) if run.date_range else "",
         "per_class": _per_class_view(result, names) if not binary else [],
         "per_class_ci": per_class_interval_note(result),
@@ -879,7 +945,9 @@ def _build_view(result: ComparisonResult, theme: Theme, drawing: Any) -> dict[st
         "logo": _logo_data_uri(theme.logo),
         "wide_metrics": len(names) > 4,
         # a K×K matrix of more than 8 classes prints on landscape pages
-        "wide_confusion": len(run.classes or []) > 8,
+        # (the top-confusions table of more than MAX_MATRIX_CLASSES classes has four columns: it
+        # stays portrait, where 40 classes turned three short tables into three landscape pages)
+        "wide_confusion": 8 < len(run.classes or []) <= MAX_MATRIX_CLASSES,
     }
 
 

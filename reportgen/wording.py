@@ -333,10 +333,28 @@ def approval_sentence(a: ApprovalAtRate) -> str:
     ci = "" if a.ci is None else (f" ({a.ci_level * 100:g} % CI {minus(f'{a.ci[0] * 100:+.2f}')} to "
                                   f"{minus(f'{a.ci[1] * 100:+.2f}')} percentage points, "
                                   f"paired bootstrap of the rows{_DRAWN.get(a.ci_method or '', '')})")
-    return (f"{at}, {m.model}'s approved applications have a bad rate of {_pct(m.bad_rate, 2)} against "
-            f"{_pct(b.bad_rate, 2)} for {b.model}: {abs(a.bad_rate_delta) * 100:.2f} percentage points {way}{ci}. "
-            f"{m.model} swaps in {fmt_int(a.swap_in.rows)} applications at {_pct(a.swap_in.bad_rate)} bad for "
-            f"{fmt_int(a.swap_out.rows)} at {_pct(a.swap_out.bad_rate)}.")
+    head = (f"{at}, {m.model}'s approved applications have a bad rate of {_pct(m.bad_rate, 2)} against "
+            f"{_pct(b.bad_rate, 2)} for {b.model}: {abs(a.bad_rate_delta) * 100:.2f} percentage points {way}{ci}. ")
+    return head + _swap_sentence(m.model, b.model, a.swap_in.rows, a.swap_in.bad_rate, a.swap_out.rows,
+                                 a.swap_out.bad_rate)
+
+
+def _applications(rows: float) -> str:
+    return f"{fmt_int(rows)} application{'' if rows == 1 else 's'}"
+
+
+def _swap_sentence(model: str, baseline: str, rows_in: float, bad_in: float | None, rows_out: float,
+                   bad_out: float | None) -> str:
+    """What the model swaps in for what it swaps out; when one side is empty, "swaps in 2
+    applications at 50.0 % bad and swaps none out" (it read "… bad for 0 at n/a")."""
+    if rows_in and rows_out:
+        return (f"{model} swaps in {_applications(rows_in)} at {_pct(bad_in)} bad for "
+                f"{fmt_int(rows_out)} at {_pct(bad_out)}.")
+    if not rows_in and not rows_out:
+        return f"{model} approves the same applications as {baseline}."
+    if rows_in:
+        return f"{model} swaps in {_applications(rows_in)} at {_pct(bad_in)} bad and swaps none out."
+    return f"{model} swaps out {_applications(rows_out)} at {_pct(bad_out)} bad and swaps none in."
 
 
 def approval_view(c: Comparison) -> list[dict[str, object]]:
@@ -649,7 +667,8 @@ NOTICE_CODES = {
         f"model '{p['model']}': AUC {p['auc']:.3f} < 0.5 — the score may point the other way; check 'direction' "
         f"(now '{p['direction']}')"),
     "small_class": lambda p: (
-        f"model '{p['model']}': only {p['rows']:g} rows in the smaller class; intervals and tests are unreliable"),
+        f"model '{p['model']}': only {p['rows']:g} row{'' if p['rows'] == 1 else 's'} in the smaller class; intervals "
+        f"and tests are unreliable"),
     "log_loss_clipped": lambda p: f"model '{p['model']}': log-loss: " + log_loss_clipping_sentence(
         p["weight"], p["log_loss"], p["total"], bool(p.get("weighted"))),
     "delong_zero_variance": lambda p: (_model_prefix(p) if "model" in p else "") + zero_variance_note(
