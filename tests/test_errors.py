@@ -393,7 +393,7 @@ def test_failing_pdf_leaves_the_previous_report_untouched(tmp_path: Path, monkey
     for name, text in previous.items():
         (out / name).write_text(text)
 
-    def full(html: str, target: Path) -> None:
+    def full(html: str, target: Path, **_: object) -> None:  # render_pdf's options too
         Path(target).write_bytes(b"%PDF partial")
         raise OSError(errno.ENOSPC, "No space left on device")
 
