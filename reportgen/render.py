@@ -531,8 +531,7 @@ class ViewInProgress:
         self.remade = False
         try:
             self._pending = self._drawing.pending() or {}
-            pending = dict(self._pending)
-            self.view = _view_of(result, theme, (lambda: pending) if self._pending else self._drawing)
+            self.view = _view_of(result, theme, (lambda: self._pending) if self._pending else self._drawing)
         except BaseException:
             self.close()
             raise
@@ -541,10 +540,9 @@ class ViewInProgress:
 
     def drawn(self) -> dict[str, str]:
         """Each figure's stand-in SVG → its drawing, once every figure is drawn (waits for them)."""
+        if self._drawn is None and not self._pending:
+            self._drawn = {}
         if self._drawn is None:
-            if not self._pending:
-                self._drawn = {}
-                return self._drawn
             try:
                 svgs = self._drawing()
             finally:
