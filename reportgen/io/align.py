@@ -284,6 +284,8 @@ def common_rows(names: list[str], n_rows: list[int], join: Join | None, kept: li
         return {n: join.index(i, k, r) for i, (n, k, r) in enumerate(zip(names, kept, n_rows))}, list(join.dropped)
     if len(set(n_rows)) > 1:
         return None, []
+    if not always and all(g is None or g.shape[0] == 0 for g in gone):
+        return None, []  # no model dropped a row: every row is common (no n-row masks to build)
     masks = []
     for g in gone:
         mask = np.ones(n_rows[0], dtype=bool)
