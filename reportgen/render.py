@@ -1278,7 +1278,8 @@ _PAGE_CSS = re.compile(r"<style\b[^>]*>(.*?)</style>|\sstyle=\"([^\"]*)\"", re.D
 
 
 def render_pdf(html: str, target: Path, variant: str | None = None, attachments: dict[str, bytes] | None = None,
-               when: str | None = None, figures: Callable[[], dict[str, str]] | None = None) -> None:
+               when: str | None = None, figures: Callable[[], dict[str, str]] | None = None,
+               check_fonts: bool = True) -> None:
     """Lay ``html`` out as a PDF at ``target``.
 
     ``variant`` (one of :data:`PDF_VARIANTS`): an archival PDF/A file (WeasyPrint's
@@ -1294,11 +1295,20 @@ def render_pdf(html: str, target: Path, variant: str | None = None, attachments:
     differs from its stand-in's, or a WeasyPrint that cannot take the drawings after the
     layout, has the page laid out again with them. Why: the layout (about 1 s for a
     three-model report, on one core) then runs while the other core draws the figures.
+
+    ``check_fonts``: warn (this module's logger, one line) when ``html`` has characters no
+    installed font can draw (:func:`reportgen.fonts.undrawable`), as the PDF prints them as
+    empty boxes; off for a second layout of the same page.
     """
     import reportgen.figures as drawing  # noqa: PLC0415  (figures are only needed to render)
     import reportgen.weasyprint_tuning as tuning  # noqa: PLC0415  (likewise)
 
     weasyprint = tuning.import_weasyprint()
+    if check_fonts:  # characters no installed font has print as empty boxes: say so, once a render
+        from reportgen.fonts import undrawable, undrawable_warning  # noqa: PLC0415
+
+        if (warning := undrawable_warning(undrawable([html]))) is not None:
+            log.warning("%s", warning)
 
     options: dict[str, object] = {}
     with ExitStack() as stack:

@@ -592,7 +592,8 @@ def _write_set(
                           figures=v.drawn)
         if v.remade:  # the view was built again with its figures, after the page was made from it
             html = render.render_html(result, theme, for_pdf=True, view=v.view)
-            render.render_pdf(html, path, variant=pdf_variant, attachments=attached, when=result.run.created)
+            render.render_pdf(html, path, variant=pdf_variant, attachments=attached, when=result.run.created,
+                              check_fonts=False)
 
     def write_bytes(data: bytes) -> Callable[[Path], None]:
         return lambda path: path.write_bytes(data)
