@@ -22,6 +22,7 @@ from typing import Literal
 import reportgen.catalog as catalog
 from reportgen.config import CheckConfig
 from reportgen.engine.compare import DELONG_METRICS
+from reportgen.engine.multiplicity import alpha_of
 from reportgen.results import CheckResult, Comparison, ComparisonResult
 
 Outcome = Literal["better", "worse", "no_difference", "undefined"]
@@ -51,7 +52,7 @@ def comparison_outcome(c: Comparison, level: float) -> Outcome:
     dl = c.tests.delong
     if pm in DELONG_METRICS and dl is not None:
         p = dl.p_value_holm if dl.p_value_holm is not None else dl.p_value
-        significant = p < 1.0 - level
+        significant = p < alpha_of(level)
     else:
         ci = c.ci.get(pm)
         if not ci or ci[0] is None or ci[1] is None:

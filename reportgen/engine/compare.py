@@ -243,7 +243,7 @@ def decide(deltas: list[float | None], tests: list[PrimaryTest], metric: str, be
     1 − α/m beside the unadjusted ones (:mod:`reportgen.engine.multiplicity`)."""
     adjusted = MP.holm([t.p for t in tests])
     m = sum(t.p is not None for t in tests)
-    alpha = 1.0 - level
+    alpha = MP.alpha_of(level)
     sim_level = MP.simultaneous_level(level, m)
     out = []
     for delta, t, adj in zip(deltas, tests, adjusted):

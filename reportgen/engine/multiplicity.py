@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from decimal import Decimal
 
 import numpy as np
 
@@ -76,9 +77,16 @@ def holm(ps: Sequence[PValue | None]) -> list[PValue | None]:
     return out
 
 
+def alpha_of(level: float) -> float:
+    """α = 1 − ``level`` as the level is written: 0.95 gives 0.05, not the float difference
+    0.050000000000000044, under which a p-value of exactly 0.05 (a bootstrap p of 50/1000, or
+    a Holm-adjusted 2 × 0.025) would read as significant "below α"."""
+    return float(Decimal(1) - Decimal(repr(float(level))))
+
+
 def simultaneous_level(level: float, m: int) -> float:
-    """Bonferroni level of m simultaneous intervals with joint coverage ≥ ``level``: 1 − (1 − level)/m."""
-    return 1.0 - (1.0 - level) / max(m, 1)
+    """Bonferroni level of m simultaneous intervals with joint coverage ≥ ``level``: 1 − α/m."""
+    return 1.0 - alpha_of(level) / max(m, 1)
 
 
 def direction(delta: float | None, better: str, significant: bool | None) -> str:
@@ -90,4 +98,4 @@ def direction(delta: float | None, better: str, significant: bool | None) -> str
     return "better" if (delta > 0) == (better == "higher") else "worse"
 
 
-__all__ = ["HOLM", "PValue", "bootstrap_p", "direction", "holm", "simultaneous_level"]
+__all__ = ["HOLM", "PValue", "alpha_of", "bootstrap_p", "direction", "holm", "simultaneous_level"]

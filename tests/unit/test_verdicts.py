@@ -116,6 +116,26 @@ def test_holm_is_applied_to_bootstrap_verdicts():
     assert lo <= ds[0].ci[0] and hi >= ds[0].ci[1]
 
 
+def test_a_p_value_of_exactly_alpha_is_not_significant():
+    """α is 1 − level as written (0.05 for 0.95), so "significant when p < α" holds at the
+    boundary: a bootstrap p of 50/1000 or a Holm-adjusted 2 × 0.025 is exactly 0.05 and was
+    read as significant against the float difference 1 − 0.95 = 0.050000000000000044."""
+    from reportgen.engine.compare import PrimaryTest, decide
+
+    assert MP.alpha_of(0.95) == 0.05 and MP.alpha_of(0.9) == 0.1 and MP.alpha_of(0.99) == 0.01
+    assert MP.simultaneous_level(0.95, 2) == 0.975
+    p = MP.bootstrap_p(np.r_[np.full(25, -1.0), np.full(975, 1.0)])
+    assert p.value == 0.05
+    one = decide([0.1], [PrimaryTest(p, "bootstrap", [0.0, 0.2], "bootstrap")], "gini", "higher", 0.95)[0]
+    assert one.alpha == 0.05 and one.p_value_adjusted == 0.05 and one.significant is False
+    assert one.direction == "inconclusive"
+    two = decide([0.1, 0.2], [PrimaryTest(MP.PValue(0.025), "bootstrap", [0.0, 0.2], "bootstrap"),
+                              PrimaryTest(MP.PValue(0.5), "bootstrap", [-0.1, 0.3], "bootstrap")], "gini", "higher", 0.95)
+    assert two[0].p_value_adjusted == 0.05 and two[0].significant is False
+    below = decide([0.1], [PrimaryTest(MP.PValue(0.0499), "bootstrap", [0.01, 0.2], "bootstrap")], "gini", "higher", 0.95)[0]
+    assert below.significant is True and below.direction == "better"
+
+
 def test_delong_verdicts_are_one_family_with_simultaneous_intervals():
     _, models = three_models(1)
     _, comps, cells = compare_rows(models, Settings(primary_metric="gini", resamples=0))
