@@ -1,0 +1,147 @@
+"""Report review, round 5 (a demanding new user and a credit-committee reviewer): each test is
+named after what the report, the notebook display or the packaging showed before the fix.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import reportgen
+from reportgen.render import PORTRAIT_CHARS, Theme, build_view, column_chars, column_groups, render_html
+from reportgen.results import Decision
+from reportgen.wording import ranking_note, verdict_of
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from test_report_stress import TWELVE, _compare  # noqa: E402
+
+NOW = "2026-01-01T00:00:00Z"
+
+
+# ---- the metrics table of a dozen models -------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def twelve():
+    return _compare(TWELVE, costs={"fn": 5, "fp": 1})
+
+
+@pytest.fixture(scope="module")
+def twelve_metrics_pdf_text(twelve) -> str:
+    """The text of the PDF of the twelve-model report's metrics section (pypdf), page by page."""
+    from pypdf import PdfReader  # noqa: PLC0415
+    from weasyprint import HTML  # noqa: PLC0415
+
+    html = render_html(twelve, theme=Theme(sections=("metrics",)), for_pdf=True)
+    pdf = HTML(string=html).write_pdf()
+    return "\n".join(page.extract_text() for page in PdfReader(io.BytesIO(pdf)).pages)
+
+
+def test_twelve_model_names_print_whole_in_the_metrics_table_not_broken_mid_word(twelve_metrics_pdf_text):
+    # twelve columns of one landscape table were narrower than "challenger_": the header printed
+    # "challenge" over "r_01"; now the columns are split into two tables of six, each name on a line
+    for name in TWELVE:
+        assert name in twelve_metrics_pdf_text, name
+    assert "challenge\n" not in twelve_metrics_pdf_text
+
+
+def test_twelve_models_split_into_two_tables_of_six_each_saying_where_the_best_is(twelve):
+    view = build_view(twelve)
+    assert [g["cols"] for g in view["metric_groups"]] == [list(range(6)), list(range(6, 12))]
+    assert view["metric_groups"][1]["caption"].startswith("Models 7–12 of 12; the highlighted value is the best of all 12")
+    html = render_html(twelve, theme=Theme(sections=("metrics",)), view=view)
+    section = html[html.index('<section id="metrics"'):]
+    section = section[:section.index("</section>")]
+    assert section.count('<table class="metrics">') == 2
+    assert section.count("<caption>Models ") == 2
+    # every model's column appears once, each row's cells in the model's order
+    heads = re.findall(r'<th class="num name" title="([^"]+)"', section)
+    assert heads == TWELVE
+
+
+@pytest.mark.parametrize("names", [["champion", "challenger", "naive"], ["scorecard", "pd_model"],
+                                   ["a", "b", "c", "d"]])
+def test_the_demo_sized_metrics_table_stays_one_table_without_a_caption(names):
+    assert column_groups(names) == [list(range(len(names)))]
+    result = _compare(names)
+    view = build_view(result)
+    assert view["metric_groups"] == [{"cols": list(range(len(names))), "caption": ""}]
+    assert view["wide_metrics"] is False
+
+
+def test_a_long_piece_of_a_name_counts_not_the_whole_name():
+    # a name breaks after _ . / : - (the wbr filter) and at spaces: only its longest piece must fit
+    assert column_chars(["challenger_01"]) == column_chars(["challenger_"])
+    assert column_chars(["a"]) == column_chars(["0.9475"])  # a column is never narrower than a value
+    assert column_chars(["CHALLENGER_MODEL"])[0] > column_chars(["challenger_model"])[0]  # capitals are wider
+
+
+def test_four_models_with_long_unbreakable_names_print_landscape_instead_of_breaking_them():
+    names = ["gradientboostedtree", "logisticregression1", "randomforestmodel22", "neuralnetworkmodel3"]
+    assert sum(column_chars(names)) > PORTRAIT_CHARS
+    assert build_view(_compare(names))["wide_metrics"] is True
+
+
+# ---- verdicts that overstate ------------------------------------------------------------------------
+
+def _decision(**kw) -> Decision:
+    base = dict(metric="f1", better="higher", delta=-0.0106, method="no test", p_value=None,
+                p_value_is_bound=False, p_value_adjusted=None, p_value_adjusted_is_bound=False,
+                adjustment="holm", family_size=0, alpha=0.05, significant=None, direction="inconclusive",
+                ci=None, ci_level=0.95, ci_simultaneous=None, ci_simultaneous_level=0.95, ci_method=None)
+    return Decision(**{**base, **kw})
+
+
+def test_an_untested_difference_is_said_to_be_not_established():
+    # "chall's F1 is 0.011 lower than champ's, p n/a (no test)" ended without a conclusion (and a
+    # full stop), so it read as a finding
+    text = verdict_of("chall", "champ", _decision())
+    assert text == ("chall's F1 is 0.011 lower than champ's on these rows; the difference was not tested "
+                    "(no p-value), so it is not established.")
+    assert "p n/a" not in text
+
+
+def test_a_tested_verdict_keeps_its_sentence():
+    text = verdict_of("chall", "champ", _decision(method="bootstrap", p_value=0.3, p_value_adjusted=0.3,
+                                                   family_size=1, significant=False, ci=[-0.03, 0.01]))
+    assert text == "chall's F1 is 0.011 lower than champ's, 95 % CI −0.030 to 0.010, p = 0.300 (paired bootstrap) — not significant."
+
+
+def _close_models() -> reportgen.ComparisonResult:
+    rng = np.random.default_rng(5)
+    n = 800
+    y = (rng.random(n) < 0.2).astype(int)
+    z = rng.normal(size=n) + 0.9 * y
+    noise = rng.normal(scale=0.3, size=n)
+    df = pd.DataFrame({"y": y, "a": 1 / (1 + np.exp(-z + 1.5)), "b": 1 / (1 + np.exp(-(z + noise) + 1.5))})
+    return reportgen.compare_frames(df, label="y", positive=1, threshold=0.2, scores={"champ": "a", "chall": "b"},
+                                    bootstrap={"resamples": 0, "seed": 1}, now=NOW)
+
+
+def test_a_ranking_of_models_the_tests_do_not_separate_says_so():
+    # the summary ranked the models 1, 2, 3 by their point estimates under verdicts that said "not
+    # significant": a reader took the order for a result
+    result = _close_models()
+    assert result.comparisons[0].decision.direction == "inconclusive"
+    note = ranking_note(result)
+    assert note == ("The order is that of the point estimates: chall's difference in Gini from champ is not "
+                    "significant (see the verdict above), so the ranking does not show chall to be better or "
+                    "worse than champ.")
+    html = render_html(result, theme=Theme(sections=("summary",)))
+    assert f'<p class="small ranking-note">{note.replace(chr(39), "&#39;")}</p>' in html
+
+
+def test_a_ranking_of_significant_differences_has_no_note():
+    rng = np.random.default_rng(2)
+    y = (rng.random(600) < 0.3).astype(int)
+    df = pd.DataFrame({"y": y, "a": rng.random(600), "b": rng.random(600) * 0.5 + 0.5 * y})
+    result = reportgen.compare_frames(df, label="y", scores={"base": "a", "better_model": "b"},
+                                      bootstrap={"resamples": 0, "seed": 1}, now=NOW)
+    assert result.comparisons[0].decision.direction == "better"
+    assert ranking_note(result) == ""
