@@ -135,6 +135,7 @@ def test_a_ranking_of_models_the_tests_do_not_separate_says_so():
                     "worse than champ.")
     html = render_html(result, theme=Theme(sections=("summary",)))
     assert f'<p class="small ranking-note">{note.replace(chr(39), "&#39;")}</p>' in html
+    assert note.replace("'", "&#39;") in result._repr_html_()
 
 
 def test_a_ranking_of_significant_differences_has_no_note():
@@ -145,3 +146,19 @@ def test_a_ranking_of_significant_differences_has_no_note():
                                       bootstrap={"resamples": 0, "seed": 1}, now=NOW)
     assert result.comparisons[0].decision.direction == "better"
     assert ranking_note(result) == ""
+
+
+# ---- the notebook display -----------------------------------------------------------------------------
+
+def test_the_notebook_forest_plot_is_shown_full_width_and_rows_with_thousands():
+    # the 7-inch forest plot was squeezed into a half-width box beside the ROC (labels at 6 px), and
+    # the rows read "6000" where the report writes "6 000"
+    rng = np.random.default_rng(1)
+    y = (rng.random(2000) < 0.3).astype(int)
+    df = pd.DataFrame({"y": y, "a": rng.random(2000) * 0.5 + 0.3 * y, "b": rng.random(2000) * 0.5 + 0.2 * y})
+    result = reportgen.compare_frames(df, label="y", scores={"a": "a", "b": "b"}, bootstrap={"resamples": 0, "seed": 1},
+                                      now=NOW)
+    html = result._repr_html_()
+    figures = re.findall(r"<figure( class=\"wide\")?><svg", html)
+    assert figures == ["", ' class="wide"']  # the ROC half width, the forest plot full width
+    assert "binary · 2 models · 2\u2009000 rows" in html
