@@ -162,3 +162,22 @@ def test_the_notebook_forest_plot_is_shown_full_width_and_rows_with_thousands():
     figures = re.findall(r"<figure( class=\"wide\")?><svg", html)
     assert figures == ["", ' class="wide"']  # the ROC half width, the forest plot full width
     assert "binary · 2 models · 2\u2009000 rows" in html
+
+
+# ---- the comparison section's pages ------------------------------------------------------------------
+
+def test_a_comparison_flows_on_instead_of_leaving_half_a_page_and_a_lone_sentence(demo_run):
+    # each comparison was kept whole on a page, but a card is taller than what the forest plot
+    # leaves of a page: the demo's page 2 was half empty and its last sentence (McNemar's) stood
+    # alone on page 4. Now the card flows; its Δ table and its tests stay whole
+    from pypdf import PdfReader  # noqa: PLC0415
+
+    pages = [" ".join(p.extract_text().split()) for p in PdfReader(demo_run.out / "report.pdf").pages]
+
+    def page_of(text: str) -> int:
+        return next(i for i, t in enumerate(pages) if text in t)
+
+    assert page_of("challenger vs champion") == page_of("Each challenger against champion")
+    assert page_of("McNemar's test on rows: challenger alone") == page_of("At champion's approval rate")
+    # the Δ table is never split (its last row was left alone under a repeated header)
+    assert page_of("naive vs champion") in [i for i, t in enumerate(pages) if "Brier score: n/a for champion" in t]
