@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import re
 import sys
+import tomllib
 from pathlib import Path
 
 import numpy as np
@@ -162,6 +163,25 @@ def test_the_notebook_forest_plot_is_shown_full_width_and_rows_with_thousands():
     figures = re.findall(r"<figure( class=\"wide\")?><svg", html)
     assert figures == ["", ' class="wide"']  # the ROC half width, the forest plot full width
     assert "binary · 2 models · 2\u2009000 rows" in html
+
+
+# ---- packaging ----------------------------------------------------------------------------------------
+
+def test_every_template_directory_is_a_declared_package():
+    # setuptools warned at every build that 'reportgen.templates.sections' is importable but not in
+    # `packages` ("Package would be ignored"): its templates were shipped only as data of the parent
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]
+    assert "reportgen.templates.sections" in config["packages"]
+    assert config["package-data"]["reportgen.templates.sections"] == ["*.html"]
+
+
+def test_the_readme_installs_extras_under_the_distribution_name():
+    # the README warned never to `pip install reportgen` (an unrelated PyPI package), then said
+    # `pip install 'reportgen[sql]'` (and [xlsx], [dask]) for the extras
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert not re.search(r"pip install '?reportgen\[", readme)
+    for extra in ("sql", "xlsx", "dask"):
+        assert f"classifier-comparison-report[{extra}]" in readme
 
 
 # ---- the comparison section's pages ------------------------------------------------------------------
