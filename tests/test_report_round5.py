@@ -201,3 +201,15 @@ def test_a_comparison_flows_on_instead_of_leaving_half_a_page_and_a_lone_sentenc
     assert page_of("McNemar's test on rows: challenger alone") == page_of("At champion's approval rate")
     # the Δ table is never split (its last row was left alone under a repeated header)
     assert page_of("naive vs champion") in [i for i, t in enumerate(pages) if "Brier score: n/a for champion" in t]
+
+
+def test_the_notes_under_a_dozen_models_ranking_are_not_left_alone_on_a_page(twelve):
+    # the ranking of twelve (kept whole) ended page 2 and its settings note stood alone on page 3
+    from pypdf import PdfReader  # noqa: PLC0415
+    from weasyprint import HTML  # noqa: PLC0415
+
+    pdf = HTML(string=render_html(twelve, theme=Theme(sections=("summary",)), for_pdf=True)).write_pdf()
+    pages = [" ".join(p.extract_text().split()) for p in PdfReader(io.BytesIO(pdf)).pages]
+    ranking = next(i for i, t in enumerate(pages) if "Ranking by Gini" in t)
+    assert "Decision rules as in the table of models above" in pages[ranking]
+    assert "The order is that of the point estimates: challenger_01's" in pages[ranking]
