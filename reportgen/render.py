@@ -736,8 +736,10 @@ def _build_view(result: ComparisonResult, theme: Theme, drawing: Any) -> dict[st
                 "model": fmt_metric(result.models[c.model].metrics.get(k), k),
                 "delta": fmt_signed(c.delta.get(k)),
                 "mark": better_mark(c.delta.get(k), better_of.get(k)),
-                # a direction is not a finding: a Δ whose interval covers 0 says so beside "worse"
-                "ns": clear is False and better_mark(c.delta.get(k), better_of.get(k)) in ("better", "worse"),
+                # a direction is not a finding: a Δ whose interval covers 0 says so beside "worse", and
+                # one without an interval (bootstrap off) says that, where a bare "better" read as a result
+                "ns": clear is not True and better_mark(c.delta.get(k), better_of.get(k)) in ("better", "worse"),
+                "ns_note": "not significant" if clear is False else "no interval",
                 "ci": fmt_ci(c.ci.get(k)),
                 "relative": fmt_pct(c.relative_delta.get(k), 1, signed=True),
                 "rer": fmt_pct(c.relative_error_reductions.get(k), 1, signed=True) if k in c.relative_error_reductions else "",

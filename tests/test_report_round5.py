@@ -213,3 +213,15 @@ def test_the_notes_under_a_dozen_models_ranking_are_not_left_alone_on_a_page(twe
     ranking = next(i for i, t in enumerate(pages) if "Ranking by Gini" in t)
     assert "Decision rules as in the table of models above" in pages[ranking]
     assert "The order is that of the point estimates: challenger_01's" in pages[ranking]
+
+
+def test_a_difference_without_an_interval_is_not_marked_plain_better(twelve):
+    # with the bootstrap off, KS, F1, … had no interval, yet their Δ was marked "better" like the
+    # Gini's, whose DeLong interval excludes 0; the error-reduction column beside it said "no interval"
+    view = build_view(twelve)
+    rows = {r["key"]: r for r in view["comparisons"][-1]["rows"]}
+    assert rows["ks"]["ci"] == "" and rows["ks"]["mark"] == "better"
+    assert rows["ks"]["ns"] and rows["ks"]["ns_note"] == "no interval"
+    assert rows["gini"]["ci"] and not rows["gini"]["ns"]  # DeLong: clear of 0, a plain "better"
+    html = render_html(twelve, theme=Theme(sections=("comparison",)), view=view)
+    assert '<span class="mark ns">better, no interval</span>' in html
