@@ -225,3 +225,13 @@ def test_a_difference_without_an_interval_is_not_marked_plain_better(twelve):
     assert rows["gini"]["ci"] and not rows["gini"]["ns"]  # DeLong: clear of 0, a plain "better"
     html = render_html(twelve, theme=Theme(sections=("comparison",)), view=view)
     assert '<span class="mark ns">better, no interval</span>' in html
+
+
+def test_the_readme_says_write_report_replaces_by_default(tmp_path):
+    # the library's write_report replaced an existing report (overwrite=True by default) where the
+    # README's only word on it was the command line's "never replaced silently"
+    import inspect  # noqa: PLC0415
+
+    assert inspect.signature(reportgen.write_report).parameters["overwrite"].default is True
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "`write_report` replaces the report set already in the directory (`overwrite=True` by default" in readme
