@@ -376,7 +376,8 @@ def _best_index(values: list[float | None], better: str | None) -> set[int]:
     return {i for i, v in vals if v == target}
 
 
-def _confusion_view(name: str, tp: float, fp: float, fn: float, tn: float, label: str) -> dict[str, Any]:
+def _confusion_view(name: str, tp: float, fp: float, fn: float, tn: float, label: str,
+                    rule: str = "") -> dict[str, Any]:
     P, N = tp + fn, fp + tn
     m = P + N
     top = max(tp, fp, fn, tn, 1e-300)
@@ -392,6 +393,7 @@ def _confusion_view(name: str, tp: float, fp: float, fn: float, tn: float, label
     return {
         "model": name,
         "label": label,
+        "rule": rule,
         "tp": cell(tp, P, True),
         "fn": cell(fn, P, False),
         "fp": cell(fp, N, False),
@@ -825,11 +827,13 @@ def _build_view(result: ComparisonResult, theme: Theme, drawing: Any) -> dict[st
         if m.confusion is None:
             continue
         c = m.confusion
-        items = [_confusion_view(n, c.tp, c.fp, c.fn, c.tn, f"at the decision threshold ({model_rule(m)})")]
+        # the rule on a line of its own under each matrix's title: a long exact threshold
+        # (0.19541665490424923) wrapped one caption of the pair, and its matrix sat lower than the other
+        items = [_confusion_view(n, c.tp, c.fp, c.fn, c.tn, "at the decision threshold", f"({model_rule(m)})")]
         o = m.optimal_thresholds.get("expected_cost")
         if o is not None:
             rule = "no row predicted positive" if o.threshold is None else rule_text(m.direction, o.threshold)
-            items.append(_confusion_view(n, o.tp, o.fp, o.fn, o.tn, f"at the cost-optimal threshold ({rule})"))
+            items.append(_confusion_view(n, o.tp, o.fp, o.fn, o.tn, "at the cost-optimal threshold", f"({rule})"))
         confusions.append({"model": n, "colour": col[n], "views": items})
 
     thresholds = []

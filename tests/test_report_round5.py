@@ -235,3 +235,26 @@ def test_the_readme_says_write_report_replaces_by_default(tmp_path):
     assert inspect.signature(reportgen.write_report).parameters["overwrite"].default is True
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert "`write_report` replaces the report set already in the directory (`overwrite=True` by default" in readme
+
+
+def test_a_pair_of_confusion_matrices_stays_level_when_one_threshold_is_long(tmp_path):
+    # "at the cost-optimal threshold (positive when score ≥ 0.19131843768564435)" wrapped, the
+    # other caption did not, and the right-hand matrix sat a line lower than the left one
+    from pdfminer.high_level import extract_pages  # noqa: PLC0415
+    from pdfminer.layout import LTTextContainer  # noqa: PLC0415
+    from weasyprint import HTML  # noqa: PLC0415
+
+    result = _compare(TWELVE[:3], costs={"fn": 5, "fp": 1})
+    view = build_view(result)
+    assert all(v["rule"].startswith("(positive when score") for m in view["confusions"] for v in m["views"])
+    pdf = tmp_path / "c.pdf"
+    HTML(string=render_html(result, theme=Theme(sections=("confusion",)), for_pdf=True)).write_pdf(pdf)
+    totals = []  # the y of each "Total" (a matrix's column header and its last row's label), page by page
+    for page in extract_pages(pdf):
+        totals += [(page.pageid, round(line.y0)) for box in page if isinstance(box, LTTextContainer)
+                   for line in box if line.get_text().strip() == "Total"]
+    assert len(totals) >= 12  # two of each matrix, two matrices for each of three models
+    by_row: dict[tuple[int, int], int] = {}
+    for page, y in totals:
+        by_row[(page, y)] = by_row.get((page, y), 0) + 1
+    assert all(n % 2 == 0 for n in by_row.values()), by_row  # each Total row level with its pair's
