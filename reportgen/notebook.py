@@ -20,9 +20,9 @@ from markupsafe import Markup
 import reportgen.catalog as catalog
 import reportgen.figures as figures
 from reportgen.credit_view import summary_notes
-from reportgen.render import fmt_ci, fmt_num, make_environment
+from reportgen.render import fmt_ci, fmt_count, fmt_num, make_environment
 from reportgen.results import ComparisonResult, set_html_display
-from reportgen.wording import verdict
+from reportgen.wording import ranking_note, verdict
 
 #: The figures shown inline, by task, in this order (keys of figures.FIGURES / MULTICLASS_FIGURES).
 KEY_FIGURES = {"binary": ("roc", "forest"), "multiclass": ("forest", "class_roc")}
@@ -59,13 +59,16 @@ def notebook_view(result: ComparisonResult, with_figures: bool = True) -> dict[s
         # a figure in parts (per-class panels of many classes, nine a figure) shows every part
         for fig in (drawn if isinstance(drawn, list) else [drawn]):
             if fig is not None:
-                figs.append({"svg": Markup(figures.to_svg(fig)), "caption": CAPTIONS[key]})
+                # a full-width figure (the forest plot, the per-class panels) is shown at its own
+                # width: squeezed into a half-width box beside the ROC its labels printed at 6 px
+                wide = fig.get_figwidth() > figures.HALF_WIDTH * 1.5
+                figs.append({"svg": Markup(figures.to_svg(fig)), "caption": CAPTIONS[key], "wide": wide})
     first = next(iter(result.models.values()))
     credit = summary_notes(result.credit)
     return {
         "title": run.title,
         "task": run.task,
-        "rows": first.n,
+        "rows": fmt_count(first.n),  # "6 000", as the report writes it
         "models": len(result.models),
         "created": run.created.replace("T", " ").replace("Z", " UTC"),
         "primary_metric": catalog.label(pm),
@@ -77,6 +80,7 @@ def notebook_view(result: ComparisonResult, with_figures: bool = True) -> dict[s
         "ranking": [{"rank": i, "name": n, "colour": col[n], "baseline": n == run.baseline,
                      "value": fmt_num(result.models[n].metrics.get(pm)), "ci": fmt_ci(result.models[n].ci.get(pm), key=pm)}
                     for i, n in enumerate(ranked(result), 1)],
+        "ranking_note": ranking_note(result),  # the order of models the tests did not separate
         "warnings": list(run.warnings),
         "figures": figs,
     }

@@ -49,7 +49,7 @@ from reportgen.labels import CRITERION_LABELS
 from reportgen.results import ComparisonResult, ModelResult, to_jsonable
 from reportgen.smallfiles import read_user_file
 from reportgen.wording import approval_view, comparison_notes, interval_kind, interval_methods, per_class_interval_note, verdict
-from reportgen.wording import optimum_label, undefined_of
+from reportgen.wording import optimum_label, ranking_note, undefined_of
 from reportgen.wording import rule as model_rule
 
 log = logging.getLogger(__name__)
@@ -183,6 +183,50 @@ def wbr(text: Any, after: int = WBR_AFTER) -> Markup:
         return Markup(escape(text))
     parts = _BREAK_AFTER.split(str(text))
     return Markup("").join(Markup(escape(p)) + (Markup("<wbr>") if i % 2 else Markup("")) for i, p in enumerate(parts))
+
+
+#: Widths of the metrics table's model columns, in average characters of a bold header (0.82rem
+#: DejaVu Sans Bold, about 0.64 em a character), padding included: what the model columns share on
+#: an A4 portrait page (:data:`PORTRAIT_CHARS`) and on a landscape page or the HTML page, whose
+#: 1,056 px content box holds about the same (:data:`WIDE_CHARS`); a column needs its header's
+#: longest unbreakable piece or a value with its interval (:data:`VALUE_CHARS`), plus
+#: :data:`PAD_CHARS` of padding.
+PORTRAIT_CHARS = 80
+WIDE_CHARS = 118
+VALUE_CHARS = 7
+PAD_CHARS = 2.5
+
+
+def _piece_chars(text: str) -> float:
+    """Width of ``text``'s longest piece between the :func:`wbr` break opportunities, in average
+    characters (capitals and m/w count 1.3: "MODEL_W" is wider than "model_a")."""
+    pieces = []
+    for word in text.split():
+        # a right-to-left name gets no <wbr> (it breaks at its spaces); any other piece keeps the
+        # separators that follow it ("challenger_", "01"), as wbr breaks after them
+        parts = [word] if needs_isolation(text) else _BREAK_AFTER.split(word)
+        pieces += ["".join(parts[i:i + 2]) for i in range(0, len(parts), 2)]
+    return max((sum(1.3 if c.isupper() or c in "mwMW@%" else 1.0 for c in p) for p in pieces), default=0.0)
+
+
+def column_chars(headers: Sequence[str]) -> list[float]:
+    """Each model column's width need, in average characters (see :data:`WIDE_CHARS`)."""
+    return [max(_piece_chars(str(h)), VALUE_CHARS) + PAD_CHARS for h in headers]
+
+
+def column_groups(headers: Sequence[str], budget: float = WIDE_CHARS) -> list[list[int]]:
+    """The model columns split into consecutive groups of about equal size, each narrow enough for
+    ``budget``, so no header is broken inside a word ("challenger_01" in twelve columns printed
+    "challenge" over "r_01"): one group (the usual two or three models) when they all fit."""
+    need = column_chars(headers)
+    n = len(need)
+    k = max(1, math.ceil(sum(need) / budget))
+    while True:
+        size = math.ceil(n / k)
+        groups = [list(range(i, min(i + size, n))) for i in range(0, n, size)] if n else [[]]
+        if size <= 1 or all(sum(need[j] for j in g) <= budget for g in groups):
+            return groups
+        k += 1
 
 
 def fmt_ci(ci: Sequence[float] | None, digits: int = 3, key: str | None = None) -> str:
@@ -332,7 +376,8 @@ def _best_index(values: list[float | None], better: str | None) -> set[int]:
     return {i for i, v in vals if v == target}
 
 
-def _confusion_view(name: str, tp: float, fp: float, fn: float, tn: float, label: str) -> dict[str, Any]:
+def _confusion_view(name: str, tp: float, fp: float, fn: float, tn: float, label: str,
+                    rule: str = "") -> dict[str, Any]:
     P, N = tp + fn, fp + tn
     m = P + N
     top = max(tp, fp, fn, tn, 1e-300)
@@ -348,6 +393,7 @@ def _confusion_view(name: str, tp: float, fp: float, fn: float, tn: float, label
     return {
         "model": name,
         "label": label,
+        "rule": rule,
         "tp": cell(tp, P, True),
         "fn": cell(fn, P, False),
         "fp": cell(fp, N, False),
@@ -692,8 +738,10 @@ def _build_view(result: ComparisonResult, theme: Theme, drawing: Any) -> dict[st
                 "model": fmt_metric(result.models[c.model].metrics.get(k), k),
                 "delta": fmt_signed(c.delta.get(k)),
                 "mark": better_mark(c.delta.get(k), better_of.get(k)),
-                # a direction is not a finding: a Δ whose interval covers 0 says so beside "worse"
-                "ns": clear is False and better_mark(c.delta.get(k), better_of.get(k)) in ("better", "worse"),
+                # a direction is not a finding: a Δ whose interval covers 0 says so beside "worse", and
+                # one without an interval (bootstrap off) says that, where a bare "better" read as a result
+                "ns": clear is not True and better_mark(c.delta.get(k), better_of.get(k)) in ("better", "worse"),
+                "ns_note": "not significant" if clear is False else "no interval",
                 "ci": fmt_ci(c.ci.get(k)),
                 "relative": fmt_pct(c.relative_delta.get(k), 1, signed=True),
                 "rer": fmt_pct(c.relative_error_reductions.get(k), 1, signed=True) if k in c.relative_error_reductions else "",
@@ -779,11 +827,13 @@ def _build_view(result: ComparisonResult, theme: Theme, drawing: Any) -> dict[st
         if m.confusion is None:
             continue
         c = m.confusion
-        items = [_confusion_view(n, c.tp, c.fp, c.fn, c.tn, f"at the decision threshold ({model_rule(m)})")]
+        # the rule on a line of its own under each matrix's title: a long exact threshold
+        # (0.19541665490424923) wrapped one caption of the pair, and its matrix sat lower than the other
+        items = [_confusion_view(n, c.tp, c.fp, c.fn, c.tn, "at the decision threshold", f"({model_rule(m)})")]
         o = m.optimal_thresholds.get("expected_cost")
         if o is not None:
             rule = "no row predicted positive" if o.threshold is None else rule_text(m.direction, o.threshold)
-            items.append(_confusion_view(n, o.tp, o.fp, o.fn, o.tn, f"at the cost-optimal threshold ({rule})"))
+            items.append(_confusion_view(n, o.tp, o.fp, o.fn, o.tn, "at the cost-optimal threshold", f"({rule})"))
         confusions.append({"model": n, "colour": col[n], "views": items})
 
     thresholds = []
@@ -849,6 +899,9 @@ def _build_view(result: ComparisonResult, theme: Theme, drawing: Any) -> dict[st
     closing = [i for i, s in enumerate(sections) if s in ("glossary", "appendix")]
     at = closing[0] if closing else len(sections)
     sections = sections[:at] + added + sections[at:]
+    headers = [short[n] for n in names]
+    wide_metrics = len(names) > 4 or sum(column_chars(headers)) > PORTRAIT_CHARS
+    groups = column_groups(headers)
     return {
         "title": run.title,
         "author": run.author or "",
@@ -879,7 +932,7 @@ def _build_view(result: ComparisonResult, theme: Theme, drawing: Any) -> dict[st
         "metric_rows": metric_rows,
         "model_names": names,
         # column headers of the wide tables: the names, or their keys when names are long
-        "model_headers": [short[n] for n in names],
+        "model_headers": headers,
         "model_colours": [col[n] for n in names],
         "confusions": confusions,
         "thresholds": thresholds,
@@ -898,6 +951,8 @@ def _build_view(result: ComparisonResult, theme: Theme, drawing: Any) -> dict[st
         # each extra column's cell class: an exact threshold (17 digits) may wrap in its column,
         # where on one line it ran into the cost beside it
         "ranking_cells": ["num", "num", "num thr", "num"] if binary else ["num"] * len(mc_ranking),
+        # below the ranking: the order of models the tests did not separate is only the point estimates
+        "ranking_note": ranking_note(result),
         "ranking_caption": "recommended threshold minimises the expected cost" if binary
         else ("cost per row under the configured cost matrix" if mc_costed else "no cost matrix configured"),
         "keyed": keyed,
@@ -941,7 +996,15 @@ def _build_view(result: ComparisonResult, theme: Theme, drawing: Any) -> dict[st
                                       default_flow_style=None, width=100),
         "config_path": run.config_path,
         "logo": _logo_data_uri(theme.logo),
-        "wide_metrics": len(names) > 4,
+        # landscape past four models, or when the model columns' headers need more than a portrait
+        # page; on a landscape page (and in the HTML) the columns are split into tables that each fit
+        "wide_metrics": wide_metrics,
+        "metric_groups": [
+            {"cols": g, "caption": (f"Models {g[0] + 1}–{g[-1] + 1} of {len(names)}; the highlighted value is "
+                                    f"the best of all {len(names)}, in whichever table it falls.")
+             if len(groups) > 1 else ""}
+            for g in groups
+        ],
         # a K×K matrix of more than 8 classes prints on landscape pages
         # (the top-confusions table of more than MAX_MATRIX_CLASSES classes has four columns: it
         # stays portrait, where 40 classes turned three short tables into three landscape pages)

@@ -486,7 +486,32 @@ def verdict_of(model: str, baseline: str, d: Decision) -> str:
                                                                                             " — not significant.")
     way = "higher" if d.delta > 0 else "lower"
     # a non-zero difference is never "0.000 higher": more decimals until it shows (0.0003 higher)
-    return f"{model}'s {name} is {fmt_bounded(abs(d.delta), 3, 0.0)} {way} than {baseline}'s{ci_txt}, {p_txt} ({test}){holm}{sig}"
+    size = fmt_bounded(abs(d.delta), 3, 0.0)
+    if d.significant is None:
+        # no test (no p-value: e.g. a bootstrap primary metric with the bootstrap off): the sentence
+        # ended "…, p n/a (no test)" with no conclusion, which read as a finding
+        return (f"{model}'s {name} is {size} {way} than {baseline}'s on these rows{ci_txt}; the difference was "
+                f"not tested (no p-value), so it is not established.")
+    return f"{model}'s {name} is {size} {way} than {baseline}'s{ci_txt}, {p_txt} ({test}){holm}{sig}"
+
+
+def ranking_note(result: ComparisonResult) -> str:
+    """What the ranking by the primary metric does not say: the models whose difference from the
+    baseline is not significant (or not tested) are ordered by their point estimates only, which a
+    reader took for a ranking the tests had established. Empty when every verdict is decided."""
+    open_ = [c.model for c in result.comparisons if c.decision is not None and c.decision.direction == "inconclusive"]
+    if not open_:
+        return ""
+    name = _NICE.get(result.run.primary_metric, result.run.primary_metric.replace("_", " "))
+    base = result.run.baseline
+    if len(open_) == 1:
+        return (f"The order is that of the point estimates: {open_[0]}'s difference in {name} from {base} is not "
+                f"significant (see the verdict above), so the ranking does not show {open_[0]} to be better or "
+                f"worse than {base}.")
+    who = ", ".join(f"{m}'s" for m in open_[:-1]) + f" and {open_[-1]}'s"
+    return (f"The order is that of the point estimates: {who} differences in {name} from {base} are not "
+            f"significant (see the verdicts above), so the ranking does not show them to be better or worse "
+            f"than {base}.")
 
 
 def verdict(c: Comparison) -> str:
@@ -747,7 +772,7 @@ def worded(result: ComparisonResult) -> ComparisonResult:
     return dataclasses.replace(result, models=models, comparisons=comparisons)
 
 
-__all__ = ["NOTICE_CODES", "UNDEFINED_TEXT", "log_loss_clipping_sentence", "optimum_label", "undefined_of",
+__all__ = ["NOTICE_CODES", "UNDEFINED_TEXT", "log_loss_clipping_sentence", "optimum_label", "ranking_note", "undefined_of",
            "undefined_text", "model_warnings", "per_class_interval_note", "notice_text", "rule", "caveats_of", "verdict", "verdict_of", "worded",
            "NO_BOOTSTRAP", "PAIRING_TEXT", "approval_sentence", "approval_view", "capability_note", "comparison_notes", "interval_kind", "interval_methods",
            "mcnemar_sentence", "multiplicity_sentence", "table_bootstrap_note", "weights_sentence"]

@@ -214,7 +214,11 @@ def test_every_template_is_shipped_in_the_wheel():
     import tomllib
 
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
-    globs = project["tool"]["setuptools"]["package-data"]["reportgen.templates"]
+    data = project["tool"]["setuptools"]["package-data"]
+    # each template directory is a package with its own globs (reportgen.templates.sections: *.html)
+    globs = [g for g in data["reportgen.templates"]]
+    globs += [f"{pkg.split('.', 2)[2].replace('.', '/')}/{g}" for pkg in data if pkg.startswith("reportgen.templates.")
+              for g in data[pkg]]
     templates = ROOT / "templates"
     for path in templates.rglob("*"):
         if path.is_file() and path.suffix not in (".py", ".pyc"):
