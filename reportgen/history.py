@@ -25,8 +25,8 @@ import math
 import os
 import sqlite3
 import time
-from collections.abc import Callable, Sequence
-from contextlib import closing
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import closing, contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -220,32 +220,95 @@ def check_usable(path: Path) -> None:
                            f"fix the permissions or give another history.path")
 
 
-def append(path: Path, result: ComparisonResult) -> int:
-    """Record ``result``'s headline numbers in one transaction; returns the entry's sequence number."""
+def _insert(conn: sqlite3.Connection, result: ComparisonResult) -> int:
+    """Inside a write transaction: ``result``'s entry (its sequence number). A run already recorded
+    (the same run id: the same config, inputs and timestamp, so the same numbers; two runs of one
+    config at one instant, or a rerun with ``--now`` pinned) is not recorded twice: its entry's
+    sequence number is returned."""
     run = result.run
+    found = conn.execute("SELECT seq FROM runs WHERE run_id = ? ORDER BY seq LIMIT 1", (run.run_id,)).fetchone()
+    if found is not None:
+        return int(found[0])
     inputs = json.dumps([{"path": f.path, "sha256": f.sha256, "rows": f.rows} for f in run.files])
-    rows = headline(result)
+    cur = conn.execute("INSERT INTO runs (run_id, created, title, config_path, inputs) VALUES (?, ?, ?, ?, ?)",
+                       (run.run_id, run.created, run.title, run.config_path, inputs))
+    seq = int(cur.lastrowid or 0)
+    conn.executemany(
+        "INSERT INTO numbers (seq, kind, subject, metric, value, lo, hi) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        [(seq, p.kind, p.subject, p.metric, p.value, *(p.ci if p.ci else (None, None))) for p in headline(result)])
+    return seq
 
-    def attempt() -> int:
-        with closing(_connect(path, create=True)) as conn:
-            conn.execute("BEGIN IMMEDIATE")
+
+def append(path: Path, result: ComparisonResult) -> int:
+    """Record ``result``'s headline numbers in one transaction; returns the entry's sequence number
+    (an entry of the same run id already there: that one's, nothing added)."""
+    entry = Entry(path, result)
+    with entry.prepared() as commit:
+        commit()
+    assert entry.seq is not None  # noqa: S101 - set by the transaction just committed
+    return entry.seq
+
+
+def _commit(conn: sqlite3.Connection) -> None:
+    """COMMIT; busy while a reader holds the store (the transaction stays open: tried again)."""
+    conn.execute("COMMIT")
+
+
+class Entry:
+    """A run's entry, written into the store's write transaction and committed with its report.
+
+    :meth:`prepared` is the ``along`` of :meth:`reportgen.writer.Reservation.write`: the CLI
+    commits the entry inside the report's commit, signals held, so that it goes in with the
+    report set or not at all — a signal never leaves a report the history does not know of (whose
+    rerun is then refused without ``--overwrite``), nor an entry for a report never written.
+    Preparing waits for another run's lock (a signal is answered meanwhile); committing waits
+    only for readers, which hold the store for a moment. A failed commit is a :class:`HistoryError`.
+    """
+
+    def __init__(self, path: Path, result: ComparisonResult) -> None:
+        self.path, self.result = path, result
+        #: The entry's sequence number once prepared; :attr:`committed` says whether it is in the store.
+        self.seq: int | None = None
+        self.committed = False
+
+    @contextmanager
+    def prepared(self) -> Iterator[Callable[[], None]]:
+        """The entry written, not committed; the block calls the function it is given to commit
+        it, or leaves without calling it to roll it back."""
+        conn, self.seq = self._prepare()
+
+        def commit() -> None:
             try:
-                cur = conn.execute("INSERT INTO runs (run_id, created, title, config_path, inputs) VALUES (?, ?, ?, ?, ?)",
-                                   (run.run_id, run.created, run.title, run.config_path, inputs))
-                seq = int(cur.lastrowid or 0)
-                conn.executemany(
-                    "INSERT INTO numbers (seq, kind, subject, metric, value, lo, hi) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    [(seq, p.kind, p.subject, p.metric, p.value, *(p.ci if p.ci else (None, None))) for p in rows])
-                conn.execute("COMMIT")
+                _patiently(lambda: _commit(conn))
+            except sqlite3.Error as exc:
+                raise HistoryError(f"{self.path}: cannot record the run ({exc}); {_access_hint(self.path, exc)}") from None
+            self.committed = True
+
+        try:
+            yield commit
+        finally:
+            try:
+                if not self.committed:
+                    _rollback(conn)
+            finally:
+                conn.close()
+
+    def _prepare(self) -> tuple[sqlite3.Connection, int]:
+        def attempt() -> tuple[sqlite3.Connection, int]:
+            conn = _connect(self.path, create=True)
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+                return conn, _insert(conn, self.result)
             except BaseException:
                 _rollback(conn)
+                conn.close()
                 raise
-        return seq
 
-    try:
-        return _patiently(attempt)
-    except sqlite3.Error as exc:
-        raise HistoryError(f"{path}: cannot record the run ({exc}); check history.path") from None
+        try:
+            return _patiently(attempt)
+        except sqlite3.Error as exc:
+            hint = "another run held it for over a minute; retry later" if _busy(exc) else _access_hint(self.path, exc)
+            raise HistoryError(f"{self.path}: cannot record the run ({exc}); {hint}") from None
 
 
 def read(path: Path, create: bool = False) -> list[dict[str, Any]]:
@@ -299,7 +362,9 @@ def with_trend(result: ComparisonResult, path: Path, limit: int = 24) -> Compari
     the same title, then this run (not yet recorded: :func:`append` follows the report)."""
     import dataclasses  # noqa: PLC0415
 
-    past = [r for r in read(path, create=True) if r["title"] == result.run.title][-(limit - 1):] if limit > 1 else []
+    run = result.run  # an entry of this very run (a rerun with --now pinned) is this run, shown once
+    past = [r for r in read(path, create=True) if r["title"] == run.title and r["run_id"] != run.run_id]
+    past = past[-(limit - 1):] if limit > 1 else []
     points = [p for r in past for p in r["numbers"]] + headline(result)
     return dataclasses.replace(result, trend=points)
 
