@@ -574,6 +574,9 @@ def _run_batch(args: argparse.Namespace, printer: _Printer) -> int:
             continue
         if job.planned in seen:
             first = seen[job.planned]
+            if first.cfg_path == job.cfg_path:
+                printer.error(f"{job.cfg_path}: given twice in one run; give each config once; nothing was run")
+                return EXIT_USER
             printer.error(
                 f"{job.planned}: configs {first.path} and {job.path} would both write their report here; "
                 f"give the config files distinct names (or distinct output.dir) and rerun; nothing was run"

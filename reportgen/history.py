@@ -33,6 +33,7 @@ from typing import Any, TypeVar
 from reportgen.errors import UserError
 from reportgen.export import safe_cell
 from reportgen.results import ComparisonResult, TrendPoint
+from reportgen.writer import signal_pending
 
 #: How long an append waits for another run's transaction to finish.
 BUSY_TIMEOUT_S = 60.0
@@ -47,6 +48,9 @@ T = TypeVar("T")
 
 #: The store's layout version (``PRAGMA user_version``).
 STORE_VERSION = 1
+
+#: What a number of the store is about (``numbers.kind``; the schema's CHECK).
+_KINDS = ("model", "comparison")
 
 #: Headline metrics of a binary model, in the trend's order.
 BINARY_HEADLINE = ("gini", "ks", "roc_auc")
@@ -105,16 +109,16 @@ def _busy(exc: sqlite3.Error) -> bool:
     return isinstance(exc, sqlite3.OperationalError) and any(w in str(exc) for w in ("locked", "busy"))
 
 
-def _patiently(attempt: Callable[[], T]) -> T:
+def _patiently(attempt: Callable[[], T], give_up: Callable[[], bool] = lambda: False) -> T:
     """``attempt()``, run again while the store is locked by another run, for up to
-    :data:`BUSY_TIMEOUT_S`; the waits are Python sleeps, so a signal is answered within
-    :data:`_POLL_S`. An attempt must leave nothing half done (a transaction rolled back)."""
+    :data:`BUSY_TIMEOUT_S` (or until ``give_up()``); the waits are Python sleeps, so a signal is
+    answered within :data:`_POLL_S`. An attempt must leave nothing half done (a transaction rolled back)."""
     deadline = time.monotonic() + BUSY_TIMEOUT_S
     while True:
         try:
             return attempt()
         except sqlite3.Error as exc:
-            if not _busy(exc) or time.monotonic() >= deadline:
+            if not _busy(exc) or time.monotonic() >= deadline or give_up():
                 raise
         time.sleep(_POLL_S)
 
@@ -278,8 +282,10 @@ class Entry:
         conn, self.seq = self._prepare()
 
         def commit() -> None:
+            # signals are held here (the report's swap): a reader in the way is waited for, but not
+            # once a SIGTERM is pending — a pod is killed 30 s after it; the run then stops unrecorded
             try:
-                _patiently(lambda: _commit(conn))
+                _patiently(lambda: _commit(conn), give_up=signal_pending)
             except sqlite3.Error as exc:
                 raise HistoryError(f"{self.path}: cannot record the run ({exc}); {_access_hint(self.path, exc)}") from None
             self.committed = True
@@ -330,7 +336,9 @@ def read(path: Path, create: bool = False) -> list[dict[str, Any]]:
         raise HistoryError(f"{path}: cannot read the history ({exc})") from None
     by_seq: dict[int, list[TrendPoint]] = {r[0]: [] for r in runs}
     for seq, kind, subject, metric, value, lo, hi, run_id, created in nums:
-        if not all(isinstance(t, str) for t in (kind, subject, metric)) or not all(map(_number, (value, lo, hi))):
+        if kind not in _KINDS:  # the schema's CHECK bypassed: ``reportgen render`` refused the trend of the report
+            raise _damaged(path, f"run {seq}: {subject!r} {metric!r} is of kind {kind!r}, not one of {', '.join(_KINDS)}")
+        if not all(isinstance(t, str) for t in (subject, metric)) or not all(map(_number, (value, lo, hi))):
             raise _damaged(path, f"run {seq}: {subject!r} {metric!r} holds {value!r} [{lo!r}, {hi!r}]")
         by_seq[seq].append(TrendPoint(run_id, created, subject, kind, metric, value,
                                       [lo, hi] if lo is not None and hi is not None else None))
@@ -409,7 +417,7 @@ def export(runs: Sequence[dict[str, Any]], fmt: str) -> str:
         return buf.getvalue()
     # text: one line per run with its date and the model metrics (no bounds), aligned
     keep = [i for i, h in enumerate(header) if i < 3 or not h.endswith(("_lo", "_hi"))]
-    cells = [[header[i] for i in keep]] + [[_fmt(row[i]) for i in keep] for row in rows]
+    cells = [[_fmt(header[i]) for i in keep]] + [[_fmt(row[i]) for i in keep] for row in rows]
     widths = [max(len(r[j]) for r in cells) for j in range(len(keep))]
     return "".join("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() + "\n" for r in cells)
 
@@ -419,4 +427,4 @@ def _fmt(v: Any) -> str:
         return "n/a"
     if isinstance(v, float):
         return f"{v:.4f}"
-    return str(v)
+    return " ".join(str(v).splitlines())  # one line per run, whatever a title or a model name holds

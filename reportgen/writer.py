@@ -136,6 +136,11 @@ def on_signal(signum: int, frame: FrameType | None = None) -> None:
     raise Interrupted(signum)
 
 
+def signal_pending() -> bool:
+    """Whether a signal is being held back (:class:`_SignalsHeld`): a wait inside may end early."""
+    return _held_signal is not None
+
+
 class _SignalsHeld:
     """While inside, :func:`on_signal` only remembers a signal; it is raised on the way out.
 
@@ -783,4 +788,4 @@ def shown_tempdir(text: str) -> str:
 
 
 __all__ = ["FILE_NAMES", "FORMATS", "Interrupted", "Reservation", "on_signal", "output_path", "private_tempdir", "reserve",
-           "shown_tempdir", "write_outputs"]
+           "shown_tempdir", "signal_pending", "write_outputs"]

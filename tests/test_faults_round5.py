@@ -14,6 +14,7 @@ import os
 import sqlite3
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -276,3 +277,74 @@ def test_the_resource_trackers_warning_option_is_put_back() -> None:
         mp.setattr(cli, "_command", spy)
         assert cli.main(["history", "/nonexistent/x.sqlite", "-q"]) == 2
     assert seen == [[*before, cli.TRACKER_WARNINGS]] and sys.warnoptions == before
+
+
+# --------------------------------------------------------------------------------------
+# The history's entries, as found
+# --------------------------------------------------------------------------------------
+
+
+def test_an_entry_of_a_foreign_kind_is_damage_not_a_trend_render_refuses(tmp_path: Path,
+                                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    """A number whose kind is neither ``model`` nor ``comparison`` (the schema's CHECK turned off,
+    another program) went into the report's trend: the run wrote a ``metrics.json`` that
+    ``reportgen render`` then refused (``trend[0].kind``). It is damage, found before any work."""
+    cfg = make_config(tmp_path)
+    assert run(str(cfg), "--now", "2026-01-01T00:00:00Z") == 0
+    store = tmp_path / "hist.sqlite"
+    with sqlite3.connect(store) as conn:
+        conn.executescript("PRAGMA ignore_check_constraints = 1; UPDATE numbers SET kind = 'zzz' WHERE rowid = 1;")
+    before = store.read_bytes()
+    capsys.readouterr()
+    assert run(str(cfg), "--overwrite", "--now", "2026-02-01T00:00:00Z") == 2
+    assert capsys.readouterr().err == (
+        f"reportgen: error: {store}: a damaged history store (run 1: 'a' 'gini' is of kind 'zzz', not one of model, "
+        f"comparison); restore it from a backup or give another history.path\n")
+    assert store.read_bytes() == before
+    assert _metrics(tmp_path / "out")["run"]["created"] == "2026-01-01T00:00:00Z"
+
+
+def test_history_text_is_one_line_per_run_whatever_a_name_holds(tmp_path: Path,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """``reportgen history`` promises one line per run; a title or model name with a line break
+    (a YAML block scalar) split a run's line in two."""
+    cfg = make_config(tmp_path, title="Q3\nmonitoring")
+    assert run(str(cfg)) == 0
+    capsys.readouterr()
+    assert cli.main(["history", str(tmp_path / "hist.sqlite")]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 2 and "Q3 monitoring" in lines[1], lines
+
+
+def test_a_sigterm_while_a_reader_delays_the_commit_is_answered_at_once(tmp_path: Path) -> None:
+    """The entry's commit runs with signals held (inside the report's swap) and waits for readers
+    of the store: with a reader holding it, a SIGTERM waited up to a minute (a pod is killed 30 s
+    after its SIGTERM). A pending signal now ends the wait: the run stops at once and says the
+    report was written but not recorded."""
+    cfg = make_config(tmp_path)
+    assert run(str(cfg), "--now", "2026-01-01T00:00:00Z") == 0
+    store = tmp_path / "hist.sqlite"
+    reader = sqlite3.connect(store, isolation_level=None)
+    reader.execute("BEGIN")
+    reader.execute("SELECT * FROM runs").fetchall()  # a SHARED lock until the transaction ends
+    try:
+        started = time.monotonic()
+        done = _python(SIGNAL_AT, "reportgen.history:_commit", "SIGTERM", "run", str(cfg), "--overwrite",
+                       "--now", "2026-02-02T00:00:00Z", "-q", cwd=tmp_path)
+        elapsed = time.monotonic() - started
+    finally:
+        reader.execute("ROLLBACK")
+        reader.close()
+    assert done.returncode == 143, done.stderr
+    assert elapsed < 30, f"answered after {elapsed:.1f} s"
+    assert done.stderr == (f"reportgen: error: {cfg}: interrupted by SIGTERM just after the new report was written "
+                           f"({tmp_path / 'out' / 'metrics.json'}); the run was not recorded in the history {store}; "
+                           f"stopped (the report is complete; to run again, pass --overwrite)\n")
+    assert [r["created"] for r in history.read(store)] == ["2026-01-01T00:00:00Z"]
+
+
+def test_a_config_given_twice_in_one_run_is_named_once(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``reportgen run q.yaml q.yaml`` said "configs q.yaml and q.yaml would both write their report here"."""
+    cfg = make_config(tmp_path, history=None)
+    assert run(str(cfg), str(cfg)) == 2
+    assert capsys.readouterr().err == f"reportgen: error: {cfg}: given twice in one run; give each config once; nothing was run\n"
