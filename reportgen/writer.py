@@ -317,12 +317,15 @@ class Reservation:
             _fsync(tmp, directory=True)
             checkpoint("staged")
             with along() if along is not None else nullcontext(None) as commit:
+
+                def committed() -> None:  # right after the commit point, before anything else
+                    self.written = targets
+                    if commit is not None:
+                        commit()
+
                 try:
                     with _SignalsHeld():
-                        self._swap(tmp)
-                        self.written = targets
-                        if commit is not None:
-                            commit()
+                        self._swap(tmp, committed)
                 except Interrupted as exc:  # held back during the swap, raised once the new set was in place
                     exc.written = self.written
                     raise
@@ -340,13 +343,17 @@ class Reservation:
             raise
         return targets
 
-    def _swap(self, tmp: Path) -> None:
-        """Put ``tmp`` in place of the target by one rename (the commit point); afterwards ``tmp``
-        holds the previous set, or nothing. An ``OSError`` means nothing was replaced."""
+    def _swap(self, tmp: Path, committed: Callable[[], None]) -> None:
+        """Put ``tmp`` in place of the target by one rename (the commit point), then call
+        ``committed()`` at once (the history's commit follows the report's with no step between:
+        a kill at any later point finds both done); afterwards ``tmp`` holds the previous set, or
+        nothing. An ``OSError`` means nothing was replaced."""
         target, parent = self.target, self.target.parent
         if not target.exists():
             os.rename(tmp, target)  # commit point (first run)
+            committed()
         elif _exchange(tmp, target):  # commit point
+            committed()
             checkpoint("swapped")
         else:
             old = parent / f"{SCRATCH_PREFIX}old.{self._key}.{secrets.token_hex(4)}"
@@ -357,6 +364,7 @@ class Reservation:
             except BaseException:
                 os.rename(old, target)
                 raise
+            committed()
             checkpoint("swapped")
             try:
                 os.rename(old, tmp)  # so that the caller's clean-up removes it

@@ -348,3 +348,28 @@ def test_a_config_given_twice_in_one_run_is_named_once(tmp_path: Path, capsys: p
     cfg = make_config(tmp_path, history=None)
     assert run(str(cfg), str(cfg)) == 2
     assert capsys.readouterr().err == f"reportgen: error: {cfg}: given twice in one run; give each config once; nothing was run\n"
+
+
+def test_sigkill_just_after_the_swap_finds_the_report_and_its_entry(tmp_path: Path) -> None:
+    """The entry was committed after the swap's pause point ("swapped"): a SIGKILL there (the
+    OOM killer, a pod's hard kill 30 s after its SIGTERM) left the new report without its entry.
+    The entry is now committed right after the rename, before anything else."""
+    cfg = make_config(tmp_path)
+    assert run(str(cfg), "--now", "2026-01-01T00:00:00Z") == 0
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "REPORTGEN_TEST_PAUSE_AT": "swapped"}
+    env.pop("REPORTGEN_NOW", None)
+    proc = subprocess.Popen([sys.executable, "-m", "reportgen", "run", str(cfg), "--overwrite", "--now",
+                             "2026-02-02T00:00:00Z", "-q"], env=env, cwd=tmp_path, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stderr is not None
+        assert proc.stderr.readline() == "reportgen: test pause at swapped\n"
+        proc.kill()
+        proc.wait(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        if proc.stderr is not None:
+            proc.stderr.close()
+    written = _metrics(tmp_path / "out")["run"]
+    assert written["created"] == "2026-02-02T00:00:00Z"
+    assert [r["run_id"] for r in history.read(tmp_path / "hist.sqlite")][-1] == written["run_id"]
