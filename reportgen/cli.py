@@ -33,7 +33,8 @@ import reportgen.clock as clock
 from reportgen.version import __version__
 from reportgen.errors import ConfigError, OutputError, ReportgenError, UserError
 from reportgen.launch import answer_signals_early, command_finished
-from reportgen.writer import Interrupted, Reservation, on_signal, output_path, reserve, write_outputs
+from reportgen.writer import (Interrupted, Reservation, on_signal, output_path, private_tempdir, reserve,
+                              shown_tempdir, write_outputs)
 
 if TYPE_CHECKING:
     from reportgen.config import Config
@@ -468,15 +469,27 @@ def _run_one(job: _Job, args: argparse.Namespace, printer: _Printer, written: di
                 held = stack.enter_context(reserve(out_dir, overwrite))
                 reserved.append(held)
             theme = Theme.from_config(cfg.report.model_dump(mode="json"))
-            targets = write_outputs(result, out_dir, formats, theme=theme, overwrite=overwrite, reservation=held,
-                                    pdf_variant=args.pdf_variant, full_curves=args.full_curves, phase=phases)
-        written[out_dir] = cfg_path  # its warnings were logged as they arose (and are in run.warnings)
-        unrecorded: ReportgenError | None = None
-        if cfg.history is not None:  # recorded once its report is written (one transaction)
+            from reportgen.history import Entry, HistoryError  # noqa: PLC0415
+
+            # the run's history entry is committed with the report set: both or neither
+            entry = None if cfg.history is None else Entry(cfg.history.path, result)
+            unrecorded: HistoryError | None = None
             try:
-                _record(cfg.history.path, result, targets)
-            except ReportgenError as exc:  # said after the report's lines: a failed check is still printed
-                unrecorded = exc
+                targets = write_outputs(result, out_dir, formats, theme=theme, overwrite=overwrite, reservation=held,
+                                        pdf_variant=args.pdf_variant, full_curves=args.full_curves, phase=phases,
+                                        along=None if entry is None else entry.prepared)
+            except Interrupted as exc:
+                if exc.written and entry is not None and not entry.committed:
+                    exc.unrecorded = entry.path
+                raise
+            except HistoryError as exc:
+                if held.written is None:
+                    raise HistoryError(f"{exc}; nothing was written, the previous report is intact") from None
+                # the entry's commit failed just after the report's: said after the report's lines
+                targets = held.written
+                unrecorded = HistoryError(f"{exc}; the report was written ({', '.join(map(str, targets.values()))}) "
+                                          f"but this run is missing from the history")
+        written[out_dir] = cfg_path  # its warnings were logged as they arose (and are in run.warnings)
         printer.info(f"{cfg_path}: wrote {', '.join(str(p) for p in targets.values())}")
         code = _gate(result, cfg_path, printer)
         if unrecorded is not None:
@@ -510,21 +523,6 @@ def _apart(cfg: Config, cfg_path: Path, out_dir: Path) -> None:
             if out_dir.is_relative_to(Path(os.path.realpath(data))):
                 raise ConfigError(f"{cfg.where('models', i, key)}: the output directory {out_dir} lies inside the "
                                   f"dataset {data}, whose every file is read as a part; write the report elsewhere")
-
-
-def _record(store: Path, result, targets: dict[str, Path]) -> None:  # noqa: ANN001 - a ComparisonResult
-    """Append the run to its history store, the report being written: a failure or a signal
-    now says so (the report was replaced) rather than "nothing was written"."""
-    from reportgen.history import HistoryError, append  # noqa: PLC0415
-
-    try:
-        append(store, result)
-    except Interrupted as exc:
-        exc.written, exc.unrecorded = targets, store
-        raise
-    except HistoryError as exc:
-        paths = ", ".join(str(p) for p in targets.values())
-        raise HistoryError(f"{exc}; the report was written ({paths}) but this run is missing from the history") from None
 
 
 def _gate(result, cfg_path: Path, printer: _Printer) -> int:  # noqa: ANN001 - a ComparisonResult
@@ -576,6 +574,9 @@ def _run_batch(args: argparse.Namespace, printer: _Printer) -> int:
             continue
         if job.planned in seen:
             first = seen[job.planned]
+            if first.cfg_path == job.cfg_path:
+                printer.error(f"{job.cfg_path}: given twice in one run; give each config once; nothing was run")
+                return EXIT_USER
             printer.error(
                 f"{job.planned}: configs {first.path} and {job.path} would both write their report here; "
                 f"give the config files distinct names (or distinct output.dir) and rerun; nothing was run"
@@ -700,18 +701,21 @@ def _guarded(fn: Callable[[], int], label: str, printer: _Printer, debug: bool, 
     except UserError as exc:
         if debug:
             traceback.print_exc()
-        printer.error(str(exc))
+        printer.error(shown_tempdir(str(exc)))
         return EXIT_USER
     except ReportgenError as exc:
         if debug:
             traceback.print_exc()
-        printer.error(f"{label}: {exc}")
+        printer.error(f"{label}: {shown_tempdir(str(exc))}")
         return exc.exit_code
     except Interrupted as exc:
         if exc.written:
+            # what is on disk, and what a rerun must do: the complete report is there, so a rerun
+            # without --overwrite is refused ("a report already exists")
             paths = ", ".join(str(p) for p in exc.written.values())
             unrecorded = f"; the run was not recorded in the history {exc.unrecorded}" if exc.unrecorded else ""
-            printer.error(f"{label}: interrupted by {exc.name} just after the new report was written ({paths}){unrecorded}; stopped")
+            printer.error(f"{label}: interrupted by {exc.name} just after the new report was written ({paths}){unrecorded}; "
+                          f"stopped (the report is complete; to run again, pass --overwrite)")
         elif writes:
             printer.error(f"{label}: interrupted by {exc.name}; nothing was written, the previous report is intact")
         else:
@@ -747,6 +751,33 @@ def _signal_handlers() -> Iterator[None]:
             signal.signal(sig, handler)
 
 
+#: The ``-W`` option handed to multiprocessing's resource tracker (:func:`_quiet_resource_tracker`).
+TRACKER_WARNINGS = "ignore::UserWarning:multiprocessing.resource_tracker"
+
+
+@contextmanager
+def _quiet_resource_tracker() -> Iterator[None]:
+    """The resource tracker that multiprocessing starts for a local Dask cluster (its nannies'
+    queues and locks are named semaphores) is told to keep its leak report to itself.
+
+    After a ``kill -9`` of the run, the tracker outlives it, unlinks the semaphores the run
+    left, and warns "There appear to be 12 leaked semaphore objects to clean up at shutdown",
+    a two-line UserWarning on the stderr the run inherited (a scheduler's log, the next run's
+    lines when both append to one file). It is harmless, and said by a process of ours about
+    what it just cleaned up: nothing is left in ``/dev/shm``. The tracker takes its warning
+    options from ``sys.warnoptions`` when it starts (``multiprocessing.util._args_from_interpreter_flags``),
+    so this one filter reaches it and nothing else; restored on the way out (``main`` is also
+    called in-process)."""
+    added = TRACKER_WARNINGS not in sys.warnoptions
+    if added:
+        sys.warnoptions.append(TRACKER_WARNINGS)
+    try:
+        yield
+    finally:
+        if added and TRACKER_WARNINGS in sys.warnoptions:
+            sys.warnoptions.remove(TRACKER_WARNINGS)
+
+
 def _arrow_allocator() -> None:
     """The command's pyarrow buffers come from the system allocator (glibc malloc), unless
     ``ARROW_DEFAULT_MEMORY_POOL`` names another.
@@ -769,7 +800,7 @@ def _arrow_allocator() -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    with _signal_handlers():
+    with _signal_handlers(), _quiet_resource_tracker():
         args = None
         try:
             args = parser.parse_args(argv)
@@ -798,16 +829,21 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _command(args: argparse.Namespace, printer: _Printer, shown: _StderrWarnings) -> int:
     """Run the parsed command; every user error is one line and its exit code (:func:`_guarded`)."""
-    if args.command == "render":
-        return _guarded(lambda: _render(args, printer), args.result, printer, args.debug, writes=True)
-    if args.command in ("run", "validate"):
-        _arrow_allocator()
-    if args.command == "run":
-        return _run_batch(args, printer)
+    if args.command in ("run", "validate", "render"):
+        with private_tempdir():  # the command's temporary files, gone with it (even after a SIGKILL)
+            return _command_with_data(args, printer, shown)
     if args.command == "history":
         return _guarded(lambda: _history(args), args.store, printer, args.debug)
-    if args.command == "init":
-        return _guarded(lambda: _init(args, printer), args.data, printer, args.debug)
+    return _guarded(lambda: _init(args, printer), args.data, printer, args.debug)
+
+
+def _command_with_data(args: argparse.Namespace, printer: _Printer, shown: _StderrWarnings) -> int:
+    """``run``, ``validate`` or ``render``."""
+    if args.command == "render":
+        return _guarded(lambda: _render(args, printer), args.result, printer, args.debug, writes=True)
+    _arrow_allocator()
+    if args.command == "run":
+        return _run_batch(args, printer)
     worst = EXIT_OK
     for path in args.configs:
         code = _guarded(lambda p=path: _validate_one(p, printer, shown, args.overrides), path, printer, args.debug)

@@ -25,14 +25,15 @@ import math
 import os
 import sqlite3
 import time
-from collections.abc import Callable, Sequence
-from contextlib import closing
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import closing, contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
 from reportgen.errors import UserError
 from reportgen.export import safe_cell
 from reportgen.results import ComparisonResult, TrendPoint
+from reportgen.writer import signal_pending
 
 #: How long an append waits for another run's transaction to finish.
 BUSY_TIMEOUT_S = 60.0
@@ -47,6 +48,9 @@ T = TypeVar("T")
 
 #: The store's layout version (``PRAGMA user_version``).
 STORE_VERSION = 1
+
+#: What a number of the store is about (``numbers.kind``; the schema's CHECK).
+_KINDS = ("model", "comparison")
 
 #: Headline metrics of a binary model, in the trend's order.
 BINARY_HEADLINE = ("gini", "ks", "roc_auc")
@@ -105,16 +109,16 @@ def _busy(exc: sqlite3.Error) -> bool:
     return isinstance(exc, sqlite3.OperationalError) and any(w in str(exc) for w in ("locked", "busy"))
 
 
-def _patiently(attempt: Callable[[], T]) -> T:
+def _patiently(attempt: Callable[[], T], give_up: Callable[[], bool] = lambda: False) -> T:
     """``attempt()``, run again while the store is locked by another run, for up to
-    :data:`BUSY_TIMEOUT_S`; the waits are Python sleeps, so a signal is answered within
-    :data:`_POLL_S`. An attempt must leave nothing half done (a transaction rolled back)."""
+    :data:`BUSY_TIMEOUT_S` (or until ``give_up()``); the waits are Python sleeps, so a signal is
+    answered within :data:`_POLL_S`. An attempt must leave nothing half done (a transaction rolled back)."""
     deadline = time.monotonic() + BUSY_TIMEOUT_S
     while True:
         try:
             return attempt()
         except sqlite3.Error as exc:
-            if not _busy(exc) or time.monotonic() >= deadline:
+            if not _busy(exc) or time.monotonic() >= deadline or give_up():
                 raise
         time.sleep(_POLL_S)
 
@@ -220,32 +224,97 @@ def check_usable(path: Path) -> None:
                            f"fix the permissions or give another history.path")
 
 
-def append(path: Path, result: ComparisonResult) -> int:
-    """Record ``result``'s headline numbers in one transaction; returns the entry's sequence number."""
+def _insert(conn: sqlite3.Connection, result: ComparisonResult) -> int:
+    """Inside a write transaction: ``result``'s entry (its sequence number). A run already recorded
+    (the same run id: the same config, inputs and timestamp, so the same numbers; two runs of one
+    config at one instant, or a rerun with ``--now`` pinned) is not recorded twice: its entry's
+    sequence number is returned."""
     run = result.run
+    found = conn.execute("SELECT seq FROM runs WHERE run_id = ? ORDER BY seq LIMIT 1", (run.run_id,)).fetchone()
+    if found is not None:
+        return int(found[0])
     inputs = json.dumps([{"path": f.path, "sha256": f.sha256, "rows": f.rows} for f in run.files])
-    rows = headline(result)
+    cur = conn.execute("INSERT INTO runs (run_id, created, title, config_path, inputs) VALUES (?, ?, ?, ?, ?)",
+                       (run.run_id, run.created, run.title, run.config_path, inputs))
+    seq = int(cur.lastrowid or 0)
+    conn.executemany(
+        "INSERT INTO numbers (seq, kind, subject, metric, value, lo, hi) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        [(seq, p.kind, p.subject, p.metric, p.value, *(p.ci if p.ci else (None, None))) for p in headline(result)])
+    return seq
 
-    def attempt() -> int:
-        with closing(_connect(path, create=True)) as conn:
-            conn.execute("BEGIN IMMEDIATE")
+
+def append(path: Path, result: ComparisonResult) -> int:
+    """Record ``result``'s headline numbers in one transaction; returns the entry's sequence number
+    (an entry of the same run id already there: that one's, nothing added)."""
+    entry = Entry(path, result)
+    with entry.prepared() as commit:
+        commit()
+    assert entry.seq is not None  # noqa: S101 - set by the transaction just committed
+    return entry.seq
+
+
+def _commit(conn: sqlite3.Connection) -> None:
+    """COMMIT; busy while a reader holds the store (the transaction stays open: tried again)."""
+    conn.execute("COMMIT")
+
+
+class Entry:
+    """A run's entry, written into the store's write transaction and committed with its report.
+
+    :meth:`prepared` is the ``along`` of :meth:`reportgen.writer.Reservation.write`: the CLI
+    commits the entry inside the report's commit, signals held, so that it goes in with the
+    report set or not at all — a signal never leaves a report the history does not know of (whose
+    rerun is then refused without ``--overwrite``), nor an entry for a report never written.
+    Preparing waits for another run's lock (a signal is answered meanwhile); committing waits
+    only for readers, which hold the store for a moment. A failed commit is a :class:`HistoryError`.
+    """
+
+    def __init__(self, path: Path, result: ComparisonResult) -> None:
+        self.path, self.result = path, result
+        #: The entry's sequence number once prepared; :attr:`committed` says whether it is in the store.
+        self.seq: int | None = None
+        self.committed = False
+
+    @contextmanager
+    def prepared(self) -> Iterator[Callable[[], None]]:
+        """The entry written, not committed; the block calls the function it is given to commit
+        it, or leaves without calling it to roll it back."""
+        conn, self.seq = self._prepare()
+
+        def commit() -> None:
+            # signals are held here (the report's swap): a reader in the way is waited for, but not
+            # once a SIGTERM is pending — a pod is killed 30 s after it; the run then stops unrecorded
             try:
-                cur = conn.execute("INSERT INTO runs (run_id, created, title, config_path, inputs) VALUES (?, ?, ?, ?, ?)",
-                                   (run.run_id, run.created, run.title, run.config_path, inputs))
-                seq = int(cur.lastrowid or 0)
-                conn.executemany(
-                    "INSERT INTO numbers (seq, kind, subject, metric, value, lo, hi) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    [(seq, p.kind, p.subject, p.metric, p.value, *(p.ci if p.ci else (None, None))) for p in rows])
-                conn.execute("COMMIT")
+                _patiently(lambda: _commit(conn), give_up=signal_pending)
+            except sqlite3.Error as exc:
+                raise HistoryError(f"{self.path}: cannot record the run ({exc}); {_access_hint(self.path, exc)}") from None
+            self.committed = True
+
+        try:
+            yield commit
+        finally:
+            try:
+                if not self.committed:
+                    _rollback(conn)
+            finally:
+                conn.close()
+
+    def _prepare(self) -> tuple[sqlite3.Connection, int]:
+        def attempt() -> tuple[sqlite3.Connection, int]:
+            conn = _connect(self.path, create=True)
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+                return conn, _insert(conn, self.result)
             except BaseException:
                 _rollback(conn)
+                conn.close()
                 raise
-        return seq
 
-    try:
-        return _patiently(attempt)
-    except sqlite3.Error as exc:
-        raise HistoryError(f"{path}: cannot record the run ({exc}); check history.path") from None
+        try:
+            return _patiently(attempt)
+        except sqlite3.Error as exc:
+            hint = "another run held it for over a minute; retry later" if _busy(exc) else _access_hint(self.path, exc)
+            raise HistoryError(f"{self.path}: cannot record the run ({exc}); {hint}") from None
 
 
 def read(path: Path, create: bool = False) -> list[dict[str, Any]]:
@@ -267,7 +336,9 @@ def read(path: Path, create: bool = False) -> list[dict[str, Any]]:
         raise HistoryError(f"{path}: cannot read the history ({exc})") from None
     by_seq: dict[int, list[TrendPoint]] = {r[0]: [] for r in runs}
     for seq, kind, subject, metric, value, lo, hi, run_id, created in nums:
-        if not all(isinstance(t, str) for t in (kind, subject, metric)) or not all(map(_number, (value, lo, hi))):
+        if kind not in _KINDS:  # the schema's CHECK bypassed: ``reportgen render`` refused the trend of the report
+            raise _damaged(path, f"run {seq}: {subject!r} {metric!r} is of kind {kind!r}, not one of {', '.join(_KINDS)}")
+        if not all(isinstance(t, str) for t in (subject, metric)) or not all(map(_number, (value, lo, hi))):
             raise _damaged(path, f"run {seq}: {subject!r} {metric!r} holds {value!r} [{lo!r}, {hi!r}]")
         by_seq[seq].append(TrendPoint(run_id, created, subject, kind, metric, value,
                                       [lo, hi] if lo is not None and hi is not None else None))
@@ -299,7 +370,9 @@ def with_trend(result: ComparisonResult, path: Path, limit: int = 24) -> Compari
     the same title, then this run (not yet recorded: :func:`append` follows the report)."""
     import dataclasses  # noqa: PLC0415
 
-    past = [r for r in read(path, create=True) if r["title"] == result.run.title][-(limit - 1):] if limit > 1 else []
+    run = result.run  # an entry of this very run (a rerun with --now pinned) is this run, shown once
+    past = [r for r in read(path, create=True) if r["title"] == run.title and r["run_id"] != run.run_id]
+    past = past[-(limit - 1):] if limit > 1 else []
     points = [p for r in past for p in r["numbers"]] + headline(result)
     return dataclasses.replace(result, trend=points)
 
@@ -344,7 +417,7 @@ def export(runs: Sequence[dict[str, Any]], fmt: str) -> str:
         return buf.getvalue()
     # text: one line per run with its date and the model metrics (no bounds), aligned
     keep = [i for i, h in enumerate(header) if i < 3 or not h.endswith(("_lo", "_hi"))]
-    cells = [[header[i] for i in keep]] + [[_fmt(row[i]) for i in keep] for row in rows]
+    cells = [[_fmt(header[i]) for i in keep]] + [[_fmt(row[i]) for i in keep] for row in rows]
     widths = [max(len(r[j]) for r in cells) for j in range(len(keep))]
     return "".join("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() + "\n" for r in cells)
 
@@ -354,4 +427,4 @@ def _fmt(v: Any) -> str:
         return "n/a"
     if isinstance(v, float):
         return f"{v:.4f}"
-    return str(v)
+    return " ".join(str(v).splitlines())  # one line per run, whatever a title or a model name holds

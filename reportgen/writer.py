@@ -52,6 +52,7 @@ import ctypes
 import errno
 import fcntl
 import hashlib
+import json
 import os
 import re
 import secrets
@@ -61,7 +62,7 @@ import stat
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING
@@ -72,6 +73,9 @@ from reportgen.heap import young_collections_only
 if TYPE_CHECKING:
     from reportgen.render import Theme
     from reportgen.results import ComparisonResult
+
+#: A transaction committed together with a report set (:meth:`Reservation.write`).
+Along = Callable[[], AbstractContextManager[Callable[[], None]]]
 
 FORMATS = ("html", "pdf", "json", "csv", "xlsx")
 #: File name of each format; a report directory holds these and nothing else.
@@ -86,6 +90,8 @@ _SCRATCH = re.compile(r"^\.reportgen-(?P<kind>tmp|old)\.(?P<key>.+)\.[0-9a-f]{8}
 #: Test-only: ``REPORTGEN_TEST_PAUSE_AT=<point>`` makes a run stop at that named point (see
 #: :func:`checkpoint`) so that the tests can kill a real process there.
 PAUSE_ENV = "REPORTGEN_TEST_PAUSE_AT"
+#: A ``metrics.json`` larger than this is not read to name the run of a report already there.
+_RUN_JSON_LIMIT = 64 << 20
 
 
 class Interrupted(BaseException):
@@ -128,6 +134,11 @@ def on_signal(signum: int, frame: FrameType | None = None) -> None:
             _held_signal = signum
         return
     raise Interrupted(signum)
+
+
+def signal_pending() -> bool:
+    """Whether a signal is being held back (:class:`_SignalsHeld`): a wait inside may end early."""
+    return _held_signal is not None
 
 
 class _SignalsHeld:
@@ -281,11 +292,15 @@ class Reservation:
         #: as "nothing was written".
         self.written: dict[str, Path] | None = None
 
-    def write(self, files: Mapping[str, Callable[[Path], None]]) -> dict[str, Path]:
+    def write(self, files: Mapping[str, Callable[[Path], None]], along: Along | None = None) -> dict[str, Path]:
         """Write ``files`` (file name → function writing that file) as the directory's new set.
 
         Returns the absolute path of each file. On any failure nothing is replaced and the
         sibling is removed; an ``OSError`` becomes an :class:`OutputError` saying what to do.
+        ``along``: a transaction committed with the set (the run's history entry). Entered once
+        the set is staged (its wait may be interrupted: nothing is replaced then); the function
+        it yields is called right after the swap, signals still held, so that a signal cannot
+        fall between the two commits; leaving it without that call rolls it back.
         """
         target, parent = self.target, self.target.parent
         targets = {name: target / name for name in files}
@@ -301,13 +316,19 @@ class Reservation:
                 _fsync(tmp / name)
             _fsync(tmp, directory=True)
             checkpoint("staged")
-            try:
-                with _SignalsHeld():
-                    self._swap(tmp)
+            with along() if along is not None else nullcontext(None) as commit:
+
+                def committed() -> None:  # right after the commit point, before anything else
                     self.written = targets
-            except Interrupted as exc:  # held back during the swap, raised once the new set was in place
-                exc.written = self.written
-                raise
+                    if commit is not None:
+                        commit()
+
+                try:
+                    with _SignalsHeld():
+                        self._swap(tmp, committed)
+                except Interrupted as exc:  # held back during the swap, raised once the new set was in place
+                    exc.written = self.written
+                    raise
         except BaseException as exc:
             with _SignalsHeld(during=exc):
                 _remove(tmp)
@@ -322,13 +343,17 @@ class Reservation:
             raise
         return targets
 
-    def _swap(self, tmp: Path) -> None:
-        """Put ``tmp`` in place of the target by one rename (the commit point); afterwards ``tmp``
-        holds the previous set, or nothing. An ``OSError`` means nothing was replaced."""
+    def _swap(self, tmp: Path, committed: Callable[[], None]) -> None:
+        """Put ``tmp`` in place of the target by one rename (the commit point), then call
+        ``committed()`` at once (the history's commit follows the report's with no step between:
+        a kill at any later point finds both done); afterwards ``tmp`` holds the previous set, or
+        nothing. An ``OSError`` means nothing was replaced."""
         target, parent = self.target, self.target.parent
         if not target.exists():
             os.rename(tmp, target)  # commit point (first run)
+            committed()
         elif _exchange(tmp, target):  # commit point
+            committed()
             checkpoint("swapped")
         else:
             old = parent / f"{SCRATCH_PREFIX}old.{self._key}.{secrets.token_hex(4)}"
@@ -339,6 +364,7 @@ class Reservation:
             except BaseException:
                 os.rename(old, target)
                 raise
+            committed()
             checkpoint("swapped")
             try:
                 os.rename(old, tmp)  # so that the caller's clean-up removes it
@@ -453,9 +479,29 @@ def _check(target: Path, overwrite: bool) -> None:
         existing = [e for e in entries if e in REPORT_FILES]
         if existing:
             raise OutputError(
-                f"{target / existing[0]}: a report already exists; pass --overwrite (or set "
+                f"{target / existing[0]}: a report already exists{_which_run(target)}; pass --overwrite (or set "
                 f"output.overwrite: true) to replace it, or choose another --out"
             )
+
+
+def _which_run(target: Path) -> str:
+    """`` (run ID of CREATED)``: which run wrote the report in ``target``, from its ``metrics.json``
+    (the set is always whole), so that a user rerunning after an interrupted run (a signal after
+    its commit) knows the report is that run's; empty when it cannot be told."""
+    path = target / FILE_NAMES["json"]
+    try:  # never waits on a FIFO, never follows a link out of the directory
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
+        with os.fdopen(fd, "rb") as f:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode) or info.st_size > _RUN_JSON_LIMIT:
+                return ""
+            run = json.loads(f.read()).get("run")
+        run_id, created = run["run_id"], run["created"]
+    except (OSError, ValueError, TypeError, KeyError, AttributeError, RecursionError):
+        return ""
+    if not (isinstance(run_id, str) and isinstance(created, str)) or len(run_id) + len(created) > 200:
+        return ""
+    return f" (run {' '.join(run_id.split())} of {' '.join(created.split())}, complete)"
 
 
 @contextmanager
@@ -504,6 +550,7 @@ def write_outputs(
     pdf_variant: str | None = None,
     full_curves: bool = False,
     phase: Callable[[str], None] | None = None,
+    along: Along | None = None,
 ) -> dict[str, Path]:
     """Write the chosen formats into ``out_dir`` as its new report set: all of them, or none.
 
@@ -515,7 +562,8 @@ def write_outputs(
     PDF/A with the run's ``metrics.json`` embedded (the bytes written beside it, or ``extra``'s).
     ``metrics.json`` stores curves simplified to what a figure shows (:mod:`reportgen.stored_curves`),
     and the figures are drawn from those; ``full_curves`` keeps every point the engine kept.
-    ``phase(name)`` is told as each format starts (the CLI's progress line).
+    ``phase(name)`` is told as each format starts (the CLI's progress line). ``along`` is a
+    transaction committed with the set (:meth:`Reservation.write`: the run's history entry).
     Returns the absolute path of each file written, by format (and by file name for ``extra``).
     """
     import reportgen.render as render  # noqa: PLC0415  (render re-exports this function)
@@ -528,11 +576,12 @@ def write_outputs(
         raise ValueError(f"extra files must be report files ({', '.join(sorted(REPORT_FILES))}), not {unknown}")
     if reservation is None:
         with reserve(out_dir, overwrite) as held:
-            return write_outputs(result, out_dir, formats, theme, overwrite, extra, held, pdf_variant, full_curves, phase)
+            return write_outputs(result, out_dir, formats, theme, overwrite, extra, held, pdf_variant, full_curves, phase,
+                                 along)
     if output_path(out_dir) != reservation.target:
         raise ValueError(f"{out_dir} is not the reserved directory {reservation.target}")
     with young_collections_only():  # the report's objects are not walked again and again (reportgen.heap)
-        return _write_set(result, formats, theme, extra, reservation, pdf_variant, full_curves, phase)
+        return _write_set(result, formats, theme, extra, reservation, pdf_variant, full_curves, phase, along)
 
 
 def _write_set(
@@ -544,6 +593,7 @@ def _write_set(
     pdf_variant: str | None,
     full_curves: bool,
     phase: Callable[[str], None] | None,
+    along: Along | None,
 ) -> dict[str, Path]:
     """:func:`write_outputs` once the directory is reserved and the arguments checked."""
     import reportgen.export as export  # noqa: PLC0415
@@ -623,7 +673,7 @@ def _write_set(
     files.update({name: write_bytes(data) for name, data in extra.items() if name not in files})
     try:
         with render.theme_errors(theme):
-            written = reservation.write(files)
+            written = reservation.write(files, along)
     finally:
         if started is not None:
             started.close()
@@ -633,4 +683,118 @@ def _write_set(
     return out
 
 
-__all__ = ["FILE_NAMES", "FORMATS", "Interrupted", "Reservation", "on_signal", "output_path", "reserve", "write_outputs"]
+# --------------------------------------------------------------------------------------
+# The run's private temporary directory
+# --------------------------------------------------------------------------------------
+
+#: ``TMPDIR/reportgen-run.<16 hex>``: a command's private temporary directory (see :func:`private_tempdir`).
+_RUN_TMP = re.compile(r"^reportgen-run\.[0-9a-f]{16}$")
+_RUN_TMP_LOCK = ".lock"
+#: (the private directory, the directory it is in) while :func:`private_tempdir` is active.
+_private: tuple[str, str] | None = None
+
+
+def private_tempdir() -> AbstractContextManager[Path | None]:
+    """Every temporary file of the command (a SQL source's rows, the stream engine's paired rows,
+    a PDF's attachments) inside one private directory ``TMPDIR/reportgen-run.<hex>``, removed on
+    the way out, and those of earlier commands killed by SIGKILL removed on the way in.
+
+    ``tempfile.tempdir`` points at it while the block runs (the command owns its process; a
+    library call does not choose its host's temporary directory). A killed run (SIGKILL, a
+    crash, the OOM killer) left ``reportgen-sql-*`` and ``reportgen-pairs-*`` directories, some
+    of them the size of its input, that nothing removed. Which leftovers are safe to remove: the
+    directory holds a ``.lock`` file its command keeps ``flock``-ed for its whole life; the
+    kernel releases that lock when the process dies, whatever killed it. So a directory is
+    removed only when it is this user's, has reportgen's exact name, and its lock can be taken
+    — never one of a live command, even in another container sharing the directory (a pid check
+    could not tell). The directory gets its name only once its lock is held (it is created as
+    ``reportgen-new.*`` and renamed), so a sweep never sees one that is not locked yet. Yields
+    None, and changes nothing, when the directory cannot be made (``TMPDIR`` full or read-only:
+    the first temporary file then says so)."""
+    return _private_tempdir()
+
+
+@contextmanager
+def _private_tempdir() -> Iterator[Path | None]:
+    global _private
+    import tempfile  # noqa: PLC0415
+
+    base = tempfile.gettempdir()
+    _sweep(base)
+    made = _make_private(base)
+    if made is None:
+        yield None
+        return
+    final, fd = made
+    previous, previous_private = tempfile.tempdir, _private
+    tempfile.tempdir, _private = final, (final, base)
+    try:
+        yield Path(final)
+    finally:
+        tempfile.tempdir, _private = previous, previous_private
+        with _SignalsHeld():
+            shutil.rmtree(final, ignore_errors=True)
+            os.close(fd)
+
+
+def _make_private(base: str) -> tuple[str, int] | None:
+    """A new ``reportgen-run.*`` directory in ``base``, already locked: (its path, the lock's fd)."""
+    import tempfile  # noqa: PLC0415
+
+    try:
+        staging = tempfile.mkdtemp(prefix="reportgen-new.", dir=base)
+    except OSError:
+        return None
+    fd = -1
+    try:
+        fd = os.open(os.path.join(staging, _RUN_TMP_LOCK), os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        final = os.path.join(base, f"reportgen-run.{secrets.token_hex(8)}")
+        os.rename(staging, final)
+    except OSError:
+        if fd >= 0:
+            os.close(fd)
+        shutil.rmtree(staging, ignore_errors=True)
+        return None
+    return final, fd
+
+
+def _sweep(base: str) -> None:
+    """Remove the private directories in ``base`` of this user's commands that are gone (their
+    lock free); see :func:`private_tempdir`."""
+    try:
+        names = [n for n in os.listdir(base) if _RUN_TMP.match(n)]
+    except OSError:
+        return
+    uid = os.geteuid()
+    for name in names:
+        path = os.path.join(base, name)
+        try:
+            info = os.lstat(path)
+            if not stat.S_ISDIR(info.st_mode) or info.st_uid != uid:
+                continue
+            fd = os.open(os.path.join(path, _RUN_TMP_LOCK), os.O_RDWR | os.O_NOFOLLOW | os.O_CLOEXEC)
+        except OSError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:  # its command is alive
+            os.close(fd)
+            continue
+        try:
+            with _SignalsHeld():
+                shutil.rmtree(path, ignore_errors=True)
+        finally:
+            os.close(fd)
+
+
+def shown_tempdir(text: str) -> str:
+    """``text`` (a message) naming ``TMPDIR`` where it names the private directory inside it: the
+    user chose the one (a full disk there: "point TMPDIR at a larger disk"), not the other."""
+    if _private is None:
+        return text
+    return text.replace(_private[0], _private[1])
+
+
+__all__ = ["FILE_NAMES", "FORMATS", "Interrupted", "Reservation", "on_signal", "output_path", "private_tempdir", "reserve",
+           "shown_tempdir", "signal_pending", "write_outputs"]

@@ -95,16 +95,16 @@ def _unprivileged() -> tuple[str, ...]:
 
 def test_sigterm_while_the_run_is_recorded_says_the_report_was_written(tmp_path: Path) -> None:
     """The history is appended after the report set is swapped in. A SIGTERM there said
-    "nothing was written, the previous report is intact" while the directory held the new report."""
+    "nothing was written, the previous report is intact" while the directory held the new report.
+    (Round 5: the entry is now committed with the report, signals held, so the run is recorded.)"""
     cfg = make_config(tmp_path)
-    done = _python(SIGNAL_AT, "reportgen.history:append", "SIGTERM", "run", str(cfg), "-q", cwd=tmp_path)
+    done = _python(SIGNAL_AT, "reportgen.history:_commit", "SIGTERM", "run", str(cfg), "-q", cwd=tmp_path)
     assert done.returncode == 143, done.stderr
     assert done.stderr.count("\n") == 1, done.stderr
     assert "just after the new report was written" in done.stderr
-    assert f"the run was not recorded in the history {tmp_path / 'hist.sqlite'}" in done.stderr
-    assert "nothing was written" not in done.stderr
+    assert "not recorded" not in done.stderr and "nothing was written" not in done.stderr
     assert (tmp_path / "out" / "metrics.json").is_file()
-    assert history.read(tmp_path / "hist.sqlite") == []  # the append was rolled back whole
+    assert len(history.read(tmp_path / "hist.sqlite")) == 1  # recorded with the report
 
 
 @pytest.mark.parametrize("point", ["reportgen.writer:_remove", "reportgen.cli:_gate"])
@@ -118,7 +118,8 @@ def test_sigterm_after_the_commit_says_the_new_report_was_written(point: str, tm
                    cwd=tmp_path)
     assert done.returncode == 143, done.stderr
     assert done.stderr == (f"reportgen: error: {cfg}: interrupted by SIGTERM just after the new report was written "
-                           f"({tmp_path / 'out' / 'metrics.json'}); stopped\n")
+                           f"({tmp_path / 'out' / 'metrics.json'}); stopped (the report is complete; to run again, "
+                           f"pass --overwrite)\n")
     assert '"created": "2026-02-02T00:00:00Z"' in (tmp_path / "out" / "metrics.json").read_text(encoding="utf-8")
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".reportgen-tmp")] == []
 
@@ -290,15 +291,16 @@ def test_a_failed_append_says_the_report_was_written(tmp_path: Path, monkeypatch
     said only "cannot record the run", as if nothing had been written."""
     cfg = make_config(tmp_path)
 
-    def full(path: Path, result) -> int:  # noqa: ANN001
-        raise history.HistoryError(f"{path}: cannot record the run (database or disk is full); check history.path")
+    def full(conn: sqlite3.Connection) -> None:  # the commit fails (round 5: the entry is committed with the report)
+        raise sqlite3.OperationalError("database or disk is full")
 
-    monkeypatch.setattr(history, "append", full)
+    monkeypatch.setattr(history, "_commit", full)
     assert run(str(cfg)) == 2
     err = capsys.readouterr().err
     out = tmp_path / "out" / "metrics.json"
     assert err == (f"reportgen: error: {tmp_path / 'hist.sqlite'}: cannot record the run (database or disk is full); "
-                   f"check history.path; the report was written ({out}) but this run is missing from the history\n")
+                   f"is its disk full? free some space or give another history.path; the report was written ({out}) "
+                   f"but this run is missing from the history\n")
     assert out.is_file()
 
 
@@ -308,10 +310,10 @@ def test_a_failed_append_still_prints_the_failed_checks(tmp_path: Path, monkeypa
     a scheduler's log is read for, was never printed: the history error came first and ended the run."""
     cfg = make_config(tmp_path, checks=[{"model": "a", "metric": "gini", "at_least": 0.99}])
 
-    def full(path: Path, result) -> int:  # noqa: ANN001
-        raise history.HistoryError(f"{path}: cannot record the run (database or disk is full); check history.path")
+    def full(conn: sqlite3.Connection) -> None:
+        raise sqlite3.OperationalError("database or disk is full")
 
-    monkeypatch.setattr(history, "append", full)
+    monkeypatch.setattr(history, "_commit", full)
     assert cli.main(["run", str(cfg)]) == 2
     captured = capsys.readouterr()
     lines = [line for line in captured.err.splitlines() if not line.startswith("reportgen: warning:")]
