@@ -783,7 +783,9 @@ def record_batches(path: Path, columns: list[str], batch_rows: int, numbers: Ite
     done = 0  # rows yielded: a re-read with a larger block skips them
     while True:
         try:
-            yield from _csv_batches(path, columns, numbers, text, block, done)
+            for rb in _csv_batches(path, columns, numbers, text, block, done):
+                done += rb.num_rows
+                yield rb
             return
         except _Straddle as more:
             done = more.done
@@ -796,6 +798,9 @@ def record_batches(path: Path, columns: list[str], batch_rows: int, numbers: Ite
                 raise fault from None  # a quote left open: the value runs on over the next rows
             if "conversion error" in str(exc) and "invalid UTF8" not in str(exc) and numbers:
                 locate_non_number(path, columns, numbers, text, batch_rows)
+                # every cell a number by the row rule's parse (true / false as 1 / 0): read on with it
+                yield from _numbers_parsed(path, columns, numbers, text, batch_rows, done)
+                return
             raise csv_arrow_error(path, exc) from None
         except (pa.ArrowException, OSError, ValueError) as exc:
             raise csv_arrow_error(path, exc) from None
@@ -949,6 +954,26 @@ def locate_non_number(path: Path, columns: list[str], numbers: list[str], text: 
         for c in numbers:
             numeric(rb.column(c).to_pandas().replace(list(NA_VALUES), None), path, c, offset)
         offset += rb.num_rows
+
+
+def _numbers_parsed(path: Path, columns: list[str], numbers: list[str], text: list[str], batch_rows: int,
+                    skip: int) -> Iterator[Any]:
+    """The CSV's batches from row ``skip`` on, ``numbers`` read as text and parsed by
+    :func:`reportgen.io.validate.numeric` (:data:`NA_VALUES` missing): a file whose number
+    columns pyarrow cannot parse although every cell is a number by the row rule (``true`` /
+    ``false``: 1 / 0), so the streamed engines read what ``engine: memory`` reads."""
+    import pyarrow as pa  # noqa: PLC0415
+
+    seen = 0
+    for rb in record_batches(path, columns, batch_rows, (), [*text, *numbers]):
+        start, seen = seen, seen + rb.num_rows
+        if seen <= skip:
+            continue
+        rb = rb.slice(max(0, skip - start))
+        arrays = [pa.array(numeric(col.to_pandas().replace(list(NA_VALUES), None), path, name, start), pa.float64(),
+                           from_pandas=True)
+                  if name in numbers else col for name, col in zip(rb.schema.names, rb.columns)]
+        yield pa.RecordBatch.from_arrays(arrays, names=rb.schema.names)
 
 
 def read_table(path: Path, columns: list[str], numbers: Iterable[str] = (), text: Iterable[str] = (),

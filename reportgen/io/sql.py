@@ -335,6 +335,22 @@ def pushdown_query(source: SourceConfig, cols: Mapping[str, str], where: str) ->
     inner, params = bind(source.query, source.params, where, marker_of(source))
     s, y = ident(cols["score"]), ident(cols["label"])
     w = f"CAST({ident(cols['weight'])} AS DOUBLE PRECISION)" if "weight" in cols else "1.0"
+    # SQLite casts text that is not a number to 0: its weights stored as text are counted, then read
+    # by the row rule (text_weights_query)
+    text = (f"SUM(CASE WHEN typeof({ident(cols['weight'])}) IN ('text', 'blob') THEN 1 ELSE 0 END)"
+            if "weight" in cols and marker_of(source) == "?" else "0")
     sql = (f"SELECT {s} AS score, {y} AS label, SUM({w}) AS w, SUM({w} * {w}) AS w2, MIN({w}) AS w_min, "
+           f"MAX({w}) AS w_max, MIN(CASE WHEN {w} > 0 THEN {w} END) AS w_min_positive, "
+           f"SUM(CASE WHEN {w} <> ROUND({w}) THEN 1 ELSE 0 END) AS n_fraction, {text} AS n_text, "
            f"COUNT(*) AS n, COUNT({w}) AS n_w FROM ({inner}) AS reportgen_rows GROUP BY {s}, {y}")
     return sql, params
+
+
+def text_weights_query(source: SourceConfig, column: str, where: str) -> tuple[str, tuple[Any, ...]]:
+    """SQLite: the distinct weights stored as text (or bytes) in the user's query, each with the
+    number the database's cast makes of it (``'abc'`` → 0), so that they are read by the row
+    rule (:func:`reportgen.io.validate.numeric`) as the pulled rows are."""
+    w = '"' + column.replace('"', '""') + '"'
+    inner, params = bind(source.query, source.params, where, marker_of(source))
+    return (f"SELECT DISTINCT {w} AS w, CAST({w} AS DOUBLE PRECISION) AS w_cast FROM ({inner}) AS reportgen_rows "
+            f"WHERE typeof({w}) IN ('text', 'blob')"), params

@@ -1,0 +1,197 @@
+"""Engine, format and source disagreements of a fifth round (the four left open by round 4, then
+a fuzzer's), one regression test each, every engine run on the same input.
+
+Rules decided here (README, "What an input may be"):
+
+* a number column's ``true`` / ``false`` (any case) are 1 / 0 in every format, as a Parquet
+  boolean column is read (a rule's flag as a score);
+* a text id is itself, stripped, but a fraction of zeros is dropped (``1.0`` is ``1``, as a float
+  id column is keyed); ``007`` is still not ``7``, in the id join and in the credit section alike;
+* a SQLite source pushed down reads its weights by the row rule: a weight stored as text that is
+  not a number is refused, not cast to 0; the weight range rules of the rows apply too.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+from docdiff import first_difference  # noqa: E402
+from test_bad_input_parity import config, rows, same_everywhere  # noqa: E402
+from test_round3_parity import refused_alike_by_validate  # noqa: E402
+from test_round4_parity import documents, same_documents  # noqa: E402
+
+
+def _unfiled(doc: dict) -> dict:
+    """A document with its models' file names blanked (the same data under other names)."""
+    for model in doc["models"].values():
+        model["file"] = None
+    return doc
+
+
+# --- 1. true / false scores: one rule for CSV and Parquet ------------------------------------------
+
+
+def test_true_false_scores_in_a_csv_read_as_the_parquet_booleans_do(tmp_path, scheduler, capsys):
+    """A rule's flag as the score: Parquet booleans were read as 1 / 0 in every engine while the same
+    flags written as true / false in a CSV were refused ("non-numeric value 'True'"). Both are now
+    1 / 0, with the numbers of the flags written 1 / 0."""
+    t = rows(30)
+    flag = t.s > 0.5
+    t.assign(s=flag.astype(int)).to_csv(tmp_path / "ones.csv", index=False)
+    t.assign(s=flag).to_parquet(tmp_path / "a.parquet", index=False)
+    t.assign(s=np.where(flag, "TRUE", "false")).to_csv(tmp_path / "a.csv", index=False)
+    docs = {}
+    for file in ("ones.csv", "a.parquet", "a.csv"):
+        docs[file] = _unfiled(same_documents(documents(config(tmp_path, [{"name": "a", "file": file, "score": "s"}]),
+                                                       scheduler, capsys)))
+    assert first_difference(docs["ones.csv"], docs["a.parquet"]) is None
+    assert first_difference(docs["ones.csv"], docs["a.csv"]) is None
+
+
+def test_true_false_past_the_first_csv_block_are_read_on_by_the_streamed_engines(tmp_path, scheduler, capsys):
+    """The streamed reader parses a CSV block by block as float64; a block holding 'true' failed as
+    a whole. Past the first block (1 MB), the rows already read are kept and the rest is read with
+    the row rule's parse: the numbers of memory, which reads the file whole."""
+    n = 150_000
+    rng = np.random.default_rng(3)
+    s = np.round(rng.random(n), 3).astype(object)
+    s[-5:] = ["true", "false", "True", "FALSE", "true"]
+    pd.DataFrame({"y": np.arange(n) % 2, "s": s, "w": 1}).to_csv(tmp_path / "a.csv", index=False)
+    assert (tmp_path / "a.csv").stat().st_size > 1 << 20
+    cfg = config(tmp_path, [{"name": "a", "file": "a.csv", "score": "s"}], weight="w")
+    doc = same_documents(documents(cfg, scheduler, capsys))
+    assert doc["models"]["a"]["n"] == n
+
+
+def test_a_non_number_beside_true_false_is_still_named_by_its_row(tmp_path, scheduler, capsys):
+    t = rows(30).astype({"s": object})
+    t.loc[3, "s"] = "true"
+    t.loc[17, "s"] = "yes"
+    t.to_csv(tmp_path / "a.csv", index=False)
+    line = refused_alike_by_validate(config(tmp_path, [{"name": "a", "file": "a.csv", "score": "s"}]), scheduler, capsys)
+    assert line.endswith("a.csv: column 's', row 19: non-numeric value 'yes'; expected a number"), line
+
+
+# --- 3. ids: one rule across formats ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("write", ["csv", "parquet"])
+def test_an_id_written_1_0_joins_the_id_1_as_a_float_id_column_does(write, tmp_path, scheduler, capsys):
+    """Parquet float ids (1.0) joined integer ids (1) in every engine, but the same ids saved to a
+    CSV ("1.0", as pandas writes a float column) or stored as Parquet text found no id in common:
+    "model 'a' has 30 id(s) not shared by every model (e.g. '1.0', …)". A fraction of zeros is now
+    dropped from a text id; every writing of the ids gives the numbers of the integer ids."""
+    t = rows(30)
+    t.iloc[::-1].to_csv(tmp_path / "b.csv", index=False)
+    models = [{"name": "a", "file": f"a.{write}", "score": "s"}, {"name": "b", "file": "b.csv", "score": "s"}]
+    t.to_csv(tmp_path / "a.csv", index=False) if write == "csv" else t.to_parquet(tmp_path / "a.parquet", index=False)
+    want = _unfiled(same_documents(documents(config(tmp_path, models, id="id"), scheduler, capsys, ("memory",))))
+    for ids in (t.id.astype(float), t.id.map(lambda i: f"{i}.0"), t.id.map(lambda i: f" {i}.00 ")):
+        a = t.assign(id=ids)
+        a.to_csv(tmp_path / "a.csv", index=False) if write == "csv" else a.to_parquet(tmp_path / "a.parquet", index=False)
+        got = _unfiled(same_documents(documents(config(tmp_path, models, id="id"), scheduler, capsys)))
+        assert first_difference(want, got) is None, ids.iloc[0]
+
+
+def test_zero_padded_ids_still_differ_and_a_padded_1_0_keeps_its_zeros(tmp_path, scheduler, capsys):
+    t = rows(30)
+    t.to_csv(tmp_path / "b.csv", index=False)
+    t.assign(id=t.id.map(lambda i: f"00{i}.0")).to_csv(tmp_path / "a.csv", index=False)
+    models = [{"name": "a", "file": "a.csv", "score": "s"}, {"name": "b", "file": "b.csv", "score": "s"}]
+    line = same_everywhere(config(tmp_path, models, id="id"), scheduler, capsys)
+    assert "model 'a' has 30 id(s) not shared by every model (e.g. '001', '002', '003'" in line, line
+
+
+def test_the_credit_section_joins_ids_by_the_id_rule_not_the_label_rule(tmp_path, scheduler, capsys):
+    """The credit section keyed ids by the label rule, so grade migration matched the reference's
+    '07' with the current sample's '7', ids the run's own join keeps apart."""
+    rng = np.random.default_rng(11)
+    n = 60
+    s = np.round(rng.random(n), 3)
+    cur = pd.DataFrame({"id": [str(i) for i in range(n)], "y": (rng.random(n) < s).astype(int), "s": s})
+    cur.to_csv(tmp_path / "a.csv", index=False)
+    cur.assign(id=[f"0{i}" for i in range(n)]).to_csv(tmp_path / "ref.csv", index=False)
+    cfg = config(tmp_path, [{"name": "a", "file": "a.csv", "score": "s", "reference": "ref.csv"}], id="id",
+                 credit={"grades": {"quantiles": 3}})
+    doc = same_documents(documents(cfg, scheduler, capsys, ("memory",)))
+    assert doc["credit"]["models"]["a"]["migration"]["matched"] == 0  # '00' is not '0', '01' not '1', …
+    cur.assign(id=[f"{i}.0" for i in range(n)]).to_csv(tmp_path / "ref.csv", index=False)
+    doc = same_documents(documents(cfg, scheduler, capsys, ("memory",)))
+    assert doc["credit"]["models"]["a"]["migration"]["matched"] == n  # '1.0' is '1', as in the id join
+
+
+# --- 2. SQLite pushdown reads weights by the row rule -----------------------------------------------
+
+
+def _sqlite(tmp: Path, t: pd.DataFrame) -> None:
+    pytest.importorskip("adbc_driver_sqlite.dbapi", reason="the sql extra is not installed")
+    with sqlite3.connect(tmp / "x.db") as con:
+        t.to_sql("p", con, index=False)
+    con.close()
+
+
+def _sql_model(pushdown: bool) -> dict:
+    return {"name": "a", "source": {"url": "sqlite:///x.db", "query": "SELECT * FROM p", "pushdown": pushdown},
+            "score": "s"}
+
+
+def test_a_text_weight_pushed_down_to_sqlite_is_refused_not_cast_to_0(tmp_path, scheduler, capsys):
+    """SQLite's CAST made 0 of a weight stored as 'abc' (exit 0, that row weightless) where the
+    pulled rows, a CSV and a Parquet file refuse it in every engine."""
+    t = rows(30).assign(w=["abc"] + ["2"] * 29)
+    _sqlite(tmp_path, t)
+    pulled = same_everywhere(config(tmp_path, [_sql_model(False)], weight="w"), scheduler, capsys)
+    assert pulled.endswith("column 'w', row 2: non-numeric value 'abc'; expected a number"), pulled
+    pushed = same_everywhere(config(tmp_path, [_sql_model(True)], weight="w"), scheduler, capsys)
+    assert pushed.endswith("SELECT * FROM p): column 'w': non-numeric value 'abc'; expected a number "
+                           "(fix the data or cast it in the query)"), pushed
+
+
+def test_numbers_stored_as_text_in_sqlite_give_the_pulled_rows_numbers_pushed_down(tmp_path, scheduler, capsys):
+    """Weights '2' and scores 'true' / '0.25' stored as text: pushed down, the weights are read as
+    the database casts them (the same numbers), the scores by the row rule (SQLite's mixed column
+    was refused at 'true'); the numbers equal the pulled rows' read by the stream engine."""
+    t = rows(30).astype({"s": object})
+    t["s"] = [("true" if v > 0.7 else "false") if i % 3 == 0 else str(v) for i, v in enumerate(t.s)]
+    _sqlite(tmp_path, t.assign(w=[str(1 + i % 3) for i in range(30)]))
+    docs = {}
+    for pushdown in (False, True):
+        cfg = config(tmp_path, [_sql_model(pushdown)], weight="w")
+        docs[pushdown] = documents(cfg, scheduler, capsys, ("stream",) if not pushdown else ("memory", "stream", "dask"))
+    same_documents(docs[True])
+    a, b = docs[False]["stream"]["models"]["a"]["metrics"], docs[True]["memory"]["models"]["a"]["metrics"]
+    assert a.keys() == b.keys()
+    for k in a:
+        assert a[k] == pytest.approx(b[k], rel=1e-12, nan_ok=True) if isinstance(a[k], float) else a[k] == b[k], k
+
+
+@pytest.mark.parametrize("weight, message", [
+    (1e16, "weight 1e+16 is too large (at most 1e+15); rescale the weights"),
+    (1e-20, "weight 1e-20 is too small (0, or at least 1e-15); rescale the weights"),
+    ("true", "weight 'true' is read as 1 by the row rule but as 0 by the database; cast it in the query"),
+], ids=["large", "small", "text true"])
+def test_pushed_down_weights_follow_the_row_readers_weight_rules(weight, message, tmp_path, scheduler, capsys):
+    """Pushed down, a weight of 1e16 or 1e-20 was summed (the row readers refuse both), and the
+    text 'true' counted 0 where the rows read 1."""
+    _sqlite(tmp_path, rows(30).assign(w=[weight] + [1.0] * 29))
+    line = same_everywhere(config(tmp_path, [_sql_model(True)], weight="w"), scheduler, capsys)
+    assert line.endswith(f"SELECT * FROM p): column 'w': {message}"), line
+    pulled = same_everywhere(config(tmp_path, [_sql_model(False)], weight="w"), scheduler, capsys,
+                             code=0 if weight == "true" else 2)
+    assert weight == "true" or "row 2: " + message.split(";")[0] in pulled, pulled
+
+
+def test_fractional_frequency_weights_pushed_down_are_refused_as_the_rows_are(tmp_path, scheduler, capsys):
+    _sqlite(tmp_path, rows(30).assign(w=[2.5] + [1.0] * 29))
+    line = same_everywhere(config(tmp_path, [_sql_model(True)], weight="w", weight_kind="frequency"), scheduler, capsys)
+    assert line.endswith("column 'w': a weight is not a whole number; weight_kind: frequency needs whole-number "
+                         "weights (use weight_kind: sampling)"), line
