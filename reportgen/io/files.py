@@ -45,11 +45,7 @@ import pandas as pd
 
 from reportgen.errors import InputError
 from reportgen.io import filesystems as F
-from reportgen.io.validate import float_keys, numeric
-
-#: Cell texts that are a missing value in a numeric column (pandas' defaults; an empty cell too).
-NA_VALUES = ("", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND", "1.#QNAN", "<NA>",
-             "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null")
+from reportgen.io.validate import NA_VALUES, float_keys, numeric
 
 
 @dataclass(frozen=True, slots=True)

@@ -334,6 +334,10 @@ def sorted_classes(found: set[str]) -> list[str]:
 
 #: The text a number column reads as a number although it is not one: a flag written as text.
 BOOLEAN_NUMBERS = {"true": 1.0, "false": 0.0}
+#: Cell texts that are a missing value in a numeric column (pandas' defaults; an empty cell too),
+#: written in a CSV or stored as text (a Parquet string column, a database's text column).
+NA_VALUES = ("", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND", "1.#QNAN", "<NA>",
+             "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null")
 
 
 def numeric(series: pd.Series, path: Any, column: str, offset: int = 0, faults: Faults | None = None) -> np.ndarray:
@@ -342,7 +346,8 @@ def numeric(series: pd.Series, path: Any, column: str, offset: int = 0, faults: 
 
     ``true`` / ``false`` in any case (:data:`BOOLEAN_NUMBERS`) are 1 / 0 in every format: a CSV's
     true / false scores (a rule's flag) were refused as non-numeric where the same flags stored
-    as Parquet booleans were read as 1 / 0."""
+    as Parquet booleans were read as 1 / 0. The :data:`NA_VALUES` spellings stored as text are
+    missing, as in a CSV (a Parquet text score 'NA' or '' was refused as non-numeric)."""
     if series.dtype == np.float64:  # read typed (pyarrow, Parquet): nothing to convert or check
         return series.to_numpy(dtype=np.float64)
     if getattr(series.dtype, "kind", None) in ("M", "m"):
@@ -351,17 +356,19 @@ def numeric(series: pd.Series, path: Any, column: str, offset: int = 0, faults: 
         what = "timestamps" if series.dtype.kind == "M" else "durations"
         raise InputError(f"{path}: column '{column}' holds {what} ({series.dtype}), not numbers; "
                          f"name a numeric column (a score, weight or class probability)")
-    values = pd.to_numeric(series, errors="coerce")
-    bad = values.isna() & series.notna()
+    values = pd.to_numeric(series, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
+    bad = np.isnan(values) & series.notna().to_numpy()
     if bad.any():  # true / false (any case) are 1 / 0, as a boolean column (Parquet, a database) is read
-        flags = series[bad].astype(str).str.strip().str.lower().map(BOOLEAN_NUMBERS)
-        values = values.astype(np.float64).where(~bad, flags)
-        bad = values.isna() & series.notna()
+        at = np.flatnonzero(bad)
+        text = series.iloc[at].astype(str)
+        values = values.copy()
+        values[at] = text.str.strip().str.lower().map(BOOLEAN_NUMBERS).to_numpy(dtype=np.float64)
+        bad[at] = np.isnan(values[at]) & ~text.isin(NA_VALUES).to_numpy()  # NA: missing, as in a CSV
     if bad.any():
-        i = int(np.flatnonzero(bad.to_numpy())[0])
+        i = int(np.flatnonzero(bad)[0])
         fault(faults, offset + i,
               f"{path}: column '{column}', row {offset + i + HEADER_ROWS}: non-numeric value {show(series.iloc[i])}; expected a number")
-    return values.to_numpy(dtype=np.float64)
+    return values
 
 
 def columns_for(cfg: Config, m: ModelConfig) -> dict[str, str]:

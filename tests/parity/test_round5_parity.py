@@ -220,3 +220,27 @@ def test_grade_migration_counts_each_joined_row_by_its_frequency_weight(tmp_path
     np.add.at(want, (np.digitize(ref.s, edges), np.digitize(cur.s, edges)), cur.w)
     assert migration["matched"] == cur.w.sum() == want.sum()
     assert migration["counts"] == want.tolist()
+
+
+# --- fuzzed: NA spellings in text number columns ------------------------------------------------------
+
+
+@pytest.mark.parametrize("spelling", ["NA", "nan", "NaN", "", "null", "N/A"])
+def test_a_missing_value_spelled_in_a_parquet_text_score_is_missing_as_in_a_csv(spelling, tmp_path, scheduler, capsys):
+    """A score column stored as text (a Parquet string column, a SQLite text column pulled) with 'NA'
+    or an empty string: refused as "non-numeric value 'NA'" in every engine, where the same cell in
+    a CSV is missing (dropped under missing: drop, counted). Both are missing now."""
+    t = rows(30).astype({"s": object})
+    t["s"] = t.s.astype(str)
+    t.loc[4, "s"] = spelling
+    t.to_csv(tmp_path / "a.csv", index=False)
+    t.to_parquet(tmp_path / "a.parquet", index=False)
+    docs = {}
+    for file in ("a.csv", "a.parquet"):
+        cfg = config(tmp_path, [{"name": "a", "file": file, "score": "s"}], missing="drop")
+        docs[file] = _unfiled(same_documents(documents(cfg, scheduler, capsys)))
+    assert first_difference(docs["a.csv"], docs["a.parquet"]) is None
+    assert docs["a.csv"]["models"]["a"]["n"] == 29
+    line = same_everywhere(config(tmp_path, [{"name": "a", "file": "a.parquet", "score": "s"}]), scheduler, capsys)
+    assert line.endswith("a.parquet: row 6: missing or non-finite score in 's'; fix the data or set 'missing: drop' "
+                         "to drop such rows (counted in the report)"), line
