@@ -106,13 +106,16 @@ def pushed_table(cfg: Config, i: int) -> tuple[ModelTable, FileInfo, list[tuple[
     label = grouped.column("label")
     w = _column(grouped, "w").astype(np.float64)
     w_present = _column(grouped, "n_w").astype(np.int64)
+    # text the database kept as text (SQLite's mixed columns) read by the row rule: '0.5', true / false, 'NA'
+    s_all = _numbers(score.to_pandas(), f"{where} ({label_of})", cols["score"])
+    if "weight" in cols and _column(grouped, "n_text").sum() > 0:
+        _check_text_weights(m.source, cols["weight"], where, label_of)
+    label_keys = V.key_array(label)  # the row rule's keys: '' and 'nan' are missing as in the pulled rows
     dropped: list[tuple[str, str, int]] = []
     checks = [
-        (V.missing_score(cols["score"]), np.asarray(score.is_null().to_numpy(zero_copy_only=False), bool)),
-        (V.missing_label(cols["label"], "binary"), np.asarray(label.is_null().to_numpy(zero_copy_only=False), bool)),
+        (V.missing_score(cols["score"]), ~np.isfinite(s_all)),
+        (V.missing_label(cols["label"], "binary"), np.asarray(label_keys.is_null().to_numpy(zero_copy_only=False), bool)),
     ]
-    if "weight" in cols:
-        checks.append((V.missing_weight(cols["weight"]), w_present < n))
     keep = np.ones(n.shape[0], bool)
     for reason, bad in checks:
         bad = bad & keep
@@ -122,32 +125,35 @@ def pushed_table(cfg: Config, i: int) -> tuple[ModelTable, FileInfo, list[tuple[
                                  f"fix the data or set missing: drop")
             dropped.append((m.name, reason, int(n[bad].sum())))
             keep &= ~bad
+    if "weight" in cols and (w_present < n)[keep].any():
+        # the rows without a weight, not their group: SUM and MIN skip them, COUNT(w) counts the rest
+        lost = int((n - w_present)[keep].sum())
+        if cfg.missing == "error":
+            raise InputError(f"{where} ({label_of}): {lost} row(s) with {V.missing_weight(cols['weight'])}; "
+                             f"fix the data or set missing: drop")
+        dropped.append((m.name, V.missing_weight(cols["weight"]), lost))
+        n = np.where(keep, w_present, n)
+        keep &= n > 0
     if not keep.any():
         raise V.no_rows_left(f"{where} ({label_of})", m.name)
-    kept = score.filter(keep)
-    # text the database kept as text (SQLite's mixed columns) read by the row rule: '0.5', true / false
-    s = _numbers(kept.to_pandas(), f"{where} ({label_of})", cols["score"])
-    if not np.isfinite(s).all() or (np.abs(s) > MAX_ABS_SCORE).any():
-        bad_s = s[~np.isfinite(s) | (np.abs(s) > MAX_ABS_SCORE)][0]
-        raise InputError(f"{where} ({label_of}): column '{cols['score']}': score {float(bad_s)!r} is not a finite number "
-                         f"within ±{MAX_ABS_SCORE:g}; fix the scores")
+    s = s_all[keep]
+    if (np.abs(s) > MAX_ABS_SCORE).any():
+        bad_s = s[np.abs(s) > MAX_ABS_SCORE][0]
+        raise InputError(f"{where} ({label_of}): column '{cols['score']}': score {float(bad_s):g} is too large in "
+                         f"magnitude (at most ±{MAX_ABS_SCORE:g}); rescale the scores")
     if m.probabilities and ((s < 0) | (s > 1)).any():
         raise InputError(f"{where} ({label_of}): model '{m.name}': probabilities: true but a score lies outside [0, 1]")
-    labels = label.filter(keep)
-    distinct = labels.unique().to_pylist()
-    keys = {v: V.label_key(v) for v in distinct}
-    found = set(keys.values())
-    V.check_two_labels(f"{where} ({label_of})", cols["label"], found)
-    positive = V.positive_keys(cfg.positive)
     import pyarrow as pa  # noqa: PLC0415
     import pyarrow.compute as pc  # noqa: PLC0415
 
-    pos_values = pa.array([v for v, k in keys.items() if k in positive], type=labels.type)
-    is_pos = np.asarray(pc.is_in(labels, value_set=pos_values).to_numpy(zero_copy_only=False), bool)
+    labels = label_keys.filter(pa.array(keep))
+    found = set(labels.unique().to_pylist())
+    V.check_two_labels(f"{where} ({label_of})", cols["label"], found)
+    positive = V.positive_keys(cfg.positive)
+    is_pos = np.asarray(pc.is_in(labels, value_set=pa.array(sorted(positive), pa.string())).to_numpy(zero_copy_only=False),
+                        bool)
     wk, nk = w[keep], n[keep]
     if "weight" in cols:
-        if _column(grouped, "n_text")[keep].sum() > 0:
-            _check_text_weights(m.source, cols["weight"], where, label_of)
         _check_weights(cfg, grouped, keep, f"{where} ({label_of})", cols["weight"])
     base = build_table(s, is_pos, wk, m.direction)
     weighted = "weight" in cols

@@ -156,6 +156,47 @@ def test_a_text_weight_pushed_down_to_sqlite_is_refused_not_cast_to_0(tmp_path, 
                            "(fix the data or cast it in the query)"), pushed
 
 
+def _pulled_and_pushed(tmp: Path, scheduler: str, capsys, **extra) -> tuple[dict, dict]:
+    """The stream engine's document of the pulled rows, and every engine's (one) of the pushed-down tables."""
+    docs = {}
+    for pushdown in (False, True):
+        cfg = config(tmp, [_sql_model(pushdown)], **extra)
+        docs[pushdown] = documents(cfg, scheduler, capsys, ("stream",) if not pushdown else ("memory", "stream", "dask"))
+    same_documents(docs[True])
+    return docs[False]["stream"], docs[True]["memory"]
+
+
+def _same_numbers(pulled: dict, pushed: dict) -> None:
+    a, b = pulled["models"]["a"], pushed["models"]["a"]
+    assert (a["n"], a["positives"]) == (b["n"], b["positives"])
+    assert a["metrics"].keys() == b["metrics"].keys()
+    for k in a["metrics"]:
+        assert a["metrics"][k] == pytest.approx(b["metrics"][k], rel=1e-12), k
+
+
+@pytest.mark.parametrize("case", ["a missing weight", "a score 'NA'", "an infinite score", "a label ''"])
+def test_pushed_down_rows_are_dropped_as_the_pulled_rows_are(case, tmp_path, scheduler, capsys):
+    """missing: drop, pushed down: a NULL weight dropped its whole (score, label) group, every row of
+    it (38 rows kept where the pulled rows keep 39); a score stored as 'NA' or inf stopped the run
+    ("score nan is not a finite number") and a label stored as '' was a third label, where the pulled
+    rows drop the one row. Each now drops the rows the row rule drops, counted alike."""
+    rng = np.random.default_rng(1)
+    t = pd.DataFrame({"y": np.arange(40) % 2, "s": np.round(rng.random(40), 1), "w": rng.integers(1, 4, 40).astype(float)})
+    t = t.astype({"s": object, "y": object})
+    if case == "a missing weight":
+        t.loc[3, "w"] = None
+    elif case == "a score 'NA'":
+        t.loc[3, "s"] = "NA"
+    elif case == "an infinite score":
+        t.loc[3, "s"] = float("inf")
+    else:
+        t.loc[3, "y"] = ""
+    _sqlite(tmp_path, t)
+    pulled, pushed = _pulled_and_pushed(tmp_path, scheduler, capsys, weight="w", missing="drop")
+    _same_numbers(pulled, pushed)
+    assert pushed["models"]["a"]["n"] == 39
+
+
 def test_numbers_stored_as_text_in_sqlite_give_the_pulled_rows_numbers_pushed_down(tmp_path, scheduler, capsys):
     """Weights '2' and scores 'true' / '0.25' stored as text: pushed down, the weights are read as
     the database casts them (the same numbers), the scores by the row rule (SQLite's mixed column
@@ -163,15 +204,7 @@ def test_numbers_stored_as_text_in_sqlite_give_the_pulled_rows_numbers_pushed_do
     t = rows(30).astype({"s": object})
     t["s"] = [("true" if v > 0.7 else "false") if i % 3 == 0 else str(v) for i, v in enumerate(t.s)]
     _sqlite(tmp_path, t.assign(w=[str(1 + i % 3) for i in range(30)]))
-    docs = {}
-    for pushdown in (False, True):
-        cfg = config(tmp_path, [_sql_model(pushdown)], weight="w")
-        docs[pushdown] = documents(cfg, scheduler, capsys, ("stream",) if not pushdown else ("memory", "stream", "dask"))
-    same_documents(docs[True])
-    a, b = docs[False]["stream"]["models"]["a"]["metrics"], docs[True]["memory"]["models"]["a"]["metrics"]
-    assert a.keys() == b.keys()
-    for k in a:
-        assert a[k] == pytest.approx(b[k], rel=1e-12, nan_ok=True) if isinstance(a[k], float) else a[k] == b[k], k
+    _same_numbers(*_pulled_and_pushed(tmp_path, scheduler, capsys, weight="w"))
 
 
 @pytest.mark.parametrize("weight, message", [
