@@ -330,7 +330,7 @@ def as_read_alone(values: Any, to: Any, number: bool = False) -> Any:
     :func:`reportgen.io.validate.numeric` reads them), floats spelled by the key rule as the
     float64 they are read as (:func:`reportgen.io.validate.float_keys`: ``1e18`` as its digits,
     so an id, a label and a number read alike; NaN and ±inf missing), booleans of a column read as numbers (``number``)
-    as 1 / 0 (a label's stay true / false: the key rule); any other type cast."""
+    as 1 / 0, of a text column as ``True`` / ``False`` (the key rule's spelling, which an id keeps); any other type cast."""
     import pyarrow as pa  # noqa: PLC0415
     import pyarrow.compute as pc  # noqa: PLC0415
 
@@ -344,6 +344,10 @@ def as_read_alone(values: Any, to: Any, number: bool = False) -> Any:
         return float_keys(pc.cast(values, pa.float64()))  # 1e18 as its digits, as the key rule spells it
     elif pa.types.is_boolean(values.type) and number:
         values = pc.if_else(values, "1", "0")
+    elif pa.types.is_boolean(values.type) and pa.types.is_string(to):
+        # the key rule's spelling of a boolean ("True"), not arrow's ("true"): an id keeps its text as written,
+        # so a boolean id part beside text parts was 'true' where the part read alone (Dask) gave 'True'
+        return pc.if_else(values, "True", "False")
     return pc.cast(values, to)
 
 

@@ -277,3 +277,20 @@ def test_a_missing_value_spelled_in_a_parquet_text_score_is_missing_as_in_a_csv(
     line = same_everywhere(config(tmp_path, [{"name": "a", "file": "a.parquet", "score": "s"}]), scheduler, capsys)
     assert line.endswith("a.parquet: row 6: missing or non-finite score in 's'; fix the data or set 'missing: drop' "
                          "to drop such rows (counted in the report)"), line
+
+
+# --- fuzzed: Parquet parts of other id types -------------------------------------------------------
+
+
+def test_boolean_ids_of_one_part_beside_text_ids_are_spelled_as_a_part_read_alone(tmp_path, scheduler, capsys):
+    """A part of boolean ids beside a part of text ids: memory and stream read the dataset's column as
+    text through arrow's cast ('true'), Dask each part alone by the key rule ('True'); a CSV's ids
+    'True' / 'False' joined in Dask only ("model 'a' has 2 id(s) not shared …" elsewhere)."""
+    t = rows(12)
+    ids = [f"a{i}" for i in range(10)] + ["True", "False"]
+    (tmp_path / "ds").mkdir()
+    pq.write_table(pa.table({"id": ids[:10], "y": t.y[:10], "s": t.s[:10]}), tmp_path / "ds" / "p0.parquet")
+    pq.write_table(pa.table({"id": [True, False], "y": t.y[10:], "s": t.s[10:]}), tmp_path / "ds" / "p1.parquet")
+    t.assign(id=ids).iloc[::-1].to_csv(tmp_path / "b.csv", index=False)
+    cfg = config(tmp_path, [{"name": "a", "file": "ds", "score": "s"}, {"name": "b", "file": "b.csv", "score": "s"}], id="id")
+    assert same_documents(documents(cfg, scheduler, capsys))["models"]["a"]["n"] == 12
