@@ -294,3 +294,20 @@ def test_boolean_ids_of_one_part_beside_text_ids_are_spelled_as_a_part_read_alon
     t.assign(id=ids).iloc[::-1].to_csv(tmp_path / "b.csv", index=False)
     cfg = config(tmp_path, [{"name": "a", "file": "ds", "score": "s"}, {"name": "b", "file": "b.csv", "score": "s"}], id="id")
     assert same_documents(documents(cfg, scheduler, capsys))["models"]["a"]["n"] == 12
+
+
+def test_a_weight_stored_as_text_na_in_sqlite_is_missing_pushed_down_as_pulled(tmp_path, scheduler, capsys):
+    """A SQLite table loaded from a CSV (``.import``) holds every value as text, 'NA' for a missing
+    weight: the pulled rows drop that row under missing: drop, while pushed down the database cast
+    'NA' to 0 (then the text check refused it). 'NA' spellings are NULL to the pushed-down query."""
+    rng = np.random.default_rng(2)
+    t = pd.DataFrame({"y": np.arange(40) % 2, "s": np.round(rng.random(40), 1).astype(str),
+                      "w": rng.integers(1, 4, 40).astype(str)})
+    t.loc[3, "w"] = "NA"
+    _sqlite(tmp_path, t)
+    pulled, pushed = _pulled_and_pushed(tmp_path, scheduler, capsys, weight="w", missing="drop")
+    _same_numbers(pulled, pushed)
+    assert pushed["models"]["a"]["n"] == 39
+    line = same_everywhere(config(tmp_path, [_sql_model(True)], weight="w"), scheduler, capsys)
+    assert line.endswith("SELECT * FROM p): 1 row(s) with missing or non-finite weight in 'w'; fix the data or set "
+                         "missing: drop"), line
