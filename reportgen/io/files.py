@@ -959,21 +959,35 @@ def locate_non_number(path: Path, columns: list[str], numbers: list[str], text: 
 def _numbers_parsed(path: Path, columns: list[str], numbers: list[str], text: list[str], batch_rows: int,
                     skip: int) -> Iterator[Any]:
     """The CSV's batches from row ``skip`` on, ``numbers`` read as text and parsed by
-    :func:`reportgen.io.validate.numeric` (:data:`NA_VALUES` missing): a file whose number
-    columns pyarrow cannot parse although every cell is a number by the row rule (``true`` /
-    ``false``: 1 / 0), so the streamed engines read what ``engine: memory`` reads."""
+    :func:`reportgen.io.validate.numeric`: a file whose number columns pyarrow cannot parse
+    although every cell is a number by the row rule (``true`` / ``false``: 1 / 0), so the
+    streamed engines read what ``engine: memory`` reads."""
     import pyarrow as pa  # noqa: PLC0415
 
+    for rb, start in numbers_as_text(path, columns, batch_rows, numbers, text, skip):
+        arrays = [pa.array(numeric(col.to_pandas(), path, name, start), pa.float64(), from_pandas=True)
+                  if name in numbers else col for name, col in zip(rb.schema.names, rb.columns)]
+        yield pa.RecordBatch.from_arrays(arrays, names=rb.schema.names)
+
+
+def numbers_as_text(path: Path, columns: list[str], batch_rows: int, numbers: list[str], text: list[str],
+                    skip: int) -> Iterator[tuple[Any, int]]:
+    """The CSV's record batches from row ``skip`` on, with the row (0-based) each starts at, the
+    ``numbers`` columns read as text (:data:`NA_VALUES` spellings missing, as the typed reader
+    has them): what a reader whose typed read failed reads on with."""
+    import pyarrow as pa  # noqa: PLC0415
+    import pyarrow.compute as pc  # noqa: PLC0415
+
+    na = pa.array(NA_VALUES, type=pa.string())
     seen = 0
     for rb in record_batches(path, columns, batch_rows, (), [*text, *numbers]):
         start, seen = seen, seen + rb.num_rows
         if seen <= skip:
             continue
         rb = rb.slice(max(0, skip - start))
-        arrays = [pa.array(numeric(col.to_pandas().replace(list(NA_VALUES), None), path, name, start), pa.float64(),
-                           from_pandas=True)
-                  if name in numbers else col for name, col in zip(rb.schema.names, rb.columns)]
-        yield pa.RecordBatch.from_arrays(arrays, names=rb.schema.names)
+        arrays = [pc.if_else(pc.is_in(col, value_set=na), pa.scalar(None, pa.string()), col) if name in numbers else col
+                  for name, col in zip(rb.schema.names, rb.columns)]
+        yield pa.RecordBatch.from_arrays(arrays, names=rb.schema.names), max(start, skip)
 
 
 def read_table(path: Path, columns: list[str], numbers: Iterable[str] = (), text: Iterable[str] = (),
