@@ -8,7 +8,11 @@ Rules decided here (README, "What an input may be"):
 * a text id is itself, stripped, but a fraction of zeros is dropped (``1.0`` is ``1``, as a float
   id column is keyed); ``007`` is still not ``7``, in the id join and in the credit section alike;
 * a SQLite source pushed down reads its weights by the row rule: a weight stored as text that is
-  not a number is refused, not cast to 0; the weight range rules of the rows apply too.
+  not a number is refused, not cast to 0; the weight range rules of the rows apply too, and its
+  grouped rows are dropped (a missing weight, score 'NA' or inf, label '') as the pulled rows are;
+* the missing-value spellings of a CSV number column ('NA', 'nan', '', …) are missing when stored as
+  text too (a Parquet string column, a database's text column);
+* the credit section's grade migration counts each current row joined by id by its frequency weight.
 """
 
 from __future__ import annotations
@@ -294,6 +298,9 @@ def test_boolean_ids_of_one_part_beside_text_ids_are_spelled_as_a_part_read_alon
     t.assign(id=ids).iloc[::-1].to_csv(tmp_path / "b.csv", index=False)
     cfg = config(tmp_path, [{"name": "a", "file": "ds", "score": "s"}, {"name": "b", "file": "b.csv", "score": "s"}], id="id")
     assert same_documents(documents(cfg, scheduler, capsys))["models"]["a"]["n"] == 12
+
+
+# --- fuzzed: SQLite tables loaded from a CSV (every value text) -------------------------------------
 
 
 def test_a_weight_stored_as_text_na_in_sqlite_is_missing_pushed_down_as_pulled(tmp_path, scheduler, capsys):
