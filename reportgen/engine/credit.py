@@ -862,9 +862,17 @@ def migration_stability(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def _migration(cur: CreditSample, ref: CreditSample, cc: np.ndarray, rc: np.ndarray, labels: list[str],
                s: CreditSettings) -> CreditMigration:
     """Counts of (reference grade, current grade) over the ids in both samples, with the ECB
-    matrix weighted bandwidths and the cell stability tests of that matrix."""
+    matrix weighted bandwidths and the cell stability tests of that matrix.
+
+    Every current row whose id the reference holds is counted, with the grade of the reference's
+    (first) row of that id: a row of frequency weight w, repeated w times by the reader, counts w
+    obligors here as in every other count (one intersection of distinct ids counted it once)."""
     assert cur.ids is not None and ref.ids is not None
-    _, ic, ir = np.intersect1d(cur.ids.astype(str), ref.ids.astype(str), assume_unique=False, return_indices=True)
+    ids, first = np.unique(ref.ids.astype(str), return_index=True)
+    cur_ids = cur.ids.astype(str)
+    at = np.minimum(np.searchsorted(ids, cur_ids), max(len(ids) - 1, 0))
+    ic = np.flatnonzero(ids[at] == cur_ids) if len(ids) else np.zeros(0, dtype=np.intp)
+    ir = first[at[ic]]
     k = len(labels)
     counts = np.bincount(rc[ir] * k + cc[ic], minlength=k * k).reshape(k, k)
     m = int(counts.sum())

@@ -21,7 +21,7 @@ import pandas as pd
 
 from reportgen.config import Config
 from reportgen.io import validate as V
-from reportgen.io.files import NA_VALUES, FileInfo, columns_in, file_info, hashing, read_table, record_batches
+from reportgen.io.files import FileInfo, columns_in, file_info, hashing, numbers_as_text, read_table, record_batches
 from reportgen.io.progress import Progress, ReadProgress
 
 
@@ -42,24 +42,13 @@ def read_columns(path: Path, columns: list[str], batch_rows: int, numbers: list[
 
 def _read_on_as_text(path: Path, columns: list[str], batch_rows: int, numbers: list[str], text: list[str],
                      offset: int) -> Iterator[tuple[Batch, int]]:
-    """The rows from ``offset`` on, the ``numbers`` columns read as text (:data:`NA_VALUES`
+    """The rows from ``offset`` on, the ``numbers`` columns read as text (:data:`~reportgen.io.validate.NA_VALUES`
     spellings missing, as the typed reader has them): the rows of the failed block before its
     non-number are checked by every row rule, so a fault on an earlier row is the one reported
     (as ``engine: memory`` reports it); the non-number itself is then :meth:`Batch.numeric`'s
     fault. Only on this error path, and in batches: bounded memory."""
-    import pyarrow as pa  # noqa: PLC0415
-    import pyarrow.compute as pc  # noqa: PLC0415
-
-    na = pa.array(NA_VALUES, type=pa.string())
-    seen = 0
-    for rb in record_batches(path, columns, batch_rows, (), [*text, *numbers]):
-        start, seen = seen, seen + rb.num_rows
-        if seen <= offset:
-            continue
-        rb = rb.slice(max(0, offset - start))
-        arrays = [pc.if_else(pc.is_in(col, value_set=na), pa.scalar(None, pa.string()), col) if name in numbers else col
-                  for name, col in zip(rb.schema.names, rb.columns)]
-        yield Batch(pa.RecordBatch.from_arrays(arrays, names=rb.schema.names)), max(start, offset)
+    for rb, start in numbers_as_text(path, columns, batch_rows, numbers, text, offset):
+        yield Batch(rb), start
 
 
 def read_frames(cfg: Config, progress: Progress | None = None) -> tuple[dict[Path, Any], list[FileInfo]]:

@@ -45,11 +45,7 @@ import pandas as pd
 
 from reportgen.errors import InputError
 from reportgen.io import filesystems as F
-from reportgen.io.validate import float_keys, numeric
-
-#: Cell texts that are a missing value in a numeric column (pandas' defaults; an empty cell too).
-NA_VALUES = ("", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND", "1.#QNAN", "<NA>",
-             "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null")
+from reportgen.io.validate import NA_VALUES, float_keys, numeric
 
 
 @dataclass(frozen=True, slots=True)
@@ -334,7 +330,7 @@ def as_read_alone(values: Any, to: Any, number: bool = False) -> Any:
     :func:`reportgen.io.validate.numeric` reads them), floats spelled by the key rule as the
     float64 they are read as (:func:`reportgen.io.validate.float_keys`: ``1e18`` as its digits,
     so an id, a label and a number read alike; NaN and ±inf missing), booleans of a column read as numbers (``number``)
-    as 1 / 0 (a label's stay true / false: the key rule); any other type cast."""
+    as 1 / 0, of a text column as ``True`` / ``False`` (the key rule's spelling, which an id keeps); any other type cast."""
     import pyarrow as pa  # noqa: PLC0415
     import pyarrow.compute as pc  # noqa: PLC0415
 
@@ -348,6 +344,10 @@ def as_read_alone(values: Any, to: Any, number: bool = False) -> Any:
         return float_keys(pc.cast(values, pa.float64()))  # 1e18 as its digits, as the key rule spells it
     elif pa.types.is_boolean(values.type) and number:
         values = pc.if_else(values, "1", "0")
+    elif pa.types.is_boolean(values.type) and pa.types.is_string(to):
+        # the key rule's spelling of a boolean ("True"), not arrow's ("true"): an id keeps its text as written,
+        # so a boolean id part beside text parts was 'true' where the part read alone (Dask) gave 'True'
+        return pc.if_else(values, "True", "False")
     return pc.cast(values, to)
 
 
@@ -783,7 +783,9 @@ def record_batches(path: Path, columns: list[str], batch_rows: int, numbers: Ite
     done = 0  # rows yielded: a re-read with a larger block skips them
     while True:
         try:
-            yield from _csv_batches(path, columns, numbers, text, block, done)
+            for rb in _csv_batches(path, columns, numbers, text, block, done):
+                done += rb.num_rows
+                yield rb
             return
         except _Straddle as more:
             done = more.done
@@ -796,6 +798,9 @@ def record_batches(path: Path, columns: list[str], batch_rows: int, numbers: Ite
                 raise fault from None  # a quote left open: the value runs on over the next rows
             if "conversion error" in str(exc) and "invalid UTF8" not in str(exc) and numbers:
                 locate_non_number(path, columns, numbers, text, batch_rows)
+                # every cell a number by the row rule's parse (true / false as 1 / 0): read on with it
+                yield from _numbers_parsed(path, columns, numbers, text, batch_rows, done)
+                return
             raise csv_arrow_error(path, exc) from None
         except (pa.ArrowException, OSError, ValueError) as exc:
             raise csv_arrow_error(path, exc) from None
@@ -949,6 +954,40 @@ def locate_non_number(path: Path, columns: list[str], numbers: list[str], text: 
         for c in numbers:
             numeric(rb.column(c).to_pandas().replace(list(NA_VALUES), None), path, c, offset)
         offset += rb.num_rows
+
+
+def _numbers_parsed(path: Path, columns: list[str], numbers: list[str], text: list[str], batch_rows: int,
+                    skip: int) -> Iterator[Any]:
+    """The CSV's batches from row ``skip`` on, ``numbers`` read as text and parsed by
+    :func:`reportgen.io.validate.numeric`: a file whose number columns pyarrow cannot parse
+    although every cell is a number by the row rule (``true`` / ``false``: 1 / 0), so the
+    streamed engines read what ``engine: memory`` reads."""
+    import pyarrow as pa  # noqa: PLC0415
+
+    for rb, start in numbers_as_text(path, columns, batch_rows, numbers, text, skip):
+        arrays = [pa.array(numeric(col.to_pandas(), path, name, start), pa.float64(), from_pandas=True)
+                  if name in numbers else col for name, col in zip(rb.schema.names, rb.columns)]
+        yield pa.RecordBatch.from_arrays(arrays, names=rb.schema.names)
+
+
+def numbers_as_text(path: Path, columns: list[str], batch_rows: int, numbers: list[str], text: list[str],
+                    skip: int) -> Iterator[tuple[Any, int]]:
+    """The CSV's record batches from row ``skip`` on, with the row (0-based) each starts at, the
+    ``numbers`` columns read as text (:data:`NA_VALUES` spellings missing, as the typed reader
+    has them): what a reader whose typed read failed reads on with."""
+    import pyarrow as pa  # noqa: PLC0415
+    import pyarrow.compute as pc  # noqa: PLC0415
+
+    na = pa.array(NA_VALUES, type=pa.string())
+    seen = 0
+    for rb in record_batches(path, columns, batch_rows, (), [*text, *numbers]):
+        start, seen = seen, seen + rb.num_rows
+        if seen <= skip:
+            continue
+        rb = rb.slice(max(0, skip - start))
+        arrays = [pc.if_else(pc.is_in(col, value_set=na), pa.scalar(None, pa.string()), col) if name in numbers else col
+                  for name, col in zip(rb.schema.names, rb.columns)]
+        yield pa.RecordBatch.from_arrays(arrays, names=rb.schema.names), max(start, skip)
 
 
 def read_table(path: Path, columns: list[str], numbers: Iterable[str] = (), text: Iterable[str] = (),

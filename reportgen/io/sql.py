@@ -43,7 +43,7 @@ from urllib.parse import quote, unquote, urlsplit, urlunsplit
 from reportgen.config import SECRET_KEYS, Config, ModelConfig, SourceConfig, expand_vars
 from reportgen.errors import ConfigError, InputError
 from reportgen.io.pairs import scratch_error
-from reportgen.io.validate import check_columns
+from reportgen.io.validate import NA_VALUES, check_columns
 
 #: Schemes this version connects to, with the ADBC driver module of each (the ``sql`` extra
 #: installs both drivers).
@@ -334,7 +334,33 @@ def pushdown_query(source: SourceConfig, cols: Mapping[str, str], where: str) ->
 
     inner, params = bind(source.query, source.params, where, marker_of(source))
     s, y = ident(cols["score"]), ident(cols["label"])
-    w = f"CAST({ident(cols['weight'])} AS DOUBLE PRECISION)" if "weight" in cols else "1.0"
+    sqlite = marker_of(source) == "?"
+    raw = (_sqlite_weight(cols["weight"]) if sqlite else ident(cols["weight"])) if "weight" in cols else "1.0"
+    w = f"CAST({raw} AS DOUBLE PRECISION)" if "weight" in cols else "1.0"
+    # SQLite casts text that is not a number to 0: its weights stored as text are counted, then read
+    # by the row rule (text_weights_query)
+    text = f"SUM(CASE WHEN typeof({raw}) IN ('text', 'blob') THEN 1 ELSE 0 END)" if "weight" in cols and sqlite else "0"
     sql = (f"SELECT {s} AS score, {y} AS label, SUM({w}) AS w, SUM({w} * {w}) AS w2, MIN({w}) AS w_min, "
+           f"MAX({w}) AS w_max, MIN(CASE WHEN {w} > 0 THEN {w} END) AS w_min_positive, "
+           f"SUM(CASE WHEN {w} <> ROUND({w}) THEN 1 ELSE 0 END) AS n_fraction, {text} AS n_text, "
            f"COUNT(*) AS n, COUNT({w}) AS n_w FROM ({inner}) AS reportgen_rows GROUP BY {s}, {y}")
     return sql, params
+
+
+def text_weights_query(source: SourceConfig, column: str, where: str) -> tuple[str, tuple[Any, ...]]:
+    """SQLite: the distinct weights stored as text (or bytes) in the user's query, each with the
+    number the database's cast makes of it (``'abc'`` → 0), so that they are read by the row
+    rule (:func:`reportgen.io.validate.numeric`) as the pulled rows are."""
+    w = _sqlite_weight(column)
+    inner, params = bind(source.query, source.params, where, marker_of(source))
+    return (f"SELECT DISTINCT {w} AS w, CAST({w} AS DOUBLE PRECISION) AS w_cast FROM ({inner}) AS reportgen_rows "
+            f"WHERE typeof({w}) IN ('text', 'blob')"), params
+
+
+def _sqlite_weight(column: str) -> str:
+    """SQLite: the weight column with the missing-value spellings stored as text (:data:`NA_VALUES`:
+    'NA', '', … — a table loaded from a CSV holds them) as NULL, as the row readers read them
+    (SQLite's cast made 0 of them)."""
+    w = '"' + column.replace('"', '""') + '"'
+    spellings = ", ".join("'" + v.replace("'", "''") + "'" for v in NA_VALUES)
+    return f"(CASE WHEN typeof({w}) = 'text' AND {w} IN ({spellings}) THEN NULL ELSE {w} END)"

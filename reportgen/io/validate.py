@@ -15,10 +15,12 @@ Labels, predictions and ids are compared by their *key* (:func:`keys`), one rule
 * any other text is itself, stripped.
 
 Ids (:func:`id_keys`) are text: an id read from text (CSV, a Parquet string column) is itself,
-stripped — ``007`` and ``7`` are different ids, ``1.0`` is not ``1`` — missing as above. An id
-column stored as numbers (Parquet integers, floats, booleans) is compared by the numbers' keys
-above (``7``, ``7.0`` → ``"7"``), so integer ids in Parquet join the same digits written in a
-CSV; zero-padded ids must be stored as strings to keep their zeros.
+stripped — ``007`` and ``7`` are different ids — except that a fraction of zeros is dropped
+(``1.0``, ``12.00`` → ``"1"``, ``"12"``: the way a float column spells whole numbers), missing as
+above. An id column stored as numbers (Parquet integers, floats, booleans) is compared by the
+numbers' keys above (``7``, ``7.0`` → ``"7"``), so integer or float ids in Parquet join the same
+digits written in a CSV, with or without ``.0`` (the CSV a float id column is saved to); zero-padded
+ids must be stored as strings to keep their zeros.
 """
 
 from __future__ import annotations
@@ -108,6 +110,8 @@ def earliest(found: list[RowFault | None]) -> None:
 _INT_TEXT = r"^[+-]?[0-9]+(\.0*)?$"
 #: A key that is an integer as written canonically (no sign but minus, no leading zeros).
 CANONICAL_INT = r"^(0|-?[1-9][0-9]*)$"
+#: A whole number written with a fraction of zeros (``12.0``, ``12.``): the digits before the point.
+_ZERO_FRACTION = r"^([+-]?[0-9]+)\.0*$"
 _NON_FINITE_TEXT = r"(?i)^[+-]?(inf|infinity|nan)$"
 _FLOAT_TEXT = r"^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$"
 
@@ -252,11 +256,16 @@ def key_codes(values: Any) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _id_text(s: Any) -> Any:
-    """Keys of ids written as text: stripped, nothing else changed; empty or non-finite text missing."""
+    """Keys of ids written as text: stripped, a fraction of zeros dropped (``1.0`` → ``1``, as a
+    float id column stored as numbers is keyed), nothing else changed; empty or non-finite text missing.
+
+    A CSV's ``1.0`` did not join ``1`` in another file, where the same ids stored as Parquet floats
+    did: one rule for ids whatever the format."""
     import pyarrow as pa  # noqa: PLC0415
     import pyarrow.compute as pc  # noqa: PLC0415
 
     t = pc.cast(pc.utf8_trim_whitespace(s), pa.string())
+    t = pc.replace_substring_regex(t, _ZERO_FRACTION, r"\1")
     missing = pc.or_(pc.equal(t, ""), pc.match_substring_regex(t, _NON_FINITE_TEXT))
     return pc.if_else(missing, pa.scalar(None, pa.string()), t)
 
@@ -323,9 +332,22 @@ def sorted_classes(found: set[str]) -> list[str]:
         return sorted(found)
 
 
+#: The text a number column reads as a number although it is not one: a flag written as text.
+BOOLEAN_NUMBERS = {"true": 1.0, "false": 0.0}
+#: Cell texts that are a missing value in a numeric column (pandas' defaults; an empty cell too),
+#: written in a CSV or stored as text (a Parquet string column, a database's text column).
+NA_VALUES = ("", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND", "1.#QNAN", "<NA>",
+             "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null")
+
+
 def numeric(series: pd.Series, path: Any, column: str, offset: int = 0, faults: Faults | None = None) -> np.ndarray:
     """Column as float64; a non-numeric cell is an error naming its row (``offset``: rows before;
-    with ``faults`` it is added there and the cell is NaN)."""
+    with ``faults`` it is added there and the cell is NaN).
+
+    ``true`` / ``false`` in any case (:data:`BOOLEAN_NUMBERS`) are 1 / 0 in every format: a CSV's
+    true / false scores (a rule's flag) were refused as non-numeric where the same flags stored
+    as Parquet booleans were read as 1 / 0. The :data:`NA_VALUES` spellings stored as text are
+    missing, as in a CSV (a Parquet text score 'NA' or '' was refused as non-numeric)."""
     if series.dtype == np.float64:  # read typed (pyarrow, Parquet): nothing to convert or check
         return series.to_numpy(dtype=np.float64)
     if getattr(series.dtype, "kind", None) in ("M", "m"):
@@ -334,13 +356,19 @@ def numeric(series: pd.Series, path: Any, column: str, offset: int = 0, faults: 
         what = "timestamps" if series.dtype.kind == "M" else "durations"
         raise InputError(f"{path}: column '{column}' holds {what} ({series.dtype}), not numbers; "
                          f"name a numeric column (a score, weight or class probability)")
-    values = pd.to_numeric(series, errors="coerce")
-    bad = values.isna() & series.notna()
+    values = pd.to_numeric(series, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
+    bad = np.isnan(values) & series.notna().to_numpy()
+    if bad.any():  # true / false (any case) are 1 / 0, as a boolean column (Parquet, a database) is read
+        at = np.flatnonzero(bad)
+        text = series.iloc[at].astype(str)
+        values = values.copy()
+        values[at] = text.str.strip().str.lower().map(BOOLEAN_NUMBERS).to_numpy(dtype=np.float64)
+        bad[at] = np.isnan(values[at]) & ~text.isin(NA_VALUES).to_numpy()  # NA: missing, as in a CSV
     if bad.any():
-        i = int(np.flatnonzero(bad.to_numpy())[0])
+        i = int(np.flatnonzero(bad)[0])
         fault(faults, offset + i,
               f"{path}: column '{column}', row {offset + i + HEADER_ROWS}: non-numeric value {show(series.iloc[i])}; expected a number")
-    return values.to_numpy(dtype=np.float64)
+    return values
 
 
 def columns_for(cfg: Config, m: ModelConfig) -> dict[str, str]:

@@ -25,7 +25,7 @@ import reportgen.engine.credit as C
 from reportgen.config import Config, ModelConfig
 from reportgen.errors import InputError
 from reportgen.io.files import Digests, columns_in, file_info, hashing, input_bytes, read_table, record_batches
-from reportgen.io.validate import HEADER_ROWS, dates_of, key_codes, keys, numeric, positive_keys, shown_columns, shown_name, twins
+from reportgen.io.validate import HEADER_ROWS, dates_of, id_key_list, key_codes, keys, numeric, positive_keys, shown_columns, shown_name, twins
 from reportgen.results import CreditSection, InputFile
 
 __all__ = ["check_credit", "credit_run", "credit_section"]
@@ -157,7 +157,9 @@ def _checked(cfg: Config, path: Path, df: Any, wanted: dict[str, str], offset: i
     unweighed = (~np.isfinite(numeric(df[wanted["sampling_weight"]], path, wanted["sampling_weight"], offset))
                  if "sampling_weight" in wanted else None)
     pd_ = numeric(df[wanted["pd"]], path, wanted["pd"], offset) if "pd" in wanted else None
-    text_cols = {r: keys(df[wanted[r]]) for r in ("grade", "segment", "id") if r in wanted}
+    text_cols = {r: keys(df[wanted[r]]) for r in ("grade", "segment") if r in wanted}
+    if "id" in wanted:  # the id join's rule (007 is not 7), not the labels'
+        text_cols["id"] = id_key_list(df[wanted["id"]])
     masks = [("label", labels == None), ("score", ~np.isfinite(score))]  # noqa: E711
     masks += [("pd", ~np.isfinite(pd_))] if pd_ is not None else []
     masks += [("weight", ~np.isfinite(weights))] if weights is not None else []

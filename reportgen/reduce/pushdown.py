@@ -28,7 +28,7 @@ from reportgen.config import Config
 from reportgen.engine.curve import ScoreTable, build_table
 from reportgen.errors import InputError
 from reportgen.io.files import FileInfo
-from reportgen.io.sql import describe, pushdown_query, run_query
+from reportgen.io.sql import describe, pushdown_query, run_query, text_weights_query
 from reportgen.engine.evidence import BinaryEvidence
 from reportgen.reduce.evidence_of import ModelTable, binary_evidence, load_audit
 
@@ -40,13 +40,54 @@ def _column(table, name: str) -> np.ndarray:  # noqa: ANN001 - a pyarrow Table
     return table.column(name).to_numpy(zero_copy_only=False)
 
 
-def _number(v: object) -> bool:
-    """Whether numpy reads ``v`` as a float (a number, or text such as ``'0.5'``)."""
-    try:
-        np.float64(v)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        return False
-    return True
+def _numbers(values: object, where: str, column: str) -> np.ndarray:
+    """Grouped values (a pandas Series) as float64 by the row readers' parse
+    (:func:`reportgen.io.validate.numeric`: text that is a number, true / false as 1 / 0); the
+    first that is not a number is one line naming the config key and the value."""
+    faults = V.Faults()
+    out = V.numeric(values, where, column, faults=faults)  # type: ignore[arg-type]
+    if faults.best is not None:
+        raise InputError(f"{where}: column '{column}': non-numeric value {V.show(values.iloc[faults.best[0]])}; "  # type: ignore[attr-defined]
+                         f"expected a number (fix the data or cast it in the query)")
+    return out
+
+
+def _check_text_weights(source: object, column: str, where: str, label_of: str) -> None:
+    """SQLite: weights stored as text are read by the row rule, as the pulled rows read them; the
+    database's cast made 0 of a non-number (``'abc'``) and of ``'true'``, silently."""
+    import pandas as pd  # noqa: PLC0415
+
+    sql, params = text_weights_query(source, column, where)  # type: ignore[arg-type]
+    found = run_query(source, sql, params, where)  # type: ignore[arg-type]
+    raw = found.column("w").to_pylist()
+    text = pd.Series([v.decode("utf-8", "replace") if isinstance(v, bytes) else v for v in raw], dtype=object)
+    read = _numbers(text, f"{where} ({label_of})", column)
+    cast = _column(found, "w_cast").astype(np.float64)
+    differ = ~np.isclose(read, cast, rtol=1e-12, atol=0.0, equal_nan=True)
+    if differ.any():
+        i = int(np.flatnonzero(differ)[0])
+        raise InputError(f"{where} ({label_of}): column '{column}': weight {text[i]!r} is read as {read[i]:g} by the "
+                         f"row rule but as {cast[i]:g} by the database; cast it in the query")
+
+
+def _check_weights(cfg: Config, grouped: object, keep: np.ndarray, where: str, column: str) -> None:
+    """The row readers' weight rules on the grouped weights: negative, outside
+    [:data:`~reportgen.io.validate.MIN_WEIGHT`, :data:`~reportgen.io.validate.MAX_WEIGHT`] (0 aside),
+    not a whole number under ``weight_kind: frequency`` (pushed down, a weight of 1e30 or 1e-300
+    was summed where every file engine refuses it)."""
+    lo, hi = _column(grouped, "w_min")[keep].astype(np.float64), _column(grouped, "w_max")[keep].astype(np.float64)
+    pos = _column(grouped, "w_min_positive")[keep].astype(np.float64)
+    if (lo < 0).any():
+        raise InputError(f"{where}: column '{column}': negative weight {float(lo.min()):g}; weights must be >= 0")
+    if (hi > V.MAX_WEIGHT).any():
+        raise InputError(f"{where}: column '{column}': weight {float(np.nanmax(hi)):g} is too large "
+                         f"(at most {V.MAX_WEIGHT:g}); rescale the weights")
+    if (pos < V.MIN_WEIGHT).any():
+        raise InputError(f"{where}: column '{column}': weight {float(np.nanmin(pos)):g} is too small "
+                         f"(0, or at least {V.MIN_WEIGHT:g}); rescale the weights")
+    if cfg.weight_kind == "frequency" and _column(grouped, "n_fraction")[keep].astype(np.float64).sum() > 0:
+        raise InputError(f"{where}: column '{column}': a weight is not a whole number; weight_kind: frequency needs "
+                         f"whole-number weights (use weight_kind: sampling)")
 
 
 def pushed_table(cfg: Config, i: int) -> tuple[ModelTable, FileInfo, list[tuple[str, str, int]]]:
@@ -65,13 +106,16 @@ def pushed_table(cfg: Config, i: int) -> tuple[ModelTable, FileInfo, list[tuple[
     label = grouped.column("label")
     w = _column(grouped, "w").astype(np.float64)
     w_present = _column(grouped, "n_w").astype(np.int64)
+    # text the database kept as text (SQLite's mixed columns) read by the row rule: '0.5', true / false, 'NA'
+    s_all = _numbers(score.to_pandas(), f"{where} ({label_of})", cols["score"])
+    if "weight" in cols and _column(grouped, "n_text").sum() > 0:
+        _check_text_weights(m.source, cols["weight"], where, label_of)
+    label_keys = V.key_array(label)  # the row rule's keys: '' and 'nan' are missing as in the pulled rows
     dropped: list[tuple[str, str, int]] = []
     checks = [
-        (V.missing_score(cols["score"]), np.asarray(score.is_null().to_numpy(zero_copy_only=False), bool)),
-        (V.missing_label(cols["label"], "binary"), np.asarray(label.is_null().to_numpy(zero_copy_only=False), bool)),
+        (V.missing_score(cols["score"]), ~np.isfinite(s_all)),
+        (V.missing_label(cols["label"], "binary"), np.asarray(label_keys.is_null().to_numpy(zero_copy_only=False), bool)),
     ]
-    if "weight" in cols:
-        checks.append((V.missing_weight(cols["weight"]), w_present < n))
     keep = np.ones(n.shape[0], bool)
     for reason, bad in checks:
         bad = bad & keep
@@ -81,35 +125,36 @@ def pushed_table(cfg: Config, i: int) -> tuple[ModelTable, FileInfo, list[tuple[
                                  f"fix the data or set missing: drop")
             dropped.append((m.name, reason, int(n[bad].sum())))
             keep &= ~bad
+    if "weight" in cols and (w_present < n)[keep].any():
+        # the rows without a weight, not their group: SUM and MIN skip them, COUNT(w) counts the rest
+        lost = int((n - w_present)[keep].sum())
+        if cfg.missing == "error":
+            raise InputError(f"{where} ({label_of}): {lost} row(s) with {V.missing_weight(cols['weight'])}; "
+                             f"fix the data or set missing: drop")
+        dropped.append((m.name, V.missing_weight(cols["weight"]), lost))
+        n = np.where(keep, w_present, n)
+        keep &= n > 0
     if not keep.any():
         raise V.no_rows_left(f"{where} ({label_of})", m.name)
-    kept = score.filter(keep)
-    try:
-        s = kept.to_numpy(zero_copy_only=False).astype(np.float64)
-    except (TypeError, ValueError):  # text the database kept as text (SQLite's mixed columns): name it
-        bad_v = next((v for v in kept.to_pylist() if not _number(v)), None)
-        raise InputError(f"{where} ({label_of}): column '{cols['score']}': non-numeric value {bad_v!r}; "
-                         f"expected a number (fix the data or cast it in the query)") from None
-    if not np.isfinite(s).all() or (np.abs(s) > MAX_ABS_SCORE).any():
-        bad_s = s[~np.isfinite(s) | (np.abs(s) > MAX_ABS_SCORE)][0]
-        raise InputError(f"{where} ({label_of}): column '{cols['score']}': score {float(bad_s)!r} is not a finite number "
-                         f"within ±{MAX_ABS_SCORE:g}; fix the scores")
+    s = s_all[keep]
+    if (np.abs(s) > MAX_ABS_SCORE).any():
+        bad_s = s[np.abs(s) > MAX_ABS_SCORE][0]
+        raise InputError(f"{where} ({label_of}): column '{cols['score']}': score {float(bad_s):g} is too large in "
+                         f"magnitude (at most ±{MAX_ABS_SCORE:g}); rescale the scores")
     if m.probabilities and ((s < 0) | (s > 1)).any():
         raise InputError(f"{where} ({label_of}): model '{m.name}': probabilities: true but a score lies outside [0, 1]")
-    labels = label.filter(keep)
-    distinct = labels.unique().to_pylist()
-    keys = {v: V.label_key(v) for v in distinct}
-    found = set(keys.values())
-    V.check_two_labels(f"{where} ({label_of})", cols["label"], found)
-    positive = V.positive_keys(cfg.positive)
     import pyarrow as pa  # noqa: PLC0415
     import pyarrow.compute as pc  # noqa: PLC0415
 
-    pos_values = pa.array([v for v, k in keys.items() if k in positive], type=labels.type)
-    is_pos = np.asarray(pc.is_in(labels, value_set=pos_values).to_numpy(zero_copy_only=False), bool)
+    labels = label_keys.filter(pa.array(keep))
+    found = set(labels.unique().to_pylist())
+    V.check_two_labels(f"{where} ({label_of})", cols["label"], found)
+    positive = V.positive_keys(cfg.positive)
+    is_pos = np.asarray(pc.is_in(labels, value_set=pa.array(sorted(positive), pa.string())).to_numpy(zero_copy_only=False),
+                        bool)
     wk, nk = w[keep], n[keep]
-    if "weight" in cols and (_column(grouped, "w_min")[keep] < 0).any():
-        raise InputError(f"{where} ({label_of}): column '{cols['weight']}': a weight is negative; weights must be >= 0")
+    if "weight" in cols:
+        _check_weights(cfg, grouped, keep, f"{where} ({label_of})", cols["weight"])
     base = build_table(s, is_pos, wk, m.direction)
     weighted = "weight" in cols
     w2 = _column(grouped, "w2").astype(np.float64)[keep]
