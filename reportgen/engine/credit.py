@@ -859,17 +859,32 @@ def migration_stability(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return z, pv
 
 
+def _per_id(sample: CreditSample, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(distinct ids, the grade of each id's first row, obligors per id): an id's rows (the memory
+    engine repeats a row of frequency weight w w times) and their counts add up."""
+    assert sample.ids is not None
+    ids, first, inv = np.unique(sample.ids.astype(str), return_index=True, return_inverse=True)
+    return ids, codes[first], np.bincount(inv.ravel(), weights=_ones(sample), minlength=len(ids))
+
+
 def _migration(cur: CreditSample, ref: CreditSample, cc: np.ndarray, rc: np.ndarray, labels: list[str],
                s: CreditSettings) -> CreditMigration:
     """Counts of (reference grade, current grade) over the ids in both samples, with the ECB
-    matrix weighted bandwidths and the cell stability tests of that matrix."""
-    assert cur.ids is not None and ref.ids is not None
-    _, ic, ir = np.intersect1d(cur.ids.astype(str), ref.ids.astype(str), assume_unique=False, return_indices=True)
+    matrix weighted bandwidths and the cell stability tests of that matrix.
+
+    Obligors, not rows: an id held by w obligors (a row of frequency weight w, repeated or with
+    its count) moves w obligors; an id of weight w_ref in the reference and w_cur now is found
+    in both samples min(w_ref, w_cur) times (the repeated rows paired off one to one).
+    """
+    cid, cg, cw = _per_id(cur, cc)
+    rid, rg, rw = _per_id(ref, rc)
+    _, ic, ir = np.intersect1d(cid, rid, assume_unique=True, return_indices=True)
+    w = np.minimum(cw[ic], rw[ir])
     k = len(labels)
-    counts = np.bincount(rc[ir] * k + cc[ic], minlength=k * k).reshape(k, k)
+    counts = np.rint(np.bincount(rg[ir] * k + cg[ic], weights=w, minlength=k * k)).astype(np.int64).reshape(k, k)
     m = int(counts.sum())
-    moved = cc[ic].astype(int) - rc[ir].astype(int)
-    share = (lambda mask: float(mask.sum() / m) if m else None)
+    moved = cg[ic].astype(int) - rg[ir].astype(int)
+    share = (lambda mask: float(w[mask].sum() / m) if m else None)
     lower, upper = matrix_weighted_bandwidth(counts)
     z, pv = migration_stability(counts)
     cells = (lambda a: [[None if not math.isfinite(v) else float(v) for v in row] for row in a.tolist()])
