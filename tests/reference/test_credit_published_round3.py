@@ -406,3 +406,22 @@ def test_the_glossary_states_each_tests_side_null_hypothesis_and_assumptions() -
     assert "PD of 0 always fails" in TEST_LABELS["jeffreys"][1]
     for key in ("psi", "cap"):
         assert "not a test" in TEST_LABELS[key][1] and "H0" not in TEST_LABELS[key][1], key
+
+
+def test_the_calibration_figure_shows_a_grade_at_pd_zero_at_the_axis_floor() -> None:
+    """On log axes a grade of mean PD 0 was drawn at x = 0, which a log axis cannot show: the grade
+    vanished from the calibration figure while its default rate (0) was lifted to the axis' floor.
+    Both coordinates are now lifted to the floor, so every grade of the table is a marker inside
+    the axes (the PD 1 grade at the top)."""
+    from reportgen.credit_figures import credit_figure
+
+    y = np.array([0, 0, 0, 0, 1, 0, 1, 0, 1, 1, 1], dtype=bool)
+    pd_ = np.array([0.0] * 3 + [0.25] * 5 + [1.0] * 3)
+    m = C.credit_model("m", C.CreditSample(y=y, score=pd_, pd=pd_, grade=np.array(["A"] * 3 + ["B"] * 5 + ["C"] * 3)),
+                       None, "higher", C.Grading("column", order=("A", "B", "C")), S)
+    ax = credit_figure(m, "#0072B2").axes[0]
+    lo, hi = ax.get_xlim()
+    (bars,) = ax.containers  # the grades' markers with their Jeffreys intervals
+    points = bars.lines[0]
+    x, yy = np.asarray(points.get_xdata(), dtype=float), np.asarray(points.get_ydata(), dtype=float)
+    assert np.all((x >= lo) & (x <= hi)) and np.all((yy >= lo) & (yy <= hi)), (x, yy, lo, hi)
