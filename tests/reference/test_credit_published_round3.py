@@ -462,3 +462,50 @@ def test_a_run_with_frequency_weights_reports_the_migration_of_obligors_and_says
     assert f"Grade migration of the {w.sum()} obligors found by id in both samples" in section
     assert "Grades marked † hold fewer than 5 defaults; periods and segments marked †, fewer than 5 defaults or " \
            "fewer than 5 non-defaults" in section
+
+
+# --- concentration and rank order through the model, with weights and an empty grade -------------------------
+
+
+def test_herfindahl_and_its_ecb_test_through_the_model_are_those_of_the_repeated_rows() -> None:
+    """ECB 2019 2.5.2 written out on the repeated rows of both samples: shares s_i over the K grades
+    of the scale (an empty one included), HI = Σ s², CV = √(K Σ (s_i − 1/K)²), the ECB form
+    1 + ln((CV² + 1)/K)/ln K, and S = √(K − 1)(CV_curr − CV_init)/√(CV_curr²(½ + CV_curr²)),
+    p = 1 − Φ(S) (scipy ``norm.sf``)."""
+    ids, start, end, w = _migration_case()
+    order = tuple("ABCDE")  # grade E of the scale holds nobody
+    m = C.credit_model("m", _graded_sample(ids, end, w), _graded_sample(ids, start, w[::-1]), "higher",
+                       C.Grading("column", order=order), S)
+
+    def ecb(codes: np.ndarray, weights: np.ndarray) -> tuple[float, float, float]:
+        s = np.bincount(np.repeat(codes, weights), minlength=5) / weights.sum()
+        cv = math.sqrt(5 * np.sum((s - 0.2) ** 2))
+        return float(np.sum(s**2)), cv, 1 + math.log((cv**2 + 1) / 5) / math.log(5)
+
+    st = m.stability
+    for conc, (codes, weights) in ((st.concentration_current, (end, w)), (st.concentration_reference, (start, w[::-1]))):
+        hi, cv, form = ecb(codes, weights)
+        assert conc.grades == 5
+        assert (conc.herfindahl, conc.cv, conc.ecb) == pytest.approx((hi, cv, form), rel=1e-12)
+        assert conc.normalised == pytest.approx((hi - 0.2) / 0.8, rel=1e-12)
+    cv0, cv1 = ecb(start, w[::-1])[1], ecb(end, w)[1]
+    s_stat = 2 * (cv1 - cv0) / math.sqrt(cv1**2 * (0.5 + cv1**2))
+    assert st.concentration_test.statistic == pytest.approx(s_stat, rel=1e-12)
+    assert st.concentration_test.p_value == pytest.approx(stats.norm.sf(s_stat), rel=1e-10)
+
+
+def test_rank_order_is_checked_against_the_previous_grade_with_rows_and_ties_do_not_break_it() -> None:
+    """The rank-order (monotonicity) check along the rating scale: a grade breaks it when its
+    default rate is below the previous grade's with rows (an empty grade between them is skipped);
+    an equal default rate does not break it. Written out on weighted rows: grades A 1/10, B empty,
+    C 1/10 (tie: no break), D 0/5 (break), E 3/6."""
+    grade = np.array(["A", "A", "C", "C", "D", "E", "E"])
+    y = np.array([1, 0, 1, 0, 0, 1, 0], dtype=bool)
+    w = np.array([1, 9, 1, 9, 5, 3, 3])
+    pd_ = np.array([0.05, 0.05, 0.1, 0.1, 0.2, 0.4, 0.4])
+    m = C.credit_model("m", C.CreditSample(y=y, score=pd_, pd=pd_, grade=grade, count=w), None, "higher",
+                       C.Grading("column", order=tuple("ABCDE")), S)
+    assert [(g.grade, g.n, g.defaults) for g in m.grades] == [("A", 10, 1), ("B", 0, 0), ("C", 10, 1), ("D", 5, 0),
+                                                              ("E", 6, 3)]
+    assert [g.monotonic_violation for g in m.grades] == [False, False, False, True, False] and not m.monotonic
+    assert m.grades[1].default_rate is None and m.grades[1].dr_interval is None and m.grades[1].jeffreys is None
