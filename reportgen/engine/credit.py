@@ -38,9 +38,10 @@ no prose. The statistics and their sources:
   coefficient of variation of the shares (ECB 2019 section 2.5.2); the ECB test of the current
   concentration against the initial one (the reference sample's), ``S = √(K − 1)(CV_curr − CV_init)
   / √(CV_curr²(½ + CV_curr²))``, ``p = 1 − Φ(S)`` (:func:`concentration_test`).
-* **Grade migration** over the ids in both samples, with the ECB (2019, section 2.5.5) lower and
-  upper matrix weighted bandwidths (:func:`matrix_weighted_bandwidth`) and the stability test of
-  each off-diagonal cell against its neighbour nearer the diagonal (:func:`migration_stability`).
+* **Grade migration** of the obligors in both samples (joined by id; an id of frequency weight w
+  is w obligors), with the ECB (2019, section 2.5.5) lower and upper matrix weighted bandwidths
+  (:func:`matrix_weighted_bandwidth`) and the stability test of each off-diagonal cell against
+  its neighbour nearer the diagonal (:func:`migration_stability`).
 * Per-period and per-segment AUC/Gini (DeLong intervals) and KS.
 
 Traffic lights from p-values: green ``p ≥ amber``, amber ``red ≤ p < amber``, red ``p < red``

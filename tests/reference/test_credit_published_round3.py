@@ -275,6 +275,12 @@ def test_periods_and_segments_with_frequency_weights_are_those_of_the_repeated_r
     m = C.credit_model("m", C.CreditSample(y=y, score=score, pd=pd_, dates=month, segment=seg, count=w), None, direction,
                        C.Grading("quantiles", quantiles=4), S)
     assert m.period == "month" and [p.key for p in m.periods] == ["2024-01", "2024-02", "2024-03"]
+    # the portfolio's accuracy ratio: 2·AUC − 1 and the CAP's area ratio a_R / a_P (Engelmann, Hayden &
+    # Tasche 2003), weighted
+    ar = 2 * roc_auc_score(y, risk, sample_weight=w) - 1
+    assert m.accuracy_ratio == pytest.approx(ar, rel=1e-12)
+    a_r = np.trapezoid(np.asarray(m.cap.y), np.asarray(m.cap.x)) - 0.5
+    assert a_r / ((1 - np.sum(w * y) / w.sum()) / 2) == pytest.approx(ar, rel=1e-12)
     z = stats.norm.ppf(0.975)
     for groups, keys in ((m.periods, month.astype("datetime64[M]").astype(str)), (m.segments, seg)):
         for g in groups:
