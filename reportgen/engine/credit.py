@@ -964,7 +964,8 @@ def merged_rows(sample: CreditSample) -> CreditSample:
     distinct rows with counts in the order they first appeared. Merged and sorted the same way,
     both are the same arrays, so every engine's credit section is the same to the last bit. A
     date only places its row in a month or a quarter (:func:`period_keys`): the month is kept.
-    Ids are per row and are not kept (the grade migration reads the rows themselves).
+    Ids are per row and are not kept (the grade migration reads the rows themselves). A row of
+    count 0 is left out: no obligor, and no term of 0 in a sum, whose order it would change.
     """
     dates = None if sample.dates is None else sample.dates.astype("datetime64[M]").astype("datetime64[D]")
     text = {k: None if getattr(sample, k) is None else np.asarray(getattr(sample, k)).astype(str)
@@ -972,9 +973,13 @@ def merged_rows(sample: CreditSample) -> CreditSample:
     cols = {"y": np.asarray(sample.y, dtype=bool), "score": np.asarray(sample.score, dtype=np.float64),
             "pd": None if sample.pd is None else np.asarray(sample.pd, dtype=np.float64),
             "grade": text["grade"], "dates": dates, "segment": text["segment"]}
+    count = None if sample.count is None else np.asarray(sample.count, dtype=np.int64)
+    if count is not None and not np.all(count > 0):  # a row of count 0 is no row (the readers drop it too)
+        cols = {name: None if v is None else v[count > 0] for name, v in cols.items()}
+        count = count[count > 0]
     keys = [v for v in cols.values() if v is not None]
     n = keys[0].shape[0]
-    count = np.ones(n, dtype=np.int64) if sample.count is None else np.asarray(sample.count, dtype=np.int64)
+    count = np.ones(n, dtype=np.int64) if count is None else count
     if n == 0:
         return CreditSample(**cols, count=count)
     order = np.lexsort(keys[::-1])  # the first key (default) varies slowest
