@@ -34,7 +34,8 @@ def _calibration_panel(ax, m: CreditModel, colour: str) -> None:
     floor = max(min(float(x.min()), float(lo[lo > 0].min()) if np.any(lo > 0) else 1.0) / 2, 1e-5)
     top = min(1.0, max(float(x.max()), float(hi.max())) * 1.5)
     ax.plot([floor, top], [floor, top], ls="--", color=MUTED, lw=0.9, label="observed = PD")
-    ax.errorbar(x, np.maximum(y, floor), yerr=[np.maximum(y, floor) - np.maximum(lo, floor), hi - np.maximum(y, floor)],
+    # a grade at PD 0 (or of DR 0) sits on the axis' floor: a log axis cannot show 0, and the grade vanished
+    ax.errorbar(np.maximum(x, floor), np.maximum(y, floor), yerr=[np.maximum(y, floor) - np.maximum(lo, floor), hi - np.maximum(y, floor)],
                 fmt="o", color=colour, ms=4, lw=1.0, capsize=2, label="grade (Jeffreys interval)")
     ax.set(xscale="log", yscale="log", xlim=(floor, top), ylim=(floor, top), xlabel="mean PD of the grade",
            ylabel="observed default rate", title="Calibration by grade")

@@ -19,32 +19,54 @@ __all__ = ["CAPABILITY_TEXT", "TEST_LABELS", "credit_view", "summary_notes"]
 
 #: Label and formula of each portfolio test (the section's own glossary).
 TEST_LABELS: dict[str, tuple[str, str]] = {
-    "jeffreys": (_N["jeffreys"], "p = Beta(D + ½, N − D + ½) CDF at the mean PD; one-sided: a small p says the PD is too low."),
+    "jeffreys": (_N["jeffreys"], "p = Beta(D + ½, N − D + ½) CDF at the mean PD; one-sided: a small p says the PD is too low. "
+                                 "H0: the true default rate is at most the PD. Assumes independent defaults and the "
+                                 "Jeffreys prior Beta(½, ½); a PD of 0 always fails (the posterior has no mass at 0)."),
     "binomial": (_N["binomial"], "p = P(X ≥ D), X ~ Bin(N, mean PD); one-sided: a small p says the PD is too low; "
-                                 "defaults independent (no asset correlation); statistic D − N·PD."),
+                                 "statistic D − N·PD. H0: the true default rate is at most the PD. Assumes independent "
+                                 "defaults (no asset correlation), one PD for the grade's obligors."),
     "hosmer_lemeshow": (_N["hosmer_lemeshow"],
-                        "H = Σ (D_g − N_g p_g)² / (N_g p_g (1 − p_g)), χ² with G degrees of freedom (G grades with rows): "
-                        "the current sample is an independent validation sample, not the development sample (G − 2; that p-value "
-                        "is in metrics.json as hosmer_lemeshow_g2, outside the verdict)."),
-    "spiegelhalter": (_N["spiegelhalter"], "z = Σ (y − p)(1 − 2p) / √Σ (1 − 2p)² p (1 − p) over rows; two-sided."),
-    "in_the_large": (_N["in_the_large"], "z = (D − Σp) / √Σ p(1 − p); two-sided. Shown with DR − mean PD and O/E = D / Σp."),
-    "slope": (_N["slope"], "b of logit P(default) = a + b·logit(PD) by maximum likelihood; Wald z = (b − 1)/se, two-sided."),
-    "intercept": (_N["intercept"], "a of logit P(default) = a + logit(PD) (slope fixed at 1); Wald z = a/se, two-sided."),
+                        "H = Σ (D_g − N_g p_g)² / (N_g p_g (1 − p_g)), χ² with G degrees of freedom (G grades with rows), "
+                        "its upper tail: PDs too high and too low both make H large. H0: every grade's default "
+                        "probability equals its mean PD. Assumes independent defaults, PDs not fitted on this sample "
+                        "(the current sample is an independent validation sample, not the development sample: G − 2; "
+                        "that p-value is in metrics.json as hosmer_lemeshow_g2, outside the verdict) and N_g p_g (1 − p_g) "
+                        "large enough for the χ² approximation; undefined for a grade at PD 0 or 1."),
+    "spiegelhalter": (_N["spiegelhalter"], "z = Σ (y − p)(1 − 2p) / √Σ (1 − 2p)² p (1 − p) over rows; two-sided. "
+                                           "H0: every obligor defaults with probability its PD. Assumes independent "
+                                           "defaults and the normal approximation of z."),
+    "in_the_large": (_N["in_the_large"], "z = (D − Σp) / √Σ p(1 − p); two-sided. Shown with DR − mean PD and O/E = D / Σp. "
+                                         "H0: the expected number of defaults is Σp. Assumes independent defaults and "
+                                         "the normal approximation of the default count."),
+    "slope": (_N["slope"], "b of logit P(default) = a + b·logit(PD) by maximum likelihood; Wald z = (b − 1)/se, two-sided. "
+                           "H0: b = 1. Assumes independent defaults and the large-sample (Wald) normal approximation; "
+                           "PDs clipped to [10⁻¹², 1 − 10⁻¹²]."),
+    "intercept": (_N["intercept"], "a of logit P(default) = a + logit(PD) (slope fixed at 1); Wald z = a/se, two-sided. "
+                                   "H0: a = 0. Assumes independent defaults and the large-sample (Wald) normal "
+                                   "approximation."),
     "auc_history": (_N["auc_history"],
-                    "S = (AUC_init − AUC_curr) / σ_curr, σ from DeLong; p = 1 − Φ(S): a small p says the AUC has fallen."),
+                    "S = (AUC_init − AUC_curr) / σ_curr, σ from DeLong; p = 1 − Φ(S), one-sided: a small p says the AUC "
+                    "has fallen. H0: the current AUC is at least the initial one. Assumes the initial AUC known "
+                    "(no variance of its own) and the normal approximation of the current AUC."),
     "psi": (_N["psi"],
-            "PSI = Σ (a − e) ln(a / e), a and e the current and reference shares; a bin empty in one sample counts half a row there; a bin empty in both is left out."),
+            "PSI = Σ (a − e) ln(a / e), a and e the current and reference shares; a bin empty in one sample counts half a row "
+            "there; a bin empty in both is left out. An index, not a test: no p-value; its lights are the rule-of-thumb "
+            "levels (Siddiqi 2006)."),
     "herfindahl": (_N["herfindahl"],
                    "HI = Σ s² of the grade shares; normalised (HI − 1/K)/(1 − 1/K); CV = √(K Σ (s − 1/K)²), ECB form "
                    "1 + ln((CV² + 1)/K)/ln K. Test of the current against the initial (reference) concentration: "
-                   "S = √(K − 1)(CV_curr − CV_init)/√(CV_curr²(½ + CV_curr²)), p = 1 − Φ(S): a small p says the grades "
-                   "became more concentrated."),
-    "cap": (_N["cap"], "Share of defaults captured against share of rows taken riskiest first; AR = 2·AUC − 1."),
+                   "S = √(K − 1)(CV_curr − CV_init)/√(CV_curr²(½ + CV_curr²)), p = 1 − Φ(S), one-sided: a small p says "
+                   "the grades became more concentrated. H0: CV_curr ≤ CV_init. Assumes the initial CV known (as the "
+                   "ECB does) and the normal approximation of the current CV."),
+    "cap": (_N["cap"], "Share of defaults captured against share of rows taken riskiest first; AR = 2·AUC − 1. A curve, "
+                       "not a test."),
     "migration": (_N["migration"],
                   "Matrix weighted bandwidths over grades 1 … K: upper Σ_{i<j} |i − j| N_ij / Σ_{i<K} max(|i − K|, |i − 1|) "
                   "Σ_{j>i} N_ij, lower the same below the diagonal. Stability of cell (i, j): z = (p_n − p_ij) / "
                   "√((p_ij(1 − p_ij) + p_n(1 − p_n) + 2 p_ij p_n) / N_i), p_n the neighbour nearer the diagonal, "
-                  "p = Φ(z): a small p says the cell holds more rows than that neighbour."),
+                  "p = Φ(z), one-sided: a small p says the cell holds more rows than that neighbour. H0: p_ij ≤ p_n "
+                  "(migrations fall away from the diagonal). Assumes independent obligors and the normal "
+                  "approximation; N_ij counts obligors (a row of frequency weight w is w)."),
 }
 
 #: What a capability code means, for the reader.

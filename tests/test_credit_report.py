@@ -21,7 +21,7 @@ def test_demo_report_shows_the_whole_credit_section(demo_run) -> None:
     html = (demo_run.out / "report.html").read_text(encoding="utf-8")
     section = html[html.index('<section id="credit">'):]
     for text in ("Credit validation", "Jeffreys (ECB 2019)", "Hosmer–Lemeshow over the grades", "PSI over the grades",
-                 "Grade migration of the 3\u2009000 ids", "Performance per month", "Performance per product",
+                 "Grade migration of the 3\u2009000 obligors found by id", "Performance per month", "Performance per product",
                  "AUC against initial validation (ECB 2019)", "Concentration in grades (Herfindahl)", "<svg"):
         assert text in section, text
     assert '<a href="#credit">Credit validation</a>' in html  # in the contents

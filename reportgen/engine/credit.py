@@ -38,9 +38,10 @@ no prose. The statistics and their sources:
   coefficient of variation of the shares (ECB 2019 section 2.5.2); the ECB test of the current
   concentration against the initial one (the reference sample's), ``S = √(K − 1)(CV_curr − CV_init)
   / √(CV_curr²(½ + CV_curr²))``, ``p = 1 − Φ(S)`` (:func:`concentration_test`).
-* **Grade migration** over the ids in both samples, with the ECB (2019, section 2.5.5) lower and
-  upper matrix weighted bandwidths (:func:`matrix_weighted_bandwidth`) and the stability test of
-  each off-diagonal cell against its neighbour nearer the diagonal (:func:`migration_stability`).
+* **Grade migration** of the obligors in both samples (joined by id; an id of frequency weight w
+  is w obligors), with the ECB (2019, section 2.5.5) lower and upper matrix weighted bandwidths
+  (:func:`matrix_weighted_bandwidth`) and the stability test of each off-diagonal cell against
+  its neighbour nearer the diagonal (:func:`migration_stability`).
 * Per-period and per-segment AUC/Gini (DeLong intervals) and KS.
 
 Traffic lights from p-values: green ``p ≥ amber``, amber ``red ≤ p < amber``, red ``p < red``
@@ -859,25 +860,32 @@ def migration_stability(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return z, pv
 
 
+def _per_id(sample: CreditSample, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(distinct ids, the grade of each id's first row, obligors per id): an id's rows (the memory
+    engine repeats a row of frequency weight w w times) and their counts add up."""
+    assert sample.ids is not None
+    ids, first, inv = np.unique(sample.ids.astype(str), return_index=True, return_inverse=True)
+    return ids, codes[first], np.bincount(inv.ravel(), weights=_ones(sample), minlength=len(ids))
+
+
 def _migration(cur: CreditSample, ref: CreditSample, cc: np.ndarray, rc: np.ndarray, labels: list[str],
                s: CreditSettings) -> CreditMigration:
     """Counts of (reference grade, current grade) over the ids in both samples, with the ECB
     matrix weighted bandwidths and the cell stability tests of that matrix.
 
-    Every current row whose id the reference holds is counted, with the grade of the reference's
-    (first) row of that id: a row of frequency weight w, repeated w times by the reader, counts w
-    obligors here as in every other count (one intersection of distinct ids counted it once)."""
-    assert cur.ids is not None and ref.ids is not None
-    ids, first = np.unique(ref.ids.astype(str), return_index=True)
-    cur_ids = cur.ids.astype(str)
-    at = np.minimum(np.searchsorted(ids, cur_ids), max(len(ids) - 1, 0))
-    ic = np.flatnonzero(ids[at] == cur_ids) if len(ids) else np.zeros(0, dtype=np.intp)
-    ir = first[at[ic]]
+    Obligors, not rows: an id held by w obligors (a row of frequency weight w, repeated or with
+    its count) moves w obligors; an id of weight w_ref in the reference and w_cur now is found
+    in both samples min(w_ref, w_cur) times (the repeated rows paired off one to one).
+    """
+    cid, cg, cw = _per_id(cur, cc)
+    rid, rg, rw = _per_id(ref, rc)
+    _, ic, ir = np.intersect1d(cid, rid, assume_unique=True, return_indices=True)
+    w = np.minimum(cw[ic], rw[ir])
     k = len(labels)
-    counts = np.bincount(rc[ir] * k + cc[ic], minlength=k * k).reshape(k, k)
+    counts = np.rint(np.bincount(rg[ir] * k + cg[ic], weights=w, minlength=k * k)).astype(np.int64).reshape(k, k)
     m = int(counts.sum())
-    moved = cc[ic].astype(int) - rc[ir].astype(int)
-    share = (lambda mask: float(mask.sum() / m) if m else None)
+    moved = cg[ic].astype(int) - rg[ir].astype(int)
+    share = (lambda mask: float(w[mask].sum() / m) if m else None)
     lower, upper = matrix_weighted_bandwidth(counts)
     z, pv = migration_stability(counts)
     cells = (lambda a: [[None if not math.isfinite(v) else float(v) for v in row] for row in a.tolist()])
@@ -956,7 +964,8 @@ def merged_rows(sample: CreditSample) -> CreditSample:
     distinct rows with counts in the order they first appeared. Merged and sorted the same way,
     both are the same arrays, so every engine's credit section is the same to the last bit. A
     date only places its row in a month or a quarter (:func:`period_keys`): the month is kept.
-    Ids are per row and are not kept (the grade migration reads the rows themselves).
+    Ids are per row and are not kept (the grade migration reads the rows themselves). A row of
+    count 0 is left out: no obligor, and no term of 0 in a sum, whose order it would change.
     """
     dates = None if sample.dates is None else sample.dates.astype("datetime64[M]").astype("datetime64[D]")
     text = {k: None if getattr(sample, k) is None else np.asarray(getattr(sample, k)).astype(str)
@@ -964,9 +973,13 @@ def merged_rows(sample: CreditSample) -> CreditSample:
     cols = {"y": np.asarray(sample.y, dtype=bool), "score": np.asarray(sample.score, dtype=np.float64),
             "pd": None if sample.pd is None else np.asarray(sample.pd, dtype=np.float64),
             "grade": text["grade"], "dates": dates, "segment": text["segment"]}
+    count = None if sample.count is None else np.asarray(sample.count, dtype=np.int64)
+    if count is not None and not np.all(count > 0):  # a row of count 0 is no row (the readers drop it too)
+        cols = {name: None if v is None else v[count > 0] for name, v in cols.items()}
+        count = count[count > 0]
     keys = [v for v in cols.values() if v is not None]
     n = keys[0].shape[0]
-    count = np.ones(n, dtype=np.int64) if sample.count is None else np.asarray(sample.count, dtype=np.int64)
+    count = np.ones(n, dtype=np.int64) if count is None else count
     if n == 0:
         return CreditSample(**cols, count=count)
     order = np.lexsort(keys[::-1])  # the first key (default) varies slowest
