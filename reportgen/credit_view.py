@@ -85,8 +85,8 @@ CAPABILITY_TEXT = {
                   "Jeffreys, binomial and Hosmer–Lemeshow tests are defined for counts of obligors; the weights "
                   "apply to the other sections only (weight_kind: frequency makes a weight count obligors here too)",
     "frequency": "frequency weights: a row of weight w counts as w obligors in every count, rate and test, the "
-                 "grade migration's by the current sample's weights (weight 0 drops the row; the reference "
-                 "sample's weights apply when it has the column)",
+                 "grade migration's too: an id of w obligors in the reference and v now migrates min(w, v) of "
+                 "them (weight 0 drops the row)",
 }
 
 #: What each figure panel shows (the caption, in panel order).

@@ -240,13 +240,14 @@ def test_fractional_frequency_weights_pushed_down_are_refused_as_the_rows_are(tm
 def test_grade_migration_counts_each_joined_row_by_its_frequency_weight(tmp_path, scheduler, capsys):
     """With weight_kind: frequency every count of the credit section is of obligors (a row of
     weight w is w rows) but the grade migration joined distinct ids and counted each once: 43
-    obligors migrated where the current sample held 89. Each current row joined by id now counts
-    by its weight (the reference row gives the grade): the weighted cross-table of the grades."""
+    obligors migrated where the current sample held 89. An id held by w obligors in the reference
+    and v now is found in both min(w, v) times (the repeated rows paired off one to one), from its
+    reference grade to its current one: the cross-table of the obligors in both samples."""
     rng = np.random.default_rng(11)
     n, edges = 60, [0.25, 0.5, 0.75]
     s = np.round(rng.random(n), 3)
     cur = pd.DataFrame({"id": np.arange(n), "y": (rng.random(n) < s).astype(int), "s": s, "w": rng.integers(0, 4, n)})
-    ref = cur.assign(s=np.round(np.clip(s + rng.normal(0, 0.1, n), 0, 1), 3), w=1)
+    ref = cur.assign(s=np.round(np.clip(s + rng.normal(0, 0.1, n), 0, 1), 3), w=rng.integers(1, 4, n))
     cur.to_csv(tmp_path / "a.csv", index=False)
     ref.iloc[::-1].to_csv(tmp_path / "ref.csv", index=False)
     cfg = config(tmp_path, [{"name": "a", "file": "a.csv", "score": "s", "reference": "ref.csv"}], id="id", weight="w",
@@ -254,8 +255,9 @@ def test_grade_migration_counts_each_joined_row_by_its_frequency_weight(tmp_path
     doc = same_documents(documents(cfg, scheduler, capsys, ("memory",)))
     migration = doc["credit"]["models"]["a"]["migration"]
     want = np.zeros((4, 4), dtype=int)
-    np.add.at(want, (np.digitize(ref.s, edges), np.digitize(cur.s, edges)), cur.w)
-    assert migration["matched"] == cur.w.sum() == want.sum()
+    both = np.minimum(ref.w, cur.w)
+    np.add.at(want, (np.digitize(ref.s, edges), np.digitize(cur.s, edges)), both)
+    assert migration["matched"] == both.sum() == want.sum() > (both > 0).sum()
     assert migration["counts"] == want.tolist()
 
 
