@@ -1201,6 +1201,28 @@ def keep_units(value: Any) -> Any:
     return value
 
 
+#: The longest string or sequence a template may build with ``*``, and the largest power it may
+#: raise an integer to: a theme's ``{{ 'a' * 10**9 }}`` would otherwise fill the memory and the
+#: report (Jinja's sandbox bounds ``range`` only).
+MAX_REPEAT = 1_000_000
+MAX_POWER = 10_000
+
+
+class _ReportSandbox(ImmutableSandboxedEnvironment):
+    """The sandbox, with ``*`` and ``**`` bounded (:data:`MAX_REPEAT`, :data:`MAX_POWER`)."""
+
+    intercepted_binops = frozenset({"*", "**"})
+
+    def call_binop(self, context: Any, operator: str, left: Any, right: Any) -> Any:
+        if operator == "*":
+            for seq, times in ((left, right), (right, left)):
+                if isinstance(seq, (str, bytes, list, tuple)) and isinstance(times, int) and len(seq) * times > MAX_REPEAT:
+                    raise SecurityError(f"a repetition longer than {MAX_REPEAT:,} items")
+        elif operator == "**" and isinstance(left, int) and isinstance(right, int) and abs(right) > MAX_POWER and abs(left) > 1:
+            raise SecurityError(f"a power above {MAX_POWER:,}")
+        return super().call_binop(context, operator, left, right)
+
+
 def make_environment(theme: Theme = Theme()) -> Environment:
     loaders = []
     if theme.template_dir is not None:
@@ -1209,7 +1231,7 @@ def make_environment(theme: Theme = Theme()) -> Environment:
     # The sandbox: a template (a theme's, or one named by anything the user did not write) can
     # display values but never reach Python internals (``cycler.__init__.__globals__.os``, …) nor
     # mutate the view model.
-    env = ImmutableSandboxedEnvironment(
+    env = _ReportSandbox(
         loader=ChoiceLoader(loaders),
         autoescape=select_autoescape(enabled_extensions=("html", "xml", "j2"), default=True, default_for_string=True),
         undefined=StrictUndefined,

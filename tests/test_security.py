@@ -247,6 +247,30 @@ def test_hostile_theme_runs_no_code(payload: str, hostile_result: Path, tmp_path
     assert not (out / "report.html").exists()
 
 
+@pytest.mark.parametrize("payload", ["{{ 'a' * 100000000 }}", "{{ 100000000 * 'ab' }}", "{{ [0] * 10**8 }}",
+                                     "{{ 10 ** 100000000 }}"])
+def test_a_theme_cannot_build_a_huge_value(payload: str, hostile_result: Path, tmp_path: Path,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    """Jinja's sandbox bounds range() only: a theme's 'a' * 10^8 wrote a 100 MB report, exit 0."""
+    theme = tmp_path / "theme"
+    theme.mkdir()
+    (theme / "report.html").write_text("<p>" + payload + "</p>\n")
+    out = tmp_path / "out"
+    code = cli.main(["render", str(hostile_result), "--theme", str(theme), "--out", str(out), "--format", "html"])
+    line = _one_error_line(capsys.readouterr().err)
+    assert code == 2 and str(theme) in line and ("repetition" in line or "power" in line)
+    assert not (out / "report.html").exists()
+
+
+def test_a_theme_may_still_repeat_a_little(hostile_result: Path, tmp_path: Path) -> None:
+    theme = tmp_path / "theme"
+    theme.mkdir()
+    (theme / "report.html").write_text("<p>{{ '-' * 40 }}{{ 2 ** 10 }}{{ 3 * 4 }}</p>\n")
+    out = tmp_path / "out"
+    assert cli.main(["render", str(hostile_result), "--theme", str(theme), "--out", str(out), "--format", "html"]) == 0
+    assert "-" * 40 + "1024" + "12" in (out / "report.html").read_text()
+
+
 def test_hostile_metrics_json_template_dir_is_never_used(hostile_result: Path, tmp_path: Path) -> None:
     """A received metrics.json naming a template directory: render ignores it (only --theme counts)."""
     marker = tmp_path / "pwned"
