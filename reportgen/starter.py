@@ -9,8 +9,9 @@ Reads the header and the first :data:`SAMPLE_ROWS` rows of a CSV or Parquet file
   values are all distinct; a **date** column named like a date whose values parse as dates;
 * the **models**: every other numeric column with more than two distinct values, one model each.
   A model's ``direction`` is ``lower`` when its sample AUC is below one half (a scorecard whose
-  high points mean a safe applicant); a score outside [0, 1] gets its own ``threshold``, the
-  sample quantile that flags as many rows as there are positives.
+  high points mean a safe applicant); a score outside [0, 1], or a probability that 0.5 does not
+  split (every sampled score below it, or every one at or above it), gets its own ``threshold``,
+  the sample quantile that flags as many rows as there are positives.
 
 Every guess is written as a comment beside the key, so the reader checks it before a run; the
 config validates as written (a test runs ``reportgen validate`` on it). Nothing is computed that
@@ -142,7 +143,9 @@ def guess(df: pd.DataFrame, source: str) -> Guess:
         direction = "lower" if auc is not None and auc < 0.5 else "higher"
         finite = s[np.isfinite(s)]
         own = None
-        if finite.size and (finite.min() < 0 or finite.max() > 1):
+        # not a probability, or a probability 0.5 would not split (every score below it, or at or
+        # above it: the run would warn "threshold 0.5 lies outside the scores"): its own threshold
+        if finite.size and (finite.min() < 0 or finite.max() > 1 or not finite.min() < 0.5 <= finite.max()):
             q = prevalence if direction == "lower" else 1 - prevalence
             own = float(np.quantile(finite, q))
         shown = "n/a" if auc is None else f"{max(auc, 1 - auc):.3f}"

@@ -117,3 +117,22 @@ def test_a_control_character_in_a_column_name_stays_escaped_in_the_one_line_erro
     assert _init(cli, data, tmp_path / "x.yaml") == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err[:-1].isprintable() and "(columns: y, 's\\x00')" in err, err
+
+
+def test_a_probability_that_half_does_not_split_gets_its_own_threshold(cli, tmp_path: Path, capsys) -> None:
+    """The demo's naive model scores at most 0.434: the starter wrote threshold 0.5, and the first
+    run warned that it lies outside the scores. A probability 0.5 does not split gets the sample
+    quantile that flags as many rows as there are positives, as a score outside [0, 1] does."""
+    out = tmp_path / "starter.yaml"
+    assert _init(cli, ROOT / "configs" / "data" / "naive.csv", out) == 0
+    cfg = yaml.safe_load(out.read_text(encoding="utf-8"))
+    df = pd.read_csv(ROOT / "configs" / "data" / "naive.csv")
+    model = cfg["models"][0]
+    scores = df[model["score"]]
+    assert scores.max() < 0.5 and scores.min() < model["threshold"] < scores.max()
+    flagged = (scores >= model["threshold"]).mean()
+    positives = (df[cfg["label"]] == cfg["positive"]).mean()
+    assert abs(flagged - positives) < 0.05
+    capsys.readouterr()
+    assert cli(["run", str(out), "--out", str(tmp_path / "out"), "--format", "json"]) == 0
+    assert "outside the scores" not in capsys.readouterr().err
