@@ -179,8 +179,25 @@ def write_report(result: ComparisonResult, out_dir: str | Path, formats: Sequenc
                  theme: Theme | None = None, overwrite: bool = True) -> dict[str, Path]:
     """Render ``result`` into ``out_dir`` as its whole new report set, or nothing: ``report.html``,
     ``report.pdf``, ``metrics.json`` (the ``formats`` asked for). Locked against other runs and
-    swapped in by one rename (:func:`reportgen.writer.write_outputs`). Returns each file's path."""
-    return write_outputs(result, out_dir, formats=formats, theme=theme, overwrite=overwrite)
+    swapped in by one rename (:func:`reportgen.writer.write_outputs`). Returns each file's path.
+
+    An :class:`~reportgen.errors.OutputError` names this function's arguments, not the command
+    line's options (``overwrite=True``, another ``out_dir``)."""
+    from reportgen.errors import OutputError  # noqa: PLC0415
+
+    try:
+        return write_outputs(result, out_dir, formats=formats, theme=theme, overwrite=overwrite)
+    except OutputError as exc:
+        raise OutputError(_in_api_terms(str(exc))) from None
+
+
+def _in_api_terms(message: str) -> str:
+    """The writer's advice, worded for the command line, in :func:`write_report`'s terms."""
+    for cli, api in (("pass --overwrite (or set output.overwrite: true)", "pass overwrite=True"),
+                     ("--overwrite", "overwrite=True"), ("with --out", "as out_dir"),
+                     ("another --out", "another out_dir"), ("e.g. --out ", "e.g. out_dir=")):
+        message = message.replace(cli, api)
+    return message
 
 
 __all__ = [

@@ -198,3 +198,22 @@ def test_public_names_are_listed_and_resolve() -> None:
         assert getattr(reportgen, name) is not None
     with pytest.raises(AttributeError, match="no attribute 'nope'"):
         reportgen.nope  # noqa: B018
+
+
+def test_write_report_errors_name_its_arguments_not_the_command_lines(tmp_path: Path) -> None:
+    """A notebook user was told to "pass --overwrite … or choose another --out"."""
+    from reportgen.errors import OutputError
+
+    rng = np.random.default_rng(0)
+    y = rng.random(200) < 0.4
+    df = pd.DataFrame({"y": y.astype(int), "s": np.round(y * 0.3 + rng.random(200), 3)})
+    r = reportgen.compare_frames(df, label="y", scores=["s"], bootstrap={"resamples": 0, "seed": 1})
+    reportgen.write_report(r, tmp_path / "out", formats=("json",))
+    with pytest.raises(OutputError) as err:
+        reportgen.write_report(r, tmp_path / "out", formats=("json",), overwrite=False)
+    text = str(err.value)
+    assert "a report already exists" in text and "overwrite=True" in text and "another out_dir" in text
+    assert "--" not in text and "output.overwrite" not in text
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(OutputError, match="another out_dir"):
+        reportgen.write_report(r, tmp_path / "file", formats=("json",))
