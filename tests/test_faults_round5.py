@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from reportgen import cli, history
-from tests.test_faults_round4 import ROOT, SIGNAL_AT, _python, make_config, run
+from test_faults_round4 import ROOT, SIGNAL_AT, _python, make_config, run
 
 
 def _metrics(out: Path) -> dict:
