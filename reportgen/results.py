@@ -843,9 +843,9 @@ class CreditMigration(_Frozen):
     """Grade migration of the rows found (by id) in both samples."""
 
     grades: Sequence[str] = field(metadata=_doc("Grade labels, rows and columns of the matrix."))
-    counts: Sequence[Sequence[int]] = field(metadata=_doc("counts[i][j]: rows in grade i of the reference and j now."))
-    matched: int = field(metadata=_doc("Ids found in both samples."))
-    stable: float | None = field(metadata=_doc("Share of matched rows in the same grade."))
+    counts: Sequence[Sequence[int]] = field(metadata=_doc("counts[i][j]: obligors in grade i of the reference and j now."))
+    matched: int = field(metadata=_doc("Obligors found by id in both samples (under frequency weights an id of w obligors in the reference and v now counts min(w, v))."))
+    stable: float | None = field(metadata=_doc("Share of the matched obligors in the same grade."))
     upgraded: float | None = field(metadata=_doc("Share moved to a lower-PD grade."))
     downgraded: float | None = field(metadata=_doc("Share moved to a higher-PD grade."))
     beyond_one: float | None = field(metadata=_doc("Share moved by more than one grade."))
