@@ -219,6 +219,7 @@ def local_path(value: Any) -> Any:
     """
     if not isinstance(value, str):
         return value
+    no_nul(value)
     m = re.match(r"([A-Za-z][A-Za-z0-9+.-]*)://", value)
     if m is None:
         return os.path.expanduser(value)
@@ -236,6 +237,14 @@ def local_path(value: Any) -> Any:
     return path
 
 
+def no_nul(value: str) -> str:
+    """Refuse a path holding a NUL character (YAML's ``"\\0"``): no file name can hold one, and
+    the operating system's calls raised "embedded null byte" as an internal error."""
+    if "\x00" in value:
+        raise ValueError(f"{value!r} holds a NUL character (\\0), which no path can hold; remove it")
+    return value
+
+
 def data_path(value: Any) -> Any:
     """A model's input: a local path (:func:`local_path`), or a URI read through pyarrow's
     filesystems (``s3://``, ``gs://``, ``hdfs://``, ``abfs://``), kept as written and checked
@@ -244,6 +253,8 @@ def data_path(value: Any) -> Any:
     if isinstance(value, str) and not value.strip():
         # Path('') is '.', the config's own directory, then read as a Parquet dataset
         raise ValueError("the path is empty; give a CSV or Parquet file")
+    if isinstance(value, str):
+        no_nul(value)
     if isinstance(value, str) and re.match(r"[A-Za-z][A-Za-z0-9+.-]*://", value) and not value.lower().startswith("file://"):
         return Path(checked_uri(value))
     return local_path(value)
@@ -353,6 +364,7 @@ class OutputConfig(Strict):
     @field_validator("dir")
     @classmethod
     def _placeholders(cls, v: str) -> str:
+        no_nul(v)
         try:
             fields = [(f, spec, conv) for _, f, spec, conv in string.Formatter().parse(v) if f is not None]
         except ValueError:  # an unbalanced brace

@@ -609,14 +609,27 @@ DEDUPED = re.compile(r"^(.*)\.(\d+)$")
 def raw_header(path: Path) -> list[str]:
     """The CSV's header as written, repeated names kept (pandas renames them), so that a config
     naming a repeated column is refused rather than read from whichever copy a reader keeps."""
-    import csv  # noqa: PLC0415
-
     source = opened_plain(path)
     try:
         # the header line only (pandas read it as UTF-8); bytes after it are not this function's to judge
-        return next(csv.reader(io.TextIOWrapper(source, encoding="utf-8-sig", errors="replace", newline="")), [])
+        return next(csv_records(source), [])
     finally:
         source.close()
+
+
+def csv_records(source: Any, strict: bool = False) -> Any:
+    """A :func:`csv.reader` over a binary stream, as the error paths here scan a CSV: UTF-8 with
+    its BOM dropped, undecodable bytes replaced, quoted line breaks kept in their field.
+
+    The module's field limit (131,072 characters by default, process-wide) is raised to
+    :data:`MAX_CSV_BLOCK`, the longest row pyarrow reads: a longer field made :mod:`csv` raise
+    "field larger than field limit", which the scans reported as a quote left open on the wrong
+    row, or (the header check) as an internal error."""
+    import csv  # noqa: PLC0415
+
+    if csv.field_size_limit() < MAX_CSV_BLOCK:
+        csv.field_size_limit(MAX_CSV_BLOCK)
+    return csv.reader(io.TextIOWrapper(source, encoding="utf-8-sig", errors="replace", newline=""), strict=strict)
 
 
 def csv_error(path: Path, exc: Exception, malformed: str) -> InputError:
@@ -789,10 +802,7 @@ def record_batches(path: Path, columns: list[str], batch_rows: int, numbers: Ite
             return
         except _Straddle as more:
             done = more.done
-            if block >= MAX_CSV_BLOCK:
-                raise InputError(f"{path}: a row is longer than {MAX_CSV_BLOCK >> 20} MB; "
-                                 f"shorten the values or convert the file to Parquet") from None
-            block = min(MAX_CSV_BLOCK, block * 8)
+            block = larger_block(path, block)
         except pa.ArrowInvalid as exc:
             if "conversion error" in str(exc) and odd_quotes(path) and (fault := row_fault(path)) is not None:
                 raise fault from None  # a quote left open: the value runs on over the next rows
@@ -808,6 +818,26 @@ def record_batches(path: Path, columns: list[str], batch_rows: int, numbers: Ite
 
 #: The largest CSV block pyarrow is given: a row must fit in one block ("straddling object").
 MAX_CSV_BLOCK = 1 << 30
+
+
+def longer_than_block(exc: Exception, path: Path, block: int) -> bool:
+    """Whether pyarrow refused a CSV read in ``block``-byte blocks because a row is longer than a
+    block: "straddling object" for a record, "Empty CSV file or block" for a header longer than
+    the first block (the same words as for an empty file or a header without a line break, told
+    apart by the file's size). Both engines then read again with :func:`larger_block`."""
+    text = str(exc)
+    if "straddl" in text:
+        return True
+    return "Empty CSV file or block" in text and input_bytes(path) > block
+
+
+def larger_block(path: Path, block: int) -> int:
+    """The next CSV block size after ``block`` (eight times larger, at most :data:`MAX_CSV_BLOCK`),
+    or the one-line error of a row longer than the largest block, the same in every engine."""
+    if block >= MAX_CSV_BLOCK:
+        raise InputError(f"{path}: a row is longer than {MAX_CSV_BLOCK >> 20} MB; "
+                         f"shorten the values or convert the file to Parquet") from None
+    return min(MAX_CSV_BLOCK, block * 8)
 
 
 class _Straddle(Exception):
@@ -839,16 +869,19 @@ def _csv_batches(path: Path, columns: list[str], numbers: list[str], text: list[
                 rb = rb.slice(max(0, skip - start))
                 if any(pa.types.is_binary(t) or pa.types.is_large_binary(t) for t in rb.schema.types):
                     raise InputError(f"{path}: not UTF-8 text; re-save the file as UTF-8 CSV")  # an inferred column
-                if not checked and line_break_in_text(rb.columns):
+                if not checked and (line_break_in_text(rb.columns) or F.locate(path).local):
                     # a quoted multi-line value, or a quote left open (pyarrow reads on to the end of
-                    # the file as one value: a label of many lines, or none refused in the last row)
+                    # the file as one value: a label of many lines, or none refused in the last row).
+                    # A local file is checked whatever its read columns hold: a quote left open in a
+                    # column the config does not read took every later row into that value, silently
+                    # (the in-memory engine, checking the file's quotes, refused it)
                     checked = True
                     if odd_quotes(path) and (fault := row_fault(path)) is not None:
                         raise fault
                 if rb.num_rows:
                     yield rb
         except pa.ArrowInvalid as exc:
-            if "straddl" in str(exc):
+            if longer_than_block(exc, path, block):
                 raise _Straddle(max(seen, skip)) from None
             raise
     finally:
@@ -921,7 +954,7 @@ def row_fault(path: Path) -> InputError | None:
 
     source = opened_plain(path)
     try:
-        reader = csv.reader(io.TextIOWrapper(source, encoding="utf-8-sig", errors="replace", newline=""), strict=True)
+        reader = csv_records(source, strict=True)
         width, record = None, 0
         for fields in reader:
             if not fields:
@@ -1001,10 +1034,13 @@ def read_table(path: Path, columns: list[str], numbers: Iterable[str] = (), text
     later), any other column (a date) as text with those spellings missing — never inferred.
     pyarrow's multi-threaded reader parses the file (:func:`arrow_csv_frame`, typed as the
     streamed engines type it); a file it refuses — a short or long row, a cell that is not a
-    number, bytes that are not UTF-8, a header pandas renames (``s.1``, ``Unnamed: 2``), a
-    field past its block size — or may misread — a line break in a text value, an odd number
-    of quotes (:func:`odd_quotes`) — is read by :func:`pandas_csv_frame`, the lenient reader this
-    engine always used, so such a file is accepted, or refused with the same message, as before."""
+    number, bytes that are not UTF-8, a header pandas renames (``s.1``, ``Unnamed: 2``) — or
+    may misread — a line break in a text value, an odd number of quotes (:func:`odd_quotes`) —
+    is read by :func:`pandas_csv_frame`, the lenient reader this engine always used, so such a
+    file is accepted, or refused with the same message, as before. A row or header longer
+    than pyarrow's block is read again with a larger block, as the streamed engines read it
+    (pandas, reading it instead, padded a short row with missing cells that every other engine
+    refused)."""
     import pyarrow as pa  # noqa: PLC0415
 
     if is_parquet(path):
@@ -1041,22 +1077,28 @@ def arrow_csv_frame(path: Path, columns: list[str], numbers: list[str], text: li
     import pyarrow.csv as pacsv  # noqa: PLC0415
 
     other = [c for c in columns if c not in numbers and c not in text]
-    read, convert = csv_options(columns, numbers, [*text, *other])
-    # pandas' Arrow-backed strings are large_string: read them so, and to_pandas copies nothing
-    convert.column_types = {c: pa.large_string() if t == pa.string() else t for c, t in convert.column_types.items()}
-    source: Any = path
-    try:
-        source = opened(path)
-        table = pacsv.read_csv(source if source is not path else str(path), read_options=read, convert_options=convert)
-        if source is not path:
-            source.read()  # to the end, so the digest is recorded (the parser stops at the last block)
-    except (pa.ArrowException, OSError, ValueError) as exc:
-        if isinstance(exc, pa.ArrowInvalid) and RAGGED.search(str(exc)):
-            raise ragged_row(path) from None  # one rule in every engine: pandas would pad or drop fields
-        return None  # the lenient reader decides: it accepts, or gives this engine's message
-    finally:
-        if source is not path:
-            source.close()
+    block = 1 << 20  # pyarrow's default; a row (or the header) longer than it: read again, 8 times larger
+    while True:
+        read, convert = csv_options(columns, numbers, [*text, *other], block)
+        # pandas' Arrow-backed strings are large_string: read them so, and to_pandas copies nothing
+        convert.column_types = {c: pa.large_string() if t == pa.string() else t for c, t in convert.column_types.items()}
+        source: Any = path
+        try:
+            source = opened(path)
+            table = pacsv.read_csv(source if source is not path else str(path), read_options=read, convert_options=convert)
+            if source is not path:
+                source.read()  # to the end, so the digest is recorded (the parser stops at the last block)
+            break
+        except (pa.ArrowException, OSError, ValueError) as exc:
+            if isinstance(exc, pa.ArrowInvalid) and RAGGED.search(str(exc)):
+                raise ragged_row(path) from None  # one rule in every engine: pandas would pad or drop fields
+            if isinstance(exc, pa.ArrowInvalid) and longer_than_block(exc, path, block):
+                block = larger_block(path, block)  # pandas, reading it instead, padded a short row
+                continue
+            return None  # the lenient reader decides: it accepts, or gives this engine's message
+        finally:
+            if source is not path:
+                source.close()
     if line_break_in_text([table.column(c) for c in [*text, *other]]):
         return None  # a quote left open, or a quoted multi-line value: the lenient reader decides
     if odd_quotes(path):

@@ -1,0 +1,191 @@
+"""Faults a scheduler meets (hostile-input review, round 6): CSV rows and headers longer than a
+parser's limits, quotes in columns the config does not read, and NUL characters in a config's
+paths.
+
+Each test is named after what broke. Every test runs ``reportgen.cli.main`` in-process and
+checks the whole of stderr: one line, exit code 2 for the user's mistake, the same words in
+every engine.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+import yaml
+
+from reportgen import cli
+
+ENGINES = ("memory", "stream", "dask")
+
+
+def rows(n: int = 60, seed: int = 1) -> list[tuple[int, int, str]]:
+    rng = random.Random(seed)
+    return [(i, i % 2, f"{rng.random():.3f}") for i in range(1, n + 1)]
+
+
+def make_run(folder: Path, a_csv: bytes, n: int = 60, **extra) -> Path:
+    """Model a reads ``a_csv`` (columns id, y, s, maybe more), model b a clean file of ``n`` rows;
+    no bootstrap, metrics.json only."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "a.csv").write_bytes(a_csv)
+    (folder / "b.csv").write_text("id,y,s\n" + "".join(f"{i},{y},{s}\n" for i, y, s in rows(n, 2)), encoding="utf-8")
+    cfg = {"title": "t", "label": "y", "id": "id", "bootstrap": {"resamples": 0},
+           "output": {"formats": ["json"], "dir": "out"},
+           "models": [{"name": "a", "file": "a.csv", "score": "s"}, {"name": "b", "file": "b.csv", "score": "s"}]}
+    cfg.update(extra)
+    path = folder / "q.yaml"
+    path.write_text(yaml.safe_dump(cfg), encoding="utf-8")
+    return path
+
+
+def run(cfg: Path, engine: str, request: pytest.FixtureRequest) -> int:
+    args = ["run", str(cfg), "-q", "--overwrite", "--engine", engine]
+    if engine == "dask":
+        args += ["--scheduler", request.getfixturevalue("scheduler")]
+    return cli.main(args)
+
+
+def csv_with(header: str, lines: list[str]) -> bytes:
+    return (header + "\n" + "".join(line + "\n" for line in lines)).encode("utf-8")
+
+
+# --------------------------------------------------------------------------------------
+# Fields longer than the csv module's limit, rows and headers longer than pyarrow's block
+# --------------------------------------------------------------------------------------
+
+#: Longer than the csv module's default field limit (131,072 characters).
+LONG = "x" * 200_000
+
+
+@pytest.mark.parametrize("engine", ("memory", "stream"))
+def test_a_repeated_header_name_beside_a_field_over_128_kib_is_read_not_an_internal_error(
+        engine: str, tmp_path: Path, request: pytest.FixtureRequest, capsys: pytest.CaptureFixture[str]) -> None:
+    """A header that pandas renames (``t``, ``t.1``) is read again as written with :mod:`csv`;
+    a header field over its 131,072-character limit made that an internal error (exit 1)."""
+    cfg = make_run(tmp_path, csv_with(f"id,y,s,t,t,{LONG}", [f"{i},{y},{s},z,z,z" for i, y, s in rows()]))
+    assert run(cfg, engine, request) == 0, capsys.readouterr().err
+    assert capsys.readouterr().err == ""
+    assert json.loads((tmp_path / "out" / "metrics.json").read_text(encoding="utf-8"))["models"]
+
+
+@pytest.mark.parametrize("engine", ("memory", "stream"))
+def test_a_field_over_128_kib_is_not_called_a_quote_left_open(
+        engine: str, tmp_path: Path, request: pytest.FixtureRequest, capsys: pytest.CaptureFixture[str]) -> None:
+    """The scan that names a ragged row's number stopped at a long value (the csv module's field
+    limit) and called it a quote left open, on the long value's row: the real fault, a short
+    last row, went unnamed."""
+    lines = [f"{i},{y},{s},{LONG if i == 3 else 'z'}" for i, y, s in rows()] + ["61,1,0.3"]
+    cfg = make_run(tmp_path, csv_with("id,y,s,t", lines))
+    assert run(cfg, engine, request) == 2
+    assert capsys.readouterr().err == (f"reportgen: error: {tmp_path / 'a.csv'}: row 62: 3 fields where the header has 4; "
+                                       f"give every row one field per header column (quote a value that holds a comma)\n")
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("engine", ("memory", "stream"))
+def test_a_short_row_after_a_row_longer_than_a_megabyte_is_refused_by_every_engine(
+        engine: str, tmp_path: Path, request: pytest.FixtureRequest, capsys: pytest.CaptureFixture[str]) -> None:
+    """A row longer than pyarrow's default block (1 MiB) sent the in-memory engine to pandas,
+    which padded a short row with missing cells: the file was accepted there (and its last
+    row's missing score then refused, or a short row's id compared) where the streamed engine
+    refused the row by its field count."""
+    lines = [f"{i},{y},{s},{'x' * (3 << 20) if i == 3 else 'z'}" for i, y, s in rows()] + ["61,1,0.3"]
+    cfg = make_run(tmp_path, csv_with("id,y,s,t", lines), id_mismatch="intersect")
+    assert run(cfg, engine, request) == 2
+    assert capsys.readouterr().err == (f"reportgen: error: {tmp_path / 'a.csv'}: row 62: 3 fields where the header has 4; "
+                                       f"give every row one field per header column (quote a value that holds a comma)\n")
+
+
+@pytest.mark.parametrize("engine", ("memory", "stream"))
+def test_a_header_longer_than_a_megabyte_above_short_rows_is_refused_by_every_engine(
+        engine: str, tmp_path: Path, request: pytest.FixtureRequest, capsys: pytest.CaptureFixture[str]) -> None:
+    """A header longer than pyarrow's block ("Empty CSV file or block") sent the in-memory engine
+    to pandas, which read rows one field short as if complete: the run succeeded."""
+    cfg = make_run(tmp_path, csv_with(f"id,y,s,{'x' * (2 << 20)}", [f"{i},{y},{s}" for i, y, s in rows()]))
+    assert run(cfg, engine, request) == 2
+    assert capsys.readouterr().err == (f"reportgen: error: {tmp_path / 'a.csv'}: row 2: 3 fields where the header has 4; "
+                                       f"give every row one field per header column (quote a value that holds a comma)\n")
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_header_longer_than_the_streamed_block_is_read_not_called_empty(
+        engine: str, tmp_path: Path, request: pytest.FixtureRequest, capsys: pytest.CaptureFixture[str]) -> None:
+    """With small batches (a 1 MiB block) a header longer than the block was "the file has a
+    header but no rows" in the stream and dask engines: pyarrow words it as an empty file."""
+    n = 1500
+    lines = [f"{i},{y},{s},z" for i, y, s in rows(n)]
+    cfg = make_run(tmp_path, csv_with(f"id,y,s,{'x' * (2 << 20)}", lines), n=n, stream={"batch_rows": 1000})
+    assert run(cfg, engine, request) == 0, capsys.readouterr().err
+    assert capsys.readouterr().err == ""
+    metrics = json.loads((tmp_path / "out" / "metrics.json").read_text(encoding="utf-8"))
+    assert not metrics["run"]["dropped"]
+
+
+# --------------------------------------------------------------------------------------
+# Quotes in columns the config does not read
+# --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("where", (5, 61))
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_quote_left_open_in_an_unread_column_loses_no_rows_in_any_engine(
+        engine: str, where: int, tmp_path: Path, request: pytest.FixtureRequest,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """A quote left open in a column no model reads took every later row into that one value in
+    the stream and dask engines: with ``id_mismatch: intersect`` the run compared 5 rows of 60
+    and exited 0 (the in-memory engine refused the file)."""
+    lines = [f"{i},{y},{s},{chr(34) if i == where else 'z'}" for i, y, s in rows()]
+    if where > 60:
+        lines.append(f"{where},1,0.3,{chr(34)}")
+    cfg = make_run(tmp_path, csv_with("id,y,s,t", lines), id_mismatch="intersect")
+    assert run(cfg, engine, request) == 2
+    assert capsys.readouterr().err == (f"reportgen: error: {tmp_path / 'a.csv'}: row {where + 1}: a quote is left open "
+                                       f"or misplaced (malformed CSV); close the quote or remove the stray one\n")
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("value", ('ab"c', '"two\nlines"'))
+def test_a_stray_or_multi_line_quote_in_an_unread_column_is_still_read(value: str, tmp_path: Path,
+                                                                       request: pytest.FixtureRequest) -> None:
+    """The check above refuses only what the strict scan finds malformed: a quote inside an
+    unquoted value, and a quoted value of two lines, are read as before."""
+    cfg = make_run(tmp_path, csv_with("id,y,s,t", [f"{i},{y},{s},{value if i == 5 else 'z'}" for i, y, s in rows()]))
+    assert run(cfg, "stream", request) == 0
+
+
+# --------------------------------------------------------------------------------------
+# NUL characters in a config's paths
+# --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("key", "value"), [
+    ("models[0].file", "a\x00.csv"),
+    ("models[0].reference", "r\x00.csv"),
+    ("output.dir", "o\x00ut"),
+    ("history.path", "h\x00.sqlite"),
+])
+def test_a_nul_character_in_a_path_is_exit_2_naming_the_key(key: str, value: str, tmp_path: Path,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    """``file: "a\\0.csv"`` (YAML's escape) reached the operating system, which raised
+    "embedded null byte": an internal error (exit 1) instead of the key and what to do."""
+    cfg = make_run(tmp_path, csv_with("id,y,s", [f"{i},{y},{s}" for i, y, s in rows()]))
+    doc = yaml.safe_load(cfg.read_text(encoding="utf-8"))
+    doc["history"] = {"path": "h.sqlite"}
+    if key == "models[0].file":
+        doc["models"][0]["file"] = value
+    elif key == "models[0].reference":
+        doc["models"][0]["reference"] = value
+    elif key == "output.dir":
+        doc["output"]["dir"] = value
+    else:
+        doc["history"]["path"] = value
+    cfg.write_text(yaml.safe_dump(doc), encoding="utf-8")
+    line = next(i for i, x in enumerate(cfg.read_text(encoding="utf-8").splitlines(), 1) if "\\0" in x)
+    assert cli.main(["run", str(cfg), "-q"]) == 2
+    shown = repr(value)
+    assert capsys.readouterr().err == (f"reportgen: error: {cfg}:{line}: {key}: {shown} holds a NUL character (\\0), "
+                                       f"which no path can hold; remove it\n")
+    assert not (tmp_path / "out").exists() and not (tmp_path / "h.sqlite").exists()
