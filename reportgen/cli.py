@@ -33,6 +33,7 @@ import reportgen.clock as clock
 from reportgen.version import __version__
 from reportgen.errors import ConfigError, OutputError, ReportgenError, UserError
 from reportgen.launch import answer_signals_early, command_finished
+from reportgen.terminal import one_line
 from reportgen.writer import (Interrupted, Reservation, on_signal, output_path, private_tempdir, reserve,
                               shown_tempdir, write_outputs)
 
@@ -67,8 +68,8 @@ class _Parser(argparse.ArgumentParser):
     shows seven lines for one wrong flag). ``--help`` still prints the usage."""
 
     def error(self, message: str) -> NoReturn:
-        one_line = " ".join(message.splitlines())  # an unrecognised argument is quoted as typed
-        self.exit(EXIT_USER, f"reportgen: error: {one_line}; see '{self.prog} --help'\n")
+        # an unrecognised argument is quoted as typed
+        self.exit(EXIT_USER, f"reportgen: error: {one_line(message)}; see '{self.prog} --help'\n")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -167,8 +168,7 @@ class _StderrWarnings(logging.Handler):
         self.seen: set[str] = set()
 
     def format(self, record: logging.LogRecord) -> str:
-        message = " ".join(record.getMessage().splitlines())
-        return f"reportgen: {record.levelname.lower()}: {message}"
+        return f"reportgen: {record.levelname.lower()}: {one_line(record.getMessage())}"
 
     def emit(self, record: logging.LogRecord) -> None:
         self.seen.add(record.getMessage())
@@ -233,13 +233,10 @@ class _Printer:
 
     def info(self, msg: str) -> None:
         if not self.quiet:
-            _emit("stdout", f"{msg}\n")
+            _emit("stdout", f"{one_line(msg)}\n")
 
     def error(self, msg: str) -> None:
-        # a message quoting data or a library must stay one line: every line break (\n, \r, \v,
-        # \f, \x1c-\x1e, \x85, \u2028, \u2029 — what str.splitlines splits on) becomes a space
-        one_line = " ".join(msg.splitlines())
-        _emit("stderr", f"reportgen: error: {one_line}\n")
+        _emit("stderr", f"reportgen: error: {one_line(msg)}\n")
 
     def phases(self, label: str) -> Phases | None:
         """A :class:`Phases` line on stderr, or None when quiet or stderr is not a terminal (or closed)."""

@@ -33,6 +33,7 @@ from typing import Any, TypeVar
 from reportgen.errors import UserError
 from reportgen.export import safe_cell
 from reportgen.results import ComparisonResult, TrendPoint
+from reportgen.terminal import one_line
 from reportgen.writer import signal_pending
 
 #: How long an append waits for another run's transaction to finish.
@@ -427,4 +428,4 @@ def _fmt(v: Any) -> str:
         return "n/a"
     if isinstance(v, float):
         return f"{v:.4f}"
-    return " ".join(str(v).splitlines())  # one line per run, whatever a title or a model name holds
+    return one_line(str(v))  # one line per run, whatever a title or a model name holds

@@ -17,6 +17,7 @@ import pytest
 import yaml
 
 from reportgen import cli
+from reportgen.terminal import UNSHOWN
 
 ENGINES = ("memory", "stream", "dask")
 
@@ -189,3 +190,47 @@ def test_a_nul_character_in_a_path_is_exit_2_naming_the_key(key: str, value: str
     assert capsys.readouterr().err == (f"reportgen: error: {cfg}:{line}: {key}: {shown} holds a NUL character (\\0), "
                                        f"which no path can hold; remove it\n")
     assert not (tmp_path / "out").exists() and not (tmp_path / "h.sqlite").exists()
+
+
+# --------------------------------------------------------------------------------------
+# Names that a terminal would act on
+# --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("name", "shown"), [("a\x1b[2J\x1b]0;pwned\x07b", "a\\x1b[2J\\x1b]0;pwned\\x07b"),
+                                             ("a\u202eb\tc", "a\\u202eb\\tc"),
+                                             ("a\nreportgen: error: forged", "a reportgen: error: forged")])
+def test_a_model_name_with_terminal_controls_is_shown_escaped_in_errors_and_warnings(
+        name: str, shown: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A model name holding ESC sequences (clear the screen, set the window title), BEL, a tab
+    or a right-to-left override reached the terminal raw in every message quoting it: the
+    screen was cleared, or the rest of the line shown reversed. Line breaks were already a space."""
+    lines = [f"{i},{y},{s}" for i, y, s in rows()] + ["99,1,0.5"]  # an id model b lacks: a warning, or an error
+    cfg = make_run(tmp_path, csv_with("id,y,s", lines))
+    doc = yaml.safe_load(cfg.read_text(encoding="utf-8"))
+    doc["models"][0]["name"] = name
+    cfg.write_text(yaml.safe_dump(doc), encoding="utf-8")
+    assert cli.main(["run", str(cfg), "-q"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"reportgen: error: {tmp_path / 'a.csv'}: model '{shown}' has 1 id(s) not shared"), err
+    assert err.count("\n") == 1 and not UNSHOWN.search(err.rstrip("\n"))
+    doc["id_mismatch"] = "intersect"
+    cfg.write_text(yaml.safe_dump(doc), encoding="utf-8")
+    assert cli.main(["run", str(cfg)]) == 0
+    captured = capsys.readouterr()
+    warned = [x for x in captured.err.splitlines() if f"model '{shown}'" in x]
+    assert warned and all(x.startswith("reportgen: warning: ") for x in captured.err.splitlines()), captured.err
+    assert not UNSHOWN.search(captured.err.replace("\n", "")) and not UNSHOWN.search(captured.out.replace("\n", ""))
+
+
+def test_history_text_shows_a_title_with_terminal_controls_escaped(tmp_path: Path,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """``reportgen history`` printed a recorded title's ESC sequence raw (its line breaks
+    already became spaces)."""
+    cfg = make_run(tmp_path, csv_with("id,y,s", [f"{i},{y},{s}" for i, y, s in rows()]),
+                   title="Q3\x1b[31m red", history={"path": "h.sqlite"})
+    assert cli.main(["run", str(cfg), "-q"]) == 0
+    capsys.readouterr()
+    assert cli.main(["history", str(tmp_path / "h.sqlite")]) == 0
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "Q3\\x1b[31m red" in out, out
