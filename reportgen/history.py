@@ -34,7 +34,7 @@ from reportgen.errors import UserError
 from reportgen.export import safe_cell
 from reportgen.results import ComparisonResult, TrendPoint
 from reportgen.terminal import one_line
-from reportgen.writer import signal_pending
+from reportgen.writer import file_on_the_way, signal_pending
 
 #: How long an append waits for another run's transaction to finish.
 BUSY_TIMEOUT_S = 60.0
@@ -133,6 +133,9 @@ def _connect(path: Path, create: bool) -> sqlite3.Connection:
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
+            if (blocker := file_on_the_way(path)) is not None:
+                raise HistoryError(f"{path}: cannot create its directory: {blocker} is a file, not a directory; "
+                                   f"check history.path") from None
             raise HistoryError(f"{path}: cannot create its directory ({exc.strerror}); check history.path") from None
     try:
         conn = sqlite3.connect(path, timeout=_POLL_S, isolation_level=None)

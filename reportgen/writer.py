@@ -504,6 +504,15 @@ def _which_run(target: Path) -> str:
     return f" (run {' '.join(run_id.split())} of {' '.join(created.split())}, complete)"
 
 
+def file_on_the_way(target: Path) -> Path | None:
+    """The first of ``target``'s parents that exists and is not a directory, if any: where
+    creating ``target``'s directories failed, mkdir said only "File exists" or "Not a directory"."""
+    for parent in reversed(target.parents):
+        if parent.exists() and not parent.is_dir():
+            return parent
+    return None
+
+
 @contextmanager
 def reserve(out_dir: str | Path, overwrite: bool) -> Iterator[Reservation]:
     """Lock ``out_dir`` for this run and check it can be written; release on the way out.
@@ -516,6 +525,9 @@ def reserve(out_dir: str | Path, overwrite: bool) -> Iterator[Reservation]:
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
+        if (blocker := file_on_the_way(target)) is not None:
+            raise OutputError(f"{target}: cannot create the output directory: {blocker} is a file, not a directory; "
+                              f"choose another --out") from None
         raise OutputError(f"{target}: cannot create the output directory ({exc.strerror}); choose another --out") from None
     fd, lock = _acquire(target)
     reservation = Reservation(target, fd, lock)

@@ -234,3 +234,31 @@ def test_history_text_shows_a_title_with_terminal_controls_escaped(tmp_path: Pat
     assert cli.main(["history", str(tmp_path / "h.sqlite")]) == 0
     out = capsys.readouterr().out
     assert "\x1b" not in out and "Q3\\x1b[31m red" in out, out
+
+
+# --------------------------------------------------------------------------------------
+# A file where a directory of the output or the history store should be
+# --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("out", ("a.csv/out", "a.csv/x/y/out"))
+def test_an_output_directory_under_a_file_names_the_file(out: str, tmp_path: Path,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    """``--out a.csv/out`` said "cannot create the output directory (File exists)": mkdir's words,
+    naming neither the file in the way nor that it is one."""
+    cfg = make_run(tmp_path, csv_with("id,y,s", [f"{i},{y},{s}" for i, y, s in rows()]))
+    before = (tmp_path / "a.csv").read_bytes()
+    assert cli.main(["run", str(cfg), "-q", "--out", str(tmp_path / out)]) == 2
+    assert capsys.readouterr().err == (f"reportgen: error: {tmp_path / out}: cannot create the output directory: "
+                                       f"{tmp_path / 'a.csv'} is a file, not a directory; choose another --out\n")
+    assert (tmp_path / "a.csv").read_bytes() == before
+
+
+def test_a_history_store_under_a_file_names_the_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``history: {path: a.csv/h.sqlite}`` said "cannot create its directory (File exists)"."""
+    cfg = make_run(tmp_path, csv_with("id,y,s", [f"{i},{y},{s}" for i, y, s in rows()]),
+                   history={"path": "a.csv/h.sqlite"})
+    assert cli.main(["run", str(cfg), "-q"]) == 2
+    assert capsys.readouterr().err == (f"reportgen: error: {tmp_path / 'a.csv' / 'h.sqlite'}: cannot create its directory: "
+                                       f"{tmp_path / 'a.csv'} is a file, not a directory; check history.path\n")
+    assert not (tmp_path / "out").exists()
