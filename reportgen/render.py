@@ -1564,7 +1564,8 @@ def read_result(path: str | Path) -> tuple[ComparisonResult, bytes]:
     p = Path(path)
     raw = read_user_file(p, MAX_RESULT_BYTES, UserError, "pass the metrics.json of a previous run")
     try:
-        data = json.loads(raw.decode("utf-8"), object_pairs_hook=_object_without_repeats, parse_float=_finite_float,
+        # a BOM (an editor on Windows saved the file) is no part of the JSON text
+        data = json.loads(raw.decode("utf-8-sig"), object_pairs_hook=_object_without_repeats, parse_float=_finite_float,
                           parse_int=_bounded_int, parse_constant=_no_constant)
     except _NotANumber as exc:
         raise UserError(f"{p}: not a reportgen metrics.json ({exc})") from None

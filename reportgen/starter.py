@@ -30,8 +30,8 @@ import numpy as np
 import pandas as pd
 
 from reportgen.errors import UserError
-from reportgen.io.files import (check_input, check_not_binary, csv_error, is_parquet, parquet_dataset, part_columns,
-                                 unreadable_parquet)
+from reportgen.io.files import (check_input, check_not_binary, columns_in, csv_error, is_parquet, parquet_dataset,
+                                 part_columns, unreadable_parquet)
 from reportgen.io.validate import shown_columns
 
 #: Rows read to guess from (the guesses need a sample, not the file).
@@ -69,9 +69,17 @@ def read_sample(path: Path, rows: int = SAMPLE_ROWS) -> pd.DataFrame:
             raise unreadable_parquet(path, exc) from None
     check_not_binary(path)  # compressed, an archive, Parquet named .csv: the run's one line
     try:
-        return pd.read_csv(path, nrows=rows, low_memory=False, encoding="utf-8")
+        df = pd.read_csv(path, nrows=rows, low_memory=False, encoding="utf-8")
     except (UnicodeDecodeError, OSError, pd.errors.ParserError, ValueError) as exc:
         raise csv_error(path, exc, "cannot read as CSV") from None
+    written = columns_in(path)
+    if written != [str(c) for c in df.columns] and len(written) == df.shape[1]:
+        # pandas invents names for an empty header cell ('Unnamed: 2') and a repeated one ('s.1'):
+        # a config naming them was refused by the run (the file has '' and 's'), so such columns
+        # are left out and the others keep their names as written
+        keep = [i for i, c in enumerate(written) if c and written.count(c) == 1]
+        df = df.iloc[:, keep].set_axis([written[i] for i in keep], axis=1)
+    return df
 
 
 def _auc(scores: np.ndarray, positive: np.ndarray) -> float | None:

@@ -262,3 +262,63 @@ def test_a_history_store_under_a_file_names_the_file(tmp_path: Path, capsys: pyt
     assert capsys.readouterr().err == (f"reportgen: error: {tmp_path / 'a.csv' / 'h.sqlite'}: cannot create its directory: "
                                        f"{tmp_path / 'a.csv'} is a file, not a directory; check history.path\n")
     assert not (tmp_path / "out").exists()
+
+
+# --------------------------------------------------------------------------------------
+# Header cells pandas names for itself
+# --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_config_naming_pandas_name_for_an_empty_header_cell_is_refused_by_every_engine(
+        engine: str, tmp_path: Path, request: pytest.FixtureRequest, capsys: pytest.CaptureFixture[str]) -> None:
+    """An empty header cell is ``Unnamed: 2`` to pandas, and the column list of the error named
+    it so: a config using that name ran in memory (pandas read it) and was "cannot read (Column
+    'Unnamed: 2' in include_columns does not exist in CSV file)" in the stream and dask engines."""
+    cfg = make_run(tmp_path, csv_with("id,y,", [f"{i},{y},{s}" for i, y, s in rows()]))
+    doc = yaml.safe_load(cfg.read_text(encoding="utf-8"))
+    doc["models"][0]["score"] = "Unnamed: 2"
+    cfg.write_text(yaml.safe_dump(doc), encoding="utf-8")
+    line = next(i for i, x in enumerate(cfg.read_text(encoding="utf-8").splitlines(), 1) if "Unnamed: 2" in x)
+    assert run(cfg, engine, request) == 2
+    assert capsys.readouterr().err == (f"reportgen: error: {cfg}:{line}: models[0].score: column 'Unnamed: 2' not found in "
+                                       f"{tmp_path / 'a.csv'} (columns: id, y, '')\n")
+
+
+@pytest.mark.parametrize(("header", "line", "kept"), [
+    ("id,y,,s", "{i},{y},{s},{t}", "s"),
+    ("id,y,s,s,t", "{i},{y},{s},{s},{t}", "t"),
+])
+def test_init_proposes_no_column_the_run_cannot_name(header: str, line: str, kept: str, tmp_path: Path,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    """``reportgen init`` read the sample with pandas and proposed its invented names — ``Unnamed: 2``
+    for an empty header cell, ``s.1`` for a repeated one — as score columns: the config it wrote
+    failed ``reportgen validate``."""
+    rng = random.Random(5)
+    data = tmp_path / "d.csv"
+    data.write_text(header + "\n" + "".join(line.format(i=i, y=i % 2, s=f"{rng.random():.3f}", t=f"{rng.random():.3f}") + "\n"
+                                            for i in range(100)), encoding="utf-8")
+    target = tmp_path / "d.yaml"
+    assert cli.main(["init", str(data), "--out", str(target), "-q"]) == 0
+    doc = yaml.safe_load(target.read_text(encoding="utf-8"))
+    assert [m["score"] for m in doc["models"]] == [kept]
+    assert cli.main(["validate", str(target), "-q"]) == 0, capsys.readouterr().err
+
+
+# --------------------------------------------------------------------------------------
+# A saved metrics.json fed back
+# --------------------------------------------------------------------------------------
+
+
+def test_render_reads_a_metrics_json_an_editor_saved_with_a_bom(tmp_path: Path,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """A metrics.json opened and saved by an editor that writes a UTF-8 BOM was "not a reportgen
+    metrics.json (Unexpected UTF-8 BOM (decode using utf-8-sig): line 1 column 1 (char 0))"."""
+    cfg = make_run(tmp_path, csv_with("id,y,s", [f"{i},{y},{s}" for i, y, s in rows()]))
+    assert cli.main(["run", str(cfg), "-q"]) == 0
+    saved = tmp_path / "saved.json"
+    saved.write_bytes(b"\xef\xbb\xbf" + (tmp_path / "out" / "metrics.json").read_bytes())
+    assert cli.main(["render", str(saved), "-q", "--format", "html", "--out", str(tmp_path / "again")]) == 0, \
+        capsys.readouterr().err
+    assert (tmp_path / "again" / "report.html").is_file()
+    assert (tmp_path / "again" / "metrics.json").read_bytes() == saved.read_bytes()  # the bytes rendered from, kept

@@ -565,8 +565,10 @@ def columns_in(path: Path) -> list[str]:
         if source is not path:
             source.close()
     names = [str(c) for c in header.columns]
-    if any((m := DEDUPED.match(c)) and m.group(1) in names for c in names):
-        return raw_header(path)  # pandas renamed a repeated name ('s', 's.1'): the names as written
+    if any((m := DEDUPED.match(c)) and m.group(1) in names for c in names) or any(UNNAMED.match(c) for c in names):
+        # pandas renamed a repeated name ('s', 's.1') or named an empty one ('Unnamed: 2', a name
+        # the config could then use where pyarrow, reading the header as written, has ''): the names as written
+        return raw_header(path)
     return names
 
 
@@ -604,6 +606,9 @@ def check_not_binary(path: Path) -> None:
 
 #: How pandas renames the second of two same-named columns (``s`` → ``s.1``).
 DEDUPED = re.compile(r"^(.*)\.(\d+)$")
+
+#: How pandas names a column whose header cell is empty (the fourth: ``Unnamed: 3``).
+UNNAMED = re.compile(r"^Unnamed: \d+$")
 
 
 def raw_header(path: Path) -> list[str]:

@@ -444,9 +444,10 @@ def shown_name(name: str) -> str:
 
 
 def shown_columns(have: list[str], most: int = 20) -> str:
-    """Column names for a message: comma-separated, a name with spaces around it or a control
-    character quoted (``' y '``), at most ``most`` of them (a binary file's "header" can be long)."""
-    shown = [repr(c) if c != c.strip() or not c.isprintable() else c for c in have[:most]]
+    """Column names for a message: comma-separated, an empty name, a name with spaces around it
+    or a control character quoted (``''``, ``' y '``), at most ``most`` of them (a binary file's
+    "header" can be long)."""
+    shown = [repr(c) if not c or c != c.strip() or not c.isprintable() else c for c in have[:most]]
     return ", ".join(shown) + (f", … ({len(have)} in all)" if len(have) > most else "")
 
 
