@@ -95,9 +95,13 @@ def client_for(cfg: Config) -> tuple[Any, Any]:
     workers = max(1, min(4, os.cpu_count() or 1))
     # the cluster is ours: its workers' logs of a failed task ("Compute Failed" and a traceback, for
     # what is a one-line user error here) stay out of the user's stderr, and so does the scheduler's
-    # note that its HTTP port (8787) was taken by another cluster and it chose another
+    # note that its HTTP port (8787) was taken by another cluster and it chose another, and its
+    # advice, when creating its scratch directory took over a second (a busy machine), to configure
+    # a local directory (three lines naming contextlib.py, on stderr of a successful run)
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=r"Port \d+ is already in use", category=UserWarning)
+        warnings.filterwarnings("ignore", message=r"Creating scratch directories is taking a surprisingly long time",
+                                category=UserWarning)
         cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
                                silence_logs=logging.CRITICAL)
     return Client(cluster), cluster
