@@ -1032,6 +1032,15 @@ def parse_set(item: str) -> tuple[tuple[str | int, ...], Any]:
         value = raw  # not YAML: the text itself (a path with a colon, say)
     if isinstance(value, (datetime.date, datetime.datetime)):
         value = raw  # a date is text in the config (``date``, paths, titles), as typed
+    # a value nesting too deeply, or an alias bomb, is the --set item's fault, named as such (the
+    # whole config's check, after the merge, named the config file)
+    try:
+        too_deep = _depth(value, MAX_DEPTH) > MAX_DEPTH
+    except _TooManyValues as exc:
+        raise ConfigError(f"--set {key}: the value holds more than {exc.values:,} values once its YAML aliases "
+                          f"(*name) are expanded; write the value out") from None
+    if too_deep:
+        raise ConfigError(f"--set {key}: the value nests too deeply (more than {MAX_DEPTH} levels)")
     return tuple(loc), value
 
 

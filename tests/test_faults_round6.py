@@ -361,3 +361,27 @@ def test_a_slow_dask_scratch_directory_prints_nothing_on_a_successful_run(tmp_pa
     done = subprocess.run([sys.executable, "-c", SLOW_SCRATCH, "run", str(cfg), "-q", "--engine", "dask"],
                           capture_output=True, text=True, cwd=tmp_path, env=env, timeout=300)
     assert (done.returncode, done.stderr) == (0, "")
+
+
+# --------------------------------------------------------------------------------------
+# Values from the command line
+# --------------------------------------------------------------------------------------
+
+#: An alias bomb in one flow value: 10 * 10 * 10 * 10 * 11 = 110,000 values once expanded.
+BOMB = ("[&a [x,x,x,x,x,x,x,x,x,x], &b [*a,*a,*a,*a,*a,*a,*a,*a,*a,*a], &c [*b,*b,*b,*b,*b,*b,*b,*b,*b,*b], "
+        "&d [*c,*c,*c,*c,*c,*c,*c,*c,*c,*c], [*d,*d,*d,*d,*d,*d,*d,*d,*d,*d,*d]]")
+
+
+@pytest.mark.parametrize(("value", "expected"), [
+    ("&a [*a]", "the value nests too deeply (more than 32 levels)"),
+    ("[" * 40 + "1" + "]" * 40, "the value nests too deeply (more than 32 levels)"),
+    (BOMB, "the value holds more than 100,000 values once its YAML aliases (*name) are expanded; write the value out"),
+])
+def test_a_set_value_nesting_too_deeply_names_the_set_item_not_the_config_file(
+        value: str, expected: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--set title=&a [*a]`` (a recursive alias), a value nested 40 deep or an alias bomb was
+    "q.yaml: the config nests too deeply" (or "holds more than 100,000 values"): the config
+    file was blamed for what the command line gave."""
+    cfg = make_run(tmp_path, csv_with("id,y,s", [f"{i},{y},{s}" for i, y, s in rows()]))
+    assert cli.main(["validate", str(cfg), "--set", f"title={value}"]) == 2
+    assert capsys.readouterr().err == f"reportgen: error: --set title: {expected}\n"
