@@ -847,6 +847,8 @@ def _explain(err: dict[str, Any]) -> tuple[str, tuple[Any, ...]]:
     msg = err["msg"]
     if msg.startswith("Value error, "):
         msg = msg[len("Value error, "):]
+    if kind == "path_type":  # pydantic: "Input is not a valid path for <class 'pathlib.Path'>"
+        msg = "expected a path as text"
     found = err.get("input")
     shown = "" if kind.startswith("value_error") or isinstance(found, (dict, list)) else f" (found {found!r})"
     return f"{where}: {msg}{shown}", loc

@@ -385,3 +385,17 @@ def test_a_set_value_nesting_too_deeply_names_the_set_item_not_the_config_file(
     cfg = make_run(tmp_path, csv_with("id,y,s", [f"{i},{y},{s}" for i, y, s in rows()]))
     assert cli.main(["validate", str(cfg), "--set", f"title={value}"]) == 2
     assert capsys.readouterr().err == f"reportgen: error: --set title: {expected}\n"
+
+
+@pytest.mark.parametrize(("key", "value", "found"), [
+    ("models[0].file", "5", " (found 5)"),
+    ("models[0].file", "[a.csv]", ""),
+    ("history.path", "true", " (found True)"),
+])
+def test_a_path_of_another_type_is_explained_in_words_not_pythons(key: str, value: str, found: str,
+                                                                  tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``file: 5`` was "Input is not a valid path for <class 'pathlib.Path'>": pydantic's words,
+    naming a Python class, not what the key wants."""
+    cfg = make_run(tmp_path, csv_with("id,y,s", [f"{i},{y},{s}" for i, y, s in rows()]), history={"path": "h.sqlite"})
+    assert cli.main(["validate", str(cfg), "--set", f"{key}={value}"]) == 2
+    assert capsys.readouterr().err == f"reportgen: error: {cfg}: {key}: expected a path as text{found} (from --set)\n"
