@@ -1162,10 +1162,35 @@ def config_from_mapping(data: dict[str, Any], source: str = "<config>") -> Confi
     return cfg
 
 
+#: pydantic's names of :data:`ScalarLabel`'s branches, the last item of an error's loc.
+_LABEL_BRANCHES = frozenset(("int", "str", "bool", "float"))
+
+
+def _one_per_label(errors: list[Any]) -> list[Any]:
+    """pydantic's errors, with a label value no branch of :data:`ScalarLabel` accepts (``positive:
+    [1]``) as one problem: pydantic gave one per branch, named by Python type ("positive.int:
+    Input should be a valid integer; also positive.str: ...", four in all)."""
+    branches: dict[tuple[Any, ...], set[str]] = {}
+    for e in errors:
+        if e["loc"] and e["loc"][-1] in _LABEL_BRANCHES:
+            branches.setdefault(tuple(e["loc"][:-1]), set()).add(e["loc"][-1])
+    out, merged = [], set()
+    for e in errors:
+        parent = tuple(e["loc"][:-1])
+        if e["loc"] and e["loc"][-1] in _LABEL_BRANCHES and branches[parent] == _LABEL_BRANCHES:
+            if parent not in merged:
+                merged.add(parent)
+                out.append({**e, "loc": parent, "type": "label_type",
+                            "msg": "expected one label (a number, text or true/false)"})
+            continue
+        out.append(e)
+    return out
+
+
 def _problems_line(exc: ValidationError, text: str, source: str, set_keys: Sequence[tuple[Any, ...]] = ()) -> str:
     """Every validation problem on one line, unknown keys first, each with its line number
     (or "(from --set)" for a key given on the command line)."""
-    errors = sorted(exc.errors(), key=lambda e: e["type"] != "extra_forbidden")  # stable: keeps YAML order
+    errors = sorted(_one_per_label(exc.errors()), key=lambda e: e["type"] != "extra_forbidden")  # stable: keeps YAML order
     shown = []
     for err in errors[:MAX_PROBLEMS_SHOWN]:
         msg, loc = _explain(err)

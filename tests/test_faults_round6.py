@@ -15,6 +15,7 @@ import random
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -399,3 +400,15 @@ def test_a_path_of_another_type_is_explained_in_words_not_pythons(key: str, valu
     cfg = make_run(tmp_path, csv_with("id,y,s", [f"{i},{y},{s}" for i, y, s in rows()]), history={"path": "h.sqlite"})
     assert cli.main(["validate", str(cfg), "--set", f"{key}={value}"]) == 2
     assert capsys.readouterr().err == f"reportgen: error: {cfg}: {key}: expected a path as text{found} (from --set)\n"
+
+
+@pytest.mark.parametrize(("value", "found"), [([1], ""), ({"a": 1}, ""), (None, " (found None)")])
+def test_a_label_that_is_no_scalar_is_one_problem_not_one_per_python_type(value: Any, found: str, tmp_path: Path,
+                                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    """``positive: [1]`` was four problems named by Python type: "positive.int: Input should be a
+    valid integer; also positive.str: ...; also positive.bool: ...; also positive.float: ..."."""
+    cfg = make_run(tmp_path, csv_with("id,y,s", [f"{i},{y},{s}" for i, y, s in rows()]), positive=value)
+    line = next(i for i, x in enumerate(cfg.read_text(encoding="utf-8").splitlines(), 1) if x.startswith("positive:"))
+    assert cli.main(["validate", str(cfg)]) == 2
+    assert capsys.readouterr().err == (f"reportgen: error: {cfg}:{line}: positive: expected one label "
+                                       f"(a number, text or true/false){found}\n")
