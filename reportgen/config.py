@@ -27,6 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError,
 
 import reportgen.catalog as catalog
 from reportgen.errors import ConfigError
+from reportgen.results import MAX_TEXT_CHARS
 from reportgen.smallfiles import read_user_file
 
 Task = Literal["binary", "multiclass"]
@@ -318,7 +319,7 @@ class SourceConfig(Strict):
 
 
 class ModelConfig(Strict):
-    name: str = Field(min_length=1)
+    name: str = Field(min_length=1, max_length=MAX_TEXT_CHARS)
     file: Path | None = None
     source: SourceConfig | None = None
     score: Column | None = None
@@ -558,8 +559,8 @@ class CreditConfig(Strict):
 class Config(Strict):
     """A comparison run. The YAML shape documented in the README is the public contract."""
 
-    title: str = "Model comparison"
-    author: str | None = None
+    title: str = Field("Model comparison", max_length=MAX_TEXT_CHARS)
+    author: str | None = Field(None, max_length=MAX_TEXT_CHARS)
     task: Task = "binary"
     label: Column | None = None
     positive: ScalarLabel = 1
@@ -850,8 +851,20 @@ def _explain(err: dict[str, Any]) -> tuple[str, tuple[Any, ...]]:
     if kind == "path_type":  # pydantic: "Input is not a valid path for <class 'pathlib.Path'>"
         msg = "expected a path as text"
     found = err.get("input")
-    shown = "" if kind.startswith("value_error") or isinstance(found, (dict, list)) else f" (found {found!r})"
+    shown = "" if kind.startswith("value_error") or isinstance(found, (dict, list)) else f" (found {_at_most(repr(found))})"
     return f"{where}: {msg}{shown}", loc
+
+
+#: The most characters of a wrong value an error line quotes.
+FOUND_CHARS = 60
+
+
+def _at_most(text: str) -> str:
+    """``text`` cut to :data:`FOUND_CHARS` characters with an ellipsis and its full length: a
+    wrong value of 100,000 characters was quoted whole, one error line of 100 kB."""
+    if len(text) <= FOUND_CHARS:
+        return text
+    return f"{text[:FOUND_CHARS - 1]}… ({len(text):,} characters)"
 
 
 #: How deep a config may nest (mappings and lists); the documented shape needs 4.

@@ -1003,6 +1003,7 @@ class ComparisonResult(_Frozen):
             raise ResultError(f"{source}: expected a JSON object (a reportgen metrics.json), found {_found(data)}")
         check_schema_version(data, source)
         result = _load(cls, data, "", source)
+        _check_text_lengths(result, source)
         _check_names(result, source)
         _check_ranges(result, source)
         return result
@@ -1240,6 +1241,22 @@ def _dataclasses_in(obj: Any, path: str) -> typing.Iterator[tuple[Any, str]]:
     elif isinstance(obj, tuple):
         for i, v in enumerate(obj):
             yield from _dataclasses_in(v, _join(path, i))
+
+
+#: The most characters of a title, an author or a model name a report lays out. WeasyPrint's line
+#: breaking grows with the square of an unbroken text's length: a 200,000-character title kept
+#: the PDF of a two-model run going past five minutes. The config's rule, and a received file's.
+MAX_TEXT_CHARS = 1000
+
+
+def _check_text_lengths(result: ComparisonResult, source: str) -> None:
+    """Refuse a title, author or model name longer than :data:`MAX_TEXT_CHARS` characters."""
+    texts = [("run.title", result.run.title), ("run.author", result.run.author or "")]
+    texts += [(f"models.{name[:40]}….name" if len(name) > 40 else f"models.{name}.name", name) for name in result.models]
+    for path, text in texts:
+        if len(text) > MAX_TEXT_CHARS:
+            raise ResultError(f"{source}: {path}: {len(text):,} characters; a report lays out at most "
+                              f"{MAX_TEXT_CHARS:,} (this file was not written by reportgen)")
 
 
 def _check_names(result: ComparisonResult, source: str) -> None:

@@ -412,3 +412,50 @@ def test_a_label_that_is_no_scalar_is_one_problem_not_one_per_python_type(value:
     assert cli.main(["validate", str(cfg)]) == 2
     assert capsys.readouterr().err == (f"reportgen: error: {cfg}:{line}: positive: expected one label "
                                        f"(a number, text or true/false){found}\n")
+
+
+# --------------------------------------------------------------------------------------
+# Texts too long to lay out
+# --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("key", ("title", "author", "name"))
+def test_a_title_author_or_name_too_long_to_lay_out_is_exit_2_quoting_a_little_of_it(
+        key: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A 200,000-character title (or model name) kept the PDF of a two-model run going past five
+    minutes (WeasyPrint's line breaking is quadratic in an unbroken text); the error that now
+    refuses it quotes 60 characters of it, not all 200,000."""
+    long = "W" * 200_000
+    extra = {"title": long} if key == "title" else {"author": long} if key == "author" else {}
+    cfg = make_run(tmp_path, csv_with("id,y,s", [f"{i},{y},{s}" for i, y, s in rows()]), **extra)
+    if key == "name":
+        doc = yaml.safe_load(cfg.read_text(encoding="utf-8"))
+        doc["models"][0]["name"] = long
+        cfg.write_text(yaml.safe_dump(doc, width=1 << 20), encoding="utf-8")
+    where = "models[0].name" if key == "name" else key
+    line = next(i for i, x in enumerate(cfg.read_text(encoding="utf-8").splitlines(), 1) if "WWWW" in x)
+    assert cli.main(["validate", str(cfg)]) == 2
+    assert capsys.readouterr().err == (f"reportgen: error: {cfg}:{line}: {where}: String should have at most 1000 characters "
+                                       f"(found '{'W' * 58}… (200,002 characters))\n")
+
+
+def test_render_refuses_a_title_too_long_to_lay_out(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A received metrics.json with a 200,000-character title went on to a PDF that took minutes."""
+    cfg = make_run(tmp_path, csv_with("id,y,s", [f"{i},{y},{s}" for i, y, s in rows()]))
+    assert cli.main(["run", str(cfg), "-q"]) == 0
+    doc = json.loads((tmp_path / "out" / "metrics.json").read_text(encoding="utf-8"))
+    doc["run"]["title"] = "W" * 200_000
+    received = tmp_path / "received.json"
+    received.write_text(json.dumps(doc), encoding="utf-8")
+    assert cli.main(["render", str(received), "-q", "--format", "pdf", "--out", str(tmp_path / "again")]) == 2
+    assert capsys.readouterr().err == (f"reportgen: error: {received}: run.title: 200,000 characters; a report lays out "
+                                       f"at most 1,000 (this file was not written by reportgen)\n")
+    assert not (tmp_path / "again").exists()
+
+
+def test_a_wrong_value_is_quoted_in_at_most_60_characters(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A wrong value of 5,000 characters was quoted whole: one error line of 5 kB."""
+    cfg = make_run(tmp_path, csv_with("id,y,s", [f"{i},{y},{s}" for i, y, s in rows()]))
+    assert cli.main(["validate", str(cfg), "--set", "models[0].direction=" + "x" * 5000]) == 2
+    assert capsys.readouterr().err == (f"reportgen: error: {cfg}: models[0].direction: Input should be 'higher' or 'lower' "
+                                       f"(found '{'x' * 58}… (5,002 characters)) (from --set)\n")
