@@ -300,16 +300,20 @@ def _make(result: ComparisonResult, theme: Theme, wanted: list[str], pdf_variant
 
 
 def _warm() -> None:
-    """Import what the pages need while the parent reads the data (a failed import is met again
-    where the pages need it)."""
+    """Import what the pages need and compile the shipped templates while the parent reads the
+    data (a failure here is met again where the pages need what failed)."""
     try:
+        import concurrent.futures.process  # noqa: F401, PLC0415  (the figure workers' pool)
+        import multiprocessing  # noqa: F401, PLC0415
+
         import matplotlib.backends.backend_svg  # noqa: F401, PLC0415  (savefig's SVG canvas)
 
         import reportgen.figures  # noqa: F401, PLC0415
-        import reportgen.render  # noqa: F401, PLC0415
+        import reportgen.render as render  # noqa: PLC0415
         import reportgen.weasyprint_tuning as tuning  # noqa: PLC0415
 
         tuning.import_weasyprint()
+        render.compile_templates()  # the shipped theme's (a custom theme's are compiled when used)
     except Exception:  # noqa: BLE001, S110
         pass
 
