@@ -171,6 +171,8 @@ def _model_view(m: CreditModel, colour: str, figure: Any, segment: str, amber: f
         "verdict": _verdict(m),
         "graded": {"pd": "by PD", "score": "by score (no PD)", "column": "by the rating column"}[m.graded_by]
         + {"edges": ", configured edges", "quantiles": ", quantiles", "column": ""}[m.grading],
+        # grades cut at edges (configured or quantiles): say which grade a value on an edge is in
+        "edged": m.grading != "column" and len(m.grades) > 1,
         "pd_source": {"pd_column": "the model's PD column", "score": "the score (probabilities)", "none": "none"}[m.pd_source],
         "n": m.n, "defaults": m.defaults,
         "grades": [{"grade": g.grade, "n": g.n, "share": g.share, "defaults": g.defaults, "dr": g.default_rate,

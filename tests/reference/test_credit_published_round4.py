@@ -135,29 +135,35 @@ def test_the_models_accuracy_ratio_interval_is_engelmanns_with_bambers_variance(
     assert one.accuracy_ratio_ci is None and one.accuracy_ratio_se is None
 
 
-def test_the_report_names_the_accuracy_ratios_interval_method(tmp_path) -> None:
-    """An interval stated as the published method must be that method's: the section prints the
-    AR's interval with 'Bamber's variance, as Engelmann, Hayden & Tasche 2003', the glossary says
-    which intervals use DeLong's, and the numbers printed are the result's."""
+def _run_section(tmp_path, grades: dict) -> tuple:
+    """(the model's CreditModel, the report's credit section as text) of a run on 300 obligors."""
     import pandas as pd
     import yaml
 
     from reportgen.config import load_config
-    from reportgen.credit_view import TEST_LABELS
     from reportgen.pipeline import analyse
     from reportgen.render import render_html
 
     rng = np.random.default_rng(5)
     p = rng.uniform(0.01, 0.3, 300)
-    pd.DataFrame({"y": (rng.random(300) < p).astype(int), "pd": p}).to_csv(tmp_path / "cur.csv", index=False)
+    pd.DataFrame({"y": (rng.random(300) < p).astype(int), "pd": p, "rating": np.where(p < 0.1, "A", "B")}
+                 ).to_csv(tmp_path / "cur.csv", index=False)
     (tmp_path / "c.yaml").write_text(yaml.safe_dump({
         "label": "y", "threshold": 0.1, "models": [{"name": "m", "file": "cur.csv", "score": "pd", "pd": "pd"}],
-        "credit": {"grades": {"quantiles": 5}}, "bootstrap": {"resamples": 0}}))
+        "credit": {"grades": grades}, "bootstrap": {"resamples": 0}}))
     cfg, path = load_config(tmp_path / "c.yaml")
     result = analyse(cfg, path)
-    cm = result.credit.models["m"]
-    section = render_html(result)
-    section = section[section.index('<section id="credit">'):].replace("\xa0", " ")  # "95 %" keeps together
+    html = render_html(result)
+    return result.credit.models["m"], html[html.index('<section id="credit">'):].replace("\xa0", " ")  # "95 %"
+
+
+def test_the_report_names_the_accuracy_ratios_interval_method(tmp_path) -> None:
+    """An interval stated as the published method must be that method's: the section prints the
+    AR's interval with 'Bamber's variance, as Engelmann, Hayden & Tasche 2003', the glossary says
+    which intervals use DeLong's, and the numbers printed are the result's."""
+    from reportgen.credit_view import TEST_LABELS
+
+    cm, section = _run_section(tmp_path, {"quantiles": 5})
     lo, hi = cm.accuracy_ratio_ci
     assert f"95 % interval [{lo:.3f}, {hi:.3f}] (Bamber's variance, as Engelmann, Hayden &amp; Tasche 2003)" in section
     assert "Bamber's (1975) unbiased variance" in TEST_LABELS["cap"][1] and "DeLong" in TEST_LABELS["cap"][1]
@@ -227,3 +233,14 @@ def test_an_edge_leaving_an_inner_grade_empty_is_dropped_and_one_value_is_one_gr
     one = C.credit_model("m", C.CreditSample(y=np.array([True, False, False]), score=np.full(3, 0.05), pd=np.full(3, 0.05)),
                          None, "higher", C.Grading("quantiles", quantiles=4), S)
     assert [(g.grade, g.n) for g in one.grades] == [("all", 3)]
+
+
+
+@pytest.mark.parametrize(("grades", "said"), [({"quantiles": 5}, True), ({"edges": [0.05, 0.1]}, True),
+                                              ({"column": "rating"}, False)])
+def test_the_grades_table_says_which_grade_a_value_on_a_boundary_is_in(tmp_path, grades, said) -> None:
+    """The labels '2 % – 4 %' do not say which end is closed (R's ``cut`` labels '(0.02,0.04]' are
+    the other convention): the caption of a table of edge or quantile grades says it; a rating
+    column's grades have no boundaries and say nothing."""
+    _, section = _run_section(tmp_path, grades)
+    assert ("a value on the boundary of two grades is in the riskier one" in section) is said
