@@ -173,11 +173,11 @@ def test_the_report_names_the_accuracy_ratios_interval_method(tmp_path) -> None:
 
 
 def test_a_pd_on_a_quantile_edge_goes_to_the_riskier_grade_as_toads_bins_not_rs_cut() -> None:
-    """PDs 1 % … 10 % twenty times each: the quintile edges 2.5 %, 4.5 %, … fall between values,
-    but the edges of 1 … 10 % in steps with ties at the 40 % quantile (h an integer) land on a
-    value: 5 % (the 40 % quantile of 0.01 … 0.10 repeated) is an edge, and its rows are in the
-    grade above it, as ``np.digitize`` (toad's ``bin_by_splits``) puts them; pandas' ``qcut``
-    (right-closed) would put them in the grade below."""
+    """PDs 1 % … 10 % twenty times each and one more 5 %: the quintile edges are the values 3 %,
+    5 %, 6 %, 8 % themselves (numpy's linear quantile at an order statistic). The rows at 5 % are
+    in the grade [5 %, 6 %), above the edge, as ``np.digitize`` (toad's ``bin_by_splits``) puts
+    them, and toad's ``QuantileMerge`` gives the same edges; pandas' ``qcut`` (right-closed, as R's
+    ``cut(right = TRUE)``) puts them in the grade below, other counts."""
     toad_merge = pytest.importorskip("toad.merge")
     import pandas as pd
 
