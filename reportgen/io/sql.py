@@ -22,8 +22,8 @@ Three promises, kept here and only here:
 a Parquet file in a private temporary directory and the config handed to the loaders names
 that file, so the memory, stream and Dask engines read a database exactly as they read the
 same data from Parquet. :func:`relabel` then puts the source's description back in place of
-the temporary path in the evidence (files, audit). :func:`score_table_rows` is the pushed-down
-reduction (``GROUP BY score, label``).
+the temporary path in the evidence (files, audit). :func:`pushdown_query` is the pushed-down
+reduction (``GROUP BY score, label[, weight]``); :func:`query_rows` numbers a query's rows from 1.
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ from urllib.parse import quote, unquote, urlsplit, urlunsplit
 from reportgen.config import SECRET_KEYS, Config, ModelConfig, SourceConfig, expand_vars
 from reportgen.errors import ConfigError, InputError
 from reportgen.io.pairs import scratch_error
-from reportgen.io.validate import NA_VALUES, check_columns
+from reportgen.io.validate import HEADER_ROWS, check_columns
 
 #: Schemes this version connects to, with the ADBC driver module of each (the ``sql`` extra
 #: installs both drivers).
@@ -306,8 +306,17 @@ def materialised(cfg: Config) -> Iterator[tuple[Config, dict[str, Fetched]]]:
         except InputError as exc:  # a data problem found by a reader: name the source, not the temporary file
             msg = str(exc)
             for path, where in shown.items():
-                msg = msg.replace(path, where)
+                msg = query_rows(msg, path, where)
             raise InputError(msg) from None
+
+
+def query_rows(msg: str, path: str, where: str) -> str:
+    """A reader's message about the file ``path`` (a query's rows written as Parquet) about the
+    query ``where``: the readers number a file's rows as a CSV's lines (its header is line 1, its
+    first row 2), a query's rows are numbered from 1 (row 1 = the first row of the result)."""
+    pattern = re.compile(re.escape(path) + r"(: (?:column '[^']*', )?row )(\d+)")
+    msg = pattern.sub(lambda m: f"{where}{m.group(1)}{int(m.group(2)) - HEADER_ROWS + 1}", msg)
+    return msg.replace(path, where)
 
 
 def relabel(evidence: Any, fetched: Mapping[str, Fetched]) -> Any:
@@ -324,43 +333,31 @@ def relabel(evidence: Any, fetched: Mapping[str, Fetched]) -> Any:
 
 
 def pushdown_query(source: SourceConfig, cols: Mapping[str, str], where: str) -> tuple[str, tuple[Any, ...]]:
-    """The binary score table computed by the database: the user's query wrapped in
-    ``SELECT score, label, SUM(w), SUM(w·w), COUNT(*) ... GROUP BY score, label`` (w = the
-    weight column, or 1), so that one row per distinct (score, label) crosses the network.
+    """The binary score table's rows computed by the database: the user's query wrapped in
+    ``SELECT score, label[, weight], COUNT(*) ... GROUP BY score, label[, weight]``, so that one
+    row per distinct (score, label) — with a weight column, per distinct (score, label, weight):
+    the weight cells every engine counts — crosses the network. The values come back as stored
+    and are read by the row rule (:func:`reportgen.io.validate.numeric`), never cast by the
+    database (PostgreSQL refused ``CAST('NA' AS DOUBLE PRECISION)``; SQLite made 0 of it).
+
+    SQLite keeps text beside numbers in one column, and its driver turns such a column's numbers
+    into text with 7 digits (``2.000000e+00``): each value column is returned twice there,
+    ``<role>_text`` (text and blobs) and ``<role>_num`` (integers and reals as reals).
     Column names are quoted identifiers, never values."""
 
     def ident(name: str) -> str:
         return '"' + name.replace('"', '""') + '"'
 
     inner, params = bind(source.query, source.params, where, marker_of(source))
-    s, y = ident(cols["score"]), ident(cols["label"])
     sqlite = marker_of(source) == "?"
-    raw = (_sqlite_weight(cols["weight"]) if sqlite else ident(cols["weight"])) if "weight" in cols else "1.0"
-    w = f"CAST({raw} AS DOUBLE PRECISION)" if "weight" in cols else "1.0"
-    # SQLite casts text that is not a number to 0: its weights stored as text are counted, then read
-    # by the row rule (text_weights_query)
-    text = f"SUM(CASE WHEN typeof({raw}) IN ('text', 'blob') THEN 1 ELSE 0 END)" if "weight" in cols and sqlite else "0"
-    sql = (f"SELECT {s} AS score, {y} AS label, SUM({w}) AS w, SUM({w} * {w}) AS w2, MIN({w}) AS w_min, "
-           f"MAX({w}) AS w_max, MIN(CASE WHEN {w} > 0 THEN {w} END) AS w_min_positive, "
-           f"SUM(CASE WHEN {w} <> ROUND({w}) THEN 1 ELSE 0 END) AS n_fraction, {text} AS n_text, "
-           f"COUNT(*) AS n, COUNT({w}) AS n_w FROM ({inner}) AS reportgen_rows GROUP BY {s}, {y}")
-    return sql, params
-
-
-def text_weights_query(source: SourceConfig, column: str, where: str) -> tuple[str, tuple[Any, ...]]:
-    """SQLite: the distinct weights stored as text (or bytes) in the user's query, each with the
-    number the database's cast makes of it (``'abc'`` → 0), so that they are read by the row
-    rule (:func:`reportgen.io.validate.numeric`) as the pulled rows are."""
-    w = _sqlite_weight(column)
-    inner, params = bind(source.query, source.params, where, marker_of(source))
-    return (f"SELECT DISTINCT {w} AS w, CAST({w} AS DOUBLE PRECISION) AS w_cast FROM ({inner}) AS reportgen_rows "
-            f"WHERE typeof({w}) IN ('text', 'blob')"), params
-
-
-def _sqlite_weight(column: str) -> str:
-    """SQLite: the weight column with the missing-value spellings stored as text (:data:`NA_VALUES`:
-    'NA', '', … — a table loaded from a CSV holds them) as NULL, as the row readers read them
-    (SQLite's cast made 0 of them)."""
-    w = '"' + column.replace('"', '""') + '"'
-    spellings = ", ".join("'" + v.replace("'", "''") + "'" for v in NA_VALUES)
-    return f"(CASE WHEN typeof({w}) = 'text' AND {w} IN ({spellings}) THEN NULL ELSE {w} END)"
+    roles = ["score", "label", *(["weight"] if "weight" in cols else [])]
+    out = []
+    for role in roles:
+        c = ident(cols[role])
+        if sqlite and role != "label":
+            out += [f"CASE WHEN typeof({c}) IN ('text', 'blob') THEN CAST({c} AS TEXT) END AS {role}_text",
+                    f"CASE WHEN typeof({c}) IN ('integer', 'real') THEN CAST({c} AS REAL) END AS {role}_num"]
+        else:
+            out.append(f"{c} AS {role}")
+    groups = ", ".join(ident(cols[r]) for r in roles)
+    return f"SELECT {', '.join(out)}, COUNT(*) AS n FROM ({inner}) AS reportgen_rows GROUP BY {groups}", params

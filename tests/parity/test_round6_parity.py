@@ -1,0 +1,178 @@
+"""Engine, source and format disagreements of a sixth round (the four left open by round 5, then a
+fuzzer's), one regression test each, every engine run on the same input.
+
+Rules decided here (README, "What an input may be"):
+
+* SQL pushdown with a weight column groups by (score, label, weight): the weight cells every
+  engine counts, so the pushed-down run has the weighted bootstrap, the counts in rows and the
+  weight sums of the same rows read from a file; its values come back as stored and are read by
+  the row rule, never cast by the database ('NA' is missing, 'true' is 1, 'abc' is refused);
+* the rows of a query are numbered from 1 (row 1 = the first row of the result) in every
+  engine; a file's rows keep the numbering of a CSV's lines (the header is line 1);
+* a text id that reads as a number is keyed as that number is ('-0.0' is '0', '+7.0' is '7',
+  '1e3' is '1000'), as a float id column is; zero padding ('007') still keeps an id apart.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).parent.parent))
+from docdiff import first_difference  # noqa: E402
+from test_bad_input_parity import config, rows, same_everywhere  # noqa: E402
+from test_round4_parity import documents, same_documents  # noqa: E402
+from test_sql_sources import pg  # noqa: E402, F401  (the PostgreSQL fixture: a server in a temporary directory)
+
+
+def _unfiled(doc: dict) -> dict:
+    """A document with its models' file names blanked (the same data under other names)."""
+    for model in doc["models"].values():
+        model["file"] = None
+    return doc
+
+
+def _sqlite(tmp: Path, t: pd.DataFrame, table: str = "p") -> None:
+    pytest.importorskip("adbc_driver_sqlite.dbapi", reason="the sql extra is not installed")
+    with sqlite3.connect(tmp / "x.db") as con:
+        t.to_sql(table, con, index=False, if_exists="replace")
+    con.close()
+
+
+def _sql_model(pushdown: bool, url: str = "sqlite:///x.db", table: str = "p", **extra) -> dict:
+    return {"name": "a", "source": {"url": url, "query": f"SELECT * FROM {table}", "pushdown": pushdown}, "score": "s",
+            **extra}
+
+
+def _weighted(n: int = 60, seed: int = 1) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame({"y": np.arange(n) % 2, "s": np.round(rng.random(n), 1), "w": rng.integers(1, 4, n).astype(float)})
+
+
+# --- 1. SQL pushdown with a weight column: the document of the rows ---------------------------------
+
+
+@pytest.mark.parametrize("direction", ["higher", "lower"])
+@pytest.mark.parametrize("weight_kind", ["sampling", "frequency"])
+def test_weighted_pushdown_gives_the_document_of_the_same_rows_read_from_a_csv(direction, weight_kind, tmp_path,
+                                                                              scheduler, capsys):
+    """Pushed down with a weight column, metrics.json lacked positives_rows, negatives_rows and
+    confusion_rows (null) and every interval (no weighted bootstrap: the score table had no weight
+    cells), and its weight sums were the database's (a few ulps off). The query now groups by
+    (score, label, weight): the weight cells, from which all of these come as from the file."""
+    t = _weighted()
+    t.to_csv(tmp_path / "a.csv", index=False)
+    _sqlite(tmp_path, t)
+    extra = {"weight": "w", "weight_kind": weight_kind, "bootstrap": {"resamples": 40, "seed": 3}}
+    want = _unfiled(same_documents(documents(config(tmp_path, [{"name": "a", "file": "a.csv", "score": "s",
+                                                                 "direction": direction}], **extra),
+                                             scheduler, capsys, ("memory",))))
+    got = _unfiled(same_documents(documents(config(tmp_path, [_sql_model(True, direction=direction)], **extra),
+                                            scheduler, capsys)))
+    assert first_difference(want, got) is None
+    if weight_kind == "sampling":
+        assert got["models"]["a"]["positives_rows"] == 30 and got["models"]["a"]["ci"]["roc_auc"]
+
+
+def test_weighted_pushdown_of_a_mixed_sqlite_column_keeps_every_digit(tmp_path, scheduler, capsys):
+    """SQLite keeps text beside numbers in one column, and its driver hands such a column back as
+    text, its numbers written with 7 digits ('1.234568e+00'): pushed down, a weight of 1.23456789
+    beside a weight stored as '2' would have been summed as 1.234568."""
+    t = _weighted().astype({"w": object})
+    t["w"] = [1.23456789 if i % 2 else str(1 + i % 3) for i in range(len(t))]
+    _sqlite(tmp_path, t)
+    t.assign(w=t.w.astype(float)).to_csv(tmp_path / "a.csv", index=False)
+    extra = {"weight": "w", "bootstrap": {"resamples": 0}}
+    want = _unfiled(documents(config(tmp_path, [{"name": "a", "file": "a.csv", "score": "s"}], **extra), scheduler,
+                              capsys, ("memory",))["memory"])
+    got = _unfiled(same_documents(documents(config(tmp_path, [_sql_model(True)], **extra), scheduler, capsys)))
+    assert first_difference(want, got) is None
+
+
+def test_a_text_weight_true_pushed_down_is_1_as_in_the_pulled_rows(tmp_path, scheduler, capsys):
+    """Pushed down, a weight stored as 'true' was refused ("read as 1 by the row rule but as 0 by
+    the database") where the pulled rows read 1: the database no longer casts the weights."""
+    _sqlite(tmp_path, _weighted().astype({"w": object}).assign(w=["true"] + [1.0] * 59))
+    docs = {}
+    for pushdown in (False, True):
+        cfg = config(tmp_path, [_sql_model(pushdown)], weight="w", bootstrap={"resamples": 20, "seed": 1})
+        docs[pushdown] = _unfiled(same_documents(documents(cfg, scheduler, capsys)))
+    assert first_difference(docs[False], docs[True]) is None
+
+
+# --- 2. PostgreSQL: a text weight column holding 'NA' ---------------------------------------------------
+
+
+def _postgres(server: dict, t: pd.DataFrame, table: str) -> str:
+    """``t`` as a table of the test server; the URL to read it with."""
+    dbapi = pytest.importorskip("adbc_driver_postgresql.dbapi", reason="the sql extra is not installed")
+    url = f"postgresql://postgres@/postgres?host={server['socket']}"
+    with dbapi.connect(url) as conn:
+        cur = conn.cursor()
+        cur.adbc_ingest(table, pa.Table.from_pandas(t, preserve_index=False), mode="replace")
+        conn.commit()
+        cur.close()
+    return url
+
+
+def test_a_text_weight_na_in_postgresql_is_missing_pushed_down_as_in_every_engine(pg, tmp_path, scheduler, capsys):  # noqa: F811
+    """PostgreSQL stopped the pushed-down query with a server error (invalid input syntax for type
+    double precision: "NA") where every engine reading the rows, or a CSV, takes 'NA' as a missing
+    weight: dropped and counted under missing: drop, the usual one line otherwise."""
+    t = _weighted().astype({"w": object})
+    t["w"] = t.w.astype(int).astype(str)
+    t.loc[3, "w"] = "NA"
+    url = _postgres(pg, t, "text_weights")
+    t.to_csv(tmp_path / "a.csv", index=False)
+    extra = {"weight": "w", "missing": "drop", "bootstrap": {"resamples": 20, "seed": 1}}
+    want = _unfiled(documents(config(tmp_path, [{"name": "a", "file": "a.csv", "score": "s"}], **extra), scheduler,
+                              capsys, ("memory",))["memory"])
+    for pushdown in (False, True):
+        got = _unfiled(same_documents(documents(config(tmp_path, [_sql_model(pushdown, url, "text_weights")], **extra),
+                                                scheduler, capsys)))
+        assert first_difference(want, got) is None, pushdown
+    assert want["models"]["a"]["n"] == 59
+    pushed = same_everywhere(config(tmp_path, [_sql_model(True, url, "text_weights")], weight="w"), scheduler, capsys)
+    assert pushed.endswith("SELECT * FROM text_weights): 1 row(s) with missing or non-finite weight in 'w'; fix the data "
+                           "or set missing: drop"), pushed
+    pulled = same_everywhere(config(tmp_path, [_sql_model(False, url, "text_weights")], weight="w"), scheduler, capsys)
+    assert "SELECT * FROM text_weights): row 4: missing or non-finite weight in 'w'" in pulled, pulled
+
+
+def test_a_non_number_text_weight_in_postgresql_is_the_row_rules_line_pushed_down(pg, tmp_path, scheduler, capsys):  # noqa: F811
+    t = _weighted().astype({"w": object})
+    t["w"] = ["abc"] + [str(int(v)) for v in t.w[1:]]
+    url = _postgres(pg, t, "bad_weights")
+    line = same_everywhere(config(tmp_path, [_sql_model(True, url, "bad_weights")], weight="w"), scheduler, capsys)
+    assert line.endswith("SELECT * FROM bad_weights): column 'w': non-numeric value 'abc'; expected a number "
+                         "(fix the data or cast it in the query)"), line
+
+
+# --- 3. the rows of a query are numbered from 1 ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("fault, message", [
+    ("score", "column 's', row 2101: non-numeric value 'abc'; expected a number"),
+    ("missing", "row 2101: missing or non-finite score in 's'"),
+    ("weight", "column 'w', row 2101: negative weight -1; weights must be >= 0"),
+    ("id", "column 'id', row 2101: duplicated id '5'; ids must be unique"),
+    ("label", "column 'y', row 2101: a third distinct label 'x'"),
+])
+def test_a_bad_row_of_a_query_is_numbered_from_the_first_row_of_the_result(fault, message, tmp_path, scheduler, capsys):
+    """A bad row of a query was numbered as a CSV's line (the 2101st row of the result was "row
+    2102", the header of a file that has none counted), in every engine. Row 1 is now the first
+    row of the result; past the first batch too (the streamed engines read 1,000 rows a batch)."""
+    n = 2500
+    t = _weighted(n).assign(id=np.arange(n)).astype({"s": object, "y": object})
+    t.loc[2100, {"score": "s", "missing": "s", "weight": "w", "id": "id", "label": "y"}[fault]] = {
+        "score": "abc", "missing": None, "weight": -1, "id": 5, "label": "x"}[fault]
+    _sqlite(tmp_path, t)
+    line = same_everywhere(config(tmp_path, [_sql_model(False)], weight="w", id="id"), scheduler, capsys)
+    assert "SELECT * FROM p): " + message in line, line
