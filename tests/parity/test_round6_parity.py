@@ -176,3 +176,37 @@ def test_a_bad_row_of_a_query_is_numbered_from_the_first_row_of_the_result(fault
     _sqlite(tmp_path, t)
     line = same_everywhere(config(tmp_path, [_sql_model(False)], weight="w", id="id"), scheduler, capsys)
     assert "SELECT * FROM p): " + message in line, line
+
+
+# --- 4. numeric-looking text ids: one rule ----------------------------------------------------------------
+
+
+SPELLINGS = {"signed": lambda i: f"{i:+.1f}", "exponent": lambda i: f"{i:.3e}", "fraction": lambda i: f"{i:.1f}",
+             "plus": lambda i: f" {int(i):+d} "}
+
+
+@pytest.mark.parametrize("spelling", SPELLINGS)
+def test_text_ids_that_are_numbers_join_the_parquet_float_ids_of_those_numbers(spelling, tmp_path, scheduler, capsys):
+    """A text id '1.0' joined the Parquet float id 1.0, but '-0.0', '+7.0' and '1e3' did not join
+    0.0, 7.0 and 1000.0 ("model 'a' has 3 id(s) not shared by every model", every engine). Text
+    that is a number written without zero padding is now keyed as that number is in a float
+    column: the document of the ids written as the integers themselves."""
+    t = rows(30, start=-5).assign(id=lambda d: d.id * 1000)  # -5000 … 24000, 0 among them
+    t.iloc[::-1].assign(id=t.id.astype(float)[::-1]).to_parquet(tmp_path / "b.parquet", index=False)
+    models = [{"name": "a", "file": "a.csv", "score": "s"}, {"name": "b", "file": "b.parquet", "score": "s"}]
+    t.to_csv(tmp_path / "a.csv", index=False)
+    want = same_documents(documents(config(tmp_path, models, id="id"), scheduler, capsys, ("memory",)))
+    ids = [SPELLINGS[spelling](float(i)) for i in t.id]
+    ids[5] = "-0.0" if spelling == "signed" else ids[5]  # the id 0 written as negative zero
+    t.assign(id=ids).to_csv(tmp_path / "a.csv", index=False)
+    got = same_documents(documents(config(tmp_path, models, id="id"), scheduler, capsys))
+    assert first_difference(want, got) is None
+
+
+def test_zero_padded_numbers_keep_their_zeros_as_ids(tmp_path, scheduler, capsys):
+    t = rows(30)
+    t.to_parquet(tmp_path / "b.parquet", index=False)
+    t.assign(id=[f"0{i}e0" if i % 2 else f"{i}e0" for i in t.id]).to_csv(tmp_path / "a.csv", index=False)
+    models = [{"name": "a", "file": "a.csv", "score": "s"}, {"name": "b", "file": "b.parquet", "score": "s"}]
+    line = same_everywhere(config(tmp_path, models, id="id"), scheduler, capsys)
+    assert "model 'a' has 15 id(s) not shared by every model (e.g. '01e0', '03e0', '05e0'" in line, line
