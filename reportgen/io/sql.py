@@ -265,11 +265,50 @@ def fetch(cfg: Config, i: int) -> Fetched:
     table = run_query(m.source, query, params, where)
     if table.num_rows == 0:
         raise InputError(f"{where}: the query returned no rows; check its WHERE clause and params")
+    mixed = [c for c in _number_columns(cfg, m) if c in table.column_names and pa.types.is_string(table.column(c).type)]
+    if mixed and marker_of(m.source) == "?":
+        table = _sqlite_reals(m.source, query, params, where, mixed)
     sink = pa.BufferOutputStream()
     with pa.ipc.new_stream(sink, table.schema) as w:
         w.write_table(table)
     buf = sink.getvalue()
     return Fetched(table, describe(m.source), hashlib.sha256(memoryview(buf)).hexdigest(), buf.size)
+
+
+def _number_columns(cfg: Config, m: ModelConfig) -> list[str]:
+    """The columns model ``m`` reads as numbers: score, weight, class scores."""
+    from reportgen.io.validate import columns_for, score_columns  # noqa: PLC0415
+
+    cols = columns_for(cfg, m)
+    scores = score_columns(m)
+    named = [cols[r] for r in ("score", "weight") if r in cols]
+    return list(dict.fromkeys([*named, *(scores.values() if isinstance(scores, dict) else scores or [])]))
+
+
+def _sqlite_reals(source: SourceConfig, query: str, params: tuple[Any, ...], where: str, columns: list[str]) -> Any:
+    """The query's result with the reals of SQLite columns that also hold text kept whole.
+
+    SQLite keeps text beside numbers in one column (a REAL column loaded with 'NA'), and its driver
+    hands such a column back as text with its reals written to 7 digits (``1.234568e+00``): the
+    rows then read 1.234568 where the file and the pushed-down query read 1.23456789. The query
+    is run again with each such column's reals beside it (``typeof``), which replace the text."""
+    import pyarrow as pa  # noqa: PLC0415
+    import pyarrow.compute as pc  # noqa: PLC0415
+
+    extra = ", ".join(f"CASE WHEN typeof({_ident(c)}) = 'real' THEN {_ident(c)} END AS {_ident(f'reportgen_real_{j}')}"
+                      for j, c in enumerate(columns))
+    table = run_query(source, f"SELECT *, {extra} FROM ({query}) AS reportgen_rows", params, where)
+    for j, c in enumerate(columns):
+        real = table.column(f"reportgen_real_{j}")
+        if pa.types.is_floating(real.type):  # the shortest text that reads back as the same double
+            whole = pc.if_else(pc.is_valid(real), pc.cast(real, pa.string()), table.column(c))
+            table = table.set_column(table.column_names.index(c), c, whole)
+    return table.drop_columns([f"reportgen_real_{j}" for j in range(len(columns))])
+
+
+def _ident(name: str) -> str:
+    """A quoted SQL identifier."""
+    return '"' + name.replace('"', '""') + '"'
 
 
 @contextmanager
@@ -345,9 +384,7 @@ def pushdown_query(source: SourceConfig, cols: Mapping[str, str], where: str) ->
     ``<role>_text`` (text and blobs) and ``<role>_num`` (integers and reals as reals).
     Column names are quoted identifiers, never values."""
 
-    def ident(name: str) -> str:
-        return '"' + name.replace('"', '""') + '"'
-
+    ident = _ident
     inner, params = bind(source.query, source.params, where, marker_of(source))
     sqlite = marker_of(source) == "?"
     roles = ["score", "label", *(["weight"] if "weight" in cols else [])]

@@ -107,6 +107,30 @@ def test_a_text_weight_true_pushed_down_is_1_as_in_the_pulled_rows(tmp_path, sch
     assert first_difference(docs[False], docs[True]) is None
 
 
+@pytest.mark.parametrize("pushdown", [False, True])
+def test_the_reals_of_a_sqlite_real_column_holding_na_keep_every_digit(pushdown, tmp_path, scheduler, capsys):
+    """A SQLite REAL column loaded with 'NA' for a missing value holds text beside its reals, and the
+    driver hands such a column back as text with the reals written to 7 digits ('1.234568e+00'):
+    the pulled rows (and the pushed-down groups) summed weights of 1.234568 where the CSV of the
+    same table reads 1.23456789, in every engine. The reals are now fetched whole beside the text."""
+    rng = np.random.default_rng(1)
+    t = pd.DataFrame({"y": np.arange(40) % 2, "s": rng.random(40), "w": rng.random(40) * 3 + 0.1}).astype(object)
+    t.loc[0, "w"] = "NA"
+    t.loc[1, "s"] = "NA"
+    pytest.importorskip("adbc_driver_sqlite.dbapi", reason="the sql extra is not installed")
+    with sqlite3.connect(tmp_path / "x.db") as con:
+        con.execute("CREATE TABLE p (y INTEGER, s REAL, w REAL)")
+        con.executemany("INSERT INTO p VALUES (?, ?, ?)", t.itertuples(index=False))
+    con.close()
+    t.to_csv(tmp_path / "a.csv", index=False)
+    extra = {"weight": "w", "missing": "drop", "bootstrap": {"resamples": 20, "seed": 2}}
+    want = _unfiled(documents(config(tmp_path, [{"name": "a", "file": "a.csv", "score": "s"}], **extra), scheduler,
+                              capsys, ("memory",))["memory"])
+    got = _unfiled(same_documents(documents(config(tmp_path, [_sql_model(pushdown)], **extra), scheduler, capsys)))
+    assert first_difference(want, got) is None
+    assert got["models"]["a"]["n"] == 38
+
+
 # --- 2. PostgreSQL: a text weight column holding 'NA' ---------------------------------------------------
 
 
