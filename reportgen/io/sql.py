@@ -353,7 +353,7 @@ def query_rows(msg: str, path: str, where: str) -> str:
     """A reader's message about the file ``path`` (a query's rows written as Parquet) about the
     query ``where``: the readers number a file's rows as a CSV's lines (its header is line 1, its
     first row 2), a query's rows are numbered from 1 (row 1 = the first row of the result)."""
-    pattern = re.compile(re.escape(path) + r"(: (?:column '[^']*', )?row )(\d+)")
+    pattern = re.compile(re.escape(path) + r"(: (?:column '[^']*', |model '[^']*': )?row )(\d+)")
     msg = pattern.sub(lambda m: f"{where}{m.group(1)}{int(m.group(2)) - HEADER_ROWS + 1}", msg)
     return msg.replace(path, where)
 

@@ -234,3 +234,15 @@ def test_zero_padded_numbers_keep_their_zeros_as_ids(tmp_path, scheduler, capsys
     models = [{"name": "a", "file": "a.csv", "score": "s"}, {"name": "b", "file": "b.parquet", "score": "s"}]
     line = same_everywhere(config(tmp_path, models, id="id"), scheduler, capsys)
     assert "model 'a' has 15 id(s) not shared by every model (e.g. '01e0', '03e0', '05e0'" in line, line
+
+
+def test_rows_that_do_not_line_up_name_the_querys_row_from_1(tmp_path, scheduler, capsys):
+    """Without ids, a query's row whose label differs from the first model's was named by its CSV
+    line ("row 8" for the 7th row of the result)."""
+    t = rows(30)
+    t.to_csv(tmp_path / "a.csv", index=False)
+    _sqlite(tmp_path, t.assign(y=np.where(np.arange(30) == 6, 1 - t.y, t.y)))
+    b = dict(_sql_model(False), name="b")
+    line = same_everywhere(config(tmp_path, [{"name": "a", "file": "a.csv", "score": "s"}, b]), scheduler, capsys)
+    assert line.endswith("SELECT * FROM p): model 'b': row 7 has a different label than in 'a'; rows do not line up — "
+                         "set 'id' in the config to join them"), line
