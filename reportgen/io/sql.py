@@ -380,8 +380,9 @@ def pushdown_query(source: SourceConfig, cols: Mapping[str, str], where: str) ->
     database (PostgreSQL refused ``CAST('NA' AS DOUBLE PRECISION)``; SQLite made 0 of it).
 
     SQLite keeps text beside numbers in one column, and its driver turns such a column's numbers
-    into text with 7 digits (``2.000000e+00``): each value column is returned twice there,
-    ``<role>_text`` (text and blobs) and ``<role>_num`` (integers and reals as reals).
+    into text with 7 digits (``2.000000e+00``), or refuses a column whose type changes after its
+    first rows: each value column is returned there as its ``typeof`` (``<role>_type``), its text
+    (``<role>_text``) and its number (``<role>_num``), none ever NULL; the label as text.
     Column names are quoted identifiers, never values."""
 
     ident = _ident
@@ -391,9 +392,12 @@ def pushdown_query(source: SourceConfig, cols: Mapping[str, str], where: str) ->
     out = []
     for role in roles:
         c = ident(cols[role])
-        if sqlite and role != "label":
-            out += [f"CASE WHEN typeof({c}) IN ('text', 'blob') THEN CAST({c} AS TEXT) END AS {role}_text",
-                    f"CASE WHEN typeof({c}) IN ('integer', 'real') THEN CAST({c} AS REAL) END AS {role}_num"]
+        if sqlite and role == "label":  # text, '' for NULL (missing, as an empty label is)
+            out.append(f"COALESCE(CAST({c} AS TEXT), '') AS {role}")
+        elif sqlite:  # never NULL: the driver types a column by its first rows, and refuses a change later
+            out += [f"typeof({c}) AS {role}_type",
+                    f"COALESCE(CASE WHEN typeof({c}) IN ('text', 'blob') THEN CAST({c} AS TEXT) END, '') AS {role}_text",
+                    f"COALESCE(CASE WHEN typeof({c}) IN ('integer', 'real') THEN CAST({c} AS REAL) END, 0.0) AS {role}_num"]
         else:
             out.append(f"{c} AS {role}")
     groups = ", ".join(ident(cols[r]) for r in roles)

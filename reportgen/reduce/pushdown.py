@@ -41,16 +41,19 @@ MAX_ABS_SCORE = 1e300
 
 
 def _values(table, role: str):  # noqa: ANN001, ANN202 - a pyarrow Table in, a pandas Series out
-    """A value column of the grouped rows as stored, for the row rule: SQLite's two halves
-    (``<role>_text``, ``<role>_num``) put back together; PostgreSQL's NUMERIC (an extension
-    type) as its text."""
+    """A value column of the grouped rows as stored, for the row rule: SQLite's text and numbers
+    put back together by their ``typeof``; PostgreSQL's NUMERIC (an extension type) as its text."""
     import pandas as pd  # noqa: PLC0415
     import pyarrow as pa  # noqa: PLC0415
 
-    if f"{role}_text" in table.column_names:
+    if f"{role}_type" in table.column_names:
+        kind = table.column(f"{role}_type").to_pandas()
+        num = table.column(f"{role}_num").to_numpy(zero_copy_only=False)
+        if kind.isin(("integer", "real")).all():
+            return pd.Series(num, dtype=np.float64)
         text = table.column(f"{role}_text").to_pandas().astype(object)
-        num = pd.Series(table.column(f"{role}_num").to_numpy(zero_copy_only=False), dtype=object)
-        return text.where(text.notna(), num)
+        out = text.where(kind.isin(("text", "blob")), pd.Series(num, dtype=object))
+        return out.where(kind != "null", None)
     col = table.column(role)
     if isinstance(col.type, pa.ExtensionType):
         col = pa.chunked_array([c.storage for c in col.chunks], col.type.storage_type)

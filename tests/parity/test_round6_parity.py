@@ -246,3 +246,19 @@ def test_rows_that_do_not_line_up_name_the_querys_row_from_1(tmp_path, scheduler
     line = same_everywhere(config(tmp_path, [{"name": "a", "file": "a.csv", "score": "s"}, b]), scheduler, capsys)
     assert line.endswith("SELECT * FROM p): model 'b': row 7 has a different label than in 'a'; rows do not line up — "
                          "set 'id' in the config to join them"), line
+
+
+def test_a_sqlite_real_column_with_na_past_the_drivers_first_rows_pushed_down(tmp_path, scheduler, capsys):
+    """The driver types a column by its first rows and refuses a change later ("Type mismatch in
+    column 0: expected DOUBLE but got STRING"): the pushed-down query's text half of a score column
+    was NULL for the first 1,024 groups and 'NA' after them."""
+    n = 3000
+    t = pd.DataFrame({"y": np.arange(n) % 2, "s": np.arange(n) / n}).astype(object)
+    t.loc[n - 1, "s"] = "NA"
+    pytest.importorskip("adbc_driver_sqlite.dbapi", reason="the sql extra is not installed")
+    with sqlite3.connect(tmp_path / "x.db") as con:
+        con.execute("CREATE TABLE p (y INTEGER, s REAL)")
+        con.executemany("INSERT INTO p VALUES (?, ?)", t.itertuples(index=False))
+    con.close()
+    doc = same_documents(documents(config(tmp_path, [_sql_model(True)], missing="drop"), scheduler, capsys))
+    assert doc["models"]["a"]["n"] == n - 1
