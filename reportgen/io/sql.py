@@ -50,6 +50,12 @@ from reportgen.io.validate import HEADER_ROWS, check_columns
 DRIVERS = {"postgresql": "adbc_driver_postgresql.dbapi", "postgres": "adbc_driver_postgresql.dbapi",
            "sqlite": "adbc_driver_sqlite.dbapi"}
 
+#: Rows of a SQLite result typed together. The driver types a column by the values of its first
+#: batch (1,024 rows by default) and stops at a later value of another type ("Type mismatch in
+#: column 2: expected DOUBLE but got STRING": a REAL column loaded with 'NA' past row 1,024, where
+#: the CSV of the table runs); a result is held whole anyway, so its batches are made large.
+SQLITE_BATCH_ROWS = 1 << 22
+
 #: How long a cancelled query is given to end before the run stops without it.
 _CANCEL_WAIT_S = 2.0
 
@@ -192,12 +198,15 @@ def run_query(source: SourceConfig, query: str, params: tuple[Any, ...], where: 
     target = _target(url, where)
     secrets = [password or "", url]
     cursors: list[Any] = []
+    sqlite = urlsplit(url).scheme.lower() == "sqlite"
 
     def fetch_table() -> Any:
         with dbapi.connect(target) as conn:
             cur = conn.cursor()
             cursors.append(cur)
             try:
+                if sqlite:  # the driver types each column by its first batch and refuses a change later
+                    cur.adbc_statement.set_options(**{"adbc.sqlite.query.batch_rows": str(SQLITE_BATCH_ROWS)})
                 cur.execute(query, parameters=params or None)
                 return cur.fetch_arrow_table()
             finally:

@@ -262,3 +262,26 @@ def test_a_sqlite_real_column_with_na_past_the_drivers_first_rows_pushed_down(tm
     con.close()
     doc = same_documents(documents(config(tmp_path, [_sql_model(True)], missing="drop"), scheduler, capsys))
     assert doc["models"]["a"]["n"] == n - 1
+
+
+@pytest.mark.parametrize("pushdown", [False, True])
+def test_a_sqlite_real_weight_column_with_na_past_row_1024_runs_as_its_csv(pushdown, tmp_path, scheduler, capsys):
+    """The driver typed a column by its first 1,024 rows: a REAL weight column holding 'NA' at row
+    3,000 stopped every engine ("Type mismatch in column 2: expected DOUBLE but got STRING/BINARY",
+    exit 2) where the CSV of the same table runs, 'NA' a missing weight."""
+    n = 3000
+    rng = np.random.default_rng(4)
+    t = pd.DataFrame({"y": np.arange(n) % 2, "s": np.round(rng.random(n), 3), "w": rng.random(n) + 0.5}).astype(object)
+    t.loc[n - 1, "w"] = "NA"
+    pytest.importorskip("adbc_driver_sqlite.dbapi", reason="the sql extra is not installed")
+    with sqlite3.connect(tmp_path / "x.db") as con:
+        con.execute("CREATE TABLE p (y INTEGER, s REAL, w REAL)")
+        con.executemany("INSERT INTO p VALUES (?, ?, ?)", t.itertuples(index=False))
+    con.close()
+    t.to_csv(tmp_path / "a.csv", index=False)
+    extra = {"weight": "w", "missing": "drop", "bootstrap": {"resamples": 0}}
+    want = _unfiled(documents(config(tmp_path, [{"name": "a", "file": "a.csv", "score": "s"}], **extra), scheduler,
+                              capsys, ("memory",))["memory"])
+    got = _unfiled(same_documents(documents(config(tmp_path, [_sql_model(pushdown)], **extra), scheduler, capsys)))
+    assert first_difference(want, got) is None
+    assert got["models"]["a"]["n"] == n - 1
