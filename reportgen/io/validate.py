@@ -256,6 +256,8 @@ def key_codes(values: Any) -> tuple[np.ndarray, np.ndarray]:
     return codes.to_numpy(), names
 
 
+#: Text that is the number zero (``-0.0``, ``0e5``, ``.0``).
+_ZERO_TEXT = r"^[+-]?(0+\.?0*|\.0+)([eE][+-]?[0-9]+)?$"
 #: Text that is zero-padded (``007``, ``-01.5``): an id that keeps its zeros.
 _PADDED = r"^[+-]?0[0-9]"
 
@@ -285,7 +287,10 @@ def _id_text(s: Any) -> Any:
         t = pc.if_else(integer, pc.if_else(pc.equal(digits, "-0"), "0", digits), t)
     number = pc.and_(pc.and_(plain, pc.invert(integer)), pc.match_substring_regex(t, _FLOAT_TEXT))
     if pc.any(number).as_py():
-        t = pc.if_else(number, float_keys(pc.cast(pc.if_else(number, t, "0"), pa.float64())), t)
+        f = pc.cast(pc.if_else(number, t, "0"), pa.float64())
+        # a number a float column cannot hold ('1e400', '1e-400' is not 0) stays text
+        held = pc.and_(pc.is_finite(f), pc.or_(pc.not_equal(f, 0.0), pc.match_substring_regex(t, _ZERO_TEXT)))
+        t = pc.if_else(pc.and_(number, held), float_keys(f), t)
     return t
 
 
