@@ -274,7 +274,7 @@ def fetch(cfg: Config, i: int) -> Fetched:
     table = run_query(m.source, query, params, where)
     if table.num_rows == 0:
         raise InputError(f"{where}: the query returned no rows; check its WHERE clause and params")
-    mixed = [c for c in _number_columns(cfg, m) if c in table.column_names and pa.types.is_string(table.column(c).type)]
+    mixed = [c for c in _read_columns(cfg, m) if c in table.column_names and pa.types.is_string(table.column(c).type)]
     if mixed and marker_of(m.source) == "?":
         table = _sqlite_reals(m.source, query, params, where, mixed)
     sink = pa.BufferOutputStream()
@@ -284,14 +284,12 @@ def fetch(cfg: Config, i: int) -> Fetched:
     return Fetched(table, describe(m.source), hashlib.sha256(memoryview(buf)).hexdigest(), buf.size)
 
 
-def _number_columns(cfg: Config, m: ModelConfig) -> list[str]:
-    """The columns model ``m`` reads as numbers: score, weight, class scores."""
+def _read_columns(cfg: Config, m: ModelConfig) -> list[str]:
+    """The columns model ``m`` reads: score, weight, class scores, label, id, prediction, date."""
     from reportgen.io.validate import columns_for, score_columns  # noqa: PLC0415
 
-    cols = columns_for(cfg, m)
     scores = score_columns(m)
-    named = [cols[r] for r in ("score", "weight") if r in cols]
-    return list(dict.fromkeys([*named, *(scores.values() if isinstance(scores, dict) else scores or [])]))
+    return list(dict.fromkeys([*columns_for(cfg, m).values(), *(scores.values() if isinstance(scores, dict) else scores or [])]))
 
 
 def _sqlite_reals(source: SourceConfig, query: str, params: tuple[Any, ...], where: str, columns: list[str]) -> Any:
@@ -299,7 +297,8 @@ def _sqlite_reals(source: SourceConfig, query: str, params: tuple[Any, ...], whe
 
     SQLite keeps text beside numbers in one column (a REAL column loaded with 'NA'), and its driver
     hands such a column back as text with its reals written to 7 digits (``1.234568e+00``): the
-    rows then read 1.234568 where the file and the pushed-down query read 1.23456789. The query
+    rows then read 1.234568 where the file and the pushed-down query read 1.23456789, and the id
+    12345678.0 became 12345680. The query
     is run again with each such column's reals beside it (``typeof``), which replace the text."""
     import pyarrow as pa  # noqa: PLC0415
     import pyarrow.compute as pc  # noqa: PLC0415

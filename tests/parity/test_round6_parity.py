@@ -131,6 +131,22 @@ def test_the_reals_of_a_sqlite_real_column_holding_na_keep_every_digit(pushdown,
     assert got["models"]["a"]["n"] == 38
 
 
+def test_real_ids_of_a_sqlite_column_holding_text_keep_every_digit(tmp_path, scheduler, capsys):
+    """Ids stored as reals beside a text id in one SQLite column came back as text with 7 digits:
+    12345678.0 became '1.234568e+07', the id 12345680, and joined another model's id or none."""
+    t = rows(30).assign(id=lambda d: (d.id + 12345600).astype(float)).astype({"id": object})
+    t.loc[0, "id"] = "A1"
+    t.to_csv(tmp_path / "a.csv", index=False)
+    pytest.importorskip("adbc_driver_sqlite.dbapi", reason="the sql extra is not installed")
+    with sqlite3.connect(tmp_path / "x.db") as con:
+        con.execute("CREATE TABLE p (id REAL, y INTEGER, s REAL)")
+        con.executemany("INSERT INTO p VALUES (?, ?, ?)", t.iloc[::-1].itertuples(index=False))
+    con.close()
+    models = [{"name": "a", "file": "a.csv", "score": "s"}, dict(_sql_model(False), name="b")]
+    doc = same_documents(documents(config(tmp_path, models, id="id"), scheduler, capsys))
+    assert doc["models"]["b"]["n"] == 30
+
+
 # --- 2. PostgreSQL: a text weight column holding 'NA' ---------------------------------------------------
 
 
