@@ -221,10 +221,26 @@ def run_query(source: SourceConfig, query: str, params: tuple[Any, ...], where: 
         return bool(cursors)
 
     try:
-        return _interruptible(fetch_table, cancel)
+        table = _interruptible(fetch_table, cancel)
     except Exception as exc:  # the driver's errors (adbc_driver_manager.Error and OSError alike)
         raise InputError(f"{where} ({redact(source.url)}): {_clean(exc, secrets)}; "
                          f"check the query, the table and the credentials") from None
+    return _stored(table)
+
+
+def _stored(table: Any) -> Any:
+    """``table`` with each column of an extension type as its storage: PostgreSQL's NUMERIC comes
+    as an opaque type over its text (``'1.0'``), which the readers' kernels do not take (a NUMERIC
+    label or id column stopped every engine with an internal error); as text it is read by the
+    rules of text (a number, a label key, an id key)."""
+    import pyarrow as pa  # noqa: PLC0415
+
+    for j, field in enumerate(table.schema):
+        if isinstance(field.type, pa.BaseExtensionType):
+            col = table.column(j)
+            table = table.set_column(j, field.name, pa.chunked_array([c.storage for c in col.chunks],
+                                                                     field.type.storage_type))
+    return table
 
 
 def _interruptible(work: Callable[[], Any], cancel: Callable[[], bool]) -> Any:

@@ -42,9 +42,8 @@ MAX_ABS_SCORE = 1e300
 
 def _values(table, role: str):  # noqa: ANN001, ANN202 - a pyarrow Table in, a pandas Series out
     """A value column of the grouped rows as stored, for the row rule: SQLite's text and numbers
-    put back together by their ``typeof``; PostgreSQL's NUMERIC (an extension type) as its text."""
+    put back together by their ``typeof``."""
     import pandas as pd  # noqa: PLC0415
-    import pyarrow as pa  # noqa: PLC0415
 
     if f"{role}_type" in table.column_names:
         kind = table.column(f"{role}_type").to_pandas()
@@ -54,10 +53,7 @@ def _values(table, role: str):  # noqa: ANN001, ANN202 - a pyarrow Table in, a p
         text = table.column(f"{role}_text").to_pandas().astype(object)
         out = text.where(kind.isin(("text", "blob")), pd.Series(num, dtype=object))
         return out.where(kind != "null", None)
-    col = table.column(role)
-    if isinstance(col.type, pa.ExtensionType):
-        col = pa.chunked_array([c.storage for c in col.chunks], col.type.storage_type)
-    return col.to_pandas()
+    return table.column(role).to_pandas()
 
 
 def _numbers(values: object, where: str, column: str) -> np.ndarray:
