@@ -232,12 +232,20 @@ def _stored(table: Any) -> Any:
     """``table`` with each column of an extension type as its storage: PostgreSQL's NUMERIC comes
     as an opaque type over its text (``'1.0'``), which the readers' kernels do not take (a NUMERIC
     label or id column stopped every engine with an internal error); as text it is read by the
-    rules of text (a number, a label key, an id key)."""
+    rules of text (a number, a label key, an id key). A UUID (16 bytes, not text: "Invalid UTF8
+    payload", an internal error too) becomes the text PostgreSQL shows for it."""
+    import uuid  # noqa: PLC0415
+
     import pyarrow as pa  # noqa: PLC0415
 
     for j, field in enumerate(table.schema):
-        if isinstance(field.type, pa.BaseExtensionType):
-            col = table.column(j)
+        if not isinstance(field.type, pa.BaseExtensionType):
+            continue
+        col = table.column(j)
+        if field.type.extension_name == "arrow.uuid":  # 16 bytes: as the text PostgreSQL writes
+            text = [None if b is None else str(uuid.UUID(bytes=b)) for c in col.chunks for b in c.storage.to_pylist()]
+            table = table.set_column(j, field.name, pa.array(text, pa.string()))
+        else:
             table = table.set_column(j, field.name, pa.chunked_array([c.storage for c in col.chunks],
                                                                      field.type.storage_type))
     return table

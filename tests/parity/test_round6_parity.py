@@ -215,6 +215,25 @@ def test_numeric_labels_and_ids_in_postgresql_read_as_their_text(pg, tmp_path, s
         assert first_difference(want, got) is None, pushdown
 
 
+def test_uuid_ids_in_postgresql_join_the_same_ids_written_as_text(pg, tmp_path, scheduler, capsys):  # noqa: F811
+    """A UUID id column came as 16 bytes in an Arrow extension type: every engine stopped with an
+    internal error ("Invalid UTF8 payload", exit 1). It is read as the text PostgreSQL shows."""
+    import uuid  # noqa: PLC0415
+
+    t = rows(40).assign(id=[str(uuid.UUID(int=i * 7919)) for i in range(40)])
+    url = _postgres(pg, t, "uuid_ids")
+    dbapi = pytest.importorskip("adbc_driver_postgresql.dbapi")
+    with dbapi.connect(url) as conn:
+        cur = conn.cursor()
+        cur.execute("ALTER TABLE uuid_ids ALTER COLUMN id TYPE uuid USING id::uuid")
+        conn.commit()
+        cur.close()
+    t.iloc[::-1].to_csv(tmp_path / "b.csv", index=False)
+    models = [dict(_sql_model(False, url, "uuid_ids")), {"name": "b", "file": "b.csv", "score": "s"}]
+    doc = same_documents(documents(config(tmp_path, models, id="id"), scheduler, capsys))
+    assert doc["models"]["a"]["n"] == doc["models"]["b"]["n"] == 40
+
+
 # --- 3. the rows of a query are numbered from 1 ---------------------------------------------------------
 
 
