@@ -56,6 +56,24 @@ def _weighted(n: int = 60, seed: int = 1) -> pd.DataFrame:
     return pd.DataFrame({"y": np.arange(n) % 2, "s": np.round(rng.random(n), 1), "w": rng.integers(1, 4, n).astype(float)})
 
 
+def _sqlite_declared(tmp: Path, t: pd.DataFrame, columns: str) -> None:
+    """``t`` as the table ``p`` of declared column types (``"y INTEGER, s REAL"``): SQLite keeps a
+    value its column type cannot hold ('NA' in a REAL column) as it is, text beside the reals."""
+    pytest.importorskip("adbc_driver_sqlite.dbapi", reason="the sql extra is not installed")
+    with sqlite3.connect(tmp / "x.db") as con:
+        con.execute(f"CREATE TABLE p ({columns})")
+        con.executemany(f"INSERT INTO p VALUES ({', '.join('?' * len(t.columns))})", t.itertuples(index=False))
+    con.close()
+
+
+def _file_and_query(tmp: Path, scheduler: str, capsys, pushdown: bool, **extra) -> tuple[dict, dict]:
+    """memory's document of a.csv, and every engine's (one) of the query ``SELECT * FROM p``."""
+    want = _unfiled(documents(config(tmp, [{"name": "a", "file": "a.csv", "score": "s"}], **extra), scheduler, capsys,
+                              ("memory",))["memory"])
+    got = _unfiled(same_documents(documents(config(tmp, [_sql_model(pushdown)], **extra), scheduler, capsys)))
+    return want, got
+
+
 # --- 1. SQL pushdown with a weight column: the document of the rows ---------------------------------
 
 
@@ -89,11 +107,7 @@ def test_weighted_pushdown_of_a_mixed_sqlite_column_keeps_every_digit(tmp_path, 
     t["w"] = [1.23456789 if i % 2 else str(1 + i % 3) for i in range(len(t))]
     _sqlite(tmp_path, t)
     t.assign(w=t.w.astype(float)).to_csv(tmp_path / "a.csv", index=False)
-    extra = {"weight": "w", "bootstrap": {"resamples": 0}}
-    want = _unfiled(documents(config(tmp_path, [{"name": "a", "file": "a.csv", "score": "s"}], **extra), scheduler,
-                              capsys, ("memory",))["memory"])
-    got = _unfiled(same_documents(documents(config(tmp_path, [_sql_model(True)], **extra), scheduler, capsys)))
-    assert first_difference(want, got) is None
+    assert first_difference(*_file_and_query(tmp_path, scheduler, capsys, True, weight="w", bootstrap={"resamples": 0})) is None
 
 
 def test_a_text_weight_true_pushed_down_is_1_as_in_the_pulled_rows(tmp_path, scheduler, capsys):
@@ -117,16 +131,10 @@ def test_the_reals_of_a_sqlite_real_column_holding_na_keep_every_digit(pushdown,
     t = pd.DataFrame({"y": np.arange(40) % 2, "s": rng.random(40), "w": rng.random(40) * 3 + 0.1}).astype(object)
     t.loc[0, "w"] = "NA"
     t.loc[1, "s"] = "NA"
-    pytest.importorskip("adbc_driver_sqlite.dbapi", reason="the sql extra is not installed")
-    with sqlite3.connect(tmp_path / "x.db") as con:
-        con.execute("CREATE TABLE p (y INTEGER, s REAL, w REAL)")
-        con.executemany("INSERT INTO p VALUES (?, ?, ?)", t.itertuples(index=False))
-    con.close()
+    _sqlite_declared(tmp_path, t, "y INTEGER, s REAL, w REAL")
     t.to_csv(tmp_path / "a.csv", index=False)
-    extra = {"weight": "w", "missing": "drop", "bootstrap": {"resamples": 20, "seed": 2}}
-    want = _unfiled(documents(config(tmp_path, [{"name": "a", "file": "a.csv", "score": "s"}], **extra), scheduler,
-                              capsys, ("memory",))["memory"])
-    got = _unfiled(same_documents(documents(config(tmp_path, [_sql_model(pushdown)], **extra), scheduler, capsys)))
+    want, got = _file_and_query(tmp_path, scheduler, capsys, pushdown, weight="w", missing="drop",
+                                bootstrap={"resamples": 20, "seed": 2})
     assert first_difference(want, got) is None
     assert got["models"]["a"]["n"] == 38
 
@@ -137,11 +145,7 @@ def test_real_ids_of_a_sqlite_column_holding_text_keep_every_digit(tmp_path, sch
     t = rows(30).assign(id=lambda d: (d.id + 12345600).astype(float)).astype({"id": object})
     t.loc[0, "id"] = "A1"
     t.to_csv(tmp_path / "a.csv", index=False)
-    pytest.importorskip("adbc_driver_sqlite.dbapi", reason="the sql extra is not installed")
-    with sqlite3.connect(tmp_path / "x.db") as con:
-        con.execute("CREATE TABLE p (id REAL, y INTEGER, s REAL)")
-        con.executemany("INSERT INTO p VALUES (?, ?, ?)", t.iloc[::-1].itertuples(index=False))
-    con.close()
+    _sqlite_declared(tmp_path, t.iloc[::-1], "id REAL, y INTEGER, s REAL")
     models = [{"name": "a", "file": "a.csv", "score": "s"}, dict(_sql_model(False), name="b")]
     doc = same_documents(documents(config(tmp_path, models, id="id"), scheduler, capsys))
     assert doc["models"]["b"]["n"] == 30
@@ -310,11 +314,7 @@ def test_a_sqlite_real_column_with_na_past_the_drivers_first_rows_pushed_down(tm
     n = 3000
     t = pd.DataFrame({"y": np.arange(n) % 2, "s": np.arange(n) / n}).astype(object)
     t.loc[n - 1, "s"] = "NA"
-    pytest.importorskip("adbc_driver_sqlite.dbapi", reason="the sql extra is not installed")
-    with sqlite3.connect(tmp_path / "x.db") as con:
-        con.execute("CREATE TABLE p (y INTEGER, s REAL)")
-        con.executemany("INSERT INTO p VALUES (?, ?)", t.itertuples(index=False))
-    con.close()
+    _sqlite_declared(tmp_path, t, "y INTEGER, s REAL")
     doc = same_documents(documents(config(tmp_path, [_sql_model(True)], missing="drop"), scheduler, capsys))
     assert doc["models"]["a"]["n"] == n - 1
 
@@ -328,15 +328,9 @@ def test_a_sqlite_real_weight_column_with_na_past_row_1024_runs_as_its_csv(pushd
     rng = np.random.default_rng(4)
     t = pd.DataFrame({"y": np.arange(n) % 2, "s": np.round(rng.random(n), 3), "w": rng.random(n) + 0.5}).astype(object)
     t.loc[n - 1, "w"] = "NA"
-    pytest.importorskip("adbc_driver_sqlite.dbapi", reason="the sql extra is not installed")
-    with sqlite3.connect(tmp_path / "x.db") as con:
-        con.execute("CREATE TABLE p (y INTEGER, s REAL, w REAL)")
-        con.executemany("INSERT INTO p VALUES (?, ?, ?)", t.itertuples(index=False))
-    con.close()
+    _sqlite_declared(tmp_path, t, "y INTEGER, s REAL, w REAL")
     t.to_csv(tmp_path / "a.csv", index=False)
-    extra = {"weight": "w", "missing": "drop", "bootstrap": {"resamples": 0}}
-    want = _unfiled(documents(config(tmp_path, [{"name": "a", "file": "a.csv", "score": "s"}], **extra), scheduler,
-                              capsys, ("memory",))["memory"])
-    got = _unfiled(same_documents(documents(config(tmp_path, [_sql_model(pushdown)], **extra), scheduler, capsys)))
+    want, got = _file_and_query(tmp_path, scheduler, capsys, pushdown, weight="w", missing="drop",
+                                bootstrap={"resamples": 0})
     assert first_difference(want, got) is None
     assert got["models"]["a"]["n"] == n - 1
