@@ -422,6 +422,7 @@ class _FigureImports:
 def _run_one(job: _Job, args: argparse.Namespace, printer: _Printer, written: dict[Path, Path]) -> int:
     """Compute one config and write its report set; ``written`` maps the directories this batch
     wrote to their config (a second config resolving to one of them is refused)."""
+    from reportgen.documents import ReportProcess  # noqa: PLC0415
     from reportgen.pipeline import analyse  # noqa: PLC0415
     from reportgen.render import Theme  # noqa: PLC0415
 
@@ -430,8 +431,14 @@ def _run_one(job: _Job, args: argparse.Namespace, printer: _Printer, written: di
     # the reservation, once taken: a signal after its commit (while the previous set is removed,
     # the lock released) is reported with the new report's paths, never as "nothing was written"
     reserved: list[Reservation | None] = []
+    formats = args.formats or list(cfg.output.formats)
     try:
         with ExitStack() as stack:
+            # the report's pages are made by a process forked now, which imports their libraries
+            # while the data is read (reportgen.documents); before the lock, so it holds none
+            renderer = ReportProcess.start(formats)
+            if renderer is not None:
+                stack.callback(renderer.close)
             held = stack.enter_context(reserve(job.planned, overwrite)) if job.planned is not None else None
             reserved.append(held)
             if job.planned is not None:
@@ -443,8 +450,7 @@ def _run_one(job: _Job, args: argparse.Namespace, printer: _Printer, written: di
             phases = printer.phases(cfg_path.name)
             if phases is not None:
                 stack.callback(phases.close)
-            formats = args.formats or list(cfg.output.formats)
-            imports = _FigureImports(formats)
+            imports = _FigureImports(formats if renderer is None else [])
             try:
                 result = analyse(cfg, cfg_path, None if phases is None else phases.progress, now=args.now,
                                  phase=imports.phase(phases))
@@ -474,7 +480,7 @@ def _run_one(job: _Job, args: argparse.Namespace, printer: _Printer, written: di
             try:
                 targets = write_outputs(result, out_dir, formats, theme=theme, overwrite=overwrite, reservation=held,
                                         pdf_variant=args.pdf_variant, full_curves=args.full_curves, phase=phases,
-                                        along=None if entry is None else entry.prepared)
+                                        along=None if entry is None else entry.prepared, renderer=renderer)
             except Interrupted as exc:
                 if exc.written and entry is not None and not entry.committed:
                     exc.unrecorded = entry.path

@@ -487,7 +487,8 @@ class GradesConfig(Strict):
     ``edges[i-1] <= pd < edges[i]``), ``column`` (a rating column in every file, in the
     ``order`` given, best grade first) or
     ``quantiles`` (that many buckets at quantiles of the reference sample's PD, or of the
-    current sample's without a reference; of the score for a model without a PD)."""
+    current sample's without a reference; of the score for a model without a PD; a value on an
+    edge goes to the riskier bucket, as with edges; fewer buckets when ties leave one empty)."""
 
     edges: list[float] | None = Field(None, min_length=1, max_length=99)
     column: Column | None = None

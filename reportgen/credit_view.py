@@ -59,7 +59,9 @@ TEST_LABELS: dict[str, tuple[str, str]] = {
                    "the grades became more concentrated. H0: CV_curr ≤ CV_init. Assumes the initial CV known (as the "
                    "ECB does) and the normal approximation of the current CV."),
     "cap": (_N["cap"], "Share of defaults captured against share of rows taken riskiest first; AR = 2·AUC − 1. A curve, "
-                       "not a test."),
+                       "not a test. The AR's interval is Engelmann, Hayden & Tasche's (2003; BCBS WP14): normal, "
+                       "2(U ∓ z·σ) − 1 with Bamber's (1975) unbiased variance σ² of the AUC U, ends cut at ±1 "
+                       "(the ECB AUC test and the per-period intervals use DeLong's variance)."),
     "migration": (_N["migration"],
                   "Matrix weighted bandwidths over grades 1 … K: upper Σ_{i<j} |i − j| N_ij / Σ_{i<K} max(|i − K|, |i − 1|) "
                   "Σ_{j>i} N_ij, lower the same below the diagonal. Stability of cell (i, j): z = (p_n − p_ij) / "
@@ -169,6 +171,8 @@ def _model_view(m: CreditModel, colour: str, figure: Any, segment: str, amber: f
         "verdict": _verdict(m),
         "graded": {"pd": "by PD", "score": "by score (no PD)", "column": "by the rating column"}[m.graded_by]
         + {"edges": ", configured edges", "quantiles": ", quantiles", "column": ""}[m.grading],
+        # grades cut at edges (configured or quantiles): say which grade a value on an edge is in
+        "edged": m.grading != "column" and len(m.grades) > 1,
         "pd_source": {"pd_column": "the model's PD column", "score": "the score (probabilities)", "none": "none"}[m.pd_source],
         "n": m.n, "defaults": m.defaults,
         "grades": [{"grade": g.grade, "n": g.n, "share": g.share, "defaults": g.defaults, "dr": g.default_rate,
@@ -193,6 +197,7 @@ def _model_view(m: CreditModel, colour: str, figure: Any, segment: str, amber: f
                                        "source": "the config (models[].initial_auc)" if h.source == "config"
                                        else "the reference sample"},
         "ar": m.accuracy_ratio,
+        "ar_ci": m.accuracy_ratio_ci,
         # the intervals' level and method, named in the column headers (never a bare "CI")
         "level": f"{level * 100:g} %",
         "stability": None if st is None else {

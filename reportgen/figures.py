@@ -43,6 +43,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 import reportgen.catalog as catalog
+from reportgen.children import child_of
 from reportgen.catalog import short_label
 from reportgen.results import ComparisonResult, ModelResult
 from reportgen.formats import fmt_metric, isolate, needs_isolation
@@ -941,34 +942,6 @@ def _draw_untaken(token: int, i: int, key: str) -> tuple[list[str], list[str]] |
     return _draw_figure(token, key)
 
 
-def _worker_start(parent: int) -> None:
-    """A figure worker leaves SIGINT and SIGTERM to its parent and dies with it.
-
-    Forked workers inherit the command's handlers (:func:`reportgen.writer.on_signal`), so a
-    signal sent to the process group (Ctrl-C at a terminal, ``systemctl stop``, ``kill -- -PGID``)
-    raised :class:`~reportgen.writer.Interrupted` inside the pool's worker loop: a traceback on
-    stderr, and a worker that neither finished nor exited left the parent waiting for it forever.
-    The parent, which gets the same signal, stops the pool (:meth:`Drawing.cancel`); a worker
-    ends with the figure it is drawing.
-
-    A parent killed outright (SIGKILL, the OOM killer) never stops the pool, and a forked worker
-    holds both ends of the pool's pipe, so it waited on it forever: Linux's parent-death signal
-    (``prctl(PR_SET_PDEATHSIG, SIGKILL)``, prctl(2)) ends it with its parent; a parent already
-    gone before that was set is checked by its pid.
-    """
-    import ctypes  # noqa: PLC0415
-    import signal  # noqa: PLC0415
-
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(sig, signal.SIG_IGN)
-    try:
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # 1 = PR_SET_PDEATHSIG
-    except (OSError, AttributeError):  # not Linux's libc: the worker ends with the pool's pipe
-        return
-    if os.getppid() != parent:
-        os._exit(0)
-
-
 def _workers(jobs: int) -> int:
     """Worker processes to fork for ``jobs`` figures: :data:`FIGURE_PROCESSES` less one (the
     caller draws too), only where fork is the platform's default start method (Linux; macOS
@@ -1027,7 +1000,7 @@ class Drawing:
         try:
             context = multiprocessing.get_context("fork")
             _TAKEN[self.token] = context.RawArray("b", len(self.keys))  # before the fork: inherited
-            self._pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_worker_start,
+            self._pool = ProcessPoolExecutor(workers, mp_context=context, initializer=child_of,
                                              initargs=(os.getpid(),))
             self._futures = {i: self._pool.submit(_draw_untaken, self.token, i, self.keys[i]) for i in order}
         except OSError as exc:  # no processes to be had (limits): drawn here when collected

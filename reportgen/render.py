@@ -1272,6 +1272,15 @@ def _environment(theme: Theme) -> Environment:
     return _LAST_ENVIRONMENT[0][1]
 
 
+def compile_templates(theme: Theme = Theme()) -> None:
+    """Compile the theme's page templates ahead of its first page, for :func:`render_html` to
+    find (the report process, :mod:`reportgen.documents`, does it while the data is read: it
+    took about 0.13 s of CPU, more than rendering a page from compiled templates)."""
+    env = _environment(theme)
+    for name in env.list_templates(filter_func=lambda n: n.endswith(".html")):
+        env.get_template(name)
+
+
 def render_html(
     result: ComparisonResult, theme: Theme = Theme(), for_pdf: bool = False, view: dict[str, Any] | None = None
 ) -> str:

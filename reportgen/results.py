@@ -917,6 +917,12 @@ class CreditModel(_Frozen):
         "What is red: calibration failures, 'auc_history', 'psi', 'herfindahl'; these enter the report's summary."))
     capabilities: Mapping[str, str] = field(metadata=_doc(
         "What could not be computed, with a reason code (e.g. calibration: no_pd, migration: no_ids)."))
+    accuracy_ratio_ci: Sequence[float] | None = field(default=None, metadata=_doc(
+        "Normal interval of the accuracy ratio at the run's confidence level with Bamber's (1975) unbiased "
+        "variance of the AUC, as Engelmann, Hayden & Tasche (2003) and BCBS WP14 give it: 2(U -/+ z sigma) - 1, "
+        "the ends cut at -1 and 1; null without two defaults and two non-defaults."))
+    accuracy_ratio_se: float | None = field(default=None, metadata=_doc(
+        "Standard error of the accuracy ratio, 2 sigma, sigma Bamber's (1975) standard error of the AUC."))
 
 
 @dataclass(frozen=True, slots=True)

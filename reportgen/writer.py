@@ -67,10 +67,12 @@ from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING
 
+from reportgen.documents import Documents
 from reportgen.errors import OutputError
 from reportgen.heap import young_collections_only
 
 if TYPE_CHECKING:
+    from reportgen.documents import ReportProcess
     from reportgen.render import Theme
     from reportgen.results import ComparisonResult
 
@@ -563,6 +565,7 @@ def write_outputs(
     full_curves: bool = False,
     phase: Callable[[str], None] | None = None,
     along: Along | None = None,
+    renderer: ReportProcess | None = None,
 ) -> dict[str, Path]:
     """Write the chosen formats into ``out_dir`` as its new report set: all of them, or none.
 
@@ -576,6 +579,8 @@ def write_outputs(
     and the figures are drawn from those; ``full_curves`` keeps every point the engine kept.
     ``phase(name)`` is told as each format starts (the CLI's progress line). ``along`` is a
     transaction committed with the set (:meth:`Reservation.write`: the run's history entry).
+    ``renderer``: a process forked earlier that makes the HTML and PDF pages
+    (:class:`reportgen.documents.ReportProcess`; the same bytes as made here).
     Returns the absolute path of each file written, by format (and by file name for ``extra``).
     """
     import reportgen.render as render  # noqa: PLC0415  (render re-exports this function)
@@ -589,11 +594,11 @@ def write_outputs(
     if reservation is None:
         with reserve(out_dir, overwrite) as held:
             return write_outputs(result, out_dir, formats, theme, overwrite, extra, held, pdf_variant, full_curves, phase,
-                                 along)
+                                 along, renderer)
     if output_path(out_dir) != reservation.target:
         raise ValueError(f"{out_dir} is not the reserved directory {reservation.target}")
     with young_collections_only():  # the report's objects are not walked again and again (reportgen.heap)
-        return _write_set(result, formats, theme, extra, reservation, pdf_variant, full_curves, phase, along)
+        return _write_set(result, formats, theme, extra, reservation, pdf_variant, full_curves, phase, along, renderer)
 
 
 def _write_set(
@@ -606,6 +611,7 @@ def _write_set(
     full_curves: bool,
     phase: Callable[[str], None] | None,
     along: Along | None,
+    renderer: ReportProcess | None = None,
 ) -> dict[str, Path]:
     """:func:`write_outputs` once the directory is reserved and the arguments checked."""
     import reportgen.export as export  # noqa: PLC0415
@@ -618,15 +624,6 @@ def _write_set(
         import reportgen.stored_curves as stored_curves  # noqa: PLC0415
 
         result = stored_curves.for_json(result)
-    started: render.ViewInProgress | None = None
-
-    def view() -> render.ViewInProgress:
-        """The report's view, its figures drawn meanwhile (the PDF is laid out as they are drawn)."""
-        nonlocal started
-        if started is None:
-            started = render.start_view(result, theme)
-        return started
-
     stored_json: str | None = None
 
     def json_text() -> str:
@@ -638,25 +635,10 @@ def _write_set(
     def write_json(path: Path) -> None:
         path.write_text(json_text(), encoding="utf-8")
 
-    def write_html(path: Path) -> None:
-        v = view()
-        v.drawn()  # every figure drawn first: the view is final then
-        path.write_text(v.fill(render.render_html(result, theme, view=v.view)), encoding="utf-8")
-
-    def write_pdf(path: Path) -> None:
-        v = view()
-        attached = None
-        if pdf_variant is not None:
-            saved = extra.get(FILE_NAMES["json"])
-            attached = {FILE_NAMES["json"]: saved if saved is not None else json_text().encode("utf-8")}
-        html = render.render_html(result, theme, for_pdf=True, view=v.view)
-        render.render_pdf(html, path, variant=pdf_variant, attachments=attached, when=result.run.created,
-                          figures=v.drawn)
-        if v.remade:  # the view was built again with its figures, after the page was made from it
-            html = render.render_html(result, theme, for_pdf=True, view=v.view)
-            render.render_pdf(html, path, variant=pdf_variant, attachments=attached, when=result.run.created,
-                              check_fonts=False)
-
+    attached = None
+    if pdf_variant is not None and "pdf" in formats:  # the PDF/A embeds the run's metrics.json
+        saved = extra.get(FILE_NAMES["json"])
+        attached = {FILE_NAMES["json"]: saved if saved is not None else json_text().encode("utf-8")}
     def write_bytes(data: bytes) -> Callable[[Path], None]:
         return lambda path: path.write_bytes(data)
 
@@ -673,9 +655,12 @@ def _write_set(
             write(path)
         return run
 
+    pages = (Documents(result, theme, pdf_variant, attached) if renderer is None
+             else renderer.documents(result, theme, formats, pdf_variant, attached))
+
     writers = {"json": staged("JSON", write_json),
-               "html": staged("figures and HTML" if "pdf" not in formats else "HTML", write_html),
-               "pdf": staged("figures and PDF", write_pdf), "xlsx": staged("Excel workbook", write_xlsx)}
+               "html": staged("figures and HTML" if "pdf" not in formats else "HTML", pages.write_html),
+               "pdf": staged("figures and PDF", pages.write_pdf), "xlsx": staged("Excel workbook", write_xlsx)}
     # the PDF before the HTML: its page is laid out while the figures are drawn, the HTML page
     # needs them drawn
     ordered = sorted((f for f in formats if f != "csv"), key=lambda f: f != "pdf")
@@ -687,8 +672,7 @@ def _write_set(
         with render.theme_errors(theme):
             written = reservation.write(files, along)
     finally:
-        if started is not None:
-            started.close()
+        pages.close()
     out = {f: written[FILE_NAMES[f]] for f in formats}
     out.update({name: written[name] for name in extra if name not in {FILE_NAMES[f] for f in formats}})
     out.update({name: path for name, path in written.items() if name in CSV_FILES and name != FILE_NAMES["csv"]})

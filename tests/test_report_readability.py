@@ -53,7 +53,7 @@ def test_per_period_and_segment_intervals_state_their_level_and_method(html):
 def test_the_accuracy_ratio_is_tied_to_the_gini_of_the_summary(html, demo):
     ar = demo.credit.models["champion"].accuracy_ratio
     assert ar == pytest.approx(demo.models["champion"].metrics["gini"])
-    assert f"Accuracy ratio (AR, from the CAP curve; equal to the Gini of the summary) {ar:.3f}." in _credit(html)
+    assert f"Accuracy ratio (AR, from the CAP curve; equal to the Gini of the summary) {ar:.3f}, 95" in _credit(html)
 
 
 def test_grade_labels_do_not_wrap_inside_a_number(html):

@@ -29,7 +29,9 @@ no prose. The statistics and their sources:
 * **ECB AUC test** (ECB 2019, section 2.6.2): ``S = (AUC_init − AUC_curr) / σ_curr``,
   ``p = 1 − Φ(S)``, σ from DeLong (:func:`reportgen.engine.stats.delong_auc_ci`).
 * **CAP and accuracy ratio** (BCBS WP14 section 3.2): CAP = share of defaults captured against
-  share of rows taken riskiest first; AR = 2·AUC − 1 (ties count one half).
+  share of rows taken riskiest first; AR = 2·AUC − 1 (ties count one half), with the normal
+  interval of Engelmann, Hayden & Tasche (2003) from Bamber's (1975) unbiased variance of the AUC
+  (:func:`bamber_auc_variance`; the ECB AUC test and the per-period AUC/Gini intervals use DeLong's).
 * **PSI** over the grades (or reference score deciles): ``Σ (a − e) ln(a / e)``; a bin empty in
   one sample counts 0.5 rows there (:data:`EMPTY_RULE`), the shares renormalised; a bin empty in
   both is left out.
@@ -99,6 +101,8 @@ __all__ = [
     "hosmer_lemeshow",
     "jeffreys_p",
     "auc_interval",
+    "accuracy_ratio_interval",
+    "bamber_auc_variance",
     "ks_statistic",
     "light_of",
     "matrix_weighted_bandwidth",
@@ -112,6 +116,9 @@ __all__ = [
 #: The empty-bin rule of the PSI: a bin with no rows in one sample counts half a row there; a bin
 #: with no rows in either sample is left out.
 EMPTY_RULE = "half_row"
+
+#: The label of the one grade of quantiles cut from a sample of one value (no edge lies inside it).
+ONE_GRADE = "all"
 
 Light = Literal["green", "amber", "red"]
 _ORDER = {"green": 0, "amber": 1, "red": 2}
@@ -422,7 +429,12 @@ def grade_codes(values: np.ndarray, edges: np.ndarray) -> np.ndarray:
 
 
 def _quantile_edges(values: np.ndarray, q: int, count: np.ndarray | None = None) -> np.ndarray:
-    """Inner edges at the 1/q … (q−1)/q quantiles (linear interpolation), duplicates dropped.
+    """Inner edges at the 1/q … (q−1)/q quantiles (linear interpolation), duplicates dropped, and
+    an edge dropped where it would leave a grade without rows of ``values`` (:func:`_filled_edges`).
+
+    A value on an edge goes to the grade above it, the riskier one (:func:`grade_codes`:
+    ``edges[i-1] <= v < edges[i]``, as configured PD edges and toad's ``np.digitize`` bins); R's
+    ``cut(right = TRUE)`` and pandas' ``qcut`` close the grades on the right instead.
 
     With ``count`` (each value repeated that many times) the quantiles are those of the repeated
     values, exactly: numpy's linear rule interpolates between the order statistics at
@@ -434,19 +446,38 @@ def _quantile_edges(values: np.ndarray, q: int, count: np.ndarray | None = None)
     """
     probs = np.arange(1, q) / q
     if count is None:
-        return np.unique(np.quantile(values, probs)) + 0.0
+        return _filled_edges(np.unique(np.quantile(values, probs)) + 0.0, values, None)
     order = np.argsort(values, kind="stable")
     v, cum = values[order], np.cumsum(np.asarray(count, dtype=np.int64)[order])
     h = (cum[-1] - 1) * probs
     lo = v[np.searchsorted(cum, np.floor(h), side="right")]
     hi = v[np.searchsorted(cum, np.ceil(h), side="right")]
     inner = np.array([np.quantile(np.array([a, b]), t) for a, b, t in zip(lo, hi, h - np.floor(h), strict=True)])
-    return np.unique(inner) + 0.0
+    return _filled_edges(np.unique(inner) + 0.0, values, count)
+
+
+def _filled_edges(edges: np.ndarray, values: np.ndarray, count: np.ndarray | None) -> np.ndarray:
+    """The quantile edges without those that leave a grade of ``values`` empty: the lower edge of
+    an empty grade (it joins the grade below), the first edge when it equals the smallest value
+    (nothing lies below it), as toad's ``QuantileMerge`` drops that one.
+
+    Tied values put quantiles on the values themselves: PDs 0.5 % for 60 % of a book give the
+    deciles 0.5 %, 0.5 %, …, and the edge at 0.5 % left a grade "< 0.5 %" that no row of the
+    sample could fall in, yet counted as a grade in the Herfindahl index and its ECB test (K).
+    A grade of quantiles now always holds rows of the sample it was cut from."""
+    if edges.size == 0:
+        return edges
+    n = np.bincount(grade_codes(values, edges), weights=count, minlength=edges.size + 1)
+    keep = n[1:] > 0  # edge i is the lower edge of grade i + 1
+    keep[0] &= n[0] > 0
+    return edges[keep]
 
 
 def _edge_labels(edges: np.ndarray, pct: bool) -> list[str]:
     def f(v: float) -> str:
         return f"{v * 100:.3g} %" if pct else f"{v:g}"
+    if edges.size == 0:  # quantiles of one value: one grade holds every row
+        return [ONE_GRADE]
     bounds = [None, *edges.tolist(), None]
     out = []
     for lo, hi in zip(bounds[:-1], bounds[1:], strict=True):
@@ -686,6 +717,61 @@ def auc_interval(score: np.ndarray, y: np.ndarray, direction: str, level: float,
     return auc, lo, hi, math.sqrt(max(var, 0.0))
 
 
+def bamber_auc_variance(score: np.ndarray, y: np.ndarray, direction: str,
+                        count: np.ndarray | None = None) -> tuple[float, float] | None:
+    """(AUC, variance) with Bamber's (1975) unbiased variance of the Mann–Whitney AUC, the
+    estimator Engelmann, Hayden & Tasche (2003, *Risk* 16(1):82, "Testing rating accuracy") and
+    BCBS WP14 (2005, section 3.2) give for the AUROC and the accuracy ratio's interval; None
+    without two defaults and two non-defaults. ``count``: rows repeated that many times.
+
+    With N_D defaults, N_ND non-defaults and U the AUC (ties one half)::
+
+        σ² = [P(D ≠ ND) + (N_D − 1)·P_DDN + (N_ND − 1)·P_NND − 4(N_D + N_ND − 1)(U − ½)²]
+             / (4 (N_D − 1)(N_ND − 1))
+
+    ``P_DDN = P(D1, D2 < ND) + P(ND < D1, D2) − P(D1 < ND < D2) − P(D2 < ND < D1)`` over two
+    distinct defaults and a non-default (for one non-default with A defaults riskier and B safer:
+    ``(A − B)² − (A + B)`` ordered pairs of distinct defaults), ``P_NND`` the same with the roles
+    swapped. Each P is the U-statistic of its pairs (distinct obligors), which makes σ² unbiased
+    (Bamber's property; checked by exact enumeration in tests/reference), ties included. It is not
+    DeLong's variance, which is biased upwards (by about 0.1 % of the standard error on the demo).
+    """
+    yb = np.asarray(y, dtype=bool)
+    c = np.ones(len(yb)) if count is None else np.asarray(count, dtype=float)
+    m, k = float(c[yb].sum()), float(c[~yb].sum())
+    if m < 2 or k < 2:
+        return None
+    s = np.asarray(score, dtype=float)
+    s = -s if direction == "lower" else s  # higher = riskier
+    u, inv = np.unique(s, return_inverse=True)
+    pos = np.bincount(inv, weights=c * yb, minlength=len(u))
+    neg = np.bincount(inv, weights=c * ~yb, minlength=len(u))
+    pos_below, neg_below = np.cumsum(pos) - pos, np.cumsum(neg) - neg  # strictly safer
+    pos_above, neg_above = m - pos_below - pos, k - neg_below - neg  # strictly riskier
+    auc = float(np.sum(pos * (neg_below + 0.5 * neg)) / (m * k))
+    unequal = 1.0 - float(np.sum(pos * neg)) / (m * k)
+    p_ddn = float(np.sum(neg * ((pos_above - pos_below) ** 2 - (pos_above + pos_below)))) / (m * (m - 1.0) * k)
+    p_nnd = float(np.sum(pos * ((neg_above - neg_below) ** 2 - (neg_above + neg_below)))) / (k * (k - 1.0) * m)
+    var = (unequal + (m - 1.0) * p_ddn + (k - 1.0) * p_nnd - 4.0 * (m + k - 1.0) * (auc - 0.5) ** 2) / (
+        4.0 * (m - 1.0) * (k - 1.0))
+    return auc, var
+
+
+def accuracy_ratio_interval(score: np.ndarray, y: np.ndarray, direction: str, level: float,
+                            count: np.ndarray | None = None) -> tuple[float, float, float, float] | None:
+    """(AR, lo, hi, se) of the accuracy ratio AR = 2U − 1 with Bamber's variance
+    (:func:`bamber_auc_variance`): Engelmann, Hayden & Tasche's (2003) normal interval
+    ``U ∓ z·σ`` mapped by 2U − 1, so ``se = 2σ``; the ends cut at ±1 (a negative unbiased variance,
+    possible in a tiny sample, counts as 0). None without two defaults and two non-defaults."""
+    got = bamber_auc_variance(score, y, direction, count)
+    if got is None:
+        return None
+    auc, var = got
+    half = norm_ppf(0.5 + level / 2.0) * math.sqrt(max(var, 0.0))
+    ar = 2.0 * auc - 1.0
+    return ar, max(-1.0, 2.0 * (auc - half) - 1.0), min(1.0, 2.0 * (auc + half) - 1.0), 2.0 * math.sqrt(max(var, 0.0))
+
+
 def cap_curve(score: np.ndarray, y: np.ndarray, direction: str, count: np.ndarray | None = None) -> CurveData:
     """CAP: x = share of rows taken riskiest first, y = share of defaults captured, at each
     distinct score (decimated to about a thousand points; ties taken together); ``count``: rows
@@ -793,7 +879,7 @@ def _grades(cur: CreditSample, ref: CreditSample | None, grading: Grading, direc
     else:
         edges = (_quantile_edges(rv, grading.quantiles, ref.count) if rv is not None
                  else _quantile_edges(cv, grading.quantiles, cur.count))
-    if by == "pd":
+    if by == "pd" or edges.size == 0:
         labels = _edge_labels(edges, True)
     elif direction == "higher":
         labels = _edge_labels(edges, False)
@@ -1042,6 +1128,7 @@ def credit_model(name: str, cur: CreditSample, ref: CreditSample | None, directi
         caps["calibration"] = "no_pd"
 
     iv = auc_interval(cur.score, y, direction, s.level, cnt)
+    ar_iv = accuracy_ratio_interval(cur.score, y, direction, s.level, cnt)
     ref_iv = None if ref is None else auc_interval(ref.score, np.asarray(ref.y, dtype=bool), direction, s.level, ref.count)
     ref_auc = None if ref_iv is None else ref_iv[0]
     history = None
@@ -1118,4 +1205,6 @@ def credit_model(name: str, cur: CreditSample, ref: CreditSample | None, directi
         auc_history=history, accuracy_ratio=None if iv is None else 2 * iv[0] - 1,
         cap=cap_curve(cur.score, y, direction, cnt), stability=stability, migration=migration, period=period,
         periods=periods, segments=segments, light=light, failures=failures, capabilities=caps,
+        accuracy_ratio_ci=None if ar_iv is None else [ar_iv[1], ar_iv[2]],
+        accuracy_ratio_se=None if ar_iv is None else ar_iv[3],
     )

@@ -22,8 +22,8 @@ Three promises, kept here and only here:
 a Parquet file in a private temporary directory and the config handed to the loaders names
 that file, so the memory, stream and Dask engines read a database exactly as they read the
 same data from Parquet. :func:`relabel` then puts the source's description back in place of
-the temporary path in the evidence (files, audit). :func:`score_table_rows` is the pushed-down
-reduction (``GROUP BY score, label``).
+the temporary path in the evidence (files, audit). :func:`pushdown_query` is the pushed-down
+reduction (``GROUP BY score, label[, weight]``); :func:`query_rows` numbers a query's rows from 1.
 """
 
 from __future__ import annotations
@@ -43,12 +43,18 @@ from urllib.parse import quote, unquote, urlsplit, urlunsplit
 from reportgen.config import SECRET_KEYS, Config, ModelConfig, SourceConfig, expand_vars
 from reportgen.errors import ConfigError, InputError
 from reportgen.io.pairs import scratch_error
-from reportgen.io.validate import NA_VALUES, check_columns
+from reportgen.io.validate import HEADER_ROWS, check_columns
 
 #: Schemes this version connects to, with the ADBC driver module of each (the ``sql`` extra
 #: installs both drivers).
 DRIVERS = {"postgresql": "adbc_driver_postgresql.dbapi", "postgres": "adbc_driver_postgresql.dbapi",
            "sqlite": "adbc_driver_sqlite.dbapi"}
+
+#: Rows of a SQLite result typed together. The driver types a column by the values of its first
+#: batch (1,024 rows by default) and stops at a later value of another type ("Type mismatch in
+#: column 2: expected DOUBLE but got STRING": a REAL column loaded with 'NA' past row 1,024, where
+#: the CSV of the table runs); a result is held whole anyway, so its batches are made large.
+SQLITE_BATCH_ROWS = 1 << 22
 
 #: How long a cancelled query is given to end before the run stops without it.
 _CANCEL_WAIT_S = 2.0
@@ -192,12 +198,15 @@ def run_query(source: SourceConfig, query: str, params: tuple[Any, ...], where: 
     target = _target(url, where)
     secrets = [password or "", url]
     cursors: list[Any] = []
+    sqlite = urlsplit(url).scheme.lower() == "sqlite"
 
     def fetch_table() -> Any:
         with dbapi.connect(target) as conn:
             cur = conn.cursor()
             cursors.append(cur)
             try:
+                if sqlite:  # the driver types each column by its first batch and refuses a change later
+                    cur.adbc_statement.set_options(**{"adbc.sqlite.query.batch_rows": str(SQLITE_BATCH_ROWS)})
                 cur.execute(query, parameters=params or None)
                 return cur.fetch_arrow_table()
             finally:
@@ -212,10 +221,34 @@ def run_query(source: SourceConfig, query: str, params: tuple[Any, ...], where: 
         return bool(cursors)
 
     try:
-        return _interruptible(fetch_table, cancel)
+        table = _interruptible(fetch_table, cancel)
     except Exception as exc:  # the driver's errors (adbc_driver_manager.Error and OSError alike)
         raise InputError(f"{where} ({redact(source.url)}): {_clean(exc, secrets)}; "
                          f"check the query, the table and the credentials") from None
+    return _stored(table)
+
+
+def _stored(table: Any) -> Any:
+    """``table`` with each column of an extension type as its storage: PostgreSQL's NUMERIC comes
+    as an opaque type over its text (``'1.0'``), which the readers' kernels do not take (a NUMERIC
+    label or id column stopped every engine with an internal error); as text it is read by the
+    rules of text (a number, a label key, an id key). A UUID (16 bytes, not text: "Invalid UTF8
+    payload", an internal error too) becomes the text PostgreSQL shows for it."""
+    import uuid  # noqa: PLC0415
+
+    import pyarrow as pa  # noqa: PLC0415
+
+    for j, field in enumerate(table.schema):
+        if not isinstance(field.type, pa.BaseExtensionType):
+            continue
+        col = table.column(j)
+        if field.type.extension_name == "arrow.uuid":  # 16 bytes: as the text PostgreSQL writes
+            text = [None if b is None else str(uuid.UUID(bytes=b)) for c in col.chunks for b in c.storage.to_pylist()]
+            table = table.set_column(j, field.name, pa.array(text, pa.string()))
+        else:
+            table = table.set_column(j, field.name, pa.chunked_array([c.storage for c in col.chunks],
+                                                                     field.type.storage_type))
+    return table
 
 
 def _interruptible(work: Callable[[], Any], cancel: Callable[[], bool]) -> Any:
@@ -265,11 +298,49 @@ def fetch(cfg: Config, i: int) -> Fetched:
     table = run_query(m.source, query, params, where)
     if table.num_rows == 0:
         raise InputError(f"{where}: the query returned no rows; check its WHERE clause and params")
+    mixed = [c for c in _read_columns(cfg, m) if c in table.column_names and pa.types.is_string(table.column(c).type)]
+    if mixed and marker_of(m.source) == "?":
+        table = _sqlite_reals(m.source, query, params, where, mixed)
     sink = pa.BufferOutputStream()
     with pa.ipc.new_stream(sink, table.schema) as w:
         w.write_table(table)
     buf = sink.getvalue()
     return Fetched(table, describe(m.source), hashlib.sha256(memoryview(buf)).hexdigest(), buf.size)
+
+
+def _read_columns(cfg: Config, m: ModelConfig) -> list[str]:
+    """The columns model ``m`` reads: score, weight, class scores, label, id, prediction, date."""
+    from reportgen.io.validate import columns_for, score_columns  # noqa: PLC0415
+
+    scores = score_columns(m)
+    return list(dict.fromkeys([*columns_for(cfg, m).values(), *(scores.values() if isinstance(scores, dict) else scores or [])]))
+
+
+def _sqlite_reals(source: SourceConfig, query: str, params: tuple[Any, ...], where: str, columns: list[str]) -> Any:
+    """The query's result with the reals of SQLite columns that also hold text kept whole.
+
+    SQLite keeps text beside numbers in one column (a REAL column loaded with 'NA'), and its driver
+    hands such a column back as text with its reals written to 7 digits (``1.234568e+00``): the
+    rows then read 1.234568 where the file and the pushed-down query read 1.23456789, and the id
+    12345678.0 became 12345680. The query
+    is run again with each such column's reals beside it (``typeof``), which replace the text."""
+    import pyarrow as pa  # noqa: PLC0415
+    import pyarrow.compute as pc  # noqa: PLC0415
+
+    extra = ", ".join(f"CASE WHEN typeof({_ident(c)}) = 'real' THEN {_ident(c)} END AS {_ident(f'reportgen_real_{j}')}"
+                      for j, c in enumerate(columns))
+    table = run_query(source, f"SELECT *, {extra} FROM ({query}) AS reportgen_rows", params, where)
+    for j, c in enumerate(columns):
+        real = table.column(f"reportgen_real_{j}")
+        if pa.types.is_floating(real.type):  # the shortest text that reads back as the same double
+            whole = pc.if_else(pc.is_valid(real), pc.cast(real, pa.string()), table.column(c))
+            table = table.set_column(table.column_names.index(c), c, whole)
+    return table.drop_columns([f"reportgen_real_{j}" for j in range(len(columns))])
+
+
+def _ident(name: str) -> str:
+    """A quoted SQL identifier."""
+    return '"' + name.replace('"', '""') + '"'
 
 
 @contextmanager
@@ -306,8 +377,17 @@ def materialised(cfg: Config) -> Iterator[tuple[Config, dict[str, Fetched]]]:
         except InputError as exc:  # a data problem found by a reader: name the source, not the temporary file
             msg = str(exc)
             for path, where in shown.items():
-                msg = msg.replace(path, where)
+                msg = query_rows(msg, path, where)
             raise InputError(msg) from None
+
+
+def query_rows(msg: str, path: str, where: str) -> str:
+    """A reader's message about the file ``path`` (a query's rows written as Parquet) about the
+    query ``where``: the readers number a file's rows as a CSV's lines (its header is line 1, its
+    first row 2), a query's rows are numbered from 1 (row 1 = the first row of the result)."""
+    pattern = re.compile(re.escape(path) + r"(: (?:column '[^']*', |model '[^']*': )?row )(\d+)")
+    msg = pattern.sub(lambda m: f"{where}{m.group(1)}{int(m.group(2)) - HEADER_ROWS + 1}", msg)
+    return msg.replace(path, where)
 
 
 def relabel(evidence: Any, fetched: Mapping[str, Fetched]) -> Any:
@@ -324,43 +404,33 @@ def relabel(evidence: Any, fetched: Mapping[str, Fetched]) -> Any:
 
 
 def pushdown_query(source: SourceConfig, cols: Mapping[str, str], where: str) -> tuple[str, tuple[Any, ...]]:
-    """The binary score table computed by the database: the user's query wrapped in
-    ``SELECT score, label, SUM(w), SUM(w·w), COUNT(*) ... GROUP BY score, label`` (w = the
-    weight column, or 1), so that one row per distinct (score, label) crosses the network.
+    """The binary score table's rows computed by the database: the user's query wrapped in
+    ``SELECT score, label[, weight], COUNT(*) ... GROUP BY score, label[, weight]``, so that one
+    row per distinct (score, label) — with a weight column, per distinct (score, label, weight):
+    the weight cells every engine counts — crosses the network. The values come back as stored
+    and are read by the row rule (:func:`reportgen.io.validate.numeric`), never cast by the
+    database (PostgreSQL refused ``CAST('NA' AS DOUBLE PRECISION)``; SQLite made 0 of it).
+
+    SQLite keeps text beside numbers in one column, and its driver turns such a column's numbers
+    into text with 7 digits (``2.000000e+00``), or refuses a column whose type changes after its
+    first rows: each value column is returned there as its ``typeof`` (``<role>_type``), its text
+    (``<role>_text``) and its number (``<role>_num``), none ever NULL; the label as text.
     Column names are quoted identifiers, never values."""
 
-    def ident(name: str) -> str:
-        return '"' + name.replace('"', '""') + '"'
-
+    ident = _ident
     inner, params = bind(source.query, source.params, where, marker_of(source))
-    s, y = ident(cols["score"]), ident(cols["label"])
     sqlite = marker_of(source) == "?"
-    raw = (_sqlite_weight(cols["weight"]) if sqlite else ident(cols["weight"])) if "weight" in cols else "1.0"
-    w = f"CAST({raw} AS DOUBLE PRECISION)" if "weight" in cols else "1.0"
-    # SQLite casts text that is not a number to 0: its weights stored as text are counted, then read
-    # by the row rule (text_weights_query)
-    text = f"SUM(CASE WHEN typeof({raw}) IN ('text', 'blob') THEN 1 ELSE 0 END)" if "weight" in cols and sqlite else "0"
-    sql = (f"SELECT {s} AS score, {y} AS label, SUM({w}) AS w, SUM({w} * {w}) AS w2, MIN({w}) AS w_min, "
-           f"MAX({w}) AS w_max, MIN(CASE WHEN {w} > 0 THEN {w} END) AS w_min_positive, "
-           f"SUM(CASE WHEN {w} <> ROUND({w}) THEN 1 ELSE 0 END) AS n_fraction, {text} AS n_text, "
-           f"COUNT(*) AS n, COUNT({w}) AS n_w FROM ({inner}) AS reportgen_rows GROUP BY {s}, {y}")
-    return sql, params
-
-
-def text_weights_query(source: SourceConfig, column: str, where: str) -> tuple[str, tuple[Any, ...]]:
-    """SQLite: the distinct weights stored as text (or bytes) in the user's query, each with the
-    number the database's cast makes of it (``'abc'`` → 0), so that they are read by the row
-    rule (:func:`reportgen.io.validate.numeric`) as the pulled rows are."""
-    w = _sqlite_weight(column)
-    inner, params = bind(source.query, source.params, where, marker_of(source))
-    return (f"SELECT DISTINCT {w} AS w, CAST({w} AS DOUBLE PRECISION) AS w_cast FROM ({inner}) AS reportgen_rows "
-            f"WHERE typeof({w}) IN ('text', 'blob')"), params
-
-
-def _sqlite_weight(column: str) -> str:
-    """SQLite: the weight column with the missing-value spellings stored as text (:data:`NA_VALUES`:
-    'NA', '', … — a table loaded from a CSV holds them) as NULL, as the row readers read them
-    (SQLite's cast made 0 of them)."""
-    w = '"' + column.replace('"', '""') + '"'
-    spellings = ", ".join("'" + v.replace("'", "''") + "'" for v in NA_VALUES)
-    return f"(CASE WHEN typeof({w}) = 'text' AND {w} IN ({spellings}) THEN NULL ELSE {w} END)"
+    roles = ["score", "label", *(["weight"] if "weight" in cols else [])]
+    out = []
+    for role in roles:
+        c = ident(cols[role])
+        if sqlite and role == "label":  # text, '' for NULL (missing, as an empty label is)
+            out.append(f"COALESCE(CAST({c} AS TEXT), '') AS {role}")
+        elif sqlite:  # never NULL: the driver types a column by its first rows, and refuses a change later
+            out += [f"typeof({c}) AS {role}_type",
+                    f"COALESCE(CASE WHEN typeof({c}) IN ('text', 'blob') THEN CAST({c} AS TEXT) END, '') AS {role}_text",
+                    f"COALESCE(CASE WHEN typeof({c}) IN ('integer', 'real') THEN CAST({c} AS REAL) END, 0.0) AS {role}_num"]
+        else:
+            out.append(f"{c} AS {role}")
+    groups = ", ".join(ident(cols[r]) for r in roles)
+    return f"SELECT {', '.join(out)}, COUNT(*) AS n FROM ({inner}) AS reportgen_rows GROUP BY {groups}", params

@@ -15,12 +15,13 @@ Labels, predictions and ids are compared by their *key* (:func:`keys`), one rule
 * any other text is itself, stripped.
 
 Ids (:func:`id_keys`) are text: an id read from text (CSV, a Parquet string column) is itself,
-stripped — ``007`` and ``7`` are different ids — except that a fraction of zeros is dropped
-(``1.0``, ``12.00`` → ``"1"``, ``"12"``: the way a float column spells whole numbers), missing as
-above. An id column stored as numbers (Parquet integers, floats, booleans) is compared by the
-numbers' keys above (``7``, ``7.0`` → ``"7"``), so integer or float ids in Parquet join the same
-digits written in a CSV, with or without ``.0`` (the CSV a float id column is saved to); zero-padded
-ids must be stored as strings to keep their zeros.
+stripped — ``007`` and ``7`` are different ids — except that text that is a number written
+without zero padding is that number's key (``1.0``, ``+1`` → ``"1"``, ``-0.0`` → ``"0"``, ``1e3``
+→ ``"1000"``: the way a float column's values are keyed), and a padded id only loses a fraction
+of zeros (``007.0`` → ``"007"``); missing as above. An id column stored as numbers (Parquet
+integers, floats, booleans) is compared by the numbers' keys above (``7``, ``7.0`` → ``"7"``), so
+integer or float ids in Parquet join the same numbers written in a CSV, however written (the CSV
+a float id column is saved to); zero-padded ids must be stored as strings to keep their zeros.
 """
 
 from __future__ import annotations
@@ -255,19 +256,42 @@ def key_codes(values: Any) -> tuple[np.ndarray, np.ndarray]:
     return codes.to_numpy(), names
 
 
-def _id_text(s: Any) -> Any:
-    """Keys of ids written as text: stripped, a fraction of zeros dropped (``1.0`` → ``1``, as a
-    float id column stored as numbers is keyed), nothing else changed; empty or non-finite text missing.
+#: Text that is the number zero (``-0.0``, ``0e5``, ``.0``).
+_ZERO_TEXT = r"^[+-]?(0+\.?0*|\.0+)([eE][+-]?[0-9]+)?$"
+#: Text that is zero-padded (``007``, ``-01.5``): an id that keeps its zeros.
+_PADDED = r"^[+-]?0[0-9]"
 
-    A CSV's ``1.0`` did not join ``1`` in another file, where the same ids stored as Parquet floats
-    did: one rule for ids whatever the format."""
+
+def _id_text(s: Any) -> Any:
+    """Keys of ids written as text: stripped; text that is a number written without zero padding
+    is keyed as that number stored in a float or integer column is (``1.0``, ``+1`` → ``1``,
+    ``-0.0`` → ``0``, ``1e3`` → ``1000``, ``.5`` → ``0.5``: :func:`float_keys`; integers by their
+    digits, so long ones keep every digit); zero-padded text keeps its zeros (``007``), only a
+    fraction of zeros dropped (``007.0`` → ``007``); other text is itself; empty or non-finite
+    text missing.
+
+    A CSV's ``1.0`` did not join ``1`` in another file, nor ``-0.0``, ``+7.0`` or ``1e3`` the
+    Parquet floats 0.0, 7.0 and 1000.0, where the same ids stored as floats did: one rule for
+    ids whatever the format."""
     import pyarrow as pa  # noqa: PLC0415
     import pyarrow.compute as pc  # noqa: PLC0415
 
     t = pc.cast(pc.utf8_trim_whitespace(s), pa.string())
     t = pc.replace_substring_regex(t, _ZERO_FRACTION, r"\1")
     missing = pc.or_(pc.equal(t, ""), pc.match_substring_regex(t, _NON_FINITE_TEXT))
-    return pc.if_else(missing, pa.scalar(None, pa.string()), t)
+    t = pc.if_else(missing, pa.scalar(None, pa.string()), t)
+    plain = pc.invert(pc.match_substring_regex(t, _PADDED))
+    integer = pc.and_(plain, pc.match_substring_regex(t, r"^[+-]?[0-9]+$"))
+    if pc.any(integer).as_py():  # '+7' → '7', '-0' → '0'
+        digits = pc.replace_substring_regex(t, r"^\+", "")
+        t = pc.if_else(integer, pc.if_else(pc.equal(digits, "-0"), "0", digits), t)
+    number = pc.and_(pc.and_(plain, pc.invert(integer)), pc.match_substring_regex(t, _FLOAT_TEXT))
+    if pc.any(number).as_py():
+        f = pc.cast(pc.if_else(number, t, "0"), pa.float64())
+        # a number a float column cannot hold ('1e400', '1e-400' is not 0) stays text
+        held = pc.and_(pc.is_finite(f), pc.or_(pc.not_equal(f, 0.0), pc.match_substring_regex(t, _ZERO_TEXT)))
+        t = pc.if_else(pc.and_(number, held), float_keys(f), t)
+    return t
 
 
 def id_keys(values: Any) -> Any:

@@ -308,13 +308,18 @@ class CellCounter:
         self.pending_moments: list[WeightMoments] = []
 
     def add(self, scores: np.ndarray, y: np.ndarray, weights: np.ndarray) -> None:
+        self.add_counted(scores, y, weights, np.ones(scores.shape[0], dtype=np.int64))
+
+    def add_counted(self, scores: np.ndarray, y: np.ndarray, weights: np.ndarray, rows: np.ndarray) -> None:
+        """Rows already counted per (score, class, weight) (``rows`` each; SQL pushdown's groups)."""
         if scores.shape[0] == 0 or (self.overflowed and not self.pool):
             return
-        s = np.asarray(scores, dtype=np.float64)
-        if self.overflowed:  # the rows' moments straight away (no cells of the chunk first)
-            self._push_moments(WeightMoments.of(s[None, :], y, weights, np.ones(s.shape[0], dtype=np.int64)))
+        s, r = np.asarray(scores, dtype=np.float64), np.asarray(rows, dtype=np.int64)
+        w = np.asarray(weights, dtype=np.float64)
+        if self.overflowed:
+            self._push_moments(WeightMoments.of(s[None, :], y, w, r))
             return
-        self._push(count_cells(np.zeros(s.shape[0], dtype=np.int64), y, np.stack([s, weights])))
+        self._push(count_cells(np.zeros(s.shape[0], dtype=np.int64), y, np.stack([s, w]), r))
 
     def _push(self, part: WeightCells) -> None:
         if self.overflowed:

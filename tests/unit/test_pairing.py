@@ -94,9 +94,13 @@ def test_join_index_maps_file_rows_to_the_common_order(tmp_path):
 
 def test_id_keys_are_text_as_written_numbers_by_their_digits():
     """Leading zeros keep (007 is not 7); integer and integral float columns give their digits, and so
-    does text with a fraction of zeros (1.0 is 1, as the float 1.0 is; 007.0 is 007)."""
-    assert V.id_key_list(pa.array([" 007", "7", "1.0", "", "nan", None, "A-1", "12.00", "007.0", "1.5", "1.0e3"])).tolist() == [
-        "007", "7", "1", None, None, None, "A-1", "12", "007", "1.5", "1.0e3"]
+    does text that is a number without zero padding (1.0 and 1.0e3 are 1 and 1000, as the floats
+    are; +7 is 7, -0.0 is 0); a padded 007.0 only loses its fraction (007)."""
+    assert V.id_key_list(pa.array([" 007", "7", "1.0", "", "nan", None, "A-1", "12.00", "007.0", "1.5", "1.0e3", "+7",
+                                   "-0.0", "01e3", "12345678901234567891"])).tolist() == [
+        "007", "7", "1", None, None, None, "A-1", "12", "007", "1.5", "1000", "7", "0", "01e3", "12345678901234567891"]
+    # numbers a float column cannot hold stay text (not missing, not the id 0)
+    assert V.id_key_list(pa.array(["1e400", "1e-400", "0e5", "-.0"])).tolist() == ["1e400", "1e-400", "0", "0"]
     assert V.id_key_list(pa.array([100282, None])).tolist() == ["100282", None]
     assert V.id_key_list(pa.array([7.0, 2.5])).tolist() == ["7", "2.5"]
     assert V.id_keys(pa.array(["a"], type=pa.large_string())).type == pa.string()
