@@ -22,7 +22,9 @@ Each command runs ``--repeat`` times, interleaved with the others, and its faste
 shown (noise on a shared machine only adds time). Each row shows wall and CPU seconds (CPU
 counts the worker processes that draw the report's figures, once they ended) and the ratios
 the issue sets: sklearn / one model (target ≥ 5) and three models / one model (target ≤ 3). Imports and first calls are done before timing, for both sides: each
-side runs once on a 20,000-row file first.
+side runs once on a 20,000-row file first. In this process (which holds gigabytes by then)
+``reportgen run`` makes the report's pages itself; from a shell (``--fresh``) it forks the
+report process that makes them (:mod:`reportgen.documents`).
 """
 
 from __future__ import annotations

@@ -21,8 +21,9 @@ is the one a single process gives. Warnings the process logs (``reportgen.*`` lo
 notes, missing fonts) are handed to the main process's loggers in their order, with the pages.
 
 Linux only (fork is its default start method; elsewhere a fork would not be safe with the
-libraries loaded and a spawn would import everything again); ``REPORTGEN_REPORT_PROCESS=0``
-turns it off. Like the figure workers, the process leaves SIGINT and SIGTERM to its parent and
+libraries loaded and a spawn would import everything again), and only from a process that
+holds little memory (:data:`MAX_PARENT_RESIDENT`: copy-on-write); ``REPORTGEN_REPORT_PROCESS=0``
+turns it off, ``=1`` forks whatever the process holds. Like the figure workers, the process leaves SIGINT and SIGTERM to its parent and
 dies with it (:func:`reportgen.children.child_of`); it ends with ``os._exit``, so it never runs
 the parent's exit handlers nor flushes its buffers.
 """
@@ -52,6 +53,13 @@ log = logging.getLogger(__name__)
 PROCESS_ENV = "REPORTGEN_REPORT_PROCESS"
 #: Formats whose pages this module makes.
 PAGES = ("pdf", "html")
+#: A process holding more than this in memory makes the pages itself (unless
+#: ``REPORTGEN_REPORT_PROCESS=1``): after a fork, every page either process writes that was in
+#: memory before is copied first (copy-on-write), and a process that has held gigabytes (a host
+#: that ran earlier reports in-process, or read 10M rows) rewrites them as it reads the data:
+#: measured 3 CPU seconds more for a three-model run at 10M rows forked from such a process,
+#: where ``reportgen run`` forks at about 120 MiB.
+MAX_PARENT_RESIDENT = 256 << 20
 
 
 class Documents:
@@ -131,7 +139,12 @@ class ReportProcess:
         """Fork the process, if ``formats`` have pages to make and this platform forks safely."""
         if not set(PAGES) & set(formats) or not sys.platform.startswith("linux"):
             return None
-        if os.environ.get(PROCESS_ENV, "").strip() == "0":
+        setting = os.environ.get(PROCESS_ENV, "").strip()
+        if setting == "0":
+            return None
+        if setting != "1" and (size := _resident_bytes()) > MAX_PARENT_RESIDENT:
+            log.debug("report: this process holds %d MiB; the pages are made here (a fork would copy its pages "
+                      "as they are written)", size >> 20)
             return None
         try:
             job_r, job_w = os.pipe()
@@ -254,11 +267,20 @@ class _Awaited(Documents):
         super().close()
 
 
+def _resident_bytes() -> int:
+    """This process's resident memory (Linux ``/proc/self/statm``; 0 where it cannot be read)."""
+    try:
+        with open("/proc/self/statm", encoding="ascii") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
 def _serve(jobs: int, replies: int, parent: int) -> None:
     """The forked process: import the report's libraries, wait for a job, make its pages, reply."""
     try:
         child_of(parent)
-        _warm()
+        preload()
         with os.fdopen(jobs, "rb") as pipe:
             data = pipe.read()
         if not data:  # the parent wants nothing (a JSON-only set, or it failed first)
@@ -299,9 +321,12 @@ def _make(result: ComparisonResult, theme: Theme, wanted: list[str], pdf_variant
     return out
 
 
-def _warm() -> None:
-    """Import what the pages need and compile the shipped templates while the parent reads the
-    data (a failure here is met again where the pages need what failed)."""
+def preload() -> None:
+    """Import what the pages need and compile the shipped templates: what the report process does
+    as it starts, while the parent reads the data. A process that calls it first hands all that
+    to the report processes it forks (a long-lived host running several reports, or a benchmark
+    that keeps imports out of its timings). A failure here is met again where the pages need
+    what failed."""
     try:
         import concurrent.futures.process  # noqa: F401, PLC0415  (the figure workers' pool)
         import multiprocessing  # noqa: F401, PLC0415
@@ -318,4 +343,4 @@ def _warm() -> None:
         pass
 
 
-__all__ = ["Documents", "ReportProcess", "PAGES", "PROCESS_ENV"]
+__all__ = ["Documents", "ReportProcess", "PAGES", "PROCESS_ENV", "preload"]

@@ -99,3 +99,22 @@ def test_no_process_without_pages_or_when_turned_off(monkeypatch):
     assert documents.ReportProcess.start(["json", "csv"]) is None
     monkeypatch.setenv(documents.PROCESS_ENV, "0")
     assert documents.ReportProcess.start(["pdf"]) is None
+
+
+def test_a_process_holding_much_memory_makes_the_pages_itself(monkeypatch):
+    # copy-on-write: a fork of a large process copies every page either side then writes
+    monkeypatch.delenv(documents.PROCESS_ENV, raising=False)
+    monkeypatch.setattr(documents, "_resident_bytes", lambda: documents.MAX_PARENT_RESIDENT + 1)
+    assert documents.ReportProcess.start(["pdf"]) is None
+    monkeypatch.setenv(documents.PROCESS_ENV, "1")  # forced
+    process = documents.ReportProcess.start(["pdf"]) if sys.platform.startswith("linux") else None
+    try:
+        assert process is not None or not sys.platform.startswith("linux")
+    finally:
+        if process is not None:
+            process.close()
+
+
+@linux_only
+def test_resident_memory_is_read():
+    assert documents._resident_bytes() > 1 << 20
