@@ -6,7 +6,8 @@ Reads the header and the first :data:`SAMPLE_ROWS` rows of a CSV or Parquet file
   ``default_flag``, ``target``, ``label``, ``is_fraud`` (:data:`LABEL_NAMES`); its positive class
   is ``1`` / ``True`` / a "yes"-like value when there is one, else the rarer value (the event);
 * the **id**: a column named like an id (``application_id``, ``id``, ``key``) whose sampled
-  values are all distinct; a **date** column named like a date whose values parse as dates;
+  values are all distinct; a **date** column named like a date (``as_of``, ``snapshot_month``,
+  ``created_at``), else one whose sampled values are ISO dates, whose values parse as dates;
 * the **models**: every other numeric column with more than two distinct values, one model each.
   A model's ``direction`` is ``lower`` when its sample AUC is below one half (a scorecard whose
   high points mean a safe applicant); a score outside [0, 1], or a probability that 0.5 does not
@@ -38,7 +39,9 @@ from reportgen.io.validate import shown_columns
 SAMPLE_ROWS = 50_000
 LABEL_NAMES = re.compile(r"(^y$|label|target|default|flag|outcome|^bad|churn|fraud|event|response|^is_|^has_)", re.I)
 ID_NAMES = re.compile(r"(^id$|_id$|^id_|^key$|_key$|uuid|^row_?id$)", re.I)
-DATE_NAMES = re.compile(r"(date|time|month|period|_dt$|^dt_)", re.I)
+DATE_NAMES = re.compile(r"(date|time|month|period|_dt$|^dt_|^dt$|as_?of|snapshot|vintage|_at$)", re.I)
+#: Text written as an ISO date (``2025-01-31``, maybe with a time): a date column whatever its name.
+ISO_DATE = r"^\s*\d{4}-\d{2}-\d{2}([ T]\d{2}:\d{2}(:\d{2}(\.\d+)?)?)?\s*$"
 WEIGHT_NAMES = re.compile(r"(^w$|weight|^wgt)", re.I)
 POSITIVE_WORDS = re.compile(r"^(1|1\.0|true|yes|y|bad|default|positive|pos|event|fraud)$", re.I)
 
@@ -93,6 +96,15 @@ def _auc(scores: np.ndarray, positive: np.ndarray) -> float | None:
     return float((ranks[y].sum() - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg))
 
 
+def _iso_dates(values: pd.Series) -> bool:
+    """Whether more than 90 % of a column's sampled values are ISO dates (or already dates)."""
+    if pd.api.types.is_datetime64_any_dtype(values):
+        return True
+    if pd.api.types.is_numeric_dtype(values) or not len(values):
+        return False
+    return bool(values.astype("string").str.match(ISO_DATE).fillna(False).mean() > 0.9)
+
+
 def _positive_of(values: pd.Series) -> object:
     """The positive class of a two-valued label: 1 / True / a yes-like word, else the rarer value."""
     distinct = values.dropna().unique().tolist()
@@ -126,8 +138,9 @@ def guess(df: pd.DataFrame, source: str) -> Guess:
     if id_col:
         notes["id"] = "every sampled value is distinct: rows are matched across files by it"
     date = None
-    for c in columns:
-        if c not in (label, id_col) and DATE_NAMES.search(c) and not pd.api.types.is_numeric_dtype(df[c]):
+    named = [c for c in columns if DATE_NAMES.search(c)]
+    for c in named + [c for c in columns if c not in named and _iso_dates(df[c])]:
+        if c not in (label, id_col) and not pd.api.types.is_numeric_dtype(df[c]):
             try:
                 parsed = df[c] if pd.api.types.is_datetime64_any_dtype(df[c]) else pd.to_datetime(
                     df[c], errors="coerce", format="mixed")

@@ -136,3 +136,28 @@ def test_a_probability_that_half_does_not_split_gets_its_own_threshold(cli, tmp_
     capsys.readouterr()
     assert cli(["run", str(out), "--out", str(tmp_path / "out"), "--format", "json"]) == 0
     assert "outside the scores" not in capsys.readouterr().err
+
+
+def test_a_date_column_is_found_by_its_values_or_a_credit_name(cli, tmp_path: Path) -> None:
+    """`as_of` and `snapshot` (credit data's usual names) and an unnamed column of ISO dates are
+    the report's date column; a text column that is not dates is not (before, only names with
+    date/time/month/period were tried, so `as_of` was missed)."""
+    rng = np.random.default_rng(2)
+    n = 400
+    bad = rng.random(n) < 0.2
+    days = pd.to_datetime("2025-01-01") + pd.to_timedelta(rng.integers(0, 365, n), unit="D")
+    for column, values, expected in [
+        ("as_of", days.strftime("%Y-%m-%d"), "as_of"),
+        ("snapshot", days.strftime("%Y-%m-%d %H:%M:%S"), "snapshot"),
+        ("booked", days.strftime("%Y-%m-%d"), "booked"),
+        ("branch", rng.choice(["north", "south"], n), None),
+    ]:
+        df = pd.DataFrame({"default_flag": bad.astype(int), column: values,
+                           "p": np.round(np.clip(0.3 * bad + rng.normal(0.3, 0.15, n), 0, 1), 4)})
+        data = tmp_path / f"{column}.csv"
+        df.to_csv(data, index=False)
+        out = tmp_path / f"{column}.yaml"
+        assert _init(cli, data, out) == 0
+        cfg = yaml.safe_load(out.read_text(encoding="utf-8"))
+        assert cfg.get("date") == expected, column
+        assert cli(["validate", str(out), "--quiet"]) == 0
