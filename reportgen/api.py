@@ -11,6 +11,7 @@ Importing this module registers the notebook display of results (:mod:`reportgen
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Union
@@ -102,6 +103,7 @@ def compare_frames(
                                "models": models}, source="compare_frames")
     frames: dict[Path, pd.DataFrame] = {}
     files: list[FileInfo] = []
+    indexes: list[pd.Index] = []
     for i, m in enumerate(cfg.models):
         path = Path(m.file)
         if path in frames:
@@ -112,10 +114,33 @@ def compare_frames(
                          for c in (*V.columns_for(cfg, mm).values(), *V.number_columns(cfg, mm))})
         if cfg.date:
             wanted = sorted({*wanted, cfg.date})
+        indexes.append(df.index)
         frame = df[wanted].reset_index(drop=True)
         frames[path] = frame
         files.append(frame_info(path, frame))
-    return analyse(cfg, IN_MEMORY, None, now=now, data=load_frames(cfg, frames, files))
+    try:
+        return analyse(cfg, IN_MEMORY, None, now=now, data=load_frames(cfg, frames, files))
+    except InputError as exc:
+        raise type(exc)(frame_rows(str(exc), indexes[0] if len(indexes) == 1 else None)) from None
+
+
+#: A row as the readers name it: numbered as a CSV's lines (the header is line 1, the first row 2).
+_ROW = re.compile(r"\brow (\d+)\b")
+
+
+def frame_rows(message: str, index: pd.Index | None = None) -> str:
+    """A reader's message about frames, its rows named as a notebook finds them: "row 7" (a
+    CSV's line, the header line 1) becomes "row at position 5" (``df.iloc[5]``), with the row's
+    index label when ``index`` (the one frame's) is not the default ``0, 1, 2, …``."""
+    default = index is None or index.equals(pd.RangeIndex(len(index)))
+
+    def named(m: re.Match[str]) -> str:
+        position = int(m.group(1)) - V.HEADER_ROWS
+        if default or not 0 <= position < len(index):
+            return f"row at position {position}"
+        return f"row at position {position} (index {index[position]!r})"
+
+    return _ROW.sub(named, message)
 
 
 def _model_entries(scores: Mapping[str, str | Mapping[str, Any]] | Sequence[str]) -> list[dict[str, Any]]:

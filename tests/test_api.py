@@ -140,8 +140,26 @@ def test_bad_input_is_a_one_line_error_naming_the_key_or_column() -> None:
         reportgen.compare_frames({"a": {"y": [0, 1]}}, label="y", scores=["a"])
     bad = df.assign(a=df.a.astype(object))
     bad.loc[5, "a"] = "x"
-    with pytest.raises(InputError, match=r"<data>: column 'a', row 7: non-numeric value 'x'"):
+    with pytest.raises(InputError, match=r"<data>: column 'a', row at position 5: non-numeric value 'x'"):
         reportgen.compare_frames(bad, label="y", scores=["a"])
+
+
+def test_a_frames_bad_row_is_named_by_its_position_and_index_label() -> None:
+    """A frame's row is named as a notebook finds it, ``df.iloc[position]`` and its index label,
+    not as a CSV's line (before: "row 7" for ``df.iloc[5]``, the header counted as line 1)."""
+    df = _one_frame()
+    gap = df.assign(a=df.a.mask(df.index == 5))
+    with pytest.raises(InputError, match=r"^<data>: row at position 5: missing or non-finite score in 'a'"):
+        reportgen.compare_frames(gap, label="y", scores=["a"])
+    labelled = gap.set_index(pd.Index([f"k{i}" for i in range(len(gap))]))
+    with pytest.raises(InputError, match=r"^<data>: row at position 5 \(index 'k5'\): missing"):
+        reportgen.compare_frames(labelled, label="y", scores=["a"])
+    twice = df.assign(id=np.arange(len(df)))
+    twice.loc[9, "id"] = 3
+    with pytest.raises(InputError, match=r"^<data>: column 'id', row at position 9: duplicated id '3'"):
+        reportgen.compare_frames(twice, label="y", id="id", scores=["a"])
+    with pytest.raises(InputError, match=r"^<data\['b'\]>: model 'b': row at position 0 has a different label"):
+        reportgen.compare_frames({"a": df, "b": df.assign(y=1 - df.y)}, label="y", scores=["a", "b"])
 
 
 def test_repr_is_one_short_line(from_frames) -> None:
