@@ -451,6 +451,7 @@ def check_first_batches(cfg: Config) -> tuple[dict[Path, int], bool]:
             raise no_rows(path)
         checked_batch(cfg, path, first[0], 0, [], [fault_of(check, st, path, first[0], 0) for st in states])
         checked[path] = len(first[0])
+        del first  # the next batch is read only to learn whether the file ended: one batch held at a time
         try:
             whole = whole and next(read, None) is None
         except InputError:  # past the first batch: the run's to report (bounded memory, bounded reading)

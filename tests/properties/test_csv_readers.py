@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from test_fuzz_csv_run import csv_documents  # the run-level fuzz's documents (same folder)
 
 from reportgen.errors import InputError
@@ -124,6 +125,22 @@ def test_non_numeric_score_names_its_row_as_before(tmp_path):
 def test_odd_quotes(tmp_path, body, odd):
     (tmp_path / "a.csv").write_bytes(body)
     assert F.odd_quotes(tmp_path / "a.csv") is odd
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(quotes=st.lists(st.integers(0, 3 * 4096 + 99), max_size=9, unique=True), tail=st.integers(0, 3 * 4096 + 100))
+def test_odd_quotes_counts_across_mapped_windows(tmp_path, monkeypatch, quotes, tail):
+    """The file is mapped one window at a time (resident memory bounded, not the whole file): a
+    quote on either side of a window's edge, or a window holding none, counts as in one scan."""
+    import mmap
+
+    monkeypatch.setattr(F, "QUOTE_WINDOW", mmap.ALLOCATIONGRANULARITY)
+    size = max([tail, *(q + 1 for q in quotes)])
+    body = bytearray(b"x" * size)
+    for q in quotes:
+        body[q] = ord('"')
+    (tmp_path / "w.csv").write_bytes(bytes(body))
+    assert F.odd_quotes(tmp_path / "w.csv") is (bytes(body).count(b'"') % 2 == 1)
 
 
 def test_read_table_hashes_the_bytes_pyarrow_parsed(tmp_path):
