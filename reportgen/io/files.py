@@ -863,11 +863,12 @@ def _csv_batches(path: Path, columns: list[str], numbers: list[str], text: list[
 
     read, convert = csv_options(columns, numbers, text, block)
     source = opened(path)
+    gate = ReadAhead(open(path, "rb", buffering=0) if source is path else source, block, owned=source is path)  # noqa: SIM115
     seen, checked = 0, False
     try:
         try:
-            for rb in pacsv.open_csv(source if source is not path else str(path), read_options=read,
-                                     convert_options=convert):
+            for rb in pacsv.open_csv(io.BufferedReader(gate, 1 << 20), read_options=read, convert_options=convert):
+                gate.taken()
                 start, seen = seen, seen + rb.num_rows
                 if seen <= skip:
                     continue
@@ -890,8 +891,75 @@ def _csv_batches(path: Path, columns: list[str], numbers: list[str], text: list[
                 raise _Straddle(max(seen, skip)) from None
             raise
     finally:
+        gate.close()  # a parser thread waiting for room sees the end of the file
         if source is not path:
             source.close()
+
+
+class ReadAhead(io.RawIOBase):
+    """A binary file whose reader may get at most :data:`READ_AHEAD_BLOCKS` blocks ahead of the
+    batches its consumer has taken (:meth:`taken`); a read past that waits.
+
+    pyarrow's streaming CSV reader reads its input ahead on its I/O threads as fast as the
+    disk gives it, whatever the consumer has taken: a 1.16 GB CSV was held whole in memory
+    after the first batch (``engine: stream`` peaked at 1.68 GB on 40M rows, growing with the
+    file; 1.36 GB with this). Each batch taken allows one more block, so the parser never waits
+    for bytes it needs (batch k ends within the first k + 1 blocks; k batches taken allow
+    k + 2). A read kept waiting :data:`READ_AHEAD_WAIT` seconds goes on by one block (a consumer
+    holding several readers at once can never deadlock pyarrow's I/O threads). Closed (the
+    consumer stopped early), a waiting read ends as at the end of the file; ``inner`` is closed
+    with it when ``owned``."""
+
+    def __init__(self, inner: Any, block: int, owned: bool = False) -> None:
+        super().__init__()
+        self._inner = inner
+        self._owned = owned
+        self._block = block
+        self._allowed = READ_AHEAD_BLOCKS * block
+        self._read = 0
+        self._stopped = False
+        self._room = threading.Condition()
+
+    def readable(self) -> bool:
+        return True
+
+    def taken(self) -> None:
+        """The consumer took a batch: the parser may read one block further."""
+        with self._room:
+            self._allowed += self._block
+            self._room.notify_all()
+
+    def readinto(self, buffer) -> int:  # type: ignore[override]
+        with self._room:
+            if not self._room.wait_for(lambda: self._read < self._allowed or self._stopped, READ_AHEAD_WAIT):
+                self._allowed = self._read + self._block
+            if self._stopped:
+                return 0
+            room = self._allowed - self._read
+        view = memoryview(buffer)[:room]
+        if hasattr(self._inner, "readinto"):
+            n = self._inner.readinto(view) or 0
+        else:  # a remote file's stream
+            data = self._inner.read(len(view))
+            n = len(data)
+            view[:n] = data
+        with self._room:
+            self._read += n
+        return n
+
+    def close(self) -> None:
+        with self._room:
+            self._stopped = True
+            self._room.notify_all()
+        if self._owned:
+            self._inner.close()
+        super().close()
+
+
+#: Blocks a CSV parser may read beyond the batches its consumer has taken (:class:`ReadAhead`).
+READ_AHEAD_BLOCKS = 2
+#: Seconds a read waits for the consumer before it goes on anyway (:class:`ReadAhead`).
+READ_AHEAD_WAIT = 10.0
 
 
 def csv_arrow_error(path: Path, exc: Exception) -> InputError:

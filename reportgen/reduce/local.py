@@ -445,17 +445,20 @@ def check_first_batches(cfg: Config) -> tuple[dict[Path, int], bool]:
     checked: dict[Path, int] = {}
     whole = True
     for path, states in by_file.items():
-        read = iter(batches(cfg, path, states))
-        first = next(read, None)
-        if first is None:
-            raise no_rows(path)
-        checked_batch(cfg, path, first[0], 0, [], [fault_of(check, st, path, first[0], 0) for st in states])
-        checked[path] = len(first[0])
-        del first  # the next batch is read only to learn whether the file ended: one batch held at a time
+        read = batches(cfg, path, states)
         try:
-            whole = whole and next(read, None) is None
-        except InputError:  # past the first batch: the run's to report (bounded memory, bounded reading)
-            whole = False
+            first = next(read, None)
+            if first is None:
+                raise no_rows(path)
+            checked_batch(cfg, path, first[0], 0, [], [fault_of(check, st, path, first[0], 0) for st in states])
+            checked[path] = len(first[0])
+            del first  # the next batch is read only to learn whether the file ended: one batch held at a time
+            try:
+                whole = whole and next(read, None) is None
+            except InputError:  # past the first batch: the run's to report (bounded memory, bounded reading)
+                whole = False
+        finally:
+            read.close()  # the file and its reader closed now, not when the generator is collected
     if not whole:  # the first batches' ids, after every file's row rules (a run: whole-file rules, then the join)
         for st in (st for sts in by_file.values() for st in sts if st.ids is not None):
             check_unique(st.keyed())

@@ -111,6 +111,51 @@ def test_record_batches_type_csv_columns_explicitly(tmp_path):
     assert batches[0].column("y")[0].as_py() == "NA"  # text: never null
 
 
+def test_a_streamed_csv_is_read_at_most_two_blocks_ahead_of_its_consumer(tmp_path):
+    """pyarrow's streaming CSV reader read the whole file ahead of the batches taken (a 1.16 GB
+    CSV held whole after the first batch): now the bytes read while the consumer holds its first
+    batch are at most three blocks (the batch's and two ahead) and the 1 MiB buffer; every row
+    still comes out, and the file's digest is recorded once it is read to the end."""
+    import time
+
+    n = 1_500_000  # about 20 MB; batches of 1,000 rows x 2 columns: 1 MiB blocks
+    pd.DataFrame({"y": np.arange(n) % 2, "s": np.round(np.linspace(0, 1, n), 6)}).to_csv(tmp_path / "a.csv", index=False)
+    size = (tmp_path / "a.csv").stat().st_size
+    told: list[int] = []
+    with F.hashing() as digests, F.read_progress(told.append):
+        reading = F.record_batches(tmp_path / "a.csv", ["s", "y"], 1000, ["s"], ["y"])
+        first = next(reading)
+        time.sleep(0.5)  # time for the parser's threads to read ahead
+        ahead = max(told)
+        rows = first.num_rows + sum(b.num_rows for b in reading)
+    assert ahead <= 4 << 20 < size
+    assert rows == n and max(told) == size
+    assert str((tmp_path / "a.csv").resolve()) in digests.files
+
+
+def test_read_ahead_waits_for_the_consumer_goes_on_after_a_while_and_ends_when_closed(monkeypatch):
+    """The gate itself: two blocks allowed, one more per batch taken; a read kept waiting
+    READ_AHEAD_WAIT seconds goes on by one block (never a deadlock); closed, a read is the end."""
+    import io
+    import threading
+
+    gate = F.ReadAhead(io.BytesIO(bytes(100)), block=10)
+    buf = bytearray(64)
+    assert gate.readinto(buf) == 20  # two blocks, not the 64 asked
+    done: list[int] = []
+    waiting = threading.Thread(target=lambda: done.append(gate.readinto(buf)))
+    waiting.start()
+    waiting.join(0.2)
+    assert waiting.is_alive() and not done  # the consumer has taken nothing: the read waits
+    gate.taken()
+    waiting.join(5)
+    assert done == [10]
+    monkeypatch.setattr(F, "READ_AHEAD_WAIT", 0.05)
+    assert gate.readinto(buf) == 10  # nobody took a batch for READ_AHEAD_WAIT: one block more
+    gate.close()
+    assert gate.readinto(buf) == 0
+
+
 def test_non_numeric_cell_in_a_typed_csv_column_names_its_row(tmp_path):
     pd.DataFrame({"s": ["0.1", "0.2", "abc"]}).to_csv(tmp_path / "a.csv", index=False)
     with pytest.raises(InputError, match=r"column 's', row 4: non-numeric value 'abc'; expected a number"):
