@@ -190,6 +190,15 @@ def test_auc_of_tied_grade_pds_and_the_ecb_test_against_the_development_auc_repr
     assert abs(h.initial_auc - float(AUC_DEV)) <= 0.5e-7 and abs(h.current_auc - float(AUC_APP)) <= _half_unit(AUC_APP)
     assert m.stability.reference_auc == pytest.approx(h.initial_auc, rel=1e-15)
     assert m.accuracy_ratio == pytest.approx(2 * h.current_auc - 1, rel=1e-12) and round(m.accuracy_ratio, 6) == 0.564206
+    # the CAP of six tied grades: its vertices are the grades' cumulative shares, riskiest first, and its area
+    # ratio a_R / a_P (Engelmann, Hayden & Tasche 2003) is the published AUC's 2·AUC − 1
+    x, y = np.asarray(m.cap.x), np.asarray(m.cap.y)
+    want_x = np.r_[0, np.cumsum(NO)] / sum(NO)
+    want_y = np.r_[0, np.cumsum(NB)] / sum(NB)
+    assert x[np.isin(np.round(x, 12), np.round(want_x, 12))].size >= len(want_x)
+    assert np.interp(want_x, x, y) == pytest.approx(want_y, rel=1e-12, abs=1e-15)
+    a_r, a_p = np.trapezoid(y, x) - 0.5, (1 - sum(NB) / sum(NO)) / 2
+    assert abs(a_r / a_p - (2 * float(AUC_APP) - 1)) <= 2 * _half_unit(AUC_APP)
 
     defaults = sum(NB)
     hm = _hanley_mcneil_se(h.current_auc, defaults, sum(NO) - defaults)
@@ -267,3 +276,55 @@ def test_psi_of_a_grade_empty_now_is_finite_and_red_where_published_tools_disagr
     book = (lambda counts: _book(counts, (0,) * len(counts), (0.01, 0.05, 0.2), ("A", "B", "C")))
     m = C.credit_model("m", book((60, 40, 0)), book((50, 30, 20)), "higher", C.Grading("column", order=("A", "B", "C")), S)
     assert m.stability.psi.statistic == pytest.approx(ours, rel=1e-12) and m.stability.psi.light == "red"
+
+
+# --- the published case study through a whole run, in every engine ------------------------------------------------
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("engine", ["memory", "stream", "dask"])
+def test_a_run_reproduces_pdtoolkits_published_numbers_in_every_engine(tmp_path, engine: str, weighted: bool,
+                                                                        request) -> None:
+    """The case study's two samples as CSV files (the application portfolio as the model's file, the
+    development sample as its reference, the rating column with its scale best first), through
+    ``load_config`` and ``analyse``: the result's credit section gives the printed per-grade
+    binomial and Jeffreys p-values, Hosmer–Lemeshow's, the current and development AUCs, in memory
+    and in the streamed (batches of 1,000 rows: the reference's 1,000 and the 500 current rows in
+    distinct-row counts) and Dask engines alike. Weighted: each sample as its grade table, one row
+    per (grade, default flag) with the obligors as a frequency weight (``weight_kind: frequency``,
+    a row of weight w is w obligors): the same published numbers."""
+    import pandas as pd
+    import yaml
+
+    from reportgen.config import load_config
+    from reportgen.pipeline import analyse
+
+    rng = np.random.default_rng(5)
+    for name, sample in (("app.csv", _application()), ("dev.csv", _development())):
+        frame = pd.DataFrame({"y": sample.y.astype(int), "pd": sample.pd, "rating": sample.grade})
+        if weighted:
+            frame = frame.groupby(["rating", "y", "pd"], as_index=False).size().rename(columns={"size": "w"})
+        frame.iloc[rng.permutation(len(frame))].to_csv(tmp_path / name, index=False)  # in no particular order
+    config = {"label": "y", "threshold": 0.3, "bootstrap": {"resamples": 0},
+              "models": [{"name": "m", "file": "app.csv", "score": "pd", "pd": "pd", "reference": "dev.csv"}],
+              "credit": {"grades": {"column": "rating", "order": list(SCALE)}}}
+    if weighted:
+        config |= {"weight": "w", "weight_kind": "frequency"}
+    (tmp_path / "c.yaml").write_text(yaml.safe_dump(config, allow_unicode=True))
+    cfg, path = load_config(tmp_path / "c.yaml")
+    over: dict = {"engine": engine, "stream": {"batch_rows": 1000}}
+    if engine == "dask":
+        over["scheduler"] = request.getfixturevalue("scheduler")
+    m = analyse(cfg.with_overrides(**over), path).credit.models["m"]
+    by_label = {g.grade: g for g in m.grades}
+    for label, pd_s, no, nb, binom_s, jeff_s in zip(LABELS, PDC, NO, NB, BINOMIAL, JEFFREYS, strict=True):
+        g, p = by_label[label], float(pd_s)
+        assert (g.n, g.defaults) == (no, nb)
+        assert abs(g.binomial.p_value - float(binom_s)) <= _tolerance(lambda q: stats.binom.sf(nb - 1, no, q), p, binom_s)
+        assert abs(g.jeffreys.p_value - float(jeff_s)) <= _tolerance(
+            lambda q: stats.beta.cdf(q, nb + 0.5, no - nb + 0.5), p, jeff_s)
+    assert m.calibration.hosmer_lemeshow.df == 6
+    assert abs(m.calibration.hosmer_lemeshow.p_value - float(HOSMER_LEMESHOW)) <= _half_unit(HOSMER_LEMESHOW) + 1e-8
+    h = m.auc_history
+    assert abs(h.current_auc - float(AUC_APP)) <= _half_unit(AUC_APP) and abs(h.initial_auc - float(AUC_DEV)) <= 0.5e-7
+    assert round(h.test.p_value, 3) == 0.290 and h.source == "reference"
