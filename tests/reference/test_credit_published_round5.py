@@ -48,6 +48,7 @@ the binomial test with asset correlation (Vasicek one-factor), Basel traffic-lig
 
 from __future__ import annotations
 
+import json
 import math
 
 import numpy as np
@@ -328,3 +329,31 @@ def test_a_run_reproduces_pdtoolkits_published_numbers_in_every_engine(tmp_path,
     h = m.auc_history
     assert abs(h.current_auc - float(AUC_APP)) <= _half_unit(AUC_APP) and abs(h.initial_auc - float(AUC_DEV)) <= 0.5e-7
     assert round(h.test.p_value, 3) == 0.290 and h.source == "reference"
+
+
+# --- the side of each p-value, as metrics.json describes it ----------------------------------------------------------
+
+
+def test_the_metrics_json_description_of_a_credit_p_value_gives_each_tests_side_as_the_glossary() -> None:
+    """The sides differ between tools (PDtoolkit's z-score test one-sided, ours two-sided; its
+    ``dp.testing`` and our ECB AUC test the same lower tail of the AUC), so a reader comparing a
+    ``metrics.json`` p-value with another tool's needs the side where the number is. The schema's
+    description of ``CreditTest.p_value`` said "two-sided for the z tests", but the ECB
+    concentration test is a z test with a one-sided p (1 − Φ(S)), as the section's glossary says; now
+    the description names every test with the glossary's side."""
+    from dataclasses import fields
+
+    from reportgen.credit_view import TEST_LABELS
+    from reportgen.results import CreditTest, json_schema
+
+    doc = next(f for f in fields(CreditTest) if f.name == "p_value").metadata["description"]
+    one_sided, two_sided = doc.split("two-sided", 1)
+    words = {"jeffreys": "Jeffreys", "binomial": "binomial", "auc_history": "initial AUC", "herfindahl": "concentration",
+             "hosmer_lemeshow": "Hosmer-Lemeshow", "spiegelhalter": "Spiegelhalter",
+             "in_the_large": "calibration in the large", "slope": "slope", "intercept": "intercept"}
+    for key, word in words.items():
+        glossary = TEST_LABELS[key][1]
+        where = two_sided if "two-sided" in glossary else one_sided
+        assert word in where, (key, word, doc)
+    assert "Hosmer-Lemeshow" in one_sided and "upper tail" in one_sided and "upper tail" in TEST_LABELS["hosmer_lemeshow"][1]
+    assert json.dumps(json_schema(), ensure_ascii=False).count(json.dumps(doc, ensure_ascii=False)[1:-1]) == 1
