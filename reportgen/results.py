@@ -687,8 +687,10 @@ class CreditTest(_Frozen):
     statistic: float | None = field(metadata=_doc(
         "The test statistic (z, chi-square, S or PSI, per the test); null when the test is undefined."))
     p_value: float | None = field(metadata=_doc(
-        "The p-value (one-sided where the test is: Jeffreys, binomial, Hosmer-Lemeshow, AUC against the "
-        "initial AUC; two-sided for the z tests); null for the PSI, which has no p-value, and when undefined."))
+        "The p-value: one-sided for Jeffreys, binomial, the AUC against the initial AUC and the concentration "
+        "test (small p: PD too low, AUC fallen, grades more concentrated), the chi-square's upper tail for "
+        "Hosmer-Lemeshow; two-sided for Spiegelhalter, calibration in the large, the calibration slope and "
+        "intercept; null for the PSI, which has no p-value, and when undefined."))
     light: Light | None = field(metadata=_doc(
         "green / amber / red by credit.traffic_lights (p-value levels, or PSI levels for the PSI); null when undefined."))
     df: int | None = field(default=None, metadata=_doc("Degrees of freedom (Hosmer-Lemeshow: the number of grades used)."))
