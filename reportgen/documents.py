@@ -23,8 +23,8 @@ notes, missing fonts) are handed to the main process's loggers in their order, w
 Linux only (fork is its default start method; elsewhere a fork would not be safe with the
 libraries loaded and a spawn would import everything again), and only from a process that
 holds little memory (:data:`MAX_PARENT_RESIDENT`: copy-on-write); ``REPORTGEN_REPORT_PROCESS=0``
-turns it off, ``=1`` forks whatever the process holds. Like the figure workers, the process leaves SIGINT and SIGTERM to its parent and
-dies with it (:func:`reportgen.children.child_of`); it ends with ``os._exit``, so it never runs
+turns it off, ``=1`` forks whatever the process holds. Like the figure workers, the process leaves SIGINT and SIGTERM to its parent
+(from the fork on: :func:`reportgen.children.forking`) and dies with it (:func:`reportgen.children.child_of`); it ends with ``os._exit``, so it never runs
 the parent's exit handlers nor flushes its buffers.
 """
 
