@@ -9,6 +9,36 @@ from __future__ import annotations
 import ctypes
 import os
 import signal
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+#: The signals a forked helper leaves to its parent.
+_LEFT_TO_PARENT = (signal.SIGINT, signal.SIGTERM)
+
+
+@contextmanager
+def forking() -> Iterator[None]:
+    """SIGINT and SIGTERM held back in this thread while it forks helpers, until they ignore them.
+
+    A forked helper starts with its parent's handlers (:func:`reportgen.writer.on_signal`) until
+    :func:`child_of` runs in it. A signal sent to the process group in between (``systemctl
+    stop``, Ctrl-C, ``kill -- -PGID``) raised :class:`~reportgen.writer.Interrupted` in the
+    helper outside its own code: the copy of the command unwound as the command (a second
+    "interrupted" line, a second exit) and removed the command's private temporary directory
+    under it (its report then failed: exit 2). Blocked across the fork, such a signal stays
+    pending in the helper until :func:`child_of` ignores it (a pending signal set to be ignored
+    is discarded); the parent takes its own copy when the mask is restored here. Where signals
+    cannot be blocked (no ``pthread_sigmask``), nothing changes.
+    """
+    try:
+        previous = signal.pthread_sigmask(signal.SIG_BLOCK, _LEFT_TO_PARENT)
+    except (AttributeError, OSError, ValueError):  # not POSIX, or not the main interpreter
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 def child_of(parent: int) -> None:
@@ -26,9 +56,14 @@ def child_of(parent: int) -> None:
     worker holds both ends of its pool's pipe, so it waited on it forever: Linux's parent-death
     signal (``prctl(PR_SET_PDEATHSIG, SIGKILL)``, prctl(2)) ends it with its parent; a parent
     already gone before that was set is checked by its pid (the helper exits at once).
+
+    Forked inside :func:`forking`, the helper starts with the two signals blocked: they are
+    unblocked once ignored.
     """
-    for sig in (signal.SIGINT, signal.SIGTERM):
+    for sig in _LEFT_TO_PARENT:
         signal.signal(sig, signal.SIG_IGN)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _LEFT_TO_PARENT)
     try:
         ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # 1 = PR_SET_PDEATHSIG
     except (OSError, AttributeError):  # not Linux's libc: a figure worker ends with its pool's pipe
@@ -37,4 +72,4 @@ def child_of(parent: int) -> None:
         os._exit(0)
 
 
-__all__ = ["child_of"]
+__all__ = ["child_of", "forking"]

@@ -23,8 +23,8 @@ notes, missing fonts) are handed to the main process's loggers in their order, w
 Linux only (fork is its default start method; elsewhere a fork would not be safe with the
 libraries loaded and a spawn would import everything again), and only from a process that
 holds little memory (:data:`MAX_PARENT_RESIDENT`: copy-on-write); ``REPORTGEN_REPORT_PROCESS=0``
-turns it off, ``=1`` forks whatever the process holds. Like the figure workers, the process leaves SIGINT and SIGTERM to its parent and
-dies with it (:func:`reportgen.children.child_of`); it ends with ``os._exit``, so it never runs
+turns it off, ``=1`` forks whatever the process holds. Like the figure workers, the process leaves SIGINT and SIGTERM to its parent
+(from the fork on: :func:`reportgen.children.forking`) and dies with it (:func:`reportgen.children.child_of`); it ends with ``os._exit``, so it never runs
 the parent's exit handlers nor flushes its buffers.
 """
 
@@ -40,7 +40,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from reportgen.children import child_of
+from reportgen.children import child_of, forking
 from reportgen.heap import young_collections_only
 
 if TYPE_CHECKING:
@@ -152,20 +152,28 @@ class ReportProcess:
         except OSError:
             return None
         parent = os.getpid()
+        process: ReportProcess | None = None
         try:
-            pid = os.fork()
-        except OSError as exc:  # no processes to be had (limits): the pages are made here
-            log.debug("report: the report process could not start (%s); the pages are made in this process", exc)
-            for fd in (job_r, job_w, reply_r, reply_w):
+            # a signal to the process group as it forks stays with the parent (children.forking)
+            with forking():
+                try:
+                    pid = os.fork()
+                except OSError as exc:  # no processes to be had (limits): the pages are made here
+                    log.debug("report: the report process could not start (%s); the pages are made in this process", exc)
+                    return None
+                if pid == 0:  # the child: never returns
+                    os.close(job_w)
+                    os.close(reply_r)
+                    _serve(job_r, reply_w, parent)
+                process = cls(pid, job_w, reply_r)
+        except BaseException:  # a signal taken as the mask was restored: the process ends with the command
+            if process is not None:
+                process.close()
+            raise
+        finally:  # the child's ends here (and, without a process, ours: it reads no job then)
+            for fd in (job_r, reply_w) if process is not None else (job_r, job_w, reply_r, reply_w):
                 os.close(fd)
-            return None
-        if pid == 0:  # the child: never returns
-            os.close(job_w)
-            os.close(reply_r)
-            _serve(job_r, reply_w, parent)
-        os.close(job_r)
-        os.close(reply_w)
-        return cls(pid, job_w, reply_r)
+        return process
 
     def documents(self, result: ComparisonResult, theme: Theme, formats: list[str], pdf_variant: str | None,
                   attached: dict[str, bytes] | None) -> Documents:

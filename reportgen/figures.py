@@ -43,7 +43,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 import reportgen.catalog as catalog
-from reportgen.children import child_of
+from reportgen.children import child_of, forking
 from reportgen.catalog import short_label
 from reportgen.results import ComparisonResult, ModelResult
 from reportgen.formats import fmt_metric, isolate, needs_isolation
@@ -1000,12 +1000,18 @@ class Drawing:
         try:
             context = multiprocessing.get_context("fork")
             _TAKEN[self.token] = context.RawArray("b", len(self.keys))  # before the fork: inherited
-            self._pool = ProcessPoolExecutor(workers, mp_context=context, initializer=child_of,
-                                             initargs=(os.getpid(),))
-            self._futures = {i: self._pool.submit(_draw_untaken, self.token, i, self.keys[i]) for i in order}
+            # the pool forks its workers as the first figure is submitted; a signal to the process
+            # group meanwhile stays with this process (children.forking)
+            with forking():
+                self._pool = ProcessPoolExecutor(workers, mp_context=context, initializer=child_of,
+                                                 initargs=(os.getpid(),))
+                self._futures = {i: self._pool.submit(_draw_untaken, self.token, i, self.keys[i]) for i in order}
         except OSError as exc:  # no processes to be had (limits): drawn here when collected
             log.debug("figures: worker processes could not start (%s); drawing them in this process", exc)
             self.cancel()
+        except BaseException:  # a signal taken as the mask was restored: the workers end with the command
+            self.cancel()
+            raise
 
     def __call__(self) -> dict[str, str]:
         from concurrent.futures.process import BrokenProcessPool  # noqa: PLC0415
