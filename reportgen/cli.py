@@ -14,8 +14,10 @@ handler (an Airflow task's log) receives them too, and they are kept in ``metric
 from __future__ import annotations
 
 import argparse
+import atexit
 import logging
 import os
+import shutil
 import signal
 import string
 import sys
@@ -833,11 +835,55 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _command(args: argparse.Namespace, printer: _Printer, shown: _StderrWarnings) -> int:
     """Run the parsed command; every user error is one line and its exit code (:func:`_guarded`)."""
     if args.command in ("run", "validate", "render"):
+        if args.command != "validate":
+            _matplotlib_home()
         with private_tempdir():  # the command's temporary files, gone with it (even after a SIGKILL)
             return _command_with_data(args, printer, shown)
     if args.command == "history":
         return _guarded(lambda: _history(args), args.store, printer, args.debug)
     return _guarded(lambda: _init(args, printer), args.data, printer, args.debug)
+
+
+def _matplotlib_home() -> None:
+    """Where matplotlib keeps its font cache when it cannot write its own (a read-only home in a
+    container): a ``reportgen-mpl-*`` directory in ``TMPDIR`` as ``MPLCONFIGDIR``, removed at exit.
+
+    matplotlib, finding its configuration or cache directory unwritable, makes a temporary one
+    when it is imported — inside the command's private temporary directory, which the command
+    removes on its way out; matplotlib's own removal at exit then printed a 7-line
+    ``FileNotFoundError`` traceback after a successful run (``--quiet`` too). Nothing changes
+    when ``MPLCONFIGDIR`` is set or the usual directories (``XDG_CONFIG_HOME`` / ``~/.config``,
+    ``XDG_CACHE_HOME`` / ``~/.cache``) are writable or can be made; nothing is created then."""
+    import tempfile  # noqa: PLC0415
+
+    if os.environ.get("MPLCONFIGDIR") or all(_writable_or_makeable(d) for d in _matplotlib_dirs()):
+        return
+    try:
+        home = tempfile.mkdtemp(prefix="reportgen-mpl-")
+    except OSError:
+        return  # TMPDIR is unwritable too: matplotlib says so itself
+    atexit.register(shutil.rmtree, home, ignore_errors=True)
+    os.environ["MPLCONFIGDIR"] = home
+
+
+def _matplotlib_dirs() -> list[Path]:
+    """matplotlib's configuration and cache directories when ``MPLCONFIGDIR`` is not set."""
+    try:
+        home = Path.home()
+    except (RuntimeError, KeyError):  # no home directory at all
+        return [Path("/nonexistent")]
+    return [Path(os.environ.get("XDG_CONFIG_HOME") or home / ".config") / "matplotlib",
+            Path(os.environ.get("XDG_CACHE_HOME") or home / ".cache") / "matplotlib"]
+
+
+def _writable_or_makeable(path: Path) -> bool:
+    """Whether ``path`` is a writable directory, or could be made (its nearest existing ancestor
+    is a writable directory)."""
+    while not path.exists():
+        if path.parent == path:
+            return False
+        path = path.parent
+    return path.is_dir() and os.access(path, os.W_OK | os.X_OK)
 
 
 def _command_with_data(args: argparse.Namespace, printer: _Printer, shown: _StderrWarnings) -> int:

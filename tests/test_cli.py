@@ -298,3 +298,27 @@ def test_a_signal_while_pyarrow_is_imported_is_one_line_not_a_traceback(signum, 
     assert code == 128 + signum
     assert err == (f"reportgen: error: {tmp_path / 'q.yaml'}: interrupted by {signal.Signals(signum).name}; "
                    f"nothing was written, the previous report is intact\n")
+
+
+@pytest.mark.parametrize("report_process", ["0", "1"])
+def test_a_read_only_home_gives_matplotlib_a_cache_outside_the_private_directory(tmp_path: Path, report_process) -> None:
+    """With a home that cannot be written (a read-only container), matplotlib made its temporary
+    cache inside the command's private temporary directory, which the command removed: its own
+    removal at exit then printed a 7-line FileNotFoundError traceback after a successful run.
+    Now the run is silent under --quiet, and leaves no temporary directory behind."""
+    rng = np.random.default_rng(4)
+    y = rng.random(300) < 0.3
+    pd.DataFrame({"y": y.astype(int), "s": np.round(rng.random(300) * 0.5 + 0.4 * y, 3)}).to_csv(tmp_path / "a.csv", index=False)
+    (tmp_path / "c.yaml").write_text(yaml.safe_dump({
+        "title": "t", "label": "y", "bootstrap": {"resamples": 0}, "output": {"formats": ["html"]},
+        "models": [{"name": "a", "file": "a.csv", "score": "s"}]}), encoding="utf-8")
+    (tmp_path / "home").write_text("")  # a file: nothing can be made under it
+    (tmp_path / "tmp").mkdir()
+    env = {k: v for k, v in __import__("os").environ.items() if not k.startswith(("MPL", "XDG_"))}
+    env.update(HOME=str(tmp_path / "home"), TMPDIR=str(tmp_path / "tmp"), REPORTGEN_REPORT_PROCESS=report_process,
+               PYTHONPATH=str(ROOT))
+    proc = subprocess.run([sys.executable, "-m", "reportgen", "run", str(tmp_path / "c.yaml"), "--quiet",
+                           "--out", str(tmp_path / "out")], capture_output=True, text=True, env=env, timeout=300)
+    assert (proc.returncode, proc.stderr) == (0, "")
+    assert (tmp_path / "out" / "report.html").is_file()
+    assert list((tmp_path / "tmp").iterdir()) == []
