@@ -827,7 +827,10 @@ def _format_loc(loc: tuple[Any, ...]) -> str:
 
 def _explain(err: dict[str, Any]) -> tuple[str, tuple[Any, ...]]:
     # drop pydantic's union-branch names (e.g. 'CostsConfig', 'list[list[float]]') from the path
-    loc = tuple(p for p in err["loc"] if isinstance(p, int) or not (p[:1].isupper() or "[" in p))
+    # (a key the user wrote, such as an unknown ``Title``, is the location's last part: kept)
+    loc = tuple(p for p in err["loc"][:-1] if not _is_branch(p)) + err["loc"][-1:]
+    if loc and _is_branch(loc[-1]) and err["type"] != "extra_forbidden":
+        loc = loc[:-1]
     cause = err.get("ctx", {}).get("error")
     if isinstance(cause, _Invalid):
         loc += cause.loc
@@ -851,9 +854,105 @@ def _explain(err: dict[str, Any]) -> tuple[str, tuple[Any, ...]]:
         msg = msg[len("Value error, "):]
     if kind == "path_type":  # pydantic: "Input is not a valid path for <class 'pathlib.Path'>"
         msg = "expected a path as text"
+    elif kind in ("model_type", "dict_type"):  # pydantic: "... a valid dictionary or instance of CostsConfig"
+        msg = _mapping_words(loc)
+    elif kind in _SHAPE_WORDS:  # pydantic: "Input should be a valid list" (or string, number, integer)
+        msg = _SHAPE_WORDS[kind]
     found = err.get("input")
-    shown = "" if kind.startswith("value_error") or isinstance(found, (dict, list)) else f" (found {_at_most(repr(found))})"
+    shown = "" if kind.startswith("value_error") or isinstance(found, (dict, list)) or "input" not in err \
+        else f" (found {_at_most(repr(found))})"
     return f"{where}: {msg}{shown}", loc
+
+
+#: What a value of the wrong type should have been, in the config's words (pydantic's name
+#: Python types: "Input should be a valid dictionary or instance of CostsConfig").
+_SHAPE_WORDS = {
+    "list_type": "expected a list ([a, b] or one '- ' line per item)",
+    "string_type": "expected text",
+    "float_type": "expected a number", "float_parsing": "expected a number",
+    "int_type": "expected a whole number", "int_parsing": "expected a whole number",
+    "int_from_float": "expected a whole number",
+    "bool_type": "expected true or false", "bool_parsing": "expected true or false",
+}
+
+_ITEMS = {"float": "numbers", "int": "whole numbers", "str": "text values", "bool": "true/false values"}
+
+
+def _mapping_words(loc: tuple[Any, ...]) -> str:
+    """What the key at ``loc`` takes when it is a config section: a mapping, and its keys."""
+    keys = _fields_at((*loc, ""))
+    return f"expected a mapping of keys ({', '.join(keys)})" if keys else "expected a mapping of keys"
+
+
+def _branch_words(branch: str, loc: tuple[Any, ...]) -> str:
+    """One branch of a union (``CostsConfig``, ``list[list[float]]``) as the shape of a value."""
+    if branch[:1].isupper():
+        return _mapping_words(loc).removeprefix("expected ")
+    depth, inner = 0, branch
+    while inner.startswith("list[") and inner.endswith("]"):
+        depth, inner = depth + 1, inner[5:-1]
+    if not depth:
+        return inner
+    return "a list of " + "lists of " * (depth - 1) + _ITEMS.get(inner, inner)
+
+
+def _is_branch(part: Any) -> bool:
+    """Whether a part of pydantic's location of an error is a union branch (``costs.CostsConfig.fp``,
+    ``costs.list[list[float]][0]``): a config model's class name or a generic type's, not a key."""
+    if not isinstance(part, str):
+        return False
+    if "[" in part:
+        return True
+    seen, todo = set(), [Strict]
+    while todo:
+        cls = todo.pop()
+        seen.add(cls.__name__)
+        todo.extend(cls.__subclasses__())
+    return part in seen
+
+
+def _branch_at(err: dict[str, Any]) -> int | None:
+    """Index of the first union branch in ``err``'s location (None: not inside a union)."""
+    last = len(err["loc"]) - (err["type"] == "extra_forbidden")
+    return next((k for k, part in enumerate(err["loc"][:last]) if _is_branch(part)), None)
+
+
+def _one_per_union(errors: list[Any]) -> list[Any]:
+    """pydantic's errors for a value no branch of a union accepts, as the config means them.
+    ``costs: [1, 2]`` was "costs: Input should be a valid dictionary or instance of CostsConfig;
+    also costs[0]: Input should be a valid list; also costs[1]: ...": one error per branch,
+    named by Python class. A branch whose own type the value has (a mapping for the costs, a
+    list for the matrix) keeps its errors about what is inside; a value of neither type, or of
+    the right type with items of the wrong type, is one error naming the shapes expected."""
+    groups: dict[tuple[Any, ...], dict[str, list[Any]]] = {}
+    for e in errors:
+        k = _branch_at(e)
+        if k is not None:
+            groups.setdefault(tuple(e["loc"][:k]), {}).setdefault(e["loc"][k], []).append(e)
+    out, merged = [], set()
+    for e in errors:
+        k = _branch_at(e)
+        parent = None if k is None else tuple(e["loc"][:k])
+        if parent is None or len(groups[parent]) < 2:
+            out.append(e)
+            continue
+        branches = groups[parent]
+        # a branch that refused the value's own type is not the one meant; one that refused only
+        # the type of the items (a list of numbers where lists are expected) names the shape too
+        meant = [b for b, es in branches.items()
+                 if not any(len(x["loc"]) == k + 1 or x["type"] in ("list_type", "model_type", "dict_type") for x in es)]
+        if meant:
+            if e["loc"][k] in meant:
+                out.append(e)
+            continue
+        if parent not in merged:
+            merged.add(parent)
+            root = next((x for es in branches.values() for x in es if len(x["loc"]) == k + 1), None)
+            shapes = " or ".join(_branch_words(b, parent) for b in branches)
+            one = {k: v for k, v in e.items() if k != "input"}
+            out.append({**one, "loc": parent, "type": "union_type", "msg": f"expected {shapes}",
+                        **({} if root is None else {"input": root["input"]})})
+    return out
 
 
 #: The most characters of a wrong value an error line quotes.
@@ -1204,7 +1303,7 @@ def _one_per_label(errors: list[Any]) -> list[Any]:
 def _problems_line(exc: ValidationError, text: str, source: str, set_keys: Sequence[tuple[Any, ...]] = ()) -> str:
     """Every validation problem on one line, unknown keys first, each with its line number
     (or "(from --set)" for a key given on the command line)."""
-    errors = sorted(_one_per_label(exc.errors()), key=lambda e: e["type"] != "extra_forbidden")  # stable: keeps YAML order
+    errors = sorted(_one_per_union(_one_per_label(exc.errors())), key=lambda e: e["type"] != "extra_forbidden")  # stable: keeps YAML order
     shown = []
     for err in errors[:MAX_PROBLEMS_SHOWN]:
         msg, loc = _explain(err)

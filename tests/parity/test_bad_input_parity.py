@@ -492,8 +492,8 @@ def test_frequency_weights_that_differ_between_joined_files_are_one_error_everyw
     cfg = config(tmp_path, [{"name": "a", "file": "a.csv", **col}, {"name": "b", "file": "b.csv", **col}],
                  id="id", weight="w", weight_kind="frequency", **extra)
     line = same_everywhere(cfg, scheduler, capsys)
-    assert "weight_kind: frequency repeats each row by its weight, but row 10 of model 'a' weighs 3 and the same " \
-           "row of model 'b' weighs 4" in line, line
+    assert f"a.csv: model 'a': row 10 weighs 3 and the same row of model 'b' ({tmp_path / 'b.csv'}) weighs 4; " \
+           "weight_kind: frequency repeats each row by its weight" in line, line
 
 
 def test_scores_near_the_float_limit_are_refused_not_overflowed(tmp_path, scheduler, capsys):
@@ -1173,7 +1173,7 @@ def test_a_row_weighed_differently_by_two_models_of_one_dataset_is_named_by_its_
     cfg = config(tmp_path, [{"name": "a", "file": "ds", "score": "s", "weight": "w"}, {"name": "b", "file": "ds", "score": "s"}],
                  weight_kind="frequency")
     line = refused_alike(cfg, scheduler, capsys)
-    assert "but row 4 of model 'a' weighs 2 and the same row of model 'b' weighs 1" in line, line
+    assert "ds: model 'a': row 4 weighs 2 and the same row of model 'b' weighs 1;" in line, line
 
 
 def test_a_control_character_in_a_header_name_stays_escaped_in_the_did_you_mean_hint(tmp_path, scheduler, capsys):

