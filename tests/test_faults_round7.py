@@ -151,3 +151,30 @@ def test_an_unknown_key_starting_with_a_capital_is_named_not_an_internal_error(
     cfg = make_run(tmp_path, CLEAN)
     assert cli.main(["validate", str(cfg), "--set", item]) == 2
     assert capsys.readouterr().err == f"reportgen: error: {cfg}: {expected} (from --set)\n"
+
+
+# --------------------------------------------------------------------------------------
+# Excel's sep= line
+# --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("first", "sep", "todo"), [
+    (b"sep=,\n", ",", "delete that line"),
+    (b"\xef\xbb\xbfSEP=;\r\n", ";", "save the file as comma-separated CSV without that line"),
+])
+@pytest.mark.parametrize("engine", ENGINES)
+def test_excels_sep_line_is_refused_by_every_engine_and_validate_not_read_as_the_header(
+        engine: str, first: bytes, sep: str, todo: str, tmp_path: Path, request: pytest.FixtureRequest,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """A CSV saved by Excel with its ``sep=,`` hint on line 1 was read with that line as the
+    header: "label: column 'y' not found in a.csv (columns: sep=, '')", the real header unnamed."""
+    body = CLEAN if sep == "," else CLEAN.replace(b",", b";")
+    cfg = make_run(tmp_path, first + body)
+    expected = (f"reportgen: error: {tmp_path / 'a.csv'}: line 1 is Excel's 'sep={sep}' hint, not a header (reportgen "
+                f"reads comma-separated CSV with its header on line 1); {todo}\n")
+    assert run(cfg, engine, request) == 2
+    assert capsys.readouterr().err == expected
+    assert not (tmp_path / "out").exists()
+    args = ["validate", str(cfg)] + (["--set", f"engine={engine}"] if engine != "dask" else [])
+    assert cli.main(args) == 2
+    assert capsys.readouterr().err == expected

@@ -591,7 +591,7 @@ def check_not_binary(path: Path) -> None:
     (:data:`MAGIC`): the same one line in every engine, before any parser guesses."""
     try:
         with opened_plain(path) as fh:
-            head = fh.read(10)
+            head = fh.read(12)
             if head.startswith(b"PAR1"):  # a Parquet file also ends with its magic (a CSV header may start "PAR1")
                 fh.seek(-4, os.SEEK_END)
                 head = head if fh.read(4) == b"PAR1" else b""
@@ -602,6 +602,18 @@ def check_not_binary(path: Path) -> None:
         if len(head) >= len(magic) and all(m == ord("?") or m == h for m, h in zip(magic, head)):
             what, todo = what.split("; ", 1)
             raise InputError(f"{path}: the file is {what}, not CSV text (reportgen reads plain UTF-8 CSV or Parquet); {todo}")
+    hint = EXCEL_SEP.match(head)
+    if hint:
+        sep = hint.group(1).decode("utf-8", "replace")
+        todo = "delete that line" if sep == "," else "save the file as comma-separated CSV without that line"
+        raise InputError(f"{path}: line 1 is Excel's 'sep={sep}' hint, not a header (reportgen reads comma-separated "
+                         f"CSV with its header on line 1); {todo}")
+
+
+#: Excel's first line naming the delimiter (``sep=,`` or ``sep=;``, a line of its own): read as
+#: the header, it made every column "not found (columns: sep=, '')", the file's real header
+#: unmentioned; skipped, it would shift every row number a message gives. Refused, in every engine.
+EXCEL_SEP = re.compile(rb"(?:\xef\xbb\xbf)?sep=(.)\r?\n", re.IGNORECASE | re.DOTALL)
 
 
 #: How pandas renames the second of two same-named columns (``s`` → ``s.1``).
