@@ -205,7 +205,7 @@ def _init(args: argparse.Namespace, printer: _Printer) -> int:
         os.replace(tmp, target)
     except OSError as exc:
         tmp.unlink(missing_ok=True)
-        raise OutputError(f"{target}: cannot write the config ({exc.strerror or exc})") from None
+        raise OutputError(f"{target}: cannot write the config ({exc.strerror or exc}); choose another file with --out") from None
     printer.info(f"{args.data}: wrote {target}; check the guessed columns, then run: reportgen validate {target}")
     return EXIT_OK
 

@@ -178,3 +178,30 @@ def test_excels_sep_line_is_refused_by_every_engine_and_validate_not_read_as_the
     args = ["validate", str(cfg)] + (["--set", f"engine={engine}"] if engine != "dask" else [])
     assert cli.main(args) == 2
     assert capsys.readouterr().err == expected
+
+
+# --------------------------------------------------------------------------------------
+# An output directory that can never be made
+# --------------------------------------------------------------------------------------
+
+needs_proc = pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="no /proc (not Linux)")
+
+
+@needs_proc
+def test_an_output_directory_under_proc_says_what_to_do(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--out /proc/out`` (a directory that exists but takes no new file) was "writing the
+    report failed (No such file or directory)": no what-to-do."""
+    cfg = make_run(tmp_path, CLEAN)
+    assert cli.main(["run", str(cfg), "-q", "--out", "/proc/out"]) == 2
+    assert capsys.readouterr().err == ("reportgen: error: /proc/out: cannot create files there (No such file or "
+                                       "directory); choose another --out\n")
+
+
+@needs_proc
+def test_init_writing_under_proc_says_what_to_do(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``reportgen init data.csv --out /proc/x.yaml`` was "cannot write the config (No such file
+    or directory)": no what-to-do."""
+    make_run(tmp_path, CLEAN)
+    assert cli.main(["init", str(tmp_path / "a.csv"), "--out", "/proc/x.yaml", "-q"]) == 2
+    assert capsys.readouterr().err == ("reportgen: error: /proc/x.yaml: cannot write the config (No such file or "
+                                       "directory); choose another file with --out\n")
