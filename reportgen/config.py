@@ -859,6 +859,10 @@ def _explain(err: dict[str, Any]) -> tuple[str, tuple[Any, ...]]:
     elif kind in _SHAPE_WORDS:  # pydantic: "Input should be a valid list" (or string, number, integer)
         msg = _SHAPE_WORDS[kind]
     found = err.get("input")
+    if kind == "string_type" and (found is None or isinstance(found, (bool, int, float))):
+        # ``name: 2024``, ``name: yes``, ``name: null``: YAML's own types, not a wrong value
+        return (f"{where}: expected text, found {found!r} (YAML reads unquoted numbers, yes/no, true/false and null "
+                f"as values, not text); quote it"), loc
     shown = "" if kind.startswith("value_error") or isinstance(found, (dict, list)) or "input" not in err \
         else f" (found {_at_most(repr(found))})"
     return f"{where}: {msg}{shown}", loc
@@ -1104,8 +1108,8 @@ def _from_set(loc: tuple[Any, ...], set_keys: Sequence[tuple[Any, ...]]) -> bool
 def interpolate(data: Any, environ: Mapping[str, str], text: str | None, source: str,
                 set_keys: Sequence[tuple[Any, ...]] = ()) -> Any:
     """Parsed YAML with ``${VAR}`` expanded in every string value (keys are left alone;
-    :data:`DEFERRED_KEYS` are expanded later, where they are used). Iterative, bounded by
-    the nesting limit already checked. A problem in a value from ``--set`` (``set_keys``) is
+    :data:`DEFERRED_KEYS` are expanded later, where they are used) and a ``!!binary`` value
+    refused, naming its key. Iterative, bounded by the nesting limit already checked. A problem in a value from ``--set`` (``set_keys``) is
     said to come from there, not from the file's line of that key."""
 
     def where(loc: tuple[Any, ...]) -> str:
@@ -1121,6 +1125,9 @@ def interpolate(data: Any, environ: Mapping[str, str], text: str | None, source:
             return [walk(v, (*loc, i)) for i, v in enumerate(node)]
         if isinstance(node, str) and "$" in node and not _deferred(loc):
             return expand_vars(node, environ, where(loc))
+        if isinstance(node, (bytes, bytearray)):  # pydantic would decode them: a title or name of bytes
+            raise ConfigError(f"{where(loc)}: a YAML !!binary value (bytes), where every value is text, a number "
+                              f"or true/false; write the value out as plain text")
         return node
 
     return walk(data, ())

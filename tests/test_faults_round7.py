@@ -205,3 +205,50 @@ def test_init_writing_under_proc_says_what_to_do(tmp_path: Path, capsys: pytest.
     assert cli.main(["init", str(tmp_path / "a.csv"), "--out", "/proc/x.yaml", "-q"]) == 2
     assert capsys.readouterr().err == ("reportgen: error: /proc/x.yaml: cannot write the config (No such file or "
                                        "directory); choose another file with --out\n")
+
+
+# --------------------------------------------------------------------------------------
+# YAML values of YAML's own types
+# --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("written", "key", "line_of"), [
+    ("title: !!binary aGVsbG8=", "title", "title:"),
+    ("  name: !!binary YQ==", "models[0].name", "name: !!binary"),
+])
+def test_a_yaml_binary_title_or_model_name_is_refused_naming_the_key(written: str, key: str, line_of: str, tmp_path: Path,
+                                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    """``title: !!binary aGVsbG8=`` was read as bytes and decoded by pydantic: the run's title
+    was "hello", a value no one wrote as text (and a model name of bytes likewise)."""
+    cfg = make_run(tmp_path, CLEAN)
+    text = cfg.read_text(encoding="utf-8")
+    text = text.replace("title: t", written) if key == "title" else text.replace("  name: a\n", written + "\n")
+    cfg.write_text(text, encoding="utf-8")
+    line = next(i for i, x in enumerate(text.splitlines(), 1) if line_of in x)
+    assert cli.main(["run", str(cfg), "-q"]) == 2
+    assert capsys.readouterr().err == (f"reportgen: error: {cfg}:{line}: {key}: a YAML !!binary value (bytes), where "
+                                       f"every value is text, a number or true/false; write the value out as plain text\n")
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_yaml_binary_set_value_names_the_command_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    cfg = make_run(tmp_path, CLEAN)
+    assert cli.main(["validate", str(cfg), "--set", "output.formats=[!!binary anNvbg==]"]) == 2
+    assert capsys.readouterr().err == (f"reportgen: error: {cfg}: output.formats[0] (from --set): a YAML !!binary value "
+                                       f"(bytes), where every value is text, a number or true/false; write the value out "
+                                       f"as plain text\n")
+
+
+@pytest.mark.parametrize(("value", "found"), [("2024", "2024"), ("yes", "True"), ("null", "None")])
+def test_a_model_name_yaml_reads_as_a_number_says_to_quote_it(value: str, found: str, tmp_path: Path,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """``name: 2024`` (a model named after its vintage) was "Input should be a valid string
+    (found 2024)": pydantic's words, and nothing said YAML made it a number or what to do."""
+    cfg = make_run(tmp_path, CLEAN)
+    text = cfg.read_text(encoding="utf-8").replace("  name: a\n", f"  name: {value}\n")
+    cfg.write_text(text, encoding="utf-8")
+    line = next(i for i, x in enumerate(text.splitlines(), 1) if f"name: {value}" in x)
+    assert cli.main(["validate", str(cfg)]) == 2
+    assert capsys.readouterr().err == (f"reportgen: error: {cfg}:{line}: models[0].name: expected text, found {found} "
+                                       f"(YAML reads unquoted numbers, yes/no, true/false and null as values, not text); "
+                                       f"quote it\n")
