@@ -252,3 +252,28 @@ def test_a_model_name_yaml_reads_as_a_number_says_to_quote_it(value: str, found:
     assert capsys.readouterr().err == (f"reportgen: error: {cfg}:{line}: models[0].name: expected text, found {found} "
                                        f"(YAML reads unquoted numbers, yes/no, true/false and null as values, not text); "
                                        f"quote it\n")
+
+
+# --------------------------------------------------------------------------------------
+# History as JSON on a terminal
+# --------------------------------------------------------------------------------------
+
+
+def test_history_json_escapes_c1_and_bidirectional_controls_of_names_and_titles(tmp_path: Path,
+                                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """``reportgen history --format json`` wrote a title's U+009B (a terminal's CSI, as ESC [),
+    a model name's U+0085 and U+202E raw: ``json.dumps`` escapes C0 controls only. They are
+    now ``\\u`` escapes, the same JSON value."""
+    title, name = "Q3\x9b2J red\x7f", "a\x85b\u202ec"
+    cfg = make_run(tmp_path, CLEAN, title=title, history={"path": "h.sqlite"})
+    doc = yaml.safe_load(cfg.read_text(encoding="utf-8"))
+    doc["models"][0]["name"] = name
+    cfg.write_text(yaml.safe_dump(doc), encoding="utf-8")
+    assert cli.main(["run", str(cfg), "-q"]) == 0
+    capsys.readouterr()
+    assert cli.main(["history", str(tmp_path / "h.sqlite"), "--format", "json"]) == 0
+    out = capsys.readouterr().out
+    assert not any(c in out for c in "\x7f\x85\x9b\u202e"), out
+    assert "Q3\\u009b2J red\\u007f" in out and "a\\u0085b\\u202ec" in out
+    runs = json.loads(out)
+    assert runs[0]["title"] == title and any(p["subject"] == name for p in runs[0]["numbers"])
