@@ -277,3 +277,26 @@ def test_history_json_escapes_c1_and_bidirectional_controls_of_names_and_titles(
     assert "Q3\\u009b2J red\\u007f" in out and "a\\u0085b\\u202ec" in out
     runs = json.loads(out)
     assert runs[0]["title"] == title and any(p["subject"] == name for p in runs[0]["numbers"])
+
+
+# --------------------------------------------------------------------------------------
+# Scores as a spreadsheet exports them
+# --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("cell", "todo"), [
+    ("71.4%", "write it without the % sign (71.4% as 0.714)"),
+    ('"0,714"', "write it with a dot as the decimal separator (0,714 as 0.714)"),
+])
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_score_as_a_percentage_or_with_a_decimal_comma_says_how_to_write_it(
+        engine: str, cell: str, todo: str, tmp_path: Path, request: pytest.FixtureRequest,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """A score exported as ``71.4%`` or ``0,714`` was "non-numeric value '71.4%'; expected a
+    number": the user was left to guess that the sign or the comma was the fault."""
+    cfg = make_run(tmp_path, csv_with("id,y,s", [f"{i},{y},{cell if i == 3 else s}" for i, y, s in rows()]))
+    shown = cell.strip('"')
+    assert run(cfg, engine, request) == 2
+    assert capsys.readouterr().err == (f"reportgen: error: {tmp_path / 'a.csv'}: column 's', row 4: non-numeric value "
+                                       f"'{shown}'; expected a number; {todo}\n")
+    assert not (tmp_path / "out").exists()
