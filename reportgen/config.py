@@ -56,6 +56,11 @@ MAX_MODELS = 40
 #: any currency; β = 1e6 weighs recall a trillion times precision (F-β is recall long before).
 MAX_COST, MAX_BETA = 1e15, 1e6
 
+#: The most bins a binned model's scores are cut into (``stream.bins``): the default limit of
+#: distinct scores, past which binning saves nothing. ``bins: 1e20`` was an internal error
+#: ("Maximum allowed size exceeded"), ``2**63 - 1`` an IndexError, ``4e9`` out of memory.
+MAX_BINS = 2_000_000
+
 #: What ``output.dir`` may contain: the config file's stem, the run date, the run id.
 OUTPUT_PLACEHOLDERS = ("config", "date", "run_id")
 
@@ -426,7 +431,7 @@ class StreamConfig(Strict):
 
     batch_rows: int = Field(1_000_000, ge=1_000)
     max_distinct_scores: int = Field(2_000_000, ge=100)
-    bins: int = Field(100_000, ge=10)
+    bins: int = Field(100_000, ge=10, le=MAX_BINS)
     binning: Literal["quantile", "fixed"] = "quantile"
     sample_per_batch: int = Field(2_000, ge=10)
     seed: int = Field(20240601, ge=0, lt=2**63)

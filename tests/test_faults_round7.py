@@ -300,3 +300,21 @@ def test_a_score_as_a_percentage_or_with_a_decimal_comma_says_how_to_write_it(
     assert capsys.readouterr().err == (f"reportgen: error: {tmp_path / 'a.csv'}: column 's', row 4: non-numeric value "
                                        f"'{shown}'; expected a number; {todo}\n")
     assert not (tmp_path / "out").exists()
+
+
+# --------------------------------------------------------------------------------------
+# Huge numbers in numeric config values
+# --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("bins", ("99999999999999999999", "9223372036854775807", "4000000000"))
+def test_a_huge_number_of_bins_is_a_config_error_not_an_internal_one(bins: str, tmp_path: Path,
+                                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    """``stream.bins: 99999999999999999999`` passed validation and, once a model had more distinct
+    scores than ``max_distinct_scores``, the streamed run stopped with an internal error
+    ("Maximum allowed size exceeded"; 2**63 - 1: an IndexError; 4e9: out of memory)."""
+    cfg = make_run(tmp_path, CLEAN)
+    assert cli.main(["run", str(cfg), "-q", "--engine", "stream", "--set", f"stream.bins={bins}",
+                     "--set", "stream.max_distinct_scores=100"]) == 2
+    assert capsys.readouterr().err == (f"reportgen: error: {cfg}: stream.bins: Input should be less than or equal to "
+                                       f"2000000 (found {bins}) (from --set)\n")
