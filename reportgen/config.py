@@ -984,18 +984,27 @@ MAX_PROBLEMS_SHOWN = 5
 
 
 class _DuplicateKey(yaml.YAMLError):
-    def __init__(self, key: Any, line: int, first: int) -> None:
+    def __init__(self, key: Any, line: int, first: int, todo: str = "keep one of them") -> None:
         super().__init__(f"duplicate key {key!r}")
-        self.key, self.line, self.first = key, line, first
+        self.key, self.line, self.first, self.todo = key, line, first, todo
 
 
 class _StrictSafeLoader(yaml.SafeLoader):
-    """``yaml.SafeLoader`` that refuses a key given twice in one mapping (PyYAML keeps the last)."""
+    """``yaml.SafeLoader`` that refuses a key given twice in one mapping (PyYAML keeps the last),
+    merge keys (``<<:``) included."""
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
         seen: dict[Any, int] = {}
+        merged = 0
         for key_node, _ in node.value:
             if key_node.tag == "tag:yaml.org,2002:merge":
+                # two ``<<:`` keys in one mapping (YAML gives a key once): PyYAML merged both,
+                # and which one's value won a clash depended on how each was written (the
+                # second of two flow mappings, the first of a mapping's own key and a merge)
+                if merged:
+                    raise _DuplicateKey("<<", key_node.start_mark.line + 1, merged,
+                                        "merge several mappings with one key: <<: [*first, *second]")
+                merged = key_node.start_mark.line + 1
                 # ``<<: *defaults`` (a YAML merge key): PyYAML's own construct_mapping merges it,
                 # and a key given beside it overrides the merged one (not a duplicate)
                 continue
@@ -1051,7 +1060,7 @@ def _safe_load(text: str, source: str) -> Any:
         return yaml.load(text, Loader=_StrictSafeLoader)  # noqa: S506 - a SafeLoader subclass
     except _DuplicateKey as exc:
         raise ConfigError(
-            f"{source}:{exc.line}: duplicate key {exc.key!r} (first given at line {exc.first}); keep one of them"
+            f"{source}:{exc.line}: duplicate key {exc.key!r} (first given at line {exc.first}); {exc.todo}"
         ) from None
     except RecursionError:
         raise ConfigError(f"{source}: the config nests too deeply (more than {MAX_DEPTH} levels); "

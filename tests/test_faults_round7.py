@@ -318,3 +318,42 @@ def test_a_huge_number_of_bins_is_a_config_error_not_an_internal_one(bins: str, 
                      "--set", "stream.max_distinct_scores=100"]) == 2
     assert capsys.readouterr().err == (f"reportgen: error: {cfg}: stream.bins: Input should be less than or equal to "
                                        f"2000000 (found {bins}) (from --set)\n")
+
+
+# --------------------------------------------------------------------------------------
+# Anchors and merge keys
+# --------------------------------------------------------------------------------------
+
+MERGED_TWICE = """title: t
+label: y
+id: id
+bootstrap: {resamples: 0}
+output: {formats: [json], dir: out}
+models:
+  - {name: a, file: a.csv, score: s}
+  - <<: {name: b, file: b.csv, score: s}
+    <<: {name: c}
+"""
+
+
+def test_two_merge_keys_in_one_mapping_are_a_duplicate_key_not_a_silent_choice(tmp_path: Path,
+                                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """Two ``<<:`` keys in one mapping were both merged, and which one's value won a clash
+    depended on how each was written: the model above was silently named 'c'."""
+    make_run(tmp_path, CLEAN)
+    cfg = tmp_path / "m.yaml"
+    cfg.write_text(MERGED_TWICE, encoding="utf-8")
+    assert cli.main(["validate", str(cfg)]) == 2
+    assert capsys.readouterr().err == (f"reportgen: error: {cfg}:9: duplicate key '<<' (first given at line 8); merge "
+                                       f"several mappings with one key: <<: [*first, *second]\n")
+
+
+def test_one_merge_key_of_an_anchored_model_is_still_read(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The check above refuses a second merge key only: ``<<: *model`` beside keys of the
+    mapping's own (which override the merged ones) is read as before."""
+    make_run(tmp_path, CLEAN)
+    cfg = tmp_path / "m.yaml"
+    cfg.write_text(MERGED_TWICE.replace("  - {name: a, file: a.csv, score: s}", "  - &m {name: a, file: a.csv, score: s}")
+                   .replace("  - <<: {name: b, file: b.csv, score: s}\n    <<: {name: c}\n",
+                            "  - <<: *m\n    name: b\n    file: b.csv\n"), encoding="utf-8")
+    assert cli.main(["validate", str(cfg), "-q"]) == 0, capsys.readouterr().err
