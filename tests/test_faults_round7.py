@@ -357,3 +357,37 @@ def test_one_merge_key_of_an_anchored_model_is_still_read(tmp_path: Path, capsys
                    .replace("  - <<: {name: b, file: b.csv, score: s}\n    <<: {name: c}\n",
                             "  - <<: *m\n    name: b\n    file: b.csv\n"), encoding="utf-8")
     assert cli.main(["validate", str(cfg), "-q"]) == 0, capsys.readouterr().err
+
+
+# --------------------------------------------------------------------------------------
+# Parquet columns of nested values
+# --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("column", "what"), [
+    ("y", "lists (list<element: int64>)"),
+    ("id", "lists (list<element: int64>)"),
+    ("s", "records (struct<v: double>)"),
+])
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_parquet_column_of_lists_or_structs_is_refused_by_every_engine(
+        engine: str, column: str, what: str, tmp_path: Path, request: pytest.FixtureRequest,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """A Parquet label or id column of lists was an internal error in every engine
+    (ArrowNotImplementedError: no ``dictionary_encode`` / ``cast`` kernel for a list), a score of
+    structs "non-numeric value {'v': 0.714}"."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    data = rows()
+    cols = {"id": [i for i, _, _ in data], "y": [y for _, y, _ in data], "s": [float(s) for _, _, s in data]}
+    cols[column] = [{"v": v} for v in cols[column]] if column == "s" else [[v] for v in cols[column]]
+    cfg = make_run(tmp_path, CLEAN)
+    pq.write_table(pa.table(cols), tmp_path / "a.parquet")
+    doc = yaml.safe_load(cfg.read_text(encoding="utf-8"))
+    doc["models"][0]["file"] = "a.parquet"
+    cfg.write_text(yaml.safe_dump(doc), encoding="utf-8")
+    expected = (f"reportgen: error: {tmp_path / 'a.parquet'}: column '{column}' holds {what}, not one value per row; "
+                f"name a column of single values (numbers or text), or flatten it when the file is written\n")
+    assert run(cfg, engine, request) == 2
+    assert capsys.readouterr().err == expected
+    assert not (tmp_path / "out").exists()

@@ -706,6 +706,31 @@ def check_parts(path: Path, columns: Iterable[str]) -> None:
                 f"{part}: column {lacking[0]!r} not found in this part of the dataset {loc.shown} "
                 f"(columns: {', '.join(names)}); write every part with the same columns"
             )
+    if is_parquet(path):
+        check_flat(path, parquet_dataset(path).schema, wanted)
+
+
+#: Arrow's nested types by what a message calls their values.
+NESTED = (("is_list", "lists"), ("is_large_list", "lists"), ("is_fixed_size_list", "lists"),
+          ("is_list_view", "lists"), ("is_large_list_view", "lists"), ("is_struct", "records"),
+          ("is_map", "maps"), ("is_union", "unions"))
+
+
+def check_flat(path: Any, schema: Any, columns: Iterable[str]) -> None:
+    """Refuse a Parquet column the config reads that holds nested values (lists, structs, maps):
+    a list label or id was an internal error in every engine (``dictionary_encode`` / ``cast`` has
+    no kernel for it), a list score "non-numeric value array([0.714])"."""
+    import pyarrow as pa  # noqa: PLC0415
+
+    for name in columns:
+        if name not in schema.names:
+            continue
+        t = schema.field(name).type
+        t = t.value_type if pa.types.is_dictionary(t) else t
+        what = next((w for test, w in NESTED if getattr(pa.types, test, lambda _t: False)(t)), None)
+        if what is not None:
+            raise InputError(f"{path}: column {name!r} holds {what} ({t}), not one value per row; name a column of "
+                             f"single values (numbers or text), or flatten it when the file is written")
 
 
 def part_columns(path: Path) -> list[tuple[str, list[str]]]:
