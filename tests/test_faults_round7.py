@@ -391,3 +391,40 @@ def test_a_parquet_column_of_lists_or_structs_is_refused_by_every_engine(
     assert run(cfg, engine, request) == 2
     assert capsys.readouterr().err == expected
     assert not (tmp_path / "out").exists()
+
+
+# --------------------------------------------------------------------------------------
+# Blank lines
+# --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_bad_row_after_a_blank_line_is_named_by_its_line_in_every_engine_and_validate(
+        engine: str, tmp_path: Path, request: pytest.FixtureRequest, capsys: pytest.CaptureFixture[str]) -> None:
+    """Every reader skips a blank line, and every message counted the rows it read: the bad
+    score on the file's line 10, after a blank line 5, was "row 9" (the README: a file's rows
+    are numbered as its lines, the header line 1)."""
+    lines = [f"{i},{y},{'bad' if i == 8 else s}" for i, y, s in rows()]
+    lines.insert(3, "")  # line 5
+    cfg = make_run(tmp_path, csv_with("id,y,s", lines))
+    assert (tmp_path / "a.csv").read_text(encoding="utf-8").splitlines()[9] == "8,0,bad"
+    expected = f"reportgen: error: {tmp_path / 'a.csv'}: column 's', row 10: non-numeric value 'bad'; expected a number\n"
+    assert run(cfg, engine, request) == 2
+    assert capsys.readouterr().err == expected
+    if engine != "dask":
+        assert cli.main(["validate", str(cfg), "--set", f"engine={engine}"]) == 2
+        assert capsys.readouterr().err == expected
+
+
+def test_a_short_row_after_blank_lines_and_a_two_line_value_is_named_by_its_row(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Blank lines count as rows; a quoted value of two lines (one with an empty line inside)
+    stays one row, as a spreadsheet shows it."""
+    lines = [f"{i},{y},{s},{chr(34) + 'x' + chr(10) + chr(10) + 'y' + chr(34) if i == 2 else 'z'}" for i, y, s in rows()]
+    lines[10] = "11,1"  # a short row
+    lines.insert(5, "")
+    lines.insert(0, "")  # before the first row: line 2
+    cfg = make_run(tmp_path, csv_with("id,y,s,t", lines))
+    assert cli.main(["run", str(cfg), "-q", "--engine", "stream"]) == 2
+    assert capsys.readouterr().err == (f"reportgen: error: {tmp_path / 'a.csv'}: row 14: 2 fields where the header has 4; "
+                                       f"give every row one field per header column (quote a value that holds a comma)\n")

@@ -1210,3 +1210,87 @@ def pandas_csv_frame(path: Path, columns: list[str], text: list[str], numbers: I
         if source is not path:
             source.close()
     return df
+
+
+#: A message about a file's row, as the readers word it: the file first, then the row
+#: ("a.csv: row 7", "a.csv: column 's', row 7", "a.csv: model 'a': row 7").
+_FILE_ROW = re.compile(r"^(?P<path>.+?)(?P<mid>: (?:column '[^']*', |model '[^']*': )?row )(?P<row>\d+)\b")
+
+#: Bytes that start a blank line somewhere in a file (or a file starting with one).
+_BLANK = re.compile(rb"\n\r?\n|\r\r|\r\n\r?\n")
+
+
+def has_blank_line(path: Path) -> bool:
+    """Whether a CSV holds an empty line (a quoted value's empty line counts too: the scan that
+    follows tells them apart). Read in 32 MiB chunks, on an error path only."""
+    chunk, tail = 32 << 20, b""
+    try:
+        fh = opened_plain(path)
+    except OSError:
+        return False
+    with fh:
+        first = True
+        while block := fh.read(chunk):
+            text = tail + block
+            if first and text.removeprefix(b"\xef\xbb\xbf")[:1] in (b"\n", b"\r"):
+                return True
+            if _BLANK.search(text):
+                return True
+            first, tail = False, text[-3:]
+    return False
+
+
+def row_as_written(path: Path, row: int) -> int:
+    """The row the readers call ``row`` (the header 1, a blank line no row: pyarrow and pandas
+    skip it) numbered as the file's lines, a blank line counted (as an editor and a spreadsheet
+    number it): row 9 after one blank line is line 10."""
+    if row < 1 or not has_blank_line(path):
+        return row
+    import csv  # noqa: PLC0415
+
+    try:
+        source = opened_plain(path)
+    except OSError:
+        return row
+    try:
+        line = records = 0
+        for fields in csv_records(source):
+            line += 1
+            if fields:
+                records += 1
+                if records == row:
+                    return line
+    except (OSError, csv.Error):  # a file the scan cannot follow keeps the readers' number
+        return row
+    finally:
+        source.close()
+    return row
+
+
+@contextmanager
+def rows_as_lines() -> Iterator[None]:
+    """Within the block, a :class:`~reportgen.errors.InputError` naming a row of a local CSV file
+    that holds blank lines names it by the file's line (:func:`row_as_written`): every engine and
+    ``validate`` counted records, so after a blank line "row 9" was the file's line 10, where the
+    README says a file's rows are numbered as its lines."""
+    try:
+        yield
+    except InputError as exc:
+        text = str(exc)
+        m = _FILE_ROW.match(text)
+        if m is None or getattr(exc, "lines_counted", False):  # once: the blocks nest (validate's, a run's)
+            raise
+        path = Path(m.group("path"))
+        try:
+            local = F.locate(path).local and path.is_file() and not is_parquet(path)
+        except (OSError, ValueError):
+            local = False
+        if not local:
+            raise
+        row = row_as_written(path, int(m.group("row")))
+        exc.lines_counted = True  # type: ignore[attr-defined]
+        if row == int(m.group("row")):
+            raise
+        counted = type(exc)(f"{m.group('path')}{m.group('mid')}{row}{text[m.end():]}")
+        counted.lines_counted = True  # type: ignore[attr-defined]
+        raise counted from None
