@@ -893,8 +893,18 @@ def _mapping_words(loc: tuple[Any, ...]) -> str:
     return f"expected a mapping of keys ({', '.join(keys)})" if keys else "expected a mapping of keys"
 
 
+#: The union branches of the config's fields (pydantic's names) in the config's words.
+_BRANCH_WORDS = {
+    "list[list[float]]": "a cost matrix (a list of lists of numbers, one row per class)",
+    "list[constrained-str]": "a list of column names (one per class, in class order)",
+    "dict[union[int,str,bool,float],constrained-str]": "a mapping of each class to its column name",
+}
+
+
 def _branch_words(branch: str, loc: tuple[Any, ...]) -> str:
     """One branch of a union (``CostsConfig``, ``list[list[float]]``) as the shape of a value."""
+    if branch in _BRANCH_WORDS:
+        return _BRANCH_WORDS[branch]
     if branch[:1].isupper():
         return _mapping_words(loc).removeprefix("expected ")
     depth, inner = 0, branch

@@ -11,46 +11,15 @@ every engine.
 from __future__ import annotations
 
 import json
-import random
 from pathlib import Path
 
 import pytest
 import yaml
 
 from reportgen import cli
+from test_faults_round6 import csv_with, make_run, rows, run  # round 6's: model a as given, model b clean
 
 ENGINES = ("memory", "stream", "dask")
-
-
-def rows(n: int = 60, seed: int = 1) -> list[tuple[int, int, str]]:
-    rng = random.Random(seed)
-    return [(i, i % 2, f"{rng.random():.3f}") for i in range(1, n + 1)]
-
-
-def make_run(folder: Path, a_csv: bytes, n: int = 60, **extra) -> Path:
-    """Model a reads ``a_csv`` (columns id, y, s, maybe more), model b a clean file of ``n`` rows;
-    no bootstrap, metrics.json only."""
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "a.csv").write_bytes(a_csv)
-    (folder / "b.csv").write_text("id,y,s\n" + "".join(f"{i},{y},{s}\n" for i, y, s in rows(n, 2)), encoding="utf-8")
-    cfg = {"title": "t", "label": "y", "id": "id", "bootstrap": {"resamples": 0},
-           "output": {"formats": ["json"], "dir": "out"},
-           "models": [{"name": "a", "file": "a.csv", "score": "s"}, {"name": "b", "file": "b.csv", "score": "s"}]}
-    cfg.update(extra)
-    path = folder / "q.yaml"
-    path.write_text(yaml.safe_dump(cfg), encoding="utf-8")
-    return path
-
-
-def run(cfg: Path, engine: str, request: pytest.FixtureRequest, *more: str) -> int:
-    args = ["run", str(cfg), "-q", "--overwrite", "--engine", engine, *more]
-    if engine == "dask":
-        args += ["--scheduler", request.getfixturevalue("scheduler")]
-    return cli.main(args)
-
-
-def csv_with(header: str, lines: list[str]) -> bytes:
-    return (header + "\n" + "".join(line + "\n" for line in lines)).encode("utf-8")
 
 
 CLEAN = csv_with("id,y,s", [f"{i},{y},{s}" for i, y, s in rows()])
@@ -109,8 +78,12 @@ def test_a_frequency_weight_mismatch_names_a_files_row_by_its_line(tmp_path: Pat
 
 
 @pytest.mark.parametrize(("item", "expected"), [
-    ("costs=[1,2]", "costs: expected a mapping of keys (fn, fp, tp, tn) or a list of lists of numbers"),
-    ("costs=5", "costs: expected a mapping of keys (fn, fp, tp, tn) or a list of lists of numbers (found 5)"),
+    ("costs=[1,2]", "costs: expected a mapping of keys (fn, fp, tp, tn) or a cost matrix (a list of lists of numbers, "
+                    "one row per class)"),
+    ("costs=5", "costs: expected a mapping of keys (fn, fp, tp, tn) or a cost matrix (a list of lists of numbers, "
+                "one row per class) (found 5)"),
+    ("models[0].scores=5", "models[0].scores: expected a list of column names (one per class, in class order) or a "
+                           "mapping of each class to its column name (found 5)"),
     ("costs={fp: [1]}", "costs.fp: expected a number"),
     ("costs=[[1,x],[1,2]]", "costs[0][1]: expected a number (found 'x')"),
     ("bootstrap=3", "bootstrap: expected a mapping of keys (resamples, seed) (found 3)"),
@@ -428,3 +401,21 @@ def test_a_short_row_after_blank_lines_and_a_two_line_value_is_named_by_its_row(
     assert cli.main(["run", str(cfg), "-q", "--engine", "stream"]) == 2
     assert capsys.readouterr().err == (f"reportgen: error: {tmp_path / 'a.csv'}: row 14: 2 fields where the header has 4; "
                                        f"give every row one field per header column (quote a value that holds a comma)\n")
+
+
+def test_init_leaves_out_a_parquet_column_of_lists_not_an_internal_error(tmp_path: Path,
+                                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    """``reportgen init`` on a Parquet file with a column of lists was an internal error
+    ("unhashable type: 'numpy.ndarray'") when it counted the column's distinct values. The
+    column is left out (a run refuses it); the config it writes validates."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    data = rows(200)
+    pq.write_table(pa.table({"id": [i for i, _, _ in data], "y": [y for _, y, _ in data],
+                             "s": [float(s) for _, _, s in data], "tags": [[i, i] for i, _, _ in data]}),
+                   tmp_path / "d.parquet")
+    target = tmp_path / "d.yaml"
+    assert cli.main(["init", str(tmp_path / "d.parquet"), "--out", str(target), "-q"]) == 0, capsys.readouterr().err
+    doc = yaml.safe_load(target.read_text(encoding="utf-8"))
+    assert [m["score"] for m in doc["models"]] == ["s"] and "tags" not in target.read_text(encoding="utf-8")
+    assert cli.main(["validate", str(target), "-q"]) == 0, capsys.readouterr().err

@@ -716,6 +716,13 @@ NESTED = (("is_list", "lists"), ("is_large_list", "lists"), ("is_fixed_size_list
           ("is_map", "maps"), ("is_union", "unions"))
 
 
+def nested(t: Any) -> str | None:
+    """What an Arrow type's values are called when they are nested (``"lists"``), else None."""
+    import pyarrow as pa  # noqa: PLC0415
+
+    return next((w for test, w in NESTED if getattr(pa.types, test, lambda _t: False)(t)), None)
+
+
 def check_flat(path: Any, schema: Any, columns: Iterable[str]) -> None:
     """Refuse a Parquet column the config reads that holds nested values (lists, structs, maps):
     a list label or id was an internal error in every engine (``dictionary_encode`` / ``cast`` has
@@ -727,7 +734,7 @@ def check_flat(path: Any, schema: Any, columns: Iterable[str]) -> None:
             continue
         t = schema.field(name).type
         t = t.value_type if pa.types.is_dictionary(t) else t
-        what = next((w for test, w in NESTED if getattr(pa.types, test, lambda _t: False)(t)), None)
+        what = nested(t)
         if what is not None:
             raise InputError(f"{path}: column {name!r} holds {what} ({t}), not one value per row; name a column of "
                              f"single values (numbers or text), or flatten it when the file is written")
