@@ -26,7 +26,8 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, ValidationInfo, field_serializer, field_validator, model_validator
 
 import reportgen.catalog as catalog
-from reportgen.errors import ConfigError
+from reportgen.errors import ConfigError, UserError
+from reportgen.logo import image_kind, read_logo
 from reportgen.results import MAX_TEXT_CHARS
 from reportgen.smallfiles import read_user_file
 
@@ -1397,6 +1398,15 @@ def load_config(path: str | Path, overrides: Sequence[str] = ()) -> tuple[Config
                 )
             if not stat.S_ISREG(real.stat().st_mode):
                 raise ConfigError(f"{cfg.where('report', 'logo')}: {target} is not a regular file; give an image file")
+            # its bytes too, before any data is read: a run refused a text file named logo.png
+            # only when the report was rendered, after the whole computation
+            where = f"{cfg.where('report', 'logo')}: {target}"
+            try:
+                _kind, problem = image_kind(read_logo(real, where))
+            except UserError as exc:
+                raise ConfigError(str(exc)) from None
+            if problem is not None:
+                raise ConfigError(f"{where} {problem}")
     output = cfg.output.model_copy(update={"dir": os.path.expanduser(cfg.output.dir)})
     history = cfg.history
     if history is not None and not history.path.is_absolute():

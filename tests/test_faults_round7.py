@@ -419,3 +419,26 @@ def test_init_leaves_out_a_parquet_column_of_lists_not_an_internal_error(tmp_pat
     doc = yaml.safe_load(target.read_text(encoding="utf-8"))
     assert [m["score"] for m in doc["models"]] == ["s"] and "tags" not in target.read_text(encoding="utf-8")
     assert cli.main(["validate", str(target), "-q"]) == 0, capsys.readouterr().err
+
+
+# --------------------------------------------------------------------------------------
+# A logo that is no image
+# --------------------------------------------------------------------------------------
+
+
+def test_a_logo_that_is_no_image_is_refused_before_any_data_is_read(tmp_path: Path,
+                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    """``report.logo: logo.png`` holding text passed the config's checks (a regular file next to
+    the config) and was refused when the report was rendered, after the whole computation — a
+    scheduled job's hour lost — and ``validate`` said OK. The bytes are now judged with the
+    config, before the data (here: a missing data file, not reached), in ``validate`` too."""
+    cfg = make_run(tmp_path, CLEAN, report={"logo": "logo.png"})
+    (tmp_path / "logo.png").write_bytes(b"password=hunter2\n")
+    (tmp_path / "a.csv").unlink()
+    line = next(i for i, x in enumerate(cfg.read_text(encoding="utf-8").splitlines(), 1) if "logo:" in x)
+    expected = (f"reportgen: error: {cfg}:{line}: report.logo: {tmp_path / 'logo.png'} is not a PNG, JPEG, GIF or SVG "
+                f"image (judged by its bytes, not its name); give an image file in report.logo (or --logo)\n")
+    for command in ("run", "validate"):
+        assert cli.main([command, str(cfg), "-q"]) == 2
+        assert capsys.readouterr().err == expected
+    assert not (tmp_path / "out").exists()
