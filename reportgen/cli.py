@@ -207,7 +207,7 @@ def _init(args: argparse.Namespace, printer: _Printer) -> int:
         os.replace(tmp, target)
     except OSError as exc:
         tmp.unlink(missing_ok=True)
-        raise OutputError(f"{target}: cannot write the config ({exc.strerror or exc})") from None
+        raise OutputError(f"{target}: cannot write the config ({exc.strerror or exc}); choose another file with --out") from None
     printer.info(f"{args.data}: wrote {target}; check the guessed columns, then run: reportgen validate {target}")
     return EXIT_OK
 
@@ -598,9 +598,11 @@ def _run_batch(args: argparse.Namespace, printer: _Printer) -> int:
 
 
 def _validate_one(path: str, printer: _Printer, shown: _StderrWarnings, overrides: Sequence[str] = ()) -> int:
+    from reportgen.io.files import rows_as_lines  # noqa: PLC0415
     from reportgen.io.filesystems import shown_errors  # noqa: PLC0415
 
-    with shown_errors():  # a URI input is named as written (s3://b/k), not in the form a Path holds
+    # a URI input is named as written (s3://b/k), not in the form a Path holds; a row as the file's line
+    with shown_errors(), rows_as_lines():
         return _validate_checked(path, printer, shown, overrides)
 
 

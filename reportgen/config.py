@@ -26,7 +26,8 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, ValidationInfo, field_serializer, field_validator, model_validator
 
 import reportgen.catalog as catalog
-from reportgen.errors import ConfigError
+from reportgen.errors import ConfigError, UserError
+from reportgen.logo import image_kind, read_logo
 from reportgen.results import MAX_TEXT_CHARS
 from reportgen.smallfiles import read_user_file
 
@@ -55,6 +56,11 @@ MAX_MODELS = 40
 #: 1e160 an F-β of None, both with numpy's overflow warnings on stderr. 1e15 per row still holds
 #: any currency; β = 1e6 weighs recall a trillion times precision (F-β is recall long before).
 MAX_COST, MAX_BETA = 1e15, 1e6
+
+#: The most bins a binned model's scores are cut into (``stream.bins``): the default limit of
+#: distinct scores, past which binning saves nothing. ``bins: 1e20`` was an internal error
+#: ("Maximum allowed size exceeded"), ``2**63 - 1`` an IndexError, ``4e9`` out of memory.
+MAX_BINS = 2_000_000
 
 #: What ``output.dir`` may contain: the config file's stem, the run date, the run id.
 OUTPUT_PLACEHOLDERS = ("config", "date", "run_id")
@@ -426,7 +432,7 @@ class StreamConfig(Strict):
 
     batch_rows: int = Field(1_000_000, ge=1_000)
     max_distinct_scores: int = Field(2_000_000, ge=100)
-    bins: int = Field(100_000, ge=10)
+    bins: int = Field(100_000, ge=10, le=MAX_BINS)
     binning: Literal["quantile", "fixed"] = "quantile"
     sample_per_batch: int = Field(2_000, ge=10)
     seed: int = Field(20240601, ge=0, lt=2**63)
@@ -827,7 +833,10 @@ def _format_loc(loc: tuple[Any, ...]) -> str:
 
 def _explain(err: dict[str, Any]) -> tuple[str, tuple[Any, ...]]:
     # drop pydantic's union-branch names (e.g. 'CostsConfig', 'list[list[float]]') from the path
-    loc = tuple(p for p in err["loc"] if isinstance(p, int) or not (p[:1].isupper() or "[" in p))
+    # (a key the user wrote, such as an unknown ``Title``, is the location's last part: kept)
+    loc = tuple(p for p in err["loc"][:-1] if not _is_branch(p)) + err["loc"][-1:]
+    if loc and _is_branch(loc[-1]) and err["type"] != "extra_forbidden":
+        loc = loc[:-1]
     cause = err.get("ctx", {}).get("error")
     if isinstance(cause, _Invalid):
         loc += cause.loc
@@ -851,9 +860,119 @@ def _explain(err: dict[str, Any]) -> tuple[str, tuple[Any, ...]]:
         msg = msg[len("Value error, "):]
     if kind == "path_type":  # pydantic: "Input is not a valid path for <class 'pathlib.Path'>"
         msg = "expected a path as text"
+    elif kind in ("model_type", "dict_type"):  # pydantic: "... a valid dictionary or instance of CostsConfig"
+        msg = _mapping_words(loc)
+    elif kind in _SHAPE_WORDS:  # pydantic: "Input should be a valid list" (or string, number, integer)
+        msg = _SHAPE_WORDS[kind]
     found = err.get("input")
-    shown = "" if kind.startswith("value_error") or isinstance(found, (dict, list)) else f" (found {_at_most(repr(found))})"
+    if kind == "string_type" and (found is None or isinstance(found, (bool, int, float))):
+        # ``name: 2024``, ``name: yes``, ``name: null``: YAML's own types, not a wrong value
+        return (f"{where}: expected text, found {found!r} (YAML reads unquoted numbers, yes/no, true/false and null "
+                f"as values, not text); quote it"), loc
+    shown = "" if kind.startswith("value_error") or isinstance(found, (dict, list)) or "input" not in err \
+        else f" (found {_at_most(repr(found))})"
     return f"{where}: {msg}{shown}", loc
+
+
+#: What a value of the wrong type should have been, in the config's words (pydantic's name
+#: Python types: "Input should be a valid dictionary or instance of CostsConfig").
+_SHAPE_WORDS = {
+    "list_type": "expected a list ([a, b] or one '- ' line per item)",
+    "string_type": "expected text",
+    "float_type": "expected a number", "float_parsing": "expected a number",
+    "int_type": "expected a whole number", "int_parsing": "expected a whole number",
+    "int_from_float": "expected a whole number",
+    "bool_type": "expected true or false", "bool_parsing": "expected true or false",
+}
+
+_ITEMS = {"float": "numbers", "int": "whole numbers", "str": "text values", "bool": "true/false values"}
+
+
+def _mapping_words(loc: tuple[Any, ...]) -> str:
+    """What the key at ``loc`` takes when it is a config section: a mapping, and its keys."""
+    keys = _fields_at((*loc, ""))
+    return f"expected a mapping of keys ({', '.join(keys)})" if keys else "expected a mapping of keys"
+
+
+#: The union branches of the config's fields (pydantic's names) in the config's words.
+_BRANCH_WORDS = {
+    "list[list[float]]": "a cost matrix (a list of lists of numbers, one row per class)",
+    "list[constrained-str]": "a list of column names (one per class, in class order)",
+    "dict[union[int,str,bool,float],constrained-str]": "a mapping of each class to its column name",
+}
+
+
+def _branch_words(branch: str, loc: tuple[Any, ...]) -> str:
+    """One branch of a union (``CostsConfig``, ``list[list[float]]``) as the shape of a value."""
+    if branch in _BRANCH_WORDS:
+        return _BRANCH_WORDS[branch]
+    if branch[:1].isupper():
+        return _mapping_words(loc).removeprefix("expected ")
+    depth, inner = 0, branch
+    while inner.startswith("list[") and inner.endswith("]"):
+        depth, inner = depth + 1, inner[5:-1]
+    if not depth:
+        return inner
+    return "a list of " + "lists of " * (depth - 1) + _ITEMS.get(inner, inner)
+
+
+def _is_branch(part: Any) -> bool:
+    """Whether a part of pydantic's location of an error is a union branch (``costs.CostsConfig.fp``,
+    ``costs.list[list[float]][0]``): a config model's class name or a generic type's, not a key."""
+    if not isinstance(part, str):
+        return False
+    if "[" in part:
+        return True
+    seen, todo = set(), [Strict]
+    while todo:
+        cls = todo.pop()
+        seen.add(cls.__name__)
+        todo.extend(cls.__subclasses__())
+    return part in seen
+
+
+def _branch_at(err: dict[str, Any]) -> int | None:
+    """Index of the first union branch in ``err``'s location (None: not inside a union)."""
+    last = len(err["loc"]) - (err["type"] == "extra_forbidden")
+    return next((k for k, part in enumerate(err["loc"][:last]) if _is_branch(part)), None)
+
+
+def _one_per_union(errors: list[Any]) -> list[Any]:
+    """pydantic's errors for a value no branch of a union accepts, as the config means them.
+    ``costs: [1, 2]`` was "costs: Input should be a valid dictionary or instance of CostsConfig;
+    also costs[0]: Input should be a valid list; also costs[1]: ...": one error per branch,
+    named by Python class. A branch whose own type the value has (a mapping for the costs, a
+    list for the matrix) keeps its errors about what is inside; a value of neither type, or of
+    the right type with items of the wrong type, is one error naming the shapes expected."""
+    groups: dict[tuple[Any, ...], dict[str, list[Any]]] = {}
+    for e in errors:
+        k = _branch_at(e)
+        if k is not None:
+            groups.setdefault(tuple(e["loc"][:k]), {}).setdefault(e["loc"][k], []).append(e)
+    out, merged = [], set()
+    for e in errors:
+        k = _branch_at(e)
+        parent = None if k is None else tuple(e["loc"][:k])
+        if parent is None or len(groups[parent]) < 2:
+            out.append(e)
+            continue
+        branches = groups[parent]
+        # a branch that refused the value's own type is not the one meant; one that refused only
+        # the type of the items (a list of numbers where lists are expected) names the shape too
+        meant = [b for b, es in branches.items()
+                 if not any(len(x["loc"]) == k + 1 or x["type"] in ("list_type", "model_type", "dict_type") for x in es)]
+        if meant:
+            if e["loc"][k] in meant:
+                out.append(e)
+            continue
+        if parent not in merged:
+            merged.add(parent)
+            root = next((x for es in branches.values() for x in es if len(x["loc"]) == k + 1), None)
+            shapes = " or ".join(_branch_words(b, parent) for b in branches)
+            one = {k: v for k, v in e.items() if k != "input"}
+            out.append({**one, "loc": parent, "type": "union_type", "msg": f"expected {shapes}",
+                        **({} if root is None else {"input": root["input"]})})
+    return out
 
 
 #: The most characters of a wrong value an error line quotes.
@@ -876,18 +995,27 @@ MAX_PROBLEMS_SHOWN = 5
 
 
 class _DuplicateKey(yaml.YAMLError):
-    def __init__(self, key: Any, line: int, first: int) -> None:
+    def __init__(self, key: Any, line: int, first: int, todo: str = "keep one of them") -> None:
         super().__init__(f"duplicate key {key!r}")
-        self.key, self.line, self.first = key, line, first
+        self.key, self.line, self.first, self.todo = key, line, first, todo
 
 
 class _StrictSafeLoader(yaml.SafeLoader):
-    """``yaml.SafeLoader`` that refuses a key given twice in one mapping (PyYAML keeps the last)."""
+    """``yaml.SafeLoader`` that refuses a key given twice in one mapping (PyYAML keeps the last),
+    merge keys (``<<:``) included."""
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
         seen: dict[Any, int] = {}
+        merged = 0
         for key_node, _ in node.value:
             if key_node.tag == "tag:yaml.org,2002:merge":
+                # two ``<<:`` keys in one mapping (YAML gives a key once): PyYAML merged both,
+                # and which one's value won a clash depended on how each was written (the
+                # second of two flow mappings, the first of a mapping's own key and a merge)
+                if merged:
+                    raise _DuplicateKey("<<", key_node.start_mark.line + 1, merged,
+                                        "merge several mappings with one key: <<: [*first, *second]")
+                merged = key_node.start_mark.line + 1
                 # ``<<: *defaults`` (a YAML merge key): PyYAML's own construct_mapping merges it,
                 # and a key given beside it overrides the merged one (not a duplicate)
                 continue
@@ -943,7 +1071,7 @@ def _safe_load(text: str, source: str) -> Any:
         return yaml.load(text, Loader=_StrictSafeLoader)  # noqa: S506 - a SafeLoader subclass
     except _DuplicateKey as exc:
         raise ConfigError(
-            f"{source}:{exc.line}: duplicate key {exc.key!r} (first given at line {exc.first}); keep one of them"
+            f"{source}:{exc.line}: duplicate key {exc.key!r} (first given at line {exc.first}); {exc.todo}"
         ) from None
     except RecursionError:
         raise ConfigError(f"{source}: the config nests too deeply (more than {MAX_DEPTH} levels); "
@@ -1005,8 +1133,8 @@ def _from_set(loc: tuple[Any, ...], set_keys: Sequence[tuple[Any, ...]]) -> bool
 def interpolate(data: Any, environ: Mapping[str, str], text: str | None, source: str,
                 set_keys: Sequence[tuple[Any, ...]] = ()) -> Any:
     """Parsed YAML with ``${VAR}`` expanded in every string value (keys are left alone;
-    :data:`DEFERRED_KEYS` are expanded later, where they are used). Iterative, bounded by
-    the nesting limit already checked. A problem in a value from ``--set`` (``set_keys``) is
+    :data:`DEFERRED_KEYS` are expanded later, where they are used) and a ``!!binary`` value
+    refused, naming its key. Iterative, bounded by the nesting limit already checked. A problem in a value from ``--set`` (``set_keys``) is
     said to come from there, not from the file's line of that key."""
 
     def where(loc: tuple[Any, ...]) -> str:
@@ -1022,6 +1150,9 @@ def interpolate(data: Any, environ: Mapping[str, str], text: str | None, source:
             return [walk(v, (*loc, i)) for i, v in enumerate(node)]
         if isinstance(node, str) and "$" in node and not _deferred(loc):
             return expand_vars(node, environ, where(loc))
+        if isinstance(node, (bytes, bytearray)):  # pydantic would decode them: a title or name of bytes
+            raise ConfigError(f"{where(loc)}: a YAML !!binary value (bytes), where every value is text, a number "
+                              f"or true/false; write the value out as plain text")
         return node
 
     return walk(data, ())
@@ -1204,7 +1335,7 @@ def _one_per_label(errors: list[Any]) -> list[Any]:
 def _problems_line(exc: ValidationError, text: str, source: str, set_keys: Sequence[tuple[Any, ...]] = ()) -> str:
     """Every validation problem on one line, unknown keys first, each with its line number
     (or "(from --set)" for a key given on the command line)."""
-    errors = sorted(_one_per_label(exc.errors()), key=lambda e: e["type"] != "extra_forbidden")  # stable: keeps YAML order
+    errors = sorted(_one_per_union(_one_per_label(exc.errors())), key=lambda e: e["type"] != "extra_forbidden")  # stable: keeps YAML order
     shown = []
     for err in errors[:MAX_PROBLEMS_SHOWN]:
         msg, loc = _explain(err)
@@ -1267,6 +1398,15 @@ def load_config(path: str | Path, overrides: Sequence[str] = ()) -> tuple[Config
                 )
             if not stat.S_ISREG(real.stat().st_mode):
                 raise ConfigError(f"{cfg.where('report', 'logo')}: {target} is not a regular file; give an image file")
+            # its bytes too, before any data is read: a run refused a text file named logo.png
+            # only when the report was rendered, after the whole computation
+            where = f"{cfg.where('report', 'logo')}: {target}"
+            try:
+                _kind, problem = image_kind(read_logo(real, where))
+            except UserError as exc:
+                raise ConfigError(str(exc)) from None
+            if problem is not None:
+                raise ConfigError(f"{where} {problem}")
     output = cfg.output.model_copy(update={"dir": os.path.expanduser(cfg.output.dir)})
     history = cfg.history
     if history is not None and not history.path.is_absolute():

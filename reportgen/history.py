@@ -33,7 +33,7 @@ from typing import Any, TypeVar
 from reportgen.errors import UserError
 from reportgen.export import safe_cell
 from reportgen.results import ComparisonResult, TrendPoint
-from reportgen.terminal import one_line
+from reportgen.terminal import json_shown, one_line
 from reportgen.writer import file_on_the_way, signal_pending
 
 #: How long an append waits for another run's transaction to finish.
@@ -411,7 +411,7 @@ def export(runs: Sequence[dict[str, Any]], fmt: str) -> str:
         doc = [{**{k: v for k, v in r.items() if k != "numbers"},
                 "numbers": [{"kind": p.kind, "subject": p.subject, "metric": p.metric, "value": p.value,
                              "ci": list(p.ci) if p.ci else None} for p in r["numbers"]]} for r in runs]
-        return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+        return json_shown(json.dumps(doc, indent=2, ensure_ascii=False)) + "\n"
     header, rows = table(runs)
     if fmt == "csv":
         buf = io.StringIO()

@@ -23,6 +23,7 @@ import reportgen.gates as gates
 import reportgen.io.filesystems as filesystems
 import reportgen.wording as wording
 import reportgen.io.sql as sql
+from reportgen.io.files import rows_as_lines
 from reportgen.config import Config
 from reportgen.engine import binary as B
 from reportgen.engine.compare import Progress, Settings
@@ -95,7 +96,7 @@ def load_evidence(cfg: Config, progress: Progress | None = None) -> BinaryEviden
 
         return load_pushed(cfg)
     # SQL sources read once, as Parquet files; URIs named as written (reportgen.io.filesystems)
-    with sql.materialised(cfg) as (files, fetched), filesystems.shown_errors():
+    with sql.materialised(cfg) as (files, fetched), filesystems.shown_errors(), rows_as_lines():
         if files.engine == "dask":
             from reportgen.reduce.dask import load_dask  # noqa: PLC0415  (optional dependency)
 
@@ -151,7 +152,7 @@ def analyse(cfg: Config, config_path: Path | str, progress: Progress | None = No
     if data is not None and (cfg.credit is not None or cfg.segment is not None):
         raise ConfigError("credit / segment: the credit validation section reads its columns from the files; "
                           "compare in-memory frames without it, or write the frames to files and use a config")
-    with filesystems.shown_errors():
+    with filesystems.shown_errors(), rows_as_lines():
         credit, reference_files = credit_run(cfg, [(f.path, f.sha256) for f in audit.files])
     if credit is not None:
         notices += [Notice("credit_red", {"model": name, "failures": list(cm.failures)})

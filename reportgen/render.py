@@ -42,6 +42,7 @@ from pydantic import ValidationError
 from reportgen.config import REPORT_SECTIONS, ReportConfig
 import reportgen.catalog as catalog
 from reportgen.errors import ReportgenError, ResultError, ThemeError, UserError
+from reportgen.logo import logo_data_uri
 from reportgen.formats import MAX_DIGITS, bounds_of, fmt_bounded, fmt_int, fmt_metric, fmt_threshold, minus
 from reportgen.formats import isolate, needs_isolation, text_direction
 from reportgen.heap import young_collections_only
@@ -431,62 +432,6 @@ def _config_as_run(config: dict[str, Any], binary: bool) -> Any:
     cfg = {k: v for k, v in cfg.items() if k not in _BINARY_ONLY}
     cfg["models"] = [{k: v for k, v in m.items() if k not in _BINARY_ONLY_MODEL} for m in cfg.get("models", [])]
     return cfg
-
-
-#: The largest logo embedded in a report (bytes); a logo is a mark, not a photograph.
-MAX_LOGO_BYTES = 1_000_000
-
-_IMAGE_MAGIC = (
-    (b"\x89PNG\r\n\x1a\n", "image/png"),
-    (b"\xff\xd8\xff", "image/jpeg"),
-    (b"GIF87a", "image/gif"),
-    (b"GIF89a", "image/gif"),
-)
-
-#: What an SVG logo may not contain: scripts, event handlers, foreign HTML, entity
-#: declarations, references to anything but its own fragments or inline raster data.
-_SVG_FORBIDDEN = re.compile(
-    rb"<!DOCTYPE|<!ENTITY|<script|<foreignObject|<iframe|<object|<embed|\son[a-z]+\s*=|javascript:|@import"
-    rb"|url\(\s*['\"]?(?!#|data:image/(?:png|jpeg|gif);)"
-    rb"|href\s*=\s*['\"](?!#|data:image/(?:png|jpeg|gif);)",
-    re.IGNORECASE,
-)
-
-
-def _logo_data_uri(path: Path | None) -> str | None:
-    """A logo file as an inline data: URI (the report stays self-contained).
-
-    The bytes decide, not the extension: PNG, JPEG and GIF by their signature, SVG when it is
-    an ``<svg>`` document with nothing active in it (scripts, event handlers, external
-    references, entities are refused). At most ``MAX_LOGO_BYTES``; FIFOs and devices refused.
-    """
-    if path is None:
-        return None
-    where = f"{path}: the logo"
-    try:
-        st = os.stat(path)
-        if not stat.S_ISREG(st.st_mode):
-            raise UserError(f"{where} is not a regular file; give a PNG, JPEG, GIF or SVG file")
-        if st.st_size > MAX_LOGO_BYTES:
-            raise UserError(f"{where} is {st.st_size:,} bytes (at most {MAX_LOGO_BYTES:,}); use a smaller image")
-        with open(path, "rb") as fh:
-            data = fh.read(MAX_LOGO_BYTES + 1)
-    except OSError as exc:
-        raise UserError(f"{path}: cannot read the logo ({exc.strerror}); check report.logo in the config") from None
-    if len(data) > MAX_LOGO_BYTES:
-        raise UserError(f"{where} is larger than {MAX_LOGO_BYTES:,} bytes; use a smaller image")
-    kind = next((mime for magic, mime in _IMAGE_MAGIC if data.startswith(magic)), None)
-    if kind is None:
-        head = data.lstrip(b"\xef\xbb\xbf \t\r\n")
-        if re.match(rb"(<\?xml[^>]*>\s*)?(<!--.*?-->\s*)*<svg[\s>]", head, re.DOTALL) is None:
-            raise UserError(f"{where} is not a PNG, JPEG, GIF or SVG image (judged by its bytes, not its name)")
-        if (bad := _SVG_FORBIDDEN.search(data)) is not None:
-            raise UserError(
-                f"{where} is an SVG with active or external content ({bad.group(0)[:30].decode('latin-1')!r}); "
-                f"export a plain SVG or a PNG"
-            )
-        kind = "image/svg+xml"
-    return f"data:{kind};base64,{base64.b64encode(data).decode('ascii')}"
 
 
 def rule_text(direction: str, threshold: float | str) -> str:
@@ -996,7 +941,7 @@ def _build_view(result: ComparisonResult, theme: Theme, drawing: Any) -> dict[st
         "config_yaml": yaml.safe_dump(_config_as_run(to_jsonable(run.config), binary), sort_keys=False, allow_unicode=True,
                                       default_flow_style=None, width=100),
         "config_path": run.config_path,
-        "logo": _logo_data_uri(theme.logo),
+        "logo": logo_data_uri(theme.logo),
         # landscape past four models, or when the model columns' headers need more than a portrait
         # page; on a landscape page (and in the HTML) the columns are split into tables that each fit
         "wide_metrics": wide_metrics,

@@ -31,7 +31,7 @@ import numpy as np
 import pandas as pd
 
 from reportgen.errors import UserError
-from reportgen.io.files import (check_input, check_not_binary, columns_in, csv_error, is_parquet, parquet_dataset,
+from reportgen.io.files import (check_input, check_not_binary, columns_in, csv_error, is_parquet, nested, parquet_dataset,
                                  part_columns, unreadable_parquet)
 from reportgen.io.validate import shown_columns
 
@@ -67,9 +67,13 @@ def read_sample(path: Path, rows: int = SAMPLE_ROWS) -> pd.DataFrame:
     if is_parquet(path):
         part_columns(path)  # a damaged part: named, as run names it
         try:
-            return parquet_dataset(path).head(rows).to_pandas()
+            table = parquet_dataset(path).head(rows)
         except (pa.ArrowException, OSError, ValueError) as exc:
             raise unreadable_parquet(path, exc) from None
+        # a column of lists, structs or maps, which a run refuses, is no candidate (it was an
+        # internal error here: "unhashable type" when its distinct values were counted)
+        flat = [f.name for f in table.schema if nested(f.type.value_type if pa.types.is_dictionary(f.type) else f.type) is None]
+        return table.select(flat).to_pandas()
     check_not_binary(path)  # compressed, an archive, Parquet named .csv: the run's one line
     try:
         df = pd.read_csv(path, nrows=rows, low_memory=False, encoding="utf-8")

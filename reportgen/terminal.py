@@ -21,3 +21,13 @@ def one_line(text: str) -> str:
     its escape (``\\x1b``): a model name holding ``ESC [2J`` cleared the user's screen, and one
     holding U+202E showed the rest of the line reversed."""
     return UNSHOWN.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), " ".join(text.splitlines()))
+
+
+def json_shown(text: str) -> str:
+    """JSON text (``json.dumps(..., ensure_ascii=False)``) with every character a terminal would act
+    on written as its ``\\uXXXX`` escape: the same JSON value. ``json.dumps`` escapes C0 controls
+    only, and left DEL, the C1 controls (U+0080-U+009F; U+009B is a terminal's CSI, as ESC [) and
+    the bidirectional controls of a model name or title raw in ``reportgen history --format json``.
+    Outside strings JSON text holds none of :data:`UNSHOWN` but the line breaks of its indent (kept;
+    inside a string ``json.dumps`` wrote ``\\n``), so every other match is inside one."""
+    return UNSHOWN.sub(lambda m: m.group() if m.group() == "\n" else f"\\u{ord(m.group()):04x}", text)

@@ -394,7 +394,9 @@ def _write_failure(exc: OSError) -> str:
         return f"cannot write there ({exc.strerror}); choose another --out"
     if exc.errno == errno.EBUSY:
         return "the directory is in use (a mount point?); write to a subdirectory of it with --out"
-    return f"writing the report failed ({exc.strerror or exc})"
+    if exc.errno == errno.ENOENT:  # the directory exists but takes no new file (/proc, /sys), or went away
+        return f"cannot create files there ({exc.strerror}); choose another --out"
+    return f"writing the report failed ({exc.strerror or exc}); choose another --out"
 
 
 def _acquire(target: Path) -> tuple[int, Path]:

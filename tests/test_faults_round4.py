@@ -604,7 +604,8 @@ def test_init_on_a_full_disk_leaves_no_truncated_config(tmp_path: Path) -> None:
     code = LIMITED.replace("64 * 1024", "512")  # the starter config takes about 1 KB
     done = _python(code, "init", "a.csv", "--out", "starter.yaml", cwd=tmp_path)
     assert done.returncode == 2, done.stderr
-    assert done.stderr == "reportgen: error: starter.yaml: cannot write the config (File too large)\n"
+    assert done.stderr == ("reportgen: error: starter.yaml: cannot write the config (File too large); "
+                           "choose another file with --out\n")
     assert not [p.name for p in tmp_path.iterdir() if "starter" in p.name]
     assert cli.main(["init", str(tmp_path / "a.csv"), "--out", str(tmp_path / "starter.yaml"), "-q"]) == 0
 
@@ -623,7 +624,7 @@ def test_a_full_disk_while_the_workbook_is_saved_prints_one_line_and_no_tracebac
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 2, done.stderr
     assert done.stderr == (f"reportgen: error: {tmp_path / 'out'}: writing the report failed (File too large); "
-                           f"nothing was replaced\n")
+                           f"choose another --out; nothing was replaced\n")
     assert not (tmp_path / "out").exists()
 
 

@@ -591,7 +591,7 @@ def check_not_binary(path: Path) -> None:
     (:data:`MAGIC`): the same one line in every engine, before any parser guesses."""
     try:
         with opened_plain(path) as fh:
-            head = fh.read(10)
+            head = fh.read(12)
             if head.startswith(b"PAR1"):  # a Parquet file also ends with its magic (a CSV header may start "PAR1")
                 fh.seek(-4, os.SEEK_END)
                 head = head if fh.read(4) == b"PAR1" else b""
@@ -602,6 +602,18 @@ def check_not_binary(path: Path) -> None:
         if len(head) >= len(magic) and all(m == ord("?") or m == h for m, h in zip(magic, head)):
             what, todo = what.split("; ", 1)
             raise InputError(f"{path}: the file is {what}, not CSV text (reportgen reads plain UTF-8 CSV or Parquet); {todo}")
+    hint = EXCEL_SEP.match(head)
+    if hint:
+        sep = hint.group(1).decode("utf-8", "replace")
+        todo = "delete that line" if sep == "," else "save the file as comma-separated CSV without that line"
+        raise InputError(f"{path}: line 1 is Excel's 'sep={sep}' hint, not a header (reportgen reads comma-separated "
+                         f"CSV with its header on line 1); {todo}")
+
+
+#: Excel's first line naming the delimiter (``sep=,`` or ``sep=;``, a line of its own): read as
+#: the header, it made every column "not found (columns: sep=, '')", the file's real header
+#: unmentioned; skipped, it would shift every row number a message gives. Refused, in every engine.
+EXCEL_SEP = re.compile(rb"(?:\xef\xbb\xbf)?sep=(.)\r?\n", re.IGNORECASE | re.DOTALL)
 
 
 #: How pandas renames the second of two same-named columns (``s`` → ``s.1``).
@@ -694,6 +706,38 @@ def check_parts(path: Path, columns: Iterable[str]) -> None:
                 f"{part}: column {lacking[0]!r} not found in this part of the dataset {loc.shown} "
                 f"(columns: {', '.join(names)}); write every part with the same columns"
             )
+    if is_parquet(path):
+        check_flat(path, parquet_dataset(path).schema, wanted)
+
+
+#: Arrow's nested types by what a message calls their values.
+NESTED = (("is_list", "lists"), ("is_large_list", "lists"), ("is_fixed_size_list", "lists"),
+          ("is_list_view", "lists"), ("is_large_list_view", "lists"), ("is_struct", "records"),
+          ("is_map", "maps"), ("is_union", "unions"))
+
+
+def nested(t: Any) -> str | None:
+    """What an Arrow type's values are called when they are nested (``"lists"``), else None."""
+    import pyarrow as pa  # noqa: PLC0415
+
+    return next((w for test, w in NESTED if getattr(pa.types, test, lambda _t: False)(t)), None)
+
+
+def check_flat(path: Any, schema: Any, columns: Iterable[str]) -> None:
+    """Refuse a Parquet column the config reads that holds nested values (lists, structs, maps):
+    a list label or id was an internal error in every engine (``dictionary_encode`` / ``cast`` has
+    no kernel for it), a list score "non-numeric value array([0.714])"."""
+    import pyarrow as pa  # noqa: PLC0415
+
+    for name in columns:
+        if name not in schema.names:
+            continue
+        t = schema.field(name).type
+        t = t.value_type if pa.types.is_dictionary(t) else t
+        what = nested(t)
+        if what is not None:
+            raise InputError(f"{path}: column {name!r} holds {what} ({t}), not one value per row; name a column of "
+                             f"single values (numbers or text), or flatten it when the file is written")
 
 
 def part_columns(path: Path) -> list[tuple[str, list[str]]]:
@@ -1254,3 +1298,87 @@ def pandas_csv_frame(path: Path, columns: list[str], text: list[str], numbers: I
         if source is not path:
             source.close()
     return df
+
+
+#: A message about a file's row, as the readers word it: the file first, then the row
+#: ("a.csv: row 7", "a.csv: column 's', row 7", "a.csv: model 'a': row 7").
+_FILE_ROW = re.compile(r"^(?P<path>.+?)(?P<mid>: (?:column '[^']*', |model '[^']*': )?row )(?P<row>\d+)\b")
+
+#: Bytes that start a blank line somewhere in a file (or a file starting with one).
+_BLANK = re.compile(rb"\n\r?\n|\r\r|\r\n\r?\n")
+
+
+def has_blank_line(path: Path) -> bool:
+    """Whether a CSV holds an empty line (a quoted value's empty line counts too: the scan that
+    follows tells them apart). Read in 32 MiB chunks, on an error path only."""
+    chunk, tail = 32 << 20, b""
+    try:
+        fh = opened_plain(path)
+    except OSError:
+        return False
+    with fh:
+        first = True
+        while block := fh.read(chunk):
+            text = tail + block
+            if first and text.removeprefix(b"\xef\xbb\xbf")[:1] in (b"\n", b"\r"):
+                return True
+            if _BLANK.search(text):
+                return True
+            first, tail = False, text[-3:]
+    return False
+
+
+def row_as_written(path: Path, row: int) -> int:
+    """The row the readers call ``row`` (the header 1, a blank line no row: pyarrow and pandas
+    skip it) numbered as the file's lines, a blank line counted (as an editor and a spreadsheet
+    number it): row 9 after one blank line is line 10."""
+    if row < 1 or not has_blank_line(path):
+        return row
+    import csv  # noqa: PLC0415
+
+    try:
+        source = opened_plain(path)
+    except OSError:
+        return row
+    try:
+        line = records = 0
+        for fields in csv_records(source):
+            line += 1
+            if fields:
+                records += 1
+                if records == row:
+                    return line
+    except (OSError, csv.Error):  # a file the scan cannot follow keeps the readers' number
+        return row
+    finally:
+        source.close()
+    return row
+
+
+@contextmanager
+def rows_as_lines() -> Iterator[None]:
+    """Within the block, a :class:`~reportgen.errors.InputError` naming a row of a local CSV file
+    that holds blank lines names it by the file's line (:func:`row_as_written`): every engine and
+    ``validate`` counted records, so after a blank line "row 9" was the file's line 10, where the
+    README says a file's rows are numbered as its lines."""
+    try:
+        yield
+    except InputError as exc:
+        text = str(exc)
+        m = _FILE_ROW.match(text)
+        if m is None or getattr(exc, "lines_counted", False):  # once: the blocks nest (validate's, a run's)
+            raise
+        path = Path(m.group("path"))
+        try:
+            local = F.locate(path).local and path.is_file() and not is_parquet(path)
+        except (OSError, ValueError):
+            local = False
+        if not local:
+            raise
+        row = row_as_written(path, int(m.group("row")))
+        exc.lines_counted = True  # type: ignore[attr-defined]
+        if row == int(m.group("row")):
+            raise
+        counted = type(exc)(f"{m.group('path')}{m.group('mid')}{row}{text[m.end():]}")
+        counted.lines_counted = True  # type: ignore[attr-defined]
+        raise counted from None

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import difflib
 import logging
+import re
 from typing import Any
 
 import numpy as np
@@ -391,8 +392,26 @@ def numeric(series: pd.Series, path: Any, column: str, offset: int = 0, faults: 
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         fault(faults, offset + i,
-              f"{path}: column '{column}', row {offset + i + HEADER_ROWS}: non-numeric value {show(series.iloc[i])}; expected a number")
+              f"{path}: column '{column}', row {offset + i + HEADER_ROWS}: non-numeric value {show(series.iloc[i])}; "
+              f"{number_expected(series.iloc[i])}")
     return values
+
+
+#: A number written with a percent sign, or with a decimal comma (``0,714``).
+_PERCENT = re.compile(r"\s*([+-]?(?:\d+\.?\d*|\.\d+))\s*%\s*")
+_DECIMAL_COMMA = re.compile(r"\s*[+-]?\d+,\d+\s*")
+
+
+def number_expected(value: Any) -> str:
+    """What a message about a non-numeric ``value`` asks for: a number, and how to write the two
+    spellings a spreadsheet exports (``71.4%``, ``0,714``): "expected a number" alone left the
+    user to guess that the sign or the comma was the fault."""
+    text = str(value)
+    if (m := _PERCENT.fullmatch(text)):
+        return f"expected a number; write it without the % sign ({m.group(1)}% as {float(m.group(1)) / 100:g})"
+    if _DECIMAL_COMMA.fullmatch(text):
+        return f"expected a number; write it with a dot as the decimal separator ({text.strip()} as {text.strip().replace(',', '.')})"
+    return "expected a number"
 
 
 def columns_for(cfg: Config, m: ModelConfig) -> dict[str, str]:

@@ -1279,7 +1279,8 @@ def check_same_repeats(names: list[str], files: list[str], weights: list[np.ndar
     """Frequency weights of aligned rows: a row is one row in every model, so it must be repeated
     alike — every model's weight of it equal (each model's weights in the common row order; None:
     unweighted, 1). Else an error naming both files and the first model's file row (``rows``: its
-    0-based file positions), worded alike in every engine."""
+    0-based file positions), worded alike in every engine and shaped as the other row messages
+    (``file: model 'a': row N``), so a query's rows are renumbered from 1 (:func:`reportgen.io.sql.query_rows`)."""
     w0 = np.ones(0) if weights[0] is None else np.asarray(weights[0], dtype=np.float64)
     for j, w in enumerate(weights[1:], start=1):
         a = np.ones_like(w) if weights[0] is None and w is not None else w0
@@ -1288,10 +1289,11 @@ def check_same_repeats(names: list[str], files: list[str], weights: list[np.ndar
             continue
         i = int(np.flatnonzero(a != b)[0])
         row = i if rows is None else int(rows[i])
+        other = "" if files[j] == files[0] else f" ({files[j]})"
         raise InputError(
-            f"{files[0]} and {files[j]}: weight: weight_kind: frequency repeats each row by its weight, but row "
-            f"{row + HEADER_ROWS} of model '{names[0]}' weighs {a[i]:g} and the same row of model '{names[j]}' "
-            f"weighs {b[i]:g}")
+            f"{files[0]}: model '{names[0]}': row {row + HEADER_ROWS} weighs {a[i]:g} and the same row of model "
+            f"'{names[j]}'{other} weighs {b[i]:g}; weight_kind: frequency repeats each row by its weight, so every "
+            f"model must weigh a row alike: fix the weights (or use weight_kind: sampling)")
 
 
 def integer_weights(w: np.ndarray | None) -> bool:

@@ -64,8 +64,9 @@ def _numbers(values: object, where: str, column: str) -> np.ndarray:
     faults = V.Faults()
     out = V.numeric(values, where, column, faults=faults)  # type: ignore[arg-type]
     if faults.best is not None:
-        raise InputError(f"{where}: column '{column}': non-numeric value {V.show(values.iloc[faults.best[0]])}; "  # type: ignore[attr-defined]
-                         f"expected a number (fix the data or cast it in the query)")
+        value = values.iloc[faults.best[0]]  # type: ignore[attr-defined]
+        raise InputError(f"{where}: column '{column}': non-numeric value {V.show(value)}; "
+                         f"{V.number_expected(value)} (fix the data or cast it in the query)")
     return out
 
 

@@ -128,7 +128,7 @@ def test_set_overrides_are_validated_like_the_file() -> None:
         ("modles=[]", "q.yaml: modles: unknown key; did you mean 'models'? (from --set)"),
         ("models[2].file=x", "--set models[2].file=x: models[2]: no such entry (models has 2)"),
         ("models[0].name.x=1", "--set models[0].name.x=1: models[0].name is not a mapping"),
-        ("title.x=1", "q.yaml: title: Input should be a valid string (from --set)"),
+        ("title.x=1", "q.yaml: title: expected text (from --set)"),
         ("nolist[0]=1", "--set nolist[0]=1: nolist: no such list in the config"),
         ("=1", "--set =1: expected KEY=VALUE"),
     ]:

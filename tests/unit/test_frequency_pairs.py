@@ -152,6 +152,7 @@ def test_aligned_rows_must_be_repeated_alike():
     w = np.array([1.0, 2.0, 3.0])
     S.check_same_repeats(["a", "b"], ["a.csv", "b.csv"], [w, w.copy()], None)
     S.check_same_repeats(["a", "b"], ["a.csv", "b.csv"], [None, np.ones(3)], None)  # unweighted = weight 1
-    with pytest.raises(InputError, match=r"^a.csv and b.csv: weight: weight_kind: frequency repeats each row by its "
-                                         r"weight, but row 12 of model 'a' weighs 2 and the same row of model 'b' weighs 5$"):
+    with pytest.raises(InputError, match=r"^a.csv: model 'a': row 12 weighs 2 and the same row of model 'b' \(b.csv\) "
+                                         r"weighs 5; weight_kind: frequency repeats each row by its weight, so every model "
+                                         r"must weigh a row alike: fix the weights \(or use weight_kind: sampling\)$"):
         S.check_same_repeats(["a", "b"], ["a.csv", "b.csv"], [w, np.array([1.0, 5.0, 3.0])], np.array([4, 10, 11]))
