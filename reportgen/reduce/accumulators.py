@@ -788,14 +788,19 @@ def sorted_quantiles(s: np.ndarray, q: np.ndarray, counts: np.ndarray | None = N
     return out
 
 
-def bin_edges(sample: np.ndarray | ScoreSample, bins: int, method: str = "quantile") -> np.ndarray:
+def bin_edges(sample: np.ndarray | ScoreSample, bins: int, method: str = "quantile",
+              cuts: tuple[float, ...] = ()) -> np.ndarray:
     """Lower edges of the bins in oriented units, descending, ``bins − 1`` of them at most.
 
     Bin 0 holds oriented scores ≥ edges[0], bin j scores in [edges[j], edges[j − 1]), the last
     bin everything below the last edge. ``quantile``: edges at equal shares of ``sample``
     (duplicates removed, so heavy ties give fewer bins); ``fixed``: equal width between the
     sample's minimum and maximum. ``sample``: scores, or a :class:`ScoreSample` (its distinct
-    scores, each counted with its rows).
+    scores, each counted with its rows). ``cuts`` (oriented, finite) are edges too, in place of as
+    many quantile or equal-width edges: the model's decision threshold, so no bin straddles it
+    and the binned table's counts at it are the raw rows' (a bin holding scores on both sides
+    counted them all on one side: a streamed model binned past the cap reported accuracy, F1,
+    McNemar's table … at the bin's lowest score, not at the threshold memory applies).
     """
     if bins < 2:
         raise ValueError("bins must be at least 2")
@@ -805,15 +810,17 @@ def bin_edges(sample: np.ndarray | ScoreSample, bins: int, method: str = "quanti
         s, counts = sample.values[order], sample.counts[order]
     else:
         s = np.sort(np.asarray(sample, dtype=np.float64))
+    cut = np.unique(np.asarray([c for c in cuts if math.isfinite(c)], dtype=np.float64) + 0.0)[: bins - 1]
     if s.size == 0:
-        return np.empty(0)
+        return cut[::-1].copy()
+    k = bins - cut.shape[0]  # the bins the sample's edges cut
     if method == "quantile":
-        qs = sorted_quantiles(s, np.linspace(0.0, 1.0, bins + 1)[1:-1], counts)
+        qs = sorted_quantiles(s, np.linspace(0.0, 1.0, k + 1)[1:-1], counts)
     elif method == "fixed":
-        qs = np.linspace(float(s.min()), float(s.max()), bins + 1)[1:-1]
+        qs = np.linspace(float(s.min()), float(s.max()), k + 1)[1:-1]
     else:
         raise ValueError(f"unknown binning method {method!r}")
-    return np.unique(qs)[::-1].copy()
+    return np.unique(np.concatenate([qs, cut]))[::-1].copy()
 
 
 #: splitmix64's constants (Steele, Lea & Flood 2014, "Fast splittable pseudorandom number generators").

@@ -509,7 +509,7 @@ def _binary(cfg: Config, dask: Any, progress: L.Progress | None, digests: Digest
         V.check_two_labels(path, st.cols["label"], st.labels)
         table, binning, grouper = st.acc.table, None, None
         if st.acc.overflowed:
-            shared_edges = delayed(S.bin_edges(st.sample, sc.bins, sc.binning), pure=True)
+            shared_edges = delayed(L.binning_edges(cfg, m, st.sample), pure=True)
             mapped = [delayed(_map_binned)(cfg, p, m, shared_edges, None if slices is None or not left_out
                                            else slices[path][k][m.name])
                       for k, p in enumerate(parts_of_file[path])]

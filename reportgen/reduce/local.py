@@ -791,7 +791,7 @@ def load_streamed(cfg: Config, progress: Progress | None = None, reader: Reader 
         table = st.acc.table()
         binning, grouper = None, None
         if table is None:  # too many distinct scores: bin, with edges from the sample
-            acc = S.BinnedAccumulator(S.bin_edges(st.settled(None), sc.bins, sc.binning), m.direction)
+            acc = S.BinnedAccumulator(binning_edges(cfg, m, st.settled(None)), m.direction)
             keep_rows = rows is not None and rows.ok
             if keep_rows:
                 rows.codes.pop(m.name, None)
@@ -843,6 +843,14 @@ def model_table(cfg: Config, st: ModelState, table: ScoreTable, binning: Binning
     cells = None if binning is not None or st.acc.weight_cells is None else st.acc.weight_cells.cells(table)
     return ModelTable(m.name, str(path), m.direction, m.probabilities, m.threshold, S.table_of_cells(table, cells),
                       binning, grouper, cells)
+
+
+def binning_edges(cfg: Config, m: ModelConfig, sample: S.ScoreSample) -> np.ndarray:
+    """The bin edges of model ``m`` past the cap (stream and dask alike): from its sample, with
+    its decision threshold an edge (oriented), so the counts at the threshold stay exact."""
+    t = m.threshold if m.threshold is not None else cfg.threshold
+    cut = float(S.oriented(np.float64(t), m.direction))
+    return S.bin_edges(sample, cfg.stream.bins, cfg.stream.binning, (cut,))
 
 
 def binned_result(cfg: Config, name: str, acc: S.BinnedAccumulator, warnings: list[Notice]):
