@@ -847,10 +847,17 @@ def model_table(cfg: Config, st: ModelState, table: ScoreTable, binning: Binning
 
 def binning_edges(cfg: Config, m: ModelConfig, sample: S.ScoreSample) -> np.ndarray:
     """The bin edges of model ``m`` past the cap (stream and dask alike): from its sample, with
-    its decision threshold an edge (oriented), so the counts at the threshold stay exact."""
+    its decision threshold an edge (oriented), so the counts at the threshold stay exact; and,
+    for a score where higher is riskier, the float just above 1, so a bin's lowest score
+    (its threshold) is above 1 exactly when one of its rows is: the binned table's scores are
+    probabilities (log-loss, Brier, calibration) exactly when the rows' are, as memory decides
+    (the lowest bin's threshold is the lowest score, so a score below 0 shows too; a top bin
+    holding 0.9 and 1.2 gave the log-loss of scores that were no probabilities)."""
     t = m.threshold if m.threshold is not None else cfg.threshold
-    cut = float(S.oriented(np.float64(t), m.direction))
-    return S.bin_edges(sample, cfg.stream.bins, cfg.stream.binning, (cut,))
+    cuts = (float(S.oriented(np.float64(t), m.direction)),)
+    if m.direction == "higher":
+        cuts += (float(np.nextafter(1.0, np.inf)),)
+    return S.bin_edges(sample, cfg.stream.bins, cfg.stream.binning, cuts)
 
 
 def binned_result(cfg: Config, name: str, acc: S.BinnedAccumulator, warnings: list[Notice]):

@@ -138,3 +138,24 @@ def test_bin_edges_hold_the_cut_and_no_more_bins(method):
     assert np.all(np.diff(cut) < 0)
     assert S.bin_edges(s, 10, method, (float("nan"),)).tolist() == plain.tolist()
     assert S.bin_edges(np.zeros(0), 10, method, (-0.0,)).tolist() == [0.0]
+
+
+def test_a_binned_model_with_scores_above_1_has_no_log_loss_as_in_memory(tmp_path, scheduler, capsys):
+    """A binned table's scores are its bins' lowest scores, so a top bin holding 0.97 and 1.19
+    looked like probabilities: stream and dask gave a log-loss, a Brier score and
+    ``probabilities: true`` where memory, seeing 1.19, says "scores are not probabilities
+    (outside [0, 1])". The float just above 1 is now a bin edge of a higher-is-riskier model, so
+    a bin's lowest score is above 1 exactly when one of its rows is."""
+    n = 1_200
+    rng = np.random.default_rng(5)
+    y = np.arange(n) % 2
+    pd.DataFrame({"y": y, "a": rng.random(n) * 0.9 + 0.3 * y}).to_csv(tmp_path / "a.csv", index=False)
+    cfg = _write(tmp_path, {"label": "y", "stream": {"max_distinct_scores": 300, "bins": 10},
+                            "models": [{"name": "a", "file": "a.csv", "score": "a"}]})
+    docs = _docs(cfg, scheduler, capsys)
+    for engine in ENGINES:
+        m = docs[engine]["models"]["a"]
+        assert (m["binning"] is None) == (engine == "memory")
+        assert m["metrics"]["log_loss"] is None and m["metrics"]["brier"] is None and m["probabilities"] is False, engine
+        assert m["undefined_reasons"] == docs["memory"]["models"]["a"]["undefined_reasons"], engine
+        assert m["undefined_reasons"]["log_loss"]["code"] == "not_probabilities_range"
