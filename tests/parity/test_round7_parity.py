@@ -159,3 +159,29 @@ def test_a_binned_model_with_scores_above_1_has_no_log_loss_as_in_memory(tmp_pat
         assert m["metrics"]["log_loss"] is None and m["metrics"]["brier"] is None and m["probabilities"] is False, engine
         assert m["undefined_reasons"] == docs["memory"]["models"]["a"]["undefined_reasons"], engine
         assert m["undefined_reasons"]["log_loss"]["code"] == "not_probabilities_range"
+
+
+@pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "weighted"])
+def test_a_binned_model_names_its_raw_score_range_when_the_threshold_is_outside(weighted, tmp_path, scheduler, capsys):
+    """"threshold 2 lies outside the scores of model 'a' (… to 1.00179)": a binned table keeps
+    each bin's lowest score, so the binned engines named the top bin's lowest score as the
+    highest (memory: 1.19926), and for a lower-is-riskier model the bottom bin's highest as the
+    lowest (533.6 against 500.05). The binned accumulator now keeps the highest score too, and
+    the notice names the rows' range in every engine."""
+    n = 1_200
+    rng = np.random.default_rng(5)
+    y = np.arange(n) % 2
+    pd.DataFrame({"y": y, "a": rng.random(n) * 0.9 + 0.3 * y, "b": 500 + 300 * rng.random(n),
+                  "w": rng.integers(1, 3, n).astype(float)}).to_csv(tmp_path / "a.csv", index=False)
+    cfg = _write(tmp_path, {"label": "y", **({"weight": "w"} if weighted else {}),
+                            "stream": {"max_distinct_scores": 300, "bins": 10},
+                            "models": [{"name": "a", "file": "a.csv", "score": "a", "threshold": 2},
+                                       {"name": "b", "file": "a.csv", "score": "b", "direction": "lower",
+                                        "threshold": 1000}]})
+    docs = _docs(cfg, scheduler, capsys)
+    for engine in ("stream", "dask"):
+        for name in ("a", "b"):
+            assert docs[engine]["models"][name]["binning"] is not None
+            assert docs[engine]["models"][name]["notices"] == docs["memory"]["models"][name]["notices"], engine
+    assert [n["code"] for n in docs["memory"]["models"]["b"]["notices"]] == ["threshold_outside_scores"]
+    assert docs["memory"]["models"]["b"]["notices"][0]["params"]["score_min"] < 501
