@@ -36,6 +36,8 @@ from reportgen.reduce import accumulators as S
 
 sys.path.insert(0, str(Path(__file__).parent))
 from docdiff import first_difference  # noqa: E402
+from test_bad_input_parity import config, rows  # noqa: E402
+from test_round3_parity import refused_alike_by_validate  # noqa: E402
 
 ENGINES = ("memory", "stream", "dask")
 RUN_FACTS = ("warnings", "notices", "dropped", "paired", "date_range", "classes")
@@ -185,3 +187,22 @@ def test_a_binned_model_names_its_raw_score_range_when_the_threshold_is_outside(
             assert docs[engine]["models"][name]["notices"] == docs["memory"]["models"][name]["notices"], engine
     assert [n["code"] for n in docs["memory"]["models"]["b"]["notices"]] == ["threshold_outside_scores"]
     assert docs["memory"]["models"]["b"]["notices"][0]["params"]["score_min"] < 501
+
+
+# --- 2. the credit section's reference sample ---------------------------------------------------
+
+
+@pytest.mark.parametrize("kind", ["csv header", "parquet parts of no rows"])
+def test_a_reference_sample_without_rows_is_named_as_memory_names_it(kind, tmp_path, scheduler, capsys):
+    """A reference sample of no rows at all: memory said "the file has a header but no rows" (or
+    "the file has no rows" for Parquet), as for any input; the streamed and Dask credit reader,
+    meeting no batch, said "no rows left for the credit section after dropping rows with
+    missing values" — of rows that were never there."""
+    rows(40).to_csv(tmp_path / "a.csv", index=False)
+    if kind == "csv header":
+        rows(0).to_csv(tmp_path / "ref.csv", index=False)
+        ref, words = "ref.csv", "ref.csv: the file has a header but no rows"
+    else:
+        ref, words = _parts(tmp_path / "ref", rows(0), [0, 0], [1, 1]), "ref: the file has no rows"
+    cfg = config(tmp_path, [{"name": "a", "file": "a.csv", "score": "s", "reference": ref}], credit={})
+    assert refused_alike_by_validate(cfg, scheduler, capsys).endswith(words)
