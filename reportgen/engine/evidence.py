@@ -166,6 +166,8 @@ class BinaryModelEvidence:
             (:class:`~reportgen.engine.intervals.WeightCells`, one key): its bootstrap and its
             confusion counts in rows; None when unweighted, binned, or past
             :data:`~reportgen.engine.intervals.MAX_WEIGHT_CELLS` cells.
+        score_range: a binned table's raw (lowest, highest) score, which its thresholds (the
+            bins' lowest scores) do not both hold; None: the table's thresholds hold them.
     """
 
     name: str
@@ -176,6 +178,7 @@ class BinaryModelEvidence:
     probabilities: bool | None = None
     binning: BinningInfo | None = None
     cells: WeightCells | None = None
+    score_range: tuple[float, float] | None = None
 
     @property
     def direction(self) -> str:
@@ -204,9 +207,10 @@ class BinaryModelEvidence:
         if everyone is None:
             return None
         thr = self.table.thresholds
+        lo, hi = self.score_range or (float(thr.min()), float(thr.max()))
         return Notice("threshold_outside_scores", {
-            "model": self.name, "threshold": self.threshold, "score_min": float(thr.min()),
-            "score_max": float(thr.max()), "predicted": everyone, "threshold_key": self.threshold_key})
+            "model": self.name, "threshold": self.threshold, "score_min": lo,
+            "score_max": hi, "predicted": everyone, "threshold_key": self.threshold_key})
 
 
 @dataclass(frozen=True, slots=True, eq=False)

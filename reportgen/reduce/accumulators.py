@@ -788,14 +788,19 @@ def sorted_quantiles(s: np.ndarray, q: np.ndarray, counts: np.ndarray | None = N
     return out
 
 
-def bin_edges(sample: np.ndarray | ScoreSample, bins: int, method: str = "quantile") -> np.ndarray:
+def bin_edges(sample: np.ndarray | ScoreSample, bins: int, method: str = "quantile",
+              cuts: tuple[float, ...] = ()) -> np.ndarray:
     """Lower edges of the bins in oriented units, descending, ``bins − 1`` of them at most.
 
     Bin 0 holds oriented scores ≥ edges[0], bin j scores in [edges[j], edges[j − 1]), the last
     bin everything below the last edge. ``quantile``: edges at equal shares of ``sample``
     (duplicates removed, so heavy ties give fewer bins); ``fixed``: equal width between the
     sample's minimum and maximum. ``sample``: scores, or a :class:`ScoreSample` (its distinct
-    scores, each counted with its rows).
+    scores, each counted with its rows). ``cuts`` (oriented, finite) are edges too, in place of as
+    many quantile or equal-width edges: the model's decision threshold, so no bin straddles it
+    and the binned table's counts at it are the raw rows' (a bin holding scores on both sides
+    counted them all on one side: a streamed model binned past the cap reported accuracy, F1,
+    McNemar's table … at the bin's lowest score, not at the threshold memory applies).
     """
     if bins < 2:
         raise ValueError("bins must be at least 2")
@@ -805,15 +810,17 @@ def bin_edges(sample: np.ndarray | ScoreSample, bins: int, method: str = "quanti
         s, counts = sample.values[order], sample.counts[order]
     else:
         s = np.sort(np.asarray(sample, dtype=np.float64))
+    cut = np.unique(np.asarray([c for c in cuts if math.isfinite(c)], dtype=np.float64) + 0.0)[: bins - 1]
     if s.size == 0:
-        return np.empty(0)
+        return cut[::-1].copy()
+    k = bins - cut.shape[0]  # the bins the sample's edges cut
     if method == "quantile":
-        qs = sorted_quantiles(s, np.linspace(0.0, 1.0, bins + 1)[1:-1], counts)
+        qs = sorted_quantiles(s, np.linspace(0.0, 1.0, k + 1)[1:-1], counts)
     elif method == "fixed":
-        qs = np.linspace(float(s.min()), float(s.max()), bins + 1)[1:-1]
+        qs = np.linspace(float(s.min()), float(s.max()), k + 1)[1:-1]
     else:
         raise ValueError(f"unknown binning method {method!r}")
-    return np.unique(qs)[::-1].copy()
+    return np.unique(np.concatenate([qs, cut]))[::-1].copy()
 
 
 #: splitmix64's constants (Steele, Lea & Flood 2014, "Fast splittable pseudorandom number generators").
@@ -929,6 +936,8 @@ class BinnedAccumulator:
     pos: np.ndarray = field(init=False)
     neg: np.ndarray = field(init=False)
     low: np.ndarray = field(init=False)
+    #: the highest oriented score seen (the bins keep their lowest only)
+    high: float = -math.inf
     sum_w2: float = 0.0
     n_rows: int = 0
     weighted: bool = False
@@ -966,12 +975,14 @@ class BinnedAccumulator:
                 if v.shape[0]:  # b is non-increasing along v: each run starts at its bin's lowest score
                     first = np.flatnonzero(np.concatenate([[True], b[1:] != b[:-1]]))
                     np.minimum.at(self.low, b[first], v[first])
+                    self.high = max(self.high, float(v[-1]))
         else:
             b = self.bin_of(o)
             w = np.asarray(weights, dtype=np.float64)
             self.pos += np.bincount(b[y], weights=w[y], minlength=k)
             self.neg += np.bincount(b[~y], weights=w[~y], minlength=k)
             np.minimum.at(self.low, b, o)
+            self.high = max(self.high, float(o.max()))
             if self.cells is None:
                 self.cells = CellCounter()
             self.cells.add(b.astype(np.float64), y, w)
@@ -986,9 +997,10 @@ class BinnedAccumulator:
         self.fold_rows(binned)
         return binned[0]
 
-    def bin_rows(self, scores: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def bin_rows(self, scores: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
         """The work of :meth:`add_rows` on one chunk, without adding it: (each row's bin (int32),
-        counts of negatives at 2b and positives at 2b + 1, lowest oriented score per bin).
+        counts of negatives at 2b and positives at 2b + 1, lowest oriented score per bin, the
+        highest oriented score).
 
         Reads only the edges, so chunks may be binned in threads; :meth:`fold_rows` adds them.
         """
@@ -1001,15 +1013,16 @@ class BinnedAccumulator:
         del code
         low = np.full(k, np.inf)
         np.minimum.at(low, b, o)
-        return b, counts, low
+        return b, counts, low, float(o.max()) if o.shape[0] else -math.inf
 
-    def fold_rows(self, binned: tuple[np.ndarray, np.ndarray, np.ndarray]) -> None:
+    def fold_rows(self, binned: tuple[np.ndarray, np.ndarray, np.ndarray, float]) -> None:
         """Add a chunk binned by :meth:`bin_rows` (counts are whole numbers, the lowest score a
         minimum: the same table in any order)."""
-        b, counts, low = binned
+        b, counts, low, high = binned
         self.neg += counts[0::2]
         self.pos += counts[1::2]
         np.minimum(self.low, low, out=self.low)
+        self.high = max(self.high, high)
         self.sum_w2 += float(b.shape[0])
         self.n_rows += int(b.shape[0])
 
@@ -1026,9 +1039,20 @@ class BinnedAccumulator:
         self.pos += np.bincount(b, weights=table.pos, minlength=k)
         self.neg += np.bincount(b, weights=table.neg, minlength=k)
         np.minimum.at(self.low, b, o)
+        if o.shape[0]:
+            self.high = max(self.high, float(o.max()))
         self.sum_w2 += table.sum_w2
         self.n_rows += table.n_rows
         self.weighted = self.weighted or table.weighted
+
+    def score_range(self) -> tuple[float, float] | None:
+        """(lowest, highest) raw score of the rows added (None: none): a binned table's
+        thresholds are its bins' lowest scores, so one end of the range is not among them."""
+        seen = np.isfinite(self.low)
+        if not seen.any():
+            return None
+        lo, hi = float(self.low[seen].min()), self.high
+        return (lo, hi) if self.direction == "higher" else (-hi, -lo)
 
     def grouper(self) -> Callable[[np.ndarray], np.ndarray]:
         """Raw score → row of :meth:`table` (for a second pass over the rows)."""
@@ -1080,6 +1104,7 @@ def merge_binned(parts: list[BinnedAccumulator]) -> BinnedAccumulator:
         out.pos += p.pos
         out.neg += p.neg
         np.minimum(out.low, p.low, out=out.low)
+        out.high = max(out.high, p.high)
         out.sum_w2 += p.sum_w2
         out.n_rows += p.n_rows
         out.weighted = out.weighted or p.weighted

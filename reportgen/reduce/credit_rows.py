@@ -24,7 +24,7 @@ import numpy as np
 import reportgen.engine.credit as C
 from reportgen.config import Config, ModelConfig
 from reportgen.errors import InputError
-from reportgen.io.files import Digests, columns_in, file_info, hashing, input_bytes, read_table, record_batches
+from reportgen.io.files import Digests, columns_in, file_info, hashing, input_bytes, no_rows, read_table, record_batches
 from reportgen.io.validate import HEADER_ROWS, dates_of, id_key_list, key_codes, keys, numeric, positive_keys, shown_columns, shown_name, twins
 from reportgen.results import CreditSection, InputFile
 
@@ -268,6 +268,8 @@ def _batched_sample(cfg: Config, m: ModelConfig, path: Path, reference: bool, la
             held = len(parts[0])
     if rows is not None:
         rows[path] = offset
+    if offset == 0:  # no rows at all (a header, parts of no rows): as the whole file read says it
+        raise no_rows(path)
     if not parts:
         raise _no_rows(path)
     merged = _compress(parts)

@@ -75,7 +75,8 @@ def _pairing_of(acc: S.PairedAccumulator) -> Pairing:
 class ModelTable:
     """A binary model's table as a runner finished it (every engine; SQL pushdown too): exact or
     binned (``binning``; ``grouper`` maps a raw score to its table row for the paired pass),
-    and a weighted model's rows per (table row, class, weight) (``cells``; None binned)."""
+    and a weighted model's rows per (table row, class, weight) (``cells``; None binned), and a
+    binned model's raw (lowest, highest) score (``score_range``; None: the table's own)."""
 
     name: str
     file: str
@@ -86,6 +87,7 @@ class ModelTable:
     binning: BinningInfo | None
     grouper: Callable[[np.ndarray], np.ndarray] | None
     cells: WeightCells | None = None
+    score_range: tuple[float, float] | None = None
 
 
 def binary_evidence(cfg: Config, tables: Sequence[ModelTable], paired: Any, paired_reason: str | None,
@@ -105,7 +107,7 @@ def binary_evidence(cfg: Config, tables: Sequence[ModelTable], paired: Any, pair
         # frequency weights: the table of the repeated rows
         table = S.frequency_table(m.table, m.name)[0] if cfg.weight_kind == "frequency" else m.table
         models.append(BinaryModelEvidence(m.name, m.file, table, t, key, m.probabilities, m.binning,
-                                          m.cells if table.weighted else None))
+                                          m.cells if table.weighted else None, m.score_range))
     acc = paired
     if len(models) < 2:
         pairing = Pairing("aligned", "single_model")

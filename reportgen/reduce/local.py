@@ -792,9 +792,9 @@ def load_streamed(cfg: Config, progress: Progress | None = None, reader: Reader 
         if st.rows == 0:
             raise V.no_rows_left(path, m.name)
         table = st.acc.table()
-        binning, grouper = None, None
+        binning, grouper, span = None, None, None
         if table is None:  # too many distinct scores: bin, with edges from the sample
-            acc = S.BinnedAccumulator(S.bin_edges(st.settled(None), sc.bins, sc.binning), m.direction)
+            acc = S.BinnedAccumulator(binning_edges(cfg, m, st.settled(None)), m.direction)
             keep_rows = rows is not None and rows.ok
             if keep_rows:
                 rows.codes.pop(m.name, None)
@@ -812,8 +812,8 @@ def load_streamed(cfg: Config, progress: Progress | None = None, reader: Reader 
                     acc.fold_rows(binned)
                     if keep_rows and rows.ok:
                         rows.add_bins(m.name, binned[0])
-            table, grouper, binning = binned_result(cfg, m.name, acc, warnings)
-        models.append(model_table(cfg, st, table, binning, grouper))
+            table, grouper, binning, span = binned_result(cfg, m.name, acc, warnings)
+        models.append(model_table(cfg, st, table, binning, grouper, span))
         if rows is not None and rows.ok:
             rows.base.setdefault(m.name, 0)
             lookups[m.name] = st.acc.row_lookup() if binning is None else (0, acc.row_of_bin())
@@ -836,7 +836,8 @@ def load_streamed(cfg: Config, progress: Progress | None = None, reader: Reader 
 
 
 def model_table(cfg: Config, st: ModelState, table: ScoreTable, binning: BinningInfo | None,
-                grouper: Callable[[np.ndarray], np.ndarray] | None) -> ModelTable:
+                grouper: Callable[[np.ndarray], np.ndarray] | None,
+                score_range: tuple[float, float] | None = None) -> ModelTable:
     """A binary model's finished table, every runner: both classes present and weighing something
     (else the error every engine gives); an exact weighted table's rows per (table row, class,
     weight) counted, and its weight sums taken from them, in one order for every engine
@@ -845,17 +846,33 @@ def model_table(cfg: Config, st: ModelState, table: ScoreTable, binning: Binning
     V.check_both_classes(cfg, path, st.cols["label"], st.labels, table.total_pos, table.total_neg, st.cols.get("weight"))
     cells = None if binning is not None or st.acc.weight_cells is None else st.acc.weight_cells.cells(table)
     return ModelTable(m.name, str(path), m.direction, m.probabilities, m.threshold, S.table_of_cells(table, cells),
-                      binning, grouper, cells)
+                      binning, grouper, cells, score_range)
+
+
+def binning_edges(cfg: Config, m: ModelConfig, sample: S.ScoreSample) -> np.ndarray:
+    """The bin edges of model ``m`` past the cap (stream and dask alike): from its sample, with
+    its decision threshold an edge (oriented), so the counts at the threshold stay exact; and,
+    for a score where higher is riskier, the float just above 1, so a bin's lowest score
+    (its threshold) is above 1 exactly when one of its rows is: the binned table's scores are
+    probabilities (log-loss, Brier, calibration) exactly when the rows' are, as memory decides
+    (the lowest bin's threshold is the lowest score, so a score below 0 shows too; a top bin
+    holding 0.9 and 1.2 gave the log-loss of scores that were no probabilities)."""
+    t = m.threshold if m.threshold is not None else cfg.threshold
+    cuts = (float(S.oriented(np.float64(t), m.direction)),)
+    if m.direction == "higher":
+        cuts += (float(np.nextafter(1.0, np.inf)),)
+    return S.bin_edges(sample, cfg.stream.bins, cfg.stream.binning, cuts)
 
 
 def binned_result(cfg: Config, name: str, acc: S.BinnedAccumulator, warnings: list[Notice]):
-    """(table, grouper, BinningInfo) of a binned model; the notice that says so is appended."""
+    """(table, grouper, BinningInfo, raw score range) of a binned model; the notice that says so
+    is appended."""
     sc = cfg.stream
     table = acc.table()
     bound = binning_auc_bound(table)
     warnings.append(Notice("scores_binned", {"model": name, "max_distinct": sc.max_distinct_scores,
                                              "bins": table.n_distinct, "binning": sc.binning, "bound": bound}))
-    return table, acc.grouper(), BinningInfo(sc.binning, table.n_distinct, sc.max_distinct_scores, bound)
+    return table, acc.grouper(), BinningInfo(sc.binning, table.n_distinct, sc.max_distinct_scores, bound), acc.score_range()
 
 
 #: A compared row on its way to the paired pass: its row of the model's table, its truth, its
