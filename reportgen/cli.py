@@ -147,6 +147,15 @@ def _emit(name: str, text: str) -> None:
     stream = getattr(sys, name)
     if stream is None:
         return
+    status = Phases.current
+    if status is not None and status.stream is stream:  # a line of its own, not the status line's end
+        status.let_through(lambda erase: _write(stream, erase + text))
+    else:
+        _write(stream, text)
+
+
+def _write(stream, text: str) -> None:  # noqa: ANN001 - a text stream
+    """:func:`_emit`'s write: the text, or nothing when the stream is gone."""
     try:
         stream.write(_encodable(text, stream))
         stream.flush()
@@ -259,6 +268,9 @@ class Phases:
 
     AFTER = 2.0
     EVERY = 0.5
+    #: The status line open on the terminal, if any: :func:`_emit` erases it before a warning or
+    #: an error line (``…3/3 6 sreportgen: warning: …`` ran on from it), and the next tick redraws it.
+    current: Phases | None = None
 
     def __init__(self, label: str, stream) -> None:
         from reportgen.pipeline import READING  # noqa: PLC0415  (a run's module: not for --help)
@@ -274,6 +286,7 @@ class Phases:
         self.stop = threading.Event()
         self.thread = threading.Thread(target=self._tick, name="reportgen-progress", daemon=True)
         self.thread.start()
+        Phases.current = self
 
     def __call__(self, name: str) -> None:
         """Start phase ``name`` (ending the previous one)."""
@@ -297,11 +310,22 @@ class Phases:
             self.name = None
         self.stop.set()
         self.thread.join()
+        if Phases.current is self:
+            Phases.current = None
+
+    def let_through(self, write: Callable[[str], None]) -> None:
+        """Run ``write`` (another line for the stream) with what erases the status line shown, to
+        write first; the next tick draws the status line again below."""
+        with self.lock:
+            erase = "\r\033[K" if self.last else ""
+            self.last = ""
+            write(erase)
 
     def _end(self) -> None:
         if self.name is not None and self.shown:
             self.stream.write(f"\r{self.label}: {self.name} done in {time.monotonic() - self.started:.1f} s\033[K\n")
             self.stream.flush()
+        self.last = ""  # the line ended: nothing on screen to erase or to leave as it is
 
     def _tick(self) -> None:
         while not self.stop.wait(self.EVERY):

@@ -368,6 +368,16 @@ class OutputConfig(Strict):
     formats: list[Format] = Field(["html", "pdf", "json"], min_length=1)
     overwrite: bool = False
 
+    @field_validator("dir", mode="before")
+    @classmethod
+    def _local(cls, v: Any) -> Any:
+        """Outputs stay local, as the history store, templates and logo (:func:`local_path`): a
+        remote URI is refused (``s3://b/x`` was written to a local directory named ``s3:``), a
+        ``file://`` URI is its local path, placeholders kept (pyarrow cannot parse ``{``)."""
+        if isinstance(v, str) and scheme_of(v) is not None:
+            return local_path(v if scheme_of(v) != "file" else v.replace("{", "%7B").replace("}", "%7D"))
+        return v
+
     @field_validator("dir")
     @classmethod
     def _placeholders(cls, v: str) -> str:

@@ -23,6 +23,7 @@ import reportgen.gates as gates
 import reportgen.io.filesystems as filesystems
 import reportgen.wording as wording
 import reportgen.io.sql as sql
+from reportgen.io.align import ID_NOT_SHARED
 from reportgen.io.files import rows_as_lines
 from reportgen.config import Config
 from reportgen.engine import binary as B
@@ -147,8 +148,11 @@ def analyse(cfg: Config, config_path: Path | str, progress: Progress | None = No
     audit = ev.audit
     notices = list(audit.warnings)  # the loaders' notices first, then the models' and the run's
     notices += [n for m in models.values() for n in m.notices]
+    # rows whose id is not in every model have their own notice from the id join (ids_not_shared):
+    # worded twice, the run warned of one fact in two sentences
+    joined = {(n.params["model"], n.params["rows"]) for n in audit.warnings if n.code == "ids_not_shared"}
     notices += [Notice("rows_dropped", {"model": name, "rows": rows, "reason": reason})
-                for name, reason, rows in audit.dropped]
+                for name, reason, rows in audit.dropped if not (reason == ID_NOT_SHARED and (name, rows) in joined)]
     if data is not None and (cfg.credit is not None or cfg.segment is not None):
         raise ConfigError("credit / segment: the credit validation section reads its columns from the files; "
                           "compare in-memory frames without it, or write the frames to files and use a config")

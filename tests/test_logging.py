@@ -65,6 +65,20 @@ def test_every_warning_of_metrics_json_was_logged_once(tmp_path, caplog, capsys)
     capsys.readouterr()
 
 
+def test_ids_left_out_by_the_join_are_warned_of_once(tmp_path, capsys):
+    """id_mismatch: intersect warned of one fact twice: "model 'b': 1 row(s) whose id is not in
+    every model were dropped" and "model 'b': 1 row(s) dropped (id not in every model)". The
+    count stays in run.dropped (per model and reason), the sentence once."""
+    out = tmp_path / "out"
+    assert cli.main(["run", str(two_files(tmp_path)), "--out", str(out)]) == 0
+    run = json.loads((out / "metrics.json").read_text(encoding="utf-8"))["run"]
+    about_ids = [w for w in run["warnings"] if "id not in every model" in w or "whose id is not in every model" in w]
+    assert about_ids == ["model 'b': 1 row(s) whose id is not in every model were dropped"]
+    assert {"model": "b", "reason": "id not in every model", "rows": 1} in run["dropped"]
+    err = capsys.readouterr().err
+    assert "(id not in every model)" not in err and err.count("whose id is not in every model") == 1
+
+
 def test_quiet_hides_warnings_on_stderr_but_a_root_handler_still_receives_them(tmp_path, capsys):
     """What an Airflow task log (a handler on the root logger) gets from an in-process run."""
     got: list[logging.LogRecord] = []

@@ -107,6 +107,25 @@ def test_what_must_stay_local_refuses_a_remote_uri() -> None:
         parse_config(BASE + "history: {path: 's3://b/h.sqlite'}\n", "q.yaml", environ={"D": "d"})
 
 
+def test_output_dir_refuses_a_remote_uri_and_reads_a_file_uri() -> None:
+    """README: 'output.dir ... take[s] local paths only (a remote URI there is exit 2)'. It was
+    accepted, and the report was written to a local directory named ``s3:`` (``s3:/b/x``)."""
+    with pytest.raises(ConfigError, match=r"q.yaml:5: output.dir: 's3://b/\{config\}': s3:// URIs are read for models' "
+                                          r"file and reference only; this path must be local"):
+        parse_config(BASE + "output: {dir: 's3://b/{config}'}\n", "q.yaml", environ={"D": "d"})
+    cfg = parse_config(BASE + "output: {dir: 'file:///tmp/r/{config}-{date}'}\n", "q.yaml", environ={"D": "d"})
+    assert cfg.output.dir == "/tmp/r/{config}-{date}"
+
+
+def test_cli_output_dir_as_a_remote_uri_is_exit_2_with_nothing_written(tmp_path: Path, fast_config_factory, cli,
+                                                                      capsys) -> None:
+    cfg = fast_config_factory(tmp_path / "c.yaml")
+    assert cli(["run", str(cfg), "--set", "output.dir=s3://bucket/reports", "--format", "json"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "output.dir: 's3://bucket/reports'" in err and "(from --set)" in err
+    assert not (tmp_path / "s3:").exists()
+
+
 @pytest.mark.parametrize(("item", "loc", "value"), [
     ("models[1].file=x/b.parquet", ("models", 1, "file"), "x/b.parquet"),
     ("bootstrap.resamples=100", ("bootstrap", "resamples"), 100),

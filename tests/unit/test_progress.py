@@ -117,3 +117,29 @@ def test_a_failing_progress_callback_never_breaks_the_read(tmp_path):
 
     _read_all([a], ReadProgress([a], broken))
     assert len(told) == 2 and told[-1] == a.stat().st_size  # the first block's, then the file's end
+
+
+def test_a_warning_during_a_shown_phase_starts_its_own_line(monkeypatch):
+    """A warning logged while the status line was on screen ran on from it (``…3/3 6 sreportgen:
+    warning: …`` on the demo, on a terminal): the line is now erased first and drawn again."""
+    monkeypatch.setattr(cli.Phases, "AFTER", 0.0)
+    monkeypatch.setattr(cli.Phases, "EVERY", 0.01)
+    out = _Tty()
+    monkeypatch.setattr(cli.sys, "stderr", out)
+    p = cli.Phases("demo.yaml", out)
+    try:
+        p("intervals")
+        p.progress(3, 3)
+        deadline = time.monotonic() + 5
+        while not p.last and time.monotonic() < deadline:
+            time.sleep(0.01)
+        with cli._warnings_on_stderr(quiet=False):
+            cli.logging.getLogger("reportgen.test").warning("model 'naive': credit validation red")
+        time.sleep(0.1)  # the next ticks draw the status line again
+    finally:
+        p.close()
+    text = out.getvalue()
+    assert "s\033[K\r\033[Kreportgen: warning: model 'naive': credit validation red\n" in text
+    after = text.split("credit validation red\n", 1)[1]
+    assert after.startswith("\rdemo.yaml: intervals… 3/3 ")
+    assert cli.Phases.current is None
