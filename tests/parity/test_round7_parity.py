@@ -14,8 +14,17 @@ Rules decided here:
 * a model binned past ``stream.max_distinct_scores`` has its decision threshold as a bin edge,
   so its counts at the threshold — the confusion table, every threshold metric, McNemar's
   table — are those of the raw rows, as memory gives them; only the ranking metrics (AUC within
-  ``binning.auc_error_bound``), the optima (bin boundaries) and the intervals drawn on the
-  binned cells stay the binned engines' own (README, "Binning").
+  ``binning.auc_error_bound``), log-loss and Brier (each bin's rows at its lowest score), the
+  optima (bin boundaries) and the intervals drawn on the binned cells stay the binned engines'
+  own (README, "Binning");
+* a higher-is-riskier binned model also has an edge just above 1, so its scores are
+  probabilities exactly when the rows' are; it keeps its highest score, so a notice names the
+  rows' range; weighted, its rows per (bin, class, weight) are its cells (intervals, row counts);
+* a sample of no rows at all is named as every input is, by the credit section's batch reader too.
+
+Everything else the harness tried agreed (100 random binary, 30 multiclass and 30 credit
+configs, besides the cases above); the grade migration stays memory's alone, said alike by
+stream and dask (capability ``migration: needs_rows``).
 """
 
 from __future__ import annotations
