@@ -491,7 +491,6 @@ def _reduce_binned(*parts: S.BinnedAccumulator) -> S.BinnedAccumulator:
 
 def _binary(cfg: Config, dask: Any, progress: L.Progress | None, digests: Digests, connect: Callable) -> BinaryEvidence:
     delayed = dask.delayed
-    sc = cfg.stream
     by_file, parts_of_file, results, reads, join, indexes, slices, left_out = _read_twice(
         cfg, dask, digests, connect, functools.partial(L.plan_binary, cfg), _map_part, _reduce_parts)
     states = _states(cfg, results)

@@ -767,7 +767,6 @@ def fold_file(cfg: Config, states: list[ModelState], path: Path,
 def load_streamed(cfg: Config, progress: Progress | None = None, reader: Reader = FROM_FILES,
                   files: list[FileInfo] | None = None) -> BinaryEvidence:
     """Binary (:func:`runner`): every model's table, exact or binned, and the paired statistics."""
-    sc = cfg.stream
     codes = [RowCodes() if len({m.file for m in cfg.models}) == 1 and len(cfg.models) > 1 else None]
 
     def read_all(by_file: dict[Path, list[ModelState]], indexes: dict | None) -> tuple[dict[Path, int], list, list]:
