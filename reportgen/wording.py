@@ -84,7 +84,7 @@ NO_BOOTSTRAP = ("Intervals of the differences between multiclass models, and of 
 WEIGHT_CELLS_TEXT = (f"weighted rows are resampled through their counts per score, class and weight (past "
                      f"{MAX_WEIGHT_CELLS:,} such cells, per score and class with their weights' moments), and there "
                      f"are more than {MAX_WEIGHT_CELLS:,} even so, a weight outside 2⁻³⁰ to 2⁴⁰, or models with weight "
-                     "columns of their own (or the table is binned)")
+                     "columns of their own (or a binned table has more than that many cells)")
 
 #: ``ci_method`` of a weighted model's intervals, and of weighted models' differences.
 WEIGHTED_METHODS = {WEIGHTED_BOOTSTRAP, WEIGHTED_BINNED_BOOTSTRAP, WEIGHTED_POOLED_BOOTSTRAP,

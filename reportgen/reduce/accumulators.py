@@ -1080,6 +1080,18 @@ class BinnedAccumulator:
         return (np.bincount(b[y], weights=mass[y], minlength=k), np.bincount(b[~y], weights=mass[~y], minlength=k),
                 float(np.sum(mass * w)))
 
+    def table_cells(self) -> WeightCells | None:
+        """The weighted rows per (row of :meth:`table`, class, weight), in canonical order, when
+        every row was weighted and the cells were kept (else None): a binned weighted model's
+        bootstrap and its confusion counts in rows, as an exact table's cells give them."""
+        if self.cells is None or self.weighted_rows != self.n_rows:
+            return None
+        self.cells._merge()
+        m = None if self.cells.overflowed else self.cells.merged
+        if m is None:
+            return None
+        return count_cells(self.row_of_bin()[m.w[0].astype(np.int64)], m.y, m.w[1], m.rows)
+
     def table(self) -> ScoreTable:
         """The binned table: one row per non-empty bin, threshold = the lowest score in it."""
         used = (self.pos + self.neg) > 0

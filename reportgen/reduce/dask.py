@@ -491,7 +491,6 @@ def _reduce_binned(*parts: S.BinnedAccumulator) -> S.BinnedAccumulator:
 
 def _binary(cfg: Config, dask: Any, progress: L.Progress | None, digests: Digests, connect: Callable) -> BinaryEvidence:
     delayed = dask.delayed
-    sc = cfg.stream
     by_file, parts_of_file, results, reads, join, indexes, slices, left_out = _read_twice(
         cfg, dask, digests, connect, functools.partial(L.plan_binary, cfg), _map_part, _reduce_parts)
     states = _states(cfg, results)
@@ -507,15 +506,16 @@ def _binary(cfg: Config, dask: Any, progress: L.Progress | None, digests: Digest
         if len(st.labels) > 2:  # a third label first met in a later part: its row, as stream names it
             L.first_fault(cfg, path)
         V.check_two_labels(path, st.cols["label"], st.labels)
-        table, binning, grouper, span = st.acc.table, None, None, None
+        table, binning, grouper, binned = st.acc.table, None, None, None
         if st.acc.overflowed:
             shared_edges = delayed(L.binning_edges(cfg, m, st.sample), pure=True)
             mapped = [delayed(_map_binned)(cfg, p, m, shared_edges, None if slices is None or not left_out
                                            else slices[path][k][m.name])
                       for k, p in enumerate(parts_of_file[path])]
             acc = tree_reduce(delayed, _reduce_binned, mapped).compute()
-            table, grouper, binning, span = L.binned_result(cfg, m.name, acc, warnings)
-        models.append(L.model_table(cfg, st, table, binning, grouper, span))
+            table, grouper, binning = L.binned_result(cfg, m.name, acc, warnings)
+            binned = acc
+        models.append(L.model_table(cfg, st, table, binning, grouper, binned))
     shared = delayed(([x.table for x in models], [x.grouper or S.exact_grouper(x.table) for x in models]), pure=True)
     paired, note = _pairs(cfg, delayed, by_file, parts_of_file, slices, reads, left_out, L.BinaryPairs, shared,
                           [m.file for m in cfg.models], results[0].kept)  # the tables: one graph node, sent to each worker once

@@ -770,7 +770,6 @@ def fold_file(cfg: Config, states: list[ModelState], path: Path,
 def load_streamed(cfg: Config, progress: Progress | None = None, reader: Reader = FROM_FILES,
                   files: list[FileInfo] | None = None) -> BinaryEvidence:
     """Binary (:func:`runner`): every model's table, exact or binned, and the paired statistics."""
-    sc = cfg.stream
     codes = [RowCodes() if len({m.file for m in cfg.models}) == 1 and len(cfg.models) > 1 else None]
 
     def read_all(by_file: dict[Path, list[ModelState]], indexes: dict | None) -> tuple[dict[Path, int], list, list]:
@@ -792,7 +791,7 @@ def load_streamed(cfg: Config, progress: Progress | None = None, reader: Reader 
         if st.rows == 0:
             raise V.no_rows_left(path, m.name)
         table = st.acc.table()
-        binning, grouper, span = None, None, None
+        binning, grouper, binned = None, None, None
         if table is None:  # too many distinct scores: bin, with edges from the sample
             acc = S.BinnedAccumulator(binning_edges(cfg, m, st.settled(None)), m.direction)
             keep_rows = rows is not None and rows.ok
@@ -812,8 +811,9 @@ def load_streamed(cfg: Config, progress: Progress | None = None, reader: Reader 
                     acc.fold_rows(binned)
                     if keep_rows and rows.ok:
                         rows.add_bins(m.name, binned[0])
-            table, grouper, binning, span = binned_result(cfg, m.name, acc, warnings)
-        models.append(model_table(cfg, st, table, binning, grouper, span))
+            table, grouper, binning = binned_result(cfg, m.name, acc, warnings)
+            binned = acc
+        models.append(model_table(cfg, st, table, binning, grouper, binned))
         if rows is not None and rows.ok:
             rows.base.setdefault(m.name, 0)
             lookups[m.name] = st.acc.row_lookup() if binning is None else (0, acc.row_of_bin())
@@ -837,16 +837,20 @@ def load_streamed(cfg: Config, progress: Progress | None = None, reader: Reader 
 
 def model_table(cfg: Config, st: ModelState, table: ScoreTable, binning: BinningInfo | None,
                 grouper: Callable[[np.ndarray], np.ndarray] | None,
-                score_range: tuple[float, float] | None = None) -> ModelTable:
+                binned: S.BinnedAccumulator | None = None) -> ModelTable:
     """A binary model's finished table, every runner: both classes present and weighing something
     (else the error every engine gives); an exact weighted table's rows per (table row, class,
     weight) counted, and its weight sums taken from them, in one order for every engine
     (:func:`~reportgen.reduce.accumulators.table_of_cells`)."""
     m, path = st.cfg, st.path
     V.check_both_classes(cfg, path, st.cols["label"], st.labels, table.total_pos, table.total_neg, st.cols.get("weight"))
-    cells = None if binning is not None or st.acc.weight_cells is None else st.acc.weight_cells.cells(table)
+    if binned is not None:  # its rows per (bin, class, weight), kept while binning
+        cells, span = binned.table_cells(), binned.score_range()
+    else:
+        cells = None if st.acc.weight_cells is None else st.acc.weight_cells.cells(table)
+        span = None
     return ModelTable(m.name, str(path), m.direction, m.probabilities, m.threshold, S.table_of_cells(table, cells),
-                      binning, grouper, cells, score_range)
+                      binning, grouper, cells, span)
 
 
 def binning_edges(cfg: Config, m: ModelConfig, sample: S.ScoreSample) -> np.ndarray:
@@ -865,14 +869,13 @@ def binning_edges(cfg: Config, m: ModelConfig, sample: S.ScoreSample) -> np.ndar
 
 
 def binned_result(cfg: Config, name: str, acc: S.BinnedAccumulator, warnings: list[Notice]):
-    """(table, grouper, BinningInfo, raw score range) of a binned model; the notice that says so
-    is appended."""
+    """(table, grouper, BinningInfo) of a binned model; the notice that says so is appended."""
     sc = cfg.stream
     table = acc.table()
     bound = binning_auc_bound(table)
     warnings.append(Notice("scores_binned", {"model": name, "max_distinct": sc.max_distinct_scores,
                                              "bins": table.n_distinct, "binning": sc.binning, "bound": bound}))
-    return table, acc.grouper(), BinningInfo(sc.binning, table.n_distinct, sc.max_distinct_scores, bound), acc.score_range()
+    return table, acc.grouper(), BinningInfo(sc.binning, table.n_distinct, sc.max_distinct_scores, bound)
 
 
 #: A compared row on its way to the paired pass: its row of the model's table, its truth, its
