@@ -64,6 +64,20 @@ def _parse_formats(text: str) -> list[str]:
     return items
 
 
+def _local_dir(text: str) -> str:
+    """``--out``: a local directory, as ``output.dir`` (README, "Outputs stay local"): a remote URI
+    is a command-line mistake (``--out s3://b/x`` wrote a local directory named ``s3:``), a
+    ``file://`` URI its local path."""
+    from reportgen.config import local_path, scheme_of  # noqa: PLC0415  (pydantic: not for --help)
+
+    if scheme_of(text) is None:
+        return text
+    try:
+        return local_path(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc).replace("this path must be local", "--out must be local")) from None
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse, with a command-line mistake reported as every other user error: one line on
     stderr, exit 2 (argparse prints its multi-line usage block first; a scheduler's log then
@@ -89,7 +103,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     run = sub.add_parser("run", parents=[common], help="compare the models of one or more configs and write reports")
     run.add_argument("configs", nargs="+", metavar="CONFIG", help="YAML config file(s)")
-    run.add_argument("--out", metavar="DIR", help="output directory (default: output.dir of the config); "
+    run.add_argument("--out", metavar="DIR", type=_local_dir, help="output directory (default: output.dir of the config); "
                      "with several configs, each writes to DIR/<config name>")
     run.add_argument("--format", dest="formats", type=_parse_formats, metavar="LIST",
                      help="comma-separated subset of html,pdf,json,csv,xlsx (default: output.formats of the config); "
@@ -118,7 +132,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     ren = sub.add_parser("render", parents=[common], help="re-render a report from a saved metrics.json")
     ren.add_argument("result", metavar="METRICS_JSON")
-    ren.add_argument("--out", metavar="DIR", help="output directory (default: the directory of METRICS_JSON)")
+    ren.add_argument("--out", metavar="DIR", type=_local_dir, help="output directory (default: the directory of METRICS_JSON)")
     ren.add_argument("--format", dest="formats", type=_parse_formats, default=["html", "pdf"], metavar="LIST")
     ren.add_argument("--theme", metavar="DIR", help="template directory overriding any template or report.css")
     ren.add_argument("--logo", metavar="FILE", help="logo to show (the one named in the JSON is never opened)")

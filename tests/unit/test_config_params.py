@@ -184,3 +184,18 @@ def test_the_readme_scheduled_example_config_is_valid(monkeypatch: pytest.Monkey
     again = parse_config(block, "monthly.yaml", ["models[1].file=/data/2026-03/challenger.parquet", "models[1].source=null"])
     assert again.models[1].file == Path("/data/2026-03/challenger.parquet") and again.models[1].source is None
     assert len(cfg.checks) == 2 and cfg.history is not None
+
+
+@pytest.mark.parametrize("command", [["run", "CFG"], ["render", "CFG"]])
+def test_cli_out_as_a_remote_uri_is_exit_2_with_nothing_written(tmp_path: Path, fast_config_factory, cli, capsys,
+                                                                monkeypatch: pytest.MonkeyPatch, command) -> None:
+    """``--out s3://b/x`` was taken as a local path: the report went to ``./s3:/b/x``."""
+    monkeypatch.chdir(tmp_path)
+    cfg = fast_config_factory(tmp_path / "c.yaml")
+    args = [str(cfg) if a == "CFG" else a for a in command]
+    with pytest.raises(SystemExit) as exc:  # a command-line mistake: argparse's exit, code 2
+        cli([*args, "--out", "s3://bucket/reports", "--format", "json"])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "argument --out: 's3://bucket/reports'" in err and "--out must be local" in err
+    assert not (tmp_path / "s3:").exists()
