@@ -627,6 +627,13 @@ class Config(Strict):
         line = _yaml_line(self._text, loc) if self._text is not None else None
         return f"{self._source}{f':{line}' if line else ''}: {key}"
 
+    @field_validator("approval_rates", "prevalences", "constraints", "checks", mode="before")
+    @classmethod
+    def _none_is_empty(cls, v: Any) -> Any:
+        # a key whose every entry is commented out ("checks:" and nothing under it) is YAML's null:
+        # no entries, as "[]" (and as history: null or credit: null mean none)
+        return [] if v is None else v
+
     @field_validator("scheduler")
     @classmethod
     def _scheduler_without_credentials(cls, v: str | None) -> str | None:

@@ -266,3 +266,11 @@ def test_a_yaml_boolean_is_not_taken_for_a_number(extra: str, key: str) -> None:
 def test_booleans_stay_where_they_are_meant() -> None:
     cfg = parse_config(BASE + "positive: true\noutput: {overwrite: yes}\nthreshold: 0.5\n", "q.yaml")
     assert cfg.positive is True and cfg.output.overwrite is True and cfg.threshold == 0.5
+
+
+def test_a_list_key_with_every_entry_commented_out_is_empty() -> None:
+    """``checks:`` with its entries commented out is YAML's null: no checks, as ``[]`` (it was
+    exit 2, "checks: Input should be a valid list"; ``history: null`` already meant none)."""
+    text = BASE + "checks:\n#  - {metric: auc, at_least: 0.6}\nprevalences:\nconstraints:\napproval_rates:\n"
+    cfg = parse_config(text, "q.yaml")
+    assert (cfg.checks, cfg.prevalences, cfg.constraints, cfg.approval_rates) == ([], [], [], [])
