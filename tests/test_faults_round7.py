@@ -442,3 +442,19 @@ def test_a_logo_that_is_no_image_is_refused_before_any_data_is_read(tmp_path: Pa
         assert cli.main([command, str(cfg), "-q"]) == 2
         assert capsys.readouterr().err == expected
     assert not (tmp_path / "out").exists()
+
+
+# --------------------------------------------------------------------------------------
+# Ids
+# --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_duplicated_id_says_what_to_do(engine: str, tmp_path: Path, request: pytest.FixtureRequest,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    """A repeated id (here ``4`` again, with spaces: ids are stripped) was "duplicated id '4';
+    ids must be unique": a rule, not what to do."""
+    cfg = make_run(tmp_path, csv_with("id,y,s", [f"{' 4 ' if i == 5 else i},{y},{s}" for i, y, s in rows()]))
+    assert run(cfg, engine, request) == 2
+    assert capsys.readouterr().err == (f"reportgen: error: {tmp_path / 'a.csv'}: column 'id', row 6: duplicated id '4'; "
+                                       f"ids must be unique — remove the repeated row or give it its own id\n")
