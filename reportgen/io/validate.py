@@ -786,6 +786,10 @@ def configured_classes(cfg: Config) -> list[str] | None:
     if configured is not None and len(set(configured)) != len(configured):
         dup = next(c for c in configured if configured.count(c) > 1)
         raise InputError(f"{cfg.where('classes')}: class {dup!r} is listed twice; list every class once")
+    if configured is not None and cfg.task == "multiclass" and len(configured) < 2:
+        # ``classes: []`` was "label '1' is not one of the configured classes ()" on the first row
+        raise InputError(f"{cfg.where('classes')}: {len(configured)} class(es) listed; list every class (at least two), "
+                         f"or leave 'classes' out to take them from the data")
     return configured
 
 
@@ -833,6 +837,12 @@ def score_order(cfg: Config, i: int, sc: dict[str, str] | list[str], classes: li
     """Positions of the model's score columns (as configured) in class order; errors name the config key."""
     k = len(classes)
     if isinstance(sc, dict):
+        given = [label_key(c) for c in cfg.models[i].scores or {}]  # type: ignore[union-attr]
+        if len(set(given)) != len(given):  # ``1`` and ``"1"`` are one class: one of their columns was dropped
+            dup = next(c for c in given if given.count(c) > 1)
+            raise InputError(f"{cfg.where('models', i, 'scores')}: class {dup!r} is given twice (as "
+                             f"{' and '.join(repr(c) for c in cfg.models[i].scores if label_key(c) == dup)}); "  # type: ignore[union-attr]
+                             f"map every class to one column")
         index = set(classes)
         missing = [c for c in classes if c not in sc]
         extra = [c for c in sc if c not in index]
