@@ -507,3 +507,23 @@ def test_a_multiclass_list_of_fewer_than_two_classes_names_the_key(
     assert run(cfg, engine, request) == 2
     assert capsys.readouterr().err == (f"reportgen: error: {cfg}:{line}: classes: {len(classes)} class(es) listed; list "
                                        f"every class (at least two), or leave 'classes' out to take them from the data\n")
+
+
+# --------------------------------------------------------------------------------------
+# Labels written two ways
+# --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_labels_mixing_true_false_and_1_0_say_they_are_different_labels(
+        engine: str, tmp_path: Path, request: pytest.FixtureRequest, capsys: pytest.CaptureFixture[str]) -> None:
+    """Two exports appended, one writing TRUE / FALSE and the other 1 / 0: "a third distinct
+    label '0' (3 distinct labels: '0', 'False', 'True')" said only to map the labels, not that
+    the spellings were the fault."""
+    lines = [f"{i},{['FALSE', 'TRUE'][y] if i < 30 else y},{s}" for i, y, s in rows()]
+    cfg = make_run(tmp_path, csv_with("id,y,s", lines))
+    assert run(cfg, engine, request) == 2
+    assert capsys.readouterr().err == (
+        f"reportgen: error: {tmp_path / 'a.csv'}: column 'y', row 31: a third distinct label '0' (3 distinct labels: "
+        f"'0', 'False', 'True'); task: binary needs two — use task: multiclass or map the labels; 'False' and '0' are "
+        f"different labels (true/false and 1/0 are not mixed) — write every label the same way\n")
