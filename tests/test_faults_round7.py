@@ -442,3 +442,88 @@ def test_a_logo_that_is_no_image_is_refused_before_any_data_is_read(tmp_path: Pa
         assert cli.main([command, str(cfg), "-q"]) == 2
         assert capsys.readouterr().err == expected
     assert not (tmp_path / "out").exists()
+
+
+# --------------------------------------------------------------------------------------
+# Ids
+# --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_duplicated_id_says_what_to_do(engine: str, tmp_path: Path, request: pytest.FixtureRequest,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    """A repeated id (here ``4`` again, with spaces: ids are stripped) was "duplicated id '4';
+    ids must be unique": a rule, not what to do."""
+    cfg = make_run(tmp_path, csv_with("id,y,s", [f"{' 4 ' if i == 5 else i},{y},{s}" for i, y, s in rows()]))
+    assert run(cfg, engine, request) == 2
+    assert capsys.readouterr().err == (f"reportgen: error: {tmp_path / 'a.csv'}: column 'id', row 6: duplicated id '4'; "
+                                       f"ids must be unique — remove the repeated row or give it its own id\n")
+
+
+# --------------------------------------------------------------------------------------
+# Multiclass classes written two ways
+# --------------------------------------------------------------------------------------
+
+
+def multiclass_run(folder: Path, **extra) -> Path:
+    """Two multiclass models of one file (labels 0, 1, 2; class scores s0, s1, s2)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "m.csv").write_bytes(csv_with("id,y,p,s0,s1,s2", [f"{i},{i % 3},{(i + (i % 5 == 0)) % 3},{s},{s},{s}"
+                                                                 for i, _, s in rows(90)]))
+    cfg = {"title": "t", "task": "multiclass", "label": "y", "id": "id", "bootstrap": {"resamples": 0},
+           "output": {"formats": ["json"], "dir": "out"},
+           "models": [{"name": "a", "file": "m.csv", "prediction": "p"}, {"name": "b", "file": "m.csv", "prediction": "p"}]}
+    cfg.update(extra)
+    path = folder / "q.yaml"
+    path.write_text(yaml.safe_dump(cfg), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_class_given_twice_in_a_scores_mapping_is_refused_not_one_column_dropped(
+        engine: str, tmp_path: Path, request: pytest.FixtureRequest, capsys: pytest.CaptureFixture[str]) -> None:
+    """``scores: {0: s0, 1: s1, "1": s2, 2: s0}``: ``1`` and ``"1"`` are one class, and one of
+    their two columns was dropped without a word (the run exited 0)."""
+    cfg = multiclass_run(tmp_path)
+    assert run(cfg, engine, request) == 0  # the config runs without the mapping
+    capsys.readouterr()
+    text = cfg.read_text(encoding="utf-8").replace("  prediction: p\n", "  prediction: p\n  scores: {0: s0, 1: s1, '1': s2, 2: s0}\n", 1)
+    cfg.write_text(text, encoding="utf-8")
+    line = next(i for i, x in enumerate(text.splitlines(), 1) if "scores:" in x)
+    assert run(cfg, engine, request) == 2
+    assert capsys.readouterr().err == (f"reportgen: error: {cfg}:{line}: models[0].scores: class '1' is given twice (as 1 "
+                                       f"and '1'); map every class to one column\n")
+
+
+@pytest.mark.parametrize("classes", ([], [0]))
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_multiclass_list_of_fewer_than_two_classes_names_the_key(
+        engine: str, classes: list[int], tmp_path: Path, request: pytest.FixtureRequest,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """``classes: []`` was "column 'y', row 2: label '1' is not one of the configured classes ();
+    add it to 'classes'": the data blamed for an empty list."""
+    cfg = multiclass_run(tmp_path, classes=classes)
+    line = next(i for i, x in enumerate(cfg.read_text(encoding="utf-8").splitlines(), 1) if x.startswith("classes:"))
+    assert run(cfg, engine, request) == 2
+    assert capsys.readouterr().err == (f"reportgen: error: {cfg}:{line}: classes: {len(classes)} class(es) listed; list "
+                                       f"every class (at least two), or leave 'classes' out to take them from the data\n")
+
+
+# --------------------------------------------------------------------------------------
+# Labels written two ways
+# --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_labels_mixing_true_false_and_1_0_say_they_are_different_labels(
+        engine: str, tmp_path: Path, request: pytest.FixtureRequest, capsys: pytest.CaptureFixture[str]) -> None:
+    """Two exports appended, one writing TRUE / FALSE and the other 1 / 0: "a third distinct
+    label '0' (3 distinct labels: '0', 'False', 'True')" said only to map the labels, not that
+    the spellings were the fault."""
+    lines = [f"{i},{['FALSE', 'TRUE'][y] if i < 30 else y},{s}" for i, y, s in rows()]
+    cfg = make_run(tmp_path, csv_with("id,y,s", lines))
+    assert run(cfg, engine, request) == 2
+    assert capsys.readouterr().err == (
+        f"reportgen: error: {tmp_path / 'a.csv'}: column 'y', row 31: a third distinct label '0' (3 distinct labels: "
+        f"'0', 'False', 'True'); task: binary needs two — use task: multiclass or map the labels; 'False' and '0' are "
+        f"different labels (true/false and 1/0 are not mixed) — write every label the same way\n")

@@ -151,7 +151,8 @@ def check_unique(k: Keyed, codes: np.ndarray | None = None) -> None:
     j = _first_repeat(codes)
     if j is not None:
         raise InputError(f"{k.file}: column '{k.id_column}', row {int(k.rows[j]) + HEADER_ROWS}: "
-                         f"duplicated id {_arrow(k.ids)[j].as_py()!r}; ids must be unique")
+                         f"duplicated id {_arrow(k.ids)[j].as_py()!r}; ids must be unique — remove the repeated row "
+                         f"or give it its own id")
 
 
 def join_ids(cfg: Config, models: list[Keyed]) -> Join:

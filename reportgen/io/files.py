@@ -43,6 +43,7 @@ from typing import Any
 
 import pandas as pd
 
+from reportgen.config import is_folded, scheme_of
 from reportgen.errors import InputError
 from reportgen.io import filesystems as F
 from reportgen.io.validate import NA_VALUES, float_keys, numeric
@@ -1368,9 +1369,12 @@ def rows_as_lines() -> Iterator[None]:
         m = _FILE_ROW.match(text)
         if m is None or getattr(exc, "lines_counted", False):  # once: the blocks nest (validate's, a run's)
             raise
-        path = Path(m.group("path"))
+        raw = m.group("path")
+        if scheme_of(raw) is not None or is_folded(raw):  # a URI (its file is read again only locally)
+            raise
+        path = Path(raw)
         try:
-            local = F.locate(path).local and path.is_file() and not is_parquet(path)
+            local = path.is_file() and not is_parquet(path)
         except (OSError, ValueError):
             local = False
         if not local:

@@ -695,13 +695,26 @@ def na_hint(classes: Any) -> str:
             f"cell (and set 'missing: drop' to drop such rows)")
 
 
+def spelling_hint(labels: Any) -> str:
+    """``"; …"`` when ``labels`` mix true/false with 1/0 (``TRUE`` and ``1`` in one column, as two
+    exports appended): each is a label of its own, three or four where the user meant two."""
+    keys = {str(c) for c in labels}
+    words, digits = keys & {"True", "False"}, keys & {"1", "0"}
+    if not (words and digits):
+        return ""
+    pair = next(((w, d) for w, d in (("True", "1"), ("False", "0")) if w in words and d in digits),
+                (min(words), min(digits)))
+    return (f"; {pair[0]!r} and {pair[1]!r} are different labels (true/false and 1/0 are not mixed) — write every "
+            f"label the same way")
+
+
 def check_two_labels(path: Any, column: str, found: set[str]) -> None:
     """Binary labels: at most two distinct keys (the message lists them in sorted order)."""
     if len(found) > 2:
         shown = ", ".join(repr(v) for v in sorted_classes(found)[:6])
         raise InputError(
             f"{path}: column '{column}' has {len(found)} distinct labels ({shown}); task: binary needs two — "
-            f"use task: multiclass or map the labels{na_hint(found)}"
+            f"use task: multiclass or map the labels{na_hint(found)}{spelling_hint(found)}"
         )
 
 
@@ -723,7 +736,7 @@ def third_label(path: Any, column: str, known: set[str], labels: np.ndarray, row
             fault(faults, offset + r,
                   f"{path}: column '{column}', row {offset + r + HEADER_ROWS}: a third distinct label {label!r} "
                   f"(3 distinct labels: {shown}); task: binary needs two — use task: multiclass or map the labels"
-                  f"{na_hint(seen)}")
+                  f"{na_hint(seen)}{spelling_hint(seen)}")
             return
 
 
@@ -786,6 +799,10 @@ def configured_classes(cfg: Config) -> list[str] | None:
     if configured is not None and len(set(configured)) != len(configured):
         dup = next(c for c in configured if configured.count(c) > 1)
         raise InputError(f"{cfg.where('classes')}: class {dup!r} is listed twice; list every class once")
+    if configured is not None and cfg.task == "multiclass" and len(configured) < 2:
+        # ``classes: []`` was "label '1' is not one of the configured classes ()" on the first row
+        raise InputError(f"{cfg.where('classes')}: {len(configured)} class(es) listed; list every class (at least two), "
+                         f"or leave 'classes' out to take them from the data")
     return configured
 
 
@@ -833,6 +850,12 @@ def score_order(cfg: Config, i: int, sc: dict[str, str] | list[str], classes: li
     """Positions of the model's score columns (as configured) in class order; errors name the config key."""
     k = len(classes)
     if isinstance(sc, dict):
+        given = [label_key(c) for c in cfg.models[i].scores or {}]  # type: ignore[union-attr]
+        if len(set(given)) != len(given):  # ``1`` and ``"1"`` are one class: one of their columns was dropped
+            dup = next(c for c in given if given.count(c) > 1)
+            raise InputError(f"{cfg.where('models', i, 'scores')}: class {dup!r} is given twice (as "
+                             f"{' and '.join(repr(c) for c in cfg.models[i].scores if label_key(c) == dup)}); "  # type: ignore[union-attr]
+                             f"map every class to one column")
         index = set(classes)
         missing = [c for c in classes if c not in sc]
         extra = [c for c in sc if c not in index]
