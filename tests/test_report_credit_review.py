@@ -140,3 +140,15 @@ def test_a_short_rating_scale_heads_the_migration_columns_by_its_labels(rating_h
     table = _migration(rating_html)
     heads = re.findall(r"<th class=\"num\"[^>]*>([^<]*)</th>", table)
     assert heads == SCALE and "grade-no" not in table and "columns numbered" not in table
+
+
+def test_the_grades_table_stays_inside_the_right_margin(quantiles, quantiles_html):
+    # ten columns at the body's size: the table's right edge (the Light column) ran ~5 mm past the
+    # right margin of the page
+    from test_pdf_layout import glyphs, off_page  # noqa: PLC0415
+
+    pytest.importorskip("pdfminer")
+    found, pages = glyphs(quantiles / "report.pdf")
+    assert not off_page(found, pages), off_page(found, pages)[:10]
+    css = quantiles_html[quantiles_html.index("<style>"):quantiles_html.index("</style>")]
+    assert re.search(r"table\.credit-grades \{ font-size: 0\.84rem; \}", css)
