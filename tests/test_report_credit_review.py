@@ -152,3 +152,18 @@ def test_the_grades_table_stays_inside_the_right_margin(quantiles, quantiles_htm
     assert not off_page(found, pages), off_page(found, pages)[:10]
     css = quantiles_html[quantiles_html.index("<style>"):quantiles_html.index("</style>")]
     assert re.search(r"table\.credit-grades \{ font-size: 0\.84rem; \}", css)
+
+
+def test_frequency_weighted_counts_are_called_obligors_not_rows(quantiles, quantiles_html):
+    # "12 019 rows, 915 defaults" from files of 6,000 rows (the audit's count): each row of weight w
+    # is w obligors
+    import json  # noqa: PLC0415
+
+    doc = json.loads((quantiles / "metrics.json").read_text(encoding="utf-8"))
+    n = doc["credit"]["models"]["champion"]["n"]
+    assert n > 6000
+    section = re.sub(r"<svg\b.*?</svg>", "", _credit(quantiles_html), flags=re.DOTALL)  # the tables and text
+    assert f"{n:,}".replace(",", " ") + " obligors, " in section
+    assert " rows, " not in section and '<th class="num">Rows</th>' not in section
+    assert section.count('<th class="num">Obligors</th>') == 2 * 3  # grades, months, products per model
+    assert "Reference obligors</th><th class=\"num\">Current obligors</th>" in section
