@@ -1198,7 +1198,7 @@ def make_environment(theme: Theme = Theme()) -> Environment:
         keep_trailing_newline=True,
         finalize=keep_units,
     )
-    env.filters.update(fmt_num=fmt_num, fmt_pct=fmt_pct, fmt_pvalue=fmt_pvalue, fmt_ci=fmt_ci, fmt_count=fmt_count, wbr=wbr,
+    env.filters.update(fmt_num=fmt_num, fmt_pct=fmt_pct, fmt_pvalue=fmt_pvalue, fmt_p=fmt_p, fmt_ci=fmt_ci, fmt_count=fmt_count, wbr=wbr,
                        fmt_points=fmt_points, fmt_ci_pct=fmt_ci_pct, fmt_share_of_sum=fmt_share_of_sum)
     return env
 
