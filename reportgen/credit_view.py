@@ -99,12 +99,21 @@ PANEL_TEXT = {
     "trend": "AUC per period with its DeLong interval (band) and the default rate",
 }
 
+#: What the tests table's statistic of each test is, and the p-value's side (its glossary entry says more).
+TEST_STATISTICS: dict[str, tuple[str, str]] = {
+    "jeffreys": ("", "one-sided"), "binomial": ("D − N·PD", "one-sided"), "hosmer_lemeshow": ("H", "upper tail"),
+    "spiegelhalter": ("z", "two-sided"), "in_the_large": ("z", "two-sided"), "slope": ("b", "two-sided"),
+    "intercept": ("a", "two-sided"), "auc_history": ("S", "one-sided"), "herfindahl": ("S", "one-sided"),
+}
+
 _WHAT = {"calibration": "calibration", "auc_history": "AUC test", "stability": "stability", "migration": "migration"}
 
 
 def _test_row(key: str, t: CreditTest, statistic: Any = None) -> dict[str, Any]:
     label, formula = TEST_LABELS[key]
-    return {"key": key, "label": label, "formula": formula, "statistic": t.statistic if statistic is None else statistic,
+    symbol, side = TEST_STATISTICS[key]
+    return {"key": key, "label": label, "formula": formula, "symbol": symbol, "side": side,
+            "statistic": t.statistic if statistic is None else statistic,
             "p": t.p_value, "light": t.light or "none", "df": t.df, "reason": t.reason or ""}
 
 

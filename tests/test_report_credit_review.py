@@ -167,3 +167,14 @@ def test_frequency_weighted_counts_are_called_obligors_not_rows(quantiles, quant
     assert " rows, " not in section and '<th class="num">Rows</th>' not in section
     assert section.count('<th class="num">Obligors</th>') == 2 * 3  # grades, months, products per model
     assert "Reference obligors</th><th class=\"num\">Current obligors</th>" in section
+
+
+def test_the_portfolio_tests_name_their_statistic_and_side(quantiles_html):
+    # "Binomial, exact | −235.312" with no unit, and nothing saying which tests are one-sided
+    section = _credit(quantiles_html)
+    table = section[section.index('<table class="credit-tests">'):]
+    table = table[:table.index("</table>")]
+    assert "<th>Side</th>" in table
+    assert re.search(r'<td class="num">D − N·PD = [−\d.,  ]+</td>', table)
+    assert re.search(r'<td class="num">H = [\d.,  ]+</td>', table)
+    assert table.count("<td>one-sided</td>") >= 2 and "<td>two-sided</td>" in table and "<td>upper tail</td>" in table
