@@ -26,7 +26,7 @@ def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     n = 200
     ids = list(range(n))
     y = [int(i % 3 == 0) for i in ids]
-    s1 = [0.2 + 0.5 * v + (i % 17) / 40 for i, v in zip(ids, y)]
+    s1 = [0.2 + 0.5 * v + (i % 17) / 20 for i, v in zip(ids, y)]
     s2 = [0.3 + 0.3 * v + (i % 13) / 30 for i, v in zip(ids, y)]
     path = tmp_path_factory.mktemp("sqlite7") / "p.db"
     with dbapi.connect(str(path)) as conn:
@@ -103,3 +103,26 @@ def test_duplicate_column_names_are_exit_2_not_an_internal_error(db: Path, tmp_p
     assert err.count("\n") == 1 and "internal error" not in err
     assert "models[1].source: the query returns more than one column named" in err
     assert not (tmp_path / "o").exists()
+
+
+def test_gate_bounds_are_inclusive_and_a_near_miss_is_not_shown_as_the_bound(db: Path, tmp_path: Path, cli, capsys) -> None:
+    """README: "bounds inclusive". A value equal to the bound passes both ways; one a hair below
+    a floor fails, and its line shows the digits that make it fail (it said ``gini = 0.8338,
+    below 0.8338``: a scheduler's operator could not tell why the gate failed)."""
+    base = _config(tmp_path, db, "SELECT id, y, s2 FROM t")
+    assert _run(cli, base, tmp_path / "first") == 0
+    gini = json.loads((tmp_path / "first" / "metrics.json").read_text(encoding="utf-8"))["models"]["a"]["metrics"]["gini"]
+    cfg = yaml.safe_load(base.read_text(encoding="utf-8"))
+    cfg["checks"] = [{"model": "a", "metric": "gini", "at_least": gini}, {"model": "a", "metric": "gini", "at_most": gini}]
+    exact = tmp_path / "exact.yaml"
+    exact.write_text(yaml.safe_dump(cfg, sort_keys=False), encoding="utf-8")
+    assert _run(cli, exact, tmp_path / "exact") == 0
+    capsys.readouterr()
+    cfg["checks"] = [{"model": "a", "metric": "gini", "at_least": gini + 1e-9}]
+    miss = tmp_path / "miss.yaml"
+    miss.write_text(yaml.safe_dump(cfg, sort_keys=False), encoding="utf-8")
+    assert _run(cli, miss, tmp_path / "miss") == 3
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "check failed: a: gini at least" in err
+    shown = err.split("gini = ")[1].split(",")[0]
+    assert float(shown) < gini + 1e-9 and float(shown) == pytest.approx(gini, abs=1e-11), err
