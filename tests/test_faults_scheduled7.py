@@ -2,7 +2,8 @@
 
 A query pasted with its trailing ``;`` broke the pushed-down ``GROUP BY`` (``FROM (SELECT ...;)``:
 a syntax error), as did a trailing ``-- comment``; a second statement after the ``;`` was
-silently ignored by SQLite (and PostgreSQL's simple protocol runs it); a result with two columns
+silently ignored by SQLite (PostgreSQL's driver refused it only
+as a prepared-statement error); a result with two columns
 of one name was an internal error (exit 1). Each is now one line and exit 2, or works.
 """
 
@@ -13,6 +14,9 @@ from pathlib import Path
 
 import pytest
 import yaml
+
+from test_sql_sources import env as pg_env  # noqa: F401 - fixtures: the password variable, MIN_ID
+from test_sql_sources import pg as pg_server  # noqa: F401 - a real server; skips without pgserver
 
 from reportgen.errors import ConfigError
 from reportgen.io.sql import bind, one_statement, pushdown_query
@@ -126,3 +130,26 @@ def test_gate_bounds_are_inclusive_and_a_near_miss_is_not_shown_as_the_bound(db:
     assert err.count("\n") == 1 and "check failed: a: gini at least" in err
     shown = err.split("gini = ")[1].split(",")[0]
     assert float(shown) < gini + 1e-9 and float(shown) == pytest.approx(gini, abs=1e-11), err
+
+
+def test_postgresql_second_statement_is_refused_and_never_runs(pg_server, pg_env, tmp_path: Path, cli, capsys) -> None:
+    """Against a real server: a trailing ';' works pushed down; ``SELECT ...; DELETE ...`` is exit 2
+    before anything reaches the server (the table keeps its rows)."""
+    from test_sql_sources import _config as demo_config
+    from test_sql_sources import _run as demo_run
+    from test_sql_sources import _sql_models
+
+    models = _sql_models(pg_server["url"], pushdown=True)
+    models[1]["source"]["query"] += " ;\n"
+    doc = demo_run(cli, demo_config(tmp_path, models, engine="stream", id=None, date=None), tmp_path / "pushed")
+    assert doc["models"]
+    models = _sql_models(pg_server["url"])
+    name = models[1]["name"]
+    models[1]["source"]["query"] += f"; DELETE FROM {name}"
+    cfg = demo_config(tmp_path, models, engine="stream", id=None, date=None)
+    assert cli(["run", str(cfg), "--out", str(tmp_path / "o"), "--format", "json", "-q"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "holds more than one SQL statement" in err
+    again = demo_run(cli, demo_config(tmp_path, _sql_models(pg_server["url"], pushdown=True), engine="stream", id=None, date=None),
+                     tmp_path / "after")
+    assert [f["rows"] for f in again["run"]["files"]] == [f["rows"] for f in doc["run"]["files"]]

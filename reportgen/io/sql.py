@@ -152,7 +152,8 @@ def bind(query: str, params: Mapping[str, Any], where: str, marker: str = "$") -
 def one_statement(query: str, where: str) -> str:
     """``query`` without its trailing ``;`` (and what follows it: blanks, comments), which the
     pushed-down ``GROUP BY`` wraps (``FROM (SELECT ...;)`` was a syntax error); a second statement
-    is an error (SQLite ran the first and ignored the rest; PostgreSQL's simple protocol runs both)."""
+    is an error (SQLite ran the first and ignored the rest silently; PostgreSQL refuses it with
+    "cannot insert multiple commands into a prepared statement", which sent users to the credentials)."""
     for m in _ENDS.finditer(query):
         if m.group(2) is None:
             continue
