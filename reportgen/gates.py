@@ -82,7 +82,10 @@ def _metric_checks(rule: CheckConfig, result: ComparisonResult) -> list[CheckRes
             out.append(CheckResult(text, "metric", False, f"{metric} is undefined ({why})", name, metric, bound, limit, None))
             continue
         passed = value >= limit if bound == "at_least" else value <= limit
-        detail = f"{metric} = {value:.4f}" + ("" if passed else f", {'below' if bound == 'at_least' else 'above'} {limit:g}")
+        shown = f"{value:.4f}"
+        if value != limit and float(shown) == round(limit, 4):  # 0.44999 is not "0.4500, below 0.45"
+            shown = f"{value:.12g}"
+        detail = f"{metric} = {shown}" + ("" if passed else f", {'below' if bound == 'at_least' else 'above'} {limit:g}")
         out.append(CheckResult(text, "metric", passed, detail, name, metric, bound, limit, value))
     return out
 

@@ -96,7 +96,8 @@ def test_checks_in_metrics_json_report_and_exit_codes(tmp_path: Path, fast_confi
     assert code == 3
     err = [ln for ln in capsys.readouterr().err.strip().splitlines() if not ln.startswith("reportgen: warning:")]
     assert len(err) == 3  # one line per failed check (beside the run's warnings)
-    assert err[0].endswith(f"check failed: challenger: gini at least {gini + 1e-9:g}: gini = {gini:.4f}, below {gini + 1e-9:g}")
+    # the 4-digit value equals the bound to 4 digits: the line shows the digits that make it fail
+    assert err[0].endswith(f"check failed: challenger: gini at least {gini + 1e-9:g}: gini = {gini:.12g}, below {gini + 1e-9:g}")
     assert f"check failed: {worse[0]} must not be worse than champion: significantly worse on gini" in err[1]
     # an undefined value fails (a gate that cannot be evaluated alerts): the scorecard has no probabilities
     assert err[2].endswith("check failed: champion: brier at most 1: brier is undefined (scores are not probabilities (direction: lower))")

@@ -44,6 +44,7 @@ from reportgen.config import SECRET_KEYS, Config, ModelConfig, SourceConfig, exp
 from reportgen.errors import ConfigError, InputError
 from reportgen.io.pairs import scratch_error
 from reportgen.io.validate import HEADER_ROWS, check_columns
+from reportgen.terminal import one_line
 
 #: Schemes this version connects to, with the ADBC driver module of each (the ``sql`` extra
 #: installs both drivers).
@@ -61,6 +62,10 @@ _CANCEL_WAIT_S = 2.0
 
 # a string literal, a quoted identifier, a comment, a cast (::), or a :name parameter
 _TOKENS = re.compile(r"'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\"|--[^\n]*|/\*.*?\*/|::|:([A-Za-z_][A-Za-z0-9_]*)", re.S)
+
+#: A query's statement ends: a ``;`` outside string literals, quoted identifiers, dollar quotes and comments.
+_ENDS = re.compile(r"'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\"|--[^\n]*|/\*.*?\*/|\$((?:[A-Za-z_]\w*)?)\$.*?\$\1\$|(;)", re.S)
+_BLANK = re.compile(r"(?:\s|--[^\n]*|/\*.*?\*/|;)*", re.S)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -125,6 +130,7 @@ def bind(query: str, params: Mapping[str, Any], where: str, marker: str = "$") -
     form) and the values in that order (a name used twice is bound twice). Markers inside string
     literals, quoted identifiers and comments, and ``::`` casts, are left alone. A marker without
     a value, or a value no marker uses, is an error."""
+    query = one_statement(query, where)
     order: list[str] = []
 
     def sub(m: re.Match[str]) -> str:
@@ -141,6 +147,21 @@ def bind(query: str, params: Mapping[str, Any], where: str, marker: str = "$") -
     if unused:
         raise ConfigError(f"{where}.params: {', '.join(unused)} not used in the query (no :{unused[0]} in it)")
     return sql, tuple(params[n] for n in order)
+
+
+def one_statement(query: str, where: str) -> str:
+    """``query`` without its trailing ``;`` (and what follows it: blanks, comments), which the
+    pushed-down ``GROUP BY`` wraps (``FROM (SELECT ...;)`` was a syntax error); a second statement
+    is an error (SQLite ran the first and ignored the rest silently; PostgreSQL refuses it with
+    "cannot insert multiple commands into a prepared statement", which sent users to the credentials)."""
+    for m in _ENDS.finditer(query):
+        if m.group(2) is None:
+            continue
+        if not _BLANK.fullmatch(query, m.end()):
+            raise ConfigError(f"{where}.query: holds more than one SQL statement (a ';' before "
+                              f"{one_line(query[m.end():].strip())[:40]!r}); give one SELECT")
+        return query[:m.start()]
+    return query
 
 
 def marker_of(source: SourceConfig) -> str:
@@ -298,6 +319,10 @@ def fetch(cfg: Config, i: int) -> Fetched:
     table = run_query(m.source, query, params, where)
     if table.num_rows == 0:
         raise InputError(f"{where}: the query returned no rows; check its WHERE clause and params")
+    twice = sorted({c for c in table.column_names if table.column_names.count(c) > 1})
+    if twice:  # the readers find a column by its name: a second one was an internal error
+        raise InputError(f"{where}: the query returns more than one column named {', '.join(map(repr, twice))}; "
+                         f"give each column its own name (SELECT ... AS another_name)")
     mixed = [c for c in _read_columns(cfg, m) if c in table.column_names and pa.types.is_string(table.column(c).type)]
     if mixed and marker_of(m.source) == "?":
         table = _sqlite_reals(m.source, query, params, where, mixed)
@@ -433,4 +458,4 @@ def pushdown_query(source: SourceConfig, cols: Mapping[str, str], where: str) ->
         else:
             out.append(f"{c} AS {role}")
     groups = ", ".join(ident(cols[r]) for r in roles)
-    return f"SELECT {', '.join(out)}, COUNT(*) AS n FROM ({inner}) AS reportgen_rows GROUP BY {groups}", params
+    return f"SELECT {', '.join(out)}, COUNT(*) AS n FROM ({inner}\n) AS reportgen_rows GROUP BY {groups}", params
