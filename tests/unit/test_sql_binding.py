@@ -53,8 +53,9 @@ def test_pushdown_query_groups_by_score_label_and_weight() -> None:
     src = SourceConfig(url="postgresql://u@h/db", query="SELECT * FROM p WHERE d = :d", params={"d": "x"}, pushdown=True)
     sql, values = pushdown_query(src, {"score": "p\"d", "label": "y", "weight": "w"}, "k")
     assert values == ("x",)
-    assert sql == ('SELECT "p""d" AS score, "y" AS label, "w" AS weight, COUNT(*) AS n FROM (SELECT * FROM p WHERE d = $1) '
+    assert sql == ('SELECT "p""d" AS score, "y" AS label, "w" AS weight, COUNT(*) AS n FROM (SELECT * FROM p WHERE d = $1\n) '
                    'AS reportgen_rows GROUP BY "p""d", "y", "w"')  # the weight cells; values as stored, never cast
+    # (the query closed on its own line: a trailing "-- comment" in it cannot comment the wrapper out)
 
 
 def test_the_url_keeps_its_variables_in_the_config_and_a_literal_password_is_refused() -> None:
