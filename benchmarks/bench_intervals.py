@@ -24,7 +24,7 @@ counts the worker processes that draw the report's figures, once they ended) and
 the issue sets: sklearn / one model (target ≥ 5) and three models / one model (target ≤ 3). Imports and first calls are done before timing, for both sides: each
 side runs once on a 20,000-row file first. In this process (which holds gigabytes by then)
 ``reportgen run`` makes the report's pages itself; from a shell (``--fresh``) it forks the
-report process that makes them (:mod:`reportgen.documents`).
+report process that makes them (:mod:`reportgen.report.documents`).
 """
 
 from __future__ import annotations
@@ -165,8 +165,8 @@ def timed(fn) -> tuple[float, float]:
 PHASES = (
     ("reportgen.pipeline", "load_evidence", "read, validate, reduce to evidence"),
     ("reportgen.pipeline", "compare_evidence", "metrics, tests, intervals"),
-    ("reportgen.render", "build_view", "report view and figures"),
-    ("reportgen.render", "render_pdf", "PDF (WeasyPrint)"),
+    ("reportgen.report.render", "build_view", "report view and figures"),
+    ("reportgen.report.render", "render_pdf", "PDF (WeasyPrint)"),
 )
 
 

@@ -19,10 +19,10 @@ from pathlib import Path
 
 import numpy as np
 
-from reportgen import figures
+from reportgen.report import figures
 from reportgen.engine.compare import Settings
 from reportgen.reduce.rows import ModelRows, compare_rows
-from reportgen.render import render_html, render_pdf, result_json
+from reportgen.report.render import render_html, render_pdf, result_json
 from reportgen.results import ComparisonResult, RunInfo
 
 

@@ -5,7 +5,7 @@ first use. Every function returns or takes the one frozen :class:`ComparisonResu
 the data came from: :func:`compare_frames` hands the frames to the same validation
 (:func:`reportgen.reduce.local.load_frames`: the ``engine: memory`` runner, each frame one batch),
 reduction (:mod:`reportgen.reduce`) and engine as files take, so a DataFrame and the CSV it was read from give equal metrics, intervals and tests.
-Importing this module registers the notebook display of results (:mod:`reportgen.notebook`).
+Importing this module registers the notebook display of results (:mod:`reportgen.report.notebook`).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Union
 import numpy as np
 import pandas as pd
 
-import reportgen.notebook  # noqa: F401  (registers ComparisonResult._repr_html_)
+import reportgen.report.notebook  # noqa: F401  (registers ComparisonResult._repr_html_)
 from reportgen.config import Config, config_from_mapping, load_config, parse_config
 from reportgen.engine.compare import Progress
 from reportgen.errors import ConfigError, InputError
@@ -27,10 +27,10 @@ from reportgen.io import validate as V
 from reportgen.io.files import FileInfo
 from reportgen.engine.evidence import BinaryEvidence, MulticlassEvidence
 from reportgen.pipeline import analyse, load_evidence
-from reportgen.render import Theme, load_result
+from reportgen.report.render import Theme, load_result
 from reportgen.results import ComparisonResult
 from reportgen.reduce.local import load_frames
-from reportgen.writer import write_outputs
+from reportgen.report.writer import write_outputs
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -204,7 +204,7 @@ def write_report(result: ComparisonResult, out_dir: str | Path, formats: Sequenc
                  theme: Theme | None = None, overwrite: bool = True) -> dict[str, Path]:
     """Render ``result`` into ``out_dir`` as its whole new report set, or nothing: ``report.html``,
     ``report.pdf``, ``metrics.json`` (the ``formats`` asked for). Locked against other runs and
-    swapped in by one rename (:func:`reportgen.writer.write_outputs`). Returns each file's path.
+    swapped in by one rename (:func:`reportgen.report.writer.write_outputs`). Returns each file's path.
 
     An :class:`~reportgen.errors.OutputError` names this function's arguments, not the command
     line's options (``overwrite=True``, another ``out_dir``)."""

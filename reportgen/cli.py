@@ -36,7 +36,7 @@ from reportgen.version import __version__
 from reportgen.errors import ConfigError, OutputError, ReportgenError, UserError
 from reportgen.launch import answer_signals_early, command_finished
 from reportgen.terminal import one_line
-from reportgen.writer import (Interrupted, Reservation, on_signal, output_path, private_tempdir, reserve,
+from reportgen.report.writer import (Interrupted, Reservation, on_signal, output_path, private_tempdir, reserve,
                               shown_tempdir, write_outputs)
 
 if TYPE_CHECKING:
@@ -45,10 +45,10 @@ if TYPE_CHECKING:
 EXIT_OK, EXIT_INTERNAL, EXIT_USER = 0, 1, 2
 #: ``run``: the report was written but a ``checks:`` rule of the config failed (a scheduler's alert).
 EXIT_CHECK = 3
-#: ``--pdf-variant`` choices (:data:`reportgen.render.PDF_VARIANTS`; written here so that
+#: ``--pdf-variant`` choices (:data:`reportgen.report.render.PDF_VARIANTS`; written here so that
 #: ``--help`` imports no renderer; a test checks the two agree).
 PDF_VARIANTS = ("pdf/a-3b", "pdf/a-3u")
-#: ``--format`` choices (:data:`reportgen.render.FORMATS`; written here so that parsing the
+#: ``--format`` choices (:data:`reportgen.report.render.FORMATS`; written here so that parsing the
 #: arguments imports no renderer: that took 0.45 s, before the signal handlers; a test checks).
 FORMATS = ("html", "pdf", "json", "csv", "xlsx")
 #: Exit codes after SIGINT and SIGTERM (128 + the signal number, as a shell reports them).
@@ -450,7 +450,7 @@ class _FigureImports:
         try:
             import matplotlib.backends.backend_svg  # noqa: F401, PLC0415  (savefig's SVG canvas)
 
-            import reportgen.figures  # noqa: F401, PLC0415
+            import reportgen.report.figures  # noqa: F401, PLC0415
         except Exception:  # noqa: BLE001, S110  (the report's own import says what is wrong)
             pass
 
@@ -462,9 +462,9 @@ class _FigureImports:
 def _run_one(job: _Job, args: argparse.Namespace, printer: _Printer, written: dict[Path, Path]) -> int:
     """Compute one config and write its report set; ``written`` maps the directories this batch
     wrote to their config (a second config resolving to one of them is refused)."""
-    from reportgen.documents import ReportProcess  # noqa: PLC0415
+    from reportgen.report.documents import ReportProcess  # noqa: PLC0415
     from reportgen.pipeline import analyse  # noqa: PLC0415
-    from reportgen.render import Theme  # noqa: PLC0415
+    from reportgen.report.render import Theme  # noqa: PLC0415
 
     cfg, cfg_path = job.cfg, job.cfg_path
     overwrite = args.overwrite or cfg.output.overwrite
@@ -475,7 +475,7 @@ def _run_one(job: _Job, args: argparse.Namespace, printer: _Printer, written: di
     try:
         with ExitStack() as stack:
             # the report's pages are made by a process forked now, which imports their libraries
-            # while the data is read (reportgen.documents); before the lock, so it holds none
+            # while the data is read (reportgen.report.documents); before the lock, so it holds none
             renderer = ReportProcess.start(formats)
             if renderer is not None:
                 stack.callback(renderer.close)
@@ -691,7 +691,7 @@ def _validate_data(cfg: Config, cfg_path: Path, shown: _StderrWarnings) -> str:
         return (f"{cfg_path}: OK — {len(cfg.models)} model(s), task {cfg.task}, engine: {cfg.engine}: "
                 f"files, columns and every part checked; the first batch of each file is valid: {first}")
     from reportgen.pipeline import check_rows  # noqa: PLC0415
-    from reportgen.wording import notice_text  # noqa: PLC0415
+    from reportgen.report.wording import notice_text  # noqa: PLC0415
 
     notices, dropped, rows = check_rows(cfg)
     for w in map(notice_text, notices):
@@ -703,7 +703,7 @@ def _validate_data(cfg: Config, cfg_path: Path, shown: _StderrWarnings) -> str:
 
 
 def _render(args: argparse.Namespace, printer: _Printer) -> int:
-    from reportgen.render import Theme, read_result  # noqa: PLC0415
+    from reportgen.report.render import Theme, read_result  # noqa: PLC0415
 
     result, saved = read_result(args.result)
     d = None
@@ -782,7 +782,7 @@ def _guarded(fn: Callable[[], int], label: str, printer: _Printer, debug: bool, 
 @contextmanager
 def _signal_handlers() -> Iterator[None]:
     """SIGTERM (what Airflow and Kubernetes send on a timeout) and SIGINT raise
-    :class:`~reportgen.writer.Interrupted`, so that every ``finally`` runs: the temporary
+    :class:`~reportgen.report.writer.Interrupted`, so that every ``finally`` runs: the temporary
     directory goes, the lock is released, the previous report stays. Restored on the way out
     (``main`` is also called in-process, by the tests and by library users)."""
     if threading.current_thread() is not threading.main_thread():

@@ -31,10 +31,10 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from reportgen.errors import UserError
-from reportgen.export import safe_cell
+from reportgen.report.export import safe_cell
 from reportgen.results import ComparisonResult, TrendPoint
 from reportgen.terminal import json_shown, one_line
-from reportgen.writer import file_on_the_way, signal_pending
+from reportgen.report.writer import file_on_the_way, signal_pending
 
 #: How long an append waits for another run's transaction to finish.
 BUSY_TIMEOUT_S = 60.0
@@ -265,7 +265,7 @@ def _commit(conn: sqlite3.Connection) -> None:
 class Entry:
     """A run's entry, written into the store's write transaction and committed with its report.
 
-    :meth:`prepared` is the ``along`` of :meth:`reportgen.writer.Reservation.write`: the CLI
+    :meth:`prepared` is the ``along`` of :meth:`reportgen.report.writer.Reservation.write`: the CLI
     commits the entry inside the report's commit, signals held, so that it goes in with the
     report set or not at all — a signal never leaves a report the history does not know of (whose
     rerun is then refused without ``--overwrite``), nor an entry for a report never written.

@@ -21,7 +21,7 @@ import reportgen.clock as clock
 from reportgen.errors import ConfigError
 import reportgen.gates as gates
 import reportgen.io.filesystems as filesystems
-import reportgen.wording as wording
+import reportgen.report.wording as wording
 import reportgen.io.sql as sql
 from reportgen.io.align import ID_NOT_SHARED
 from reportgen.io.files import rows_as_lines

@@ -272,7 +272,7 @@ class BinningInfo(_Frozen):
 NoticeParams = Mapping[str, str | float | bool | Sequence[str] | None]
 
 #: Every warning / caveat code the engine and the run return (:attr:`Notice.code`); the report
-#: layer has a sentence for each (``reportgen.wording.NOTICE_CODES``, a test keeps the two equal).
+#: layer has a sentence for each (``reportgen.report.wording.NOTICE_CODES``, a test keeps the two equal).
 #: ``class_note`` is read only (results written before the multiclass notes had codes: its
 #: ``note`` parameter is the sentence itself).
 NoticeCode = Literal[
@@ -297,7 +297,7 @@ NOTICE_CODES: tuple[str, ...] = typing.get_args(NoticeCode)
 _NOTICE_CODE_SET = frozenset(NOTICE_CODES)
 
 #: Why a metric is undefined (:attr:`Reason.code`); the report layer has a sentence for each
-#: (``reportgen.wording.UNDEFINED_TEXT``, a test keeps the two equal).
+#: (``reportgen.report.wording.UNDEFINED_TEXT``, a test keeps the two equal).
 UndefinedCode = Literal[
     # binary
     "no_predicted_positives",  # TP + FP = 0
@@ -352,13 +352,13 @@ class _Coded(_Frozen):
 @dataclass(frozen=True, slots=True)
 class Notice(_Coded):
     """A warning or caveat as facts: a reason code and its parameters (the model, the counts, the
-    values that triggered it). The report layer writes the sentence (``reportgen.wording``), so the
+    values that triggered it). The report layer writes the sentence (``reportgen.report.wording``), so the
     engine returns no prose and a consumer of ``metrics.json`` can act on the code."""
 
     code: NoticeCode = field(metadata={"description": (
         "What happened, e.g. 'threshold_outside_scores', 'auc_below_half', 'small_class', 'zero_width_interval', "
         "'delong_small_sample', 'rows_dropped' (reportgen.results.NoticeCode lists them all; "
-        "reportgen.wording.NOTICE_CODES words each).")})
+        "reportgen.report.wording.NOTICE_CODES words each).")})
     params: NoticeParams = field(default_factory=dict, metadata={"description": (
         "The facts the sentence is written from (model, threshold, counts, metric names, ...).")})
 
@@ -369,11 +369,11 @@ class Notice(_Coded):
 @dataclass(frozen=True, slots=True)
 class Reason(_Coded):
     """Why a value is undefined, as facts: a code and its parameters (the class, which side holds a
-    single class). The report layer writes the sentence (``reportgen.wording.undefined_text``)."""
+    single class). The report layer writes the sentence (``reportgen.report.wording.undefined_text``)."""
 
     code: UndefinedCode = field(metadata={"description": (
         "Why the value is null, e.g. 'no_positives', 'no_predicted_positives', 'no_probabilities' "
-        "(reportgen.results.UndefinedCode lists them all; reportgen.wording.UNDEFINED_TEXT words each).")})
+        "(reportgen.results.UndefinedCode lists them all; reportgen.report.wording.UNDEFINED_TEXT words each).")})
     params: NoticeParams = field(default_factory=dict, metadata={"description": (
         "The facts the sentence is written from (a class label, which side holds a single class, ...).")})
 
@@ -1024,13 +1024,13 @@ class ComparisonResult(_Frozen):
                 f"baseline {self.run.baseline!r}; {shown}>")
 
     def _repr_html_(self) -> str | None:
-        """Jupyter's rich display: the summary and key figures (:mod:`reportgen.notebook`), or
+        """Jupyter's rich display: the summary and key figures (:mod:`reportgen.report.notebook`), or
         None (plain repr) when no display is registered (see :func:`set_html_display`)."""
         show = _HTML_DISPLAY.get("html")
         return None if show is None else show(self)
 
 
-#: The notebook display of a result, registered by the report layer (:mod:`reportgen.notebook`,
+#: The notebook display of a result, registered by the report layer (:mod:`reportgen.report.notebook`,
 #: imported with the public API) so that this module stays a leaf that imports no renderer.
 _HTML_DISPLAY: dict[str, typing.Callable[[ComparisonResult], str]] = {}
 

@@ -267,7 +267,7 @@ def test_a_report_run_imports_matplotlib_while_the_models_are_compared_and_waits
     phase(COMPARING)  # once per run
     assert started is not None and report.thread is started
     report.join()
-    assert not started.is_alive() and "reportgen.figures" in sys.modules
+    assert not started.is_alive() and "reportgen.report.figures" in sys.modules
 
 
 @pytest.mark.parametrize(("argv", "words"), [
@@ -290,7 +290,7 @@ def test_a_signal_while_pyarrow_is_imported_is_one_line_not_a_traceback(signum, 
     """SIGTERM half a second into ``reportgen run`` arrived while ``_arrow_allocator`` imported
     pyarrow, outside every command's guard: a traceback and exit 1 instead of 143 and one line."""
     from reportgen import cli as cli_mod
-    from reportgen.writer import on_signal
+    from reportgen.report.writer import on_signal
 
     monkeypatch.setattr(cli_mod, "_arrow_allocator", lambda: on_signal(signum))
     code = cli_mod.main(["run", str(tmp_path / "q.yaml")])

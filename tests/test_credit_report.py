@@ -12,7 +12,7 @@ import yaml
 
 from reportgen.config import load_config
 from reportgen.pipeline import analyse
-from reportgen.render import build_view
+from reportgen.report.render import build_view
 from reportgen.results import ComparisonResult
 
 
@@ -63,7 +63,7 @@ def test_an_overstated_pd_is_red_and_named_in_the_summary_warnings(tmp_path: Pat
     [line] = view["credit_verdicts"]
     assert line["text"].startswith("Credit validation of gbm: its calibration fails (red: ")
     assert "; calibration in the large;" in line["text"] and f"{m.calibration.mean_pd * 100:.2f} %" in line["text"]
-    from reportgen.notebook import notebook_view  # noqa: PLC0415
+    from reportgen.report.notebook import notebook_view  # noqa: PLC0415
 
     assert [v["text"] for v in notebook_view(result, with_figures=False)["verdicts"]] == [line["text"]]
 

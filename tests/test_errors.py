@@ -19,7 +19,9 @@ from typing import Any
 import pytest
 import yaml
 
-from reportgen import cli, render
+from reportgen import cli
+
+from reportgen.report import render
 from reportgen.config import PRIMARY_METRICS
 from reportgen.engine.binary import METRICS
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from reportgen.export import tables, to_csv
+from reportgen.report.export import tables, to_csv
 from reportgen.results import ComparisonResult
 
 PINNED_NOW = "2026-01-01T00:00:00Z"
@@ -72,7 +72,7 @@ def test_csv_and_xlsx_hold_the_numbers_of_metrics_json(tmp_path: Path, fast_conf
 
 def test_formula_cells_are_neutralised_in_csv_and_xlsx(tmp_path: Path, demo_run) -> None:
     openpyxl = pytest.importorskip("openpyxl")
-    from reportgen.export import write_xlsx
+    from reportgen.report.export import write_xlsx
 
     doc = demo_run.metrics
     hostile = {"naive": "=HYPERLINK(\"http://evil\",\"x\")", "challenger": "+cmd|' /C calc'!A0", "champion": "@SUM(1+1)"}

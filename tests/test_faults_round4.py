@@ -107,7 +107,7 @@ def test_sigterm_while_the_run_is_recorded_says_the_report_was_written(tmp_path:
     assert len(history.read(tmp_path / "hist.sqlite")) == 1  # recorded with the report
 
 
-@pytest.mark.parametrize("point", ["reportgen.writer:_remove", "reportgen.cli:_gate"])
+@pytest.mark.parametrize("point", ["reportgen.report.writer:_remove", "reportgen.cli:_gate"])
 def test_sigterm_after_the_commit_says_the_new_report_was_written(point: str, tmp_path: Path) -> None:
     """A signal held back while the previous set was removed (just after the swap), or arriving
     later (the lock released, the checks), was reported as "nothing was written, the previous

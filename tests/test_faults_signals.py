@@ -17,7 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from reportgen import cli, render
+from reportgen import cli
+
+from reportgen.report import render
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -76,7 +78,7 @@ def test_a_signal_while_the_arguments_are_parsed_is_its_exit_code_and_one_line(s
 def test_parsing_formats_imports_no_renderer_and_the_choices_agree() -> None:
     assert cli.FORMATS == render.FORMATS
     code = ("import sys; from reportgen import cli; cli.build_parser().parse_args(['run', 'x.yaml', '--format', 'pdf,json']); "
-            "print(sorted(m for m in sys.modules if m in ('reportgen.render', 'matplotlib', 'pandas', 'pyarrow')))")
+            "print(sorted(m for m in sys.modules if m in ('reportgen.report.render', 'matplotlib', 'pandas', 'pyarrow')))")
     done = subprocess.run([sys.executable, "-c", code], env={**os.environ, "PYTHONPATH": str(ROOT)},
                           capture_output=True, text=True, timeout=60, check=True)
     assert done.stdout.strip() == "[]"

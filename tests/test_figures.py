@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 from matplotlib.colors import to_hex
 
-from reportgen import figures
-from reportgen.render import load_result
+from reportgen.report import figures
+from reportgen.report.render import load_result
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 from bench_render import make_result  # noqa: E402
@@ -138,7 +138,7 @@ def test_the_credit_figures_are_drawn_by_the_same_workers_and_are_the_figures_dr
     """The credit section's figures (the costliest, up to four panels each) go to the report's
     figure workers with the other figures (:func:`credit_figures.figure_table`), come back under
     ``credit:NAME`` after the table's own, and are byte for byte each model's figure drawn here."""
-    from reportgen import credit_figures
+    from reportgen.report import credit_figures
 
     if not sys.platform.startswith("linux"):
         pytest.skip("figures are drawn in worker processes on Linux only")
@@ -180,7 +180,7 @@ def test_a_figures_notes_drawn_in_a_worker_are_logged_by_the_parent_in_figure_or
     for processes in (2, 1):
         monkeypatch.setattr(figures, "FIGURE_PROCESSES", processes)
         caplog.clear()
-        caplog.set_level(logging.WARNING, logger="reportgen.figures")
+        caplog.set_level(logging.WARNING, logger="reportgen.report.figures")
         svgs = figures.render_figures(demo)
         assert list(svgs) == ["ks", "roc", "pr"]
         assert [r.getMessage() for r in caplog.records] == [
@@ -239,7 +239,7 @@ def test_a_figure_worker_killed_while_the_parent_draws_leaves_every_figure_drawn
 
 WORKER_ORPHAN = """
 import os, signal, sys, time
-from reportgen import figures
+from reportgen.report import figures
 from reportgen.api import load_result
 from concurrent.futures import FIRST_COMPLETED, wait
 drawing = figures.start_figures(load_result(sys.argv[1]))
@@ -297,7 +297,7 @@ def test_pdf_svg_draws_the_same_pixels_without_style_attributes_or_uses(demo, tm
 
     import weasyprint
 
-    from reportgen import credit_figures, render
+    from reportgen.report import credit_figures, render
 
     col = figures.colours(list(demo.models))
     name, credit = next(iter(demo.credit.models.items()))
@@ -347,7 +347,7 @@ def test_the_pdf_draws_its_figures_as_images_with_the_same_pixels_text_and_alt(d
 
     import weasyprint
 
-    from reportgen import render
+    from reportgen.report import render
 
     html = render.render_html(demo, for_pdf=True)
     page = figures.pdf_figures(html)
@@ -375,7 +375,7 @@ def test_young_collections_only_puts_off_full_collections_and_restores_the_thres
     still do, an explicit ``gc.collect()`` still runs; the thresholds come back as they were."""
     import gc
 
-    from reportgen import heap
+    from reportgen.report import heap
 
     before = gc.get_threshold()
     seen: list[int] = []

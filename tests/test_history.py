@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from reportgen.export import safe_cell
+from reportgen.report.export import safe_cell
 from reportgen.history import append, export, read
 from reportgen.results import ComparisonResult
 

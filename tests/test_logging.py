@@ -19,7 +19,7 @@ import pandas as pd
 import yaml
 
 from reportgen import cli
-from reportgen import figures
+from reportgen.report import figures
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -109,7 +109,7 @@ def test_matplotlib_warnings_are_handled_at_the_figure_missing_glyphs_dropped_ot
                           UserWarning, stacklevel=1)
             warnings.warn("constrained_layout not applied", UserWarning, stacklevel=1)
     assert [(r.name, r.getMessage()) for r in caplog.records] == [
-        ("reportgen.figures", "figure: constrained_layout not applied")]
+        ("reportgen.report.figures", "figure: constrained_layout not applied")]
     with warnings.catch_warnings(record=True) as outside:  # the process's own filters are untouched after
         warnings.simplefilter("always")
         warnings.warn("after", UserWarning, stacklevel=1)
@@ -131,8 +131,8 @@ def test_a_successful_demo_run_prints_nothing_on_stderr(tmp_path, fast_config_fa
                           capture_output=True, text=True, env=env, timeout=300, check=False)
     assert proc.returncode == 0, proc.stderr
     # no matplotlib glyph noise; the one thing said is that the PDF prints boxes, when (and only
-    # when) no installed font has the characters (reportgen.fonts asks Fontconfig, as Pango does)
-    from reportgen.fonts import undrawable, undrawable_warning
+    # when) no installed font has the characters (reportgen.report.fonts asks Fontconfig, as Pango does)
+    from reportgen.report.fonts import undrawable, undrawable_warning
 
     missing = undrawable(["Титул 模型 report 模型 𝔘"])
     expected = "" if not missing else f"reportgen: warning: {undrawable_warning(missing)}\n"

@@ -10,7 +10,7 @@ import pytest
 from reportgen.config import load_config
 from reportgen.errors import InputError
 from reportgen.pipeline import analyse
-from reportgen.wording import notice_text
+from reportgen.report.wording import notice_text
 from reportgen.pipeline import load_evidence
 
 

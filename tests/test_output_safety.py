@@ -2,7 +2,7 @@
 
 A report set appears as a whole or not at all, one run at a time, and a killed run leaves the
 previous report intact. The kill tests start a real ``reportgen run`` that stops at a named
-point of :mod:`reportgen.writer` (``REPORTGEN_TEST_PAUSE_AT``), kill it there with SIGTERM or
+point of :mod:`reportgen.report.writer` (``REPORTGEN_TEST_PAUSE_AT``), kill it there with SIGTERM or
 SIGKILL, and compare the output directory byte for byte with the previous report. Small data,
 ``--format json`` (HTML where it matters), so each process takes a second or two.
 """
@@ -20,7 +20,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from reportgen import cli, writer
+from reportgen import cli
+
+from reportgen.report import writer
 from reportgen.errors import OutputError
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -77,7 +79,7 @@ class Paused:
         env = {**os.environ, "PYTHONPATH": str(ROOT), writer.PAUSE_ENV: point}
         env.pop("REPORTGEN_NOW", None)
         if fallback:  # as on a system without renameat2: the two-rename swap
-            code = ("import sys, reportgen.writer as w; w._renameat2 = None; "
+            code = ("import sys, reportgen.report.writer as w; w._renameat2 = None; "
                     "from reportgen.cli import main; sys.exit(main(sys.argv[1:]))")
             cmd = [sys.executable, "-c", code, *argv]
         else:

@@ -14,10 +14,10 @@ import pytest
 from pypdf import PdfReader
 
 import reportgen.cli as cli_module
-import reportgen.stored_curves as export
-import reportgen.render as render
+import reportgen.report.stored_curves as export
+import reportgen.report.render as render
 from reportgen.results import ComparisonResult
-from reportgen.writer import write_outputs
+from reportgen.report.writer import write_outputs
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "snapshots"))
 from snapshot_fixtures import fixture_path  # noqa: E402

@@ -1,5 +1,5 @@
 """The PDF laid out while its figures are drawn: each figure an empty SVG of its size until the
-page is painted (reportgen.render.ViewInProgress, render_pdf(figures=...)). The report set is the
+page is painted (reportgen.report.render.ViewInProgress, render_pdf(figures=...)). The report set is the
 one the drawn figures give, byte for byte, whatever goes wrong on the way."""
 
 from __future__ import annotations
@@ -12,11 +12,11 @@ import pandas as pd
 import pytest
 from matplotlib.figure import Figure
 
-from reportgen import figures, render
-from reportgen import weasyprint_tuning as tuning
+from reportgen.report import figures, render
+from reportgen.report import weasyprint_tuning as tuning
 from reportgen.api import compare_models
 from reportgen.config import load_config
-from reportgen.render import load_result
+from reportgen.report.render import load_result
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 from bench_render import make_result  # noqa: E402
@@ -173,7 +173,7 @@ def test_a_figure_whose_size_cannot_be_foreseen_is_drawn_before_the_page(small, 
 def test_a_figure_drawn_that_was_not_foreseen_has_the_view_built_again(small, tmp_path, monkeypatch):
     """Should sizing ever miss a figure that drawing gives, the view is built again with the
     drawings (``remade``) and the report set written is the drawn one."""
-    from reportgen.writer import write_outputs
+    from reportgen.report.writer import write_outputs
 
     reference = tmp_path / "reference"
     write_outputs(small, reference, ["html", "pdf", "json"])
@@ -204,7 +204,7 @@ def test_a_figure_drawn_that_was_not_foreseen_has_the_view_built_again(small, tm
 def test_the_report_set_is_written_pdf_first_and_says_so(small, tmp_path):
     """The PDF is written before the HTML (its layout overlaps the drawing); the phases say
     where the figures are drawn."""
-    from reportgen.writer import write_outputs
+    from reportgen.report.writer import write_outputs
 
     phases: list[str] = []
     write_outputs(small, tmp_path / "o", ["html", "pdf", "json"], phase=phases.append)

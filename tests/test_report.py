@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from reportgen.render import (
+from reportgen.report.render import (
     TASK_SECTIONS,
     fmt_ci,
     fmt_count,

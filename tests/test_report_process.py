@@ -1,4 +1,4 @@
-"""The report process (reportgen.documents.ReportProcess): forked as ``reportgen run`` starts, it
+"""The report process (reportgen.report.documents.ReportProcess): forked as ``reportgen run`` starts, it
 imports the report's libraries while the data is read and makes the HTML and PDF pages. The pages
 must be the ones one process makes, byte for byte; any failure of the process leaves the pages to
 the main process; its warnings reach the main process's stderr once."""
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from reportgen import documents, fonts
+from reportgen.report import documents, fonts
 
 ROOT = Path(__file__).resolve().parent.parent
 PINNED = "2026-01-01T00:00:00Z"
@@ -43,7 +43,7 @@ def in_process(tmp_path_factory, config, cli) -> dict[str, bytes]:
 
 @linux_only
 def test_the_report_process_makes_the_pages_one_process_makes(tmp_path, config, cli, in_process, monkeypatch, caplog):
-    with caplog.at_level(logging.DEBUG, logger="reportgen.documents"):
+    with caplog.at_level(logging.DEBUG, logger="reportgen.report.documents"):
         pages = _run(cli, config, tmp_path / "out", monkeypatch, process=True)
     assert any("made by the report process" in r.getMessage() for r in caplog.records)  # it did make them
     assert pages == in_process
@@ -59,7 +59,7 @@ def test_a_report_process_that_fails_leaves_the_pages_to_the_main_process(how, t
         raise RuntimeError("the report process broke")
 
     monkeypatch.setattr(documents, "_make", broken)
-    with caplog.at_level(logging.DEBUG, logger="reportgen.documents"):
+    with caplog.at_level(logging.DEBUG, logger="reportgen.report.documents"):
         pages = _run(cli, config, tmp_path / "out", monkeypatch, process=True)
     said = " ".join(r.getMessage() for r in caplog.records)
     assert "the pages are made here" in said

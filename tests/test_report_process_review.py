@@ -1,9 +1,9 @@
-"""Review of the report process (reportgen.documents.ReportProcess) and of the forked helpers'
-set-up (reportgen.children.child_of), in a scheduled job's terms.
+"""Review of the report process (reportgen.report.documents.ReportProcess) and of the forked helpers'
+set-up (reportgen.report.children.child_of), in a scheduled job's terms.
 
-A signal that reaches a helper between ``os.fork()`` and :func:`~reportgen.children.child_of`
+A signal that reaches a helper between ``os.fork()`` and :func:`~reportgen.report.children.child_of`
 (a SIGTERM or SIGINT sent to the process group: ``systemctl stop``, Ctrl-C, ``kill -- -PGID``)
-found the command's handler still installed in it: :class:`~reportgen.writer.Interrupted` was
+found the command's handler still installed in it: :class:`~reportgen.report.writer.Interrupted` was
 raised in the forked copy of the command, outside the helper's own code, and that copy ran the
 command's clean-up as if it were the command: a second "interrupted" line on stderr, a second
 exit, and the private temporary directory of the real command removed under it (whose report
@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from reportgen import documents
+from reportgen.report import documents
 
 ROOT = Path(__file__).resolve().parent.parent
 PINNED = "2026-01-01T00:00:00Z"

@@ -10,8 +10,8 @@ import re
 import numpy as np
 import pytest
 
-from reportgen.credit_figures import credit_figure
-from reportgen.render import build_view, load_result
+from reportgen.report.credit_figures import credit_figure
+from reportgen.report.render import build_view, load_result
 
 
 @pytest.fixture(scope="module")
@@ -202,7 +202,7 @@ def test_credit_tables_and_headings_are_not_split_over_pages(demo_run, html):
 
 def test_iso_f1_labels_stand_clear_of_the_curves_ends(demo):
     # at the right edge every PR curve ends near the prevalence, where "F1=0.2" was drawn under them
-    from reportgen import figures  # noqa: PLC0415
+    from reportgen.report import figures  # noqa: PLC0415
 
     fig = figures.pr_figure(demo)
     labels = {t.get_text(): t.xy for t in fig.axes[0].texts}

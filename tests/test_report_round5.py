@@ -15,9 +15,9 @@ import pandas as pd
 import pytest
 
 import reportgen
-from reportgen.render import PORTRAIT_CHARS, Theme, build_view, column_chars, column_groups, render_html
+from reportgen.report.render import PORTRAIT_CHARS, Theme, build_view, column_chars, column_groups, render_html
 from reportgen.results import Decision
-from reportgen.wording import ranking_note, verdict_of
+from reportgen.report.wording import ranking_note, verdict_of
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(Path(__file__).resolve().parent))

@@ -15,9 +15,9 @@ import pytest
 import yaml
 
 import reportgen
-import reportgen.figures as figures
-from reportgen.formats import FSI, PDI, isolate, needs_isolation, text_direction
-from reportgen.render import render_html, wbr
+import reportgen.report.figures as figures
+from reportgen.report.formats import FSI, PDI, isolate, needs_isolation, text_direction
+from reportgen.report.render import render_html, wbr
 
 NOW = "2026-01-01T00:00:00Z"
 
@@ -228,7 +228,7 @@ def test_one_row_in_the_smaller_class_is_one_row(tiny):
 
 def test_a_swap_with_nothing_swapped_out_says_so(tiny):
     # "s1 swaps in 2 applications at 50.0 % bad for 0 at n/a."
-    from reportgen.wording import approval_sentence  # noqa: PLC0415
+    from reportgen.report.wording import approval_sentence  # noqa: PLC0415
 
     (a,) = tiny.comparisons[0].approval
     assert a.swap_out.rows == 0 and a.swap_in.rows == 2
@@ -240,7 +240,7 @@ def test_a_swap_with_nothing_swapped_out_says_so(tiny):
 def test_an_undefined_value_in_the_comparison_table_says_why(tiny):
     # the comparison table printed a bare n/a for s1's MCC (the metrics table gave the reason), and
     # an error reduction of n/a against a perfect baseline without a word
-    from reportgen.render import build_view  # noqa: PLC0415
+    from reportgen.report.render import build_view  # noqa: PLC0415
 
     comparison = build_view(tiny)["comparisons"][0]
     rows = {r["key"]: r for r in comparison["rows"]}
@@ -282,7 +282,7 @@ def test_40_classes_print_portrait_top_confusions_and_a_light_class_list(tmp_pat
     # a top-confusions table (four columns) took a landscape page per model
     from reportgen.api import compare_models  # noqa: PLC0415
     from reportgen.config import load_config  # noqa: PLC0415
-    from reportgen.render import build_view  # noqa: PLC0415
+    from reportgen.report.render import build_view  # noqa: PLC0415
 
     rng = np.random.default_rng(2)
     classes = [f"c{i:02d}" for i in range(40)]
@@ -310,7 +310,7 @@ def test_paths_named_like_a_right_to_left_model_are_printed_as_written(tmp_path)
     # isolating the name inside other text must not touch the input's path (copied out of the report)
     from reportgen.api import compare_models  # noqa: PLC0415
     from reportgen.config import load_config  # noqa: PLC0415
-    from reportgen.render import build_view  # noqa: PLC0415
+    from reportgen.report.render import build_view  # noqa: PLC0415
 
     _scores(2).to_csv(tmp_path / f"{HEBREW}.csv", index=False)
     (tmp_path / "c.yaml").write_text(yaml.safe_dump({
@@ -325,7 +325,7 @@ def test_paths_named_like_a_right_to_left_model_are_printed_as_written(tmp_path)
 
 def test_one_reason_for_both_models_is_one_note():
     # "Brier score: n/a for s0, scores are not probabilities …" and then the same line for s1
-    from reportgen.render import build_view  # noqa: PLC0415
+    from reportgen.report.render import build_view  # noqa: PLC0415
 
     data = _scores(2)
     data[["s0", "s1"]] *= 100  # points, not probabilities
@@ -343,7 +343,7 @@ def test_a_landscape_confusion_matrix_keeps_its_model_heading(tmp_path):
 
     from reportgen.api import compare_models  # noqa: PLC0415
     from reportgen.config import load_config  # noqa: PLC0415
-    from reportgen.render import render_pdf  # noqa: PLC0415
+    from reportgen.report.render import render_pdf  # noqa: PLC0415
 
     rng = np.random.default_rng(4)
     classes = [f"c{i}" for i in range(11)] + ["class_with_a_very_long_label_that_goes_on_and_on_forever_2026"]

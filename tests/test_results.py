@@ -25,7 +25,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from reportgen.errors import ResultError
-from reportgen.render import result_json
+from reportgen.report.render import result_json
 from reportgen.results import (
     SCHEMA_VERSION,
     ComparisonResult,

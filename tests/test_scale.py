@@ -18,7 +18,7 @@ import pytest
 from reportgen.config import load_config
 from reportgen.errors import InputError
 from reportgen.pipeline import analyse
-from reportgen.wording import comparison_notes
+from reportgen.report.wording import comparison_notes
 
 N = 60_000
 

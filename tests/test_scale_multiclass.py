@@ -20,7 +20,7 @@ import pytest
 from reportgen.config import load_config
 from reportgen.errors import InputError
 from reportgen.pipeline import analyse
-from reportgen.wording import NO_BOOTSTRAP, comparison_notes
+from reportgen.report.wording import NO_BOOTSTRAP, comparison_notes
 
 N = 12_000
 CLASSES = ["current", "early", "late", "default"]

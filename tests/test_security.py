@@ -15,7 +15,9 @@ from typing import Any
 import pytest
 import yaml
 
-from reportgen import cli, figures, render
+from reportgen import cli
+
+from reportgen.report import figures, render
 from reportgen.errors import ThemeError
 from reportgen.results import ComparisonResult
 

@@ -1,4 +1,4 @@
-"""The PDF's WeasyPrint adjustments (:mod:`reportgen.weasyprint_tuning`): SVG labels drawn as
+"""The PDF's WeasyPrint adjustments (:mod:`reportgen.report.weasyprint_tuning`): SVG labels drawn as
 one run each, with the same text and the same look; a user-agent stylesheet without universal
 pseudo-elements that draws the same pages; both undone or skipped where they do not apply."""
 
@@ -12,9 +12,9 @@ import threading
 
 import pytest
 
-from reportgen import figures, render
-from reportgen import weasyprint_tuning as tuning
-from reportgen.render import load_result
+from reportgen.report import figures, render
+from reportgen.report import weasyprint_tuning as tuning
+from reportgen.report.render import load_result
 
 weasyprint = pytest.importorskip("weasyprint")
 poppler = pytest.mark.skipif(shutil.which("pdftoppm") is None or shutil.which("pdftotext") is None,
@@ -229,7 +229,7 @@ def test_import_weasyprint_falls_back_to_the_plain_import_quietly_when_lookups_f
     the same modules, and none of WeasyPrint's installation help on stdout."""
     code = (
         "import sys\n"
-        "import reportgen.weasyprint_tuning as t\n"
+        "import reportgen.report.weasyprint_tuning as t\n"
         "t._cached_find_library = lambda listing: (lambda name: None)\n"
         "w = t.import_weasyprint()\n"
         "import weasyprint.text.ffi as ffi\n"

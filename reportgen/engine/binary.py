@@ -72,7 +72,7 @@ class Constraint:
 @dataclass(frozen=True, slots=True)
 class Undefined:
     """Why a metric has no value on these data: a reason code and its facts (the report layer
-    writes the sentence, :func:`reportgen.wording.undefined_text`)."""
+    writes the sentence, :func:`reportgen.report.wording.undefined_text`)."""
 
     metric: str
     reason: Reason

@@ -299,7 +299,7 @@ def log_loss_clipping_share(weight: float, mean_loss: float, m: float) -> float 
     ``weight``: the clipped rows' weight (:func:`log_loss_clipped`); ``mean_loss``: the log-loss
     (a mean over ``m``); their share is min(1, weight·(−log ε) / (m·log-loss)). A probability of
     0 for the true class has an infinite loss, so the value reported depends on the constant ε;
-    the report warns (notice ``log_loss_clipped``, worded by :mod:`reportgen.wording`).
+    the report warns (notice ``log_loss_clipped``, worded by :mod:`reportgen.report.wording`).
     """
     if weight <= 0 or not mean_loss > 0:
         return None

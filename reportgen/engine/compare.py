@@ -8,7 +8,7 @@ deltas, McNemar's choice of counts, the primary metric's test and the family's v
 
 No prose: warnings and the tests' caveats are :class:`~reportgen.results.Notice` codes with their
 facts, the decision rule is ``ModelResult.decision_rule``; the report layer
-(:mod:`reportgen.wording`) writes the verdict, the rule and every warning from them.
+(:mod:`reportgen.report.wording`) writes the verdict, the rule and every warning from them.
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ counts, Holm-adjusted p-values, and the facts of the verdict on the primary metr
 p-value); each class's one-vs-rest AUC interval drawn on the class tables in every engine
 (:func:`~reportgen.engine.intervals.ovr_auc_bootstrap`). Warnings are notice codes (the metrics'
 own caveats travel as their codes, with the model and the metric added) and undefined metrics
-carry reason codes; :mod:`reportgen.wording` writes the sentences.
+carry reason codes; :mod:`reportgen.report.wording` writes the sentences.
 """
 
 from __future__ import annotations

@@ -696,7 +696,7 @@ def multiclass_from_counts(
     :func:`reportgen.engine.class_tables.build_class_tables` or None without probabilities;
     ``micro_table`` the binary score table of the pooled n·k cells (else built from the
     class tables). Reasons and notes are codes with their facts (no prose: the report layer,
-    :mod:`reportgen.wording`, writes the sentences).
+    :mod:`reportgen.report.wording`, writes the sentences).
     """
     labs = tuple(_plain(x) for x in labels)
     k = len(labs)

@@ -481,7 +481,7 @@ class AucInterval:
         level: confidence level.
         notices: why the interval may mislead, as reason codes (``delong_small_sample``: a
             class under :data:`SMALL_CLASS` rows; ``delong_zero_variance``: zero width) —
-            :func:`reportgen.wording.notice_text` words them.
+            :func:`reportgen.report.wording.notice_text` words them.
     """
 
     auc: float

@@ -558,7 +558,7 @@ def _two_weighted_models_in_three_engines(tmp_path, scheduler, seed: int, n: int
 def test_pooled_intervals_are_the_same_in_every_engine(monkeypatch, tmp_path, scheduler):
     """End to end with continuous weights past the (lowered) exact cap: memory, stream (several
     batches) and dask give the same metrics.json, the pooled methods stated and worded."""
-    from reportgen import wording  # noqa: PLC0415
+    from reportgen.report import wording  # noqa: PLC0415
     from reportgen.engine import approval as AP  # noqa: PLC0415
 
     monkeypatch.setattr(IV, "EXACT_WEIGHT_CELLS", 200)

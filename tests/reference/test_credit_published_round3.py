@@ -391,7 +391,7 @@ def test_the_glossary_states_each_tests_side_null_hypothesis_and_assumptions() -
     normal or χ² approximation; the initial value taken as known, ECB 2019 2.5.2 and 2.6.2). The
     glossary gave the formula and, for some tests, the side: no test stated its H0, and only the
     binomial test its assumption. The PSI and the CAP are not tests: said so, with no H0."""
-    from reportgen.credit_view import TEST_LABELS
+    from reportgen.report.credit_view import TEST_LABELS
 
     tests = ["jeffreys", "binomial", "hosmer_lemeshow", "spiegelhalter", "in_the_large", "slope", "intercept",
              "auc_history", "herfindahl", "migration"]
@@ -419,7 +419,7 @@ def test_the_calibration_figure_shows_a_grade_at_pd_zero_at_the_axis_floor() -> 
     vanished from the calibration figure while its default rate (0) was lifted to the axis' floor.
     Both coordinates are now lifted to the floor, so every grade of the table is a marker inside
     the axes (the PD 1 grade at the top)."""
-    from reportgen.credit_figures import credit_figure
+    from reportgen.report.credit_figures import credit_figure
 
     y = np.array([0, 0, 0, 0, 1, 0, 1, 0, 1, 1, 1], dtype=bool)
     pd_ = np.array([0.0] * 3 + [0.25] * 5 + [1.0] * 3)
@@ -445,7 +445,7 @@ def test_a_run_with_frequency_weights_reports_the_migration_of_obligors_and_says
 
     from reportgen.config import load_config
     from reportgen.pipeline import analyse
-    from reportgen.render import render_html
+    from reportgen.report.render import render_html
 
     ids, start, end, w = _migration_case()
     pd_scale = np.array([0.01, 0.03, 0.08, 0.2])

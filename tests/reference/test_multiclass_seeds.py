@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from reportgen.engine.multiclass import compute_multiclass, confusion_matrix, harmonic_f
-from reportgen.wording import undefined_text
+from reportgen.report.wording import undefined_text
 
 TOL = 1e-12
 

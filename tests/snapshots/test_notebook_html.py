@@ -12,7 +12,7 @@ import json
 
 import pytest
 
-import reportgen.notebook as notebook
+import reportgen.report.notebook as notebook
 from reportgen.results import ComparisonResult
 from snapshot_fixtures import TASKS, fixture_path
 from test_report_fragments import HTML, check_snapshot, normalise

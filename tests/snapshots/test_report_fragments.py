@@ -1,8 +1,8 @@
 """Snapshot tests of the report's sections, one HTML fragment each, on tiny frozen results.
 
 Each section template (summary, comparison, metrics, thresholds, …) is rendered through the real
-Jinja environment (:func:`reportgen.render.make_environment`, the sandbox, the filters, the
-macros) from the real view model (:func:`reportgen.render.build_view`) of a committed
+Jinja environment (:func:`reportgen.report.render.make_environment`, the sandbox, the filters, the
+macros) from the real view model (:func:`reportgen.report.render.build_view`) of a committed
 ``metrics.json`` (``fixtures/``, see ``snapshot_fixtures.py``), and compared with the committed
 ``html/<task>/<section>.html``. A change in wording, number formatting, escaping or markup shows
 as a unified diff of that one section (great_tables' snapshot style).
@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 
-from reportgen.render import build_view, make_environment
+from reportgen.report.render import build_view, make_environment
 from reportgen.results import ComparisonResult
 from snapshot_fixtures import TASKS, fixture_path
 

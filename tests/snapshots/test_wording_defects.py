@@ -28,9 +28,9 @@ import pytest
 import yaml
 
 from reportgen import compare_models, load_config
-from reportgen.wording import verdict_of
+from reportgen.report.wording import verdict_of
 from reportgen.results import Decision
-from reportgen.render import better_mark, build_view, fmt_signed, make_environment
+from reportgen.report.render import better_mark, build_view, fmt_signed, make_environment
 from reportgen.results import ComparisonResult
 from test_report_fragments import check_snapshot, normalise, render_section
 

@@ -35,7 +35,7 @@ from sklearn.metrics import (
 )
 
 from oracles import monotone_chain_upper
-from reportgen.wording import optimum_label, undefined_text
+from reportgen.report.wording import optimum_label, undefined_text
 from reportgen.engine import binary as B
 from reportgen.engine.curve import build_table
 

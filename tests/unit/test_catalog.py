@@ -13,7 +13,9 @@ import typing
 import numpy as np
 import pytest
 
-from reportgen import catalog, config, figures, render
+from reportgen import catalog, config
+
+from reportgen.report import figures, render
 from reportgen.engine import binary as B
 from reportgen.engine import compare as CMP
 from reportgen.engine import compare_multiclass as CMC
@@ -24,7 +26,7 @@ from reportgen.engine.curve import build_table
 from reportgen.errors import ConfigError
 from reportgen.engine.class_tables import build_class_tables
 from reportgen.engine.evidence import LoadAudit, MulticlassEvidence, MulticlassModelEvidence, Pairing
-from reportgen.labels import CRITERION_LABELS, LABELS, short_label
+from reportgen.report.labels import CRITERION_LABELS, LABELS, short_label
 
 LABELS_MC = ("a", "b", "c")
 

@@ -27,7 +27,7 @@ from scipy import stats as sps
 from reportgen.engine.compare import Settings
 from reportgen.reduce.rows import ModelRows as ModelInput
 from reportgen.reduce.rows import compare_rows
-from reportgen.wording import capability_note, caveats_of, model_warnings, notice_text, verdict
+from reportgen.report.wording import capability_note, caveats_of, model_warnings, notice_text, verdict
 from reportgen.engine.stats import (
     DELONG_WEIGHTS_MESSAGE,
     SMALL_CLASS,

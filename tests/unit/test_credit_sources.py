@@ -261,7 +261,7 @@ def test_a_grade_outside_the_rating_scale_names_file_column_and_row(tmp_path: Pa
 def test_letter_grades_without_a_scale_are_flagged_and_warned_of(tmp_path: Path) -> None:
     """Without credit.grades.order, letter grades run in text order: the section says so
     (capability grade_order: text) and the run warns; a scale given, or numeric grades, are not flagged."""
-    from reportgen.wording import notice_text  # noqa: PLC0415
+    from reportgen.report.wording import notice_text  # noqa: PLC0415
     from reportgen.results import Notice  # noqa: PLC0415
 
     f = _frame(40).assign(rating=["BBB", "A", "AA", "AAA"] * 10)

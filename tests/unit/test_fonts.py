@@ -6,7 +6,7 @@ import logging
 
 import pytest
 
-from reportgen import fonts
+from reportgen.report import fonts
 
 
 def _fontconfig_works() -> bool:
@@ -61,16 +61,16 @@ def test_no_fontconfig_reports_nothing(monkeypatch):
 
 @needs_fontconfig
 def test_render_pdf_warns_once_for_a_name_without_font(tmp_path, caplog):
-    from reportgen import render
+    from reportgen.report import render
 
     html = "<html><body><h1>Model \ue000\ue001</h1><p>Gini 0.42</p></body></html>"
-    with caplog.at_level(logging.WARNING, logger="reportgen.render"):
+    with caplog.at_level(logging.WARNING, logger="reportgen.report.render"):
         render.render_pdf(html, tmp_path / "a.pdf")
         render.render_pdf(html, tmp_path / "b.pdf", check_fonts=False)
     warned = [r.getMessage() for r in caplog.records if "no installed font" in r.getMessage()]
     assert len(warned) == 1 and "U+E000" in warned[0] and "U+E001" in warned[0]
     assert (tmp_path / "a.pdf").stat().st_size > 0 and (tmp_path / "b.pdf").stat().st_size > 0
     caplog.clear()
-    with caplog.at_level(logging.WARNING, logger="reportgen.render"):
+    with caplog.at_level(logging.WARNING, logger="reportgen.report.render"):
         render.render_pdf("<html><body><p>Модель α</p></body></html>", tmp_path / "c.pdf")
     assert not [r for r in caplog.records if "no installed font" in r.getMessage()]

@@ -11,7 +11,7 @@ import pyarrow.parquet as pq
 import pytest
 import yaml
 
-from reportgen.wording import notice_text
+from reportgen.report.wording import notice_text
 from reportgen.config import load_config
 from reportgen.errors import InputError
 from reportgen.io import align as A

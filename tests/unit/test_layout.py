@@ -93,7 +93,7 @@ def test_no_module_imports_another_modules_private_names() -> None:
 def test_results_is_a_leaf_and_the_engine_never_imports_the_report_layer() -> None:
     graph, _ = _imports()
     assert graph["reportgen.results"] <= {"reportgen.catalog", "reportgen.errors"}
-    report_layer = {"reportgen.render", "reportgen.figures", "reportgen.writer", "reportgen.wording", "reportgen.cli"}
+    report_layer = {"reportgen.report.render", "reportgen.report.figures", "reportgen.report.writer", "reportgen.report.wording", "reportgen.cli"}
     for name, targets in graph.items():
         if name.startswith("reportgen.engine"):
             assert not targets & report_layer, f"{name} imports {targets & report_layer}"

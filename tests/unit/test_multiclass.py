@@ -23,7 +23,7 @@ from reportgen.engine.multiclass import (
     per_class_roc,
 )
 from reportgen.results import Notice
-from reportgen.wording import notice_text, undefined_text
+from reportgen.report.wording import notice_text, undefined_text
 
 TOL = 1e-12
 

@@ -13,7 +13,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reportgen.wording import notice_text
+from reportgen.report.wording import notice_text
 from reportgen.config import load_config
 from reportgen.errors import InputError
 from reportgen.io import align as A

@@ -12,9 +12,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import reportgen.stored_curves as export
+import reportgen.report.stored_curves as export
 from reportgen.engine.binary import simplify, upper_hull
-from reportgen.render import result_json
+from reportgen.report.render import result_json
 from reportgen.results import ComparisonResult
 
 

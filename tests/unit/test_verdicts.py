@@ -25,7 +25,7 @@ from reportgen.engine.stats import mcnemar
 from reportgen.reduce.rows import ModelRows
 from reportgen.reduce.rows import compare_rows
 from reportgen.results import Comparison, from_jsonable, to_jsonable
-from reportgen.wording import comparison_notes, mcnemar_sentence, model_warnings, caveats_of, verdict
+from reportgen.report.wording import comparison_notes, mcnemar_sentence, model_warnings, caveats_of, verdict
 
 
 # --- exact and score intervals ---------------------------------------------------------------------
@@ -402,7 +402,7 @@ def test_equal_approval_says_when_a_rate_was_not_counted():
     """Evidence counted without a configured rate cannot give it: capability ``not_counted``, worded."""
     from reportgen.engine.driver import compare_evidence
     from reportgen.reduce.rows import evidence_of_rows
-    from reportgen.wording import capability_note
+    from reportgen.report.wording import capability_note
 
     _y, models = three_models(6)
     ev = evidence_of_rows(models[:2])  # no approval_rates given to the paired pass
@@ -523,7 +523,7 @@ def _result(models, comps, cells, resamples):
     (True, 0, None),
 ])
 def test_interval_footnote_follows_the_data(weighted, resamples, expected):
-    from reportgen.wording import interval_methods
+    from reportgen.report.wording import interval_methods
     y, a, b, w = german_credit_like(10)
     models, comps, cells = compare_rows([ModelRows("m1", "f", a, y, w if weighted else None),
                                          ModelRows("m2", "f", b, y, w if weighted else None)],
@@ -533,7 +533,7 @@ def test_interval_footnote_follows_the_data(weighted, resamples, expected):
 
 
 def test_settings_note_says_bootstrap_when_weighted_and_nothing_with_resamples_0():
-    from reportgen.render import build_view
+    from reportgen.report.render import build_view
     y, a, b, w = german_credit_like(11)
     for resamples, want, unwanted in ((40, "bootstrap", "DeLong"), (0, "no intervals (resamples: 0)", "DeLong")):
         models, comps, cells = compare_rows([ModelRows("m1", "f", a, y, w), ModelRows("m2", "f", b, y, w)],
@@ -598,7 +598,7 @@ def test_past_the_pattern_cap_threshold_differences_say_not_counted_not_weighted
     from reportgen.engine.driver import compare_evidence
     from reportgen.engine.intervals import MAX_PATTERN_MODELS
     from reportgen.reduce.rows import evidence_of_rows
-    from reportgen.wording import capability_note
+    from reportgen.report.wording import capability_note
 
     rng = np.random.default_rng(8)
     y = rng.random(300) < 0.3

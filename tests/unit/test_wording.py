@@ -22,7 +22,7 @@ import reportgen.results as results
 from reportgen.engine.compare_multiclass import result_of
 from reportgen.engine.multiclass import compute_multiclass
 from reportgen.results import ComparisonResult, ModelResult, Notice, Reason, from_jsonable, to_jsonable
-from reportgen.wording import (
+from reportgen.report.wording import (
     NOTICE_CODES,
     UNDEFINED_TEXT,
     caveats_of,

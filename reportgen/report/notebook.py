@@ -18,11 +18,11 @@ from typing import Any
 from markupsafe import Markup
 
 import reportgen.catalog as catalog
-import reportgen.figures as figures
-from reportgen.credit_view import summary_notes
-from reportgen.render import fmt_ci, fmt_count, fmt_num, make_environment
+import reportgen.report.figures as figures
+from reportgen.report.credit_view import summary_notes
+from reportgen.report.render import fmt_ci, fmt_count, fmt_num, make_environment
 from reportgen.results import ComparisonResult, set_html_display
-from reportgen.wording import ranking_note, verdict
+from reportgen.report.wording import ranking_note, verdict
 
 #: The figures shown inline, by task, in this order (keys of figures.FIGURES / MULTICLASS_FIGURES).
 KEY_FIGURES = {"binary": ("roc", "forest"), "multiclass": ("forest", "class_roc")}

@@ -20,9 +20,9 @@ _LEFT_TO_PARENT = (signal.SIGINT, signal.SIGTERM)
 def forking() -> Iterator[None]:
     """SIGINT and SIGTERM held back in this thread while it forks helpers, until they ignore them.
 
-    A forked helper starts with its parent's handlers (:func:`reportgen.writer.on_signal`) until
+    A forked helper starts with its parent's handlers (:func:`reportgen.report.writer.on_signal`) until
     :func:`child_of` runs in it. A signal sent to the process group in between (``systemctl
-    stop``, Ctrl-C, ``kill -- -PGID``) raised :class:`~reportgen.writer.Interrupted` in the
+    stop``, Ctrl-C, ``kill -- -PGID``) raised :class:`~reportgen.report.writer.Interrupted` in the
     helper outside its own code: the copy of the command unwound as the command (a second
     "interrupted" line, a second exit) and removed the command's private temporary directory
     under it (its report then failed: exit 2). Blocked across the fork, such a signal stays
@@ -44,12 +44,12 @@ def forking() -> Iterator[None]:
 def child_of(parent: int) -> None:
     """Called first in a forked helper: it leaves SIGINT and SIGTERM to its parent and dies with it.
 
-    Forked helpers inherit the command's handlers (:func:`reportgen.writer.on_signal`), so a
+    Forked helpers inherit the command's handlers (:func:`reportgen.report.writer.on_signal`), so a
     signal sent to the process group (Ctrl-C at a terminal, ``systemctl stop``, ``kill -- -PGID``)
-    raised :class:`~reportgen.writer.Interrupted` inside a figure pool's worker loop: a traceback
+    raised :class:`~reportgen.report.writer.Interrupted` inside a figure pool's worker loop: a traceback
     on stderr, and a worker that neither finished nor exited left the parent waiting for it
     forever. The parent, which gets the same signal, stops its helpers
-    (:meth:`reportgen.figures.Drawing.cancel`, :meth:`reportgen.documents.ReportProcess.close`);
+    (:meth:`reportgen.report.figures.Drawing.cancel`, :meth:`reportgen.report.documents.ReportProcess.close`);
     a helper ends with what it is doing.
 
     A parent killed outright (SIGKILL, the OOM killer) never stops its helpers, and a forked

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from reportgen.credit_figures import panel_keys
-from reportgen.labels import CREDIT_TEST_NAMES as _N
-from reportgen.labels import credit_failure_names
+from reportgen.report.credit_figures import panel_keys
+from reportgen.report.labels import CREDIT_TEST_NAMES as _N
+from reportgen.report.labels import credit_failure_names
 from reportgen.results import CreditModel, CreditSection, CreditTest
 
 __all__ = ["CAPABILITY_TEXT", "TEST_LABELS", "credit_view", "summary_notes"]

@@ -362,7 +362,7 @@ def redraw_svg_images(document: Any, drawings: dict[str, tuple[str, bytes]]) -> 
     kept, which is right when the new SVG states the same size (the caller checks).
 
     Why: the report's PDF is laid out while its figures are still being drawn, each figure an
-    empty SVG of its size meanwhile (:func:`reportgen.figures.pending_svg`); WeasyPrint reads
+    empty SVG of its size meanwhile (:func:`reportgen.report.figures.pending_svg`); WeasyPrint reads
     an SVG image's drawing only when it paints the page. False, with nothing changed, if
     WeasyPrint is not of that shape or some URL of ``drawings`` is not an SVG image of the
     document: the caller then lays the page out again with the drawings.

@@ -67,13 +67,13 @@ from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING
 
-from reportgen.documents import Documents
+from reportgen.report.documents import Documents
 from reportgen.errors import OutputError
-from reportgen.heap import young_collections_only
+from reportgen.report.heap import young_collections_only
 
 if TYPE_CHECKING:
-    from reportgen.documents import ReportProcess
-    from reportgen.render import Theme
+    from reportgen.report.documents import ReportProcess
+    from reportgen.report.render import Theme
     from reportgen.results import ComparisonResult
 
 #: A transaction committed together with a report set (:meth:`Reservation.write`).
@@ -83,7 +83,7 @@ FORMATS = ("html", "pdf", "json", "csv", "xlsx")
 #: File name of each format; a report directory holds these and nothing else.
 FILE_NAMES = {"html": "report.html", "pdf": "report.pdf", "json": "metrics.json", "csv": "metrics.csv",
               "xlsx": "tables.xlsx"}
-#: ``csv`` writes one file per key table (:mod:`reportgen.export`); FILE_NAMES names the first.
+#: ``csv`` writes one file per key table (:mod:`reportgen.report.export`); FILE_NAMES names the first.
 CSV_FILES = ("metrics.csv", "comparisons.csv", "thresholds.csv", "checks.csv")
 REPORT_FILES = frozenset(FILE_NAMES.values()) | frozenset(CSV_FILES)
 #: Names reportgen gives its own scratch entries (ignored by readers, removed by the next run).
@@ -577,15 +577,15 @@ def write_outputs(
     directory already locked with :func:`reserve` (the CLI locks before computing); without
     it the directory is locked here. ``pdf_variant`` (``"pdf/a-3b"``): the PDF is archival
     PDF/A with the run's ``metrics.json`` embedded (the bytes written beside it, or ``extra``'s).
-    ``metrics.json`` stores curves simplified to what a figure shows (:mod:`reportgen.stored_curves`),
+    ``metrics.json`` stores curves simplified to what a figure shows (:mod:`reportgen.report.stored_curves`),
     and the figures are drawn from those; ``full_curves`` keeps every point the engine kept.
     ``phase(name)`` is told as each format starts (the CLI's progress line). ``along`` is a
     transaction committed with the set (:meth:`Reservation.write`: the run's history entry).
     ``renderer``: a process forked earlier that makes the HTML and PDF pages
-    (:class:`reportgen.documents.ReportProcess`; the same bytes as made here).
+    (:class:`reportgen.report.documents.ReportProcess`; the same bytes as made here).
     Returns the absolute path of each file written, by format (and by file name for ``extra``).
     """
-    import reportgen.render as render  # noqa: PLC0415  (render re-exports this function)
+    import reportgen.report.render as render  # noqa: PLC0415  (render re-exports this function)
 
     theme = theme if theme is not None else render.Theme()
     formats = [f for f in FORMATS if f in set(formats)]
@@ -599,7 +599,7 @@ def write_outputs(
                                  along, renderer)
     if output_path(out_dir) != reservation.target:
         raise ValueError(f"{out_dir} is not the reserved directory {reservation.target}")
-    with young_collections_only():  # the report's objects are not walked again and again (reportgen.heap)
+    with young_collections_only():  # the report's objects are not walked again and again (reportgen.report.heap)
         return _write_set(result, formats, theme, extra, reservation, pdf_variant, full_curves, phase, along, renderer)
 
 
@@ -616,14 +616,14 @@ def _write_set(
     renderer: ReportProcess | None = None,
 ) -> dict[str, Path]:
     """:func:`write_outputs` once the directory is reserved and the arguments checked."""
-    import reportgen.export as export  # noqa: PLC0415
-    import reportgen.render as render  # noqa: PLC0415
+    import reportgen.report.export as export  # noqa: PLC0415
+    import reportgen.report.render as render  # noqa: PLC0415
 
     if not full_curves and FILE_NAMES["json"] not in extra:
         # the curves metrics.json stores (simplified, exact points); the figures are drawn from
         # them too, so a report re-rendered from its metrics.json is the same report. A result
         # rendered from a saved metrics.json (``extra``) is drawn as it was saved.
-        import reportgen.stored_curves as stored_curves  # noqa: PLC0415
+        import reportgen.report.stored_curves as stored_curves  # noqa: PLC0415
 
         result = stored_curves.for_json(result)
     stored_json: str | None = None

@@ -8,7 +8,7 @@ WeasyPrint gets a URL fetcher that refuses everything except ``data:`` URLs, so 
 never touches the network or the file system.
 
 Writing them to disk (the whole set or nothing, locked, swapped in by one rename) is
-:mod:`reportgen.writer` (which imports this module, never the other way).
+:mod:`reportgen.report.writer` (which imports this module, never the other way).
 """
 
 from __future__ import annotations
@@ -43,15 +43,15 @@ from reportgen.config import REPORT_SECTIONS, ReportConfig
 import reportgen.catalog as catalog
 from reportgen.errors import ReportgenError, ResultError, ThemeError, UserError
 from reportgen.logo import logo_data_uri
-from reportgen.formats import MAX_DIGITS, bounds_of, fmt_bounded, fmt_int, fmt_metric, fmt_threshold, minus
-from reportgen.formats import isolate, needs_isolation, text_direction
-from reportgen.heap import young_collections_only
-from reportgen.labels import CRITERION_LABELS
+from reportgen.report.formats import MAX_DIGITS, bounds_of, fmt_bounded, fmt_int, fmt_metric, fmt_threshold, minus
+from reportgen.report.formats import isolate, needs_isolation, text_direction
+from reportgen.report.heap import young_collections_only
+from reportgen.report.labels import CRITERION_LABELS
 from reportgen.results import ComparisonResult, ModelResult, to_jsonable
 from reportgen.smallfiles import read_user_file
-from reportgen.wording import approval_view, comparison_notes, interval_kind, interval_methods, per_class_interval_note, verdict
-from reportgen.wording import optimum_label, ranking_note, undefined_of
-from reportgen.wording import rule as model_rule
+from reportgen.report.wording import approval_view, comparison_notes, interval_kind, interval_methods, per_class_interval_note, verdict
+from reportgen.report.wording import optimum_label, ranking_note, undefined_of
+from reportgen.report.wording import rule as model_rule
 
 log = logging.getLogger(__name__)
 
@@ -131,7 +131,7 @@ def fmt_ci_pct(ci: Sequence[float] | None, digits: int = 2) -> str:
 
 def fmt_signed(v: float | None, digits: int = 3) -> str:
     """A difference with its sign; a non-zero one never prints as zero (0.0003 → "+0.0003",
-    beyond :data:`~reportgen.formats.MAX_DIGITS` decimals "+< 0.000001"); zero is "0.000"."""
+    beyond :data:`~reportgen.report.formats.MAX_DIGITS` decimals "+< 0.000001"); zero is "0.000"."""
     if v is None or not math.isfinite(v):
         return "n/a"
     if v == 0:
@@ -232,7 +232,7 @@ def column_groups(headers: Sequence[str], budget: float = WIDE_CHARS) -> list[li
 
 def fmt_ci(ci: Sequence[float] | None, digits: int = 3, key: str | None = None) -> str:
     """An interval as "[lo, hi]" with ``digits`` decimals. With the metric's ``key``, an end is never
-    rounded to a bound of the metric's range it does not equal (:func:`~reportgen.formats.fmt_bounded`):
+    rounded to a bound of the metric's range it does not equal (:func:`~reportgen.report.formats.fmt_bounded`):
     the logit-scale DeLong interval of AUC 0.9991 is [0.996, 0.9998], not [0.996, 1.000], which
     would read as the certainty the transform exists to avoid."""
     if not ci or ci[0] is None or ci[1] is None:
@@ -476,7 +476,7 @@ def build_view(result: ComparisonResult, theme: Theme = Theme()) -> dict[str, An
     """Everything the templates show, as formatted strings and flags.
 
     The figures, the credit section's among them, are drawn (in worker processes,
-    :class:`reportgen.figures.Drawing`) while the tables of the view are built, and collected
+    :class:`reportgen.report.figures.Drawing`) while the tables of the view are built, and collected
     before the credit section's view, which holds its figures."""
     drawing = _start_drawing(result, theme)
     try:
@@ -492,10 +492,10 @@ def _view_of(result: ComparisonResult, theme: Theme, drawing: Any) -> dict[str, 
 
 def _start_drawing(result: ComparisonResult, theme: Theme) -> Any:
     """The report's figures, the credit section's among them, set drawing in worker processes
-    (:class:`reportgen.figures.Drawing`)."""
-    import reportgen.figures as figures  # noqa: PLC0415  (figures are only needed to render)
+    (:class:`reportgen.report.figures.Drawing`)."""
+    import reportgen.report.figures as figures  # noqa: PLC0415  (figures are only needed to render)
 
-    import reportgen.credit_figures as credit_figures  # noqa: PLC0415  (likewise)
+    import reportgen.report.credit_figures as credit_figures  # noqa: PLC0415  (likewise)
 
     palette = theme.palette or figures.PALETTE
     credit = {} if result.credit is None else credit_figures.figure_table(
@@ -507,7 +507,7 @@ class ViewInProgress:
     """A report's view (:func:`build_view`) whose figures are still being drawn (:func:`start_view`).
 
     ``view`` holds, where each figure goes, an empty SVG of its size
-    (:func:`reportgen.figures.pending_svg`), so the PDF's page can be laid out while the
+    (:func:`reportgen.report.figures.pending_svg`), so the PDF's page can be laid out while the
     figures are drawn; :meth:`drawn` waits for the drawings, :meth:`fill` puts them into a page.
     When the figures' sizes cannot be known before they are drawn, ``view`` is built with the
     drawings, as :func:`build_view` builds it, and there is nothing to fill.
@@ -594,7 +594,7 @@ def _isolated_in_sentences(view: Any, names: Sequence[str]) -> Any:
 
 
 def _build_view(result: ComparisonResult, theme: Theme, drawing: Any) -> dict[str, Any]:
-    import reportgen.figures as figures  # noqa: PLC0415  (figures are only needed to render)
+    import reportgen.report.figures as figures  # noqa: PLC0415  (figures are only needed to render)
 
     palette = theme.palette or figures.PALETTE
     run = result.run
@@ -807,8 +807,8 @@ def _build_view(result: ComparisonResult, theme: Theme, drawing: Any) -> dict[st
                                "rows": rows, "scenarios": scen,
                                "scenario_criteria": [catalog.criterion(k).short_label for k in figures.PREVALENCE_CRITERIA]})
 
-    import reportgen.credit_figures as credit_figures  # noqa: PLC0415  (figures are only needed to render)
-    import reportgen.credit_view as credit_view  # noqa: PLC0415
+    import reportgen.report.credit_figures as credit_figures  # noqa: PLC0415  (figures are only needed to render)
+    import reportgen.report.credit_view as credit_view  # noqa: PLC0415
 
     svgs = drawing()
     prefix = credit_figures.KEY_PREFIX
@@ -1013,7 +1013,7 @@ def _pairwise_view(result: ComparisonResult, col: dict[str, str], short: dict[st
 
 def _settings_note(run: Any, binary: bool, kind: str | None, result: ComparisonResult | None = None) -> str:
     """The settings behind the numbers, in one sentence under the ranking (``kind``: how the
-    bootstrap intervals were actually drawn, :func:`reportgen.wording.interval_kind`)."""
+    bootstrap intervals were actually drawn, :func:`reportgen.report.wording.interval_kind`)."""
     level = f"{run.confidence_level * 100:g} %"
     boot = (f"{kind or 'stratified bootstrap'} with {fmt_count(run.bootstrap_resamples)} resamples, seed "
             f"{run.bootstrap_seed}" if run.bootstrap_resamples else "no bootstrap (resamples: 0)")
@@ -1119,7 +1119,7 @@ def _multiclass_confusions(result: ComparisonResult, col: dict[str, str]) -> lis
 
 def default_template_dir() -> Path:
     """The shipped templates (``templates/`` in the repo, ``reportgen/templates`` in the wheel)."""
-    repo = Path(__file__).resolve().parent.parent / "templates"
+    repo = Path(__file__).resolve().parents[2] / "templates"
     if (repo / "report.html").exists():
         return repo
     return Path(str(resources.files("reportgen.templates")))
@@ -1219,7 +1219,7 @@ def _environment(theme: Theme) -> Environment:
 
 def compile_templates(theme: Theme = Theme()) -> None:
     """Compile the theme's page templates ahead of its first page, for :func:`render_html` to
-    find (the report process, :mod:`reportgen.documents`, does it while the data is read: it
+    find (the report process, :mod:`reportgen.report.documents`, does it while the data is read: it
     took about 0.13 s of CPU, more than rendering a page from compiled templates)."""
     env = _environment(theme)
     for name in env.list_templates(filter_func=lambda n: n.endswith(".html")):
@@ -1323,7 +1323,7 @@ def _quiet(*names: str) -> Iterator[None]:
 PDF_VARIANTS = ("pdf/a-3b", "pdf/a-3u")
 
 
-#: CSS that needs the user-agent rules :func:`reportgen.weasyprint_tuning.html_class` leaves out
+#: CSS that needs the user-agent rules :func:`reportgen.report.weasyprint_tuning.html_class` leaves out
 _UA_NEEDED = re.compile(r"footnote|list-item|::?marker|\bnote-(?:call|marker|callback)", re.IGNORECASE)
 #: a page's stylesheets and style attributes
 _PAGE_CSS = re.compile(r"<style\b[^>]*>(.*?)</style>|\sstyle=\"([^\"]*)\"", re.DOTALL | re.IGNORECASE)
@@ -1349,15 +1349,15 @@ def render_pdf(html: str, target: Path, variant: str | None = None, attachments:
     three-model report, on one core) then runs while the other core draws the figures.
 
     ``check_fonts``: warn (this module's logger, one line) when ``html`` has characters no
-    installed font can draw (:func:`reportgen.fonts.undrawable`), as the PDF prints them as
+    installed font can draw (:func:`reportgen.report.fonts.undrawable`), as the PDF prints them as
     empty boxes; off for a second layout of the same page.
     """
-    import reportgen.figures as drawing  # noqa: PLC0415  (figures are only needed to render)
-    import reportgen.weasyprint_tuning as tuning  # noqa: PLC0415  (likewise)
+    import reportgen.report.figures as drawing  # noqa: PLC0415  (figures are only needed to render)
+    import reportgen.report.weasyprint_tuning as tuning  # noqa: PLC0415  (likewise)
 
     weasyprint = tuning.import_weasyprint()
     if check_fonts:  # characters no installed font has print as empty boxes: say so, once a render
-        from reportgen.fonts import undrawable, undrawable_warning  # noqa: PLC0415
+        from reportgen.report.fonts import undrawable, undrawable_warning  # noqa: PLC0415
 
         if (warning := undrawable_warning(undrawable([html]))) is not None:
             log.warning("%s", warning)
@@ -1382,7 +1382,7 @@ def render_pdf(html: str, target: Path, variant: str | None = None, attachments:
         options = {**weasyprint.DEFAULT_OPTIONS, **options}
         with _quiet("weasyprint", "fontTools"), young_collections_only(), tuning.svg_text_runs():
             page = drawing.pdf_figures(html)  # the same figures as images of fewer SVG nodes: laid out faster
-            # the lean user-agent stylesheet (reportgen.weasyprint_tuning) unless a theme's CSS
+            # the lean user-agent stylesheet (reportgen.report.weasyprint_tuning) unless a theme's CSS
             # uses what it leaves out: footnotes, or list items other than <li>
             css = " ".join(a or b for a, b in _PAGE_CSS.findall(page))
             html_class = weasyprint.HTML if _UA_NEEDED.search(css) else tuning.html_class()
@@ -1398,8 +1398,8 @@ def render_pdf(html: str, target: Path, variant: str | None = None, attachments:
 def _draw_pending(document: Any, drawn: dict[str, str], tuning: Any) -> bool:
     """``document``'s stand-in figures drawn from their drawings (``drawn``: stand-in SVG →
     drawn SVG; :func:`render_pdf`), if each drawing states its stand-in's size and WeasyPrint
-    takes them (:func:`reportgen.weasyprint_tuning.redraw_svg_images`)."""
-    import reportgen.figures as drawing  # noqa: PLC0415
+    takes them (:func:`reportgen.report.weasyprint_tuning.redraw_svg_images`)."""
+    import reportgen.report.figures as drawing  # noqa: PLC0415
 
     def url(svg: str) -> str:  # the image's URL as drawing.pdf_figures writes it
         return "data:image/svg+xml;base64," + base64.b64encode(svg.encode("utf-8")).decode("ascii")

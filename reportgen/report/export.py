@@ -25,7 +25,7 @@ from typing import Any
 
 from reportgen.errors import OutputError
 from reportgen.results import ComparisonResult
-from reportgen.wording import verdict
+from reportgen.report.wording import verdict
 
 log = logging.getLogger(__name__)
 

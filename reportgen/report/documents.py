@@ -1,6 +1,6 @@
 """A report's HTML and PDF pages: made here, or by a process forked before the data is read.
 
-:class:`Documents` makes the two pages of one result from one view (:func:`reportgen.render.start_view`):
+:class:`Documents` makes the two pages of one result from one view (:func:`reportgen.report.render.start_view`):
 the PDF first, laid out while the figures are drawn, then the HTML filled with the same drawings.
 
 :class:`ReportProcess` makes the same pages, byte for byte, in a process that ``reportgen run``
@@ -11,7 +11,7 @@ models are compared, on cores the comparison uses). The forked process imports t
 main process reads and reduces the data, then waits. When the result is known it is sent over
 (pickled, some 70 kB for three models: its curves are the stored, simplified ones) with the
 theme, and the pages come back as bytes, which the main process writes into the report set as
-before (whole or nothing, :mod:`reportgen.writer`). The main process never imports WeasyPrint or
+before (whole or nothing, :mod:`reportgen.report.writer`). The main process never imports WeasyPrint or
 matplotlib then, so its heap stays small for the garbage collector too.
 
 Nothing changes what a report says or where it is written: any failure of the process (it could
@@ -24,7 +24,7 @@ Linux only (fork is its default start method; elsewhere a fork would not be safe
 libraries loaded and a spawn would import everything again), and only from a process that
 holds little memory (:data:`MAX_PARENT_RESIDENT`: copy-on-write); ``REPORTGEN_REPORT_PROCESS=0``
 turns it off, ``=1`` forks whatever the process holds. Like the figure workers, the process leaves SIGINT and SIGTERM to its parent
-(from the fork on: :func:`reportgen.children.forking`) and dies with it (:func:`reportgen.children.child_of`); it ends with ``os._exit``, so it never runs
+(from the fork on: :func:`reportgen.report.children.forking`) and dies with it (:func:`reportgen.report.children.child_of`); it ends with ``os._exit``, so it never runs
 the parent's exit handlers nor flushes its buffers.
 """
 
@@ -40,11 +40,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from reportgen.children import child_of, forking
-from reportgen.heap import young_collections_only
+from reportgen.report.children import child_of, forking
+from reportgen.report.heap import young_collections_only
 
 if TYPE_CHECKING:
-    from reportgen.render import Theme, ViewInProgress
+    from reportgen.report.render import Theme, ViewInProgress
     from reportgen.results import ComparisonResult
 
 log = logging.getLogger(__name__)
@@ -65,7 +65,7 @@ MAX_PARENT_RESIDENT = 256 << 20
 class Documents:
     """The HTML and PDF pages of ``result`` in ``theme``, made in this process from one view.
 
-    ``pdf_variant``: an archival PDF (:func:`reportgen.render.render_pdf`) with ``attached``
+    ``pdf_variant``: an archival PDF (:func:`reportgen.report.render.render_pdf`) with ``attached``
     (file name → bytes: the run's ``metrics.json``) embedded. The view and its figures start with the first
     page asked for; :meth:`close` stops figure workers still running.
     """
@@ -77,14 +77,14 @@ class Documents:
 
     def view(self) -> ViewInProgress:
         """The report's view, its figures drawn meanwhile (the PDF is laid out as they are drawn)."""
-        import reportgen.render as render  # noqa: PLC0415
+        import reportgen.report.render as render  # noqa: PLC0415
 
         if self._view is None:
             self._view = render.start_view(self.result, self.theme)
         return self._view
 
     def write_pdf(self, path: Path) -> None:
-        import reportgen.render as render  # noqa: PLC0415
+        import reportgen.report.render as render  # noqa: PLC0415
 
         v = self.view()
         attached = None if self.pdf_variant is None else self.attached
@@ -97,7 +97,7 @@ class Documents:
                               when=self.result.run.created, check_fonts=False)
 
     def write_html(self, path: Path) -> None:
-        import reportgen.render as render  # noqa: PLC0415
+        import reportgen.report.render as render  # noqa: PLC0415
 
         v = self.view()
         v.drawn()  # every figure drawn first: the view is final then
@@ -341,9 +341,9 @@ def preload() -> None:
 
         import matplotlib.backends.backend_svg  # noqa: F401, PLC0415  (savefig's SVG canvas)
 
-        import reportgen.figures  # noqa: F401, PLC0415
-        import reportgen.render as render  # noqa: PLC0415
-        import reportgen.weasyprint_tuning as tuning  # noqa: PLC0415
+        import reportgen.report.figures  # noqa: F401, PLC0415
+        import reportgen.report.render as render  # noqa: PLC0415
+        import reportgen.report.weasyprint_tuning as tuning  # noqa: PLC0415
 
         tuning.import_weasyprint()
         render.compile_templates()  # the shipped theme's (a custom theme's are compiled when used)

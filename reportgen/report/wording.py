@@ -47,8 +47,8 @@ from reportgen.engine.intervals import (
 from reportgen.engine.compare_multiclass import BOOTSTRAP_AUC_MAX_CELLS
 from reportgen.engine.approval import APPROVAL_COUNT_BOOTSTRAP, APPROVAL_POOLED_BOOTSTRAP, MAX_APPROVAL_MODELS
 from reportgen.engine.proportions import CLOPPER_PEARSON, DELONG_LOGIT
-from reportgen.formats import fmt_bounded, fmt_int, minus
-from reportgen.labels import LABELS, credit_failure_names
+from reportgen.report.formats import fmt_bounded, fmt_int, minus
+from reportgen.report.labels import LABELS, credit_failure_names
 from reportgen.results import (
     ApprovalAtRate,
     Comparison,

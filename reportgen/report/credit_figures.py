@@ -11,15 +11,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-# No matplotlib.use(): Figure objects with their own canvas, as in reportgen.figures (a
+# No matplotlib.use(): Figure objects with their own canvas, as in reportgen.report.figures (a
 # notebook's backend and pyplot state are left alone).
 import matplotlib
 import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter, PercentFormatter
 
-from reportgen.figures import MUTED, STYLE, new_figure, safe_text
-from reportgen.formats import isolate
+from reportgen.report.figures import MUTED, STYLE, new_figure, safe_text
+from reportgen.report.formats import isolate
 from reportgen.results import CreditModel
 
 __all__ = ["KEY_PREFIX", "credit_figure", "figure_table", "panel_keys"]
@@ -137,7 +137,7 @@ KEY_PREFIX = "credit:"
 
 def figure_table(models: dict[str, CreditModel], colours: dict[str, str]) -> dict[str, Callable[..., Figure | None]]:
     """``credit:NAME → fn(result, palette)`` drawing the model's :func:`credit_figure`, for
-    :class:`reportgen.figures.Drawing`, which shares them out to its worker processes with
+    :class:`reportgen.report.figures.Drawing`, which shares them out to its worker processes with
     the report's other figures (they are the costliest: up to four panels each). The
     function ignores its arguments: the credit result and colours are bound here."""
     def draw(m: CreditModel, colour: str) -> Callable[..., Figure | None]:

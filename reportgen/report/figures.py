@@ -43,11 +43,11 @@ import numpy as np
 from matplotlib.figure import Figure
 
 import reportgen.catalog as catalog
-from reportgen.children import child_of, forking
+from reportgen.report.children import child_of, forking
 from reportgen.catalog import short_label
 from reportgen.results import ComparisonResult, ModelResult
-from reportgen.formats import fmt_metric, isolate, needs_isolation
-from reportgen.heap import young_collections_only
+from reportgen.report.formats import fmt_metric, isolate, needs_isolation
+from reportgen.report.heap import young_collections_only
 
 log = logging.getLogger(__name__)
 
@@ -977,7 +977,7 @@ class Drawing:
                  extra: dict[str, Any] | None = None) -> None:
         base = FIGURES if result.run.task == "binary" else MULTICLASS_FIGURES
         #: ``extra``: more figures of the report, ``key → fn(result, palette) → Figure | None``
-        #: (the credit section's, :func:`reportgen.credit_figures.figure_table`), shared out to
+        #: (the credit section's, :func:`reportgen.report.credit_figures.figure_table`), shared out to
         #: the same processes and collected after the table's own, under their keys
         self.table = {**base, **(extra or {})}
         self.keys = list(self.table)

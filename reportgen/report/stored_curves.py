@@ -11,7 +11,7 @@ some 330 px), less than matplotlib's own ``path.simplify_threshold`` of half a p
 when it draws. The demo's ``metrics.json``: 522 KB with the engine's points, 224 KB simplified. Kept points are exact points of
 the engine's curve (a subset, with their thresholds); the ROC curve keeps every vertex of its
 convex hull (optimal thresholds and cost curves live there). The report's figures are drawn
-from these same points (:func:`reportgen.writer.write_outputs`), so a report re-rendered from
+from these same points (:func:`reportgen.report.writer.write_outputs`), so a report re-rendered from
 its ``metrics.json`` (``reportgen render``) is byte-identical. Simplifying twice changes
 nothing (each split point is also the farthest among the kept points).
 
