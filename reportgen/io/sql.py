@@ -196,7 +196,7 @@ def _driver(url: str, where: str) -> Any:
 
         return importlib.import_module(module)
     except ImportError:
-        raise ConfigError(f"{where}: reading from a database needs the sql extra: pip install 'reportgen[sql]'") from None
+        raise ConfigError(f"{where}: reading from a database needs the sql extra: pip install 'classifier-comparison-report[sql]'") from None
 
 
 def _clean(exc: BaseException, secrets: list[str]) -> str:
