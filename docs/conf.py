@@ -37,9 +37,11 @@ nitpicky = False
 
 html_theme = "pydata_sphinx_theme"
 html_title = f"reportgen {version}"
-html_static_path: list[str] = []
+html_static_path = ["_static"]
+html_css_files = ["custom.css"]
 html_theme_options = {
     "navigation_with_keys": False,
+    "header_links_before_dropdown": 5,
     "show_toc_level": 2,
     "secondary_sidebar_items": ["page-toc"],
     "footer_start": ["copyright"],

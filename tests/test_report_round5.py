@@ -233,7 +233,7 @@ def test_the_readme_says_write_report_replaces_by_default(tmp_path):
     import inspect  # noqa: PLC0415
 
     assert inspect.signature(reportgen.write_report).parameters["overwrite"].default is True
-    readme = " ".join((ROOT / "docs" / "api.md").read_text(encoding="utf-8").split())  # the API page
+    readme = " ".join((ROOT / "docs" / "reference" / "api.md").read_text(encoding="utf-8").split())  # the API page
     assert "`write_report` replaces the report set already in the directory (`overwrite=True` by default" in readme
 
 

@@ -42,18 +42,20 @@ def _type_of(node: dict[str, Any], anchors: dict[str, str]) -> str:
     """A JSON Schema node as a short type phrase; a nested model links to its table."""
     if "$ref" in node:
         name = _ref_name(node["$ref"])
-        return f"[mapping](#{anchors[name]})" if name in anchors else "mapping"
-    if "anyOf" in node:
+        return f"[a mapping](#{anchors[name]})" if name in anchors else "a mapping"
+    if "anyOf" in node:  # null is said by the default ("none")
         kinds = [k for k in node["anyOf"] if k.get("type") != "null"]
-        phrase = " or ".join(_type_of(k, anchors) for k in kinds)
-        return phrase + (" or null" if len(kinds) < len(node["anyOf"]) else "")
+        if {k.get("type") for k in kinds} == {"integer", "string", "boolean", "number"}:
+            return "label (number, text or boolean)"
+        return " or ".join(_type_of(k, anchors) for k in kinds)
     if "enum" in node:
-        return " \\| ".join(f"`{v}`" for v in node["enum"])
+        return "one of " + ", ".join(f"`{v}`" for v in node["enum"])
     if "const" in node:
         return f"`{node['const']}`"
     kind = node.get("type")
     if kind == "array":
-        return f"list of {_type_of(node.get('items', {}), anchors)}"
+        item = _type_of(node.get("items", {}), anchors)
+        return f"list of {item}" if item.startswith(("[", "list", "one of")) else f"list, each {item}"
     if kind == "object":
         value = node.get("additionalProperties")
         return f"mapping to {_type_of(value, anchors)}" if isinstance(value, dict) else "mapping"
@@ -69,7 +71,10 @@ def _bounds(node: dict[str, Any]) -> str:
     for key, sign in (("minimum", "≥"), ("exclusiveMinimum", ">"), ("maximum", "≤"), ("exclusiveMaximum", "<")):
         if key in node:
             value = node[key]
-            parts.append(f"{sign} {value:,}" if isinstance(value, int) and abs(value) < 2**53 else f"{sign} {value:g}")
+            whole = float(value).is_integer() and abs(value) < 1e12
+            power = float(value).is_integer() and value > 1 and int(value) & (int(value) - 1) == 0
+            parts.append(f"{sign} {int(value):,}" if whole else f"{sign} 2^{int(value).bit_length() - 1}" if power
+                         else f"{sign} {value:g}")
     if node.get("minItems"):
         parts.append(f"at least {node['minItems']} item{'s' * (node['minItems'] > 1)}")
     if node.get("maxItems"):
@@ -85,6 +90,8 @@ def _default(node: dict[str, Any], required: bool) -> str:
     value = node["default"]
     if value is None:
         return "none"
+    if value == [] or value == {}:
+        return "empty"
     return f"`{json.dumps(value, ensure_ascii=False)}`"
 
 
@@ -115,16 +122,15 @@ def config_reference(schema: dict[str, Any]) -> str:
         lines.append(f"### {'Top level' if not path else f'`{path}`'}\n")
         if node.get("description") and name != "Config":
             lines.append(_rst_to_md(node["description"]) + "\n")
-        lines.append("| Key | Type | Default | Description |")
-        lines.append("| --- | --- | --- | --- |")
         required = set(node.get("required", []))
         for key, prop in node.get("properties", {}).items():
             kind = _type_of(prop, anchors)
             limits = _bounds(prop)
             kind += f" ({limits})" if limits else ""
+            default = _default(prop, key in required)
+            facts = kind + (f"; {'default ' if default != 'required' else ''}{default}" if default else "")
             description = _rst_to_md(prop.get("description", ""))
-            lines.append(f"| `{key}` | {_cell(kind)} | {_cell(_default(prop, key in required))} | {_cell(description)} |")
-        lines.append("")
+            lines.append(f"`{key}`\n: {description} *{facts}.*\n")
     return "\n".join(lines)
 
 

@@ -50,7 +50,7 @@ README_YAML = [b for w, b in YAML if w.startswith("README.md")]
 
 def _big_example() -> dict:
     """The configuration reference's example that shows most keys: the base of every fragment."""
-    whole = [yaml.safe_load(b) for w, b in YAML if w.startswith("docs/configuration.md")]
+    whole = [yaml.safe_load(b) for w, b in YAML if w.startswith("docs/reference/configuration.md")]
     return next(d for d in whole if isinstance(d, dict) and "label" in d and "credit" in d)
 
 
