@@ -25,7 +25,7 @@ extensions = [
 source_suffix = {".md": "markdown"}
 # seed_examples.md stays where the tests cite it; development/seed_examples.md includes it
 exclude_patterns = ["_build", "_generated", "seed_examples.md", "**/.ipynb_checkpoints"]
-myst_enable_extensions = ["deflist", "dollarmath", "colon_fence"]
+myst_enable_extensions = ["deflist", "colon_fence"]  # formulas in Unicode: readable offline, as in the report
 myst_heading_anchors = 3
 
 autodoc_typehints = "description"

@@ -156,11 +156,13 @@ def metrics_table() -> str:
             return "∞" if v == float("inf") else "−∞" if v == float("-inf") else f"{v:g}"
         return f"[{end(lo)}, {end(hi)}]"
 
-    lines = ["| Key | Name | Better | Range | Task | Kind |", "| --- | --- | --- | --- | --- | --- |"]
+    tasks = {("binary",): "binary", ("multiclass",): "multiclass", ("binary", "multiclass"): "both"}
+    lines = ["| Key | Name | Better | Range | Task |", "| --- | --- | --- | --- | --- |"]
     for m in catalog.METRICS:
-        needs = " (needs probabilities)" if m.probabilities else ""
-        lines.append(f"| `{m.key}` | {m.label} | {m.better or '—'} | {rng(m.lo, m.hi)} | "
-                     f"{', '.join(m.tasks)} | {m.kind}{needs} |")
+        needs = " ¹" if m.probabilities else ""
+        lines.append(f"| `{m.key}` | {m.label}{needs} | {m.better or '—'} | {rng(m.lo, m.hi)} | {tasks[m.tasks]} |")
+    lines += ["", "¹ Needs probabilities (binary) or class score columns (multiclass); without them the value is "
+              "`null` with the reason."]
     lines += ["", "Optimal-threshold criteria (`models.NAME.optimal_thresholds`), binary:", "",
               "| Key | Criterion |", "| --- | --- |"]
     lines += [f"| `{c.key}` | {c.label} |" for c in catalog.CRITERIA]
