@@ -47,4 +47,5 @@ html_theme_options = {
     "footer_start": ["copyright"],
     "footer_end": [],
 }
-html_sidebars = {"**": ["sidebar-nav-bs"]}
+# pages without a section of their own have no section navigation to show
+html_sidebars = {"**": ["sidebar-nav-bs"], "index": [], "getting-started": [], "changelog": []}
