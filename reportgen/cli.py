@@ -65,7 +65,7 @@ def _parse_formats(text: str) -> list[str]:
 
 
 def _local_dir(text: str) -> str:
-    """``--out``: a local directory, as ``output.dir`` (README, "Outputs stay local"): a remote URI
+    """``--out``: a local directory, as ``output.dir`` (docs/user-guide/your-data.md, "Outputs stay local"): a remote URI
     is a command-line mistake (``--out s3://b/x`` wrote a local directory named ``s3:``), a
     ``file://`` URI its local path."""
     from reportgen.config import local_path, scheme_of  # noqa: PLC0415  (pydantic: not for --help)
