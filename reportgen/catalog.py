@@ -229,7 +229,7 @@ def short_label(key: str) -> str:
 
 
 #: The conventions of the statistics where tools and papers differ, each with the tool it agrees with
-#: (``run.conventions`` of metrics.json; the README's table of conventions and the glossary say the
+#: (``run.conventions`` of metrics.json; the documentation's table of conventions, written from this dict, and the glossary say the
 #: same; ``tests/reference/`` checks each against its reference). Key → (tasks, sentence).
 CONVENTIONS: dict[str, tuple[tuple[Task, ...], str]] = {
     "roc_auc": (("binary", "multiclass"), (

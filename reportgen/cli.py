@@ -65,7 +65,7 @@ def _parse_formats(text: str) -> list[str]:
 
 
 def _local_dir(text: str) -> str:
-    """``--out``: a local directory, as ``output.dir`` (README, "Outputs stay local"): a remote URI
+    """``--out``: a local directory, as ``output.dir`` (docs/user-guide/your-data.md, "Outputs stay local"): a remote URI
     is a command-line mistake (``--out s3://b/x`` wrote a local directory named ``s3:``), a
     ``file://`` URI its local path."""
     from reportgen.config import local_path, scheme_of  # noqa: PLC0415  (pydantic: not for --help)
@@ -88,11 +88,44 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_USER, f"reportgen: error: {one_line(message)}; see '{self.prog} --help'\n")
 
 
+#: The distribution's name on PyPI (the import package and the command are ``reportgen``).
+DISTRIBUTION = "classifier-comparison-report"
+EXIT_CODES = "Exit codes: 0 success, 2 bad config/data/output, 3 a check (gate) failed, 1 internal error."
+
+
+def documentation_line() -> str:
+    """Where the documentation is: the ``Documentation`` URL of the installed distribution's
+    metadata (``[project.urls]`` in pyproject.toml), so a pip user is sent to a page they can
+    open, not to a README they do not have."""
+    from importlib import metadata
+
+    try:
+        urls = metadata.metadata(DISTRIBUTION).get_all("Project-URL") or []
+    except metadata.PackageNotFoundError:
+        urls = []
+    for entry in urls:
+        label, _, url = entry.partition(",")
+        if label.strip().lower() == "documentation" and url.strip():
+            return f"Documentation: {url.strip()}"
+    return f"Documentation: see the project page of {DISTRIBUTION} on PyPI (package metadata not found)"
+
+
+class _TopParser(_Parser):
+    """The ``reportgen`` parser: its epilog names the documentation, looked up only when the help
+    is printed (importlib.metadata costs about 0.2 s to import on a busy machine; every command
+    would pay it)."""
+
+    def format_help(self) -> str:
+        self.epilog = f"{EXIT_CODES}\n{documentation_line()}"  # on its own line, the URL unbroken
+        return super().format_help()
+
+
 def build_parser() -> argparse.ArgumentParser:
-    p = _Parser(
+    p = _TopParser(
         prog="reportgen",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Compare classification models and write the evidence up as HTML, PDF and metrics.json.",
-        epilog="Exit codes: 0 success, 2 bad config/data/output, 3 a check (gate) failed, 1 internal error. Docs: README.md",
+        epilog=EXIT_CODES,
     )
     p.add_argument("--version", action="version", version=f"reportgen {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")

@@ -127,19 +127,25 @@ def _looks(name: str) -> str:
 class CostsConfig(Strict):
     """Cost of each outcome per row (binary). Only relative sizes matter for the optimum."""
 
-    fn: float = Field(1.0, ge=0, le=MAX_COST)
-    fp: float = Field(1.0, ge=0, le=MAX_COST)
-    tp: float = Field(0.0, ge=0, le=MAX_COST)
-    tn: float = Field(0.0, ge=0, le=MAX_COST)
+    fn: float = Field(1.0, ge=0, le=MAX_COST, description=(
+        "Cost of one false negative (a positive row predicted negative), per row."))
+    fp: float = Field(1.0, ge=0, le=MAX_COST, description=(
+        "Cost of one false positive (a negative row predicted positive), per row."))
+    tp: float = Field(0.0, ge=0, le=MAX_COST, description="Cost of one true positive, per row (usually 0).")
+    tn: float = Field(0.0, ge=0, le=MAX_COST, description="Cost of one true negative, per row (usually 0).")
 
 
 class ConstraintConfig(Strict):
     """``{maximize: precision, where: recall, at_least: 0.8}``: an optimal-threshold rule."""
 
-    maximize: ConstraintMetric
-    where: ConstraintMetric
-    at_least: float | None = None
-    at_most: float | None = None
+    maximize: ConstraintMetric = Field(description=(
+        "The metric this rule's optimal threshold maximises (e.g. precision)."))
+    where: ConstraintMetric = Field(description=(
+        "The metric the rule constrains (e.g. recall); give at_least or at_most with it."))
+    at_least: float | None = Field(None, description=(
+        "Lower bound on the `where` metric (inclusive); give this or at_most."))
+    at_most: float | None = Field(None, description=(
+        "Upper bound on the `where` metric (inclusive); give this or at_least."))
 
     @model_validator(mode="after")
     def _one_bound(self) -> ConstraintConfig:
@@ -272,7 +278,7 @@ _VAR_ONLY = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*\}")
 
 
 class SourceConfig(Strict):
-    """A model's predictions from a SQL database instead of a file (``pip install 'reportgen[sql]'``).
+    """A model's predictions from a SQL database instead of a file (``pip install 'classifier-comparison-report[sql]'``).
 
     ``url``: ``postgresql://user@host:5432/db`` (or ``sqlite:///path.db``); a password is never
     written in it literally but comes from the environment: libpq's ``PGPASSWORD`` / ``.pgpass``,
@@ -281,13 +287,21 @@ class SourceConfig(Strict):
     ``query``: one SELECT whose columns are the model's (``score``, ``label``, ``id``, ...);
     ``:name`` marks a bound parameter, given in ``params`` (never formatted into the SQL).
     ``pushdown``: send ``GROUP BY score, label`` to the database so only the score table
-    crosses the network (binary task; every model pushed down; see the README).
+    crosses the network (binary task; every model pushed down; see the documentation's SQL page).
     """
 
-    url: str = Field(min_length=1)
-    query: str = Field(min_length=1)
-    params: dict[str, ScalarLabel | None] = {}
-    pushdown: bool = False
+    url: str = Field(min_length=1, description=(
+        "Database URL: postgresql://user@host:5432/db or sqlite:///path.db (relative to the config). "
+        "Never a literal password: use ${VAR} (expanded only when connecting), PGPASSWORD or ~/.pgpass."))
+    query: str = Field(min_length=1, description=(
+        "One SELECT returning the model's columns (score, label, id, ...); :name marks a bound parameter "
+        "given in params. A trailing ';' is allowed, a second statement is not."))
+    params: dict[str, ScalarLabel | None] = Field({}, description=(
+        "Values of the query's :name parameters, sent to the server apart from the SQL text (never "
+        "formatted into it). A ${VAR} value is text: cast it in SQL."))
+    pushdown: bool = Field(False, description=(
+        "true: the database computes the score table (GROUP BY score, label), so one row per distinct "
+        "score and label crosses the network (binary task; every model)."))
 
     def resolved(self, base: Path) -> SourceConfig:
         """A ``sqlite:///relative.db`` URL made absolute against ``base`` (the config's directory,
@@ -325,23 +339,49 @@ class SourceConfig(Strict):
 
 
 class ModelConfig(Strict):
-    name: str = Field(min_length=1, max_length=MAX_TEXT_CHARS)
-    file: Path | None = None
-    source: SourceConfig | None = None
-    score: Column | None = None
-    direction: Literal["higher", "lower"] = "higher"
-    threshold: float | None = None  # overrides the top-level threshold (e.g. scorecard points)
-    label: Column | None = None
-    id: Column | None = None
-    weight: Column | None = None
-    probabilities: bool | None = None
-    prediction: Column | None = None
-    scores: list[Column] | dict[ScalarLabel, Column] | None = None  # multiclass: a column per class
+    """One model: its name, where its rows are (``file`` or ``source``) and which columns hold its
+    scores; ``label``, ``id`` and ``weight`` default to the top-level keys."""
+
+    name: str = Field(min_length=1, max_length=MAX_TEXT_CHARS, description=(
+        "The model's name, shown in the report and used as its key in metrics.json; unique within a "
+        "config."))
+    file: Path | None = Field(None, description=(
+        "CSV or Parquet file, or a directory of Parquet parts (hive partitions), local or a URI (s3://, "
+        "gs://, hdfs://, abfs://, file://); relative to the config file. Give this or source."))
+    source: SourceConfig | None = Field(None, description=(
+        "Read the model's rows from a SQL database instead of a file (needs the sql extra). Give this or "
+        "file."))
+    score: Column | None = Field(None, description=(
+        "Score column (binary): the higher (or lower, see direction) the more likely positive."))
+    direction: Literal["higher", "lower"] = Field("higher", description=(
+        "higher: a higher score means more likely positive; lower: the reverse (e.g. scorecard points)."))
+    threshold: float | None = Field(None, description=(
+        "This model's own decision threshold, on its own scale (e.g. scorecard points); default: the top-"
+        "level threshold."))
+    label: Column | None = Field(None, description=(
+        "This model's label column when it differs from the top-level label."))
+    id: Column | None = Field(None, description="This model's id column when it differs from the top-level id.")
+    weight: Column | None = Field(None, description=(
+        "This model's weight column when it differs from the top-level weight."))
+    probabilities: bool | None = Field(None, description=(
+        "true asserts the scores are probabilities in [0, 1] (a value outside is an error); false treats "
+        "them as scores (no log-loss or Brier score); default: inferred from the values."))
+    prediction: Column | None = Field(None, description=(
+        "Multiclass: a column holding the predicted class (instead of, or besides, class scores)."))
+    scores: list[Column] | dict[ScalarLabel, Column] | None = Field(None, description=(
+        "Multiclass: one score (probability) column per class, as a list in the order of classes or a "
+        "mapping class -> column."))
     # credit validation (issue 19): the PD column of a scorecard (the score stays the ranking),
     # the development / initial-validation sample (same columns), the AUC at initial validation
-    pd: Column | None = None
-    reference: Path | None = None
-    initial_auc: float | None = Field(None, gt=0, lt=1)
+    pd: Column | None = Field(None, description=(
+        "Credit validation: a column holding the model's probability of default, when the score is not "
+        "one (e.g. scorecard points); the score stays the ranking."))
+    reference: Path | None = Field(None, description=(
+        "Credit validation: the development or initial-validation sample, with the same columns; enables "
+        "the PSI, the concentration test and the grade migration."))
+    initial_auc: float | None = Field(None, gt=0, lt=1, description=(
+        "Credit validation: the AUC at initial validation, against which the current AUC is tested "
+        "(default: the reference sample's AUC)."))
 
     @field_validator("file", "reference", mode="before")
     @classmethod
@@ -362,11 +402,17 @@ class ModelConfig(Strict):
 
 class OutputConfig(Strict):
     """Where reports go. ``dir`` may use ``{config}`` (config file stem), ``{date}``, ``{run_id}``;
-    relative to the config file's directory, like every path in a config (cli resolves it)."""
+    relative to the config file's directory, like every path in a config."""
 
-    dir: str = "reports/{config}"
-    formats: list[Format] = Field(["html", "pdf", "json"], min_length=1)
-    overwrite: bool = False
+    dir: str = Field("reports/{config}", description=(
+        "Output directory, relative to the config file; may use {config} (the config file's stem), {date}"
+        " and {run_id}. Local paths only."))
+    formats: list[Format] = Field(["html", "pdf", "json"], min_length=1, description=(
+        "Which files to write: html (report.html), pdf (report.pdf), json (metrics.json), csv (the key "
+        "tables), xlsx (tables.xlsx, needs the xlsx extra)."))
+    overwrite: bool = Field(False, description=(
+        "Replace an existing report set in dir (as --overwrite); without it an existing report is an "
+        "error."))
 
     @field_validator("dir", mode="before")
     @classmethod
@@ -404,10 +450,17 @@ class ReportConfig(Strict):
     include (the title block and contents are always there).
     """
 
-    template_dir: Path | None = None
-    logo: Path | None = None
-    palette: list[str] | None = Field(None, min_length=1)
-    sections: list[ReportSection] | None = Field(None, min_length=1)
+    template_dir: Path | None = Field(None, description=(
+        "A theme: a directory whose files replace the shipped templates of the same name (report.html, "
+        "sections/*.html, report.css). Relative to the config file."))
+    logo: Path | None = Field(None, description=(
+        "A PNG, JPEG, GIF or SVG (no scripts) of at most 1 MB inside the config's directory, inlined on "
+        "the title page."))
+    palette: list[str] | None = Field(None, min_length=1, description=(
+        "Model colours in config order, as '#rrggbb' (or '#rgb')."))
+    sections: list[ReportSection] | None = Field(None, min_length=1, description=(
+        "Which sections to include, kept in reading order (the title block and contents are always "
+        "there). Default: every section."))
 
     @field_validator("template_dir", "logo", mode="before")
     @classmethod
@@ -440,12 +493,21 @@ class StreamConfig(Strict):
     reduction) changes the intervals, never the tables.
     """
 
-    batch_rows: int = Field(1_000_000, ge=1_000)
-    max_distinct_scores: int = Field(2_000_000, ge=100)
-    bins: int = Field(100_000, ge=10, le=MAX_BINS)
-    binning: Literal["quantile", "fixed"] = "quantile"
-    sample_per_batch: int = Field(2_000, ge=10)
-    seed: int = Field(20240601, ge=0, lt=2**63)
+    batch_rows: int = Field(1_000_000, ge=1_000, description="Rows per record batch read by engine: stream and dask.")
+    max_distinct_scores: int = Field(2_000_000, ge=100, description=(
+        "Above this many distinct scores a model's scores are binned into `bins` bins (binary); a "
+        "multiclass score column past it is an error."))
+    bins: int = Field(100_000, ge=10, le=MAX_BINS, description=(
+        "How many bins a binned model's scores go into (the report states the exact bound on the AUC "
+        "error)."))
+    binning: Literal["quantile", "fixed"] = Field("quantile", description=(
+        "quantile: bins at quantiles of a seeded sample of the scores; fixed: equal-width bins."))
+    sample_per_batch: int = Field(2_000, ge=10, description=(
+        "Size of the seeded sample of distinct scores that places quantile bin edges (at least 2 x bins "
+        "are kept)."))
+    seed: int = Field(20240601, ge=0, lt=2**63, description=(
+        "Seed of the sample that places the bin edges (independent of bootstrap.seed, so intervals and "
+        "tables do not move together)."))
 
 
 class CheckConfig(Strict):
@@ -457,12 +519,16 @@ class CheckConfig(Strict):
     Metric names are checked against the catalogue of the run's task.
     """
 
-    model: str | None = None
-    metric: str | None = None
-    at_least: float | None = None
-    at_most: float | None = None
-    comparison: str | None = None
-    must_not_be: Literal["worse"] | None = None
+    model: str | None = Field(None, description="Metric check: the model it applies to; without it, every model.")
+    metric: str | None = Field(None, description=(
+        "Metric check: the metric bounded (a key of the task's metrics, e.g. gini, ks, brier, or psi with"
+        " credit:)."))
+    at_least: float | None = Field(None, description="Metric check: the smallest passing value (inclusive).")
+    at_most: float | None = Field(None, description="Metric check: the largest passing value (inclusive).")
+    comparison: str | None = Field(None, description=(
+        "Comparison check: the model compared with the baseline on the primary metric."))
+    must_not_be: Literal["worse"] | None = Field(None, description=(
+        "Comparison check: worse fails the check when the model is significantly worse than the baseline."))
 
     @model_validator(mode="after")
     def _one_kind(self) -> CheckConfig:
@@ -484,8 +550,11 @@ class HistoryConfig(Strict):
     """``history: {path: runs.sqlite}``: the SQLite store each run appends its headline numbers to
     (relative to the config file; see :mod:`reportgen.history`)."""
 
-    path: Path
-    trend_runs: int = Field(24, ge=1, le=1000)  # how many recorded runs the report's trend shows
+    path: Path = Field(description=(
+        "SQLite history store each run appends its headline numbers to (created when absent); relative to"
+        " the config file; a local disk."))
+    trend_runs: int = Field(24, ge=1, le=1000, description=(
+        "How many recorded runs the report's trend section shows (this run last)."))
 
     @field_validator("path", mode="before")
     @classmethod
@@ -494,8 +563,13 @@ class HistoryConfig(Strict):
 
 
 class BootstrapConfig(Strict):
-    resamples: int = Field(500, ge=0, le=100_000)
-    seed: int = Field(20240601, ge=0, lt=2**63)
+    """The stratified bootstrap behind every interval that is not DeLong's or Clopper-Pearson's."""
+
+    resamples: int = Field(500, ge=0, le=100_000, description=(
+        "Number of stratified bootstrap resamples for intervals and bootstrap tests; 0 turns the "
+        "bootstrap off."))
+    seed: int = Field(20240601, ge=0, lt=2**63, description=(
+        "Seed of the bootstrap: the same seed, inputs and config give the same intervals in every engine."))
 
 
 class GradesConfig(Strict):
@@ -506,14 +580,19 @@ class GradesConfig(Strict):
     current sample's without a reference; of the score for a model without a PD; a value on an
     edge goes to the riskier bucket, as with edges; fewer buckets when ties leave one empty)."""
 
-    edges: list[float] | None = Field(None, min_length=1, max_length=99)
-    column: Column | None = None
-    quantiles: int | None = Field(None, ge=2, le=100)
+    edges: list[float] | None = Field(None, min_length=1, max_length=99, description=(
+        "PD edges, strictly increasing in (0, 1): grade i holds edges[i-1] <= PD < edges[i]."))
+    column: Column | None = Field(None, description="A rating column in every file whose values are the grades.")
+    quantiles: int | None = Field(None, ge=2, le=100, description=(
+        "This many grades cut at quantiles of the reference sample's PD (else the current sample's; of "
+        "the score for a model without a PD)."))
     #: With ``column``: the rating scale, best grade (lowest PD) first, e.g. [AAA, AA, A, BBB]. Every
     #: grade listed is a grade of the section (one nobody holds included: the ECB's K counts the
     #: grades of the scale); a label in the data that is not listed is an error. Without it the
     #: labels sort as numbers when every label is one, else as text (A < AA < AAA: give the order).
-    order: list[str] | None = Field(None, min_length=2, max_length=1000)
+    order: list[str] | None = Field(None, min_length=2, max_length=1000, description=(
+        "With column: the rating scale, best grade first (e.g. [AAA, AA, A, BBB]); every listed grade is "
+        "kept, an unlisted label is an error. Without it labels sort as numbers if all are, else as text."))
 
     @field_validator("order", mode="before")
     @classmethod
@@ -547,10 +626,12 @@ class TrafficLightsConfig(Strict):
     ``amber``, red below ``red`` (BCBS WP14's 95 % and 99.9 % levels); stability is amber from a PSI
     of ``psi_amber`` and red from ``psi_red`` (the usual 0.10 / 0.25)."""
 
-    amber: float = Field(0.05, gt=0, lt=1)
-    red: float = Field(0.001, gt=0, lt=1)
-    psi_amber: float = Field(0.10, gt=0)
-    psi_red: float = Field(0.25, gt=0)
+    amber: float = Field(0.05, gt=0, lt=1, description="A test is amber when its p-value is below this level.")
+    red: float = Field(0.001, gt=0, lt=1, description=(
+        "A test is red when its p-value is below this level (smaller than amber)."))
+    psi_amber: float = Field(0.10, gt=0, description="Stability is amber from this population stability index.")
+    psi_red: float = Field(0.25, gt=0, description=(
+        "Stability is red from this population stability index (larger than psi_amber)."))
 
     @model_validator(mode="after")
     def _ordered(self) -> TrafficLightsConfig:
@@ -568,50 +649,94 @@ class CreditConfig(Strict):
     its tests weak.
     """
 
-    grades: GradesConfig = GradesConfig(quantiles=10)
-    traffic_lights: TrafficLightsConfig = TrafficLightsConfig()
-    min_defaults: int = Field(5, ge=1)
+    grades: GradesConfig = Field(GradesConfig(quantiles=10), description=(
+        "How rows become grades: exactly one of quantiles, edges or column (with its order)."))
+    traffic_lights: TrafficLightsConfig = Field(TrafficLightsConfig(), description=(
+        "p-value and PSI levels of the section's amber and red lights."))
+    min_defaults: int = Field(5, ge=1, description=(
+        "A grade, period or segment with fewer defaults (or non-defaults) than this is marked and its "
+        "tests called weak."))
 
 
 class Config(Strict):
-    """A comparison run. The YAML shape documented in the README is the public contract."""
+    """A comparison run. The YAML shape documented in the configuration reference is the public contract."""
 
-    title: str = Field("Model comparison", max_length=MAX_TEXT_CHARS)
-    author: str | None = Field(None, max_length=MAX_TEXT_CHARS)
-    task: Task = "binary"
-    label: Column | None = None
-    positive: ScalarLabel = 1
-    classes: list[ScalarLabel] | None = None
-    id: Column | None = None
-    weight: Column | None = None
+    title: str = Field("Model comparison", max_length=MAX_TEXT_CHARS, description=(
+        "Report title, shown on the title page and as the PDF's running title."))
+    author: str | None = Field(None, max_length=MAX_TEXT_CHARS, description="Owner shown on the title page.")
+    task: Task = Field("binary", description=(
+        "binary (one score per model) or multiclass (class scores or a predicted class per model)."))
+    label: Column | None = Field(None, description="Label column, the default for every model.")
+    positive: ScalarLabel = Field(1, description=(
+        "The positive class (binary); 1 is also true in a boolean label column."))
+    classes: list[ScalarLabel] | None = Field(None, description=(
+        "Multiclass: the class list in the order of every table (default: the labels sorted); a label "
+        "outside it is an error."))
+    id: Column | None = Field(None, description=(
+        "Join key across the models' files: rows are matched by id in any order (without it, by "
+        "position)."))
+    weight: Column | None = Field(None, description="Weight column, the default for every model.")
     #: what the weights mean: sampling (tests count rows; weights shape the estimates) or frequency
     #: (a row of weight w is w identical rows in every metric, interval and test)
-    weight_kind: Literal["sampling", "frequency"] = "sampling"
+    weight_kind: Literal["sampling", "frequency"] = Field("sampling", description=(
+        "sampling: weights shape the estimates, tests count rows; frequency: a row of weight w is w "
+        "identical rows everywhere (whole-number weights)."))
     #: approval rates (share of rows approved, i.e. predicted negative) at which to compare bad rates,
     #: besides the baseline's own
-    approval_rates: list[float] = []
-    date: Column | None = None  # optional date column: its range is shown on the title page
-    threshold: float = 0.5
-    beta: float = Field(1.0, gt=0, le=MAX_BETA)
-    costs: CostsConfig | list[list[float]] = CostsConfig()
-    baseline: str | None = None
-    primary_metric: str | None = None  # default: gini (binary), f1_macro (multiclass)
-    confidence_level: float = Field(0.95, gt=0, lt=1)
-    prevalences: list[float] = []
-    constraints: list[ConstraintConfig] = []
-    bootstrap: BootstrapConfig = BootstrapConfig()
-    missing: Literal["error", "drop"] = "error"
-    id_mismatch: Literal["error", "intersect"] = "error"
-    models: list[ModelConfig] = Field(min_length=1)
-    output: OutputConfig = OutputConfig()
-    report: ReportConfig = ReportConfig()
-    engine: Literal["memory", "stream", "dask"] = "memory"
-    scheduler: str | None = None  # dask: address of a running scheduler; none starts a LocalCluster
-    stream: StreamConfig = StreamConfig()
-    checks: list[CheckConfig] = []
-    history: HistoryConfig | None = None
-    credit: CreditConfig | None = None  # turns the credit validation section on
-    segment: Column | None = None  # a column to break the credit section's headline numbers down by
+    approval_rates: list[float] = Field([], description=(
+        "Binary: also compare bad rates at these shares of rows approved (predicted negative), besides "
+        "the baseline's own approval rate."))
+    date: Column | None = Field(None, description=(
+        "A date column: its first and last date are shown as the period; the credit section adds a table "
+        "per month or quarter."))
+    threshold: float = Field(0.5, description=(
+        "Decision threshold: a row is positive when score >= threshold (<= for direction: lower); a "
+        "model's own threshold overrides it."))
+    beta: float = Field(1.0, gt=0, le=MAX_BETA, description="The β of the F-beta score (β > 1 weighs recall more).")
+    costs: CostsConfig | list[list[float]] = Field(CostsConfig(), description=(
+        "Binary: cost per row of each outcome {fn, fp, tp, tn}; multiclass: a K x K matrix (rows true "
+        "class, columns predicted)."))
+    baseline: str | None = Field(None, description=(
+        "The model every other one is compared with (default: the first model)."))
+    primary_metric: str | None = Field(None, description=(
+        "The metric that drives the verdicts, the ranking and the forest plot (default: gini for binary, "
+        "f1_macro for multiclass)."))
+    confidence_level: float = Field(0.95, gt=0, lt=1, description=(
+        "Confidence level of every interval; a test is significant when its Holm-adjusted p is below 1 - "
+        "confidence_level."))
+    prevalences: list[float] = Field([], description=(
+        "Also report optimal thresholds as if the share of positives were each of these."))
+    constraints: list[ConstraintConfig] = Field([], description=(
+        "Extra optimal-threshold rules, e.g. {maximize: precision, where: recall, at_least: 0.8}."))
+    bootstrap: BootstrapConfig = Field(BootstrapConfig(), description="Bootstrap resamples and seed.")
+    missing: Literal["error", "drop"] = Field("error", description=(
+        "error: a missing value stops the run; drop: drop the row for every model (counted in the audit)."))
+    id_mismatch: Literal["error", "intersect"] = Field("error", description=(
+        "error: an id not in every model stops the run; intersect: keep the ids present in every model "
+        "(counted)."))
+    models: list[ModelConfig] = Field(min_length=1, description=(
+        "The models compared (at most 40): each a name, a file or source, and its score columns."))
+    output: OutputConfig = Field(OutputConfig(), description="Where and in which formats the report set is written.")
+    report: ReportConfig = Field(ReportConfig(), description=(
+        "The report's look: a theme directory, a logo, model colours, which sections."))
+    engine: Literal["memory", "stream", "dask"] = Field("memory", description=(
+        "memory: read each file whole; stream: record batches in bounded memory on one machine; dask: map"
+        " over Parquet parts on a Dask cluster (needs the dask extra). Same numbers in all three."))
+    scheduler: str | None = Field(None, description=(
+        "engine: dask: address of a running scheduler (tcp://host:8786); none starts a local cluster. No "
+        "credentials in it."))
+    stream: StreamConfig = Field(StreamConfig(), description=(
+        "Settings of the batched reading (engine: stream and dask): batch size and score binning."))
+    checks: list[CheckConfig] = Field([], description=(
+        "Gates a scheduler can act on: reportgen run exits 3 when any check fails (the report is still "
+        "written)."))
+    history: HistoryConfig | None = Field(None, description=(
+        "A SQLite store each run appends its headline numbers to; the report gains a trend section."))
+    credit: CreditConfig | None = Field(None, description=(
+        "Turns on the credit validation section (binary): calibration by grade, stability, discrimination"
+        " over time."))
+    segment: Column | None = Field(None, description=(
+        "A column to break the credit section's headline numbers down by (e.g. product)."))
 
     _source: str | None = PrivateAttr(None)  # config file name, for messages
     _text: str | None = PrivateAttr(None)  # its YAML text, to find the line of a key

@@ -195,7 +195,7 @@ def test_dask_without_dask_says_how_to_install(lake, tmp_path, cli, capsys, monk
     cfg = _config(lake, "ds")
     assert cli(["run", str(cfg), "--engine", "dask", "--out", str(tmp_path / "o")]) == 2
     err = capsys.readouterr().err
-    assert "pip install 'reportgen[dask]'" in err and "Traceback" not in err
+    assert "pip install 'classifier-comparison-report[dask]'" in err and "Traceback" not in err
 
 
 def test_stream_bootstraps_each_model_from_its_table(lake, tmp_path, cli):

@@ -5,7 +5,7 @@ The client is ADBC (``adbc-driver-postgresql`` and ``adbc-driver-sqlite``, the `
 binary COPY protocol and hands back Arrow record batches, which is what every reader of
 reportgen already takes, with no per-row Python objects (SQLAlchemy + psycopg builds a tuple
 per row) and a small footprint (one wheel bundling libpq, no ORM). connectorx, as fast, cannot
-bind parameters, which the contract requires. The README has the measurements.
+bind parameters, which the contract requires. The documentation's performance page has the measurements.
 
 Three promises, kept here and only here:
 
@@ -196,7 +196,7 @@ def _driver(url: str, where: str) -> Any:
 
         return importlib.import_module(module)
     except ImportError:
-        raise ConfigError(f"{where}: reading from a database needs the sql extra: pip install 'reportgen[sql]'") from None
+        raise ConfigError(f"{where}: reading from a database needs the sql extra: pip install 'classifier-comparison-report[sql]'") from None
 
 
 def _clean(exc: BaseException, secrets: list[str]) -> str:

@@ -32,7 +32,7 @@ that parses it.
 
 Without ``--scheduler`` (or ``scheduler:`` in the config) a ``LocalCluster`` of worker
 processes is started and closed by reportgen. Dask is an optional extra:
-``pip install 'reportgen[dask]'``.
+``pip install 'classifier-comparison-report[dask]'``.
 """
 
 from __future__ import annotations
@@ -63,7 +63,7 @@ from reportgen.reduce.evidence_of import binary_evidence, multiclass_evidence
 #: Partial results merged per reduce task.
 FAN_IN = 8
 
-INSTALL_HINT = "engine: dask needs Dask: pip install 'reportgen[dask]' (or use engine: stream on one machine)"
+INSTALL_HINT = "engine: dask needs Dask: pip install 'classifier-comparison-report[dask]' (or use engine: stream on one machine)"
 
 
 # --------------------------------------------------------------------------------------

@@ -2,7 +2,7 @@
 
 Validators work in spreadsheets, so ``--format csv`` writes ``metrics.csv``, ``comparisons.csv``,
 ``thresholds.csv`` (and ``checks.csv`` when the config has checks), and ``--format xlsx`` one
-``tables.xlsx`` with a sheet per table (``pip install 'reportgen[xlsx]'``, openpyxl). The tables
+``tables.xlsx`` with a sheet per table (``pip install 'classifier-comparison-report[xlsx]'``, openpyxl). The tables
 are long (one row per model and metric), so they filter and pivot without reshaping; numbers
 stay numbers (full precision, empty when undefined) and intervals are two columns.
 
@@ -95,7 +95,7 @@ def write_xlsx(result: ComparisonResult, path: Path) -> None:
     try:
         from openpyxl import Workbook  # noqa: PLC0415  (optional dependency)
     except ImportError:
-        raise OutputError("--format xlsx needs openpyxl: pip install 'reportgen[xlsx]'") from None
+        raise OutputError("--format xlsx needs openpyxl: pip install 'classifier-comparison-report[xlsx]'") from None
     wb = Workbook()
     wb.remove(wb.active)  # the default empty sheet
     for name, (header, rows) in tables(result).items():

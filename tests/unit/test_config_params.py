@@ -175,8 +175,8 @@ def test_cli_set_and_missing_variable_exit_2_with_one_line(tmp_path: Path, fast_
 
 
 def test_the_readme_scheduled_example_config_is_valid(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The README's cron / Airflow config parses, with its --set re-run override (it cannot rot)."""
-    text = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    """The scheduled-runs page's cron / Airflow config parses, with its --set re-run override (it cannot rot)."""
+    text = (Path(__file__).resolve().parents[2] / "docs" / "user-guide" / "scheduled-runs.md").read_text(encoding="utf-8")
     block = text.split("`/etc/reportgen/monthly.yaml`:")[1].split("```yaml")[1].split("```")[0]
     monkeypatch.setenv("RUN_DATE", "2026-03-01")
     cfg = parse_config(block, "monthly.yaml")
