@@ -32,9 +32,9 @@ from typing import Any, TypeVar
 
 from reportgen.errors import UserError
 from reportgen.report.export import safe_cell
+from reportgen.report.writer import file_on_the_way, signal_pending
 from reportgen.results import ComparisonResult, TrendPoint
 from reportgen.terminal import json_shown, one_line
-from reportgen.report.writer import file_on_the_way, signal_pending
 
 #: How long an append waits for another run's transaction to finish.
 BUSY_TIMEOUT_S = 60.0
@@ -253,7 +253,7 @@ def append(path: Path, result: ComparisonResult) -> int:
     entry = Entry(path, result)
     with entry.prepared() as commit:
         commit()
-    assert entry.seq is not None  # noqa: S101 - set by the transaction just committed
+    assert entry.seq is not None  # set by the transaction just committed
     return entry.seq
 
 

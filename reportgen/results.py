@@ -44,7 +44,7 @@ SCHEMA_VERSION = "1"
 # --------------------------------------------------------------------------------------
 
 
-class FrozenDict(dict):  # type: ignore[type-arg]
+class FrozenDict(dict[Any, Any]):
     """A dict that refuses every in-place change (``d[k] = v``, ``del``, ``update``, ``pop``, …).
 
     A dict subclass rather than :class:`types.MappingProxyType` so that frozen results still
@@ -108,7 +108,7 @@ class _Frozen:
         return None
 
     def __post_init__(self) -> None:
-        for f in dataclasses.fields(self):  # type: ignore[arg-type]
+        for f in dataclasses.fields(self):  # type: ignore[arg-type]  # a mixin: every subclass is a dataclass
             v = getattr(self, f.name)
             fv = freeze(v)
             if fv is not v:
@@ -1195,7 +1195,7 @@ def _load(tp: Any, data: Any, path: str, source: str) -> Any:
             if v is not None and (not _is_number(v) or not math.isfinite(v)):
                 _fail(source, _join(path, i), "a number or null", v)
         return np.asarray([np.nan if v is None else v for v in data], dtype=np.float64)
-    if dataclasses.is_dataclass(tp):
+    if isinstance(tp, type) and dataclasses.is_dataclass(tp):
         if not isinstance(data, dict):
             _fail(source, path, "an object", data)
         fields = {f.name: f for f in dataclasses.fields(tp)}
@@ -1210,6 +1210,7 @@ def _load(tp: Any, data: Any, path: str, source: str) -> Any:
             elif f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
                 raise ResultError(f"{source}: {_join(path, name)}: required key is missing")
         value = tp(**kwargs)
+        assert isinstance(value, _Frozen)  # every result dataclass is one
         problem = value.problem()
         if problem is not None:
             raise ResultError(f"{source}: {path or '(top level)'}: {problem}")
@@ -1222,8 +1223,8 @@ def _load(tp: Any, data: Any, path: str, source: str) -> Any:
     if origin in (list, tuple, Sequence):
         if not isinstance(data, list):
             _fail(source, path, "an array", data)
-        args = typing.get_args(tp)
-        et = args[0] if args else Any
+        params = typing.get_args(tp)
+        et = params[0] if params else Any
         return [_load(et, v, _join(path, i), source) for i, v in enumerate(data)]
     raise TypeError(f"results: no JSON loader for type {tp!r} at {path}")  # a bug in these types
 
@@ -1377,7 +1378,7 @@ def json_schema() -> dict[str, Any]:
             return {"type": scalar(tp)}
         if tp is np.ndarray:
             return {"type": "array", "items": {"type": ["number", "null"]}}
-        if dataclasses.is_dataclass(tp):
+        if isinstance(tp, type) and dataclasses.is_dataclass(tp):
             if tp.__name__ not in defs:
                 defs[tp.__name__] = {}  # placeholder: recursion-safe
                 defs[tp.__name__] = obj(tp)

@@ -29,6 +29,8 @@ from __future__ import annotations
 import difflib
 import logging
 import re
+from collections.abc import Set as AbstractSet
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -349,7 +351,7 @@ def as_number(key: str) -> float | None:
         return None
 
 
-def sorted_classes(found: set[str]) -> list[str]:
+def sorted_classes(found: AbstractSet[str]) -> list[str]:
     """Numeric order when every key is a number, text order otherwise."""
     try:
         return sorted(found, key=float)
@@ -412,6 +414,13 @@ def number_expected(value: Any) -> str:
     if _DECIMAL_COMMA.fullmatch(text):
         return f"expected a number; write it with a dot as the decimal separator ({text.strip()} as {text.strip().replace(',', '.')})"
     return "expected a number"
+
+
+def model_file(m: ModelConfig) -> Path:
+    """The file model ``m``'s rows are read from: its ``file``, or the Parquet file its SQL
+    ``source`` was fetched to before any reader runs (:func:`reportgen.io.sql.materialised`)."""
+    assert m.file is not None, f"model '{m.name}': its SQL source was not fetched"
+    return m.file
 
 
 def columns_for(cfg: Config, m: ModelConfig) -> dict[str, str]:
@@ -850,7 +859,7 @@ def score_order(cfg: Config, i: int, sc: dict[str, str] | list[str], classes: li
     """Positions of the model's score columns (as configured) in class order; errors name the config key."""
     k = len(classes)
     if isinstance(sc, dict):
-        given = [label_key(c) for c in cfg.models[i].scores or {}]  # type: ignore[union-attr]
+        given = [label_key(c) for c in cfg.models[i].scores or {}]
         if len(set(given)) != len(given):  # ``1`` and ``"1"`` are one class: one of their columns was dropped
             dup = next(c for c in given if given.count(c) > 1)
             raise InputError(f"{cfg.where('models', i, 'scores')}: class {dup!r} is given twice (as "
