@@ -4,7 +4,8 @@ Re-exported by the package root (``reportgen.compare_frames`` …), which import
 first use. Every function returns or takes the one frozen :class:`ComparisonResult`, whatever
 the data came from: :func:`compare_frames` hands the frames to the same validation
 (:func:`reportgen.reduce.local.load_frames`: the ``engine: memory`` runner, each frame one batch),
-reduction (:mod:`reportgen.reduce`) and engine as files take, so a DataFrame and the CSV it was read from give equal metrics, intervals and tests.
+reduction (:mod:`reportgen.reduce`) and engine as files take, so a DataFrame and the CSV it was
+read from give equal metrics, intervals and tests.
 Importing this module registers the notebook display of results (:mod:`reportgen.report.notebook`).
 """
 

@@ -192,7 +192,8 @@ def check_writable(path: Path) -> None:
     """Before a run computes anything: the store at ``path`` opens (it is created when absent),
     is a reportgen history of a layout this version reads, can be written (a write inside a
     transaction that is rolled back, so its directory's permissions are tested too: SQLite
-    writes a journal there), and holds entries :func:`read` takes (numbers, dates, inputs). Otherwise a :class:`HistoryError`, while nothing is written yet —
+    writes a journal there), and holds entries :func:`read` takes (numbers, dates, inputs).
+    Otherwise a :class:`HistoryError`, while nothing is written yet —
     rather than after the report, which a rerun without ``--overwrite`` would then refuse."""
 
     def probe() -> None:

@@ -793,7 +793,8 @@ class Concentration(_Frozen):
     herfindahl: float = field(metadata=_doc("HI = sum of squared grade shares (1/K when even, 1 when one grade holds all)."))
     normalised: float | None = field(metadata=_doc("(HI - 1/K) / (1 - 1/K) in [0, 1]; null for one grade."))
     ecb: float | None = field(metadata=_doc(
-        "ECB 2019 form 1 + ln((CV^2 + 1) / K) / ln K = 1 + ln(HI) / ln K, CV the coefficient of variation of the shares; null for one grade."))
+        "ECB 2019 form 1 + ln((CV^2 + 1) / K) / ln K = 1 + ln(HI) / ln K, CV the coefficient of variation of "
+        "the shares; null for one grade."))
     grades: int = field(metadata=_doc("K, the number of grades."))
     cv: float | None = field(default=None, metadata=_doc(
         "ECB 2019 coefficient of variation of the grade shares, sqrt(K * sum (s_i - 1/K)^2); null for one grade."))
@@ -846,7 +847,8 @@ class CreditMigration(_Frozen):
 
     grades: Sequence[str] = field(metadata=_doc("Grade labels, rows and columns of the matrix."))
     counts: Sequence[Sequence[int]] = field(metadata=_doc("counts[i][j]: obligors in grade i of the reference and j now."))
-    matched: int = field(metadata=_doc("Obligors found by id in both samples (under frequency weights an id of w obligors in the reference and v now counts min(w, v))."))
+    matched: int = field(metadata=_doc("Obligors found by id in both samples (under frequency weights an id of w "
+                                       "obligors in the reference and v now counts min(w, v))."))
     stable: float | None = field(metadata=_doc("Share of the matched obligors in the same grade."))
     upgraded: float | None = field(metadata=_doc("Share moved to a lower-PD grade."))
     downgraded: float | None = field(metadata=_doc("Share moved to a higher-PD grade."))
@@ -1342,7 +1344,8 @@ def _check_ranges(result: ComparisonResult, source: str) -> None:
 _SCHEMA_DESCRIPTION = (
     "The machine-readable twin of a reportgen report, generated from reportgen.results by "
     "reportgen.results.json_schema(). Undefined values are null (never NaN); the reason is under "
-    "models.NAME.undefined_reasons (a code and its facts) and models.NAME.undefined (its wording). Confidence intervals are [lo, hi]. Keys are extended between versions, "
+    "models.NAME.undefined_reasons (a code and its facts) and models.NAME.undefined (its wording). "
+    "Confidence intervals are [lo, hi]. Keys are extended between versions, "
     "never renamed; schema_version changes when a key's meaning does."
 )
 

@@ -517,7 +517,8 @@ def keep_rows(cfg: Config, path: Any, checks: list[tuple[str, np.ndarray]], offs
         if first:
             i, j = min(first)
             fault(faults, offset + i,
-                  f"{path}: row {offset + i + HEADER_ROWS}: {checks[j][0]}; fix the data or set 'missing: drop' to drop such rows (counted in the report)")
+                  f"{path}: row {offset + i + HEADER_ROWS}: {checks[j][0]}; "
+                  f"fix the data or set 'missing: drop' to drop such rows (counted in the report)")
         return None
     keep = None
     for reason, bad in checks:
@@ -762,7 +763,8 @@ def check_both_classes(cfg: Config, path: Any, column: str, found: set[str], pos
     if not pos_keys & found:
         shown = ", ".join(repr(v) for v in sorted_classes(found)[:6])
         raise InputError(
-            f"{path}: column '{column}': no row has the positive label {cfg.positive!r} (labels found: {shown}); set 'positive' in the config"
+            f"{path}: column '{column}': no row has the positive label {cfg.positive!r} (labels found: {shown}); "
+            f"set 'positive' in the config"
         )
     if len(pos_keys & found) > 1:
         both = ", ".join(repr(v) for v in sorted_classes(pos_keys & found))

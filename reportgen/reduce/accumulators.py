@@ -1346,7 +1346,8 @@ def integer_weights(w: np.ndarray | None) -> bool:
 @dataclass
 class AgreementAccumulator:
     """McNemar's tables of weighted aligned rows, chunk by chunk: ``agree`` in weighted counts
-    (shape (k, k, 2, 2), index 0 = right, ``agree[a, b]`` weighted by model a's weights) and ``rows`` in rows (what a test under sampling weights counts;
+    (shape (k, k, 2, 2), index 0 = right, ``agree[a, b]`` weighted by model a's weights) and
+    ``rows`` in rows (what a test under sampling weights counts;
     frequency weights count as repeated rows, which needs every weight whole: ``integer``).
 
     The rows are counted per (pattern of every model being right, weight) for each model's weights

@@ -66,8 +66,9 @@ def _grading(cfg: Config) -> C.Grading:
 def _roles(cfg: Config, m: ModelConfig) -> dict[str, tuple[str, tuple[str | int, ...]]]:
     """Role → (column, config key path) of what the battery reads from model ``m``'s files."""
     i = cfg.models.index(m)
-    roles: dict[str, tuple[str | None, tuple[str | int, ...]]] = {"label": (m.label or cfg.label, ("models", i, "label") if m.label else ("label",)),
-             "score": (m.score, ("models", i, "score"))}
+    roles: dict[str, tuple[str | None, tuple[str | int, ...]]] = {
+        "label": (m.label or cfg.label, ("models", i, "label") if m.label else ("label",)),
+        "score": (m.score, ("models", i, "score"))}
     if m.pd:
         roles["pd"] = (m.pd, ("models", i, "pd"))
     if cfg.credit is not None and cfg.credit.grades.column:

@@ -412,10 +412,8 @@ def _map_part(cfg: Config, part: str, k: int, templates: list[L.ModelPass], inde
     ids = None if ids is None else ids.copy()
     dates: list = []
     with hashing() as digests:
-        if ids is None:
-            read = L.fold_file(cfg, states, Path(part), dates)
-        else:
-            read = L.fold_class_file(cfg, states, ids, Path(part), dates)
+        read = (L.fold_file(cfg, states, Path(part), dates) if ids is None
+                else L.fold_class_file(cfg, states, ids, Path(part), dates))
     for st, template in zip(states, templates):
         if isinstance(st, L.ModelCounts):
             st.merge_pending(cfg.stream.max_distinct_scores)
