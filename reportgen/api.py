@@ -4,7 +4,8 @@ Re-exported by the package root (``reportgen.compare_frames`` …), which import
 first use. Every function returns or takes the one frozen :class:`ComparisonResult`, whatever
 the data came from: :func:`compare_frames` hands the frames to the same validation
 (:func:`reportgen.reduce.local.load_frames`: the ``engine: memory`` runner, each frame one batch),
-reduction (:mod:`reportgen.reduce`) and engine as files take, so a DataFrame and the CSV it was read from give equal metrics, intervals and tests.
+reduction (:mod:`reportgen.reduce`) and engine as files take, so a DataFrame and the CSV it was
+read from give equal metrics, intervals and tests.
 Importing this module registers the notebook display of results (:mod:`reportgen.report.notebook`).
 """
 
@@ -22,15 +23,15 @@ import pandas as pd
 import reportgen.report.notebook  # noqa: F401  (registers ComparisonResult._repr_html_)
 from reportgen.config import Config, config_from_mapping, load_config, parse_config
 from reportgen.engine.compare import Progress
+from reportgen.engine.evidence import BinaryEvidence, MulticlassEvidence
 from reportgen.errors import ConfigError, InputError
 from reportgen.io import validate as V
 from reportgen.io.files import FileInfo
-from reportgen.engine.evidence import BinaryEvidence, MulticlassEvidence
 from reportgen.pipeline import analyse, load_evidence
-from reportgen.report.render import Theme, load_result
-from reportgen.results import ComparisonResult
 from reportgen.reduce.local import load_frames
+from reportgen.report.render import Theme, load_result
 from reportgen.report.writer import write_outputs
+from reportgen.results import ComparisonResult
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -62,7 +63,7 @@ def compare_frames(
     label: str,
     scores: Mapping[str, str | Mapping[str, Any]] | Sequence[str],
     weight: str | None = None,
-    id: str | None = None,  # noqa: A002  (the config key's name)
+    id: str | None = None,  # shadows the builtin: the config key's name
     now: str | None = None,
     **settings: Any,
 ) -> ComparisonResult:
@@ -95,22 +96,22 @@ def compare_frames(
     if own:
         raise ConfigError(f"compare_frames: {own[0]!r} is set by compare_frames itself "
                           f"(task binary, in memory; models from 'scores'); remove it")
-    models = _model_entries(scores)
-    sources = _sources(data, [m["name"] for m in models])
-    for m in models:
-        m["file"] = sources[m["name"]][0]
+    entries = _model_entries(scores)
+    sources = _sources(data, [e["name"] for e in entries])
+    for e in entries:
+        e["file"] = sources[e["name"]][0]
     cfg = config_from_mapping({**settings, "task": "binary", "label": label, "weight": weight, "id": id,
-                               "models": models}, source="compare_frames")
+                               "models": entries}, source="compare_frames")
     frames: dict[Path, pd.DataFrame] = {}
     files: list[FileInfo] = []
     indexes: list[pd.Index] = []
     for i, m in enumerate(cfg.models):
-        path = Path(m.file)
+        path = V.model_file(m)
         if path in frames:
             continue
         df = _pandas(sources[m.name][1], str(path))
         V.check_columns(cfg, i, m, path, [str(c) for c in df.columns])
-        wanted = sorted({c for mm in cfg.models if Path(mm.file) == path
+        wanted = sorted({c for mm in cfg.models if V.model_file(mm) == path
                          for c in (*V.columns_for(cfg, mm).values(), *V.number_columns(cfg, mm))})
         if cfg.date:
             wanted = sorted({*wanted, cfg.date})
@@ -136,7 +137,7 @@ def frame_rows(message: str, index: pd.Index | None = None) -> str:
 
     def named(m: re.Match[str]) -> str:
         position = int(m.group(1)) - V.HEADER_ROWS
-        if default or not 0 <= position < len(index):
+        if index is None or default or not 0 <= position < len(index):
             return f"row at position {position}"
         return f"row at position {position} (index {index[position]!r})"
 

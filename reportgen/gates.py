@@ -48,7 +48,7 @@ def comparison_outcome(c: Comparison, level: float) -> Outcome:
     if d is not None:  # the run's one multiplicity policy (Holm over the family), as the verdict says
         if d.significant is None:
             return "undefined"
-        return {"better": "better", "worse": "worse"}.get(d.direction, "no_difference")
+        return "no_difference" if d.direction == "inconclusive" else d.direction
     dl = c.tests.delong
     if pm in DELONG_METRICS and dl is not None:
         p = dl.p_value_holm if dl.p_value_holm is not None else dl.p_value
@@ -66,10 +66,10 @@ def comparison_outcome(c: Comparison, level: float) -> Outcome:
 
 def _metric_checks(rule: CheckConfig, result: ComparisonResult) -> list[CheckResult]:
     metric = rule.metric
-    assert metric is not None  # noqa: S101 - the config model guarantees it
-    bound = "at_least" if rule.at_least is not None else "at_most"
+    assert metric is not None  # the config model guarantees it
+    bound: Literal["at_least", "at_most"] = "at_least" if rule.at_least is not None else "at_most"
     limit = rule.at_least if rule.at_least is not None else rule.at_most
-    assert limit is not None  # noqa: S101
+    assert limit is not None
     words = "at least" if bound == "at_least" else "at most"
     names = [rule.model] if rule.model is not None else list(result.models)
     out = []
@@ -108,7 +108,7 @@ def _credit_value(result: ComparisonResult, name: str, metric: str) -> tuple[flo
 
 def _comparison_check(rule: CheckConfig, result: ComparisonResult) -> CheckResult:
     name = rule.comparison
-    assert name is not None  # noqa: S101
+    assert name is not None
     text = f"{name} must not be worse than {result.run.baseline}"
     c = next((c for c in result.comparisons if c.model == name), None)
     if c is None:

@@ -32,9 +32,9 @@ from typing import Any, TypeVar
 
 from reportgen.errors import UserError
 from reportgen.report.export import safe_cell
+from reportgen.report.writer import file_on_the_way, signal_pending
 from reportgen.results import ComparisonResult, TrendPoint
 from reportgen.terminal import json_shown, one_line
-from reportgen.report.writer import file_on_the_way, signal_pending
 
 #: How long an append waits for another run's transaction to finish.
 BUSY_TIMEOUT_S = 60.0
@@ -192,7 +192,8 @@ def check_writable(path: Path) -> None:
     """Before a run computes anything: the store at ``path`` opens (it is created when absent),
     is a reportgen history of a layout this version reads, can be written (a write inside a
     transaction that is rolled back, so its directory's permissions are tested too: SQLite
-    writes a journal there), and holds entries :func:`read` takes (numbers, dates, inputs). Otherwise a :class:`HistoryError`, while nothing is written yet —
+    writes a journal there), and holds entries :func:`read` takes (numbers, dates, inputs).
+    Otherwise a :class:`HistoryError`, while nothing is written yet —
     rather than after the report, which a rerun without ``--overwrite`` would then refuse."""
 
     def probe() -> None:
@@ -253,7 +254,7 @@ def append(path: Path, result: ComparisonResult) -> int:
     entry = Entry(path, result)
     with entry.prepared() as commit:
         commit()
-    assert entry.seq is not None  # noqa: S101 - set by the transaction just committed
+    assert entry.seq is not None  # set by the transaction just committed
     return entry.seq
 
 

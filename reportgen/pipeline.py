@@ -15,24 +15,23 @@ from collections.abc import Callable
 from importlib import metadata
 from pathlib import Path
 
-
 import reportgen.catalog as catalog
 import reportgen.clock as clock
-from reportgen.errors import ConfigError
 import reportgen.gates as gates
 import reportgen.io.filesystems as filesystems
-import reportgen.report.wording as wording
 import reportgen.io.sql as sql
-from reportgen.io.align import ID_NOT_SHARED
-from reportgen.io.files import rows_as_lines
+import reportgen.report.wording as wording
 from reportgen.config import Config
 from reportgen.engine import binary as B
 from reportgen.engine.compare import Progress, Settings
 from reportgen.engine.driver import compare_evidence
 from reportgen.engine.evidence import BinaryEvidence, MulticlassEvidence, MulticlassModelEvidence
-from reportgen.results import ComparisonResult, DroppedRows, Notice, RunInfo
+from reportgen.errors import ConfigError
+from reportgen.io.align import ID_NOT_SHARED
+from reportgen.io.files import rows_as_lines
 from reportgen.reduce import local
 from reportgen.reduce.credit_rows import credit_run
+from reportgen.results import ComparisonResult, DroppedRows, Notice, RunInfo
 from reportgen.version import __version__
 
 log = logging.getLogger(__name__)

@@ -44,7 +44,7 @@ SCHEMA_VERSION = "1"
 # --------------------------------------------------------------------------------------
 
 
-class FrozenDict(dict):  # type: ignore[type-arg]
+class FrozenDict(dict[Any, Any]):
     """A dict that refuses every in-place change (``d[k] = v``, ``del``, ``update``, ``pop``, …).
 
     A dict subclass rather than :class:`types.MappingProxyType` so that frozen results still
@@ -108,7 +108,7 @@ class _Frozen:
         return None
 
     def __post_init__(self) -> None:
-        for f in dataclasses.fields(self):  # type: ignore[arg-type]
+        for f in dataclasses.fields(self):  # type: ignore[arg-type]  # a mixin: every subclass is a dataclass
             v = getattr(self, f.name)
             fv = freeze(v)
             if fv is not v:
@@ -793,7 +793,8 @@ class Concentration(_Frozen):
     herfindahl: float = field(metadata=_doc("HI = sum of squared grade shares (1/K when even, 1 when one grade holds all)."))
     normalised: float | None = field(metadata=_doc("(HI - 1/K) / (1 - 1/K) in [0, 1]; null for one grade."))
     ecb: float | None = field(metadata=_doc(
-        "ECB 2019 form 1 + ln((CV^2 + 1) / K) / ln K = 1 + ln(HI) / ln K, CV the coefficient of variation of the shares; null for one grade."))
+        "ECB 2019 form 1 + ln((CV^2 + 1) / K) / ln K = 1 + ln(HI) / ln K, CV the coefficient of variation of "
+        "the shares; null for one grade."))
     grades: int = field(metadata=_doc("K, the number of grades."))
     cv: float | None = field(default=None, metadata=_doc(
         "ECB 2019 coefficient of variation of the grade shares, sqrt(K * sum (s_i - 1/K)^2); null for one grade."))
@@ -846,7 +847,8 @@ class CreditMigration(_Frozen):
 
     grades: Sequence[str] = field(metadata=_doc("Grade labels, rows and columns of the matrix."))
     counts: Sequence[Sequence[int]] = field(metadata=_doc("counts[i][j]: obligors in grade i of the reference and j now."))
-    matched: int = field(metadata=_doc("Obligors found by id in both samples (under frequency weights an id of w obligors in the reference and v now counts min(w, v))."))
+    matched: int = field(metadata=_doc("Obligors found by id in both samples (under frequency weights an id of w "
+                                       "obligors in the reference and v now counts min(w, v))."))
     stable: float | None = field(metadata=_doc("Share of the matched obligors in the same grade."))
     upgraded: float | None = field(metadata=_doc("Share moved to a lower-PD grade."))
     downgraded: float | None = field(metadata=_doc("Share moved to a higher-PD grade."))
@@ -1195,7 +1197,7 @@ def _load(tp: Any, data: Any, path: str, source: str) -> Any:
             if v is not None and (not _is_number(v) or not math.isfinite(v)):
                 _fail(source, _join(path, i), "a number or null", v)
         return np.asarray([np.nan if v is None else v for v in data], dtype=np.float64)
-    if dataclasses.is_dataclass(tp):
+    if isinstance(tp, type) and dataclasses.is_dataclass(tp):
         if not isinstance(data, dict):
             _fail(source, path, "an object", data)
         fields = {f.name: f for f in dataclasses.fields(tp)}
@@ -1210,6 +1212,7 @@ def _load(tp: Any, data: Any, path: str, source: str) -> Any:
             elif f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
                 raise ResultError(f"{source}: {_join(path, name)}: required key is missing")
         value = tp(**kwargs)
+        assert isinstance(value, _Frozen)  # every result dataclass is one
         problem = value.problem()
         if problem is not None:
             raise ResultError(f"{source}: {path or '(top level)'}: {problem}")
@@ -1222,8 +1225,8 @@ def _load(tp: Any, data: Any, path: str, source: str) -> Any:
     if origin in (list, tuple, Sequence):
         if not isinstance(data, list):
             _fail(source, path, "an array", data)
-        args = typing.get_args(tp)
-        et = args[0] if args else Any
+        params = typing.get_args(tp)
+        et = params[0] if params else Any
         return [_load(et, v, _join(path, i), source) for i, v in enumerate(data)]
     raise TypeError(f"results: no JSON loader for type {tp!r} at {path}")  # a bug in these types
 
@@ -1341,7 +1344,8 @@ def _check_ranges(result: ComparisonResult, source: str) -> None:
 _SCHEMA_DESCRIPTION = (
     "The machine-readable twin of a reportgen report, generated from reportgen.results by "
     "reportgen.results.json_schema(). Undefined values are null (never NaN); the reason is under "
-    "models.NAME.undefined_reasons (a code and its facts) and models.NAME.undefined (its wording). Confidence intervals are [lo, hi]. Keys are extended between versions, "
+    "models.NAME.undefined_reasons (a code and its facts) and models.NAME.undefined (its wording). "
+    "Confidence intervals are [lo, hi]. Keys are extended between versions, "
     "never renamed; schema_version changes when a key's meaning does."
 )
 
@@ -1377,7 +1381,7 @@ def json_schema() -> dict[str, Any]:
             return {"type": scalar(tp)}
         if tp is np.ndarray:
             return {"type": "array", "items": {"type": ["number", "null"]}}
-        if dataclasses.is_dataclass(tp):
+        if isinstance(tp, type) and dataclasses.is_dataclass(tp):
             if tp.__name__ not in defs:
                 defs[tp.__name__] = {}  # placeholder: recursion-safe
                 defs[tp.__name__] = obj(tp)

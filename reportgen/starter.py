@@ -31,8 +31,17 @@ import numpy as np
 import pandas as pd
 
 from reportgen.errors import UserError
-from reportgen.io.files import (check_input, check_not_binary, columns_in, csv_error, is_parquet, nested, parquet_dataset,
-                                 part_columns, unreadable_parquet)
+from reportgen.io.files import (
+    check_input,
+    check_not_binary,
+    columns_in,
+    csv_error,
+    is_parquet,
+    nested,
+    parquet_dataset,
+    part_columns,
+    unreadable_parquet,
+)
 from reportgen.io.validate import shown_columns
 
 #: Rows read to guess from (the guesses need a sample, not the file).

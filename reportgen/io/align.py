@@ -16,7 +16,6 @@ not paired (reason ``lengths_differ``).
 from __future__ import annotations
 
 import logging
-
 from dataclasses import dataclass
 from typing import Any
 
@@ -111,8 +110,8 @@ def id_codes(models: list[Keyed]) -> tuple[list[np.ndarray], Any]:
     import pyarrow.compute as pc  # noqa: PLC0415
 
     arrays = [_arrow(k.ids) for k in models]
-    ints = [_integers(a) for a in arrays]
-    if all(x is not None for x in ints):  # integer ids (the common case): hashing int64 is several times faster
+    ints = [x for x in (_integers(a) for a in arrays) if x is not None]
+    if len(ints) == len(arrays):  # integer ids (the common case): hashing int64 is several times faster
         codes_flat, uniques = pd.factorize(np.concatenate(ints))
         words = pc.cast(pa.array(uniques, type=pa.int64()), pa.string())
         return np.split(codes_flat.astype(np.int64), np.cumsum([len(a) for a in arrays])[:-1]), words

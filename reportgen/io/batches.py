@@ -12,7 +12,7 @@ whichever way the rows came.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -25,8 +25,8 @@ from reportgen.io.files import FileInfo, columns_in, file_info, hashing, numbers
 from reportgen.io.progress import Progress, ReadProgress
 
 
-def read_columns(path: Path, columns: list[str], batch_rows: int, numbers: list[str] = (),
-                 text: list[str] = ()) -> Iterator[tuple[Batch, int]]:
+def read_columns(path: Path, columns: list[str], batch_rows: int, numbers: Sequence[str] = (),
+                 text: Sequence[str] = ()) -> Generator[tuple[Batch, int], None, None]:
     """The file's ``columns`` in record batches of about ``batch_rows`` rows, each with the
     number of rows before it (errors name the row in the file)."""
     offset = 0
@@ -62,7 +62,7 @@ def read_frames(cfg: Config, progress: Progress | None = None) -> tuple[dict[Pat
     text: dict[Path, set[str]] = {}
     numbers: dict[Path, set[str]] = {}
     for i, m in enumerate(cfg.models):
-        path = Path(m.file)
+        path = V.model_file(m)
         if path not in headers:
             headers[path] = columns_in(path)
         V.check_columns(cfg, i, m, path, headers[path])
@@ -74,9 +74,9 @@ def read_frames(cfg: Config, progress: Progress | None = None) -> tuple[dict[Pat
     files: list[FileInfo] = []
     told = ReadProgress(list(wanted), progress)  # the terminal's progress line: bytes read
     with hashing():  # the audit trail's SHA-256 is of the bytes parsed here
-        for k, (path, cols) in enumerate(wanted.items()):
+        for k, (path, names) in enumerate(wanted.items()):
             with told.file(k):
-                frames[path] = read_table(path, sorted(cols), numbers[path], text[path], arrow=True)
+                frames[path] = read_table(path, sorted(names), numbers[path], text[path], arrow=True)
             files.append(file_info(path, len(frames[path])))
     return frames, files
 

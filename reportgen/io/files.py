@@ -35,7 +35,7 @@ import os
 import re
 import stat
 import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -166,7 +166,7 @@ class HashingReader(io.RawIOBase):
     def readable(self) -> bool:
         return True
 
-    def readinto(self, buffer) -> int:  # type: ignore[override]
+    def readinto(self, buffer: Any) -> int:
         n = self._fh.readinto(buffer)
         if n:
             self._hash.update(memoryview(buffer)[:n])
@@ -555,16 +555,16 @@ def columns_in(path: Path) -> list[str]:
     if path.is_dir():
         raise InputError(f"{path}: is a directory, expected a CSV file; check 'file' in the config")
     check_not_binary(path)
-    source = path if F.locate(path).local else F.open_input(F.locate(path))
+    remote = None if F.locate(path).local else F.open_input(F.locate(path))
     try:
-        header = pd.read_csv(source, nrows=0, encoding="utf-8")
+        header = pd.read_csv(path if remote is None else remote, nrows=0, encoding="utf-8")
     except pd.errors.EmptyDataError:
         raise empty_csv(path) from None
     except (UnicodeDecodeError, OSError, pd.errors.ParserError, ValueError) as exc:
         raise csv_error(path, exc, "cannot read as CSV") from None
     finally:
-        if source is not path:
-            source.close()
+        if remote is not None:
+            remote.close()
     names = [str(c) for c in header.columns]
     if any((m := DEDUPED.match(c)) and m.group(1) in names for c in names) or any(UNNAMED.match(c) for c in names):
         # pandas renamed a repeated name ('s', 's.1') or named an empty one ('Unnamed: 2', a name
@@ -836,7 +836,7 @@ def streamed_parquet(path: Path) -> dict[str, Any]:
 
 
 def record_batches(path: Path, columns: list[str], batch_rows: int, numbers: Iterable[str] = (),
-                   text: Iterable[str] = ()) -> Iterator[Any]:
+                   text: Iterable[str] = ()) -> Generator[Any, None, None]:
     """pyarrow record batches of the file's ``columns`` (about ``batch_rows`` rows each).
 
     CSV columns are typed by :func:`csv_options`; a cell of a ``numbers`` column that is not a
@@ -989,7 +989,7 @@ class ReadAhead(io.RawIOBase):
             self._allowed += self._block
             self._room.notify_all()
 
-    def readinto(self, buffer) -> int:  # type: ignore[override]
+    def readinto(self, buffer: Any) -> int:
         with self._room:
             if not self._room.wait_for(lambda: self._read < self._allowed or self._stopped, READ_AHEAD_WAIT):
                 self._allowed = self._read + self._block
@@ -1086,9 +1086,9 @@ def row_fault(path: Path) -> InputError | None:
     import csv  # noqa: PLC0415
 
     source = opened_plain(path)
+    width, record = None, 0
     try:
         reader = csv_records(source, strict=True)
-        width, record = None, 0
         for fields in reader:
             if not fields:
                 continue  # a blank line is no row (as every reader here skips it)
@@ -1211,6 +1211,7 @@ def arrow_csv_frame(path: Path, columns: list[str], numbers: list[str], text: li
 
     other = [c for c in columns if c not in numbers and c not in text]
     block = 1 << 20  # pyarrow's default; a row (or the header) longer than it: read again, 8 times larger
+    table: Any = None  # read in the loop, which ends only once it is
     while True:
         read, convert = csv_options(columns, numbers, [*text, *other], block)
         # pandas' Arrow-backed strings are large_string: read them so, and to_pandas copies nothing
@@ -1344,9 +1345,8 @@ def row_as_written(path: Path, row: int) -> int:
     except OSError:
         return row
     try:
-        line = records = 0
-        for fields in csv_records(source):
-            line += 1
+        records = 0
+        for line, fields in enumerate(csv_records(source), start=1):
             if fields:
                 records += 1
                 if records == row:

@@ -29,6 +29,8 @@ from __future__ import annotations
 import difflib
 import logging
 import re
+from collections.abc import Set as AbstractSet
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -349,7 +351,7 @@ def as_number(key: str) -> float | None:
         return None
 
 
-def sorted_classes(found: set[str]) -> list[str]:
+def sorted_classes(found: AbstractSet[str]) -> list[str]:
     """Numeric order when every key is a number, text order otherwise."""
     try:
         return sorted(found, key=float)
@@ -412,6 +414,13 @@ def number_expected(value: Any) -> str:
     if _DECIMAL_COMMA.fullmatch(text):
         return f"expected a number; write it with a dot as the decimal separator ({text.strip()} as {text.strip().replace(',', '.')})"
     return "expected a number"
+
+
+def model_file(m: ModelConfig) -> Path:
+    """The file model ``m``'s rows are read from: its ``file``, or the Parquet file its SQL
+    ``source`` was fetched to before any reader runs (:func:`reportgen.io.sql.materialised`)."""
+    assert m.file is not None, f"model '{m.name}': its SQL source was not fetched"
+    return m.file
 
 
 def columns_for(cfg: Config, m: ModelConfig) -> dict[str, str]:
@@ -508,7 +517,8 @@ def keep_rows(cfg: Config, path: Any, checks: list[tuple[str, np.ndarray]], offs
         if first:
             i, j = min(first)
             fault(faults, offset + i,
-                  f"{path}: row {offset + i + HEADER_ROWS}: {checks[j][0]}; fix the data or set 'missing: drop' to drop such rows (counted in the report)")
+                  f"{path}: row {offset + i + HEADER_ROWS}: {checks[j][0]}; "
+                  f"fix the data or set 'missing: drop' to drop such rows (counted in the report)")
         return None
     keep = None
     for reason, bad in checks:
@@ -753,7 +763,8 @@ def check_both_classes(cfg: Config, path: Any, column: str, found: set[str], pos
     if not pos_keys & found:
         shown = ", ".join(repr(v) for v in sorted_classes(found)[:6])
         raise InputError(
-            f"{path}: column '{column}': no row has the positive label {cfg.positive!r} (labels found: {shown}); set 'positive' in the config"
+            f"{path}: column '{column}': no row has the positive label {cfg.positive!r} (labels found: {shown}); "
+            f"set 'positive' in the config"
         )
     if len(pos_keys & found) > 1:
         both = ", ".join(repr(v) for v in sorted_classes(pos_keys & found))
@@ -850,7 +861,7 @@ def score_order(cfg: Config, i: int, sc: dict[str, str] | list[str], classes: li
     """Positions of the model's score columns (as configured) in class order; errors name the config key."""
     k = len(classes)
     if isinstance(sc, dict):
-        given = [label_key(c) for c in cfg.models[i].scores or {}]  # type: ignore[union-attr]
+        given = [label_key(c) for c in cfg.models[i].scores or {}]
         if len(set(given)) != len(given):  # ``1`` and ``"1"`` are one class: one of their columns was dropped
             dup = next(c for c in given if given.count(c) > 1)
             raise InputError(f"{cfg.where('models', i, 'scores')}: class {dup!r} is given twice (as "

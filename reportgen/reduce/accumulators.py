@@ -23,14 +23,14 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from reportgen.engine import class_tables as CT
-from reportgen.engine.curve import Direction, ScoreTable, build_table, merge_tables, scaled_codes
 from reportgen.engine.approval import MAX_APPROVAL_MODELS, ApprovalCounter
+from reportgen.engine.curve import Direction, ScoreTable, build_table, merge_tables, scaled_codes
 from reportgen.engine.intervals import (
     JOINT_EXACT_CELLS,
     MAX_PAIR_MODELS,
@@ -248,11 +248,14 @@ class WeightMoments:
         if w.shape[0] and (float(w.max()) >= _POOLABLE or float(np.min(w, initial=1.0, where=w > 0)) < _FINEST):
             return None
         keys = np.asarray(keys, dtype=np.float64)
+
+        def pooled(at: slice) -> WeightMoments:
+            k, r, v = keys[:, at], rows[at], w[at]
+            return WeightMoments.pooled(k, y[at], r, _limbs(v, r), _limbs(v * v, r, _SQ_UNIT, _SQ_LIMBS))
+
         if y.shape[0] > _MOMENT_SLICE:  # slice by slice (the sums are exact: the same integers), bounded memory
-            return WeightMoments.merged([WeightMoments.of(keys[:, i : i + _MOMENT_SLICE], y[i : i + _MOMENT_SLICE],
-                                                          w[i : i + _MOMENT_SLICE], rows[i : i + _MOMENT_SLICE])
-                                         for i in range(0, y.shape[0], _MOMENT_SLICE)])
-        return WeightMoments.pooled(keys, y, rows, _limbs(w, rows), _limbs(w * w, rows, _SQ_UNIT, _SQ_LIMBS))
+            return WeightMoments.merged([pooled(slice(i, i + _MOMENT_SLICE)) for i in range(0, y.shape[0], _MOMENT_SLICE)])
+        return pooled(slice(None))
 
     @staticmethod
     def pooled(keys: np.ndarray, y: np.ndarray, rows: np.ndarray, s1: np.ndarray, s2: np.ndarray) -> WeightMoments:
@@ -435,7 +438,7 @@ class JointCellCounter(CellCounter):
             return None
         return WeightMoments.of(cells.codes, cells.y, cells.w[0], cells.rows)
 
-    def add(self, codes: list[np.ndarray], y: np.ndarray, weights: list[np.ndarray | None]) -> None:  # type: ignore[override]
+    def add(self, codes: list[np.ndarray], y: np.ndarray, weights: Sequence[np.ndarray | None]) -> None:  # type: ignore[override]
         if y.shape[0] == 0 or (self.overflowed and not self.pool):
             return
         w = np.stack([np.ones(y.shape[0]) if x is None else np.asarray(x, dtype=np.float64) for x in weights])
@@ -967,6 +970,7 @@ class BinnedAccumulator:
         k = self.pos.shape[0]
         y = np.asarray(y, dtype=bool)
         asc_edges = self.edges[::-1].copy()
+        sum_w2 = float(o.shape[0])
         if weights is None:  # value sorts of each class: bins by a walk, lowest score per bin for free
             for cls, counts in ((True, self.pos), (False, self.neg)):
                 v = np.sort(o[y == cls])
@@ -987,7 +991,8 @@ class BinnedAccumulator:
                 self.cells = CellCounter()
             self.cells.add(b.astype(np.float64), y, w)
             self.weighted_rows += int(o.shape[0])
-        self.sum_w2 += float(o.shape[0]) if weights is None else float(np.dot(w, w))
+            sum_w2 = float(np.dot(w, w))
+        self.sum_w2 += sum_w2
         self.n_rows += int(o.shape[0])
         self.weighted = self.weighted or weights is not None
 
@@ -1341,7 +1346,8 @@ def integer_weights(w: np.ndarray | None) -> bool:
 @dataclass
 class AgreementAccumulator:
     """McNemar's tables of weighted aligned rows, chunk by chunk: ``agree`` in weighted counts
-    (shape (k, k, 2, 2), index 0 = right, ``agree[a, b]`` weighted by model a's weights) and ``rows`` in rows (what a test under sampling weights counts;
+    (shape (k, k, 2, 2), index 0 = right, ``agree[a, b]`` weighted by model a's weights) and
+    ``rows`` in rows (what a test under sampling weights counts;
     frequency weights count as repeated rows, which needs every weight whole: ``integer``).
 
     The rows are counted per (pattern of every model being right, weight) for each model's weights
@@ -1363,7 +1369,7 @@ class AgreementAccumulator:
     def __post_init__(self) -> None:
         self.patterns = [None] * self.k
 
-    def add(self, correct: list[np.ndarray], weights: list[np.ndarray | None]) -> None:
+    def add(self, correct: list[np.ndarray], weights: Sequence[np.ndarray | None]) -> None:
         self.integer = self.integer and all(integer_weights(w) for w in weights)
         n = correct[0].shape[0] if correct else 0
         pattern = np.zeros(n, dtype=np.int64)

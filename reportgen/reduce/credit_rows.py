@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import difflib
 import os
-from dataclasses import replace
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -25,7 +25,19 @@ import reportgen.engine.credit as C
 from reportgen.config import Config, ModelConfig
 from reportgen.errors import InputError
 from reportgen.io.files import Digests, columns_in, file_info, hashing, input_bytes, no_rows, read_table, record_batches
-from reportgen.io.validate import HEADER_ROWS, dates_of, id_key_list, key_codes, keys, numeric, positive_keys, shown_columns, shown_name, twins
+from reportgen.io.validate import (
+    HEADER_ROWS,
+    dates_of,
+    id_key_list,
+    key_codes,
+    keys,
+    model_file,
+    numeric,
+    positive_keys,
+    shown_columns,
+    shown_name,
+    twins,
+)
 from reportgen.results import CreditSection, InputFile
 
 __all__ = ["check_credit", "credit_run", "credit_section"]
@@ -54,8 +66,9 @@ def _grading(cfg: Config) -> C.Grading:
 def _roles(cfg: Config, m: ModelConfig) -> dict[str, tuple[str, tuple[str | int, ...]]]:
     """Role → (column, config key path) of what the battery reads from model ``m``'s files."""
     i = cfg.models.index(m)
-    roles = {"label": (m.label or cfg.label, ("models", i, "label") if m.label else ("label",)),
-             "score": (m.score, ("models", i, "score"))}
+    roles: dict[str, tuple[str | None, tuple[str | int, ...]]] = {
+        "label": (m.label or cfg.label, ("models", i, "label") if m.label else ("label",)),
+        "score": (m.score, ("models", i, "score"))}
     if m.pd:
         roles["pd"] = (m.pd, ("models", i, "pd"))
     if cfg.credit is not None and cfg.credit.grades.column:
@@ -69,7 +82,7 @@ def _roles(cfg: Config, m: ModelConfig) -> dict[str, tuple[str, tuple[str | int,
     if m.weight or cfg.weight:  # sampling weights are not applied, but a row without one is not compared
         role = "weight" if cfg.weight_kind == "frequency" else "sampling_weight"
         roles[role] = (m.weight or cfg.weight, ("models", i, "weight") if m.weight else ("weight",))
-    return roles  # type: ignore[return-value]
+    return roles  # type: ignore[return-value]  # a binary model's score and label are set (config)
 
 
 def _repeated(w: np.ndarray, sample: C.CreditSample) -> C.CreditSample:
@@ -77,7 +90,8 @@ def _repeated(w: np.ndarray, sample: C.CreditSample) -> C.CreditSample:
     of weight w is w obligors (w identical rows; weight 0 drops the row), so every count, rate and
     test of the battery is that of the repeated rows, exactly."""
     k = w.astype(np.int64)
-    return C.CreditSample(**{f: None if v is None else np.repeat(v, k) for f, v in _fields(sample).items()})
+    repeated: dict[str, Any] = {f: None if v is None else np.repeat(v, k) for f, v in _fields(sample).items()}
+    return C.CreditSample(**repeated)
 
 
 def _first_bad(path: Path, column: str, bad: np.ndarray, what: str, offset: int = 0) -> InputError:
@@ -157,7 +171,7 @@ def _checked(cfg: Config, path: Path, df: Any, wanted: dict[str, str], offset: i
     unweighed = (~np.isfinite(numeric(df[wanted["sampling_weight"]], path, wanted["sampling_weight"], offset))
                  if "sampling_weight" in wanted else None)
     pd_ = numeric(df[wanted["pd"]], path, wanted["pd"], offset) if "pd" in wanted else None
-    text_cols = {r: keys(df[wanted[r]]) for r in ("grade", "segment") if r in wanted}
+    text_cols: dict[str, np.ndarray] = {r: keys(df[wanted[r]]) for r in ("grade", "segment") if r in wanted}
     if "id" in wanted:  # the id join's rule (007 is not 7), not the labels'
         text_cols["id"] = id_key_list(df[wanted["id"]])
     masks = [("label", labels == None), ("score", ~np.isfinite(score))]  # noqa: E711
@@ -329,11 +343,11 @@ def check_credit(cfg: Config) -> str | None:
     from reportgen.io.files import SMALL_INPUT_BYTES  # noqa: PLC0415  (read when called: tests lower it)
 
     _files_only(cfg)
-    files = [(m, Path(m.file), False) for m in cfg.models] + [
+    files = [(m, model_file(m), False) for m in cfg.models] + [
         (m, Path(m.reference), True) for m in cfg.models if m.reference is not None]
     if cfg.engine != "memory" and sum(input_bytes(p) for _, p, _ in files) > SMALL_INPUT_BYTES:
-        for m, path, ref in files:
-            wanted = _columns(cfg, m, path, ref, columns_in(path))
+        for m, path, is_ref in files:
+            wanted = _columns(cfg, m, path, is_ref, columns_in(path))
             columns, numbers, text = _types(wanted)
             batches = record_batches(path, columns, cfg.stream.batch_rows, numbers, text)
             first = next(batches, None)
@@ -347,7 +361,7 @@ def check_credit(cfg: Config) -> str | None:
     rows = 0
     for m in cfg.models:  # in the run's order: a model's current file, then its reference
         labels: set[str] = set()
-        cur = read(cfg, m, Path(m.file), False, labels)
+        cur = read(cfg, m, model_file(m), False, labels)
         ref = None if m.reference is None else read(cfg, m, Path(m.reference), True, labels)
         if grading.kind == "edges" and _with_pd(m, cur, ref)[0].pd is None:
             raise _no_pd_for_edges(cfg, m)
@@ -356,7 +370,7 @@ def check_credit(cfg: Config) -> str | None:
 
 
 def _with_pd(m: ModelConfig, cur: C.CreditSample, ref: C.CreditSample | None
-             ) -> tuple[C.CreditSample, C.CreditSample | None, str]:
+             ) -> tuple[C.CreditSample, C.CreditSample | None, Literal["pd_column", "score", "none"]]:
     """(current, reference, PD source): a probability score is the PD of a model without a PD
     column (in both samples, when the reference's scores are probabilities too)."""
     if _score_is_pd(m, cur) and (ref is None or _is_probability(ref.score)):
@@ -402,7 +416,7 @@ def _section(cfg: Config, reference_rows: dict[Path, int]) -> CreditSection | No
     models = {}
     for m in cfg.models:
         labels: set[str] = set()
-        cur = read(cfg, m, Path(m.file), False, labels)
+        cur = read(cfg, m, model_file(m), False, labels)
         ref = None if m.reference is None else read(cfg, m, Path(m.reference), True, labels, rows=reference_rows)
         cur, ref, source = _with_pd(m, cur, ref)
         if grading.kind == "edges" and cur.pd is None:
@@ -434,5 +448,5 @@ def _is_probability(score: np.ndarray) -> bool:
     return bool(np.all((score >= 0) & (score <= 1)))
 
 
-def _fields(sample: C.CreditSample) -> dict[str, object]:
+def _fields(sample: C.CreditSample) -> dict[str, Any]:
     return {k: getattr(sample, k) for k in ("y", "score", "pd", "grade", "dates", "segment", "ids", "count")}

@@ -38,10 +38,11 @@ processes is started and closed by reportgen. Dask is an optional extra:
 from __future__ import annotations
 
 import functools
+import itertools
 import logging
 import os
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -50,7 +51,7 @@ from typing import Any
 import numpy as np
 
 from reportgen.config import Config, ModelConfig
-from reportgen.engine.curve import ScoreTable, merge_tables
+from reportgen.engine.curve import merge_tables
 from reportgen.engine.evidence import BinaryEvidence, MulticlassEvidence
 from reportgen.errors import InputError, UserError
 from reportgen.io import validate as V
@@ -58,7 +59,8 @@ from reportgen.io.files import Digests, FileInfo, file_info, hashing, named_by_d
 from reportgen.io.pairs import PAIRED_CHUNK, place, split_ranges
 from reportgen.reduce import accumulators as S
 from reportgen.reduce import local as L
-from reportgen.reduce.evidence_of import binary_evidence, multiclass_evidence
+from reportgen.reduce.evidence_of import ModelTable, binary_evidence, multiclass_evidence
+from reportgen.results import Notice
 
 #: Partial results merged per reduce task.
 FAN_IN = 8
@@ -152,7 +154,7 @@ def part_slices(reads: dict[Path, list[int]], by_file: dict[Path, list[L.ModelPa
     for path, states in by_file.items():
         starts = np.cumsum([0] + reads[path])
         out[path] = [{st.cfg.name: indexes[st.cfg.name][lo:hi] for st in states}
-                     for lo, hi in zip(starts[:-1], starts[1:])]
+                     for lo, hi in itertools.pairwise(starts)]
     return out
 
 
@@ -230,8 +232,8 @@ def _pairs(cfg: Config, delayed: Any, by_file: dict[Path, list[L.ModelPass]], pa
         # (dask raised whichever task failed first, its row counted in the part: "row 2" of a later part)
         (path, templates), = by_file.items()
         starts = np.cumsum([0] + reads[path])
-        firsts = np.cumsum([0] + kept[:-1])  # common rows before each part: every model keeps the same rows
-        mapped = [delayed(_mapped)(_map_lined_up, cfg, part, k, templates, slices[path][k] if left_out else None,
+        firsts = np.cumsum([0, *kept[:-1]])  # common rows before each part: every model keeps the same rows
+        mapped = [delayed(_mapped)(_map_lined_up, cfg, part, k, templates, None if slices is None or not left_out else slices[path][k],
                                    int(starts[k]), int(firsts[k]), make, shared, files)
                   for k, part in enumerate(parts_of_file[path])]
         merged = tree_reduce(delayed, _merge_lined_up, mapped).compute()
@@ -354,7 +356,7 @@ def _read_twice(cfg: Config, dask: Any, digests: Digests, connect: Callable, pla
             reads.setdefault(path, r.reads)
         return {p: sum(n) for p, n in reads.items()}, [d for r in results for d in r.dates], _states(cfg, results)
 
-    separate = len({Path(m.file) for m in cfg.models}) > 1  # separate datasets: paired by index
+    separate = len({V.model_file(m) for m in cfg.models}) > 1  # separate datasets: paired by index
     by_file, _states_read, _read, _dates, join, indexes, left_out = L.read_aligned(cfg, plan, read_all, separate)
     slices = None if indexes is None else part_slices(reads, by_file, indexes)
     return by_file, parts_of_file, tuple(results), reads, join, indexes, slices, left_out
@@ -389,7 +391,7 @@ def _span(dates: list) -> list:
     return [min(dates), max(dates)] if dates else []
 
 
-def _states(cfg: Config, results: tuple[Part, ...]) -> list:
+def _states(cfg: Config, results: Sequence[Part]) -> list:
     """Every model's merged pass state, in config order."""
     return L.in_order(cfg, [st for r in results for st in r.states])
 
@@ -405,23 +407,22 @@ def _map_part(cfg: Config, part: str, k: int, templates: list[L.ModelPass], inde
     per row of the part; keep the rows ``>= 0``), errors naming the part. Binary: exact tables
     (or overflow), the sample for bin edges, the labels; multiclass: the counts, classes in the part's own
     ids (every task starts from ``ids`` and learns its own)."""
-    states = [st.fresh(cfg, Path(part), None if index is None else index[st.cfg.name], index is None)
-              for st in templates]
+    states: list[Any] = [st.fresh(cfg, Path(part), None if index is None else index[st.cfg.name], index is None)
+                         for st in templates]  # ModelState (ids None), or ModelCounts
     ids = None if ids is None else ids.copy()
     dates: list = []
     with hashing() as digests:
-        if ids is None:
-            read = L.fold_file(cfg, states, Path(part), dates)
-        else:
-            read = L.fold_class_file(cfg, states, ids, Path(part), dates)
+        read = (L.fold_file(cfg, states, Path(part), dates) if ids is None
+                else L.fold_class_file(cfg, states, ids, Path(part), dates))
     for st, template in zip(states, templates):
-        if ids is not None:
+        if isinstance(st, L.ModelCounts):
             st.merge_pending(cfg.stream.max_distinct_scores)
-        else:
-            table = st.acc.table()
-            if st.acc.overflowed:  # its rows in its sample (a part under the cap: in its table, sampled when merged)
+        elif isinstance(st, L.ModelState):
+            acc = st.reading()
+            table = acc.table()
+            if acc.overflowed:  # its rows in its sample (a part under the cap: in its table, sampled when merged)
                 st.settled(None)
-            st.acc = _Table(table, st.acc.overflowed, st.acc.weight_cells)
+            st.acc = L.PartTable(table, acc.overflowed, acc.weight_cells)
         st.path = template.path  # from here on the dataset is named (the join, merges, results)
     return Part(str(templates[0].path), states, [read], _span(dates), digests.files,
                 [] if ids is None else list(ids.index), [int(states[0].rows)])
@@ -430,15 +431,6 @@ def _map_part(cfg: Config, part: str, k: int, templates: list[L.ModelPass], inde
 # --------------------------------------------------------------------------------------
 # Binary
 # --------------------------------------------------------------------------------------
-
-
-@dataclass(slots=True)
-class _Table:
-    """A part's exact table of one model, or its overflow past the distinct-score cap."""
-
-    table: ScoreTable | None
-    overflowed: bool
-    weight_cells: S.CellCounter | None = None  # weighted rows per (score, class, weight)
 
 
 def _reduce_parts(cfg: Config, *parts: Part) -> Part:
@@ -460,7 +452,7 @@ def _reduce_parts(cfg: Config, *parts: Part) -> Part:
             cells = S.CellCounter(pool=True)
             for c in counters:
                 cells.merge(c)
-        st.acc = _Table(None if over else merged, over, cells)
+        st.acc = L.PartTable(None if over else merged, over, cells)
         st.sample = L.score_sample(cfg)
         # the same sample however the parts were merged (ScoreSample); weighted rows are sampled
         # from the start (``sampled``) and their samples merged at every node: sampling a merged
@@ -491,13 +483,15 @@ def _reduce_binned(*parts: S.BinnedAccumulator) -> S.BinnedAccumulator:
 
 def _binary(cfg: Config, dask: Any, progress: L.Progress | None, digests: Digests, connect: Callable) -> BinaryEvidence:
     delayed = dask.delayed
-    by_file, parts_of_file, results, reads, join, indexes, slices, left_out = _read_twice(
+    by_file, parts_of_file, results, reads, join, _indexes, slices, left_out = _read_twice(
         cfg, dask, digests, connect, functools.partial(L.plan_binary, cfg), _map_part, _reduce_parts)
     states = _states(cfg, results)
     files = [file_info(path, sum(reads[path])) for path in by_file]
     if progress is not None:
         progress(1, 2)
-    models, warnings, dropped = [], [], []
+    models: list[ModelTable] = []
+    warnings: list[Notice] = []
+    dropped: list[tuple[str, str, int]] = []
     for st in states:
         m, path = st.cfg, st.path
         dropped += st.drops()
@@ -518,7 +512,7 @@ def _binary(cfg: Config, dask: Any, progress: L.Progress | None, digests: Digest
         models.append(L.model_table(cfg, st, table, binning, grouper, binned))
     shared = delayed(([x.table for x in models], [x.grouper or S.exact_grouper(x.table) for x in models]), pure=True)
     paired, note = _pairs(cfg, delayed, by_file, parts_of_file, slices, reads, left_out, L.BinaryPairs, shared,
-                          [m.file for m in cfg.models], results[0].kept)  # the tables: one graph node, sent to each worker once
+                          [str(m.file) for m in cfg.models], results[0].kept)  # the tables: one graph node, sent to each worker once
     if progress is not None:
         progress(2, 2)
     dates = [d for part in results for d in part.dates]
@@ -562,7 +556,7 @@ def _multiclass(cfg: Config, dask: Any, progress: L.Progress | None, digests: Di
     def plan(indexes: dict[str, np.ndarray] | None) -> dict[Path, list[L.ModelCounts]]:
         plans.append(L.plan_multiclass(cfg, indexes))
         return plans[-1][2]
-    by_file, parts_of_file, results, reads, join, indexes, slices, left_out = _read_twice(
+    by_file, parts_of_file, results, reads, join, _indexes, slices, left_out = _read_twice(
         cfg, dask, digests, connect, plan, _map_part, _reduce_counts, lambda: (plans[-1][1],))
     if progress is not None:
         progress(1, 2)

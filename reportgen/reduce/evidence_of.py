@@ -18,13 +18,8 @@ from typing import Any
 import numpy as np
 
 from reportgen.config import Config
-from reportgen.errors import InputError
 from reportgen.engine import distinct_rows as DR
 from reportgen.engine.curve import ScoreTable
-from reportgen.engine.intervals import WeightCells
-from reportgen.io.files import FileInfo
-from reportgen.reduce import accumulators as S
-from reportgen.results import BinningInfo, InputFile, Notice
 from reportgen.engine.evidence import (
     BinaryEvidence,
     BinaryModelEvidence,
@@ -35,6 +30,11 @@ from reportgen.engine.evidence import (
     Pairing,
     unpaired,
 )
+from reportgen.engine.intervals import WeightCells
+from reportgen.errors import InputError
+from reportgen.io.files import FileInfo
+from reportgen.reduce import accumulators as S
+from reportgen.results import BinningInfo, InputFile, Notice
 
 
 def _threshold(cfg: Config, name: str) -> tuple[float, str]:
@@ -52,7 +52,7 @@ def load_audit(files: Sequence[FileInfo], dropped: Sequence[tuple[str, str, int]
     """The load audit of a run: the files read (their audit records), the rows dropped (model,
     reason, rows), the runner's notices and the date range."""
     return LoadAudit(tuple(InputFile(f.path, f.sha256, f.rows, f.size_bytes) for f in files),
-                     tuple((n, r, k) for n, r, k in dropped), tuple(warnings), tuple(dates) if dates else None)
+                     tuple((n, r, k) for n, r, k in dropped), tuple(warnings), (dates[0], dates[1]) if dates else None)
 
 
 # --------------------------------------------------------------------------------------
@@ -115,6 +115,7 @@ def binary_evidence(cfg: Config, tables: Sequence[ModelTable], paired: Any, pair
         cells = None if acc.cells is None else acc.cells.result()
         pairing = Pairing("aligned", "aligned", None, acc.agree.copy(), None, acc.rows.copy(), cells=cells)
     elif acc is None:
+        assert paired_reason is not None  # the runners give a reason whenever two models are unpaired
         pairing = unpaired(paired_reason)
     else:
         pairing = _pairing_of(acc)
@@ -142,7 +143,7 @@ def as_frequency_counts(m: MulticlassModelEvidence) -> MulticlassModelEvidence:
     if not np.all(m.confusion == np.round(m.confusion)):
         raise InputError(f"model '{m.name}': weight: weight_kind: frequency needs whole-number weights; the weights "
                          f"of some classes do not add up to whole numbers (use weight_kind: sampling)")
-    n = int(round(float(m.confusion.sum())))
+    n = round(float(m.confusion.sum()))
     tables = None if m.tables is None else replace(m.tables, n_rows=n, weighted=False)
     return replace(m, n_rows=n, tables=tables, weighted=False)
 
@@ -164,6 +165,7 @@ def multiclass_evidence(cfg: Config, classes: Sequence[str], counts: Sequence[Mu
     if len(models) < 2:
         pairing = Pairing("aligned", "single_model")
     elif mcnemar is None:
+        assert paired_reason is not None  # the runners give a reason whenever two models are unpaired
         pairing = unpaired(paired_reason)
     else:
         jc, k = mcnemar, len(classes)

@@ -48,19 +48,19 @@ from __future__ import annotations
 import functools
 import logging
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Self, TypeVar
 
 import numpy as np
 import pandas as pd
 
 from reportgen.config import Config, ModelConfig
 from reportgen.engine import distinct_rows as DR
+from reportgen.engine.approval import joint_cell_luts
 from reportgen.engine.curve import ScoreTable, row_groups
 from reportgen.engine.evidence import BinaryEvidence, LoadAudit, MulticlassEvidence, MulticlassModelEvidence
-from reportgen.engine.approval import joint_cell_luts
 from reportgen.engine.streaming import binning_auc_bound
 from reportgen.errors import InputError
 from reportgen.io import align as A
@@ -68,8 +68,8 @@ from reportgen.io import validate as V
 from reportgen.io.align import Join, Keyed, check_positions, check_unique, concat_ids
 from reportgen.io.batches import Batch, read_columns, read_frames, record_batch
 from reportgen.io.files import FileInfo, check_parts, columns_in, file_info, hashing, no_rows
-from reportgen.io.progress import Progress, ReadProgress
 from reportgen.io.pairs import PAIRED_CHUNK, RowSpill
+from reportgen.io.progress import Progress, ReadProgress
 from reportgen.io.validate import (
     check_class_count,
     class_warnings,
@@ -84,7 +84,6 @@ from reportgen.parallel import THREADS, ordered_map
 from reportgen.reduce import accumulators as S
 from reportgen.reduce.evidence_of import ModelTable, binary_evidence, load_audit, multiclass_evidence
 from reportgen.results import BinningInfo, Notice
-
 
 #: Why rows are not paired (a :data:`reportgen.engine.evidence.PairingReason`): files of different
 #: lengths and no id to join them.
@@ -123,7 +122,11 @@ class ModelPass:
     index: np.ndarray | None = None
     totals: tuple[float, float] = (0.0, 0.0)  # kept rows' weight (rows unweighted): binary (positive, negative)
 
-    def collecting(self, cfg: Config, index: np.ndarray | None, collect: bool) -> ModelPass:
+    def fresh(self, cfg: Config, path: Path, index: np.ndarray | None = None, collect: bool = True) -> Self:
+        """An empty state of the same model that reads ``path`` (each task's state says how)."""
+        raise NotImplementedError
+
+    def collecting(self, cfg: Config, index: np.ndarray | None, collect: bool) -> Self:
         """This state set to keep only the rows of ``index`` (None: all) and, when ``collect``,
         to collect what the join needs."""
         self.index = index
@@ -138,7 +141,7 @@ class ModelPass:
         rows dropped for a missing value noted for the join (``missing: drop``)."""
         if self.gone is not None and keep is not None and not keep.all():
             self.gone.append(np.flatnonzero(~keep) + offset)
-            if ids is not None:
+            if ids is not None and self.lost is not None:  # set with ``gone``
                 self.lost.append(V.lost_ids(ids, keep))
         if self.index is None:
             return keep
@@ -147,7 +150,7 @@ class ModelPass:
 
     def collect(self, keep: np.ndarray | None, offset: int, n: int, ids: Any, truth: np.ndarray) -> None:
         """The kept rows' ids, positions and truth, for the join."""
-        if self.ids is None:
+        if self.ids is None or self.id_rows is None or self.truth is None:  # set together (:meth:`collecting`)
             return
         if keep is None:
             self.ids.append(ids)
@@ -171,9 +174,10 @@ class ModelPass:
 
     def keyed(self) -> Keyed:
         """The rows the model kept, as the id join sees them."""
-        def cat(parts: list | None, dtype: object) -> np.ndarray:
+        def cat(parts: list | None, dtype: Any) -> np.ndarray:
             return np.concatenate(parts) if parts else np.empty(0, dtype=dtype)
 
+        assert self.ids is not None  # a state that collected ids (an id column)
         return Keyed(self.cfg.name, str(self.path), self.cols["id"], concat_ids(self.ids), cat(self.id_rows, np.int64),
                      cat(self.truth, object), None if self.lost is None else concat_ids(self.lost))
 
@@ -181,7 +185,10 @@ class ModelPass:
         return sorted({*self.cols.values(), *self.score_cols})
 
 
-def shifted(st: ModelPass, before: int) -> ModelPass:
+PassT = TypeVar("PassT", bound=ModelPass)
+
+
+def shifted(st: PassT, before: int) -> PassT:
     """The state with its row positions moved by the rows read before its part (dataset positions)."""
     if not before:
         return st
@@ -189,7 +196,7 @@ def shifted(st: ModelPass, before: int) -> ModelPass:
                    gone=None if st.gone is None else [g + before for g in st.gone])
 
 
-def gathered(cfg: Config, parts: list[ModelPass]) -> ModelPass:
+def gathered(cfg: Config, parts: list[PassT]) -> PassT:
     """A fresh state of the parts' model holding the join's collections, rows and drops of the
     parts (disjoint rows, positions already shifted)."""
     first = parts[0]
@@ -198,17 +205,14 @@ def gathered(cfg: Config, parts: list[ModelPass]) -> ModelPass:
         out.rows += st.rows
         out.totals = (out.totals[0] + st.totals[0], out.totals[1] + st.totals[1])
         out.count_dropped(st.dropped)
-        if out.ids is not None and st.ids is not None:
-            out.ids += st.ids
-            out.id_rows += st.id_rows
-            out.truth += st.truth
-        if out.lost is not None and st.lost is not None:
-            out.lost += st.lost
-            out.gone += st.gone
+        for name in ("ids", "id_rows", "truth", "lost", "gone"):  # the collections both keep
+            mine, theirs = getattr(out, name), getattr(st, name)
+            if mine is not None and theirs is not None:
+                mine += theirs
     return out
 
 
-def columns_of(states: list[ModelPass]) -> list[str]:
+def columns_of(states: Sequence[ModelPass]) -> list[str]:
     return sorted({c for st in states for c in st.columns()})
 
 
@@ -219,7 +223,7 @@ def column_types(cfg: Config, models: list[ModelConfig]) -> tuple[list[str], lis
     return numbers, text
 
 
-def batches(cfg: Config, path: Path, states: list[ModelPass]) -> Iterator[tuple[Batch, int]]:
+def batches(cfg: Config, path: Path, states: Sequence[ModelPass]) -> Generator[tuple[Batch, int], None, None]:
     """(batch, offset) of the file holding ``states``' models: their columns, typed
     (``engine: stream``, and each Dask part)."""
     return read_columns(path, columns_of(states), cfg.stream.batch_rows, *column_types(cfg, [st.cfg for st in states]))
@@ -250,13 +254,13 @@ class Reader:
 FROM_FILES = Reader()
 
 
-def plan_files(cfg: Config, new: Callable[[int, ModelConfig, Path], ModelPass], checked: bool = False
-               ) -> dict[Path, list[ModelPass]]:
+def plan_files(cfg: Config, new: Callable[[int, ModelConfig, Path], PassT], checked: bool = False
+               ) -> dict[Path, list[PassT]]:
     """Each file's models as fresh states (``new(i, m, path)``); columns, and every Parquet part's,
     checked first (``checked``: they were, when the files were read whole — ``engine: memory``)."""
-    by_file: dict[Path, list[ModelPass]] = {}
+    by_file: dict[Path, list[PassT]] = {}
     for i, m in enumerate(cfg.models):
-        path = Path(m.file)
+        path = V.model_file(m)
         if not checked:
             V.check_columns(cfg, i, m, path, columns_in(path))
         by_file.setdefault(path, []).append(new(i, m, path))
@@ -308,7 +312,7 @@ def common_rows(states: list[ModelPass], reads: list[int], join: Join | None, al
                 ) -> tuple[dict[str, np.ndarray] | None, list[tuple[str, str, int]]]:
     """:func:`reportgen.io.align.common_rows` of the states (config order); ``reads``: each model's file length."""
     return A.common_rows([st.cfg.name for st in states], reads, join,
-                         [st.keyed().rows if st.ids is not None else None for st in states],
+                         [st.keyed().rows for st in states] if join is not None else [],  # a join: every model has ids
                          [np.concatenate(st.gone) if st.gone else None for st in states], always)
 
 
@@ -408,7 +412,11 @@ def check_left(cfg: Config, states: list[ModelPass], join: Join | None, left_out
     rows were left out): some rows left, binary of both classes (states in config order)."""
     if left_out and join is None:
         first = states[0]
-        labels = first.seen_truth if isinstance(first, ModelCounts) else first.labels
+        if isinstance(first, ModelCounts):
+            labels = first.seen_truth
+        else:
+            assert isinstance(first, ModelState)
+            labels = first.labels
         positive = V.positive_keys(cfg.positive) if cfg.task == "binary" else None
         A.check_rows_left(str(first.path), first.rows, labels, positive, [st.cfg.name for st in states])
 
@@ -434,6 +442,7 @@ def check_first_batches(cfg: Config) -> tuple[dict[Path, int], bool]:
     batch before a bad row in it, as memory reads every file first)."""
     from reportgen.io import files as F  # noqa: PLC0415
 
+    by_file: dict[Path, list[ModelCounts]] | dict[Path, list[ModelState]]
     if cfg.task == "multiclass":
         _configured, ids, by_file = plan_multiclass(cfg)
         check = functools.partial(fold_counts, cfg, ids=ids)
@@ -526,10 +535,21 @@ def runner(cfg: Config) -> Callable[..., BinaryEvidence | MulticlassEvidence]:
 
 
 @dataclass(slots=True)
-class ModelState(ModelPass):
-    """A binary model's pass: its score table, a sample of its scores, the labels seen."""
+class PartTable:
+    """A Dask part's exact table of one model, or its overflow past the distinct-score cap: what
+    its state's accumulator becomes once the part is read (:mod:`reportgen.reduce.dask`)."""
 
-    acc: S.TableAccumulator | None = None
+    table: ScoreTable | None
+    overflowed: bool
+    weight_cells: S.CellCounter | None = None  # weighted rows per (score, class, weight)
+
+
+@dataclass(slots=True, kw_only=True)
+class ModelState(ModelPass):
+    """A binary model's pass: its score table (a Dask part's, once read: :class:`PartTable`),
+    a sample of its scores, the labels seen."""
+
+    acc: S.TableAccumulator | PartTable
     sample: S.ScoreSample | None = None  # for bin edges; None when nothing is binned (memory)
     #: whether ``sample`` holds every row folded so far; until then (unweighted rows, the table
     #: under its cap) the exact table holds them, and the sample starts from it (:meth:`settled`)
@@ -546,18 +566,24 @@ class ModelState(ModelPass):
         rows are sampled from the start (a weighted table does not count rows)."""
         if self.sample is None:
             return
-        spilled = self.acc.take_spilled()
+        spilled = self.reading().take_spilled()
         if spilled is not None:
             self._sample_table(spilled)
         elif self.sampled or weighted:
             self.sample.add(S.oriented(scores, self.cfg.direction))
             self.sampled = True
 
+    def reading(self) -> S.TableAccumulator:
+        """The accumulator of a pass over rows (not yet a :class:`PartTable`)."""
+        assert isinstance(self.acc, S.TableAccumulator)
+        return self.acc
+
     def _sample_table(self, table: ScoreTable) -> None:
         """Every row of an unweighted table (its scores with their row counts) into the sample.
 
         Never a weighted table: its sums are weights, not rows (weighted rows are sampled as they
         come, :meth:`fold_sample`)."""
+        assert self.sample is not None
         self.sample.add_counts(S.oriented(table.thresholds, self.cfg.direction), table.pos + table.neg)
         self.sampled = True
 
@@ -587,7 +613,7 @@ def new_state(cfg: Config, m: ModelConfig, path: Path, index: np.ndarray | None 
     """An empty pass-1 state of model ``m`` reading ``path`` (a file, or a Dask part named in errors)."""
     st = ModelState(m, path, columns_for(cfg, m), acc=S.TableAccumulator(m.direction, cfg.stream.max_distinct_scores),
                     sample=score_sample(cfg))
-    return st.collecting(cfg, index, collect)  # type: ignore[return-value]
+    return st.collecting(cfg, index, collect)
 
 
 def score_sample(cfg: Config) -> S.ScoreSample | None:
@@ -603,7 +629,7 @@ def plan_binary(cfg: Config, indexes: dict[str, np.ndarray] | None = None, check
     """Each file's models as fresh pass-1 states (``indexes``, a second reading: each model's
     common index per file row, the rows it keeps)."""
     return plan_files(cfg, lambda _i, m, path: new_state(cfg, m, path, None if indexes is None else indexes[m.name],
-                                                         indexes is None), checked)  # type: ignore[return-value]
+                                                         indexes is None), checked)
 
 
 #: Bytes of per-row codes pass 1 may keep so that the paired pass need not read the data
@@ -721,9 +747,10 @@ def _fold_model(cfg: Config, path: Path, batch: Batch, offset: int, rows: RowCod
         s, y, w = kept_rows(cfg, st, path, batch, offset)[:3]
     except V.RowFault as f:
         return f
-    st.acc.add(s, y, w)
+    acc = st.reading()
+    acc.add(s, y, w)
     st.fold_sample(s, w is not None)  # a function of the scores alone: any thread, any order
-    coded = rows.score_codes(st.cfg.name, st.acc) if rows is not None and rows.ok and w is None else None
+    coded = rows.score_codes(st.cfg.name, acc) if rows is not None and rows.ok and w is None else None
     return s, y, w, coded
 
 
@@ -790,14 +817,15 @@ def load_streamed(cfg: Config, progress: Progress | None = None, reader: Reader 
         dropped += st.drops()
         if st.rows == 0:
             raise V.no_rows_left(path, m.name)
-        table = st.acc.table()
+        exact = st.reading()
+        table = exact.table()
         binning, grouper, binned = None, None, None
         if table is None:  # too many distinct scores: bin, with edges from the sample
             acc = S.BinnedAccumulator(binning_edges(cfg, m, st.settled(None)), m.direction)
-            keep_rows = rows is not None and rows.ok
-            if keep_rows:
-                rows.codes.pop(m.name, None)
-                rows.base[m.name] = 0
+            kept = rows if rows is not None and rows.ok else None
+            if kept is not None:
+                kept.codes.pop(m.name, None)
+                kept.base[m.name] = 0
 
             def bin_batch(item: tuple[Batch, int], st: ModelState = st, acc: S.BinnedAccumulator = acc):
                 """A batch validated and binned in a thread: (weighted rows, or None; bins, or None)."""
@@ -809,19 +837,19 @@ def load_streamed(cfg: Config, progress: Progress | None = None, reader: Reader 
                     acc.add(*weighted)
                 else:  # the same table as add(): whole-number counts, a minimum per bin
                     acc.fold_rows(binned)
-                    if keep_rows and rows.ok:
-                        rows.add_bins(m.name, binned[0])
+                    if kept is not None and kept.ok:
+                        kept.add_bins(m.name, binned[0])
             table, grouper, binning = binned_result(cfg, m.name, acc, warnings)
             binned = acc
         models.append(model_table(cfg, st, table, binning, grouper, binned))
         if rows is not None and rows.ok:
             rows.base.setdefault(m.name, 0)
-            lookups[m.name] = st.acc.row_lookup() if binning is None else (0, acc.row_of_bin())
+            lookups[m.name] = exact.row_lookup() if binned is None else (0, binned.row_of_bin())
     models, dropped = in_order(cfg, models), sorted(dropped, key=lambda d: [m.name for m in cfg.models].index(d[0]))
     if len(models) < 2:
         paired, note = None, None
     elif rows is not None and rows.ok and not dropped and all(lookups.get(m.name) is not None for m in models):
-        paired, note = _paired_in_memory(cfg, models, rows, lookups)
+        paired, note = _paired_in_memory(cfg, models, rows, {k: v for k, v in lookups.items() if v is not None})
     else:
         if rows is not None:
             rows.drop()
@@ -862,13 +890,14 @@ def binning_edges(cfg: Config, m: ModelConfig, sample: S.ScoreSample) -> np.ndar
     (the lowest bin's threshold is the lowest score, so a score below 0 shows too; a top bin
     holding 0.9 and 1.2 gave the log-loss of scores that were no probabilities)."""
     t = m.threshold if m.threshold is not None else cfg.threshold
-    cuts = (float(S.oriented(np.float64(t), m.direction)),)
+    cuts: tuple[float, ...] = (float(S.oriented(np.array(t, dtype=np.float64), m.direction)),)
     if m.direction == "higher":
         cuts += (float(np.nextafter(1.0, np.inf)),)
     return S.bin_edges(sample, cfg.stream.bins, cfg.stream.binning, cuts)
 
 
-def binned_result(cfg: Config, name: str, acc: S.BinnedAccumulator, warnings: list[Notice]):
+def binned_result(cfg: Config, name: str, acc: S.BinnedAccumulator, warnings: list[Notice]
+                  ) -> tuple[ScoreTable, Callable[[np.ndarray], np.ndarray], BinningInfo]:
     """(table, grouper, BinningInfo) of a binned model; the notice that says so is appended."""
     sc = cfg.stream
     table = acc.table()
@@ -897,9 +926,23 @@ class Pairs:
     side by side), ``merge`` (other rows), ``result``. ``files``: the files errors name (default:
     the configured ones)."""
 
+    dtype: np.dtype
+
     def __init__(self, cfg: Config, files: list[str] | None) -> None:
         self.cfg, self.names = cfg, [m.name for m in cfg.models]
-        self.files = files or [m.file for m in cfg.models]
+        self.files = files or [str(m.file) for m in cfg.models]
+
+    def records(self, st: Any, path: Path, batch: Batch, offset: int) -> tuple[np.ndarray, np.ndarray]:
+        raise NotImplementedError
+
+    def add(self, recs: list[np.ndarray]) -> None:
+        raise NotImplementedError
+
+    def merge(self, other: Any) -> Pairs:
+        raise NotImplementedError
+
+    def result(self) -> tuple[Any, None]:
+        raise NotImplementedError
 
     def starting_at(self, at: int) -> Pairs:
         """The pairing of common rows from ``at`` on (rows before it are another pairing's, merged
@@ -971,6 +1014,7 @@ class BinaryPairs(Pairs):
         """(file positions, :data:`PAIR_RECORD` records) of one batch's compared rows of one model."""
         s, y, w, keep = kept_rows(self.cfg, st.replica(), path, batch, offset)
         pos = offset + (np.arange(len(batch)) if keep is None else np.flatnonzero(keep))
+        assert self.groupers is not None  # None only for the pairing of codes kept in memory
         return pos, pair_records(self.groupers[self.names.index(st.cfg.name)](s), y, w, pos)
 
     def add(self, recs: list[np.ndarray]) -> None:
@@ -1011,8 +1055,10 @@ class BinaryPairs(Pairs):
 
         def terms(r: int) -> tuple:
             rows = self.open.pop(r)
-            cat = (lambda i: rows[0][i] if len(rows) == 1 else
-                   [np.concatenate([p[i][m] for p in rows]) for m in range(len(rows[0][i]))])
+
+            def cat(i: int) -> Any:
+                return rows[0][i] if len(rows) == 1 else [np.concatenate([p[i][m] for p in rows]) for m in range(len(rows[0][i]))]
+
             counts = None if rows[0][3] is None else np.concatenate([p[3] for p in rows])
             return self.acc.moments(cat(0), cat(1), np.concatenate([p[2] for p in rows]), counts)
 
@@ -1025,6 +1071,7 @@ class BinaryPairs(Pairs):
     def merge(self, other: BinaryPairs) -> BinaryPairs:
         """Add the pairing of the common rows that follow this one's."""
         if self.agree is not None:
+            assert other.agree is not None  # pairings of one run: weighted alike
             self.agree.merge(other.agree)
             return self
         self.acc.merge(other.acc)
@@ -1070,7 +1117,7 @@ def paired_pass(cfg: Config, by_file: dict[Path, list[ModelPass]], states: list[
             for batch, offset in reader.batches(cfg, path, sts):
                 recs: list = [None] * len(states)
                 # each model's records in a thread (its own state; numpy and pyarrow release the GIL)
-                found = list(ordered_map(lambda st: pairs.records(st, path, batch, offset), sts))
+                found = list(ordered_map(functools.partial(_records, pairs, path, batch, offset), sts))
                 for st, (pos, rec) in zip(sts, found):
                     name = st.cfg.name
                     j = names.index(name)
@@ -1086,8 +1133,14 @@ def paired_pass(cfg: Config, by_file: dict[Path, list[ModelPass]], states: list[
     return pairs.result()
 
 
+def _records(pairs: Pairs, path: Path, batch: Batch, offset: int, st: ModelPass) -> tuple[np.ndarray, np.ndarray]:
+    """``pairs.records`` of one model's rows of a batch (:func:`paired_pass`, in a thread)."""
+    return pairs.records(st, path, batch, offset)
+
+
 def _paired_in_memory(cfg: Config, models: list[ModelTable], rows: RowCodes,
-                      lookups: dict[str, tuple[int, np.ndarray]]) -> tuple[S.PairedAccumulator | None, str | None]:
+                      lookups: dict[str, tuple[int, np.ndarray]]
+                      ) -> tuple[S.PairedAccumulator | S.AgreementAccumulator | None, str | None]:
     """The paired pass from the codes kept in pass 1: each chunk's table rows by lookup, added to
     the pairing in order (its sums by range of common rows, whatever the batches)."""
     if len(models) < 2:
@@ -1163,7 +1216,7 @@ class ModelCounts(ModelPass):
         rows every model keeps (:func:`reportgen.io.align.common_index`)."""
         out = ModelCounts(self.cfg, path, self.cols, self.score_cols, i=self.i, sc=self.sc,
                           counts=S.ClassCounts(len(self.score_cols)))
-        return out.collecting(cfg, index, collect)  # type: ignore[return-value]
+        return out.collecting(cfg, index, collect)
 
     def merge_pending(self, cap: int, final: bool = False) -> None:
         """The counts' pending tables merged; once every row is read (``final``), a score column
@@ -1187,7 +1240,7 @@ def plan_multiclass(cfg: Config, indexes: dict[str, np.ndarray] | None = None, c
     configured = configured_classes(cfg)
     ids = ClassIds(configured)
     return configured, ids, plan_files(cfg, lambda i, m, path: new_counts(cfg, i, m, path, configured, ids).fresh(
-        cfg, path, None if indexes is None else indexes[m.name], indexes is None), checked)  # type: ignore[return-value]
+        cfg, path, None if indexes is None else indexes[m.name], indexes is None), checked)
 
 
 def new_counts(cfg: Config, i: int, m: ModelConfig, path: Path, configured: list[str] | None, ids: ClassIds) -> ModelCounts:
@@ -1231,6 +1284,7 @@ def class_rows(cfg: Config, st: ModelCounts, ids: ClassIds, batch: Batch, path: 
     faults.check()
     st.count_dropped(dropped)
     keep = st.narrow(keep, offset, n, id_keys)
+    assert keep is not None  # narrowed from a mask: a mask
     st.collect(keep, offset, n, id_keys, truth)
     st.totals = (st.totals[0] + (float(keep.sum()) if weights is None else float(weights[keep].sum())), 0.0)
     return keep, truth, pred, scores, weights
@@ -1249,7 +1303,7 @@ def fold_counts(cfg: Config, st: ModelCounts, path: Path, batch: Batch, offset: 
         st.seen_pred.update(np.unique(pred.astype(str)).tolist())
         a = ids.of(pred)
     else:  # argmax of the score columns (class order): the prediction is a column position
-        a = np.argmax(scores[keep], axis=1).astype(np.int64)  # type: ignore[index]
+        a = np.argmax(scores[keep], axis=1).astype(np.int64)
     st.rows += int(y.shape[0])
     if st.counts.add(y, a, None if weights is None else weights[keep], None if scores is None else scores[keep],
                      len(ids.index)):
@@ -1285,7 +1339,7 @@ def combine(parts: list[ModelCounts], to_ids: list[np.ndarray], n_ids: int, cfg:
 
 
 def conclude(cfg: Config, states: list[ModelCounts], configured: list[str] | None, ids: ClassIds
-             ) -> tuple[list[str], list[MulticlassModelEvidence], list[str], list[tuple[str, str, int]]]:
+             ) -> tuple[list[str], list[MulticlassModelEvidence], list[Notice], list[tuple[str, str, int]]]:
     """(classes, counts per model in class order, warnings, dropped rows) once every row is folded."""
     for st in states:
         if st.rows == 0:
@@ -1373,7 +1427,7 @@ class McNemarPairs(Pairs):
         super().__init__(cfg, files)
         self.classes = list(shared)
         k = len(self.classes)
-        self.dtype = np.dtype(MCNEMAR_RECORD.descr + [("p", np.float64, (k,))])
+        self.dtype = np.dtype([*MCNEMAR_RECORD.descr, ("p", np.float64, (k,))])
         self.tables = {m.name: np.zeros((k, k, k)) for m in cfg.models if m.name != cfg.baseline_name}
         self.rows = {name: np.zeros((k, k, k)) for name in self.tables}
         # weighted (the run's weight or a model's own): rows per (joint cell, weight), summed in one
@@ -1395,7 +1449,7 @@ class McNemarPairs(Pairs):
         if pred is not None:
             guess = pd.Index(self.classes).get_indexer(pred[keep]).astype(np.int64)
         else:
-            guess = np.argmax(scores[keep], axis=1).astype(np.int64)  # type: ignore[index]
+            guess = np.argmax(scores[keep], axis=1).astype(np.int64)
         rec = np.empty(pos.shape[0], dtype=self.dtype)
         rec["y"], rec["pred"], rec["right"], rec["row"] = y, guess, guess == y, pos + offset
         rec["w"] = 1.0 if weights is None else weights[keep]
@@ -1455,7 +1509,8 @@ class McNemarPairs(Pairs):
             self.tables[name] += t
             self.rows[name] += other.rows[name]
             if name in self.cells:
-                self._count_cells(name, [None] if other.cells.get(name) is None else other.cells[name])
+                theirs = other.cells.get(name)
+                self._count_cells(name, [None] if theirs is None else theirs)
         if not other.keep_rows:  # the other part gave up: so does the union
             self.keep_rows, self.pending = False, []
         for part in other.pending:

@@ -24,23 +24,25 @@ error naming the config key.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 import reportgen.io.validate as V
 from reportgen.config import Config
 from reportgen.engine.curve import ScoreTable, build_table
+from reportgen.engine.evidence import BinaryEvidence
 from reportgen.errors import InputError
 from reportgen.io.files import FileInfo
 from reportgen.io.sql import describe, pushdown_query, run_query
 from reportgen.reduce import accumulators as S
-from reportgen.engine.evidence import BinaryEvidence
 from reportgen.reduce.evidence_of import ModelTable, binary_evidence, load_audit
 
 #: Scores beyond this magnitude are refused, as by the row readers.
 MAX_ABS_SCORE = 1e300
 
 
-def _values(table, role: str):  # noqa: ANN001, ANN202 - a pyarrow Table in, a pandas Series out
+def _values(table: Any, role: str) -> Any:  # a pyarrow Table in, a pandas Series out
     """A value column of the grouped rows as stored, for the row rule: SQLite's text and numbers
     put back together by their ``typeof``."""
     import pandas as pd  # noqa: PLC0415
@@ -102,7 +104,7 @@ def pushed_table(cfg: Config, i: int) -> tuple[ModelTable, FileInfo, list[tuple[
     import pyarrow.compute as pc  # noqa: PLC0415
 
     m = cfg.models[i]
-    assert m.source is not None  # noqa: S101
+    assert m.source is not None
     where = cfg.where("models", i, "source")
     cols = V.columns_for(cfg, m)
     weighted = "weight" in cols

@@ -79,6 +79,7 @@ def evidence_of_rows(models: Sequence[ModelRows], threshold: float = 0.5, audit:
         return BinaryEvidence(tuple(e.models[0] for e in alone), unpaired(unpaired_reason), audit or LoadAudit(()))
     cfg, frames = rows_config(models, threshold, weight_kind, approval_rates)
     ev = load_frames(cfg, frames, [])
+    assert isinstance(ev, BinaryEvidence)  # rows_config: a binary config
     keys = [m.threshold_key or ("threshold" if m.threshold is None else f"models['{m.name}'].threshold") for m in models]
     return BinaryEvidence(tuple(replace(e, threshold_key=k) for e, k in zip(ev.models, keys)), ev.pairing,
                           audit or LoadAudit(()))
