@@ -247,7 +247,7 @@ def no_nul(value: str) -> str:
     """Refuse a path holding a NUL character (YAML's ``"\\0"``): no file name can hold one, and
     the operating system's calls raised "embedded null byte" as an internal error."""
     if "\x00" in value:
-        raise ValueError("holds a NUL character (\\0), which no path can hold; remove it")
+        raise ValueError(f"{masked(value)!r} holds a NUL character (\\0), which no path can hold; remove it")
     return value
 
 
