@@ -16,6 +16,7 @@ and record that shows a URI passes it through :func:`masked`. Standard library o
 from __future__ import annotations
 
 import re
+from urllib.parse import unquote
 
 #: Query keys whose value is a credential, lower case, ``-`` read as ``_``. A dotted key
 #: (ADBC's ``adbc.flight.sql.authorization_header``) is matched by its last part.
@@ -54,8 +55,6 @@ _QUERY = re.compile(r"(?P<head>[?&;](?P<key>[^\s=&;#'\"?]+)=)(?P<secret>[^\s&;#'
 def is_secret_key(key: str) -> bool:
     """Whether a query key names a credential (:data:`SECRET_KEYS`), as clients read it:
     case-insensitive, ``-`` as ``_``, a dotted key by its last part; percent-escapes decoded."""
-    from urllib.parse import unquote  # noqa: PLC0415
-
     name = unquote(key).strip().lower().replace("-", "_")
     return name in SECRET_KEYS or name.rpartition(".")[2] in SECRET_KEYS
 
@@ -78,4 +77,4 @@ def masked(text: str) -> str:
     return _QUERY.sub(query, _USERINFO.sub(password, text))
 
 
-__all__ = ["SECRET_KEYS", "MASK", "VAR_ONLY", "is_secret_key", "masked"]
+__all__ = ["MASK", "SECRET_KEYS", "VAR_ONLY", "is_secret_key", "masked"]

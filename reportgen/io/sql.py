@@ -38,7 +38,7 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote, unquote, urlsplit, urlunsplit
+from urllib.parse import quote, urlsplit, urlunsplit
 
 from reportgen.config import Config, ModelConfig, SourceConfig, expand_vars
 from reportgen.errors import ConfigError, InputError
