@@ -568,6 +568,11 @@ class CreditConfig(Strict):
     min_defaults: int = Field(5, ge=1)
 
 
+#: What ``reportgen render`` takes back from a saved run's config (colours, section names, checked
+#: by their own rules, never a secret): recorded as read by :meth:`Config.as_written`, not as written.
+_READ_BACK = (("report", "palette"), ("report", "sections"))
+
+
 class Config(Strict):
     """A comparison run. The YAML shape documented in the README is the public contract."""
 
@@ -618,6 +623,8 @@ class Config(Strict):
         secret), passed through :func:`reportgen.redact.masked`; every other value as validated."""
         data = self.model_dump(mode="json")
         for (*path, last), text in self._written.items():
+            if tuple(path[:2]) in _READ_BACK:
+                continue
             node: Any = data
             try:
                 for part in path:

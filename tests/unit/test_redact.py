@@ -140,6 +140,17 @@ def test_as_written_keeps_references_and_never_their_values() -> None:
     assert cfg.with_overrides(threshold=0.3).as_written()["title"] == "Q ${QUARTER}"
 
 
+def test_what_render_reads_back_is_recorded_as_read() -> None:
+    """``reportgen render`` re-checks a saved run's palette and sections: ``${BRAND}`` there
+    would make the saved run unreadable (and a colour is never a secret)."""
+    from reportgen.report.render import Theme  # noqa: PLC0415
+
+    cfg = parse_config(BASE + "report: {palette: ['${BRAND}', '#000000']}\n", "q.yaml", environ={"BRAND": "#123456"})
+    report = cfg.as_written()["report"]
+    assert report["palette"] == ["#123456", "#000000"]
+    Theme.from_saved_result(report)
+
+
 def test_metrics_json_records_the_query_paths_and_title_byte_for_byte(tmp_path: Path, cli, monkeypatch) -> None:
     """The number-list formatter rewrote '[1,2]' as '[1, 2]' inside strings: the recorded query
     then selected other rows than the one analysed. And a password from ``${VAR}`` is not stored."""
