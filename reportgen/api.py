@@ -139,7 +139,9 @@ def frame_rows(message: str, index: pd.Index | None = None) -> str:
         position = int(m.group(1)) - V.HEADER_ROWS
         if index is None or default or not 0 <= position < len(index):
             return f"row at position {position}"
-        return f"row at position {position} (index {index[position]!r})"
+        label = index[position]
+        label = label.item() if isinstance(label, np.generic) else label  # np.int64(6) is shown 6, as the docs show it
+        return f"row at position {position} (index {label!r})"
 
     return _ROW.sub(named, message)
 

@@ -36,6 +36,7 @@ from reportgen.version import __version__
 from reportgen.errors import ConfigError, OutputError, ReportgenError, UserError
 from reportgen.launch import answer_signals_early, command_finished
 from reportgen.terminal import one_line
+from reportgen.redact import masked
 from reportgen.report.writer import (Interrupted, Reservation, on_signal, output_path, private_tempdir, reserve,
                               shown_tempdir, write_outputs)
 
@@ -85,7 +86,7 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         # an unrecognised argument is quoted as typed
-        self.exit(EXIT_USER, f"reportgen: error: {one_line(message)}; see '{self.prog} --help'\n")
+        self.exit(EXIT_USER, f"reportgen: error: {one_line(masked(message))}; see '{self.prog} --help'\n")
 
 
 #: The distribution's name on PyPI (the import package and the command are ``reportgen``).
@@ -226,7 +227,7 @@ class _StderrWarnings(logging.Handler):
         self.seen: set[str] = set()
 
     def format(self, record: logging.LogRecord) -> str:
-        return f"reportgen: {record.levelname.lower()}: {one_line(record.getMessage())}"
+        return f"reportgen: {record.levelname.lower()}: {one_line(masked(record.getMessage()))}"
 
     def emit(self, record: logging.LogRecord) -> None:
         self.seen.add(record.getMessage())
@@ -294,7 +295,7 @@ class _Printer:
             _emit("stdout", f"{one_line(msg)}\n")
 
     def error(self, msg: str) -> None:
-        _emit("stderr", f"reportgen: error: {one_line(msg)}\n")
+        _emit("stderr", f"reportgen: error: {one_line(masked(msg))}\n")
 
     def phases(self, label: str) -> Phases | None:
         """A :class:`Phases` line on stderr, or None when quiet or stderr is not a terminal (or closed)."""

@@ -28,6 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError,
 import reportgen.catalog as catalog
 from reportgen.errors import ConfigError, UserError
 from reportgen.logo import image_kind, read_logo
+from reportgen.redact import VAR_ONLY, is_secret_key, masked
 from reportgen.results import MAX_TEXT_CHARS
 from reportgen.smallfiles import read_user_file
 
@@ -158,9 +159,6 @@ class ConstraintConfig(Strict):
 #: ``gcs`` is pyarrow's alias of ``gs``; ``viewfs`` of ``hdfs``; ``abfss`` the TLS form of ``abfs``.
 SCHEMES = ("s3", "gs", "gcs", "hdfs", "viewfs", "abfs", "abfss")
 
-#: Query keys that would carry a secret; refused in a config (credentials come from the environment).
-SECRET_KEYS = ("access_key", "secret_key", "session_token", "account_key", "sas_token", "client_secret", "password")
-
 _SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*)://")
 # the folded form a Path gives a URI: "s3:/bucket/key?query" (scheme of 2+ characters: never a drive letter)
 _FOLDED = re.compile(r"([A-Za-z][A-Za-z0-9+.-]+):/(?!/)(.*)", re.S)
@@ -185,7 +183,8 @@ def checked_uri(value: str) -> str:
     """
     scheme = scheme_of(value)
     if scheme not in SCHEMES:
-        raise ValueError(f"{value!r}: {scheme}:// is not a filesystem pyarrow reads; use a local path or a "
+        # never the value: it may hold a secret (expanded from ${VAR}); the message's key names it
+        raise ValueError(f"{scheme}:// is not a filesystem pyarrow reads; use a local path or a "
                          f"{', '.join(s + '://' for s in SCHEMES)} or file:// URI")
     try:
         p = urlsplit(value)
@@ -196,7 +195,7 @@ def checked_uri(value: str) -> str:
         raise ValueError(f"{scheme}:// URI holds a password; give credentials in the environment "
                          f"(e.g. AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY), never in the config")
     query = parse_qsl(p.query, keep_blank_values=True)
-    secret = [k for k, _ in query if k.lower() in SECRET_KEYS]
+    secret = [k for k, _ in query if is_secret_key(k)]
     if secret:
         raise ValueError(f"{scheme}:// URI holds a secret ({secret[0]}=…); give credentials in the environment, "
                          f"never in the config")
@@ -237,16 +236,16 @@ def local_path(value: Any) -> Any:
     if m is None:
         return os.path.expanduser(value)
     if m.group(1).lower() != "file":
-        raise ValueError(f"{value!r}: {m.group(1)}:// URIs are read for models' file and reference only; "
+        raise ValueError(f"{m.group(1)}:// URIs are read for models' file and reference only; "
                          f"this path must be local (a path or a file:// URI)")
     import pyarrow.fs as pafs  # noqa: PLC0415  (pyarrow is a dependency; imported only for URIs)
 
     try:
         fs, path = pafs.FileSystem.from_uri(value)
     except (ValueError, OSError) as exc:
-        raise ValueError(f"{value!r} is not a valid file:// URI ({exc})") from None
+        raise ValueError(f"not a valid file:// URI ({masked(str(exc))})") from None
     if not isinstance(fs, pafs.LocalFileSystem):  # pragma: no cover - file:// is always local
-        raise ValueError(f"{value!r} does not name a local file")
+        raise ValueError("does not name a local file")
     return path
 
 
@@ -254,7 +253,7 @@ def no_nul(value: str) -> str:
     """Refuse a path holding a NUL character (YAML's ``"\\0"``): no file name can hold one, and
     the operating system's calls raised "embedded null byte" as an internal error."""
     if "\x00" in value:
-        raise ValueError(f"{value!r} holds a NUL character (\\0), which no path can hold; remove it")
+        raise ValueError(f"{masked(value)!r} holds a NUL character (\\0), which no path can hold; remove it")
     return value
 
 
@@ -271,10 +270,6 @@ def data_path(value: Any) -> Any:
     if isinstance(value, str) and re.match(r"[A-Za-z][A-Za-z0-9+.-]*://", value) and not value.lower().startswith("file://"):
         return Path(checked_uri(value))
     return local_path(value)
-
-
-#: A value that is one ``${VAR}`` reference and nothing else (a secret given by the environment).
-_VAR_ONLY = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*\}")
 
 
 class SourceConfig(Strict):
@@ -324,14 +319,14 @@ class SourceConfig(Strict):
             raise ValueError("not a database URL; write e.g. postgresql://user@host:5432/db")
         if parts.scheme.lower() == "sqlite" and (parts.netloc or not parts.path[1:]):
             raise ValueError("a SQLite URL names a file: sqlite:///relative/to/the/config.db or sqlite:////absolute/path.db")
-        if password and not _VAR_ONLY.fullmatch(password):
+        if password and not VAR_ONLY.fullmatch(password):
             # never echo the value: the message names the key only
             raise ValueError("holds a literal password; put it in an environment variable and write "
                              "postgresql://user:${DB_PASSWORD}@host/db (or rely on PGPASSWORD)")
         # libpq also takes the password as a query key (?password=...): the report and metrics.json
         # keep the URL as written, so a literal one there would be printed in them
         secret = [k for k, val in parse_qsl(parts.query, keep_blank_values=True)
-                  if k.lower() in SECRET_KEYS and not _VAR_ONLY.fullmatch(val)]
+                  if is_secret_key(k) and not VAR_ONLY.fullmatch(val)]
         if secret:
             raise ValueError(f"holds a literal secret ({secret[0]}=…); put it in an environment variable "
                              f"({secret[0]}=${{DB_PASSWORD}}) or rely on PGPASSWORD / ~/.pgpass")
@@ -433,7 +428,7 @@ class OutputConfig(Strict):
         except ValueError:  # an unbalanced brace
             fields = [("{", "", None)]
         if any(f not in OUTPUT_PLACEHOLDERS or spec or conv for f, spec, conv in fields):
-            raise ValueError(f"{v!r} uses an unknown placeholder; only {{config}}, {{date}} and {{run_id}} may be used")
+            raise ValueError(f"{masked(v)!r} uses an unknown placeholder; only {{config}}, {{date}} and {{run_id}} may be used")
         return v
 
 
@@ -658,6 +653,11 @@ class CreditConfig(Strict):
         "tests called weak."))
 
 
+#: What ``reportgen render`` takes back from a saved run's config (colours, section names, checked
+#: by their own rules, never a secret): recorded as read by :meth:`Config.as_written`, not as written.
+_READ_BACK = (("report", "palette"), ("report", "sections"))
+
+
 class Config(Strict):
     """A comparison run. The YAML shape documented in the configuration reference is the public contract."""
 
@@ -740,6 +740,25 @@ class Config(Strict):
 
     _source: str | None = PrivateAttr(None)  # config file name, for messages
     _text: str | None = PrivateAttr(None)  # its YAML text, to find the line of a key
+    _written: dict[tuple[Any, ...], str] = PrivateAttr(default_factory=dict)  # values holding ${VAR}, as written
+
+    def as_written(self) -> dict[str, Any]:
+        """The config as JSON data for the audit trail (``metrics.json``'s ``run.config``): each
+        value that held ``${VAR}`` as written, never the value of the variable (which may be a
+        secret), passed through :func:`reportgen.redact.masked`; every other value as validated."""
+        data = self.model_dump(mode="json")
+        for (*path, last), text in self._written.items():
+            if tuple(path[:2]) in _READ_BACK:
+                continue
+            node: Any = data
+            try:
+                for part in path:
+                    node = node[part]
+                if isinstance(node[last], str):  # a number read from "${N}" stays the number
+                    node[last] = masked(text)
+            except (KeyError, IndexError, TypeError):  # a value the validation reshaped or dropped
+                continue
+        return data
 
     def where(self, *loc: str | int) -> str:
         """``'configs/q3.yaml:12: models[1].score'``: the file, line and key of a config value.
@@ -891,7 +910,7 @@ class Config(Strict):
         except ValidationError as exc:
             msg, _ = _explain(exc.errors()[0])
             raise ConfigError(f"{self._source or '<config>'}: {msg} (from the command line)") from None
-        cfg._source, cfg._text = self._source, self._text
+        cfg._source, cfg._text, cfg._written = self._source, self._text, self._written
         return cfg
 
     @property
@@ -1273,11 +1292,12 @@ def _from_set(loc: tuple[Any, ...], set_keys: Sequence[tuple[Any, ...]]) -> bool
 
 
 def interpolate(data: Any, environ: Mapping[str, str], text: str | None, source: str,
-                set_keys: Sequence[tuple[Any, ...]] = ()) -> Any:
+                set_keys: Sequence[tuple[Any, ...]] = (), written: dict[tuple[Any, ...], str] | None = None) -> Any:
     """Parsed YAML with ``${VAR}`` expanded in every string value (keys are left alone;
     :data:`DEFERRED_KEYS` are expanded later, where they are used) and a ``!!binary`` value
     refused, naming its key. Iterative, bounded by the nesting limit already checked. A problem in a value from ``--set`` (``set_keys``) is
-    said to come from there, not from the file's line of that key."""
+    said to come from there, not from the file's line of that key. ``written`` is given each
+    expanded value's text as written, by its key (what :meth:`Config.as_written` records)."""
 
     def where(loc: tuple[Any, ...]) -> str:
         if _from_set(loc, set_keys):
@@ -1291,7 +1311,10 @@ def interpolate(data: Any, environ: Mapping[str, str], text: str | None, source:
         if isinstance(node, list):
             return [walk(v, (*loc, i)) for i, v in enumerate(node)]
         if isinstance(node, str) and "$" in node and not _deferred(loc):
-            return expand_vars(node, environ, where(loc))
+            value = expand_vars(node, environ, where(loc))
+            if written is not None and value != node:
+                written[loc] = node
+            return value
         if isinstance(node, (bytes, bytearray)):  # pydantic would decode them: a title or name of bytes
             raise ConfigError(f"{where(loc)}: a YAML !!binary value (bytes), where every value is text, a number "
                               f"or true/false; write the value out as plain text")
@@ -1407,14 +1430,15 @@ def parse_config(text: str, source: str = "<config>", overrides: Sequence[str] =
     if depth > MAX_DEPTH:
         raise ConfigError(f"{source}: the config nests too deeply (more than {MAX_DEPTH} levels); "
                           f"see configs/demo.yaml for its shape")
-    data = interpolate(data, os.environ if environ is None else environ, text, source, set_keys)
+    written: dict[tuple[Any, ...], str] = {}
+    data = interpolate(data, os.environ if environ is None else environ, text, source, set_keys, written)
     try:
         cfg = Config.model_validate(data)
     except ValidationError as exc:
         raise ConfigError(_problems_line(exc, text, source, set_keys)) from None
     except RecursionError:
         raise ConfigError(f"{source}: the config nests too deeply; see configs/demo.yaml for its shape") from None
-    cfg._source, cfg._text = source, text
+    cfg._source, cfg._text, cfg._written = source, text, written
     return cfg
 
 

@@ -177,7 +177,7 @@ def analyse(cfg: Config, config_path: Path | str, progress: Progress | None = No
         run_id=run_id(cfg, ev, created),
         reportgen_version=reportgen_version(),
         versions=versions(),
-        config=cfg.model_dump(mode="json"),
+        config=cfg.as_written(),  # ${VAR} as written: never a variable's value
         config_path=str(config_path),
         files=[*audit.files, *reference_files],
         dropped=[DroppedRows(n, r, k) for n, r, k in audit.dropped],

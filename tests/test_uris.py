@@ -145,7 +145,7 @@ def test_unknown_scheme_unreachable_storage_and_missing_object_exit_2_one_line_n
     q = s3["query"]
     dead = f"?endpoint_override=127.0.0.1:{_free_port()}&scheme=http&region=us-east-1"
     cases = [
-        ({"naive": "ftp://preds/demo/naive.csv"}, "models[2].file: 'ftp://preds/demo/naive.csv': ftp:// is not a filesystem"),
+        ({"naive": "ftp://preds/demo/naive.csv"}, "models[2].file: ftp:// is not a filesystem"),
         ({"naive": f"s3://preds/demo/naive.csv{dead}"}, "s3://preds/demo/naive.csv: cannot read from the storage ("),
         ({"naive": f"s3://preds/demo/nothing.csv{q}"}, "s3://preds/demo/nothing.csv: file not found"),
         ({"challenger": f"s3://no-such-bucket/x.parquet{q}"}, "s3://no-such-bucket/x.parquet: "),

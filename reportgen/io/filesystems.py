@@ -39,6 +39,7 @@ from urllib.parse import quote, urlsplit, urlunsplit
 
 from reportgen.config import SCHEMES, scheme_of, unfolded
 from reportgen.errors import InputError, UserError
+from reportgen.redact import masked
 
 #: Environment variables whose values are masked in any message (pyarrow's filesystems read them).
 SECRET_ENV = ("AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_ACCESS_KEY_ID", "AZURE_STORAGE_ACCOUNT_KEY",
@@ -59,6 +60,8 @@ def shown_text(text: str) -> str:
 
 
 def _mask(text: str) -> str:
+    """``text`` (a storage client's message) without a URI's secrets or a credential from the environment."""
+    text = masked(text)
     for name in SECRET_ENV:
         value = os.environ.get(name)
         if value and len(value) >= 4:

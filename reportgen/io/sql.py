@@ -38,12 +38,13 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote, unquote, urlsplit, urlunsplit
+from urllib.parse import quote, urlsplit, urlunsplit
 
-from reportgen.config import SECRET_KEYS, Config, ModelConfig, SourceConfig, expand_vars
+from reportgen.config import Config, ModelConfig, SourceConfig, expand_vars
 from reportgen.errors import ConfigError, InputError
 from reportgen.io.pairs import scratch_error
 from reportgen.io.validate import HEADER_ROWS, check_columns
+from reportgen.redact import is_secret_key, masked
 from reportgen.terminal import one_line
 
 #: Schemes this version connects to, with the ADBC driver module of each (the ``sql`` extra
@@ -96,15 +97,17 @@ def describe(source: SourceConfig) -> str:
     return f"{redact(source.url)}: {' '.join(source.query.split())}"
 
 
-def resolve_url(url: str, where: str, environ: Mapping[str, str] | None = None) -> tuple[str, str | None]:
-    """(URL to connect with, the password in it or None): ``${VAR}`` expanded now, the
-    password's value percent-encoded so any character is safe in the URL."""
+def resolve_url(url: str, where: str, environ: Mapping[str, str] | None = None) -> tuple[str, list[str]]:
+    """(URL to connect with, the secrets in it): ``${VAR}`` expanded now, each secret's value
+    (the password, a :func:`~reportgen.redact.is_secret_key` query value such as ``sslpassword``)
+    percent-encoded so any character is safe in the URL."""
     env = os.environ if environ is None else environ
     p = urlsplit(url)
-    password = None
+    secrets = []
     netloc = p.netloc
     if p.password is not None:
         password = expand_vars(p.password, env, where)
+        secrets.append(password)
         user = expand_vars(p.username or "", env, where)
         host = netloc.rpartition("@")[2]
         netloc = f"{quote(user, safe='')}:{quote(password, safe='')}@{expand_vars(host, env, where)}"
@@ -113,16 +116,16 @@ def resolve_url(url: str, where: str, environ: Mapping[str, str] | None = None) 
     query = []
     for item in p.query.split("&") if p.query else ():  # ?password=${DB_PASSWORD}: libpq's query key
         key, eq, value = item.partition("=")
-        if eq and unquote(key).lower() in SECRET_KEYS:
+        if eq and is_secret_key(key):
             secret = expand_vars(value, env, where)
-            password = secret if password is None else password
+            secrets.append(secret)
             query.append(f"{key}={quote(secret, safe='')}")
         else:
             query.append(expand_vars(item, env, where))
     rest = [expand_vars(p.path, env, where), "&".join(query)]
     if p.scheme.lower() == "sqlite":
-        return f"sqlite://{rest[0]}" + (f"?{rest[1]}" if rest[1] else ""), password
-    return urlunsplit((p.scheme, netloc, rest[0], rest[1], "")), password
+        return f"sqlite://{rest[0]}" + (f"?{rest[1]}" if rest[1] else ""), secrets
+    return urlunsplit((p.scheme, netloc, rest[0], rest[1], "")), secrets
 
 
 def bind(query: str, params: Mapping[str, Any], where: str, marker: str = "$") -> tuple[str, tuple[Any, ...]]:
@@ -206,18 +209,18 @@ def _clean(exc: BaseException, secrets: list[str]) -> str:
     first = text.splitlines()[0] if text else type(exc).__name__
     first = re.sub(r"^[A-Z_]+: ", "", first)  # ADBC status code
     first = first.split("ERROR:", 1)[-1].strip() if "ERROR:" in first else first
-    for s in secrets:
+    for s in sorted(secrets, key=len, reverse=True):  # the URL first: it holds the others
         if s:
             first = first.replace(s, "***").replace(quote(s, safe=""), "***")
-    return " ".join(first.split())
+    return " ".join(masked(first).split())
 
 
 def run_query(source: SourceConfig, query: str, params: tuple[Any, ...], where: str) -> Any:
     """The query's result as a pyarrow Table; every failure one :class:`InputError` line."""
-    url, password = resolve_url(source.url, f"{where}.url")
+    url, secrets = resolve_url(source.url, f"{where}.url")
     dbapi = _driver(url, where)
     target = _target(url, where)
-    secrets = [password or "", url]
+    secrets = [*secrets, url]
     cursors: list[Any] = []
     sqlite = urlsplit(url).scheme.lower() == "sqlite"
 

@@ -1415,13 +1415,16 @@ def _draw_pending(document: Any, drawn: dict[str, str], tuning: Any) -> bool:
     return tuning.redraw_svg_images(document, swaps)
 
 
-_NUMBER_LIST = re.compile(r"\[\s*((?:-?[\d.eE+-]+|null)(?:,\s*(?:-?[\d.eE+-]+|null))*)\s*\]")
+# a JSON string (kept as it is: a query or a title holding "[1,2]" is recorded as written), or a list of numbers
+_NUMBER_LIST = re.compile(r'"(?:[^"\\]|\\.)*"|\[\s*((?:-?[\d.eE+-]+|null)(?:,\s*(?:-?[\d.eE+-]+|null))*)\s*\]')
 
 
 def result_json(result: ComparisonResult) -> str:
-    """metrics.json text: indented objects, lists of numbers (curves, CIs) on one line each."""
+    """metrics.json text: indented objects, lists of numbers (curves, CIs) on one line each;
+    string values exactly as ``json.dumps`` wrote them."""
     text = json.dumps(result.to_json(), indent=2, ensure_ascii=False, allow_nan=False)
-    return _NUMBER_LIST.sub(lambda m: "[" + ", ".join(x.strip() for x in m.group(1).split(",")) + "]", text) + "\n"
+    return _NUMBER_LIST.sub(lambda m: m.group(0) if m.group(1) is None else
+                            "[" + ", ".join(x.strip() for x in m.group(1).split(",")) + "]", text) + "\n"
 
 
 @contextmanager

@@ -103,14 +103,14 @@ def test_a_bad_uri_is_one_line_naming_the_key_and_no_secret(uri: str, words: str
 
 
 def test_what_must_stay_local_refuses_a_remote_uri() -> None:
-    with pytest.raises(ConfigError, match=r"history.path: 's3://b/h.sqlite': s3:// URIs are read for models' file"):
+    with pytest.raises(ConfigError, match=r"history.path: s3:// URIs are read for models' file"):
         parse_config(BASE + "history: {path: 's3://b/h.sqlite'}\n", "q.yaml", environ={"D": "d"})
 
 
 def test_output_dir_refuses_a_remote_uri_and_reads_a_file_uri() -> None:
     """README: 'output.dir ... take[s] local paths only (a remote URI there is exit 2)'. It was
     accepted, and the report was written to a local directory named ``s3:`` (``s3:/b/x``)."""
-    with pytest.raises(ConfigError, match=r"q.yaml:5: output.dir: 's3://b/\{config\}': s3:// URIs are read for models' "
+    with pytest.raises(ConfigError, match=r"q.yaml:5: output.dir: s3:// URIs are read for models' "
                                           r"file and reference only; this path must be local"):
         parse_config(BASE + "output: {dir: 's3://b/{config}'}\n", "q.yaml", environ={"D": "d"})
     cfg = parse_config(BASE + "output: {dir: 'file:///tmp/r/{config}-{date}'}\n", "q.yaml", environ={"D": "d"})
@@ -122,7 +122,7 @@ def test_cli_output_dir_as_a_remote_uri_is_exit_2_with_nothing_written(tmp_path:
     cfg = fast_config_factory(tmp_path / "c.yaml")
     assert cli(["run", str(cfg), "--set", "output.dir=s3://bucket/reports", "--format", "json"]) == 2
     err = capsys.readouterr().err.strip()
-    assert err.count("\n") == 0 and "output.dir: 's3://bucket/reports'" in err and "(from --set)" in err
+    assert err.count("\n") == 0 and "output.dir: s3:// URIs are read" in err and "(from --set)" in err
     assert not (tmp_path / "s3:").exists()
 
 
@@ -197,5 +197,5 @@ def test_cli_out_as_a_remote_uri_is_exit_2_with_nothing_written(tmp_path: Path, 
         cli([*args, "--out", "s3://bucket/reports", "--format", "json"])
     assert exc.value.code == 2
     err = capsys.readouterr().err.strip()
-    assert err.count("\n") == 0 and "argument --out: 's3://bucket/reports'" in err and "--out must be local" in err
+    assert err.count("\n") == 0 and "argument --out: s3:// URIs are read" in err and "--out must be local" in err
     assert not (tmp_path / "s3:").exists()

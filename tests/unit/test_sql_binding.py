@@ -42,7 +42,7 @@ def test_redact_and_describe_drop_password_and_query_string() -> None:
 
 def test_the_password_variable_is_expanded_only_when_connecting_and_percent_encoded() -> None:
     url, pw = resolve_url("postgresql://u:${PW}@h:5/db?host=${SOCK}", "k", {"PW": "a@b:c/d%", "SOCK": "/tmp/s"})
-    assert url == "postgresql://u:a%40b%3Ac%2Fd%25@h:5/db?host=/tmp/s" and pw == "a@b:c/d%"
+    assert url == "postgresql://u:a%40b%3Ac%2Fd%25@h:5/db?host=/tmp/s" and pw == ["a@b:c/d%"]
     with pytest.raises(ConfigError) as e:
         resolve_url("postgresql://u:${PW}@h/db", "q.yaml: models[0].source.url", {})
     assert str(e.value) == ("q.yaml: models[0].source.url: environment variable PW is not set; export it, "
