@@ -48,7 +48,7 @@ import numpy as np
 from reportgen.engine import binary as B
 from reportgen.engine import intervals as IV
 from reportgen.reduce import accumulators as S
-from reportgen.engine.stats import norm_ppf
+from reportgen.engine.distributions import norm_ppf
 from reportgen.engine.streaming import delong_from_table
 from reportgen.engine.curve import build_table
 from reportgen.engine.evidence import BinaryEvidence, BinaryModelEvidence, LoadAudit, Pairing
@@ -133,7 +133,7 @@ def same_evidence(a: BinaryEvidence, b: BinaryEvidence) -> bool:
 
 def normal_interval(estimate: float, variance: float, level: float) -> tuple[float, float]:
     """``estimate ± z·√variance`` (DeLong's interval of one AUC on the normal scale)."""
-    z = norm_ppf(0.5 + level / 2.0) * math.sqrt(max(variance, 0.0))
+    z = float(norm_ppf(0.5 + level / 2.0)) * math.sqrt(max(variance, 0.0))
     return estimate - z, estimate + z
 
 
