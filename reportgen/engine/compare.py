@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
+from typing import Literal
 
 import numpy as np
 
@@ -91,6 +92,9 @@ class Settings:
 
 
 Progress = Callable[[int, int], None]
+
+#: What McNemar's counts count: rows, or whole-number frequency weights.
+McNemarBasis = Literal["rows", "frequency_weights"]
 
 
 # --------------------------------------------------------------------------------------
@@ -266,12 +270,13 @@ def mcnemar_of_counts(agree: np.ndarray) -> stats.McNemarResult:
 
 
 def mcnemar_of_pairing(pairing: Pairing, j: int, b: int, weighted: bool, weight_kind: str
-                       ) -> tuple[tuple[stats.McNemarResult, str, np.ndarray | None] | None, str | None]:
+                       ) -> tuple[tuple[stats.McNemarResult, McNemarBasis, np.ndarray | None] | None, str | None]:
     """McNemar's test of model j against the baseline b from the pairing's agreement counts, both
     tasks: on rows (unweighted, or under sampling weights, which never inflate the evidence; the
     weighted table beside) or on frequencies (whole-number frequency weights). Returns
     ((result, basis, weighted table), None) or (None, the capability code saying why not)."""
-    agree, basis, wtab = pairing.agreement(j, b), "rows", None
+    basis: McNemarBasis = "rows"
+    agree, wtab = pairing.agreement(j, b), None
     if weighted and weight_kind == "sampling":
         wtab, agree = agree, pairing.agreement_rows(j, b)
     elif weighted:
@@ -287,23 +292,27 @@ def mcnemar_of_pairing(pairing: Pairing, j: int, b: int, weighted: bool, weight_
     return None, "weighted" if weight_kind == "sampling" else "non_integer_weights"
 
 
-def mcnemar_summary(r: stats.McNemarResult, p_holm: float | None, basis: str,
+def mcnemar_summary(r: stats.McNemarResult, p_holm: float | None, basis: McNemarBasis,
                     weighted: np.ndarray | None = None) -> McNemarSummary:
     """The result's summary with which side errs more: b = model right only, c = baseline right
     only; c > b means the model errs more on the rows where the two disagree."""
-    side = "model" if r.c > r.b else "baseline" if r.b > r.c else "neither"
+    side: Literal["model", "baseline", "neither"] = "model" if r.c > r.b else "baseline" if r.b > r.c else "neither"
     wt = None if weighted is None else [[float(v) for v in row] for row in weighted]
     return McNemarSummary(r.statistic, r.p_value, p_holm, r.method, [[float(v) for v in row] for row in r.table],
                           float(r.b), float(r.c), side, basis, wt, r.p_exact, r.p_mid, r.p_chi2, r.p_chi2_corrected)
 
 
-def differences(mm: dict[str, float | None], bm: dict[str, float | None], metrics: tuple[str, ...],
+def differences(mm: Mapping[str, float | None], bm: Mapping[str, float | None], metrics: tuple[str, ...],
                 max_one: tuple[str, ...]) -> tuple[dict[str, float | None], ...]:
     """(deltas, relative deltas, relative error reductions) of a model's metrics ``mm`` against the
     baseline's ``bm``."""
-    delta = {q: (None if mm[q] is None or bm[q] is None else mm[q] - bm[q]) for q in metrics}
+    delta = {q: _minus(mm[q], bm[q]) for q in metrics}
     return delta, {q: relative_change(mm[q], bm[q]) for q in metrics}, {
         q: relative_error_reduction(bm[q], mm[q]) for q in max_one}
+
+
+def _minus(a: float | None, b: float | None) -> float | None:
+    return None if a is None or b is None else a - b
 
 
 def bootstrap_test(samples: np.ndarray | None, ci: dict[str, list[float]], method: dict[str, str],
@@ -474,7 +483,7 @@ def _approvals(ev: BinaryEvidence, s: Settings, b: int) -> tuple[dict[str, list]
     out: dict[str, list] = {n: [] for i, n in enumerate(names) if i != b}
     counts = pairing.approval
     if not ev.weighted and counts is not None:
-        targets = [("baseline", counts.targets[b], counts.target_index(0.0, own=b))]
+        targets: list[tuple[AP.Source, float, int | None]] = [("baseline", counts.targets[b], counts.target_index(0.0, own=b))]
         targets += [("config", r, counts.target_index(r)) for r in s.approval_rates]
         if any(t is None for _, _, t in targets):
             return None, "not_counted"
@@ -489,7 +498,8 @@ def _approvals(ev: BinaryEvidence, s: Settings, b: int) -> tuple[dict[str, list]
         return None, "weighted" if ev.weighted else "not_counted"
     # weighted: the joint weight cells every engine counts (the rows per table rows, class, weights)
     base = ev.models[b]
-    rates = [("baseline", AP.own_rate(base.table, base.threshold))] + [("config", r) for r in s.approval_rates]
+    rates: list[tuple[AP.Source, float]] = [("baseline", AP.own_rate(base.table, base.threshold))]
+    rates += [("config", r) for r in s.approval_rates]
     for source, rate in rates:
         for a in AP.compare_cells_at_rate(rate, source, cells, names, [m.table for m in ev.models], b,
                                           s.level, s.resamples, rng,
@@ -622,7 +632,7 @@ class _PairStep:
     caps: dict[str, str]
     notices: list[Notice]
     delong: DeLongSummary | None
-    mcnemar: tuple[stats.McNemarResult, str, np.ndarray | None] | None
+    mcnemar: tuple[stats.McNemarResult, McNemarBasis, np.ndarray | None] | None
     primary: PrimaryTest
 
 

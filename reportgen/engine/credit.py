@@ -63,6 +63,7 @@ from typing import Literal
 import numpy as np
 
 from reportgen.engine.binary import decimate
+from reportgen.engine.curve import Direction
 from reportgen.engine.proportions import delong_auc_bounds
 from reportgen.engine.distributions import beta_cdf, beta_ppf, binomial_sf, chi2_sf, norm_ppf, norm_sf, norm_two_sided_p
 from reportgen.engine.stats import delong_auc_ci
@@ -114,7 +115,8 @@ EMPTY_RULE = "half_row"
 ONE_GRADE = "all"
 
 Light = Literal["green", "amber", "red"]
-_ORDER = {"green": 0, "amber": 1, "red": 2}
+GradedBy = Literal["pd", "score", "column"]
+_ORDER: dict[Light, int] = {"green": 0, "amber": 1, "red": 2}
 
 
 def jeffreys_p(d: np.ndarray | int, n: np.ndarray | int, pd: np.ndarray | float) -> np.ndarray:
@@ -204,8 +206,10 @@ def _psi_light(v: float, s: CreditSettings) -> Light:
 
 
 def _worst(lights: list[Light | None]) -> Light | None:
-    known = [x for x in lights if x is not None]
-    return max(known, key=_ORDER.__getitem__) if known else None
+    known: list[Light] = [x for x in lights if x is not None]
+    if not known:
+        return None
+    return max(known, key=_ORDER.__getitem__)
 
 
 def _f(v: float) -> float | None:
@@ -462,7 +466,7 @@ def concentration_test(cv_initial: float | None, cv_current: float | None, k: in
     return stat, float(norm_sf(stat)), None
 
 
-def ks_statistic(score: np.ndarray, y: np.ndarray, direction: str = "higher",
+def ks_statistic(score: np.ndarray, y: np.ndarray, direction: Direction = "higher",
                  count: np.ndarray | None = None) -> float | None:
     """max |TPR − FPR| over the cuts between distinct scores (the two-sample KS of the classes);
     ``count``: rows repeated that many times."""
@@ -481,7 +485,7 @@ def ks_statistic(score: np.ndarray, y: np.ndarray, direction: str = "higher",
     return float(np.max(np.abs(tp - fp)))
 
 
-def auc_interval(score: np.ndarray, y: np.ndarray, direction: str, level: float,
+def auc_interval(score: np.ndarray, y: np.ndarray, direction: Direction, level: float,
                  count: np.ndarray | None = None) -> tuple[float, float, float, float] | None:
     """(AUC, lo, hi, se) with DeLong's variance; None without two rows of each class. The interval is
     the models' (:func:`~reportgen.engine.proportions.delong_auc_bounds`: normal, or on the logit
@@ -516,7 +520,7 @@ def auc_interval(score: np.ndarray, y: np.ndarray, direction: str, level: float,
     return auc, lo, hi, math.sqrt(max(var, 0.0))
 
 
-def bamber_auc_variance(score: np.ndarray, y: np.ndarray, direction: str,
+def bamber_auc_variance(score: np.ndarray, y: np.ndarray, direction: Direction,
                         count: np.ndarray | None = None) -> tuple[float, float] | None:
     """(AUC, variance) with Bamber's (1975) unbiased variance of the Mann–Whitney AUC, the
     estimator Engelmann, Hayden & Tasche (2003, *Risk* 16(1):82, "Testing rating accuracy") and
@@ -556,7 +560,7 @@ def bamber_auc_variance(score: np.ndarray, y: np.ndarray, direction: str,
     return auc, var
 
 
-def accuracy_ratio_interval(score: np.ndarray, y: np.ndarray, direction: str, level: float,
+def accuracy_ratio_interval(score: np.ndarray, y: np.ndarray, direction: Direction, level: float,
                             count: np.ndarray | None = None) -> tuple[float, float, float, float] | None:
     """(AR, lo, hi, se) of the accuracy ratio AR = 2U − 1 with Bamber's variance
     (:func:`bamber_auc_variance`): Engelmann, Hayden & Tasche's (2003) normal interval
@@ -571,7 +575,7 @@ def accuracy_ratio_interval(score: np.ndarray, y: np.ndarray, direction: str, le
     return ar, max(-1.0, 2.0 * (auc - half) - 1.0), min(1.0, 2.0 * (auc + half) - 1.0), 2.0 * math.sqrt(max(var, 0.0))
 
 
-def cap_curve(score: np.ndarray, y: np.ndarray, direction: str, count: np.ndarray | None = None) -> CurveData:
+def cap_curve(score: np.ndarray, y: np.ndarray, direction: Direction, count: np.ndarray | None = None) -> CurveData:
     """CAP: x = share of rows taken riskiest first, y = share of defaults captured, at each
     distinct score (decimated to about a thousand points; ties taken together); ``count``: rows
     repeated that many times."""
@@ -613,7 +617,7 @@ def _test(stat: float | None, p: float | None, s: CreditSettings, df: int | None
                       df=df, reason=reason if p is None else None)
 
 
-def _groups(keys: np.ndarray, y: np.ndarray, score: np.ndarray, pd: np.ndarray | None, direction: str,
+def _groups(keys: np.ndarray, y: np.ndarray, score: np.ndarray, pd: np.ndarray | None, direction: Direction,
             s: CreditSettings, count: np.ndarray | None = None) -> list[CreditGroup]:
     """Headline numbers per key (rows, defaults, DR, mean PD, AUC/Gini with DeLong CI, KS);
     ``count``: rows repeated that many times."""
@@ -643,8 +647,8 @@ def _groups(keys: np.ndarray, y: np.ndarray, score: np.ndarray, pd: np.ndarray |
     return out
 
 
-def _grades(cur: CreditSample, ref: CreditSample | None, grading: Grading, direction: str
-            ) -> tuple[np.ndarray, np.ndarray | None, list[str], np.ndarray | None, str]:
+def _grades(cur: CreditSample, ref: CreditSample | None, grading: Grading, direction: Direction
+            ) -> tuple[np.ndarray, np.ndarray | None, list[str], np.ndarray | None, GradedBy]:
     """Grade indices of the current and reference rows, labels, edges (or None), graded_by.
 
     Grades always run from the lowest to the highest PD: edges on a PD, quantiles of the PD
@@ -655,19 +659,20 @@ def _grades(cur: CreditSample, ref: CreditSample | None, grading: Grading, direc
         assert cur.grade is not None
         ref_grade = None if ref is None else ref.grade
         if grading.order:
-            labels = np.array(grading.order, dtype=str)
+            scale = np.array(grading.order, dtype=str)
         else:
-            labels = _label_order(cur.grade if ref_grade is None else np.r_[cur.grade, ref_grade])
-        sorter = np.argsort(labels)
+            scale = _label_order(cur.grade if ref_grade is None else np.r_[cur.grade, ref_grade])
+        sorter = np.argsort(scale)
 
         def code(values: np.ndarray) -> np.ndarray:
             v = values.astype(str)
-            at = np.minimum(np.searchsorted(labels, v, sorter=sorter), len(labels) - 1)
-            found = labels[sorter[at]] == v
+            at = np.minimum(np.searchsorted(scale, v, sorter=sorter), len(scale) - 1)
+            found = scale[sorter[at]] == v
             if not found.all():  # the readers refuse such a row first, naming file, column and row
                 raise ValueError(f"grade {str(v[~found][0])!r} is not in the rating scale (credit.grades.order)")
             return sorter[at]
-        return code(cur.grade), None if ref_grade is None else code(ref_grade), labels.tolist(), None, "column"
+        return code(cur.grade), None if ref_grade is None else code(ref_grade), scale.tolist(), None, "column"
+    by: GradedBy
     if cur.pd is not None:
         cv, rv, by = cur.pd, None if ref is None or ref.pd is None else ref.pd, "pd"
     else:
@@ -676,7 +681,7 @@ def _grades(cur: CreditSample, ref: CreditSample | None, grading: Grading, direc
     if grading.kind == "edges":
         edges = np.asarray(grading.edges, dtype=float) + 0.0
     else:
-        edges = (_quantile_edges(rv, grading.quantiles, ref.count) if rv is not None
+        edges = (_quantile_edges(rv, grading.quantiles, ref.count) if rv is not None and ref is not None
                  else _quantile_edges(cv, grading.quantiles, cur.count))
     if by == "pd" or edges.size == 0:
         labels = _edge_labels(edges, True)
@@ -730,13 +735,15 @@ def migration_stability(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     c = np.asarray(counts, dtype=float)
     k = c.shape[0]
     rows = c.sum(axis=1, keepdims=True)
-    p = np.divide(c, rows, out=np.zeros_like(c), where=rows > 0)
-    i, j = np.arange(k)[:, None], np.arange(k)[None, :]
-    left = np.c_[np.zeros((k, 1)), p[:, :-1]]  # p[i, j-1]
-    right = np.c_[p[:, 1:], np.zeros((k, 1))]  # p[i, j+1]
+    p = np.zeros_like(c)
+    np.divide(c, rows, out=p, where=rows > 0)
+    i: np.ndarray = np.arange(k)[:, None]
+    j: np.ndarray = np.arange(k)[None, :]
+    left: np.ndarray = np.c_[np.zeros((k, 1)), p[:, :-1]]  # p[i, j-1]
+    right: np.ndarray = np.c_[p[:, 1:], np.zeros((k, 1))]  # p[i, j+1]
     near = np.where(j > i, left, right)
-    var = np.divide(p * (1 - p) + near * (1 - near) + 2 * p * near, rows,
-                    out=np.zeros_like(c), where=rows > 0)
+    var = np.zeros_like(c)
+    np.divide(p * (1 - p) + near * (1 - near) + 2 * p * near, rows, out=var, where=rows > 0)
     ok = (i != j) & (rows > 0) & (var > 0)
     z = np.full((k, k), np.nan)
     z[ok] = (near[ok] - p[ok]) / np.sqrt(var[ok])
@@ -866,7 +873,7 @@ def merged_rows(sample: CreditSample) -> CreditSample:
     n = keys[0].shape[0]
     count = np.ones(n, dtype=np.int64) if count is None else count
     if n == 0:
-        return CreditSample(**cols, count=count)
+        return _sample_of(cols, count)
     order = np.lexsort(keys[::-1])  # the first key (default) varies slowest
     new = np.zeros(n, dtype=bool)
     new[0] = True
@@ -876,10 +883,18 @@ def merged_rows(sample: CreditSample) -> CreditSample:
     starts = np.flatnonzero(new)
     first = order[starts]
     merged = {name: None if v is None else v[first] for name, v in cols.items()}
-    return CreditSample(**merged, count=np.add.reduceat(count[order], starts))
+    return _sample_of(merged, np.add.reduceat(count[order], starts))
 
 
-def credit_model(name: str, cur: CreditSample, ref: CreditSample | None, direction: str, grading: Grading,
+def _sample_of(cols: dict[str, np.ndarray | None], count: np.ndarray) -> CreditSample:
+    """The sample of :func:`merged_rows`' columns (ids not kept) with its counts."""
+    y, score = cols["y"], cols["score"]
+    assert y is not None and score is not None
+    return CreditSample(y=y, score=score, pd=cols["pd"], grade=cols["grade"], dates=cols["dates"],
+                        segment=cols["segment"], count=count)
+
+
+def credit_model(name: str, cur: CreditSample, ref: CreditSample | None, direction: Direction, grading: Grading,
                  s: CreditSettings, initial_auc: float | None = None,
                  pd_source: Literal["pd_column", "score", "none"] = "pd_column") -> CreditModel:
     """The whole battery for one model: grades, calibration, AUC history, CAP, stability, groups.
@@ -904,25 +919,29 @@ def credit_model(name: str, cur: CreditSample, ref: CreditSample | None, directi
     filled = np.flatnonzero(n > 0)
     viol = np.zeros(k, dtype=bool)
     viol[filled[1:]] = dr[filled[1:]] < dr[filled[:-1]]
-    jp = jeffreys_p(d, n, mpd) if has_pd else None
-    bp = binomial_sf(d, n, mpd) if has_pd else None
+    jp = None if mpd is None else jeffreys_p(d, n, mpd)
+    bp = None if mpd is None else binomial_sf(d, n, mpd)
     tail = (1.0 - s.level) / 2.0
     ivl = np.stack([beta_ppf(tail, d + 0.5, n - d + 0.5), beta_ppf(1.0 - tail, d + 0.5, n - d + 0.5)], axis=1)
     ivl[d == 0, 0], ivl[d == n, 1] = 0.0, 1.0  # Brown, Cai & DasGupta (2001): [0, U] at D = 0, [L, 1] at D = N
     bounds = [None, *(edges.tolist() if edges is not None and by == "pd" else [None] * (k - 1)), None]
     grades = []
     for g in range(k):  # one entry per grade
-        defined = has_pd and n[g] > 0
+        mean_pd = jeff = binom = None
+        if mpd is not None and jp is not None and bp is not None and n[g] > 0:
+            mean_pd = float(mpd[g])
+            jeff = _test(None, float(jp[g]), s)
+            binom = _test(float(d[g] - n[g] * mpd[g]), float(bp[g]), s)
         grades.append(CreditGrade(
             grade=labels[g], lower=bounds[g], upper=bounds[g + 1], n=int(n[g]), defaults=int(d[g]),
             default_rate=None if n[g] == 0 else float(dr[g]),
-            mean_pd=float(mpd[g]) if defined else None, share=float(n[g] / N), monotonic_violation=bool(viol[g]),
-            jeffreys=_test(None, float(jp[g]), s) if defined else None,
-            binomial=_test(float(d[g] - n[g] * mpd[g]), float(bp[g]), s) if defined else None,
+            mean_pd=mean_pd, share=float(n[g] / N), monotonic_violation=bool(viol[g]),
+            jeffreys=jeff,
+            binomial=binom,
             few_defaults=bool(d[g] < s.min_defaults),
             dr_interval=ivl[g].tolist() if n[g] > 0 else None,
         ))
-    calibration = _calibration(y, cur.pd, grades, n, d, mpd, s, cnt) if has_pd else None
+    calibration = None if cur.pd is None or mpd is None else _calibration(y, cur.pd, grades, n, d, mpd, s, cnt)
     if not has_pd:
         caps["calibration"] = "no_pd"
 
@@ -931,6 +950,7 @@ def credit_model(name: str, cur: CreditSample, ref: CreditSample | None, directi
     ref_iv = None if ref is None else auc_interval(ref.score, np.asarray(ref.y, dtype=bool), direction, s.level, ref.count)
     ref_auc = None if ref_iv is None else ref_iv[0]
     history = None
+    source: Literal["config", "reference"]
     init, source = (initial_auc, "config") if initial_auc is not None else (ref_auc, "reference")
     if iv is not None and init is not None:
         auc, se = iv[0], iv[3]
@@ -947,6 +967,7 @@ def credit_model(name: str, cur: CreditSample, ref: CreditSample | None, directi
         caps["stability"] = "no_reference"
     else:
         rc1 = _ones(ref)
+        basis: Literal["grades", "score_deciles"]
         if rc is not None:
             basis, ccount, blabels = "grades", n, labels
             rcount = np.rint(np.bincount(rc, weights=rc1, minlength=k)).astype(np.int64)
@@ -977,6 +998,7 @@ def credit_model(name: str, cur: CreditSample, ref: CreditSample | None, directi
         if rc is not None and rows_cur.ids is not None and rows_ref is not None and rows_ref.ids is not None:
             fixed = grading if edges is None else Grading("edges", edges=tuple(float(e) for e in edges))
             mc, mr, *_ = _grades(rows_cur, rows_ref, fixed, direction)  # the rows' grades, at the same edges
+            assert mr is not None  # the reference is graded (rc), so are its rows
             migration = _migration(rows_cur, rows_ref, mc, mr, labels, s)
         else:
             caps["migration"] = "no_ids" if rc is not None else "no_reference_grades"
@@ -989,15 +1011,15 @@ def credit_model(name: str, cur: CreditSample, ref: CreditSample | None, directi
     segments = [] if cur.segment is None else _groups(cur.segment.astype(str), y, cur.score, cur.pd, direction, s, cnt)
 
     failures = list(calibration.failures) if calibration else []
-    if history is not None and history.test.light == "red":
+    if history is not None and history.test is not None and history.test.light == "red":
         failures.append("auc_history")
     if stability is not None and stability.psi.light == "red":
         failures.append("psi")
-    if stability is not None and stability.concentration_test.light == "red":
+    if stability is not None and stability.concentration_test is not None and stability.concentration_test.light == "red":
         failures.append("herfindahl")
     light = _worst([calibration.light if calibration else None, history.test.light if history else None,
                     stability.psi.light if stability else None,
-                    stability.concentration_test.light if stability else None])
+                    stability.concentration_test.light if stability and stability.concentration_test else None])
     return CreditModel(
         model=name, grading=grading.kind, graded_by=by, pd_source=pd_source if has_pd else "none", n=N,
         defaults=int(round(_wsum(y, cnt))), grades=grades, monotonic=not bool(viol.any()), calibration=calibration,

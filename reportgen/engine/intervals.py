@@ -207,7 +207,7 @@ def metric_vector(bm: B.BinaryMetrics) -> np.ndarray:
     """Shape (METRICS,): a model's metrics in :data:`~reportgen.engine.binary.METRICS` order (NaN
     where undefined), what the bootstrap's binning error is measured against."""
     values = bm.as_dict()
-    return np.array([np.nan if values.get(k) is None else float(values[k]) for k in B.METRICS])
+    return np.array([np.nan if (v := values.get(k)) is None else float(v) for k in B.METRICS])
 
 
 def _exact(table: ScoreTable, threshold: float, beta: float, costs: B.Costs, probabilities: bool | None) -> np.ndarray:
@@ -546,7 +546,7 @@ class PairTableAccumulator:
         """One chunk's counts per pair, not yet added (safe to compute in threads); ``counts``:
         each row's multiplicity (whole numbers, frequency weights), None = 1."""
         ct = self._code_type
-        yi = np.asarray(y, dtype=ct)
+        yi: np.ndarray = np.asarray(y, dtype=ct)
         bins = [np.take(lut, np.asarray(r)) for lut, r in zip(self._narrow, rows)]
         out = []
         for a, b in self.pairs:
@@ -600,7 +600,8 @@ def pair_bootstrap(joint: np.ndarray, lut_a: np.ndarray, lut_b: np.ndarray,
     shift = np.zeros(len(B.METRICS))
     if binned:
         if exact is None:
-            exact = tuple(_exact(t, thr, beta, costs, prob) for t, thr, prob in zip(tables, thresholds, probabilities))
+            e0, e1 = (_exact(t, thr, beta, costs, prob) for t, thr, prob in zip(tables, thresholds, probabilities))
+            exact = (e0, e1)
         shift = np.nan_to_num(exact[0] - exact[1] - (_at(kernels[0], counts, beta, costs) - _at(kernels[1], counts, beta, costs)))
     return Draws(da - db, shift, binned)
 
@@ -982,11 +983,13 @@ def weight_blocks(cells: WeightCells, rng: np.random.Generator, resamples: int):
     """
     w = cells.w[0]
     spread = np.zeros(cells.n_cells, dtype=bool) if cells.var is None else cells.var > (1e-12 * w) ** 2
-    shape_per_row = np.divide(w * w, cells.var, out=np.zeros_like(w), where=spread) if spread.any() else None
-    scale = np.divide(cells.var, w, out=np.zeros_like(w), where=spread) if spread.any() else None
+    shape_per_row = scale = None
+    if cells.var is not None and spread.any():
+        shape_per_row = np.divide(w * w, cells.var, out=np.zeros_like(w), where=spread)
+        scale = np.divide(cells.var, w, out=np.zeros_like(w), where=spread)
     for b, (k,) in cell_blocks(cells.rows, cells.n_pos_cells, resamples, rng):
         drawn = k * w
-        if shape_per_row is not None:
+        if shape_per_row is not None and scale is not None:
             drawn[:, spread] = rng.gamma(k[:, spread] * shape_per_row[spread], scale[spread])
         yield b, [drawn]
 

@@ -267,9 +267,17 @@ class ClassRocCurve:
 # --------------------------------------------------------------------------------------
 
 
-def _plain(label: object) -> object:
-    """A numpy scalar label as the equivalent Python value (JSON-friendly)."""
-    return label.item() if isinstance(label, np.generic) else label
+#: A class label as results hold it: text, a number or a boolean (JSON scalars).
+Label = str | float | bool
+
+
+def _plain(label: object) -> Label:
+    """A numpy scalar label as the equivalent Python value (JSON-friendly); TypeError for a
+    label that is none of text, number, boolean."""
+    value = label.item() if isinstance(label, np.generic) else label
+    if not isinstance(value, (str, int, float, bool)):
+        raise TypeError(f"a class label must be text, a number or a boolean, got {value!r}")
+    return value
 
 
 def _check_index(a: object, k: int, name: str) -> np.ndarray:
@@ -413,7 +421,7 @@ def _ovr_table(scores: np.ndarray, positive: np.ndarray, weights: np.ndarray | N
     return build_table(scores, positive, weights, "higher")
 
 
-def class_roc_curve(label: object, table: ScoreTable) -> ClassRocCurve:
+def class_roc_curve(label: Label | None, table: ScoreTable) -> ClassRocCurve:
     """ROC points of a score table and the trapezoid area under them (= ties counted as half);
     ``label`` None for the micro-average."""
     P, N = table.total_pos, table.total_neg
@@ -505,8 +513,8 @@ def _ovo_macro(S: np.ndarray, class_w: np.ndarray, labs: tuple) -> tuple[float |
     left out, or the reason when none is left)."""
     k = len(labs)
     pair_scores: list[float] = []
-    first: list[object] = []
-    second: list[object] = []
+    first: list[Label] = []
+    second: list[Label] = []
     for i, j in combinations(range(k), 2):
         den = float(class_w[i]) * float(class_w[j])
         if den <= 0:
@@ -656,14 +664,14 @@ def compute_multiclass(
         raise ValueError("no rows")
     w = _check_weights(weights, n)
     p = None if proba is None else _check_proba(proba, n, k)
-    if y_pred_idx is None and p is None:
-        raise ValueError("either y_pred_idx or proba is required")
-    if y_pred_idx is None:
-        a = argmax_predictions(p)
-    else:
+    if y_pred_idx is not None:
         a = _check_index(y_pred_idx, k, "y_pred_idx")
         if a.shape[0] != n:
             raise ValueError(f"y_true_idx and y_pred_idx differ in length: {n} vs {a.shape[0]}")
+    elif p is not None:
+        a = argmax_predictions(p)
+    else:
+        raise ValueError("either y_pred_idx or proba is required")
     cost_m = None
     if costs is not None:
         cost_m = np.asarray(costs, dtype=np.float64)

@@ -178,6 +178,7 @@ def delong_components(
     n = y.shape[0]
     rows = sort_rows(s, y)
     label = rows.labels
+    assert label is not None  # sort_rows was given the labels
     first = np.flatnonzero(rows.starts)
     distinct = first.shape[0] == n
     if distinct:  # continuous scores: one row per score
@@ -200,7 +201,7 @@ def delong_components(
     del below_pos_g, below_neg_g
     if not distinct:
         itype = np.int32 if n < 2**31 else np.int64
-        group = np.cumsum(rows.starts, dtype=itype)
+        group: np.ndarray = np.cumsum(rows.starts, dtype=itype)
         group -= 1
         v10_g, v01_g = v10_g[group], v01_g[group]
         del group
