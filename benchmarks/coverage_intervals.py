@@ -269,7 +269,7 @@ def weighted_coverage(args: argparse.Namespace) -> None:
             d = pair.samples[:, 0, q] - pair.samples[:, 1, q]
             hits["delta_roc_auc"] += covered(IV.percentile(d, float(pair.shift[0, q] - pair.shift[1, q]), 0.95),
                                              true["delta_roc_auc"])
-            methods |= {boot.method, boot.ks.method, IV.weighted_joint_method(pair)}
+            methods |= {boot.method, boot.ks.method, pair.method}
         k = args.samples
         pct = {q: f"{100 * h / k:.1f} %" for q, h in hits.items()}
         print(f"| {n:,} | {k} | {pct['roc_auc']} | {pct['f1']} | {pct['ks']} | {pct['ks_percentile']} | "

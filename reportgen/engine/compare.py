@@ -31,7 +31,7 @@ from reportgen.engine import streams
 from reportgen.engine.curve import ScoreTable
 from reportgen.engine.evidence import BinaryEvidence, BinaryModelEvidence, Pairing
 from reportgen.engine import intervals as IV
-from reportgen.engine.intervals import JOINT_BINNED_BOOTSTRAP, JOINT_BOOTSTRAP, TABLE_BOOTSTRAP
+from reportgen.engine.intervals import TABLE_BOOTSTRAP as TABLE_BOOTSTRAP  # re-exported: report.wording reads it here
 from reportgen.engine.resample import stratified_cell_blocks
 from reportgen.parallel import ordered_map
 from reportgen.engine.streaming import TableDeLong, delong_from_table
@@ -519,7 +519,6 @@ class _BinaryRun:
         # weighted aligned models: their differences from the joint weight cells (the paired row bootstrap)
         self.wdraws = (_weighted_pair_bootstrap(ev, s)
                        if self.want and ev.weighted and ev.pairing.cells is not None else None)
-        self.how_w = IV.weighted_joint_method(self.wdraws)
         self.base_name = s.baseline or ev.names[0]
         self.b = ev.names.index(self.base_name)
         self._exact: dict[int, tuple[B.BinaryMetrics, np.ndarray]] = {}
@@ -533,12 +532,14 @@ class _BinaryRun:
             self._exact[j] = (bm, IV.metric_vector(bm))
         return self._exact[j]
 
-    def weighted_diffs(self, j: int) -> np.ndarray:
-        """Replicates (resamples, METRICS) of model j's metrics minus the baseline's, moved by
-        their binning errors."""
+    def weighted_diffs(self, j: int) -> tuple[np.ndarray, str] | None:
+        """Replicates (resamples, METRICS) of model j's metrics minus the baseline's on the
+        weighted joint cells, moved by their binning errors, and their ``ci_method``; None
+        without those replicates."""
         w, b = self.wdraws, self.b
-        assert w is not None
-        return w.samples[:, j, :] - w.samples[:, b, :] + (w.shift[j] - w.shift[b])
+        if w is None:
+            return None
+        return w.samples[:, j, :] - w.samples[:, b, :] + (w.shift[j] - w.shift[b]), w.method
 
 
 @dataclass(slots=True)
@@ -637,7 +638,7 @@ class _PairStep:
 
 
 def _take(step: _PairStep, drawn: dict[str, np.ndarray], metrics: tuple[str, ...], reps: np.ndarray,
-          index: dict[str, int], how: str, s: Settings) -> None:
+          how: str, index: dict[str, int], s: Settings) -> None:
     """Percentile intervals of the differences of ``metrics`` from their replicates ``reps[:, index[metric]]``;
     the primary metric's replicates kept in ``drawn`` for its test."""
     for metric in metrics:
@@ -670,26 +671,25 @@ def _pair_step(run: _BinaryRun, j: int, models: dict[str, ModelResult], delong: 
     step = _PairStep(m.name, delta, rel, rer, {}, {}, {c: "weighted" for c in sorted(model_caps)}, [], None, None,
                      PrimaryTest(None, "no test", None, None))
     drawn: dict[str, np.ndarray] = {}  # the bootstrap replicates of the primary metric's difference
-    wdiff = run.weighted_diffs(j) if run.wdraws is not None else None
+    wdiff = run.weighted_diffs(j)
     # differences of threshold metrics: decision patterns, else the weighted rows
     if joint is not None:
-        _take(step, drawn, B.THRESHOLD_METRICS, joint[:, j] - joint[:, b], _TIDX, PATTERN_BOOTSTRAP, s)
+        _take(step, drawn, B.THRESHOLD_METRICS, joint[:, j] - joint[:, b], PATTERN_BOOTSTRAP, _TIDX, s)
     elif wdiff is not None:
-        _take(step, drawn, B.THRESHOLD_METRICS, wdiff, _MIDX, run.how_w, s)
+        _take(step, drawn, B.THRESHOLD_METRICS, *wdiff, _MIDX, s)
     elif run.want:
         step.caps["paired_interval.threshold_metrics"] = _missing(run)
     # differences of ranking metrics other than AUC and Gini: the pair's joint score table
     # (every engine's paired pass), else the joint weight cells (weighted)
     if dr is not None:
-        how_r = JOINT_BINNED_BOOTSTRAP if dr.binned else JOINT_BOOTSTRAP
         for metric in ROW_ONLY_METRICS:
             q = _MIDX[metric]
             if (iv := IV.percentile(dr.samples[:, q], float(dr.shift[q]), s.level)) is not None:
-                step.ci[metric], step.method[metric] = iv, how_r
+                step.ci[metric], step.method[metric] = iv, dr.method
         if pm in ROW_ONLY_METRICS:
             drawn[pm] = dr.samples[:, _MIDX[pm]] + dr.shift[_MIDX[pm]]
     elif wdiff is not None:
-        _take(step, drawn, ROW_ONLY_METRICS, wdiff, _MIDX, run.how_w, s)
+        _take(step, drawn, ROW_ONLY_METRICS, *wdiff, _MIDX, s)
     elif run.want:
         step.caps["paired_interval.ranking_metrics"] = _missing(run)
     # AUC and Gini: DeLong, paired when the covariance was counted
@@ -701,7 +701,7 @@ def _pair_step(run: _BinaryRun, j: int, models: dict[str, ModelResult], delong: 
                     for mo in (m, ev.models[b]))
         step.caps["delong"] = "small_class" if small else "weighted"
         if wdiff is not None:
-            _take(step, drawn, DELONG_METRICS, wdiff, _MIDX, run.how_w, s)
+            _take(step, drawn, DELONG_METRICS, *wdiff, _MIDX, s)
     step.primary = test or bootstrap_test(drawn.get(pm), step.ci, step.method, pm)
     # McNemar: the agreement counts at each model's decision rule
     step.mcnemar, why = mcnemar_of_pairing(ev.pairing, j, b, ev.weighted, s.weight_kind)

@@ -517,7 +517,7 @@ def test_pooled_joint_cells_pair_the_rows(monkeypatch):
     s, s2, y, w, tables, codes, cells = _paired_sample(28, 1200, "continuous")
     R = 2000
     got = IV.weighted_joint_bootstrap(cells, tables, [0.5, 0.5], [None, None], R, np.random.default_rng(30))
-    assert got.pooled and IV.weighted_joint_method(got) == IV.WEIGHTED_JOINT_POOLED_BOOTSTRAP
+    assert got.pooled and got.method == IV.WEIGHTED_JOINT_POOLED_BOOTSTRAP
     diff = got.samples[:, 0, _M["roc_auc"]] - got.samples[:, 1, _M["roc_auc"]]
     _assert_paired_auc_spread(diff, s, s2, y, w, R, 31)
     own = IV.count_cells(codes, y, np.stack([w, w * 1.5]))
