@@ -30,6 +30,7 @@ Sources:
 from __future__ import annotations
 
 import math
+
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
