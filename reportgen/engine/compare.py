@@ -24,31 +24,30 @@ import numpy as np
 from reportgen.engine import approval as AP
 from reportgen.engine import binary as B
 from reportgen.engine import class_tables as CT
+from reportgen.engine import intervals as IV
 from reportgen.engine import multiplicity as MP
 from reportgen.engine import proportions as PR
-from reportgen.engine import stats
-from reportgen.engine import streams
+from reportgen.engine import stats, streams
 from reportgen.engine.curve import ScoreTable
 from reportgen.engine.evidence import BinaryEvidence, BinaryModelEvidence, Pairing
-from reportgen.engine import intervals as IV
 from reportgen.engine.intervals import TABLE_BOOTSTRAP as TABLE_BOOTSTRAP  # re-exported: report.wording reads it here
 from reportgen.engine.resample import stratified_cell_blocks
-from reportgen.parallel import ordered_map
 from reportgen.engine.streaming import TableDeLong, delong_from_table
+from reportgen.parallel import ordered_map
 from reportgen.results import (
     CalibrationData,
     Comparison,
     ComparisonTests,
-    CostCurveData,
     Confusion,
+    CostCurveData,
     CurveData,
     Curves,
     Decision,
     DeLongSummary,
-    Notice,
     KsData,
     McNemarSummary,
     ModelResult,
+    Notice,
     PairwiseCell,
     PrevalenceScenario,
     ScoreHistogram,

@@ -64,8 +64,8 @@ import numpy as np
 
 from reportgen.engine.binary import decimate
 from reportgen.engine.curve import Direction
-from reportgen.engine.proportions import delong_auc_bounds
 from reportgen.engine.distributions import beta_cdf, beta_ppf, binomial_sf, chi2_sf, norm_ppf, norm_sf, norm_two_sided_p
+from reportgen.engine.proportions import delong_auc_bounds
 from reportgen.engine.stats import delong_auc_ci
 from reportgen.results import (
     Concentration,
