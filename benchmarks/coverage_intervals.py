@@ -48,7 +48,7 @@ import numpy as np
 from reportgen.engine import binary as B
 from reportgen.engine import intervals as IV
 from reportgen.reduce import accumulators as S
-from reportgen.engine.stats import norm_ppf
+from reportgen.engine.distributions import norm_ppf
 from reportgen.engine.streaming import delong_from_table
 from reportgen.engine.curve import build_table
 from reportgen.engine.evidence import BinaryEvidence, BinaryModelEvidence, LoadAudit, Pairing
@@ -133,7 +133,7 @@ def same_evidence(a: BinaryEvidence, b: BinaryEvidence) -> bool:
 
 def normal_interval(estimate: float, variance: float, level: float) -> tuple[float, float]:
     """``estimate ± z·√variance`` (DeLong's interval of one AUC on the normal scale)."""
-    z = norm_ppf(0.5 + level / 2.0) * math.sqrt(max(variance, 0.0))
+    z = float(norm_ppf(0.5 + level / 2.0)) * math.sqrt(max(variance, 0.0))
     return estimate - z, estimate + z
 
 
@@ -269,7 +269,7 @@ def weighted_coverage(args: argparse.Namespace) -> None:
             d = pair.samples[:, 0, q] - pair.samples[:, 1, q]
             hits["delta_roc_auc"] += covered(IV.percentile(d, float(pair.shift[0, q] - pair.shift[1, q]), 0.95),
                                              true["delta_roc_auc"])
-            methods |= {boot.method, boot.ks.method, IV.weighted_joint_method(pair)}
+            methods |= {boot.method, boot.ks.method, pair.method}
         k = args.samples
         pct = {q: f"{100 * h / k:.1f} %" for q, h in hits.items()}
         print(f"| {n:,} | {k} | {pct['roc_auc']} | {pct['f1']} | {pct['ks']} | {pct['ks_percentile']} | "

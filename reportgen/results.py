@@ -268,8 +268,9 @@ class BinningInfo(_Frozen):
     auc_error_bound: float
 
 
-#: A notice's parameters: names → scalars or lists of names (classes, metrics).
-NoticeParams = Mapping[str, str | float | bool | Sequence[str] | None]
+#: A notice's parameters: names → scalars or lists of names (metrics) or class labels (text,
+#: numbers or booleans).
+NoticeParams = Mapping[str, str | float | bool | Sequence[str | float | bool] | None]
 
 #: Every warning / caveat code the engine and the run return (:attr:`Notice.code`); the report
 #: layer has a sentence for each (``reportgen.report.wording.NOTICE_CODES``, a test keeps the two equal).

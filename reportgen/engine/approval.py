@@ -41,6 +41,7 @@ Pure numpy; results are :class:`~reportgen.results.ApprovalAtRate`.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Literal
 
 import numpy as np
 
@@ -58,6 +59,9 @@ from reportgen.engine.intervals import (
 )
 from reportgen.engine.resample import stratified_cell_blocks
 from reportgen.results import ApprovalAtRate, ApprovalSide, SwapCell
+
+#: Where a compared approval rate comes from: the baseline's own rule, or the config's list.
+Source = Literal["baseline", "config"]
 
 #: ``ApprovalAtRate.ci_method``.
 APPROVAL_BOOTSTRAP = "paired stratified bootstrap of rows at fixed cuts"
@@ -138,7 +142,7 @@ class ApprovalCounter:
         ``counts``: each row's multiplicity (whole numbers, frequency weights), None = 1."""
         width = self.counts.shape[1]
         ct = np.uint8 if width <= 256 else np.uint16 if width <= 65536 else np.int64  # a pattern in 1–2 bytes a row
-        yi = np.asarray(y, dtype=ct)
+        yi: np.ndarray = np.asarray(y, dtype=ct)
         out = np.empty_like(self.counts)
         for i, cuts in enumerate(self.cuts):
             code = yi.copy()
@@ -226,7 +230,7 @@ def count_bootstrap_delta(cells: np.ndarray, resamples: int, rng: np.random.Gene
 
 def compare_from_counts(
     rate: float,
-    source: str,
+    source: Source,
     counts: ApprovalCounts,
     target: int,
     names: Sequence[str],
@@ -316,7 +320,7 @@ def bootstrap_delta(y: np.ndarray, w: np.ndarray, cell: np.ndarray, resamples: i
 
 def compare_at_rate(
     rate: float,
-    source: str,
+    source: Source,
     y: np.ndarray,
     weights: np.ndarray | None,
     names: Sequence[str],
@@ -380,7 +384,7 @@ def joint_cell_luts(tables: Sequence[ScoreTable], thresholds: Sequence[float], r
             for j, (t, thr) in enumerate(zip(tables, thresholds))]
 
 
-def compare_cells_at_rate(rate: float, source: str, cells: WeightCells, names: Sequence[str],
+def compare_cells_at_rate(rate: float, source: Source, cells: WeightCells, names: Sequence[str],
                           tables: Sequence[ScoreTable], baseline: int, level: float, resamples: int,
                           rng: np.random.Generator, rule: float | None = None) -> list[ApprovalAtRate]:
     """:func:`compare_at_rate` of weighted aligned rows given as their joint weight cells

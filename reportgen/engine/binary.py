@@ -32,7 +32,7 @@ RANKING_METRICS: tuple[str, ...] = catalog.keys("binary", "ranking")
 METRICS: tuple[str, ...] = THRESHOLD_METRICS + RANKING_METRICS
 
 #: Which way is better for each metric (``None``: neither, e.g. the baseline accuracy).
-BETTER: dict[str, str | None] = catalog.better("binary")
+BETTER: dict[str, catalog.Better] = catalog.better("binary")
 
 #: Criteria for optimal thresholds: metric maximised (or minimised for expected cost).
 CRITERIA: tuple[str, ...] = tuple(c.key for c in catalog.CRITERIA)
@@ -144,7 +144,7 @@ class BinaryCurves:
 def _per(num: np.ndarray, den: float | np.ndarray) -> np.ndarray:
     """num / den, NaN where den == 0; for a scalar den :func:`_div` without the length-n
     array of den (an array den, as the bootstrap's per-resample totals, goes to :func:`_div`)."""
-    if np.ndim(den):
+    if isinstance(den, np.ndarray) and den.ndim:
         return _div(num, den)
     if den != 0:
         return np.divide(num, den)
@@ -501,14 +501,14 @@ def compute_metrics(
         undefined.append(Undefined("average_precision", Reason("no_positives")))
     if values["r_precision"] is None:
         undefined.append(Undefined("r_precision", Reason("no_positives")))
-    ll, brier, why = probability_losses(table)
+    ll, brier, loss_why = probability_losses(table)
     if probabilities is False:
-        ll, brier, why = None, None, Reason("declared_not_probabilities")
+        ll, brier, loss_why = None, None, Reason("declared_not_probabilities")
     values["log_loss"] = ll
     values["brier"] = brier
-    if why:
-        undefined.append(Undefined("log_loss", why))
-        undefined.append(Undefined("brier", why))
+    if loss_why:
+        undefined.append(Undefined("log_loss", loss_why))
+        undefined.append(Undefined("brier", loss_why))
     values = {k: _bounded(k, v) for k, v in values.items()}
     conf = Confusion(float(tp[idx]), float(fp[idx]), float(P - tp[idx]), float(N - fp[idx]))
     return BinaryMetrics(
@@ -517,7 +517,7 @@ def compute_metrics(
         values=tuple((k, values[k]) for k in METRICS),
         undefined=tuple(undefined),
         ks_threshold=ks_thr,
-        probabilities=why is None,
+        probabilities=loss_why is None,
     )
 
 
@@ -685,8 +685,10 @@ def optimal_thresholds(
         """
         key = on_starts and starts is not None
         if key not in counts:
-            cuts = starts if key else np.arange(k + 1)
-            counts[key] = (cuts, tp[cuts], fp[cuts]) if key else (cuts, tp, fp)
+            if key and starts is not None:
+                counts[key] = (starts, tp[starts], fp[starts])
+            else:
+                counts[key] = (np.arange(k + 1), tp, fp)
         cuts, tpc, fpc = counts[key]
         arrays = metric_arrays(tpc, fpc, P, N, beta, costs, names)
         return cuts, [arrays[n] for n in names]
@@ -930,6 +932,7 @@ def _roc_hull(table: ScoreTable, fpr, tpr) -> np.ndarray:
     between its neighbours, so it is never a vertex. Needs :meth:`ScoreTable.run_starts`.
     """
     starts = table.run_starts()
+    assert starts is not None, "_roc_hull needs the table's run starts"
     tp, fp = table.cumulative_view()
     k = table.n_distinct
     cand = starts if starts[-1] == k else np.append(starts, k)

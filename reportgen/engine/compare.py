@@ -15,39 +15,39 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
+from typing import Literal
 
 import numpy as np
 
 from reportgen.engine import approval as AP
 from reportgen.engine import binary as B
 from reportgen.engine import class_tables as CT
+from reportgen.engine import intervals as IV
 from reportgen.engine import multiplicity as MP
 from reportgen.engine import proportions as PR
-from reportgen.engine import stats
-from reportgen.engine import streams
+from reportgen.engine import stats, streams
 from reportgen.engine.curve import ScoreTable
 from reportgen.engine.evidence import BinaryEvidence, BinaryModelEvidence, Pairing
-from reportgen.engine import intervals as IV
-from reportgen.engine.intervals import JOINT_BINNED_BOOTSTRAP, JOINT_BOOTSTRAP, TABLE_BOOTSTRAP
+from reportgen.engine.intervals import TABLE_BOOTSTRAP as TABLE_BOOTSTRAP  # re-exported: report.wording reads it here
 from reportgen.engine.resample import stratified_cell_blocks
-from reportgen.parallel import ordered_map
 from reportgen.engine.streaming import TableDeLong, delong_from_table
+from reportgen.parallel import ordered_map
 from reportgen.results import (
     CalibrationData,
     Comparison,
     ComparisonTests,
-    CostCurveData,
     Confusion,
+    CostCurveData,
     CurveData,
     Curves,
     Decision,
     DeLongSummary,
-    Notice,
     KsData,
     McNemarSummary,
     ModelResult,
+    Notice,
     PairwiseCell,
     PrevalenceScenario,
     ScoreHistogram,
@@ -91,6 +91,9 @@ class Settings:
 
 
 Progress = Callable[[int, int], None]
+
+#: What McNemar's counts count: rows, or whole-number frequency weights.
+McNemarBasis = Literal["rows", "frequency_weights"]
 
 
 # --------------------------------------------------------------------------------------
@@ -266,12 +269,13 @@ def mcnemar_of_counts(agree: np.ndarray) -> stats.McNemarResult:
 
 
 def mcnemar_of_pairing(pairing: Pairing, j: int, b: int, weighted: bool, weight_kind: str
-                       ) -> tuple[tuple[stats.McNemarResult, str, np.ndarray | None] | None, str | None]:
+                       ) -> tuple[tuple[stats.McNemarResult, McNemarBasis, np.ndarray | None] | None, str | None]:
     """McNemar's test of model j against the baseline b from the pairing's agreement counts, both
     tasks: on rows (unweighted, or under sampling weights, which never inflate the evidence; the
     weighted table beside) or on frequencies (whole-number frequency weights). Returns
     ((result, basis, weighted table), None) or (None, the capability code saying why not)."""
-    agree, basis, wtab = pairing.agreement(j, b), "rows", None
+    basis: McNemarBasis = "rows"
+    agree, wtab = pairing.agreement(j, b), None
     if weighted and weight_kind == "sampling":
         wtab, agree = agree, pairing.agreement_rows(j, b)
     elif weighted:
@@ -287,23 +291,27 @@ def mcnemar_of_pairing(pairing: Pairing, j: int, b: int, weighted: bool, weight_
     return None, "weighted" if weight_kind == "sampling" else "non_integer_weights"
 
 
-def mcnemar_summary(r: stats.McNemarResult, p_holm: float | None, basis: str,
+def mcnemar_summary(r: stats.McNemarResult, p_holm: float | None, basis: McNemarBasis,
                     weighted: np.ndarray | None = None) -> McNemarSummary:
     """The result's summary with which side errs more: b = model right only, c = baseline right
     only; c > b means the model errs more on the rows where the two disagree."""
-    side = "model" if r.c > r.b else "baseline" if r.b > r.c else "neither"
+    side: Literal["model", "baseline", "neither"] = "model" if r.c > r.b else "baseline" if r.b > r.c else "neither"
     wt = None if weighted is None else [[float(v) for v in row] for row in weighted]
     return McNemarSummary(r.statistic, r.p_value, p_holm, r.method, [[float(v) for v in row] for row in r.table],
                           float(r.b), float(r.c), side, basis, wt, r.p_exact, r.p_mid, r.p_chi2, r.p_chi2_corrected)
 
 
-def differences(mm: dict[str, float | None], bm: dict[str, float | None], metrics: tuple[str, ...],
+def differences(mm: Mapping[str, float | None], bm: Mapping[str, float | None], metrics: tuple[str, ...],
                 max_one: tuple[str, ...]) -> tuple[dict[str, float | None], ...]:
     """(deltas, relative deltas, relative error reductions) of a model's metrics ``mm`` against the
     baseline's ``bm``."""
-    delta = {q: (None if mm[q] is None or bm[q] is None else mm[q] - bm[q]) for q in metrics}
+    delta = {q: _minus(mm[q], bm[q]) for q in metrics}
     return delta, {q: relative_change(mm[q], bm[q]) for q in metrics}, {
         q: relative_error_reduction(bm[q], mm[q]) for q in max_one}
+
+
+def _minus(a: float | None, b: float | None) -> float | None:
+    return None if a is None or b is None else a - b
 
 
 def bootstrap_test(samples: np.ndarray | None, ci: dict[str, list[float]], method: dict[str, str],
@@ -474,7 +482,7 @@ def _approvals(ev: BinaryEvidence, s: Settings, b: int) -> tuple[dict[str, list]
     out: dict[str, list] = {n: [] for i, n in enumerate(names) if i != b}
     counts = pairing.approval
     if not ev.weighted and counts is not None:
-        targets = [("baseline", counts.targets[b], counts.target_index(0.0, own=b))]
+        targets: list[tuple[AP.Source, float, int | None]] = [("baseline", counts.targets[b], counts.target_index(0.0, own=b))]
         targets += [("config", r, counts.target_index(r)) for r in s.approval_rates]
         if any(t is None for _, _, t in targets):
             return None, "not_counted"
@@ -489,7 +497,8 @@ def _approvals(ev: BinaryEvidence, s: Settings, b: int) -> tuple[dict[str, list]
         return None, "weighted" if ev.weighted else "not_counted"
     # weighted: the joint weight cells every engine counts (the rows per table rows, class, weights)
     base = ev.models[b]
-    rates = [("baseline", AP.own_rate(base.table, base.threshold))] + [("config", r) for r in s.approval_rates]
+    rates: list[tuple[AP.Source, float]] = [("baseline", AP.own_rate(base.table, base.threshold))]
+    rates += [("config", r) for r in s.approval_rates]
     for source, rate in rates:
         for a in AP.compare_cells_at_rate(rate, source, cells, names, [m.table for m in ev.models], b,
                                           s.level, s.resamples, rng,
@@ -498,7 +507,307 @@ def _approvals(ev: BinaryEvidence, s: Settings, b: int) -> tuple[dict[str, list]
     return out, None
 
 
-def compare_binary_evidence(ev: BinaryEvidence, s: Settings, progress: Progress | None = None):
+class _BinaryRun:
+    """What every step of one binary comparison shares: the evidence and settings, the baseline,
+    the weighted joint replicates (drawn once for all pairs) and each model's exact metrics
+    (computed once, for its result and both bootstraps' binning error)."""
+
+    def __init__(self, ev: BinaryEvidence, s: Settings) -> None:
+        self.ev, self.s = ev, s
+        self.want = s.resamples > 0
+        # weighted aligned models: their differences from the joint weight cells (the paired row bootstrap)
+        self.wdraws = (_weighted_pair_bootstrap(ev, s)
+                       if self.want and ev.weighted and ev.pairing.cells is not None else None)
+        self.base_name = s.baseline or ev.names[0]
+        self.b = ev.names.index(self.base_name)
+        self._exact: dict[int, tuple[B.BinaryMetrics, np.ndarray]] = {}
+
+    def exact(self, j: int) -> tuple[B.BinaryMetrics, np.ndarray]:
+        """Model j's metrics on its exact table and their vector (pure: a thread computing it
+        twice gets the same)."""
+        if j not in self._exact:
+            m = self.ev.models[j]
+            bm = B.compute_metrics(m.table, m.threshold, self.s.beta, self.s.costs, m.probabilities)
+            self._exact[j] = (bm, IV.metric_vector(bm))
+        return self._exact[j]
+
+    def weighted_diffs(self, j: int) -> tuple[np.ndarray, str] | None:
+        """Replicates (resamples, METRICS) of model j's metrics minus the baseline's on the
+        weighted joint cells, moved by their binning errors, and their ``ci_method``; None
+        without those replicates."""
+        w, b = self.wdraws, self.b
+        if w is None:
+            return None
+        return w.samples[:, j, :] - w.samples[:, b, :] + (w.shift[j] - w.shift[b]), w.method
+
+
+@dataclass(slots=True)
+class _ModelStep:
+    """One model's result, its DeLong summary (None below two rows a class or weighted) and
+    whether its bootstrap was impossible (weighted, past the weight cells' cap)."""
+
+    result: ModelResult
+    delong: TableDeLong | None
+    no_cells: bool
+
+
+def _model_step(run: _BinaryRun, j: int) -> _ModelStep:
+    """Model j: DeLong's interval of AUC and Gini, the bootstrap's of every other metric (its own
+    stream, so the models run in threads), exact intervals at boundary counts, zero-width notices."""
+    ev, s = run.ev, run.s
+    m = ev.models[j]
+    ci: dict[str, list[float]] = {}
+    method: dict[str, str] = {}
+    test_notices: list[Notice] = []
+    t = m.table
+    d = None
+    if not t.weighted and min(t.total_pos, t.total_neg) >= DELONG_MIN_ROWS:
+        d = delong_from_table(t)
+        (lo, hi), how_auc = _auc_interval(d, s.level)
+        ci["roc_auc"], ci["gini"] = [lo, hi], [2 * lo - 1, 2 * hi - 1]
+        method["roc_auc"] = method["gini"] = how_auc
+        if d.variance == 0.0:
+            test_notices.append(Notice("delong_zero_variance", {"model": m.name, "auc": d.auc}))
+    draws: IV.Draws | None = None
+    rng = streams.stream(s.seed, "model", m.name)
+    if run.want and not t.weighted:
+        draws = IV.model_bootstrap(t, m.threshold, s.resamples, rng, s.beta, s.costs, m.probabilities,
+                                   exact=run.exact(j)[1])
+    elif run.want and m.cells is not None:  # weighted: the row bootstrap drawn on its weight cells
+        draws = IV.weighted_model_bootstrap(t, m.cells, m.threshold, s.resamples, rng, s.beta, s.costs,
+                                            m.probabilities)
+    if draws is not None:
+        _model_intervals(draws, ci, method, s.level)
+    rows_conf = _row_confusion(ev, j) if t.weighted else None
+    if run.want:  # rows (or frequencies): an exact interval where the bootstrap's collapses
+        conf = rows_conf if t.weighted else run.exact(j)[0].confusion
+        _exact_at_boundary(ci, method, conf, s.level)
+    flat = _zero_width(ci, skip=DELONG_METRICS if test_notices else ())
+    if flat:
+        test_notices.append(Notice("zero_width_interval", {"model": m.name, "level": s.level, "metrics": flat}))
+    r = _model_result(m, s, ci, method, _smaller_class(ev, m), tuple(test_notices), run.exact(j)[0])
+    pos_rows = _positive_rows(ev, m)
+    neg_rows = None if pos_rows is None else t.n_rows - pos_rows
+    r = replace(r, positives_rows=pos_rows, negatives_rows=neg_rows, confusion_rows=rows_conf)
+    return _ModelStep(r, d, run.want and draws is None)
+
+
+def _model_intervals(draws: IV.Draws, ci: dict[str, list[float]], method: dict[str, str], level: float) -> None:
+    """Percentile intervals of every metric without one yet from a model's bootstrap replicates,
+    and the KS's (a maximum: the reshaped bootstrap-t)."""
+    for q, metric in enumerate(B.METRICS):
+        if metric in ci or metric == "baseline_accuracy":
+            continue
+        iv = IV.percentile(draws.samples[:, q], float(draws.shift[q]), level, *B.RANGES.get(metric, (None, None)))
+        if iv is not None:
+            ci[metric], method[metric] = iv, draws.method
+    if draws.ks is not None and (iv := IV.ks_interval(draws.ks, level)) is not None:
+        ci["ks"], method["ks"] = iv, draws.ks.method
+
+
+def _pair_draws(run: _BinaryRun, j: int) -> IV.Draws | None:
+    """Model j's and the baseline's ranking-metric replicates on their joint score table (the
+    pair's own stream, so the comparisons run in threads), or None when not counted."""
+    ev, s, b = run.ev, run.s, run.b
+    pc = ev.pairing.pair_counts
+    if j == b or pc is None or ev.weighted or not run.want or (pair := pc.of(j, b)) is None:
+        return None
+    m, mb = ev.models[j], ev.models[b]
+    return IV.pair_bootstrap(pair, pc.luts[j], pc.luts[b], (m.table, mb.table), (m.threshold, mb.threshold),
+                             (m.probabilities, mb.probabilities), s.resamples,
+                             streams.stream(s.seed, "pair", mb.name, m.name), s.beta, s.costs,
+                             exact=(run.exact(j)[1], run.exact(b)[1]))
+
+
+@dataclass(slots=True)
+class _PairStep:
+    """One comparison with the baseline before its families are adjusted."""
+
+    name: str
+    delta: dict[str, float | None]
+    rel: dict[str, float | None]
+    rer: dict[str, float | None]
+    ci: dict[str, list[float]]
+    method: dict[str, str]
+    caps: dict[str, str]
+    notices: list[Notice]
+    delong: DeLongSummary | None
+    mcnemar: tuple[stats.McNemarResult, McNemarBasis, np.ndarray | None] | None
+    primary: PrimaryTest
+
+
+def _take(step: _PairStep, drawn: dict[str, np.ndarray], metrics: tuple[str, ...], reps: np.ndarray,
+          how: str, index: dict[str, int], s: Settings) -> None:
+    """Percentile intervals of the differences of ``metrics`` from their replicates ``reps[:, index[metric]]``;
+    the primary metric's replicates kept in ``drawn`` for its test."""
+    for metric in metrics:
+        if metric == "baseline_accuracy":
+            continue
+        if (iv := bootstrap_interval(reps[:, index[metric]], s.level)) is not None:
+            step.ci[metric], step.method[metric] = iv, how
+    if s.primary_metric in metrics:
+        drawn[s.primary_metric] = reps[:, index[s.primary_metric]]
+
+
+def _missing(run: _BinaryRun) -> str:
+    """The capability code of a paired interval the evidence does not give."""
+    pairing = run.ev.pairing
+    return pairing.reason if pairing.status == "unpaired" else "weighted" if run.ev.weighted else "not_counted"
+
+
+_TIDX = {m: q for q, m in enumerate(B.THRESHOLD_METRICS)}
+_MIDX = {m: q for q, m in enumerate(B.METRICS)}
+
+
+def _pair_step(run: _BinaryRun, j: int, models: dict[str, ModelResult], delong: dict[str, TableDeLong],
+               model_caps: set[str], joint: np.ndarray | None, dr: IV.Draws | None) -> _PairStep:
+    """Model j against the baseline: deltas, the paired (or unpaired) intervals of every
+    difference, DeLong's test, McNemar's and the primary metric's test (unadjusted)."""
+    ev, s, b = run.ev, run.s, run.b
+    m = ev.models[j]
+    pm = s.primary_metric
+    delta, rel, rer = differences(models[m.name].metrics, models[run.base_name].metrics, B.METRICS, MAX_ONE)
+    step = _PairStep(m.name, delta, rel, rer, {}, {}, {c: "weighted" for c in sorted(model_caps)}, [], None, None,
+                     PrimaryTest(None, "no test", None, None))
+    drawn: dict[str, np.ndarray] = {}  # the bootstrap replicates of the primary metric's difference
+    wdiff = run.weighted_diffs(j)
+    # differences of threshold metrics: decision patterns, else the weighted rows
+    if joint is not None:
+        _take(step, drawn, B.THRESHOLD_METRICS, joint[:, j] - joint[:, b], PATTERN_BOOTSTRAP, _TIDX, s)
+    elif wdiff is not None:
+        _take(step, drawn, B.THRESHOLD_METRICS, *wdiff, _MIDX, s)
+    elif run.want:
+        step.caps["paired_interval.threshold_metrics"] = _missing(run)
+    # differences of ranking metrics other than AUC and Gini: the pair's joint score table
+    # (every engine's paired pass), else the joint weight cells (weighted)
+    if dr is not None:
+        for metric in ROW_ONLY_METRICS:
+            q = _MIDX[metric]
+            if (iv := IV.percentile(dr.samples[:, q], float(dr.shift[q]), s.level)) is not None:
+                step.ci[metric], step.method[metric] = iv, dr.method
+        if pm in ROW_ONLY_METRICS:
+            drawn[pm] = dr.samples[:, _MIDX[pm]] + dr.shift[_MIDX[pm]]
+    elif wdiff is not None:
+        _take(step, drawn, ROW_ONLY_METRICS, *wdiff, _MIDX, s)
+    elif run.want:
+        step.caps["paired_interval.ranking_metrics"] = _missing(run)
+    # AUC and Gini: DeLong, paired when the covariance was counted
+    test: PrimaryTest | None = None
+    if m.name in delong and run.base_name in delong:
+        test = _delong_step(run, j, step, delong[m.name], delong[run.base_name])
+    else:
+        small = any(not mo.table.weighted and min(mo.table.total_pos, mo.table.total_neg) < DELONG_MIN_ROWS
+                    for mo in (m, ev.models[b]))
+        step.caps["delong"] = "small_class" if small else "weighted"
+        if wdiff is not None:
+            _take(step, drawn, DELONG_METRICS, *wdiff, _MIDX, s)
+    step.primary = test or bootstrap_test(drawn.get(pm), step.ci, step.method, pm)
+    # McNemar: the agreement counts at each model's decision rule
+    step.mcnemar, why = mcnemar_of_pairing(ev.pairing, j, b, ev.weighted, s.weight_kind)
+    if why is not None:
+        step.caps["mcnemar"] = why
+    return step
+
+
+def _scaled_interval(test_at: Callable[[float], tuple], scale: float, level: float) -> list[float]:
+    """The interval of DeLong's test at ``level``, times ``scale`` (2 for the Gini)."""
+    return [scale * v for v in test_at(level)[2:4]]
+
+
+def _delong_step(run: _BinaryRun, j: int, step: _PairStep, da: TableDeLong, db: TableDeLong) -> PrimaryTest | None:
+    """DeLong's test of model j's AUC against the baseline's: paired on the aligned rows'
+    covariance, else unpaired (Welch's t, as pROC); its interval for AUC and Gini into ``step``,
+    and the primary metric's test when that is AUC or Gini."""
+    s, b, pairing = run.s, run.b, run.ev.pairing
+    cov = pairing.covariance
+    d_auc = da.auc - db.auc
+    test_at: Callable[[float], tuple]
+    if cov is not None:
+        var_d = max(0.0, cov[j, j] + cov[b, b] - 2.0 * cov[j, b])
+        test_at = functools.partial(stats.normal_test, d_auc, var_d)
+    else:
+        var_d = da.variance + db.variance
+        step.caps["delong_paired"] = pairing.reason if pairing.status == "unpaired" else "not_counted"
+        test_at = functools.partial(stats.welch_test, d_auc, da.variance, da.n_pos + da.n_neg, db.variance,
+                                    db.n_pos + db.n_neg)
+    paired = cov is not None
+    how = DELONG_PAIRED if paired else DELONG_UNPAIRED
+    z, p, lo, hi = test_at(s.level)[:4]
+    step.delong = DeLongSummary(da.auc, db.auc, d_auc, math.sqrt(var_d), z, p, None, [lo, hi], paired)
+    samples = ((None, da),) if paired else (("a", da), ("b", db))
+    step.notices.extend(Notice("delong_small_sample", {"sample": w, "positives": x.n_pos, "negatives": x.n_neg})
+                        for w, x in samples if min(x.n_pos, x.n_neg) < stats.SMALL_CLASS)
+    if var_d == 0.0 and d_auc != 0.0:
+        step.notices.append(Notice("delong_infinite_z", {"delta": d_auc}))
+    step.ci["roc_auc"], step.ci["gini"] = [lo, hi], [2 * lo, 2 * hi]
+    step.method["roc_auc"] = step.method["gini"] = how
+    pm = s.primary_metric
+    if pm not in DELONG_METRICS:
+        return None
+    return PrimaryTest(MP.PValue(p), how, step.ci[pm], how,
+                       functools.partial(_scaled_interval, test_at, 2.0 if pm == "gini" else 1.0))
+
+
+def _comparison_family(run: _BinaryRun, steps: list[_PairStep]) -> list[Comparison]:
+    """The comparisons with the baseline, each family adjusted: Holm over the verdicts (the
+    primary metric), over McNemar's tests and over DeLong's; the approval comparisons beside."""
+    ev, s = run.ev, run.s
+    pm = s.primary_metric
+    approvals, approval_cap = _approvals(ev, s, run.b)
+    decisions = decide([p.delta.get(pm) for p in steps], [p.primary for p in steps], pm,
+                       B.BETTER.get(pm) or "higher", s.level)
+    raw_m = [None if p.mcnemar is None else p.mcnemar[0].p_value for p in steps]
+    raw_d = [None if p.delong is None else p.delong.p_value for p in steps]
+    # Every family is adjusted, a family of one included: Holm's adjusted p of a single test is
+    # its raw p (as the decision's p_value_adjusted and the multiclass McNemar summary say); the
+    # report leaves out the duplicate, the numbers do not (a null read as "not adjusted").
+    comparisons = []
+    for p, hm, hd, dec in zip(steps, stats.holm(raw_m), stats.holm(raw_d), decisions):
+        dl = p.delong
+        if dl is not None:  # DeLong's family: the verdicts' when they are DeLong's, else its own
+            dl = replace(dl, p_value_holm=dec.p_value_adjusted if pm in DELONG_METRICS and dec.method == dl_method(dl)
+                         else hd)
+        mcs = None if p.mcnemar is None else mcnemar_summary(p.mcnemar[0], hm, *p.mcnemar[1:])
+        notes = list(p.notices)  # the tests' own caveats; what is missing is in ``caps`` (codes)
+        flat = _zero_width(p.ci)
+        if flat:
+            notes.append(Notice("zero_width_difference", {"level": s.level, "metrics": flat}))
+        if approvals is None and approval_cap is not None:
+            p.caps["approval"] = approval_cap
+        comparisons.append(Comparison(p.name, run.base_name, p.delta, p.rel, p.rer["accuracy"], p.rer, p.ci,
+                                      ComparisonTests(dl, mcs, notices=notes), primary_metric=pm, ci_method=p.method,
+                                      capabilities=p.caps, decision=dec,
+                                      approval=[] if approvals is None else approvals[p.name]))
+    return comparisons
+
+
+def _pairwise_family(run: _BinaryRun, models: dict[str, ModelResult], delong: dict[str, TableDeLong]
+                     ) -> list[PairwiseCell]:
+    """Every pair of models: the Gini difference and DeLong's paired p-value (when the covariance
+    was counted), Holm over the family of pairs; both orders of each pair."""
+    ev, s = run.ev, run.s
+    cov = ev.pairing.covariance
+    pairwise = []
+    raw_pw: list[float | None] = []
+    for i, a in enumerate(ev.models):
+        for c in ev.models[i + 1:]:
+            ga, gc = models[a.name].metrics["gini"], models[c.name].metrics["gini"]
+            dg = None if ga is None or gc is None else ga - gc
+            pv = None
+            if cov is not None and a.name in delong and c.name in delong:
+                ia, ic = ev.names.index(a.name), ev.names.index(c.name)
+                var_d = max(0.0, cov[ia, ia] + cov[ic, ic] - 2.0 * cov[ia, ic])
+                pv = stats.normal_test(delong[a.name].auc - delong[c.name].auc, var_d, s.level)[1]
+            raw_pw.append(pv)
+            pairwise.append((a.name, c.name, dg, pv))
+    cells = []
+    for (a_name, c_name, dg, pv), ph in zip(pairwise, stats.holm(raw_pw)):
+        cells += [PairwiseCell(a_name, c_name, dg, pv, ph), PairwiseCell(c_name, a_name, None if dg is None else -dg, pv, ph)]
+    return cells
+
+
+def compare_binary_evidence(ev: BinaryEvidence, s: Settings, progress: Progress | None = None
+                            ) -> tuple[dict[str, ModelResult], list[Comparison], list[PairwiseCell]]:
     """The binary driver (module docstring of :mod:`reportgen.engine.evidence` for the inputs).
 
     * each model: DeLong's interval of AUC and Gini from its table (unweighted, ≥ 2 rows per
@@ -527,255 +836,31 @@ def compare_binary_evidence(ev: BinaryEvidence, s: Settings, progress: Progress 
     and the approval comparisons (``approval``). So a model's intervals do not depend on the
     other models of the config or their order, and the models and the pairs are drawn in threads.
     """
-    models_in = ev.models
-    names = ev.names
-    k = len(models_in)
-    pairing = ev.pairing
-    want = s.resamples > 0
-    # weighted aligned models: their differences from the joint weight cells (the paired row bootstrap)
-    wdraws = _weighted_pair_bootstrap(ev, s) if want and ev.weighted and pairing.cells is not None else None
-    how_w = IV.weighted_joint_method(wdraws)
-
-    def weighted_diff(j: int, q: int) -> np.ndarray:
-        """Replicates of model j's metric q minus the baseline's, moved by their binning errors."""
-        assert wdraws is not None
-        return wdraws.samples[:, j, q] - wdraws.samples[:, b, q] + (wdraws.shift[j, q] - wdraws.shift[b, q])
-
-    @functools.cache
-    def exact(j: int) -> tuple[B.BinaryMetrics, np.ndarray]:
-        """Model j's metrics on its exact table, once for its result and both bootstraps' binning
-        error (pure: a thread computing it twice gets the same)."""
-        m = models_in[j]
-        bm = B.compute_metrics(m.table, m.threshold, s.beta, s.costs, m.probabilities)
-        return bm, IV.metric_vector(bm)
-
-    def one_model(j: int) -> tuple[ModelResult, TableDeLong | None, bool]:
-        """Model j's result, its DeLong summary and whether its bootstrap was impossible (pure:
-        its own stream, so the models run in threads)."""
-        m = models_in[j]
-        ci: dict[str, list[float]] = {}
-        method: dict[str, str] = {}
-        test_notices: list[Notice] = []
-        t = m.table
-        d = None
-        if not t.weighted and min(t.total_pos, t.total_neg) >= DELONG_MIN_ROWS:
-            d = delong_from_table(t)
-            (lo, hi), how_auc = _auc_interval(d, s.level)
-            ci["roc_auc"], ci["gini"] = [lo, hi], [2 * lo - 1, 2 * hi - 1]
-            method["roc_auc"] = method["gini"] = how_auc
-            if d.variance == 0.0:
-                test_notices.append(Notice("delong_zero_variance", {"model": m.name, "auc": d.auc}))
-        boot, how, shift, ks_draws = None, TABLE_BOOTSTRAP, np.zeros(len(B.METRICS)), None
-        no_cells = False
-        rng = streams.stream(s.seed, "model", m.name)
-        if want and not t.weighted:
-            draws = IV.model_bootstrap(t, m.threshold, s.resamples, rng, s.beta, s.costs, m.probabilities,
-                                       exact=exact(j)[1])
-            boot, how, shift, ks_draws = draws.samples, draws.method, draws.shift, draws.ks
-        elif want and m.cells is not None:  # weighted: the row bootstrap drawn on its weight cells
-            draws = IV.weighted_model_bootstrap(t, m.cells, m.threshold, s.resamples, rng, s.beta, s.costs,
-                                                m.probabilities)
-            boot, how, shift, ks_draws = draws.samples, draws.method, draws.shift, draws.ks
-        elif want:
-            no_cells = True
-        if boot is not None:
-            for q, metric in enumerate(B.METRICS):
-                if metric in ci or metric == "baseline_accuracy":
-                    continue
-                iv = IV.percentile(boot[:, q], float(shift[q]), s.level, *B.RANGES.get(metric, (None, None)))
-                if iv is not None:
-                    ci[metric], method[metric] = iv, how
-        if ks_draws is not None and (iv := IV.ks_interval(ks_draws, s.level)) is not None:
-            ci["ks"], method["ks"] = iv, ks_draws.method  # a maximum: the reshaped bootstrap-t
-        rows_conf = _row_confusion(ev, j) if t.weighted else None
-        if want:  # rows (or frequencies): an exact interval where the bootstrap's collapses
-            conf = rows_conf if t.weighted else exact(j)[0].confusion
-            _exact_at_boundary(ci, method, conf, s.level)
-        flat = _zero_width(ci, skip=DELONG_METRICS if test_notices else ())
-        if flat:
-            test_notices.append(Notice("zero_width_interval", {"model": m.name, "level": s.level, "metrics": flat}))
-        r = _model_result(m, s, ci, method, _smaller_class(ev, m), tuple(test_notices), exact(j)[0])
-        pos_rows = _positive_rows(ev, m)
-        neg_rows = None if pos_rows is None else t.n_rows - pos_rows
-        return replace(r, positives_rows=pos_rows, negatives_rows=neg_rows, confusion_rows=rows_conf), d, no_cells
-
-    base_name = s.baseline or names[0]
-    b = names.index(base_name)
-
-    def pair_draws(j: int) -> IV.Draws | None:
-        """Model j's and the baseline's ranking-metric replicates on their joint score table (the
-        pair's own stream, so the comparisons run in threads), or None when not counted."""
-        pc = pairing.pair_counts
-        if j == b or pc is None or ev.weighted or not want or (pair := pc.of(j, b)) is None:
-            return None
-        m, mb = models_in[j], models_in[b]
-        return IV.pair_bootstrap(pair, pc.luts[j], pc.luts[b], (m.table, mb.table), (m.threshold, mb.threshold),
-                                 (m.probabilities, mb.probabilities), s.resamples,
-                                 streams.stream(s.seed, "pair", mb.name, m.name), s.beta, s.costs,
-                                 exact=(exact(j)[1], exact(b)[1]))
-
+    run = _BinaryRun(ev, s)
+    k = len(ev.models)
     models: dict[str, ModelResult] = {}
     delong: dict[str, TableDeLong] = {}
     model_caps: set[str] = set()
     paired_draws: list[IV.Draws | None] = []
     # each model and each pair draws from its own stream (reportgen.engine.streams), so they all
     # run in threads as one queue, the models first (a pair does not wait for the models' results)
-    tasks = [(one_model, j) for j in range(k)] + [(pair_draws, j) for j in range(k)]
-    for i, out in enumerate(ordered_map(lambda task: task[0](task[1]), tasks)):
+    tasks: list[tuple[Callable[[_BinaryRun, int], object], int]] = (
+        [(_model_step, j) for j in range(k)] + [(_pair_draws, j) for j in range(k)])
+    for i, out in enumerate(ordered_map(lambda task: task[0](run, task[1]), tasks)):
         if i >= k:
+            assert out is None or isinstance(out, IV.Draws)
             paired_draws.append(out)
             continue
-        r, d, no_cells = out
-        models[r.name] = r
-        if d is not None:
-            delong[r.name] = d
-        if no_cells:
+        assert isinstance(out, _ModelStep)
+        models[out.result.name] = out.result
+        if out.delong is not None:
+            delong[out.result.name] = out.delong
+        if out.no_cells:
             model_caps.add("model_interval.bootstrap")
         if progress is not None:
             progress(i + 1, k)
-
-    cov = pairing.covariance
     joint = None
-    if pairing.patterns is not None and want and not ev.weighted:
-        joint = joint_bootstrap(pairing.patterns, k, s, streams.stream(s.seed, "patterns"))
-
-    tidx = {m: q for q, m in enumerate(B.THRESHOLD_METRICS)}
-    midx = {m: q for q, m in enumerate(B.METRICS)}
-    pending, primary, raw_m, raw_d = [], [], [], []
-    pm = s.primary_metric
-    for j, m in enumerate(models_in):
-        if j == b:
-            continue
-        delta, rel, rer = differences(models[m.name].metrics, models[base_name].metrics, B.METRICS, MAX_ONE)
-        ci: dict[str, list[float]] = {}
-        method: dict[str, str] = {}
-        caps: dict[str, str] = {c: "weighted" for c in sorted(model_caps)}
-        drawn: dict[str, np.ndarray] = {}  # the bootstrap replicates of the primary metric's difference
-
-        def take(metrics: tuple[str, ...], draws_of: Callable[[str], np.ndarray], how: str) -> None:
-            """Percentile intervals of the differences of ``metrics`` from their replicates."""
-            for metric in metrics:
-                if metric == "baseline_accuracy":
-                    continue
-                if (iv := bootstrap_interval(draws_of(metric), s.level)) is not None:
-                    ci[metric], method[metric] = iv, how
-            if pm in metrics:
-                drawn[pm] = draws_of(pm)
-
-        def weighted_of(metric: str, j: int = j) -> np.ndarray:
-            return weighted_diff(j, midx[metric])
-
-        # differences of threshold metrics: decision patterns, else the weighted rows
-        if joint is not None:
-            diff_t = joint[:, j] - joint[:, b]
-            take(B.THRESHOLD_METRICS, lambda metric: diff_t[:, tidx[metric]], PATTERN_BOOTSTRAP)
-        elif wdraws is not None:
-            take(B.THRESHOLD_METRICS, weighted_of, how_w)
-        elif want:
-            caps["paired_interval.threshold_metrics"] = (
-                pairing.reason if pairing.status == "unpaired" else "weighted" if ev.weighted else "not_counted")
-        # differences of ranking metrics other than AUC and Gini: the pair's joint score table
-        # (every engine's paired pass), else the joint weight cells (weighted)
-        dr = paired_draws[j]
-        if dr is not None:
-            how_r = JOINT_BINNED_BOOTSTRAP if dr.binned else JOINT_BOOTSTRAP
-            for metric in ROW_ONLY_METRICS:
-                q = midx[metric]
-                if (iv := IV.percentile(dr.samples[:, q], float(dr.shift[q]), s.level)) is not None:
-                    ci[metric], method[metric] = iv, how_r
-            if pm in ROW_ONLY_METRICS:
-                drawn[pm] = dr.samples[:, midx[pm]] + dr.shift[midx[pm]]
-        elif wdraws is not None:
-            take(ROW_ONLY_METRICS, weighted_of, how_w)
-        elif want:
-            caps["paired_interval.ranking_metrics"] = (
-                pairing.reason if pairing.status == "unpaired" else "weighted" if ev.weighted else "not_counted")
-        # AUC and Gini: DeLong, paired when the covariance was counted
-        dl = None
-        test: PrimaryTest | None = None
-        test_notes: list[Notice] = []
-        if m.name in delong and base_name in delong:
-            da, db = delong[m.name], delong[base_name]
-            d_auc = da.auc - db.auc
-            paired = cov is not None
-            if paired:
-                var_d = max(0.0, cov[j, j] + cov[b, b] - 2.0 * cov[j, b])
-
-                def test_at(level: float, d_auc: float = d_auc, var_d: float = var_d) -> tuple:
-                    return stats.normal_test(d_auc, var_d, level)
-            else:
-                var_d = da.variance + db.variance
-                caps["delong_paired"] = pairing.reason if pairing.status == "unpaired" else "not_counted"
-
-                def test_at(level: float, d_auc: float = d_auc, da: TableDeLong = da, db: TableDeLong = db) -> tuple:
-                    return stats.welch_test(d_auc, da.variance, da.n_pos + da.n_neg, db.variance,
-                                            db.n_pos + db.n_neg, level)
-            how = DELONG_PAIRED if paired else DELONG_UNPAIRED
-            z, p, lo, hi = test_at(s.level)[:4]
-            dl = DeLongSummary(da.auc, db.auc, d_auc, math.sqrt(var_d), z, p, None, [lo, hi], paired)
-            samples = ((None, da),) if paired else (("a", da), ("b", db))
-            test_notes.extend(Notice("delong_small_sample", {"sample": w, "positives": x.n_pos, "negatives": x.n_neg})
-                              for w, x in samples if min(x.n_pos, x.n_neg) < stats.SMALL_CLASS)
-            if var_d == 0.0 and d_auc != 0.0:
-                test_notes.append(Notice("delong_infinite_z", {"delta": d_auc}))
-            ci["roc_auc"], ci["gini"] = [lo, hi], [2 * lo, 2 * hi]
-            method["roc_auc"] = method["gini"] = how
-            if pm in DELONG_METRICS:
-                scale = 2.0 if pm == "gini" else 1.0
-                test = PrimaryTest(MP.PValue(p), how, ci[pm], how,
-                                   lambda lv, at=test_at, c=scale: [c * v for v in at(lv)[2:4]])
-        else:
-            small = any(not mo.table.weighted and min(mo.table.total_pos, mo.table.total_neg) < DELONG_MIN_ROWS
-                        for mo in (m, models_in[b]))
-            caps["delong"] = "small_class" if small else "weighted"
-            if wdraws is not None:
-                take(DELONG_METRICS, weighted_of, how_w)
-        primary.append(test or bootstrap_test(drawn.get(pm), ci, method, pm))
-        # McNemar: the agreement counts at each model's decision rule
-        mcn, why = mcnemar_of_pairing(pairing, j, b, ev.weighted, s.weight_kind)
-        if why is not None:
-            caps["mcnemar"] = why
-        raw_m.append(None if mcn is None else mcn[0].p_value)
-        raw_d.append(None if dl is None else dl.p_value)
-        pending.append((m.name, delta, rel, rer, ci, method, caps, test_notes, dl, mcn))
-
-    approvals, approval_cap = _approvals(ev, s, b)
-    decisions = decide([p[1].get(pm) for p in pending], primary, pm, B.BETTER.get(pm) or "higher", s.level)
-    # Every family is adjusted, a family of one included: Holm's adjusted p of a single test is
-    # its raw p (as the decision's p_value_adjusted and the multiclass McNemar summary say); the
-    # report leaves out the duplicate, the numbers do not (a null read as "not adjusted").
-    comparisons = []
-    for (name, delta, rel, rer, ci, method, caps, test_notes, dl, mcn), hm, hd, dec in zip(
-            pending, stats.holm(raw_m), stats.holm(raw_d), decisions):
-        if dl is not None:  # DeLong's family: the verdicts' when they are DeLong's, else its own
-            dl = replace(dl, p_value_holm=dec.p_value_adjusted if pm in DELONG_METRICS and dec.method == dl_method(dl)
-                         else hd)
-        mcs = None if mcn is None else mcnemar_summary(mcn[0], hm, *mcn[1:])
-        notes = list(test_notes)  # the tests' own caveats; what is missing is in ``caps`` (codes)
-        flat = _zero_width(ci)
-        if flat:
-            notes.append(Notice("zero_width_difference", {"level": s.level, "metrics": flat}))
-        if approvals is None and approval_cap is not None:
-            caps["approval"] = approval_cap
-        comparisons.append(Comparison(name, base_name, delta, rel, rer["accuracy"], rer, ci,
-                                      ComparisonTests(dl, mcs, notices=notes), primary_metric=pm, ci_method=method,
-                                      capabilities=caps, decision=dec,
-                                      approval=[] if approvals is None else approvals[name]))
-
-    pairwise = []
-    raw_pw: list[float | None] = []
-    for i, a in enumerate(models_in):
-        for c in models_in[i + 1:]:
-            ga, gc = models[a.name].metrics["gini"], models[c.name].metrics["gini"]
-            dg = None if ga is None or gc is None else ga - gc
-            pv = None
-            if cov is not None and a.name in delong and c.name in delong:
-                ia, ic = names.index(a.name), names.index(c.name)
-                var_d = max(0.0, cov[ia, ia] + cov[ic, ic] - 2.0 * cov[ia, ic])
-                pv = stats.normal_test(delong[a.name].auc - delong[c.name].auc, var_d, s.level)[1]
-            raw_pw.append(pv)
-            pairwise.append((a.name, c.name, dg, pv))
-    cells = []
-    for (a, c, dg, pv), ph in zip(pairwise, stats.holm(raw_pw)):
-        cells += [PairwiseCell(a, c, dg, pv, ph), PairwiseCell(c, a, None if dg is None else -dg, pv, ph)]
-    return models, comparisons, cells
+    if ev.pairing.patterns is not None and run.want and not ev.weighted:
+        joint = joint_bootstrap(ev.pairing.patterns, k, s, streams.stream(s.seed, "patterns"))
+    steps = [_pair_step(run, j, models, delong, model_caps, joint, paired_draws[j]) for j in range(k) if j != run.b]
+    return models, _comparison_family(run, steps), _pairwise_family(run, models, delong)

@@ -73,7 +73,7 @@ from reportgen.results import (
 METRICS: tuple[str, ...] = catalog.keys("multiclass")
 
 #: Which way is better (None: neither, the baseline accuracy).
-BETTER: dict[str, str | None] = catalog.better("multiclass")
+BETTER: dict[str, catalog.Better] = catalog.better("multiclass")
 
 #: Metrics whose ideal is 1: relative error reduction applies.
 MAX_ONE: tuple[str, ...] = tuple(m.key for m in catalog.metrics_of("multiclass") if m.ideal_one)
@@ -190,7 +190,7 @@ def _bootstrap(rows: MulticlassRows, labels: Sequence[str], s: Settings, costs: 
     out = np.full((s.resamples, len(rows.pred_idx), len(METRICS)), np.nan)
     # a model of scores predicts their argmax: found once here, not in every resample (and
     # needed when its scores are left out above the cap)
-    preds = [MC.argmax_predictions(proba) if pred is None else pred for pred, proba in zip(rows.pred_idx, rows.proba)]
+    preds = [_predictions(pred, proba) for pred, proba in zip(rows.pred_idx, rows.proba)]
     r = 0
     for block in DR.stratified_multinomial_blocks(y, rows.counts, s.resamples, rng):
         for mult in block:
@@ -205,9 +205,17 @@ def _bootstrap(rows: MulticlassRows, labels: Sequence[str], s: Settings, costs: 
     return out, with_auc
 
 
+def _predictions(pred: np.ndarray | None, proba: np.ndarray | None) -> np.ndarray:
+    """A model's predicted class indices: given, or the argmax of its scores."""
+    if pred is not None:
+        return pred
+    assert proba is not None, "a model without predictions has scores"
+    return MC.argmax_predictions(proba)
+
+
 def _row(values: dict[str, float | None], metrics: Sequence[str] = METRICS) -> list[float]:
     """The values of ``metrics``, NaN where undefined."""
-    return [np.nan if values[k] is None else values[k] for k in metrics]
+    return [np.nan if (v := values[k]) is None else v for k in metrics]
 
 
 _PROBA_METRICS = tuple(m.key for m in catalog.metrics_of("multiclass") if m.probabilities)
@@ -335,7 +343,7 @@ def compare_multiclass_evidence(ev: MulticlassEvidence, s: Settings, progress: P
     joint_deltas = _joint_deltas(ev, base, labels, s, costs) if not (weighted and s.weight_kind == "sampling") else {}
     boot, with_auc = None, False
     rows_kept = ev.rows is not None and s.resamples > 0
-    if rows_kept and not _rows_add_nothing(ev, labels, s, joint_deltas, base):
+    if ev.rows is not None and s.resamples > 0 and not _rows_add_nothing(ev, labels, s, joint_deltas, base):
         boot, with_auc = _bootstrap(ev.rows, labels, s, costs, progress)
     skipped_auc = rows_kept and not with_auc
     models: dict[str, ModelResult] = {}

@@ -50,11 +50,8 @@ Traffic lights from p-values: green ``p ≥ amber``, amber ``red ≤ p < amber``
 (defaults 0.05 and 0.001, BCBS WP14's 95 % / 99.9 % levels); the PSI: green below
 ``psi_amber`` (0.10), red from ``psi_red`` (0.25), the industry rule of thumb (Siddiqi 2006).
 
-The distributions (normal, Beta, binomial tail, χ²) are written here with :func:`math.lgamma`
-and :func:`math.erfc`, as in :mod:`reportgen.engine.stats` (numpy is the only runtime
-dependency); the tests check them against scipy.stats. The Beta power term of a large grade
-is centred on its mean with Stirling's remainder (as R's TOMS 708 ``pbeta``), so the Jeffreys and
-binomial p-values of a book of 10⁷ obligors keep about 11 digits, not 8.
+The distributions (normal, Beta, binomial tail, χ²) come from
+:mod:`reportgen.engine.distributions`.
 """
 
 from __future__ import annotations
@@ -66,8 +63,10 @@ from typing import Literal
 import numpy as np
 
 from reportgen.engine.binary import decimate
+from reportgen.engine.curve import Direction
+from reportgen.engine.distributions import beta_cdf, beta_ppf, binomial_sf, chi2_sf, norm_ppf, norm_sf, norm_two_sided_p
 from reportgen.engine.proportions import delong_auc_bounds
-from reportgen.engine.stats import delong_auc_ci, norm_ppf
+from reportgen.engine.stats import delong_auc_ci
 from reportgen.results import (
     Concentration,
     CreditAucHistory,
@@ -89,11 +88,7 @@ __all__ = [
     "CreditSettings",
     "Grading",
     "merged_rows",
-    "beta_cdf",
-    "beta_ppf",
-    "binomial_sf",
     "calibration_fit",
-    "chi2_sf",
     "concentration",
     "concentration_test",
     "credit_model",
@@ -107,7 +102,6 @@ __all__ = [
     "light_of",
     "matrix_weighted_bandwidth",
     "migration_stability",
-    "norm_sf",
     "period_keys",
     "psi",
     "spiegelhalter",
@@ -121,207 +115,14 @@ EMPTY_RULE = "half_row"
 ONE_GRADE = "all"
 
 Light = Literal["green", "amber", "red"]
-_ORDER = {"green": 0, "amber": 1, "red": 2}
-
-
-# --------------------------------------------------------------------------------------
-# Distributions (checked against scipy.stats in tests/unit/test_credit.py)
-# --------------------------------------------------------------------------------------
-
-_lgamma = np.vectorize(math.lgamma, otypes=[float])
-_erfc = np.vectorize(math.erfc, otypes=[float])
-
-
-def norm_sf(z: np.ndarray | float) -> np.ndarray:
-    """Upper tail of the standard normal, ``1 − Φ(z) = erfc(z/√2)/2`` (accurate in the tail)."""
-    return 0.5 * _erfc(np.asarray(z, dtype=float) / math.sqrt(2.0))
-
-
-def _betacf(a: np.ndarray, b: np.ndarray, x: np.ndarray) -> np.ndarray:
-    """Continued fraction of the incomplete beta (modified Lentz; Numerical Recipes 3rd ed. 6.4),
-    vectorised over the elements; iterates until every element has converged."""
-    tiny, eps = 1e-300, 1e-15
-    qab, qap, qam = a + b, a + 1.0, a - 1.0
-    c = np.ones_like(x)
-    d = 1.0 - qab * x / qap
-    d = np.where(np.abs(d) < tiny, tiny, d)
-    d = 1.0 / d
-    h = d.copy()
-    limit = int(10 + 4 * math.sqrt(float(np.max(np.maximum(a, b))) + 1.0)) + 200
-    for m in range(1, limit):
-        m2 = 2 * m
-        aa = m * (b - m) * x / ((qam + m2) * (a + m2))
-        d = 1.0 + aa * d
-        d = np.where(np.abs(d) < tiny, tiny, d)
-        c = 1.0 + aa / c
-        c = np.where(np.abs(c) < tiny, tiny, c)
-        d = 1.0 / d
-        h = h * d * c
-        aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))
-        d = 1.0 + aa * d
-        d = np.where(np.abs(d) < tiny, tiny, d)
-        c = 1.0 + aa / c
-        c = np.where(np.abs(c) < tiny, tiny, c)
-        d = 1.0 / d
-        delta = d * c
-        h = h * delta
-        if np.all(np.abs(delta - 1.0) < eps):
-            break
-    return h
-
-
-#: Coefficients of Stirling's series ``ln Γ(x) = (x − ½) ln x − x + ½ ln 2π + Σ c_k / x^(2k−1)``
-#: (B_2k / (2k (2k − 1)), k = 1 … 8): at x ≥ 10 the first omitted term is below 2e-18.
-_STIRLING = (1 / 12, -1 / 360, 1 / 1260, -1 / 1680, 1 / 1188, -691 / 360360, 1 / 156, -3617 / 122400)
-
-
-def _stirling_rest(x: np.ndarray) -> np.ndarray:
-    """``ln Γ(x) − ((x − ½) ln x − x + ½ ln 2π)`` for x ≥ 10 (R's ``lgammacor``), to machine precision."""
-    r = 1.0 / (x * x)
-    acc = np.zeros_like(x)
-    for c in reversed(_STIRLING):
-        acc = acc * r + c
-    return acc / x
-
-
-def _log1pmx(u: np.ndarray) -> np.ndarray:
-    """``ln(1 + u) − u`` for u > −1, without the cancellation of the two terms when |u| is small
-    (the series ``Σ_{k≥2} (−u)^k (−1)/k`` below |u| = 0.1, 17 terms: to machine precision)."""
-    out = np.log1p(u) - u
-    small = np.abs(u) < 0.1
-    if small.any():
-        v = u[small]
-        acc = np.zeros_like(v)
-        for k in range(18, 1, -1):  # Horner in u: −u²/2 + u³/3 − u⁴/4 + …
-            acc = acc * (-v) + (-1.0 / k)
-        out[small] = acc * v * v
-    return out
-
-
-def _log_power_term(a: np.ndarray, b: np.ndarray, lx: np.ndarray, ly: np.ndarray, e: np.ndarray) -> np.ndarray:
-    """``ln(x^a y^b / B(a, b))`` elementwise, y = 1 − x, from ``lx = ln x``, ``ly = ln y`` and
-    ``e = x − a/(a + b)``, each computed from whichever of x, y is given exactly (1 − x rounds
-    away the digits of a small x: at x = 2.5e-6 the Jeffreys interval's end moved by 3e-11).
-    Accurate for large a and b.
-
-    With ``math.lgamma`` the terms ``ln Γ(a + b)``, ``ln Γ(b)`` of an N = 10⁷ book are about
-    1.5·10⁸ and their difference keeps only ~8 digits (a Jeffreys or binomial p-value off by
-    4e-8 relative, 3e-9 at N = 10⁶). As R's ``pbeta`` (TOMS 708 ``brcomp``) and ``lbeta`` do:
-    both a, b ≥ 10: Stirling's formula with its remainder, centred on the mean x0 = a/(a + b),
-    ``½ ln(ab / (2π(a + b))) + Δrest + a·(ln(x/x0) − (x/x0 − 1)) + b·(ln(y/y0) − (y/y0 − 1))``
-    (the first-order terms cancel exactly); only the larger ≥ 10: R's ``lbeta`` for
-    ``ln Γ(b) − ln Γ(a + b)``; both small: ``math.lgamma``.
-    """
-    out = np.empty_like(lx)
-    lo, hi = np.minimum(a, b), np.maximum(a, b)
-    both, one = lo >= 10.0, (lo < 10.0) & (hi >= 10.0)
-    plain = ~(both | one)
-    if plain.any():
-        aa, bb = a[plain], b[plain]
-        out[plain] = _lgamma(aa + bb) - _lgamma(aa) - _lgamma(bb) + aa * lx[plain] + bb * ly[plain]
-    if one.any():
-        p, q = lo[one], hi[one]
-        lbeta = (_lgamma(p) + _stirling_rest(q) - _stirling_rest(p + q) + p - p * np.log(p + q)
-                 + (q - 0.5) * np.log1p(-p / (p + q)))
-        out[one] = a[one] * lx[one] + b[one] * ly[one] - lbeta
-    if both.any():
-        aa, bb, ee = a[both], b[both], e[both]
-        s = aa + bb
-        rest = _stirling_rest(s) - _stirling_rest(aa) - _stirling_rest(bb)
-        u, v = ee * s / aa, -ee * s / bb  # x/x0 = 1 + u, y/y0 = 1 + v
-        # far from the mean ln(x/x0) from ln x itself (1 + u would round away a tiny x/x0)
-        tu = np.where(np.abs(u) < 0.5, _log1pmx(u), lx[both] - np.log(aa / s) - u)
-        tv = np.where(np.abs(v) < 0.5, _log1pmx(v), ly[both] - np.log(bb / s) - v)
-        out[both] = 0.5 * np.log(aa * bb / (2.0 * math.pi * s)) + rest + aa * tu + bb * tv
-    return out
-
-
-def beta_cdf(x: np.ndarray | float, a: np.ndarray | float, b: np.ndarray | float) -> np.ndarray:
-    """Regularised incomplete beta ``I_x(a, b)``, the Beta(a, b) CDF at x (a, b > 0), elementwise.
-
-    Uses the continued fraction on the side of the mean where it converges (x below
-    ``(a + 1)/(a + b + 2)``) and the symmetry ``I_x(a, b) = 1 − I_{1−x}(b, a)`` otherwise, so a
-    small lower tail is computed directly (no cancellation).
-    """
-    x, a, b = (np.asarray(v, dtype=float) for v in np.broadcast_arrays(x, a, b))
-    out = np.where(x <= 0.0, 0.0, 1.0)
-    inner = (x > 0.0) & (x < 1.0)
-    if not inner.any():
-        return out
-    xi, ai, bi = x[inner], a[inner], b[inner]
-    swap = xi > (ai + 1.0) / (ai + bi + 2.0)
-    aa, bb, xx = np.where(swap, bi, ai), np.where(swap, ai, bi), np.where(swap, 1.0 - xi, xi)
-    lxi, lyi, ei = np.log(xi), np.log1p(-xi), xi - ai / (ai + bi)  # from xi itself, never from 1 − xi
-    lx, ly, e = np.where(swap, lyi, lxi), np.where(swap, lxi, lyi), np.where(swap, -ei, ei)
-    res = np.exp(_log_power_term(aa, bb, lx, ly, e)) * _betacf(aa, bb, xx) / aa
-    out[inner] = np.clip(np.where(swap, 1.0 - res, res), 0.0, 1.0)
-    return out
-
-
-def beta_ppf(q: np.ndarray | float, a: np.ndarray | float, b: np.ndarray | float) -> np.ndarray:
-    """Quantile of Beta(a, b) by bisection on :func:`beta_cdf` (100 halvings: to machine precision)."""
-    q, a, b = (np.asarray(v, dtype=float) for v in np.broadcast_arrays(q, a, b))
-    lo, hi = np.zeros_like(q), np.ones_like(q)
-    for _ in range(100):  # halvings of the interval, vectorised over the elements
-        mid = 0.5 * (lo + hi)
-        below = beta_cdf(mid, a, b) < q
-        lo, hi = np.where(below, mid, lo), np.where(below, hi, mid)
-    return 0.5 * (lo + hi)
-
-
-def binomial_sf(d: np.ndarray | int, n: np.ndarray | int, p: np.ndarray | float) -> np.ndarray:
-    """``P(X ≥ d)`` for ``X ~ Bin(n, p)``: 1 for d ≤ 0, else ``I_p(d, n − d + 1)`` (exact)."""
-    d, n, p = (np.asarray(v, dtype=float) for v in np.broadcast_arrays(d, n, p))
-    out = np.ones_like(p)
-    pos = d > 0
-    if pos.any():
-        out[pos] = beta_cdf(p[pos], d[pos], n[pos] - d[pos] + 1.0)
-    return out
+GradedBy = Literal["pd", "score", "column"]
+_ORDER: dict[Light, int] = {"green": 0, "amber": 1, "red": 2}
 
 
 def jeffreys_p(d: np.ndarray | int, n: np.ndarray | int, pd: np.ndarray | float) -> np.ndarray:
     """ECB (2019) Jeffreys test p-value: ``F_Beta(D + ½, N − D + ½)(PD)``."""
-    d, n, pd = (np.asarray(v, dtype=float) for v in np.broadcast_arrays(d, n, pd))
-    return beta_cdf(pd, d + 0.5, n - d + 0.5)
-
-
-def _gamma_q(a: float, x: float) -> float:
-    """Regularised upper incomplete gamma ``Q(a, x)`` (series below a + 1, continued fraction
-    above; Numerical Recipes 3rd ed. 6.2)."""
-    if x <= 0.0:
-        return 1.0
-    gln = math.lgamma(a)
-    if x < a + 1.0:
-        ap, s, term = a, 1.0 / a, 1.0 / a
-        for _ in range(100_000):
-            ap += 1.0
-            term *= x / ap
-            s += term
-            if abs(term) < abs(s) * 1e-16:
-                break
-        return max(0.0, 1.0 - s * math.exp(-x + a * math.log(x) - gln))
-    tiny = 1e-300
-    b = x + 1.0 - a
-    c, d = 1.0 / tiny, 1.0 / b
-    h = d
-    for i in range(1, 100_000):
-        an = -i * (i - a)
-        b += 2.0
-        d = an * d + b
-        d = tiny if abs(d) < tiny else d
-        c = b + an / c
-        c = tiny if abs(c) < tiny else c
-        d = 1.0 / d
-        delta = d * c
-        h *= delta
-        if abs(delta - 1.0) < 1e-16:
-            break
-    return math.exp(-x + a * math.log(x) - gln) * h
-
-
-def chi2_sf(x: float, df: int) -> float:
-    """``P(χ²_df ≥ x) = Q(df/2, x/2)``."""
-    return _gamma_q(0.5 * df, 0.5 * x)
+    ds, ns, pds = (np.asarray(v, dtype=float) for v in np.broadcast_arrays(d, n, pd))
+    return beta_cdf(pds, ds + 0.5, ns - ds + 0.5)
 
 
 # --------------------------------------------------------------------------------------
@@ -405,8 +206,10 @@ def _psi_light(v: float, s: CreditSettings) -> Light:
 
 
 def _worst(lights: list[Light | None]) -> Light | None:
-    known = [x for x in lights if x is not None]
-    return max(known, key=_ORDER.__getitem__) if known else None
+    known: list[Light] = [x for x in lights if x is not None]
+    if not known:
+        return None
+    return max(known, key=_ORDER.__getitem__)
 
 
 def _f(v: float) -> float | None:
@@ -663,7 +466,7 @@ def concentration_test(cv_initial: float | None, cv_current: float | None, k: in
     return stat, float(norm_sf(stat)), None
 
 
-def ks_statistic(score: np.ndarray, y: np.ndarray, direction: str = "higher",
+def ks_statistic(score: np.ndarray, y: np.ndarray, direction: Direction = "higher",
                  count: np.ndarray | None = None) -> float | None:
     """max |TPR − FPR| over the cuts between distinct scores (the two-sample KS of the classes);
     ``count``: rows repeated that many times."""
@@ -682,7 +485,7 @@ def ks_statistic(score: np.ndarray, y: np.ndarray, direction: str = "higher",
     return float(np.max(np.abs(tp - fp)))
 
 
-def auc_interval(score: np.ndarray, y: np.ndarray, direction: str, level: float,
+def auc_interval(score: np.ndarray, y: np.ndarray, direction: Direction, level: float,
                  count: np.ndarray | None = None) -> tuple[float, float, float, float] | None:
     """(AUC, lo, hi, se) with DeLong's variance; None without two rows of each class. The interval is
     the models' (:func:`~reportgen.engine.proportions.delong_auc_bounds`: normal, or on the logit
@@ -717,7 +520,7 @@ def auc_interval(score: np.ndarray, y: np.ndarray, direction: str, level: float,
     return auc, lo, hi, math.sqrt(max(var, 0.0))
 
 
-def bamber_auc_variance(score: np.ndarray, y: np.ndarray, direction: str,
+def bamber_auc_variance(score: np.ndarray, y: np.ndarray, direction: Direction,
                         count: np.ndarray | None = None) -> tuple[float, float] | None:
     """(AUC, variance) with Bamber's (1975) unbiased variance of the Mann–Whitney AUC, the
     estimator Engelmann, Hayden & Tasche (2003, *Risk* 16(1):82, "Testing rating accuracy") and
@@ -757,7 +560,7 @@ def bamber_auc_variance(score: np.ndarray, y: np.ndarray, direction: str,
     return auc, var
 
 
-def accuracy_ratio_interval(score: np.ndarray, y: np.ndarray, direction: str, level: float,
+def accuracy_ratio_interval(score: np.ndarray, y: np.ndarray, direction: Direction, level: float,
                             count: np.ndarray | None = None) -> tuple[float, float, float, float] | None:
     """(AR, lo, hi, se) of the accuracy ratio AR = 2U − 1 with Bamber's variance
     (:func:`bamber_auc_variance`): Engelmann, Hayden & Tasche's (2003) normal interval
@@ -767,12 +570,12 @@ def accuracy_ratio_interval(score: np.ndarray, y: np.ndarray, direction: str, le
     if got is None:
         return None
     auc, var = got
-    half = norm_ppf(0.5 + level / 2.0) * math.sqrt(max(var, 0.0))
+    half = float(norm_ppf(0.5 + level / 2.0)) * math.sqrt(max(var, 0.0))
     ar = 2.0 * auc - 1.0
     return ar, max(-1.0, 2.0 * (auc - half) - 1.0), min(1.0, 2.0 * (auc + half) - 1.0), 2.0 * math.sqrt(max(var, 0.0))
 
 
-def cap_curve(score: np.ndarray, y: np.ndarray, direction: str, count: np.ndarray | None = None) -> CurveData:
+def cap_curve(score: np.ndarray, y: np.ndarray, direction: Direction, count: np.ndarray | None = None) -> CurveData:
     """CAP: x = share of rows taken riskiest first, y = share of defaults captured, at each
     distinct score (decimated to about a thousand points; ties taken together); ``count``: rows
     repeated that many times."""
@@ -814,7 +617,7 @@ def _test(stat: float | None, p: float | None, s: CreditSettings, df: int | None
                       df=df, reason=reason if p is None else None)
 
 
-def _groups(keys: np.ndarray, y: np.ndarray, score: np.ndarray, pd: np.ndarray | None, direction: str,
+def _groups(keys: np.ndarray, y: np.ndarray, score: np.ndarray, pd: np.ndarray | None, direction: Direction,
             s: CreditSettings, count: np.ndarray | None = None) -> list[CreditGroup]:
     """Headline numbers per key (rows, defaults, DR, mean PD, AUC/Gini with DeLong CI, KS);
     ``count``: rows repeated that many times."""
@@ -844,8 +647,8 @@ def _groups(keys: np.ndarray, y: np.ndarray, score: np.ndarray, pd: np.ndarray |
     return out
 
 
-def _grades(cur: CreditSample, ref: CreditSample | None, grading: Grading, direction: str
-            ) -> tuple[np.ndarray, np.ndarray | None, list[str], np.ndarray | None, str]:
+def _grades(cur: CreditSample, ref: CreditSample | None, grading: Grading, direction: Direction
+            ) -> tuple[np.ndarray, np.ndarray | None, list[str], np.ndarray | None, GradedBy]:
     """Grade indices of the current and reference rows, labels, edges (or None), graded_by.
 
     Grades always run from the lowest to the highest PD: edges on a PD, quantiles of the PD
@@ -856,19 +659,20 @@ def _grades(cur: CreditSample, ref: CreditSample | None, grading: Grading, direc
         assert cur.grade is not None
         ref_grade = None if ref is None else ref.grade
         if grading.order:
-            labels = np.array(grading.order, dtype=str)
+            scale = np.array(grading.order, dtype=str)
         else:
-            labels = _label_order(cur.grade if ref_grade is None else np.r_[cur.grade, ref_grade])
-        sorter = np.argsort(labels)
+            scale = _label_order(cur.grade if ref_grade is None else np.r_[cur.grade, ref_grade])
+        sorter = np.argsort(scale)
 
         def code(values: np.ndarray) -> np.ndarray:
             v = values.astype(str)
-            at = np.minimum(np.searchsorted(labels, v, sorter=sorter), len(labels) - 1)
-            found = labels[sorter[at]] == v
+            at = np.minimum(np.searchsorted(scale, v, sorter=sorter), len(scale) - 1)
+            found = scale[sorter[at]] == v
             if not found.all():  # the readers refuse such a row first, naming file, column and row
                 raise ValueError(f"grade {str(v[~found][0])!r} is not in the rating scale (credit.grades.order)")
             return sorter[at]
-        return code(cur.grade), None if ref_grade is None else code(ref_grade), labels.tolist(), None, "column"
+        return code(cur.grade), None if ref_grade is None else code(ref_grade), scale.tolist(), None, "column"
+    by: GradedBy
     if cur.pd is not None:
         cv, rv, by = cur.pd, None if ref is None or ref.pd is None else ref.pd, "pd"
     else:
@@ -877,7 +681,7 @@ def _grades(cur: CreditSample, ref: CreditSample | None, grading: Grading, direc
     if grading.kind == "edges":
         edges = np.asarray(grading.edges, dtype=float) + 0.0
     else:
-        edges = (_quantile_edges(rv, grading.quantiles, ref.count) if rv is not None
+        edges = (_quantile_edges(rv, grading.quantiles, ref.count) if rv is not None and ref is not None
                  else _quantile_edges(cv, grading.quantiles, cur.count))
     if by == "pd" or edges.size == 0:
         labels = _edge_labels(edges, True)
@@ -931,13 +735,15 @@ def migration_stability(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     c = np.asarray(counts, dtype=float)
     k = c.shape[0]
     rows = c.sum(axis=1, keepdims=True)
-    p = np.divide(c, rows, out=np.zeros_like(c), where=rows > 0)
-    i, j = np.arange(k)[:, None], np.arange(k)[None, :]
-    left = np.c_[np.zeros((k, 1)), p[:, :-1]]  # p[i, j-1]
-    right = np.c_[p[:, 1:], np.zeros((k, 1))]  # p[i, j+1]
+    p = np.zeros_like(c)
+    np.divide(c, rows, out=p, where=rows > 0)
+    i: np.ndarray = np.arange(k)[:, None]
+    j: np.ndarray = np.arange(k)[None, :]
+    left: np.ndarray = np.c_[np.zeros((k, 1)), p[:, :-1]]  # p[i, j-1]
+    right: np.ndarray = np.c_[p[:, 1:], np.zeros((k, 1))]  # p[i, j+1]
     near = np.where(j > i, left, right)
-    var = np.divide(p * (1 - p) + near * (1 - near) + 2 * p * near, rows,
-                    out=np.zeros_like(c), where=rows > 0)
+    var = np.zeros_like(c)
+    np.divide(p * (1 - p) + near * (1 - near) + 2 * p * near, rows, out=var, where=rows > 0)
     ok = (i != j) & (rows > 0) & (var > 0)
     z = np.full((k, k), np.nan)
     z[ok] = (near[ok] - p[ok]) / np.sqrt(var[ok])
@@ -991,7 +797,7 @@ def _calibration(y: np.ndarray, p: np.ndarray, grades: list[CreditGrade], n: np.
     N, D = int(round(_wsum(np.ones(len(y)), count))), int(round(_wsum(y, count)))
     sum_pd = _wsum(p, count)
     mean_pd = sum_pd / N
-    z = norm_ppf(0.5 + s.level / 2.0)
+    z = float(norm_ppf(0.5 + s.level / 2.0))
     hl, g, hl_reason = hosmer_lemeshow(n.astype(float), d.astype(float), mpd)
     sp, sp_reason = spiegelhalter(y.astype(float), p, count)
     var = _wsum(p * (1 - p), count)
@@ -1004,16 +810,16 @@ def _calibration(y: np.ndarray, p: np.ndarray, grades: list[CreditGrade], n: np.
         if est is None or est[1] == 0.0:  # no maximum: no default, or no non-default (separation)
             return _test(None, None, s, reason="zero_variance" if est is not None else unfit), None
         zz = (est[0] - null) / est[1]
-        return _test(zz, float(2 * norm_sf(abs(zz))), s), [est[0] - z * est[1], est[0] + z * est[1]]
+        return _test(zz, float(norm_two_sided_p(zz)), s), [est[0] - z * est[1], est[0] + z * est[1]]
 
     slope_test, slope_ci = wald(slope, 1.0, "zero_variance" if one_pd else "no_maximum")
     int_test, int_ci = wald(intercept, 0.0, "no_maximum")
     tests: dict[str, CreditTest] = {
         "jeffreys": _test(None, float(jeffreys_p(D, N, mean_pd)), s),
         "binomial": _test(D - N * mean_pd, float(binomial_sf(D, N, mean_pd)), s),
-        "hosmer_lemeshow": _test(hl, None if hl is None else chi2_sf(hl, g), s, df=g, reason=hl_reason),
-        "spiegelhalter": _test(sp, None if sp is None else float(2 * norm_sf(abs(sp))), s, reason=sp_reason),
-        "in_the_large": _test(citl, None if citl is None else float(2 * norm_sf(abs(citl))), s, reason="zero_variance"),
+        "hosmer_lemeshow": _test(hl, None if hl is None else float(chi2_sf(hl, g)), s, df=g, reason=hl_reason),
+        "spiegelhalter": _test(sp, None if sp is None else float(norm_two_sided_p(sp)), s, reason=sp_reason),
+        "in_the_large": _test(citl, None if citl is None else float(norm_two_sided_p(citl)), s, reason="zero_variance"),
     }
     tests["slope"], tests["intercept"] = slope_test, int_test
     failures = [k for k, t in tests.items() if t.light == "red"]
@@ -1027,7 +833,7 @@ def _calibration(y: np.ndarray, p: np.ndarray, grades: list[CreditGrade], n: np.
         slope=None if slope is None else slope[0], slope_ci=slope_ci, slope_test=slope_test,
         intercept=None if intercept is None else intercept[0], intercept_ci=int_ci, intercept_test=int_test,
         light=light, failures=failures,
-        hosmer_lemeshow_g2=_test(hl, None if hl is None or g < 3 else chi2_sf(hl, g - 2), s, df=max(g - 2, 0),
+        hosmer_lemeshow_g2=_test(hl, None if hl is None or g < 3 else float(chi2_sf(hl, g - 2)), s, df=max(g - 2, 0),
                                  reason=hl_reason or "too_few_grades"),
     )
 
@@ -1067,7 +873,7 @@ def merged_rows(sample: CreditSample) -> CreditSample:
     n = keys[0].shape[0]
     count = np.ones(n, dtype=np.int64) if count is None else count
     if n == 0:
-        return CreditSample(**cols, count=count)
+        return _sample_of(cols, count)
     order = np.lexsort(keys[::-1])  # the first key (default) varies slowest
     new = np.zeros(n, dtype=bool)
     new[0] = True
@@ -1077,10 +883,18 @@ def merged_rows(sample: CreditSample) -> CreditSample:
     starts = np.flatnonzero(new)
     first = order[starts]
     merged = {name: None if v is None else v[first] for name, v in cols.items()}
-    return CreditSample(**merged, count=np.add.reduceat(count[order], starts))
+    return _sample_of(merged, np.add.reduceat(count[order], starts))
 
 
-def credit_model(name: str, cur: CreditSample, ref: CreditSample | None, direction: str, grading: Grading,
+def _sample_of(cols: dict[str, np.ndarray | None], count: np.ndarray) -> CreditSample:
+    """The sample of :func:`merged_rows`' columns (ids not kept) with its counts."""
+    y, score = cols["y"], cols["score"]
+    assert y is not None and score is not None
+    return CreditSample(y=y, score=score, pd=cols["pd"], grade=cols["grade"], dates=cols["dates"],
+                        segment=cols["segment"], count=count)
+
+
+def credit_model(name: str, cur: CreditSample, ref: CreditSample | None, direction: Direction, grading: Grading,
                  s: CreditSettings, initial_auc: float | None = None,
                  pd_source: Literal["pd_column", "score", "none"] = "pd_column") -> CreditModel:
     """The whole battery for one model: grades, calibration, AUC history, CAP, stability, groups.
@@ -1105,25 +919,29 @@ def credit_model(name: str, cur: CreditSample, ref: CreditSample | None, directi
     filled = np.flatnonzero(n > 0)
     viol = np.zeros(k, dtype=bool)
     viol[filled[1:]] = dr[filled[1:]] < dr[filled[:-1]]
-    jp = jeffreys_p(d, n, mpd) if has_pd else None
-    bp = binomial_sf(d, n, mpd) if has_pd else None
+    jp = None if mpd is None else jeffreys_p(d, n, mpd)
+    bp = None if mpd is None else binomial_sf(d, n, mpd)
     tail = (1.0 - s.level) / 2.0
     ivl = np.stack([beta_ppf(tail, d + 0.5, n - d + 0.5), beta_ppf(1.0 - tail, d + 0.5, n - d + 0.5)], axis=1)
     ivl[d == 0, 0], ivl[d == n, 1] = 0.0, 1.0  # Brown, Cai & DasGupta (2001): [0, U] at D = 0, [L, 1] at D = N
     bounds = [None, *(edges.tolist() if edges is not None and by == "pd" else [None] * (k - 1)), None]
     grades = []
     for g in range(k):  # one entry per grade
-        defined = has_pd and n[g] > 0
+        mean_pd = jeff = binom = None
+        if mpd is not None and jp is not None and bp is not None and n[g] > 0:
+            mean_pd = float(mpd[g])
+            jeff = _test(None, float(jp[g]), s)
+            binom = _test(float(d[g] - n[g] * mpd[g]), float(bp[g]), s)
         grades.append(CreditGrade(
             grade=labels[g], lower=bounds[g], upper=bounds[g + 1], n=int(n[g]), defaults=int(d[g]),
             default_rate=None if n[g] == 0 else float(dr[g]),
-            mean_pd=float(mpd[g]) if defined else None, share=float(n[g] / N), monotonic_violation=bool(viol[g]),
-            jeffreys=_test(None, float(jp[g]), s) if defined else None,
-            binomial=_test(float(d[g] - n[g] * mpd[g]), float(bp[g]), s) if defined else None,
+            mean_pd=mean_pd, share=float(n[g] / N), monotonic_violation=bool(viol[g]),
+            jeffreys=jeff,
+            binomial=binom,
             few_defaults=bool(d[g] < s.min_defaults),
             dr_interval=ivl[g].tolist() if n[g] > 0 else None,
         ))
-    calibration = _calibration(y, cur.pd, grades, n, d, mpd, s, cnt) if has_pd else None
+    calibration = None if cur.pd is None or mpd is None else _calibration(y, cur.pd, grades, n, d, mpd, s, cnt)
     if not has_pd:
         caps["calibration"] = "no_pd"
 
@@ -1132,6 +950,7 @@ def credit_model(name: str, cur: CreditSample, ref: CreditSample | None, directi
     ref_iv = None if ref is None else auc_interval(ref.score, np.asarray(ref.y, dtype=bool), direction, s.level, ref.count)
     ref_auc = None if ref_iv is None else ref_iv[0]
     history = None
+    source: Literal["config", "reference"]
     init, source = (initial_auc, "config") if initial_auc is not None else (ref_auc, "reference")
     if iv is not None and init is not None:
         auc, se = iv[0], iv[3]
@@ -1148,6 +967,7 @@ def credit_model(name: str, cur: CreditSample, ref: CreditSample | None, directi
         caps["stability"] = "no_reference"
     else:
         rc1 = _ones(ref)
+        basis: Literal["grades", "score_deciles"]
         if rc is not None:
             basis, ccount, blabels = "grades", n, labels
             rcount = np.rint(np.bincount(rc, weights=rc1, minlength=k)).astype(np.int64)
@@ -1178,6 +998,7 @@ def credit_model(name: str, cur: CreditSample, ref: CreditSample | None, directi
         if rc is not None and rows_cur.ids is not None and rows_ref is not None and rows_ref.ids is not None:
             fixed = grading if edges is None else Grading("edges", edges=tuple(float(e) for e in edges))
             mc, mr, *_ = _grades(rows_cur, rows_ref, fixed, direction)  # the rows' grades, at the same edges
+            assert mr is not None  # the reference is graded (rc), so are its rows
             migration = _migration(rows_cur, rows_ref, mc, mr, labels, s)
         else:
             caps["migration"] = "no_ids" if rc is not None else "no_reference_grades"
@@ -1190,15 +1011,15 @@ def credit_model(name: str, cur: CreditSample, ref: CreditSample | None, directi
     segments = [] if cur.segment is None else _groups(cur.segment.astype(str), y, cur.score, cur.pd, direction, s, cnt)
 
     failures = list(calibration.failures) if calibration else []
-    if history is not None and history.test.light == "red":
+    if history is not None and history.test is not None and history.test.light == "red":
         failures.append("auc_history")
     if stability is not None and stability.psi.light == "red":
         failures.append("psi")
-    if stability is not None and stability.concentration_test.light == "red":
+    if stability is not None and stability.concentration_test is not None and stability.concentration_test.light == "red":
         failures.append("herfindahl")
     light = _worst([calibration.light if calibration else None, history.test.light if history else None,
                     stability.psi.light if stability else None,
-                    stability.concentration_test.light if stability else None])
+                    stability.concentration_test.light if stability and stability.concentration_test else None])
     return CreditModel(
         model=name, grading=grading.kind, graded_by=by, pd_source=pd_source if has_pd else "none", n=N,
         defaults=int(round(_wsum(y, cnt))), grades=grades, monotonic=not bool(viol.any()), calibration=calibration,

@@ -184,6 +184,12 @@ class Draws:
         ks: the reshaped bootstrap-t of the model's KS on the same resamples
             (:func:`ks_interval`), or None (pairs; a class without rows; weighted models).
         weighted: drawn on a weighted model's cells (:func:`weighted_model_bootstrap`).
+        pooled: drawn on pooled weight cells (:func:`pool_cells`): weight sums from their moments.
+        paired: differences of two models drawn on their joint cells (:func:`pair_bootstrap`,
+            :func:`weighted_joint_bootstrap`).
+
+    (paired, weighted, pooled, binned) is the record of what was resampled; :attr:`method`
+    is its ``ci_method`` (:data:`_METHODS`).
     """
 
     samples: np.ndarray
@@ -191,23 +197,20 @@ class Draws:
     binned: bool
     ks: MaxDraws | None = None
     weighted: bool = False
-    #: drawn on pooled weight cells (:func:`pool_cells`): weight sums from their moments
     pooled: bool = False
+    paired: bool = False
 
     @property
     def method(self) -> str:
-        if self.pooled:
-            return WEIGHTED_POOLED_BINNED_BOOTSTRAP if self.binned else WEIGHTED_POOLED_BOOTSTRAP
-        if self.weighted:
-            return WEIGHTED_BINNED_BOOTSTRAP if self.binned else WEIGHTED_BOOTSTRAP
-        return BINNED_BOOTSTRAP if self.binned else TABLE_BOOTSTRAP
+        """The ``ci_method`` of intervals from these replicates: what was resampled."""
+        return _METHODS[(self.paired, self.weighted or self.pooled, self.pooled, self.binned)]
 
 
 def metric_vector(bm: B.BinaryMetrics) -> np.ndarray:
     """Shape (METRICS,): a model's metrics in :data:`~reportgen.engine.binary.METRICS` order (NaN
     where undefined), what the bootstrap's binning error is measured against."""
     values = bm.as_dict()
-    return np.array([np.nan if values.get(k) is None else float(values[k]) for k in B.METRICS])
+    return np.array([np.nan if (v := values.get(k)) is None else float(v) for k in B.METRICS])
 
 
 def _exact(table: ScoreTable, threshold: float, beta: float, costs: B.Costs, probabilities: bool | None) -> np.ndarray:
@@ -546,7 +549,7 @@ class PairTableAccumulator:
         """One chunk's counts per pair, not yet added (safe to compute in threads); ``counts``:
         each row's multiplicity (whole numbers, frequency weights), None = 1."""
         ct = self._code_type
-        yi = np.asarray(y, dtype=ct)
+        yi: np.ndarray = np.asarray(y, dtype=ct)
         bins = [np.take(lut, np.asarray(r)) for lut, r in zip(self._narrow, rows)]
         out = []
         for a, b in self.pairs:
@@ -600,9 +603,10 @@ def pair_bootstrap(joint: np.ndarray, lut_a: np.ndarray, lut_b: np.ndarray,
     shift = np.zeros(len(B.METRICS))
     if binned:
         if exact is None:
-            exact = tuple(_exact(t, thr, beta, costs, prob) for t, thr, prob in zip(tables, thresholds, probabilities))
+            e0, e1 = (_exact(t, thr, beta, costs, prob) for t, thr, prob in zip(tables, thresholds, probabilities))
+            exact = (e0, e1)
         shift = np.nan_to_num(exact[0] - exact[1] - (_at(kernels[0], counts, beta, costs) - _at(kernels[1], counts, beta, costs)))
-    return Draws(da - db, shift, binned)
+    return Draws(da - db, shift, binned, paired=True)
 
 
 # --------------------------------------------------------------------------------------
@@ -982,11 +986,13 @@ def weight_blocks(cells: WeightCells, rng: np.random.Generator, resamples: int):
     """
     w = cells.w[0]
     spread = np.zeros(cells.n_cells, dtype=bool) if cells.var is None else cells.var > (1e-12 * w) ** 2
-    shape_per_row = np.divide(w * w, cells.var, out=np.zeros_like(w), where=spread) if spread.any() else None
-    scale = np.divide(cells.var, w, out=np.zeros_like(w), where=spread) if spread.any() else None
+    shape_per_row = scale = None
+    if cells.var is not None and spread.any():
+        shape_per_row = np.divide(w * w, cells.var, out=np.zeros_like(w), where=spread)
+        scale = np.divide(cells.var, w, out=np.zeros_like(w), where=spread)
     for b, (k,) in cell_blocks(cells.rows, cells.n_pos_cells, resamples, rng):
         drawn = k * w
-        if shape_per_row is not None:
+        if shape_per_row is not None and scale is not None:
             drawn[:, spread] = rng.gamma(k[:, spread] * shape_per_row[spread], scale[spread])
         yield b, [drawn]
 
@@ -1111,14 +1117,25 @@ def weighted_joint_bootstrap(cells: WeightCells, tables: list[ScoreTable], thres
         shifts.append(shift)
     draws = _draw(kernels, cells.rows, cells.n_pos_cells, resamples, rng, beta, costs, blocks=_blocks_of(cells)) if n else [
         np.full((resamples, len(B.METRICS)), np.nan) for _ in kernels]
-    return Draws(np.stack(draws, axis=1), np.stack(shifts), cells.luts is not None, weighted=True, pooled=pooled)
+    return Draws(np.stack(draws, axis=1), np.stack(shifts), cells.luts is not None, weighted=True, pooled=pooled,
+                 paired=True)
 
 
-def weighted_joint_method(draws: Draws | None) -> str:
-    """``ci_method`` of differences drawn by :func:`weighted_joint_bootstrap`."""
-    if draws is not None and draws.pooled:
-        return WEIGHTED_JOINT_POOLED_BINNED_BOOTSTRAP if draws.binned else WEIGHTED_JOINT_POOLED_BOOTSTRAP
-    return WEIGHTED_JOINT_BINNED_BOOTSTRAP if draws is not None and draws.binned else WEIGHTED_JOINT_BOOTSTRAP
+#: ``ci_method`` of each record of what was resampled: (paired, weighted, pooled, binned).
+_METHODS: dict[tuple[bool, bool, bool, bool], str] = {
+    (False, False, False, False): TABLE_BOOTSTRAP,
+    (False, False, False, True): BINNED_BOOTSTRAP,
+    (True, False, False, False): JOINT_BOOTSTRAP,
+    (True, False, False, True): JOINT_BINNED_BOOTSTRAP,
+    (False, True, False, False): WEIGHTED_BOOTSTRAP,
+    (False, True, False, True): WEIGHTED_BINNED_BOOTSTRAP,
+    (False, True, True, False): WEIGHTED_POOLED_BOOTSTRAP,
+    (False, True, True, True): WEIGHTED_POOLED_BINNED_BOOTSTRAP,
+    (True, True, False, False): WEIGHTED_JOINT_BOOTSTRAP,
+    (True, True, False, True): WEIGHTED_JOINT_BINNED_BOOTSTRAP,
+    (True, True, True, False): WEIGHTED_JOINT_POOLED_BOOTSTRAP,
+    (True, True, True, True): WEIGHTED_JOINT_POOLED_BINNED_BOOTSTRAP,
+}
 
 
 def shared_weights(cells: WeightCells) -> bool:
@@ -1127,7 +1144,7 @@ def shared_weights(cells: WeightCells) -> bool:
 
 
 __all__ += ["EXACT_WEIGHT_CELLS", "WEIGHTED_POOLED_BOOTSTRAP", "WEIGHTED_POOLED_BINNED_BOOTSTRAP",
-            "WEIGHTED_JOINT_POOLED_BOOTSTRAP", "WEIGHTED_JOINT_POOLED_BINNED_BOOTSTRAP", "pool_cells", "shared_weights", "weighted_joint_method",
+            "WEIGHTED_JOINT_POOLED_BOOTSTRAP", "WEIGHTED_JOINT_POOLED_BINNED_BOOTSTRAP", "pool_cells", "shared_weights",
             "weight_blocks"]
 __all__ += ["JOINT_EXACT_CELLS", "MAX_WEIGHT_CELLS", "WEIGHTED_BINNED_BOOTSTRAP", "WEIGHTED_JOINT_BINNED_BOOTSTRAP", "split_lut", "WEIGHTED_BOOTSTRAP", "WEIGHTED_JOINT_BOOTSTRAP",
             "WeightCells", "cells_confusion", "count_cells", "merge_cells", "weighted_joint_bootstrap",

@@ -267,9 +267,17 @@ class ClassRocCurve:
 # --------------------------------------------------------------------------------------
 
 
-def _plain(label: object) -> object:
-    """A numpy scalar label as the equivalent Python value (JSON-friendly)."""
-    return label.item() if isinstance(label, np.generic) else label
+#: A class label as results hold it: text, a number or a boolean (JSON scalars).
+Label = str | float | bool
+
+
+def _plain(label: object) -> Label:
+    """A numpy scalar label as the equivalent Python value (JSON-friendly); TypeError for a
+    label that is none of text, number, boolean."""
+    value = label.item() if isinstance(label, np.generic) else label
+    if not isinstance(value, (str, int, float, bool)):
+        raise TypeError(f"a class label must be text, a number or a boolean, got {value!r}")
+    return value
 
 
 def _check_index(a: object, k: int, name: str) -> np.ndarray:
@@ -413,7 +421,7 @@ def _ovr_table(scores: np.ndarray, positive: np.ndarray, weights: np.ndarray | N
     return build_table(scores, positive, weights, "higher")
 
 
-def class_roc_curve(label: object, table: ScoreTable) -> ClassRocCurve:
+def class_roc_curve(label: Label | None, table: ScoreTable) -> ClassRocCurve:
     """ROC points of a score table and the trapezoid area under them (= ties counted as half);
     ``label`` None for the micro-average."""
     P, N = table.total_pos, table.total_neg
@@ -505,8 +513,8 @@ def _ovo_macro(S: np.ndarray, class_w: np.ndarray, labs: tuple) -> tuple[float |
     left out, or the reason when none is left)."""
     k = len(labs)
     pair_scores: list[float] = []
-    first: list[object] = []
-    second: list[object] = []
+    first: list[Label] = []
+    second: list[Label] = []
     for i, j in combinations(range(k), 2):
         den = float(class_w[i]) * float(class_w[j])
         if den <= 0:
@@ -656,14 +664,14 @@ def compute_multiclass(
         raise ValueError("no rows")
     w = _check_weights(weights, n)
     p = None if proba is None else _check_proba(proba, n, k)
-    if y_pred_idx is None and p is None:
-        raise ValueError("either y_pred_idx or proba is required")
-    if y_pred_idx is None:
-        a = argmax_predictions(p)
-    else:
+    if y_pred_idx is not None:
         a = _check_index(y_pred_idx, k, "y_pred_idx")
         if a.shape[0] != n:
             raise ValueError(f"y_true_idx and y_pred_idx differ in length: {n} vs {a.shape[0]}")
+    elif p is not None:
+        a = argmax_predictions(p)
+    else:
+        raise ValueError("either y_pred_idx or proba is required")
     cost_m = None
     if costs is not None:
         cost_m = np.asarray(costs, dtype=np.float64)
@@ -731,51 +739,10 @@ def multiclass_from_counts(
         S = CT.pair_sums(tables)
         class_auc, auc_reason = _ovr_aucs(S, support, labs)
 
-    per_class: list[PerClassMetrics] = []
-    for c in range(k):
-        cls = {"class": labs[c]}
-        why: dict[str, Reason] = {}
-        if np.isnan(prec[c]):
-            why["precision"] = Reason("class_no_predicted_positives", cls)
-        if np.isnan(rec[c]):
-            why["recall"] = Reason("class_no_support", cls)
-        if np.isnan(spec[c]):
-            why["specificity"] = Reason("class_no_negatives", cls)
-        if np.isnan(f1[c]):
-            why["f1"] = why["fbeta"] = Reason("class_absent", cls)
-        if class_auc[c] is None:
-            why["roc_auc"] = auc_reason[c]  # type: ignore[assignment]
-        per_class.append(
-            PerClassMetrics(
-                label=labs[c],
-                tp=float(tp[c]),
-                fp=float(fp[c]),
-                fn=float(fn[c]),
-                tn=float(tn[c]),
-                support=float(support[c]),
-                precision=_opt(prec[c]),
-                recall=_opt(rec[c]),
-                specificity=_opt(spec[c]),
-                f1=_opt(f1[c]),
-                fbeta=_opt(fb[c]),
-                roc_auc=class_auc[c],
-                reasons=tuple(why.items()),
-            )
-        )
+    per_class = _per_class(labs, tp, fp, fn, tn, support, (prec, rec, spec, f1, fb), class_auc, auc_reason)
 
     # --- averages: undefined per-class values count as 0 (scikit-learn zero_division=0) ---
-    def zero_note(values: np.ndarray, what: str) -> Notice | None:
-        bad = [labs[c] for c in range(k) if np.isnan(values[c])]
-        return Notice("classes_counted_as_zero", {"stem": what, "classes": bad}) if bad else None
-
-    averages: dict[str, float] = {}
-    for stem, v in (("precision", prec), ("recall", rec), ("f1", f1), ("fbeta", fb)):
-        v0 = _nan0(v)
-        averages[f"{stem}_macro"] = float(v0.mean())
-        averages[f"{stem}_weighted"] = float(np.dot(support, v0) / m)
-        note = zero_note(v, stem)
-        if note:
-            notes.extend(((f"{stem}_macro", note), (f"{stem}_weighted", note)))
+    averages = _averages(labs, support, m, {"precision": prec, "recall": rec, "f1": f1, "fbeta": fb}, notes)
     tp_all, fp_all, fn_all = float(tp.sum()), float(fp.sum()), float(fn.sum())
     precision_micro = tp_all / (tp_all + fp_all)
     recall_micro = tp_all / (tp_all + fn_all)
@@ -809,15 +776,9 @@ def multiclass_from_counts(
         for key in _PROBABILITY_FIELDS:
             reasons[key] = _NO_PROBABILITIES
     else:
-        log_loss = _log_loss(tables, m, reasons, notes)
-        # defined: k >= 2 and m > 0
-        roc_micro = CT.table_auc(micro_table if micro_table is not None else CT.micro_score_table(tables))
-        roc_macro, roc_weighted = _ovr_averages(class_auc, auc_reason, support, labs, reasons, notes)
-        roc_ovo, msg = _ovo_macro(S, support, labs)
-        if isinstance(msg, Notice):
-            notes.append(("roc_auc_ovo_macro", msg))
-        elif msg is not None:
-            reasons["roc_auc_ovo_macro"] = msg
+        assert S is not None
+        log_loss, roc_micro, roc_macro, roc_weighted, roc_ovo = _probability_metrics(
+            tables, micro_table, S, m, class_auc, auc_reason, support, labs, reasons, notes)
 
     return MulticlassMetrics(
         labels=labs,
@@ -854,3 +815,78 @@ def multiclass_from_counts(
         reasons=tuple(reasons.items()),
         notes=tuple(notes),
     )
+
+
+def _per_class(labs: tuple, tp: np.ndarray, fp: np.ndarray, fn: np.ndarray, tn: np.ndarray, support: np.ndarray,
+               rates: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+               class_auc: list[float | None], auc_reason: list[Reason | None]) -> list[PerClassMetrics]:
+    """Each class's counts, (precision, recall, specificity, F1, F-beta) ``rates`` and OvR AUC,
+    with the reason of every undefined one."""
+    prec, rec, spec, f1, fb = rates
+    per_class: list[PerClassMetrics] = []
+    for c in range(len(labs)):
+        cls = {"class": labs[c]}
+        why: dict[str, Reason] = {}
+        if np.isnan(prec[c]):
+            why["precision"] = Reason("class_no_predicted_positives", cls)
+        if np.isnan(rec[c]):
+            why["recall"] = Reason("class_no_support", cls)
+        if np.isnan(spec[c]):
+            why["specificity"] = Reason("class_no_negatives", cls)
+        if np.isnan(f1[c]):
+            why["f1"] = why["fbeta"] = Reason("class_absent", cls)
+        reason = auc_reason[c]
+        if class_auc[c] is None and reason is not None:
+            why["roc_auc"] = reason
+        per_class.append(
+            PerClassMetrics(
+                label=labs[c],
+                tp=float(tp[c]),
+                fp=float(fp[c]),
+                fn=float(fn[c]),
+                tn=float(tn[c]),
+                support=float(support[c]),
+                precision=_opt(prec[c]),
+                recall=_opt(rec[c]),
+                specificity=_opt(spec[c]),
+                f1=_opt(f1[c]),
+                fbeta=_opt(fb[c]),
+                roc_auc=class_auc[c],
+                reasons=tuple(why.items()),
+            )
+        )
+    return per_class
+
+
+def _averages(labs: tuple, support: np.ndarray, m: float, per_class: dict[str, np.ndarray],
+              notes: list[tuple[str, Notice]]) -> dict[str, float]:
+    """Macro and support-weighted averages of each per-class rate (``stem`` → values); an
+    undefined class value counts as 0 (scikit-learn ``zero_division=0``), noted per average."""
+    averages: dict[str, float] = {}
+    for stem, v in per_class.items():
+        v0 = _nan0(v)
+        averages[f"{stem}_macro"] = float(v0.mean())
+        averages[f"{stem}_weighted"] = float(np.dot(support, v0) / m)
+        bad = [labs[c] for c in range(len(labs)) if np.isnan(v[c])]
+        if bad:
+            note = Notice("classes_counted_as_zero", {"stem": stem, "classes": bad})
+            notes.extend(((f"{stem}_macro", note), (f"{stem}_weighted", note)))
+    return averages
+
+
+def _probability_metrics(tables: CT.ClassTables, micro_table: ScoreTable | None, S: np.ndarray, m: float,
+                         class_auc: list[float | None], auc_reason: list[Reason | None], support: np.ndarray,
+                         labs: tuple, reasons: dict[str, Reason], notes: list[tuple[str, Notice]],
+                         ) -> tuple[float | None, float | None, float | None, float | None, float | None]:
+    """(log loss, OvR micro, macro and weighted AUC, OvO macro AUC) from the class tables; the
+    reasons and notes of the undefined or caveated ones into ``reasons`` and ``notes``."""
+    log_loss = _log_loss(tables, m, reasons, notes)
+    # defined: k >= 2 and m > 0
+    roc_micro = CT.table_auc(micro_table if micro_table is not None else CT.micro_score_table(tables))
+    roc_macro, roc_weighted = _ovr_averages(class_auc, auc_reason, support, labs, reasons, notes)
+    roc_ovo, msg = _ovo_macro(S, support, labs)
+    if isinstance(msg, Notice):
+        notes.append(("roc_auc_ovo_macro", msg))
+    elif msg is not None:
+        reasons["roc_auc_ovo_macro"] = msg
+    return log_loss, roc_micro, roc_macro, roc_weighted, roc_ovo

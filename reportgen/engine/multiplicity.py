@@ -24,13 +24,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
+from typing import Literal
 
 import numpy as np
 
 from reportgen.engine import stats
 
 #: ``Decision.adjustment`` of the policy.
-HOLM = "holm"
+HOLM: Literal["holm"] = "holm"
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,7 +52,7 @@ def bootstrap_p(samples: np.ndarray) -> PValue | None:
     v = v[np.isfinite(v)]
     if v.size < 2:
         return None
-    p = float(min(1.0, 2.0 * min(np.mean(v <= 0), np.mean(v >= 0))))
+    p = min(1.0, 2.0 * min(float(np.mean(v <= 0)), float(np.mean(v >= 0))))
     floor = 1.0 / (v.size + 1)
     return PValue(floor, True) if p <= floor else PValue(p)
 
@@ -89,7 +90,8 @@ def simultaneous_level(level: float, m: int) -> float:
     return 1.0 - alpha_of(level) / max(m, 1)
 
 
-def direction(delta: float | None, better: str, significant: bool | None) -> str:
+def direction(delta: float | None, better: str, significant: bool | None
+              ) -> Literal["better", "worse", "inconclusive"]:
     """``"better"`` / ``"worse"`` for a significant difference in the ``better`` ('higher' or
     'lower') direction or against it; ``"inconclusive"`` otherwise (no test, not significant, no
     difference)."""

@@ -6,8 +6,7 @@ width — FP = 0 of 143 negatives prints FPR [0, 0] — which reads as certainty
 ``1 − (α/2)^(1/n)`` (0.0255 for n = 143 at 95 %). Likewise DeLong's normal interval of an AUC
 near 1 is cut at 1; the logit transform keeps it inside (0, 1) without clipping.
 
-Pure numpy/math; the beta quantile is found by bisection on
-:func:`reportgen.engine.stats.betainc` (no scipy at run time).
+Pure numpy/math; the beta quantile is :func:`reportgen.engine.distributions.beta_ppf`.
 
 Sources: Clopper & Pearson (1934), *Biometrika* 26:404; Wilson (1927), *JASA* 22:209;
 Brown, Cai & DasGupta (2001), *Statistical Science* 16:101 (the comparison of both);
@@ -20,7 +19,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from reportgen.engine.stats import betainc, norm_ppf
+from reportgen.engine.distributions import beta_ppf, norm_ppf
 
 #: ``ci_method`` of an exact interval of a proportion.
 CLOPPER_PEARSON = "Clopper–Pearson (exact, boundary count)"
@@ -37,25 +36,6 @@ def _check(k: float, n: float, level: float) -> None:
         raise ValueError(f"a proportion needs 0 ≤ k ≤ n and n > 0, got k = {k}, n = {n}")
 
 
-def beta_ppf(q: float, a: float, b: float) -> float:
-    """The ``q``-quantile of Beta(a, b) (a, b > 0), by bisection on the regularised incomplete
-    beta function to 1e-15 (the CDF is monotone, so bisection cannot miss)."""
-    if q <= 0.0:
-        return 0.0
-    if q >= 1.0:
-        return 1.0
-    lo, hi = 0.0, 1.0
-    for _ in range(200):
-        mid = 0.5 * (lo + hi)
-        if betainc(a, b, mid) < q:
-            lo = mid
-        else:
-            hi = mid
-        if hi - lo <= 1e-15:
-            break
-    return 0.5 * (lo + hi)
-
-
 def clopper_pearson(k: float, n: float, level: float = 0.95) -> tuple[float, float]:
     """Exact (Clopper–Pearson) interval of a binomial proportion k / n.
 
@@ -69,14 +49,14 @@ def clopper_pearson(k: float, n: float, level: float = 0.95) -> tuple[float, flo
         return 0.0, 1.0 - a ** (1.0 / n)
     if k == n:
         return a ** (1.0 / n), 1.0
-    return beta_ppf(a, k, n - k + 1), beta_ppf(1.0 - a, k + 1, n - k)
+    return float(beta_ppf(a, k, n - k + 1)), float(beta_ppf(1.0 - a, k + 1, n - k))
 
 
 def wilson(k: float, n: float, level: float = 0.95) -> tuple[float, float]:
     """Wilson's score interval of k / n:
     ``(p̂ + z²/2n ∓ z·√(p̂(1 − p̂)/n + z²/4n²)) / (1 + z²/n)``, z = Φ⁻¹((1 + level)/2)."""
     _check(k, n, level)
-    z = norm_ppf(0.5 + level / 2.0)
+    z = float(norm_ppf(0.5 + level / 2.0))
     p = k / n
     z2n = z * z / n
     centre = p + z2n / 2.0
@@ -137,7 +117,7 @@ def logit_auc_interval(auc: float, variance: float, level: float) -> tuple[float
     """
     if not 0.0 < auc < 1.0:
         return None
-    z = norm_ppf(0.5 + level / 2.0)
+    z = float(norm_ppf(0.5 + level / 2.0))
     se = math.sqrt(max(variance, 0.0)) / (auc * (1.0 - auc))
     centre = math.log(auc / (1.0 - auc))
     return 1.0 / (1.0 + math.exp(-(centre - z * se))), 1.0 / (1.0 + math.exp(-(centre + z * se)))
@@ -148,7 +128,7 @@ def delong_auc_bounds(auc: float, variance: float, level: float) -> tuple[float,
     ``auc ∓ z·√variance`` (pROC's ``ci.auc(method = "delong")``), or, when that would leave
     [0, 1], the logit-scale interval (:func:`logit_auc_interval`) instead of one cut at the bound.
     At AUC 0 or 1 (zero variance) the normal one, which is then the point."""
-    z = norm_ppf(0.5 + level / 2.0)
+    z = float(norm_ppf(0.5 + level / 2.0))
     half = z * math.sqrt(max(variance, 0.0))
     if auc - half < 0.0 or auc + half > 1.0:
         iv = logit_auc_interval(auc, variance, level)
@@ -157,5 +137,5 @@ def delong_auc_bounds(auc: float, variance: float, level: float) -> tuple[float,
     return max(0.0, auc - half), min(1.0, auc + half), DELONG
 
 
-__all__ = ["CLOPPER_PEARSON", "DELONG", "DELONG_LOGIT", "delong_auc_bounds", "PROPORTIONS", "BoundaryInterval", "beta_ppf", "boundary_intervals",
+__all__ = ["CLOPPER_PEARSON", "DELONG", "DELONG_LOGIT", "delong_auc_bounds", "PROPORTIONS", "BoundaryInterval", "boundary_intervals",
            "clopper_pearson", "logit_auc_interval", "wilson"]

@@ -155,7 +155,7 @@ def distinct_codes(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     rows = sort_rows(scores)
     n = rows.order.shape[0]
     itype = np.int32 if n < 2**31 else np.int64
-    group = np.cumsum(rows.starts, dtype=itype)
+    group: np.ndarray = np.cumsum(rows.starts, dtype=itype)
     group -= 1
     codes = np.empty(n, dtype=itype)
     codes[rows.order] = group

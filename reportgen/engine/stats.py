@@ -1,9 +1,8 @@
 """Statistical inference for model comparison: DeLong, McNemar, Holm and the bootstrap.
 
 Pure computation: arrays in, frozen values out; no I/O, no printing, randomness only through a
-``numpy.random.Generator`` the caller passes in. Runtime dependency is numpy alone: the normal
-and Student-t distributions, the binomial tail and the chi-square(1) tail are written here with
-:func:`math.erfc`, :func:`math.lgamma` and :func:`math.comb`.
+``numpy.random.Generator`` the caller passes in. The normal, Student-t, binomial and chi-square
+distributions come from :mod:`reportgen.engine.distributions`.
 
 Contents:
 
@@ -38,6 +37,15 @@ from typing import Literal
 import numpy as np
 
 from reportgen.engine.curve import Direction, ScoreTable, reweighted
+from reportgen.engine.distributions import (
+    binom_half_cdf,
+    binom_half_pmf,
+    chi2_sf,
+    norm_ppf,
+    norm_two_sided_p,
+    t_critical,
+    t_two_sided_p,
+)
 from reportgen.engine.sorting import sort_rows
 from reportgen.results import Notice
 
@@ -48,7 +56,6 @@ __all__ = [
     "DeLongTest",
     "GiniInterval",
     "McNemarResult",
-    "betainc",
     "bootstrap_strata",
     "bootstrap_tables",
     "delong_auc_ci",
@@ -59,7 +66,6 @@ __all__ = [
     "holm",
     "mcnemar",
     "mcnemar_p_values",
-    "norm_ppf",
     "paired_bootstrap",
     "percentile_interval",
     "stratified_bootstrap_blocks",
@@ -70,207 +76,9 @@ DELONG_WEIGHTS_MESSAGE = (
     "DeLong's test is defined for unweighted rows; use the bootstrap for weighted data"
 )
 
-_SQRT2 = math.sqrt(2.0)
-
 #: Fewest rows in the smaller class for which DeLong's normal approximation is taken at face
 #: value; below it, intervals and tests carry a warning (the rule of thumb the report uses).
 SMALL_CLASS = 30
-
-
-# =============================================================================================
-# Distribution functions (numpy-free scalars)
-# =============================================================================================
-
-
-def _norm_two_sided_p(z: float) -> float:
-    """``P(|Z| >= |z|) = erfc(|z| / sqrt 2)``."""
-    return math.erfc(abs(z) / _SQRT2)
-
-
-# Acklam's rational approximation to the normal quantile (relative error 1.15e-9), polished to
-# double precision by one Halley step on erfc.
-_A = (-3.969683028665376e01, 2.209460984245205e02, -2.759285104469687e02,
-      1.383577518672690e02, -3.066479806614716e01, 2.506628277459239e00)  # fmt: skip
-_B = (-5.447609879822406e01, 1.615858368580409e02, -1.556989798598866e02,
-      6.680131188771972e01, -1.328068155288572e01)  # fmt: skip
-_C = (-7.784894002430293e-03, -3.223964580411365e-01, -2.400758277161838e00,
-      -2.549732539343734e00, 4.374664141464968e00, 2.938163982698783e00)  # fmt: skip
-_D = (7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e00,
-      3.754408661907416e00)  # fmt: skip
-
-
-def norm_ppf(p: float) -> float:
-    """Quantile of the standard normal (inverse CDF), for ``0 < p < 1``."""
-    if not 0.0 < p < 1.0:
-        raise ValueError(f"normal quantile needs 0 < p < 1, got {p}")
-    if p > 0.5:
-        # Symmetry keeps the refinement accurate in the upper tail (1 - p is exact for p >= 1/2).
-        return -norm_ppf(1.0 - p)
-    p_low = 0.02425
-    if p < p_low:
-        q = math.sqrt(-2.0 * math.log(p))
-        x = (((((_C[0] * q + _C[1]) * q + _C[2]) * q + _C[3]) * q + _C[4]) * q + _C[5]) / (
-            (((_D[0] * q + _D[1]) * q + _D[2]) * q + _D[3]) * q + 1.0
-        )
-    else:
-        q = p - 0.5
-        r = q * q
-        x = (((((_A[0] * r + _A[1]) * r + _A[2]) * r + _A[3]) * r + _A[4]) * r + _A[5]) * q / (
-            ((((_B[0] * r + _B[1]) * r + _B[2]) * r + _B[3]) * r + _B[4]) * r + 1.0
-        )
-    # Halley refinement: e = Phi(x) - p, u = e / phi(x).
-    e = 0.5 * math.erfc(-x / _SQRT2) - p
-    u = e * math.sqrt(2.0 * math.pi) * math.exp(0.5 * x * x)
-    return x - u / (1.0 + 0.5 * x * u)
-
-
-def _betacf(a: float, b: float, x: float, y: float) -> float:
-    """Continued fraction of the incomplete beta function (modified Lentz; Numerical Recipes 6.4).
-
-    ``y = 1 - x``; the first denominator ``1 - (a + b) x / (a + 1)`` is formed as
-    ``(1 - b + (a + b) y) / (a + 1)``, which keeps full precision when a is large and x near 1.
-    """
-    tiny = 1e-300
-    qab, qap, qam = a + b, a + 1.0, a - 1.0
-    c = 1.0
-    d = (1.0 - b + qab * y) / qap
-    d = 1.0 / (d if abs(d) > tiny else tiny)
-    h = d
-    for m in range(1, 10_000):
-        m2 = 2 * m
-        aa = m * (b - m) * x / ((qam + m2) * (a + m2))
-        d = 1.0 + aa * d
-        d = 1.0 / (d if abs(d) > tiny else tiny)
-        c = 1.0 + aa / c
-        c = c if abs(c) > tiny else tiny
-        h *= d * c
-        aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))
-        d = 1.0 + aa * d
-        d = 1.0 / (d if abs(d) > tiny else tiny)
-        c = 1.0 + aa / c
-        c = c if abs(c) > tiny else tiny
-        delta = d * c
-        h *= delta
-        if abs(delta - 1.0) < 1e-16:
-            break
-    return h
-
-
-def _stirling_tail(z: float) -> float:
-    """``lgamma(z) - [(z - 1/2) log z - z + log(2 pi) / 2]`` for z >= 20 (Stirling series)."""
-    z2 = z * z
-    return (1.0 / 12.0 - (1.0 / 360.0 - (1.0 / 1260.0 - 1.0 / (1680.0 * z2)) / z2) / z2) / z
-
-
-def _lgamma_plus_half_ratio(a: float) -> float:
-    """``lgamma(a + 1/2) - lgamma(a)`` without the cancellation of two large lgammas."""
-    if a < 20.0:
-        return math.lgamma(a + 0.5) - math.lgamma(a)
-    # (a) log(a + 1/2) - (a - 1/2) log a - 1/2 = a log1p(1 / (2a)) + log(a) / 2 - 1/2
-    return (
-        a * math.log1p(0.5 / a)
-        + 0.5 * math.log(a)
-        - 0.5
-        + _stirling_tail(a + 0.5)
-        - _stirling_tail(a)
-    )
-
-
-def _betainc(a: float, b: float, x: float, x_complement: float | None = None) -> float:
-    """Regularized incomplete beta function ``I_x(a, b)``.
-
-    ``x_complement`` is ``1 - x`` when the caller knows it more accurately than the subtraction.
-    """
-    if x <= 0.0:
-        return 0.0
-    if x >= 1.0:
-        return 1.0
-    y = 1.0 - x if x_complement is None else x_complement
-    if b == 0.5:  # the Student-t case, df = 2a, where a can be large
-        log_beta_inv = _lgamma_plus_half_ratio(a) - math.lgamma(0.5)
-    elif a == 0.5:
-        log_beta_inv = _lgamma_plus_half_ratio(b) - math.lgamma(0.5)
-    else:
-        log_beta_inv = math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b)
-    log_x = math.log(x) if x < 0.5 else math.log1p(-y)
-    log_y = math.log(y) if y < 0.5 else math.log1p(-x)
-    log_front = log_beta_inv + a * log_x + b * log_y
-    if x < (a + 1.0) / (a + b + 2.0):
-        return math.exp(log_front) * _betacf(a, b, x, y) / a
-    return 1.0 - math.exp(log_front) * _betacf(b, a, y, x) / b
-
-
-def betainc(a: float, b: float, x: float) -> float:
-    """Regularized incomplete beta function ``I_x(a, b)`` (public form of :func:`_betainc`;
-    the beta quantiles of exact binomial intervals, :mod:`reportgen.engine.proportions`)."""
-    return _betainc(a, b, x)
-
-
-def _t_two_sided_p(t: float, df: float) -> float:
-    """``P(|T| >= |t|)`` for Student's t with ``df`` degrees of freedom.
-
-    ``p = I_x(df/2, 1/2)`` with ``x = df / (df + t^2)`` (Abramowitz & Stegun 26.7.1, 26.5.27),
-    ``1 - x = t^2 / (df + t^2)`` passed exactly. Relative accuracy about 1e-13 up to df = 1e4,
-    1e-11 at df = 1e6 (the continued fraction loses digits as df grows), 1e-9 at df = 1e8.
-    """
-    if math.isinf(df):
-        return _norm_two_sided_p(t)
-    t2 = t * t
-    if t2 == 0.0:
-        return 1.0
-    return _betainc(0.5 * df, 0.5, df / (df + t2), t2 / (df + t2))
-
-
-def _t_ppf_upper(alpha: float, df: float) -> float:
-    """The ``t`` with ``P(|T| >= t) = alpha`` (two-sided critical value), by bisection."""
-    if math.isinf(df):
-        return norm_ppf(1.0 - alpha / 2.0)
-    lo = norm_ppf(1.0 - alpha / 2.0)  # the t quantile is never below the normal one
-    hi = max(2.0 * lo, 1.0)
-    while _t_two_sided_p(hi, df) > alpha:
-        hi *= 2.0
-    for _ in range(200):
-        mid = 0.5 * (lo + hi)
-        if _t_two_sided_p(mid, df) > alpha:
-            lo = mid
-        else:
-            hi = mid
-        if hi - lo <= 1e-15 * hi:
-            break
-    return 0.5 * (lo + hi)
-
-
-#: Up to this many discordant rows the binomial tail is summed in exact integers; beyond it the
-#: incomplete beta function gives it (relative accuracy about 1e-12) in microseconds.
-_EXACT_BINOMIAL_ROWS = 1000
-
-
-def _binom_half_cdf(k: int, n: int) -> float:
-    """``P(X <= k)`` for ``X ~ Bin(n, 1/2)``: exact integers up to :data:`_EXACT_BINOMIAL_ROWS`
-    (the binomial coefficients by their recurrence), beyond that the regularised incomplete beta
-    ``I_{1/2}(n - k, k + 1)`` (Abramowitz & Stegun 26.5.24; a continued fraction, no loop over the
-    k + 1 terms: 5,000 discordant rows took a second as a sum of ``math.comb``)."""
-    if k < 0:
-        return 0.0
-    if k >= n:
-        return 1.0
-    if n <= _EXACT_BINOMIAL_ROWS:
-        term = total = 1
-        for i in range(1, k + 1):
-            term = term * (n - i + 1) // i
-            total += term
-        return total / (1 << n)
-    return _betainc(float(n - k), float(k + 1), 0.5)
-
-
-def _binom_half_pmf(k: int, n: int) -> float:
-    """``P(X = k)`` for ``X ~ Bin(n, 1/2)``: exact integers up to :data:`_EXACT_BINOMIAL_ROWS`,
-    else in log space."""
-    if k < 0 or k > n:
-        return 0.0
-    if n <= _EXACT_BINOMIAL_ROWS:
-        return math.comb(n, k) / (1 << n)
-    return math.exp(math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1) + n * math.log(0.5))
 
 
 # =============================================================================================
@@ -370,6 +178,7 @@ def delong_components(
     n = y.shape[0]
     rows = sort_rows(s, y)
     label = rows.labels
+    assert label is not None  # sort_rows was given the labels
     first = np.flatnonzero(rows.starts)
     distinct = first.shape[0] == n
     if distinct:  # continuous scores: one row per score
@@ -392,7 +201,7 @@ def delong_components(
     del below_pos_g, below_neg_g
     if not distinct:
         itype = np.int32 if n < 2**31 else np.int64
-        group = np.cumsum(rows.starts, dtype=itype)
+        group: np.ndarray = np.cumsum(rows.starts, dtype=itype)
         group -= 1
         v10_g, v01_g = v10_g[group], v01_g[group]
         del group
@@ -533,7 +342,7 @@ def delong_auc_ci(
     auc, v10, v01, m, k = _delong_parts(scores, y, direction, weights, "scores", cache)
     var = _delong_variance(v10, v01)
     se = math.sqrt(var)
-    z = norm_ppf(0.5 + level / 2.0)
+    z = float(norm_ppf(0.5 + level / 2.0))
     notes = _small_sample(m, k, "auc_interval")
     if var == 0.0:
         notes.append(Notice("delong_zero_variance", {"auc": auc, "statistic": "auc_interval"}))
@@ -692,8 +501,8 @@ def normal_test(
         return None, 0.0, delta, delta
     se = math.sqrt(var)
     z = delta / se
-    half = norm_ppf(0.5 + level / 2.0) * se
-    return z, _norm_two_sided_p(z), delta - half, delta + half
+    half = float(norm_ppf(0.5 + level / 2.0)) * se
+    return z, float(norm_two_sided_p(z)), delta - half, delta + half
 
 
 def welch_test(
@@ -713,8 +522,8 @@ def welch_test(
     se = math.sqrt(var)
     z = delta / se
     df = var * var / (var_a * var_a / (n_a - 1) + var_b * var_b / (n_b - 1))
-    half = _t_ppf_upper(1.0 - level, df) * se
-    return z, _t_two_sided_p(z, df), delta - half, delta + half, df
+    half = float(t_critical(1.0 - level, df)) * se
+    return z, float(t_two_sided_p(z, df)), delta - half, delta + half, df
 
 
 def delong_unpaired(
@@ -847,12 +656,12 @@ def mcnemar_p_values(b: int, c: int) -> tuple[float, float, float, float]:
     if n == 0:
         return 1.0, 1.0, 1.0, 1.0
     k = min(b, c)
-    cdf = _binom_half_cdf(k, n)
-    pmf = _binom_half_pmf(k, n)
+    cdf = binom_half_cdf(k, n)
+    pmf = binom_half_pmf(k, n)
     exact = min(1.0, 2.0 * cdf)
     mid = 1.0 - 0.5 * pmf if b == c else min(1.0, 2.0 * cdf - pmf)
-    chi2 = math.erfc(math.sqrt((b - c) ** 2 / n / 2.0))
-    chi2_cc = math.erfc(math.sqrt((abs(b - c) - 1.0) ** 2 / n / 2.0))
+    chi2 = float(chi2_sf((b - c) ** 2 / n, 1))
+    chi2_cc = float(chi2_sf((abs(b - c) - 1.0) ** 2 / n, 1))
     return exact, mid, chi2, chi2_cc
 
 

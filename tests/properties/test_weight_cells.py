@@ -32,6 +32,7 @@ from reportgen.engine import binary as B
 from reportgen.engine import intervals as IV
 from reportgen.engine import resample, stats
 from reportgen.engine.curve import ScoreTable, build_table, row_groups
+from reportgen.engine.distributions import norm_ppf
 from reportgen.reduce.accumulators import CellCounter, JointCellCounter
 
 _M = {name: q for q, name in enumerate(B.METRICS)}
@@ -127,7 +128,7 @@ def _assert_quantiles_agree(mine: np.ndarray, oracle: np.ndarray, R: int) -> Non
         sd = oracle[:, k].std()
         assert mine[:, k].std() == pytest.approx(sd, rel=0.1)
         for q in (0.025, 0.5, 0.975):
-            z = stats.norm_ppf(q)
+            z = float(norm_ppf(q))
             density = np.exp(-0.5 * z * z) / np.sqrt(2 * np.pi) / sd
             tol = 4.0 * np.sqrt(2.0 * q * (1 - q) / R) / density
             assert abs(np.quantile(mine[:, k], q) - np.quantile(oracle[:, k], q)) < tol, (k, q)
@@ -516,7 +517,7 @@ def test_pooled_joint_cells_pair_the_rows(monkeypatch):
     s, s2, y, w, tables, codes, cells = _paired_sample(28, 1200, "continuous")
     R = 2000
     got = IV.weighted_joint_bootstrap(cells, tables, [0.5, 0.5], [None, None], R, np.random.default_rng(30))
-    assert got.pooled and IV.weighted_joint_method(got) == IV.WEIGHTED_JOINT_POOLED_BOOTSTRAP
+    assert got.pooled and got.method == IV.WEIGHTED_JOINT_POOLED_BOOTSTRAP
     diff = got.samples[:, 0, _M["roc_auc"]] - got.samples[:, 1, _M["roc_auc"]]
     _assert_paired_auc_spread(diff, s, s2, y, w, R, 31)
     own = IV.count_cells(codes, y, np.stack([w, w * 1.5]))

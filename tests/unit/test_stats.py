@@ -266,21 +266,6 @@ def test_bad_inputs_are_refused():
         delong_auc_ci(np.arange(4.0), y, level=95)
 
 
-# --- distribution helpers ------------------------------------------------------------------------
-
-
-def test_private_distribution_functions_match_scipy():
-    for p in [1e-300, 1e-12, 0.001, 0.02425, 0.2, 0.5, 0.8, 0.975, 1 - 1e-12]:
-        assert stats.norm_ppf(p) == pytest.approx(sps.norm.ppf(p), rel=1e-13, abs=1e-15)
-    for t, df in [(0.0, 3.0), (0.3, 1.0), (1.4, 50.2), (5.0, 2.5), (30.0, 10.0), (2.0, 5e3)]:
-        assert stats._t_two_sided_p(t, df) == pytest.approx(2 * sps.t.sf(t, df), rel=1e-12)
-    # very large df: the continued fraction keeps about ten digits (documented)
-    assert stats._t_two_sided_p(2.0, 1e6) == pytest.approx(2 * sps.t.sf(2.0, 1e6), rel=1e-9)
-    for alpha, df in [(0.05, 7.3), (0.01, 2.0), (0.2, 300.0)]:
-        ref = sps.t.ppf(1 - alpha / 2, df)
-        assert stats._t_ppf_upper(alpha, df) == pytest.approx(ref, rel=1e-12)
-
-
 # --- McNemar -------------------------------------------------------------------------------------
 
 
