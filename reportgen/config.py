@@ -992,7 +992,7 @@ def _format_loc(loc: tuple[Any, ...]) -> str:
     return out or "(top level)"
 
 
-def _explain(err: dict[str, Any]) -> tuple[str, tuple[Any, ...]]:
+def _explain(err: Mapping[str, Any]) -> tuple[str, tuple[Any, ...]]:
     # drop pydantic's union-branch names (e.g. 'CostsConfig', 'list[list[float]]') from the path
     # (a key the user wrote, such as an unknown ``Title``, is the location's last part: kept)
     loc = tuple(p for p in err["loc"][:-1] if not _is_branch(p)) + err["loc"][-1:]
@@ -1113,10 +1113,10 @@ def _one_per_union(errors: list[Any]) -> list[Any]:
     out, merged = [], set()
     for e in errors:
         k = _branch_at(e)
-        parent = None if k is None else tuple(e["loc"][:k])
-        if parent is None or len(groups[parent]) < 2:
+        if k is None or len(groups[tuple(e["loc"][:k])]) < 2:
             out.append(e)
             continue
+        parent = tuple(e["loc"][:k])
         branches = groups[parent]
         # a branch that refused the value's own type is not the one meant; one that refused only
         # the type of the items (a list of numbers where lists are expected) names the shape too
@@ -1180,7 +1180,7 @@ class _StrictSafeLoader(yaml.SafeLoader):
                 # ``<<: *defaults`` (a YAML merge key): PyYAML's own construct_mapping merges it,
                 # and a key given beside it overrides the merged one (not a duplicate)
                 continue
-            key = self.construct_object(key_node, deep=deep)  # type: ignore[no-untyped-call]
+            key = self.construct_object(key_node, deep=deep)
             try:
                 first = seen.get(key)
             except TypeError:  # an unhashable key: let PyYAML report it
@@ -1502,7 +1502,7 @@ def _problems_line(exc: ValidationError, text: str, source: str, set_keys: Seque
     """Every validation problem on one line, unknown keys first, each with its line number
     (or "(from --set)" for a key given on the command line)."""
     errors = sorted(_one_per_union(_one_per_label(exc.errors())), key=lambda e: e["type"] != "extra_forbidden")  # stable: keeps YAML order
-    shown = []
+    shown: list[tuple[int | None, str]] = []
     for err in errors[:MAX_PROBLEMS_SHOWN]:
         msg, loc = _explain(err)
         if loc and _from_set(loc, set_keys):

@@ -404,8 +404,8 @@ def materialised(cfg: Config) -> Iterator[tuple[Config, dict[str, Fetched]]]:
             yield cfg.model_copy(update={"models": models}), fetched
         except InputError as exc:  # a data problem found by a reader: name the source, not the temporary file
             msg = str(exc)
-            for path, where in shown.items():
-                msg = query_rows(msg, path, where)
+            for file, where in shown.items():
+                msg = query_rows(msg, file, where)
             raise InputError(msg) from None
 
 
