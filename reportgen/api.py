@@ -27,7 +27,8 @@ from reportgen.io import validate as V
 from reportgen.io.files import FileInfo
 from reportgen.engine.evidence import BinaryEvidence, MulticlassEvidence
 from reportgen.pipeline import analyse, load_evidence
-from reportgen.report.render import Theme, load_result
+from reportgen.report.render import Theme
+from reportgen.results_io import load_result
 from reportgen.results import ComparisonResult
 from reportgen.reduce.local import load_frames
 from reportgen.report.writer import write_outputs

@@ -47,7 +47,7 @@ from reportgen.engine.intervals import (
 from reportgen.engine.compare_multiclass import BOOTSTRAP_AUC_MAX_CELLS
 from reportgen.engine.approval import APPROVAL_COUNT_BOOTSTRAP, APPROVAL_POOLED_BOOTSTRAP, MAX_APPROVAL_MODELS
 from reportgen.engine.proportions import CLOPPER_PEARSON, DELONG_LOGIT
-from reportgen.report.formats import fmt_bounded, fmt_int, minus
+from reportgen.report.formats import fmt_bounded, fmt_int, fmt_p, minus
 from reportgen.report.labels import LABELS, credit_failure_names
 from reportgen.results import (
     ApprovalAtRate,
@@ -283,10 +283,10 @@ def mcnemar_sentence(model: str, baseline: str, t: McNemarSummary, alpha: float 
         return f"McNemar's test ({t.method}): p = {t.p_value:.3g}."
     b, c = t.model_only_right, t.baseline_only_right
     unit = "rows" if t.basis == "rows" else "weighted rows (frequency weights)"
-    p = _fmt_p(t.p_value)
+    p = fmt_p(t.p_value)
     decisive = t.p_value
     if t.p_value_holm is not None and t.p_value_holm != t.p_value:
-        p += f", Holm-adjusted {_fmt_p(t.p_value_holm)}"
+        p += f", Holm-adjusted {fmt_p(t.p_value_holm)}"
         decisive = t.p_value_holm
     who = {"model": model, "baseline": baseline}.get(t.errs_more or "neither")
     if who is None:
@@ -437,17 +437,6 @@ _NICE = {"gini": "Gini", "roc_auc": "AUC", "ks": "KS", "f1": "F1", "mcc": "MCC",
          "roc_auc_ovr_micro": "micro-averaged AUC", "cohen_kappa": "Cohen's kappa", "log_loss": "log-loss"}
 
 
-def _fmt_p(p: float | None, bound: bool = False) -> str:
-    """``p = 0.012``; a p that is only an upper bound (bootstrap floor, or Holm of one) as ``p ≤ 0.0033``."""
-    if p is None:
-        return "p n/a"
-    if bound:
-        return f"p ≤ {p:.2g}"
-    if p < 0.0001:
-        return "p < 0.0001"
-    return f"p = {p:.4f}" if p < 0.01 else f"p = {p:.3f}"
-
-
 #: How a verdict names its test (``Decision.method`` → words).
 _TEST_WORDS = {"DeLong (paired)": "DeLong's paired test", "DeLong (unpaired, Welch t)": "DeLong's unpaired test, Welch t",
                "bootstrap": "paired bootstrap"}
@@ -463,7 +452,7 @@ def verdict_of(model: str, baseline: str, d: Decision) -> str:
     name = _NICE.get(d.metric, d.metric.replace("_", " "))
     if d.delta is None:
         return f"{model}'s {name} cannot be compared with {baseline}'s (undefined on these data)."
-    p_txt = _fmt_p(d.p_value, d.p_value_is_bound)
+    p_txt = fmt_p(d.p_value, d.p_value_is_bound)
     if d.p_value_is_bound and d.p_value:
         p_txt = f"p ≤ 1/(B+1) = {d.p_value:.2g} with B = {round(1.0 / d.p_value) - 1:,} resamples"
     test = _TEST_WORDS.get(d.method, d.method)
@@ -479,7 +468,7 @@ def verdict_of(model: str, baseline: str, d: Decision) -> str:
                             f"{d.ci_simultaneous[1]:.3f})")
     holm = ""
     if several and d.p_value_adjusted is not None:
-        holm = f", Holm-adjusted over {d.family_size} comparisons {_fmt_p(d.p_value_adjusted, d.p_value_adjusted_is_bound)}"
+        holm = f", Holm-adjusted over {d.family_size} comparisons {fmt_p(d.p_value_adjusted, d.p_value_adjusted_is_bound)}"
     sig = ""
     if d.significant is not None:
         sig = {"better": " — significantly better.", "worse": " — significantly worse."}.get(d.direction,
