@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 
 import reportgen.catalog as catalog
-from reportgen.report.formats import fmt_ci, fmt_count, fmt_metric, fmt_num, fmt_p, fmt_pct, fmt_pvalue, fmt_signed
+from reportgen.report.formats import fmt_ci, fmt_count, fmt_int, fmt_metric, fmt_num, fmt_p, fmt_pct, fmt_pvalue, fmt_signed
 from reportgen.report.views.common import Models, better_mark, excludes_zero
-from reportgen.report.wording import approval_view, comparison_notes, verdict
+from reportgen.report.wording import approval_sentence, comparison_notes, verdict
 from reportgen.results import Comparison, ComparisonResult
 
 KEY_COMPARISON_METRICS = ("gini", "roc_auc", "ks", "average_precision", "f1", "mcc", "accuracy", "expected_cost", "brier")
@@ -65,6 +64,35 @@ class McnemarView:
 
 
 @dataclass(frozen=True, slots=True)
+class ApprovalSide:
+    """A model at the common approval rate: its riskiest approved score, approved rows, rate, bad rate."""
+
+    model: str
+    threshold: str
+    approval: str
+    approved: str
+    bad_rate: str
+
+
+@dataclass(frozen=True, slots=True)
+class SwapRow:
+    set: str
+    rows: str
+    bads: str
+    bad_rate: str
+
+
+@dataclass(frozen=True, slots=True)
+class ApprovalTable:
+    """The comparison at one equal approval rate: both sides, the swap sets, the sentence."""
+
+    title: str
+    sides: tuple[ApprovalSide, ...]
+    swaps: tuple[SwapRow, ...]
+    sentence: str
+
+
+@dataclass(frozen=True, slots=True)
 class ComparisonCard:
     """One challenger against the baseline."""
 
@@ -80,7 +108,7 @@ class ComparisonCard:
     delong: DelongView | None
     mcnemar: McnemarView | None
     notes: tuple[str, ...]
-    approval: tuple[Mapping[str, object], ...]
+    approval: tuple[ApprovalTable, ...]
     rer_accuracy: str
 
 
@@ -139,7 +167,7 @@ def comparison_view(result: ComparisonResult, ms: Models, forest: object | None)
                 both=fmt_count(mc.table[0][0]), model_only=fmt_count(mc.table[0][1]),
                 baseline_only=fmt_count(mc.table[1][0]), neither=fmt_count(mc.table[1][1])),
             notes=tuple(n for n in own if n not in shared),
-            approval=tuple(approval_view(c)),
+            approval=approval_tables(c),
             rer_accuracy=fmt_pct(c.relative_error_reduction, 1, signed=True),
         ))
     return ComparisonView(
@@ -208,3 +236,23 @@ def _pairwise(result: ComparisonResult, ms: Models) -> tuple[PairRow, ...]:
             p_holm=fmt_pvalue(cell.p_value_holm) if cell.p_value_holm is not None else "n/a",
         ))
     return tuple(rows)
+
+
+def approval_tables(c: Comparison) -> tuple[ApprovalTable, ...]:
+    """The comparison at each equal approval rate: who is approved, the swap sets, what it says."""
+    out = []
+    for a in c.approval:
+        cells = (("Swap-in: approved by " + c.model + " only", a.swap_in),
+                 ("Swap-out: approved by " + c.baseline + " only", a.swap_out),
+                 ("Stay approved", a.stay_approved), ("Stay declined", a.stay_declined))
+        out.append(ApprovalTable(
+            title=(f"At {c.baseline}'s approval rate, {fmt_pct(a.target_rate)}" if a.source == "baseline"
+                   else f"At approval rate {fmt_pct(a.target_rate)} (approval_rates)"),
+            sides=tuple(ApprovalSide(model=s.model, threshold="n/a" if s.threshold is None else f"{s.threshold:.6g}",
+                                     approval=fmt_pct(s.approval_rate), approved=fmt_int(s.approved_rows),
+                                     bad_rate=fmt_pct(s.bad_rate, 2)) for s in (a.baseline, a.model)),
+            swaps=tuple(SwapRow(set=name, rows=fmt_int(x.rows), bads=fmt_int(x.bads_rows), bad_rate=fmt_pct(x.bad_rate))
+                        for name, x in cells),
+            sentence=approval_sentence(a),
+        ))
+    return tuple(out)

@@ -339,11 +339,11 @@ def summary_notes(section: CreditSection | None) -> dict[str, str]:
     for name, m in section.models.items():
         if not m.failures:
             continue
-        cal = list(m.calibration.failures) if m.calibration is not None else []
+        c = m.calibration
+        cal = list(c.failures) if c is not None else []
         other = [f for f in m.failures if f not in cal]
         parts = []
-        if cal:
-            c = m.calibration
+        if c is not None and cal:
             parts.append(f"its calibration fails (red: {credit_failure_names(cal, sentence=True)}): observed default rate {fmt_pct(c.default_rate, 2)} "
                          f"against a mean PD of {fmt_pct(c.mean_pd, 2)}")
         if other:

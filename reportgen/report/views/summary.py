@@ -116,6 +116,7 @@ def summary_view(result: ComparisonResult, ms: Models, credit_notes: dict[str, s
     for rank, n in enumerate(ranked, 1):
         m = result.models[n]
         cost_opt = m.optimal_thresholds.get("expected_cost")
+        extra: tuple[str, ...]
         if ms.binary:
             extra = (fmt_metric(m.metrics.get("roc_auc"), "roc_auc"), fmt_metric(m.metrics.get("ks"), "ks"),
                      fmt_threshold(cost_opt.threshold) if cost_opt else "n/a",

@@ -56,9 +56,9 @@ def trend_view(result: ComparisonResult) -> TrendView:
                 continue
             cells = []
             for s in subjects:
-                p = by_subject[s].get(key)
-                cells.append(TrendCell(value=fmt_signed(p.value) if p and kind == "comparison" else fmt_num(p.value if p else None),
-                                       ci=fmt_ci(p.ci) if p else ""))
+                q = by_subject[s].get(key)
+                cells.append(TrendCell(value=fmt_signed(q.value) if q and kind == "comparison" else fmt_num(q.value if q else None),
+                                       ci=fmt_ci(q.ci) if q else ""))
             created, run_id = key.split("|", 1)
             rows.append(TrendRow(created=created.replace("T", " ").replace("Z", " UTC"), run_id=run_id, cells=tuple(cells),
                                  current=run_id == result.run.run_id and created == result.run.created))
