@@ -17,7 +17,8 @@ import yaml
 import reportgen
 import reportgen.report.figures as figures
 from reportgen.report.formats import FSI, PDI, isolate, needs_isolation, text_direction
-from reportgen.report.render import render_html, wbr
+from reportgen.report.formats import wbr
+from reportgen.report.render import render_html
 
 NOW = "2026-01-01T00:00:00Z"
 
