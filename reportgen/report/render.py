@@ -1,8 +1,8 @@
 """Result → view model → Jinja templates → HTML, PDF (WeasyPrint) and JSON text.
 
-Templates only display: this module hands them ready-formatted strings and flags. Number
-formatting lives in small tested filters (:func:`fmt_num`, :func:`fmt_pct`, :func:`fmt_pvalue`,
-:func:`fmt_ci`). The Jinja environment autoescapes and uses ``StrictUndefined``; a custom
+Templates only display: they receive the typed, frozen view of :mod:`reportgen.report.views`
+(ready-formatted strings and flags); number formatting lives in :mod:`reportgen.report.formats`,
+which also supplies the Jinja filters. The environment autoescapes and uses ``StrictUndefined``; a custom
 theme directory can override any template or the CSS but cannot include files outside itself.
 WeasyPrint gets a URL fetcher that refuses everything except ``data:`` URLs, so rendering
 never touches the network or the file system.
