@@ -73,13 +73,20 @@ def read_result(path: str | Path) -> tuple[ComparisonResult, bytes]:
     raw = read_user_file(p, MAX_RESULT_BYTES, UserError, "pass the metrics.json of a previous run")
     try:
         # a BOM (an editor on Windows saved the file) is no part of the JSON text
-        data = json.loads(raw.decode("utf-8-sig"), object_pairs_hook=_object_without_repeats, parse_float=_finite_float,
-                          parse_int=_bounded_int, parse_constant=_no_constant)
+        data = json.loads(
+            raw.decode("utf-8-sig"),
+            object_pairs_hook=_object_without_repeats,
+            parse_float=_finite_float,
+            parse_int=_bounded_int,
+            parse_constant=_no_constant,
+        )
     except _NotANumber as exc:
         raise UserError(f"{p}: not a reportgen metrics.json ({exc})") from None
     except _RepeatedKey as exc:
-        raise UserError(f"{p}: key {exc.key!r} is given twice in one object; a reportgen metrics.json "
-                        f"never repeats a key (which value was meant?)") from None
+        raise UserError(
+            f"{p}: key {exc.key!r} is given twice in one object; a reportgen metrics.json "
+            f"never repeats a key (which value was meant?)"
+        ) from None
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise UserError(f"{p}: not a reportgen metrics.json ({exc})") from None
     except RecursionError:

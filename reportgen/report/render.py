@@ -231,7 +231,7 @@ def default_template_dir() -> Path:
 class _ConfinedLoader(FileSystemLoader):
     """A FileSystemLoader that refuses template names escaping its directory."""
 
-    def get_source(self, environment: Environment, template: str):  # type: ignore[override]
+    def get_source(self, environment: Environment, template: str) -> tuple[str, str, Callable[[], bool]]:
         parts = Path(template.replace("\\", "/")).parts
         if template.startswith(("/", "\\")) or ".." in parts or (parts and ":" in parts[0]):
             raise ThemeError(
@@ -391,7 +391,7 @@ def _url_fetcher() -> Any:
     if not hasattr(wurls, "URLFetcher"):  # WeasyPrint < 68: a plain function
         return lambda url, *a, **k: _refuse_urls(url)
 
-    class _LocalOnlyFetcher(wurls.URLFetcher):  # type: ignore[misc, name-defined]
+    class _LocalOnlyFetcher(wurls.URLFetcher):
         def fetch(self, url: str, headers: Any = None) -> Any:
             got = _refuse_urls(url)
             return wurls.URLFetcherResponse(url, got["string"], {"Content-Type": got["mime_type"]})

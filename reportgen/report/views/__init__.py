@@ -48,10 +48,17 @@ TASK_SECTIONS = {
 
 #: Each section's title in the table of contents.
 TOC_TITLES = {
-    "summary": "Summary", "comparison": "Comparison with the baseline", "metrics": "Metrics",
-    "confusion": "Confusion matrices", "curves": "Curves", "thresholds": "Optimal thresholds",
-    "per_class": "Per-class metrics", "glossary": "Glossary", "appendix": "Appendix: audit trail",
-    "credit": "Credit validation", "trend": "Trend over recorded runs",
+    "summary": "Summary",
+    "comparison": "Comparison with the baseline",
+    "metrics": "Metrics",
+    "confusion": "Confusion matrices",
+    "curves": "Curves",
+    "thresholds": "Optimal thresholds",
+    "per_class": "Per-class metrics",
+    "glossary": "Glossary",
+    "appendix": "Appendix: audit trail",
+    "credit": "Credit validation",
+    "trend": "Trend over recorded runs",
 }
 
 #: Classes past which the title page lists them in small, light text.
@@ -126,8 +133,12 @@ def report_view(result: ComparisonResult, theme: Theme, drawing: Callable[[], Ma
     thresholds, per_class = thresholds_view(result, ms), per_class_view(result, ms)
     svgs = drawing()
     prefix = credit_figures.KEY_PREFIX
-    credit = credit_section.credit_view(result.credit, ms.colours, level=run.confidence_level, figures={
-        k[len(prefix):]: Markup(v) for k, v in svgs.items() if k.startswith(prefix)})
+    credit = credit_section.credit_view(
+        result.credit,
+        ms.colours,
+        level=run.confidence_level,
+        figures={k[len(prefix) :]: Markup(v) for k, v in svgs.items() if k.startswith(prefix)},
+    )
     curves = curves_view(result, {k: v for k, v in svgs.items() if not k.startswith(prefix)})
     comparison = comparison_view(result, ms, curves.figures.get("forest"))
     # a red credit result stands beside the model's verdict in the summary (or on its own line)
@@ -135,23 +146,47 @@ def report_view(result: ComparisonResult, theme: Theme, drawing: Callable[[], Ma
     sections = _sections(result, theme, credit is not None)
     title_models = model_rows(result, ms)
     view = ReportView(
-        title=run.title, running_title=running_title(run.title), author=run.author or "",
-        created=run.created.replace("T", " ").replace("Z", " UTC"), run_id=run.run_id, version=run.reportgen_version,
-        task=run.task, baseline=run.baseline, level=fmt_level(run.confidence_level),
-        rows=fmt_count(next(iter(result.models.values())).n), prevalence=title_models[0].prevalence,
-        classes=", ".join(run.classes or []), many_classes=len(run.classes or []) > MANY_CLASSES,
+        title=run.title,
+        running_title=running_title(run.title),
+        author=run.author or "",
+        created=run.created.replace("T", " ").replace("Z", " UTC"),
+        run_id=run.run_id,
+        version=run.reportgen_version,
+        task=run.task,
+        baseline=run.baseline,
+        level=fmt_level(run.confidence_level),
+        rows=fmt_count(next(iter(result.models.values())).n),
+        prevalence=title_models[0].prevalence,
+        classes=", ".join(run.classes or []),
+        many_classes=len(run.classes or []) > MANY_CLASSES,
         period=" to ".join(run.date_range) if run.date_range else "",
-        keyed=ms.keyed, count_header="Positives" if ms.binary else "Input", models=title_models,
-        model_names=ms.names, model_colours=tuple(ms.colours[n] for n in ms.names),
-        model_headers=tuple(ms.short[n] for n in ms.names), logo=logo_data_uri(theme.logo),
+        keyed=ms.keyed,
+        count_header="Positives" if ms.binary else "Input",
+        models=title_models,
+        model_names=ms.names,
+        model_colours=tuple(ms.colours[n] for n in ms.names),
+        model_headers=tuple(ms.short[n] for n in ms.names),
+        logo=logo_data_uri(theme.logo),
         sections=sections,
-        section_templates=tuple(f"sections/{s}_multiclass.html" if not ms.binary and s in MULTICLASS_TEMPLATES
-                                else f"sections/{s}.html" for s in sections),
-        toc=(((TocEntry("checks", "Checks"),) if result.checks else ())
-             + tuple(TocEntry(s, TOC_TITLES[s]) for s in sections)),
-        checks=checks_view(result), summary=summary_view(result, ms, credit_notes), comparison=comparison,
-        metrics=metrics, confusion=confusion, thresholds=thresholds,
-        curves=curves, per_class=per_class, credit=credit, trend=trend_view(result), appendix=appendix_view(result),
+        section_templates=tuple(
+            f"sections/{s}_multiclass.html" if not ms.binary and s in MULTICLASS_TEMPLATES else f"sections/{s}.html"
+            for s in sections
+        ),
+        toc=(
+            ((TocEntry("checks", "Checks"),) if result.checks else ())
+            + tuple(TocEntry(s, TOC_TITLES[s]) for s in sections)
+        ),
+        checks=checks_view(result),
+        summary=summary_view(result, ms, credit_notes),
+        comparison=comparison,
+        metrics=metrics,
+        confusion=confusion,
+        thresholds=thresholds,
+        curves=curves,
+        per_class=per_class,
+        credit=credit,
+        trend=trend_view(result),
+        appendix=appendix_view(result),
     )
     return isolated(view, [*result.models, *(run.classes or [])])
 
@@ -171,7 +206,7 @@ def running_title(title: str) -> str:
     characters, a longer one cut with an ellipsis. WeasyPrint lays the header out again on
     every page, and its line breaking is slow on long unbroken text: a title of 20,000
     characters added 15 s to a 36-page PDF, one of 200,000 took it past five minutes."""
-    return title if len(title) <= RUNNING_TITLE_CHARS else title[:RUNNING_TITLE_CHARS - 1].rstrip() + "…"
+    return title if len(title) <= RUNNING_TITLE_CHARS else title[: RUNNING_TITLE_CHARS - 1].rstrip() + "…"
 
 
 #: View fields printed as written: the config as run and the paths of the inputs (copied out of
@@ -206,5 +241,14 @@ def isolated(view: Any, names: Sequence[str]) -> Any:
     return walk(view)
 
 
-__all__ = ["MANY_CLASSES", "MULTICLASS_TEMPLATES", "RUNNING_TITLE_CHARS", "TASK_SECTIONS", "ReportView", "TocEntry",
-           "isolated", "report_view", "running_title"]
+__all__ = [
+    "MANY_CLASSES",
+    "MULTICLASS_TEMPLATES",
+    "RUNNING_TITLE_CHARS",
+    "TASK_SECTIONS",
+    "ReportView",
+    "TocEntry",
+    "isolated",
+    "report_view",
+    "running_title",
+]

@@ -57,8 +57,11 @@ class ChecksView:
 
 
 #: How each engine read the data, in words.
-ENGINES = {"memory": "in memory (every row)", "stream": "streamed in record batches (bounded memory)",
-           "dask": "Dask cluster (map over parts, tree reduce)"}
+ENGINES = {
+    "memory": "in memory (every row)",
+    "stream": "streamed in record batches (bounded memory)",
+    "dask": "Dask cluster (map over parts, tree reduce)",
+}
 
 
 def appendix_view(result: ComparisonResult) -> AppendixView:
@@ -69,21 +72,37 @@ def appendix_view(result: ComparisonResult) -> AppendixView:
         binning=tuple(
             f"{n}: scores binned into {m.binning.bins:,} {m.binning.method} bins (more than "
             f"{m.binning.max_distinct_scores:,} distinct); |AUC error| ≤ {m.binning.auc_error_bound:.2g}"
-            for n, m in result.models.items() if m.binning is not None
+            for n, m in result.models.items()
+            if m.binning is not None
         ),
         config_path=run.config_path,
         versions=tuple(sorted(run.versions.items())),
-        files=tuple(FileRow(path=f.path, name=Path(f.path).name, sha256=f.sha256, rows=fmt_count(f.rows),
-                            size=fmt_count(f.size_bytes)) for f in run.files),
+        files=tuple(
+            FileRow(
+                path=f.path,
+                name=Path(f.path).name,
+                sha256=f.sha256,
+                rows=fmt_count(f.rows),
+                size=fmt_count(f.size_bytes),
+            )
+            for f in run.files
+        ),
         dropped=tuple(DroppedRow(model=d.model, reason=d.reason, rows=fmt_count(d.rows)) for d in run.dropped),
-        config_yaml=yaml.safe_dump(_config_as_run(to_jsonable(run.config), run.task == "binary"), sort_keys=False,
-                                   allow_unicode=True, default_flow_style=None, width=100),
+        config_yaml=yaml.safe_dump(
+            _config_as_run(to_jsonable(run.config), run.task == "binary"),
+            sort_keys=False,
+            allow_unicode=True,
+            default_flow_style=None,
+            width=100,
+        ),
     )
 
 
 def checks_view(result: ComparisonResult) -> ChecksView:
-    return ChecksView(rows=tuple(CheckRow(rule=c.rule, passed=c.passed, detail=c.detail) for c in result.checks),
-                      failed=sum(not c.passed for c in result.checks))
+    return ChecksView(
+        rows=tuple(CheckRow(rule=c.rule, passed=c.passed, detail=c.detail) for c in result.checks),
+        failed=sum(not c.passed for c in result.checks),
+    )
 
 
 def _without_nulls(value: Any) -> Any:

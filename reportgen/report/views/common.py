@@ -37,8 +37,12 @@ class Models:
         keyed = figures.uses_keys(names)
         binary = result.run.task == "binary"
         return cls(
-            names=tuple(names), colours=figures.colours(names, palette), keys=keys, keyed=keyed,
-            short={n: keys[n] if keyed else n for n in names}, binary=binary,
+            names=tuple(names),
+            colours=figures.colours(names, palette),
+            keys=keys,
+            keyed=keyed,
+            short={n: keys[n] if keyed else n for n in names},
+            binary=binary,
             better_of=catalog.better("binary" if binary else "multiclass"),
             why_undefined={n: undefined_of(result.models[n]) for n in names},
         )

@@ -5,14 +5,44 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import reportgen.catalog as catalog
-from reportgen.report.formats import fmt_ci, fmt_count, fmt_int, fmt_metric, fmt_num, fmt_p, fmt_pct, fmt_pvalue, fmt_signed
+from reportgen.report.formats import (
+    fmt_ci,
+    fmt_count,
+    fmt_int,
+    fmt_metric,
+    fmt_num,
+    fmt_p,
+    fmt_pct,
+    fmt_pvalue,
+    fmt_signed,
+)
 from reportgen.report.views.common import Models, better_mark, excludes_zero
 from reportgen.report.wording import approval_sentence, comparison_notes, verdict
 from reportgen.results import Comparison, ComparisonResult
 
-KEY_COMPARISON_METRICS = ("gini", "roc_auc", "ks", "average_precision", "f1", "mcc", "accuracy", "expected_cost", "brier")
-KEY_MULTICLASS_METRICS = ("f1_macro", "f1_weighted", "accuracy", "balanced_accuracy", "cohen_kappa", "mcc",
-                          "roc_auc_ovr_macro", "roc_auc_ovo_macro", "log_loss", "expected_cost")
+KEY_COMPARISON_METRICS = (
+    "gini",
+    "roc_auc",
+    "ks",
+    "average_precision",
+    "f1",
+    "mcc",
+    "accuracy",
+    "expected_cost",
+    "brier",
+)
+KEY_MULTICLASS_METRICS = (
+    "f1_macro",
+    "f1_weighted",
+    "accuracy",
+    "balanced_accuracy",
+    "cohen_kappa",
+    "mcc",
+    "roc_auc_ovr_macro",
+    "roc_auc_ovo_macro",
+    "log_loss",
+    "expected_cost",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,45 +172,74 @@ class ComparisonView:
 def comparison_view(result: ComparisonResult, ms: Models, forest: object | None) -> ComparisonView:
     """The comparison section of ``result`` (``forest``: its drawn figure, if any)."""
     # a family of one test is its own Holm adjustment: its adjusted p (= the raw p) is not shown twice
-    delong_family = sum(c.tests.delong is not None and c.tests.delong.p_value_holm is not None
-                        for c in result.comparisons)
-    mcnemar_family = sum(c.tests.mcnemar is not None and c.tests.mcnemar.p_value_holm is not None
-                         for c in result.comparisons)
+    delong_family = sum(
+        c.tests.delong is not None and c.tests.delong.p_value_holm is not None for c in result.comparisons
+    )
+    mcnemar_family = sum(
+        c.tests.mcnemar is not None and c.tests.mcnemar.p_value_holm is not None for c in result.comparisons
+    )
     notes = [comparison_notes(c, result) for c in result.comparisons]
     shared = [n for n in notes[0] if all(n in other for other in notes[1:])] if len(notes) > 1 else []
     cards = []
     for c, own in zip(result.comparisons, notes):
         d, mc = c.tests.delong, c.tests.mcnemar
-        cards.append(ComparisonCard(
-            model=c.model, baseline=c.baseline, model_short=ms.short[c.model], baseline_short=ms.short[c.baseline],
-            colour=ms.colours[c.model], verdict=verdict(c), rows=_delta_rows(result, c, ms),
-            undefined=_undefined_lines(result, c, ms),
-            delong=None if d is None else DelongView(
-                delta=fmt_signed(d.delta, 4), se=fmt_num(d.se, 4), z=fmt_num(d.z, 2), p=fmt_p(d.p_value),
-                p_holm=fmt_p(d.p_value_holm) if d.p_value_holm is not None and delong_family > 1 else "",
-                ci=fmt_ci(d.ci, 4), paired="paired" if d.paired else "unpaired"),
-            mcnemar=None if mc is None else McnemarView(
-                statistic=fmt_num(mc.statistic, 3), p=fmt_p(mc.p_value),
-                p_holm=fmt_p(mc.p_value_holm) if mc.p_value_holm is not None and mcnemar_family > 1 else "",
-                method=mc.method,
-                mid_p=fmt_p(mc.p_value_mid_p) if mc.p_value_mid_p is not None and (mc.model_only_right or mc.baseline_only_right) else "",
-                both=fmt_count(mc.table[0][0]), model_only=fmt_count(mc.table[0][1]),
-                baseline_only=fmt_count(mc.table[1][0]), neither=fmt_count(mc.table[1][1])),
-            notes=tuple(n for n in own if n not in shared),
-            approval=approval_tables(c),
-            rer_accuracy=fmt_pct(c.relative_error_reduction, 1, signed=True),
-        ))
+        cards.append(
+            ComparisonCard(
+                model=c.model,
+                baseline=c.baseline,
+                model_short=ms.short[c.model],
+                baseline_short=ms.short[c.baseline],
+                colour=ms.colours[c.model],
+                verdict=verdict(c),
+                rows=_delta_rows(result, c, ms),
+                undefined=_undefined_lines(result, c, ms),
+                delong=None
+                if d is None
+                else DelongView(
+                    delta=fmt_signed(d.delta, 4),
+                    se=fmt_num(d.se, 4),
+                    z=fmt_num(d.z, 2),
+                    p=fmt_p(d.p_value),
+                    p_holm=fmt_p(d.p_value_holm) if d.p_value_holm is not None and delong_family > 1 else "",
+                    ci=fmt_ci(d.ci, 4),
+                    paired="paired" if d.paired else "unpaired",
+                ),
+                mcnemar=None
+                if mc is None
+                else McnemarView(
+                    statistic=fmt_num(mc.statistic, 3),
+                    p=fmt_p(mc.p_value),
+                    p_holm=fmt_p(mc.p_value_holm) if mc.p_value_holm is not None and mcnemar_family > 1 else "",
+                    method=mc.method,
+                    mid_p=fmt_p(mc.p_value_mid_p)
+                    if mc.p_value_mid_p is not None and (mc.model_only_right or mc.baseline_only_right)
+                    else "",
+                    both=fmt_count(mc.table[0][0]),
+                    model_only=fmt_count(mc.table[0][1]),
+                    baseline_only=fmt_count(mc.table[1][0]),
+                    neither=fmt_count(mc.table[1][1]),
+                ),
+                notes=tuple(n for n in own if n not in shared),
+                approval=approval_tables(c),
+                rer_accuracy=fmt_pct(c.relative_error_reduction, 1, signed=True),
+            )
+        )
     return ComparisonView(
-        comparisons=tuple(cards), several=len(cards) > 1, shared_notes=tuple(shared),
-        pairwise=_pairwise(result, ms), paired=result.run.paired,
-        mcnemar_title="McNemar at the decision threshold" if ms.binary else "McNemar on correct / incorrect predictions",
+        comparisons=tuple(cards),
+        several=len(cards) > 1,
+        shared_notes=tuple(shared),
+        pairwise=_pairwise(result, ms),
+        paired=result.run.paired,
+        mcnemar_title="McNemar at the decision threshold"
+        if ms.binary
+        else "McNemar on correct / incorrect predictions",
         forest=forest,
     )
 
 
 def _delta_rows(result: ComparisonResult, c: Comparison, ms: Models) -> tuple[DeltaRow, ...]:
     rows = []
-    for k in (KEY_COMPARISON_METRICS if ms.binary else KEY_MULTICLASS_METRICS):
+    for k in KEY_COMPARISON_METRICS if ms.binary else KEY_MULTICLASS_METRICS:
         if k not in c.delta:
             continue
         clear = excludes_zero(c.ci.get(k))
@@ -188,20 +247,29 @@ def _delta_rows(result: ComparisonResult, c: Comparison, ms: Models) -> tuple[De
         # an error reduction of a baseline at the ideal 1 divides by 0: its n/a says why
         no_error = k in c.relative_error_reductions and result.models[c.baseline].metrics.get(k) == 1.0
         mark = better_mark(c.delta.get(k), ms.better_of.get(k))
-        rows.append(DeltaRow(
-            metric=catalog.label(k), key=k,
-            baseline=fmt_metric(result.models[c.baseline].metrics.get(k), k),
-            model=fmt_metric(result.models[c.model].metrics.get(k), k),
-            delta=fmt_signed(c.delta.get(k)), mark=mark,
-            ns=clear is not True and mark in ("better", "worse"),
-            ns_note="not significant" if clear is False else "no interval",
-            ci=fmt_ci(c.ci.get(k)),
-            relative=fmt_pct(c.relative_delta.get(k), 1, signed=True),
-            rer=fmt_pct(c.relative_error_reductions.get(k), 1, signed=True) if k in c.relative_error_reductions else "",
-            rer_note=("baseline has no error" if no_error else "") if not has_rer
-            else "" if clear else ("not significant" if clear is False else "no interval"),
-            primary=k == result.run.primary_metric,
-        ))
+        rows.append(
+            DeltaRow(
+                metric=catalog.label(k),
+                key=k,
+                baseline=fmt_metric(result.models[c.baseline].metrics.get(k), k),
+                model=fmt_metric(result.models[c.model].metrics.get(k), k),
+                delta=fmt_signed(c.delta.get(k)),
+                mark=mark,
+                ns=clear is not True and mark in ("better", "worse"),
+                ns_note="not significant" if clear is False else "no interval",
+                ci=fmt_ci(c.ci.get(k)),
+                relative=fmt_pct(c.relative_delta.get(k), 1, signed=True),
+                rer=fmt_pct(c.relative_error_reductions.get(k), 1, signed=True)
+                if k in c.relative_error_reductions
+                else "",
+                rer_note=("baseline has no error" if no_error else "")
+                if not has_rer
+                else ""
+                if clear
+                else ("not significant" if clear is False else "no interval"),
+                primary=k == result.run.primary_metric,
+            )
+        )
     return tuple(rows)
 
 
@@ -209,14 +277,16 @@ def _undefined_lines(result: ComparisonResult, c: Comparison, ms: Models) -> tup
     """Why the comparison table's n/a are n/a, one line per model and reason (in the table's
     narrow column the reason took 5 lines); both models with one reason share a line."""
     why: dict[tuple[str, str], list[str]] = {}
-    for k in (KEY_COMPARISON_METRICS if ms.binary else KEY_MULTICLASS_METRICS):
+    for k in KEY_COMPARISON_METRICS if ms.binary else KEY_MULTICLASS_METRICS:
         for n in (c.baseline, c.model):
             if k in c.delta and result.models[n].metrics.get(k) is None and ms.why_undefined[n].get(k):
                 why.setdefault((n, ms.why_undefined[n][k]), []).append(catalog.label(k))
     alike: dict[tuple[tuple[str, ...], str], list[str]] = {}
     for (n, reason), labels in why.items():
         alike.setdefault((tuple(labels), reason), []).append(n)
-    return tuple(f"{'; '.join(labels)}: n/a for {' and '.join(ns)}, {reason}." for (labels, reason), ns in alike.items())
+    return tuple(
+        f"{'; '.join(labels)}: n/a for {' and '.join(ns)}, {reason}." for (labels, reason), ns in alike.items()
+    )
 
 
 def _pairwise(result: ComparisonResult, ms: Models) -> tuple[PairRow, ...]:
@@ -228,13 +298,20 @@ def _pairwise(result: ComparisonResult, ms: Models) -> tuple[PairRow, ...]:
     for cell in result.pairwise:
         if base in (cell.model, cell.baseline) or order[cell.model] > order[cell.baseline]:
             continue
-        rows.append(PairRow(
-            model=cell.model, other=cell.baseline, model_short=ms.short[cell.model], other_short=ms.short[cell.baseline],
-            colour=ms.colours[cell.model], other_colour=ms.colours[cell.baseline],
-            delta=fmt_signed(cell.delta), mark=better_mark(cell.delta, "higher"),
-            p=fmt_pvalue(cell.p_value),
-            p_holm=fmt_pvalue(cell.p_value_holm) if cell.p_value_holm is not None else "n/a",
-        ))
+        rows.append(
+            PairRow(
+                model=cell.model,
+                other=cell.baseline,
+                model_short=ms.short[cell.model],
+                other_short=ms.short[cell.baseline],
+                colour=ms.colours[cell.model],
+                other_colour=ms.colours[cell.baseline],
+                delta=fmt_signed(cell.delta),
+                mark=better_mark(cell.delta, "higher"),
+                p=fmt_pvalue(cell.p_value),
+                p_holm=fmt_pvalue(cell.p_value_holm) if cell.p_value_holm is not None else "n/a",
+            )
+        )
     return tuple(rows)
 
 
@@ -242,17 +319,34 @@ def approval_tables(c: Comparison) -> tuple[ApprovalTable, ...]:
     """The comparison at each equal approval rate: who is approved, the swap sets, what it says."""
     out = []
     for a in c.approval:
-        cells = (("Swap-in: approved by " + c.model + " only", a.swap_in),
-                 ("Swap-out: approved by " + c.baseline + " only", a.swap_out),
-                 ("Stay approved", a.stay_approved), ("Stay declined", a.stay_declined))
-        out.append(ApprovalTable(
-            title=(f"At {c.baseline}'s approval rate, {fmt_pct(a.target_rate)}" if a.source == "baseline"
-                   else f"At approval rate {fmt_pct(a.target_rate)} (approval_rates)"),
-            sides=tuple(ApprovalSide(model=s.model, threshold="n/a" if s.threshold is None else f"{s.threshold:.6g}",
-                                     approval=fmt_pct(s.approval_rate), approved=fmt_int(s.approved_rows),
-                                     bad_rate=fmt_pct(s.bad_rate, 2)) for s in (a.baseline, a.model)),
-            swaps=tuple(SwapRow(set=name, rows=fmt_int(x.rows), bads=fmt_int(x.bads_rows), bad_rate=fmt_pct(x.bad_rate))
-                        for name, x in cells),
-            sentence=approval_sentence(a),
-        ))
+        cells = (
+            ("Swap-in: approved by " + c.model + " only", a.swap_in),
+            ("Swap-out: approved by " + c.baseline + " only", a.swap_out),
+            ("Stay approved", a.stay_approved),
+            ("Stay declined", a.stay_declined),
+        )
+        out.append(
+            ApprovalTable(
+                title=(
+                    f"At {c.baseline}'s approval rate, {fmt_pct(a.target_rate)}"
+                    if a.source == "baseline"
+                    else f"At approval rate {fmt_pct(a.target_rate)} (approval_rates)"
+                ),
+                sides=tuple(
+                    ApprovalSide(
+                        model=s.model,
+                        threshold="n/a" if s.threshold is None else f"{s.threshold:.6g}",
+                        approval=fmt_pct(s.approval_rate),
+                        approved=fmt_int(s.approved_rows),
+                        bad_rate=fmt_pct(s.bad_rate, 2),
+                    )
+                    for s in (a.baseline, a.model)
+                ),
+                swaps=tuple(
+                    SwapRow(set=name, rows=fmt_int(x.rows), bads=fmt_int(x.bads_rows), bad_rate=fmt_pct(x.bad_rate))
+                    for name, x in cells
+                ),
+                sentence=approval_sentence(a),
+            )
+        )
     return tuple(out)

@@ -105,12 +105,25 @@ def _matrix2(name: str, tp: float, fp: float, fn: float, tn: float, label: str, 
     top = max(tp, fp, fn, tn, 1e-300)
 
     def cell(v: float, of: float, ok: bool) -> Cell:
-        return Cell(count=fmt_count(v), share=fmt_share(v / of if of else None, 1), shade=f"{0.08 + 0.55 * v / top:.2f}", ok=ok)
+        return Cell(
+            count=fmt_count(v), share=fmt_share(v / of if of else None, 1), shade=f"{0.08 + 0.55 * v / top:.2f}", ok=ok
+        )
 
-    return Matrix2(model=name, label=label, rule=rule, tp=cell(tp, P, True), fn=cell(fn, P, False),
-                   fp=cell(fp, N, False), tn=cell(tn, N, True), pred_pos=fmt_count(tp + fp), pred_neg=fmt_count(fn + tn),
-                   pos=fmt_count(P), neg=fmt_count(N), total=fmt_count(m),
-                   approval=fmt_share((fn + tn) / m if m else None, 1))
+    return Matrix2(
+        model=name,
+        label=label,
+        rule=rule,
+        tp=cell(tp, P, True),
+        fn=cell(fn, P, False),
+        fp=cell(fp, N, False),
+        tn=cell(tn, N, True),
+        pred_pos=fmt_count(tp + fp),
+        pred_neg=fmt_count(fn + tn),
+        pos=fmt_count(P),
+        neg=fmt_count(N),
+        total=fmt_count(m),
+        approval=fmt_share((fn + tn) / m if m else None, 1),
+    )
 
 
 def _binary(result: ComparisonResult, ms: Models) -> tuple[BinaryCard, ...]:
@@ -144,16 +157,38 @@ def _multiclass(result: ComparisonResult, ms: Models) -> tuple[MulticlassCard, .
             cells = []
             for j, v in enumerate(row):
                 share = v / totals[i] if totals[i] else None
-                cells.append(Cell(count=fmt_count(v), share=fmt_share(share) if share is not None else "",
-                                  shade=f"{0.06 + 0.6 * (share or 0.0):.2f}", ok=i == j))
+                cells.append(
+                    Cell(
+                        count=fmt_count(v),
+                        share=fmt_share(share) if share is not None else "",
+                        shade=f"{0.06 + 0.6 * (share or 0.0):.2f}",
+                        ok=i == j,
+                    )
+                )
             rows.append(ClassRow(label=cm.labels[i], cells=tuple(cells), total=fmt_count(totals[i])))
         predicted = [sum(cm.matrix[i][j] for i in range(k)) for j in range(k)]
-        off = sorted(((cm.matrix[i][j], i, j) for i in range(k) for j in range(k) if i != j and cm.matrix[i][j] > 0),
-                     key=lambda t: (-t[0], t[1], t[2]))[:15]
-        out.append(MulticlassCard(
-            model=n, colour=ms.colours[n], labels=tuple(cm.labels), full=k <= MAX_MATRIX_CLASSES, rows=tuple(rows),
-            predicted=tuple(fmt_count(v) for v in predicted), total=fmt_count(sum(totals)),
-            top=tuple(Confusion(true=cm.labels[i], predicted=cm.labels[j], count=fmt_count(v),
-                                share=fmt_share(v / totals[i] if totals[i] else None, 1)) for v, i, j in off),
-        ))
+        off = sorted(
+            ((cm.matrix[i][j], i, j) for i in range(k) for j in range(k) if i != j and cm.matrix[i][j] > 0),
+            key=lambda t: (-t[0], t[1], t[2]),
+        )[:15]
+        out.append(
+            MulticlassCard(
+                model=n,
+                colour=ms.colours[n],
+                labels=tuple(cm.labels),
+                full=k <= MAX_MATRIX_CLASSES,
+                rows=tuple(rows),
+                predicted=tuple(fmt_count(v) for v in predicted),
+                total=fmt_count(sum(totals)),
+                top=tuple(
+                    Confusion(
+                        true=cm.labels[i],
+                        predicted=cm.labels[j],
+                        count=fmt_count(v),
+                        share=fmt_share(v / totals[i] if totals[i] else None, 1),
+                    )
+                    for v, i, j in off
+                ),
+            )
+        )
     return tuple(out)

@@ -11,8 +11,10 @@ from reportgen.results import ComparisonResult
 
 #: Captions of the per-class figures (drawn in parts of nine panels when there are many classes).
 CLASS_FIGURE_CAPTIONS = {
-    "class_roc": ("One-vs-rest ROC of each class (its score column against all other classes), models overlaid, "
-                  "AUC in the legend; the last panel pools every (row, class) cell (micro-average)."),
+    "class_roc": (
+        "One-vs-rest ROC of each class (its score column against all other classes), models overlaid, "
+        "AUC in the legend; the last panel pools every (row, class) cell (micro-average)."
+    ),
     "class_pr": "One-vs-rest precision–recall of each class, models overlaid.",
 }
 
@@ -40,9 +42,13 @@ def curves_view(result: ComparisonResult, svgs: Mapping[str, str]) -> CurvesView
     not_drawn = f" Not drawn (predicted classes only, no class scores): {', '.join(no_curves)}." if no_curves else ""
     return CurvesView(
         figures=figs,
-        class_figures=tuple(ClassFigure(svg=figs[k], caption=CLASS_FIGURE_CAPTIONS[k.rsplit("_", 1)[0] if k[-1].isdigit() else k]
-                                        + not_drawn)
-                            for k in figs if k.startswith(("class_roc", "class_pr"))),
+        class_figures=tuple(
+            ClassFigure(
+                svg=figs[k], caption=CLASS_FIGURE_CAPTIONS[k.rsplit("_", 1)[0] if k[-1].isdigit() else k] + not_drawn
+            )
+            for k in figs
+            if k.startswith(("class_roc", "class_pr"))
+        ),
         calibration_caption=calibration_caption(result),
     )
 

@@ -32,7 +32,7 @@ def _piece_chars(text: str) -> float:
         # a right-to-left name gets no <wbr> (it breaks at its spaces); any other piece keeps the
         # separators that follow it ("challenger_", "01"), as wbr breaks after them
         parts = [word] if needs_isolation(text) else BREAK_AFTER.split(word)
-        pieces += ["".join(parts[i:i + 2]) for i in range(0, len(parts), 2)]
+        pieces += ["".join(parts[i : i + 2]) for i in range(0, len(parts), 2)]
     return max((sum(1.3 if c.isupper() or c in "mwMW@%" else 1.0 for c in p) for p in pieces), default=0.0)
 
 
@@ -101,19 +101,40 @@ def metrics_view(result: ComparisonResult, ms: Models) -> MetricsView:
         vals = [result.models[n].metrics.get(k) for n in ms.names]
         b = ms.better_of.get(k, "higher")
         best = best_index(vals, b)
-        cells = tuple(MetricCell(value=fmt_metric(v, k, 4), ci=fmt_ci(result.models[n].ci.get(k), key=k), best=i in best,
-                                 reason=ms.why_undefined[n].get(k, "") if v is None else "")
-                      for i, (n, v) in enumerate(zip(ms.names, vals)))
-        rows.append(MetricRow(key=k, label=catalog.label(k),
-                              better={"higher": "↑ higher", "lower": "↓ lower"}.get(b or "", "—"), cells=cells))
+        cells = tuple(
+            MetricCell(
+                value=fmt_metric(v, k, 4),
+                ci=fmt_ci(result.models[n].ci.get(k), key=k),
+                best=i in best,
+                reason=ms.why_undefined[n].get(k, "") if v is None else "",
+            )
+            for i, (n, v) in enumerate(zip(ms.names, vals))
+        )
+        rows.append(
+            MetricRow(
+                key=k,
+                label=catalog.label(k),
+                better={"higher": "↑ higher", "lower": "↓ lower"}.get(b or "", "—"),
+                cells=cells,
+            )
+        )
     headers = [ms.short[n] for n in ms.names]
     groups = column_groups(headers)
     n = len(ms.names)
     return MetricsView(
         rows=tuple(rows),
-        groups=tuple(MetricGroup(cols=tuple(g), caption=(f"Models {g[0] + 1}–{g[-1] + 1} of {n}; the highlighted value is "
-                                                         f"the best of all {n}, in whichever table it falls.")
-                                 if len(groups) > 1 else "") for g in groups),
+        groups=tuple(
+            MetricGroup(
+                cols=tuple(g),
+                caption=(
+                    f"Models {g[0] + 1}–{g[-1] + 1} of {n}; the highlighted value is "
+                    f"the best of all {n}, in whichever table it falls."
+                )
+                if len(groups) > 1
+                else "",
+            )
+            for g in groups
+        ),
         wide=n > 4 or sum(column_chars(headers)) > PORTRAIT_CHARS,
         interval_methods=interval_methods(result) or "",
     )

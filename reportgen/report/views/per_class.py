@@ -10,7 +10,12 @@ from reportgen.report.wording import per_class_interval_note
 from reportgen.results import ComparisonResult
 
 #: Per-class tables of a multiclass report: (field, title).
-PER_CLASS_TABLES = (("f1", "F1"), ("recall", "Recall"), ("precision", "Precision"), ("roc_auc", "ROC AUC (one-vs-rest)"))
+PER_CLASS_TABLES = (
+    ("f1", "F1"),
+    ("recall", "Recall"),
+    ("precision", "Precision"),
+    ("roc_auc", "ROC AUC (one-vs-rest)"),
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,9 +60,16 @@ def per_class_view(result: ComparisonResult, ms: Models) -> PerClassView:
             cis = [fmt_ci((result.models[n].per_class_ci.get(label) or {}).get(field), key=field) for n in ms.names]
             best = best_index(vals, "higher")
             support = ((first.per_class or {}).get(label) or {}).get("support")
-            rows.append(ClassRow(label=label, support=fmt_count(support),
-                                 cells=tuple(ClassCell(value=fmt_metric(v, field), ci=ci, best=i in best)
-                                             for i, (v, ci) in enumerate(zip(vals, cis)))))
+            rows.append(
+                ClassRow(
+                    label=label,
+                    support=fmt_count(support),
+                    cells=tuple(
+                        ClassCell(value=fmt_metric(v, field), ci=ci, best=i in best)
+                        for i, (v, ci) in enumerate(zip(vals, cis))
+                    ),
+                )
+            )
         if any(c.value != "n/a" for r in rows for c in r.cells):
             tables.append(ClassTable(title=title, rows=tuple(rows)))
     return PerClassView(tables=tuple(tables), interval_note=per_class_interval_note(result))

@@ -87,14 +87,22 @@ def model_rows(result: ComparisonResult, ms: Models) -> tuple[ModelRow, ...]:
     rows = []
     for name, m in result.models.items():
         prevalence = m.positives / (m.positives + m.negatives) if m.positives is not None and m.negatives else None
-        rows.append(ModelRow(
-            count=_positives(m) if ms.binary else _multiclass_input(m),
-            name=name, key=ms.keys[name], colour=ms.colours[name],
-            file=m.file if "://" in m.file else Path(m.file).name,  # a SQL source: URL and query
-            n=fmt_count(m.n), positives=fmt_count(m.positives), prevalence=fmt_pct(prevalence, 2),
-            direction=m.direction, rule=model_rule(m), distinct=fmt_count(m.n_distinct_scores),
-            baseline=name == result.run.baseline,
-        ))
+        rows.append(
+            ModelRow(
+                count=_positives(m) if ms.binary else _multiclass_input(m),
+                name=name,
+                key=ms.keys[name],
+                colour=ms.colours[name],
+                file=m.file if "://" in m.file else Path(m.file).name,  # a SQL source: URL and query
+                n=fmt_count(m.n),
+                positives=fmt_count(m.positives),
+                prevalence=fmt_pct(prevalence, 2),
+                direction=m.direction,
+                rule=model_rule(m),
+                distinct=fmt_count(m.n_distinct_scores),
+                baseline=name == result.run.baseline,
+            )
+        )
     return tuple(rows)
 
 
@@ -106,8 +114,10 @@ def summary_view(result: ComparisonResult, ms: Models, credit_notes: dict[str, s
     better = ms.better_of.get(pm) or "higher"
     ranked = sorted(
         ms.names,
-        key=lambda n: (result.models[n].metrics.get(pm) is None,
-                       -(result.models[n].metrics.get(pm) or 0) if better == "higher" else (result.models[n].metrics.get(pm) or 0)),
+        key=lambda n: (
+            result.models[n].metrics.get(pm) is None,
+            -(result.models[n].metrics.get(pm) or 0) if better == "higher" else (result.models[n].metrics.get(pm) or 0),
+        ),
     )
     # a multiclass cost column only when some model has a cost (a cost matrix was configured)
     mc_costed = any(result.models[n].metrics.get("expected_cost") is not None for n in ms.names)
@@ -118,31 +128,51 @@ def summary_view(result: ComparisonResult, ms: Models, credit_notes: dict[str, s
         cost_opt = m.optimal_thresholds.get("expected_cost")
         extra: tuple[str, ...]
         if ms.binary:
-            extra = (fmt_metric(m.metrics.get("roc_auc"), "roc_auc"), fmt_metric(m.metrics.get("ks"), "ks"),
-                     fmt_threshold(cost_opt.threshold) if cost_opt else "n/a",
-                     fmt_num(cost_opt.value, 4) if cost_opt else "n/a")
+            extra = (
+                fmt_metric(m.metrics.get("roc_auc"), "roc_auc"),
+                fmt_metric(m.metrics.get("ks"), "ks"),
+                fmt_threshold(cost_opt.threshold) if cost_opt else "n/a",
+                fmt_num(cost_opt.value, 4) if cost_opt else "n/a",
+            )
         else:
             extra = tuple(fmt_metric(m.metrics.get(k), k, 4 if k == "expected_cost" else 3) for k in mc_ranking)
-        ranking.append(RankingRow(rank=rank, name=n, key=ms.keys[n], colour=ms.colours[n],
-                                  value=fmt_metric(m.metrics.get(pm), pm), ci=fmt_ci(m.ci.get(pm), key=pm),
-                                  extra=extra, baseline=n == run.baseline))
+        ranking.append(
+            RankingRow(
+                rank=rank,
+                name=n,
+                key=ms.keys[n],
+                colour=ms.colours[n],
+                value=fmt_metric(m.metrics.get(pm), pm),
+                ci=fmt_ci(m.ci.get(pm), key=pm),
+                extra=extra,
+                baseline=n == run.baseline,
+            )
+        )
     compared = {c.model for c in result.comparisons}
     return SummaryView(
-        verdicts=tuple(VerdictLine(colour=ms.colours[c.model], verdict=verdict(c), credit=credit_notes.get(c.model, ""))
-                       for c in result.comparisons),
-        credit_verdicts=tuple(CreditVerdict(colour=ms.colours.get(n, "#000000"), text=t)
-                              for n, t in credit_notes.items() if n not in compared),
+        verdicts=tuple(
+            VerdictLine(colour=ms.colours[c.model], verdict=verdict(c), credit=credit_notes.get(c.model, ""))
+            for c in result.comparisons
+        ),
+        credit_verdicts=tuple(
+            CreditVerdict(colour=ms.colours.get(n, "#000000"), text=t)
+            for n, t in credit_notes.items()
+            if n not in compared
+        ),
         primary_metric=catalog.label(pm),
         primary_short=catalog.short_label(pm),
         ranking=tuple(ranking),
-        ranking_headers=("ROC AUC", "KS", "Recommended threshold", "Cost per row there") if ms.binary
+        ranking_headers=("ROC AUC", "KS", "Recommended threshold", "Cost per row there")
+        if ms.binary
         else tuple(catalog.label(k) for k in mc_ranking),
         ranking_cells=("num", "num", "num thr", "num") if ms.binary else ("num",) * len(mc_ranking),
         ranking_note=ranking_note(result),
-        ranking_caption="recommended threshold minimises the expected cost" if ms.binary
+        ranking_caption="recommended threshold minimises the expected cost"
+        if ms.binary
         else ("cost per row under the configured cost matrix" if mc_costed else "no cost matrix configured"),
         costs=", ".join(f"{k.upper()} {v:g}" for k, v in run.costs.items() if isinstance(v, (int, float)))
-        if ms.binary else "",
+        if ms.binary
+        else "",
         warnings=tuple(run.warnings),
         settings_note=settings_note(result),
     )
@@ -154,22 +184,32 @@ def settings_note(result: ComparisonResult) -> str:
     run: Any = result.run
     kind = interval_kind(result)
     level = fmt_level(run.confidence_level)
-    boot = (f"{kind or 'stratified bootstrap'} with {fmt_count(run.bootstrap_resamples)} resamples, seed "
-            f"{run.bootstrap_seed}" if run.bootstrap_resamples else "no bootstrap (resamples: 0)")
+    boot = (
+        f"{kind or 'stratified bootstrap'} with {fmt_count(run.bootstrap_resamples)} resamples, seed "
+        f"{run.bootstrap_seed}"
+        if run.bootstrap_resamples
+        else "no bootstrap (resamples: 0)"
+    )
     if run.task == "binary":
         methods = interval_methods(result, boot)
         costs = ", ".join(f"{k.upper()} {v:g}" for k, v in run.costs.items() if isinstance(v, (int, float)))
-        return (f"Decision rules as in the table of models above (default threshold {run.threshold:g}); "
-                f"F-beta with β = {run.beta:g}; costs {costs}; "
-                + (f"intervals at {level} ({methods})." if methods else
-                   "no intervals" + ("" if run.bootstrap_resamples else " (resamples: 0)") + "."))
+        return (
+            f"Decision rules as in the table of models above (default threshold {run.threshold:g}); "
+            f"F-beta with β = {run.beta:g}; costs {costs}; "
+            + (
+                f"intervals at {level} ({methods})."
+                if methods
+                else "no intervals" + ("" if run.bootstrap_resamples else " (resamples: 0)") + "."
+            )
+        )
     matrix = run.costs.get("matrix") if isinstance(run.costs, dict) else None
     costs = "the cost matrix in the appendix (rows: true class, columns: predicted)" if matrix else "no cost matrix"
-    intervals = (f"intervals at {level} ({boot}, paired across models and resampled within each true class)"
-                 if kind or not run.bootstrap_resamples else
-                 "no intervals (without the rows multiclass metrics are not bootstrapped)")
-    return (f"Predicted classes as in the table of models above; F-beta with β = {run.beta:g}; {costs}; "
-            f"{intervals}.")
+    intervals = (
+        f"intervals at {level} ({boot}, paired across models and resampled within each true class)"
+        if kind or not run.bootstrap_resamples
+        else "no intervals (without the rows multiclass metrics are not bootstrapped)"
+    )
+    return f"Predicted classes as in the table of models above; F-beta with β = {run.beta:g}; {costs}; {intervals}."
 
 
 def _positives(m: ModelResult) -> str:

@@ -65,19 +65,39 @@ def thresholds_view(result: ComparisonResult, ms: Models) -> ThresholdsView:
         rows = []
         for crit, o in m.optimal_thresholds.items():
             total = o.tp + o.fp + o.fn + o.tn
-            rows.append(OptimumRow(
-                criterion=optimum_label(crit, o, CRITERION_LABELS), threshold=fmt_threshold(o.threshold),
-                value=fmt_metric(o.value, crit, 4),
-                tp=fmt_count(o.tp), fp=fmt_count(o.fp), fn=fmt_count(o.fn), tn=fmt_count(o.tn),
-                approval=fmt_share((o.fn + o.tn) / total if total else None, 1),
-                flagged=fmt_share((o.tp + o.fp) / total if total else None, 1),
-            ))
-        scenarios = tuple(Scenario(prevalence=fmt_pct(sc.prevalence, 1),
-                                   cells=tuple(fmt_threshold(sc.optimal_thresholds[k].threshold) if k in sc.optimal_thresholds
-                                               else "n/a" for k in PREVALENCE_CRITERIA))
-                          for sc in m.prevalence_shift)
+            rows.append(
+                OptimumRow(
+                    criterion=optimum_label(crit, o, CRITERION_LABELS),
+                    threshold=fmt_threshold(o.threshold),
+                    value=fmt_metric(o.value, crit, 4),
+                    tp=fmt_count(o.tp),
+                    fp=fmt_count(o.fp),
+                    fn=fmt_count(o.fn),
+                    tn=fmt_count(o.tn),
+                    approval=fmt_share((o.fn + o.tn) / total if total else None, 1),
+                    flagged=fmt_share((o.tp + o.fp) / total if total else None, 1),
+                )
+            )
+        scenarios = tuple(
+            Scenario(
+                prevalence=fmt_pct(sc.prevalence, 1),
+                cells=tuple(
+                    fmt_threshold(sc.optimal_thresholds[k].threshold) if k in sc.optimal_thresholds else "n/a"
+                    for k in PREVALENCE_CRITERIA
+                ),
+            )
+            for sc in m.prevalence_shift
+        )
         if rows:
-            out.append(ModelOptima(model=n, colour=ms.colours[n], rule_t=rule_text(m.direction, "t"),
-                                   tie_rule=tie_rule_text(m.direction), rows=tuple(rows), scenarios=scenarios,
-                                   scenario_criteria=tuple(catalog.criterion(k).short_label for k in PREVALENCE_CRITERIA)))
+            out.append(
+                ModelOptima(
+                    model=n,
+                    colour=ms.colours[n],
+                    rule_t=rule_text(m.direction, "t"),
+                    tie_rule=tie_rule_text(m.direction),
+                    rows=tuple(rows),
+                    scenarios=scenarios,
+                    scenario_criteria=tuple(catalog.criterion(k).short_label for k in PREVALENCE_CRITERIA),
+                )
+            )
     return ThresholdsView(models=tuple(out))

@@ -47,8 +47,10 @@ def trend_view(result: ComparisonResult) -> TrendView:
     out = []
     for (kind, metric), by_subject in groups.items():
         subjects = list(by_subject)
-        name = {"default_rate": "Default rate (share of positives)",
-                "psi": "Population stability index (against the reference sample)"}.get(metric) or catalog.label(metric)
+        name = {
+            "default_rate": "Default rate (share of positives)",
+            "psi": "Population stability index (against the reference sample)",
+        }.get(metric) or catalog.label(metric)
         title = f"{name}, difference with the baseline" if kind == "comparison" else name
         rows = []
         for key in runs:
@@ -57,10 +59,20 @@ def trend_view(result: ComparisonResult) -> TrendView:
             cells = []
             for s in subjects:
                 q = by_subject[s].get(key)
-                cells.append(TrendCell(value=fmt_signed(q.value) if q and kind == "comparison" else fmt_num(q.value if q else None),
-                                       ci=fmt_ci(q.ci) if q else ""))
+                cells.append(
+                    TrendCell(
+                        value=fmt_signed(q.value) if q and kind == "comparison" else fmt_num(q.value if q else None),
+                        ci=fmt_ci(q.ci) if q else "",
+                    )
+                )
             created, run_id = key.split("|", 1)
-            rows.append(TrendRow(created=created.replace("T", " ").replace("Z", " UTC"), run_id=run_id, cells=tuple(cells),
-                                 current=run_id == result.run.run_id and created == result.run.created))
+            rows.append(
+                TrendRow(
+                    created=created.replace("T", " ").replace("Z", " UTC"),
+                    run_id=run_id,
+                    cells=tuple(cells),
+                    current=run_id == result.run.run_id and created == result.run.created,
+                )
+            )
         out.append(TrendTable(title=title, subjects=tuple(subjects), rows=tuple(rows)))
     return TrendView(tables=tuple(out))
