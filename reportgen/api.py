@@ -29,9 +29,10 @@ from reportgen.io import validate as V
 from reportgen.io.files import FileInfo
 from reportgen.pipeline import analyse, load_evidence
 from reportgen.reduce.local import load_frames
-from reportgen.report.render import Theme, load_result
+from reportgen.report.render import Theme
 from reportgen.report.writer import write_outputs
 from reportgen.results import ComparisonResult
+from reportgen.results_io import load_result
 
 if TYPE_CHECKING:
     import pyarrow as pa

@@ -737,7 +737,8 @@ def _validate_data(cfg: Config, cfg_path: Path, shown: _StderrWarnings) -> str:
 
 
 def _render(args: argparse.Namespace, printer: _Printer) -> int:
-    from reportgen.report.render import Theme, read_result  # noqa: PLC0415
+    from reportgen.report.render import Theme  # noqa: PLC0415
+    from reportgen.results_io import read_result  # noqa: PLC0415
 
     result, saved = read_result(args.result)
     d = None

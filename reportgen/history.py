@@ -32,6 +32,7 @@ from typing import Any, TypeVar
 
 from reportgen.errors import UserError
 from reportgen.report.export import safe_cell
+from reportgen.report.formats import fmt_cell
 from reportgen.report.writer import file_on_the_way, signal_pending
 from reportgen.results import ComparisonResult, TrendPoint
 from reportgen.terminal import json_shown, one_line
@@ -422,14 +423,7 @@ def export(runs: Sequence[dict[str, Any]], fmt: str) -> str:
         return buf.getvalue()
     # text: one line per run with its date and the model metrics (no bounds), aligned
     keep = [i for i, h in enumerate(header) if i < 3 or not h.endswith(("_lo", "_hi"))]
-    cells = [[_fmt(header[i]) for i in keep]] + [[_fmt(row[i]) for i in keep] for row in rows]
+    # one line per run, whatever a title or a model name holds
+    cells = [[one_line(fmt_cell(header[i])) for i in keep]] + [[one_line(fmt_cell(row[i])) for i in keep] for row in rows]
     widths = [max(len(r[j]) for r in cells) for j in range(len(keep))]
     return "".join("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() + "\n" for r in cells)
-
-
-def _fmt(v: Any) -> str:
-    if v is None:
-        return "n/a"
-    if isinstance(v, float):
-        return f"{v:.4f}"
-    return one_line(str(v))  # one line per run, whatever a title or a model name holds

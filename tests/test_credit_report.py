@@ -60,12 +60,12 @@ def test_an_overstated_pd_is_red_and_named_in_the_summary_warnings(tmp_path: Pat
                and "in_the_large" not in w for w in result.run.warnings)
     # the summary's verdict of the (only) model states the calibration failure and the rates
     view = build_view(result)
-    [line] = view["credit_verdicts"]
-    assert line["text"].startswith("Credit validation of gbm: its calibration fails (red: ")
-    assert "; calibration in the large;" in line["text"] and f"{m.calibration.mean_pd * 100:.2f} %" in line["text"]
+    [line] = view.summary.credit_verdicts
+    assert line.text.startswith("Credit validation of gbm: its calibration fails (red: ")
+    assert "; calibration in the large;" in line.text and f"{m.calibration.mean_pd * 100:.2f} %" in line.text
     from reportgen.report.notebook import notebook_view  # noqa: PLC0415
 
-    assert [v["text"] for v in notebook_view(result, with_figures=False)["verdicts"]] == [line["text"]]
+    assert [v["text"] for v in notebook_view(result, with_figures=False)["verdicts"]] == [line.text]
 
 
 def test_a_red_calibration_stands_beside_the_models_verdict_in_the_summary(demo_run) -> None:

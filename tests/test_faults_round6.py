@@ -464,13 +464,14 @@ def test_a_wrong_value_is_quoted_in_at_most_60_characters(tmp_path: Path, capsys
 def test_the_pdf_page_header_repeats_at_most_120_characters_of_the_title(tmp_path: Path) -> None:
     """The page header (CSS string-set, laid out again on every page) held the whole title: a
     20,000-character title added 15 s to a 36-page PDF. The title block still shows it whole."""
-    from reportgen.report.render import build_view, load_result, render_html
+    from reportgen.report.render import build_view, render_html
+    from reportgen.results_io import load_result
 
     title = "Quarterly monitoring " * 40  # 840 characters, within the limit
     cfg = make_run(tmp_path, csv_with("id,y,s", [f"{i},{y},{s}" for i, y, s in rows()]), title=title)
     assert cli.main(["run", str(cfg), "-q"]) == 0
     result = load_result(tmp_path / "out" / "metrics.json")
     view = build_view(result)
-    assert view["running_title"] == title[:119].rstrip() + "…"
+    assert view.running_title == title[:119].rstrip() + "…"
     html = render_html(result)
     assert f'<div class="running-title">{title[:119].rstrip()}…</div>' in html

@@ -12,7 +12,7 @@ import pytest
 from matplotlib.colors import to_hex
 
 from reportgen.report import figures
-from reportgen.report.render import load_result
+from reportgen.results_io import load_result
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 from bench_render import make_result  # noqa: E402

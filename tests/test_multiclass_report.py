@@ -203,7 +203,7 @@ def test_the_per_class_interval_note_says_when_a_class_column_was_binned(mc_run)
     import dataclasses
 
     from reportgen.engine.intervals import CLASS_TABLE_BINNED_BOOTSTRAP, class_bins
-    from reportgen.report.render import load_result
+    from reportgen.results_io import load_result
     from reportgen.report.wording import per_class_interval_note
 
     result = load_result(mc_run / "metrics.json")

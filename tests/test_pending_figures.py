@@ -16,7 +16,7 @@ from reportgen.report import figures, render
 from reportgen.report import weasyprint_tuning as tuning
 from reportgen.api import compare_models
 from reportgen.config import load_config
-from reportgen.report.render import load_result
+from reportgen.results_io import load_result
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 from bench_render import make_result  # noqa: E402
@@ -163,7 +163,7 @@ def test_a_figure_whose_size_cannot_be_foreseen_is_drawn_before_the_page(small, 
     assert figures.figure_sizes(figures.FIGURES, small) is None
     v = render.start_view(small)
     try:
-        assert "reportgen-pending" not in str(v.view["figures"]) and v.drawn() == {}
+        assert "reportgen-pending" not in str(v.view.curves.figures) and v.drawn() == {}
         page = v.fill(render.render_html(small, view=v.view))
     finally:
         v.close()

@@ -12,19 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from reportgen.report.render import (
-    TASK_SECTIONS,
-    fmt_ci,
-    fmt_count,
-    fmt_num,
-    fmt_p,
-    fmt_pct,
-    fmt_pvalue,
-    fmt_signed,
-    fmt_threshold,
-    load_result,
-    render_html,
-)
+from reportgen.report.formats import fmt_ci, fmt_count, fmt_num, fmt_p, fmt_pct, fmt_pvalue, fmt_signed, fmt_threshold
+from reportgen.report.render import render_html
+from reportgen.report.views import TASK_SECTIONS
+from reportgen.results_io import load_result
 
 
 class _Collector(HTMLParser):

@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 from reportgen.report.credit_figures import credit_figure
-from reportgen.report.render import build_view, load_result
+from reportgen.report.render import build_view
+from reportgen.results_io import load_result
 
 
 @pytest.fixture(scope="module")
@@ -76,7 +77,7 @@ def test_approval_counts_and_differences_read_like_the_tables(html):
 
 def test_the_reliability_diagram_names_the_models_it_leaves_out(demo):
     view = build_view(demo)
-    assert view["calibration_caption"] == (
+    assert view.curves.calibration_caption == (
         "Reliability diagram: marker area is proportional to the rows in the bin. Not drawn (scores are not "
         "probabilities): champion. A PD mapping's calibration is in the credit validation section.")
 
@@ -148,7 +149,7 @@ def test_multiclass_curves_name_the_models_they_leave_out(tmp_path, cli):
     config = Path(__file__).resolve().parents[1] / "configs" / "demo_multiclass.yaml"
     assert cli(["run", str(config), "--out", str(tmp_path), "--format", "json", "--quiet"]) == 0
     view = build_view(load_result(tmp_path / "metrics.json"))
-    captions = [f["caption"] for f in view["class_figures"]]
+    captions = [f.caption for f in view.curves.class_figures]
     assert captions and all(c.endswith("Not drawn (predicted classes only, no class scores): rules.") for c in captions)
 
 

@@ -15,7 +15,8 @@ import pandas as pd
 import pytest
 
 import reportgen
-from reportgen.report.render import PORTRAIT_CHARS, Theme, build_view, column_chars, column_groups, render_html
+from reportgen.report.render import Theme, build_view, render_html
+from reportgen.report.views.metrics import PORTRAIT_CHARS, column_chars, column_groups
 from reportgen.results import Decision
 from reportgen.report.wording import ranking_note, verdict_of
 
@@ -54,8 +55,8 @@ def test_twelve_model_names_print_whole_in_the_metrics_table_not_broken_mid_word
 
 def test_twelve_models_split_into_two_tables_of_six_each_saying_where_the_best_is(twelve):
     view = build_view(twelve)
-    assert [g["cols"] for g in view["metric_groups"]] == [list(range(6)), list(range(6, 12))]
-    assert view["metric_groups"][1]["caption"].startswith("Models 7–12 of 12; the highlighted value is the best of all 12")
+    assert [g.cols for g in view.metrics.groups] == [tuple(range(6)), tuple(range(6, 12))]
+    assert view.metrics.groups[1].caption.startswith("Models 7–12 of 12; the highlighted value is the best of all 12")
     html = render_html(twelve, theme=Theme(sections=("metrics",)), view=view)
     section = html[html.index('<section id="metrics"'):]
     section = section[:section.index("</section>")]
@@ -72,8 +73,8 @@ def test_the_demo_sized_metrics_table_stays_one_table_without_a_caption(names):
     assert column_groups(names) == [list(range(len(names)))]
     result = _compare(names)
     view = build_view(result)
-    assert view["metric_groups"] == [{"cols": list(range(len(names))), "caption": ""}]
-    assert view["wide_metrics"] is False
+    assert [(g.cols, g.caption) for g in view.metrics.groups] == [(tuple(range(len(names))), "")]
+    assert view.metrics.wide is False
 
 
 def test_a_long_piece_of_a_name_counts_not_the_whole_name():
@@ -86,7 +87,7 @@ def test_a_long_piece_of_a_name_counts_not_the_whole_name():
 def test_four_models_with_long_unbreakable_names_print_landscape_instead_of_breaking_them():
     names = ["gradientboostedtree", "logisticregression1", "randomforestmodel22", "neuralnetworkmodel3"]
     assert sum(column_chars(names)) > PORTRAIT_CHARS
-    assert build_view(_compare(names))["wide_metrics"] is True
+    assert build_view(_compare(names)).metrics.wide is True
 
 
 # ---- verdicts that overstate ------------------------------------------------------------------------
@@ -219,10 +220,10 @@ def test_a_difference_without_an_interval_is_not_marked_plain_better(twelve):
     # with the bootstrap off, KS, F1, … had no interval, yet their Δ was marked "better" like the
     # Gini's, whose DeLong interval excludes 0; the error-reduction column beside it said "no interval"
     view = build_view(twelve)
-    rows = {r["key"]: r for r in view["comparisons"][-1]["rows"]}
-    assert rows["ks"]["ci"] == "" and rows["ks"]["mark"] == "better"
-    assert rows["ks"]["ns"] and rows["ks"]["ns_note"] == "no interval"
-    assert rows["gini"]["ci"] and not rows["gini"]["ns"]  # DeLong: clear of 0, a plain "better"
+    rows = {r.key: r for r in view.comparison.comparisons[-1].rows}
+    assert rows["ks"].ci == "" and rows["ks"].mark == "better"
+    assert rows["ks"].ns and rows["ks"].ns_note == "no interval"
+    assert rows["gini"].ci and not rows["gini"].ns  # DeLong: clear of 0, a plain "better"
     html = render_html(twelve, theme=Theme(sections=("comparison",)), view=view)
     assert '<span class="mark ns">better, no interval</span>' in html
 
@@ -246,7 +247,7 @@ def test_a_pair_of_confusion_matrices_stays_level_when_one_threshold_is_long(tmp
 
     result = _compare(TWELVE[:3], costs={"fn": 5, "fp": 1})
     view = build_view(result)
-    assert all(v["rule"].startswith("(positive when score") for m in view["confusions"] for v in m["views"])
+    assert all(v.rule.startswith("(positive when score") for m in view.confusion.binary for v in m.views)
     pdf = tmp_path / "c.pdf"
     HTML(string=render_html(result, theme=Theme(sections=("confusion",)), for_pdf=True)).write_pdf(pdf)
     totals = []  # the y of each "Total" (a matrix's column header and its last row's label), page by page

@@ -17,7 +17,8 @@ import yaml
 import reportgen
 import reportgen.report.figures as figures
 from reportgen.report.formats import FSI, PDI, isolate, needs_isolation, text_direction
-from reportgen.report.render import render_html, wbr
+from reportgen.report.formats import wbr
+from reportgen.report.render import render_html
 
 NOW = "2026-01-01T00:00:00Z"
 
@@ -242,11 +243,11 @@ def test_an_undefined_value_in_the_comparison_table_says_why(tiny):
     # an error reduction of n/a against a perfect baseline without a word
     from reportgen.report.render import build_view  # noqa: PLC0415
 
-    comparison = build_view(tiny)["comparisons"][0]
-    rows = {r["key"]: r for r in comparison["rows"]}
-    assert rows["mcc"]["model"] == "n/a" and rows["gini"]["rer"] == "n/a"
-    assert rows["gini"]["rer_note"] == "baseline has no error"
-    assert comparison["undefined"] == ["Matthews correlation (MCC): n/a for s1, a row or column of the confusion "
+    comparison = build_view(tiny).comparison.comparisons[0]
+    rows = {r.key: r for r in comparison.rows}
+    assert rows["mcc"].model == "n/a" and rows["gini"].rer == "n/a"
+    assert rows["gini"].rer_note == "baseline has no error"
+    assert list(comparison.undefined) == ["Matthews correlation (MCC): n/a for s1, a row or column of the confusion "
                                        "matrix is empty."]
     html = render_html(tiny)
     assert ('<p class="note undefined">Matthews correlation (MCC): n/a for s1, a row or column of the confusion '
@@ -294,7 +295,7 @@ def test_40_classes_print_portrait_top_confusions_and_a_light_class_list(tmp_pat
         "models": [{"name": "rules", "file": "d.csv", "prediction": "p"}]}), encoding="utf-8")
     result = compare_models(*load_config(tmp_path / "c.yaml"), now=NOW)
     view = build_view(result)
-    assert view["mc_confusions"][0]["full"] is False and view["wide_confusion"] is False
+    assert view.confusion.multiclass[0].full is False and view.confusion.wide is False
     # and the title page lists the 40 classes small and light (in bold they filled half the page)
     assert '<div class="wide-fact many-classes"><dt>Classes</dt>' in render_html(result, view=view)
 
@@ -318,9 +319,9 @@ def test_paths_named_like_a_right_to_left_model_are_printed_as_written(tmp_path)
         "models": [{"name": "base", "file": f"{HEBREW}.csv", "score": "s0"},
                    {"name": HEBREW, "file": f"{HEBREW}.csv", "score": "s1"}]}, allow_unicode=True), encoding="utf-8")
     view = build_view(compare_models(*load_config(tmp_path / "c.yaml"), now=NOW))
-    assert [m["file"] for m in view["models"]] == [f"{HEBREW}.csv"] * 2
-    assert view["files"][0]["name"] == f"{HEBREW}.csv" and FSI not in view["files"][0]["path"]
-    assert any(f"{FSI}{HEBREW}{PDI}'s" in c["verdict"] for c in view["comparisons"])
+    assert [m.file for m in view.models] == [f"{HEBREW}.csv"] * 2
+    assert view.appendix.files[0].name == f"{HEBREW}.csv" and FSI not in view.appendix.files[0].path
+    assert any(f"{FSI}{HEBREW}{PDI}'s" in c.verdict for c in view.comparison.comparisons)
 
 
 def test_one_reason_for_both_models_is_one_note():
@@ -331,7 +332,7 @@ def test_one_reason_for_both_models_is_one_note():
     data[["s0", "s1"]] *= 100  # points, not probabilities
     result = reportgen.compare_frames(data, label="y", positive=1, threshold=30, now=NOW, scores=["s0", "s1"],
                                       bootstrap={"resamples": 0, "seed": 1})
-    notes = build_view(result)["comparisons"][0]["undefined"]
+    notes = build_view(result).comparison.comparisons[0].undefined
     assert len(notes) == 1 and notes[0].startswith("Brier score: n/a for s0 and s1, "), notes
 
 

@@ -14,7 +14,7 @@ import pytest
 
 from reportgen.report import figures, render
 from reportgen.report import weasyprint_tuning as tuning
-from reportgen.report.render import load_result
+from reportgen.results_io import load_result
 
 weasyprint = pytest.importorskip("weasyprint")
 poppler = pytest.mark.skipif(shutil.which("pdftoppm") is None or shutil.which("pdftotext") is None,

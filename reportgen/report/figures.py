@@ -459,11 +459,6 @@ def _apply_style(fn):
     return wrapper
 
 
-def _fmt(v: float | None, digits: int = 3, key: str | None = None) -> str:
-    """A metric for a legend or title: never rounded to its bound (AUC 0.99965 is not "1.000")."""
-    return fmt_metric(v, key, digits)
-
-
 @_apply_style
 def roc_figure(result: ComparisonResult, palette: Sequence[str] = PALETTE) -> Figure:
     """Overlaid ROC curves, chance diagonal, operating point at the decision threshold."""
@@ -475,8 +470,8 @@ def roc_figure(result: ComparisonResult, palette: Sequence[str] = PALETTE) -> Fi
     ax.plot([0, 1], [0, 1], ls="--", color=MUTED, lw=0.9, label="chance (AUC 0.5)")
     for name, m in result.models.items():
         c = m.curves.roc
-        label = (f"{shown[name]}: AUC {_fmt(m.metrics['roc_auc'], key='roc_auc')}, "
-                 f"Gini {_fmt(m.metrics['gini'], key='gini')}")
+        label = (f"{shown[name]}: AUC {fmt_metric(m.metrics['roc_auc'], 'roc_auc')}, "
+                 f"Gini {fmt_metric(m.metrics['gini'], 'gini')}")
         ax.plot(c.x, c.y, color=col[name], ls=dash[name], label=label, drawstyle="default")
         if m.confusion is not None and m.negatives and m.positives:
             fx = m.confusion.fp / m.negatives
@@ -520,7 +515,7 @@ def pr_figure(result: ComparisonResult, palette: Sequence[str] = PALETTE) -> Fig
     for name, m in result.models.items():
         c = m.curves.pr
         ax.step(c.x, c.y, where="post", color=col[name], ls=dash[name],
-                label=f"{shown[name]}: AP {_fmt(m.metrics['average_precision'], key='average_precision')}")
+                label=f"{shown[name]}: AP {fmt_metric(m.metrics['average_precision'], 'average_precision')}")
         if m.confusion is not None and m.positives and (m.confusion.tp + m.confusion.fp) > 0:
             ax.plot([m.confusion.tp / m.positives], [m.confusion.tp / (m.confusion.tp + m.confusion.fp)],
                     marker="o", ms=5.5, mfc="white", mec=col[name], mew=1.6, ls="none")
@@ -616,7 +611,7 @@ def ks_figure(result: ComparisonResult, palette: Sequence[str] = PALETTE) -> Fig
         ax.plot(k.thresholds, k.fpr, color=col[name], ls="--", label="negatives")
         if m.ks_threshold is not None and m.metrics["ks"] is not None:
             ax.axvline(m.ks_threshold, color=MUTED, lw=0.8)
-        ax.set_title(f"{shown[name]}: KS {_fmt(m.metrics['ks'], key='ks')}")
+        ax.set_title(f"{shown[name]}: KS {fmt_metric(m.metrics['ks'], 'ks')}")
         ax.set_xlabel("threshold (score)")
         ax.set_ylabel("share predicted positive")
         if m.direction == "lower":
@@ -664,7 +659,7 @@ def calibration_figure(result: ComparisonResult, palette: Sequence[str] = PALETT
         c = m.curves.calibration
         size = 12 + 120 * c.counts / max(float(c.counts.max()), 1.0)
         ax.plot(c.mean_predicted, c.observed, color=col[name], ls=dash[name], lw=1.2,
-                label=f"{shown[name]}: Brier {_fmt(m.metrics['brier'], 4, 'brier')}")
+                label=f"{shown[name]}: Brier {fmt_metric(m.metrics['brier'], 'brier', 4)}")
         ax.scatter(c.mean_predicted, c.observed, s=size, color=col[name], alpha=0.7, zorder=3)
     ax.set(xlim=(0, 1), ylim=(0, 1), xlabel="Mean predicted probability (bin)",
            ylabel="Observed share of positives", title="Calibration (10 equal-width bins)")
@@ -840,7 +835,7 @@ def _class_panels(result: ComparisonResult, kind: str, palette: Sequence[str], p
                 auc = (result.models[name].per_class or {}).get(label, {}).get("roc_auc")
             if c is None:
                 continue
-            text = f"{shown[name]} {_fmt(auc, key='roc_auc')}" if kind == "roc" else shown[name]
+            text = f"{shown[name]} {fmt_metric(auc, 'roc_auc')}" if kind == "roc" else shown[name]
             ax.plot(c.x, c.y, color=col[name], ls=dash[name], lw=1.3, label=text if kind == "roc" or ax is axes[0] else None)
         title = "micro-average (all classes pooled)" if label is None else panel_title(label)
         ax.set_title(safe_text(title), fontsize=8)

@@ -1,5 +1,6 @@
-"""Number formats shared by the report's tables, sentences and figures (a leaf: catalog only),
-and the isolation of right-to-left names among them.
+"""The one home of the report's number formats: its tables, sentences, figures and the Jinja
+filters (:data:`FILTERS`) all format here (a leaf: catalog only); and the isolation of
+right-to-left names among them.
 
 Two rules the report keeps everywhere (issue 17, item 9):
 
@@ -14,7 +15,12 @@ Two rules the report keeps everywhere (issue 17, item 9):
 from __future__ import annotations
 
 import math
+import re
 import unicodedata
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from markupsafe import Markup, escape
 
 import reportgen.catalog as catalog
 
@@ -84,6 +90,138 @@ def minus(text: str) -> str:
     return text.replace("-", "\u2212")
 
 
+def fmt_num(v: float | None, digits: int = 3) -> str:
+    """A number with ``digits`` decimals; integers of counts without decimals; None → 'n/a'."""
+    if v is None or (isinstance(v, float) and not math.isfinite(v)):
+        return "n/a"
+    if isinstance(v, (int,)) or (float(v).is_integer() and abs(v) >= 1000):
+        return minus(fmt_int(v))
+    # the minus sign of the tables' differences (−0.028), never a hyphen (z = −8.14, S = −0.096)
+    return minus(f"{v:.{digits}f}")
+
+
+def fmt_count(v: float | None) -> str:
+    """Counts: thin-space thousands; weighted counts keep one decimal."""
+    if v is None:
+        return "n/a"
+    if float(v).is_integer():
+        return f"{int(v):,}".replace(",", "\u2009")
+    return f"{v:,.1f}".replace(",", "\u2009")
+
+
+def fmt_pct(v: float | None, digits: int = 1, signed: bool = False) -> str:
+    if v is None or not math.isfinite(v):
+        return "n/a"
+    sign = "+" if signed and v > 0 else ""
+    return minus(f"{sign}{v * 100:.{digits}f} %")
+
+
+def fmt_share(v: float | None, digits: int = 0) -> str:
+    """A share in per cent (``digits`` decimals) never rounded to a bound it does not equal: 12 of
+    2 975 rows is "< 1 %", not "0 %" (which reads as none), and 2 970 of 2 975 is "> 99 %"; with
+    one decimal, 1 row flagged of 6 000 is "< 0.1 %" and the 5 999 approved "> 99.9 %"."""
+    if v is None or not math.isfinite(v):
+        return "n/a"
+    step = 10.0 ** -digits  # the smallest share shown, in per cent
+    if 0 < v * 100 < step / 2:
+        return f"< {step:.{digits}f} %"
+    if 100 - step / 2 <= v * 100 < 100:
+        return f"> {100 - step:.{digits}f} %"
+    return fmt_pct(v, digits)
+
+
+def fmt_share_of_sum(v: float | None, digits: int = 4) -> str:
+    """A non-negative term of a sum (a bin's PSI contribution) with ``digits`` decimals; a positive
+    term too small to show is "< 0.0001", never "0.0000", which reads as none at all."""
+    if v is None or not math.isfinite(v):
+        return "n/a"
+    if 0 < v < 0.5 * 10.0 ** -digits:
+        return f"< {10.0 ** -digits:.{digits}f}"
+    return fmt_num(v, digits)
+
+
+def fmt_points(v: float | None, digits: int = 2) -> str:
+    """A difference of two rates in percentage points, signed: 0.0025 → "+0.25 percentage points"
+    (a difference of percentages printed as "0.25 %" reads as a relative change)."""
+    if v is None or not math.isfinite(v):
+        return "n/a"
+    return minus(f"{v * 100:+.{digits}f}") + " percentage points"
+
+
+def fmt_ci_pct(ci: Sequence[float] | None, digits: int = 2) -> str:
+    """An interval of a rate in percent, as the rate beside it is printed: [0.0091, 0.0331] →
+    "[0.91 %, 3.31 %]" (a default rate of 1.83 % with its interval as fractions mixes units)."""
+    if not ci or ci[0] is None or ci[1] is None:
+        return ""
+    return "[" + ", ".join(fmt_pct(float(v), digits) for v in ci) + "]"
+
+
+def fmt_signed(v: float | None, digits: int = 3) -> str:
+    """A difference with its sign; a non-zero one never prints as zero (0.0003 → "+0.0003",
+    beyond :data:`MAX_DIGITS` decimals "+< 0.000001"); zero is "0.000"."""
+    if v is None or not math.isfinite(v):
+        return "n/a"
+    if v == 0:
+        return f"{0:.{digits}f}"
+    for d in range(digits, MAX_DIGITS + 1):
+        if float(f"{abs(v):.{d}f}") != 0:
+            return f"{v:+.{d}f}".replace("-", "−")
+    return ("+" if v > 0 else "−") + f"< {10.0 ** -MAX_DIGITS:.{MAX_DIGITS}f}"
+
+
+def fmt_pvalue(p: float | None) -> str:
+    if p is None or not math.isfinite(p):
+        return "n/a"
+    if p < 0.0001:
+        return "< 0.0001"
+    if p < 0.01:
+        return f"{p:.4f}"
+    return f"{p:.3f}"
+
+
+def fmt_p(p: float | None, bound: bool = False) -> str:
+    """'p = 0.027' or 'p < 0.0001' (the phrase, for running text); 'p n/a' when undefined; a p
+    that is only an upper bound (a bootstrap floor, or Holm of one) as 'p ≤ 0.0033'."""
+    if p is None or not math.isfinite(p):
+        return "p n/a"
+    if bound:
+        return f"p ≤ {p:.2g}"
+    text = fmt_pvalue(p)
+    return f"p {text}" if text.startswith("<") else f"p = {text}"
+
+
+def fmt_ci(ci: Sequence[float] | None, digits: int = 3, key: str | None = None) -> str:
+    """An interval as "[lo, hi]" with ``digits`` decimals. With the metric's ``key``, an end is never
+    rounded to a bound of the metric's range it does not equal (:func:`fmt_bounded`):
+    the logit-scale DeLong interval of AUC 0.9991 is [0.996, 0.9998], not [0.996, 1.000], which
+    would read as the certainty the transform exists to avoid."""
+    if not ci or ci[0] is None or ci[1] is None:
+        return ""
+    b = bounds_of(key)
+    if b is not None:
+        ends = [fmt_bounded(float(v) + 0.0, digits, *b) for v in ci]
+        ends = [e.lstrip("-") if e[0] == "-" and float(e) == 0.0 else e for e in ends]  # never "−0.000"
+        return ("[" + ", ".join(ends) + "]").replace("-", "−")
+    # + 0.0 turns a bound that rounds to zero from below into "0.000", never "−0.000"
+    lo, hi = (float(f"{v:.{digits}f}") + 0.0 for v in ci)
+    return f"[{lo:.{digits}f}, {hi:.{digits}f}]".replace("-", "−")
+
+
+def fmt_level(level: float) -> str:
+    """A confidence level as the report names it: 0.95 → "95 %"."""
+    return f"{level * 100:g} %"
+
+
+def fmt_cell(v: object) -> str:
+    """A cell of a plain-text table (``reportgen history --format text``): 'n/a' for None, a
+    float with four decimals, anything else as its text."""
+    if v is None:
+        return "n/a"
+    if isinstance(v, float):
+        return f"{v:.4f}"
+    return str(v)
+
+
 #: Bidirectional classes that can reorder what stands beside a text in a left-to-right sentence:
 #: right-to-left letters, Arabic digits, and the explicit embeddings, overrides and isolates.
 _BIDI_ACTIVE = frozenset({"R", "AL", "AN", "RLE", "RLO", "LRE", "LRO", "PDF", "RLI", "LRI", "FSI", "PDI"})
@@ -117,4 +255,44 @@ def isolate(text: str) -> str:
     return f"{FSI}{text}{PDI}" if needs_isolation(text) else text
 
 
-__all__ = ["FSI", "PDI", "isolate", "needs_isolation", "text_direction", "MAX_DIGITS", "bounds_of", "fmt_bounded", "fmt_int", "fmt_metric", "fmt_threshold", "minus"]
+#: Names up to this long get no extra break opportunities (:func:`wbr`).
+WBR_AFTER = 20
+#: Where :func:`wbr` puts its break opportunities: after these separators.
+BREAK_AFTER = re.compile(r"([_./:\\-]+)")
+
+
+def wbr(text: Any, after: int = WBR_AFTER) -> Markup:
+    """Text escaped, with a line-break opportunity (``<wbr>``) after each ``_ . / : - \\``.
+
+    Model, class and file names (``PD_retail_gbm_challenger_v1.0_monotone_2024Q3``) have no
+    spaces; without these a table column or heading cannot be narrower than the whole name, and
+    the PDF loses columns past the right margin. The text itself is unchanged (copying it out of
+    the page gives the name), and CSS ``overflow-wrap: anywhere`` breaks a name that has none.
+    Text of at most ``after`` characters (:data:`WBR_AFTER`) fits any column and is left as it
+    is; file names, in a narrow column, get them from any length (``wbr(0)``), so
+    ``challenger.parquet`` breaks after its dot, not inside a word.
+    """
+    if needs_isolation(str(text)):
+        # a right-to-left name is isolated (<bdi>) with its direction stated: WeasyPrint isolates
+        # a <bdi> but reads it left to right unless told ("نموذج 2 (v3.1)" came out in the wrong
+        # order); and without <wbr>, which WeasyPrint reorders as separate boxes ("(v3.<wbr>1)"
+        # printed "(1.v3)"): a long one breaks where it must (overflow-wrap: anywhere)
+        return Markup('<bdi dir="{}">{}</bdi>').format(text_direction(str(text)), text)
+    if len(str(text)) <= after:
+        return Markup(escape(text))
+    parts = BREAK_AFTER.split(str(text))
+    return Markup("").join(Markup(escape(p)) + (Markup("<wbr>") if i % 2 else Markup("")) for i, p in enumerate(parts))
+
+
+#: The filters every template may use (:func:`reportgen.report.render.make_environment`
+#: registers them by these names).
+FILTERS: dict[str, Callable[..., str]] = {
+    "fmt_num": fmt_num, "fmt_pct": fmt_pct, "fmt_pvalue": fmt_pvalue, "fmt_p": fmt_p, "fmt_ci": fmt_ci,
+    "fmt_count": fmt_count, "fmt_points": fmt_points, "fmt_ci_pct": fmt_ci_pct, "fmt_share_of_sum": fmt_share_of_sum,
+    "wbr": wbr,
+}
+
+__all__ = ["FILTERS", "FSI", "PDI", "isolate", "needs_isolation", "text_direction", "MAX_DIGITS", "bounds_of",
+           "fmt_bounded", "fmt_cell", "fmt_ci", "fmt_ci_pct", "fmt_count", "fmt_int", "fmt_level", "fmt_metric",
+           "fmt_num", "fmt_p", "fmt_pct", "fmt_points", "fmt_pvalue", "fmt_share", "fmt_share_of_sum", "fmt_signed",
+           "fmt_threshold", "minus", "wbr", "WBR_AFTER"]

@@ -19,8 +19,9 @@ from markupsafe import Markup
 
 import reportgen.catalog as catalog
 import reportgen.report.figures as figures
-from reportgen.report.credit_view import summary_notes
-from reportgen.report.render import fmt_ci, fmt_count, fmt_num, make_environment
+from reportgen.report.views.credit import summary_notes
+from reportgen.report.formats import fmt_ci, fmt_count, fmt_num
+from reportgen.report.render import make_environment
 from reportgen.results import ComparisonResult, set_html_display
 from reportgen.report.wording import ranking_note, verdict
 

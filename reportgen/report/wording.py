@@ -47,7 +47,7 @@ from reportgen.engine.intervals import (
 from reportgen.engine.compare_multiclass import BOOTSTRAP_AUC_MAX_CELLS
 from reportgen.engine.approval import APPROVAL_COUNT_BOOTSTRAP, APPROVAL_POOLED_BOOTSTRAP, MAX_APPROVAL_MODELS
 from reportgen.engine.proportions import CLOPPER_PEARSON, DELONG_LOGIT
-from reportgen.report.formats import fmt_bounded, fmt_int, minus
+from reportgen.report.formats import fmt_bounded, fmt_int, fmt_p, fmt_pct, minus
 from reportgen.report.labels import LABELS, credit_failure_names
 from reportgen.results import (
     ApprovalAtRate,
@@ -251,12 +251,11 @@ def comparison_notes(c: Comparison, result: ComparisonResult) -> list[str]:
     if w:
         notes.append(w)
     d = c.decision
-    if d is not None and d.p_value_is_bound:
+    if d is not None and d.p_value_is_bound and d.p_value is not None:
         notes.append(f"The bootstrap p-value is at its resolution floor: with {round(1 / d.p_value) - 1:,} finite "
                      f"resamples, p ≤ 1/(B+1) = {d.p_value:.2g}; it is a bound, not an estimate.")
-    m = d.family_size if d is not None else 0
-    if m > 1:
-        notes.append(multiplicity_sentence(m, d.alpha, d.ci_simultaneous_level))
+    if d is not None and d.family_size > 1:
+        notes.append(multiplicity_sentence(d.family_size, d.alpha, d.ci_simultaneous_level))
     elif d is None and len(result.comparisons) > 1:
         notes.append(f"{len(result.comparisons)} models are compared with {c.baseline}; Holm-adjusted p-values "
                      f"control the family-wise error.")
@@ -283,10 +282,10 @@ def mcnemar_sentence(model: str, baseline: str, t: McNemarSummary, alpha: float 
         return f"McNemar's test ({t.method}): p = {t.p_value:.3g}."
     b, c = t.model_only_right, t.baseline_only_right
     unit = "rows" if t.basis == "rows" else "weighted rows (frequency weights)"
-    p = _fmt_p(t.p_value)
+    p = fmt_p(t.p_value)
     decisive = t.p_value
     if t.p_value_holm is not None and t.p_value_holm != t.p_value:
-        p += f", Holm-adjusted {_fmt_p(t.p_value_holm)}"
+        p += f", Holm-adjusted {fmt_p(t.p_value_holm)}"
         decisive = t.p_value_holm
     who = {"model": model, "baseline": baseline}.get(t.errs_more or "neither")
     if who is None:
@@ -312,10 +311,6 @@ def weights_sentence(result: ComparisonResult) -> str | None:
             "evidence; row counts are shown beside weighted ones.")
 
 
-def _pct(v: float | None, digits: int = 1) -> str:
-    return "n/a" if v is None else f"{v * 100:.{digits}f} %"
-
-
 #: How an equal-approval interval was drawn, when not row by row (same distribution).
 _DRAWN = {APPROVAL_COUNT_BOOTSTRAP: ", drawn on the counts per approval pattern",
           APPROVAL_POOLED_BOOTSTRAP: ", drawn on the counts per approval pattern, weight sums from their moments"}
@@ -325,16 +320,16 @@ def approval_sentence(a: ApprovalAtRate) -> str:
     """What the equal-approval comparison says, in one sentence (bad rates in %, their difference in
     percentage points, with the minus sign and thin-space counts of the report's tables)."""
     m, b = a.model, a.baseline
-    at = (f"At {b.model}'s approval rate ({_pct(a.target_rate)})" if a.source == "baseline"
-          else f"At an approval rate of {_pct(a.target_rate)}")
+    at = (f"At {b.model}'s approval rate ({fmt_pct(a.target_rate)})" if a.source == "baseline"
+          else f"At an approval rate of {fmt_pct(a.target_rate)}")
     if a.bad_rate_delta is None:
         return f"{at}, a bad rate cannot be compared (a model approves no row)."
     way = "lower" if a.bad_rate_delta < 0 else "higher" if a.bad_rate_delta > 0 else "no different"
     ci = "" if a.ci is None else (f" ({a.ci_level * 100:g} % CI {minus(f'{a.ci[0] * 100:+.2f}')} to "
                                   f"{minus(f'{a.ci[1] * 100:+.2f}')} percentage points, "
                                   f"paired bootstrap of the rows{_DRAWN.get(a.ci_method or '', '')})")
-    head = (f"{at}, {m.model}'s approved applications have a bad rate of {_pct(m.bad_rate, 2)} against "
-            f"{_pct(b.bad_rate, 2)} for {b.model}: {abs(a.bad_rate_delta) * 100:.2f} percentage points {way}{ci}. ")
+    head = (f"{at}, {m.model}'s approved applications have a bad rate of {fmt_pct(m.bad_rate, 2)} against "
+            f"{fmt_pct(b.bad_rate, 2)} for {b.model}: {abs(a.bad_rate_delta) * 100:.2f} percentage points {way}{ci}. ")
     return head + _swap_sentence(m.model, b.model, a.swap_in.rows, a.swap_in.bad_rate, a.swap_out.rows,
                                  a.swap_out.bad_rate)
 
@@ -348,33 +343,13 @@ def _swap_sentence(model: str, baseline: str, rows_in: float, bad_in: float | No
     """What the model swaps in for what it swaps out; when one side is empty, "swaps in 2
     applications at 50.0 % bad and swaps none out" (it read "… bad for 0 at n/a")."""
     if rows_in and rows_out:
-        return (f"{model} swaps in {_applications(rows_in)} at {_pct(bad_in)} bad for "
-                f"{fmt_int(rows_out)} at {_pct(bad_out)}.")
+        return (f"{model} swaps in {_applications(rows_in)} at {fmt_pct(bad_in)} bad for "
+                f"{fmt_int(rows_out)} at {fmt_pct(bad_out)}.")
     if not rows_in and not rows_out:
         return f"{model} approves the same applications as {baseline}."
     if rows_in:
-        return f"{model} swaps in {_applications(rows_in)} at {_pct(bad_in)} bad and swaps none out."
-    return f"{model} swaps out {_applications(rows_out)} at {_pct(bad_out)} bad and swaps none in."
-
-
-def approval_view(c: Comparison) -> list[dict[str, object]]:
-    """Ready-formatted tables of the comparison at equal approval rate (templates only display)."""
-    out = []
-    for a in c.approval:
-        cells = (("Swap-in: approved by " + c.model + " only", a.swap_in),
-                 ("Swap-out: approved by " + c.baseline + " only", a.swap_out),
-                 ("Stay approved", a.stay_approved), ("Stay declined", a.stay_declined))
-        out.append({
-            "title": (f"At {c.baseline}'s approval rate, {_pct(a.target_rate)}" if a.source == "baseline"
-                      else f"At approval rate {_pct(a.target_rate)} (approval_rates)"),
-            "sides": [{"model": s.model, "threshold": "n/a" if s.threshold is None else f"{s.threshold:.6g}",
-                       "approval": _pct(s.approval_rate), "approved": fmt_int(s.approved_rows),
-                       "bad_rate": _pct(s.bad_rate, 2)} for s in (a.baseline, a.model)],
-            "swaps": [{"set": name, "rows": fmt_int(x.rows), "bads": fmt_int(x.bads_rows), "bad_rate": _pct(x.bad_rate)}
-                      for name, x in cells],
-            "sentence": approval_sentence(a),
-        })
-    return out
+        return f"{model} swaps in {_applications(rows_in)} at {fmt_pct(bad_in)} bad and swaps none out."
+    return f"{model} swaps out {_applications(rows_out)} at {fmt_pct(bad_out)} bad and swaps none in."
 
 
 def interval_methods(result: ComparisonResult, bootstrap: str = "bootstrap") -> str | None:
@@ -388,7 +363,7 @@ def interval_methods(result: ComparisonResult, bootstrap: str = "bootstrap") -> 
     if auc & {DELONG, DELONG_LOGIT}:
         logit = " (on the logit scale near 1)" if DELONG_LOGIT in auc else ""
         parts.append(f"DeLong{logit} for AUC and Gini")
-    boot = sorted(rest - {CLOPPER_PEARSON}) + sorted(auc - {DELONG, DELONG_LOGIT})
+    boot = (rest - {CLOPPER_PEARSON}) | (auc - {DELONG, DELONG_LOGIT})
     if boot:
         parts.append(f"{bootstrap} for {'the rest' if parts else 'every metric'}")
     if CLOPPER_PEARSON in rest:
@@ -437,17 +412,6 @@ _NICE = {"gini": "Gini", "roc_auc": "AUC", "ks": "KS", "f1": "F1", "mcc": "MCC",
          "roc_auc_ovr_micro": "micro-averaged AUC", "cohen_kappa": "Cohen's kappa", "log_loss": "log-loss"}
 
 
-def _fmt_p(p: float | None, bound: bool = False) -> str:
-    """``p = 0.012``; a p that is only an upper bound (bootstrap floor, or Holm of one) as ``p ≤ 0.0033``."""
-    if p is None:
-        return "p n/a"
-    if bound:
-        return f"p ≤ {p:.2g}"
-    if p < 0.0001:
-        return "p < 0.0001"
-    return f"p = {p:.4f}" if p < 0.01 else f"p = {p:.3f}"
-
-
 #: How a verdict names its test (``Decision.method`` → words).
 _TEST_WORDS = {"DeLong (paired)": "DeLong's paired test", "DeLong (unpaired, Welch t)": "DeLong's unpaired test, Welch t",
                "bootstrap": "paired bootstrap"}
@@ -463,7 +427,7 @@ def verdict_of(model: str, baseline: str, d: Decision) -> str:
     name = _NICE.get(d.metric, d.metric.replace("_", " "))
     if d.delta is None:
         return f"{model}'s {name} cannot be compared with {baseline}'s (undefined on these data)."
-    p_txt = _fmt_p(d.p_value, d.p_value_is_bound)
+    p_txt = fmt_p(d.p_value, d.p_value_is_bound)
     if d.p_value_is_bound and d.p_value:
         p_txt = f"p ≤ 1/(B+1) = {d.p_value:.2g} with B = {round(1.0 / d.p_value) - 1:,} resamples"
     test = _TEST_WORDS.get(d.method, d.method)
@@ -479,7 +443,7 @@ def verdict_of(model: str, baseline: str, d: Decision) -> str:
                             f"{d.ci_simultaneous[1]:.3f})")
     holm = ""
     if several and d.p_value_adjusted is not None:
-        holm = f", Holm-adjusted over {d.family_size} comparisons {_fmt_p(d.p_value_adjusted, d.p_value_adjusted_is_bound)}"
+        holm = f", Holm-adjusted over {d.family_size} comparisons {fmt_p(d.p_value_adjusted, d.p_value_adjusted_is_bound)}"
     sig = ""
     if d.significant is not None:
         sig = {"better": " — significantly better.", "worse": " — significantly worse."}.get(d.direction,
@@ -774,5 +738,5 @@ def worded(result: ComparisonResult) -> ComparisonResult:
 
 __all__ = ["NOTICE_CODES", "UNDEFINED_TEXT", "log_loss_clipping_sentence", "optimum_label", "ranking_note", "undefined_of",
            "undefined_text", "model_warnings", "per_class_interval_note", "notice_text", "rule", "caveats_of", "verdict", "verdict_of", "worded",
-           "NO_BOOTSTRAP", "PAIRING_TEXT", "approval_sentence", "approval_view", "capability_note", "comparison_notes", "interval_kind", "interval_methods",
+           "NO_BOOTSTRAP", "PAIRING_TEXT", "approval_sentence", "capability_note", "comparison_notes", "interval_kind", "interval_methods",
            "mcnemar_sentence", "multiplicity_sentence", "table_bootstrap_note", "weights_sentence"]

@@ -66,7 +66,7 @@ def test_the_sections_glossary_names_the_side_of_every_p_value() -> None:
     G − 2 as ResourceSelection ``hoslem.test``): a reader comparing numbers needs the convention
     beside the formula. The binomial test's formula said P(X ≥ D) but not that it is one-sided nor
     that it takes defaults as independent (BCBS WP14 5.2: no asset correlation)."""
-    from reportgen.report.credit_view import TEST_LABELS
+    from reportgen.report.views.credit import TEST_LABELS
 
     sides = {"jeffreys": "one-sided", "binomial": "one-sided", "spiegelhalter": "two-sided", "in_the_large": "two-sided",
              "slope": "two-sided", "intercept": "two-sided"}

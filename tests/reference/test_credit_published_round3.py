@@ -391,7 +391,7 @@ def test_the_glossary_states_each_tests_side_null_hypothesis_and_assumptions() -
     normal or χ² approximation; the initial value taken as known, ECB 2019 2.5.2 and 2.6.2). The
     glossary gave the formula and, for some tests, the side: no test stated its H0, and only the
     binomial test its assumption. The PSI and the CAP are not tests: said so, with no H0."""
-    from reportgen.report.credit_view import TEST_LABELS
+    from reportgen.report.views.credit import TEST_LABELS
 
     tests = ["jeffreys", "binomial", "hosmer_lemeshow", "spiegelhalter", "in_the_large", "slope", "intercept",
              "auc_history", "herfindahl", "migration"]

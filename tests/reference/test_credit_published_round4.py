@@ -161,7 +161,7 @@ def test_the_report_names_the_accuracy_ratios_interval_method(tmp_path) -> None:
     """An interval stated as the published method must be that method's: the section prints the
     AR's interval with 'Bamber's variance, as Engelmann, Hayden & Tasche 2003', the glossary says
     which intervals use DeLong's, and the numbers printed are the result's."""
-    from reportgen.report.credit_view import TEST_LABELS
+    from reportgen.report.views.credit import TEST_LABELS
 
     cm, section = _run_section(tmp_path, {"quantiles": 5})
     lo, hi = cm.accuracy_ratio_ci

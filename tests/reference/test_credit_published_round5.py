@@ -343,7 +343,7 @@ def test_the_metrics_json_description_of_a_credit_p_value_gives_each_tests_side_
     the description names every test with the glossary's side."""
     from dataclasses import fields
 
-    from reportgen.report.credit_view import TEST_LABELS
+    from reportgen.report.views.credit import TEST_LABELS
     from reportgen.results import CreditTest, json_schema
 
     doc = next(f for f in fields(CreditTest) if f.name == "p_value").metadata["description"]

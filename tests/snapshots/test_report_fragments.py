@@ -27,11 +27,12 @@ from pathlib import Path
 import pytest
 
 from reportgen.report.render import build_view, make_environment
+from reportgen.report.views import ReportView
 from reportgen.results import ComparisonResult
 from snapshot_fixtures import TASKS, fixture_path
 
 HTML = Path(__file__).resolve().parent / "html"
-#: The sections a task's report has (``render.TASK_SECTIONS``), as snapshotted here.
+#: The sections a task's report has (``reportgen.report.views.TASK_SECTIONS``), as snapshotted here.
 SECTIONS = {
     "binary": ("summary", "comparison", "metrics", "confusion", "curves", "thresholds", "glossary", "appendix"),
     "multiclass": ("summary", "comparison", "metrics", "per_class", "confusion", "curves", "glossary", "appendix"),
@@ -44,16 +45,16 @@ def normalise(html: str) -> str:
     return SVG.sub("<svg><!-- figure, see tests/test_figures.py --></svg>", html)
 
 
-def render_section(view: dict, section: str) -> str:
+def render_section(view: ReportView, section: str) -> str:
     """One section of the report, as ``report.html`` includes it (with the ``ui`` macros)."""
-    template = view["section_templates"][view["sections"].index(section)]
+    template = view.section_templates[view.sections.index(section)]
     env = make_environment()
     page = env.from_string('{% import "macros.html" as ui %}{% include template %}')
     return normalise(page.render(view=view, template=template))
 
 
 @cache
-def view_of(task: str) -> dict:
+def view_of(task: str) -> ReportView:
     """The view model of the task's frozen result (figures are drawn once per task and session)."""
     data = json.loads(fixture_path(task).read_text(encoding="utf-8"))
     return build_view(ComparisonResult.from_json(data))
@@ -90,7 +91,7 @@ def test_section_html_matches_its_snapshot(task, section, request):
 @pytest.mark.parametrize("task", TASKS)
 def test_every_section_of_a_report_has_a_snapshot(task):
     """A section added to the report gets a snapshot too (the list above cannot fall behind)."""
-    assert list(view_of(task)["sections"]) == list(SECTIONS[task])
+    assert list(view_of(task).sections) == list(SECTIONS[task])
 
 
 def test_a_changed_line_shows_as_a_unified_diff_of_the_section(tmp_path):
@@ -107,5 +108,5 @@ def test_a_changed_line_shows_as_a_unified_diff_of_the_section(tmp_path):
 def test_the_fixture_title_reaches_the_appendix_escaped():
     """Values reach the HTML escaped (autoescape): the binary fixture's title holds '<' and '&',
     so its snapshots would show a broken escape as a diff (this pins that the fixture does)."""
-    assert view_of("binary")["title"] == "Snapshot <binary> & co"
+    assert view_of("binary").title == "Snapshot <binary> & co"
     assert "Snapshot &lt;binary&gt; &amp; co" in render_section(view_of("binary"), "appendix")

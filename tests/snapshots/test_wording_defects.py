@@ -30,7 +30,9 @@ import yaml
 from reportgen import compare_models, load_config
 from reportgen.report.wording import verdict_of
 from reportgen.results import Decision
-from reportgen.report.render import better_mark, build_view, fmt_signed, make_environment
+from reportgen.report.formats import fmt_signed
+from reportgen.report.render import build_view, make_environment
+from reportgen.report.views.common import better_mark
 from reportgen.results import ComparisonResult
 from test_report_fragments import check_snapshot, normalise, render_section
 
@@ -212,7 +214,7 @@ def test_an_auc_below_one_is_never_printed_as_one(run, request):
     row = _pick(summary, r"<tr><td class=\"num\">\d</td><td class=\"name\"><span[^>]*></span>sharp</td>.*?</tr>")
     assert ">0.9996<" in row and ">1.000<" not in row
     assert "1.000]" not in row  # nor its interval's upper end (the logit-scale DeLong interval stays below 1)
-    assert "AUC 0.9996" in view["figures"]["roc"]  # the ROC legend too
+    assert "AUC 0.9996" in view.curves.figures["roc"]  # the ROC legend too
     check_snapshot(HERE / "auc_bound.html", row, _updating(request))
 
 

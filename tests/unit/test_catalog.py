@@ -15,7 +15,8 @@ import pytest
 
 from reportgen import catalog, config
 
-from reportgen.report import figures, render
+from reportgen.report import figures
+from reportgen.report.views import comparison
 from reportgen.engine import binary as B
 from reportgen.engine import compare as CMP
 from reportgen.engine import compare_multiclass as CMC
@@ -168,8 +169,8 @@ def test_labels_are_the_catalogue():
 
 
 def test_report_and_figure_selections_name_catalogue_rows():
-    assert set(render.KEY_COMPARISON_METRICS) <= set(catalog.keys("binary"))
-    assert set(render.KEY_MULTICLASS_METRICS) <= set(catalog.keys("multiclass"))
+    assert set(comparison.KEY_COMPARISON_METRICS) <= set(catalog.keys("binary"))
+    assert set(comparison.KEY_MULTICLASS_METRICS) <= set(catalog.keys("multiclass"))
     assert set(figures._PANEL) <= set(catalog.keys("binary", "threshold"))
     assert set(figures.PREVALENCE_CRITERIA) <= {c.key for c in catalog.CRITERIA}
 

@@ -16,7 +16,8 @@ from reportgen.engine import class_tables as CT
 from reportgen.engine.curve import build_table
 from reportgen.report.wording import zero_variance_note
 from reportgen.report.formats import MAX_DIGITS, fmt_bounded, fmt_metric, fmt_threshold
-from reportgen.report.render import better_mark, excludes_zero, fmt_signed, wbr
+from reportgen.report.formats import fmt_signed, wbr
+from reportgen.report.views.common import better_mark, excludes_zero
 from reportgen.results import Notice
 from reportgen.report.wording import log_loss_clipping_sentence, notice_text
 
@@ -137,7 +138,7 @@ def test_logit_delong_interval_near_one_never_prints_its_end_as_one():
     printed its upper end 0.99982 as "1.000" (and Gini's 0.99964 likewise): the certainty the
     transform exists to avoid. With the metric's key an end keeps digits until it is off the bound."""
     from reportgen.engine.proportions import logit_auc_interval
-    from reportgen.report.render import fmt_ci
+    from reportgen.report.formats import fmt_ci
 
     lo, hi = logit_auc_interval(0.9991471734892787, 4.05e-7, 0.95)
     assert hi < 1.0 and f"{hi:.3f}" == "1.000"

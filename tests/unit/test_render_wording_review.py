@@ -12,15 +12,8 @@ from markupsafe import Markup
 
 from reportgen.report.formats import fmt_int, fmt_metric, minus
 from reportgen.report.labels import CREDIT_TEST_NAMES, credit_failure_names
-from reportgen.report.render import (
-    fmt_ci_pct,
-    fmt_num,
-    fmt_pct,
-    fmt_points,
-    fmt_share,
-    keep_units,
-    make_environment,
-)
+from reportgen.report.formats import fmt_ci_pct, fmt_num, fmt_pct, fmt_points, fmt_share
+from reportgen.report.render import keep_units, make_environment
 from reportgen.results import McNemarSummary, Notice
 from reportgen.report.wording import mcnemar_sentence, notice_text
 
@@ -81,7 +74,7 @@ def test_credit_failure_names_lower_case_common_words_only_inside_a_sentence():
 
 
 def test_the_credit_tables_and_the_warnings_use_one_set_of_names():
-    from reportgen.report.credit_view import TEST_LABELS  # noqa: PLC0415
+    from reportgen.report.views.credit import TEST_LABELS  # noqa: PLC0415
 
     assert {k: v[0] for k, v in TEST_LABELS.items()} == CREDIT_TEST_NAMES
 
@@ -131,7 +124,7 @@ def test_a_number_is_never_split_from_its_percent_sign():
 
 
 def test_a_small_psi_contribution_is_not_printed_as_zero():
-    from reportgen.report.render import fmt_share_of_sum  # noqa: PLC0415
+    from reportgen.report.formats import fmt_share_of_sum  # noqa: PLC0415
 
     # the champion's bins printed "0.0000" for contributions of about 1e-5
     assert fmt_share_of_sum(0.0000123) == "< 0.0001"

@@ -538,7 +538,7 @@ def test_settings_note_says_bootstrap_when_weighted_and_nothing_with_resamples_0
     for resamples, want, unwanted in ((40, "bootstrap", "DeLong"), (0, "no intervals (resamples: 0)", "DeLong")):
         models, comps, cells = compare_rows([ModelRows("m1", "f", a, y, w), ModelRows("m2", "f", b, y, w)],
                                             Settings(resamples=resamples, seed=1))
-        note = build_view(_result(models, comps, cells, resamples))["settings_note"]
+        note = build_view(_result(models, comps, cells, resamples)).summary.settings_note
         assert want in note and unwanted not in note, note
 
 

@@ -1,0 +1,131 @@
+"""The audit trail (appendix) and the checks section: what was run, on which files, and the
+configured rules' results."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from reportgen.report.formats import fmt_count
+from reportgen.results import ComparisonResult, to_jsonable
+
+
+@dataclass(frozen=True, slots=True)
+class FileRow:
+    #: the path as written (copied out of the report, it must stay byte for byte what it is)
+    path: str
+    name: str
+    sha256: str
+    rows: str
+    size: str
+
+
+@dataclass(frozen=True, slots=True)
+class DroppedRow:
+    model: str
+    reason: str
+    rows: str
+
+
+@dataclass(frozen=True, slots=True)
+class AppendixView:
+    duration: str
+    engine: str
+    binning: tuple[str, ...]
+    config_path: str
+    versions: tuple[tuple[str, str], ...]
+    files: tuple[FileRow, ...]
+    dropped: tuple[DroppedRow, ...]
+    #: the config as run, as YAML, printed as written
+    config_yaml: str
+
+
+@dataclass(frozen=True, slots=True)
+class CheckRow:
+    rule: str
+    passed: bool
+    detail: str
+
+
+@dataclass(frozen=True, slots=True)
+class ChecksView:
+    rows: tuple[CheckRow, ...]
+    failed: int
+
+
+#: How each engine read the data, in words.
+ENGINES = {
+    "memory": "in memory (every row)",
+    "stream": "streamed in record batches (bounded memory)",
+    "dask": "Dask cluster (map over parts, tree reduce)",
+}
+
+
+def appendix_view(result: ComparisonResult) -> AppendixView:
+    run = result.run
+    return AppendixView(
+        duration=f"{run.duration_seconds:.2f} s",
+        engine=ENGINES.get(run.engine, run.engine),
+        binning=tuple(
+            f"{n}: scores binned into {m.binning.bins:,} {m.binning.method} bins (more than "
+            f"{m.binning.max_distinct_scores:,} distinct); |AUC error| ≤ {m.binning.auc_error_bound:.2g}"
+            for n, m in result.models.items()
+            if m.binning is not None
+        ),
+        config_path=run.config_path,
+        versions=tuple(sorted(run.versions.items())),
+        files=tuple(
+            FileRow(
+                path=f.path,
+                name=Path(f.path).name,
+                sha256=f.sha256,
+                rows=fmt_count(f.rows),
+                size=fmt_count(f.size_bytes),
+            )
+            for f in run.files
+        ),
+        dropped=tuple(DroppedRow(model=d.model, reason=d.reason, rows=fmt_count(d.rows)) for d in run.dropped),
+        config_yaml=yaml.safe_dump(
+            _config_as_run(to_jsonable(run.config), run.task == "binary"),
+            sort_keys=False,
+            allow_unicode=True,
+            default_flow_style=None,
+            width=100,
+        ),
+    )
+
+
+def checks_view(result: ComparisonResult) -> ChecksView:
+    return ChecksView(
+        rows=tuple(CheckRow(rule=c.rule, passed=c.passed, detail=c.detail) for c in result.checks),
+        failed=sum(not c.passed for c in result.checks),
+    )
+
+
+def _without_nulls(value: Any) -> Any:
+    """The config as run, without keys left at null (shorter, same meaning)."""
+    if isinstance(value, dict):
+        return {k: _without_nulls(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [_without_nulls(v) for v in value]
+    return value
+
+
+#: Keys that mean nothing for a multiclass run, left out of its "config as run".
+_BINARY_ONLY = ("positive", "threshold", "prevalences", "constraints")
+_BINARY_ONLY_MODEL = ("direction", "threshold", "score")
+
+
+def _config_as_run(config: dict[str, Any], binary: bool) -> Any:
+    """The config for the appendix: no null keys, no keys that the task or engine ignores."""
+    cfg = _without_nulls(config)
+    if cfg.get("engine", "memory") == "memory":  # batch sizes and bins do not apply in memory
+        cfg = {k: v for k, v in cfg.items() if k not in ("stream", "scheduler")}
+    if binary:
+        return cfg
+    cfg = {k: v for k, v in cfg.items() if k not in _BINARY_ONLY}
+    cfg["models"] = [{k: v for k, v in m.items() if k not in _BINARY_ONLY_MODEL} for m in cfg.get("models", [])]
+    return cfg

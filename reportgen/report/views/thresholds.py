@@ -1,0 +1,103 @@
+"""The thresholds section: each model's optimal thresholds and how they move with prevalence."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import reportgen.catalog as catalog
+from reportgen.report.formats import fmt_count, fmt_metric, fmt_pct, fmt_share, fmt_threshold
+from reportgen.report.labels import CRITERION_LABELS
+from reportgen.report.views.common import Models, rule_text
+from reportgen.report.wording import optimum_label
+from reportgen.results import ComparisonResult
+
+
+@dataclass(frozen=True, slots=True)
+class OptimumRow:
+    criterion: str
+    threshold: str
+    value: str
+    tp: str
+    fp: str
+    fn: str
+    tn: str
+    approval: str
+    flagged: str
+
+
+@dataclass(frozen=True, slots=True)
+class Scenario:
+    """The optimal thresholds at another share of positives, one per criterion of ``scenario_criteria``."""
+
+    prevalence: str
+    cells: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ModelOptima:
+    model: str
+    colour: str
+    rule_t: str
+    tie_rule: str
+    rows: tuple[OptimumRow, ...]
+    scenarios: tuple[Scenario, ...]
+    scenario_criteria: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ThresholdsView:
+    models: tuple[ModelOptima, ...]
+
+
+def tie_rule_text(direction: str) -> str:
+    """Which threshold is reported when several are optimal: the one flagging the fewest rows,
+    which is the highest score for ``direction: higher`` and the lowest for ``lower``
+    (the engine takes the first of the tied cuts in flagging order, :func:`reportgen.engine.binary._best`)."""
+    end = "highest" if direction == "higher" else "lowest"
+    return f"on ties the {end} threshold (the fewest rows flagged) is reported"
+
+
+def thresholds_view(result: ComparisonResult, ms: Models) -> ThresholdsView:
+    from reportgen.report.figures import PREVALENCE_CRITERIA  # noqa: PLC0415  (figures are only needed to render)
+
+    out = []
+    for n, m in result.models.items():
+        rows = []
+        for crit, o in m.optimal_thresholds.items():
+            total = o.tp + o.fp + o.fn + o.tn
+            rows.append(
+                OptimumRow(
+                    criterion=optimum_label(crit, o, CRITERION_LABELS),
+                    threshold=fmt_threshold(o.threshold),
+                    value=fmt_metric(o.value, crit, 4),
+                    tp=fmt_count(o.tp),
+                    fp=fmt_count(o.fp),
+                    fn=fmt_count(o.fn),
+                    tn=fmt_count(o.tn),
+                    approval=fmt_share((o.fn + o.tn) / total if total else None, 1),
+                    flagged=fmt_share((o.tp + o.fp) / total if total else None, 1),
+                )
+            )
+        scenarios = tuple(
+            Scenario(
+                prevalence=fmt_pct(sc.prevalence, 1),
+                cells=tuple(
+                    fmt_threshold(sc.optimal_thresholds[k].threshold) if k in sc.optimal_thresholds else "n/a"
+                    for k in PREVALENCE_CRITERIA
+                ),
+            )
+            for sc in m.prevalence_shift
+        )
+        if rows:
+            out.append(
+                ModelOptima(
+                    model=n,
+                    colour=ms.colours[n],
+                    rule_t=rule_text(m.direction, "t"),
+                    tie_rule=tie_rule_text(m.direction),
+                    rows=tuple(rows),
+                    scenarios=scenarios,
+                    scenario_criteria=tuple(catalog.criterion(k).short_label for k in PREVALENCE_CRITERIA),
+                )
+            )
+    return ThresholdsView(models=tuple(out))

@@ -1,0 +1,107 @@
+"""Reading a saved ``metrics.json`` back into a :class:`~reportgen.results.ComparisonResult`,
+strictly: the file a ``reportgen render`` or :func:`reportgen.load_result` receives is data
+(bounded size, no FIFO, no repeated key, no NaN, every schema problem one line naming the file).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+from reportgen.errors import UserError
+from reportgen.results import ComparisonResult
+from reportgen.smallfiles import read_user_file
+
+#: The largest ``metrics.json`` :func:`load_result` reads (a 40-model run with ``--full-curves``
+#: is a few MB): a bound on the memory a received file can take.
+MAX_RESULT_BYTES = 256 * 1024 * 1024
+
+
+class _RepeatedKey(ValueError):
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+class _NotANumber(ValueError):
+    """A JSON number no metrics.json holds: NaN, ±Infinity, one too large for a float (1e999
+    read as inf), or an integer too long for Python to read (more than 4,300 digits)."""
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise _NotANumber(f"the number {text[:40]} is too large for a float")
+    return value
+
+
+def _bounded_int(text: str) -> int:
+    if len(text) > 400:  # a count or a seed has at most 20 digits; Python refuses 4,300 (ValueError)
+        raise _NotANumber(f"an integer of {len(text)} digits")
+    return int(text)
+
+
+def _no_constant(name: str) -> float:
+    raise _NotANumber(f"{name} is not a JSON number; a reportgen metrics.json writes an undefined value as null")
+
+
+def _object_without_repeats(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object, refusing a key given twice (``json`` keeps the last silently, so a received
+    file could show one value to a reader of the text and another to the report)."""
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _RepeatedKey(key)
+            seen.add(key)
+    return out
+
+
+def read_result(path: str | Path) -> tuple[ComparisonResult, bytes]:
+    """Read a saved ``metrics.json`` back into a result, with the exact bytes it was parsed from
+    (``reportgen render`` keeps those bytes in its report set: one read, so the kept file is the
+    one rendered even if the path is replaced meanwhile).
+
+    A received file is data: a FIFO or device is refused (never blocks), the size is bounded by
+    :data:`MAX_RESULT_BYTES`, nesting too deep for the parser and every schema problem are a
+    :class:`~reportgen.errors.UserError` of one line.
+    """
+    p = Path(path)
+    raw = read_user_file(p, MAX_RESULT_BYTES, UserError, "pass the metrics.json of a previous run")
+    try:
+        # a BOM (an editor on Windows saved the file) is no part of the JSON text
+        data = json.loads(
+            raw.decode("utf-8-sig"),
+            object_pairs_hook=_object_without_repeats,
+            parse_float=_finite_float,
+            parse_int=_bounded_int,
+            parse_constant=_no_constant,
+        )
+    except _NotANumber as exc:
+        raise UserError(f"{p}: not a reportgen metrics.json ({exc})") from None
+    except _RepeatedKey as exc:
+        raise UserError(
+            f"{p}: key {exc.key!r} is given twice in one object; a reportgen metrics.json "
+            f"never repeats a key (which value was meant?)"
+        ) from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise UserError(f"{p}: not a reportgen metrics.json ({exc})") from None
+    except RecursionError:
+        raise UserError(f"{p}: not a reportgen metrics.json (it nests too deeply)") from None
+    try:
+        return ComparisonResult.from_json(data, source=str(p)), raw
+    except (KeyError, TypeError, ValueError) as exc:
+        raise UserError(f"{p}: not a reportgen metrics.json (missing or malformed {exc})") from None
+    except RecursionError:
+        raise UserError(f"{p}: not a reportgen metrics.json (it nests too deeply)") from None
+
+
+def load_result(path: str | Path) -> ComparisonResult:
+    """Read a saved ``metrics.json`` back into a result (see :func:`read_result`)."""
+    return read_result(path)[0]
+
+
+__all__ = ["MAX_RESULT_BYTES", "load_result", "read_result"]
