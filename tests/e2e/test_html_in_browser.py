@@ -200,6 +200,15 @@ def test_every_in_page_link_lands_on_its_target(visit):
         .map(a => [a.getAttribute('href').slice(1), !!document.getElementById(decodeURIComponent(a.getAttribute('href').slice(1)))])""")
     assert targets, "no in-page link"
     assert [t for t, found in targets if not found] == []
+    # the inline figures' own references (markers, clip paths): all figures share one document, so
+    # an id two figures define must be one drawing, or the second figure shows the first's
+    clashes = page.evaluate("""() => {
+        const refs = new Set([...document.querySelectorAll('use')].map(u => u.getAttribute('xlink:href') || u.getAttribute('href')));
+        document.querySelectorAll('[clip-path], [style*="url(#"]').forEach(e =>
+            (e.getAttribute('clip-path') || e.getAttribute('style')).replace(/url\\(#([^)]+)\\)/g, (_, id) => refs.add('#' + id)));
+        return [...refs].filter(r => r && r.startsWith('#')).filter(r =>
+            new Set([...document.querySelectorAll('[id="' + CSS.escape(r.slice(1)) + '"]')].map(e => e.outerHTML)).size !== 1); }""")
+    assert clashes == []
     toc = page.locator("nav.toc a")
     assert toc.count() >= 5
     for i in range(toc.count()):
