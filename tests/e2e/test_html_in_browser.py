@@ -106,6 +106,12 @@ def _column(page: Page, table: int, col: int) -> list[str]:
              .map(r => r.cells[c].innerText.split('\\n')[0])""", [table, col])
 
 
+def _rows(page: Page, table: int) -> list[str]:
+    """The whole text of each body row of the ``table``-th sortable table."""
+    return page.evaluate("t => Array.from(document.querySelectorAll('table.sortable')[t].tBodies[0].rows).map(r => r.innerText)",
+                         table)
+
+
 def _sortable_columns(page: Page) -> list[tuple[int, int, str]]:
     """(table, column, header) of every header of a sortable table."""
     heads = page.evaluate("""() => Array.from(document.querySelectorAll('table.sortable'))
@@ -118,11 +124,10 @@ def _click_header(page: Page, table: int, col: int) -> None:
 
 
 def _expected(cells: list[str], descending: bool) -> list[str]:
-    """The order sort.js promises: numbers by value, then text; cells without a number last."""
+    """The order sort.js promises: numbers by value (stable among equals), then the cells without a
+    number by text; those go after the numbers whichever the direction."""
     nums = [c for c in cells if not math.isnan(_number(c))]
     texts = [c for c in cells if math.isnan(_number(c))]
-    # numbers by value (stable among equals), then the rest by text; cells without a number go
-    # after the numbers whichever the direction
     return (sorted(nums, key=_number, reverse=descending)
             + sorted(texts, key=lambda s: s.strip().lower(), reverse=descending))
 
@@ -155,12 +160,12 @@ def test_sortable_tables_sort_each_column_both_ways(visit):
     assert columns, "the report has no sortable table"
     numeric = 0
     for t, c, header in columns:
-        before = _column(page, t, c)
+        before, rows = _column(page, t, c), sorted(_rows(page, t))
         _click_header(page, t, c)
         up = _column(page, t, c)
+        assert sorted(_rows(page, t)) == rows, f"table {t}, {header!r}: rows broken up, lost or duplicated"
         _click_header(page, t, c)
         down = _column(page, t, c)
-        assert sorted(up) == sorted(before), f"table {t}, {header!r}: rows lost or duplicated"
         assert up == _expected(before, descending=False), f"table {t}, {header!r}: not ascending"
         assert down == _expected(before, descending=True), f"table {t}, {header!r}: not descending"
         numeric += len({_number(x) for x in before if not math.isnan(_number(x))}) > 1
