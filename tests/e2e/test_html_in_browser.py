@@ -2,11 +2,14 @@
 
 The demo reports (binary and multiclass), rendered through the CLI, are opened from disk as a
 reader opens them. The browser is the system's (``chromium`` on PATH, Debian's package;
-``.ci/run`` installs it): Playwright is given its ``executable_path`` and never downloads one. What is protected: the page loads and is used without a console error or a script error; it
-asks for nothing but its own file (a report is read offline, and sent as one file); the sortable
-tables sort numbers as numbers both ways (minus signs, thin-space thousands, %, n/a last); every
-in-page link lands on an element that exists and scrolls it into view; printed, the page shows
-every part of the report the screen shows, and Chromium's PDF of it has every section in order.
+``.ci/run`` installs it): Playwright is given its ``executable_path`` and never downloads one.
+
+What is protected: the page loads and is used without a console error or a script error; it asks
+for nothing but its own file (a report is read offline, and sent as one file); the sortable tables
+sort numbers as numbers both ways (minus signs, thin-space thousands, %, n/a last) and keep rows
+whole; every in-page link lands on an element that exists and scrolls it into view, and the inline
+figures' references each resolve to one drawing; printed, the page shows every part of the report
+the screen shows, and Chromium's PDF of it has every section in order.
 """
 
 from __future__ import annotations
@@ -91,7 +94,8 @@ def visit(browser, report):
 # ---- reading the page ---------------------------------------------------------------------
 
 def _number(text: str) -> float:
-    """A cell's first line as the report prints numbers (−0.5, 1 234, 25.9 %, 1e-05); NaN if none."""
+    """A cell's first line as the report prints numbers (U+2212 minus, thin-space thousands, %, 1e-05);
+    NaN if none."""
     t = re.sub(r"\s", "", text).replace("\u2212", "-").replace("%", "").replace("+", "")
     try:
         return float(t)
@@ -108,8 +112,8 @@ def _column(page: Page, table: int, col: int) -> list[str]:
 
 def _rows(page: Page, table: int) -> list[str]:
     """The whole text of each body row of the ``table``-th sortable table."""
-    return page.evaluate("t => Array.from(document.querySelectorAll('table.sortable')[t].tBodies[0].rows).map(r => r.innerText)",
-                         table)
+    return page.evaluate(
+        "t => Array.from(document.querySelectorAll('table.sortable')[t].tBodies[0].rows).map(r => r.innerText)", table)
 
 
 def _sortable_columns(page: Page) -> list[tuple[int, int, str]]:
@@ -175,18 +179,22 @@ def test_sortable_tables_sort_each_column_both_ways(visit):
 @pytest.mark.parametrize("report", ["multiclass"], indirect=True)  # one report's copy of the script
 def test_sort_reads_minus_signs_thousands_percent_and_first_lines(browser, report):
     """sort.js as shipped (taken from the rendered report) on the cells the report's formats
-    produce: a text-order sort would put "−10" before "−2", "1 234" before "2", and key a cell
-    that opens with a swatch or carries an interval under its value by something else."""
+    produce (U+2212 minus signs, thin-space thousands, no-break space before %): a sort that took
+    U+2212 for text would put the negatives last, one that read "1 234" as text would put it before
+    "2", and one keyed by a cell's first node would key a cell that opens with a swatch by nothing."""
     script = re.search(r"<script>(.*?)</script>", report.read_text(encoding="utf-8"), re.DOTALL).group(1)
     rows = [("\u22122.5", "b"), ("1\u2009234", "a"), ("n/a", "e"), ("\u221210", "d"), ("2", "c"),
             ("25.9\u00a0%", "f"), ("3.5e-05", "g")]
-    body = "".join(f'<tr><td class="num">{v}</td><td><span class="swatch"></span>{n}<br>'
-                   f'<span class="small">[{9 - i}]</span></td></tr>' for i, (v, n) in enumerate(rows))
+    # each value with an interval under it, as the per-class AUC cells print theirs
+    body = "".join(f'<tr><td class="num">{v}<br><span class="small">[{i}, {i + 1}]</span></td>'
+                   f'<td><span class="swatch"></span>{n}<br><span class="small">[{9 - i}]</span></td></tr>'
+                   for i, (v, n) in enumerate(rows))
     page = browser.new_page()
     try:
         page.set_content(f'<table class="sortable"><thead><tr><th>v</th><th>name</th></tr></thead>'
                          f'<tbody>{body}</tbody></table><script>{script}</script>')
-        col = """c => Array.from(document.querySelectorAll('tbody tr')).map(r => r.cells[c].innerText.split('\\n')[0])"""
+        col = """c => Array.from(document.querySelectorAll('tbody tr'))
+                       .map(r => r.cells[c].innerText.split('\\n')[0])"""
         page.locator("th").nth(0).click()
         assert page.evaluate(col, 0) == ["\u221210", "\u22122.5", "3.5e-05", "2", "25.9\u00a0%", "1\u2009234", "n/a"]
         page.locator("th").nth(0).click()
@@ -202,17 +210,21 @@ def test_sort_reads_minus_signs_thousands_percent_and_first_lines(browser, repor
 def test_every_in_page_link_lands_on_its_target(visit):
     page = visit.page
     targets = page.evaluate("""() => Array.from(document.querySelectorAll('a[href^="#"]'))
-        .map(a => [a.getAttribute('href').slice(1), !!document.getElementById(decodeURIComponent(a.getAttribute('href').slice(1)))])""")
+        .map(a => a.getAttribute('href').slice(1))
+        .map(id => [id, !!document.getElementById(decodeURIComponent(id))])""")
     assert targets, "no in-page link"
     assert [t for t, found in targets if not found] == []
     # the inline figures' own references (markers, clip paths): all figures share one document, so
     # an id two figures define must be one drawing, or the second figure shows the first's
     clashes = page.evaluate("""() => {
-        const refs = new Set([...document.querySelectorAll('use')].map(u => u.getAttribute('xlink:href') || u.getAttribute('href')));
+        const refs = new Set([...document.querySelectorAll('use')]
+            .map(u => u.getAttribute('xlink:href') || u.getAttribute('href')));
         document.querySelectorAll('[clip-path], [style*="url(#"]').forEach(e =>
-            (e.getAttribute('clip-path') || e.getAttribute('style')).replace(/url\\(#([^)]+)\\)/g, (_, id) => refs.add('#' + id)));
-        return [...refs].filter(r => r && r.startsWith('#')).filter(r =>
-            new Set([...document.querySelectorAll('[id="' + CSS.escape(r.slice(1)) + '"]')].map(e => e.outerHTML)).size !== 1); }""")
+            (e.getAttribute('clip-path') || e.getAttribute('style'))
+                .replace(/url\\(#([^)]+)\\)/g, (_, id) => refs.add('#' + id)));
+        const drawings = r => new Set([...document.querySelectorAll('[id="' + CSS.escape(r.slice(1)) + '"]')]
+            .map(e => e.outerHTML));
+        return [...refs].filter(r => r && r.startsWith('#') && drawings(r).size !== 1); }""")
     assert clashes == []
     toc = page.locator("nav.toc a")
     assert toc.count() >= 5
@@ -232,11 +244,13 @@ def test_print_shows_every_part_the_screen_shows_and_the_pdf_has_every_section(v
     # the title block and every section's content; the contents list (links) and the colophon
     # (its facts are in the appendix) are for the screen only
     visible = """() => Array.from(document.querySelectorAll('header.titleblock *, main *'))
-        .map((e, i) => e.checkVisibility({visibilityProperty: true, opacityProperty: true}) ? i : -1).filter(i => i >= 0)"""
+        .map((e, i) => e.checkVisibility({visibilityProperty: true, opacityProperty: true}) ? i : -1)
+        .filter(i => i >= 0)"""
     describe = """idx => { const all = document.querySelectorAll('header.titleblock *, main *');
-        return idx.map(i => all[i].tagName + '.' + all[i].className + ' ' + all[i].textContent.trim().slice(0, 60)); }"""
+        return idx.map(i => `${all[i].tagName}.${all[i].className} ${all[i].textContent.trim().slice(0, 60)}`); }"""
     screen = page.evaluate(visible)
-    sections = page.evaluate("() => Array.from(document.querySelectorAll('main section[id] > h2')).map(h => h.innerText)")
+    sections = page.evaluate(
+        "() => Array.from(document.querySelectorAll('main section[id] > h2')).map(h => h.innerText)")
     toc = page.evaluate("() => Array.from(document.querySelectorAll('nav.toc a')).map(a => a.innerText)")
     page.emulate_media(media="print")
     printed = page.evaluate(visible)
