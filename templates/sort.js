@@ -1,13 +1,16 @@
 /* Click a column header of a table marked "sortable" to sort its rows (again to reverse).
-   Numbers are read from the cell's first line (minus signs, thin spaces, % understood);
+   A cell is keyed by its first line (its text up to a <br>: "0.743" of "0.743<br>[0.736, 0.766]",
+   "gbm" of a swatch and a name); numbers are read with minus signs, thin spaces and % understood;
    cells without a number (n/a) go last. Static code: no report data is inserted here. */
 document.querySelectorAll("table.sortable").forEach(function (table) {
   var body = table.tBodies[0];
   if (!body) { return; }
   function key(row, i) {
-    var cell = row.cells[i];
-    var text = cell ? (cell.childNodes[0] ? cell.childNodes[0].textContent : cell.textContent) : "";
-    var t = text.replace(/[\u2009\u00a0 ]/g, "").replace(/\u2212/g, "-").replace(/[%+]/g, "");
+    var text = "";
+    for (var n = row.cells[i] ? row.cells[i].firstChild : null; n && n.nodeName !== "BR"; n = n.nextSibling) {
+      text += n.textContent;
+    }
+    var t = text.replace(/\s/g, "").replace(/\u2212/g, "-").replace(/[%+]/g, "");
     var num = /^-?[0-9.]+(e-?[0-9]+)?$/i.test(t) ? parseFloat(t) : NaN;
     return { num: num, text: text.trim().toLowerCase() };
   }
