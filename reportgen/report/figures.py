@@ -23,14 +23,10 @@ warning is logged once on this module's logger.
 from __future__ import annotations
 
 import io
-import itertools
 import logging
 import math
-import os
 import re
-import sys
 import textwrap
-import threading
 import warnings
 from collections.abc import Iterator, Sequence
 from typing import Any
@@ -43,11 +39,9 @@ import numpy as np
 from matplotlib.figure import Figure
 
 import reportgen.catalog as catalog
-from reportgen.report.children import child_of, forking
 from reportgen.catalog import short_label
 from reportgen.results import ComparisonResult, ModelResult
 from reportgen.report.formats import fmt_metric, isolate, needs_isolation
-from reportgen.report.heap import young_collections_only
 
 log = logging.getLogger(__name__)
 
@@ -154,12 +148,6 @@ def _legend_height(entries: int, ncols: int = 1) -> float:
 _MISSING_GLYPH = re.compile(r"Glyph \d+ .*missing from (current )?font")
 
 
-#: Where :func:`_matplotlib_notes` puts its messages while :func:`render_figures` draws one
-#: figure (None: logged at once): a figure drawn in a worker process hands them to the parent,
-#: which logs them in figure order, as a run drawing every figure itself would.
-_NOTES: list[str] | None = None
-
-
 @contextmanager
 def _matplotlib_notes() -> Iterator[None]:
     """Matplotlib's warnings in the block: missing glyphs dropped (see the module docstring),
@@ -168,104 +156,14 @@ def _matplotlib_notes() -> Iterator[None]:
         warnings.simplefilter("always")
         yield
     for message in dict.fromkeys(str(w.message) for w in caught if not _MISSING_GLYPH.search(str(w.message))):
-        text = " ".join(message.splitlines())
-        if _NOTES is not None:
-            _NOTES.append(text)
-        else:
-            log.warning("figure: %s", text)
-
-
-class _SizeOnly(Exception):
-    """What :func:`new_figure` raises while :func:`figure_sizes` runs: the size asked for
-    (``args``: width, height in inches); the figure is not made, let alone drawn."""
-
-
-#: ``active`` while :func:`figure_sizes` asks the figure functions of this thread for their sizes.
-_SIZING = threading.local()
+        log.warning("figure: %s", " ".join(message.splitlines()))
 
 
 def new_figure(width: float, height: float) -> Figure:
-    """A report figure: ``width`` × ``height`` inches, constrained layout, the report's style.
-
-    Every figure function makes its figure here, once it knows its size and before it draws
-    anything, so :func:`figure_sizes` can learn the size of every figure of a report by
-    calling the functions with this raising :class:`_SizeOnly` (a few milliseconds for all)."""
-    if getattr(_SIZING, "active", False):
-        raise _SizeOnly(width, height)
+    """A report figure: ``width`` × ``height`` inches, constrained layout, the report's style."""
     with matplotlib.rc_context(STYLE):
         fig = Figure(figsize=(width, height), dpi=100, layout="constrained")
     return fig
-
-
-def _sizes_of(fn, result: ComparisonResult, palette: Sequence[str]) -> list[tuple[float, float]] | None:
-    """The sizes (inches) of the figures the figure-table entry ``fn`` draws: one, none (not
-    applicable), or one per part of a figure in parts (:func:`_parts`); None when ``fn`` made a
-    figure without :func:`new_figure` (its size is not known before it is drawn)."""
-    part = getattr(fn, "part", None)
-    calls = itertools.count() if part is not None else iter([None])
-    sizes: list[tuple[float, float]] = []
-    for i in calls:
-        try:
-            fig = fn(result, palette) if part is None else part(result, palette, i)
-        except _SizeOnly as asked:
-            sizes.append((float(asked.args[0]), float(asked.args[1])))
-            continue
-        if fig is not None:
-            return None
-        break
-    return sizes
-
-
-def figure_sizes(table: dict[str, Any], result: ComparisonResult, palette: Sequence[str] = PALETTE
-                 ) -> dict[str, list[tuple[float, float]]] | None:
-    """Each figure-table entry's figure sizes (:func:`_sizes_of`), in table order, without
-    drawing anything; None if some entry's cannot be known (or its function fails: it fails
-    again when drawn, where a figure's error is reported). A figure function's warnings while it
-    is only sized are dropped (it gives them again when it draws)."""
-    global _NOTES
-    out: dict[str, list[tuple[float, float]]] = {}
-    saved, _NOTES = _NOTES, []
-    _SIZING.active = True
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            for key, fn in table.items():
-                try:
-                    sizes = _sizes_of(fn, result, palette)
-                except Exception:  # noqa: BLE001  (raised again where it is drawn, as without sizing)
-                    return None
-                if sizes is None:
-                    return None
-                out[key] = sizes
-    finally:
-        _SIZING.active = False
-        _NOTES = saved
-    return out
-
-
-def _pt(x: float) -> str:
-    """A length in pt as matplotlib's SVG backend writes the figure's width and height."""
-    return f"{x:f}".rstrip("0").rstrip(".")
-
-
-def pending_svg(number: int, width: float, height: float) -> str:
-    """What stands in for a figure still being drawn: an empty SVG of the figure's size, with the
-    root matplotlib writes (width and height in pt, the same viewBox), so a page laid out with
-    it is laid out as with the drawing; ``number`` (the figure's place in the report) makes it
-    unique, so it can be found and replaced."""
-    w, h = _pt(width * 72), _pt(height * 72)
-    return (f'<svg xmlns:xlink="http://www.w3.org/1999/xlink" width="{w}pt" height="{h}pt" viewBox="0 0 {w} {h}" '
-            f'xmlns="http://www.w3.org/2000/svg" version="1.1" id="reportgen-pending-{number}"></svg>')
-
-
-_ROOT_SIZE = re.compile(r'\s(width|height|viewBox)="([^"]*)"')
-
-
-def svg_size(svg: str) -> tuple[str, ...]:
-    """The width, height and viewBox an SVG's root states (as written): what a page's layout
-    takes from a figure."""
-    end = svg.find(">")
-    return tuple(f"{k}={v}" for k, v in _ROOT_SIZE.findall(svg[:end]))
 
 
 def to_svg(fig: Figure) -> str:
@@ -880,7 +778,6 @@ def _parts(fn):
         return out
 
     all_parts.__name__ = fn.__name__ + "_parts"
-    all_parts.part = fn  # type: ignore[attr-defined]  (one part: figure_sizes asks it part by part)
     return all_parts
 
 
@@ -905,187 +802,27 @@ FIGURES = {
 }
 
 
-#: Worker processes that draw a report's figures (:func:`render_figures`); 1 draws them in the
-#: calling process, one after another. ``REPORTGEN_FIGURE_PROCESSES`` overrides it.
-FIGURE_PROCESSES = min(2, os.cpu_count() or 1)
+def render_figures(result: ComparisonResult, palette: Sequence[str] = PALETTE,
+                   extra: dict[str, Any] | None = None) -> dict[str, str]:
+    """Every applicable figure as inline SVG, keyed by name, drawn here one after another; a
+    figure in parts (the per-class panels of many classes) as ``key``, ``key_2``, ``key_3``, ….
 
-#: What forked workers draw from, by token: (figure table, result, palette), put here by the
-#: parent before it forks them, so the result is inherited, never pickled.
-_SHARED: dict[int, tuple[dict, ComparisonResult, Sequence[str]]] = {}
-_TOKENS = itertools.count()
-
-
-def _draw_figure(token: int, key: str) -> tuple[list[str], list[str]]:
-    """One entry of the figure table as SVG (several for a figure in parts), and the matplotlib
-    notes drawing it gave (:func:`_matplotlib_notes`), to be logged by the caller."""
-    global _NOTES
-    table, result, palette = _SHARED[token]
-    _NOTES = notes = []
-    try:
-        with young_collections_only():
-            fig = table[key](result, palette)
-            svgs = [to_svg(part) for part in (fig if isinstance(fig, list) else [fig]) if part is not None]
-    finally:
-        _NOTES = None
-    return svgs, notes
-
-
-#: Per token, one byte per figure, in memory shared with the forked workers: 1 once the parent
-#: has taken the figure to draw itself (:meth:`Drawing.__call__`), so a worker skips it.
-_TAKEN: dict[int, Any] = {}
-
-
-def _draw_untaken(token: int, i: int, key: str) -> tuple[list[str], list[str]] | None:
-    """A worker's task: figure ``i`` (``key``), or None when the parent has taken it."""
-    if _TAKEN[token][i]:
-        return None
-    return _draw_figure(token, key)
-
-
-def _workers(jobs: int) -> int:
-    """Worker processes to fork for ``jobs`` figures: :data:`FIGURE_PROCESSES` less one (the
-    caller draws too), only where fork is the platform's default start method (Linux; macOS
-    defaults to spawn, which would re-import matplotlib in each worker), and never more than
-    there are figures to share."""
-    env = os.environ.get("REPORTGEN_FIGURE_PROCESSES", "").strip()
-    wanted = int(env) if env.isdigit() else FIGURE_PROCESSES
-    if not sys.platform.startswith("linux"):
-        return 0
-    return max(0, min(wanted - 1, jobs - 1))
-
-
-class Drawing:
-    """A report's figures being drawn (:func:`start_figures`): call it for ``{key: svg}``.
-
-    With :data:`FIGURE_PROCESSES` = p > 1, p − 1 forked worker processes start drawing while
-    the caller goes on (the report's tables are built meanwhile); when called, the caller
-    draws the figures no worker has taken yet, so p processes share them. Matplotlib holds the
-    GIL and its style context is process-global, so threads would neither help nor be safe.
-    Each figure is a pure function of the result drawn by the same code and style in any
-    process, so the SVG text is the same byte for byte whoever draws it
-    (``tests/test_figures.py``); matplotlib's notes are logged by the caller's process, in
-    figure order. A pool that cannot start or breaks (a worker killed) falls back to drawing here.
-
-    The caller takes a figure by marking it in shared memory (:data:`_TAKEN`), never by
-    cancelling its future: when a worker died while a future was cancelled, Python 3.11's pool
-    failed to mark the cancelled future broken and printed an ``InvalidStateError`` traceback on
-    stderr from its manager thread (the pool itself still ended). A worker that meets a taken
-    figure returns None at once; one it had already started is drawn twice, the same bytes.
-    """
-
-    def __init__(self, result: ComparisonResult, palette: Sequence[str] = PALETTE,
-                 extra: dict[str, Any] | None = None) -> None:
-        base = FIGURES if result.run.task == "binary" else MULTICLASS_FIGURES
-        #: ``extra``: more figures of the report, ``key → fn(result, palette) → Figure | None``
-        #: (the credit section's, :func:`reportgen.report.credit_figures.figure_table`), shared out to
-        #: the same processes and collected after the table's own, under their keys
-        self.table = {**base, **(extra or {})}
-        self.keys = list(self.table)
-        self._extra = frozenset(extra or ())
-        self.token = next(_TOKENS)
-        _SHARED[self.token] = (self.table, result, palette)
-        self._pool = None
-        self._futures: dict[int, Any] = {}
-        workers = _workers(len(self.keys))
-        if workers > 0:
-            self._start(workers)
-
-    def _start(self, workers: int) -> None:
-        import multiprocessing  # noqa: PLC0415
-        from concurrent.futures import ProcessPoolExecutor  # noqa: PLC0415
-
-        # the costliest figures first (the extra ones: a credit figure of up to four panels takes
-        # about twice a panel figure), so the drawers finish at about the same time
-        order = sorted(range(len(self.keys)), key=lambda i: (self.keys[i] not in self._extra, self.keys[i] not in _COSTLY))
-        try:
-            context = multiprocessing.get_context("fork")
-            _TAKEN[self.token] = context.RawArray("b", len(self.keys))  # before the fork: inherited
-            # the pool forks its workers as the first figure is submitted; a signal to the process
-            # group meanwhile stays with this process (children.forking)
-            with forking():
-                self._pool = ProcessPoolExecutor(workers, mp_context=context, initializer=child_of,
-                                                 initargs=(os.getpid(),))
-                self._futures = {i: self._pool.submit(_draw_untaken, self.token, i, self.keys[i]) for i in order}
-        except OSError as exc:  # no processes to be had (limits): drawn here when collected
-            log.debug("figures: worker processes could not start (%s); drawing them in this process", exc)
-            self.cancel()
-        except BaseException:  # a signal taken as the mask was restored: the workers end with the command
-            self.cancel()
-            raise
-
-    def __call__(self) -> dict[str, str]:
-        from concurrent.futures.process import BrokenProcessPool  # noqa: PLC0415
-
-        drawn: dict[int, tuple[list[str], list[str]]] = {}
-        try:
-            # what no worker has taken yet is drawn here, in the order handed out
-            taken = _TAKEN.get(self.token)
-            for i, future in self._futures.items():
-                if not (future.running() or future.done()):
-                    taken[i] = 1
-                    drawn[i] = _draw_figure(self.token, self.keys[i])
-            try:
-                for i, future in self._futures.items():
-                    if i not in drawn and (svgs := future.result()) is not None:
-                        drawn[i] = svgs
-            except BrokenProcessPool as exc:
-                log.debug("figures: a worker process died (%s); drawing the rest in this process", exc)
-            drawn.update({i: _draw_figure(self.token, key) for i, key in enumerate(self.keys) if i not in drawn})
-        finally:
-            self.cancel()
-        out: dict[str, str] = {}
-        for i, key in enumerate(self.keys):
-            svgs, notes = drawn[i]
-            for text in notes:
-                log.warning("figure: %s", text)
-            for j, svg in enumerate(svgs):
-                out[key if j == 0 else f"{key}_{j + 1}"] = svg
-        return out
-
-    def pending(self) -> dict[str, str] | None:
-        """What stands in for each figure while it is drawn (:func:`pending_svg`), keyed as
-        calling the drawing keys the drawn figures, without drawing any; None when some
-        figure's size cannot be known before it is drawn (:func:`figure_sizes`)."""
-        _, result, palette = _SHARED[self.token]
-        sizes = figure_sizes(self.table, result, palette)
-        if sizes is None:
-            return None
-        out: dict[str, str] = {}
-        for key in self.keys:
-            for j, (w, h) in enumerate(sizes[key]):
-                out[key if j == 0 else f"{key}_{j + 1}"] = pending_svg(len(out), w, h)
-        return out
-
-    def cancel(self) -> None:
-        """Stop the workers (figures not yet drawn are dropped) and forget the result."""
-        if self._pool is not None:
-            self._pool.shutdown(wait=True, cancel_futures=True)
-            self._pool = None
-        self._futures = {}
-        _SHARED.pop(self.token, None)
-        _TAKEN.pop(self.token, None)
-
-
-def start_figures(result: ComparisonResult, palette: Sequence[str] = PALETTE,
-                  extra: dict[str, Any] | None = None) -> Drawing:
-    """Start drawing every applicable figure, and ``extra``'s (:class:`Drawing`); call the
-    result to collect."""
-    return Drawing(result, palette, extra)
-
-
-def render_figures(result: ComparisonResult, palette: Sequence[str] = PALETTE) -> dict[str, str]:
-    """Every applicable figure as inline SVG, keyed by name; a figure in parts (the per-class
-    panels of many classes) as ``key``, ``key_2``, ``key_3``, … (drawn as :class:`Drawing` says)."""
-    return start_figures(result, palette)()
-
-
-#: Figures of several panels: the slowest to draw, handed to the workers first.
-_COSTLY = frozenset({"thresholds", "ks", "distributions", "prevalence", "class_roc", "class_pr"})
+    ``extra``: more figures of the report, ``key → fn(result, palette) → Figure | None`` (the
+    credit section's, :func:`reportgen.report.credit_figures.figure_table`), drawn after the
+    table's own, under their keys."""
+    table = {**(FIGURES if result.run.task == "binary" else MULTICLASS_FIGURES), **(extra or {})}
+    out: dict[str, str] = {}
+    for key, fn in table.items():
+        drawn = fn(result, palette)
+        parts = [p for p in (drawn if isinstance(drawn, list) else [drawn]) if p is not None]
+        for j, part in enumerate(parts):
+            out[key if j == 0 else f"{key}_{j + 1}"] = to_svg(part)
+    return out
 
 
 def model_colours(result: ComparisonResult, palette: Sequence[str] = PALETTE) -> dict[str, str]:
     return colours(list(result.models), palette)
 
 
-__all__ = ["render_figures", "start_figures", "Drawing", "new_figure", "figure_sizes", "pending_svg", "svg_size", "FIGURE_PROCESSES", "FIGURES", "PALETTE", "safe_text", "to_svg", "lean_svg", "lean_svgs", "pdf_svg", "pdf_figures", "model_colours", "model_keys", "uses_keys",
+__all__ = ["render_figures", "new_figure", "FIGURES", "PALETTE", "safe_text", "to_svg", "lean_svg", "lean_svgs", "pdf_svg", "pdf_figures", "model_colours", "model_keys", "uses_keys",
            "figure_names", "MIN_POINTS", "HALF_WIDTH", "FULL_WIDTH", "KEY_AFTER", "ModelResult"]
