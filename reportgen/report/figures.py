@@ -178,7 +178,6 @@ def to_svg(fig: Figure) -> str:
 
 _SVG_NS = "http://www.w3.org/2000/svg"
 _XLINK_NS = "http://www.w3.org/1999/xlink"
-_INLINE_SVG = re.compile(r"<svg\b.*?</svg>", re.DOTALL)
 
 
 def lean_svg(svg: str) -> str:
@@ -215,107 +214,6 @@ def lean_svg(svg: str) -> str:
     return ET.tostring(root, encoding="unicode")
 
 
-def lean_svgs(html: str) -> str:
-    """Every inline ``<svg>`` of a page through :func:`lean_svg` (the PDF's page: the HTML
-    report keeps matplotlib's SVG as it is)."""
-    return _INLINE_SVG.sub(lambda m: lean_svg(m.group(0)), html)
-
-
-#: One ``name: value`` declaration of a matplotlib style attribute (plain values only: a
-#: style with anything else, ``!important`` or an escape, is left to WeasyPrint to parse).
-_DECLARATION = re.compile(r"\s*([a-z-]+)\s*:\s*([#\w.%,' ()-]+?)\s*(?:;|$)")
-_STAR_RULE = re.compile(r"\s*\*\s*\{([^{}]*)\}\s*")
-
-
-def _declarations(style: str) -> list[tuple[str, str]] | None:
-    """``[(name, value), …]`` of a style attribute, or None unless it is all plain declarations."""
-    out, pos = [], 0
-    for m in _DECLARATION.finditer(style):
-        if m.start() != pos:
-            return None
-        out.append((m.group(1), m.group(2)))
-        pos = m.end()
-    return out if not style[pos:].strip() else None
-
-
-#: A rotation by zero degrees about any point (``rotate(-0 51.3 195.9)``, which matplotlib
-#: writes on every unrotated text): the identity transform.
-_NO_TURN = re.compile(r"\s*rotate\(\s*[-+]?(?:0+\.?0*|\.0+)(?:[\s,]+[-+0-9.eE]+){0,2}\s*\)\s*")
-
-
-def pdf_svg(svg: str) -> str:
-    """:func:`lean_svg`, then the same drawing in the form WeasyPrint draws fastest: each
-    ``style="…"`` as presentation attributes, matplotlib's one stylesheet rule
-    (``*{stroke-linejoin: round; stroke-linecap: butt}``) as attributes of each element that
-    does not set them itself, each ``<use>`` of a marker path as that path, translated, and
-    no ``transform`` that is a rotation by zero degrees (matplotlib's on every text).
-
-    Why: WeasyPrint parses every style attribute with tinycss2 and matches every node against
-    the ``*`` rule, and draws a ``<use>`` by copying the referenced tree and cascading into it;
-    these were about a sixth of the time it takes to draw a report's figures; a transform is
-    parsed and applied (a matrix pushed) per node, 2 % of a three-model PDF's calls for 270
-    labels turned by nothing. What is drawn does
-    not change: WeasyPrint applies a node's own style over the stylesheet rule, the rule over
-    inherited values, and a referenced path's own style over what it inherits from its
-    ``<use>`` (``tests/test_figures.py`` checks the pages at 50 and 150 dpi). An SVG that does
-    not parse, or a style or use this cannot rewrite exactly, is left as it is."""
-    import xml.etree.ElementTree as ET  # noqa: PLC0415
-
-    lean = lean_svg(svg)
-    try:
-        root = ET.fromstring(lean)
-    except ET.ParseError:
-        return lean
-    ns = f"{{{_SVG_NS}}}"
-    href = f"{{{_XLINK_NS}}}href"
-    star: list[tuple[str, str]] = []
-    for defs in root.iter(f"{ns}defs"):
-        for el in list(defs):
-            if el.tag == f"{ns}style":
-                rule = _STAR_RULE.fullmatch(el.text or "")
-                parsed = _declarations(rule.group(1)) if rule else None
-                if parsed is None or star:  # another kind of stylesheet: leave the SVG as it is
-                    return lean
-                star = parsed
-                defs.remove(el)
-    star_names = {k for k, _ in star}
-    ids = {el.get("id"): el for el in root.iter() if el.get("id")}
-    for parent in root.iter():
-        for i, use in enumerate(parent):
-            if use.tag != f"{ns}use" or set(use.attrib) - {"x", "y", href, "style"}:
-                continue
-            ref = ids.get((use.get(href) or "").removeprefix("#"))
-            if ref is None or ref.tag != f"{ns}path" or len(ref) or set(ref.attrib) - {"id", "d", "style"}:
-                continue
-            outer = _declarations(use.get("style", ""))
-            inner = _declarations(ref.get("style", ""))
-            if outer is None or inner is None:
-                continue
-            # what the path inherits from the use (not the stylesheet rule's properties: the
-            # rule applies to the path itself), then the path's own style, which wins
-            decl = {k: v for k, v in outer if k not in star_names} | dict(inner)
-            path = ET.Element(f"{ns}path", {"d": ref.get("d", ""),
-                                            "transform": f"translate({use.get('x', '0')} {use.get('y', '0')})"})
-            if decl:
-                path.set("style", "; ".join(f"{k}: {v}" for k, v in decl.items()))
-            path.tail = use.tail
-            parent[i] = path
-    for el in root.iter():
-        own = _declarations(el.get("style", ""))
-        if own is None:
-            return lean  # a style this cannot rewrite: the rule must stay a rule
-        if _NO_TURN.fullmatch(el.get("transform", "")):
-            del el.attrib["transform"]  # matplotlib's rotate(-0 x y) on every label: the identity
-        el.attrib.pop("style", None)
-        names = {k for k, _ in own}
-        for k, v in star:
-            if k not in names:
-                el.set(k, v)
-        for k, v in own:
-            el.set(k, v)
-    return ET.tostring(root, encoding="unicode")
-
-
 _FIGURE_WITH_CAPTION = re.compile(r"(<svg\b.*?</svg>)(\s*<figcaption>(.*?)</figcaption>)?", re.DOTALL)
 _SVG_WIDTH = re.compile(r'<svg\b[^>]*?\swidth="([0-9.]+pt)"')
 _TAGS = re.compile(r"<[^>]*>")
@@ -323,7 +221,7 @@ _TAGS = re.compile(r"<[^>]*>")
 
 def pdf_figures(html: str) -> str:
     """The PDF's page: each inline ``<svg>`` figure (matplotlib's, sized in pt) as an ``<img>`` of
-    its :func:`pdf_svg` (a ``data:`` URL, class ``figure-svg``, its drawn width, the caption
+    its :func:`lean_svg` (a ``data:`` URL, class ``figure-svg``, its drawn width, the caption
     that follows it as ``alt``); an SVG without a width in pt stays inline.
 
     WeasyPrint draws an inline SVG and an SVG image with the same code, but an inline SVG's
@@ -338,7 +236,7 @@ def pdf_figures(html: str) -> str:
         width = _SVG_WIDTH.match(m.group(1))
         if width is None:
             return m.group(0)
-        data = base64.b64encode(pdf_svg(m.group(1)).encode("utf-8")).decode("ascii")
+        data = base64.b64encode(lean_svg(m.group(1)).encode("utf-8")).decode("ascii")
         caption = m.group(2) or ""
         alt = _TAGS.sub("", m.group(3) or "").replace('"', "&quot;")
         return (f'<img class="figure-svg" style="width: {width.group(1)}" alt="{alt}" '
@@ -824,5 +722,5 @@ def model_colours(result: ComparisonResult, palette: Sequence[str] = PALETTE) ->
     return colours(list(result.models), palette)
 
 
-__all__ = ["render_figures", "new_figure", "FIGURES", "PALETTE", "safe_text", "to_svg", "lean_svg", "lean_svgs", "pdf_svg", "pdf_figures", "model_colours", "model_keys", "uses_keys",
+__all__ = ["render_figures", "new_figure", "FIGURES", "PALETTE", "safe_text", "to_svg", "lean_svg", "pdf_figures", "model_colours", "model_keys", "uses_keys",
            "figure_names", "MIN_POINTS", "HALF_WIDTH", "FULL_WIDTH", "KEY_AFTER", "ModelResult"]

@@ -213,7 +213,7 @@ class Reservation:
 
                 try:
                     with held():
-                        self._swap(tmp, committed)
+                        _swap(self.target, tmp, self._key, committed)
                 except Interrupted as exc:  # held back during the swap, raised once the new set was in place
                     exc.written = self.written
                     raise
@@ -231,35 +231,6 @@ class Reservation:
             raise
         return targets
 
-    def _swap(self, tmp: Path, committed: Callable[[], None]) -> None:
-        """Put ``tmp`` in place of the target (the commit point: a rename), then call
-        ``committed()`` at once (the history's commit follows the report's with no step between:
-        a kill at any later point finds both done); afterwards ``tmp`` holds the previous set, or
-        nothing. An ``OSError`` means nothing was replaced (see the module docstring)."""
-        target, parent = self.target, self.target.parent
-        if not target.exists():
-            os.rename(tmp, target)  # commit point (first run)
-            committed()
-        else:
-            old = parent / f"{SCRATCH_PREFIX}old.{self._key}.{secrets.token_hex(4)}"
-            os.rename(target, old)
-            checkpoint("aside")
-            try:
-                os.rename(tmp, target)  # commit point
-            except BaseException:
-                os.rename(old, target)
-                raise
-            committed()
-            checkpoint("swapped")
-            try:
-                os.rename(old, tmp)  # so that the caller's clean-up removes it
-            except OSError:
-                pass  # left as .reportgen-old.X.*: the next run removes it
-        try:
-            _fsync(parent, directory=True)
-        except OSError:
-            pass  # committed already; the rename is durable at the filesystem's next sync
-
     def _release(self, during: BaseException | None = None) -> None:
         with held(during):
             try:
@@ -267,6 +238,36 @@ class Reservation:
             except FileNotFoundError:
                 pass
             os.close(self._fd)
+
+
+def _swap(target: Path, tmp: Path, key: str, committed: Callable[[], None]) -> None:
+    """Put ``tmp`` in place of the target (the commit point: a rename), then call
+    ``committed()`` at once (the history's commit follows the report's with no step between:
+    a kill at any later point finds both done); afterwards ``tmp`` holds the previous set, or
+    nothing. An ``OSError`` means nothing was replaced (see the module docstring)."""
+    parent = target.parent
+    if not target.exists():
+        os.rename(tmp, target)  # commit point (first run)
+        committed()
+    else:
+        old = parent / f"{SCRATCH_PREFIX}old.{key}.{secrets.token_hex(4)}"
+        os.rename(target, old)
+        checkpoint("aside")
+        try:
+            os.rename(tmp, target)  # commit point
+        except BaseException:
+            os.rename(old, target)
+            raise
+        committed()
+        checkpoint("swapped")
+        try:
+            os.rename(old, tmp)  # so that the caller's clean-up removes it
+        except OSError:
+            pass  # left as .reportgen-old.X.*: the next run removes it
+    try:
+        _fsync(parent, directory=True)
+    except OSError:
+        pass  # committed already; the rename is durable at the filesystem's next sync
 
 
 def _write_failure(exc: OSError) -> str:
