@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import atexit
+import functools
 import logging
 import os
 import shutil
@@ -553,7 +554,7 @@ def _run_batch(args: argparse.Namespace, printer: _Printer) -> int:
         return code
     worst = EXIT_OK
     for path in args.configs:
-        code = _guarded(lambda p=path: prepare(p), path, printer, args.debug, writes=True)
+        code = _guarded(functools.partial(prepare, path), path, printer, args.debug, writes=True)
         if code in INTERRUPTED:
             return code
         worst = _worst(worst, code)
@@ -574,7 +575,7 @@ def _run_batch(args: argparse.Namespace, printer: _Printer) -> int:
         seen[job.planned] = job
     written: dict[Path, Path] = {}
     for job in jobs:
-        code = _guarded(lambda j=job: _run_one(j, args, printer, written), job.path, printer, args.debug, writes=True)
+        code = _guarded(functools.partial(_run_one, job, args, printer, written), job.path, printer, args.debug, writes=True)
         if code in INTERRUPTED:
             return code
         worst = _worst(worst, code)
@@ -864,7 +865,7 @@ def _command_with_data(args: argparse.Namespace, printer: _Printer, shown: _Stde
         return _run_batch(args, printer)
     worst = EXIT_OK
     for path in args.configs:
-        code = _guarded(lambda p=path: _validate_one(p, printer, shown, args.overrides), path, printer, args.debug)
+        code = _guarded(functools.partial(_validate_one, path, printer, shown, args.overrides), path, printer, args.debug)
         if code in INTERRUPTED:
             return code
         worst = max(worst, code)

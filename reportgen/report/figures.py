@@ -29,8 +29,8 @@ import re
 import textwrap
 import warnings
 from collections.abc import Iterator, Sequence
-from typing import Any
 from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
 
 # No matplotlib.use(): figures are Figure objects drawn by their own canvas (savefig picks the
 # SVG backend), so importing this module leaves a notebook's backend and pyplot state alone.
@@ -40,8 +40,11 @@ from matplotlib.figure import Figure
 
 import reportgen.catalog as catalog
 from reportgen.catalog import short_label
-from reportgen.results import ComparisonResult, ModelResult
+from reportgen.results import ComparisonResult, Curves, ModelResult
 from reportgen.report.formats import fmt_metric, isolate, needs_isolation
+
+if TYPE_CHECKING:
+    from matplotlib.typing import RcKeyType
 
 log = logging.getLogger(__name__)
 
@@ -67,7 +70,7 @@ KEY_AFTER = 20
 #: Height of one legend row below the axes (inches).
 LEGEND_ROW = 0.15
 
-STYLE = {
+STYLE: dict[RcKeyType, Any] = {
     "font.family": "DejaVu Sans",
     "font.size": 8,
     "axes.titlesize": 8.5,
@@ -137,13 +140,27 @@ def figure_names(names: Sequence[str]) -> dict[str, str]:
 def _legend_below(fig: Figure, ncols: int = 1, where: str = "lower", **kwargs) -> None:
     """The figure's legend under the axes (or above them: ``where="upper"``, for a figure whose
     bottom holds a shared axis label); constrained layout makes room, so it never covers a curve."""
-    fig.legend(loc=f"outside {where} center", ncols=ncols, **kwargs)
+    fig.legend(loc="outside upper center" if where == "upper" else "outside lower center", ncols=ncols, **kwargs)
 
 
 def _legend_height(entries: int, ncols: int = 1) -> float:
     """Inches a legend of ``entries`` rows in ``ncols`` columns takes below the axes."""
     return LEGEND_ROW * math.ceil(entries / ncols) + 0.1
 
+
+
+def _curves(m: ModelResult) -> Curves:
+    """A binary model's curves: every binary model has them (its scores are required)."""
+    if m.curves is None:
+        raise ValueError("a binary report's figures need every model's curves")
+    return m.curves
+
+
+def _prevalence(m: ModelResult) -> float:
+    """A binary model's share of positives (weighted): the baseline of its PR and gains figures."""
+    if m.positives is None or m.negatives is None:
+        raise ValueError("a binary report's figures need every model's positives and negatives")
+    return m.positives / (m.positives + m.negatives)
 
 _MISSING_GLYPH = re.compile(r"Glyph \d+ .*missing from (current )?font")
 
@@ -270,7 +287,7 @@ def roc_figure(result: ComparisonResult, palette: Sequence[str] = PALETTE) -> Fi
     shown = figure_names(list(result.models))
     ax.plot([0, 1], [0, 1], ls="--", color=MUTED, lw=0.9, label="chance (AUC 0.5)")
     for name, m in result.models.items():
-        c = m.curves.roc
+        c = _curves(m).roc
         label = (f"{shown[name]}: AUC {_fmt(m.metrics['roc_auc'], key='roc_auc')}, "
                  f"Gini {_fmt(m.metrics['gini'], key='gini')}")
         ax.plot(c.x, c.y, color=col[name], ls=dash[name], label=label, drawstyle="default")
@@ -311,10 +328,10 @@ def pr_figure(result: ComparisonResult, palette: Sequence[str] = PALETTE) -> Fig
         ax.annotate(f"F1={f:g}" if f == 0.8 else f"{f:g}", xy=(f * top / (2 * top - f) + 0.01, top),
                     fontsize=MIN_POINTS, color=MUTED, ha="left", va="top")
     first = next(iter(result.models.values()))
-    prev = first.positives / (first.positives + first.negatives)
+    prev = _prevalence(first)
     ax.axhline(prev, ls="--", color=MUTED, lw=0.9, label=f"prevalence {prev:.3f} (random)")
     for name, m in result.models.items():
-        c = m.curves.pr
+        c = _curves(m).pr
         ax.step(c.x, c.y, where="post", color=col[name], ls=dash[name],
                 label=f"{shown[name]}: AP {_fmt(m.metrics['average_precision'], key='average_precision')}")
         if m.confusion is not None and m.positives and (m.confusion.tp + m.confusion.fp) > 0:
@@ -339,7 +356,7 @@ def cost_figure(result: ComparisonResult, palette: Sequence[str] = PALETTE) -> F
     ax.plot(x, 1 - x, color=MUTED, lw=0.9, ls="-.", label="always positive")
     pc = None
     for name, m in result.models.items():
-        c = m.curves.cost
+        c = _curves(m).cost
         if c is None:
             continue
         ax.plot(c.pc, c.envelope, color=col[name], ls=dash[name], label=f"{shown[name]} (lower envelope)")
@@ -373,7 +390,7 @@ def threshold_figure(result: ComparisonResult, palette: Sequence[str] = PALETTE)
     shown = figure_names(list(result.models))
     for ax, key in zip(axes.flat, _PANEL):
         for name, m in result.models.items():
-            c = m.curves.threshold_metrics.get(key)
+            c = _curves(m).threshold_metrics.get(key)
             if c is None:
                 continue
             ax.plot(c.x, c.y, color=col[name], ls=dash[name], label=shown[name] if ax is axes.flat[0] else None, lw=1.3)
@@ -404,7 +421,7 @@ def ks_figure(result: ComparisonResult, palette: Sequence[str] = PALETTE) -> Fig
     shown = figure_names(names)
     for ax, name in zip(axes, names):
         m = result.models[name]
-        k = m.curves.ks
+        k = _curves(m).ks
         if k is None:
             ax.set_visible(False)
             continue
@@ -432,12 +449,12 @@ def gains_figure(result: ComparisonResult, palette: Sequence[str] = PALETTE) -> 
     dash = dashes(list(result.models), palette)
     shown = figure_names(list(result.models))
     first = next(iter(result.models.values()))
-    prev = first.positives / (first.positives + first.negatives)
+    prev = _prevalence(first)
     ax.plot([0, 1], [0, 1], ls="--", color=MUTED, lw=0.9, label="random")
     ax.plot([0, prev, 1], [0, 1, 1], ls=":", color=MUTED, lw=0.9, label="perfect")
     for name, m in result.models.items():
-        if m.curves.lift is not None:
-            ax.plot(m.curves.lift.x, m.curves.lift.y, color=col[name], ls=dash[name], label=shown[name])
+        if (lift := _curves(m).lift) is not None:
+            ax.plot(lift.x, lift.y, color=col[name], ls=dash[name], label=shown[name])
     ax.set(xlim=(0, 1), ylim=(0, 1.01), xlabel="Share of rows, highest risk first",
            ylabel="Share of positives captured", title="Cumulative gains")
     _legend_below(fig)
@@ -447,7 +464,7 @@ def gains_figure(result: ComparisonResult, palette: Sequence[str] = PALETTE) -> 
 @_apply_style
 def calibration_figure(result: ComparisonResult, palette: Sequence[str] = PALETTE) -> Figure | None:
     """Reliability diagram for models whose scores are probabilities (marker area ∝ rows)."""
-    models = {n: m for n, m in result.models.items() if m.curves.calibration is not None}
+    models = {n: m for n, m in result.models.items() if _curves(m).calibration is not None}
     if not models:
         return None
     fig = new_figure(HALF_WIDTH, 3.0 + _legend_height(len(models) + 1))
@@ -457,7 +474,8 @@ def calibration_figure(result: ComparisonResult, palette: Sequence[str] = PALETT
     shown = figure_names(list(result.models))
     ax.plot([0, 1], [0, 1], ls="--", color=MUTED, lw=0.9, label="perfectly calibrated")
     for name, m in models.items():
-        c = m.curves.calibration
+        c = _curves(m).calibration
+        assert c is not None  # models holds those with a calibration
         size = 12 + 120 * c.counts / max(float(c.counts.max()), 1.0)
         ax.plot(c.mean_predicted, c.observed, color=col[name], ls=dash[name], lw=1.2,
                 label=f"{shown[name]}: Brier {_fmt(m.metrics['brier'], 4, 'brier')}")
@@ -481,7 +499,7 @@ def distribution_figure(result: ComparisonResult, palette: Sequence[str] = PALET
     shown = figure_names(names)
     for ax, name in zip(axes, names):
         m = result.models[name]
-        h = m.curves.histogram
+        h = _curves(m).histogram
         if h is None:
             continue
         pos = h.positives / max(h.positives.sum(), 1e-300)
@@ -670,7 +688,7 @@ def class_pr_figure(result: ComparisonResult, palette: Sequence[str] = PALETTE, 
 def _parts(fn):
     """Every part of a paged small-multiples figure: ``fn(result, palette, part)`` until None."""
     def all_parts(result: ComparisonResult, palette: Sequence[str] = PALETTE) -> list[Figure]:
-        out = []
+        out: list[Figure] = []
         while (fig := fn(result, palette, len(out))) is not None:
             out.append(fig)
         return out

@@ -46,10 +46,10 @@ def _drawn_without_font(ch: str) -> bool:
 def _ranges(listing: str) -> list[tuple[int, int]]:
     """The code-point ranges ``(first, last)`` of ``fc-list --format '%{charset}\\n'``'s output
     (one line per font, each a space-separated list of hex ``a`` or ``a-b``), merged and sorted."""
-    spans = []
+    spans: list[tuple[int, int]] = []
     for item in listing.split():
-        first, _, last = item.partition("-")
-        spans.append((int(first, 16), int(last or first, 16)))
+        low, _, high = item.partition("-")
+        spans.append((int(low, 16), int(high or low, 16)))
     spans.sort()
     merged: list[tuple[int, int]] = []
     for first, last in spans:

@@ -180,7 +180,7 @@ class Reservation:
         #: as "nothing was written".
         self.written: dict[str, Path] | None = None
 
-    def write(self, files: Mapping[str, Callable[[Path], None]], along: Along | None = None) -> dict[str, Path]:
+    def write(self, files: Mapping[str, Callable[[Path], object]], along: Along | None = None) -> dict[str, Path]:
         """Write ``files`` (file name → function writing that file) as the directory's new set.
 
         Returns the absolute path of each file. On any failure nothing is replaced and the
@@ -511,13 +511,14 @@ def _write_set(
     if pdf_variant is not None and "pdf" in formats:  # the PDF/A embeds the run's metrics.json
         saved = extra.get(FILE_NAMES["json"])
         attached = {FILE_NAMES["json"]: saved if saved is not None else json_text().encode("utf-8")}
-    def write_bytes(data: bytes) -> Callable[[Path], None]:
+
+    def write_bytes(data: bytes) -> Callable[[Path], object]:
         return lambda path: path.write_bytes(data)
 
     def write_xlsx(path: Path) -> None:
         export.write_xlsx(result, path)
 
-    def write_csv(text: str) -> Callable[[Path], None]:
+    def write_csv(text: str) -> Callable[[Path], object]:
         return lambda path: path.write_text(text, encoding="utf-8", newline="")
 
     def staged(name: str, write: Callable[[Path], None]) -> Callable[[Path], None]:
@@ -545,7 +546,7 @@ def _write_set(
                "html": staged("figures and HTML", write_html),
                "pdf": staged("PDF" if "html" in formats else "figures and PDF", write_pdf),
                "xlsx": staged("Excel workbook", write_xlsx)}
-    files: dict[str, Callable[[Path], None]] = {FILE_NAMES[f]: writers[f] for f in formats if f != "csv"}
+    files: dict[str, Callable[[Path], object]] = {FILE_NAMES[f]: writers[f] for f in formats if f != "csv"}
     if "csv" in formats:
         files.update({f"{name}.csv": write_csv(export.to_csv(t)) for name, t in export.tables(result).items()})
     files.update({name: write_bytes(data) for name, data in extra.items() if name not in files})
