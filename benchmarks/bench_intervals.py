@@ -20,11 +20,9 @@ sequence), imports and start-up included, CPU of the child process.
 
 Each command runs ``--repeat`` times, interleaved with the others, and its fastest run is
 shown (noise on a shared machine only adds time). Each row shows wall and CPU seconds (CPU
-counts the worker processes that draw the report's figures, once they ended) and the ratios
+counts ended child processes too) and the ratios
 the issue sets: sklearn / one model (target ≥ 5) and three models / one model (target ≤ 3). Imports and first calls are done before timing, for both sides: each
-side runs once on a 20,000-row file first. In this process (which holds gigabytes by then)
-``reportgen run`` makes the report's pages itself; from a shell (``--fresh``) it forks the
-report process that makes them (:mod:`reportgen.report.documents`).
+side runs once on a 20,000-row file first.
 """
 
 from __future__ import annotations
@@ -149,8 +147,8 @@ def print_rows(rows: list[tuple[str, tuple[float, float]]], engines: list[str]) 
 
 
 def cpu_seconds() -> float:
-    """CPU seconds of this process and of its ended children (the report's figures are drawn
-    in worker processes: their seconds count too, or the run would look cheaper than it is)."""
+    """CPU seconds of this process and of its ended children (a local Dask cluster's workers:
+    their seconds count too, or the run would look cheaper than it is)."""
     t = os.times()
     return t.user + t.system + t.children_user + t.children_system
 

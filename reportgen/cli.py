@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import atexit
+import functools
 import logging
 import os
 import shutil
@@ -34,11 +35,10 @@ import reportgen.clock as clock
 
 from reportgen.version import __version__
 from reportgen.errors import ConfigError, OutputError, ReportgenError, UserError
-from reportgen.launch import answer_signals_early, command_finished
+from reportgen.signals import Interrupted, answer_signals_early, command_finished, handlers
 from reportgen.terminal import one_line
 from reportgen.redact import masked
-from reportgen.report.writer import (Interrupted, Reservation, on_signal, output_path, private_tempdir, reserve,
-                              shown_tempdir, write_outputs)
+from reportgen.report.writer import Reservation, output_path, private_tempdir, reserve, shown_tempdir, write_outputs
 
 if TYPE_CHECKING:
     from reportgen.config import Config
@@ -451,52 +451,9 @@ def _prepare(path: str, args: argparse.Namespace, several: bool) -> _Job:
     return _Job(path, cfg, cfg_path, output_path(planned) if planned is not None else None)
 
 
-class _FigureImports:
-    """Matplotlib imported in a thread while the models are compared, for a run that draws figures.
-
-    A report run otherwise imports it on one core after the analysis (about 0.3 s before the
-    first figure), while the analysis leaves part of the second core idle as its threads finish
-    (A/B from a shell, 3 models at 10M rows with HTML and PDF: 7.36 → 7.10 s, fastest of six).
-    Joined before the report is written (the figure workers are forked then, never while
-    another thread imports) and when the analysis fails (no exit with an import under way). An
-    import that fails here is left to fail where the report needs it, with its own message.
-    """
-
-    def __init__(self, formats: Sequence[str]) -> None:
-        self.wanted = bool({"html", "pdf"} & set(formats))
-        self.thread: threading.Thread | None = None
-
-    def phase(self, then: Callable[[str], None] | None) -> Callable[[str], None]:
-        """``analyse``'s phase callback: starts the imports as the comparison starts, then tells ``then``."""
-        from reportgen.pipeline import COMPARING  # noqa: PLC0415
-
-        def told(name: str) -> None:
-            if name == COMPARING and self.wanted and self.thread is None:
-                self.thread = threading.Thread(target=self._run, name="reportgen-imports", daemon=True)
-                self.thread.start()
-            if then is not None:
-                then(name)
-
-        return told
-
-    @staticmethod
-    def _run() -> None:
-        try:
-            import matplotlib.backends.backend_svg  # noqa: F401, PLC0415  (savefig's SVG canvas)
-
-            import reportgen.report.figures  # noqa: F401, PLC0415
-        except Exception:  # noqa: BLE001, S110  (the report's own import says what is wrong)
-            pass
-
-    def join(self) -> None:
-        if self.thread is not None:
-            self.thread.join()
-
-
 def _run_one(job: _Job, args: argparse.Namespace, printer: _Printer, written: dict[Path, Path]) -> int:
     """Compute one config and write its report set; ``written`` maps the directories this batch
     wrote to their config (a second config resolving to one of them is refused)."""
-    from reportgen.report.documents import ReportProcess  # noqa: PLC0415
     from reportgen.pipeline import analyse  # noqa: PLC0415
     from reportgen.report.render import Theme  # noqa: PLC0415
 
@@ -508,11 +465,6 @@ def _run_one(job: _Job, args: argparse.Namespace, printer: _Printer, written: di
     formats = args.formats or list(cfg.output.formats)
     try:
         with ExitStack() as stack:
-            # the report's pages are made by a process forked now, which imports their libraries
-            # while the data is read (reportgen.report.documents); before the lock, so it holds none
-            renderer = ReportProcess.start(formats)
-            if renderer is not None:
-                stack.callback(renderer.close)
             held = stack.enter_context(reserve(job.planned, overwrite)) if job.planned is not None else None
             reserved.append(held)
             if job.planned is not None:
@@ -524,12 +476,7 @@ def _run_one(job: _Job, args: argparse.Namespace, printer: _Printer, written: di
             phases = printer.phases(cfg_path.name)
             if phases is not None:
                 stack.callback(phases.close)
-            imports = _FigureImports(formats if renderer is None else [])
-            try:
-                result = analyse(cfg, cfg_path, None if phases is None else phases.progress, now=args.now,
-                                 phase=imports.phase(phases))
-            finally:  # a failed run too: never exit with an import under way in a daemon thread
-                imports.join()
+            result = analyse(cfg, cfg_path, None if phases is None else phases.progress, now=args.now, phase=phases)
             if cfg.history is not None:  # the trend of earlier runs, this one last
                 from reportgen.history import with_trend  # noqa: PLC0415
 
@@ -554,7 +501,7 @@ def _run_one(job: _Job, args: argparse.Namespace, printer: _Printer, written: di
             try:
                 targets = write_outputs(result, out_dir, formats, theme=theme, overwrite=overwrite, reservation=held,
                                         pdf_variant=args.pdf_variant, full_curves=args.full_curves, phase=phases,
-                                        along=None if entry is None else entry.prepared, renderer=renderer)
+                                        along=None if entry is None else entry.prepared)
             except Interrupted as exc:
                 if exc.written and entry is not None and not entry.committed:
                     exc.unrecorded = entry.path
@@ -641,7 +588,7 @@ def _run_batch(args: argparse.Namespace, printer: _Printer) -> int:
         return code
     worst = EXIT_OK
     for path in args.configs:
-        code = _guarded(lambda p=path: prepare(p), path, printer, args.debug, writes=True)
+        code = _guarded(functools.partial(prepare, path), path, printer, args.debug, writes=True)
         if code in INTERRUPTED:
             return code
         worst = _worst(worst, code)
@@ -662,7 +609,7 @@ def _run_batch(args: argparse.Namespace, printer: _Printer) -> int:
         seen[job.planned] = job
     written: dict[Path, Path] = {}
     for job in jobs:
-        code = _guarded(lambda j=job: _run_one(j, args, printer, written), job.path, printer, args.debug, writes=True)
+        code = _guarded(functools.partial(_run_one, job, args, printer, written), job.path, printer, args.debug, writes=True)
         if code in INTERRUPTED:
             return code
         worst = _worst(worst, code)
@@ -814,23 +761,6 @@ def _guarded(fn: Callable[[], int], label: str, printer: _Printer, debug: bool, 
         return EXIT_INTERNAL
 
 
-@contextmanager
-def _signal_handlers() -> Iterator[None]:
-    """SIGTERM (what Airflow and Kubernetes send on a timeout) and SIGINT raise
-    :class:`~reportgen.report.writer.Interrupted`, so that every ``finally`` runs: the temporary
-    directory goes, the lock is released, the previous report stays. Restored on the way out
-    (``main`` is also called in-process, by the tests and by library users)."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGTERM, signal.SIGINT)}
-    try:
-        yield
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
-
-
 #: The ``-W`` option handed to multiprocessing's resource tracker (:func:`_quiet_resource_tracker`).
 TRACKER_WARNINGS = "ignore::UserWarning:multiprocessing.resource_tracker"
 
@@ -880,7 +810,7 @@ def _arrow_allocator() -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    with _signal_handlers(), _quiet_resource_tracker():
+    with handlers(), _quiet_resource_tracker():
         args = None
         try:
             args = parser.parse_args(argv)
@@ -970,7 +900,7 @@ def _command_with_data(args: argparse.Namespace, printer: _Printer, shown: _Stde
         return _run_batch(args, printer)
     worst = EXIT_OK
     for path in args.configs:
-        code = _guarded(lambda p=path: _validate_one(p, printer, shown, args.overrides), path, printer, args.debug)
+        code = _guarded(functools.partial(_validate_one, path, printer, shown, args.overrides), path, printer, args.debug)
         if code in INTERRUPTED:
             return code
         worst = max(worst, code)
@@ -978,7 +908,7 @@ def _command_with_data(args: argparse.Namespace, printer: _Printer, shown: _Stde
 
 
 def entrypoint() -> None:  # pragma: no cover - thin wrapper for the console script
-    """The console script: signals answered before argparse runs (:mod:`reportgen.launch`)."""
+    """The console script: signals answered before argparse runs (:mod:`reportgen.signals`)."""
     answer_signals_early()
     code = main()
     command_finished()

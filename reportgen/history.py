@@ -33,8 +33,9 @@ from typing import Any, TypeVar
 from reportgen.errors import UserError
 from reportgen.report.export import safe_cell
 from reportgen.report.formats import fmt_cell
-from reportgen.report.writer import file_on_the_way, signal_pending
 from reportgen.results import ComparisonResult, TrendPoint
+from reportgen.signals import signal_pending
+from reportgen.smallfiles import file_on_the_way
 from reportgen.terminal import json_shown, one_line
 
 #: How long an append waits for another run's transaction to finish.

@@ -5,7 +5,8 @@ scheduled job hangs without bound), and on ``/dev/zero`` or ``/dev/urandom`` rea
 runs out. :func:`read_regular` opens without blocking (``O_NONBLOCK``: opening a FIFO for reading
 returns at once), checks the open descriptor is a regular file (``fstat``: no race with a rename
 between a check and the read), and reads at most ``limit`` bytes, so every outcome is a value or
-an exception the caller words as one line.
+an exception the caller words as one line. :func:`file_on_the_way` says why a directory a user
+names (``--out``, ``history.path``) could not be created.
 """
 
 from __future__ import annotations
@@ -78,4 +79,13 @@ def read_user_file(path: str | Path, limit: int, error: type[Exception], advice:
     raise error(f"{p}: {found}; {advice}")
 
 
-__all__ = ["read_regular", "read_user_file", "NotRegularFile", "FileTooLarge"]
+def file_on_the_way(target: Path) -> Path | None:
+    """The first of ``target``'s parents that exists and is not a directory, if any: where
+    creating ``target``'s directories failed, mkdir said only "File exists" or "Not a directory"."""
+    for parent in reversed(target.parents):
+        if parent.exists() and not parent.is_dir():
+            return parent
+    return None
+
+
+__all__ = ["read_regular", "read_user_file", "file_on_the_way", "NotRegularFile", "FileTooLarge"]

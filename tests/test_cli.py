@@ -248,28 +248,6 @@ def test_the_command_reads_with_the_system_allocator_unless_told(fast_demo_confi
         pa.set_memory_pool(before)
 
 
-def test_a_report_run_imports_matplotlib_while_the_models_are_compared_and_waits_for_it():
-    """The figure imports start with the comparison phase, only for formats with figures, pass
-    every phase on, and are joined (no thread left to import while figure workers fork)."""
-    from reportgen import cli
-    from reportgen.pipeline import COMPARING
-
-    told: list[str] = []
-    json_only = cli._FigureImports(["json"])  # noqa: SLF001
-    json_only.phase(told.append)(COMPARING)
-    assert json_only.thread is None and told == [COMPARING]
-    report = cli._FigureImports(["json", "pdf"])  # noqa: SLF001
-    phase = report.phase(None)
-    phase("reading and reducing the data")
-    assert report.thread is None
-    phase(COMPARING)
-    started = report.thread
-    phase(COMPARING)  # once per run
-    assert started is not None and report.thread is started
-    report.join()
-    assert not started.is_alive() and "reportgen.report.figures" in sys.modules
-
-
 @pytest.mark.parametrize(("argv", "words"), [
     (["run", "x.yaml", "--format", "html,zzz"], "argument --format: unknown format 'zzz'"),
     (["run", "x.yaml", "--engine", "spark"], "argument --engine: invalid choice: 'spark'"),
@@ -290,7 +268,7 @@ def test_a_signal_while_pyarrow_is_imported_is_one_line_not_a_traceback(signum, 
     """SIGTERM half a second into ``reportgen run`` arrived while ``_arrow_allocator`` imported
     pyarrow, outside every command's guard: a traceback and exit 1 instead of 143 and one line."""
     from reportgen import cli as cli_mod
-    from reportgen.report.writer import on_signal
+    from reportgen.signals import on_signal
 
     monkeypatch.setattr(cli_mod, "_arrow_allocator", lambda: on_signal(signum))
     code = cli_mod.main(["run", str(tmp_path / "q.yaml")])
@@ -300,8 +278,7 @@ def test_a_signal_while_pyarrow_is_imported_is_one_line_not_a_traceback(signum, 
                    f"nothing was written, the previous report is intact\n")
 
 
-@pytest.mark.parametrize("report_process", ["0", "1"])
-def test_a_read_only_home_gives_matplotlib_a_cache_outside_the_private_directory(tmp_path: Path, report_process) -> None:
+def test_a_read_only_home_gives_matplotlib_a_cache_outside_the_private_directory(tmp_path: Path) -> None:
     """With a home that cannot be written (a read-only container), matplotlib made its temporary
     cache inside the command's private temporary directory, which the command removed: its own
     removal at exit then printed a 7-line FileNotFoundError traceback after a successful run.
@@ -315,8 +292,7 @@ def test_a_read_only_home_gives_matplotlib_a_cache_outside_the_private_directory
     (tmp_path / "home").write_text("")  # a file: nothing can be made under it
     (tmp_path / "tmp").mkdir()
     env = {k: v for k, v in __import__("os").environ.items() if not k.startswith(("MPL", "XDG_"))}
-    env.update(HOME=str(tmp_path / "home"), TMPDIR=str(tmp_path / "tmp"), REPORTGEN_REPORT_PROCESS=report_process,
-               PYTHONPATH=str(ROOT))
+    env.update(HOME=str(tmp_path / "home"), TMPDIR=str(tmp_path / "tmp"), PYTHONPATH=str(ROOT))
     proc = subprocess.run([sys.executable, "-m", "reportgen", "run", str(tmp_path / "c.yaml"), "--quiet",
                            "--out", str(tmp_path / "out")], capture_output=True, text=True, env=env, timeout=300)
     assert (proc.returncode, proc.stderr) == (0, "")

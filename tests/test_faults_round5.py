@@ -41,7 +41,7 @@ def test_sigterm_during_the_swap_records_the_run_with_its_report(tmp_path: Path,
     the rerun's refusal names the run that wrote the report."""
     cfg = make_config(tmp_path)
     assert run(str(cfg), "--now", "2026-01-01T00:00:00Z") == 0
-    done = _python(SIGNAL_AT, "reportgen.report.writer:_exchange", "SIGTERM", "run", str(cfg), "--overwrite",
+    done = _python(SIGNAL_AT, "reportgen.report.writer:_swap", "SIGTERM", "run", str(cfg), "--overwrite",
                    "--now", "2026-02-02T00:00:00Z", "-q", cwd=tmp_path)
     assert done.returncode == 143, done.stderr
     assert done.stderr == (f"reportgen: error: {cfg}: interrupted by SIGTERM just after the new report was written "

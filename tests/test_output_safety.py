@@ -75,15 +75,10 @@ def report(cfg: Path, out: Path, now: str, formats: str = "json") -> dict[str, b
 class Paused:
     """A real ``reportgen`` process stopped at a named point of the writer, ready to be killed."""
 
-    def __init__(self, point: str, argv: list[str], fallback: bool = False) -> None:
+    def __init__(self, point: str, argv: list[str]) -> None:
         env = {**os.environ, "PYTHONPATH": str(ROOT), writer.PAUSE_ENV: point}
         env.pop("REPORTGEN_NOW", None)
-        if fallback:  # as on a system without renameat2: the two-rename swap
-            code = ("import sys, reportgen.report.writer as w; w._renameat2 = None; "
-                    "from reportgen.cli import main; sys.exit(main(sys.argv[1:]))")
-            cmd = [sys.executable, "-c", code, *argv]
-        else:
-            cmd = [sys.executable, "-m", "reportgen", *argv]
+        cmd = [sys.executable, "-m", "reportgen", *argv]
         self.proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         seen = []
         for line in self.proc.stderr:  # until the pause line (or the end: the run failed first)
@@ -182,24 +177,17 @@ def test_sigkill_leaves_the_complete_old_or_new_set_and_the_next_run_cleans_up(s
     assert scratch(work) == []
 
 
-def test_sigkill_between_the_fallback_renames_is_repaired_by_the_next_run(setup) -> None:
-    """Without renameat2, the one window where the target is absent: the old set is whole
-    under its aside name, and the next run puts it back before anything else."""
+def test_sigkill_between_the_two_renames_is_repaired_by_the_next_run(setup) -> None:
+    """The one window where the target is absent: the old set is whole under its aside name,
+    and the next run puts it back before anything else."""
     cfg, work, old, _ = setup
-    Paused("aside", run_argv(cfg, work / "X"), fallback=True).kill(signal.SIGKILL)
+    Paused("aside", run_argv(cfg, work / "X")).kill(signal.SIGKILL)
     assert not (work / "X").exists()
     aside = [p for p in work.iterdir() if p.name.startswith(f"{SCRATCH}old.X.")]
     assert len(aside) == 1 and snapshot(aside[0]) == old
     # a run without --overwrite first restores the old set, then refuses to replace it
     assert run(str(cfg), "--out", str(work / "X"), "--format", "json") == 2
     assert snapshot(work / "X") == old
-    assert scratch(work) == []
-
-
-def test_fallback_swap_without_renameat2_replaces_the_set(setup, monkeypatch: pytest.MonkeyPatch) -> None:
-    cfg, work, _, new = setup
-    monkeypatch.setattr(writer, "_renameat2", None)
-    assert report(cfg, work / "X", NEW_NOW) == {"metrics.json": new["metrics.json"]}
     assert scratch(work) == []
 
 

@@ -201,7 +201,7 @@ def test_no_text_leaves_the_content_box_with_60_character_names(long_pdf):
 def test_all_text_prints_at_7_points_or_more(long_pdf):
     task, (found, _), labels = long_pdf
     # the figures' text is text (so the sizes below include it): every label of the figures is
-    # in the PDF's text, in order (each is drawn as one run, reportgen.report.weasyprint_tuning)
+    # in the PDF's text, in order
     text = "".join(g.text for g in found)
     long_labels = [label for label in labels if len(label) >= 6]
     assert len(long_labels) > 20 and sum(map(len, labels)) > 200, f"{task}: too few figure labels"

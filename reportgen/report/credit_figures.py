@@ -137,9 +137,8 @@ KEY_PREFIX = "credit:"
 
 def figure_table(models: dict[str, CreditModel], colours: dict[str, str]) -> dict[str, Callable[..., Figure | None]]:
     """``credit:NAME → fn(result, palette)`` drawing the model's :func:`credit_figure`, for
-    :class:`reportgen.report.figures.Drawing`, which shares them out to its worker processes with
-    the report's other figures (they are the costliest: up to four panels each). The
-    function ignores its arguments: the credit result and colours are bound here."""
+    :func:`reportgen.report.figures.render_figures`, which draws them after the report's other
+    figures. The function ignores its arguments: the credit result and colours are bound here."""
     def draw(m: CreditModel, colour: str) -> Callable[..., Figure | None]:
         return lambda *_: credit_figure(m, colour)
 

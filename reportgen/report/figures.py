@@ -23,18 +23,14 @@ warning is logged once on this module's logger.
 from __future__ import annotations
 
 import io
-import itertools
 import logging
 import math
-import os
 import re
-import sys
 import textwrap
-import threading
 import warnings
 from collections.abc import Iterator, Sequence
-from typing import Any
 from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
 
 # No matplotlib.use(): figures are Figure objects drawn by their own canvas (savefig picks the
 # SVG backend), so importing this module leaves a notebook's backend and pyplot state alone.
@@ -43,11 +39,12 @@ import numpy as np
 from matplotlib.figure import Figure
 
 import reportgen.catalog as catalog
-from reportgen.report.children import child_of, forking
 from reportgen.catalog import short_label
-from reportgen.results import ComparisonResult, ModelResult
+from reportgen.results import ComparisonResult, Curves, ModelResult
 from reportgen.report.formats import fmt_metric, isolate, needs_isolation
-from reportgen.report.heap import young_collections_only
+
+if TYPE_CHECKING:
+    from matplotlib.typing import RcKeyType
 
 log = logging.getLogger(__name__)
 
@@ -73,7 +70,7 @@ KEY_AFTER = 20
 #: Height of one legend row below the axes (inches).
 LEGEND_ROW = 0.15
 
-STYLE = {
+STYLE: dict[RcKeyType, Any] = {
     "font.family": "DejaVu Sans",
     "font.size": 8,
     "axes.titlesize": 8.5,
@@ -143,7 +140,7 @@ def figure_names(names: Sequence[str]) -> dict[str, str]:
 def _legend_below(fig: Figure, ncols: int = 1, where: str = "lower", **kwargs) -> None:
     """The figure's legend under the axes (or above them: ``where="upper"``, for a figure whose
     bottom holds a shared axis label); constrained layout makes room, so it never covers a curve."""
-    fig.legend(loc=f"outside {where} center", ncols=ncols, **kwargs)
+    fig.legend(loc="outside upper center" if where == "upper" else "outside lower center", ncols=ncols, **kwargs)
 
 
 def _legend_height(entries: int, ncols: int = 1) -> float:
@@ -151,13 +148,21 @@ def _legend_height(entries: int, ncols: int = 1) -> float:
     return LEGEND_ROW * math.ceil(entries / ncols) + 0.1
 
 
+
+def _curves(m: ModelResult) -> Curves:
+    """A binary model's curves: every binary model has them (its scores are required)."""
+    if m.curves is None:
+        raise ValueError("a binary report's figures need every model's curves")
+    return m.curves
+
+
+def _prevalence(m: ModelResult) -> float:
+    """A binary model's share of positives (weighted): the baseline of its PR and gains figures."""
+    if m.positives is None or m.negatives is None:
+        raise ValueError("a binary report's figures need every model's positives and negatives")
+    return m.positives / (m.positives + m.negatives)
+
 _MISSING_GLYPH = re.compile(r"Glyph \d+ .*missing from (current )?font")
-
-
-#: Where :func:`_matplotlib_notes` puts its messages while :func:`render_figures` draws one
-#: figure (None: logged at once): a figure drawn in a worker process hands them to the parent,
-#: which logs them in figure order, as a run drawing every figure itself would.
-_NOTES: list[str] | None = None
 
 
 @contextmanager
@@ -168,104 +173,14 @@ def _matplotlib_notes() -> Iterator[None]:
         warnings.simplefilter("always")
         yield
     for message in dict.fromkeys(str(w.message) for w in caught if not _MISSING_GLYPH.search(str(w.message))):
-        text = " ".join(message.splitlines())
-        if _NOTES is not None:
-            _NOTES.append(text)
-        else:
-            log.warning("figure: %s", text)
-
-
-class _SizeOnly(Exception):
-    """What :func:`new_figure` raises while :func:`figure_sizes` runs: the size asked for
-    (``args``: width, height in inches); the figure is not made, let alone drawn."""
-
-
-#: ``active`` while :func:`figure_sizes` asks the figure functions of this thread for their sizes.
-_SIZING = threading.local()
+        log.warning("figure: %s", " ".join(message.splitlines()))
 
 
 def new_figure(width: float, height: float) -> Figure:
-    """A report figure: ``width`` × ``height`` inches, constrained layout, the report's style.
-
-    Every figure function makes its figure here, once it knows its size and before it draws
-    anything, so :func:`figure_sizes` can learn the size of every figure of a report by
-    calling the functions with this raising :class:`_SizeOnly` (a few milliseconds for all)."""
-    if getattr(_SIZING, "active", False):
-        raise _SizeOnly(width, height)
+    """A report figure: ``width`` × ``height`` inches, constrained layout, the report's style."""
     with matplotlib.rc_context(STYLE):
         fig = Figure(figsize=(width, height), dpi=100, layout="constrained")
     return fig
-
-
-def _sizes_of(fn, result: ComparisonResult, palette: Sequence[str]) -> list[tuple[float, float]] | None:
-    """The sizes (inches) of the figures the figure-table entry ``fn`` draws: one, none (not
-    applicable), or one per part of a figure in parts (:func:`_parts`); None when ``fn`` made a
-    figure without :func:`new_figure` (its size is not known before it is drawn)."""
-    part = getattr(fn, "part", None)
-    calls = itertools.count() if part is not None else iter([None])
-    sizes: list[tuple[float, float]] = []
-    for i in calls:
-        try:
-            fig = fn(result, palette) if part is None else part(result, palette, i)
-        except _SizeOnly as asked:
-            sizes.append((float(asked.args[0]), float(asked.args[1])))
-            continue
-        if fig is not None:
-            return None
-        break
-    return sizes
-
-
-def figure_sizes(table: dict[str, Any], result: ComparisonResult, palette: Sequence[str] = PALETTE
-                 ) -> dict[str, list[tuple[float, float]]] | None:
-    """Each figure-table entry's figure sizes (:func:`_sizes_of`), in table order, without
-    drawing anything; None if some entry's cannot be known (or its function fails: it fails
-    again when drawn, where a figure's error is reported). A figure function's warnings while it
-    is only sized are dropped (it gives them again when it draws)."""
-    global _NOTES
-    out: dict[str, list[tuple[float, float]]] = {}
-    saved, _NOTES = _NOTES, []
-    _SIZING.active = True
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            for key, fn in table.items():
-                try:
-                    sizes = _sizes_of(fn, result, palette)
-                except Exception:  # noqa: BLE001  (raised again where it is drawn, as without sizing)
-                    return None
-                if sizes is None:
-                    return None
-                out[key] = sizes
-    finally:
-        _SIZING.active = False
-        _NOTES = saved
-    return out
-
-
-def _pt(x: float) -> str:
-    """A length in pt as matplotlib's SVG backend writes the figure's width and height."""
-    return f"{x:f}".rstrip("0").rstrip(".")
-
-
-def pending_svg(number: int, width: float, height: float) -> str:
-    """What stands in for a figure still being drawn: an empty SVG of the figure's size, with the
-    root matplotlib writes (width and height in pt, the same viewBox), so a page laid out with
-    it is laid out as with the drawing; ``number`` (the figure's place in the report) makes it
-    unique, so it can be found and replaced."""
-    w, h = _pt(width * 72), _pt(height * 72)
-    return (f'<svg xmlns:xlink="http://www.w3.org/1999/xlink" width="{w}pt" height="{h}pt" viewBox="0 0 {w} {h}" '
-            f'xmlns="http://www.w3.org/2000/svg" version="1.1" id="reportgen-pending-{number}"></svg>')
-
-
-_ROOT_SIZE = re.compile(r'\s(width|height|viewBox)="([^"]*)"')
-
-
-def svg_size(svg: str) -> tuple[str, ...]:
-    """The width, height and viewBox an SVG's root states (as written): what a page's layout
-    takes from a figure."""
-    end = svg.find(">")
-    return tuple(f"{k}={v}" for k, v in _ROOT_SIZE.findall(svg[:end]))
 
 
 def to_svg(fig: Figure) -> str:
@@ -280,7 +195,6 @@ def to_svg(fig: Figure) -> str:
 
 _SVG_NS = "http://www.w3.org/2000/svg"
 _XLINK_NS = "http://www.w3.org/1999/xlink"
-_INLINE_SVG = re.compile(r"<svg\b.*?</svg>", re.DOTALL)
 
 
 def lean_svg(svg: str) -> str:
@@ -317,107 +231,6 @@ def lean_svg(svg: str) -> str:
     return ET.tostring(root, encoding="unicode")
 
 
-def lean_svgs(html: str) -> str:
-    """Every inline ``<svg>`` of a page through :func:`lean_svg` (the PDF's page: the HTML
-    report keeps matplotlib's SVG as it is)."""
-    return _INLINE_SVG.sub(lambda m: lean_svg(m.group(0)), html)
-
-
-#: One ``name: value`` declaration of a matplotlib style attribute (plain values only: a
-#: style with anything else, ``!important`` or an escape, is left to WeasyPrint to parse).
-_DECLARATION = re.compile(r"\s*([a-z-]+)\s*:\s*([#\w.%,' ()-]+?)\s*(?:;|$)")
-_STAR_RULE = re.compile(r"\s*\*\s*\{([^{}]*)\}\s*")
-
-
-def _declarations(style: str) -> list[tuple[str, str]] | None:
-    """``[(name, value), …]`` of a style attribute, or None unless it is all plain declarations."""
-    out, pos = [], 0
-    for m in _DECLARATION.finditer(style):
-        if m.start() != pos:
-            return None
-        out.append((m.group(1), m.group(2)))
-        pos = m.end()
-    return out if not style[pos:].strip() else None
-
-
-#: A rotation by zero degrees about any point (``rotate(-0 51.3 195.9)``, which matplotlib
-#: writes on every unrotated text): the identity transform.
-_NO_TURN = re.compile(r"\s*rotate\(\s*[-+]?(?:0+\.?0*|\.0+)(?:[\s,]+[-+0-9.eE]+){0,2}\s*\)\s*")
-
-
-def pdf_svg(svg: str) -> str:
-    """:func:`lean_svg`, then the same drawing in the form WeasyPrint draws fastest: each
-    ``style="…"`` as presentation attributes, matplotlib's one stylesheet rule
-    (``*{stroke-linejoin: round; stroke-linecap: butt}``) as attributes of each element that
-    does not set them itself, each ``<use>`` of a marker path as that path, translated, and
-    no ``transform`` that is a rotation by zero degrees (matplotlib's on every text).
-
-    Why: WeasyPrint parses every style attribute with tinycss2 and matches every node against
-    the ``*`` rule, and draws a ``<use>`` by copying the referenced tree and cascading into it;
-    these were about a sixth of the time it takes to draw a report's figures; a transform is
-    parsed and applied (a matrix pushed) per node, 2 % of a three-model PDF's calls for 270
-    labels turned by nothing. What is drawn does
-    not change: WeasyPrint applies a node's own style over the stylesheet rule, the rule over
-    inherited values, and a referenced path's own style over what it inherits from its
-    ``<use>`` (``tests/test_figures.py`` checks the pages at 50 and 150 dpi). An SVG that does
-    not parse, or a style or use this cannot rewrite exactly, is left as it is."""
-    import xml.etree.ElementTree as ET  # noqa: PLC0415
-
-    lean = lean_svg(svg)
-    try:
-        root = ET.fromstring(lean)
-    except ET.ParseError:
-        return lean
-    ns = f"{{{_SVG_NS}}}"
-    href = f"{{{_XLINK_NS}}}href"
-    star: list[tuple[str, str]] = []
-    for defs in root.iter(f"{ns}defs"):
-        for el in list(defs):
-            if el.tag == f"{ns}style":
-                rule = _STAR_RULE.fullmatch(el.text or "")
-                parsed = _declarations(rule.group(1)) if rule else None
-                if parsed is None or star:  # another kind of stylesheet: leave the SVG as it is
-                    return lean
-                star = parsed
-                defs.remove(el)
-    star_names = {k for k, _ in star}
-    ids = {el.get("id"): el for el in root.iter() if el.get("id")}
-    for parent in root.iter():
-        for i, use in enumerate(parent):
-            if use.tag != f"{ns}use" or set(use.attrib) - {"x", "y", href, "style"}:
-                continue
-            ref = ids.get((use.get(href) or "").removeprefix("#"))
-            if ref is None or ref.tag != f"{ns}path" or len(ref) or set(ref.attrib) - {"id", "d", "style"}:
-                continue
-            outer = _declarations(use.get("style", ""))
-            inner = _declarations(ref.get("style", ""))
-            if outer is None or inner is None:
-                continue
-            # what the path inherits from the use (not the stylesheet rule's properties: the
-            # rule applies to the path itself), then the path's own style, which wins
-            decl = {k: v for k, v in outer if k not in star_names} | dict(inner)
-            path = ET.Element(f"{ns}path", {"d": ref.get("d", ""),
-                                            "transform": f"translate({use.get('x', '0')} {use.get('y', '0')})"})
-            if decl:
-                path.set("style", "; ".join(f"{k}: {v}" for k, v in decl.items()))
-            path.tail = use.tail
-            parent[i] = path
-    for el in root.iter():
-        own = _declarations(el.get("style", ""))
-        if own is None:
-            return lean  # a style this cannot rewrite: the rule must stay a rule
-        if _NO_TURN.fullmatch(el.get("transform", "")):
-            del el.attrib["transform"]  # matplotlib's rotate(-0 x y) on every label: the identity
-        el.attrib.pop("style", None)
-        names = {k for k, _ in own}
-        for k, v in star:
-            if k not in names:
-                el.set(k, v)
-        for k, v in own:
-            el.set(k, v)
-    return ET.tostring(root, encoding="unicode")
-
-
 _FIGURE_WITH_CAPTION = re.compile(r"(<svg\b.*?</svg>)(\s*<figcaption>(.*?)</figcaption>)?", re.DOTALL)
 _SVG_WIDTH = re.compile(r'<svg\b[^>]*?\swidth="([0-9.]+pt)"')
 _TAGS = re.compile(r"<[^>]*>")
@@ -425,7 +238,7 @@ _TAGS = re.compile(r"<[^>]*>")
 
 def pdf_figures(html: str) -> str:
     """The PDF's page: each inline ``<svg>`` figure (matplotlib's, sized in pt) as an ``<img>`` of
-    its :func:`pdf_svg` (a ``data:`` URL, class ``figure-svg``, its drawn width, the caption
+    its :func:`lean_svg` (a ``data:`` URL, class ``figure-svg``, its drawn width, the caption
     that follows it as ``alt``); an SVG without a width in pt stays inline.
 
     WeasyPrint draws an inline SVG and an SVG image with the same code, but an inline SVG's
@@ -440,7 +253,7 @@ def pdf_figures(html: str) -> str:
         width = _SVG_WIDTH.match(m.group(1))
         if width is None:
             return m.group(0)
-        data = base64.b64encode(pdf_svg(m.group(1)).encode("utf-8")).decode("ascii")
+        data = base64.b64encode(lean_svg(m.group(1)).encode("utf-8")).decode("ascii")
         caption = m.group(2) or ""
         alt = _TAGS.sub("", m.group(3) or "").replace('"', "&quot;")
         return (f'<img class="figure-svg" style="width: {width.group(1)}" alt="{alt}" '
@@ -469,7 +282,7 @@ def roc_figure(result: ComparisonResult, palette: Sequence[str] = PALETTE) -> Fi
     shown = figure_names(list(result.models))
     ax.plot([0, 1], [0, 1], ls="--", color=MUTED, lw=0.9, label="chance (AUC 0.5)")
     for name, m in result.models.items():
-        c = m.curves.roc
+        c = _curves(m).roc
         label = (f"{shown[name]}: AUC {fmt_metric(m.metrics['roc_auc'], 'roc_auc')}, "
                  f"Gini {fmt_metric(m.metrics['gini'], 'gini')}")
         ax.plot(c.x, c.y, color=col[name], ls=dash[name], label=label, drawstyle="default")
@@ -510,10 +323,10 @@ def pr_figure(result: ComparisonResult, palette: Sequence[str] = PALETTE) -> Fig
         ax.annotate(f"F1={f:g}" if f == 0.8 else f"{f:g}", xy=(f * top / (2 * top - f) + 0.01, top),
                     fontsize=MIN_POINTS, color=MUTED, ha="left", va="top")
     first = next(iter(result.models.values()))
-    prev = first.positives / (first.positives + first.negatives)
+    prev = _prevalence(first)
     ax.axhline(prev, ls="--", color=MUTED, lw=0.9, label=f"prevalence {prev:.3f} (random)")
     for name, m in result.models.items():
-        c = m.curves.pr
+        c = _curves(m).pr
         ax.step(c.x, c.y, where="post", color=col[name], ls=dash[name],
                 label=f"{shown[name]}: AP {fmt_metric(m.metrics['average_precision'], 'average_precision')}")
         if m.confusion is not None and m.positives and (m.confusion.tp + m.confusion.fp) > 0:
@@ -538,7 +351,7 @@ def cost_figure(result: ComparisonResult, palette: Sequence[str] = PALETTE) -> F
     ax.plot(x, 1 - x, color=MUTED, lw=0.9, ls="-.", label="always positive")
     pc = None
     for name, m in result.models.items():
-        c = m.curves.cost
+        c = _curves(m).cost
         if c is None:
             continue
         ax.plot(c.pc, c.envelope, color=col[name], ls=dash[name], label=f"{shown[name]} (lower envelope)")
@@ -572,7 +385,7 @@ def threshold_figure(result: ComparisonResult, palette: Sequence[str] = PALETTE)
     shown = figure_names(list(result.models))
     for ax, key in zip(axes.flat, _PANEL):
         for name, m in result.models.items():
-            c = m.curves.threshold_metrics.get(key)
+            c = _curves(m).threshold_metrics.get(key)
             if c is None:
                 continue
             ax.plot(c.x, c.y, color=col[name], ls=dash[name], label=shown[name] if ax is axes.flat[0] else None, lw=1.3)
@@ -603,7 +416,7 @@ def ks_figure(result: ComparisonResult, palette: Sequence[str] = PALETTE) -> Fig
     shown = figure_names(names)
     for ax, name in zip(axes, names):
         m = result.models[name]
-        k = m.curves.ks
+        k = _curves(m).ks
         if k is None:
             ax.set_visible(False)
             continue
@@ -631,12 +444,12 @@ def gains_figure(result: ComparisonResult, palette: Sequence[str] = PALETTE) -> 
     dash = dashes(list(result.models), palette)
     shown = figure_names(list(result.models))
     first = next(iter(result.models.values()))
-    prev = first.positives / (first.positives + first.negatives)
+    prev = _prevalence(first)
     ax.plot([0, 1], [0, 1], ls="--", color=MUTED, lw=0.9, label="random")
     ax.plot([0, prev, 1], [0, 1, 1], ls=":", color=MUTED, lw=0.9, label="perfect")
     for name, m in result.models.items():
-        if m.curves.lift is not None:
-            ax.plot(m.curves.lift.x, m.curves.lift.y, color=col[name], ls=dash[name], label=shown[name])
+        if (lift := _curves(m).lift) is not None:
+            ax.plot(lift.x, lift.y, color=col[name], ls=dash[name], label=shown[name])
     ax.set(xlim=(0, 1), ylim=(0, 1.01), xlabel="Share of rows, highest risk first",
            ylabel="Share of positives captured", title="Cumulative gains")
     _legend_below(fig)
@@ -646,7 +459,7 @@ def gains_figure(result: ComparisonResult, palette: Sequence[str] = PALETTE) -> 
 @_apply_style
 def calibration_figure(result: ComparisonResult, palette: Sequence[str] = PALETTE) -> Figure | None:
     """Reliability diagram for models whose scores are probabilities (marker area ∝ rows)."""
-    models = {n: m for n, m in result.models.items() if m.curves.calibration is not None}
+    models = {n: m for n, m in result.models.items() if _curves(m).calibration is not None}
     if not models:
         return None
     fig = new_figure(HALF_WIDTH, 3.0 + _legend_height(len(models) + 1))
@@ -656,7 +469,8 @@ def calibration_figure(result: ComparisonResult, palette: Sequence[str] = PALETT
     shown = figure_names(list(result.models))
     ax.plot([0, 1], [0, 1], ls="--", color=MUTED, lw=0.9, label="perfectly calibrated")
     for name, m in models.items():
-        c = m.curves.calibration
+        c = _curves(m).calibration
+        assert c is not None  # models holds those with a calibration
         size = 12 + 120 * c.counts / max(float(c.counts.max()), 1.0)
         ax.plot(c.mean_predicted, c.observed, color=col[name], ls=dash[name], lw=1.2,
                 label=f"{shown[name]}: Brier {fmt_metric(m.metrics['brier'], 'brier', 4)}")
@@ -680,7 +494,7 @@ def distribution_figure(result: ComparisonResult, palette: Sequence[str] = PALET
     shown = figure_names(names)
     for ax, name in zip(axes, names):
         m = result.models[name]
-        h = m.curves.histogram
+        h = _curves(m).histogram
         if h is None:
             continue
         pos = h.positives / max(h.positives.sum(), 1e-300)
@@ -869,13 +683,12 @@ def class_pr_figure(result: ComparisonResult, palette: Sequence[str] = PALETTE, 
 def _parts(fn):
     """Every part of a paged small-multiples figure: ``fn(result, palette, part)`` until None."""
     def all_parts(result: ComparisonResult, palette: Sequence[str] = PALETTE) -> list[Figure]:
-        out = []
+        out: list[Figure] = []
         while (fig := fn(result, palette, len(out))) is not None:
             out.append(fig)
         return out
 
     all_parts.__name__ = fn.__name__ + "_parts"
-    all_parts.part = fn  # type: ignore[attr-defined]  (one part: figure_sizes asks it part by part)
     return all_parts
 
 
@@ -900,187 +713,27 @@ FIGURES = {
 }
 
 
-#: Worker processes that draw a report's figures (:func:`render_figures`); 1 draws them in the
-#: calling process, one after another. ``REPORTGEN_FIGURE_PROCESSES`` overrides it.
-FIGURE_PROCESSES = min(2, os.cpu_count() or 1)
+def render_figures(result: ComparisonResult, palette: Sequence[str] = PALETTE,
+                   extra: dict[str, Any] | None = None) -> dict[str, str]:
+    """Every applicable figure as inline SVG, keyed by name, drawn here one after another; a
+    figure in parts (the per-class panels of many classes) as ``key``, ``key_2``, ``key_3``, ….
 
-#: What forked workers draw from, by token: (figure table, result, palette), put here by the
-#: parent before it forks them, so the result is inherited, never pickled.
-_SHARED: dict[int, tuple[dict, ComparisonResult, Sequence[str]]] = {}
-_TOKENS = itertools.count()
-
-
-def _draw_figure(token: int, key: str) -> tuple[list[str], list[str]]:
-    """One entry of the figure table as SVG (several for a figure in parts), and the matplotlib
-    notes drawing it gave (:func:`_matplotlib_notes`), to be logged by the caller."""
-    global _NOTES
-    table, result, palette = _SHARED[token]
-    _NOTES = notes = []
-    try:
-        with young_collections_only():
-            fig = table[key](result, palette)
-            svgs = [to_svg(part) for part in (fig if isinstance(fig, list) else [fig]) if part is not None]
-    finally:
-        _NOTES = None
-    return svgs, notes
-
-
-#: Per token, one byte per figure, in memory shared with the forked workers: 1 once the parent
-#: has taken the figure to draw itself (:meth:`Drawing.__call__`), so a worker skips it.
-_TAKEN: dict[int, Any] = {}
-
-
-def _draw_untaken(token: int, i: int, key: str) -> tuple[list[str], list[str]] | None:
-    """A worker's task: figure ``i`` (``key``), or None when the parent has taken it."""
-    if _TAKEN[token][i]:
-        return None
-    return _draw_figure(token, key)
-
-
-def _workers(jobs: int) -> int:
-    """Worker processes to fork for ``jobs`` figures: :data:`FIGURE_PROCESSES` less one (the
-    caller draws too), only where fork is the platform's default start method (Linux; macOS
-    defaults to spawn, which would re-import matplotlib in each worker), and never more than
-    there are figures to share."""
-    env = os.environ.get("REPORTGEN_FIGURE_PROCESSES", "").strip()
-    wanted = int(env) if env.isdigit() else FIGURE_PROCESSES
-    if not sys.platform.startswith("linux"):
-        return 0
-    return max(0, min(wanted - 1, jobs - 1))
-
-
-class Drawing:
-    """A report's figures being drawn (:func:`start_figures`): call it for ``{key: svg}``.
-
-    With :data:`FIGURE_PROCESSES` = p > 1, p − 1 forked worker processes start drawing while
-    the caller goes on (the report's tables are built meanwhile); when called, the caller
-    draws the figures no worker has taken yet, so p processes share them. Matplotlib holds the
-    GIL and its style context is process-global, so threads would neither help nor be safe.
-    Each figure is a pure function of the result drawn by the same code and style in any
-    process, so the SVG text is the same byte for byte whoever draws it
-    (``tests/test_figures.py``); matplotlib's notes are logged by the caller's process, in
-    figure order. A pool that cannot start or breaks (a worker killed) falls back to drawing here.
-
-    The caller takes a figure by marking it in shared memory (:data:`_TAKEN`), never by
-    cancelling its future: when a worker died while a future was cancelled, Python 3.11's pool
-    failed to mark the cancelled future broken and printed an ``InvalidStateError`` traceback on
-    stderr from its manager thread (the pool itself still ended). A worker that meets a taken
-    figure returns None at once; one it had already started is drawn twice, the same bytes.
-    """
-
-    def __init__(self, result: ComparisonResult, palette: Sequence[str] = PALETTE,
-                 extra: dict[str, Any] | None = None) -> None:
-        base = FIGURES if result.run.task == "binary" else MULTICLASS_FIGURES
-        #: ``extra``: more figures of the report, ``key → fn(result, palette) → Figure | None``
-        #: (the credit section's, :func:`reportgen.report.credit_figures.figure_table`), shared out to
-        #: the same processes and collected after the table's own, under their keys
-        self.table = {**base, **(extra or {})}
-        self.keys = list(self.table)
-        self._extra = frozenset(extra or ())
-        self.token = next(_TOKENS)
-        _SHARED[self.token] = (self.table, result, palette)
-        self._pool = None
-        self._futures: dict[int, Any] = {}
-        workers = _workers(len(self.keys))
-        if workers > 0:
-            self._start(workers)
-
-    def _start(self, workers: int) -> None:
-        import multiprocessing  # noqa: PLC0415
-        from concurrent.futures import ProcessPoolExecutor  # noqa: PLC0415
-
-        # the costliest figures first (the extra ones: a credit figure of up to four panels takes
-        # about twice a panel figure), so the drawers finish at about the same time
-        order = sorted(range(len(self.keys)), key=lambda i: (self.keys[i] not in self._extra, self.keys[i] not in _COSTLY))
-        try:
-            context = multiprocessing.get_context("fork")
-            _TAKEN[self.token] = context.RawArray("b", len(self.keys))  # before the fork: inherited
-            # the pool forks its workers as the first figure is submitted; a signal to the process
-            # group meanwhile stays with this process (children.forking)
-            with forking():
-                self._pool = ProcessPoolExecutor(workers, mp_context=context, initializer=child_of,
-                                                 initargs=(os.getpid(),))
-                self._futures = {i: self._pool.submit(_draw_untaken, self.token, i, self.keys[i]) for i in order}
-        except OSError as exc:  # no processes to be had (limits): drawn here when collected
-            log.debug("figures: worker processes could not start (%s); drawing them in this process", exc)
-            self.cancel()
-        except BaseException:  # a signal taken as the mask was restored: the workers end with the command
-            self.cancel()
-            raise
-
-    def __call__(self) -> dict[str, str]:
-        from concurrent.futures.process import BrokenProcessPool  # noqa: PLC0415
-
-        drawn: dict[int, tuple[list[str], list[str]]] = {}
-        try:
-            # what no worker has taken yet is drawn here, in the order handed out
-            taken = _TAKEN.get(self.token)
-            for i, future in self._futures.items():
-                if not (future.running() or future.done()):
-                    taken[i] = 1
-                    drawn[i] = _draw_figure(self.token, self.keys[i])
-            try:
-                for i, future in self._futures.items():
-                    if i not in drawn and (svgs := future.result()) is not None:
-                        drawn[i] = svgs
-            except BrokenProcessPool as exc:
-                log.debug("figures: a worker process died (%s); drawing the rest in this process", exc)
-            drawn.update({i: _draw_figure(self.token, key) for i, key in enumerate(self.keys) if i not in drawn})
-        finally:
-            self.cancel()
-        out: dict[str, str] = {}
-        for i, key in enumerate(self.keys):
-            svgs, notes = drawn[i]
-            for text in notes:
-                log.warning("figure: %s", text)
-            for j, svg in enumerate(svgs):
-                out[key if j == 0 else f"{key}_{j + 1}"] = svg
-        return out
-
-    def pending(self) -> dict[str, str] | None:
-        """What stands in for each figure while it is drawn (:func:`pending_svg`), keyed as
-        calling the drawing keys the drawn figures, without drawing any; None when some
-        figure's size cannot be known before it is drawn (:func:`figure_sizes`)."""
-        _, result, palette = _SHARED[self.token]
-        sizes = figure_sizes(self.table, result, palette)
-        if sizes is None:
-            return None
-        out: dict[str, str] = {}
-        for key in self.keys:
-            for j, (w, h) in enumerate(sizes[key]):
-                out[key if j == 0 else f"{key}_{j + 1}"] = pending_svg(len(out), w, h)
-        return out
-
-    def cancel(self) -> None:
-        """Stop the workers (figures not yet drawn are dropped) and forget the result."""
-        if self._pool is not None:
-            self._pool.shutdown(wait=True, cancel_futures=True)
-            self._pool = None
-        self._futures = {}
-        _SHARED.pop(self.token, None)
-        _TAKEN.pop(self.token, None)
-
-
-def start_figures(result: ComparisonResult, palette: Sequence[str] = PALETTE,
-                  extra: dict[str, Any] | None = None) -> Drawing:
-    """Start drawing every applicable figure, and ``extra``'s (:class:`Drawing`); call the
-    result to collect."""
-    return Drawing(result, palette, extra)
-
-
-def render_figures(result: ComparisonResult, palette: Sequence[str] = PALETTE) -> dict[str, str]:
-    """Every applicable figure as inline SVG, keyed by name; a figure in parts (the per-class
-    panels of many classes) as ``key``, ``key_2``, ``key_3``, … (drawn as :class:`Drawing` says)."""
-    return start_figures(result, palette)()
-
-
-#: Figures of several panels: the slowest to draw, handed to the workers first.
-_COSTLY = frozenset({"thresholds", "ks", "distributions", "prevalence", "class_roc", "class_pr"})
+    ``extra``: more figures of the report, ``key → fn(result, palette) → Figure | None`` (the
+    credit section's, :func:`reportgen.report.credit_figures.figure_table`), drawn after the
+    table's own, under their keys."""
+    table = {**(FIGURES if result.run.task == "binary" else MULTICLASS_FIGURES), **(extra or {})}
+    out: dict[str, str] = {}
+    for key, fn in table.items():
+        drawn = fn(result, palette)
+        parts = [p for p in (drawn if isinstance(drawn, list) else [drawn]) if p is not None]
+        for j, part in enumerate(parts):
+            out[key if j == 0 else f"{key}_{j + 1}"] = to_svg(part)
+    return out
 
 
 def model_colours(result: ComparisonResult, palette: Sequence[str] = PALETTE) -> dict[str, str]:
     return colours(list(result.models), palette)
 
 
-__all__ = ["render_figures", "start_figures", "Drawing", "new_figure", "figure_sizes", "pending_svg", "svg_size", "FIGURE_PROCESSES", "FIGURES", "PALETTE", "safe_text", "to_svg", "lean_svg", "lean_svgs", "pdf_svg", "pdf_figures", "model_colours", "model_keys", "uses_keys",
+__all__ = ["render_figures", "new_figure", "FIGURES", "PALETTE", "safe_text", "to_svg", "lean_svg", "pdf_figures", "model_colours", "model_keys", "uses_keys",
            "figure_names", "MIN_POINTS", "HALF_WIDTH", "FULL_WIDTH", "KEY_AFTER", "ModelResult"]

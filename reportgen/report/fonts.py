@@ -7,20 +7,21 @@ labels and grades are the user's data, often in the script of the lecture notes 
 follows (Chinese, Russian): on a server with only Latin and Cyrillic fonts, Chinese names print
 as boxes. The HTML is not affected (the reader's browser draws it with its own fonts).
 
-:func:`undrawable` asks Fontconfig itself, through its C library, whether any installed font
-has each character (``FcFontList`` with a one-character charset: the fonts Pango would fall
-back on), once per character and process. Where the library cannot be asked (another platform,
-no Fontconfig), nothing is reported: the check only ever adds a warning.
+:func:`undrawable` asks Fontconfig which characters its fonts have: one ``fc-list`` listing of
+every installed font's character set (the fonts Pango falls back on), read once per process,
+then a lookup per character. Where it cannot be asked (no ``fc-list``, another platform, no
+font at all), nothing is reported: the check only ever adds a warning.
 """
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
+import bisect
 import functools
+import shutil
+import subprocess
 import threading
 import unicodedata
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 
 #: Characters listed in a warning; the rest are counted.
 SHOWN = 10
@@ -29,11 +30,11 @@ SHOWN = 10
 #: as the bidi isolates the report wraps names in, separators, surrogates, unassigned).
 _INVISIBLE = frozenset({"Cc", "Cf", "Cs", "Cn", "Zs", "Zl", "Zp"})
 
+#: How long the one ``fc-list`` call may take before the check gives up (it reads Fontconfig's
+#: cache: about 20 ms).
+_FC_LIST_TIMEOUT_S = 10
+
 _LOCK = threading.Lock()
-
-
-class _FcFontSet(ctypes.Structure):
-    _fields_ = [("nfont", ctypes.c_int), ("sfont", ctypes.c_int), ("fonts", ctypes.c_void_p)]
 
 
 def _drawn_without_font(ch: str) -> bool:
@@ -42,64 +43,48 @@ def _drawn_without_font(ch: str) -> bool:
     return (unicodedata.category(ch) in _INVISIBLE or 0xFE00 <= cp <= 0xFE0F or 0xE0100 <= cp <= 0xE01EF)
 
 
+def _ranges(listing: str) -> list[tuple[int, int]]:
+    """The code-point ranges ``(first, last)`` of ``fc-list --format '%{charset}\\n'``'s output
+    (one line per font, each a space-separated list of hex ``a`` or ``a-b``), merged and sorted."""
+    spans: list[tuple[int, int]] = []
+    for item in listing.split():
+        low, _, high = item.partition("-")
+        spans.append((int(low, 16), int(high or low, 16)))
+    spans.sort()
+    merged: list[tuple[int, int]] = []
+    for first, last in spans:
+        if merged and first <= merged[-1][1] + 1:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], last))
+        else:
+            merged.append((first, last))
+    return merged
+
+
 @functools.cache
-def _fontconfig() -> Callable[[str], bool] | None:
-    """``has_font(ch)`` backed by Fontconfig, or None when its library cannot be used."""
-    name = "libfontconfig.so.1"
-    try:
-        lib = ctypes.CDLL(name)
-    except OSError:
-        found = ctypes.util.find_library("fontconfig")
-        if found is None:
-            return None
-        try:
-            lib = ctypes.CDLL(found)
-        except OSError:
-            return None
-    try:
-        p = ctypes.c_void_p
-        for fn, res, args in (
-            ("FcInit", ctypes.c_int, []),
-            ("FcCharSetCreate", p, []), ("FcCharSetAddChar", ctypes.c_int, [p, ctypes.c_uint32]),
-            ("FcCharSetDestroy", None, [p]),
-            ("FcPatternCreate", p, []), ("FcPatternAddCharSet", ctypes.c_int, [p, ctypes.c_char_p, p]),
-            ("FcPatternDestroy", None, [p]),
-            ("FcObjectSetCreate", p, []), ("FcObjectSetAdd", ctypes.c_int, [p, ctypes.c_char_p]),
-            ("FcObjectSetDestroy", None, [p]),
-            ("FcFontList", ctypes.POINTER(_FcFontSet), [p, p, p]), ("FcFontSetDestroy", None, [p]),
-        ):
-            f = getattr(lib, fn)
-            f.restype, f.argtypes = res, args
-        if not lib.FcInit():
-            return None
-    except AttributeError:
+def _fontconfig() -> list[tuple[int, int]] | None:
+    """The code points some installed font has, as sorted ranges (:func:`_ranges`), or None when
+    Fontconfig cannot be asked or answers that no font has even "A"."""
+    exe = shutil.which("fc-list")
+    if exe is None:
         return None
-
-    def has_font(ch: str) -> bool:
-        cs, pat, objs, fonts = lib.FcCharSetCreate(), lib.FcPatternCreate(), lib.FcObjectSetCreate(), None
-        try:
-            if not (cs and pat and objs) or not lib.FcCharSetAddChar(cs, ord(ch)):
-                return True  # cannot tell: say nothing
-            lib.FcPatternAddCharSet(pat, b"charset", cs)
-            lib.FcObjectSetAdd(objs, b"family")
-            fonts = lib.FcFontList(None, pat, objs)
-            return not fonts or fonts.contents.nfont > 0
-        finally:
-            if fonts:
-                lib.FcFontSetDestroy(ctypes.cast(fonts, p))
-            for obj, free in ((objs, lib.FcObjectSetDestroy), (pat, lib.FcPatternDestroy), (cs, lib.FcCharSetDestroy)):
-                if obj:
-                    free(obj)
-
-    if not has_font("A"):  # no font at all, or a Fontconfig that answers otherwise: not trusted
+    try:
+        done = subprocess.run([exe, "--format", "%{charset}\\n"], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                              stderr=subprocess.DEVNULL, timeout=_FC_LIST_TIMEOUT_S, check=False)
+        ranges = _ranges(done.stdout.decode("ascii")) if done.returncode == 0 else []
+    except (OSError, subprocess.SubprocessError, ValueError):
         return None
-    return has_font
+    return ranges if _covered(ranges, ord("A")) else None
+
+
+def _covered(ranges: list[tuple[int, int]], cp: int) -> bool:
+    i = bisect.bisect_right(ranges, (cp, 0x10FFFF + 1)) - 1
+    return i >= 0 and ranges[i][0] <= cp <= ranges[i][1]
 
 
 @functools.cache
 def _has_font(ch: str) -> bool:
-    query = _fontconfig()
-    return True if query is None else query(ch)
+    ranges = _fontconfig()
+    return True if ranges is None else _covered(ranges, ord(ch))
 
 
 def undrawable(texts: Iterable[str]) -> list[str]:
@@ -108,7 +93,7 @@ def undrawable(texts: Iterable[str]) -> list[str]:
     ASCII is taken as drawable (a PDF without it would not be readable at all)."""
     out: list[str] = []
     seen: set[str] = set()
-    with _LOCK:  # one Fontconfig query at a time (its cache is shared by the process)
+    with _LOCK:  # one fc-list call, whoever asks first
         for text in texts:
             for ch in dict.fromkeys(text):
                 if ch in seen or " " <= ch <= "~" or _drawn_without_font(ch):

@@ -14,6 +14,7 @@ Writing them to disk (the whole set or nothing, locked, swapped in by one rename
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import json
 import logging
@@ -39,7 +40,6 @@ from pydantic import ValidationError
 from reportgen.config import REPORT_SECTIONS, ReportConfig
 from reportgen.errors import ReportgenError, ResultError, ThemeError
 from reportgen.report.formats import FILTERS
-from reportgen.report.heap import young_collections_only
 from reportgen.report.views import ReportView, report_view
 from reportgen.results import ComparisonResult
 
@@ -124,16 +124,9 @@ def _found_json(value: Any) -> str:
 
 
 def build_view(result: ComparisonResult, theme: Theme = Theme()) -> ReportView:
-    """Everything the templates show, as formatted strings and flags (:mod:`reportgen.report.views`).
-
-    The figures, the credit section's among them, are drawn (in worker processes,
-    :class:`reportgen.report.figures.Drawing`) while the tables of the view are built, and collected
-    before the credit section's view, which holds its figures."""
-    drawing = _start_drawing(result, theme)
-    try:
-        return _view_of(result, theme, drawing)
-    finally:
-        drawing.cancel()
+    """Everything the templates show, as formatted strings and flags (:mod:`reportgen.report.views`);
+    the figures, the credit section's among them, drawn as inline SVG."""
+    return _view_of(result, theme, functools.partial(_draw_figures, result, theme))
 
 
 def _view_of(result: ComparisonResult, theme: Theme, drawing: Any) -> ReportView:
@@ -141,9 +134,8 @@ def _view_of(result: ComparisonResult, theme: Theme, drawing: Any) -> ReportView
     return report_view(result, theme, drawing)
 
 
-def _start_drawing(result: ComparisonResult, theme: Theme) -> Any:
-    """The report's figures, the credit section's among them, set drawing in worker processes
-    (:class:`reportgen.report.figures.Drawing`)."""
+def _draw_figures(result: ComparisonResult, theme: Theme) -> dict[str, str]:
+    """The report's figures, the credit section's among them (:func:`reportgen.report.figures.render_figures`)."""
     import reportgen.report.figures as figures  # noqa: PLC0415  (figures are only needed to render)
 
     import reportgen.report.credit_figures as credit_figures  # noqa: PLC0415  (likewise)
@@ -151,68 +143,7 @@ def _start_drawing(result: ComparisonResult, theme: Theme) -> Any:
     palette = theme.palette or figures.PALETTE
     credit = {} if result.credit is None else credit_figures.figure_table(
         dict(result.credit.models), figures.colours(list(result.models), palette))
-    return figures.start_figures(result, palette, extra=credit)
-
-
-class ViewInProgress:
-    """A report's view (:func:`build_view`) whose figures are still being drawn (:func:`start_view`).
-
-    ``view`` holds, where each figure goes, an empty SVG of its size
-    (:func:`reportgen.report.figures.pending_svg`), so the PDF's page can be laid out while the
-    figures are drawn; :meth:`drawn` waits for the drawings, :meth:`fill` puts them into a page.
-    When the figures' sizes cannot be known before they are drawn, ``view`` is built with the
-    drawings, as :func:`build_view` builds it, and there is nothing to fill.
-    """
-
-    def __init__(self, result: ComparisonResult, theme: Theme) -> None:
-        self._result, self._theme = result, theme
-        self._drawing = _start_drawing(result, theme)
-        self._drawn: dict[str, str] | None = None
-        #: True once :meth:`drawn` found a figure drawn that was not foreseen, or the reverse:
-        #: ``view`` was then built again with the drawings (a page made before must be made again)
-        self.remade = False
-        try:
-            self._pending = self._drawing.pending() or {}
-            self.view = _view_of(result, theme, (lambda: self._pending) if self._pending else self._drawing)
-        except BaseException:
-            self.close()
-            raise
-        if not self._pending:
-            self.close()
-
-    def drawn(self) -> dict[str, str]:
-        """Each figure's stand-in SVG → its drawing, once every figure is drawn (waits for them)."""
-        if self._drawn is None and not self._pending:
-            self._drawn = {}
-        if self._drawn is None:
-            try:
-                svgs = self._drawing()
-            finally:
-                self.close()
-            if list(svgs) != list(self._pending):
-                log.debug("figures: drawn %s, foreseen %s: the view is built again", list(svgs), list(self._pending))
-                self.view = _view_of(self._result, self._theme, lambda: svgs)
-                self.remade = True
-                self._drawn = {}
-            else:
-                self._drawn = {self._pending[k]: svgs[k] for k in svgs}
-        return self._drawn
-
-    def fill(self, page: str) -> str:
-        """``page`` (rendered from ``view``) with the drawings in place of their stand-ins."""
-        for pending, svg in self.drawn().items():
-            page = page.replace(pending, svg)
-        return page
-
-    def close(self) -> None:
-        """Stop the figures' workers (figures not yet drawn are dropped)."""
-        self._drawing.cancel()
-
-
-def start_view(result: ComparisonResult, theme: Theme = Theme()) -> ViewInProgress:
-    """:func:`build_view` without waiting for the figures: see :class:`ViewInProgress`. Close it
-    (:meth:`ViewInProgress.close`) when done with it, whether or not its figures were taken."""
-    return ViewInProgress(result, theme)
+    return figures.render_figures(result, palette, extra=credit)
 
 
 # --------------------------------------------------------------------------------------
@@ -319,15 +250,6 @@ def _environment(theme: Theme) -> Environment:
     return _LAST_ENVIRONMENT[0][1]
 
 
-def compile_templates(theme: Theme = Theme()) -> None:
-    """Compile the theme's page templates ahead of its first page, for :func:`render_html` to
-    find (the report process, :mod:`reportgen.report.documents`, does it while the data is read: it
-    took about 0.13 s of CPU, more than rendering a page from compiled templates)."""
-    env = _environment(theme)
-    for name in env.list_templates(filter_func=lambda n: n.endswith(".html")):
-        env.get_template(name)
-
-
 def render_html(
     result: ComparisonResult, theme: Theme = Theme(), for_pdf: bool = False, view: ReportView | None = None
 ) -> str:
@@ -425,16 +347,9 @@ def _quiet(*names: str) -> Iterator[None]:
 PDF_VARIANTS = ("pdf/a-3b", "pdf/a-3u")
 
 
-#: CSS that needs the user-agent rules :func:`reportgen.report.weasyprint_tuning.html_class` leaves out
-_UA_NEEDED = re.compile(r"footnote|list-item|::?marker|\bnote-(?:call|marker|callback)", re.IGNORECASE)
-#: a page's stylesheets and style attributes
-_PAGE_CSS = re.compile(r"<style\b[^>]*>(.*?)</style>|\sstyle=\"([^\"]*)\"", re.DOTALL | re.IGNORECASE)
-
-
 def render_pdf(html: str, target: Path, variant: str | None = None, attachments: dict[str, bytes] | None = None,
-               when: str | None = None, figures: Callable[[], dict[str, str]] | None = None,
-               check_fonts: bool = True) -> None:
-    """Lay ``html`` out as a PDF at ``target``.
+               when: str | None = None) -> None:
+    """Lay ``html`` out as a PDF at ``target`` with WeasyPrint.
 
     ``variant`` (one of :data:`PDF_VARIANTS`): an archival PDF/A file (WeasyPrint's
     ``pdf_variant``: sRGB output intent, XMP metadata, a document identifier), tagged where the
@@ -442,27 +357,17 @@ def render_pdf(html: str, target: Path, variant: str | None = None, attachments:
     bytes) embedded; ``when`` (ISO 8601, the run's timestamp) dates the attachments so the same
     run gives the same file.
 
-    ``figures`` (:meth:`ViewInProgress.drawn`): ``html`` holds figures still being drawn, as
-    empty SVGs of their sizes; the page is laid out with them, then ``figures()`` gives each
-    one's drawing (stand-in → drawn SVG), drawn in its place when the page is painted. The PDF
-    is the one ``html`` with the drawings gives, byte for byte: a drawing whose stated size
-    differs from its stand-in's, or a WeasyPrint that cannot take the drawings after the
-    layout, has the page laid out again with them. Why: the layout (about 1 s for a
-    three-model report, on one core) then runs while the other core draws the figures.
-
-    ``check_fonts``: warn (this module's logger, one line) when ``html`` has characters no
-    installed font can draw (:func:`reportgen.report.fonts.undrawable`), as the PDF prints them as
-    empty boxes; off for a second layout of the same page.
+    Warns (this module's logger, one line) when ``html`` has characters no installed font can
+    draw (:func:`reportgen.report.fonts.undrawable`), as the PDF prints them as empty boxes.
+    The figures go in as images of fewer SVG nodes (:func:`reportgen.report.figures.pdf_figures`).
     """
+    import weasyprint  # noqa: PLC0415  (only a PDF needs it)
+
     import reportgen.report.figures as drawing  # noqa: PLC0415  (figures are only needed to render)
-    import reportgen.report.weasyprint_tuning as tuning  # noqa: PLC0415  (likewise)
+    from reportgen.report.fonts import undrawable, undrawable_warning  # noqa: PLC0415
 
-    weasyprint = tuning.import_weasyprint()
-    if check_fonts:  # characters no installed font has print as empty boxes: say so, once a render
-        from reportgen.report.fonts import undrawable, undrawable_warning  # noqa: PLC0415
-
-        if (warning := undrawable_warning(undrawable([html]))) is not None:
-            log.warning("%s", warning)
+    if (warning := undrawable_warning(undrawable([html]))) is not None:
+        log.warning("%s", warning)
 
     options: dict[str, object] = {}
     with ExitStack() as stack:
@@ -482,39 +387,10 @@ def render_pdf(html: str, target: Path, variant: str | None = None, attachments:
                                                    relationship="Data", description=f"{name} of this report"))
             options["attachments"] = files
         options = {**weasyprint.DEFAULT_OPTIONS, **options}
-        with _quiet("weasyprint", "fontTools"), young_collections_only(), tuning.svg_text_runs():
-            page = drawing.pdf_figures(html)  # the same figures as images of fewer SVG nodes: laid out faster
-            # the lean user-agent stylesheet (reportgen.report.weasyprint_tuning) unless a theme's CSS
-            # uses what it leaves out: footnotes, or list items other than <li>
-            css = " ".join(a or b for a, b in _PAGE_CSS.findall(page))
-            html_class = weasyprint.HTML if _UA_NEEDED.search(css) else tuning.html_class()
-            document = html_class(string=page, url_fetcher=_url_fetcher(), base_url=None).render(**options)
-            if figures is not None and not _draw_pending(document, figures(), tuning):
-                for pending, svg in figures().items():
-                    html = html.replace(pending, svg)
-                page = drawing.pdf_figures(html)
-                document = html_class(string=page, url_fetcher=_url_fetcher(), base_url=None).render(**options)
+        with _quiet("weasyprint", "fontTools"):
+            page = drawing.pdf_figures(html)
+            document = weasyprint.HTML(string=page, url_fetcher=_url_fetcher(), base_url=None).render(**options)
             document.write_pdf(str(target), **options)
-
-
-def _draw_pending(document: Any, drawn: dict[str, str], tuning: Any) -> bool:
-    """``document``'s stand-in figures drawn from their drawings (``drawn``: stand-in SVG →
-    drawn SVG; :func:`render_pdf`), if each drawing states its stand-in's size and WeasyPrint
-    takes them (:func:`reportgen.report.weasyprint_tuning.redraw_svg_images`)."""
-    import reportgen.report.figures as drawing  # noqa: PLC0415
-
-    def url(svg: str) -> str:  # the image's URL as drawing.pdf_figures writes it
-        return "data:image/svg+xml;base64," + base64.b64encode(svg.encode("utf-8")).decode("ascii")
-
-    swaps: dict[str, tuple[str, bytes]] = {}
-    for pending, svg in drawn.items():
-        if drawing.svg_size(pending) != drawing.svg_size(svg):
-            log.debug("figures: a drawing states %s, its stand-in %s: laid out again",
-                      drawing.svg_size(svg), drawing.svg_size(pending))
-            return False
-        lean = drawing.pdf_svg(svg)
-        swaps[url(drawing.pdf_svg(pending))] = (url(lean), lean.encode("utf-8"))
-    return tuning.redraw_svg_images(document, swaps)
 
 
 # a JSON string (kept as it is: a query or a title holding "[1,2]" is recorded as written), or a list of numbers

@@ -6,27 +6,23 @@ For a target directory ``P/X`` everything happens beside it, in ``P``::
     P/.reportgen-lock.X           advisory lock (fcntl.flock), held from the checks to the commit
     P/.reportgen-tmp.X.<8 hex>    the new set is rendered here (same filesystem, so renames work);
                                   after the swap it holds the previous set until that is removed
-    P/.reportgen-old.X.<8 hex>    only where the atomic exchange is unavailable (see below)
+    P/.reportgen-old.X.<8 hex>    the previous set, for the instant between the two renames
     P/X                           the report set, and nothing else
 
-**Commit.** Every format is rendered and fsync'ed in the fresh sibling ``tmp``; then one atomic
-``renameat2(tmp, X, RENAME_EXCHANGE)`` swaps the two directories (Linux 3.15+; ext4, xfs, btrfs,
-tmpfs). That single call is the commit point. The previous set, now under the ``tmp`` name, is
-removed afterwards. When ``X`` does not exist yet, a plain ``rename(tmp, X)`` is the commit.
+**Commit.** Every format is rendered and fsync'ed in the fresh sibling ``tmp``; then
+``rename(X, old)`` moves the previous set aside and ``rename(tmp, X)`` puts the new one in place
+(``os.rename``: atomic within one filesystem, POSIX rename(2)). The second rename is the commit
+point. The previous set is then removed. When ``X`` does not exist yet, ``rename(tmp, X)`` alone
+is the commit.
 
-**Crash windows (kill -9 at any instant), exchange path.** (1) Before ``tmp`` exists, or while it
-is filled: ``X`` is the old set untouched; ``tmp`` is partial. (2) The exchange is one system
-call: it happened or it did not. (3) After it: ``X`` is the complete new set; ``tmp`` holds the
-old set, possibly half removed. So after any kill ``X`` is the complete old or the complete new
-set; the only strays are ``P/.reportgen-tmp.X.*`` and the lock file, which every reader
-ignores (dot names) and the next run into ``X`` removes, by exact name, under the lock.
-
-**Fallback** (no ``renameat2``, or the filesystem refuses the exchange): ``rename(X, old)`` then
-``rename(tmp, X)`` (the commit point), then remove ``old``. Between the two renames ``X`` is
-absent and the complete old set is ``P/.reportgen-old.X.*``; the next run into ``X`` finds
-``X`` absent and renames it back before anything else (a failed second rename is undone at
-once). A kill after the second rename leaves ``X`` complete and new, and the aside directory
-is removed as a stray.
+**Crash windows (kill -9 at any instant).** (1) Before ``tmp`` exists, or while it is filled:
+``X`` is the old set untouched; ``tmp`` is partial. (2) Between the two renames ``X`` is absent
+and the complete old set is ``old``: the next run into ``X`` finds ``X`` absent and renames
+``old`` back before anything else (a failed second rename is undone at once). (3) After the
+commit: ``X`` is the complete new set; ``old`` (or ``tmp``) holds the old set, possibly half
+removed. So after any kill the complete old or the complete new set exists, never a mix; the
+only strays are dot names beside ``X`` (``.reportgen-*.X.*`` and the lock file), which every
+reader ignores and the next run into ``X`` removes, by exact name, under the lock.
 
 **Why the clean-up is safe.** Scratch entries are only created and only removed by a run that
 holds the target's lock, and only those whose name carries the target's exact name (``a`` never
@@ -34,10 +30,11 @@ touches ``.reportgen-tmp.a.b.<hex>``). So a run never removes a directory anothe
 filling; what it finds was left by a dead one. The lock file itself is unlinked by its holder
 before release; a run that locked the unlinked file notices (inode check) and locks again.
 
-**Signals.** :func:`on_signal` is the handler the CLI installs for SIGTERM and SIGINT: it raises
-:class:`Interrupted`, which unwinds through the clean-up here (removing ``tmp``, releasing
-the lock). During the swap and the clean-up the signal is held back and raised right
-after, so a signal never leaves a half-done swap or a stray directory.
+**Signals.** The CLI's handlers (:func:`reportgen.signals.handlers`) raise
+:class:`~reportgen.signals.Interrupted`, which unwinds through the clean-up here (removing
+``tmp``, releasing the lock). During the swap and the clean-up the signal is held back
+(:func:`reportgen.signals.held`) and raised right after, so a signal never leaves a half-done
+swap or a stray directory.
 
 The directory belongs to reportgen: the new set replaces the previous one *as a whole* (a
 ``--format html`` run leaves no ``metrics.json`` of an earlier run beside the new report), and a
@@ -48,7 +45,6 @@ is writing (it is locked against other reportgen runs only; the lock is advisory
 
 from __future__ import annotations
 
-import ctypes
 import errno
 import fcntl
 import hashlib
@@ -57,22 +53,19 @@ import os
 import re
 import secrets
 import shutil
-import signal
 import stat
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from pathlib import Path
-from types import FrameType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from reportgen.report.documents import Documents
 from reportgen.errors import OutputError
-from reportgen.report.heap import young_collections_only
+from reportgen.signals import Interrupted, held, signal_pending
+from reportgen.smallfiles import file_on_the_way
 
 if TYPE_CHECKING:
-    from reportgen.report.documents import ReportProcess
     from reportgen.report.render import Theme
     from reportgen.results import ComparisonResult
 
@@ -96,79 +89,6 @@ PAUSE_ENV = "REPORTGEN_TEST_PAUSE_AT"
 _RUN_JSON_LIMIT = 64 << 20
 
 
-class Interrupted(BaseException):
-    """SIGTERM or SIGINT arrived. A BaseException, so that no ``except Exception`` swallows it.
-
-    ``written`` holds the paths of the new report when the signal arrived during the swap and
-    was raised once the new set was in place (or later, while the run was recorded in its
-    history store: ``unrecorded`` names that store); None means nothing was written.
-    """
-
-    def __init__(self, signum: int) -> None:
-        super().__init__(signal.Signals(signum).name)
-        self.signum = signum
-        self.written: dict[str, Path] | None = None
-        self.unrecorded: Path | None = None
-
-    @property
-    def name(self) -> str:
-        return signal.Signals(self.signum).name
-
-    @property
-    def exit_code(self) -> int:
-        """128 + the signal number, as a shell reports a process killed by it (143, 130)."""
-        return 128 + self.signum
-
-
-# --------------------------------------------------------------------------------------
-# Signals: raise at once, or hold back during a swap or a clean-up
-# --------------------------------------------------------------------------------------
-
-_held_depth = 0
-_held_signal: int | None = None
-
-
-def on_signal(signum: int, frame: FrameType | None = None) -> None:
-    """Signal handler: raise :class:`Interrupted`, or remember it while a swap is under way."""
-    global _held_signal
-    if _held_depth:
-        if _held_signal is None:
-            _held_signal = signum
-        return
-    raise Interrupted(signum)
-
-
-def signal_pending() -> bool:
-    """Whether a signal is being held back (:class:`_SignalsHeld`): a wait inside may end early."""
-    return _held_signal is not None
-
-
-class _SignalsHeld:
-    """While inside, :func:`on_signal` only remembers a signal; it is raised on the way out.
-
-    Python runs signal handlers in the main thread between bytecodes, so a flag is enough (a
-    signal mask would not do: another thread may take the signal). ``during`` is an error
-    already on its way out (a clean-up in an ``except`` clause): a held signal replaces it,
-    since the process is being asked to stop, unless it is an :class:`Interrupted` itself.
-    """
-
-    def __init__(self, during: BaseException | None = None) -> None:
-        self.during = during
-
-    def __enter__(self) -> None:
-        global _held_depth
-        _held_depth += 1
-
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: object) -> None:
-        global _held_depth, _held_signal
-        _held_depth -= 1
-        if _held_depth == 0 and _held_signal is not None:
-            signum, _held_signal = _held_signal, None
-            failure = exc or self.during
-            if not isinstance(failure, Interrupted):
-                raise Interrupted(signum) from failure
-
-
 def checkpoint(point: str) -> None:
     """Test-only pause: with ``REPORTGEN_TEST_PAUSE_AT=point``, say so on stderr and wait.
 
@@ -180,47 +100,13 @@ def checkpoint(point: str) -> None:
     sys.stderr.write(f"reportgen: test pause at {point}\n")
     sys.stderr.flush()
     deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and _held_signal is None:
+    while time.monotonic() < deadline and not signal_pending():
         time.sleep(0.02)
 
 
 # --------------------------------------------------------------------------------------
 # Directory swap
 # --------------------------------------------------------------------------------------
-
-_RENAME_EXCHANGE = 2
-_AT_FDCWD = -100
-
-
-def _load_renameat2() -> Callable[[bytes, bytes], int] | None:
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        fn = libc.renameat2
-    except (OSError, AttributeError):  # not Linux, or glibc < 2.28
-        return None
-    fn.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
-    fn.restype = ctypes.c_int
-
-    def exchange(a: bytes, b: bytes) -> int:
-        return fn(_AT_FDCWD, a, _AT_FDCWD, b, _RENAME_EXCHANGE)
-
-    return exchange
-
-
-_renameat2 = _load_renameat2()
-
-
-def _exchange(a: Path, b: Path) -> bool:
-    """Atomically swap two directories; False when this system or filesystem cannot."""
-    if _renameat2 is None:
-        return False
-    if _renameat2(os.fsencode(a), os.fsencode(b)) == 0:
-        return True
-    err = ctypes.get_errno()
-    if err in (errno.EINVAL, errno.ENOSYS, errno.ENOTSUP, errno.EOPNOTSUPP):
-        return False
-    raise OSError(err, os.strerror(err), str(b))
-
 
 def _fsync(path: Path, directory: bool = False) -> None:
     """Flush a file (or a directory's entries) to disk, so a swap never exposes unwritten data."""
@@ -294,7 +180,7 @@ class Reservation:
         #: as "nothing was written".
         self.written: dict[str, Path] | None = None
 
-    def write(self, files: Mapping[str, Callable[[Path], None]], along: Along | None = None) -> dict[str, Path]:
+    def write(self, files: Mapping[str, Callable[[Path], object]], along: Along | None = None) -> dict[str, Path]:
         """Write ``files`` (file name → function writing that file) as the directory's new set.
 
         Returns the absolute path of each file. On any failure nothing is replaced and the
@@ -326,64 +212,62 @@ class Reservation:
                         commit()
 
                 try:
-                    with _SignalsHeld():
-                        self._swap(tmp, committed)
+                    with held():
+                        _swap(self.target, tmp, self._key, committed)
                 except Interrupted as exc:  # held back during the swap, raised once the new set was in place
                     exc.written = self.written
                     raise
         except BaseException as exc:
-            with _SignalsHeld(during=exc):
+            with held(during=exc):
                 _remove(tmp)
             if isinstance(exc, OSError):
                 raise OutputError(f"{target}: {_write_failure(exc)}; nothing was replaced") from None
             raise
         try:
-            with _SignalsHeld():
+            with held():
                 _remove(tmp)  # the previous set
         except Interrupted as exc:  # held back while it was removed: the new set is in place
             exc.written = targets
             raise
         return targets
 
-    def _swap(self, tmp: Path, committed: Callable[[], None]) -> None:
-        """Put ``tmp`` in place of the target by one rename (the commit point), then call
-        ``committed()`` at once (the history's commit follows the report's with no step between:
-        a kill at any later point finds both done); afterwards ``tmp`` holds the previous set, or
-        nothing. An ``OSError`` means nothing was replaced."""
-        target, parent = self.target, self.target.parent
-        if not target.exists():
-            os.rename(tmp, target)  # commit point (first run)
-            committed()
-        elif _exchange(tmp, target):  # commit point
-            committed()
-            checkpoint("swapped")
-        else:
-            old = parent / f"{SCRATCH_PREFIX}old.{self._key}.{secrets.token_hex(4)}"
-            os.rename(target, old)
-            checkpoint("aside")
-            try:
-                os.rename(tmp, target)  # commit point (fallback)
-            except BaseException:
-                os.rename(old, target)
-                raise
-            committed()
-            checkpoint("swapped")
-            try:
-                os.rename(old, tmp)  # so that the caller's clean-up removes it
-            except OSError:
-                pass  # left as .reportgen-old.X.*: the next run removes it
-        try:
-            _fsync(parent, directory=True)
-        except OSError:
-            pass  # committed already; the rename is durable at the filesystem's next sync
-
     def _release(self, during: BaseException | None = None) -> None:
-        with _SignalsHeld(during):
+        with held(during):
             try:
                 os.unlink(self._lock)  # while still holding it: see _acquire
             except FileNotFoundError:
                 pass
             os.close(self._fd)
+
+
+def _swap(target: Path, tmp: Path, key: str, committed: Callable[[], None]) -> None:
+    """Put ``tmp`` in place of the target (the commit point: a rename), then call
+    ``committed()`` at once (the history's commit follows the report's with no step between:
+    a kill at any later point finds both done); afterwards ``tmp`` holds the previous set, or
+    nothing. An ``OSError`` means nothing was replaced (see the module docstring)."""
+    parent = target.parent
+    if not target.exists():
+        os.rename(tmp, target)  # commit point (first run)
+        committed()
+    else:
+        old = parent / f"{SCRATCH_PREFIX}old.{key}.{secrets.token_hex(4)}"
+        os.rename(target, old)
+        checkpoint("aside")
+        try:
+            os.rename(tmp, target)  # commit point
+        except BaseException:
+            os.rename(old, target)
+            raise
+        committed()
+        checkpoint("swapped")
+        try:
+            os.rename(old, tmp)  # so that the caller's clean-up removes it
+        except OSError:
+            pass  # left as .reportgen-old.X.*: the next run removes it
+    try:
+        _fsync(parent, directory=True)
+    except OSError:
+        pass  # committed already; the rename is durable at the filesystem's next sync
 
 
 def _write_failure(exc: OSError) -> str:
@@ -508,15 +392,6 @@ def _which_run(target: Path) -> str:
     return f" (run {' '.join(run_id.split())} of {' '.join(created.split())}, complete)"
 
 
-def file_on_the_way(target: Path) -> Path | None:
-    """The first of ``target``'s parents that exists and is not a directory, if any: where
-    creating ``target``'s directories failed, mkdir said only "File exists" or "Not a directory"."""
-    for parent in reversed(target.parents):
-        if parent.exists() and not parent.is_dir():
-            return parent
-    return None
-
-
 @contextmanager
 def reserve(out_dir: str | Path, overwrite: bool) -> Iterator[Reservation]:
     """Lock ``out_dir`` for this run and check it can be written; release on the way out.
@@ -537,7 +412,7 @@ def reserve(out_dir: str | Path, overwrite: bool) -> Iterator[Reservation]:
     reservation = Reservation(target, fd, lock)
     try:
         try:
-            with _SignalsHeld():
+            with held():
                 _recover(target)
             _check(target, overwrite)
         except OSError as exc:
@@ -567,7 +442,6 @@ def write_outputs(
     full_curves: bool = False,
     phase: Callable[[str], None] | None = None,
     along: Along | None = None,
-    renderer: ReportProcess | None = None,
 ) -> dict[str, Path]:
     """Write the chosen formats into ``out_dir`` as its new report set: all of them, or none.
 
@@ -581,8 +455,6 @@ def write_outputs(
     and the figures are drawn from those; ``full_curves`` keeps every point the engine kept.
     ``phase(name)`` is told as each format starts (the CLI's progress line). ``along`` is a
     transaction committed with the set (:meth:`Reservation.write`: the run's history entry).
-    ``renderer``: a process forked earlier that makes the HTML and PDF pages
-    (:class:`reportgen.report.documents.ReportProcess`; the same bytes as made here).
     Returns the absolute path of each file written, by format (and by file name for ``extra``).
     """
     import reportgen.report.render as render  # noqa: PLC0415  (render re-exports this function)
@@ -594,13 +466,12 @@ def write_outputs(
     if unknown:
         raise ValueError(f"extra files must be report files ({', '.join(sorted(REPORT_FILES))}), not {unknown}")
     if reservation is None:
-        with reserve(out_dir, overwrite) as held:
-            return write_outputs(result, out_dir, formats, theme, overwrite, extra, held, pdf_variant, full_curves, phase,
-                                 along, renderer)
+        with reserve(out_dir, overwrite) as reserved:
+            return write_outputs(result, out_dir, formats, theme, overwrite, extra, reserved, pdf_variant, full_curves,
+                                 phase, along)
     if output_path(out_dir) != reservation.target:
         raise ValueError(f"{out_dir} is not the reserved directory {reservation.target}")
-    with young_collections_only():  # the report's objects are not walked again and again (reportgen.report.heap)
-        return _write_set(result, formats, theme, extra, reservation, pdf_variant, full_curves, phase, along, renderer)
+    return _write_set(result, formats, theme, extra, reservation, pdf_variant, full_curves, phase, along)
 
 
 def _write_set(
@@ -613,7 +484,6 @@ def _write_set(
     full_curves: bool,
     phase: Callable[[str], None] | None,
     along: Along | None,
-    renderer: ReportProcess | None = None,
 ) -> dict[str, Path]:
     """:func:`write_outputs` once the directory is reserved and the arguments checked."""
     import reportgen.report.export as export  # noqa: PLC0415
@@ -641,13 +511,14 @@ def _write_set(
     if pdf_variant is not None and "pdf" in formats:  # the PDF/A embeds the run's metrics.json
         saved = extra.get(FILE_NAMES["json"])
         attached = {FILE_NAMES["json"]: saved if saved is not None else json_text().encode("utf-8")}
-    def write_bytes(data: bytes) -> Callable[[Path], None]:
+
+    def write_bytes(data: bytes) -> Callable[[Path], object]:
         return lambda path: path.write_bytes(data)
 
     def write_xlsx(path: Path) -> None:
         export.write_xlsx(result, path)
 
-    def write_csv(text: str) -> Callable[[Path], None]:
+    def write_csv(text: str) -> Callable[[Path], object]:
         return lambda path: path.write_text(text, encoding="utf-8", newline="")
 
     def staged(name: str, write: Callable[[Path], None]) -> Callable[[Path], None]:
@@ -657,24 +528,30 @@ def _write_set(
             write(path)
         return run
 
-    pages = (Documents(result, theme, pdf_variant, attached) if renderer is None
-             else renderer.documents(result, theme, formats, pdf_variant, attached))
+    views: list[dict[str, Any]] = []
+
+    def view() -> dict[str, Any]:  # built once, its figures drawn once, for both pages
+        if not views:
+            views.append(render.build_view(result, theme))
+        return views[0]
+
+    def write_html(path: Path) -> None:
+        path.write_text(render.render_html(result, theme, view=view()), encoding="utf-8")
+
+    def write_pdf(path: Path) -> None:
+        html = render.render_html(result, theme, for_pdf=True, view=view())
+        render.render_pdf(html, path, variant=pdf_variant, attachments=attached, when=result.run.created)
 
     writers = {"json": staged("JSON", write_json),
-               "html": staged("figures and HTML" if "pdf" not in formats else "HTML", pages.write_html),
-               "pdf": staged("figures and PDF", pages.write_pdf), "xlsx": staged("Excel workbook", write_xlsx)}
-    # the PDF before the HTML: its page is laid out while the figures are drawn, the HTML page
-    # needs them drawn
-    ordered = sorted((f for f in formats if f != "csv"), key=lambda f: f != "pdf")
-    files: dict[str, Callable[[Path], None]] = {FILE_NAMES[f]: writers[f] for f in ordered}
+               "html": staged("figures and HTML", write_html),
+               "pdf": staged("PDF" if "html" in formats else "figures and PDF", write_pdf),
+               "xlsx": staged("Excel workbook", write_xlsx)}
+    files: dict[str, Callable[[Path], object]] = {FILE_NAMES[f]: writers[f] for f in formats if f != "csv"}
     if "csv" in formats:
         files.update({f"{name}.csv": write_csv(export.to_csv(t)) for name, t in export.tables(result).items()})
     files.update({name: write_bytes(data) for name, data in extra.items() if name not in files})
-    try:
-        with render.theme_errors(theme):
-            written = reservation.write(files, along)
-    finally:
-        pages.close()
+    with render.theme_errors(theme):
+        written = reservation.write(files, along)
     out = {f: written[FILE_NAMES[f]] for f in formats}
     out.update({name: written[name] for name in extra if name not in {FILE_NAMES[f] for f in formats}})
     out.update({name: path for name, path in written.items() if name in CSV_FILES and name != FILE_NAMES["csv"]})
@@ -730,7 +607,7 @@ def _private_tempdir() -> Iterator[Path | None]:
         yield Path(final)
     finally:
         tempfile.tempdir, _private = previous, previous_private
-        with _SignalsHeld():
+        with held():
             shutil.rmtree(final, ignore_errors=True)
             os.close(fd)
 
@@ -780,7 +657,7 @@ def _sweep(base: str) -> None:
             os.close(fd)
             continue
         try:
-            with _SignalsHeld():
+            with held():
                 shutil.rmtree(path, ignore_errors=True)
         finally:
             os.close(fd)
@@ -794,5 +671,5 @@ def shown_tempdir(text: str) -> str:
     return text.replace(_private[0], _private[1])
 
 
-__all__ = ["FILE_NAMES", "FORMATS", "Interrupted", "Reservation", "on_signal", "output_path", "private_tempdir", "reserve",
-           "shown_tempdir", "signal_pending", "write_outputs"]
+__all__ = ["FILE_NAMES", "FORMATS", "Interrupted", "Reservation", "output_path", "private_tempdir", "reserve",
+           "shown_tempdir", "write_outputs"]
