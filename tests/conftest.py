@@ -2,7 +2,7 @@
 
 The demo run is the expensive part of the end-to-end tests (bootstrap + PDF), so it happens
 once per session; tests that need the shipped, unmodified ``configs/demo.yaml`` run it
-themselves (see ``tests/test_cli.py``).
+themselves (see ``tests/e2e/test_cli.py``).
 """
 
 from __future__ import annotations
@@ -113,6 +113,6 @@ def pytest_addoption(parser):
 def scheduler():
     """The address of one LocalCluster (two worker processes) shared by every Dask test of the run:
     starting a cluster costs seconds, so the modules that compare engines share this one."""
-    distributed = pytest.importorskip("dask.distributed")
+    import dask.distributed as distributed  # noqa: PLC0415
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
         yield cluster.scheduler_address

@@ -1,4 +1,4 @@
-"""Faults a scheduler meets (hostile-input review, round 7): a query's rows named in a weight
+"""Bad input is named where it is and what to do: a query's rows named in a weight
 message, config values of the wrong shape, Excel's ``sep=`` line, an output directory that can
 never be made, YAML binary values, C1 control characters in ``history --format json`` and
 what a scheduled job's config or files hold.
@@ -17,7 +17,7 @@ import pytest
 import yaml
 
 from reportgen import cli
-from test_faults_round6 import csv_with, make_run, rows, run  # round 6's: model a as given, model b clean
+from test_hostile_input import csv_with, make_run, rows, run  # the hostile-input helpers: model a as given, model b clean
 
 ENGINES = ("memory", "stream", "dask")
 
@@ -36,7 +36,7 @@ def test_a_frequency_weight_mismatch_names_a_querys_row_from_1(engine: str, tmp_
     """Two models weighing one row differently under ``weight_kind: frequency``: with the first
     model a SQL query the message named "row 5" for the query's 4th row, a file's line number
     (the header line 1) where every other message numbers a query's rows from 1."""
-    dbapi = pytest.importorskip("adbc_driver_sqlite.dbapi", reason="the sql extra is not installed")
+    import adbc_driver_sqlite.dbapi as dbapi  # noqa: PLC0415
     import pyarrow as pa
     ids = list(range(1, 11))
     with dbapi.connect(str(tmp_path / "p.db")) as conn:

@@ -30,7 +30,7 @@ from sklearn.metrics import (
     roc_auc_score,
 )
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 DEMO_CONFIG = ROOT / "configs" / "demo.yaml"
 PINNED_NOW = "2026-01-01T00:00:00Z"  # the clock the session's demo run (conftest) is pinned to
 DEMO = yaml.safe_load(DEMO_CONFIG.read_text(encoding="utf-8"))

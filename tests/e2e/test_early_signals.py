@@ -1,4 +1,4 @@
-"""Signals and faults at the edges of a run (hostile-input review, round 2).
+"""A signal in the first moments of a run gives its documented exit code and one line.
 
 A SIGTERM or SIGINT in the first tenths of a second, before :func:`reportgen.cli.main` has
 installed its handlers, ended the process with -15 (killed by the signal) or a
@@ -21,7 +21,7 @@ from reportgen import cli
 
 from reportgen.report import render
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 #: ``python -m reportgen`` as runpy runs it, with a signal sent the moment ``reportgen.cli`` is
 #: about to be imported (after ``reportgen.__main__`` began, before any of the command's code).

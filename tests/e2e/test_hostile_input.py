@@ -1,6 +1,6 @@
-"""Faults a scheduler meets (hostile-input review, round 6): CSV rows and headers longer than a
-parser's limits, quotes in columns the config does not read, and NUL characters in a config's
-paths.
+"""Hostile input is a one-line user error, never an internal one: CSV rows and headers longer than a
+parser's limits, quotes in columns the config does not read, NUL characters in a config's
+paths, terminal controls in names and titles too long to lay out.
 
 Each test is named after what broke. Every test runs ``reportgen.cli.main`` in-process and
 checks the whole of stderr: one line, exit code 2 for the user's mistake, the same words in
@@ -24,7 +24,7 @@ from reportgen import cli
 from reportgen.terminal import UNSHOWN
 
 ENGINES = ("memory", "stream", "dask")
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def rows(n: int = 60, seed: int = 1) -> list[tuple[int, int, str]]:
@@ -356,7 +356,7 @@ def test_a_slow_dask_scratch_directory_prints_nothing_on_a_successful_run(tmp_pa
     long time ... Consider specifying a local-directory", three lines naming contextlib.py)
     reached stderr of a successful run. The delay is made here, in a process of its own (pytest
     would catch the warning)."""
-    pytest.importorskip("distributed.core")
+    import distributed.core  # noqa: F401, PLC0415 - a test dependency: missing, the test fails
     cfg = make_run(tmp_path, csv_with("id,y,s", [f"{i},{y},{s}" for i, y, s in rows()]))
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     done = subprocess.run([sys.executable, "-c", SLOW_SCRATCH, "run", str(cfg), "-q", "--engine", "dask"],

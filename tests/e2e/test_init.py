@@ -14,7 +14,7 @@ import yaml
 
 from reportgen.config import SCHEMA_FILE, load_config
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _init(cli, data: Path, out: Path, *extra: str) -> int:

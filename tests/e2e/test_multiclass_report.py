@@ -19,7 +19,7 @@ from sklearn import metrics as skm
 
 from reportgen.results import ComparisonResult
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "configs" / "demo_multiclass.yaml"
 CLASSES = ["current", "early", "late", "default"]
 

@@ -1,5 +1,4 @@
-"""Output faults at the edges (hostile-input review, round 2): what the command prints about
-where it wrote, whatever the path's bytes and the terminal's encoding."""
+"""What the command prints about where it wrote, whatever the path's bytes and the terminal's encoding."""
 
 from __future__ import annotations
 
@@ -11,7 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def small_config(folder: Path) -> Path:

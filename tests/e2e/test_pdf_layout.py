@@ -9,7 +9,7 @@ models), every name 60 characters long, and read back every character's box with
 (the @page margins of ``templates/report.css``: 14 mm left and right) and on the page, and
 figure text — text drawn inside an SVG figure — must print at 7 pt or more.
 
-``python tests/test_pdf_layout.py OUT`` writes both runs' reports to ``OUT`` for a look.
+``python tests/e2e/test_pdf_layout.py OUT`` writes both runs' reports to ``OUT`` for a look.
 """
 
 from __future__ import annotations
@@ -167,7 +167,7 @@ def render(config: Path, out: Path) -> Path:
 
 @pytest.fixture(scope="module", params=["binary", "multiclass"])
 def long_pdf(request, tmp_path_factory):
-    pytest.importorskip("pdfminer")
+    import pdfminer  # noqa: F401, PLC0415 - a test dependency: missing, the test fails
     d = tmp_path_factory.mktemp(request.param)
     config = binary_config(d) if request.param == "binary" else multiclass_config(d)
     pdf = render(config, d / "out")
@@ -222,7 +222,7 @@ def test_the_checks_catch_text_off_the_page_and_small_text():
     assert small_text([inside, past]) == [] and len(small_text([tiny])) == 1
 
 
-if __name__ == "__main__":  # python tests/test_pdf_layout.py OUT: both runs, for a look
+if __name__ == "__main__":  # python tests/e2e/test_pdf_layout.py OUT: both runs, for a look
     root = Path(sys.argv[1]).resolve()
     for task, make in (("binary", binary_config), ("multiclass", multiclass_config)):
         d = root / task

@@ -19,7 +19,7 @@ import reportgen.report.render as render
 from reportgen.results import ComparisonResult
 from reportgen.report.writer import write_outputs
 
-sys.path.insert(0, str(Path(__file__).resolve().parent / "snapshots"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "snapshots"))
 from snapshot_fixtures import fixture_path  # noqa: E402
 
 

@@ -1,5 +1,6 @@
-"""Report review, round 5 (a demanding new user and a credit-committee reviewer): each test is
-named after what the report, the notebook display or the packaging showed before the fix.
+"""The report's layout and verdicts with many models or long names, the notebook display and the
+packaging: each test is named after what the report, the notebook display or the packaging
+showed before the fix.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from reportgen.report.render import PORTRAIT_CHARS, Theme, build_view, column_ch
 from reportgen.results import Decision
 from reportgen.report.wording import ranking_note, verdict_of
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from test_report_stress import TWELVE, _compare  # noqa: E402
 

@@ -1,4 +1,4 @@
-"""The demo report as a validation committee reads it (review of the rendered reports, 2026-11):
+"""The demo report reads unambiguously:
 the credit section's units, levels and names, the figures' labels, the captions that say what is
 left out. Each test is named after what the report showed before the fix.
 """
@@ -145,7 +145,7 @@ def test_the_segment_column_is_headed_like_the_period_column(html):
 def test_multiclass_curves_name_the_models_they_leave_out(tmp_path, cli):
     from pathlib import Path  # noqa: PLC0415
 
-    config = Path(__file__).resolve().parents[1] / "configs" / "demo_multiclass.yaml"
+    config = Path(__file__).resolve().parents[2] / "configs" / "demo_multiclass.yaml"
     assert cli(["run", str(config), "--out", str(tmp_path), "--format", "json", "--quiet"]) == 0
     view = build_view(load_result(tmp_path / "metrics.json"))
     captions = [f["caption"] for f in view["class_figures"]]

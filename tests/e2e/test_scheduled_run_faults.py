@@ -1,4 +1,4 @@
-"""Faults a scheduler meets (hostile-input review, round 4): the history store, signals while a
+"""A scheduled run's faults end in one line and a known state: the history store, signals while a
 run records itself or waits on a database, secrets in a database URL, and config values given
 on the command line.
 
@@ -29,7 +29,7 @@ from reportgen.config import parse_config
 from reportgen.errors import ConfigError
 from reportgen.io.sql import resolve_url
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def make_config(folder: Path, **extra) -> Path:
@@ -200,7 +200,7 @@ def test_an_output_directory_inside_an_input_dataset_is_refused_before_any_work(
     """``--out ds/report`` with ``file: ds`` (a directory of Parquet parts): the first run wrote
     its report into the dataset, and every later run failed reading ``report/metrics.json`` as
     a Parquet part."""
-    pq = pytest.importorskip("pyarrow.parquet")
+    import pyarrow.parquet as pq  # noqa: PLC0415
     import pyarrow as pa  # noqa: PLC0415
 
     (tmp_path / "ds").mkdir()
@@ -291,7 +291,7 @@ def test_a_failed_append_says_the_report_was_written(tmp_path: Path, monkeypatch
     said only "cannot record the run", as if nothing had been written."""
     cfg = make_config(tmp_path)
 
-    def full(conn: sqlite3.Connection) -> None:  # the commit fails (round 5: the entry is committed with the report)
+    def full(conn: sqlite3.Connection) -> None:  # the commit fails (the entry is committed with the report)
         raise sqlite3.OperationalError("database or disk is full")
 
     monkeypatch.setattr(history, "_commit", full)
@@ -396,7 +396,7 @@ def test_a_port_from_the_environment_is_a_one_line_error_not_an_internal_one(tmp
     """``postgresql://u:${PW}@${DB_HOST}:${DB_PORT}/risk`` (the usual scheduled form): the
     message's redacted URL read ``urlsplit(url).port``, which raises on ``${DB_PORT}``, so a
     server that was down gave "internal error (ValueError: Port could not be cast ...)", exit 1."""
-    pytest.importorskip("adbc_driver_postgresql.dbapi", reason="the sql extra is not installed")
+    import adbc_driver_postgresql.dbapi  # noqa: F401, PLC0415 - a test dependency: missing, the test fails
     monkeypatch.setenv("PW", "s3cr3t-pw")
     monkeypatch.setenv("DB_HOST", "127.0.0.1")
     monkeypatch.setenv("DB_PORT", "1")  # nothing listens there: connection refused at once
@@ -413,7 +413,7 @@ def test_a_port_from_the_environment_is_a_one_line_error_not_an_internal_one(tmp
 
 @pytest.mark.parametrize(("value", "expected"), [
     ("abc", "column 's': non-numeric value 'abc'; expected a number (fix the data or cast it in the query)\n"),
-    # was "np.float64(inf)"; a non-finite score is a missing one, as the pulled rows read it (round 5 parity)
+    # was "np.float64(inf)"; a non-finite score is a missing one, as the pulled rows read it
     ("inf", "1 row(s) with missing or non-finite score in 's'; fix the data or set missing: drop\n"),
 ])
 def test_a_text_score_pushed_down_is_a_one_line_error_not_an_internal_one(value: str, expected: str, tmp_path: Path,
@@ -421,7 +421,7 @@ def test_a_text_score_pushed_down_is_a_one_line_error_not_an_internal_one(value:
     """SQLite keeps text in a REAL column: the pushed-down score table's text score reached
     ``astype(np.float64)`` and was "internal error (ValueError: could not convert string to
     float: 'abc')", exit 1 (pulled rows said which value, exit 2)."""
-    pytest.importorskip("adbc_driver_sqlite.dbapi", reason="the sql extra is not installed")
+    import adbc_driver_sqlite.dbapi  # noqa: F401, PLC0415 - a test dependency: missing, the test fails
     with sqlite3.connect(tmp_path / "p.db") as conn:
         conn.execute("CREATE TABLE preds (id INTEGER, y INTEGER, s REAL)")
         conn.executemany("INSERT INTO preds VALUES (?, ?, ?)", [(i, i % 2, str((i * 37 % 100) / 100)) for i in range(1, 61)])
@@ -446,7 +446,7 @@ def test_a_scheduler_address_dask_cannot_parse_is_exit_2_and_never_echoes_a_pass
         address: str, expected: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """distributed refuses such addresses with a ValueError quoting them: "internal error
     (ValueError: invalid address 'scorer:hunter2@127.0.0.1:1' ...)", exit 1, the password printed."""
-    pytest.importorskip("dask.distributed", reason="the dask extra is not installed")
+    import dask.distributed  # noqa: F401, PLC0415 - a test dependency: missing, the test fails
     cfg = make_config(tmp_path, history=None)
     assert run(str(cfg), "--engine", "dask", "--scheduler", address) == 2
     err = capsys.readouterr().err
@@ -483,7 +483,7 @@ sys.exit(main(sys.argv[1:]))
 def test_sigterm_during_a_long_query_is_answered_at_once(tmp_path: Path) -> None:
     """A query runs inside one call into the driver's C code, where Python runs no signal
     handler: a SIGTERM sent during a long query stopped the run only when the query ended."""
-    pytest.importorskip("adbc_driver_sqlite.dbapi", reason="the sql extra is not installed")
+    import adbc_driver_sqlite.dbapi  # noqa: F401, PLC0415 - a test dependency: missing, the test fails
     db = tmp_path / "p.db"
     with sqlite3.connect(db) as conn:
         conn.execute("CREATE TABLE preds (id INTEGER, y INTEGER, s REAL)")
@@ -512,10 +512,10 @@ def _sigterm_during_query(folder: Path, url: str, query: str, within: float) -> 
 
 
 def test_sigterm_during_a_long_postgresql_query_cancels_it_on_the_server(tmp_path: Path) -> None:
-    """The same with a real PostgreSQL (pgserver, a test extra; skipped without it): the run
+    """The same with a real PostgreSQL (pgserver, a test dependency): the run
     stops at once, and the query does not go on running on the server after the client left."""
-    pgserver = pytest.importorskip("pgserver", reason="pgserver (test extra) is not installed")
-    dbapi = pytest.importorskip("adbc_driver_postgresql.dbapi", reason="the sql extra is not installed")
+    import pgserver  # noqa: PLC0415
+    import adbc_driver_postgresql.dbapi as dbapi  # noqa: PLC0415
     root = tmp_path / "pg"
     try:
         srv = pgserver.get_server(root, cleanup_mode="stop")
@@ -562,7 +562,7 @@ def test_a_full_temporary_disk_is_exit_2_with_one_line(source: str, tmp_path: Pa
             models.append({"name": name, "file": f"{name}.csv", "score": "s"})
         what = "the paired rows"
     else:
-        pytest.importorskip("adbc_driver_sqlite.dbapi", reason="the sql extra is not installed")
+        import adbc_driver_sqlite.dbapi  # noqa: F401, PLC0415 - a test dependency: missing, the test fails
         with sqlite3.connect(tmp_path / "p.db") as conn:
             conn.execute("CREATE TABLE preds (id INTEGER, y INTEGER, s REAL)")
             conn.executemany("INSERT INTO preds VALUES (?, ?, ?)", rows)
@@ -614,7 +614,7 @@ def test_a_full_disk_while_the_workbook_is_saved_prints_one_line_and_no_tracebac
     """openpyxl stages each sheet in a temporary file through a generator, and ``save`` leaves its
     zip file open when a write fails: collected later, they failed again and printed "Exception
     ignored in ..." tracebacks on stderr after the one-line error."""
-    pytest.importorskip("openpyxl", reason="the xlsx extra is not installed")
+    import openpyxl  # noqa: F401, PLC0415 - a test dependency: missing, the test fails
     cfg = make_config(tmp_path, history=None)
     scratch = tmp_path / "scratch"
     scratch.mkdir()

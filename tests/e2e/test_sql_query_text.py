@@ -1,4 +1,4 @@
-"""Faults a scheduled job meets reading predictions from a database (round 7 of the review).
+"""The text of a SQL source's query: trailing ``;`` and comments, second statements, duplicate columns.
 
 A query pasted with its trailing ``;`` broke the pushed-down ``GROUP BY`` (``FROM (SELECT ...;)``:
 a syntax error), as did a trailing ``-- comment``; a second statement after the ``;`` was
@@ -24,7 +24,7 @@ from reportgen.io.sql import bind, one_statement, pushdown_query
 
 @pytest.fixture(scope="module")
 def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    dbapi = pytest.importorskip("adbc_driver_sqlite.dbapi", reason="the sql extra is not installed")
+    import adbc_driver_sqlite.dbapi as dbapi  # noqa: PLC0415
     import pyarrow as pa
 
     n = 200

@@ -21,7 +21,7 @@ import pyarrow.parquet as pq
 import pytest
 import yaml
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "configs" / "demo.yaml"
 PINNED_NOW = "2026-01-01T00:00:00Z"
 SECRET = "s3cr#t:pw/é"  # characters that need percent-encoding in a URL
@@ -39,8 +39,8 @@ def _demo_tables() -> dict[str, pa.Table]:
 @pytest.fixture(scope="module")
 def pg():
     """A PostgreSQL server with the demo tables and a password-protected role ``scorer``."""
-    pgserver = pytest.importorskip("pgserver", reason="pgserver (test extra) is not installed")
-    dbapi = pytest.importorskip("adbc_driver_postgresql.dbapi", reason="the sql extra is not installed")
+    import pgserver  # noqa: PLC0415
+    import adbc_driver_postgresql.dbapi as dbapi  # noqa: PLC0415
     root = tempfile.mkdtemp(prefix="reportgen-pg-")
     try:
         srv = pgserver.get_server(root, cleanup_mode="stop")

@@ -20,7 +20,7 @@ from reportgen.io.sql import bind
 
 @pytest.fixture(scope="module")
 def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    dbapi = pytest.importorskip("adbc_driver_sqlite.dbapi", reason="the sql extra is not installed")
+    import adbc_driver_sqlite.dbapi as dbapi  # noqa: PLC0415
     path = tmp_path_factory.mktemp("sqlite") / "preds.db"
     with dbapi.connect(str(path)) as conn:
         cur = conn.cursor()

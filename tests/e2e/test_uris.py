@@ -18,6 +18,7 @@ import hashlib
 import json
 import logging
 import socket
+import tempfile
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -27,7 +28,7 @@ import yaml
 from reportgen.config import checked_uri, unfolded
 from reportgen.io import filesystems as F
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "configs" / "demo.yaml"
 DATA = DEMO.parent
 PINNED_NOW = "2026-01-01T00:00:00Z"
@@ -43,8 +44,8 @@ def _free_port() -> int:
 @pytest.fixture(scope="module")
 def s3():
     """A local S3 server holding the demo's inputs under ``s3://preds/``; yields the URI query."""
-    server_mod = pytest.importorskip("moto.server", reason="moto[server] (test extra) is not installed")
-    boto3 = pytest.importorskip("boto3")
+    import moto.server as server_mod  # noqa: PLC0415
+    import boto3  # noqa: PLC0415
     mp = pytest.MonkeyPatch()
     mp.setenv("AWS_ACCESS_KEY_ID", "reportgen-test")
     mp.setenv("AWS_SECRET_ACCESS_KEY", SECRET)
@@ -62,7 +63,7 @@ def s3():
         table = pq.read_table(DATA / "data" / "challenger.parquet")
         half = table.num_rows // 2
         for k, part in enumerate([table.slice(0, half), table.slice(half)]):
-            local = Path(pytest.importorskip("tempfile").mkdtemp()) / "p.parquet"
+            local = Path(tempfile.mkdtemp()) / "p.parquet"
             pq.write_table(part, local)
             client.put_object(Bucket="preds", Key=f"demo/challenger/batch={k}/part-0.parquet", Body=local.read_bytes())
         yield {"query": f"?endpoint_override=127.0.0.1:{port}&scheme=http&region=us-east-1", "client": client,
@@ -112,8 +113,6 @@ def _numbers(doc: dict) -> dict:
 
 @pytest.mark.parametrize("engine", ["memory", "stream", "dask"])
 def test_s3_inputs_give_the_numbers_of_the_local_files(s3, tmp_path: Path, cli, engine: str) -> None:
-    if engine == "dask":
-        pytest.importorskip("dask.distributed")
     q = s3["query"]
     refs = {"champion": f"s3://preds/demo/dev_champion.csv{q}"}  # the credit section's reference, remote too
     local = _run(cli, _config(tmp_path, _local_files(), engine=engine), tmp_path / "local")

@@ -1,9 +1,9 @@
 """The "exit 1 for a user error" cases of issue 18, each exit 2 with one line, named after what broke.
 
 Already covered elsewhere (kept there, listed here so the issue's list is checked in one place):
-``--now`` / ``SOURCE_DATE_EPOCH`` out of range (tests/test_output_safety.py::
+``--now`` / ``SOURCE_DATE_EPOCH`` out of range (tests/unit/test_writer.py::
 test_now_or_source_date_epoch_out_of_range_is_exit_2_with_one_line), wrong types in a
-``metrics.json`` passed to ``render`` (tests/test_results.py::test_broken_metrics_json_is_a_user_error),
+``metrics.json`` passed to ``render`` (tests/unit/test_results.py::test_broken_metrics_json_is_a_user_error),
 a binary class whose weights are all zero in every engine (tests/parity/test_bad_input_parity.py).
 """
 

@@ -1,6 +1,7 @@
-"""Engine disagreements of a seventh round, one regression test each, every engine run on the same input.
+"""Binned models and reference samples agree across engines: one regression test per disagreement
+found, every engine run on the same input.
 
-A throwaway harness ran combinations the earlier rounds left out through ``reportgen run`` and
+A throwaway harness ran combinations through ``reportgen run`` and
 ``reportgen validate`` with ``--engine memory``, ``stream`` and ``dask`` and compared metrics.json
 (the run block aside, its facts about the data kept) and the exit codes and error lines:
 multiclass with weights, an id join, ``missing: drop`` and rows dropped by one model only;
@@ -46,7 +47,7 @@ from reportgen.reduce import accumulators as S
 sys.path.insert(0, str(Path(__file__).parent))
 from docdiff import first_difference  # noqa: E402
 from test_bad_input_parity import config, rows  # noqa: E402
-from test_round3_parity import refused_alike_by_validate  # noqa: E402
+from test_engine_parity_credit import refused_alike_by_validate  # noqa: E402
 
 ENGINES = ("memory", "stream", "dask")
 RUN_FACTS = ("warnings", "notices", "dropped", "paired", "date_range", "classes")

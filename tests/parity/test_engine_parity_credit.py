@@ -1,5 +1,5 @@
-"""Engine and validate disagreements found by a third fuzzer (credit section, SQL sources, weights,
-id joins, labels, extreme scores), one regression test each.
+"""The credit section, SQL sources, weights, id joins, labels and extreme scores agree across engines
+and ``validate``: one regression test per disagreement a fuzzer found.
 
 A throwaway fuzzer generated small cases (the credit section with grade columns and scales,
 segments, dates, references and weights; Parquet datasets; SQLite sources beside the same data as

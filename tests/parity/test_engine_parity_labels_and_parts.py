@@ -1,5 +1,5 @@
-"""Engine and validate disagreements found by a fourth fuzzer (Parquet types and parts, CSV
-spellings, id joins, weights, multiclass class lists), one regression test each.
+"""Boolean labels, Parquet types and parts, CSV spellings, id joins, weights and multiclass class
+lists agree across engines and ``validate``: one regression test per disagreement a fuzzer found.
 
 A throwaway fuzzer wrote small cases (boolean, dictionary, nullable, decimal and float16
 columns; timestamp dates; empty row groups and parts; parts whose types differ; BOM, CRLF,
@@ -29,7 +29,7 @@ from reportgen import cli
 sys.path.insert(0, str(Path(__file__).parent))
 from docdiff import first_difference  # noqa: E402
 from test_bad_input_parity import ENGINES, config, rows  # noqa: E402
-from test_round3_parity import refused_alike_by_validate  # noqa: E402
+from test_engine_parity_credit import refused_alike_by_validate  # noqa: E402
 
 
 def documents(cfg: Path, scheduler: str, capsys, engines: tuple[str, ...] = ENGINES) -> dict[str, dict]:
@@ -133,7 +133,7 @@ def test_a_bad_row_comes_before_the_multiclass_cap_on_distinct_scores(tmp_path, 
     column past the cap now stays past it while the rest is read, and the cap is raised with the
     whole-file rules, after every bad row, in every engine."""
     t = _class_rows(10, 60)
-    t.loc[575, "pb"] = "high"  # not "n/a": a missing value when stored as text too since round 5
+    t.loc[575, "pb"] = "high"  # not "n/a": a missing value when stored as text too
     data = _write_parts(tmp_path, t, 60)
     models = [{"name": "m", "file": data, "scores": {"a": "pa", "b": "pb", "c": "pc"}}]
     cfg = config(tmp_path, models, task="multiclass", stream={"batch_rows": 1000, "max_distinct_scores": 100})

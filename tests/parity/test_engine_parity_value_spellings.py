@@ -1,5 +1,5 @@
-"""Engine, format and source disagreements of a fifth round (the four left open by round 4, then
-a fuzzer's), one regression test each, every engine run on the same input.
+"""How a value is spelled (true/false scores, ids like 1.0, missing-value words, text in SQLite)
+reads alike in every engine and format: one regression test per disagreement found.
 
 Rules decided here (README, "What an input may be"):
 
@@ -30,8 +30,8 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 from docdiff import first_difference  # noqa: E402
 from test_bad_input_parity import config, rows, same_everywhere  # noqa: E402
-from test_round3_parity import refused_alike_by_validate  # noqa: E402
-from test_round4_parity import documents, same_documents  # noqa: E402
+from test_engine_parity_credit import refused_alike_by_validate  # noqa: E402
+from test_engine_parity_labels_and_parts import documents, same_documents  # noqa: E402
 
 
 def _unfiled(doc: dict) -> dict:
@@ -137,7 +137,7 @@ def test_the_credit_section_joins_ids_by_the_id_rule_not_the_label_rule(tmp_path
 
 
 def _sqlite(tmp: Path, t: pd.DataFrame) -> None:
-    pytest.importorskip("adbc_driver_sqlite.dbapi", reason="the sql extra is not installed")
+    import adbc_driver_sqlite.dbapi  # noqa: F401, PLC0415 - a test dependency: missing, the test fails
     with sqlite3.connect(tmp / "x.db") as con:
         t.to_sql("p", con, index=False)
     con.close()
@@ -217,7 +217,7 @@ def test_numbers_stored_as_text_in_sqlite_give_the_pulled_rows_numbers_pushed_do
 ], ids=["large", "small"])
 def test_pushed_down_weights_follow_the_row_readers_weight_rules(weight, message, tmp_path, scheduler, capsys):
     """Pushed down, a weight of 1e16 or 1e-20 was summed (the row readers refuse both). (The text
-    'true', then refused pushed down, is read as 1 as the rows read it since round 6.)"""
+    'true', then refused pushed down, is read as 1 as the rows read it, by the row rule.)"""
     _sqlite(tmp_path, rows(30).assign(w=[weight] + [1.0] * 29))
     line = same_everywhere(config(tmp_path, [_sql_model(True)], weight="w"), scheduler, capsys)
     assert line.endswith(f"SELECT * FROM p): column 'w': {message}"), line

@@ -1,5 +1,6 @@
-"""Verified cases, round 2: the credit battery (reportgen/engine/credit.py) against independent
-implementations and published values, where round 1 (test_credit_published.py) left a gap.
+"""Verified cases at the edges: the credit battery (reportgen/engine/credit.py) against independent
+implementations and published values for large books, one obligor and extreme calibration
+(test_credit_published.py holds the main published cases).
 
 Each test names its source and fails without the fix it guards:
 

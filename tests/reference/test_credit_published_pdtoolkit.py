@@ -1,8 +1,8 @@
-"""Verified cases, round 5: the credit battery (reportgen/engine/credit.py) against values printed
-by a published source, for statistics rounds 1-4 pinned only to a formula, to a symmetric case
-or to an independent implementation run here.
+"""Verified cases: the credit battery (reportgen/engine/credit.py) against the values PDtoolkit's
+published case study prints, for statistics the other reference files pin only to a formula, to a
+symmetric case or to an independent implementation run there.
 
-Pinned before this round, and to what:
+Pinned by the other reference files, and to what:
 
 * published numbers: the binomial test per grade (meliora's table), Jeffreys (meliora: the
   symmetric D = 2 of 4 at PD ½ only), Hosmer–Lemeshow (meliora, two grades), Spiegelhalter
@@ -16,13 +16,13 @@ Pinned before this round, and to what:
   away from the symmetric case, Hosmer–Lemeshow over more than two grades, the PSI of a bin empty
   in one sample.
 
-The source of this round: the PDtoolkit case study (R, CRAN; README.md of
+The source here: the PDtoolkit case study (R, CRAN; README.md of
 github.com/andrija-djurovic/PDtoolkit, "PDtoolkit 1.0.0", the German credit ``loans`` data): a
 six-grade master scale whose application portfolio it prints grade by grade (rows ``no``,
 defaults ``nb``, calibrated PD ``pdc`` to 7 decimals) with the p-values of ``pp.testing``
 (binomial, Jeffreys, z-score per grade; Hosmer–Lemeshow over the scale) and of ``dp.testing``
 (the current AUC against the development AUC). The conventions are those of its code
-(``R/12_PREDICTIVE_POWER.R``, ``R/14_DISCRIMINATORY_POWER.R``, read for this round):
+(``R/12_PREDICTIVE_POWER.R``, ``R/14_DISCRIMINATORY_POWER.R``, as read):
 
 * binomial ``pbinom(nb − 1, no, pdc, lower.tail = FALSE)``, Jeffreys ``pbeta(pdc, nb + ½, no − nb + ½)``
   — the battery's, to the printed digits;
@@ -31,7 +31,7 @@ defaults ``nb``, calibrated PD ``pdc`` to 7 decimals) with the p-values of ``pp.
   of one grade, whose p-value is two-sided (a convention difference, stated in the glossary);
 * ``dp.testing``: test.stat = (AUC − AUC_dev)/σ, ``alternative = "less"``: p = Φ(test.stat), σ from
   Hanley & McNeil (1982). The battery's ECB test is S = (AUC_init − AUC_curr)/σ, p = 1 − Φ(S) — the
-  same tail — with DeLong's σ (the ECB's estimator, as rounds 1-2 check): the p-values differ by the
+  same tail — with DeLong's σ (the ECB's estimator, as test_credit_published.py checks): the p-values differ by the
   σ alone (0.290 against PDtoolkit's 0.306 here). Both are defensible; README says which we use.
 
 The application portfolio's rows are rebuilt from the printed grade table: its AUC is computed on
@@ -159,7 +159,7 @@ def test_calibration_in_the_large_of_one_grade_is_pdtoolkits_zscore_test_two_sid
 
 def _delong_se(score: np.ndarray, y: np.ndarray) -> float:
     """DeLong's standard error written out pair by pair, ties counting one half (the σ of the ECB test,
-    as round 1 writes it)."""
+    as test_credit_published.py writes it)."""
     pos, neg = score[y], score[~y]
     psi = (pos[:, None] > neg[None, :]) + 0.5 * (pos[:, None] == neg[None, :])
     return math.sqrt(psi.mean(axis=1).var(ddof=1) / len(pos) + psi.mean(axis=0).var(ddof=1) / len(neg))
@@ -265,7 +265,7 @@ def test_psi_of_a_grade_empty_now_is_finite_and_red_where_published_tools_disagr
     es, as_ = (ref + 0.5) / (ref + 0.5).sum(), (cur + 0.5) / (cur + 0.5).sum()
     meliora = float(np.sum((as_ - es) * np.log(as_ / es)))
     assert round(meliora, 3) == 0.777 and abs(meliora - ours) > 1e-3
-    toad_metrics = pytest.importorskip("toad.metrics")
+    import toad.metrics as toad_metrics  # noqa: PLC0415
     import warnings
 
     with warnings.catch_warnings():

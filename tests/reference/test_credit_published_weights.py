@@ -1,28 +1,28 @@
-"""Verified cases, round 3: the credit battery (reportgen/engine/credit.py) against independent
-implementations and published formulas, for what rounds 1 and 2 (test_credit_published.py,
-test_credit_published_round2.py) and tests/unit/test_credit.py left unchecked, with ties,
+"""Verified cases with ties and weights: the credit battery (reportgen/engine/credit.py) against
+independent implementations and published formulas (beside test_credit_published.py,
+test_credit_published_edges.py and tests/unit/test_credit.py), with ties,
 frequency weights (a row of weight w is w repeated rows), both score directions and the edge
 cases (a grade without defaults, a grade of defaults only, one grade only, PDs of 0 and 1).
 
 What the battery reports (``CreditModel`` in metrics.json) and where each number is checked:
 
 * grades: rows, defaults, default rate, Jeffreys interval of the default rate (RSurveillance,
-  DescTools: round 2; statsmodels ``proportion_confint(method="jeffreys")`` and the Brown, Cai &
+  DescTools: the other credit files; statsmodels ``proportion_confint(method="jeffreys")`` and the Brown, Cai &
   DasGupta (2001) ends at D = 0 and D = N: here), mean PD, share, rank order, Jeffreys and
-  binomial tests per grade (probcal, meliora, scipy: rounds 1-2; PD 0 and 1: here);
+  binomial tests per grade (probcal, meliora, scipy: the other credit files; PD 0 and 1: here);
 * portfolio calibration: Jeffreys, binomial, Hosmer–Lemeshow with G and G − 2 df, Spiegelhalter
-  (meliora, probcal, scipy: rounds 1-2; frequency weights: here), calibration in the large
+  (meliora, probcal, scipy: the other credit files; frequency weights: here), calibration in the large
   (DR − mean PD, O/E and its z test: here, from the formula and statsmodels' Poisson-binomial
-  moments), calibration slope and intercept (probcal, scipy's MLE: round 2; their Wald standard
+  moments), calibration slope and intercept (probcal, scipy's MLE: the other credit files; their Wald standard
   errors, intervals and tests against statsmodels ``GLM(Binomial, freq_weights=…)``: here);
-* discrimination: accuracy ratio / CAP (Engelmann, Hayden & Tasche 2003: round 1), the ECB AUC
-  test (pROC's DeLong σ: round 2), per period and per segment AUC/Gini with DeLong intervals
-  and KS (pROC, toad, scipy: rounds 1-2; frequency weights and periods: here);
-* stability: PSI over the grades (meliora, toad: round 1) and over the reference score deciles
+* discrimination: accuracy ratio / CAP (Engelmann, Hayden & Tasche 2003: the other credit files), the ECB AUC
+  test (pROC's DeLong σ: the other credit files), per period and per segment AUC/Gini with DeLong intervals
+  and KS (pROC, toad, scipy: the other credit files; frequency weights and periods: here);
+* stability: PSI over the grades (meliora, toad: the other credit files) and over the reference score deciles
   (toad on the repeated rows, both directions: here), Herfindahl index with the ECB CV form and
-  its test (meliora: rounds 1-2; through the model with weights and one grade only: here), the
+  its test (meliora: the other credit files; through the model with weights and one grade only: here), the
   migration matrix with the ECB bandwidths and the cell stability test (MathWorks, meliora:
-  rounds 1-2; frequency weights: here);
+  the other credit files; frequency weights: here);
 * grades by quantiles with ties and counts: numpy's ``quantile`` of the repeated values (here);
 * traffic lights at their boundaries (BCBS WP14 levels as the section states them: here);
 * the section's glossary: each test's side, null hypothesis and assumptions (here).
@@ -121,7 +121,7 @@ def test_calibration_slope_and_intercept_wald_intervals_match_statsmodels_glm_wi
     Calster et al. 2016): estimate, standard error, the Wald interval ``est ∓ z·se`` at 95 % and
     the two-sided Wald test of slope 1 and intercept 0. The same on the repeated rows (without
     weights), which is what a frequency weight means."""
-    sm = pytest.importorskip("statsmodels.api")
+    import statsmodels.api as sm  # noqa: PLC0415
     y, pd_, w = _weighted_book(seed)
     lg = np.log(pd_ / (1 - pd_))
     fit_b = sm.GLM(y.astype(float), np.c_[np.ones_like(lg), lg], family=sm.families.Binomial(), freq_weights=w).fit(tol=1e-12)
@@ -215,7 +215,7 @@ def test_quantile_grades_of_weighted_tied_scores_are_numpys_quantiles_of_the_rep
     assert m.n == w.sum() and sum(want_n) == m.n
     ref_n = np.bincount(np.searchsorted(edges, risk_ref, side="right"), minlength=len(edges) + 1)
     assert [b.reference_n for b in m.stability.bins] == ref_n.tolist()
-    toad_metrics = pytest.importorskip("toad.metrics")
+    import toad.metrics as toad_metrics  # noqa: PLC0415
     want_psi = float(toad_metrics.PSI(codes, np.searchsorted(edges, risk_ref, side="right")))
     assert m.stability.psi.statistic == pytest.approx(want_psi, rel=1e-12)
 
@@ -226,7 +226,7 @@ def test_psi_over_reference_score_deciles_matches_toad_on_the_repeated_rows(dire
     scores (``basis`` score_deciles): the bins of the repeated reference rows' deciles (numpy
     ``quantile``), the current rows binned at the same edges, toad 0.1.7 ``PSI`` of the bin codes.
     The Herfindahl test is not defined on deciles (reason no_reference_grades)."""
-    toad_metrics = pytest.importorskip("toad.metrics")
+    import toad.metrics as toad_metrics  # noqa: PLC0415
     y, points, w = _scorecard(53, 900)
     yr, pr, wr = _scorecard(54, 1500)
     pr = pr + 5.0 * (np.arange(len(pr)) % 3)  # more distinct reference values: ten deciles

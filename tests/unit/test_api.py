@@ -23,7 +23,7 @@ import reportgen
 from reportgen.errors import ConfigError, InputError
 from reportgen.results import ComparisonResult
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "configs" / "demo.yaml"
 DATA = ROOT / "configs" / "data"
 NOW = "2026-01-01T00:00:00Z"

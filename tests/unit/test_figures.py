@@ -14,7 +14,7 @@ from matplotlib.colors import to_hex
 from reportgen.report import figures
 from reportgen.report.render import load_result
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 from bench_render import make_result  # noqa: E402
 
 
@@ -260,7 +260,7 @@ def test_figure_workers_leave_signals_to_their_parent_and_die_with_it(demo_run, 
 
     if not sys.platform.startswith("linux"):
         pytest.skip("figures are drawn in worker processes on Linux only")
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1]), "REPORTGEN_FIGURE_PROCESSES": "2"}
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2]), "REPORTGEN_FIGURE_PROCESSES": "2"}
     proc = subprocess.Popen([sys.executable, "-c", WORKER_ORPHAN, str(demo_run.out / "metrics.json")], env=env,
                             stdout=subprocess.PIPE, text=True)
     try:

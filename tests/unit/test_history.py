@@ -18,7 +18,7 @@ from reportgen.report.export import safe_cell
 from reportgen.history import append, export, read
 from reportgen.results import ComparisonResult
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 PINNED = ["2026-01-01T00:00:00Z", "2026-02-01T00:00:00Z", "2026-03-01T00:00:00Z"]
 
 

@@ -21,7 +21,7 @@ import yaml
 from reportgen import cli
 from reportgen.report import figures
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def two_files(tmp: Path, **extra) -> Path:

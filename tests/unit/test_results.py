@@ -36,7 +36,7 @@ from reportgen.results import (
     json_schema,
 )
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")

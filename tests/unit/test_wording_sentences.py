@@ -1,5 +1,5 @@
 """What a validation committee reads: sentences that claim only what their test supports, and one
-way to print each kind of number (review of the rendered demo reports, 2026-11).
+way to print each kind of number (reportgen.report.wording and reportgen.report.formats).
 
 Each test is named after what the report said before: a McNemar sentence that called a side
 "errs more" at p = 0.78, credit failures shown by their keys, a hyphen beside the tables' minus

@@ -25,7 +25,7 @@ from reportgen import cli
 from reportgen.report import writer
 from reportgen.errors import OutputError
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 OLD_NOW, NEW_NOW = "2026-01-01T00:00:00Z", "2026-02-02T00:00:00Z"
 SCRATCH = writer.SCRATCH_PREFIX
 
