@@ -1,6 +1,5 @@
-"""The report's layout and verdicts with many models or long names, the notebook display and the
-packaging: each test is named after what the report, the notebook display or the packaging
-showed before the fix.
+"""The report's layout and verdicts with many models or long names, and the notebook display: each
+test is named after what the report or the notebook display showed before the fix.
 """
 
 from __future__ import annotations
@@ -8,7 +7,6 @@ from __future__ import annotations
 import io
 import re
 import sys
-import tomllib
 from pathlib import Path
 
 import numpy as np
@@ -166,25 +164,6 @@ def test_the_notebook_forest_plot_is_shown_full_width_and_rows_with_thousands():
     assert "binary · 2 models · 2\u2009000 rows" in html
 
 
-# ---- packaging ----------------------------------------------------------------------------------------
-
-def test_every_template_directory_is_a_declared_package():
-    # setuptools warned at every build that 'reportgen.templates.sections' is importable but not in
-    # `packages` ("Package would be ignored"): its templates were shipped only as data of the parent
-    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]
-    assert "reportgen.templates.sections" in config["packages"]
-    assert config["package-data"]["reportgen.templates.sections"] == ["*.html"]
-
-
-def test_the_readme_installs_extras_under_the_distribution_name():
-    # the README warned never to `pip install reportgen` (an unrelated PyPI package), then said
-    # `pip install 'reportgen[sql]'` (and [xlsx], [dask]) for the extras
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert not re.search(r"pip install '?reportgen\[", readme)
-    for extra in ("sql", "xlsx", "dask"):
-        assert f"classifier-comparison-report[{extra}]" in readme
-
-
 # ---- the comparison section's pages ------------------------------------------------------------------
 
 def test_a_comparison_flows_on_instead_of_leaving_half_a_page_and_a_lone_sentence(demo_run):
@@ -226,16 +205,6 @@ def test_a_difference_without_an_interval_is_not_marked_plain_better(twelve):
     assert rows["gini"]["ci"] and not rows["gini"]["ns"]  # DeLong: clear of 0, a plain "better"
     html = render_html(twelve, theme=Theme(sections=("comparison",)), view=view)
     assert '<span class="mark ns">better, no interval</span>' in html
-
-
-def test_the_readme_says_write_report_replaces_by_default(tmp_path):
-    # the library's write_report replaced an existing report (overwrite=True by default) where the
-    # README's only word on it was the command line's "never replaced silently"
-    import inspect  # noqa: PLC0415
-
-    assert inspect.signature(reportgen.write_report).parameters["overwrite"].default is True
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert "`write_report` replaces the report set already in the directory (`overwrite=True` by default" in readme
 
 
 def test_a_pair_of_confusion_matrices_stays_level_when_one_threshold_is_long(tmp_path):

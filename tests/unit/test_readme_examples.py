@@ -17,6 +17,7 @@ import jsonschema
 import pytest
 import yaml
 
+import reportgen
 import reportgen.config as config
 from reportgen.cli import build_parser
 
@@ -81,3 +82,12 @@ def test_every_option_of_the_command_line_section_exists() -> None:
         assert options <= known, (line, options - known)
         seen += len(options)
     assert seen >= 15
+
+
+def test_the_readme_says_write_report_replaces_by_default():
+    # the library's write_report replaced an existing report (overwrite=True by default) where the
+    # README's only word on it was the command line's "never replaced silently"
+    import inspect  # noqa: PLC0415
+
+    assert inspect.signature(reportgen.write_report).parameters["overwrite"].default is True
+    assert "`write_report` replaces the report set already in the directory (`overwrite=True` by default" in README
