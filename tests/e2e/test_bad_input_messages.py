@@ -30,6 +30,7 @@ CLEAN = csv_with("id,y,s", [f"{i},{y},{s}" for i, y, s in rows()])
 # --------------------------------------------------------------------------------------
 
 
+@pytest.mark.sql
 @pytest.mark.parametrize("engine", ENGINES)
 def test_a_frequency_weight_mismatch_names_a_querys_row_from_1(engine: str, tmp_path: Path, request: pytest.FixtureRequest,
                                                                 capsys: pytest.CaptureFixture[str]) -> None:

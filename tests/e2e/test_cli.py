@@ -123,6 +123,7 @@ def test_demo_comparison_against_the_baseline(demo_run):
 # ---- determinism, validate, batches, exit codes --------------------------------------------
 
 
+@pytest.mark.slow
 def test_pinned_clock_gives_byte_identical_html_and_json(demo_run, cli, tmp_path):
     out = tmp_path / "again"
     assert cli(["run", str(demo_run.config), "--out", str(out), "--now", PINNED_NOW,
@@ -300,6 +301,7 @@ def test_a_signal_while_pyarrow_is_imported_is_one_line_not_a_traceback(signum, 
                    f"nothing was written, the previous report is intact\n")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("report_process", ["0", "1"])
 def test_a_read_only_home_gives_matplotlib_a_cache_outside_the_private_directory(tmp_path: Path, report_process) -> None:
     """With a home that cannot be written (a read-only container), matplotlib made its temporary

@@ -14,6 +14,8 @@ import pandas as pd
 import pytest
 import yaml
 
+pytestmark = [pytest.mark.pdf, pytest.mark.slow]
+
 NOW = "2026-11-25T00:00:00+00:00"
 SCALE = ["AAA", "AA", "A", "BBB", "BB", "B", "CCC", "CC", "C", "D1", "D2", "D3"]
 

@@ -350,6 +350,8 @@ sys.exit(main(sys.argv[1:]))
 """
 
 
+@pytest.mark.dask
+@pytest.mark.slow
 def test_a_slow_dask_scratch_directory_prints_nothing_on_a_successful_run(tmp_path: Path) -> None:
     """On a busy machine the local cluster's scheduler took over a second to create its scratch
     directory, and distributed's advice ("Creating scratch directories is taking a surprisingly
@@ -461,6 +463,7 @@ def test_a_wrong_value_is_quoted_in_at_most_60_characters(tmp_path: Path, capsys
                                        f"(found '{'x' * 58}… (5,002 characters)) (from --set)\n")
 
 
+@pytest.mark.slow
 def test_the_pdf_page_header_repeats_at_most_120_characters_of_the_title(tmp_path: Path) -> None:
     """The page header (CSS string-set, laid out again on every page) held the whole title: a
     20,000-character title added 15 s to a 36-page PDF. The title block still shows it whole."""

@@ -147,6 +147,7 @@ def _sql_config(tmp_path: Path) -> Path:
     return cfg
 
 
+@pytest.mark.sql
 def test_a_sigkilled_runs_temporary_files_are_removed_by_the_next_run(tmp_path: Path) -> None:
     """A run killed by SIGKILL (the OOM killer, a scheduler's hard kill) left its
     ``reportgen-sql-*`` directory (the rows of a database source, as large as the query's result)
@@ -242,6 +243,8 @@ if __name__ == "__main__":  # the cluster's workers are spawned: they import thi
 """
 
 
+@pytest.mark.dask
+@pytest.mark.slow
 def test_kill_9_under_dask_prints_no_leaked_semaphore_warning(tmp_path: Path) -> None:
     """multiprocessing's resource tracker outlives a run killed with its local Dask cluster
     running, unlinks the nannies' semaphores and warned "There appear to be 12 leaked semaphore

@@ -19,6 +19,8 @@ from sklearn import metrics as skm
 
 from reportgen.results import ComparisonResult
 
+pytestmark = [pytest.mark.slow]
+
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "configs" / "demo_multiclass.yaml"
 CLASSES = ["current", "early", "late", "default"]
@@ -52,6 +54,7 @@ def _oracle(name: str) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     return y, proba.argmax(axis=1), proba
 
 
+@pytest.mark.pdf
 @pytest.mark.parametrize("name", ["logit", "gbm", "rules"])
 def test_metrics_match_scikit_learn(mc_run, name):
     data = json.loads((mc_run / "metrics.json").read_text())
@@ -105,6 +108,7 @@ def test_metrics_match_scikit_learn(mc_run, name):
             assert pc["roc_auc"] == pytest.approx(skm.roc_auc_score(y == c, proba[:, c]), abs=1e-12)
 
 
+@pytest.mark.pdf
 def test_comparison_has_deltas_bootstrap_cis_and_mcnemar(mc_run):
     data = json.loads((mc_run / "metrics.json").read_text())
     models = data["models"]
@@ -128,6 +132,7 @@ def test_comparison_has_deltas_bootstrap_cis_and_mcnemar(mc_run):
     assert models["gbm"]["ci"]["roc_auc_ovr_macro"][0] < models["gbm"]["metrics"]["roc_auc_ovr_macro"]
 
 
+@pytest.mark.pdf
 def test_metrics_json_follows_the_schema_and_round_trips(mc_run, metrics_schema, tmp_path, cli):
     data = json.loads((mc_run / "metrics.json").read_text())
     jsonschema.validate(data, metrics_schema)
@@ -138,6 +143,7 @@ def test_metrics_json_follows_the_schema_and_round_trips(mc_run, metrics_schema,
     assert (tmp_path / "r" / "report.html").read_text() == (mc_run / "report.html").read_text()
 
 
+@pytest.mark.pdf
 def test_report_has_the_multiclass_sections_and_numbers(mc_run):
     html = (mc_run / "report.html").read_text()
     for section in ("summary", "comparison", "metrics", "per_class", "confusion", "curves", "glossary", "appendix"):
@@ -156,6 +162,7 @@ def test_report_has_the_multiclass_sections_and_numbers(mc_run):
     assert f"<b>{count}</b><small>{round(100 * cm[0][0] / sum(cm[0]))}\u00a0%</small>" in html
 
 
+@pytest.mark.pdf
 def test_pdf_has_the_multiclass_sections(mc_run):
     from pypdf import PdfReader
 
@@ -197,6 +204,7 @@ def test_above_the_auc_cap_models_of_scores_still_get_their_other_intervals(tmp_
     assert "roc_auc_ovr_macro" in cmp_below["ci"] and "roc_auc_ovr_macro" not in cmp_above["ci"]
 
 
+@pytest.mark.pdf
 def test_the_per_class_interval_note_says_when_a_class_column_was_binned(mc_run):
     """The note under the per-class table names the method that made the intervals: the demo's
     columns are small (exact draws, no binning said); a binned column's note gives its bins."""

@@ -23,6 +23,7 @@ def small_config(folder: Path) -> Path:
     return path
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(sys.platform != "linux", reason="a file name that is not UTF-8: Linux keeps the bytes")
 def test_a_report_written_to_a_path_that_is_not_utf8_is_exit_0_and_names_it_by_its_bytes(tmp_path) -> None:
     """Under a UTF-8 locale Python's stdout is strict: printing "wrote caf<0xE9>/metrics.json"

@@ -23,6 +23,8 @@ import pandas as pd
 import pytest
 import yaml
 
+pytestmark = [pytest.mark.slow]
+
 MM = 72 / 25.4
 #: The horizontal page margin of ``@page`` in report.css (14 mm), in PDF points.
 SIDE_MARGIN = 14 * MM
@@ -188,6 +190,7 @@ def figure_labels(html: str) -> list[str]:
     return out
 
 
+@pytest.mark.pdf
 def test_no_text_leaves_the_content_box_with_60_character_names(long_pdf):
     task, (found, pages), _ = long_pdf
     assert len(found) > 5000 and len(pages) > 5, (task, len(found), len(pages))
@@ -198,6 +201,7 @@ def test_no_text_leaves_the_content_box_with_60_character_names(long_pdf):
     assert not bad, f"{task}: {len(bad)} characters outside the content box, e.g.\n" + "\n".join(bad[:15])
 
 
+@pytest.mark.pdf
 def test_all_text_prints_at_7_points_or_more(long_pdf):
     task, (found, _), labels = long_pdf
     # the figures' text is text (so the sizes below include it): every label of the figures is
