@@ -1126,6 +1126,7 @@ def test_validate_with_a_credit_section_names_a_bad_score_in_the_run_s_words(val
     assert capsys.readouterr().err.strip() == line
 
 
+@pytest.mark.sql
 def test_validate_of_a_sql_model_with_a_credit_section_reports_the_data_first(tmp_path, scheduler, capsys):
     """A credit section (which reads files only) with a model read by SQL, and a Parquet part of
     another model without its score column: a run refuses the part (the data is read first);

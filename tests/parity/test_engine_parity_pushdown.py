@@ -77,6 +77,7 @@ def _file_and_query(tmp: Path, scheduler: str, capsys, pushdown: bool, **extra) 
 # --- 1. SQL pushdown with a weight column: the document of the rows ---------------------------------
 
 
+@pytest.mark.sql
 @pytest.mark.parametrize("direction", ["higher", "lower"])
 @pytest.mark.parametrize("weight_kind", ["sampling", "frequency"])
 def test_weighted_pushdown_gives_the_document_of_the_same_rows_read_from_a_csv(direction, weight_kind, tmp_path,
@@ -99,6 +100,7 @@ def test_weighted_pushdown_gives_the_document_of_the_same_rows_read_from_a_csv(d
         assert got["models"]["a"]["positives_rows"] == 30 and got["models"]["a"]["ci"]["roc_auc"]
 
 
+@pytest.mark.sql
 def test_weighted_pushdown_of_a_mixed_sqlite_column_keeps_every_digit(tmp_path, scheduler, capsys):
     """SQLite keeps text beside numbers in one column, and its driver hands such a column back as
     text, its numbers written with 7 digits ('1.234568e+00'): pushed down, a weight of 1.23456789
@@ -110,6 +112,7 @@ def test_weighted_pushdown_of_a_mixed_sqlite_column_keeps_every_digit(tmp_path, 
     assert first_difference(*_file_and_query(tmp_path, scheduler, capsys, True, weight="w", bootstrap={"resamples": 0})) is None
 
 
+@pytest.mark.sql
 def test_a_text_weight_true_pushed_down_is_1_as_in_the_pulled_rows(tmp_path, scheduler, capsys):
     """Pushed down, a weight stored as 'true' was refused ("read as 1 by the row rule but as 0 by
     the database") where the pulled rows read 1: the database no longer casts the weights."""
@@ -121,6 +124,7 @@ def test_a_text_weight_true_pushed_down_is_1_as_in_the_pulled_rows(tmp_path, sch
     assert first_difference(docs[False], docs[True]) is None
 
 
+@pytest.mark.sql
 @pytest.mark.parametrize("pushdown", [False, True])
 def test_the_reals_of_a_sqlite_real_column_holding_na_keep_every_digit(pushdown, tmp_path, scheduler, capsys):
     """A SQLite REAL column loaded with 'NA' for a missing value holds text beside its reals, and the
@@ -139,6 +143,7 @@ def test_the_reals_of_a_sqlite_real_column_holding_na_keep_every_digit(pushdown,
     assert got["models"]["a"]["n"] == 38
 
 
+@pytest.mark.sql
 def test_real_ids_of_a_sqlite_column_holding_text_keep_every_digit(tmp_path, scheduler, capsys):
     """Ids stored as reals beside a text id in one SQLite column came back as text with 7 digits:
     12345678.0 became '1.234568e+07', the id 12345680, and joined another model's id or none."""
@@ -241,6 +246,7 @@ def test_uuid_ids_in_postgresql_join_the_same_ids_written_as_text(pg, tmp_path, 
 # --- 3. the rows of a query are numbered from 1 ---------------------------------------------------------
 
 
+@pytest.mark.sql
 @pytest.mark.parametrize("fault, message", [
     ("score", "column 's', row 2101: non-numeric value 'abc'; expected a number"),
     ("missing", "row 2101: missing or non-finite score in 's'"),
@@ -295,6 +301,7 @@ def test_zero_padded_numbers_keep_their_zeros_as_ids(tmp_path, scheduler, capsys
     assert "model 'a' has 15 id(s) not shared by every model (e.g. '01e0', '03e0', '05e0'" in line, line
 
 
+@pytest.mark.sql
 def test_rows_that_do_not_line_up_name_the_querys_row_from_1(tmp_path, scheduler, capsys):
     """Without ids, a query's row whose label differs from the first model's was named by its CSV
     line ("row 8" for the 7th row of the result)."""
@@ -307,6 +314,7 @@ def test_rows_that_do_not_line_up_name_the_querys_row_from_1(tmp_path, scheduler
                          "set 'id' in the config to join them"), line
 
 
+@pytest.mark.sql
 def test_a_sqlite_real_column_with_na_past_the_drivers_first_rows_pushed_down(tmp_path, scheduler, capsys):
     """The driver types a column by its first rows and refuses a change later ("Type mismatch in
     column 0: expected DOUBLE but got STRING"): the pushed-down query's text half of a score column
@@ -319,6 +327,7 @@ def test_a_sqlite_real_column_with_na_past_the_drivers_first_rows_pushed_down(tm
     assert doc["models"]["a"]["n"] == n - 1
 
 
+@pytest.mark.sql
 @pytest.mark.parametrize("pushdown", [False, True])
 def test_a_sqlite_real_weight_column_with_na_past_row_1024_runs_as_its_csv(pushdown, tmp_path, scheduler, capsys):
     """The driver typed a column by its first 1,024 rows: a REAL weight column holding 'NA' at row

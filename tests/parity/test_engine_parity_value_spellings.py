@@ -148,6 +148,7 @@ def _sql_model(pushdown: bool) -> dict:
             "score": "s"}
 
 
+@pytest.mark.sql
 def test_a_text_weight_pushed_down_to_sqlite_is_refused_not_cast_to_0(tmp_path, scheduler, capsys):
     """SQLite's CAST made 0 of a weight stored as 'abc' (exit 0, that row weightless) where the
     pulled rows, a CSV and a Parquet file refuse it in every engine."""
@@ -178,6 +179,7 @@ def _same_numbers(pulled: dict, pushed: dict) -> None:
         assert a["metrics"][k] == pytest.approx(b["metrics"][k], rel=1e-12), k
 
 
+@pytest.mark.sql
 @pytest.mark.parametrize("case", ["a missing weight", "a score 'NA'", "an infinite score", "a label ''"])
 def test_pushed_down_rows_are_dropped_as_the_pulled_rows_are(case, tmp_path, scheduler, capsys):
     """missing: drop, pushed down: a NULL weight dropped its whole (score, label) group, every row of
@@ -201,6 +203,7 @@ def test_pushed_down_rows_are_dropped_as_the_pulled_rows_are(case, tmp_path, sch
     assert pushed["models"]["a"]["n"] == 39
 
 
+@pytest.mark.sql
 def test_numbers_stored_as_text_in_sqlite_give_the_pulled_rows_numbers_pushed_down(tmp_path, scheduler, capsys):
     """Weights '2' and scores 'true' / '0.25' stored as text: pushed down, the weights are read as
     the database casts them (the same numbers), the scores by the row rule (SQLite's mixed column
@@ -211,6 +214,7 @@ def test_numbers_stored_as_text_in_sqlite_give_the_pulled_rows_numbers_pushed_do
     _same_numbers(*_pulled_and_pushed(tmp_path, scheduler, capsys, weight="w"))
 
 
+@pytest.mark.sql
 @pytest.mark.parametrize("weight, message", [
     (1e16, "weight 1e+16 is too large (at most 1e+15); rescale the weights"),
     (1e-20, "weight 1e-20 is too small (0, or at least 1e-15); rescale the weights"),
@@ -225,6 +229,7 @@ def test_pushed_down_weights_follow_the_row_readers_weight_rules(weight, message
     assert "row 1: " + message.split(";")[0] in pulled, pulled
 
 
+@pytest.mark.sql
 def test_fractional_frequency_weights_pushed_down_are_refused_as_the_rows_are(tmp_path, scheduler, capsys):
     _sqlite(tmp_path, rows(30).assign(w=[2.5] + [1.0] * 29))
     line = same_everywhere(config(tmp_path, [_sql_model(True)], weight="w", weight_kind="frequency"), scheduler, capsys)
@@ -303,6 +308,7 @@ def test_boolean_ids_of_one_part_beside_text_ids_are_spelled_as_a_part_read_alon
 # --- fuzzed: SQLite tables loaded from a CSV (every value text) -------------------------------------
 
 
+@pytest.mark.sql
 def test_a_weight_stored_as_text_na_in_sqlite_is_missing_pushed_down_as_pulled(tmp_path, scheduler, capsys):
     """A SQLite table loaded from a CSV (``.import``) holds every value as text, 'NA' for a missing
     weight: the pulled rows drop that row under missing: drop, while pushed down the database cast
