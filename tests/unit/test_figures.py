@@ -93,6 +93,7 @@ def _drawn(svg: str) -> list[tuple[str, dict]]:
             if el.tag.rsplit("}", 1)[-1] in kinds]
 
 
+@pytest.mark.pdf
 def test_lean_svg_keeps_every_drawn_element_and_the_pdf_pixels(demo, tmp_path):
     """The PDF's figures lose matplotlib's id-only groups and metadata, nothing drawn: the same
     paths, texts and uses in the same order, and the same page at 50 dpi (pdftoppm)."""
@@ -286,6 +287,7 @@ def _status(pid: int) -> str:
         return "State:\tZ"
 
 
+@pytest.mark.pdf
 def test_pdf_svg_draws_the_same_pixels_without_style_attributes_or_uses(demo, tmp_path):
     """The PDF's form of a figure (:func:`figures.pdf_svg`: styles as attributes, the ``*`` rule
     on each element, marker ``<use>``s as paths, no zero-degree turns) draws the same page as the lean SVG at 50 and
@@ -337,6 +339,7 @@ def test_pdf_svg_draws_the_same_pixels_without_style_attributes_or_uses(demo, tm
         assert len(pixels[0]) >= 2 and pixels[0] == pixels[1], dpi
 
 
+@pytest.mark.pdf
 def test_the_pdf_draws_its_figures_as_images_with_the_same_pixels_text_and_alt(demo, tmp_path):
     """The PDF's page holds each figure as an ``<img>`` of its lean SVG (fewer HTML elements to
     parse and style): every page of the demo's PDF is pixel-identical at 50 dpi to the page with

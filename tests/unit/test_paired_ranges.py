@@ -82,6 +82,7 @@ def test_the_moments_are_those_of_the_rows(rows, monkeypatch):
     np.testing.assert_allclose(acc.c10, dev @ dev.T, rtol=1e-12)
 
 
+@pytest.mark.dask
 def test_every_engine_cuts_the_ranges_at_the_same_common_rows(tmp_path, monkeypatch):
     """Ranges of 100 common rows, a dataset of parts of 137 rows, rows dropped by one model and by
     every model: memory (one piece), stream (batches) and dask (each part's pairing started at its
