@@ -22,6 +22,8 @@ from reportgen.report.writer import write_outputs
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "snapshots"))
 from snapshot_fixtures import fixture_path  # noqa: E402
 
+pytestmark = [pytest.mark.slow]
+
 
 def _archival(pdf: Path) -> PdfReader:
     reader = PdfReader(pdf)
@@ -37,6 +39,7 @@ def _archival(pdf: Path) -> PdfReader:
     return reader
 
 
+@pytest.mark.pdf
 def test_run_writes_pdf_a_3b_with_its_metrics_json_embedded(tmp_path: Path) -> None:
     result = ComparisonResult.from_json(json.loads(fixture_path("binary").read_text(encoding="utf-8")))
     out = write_outputs(result, tmp_path / "out", ["pdf", "json"], pdf_variant="pdf/a-3b")
@@ -46,6 +49,7 @@ def test_run_writes_pdf_a_3b_with_its_metrics_json_embedded(tmp_path: Path) -> N
     assert json.loads(attached) == export.for_json(result).to_json()  # the stored (simplified) curves
 
 
+@pytest.mark.pdf
 def test_render_embeds_the_metrics_json_it_was_given_byte_for_byte(tmp_path: Path, cli) -> None:
     saved = tmp_path / "metrics.json"
     shutil.copyfile(fixture_path("binary"), saved)

@@ -77,6 +77,7 @@ def test_every_section_is_present_and_linked_from_the_contents(page):
         assert f"#{section}" in c.hrefs, section
 
 
+@pytest.mark.slow
 def test_html_is_self_contained(page, demo_run):
     html, c, _ = page
     assert "<link" not in html
@@ -130,6 +131,7 @@ def test_pdf_has_pages_outline_and_text(demo_run):
         assert abs(w - 595.3) < 1 and abs(h - 841.9) < 1
 
 
+@pytest.mark.slow
 def test_render_from_saved_json_reproduces_the_html(demo_run, tmp_path, cli):
     code = cli(["render", str(demo_run.out / "metrics.json"), "--out", str(tmp_path), "--format", "html", "-q"])
     assert code == 0
@@ -152,6 +154,7 @@ def test_model_names_are_text_not_markup(demo_run):
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
 
 
+@pytest.mark.slow
 def test_weighted_positives_say_they_are_a_weight(demo_run):
     """A weighted model's positives are a weight: the models table says so and gives the rows,
     so that 20 347.8 positives among 100 000 rows do not read as a 20 % share."""
@@ -216,6 +219,7 @@ def test_no_nan_in_metrics_json(demo_run):
     assert not re.search(r"\bNaN\b|\bInfinity\b", text)
 
 
+@pytest.mark.slow
 def test_config_report_section_themes_without_forking(tmp_path, fast_config_factory, cli):
     """report: template_dir (a CSS override), logo, palette and sections, all from the config."""
     theme = tmp_path / "theme"

@@ -22,6 +22,8 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from test_report_stress import TWELVE, _compare  # noqa: E402
 
+pytestmark = [pytest.mark.slow]
+
 NOW = "2026-01-01T00:00:00Z"
 
 
@@ -43,6 +45,7 @@ def twelve_metrics_pdf_text(twelve) -> str:
     return "\n".join(page.extract_text() for page in PdfReader(io.BytesIO(pdf)).pages)
 
 
+@pytest.mark.pdf
 def test_twelve_model_names_print_whole_in_the_metrics_table_not_broken_mid_word(twelve_metrics_pdf_text):
     # twelve columns of one landscape table were narrower than "challenger_": the header printed
     # "challenge" over "r_01"; now the columns are split into two tables of six, each name on a line
@@ -183,6 +186,7 @@ def test_a_comparison_flows_on_instead_of_leaving_half_a_page_and_a_lone_sentenc
     assert page_of("naive vs champion") in [i for i, t in enumerate(pages) if "Brier score: n/a for champion" in t]
 
 
+@pytest.mark.pdf
 def test_the_notes_under_a_dozen_models_ranking_are_not_left_alone_on_a_page(twelve):
     # the ranking of twelve (kept whole) ended page 2 and its settings note stood alone on page 3
     from pypdf import PdfReader  # noqa: PLC0415
@@ -207,6 +211,7 @@ def test_a_difference_without_an_interval_is_not_marked_plain_better(twelve):
     assert '<span class="mark ns">better, no interval</span>' in html
 
 
+@pytest.mark.pdf
 def test_a_pair_of_confusion_matrices_stays_level_when_one_threshold_is_long(tmp_path):
     # "at the cost-optimal threshold (positive when score ≥ 0.19131843768564435)" wrapped, the
     # other caption did not, and the right-hand matrix sat a line lower than the left one

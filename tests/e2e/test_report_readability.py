@@ -74,6 +74,7 @@ def test_approval_counts_and_differences_read_like_the_tables(html):
     assert not re.search(r"CI -\d", comparison)
 
 
+@pytest.mark.slow
 def test_the_reliability_diagram_names_the_models_it_leaves_out(demo):
     view = build_view(demo)
     assert view["calibration_caption"] == (
@@ -142,6 +143,7 @@ def test_the_segment_column_is_headed_like_the_period_column(html):
     assert "<thead><tr><th>Month</th>" in section and "<thead><tr><th>Product</th>" in section
 
 
+@pytest.mark.slow
 def test_multiclass_curves_name_the_models_they_leave_out(tmp_path, cli):
     from pathlib import Path  # noqa: PLC0415
 
@@ -176,6 +178,7 @@ def test_the_pdf_lists_its_sections_with_the_pages_they_start_on(demo_run):
     assert "Counts are" in extract_text(pdf, page_numbers=[pages["Glossary"] - 1])  # the glossary's first words
 
 
+@pytest.mark.slow
 def test_credit_tables_and_headings_are_not_split_over_pages(demo_run, html):
     # before: "Performance per month", its header and one month at a page's foot, two months over
     # the page; the naive model's heading and verdict at a foot, its grades on the next page

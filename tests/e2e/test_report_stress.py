@@ -19,6 +19,8 @@ import reportgen.report.figures as figures
 from reportgen.report.formats import FSI, PDI, isolate, needs_isolation, text_direction
 from reportgen.report.render import render_html, wbr
 
+pytestmark = [pytest.mark.slow]
+
 NOW = "2026-01-01T00:00:00Z"
 
 
@@ -185,6 +187,7 @@ def credit_run(tmp_path_factory):
     return d / "out"
 
 
+@pytest.mark.pdf
 def test_long_grade_labels_wrap_and_many_grades_may_break_across_pages(credit_run):
     html = (credit_run / "report.html").read_text(encoding="utf-8")
     assert '<table class="credit-grades long-grades many-grades">' in html
@@ -194,6 +197,7 @@ def test_long_grade_labels_wrap_and_many_grades_may_break_across_pages(credit_ru
     assert re.search(r"table\.credit-grades\.many-grades\s*\{\s*break-inside:\s*auto;", css)
 
 
+@pytest.mark.pdf
 def test_a_grades_table_of_24_long_labels_stays_on_the_page(credit_run):
     # the labels never wrapped (td.grade: nowrap), so the last columns (Binomial p, Light) ran
     # past the right edge; the whole table moved to the next page, leaving the section's heading
@@ -335,6 +339,7 @@ def test_one_reason_for_both_models_is_one_note():
     assert len(notes) == 1 and notes[0].startswith("Brier score: n/a for s0 and s1, "), notes
 
 
+@pytest.mark.pdf
 def test_a_landscape_confusion_matrix_keeps_its_model_heading(tmp_path):
     # 12 classes, one label of 60 characters: each card (heading + matrix) was taller than a
     # landscape page, so the heading was left alone at the foot of one page, the matrix on the next

@@ -391,6 +391,7 @@ def test_a_password_from_the_environment_in_the_url_query_is_percent_encoded_and
     assert secret == "a@b&c=d/%"  # what run_query masks in a driver's message
 
 
+@pytest.mark.sql
 def test_a_port_from_the_environment_is_a_one_line_error_not_an_internal_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                                             capsys: pytest.CaptureFixture[str]) -> None:
     """``postgresql://u:${PW}@${DB_HOST}:${DB_PORT}/risk`` (the usual scheduled form): the
@@ -411,6 +412,7 @@ def test_a_port_from_the_environment_is_a_one_line_error_not_an_internal_one(tmp
     assert "s3cr3t-pw" not in err
 
 
+@pytest.mark.sql
 @pytest.mark.parametrize(("value", "expected"), [
     ("abc", "column 's': non-numeric value 'abc'; expected a number (fix the data or cast it in the query)\n"),
     # was "np.float64(inf)"; a non-finite score is a missing one, as the pulled rows read it
@@ -437,6 +439,7 @@ def test_a_text_score_pushed_down_is_a_one_line_error_not_an_internal_one(value:
     assert err.endswith(expected), err
 
 
+@pytest.mark.dask
 @pytest.mark.parametrize(("address", "expected"), [
     ("tcp://scorer:hunter2@127.0.0.1:1", "scheduler: holds credentials (user@ or user:password@); give the scheduler's "
                                          "address as tcp://host:8786"),
@@ -480,6 +483,7 @@ sys.exit(main(sys.argv[1:]))
 """
 
 
+@pytest.mark.sql
 def test_sigterm_during_a_long_query_is_answered_at_once(tmp_path: Path) -> None:
     """A query runs inside one call into the driver's C code, where Python runs no signal
     handler: a SIGTERM sent during a long query stopped the run only when the query ended."""
@@ -511,6 +515,7 @@ def _sigterm_during_query(folder: Path, url: str, query: str, within: float) -> 
     assert not (folder / "out").exists()
 
 
+@pytest.mark.sql
 def test_sigterm_during_a_long_postgresql_query_cancels_it_on_the_server(tmp_path: Path) -> None:
     """The same with a real PostgreSQL (pgserver, a test dependency): the run
     stops at once, and the query does not go on running on the server after the client left."""

@@ -83,6 +83,8 @@ def test_model_names_are_escaped_in_html(hostile_result: Path, tmp_path: Path) -
     assert html.escape(SCRIPT, quote=False) in page or html.escape(SCRIPT) in page
 
 
+@pytest.mark.pdf
+@pytest.mark.slow
 def test_model_names_are_literal_text_in_the_pdf(hostile_result: Path, tmp_path: Path) -> None:
     from pypdf import PdfReader
 
@@ -140,6 +142,7 @@ def test_weasyprint_fetcher_object_refuses_files_and_network() -> None:
             fetcher(url)
 
 
+@pytest.mark.pdf
 def test_theme_with_external_urls_renders_without_fetching(hostile_result: Path, tmp_path: Path,
                                                            monkeypatch: pytest.MonkeyPatch) -> None:
     theme = tmp_path / "theme"
@@ -311,6 +314,7 @@ def test_config_template_dir_is_sandboxed(tmp_path: Path, capsys: pytest.Capture
     _one_error_line(capsys.readouterr().err)
 
 
+@pytest.mark.slow
 def test_html_carries_a_policy_that_fetches_nothing(hostile_result: Path, tmp_path: Path) -> None:
     """Even a theme whose page has no <head> gets the Content-Security-Policy, first."""
     theme = tmp_path / "theme"
@@ -374,6 +378,7 @@ def test_plain_svg_logo_is_inlined(tmp_path: Path) -> None:
     assert "data:image/svg+xml;base64," in (tmp_path / "out" / "report.html").read_text()
 
 
+@pytest.mark.pdf
 def test_pdf_rendering_leaves_other_libraries_loggers_as_configured(hostile_result: Path, tmp_path: Path) -> None:
     """render_pdf set the weasyprint and fontTools loggers to ERROR for the whole process (issue 18)."""
     import logging

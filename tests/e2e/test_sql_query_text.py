@@ -60,6 +60,7 @@ def _run(cli, cfg: Path, out: Path) -> int:
     return cli(["run", str(cfg), "--out", str(out), "--format", "json", "-q", "--now", "2026-01-01T00:00:00Z"])
 
 
+@pytest.mark.sql
 @pytest.mark.parametrize("tail", [";", " ;  \n", "; -- the end", "\n-- a comment", ";;"])
 def test_a_trailing_semicolon_or_comment_works_pushed_down_as_pulled(db: Path, tmp_path: Path, cli, capsys, tail: str) -> None:
     plain = _config(tmp_path, db, "SELECT id, y, s2 FROM t", pushdown=True)
@@ -73,6 +74,7 @@ def test_a_trailing_semicolon_or_comment_works_pushed_down_as_pulled(db: Path, t
     assert numbers(a) == numbers(b)
 
 
+@pytest.mark.sql
 @pytest.mark.parametrize("pushdown", [False, True])
 @pytest.mark.parametrize("second", ["SELECT 1", "DELETE FROM t"])
 def test_two_statements_are_exit_2_one_line(db: Path, tmp_path: Path, cli, capsys, pushdown: bool, second: str) -> None:
@@ -100,6 +102,7 @@ def test_pushed_down_query_ends_a_trailing_line_comment() -> None:
     assert "GROUP BY" in sql.splitlines()[-1]  # not inside the comment
 
 
+@pytest.mark.sql
 @pytest.mark.parametrize("query", ["SELECT id, y, s2, s1 AS s2 FROM t", "SELECT id, id, y, s2 FROM t"])
 def test_duplicate_column_names_are_exit_2_not_an_internal_error(db: Path, tmp_path: Path, cli, capsys, query: str) -> None:
     assert _run(cli, _config(tmp_path, db, query), tmp_path / "o") == 2
@@ -109,6 +112,7 @@ def test_duplicate_column_names_are_exit_2_not_an_internal_error(db: Path, tmp_p
     assert not (tmp_path / "o").exists()
 
 
+@pytest.mark.sql
 def test_gate_bounds_are_inclusive_and_a_near_miss_is_not_shown_as_the_bound(db: Path, tmp_path: Path, cli, capsys) -> None:
     """README: "bounds inclusive". A value equal to the bound passes both ways; one a hair below
     a floor fails, and its line shows the digits that make it fail (it said ``gini = 0.8338,

@@ -121,6 +121,7 @@ def env(monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setenv("MIN_ID", "0")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("engine", ["memory", "stream"])
 def test_database_gives_the_numbers_of_the_same_data_from_files(pg, env, tmp_path: Path, cli, engine: str) -> None:
     files = _run(cli, _config(tmp_path, _file_models(), engine=engine), tmp_path / "files")

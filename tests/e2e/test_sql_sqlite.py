@@ -36,6 +36,7 @@ def env(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("MIN_ID", "0")
 
 
+@pytest.mark.sql
 @pytest.mark.parametrize("engine", ["memory", "stream"])
 def test_sqlite_gives_the_numbers_of_the_same_data_from_files(db: Path, env, tmp_path: Path, cli, engine: str) -> None:
     before = db.read_bytes()
@@ -47,6 +48,7 @@ def test_sqlite_gives_the_numbers_of_the_same_data_from_files(db: Path, env, tmp
     assert db.read_bytes() == before  # opened read-only
 
 
+@pytest.mark.sql
 def test_a_relative_sqlite_path_resolves_against_the_config(db: Path, env, tmp_path: Path, cli) -> None:
     (tmp_path / "sub").mkdir()
     (tmp_path / "sub" / "p.db").write_bytes(db.read_bytes())
@@ -55,6 +57,7 @@ def test_a_relative_sqlite_path_resolves_against_the_config(db: Path, env, tmp_p
     assert doc["run"]["files"][0]["path"].startswith(f"sqlite:///{tmp_path}/sub/p.db: SELECT")
 
 
+@pytest.mark.sql
 def test_sqlite_pushed_down_score_tables_equal_the_pulled_rows(db: Path, env, tmp_path: Path, cli) -> None:
     url = f"sqlite:///{db}"
     pulled = _run(cli, _config(tmp_path, _sql_models(url), engine="stream", date=None), tmp_path / "pulled")
@@ -66,6 +69,7 @@ def test_sqlite_pushed_down_score_tables_equal_the_pulled_rows(db: Path, env, tm
     assert [f["rows"] for f in pushed["run"]["files"]] == [f["rows"] for f in pulled["run"]["files"]]
 
 
+@pytest.mark.sql
 @pytest.mark.parametrize(("change", "expected"), [
     ({"query": "SELEC application_id FROM champion"}, 'syntax error'),
     ({"query": "SELECT * FROM no_such_table WHERE 1 = :min_id"}, "no such table: no_such_table"),

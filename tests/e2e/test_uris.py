@@ -111,6 +111,7 @@ def _numbers(doc: dict) -> dict:
             "paired": doc["run"]["paired"], "dropped": doc["run"]["dropped"], "date_range": doc["run"]["date_range"]}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("engine", ["memory", "stream", "dask"])
 def test_s3_inputs_give_the_numbers_of_the_local_files(s3, tmp_path: Path, cli, engine: str) -> None:
     q = s3["query"]
