@@ -117,6 +117,8 @@ def test_threads_give_the_single_thread_result(lake, monkeypatch, over):
     assert runs[0]["comparisons"][0]["tests"]["mcnemar"] is not None
 
 
+@pytest.mark.dask
+@pytest.mark.slow
 def test_dask_local_cluster_equals_memory(lake):
     import dask.distributed  # noqa: F401, PLC0415 - a test dependency: missing, the test fails
     cfg = lake / "dask_boot.yaml"
@@ -167,6 +169,7 @@ def test_stream_errors_name_the_global_row(lake, tmp_path):
             _run(cfg, engine, stream={"batch_rows": 1000})
 
 
+@pytest.mark.slow
 def test_cli_engine_flag_and_report(lake, tmp_path, cli, metrics_schema):
     import jsonschema
 
@@ -198,6 +201,7 @@ def test_dask_without_dask_says_how_to_install(lake, tmp_path, cli, capsys, monk
     assert "pip install 'reportgen[dask]'" in err and "Traceback" not in err
 
 
+@pytest.mark.slow
 def test_stream_bootstraps_each_model_from_its_table(lake, tmp_path, cli):
     """Streamed models get stratified bootstrap intervals drawn on their tables: the in-memory
     scheme, so the same width up to resampling noise; fixed by the seed; the report says so."""

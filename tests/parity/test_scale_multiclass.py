@@ -256,6 +256,7 @@ def test_dask_multiclass_errors_name_the_dataset_and_row_as_memory_does(lake, tm
         _run(_config(lake, "ds"), "dask", scheduler=scheduler, stream={"batch_rows": 1_000, "max_distinct_scores": 100})
 
 
+@pytest.mark.slow
 def test_dask_multiclass_csv_with_weights(lake, tmp_path, scheduler):
     """A CSV is one task, as in the binary Dask path; whole-number weights give the in-memory numbers."""
     df = pd.read_csv(lake / "all.csv").iloc[:3000]
