@@ -22,6 +22,7 @@
 
 from __future__ import annotations
 
+import importlib
 import itertools
 import math
 
@@ -178,7 +179,7 @@ def test_a_pd_on_a_quantile_edge_goes_to_the_riskier_grade_as_toads_bins_not_rs_
     in the grade [5 %, 6 %), above the edge, as ``np.digitize`` (toad's ``bin_by_splits``) puts
     them, and toad's ``QuantileMerge`` gives the same edges; pandas' ``qcut`` (right-closed, as R's
     ``cut(right = TRUE)``) puts them in the grade below, other counts."""
-    import toad.merge as toad_merge  # noqa: PLC0415
+    toad_merge = importlib.import_module("toad.merge")  # the module (toad.merge, the attribute, is a function)
     import pandas as pd
 
     values = np.repeat(np.arange(1, 11) / 100, 20)
@@ -206,7 +207,7 @@ def test_quantile_grades_of_tied_pds_are_toads_and_none_is_empty(direction: str)
     toad 0.1.7 ``QuantileMerge`` (which drops the edge at the minimum), the grades are
     ``np.digitize``'s, none empty. Graded by the score (no PD), oriented riskiest last, the same
     grades either way round."""
-    import toad.merge as toad_merge  # noqa: PLC0415
+    toad_merge = importlib.import_module("toad.merge")  # the module (toad.merge, the attribute, is a function)
     rng = np.random.default_rng(11)
     pd_ = np.r_[np.full(600, 0.005), rng.choice([0.01, 0.02, 0.04, 0.08, 0.16], 400)]
     y = rng.random(1000) < pd_
