@@ -10,6 +10,7 @@ scikit-learn (two-sample KS test).
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from scipy import stats as sps
 from sklearn.metrics import f1_score
 
