@@ -2,7 +2,7 @@
 
 The demo run is the expensive part of the end-to-end tests (bootstrap + PDF), so it happens
 once per session; tests that need the shipped, unmodified ``configs/demo.yaml`` run it
-themselves (see ``tests/test_cli.py``).
+themselves (see ``tests/e2e/test_cli.py``).
 """
 
 from __future__ import annotations
@@ -113,6 +113,25 @@ def pytest_addoption(parser):
 def scheduler():
     """The address of one LocalCluster (two worker processes) shared by every Dask test of the run:
     starting a cluster costs seconds, so the modules that compare engines share this one."""
-    distributed = pytest.importorskip("dask.distributed")
+    import dask.distributed as distributed  # noqa: PLC0415
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
         yield cluster.scheduler_address
+
+
+#: Markers that follow from what a test uses, so they cannot drift from it: the session's Dask
+#: cluster, the demo run (it renders the PDF), the PostgreSQL server. The other uses are marked
+#: in their modules (``pytestmark``) or on the test.
+MARKS_BY_FIXTURE = {"scheduler": "dask", "demo_run": "pdf", "pg": "sql", "pg_server": "sql"}
+
+
+def pytest_collection_modifyitems(items):
+    """Add ``dask`` / ``pdf`` / ``sql`` from the fixtures a test uses, and ``dask`` to each case
+    parametrized with the engine ``"dask"`` (its memory and stream cases stay in ``-m "not dask"``)."""
+    for item in items:
+        used = set(getattr(item, "fixturenames", ()))
+        for fixture, mark in MARKS_BY_FIXTURE.items():
+            if fixture in used:
+                item.add_marker(mark)
+        callspec = getattr(item, "callspec", None)
+        if callspec is not None and any(isinstance(v, str) and v == "dask" for v in callspec.params.values()):
+            item.add_marker("dask")

@@ -813,7 +813,7 @@ def _latin1_date(tmp: Path) -> Path:
 
 @pytest.mark.parametrize("case, build, words", [
     # memory's lenient reader parsed 'true' / 'false' as booleans (exit 0) where stream and dask refused them; they
-    # are 1 / 0 in every engine since round 5 (test_round5_parity.py), and any other word is refused alike
+    # are 1 / 0 in every engine (test_engine_parity_value_spellings.py), and any other word is refused alike
     ("yes/no scores", lambda t: _one(t, rows().assign(s=["yes", "no"] * 10)), ("row 2: non-numeric value 'yes'",)),
     # stream and dask: an internal error (UnicodeDecodeError) on a date column pyarrow typed as binary
     ("latin-1 date", lambda t: _latin1_date(t), ("a.csv: not UTF-8 text",)),
@@ -1126,11 +1126,12 @@ def test_validate_with_a_credit_section_names_a_bad_score_in_the_run_s_words(val
     assert capsys.readouterr().err.strip() == line
 
 
+@pytest.mark.sql
 def test_validate_of_a_sql_model_with_a_credit_section_reports_the_data_first(tmp_path, scheduler, capsys):
     """A credit section (which reads files only) with a model read by SQL, and a Parquet part of
     another model without its score column: a run refuses the part (the data is read first);
     ``validate`` refused the SQL model for the section, a different verdict for the same config."""
-    dbapi = pytest.importorskip("adbc_driver_sqlite.dbapi", reason="the sql extra is not installed")
+    import adbc_driver_sqlite.dbapi as dbapi  # noqa: PLC0415
     with dbapi.connect(str(tmp_path / "p.db")) as conn:
         cur = conn.cursor()
         cur.adbc_ingest("a", pa.Table.from_pandas(rows(20), preserve_index=False), mode="replace")

@@ -15,7 +15,7 @@ Point metrics, curves, optima, McNemar and the bootstrap intervals (same seed) m
 the bit. The one tolerance (relative 1e-12, :data:`SUMMATION_ORDER`) is for DeLong's variance
 and the numbers derived from it: the memory engine sums the placement values of the rows, the
 streamed engines the same terms grouped by distinct score from merged tables, so the sums
-agree to the last bits only (``tests/test_scale.py`` documents the same). Weighted tables agree
+agree to the last bits only (``tests/parity/test_scale.py`` documents the same). Weighted tables agree
 exactly, binary and multiclass: weighted rows are counted per (cell, weight) and their weights
 summed in one canonical order (:func:`reportgen.reduce.accumulators.weight_cells`).
 

@@ -175,7 +175,7 @@ def test_credit_grade_labels_at_a_zero_edge_read_the_same_in_every_engine(tmp_pa
     assert not any("-0 " in f"{label} " for label in labels), labels
 
 
-# --- round 2: batch boundaries, binned weights, id joins, formats (a second fuzzer) -------------
+# --- batch boundaries, binned weights, id joins, formats (a second fuzzer) -------------
 
 
 def _weighted_frame(n: int, seed: int) -> pd.DataFrame:

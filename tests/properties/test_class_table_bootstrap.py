@@ -31,6 +31,7 @@ def _draws(y, p, k, resamples, seed):
                                    np.random.default_rng(seed))
 
 
+@pytest.mark.slow
 def test_replicates_have_the_row_bootstraps_distribution():
     """2,000 replicates each: quantiles within Monte-Carlo error and a two-sample KS test that
     does not reject, for every class (heavy ties, unequal class sizes)."""

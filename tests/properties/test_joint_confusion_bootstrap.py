@@ -10,6 +10,7 @@ scikit-learn (two-sample KS test).
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from scipy import stats as sps
 from sklearn.metrics import f1_score
 
@@ -52,6 +53,7 @@ def test_accuracy_difference_has_the_row_bootstraps_exact_moments():
     assert abs(diff.var() / var - 1) < 4 * np.sqrt(2 / R)
 
 
+@pytest.mark.slow
 def test_macro_f1_difference_matches_resampled_rows_scored_by_scikit_learn():
     y, a, b, joint = _pair(n=150, seed=5)
     R = 1500

@@ -134,6 +134,7 @@ def _assert_quantiles_agree(mine: np.ndarray, oracle: np.ndarray, R: int) -> Non
             assert abs(np.quantile(mine[:, k], q) - np.quantile(oracle[:, k], q)) < tol, (k, q)
 
 
+@pytest.mark.slow
 def test_quantiles_agree_with_a_brute_force_weighted_row_bootstrap(weights="continuous"):
     """2,000 resamples each: the cell draw's 2.5 / 50 / 97.5 % quantiles of AUC, F1 and average
     precision against scikit-learn's on resampled rows; tolerance 4 Monte-Carlo standard errors of
@@ -497,6 +498,7 @@ def test_pooled_weight_sums_have_the_row_bootstraps_means_variances_and_covarian
     assert set(np.unique(d[:, 0])) <= {0.0, 2.5, 5.0, 7.5} and (d.sum(axis=1) == 15.0).all()
 
 
+@pytest.mark.slow
 def test_pooled_quantiles_agree_with_a_brute_force_weighted_row_bootstrap(monkeypatch):
     """As the exact draw's quantile test, with every model's cells pooled (the cap lowered)."""
     monkeypatch.setattr(IV, "EXACT_WEIGHT_CELLS", 10)
@@ -705,6 +707,7 @@ def test_weight_moments_keep_large_cells_and_the_variance_of_small_weights():
         assert pooled.w[0, 0] == pytest.approx(float(np.mean(w)), rel=1e-12)
 
 
+@pytest.mark.slow
 def test_weight_moments_taken_slice_by_slice_are_the_same_integers(monkeypatch):
     """Rows turned into moments in slices (bounded memory) give the same exact sums."""
     import reportgen.reduce.accumulators as S  # noqa: PLC0415

@@ -144,6 +144,7 @@ def test_identical_curves(asah):
 
 
 # verified case: pROC tests/testthat/test-roc.test.R, "unpaired roc.test statistic and p"
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "a,b,d,p",
     [

@@ -2,7 +2,7 @@
 frozen fixture result: the verdicts, the ranking and the two key figures, as one fragment.
 
 Normalised like the report's sections: only the inline SVG (matplotlib-version dependent; the
-figures are tested in ``tests/test_figures.py``). Accept a change with
+figures are tested in ``tests/unit/test_figures.py``). Accept a change with
 ``pytest tests/snapshots --update-snapshots`` and review ``html/<task>/notebook.html``.
 """
 

@@ -8,7 +8,7 @@ macros) from the real view model (:func:`reportgen.report.render.build_view`) of
 as a unified diff of that one section (great_tables' snapshot style).
 
 Normalised, because they vary without the report changing: only the SVG of the figures, whose
-bytes depend on the matplotlib version (figures are tested in ``tests/test_figures.py``). The
+bytes depend on the matplotlib version (figures are tested in ``tests/unit/test_figures.py``). The
 fixture pins everything else (its timestamp, versions and paths are frozen in the JSON).
 
 To accept a change: ``pytest tests/snapshots --update-snapshots`` (or

@@ -8,6 +8,7 @@ here: that every dependency has a floor that script can pin, and the wheel's dec
 from __future__ import annotations
 
 import json
+import re
 import runpy
 import subprocess
 import sys
@@ -92,3 +93,22 @@ def test_py_typed_licence_and_package_data_are_declared() -> None:
     data = PYPROJECT["tool"]["setuptools"]["package-data"]
     assert "py.typed" in data["reportgen"]
     assert "*.json" in data["reportgen.schema"] and "*.html" in data["reportgen.templates"]
+
+
+# ---- templates and extras as packaged ----------------------------------------------------------------------------------------
+
+def test_every_template_directory_is_a_declared_package():
+    # setuptools warned at every build that 'reportgen.templates.sections' is importable but not in
+    # `packages` ("Package would be ignored"): its templates were shipped only as data of the parent
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]
+    assert "reportgen.templates.sections" in config["packages"]
+    assert config["package-data"]["reportgen.templates.sections"] == ["*.html"]
+
+
+def test_the_readme_installs_extras_under_the_distribution_name():
+    # the README warned never to `pip install reportgen` (an unrelated PyPI package), then said
+    # `pip install 'reportgen[sql]'` (and [xlsx], [dask]) for the extras
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert not re.search(r"pip install '?reportgen\[", readme)
+    for extra in ("sql", "xlsx", "dask"):
+        assert f"classifier-comparison-report[{extra}]" in readme

@@ -82,12 +82,13 @@ def test_the_moments_are_those_of_the_rows(rows, monkeypatch):
     np.testing.assert_allclose(acc.c10, dev @ dev.T, rtol=1e-12)
 
 
+@pytest.mark.dask
 def test_every_engine_cuts_the_ranges_at_the_same_common_rows(tmp_path, monkeypatch):
     """Ranges of 100 common rows, a dataset of parts of 137 rows, rows dropped by one model and by
     every model: memory (one piece), stream (batches) and dask (each part's pairing started at its
     first common row, ``Part.kept``) give DeLong's covariance to the bit. Dask runs in this process
     (threads), so its workers see the small ranges too; starting the parts at their file rows fails."""
-    distributed = pytest.importorskip("dask.distributed")
+    import dask.distributed as distributed  # noqa: PLC0415
     import reportgen.io.pairs as P  # noqa: PLC0415
     import reportgen.reduce.dask as D  # noqa: PLC0415
     from reportgen.pipeline import load_evidence  # noqa: PLC0415

@@ -22,6 +22,7 @@ import jsonschema
 import pytest
 import yaml
 
+import reportgen
 import reportgen.config as config
 from reportgen.cli import build_parser
 
@@ -145,3 +146,13 @@ def test_every_python_block_compiles(where: str, block: str) -> None:
 @pytest.mark.parametrize("where, block", _blocks("json"), ids=[w for w, _ in _blocks("json")])
 def test_every_json_block_parses(where: str, block: str) -> None:
     assert isinstance(json.loads(block), dict)
+
+
+def test_the_api_page_says_write_report_replaces_by_default() -> None:
+    # the library's write_report replaced an existing report (overwrite=True by default) where the
+    # only word on it was the command line's "never replaced silently"
+    import inspect  # noqa: PLC0415
+
+    assert inspect.signature(reportgen.write_report).parameters["overwrite"].default is True
+    page = " ".join((ROOT / "docs" / "reference" / "api.md").read_text(encoding="utf-8").split())
+    assert "`write_report` replaces the report set already in the directory (`overwrite=True` by default" in page

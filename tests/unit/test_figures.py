@@ -1,0 +1,191 @@
+"""Structural tests of the figures: they draw the result's numbers, keep each model's colour,
+and stay light at any number of rows (curves are decimated before drawing)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from matplotlib.colors import to_hex
+
+from reportgen.report import figures
+from reportgen.results_io import load_result
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+from bench_render import make_result  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def demo(demo_run):
+    return load_result(demo_run.out / "metrics.json")
+
+
+def _lines(fig):
+    return [ln for ax in fig.axes for ln in ax.get_lines()]
+
+
+def _colour(line) -> str:
+    return to_hex(line.get_color())
+
+
+def test_roc_draws_each_models_curve_and_its_operating_point(demo):
+    fig = figures.roc_figure(demo)
+    col = figures.colours(list(demo.models))
+    lines = _lines(fig)
+    for name, m in demo.models.items():
+        mine = [ln for ln in lines if _colour(ln) == to_hex(col[name])]
+        curve = [ln for ln in mine if len(ln.get_xdata()) > 2]
+        assert len(curve) == 1, name
+        np.testing.assert_array_equal(curve[0].get_xdata(), m.curves.roc.x)
+        np.testing.assert_array_equal(curve[0].get_ydata(), m.curves.roc.y)
+        point = [ln for ln in lines if len(ln.get_xdata()) == 1 and to_hex(ln.get_markeredgecolor()) == to_hex(col[name])]
+        assert len(point) == 1, name
+        assert point[0].get_xdata()[0] == pytest.approx(m.confusion.fp / m.negatives)
+        assert point[0].get_ydata()[0] == pytest.approx(m.confusion.tp / m.positives)
+    legend = [t.get_text() for t in fig.legends[0].get_texts()]  # below the axes, off the curves
+    for name, m in demo.models.items():
+        assert any(t.startswith(f"{name}: AUC {m.metrics['roc_auc']:.3f}, Gini {m.metrics['gini']:.3f}") for t in legend)
+
+
+def test_each_model_keeps_one_colour_in_every_figure(demo):
+    col = {n: to_hex(c) for n, c in figures.colours(list(demo.models)).items()}
+    assert len(set(col.values())) == len(col)
+    for fn in (figures.roc_figure, figures.pr_figure, figures.cost_figure, figures.gains_figure):
+        fig = fn(demo)
+        legend = fig.axes[0].get_legend() or (fig.legends[0] if fig.legends else None)
+        assert legend is not None, fn.__name__
+        seen = set()
+        for text, handle in zip(legend.get_texts(), legend.legend_handles):
+            for name, c in col.items():
+                if text.get_text().startswith(f"{name}:") or text.get_text() in (name, f"{name} (lower envelope)"):
+                    assert to_hex(handle.get_color()) == c, (fn.__name__, name)
+                    seen.add(name)
+        assert seen == set(col), fn.__name__
+
+
+def test_cost_envelopes_lie_below_the_trivial_classifiers(demo):
+    for m in demo.models.values():
+        c = m.curves.cost
+        pc, env = np.asarray(c.pc), np.asarray(c.envelope)
+        assert np.all(env <= np.minimum(pc, 1 - pc) + 1e-12) and np.all(env >= -1e-12)
+
+
+def test_figures_stay_light_at_any_number_of_rows():
+    result = make_result(200_000, 2)
+    for m in result.models.values():
+        for curve in (m.curves.roc, m.curves.pr):
+            assert len(curve.x) <= 2_500
+    svgs = figures.render_figures(result)
+    assert {"roc", "pr", "cost", "thresholds", "ks", "gains", "calibration", "distributions"} <= set(svgs)
+    assert max(len(s) for s in svgs.values()) < 250_000
+    assert sum(len(s) for s in svgs.values()) < 800_000
+
+
+def _drawn(svg: str) -> list[tuple[str, dict]]:
+    """The drawing elements of an SVG, in document order, with their attributes."""
+    import xml.etree.ElementTree as ET
+
+    kinds = {"path", "text", "use", "rect", "clipPath", "style"}
+    return [(el.tag.rsplit("}", 1)[-1], dict(el.attrib), el.text) for el in ET.fromstring(svg).iter()
+            if el.tag.rsplit("}", 1)[-1] in kinds]
+
+
+@pytest.mark.pdf
+def test_lean_svg_keeps_every_drawn_element_and_the_pdf_pixels(demo, tmp_path):
+    """The PDF's figures lose matplotlib's id-only groups and metadata, nothing drawn: the same
+    paths, texts and uses in the same order, and the same page at 50 dpi (pdftoppm)."""
+    import shutil
+    import subprocess
+
+    import weasyprint
+
+    svg = figures.to_svg(figures.FIGURES["thresholds"](demo)).strip()
+    lean = figures.lean_svg(svg)
+    assert lean.count("<g") < svg.count("<g") / 2 and "<metadata" not in lean
+    assert _drawn(lean) == _drawn(svg)
+    page = "<html><body><div style='width:16cm'>{}</div></body></html>"
+    if shutil.which("pdftoppm") is None:
+        pytest.skip("pdftoppm not installed")
+    pixels = []
+    for name, body in (("full", svg), ("lean", lean)):
+        weasyprint.HTML(string=page.format(body)).write_pdf(tmp_path / f"{name}.pdf")
+        subprocess.run(["pdftoppm", "-png", "-r", "50", "-singlefile", str(tmp_path / f"{name}.pdf"),
+                        str(tmp_path / name)], check=True)
+        pixels.append((tmp_path / f"{name}.png").read_bytes())
+    assert pixels[0] == pixels[1]
+    assert figures.lean_svg("<svg><g></svg>") == "<svg><g></svg>"  # not XML: left as it is
+
+
+def test_the_credit_figures_come_after_the_tables_own_and_are_each_models_figure(demo):
+    """The credit section's figures (:func:`credit_figures.figure_table`) are drawn with the
+    report's, under ``credit:NAME`` after the table's own, each the model's figure."""
+    from reportgen.report import credit_figures
+
+    assert demo.credit is not None
+    col = figures.colours(list(demo.models))
+    extra = credit_figures.figure_table(dict(demo.credit.models), col)
+    svgs = figures.render_figures(demo, extra=extra)
+    credit = [k for k in svgs if k.startswith(credit_figures.KEY_PREFIX)]
+    assert list(svgs)[-len(credit):] == credit == [f"credit:{n}" for n in demo.credit.models]
+    for name, m in demo.credit.models.items():
+        assert svgs[f"credit:{name}"] == figures.to_svg(credit_figures.credit_figure(m, col[name]))
+
+
+def test_a_figures_notes_are_logged_once_each_in_figure_order(demo, monkeypatch, caplog):
+    """Matplotlib's warnings reach the log once each, in the order of the figure table, and
+    missing glyphs stay dropped."""
+    import logging
+    import warnings
+
+    def noisy(tag):
+        original = figures.FIGURES[tag]
+
+        def draw(result, palette=figures.PALETTE):
+            with figures._matplotlib_notes():  # noqa: SLF001 - what _apply_style wraps each figure in
+                warnings.warn(f"{tag} note", UserWarning, stacklevel=1)
+                warnings.warn(f"{tag} note", UserWarning, stacklevel=1)
+                warnings.warn("Glyph 27169 (x) missing from font(s) DejaVu Sans.", UserWarning, stacklevel=1)
+                return original(result, palette)
+        return draw
+
+    monkeypatch.setattr(figures, "FIGURES", {k: noisy(k) for k in ("ks", "roc", "pr")})
+    caplog.set_level(logging.WARNING, logger="reportgen.report.figures")
+    svgs = figures.render_figures(demo)
+    assert list(svgs) == ["ks", "roc", "pr"]
+    assert [r.getMessage() for r in caplog.records] == ["figure: ks note", "figure: roc note", "figure: pr note"]
+
+
+@pytest.mark.pdf
+def test_the_pdf_draws_its_figures_as_images_with_the_same_pixels_text_and_alt(demo, tmp_path):
+    """The PDF's page holds each figure as an ``<img>`` of its lean SVG (fewer HTML elements to
+    parse and style): every page of the demo's PDF is pixel-identical at 50 dpi to the page with
+    the figures inline, the text is the same, and each image's alt is its caption."""
+    import re
+    import shutil
+    import subprocess
+
+    import weasyprint
+
+    from reportgen.report import render
+
+    html = render.render_html(demo, for_pdf=True)
+    page = figures.pdf_figures(html)
+    inline = re.sub(r"<svg\b.*?</svg>", lambda m: figures.lean_svg(m.group(0)), html, flags=re.DOTALL)
+    assert "<svg" not in page and page.count('class="figure-svg"') == html.count("<svg") > 5
+    alts = re.findall(r'<img class="figure-svg" style="width: [0-9.]+pt" alt="([^"]*)"', page)
+    assert alts and all(alts) and "ROC" in alts[1] + alts[0]
+    assert figures.pdf_figures("<p><svg viewBox='0 0 1 1'></svg></p>") == "<p><svg viewBox='0 0 1 1'></svg></p>"
+    if shutil.which("pdftoppm") is None or shutil.which("pdftotext") is None:
+        pytest.skip("poppler-utils not installed")
+    out = {}
+    for name, body in (("inline", inline), ("image", page)):
+        pdf = tmp_path / f"{name}.pdf"
+        weasyprint.HTML(string=body, url_fetcher=render._url_fetcher(), base_url=None).write_pdf(pdf)  # noqa: SLF001
+        subprocess.run(["pdftoppm", "-png", "-r", "50", str(pdf), str(tmp_path / name)], check=True)
+        subprocess.run(["pdftotext", str(pdf), str(tmp_path / f"{name}.txt")], check=True)
+        out[name] = ([p.read_bytes() for p in sorted(tmp_path.glob(f"{name}-*.png"))],
+                     (tmp_path / f"{name}.txt").read_text(encoding="utf-8"))
+    assert len(out["image"][0]) == len(out["inline"][0]) > 3
+    assert out["image"] == out["inline"]
