@@ -49,6 +49,7 @@ is writing (it is locked against other reportgen runs only; the lock is advisory
 from __future__ import annotations
 
 import ctypes
+import dataclasses
 import errno
 import fcntl
 import hashlib
@@ -599,6 +600,8 @@ def write_outputs(
                                  along, renderer)
     if output_path(out_dir) != reservation.target:
         raise ValueError(f"{out_dir} is not the reserved directory {reservation.target}")
+    # the audit trail names the directory the set goes to (not output.dir's template)
+    theme = dataclasses.replace(theme, provenance=dataclasses.replace(theme.provenance, output_dir=str(reservation.target)))
     with young_collections_only():  # the report's objects are not walked again and again (reportgen.report.heap)
         return _write_set(result, formats, theme, extra, reservation, pdf_variant, full_curves, phase, along, renderer)
 
