@@ -746,16 +746,6 @@ def _render(args: argparse.Namespace, printer: _Printer) -> int:
 
     saved = read_result(args.result)
     result = saved.result
-    # tamper evidence: an edited file is refused unless asked for, then marked on every page; a
-    # file without a digest (written before 0.2.0) renders marked unverified, with a warning
-    if saved.digest == "edited" and not args.allow_edited:
-        raise UserError(f"{args.result}: {EDITED}; refusing to render it (pass --allow-edited to render it "
-                        f"with every page marked EDITED)")
-    if saved.digest == "edited":
-        log.warning(f"{args.result}: {EDITED}; rendered with every page marked EDITED (--allow-edited)")
-    elif saved.digest == "missing":
-        log.warning(f"{args.result}: no digest, so an edit to its results cannot be detected; "
-                    f"every page is marked unverified")
     provenance = Provenance(source=args.result, rendered=now().isoformat().replace("+00:00", "Z"), digest=saved.digest)
     d = None
     if args.theme:
@@ -771,6 +761,17 @@ def _render(args: argparse.Namespace, printer: _Printer) -> int:
     # --theme, the logo only from --logo.
     theme = Theme.from_saved_result(result.run.config.get("report"), template_dir=d, logo=logo, source=args.result,
                                     provenance=provenance)
+    # tamper evidence, once the file is known to be a metrics.json: an edited one is refused unless
+    # asked for, then marked on every page; one without a digest (written before 0.2.0, or the
+    # key removed) renders marked unverified on every page, with a warning
+    if saved.digest == "edited" and not args.allow_edited:
+        raise UserError(f"{args.result}: {EDITED}; refusing to render it (pass --allow-edited to render it "
+                        f"with every page marked EDITED)")
+    if saved.digest == "edited":
+        log.warning(f"{args.result}: {EDITED}; rendered with every page marked EDITED (--allow-edited)")
+    elif saved.digest == "missing":
+        log.warning(f"{args.result}: no digest, so an edit to its results cannot be detected; "
+                    f"every page is marked unverified")
     out = Path(args.out) if args.out else Path(args.result).parent
     formats = [f for f in args.formats if f != "json"]
     if not formats:  # the set would be metrics.json alone: the report files would just be dropped
