@@ -11,24 +11,23 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 from pathlib import Path
 
 import pytest
+from pypdf import PdfReader
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "snapshots"))
-from snapshot_fixtures import fixture_path  # noqa: E402
+from reportgen.results import ComparisonResult, digest_status, results_digest
+from reportgen.results_io import load_result, read_result
 
-from reportgen.results import ComparisonResult, digest_status, results_digest  # noqa: E402
-from reportgen.results_io import load_result, read_result  # noqa: E402
-
+#: a small binary metrics.json written by reportgen (tests/snapshots/snapshot_fixtures.py)
+FIXTURE = Path(__file__).resolve().parents[1] / "snapshots" / "fixtures" / "binary.metrics.json"
 EDITED_MARK = "EDITED — digest does not match"
 #: one row of the audit trail's provenance (output directory, re-render)
 PROVENANCE_ROW = re.compile(r'<tr class="provenance"><th>([^<]*)</th><td[^>]*>(.*?)</td></tr>')
 
 
 def _doc() -> dict:
-    return json.loads(fixture_path("binary").read_text(encoding="utf-8"))
+    return json.loads(FIXTURE.read_text(encoding="utf-8"))
 
 
 def _saved(tmp_path: Path, doc: dict, name: str = "in", indent: int | None = 1) -> Path:
@@ -83,7 +82,7 @@ def test_reformatting_and_reordering_keep_the_digest():
 
 def test_load_result_refuses_an_edited_file_unless_allowed(tmp_path):
     path = _saved(tmp_path, _gini_edited(_doc()))
-    with pytest.raises(Exception, match="do not match their digest.*allow_edited=True"):
+    with pytest.raises(Exception, match=r"do not match their digest.*allow_edited=True"):
         load_result(path)
     assert next(iter(load_result(path, allow_edited=True).models.values())).metrics["gini"] == 0.9
     assert read_result(path).digest == "edited"
@@ -92,7 +91,7 @@ def test_load_result_refuses_an_edited_file_unless_allowed(tmp_path):
 def test_the_digest_must_have_its_shape(tmp_path):
     doc = _doc()
     doc["digest"]["value"] = "not hex"
-    with pytest.raises(Exception, match="digest.value: expected 64 lower-case hexadecimal digits"):
+    with pytest.raises(Exception, match=r"digest\.value: expected 64 lower-case hexadecimal digits"):
         ComparisonResult.from_json(doc)
 
 
@@ -129,8 +128,6 @@ def test_an_edited_gini_is_refused_with_one_line(tmp_path, cli, capsys):
 
 
 def test_allow_edited_marks_every_page(tmp_path, cli, capsys):
-    from pypdf import PdfReader
-
     path = _saved(tmp_path, _gini_edited(_doc()))
     edited = path.read_bytes()
     assert cli(["render", str(path), "--format", "html,pdf", "--allow-edited"]) == 0
