@@ -172,6 +172,9 @@ def build_parser() -> argparse.ArgumentParser:
     ren.add_argument("--logo", metavar="FILE", help="logo to show (the one named in the JSON is never opened)")
     ren.add_argument("--overwrite", action="store_true", default=True, help=argparse.SUPPRESS)
     ren.add_argument("--pdf-variant", choices=PDF_VARIANTS, help="archival PDF/A with the metrics.json embedded")
+    ren.add_argument("--allow-edited", action="store_true",
+                     help="render a metrics.json whose results do not match their digest, every page marked EDITED "
+                          "(refused by default)")
 
     ini = sub.add_parser("init", parents=[common], help="write a commented starter config from a data file's columns")
     ini.add_argument("data", metavar="DATAFILE", help="CSV or Parquet file with a label column and score columns")
@@ -684,10 +687,13 @@ def _validate_data(cfg: Config, cfg_path: Path, shown: _StderrWarnings) -> str:
 
 
 def _render(args: argparse.Namespace, printer: _Printer) -> int:
-    from reportgen.report.render import Theme  # noqa: PLC0415
-    from reportgen.results_io import read_result  # noqa: PLC0415
+    from reportgen.clock import now  # noqa: PLC0415
+    from reportgen.report.render import Provenance, Theme  # noqa: PLC0415
+    from reportgen.results_io import EDITED, read_result  # noqa: PLC0415
 
-    result, saved = read_result(args.result)
+    saved = read_result(args.result)
+    result = saved.result
+    provenance = Provenance(source=args.result, rendered=now().isoformat().replace("+00:00", "Z"), digest=saved.digest)
     d = None
     if args.theme:
         d = Path(args.theme)
@@ -700,14 +706,27 @@ def _render(args: argparse.Namespace, printer: _Printer) -> int:
             raise UserError(f"{logo}: --logo must be an image file (PNG, JPEG, GIF or SVG)")
     # Nothing in a received metrics.json names a file that is opened: templates come only from
     # --theme, the logo only from --logo.
-    theme = Theme.from_saved_result(result.run.config.get("report"), template_dir=d, logo=logo, source=args.result)
+    theme = Theme.from_saved_result(result.run.config.get("report"), template_dir=d, logo=logo, source=args.result,
+                                    provenance=provenance)
+    # tamper evidence, once the file is known to be a metrics.json: an edited one is refused unless
+    # asked for, then marked on every page; one without a digest (written before 0.2.0, or the
+    # key removed) renders marked unverified on every page, with a warning
+    if saved.digest == "edited" and not args.allow_edited:
+        raise UserError(f"{args.result}: {EDITED}; refusing to render it (pass --allow-edited to render it "
+                        f"with every page marked EDITED)")
+    if saved.digest == "edited":
+        log.warning(f"{args.result}: {EDITED}; rendered with every page marked EDITED (--allow-edited)")
+    elif saved.digest == "missing":
+        log.warning(f"{args.result}: no digest, so an edit to its results cannot be detected; "
+                    f"every page is marked unverified")
     out = Path(args.out) if args.out else Path(args.result).parent
     formats = [f for f in args.formats if f != "json"]
     if not formats:  # the set would be metrics.json alone: the report files would just be dropped
         raise UserError(f"{args.result}: render writes html and/or pdf (metrics.json is its input); pass --format html,pdf")
     # the new set replaces the directory's report files as a whole: it keeps the metrics.json it
-    # was rendered from (the bytes parsed, byte for byte; never re-serialised)
-    targets = write_outputs(result, out, formats, theme=theme, overwrite=True, extra={"metrics.json": saved},
+    # was rendered from (the bytes parsed, byte for byte; never re-serialised, so an edited file
+    # keeps a digest that does not match)
+    targets = write_outputs(result, out, formats, theme=theme, overwrite=True, extra={"metrics.json": saved.raw},
                             pdf_variant=args.pdf_variant)
     printer.info(f"{args.result}: wrote {', '.join(str(p) for p in targets.values())}")
     return EXIT_OK

@@ -23,7 +23,10 @@ the report and the config can all import it (the engine's value types :class:`Co
 from __future__ import annotations
 
 import dataclasses
+import hashlib
+import json
 import math
+import re
 import types
 import typing
 from collections.abc import Mapping, Sequence
@@ -998,8 +1001,10 @@ class ComparisonResult(_Frozen):
         "The credit-risk validation battery (config credit: or segment:); null when not configured.")})
 
     def to_json(self) -> dict[str, Any]:
-        """The ``metrics.json`` document: plain dicts, lists, numbers, strings and nulls."""
-        return to_jsonable(self)
+        """The ``metrics.json`` document: plain dicts, lists, numbers, strings and nulls, its
+        ``digest`` last (:func:`results_digest`)."""
+        document = to_jsonable(self)
+        return {**document, "digest": {"algorithm": DIGEST_ALGORITHM, "value": results_digest(document)}}
 
     @classmethod
     def from_json(cls, data: Any, source: str = "metrics.json") -> ComparisonResult:
@@ -1013,6 +1018,9 @@ class ComparisonResult(_Frozen):
         if not isinstance(data, dict):
             raise ResultError(f"{source}: expected a JSON object (a reportgen metrics.json), found {_found(data)}")
         check_schema_version(data, source)
+        if "digest" in data:  # the file's, not the result's: its shape is checked here, its value by digest_status
+            _check_digest_shape(data["digest"], source)
+            data = {k: v for k, v in data.items() if k != "digest"}
         result = _load(cls, data, "", source)
         _check_text_lengths(result, source)
         _check_names(result, source)
@@ -1075,6 +1083,60 @@ def to_jsonable(obj: Any) -> Any:
     if isinstance(obj, (float, np.floating)):
         return _clean_float(float(obj))
     return obj
+
+
+# --------------------------------------------------------------------------------------
+# The digest: tamper evidence for a saved metrics.json
+# --------------------------------------------------------------------------------------
+
+#: The hash of ``metrics.json``'s ``digest``.
+DIGEST_ALGORITHM = "sha256"
+
+#: What a digest's ``value`` is: 64 lower-case hexadecimal digits.
+_DIGEST_VALUE = re.compile(r"[0-9a-f]{64}")
+
+#: What :func:`digest_status` finds: the digest matches the results, does not, or is absent.
+DigestStatus = Literal["ok", "edited", "missing"]
+
+
+def results_digest(document: Mapping[str, Any]) -> str:
+    """SHA-256 (hex) of a ``metrics.json`` document's canonical JSON, its ``digest`` key left out.
+
+    Canonical: ``json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=True)``
+    of the parsed values, as UTF-8 (ASCII) bytes. Any change to a number, a string, a key or the
+    structure changes it; re-indenting the file, reordering its keys or writing a number another way
+    (``0.5`` as ``5e-1``) does not. Tamper-evident, not a signature: anyone can recompute it, so
+    it shows a file edited by hand or by a tool that does not know it, not one forged on purpose.
+    """
+    content = {k: v for k, v in document.items() if k != "digest"}
+    text = json.dumps(content, sort_keys=True, separators=(",", ":"), ensure_ascii=True, allow_nan=False)
+    return hashlib.sha256(text.encode("ascii")).hexdigest()
+
+
+def digest_status(document: Mapping[str, Any]) -> DigestStatus:
+    """Whether a parsed ``metrics.json`` document's ``digest`` matches its results (``"ok"``),
+    does not (``"edited"``), or is absent (``"missing"``: written before reportgen 0.2.0, or
+    removed). Its shape is :meth:`ComparisonResult.from_json`'s to check."""
+    if "digest" not in document:
+        return "missing"
+    return "ok" if document["digest"].get("value") == results_digest(document) else "edited"
+
+
+def _check_digest_shape(digest: Any, source: str) -> None:
+    """Refuse a ``digest`` that is not ``{"algorithm": "sha256", "value": <64 hex digits>}``."""
+    if not isinstance(digest, dict):
+        _fail(source, "digest", "an object", digest)
+    for key in digest:
+        if key not in ("algorithm", "value"):
+            raise ResultError(f"{source}: digest.{key}: unknown key; expected keys: algorithm, value")
+    for key in ("algorithm", "value"):
+        if key not in digest:
+            raise ResultError(f"{source}: digest.{key}: required key is missing")
+    if digest["algorithm"] != DIGEST_ALGORITHM:
+        _fail(source, "digest.algorithm", repr(DIGEST_ALGORITHM), digest["algorithm"])
+    value = digest["value"]
+    if not isinstance(value, str) or _DIGEST_VALUE.fullmatch(value) is None:
+        _fail(source, "digest.value", "64 lower-case hexadecimal digits (a SHA-256)", value)
 
 
 # --------------------------------------------------------------------------------------
@@ -1414,6 +1476,20 @@ def json_schema() -> dict[str, Any]:
 
     root = obj(ComparisonResult)
     root["properties"]["schema_version"] = {"const": SCHEMA_VERSION}
+    root["properties"]["digest"] = {
+        "type": "object",
+        "properties": {"algorithm": {"const": DIGEST_ALGORITHM},
+                       "value": {"type": "string", "pattern": "^[0-9a-f]{64}$"}},
+        "required": ["algorithm", "value"],
+        "additionalProperties": False,
+        "description": (
+            "Tamper evidence, not a signature: SHA-256 (hex) of this document without its 'digest' key, "
+            "serialised canonically as Python's json.dumps(document, sort_keys=True, separators=(',', ':'), "
+            "ensure_ascii=True) in UTF-8. Any change to a number, string, key or structure breaks it; "
+            "whitespace, key order and number spelling do not. reportgen render refuses a file whose digest "
+            "does not match (--allow-edited renders it, marked EDITED on every page) and marks a file "
+            "without one as unverified. Anyone can recompute it, so it shows edits, not who made them."),
+    }
     root["allOf"] = [
         {
             "if": {"properties": {"run": {"properties": {"task": {"const": task}}}}},
@@ -1465,6 +1541,10 @@ __all__ = [
     "FrozenDict",
     "freeze",
     "check_schema_version",
+    "DIGEST_ALGORITHM",
+    "DigestStatus",
+    "digest_status",
+    "results_digest",
     "json_schema",
     "to_jsonable",
     "from_jsonable",

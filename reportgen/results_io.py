@@ -1,17 +1,20 @@
 """Reading a saved ``metrics.json`` back into a :class:`~reportgen.results.ComparisonResult`,
 strictly: the file a ``reportgen render`` or :func:`reportgen.load_result` receives is data
-(bounded size, no FIFO, no repeated key, no NaN, every schema problem one line naming the file).
+(bounded size, no FIFO, no repeated key, no NaN, every schema problem one line naming the file),
+and its digest says whether its results were edited since reportgen wrote them
+(:func:`reportgen.results.digest_status`).
 """
 
 from __future__ import annotations
 
 import json
 import math
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from reportgen.errors import UserError
-from reportgen.results import ComparisonResult
+from reportgen.results import ComparisonResult, DigestStatus, digest_status
 from reportgen.smallfiles import read_user_file
 
 #: The largest ``metrics.json`` :func:`load_result` reads (a 40-model run with ``--full-curves``
@@ -60,10 +63,23 @@ def _object_without_repeats(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return out
 
 
-def read_result(path: str | Path) -> tuple[ComparisonResult, bytes]:
-    """Read a saved ``metrics.json`` back into a result, with the exact bytes it was parsed from
-    (``reportgen render`` keeps those bytes in its report set: one read, so the kept file is the
-    one rendered even if the path is replaced meanwhile).
+@dataclass(frozen=True, slots=True)
+class SavedResult:
+    """A ``metrics.json`` as read (:func:`read_result`)."""
+
+    result: ComparisonResult
+    #: the exact bytes parsed (``reportgen render`` keeps them in its report set: one read, so the
+    #: kept file is the one rendered even if the path is replaced meanwhile; never re-serialised,
+    #: so an edited file stays one whose digest does not match)
+    raw: bytes
+    #: whether the file's digest matches its results: "ok", "edited" or "missing"
+    digest: DigestStatus
+
+
+def read_result(path: str | Path) -> SavedResult:
+    """Read a saved ``metrics.json`` back into a result, with the bytes it was parsed from and
+    whether its digest matches (checked after the schema: a file that is no metrics.json is told
+    so, whatever its digest).
 
     A received file is data: a FIFO or device is refused (never blocks), the size is bounded by
     :data:`MAX_RESULT_BYTES`, nesting too deep for the parser and every schema problem are a
@@ -92,16 +108,28 @@ def read_result(path: str | Path) -> tuple[ComparisonResult, bytes]:
     except RecursionError:
         raise UserError(f"{p}: not a reportgen metrics.json (it nests too deeply)") from None
     try:
-        return ComparisonResult.from_json(data, source=str(p)), raw
+        return SavedResult(ComparisonResult.from_json(data, source=str(p)), raw, digest_status(data))
     except (KeyError, TypeError, ValueError) as exc:
         raise UserError(f"{p}: not a reportgen metrics.json (missing or malformed {exc})") from None
     except RecursionError:
         raise UserError(f"{p}: not a reportgen metrics.json (it nests too deeply)") from None
 
 
-def load_result(path: str | Path) -> ComparisonResult:
-    """Read a saved ``metrics.json`` back into a result (see :func:`read_result`)."""
-    return read_result(path)[0]
+def load_result(path: str | Path, allow_edited: bool = False) -> ComparisonResult:
+    """Read a saved ``metrics.json`` back into a result (see :func:`read_result`).
+
+    A file whose results do not match their digest (edited since reportgen wrote it) is a
+    :class:`~reportgen.errors.UserError` unless ``allow_edited``; the result then carries no
+    mark of it (``reportgen render --allow-edited`` marks every page of the report it writes).
+    """
+    saved = read_result(path)
+    if saved.digest == "edited" and not allow_edited:
+        raise UserError(f"{path}: {EDITED}; pass allow_edited=True to read it anyway")
+    return saved.result
 
 
-__all__ = ["MAX_RESULT_BYTES", "load_result", "read_result"]
+#: What an edited ``metrics.json`` is, in the one-line refusals of ``render`` and :func:`load_result`.
+EDITED = "its results do not match their digest (the file was edited after reportgen wrote it)"
+
+
+__all__ = ["EDITED", "MAX_RESULT_BYTES", "SavedResult", "load_result", "read_result"]

@@ -41,6 +41,7 @@ from reportgen.config import REPORT_SECTIONS, ReportConfig
 from reportgen.errors import ReportgenError, ResultError, ThemeError
 from reportgen.report.formats import FILTERS
 from reportgen.report.views import ReportView, report_view
+from reportgen.report.views.appendix import Provenance
 from reportgen.results import ComparisonResult
 
 log = logging.getLogger(__name__)
@@ -57,12 +58,16 @@ SECTIONS = REPORT_SECTIONS
 
 @dataclass(frozen=True, slots=True)
 class Theme:
-    """Look of a report: an optional template directory, palette, logo and section list."""
+    """How a report is rendered, as whoever renders it chose: an optional template directory,
+    palette, logo and section list, and the pack's provenance (where it is written and, for a
+    re-render, from what: the audit trail's lines and the mark on every page of a pack from an
+    edited or unverified metrics.json)."""
 
     template_dir: Path | None = None
     palette: tuple[str, ...] | None = None
     logo: Path | None = None
     sections: tuple[str, ...] = SECTIONS
+    provenance: Provenance = Provenance()
 
     @classmethod
     def from_config(cls, report: dict[str, Any] | None, template_dir: Path | None = None) -> Theme:
@@ -85,7 +90,7 @@ class Theme:
     @classmethod
     def from_saved_result(
         cls, report: Any, template_dir: Path | None = None, logo: Path | None = None,
-        source: str = "metrics.json",
+        source: str = "metrics.json", provenance: Provenance = Provenance(),
     ) -> Theme:
         """The theme for re-rendering a saved ``metrics.json`` (``reportgen render``).
 
@@ -94,7 +99,7 @@ class Theme:
         breaks them is a :class:`~reportgen.errors.ResultError` naming its JSON path, never a
         crash in the figures nor a section silently left out), but no path in it is ever opened —
         the template directory comes only from ``--theme`` and the logo only from ``--logo``, both
-        given by the person running the command.
+        given by the person running the command, as is ``provenance``.
         """
         if report is None:
             report = {}
@@ -114,6 +119,7 @@ class Theme:
             palette=tuple(checked.palette) if checked.palette else None,
             logo=logo,
             sections=tuple(checked.sections) if checked.sections else SECTIONS,
+            provenance=provenance,
         )
 
 
@@ -454,4 +460,4 @@ def _theme_frame(exc: BaseException, template_dir: str | Path) -> str | None:
     return found
 
 
-__all__ = ["render_html", "build_view", "Theme", "make_environment", "render_pdf", "result_json"]
+__all__ = ["render_html", "build_view", "Provenance", "Theme", "make_environment", "render_pdf", "result_json"]

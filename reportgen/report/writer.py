@@ -45,6 +45,7 @@ is writing (it is locked against other reportgen runs only; the lock is advisory
 
 from __future__ import annotations
 
+import dataclasses
 import errno
 import fcntl
 import hashlib
@@ -471,6 +472,8 @@ def write_outputs(
                                  phase, along)
     if output_path(out_dir) != reservation.target:
         raise ValueError(f"{out_dir} is not the reserved directory {reservation.target}")
+    # the audit trail names the directory the set goes to (not output.dir's template)
+    theme = dataclasses.replace(theme, provenance=dataclasses.replace(theme.provenance, output_dir=str(reservation.target)))
     return _write_set(result, formats, theme, extra, reservation, pdf_variant, full_curves, phase, along)
 
 

@@ -8,6 +8,7 @@ sections, its figures and the numbers it prints.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import jsonschema
@@ -140,7 +141,10 @@ def test_metrics_json_follows_the_schema_and_round_trips(mc_run, metrics_schema,
     assert json.dumps(again, sort_keys=True) == json.dumps(data, sort_keys=True)
     assert data["run"]["classes"] == CLASSES and data["run"]["task"] == "multiclass"
     assert cli(["render", str(mc_run / "metrics.json"), "--out", str(tmp_path / "r"), "--format", "html"]) == 0
-    assert (tmp_path / "r" / "report.html").read_text() == (mc_run / "report.html").read_text()
+    def but_provenance(html: str) -> str:  # the output directory and the re-render differ (issue 40)
+        return re.sub(r'<tr class="provenance">.*?</tr>', "", html)
+
+    assert but_provenance((tmp_path / "r" / "report.html").read_text()) == but_provenance((mc_run / "report.html").read_text())
 
 
 @pytest.mark.pdf

@@ -82,6 +82,7 @@ def make_fixture(task: str) -> dict:
     """The metrics.json of a small deterministic run (pinned clock, temporary paths replaced)."""
     from reportgen.config import load_config
     from reportgen.pipeline import analyse
+    from reportgen.results import ComparisonResult
 
     saved = os.environ.get("REPORTGEN_NOW")
     os.environ["REPORTGEN_NOW"] = PINNED_NOW
@@ -93,7 +94,8 @@ def make_fixture(task: str) -> dict:
             path.write_text(yaml.safe_dump(cfg, sort_keys=False), encoding="utf-8")
             config, p = load_config(path)
             text = json.dumps(analyse(config, p).to_json(), indent=1, ensure_ascii=False)
-            return json.loads(text.replace(str(d), "snapshot"))
+            # the paths replaced, the digest is the new document's
+            return ComparisonResult.from_json(json.loads(text.replace(str(d), "snapshot"))).to_json()
     finally:
         if saved is None:
             os.environ.pop("REPORTGEN_NOW", None)

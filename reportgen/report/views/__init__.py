@@ -21,7 +21,7 @@ from reportgen.config import REPORT_SECTIONS
 from reportgen.logo import logo_data_uri
 from reportgen.report.formats import fmt_count, fmt_level, isolate, needs_isolation
 from reportgen.report.views import credit as credit_section
-from reportgen.report.views.appendix import AppendixView, ChecksView, appendix_view, checks_view
+from reportgen.report.views.appendix import AppendixView, ChecksView, PageMark, appendix_view, checks_view, page_mark
 from reportgen.report.views.common import Models
 from reportgen.report.views.comparison import ComparisonView, comparison_view
 from reportgen.report.views.confusion import ConfusionView, confusion_view
@@ -80,6 +80,8 @@ class ReportView:
 
     title: str
     running_title: str
+    #: a pack from an edited (--allow-edited) or digest-less metrics.json says so on every page
+    mark: PageMark | None
     author: str
     created: str
     run_id: str
@@ -148,6 +150,7 @@ def report_view(result: ComparisonResult, theme: Theme, drawing: Callable[[], Ma
     view = ReportView(
         title=run.title,
         running_title=running_title(run.title),
+        mark=page_mark(theme.provenance),
         author=run.author or "",
         created=run.created.replace("T", " ").replace("Z", " UTC"),
         run_id=run.run_id,
@@ -186,7 +189,7 @@ def report_view(result: ComparisonResult, theme: Theme, drawing: Callable[[], Ma
         per_class=per_class,
         credit=credit,
         trend=trend_view(result),
-        appendix=appendix_view(result),
+        appendix=appendix_view(result, theme.provenance),
     )
     return isolated(view, [*result.models, *(run.classes or [])])
 
@@ -209,9 +212,11 @@ def running_title(title: str) -> str:
     return title if len(title) <= RUNNING_TITLE_CHARS else title[: RUNNING_TITLE_CHARS - 1].rstrip() + "…"
 
 
-#: View fields printed as written: the config as run and the paths of the inputs (copied out of
-#: the report, they must stay byte for byte what they are) and markup (figures, the logo).
-_AS_WRITTEN = frozenset({"config_yaml", "config_path", "file", "files", "logo", "figures", "class_figures"})
+#: View fields printed as written: the config as run, the paths of the inputs, of the output
+#: directory and of a re-render's source (copied out of the report, they must stay byte for byte
+#: what they are; the page mark names the source) and markup (figures, the logo).
+_AS_WRITTEN = frozenset({"config_yaml", "config_path", "output_dir", "source", "mark", "file", "files", "logo", "figures",
+                         "class_figures"})
 
 
 def isolated(view: Any, names: Sequence[str]) -> Any:

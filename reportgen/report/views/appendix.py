@@ -1,16 +1,77 @@
-"""The audit trail (appendix) and the checks section: what was run, on which files, and the
-configured rules' results."""
+"""The audit trail (appendix) and the checks section: what was run, on which files, where the
+pack was written and from what, and the configured rules' results; the mark every page of a
+pack rendered from an unverified or edited ``metrics.json`` carries."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import yaml
 
 from reportgen.report.formats import fmt_count
-from reportgen.results import ComparisonResult, to_jsonable
+from reportgen.results import ComparisonResult, DigestStatus, to_jsonable
+
+
+@dataclass(frozen=True, slots=True)
+class Provenance:
+    """Where a pack is written and, when it is re-rendered from a saved ``metrics.json``, from
+    what: given by whoever renders it (the writer, ``reportgen render``), never read from a result,
+    so a result renders the same wherever it is written but for these lines."""
+
+    #: the directory the report set is written to (absolute), None when the page is not written
+    #: into a report set (a notebook, a test)
+    output_dir: str | None = None
+    #: a re-render: the ``metrics.json`` rendered (as given), when (ISO 8601, UTC) and its digest
+    source: str | None = None
+    rendered: str | None = None
+    digest: DigestStatus | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RerenderRow:
+    date: str
+    #: the path as given (printed as written)
+    source: str
+    digest: str
+
+
+@dataclass(frozen=True, slots=True)
+class PageMark:
+    """What every page of a pack from an edited or unverified ``metrics.json`` says: a banner at
+    the top of the HTML page and of the PDF's first page, and a line in every PDF page's margin."""
+
+    kind: Literal["edited", "unverified"]
+    banner: str
+    running: str
+
+
+#: A re-render's digest, in the audit trail.
+DIGEST_WORDS = {
+    "ok": "digest ok",
+    "edited": "EDITED: the results do not match their digest",
+    "missing": "no digest: unverified",
+}
+
+
+def page_mark(provenance: Provenance) -> PageMark | None:
+    """The mark of a pack rendered from an edited (``--allow-edited``) or digest-less ``metrics.json``."""
+    if provenance.digest == "edited":
+        return PageMark(
+            "edited",
+            f"EDITED — digest does not match: the results in {provenance.source} were changed after reportgen wrote "
+            "them (rendered with --allow-edited); no number in this report can be relied on.",
+            "EDITED — digest does not match",
+        )
+    if provenance.digest == "missing":
+        return PageMark(
+            "unverified",
+            f"UNVERIFIED — {provenance.source} carries no digest (written before reportgen 0.2.0, or the digest was "
+            "removed), so an edit to its results could not be detected.",
+            "Unverified — metrics.json has no digest",
+        )
+    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,6 +97,10 @@ class AppendixView:
     engine: str
     binning: tuple[str, ...]
     config_path: str
+    #: the directory the pack was written to (absolute; empty when not written into a report set)
+    output_dir: str
+    #: a pack re-rendered from a saved metrics.json: when, from which file, its digest
+    rerender: RerenderRow | None
     versions: tuple[tuple[str, str], ...]
     files: tuple[FileRow, ...]
     dropped: tuple[DroppedRow, ...]
@@ -64,8 +129,9 @@ ENGINES = {
 }
 
 
-def appendix_view(result: ComparisonResult) -> AppendixView:
+def appendix_view(result: ComparisonResult, provenance: Provenance = Provenance()) -> AppendixView:
     run = result.run
+    p = provenance
     return AppendixView(
         duration=f"{run.duration_seconds:.2f} s",
         engine=ENGINES.get(run.engine, run.engine),
@@ -76,6 +142,12 @@ def appendix_view(result: ComparisonResult) -> AppendixView:
             if m.binning is not None
         ),
         config_path=run.config_path,
+        output_dir=p.output_dir or "",
+        rerender=None if p.source is None else RerenderRow(
+            date=(p.rendered or "").replace("T", " ").replace("Z", " UTC"),
+            source=p.source,
+            digest=DIGEST_WORDS[p.digest or "missing"],
+        ),
         versions=tuple(sorted(run.versions.items())),
         files=tuple(
             FileRow(
