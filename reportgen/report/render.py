@@ -50,7 +50,7 @@ from reportgen.report.labels import CRITERION_LABELS
 from reportgen.results import ComparisonResult, ModelResult, to_jsonable
 from reportgen.smallfiles import read_user_file
 from reportgen.report.wording import approval_view, comparison_notes, interval_kind, interval_methods, per_class_interval_note, verdict
-from reportgen.report.wording import optimum_label, ranking_note, undefined_of
+from reportgen.report.wording import family_words, optimum_label, ranking_note, undefined_of
 from reportgen.report.wording import rule as model_rule
 
 log = logging.getLogger(__name__)
@@ -721,11 +721,13 @@ def _build_view(result: ComparisonResult, theme: Theme, drawing: Any) -> dict[st
             "delong": None if d is None else {
                 "delta": fmt_signed(d.delta, 4), "se": fmt_num(d.se, 4), "z": fmt_num(d.z, 2),
                 "p": fmt_p(d.p_value), "p_holm": fmt_p(d.p_value_holm) if d.p_value_holm is not None and delong_family > 1 else "",
+                "family": family_words(d.family, d.family_size, c.baseline),
                 "ci": fmt_ci(d.ci, 4), "paired": "paired" if d.paired else "unpaired",
             },
             "mcnemar": None if mc is None else {
                 "statistic": fmt_num(mc.statistic, 3), "p": fmt_p(mc.p_value),
                 "p_holm": fmt_p(mc.p_value_holm) if mc.p_value_holm is not None and mcnemar_family > 1 else "",
+                "family": family_words(mc.family, mc.family_size, c.baseline),
                 "method": mc.method,
                 # the mid-p test Fagerland, Lydersen & Laake (2013) recommend, beside the conservative one
                 "mid_p": fmt_p(mc.p_value_mid_p) if mc.p_value_mid_p is not None and (mc.model_only_right or mc.baseline_only_right) else "",
@@ -903,6 +905,9 @@ def _build_view(result: ComparisonResult, theme: Theme, drawing: Any) -> dict[st
         else ("cost per row under the configured cost matrix" if mc_costed else "no cost matrix configured"),
         "keyed": keyed,
         "pairwise": _pairwise_view(result, col, short),
+        # the pairwise block's Holm family, named with its size (a baseline pair keeps its comparison's)
+        "pairwise_family": next((family_words(x.family, x.family_size, run.baseline) for x in result.pairwise
+                                 if x.family == "challenger_pairs"), "the challenger pairs"),
         "settings_note": _settings_note(run, binary, interval_kind(result), result),
         # how the metrics table's intervals were made, said where they are shown
         "interval_methods": interval_methods(result) or "",
