@@ -316,22 +316,24 @@ def _minus(a: float | None, b: float | None) -> float | None:
     return None if a is None or b is None else a - b
 
 
-#: ``Decision.method`` and ``ci_method`` of a bootstrap verdict (:func:`bootstrap_test`).
+#: ``Decision.method`` of a bootstrap verdict (:func:`bootstrap_test`).
 BOOTSTRAP_NORMAL = "bootstrap (normal, SE of the replicates)"
 
 
-def bootstrap_test(delta: float | None, samples: np.ndarray | None, level: float) -> PrimaryTest | None:
+def bootstrap_test(delta: float | None, samples: np.ndarray | None, level: float,
+                   ci_method: str | None = None) -> PrimaryTest | None:
     """The primary metric's test from the bootstrap replicates of its difference: the normal test
     on their standard error, ``z = δ̂/se_B``, ``p = 2·Φ(−|z|)``, and its intervals
     ``δ̂ ± z_{(1+level)/2}·se_B`` at any level (Efron & Tibshirani 1993 §12.2;
-    :mod:`reportgen.engine.multiplicity` says why not the percentile p). None without a difference
-    or two finite replicates (no test)."""
+    :mod:`reportgen.engine.multiplicity` says why not the percentile p). ``ci_method``: how the
+    replicates were drawn (the difference's ``ci_method``), kept as the interval's. None without a
+    difference or two finite replicates (no test)."""
     se = None if samples is None or delta is None else MP.bootstrap_se(samples)
     if se is None or delta is None:
         return None
     test_at = functools.partial(stats.normal_test, delta, se * se)
     _, p, lo, hi = test_at(level)
-    return PrimaryTest(p, BOOTSTRAP_NORMAL, [lo, hi], BOOTSTRAP_NORMAL,
+    return PrimaryTest(p, BOOTSTRAP_NORMAL, [lo, hi], ci_method or BOOTSTRAP_NORMAL,
                        functools.partial(_scaled_interval, test_at, 1.0))
 
 
@@ -717,9 +719,9 @@ def _pair_step(run: _BinaryRun, j: int, models: dict[str, ModelResult], delong: 
         step.caps["delong"] = "small_class" if small else "weighted"
         if wdiff is not None:
             _take(step, drawn, DELONG_METRICS, *wdiff, _MIDX, s)
-    if test is None and (test := bootstrap_test(delta.get(pm), drawn.get(pm), s.level)) is not None:
+    if test is None and (test := bootstrap_test(delta.get(pm), drawn.get(pm), s.level, step.method.get(pm))):
         # the difference's interval is the verdict's, so the table never contradicts the verdict
-        step.ci[pm], step.method[pm] = test.ci, BOOTSTRAP_NORMAL  # type: ignore[assignment]
+        step.ci[pm] = test.ci  # type: ignore[assignment]
     step.primary = test or no_test(step.ci, step.method, pm)
     # McNemar: the agreement counts at each model's decision rule
     step.mcnemar, why = mcnemar_of_pairing(ev.pairing, j, b, ev.weighted, s.weight_kind)

@@ -39,7 +39,6 @@ from reportgen.engine import multiclass as MC
 from reportgen.engine import multiplicity as MP
 from reportgen.engine import streams
 from reportgen.engine.compare import (
-    BOOTSTRAP_NORMAL,
     ROW_BOOTSTRAP,
     Progress,
     Settings,
@@ -268,9 +267,9 @@ def comparisons_of(names: Sequence[str], models: dict[str, ModelResult], s: Sett
         drawn = joint_deltas.get(j, {}).get(pm)
         if drawn is None and boot is not None and pm in midx:
             drawn = boot[:, j, midx[pm]] - boot[:, b, midx[pm]]
-        if (test := bootstrap_test(delta.get(pm), drawn, s.level)) is not None:
+        if (test := bootstrap_test(delta.get(pm), drawn, s.level, method.get(pm))) is not None:
             # the difference's interval is the verdict's, so the table never contradicts the verdict
-            ci[pm], method[pm] = test.ci, BOOTSTRAP_NORMAL  # type: ignore[assignment]
+            ci[pm] = test.ci  # type: ignore[assignment]
         tests.append(test or no_test(ci, method, pm))
     decisions = decide([p[1].get(pm) for p in pending], tests, pm, BETTER.get(pm) or "higher", s.level)
     comparisons: list[Comparison] = []

@@ -254,7 +254,7 @@ def comparison_notes(c: Comparison, result: ComparisonResult) -> list[str]:
         notes.append(JOINT_BINNED_NOTE)
     if ROW_BOOTSTRAP in methods:
         notes.append(row_bootstrap_note(run.bootstrap_resamples, run.bootstrap_seed))
-    if BOOTSTRAP_NORMAL in c.ci_method.values():
+    if c.decision is not None and c.decision.method == BOOTSTRAP_NORMAL:
         notes.append(BOOTSTRAP_NORMAL_NOTE)
     pair_methods = set(c.ci_method.values())
     if WEIGHTED_METHODS & methods:

@@ -94,7 +94,7 @@ def test_a_bootstrap_verdict_is_the_normal_test_on_the_replicates_spread() -> No
     ds = decide(deltas, tests, "f1", "higher", 0.95)
     for d, r, delta in zip(ds, reps, deltas):
         se = np.std(r, ddof=1)
-        assert d.method == d.ci_method == BOOTSTRAP_NORMAL
+        assert d.method == d.ci_method == BOOTSTRAP_NORMAL  # no resampling method given
         assert d.p_value == pytest.approx(2 * sps.norm.sf(abs(delta) / se), rel=1e-9)
         assert d.ci == pytest.approx([delta - sps.norm.ppf(0.975) * se, delta + sps.norm.ppf(0.975) * se], rel=1e-9)
         z = sps.norm.ppf(1 - 0.05 / 6)
@@ -115,9 +115,8 @@ def test_the_comparison_interval_of_a_bootstrap_primary_metric_is_the_verdicts()
                                    threshold=1.25, bootstrap={"resamples": 200, "seed": 3})
     for c in res.comparisons:
         assert list(c.ci["f1"]) == list(c.decision.ci)
-        assert c.ci_method["f1"] == c.decision.ci_method
-        # other metrics keep their percentile intervals
-        assert c.ci_method["accuracy"] != c.decision.ci_method
+        assert c.ci_method["f1"] == c.decision.ci_method == "paired bootstrap of decision patterns"
+        assert c.decision.method == "bootstrap (normal, SE of the replicates)"
 
 
 def _three_models(seed: int = 8, n: int = 800) -> pd.DataFrame:
