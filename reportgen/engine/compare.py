@@ -44,6 +44,7 @@ from reportgen.results import (
     Curves,
     Decision,
     DeLongSummary,
+    HolmFamily,
     KsData,
     McNemarSummary,
     ModelResult,
@@ -790,7 +791,7 @@ def _comparison_family(run: _BinaryRun, steps: list[_PairStep]) -> list[Comparis
                 dl = replace(dl, p_value_holm=dec.p_value_adjusted, family=MP.VERDICTS, family_size=dec.family_size)
             else:
                 dl = replace(dl, p_value_holm=hd, family=MP.DELONG, family_size=size_d)
-        mcs = None if p.mcnemar is None else mcnemar_summary(p.mcnemar[0], hm, *p.mcnemar[1:], family_size=size_m)
+        mcs = None if p.mcnemar is None else mcnemar_summary(p.mcnemar[0], hm, p.mcnemar[1], p.mcnemar[2], size_m)
         notes = list(p.notices)  # the tests' own caveats; what is missing is in ``caps`` (codes)
         flat = _zero_width(p.ci)
         if flat:
@@ -829,7 +830,8 @@ def _pairwise_family(run: _BinaryRun, models: dict[str, ModelResult], delong: di
     holm_pw, size_pw = MP.holm(raw_pw)
     cells = []
     for (a_name, c_name, dg, pv), ph in zip(pairwise, holm_pw):
-        family, size = (MP.CHALLENGER_PAIRS, size_pw) if pv is not None else (None, None)
+        family: HolmFamily | None = MP.CHALLENGER_PAIRS if pv is not None else None
+        size = size_pw if pv is not None else None
         if run.base_name in (a_name, c_name):
             dl = against.get(c_name if a_name == run.base_name else a_name)
             if dl is not None and dl.paired:

@@ -276,7 +276,7 @@ def comparisons_of(names: Sequence[str], models: dict[str, ModelResult], s: Sett
     holm_m, size_m = MP.holm(raw_mcnemar)
     for (name, delta, rel, rer, ci, method, caps, mcn), hm, dec in zip(pending, holm_m, decisions):
         # a family of one is its own Holm adjustment (adjusted p = raw p), as in the binary driver
-        mc = None if mcn is None else mcnemar_summary(mcn[0], hm, *mcn[1:], family_size=size_m)
+        mc = None if mcn is None else mcnemar_summary(mcn[0], hm, mcn[1], mcn[2], size_m)
         comparisons.append(Comparison(
             model=name, baseline=base_name, delta=delta, relative_delta=rel,
             relative_error_reduction=rer["accuracy"], relative_error_reductions=rer, ci=ci,

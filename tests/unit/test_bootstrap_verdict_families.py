@@ -19,6 +19,7 @@ from scipy import stats as sps
 
 import reportgen
 from reportgen.config import load_config
+from reportgen.engine.compare import BOOTSTRAP_NORMAL, bootstrap_test, decide
 from reportgen.pipeline import analyse
 from reportgen.report.wording import verdict
 
@@ -85,8 +86,6 @@ def test_eleven_clearly_worse_multiclass_challengers_are_all_significant(tmp_pat
 def test_a_bootstrap_verdict_is_the_normal_test_on_the_replicates_spread() -> None:
     """p = 2·Φ(−|δ|/se), the intervals δ ± z·se at the level and at 1 − α/(2m), where se is the SD
     of the replicate differences; the interval of the difference in the comparison is the verdict's."""
-    from reportgen.engine.compare import BOOTSTRAP_NORMAL, bootstrap_test, decide
-
     rng = np.random.default_rng(7)
     reps = [rng.normal(mu, 0.02, 300) for mu in (-0.05, 0.01, 0.03)]
     deltas = [-0.048, 0.012, 0.029]
