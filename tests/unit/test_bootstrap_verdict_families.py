@@ -153,3 +153,18 @@ def test_a_pair_with_the_baseline_shows_one_adjusted_p_wherever_it_appears(prima
         for t in ("delong", "mcnemar"):
             assert c["tests"][t]["family"] is not None and c["tests"][t]["family_size"] >= 1
     assert all(cell["family"] is not None for cell in doc["pairwise"])
+
+
+def test_the_report_names_each_family_beside_its_adjusted_p() -> None:
+    """The pairwise note said "over the challenger pairs" while the p-values were Holm over every
+    pair; now it names the family with its size, as the DeLong and McNemar blocks do."""
+    from reportgen.report.render import render_html
+
+    df = _three_models()
+    res = reportgen.compare_frames(df, label="y", scores=["logistic", "tree", "forest"], baseline="logistic",
+                                   bootstrap={"resamples": 0})
+    page = render_html(res)
+    assert "family-wise error over the 1 challenger-vs-challenger pair;" in page
+    assert "over the challenger pairs" not in page
+    assert "Holm-adjusted over the 2 comparisons with logistic, p" in page
+    assert "Holm-adjusted over the 2 McNemar tests against logistic, p" in page
