@@ -269,8 +269,10 @@ CONVENTIONS: dict[str, tuple[tuple[Task, ...], str]] = {
         "in ci_method: a model's KS (reshaped bootstrap-t), a proportion whose count is 0 or its total "
         "(Clopper-Pearson), AUC and Gini of unweighted binary models (DeLong).")),
     "bootstrap_p": (("binary", "multiclass"), (
-        "Two-sided 2·min(share of Δ* ≤ 0, share of Δ* ≥ 0), capped at 1; at or below 1/(B + 1) it is "
-        "reported as that bound (p_value_is_bound, 'p ≤ 1/(B+1)').")),
+        "Normal test on the bootstrap standard error: z = Δ / SD(Δ*), two-sided p = 2·Φ(−|z|), its intervals "
+        "Δ ± z_(1−α/2)·SD(Δ*) and, simultaneous, Δ ± z_(1−α/(2m))·SD(Δ*) (Efron & Tibshirani 1993, §12.2); the "
+        "verdict's interval is also the difference's. No resolution floor, so a Bonferroni interval that excludes 0 "
+        "implies a Holm-significant verdict.")),
     "multiplicity": (("binary", "multiclass"), (
         "Holm's step-down adjustment per family of tests, capped at 1 (statsmodels multipletests 'holm', "
         "R p.adjust); simultaneous intervals at the Bonferroni level 1 − α/m.")),

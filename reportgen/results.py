@@ -442,6 +442,14 @@ class ModelResult(_Frozen):
                         "wording.")})
 
 
+#: The Holm family an adjusted p belongs to (reportgen.engine.multiplicity): the verdicts on the primary metric
+#: against the baseline, DeLong's or McNemar's tests against the baseline, or the pairs of challengers.
+HolmFamily = Literal["verdicts", "delong", "mcnemar", "challenger_pairs"]
+_FAMILY = ("The Holm family of the adjusted p: 'verdicts' (the primary metric, each challenger against the baseline), "
+           "'delong' or 'mcnemar' (those tests against the baseline), 'challenger_pairs' (DeLong, each pair of "
+           "challengers); null in files written before families were recorded.")
+
+
 @dataclass(frozen=True, slots=True)
 class DeLongSummary(_Frozen):
     auc_model: float
@@ -453,6 +461,8 @@ class DeLongSummary(_Frozen):
     p_value_holm: float | None
     ci: Sequence[float]
     paired: bool
+    family: HolmFamily | None = field(default=None, metadata={"description": _FAMILY})
+    family_size: int | None = field(default=None, metadata={"description": "Tests in that family."})
 
 
 @dataclass(frozen=True, slots=True)
@@ -486,6 +496,8 @@ class McNemarSummary(_Frozen):
     p_value_chi2_corrected: float | None = field(default=None, metadata={"description": (
         "Asymptotic p-value with Edwards' continuity correction, chi2 = (|b - c| - 1)^2 / (b + c) on 1 df "
         "(R mcnemar.test; statsmodels mcnemar(exact=False)).")})
+    family: HolmFamily | None = field(default=None, metadata={"description": _FAMILY})
+    family_size: int | None = field(default=None, metadata={"description": "Tests in that family."})
 
 
 @dataclass(frozen=True, slots=True)
@@ -500,11 +512,13 @@ class Decision(_Frozen):
     metric: str
     better: Literal["higher", "lower"]
     delta: float | None
-    method: str = field(metadata={"description": "The test: 'DeLong (paired)', 'DeLong (unpaired, Welch t)', "
-                                                 "'bootstrap' or 'no test'."})
+    method: str = field(metadata={"description": (
+        "The test: 'DeLong (paired)', 'DeLong (unpaired, Welch t)', 'bootstrap (normal, SE of the replicates)' "
+        "(z = delta / SD of the bootstrap differences), 'no test'; 'bootstrap' in older files (percentile p).")})
     p_value: float | None
     p_value_is_bound: bool = field(metadata={"description": (
-        "True when p_value is only an upper bound: a bootstrap p at its resolution floor 1/(B+1).")})
+        "True when p_value is only an upper bound: in older files, a percentile bootstrap p at its floor 1/(B+1); "
+        "always false since bootstrap verdicts use the normal test.")})
     p_value_adjusted: float | None
     p_value_adjusted_is_bound: bool
     adjustment: Literal["holm"]
@@ -518,6 +532,8 @@ class Decision(_Frozen):
         "Simultaneous (Bonferroni) interval of delta at ci_simultaneous_level = 1 - alpha/family_size.")})
     ci_simultaneous_level: float
     ci_method: str | None
+    family: HolmFamily = field(default="verdicts", metadata={"description": (
+        "The Holm family: always 'verdicts' (the primary metric, each challenger against the baseline).")})
 
 
 @dataclass(frozen=True, slots=True)
@@ -609,7 +625,10 @@ class PairwiseCell(_Frozen):
     delta: float | None
     p_value: float | None
     p_value_holm: float | None = field(default=None, metadata={"description": (
-        "Holm-adjusted over the family of pairwise DeLong tests (each unordered pair once).")})
+        "Holm-adjusted within 'family': a pair of challengers over the challenger pairs (each unordered pair "
+        "once); a pair with the baseline is its comparison's DeLong test, with that test's adjusted p.")})
+    family: HolmFamily | None = field(default=None, metadata={"description": _FAMILY})
+    family_size: int | None = field(default=None, metadata={"description": "Tests in that family."})
 
 
 @dataclass(frozen=True, slots=True)

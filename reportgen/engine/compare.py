@@ -44,6 +44,7 @@ from reportgen.results import (
     Curves,
     Decision,
     DeLongSummary,
+    HolmFamily,
     KsData,
     McNemarSummary,
     ModelResult,
@@ -229,10 +230,11 @@ class PrimaryTest:
     """One comparison's test of the primary metric, before the family is adjusted.
 
     ``interval_at(level)``: the interval of the difference at another level (the simultaneous
-    one), from the same method (DeLong's normal or t interval, or the bootstrap percentiles).
+    one), from the same method as ``p`` (DeLong's normal or t test, or the normal test on the
+    bootstrap standard error), so an interval excludes 0 exactly when ``p`` is below 1 − level.
     """
 
-    p: MP.PValue | None
+    p: float | None
     method: str
     ci: list[float] | None
     ci_method: str | None
@@ -244,21 +246,20 @@ def decide(deltas: list[float | None], tests: list[PrimaryTest], metric: str, be
     """The family of verdicts of a run: Holm over every defined p-value (whatever the method),
     significance at α = 1 − level on the adjusted p, simultaneous Bonferroni intervals at
     1 − α/m beside the unadjusted ones (:mod:`reportgen.engine.multiplicity`)."""
-    adjusted = MP.holm([t.p for t in tests])
-    m = sum(t.p is not None for t in tests)
+    adjusted, m = MP.holm([t.p for t in tests])
     alpha = MP.alpha_of(level)
     sim_level = MP.simultaneous_level(level, m)
     out = []
     for delta, t, adj in zip(deltas, tests, adjusted):
-        sig = None if adj is None else adj.value < alpha
+        sig = None if adj is None else adj < alpha
         sim = t.ci if m <= 1 else (t.interval_at(sim_level) if t.interval_at is not None else None)
         out.append(Decision(
             metric=metric, better="lower" if better == "lower" else "higher", delta=delta, method=t.method,
-            p_value=None if t.p is None else t.p.value, p_value_is_bound=bool(t.p is not None and t.p.is_bound),
-            p_value_adjusted=None if adj is None else adj.value, p_value_adjusted_is_bound=bool(adj and adj.is_bound),
+            p_value=t.p, p_value_is_bound=False, p_value_adjusted=adj, p_value_adjusted_is_bound=False,
             adjustment=MP.HOLM, family_size=m, alpha=alpha, significant=sig,
             direction=MP.direction(delta, better, sig), ci=t.ci, ci_level=level,
             ci_simultaneous=sim, ci_simultaneous_level=sim_level if m > 1 else level, ci_method=t.ci_method,
+            family=MP.VERDICTS,
         ))
     return out
 
@@ -292,13 +293,15 @@ def mcnemar_of_pairing(pairing: Pairing, j: int, b: int, weighted: bool, weight_
 
 
 def mcnemar_summary(r: stats.McNemarResult, p_holm: float | None, basis: McNemarBasis,
-                    weighted: np.ndarray | None = None) -> McNemarSummary:
+                    weighted: np.ndarray | None = None, family_size: int | None = None) -> McNemarSummary:
     """The result's summary with which side errs more: b = model right only, c = baseline right
-    only; c > b means the model errs more on the rows where the two disagree."""
+    only; c > b means the model errs more on the rows where the two disagree. ``p_holm``: Holm
+    over the family of McNemar's tests against the baseline, of ``family_size`` tests."""
     side: Literal["model", "baseline", "neither"] = "model" if r.c > r.b else "baseline" if r.b > r.c else "neither"
     wt = None if weighted is None else [[float(v) for v in row] for row in weighted]
     return McNemarSummary(r.statistic, r.p_value, p_holm, r.method, [[float(v) for v in row] for row in r.table],
-                          float(r.b), float(r.c), side, basis, wt, r.p_exact, r.p_mid, r.p_chi2, r.p_chi2_corrected)
+                          float(r.b), float(r.c), side, basis, wt, r.p_exact, r.p_mid, r.p_chi2, r.p_chi2_corrected,
+                          family=None if p_holm is None else MP.MCNEMAR, family_size=None if p_holm is None else family_size)
 
 
 def differences(mm: Mapping[str, float | None], bm: Mapping[str, float | None], metrics: tuple[str, ...],
@@ -314,14 +317,30 @@ def _minus(a: float | None, b: float | None) -> float | None:
     return None if a is None or b is None else a - b
 
 
-def bootstrap_test(samples: np.ndarray | None, ci: dict[str, list[float]], method: dict[str, str],
-                   metric: str) -> PrimaryTest:
-    """The primary metric's test from the bootstrap replicates of its difference (its p-value and
-    the percentile interval at any level), or "no test" without them."""
-    if samples is None:
-        return PrimaryTest(None, "no test", ci.get(metric), method.get(metric))
-    return PrimaryTest(MP.bootstrap_p(samples), "bootstrap", ci.get(metric), method.get(metric),
-                       lambda level: bootstrap_interval(samples, level))
+#: ``Decision.method`` of a bootstrap verdict (:func:`bootstrap_test`).
+BOOTSTRAP_NORMAL = "bootstrap (normal, SE of the replicates)"
+
+
+def bootstrap_test(delta: float | None, samples: np.ndarray | None, level: float,
+                   ci_method: str | None = None) -> PrimaryTest | None:
+    """The primary metric's test from the bootstrap replicates of its difference: the normal test
+    on their standard error, ``z = δ̂/se_B``, ``p = 2·Φ(−|z|)``, and its intervals
+    ``δ̂ ± z_{(1+level)/2}·se_B`` at any level (Efron & Tibshirani 1993 §12.2;
+    :mod:`reportgen.engine.multiplicity` says why not the percentile p). ``ci_method``: how the
+    replicates were drawn (the difference's ``ci_method``), kept as the interval's. None without a
+    difference or two finite replicates (no test)."""
+    se = None if samples is None or delta is None else MP.bootstrap_se(samples)
+    if se is None or delta is None:
+        return None
+    test_at = functools.partial(stats.normal_test, delta, se * se)
+    _, p, lo, hi = test_at(level)
+    return PrimaryTest(p, BOOTSTRAP_NORMAL, [lo, hi], ci_method or BOOTSTRAP_NORMAL,
+                       functools.partial(_scaled_interval, test_at, 1.0))
+
+
+def no_test(ci: dict[str, list[float]], method: dict[str, str], metric: str) -> PrimaryTest:
+    """The primary metric untested: its interval (if any) beside "no test"."""
+    return PrimaryTest(None, "no test", ci.get(metric), method.get(metric))
 
 
 def relative_change(model_v: float | None, base_v: float | None) -> float | None:
@@ -701,7 +720,10 @@ def _pair_step(run: _BinaryRun, j: int, models: dict[str, ModelResult], delong: 
         step.caps["delong"] = "small_class" if small else "weighted"
         if wdiff is not None:
             _take(step, drawn, DELONG_METRICS, *wdiff, _MIDX, s)
-    step.primary = test or bootstrap_test(drawn.get(pm), step.ci, step.method, pm)
+    if test is None and (test := bootstrap_test(delta.get(pm), drawn.get(pm), s.level, step.method.get(pm))):
+        # the difference's interval is the verdict's, so the table never contradicts the verdict
+        step.ci[pm] = test.ci  # type: ignore[assignment]
+    step.primary = test or no_test(step.ci, step.method, pm)
     # McNemar: the agreement counts at each model's decision rule
     step.mcnemar, why = mcnemar_of_pairing(ev.pairing, j, b, ev.weighted, s.weight_kind)
     if why is not None:
@@ -710,7 +732,7 @@ def _pair_step(run: _BinaryRun, j: int, models: dict[str, ModelResult], delong: 
 
 
 def _scaled_interval(test_at: Callable[[float], tuple], scale: float, level: float) -> list[float]:
-    """The interval of DeLong's test at ``level``, times ``scale`` (2 for the Gini)."""
+    """The interval of a normal (or t) test at ``level``, times ``scale`` (2 for the Gini)."""
     return [scale * v for v in test_at(level)[2:4]]
 
 
@@ -744,7 +766,7 @@ def _delong_step(run: _BinaryRun, j: int, step: _PairStep, da: TableDeLong, db: 
     pm = s.primary_metric
     if pm not in DELONG_METRICS:
         return None
-    return PrimaryTest(MP.PValue(p), how, step.ci[pm], how,
+    return PrimaryTest(p, how, step.ci[pm], how,
                        functools.partial(_scaled_interval, test_at, 2.0 if pm == "gini" else 1.0))
 
 
@@ -756,18 +778,20 @@ def _comparison_family(run: _BinaryRun, steps: list[_PairStep]) -> list[Comparis
     approvals, approval_cap = _approvals(ev, s, run.b)
     decisions = decide([p.delta.get(pm) for p in steps], [p.primary for p in steps], pm,
                        B.BETTER.get(pm) or "higher", s.level)
-    raw_m = [None if p.mcnemar is None else p.mcnemar[0].p_value for p in steps]
-    raw_d = [None if p.delong is None else p.delong.p_value for p in steps]
+    holm_m, size_m = MP.holm([None if p.mcnemar is None else p.mcnemar[0].p_value for p in steps])
+    holm_d, size_d = MP.holm([None if p.delong is None else p.delong.p_value for p in steps])
     # Every family is adjusted, a family of one included: Holm's adjusted p of a single test is
     # its raw p (as the decision's p_value_adjusted and the multiclass McNemar summary say); the
     # report leaves out the duplicate, the numbers do not (a null read as "not adjusted").
     comparisons = []
-    for p, hm, hd, dec in zip(steps, stats.holm(raw_m), stats.holm(raw_d), decisions):
+    for p, hm, hd, dec in zip(steps, holm_m, holm_d, decisions):
         dl = p.delong
         if dl is not None:  # DeLong's family: the verdicts' when they are DeLong's, else its own
-            dl = replace(dl, p_value_holm=dec.p_value_adjusted if pm in DELONG_METRICS and dec.method == dl_method(dl)
-                         else hd)
-        mcs = None if p.mcnemar is None else mcnemar_summary(p.mcnemar[0], hm, *p.mcnemar[1:])
+            if pm in DELONG_METRICS and dec.method == dl_method(dl):
+                dl = replace(dl, p_value_holm=dec.p_value_adjusted, family=MP.VERDICTS, family_size=dec.family_size)
+            else:
+                dl = replace(dl, p_value_holm=hd, family=MP.DELONG, family_size=size_d)
+        mcs = None if p.mcnemar is None else mcnemar_summary(p.mcnemar[0], hm, p.mcnemar[1], p.mcnemar[2], size_m)
         notes = list(p.notices)  # the tests' own caveats; what is missing is in ``caps`` (codes)
         flat = _zero_width(p.ci)
         if flat:
@@ -781,12 +805,15 @@ def _comparison_family(run: _BinaryRun, steps: list[_PairStep]) -> list[Comparis
     return comparisons
 
 
-def _pairwise_family(run: _BinaryRun, models: dict[str, ModelResult], delong: dict[str, TableDeLong]
-                     ) -> list[PairwiseCell]:
-    """Every pair of models: the Gini difference and DeLong's paired p-value (when the covariance
-    was counted), Holm over the family of pairs; both orders of each pair."""
+def _pairwise_family(run: _BinaryRun, models: dict[str, ModelResult], delong: dict[str, TableDeLong],
+                     comparisons: list[Comparison]) -> list[PairwiseCell]:
+    """Every pair of models, both orders: the Gini difference and DeLong's paired p-value (when the
+    covariance was counted). A pair of challengers is adjusted by Holm over the family of
+    challenger pairs; a pair with the baseline is its comparison's DeLong test, and shows that
+    test's p, adjusted p and family (one adjusted p per test, :mod:`reportgen.engine.multiplicity`)."""
     ev, s = run.ev, run.s
     cov = ev.pairing.covariance
+    against = {c.model: c.tests.delong for c in comparisons}
     pairwise = []
     raw_pw: list[float | None] = []
     for i, a in enumerate(ev.models):
@@ -794,15 +821,23 @@ def _pairwise_family(run: _BinaryRun, models: dict[str, ModelResult], delong: di
             ga, gc = models[a.name].metrics["gini"], models[c.name].metrics["gini"]
             dg = None if ga is None or gc is None else ga - gc
             pv = None
-            if cov is not None and a.name in delong and c.name in delong:
+            if run.base_name not in (a.name, c.name) and cov is not None and a.name in delong and c.name in delong:
                 ia, ic = ev.names.index(a.name), ev.names.index(c.name)
                 var_d = max(0.0, cov[ia, ia] + cov[ic, ic] - 2.0 * cov[ia, ic])
                 pv = stats.normal_test(delong[a.name].auc - delong[c.name].auc, var_d, s.level)[1]
             raw_pw.append(pv)
             pairwise.append((a.name, c.name, dg, pv))
+    holm_pw, size_pw = MP.holm(raw_pw)
     cells = []
-    for (a_name, c_name, dg, pv), ph in zip(pairwise, stats.holm(raw_pw)):
-        cells += [PairwiseCell(a_name, c_name, dg, pv, ph), PairwiseCell(c_name, a_name, None if dg is None else -dg, pv, ph)]
+    for (a_name, c_name, dg, pv), ph in zip(pairwise, holm_pw):
+        family: HolmFamily | None = MP.CHALLENGER_PAIRS if pv is not None else None
+        size = size_pw if pv is not None else None
+        if run.base_name in (a_name, c_name):
+            dl = against.get(c_name if a_name == run.base_name else a_name)
+            if dl is not None and dl.paired:
+                pv, ph, family, size = dl.p_value, dl.p_value_holm, dl.family, dl.family_size
+        cells += [PairwiseCell(a_name, c_name, dg, pv, ph, family, size),
+                  PairwiseCell(c_name, a_name, None if dg is None else -dg, pv, ph, family, size)]
     return cells
 
 
@@ -863,4 +898,5 @@ def compare_binary_evidence(ev: BinaryEvidence, s: Settings, progress: Progress 
     if ev.pairing.patterns is not None and run.want and not ev.weighted:
         joint = joint_bootstrap(ev.pairing.patterns, k, s, streams.stream(s.seed, "patterns"))
     steps = [_pair_step(run, j, models, delong, model_caps, joint, paired_draws[j]) for j in range(k) if j != run.b]
-    return models, _comparison_family(run, steps), _pairwise_family(run, models, delong)
+    comparisons = _comparison_family(run, steps)
+    return models, comparisons, _pairwise_family(run, models, delong, comparisons)

@@ -16,8 +16,9 @@ every interval it would); otherwise none, and each comparison carries the capabi
 
 Per comparison with the baseline: deltas, relative deltas and relative error reductions,
 bootstrap intervals of the deltas when the rows are kept, McNemar's test from the agreement
-counts, Holm-adjusted p-values, and the facts of the verdict on the primary metric (bootstrap
-p-value); each class's one-vs-rest AUC interval drawn on the class tables in every engine
+counts, Holm-adjusted p-values, and the facts of the verdict on the primary metric (the
+normal test on the bootstrap standard error, :func:`~reportgen.engine.compare.bootstrap_test`;
+its interval is the difference's); each class's one-vs-rest AUC interval drawn on the class tables in every engine
 (:func:`~reportgen.engine.intervals.ovr_auc_bootstrap`). Warnings are notice codes (the metrics'
 own caveats travel as their codes, with the model and the metric added) and undefined metrics
 carry reason codes; :mod:`reportgen.report.wording` writes the sentences.
@@ -35,7 +36,7 @@ from reportgen.engine import binary as B
 from reportgen.engine import class_tables as CT
 from reportgen.engine import distinct_rows as DR
 from reportgen.engine import multiclass as MC
-from reportgen.engine import stats
+from reportgen.engine import multiplicity as MP
 from reportgen.engine import streams
 from reportgen.engine.compare import (
     ROW_BOOTSTRAP,
@@ -47,6 +48,7 @@ from reportgen.engine.compare import (
     differences,
     mcnemar_of_pairing,
     mcnemar_summary,
+    no_test,
 )
 from reportgen.engine.evidence import MulticlassEvidence, MulticlassModelEvidence, MulticlassRows
 from reportgen.engine import intervals as IV
@@ -265,12 +267,16 @@ def comparisons_of(names: Sequence[str], models: dict[str, ModelResult], s: Sett
         drawn = joint_deltas.get(j, {}).get(pm)
         if drawn is None and boot is not None and pm in midx:
             drawn = boot[:, j, midx[pm]] - boot[:, b, midx[pm]]
-        tests.append(bootstrap_test(drawn, ci, method, pm))
+        if (test := bootstrap_test(delta.get(pm), drawn, s.level, method.get(pm))) is not None:
+            # the difference's interval is the verdict's, so the table never contradicts the verdict
+            ci[pm] = test.ci  # type: ignore[assignment]
+        tests.append(test or no_test(ci, method, pm))
     decisions = decide([p[1].get(pm) for p in pending], tests, pm, BETTER.get(pm) or "higher", s.level)
     comparisons: list[Comparison] = []
-    for (name, delta, rel, rer, ci, method, caps, mcn), hm, dec in zip(pending, stats.holm(raw_mcnemar), decisions):
+    holm_m, size_m = MP.holm(raw_mcnemar)
+    for (name, delta, rel, rer, ci, method, caps, mcn), hm, dec in zip(pending, holm_m, decisions):
         # a family of one is its own Holm adjustment (adjusted p = raw p), as in the binary driver
-        mc = None if mcn is None else mcnemar_summary(mcn[0], hm, *mcn[1:])
+        mc = None if mcn is None else mcnemar_summary(mcn[0], hm, mcn[1], mcn[2], size_m)
         comparisons.append(Comparison(
             model=name, baseline=base_name, delta=delta, relative_delta=rel,
             relative_error_reduction=rer["accuracy"], relative_error_reductions=rer, ci=ci,

@@ -14,15 +14,29 @@ Policy (stated in every :class:`~reportgen.results.Decision` and in the report):
   Holm-significant verdict; the converse may fail (Holm is uniformly more powerful), so a
   significant verdict can sit beside a simultaneous interval that touches 0, never the reverse.
 
-Bootstrap p-values have a resolution floor: with B finite replicates the two-sided p is at least
-``1/(B + 1)``; a p-value at the floor is an upper bound (``p ≤ 1/(B+1)``), flagged as such, and
-so is a Holm-adjusted value that the floored p determines.
+Families (``family`` beside every adjusted p in the results; each test belongs to exactly one):
+:data:`VERDICTS` (the primary metric, each challenger against the baseline), :data:`DELONG`
+(DeLong's tests against the baseline when the primary metric is not AUC or Gini: otherwise those
+tests *are* the verdicts and carry the verdicts' adjusted p), :data:`MCNEMAR` (McNemar's tests
+against the baseline) and :data:`CHALLENGER_PAIRS` (DeLong's tests of each pair of challengers).
+A pair with the baseline in the pairwise matrix shows its comparison's adjusted p and family, so
+a test has one adjusted p wherever it is shown.
+
+Bootstrap verdicts use the normal test on the bootstrap standard error (Efron & Tibshirani 1993,
+*An Introduction to the Bootstrap*, §12.2 and §16.4): ``z = δ̂ / se_B`` with ``se_B`` the standard
+deviation of the B replicate differences, ``p = 2·Φ(−|z|)``, and the verdict's intervals
+``δ̂ ± z_{1−α/2}·se_B`` (unadjusted) and ``δ̂ ± z_{1−α/(2m)}·se_B`` (simultaneous) from the same
+``se_B``. The percentile p (share of replicates beyond 0) cannot go below ``1/(B + 1)``, so Holm
+over m verdicts could not reach α once ``m/(B + 1) ≥ α`` (11 challengers at B = 200) however clear
+the difference; the normal p has no floor, and a Bonferroni interval excluding 0 means
+``|δ̂|/se_B > z_{1−α/(2m)}``, i.e. ``m·p < α``, so Holm (adjusted p ≤ m·p) is significant: the
+rule above holds by construction for every method of the family (DeLong's are normal or Welch t
+tests with their own intervals).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from decimal import Decimal
 from typing import Literal
 
@@ -34,48 +48,27 @@ from reportgen.engine import stats
 HOLM: Literal["holm"] = "holm"
 
 
-@dataclass(frozen=True, slots=True)
-class PValue:
-    """A p-value and whether it is only an upper bound (a bootstrap p at its floor 1/(B + 1))."""
+#: Family codes (``family`` of a :class:`~reportgen.results.Decision`, a DeLong or McNemar summary
+#: and a pairwise cell): see the module docstring.
+VERDICTS: Literal["verdicts"] = "verdicts"
+DELONG: Literal["delong"] = "delong"
+MCNEMAR: Literal["mcnemar"] = "mcnemar"
+CHALLENGER_PAIRS: Literal["challenger_pairs"] = "challenger_pairs"
 
-    value: float
-    is_bound: bool = False
 
-
-def bootstrap_p(samples: np.ndarray) -> PValue | None:
-    """Two-sided bootstrap p-value of 'delta = 0': ``2·min(share ≤ 0, share ≥ 0)``, capped at 1.
-
-    With B finite replicates the smallest value that can be resolved is ``1/(B + 1)``; a p below it
-    is reported as that bound with ``is_bound`` set. None with fewer than two finite replicates.
-    """
+def bootstrap_se(samples: np.ndarray) -> float | None:
+    """Standard error of a statistic from its bootstrap replicates: their standard deviation
+    (``ddof=1``, Efron & Tibshirani 1993 eq. 6.6) over the finite ones (a resample where the
+    statistic is undefined is left out); None with fewer than two."""
     v = np.asarray(samples, dtype=np.float64)
     v = v[np.isfinite(v)]
-    if v.size < 2:
-        return None
-    p = min(1.0, 2.0 * min(float(np.mean(v <= 0)), float(np.mean(v >= 0))))
-    floor = 1.0 / (v.size + 1)
-    return PValue(floor, True) if p <= floor else PValue(p)
+    return None if v.size < 2 else float(np.std(v, ddof=1))
 
 
-def holm(ps: Sequence[PValue | None]) -> list[PValue | None]:
-    """Holm-adjusted p-values (:func:`reportgen.engine.stats.holm`), in input order, each flagged
-    as a bound when the raw p that sets it (the maximising term ``(m − j + 1)·p_(j)``) is a bound.
-    None entries (no test) pass through and do not count towards the family size."""
-    raw = [None if p is None else p.value for p in ps]
-    adjusted = stats.holm(raw)
-    idx = [i for i, p in enumerate(ps) if p is not None]
-    m = len(idx)
-    order = sorted(idx, key=lambda i: raw[i])  # type: ignore[arg-type, return-value]
-    terms = [min(1.0, (m - r) * raw[i]) for r, i in enumerate(order)]  # type: ignore[operator]
-    out: list[PValue | None] = [None] * len(ps)
-    for r, i in enumerate(order):
-        a = adjusted[i]
-        assert a is not None
-        # the terms up to rank r that reach the running maximum: a bound only if all of them are
-        setters = [order[q] for q in range(r + 1) if terms[q] == a]
-        bound = bool(setters) and a < 1.0 and all(ps[s].is_bound for s in setters)  # type: ignore[union-attr]
-        out[i] = PValue(a, bound)
-    return out
+def holm(ps: Sequence[float | None]) -> tuple[list[float | None], int]:
+    """Holm-adjusted p-values (:func:`reportgen.engine.stats.holm`) and the family's size (the
+    defined p-values; None entries, no test, pass through)."""
+    return stats.holm(ps), sum(p is not None for p in ps)
 
 
 def alpha_of(level: float) -> float:
@@ -100,4 +93,5 @@ def direction(delta: float | None, better: str, significant: bool | None
     return "better" if (delta > 0) == (better == "higher") else "worse"
 
 
-__all__ = ["HOLM", "PValue", "alpha_of", "bootstrap_p", "direction", "holm", "simultaneous_level"]
+__all__ = ["CHALLENGER_PAIRS", "DELONG", "HOLM", "MCNEMAR", "VERDICTS", "alpha_of", "bootstrap_se", "direction", "holm",
+           "simultaneous_level"]

@@ -19,7 +19,14 @@ from collections.abc import Callable, Mapping, Sequence
 
 from reportgen.engine import stats
 from reportgen.engine.class_tables import LOG_LOSS_EPS, log_loss_clipping_share
-from reportgen.engine.compare import DELONG, DELONG_MIN_ROWS, PATTERN_BOOTSTRAP, ROW_BOOTSTRAP, TABLE_BOOTSTRAP
+from reportgen.engine.compare import (
+    BOOTSTRAP_NORMAL,
+    DELONG,
+    DELONG_MIN_ROWS,
+    PATTERN_BOOTSTRAP,
+    ROW_BOOTSTRAP,
+    TABLE_BOOTSTRAP,
+)
 from reportgen.engine.intervals import (
     BINNED_BOOTSTRAP,
     CLASS_TABLE_BINNED_BOOTSTRAP,
@@ -204,6 +211,24 @@ def count_bootstrap_note(resamples: int, seed: int) -> str:
             "draw, the distribution of resampling the rows themselves.")
 
 
+#: The verdict's bootstrap test and its interval (:func:`reportgen.engine.compare.bootstrap_test`).
+BOOTSTRAP_NORMAL_NOTE = ("The primary metric's difference is tested on its paired bootstrap: z = Δ / SE with SE the "
+                         "standard deviation of the resampled differences, a normal p-value, and the interval "
+                         "Δ ± z·SE in its row of the table and in the verdict, so the two never disagree.")
+
+
+def family_words(family: str | None, size: int | None, baseline: str) -> str:
+    """The Holm family of an adjusted p, named with its size ("the 2 comparisons with logistic",
+    "the 1 challenger-vs-challenger pair"); "" when a file from before families were recorded
+    does not say (:mod:`reportgen.engine.multiplicity`)."""
+    if family is None or size is None:
+        return ""
+    what = {"verdicts": ("comparison", f" with {baseline}"), "delong": ("DeLong test", f" against {baseline}"),
+            "mcnemar": ("McNemar test", f" against {baseline}"),
+            "challenger_pairs": ("challenger-vs-challenger pair", "")}.get(family, (family, ""))
+    return f"the {size:,} {what[0]}{'' if size == 1 else 's'}{what[1]}"
+
+
 def row_bootstrap_note(resamples: int, seed: int) -> str:
     return (f"Intervals marked as drawn from the rows come from the stratified bootstrap of the kept rows, one draw "
             f"for every model ({resamples:,} resamples, seed {seed}), so differences are paired.")
@@ -229,6 +254,8 @@ def comparison_notes(c: Comparison, result: ComparisonResult) -> list[str]:
         notes.append(JOINT_BINNED_NOTE)
     if ROW_BOOTSTRAP in methods:
         notes.append(row_bootstrap_note(run.bootstrap_resamples, run.bootstrap_seed))
+    if c.decision is not None and c.decision.method == BOOTSTRAP_NORMAL:
+        notes.append(BOOTSTRAP_NORMAL_NOTE)
     pair_methods = set(c.ci_method.values())
     if WEIGHTED_METHODS & methods:
         notes.append(WEIGHTED_NOTE)
@@ -267,8 +294,9 @@ def multiplicity_sentence(m: int, alpha: float, sim_level: float) -> str:
     return (f"Multiplicity: the {m} verdicts of this run form one family, adjusted by Holm's method whatever the test "
             f"(DeLong or bootstrap), which keeps the family-wise error at {alpha * 100:g} %; a verdict is significant "
             f"when its Holm-adjusted p is below {alpha:g}. Intervals in the verdict are unadjusted; the simultaneous "
-            f"ones (Bonferroni, {sim_level * 100:.3g} %) cover all {m} differences together. McNemar's tests and the "
-            f"pairwise tests are adjusted the same way within their own families.")
+            f"ones (Bonferroni, {sim_level * 100:.3g} %) cover all {m} differences together. McNemar's tests against "
+            f"the baseline and the DeLong tests of the challengers against each other are adjusted the same way, each "
+            f"within its own family; a test belongs to one family and has one adjusted p wherever it is shown.")
 
 
 def mcnemar_sentence(model: str, baseline: str, t: McNemarSummary, alpha: float = 0.05) -> str:
@@ -285,7 +313,8 @@ def mcnemar_sentence(model: str, baseline: str, t: McNemarSummary, alpha: float 
     p = fmt_p(t.p_value)
     decisive = t.p_value
     if t.p_value_holm is not None and t.p_value_holm != t.p_value:
-        p += f", Holm-adjusted {fmt_p(t.p_value_holm)}"
+        over = family_words(t.family, t.family_size, baseline)
+        p += f", Holm-adjusted{' over ' + over + ',' if over else ''} {fmt_p(t.p_value_holm)}"
         decisive = t.p_value_holm
     who = {"model": model, "baseline": baseline}.get(t.errs_more or "neither")
     if who is None:
@@ -414,7 +443,7 @@ _NICE = {"gini": "Gini", "roc_auc": "AUC", "ks": "KS", "f1": "F1", "mcc": "MCC",
 
 #: How a verdict names its test (``Decision.method`` → words).
 _TEST_WORDS = {"DeLong (paired)": "DeLong's paired test", "DeLong (unpaired, Welch t)": "DeLong's unpaired test, Welch t",
-               "bootstrap": "paired bootstrap"}
+               "bootstrap": "paired bootstrap", BOOTSTRAP_NORMAL: "paired bootstrap, normal test on its SE"}
 
 
 def verdict_of(model: str, baseline: str, d: Decision) -> str:
@@ -443,7 +472,8 @@ def verdict_of(model: str, baseline: str, d: Decision) -> str:
                             f"{d.ci_simultaneous[1]:.3f})")
     holm = ""
     if several and d.p_value_adjusted is not None:
-        holm = f", Holm-adjusted over {d.family_size} comparisons {fmt_p(d.p_value_adjusted, d.p_value_adjusted_is_bound)}"
+        holm = (f", Holm-adjusted over {family_words(d.family, d.family_size, baseline)}, "
+                f"{fmt_p(d.p_value_adjusted, d.p_value_adjusted_is_bound)}")
     sig = ""
     if d.significant is not None:
         sig = {"better": " — significantly better.", "worse": " — significantly worse."}.get(d.direction,
@@ -739,4 +769,4 @@ def worded(result: ComparisonResult) -> ComparisonResult:
 __all__ = ["NOTICE_CODES", "UNDEFINED_TEXT", "log_loss_clipping_sentence", "optimum_label", "ranking_note", "undefined_of",
            "undefined_text", "model_warnings", "per_class_interval_note", "notice_text", "rule", "caveats_of", "verdict", "verdict_of", "worded",
            "NO_BOOTSTRAP", "PAIRING_TEXT", "approval_sentence", "capability_note", "comparison_notes", "interval_kind", "interval_methods",
-           "mcnemar_sentence", "multiplicity_sentence", "table_bootstrap_note", "weights_sentence"]
+           "mcnemar_sentence", "multiplicity_sentence", "family_words", "table_bootstrap_note", "weights_sentence"]

@@ -164,7 +164,7 @@ def test_binary_weighted_engines_give_the_same_json(data, scheduler):
     for cm in mem["comparisons"]:
         assert cm["tests"]["delong"] is None and cm["capabilities"] == {"delong": "weighted"}
         assert cm["ci_method"]["gini"] == cm["ci_method"]["f1"] == cm["ci_method"]["ks"] == WEIGHTED_JOINT_BOOTSTRAP
-        assert cm["decision"]["method"] == "bootstrap" and cm["decision"]["p_value"] is not None
+        assert cm["decision"]["method"] == "bootstrap (normal, SE of the replicates)" and cm["decision"]["p_value"] is not None
         assert [a["target_rate"] for a in cm["approval"]][1:] == [0.7] and all(a["ci"] for a in cm["approval"])
         # sampling weights: McNemar on the rows (weighted table beside) in every engine
         assert cm["tests"]["mcnemar"]["basis"] == "rows"

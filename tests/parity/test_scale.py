@@ -252,8 +252,8 @@ def test_stream_verdict_on_a_threshold_metric_has_a_bootstrap_p_value(lake):
     st = _run(path, "stream")
     mem = _run(path, "memory")
     vs, vm = st.comparisons[0].verdict, mem.comparisons[0].verdict
-    assert "(paired bootstrap)" in vs and "(paired bootstrap)" in vm
-    assert st.comparisons[0].decision.method == mem.comparisons[0].decision.method == "bootstrap"
+    assert "(paired bootstrap, normal test on its SE)" in vs and "(paired bootstrap, normal test on its SE)" in vm
+    assert st.comparisons[0].decision.method == mem.comparisons[0].decision.method == "bootstrap (normal, SE of the replicates)"
     assert vs.split(",")[0] == vm.split(",")[0]  # same delta, same words
 
 

@@ -427,7 +427,7 @@ def test_memory_and_stream_agree_past_the_cap(monkeypatch, tmp_path, cap):
     if cap == 2200:
         assert c["capabilities"] == {"delong": "weighted"}
         assert set(c["ci_method"].values()) == {IV.WEIGHTED_JOINT_BINNED_BOOTSTRAP}
-        assert c["decision"]["method"] == "bootstrap" and all(a["ci"] for a in c["approval"])
+        assert c["decision"]["method"] == "bootstrap (normal, SE of the replicates)" and all(a["ci"] for a in c["approval"])
         assert all(m["ci_method"]["f1"] == IV.WEIGHTED_BOOTSTRAP for m in models.values())
     else:
         assert c["capabilities"] == {"model_interval.bootstrap": "weighted", "delong": "weighted", "approval": "weighted",
@@ -572,7 +572,7 @@ def test_pooled_intervals_are_the_same_in_every_engine(monkeypatch, tmp_path, sc
     assert {m["ci_method"]["roc_auc"] for m in models.values()} == {IV.WEIGHTED_POOLED_BOOTSTRAP}
     assert set(c["ci_method"].values()) == {IV.WEIGHTED_JOINT_POOLED_BOOTSTRAP}
     assert all(a["ci"] and a["ci_method"] == AP.APPROVAL_POOLED_BOOTSTRAP for a in c["approval"])
-    assert c["decision"]["method"] == "bootstrap"
+    assert c["decision"]["method"] == "bootstrap (normal, SE of the replicates)"
     notes = wording.comparison_notes(result.comparisons[0], result)
     assert wording.POOLED_NOTE in notes and wording.WEIGHTED_NOTE in notes
 
@@ -645,7 +645,7 @@ def test_model_intervals_past_the_cap_are_the_same_in_every_engine(monkeypatch, 
     c = docs["memory"]["comparisons"][0]
     assert c["capabilities"] == {"delong": "weighted"}
     assert set(c["ci_method"].values()) == {IV.WEIGHTED_JOINT_POOLED_BINNED_BOOTSTRAP}
-    assert c["decision"]["method"] == "bootstrap"
+    assert c["decision"]["method"] == "bootstrap (normal, SE of the replicates)"
     assert all(a["ci"] and a["ci_method"] == AP.APPROVAL_POOLED_BOOTSTRAP for a in c["approval"])
 
 

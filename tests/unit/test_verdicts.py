@@ -20,8 +20,8 @@ from scipy import stats as sps
 from reportgen.engine import approval as AP
 from reportgen.engine import multiplicity as MP
 from reportgen.engine import proportions as PR
-from reportgen.engine.compare import Settings
-from reportgen.engine.stats import mcnemar
+from reportgen.engine.compare import BOOTSTRAP_NORMAL, Settings
+from reportgen.engine.stats import holm, mcnemar
 from reportgen.reduce.rows import ModelRows
 from reportgen.reduce.rows import compare_rows
 from reportgen.results import Comparison, from_jsonable, to_jsonable
@@ -69,25 +69,7 @@ def test_logit_auc_interval_by_hand_and_inside_the_unit_interval():
     assert PR.logit_auc_interval(1.0, 0.0, 0.95) is None
 
 
-# --- Holm and the bootstrap floor ------------------------------------------------------------------
-
-
-def test_holm_with_bounds_by_hand():
-    ps = [MP.PValue(0.01), MP.PValue(1 / 201, True), None, MP.PValue(0.04)]
-    got = MP.holm(ps)
-    # sorted: 1/201 (bound), 0.01, 0.04 → 3/201, 2·0.01, max(0.02, 1·0.04)
-    assert got[1] == MP.PValue(3 / 201, True)
-    assert got[0] == MP.PValue(0.02, False)
-    assert got[2] is None
-    assert got[3] == MP.PValue(0.04, False)
-
-
-def test_bootstrap_p_at_its_floor_is_a_bound():
-    x = np.linspace(0.1, 1.0, 199)  # every replicate above 0
-    p = MP.bootstrap_p(x)
-    assert p == MP.PValue(1 / 200, True)
-    assert MP.bootstrap_p(np.array([-1.0, 1.0, 2.0, 3.0])) == MP.PValue(0.5, False)
-    assert MP.bootstrap_p(np.array([np.nan, 1.0])) is None
+# --- Holm over bootstrap verdicts ------------------------------------------------------------------
 
 
 def three_models(seed=0, n=600):
@@ -103,14 +85,13 @@ def test_holm_is_applied_to_bootstrap_verdicts():
     y, models = three_models()
     _, comps, _ = compare_rows(models, Settings(primary_metric="accuracy", resamples=400, seed=3), threshold=0.9)
     ds = [c.decision for c in comps]
-    assert all(d.method == "bootstrap" and d.family_size == 2 and d.adjustment == "holm" for d in ds)
-    raw = [MP.PValue(d.p_value, d.p_value_is_bound) for d in ds]
-    ref = MP.holm(raw)
+    assert all(d.method == BOOTSTRAP_NORMAL and d.family_size == 2 and d.adjustment == "holm" for d in ds)
+    ref = holm([d.p_value for d in ds])
     for d, r in zip(ds, ref):
-        assert d.p_value_adjusted == r.value
+        assert d.p_value_adjusted == r
         assert d.significant == (d.p_value_adjusted < 0.05)
         assert d.direction == MP.direction(d.delta, "higher", d.significant)
-    # the simultaneous interval is the bootstrap percentile interval at 1 − 0.05/2
+    # the simultaneous interval is the bootstrap normal interval at 1 − 0.05/2
     assert ds[0].ci_simultaneous_level == pytest.approx(0.975)
     lo, hi = ds[0].ci_simultaneous
     assert lo <= ds[0].ci[0] and hi >= ds[0].ci[1]
@@ -124,15 +105,14 @@ def test_a_p_value_of_exactly_alpha_is_not_significant():
 
     assert MP.alpha_of(0.95) == 0.05 and MP.alpha_of(0.9) == 0.1 and MP.alpha_of(0.99) == 0.01
     assert MP.simultaneous_level(0.95, 2) == 0.975
-    p = MP.bootstrap_p(np.r_[np.full(25, -1.0), np.full(975, 1.0)])
-    assert p.value == 0.05
+    p = 0.05
     one = decide([0.1], [PrimaryTest(p, "bootstrap", [0.0, 0.2], "bootstrap")], "gini", "higher", 0.95)[0]
     assert one.alpha == 0.05 and one.p_value_adjusted == 0.05 and one.significant is False
     assert one.direction == "inconclusive"
-    two = decide([0.1, 0.2], [PrimaryTest(MP.PValue(0.025), "bootstrap", [0.0, 0.2], "bootstrap"),
-                              PrimaryTest(MP.PValue(0.5), "bootstrap", [-0.1, 0.3], "bootstrap")], "gini", "higher", 0.95)
+    two = decide([0.1, 0.2], [PrimaryTest(0.025, "bootstrap", [0.0, 0.2], "bootstrap"),
+                              PrimaryTest(0.5, "bootstrap", [-0.1, 0.3], "bootstrap")], "gini", "higher", 0.95)
     assert two[0].p_value_adjusted == 0.05 and two[0].significant is False
-    below = decide([0.1], [PrimaryTest(MP.PValue(0.0499), "bootstrap", [0.01, 0.2], "bootstrap")], "gini", "higher", 0.95)[0]
+    below = decide([0.1], [PrimaryTest(0.0499, "bootstrap", [0.01, 0.2], "bootstrap")], "gini", "higher", 0.95)[0]
     assert below.significant is True and below.direction == "better"
 
 
@@ -158,12 +138,14 @@ def test_delong_verdicts_are_one_family_with_simultaneous_intervals():
     assert len(set(raw.values())) == 3
 
 
-def test_bound_p_value_is_worded_as_a_bound():
+def test_a_bootstrap_p_has_no_floor():
+    """The percentile p stopped at 1/(B+1) (0.01 at 99 resamples) and was worded as a bound; the
+    normal p on the bootstrap standard error goes below it for a clear difference (issue 40)."""
     y, models = three_models(2)
     _, comps, _ = compare_rows(models[:2], Settings(primary_metric="ks", resamples=99, seed=1))
     d = comps[0].decision
-    assert d.p_value_is_bound and d.p_value == 1 / 100 and d.family_size == 1
-    assert "p ≤ 1/(B+1) = 0.01 with B = 99 resamples" in verdict(comps[0])
+    assert not d.p_value_is_bound and d.p_value < 1 / 100 and d.family_size == 1
+    assert "1/(B+1)" not in verdict(comps[0])
 
 
 def test_decision_round_trips_through_json():
@@ -542,23 +524,6 @@ def test_settings_note_says_bootstrap_when_weighted_and_nothing_with_resamples_0
         assert want in note and unwanted not in note, note
 
 
-@given(st.lists(st.one_of(st.none(), st.tuples(st.floats(0, 1), st.booleans())), min_size=1, max_size=8))
-@settings(max_examples=200, deadline=None)
-def test_holm_property_monotone_capped_and_bounds_only_from_bounds(raw):
-    ps = [None if r is None else MP.PValue(r[0], r[1]) for r in raw]
-    got = MP.holm(ps)
-    m = sum(p is not None for p in ps)
-    for p, g in zip(ps, got):
-        assert (p is None) == (g is None)
-        if p is None:
-            continue
-        assert p.value <= g.value + 1e-15 and g.value <= min(1.0, m * p.value) + 1e-15
-        if g.is_bound:  # a bound is only ever inherited from a bound raw p
-            assert any(q is not None and q.is_bound for q in ps)
-    defined = sorted((p.value, g.value) for p, g in zip(ps, got) if p is not None)
-    assert all(a[1] <= b[1] + 1e-15 for a, b in zip(defined, defined[1:]))  # monotone in the raw p
-
-
 def test_holm_is_applied_to_multiclass_bootstrap_verdicts(tmp_path):
     import pandas as pd
     rng = np.random.default_rng(13)
@@ -572,13 +537,14 @@ def test_holm_is_applied_to_multiclass_bootstrap_verdicts(tmp_path):
                                       "bootstrap: {resamples: 200, seed: 5}\nmodels:\n" + models)
     doc = _analyse(tmp_path / "mc.yaml")
     ds = [c["decision"] for c in doc["comparisons"]]
-    assert [d["family_size"] for d in ds] == [3, 3, 3] and {d["method"] for d in ds} == {"bootstrap"}
-    ref = MP.holm([MP.PValue(d["p_value"], d["p_value_is_bound"]) for d in ds])
-    assert [d["p_value_adjusted"] for d in ds] == [r.value for r in ref]
-    assert [d["significant"] for d in ds] == [r.value < 0.05 for r in ref]
-    # m2 is the weakest: the smallest p, multiplied by the family's size (its 0.02 is not significant after Holm)
+    assert [d["family_size"] for d in ds] == [3, 3, 3] and {d["method"] for d in ds} == {BOOTSTRAP_NORMAL}
+    ref = holm([d["p_value"] for d in ds])
+    assert [d["p_value_adjusted"] for d in ds] == ref
+    assert [d["significant"] for d in ds] == [r < 0.05 for r in ref]
+    # m2 is the weakest: the smallest p, multiplied by the family's size (0.016 × 3 = 0.049: worse after Holm)
     assert ds[1]["delta"] < 0 and ds[1]["p_value"] == min(d["p_value"] for d in ds)
-    assert ds[1]["p_value_adjusted"] == 3 * ds[1]["p_value"] and ds[1]["direction"] == "inconclusive"
+    assert ds[1]["p_value_adjusted"] == pytest.approx(3 * ds[1]["p_value"], rel=1e-12)
+    assert ds[1]["significant"] and ds[1]["direction"] == "worse"
     mc = [c["tests"]["mcnemar"] for c in doc["comparisons"]]
     assert all(t["p_value_holm"] >= t["p_value"] for t in mc)
 

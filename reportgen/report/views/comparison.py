@@ -17,7 +17,7 @@ from reportgen.report.formats import (
     fmt_signed,
 )
 from reportgen.report.views.common import Models, better_mark, excludes_zero
-from reportgen.report.wording import approval_sentence, comparison_notes, verdict
+from reportgen.report.wording import approval_sentence, comparison_notes, family_words, verdict
 from reportgen.results import Comparison, ComparisonResult
 
 KEY_COMPARISON_METRICS = (
@@ -75,6 +75,8 @@ class DelongView:
     z: str
     p: str
     p_holm: str
+    #: the Holm family its adjusted p is over, named with its size ("the 2 comparisons with …")
+    family: str
     ci: str
     paired: str
 
@@ -84,6 +86,8 @@ class McnemarView:
     statistic: str
     p: str
     p_holm: str
+    #: the Holm family its adjusted p is over, named with its size
+    family: str
     method: str
     #: the mid-p test Fagerland, Lydersen & Laake (2013) recommend, beside the conservative one
     mid_p: str
@@ -163,6 +167,8 @@ class ComparisonView:
     #: the methods every comparison shares, said once after them, not repeated under each
     shared_notes: tuple[str, ...]
     pairwise: tuple[PairRow, ...]
+    #: the pairwise block's Holm family, named with its size (a baseline pair keeps its comparison's)
+    pairwise_family: str
     paired: bool
     mcnemar_title: str
     #: the forest plot of the primary metric's differences (markup), or None
@@ -201,6 +207,7 @@ def comparison_view(result: ComparisonResult, ms: Models, forest: object | None)
                     z=fmt_num(d.z, 2),
                     p=fmt_p(d.p_value),
                     p_holm=fmt_p(d.p_value_holm) if d.p_value_holm is not None and delong_family > 1 else "",
+                    family=family_words(d.family, d.family_size, c.baseline),
                     ci=fmt_ci(d.ci, 4),
                     paired="paired" if d.paired else "unpaired",
                 ),
@@ -210,6 +217,7 @@ def comparison_view(result: ComparisonResult, ms: Models, forest: object | None)
                     statistic=fmt_num(mc.statistic, 3),
                     p=fmt_p(mc.p_value),
                     p_holm=fmt_p(mc.p_value_holm) if mc.p_value_holm is not None and mcnemar_family > 1 else "",
+                    family=family_words(mc.family, mc.family_size, c.baseline),
                     method=mc.method,
                     mid_p=fmt_p(mc.p_value_mid_p)
                     if mc.p_value_mid_p is not None and (mc.model_only_right or mc.baseline_only_right)
@@ -229,6 +237,14 @@ def comparison_view(result: ComparisonResult, ms: Models, forest: object | None)
         several=len(cards) > 1,
         shared_notes=tuple(shared),
         pairwise=_pairwise(result, ms),
+        pairwise_family=next(
+            (
+                family_words(x.family, x.family_size, result.run.baseline)
+                for x in result.pairwise
+                if x.family == "challenger_pairs"
+            ),
+            "the challenger pairs",
+        ),
         paired=result.run.paired,
         mcnemar_title="McNemar at the decision threshold"
         if ms.binary
