@@ -72,6 +72,7 @@ def settings_from(cfg: Config) -> Settings:
         cost_matrix=matrix,
         weight_kind=cfg.weight_kind,
         approval_rates=tuple(cfg.approval_rates),
+        ordinal=cfg.ordinal,
     )
 
 

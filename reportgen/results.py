@@ -325,6 +325,7 @@ UndefinedCode = Literal[
     "no_cost_matrix",
     "one_same_class",  # kappas: truth and predictions are all one and the same class
     "zero_expected_disagreement",
+    "classes_not_ordinal",  # quadratic-weighted kappa: the config does not declare the classes ordered
     "single_class",  # MCC: truth (bool) and / or predictions (bool) hold a single class
     "proba_outside_unit",
     "no_class_with_both",  # no class has both positives and negatives

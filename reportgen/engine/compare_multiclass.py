@@ -197,7 +197,7 @@ def _bootstrap(rows: MulticlassRows, labels: Sequence[str], s: Settings, costs: 
             w = mult.astype(np.float64) if rows.weights is None else mult * rows.weights
             for j, (pred, proba) in enumerate(zip(preds, rows.proba)):
                 mm = MC.compute_multiclass(y, labels, y_pred_idx=pred, proba=proba if with_auc else None, weights=w,
-                                           beta=s.beta, costs=costs)
+                                           beta=s.beta, costs=costs, ordinal=s.ordinal)
                 out[r, j] = _row(_values(mm))
             r += 1
             if progress is not None:
@@ -286,7 +286,7 @@ def _count_bootstrap(m: MulticlassModelEvidence, labels: Sequence[str], s: Setti
     multiclass_model_bootstrap`): the confusion metrics, and the log-loss from the true class's
     tables when the model has one; NaN where a resample leaves a metric undefined."""
     def evaluate(confusion: np.ndarray) -> dict[str, float | None]:
-        return _values(MC.multiclass_from_counts(confusion, labels, m.n_rows, None, beta=s.beta, costs=costs))
+        return _values(MC.multiclass_from_counts(confusion, labels, m.n_rows, None, beta=s.beta, costs=costs, ordinal=s.ordinal))
 
     t = m.tables
     diag = None if t is None or not with_log_loss else [t.counts[i][i] for i in range(t.k)]
@@ -348,7 +348,7 @@ def compare_multiclass_evidence(ev: MulticlassEvidence, s: Settings, progress: P
     skipped_auc = rows_kept and not with_auc
     models: dict[str, ModelResult] = {}
     for j, m in enumerate(ev.models):
-        mm = MC.multiclass_from_counts(m.confusion, labels, m.n_rows, m.tables, beta=s.beta, costs=costs)
+        mm = MC.multiclass_from_counts(m.confusion, labels, m.n_rows, m.tables, beta=s.beta, costs=costs, ordinal=s.ordinal)
         curves = None if m.tables is None else _table_curves(m.tables, labels)
         ci: dict[str, list[float]] = {}
         method: dict[str, str] = {}
@@ -414,7 +414,7 @@ def _joint_deltas(ev: MulticlassEvidence, base: int, labels: Sequence[str], s: S
                                            streams.stream(s.seed, "class_pairs", ev.models[base].name, m.name))
 
         def drawn(draws: np.ndarray, n_rows: int) -> dict[str, np.ndarray]:
-            vals = [_values(MC.multiclass_from_counts(c, labels, n_rows, None, beta=s.beta, costs=costs)) for c in draws]
+            vals = [_values(MC.multiclass_from_counts(c, labels, n_rows, None, beta=s.beta, costs=costs, ordinal=s.ordinal)) for c in draws]
             return {k: np.array([np.nan if v[k] is None else v[k] for v in vals]) for k in METRICS
                     if k not in _PROBA_METRICS}
 

@@ -549,6 +549,7 @@ UNDEFINED_TEXT: dict[str, Callable[[str, Mapping[str, object]], str]] = {
     "no_cost_matrix": lambda k, p: "no cost matrix given",
     "one_same_class": lambda k, p: "truth and predictions are all one and the same class (chance agreement is 1)",
     "zero_expected_disagreement": lambda k, p: "expected disagreement is zero",
+    "classes_not_ordinal": lambda k, p: "the classes are not declared ordered by ordinal: true",
     "single_class": lambda k, p: _single_class(p),
     "proba_outside_unit": lambda k, p: "proba has values outside [0, 1]; scores are not probabilities",
     "no_class_with_both": lambda k, p: "no class has both positives and negatives",
