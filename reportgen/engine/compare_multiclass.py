@@ -170,6 +170,20 @@ def result_of(name: str, file: str, mm: MC.MulticlassMetrics, labels: Sequence[s
     )
 
 
+def _zero_width_notices(name: str, ci: dict[str, list[float]], per_class_ci: dict[str, dict[str, list[float]]],
+                        level: float) -> list[Notice]:
+    """The intervals of zero width (every resample gave the same value: a class whose scores
+    separate it perfectly has the one-vs-rest AUC interval [1, 1]), which read as certainty:
+    notices ``zero_width_interval`` (summary metrics) and ``zero_width_class_interval`` (classes)."""
+    out = []
+    if flat := [k for k, iv in ci.items() if iv[0] == iv[1]]:
+        out.append(Notice("zero_width_interval", {"model": name, "level": level, "metrics": flat}))
+    if classes := [c for c, f in per_class_ci.items() if (iv := f.get("roc_auc")) is not None and iv[0] == iv[1]]:
+        out.append(Notice("zero_width_class_interval", {"model": name, "level": level, "metric": "roc_auc",
+                                                        "classes": classes}))
+    return out
+
+
 def _scores_drawn(rows: MulticlassRows, labels: Sequence[str]) -> bool:
     """Whether the rows' bootstrap draws the scores too (AUCs, log-loss): at most
     :data:`BOOTSTRAP_AUC_MAX_CELLS` distinct rows × classes."""
@@ -368,7 +382,7 @@ def compare_multiclass_evidence(ev: MulticlassEvidence, s: Settings, progress: P
         per_class_ci, how = _per_class_auc_intervals(m, labels, s, streams.stream(s.seed, "class_auc", m.name))
         if per_class_ci:
             r = replace(r, per_class_ci=per_class_ci, per_class_ci_method={"roc_auc": how})
-        models[m.name] = r
+        models[m.name] = replace(r, notices=[*r.notices, *_zero_width_notices(m.name, ci, per_class_ci, s.level)])
     if rows_kept or s.resamples <= 0:
         caps = {}
     elif joint_deltas:
