@@ -110,10 +110,18 @@ def fmt_count(v: float | None) -> str:
 
 
 def fmt_pct(v: float | None, digits: int = 1, signed: bool = False) -> str:
+    """A fraction in per cent with ``digits`` decimals; zero is "0.0 %", never "−0.0 %", and a
+    non-zero value is never printed as zero: more decimals (up to :data:`MAX_DIGITS` in per cent),
+    beyond them "< 0.000001 %" with its sign (−0.0004 → "−0.04 %")."""
     if v is None or not math.isfinite(v):
         return "n/a"
     sign = "+" if signed and v > 0 else ""
-    return minus(f"{sign}{v * 100:.{digits}f} %")
+    if v == 0:
+        return f"{0:.{digits}f} %"
+    for d in range(digits, MAX_DIGITS + 1):
+        if float(f"{abs(v) * 100:.{d}f}") != 0:
+            return minus(f"{sign}{v * 100:.{d}f} %")
+    return minus(f"{sign if v > 0 else '-'}< {10.0 ** -MAX_DIGITS:.{MAX_DIGITS}f} %")
 
 
 def fmt_share(v: float | None, digits: int = 0) -> str:

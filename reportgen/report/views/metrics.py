@@ -130,6 +130,28 @@ def left_out(result: ComparisonResult, keys: Sequence[str]) -> tuple[dict[str, s
 _WHY_EQUAL = {"always": "with one label per row", "beta_one": "at β = 1", "every_class_occurs": "as every class occurs"}
 
 
+def no_interval_why(result: ComparisonResult, key: str) -> str:
+    """Why a defined value has no interval where the run draws intervals, for its cell ("" when the
+    run draws none: the section's sentence says so once). From the facts the comparisons carry
+    (their ``capabilities``), else the metric's nature; a binary run's intervals have their own
+    notes, so there only the baseline accuracy's is said."""
+    if result.run.bootstrap_resamples <= 0:
+        return ""
+    if key == "baseline_accuracy":
+        return "no interval: fixed by the labels"
+    if result.run.task == "binary":
+        return ""
+    caps = {k: v for c in result.comparisons for k, v in c.capabilities.items()}
+    if key in _PROBABILITY_KEYS and caps.get("bootstrap.auc") == "too_many_cells":
+        return "no interval: too many rows × classes to resample the scores"
+    if (key in _PROBABILITY_KEYS and "paired_interval.probability_metrics" in caps) or "bootstrap" in caps:
+        return "no interval: needs the rows (engine: memory)"
+    return "no interval: defined in fewer than two resamples"
+
+
+_PROBABILITY_KEYS = frozenset(m.key for m in catalog.METRICS if m.probabilities)
+
+
 def omitted_note(twins: dict[str, str], unset: dict[str, str]) -> str:
     """The sentence that says which rows were left out and why: "Not tabled: Precision, micro;
     Recall, micro (equal to Accuracy with one label per row); …". Labels hold commas, so the
@@ -160,7 +182,7 @@ def metrics_view(result: ComparisonResult, ms: Models) -> MetricsView:
         cells = tuple(
             MetricCell(
                 value=fmt_metric(v, k, 4),
-                ci=fmt_ci(result.models[n].ci.get(k), key=k),
+                ci=fmt_ci(result.models[n].ci.get(k), key=k) or ("" if v is None else no_interval_why(result, k)),
                 best=i in best,
                 reason=ms.why_undefined[n].get(k, "") if v is None else "",
             )
