@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import reportgen.catalog as catalog
@@ -237,6 +238,14 @@ def comparison_view(result: ComparisonResult, ms: Models, forest: object | None)
     )
 
 
+def _error_within_noise(base: float | None, ci: Sequence[float] | None) -> bool:
+    """Whether the relative error reduction is meaningless: the baseline's error 1 − r₁ is smaller
+    than the width of the interval of the difference (without an interval, it cannot be judged)."""
+    if base is None or not ci or ci[0] is None or ci[1] is None:
+        return False
+    return 1.0 - base < ci[1] - ci[0]
+
+
 def _delta_rows(result: ComparisonResult, c: Comparison, ms: Models) -> tuple[DeltaRow, ...]:
     rows = []
     for k in KEY_COMPARISON_METRICS if ms.binary else KEY_MULTICLASS_METRICS:
@@ -246,6 +255,10 @@ def _delta_rows(result: ComparisonResult, c: Comparison, ms: Models) -> tuple[De
         has_rer = c.relative_error_reductions.get(k) is not None
         # an error reduction of a baseline at the ideal 1 divides by 0: its n/a says why
         no_error = k in c.relative_error_reductions and result.models[c.baseline].metrics.get(k) == 1.0
+        # near the bound the baseline's error 1 − r₁ is smaller than the interval of Δ is wide: the
+        # ratio's size and even its sign are noise (an AUC of 0.9996 against 0.999 read −150 %)
+        noise = has_rer and _error_within_noise(result.models[c.baseline].metrics.get(k), c.ci.get(k))
+        has_rer = has_rer and not noise
         mark = better_mark(c.delta.get(k), ms.better_of.get(k))
         rows.append(
             DeltaRow(
@@ -260,9 +273,10 @@ def _delta_rows(result: ComparisonResult, c: Comparison, ms: Models) -> tuple[De
                 ci=fmt_ci(c.ci.get(k)),
                 relative=fmt_pct(c.relative_delta.get(k), 1, signed=True),
                 rer=fmt_pct(c.relative_error_reductions.get(k), 1, signed=True)
-                if k in c.relative_error_reductions
+                if k in c.relative_error_reductions and not noise
                 else "",
-                rer_note=("baseline has no error" if no_error else "")
+                rer_note=("baseline has no error" if no_error else
+                          "omitted: baseline error < CI width" if noise else "")
                 if not has_rer
                 else ""
                 if clear
