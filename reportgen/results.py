@@ -278,7 +278,8 @@ NoticeParams = Mapping[str, str | float | bool | Sequence[str | float | bool] | 
 #: ``note`` parameter is the sentence itself).
 NoticeCode = Literal[
     "threshold_outside_scores", "auc_below_half", "small_class", "log_loss_clipped", "delong_zero_variance",
-    "zero_width_interval", "zero_width_class_interval", "small_classes", "delong_small_sample", "delong_infinite_z", "zero_width_difference",
+    "zero_width_interval", "zero_width_class_interval", "small_classes", "delong_small_sample", "delong_infinite_z",
+    "zero_width_difference",
     "rows_dropped", "credit_red", "credit_sampling_weights", "credit_grade_order",
     # the load audit's (params: model, and the facts below)
     "scores_binned",  # max_distinct, bins, binning, bound: too many distinct scores, binned (stream, dask)

@@ -300,7 +300,8 @@ def _count_bootstrap(m: MulticlassModelEvidence, labels: Sequence[str], s: Setti
     multiclass_model_bootstrap`): the confusion metrics, and the log-loss from the true class's
     tables when the model has one; NaN where a resample leaves a metric undefined."""
     def evaluate(confusion: np.ndarray) -> dict[str, float | None]:
-        return _values(MC.multiclass_from_counts(confusion, labels, m.n_rows, None, beta=s.beta, costs=costs, ordinal=s.ordinal))
+        return _values(MC.multiclass_from_counts(confusion, labels, m.n_rows, None, beta=s.beta, costs=costs,
+                                                 ordinal=s.ordinal))
 
     t = m.tables
     diag = None if t is None or not with_log_loss else [t.counts[i][i] for i in range(t.k)]
@@ -428,7 +429,8 @@ def _joint_deltas(ev: MulticlassEvidence, base: int, labels: Sequence[str], s: S
                                            streams.stream(s.seed, "class_pairs", ev.models[base].name, m.name))
 
         def drawn(draws: np.ndarray, n_rows: int) -> dict[str, np.ndarray]:
-            vals = [_values(MC.multiclass_from_counts(c, labels, n_rows, None, beta=s.beta, costs=costs, ordinal=s.ordinal)) for c in draws]
+            vals = [_values(MC.multiclass_from_counts(c, labels, n_rows, None, beta=s.beta, costs=costs,
+                                                      ordinal=s.ordinal)) for c in draws]
             return {k: np.array([np.nan if v[k] is None else v[k] for v in vals]) for k in METRICS
                     if k not in _PROBA_METRICS}
 

@@ -788,6 +788,7 @@ def worded(result: ComparisonResult) -> ComparisonResult:
 
 
 __all__ = ["NOTICE_CODES", "UNDEFINED_TEXT", "log_loss_clipping_sentence", "optimum_label", "ranking_note", "undefined_of",
-           "undefined_text", "model_warnings", "merged", "notice_texts", "per_class_interval_note", "notice_text", "rule", "caveats_of", "verdict", "verdict_of", "worded",
+           "undefined_text", "model_warnings",
+           "merged", "notice_texts", "per_class_interval_note", "notice_text", "rule", "caveats_of", "verdict", "verdict_of", "worded",
            "NO_BOOTSTRAP", "PAIRING_TEXT", "approval_sentence", "capability_note", "comparison_notes", "interval_kind", "interval_methods",
            "mcnemar_sentence", "multiplicity_sentence", "table_bootstrap_note", "weights_sentence"]
