@@ -129,7 +129,7 @@ METRICS: tuple[Metric, ...] = (
     Metric("recall_micro", "Recall, micro", "higher", 0.0, 1.0, _M, "threshold"),
     Metric("recall_macro", "Recall, macro", "higher", 0.0, 1.0, _M, "threshold"),
     Metric("recall_weighted", "Recall, weighted", "higher", 0.0, 1.0, _M, "threshold"),
-    Metric("f1_micro", "F1, micro (= accuracy)", "higher", 0.0, 1.0, _M, "threshold"),
+    Metric("f1_micro", "F1, micro", "higher", 0.0, 1.0, _M, "threshold"),
     Metric("f1_macro", "F1, macro (mean of per-class F1)", "higher", 0.0, 1.0, _M, "threshold"),
     Metric("f1_weighted", "F1, weighted", "higher", 0.0, 1.0, _M, "threshold"),
     Metric("f1_of_macro_pr", "F1 of macro precision and recall", "higher", 0.0, 1.0, _M, "threshold"),
@@ -186,6 +186,34 @@ def metrics_of(task: Task, kind: Kind | None = None) -> tuple[Metric, ...]:
     if task == "binary" and kind is None:
         rows = [m for m in rows if m.kind == "threshold"] + [m for m in rows if m.kind == "ranking"]
     return tuple(rows)
+
+
+#: Rows that repeat another row's value by an identity, not by chance: key → (the row it equals,
+#: when). "always": single-label multiclass, where every row adds one TP or one (FP, FN) pair, so
+#: the pooled (micro) precision, recall and F-scores are the accuracy, and the support-weighted
+#: recall Σ_c (support_c / m)·(TP_c / support_c) is too; "beta_one": F-beta is F1 at β = 1;
+#: "every_class_occurs": balanced accuracy is the macro recall when every class has support. The
+#: report tables the row they equal and says so once; ``metrics.json`` keeps both keys.
+TWINS: dict[str, tuple[str, Literal["always", "beta_one", "every_class_occurs"]]] = {
+    "precision_micro": ("accuracy", "always"),
+    "recall_micro": ("accuracy", "always"),
+    "f1_micro": ("accuracy", "always"),
+    "fbeta_micro": ("accuracy", "always"),
+    "recall_weighted": ("accuracy", "always"),
+    "recall_macro": ("balanced_accuracy", "every_class_occurs"),
+    "fbeta_macro": ("f1_macro", "beta_one"),
+    "fbeta_weighted": ("f1_weighted", "beta_one"),
+    "fbeta": ("f1", "beta_one"),
+}
+
+
+def twin_of(key: str, task: Task, *, beta: float, every_class_occurs: bool) -> str | None:
+    """The metric ``key`` equals by an identity of ``task`` on this run (:data:`TWINS`), or None."""
+    if key not in TWINS or task not in metric(key).tasks:
+        return None
+    other, when = TWINS[key]
+    holds = {"always": True, "beta_one": beta == 1.0, "every_class_occurs": every_class_occurs}[when]
+    return other if holds else None
 
 
 #: Numbers of the credit validation section a ``checks:`` rule may bound (binary runs with
@@ -286,5 +314,5 @@ def conventions(task: Task) -> dict[str, str]:
 
 __all__ = [
     "Metric", "Criterion", "METRICS", "CRITERIA", "CONVENTIONS", "metric", "criterion", "metrics_of", "keys",
-    "better", "primary_metrics", "constraint_metrics", "conventions", "label", "short_label",
+    "better", "primary_metrics", "constraint_metrics", "conventions", "label", "short_label", "TWINS", "twin_of",
 ]

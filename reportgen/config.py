@@ -672,6 +672,10 @@ class Config(Strict):
     classes: list[ScalarLabel] | None = Field(None, description=(
         "Multiclass: the class list in the order of every table (default: the labels sorted); a label "
         "outside it is an error."))
+    ordinal: bool = Field(False, description=(
+        "Multiclass: the classes are ordered categories (grades, stages) in the order of classes (or "
+        "their sorted order): adds the quadratic-weighted kappa, which is meaningless for unordered "
+        "classes."))
     id: Column | None = Field(None, description=(
         "Join key across the models' files: rows are matched by id in any order (without it, by "
         "position)."))
@@ -872,6 +876,8 @@ class Config(Strict):
         if (self.credit is not None or self.segment is not None) and self.task != "binary":
             raise _Invalid(("credit" if self.credit is not None else "segment",),
                            "the credit validation section needs task: binary (a default flag)")
+        if self.ordinal and self.task != "multiclass":
+            raise _Invalid(("ordinal",), "ordinal: true orders the classes of task: multiclass; remove it for task: binary")
         if self.task == "binary" and isinstance(self.costs, list) and len(self.costs) != 2:
             raise _Invalid(("costs",), f"a {len(self.costs)}x{len(self.costs)} matrix for task: binary; give {{fn: .., fp: ..}} or a 2x2 matrix")
         if self.task == "multiclass" and isinstance(self.costs, list) and self.classes is not None:

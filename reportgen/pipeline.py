@@ -72,6 +72,7 @@ def settings_from(cfg: Config) -> Settings:
         cost_matrix=matrix,
         weight_kind=cfg.weight_kind,
         approval_rates=tuple(cfg.approval_rates),
+        ordinal=cfg.ordinal,
     )
 
 
@@ -164,7 +165,7 @@ def analyse(cfg: Config, config_path: Path | str, progress: Progress | None = No
             notices.append(Notice("credit_sampling_weights", {}))
         if credit.capabilities.get("grade_order") == "text":
             notices.append(Notice("credit_grade_order", {}))
-    warnings = [wording.notice_text(n) for n in notices]
+    warnings = wording.notice_texts(notices)  # one per fact: a fact of several models names them
     for w in warnings:  # loaders and engine log nothing: their notices are worded and logged here
         log.warning(w)
     classes = list(ev.classes) if isinstance(ev, MulticlassEvidence) else None

@@ -281,7 +281,8 @@ NoticeParams = Mapping[str, str | float | bool | Sequence[str | float | bool] | 
 #: ``note`` parameter is the sentence itself).
 NoticeCode = Literal[
     "threshold_outside_scores", "auc_below_half", "small_class", "log_loss_clipped", "delong_zero_variance",
-    "zero_width_interval", "small_classes", "delong_small_sample", "delong_infinite_z", "zero_width_difference",
+    "zero_width_interval", "zero_width_class_interval", "small_classes", "delong_small_sample", "delong_infinite_z",
+    "zero_width_difference",
     "rows_dropped", "credit_red", "credit_sampling_weights", "credit_grade_order",
     # the load audit's (params: model, and the facts below)
     "scores_binned",  # max_distinct, bins, binning, bound: too many distinct scores, binned (stream, dask)
@@ -328,6 +329,7 @@ UndefinedCode = Literal[
     "no_cost_matrix",
     "one_same_class",  # kappas: truth and predictions are all one and the same class
     "zero_expected_disagreement",
+    "classes_not_ordinal",  # quadratic-weighted kappa: the config does not declare the classes ordered
     "single_class",  # MCC: truth (bool) and / or predictions (bool) hold a single class
     "proba_outside_unit",
     "no_class_with_both",  # no class has both positives and negatives

@@ -89,6 +89,9 @@ class Settings:
     #: approval rates (share of rows approved = predicted negative) at which to compare bad rates,
     #: besides the baseline's own
     approval_rates: tuple[float, ...] = ()
+    #: multiclass: the classes are ordered categories in their configured order (adds the
+    #: quadratic-weighted kappa)
+    ordinal: bool = False
 
 
 Progress = Callable[[int, int], None]

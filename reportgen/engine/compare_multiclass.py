@@ -172,6 +172,20 @@ def result_of(name: str, file: str, mm: MC.MulticlassMetrics, labels: Sequence[s
     )
 
 
+def _zero_width_notices(name: str, ci: dict[str, list[float]], per_class_ci: dict[str, dict[str, list[float]]],
+                        level: float) -> list[Notice]:
+    """The intervals of zero width (every resample gave the same value: a class whose scores
+    separate it perfectly has the one-vs-rest AUC interval [1, 1]), which read as certainty:
+    notices ``zero_width_interval`` (summary metrics) and ``zero_width_class_interval`` (classes)."""
+    out = []
+    if flat := [k for k, iv in ci.items() if iv[0] == iv[1]]:
+        out.append(Notice("zero_width_interval", {"model": name, "level": level, "metrics": flat}))
+    if classes := [c for c, f in per_class_ci.items() if (iv := f.get("roc_auc")) is not None and iv[0] == iv[1]]:
+        out.append(Notice("zero_width_class_interval", {"model": name, "level": level, "metric": "roc_auc",
+                                                        "classes": classes}))
+    return out
+
+
 def _scores_drawn(rows: MulticlassRows, labels: Sequence[str]) -> bool:
     """Whether the rows' bootstrap draws the scores too (AUCs, log-loss): at most
     :data:`BOOTSTRAP_AUC_MAX_CELLS` distinct rows × classes."""
@@ -199,7 +213,7 @@ def _bootstrap(rows: MulticlassRows, labels: Sequence[str], s: Settings, costs: 
             w = mult.astype(np.float64) if rows.weights is None else mult * rows.weights
             for j, (pred, proba) in enumerate(zip(preds, rows.proba)):
                 mm = MC.compute_multiclass(y, labels, y_pred_idx=pred, proba=proba if with_auc else None, weights=w,
-                                           beta=s.beta, costs=costs)
+                                           beta=s.beta, costs=costs, ordinal=s.ordinal)
                 out[r, j] = _row(_values(mm))
             r += 1
             if progress is not None:
@@ -292,7 +306,8 @@ def _count_bootstrap(m: MulticlassModelEvidence, labels: Sequence[str], s: Setti
     multiclass_model_bootstrap`): the confusion metrics, and the log-loss from the true class's
     tables when the model has one; NaN where a resample leaves a metric undefined."""
     def evaluate(confusion: np.ndarray) -> dict[str, float | None]:
-        return _values(MC.multiclass_from_counts(confusion, labels, m.n_rows, None, beta=s.beta, costs=costs))
+        return _values(MC.multiclass_from_counts(confusion, labels, m.n_rows, None, beta=s.beta, costs=costs,
+                                                 ordinal=s.ordinal))
 
     t = m.tables
     diag = None if t is None or not with_log_loss else [t.counts[i][i] for i in range(t.k)]
@@ -354,7 +369,7 @@ def compare_multiclass_evidence(ev: MulticlassEvidence, s: Settings, progress: P
     skipped_auc = rows_kept and not with_auc
     models: dict[str, ModelResult] = {}
     for j, m in enumerate(ev.models):
-        mm = MC.multiclass_from_counts(m.confusion, labels, m.n_rows, m.tables, beta=s.beta, costs=costs)
+        mm = MC.multiclass_from_counts(m.confusion, labels, m.n_rows, m.tables, beta=s.beta, costs=costs, ordinal=s.ordinal)
         curves = None if m.tables is None else _table_curves(m.tables, labels)
         ci: dict[str, list[float]] = {}
         method: dict[str, str] = {}
@@ -374,7 +389,7 @@ def compare_multiclass_evidence(ev: MulticlassEvidence, s: Settings, progress: P
         per_class_ci, how = _per_class_auc_intervals(m, labels, s, streams.stream(s.seed, "class_auc", m.name))
         if per_class_ci:
             r = replace(r, per_class_ci=per_class_ci, per_class_ci_method={"roc_auc": how})
-        models[m.name] = r
+        models[m.name] = replace(r, notices=[*r.notices, *_zero_width_notices(m.name, ci, per_class_ci, s.level)])
     if rows_kept or s.resamples <= 0:
         caps = {}
     elif joint_deltas:
@@ -420,7 +435,8 @@ def _joint_deltas(ev: MulticlassEvidence, base: int, labels: Sequence[str], s: S
                                            streams.stream(s.seed, "class_pairs", ev.models[base].name, m.name))
 
         def drawn(draws: np.ndarray, n_rows: int) -> dict[str, np.ndarray]:
-            vals = [_values(MC.multiclass_from_counts(c, labels, n_rows, None, beta=s.beta, costs=costs)) for c in draws]
+            vals = [_values(MC.multiclass_from_counts(c, labels, n_rows, None, beta=s.beta, costs=costs,
+                                                      ordinal=s.ordinal)) for c in draws]
             return {k: np.array([np.nan if v[k] is None else v[k] for v in vals]) for k in METRICS
                     if k not in _PROBA_METRICS}
 

@@ -173,8 +173,8 @@ class MulticlassMetrics:
             p_e = Σ_c support_c · predicted_c / m² (seed 004, "Каппа Коэна").
         quadratic_weighted_kappa: 1 − Σ w_ij C_ij / Σ w_ij E_ij with w_ij = (i − j)² and
             E = outer(support, predicted) / m. The class index is used as an ordinal score, so
-            the value only makes sense when the labels are ordered categories given in their
-            natural order (grades, severities); for nominal classes ignore it.
+            it is computed only for classes declared ordered (``ordinal=True``: grades,
+            severities, in their natural order); None otherwise (reason ``classes_not_ordinal``).
         mcc: Gorodkin's R_K = (c·m − Σ_c p_c t_c) / √((m² − Σ p_c²)(m² − Σ t_c²)), with c the
             trace, t_c true and p_c predicted class totals; equals the binary MCC for k = 2.
         log_loss: −Σ_i w_i log p_i,y_i / Σ_i w_i with p clipped to [ε, 1 − ε]; None without
@@ -543,7 +543,8 @@ def _kappa(C: np.ndarray, w: np.ndarray) -> float | None:
     return float(1.0 - (w * C).sum() / den)
 
 
-def _agreement(C: np.ndarray, reasons: dict[str, Reason]) -> tuple[float | None, float | None, float | None]:
+def _agreement(C: np.ndarray, reasons: dict[str, Reason], ordinal: bool = False
+               ) -> tuple[float | None, float | None, float | None]:
     """Cohen's kappa, quadratic weighted kappa and Gorodkin's MCC of a confusion matrix.
 
     kappa = 1 − Σ w_ij C_ij / Σ w_ij E_ij, E = outer(row totals, column totals) / m, with
@@ -564,10 +565,12 @@ def _agreement(C: np.ndarray, reasons: dict[str, Reason]) -> tuple[float | None,
         reasons["cohen_kappa"] = reasons["quadratic_weighted_kappa"] = Reason("one_same_class")
     else:
         kappa = _kappa(C, 1.0 - np.eye(k))
-        qwk = _kappa(C, (idx[:, None] - idx[None, :]) ** 2)
+        qwk = _kappa(C, (idx[:, None] - idx[None, :]) ** 2) if ordinal else None
         for key, val in (("cohen_kappa", kappa), ("quadratic_weighted_kappa", qwk)):
-            if val is None:
+            if val is None and (ordinal or key == "cohen_kappa"):
                 reasons[key] = Reason("zero_expected_disagreement")
+    if not ordinal:
+        reasons["quadratic_weighted_kappa"] = Reason("classes_not_ordinal")
     if n_true <= 1 or n_pred <= 1:
         reasons["mcc"] = Reason("single_class", {"truth": n_true <= 1, "predictions": n_pred <= 1})
         return kappa, qwk, None
@@ -631,6 +634,7 @@ def compute_multiclass(
     weights: np.ndarray | None = None,
     beta: float = 1.0,
     costs: np.ndarray | None = None,
+    ordinal: bool = False,
 ) -> MulticlassMetrics:
     """All multiclass metrics of one model.
 
@@ -646,6 +650,8 @@ def compute_multiclass(
         beta: β of the F_β fields (> 0).
         costs: shape (k, k), ``costs[i, j]`` = cost of predicting class j for a row of class
             i, or None.
+        ordinal: the labels are ordered categories in index order: adds the quadratic-weighted
+            kappa (else None, reason ``classes_not_ordinal``).
 
     At least one of ``y_pred_idx`` and ``proba`` is required; with both, threshold metrics use
     ``y_pred_idx`` and ranking metrics use ``proba``.
@@ -683,7 +689,7 @@ def compute_multiclass(
     if p is not None:
         tables = CT.build_class_tables(y, p, w, k)
         micro = _micro_table(y, p, w)
-    return multiclass_from_counts(C, labs, n, tables, micro, beta=beta, costs=cost_m)
+    return multiclass_from_counts(C, labs, n, tables, micro, beta=beta, costs=cost_m, ordinal=ordinal)
 
 
 def multiclass_from_counts(
@@ -695,6 +701,7 @@ def multiclass_from_counts(
     *,
     beta: float = 1.0,
     costs: np.ndarray | None = None,
+    ordinal: bool = False,
 ) -> MulticlassMetrics:
     """All multiclass metrics from the confusion matrix and the class tables of the scores.
 
@@ -761,7 +768,7 @@ def multiclass_from_counts(
         absent = [labs[c] for c in range(k) if not has_support[c]]
         notes.append(("balanced_accuracy", Notice("classes_without_support", {"classes": absent})))
 
-    cohen_kappa, qwk, mcc = _agreement(C, reasons)
+    cohen_kappa, qwk, mcc = _agreement(C, reasons, ordinal)
 
     # --- costs ---
     if cost_m is None:

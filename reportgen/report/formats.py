@@ -110,10 +110,18 @@ def fmt_count(v: float | None) -> str:
 
 
 def fmt_pct(v: float | None, digits: int = 1, signed: bool = False) -> str:
+    """A fraction in per cent with ``digits`` decimals; zero is "0.0 %", never "−0.0 %", and a
+    non-zero value is never printed as zero: more decimals (up to :data:`MAX_DIGITS` in per cent),
+    beyond them "< 0.000001 %" with its sign (−0.0004 → "−0.04 %")."""
     if v is None or not math.isfinite(v):
         return "n/a"
     sign = "+" if signed and v > 0 else ""
-    return minus(f"{sign}{v * 100:.{digits}f} %")
+    if v == 0:
+        return f"{0:.{digits}f} %"
+    for d in range(digits, MAX_DIGITS + 1):
+        if float(f"{abs(v) * 100:.{d}f}") != 0:
+            return minus(f"{sign}{v * 100:.{d}f} %")
+    return minus(f"{sign if v > 0 else '-'}< {10.0 ** -MAX_DIGITS:.{MAX_DIGITS}f} %")
 
 
 def fmt_share(v: float | None, digits: int = 0) -> str:
@@ -191,7 +199,8 @@ def fmt_p(p: float | None, bound: bool = False) -> str:
 
 
 def fmt_ci(ci: Sequence[float] | None, digits: int = 3, key: str | None = None) -> str:
-    """An interval as "[lo, hi]" with ``digits`` decimals. With the metric's ``key``, an end is never
+    """An interval as "[lo, hi]" with ``digits`` decimals, an end near 0 with as many more as show
+    its side of 0 (:func:`_off_zero`). With the metric's ``key``, an end is never
     rounded to a bound of the metric's range it does not equal (:func:`fmt_bounded`):
     the logit-scale DeLong interval of AUC 0.9991 is [0.996, 0.9998], not [0.996, 1.000], which
     would read as the certainty the transform exists to avoid."""
@@ -200,11 +209,22 @@ def fmt_ci(ci: Sequence[float] | None, digits: int = 3, key: str | None = None) 
     b = bounds_of(key)
     if b is not None:
         ends = [fmt_bounded(float(v) + 0.0, digits, *b) for v in ci]
-        ends = [e.lstrip("-") if e[0] == "-" and float(e) == 0.0 else e for e in ends]  # never "−0.000"
+        ends = [_off_zero(float(v), digits) if float(e) == 0.0 else e for v, e in zip(ci, ends)]
         return ("[" + ", ".join(ends) + "]").replace("-", "−")
-    # + 0.0 turns a bound that rounds to zero from below into "0.000", never "−0.000"
-    lo, hi = (float(f"{v:.{digits}f}") + 0.0 for v in ci)
-    return f"[{lo:.{digits}f}, {hi:.{digits}f}]".replace("-", "−")
+    return "[" + ", ".join(_off_zero(float(v), digits) for v in ci) + "]"
+
+
+def _off_zero(v: float, digits: int) -> str:
+    """An interval's end with ``digits`` decimals, more (up to :data:`MAX_DIGITS`) when it would
+    round to 0 without being 0, so the side of zero it lies on shows: −0.0002 is "−0.0002", not
+    "0.000" (an interval [−0.015, −0.0002] read [−0.015, 0.000] beside a "worse" verdict); 0 is
+    "0.000", never "−0.000"; beyond MAX_DIGITS, "−< 0.000001"."""
+    if v == 0:
+        return f"{0:.{digits}f}"
+    for d in range(digits, MAX_DIGITS + 1):
+        if float(f"{abs(v):.{d}f}") != 0:
+            return f"{v:.{d}f}".replace("-", "−")
+    return ("" if v > 0 else "−") + f"< {10.0 ** -MAX_DIGITS:.{MAX_DIGITS}f}"
 
 
 def fmt_level(level: float) -> str:

@@ -229,9 +229,14 @@ def family_words(family: str | None, size: int | None, baseline: str) -> str:
     return f"the {size:,} {what[0]}{'' if size == 1 else 's'}{what[1]}"
 
 
-def row_bootstrap_note(resamples: int, seed: int) -> str:
-    return (f"Intervals marked as drawn from the rows come from the stratified bootstrap of the kept rows, one draw "
-            f"for every model ({resamples:,} resamples, seed {seed}), so differences are paired.")
+def row_bootstrap_note(resamples: int, seed: int, metrics: Sequence[str] = ()) -> str:
+    """How the intervals drawn from the rows were made, naming them (``metrics``: their keys; the
+    tables do not mark them). Labels hold commas ("ROC AUC, one-vs-rest macro"), so a list of them
+    is split by semicolons."""
+    names = [LABELS.get(k, k.replace("_", " ")) for k in metrics]
+    which = f"of {('; ' if any(',' in n for n in names) else ', ').join(names)} " if names else "drawn from the rows "
+    return (f"Intervals {which}come from the stratified bootstrap of the kept rows, one draw for every model "
+            f"({resamples:,} resamples, seed {seed}), so differences are paired.")
 
 
 def comparison_notes(c: Comparison, result: ComparisonResult) -> list[str]:
@@ -253,7 +258,9 @@ def comparison_notes(c: Comparison, result: ComparisonResult) -> list[str]:
     if JOINT_BINNED_BOOTSTRAP in c.ci_method.values():
         notes.append(JOINT_BINNED_NOTE)
     if ROW_BOOTSTRAP in methods:
-        notes.append(row_bootstrap_note(run.bootstrap_resamples, run.bootstrap_seed))
+        drawn = [k for k in dict.fromkeys(k for m in [*(x.ci_method for x in result.models.values()), c.ci_method]
+                                          for k, v in m.items() if v == ROW_BOOTSTRAP)]
+        notes.append(row_bootstrap_note(run.bootstrap_resamples, run.bootstrap_seed, drawn))
     if c.decision is not None and c.decision.method == BOOTSTRAP_NORMAL:
         notes.append(BOOTSTRAP_NORMAL_NOTE)
     pair_methods = set(c.ci_method.values())
@@ -579,6 +586,7 @@ UNDEFINED_TEXT: dict[str, Callable[[str, Mapping[str, object]], str]] = {
     "no_cost_matrix": lambda k, p: "no cost matrix given",
     "one_same_class": lambda k, p: "truth and predictions are all one and the same class (chance agreement is 1)",
     "zero_expected_disagreement": lambda k, p: "expected disagreement is zero",
+    "classes_not_ordinal": lambda k, p: "the classes are not declared ordered by ordinal: true",
     "single_class": lambda k, p: _single_class(p),
     "proba_outside_unit": lambda k, p: "proba has values outside [0, 1]; scores are not probabilities",
     "no_class_with_both": lambda k, p: "no class has both positives and negatives",
@@ -627,7 +635,7 @@ def _metric_note(p: dict, text: str) -> str:
     """A multiclass metric's caveat under the metric's name in the tables: ``model 'a': Precision,
     macro (mean over classes): <text>`` (never its key, "f1 of macro pr")."""
     key = str(p["metric"])
-    return f"model '{p['model']}': {LABELS.get(key, key.replace('_', ' '))}: {text}"
+    return f"{_who(p)}: {LABELS.get(key, key.replace('_', ' '))}: {text}"
 
 
 def _auc_left_out(p: dict) -> str:
@@ -635,8 +643,18 @@ def _auc_left_out(p: dict) -> str:
     return _metric_note(p, f"classes left out: {left}")
 
 
+def _who(p: Mapping[str, object]) -> str:
+    """Whom a notice is about: "model 'a'", or for one fact of several models (:func:`merged`)
+    "models 'a', 'b' and 'c'"."""
+    models = p.get("models")
+    if isinstance(models, (list, tuple)) and models:
+        quoted = [f"'{m}'" for m in models]
+        return "models " + (quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " and " + quoted[-1])
+    return f"model '{p['model']}'"
+
+
 def _model_prefix(p: dict) -> str:
-    return f"model '{p['model']}': "
+    return f"{_who(p)}: "
 
 
 #: What a DeLong notice is about (``statistic``; absent: the comparison's test).
@@ -668,33 +686,37 @@ def _delong_small_sample(p: dict) -> str:
 #: sentence (``params`` → words); a test keeps the two lists equal.
 NOTICE_CODES = {
     "scores_binned": lambda p: (
-        f"model '{p['model']}': more than {p['max_distinct']:,} distinct scores, binned into {p['bins']:,} "
+        f"{_who(p)}: more than {p['max_distinct']:,} distinct scores, binned into {p['bins']:,} "
         f"{p['binning']} bins; its AUC is within ±{p['bound']:.2g} of the exact value and its thresholds are bin "
         f"boundaries that occur in the data"),
-    "ids_not_shared": lambda p: f"model '{p['model']}': {p['rows']} row(s) whose id is not in every model were dropped",
+    "ids_not_shared": lambda p: f"{_who(p)}: {p['rows']} row(s) whose id is not in every model were dropped",
     "class_never_in_truth": lambda p: (
         f"class {str(p['class'])!r} never occurs in the truth"
         + (f"; predicted by {', '.join(repr(n) for n in p['predicted_by'])}" if p['predicted_by'] else "")
         + " (its recall and support are 0 / undefined)"),
     "class_never_predicted": lambda p: (
-        f"model '{p['model']}' never predicts class(es) {', '.join(repr(str(c)) for c in p['classes'])}"),
+        f"{_who(p)} never predict{'' if 'models' in p else 's'} class(es) {', '.join(repr(str(c)) for c in p['classes'])}"),
     "threshold_outside_scores": lambda p: (
-        f"threshold {p['threshold']:g} lies outside the scores of model '{p['model']}' ({p['score_min']:g} to "
+        f"threshold {p['threshold']:g} lies outside the scores of {_who(p)} ({p['score_min']:g} to "
         f"{p['score_max']:g}), so every row is predicted {p['predicted']}; check '{p['threshold_key']}' "
         f"(or the model's 'direction')"),
     "auc_below_half": lambda p: (
-        f"model '{p['model']}': AUC {p['auc']:.3f} < 0.5 — the score may point the other way; check 'direction' "
+        f"{_who(p)}: AUC {p['auc']:.3f} < 0.5 — the score may point the other way; check 'direction' "
         f"(now '{p['direction']}')"),
     "small_class": lambda p: (
-        f"model '{p['model']}': only {p['rows']:g} row{'' if p['rows'] == 1 else 's'} in the smaller class; intervals "
+        f"{_who(p)}: only {p['rows']:g} row{'' if p['rows'] == 1 else 's'} in the smaller class; intervals "
         f"and tests are unreliable"),
-    "log_loss_clipped": lambda p: f"model '{p['model']}': log-loss: " + log_loss_clipping_sentence(
+    "log_loss_clipped": lambda p: f"{_who(p)}: log-loss: " + log_loss_clipping_sentence(
         p["weight"], p["log_loss"], p["total"], bool(p.get("weighted"))),
-    "delong_zero_variance": lambda p: (_model_prefix(p) if "model" in p else "") + zero_variance_note(
+    "delong_zero_variance": lambda p: (_model_prefix(p) if "model" in p or "models" in p else "") + zero_variance_note(
         p["auc"], _DELONG_STATISTIC[p.get("statistic") or "auc_interval"]),
     "zero_width_interval": lambda p: (
-        f"model '{p['model']}': the {p['level'] * 100:g} % interval of {_names(p['metrics'])} has zero width (every "
+        f"{_who(p)}: the {p['level'] * 100:g} % interval of {_names(p['metrics'])} has zero width (every "
         f"resample gave the same value), which understates the uncertainty"),
+    "zero_width_class_interval": lambda p: (
+        f"{_who(p)}: the {p['level'] * 100:g} % interval of the one-vs-rest AUC of class(es) {_reprs(p['classes'])} "
+        f"has zero width (every resample gave the same value, e.g. the class's scores separate it perfectly), which "
+        f"understates the uncertainty"),
     "classes_counted_as_zero": lambda p: _metric_note(p, (
         f"{p['stem']} undefined for {_reprs(p['classes'])}; counted as 0 (scikit-learn zero_division=0)")),
     "macro_pr_counted_as_zero": lambda p: _metric_note(
@@ -710,7 +732,7 @@ NOTICE_CODES = {
     # read only: a result written before the multiclass caveats had codes (the note is the sentence)
     "class_note": lambda p: _metric_note(p, p["note"]),
     "small_classes": lambda p: (
-        f"model '{p['model']}': class(es) {', '.join(repr(c) for c in p['classes'])} have fewer than "
+        f"{_who(p)}: class(es) {', '.join(repr(c) for c in p['classes'])} have fewer than "
         f"{p['min_rows']:g} rows; their per-class metrics and the intervals are unreliable"),
     "delong_small_sample": _delong_small_sample,
     "delong_infinite_z": lambda p: (
@@ -720,9 +742,9 @@ NOTICE_CODES = {
         f"The {p['level'] * 100:g} % interval of the difference in {_names(p['metrics'])} has zero width: the "
         f"difference was the same on every resample (e.g. both models decide alike on every row), so the interval "
         f"shows no sampling variation, not certainty about other data."),
-    "rows_dropped": lambda p: f"model '{p['model']}': {p['rows']} row(s) dropped ({p['reason']})",
+    "rows_dropped": lambda p: f"{_who(p)}: {p['rows']} row(s) dropped ({p['reason']})",
     "credit_red": lambda p: (
-        f"model '{p['model']}': credit validation red: {credit_failure_names(p['failures'], sentence=True)} "
+        f"{_who(p)}: credit validation red: {credit_failure_names(p['failures'], sentence=True)} "
         f"(see Credit validation)"),
     "credit_sampling_weights": lambda p: (
         "the credit validation section counts obligors (rows): sampling weights do not apply "
@@ -739,6 +761,35 @@ def notice_text(n: Notice) -> str:
     if write is None:
         raise ValueError(f"unknown notice code {n.code!r}")
     return write(dict(n.params))
+
+
+def merged(notices: Sequence[Notice]) -> list[Notice]:
+    """One notice per fact: notices that differ only in their model become one naming every model
+    (param ``models`` for ``model``), at the place of the first; every other notice as it is.
+    Ten models with the same small classes give one warning, not ten."""
+    order: list[tuple[str, str]] = []
+    groups: dict[tuple[str, str], list[Notice]] = {}
+    for i, n in enumerate(notices):
+        p = dict(n.params)
+        key = (n.code, repr(sorted((k, v) for k, v in p.items() if k != "model"))) if "model" in p else (n.code, f"#{i}")
+        if key not in groups:
+            order.append(key)
+        groups.setdefault(key, []).append(n)
+    out = []
+    for key in order:
+        ns = groups[key]
+        models = list(dict.fromkeys(str(n.params["model"]) for n in ns)) if len(ns) > 1 else []
+        if len(models) > 1:
+            rest = {k: v for k, v in ns[0].params.items() if k != "model"}
+            out.append(Notice(ns[0].code, {**rest, "models": models}))
+        else:
+            out.append(ns[0])
+    return out
+
+
+def notice_texts(notices: Sequence[Notice]) -> list[str]:
+    """The run's warnings in words, one per fact (:func:`merged`)."""
+    return [notice_text(n) for n in merged(notices)]
 
 
 def model_warnings(m: ModelResult) -> list[str]:
@@ -767,6 +818,7 @@ def worded(result: ComparisonResult) -> ComparisonResult:
 
 
 __all__ = ["NOTICE_CODES", "UNDEFINED_TEXT", "log_loss_clipping_sentence", "optimum_label", "ranking_note", "undefined_of",
-           "undefined_text", "model_warnings", "per_class_interval_note", "notice_text", "rule", "caveats_of", "verdict", "verdict_of", "worded",
+           "undefined_text", "model_warnings",
+           "merged", "notice_texts", "per_class_interval_note", "notice_text", "rule", "caveats_of", "verdict", "verdict_of", "worded",
            "NO_BOOTSTRAP", "PAIRING_TEXT", "approval_sentence", "capability_note", "comparison_notes", "interval_kind", "interval_methods",
            "mcnemar_sentence", "multiplicity_sentence", "family_words", "table_bootstrap_note", "weights_sentence"]

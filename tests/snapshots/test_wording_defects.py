@@ -200,7 +200,8 @@ def test_an_error_reduction_of_a_non_significant_change_is_not_headlined(run, re
     rows = _comparison(view, "sharp")
     acc = _pick(rows, r"<tr class=\"\"><td>Accuracy</td>.*?</tr>")
     # sharp and sharp_tie take the same decisions at 0.5: Δ 0, interval [0, 0], not significant
-    assert '<td class="num muted">' in acc and "not significant" in acc
+    # (issue 40: a baseline of 0.990 whose interval reaches 1 has an error not clear of 0: omitted)
+    assert '<td class="num muted">' in acc and ("not significant" in acc or "omitted: baseline error" in acc)
     gini = _pick(rows, r"<tr class=\"primary\">.*?</tr>")
     assert "not significant" in gini  # the Gini difference's interval covers 0
     check_snapshot(HERE / "error_reduction.html", acc + gini, _updating(request))

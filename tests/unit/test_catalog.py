@@ -50,7 +50,7 @@ def _multiclass_result(with_proba: bool, costs: np.ndarray | None = None):
     tables = build_class_tables(y, proba, None, k) if with_proba else None
     model = MulticlassModelEvidence("m", "m.csv", confusion, n, tables, False, not with_proba)
     evidence = MulticlassEvidence(LABELS_MC, (model,), Pairing("aligned", "single_model"), LoadAudit(()))
-    models, _, _ = compare_evidence(evidence, Settings(primary_metric="f1_macro", resamples=0, cost_matrix=costs))
+    models, _, _ = compare_evidence(evidence, Settings(primary_metric="f1_macro", resamples=0, cost_matrix=costs, ordinal=True))
     return models["m"]
 
 

@@ -229,7 +229,7 @@ def test_scalar_metrics_match_sklearn(seed, k, n, weighted, ties, label_kind):
     y, pred, proba, w = make_case(seed, k, n, weighted=weighted, ties=ties)
     labels = labels_for(k, label_kind)
     lab = np.asarray(labels)
-    m = compute_multiclass(y, labels, y_pred_idx=pred, proba=proba, weights=w)
+    m = compute_multiclass(y, labels, y_pred_idx=pred, proba=proba, weights=w, ordinal=True)
     yt, yp = lab[y], lab[pred]
     assert m.accuracy == pytest.approx(skm.accuracy_score(yt, yp, sample_weight=w), abs=TOL)
     assert m.balanced_accuracy == pytest.approx(skm.balanced_accuracy_score(yt, yp, sample_weight=w), abs=TOL)
@@ -250,7 +250,7 @@ def test_quadratic_kappa_uses_positions_of_absent_classes():
     # class 1 is absent from truth and predictions, but still sits between 0 and 2
     y = np.array([0, 0, 2, 2, 3, 3])
     pred = np.array([0, 2, 2, 3, 3, 2])
-    m = compute_multiclass(y, ["low", "mid", "high", "top"], y_pred_idx=pred)
+    m = compute_multiclass(y, ["low", "mid", "high", "top"], y_pred_idx=pred, ordinal=True)
     ref = skm.cohen_kappa_score(y, pred, labels=[0, 1, 2, 3], weights="quadratic")
     assert m.quadratic_weighted_kappa == pytest.approx(ref, abs=TOL)
     squeezed = skm.cohen_kappa_score(y, pred, weights="quadratic")  # labels 0, 2, 3 at positions 0, 1, 2
@@ -268,7 +268,7 @@ def test_mcc_undefined_is_none_where_sklearn_returns_zero():
 
 def test_kappa_undefined_when_everything_is_one_class():
     y = np.ones(5, dtype=int)
-    m = compute_multiclass(y, "abc", y_pred_idx=y)
+    m = compute_multiclass(y, "abc", y_pred_idx=y, ordinal=True)
     assert m.accuracy == 1.0
     assert m.cohen_kappa is None and m.quadratic_weighted_kappa is None and m.mcc is None
     assert "one and the same class" in why(m, "cohen_kappa")

@@ -94,6 +94,9 @@ PINNED = [
     (Notice("class_pairs_left_out", {"model": "m", "metric": "roc_auc_ovo_macro", "first": ["a", "a"],
                                      "second": ["c", "d"]}),
      "model 'm': ROC AUC, one-vs-one (Hand & Till): pairs left out (a class has no rows): ('a', 'c'), ('a', 'd')"),
+    (Notice("zero_width_class_interval", {"model": "m", "level": 0.95, "metric": "roc_auc", "classes": ["0", "6"]}),
+     "model 'm': the 95 % interval of the one-vs-rest AUC of class(es) '0', '6' has zero width (every resample gave "
+     "the same value, e.g. the class's scores separate it perfectly), which understates the uncertainty"),
     (Notice("small_classes", {"model": "m", "classes": ["late", "early"], "min_rows": 30}),
      "model 'm': class(es) 'late', 'early' have fewer than 30 rows; their per-class metrics and the intervals are "
      "unreliable"),
@@ -153,6 +156,7 @@ PINNED_UNDEFINED = [
     ("cohen_kappa", Reason("one_same_class"),
      "truth and predictions are all one and the same class (chance agreement is 1)"),
     ("quadratic_weighted_kappa", Reason("zero_expected_disagreement"), "expected disagreement is zero"),
+    ("quadratic_weighted_kappa", Reason("classes_not_ordinal"), "the classes are not declared ordered by ordinal: true"),
     ("mcc", Reason("single_class", {"truth": True, "predictions": False}),
      "the truth has a single class (0/0; scikit-learn returns 0)"),
     ("mcc", Reason("single_class", {"truth": True, "predictions": True}),

@@ -186,18 +186,24 @@ def _without_nulls(value: Any) -> Any:
     return value
 
 
-#: Keys that mean nothing for a multiclass run, left out of its "config as run".
-_BINARY_ONLY = ("positive", "threshold", "prevalences", "constraints")
+#: Keys that mean nothing for a multiclass run, left out of its "config as run" (and ``ordinal``,
+#: which means nothing for a binary one).
+_BINARY_ONLY = ("positive", "threshold", "prevalences", "constraints", "approval_rates")
 _BINARY_ONLY_MODEL = ("direction", "threshold", "score")
+_MULTICLASS_ONLY = ("ordinal", "classes")
 
 
 def _config_as_run(config: dict[str, Any], binary: bool) -> Any:
-    """The config for the appendix: no null keys, no keys that the task or engine ignores."""
+    """The config for the appendix: no null keys, no keys that the task or engine ignores: a
+    multiclass run shows no binary settings (nor the binary cost default {fn, fp, tp, tn} when it
+    has no cost matrix), a binary run no class order, and ``weight_kind`` only with a weight column."""
     cfg = _without_nulls(config)
     if cfg.get("engine", "memory") == "memory":  # batch sizes and bins do not apply in memory
         cfg = {k: v for k, v in cfg.items() if k not in ("stream", "scheduler")}
+    if "weight" not in cfg and not any("weight" in m for m in cfg.get("models", [])):
+        cfg.pop("weight_kind", None)
     if binary:
-        return cfg
-    cfg = {k: v for k, v in cfg.items() if k not in _BINARY_ONLY}
+        return {k: v for k, v in cfg.items() if k not in _MULTICLASS_ONLY}
+    cfg = {k: v for k, v in cfg.items() if k not in _BINARY_ONLY and not (k == "costs" and isinstance(v, dict))}
     cfg["models"] = [{k: v for k, v in m.items() if k not in _BINARY_ONLY_MODEL} for m in cfg.get("models", [])]
     return cfg

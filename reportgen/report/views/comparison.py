@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import reportgen.catalog as catalog
@@ -253,6 +254,15 @@ def comparison_view(result: ComparisonResult, ms: Models, forest: object | None)
     )
 
 
+def _error_within_noise(base: float | None, base_ci: Sequence[float] | None) -> bool:
+    """Whether the relative error reduction ((1 − r₁) − (1 − r₂)) / (1 − r₁) is meaningless: the
+    baseline's error 1 − r₁ is smaller than the half-width of the baseline's own interval, so its
+    denominator cannot be told from 0 (without an interval it cannot be judged, and is shown)."""
+    if base is None or not base_ci or base_ci[0] is None or base_ci[1] is None:
+        return False
+    return 1.0 - base < (base_ci[1] - base_ci[0]) / 2
+
+
 def _delta_rows(result: ComparisonResult, c: Comparison, ms: Models) -> tuple[DeltaRow, ...]:
     rows = []
     for k in KEY_COMPARISON_METRICS if ms.binary else KEY_MULTICLASS_METRICS:
@@ -262,6 +272,11 @@ def _delta_rows(result: ComparisonResult, c: Comparison, ms: Models) -> tuple[De
         has_rer = c.relative_error_reductions.get(k) is not None
         # an error reduction of a baseline at the ideal 1 divides by 0: its n/a says why
         no_error = k in c.relative_error_reductions and result.models[c.baseline].metrics.get(k) == 1.0
+        # near the bound the baseline's error 1 − r₁ is within its own interval's half-width of 0: the
+        # ratio's denominator is noise (an AUC near 1 read −2665 %)
+        base = result.models[c.baseline]
+        noise = has_rer and _error_within_noise(base.metrics.get(k), base.ci.get(k))
+        has_rer = has_rer and not noise
         mark = better_mark(c.delta.get(k), ms.better_of.get(k))
         rows.append(
             DeltaRow(
@@ -275,10 +290,11 @@ def _delta_rows(result: ComparisonResult, c: Comparison, ms: Models) -> tuple[De
                 ns_note="not significant" if clear is False else "no interval",
                 ci=fmt_ci(c.ci.get(k)),
                 relative=fmt_pct(c.relative_delta.get(k), 1, signed=True),
-                rer=fmt_pct(c.relative_error_reductions.get(k), 1, signed=True)
+                rer="—" if noise else fmt_pct(c.relative_error_reductions.get(k), 1, signed=True)
                 if k in c.relative_error_reductions
                 else "",
-                rer_note=("baseline has no error" if no_error else "")
+                rer_note=("baseline has no error" if no_error else
+                          "omitted: baseline error not clear of 0" if noise else "")
                 if not has_rer
                 else ""
                 if clear

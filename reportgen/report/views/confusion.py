@@ -156,7 +156,8 @@ def _multiclass(result: ComparisonResult, ms: Models) -> tuple[MulticlassCard, .
         for i, row in enumerate(cm.matrix):
             cells = []
             for j, v in enumerate(row):
-                share = v / totals[i] if totals[i] else None
+                # a zero count needs no share beside it ("0" over "0 %" said it twice)
+                share = v / totals[i] if totals[i] and v else None
                 cells.append(
                     Cell(
                         count=fmt_count(v),

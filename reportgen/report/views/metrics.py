@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import reportgen.catalog as catalog
 from reportgen.report.formats import BREAK_AFTER, fmt_ci, fmt_metric, needs_isolation
 from reportgen.report.views.common import Models, best_index
-from reportgen.report.wording import interval_methods
+from reportgen.report.wording import interval_methods, undefined_text
 from reportgen.results import ComparisonResult
 
 #: Widths of the metrics table's model columns, in average characters of a bold header (0.82rem
@@ -90,12 +90,90 @@ class MetricsView:
     wide: bool
     #: how the table's intervals were made, said where they are shown
     interval_methods: str
+    #: the rows left out of the table, said once: those that equal a tabled row by an identity
+    #: ("Precision, micro, … equal Accuracy"), and those undefined for every model for a reason of
+    #: the run's settings ("Quadratic-weighted kappa: the classes are not declared ordered"); "" for none
+    omitted: str
+
+
+#: Why a metric is n/a for every model because of the run's settings, not its data: such a row
+#: is said once under the table, not tabulated as a row of n/a.
+RUN_LEVEL_REASONS = ("classes_not_ordinal", "no_cost_matrix")
+
+
+def _every_class_occurs(result: ComparisonResult) -> bool:
+    first = next(iter(result.models.values()))
+    return bool(first.per_class) and all((v.get("support") or 0) > 0 for v in (first.per_class or {}).values())
+
+
+def left_out(result: ComparisonResult, keys: Sequence[str]) -> tuple[dict[str, str], dict[str, str]]:
+    """The rows of ``keys`` a table leaves out: (key → the tabled key it equals by an identity of the
+    task, :func:`reportgen.catalog.twin_of`; key → why it is n/a for every model, a reason of the
+    run's settings). The primary metric is always tabled."""
+    task = result.run.task
+    occurs = _every_class_occurs(result)
+    twins: dict[str, str] = {}
+    for k in keys:
+        other = catalog.twin_of(k, task, beta=result.run.beta, every_class_occurs=occurs)
+        if other is not None and other in keys and k != result.run.primary_metric:
+            twins[k] = other
+    unset: dict[str, str] = {}
+    for k in keys:
+        reasons = [m.undefined_reasons.get(k) for m in result.models.values()]
+        codes = {r.code if r is not None else None for r in reasons}
+        if len(codes) == 1 and codes <= set(RUN_LEVEL_REASONS) and k != result.run.primary_metric:
+            unset[k] = undefined_text(k, reasons[0])  # type: ignore[arg-type]
+    return twins, unset
+
+
+#: Why a twin equals its row (:data:`reportgen.catalog.TWINS`' conditions), in words.
+_WHY_EQUAL = {"always": "with one label per row", "beta_one": "at β = 1", "every_class_occurs": "as every class occurs"}
+
+
+def no_interval_why(result: ComparisonResult, key: str) -> str:
+    """Why a defined value has no interval where the run draws intervals, for its cell ("" when the
+    run draws none: the section's sentence says so once). From the facts the comparisons carry
+    (their ``capabilities``), else the metric's nature; a binary run's intervals have their own
+    notes, so there only the baseline accuracy's is said."""
+    if result.run.bootstrap_resamples <= 0:
+        return ""
+    if key == "baseline_accuracy":
+        return "no interval: fixed by the labels"
+    if result.run.task == "binary":
+        return ""
+    caps = {k: v for c in result.comparisons for k, v in c.capabilities.items()}
+    if key in _PROBABILITY_KEYS and caps.get("bootstrap.auc") == "too_many_cells":
+        return "no interval: too many rows × classes to resample the scores"
+    if (key in _PROBABILITY_KEYS and "paired_interval.probability_metrics" in caps) or "bootstrap" in caps:
+        return "no interval: needs the rows (engine: memory)"
+    return "no interval: defined in fewer than two resamples"
+
+
+_PROBABILITY_KEYS = frozenset(m.key for m in catalog.METRICS if m.probabilities)
+
+
+def omitted_note(twins: dict[str, str], unset: dict[str, str]) -> str:
+    """The sentence that says which rows were left out and why: "Not tabled: Precision, micro;
+    Recall, micro (equal to Accuracy with one label per row); …". Labels hold commas, so the
+    list is split by semicolons."""
+    groups: dict[tuple[str, str], list[str]] = {}
+    for k, other in twins.items():
+        groups.setdefault((other, catalog.TWINS[k][1]), []).append(catalog.short_label(k))
+    parts = [f"{'; '.join(names)} (equal to {catalog.short_label(other)} {_WHY_EQUAL[when]})"
+             for (other, when), names in groups.items()]
+    parts += [f"{catalog.short_label(k)} (n/a for every model: {why})" for k, why in unset.items()]
+    if not parts:
+        return ""
+    return "Not tabled: " + "; ".join(parts) + ". metrics.json keeps every metric."
+
 
 
 def metrics_view(result: ComparisonResult, ms: Models) -> MetricsView:
     """The metrics section: a row per metric (the catalog's order for a binary run), a cell per model."""
     first = next(iter(result.models.values()))
     keys = [k for k in catalog.keys("binary") if k in first.metrics] if ms.binary else list(first.metrics)
+    twins, unset = left_out(result, keys)
+    keys = [k for k in keys if k not in twins and k not in unset]
     rows = []
     for k in keys:
         vals = [result.models[n].metrics.get(k) for n in ms.names]
@@ -104,7 +182,7 @@ def metrics_view(result: ComparisonResult, ms: Models) -> MetricsView:
         cells = tuple(
             MetricCell(
                 value=fmt_metric(v, k, 4),
-                ci=fmt_ci(result.models[n].ci.get(k), key=k),
+                ci=fmt_ci(result.models[n].ci.get(k), key=k) or ("" if v is None else no_interval_why(result, k)),
                 best=i in best,
                 reason=ms.why_undefined[n].get(k, "") if v is None else "",
             )
@@ -137,4 +215,5 @@ def metrics_view(result: ComparisonResult, ms: Models) -> MetricsView:
         ),
         wide=n > 4 or sum(column_chars(headers)) > PORTRAIT_CHARS,
         interval_methods=interval_methods(result) or "",
+        omitted=omitted_note(twins, unset),
     )

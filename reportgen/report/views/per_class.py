@@ -18,6 +18,21 @@ PER_CLASS_TABLES = (
 )
 
 
+#: The per-class fields the engine draws intervals of (``per_class_ci``).
+INTERVAL_FIELDS = ("roc_auc",)
+
+
+def _no_interval(result: ComparisonResult, name: str, field: str, value: float | None) -> str:
+    """Why a model's defined per-class AUC has no interval when other models' have one: a weighted
+    model's class tables hold weights, not counts, and are not resampled."""
+    m = result.models[name]
+    if value is None or field not in INTERVAL_FIELDS or field in m.per_class_ci_method:
+        return ""
+    if not any(field in o.per_class_ci_method for o in result.models.values()):
+        return ""
+    return "no interval: weighted rows" if m.weighted else "no interval drawn"
+
+
 @dataclass(frozen=True, slots=True)
 class ClassCell:
     value: str
@@ -36,6 +51,8 @@ class ClassRow:
 class ClassTable:
     title: str
     rows: tuple[ClassRow, ...]
+    #: why the table has no intervals where the run draws them ("" otherwise)
+    no_intervals: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,7 +74,8 @@ def per_class_view(result: ComparisonResult, ms: Models) -> PerClassView:
         rows = []
         for label in labels:
             vals = [((result.models[n].per_class or {}).get(label) or {}).get(field) for n in ms.names]
-            cis = [fmt_ci((result.models[n].per_class_ci.get(label) or {}).get(field), key=field) for n in ms.names]
+            cis = [fmt_ci((result.models[n].per_class_ci.get(label) or {}).get(field), key=field)
+                   or _no_interval(result, n, field, v) for n, v in zip(ms.names, vals)]
             best = best_index(vals, "higher")
             support = ((first.per_class or {}).get(label) or {}).get("support")
             rows.append(
@@ -71,5 +89,8 @@ def per_class_view(result: ComparisonResult, ms: Models) -> PerClassView:
                 )
             )
         if any(c.value != "n/a" for r in rows for c in r.cells):
-            tables.append(ClassTable(title=title, rows=tuple(rows)))
+            drawn = any(f in INTERVAL_FIELDS for m in result.models.values() for f in m.per_class_ci_method)
+            note = "" if field in INTERVAL_FIELDS or not drawn else (
+                "No intervals: per class, only the one-vs-rest AUC has one.")
+            tables.append(ClassTable(title=title, rows=tuple(rows), no_intervals=note))
     return PerClassView(tables=tuple(tables), interval_note=per_class_interval_note(result))
