@@ -13,7 +13,7 @@ from typing import Any
 from reportgen.report.credit_figures import panel_keys
 from reportgen.report.labels import CREDIT_TEST_NAMES as _N
 from reportgen.report.labels import credit_failure_names
-from reportgen.results import CreditModel, CreditSection, CreditTest
+from reportgen.results import CreditAucHistory, CreditModel, CreditSection, CreditTest
 
 __all__ = ["CAPABILITY_TEXT", "TEST_LABELS", "credit_view", "summary_notes"]
 
@@ -80,6 +80,7 @@ CAPABILITY_TEXT = {
     "no_initial_auc": "no initial AUC: give models[].initial_auc or a reference sample for the ECB AUC test",
     "too_few_classes": "fewer than two defaults or non-defaults: no AUC",
     "no_ids": "the samples carry no id column, so no grade migration",
+    "no_shared_ids": "no id is in both the reference and the current sample, so no obligor can migrate: not applicable",
     "no_reference_grades": "the reference has no grade column, so no migration (PSI over reference score deciles)",
     "needs_rows": "the grade migration joins the samples' rows by id, which needs engine: memory "
                   "(streamed and Dask runs keep counts of distinct rows, not the rows)",
@@ -106,6 +107,8 @@ TEST_STATISTICS: dict[str, tuple[str, str]] = {
     "intercept": ("a", "two-sided"), "auc_history": ("S", "one-sided"), "herfindahl": ("S", "one-sided"),
 }
 
+_PD_SOURCE = {"pd_column": "the model's PD column", "score": "the score (probabilities)", "none": "none"}
+
 _WHAT = {"calibration": "calibration", "auc_history": "AUC test", "stability": "stability", "migration": "migration"}
 
 
@@ -128,6 +131,29 @@ def _verdict(m: CreditModel) -> str:
 
 def _pct(v: float) -> str:
     return f"{v * 100:.2f} %"
+
+
+def auc_reference(h: CreditAucHistory) -> str:
+    """What the ECB AUC test compares the current AUC with: the reference named, whether it is
+    in-sample (a reference sample may be the development sample, where an AUC is optimistic),
+    and that it is taken as exact (the test gives it no variance)."""
+    if h.source == "config":
+        return f"the initial AUC {h.initial_auc:.3f} from the config (models[].initial_auc), taken as exact"
+    return (f"the reference sample's AUC {h.initial_auc:.3f} (models[].reference; in-sample, so optimistic, "
+            f"when that is the development sample), taken as exact")
+
+
+def _other_reason(m: CreditModel, key: str) -> str:
+    """Why a non-calibration test of ``m`` is red, in words (its failure name and the facts)."""
+    name = credit_failure_names([key], sentence=True)
+    h, st = m.auc_history, m.stability
+    if key == "auc_history" and h is not None and h.test.p_value is not None:
+        return f"{name}: current AUC {h.current_auc:.3f} against {auc_reference(h)}, p = {h.test.p_value:.2g}"
+    if key == "psi" and st is not None and st.psi.statistic is not None:
+        return f"{name}: PSI {st.psi.statistic:.3f} against the reference sample"
+    if key == "herfindahl" and st is not None and st.concentration_test is not None and st.concentration_test.p_value is not None:
+        return f"{name}: grades more concentrated than in the reference sample, p = {st.concentration_test.p_value:.2g}"
+    return name
 
 
 def summary_notes(section: CreditSection | None) -> dict[str, str]:
@@ -153,7 +179,7 @@ def summary_notes(section: CreditSection | None) -> dict[str, str]:
             parts.append(f"its calibration fails (red: {credit_failure_names(cal, sentence=True)}): observed default rate {_pct(c.default_rate)} "
                          f"against a mean PD of {_pct(c.mean_pd)}")
         if other:
-            parts.append(f"{'also ' if cal else ''}red in credit validation: {credit_failure_names(other, sentence=True)}")
+            parts.append(f"{'also ' if cal else ''}red in credit validation: {'; '.join(_other_reason(m, f) for f in other)}")
         text = "; ".join(parts)
         out[name] = f"Credit validation of {name}: {text}."
     return out
@@ -182,7 +208,7 @@ def _model_view(m: CreditModel, colour: str, figure: Any, segment: str, amber: f
         + {"edges": ", configured edges", "quantiles": ", quantiles", "column": ""}[m.grading],
         # grades cut at edges (configured or quantiles): say which grade a value on an edge is in
         "edged": m.grading != "column" and len(m.grades) > 1,
-        "pd_source": {"pd_column": "the model's PD column", "score": "the score (probabilities)", "none": "none"}[m.pd_source],
+        "pd_source": _PD_SOURCE[m.pd_source],
         "n": m.n, "defaults": m.defaults,
         "grades": [{"grade": g.grade, "n": g.n, "share": g.share, "defaults": g.defaults, "dr": g.default_rate,
                     "dr_ci": g.dr_interval, "pd": g.mean_pd,
@@ -200,11 +226,9 @@ def _model_view(m: CreditModel, colour: str, figure: Any, segment: str, amber: f
         "weak_grades": ", ".join(weak),
         "calibration": None if c is None else {
             "dr": c.default_rate, "pd": c.mean_pd, "citl": c.in_the_large, "oe": c.observed_to_expected,
-            "slope_ci": c.slope_ci, "intercept_ci": c.intercept_ci},
+            "slope_ci": c.slope_ci, "intercept_ci": c.intercept_ci, "brier": c.brier, "log_loss": c.log_loss},
         "tests": tests,
-        "auc": None if h is None else {"initial": h.initial_auc, "current": h.current_auc, "se": h.se,
-                                       "source": "the config (models[].initial_auc)" if h.source == "config"
-                                       else "the reference sample"},
+        "auc": None if h is None else {"current": h.current_auc, "se": h.se, "reference": auc_reference(h)},
         "ar": m.accuracy_ratio,
         "ar_ci": m.accuracy_ratio_ci,
         # the intervals' level and method, named in the column headers (never a bare "CI")
@@ -280,5 +304,10 @@ def credit_view(section: CreditSection | None, colours: dict[str, str], figures:
         "unit": "obligors" if "frequency" in section.capabilities.values() else "rows",
         "segment": section.segment or "",
         "missing": [CAPABILITY_TEXT.get(v, v) for v in section.capabilities.values()],
+        # the models' PDs side by side (a scorecard's PD column, a PD model's scores): calibration head to head
+        "calibrations": [{"name": n, "source": _PD_SOURCE[m.pd_source], "brier": c.brier, "log_loss": c.log_loss,
+                          "hl": c.hosmer_lemeshow.p_value, "spiegelhalter": c.spiegelhalter.p_value, "slope": c.slope,
+                          "slope_ci": c.slope_ci, "light": c.light or "none"}
+                         for n, m in section.models.items() if (c := m.calibration) is not None],
         "glossary": [{"label": lab, "formula": f} for lab, f in TEST_LABELS.values()],
     }
