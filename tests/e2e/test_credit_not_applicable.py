@@ -19,7 +19,7 @@ from reportgen import cli
 
 
 @pytest.fixture(scope="module")
-def pack(tmp_path_factory) -> tuple[str, dict, pd.DataFrame]:
+def pack(tmp_path_factory) -> tuple[str, dict, pd.DataFrame, str]:
     tmp = tmp_path_factory.mktemp("pack")
     rng = np.random.default_rng(7)
     n = 1200
@@ -43,11 +43,12 @@ def pack(tmp_path_factory) -> tuple[str, dict, pd.DataFrame]:
     page = (out / "report.html").read_text(encoding="utf-8")
     start = page.index('<section id="credit">')
     section = htmllib.unescape(page[start:page.index("</section>", start)]).replace("\u00a0", " ")
-    return section, json.loads((out / "metrics.json").read_text(encoding="utf-8")), cur
+    metrics = page[page.index('<section id="metrics">'):page.index("</section>", page.index('<section id="metrics">'))]
+    return section, json.loads((out / "metrics.json").read_text(encoding="utf-8")), cur, htmllib.unescape(metrics)
 
 
 def test_a_migration_without_shared_ids_is_one_sentence_not_a_matrix_of_zeros(pack):
-    section, doc, _ = pack
+    section, doc, _, _ = pack
     champion = doc["credit"]["models"]["champion"]
     assert champion["migration"] is None and champion["capabilities"]["migration"] == "no_shared_ids"
     assert "credit-migration" not in section and "Grade migration of the" not in section
@@ -55,7 +56,7 @@ def test_a_migration_without_shared_ids_is_one_sentence_not_a_matrix_of_zeros(pa
 
 
 def test_the_scorecards_pd_is_compared_head_to_head_on_calibration(pack):
-    section, doc, cur = pack
+    section, doc, cur, metrics = pack
     brier = doc["credit"]["models"]["champion"]["calibration"]["brier"]
     assert brier == pytest.approx(brier_score_loss(cur.y, cur.pd), rel=1e-12)
     table = section[section.index('class="credit-calibrations"'):]
@@ -63,8 +64,12 @@ def test_the_scorecards_pd_is_compared_head_to_head_on_calibration(pack):
     assert re.search(rf"champion.*?the model's PD column.*?{brier:.4f}", table, re.S)
     assert "challenger" in table and "the score (probabilities)" in table
     assert f"Brier score of the PD {brier:.4f}" in section
+    # the metrics table's n/a for the points names the PD's value and where it is
+    assert f"scores are not probabilities (direction: lower); from its PD column {brier:.4f} (credit validation)" in metrics
+    reason = doc["models"]["champion"]["undefined_reasons"]["brier"]
+    assert reason["code"] == "not_probabilities_direction" and reason["params"]["pd_brier"] == brier
 
 
 def test_the_auc_test_names_its_configured_reference(pack):
-    section, _, _ = pack
+    section, _, _, _ = pack
     assert "with the initial AUC 0.800 from the config (models[].initial_auc), taken as exact" in section
