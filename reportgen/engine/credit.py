@@ -24,7 +24,7 @@ no prose. The statistics and their sources:
 * **Brier score and log-loss of the PD** (as ``sklearn.metrics.brier_score_loss`` / ``log_loss``):
   ``Σ c (y − p)² / Σ c`` and ``−Σ c [y ln p + (1 − y) ln(1 − p)] / Σ c``, p clipped to [ε, 1 − ε]
   (ε machine epsilon) in the logarithms, c the rows' counts; the **reliability curve** of the PD:
-  ten equal-width PD bins (``(0.1k, 0.1(k + 1)]``, the first closed), mean PD against the
+  ten equal-width PD bins (``[0.1k, 0.1(k + 1))``, the last closed), mean PD against the
   default rate, with the obligors in each bin (:func:`pd_losses`, :func:`reliability`). On the
   PD column where a model has one (a scorecard's points are no probability), so the models'
   calibration is compared on the same scale.
@@ -821,12 +821,14 @@ def pd_losses(y: np.ndarray, p: np.ndarray, count: np.ndarray | None = None) -> 
 
 
 def reliability(y: np.ndarray, p: np.ndarray, count: np.ndarray | None = None, bins: int = 10) -> CalibrationData:
-    """The reliability curve of PDs ``p``: per equal-width bin ``(k/bins, (k + 1)/bins]`` (the first
-    closed) holding rows, the mean PD, the default rate and the obligors (rows repeated by
-    ``count``); ``sklearn.calibration.calibration_curve(strategy="uniform")`` (its bins, its
-    edges from ``linspace``) with the counts."""
+    """The reliability curve of PDs ``p``: per equal-width bin ``[k/bins, (k + 1)/bins)`` (the last
+    closed; bin ``⌊p·bins⌋``, the bins of the comparison's reliability diagram,
+    :func:`reportgen.engine.compare._curves`) holding rows, the mean PD, the default rate and the
+    obligors (rows repeated by ``count``): ``sklearn.calibration.calibration_curve(strategy=
+    "uniform")`` with the counts, but for a PD on an inner edge, which scikit-learn puts in the
+    lower bin."""
     c = np.ones(len(y)) if count is None else np.asarray(count, dtype=float)
-    b = np.searchsorted(np.linspace(0.0, 1.0, bins + 1)[1:-1], p)
+    b = np.minimum((np.asarray(p) * bins).astype(np.int64), bins - 1)
     n = np.bincount(b, weights=c, minlength=bins)
     ok = n > 0
     mean_p = np.bincount(b, weights=c * p, minlength=bins)[ok] / n[ok]

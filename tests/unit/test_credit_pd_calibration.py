@@ -54,16 +54,24 @@ def test_frequency_counts_weigh_the_pd_losses_as_sklearns_sample_weight():
 
 def test_the_pds_reliability_curve_is_sklearns_uniform_curve_with_its_counts():
     y, points, pd_ = _scorecard(seed=5)
+    pd_[2] = 0.55  # off the bins' inner edges, where scikit-learn's bins are closed on the right
     w = np.random.default_rng(2).integers(1, 4, len(y))
     r = _model(y, points, pd_, count=w).calibration.reliability
     yy, pp = np.repeat(y, w), np.repeat(pd_, w)
     observed, predicted = calibration_curve(yy, pp, n_bins=10, strategy="uniform")
     np.testing.assert_allclose(r.observed, observed, rtol=1e-12)
     np.testing.assert_allclose(r.mean_predicted, predicted, rtol=1e-12)
-    # sklearn's bins (k/10, (k + 1)/10], the first closed: numpy's [a, b) bins of −PD, reversed
-    counts = np.histogram(-pp, bins=-np.linspace(0, 1, 11)[::-1])[0][::-1]
+    counts = np.histogram(pp, bins=np.linspace(0, 1, 11))[0]  # [a, b) bins, the last closed
     np.testing.assert_array_equal(r.counts, counts[counts > 0])
     assert r.counts.sum() == w.sum()
+
+
+def test_a_pd_on_a_bins_edge_is_in_the_upper_bin_as_in_the_comparisons_diagram():
+    y = np.array([False, True, False, True])
+    r = C.reliability(y, np.array([0.2, 0.5, 0.95, 1.0]), np.array([1, 2, 3, 4]))
+    np.testing.assert_array_equal(r.counts, [1, 2, 7])  # bins [0.2, 0.3), [0.5, 0.6), [0.9, 1.0]
+    np.testing.assert_allclose(r.mean_predicted, [0.2, 0.5, (3 * 0.95 + 4 * 1.0) / 7])
+    np.testing.assert_allclose(r.observed, [0.0, 1.0, 4 / 7])
 
 
 def test_the_head_to_head_table_lists_every_model_with_a_pd():
