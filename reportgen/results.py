@@ -920,7 +920,8 @@ class CreditModel(_Frozen):
     cap: CurveData | None = field(metadata=_doc(
         "CAP curve: x share of rows taken riskiest first, y share of defaults captured (decimated)."))
     stability: CreditStability | None = field(metadata=_doc("Stability against models[].reference; null without one."))
-    migration: CreditMigration | None = field(metadata=_doc("Grade migration; null unless both samples carry ids and share at least one (capabilities.migration says why)."))
+    migration: CreditMigration | None = field(metadata=_doc(
+        "Grade migration; null unless both samples carry ids and share at least one (capabilities.migration says why)."))
     period: Literal["month", "quarter"] | None = field(metadata=_doc(
         "Length of the periods: month when the dates span at most 12 calendar months, else quarter; null without date."))
     periods: Sequence[CreditGroup] = field(metadata=_doc("Per-period numbers, in time order."))

@@ -592,7 +592,7 @@ UNDEFINED_TEXT: dict[str, Callable[[str, Mapping[str, object]], str]] = {
 }
 
 
-def _pd_note(metric: str, p: dict) -> str:
+def _pd_note(metric: str, p: Mapping[str, object]) -> str:
     """Where a scorecard's PD column gives the metric (the credit section's calibration)."""
     v = p.get("pd_brier" if metric == "brier" else "pd_log_loss")
     return f"; from its PD column {v:.4f} (credit validation)" if isinstance(v, float) else ""

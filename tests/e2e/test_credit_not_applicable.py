@@ -7,7 +7,6 @@ from __future__ import annotations
 import html as htmllib
 import json
 import re
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
