@@ -31,7 +31,7 @@ from reportgen.io.align import ID_NOT_SHARED
 from reportgen.io.files import rows_as_lines
 from reportgen.reduce import local
 from reportgen.reduce.credit_rows import credit_run
-from reportgen.results import ComparisonResult, DroppedRows, Notice, RunInfo
+from reportgen.results import ComparisonResult, CreditSection, DroppedRows, ModelResult, Notice, Reason, RunInfo
 from reportgen.version import __version__
 
 log = logging.getLogger(__name__)
@@ -121,6 +121,23 @@ def check_rows(cfg: Config) -> tuple[list[Notice], tuple[tuple[str, str, int], .
     return notices, ev.audit.dropped, int(rows)
 
 
+def _pd_in_credit(models: dict[str, ModelResult], credit: CreditSection) -> dict[str, ModelResult]:
+    """Models whose scores are no probabilities but whose PD column the credit section read: the
+    reason their Brier score and log-loss are null carries the PD's (``pd_brier``, ``pd_log_loss``,
+    computed on the credit section's rows), so the metrics table points to the calibration of the
+    PD instead of leaving the model without one."""
+    out = dict(models)
+    for name, cm in credit.models.items():
+        m, cal = models.get(name), cm.calibration
+        if m is None or cal is None or cm.pd_source != "pd_column" or cal.brier is None:
+            continue
+        facts = {"pd_brier": cal.brier, "pd_log_loss": cal.log_loss}
+        reasons = {k: Reason(r.code, {**r.params, **facts}) if k in ("brier", "log_loss") else r
+                   for k, r in m.undefined_reasons.items()}
+        out[name] = dataclasses.replace(m, undefined_reasons=reasons)
+    return out
+
+
 #: The phase :func:`analyse` announces first: the files read and reduced to evidence (its
 #: progress counts the bytes read, :mod:`reportgen.io.progress`).
 READING = "reading and reducing the data"
@@ -165,6 +182,7 @@ def analyse(cfg: Config, config_path: Path | str, progress: Progress | None = No
             notices.append(Notice("credit_sampling_weights", {}))
         if credit.capabilities.get("grade_order") == "text":
             notices.append(Notice("credit_grade_order", {}))
+        models = _pd_in_credit(models, credit)
     warnings = wording.notice_texts(notices)  # one per fact: a fact of several models names them
     for w in warnings:  # loaders and engine log nothing: their notices are worded and logged here
         log.warning(w)

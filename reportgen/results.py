@@ -785,6 +785,14 @@ class CreditCalibration(_Frozen):
         "The same Hosmer-Lemeshow statistic with the development-sample convention, chi-square with G - 2 df (Hosmer & "
         "Lemeshow 1980, for PDs fitted on the sample tested; R ResourceSelection::hoslem.test), for comparison only: "
         "not in the light or the failures; undefined (too_few_grades) below 3 grades."))
+    brier: float | None = field(default=None, metadata=_doc(
+        "Brier score of the PD over the rows: sum c (y - p)^2 / sum c (sklearn brier_score_loss, the counts as weights); "
+        "the PD column's where the model has one, so scorecards and PD models compare on one scale."))
+    log_loss: float | None = field(default=None, metadata=_doc(
+        "Log-loss of the PD: -sum c [y ln p + (1 - y) ln(1 - p)] / sum c, p clipped to [eps, 1 - eps] (sklearn log_loss)."))
+    reliability: CalibrationData | None = field(default=None, metadata=_doc(
+        "Reliability curve of the PD: ten equal-width PD bins with rows, their mean PD (mean_predicted), default rate "
+        "(observed) and obligors (counts)."))
 
 
 @dataclass(frozen=True, slots=True)
@@ -936,7 +944,8 @@ class CreditModel(_Frozen):
     cap: CurveData | None = field(metadata=_doc(
         "CAP curve: x share of rows taken riskiest first, y share of defaults captured (decimated)."))
     stability: CreditStability | None = field(metadata=_doc("Stability against models[].reference; null without one."))
-    migration: CreditMigration | None = field(metadata=_doc("Grade migration; null unless both samples carry ids."))
+    migration: CreditMigration | None = field(metadata=_doc(
+        "Grade migration; null unless both samples carry ids and share at least one (capabilities.migration says why)."))
     period: Literal["month", "quarter"] | None = field(metadata=_doc(
         "Length of the periods: month when the dates span at most 12 calendar months, else quarter; null without date."))
     periods: Sequence[CreditGroup] = field(metadata=_doc("Per-period numbers, in time order."))
@@ -945,7 +954,7 @@ class CreditModel(_Frozen):
     failures: Sequence[str] = field(metadata=_doc(
         "What is red: calibration failures, 'auc_history', 'psi', 'herfindahl'; these enter the report's summary."))
     capabilities: Mapping[str, str] = field(metadata=_doc(
-        "What could not be computed, with a reason code (e.g. calibration: no_pd, migration: no_ids)."))
+        "What could not be computed, with a reason code (e.g. calibration: no_pd, migration: no_ids or no_shared_ids)."))
     accuracy_ratio_ci: Sequence[float] | None = field(default=None, metadata=_doc(
         "Normal interval of the accuracy ratio at the run's confidence level with Bamber's (1975) unbiased "
         "variance of the AUC, as Engelmann, Hayden & Tasche (2003) and BCBS WP14 give it: 2(U -/+ z sigma) - 1, "

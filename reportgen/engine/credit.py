@@ -21,6 +21,13 @@ no prose. The statistics and their sources:
   that p-value is given beside it, outside the verdict, for comparison with ``hoslem.test``-style
   tools).
 * **Spiegelhalter** (1986, *Stat. Med.* 5:421): ``z = Σ (y − p)(1 − 2p) / √Σ (1 − 2p)² p (1 − p)``.
+* **Brier score and log-loss of the PD** (as ``sklearn.metrics.brier_score_loss`` / ``log_loss``):
+  ``Σ c (y − p)² / Σ c`` and ``−Σ c [y ln p + (1 − y) ln(1 − p)] / Σ c``, p clipped to [ε, 1 − ε]
+  (ε machine epsilon) in the logarithms, c the rows' counts; the **reliability curve** of the PD:
+  ten equal-width PD bins (``[0.1k, 0.1(k + 1))``, the last closed), mean PD against the
+  default rate, with the obligors in each bin (:func:`pd_losses`, :func:`reliability`). On the
+  PD column where a model has one (a scorecard's points are no probability), so the models'
+  calibration is compared on the same scale.
 * **Calibration in the large**: ``DR − mean PD``, O/E = ``D / Σp`` and ``z = (D − Σp) / √Σ p(1 − p)``.
 * **Calibration slope and intercept** (Cox 1958, *Biometrika* 45:562; Van Calster et al. 2016):
   maximum likelihood of ``logit P(y) = a + b·logit(p)`` (the slope b) and of
@@ -68,6 +75,7 @@ from reportgen.engine.distributions import beta_cdf, beta_ppf, binomial_sf, chi2
 from reportgen.engine.proportions import delong_auc_bounds
 from reportgen.engine.stats import delong_auc_ci
 from reportgen.results import (
+    CalibrationData,
     Concentration,
     CreditAucHistory,
     CreditCalibration,
@@ -89,6 +97,8 @@ __all__ = [
     "Grading",
     "merged_rows",
     "calibration_fit",
+    "pd_losses",
+    "reliability",
     "concentration",
     "concentration_test",
     "credit_model",
@@ -792,6 +802,40 @@ def _wsum(v: np.ndarray, count: np.ndarray | None) -> float:
     return float(np.sum(v) if count is None else np.sum(count * v))
 
 
+def pd_losses(y: np.ndarray, p: np.ndarray, count: np.ndarray | None = None) -> tuple[float, float]:
+    """(Brier score, log-loss) of PDs ``p`` for defaults ``y``, rows repeated by ``count``.
+
+    Brier = Σ c (y − p)² / Σ c; log-loss = −Σ c [y ln p + (1 − y) ln(1 − p)] / Σ c with p clipped to
+    [ε, 1 − ε], ε the float64 machine epsilon: ``sklearn.metrics.brier_score_loss`` and ``log_loss``
+    with ``sample_weight=count`` (scikit-learn 1.6's clipping, as
+    :func:`reportgen.engine.binary.probability_losses`).
+    """
+    c = np.ones(len(y)) if count is None else np.asarray(count, dtype=float)
+    yy = np.asarray(y, dtype=float)
+    eps = np.finfo(np.float64).eps
+    pc = np.clip(p, eps, 1.0 - eps)
+    total = float(c.sum())
+    brier = float(np.dot(c, (yy - p) ** 2)) / total
+    ll = -float(np.dot(c, np.where(yy > 0, np.log(pc), np.log1p(-pc)))) / total
+    return brier, ll
+
+
+def reliability(y: np.ndarray, p: np.ndarray, count: np.ndarray | None = None, bins: int = 10) -> CalibrationData:
+    """The reliability curve of PDs ``p``: per equal-width bin ``[k/bins, (k + 1)/bins)`` (the last
+    closed; bin ``⌊p·bins⌋``, the bins of the comparison's reliability diagram,
+    :func:`reportgen.engine.compare._curves`) holding rows, the mean PD, the default rate and the
+    obligors (rows repeated by ``count``): ``sklearn.calibration.calibration_curve(strategy=
+    "uniform")`` with the counts, but for a PD on an inner edge, which scikit-learn puts in the
+    lower bin."""
+    c = np.ones(len(y)) if count is None else np.asarray(count, dtype=float)
+    b = np.minimum((np.asarray(p) * bins).astype(np.int64), bins - 1)
+    n = np.bincount(b, weights=c, minlength=bins)
+    ok = n > 0
+    mean_p = np.bincount(b, weights=c * p, minlength=bins)[ok] / n[ok]
+    dr = np.bincount(b, weights=c * np.asarray(y, dtype=float), minlength=bins)[ok] / n[ok]
+    return CalibrationData(mean_p, dr, n[ok])
+
+
 def _calibration(y: np.ndarray, p: np.ndarray, grades: list[CreditGrade], n: np.ndarray, d: np.ndarray,
                  mpd: np.ndarray, s: CreditSettings, count: np.ndarray | None = None) -> CreditCalibration:
     N, D = int(round(_wsum(np.ones(len(y)), count))), int(round(_wsum(y, count)))
@@ -803,6 +847,7 @@ def _calibration(y: np.ndarray, p: np.ndarray, grades: list[CreditGrade], n: np.
     var = _wsum(p * (1 - p), count)
     citl = (D - sum_pd) / math.sqrt(var) if var > 0 else None
     slope, intercept = calibration_fit(y, p, count)
+    brier, log_loss = pd_losses(y, p, count)
 
     one_pd = float(np.ptp(np.clip(p, 1e-12, 1.0 - 1e-12))) == 0.0  # the slope is not identified
 
@@ -835,6 +880,7 @@ def _calibration(y: np.ndarray, p: np.ndarray, grades: list[CreditGrade], n: np.
         light=light, failures=failures,
         hosmer_lemeshow_g2=_test(hl, None if hl is None or g < 3 else float(chi2_sf(hl, g - 2)), s, df=max(g - 2, 0),
                                  reason=hl_reason or "too_few_grades"),
+        brier=brier, log_loss=log_loss, reliability=reliability(y, p, count),
     )
 
 
@@ -1000,6 +1046,8 @@ def credit_model(name: str, cur: CreditSample, ref: CreditSample | None, directi
             mc, mr, *_ = _grades(rows_cur, rows_ref, fixed, direction)  # the rows' grades, at the same edges
             assert mr is not None  # the reference is graded (rc), so are its rows
             migration = _migration(rows_cur, rows_ref, mc, mr, labels, s)
+            if migration.matched == 0:  # a matrix of zeros is no test: said, not tabulated
+                migration, caps["migration"] = None, "no_shared_ids"
         else:
             caps["migration"] = "no_ids" if rc is not None else "no_reference_grades"
 

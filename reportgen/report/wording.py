@@ -573,8 +573,8 @@ UNDEFINED_TEXT: dict[str, Callable[[str, Mapping[str, object]], str]] = {
     "frequency_weight_below_one_row": lambda k, p: (
         "weights are frequency weights here, and a class has less than one row's worth of weight"),
     "no_rows": lambda k, p: "no rows",
-    "not_probabilities_direction": lambda k, p: "scores are not probabilities (direction: lower)",
-    "not_probabilities_range": lambda k, p: "scores are not probabilities (outside [0, 1])",
+    "not_probabilities_direction": lambda k, p: "scores are not probabilities (direction: lower)" + _pd_note(k, p),
+    "not_probabilities_range": lambda k, p: "scores are not probabilities (outside [0, 1])" + _pd_note(k, p),
     "declared_not_probabilities": lambda k, p: "scores declared not to be probabilities",
     "undefined": lambda k, p: "undefined on these data",
     "class_no_predicted_positives": lambda k, p: f"no predicted positives for {_class(p)}",
@@ -592,6 +592,12 @@ UNDEFINED_TEXT: dict[str, Callable[[str, Mapping[str, object]], str]] = {
     "no_class_with_both": lambda k, p: "no class has both positives and negatives",
     "no_class_pair": lambda k, p: "no pair of classes with rows of both classes",
 }
+
+
+def _pd_note(metric: str, p: Mapping[str, object]) -> str:
+    """Where a scorecard's PD column gives the metric (the credit section's calibration)."""
+    v = p.get("pd_brier" if metric == "brier" else "pd_log_loss")
+    return f"; from its PD column {v:.4f} (credit validation)" if isinstance(v, float) else ""
 
 
 def undefined_text(metric: str, reason: Reason) -> str:

@@ -127,7 +127,9 @@ def test_the_credit_section_joins_ids_by_the_id_rule_not_the_label_rule(tmp_path
     cfg = config(tmp_path, [{"name": "a", "file": "a.csv", "score": "s", "reference": "ref.csv"}], id="id",
                  credit={"grades": {"quantiles": 3}})
     doc = same_documents(documents(cfg, scheduler, capsys, ("memory",)))
-    assert doc["credit"]["models"]["a"]["migration"]["matched"] == 0  # '00' is not '0', '01' not '1', …
+    # '00' is not '0', '01' not '1', …: no id in both samples, so no migration (not a matrix of zeros)
+    assert doc["credit"]["models"]["a"]["migration"] is None
+    assert doc["credit"]["models"]["a"]["capabilities"]["migration"] == "no_shared_ids"
     cur.assign(id=[f"{i}.0" for i in range(n)]).to_csv(tmp_path / "ref.csv", index=False)
     doc = same_documents(documents(cfg, scheduler, capsys, ("memory",)))
     assert doc["credit"]["models"]["a"]["migration"]["matched"] == n  # '1.0' is '1', as in the id join

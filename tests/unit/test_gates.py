@@ -100,7 +100,8 @@ def test_checks_in_metrics_json_report_and_exit_codes(tmp_path: Path, fast_confi
     assert err[0].endswith(f"check failed: challenger: gini at least {gini + 1e-9:g}: gini = {gini:.12g}, below {gini + 1e-9:g}")
     assert f"check failed: {worse[0]} must not be worse than champion: significantly worse on gini" in err[1]
     # an undefined value fails (a gate that cannot be evaluated alerts): the scorecard has no probabilities
-    assert err[2].endswith("check failed: champion: brier at most 1: brier is undefined (scores are not probabilities (direction: lower))")
+    assert err[2].endswith("check failed: champion: brier at most 1: brier is undefined (scores are not probabilities "
+                           "(direction: lower); from its PD column 0.0845 (credit validation))")
     doc = json.loads((out / "metrics.json").read_text(encoding="utf-8"))
     assert [c["passed"] for c in doc["checks"]] == [False, False, False, True, True]
     assert doc["checks"][2]["value"] is None

@@ -26,9 +26,9 @@ from reportgen.report.formats import (
 )
 from reportgen.report.labels import CREDIT_TEST_NAMES as _N
 from reportgen.report.labels import credit_failure_names
-from reportgen.results import CreditModel, CreditSection, CreditTest
+from reportgen.results import CreditAucHistory, CreditModel, CreditSection, CreditTest
 
-__all__ = ["CAPABILITY_TEXT", "TEST_LABELS", "CreditView", "credit_view", "summary_notes"]
+__all__ = ["CAPABILITY_TEXT", "TEST_LABELS", "CreditView", "auc_reference", "credit_view", "summary_notes"]
 
 #: Label and formula of each portfolio test (the section's own glossary).
 TEST_LABELS: dict[str, tuple[str, str]] = {
@@ -124,6 +124,7 @@ CAPABILITY_TEXT = {
     "no_initial_auc": "no initial AUC: give models[].initial_auc or a reference sample for the ECB AUC test",
     "too_few_classes": "fewer than two defaults or non-defaults: no AUC",
     "no_ids": "the samples carry no id column, so no grade migration",
+    "no_shared_ids": "no id is in both the reference and the current sample, so no obligor can migrate: not applicable",
     "no_reference_grades": "the reference has no grade column, so no migration (PSI over reference score deciles)",
     "needs_rows": "the grade migration joins the samples' rows by id, which needs engine: memory "
     "(streamed and Dask runs keep counts of distinct rows, not the rows)",
@@ -155,6 +156,8 @@ TEST_STATISTICS: dict[str, tuple[str, str]] = {
     "auc_history": ("S", "one-sided"),
     "herfindahl": ("S", "one-sided"),
 }
+
+_PD_SOURCE = {"pd_column": "the model's PD column", "score": "the score (probabilities)", "none": "none"}
 
 _WHAT = {"calibration": "calibration", "auc_history": "AUC test", "stability": "stability", "migration": "migration"}
 
@@ -202,14 +205,17 @@ class CalibrationView:
     oe: str
     slope_ci: str
     intercept_ci: str
+    #: the PD's Brier score and log-loss ("" in a result written before they were computed)
+    brier: str
+    log_loss: str
 
 
 @dataclass(frozen=True, slots=True)
 class AucHistoryView:
-    initial: str
     current: str
     se: str
-    source: str
+    #: what the current AUC is tested against: the reference named, in-sample or not, taken as exact
+    reference: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -338,6 +344,20 @@ class GlossaryEntry:
 
 
 @dataclass(frozen=True, slots=True)
+class CalibrationRow:
+    """One model's PD in the head-to-head calibration table."""
+
+    name: str
+    source: str
+    brier: str
+    log_loss: str
+    hl: str
+    spiegelhalter: str
+    slope: str
+    light: str
+
+
+@dataclass(frozen=True, slots=True)
 class CreditView:
     models: tuple[CreditModelView, ...]
     lights: str
@@ -349,6 +369,8 @@ class CreditView:
     segment: str
     missing: tuple[str, ...]
     glossary: tuple[GlossaryEntry, ...]
+    #: the models' PDs side by side (a scorecard's PD column, a PD model's scores): calibration head to head
+    calibrations: tuple[CalibrationRow, ...] = ()
 
 
 def _test_row(key: str, t: CreditTest, statistic: float | None = None) -> CreditTestRow:
@@ -380,6 +402,29 @@ def _verdict(m: CreditModel) -> str:
     return "Red: " + credit_failure_names(list(m.failures), sentence=True) + "."
 
 
+def auc_reference(h: CreditAucHistory) -> str:
+    """What the ECB AUC test compares the current AUC with: the reference named, whether it is
+    in-sample (a reference sample may be the development sample, where an AUC is optimistic),
+    and that it is taken as exact (the test gives it no variance)."""
+    if h.source == "config":
+        return f"the initial AUC {fmt_num(h.initial_auc)} from the config (models[].initial_auc), taken as exact"
+    return (f"the reference sample's AUC {fmt_num(h.initial_auc)} (models[].reference; in-sample, so optimistic, "
+            f"when that is the development sample), taken as exact")
+
+
+def _other_reason(m: CreditModel, key: str) -> str:
+    """Why a non-calibration test of ``m`` is red, in words (its failure name and the facts)."""
+    name = credit_failure_names([key], sentence=True)
+    h, st = m.auc_history, m.stability
+    if key == "auc_history" and h is not None and h.test.p_value is not None:
+        return f"{name}: current AUC {fmt_num(h.current_auc)} against {auc_reference(h)}, {fmt_p(h.test.p_value)}"
+    if key == "psi" and st is not None and st.psi.statistic is not None:
+        return f"{name}: PSI {fmt_num(st.psi.statistic)} against the reference sample"
+    if key == "herfindahl" and st is not None and st.concentration_test is not None and st.concentration_test.p_value is not None:
+        return f"{name}: grades more concentrated than in the reference sample, {fmt_p(st.concentration_test.p_value)}"
+    return name
+
+
 def summary_notes(section: CreditSection | None) -> dict[str, str]:
     """Model → the sentence the report's summary puts beside its discrimination verdict, for each
     model whose credit validation has a red result (none for the others).
@@ -406,7 +451,7 @@ def summary_notes(section: CreditSection | None) -> dict[str, str]:
             )
         if other:
             parts.append(
-                f"{'also ' if cal else ''}red in credit validation: {credit_failure_names(other, sentence=True)}"
+                f"{'also ' if cal else ''}red in credit validation: {'; '.join(_other_reason(m, f) for f in other)}"
             )
         text = "; ".join(parts)
         out[name] = f"Credit validation of {name}: {text}."
@@ -440,9 +485,7 @@ def _model_view(
         graded={"pd": "by PD", "score": "by score (no PD)", "column": "by the rating column"}[m.graded_by]
         + {"edges": ", configured edges", "quantiles": ", quantiles", "column": ""}[m.grading],
         edged=m.grading != "column" and len(m.grades) > 1,
-        pd_source={"pd_column": "the model's PD column", "score": "the score (probabilities)", "none": "none"}[
-            m.pd_source
-        ],
+        pd_source=_PD_SOURCE[m.pd_source],
         n=fmt_count(m.n),
         defaults=fmt_count(m.defaults),
         grades=tuple(
@@ -475,16 +518,13 @@ def _model_view(
             oe=fmt_num(c.observed_to_expected),
             slope_ci=fmt_ci(c.slope_ci),
             intercept_ci=fmt_ci(c.intercept_ci),
+            brier="" if c.brier is None else fmt_num(c.brier, 4),
+            log_loss="" if c.log_loss is None else fmt_num(c.log_loss, 4),
         ),
         tests=tuple(tests),
         auc=None
         if h is None
-        else AucHistoryView(
-            initial=fmt_num(h.initial_auc),
-            current=fmt_num(h.current_auc),
-            se=fmt_num(h.se, 4),
-            source="the config (models[].initial_auc)" if h.source == "config" else "the reference sample",
-        ),
+        else AucHistoryView(current=fmt_num(h.current_auc), se=fmt_num(h.se, 4), reference=auc_reference(h)),
         ar="" if m.accuracy_ratio is None else fmt_num(m.accuracy_ratio),
         ar_ci=fmt_ci(m.accuracy_ratio_ci, 3, "gini"),
         level=fmt_level(level),
@@ -636,4 +676,13 @@ def credit_view(
         segment=section.segment or "",
         missing=tuple(CAPABILITY_TEXT.get(v, v) for v in section.capabilities.values()),
         glossary=tuple(GlossaryEntry(label=lab, formula=f) for lab, f in TEST_LABELS.values()),
+        calibrations=tuple(
+            CalibrationRow(
+                name=n, source=_PD_SOURCE[m.pd_source], brier=fmt_num(c.brier, 4), log_loss=fmt_num(c.log_loss, 4),
+                hl=fmt_pvalue(c.hosmer_lemeshow.p_value), spiegelhalter=fmt_pvalue(c.spiegelhalter.p_value),
+                slope=fmt_num(c.slope), light=c.light or "none",
+            )
+            for n, m in section.models.items()
+            if (c := m.calibration) is not None
+        ),
     )
