@@ -13,6 +13,7 @@ the config, is the recommendation.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -177,7 +178,7 @@ def _p(t: CreditTest | None) -> str:
 
 
 def brief_view(
-    result: ComparisonResult, colours: dict[str, str], comparison: ComparisonView, block_on: str = "red"
+    result: ComparisonResult, colours: Mapping[str, str], comparison: ComparisonView, block_on: str = "red"
 ) -> BriefView:
     """The brief of ``result`` (``comparison``: the comparison section's view, whose rows it shows)."""
     run = result.run
@@ -216,16 +217,7 @@ def brief_view(
     else:
         headline, decision = f"Adopt {chosen.name}, on conditions", "conditional"
         because = f"{chosen.name} may replace {run.baseline} once the conditions below are met or accepted."
-    findings = tuple(
-        ModelFindings(
-            name=n,
-            colour=colours.get(n, "#000000"),
-            baseline=n == run.baseline,
-            findings=tuple(found.get(n, [])),
-            count=_count(found.get(n, [])),
-        )
-        for n in result.models
-    )
+    findings = findings_of(result, colours, found)
     return BriefView(
         headline=headline,
         decision=decision,
@@ -240,6 +232,25 @@ def brief_view(
         sample=_sample(result),
         limitations=_limitations(result),
         identifiers=_identifiers(result, colours),
+    )
+
+
+def findings_of(
+    result: ComparisonResult, colours: Mapping[str, str], found: dict[str, list[Finding]] | None = None
+) -> tuple[ModelFindings, ...]:
+    """Each model's red and amber findings (:func:`model_findings`), baseline first as configured."""
+    if found is None:
+        level = result.run.confidence_level
+        found = {n: model_findings(m, level) for n, m in (result.credit.models.items() if result.credit else ())}
+    return tuple(
+        ModelFindings(
+            name=n,
+            colour=colours.get(n, "#000000"),
+            baseline=n == result.run.baseline,
+            findings=tuple(found.get(n, [])),
+            count=_count(found.get(n, [])),
+        )
+        for n in result.models
     )
 
 
@@ -310,7 +321,7 @@ def _limitations(result: ComparisonResult) -> tuple[str, ...]:
     return tuple(out)
 
 
-def _identifiers(result: ComparisonResult, colours: dict[str, str]) -> tuple[IdentifierRow, ...]:
+def _identifiers(result: ComparisonResult, colours: Mapping[str, str]) -> tuple[IdentifierRow, ...]:
     """Each model's name, input file and the first 12 hex digits of its SHA-256 (the audit's)."""
     digests = {f.path: f.sha256 for f in result.run.files}
     by_name = {Path(f.path).name: f.sha256 for f in result.run.files}
@@ -322,4 +333,5 @@ def _identifiers(result: ComparisonResult, colours: dict[str, str]) -> tuple[Ide
     return tuple(rows)
 
 
-__all__ = ["BRIEF_METRICS", "BriefView", "Finding", "brief_view", "model_findings", "recommend", "rule_text"]
+__all__ = ["BRIEF_METRICS", "BriefView", "Finding", "ModelFindings", "brief_view", "findings_of", "model_findings", "recommend",
+           "rule_text"]
