@@ -10,6 +10,9 @@ from pathlib import Path
 
 import pytest
 import yaml
+from pypdf import PdfReader
+
+from reportgen.report.labels import CREDIT_TEST_NAMES
 
 ROOT = Path(__file__).resolve().parent.parent
 PINNED_NOW = "2026-01-01T00:00:00Z"
@@ -36,8 +39,6 @@ def _run(cli, config: Path, out: Path) -> Path:
 
 def _brief_pages(pdf: Path) -> int:
     """Pages before the one where the full report starts ("The full report" heading)."""
-    from pypdf import PdfReader
-
     pages = PdfReader(str(pdf)).pages
     start = next(i for i, p in enumerate(pages) if "The full report" in (p.extract_text() or ""))
     return start
@@ -81,8 +82,6 @@ def test_the_multiclass_demo_brief_fits_four_pages(multiclass_brief: Path) -> No
 def test_the_brief_names_every_red_and_amber_finding(binary_brief: Path) -> None:
     """Each red or amber light in metrics.json's credit section appears in the brief, under its
     model, with the test's name (a grade's Jeffreys and binomial tests as the grade's line)."""
-    from reportgen.report.labels import CREDIT_TEST_NAMES
-
     metrics = json.loads((binary_brief / "metrics.json").read_text(encoding="utf-8"))
     text = _brief_text(binary_brief)
     names = {"in_the_large_test": "in_the_large", "slope_test": "slope", "intercept_test": "intercept",
