@@ -123,14 +123,14 @@ def recommend(significantly_better: bool, lights: list[str], block_on: str = "re
 
 def rule_text(block_on: str, metric: str) -> str:
     """The rule as the brief prints it."""
-    blocks = "a red finding" if block_on == "red" else "a red or amber finding"
+    blocking = "red finding" if block_on == "red" else "red or amber finding"
     conditions = "amber findings are its conditions" if block_on == "red" else "no finding makes it conditional"
     return (
         f"Rule (report.recommendation.block_on: {block_on}): adopt a challenger when its {metric} is significantly "
-        f"better than the baseline's (Holm-adjusted p below α) and it has no {blocks[2:]}; conditional when "
+        f"better than the baseline's (Holm-adjusted p below α) and it has no {blocking}; conditional when "
         f"significantly better with findings below {block_on} only ({conditions}); retain the baseline otherwise — "
-        f"not significantly better, or {blocks}. The first challenger to adopt, else the first conditional, in the "
-        f"config's order, is recommended."
+        f"not significantly better, or a {blocking}. The first challenger to adopt, else the first conditional, in "
+        f"the config's order, is recommended."
     )
 
 
@@ -217,6 +217,9 @@ def brief_view(
     else:
         headline, decision = f"Adopt {chosen.name}, on conditions", "conditional"
         because = f"{chosen.name} may replace {run.baseline} once the conditions below are met or accepted."
+    own = found.get(run.baseline, [])
+    if own:  # the rule weighs the challengers; the baseline's own flags stand whichever way it goes
+        because += f" The baseline, {run.baseline}, has findings of its own ({_count(own)}): see below."
     findings = findings_of(result, colours, found)
     return BriefView(
         headline=headline,
