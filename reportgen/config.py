@@ -432,9 +432,26 @@ class OutputConfig(Strict):
         return v
 
 
-#: Sections of a report, in reading order; ``report.sections`` picks and keeps this order.
-REPORT_SECTIONS = ("summary", "comparison", "metrics", "per_class", "confusion", "curves", "thresholds", "glossary", "appendix")
-ReportSection = Literal["summary", "comparison", "metrics", "per_class", "confusion", "curves", "thresholds", "glossary", "appendix"]
+#: Sections of a report, in the default reading order; ``report.sections`` picks them in its own
+#: order. ``credit`` and ``trend`` appear only when the run has them (``credit:``, ``history:``).
+REPORT_SECTIONS = ("summary", "comparison", "metrics", "per_class", "confusion", "curves", "thresholds", "credit",
+                   "trend", "glossary", "appendix")
+ReportSection = Literal["summary", "comparison", "metrics", "per_class", "confusion", "curves", "thresholds", "credit",
+                        "trend", "glossary", "appendix"]
+
+
+class RecommendationConfig(Strict):
+    """The rule behind the brief's recommendation (``report.layout: brief``).
+
+    A challenger is *adopt* when its verdict on the primary metric is significantly better than
+    the baseline's and it has no finding at or above ``block_on``; *conditional* when significantly
+    better with findings below ``block_on`` only (those findings are the conditions); *retain* (the
+    baseline) otherwise.
+    """
+
+    block_on: Literal["red", "amber"] = Field("red", description=(
+        "The lowest traffic light that blocks adopting a challenger: red (amber findings become "
+        "conditions) or amber (any red or amber finding blocks)."))
 
 
 class ReportConfig(Strict):
@@ -442,7 +459,8 @@ class ReportConfig(Strict):
 
     ``template_dir`` may override any template (``report.html``, ``sections/*.html``) or
     ``report.css``; ``palette`` gives the model colours in order; ``sections`` which sections to
-    include (the title block and contents are always there).
+    include, in which order (the title block and contents are always there); ``layout: brief``
+    puts a sign-off brief before the full report.
     """
 
     template_dir: Path | None = Field(None, description=(
@@ -454,8 +472,14 @@ class ReportConfig(Strict):
     palette: list[str] | None = Field(None, min_length=1, description=(
         "Model colours in config order, as '#rrggbb' (or '#rgb')."))
     sections: list[ReportSection] | None = Field(None, min_length=1, description=(
-        "Which sections to include, kept in reading order (the title block and contents are always "
-        "there). Default: every section."))
+        "Which sections to include, in the order given (the title block and contents are always "
+        "there; credit and trend only when the run has them). Default: every section."))
+    layout: Literal["full", "brief"] = Field("full", description=(
+        "full: the report; brief: at most four pages for sign-off (recommendation, every red and amber "
+        "finding, the key comparison, sample, limitations, sign-off block) with the full report as its "
+        "appendix."))
+    recommendation: RecommendationConfig = Field(RecommendationConfig(), description=(
+        "The brief's recommendation rule: which traffic light blocks adopting a challenger."))
 
     @field_validator("template_dir", "logo", mode="before")
     @classmethod
@@ -655,7 +679,7 @@ class CreditConfig(Strict):
 
 #: What ``reportgen render`` takes back from a saved run's config (colours, section names, checked
 #: by their own rules, never a secret): recorded as read by :meth:`Config.as_written`, not as written.
-_READ_BACK = (("report", "palette"), ("report", "sections"))
+_READ_BACK = (("report", "palette"), ("report", "sections"), ("report", "layout"), ("report", "recommendation"))
 
 
 class Config(Strict):

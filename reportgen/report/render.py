@@ -59,15 +59,18 @@ SECTIONS = REPORT_SECTIONS
 @dataclass(frozen=True, slots=True)
 class Theme:
     """How a report is rendered, as whoever renders it chose: an optional template directory,
-    palette, logo and section list, and the pack's provenance (where it is written and, for a
-    re-render, from what: the audit trail's lines and the mark on every page of a pack from an
-    edited or unverified metrics.json)."""
+    palette, logo and section list, the layout (``brief``: the sign-off brief first, with
+    ``block_on`` its recommendation rule's light), and the pack's provenance (where it is written
+    and, for a re-render, from what: the audit trail's lines and the mark on every page of a pack
+    from an edited or unverified metrics.json)."""
 
     template_dir: Path | None = None
     palette: tuple[str, ...] | None = None
     logo: Path | None = None
     sections: tuple[str, ...] = SECTIONS
     provenance: Provenance = Provenance()
+    layout: str = "full"
+    block_on: str = "red"
 
     @classmethod
     def from_config(cls, report: dict[str, Any] | None, template_dir: Path | None = None) -> Theme:
@@ -85,6 +88,8 @@ class Theme:
             palette=tuple(r["palette"]) if r.get("palette") else None,
             logo=logo if logo is not None and logo.is_file() else None,
             sections=tuple(r["sections"]) if r.get("sections") else SECTIONS,
+            layout=r.get("layout") or "full",
+            block_on=(r.get("recommendation") or {}).get("block_on") or "red",
         )
 
     @classmethod
@@ -105,7 +110,7 @@ class Theme:
             report = {}
         if not isinstance(report, dict):
             raise ResultError(f"{source}: run.config.report: expected an object or null, found {_found_json(report)}")
-        looks = {k: report[k] for k in ("palette", "sections") if report.get(k) is not None}
+        looks = {k: report[k] for k in ("palette", "sections", "layout", "recommendation") if report.get(k) is not None}
         try:
             checked = ReportConfig.model_validate(looks)
         except ValidationError as exc:
@@ -120,6 +125,8 @@ class Theme:
             logo=logo,
             sections=tuple(checked.sections) if checked.sections else SECTIONS,
             provenance=provenance,
+            layout=checked.layout,
+            block_on=checked.recommendation.block_on,
         )
 
 

@@ -22,6 +22,7 @@ from reportgen.logo import logo_data_uri
 from reportgen.report.formats import fmt_count, fmt_level, isolate, needs_isolation
 from reportgen.report.views import credit as credit_section
 from reportgen.report.views.appendix import AppendixView, ChecksView, PageMark, appendix_view, checks_view, page_mark
+from reportgen.report.views.brief import BriefView, brief_view
 from reportgen.report.views.common import Models
 from reportgen.report.views.comparison import ComparisonView, comparison_view
 from reportgen.report.views.confusion import ConfusionView, confusion_view
@@ -119,6 +120,8 @@ class ReportView:
     credit: CreditView | None
     trend: TrendView
     appendix: AppendixView
+    #: the sign-off brief before the report (``report.layout: brief``), else None
+    brief: BriefView | None = None
 
 
 def report_view(result: ComparisonResult, theme: Theme, drawing: Callable[[], Mapping[str, str]]) -> ReportView:
@@ -190,18 +193,18 @@ def report_view(result: ComparisonResult, theme: Theme, drawing: Callable[[], Ma
         credit=credit,
         trend=trend_view(result),
         appendix=appendix_view(result, theme.provenance),
+        brief=brief_view(result, ms.colours, comparison, theme.block_on) if theme.layout == "brief" else None,
     )
     return isolated(view, [*result.models, *(run.classes or [])])
 
 
 def _sections(result: ComparisonResult, theme: Theme, has_credit: bool) -> tuple[str, ...]:
-    """The theme's sections this task has; the sections a run adds when configured (credit:,
-    history:) go before the glossary and the audit trail, which close the report."""
-    sections = [s for s in theme.sections if s in TASK_SECTIONS.get(result.run.task, REPORT_SECTIONS)]
-    added = (["credit"] if has_credit else []) + (["trend"] if result.trend else [])
-    closing = [i for i, s in enumerate(sections) if s in ("glossary", "appendix")]
-    at = closing[0] if closing else len(sections)
-    return tuple(sections[:at] + added + sections[at:])
+    """The theme's sections this run has, in the theme's order (``report.sections`` names and
+    orders every section; credit and trend are left out of a run without ``credit:`` or
+    ``history:``)."""
+    have = {"credit": has_credit, "trend": bool(result.trend)}
+    task = TASK_SECTIONS.get(result.run.task, REPORT_SECTIONS)
+    return tuple(s for s in theme.sections if s in task and have.get(s, True))
 
 
 def running_title(title: str) -> str:

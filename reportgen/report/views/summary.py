@@ -8,6 +8,7 @@ from typing import Any
 
 import reportgen.catalog as catalog
 from reportgen.report.formats import fmt_ci, fmt_count, fmt_level, fmt_metric, fmt_num, fmt_pct, fmt_threshold
+from reportgen.report.views.brief import ModelFindings, findings_of
 from reportgen.report.views.common import Models
 from reportgen.report.wording import interval_kind, interval_methods, ranking_note, verdict
 from reportgen.report.wording import rule as model_rule
@@ -80,6 +81,8 @@ class SummaryView:
     costs: str
     warnings: tuple[str, ...]
     settings_note: str
+    #: every red and amber credit finding per model, with its reason (empty without credit:)
+    findings: tuple[ModelFindings, ...] = ()
 
 
 def model_rows(result: ComparisonResult, ms: Models) -> tuple[ModelRow, ...]:
@@ -175,6 +178,7 @@ def summary_view(result: ComparisonResult, ms: Models, credit_notes: dict[str, s
         else "",
         warnings=tuple(run.warnings),
         settings_note=settings_note(result),
+        findings=findings_of(result, ms.colours) if result.credit is not None else (),
     )
 
 
