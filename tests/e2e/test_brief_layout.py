@@ -14,7 +14,7 @@ from pypdf import PdfReader
 
 from reportgen.report.labels import CREDIT_TEST_NAMES
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 PINNED_NOW = "2026-01-01T00:00:00Z"
 #: The most pages the brief may take before the full report starts.
 BRIEF_PAGES = 4
