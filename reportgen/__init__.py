@@ -33,8 +33,8 @@ from reportgen.version import __version__
 
 if TYPE_CHECKING:  # the names below, for type checkers and readers; loaded lazily at run time
     from reportgen.api import (
-        Config,
         ComparisonResult,
+        Config,
         compare_frames,
         compare_models,
         load_config,

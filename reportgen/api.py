@@ -47,8 +47,9 @@ IN_MEMORY = "<in memory>"
 _OWN_KEYS = ("task", "models", "label", "weight", "id", "engine", "scheduler", "stream")
 
 
-def compare_models(cfg: Config, config_path: Path | str, progress: Progress | None = None,
-                   now: str | None = None) -> ComparisonResult:
+def compare_models(
+    cfg: Config, config_path: Path | str, progress: Progress | None = None, now: str | None = None
+) -> ComparisonResult:
     """Compare the models a loaded config names, reading their files (as ``reportgen run`` does).
 
     ``cfg, path = load_config("q3.yaml")`` gives both arguments. ``progress(done, total)`` is
@@ -95,14 +96,18 @@ def compare_frames(
     """
     own = sorted(k for k in settings if k in _OWN_KEYS)
     if own:
-        raise ConfigError(f"compare_frames: {own[0]!r} is set by compare_frames itself "
-                          f"(task binary, in memory; models from 'scores'); remove it")
+        raise ConfigError(
+            f"compare_frames: {own[0]!r} is set by compare_frames itself "
+            f"(task binary, in memory; models from 'scores'); remove it"
+        )
     entries = _model_entries(scores)
     sources = _sources(data, [e["name"] for e in entries])
     for e in entries:
         e["file"] = sources[e["name"]][0]
-    cfg = config_from_mapping({**settings, "task": "binary", "label": label, "weight": weight, "id": id,
-                               "models": entries}, source="compare_frames")
+    cfg = config_from_mapping(
+        {**settings, "task": "binary", "label": label, "weight": weight, "id": id, "models": entries},
+        source="compare_frames",
+    )
     frames: dict[Path, pd.DataFrame] = {}
     files: list[FileInfo] = []
     indexes: list[pd.Index] = []
@@ -112,8 +117,14 @@ def compare_frames(
             continue
         df = _pandas(sources[m.name][1], str(path))
         V.check_columns(cfg, i, m, path, [str(c) for c in df.columns])
-        wanted = sorted({c for mm in cfg.models if V.model_file(mm) == path
-                         for c in (*V.columns_for(cfg, mm).values(), *V.number_columns(cfg, mm))})
+        wanted = sorted(
+            {
+                c
+                for mm in cfg.models
+                if V.model_file(mm) == path
+                for c in (*V.columns_for(cfg, mm).values(), *V.number_columns(cfg, mm))
+            }
+        )
         if cfg.date:
             wanted = sorted({*wanted, cfg.date})
         indexes.append(df.index)
@@ -150,8 +161,10 @@ def frame_rows(message: str, index: pd.Index | None = None) -> str:
 def _model_entries(scores: Mapping[str, str | Mapping[str, Any]] | Sequence[str]) -> list[dict[str, Any]]:
     """``scores`` as config model entries (name, score and any per-model key but ``file``)."""
     if isinstance(scores, str) or not isinstance(scores, (Mapping, Sequence)):
-        raise ConfigError("compare_frames: scores must map model names to score columns "
-                          "(or list the score columns), e.g. scores={'champion': 'pd_old'}")
+        raise ConfigError(
+            "compare_frames: scores must map model names to score columns "
+            "(or list the score columns), e.g. scores={'champion': 'pd_old'}"
+        )
     items = scores.items() if isinstance(scores, Mapping) else ((str(c), c) for c in scores)
     out = []
     for name, spec in items:
@@ -169,8 +182,10 @@ def _sources(data: Frame | Mapping[str, Frame], names: list[str]) -> dict[str, t
     if isinstance(data, Mapping):
         missing = [n for n in names if n not in data]
         if missing:
-            raise ConfigError(f"compare_frames: data has no frame for model {missing[0]!r} "
-                              f"(frames: {', '.join(map(str, data)) or 'none'}); give one frame per model")
+            raise ConfigError(
+                f"compare_frames: data has no frame for model {missing[0]!r} "
+                f"(frames: {', '.join(map(str, data)) or 'none'}); give one frame per model"
+            )
         return {n: (f"<data[{n!r}]>", data[n]) for n in names}
     return {n: ("<data>", data) for n in names}
 
@@ -204,8 +219,13 @@ def load_predictions(cfg: Config) -> BinaryEvidence | MulticlassEvidence:
     return load_evidence(cfg)
 
 
-def write_report(result: ComparisonResult, out_dir: str | Path, formats: Sequence[str] = ("html", "pdf", "json"),
-                 theme: Theme | None = None, overwrite: bool = True) -> dict[str, Path]:
+def write_report(
+    result: ComparisonResult,
+    out_dir: str | Path,
+    formats: Sequence[str] = ("html", "pdf", "json"),
+    theme: Theme | None = None,
+    overwrite: bool = True,
+) -> dict[str, Path]:
     """Render ``result`` into ``out_dir`` as its whole new report set, or nothing: ``report.html``,
     ``report.pdf``, ``metrics.json`` (the ``formats`` asked for). Locked against other runs and
     swapped in by one rename (:func:`reportgen.report.writer.write_outputs`). Returns each file's path.
@@ -222,9 +242,13 @@ def write_report(result: ComparisonResult, out_dir: str | Path, formats: Sequenc
 
 def _in_api_terms(message: str) -> str:
     """The writer's advice, worded for the command line, in :func:`write_report`'s terms."""
-    for cli, api in (("pass --overwrite (or set output.overwrite: true)", "pass overwrite=True"),
-                     ("--overwrite", "overwrite=True"), ("with --out", "as out_dir"),
-                     ("another --out", "another out_dir"), ("e.g. --out ", "e.g. out_dir=")):
+    for cli, api in (
+        ("pass --overwrite (or set output.overwrite: true)", "pass overwrite=True"),
+        ("--overwrite", "overwrite=True"),
+        ("with --out", "as out_dir"),
+        ("another --out", "another out_dir"),
+        ("e.g. --out ", "e.g. out_dir="),
+    ):
         message = message.replace(cli, api)
     return message
 

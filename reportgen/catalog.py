@@ -138,8 +138,12 @@ METRICS: tuple[Metric, ...] = (
     Metric("fbeta_weighted", "F-beta, weighted", "higher", 0.0, 1.0, _M, "threshold"),
     Metric("roc_auc_ovr_micro", "ROC AUC, one-vs-rest micro", "higher", 0.0, 1.0, _M, "ranking", probabilities=True),
     Metric("roc_auc_ovr_macro", "ROC AUC, one-vs-rest macro", "higher", 0.0, 1.0, _M, "ranking", probabilities=True),
-    Metric("roc_auc_ovr_weighted", "ROC AUC, one-vs-rest weighted", "higher", 0.0, 1.0, _M, "ranking", probabilities=True),
-    Metric("roc_auc_ovo_macro", "ROC AUC, one-vs-one (Hand & Till)", "higher", 0.0, 1.0, _M, "ranking", probabilities=True),
+    Metric(
+        "roc_auc_ovr_weighted", "ROC AUC, one-vs-rest weighted", "higher", 0.0, 1.0, _M, "ranking", probabilities=True
+    ),
+    Metric(
+        "roc_auc_ovo_macro", "ROC AUC, one-vs-one (Hand & Till)", "higher", 0.0, 1.0, _M, "ranking", probabilities=True
+    ),
     Metric("roc_auc", "ROC AUC", "higher", 0.0, 1.0, _B, "ranking"),
     Metric("gini", "Gini (2·AUC − 1)", "higher", -1.0, 1.0, _B, "ranking"),
     Metric("average_precision", "Average precision", "higher", 0.0, 1.0, _B, "ranking"),
@@ -260,50 +264,94 @@ def short_label(key: str) -> str:
 #: (``run.conventions`` of metrics.json; the documentation's table of conventions, written from this dict, and the glossary say the
 #: same; ``tests/reference/`` checks each against its reference). Key → (tasks, sentence).
 CONVENTIONS: dict[str, tuple[tuple[Task, ...], str]] = {
-    "roc_auc": (("binary", "multiclass"), (
-        "Mann-Whitney U / (P·N), tied scores count 1/2 (scikit-learn roc_auc_score, pROC auc).")),
-    "ks": (("binary",), (
-        "max over cuts of TPR − FPR in the declared direction, 0 if never positive (scipy "
-        "ks_2samp(negatives' scores, positives' scores, alternative='greater')); the two-sided "
-        "D = max |TPR − FPR| (ks_2samp default, R ks.test; the credit section's KS) is larger only where "
-        "the ROC curve falls further below the diagonal than it rises above it. No KS test p-value is reported. "
-        "Its threshold (ks_threshold) is the optimal Youden's J cut, ties broken as for the optimal thresholds.")),
-    "average_precision": (("binary",), (
-        "Step sum Σ (R_k − R_{k−1})·P_k over distinct thresholds (scikit-learn average_precision_score), not "
-        "interpolated and not a trapezoidal PR AUC.")),
-    "log_loss": (("binary", "multiclass"), (
-        "Probabilities clipped to [ε, 1 − ε], ε = 2.220446049250313e-16 (scikit-learn log_loss 1.9); rows "
-        "needing the clip are warned of (notice log_loss_clipped).")),
-    "mcc": (("binary", "multiclass"), (
-        "null with its reason when a factor of the denominator is 0 (scikit-learn matthews_corrcoef returns 0).")),
-    "optimal_threshold_ties": (("binary",), (
-        "Of tied cuts the one with the fewest predicted positives: the highest threshold for direction higher, "
-        "the lowest for direction lower; every threshold is a score that occurs in the data.")),
-    "delong_interval": (("binary",), (
-        "AUC ± z·SE with DeLong's variance (pROC ci.auc, method 'delong'); when that would leave [0, 1], "
-        "expit(logit(AUC) ∓ z·SE / (AUC(1 − AUC))) (Pepe 2003; ci_method 'DeLong (logit scale)'; pROC cuts at 1). "
-        "Gini: 2·(AUC interval) − 1.")),
-    "delong_test": (("binary",), (
-        "Paired: z = ΔAUC / SE with DeLong's covariance, normal p and interval (pROC roc.test, method 'delong'); "
-        "unpaired: D referred to Student's t with Welch-Satterthwaite degrees of freedom (pROC).")),
-    "mcnemar": (("binary", "multiclass"), (
-        "Two-sided exact binomial test when b + c < 25 (statsmodels mcnemar default), else chi-square "
-        "(|b − c| − 1)² / (b + c) with Edwards' continuity correction (R mcnemar.test); 'method' says which. "
-        "The mid-p and uncorrected chi-square p-values that Fagerland, Lydersen & Laake (2013) recommend "
-        "are given beside (p_value_mid_p, p_value_chi2).")),
-    "bootstrap_interval": (("binary", "multiclass"), (
-        "Percentile interval (quantiles (1 ∓ level)/2, linear interpolation: R type 7) of the stratified "
-        "bootstrap, each class keeping its size, one resample for every model (paired); exceptions, named "
-        "in ci_method: a model's KS (reshaped bootstrap-t), a proportion whose count is 0 or its total "
-        "(Clopper-Pearson), AUC and Gini of unweighted binary models (DeLong).")),
-    "bootstrap_p": (("binary", "multiclass"), (
-        "Normal test on the bootstrap standard error: z = Δ / SD(Δ*), two-sided p = 2·Φ(−|z|), its intervals "
-        "Δ ± z_(1−α/2)·SD(Δ*) and, simultaneous, Δ ± z_(1−α/(2m))·SD(Δ*) (Efron & Tibshirani 1993, §12.2); the "
-        "verdict's interval is also the difference's. No resolution floor, so a Bonferroni interval that excludes 0 "
-        "implies a Holm-significant verdict.")),
-    "multiplicity": (("binary", "multiclass"), (
-        "Holm's step-down adjustment per family of tests, capped at 1 (statsmodels multipletests 'holm', "
-        "R p.adjust); simultaneous intervals at the Bonferroni level 1 − α/m.")),
+    "roc_auc": (
+        ("binary", "multiclass"),
+        ("Mann-Whitney U / (P·N), tied scores count 1/2 (scikit-learn roc_auc_score, pROC auc)."),
+    ),
+    "ks": (
+        ("binary",),
+        (
+            "max over cuts of TPR − FPR in the declared direction, 0 if never positive (scipy "
+            "ks_2samp(negatives' scores, positives' scores, alternative='greater')); the two-sided "
+            "D = max |TPR − FPR| (ks_2samp default, R ks.test; the credit section's KS) is larger only where "
+            "the ROC curve falls further below the diagonal than it rises above it. No KS test p-value is reported. "
+            "Its threshold (ks_threshold) is the optimal Youden's J cut, ties broken as for the optimal thresholds."
+        ),
+    ),
+    "average_precision": (
+        ("binary",),
+        (
+            "Step sum Σ (R_k − R_{k−1})·P_k over distinct thresholds (scikit-learn average_precision_score), not "
+            "interpolated and not a trapezoidal PR AUC."
+        ),
+    ),
+    "log_loss": (
+        ("binary", "multiclass"),
+        (
+            "Probabilities clipped to [ε, 1 − ε], ε = 2.220446049250313e-16 (scikit-learn log_loss 1.9); rows "
+            "needing the clip are warned of (notice log_loss_clipped)."
+        ),
+    ),
+    "mcc": (
+        ("binary", "multiclass"),
+        ("null with its reason when a factor of the denominator is 0 (scikit-learn matthews_corrcoef returns 0)."),
+    ),
+    "optimal_threshold_ties": (
+        ("binary",),
+        (
+            "Of tied cuts the one with the fewest predicted positives: the highest threshold for direction higher, "
+            "the lowest for direction lower; every threshold is a score that occurs in the data."
+        ),
+    ),
+    "delong_interval": (
+        ("binary",),
+        (
+            "AUC ± z·SE with DeLong's variance (pROC ci.auc, method 'delong'); when that would leave [0, 1], "
+            "expit(logit(AUC) ∓ z·SE / (AUC(1 − AUC))) (Pepe 2003; ci_method 'DeLong (logit scale)'; pROC cuts at 1). "
+            "Gini: 2·(AUC interval) − 1."
+        ),
+    ),
+    "delong_test": (
+        ("binary",),
+        (
+            "Paired: z = ΔAUC / SE with DeLong's covariance, normal p and interval (pROC roc.test, method 'delong'); "
+            "unpaired: D referred to Student's t with Welch-Satterthwaite degrees of freedom (pROC)."
+        ),
+    ),
+    "mcnemar": (
+        ("binary", "multiclass"),
+        (
+            "Two-sided exact binomial test when b + c < 25 (statsmodels mcnemar default), else chi-square "
+            "(|b − c| − 1)² / (b + c) with Edwards' continuity correction (R mcnemar.test); 'method' says which. "
+            "The mid-p and uncorrected chi-square p-values that Fagerland, Lydersen & Laake (2013) recommend "
+            "are given beside (p_value_mid_p, p_value_chi2)."
+        ),
+    ),
+    "bootstrap_interval": (
+        ("binary", "multiclass"),
+        (
+            "Percentile interval (quantiles (1 ∓ level)/2, linear interpolation: R type 7) of the stratified "
+            "bootstrap, each class keeping its size, one resample for every model (paired); exceptions, named "
+            "in ci_method: a model's KS (reshaped bootstrap-t), a proportion whose count is 0 or its total "
+            "(Clopper-Pearson), AUC and Gini of unweighted binary models (DeLong)."
+        ),
+    ),
+    "bootstrap_p": (
+        ("binary", "multiclass"),
+        (
+            "Normal test on the bootstrap standard error: z = Δ / SD(Δ*), two-sided p = 2·Φ(−|z|), its intervals "
+            "Δ ± z_(1−α/2)·SD(Δ*) and, simultaneous, Δ ± z_(1−α/(2m))·SD(Δ*) (Efron & Tibshirani 1993, §12.2); the "
+            "verdict's interval is also the difference's. No resolution floor, so a Bonferroni interval that excludes 0 "
+            "implies a Holm-significant verdict."
+        ),
+    ),
+    "multiplicity": (
+        ("binary", "multiclass"),
+        (
+            "Holm's step-down adjustment per family of tests, capped at 1 (statsmodels multipletests 'holm', "
+            "R p.adjust); simultaneous intervals at the Bonferroni level 1 − α/m."
+        ),
+    ),
 }
 
 
@@ -313,6 +361,21 @@ def conventions(task: Task) -> dict[str, str]:
 
 
 __all__ = [
-    "Metric", "Criterion", "METRICS", "CRITERIA", "CONVENTIONS", "metric", "criterion", "metrics_of", "keys",
-    "better", "primary_metrics", "constraint_metrics", "conventions", "label", "short_label", "TWINS", "twin_of",
+    "Metric",
+    "Criterion",
+    "METRICS",
+    "CRITERIA",
+    "CONVENTIONS",
+    "metric",
+    "criterion",
+    "metrics_of",
+    "keys",
+    "better",
+    "primary_metrics",
+    "constraint_metrics",
+    "conventions",
+    "label",
+    "short_label",
+    "TWINS",
+    "twin_of",
 ]

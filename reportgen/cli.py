@@ -1,8 +1,9 @@
 """Command line: ``reportgen run | validate | render | history | init``. The only place that prints or exits.
 
 Exit codes: 0 success, 2 a user error (config, data, output), 1 an internal error, 3 the report
-was written but a ``checks:`` rule (a gate) failed, 143 / 130 after SIGTERM / SIGINT. A user error prints one line ``reportgen: error: <where>: <what> ; <what
-to do>`` and no traceback unless ``--debug``. ``run`` takes several configs; the exit code is the
+was written but a ``checks:`` rule (a gate) failed, 143 / 130 after SIGTERM / SIGINT. A user error
+prints one line ``reportgen: error: <where>: <what> ; <what to do>`` and no traceback unless
+``--debug``. ``run`` takes several configs; the exit code is the
 worst of them. ``--now`` travels as a value (``analyse(now=...)``), never through the environment.
 
 Warnings are logged where they arise (one logger per module under ``reportgen``); ``main``
@@ -32,13 +33,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
 import reportgen.clock as clock
-
-from reportgen.version import __version__
 from reportgen.errors import ConfigError, OutputError, ReportgenError, UserError
-from reportgen.signals import Interrupted, answer_signals_early, command_finished, handlers
-from reportgen.terminal import one_line
 from reportgen.redact import masked
 from reportgen.report.writer import Reservation, output_path, private_tempdir, reserve, shown_tempdir, write_outputs
+from reportgen.signals import Interrupted, answer_signals_early, command_finished, handlers
+from reportgen.terminal import one_line
+from reportgen.version import __version__
 
 if TYPE_CHECKING:
     from reportgen.config import Config
@@ -98,7 +98,7 @@ def documentation_line() -> str:
     """Where the documentation is: the ``Documentation`` URL of the installed distribution's
     metadata (``[project.urls]`` in pyproject.toml), so a pip user is sent to a page they can
     open, not to a README they do not have."""
-    from importlib import metadata
+    from importlib import metadata  # noqa: PLC0415  (0.2-0.3 s to import: only when help is printed)
 
     try:
         urls = metadata.metadata(DISTRIBUTION).get_all("Project-URL") or []
@@ -131,50 +131,90 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=f"reportgen {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
 
-    common = _Parser(add_help=False)
+    common = _TopParser(add_help=False)  # a parent of arguments only: the subcommands' own class
     common.add_argument("--debug", action="store_true", help="show tracebacks")
     common.add_argument("--quiet", "-q", action="store_true", help="print nothing but errors")
 
     run = sub.add_parser("run", parents=[common], help="compare the models of one or more configs and write reports")
     run.add_argument("configs", nargs="+", metavar="CONFIG", help="YAML config file(s)")
-    run.add_argument("--out", metavar="DIR", type=_local_dir, help="output directory (default: output.dir of the config); "
-                     "with several configs, each writes to DIR/<config name>")
-    run.add_argument("--format", dest="formats", type=_parse_formats, metavar="LIST",
-                     help="comma-separated subset of html,pdf,json,csv,xlsx (default: output.formats of the config); "
-                          "csv: metrics, comparisons, thresholds (and checks) tables; xlsx: one workbook of them")
+    run.add_argument(
+        "--out",
+        metavar="DIR",
+        type=_local_dir,
+        help="output directory (default: output.dir of the config); "
+        "with several configs, each writes to DIR/<config name>",
+    )
+    run.add_argument(
+        "--format",
+        dest="formats",
+        type=_parse_formats,
+        metavar="LIST",
+        help="comma-separated subset of html,pdf,json,csv,xlsx (default: output.formats of the config); "
+        "csv: metrics, comparisons, thresholds (and checks) tables; xlsx: one workbook of them",
+    )
     run.add_argument("--overwrite", action="store_true", help="replace an existing report in the output directory")
     run.add_argument("--now", metavar="ISO8601", help="pin the report's timestamp (reproducible output)")
-    run.add_argument("--engine", choices=("memory", "stream", "dask"),
-                     help="memory (default), stream (record batches, bounded memory) or dask (a cluster)")
-    run.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler (tcp://host:8786); default: a local cluster")
-    run.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
-                     help="override a config key, validated like the file (repeatable): "
-                          "--set models[1].file=b.parquet --set bootstrap.seed=7")
+    run.add_argument(
+        "--engine",
+        choices=("memory", "stream", "dask"),
+        help="memory (default), stream (record batches, bounded memory) or dask (a cluster)",
+    )
+    run.add_argument(
+        "--scheduler", metavar="ADDRESS", help="Dask scheduler (tcp://host:8786); default: a local cluster"
+    )
+    run.add_argument(
+        "--set",
+        dest="overrides",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override a config key, validated like the file (repeatable): "
+        "--set models[1].file=b.parquet --set bootstrap.seed=7",
+    )
     run.add_argument("--pdf-variant", choices=PDF_VARIANTS, help="archival PDF/A with metrics.json embedded")
-    run.add_argument("--full-curves", action="store_true",
-                     help="store every curve point the engine kept in metrics.json (default: simplified as drawn)")
+    run.add_argument(
+        "--full-curves",
+        action="store_true",
+        help="store every curve point the engine kept in metrics.json (default: simplified as drawn)",
+    )
 
     val = sub.add_parser("validate", parents=[common], help="check configs and their data; render nothing")
     val.add_argument("configs", nargs="+", metavar="CONFIG")
-    val.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
-                     help="override a config key, as for run")
+    val.add_argument(
+        "--set",
+        dest="overrides",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override a config key, as for run",
+    )
 
     his = sub.add_parser("history", parents=[common], help="print the runs recorded in a history store")
     his.add_argument("store", metavar="PATH", help="the history store (history.path of a config)")
-    his.add_argument("--format", dest="history_format", choices=("text", "csv", "json"), default="text",
-                     help="text (one line per run, default), csv or json")
+    his.add_argument(
+        "--format",
+        dest="history_format",
+        choices=("text", "csv", "json"),
+        default="text",
+        help="text (one line per run, default), csv or json",
+    )
 
     ren = sub.add_parser("render", parents=[common], help="re-render a report from a saved metrics.json")
     ren.add_argument("result", metavar="METRICS_JSON")
-    ren.add_argument("--out", metavar="DIR", type=_local_dir, help="output directory (default: the directory of METRICS_JSON)")
+    ren.add_argument(
+        "--out", metavar="DIR", type=_local_dir, help="output directory (default: the directory of METRICS_JSON)"
+    )
     ren.add_argument("--format", dest="formats", type=_parse_formats, default=["html", "pdf"], metavar="LIST")
     ren.add_argument("--theme", metavar="DIR", help="template directory overriding any template or report.css")
     ren.add_argument("--logo", metavar="FILE", help="logo to show (the one named in the JSON is never opened)")
     ren.add_argument("--overwrite", action="store_true", default=True, help=argparse.SUPPRESS)
     ren.add_argument("--pdf-variant", choices=PDF_VARIANTS, help="archival PDF/A with the metrics.json embedded")
-    ren.add_argument("--allow-edited", action="store_true",
-                     help="render a metrics.json whose results do not match their digest, every page marked EDITED "
-                          "(refused by default)")
+    ren.add_argument(
+        "--allow-edited",
+        action="store_true",
+        help="render a metrics.json whose results do not match their digest, every page marked EDITED "
+        "(refused by default)",
+    )
 
     ini = sub.add_parser("init", parents=[common], help="write a commented starter config from a data file's columns")
     ini.add_argument("data", metavar="DATAFILE", help="CSV or Parquet file with a label column and score columns")
@@ -205,7 +245,7 @@ def _emit(name: str, text: str) -> None:
         _write(stream, text)
 
 
-def _write(stream, text: str) -> None:  # noqa: ANN001 - a text stream
+def _write(stream, text: str) -> None:
     """:func:`_emit`'s write: the text, or nothing when the stream is gone."""
     try:
         stream.write(_encodable(text, stream))
@@ -267,7 +307,9 @@ def _init(args: argparse.Namespace, printer: _Printer) -> int:
         os.replace(tmp, target)
     except OSError as exc:
         tmp.unlink(missing_ok=True)
-        raise OutputError(f"{target}: cannot write the config ({exc.strerror or exc}); choose another file with --out") from None
+        raise OutputError(
+            f"{target}: cannot write the config ({exc.strerror or exc}); choose another file with --out"
+        ) from None
     printer.info(f"{args.data}: wrote {target}; check the guessed columns, then run: reportgen validate {target}")
     return EXIT_OK
 
@@ -432,11 +474,17 @@ def _output_dir(cfg: Config, cfg_path: Path, out: str | None, several: bool, run
     afterwards) would take the report with it."""
     if out:
         base = Path(out)
-        return base / _dir_name(cfg_path.stem, "the config's name", cfg_path, "rename the config file") if several else base
+        return (
+            base / _dir_name(cfg_path.stem, "the config's name", cfg_path, "rename the config file")
+            if several
+            else base
+        )
     # placeholders were checked when the config was loaded (OutputConfig)
     used = _placeholders(cfg.output.dir)
     values = {
-        "config": _dir_name(cfg_path.stem, "{config}", cfg_path, "rename the config file or change output.dir") if "config" in used else "",
+        "config": _dir_name(cfg_path.stem, "{config}", cfg_path, "rename the config file or change output.dir")
+        if "config" in used
+        else "",
         "date": created[:10],
         "run_id": _dir_name(run_id, "{run_id}", cfg_path, "change output.dir") if "run_id" in used else "",
     }
@@ -484,8 +532,9 @@ def _run_one(job: _Job, args: argparse.Namespace, printer: _Printer, written: di
                 from reportgen.history import with_trend  # noqa: PLC0415
 
                 result = with_trend(result, cfg.history.path, cfg.history.trend_runs)
-            out_dir = output_path(_output_dir(cfg, cfg_path, args.out, len(args.configs) > 1,
-                                              result.run.run_id, result.run.created))
+            out_dir = output_path(
+                _output_dir(cfg, cfg_path, args.out, len(args.configs) > 1, result.run.run_id, result.run.created)
+            )
             if held is None:
                 if out_dir in written:
                     raise OutputError(
@@ -502,9 +551,18 @@ def _run_one(job: _Job, args: argparse.Namespace, printer: _Printer, written: di
             entry = None if cfg.history is None else Entry(cfg.history.path, result)
             unrecorded: HistoryError | None = None
             try:
-                targets = write_outputs(result, out_dir, formats, theme=theme, overwrite=overwrite, reservation=held,
-                                        pdf_variant=args.pdf_variant, full_curves=args.full_curves, phase=phases,
-                                        along=None if entry is None else entry.prepared)
+                targets = write_outputs(
+                    result,
+                    out_dir,
+                    formats,
+                    theme=theme,
+                    overwrite=overwrite,
+                    reservation=held,
+                    pdf_variant=args.pdf_variant,
+                    full_curves=args.full_curves,
+                    phase=phases,
+                    along=None if entry is None else entry.prepared,
+                )
             except Interrupted as exc:
                 if exc.written and entry is not None and not entry.committed:
                     exc.unrecorded = entry.path
@@ -514,8 +572,10 @@ def _run_one(job: _Job, args: argparse.Namespace, printer: _Printer, written: di
                     raise HistoryError(f"{exc}; nothing was written, the previous report is intact") from None
                 # the entry's commit failed just after the report's: said after the report's lines
                 targets = held.written
-                unrecorded = HistoryError(f"{exc}; the report was written ({', '.join(map(str, targets.values()))}) "
-                                          f"but this run is missing from the history")
+                unrecorded = HistoryError(
+                    f"{exc}; the report was written ({', '.join(map(str, targets.values()))}) "
+                    f"but this run is missing from the history"
+                )
         written[out_dir] = cfg_path  # its warnings were logged as they arose (and are in run.warnings)
         printer.info(f"{cfg_path}: wrote {', '.join(str(p) for p in targets.values())}")
         code = _gate(result, cfg_path, printer)
@@ -540,19 +600,23 @@ def _apart(cfg: Config, cfg_path: Path, out_dir: Path) -> None:
     from reportgen.config import is_folded  # noqa: PLC0415
 
     if cfg.history is not None and Path(os.path.realpath(cfg.history.path)).is_relative_to(out_dir):
-        raise ConfigError(f"{cfg.where('history', 'path')}: {cfg.history.path} lies inside the output directory {out_dir}, "
-                          f"which every run replaces as a whole; keep the history store outside it")
+        raise ConfigError(
+            f"{cfg.where('history', 'path')}: {cfg.history.path} lies inside the output directory {out_dir}, "
+            f"which every run replaces as a whole; keep the history store outside it"
+        )
     for i, m in enumerate(cfg.models):
         for key in ("file", "reference"):
             data = getattr(m, key)
             if data is None or is_folded(data) or not data.is_dir():
                 continue
             if out_dir.is_relative_to(Path(os.path.realpath(data))):
-                raise ConfigError(f"{cfg.where('models', i, key)}: the output directory {out_dir} lies inside the "
-                                  f"dataset {data}, whose every file is read as a part; write the report elsewhere")
+                raise ConfigError(
+                    f"{cfg.where('models', i, key)}: the output directory {out_dir} lies inside the "
+                    f"dataset {data}, whose every file is read as a part; write the report elsewhere"
+                )
 
 
-def _gate(result, cfg_path: Path, printer: _Printer) -> int:  # noqa: ANN001 - a ComparisonResult
+def _gate(result, cfg_path: Path, printer: _Printer) -> int:
     """Exit 3 when a ``checks:`` rule failed (the report is written either way), one line each."""
     bad = [c for c in result.checks if not c.passed]
     for c in bad:
@@ -612,7 +676,9 @@ def _run_batch(args: argparse.Namespace, printer: _Printer) -> int:
         seen[job.planned] = job
     written: dict[Path, Path] = {}
     for job in jobs:
-        code = _guarded(functools.partial(_run_one, job, args, printer, written), job.path, printer, args.debug, writes=True)
+        code = _guarded(
+            functools.partial(_run_one, job, args, printer, written), job.path, printer, args.debug, writes=True
+        )
         if code in INTERRUPTED:
             return code
         worst = _worst(worst, code)
@@ -658,9 +724,8 @@ def _validate_data(cfg: Config, cfg_path: Path, shown: _StderrWarnings) -> str:
         load_evidence(cfg)
         return f"{cfg_path}: OK — {len(cfg.models)} model(s), task {cfg.task}: queries run, every row checked"
     if cfg.engine != "memory":  # bounded memory: the plan and the first batch of each file
-        from reportgen.reduce.local import check_first_batches  # noqa: PLC0415
-
         from reportgen.io.files import SMALL_INPUT_BYTES, input_bytes  # noqa: PLC0415
+        from reportgen.reduce.local import check_first_batches  # noqa: PLC0415
 
         checked, whole = check_first_batches(cfg)
         first = ", ".join(f"{shown_text(str(p))} ({n} rows)" for p, n in checked.items())
@@ -670,10 +735,14 @@ def _validate_data(cfg: Config, cfg_path: Path, shown: _StderrWarnings) -> str:
             from reportgen.pipeline import load_evidence  # noqa: PLC0415
 
             load_evidence(cfg.model_copy(update={"engine": "stream"}))  # the same rules, no cluster started
-            return (f"{cfg_path}: OK — {len(cfg.models)} model(s), task {cfg.task}, engine: {cfg.engine}: "
-                    f"every row checked ({', '.join(shown_text(str(p)) for p in checked)})")
-        return (f"{cfg_path}: OK — {len(cfg.models)} model(s), task {cfg.task}, engine: {cfg.engine}: "
-                f"files, columns and every part checked; the first batch of each file is valid: {first}")
+            return (
+                f"{cfg_path}: OK — {len(cfg.models)} model(s), task {cfg.task}, engine: {cfg.engine}: "
+                f"every row checked ({', '.join(shown_text(str(p)) for p in checked)})"
+            )
+        return (
+            f"{cfg_path}: OK — {len(cfg.models)} model(s), task {cfg.task}, engine: {cfg.engine}: "
+            f"files, columns and every part checked; the first batch of each file is valid: {first}"
+        )
     from reportgen.pipeline import check_rows  # noqa: PLC0415
     from reportgen.report.wording import notice_text  # noqa: PLC0415
 
@@ -706,28 +775,41 @@ def _render(args: argparse.Namespace, printer: _Printer) -> int:
             raise UserError(f"{logo}: --logo must be an image file (PNG, JPEG, GIF or SVG)")
     # Nothing in a received metrics.json names a file that is opened: templates come only from
     # --theme, the logo only from --logo.
-    theme = Theme.from_saved_result(result.run.config.get("report"), template_dir=d, logo=logo, source=args.result,
-                                    provenance=provenance)
+    theme = Theme.from_saved_result(
+        result.run.config.get("report"), template_dir=d, logo=logo, source=args.result, provenance=provenance
+    )
     # tamper evidence, once the file is known to be a metrics.json: an edited one is refused unless
     # asked for, then marked on every page; one without a digest (written before 0.2.0, or the
     # key removed) renders marked unverified on every page, with a warning
     if saved.digest == "edited" and not args.allow_edited:
-        raise UserError(f"{args.result}: {EDITED}; refusing to render it (pass --allow-edited to render it "
-                        f"with every page marked EDITED)")
+        raise UserError(
+            f"{args.result}: {EDITED}; refusing to render it (pass --allow-edited to render it "
+            f"with every page marked EDITED)"
+        )
     if saved.digest == "edited":
         log.warning(f"{args.result}: {EDITED}; rendered with every page marked EDITED (--allow-edited)")
     elif saved.digest == "missing":
-        log.warning(f"{args.result}: no digest, so an edit to its results cannot be detected; "
-                    f"every page is marked unverified")
+        log.warning(
+            f"{args.result}: no digest, so an edit to its results cannot be detected; every page is marked unverified"
+        )
     out = Path(args.out) if args.out else Path(args.result).parent
     formats = [f for f in args.formats if f != "json"]
     if not formats:  # the set would be metrics.json alone: the report files would just be dropped
-        raise UserError(f"{args.result}: render writes html and/or pdf (metrics.json is its input); pass --format html,pdf")
+        raise UserError(
+            f"{args.result}: render writes html and/or pdf (metrics.json is its input); pass --format html,pdf"
+        )
     # the new set replaces the directory's report files as a whole: it keeps the metrics.json it
     # was rendered from (the bytes parsed, byte for byte; never re-serialised, so an edited file
     # keeps a digest that does not match)
-    targets = write_outputs(result, out, formats, theme=theme, overwrite=True, extra={"metrics.json": saved.raw},
-                            pdf_variant=args.pdf_variant)
+    targets = write_outputs(
+        result,
+        out,
+        formats,
+        theme=theme,
+        overwrite=True,
+        extra={"metrics.json": saved.raw},
+        pdf_variant=args.pdf_variant,
+    )
     printer.info(f"{args.result}: wrote {', '.join(str(p) for p in targets.values())}")
     return EXIT_OK
 
@@ -760,20 +842,24 @@ def _guarded(fn: Callable[[], int], label: str, printer: _Printer, debug: bool, 
             # without --overwrite is refused ("a report already exists")
             paths = ", ".join(str(p) for p in exc.written.values())
             unrecorded = f"; the run was not recorded in the history {exc.unrecorded}" if exc.unrecorded else ""
-            printer.error(f"{label}: interrupted by {exc.name} just after the new report was written ({paths}){unrecorded}; "
-                          f"stopped (the report is complete; to run again, pass --overwrite)")
+            printer.error(
+                f"{label}: interrupted by {exc.name} just after the new report was written ({paths}){unrecorded}; "
+                f"stopped (the report is complete; to run again, pass --overwrite)"
+            )
         elif writes:
             printer.error(f"{label}: interrupted by {exc.name}; nothing was written, the previous report is intact")
         else:
             printer.error(f"{label}: interrupted by {exc.name}")
         return exc.exit_code
     except KeyboardInterrupt:
-        printer.error(f"{label}: interrupted; nothing was written" + (", the previous report is intact" if writes else ""))
+        printer.error(
+            f"{label}: interrupted; nothing was written" + (", the previous report is intact" if writes else "")
+        )
         return EXIT_SIGINT
     except MemoryError:
         printer.error(f"{label}: out of memory; try fewer bootstrap resamples or a larger machine")
         return EXIT_INTERNAL
-    except Exception as exc:  # a bug: say so, show the traceback only with --debug
+    except Exception as exc:  # noqa: BLE001  (a bug: say so, show the traceback only with --debug)
         if debug:
             traceback.print_exc()
         printer.error(f"{label}: internal error ({type(exc).__name__}: {exc}); rerun with --debug and report it")
@@ -848,11 +934,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             if args is None or args.command is None:
                 _Printer(False).error(f"interrupted by {name}; nothing was written")
                 return code
-            label = " ".join(getattr(args, "configs", None) or [getattr(args, attr) for attr in ("result", "data", "store")
-                                                                if getattr(args, attr, None)])
+            label = " ".join(
+                getattr(args, "configs", None)
+                or [getattr(args, attr) for attr in ("result", "data", "store") if getattr(args, attr, None)]
+            )
             writes = args.command in ("run", "render")
-            _Printer(args.quiet).error(f"{label}: interrupted by {name}" + ("; nothing was written, the previous report is intact"
-                                                                            if writes else ""))
+            _Printer(args.quiet).error(
+                f"{label}: interrupted by {name}"
+                + ("; nothing was written, the previous report is intact" if writes else "")
+            )
             return code
 
 
@@ -896,8 +986,10 @@ def _matplotlib_dirs() -> list[Path]:
         home = Path.home()
     except (RuntimeError, KeyError):  # no home directory at all
         return [Path("/nonexistent")]
-    return [Path(os.environ.get("XDG_CONFIG_HOME") or home / ".config") / "matplotlib",
-            Path(os.environ.get("XDG_CACHE_HOME") or home / ".cache") / "matplotlib"]
+    return [
+        Path(os.environ.get("XDG_CONFIG_HOME") or home / ".config") / "matplotlib",
+        Path(os.environ.get("XDG_CACHE_HOME") or home / ".cache") / "matplotlib",
+    ]
 
 
 def _writable_or_makeable(path: Path) -> bool:
@@ -919,7 +1011,9 @@ def _command_with_data(args: argparse.Namespace, printer: _Printer, shown: _Stde
         return _run_batch(args, printer)
     worst = EXIT_OK
     for path in args.configs:
-        code = _guarded(functools.partial(_validate_one, path, printer, shown, args.overrides), path, printer, args.debug)
+        code = _guarded(
+            functools.partial(_validate_one, path, printer, shown, args.overrides), path, printer, args.debug
+        )
         if code in INTERRUPTED:
             return code
         worst = max(worst, code)

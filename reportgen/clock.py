@@ -12,7 +12,7 @@ JSON. A value that is not a timestamp, or one outside what a UTC datetime can ho
 from __future__ import annotations
 
 import os
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from reportgen.errors import ConfigError
 
@@ -34,29 +34,32 @@ def now(override: str | None = None) -> datetime:
     """The run's timestamp (UTC, whole seconds): ``override``, else the environment, else the wall clock."""
     pin = _pin(override)
     if pin is None:
-        return datetime.now(timezone.utc).replace(microsecond=0)
+        return datetime.now(UTC).replace(microsecond=0)
     where, value = pin
     if where == "SOURCE_DATE_EPOCH":
         try:
             seconds = int(value)
         except ValueError:
-            raise ConfigError(f"SOURCE_DATE_EPOCH={value!r}: expected whole seconds since 1970; "
-                              f"fix or unset the variable") from None
+            raise ConfigError(
+                f"SOURCE_DATE_EPOCH={value!r}: expected whole seconds since 1970; fix or unset the variable"
+            ) from None
         try:
-            return datetime.fromtimestamp(seconds, tz=timezone.utc)
+            return datetime.fromtimestamp(seconds, tz=UTC)
         except (OverflowError, OSError, ValueError):
-            raise ConfigError(f"SOURCE_DATE_EPOCH={value!r}: out of range (years 1 to 9999); "
-                              f"fix or unset the variable") from None
+            raise ConfigError(
+                f"SOURCE_DATE_EPOCH={value!r}: out of range (years 1 to 9999); fix or unset the variable"
+            ) from None
     shown = f"--now {value!r}" if where == "--now" else f"{where}={value!r}"
     try:
         dt = datetime.fromisoformat(value.replace("Z", "+00:00"))
     except ValueError:
         raise ConfigError(f"{shown}: not an ISO 8601 timestamp (e.g. {ISO_EXAMPLE})") from None
     try:
-        utc = (dt if dt.tzinfo else dt.replace(tzinfo=timezone.utc)).astimezone(timezone.utc)
+        utc = (dt if dt.tzinfo else dt.replace(tzinfo=UTC)).astimezone(UTC)
     except (OverflowError, ValueError):
-        raise ConfigError(f"{shown}: out of range once converted to UTC (years 1 to 9999); "
-                          f"give a timestamp such as {ISO_EXAMPLE}") from None
+        raise ConfigError(
+            f"{shown}: out of range once converted to UTC (years 1 to 9999); give a timestamp such as {ISO_EXAMPLE}"
+        ) from None
     return utc.replace(microsecond=0)
 
 

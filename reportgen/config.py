@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import datetime
 import difflib
+import itertools
 import os
-import stat
 import re
+import stat
 import string
 import types
 import typing
@@ -23,7 +24,17 @@ from typing import Annotated, Any, Literal
 from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, ValidationInfo, field_serializer, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    ValidationError,
+    ValidationInfo,
+    field_serializer,
+    field_validator,
+    model_validator,
+)
 
 import reportgen.catalog as catalog
 from reportgen.errors import ConfigError, UserError
@@ -93,8 +104,10 @@ class Strict(BaseModel):
         (``threshold: true`` a threshold of 1, ``resamples: yes`` one resample)."""
         field = cls.model_fields.get(info.field_name or "")
         if field is not None and _boolean_where_number(v, field.annotation):
-            raise ValueError("expected a number, found a boolean (YAML reads yes, no, on, off, true and false as "
-                             "booleans); give a number")
+            raise ValueError(
+                "expected a number, found a boolean (YAML reads yes, no, on, off, true and false as "
+                "booleans); give a number"
+            )
         return v
 
 
@@ -118,7 +131,7 @@ def _boolean_where_number(v: Any, annotation: Any) -> bool:
 
 def _looks(name: str) -> str:
     """How a model name reads on the page: NFKC-normalised (``é`` composed or not, fullwidth
-    ``ａ`` as ``a``), without format characters (zero-width space and joiners, direction marks:
+    U+FF41 as ``a``), without format characters (zero-width space and joiners, direction marks:
     Unicode category Cf), inner runs of white space as one space, none at the ends. Two names
     that read the same made a report whose tables, figures and verdicts showed "a" twice."""
     text = "".join(c for c in unicodedata.normalize("NFKC", name) if unicodedata.category(c) != "Cf")
@@ -128,10 +141,12 @@ def _looks(name: str) -> str:
 class CostsConfig(Strict):
     """Cost of each outcome per row (binary). Only relative sizes matter for the optimum."""
 
-    fn: float = Field(1.0, ge=0, le=MAX_COST, description=(
-        "Cost of one false negative (a positive row predicted negative), per row."))
-    fp: float = Field(1.0, ge=0, le=MAX_COST, description=(
-        "Cost of one false positive (a negative row predicted positive), per row."))
+    fn: float = Field(
+        1.0, ge=0, le=MAX_COST, description=("Cost of one false negative (a positive row predicted negative), per row.")
+    )
+    fp: float = Field(
+        1.0, ge=0, le=MAX_COST, description=("Cost of one false positive (a negative row predicted positive), per row.")
+    )
     tp: float = Field(0.0, ge=0, le=MAX_COST, description="Cost of one true positive, per row (usually 0).")
     tn: float = Field(0.0, ge=0, le=MAX_COST, description="Cost of one true negative, per row (usually 0).")
 
@@ -139,14 +154,18 @@ class CostsConfig(Strict):
 class ConstraintConfig(Strict):
     """``{maximize: precision, where: recall, at_least: 0.8}``: an optimal-threshold rule."""
 
-    maximize: ConstraintMetric = Field(description=(
-        "The metric this rule's optimal threshold maximises (e.g. precision)."))
-    where: ConstraintMetric = Field(description=(
-        "The metric the rule constrains (e.g. recall); give at_least or at_most with it."))
-    at_least: float | None = Field(None, description=(
-        "Lower bound on the `where` metric (inclusive); give this or at_most."))
-    at_most: float | None = Field(None, description=(
-        "Upper bound on the `where` metric (inclusive); give this or at_least."))
+    maximize: ConstraintMetric = Field(
+        description=("The metric this rule's optimal threshold maximises (e.g. precision).")
+    )
+    where: ConstraintMetric = Field(
+        description=("The metric the rule constrains (e.g. recall); give at_least or at_most with it.")
+    )
+    at_least: float | None = Field(
+        None, description=("Lower bound on the `where` metric (inclusive); give this or at_most.")
+    )
+    at_most: float | None = Field(
+        None, description=("Upper bound on the `where` metric (inclusive); give this or at_least.")
+    )
 
     @model_validator(mode="after")
     def _one_bound(self) -> ConstraintConfig:
@@ -184,21 +203,26 @@ def checked_uri(value: str) -> str:
     scheme = scheme_of(value)
     if scheme not in SCHEMES:
         # never the value: it may hold a secret (expanded from ${VAR}); the message's key names it
-        raise ValueError(f"{scheme}:// is not a filesystem pyarrow reads; use a local path or a "
-                         f"{', '.join(s + '://' for s in SCHEMES)} or file:// URI")
+        raise ValueError(
+            f"{scheme}:// is not a filesystem pyarrow reads; use a local path or a "
+            f"{', '.join(s + '://' for s in SCHEMES)} or file:// URI"
+        )
     try:
         p = urlsplit(value)
         password = p.password
     except ValueError:
         raise ValueError(f"not a valid {scheme}:// URI") from None
     if password is not None:
-        raise ValueError(f"{scheme}:// URI holds a password; give credentials in the environment "
-                         f"(e.g. AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY), never in the config")
+        raise ValueError(
+            f"{scheme}:// URI holds a password; give credentials in the environment "
+            f"(e.g. AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY), never in the config"
+        )
     query = parse_qsl(p.query, keep_blank_values=True)
     secret = [k for k, _ in query if is_secret_key(k)]
     if secret:
-        raise ValueError(f"{scheme}:// URI holds a secret ({secret[0]}=…); give credentials in the environment, "
-                         f"never in the config")
+        raise ValueError(
+            f"{scheme}:// URI holds a secret ({secret[0]}=…); give credentials in the environment, never in the config"
+        )
     if not p.netloc:
         raise ValueError(f"{scheme}:// URI has no bucket or host; write e.g. {scheme}://bucket/path/file.parquet")
     path = p.path.rstrip("/")
@@ -236,8 +260,10 @@ def local_path(value: Any) -> Any:
     if m is None:
         return os.path.expanduser(value)
     if m.group(1).lower() != "file":
-        raise ValueError(f"{m.group(1)}:// URIs are read for models' file and reference only; "
-                         f"this path must be local (a path or a file:// URI)")
+        raise ValueError(
+            f"{m.group(1)}:// URIs are read for models' file and reference only; "
+            f"this path must be local (a path or a file:// URI)"
+        )
     import pyarrow.fs as pafs  # noqa: PLC0415  (pyarrow is a dependency; imported only for URIs)
 
     try:
@@ -267,7 +293,11 @@ def data_path(value: Any) -> Any:
         raise ValueError("the path is empty; give a CSV or Parquet file")
     if isinstance(value, str):
         no_nul(value)
-    if isinstance(value, str) and re.match(r"[A-Za-z][A-Za-z0-9+.-]*://", value) and not value.lower().startswith("file://"):
+    if (
+        isinstance(value, str)
+        and re.match(r"[A-Za-z][A-Za-z0-9+.-]*://", value)
+        and not value.lower().startswith("file://")
+    ):
         return Path(checked_uri(value))
     return local_path(value)
 
@@ -285,18 +315,34 @@ class SourceConfig(Strict):
     crosses the network (binary task; every model pushed down; see the documentation's SQL page).
     """
 
-    url: str = Field(min_length=1, description=(
-        "Database URL: postgresql://user@host:5432/db or sqlite:///path.db (relative to the config). "
-        "Never a literal password: use ${VAR} (expanded only when connecting), PGPASSWORD or ~/.pgpass."))
-    query: str = Field(min_length=1, description=(
-        "One SELECT returning the model's columns (score, label, id, ...); :name marks a bound parameter "
-        "given in params. A trailing ';' is allowed, a second statement is not."))
-    params: dict[str, ScalarLabel | None] = Field({}, description=(
-        "Values of the query's :name parameters, sent to the server apart from the SQL text (never "
-        "formatted into it). A ${VAR} value is text: cast it in SQL."))
-    pushdown: bool = Field(False, description=(
-        "true: the database computes the score table (GROUP BY score, label), so one row per distinct "
-        "score and label crosses the network (binary task; every model)."))
+    url: str = Field(
+        min_length=1,
+        description=(
+            "Database URL: postgresql://user@host:5432/db or sqlite:///path.db (relative to the config). "
+            "Never a literal password: use ${VAR} (expanded only when connecting), PGPASSWORD or ~/.pgpass."
+        ),
+    )
+    query: str = Field(
+        min_length=1,
+        description=(
+            "One SELECT returning the model's columns (score, label, id, ...); :name marks a bound parameter "
+            "given in params. A trailing ';' is allowed, a second statement is not."
+        ),
+    )
+    params: dict[str, ScalarLabel | None] = Field(
+        {},
+        description=(
+            "Values of the query's :name parameters, sent to the server apart from the SQL text (never "
+            "formatted into it). A ${VAR} value is text: cast it in SQL."
+        ),
+    )
+    pushdown: bool = Field(
+        False,
+        description=(
+            "true: the database computes the score table (GROUP BY score, label), so one row per distinct "
+            "score and label crosses the network (binary task; every model)."
+        ),
+    )
 
     def resolved(self, base: Path) -> SourceConfig:
         """A ``sqlite:///relative.db`` URL made absolute against ``base`` (the config's directory,
@@ -318,18 +364,27 @@ class SourceConfig(Strict):
         if not parts.scheme:
             raise ValueError("not a database URL; write e.g. postgresql://user@host:5432/db")
         if parts.scheme.lower() == "sqlite" and (parts.netloc or not parts.path[1:]):
-            raise ValueError("a SQLite URL names a file: sqlite:///relative/to/the/config.db or sqlite:////absolute/path.db")
+            raise ValueError(
+                "a SQLite URL names a file: sqlite:///relative/to/the/config.db or sqlite:////absolute/path.db"
+            )
         if password and not VAR_ONLY.fullmatch(password):
             # never echo the value: the message names the key only
-            raise ValueError("holds a literal password; put it in an environment variable and write "
-                             "postgresql://user:${DB_PASSWORD}@host/db (or rely on PGPASSWORD)")
+            raise ValueError(
+                "holds a literal password; put it in an environment variable and write "
+                "postgresql://user:${DB_PASSWORD}@host/db (or rely on PGPASSWORD)"
+            )
         # libpq also takes the password as a query key (?password=...): the report and metrics.json
         # keep the URL as written, so a literal one there would be printed in them
-        secret = [k for k, val in parse_qsl(parts.query, keep_blank_values=True)
-                  if is_secret_key(k) and not VAR_ONLY.fullmatch(val)]
+        secret = [
+            k
+            for k, val in parse_qsl(parts.query, keep_blank_values=True)
+            if is_secret_key(k) and not VAR_ONLY.fullmatch(val)
+        ]
         if secret:
-            raise ValueError(f"holds a literal secret ({secret[0]}=…); put it in an environment variable "
-                             f"({secret[0]}=${{DB_PASSWORD}}) or rely on PGPASSWORD / ~/.pgpass")
+            raise ValueError(
+                f"holds a literal secret ({secret[0]}=…); put it in an environment variable "
+                f"({secret[0]}=${{DB_PASSWORD}}) or rely on PGPASSWORD / ~/.pgpass"
+            )
         return v
 
 
@@ -337,46 +392,89 @@ class ModelConfig(Strict):
     """One model: its name, where its rows are (``file`` or ``source``) and which columns hold its
     scores; ``label``, ``id`` and ``weight`` default to the top-level keys."""
 
-    name: str = Field(min_length=1, max_length=MAX_TEXT_CHARS, description=(
-        "The model's name, shown in the report and used as its key in metrics.json; unique within a "
-        "config."))
-    file: Path | None = Field(None, description=(
-        "CSV or Parquet file, or a directory of Parquet parts (hive partitions), local or a URI (s3://, "
-        "gs://, hdfs://, abfs://, file://); relative to the config file. Give this or source."))
-    source: SourceConfig | None = Field(None, description=(
-        "Read the model's rows from a SQL database instead of a file (needs the sql extra). Give this or "
-        "file."))
-    score: Column | None = Field(None, description=(
-        "Score column (binary): the higher (or lower, see direction) the more likely positive."))
-    direction: Literal["higher", "lower"] = Field("higher", description=(
-        "higher: a higher score means more likely positive; lower: the reverse (e.g. scorecard points)."))
-    threshold: float | None = Field(None, description=(
-        "This model's own decision threshold, on its own scale (e.g. scorecard points); default: the top-"
-        "level threshold."))
-    label: Column | None = Field(None, description=(
-        "This model's label column when it differs from the top-level label."))
+    name: str = Field(
+        min_length=1,
+        max_length=MAX_TEXT_CHARS,
+        description=(
+            "The model's name, shown in the report and used as its key in metrics.json; unique within a config."
+        ),
+    )
+    file: Path | None = Field(
+        None,
+        description=(
+            "CSV or Parquet file, or a directory of Parquet parts (hive partitions), local or a URI (s3://, "
+            "gs://, hdfs://, abfs://, file://); relative to the config file. Give this or source."
+        ),
+    )
+    source: SourceConfig | None = Field(
+        None,
+        description=(
+            "Read the model's rows from a SQL database instead of a file (needs the sql extra). Give this or file."
+        ),
+    )
+    score: Column | None = Field(
+        None, description=("Score column (binary): the higher (or lower, see direction) the more likely positive.")
+    )
+    direction: Literal["higher", "lower"] = Field(
+        "higher",
+        description=("higher: a higher score means more likely positive; lower: the reverse (e.g. scorecard points)."),
+    )
+    threshold: float | None = Field(
+        None,
+        description=(
+            "This model's own decision threshold, on its own scale (e.g. scorecard points); default: the top-"
+            "level threshold."
+        ),
+    )
+    label: Column | None = Field(
+        None, description=("This model's label column when it differs from the top-level label.")
+    )
     id: Column | None = Field(None, description="This model's id column when it differs from the top-level id.")
-    weight: Column | None = Field(None, description=(
-        "This model's weight column when it differs from the top-level weight."))
-    probabilities: bool | None = Field(None, description=(
-        "true asserts the scores are probabilities in [0, 1] (a value outside is an error); false treats "
-        "them as scores (no log-loss or Brier score); default: inferred from the values."))
-    prediction: Column | None = Field(None, description=(
-        "Multiclass: a column holding the predicted class (instead of, or besides, class scores)."))
-    scores: list[Column] | dict[ScalarLabel, Column] | None = Field(None, description=(
-        "Multiclass: one score (probability) column per class, as a list in the order of classes or a "
-        "mapping class -> column."))
+    weight: Column | None = Field(
+        None, description=("This model's weight column when it differs from the top-level weight.")
+    )
+    probabilities: bool | None = Field(
+        None,
+        description=(
+            "true asserts the scores are probabilities in [0, 1] (a value outside is an error); false treats "
+            "them as scores (no log-loss or Brier score); default: inferred from the values."
+        ),
+    )
+    prediction: Column | None = Field(
+        None, description=("Multiclass: a column holding the predicted class (instead of, or besides, class scores).")
+    )
+    scores: list[Column] | dict[ScalarLabel, Column] | None = Field(
+        None,
+        description=(
+            "Multiclass: one score (probability) column per class, as a list in the order of classes or a "
+            "mapping class -> column."
+        ),
+    )
     # credit validation (issue 19): the PD column of a scorecard (the score stays the ranking),
     # the development / initial-validation sample (same columns), the AUC at initial validation
-    pd: Column | None = Field(None, description=(
-        "Credit validation: a column holding the model's probability of default, when the score is not "
-        "one (e.g. scorecard points); the score stays the ranking."))
-    reference: Path | None = Field(None, description=(
-        "Credit validation: the development or initial-validation sample, with the same columns; enables "
-        "the PSI, the concentration test and the grade migration."))
-    initial_auc: float | None = Field(None, gt=0, lt=1, description=(
-        "Credit validation: the AUC at initial validation, against which the current AUC is tested "
-        "(default: the reference sample's AUC)."))
+    pd: Column | None = Field(
+        None,
+        description=(
+            "Credit validation: a column holding the model's probability of default, when the score is not "
+            "one (e.g. scorecard points); the score stays the ranking."
+        ),
+    )
+    reference: Path | None = Field(
+        None,
+        description=(
+            "Credit validation: the development or initial-validation sample, with the same columns; enables "
+            "the PSI, the concentration test and the grade migration."
+        ),
+    )
+    initial_auc: float | None = Field(
+        None,
+        gt=0,
+        lt=1,
+        description=(
+            "Credit validation: the AUC at initial validation, against which the current AUC is tested "
+            "(default: the reference sample's AUC)."
+        ),
+    )
 
     @field_validator("file", "reference", mode="before")
     @classmethod
@@ -399,15 +497,27 @@ class OutputConfig(Strict):
     """Where reports go. ``dir`` may use ``{config}`` (config file stem), ``{date}``, ``{run_id}``;
     relative to the config file's directory, like every path in a config."""
 
-    dir: str = Field("reports/{config}", description=(
-        "Output directory, relative to the config file; may use {config} (the config file's stem), {date}"
-        " and {run_id}. Local paths only."))
-    formats: list[Format] = Field(["html", "pdf", "json"], min_length=1, description=(
-        "Which files to write: html (report.html), pdf (report.pdf), json (metrics.json), csv (the key "
-        "tables), xlsx (tables.xlsx, needs the xlsx extra)."))
-    overwrite: bool = Field(False, description=(
-        "Replace an existing report set in dir (as --overwrite); without it an existing report is an "
-        "error."))
+    dir: str = Field(
+        "reports/{config}",
+        description=(
+            "Output directory, relative to the config file; may use {config} (the config file's stem), {date}"
+            " and {run_id}. Local paths only."
+        ),
+    )
+    formats: list[Format] = Field(
+        ["html", "pdf", "json"],
+        min_length=1,
+        description=(
+            "Which files to write: html (report.html), pdf (report.pdf), json (metrics.json), csv (the key "
+            "tables), xlsx (tables.xlsx, needs the xlsx extra)."
+        ),
+    )
+    overwrite: bool = Field(
+        False,
+        description=(
+            "Replace an existing report set in dir (as --overwrite); without it an existing report is an error."
+        ),
+    )
 
     @field_validator("dir", mode="before")
     @classmethod
@@ -428,16 +538,40 @@ class OutputConfig(Strict):
         except ValueError:  # an unbalanced brace
             fields = [("{", "", None)]
         if any(f not in OUTPUT_PLACEHOLDERS or spec or conv for f, spec, conv in fields):
-            raise ValueError(f"{masked(v)!r} uses an unknown placeholder; only {{config}}, {{date}} and {{run_id}} may be used")
+            raise ValueError(
+                f"{masked(v)!r} uses an unknown placeholder; only {{config}}, {{date}} and {{run_id}} may be used"
+            )
         return v
 
 
 #: Sections of a report, in the default reading order; ``report.sections`` picks them in its own
 #: order. ``credit`` and ``trend`` appear only when the run has them (``credit:``, ``history:``).
-REPORT_SECTIONS = ("summary", "comparison", "metrics", "per_class", "confusion", "curves", "thresholds", "credit",
-                   "trend", "glossary", "appendix")
-ReportSection = Literal["summary", "comparison", "metrics", "per_class", "confusion", "curves", "thresholds", "credit",
-                        "trend", "glossary", "appendix"]
+REPORT_SECTIONS = (
+    "summary",
+    "comparison",
+    "metrics",
+    "per_class",
+    "confusion",
+    "curves",
+    "thresholds",
+    "credit",
+    "trend",
+    "glossary",
+    "appendix",
+)
+ReportSection = Literal[
+    "summary",
+    "comparison",
+    "metrics",
+    "per_class",
+    "confusion",
+    "curves",
+    "thresholds",
+    "credit",
+    "trend",
+    "glossary",
+    "appendix",
+]
 
 
 class RecommendationConfig(Strict):
@@ -449,9 +583,13 @@ class RecommendationConfig(Strict):
     baseline) otherwise.
     """
 
-    block_on: Literal["red", "amber"] = Field("red", description=(
-        "The lowest traffic light that blocks adopting a challenger: red (amber findings become "
-        "conditions) or amber (any red or amber finding blocks)."))
+    block_on: Literal["red", "amber"] = Field(
+        "red",
+        description=(
+            "The lowest traffic light that blocks adopting a challenger: red (amber findings become "
+            "conditions) or amber (any red or amber finding blocks)."
+        ),
+    )
 
 
 class ReportConfig(Strict):
@@ -463,23 +601,43 @@ class ReportConfig(Strict):
     puts a sign-off brief before the full report.
     """
 
-    template_dir: Path | None = Field(None, description=(
-        "A theme: a directory whose files replace the shipped templates of the same name (report.html, "
-        "sections/*.html, report.css). Relative to the config file."))
-    logo: Path | None = Field(None, description=(
-        "A PNG, JPEG, GIF or SVG (no scripts) of at most 1 MB inside the config's directory, inlined on "
-        "the title page."))
-    palette: list[str] | None = Field(None, min_length=1, description=(
-        "Model colours in config order, as '#rrggbb' (or '#rgb')."))
-    sections: list[ReportSection] | None = Field(None, min_length=1, description=(
-        "Which sections to include, in the order given (the title block and contents are always "
-        "there; credit and trend only when the run has them). Default: every section."))
-    layout: Literal["full", "brief"] = Field("full", description=(
-        "full: the report; brief: at most four pages for sign-off (recommendation, every red and amber "
-        "finding, the key comparison, sample, limitations, sign-off block) with the full report as its "
-        "appendix."))
-    recommendation: RecommendationConfig = Field(RecommendationConfig(), description=(
-        "The brief's recommendation rule: which traffic light blocks adopting a challenger."))
+    template_dir: Path | None = Field(
+        None,
+        description=(
+            "A theme: a directory whose files replace the shipped templates of the same name (report.html, "
+            "sections/*.html, report.css). Relative to the config file."
+        ),
+    )
+    logo: Path | None = Field(
+        None,
+        description=(
+            "A PNG, JPEG, GIF or SVG (no scripts) of at most 1 MB inside the config's directory, inlined on "
+            "the title page."
+        ),
+    )
+    palette: list[str] | None = Field(
+        None, min_length=1, description=("Model colours in config order, as '#rrggbb' (or '#rgb').")
+    )
+    sections: list[ReportSection] | None = Field(
+        None,
+        min_length=1,
+        description=(
+            "Which sections to include, in the order given (the title block and contents are always "
+            "there; credit and trend only when the run has them). Default: every section."
+        ),
+    )
+    layout: Literal["full", "brief"] = Field(
+        "full",
+        description=(
+            "full: the report; brief: at most four pages for sign-off (recommendation, every red and amber "
+            "finding, the key comparison, sample, limitations, sign-off block) with the full report as its "
+            "appendix."
+        ),
+    )
+    recommendation: RecommendationConfig = Field(
+        RecommendationConfig(),
+        description=("The brief's recommendation rule: which traffic light blocks adopting a challenger."),
+    )
 
     @field_validator("template_dir", "logo", mode="before")
     @classmethod
@@ -513,20 +671,42 @@ class StreamConfig(Strict):
     """
 
     batch_rows: int = Field(1_000_000, ge=1_000, description="Rows per record batch read by engine: stream and dask.")
-    max_distinct_scores: int = Field(2_000_000, ge=100, description=(
-        "Above this many distinct scores a model's scores are binned into `bins` bins (binary); a "
-        "multiclass score column past it is an error."))
-    bins: int = Field(100_000, ge=10, le=MAX_BINS, description=(
-        "How many bins a binned model's scores go into (the report states the exact bound on the AUC "
-        "error)."))
-    binning: Literal["quantile", "fixed"] = Field("quantile", description=(
-        "quantile: bins at quantiles of a seeded sample of the scores; fixed: equal-width bins."))
-    sample_per_batch: int = Field(2_000, ge=10, description=(
-        "Size of the seeded sample of distinct scores that places quantile bin edges (at least 2 x bins "
-        "are kept)."))
-    seed: int = Field(20240601, ge=0, lt=2**63, description=(
-        "Seed of the sample that places the bin edges (independent of bootstrap.seed, so intervals and "
-        "tables do not move together)."))
+    max_distinct_scores: int = Field(
+        2_000_000,
+        ge=100,
+        description=(
+            "Above this many distinct scores a model's scores are binned into `bins` bins (binary); a "
+            "multiclass score column past it is an error."
+        ),
+    )
+    bins: int = Field(
+        100_000,
+        ge=10,
+        le=MAX_BINS,
+        description=(
+            "How many bins a binned model's scores go into (the report states the exact bound on the AUC error)."
+        ),
+    )
+    binning: Literal["quantile", "fixed"] = Field(
+        "quantile",
+        description=("quantile: bins at quantiles of a seeded sample of the scores; fixed: equal-width bins."),
+    )
+    sample_per_batch: int = Field(
+        2_000,
+        ge=10,
+        description=(
+            "Size of the seeded sample of distinct scores that places quantile bin edges (at least 2 x bins are kept)."
+        ),
+    )
+    seed: int = Field(
+        20240601,
+        ge=0,
+        lt=2**63,
+        description=(
+            "Seed of the sample that places the bin edges (independent of bootstrap.seed, so intervals and "
+            "tables do not move together)."
+        ),
+    )
 
 
 class CheckConfig(Strict):
@@ -539,27 +719,39 @@ class CheckConfig(Strict):
     """
 
     model: str | None = Field(None, description="Metric check: the model it applies to; without it, every model.")
-    metric: str | None = Field(None, description=(
-        "Metric check: the metric bounded (a key of the task's metrics, e.g. gini, ks, brier, or psi with"
-        " credit:)."))
+    metric: str | None = Field(
+        None,
+        description=(
+            "Metric check: the metric bounded (a key of the task's metrics, e.g. gini, ks, brier, or psi with credit:)."
+        ),
+    )
     at_least: float | None = Field(None, description="Metric check: the smallest passing value (inclusive).")
     at_most: float | None = Field(None, description="Metric check: the largest passing value (inclusive).")
-    comparison: str | None = Field(None, description=(
-        "Comparison check: the model compared with the baseline on the primary metric."))
-    must_not_be: Literal["worse"] | None = Field(None, description=(
-        "Comparison check: worse fails the check when the model is significantly worse than the baseline."))
+    comparison: str | None = Field(
+        None, description=("Comparison check: the model compared with the baseline on the primary metric.")
+    )
+    must_not_be: Literal["worse"] | None = Field(
+        None,
+        description=(
+            "Comparison check: worse fails the check when the model is significantly worse than the baseline."
+        ),
+    )
 
     @model_validator(mode="after")
     def _one_kind(self) -> CheckConfig:
         if self.comparison is not None or self.must_not_be is not None:
             extra = [k for k in ("model", "metric", "at_least", "at_most") if getattr(self, k) is not None]
             if self.comparison is None or self.must_not_be is None or extra:
-                raise ValueError("a comparison check is {comparison: MODEL, must_not_be: worse} and nothing else"
-                                 + (f" (remove {', '.join(extra)})" if extra else ""))
+                raise ValueError(
+                    "a comparison check is {comparison: MODEL, must_not_be: worse} and nothing else"
+                    + (f" (remove {', '.join(extra)})" if extra else "")
+                )
             return self
         if self.metric is None:
-            raise ValueError("a check needs 'metric' with at_least / at_most (optionally 'model'), "
-                             "or 'comparison' with must_not_be: worse")
+            raise ValueError(
+                "a check needs 'metric' with at_least / at_most (optionally 'model'), "
+                "or 'comparison' with must_not_be: worse"
+            )
         if (self.at_least is None) == (self.at_most is None):
             raise ValueError("give exactly one of at_least / at_most")
         return self
@@ -569,11 +761,15 @@ class HistoryConfig(Strict):
     """``history: {path: runs.sqlite}``: the SQLite store each run appends its headline numbers to
     (relative to the config file; see :mod:`reportgen.history`)."""
 
-    path: Path = Field(description=(
-        "SQLite history store each run appends its headline numbers to (created when absent); relative to"
-        " the config file; a local disk."))
-    trend_runs: int = Field(24, ge=1, le=1000, description=(
-        "How many recorded runs the report's trend section shows (this run last)."))
+    path: Path = Field(
+        description=(
+            "SQLite history store each run appends its headline numbers to (created when absent); relative to"
+            " the config file; a local disk."
+        )
+    )
+    trend_runs: int = Field(
+        24, ge=1, le=1000, description=("How many recorded runs the report's trend section shows (this run last).")
+    )
 
     @field_validator("path", mode="before")
     @classmethod
@@ -584,11 +780,22 @@ class HistoryConfig(Strict):
 class BootstrapConfig(Strict):
     """The stratified bootstrap behind every interval that is not DeLong's or Clopper-Pearson's."""
 
-    resamples: int = Field(500, ge=0, le=100_000, description=(
-        "Number of stratified bootstrap resamples for intervals and bootstrap tests; 0 turns the "
-        "bootstrap off."))
-    seed: int = Field(20240601, ge=0, lt=2**63, description=(
-        "Seed of the bootstrap: the same seed, inputs and config give the same intervals in every engine."))
+    resamples: int = Field(
+        500,
+        ge=0,
+        le=100_000,
+        description=(
+            "Number of stratified bootstrap resamples for intervals and bootstrap tests; 0 turns the bootstrap off."
+        ),
+    )
+    seed: int = Field(
+        20240601,
+        ge=0,
+        lt=2**63,
+        description=(
+            "Seed of the bootstrap: the same seed, inputs and config give the same intervals in every engine."
+        ),
+    )
 
 
 class GradesConfig(Strict):
@@ -599,19 +806,35 @@ class GradesConfig(Strict):
     current sample's without a reference; of the score for a model without a PD; a value on an
     edge goes to the riskier bucket, as with edges; fewer buckets when ties leave one empty)."""
 
-    edges: list[float] | None = Field(None, min_length=1, max_length=99, description=(
-        "PD edges, strictly increasing in (0, 1): grade i holds edges[i-1] <= PD < edges[i]."))
+    edges: list[float] | None = Field(
+        None,
+        min_length=1,
+        max_length=99,
+        description=("PD edges, strictly increasing in (0, 1): grade i holds edges[i-1] <= PD < edges[i]."),
+    )
     column: Column | None = Field(None, description="A rating column in every file whose values are the grades.")
-    quantiles: int | None = Field(None, ge=2, le=100, description=(
-        "This many grades cut at quantiles of the reference sample's PD (else the current sample's; of "
-        "the score for a model without a PD)."))
+    quantiles: int | None = Field(
+        None,
+        ge=2,
+        le=100,
+        description=(
+            "This many grades cut at quantiles of the reference sample's PD (else the current sample's; of "
+            "the score for a model without a PD)."
+        ),
+    )
     #: With ``column``: the rating scale, best grade (lowest PD) first, e.g. [AAA, AA, A, BBB]. Every
     #: grade listed is a grade of the section (one nobody holds included: the ECB's K counts the
     #: grades of the scale); a label in the data that is not listed is an error. Without it the
     #: labels sort as numbers when every label is one, else as text (A < AA < AAA: give the order).
-    order: list[str] | None = Field(None, min_length=2, max_length=1000, description=(
-        "With column: the rating scale, best grade first (e.g. [AAA, AA, A, BBB]); every listed grade is "
-        "kept, an unlisted label is an error. Without it labels sort as numbers if all are, else as text."))
+    order: list[str] | None = Field(
+        None,
+        min_length=2,
+        max_length=1000,
+        description=(
+            "With column: the rating scale, best grade first (e.g. [AAA, AA, A, BBB]); every listed grade is "
+            "kept, an unlisted label is an error. Without it labels sort as numbers if all are, else as text."
+        ),
+    )
 
     @field_validator("order", mode="before")
     @classmethod
@@ -635,7 +858,7 @@ class GradesConfig(Strict):
             if twice:
                 raise ValueError(f"order: grade {twice[0]!r} is listed twice")
         e = self.edges or []
-        if any(not 0.0 < v < 1.0 for v in e) or any(b <= a for a, b in zip(e, e[1:])):
+        if any(not 0.0 < v < 1.0 for v in e) or any(b <= a for a, b in itertools.pairwise(e)):
             raise ValueError("edges must be PDs strictly between 0 and 1, strictly increasing")
         return self
 
@@ -646,11 +869,13 @@ class TrafficLightsConfig(Strict):
     of ``psi_amber`` and red from ``psi_red`` (the usual 0.10 / 0.25)."""
 
     amber: float = Field(0.05, gt=0, lt=1, description="A test is amber when its p-value is below this level.")
-    red: float = Field(0.001, gt=0, lt=1, description=(
-        "A test is red when its p-value is below this level (smaller than amber)."))
+    red: float = Field(
+        0.001, gt=0, lt=1, description=("A test is red when its p-value is below this level (smaller than amber).")
+    )
     psi_amber: float = Field(0.10, gt=0, description="Stability is amber from this population stability index.")
-    psi_red: float = Field(0.25, gt=0, description=(
-        "Stability is red from this population stability index (larger than psi_amber)."))
+    psi_red: float = Field(
+        0.25, gt=0, description=("Stability is red from this population stability index (larger than psi_amber).")
+    )
 
     @model_validator(mode="after")
     def _ordered(self) -> TrafficLightsConfig:
@@ -668,13 +893,21 @@ class CreditConfig(Strict):
     its tests weak.
     """
 
-    grades: GradesConfig = Field(GradesConfig(quantiles=10), description=(
-        "How rows become grades: exactly one of quantiles, edges or column (with its order)."))
-    traffic_lights: TrafficLightsConfig = Field(TrafficLightsConfig(), description=(
-        "p-value and PSI levels of the section's amber and red lights."))
-    min_defaults: int = Field(5, ge=1, description=(
-        "A grade, period or segment with fewer defaults (or non-defaults) than this is marked and its "
-        "tests called weak."))
+    grades: GradesConfig = Field(
+        GradesConfig(quantiles=10),
+        description=("How rows become grades: exactly one of quantiles, edges or column (with its order)."),
+    )
+    traffic_lights: TrafficLightsConfig = Field(
+        TrafficLightsConfig(), description=("p-value and PSI levels of the section's amber and red lights.")
+    )
+    min_defaults: int = Field(
+        5,
+        ge=1,
+        description=(
+            "A grade, period or segment with fewer defaults (or non-defaults) than this is marked and its "
+            "tests called weak."
+        ),
+    )
 
 
 #: What ``reportgen render`` takes back from a saved run's config (colours, section names, checked
@@ -685,86 +918,165 @@ _READ_BACK = (("report", "palette"), ("report", "sections"), ("report", "layout"
 class Config(Strict):
     """A comparison run. The YAML shape documented in the configuration reference is the public contract."""
 
-    title: str = Field("Model comparison", max_length=MAX_TEXT_CHARS, description=(
-        "Report title, shown on the title page and as the PDF's running title."))
+    title: str = Field(
+        "Model comparison",
+        max_length=MAX_TEXT_CHARS,
+        description=("Report title, shown on the title page and as the PDF's running title."),
+    )
     author: str | None = Field(None, max_length=MAX_TEXT_CHARS, description="Owner shown on the title page.")
-    task: Task = Field("binary", description=(
-        "binary (one score per model) or multiclass (class scores or a predicted class per model)."))
+    task: Task = Field(
+        "binary",
+        description=("binary (one score per model) or multiclass (class scores or a predicted class per model)."),
+    )
     label: Column | None = Field(None, description="Label column, the default for every model.")
-    positive: ScalarLabel = Field(1, description=(
-        "The positive class (binary); 1 is also true in a boolean label column."))
-    classes: list[ScalarLabel] | None = Field(None, description=(
-        "Multiclass: the class list in the order of every table (default: the labels sorted); a label "
-        "outside it is an error."))
-    ordinal: bool = Field(False, description=(
-        "Multiclass: the classes are ordered categories (grades, stages) in the order of classes (or "
-        "their sorted order): adds the quadratic-weighted kappa, which is meaningless for unordered "
-        "classes."))
-    id: Column | None = Field(None, description=(
-        "Join key across the models' files: rows are matched by id in any order (without it, by "
-        "position)."))
+    positive: ScalarLabel = Field(
+        1, description=("The positive class (binary); 1 is also true in a boolean label column.")
+    )
+    classes: list[ScalarLabel] | None = Field(
+        None,
+        description=(
+            "Multiclass: the class list in the order of every table (default: the labels sorted); a label "
+            "outside it is an error."
+        ),
+    )
+    ordinal: bool = Field(
+        False,
+        description=(
+            "Multiclass: the classes are ordered categories (grades, stages) in the order of classes (or "
+            "their sorted order): adds the quadratic-weighted kappa, which is meaningless for unordered "
+            "classes."
+        ),
+    )
+    id: Column | None = Field(
+        None,
+        description=(
+            "Join key across the models' files: rows are matched by id in any order (without it, by position)."
+        ),
+    )
     weight: Column | None = Field(None, description="Weight column, the default for every model.")
     #: what the weights mean: sampling (tests count rows; weights shape the estimates) or frequency
     #: (a row of weight w is w identical rows in every metric, interval and test)
-    weight_kind: Literal["sampling", "frequency"] = Field("sampling", description=(
-        "sampling: weights shape the estimates, tests count rows; frequency: a row of weight w is w "
-        "identical rows everywhere (whole-number weights)."))
+    weight_kind: Literal["sampling", "frequency"] = Field(
+        "sampling",
+        description=(
+            "sampling: weights shape the estimates, tests count rows; frequency: a row of weight w is w "
+            "identical rows everywhere (whole-number weights)."
+        ),
+    )
     #: approval rates (share of rows approved, i.e. predicted negative) at which to compare bad rates,
     #: besides the baseline's own
-    approval_rates: list[float] = Field([], description=(
-        "Binary: also compare bad rates at these shares of rows approved (predicted negative), besides "
-        "the baseline's own approval rate."))
-    date: Column | None = Field(None, description=(
-        "A date column: its first and last date are shown as the period; the credit section adds a table "
-        "per month or quarter."))
-    threshold: float = Field(0.5, description=(
-        "Decision threshold: a row is positive when score >= threshold (<= for direction: lower); a "
-        "model's own threshold overrides it."))
+    approval_rates: list[float] = Field(
+        [],
+        description=(
+            "Binary: also compare bad rates at these shares of rows approved (predicted negative), besides "
+            "the baseline's own approval rate."
+        ),
+    )
+    date: Column | None = Field(
+        None,
+        description=(
+            "A date column: its first and last date are shown as the period; the credit section adds a table "
+            "per month or quarter."
+        ),
+    )
+    threshold: float = Field(
+        0.5,
+        description=(
+            "Decision threshold: a row is positive when score >= threshold (<= for direction: lower); a "
+            "model's own threshold overrides it."
+        ),
+    )
     beta: float = Field(1.0, gt=0, le=MAX_BETA, description="The β of the F-beta score (β > 1 weighs recall more).")
-    costs: CostsConfig | list[list[float]] = Field(CostsConfig(), description=(
-        "Binary: cost per row of each outcome {fn, fp, tp, tn}; multiclass: a K x K matrix (rows true "
-        "class, columns predicted)."))
-    baseline: str | None = Field(None, description=(
-        "The model every other one is compared with (default: the first model)."))
-    primary_metric: str | None = Field(None, description=(
-        "The metric that drives the verdicts, the ranking and the forest plot (default: gini for binary, "
-        "f1_macro for multiclass)."))
-    confidence_level: float = Field(0.95, gt=0, lt=1, description=(
-        "Confidence level of every interval; a test is significant when its Holm-adjusted p is below 1 - "
-        "confidence_level."))
-    prevalences: list[float] = Field([], description=(
-        "Also report optimal thresholds as if the share of positives were each of these."))
-    constraints: list[ConstraintConfig] = Field([], description=(
-        "Extra optimal-threshold rules, e.g. {maximize: precision, where: recall, at_least: 0.8}."))
+    costs: CostsConfig | list[list[float]] = Field(
+        CostsConfig(),
+        description=(
+            "Binary: cost per row of each outcome {fn, fp, tp, tn}; multiclass: a K x K matrix (rows true "
+            "class, columns predicted)."
+        ),
+    )
+    baseline: str | None = Field(
+        None, description=("The model every other one is compared with (default: the first model).")
+    )
+    primary_metric: str | None = Field(
+        None,
+        description=(
+            "The metric that drives the verdicts, the ranking and the forest plot (default: gini for binary, "
+            "f1_macro for multiclass)."
+        ),
+    )
+    confidence_level: float = Field(
+        0.95,
+        gt=0,
+        lt=1,
+        description=(
+            "Confidence level of every interval; a test is significant when its Holm-adjusted p is below 1 - "
+            "confidence_level."
+        ),
+    )
+    prevalences: list[float] = Field(
+        [], description=("Also report optimal thresholds as if the share of positives were each of these.")
+    )
+    constraints: list[ConstraintConfig] = Field(
+        [], description=("Extra optimal-threshold rules, e.g. {maximize: precision, where: recall, at_least: 0.8}.")
+    )
     bootstrap: BootstrapConfig = Field(BootstrapConfig(), description="Bootstrap resamples and seed.")
-    missing: Literal["error", "drop"] = Field("error", description=(
-        "error: a missing value stops the run; drop: drop the row for every model (counted in the audit)."))
-    id_mismatch: Literal["error", "intersect"] = Field("error", description=(
-        "error: an id not in every model stops the run; intersect: keep the ids present in every model "
-        "(counted)."))
-    models: list[ModelConfig] = Field(min_length=1, description=(
-        "The models compared (at most 40): each a name, a file or source, and its score columns."))
+    missing: Literal["error", "drop"] = Field(
+        "error",
+        description=(
+            "error: a missing value stops the run; drop: drop the row for every model (counted in the audit)."
+        ),
+    )
+    id_mismatch: Literal["error", "intersect"] = Field(
+        "error",
+        description=(
+            "error: an id not in every model stops the run; intersect: keep the ids present in every model (counted)."
+        ),
+    )
+    models: list[ModelConfig] = Field(
+        min_length=1,
+        description=("The models compared (at most 40): each a name, a file or source, and its score columns."),
+    )
     output: OutputConfig = Field(OutputConfig(), description="Where and in which formats the report set is written.")
-    report: ReportConfig = Field(ReportConfig(), description=(
-        "The report's look: a theme directory, a logo, model colours, which sections."))
-    engine: Literal["memory", "stream", "dask"] = Field("memory", description=(
-        "memory: read each file whole; stream: record batches in bounded memory on one machine; dask: map"
-        " over Parquet parts on a Dask cluster (needs the dask extra). Same numbers in all three."))
-    scheduler: str | None = Field(None, description=(
-        "engine: dask: address of a running scheduler (tcp://host:8786); none starts a local cluster. No "
-        "credentials in it."))
-    stream: StreamConfig = Field(StreamConfig(), description=(
-        "Settings of the batched reading (engine: stream and dask): batch size and score binning."))
-    checks: list[CheckConfig] = Field([], description=(
-        "Gates a scheduler can act on: reportgen run exits 3 when any check fails (the report is still "
-        "written)."))
-    history: HistoryConfig | None = Field(None, description=(
-        "A SQLite store each run appends its headline numbers to; the report gains a trend section."))
-    credit: CreditConfig | None = Field(None, description=(
-        "Turns on the credit validation section (binary): calibration by grade, stability, discrimination"
-        " over time."))
-    segment: Column | None = Field(None, description=(
-        "A column to break the credit section's headline numbers down by (e.g. product)."))
+    report: ReportConfig = Field(
+        ReportConfig(), description=("The report's look: a theme directory, a logo, model colours, which sections.")
+    )
+    engine: Literal["memory", "stream", "dask"] = Field(
+        "memory",
+        description=(
+            "memory: read each file whole; stream: record batches in bounded memory on one machine; dask: map"
+            " over Parquet parts on a Dask cluster (needs the dask extra). Same numbers in all three."
+        ),
+    )
+    scheduler: str | None = Field(
+        None,
+        description=(
+            "engine: dask: address of a running scheduler (tcp://host:8786); none starts a local cluster. No "
+            "credentials in it."
+        ),
+    )
+    stream: StreamConfig = Field(
+        StreamConfig(),
+        description=("Settings of the batched reading (engine: stream and dask): batch size and score binning."),
+    )
+    checks: list[CheckConfig] = Field(
+        [],
+        description=(
+            "Gates a scheduler can act on: reportgen run exits 3 when any check fails (the report is still written)."
+        ),
+    )
+    history: HistoryConfig | None = Field(
+        None, description=("A SQLite store each run appends its headline numbers to; the report gains a trend section.")
+    )
+    credit: CreditConfig | None = Field(
+        None,
+        description=(
+            "Turns on the credit validation section (binary): calibration by grade, stability, discrimination"
+            " over time."
+        ),
+    )
+    segment: Column | None = Field(
+        None, description=("A column to break the credit section's headline numbers down by (e.g. product).")
+    )
 
     _source: str | None = PrivateAttr(None)  # config file name, for messages
     _text: str | None = PrivateAttr(None)  # its YAML text, to find the line of a key
@@ -812,8 +1124,10 @@ class Config(Strict):
         # distributed refuses "tcp://user:pw@host:8786" with a ValueError quoting the address (an
         # internal error, the password printed); Dask's TLS settings come from its own config
         if v is not None and "@" in v.rpartition("://")[2].partition("/")[0]:
-            raise ValueError("holds credentials (user@ or user:password@); give the scheduler's address as "
-                             "tcp://host:8786 (or tls://host:8786 with the certificates in Dask's configuration)")
+            raise ValueError(
+                "holds credentials (user@ or user:password@); give the scheduler's address as "
+                "tcp://host:8786 (or tls://host:8786 with the certificates in Dask's configuration)"
+            )
         return v
 
     @field_validator("prevalences")
@@ -838,8 +1152,10 @@ class Config(Strict):
         task = info.data.get("task", "binary")
         allowed = PRIMARY_METRICS if task == "binary" else MULTICLASS_PRIMARY_METRICS
         if v is not None and v in catalog.keys(task) and v not in allowed:
-            raise ValueError(f"{v!r} cannot rank models: it has no better direction (it depends only on the labels); "
-                             f"choose one of {', '.join(allowed)}")
+            raise ValueError(
+                f"{v!r} cannot rank models: it has no better direction (it depends only on the labels); "
+                f"choose one of {', '.join(allowed)}"
+            )
         if v is not None and v not in allowed:
             hint = difflib.get_close_matches(v, allowed, n=1)
             tip = f"did you mean '{hint[0]}'?" if hint else f"choose one of {', '.join(allowed)}"
@@ -864,50 +1180,82 @@ class Config(Strict):
     @model_validator(mode="after")
     def _consistent(self) -> Config:
         if len(self.models) > MAX_MODELS:
-            raise _Invalid(("models",), f"{len(self.models)} models; a report compares at most {MAX_MODELS} "
-                           f"(each adds curves, tables and pairwise tests); split them into several configs")
+            raise _Invalid(
+                ("models",),
+                f"{len(self.models)} models; a report compares at most {MAX_MODELS} "
+                f"(each adds curves, tables and pairwise tests); split them into several configs",
+            )
         names = [m.name for m in self.models]
         dupes = sorted({n for n in names if names.count(n) > 1})
         if dupes:
-            raise _Invalid(("models", names.index(dupes[0], names.index(dupes[0]) + 1), "name"),
-                           f"duplicate model names: {', '.join(dupes)}; give every model a unique name")
+            raise _Invalid(
+                ("models", names.index(dupes[0], names.index(dupes[0]) + 1), "name"),
+                f"duplicate model names: {', '.join(dupes)}; give every model a unique name",
+            )
         seen: dict[str, str] = {}
         for i, name in enumerate(names):
             if not _looks(name):
-                raise _Invalid(("models", i, "name"), f"{name!r} has no visible character; give the model a name to show")
+                raise _Invalid(
+                    ("models", i, "name"), f"{name!r} has no visible character; give the model a name to show"
+                )
             if (first := seen.setdefault(_looks(name), name)) != name:
-                raise _Invalid(("models", i, "name"),
-                               f"{name!r} looks the same as model {first!r} (they differ only in invisible characters, "
-                               f"spaces at the ends or Unicode normalisation); give every model a visibly distinct name")
+                raise _Invalid(
+                    ("models", i, "name"),
+                    f"{name!r} looks the same as model {first!r} (they differ only in invisible characters, "
+                    f"spaces at the ends or Unicode normalisation); give every model a visibly distinct name",
+                )
         if self.baseline is not None and self.baseline not in names:
             hint = difflib.get_close_matches(self.baseline, names, n=1)
             tip = f" (did you mean '{hint[0]}'?)" if hint else ""
             raise _Invalid(("baseline",), f"'{self.baseline}' names no model{tip}; models: {', '.join(names)}")
         for i, m in enumerate(self.models):
             if (m.label or self.label) is None:
-                raise _Invalid(("models", i), f"no label column for model '{m.name}'; set 'label' at the top or per model")
+                raise _Invalid(
+                    ("models", i), f"no label column for model '{m.name}'; set 'label' at the top or per model"
+                )
             if self.task == "binary" and m.score is None:
-                raise _Invalid(("models", i), f"'score' (the column with the score) is required for task: binary (model '{m.name}')")
+                raise _Invalid(
+                    ("models", i),
+                    f"'score' (the column with the score) is required for task: binary (model '{m.name}')",
+                )
             if self.task == "multiclass" and m.prediction is None and m.scores is None:
-                raise _Invalid(("models", i), f"give 'prediction' and/or 'scores' for task: multiclass (model '{m.name}')")
+                raise _Invalid(
+                    ("models", i), f"give 'prediction' and/or 'scores' for task: multiclass (model '{m.name}')"
+                )
         for i, c in enumerate(self.checks):
             self._check_rule(i, c, names)
         pushed = [i for i, m in enumerate(self.models) if m.source is not None and m.source.pushdown]
         if pushed and (self.task != "binary" or len(pushed) != len(self.models)):
-            raise _Invalid(("models", pushed[0], "source", "pushdown"),
-                           "pushdown works for task: binary with every model pushed down (the database returns "
-                           "score tables, not rows); set pushdown: false to read the rows")
+            raise _Invalid(
+                ("models", pushed[0], "source", "pushdown"),
+                "pushdown works for task: binary with every model pushed down (the database returns "
+                "score tables, not rows); set pushdown: false to read the rows",
+            )
         if (self.credit is not None or self.segment is not None) and self.task != "binary":
-            raise _Invalid(("credit" if self.credit is not None else "segment",),
-                           "the credit validation section needs task: binary (a default flag)")
+            raise _Invalid(
+                ("credit" if self.credit is not None else "segment",),
+                "the credit validation section needs task: binary (a default flag)",
+            )
         if self.ordinal and self.task != "multiclass":
-            raise _Invalid(("ordinal",), "ordinal: true orders the classes of task: multiclass; remove it for task: binary")
+            raise _Invalid(
+                ("ordinal",), "ordinal: true orders the classes of task: multiclass; remove it for task: binary"
+            )
         if self.task == "binary" and isinstance(self.costs, list) and len(self.costs) != 2:
-            raise _Invalid(("costs",), f"a {len(self.costs)}x{len(self.costs)} matrix for task: binary; give {{fn: .., fp: ..}} or a 2x2 matrix")
-        if self.task == "multiclass" and isinstance(self.costs, list) and self.classes is not None:
-            if len(self.costs) != len(self.classes):
-                raise _Invalid(("costs",), f"a {len(self.costs)}x{len(self.costs)} matrix for {len(self.classes)} classes; "
-                               f"give one row and one column per class")
+            raise _Invalid(
+                ("costs",),
+                f"a {len(self.costs)}x{len(self.costs)} matrix for task: binary; give {{fn: .., fp: ..}} or a 2x2 matrix",
+            )
+        if (
+            self.task == "multiclass"
+            and isinstance(self.costs, list)
+            and self.classes is not None
+            and len(self.costs) != len(self.classes)
+        ):
+            raise _Invalid(
+                ("costs",),
+                f"a {len(self.costs)}x{len(self.costs)} matrix for {len(self.classes)} classes; "
+                f"give one row and one column per class",
+            )
         return self
 
     def _check_rule(self, i: int, c: CheckConfig, names: list[str]) -> None:
@@ -919,13 +1267,18 @@ class Config(Strict):
                 tip = f"did you mean '{hint[0]}'?" if hint else f"models: {', '.join(names)}"
                 raise _Invalid(("checks", i, key), f"'{name}' names no model; {tip}")
         if c.comparison is not None and c.comparison == self.baseline_name:
-            raise _Invalid(("checks", i, "comparison"), f"'{c.comparison}' is the baseline; "
-                           f"a comparison check names a model compared with it")
+            raise _Invalid(
+                ("checks", i, "comparison"),
+                f"'{c.comparison}' is the baseline; a comparison check names a model compared with it",
+            )
         if c.metric is not None:
             known = catalog.keys(self.task) + (tuple(catalog.CREDIT_CHECK_METRICS) if self.task == "binary" else ())
             if c.metric in catalog.CREDIT_CHECK_METRICS and self.task == "binary" and self.credit is None:
-                raise _Invalid(("checks", i, "metric"), f"'{c.metric}' comes from the credit validation section; "
-                               f"set 'credit:' (and models[].reference for the PSI)")
+                raise _Invalid(
+                    ("checks", i, "metric"),
+                    f"'{c.metric}' comes from the credit validation section; "
+                    f"set 'credit:' (and models[].reference for the PSI)",
+                )
             if c.metric not in known:
                 hint = difflib.get_close_matches(c.metric, known, n=1)
                 tip = f"did you mean '{hint[0]}'?" if hint else f"choose one of {', '.join(known)}"
@@ -1044,11 +1397,13 @@ def _explain(err: Mapping[str, Any]) -> tuple[str, tuple[Any, ...]]:
         # the key itself is not text: pydantic's loc holds it as if it were a list index
         # ([1] for ``yes:`` or ``1:``), so name the mapping and the key as YAML read it
         parent = _format_loc(loc[:-1]) if loc[:-1] else "(top level)"
-        return (f"{parent}: key {err.get('input')!r} is not text (YAML reads yes/no, on/off, true/false, null "
-                f"and numbers as values); quote the key or fix it"), loc[:-1]
+        return (
+            f"{parent}: key {err.get('input')!r} is not text (YAML reads yes/no, on/off, true/false, null "
+            f"and numbers as values); quote the key or fix it"
+        ), loc[:-1]
     msg = err["msg"]
     if msg.startswith("Value error, "):
-        msg = msg[len("Value error, "):]
+        msg = msg[len("Value error, ") :]
     if kind == "path_type":  # pydantic: "Input is not a valid path for <class 'pathlib.Path'>"
         msg = "expected a path as text"
     elif kind in ("model_type", "dict_type"):  # pydantic: "... a valid dictionary or instance of CostsConfig"
@@ -1058,10 +1413,15 @@ def _explain(err: Mapping[str, Any]) -> tuple[str, tuple[Any, ...]]:
     found = err.get("input")
     if kind == "string_type" and (found is None or isinstance(found, (bool, int, float))):
         # ``name: 2024``, ``name: yes``, ``name: null``: YAML's own types, not a wrong value
-        return (f"{where}: expected text, found {found!r} (YAML reads unquoted numbers, yes/no, true/false and null "
-                f"as values, not text); quote it"), loc
-    shown = "" if kind.startswith("value_error") or isinstance(found, (dict, list)) or "input" not in err \
+        return (
+            f"{where}: expected text, found {found!r} (YAML reads unquoted numbers, yes/no, true/false and null "
+            f"as values, not text); quote it"
+        ), loc
+    shown = (
+        ""
+        if kind.startswith("value_error") or isinstance(found, (dict, list)) or "input" not in err
         else f" (found {_at_most(repr(found))})"
+    )
     return f"{where}: {msg}{shown}", loc
 
 
@@ -1070,10 +1430,13 @@ def _explain(err: Mapping[str, Any]) -> tuple[str, tuple[Any, ...]]:
 _SHAPE_WORDS = {
     "list_type": "expected a list ([a, b] or one '- ' line per item)",
     "string_type": "expected text",
-    "float_type": "expected a number", "float_parsing": "expected a number",
-    "int_type": "expected a whole number", "int_parsing": "expected a whole number",
+    "float_type": "expected a number",
+    "float_parsing": "expected a number",
+    "int_type": "expected a whole number",
+    "int_parsing": "expected a whole number",
     "int_from_float": "expected a whole number",
-    "bool_type": "expected true or false", "bool_parsing": "expected true or false",
+    "bool_type": "expected true or false",
+    "bool_parsing": "expected true or false",
 }
 
 _ITEMS = {"float": "numbers", "int": "whole numbers", "str": "text values", "bool": "true/false values"}
@@ -1150,8 +1513,11 @@ def _one_per_union(errors: list[Any]) -> list[Any]:
         branches = groups[parent]
         # a branch that refused the value's own type is not the one meant; one that refused only
         # the type of the items (a list of numbers where lists are expected) names the shape too
-        meant = [b for b, es in branches.items()
-                 if not any(len(x["loc"]) == k + 1 or x["type"] in ("list_type", "model_type", "dict_type") for x in es)]
+        meant = [
+            b
+            for b, es in branches.items()
+            if not any(len(x["loc"]) == k + 1 or x["type"] in ("list_type", "model_type", "dict_type") for x in es)
+        ]
         if meant:
             if e["loc"][k] in meant:
                 out.append(e)
@@ -1161,8 +1527,15 @@ def _one_per_union(errors: list[Any]) -> list[Any]:
             root = next((x for es in branches.values() for x in es if len(x["loc"]) == k + 1), None)
             shapes = " or ".join(_branch_words(b, parent) for b in branches)
             one = {k: v for k, v in e.items() if k != "input"}
-            out.append({**one, "loc": parent, "type": "union_type", "msg": f"expected {shapes}",
-                        **({} if root is None else {"input": root["input"]})})
+            out.append(
+                {
+                    **one,
+                    "loc": parent,
+                    "type": "union_type",
+                    "msg": f"expected {shapes}",
+                    **({} if root is None else {"input": root["input"]}),
+                }
+            )
     return out
 
 
@@ -1175,7 +1548,7 @@ def _at_most(text: str) -> str:
     wrong value of 100,000 characters was quoted whole, one error line of 100 kB."""
     if len(text) <= FOUND_CHARS:
         return text
-    return f"{text[:FOUND_CHARS - 1]}… ({len(text):,} characters)"
+    return f"{text[: FOUND_CHARS - 1]}… ({len(text):,} characters)"
 
 
 #: How deep a config may nest (mappings and lists); the documented shape needs 4.
@@ -1204,8 +1577,12 @@ class _StrictSafeLoader(yaml.SafeLoader):
                 # and which one's value won a clash depended on how each was written (the
                 # second of two flow mappings, the first of a mapping's own key and a merge)
                 if merged:
-                    raise _DuplicateKey("<<", key_node.start_mark.line + 1, merged,
-                                        "merge several mappings with one key: <<: [*first, *second]")
+                    raise _DuplicateKey(
+                        "<<",
+                        key_node.start_mark.line + 1,
+                        merged,
+                        "merge several mappings with one key: <<: [*first, *second]",
+                    )
                 merged = key_node.start_mark.line + 1
                 # ``<<: *defaults`` (a YAML merge key): PyYAML's own construct_mapping merges it,
                 # and a key given beside it overrides the merged one (not a duplicate)
@@ -1259,14 +1636,15 @@ class _TooManyValues(ValueError):
 def _safe_load(text: str, source: str) -> Any:
     """YAML text → plain data: safe tags only, no duplicate keys, bounded nesting."""
     try:
-        return yaml.load(text, Loader=_StrictSafeLoader)  # noqa: S506 - a SafeLoader subclass
+        return yaml.load(text, Loader=_StrictSafeLoader)
     except _DuplicateKey as exc:
         raise ConfigError(
             f"{source}:{exc.line}: duplicate key {exc.key!r} (first given at line {exc.first}); {exc.todo}"
         ) from None
     except RecursionError:
-        raise ConfigError(f"{source}: the config nests too deeply (more than {MAX_DEPTH} levels); "
-                          f"see configs/demo.yaml for its shape") from None
+        raise ConfigError(
+            f"{source}: the config nests too deeply (more than {MAX_DEPTH} levels); see configs/demo.yaml for its shape"
+        ) from None
 
 
 # --------------------------------------------------------------------------------------
@@ -1301,8 +1679,10 @@ def expand_vars(value: str, environ: Mapping[str, str], where: str) -> str:
         body = m.group(1)
         name, sep, default = body.partition(":-")
         if not _VAR_NAME.fullmatch(name):
-            raise ConfigError(f"{where}: ${{{body}}} is not a variable reference; write ${{NAME}} or "
-                              f"${{NAME:-default}} (and $${{ for a literal ${{)")
+            raise ConfigError(
+                f"{where}: ${{{body}}} is not a variable reference; write ${{NAME}} or "
+                f"${{NAME:-default}} (and $${{ for a literal ${{)"
+            )
         got = environ.get(name)
         if got:
             return got
@@ -1310,8 +1690,9 @@ def expand_vars(value: str, environ: Mapping[str, str], where: str) -> str:
             return default
         if got is not None:  # set but empty: as the shell, an empty value is taken
             return got
-        raise ConfigError(f"{where}: environment variable {name} is not set; export it, "
-                          f"or write ${{{name}:-default}} for a default")
+        raise ConfigError(
+            f"{where}: environment variable {name} is not set; export it, or write ${{{name}:-default}} for a default"
+        )
 
     return _VAR.sub(sub, value)
 
@@ -1321,8 +1702,14 @@ def _from_set(loc: tuple[Any, ...], set_keys: Sequence[tuple[Any, ...]]) -> bool
     return any(loc[: len(k)] == k or k[: len(loc)] == loc for k in set_keys)
 
 
-def interpolate(data: Any, environ: Mapping[str, str], text: str | None, source: str,
-                set_keys: Sequence[tuple[Any, ...]] = (), written: dict[tuple[Any, ...], str] | None = None) -> Any:
+def interpolate(
+    data: Any,
+    environ: Mapping[str, str],
+    text: str | None,
+    source: str,
+    set_keys: Sequence[tuple[Any, ...]] = (),
+    written: dict[tuple[Any, ...], str] | None = None,
+) -> Any:
     """Parsed YAML with ``${VAR}`` expanded in every string value (keys are left alone;
     :data:`DEFERRED_KEYS` are expanded later, where they are used) and a ``!!binary`` value
     refused, naming its key. Iterative, bounded by the nesting limit already checked. A problem in a value from ``--set`` (``set_keys``) is
@@ -1346,8 +1733,10 @@ def interpolate(data: Any, environ: Mapping[str, str], text: str | None, source:
                 written[loc] = node
             return value
         if isinstance(node, (bytes, bytearray)):  # pydantic would decode them: a title or name of bytes
-            raise ConfigError(f"{where(loc)}: a YAML !!binary value (bytes), where every value is text, a number "
-                              f"or true/false; write the value out as plain text")
+            raise ConfigError(
+                f"{where(loc)}: a YAML !!binary value (bytes), where every value is text, a number "
+                f"or true/false; write the value out as plain text"
+            )
         return node
 
     return walk(data, ())
@@ -1379,8 +1768,10 @@ def parse_set(item: str) -> tuple[tuple[str | int, ...], Any]:
     try:
         too_deep = _depth(value, MAX_DEPTH) > MAX_DEPTH
     except _TooManyValues as exc:
-        raise ConfigError(f"--set {key}: the value holds more than {exc.values:,} values once its YAML aliases "
-                          f"(*name) are expanded; write the value out") from None
+        raise ConfigError(
+            f"--set {key}: the value holds more than {exc.values:,} values once its YAML aliases "
+            f"(*name) are expanded; write the value out"
+        ) from None
     if too_deep:
         raise ConfigError(f"--set {key}: the value nests too deeply (more than {MAX_DEPTH} levels)")
     return tuple(loc), value
@@ -1423,8 +1814,9 @@ def apply_overrides(data: dict[str, Any], overrides: Sequence[str]) -> tuple[dic
     return data, keys
 
 
-def parse_config(text: str, source: str = "<config>", overrides: Sequence[str] = (),
-                 environ: Mapping[str, str] | None = None) -> Config:
+def parse_config(
+    text: str, source: str = "<config>", overrides: Sequence[str] = (), environ: Mapping[str, str] | None = None
+) -> Config:
     """Parse and validate YAML text. Raises :class:`ConfigError` with file, line and key.
 
     Every problem is listed on one line, unknown keys (with the closest valid key) first:
@@ -1448,18 +1840,23 @@ def parse_config(text: str, source: str = "<config>", overrides: Sequence[str] =
     if data is None:
         raise ConfigError(f"{source}: the config is empty; see configs/demo.yaml for an example")
     if not isinstance(data, dict):
-        raise ConfigError(f"{source}: the config must be a mapping of keys (title, models, ...), found {type(data).__name__}")
+        raise ConfigError(
+            f"{source}: the config must be a mapping of keys (title, models, ...), found {type(data).__name__}"
+        )
     set_keys: list[tuple[Any, ...]] = []
     if overrides:
         data, set_keys = apply_overrides(data, overrides)
     try:
         depth = _depth(data, MAX_DEPTH)
     except _TooManyValues as exc:
-        raise ConfigError(f"{source}: the config holds more than {exc.values:,} values once its YAML aliases "
-                          f"(*name) are expanded; write the values out (see configs/demo.yaml for its shape)") from None
+        raise ConfigError(
+            f"{source}: the config holds more than {exc.values:,} values once its YAML aliases "
+            f"(*name) are expanded; write the values out (see configs/demo.yaml for its shape)"
+        ) from None
     if depth > MAX_DEPTH:
-        raise ConfigError(f"{source}: the config nests too deeply (more than {MAX_DEPTH} levels); "
-                          f"see configs/demo.yaml for its shape")
+        raise ConfigError(
+            f"{source}: the config nests too deeply (more than {MAX_DEPTH} levels); see configs/demo.yaml for its shape"
+        )
     written: dict[tuple[Any, ...], str] = {}
     data = interpolate(data, os.environ if environ is None else environ, text, source, set_keys, written)
     try:
@@ -1521,8 +1918,14 @@ def _one_per_label(errors: list[Any]) -> list[Any]:
         if e["loc"] and e["loc"][-1] in _LABEL_BRANCHES and branches[parent] == _LABEL_BRANCHES:
             if parent not in merged:
                 merged.add(parent)
-                out.append({**e, "loc": parent, "type": "label_type",
-                            "msg": "expected one label (a number, text or true/false)"})
+                out.append(
+                    {
+                        **e,
+                        "loc": parent,
+                        "type": "label_type",
+                        "msg": "expected one label (a number, text or true/false)",
+                    }
+                )
             continue
         out.append(e)
     return out
@@ -1531,7 +1934,9 @@ def _one_per_label(errors: list[Any]) -> list[Any]:
 def _problems_line(exc: ValidationError, text: str, source: str, set_keys: Sequence[tuple[Any, ...]] = ()) -> str:
     """Every validation problem on one line, unknown keys first, each with its line number
     (or "(from --set)" for a key given on the command line)."""
-    errors = sorted(_one_per_union(_one_per_label(exc.errors())), key=lambda e: e["type"] != "extra_forbidden")  # stable: keeps YAML order
+    errors = sorted(
+        _one_per_union(_one_per_label(exc.errors())), key=lambda e: e["type"] != "extra_forbidden"
+    )  # stable: keeps YAML order
     shown: list[tuple[int | None, str]] = []
     for err in errors[:MAX_PROBLEMS_SHOWN]:
         msg, loc = _explain(err)
@@ -1564,24 +1969,33 @@ def load_config(path: str | Path, overrides: Sequence[str] = ()) -> tuple[Config
     cfg = parse_config(text, str(p), overrides)
     base = p.resolve().parent
     models = [
-        m.model_copy(update={"file": m.file if m.file is None or m.file.is_absolute() or is_folded(m.file)
-                             else (base / m.file),
-                             "source": m.source if m.source is None else m.source.resolved(base),
-                             "reference": m.reference if m.reference is None or m.reference.is_absolute()
-                             or is_folded(m.reference) else base / m.reference})
+        m.model_copy(
+            update={
+                "file": m.file if m.file is None or m.file.is_absolute() or is_folded(m.file) else (base / m.file),
+                "source": m.source if m.source is None else m.source.resolved(base),
+                "reference": m.reference
+                if m.reference is None or m.reference.is_absolute() or is_folded(m.reference)
+                else base / m.reference,
+            }
+        )
         for m in cfg.models
     ]
-    report = cfg.report.model_copy(update={
-        k: (v if v.is_absolute() else base / v)
-        for k in ("template_dir", "logo") if (v := getattr(cfg.report, k)) is not None
-    })
+    report = cfg.report.model_copy(
+        update={
+            k: (v if v.is_absolute() else base / v)
+            for k in ("template_dir", "logo")
+            if (v := getattr(cfg.report, k)) is not None
+        }
+    )
     for key in ("template_dir", "logo"):
         target = getattr(report, key)
         if target is None:
             continue
         if not target.exists() or target.is_dir() != (key == "template_dir"):
             what = "a directory of templates" if key == "template_dir" else "an image file"
-            raise ConfigError(f"{cfg.where('report', key)}: {target} is not {what}; fix the path (relative to the config file)")
+            raise ConfigError(
+                f"{cfg.where('report', key)}: {target} is not {what}; fix the path (relative to the config file)"
+            )
         if key == "logo":
             # A logo is embedded in the report: it must be the config's own regular file, never
             # a symlink or path leading out of the config's directory tree (a secret inlined as

@@ -75,17 +75,24 @@ def _metric_checks(rule: CheckConfig, result: ComparisonResult) -> list[CheckRes
     out = []
     for name in names:
         m = result.models[name]
-        value, why = _credit_value(result, name, metric) if metric in catalog.CREDIT_CHECK_METRICS else (
-            m.metrics.get(metric), m.undefined.get(metric, "not computed"))
+        value, why = (
+            _credit_value(result, name, metric)
+            if metric in catalog.CREDIT_CHECK_METRICS
+            else (m.metrics.get(metric), m.undefined.get(metric, "not computed"))
+        )
         text = f"{name}: {metric} {words} {limit:g}"
         if value is None:
-            out.append(CheckResult(text, "metric", False, f"{metric} is undefined ({why})", name, metric, bound, limit, None))
+            out.append(
+                CheckResult(text, "metric", False, f"{metric} is undefined ({why})", name, metric, bound, limit, None)
+            )
             continue
         passed = value >= limit if bound == "at_least" else value <= limit
         shown = f"{value:.4f}"
         if value != limit and float(shown) == round(limit, 4):  # 0.44999 is not "0.4500, below 0.45"
             shown = f"{value:.12g}"
-        detail = f"{metric} = {shown}" + ("" if passed else f", {'below' if bound == 'at_least' else 'above'} {limit:g}")
+        detail = f"{metric} = {shown}" + (
+            "" if passed else f", {'below' if bound == 'at_least' else 'above'} {limit:g}"
+        )
         out.append(CheckResult(text, "metric", passed, detail, name, metric, bound, limit, value))
     return out
 
@@ -98,7 +105,10 @@ def _credit_value(result: ComparisonResult, name: str, metric: str) -> tuple[flo
         return None, "no credit validation section in this run"
     cm = sec.models.get(name)
     if cm is None:
-        return None, f"the credit section has no numbers for this model ({', '.join(sec.capabilities.values()) or 'n/a'})"
+        return (
+            None,
+            f"the credit section has no numbers for this model ({', '.join(sec.capabilities.values()) or 'n/a'})",
+        )
     if metric == "psi":
         if cm.stability is None:
             return None, "no reference sample (models[].reference)"
@@ -112,8 +122,18 @@ def _comparison_check(rule: CheckConfig, result: ComparisonResult) -> CheckResul
     text = f"{name} must not be worse than {result.run.baseline}"
     c = next((c for c in result.comparisons if c.model == name), None)
     if c is None:
-        return CheckResult(text, "comparison", False, f"no comparison of {name} with the baseline in this result",
-                           name, None, "must_not_be_worse", None, None, "undefined")
+        return CheckResult(
+            text,
+            "comparison",
+            False,
+            f"no comparison of {name} with the baseline in this result",
+            name,
+            None,
+            "must_not_be_worse",
+            None,
+            None,
+            "undefined",
+        )
     outcome = comparison_outcome(c, result.run.confidence_level)
     pm, delta = c.primary_metric, c.delta.get(c.primary_metric)
     level = f"{result.run.confidence_level * 100:g} %"

@@ -92,18 +92,36 @@ def headline(result: ComparisonResult) -> list[TrendPoint]:
     for name, m in result.models.items():
         for k in metrics:
             ci = m.ci.get(k)
-            points.append(TrendPoint(run.run_id, run.created, name, "model", k, m.metrics.get(k), list(ci) if ci else None))
-        if run.task == "binary" and m.positives is not None and m.negatives is not None and m.positives + m.negatives > 0:
+            points.append(
+                TrendPoint(run.run_id, run.created, name, "model", k, m.metrics.get(k), list(ci) if ci else None)
+            )
+        if (
+            run.task == "binary"
+            and m.positives is not None
+            and m.negatives is not None
+            and m.positives + m.negatives > 0
+        ):
             rate = m.positives / (m.positives + m.negatives)
             points.append(TrendPoint(run.run_id, run.created, name, "model", "default_rate", rate, None))
-        stability = None if result.credit is None or name not in result.credit.models else result.credit.models[name].stability
+        stability = (
+            None if result.credit is None or name not in result.credit.models else result.credit.models[name].stability
+        )
         if stability is not None and stability.psi.statistic is not None:  # the credit section's PSI (reference:)
             points.append(TrendPoint(run.run_id, run.created, name, "model", "psi", stability.psi.statistic, None))
     for c in result.comparisons:
         pm = c.primary_metric
         ci = c.ci.get(pm)
-        points.append(TrendPoint(run.run_id, run.created, f"{c.model} vs {c.baseline}", "comparison", pm,
-                                 c.delta.get(pm), list(ci) if ci else None))
+        points.append(
+            TrendPoint(
+                run.run_id,
+                run.created,
+                f"{c.model} vs {c.baseline}",
+                "comparison",
+                pm,
+                c.delta.get(pm),
+                list(ci) if ci else None,
+            )
+        )
     return points
 
 
@@ -136,8 +154,9 @@ def _connect(path: Path, create: bool) -> sqlite3.Connection:
             path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             if (blocker := file_on_the_way(path)) is not None:
-                raise HistoryError(f"{path}: cannot create its directory: {blocker} is a file, not a directory; "
-                                   f"check history.path") from None
+                raise HistoryError(
+                    f"{path}: cannot create its directory: {blocker} is a file, not a directory; check history.path"
+                ) from None
             raise HistoryError(f"{path}: cannot create its directory ({exc.strerror}); check history.path") from None
     try:
         conn = sqlite3.connect(path, timeout=_POLL_S, isolation_level=None)
@@ -152,16 +171,22 @@ def _connect(path: Path, create: bool) -> sqlite3.Connection:
             raise
         if isinstance(exc, sqlite3.OperationalError) and "unable to open" in str(exc):
             raise HistoryError(f"{path}: cannot open the history store ({exc}); {_access_hint(path)}") from None
-        raise HistoryError(f"{path}: not a reportgen history store, or a damaged one ({exc}); "
-                           f"restore it from a backup or give another history.path") from None
+        raise HistoryError(
+            f"{path}: not a reportgen history store, or a damaged one ({exc}); "
+            f"restore it from a backup or give another history.path"
+        ) from None
     if tables and isinstance(version, int) and version > STORE_VERSION and {"runs", "numbers"} <= tables:
         conn.close()
-        raise HistoryError(f"{path}: written by a newer reportgen (store layout {version}; this version reads "
-                           f"layout {STORE_VERSION}); upgrade reportgen or give another history.path")
+        raise HistoryError(
+            f"{path}: written by a newer reportgen (store layout {version}; this version reads "
+            f"layout {STORE_VERSION}); upgrade reportgen or give another history.path"
+        )
     if tables and (version != STORE_VERSION or not {"runs", "numbers"} <= tables):
         conn.close()
-        raise HistoryError(f"{path}: not a reportgen history store (layout {version}, tables {', '.join(sorted(tables))}); "
-                           f"give another history.path")
+        raise HistoryError(
+            f"{path}: not a reportgen history store (layout {version}, tables {', '.join(sorted(tables))}); "
+            f"give another history.path"
+        )
     if not tables:
         if not create:
             conn.close()
@@ -185,8 +210,10 @@ def _access_hint(path: Path, exc: sqlite3.Error | None = None) -> str:
     if path.exists() and not os.access(path, os.R_OK | os.W_OK):
         return "this user cannot read and write the file; fix its permissions or give another history.path"
     if not os.access(path.parent, os.W_OK | os.X_OK):
-        return (f"this user cannot write its directory {path.parent} (SQLite keeps a journal beside the store); "
-                f"fix the permissions or give another history.path")
+        return (
+            f"this user cannot write its directory {path.parent} (SQLite keeps a journal beside the store); "
+            f"fix the permissions or give another history.path"
+        )
     return "check history.path (a local disk: SQLite's locks do not work on every network filesystem)"
 
 
@@ -227,8 +254,10 @@ def check_usable(path: Path) -> None:
     while not ancestor.exists() and ancestor != ancestor.parent:
         ancestor = ancestor.parent
     if not ancestor.is_dir() or not os.access(ancestor, os.W_OK | os.X_OK):
-        raise HistoryError(f"{path}: cannot create the history store: this user cannot write {ancestor}; "
-                           f"fix the permissions or give another history.path")
+        raise HistoryError(
+            f"{path}: cannot create the history store: this user cannot write {ancestor}; "
+            f"fix the permissions or give another history.path"
+        )
 
 
 def _insert(conn: sqlite3.Connection, result: ComparisonResult) -> int:
@@ -241,12 +270,15 @@ def _insert(conn: sqlite3.Connection, result: ComparisonResult) -> int:
     if found is not None:
         return int(found[0])
     inputs = json.dumps([{"path": f.path, "sha256": f.sha256, "rows": f.rows} for f in run.files])
-    cur = conn.execute("INSERT INTO runs (run_id, created, title, config_path, inputs) VALUES (?, ?, ?, ?, ?)",
-                       (run.run_id, run.created, run.title, run.config_path, inputs))
+    cur = conn.execute(
+        "INSERT INTO runs (run_id, created, title, config_path, inputs) VALUES (?, ?, ?, ?, ?)",
+        (run.run_id, run.created, run.title, run.config_path, inputs),
+    )
     seq = int(cur.lastrowid or 0)
     conn.executemany(
         "INSERT INTO numbers (seq, kind, subject, metric, value, lo, hi) VALUES (?, ?, ?, ?, ?, ?, ?)",
-        [(seq, p.kind, p.subject, p.metric, p.value, *(p.ci if p.ci else (None, None))) for p in headline(result)])
+        [(seq, p.kind, p.subject, p.metric, p.value, *(p.ci if p.ci else (None, None))) for p in headline(result)],
+    )
     return seq
 
 
@@ -294,7 +326,9 @@ class Entry:
             try:
                 _patiently(lambda: _commit(conn), give_up=signal_pending)
             except sqlite3.Error as exc:
-                raise HistoryError(f"{self.path}: cannot record the run ({exc}); {_access_hint(self.path, exc)}") from None
+                raise HistoryError(
+                    f"{self.path}: cannot record the run ({exc}); {_access_hint(self.path, exc)}"
+                ) from None
             self.committed = True
 
         try:
@@ -326,13 +360,18 @@ class Entry:
 
 def read(path: Path, create: bool = False) -> list[dict[str, Any]]:
     """Every recorded run, oldest first: ``{seq, run_id, created, title, config_path, inputs, numbers: [TrendPoint]}``."""
+
     def attempt() -> tuple[list[Any], list[Any]]:
         with closing(_connect(path, create=create)) as conn:
             conn.execute("BEGIN")  # one snapshot: no run appended between the two reads
             try:
-                runs = conn.execute("SELECT seq, run_id, created, title, config_path, inputs FROM runs ORDER BY seq").fetchall()
-                nums = conn.execute("SELECT n.seq, n.kind, n.subject, n.metric, n.value, n.lo, n.hi, r.run_id, r.created "
-                                    "FROM numbers n JOIN runs r ON r.seq = n.seq ORDER BY n.rowid").fetchall()
+                runs = conn.execute(
+                    "SELECT seq, run_id, created, title, config_path, inputs FROM runs ORDER BY seq"
+                ).fetchall()
+                nums = conn.execute(
+                    "SELECT n.seq, n.kind, n.subject, n.metric, n.value, n.lo, n.hi, r.run_id, r.created "
+                    "FROM numbers n JOIN runs r ON r.seq = n.seq ORDER BY n.rowid"
+                ).fetchall()
             finally:
                 _rollback(conn)
         return runs, nums
@@ -344,11 +383,16 @@ def read(path: Path, create: bool = False) -> list[dict[str, Any]]:
     by_seq: dict[int, list[TrendPoint]] = {r[0]: [] for r in runs}
     for seq, kind, subject, metric, value, lo, hi, run_id, created in nums:
         if kind not in _KINDS:  # the schema's CHECK bypassed: ``reportgen render`` refused the trend of the report
-            raise _damaged(path, f"run {seq}: {subject!r} {metric!r} is of kind {kind!r}, not one of {', '.join(_KINDS)}")
+            raise _damaged(
+                path, f"run {seq}: {subject!r} {metric!r} is of kind {kind!r}, not one of {', '.join(_KINDS)}"
+            )
         if not all(isinstance(t, str) for t in (subject, metric)) or not all(map(_number, (value, lo, hi))):
             raise _damaged(path, f"run {seq}: {subject!r} {metric!r} holds {value!r} [{lo!r}, {hi!r}]")
-        by_seq[seq].append(TrendPoint(run_id, created, subject, kind, metric, value,
-                                      [lo, hi] if lo is not None and hi is not None else None))
+        by_seq[seq].append(
+            TrendPoint(
+                run_id, created, subject, kind, metric, value, [lo, hi] if lo is not None and hi is not None else None
+            )
+        )
     out = []
     for seq, run_id, created, title, cfg, inputs in runs:
         try:
@@ -356,9 +400,20 @@ def read(path: Path, create: bool = False) -> list[dict[str, Any]]:
         except ValueError:  # JSONDecodeError
             files = None
         if not isinstance(files, list) or not all(isinstance(t, str) for t in (run_id, created, title, cfg)):
-            raise _damaged(path, f"run {seq}: its run id, date, title, config path or inputs are not what reportgen writes")
-        out.append({"seq": seq, "run_id": run_id, "created": created, "title": title, "config_path": cfg,
-                    "inputs": files, "numbers": by_seq[seq]})
+            raise _damaged(
+                path, f"run {seq}: its run id, date, title, config path or inputs are not what reportgen writes"
+            )
+        out.append(
+            {
+                "seq": seq,
+                "run_id": run_id,
+                "created": created,
+                "title": title,
+                "config_path": cfg,
+                "inputs": files,
+                "numbers": by_seq[seq],
+            }
+        )
     return out
 
 
@@ -369,7 +424,9 @@ def _number(v: Any) -> bool:
 
 
 def _damaged(path: Path, what: str) -> HistoryError:
-    return HistoryError(f"{path}: a damaged history store ({what}); restore it from a backup or give another history.path")
+    return HistoryError(
+        f"{path}: a damaged history store ({what}); restore it from a backup or give another history.path"
+    )
 
 
 def with_trend(result: ComparisonResult, path: Path, limit: int = 24) -> ComparisonResult:
@@ -379,7 +436,7 @@ def with_trend(result: ComparisonResult, path: Path, limit: int = 24) -> Compari
 
     run = result.run  # an entry of this very run (a rerun with --now pinned) is this run, shown once
     past = [r for r in read(path, create=True) if r["title"] == run.title and r["run_id"] != run.run_id]
-    past = past[-(limit - 1):] if limit > 1 else []
+    past = past[-(limit - 1) :] if limit > 1 else []
     points = [p for r in past for p in r["numbers"]] + headline(result)
     return dataclasses.replace(result, trend=points)
 
@@ -411,9 +468,22 @@ def table(runs: Sequence[dict[str, Any]]) -> tuple[list[str], list[list[Any]]]:
 def export(runs: Sequence[dict[str, Any]], fmt: str) -> str:
     """The history as ``csv`` (cells neutralised for spreadsheets), ``json`` or a ``text`` table."""
     if fmt == "json":
-        doc = [{**{k: v for k, v in r.items() if k != "numbers"},
-                "numbers": [{"kind": p.kind, "subject": p.subject, "metric": p.metric, "value": p.value,
-                             "ci": list(p.ci) if p.ci else None} for p in r["numbers"]]} for r in runs]
+        doc = [
+            {
+                **{k: v for k, v in r.items() if k != "numbers"},
+                "numbers": [
+                    {
+                        "kind": p.kind,
+                        "subject": p.subject,
+                        "metric": p.metric,
+                        "value": p.value,
+                        "ci": list(p.ci) if p.ci else None,
+                    }
+                    for p in r["numbers"]
+                ],
+            }
+            for r in runs
+        ]
         return json_shown(json.dumps(doc, indent=2, ensure_ascii=False)) + "\n"
     header, rows = table(runs)
     if fmt == "csv":
@@ -425,6 +495,8 @@ def export(runs: Sequence[dict[str, Any]], fmt: str) -> str:
     # text: one line per run with its date and the model metrics (no bounds), aligned
     keep = [i for i, h in enumerate(header) if i < 3 or not h.endswith(("_lo", "_hi"))]
     # one line per run, whatever a title or a model name holds
-    cells = [[one_line(fmt_cell(header[i])) for i in keep]] + [[one_line(fmt_cell(row[i])) for i in keep] for row in rows]
+    cells = [[one_line(fmt_cell(header[i])) for i in keep]] + [
+        [one_line(fmt_cell(row[i])) for i in keep] for row in rows
+    ]
     widths = [max(len(r[j]) for r in cells) for j in range(len(keep))]
     return "".join("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() + "\n" for r in cells)

@@ -41,11 +41,15 @@ def image_kind(data: bytes) -> tuple[str | None, str | None]:
         return kind, None
     head = data.lstrip(b"\xef\xbb\xbf \t\r\n")
     if re.match(rb"(<\?xml[^>]*>\s*)?(<!--.*?-->\s*)*<svg[\s>]", head, re.DOTALL) is None:
-        return None, ("is not a PNG, JPEG, GIF or SVG image (judged by its bytes, not its name); "
-                      "give an image file in report.logo (or --logo)")
+        return None, (
+            "is not a PNG, JPEG, GIF or SVG image (judged by its bytes, not its name); "
+            "give an image file in report.logo (or --logo)"
+        )
     if (bad := SVG_FORBIDDEN.search(data)) is not None:
-        return None, (f"is an SVG with active or external content ({bad.group(0)[:30].decode('latin-1')!r}); "
-                      f"export a plain SVG or a PNG")
+        return None, (
+            f"is an SVG with active or external content ({bad.group(0)[:30].decode('latin-1')!r}); "
+            f"export a plain SVG or a PNG"
+        )
     return "image/svg+xml", None
 
 

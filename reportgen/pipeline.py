@@ -132,8 +132,10 @@ def _pd_in_credit(models: dict[str, ModelResult], credit: CreditSection) -> dict
         if m is None or cal is None or cm.pd_source != "pd_column" or cal.brier is None:
             continue
         facts = {"pd_brier": cal.brier, "pd_log_loss": cal.log_loss}
-        reasons = {k: Reason(r.code, {**r.params, **facts}) if k in ("brier", "log_loss") else r
-                   for k, r in m.undefined_reasons.items()}
+        reasons = {
+            k: Reason(r.code, {**r.params, **facts}) if k in ("brier", "log_loss") else r
+            for k, r in m.undefined_reasons.items()
+        }
         out[name] = dataclasses.replace(m, undefined_reasons=reasons)
     return out
 
@@ -145,9 +147,14 @@ READING = "reading and reducing the data"
 COMPARING = "metrics, tests and intervals"
 
 
-def analyse(cfg: Config, config_path: Path | str, progress: Progress | None = None,
-            now: str | None = None, data: BinaryEvidence | MulticlassEvidence | None = None,
-            phase: Callable[[str], None] | None = None) -> ComparisonResult:
+def analyse(
+    cfg: Config,
+    config_path: Path | str,
+    progress: Progress | None = None,
+    now: str | None = None,
+    data: BinaryEvidence | MulticlassEvidence | None = None,
+    phase: Callable[[str], None] | None = None,
+) -> ComparisonResult:
     """Load the data the config names, reduce it to evidence and compare the models.
 
     ``now`` pins the run's timestamp (ISO 8601, the CLI's ``--now``); see :mod:`reportgen.clock`.
@@ -168,16 +175,24 @@ def analyse(cfg: Config, config_path: Path | str, progress: Progress | None = No
     # rows whose id is not in every model have their own notice from the id join (ids_not_shared):
     # worded twice, the run warned of one fact in two sentences
     joined = {(n.params["model"], n.params["rows"]) for n in audit.warnings if n.code == "ids_not_shared"}
-    notices += [Notice("rows_dropped", {"model": name, "rows": rows, "reason": reason})
-                for name, reason, rows in audit.dropped if not (reason == ID_NOT_SHARED and (name, rows) in joined)]
+    notices += [
+        Notice("rows_dropped", {"model": name, "rows": rows, "reason": reason})
+        for name, reason, rows in audit.dropped
+        if not (reason == ID_NOT_SHARED and (name, rows) in joined)
+    ]
     if data is not None and (cfg.credit is not None or cfg.segment is not None):
-        raise ConfigError("credit / segment: the credit validation section reads its columns from the files; "
-                          "compare in-memory frames without it, or write the frames to files and use a config")
+        raise ConfigError(
+            "credit / segment: the credit validation section reads its columns from the files; "
+            "compare in-memory frames without it, or write the frames to files and use a config"
+        )
     with filesystems.shown_errors(), rows_as_lines():
         credit, reference_files = credit_run(cfg, [(f.path, f.sha256) for f in audit.files])
     if credit is not None:
-        notices += [Notice("credit_red", {"model": name, "failures": list(cm.failures)})
-                    for name, cm in credit.models.items() if cm.failures]
+        notices += [
+            Notice("credit_red", {"model": name, "failures": list(cm.failures)})
+            for name, cm in credit.models.items()
+            if cm.failures
+        ]
         if credit.capabilities.get("weights") == "unweighted":
             notices.append(Notice("credit_sampling_weights", {}))
         if credit.capabilities.get("grade_order") == "text":

@@ -29,16 +29,52 @@ from urllib.parse import unquote
 #: ``connection_string``/``credential``; GCS ``access_token``/``token``/``credentials``); signed URLs
 #: (Azure SAS ``sig``, S3 ``x_amz_signature``/``x_amz_security_token``/``x_amz_credential``, GCS
 #: ``x_goog_signature``/``x_goog_credential``); and the usual API names (``api_key``, ``apikey``).
-SECRET_KEYS = frozenset((
-    "password", "passwd", "pwd", "pass", "sslpassword", "oauth_client_secret", "passcode", "passphrase",
-    "private_key", "private_key_pwd", "private_key_file_pwd",
-    "access_key", "secret_key", "session_token", "secret_access_key", "security_token", "key", "secret",
-    "token", "access_token", "refresh_token", "id_token", "auth_token", "bearer_token", "api_key", "apikey",
-    "authorization", "authorization_header", "auth",
-    "account_key", "sas_token", "client_secret", "connection_string", "credential", "credentials",
-    "sig", "signature", "x_amz_signature", "x_amz_security_token", "x_amz_credential",
-    "x_goog_signature", "x_goog_credential",
-))
+SECRET_KEYS = frozenset(
+    (
+        "password",
+        "passwd",
+        "pwd",
+        "pass",
+        "sslpassword",
+        "oauth_client_secret",
+        "passcode",
+        "passphrase",
+        "private_key",
+        "private_key_pwd",
+        "private_key_file_pwd",
+        "access_key",
+        "secret_key",
+        "session_token",
+        "secret_access_key",
+        "security_token",
+        "key",
+        "secret",
+        "token",
+        "access_token",
+        "refresh_token",
+        "id_token",
+        "auth_token",
+        "bearer_token",
+        "api_key",
+        "apikey",
+        "authorization",
+        "authorization_header",
+        "auth",
+        "account_key",
+        "sas_token",
+        "client_secret",
+        "connection_string",
+        "credential",
+        "credentials",
+        "sig",
+        "signature",
+        "x_amz_signature",
+        "x_amz_security_token",
+        "x_amz_credential",
+        "x_goog_signature",
+        "x_goog_credential",
+    )
+)
 
 #: What :func:`masked` writes in place of a secret.
 MASK = "***"

@@ -176,6 +176,7 @@ class CostCurveData(_Frozen):
 
     def problem(self) -> str | None:
         return _lengths_differ(pc=self.pc, envelope=self.envelope)
+
     operating_fpr: float
     operating_tpr: float
 
@@ -280,10 +281,21 @@ NoticeParams = Mapping[str, str | float | bool | Sequence[str | float | bool] | 
 #: ``class_note`` is read only (results written before the multiclass notes had codes: its
 #: ``note`` parameter is the sentence itself).
 NoticeCode = Literal[
-    "threshold_outside_scores", "auc_below_half", "small_class", "log_loss_clipped", "delong_zero_variance",
-    "zero_width_interval", "zero_width_class_interval", "small_classes", "delong_small_sample", "delong_infinite_z",
+    "threshold_outside_scores",
+    "auc_below_half",
+    "small_class",
+    "log_loss_clipped",
+    "delong_zero_variance",
+    "zero_width_interval",
+    "zero_width_class_interval",
+    "small_classes",
+    "delong_small_sample",
+    "delong_infinite_z",
     "zero_width_difference",
-    "rows_dropped", "credit_red", "credit_sampling_weights", "credit_grade_order",
+    "rows_dropped",
+    "credit_red",
+    "credit_sampling_weights",
+    "credit_grade_order",
     # the load audit's (params: model, and the facts below)
     "scores_binned",  # max_distinct, bins, binning, bound: too many distinct scores, binned (stream, dask)
     "ids_not_shared",  # rows: rows whose id is not in every model, dropped (id_mismatch: intersect)
@@ -361,12 +373,21 @@ class Notice(_Coded):
     values that triggered it). The report layer writes the sentence (``reportgen.report.wording``), so the
     engine returns no prose and a consumer of ``metrics.json`` can act on the code."""
 
-    code: NoticeCode = field(metadata={"description": (
-        "What happened, e.g. 'threshold_outside_scores', 'auc_below_half', 'small_class', 'zero_width_interval', "
-        "'delong_small_sample', 'rows_dropped' (reportgen.results.NoticeCode lists them all; "
-        "reportgen.report.wording.NOTICE_CODES words each).")})
-    params: NoticeParams = field(default_factory=dict, metadata={"description": (
-        "The facts the sentence is written from (model, threshold, counts, metric names, ...).")})
+    code: NoticeCode = field(
+        metadata={
+            "description": (
+                "What happened, e.g. 'threshold_outside_scores', 'auc_below_half', 'small_class', 'zero_width_interval', "
+                "'delong_small_sample', 'rows_dropped' (reportgen.results.NoticeCode lists them all; "
+                "reportgen.report.wording.NOTICE_CODES words each)."
+            )
+        }
+    )
+    params: NoticeParams = field(
+        default_factory=dict,
+        metadata={
+            "description": ("The facts the sentence is written from (model, threshold, counts, metric names, ...).")
+        },
+    )
 
     _CODES = _NOTICE_CODE_SET
     _ENUM = ("notice", "NoticeCode")
@@ -377,11 +398,22 @@ class Reason(_Coded):
     """Why a value is undefined, as facts: a code and its parameters (the class, which side holds a
     single class). The report layer writes the sentence (``reportgen.report.wording.undefined_text``)."""
 
-    code: UndefinedCode = field(metadata={"description": (
-        "Why the value is null, e.g. 'no_positives', 'no_predicted_positives', 'no_probabilities' "
-        "(reportgen.results.UndefinedCode lists them all; reportgen.report.wording.UNDEFINED_TEXT words each).")})
-    params: NoticeParams = field(default_factory=dict, metadata={"description": (
-        "The facts the sentence is written from (a class label, which side holds a single class, ...).")})
+    code: UndefinedCode = field(
+        metadata={
+            "description": (
+                "Why the value is null, e.g. 'no_positives', 'no_predicted_positives', 'no_probabilities' "
+                "(reportgen.results.UndefinedCode lists them all; reportgen.report.wording.UNDEFINED_TEXT words each)."
+            )
+        }
+    )
+    params: NoticeParams = field(
+        default_factory=dict,
+        metadata={
+            "description": (
+                "The facts the sentence is written from (a class label, which side holds a single class, ...)."
+            )
+        },
+    )
 
     _CODES = _UNDEFINED_CODE_SET
     _ENUM = ("undefined-reason", "UndefinedCode")
@@ -397,10 +429,17 @@ class ModelResult(_Frozen):
     positives: float | None
     negatives: float | None
     weighted: bool
-    metrics: Mapping[str, float | None] = field(metadata={"description": "metric -> value; every metric of the task, null when undefined"})
-    undefined: Mapping[str, str] = field(metadata={"description": (
-        "metric -> why it is null, in words: written by the report layer from 'undefined_reasons' (kept for "
-        "readers of the text).")})
+    metrics: Mapping[str, float | None] = field(
+        metadata={"description": "metric -> value; every metric of the task, null when undefined"}
+    )
+    undefined: Mapping[str, str] = field(
+        metadata={
+            "description": (
+                "metric -> why it is null, in words: written by the report layer from 'undefined_reasons' (kept for "
+                "readers of the text)."
+            )
+        }
+    )
     ci: Mapping[str, Sequence[float]]
     ci_method: Mapping[str, str]
     direction: Literal["higher", "lower"] = "higher"
@@ -409,47 +448,105 @@ class ModelResult(_Frozen):
     probabilities: bool = False
     confusion: Confusion | None = None
     ks_threshold: float | None = None
-    optimal_thresholds: Mapping[str, Optimum] = field(default_factory=dict, metadata={"description": (
-        "criterion -> optimum: one per optimal-threshold criterion of the catalogue, plus one per constraint rule")})
+    optimal_thresholds: Mapping[str, Optimum] = field(
+        default_factory=dict,
+        metadata={
+            "description": (
+                "criterion -> optimum: one per optimal-threshold criterion of the catalogue, plus one per constraint rule"
+            )
+        },
+    )
     prevalence_shift: Sequence[PrevalenceScenario] = field(default_factory=list)
     curves: Curves | None = None
     per_class: Mapping[str, Mapping[str, float | None]] | None = None
     confusion_matrix: ConfusionMatrixData | None = None
     multiclass_curves: MulticlassCurves | None = None
     n_distinct_scores: int | None = None
-    warnings: Sequence[str] = field(default_factory=list, metadata={"description": (
-        "The notices as sentences, written by the report layer from 'notices' (kept for readers of the text).")})
-    binning: BinningInfo | None = field(default=None, metadata={"description": (
-        "How the scores were binned (streamed inputs with more distinct scores than stream.max_distinct_scores); "
-        "null: every score kept, results exact.")})
-    positives_rows: int | None = field(default=None, metadata={"description": (
-        "Rows of the positive class (raw counts beside the weighted 'positives'); null when the evidence holds "
-        "weighted tables only.")})
-    negatives_rows: int | None = field(default=None, metadata={"description": "Rows of the negative class (raw counts)."})
-    confusion_rows: Confusion | None = field(default=None, metadata={"description": (
-        "The confusion counts in rows, beside the weighted 'confusion' (weighted models with their rows kept).")})
-    notices: Sequence[Notice] = field(default_factory=list, metadata={"description": (
-        "The model's warnings as reason codes with their facts ('warnings' is their wording).")})
-    per_class_ci: Mapping[str, Mapping[str, Sequence[float]]] = field(default_factory=dict, metadata={"description": (
-        "class -> per-class metric -> [lo, hi] (multiclass): the one-vs-rest AUC's interval drawn on the class "
-        "tables, the same in every engine; empty without intervals.")})
-    per_class_ci_method: Mapping[str, str] = field(default_factory=dict, metadata={"description": (
-        "per-class metric -> how its intervals under 'per_class_ci' were made.")})
-    undefined_reasons: Mapping[str, Reason] = field(default_factory=dict, metadata={"description": (
-        "metric -> why it is null, as a code with its facts ('undefined' is their wording); every null metric has "
-        "one.")})
-    decision_rule: Literal["threshold", "prediction_column", "argmax"] | None = field(default=None, metadata={
-        "description": ("How a row's predicted class is decided: the score against 'threshold' in 'direction' "
-                        "(binary), the prediction column, or the highest class score (multiclass); 'rule' is its "
-                        "wording.")})
+    warnings: Sequence[str] = field(
+        default_factory=list,
+        metadata={
+            "description": (
+                "The notices as sentences, written by the report layer from 'notices' (kept for readers of the text)."
+            )
+        },
+    )
+    binning: BinningInfo | None = field(
+        default=None,
+        metadata={
+            "description": (
+                "How the scores were binned (streamed inputs with more distinct scores than stream.max_distinct_scores); "
+                "null: every score kept, results exact."
+            )
+        },
+    )
+    positives_rows: int | None = field(
+        default=None,
+        metadata={
+            "description": (
+                "Rows of the positive class (raw counts beside the weighted 'positives'); null when the evidence holds "
+                "weighted tables only."
+            )
+        },
+    )
+    negatives_rows: int | None = field(
+        default=None, metadata={"description": "Rows of the negative class (raw counts)."}
+    )
+    confusion_rows: Confusion | None = field(
+        default=None,
+        metadata={
+            "description": (
+                "The confusion counts in rows, beside the weighted 'confusion' (weighted models with their rows kept)."
+            )
+        },
+    )
+    notices: Sequence[Notice] = field(
+        default_factory=list,
+        metadata={
+            "description": ("The model's warnings as reason codes with their facts ('warnings' is their wording).")
+        },
+    )
+    per_class_ci: Mapping[str, Mapping[str, Sequence[float]]] = field(
+        default_factory=dict,
+        metadata={
+            "description": (
+                "class -> per-class metric -> [lo, hi] (multiclass): the one-vs-rest AUC's interval drawn on the class "
+                "tables, the same in every engine; empty without intervals."
+            )
+        },
+    )
+    per_class_ci_method: Mapping[str, str] = field(
+        default_factory=dict,
+        metadata={"description": ("per-class metric -> how its intervals under 'per_class_ci' were made.")},
+    )
+    undefined_reasons: Mapping[str, Reason] = field(
+        default_factory=dict,
+        metadata={
+            "description": (
+                "metric -> why it is null, as a code with its facts ('undefined' is their wording); every null metric has "
+                "one."
+            )
+        },
+    )
+    decision_rule: Literal["threshold", "prediction_column", "argmax"] | None = field(
+        default=None,
+        metadata={
+            "description": (
+                "How a row's predicted class is decided: the score against 'threshold' in 'direction' "
+                "(binary), the prediction column, or the highest class score (multiclass); 'rule' is its "
+                "wording."
+            )
+        },
+    )
 
 
 #: The Holm family an adjusted p belongs to (reportgen.engine.multiplicity): the verdicts on the primary metric
 #: against the baseline, DeLong's or McNemar's tests against the baseline, or the pairs of challengers.
 HolmFamily = Literal["verdicts", "delong", "mcnemar", "challenger_pairs"]
-_FAMILY = ("The Holm family of the adjusted p: 'verdicts' (the primary metric, each challenger against the baseline), "
-           "'delong' or 'mcnemar' (those tests against the baseline), 'challenger_pairs' (DeLong, each pair of "
-           "challengers); null in files written before families were recorded.")
+_FAMILY = (
+    "The Holm family of the adjusted p: 'verdicts' (the primary metric, each challenger against the baseline), "
+    "'delong' or 'mcnemar' (those tests against the baseline), 'challenger_pairs' (DeLong, each pair of "
+    "challengers); null in files written before families were recorded."
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -476,28 +573,74 @@ class McNemarSummary(_Frozen):
     p_value_holm: float | None
     method: str
     table: Sequence[Sequence[float]]  # [[both correct, model only], [baseline only, both wrong]]
-    model_only_right: float | None = field(default=None, metadata={"description": (
-        "Discordant count b: rows the model decides right and the baseline wrong.")})
-    baseline_only_right: float | None = field(default=None, metadata={"description": (
-        "Discordant count c: rows the baseline decides right and the model wrong.")})
-    errs_more: Literal["model", "baseline", "neither"] | None = field(default=None, metadata={"description": (
-        "Which side makes more errors on the discordant rows (c > b: the model; b > c: the baseline).")})
-    basis: Literal["rows", "frequency_weights"] = field(default="rows", metadata={"description": (
-        "What the table counts: rows (unweighted, or sampling weights, which never inflate the evidence) or "
-        "frequency weights (a row of weight w is w identical rows).")})
-    weighted_table: Sequence[Sequence[float]] | None = field(default=None, metadata={"description": (
-        "The same 2x2 table in sampling-weighted counts, shown beside the row counts; null when unweighted.")})
-    p_value_exact: float | None = field(default=None, metadata={"description": (
-        "Two-sided exact conditional (binomial) p-value, min(1, 2 P(X <= min(b, c))), X ~ Bin(b + c, 1/2), "
-        "whichever test `method` names (statsmodels mcnemar(exact=True)).")})
-    p_value_mid_p: float | None = field(default=None, metadata={"description": (
-        "Two-sided mid-p value, 2 P(X <= min(b, c)) - P(X = min(b, c)) (1 - P(X = b)/2 when b = c): the test "
-        "Fagerland, Lydersen & Laake (2013) recommend.")})
-    p_value_chi2: float | None = field(default=None, metadata={"description": (
-        "Asymptotic McNemar p-value without continuity correction, chi2 = (b - c)^2 / (b + c) on 1 df.")})
-    p_value_chi2_corrected: float | None = field(default=None, metadata={"description": (
-        "Asymptotic p-value with Edwards' continuity correction, chi2 = (|b - c| - 1)^2 / (b + c) on 1 df "
-        "(R mcnemar.test; statsmodels mcnemar(exact=False)).")})
+    model_only_right: float | None = field(
+        default=None,
+        metadata={"description": ("Discordant count b: rows the model decides right and the baseline wrong.")},
+    )
+    baseline_only_right: float | None = field(
+        default=None,
+        metadata={"description": ("Discordant count c: rows the baseline decides right and the model wrong.")},
+    )
+    errs_more: Literal["model", "baseline", "neither"] | None = field(
+        default=None,
+        metadata={
+            "description": (
+                "Which side makes more errors on the discordant rows (c > b: the model; b > c: the baseline)."
+            )
+        },
+    )
+    basis: Literal["rows", "frequency_weights"] = field(
+        default="rows",
+        metadata={
+            "description": (
+                "What the table counts: rows (unweighted, or sampling weights, which never inflate the evidence) or "
+                "frequency weights (a row of weight w is w identical rows)."
+            )
+        },
+    )
+    weighted_table: Sequence[Sequence[float]] | None = field(
+        default=None,
+        metadata={
+            "description": (
+                "The same 2x2 table in sampling-weighted counts, shown beside the row counts; null when unweighted."
+            )
+        },
+    )
+    p_value_exact: float | None = field(
+        default=None,
+        metadata={
+            "description": (
+                "Two-sided exact conditional (binomial) p-value, min(1, 2 P(X <= min(b, c))), X ~ Bin(b + c, 1/2), "
+                "whichever test `method` names (statsmodels mcnemar(exact=True))."
+            )
+        },
+    )
+    p_value_mid_p: float | None = field(
+        default=None,
+        metadata={
+            "description": (
+                "Two-sided mid-p value, 2 P(X <= min(b, c)) - P(X = min(b, c)) (1 - P(X = b)/2 when b = c): the test "
+                "Fagerland, Lydersen & Laake (2013) recommend."
+            )
+        },
+    )
+    p_value_chi2: float | None = field(
+        default=None,
+        metadata={
+            "description": (
+                "Asymptotic McNemar p-value without continuity correction, chi2 = (b - c)^2 / (b + c) on 1 df."
+            )
+        },
+    )
+    p_value_chi2_corrected: float | None = field(
+        default=None,
+        metadata={
+            "description": (
+                "Asymptotic p-value with Edwards' continuity correction, chi2 = (|b - c| - 1)^2 / (b + c) on 1 df "
+                "(R mcnemar.test; statsmodels mcnemar(exact=False))."
+            )
+        },
+    )
     family: HolmFamily | None = field(default=None, metadata={"description": _FAMILY})
     family_size: int | None = field(default=None, metadata={"description": "Tests in that family."})
 
@@ -514,13 +657,23 @@ class Decision(_Frozen):
     metric: str
     better: Literal["higher", "lower"]
     delta: float | None
-    method: str = field(metadata={"description": (
-        "The test: 'DeLong (paired)', 'DeLong (unpaired, Welch t)', 'bootstrap (normal, SE of the replicates)' "
-        "(z = delta / SD of the bootstrap differences), 'no test'; 'bootstrap' in older files (percentile p).")})
+    method: str = field(
+        metadata={
+            "description": (
+                "The test: 'DeLong (paired)', 'DeLong (unpaired, Welch t)', 'bootstrap (normal, SE of the replicates)' "
+                "(z = delta / SD of the bootstrap differences), 'no test'; 'bootstrap' in older files (percentile p)."
+            )
+        }
+    )
     p_value: float | None
-    p_value_is_bound: bool = field(metadata={"description": (
-        "True when p_value is only an upper bound: in older files, a percentile bootstrap p at its floor 1/(B+1); "
-        "always false since bootstrap verdicts use the normal test.")})
+    p_value_is_bound: bool = field(
+        metadata={
+            "description": (
+                "True when p_value is only an upper bound: in older files, a percentile bootstrap p at its floor 1/(B+1); "
+                "always false since bootstrap verdicts use the normal test."
+            )
+        }
+    )
     p_value_adjusted: float | None
     p_value_adjusted_is_bound: bool
     adjustment: Literal["holm"]
@@ -530,12 +683,23 @@ class Decision(_Frozen):
     direction: Literal["better", "worse", "inconclusive"]
     ci: Sequence[float] | None = field(metadata={"description": "Unadjusted interval of delta at ci_level."})
     ci_level: float
-    ci_simultaneous: Sequence[float] | None = field(metadata={"description": (
-        "Simultaneous (Bonferroni) interval of delta at ci_simultaneous_level = 1 - alpha/family_size.")})
+    ci_simultaneous: Sequence[float] | None = field(
+        metadata={
+            "description": (
+                "Simultaneous (Bonferroni) interval of delta at ci_simultaneous_level = 1 - alpha/family_size."
+            )
+        }
+    )
     ci_simultaneous_level: float
     ci_method: str | None
-    family: HolmFamily = field(default="verdicts", metadata={"description": (
-        "The Holm family: always 'verdicts' (the primary metric, each challenger against the baseline).")})
+    family: HolmFamily = field(
+        default="verdicts",
+        metadata={
+            "description": (
+                "The Holm family: always 'verdicts' (the primary metric, each challenger against the baseline)."
+            )
+        },
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -554,8 +718,13 @@ class ApprovalSide(_Frozen):
     """One model at a target approval rate: its cut, the rate it achieves and its approved book's bad rate."""
 
     model: str
-    threshold: float | None = field(metadata={"description": (
-        "The riskiest score approved (rows scored at least as safe are approved); null when none is.")})
+    threshold: float | None = field(
+        metadata={
+            "description": (
+                "The riskiest score approved (rows scored at least as safe are approved); null when none is."
+            )
+        }
+    )
     approval_rate: float = field(metadata={"description": "Achieved (weighted) share approved; ties move together."})
     approved_rows: int
     bads_rows: int
@@ -570,8 +739,13 @@ class ApprovalAtRate(_Frozen):
     their paired difference (model - baseline) with an interval, and the swap-set table."""
 
     target_rate: float
-    source: Literal["baseline", "config"] = field(metadata={"description": (
-        "'baseline': the baseline's approval rate at its decision rule; 'config': listed under approval_rates.")})
+    source: Literal["baseline", "config"] = field(
+        metadata={
+            "description": (
+                "'baseline': the baseline's approval rate at its decision rule; 'config': listed under approval_rates."
+            )
+        }
+    )
     model: ApprovalSide
     baseline: ApprovalSide
     bad_rate_delta: float | None
@@ -588,10 +762,18 @@ class ApprovalAtRate(_Frozen):
 class ComparisonTests(_Frozen):
     delong: DeLongSummary | None = None
     mcnemar: McNemarSummary | None = None
-    notes: Sequence[str] = field(default_factory=list, metadata={"description": (
-        "The tests' caveats as sentences, written by the report layer from 'notices'.")})
-    notices: Sequence[Notice] = field(default_factory=list, metadata={"description": (
-        "The tests' caveats as reason codes with their facts (small samples, an infinite z, zero-width intervals).")})
+    notes: Sequence[str] = field(
+        default_factory=list,
+        metadata={"description": ("The tests' caveats as sentences, written by the report layer from 'notices'.")},
+    )
+    notices: Sequence[Notice] = field(
+        default_factory=list,
+        metadata={
+            "description": (
+                "The tests' caveats as reason codes with their facts (small samples, an infinite z, zero-width intervals)."
+            )
+        },
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -606,18 +788,34 @@ class Comparison(_Frozen):
     relative_error_reductions: Mapping[str, float | None]
     ci: Mapping[str, Sequence[float]]
     tests: ComparisonTests
-    verdict: str = field(default="", metadata={"description": (
-        "The verdict as one sentence, written by the report layer from 'decision' (the facts).")})
+    verdict: str = field(
+        default="",
+        metadata={
+            "description": ("The verdict as one sentence, written by the report layer from 'decision' (the facts).")
+        },
+    )
     primary_metric: str = "gini"
     #: how each interval of ``ci`` was made (e.g. "DeLong (paired)", "bootstrap of decision patterns")
     ci_method: dict[str, str] = field(default_factory=dict)
     #: what the evidence could not give, each with a reason code (e.g. "paired_interval.ks":
     #: "needs_rows"); the same codes from every engine for the same evidence
     capabilities: dict[str, str] = field(default_factory=dict)
-    decision: Decision | None = field(default=None, metadata={"description": (
-        "The verdict's facts: significant, direction (better / worse / inconclusive), adjusted p-value, method.")})
-    approval: Sequence[ApprovalAtRate] = field(default_factory=list, metadata={"description": (
-        "At equal approval rate (binary, aligned rows): the baseline's rate at its rule, then approval_rates.")})
+    decision: Decision | None = field(
+        default=None,
+        metadata={
+            "description": (
+                "The verdict's facts: significant, direction (better / worse / inconclusive), adjusted p-value, method."
+            )
+        },
+    )
+    approval: Sequence[ApprovalAtRate] = field(
+        default_factory=list,
+        metadata={
+            "description": (
+                "At equal approval rate (binary, aligned rows): the baseline's rate at its rule, then approval_rates."
+            )
+        },
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -626,9 +824,15 @@ class PairwiseCell(_Frozen):
     baseline: str
     delta: float | None
     p_value: float | None
-    p_value_holm: float | None = field(default=None, metadata={"description": (
-        "Holm-adjusted within 'family': a pair of challengers over the challenger pairs (each unordered pair "
-        "once); a pair with the baseline is its comparison's DeLong test, with that test's adjusted p.")})
+    p_value_holm: float | None = field(
+        default=None,
+        metadata={
+            "description": (
+                "Holm-adjusted within 'family': a pair of challengers over the challenger pairs (each unordered pair "
+                "once); a pair with the baseline is its comparison's DeLong test, with that test's adjusted p."
+            )
+        },
+    )
     family: HolmFamily | None = field(default=None, metadata={"description": _FAMILY})
     family_size: int | None = field(default=None, metadata={"description": "Tests in that family."})
 
@@ -675,22 +879,54 @@ class RunInfo(_Frozen):
     duration_seconds: float
     author: str | None = None
     classes: Sequence[str] | None = None
-    engine: Literal["memory", "stream", "dask"] = field(default="memory", metadata={"description": (
-        "How the data was read: in memory, streamed in record batches, or on a Dask cluster.")})
-    date_range: Sequence[str] | None = field(default=None, metadata={"description": (
-        "First and last date of the configured date column over the input files (ISO dates), or null.")})
-    weight_kind: Literal["sampling", "frequency"] = field(default="sampling", metadata={"description": (
-        "What row weights mean: sampling (tests count rows, weights shape the estimates) or frequency "
-        "(a row of weight w is w identical rows, in every metric, interval and test).")})
-    multiplicity: Literal["holm"] = field(default="holm", metadata={"description": (
-        "The adjustment of every family of tests in the run (verdicts, McNemar, pairwise): Holm.")})
-    notices: Sequence[Notice] = field(default_factory=list, metadata={"description": (
-        "The run's warnings as reason codes with their facts: every model's notices, dropped rows, the credit "
-        "section's; 'warnings' is their wording, after the loaders' own warnings.")})
-    conventions: Mapping[str, str] = field(default_factory=dict, metadata={"description": (
-        "The conventions of the statistics where tools and papers differ (KS, average precision, log-loss "
-        "clipping, MCC when undefined, threshold ties, DeLong's interval and test, McNemar, the bootstrap's "
-        "intervals and p-values, multiplicity), each naming the tool it agrees with.")})
+    engine: Literal["memory", "stream", "dask"] = field(
+        default="memory",
+        metadata={
+            "description": ("How the data was read: in memory, streamed in record batches, or on a Dask cluster.")
+        },
+    )
+    date_range: Sequence[str] | None = field(
+        default=None,
+        metadata={
+            "description": (
+                "First and last date of the configured date column over the input files (ISO dates), or null."
+            )
+        },
+    )
+    weight_kind: Literal["sampling", "frequency"] = field(
+        default="sampling",
+        metadata={
+            "description": (
+                "What row weights mean: sampling (tests count rows, weights shape the estimates) or frequency "
+                "(a row of weight w is w identical rows, in every metric, interval and test)."
+            )
+        },
+    )
+    multiplicity: Literal["holm"] = field(
+        default="holm",
+        metadata={
+            "description": ("The adjustment of every family of tests in the run (verdicts, McNemar, pairwise): Holm.")
+        },
+    )
+    notices: Sequence[Notice] = field(
+        default_factory=list,
+        metadata={
+            "description": (
+                "The run's warnings as reason codes with their facts: every model's notices, dropped rows, the credit "
+                "section's; 'warnings' is their wording, after the loaders' own warnings."
+            )
+        },
+    )
+    conventions: Mapping[str, str] = field(
+        default_factory=dict,
+        metadata={
+            "description": (
+                "The conventions of the statistics where tools and papers differ (KS, average precision, log-loss "
+                "clipping, MCC when undefined, threshold ties, DeLong's interval and test, McNemar, the bootstrap's "
+                "intervals and p-values, multiplicity), each naming the tool it agrees with."
+            )
+        },
+    )
 
 
 # --------------------------------------------------------------------------------------
@@ -709,21 +945,34 @@ def _doc(text: str) -> dict[str, str]:
 class CreditTest(_Frozen):
     """One test of a PD model: its statistic, p-value and traffic light (null when undefined)."""
 
-    statistic: float | None = field(metadata=_doc(
-        "The test statistic (z, chi-square, S or PSI, per the test); null when the test is undefined."))
-    p_value: float | None = field(metadata=_doc(
-        "The p-value: one-sided for Jeffreys, binomial, the AUC against the initial AUC and the concentration "
-        "test (small p: PD too low, AUC fallen, grades more concentrated), the chi-square's upper tail for "
-        "Hosmer-Lemeshow; two-sided for Spiegelhalter, calibration in the large, the calibration slope and "
-        "intercept; null for the PSI, which has no p-value, and when undefined."))
-    light: Light | None = field(metadata=_doc(
-        "green / amber / red by credit.traffic_lights (p-value levels, or PSI levels for the PSI); null when undefined."))
-    df: int | None = field(default=None, metadata=_doc("Degrees of freedom (Hosmer-Lemeshow: the number of grades used)."))
-    reason: str | None = field(default=None, metadata=_doc(
-        "Why the test is undefined, as a code: no_rows, no_defaults_possible (a mean PD of 0 or 1), "
-        "zero_variance (for the calibration slope also: every row has the same PD), no_maximum (the calibration "
-        "slope's or intercept's likelihood has no maximum: no default, or no non-default, at the PDs), "
-        "too_few_classes, too_few_grades; null when defined."))
+    statistic: float | None = field(
+        metadata=_doc("The test statistic (z, chi-square, S or PSI, per the test); null when the test is undefined.")
+    )
+    p_value: float | None = field(
+        metadata=_doc(
+            "The p-value: one-sided for Jeffreys, binomial, the AUC against the initial AUC and the concentration "
+            "test (small p: PD too low, AUC fallen, grades more concentrated), the chi-square's upper tail for "
+            "Hosmer-Lemeshow; two-sided for Spiegelhalter, calibration in the large, the calibration slope and "
+            "intercept; null for the PSI, which has no p-value, and when undefined."
+        )
+    )
+    light: Light | None = field(
+        metadata=_doc(
+            "green / amber / red by credit.traffic_lights (p-value levels, or PSI levels for the PSI); null when undefined."
+        )
+    )
+    df: int | None = field(
+        default=None, metadata=_doc("Degrees of freedom (Hosmer-Lemeshow: the number of grades used).")
+    )
+    reason: str | None = field(
+        default=None,
+        metadata=_doc(
+            "Why the test is undefined, as a code: no_rows, no_defaults_possible (a mean PD of 0 or 1), "
+            "zero_variance (for the calibration slope also: every row has the same PD), no_maximum (the calibration "
+            "slope's or intercept's likelihood has no maximum: no default, or no non-default, at the PDs), "
+            "too_few_classes, too_few_grades; null when defined."
+        ),
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -731,23 +980,40 @@ class CreditGrade(_Frozen):
     """One grade (rating class or PD bucket) of the current sample."""
 
     grade: str = field(metadata=_doc("The grade's label (PD range, rating value or quantile bucket)."))
-    lower: float | None = field(metadata=_doc("Lower PD (or score) edge, inclusive; null when open or graded by a column."))
-    upper: float | None = field(metadata=_doc("Upper PD (or score) edge, exclusive; null when open or graded by a column."))
+    lower: float | None = field(
+        metadata=_doc("Lower PD (or score) edge, inclusive; null when open or graded by a column.")
+    )
+    upper: float | None = field(
+        metadata=_doc("Upper PD (or score) edge, exclusive; null when open or graded by a column.")
+    )
     n: int = field(metadata=_doc("Rows in the grade."))
     defaults: int = field(metadata=_doc("Defaults (positive labels) in the grade."))
     default_rate: float | None = field(metadata=_doc("defaults / n; null for an empty grade."))
-    mean_pd: float | None = field(metadata=_doc("Mean PD of the grade's rows; null without a PD or for an empty grade."))
+    mean_pd: float | None = field(
+        metadata=_doc("Mean PD of the grade's rows; null without a PD or for an empty grade.")
+    )
     share: float = field(metadata=_doc("n / rows of the sample."))
-    monotonic_violation: bool = field(metadata=_doc(
-        "The grade's default rate is below that of the previous non-empty grade (grades run from lowest to highest PD)."))
-    jeffreys: CreditTest | None = field(metadata=_doc(
-        "Jeffreys test (ECB 2019): p = Beta(D + 1/2, N - D + 1/2) CDF at the mean PD; small p: PD underestimated."))
-    binomial: CreditTest | None = field(metadata=_doc(
-        "Exact one-sided binomial test: p = P(X >= D), X ~ Bin(N, mean PD); statistic: D - N * mean PD."))
+    monotonic_violation: bool = field(
+        metadata=_doc(
+            "The grade's default rate is below that of the previous non-empty grade (grades run from lowest to highest PD)."
+        )
+    )
+    jeffreys: CreditTest | None = field(
+        metadata=_doc(
+            "Jeffreys test (ECB 2019): p = Beta(D + 1/2, N - D + 1/2) CDF at the mean PD; small p: PD underestimated."
+        )
+    )
+    binomial: CreditTest | None = field(
+        metadata=_doc("Exact one-sided binomial test: p = P(X >= D), X ~ Bin(N, mean PD); statistic: D - N * mean PD.")
+    )
     few_defaults: bool = field(metadata=_doc("Fewer than credit.min_defaults defaults: the grade's tests are weak."))
-    dr_interval: Sequence[float] | None = field(default=None, metadata=_doc(
-        "Jeffreys interval of the default rate (Brown, Cai & DasGupta 2001): the (1 -/+ level)/2 quantiles of "
-        "Beta(D + 1/2, N - D + 1/2), the lower end 0 when D = 0 and the upper end 1 when D = N; null for an empty grade."))
+    dr_interval: Sequence[float] | None = field(
+        default=None,
+        metadata=_doc(
+            "Jeffreys interval of the default rate (Brown, Cai & DasGupta 2001): the (1 -/+ level)/2 quantiles of "
+            "Beta(D + 1/2, N - D + 1/2), the lower end 0 when D = 0 and the upper end 1 when D = N; null for an empty grade."
+        ),
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -760,39 +1026,71 @@ class CreditCalibration(_Frozen):
     mean_pd: float = field(metadata=_doc("Mean PD over the rows."))
     jeffreys: CreditTest = field(metadata=_doc("Jeffreys test of the portfolio (ECB 2019), one-sided."))
     binomial: CreditTest = field(metadata=_doc("Exact one-sided binomial test of the portfolio, P(X >= D)."))
-    hosmer_lemeshow: CreditTest = field(metadata=_doc(
-        "Hosmer-Lemeshow over the grades: sum (D_g - N_g p_g)^2 / (N_g p_g (1 - p_g)), chi-square with G df "
-        "(G grades used; the df of an independent validation sample, not G - 2)."))
-    spiegelhalter: CreditTest = field(metadata=_doc(
-        "Spiegelhalter's z over rows: sum (y - p)(1 - 2p) / sqrt(sum (1 - 2p)^2 p (1 - p)), two-sided."))
+    hosmer_lemeshow: CreditTest = field(
+        metadata=_doc(
+            "Hosmer-Lemeshow over the grades: sum (D_g - N_g p_g)^2 / (N_g p_g (1 - p_g)), chi-square with G df "
+            "(G grades used; the df of an independent validation sample, not G - 2)."
+        )
+    )
+    spiegelhalter: CreditTest = field(
+        metadata=_doc("Spiegelhalter's z over rows: sum (y - p)(1 - 2p) / sqrt(sum (1 - 2p)^2 p (1 - p)), two-sided.")
+    )
     in_the_large: float = field(metadata=_doc("Calibration in the large: observed default rate minus mean PD."))
     observed_to_expected: float | None = field(metadata=_doc("D / sum PD; null when sum PD is 0."))
     in_the_large_test: CreditTest = field(metadata=_doc("z = (D - sum p) / sqrt(sum p (1 - p)), two-sided."))
-    slope: float | None = field(metadata=_doc(
-        "Calibration slope b of the logistic recalibration logit P(y) = a + b logit(PD) (maximum likelihood); 1 is ideal."))
+    slope: float | None = field(
+        metadata=_doc(
+            "Calibration slope b of the logistic recalibration logit P(y) = a + b logit(PD) (maximum likelihood); 1 is ideal."
+        )
+    )
     slope_ci: Sequence[float] | None = field(metadata=_doc("Wald interval of the slope at the run's confidence level."))
     slope_test: CreditTest = field(metadata=_doc("Wald test of slope = 1: z = (b - 1) / se(b), two-sided."))
-    intercept: float | None = field(metadata=_doc(
-        "Calibration intercept a of logit P(y) = a + logit(PD) (slope fixed at 1, an offset); 0 is ideal."))
+    intercept: float | None = field(
+        metadata=_doc(
+            "Calibration intercept a of logit P(y) = a + logit(PD) (slope fixed at 1, an offset); 0 is ideal."
+        )
+    )
     intercept_ci: Sequence[float] | None = field(metadata=_doc("Wald interval of the intercept."))
     intercept_test: CreditTest = field(metadata=_doc("Wald test of intercept = 0, two-sided."))
-    light: Light | None = field(metadata=_doc(
-        "The worst light among the portfolio tests and the grades' Jeffreys tests (what enters the summary)."))
-    failures: Sequence[str] = field(metadata=_doc(
-        "Keys of the portfolio tests with a red light (jeffreys, binomial, hosmer_lemeshow, spiegelhalter, in_the_large, "
-        "slope, intercept), and 'grade:LABEL' for a grade whose Jeffreys test is red."))
-    hosmer_lemeshow_g2: CreditTest | None = field(default=None, metadata=_doc(
-        "The same Hosmer-Lemeshow statistic with the development-sample convention, chi-square with G - 2 df (Hosmer & "
-        "Lemeshow 1980, for PDs fitted on the sample tested; R ResourceSelection::hoslem.test), for comparison only: "
-        "not in the light or the failures; undefined (too_few_grades) below 3 grades."))
-    brier: float | None = field(default=None, metadata=_doc(
-        "Brier score of the PD over the rows: sum c (y - p)^2 / sum c (sklearn brier_score_loss, the counts as weights); "
-        "the PD column's where the model has one, so scorecards and PD models compare on one scale."))
-    log_loss: float | None = field(default=None, metadata=_doc(
-        "Log-loss of the PD: -sum c [y ln p + (1 - y) ln(1 - p)] / sum c, p clipped to [eps, 1 - eps] (sklearn log_loss)."))
-    reliability: CalibrationData | None = field(default=None, metadata=_doc(
-        "Reliability curve of the PD: ten equal-width PD bins with rows, their mean PD (mean_predicted), default rate "
-        "(observed) and obligors (counts)."))
+    light: Light | None = field(
+        metadata=_doc(
+            "The worst light among the portfolio tests and the grades' Jeffreys tests (what enters the summary)."
+        )
+    )
+    failures: Sequence[str] = field(
+        metadata=_doc(
+            "Keys of the portfolio tests with a red light (jeffreys, binomial, hosmer_lemeshow, spiegelhalter, in_the_large, "
+            "slope, intercept), and 'grade:LABEL' for a grade whose Jeffreys test is red."
+        )
+    )
+    hosmer_lemeshow_g2: CreditTest | None = field(
+        default=None,
+        metadata=_doc(
+            "The same Hosmer-Lemeshow statistic with the development-sample convention, chi-square with G - 2 df (Hosmer & "
+            "Lemeshow 1980, for PDs fitted on the sample tested; R ResourceSelection::hoslem.test), for comparison only: "
+            "not in the light or the failures; undefined (too_few_grades) below 3 grades."
+        ),
+    )
+    brier: float | None = field(
+        default=None,
+        metadata=_doc(
+            "Brier score of the PD over the rows: sum c (y - p)^2 / sum c (sklearn brier_score_loss, the counts as weights); "
+            "the PD column's where the model has one, so scorecards and PD models compare on one scale."
+        ),
+    )
+    log_loss: float | None = field(
+        default=None,
+        metadata=_doc(
+            "Log-loss of the PD: -sum c [y ln p + (1 - y) ln(1 - p)] / sum c, p clipped to [eps, 1 - eps] (sklearn log_loss)."
+        ),
+    )
+    reliability: CalibrationData | None = field(
+        default=None,
+        metadata=_doc(
+            "Reliability curve of the PD: ten equal-width PD bins with rows, their mean PD (mean_predicted), default rate "
+            "(observed) and obligors (counts)."
+        ),
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -800,11 +1098,16 @@ class CreditAucHistory(_Frozen):
     """ECB 2019 test of the current AUC against the AUC at initial validation."""
 
     initial_auc: float = field(metadata=_doc("The AUC at initial validation."))
-    source: Literal["config", "reference"] = field(metadata=_doc(
-        "config: models[].initial_auc; reference: the AUC of the reference sample (no initial_auc given)."))
+    source: Literal["config", "reference"] = field(
+        metadata=_doc(
+            "config: models[].initial_auc; reference: the AUC of the reference sample (no initial_auc given)."
+        )
+    )
     current_auc: float = field(metadata=_doc("AUC of the current sample (ties count one half)."))
     se: float = field(metadata=_doc("DeLong standard error of the current AUC."))
-    test: CreditTest = field(metadata=_doc("S = (AUC_init - AUC_curr) / se, p = 1 - Phi(S): small p, the AUC has fallen."))
+    test: CreditTest = field(
+        metadata=_doc("S = (AUC_init - AUC_curr) / se, p = 1 - Phi(S): small p, the AUC has fallen.")
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -823,14 +1126,23 @@ class PsiBin(_Frozen):
 class Concentration(_Frozen):
     """Herfindahl index of the grade shares of one sample."""
 
-    herfindahl: float = field(metadata=_doc("HI = sum of squared grade shares (1/K when even, 1 when one grade holds all)."))
+    herfindahl: float = field(
+        metadata=_doc("HI = sum of squared grade shares (1/K when even, 1 when one grade holds all).")
+    )
     normalised: float | None = field(metadata=_doc("(HI - 1/K) / (1 - 1/K) in [0, 1]; null for one grade."))
-    ecb: float | None = field(metadata=_doc(
-        "ECB 2019 form 1 + ln((CV^2 + 1) / K) / ln K = 1 + ln(HI) / ln K, CV the coefficient of variation of "
-        "the shares; null for one grade."))
+    ecb: float | None = field(
+        metadata=_doc(
+            "ECB 2019 form 1 + ln((CV^2 + 1) / K) / ln K = 1 + ln(HI) / ln K, CV the coefficient of variation of "
+            "the shares; null for one grade."
+        )
+    )
     grades: int = field(metadata=_doc("K, the number of grades."))
-    cv: float | None = field(default=None, metadata=_doc(
-        "ECB 2019 coefficient of variation of the grade shares, sqrt(K * sum (s_i - 1/K)^2); null for one grade."))
+    cv: float | None = field(
+        default=None,
+        metadata=_doc(
+            "ECB 2019 coefficient of variation of the grade shares, sqrt(K * sum (s_i - 1/K)^2); null for one grade."
+        ),
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -851,27 +1163,40 @@ class ShareHistogram(_Frozen):
 class CreditStability(_Frozen):
     """Stability of the current sample against the reference (development) sample."""
 
-    basis: Literal["grades", "score_deciles"] = field(metadata=_doc(
-        "grades: PSI over the grades; score_deciles: over deciles of the reference scores (grades by a column that "
-        "the reference lacks)."))
+    basis: Literal["grades", "score_deciles"] = field(
+        metadata=_doc(
+            "grades: PSI over the grades; score_deciles: over deciles of the reference scores (grades by a column that "
+            "the reference lacks)."
+        )
+    )
     reference_n: int = field(metadata=_doc("Rows of the reference sample."))
     reference_defaults: int = field(metadata=_doc("Defaults of the reference sample."))
     reference_auc: float | None = field(metadata=_doc("AUC of the reference sample; null without both classes."))
-    psi: CreditTest = field(metadata=_doc(
-        "PSI = sum (a - e) ln(a / e) over the bins (a current, e reference share); lights by credit.traffic_lights.psi_*."))
-    empty_rule: str = field(metadata=_doc(
-        "How empty bins are handled: half_row = a bin with no rows in one sample counts 0.5 rows there "
-        "(the shares are then renormalised), so every term is finite; a bin with no rows in either sample is left out "
-        "(shares and contribution 0)."))
+    psi: CreditTest = field(
+        metadata=_doc(
+            "PSI = sum (a - e) ln(a / e) over the bins (a current, e reference share); lights by credit.traffic_lights.psi_*."
+        )
+    )
+    empty_rule: str = field(
+        metadata=_doc(
+            "How empty bins are handled: half_row = a bin with no rows in one sample counts 0.5 rows there "
+            "(the shares are then renormalised), so every term is finite; a bin with no rows in either sample is left out "
+            "(shares and contribution 0)."
+        )
+    )
     bins: Sequence[PsiBin] = field(metadata=_doc("Per-bin shares and PSI contributions."))
     concentration_current: Concentration = field(metadata=_doc("Herfindahl index of the current grade shares."))
     concentration_reference: Concentration = field(metadata=_doc("Herfindahl index of the reference grade shares."))
     scores: ShareHistogram = field(metadata=_doc("Score distributions of both samples (the figure)."))
-    concentration_test: CreditTest | None = field(default=None, metadata=_doc(
-        "ECB 2019 test of the current concentration in grades against the initial (reference) one: statistic "
-        "S = sqrt(K - 1) (CV_curr - CV_init) / sqrt(CV_curr^2 (0.5 + CV_curr^2)), p = 1 - Phi(S), one-sided "
-        "(a small p: the grades became more concentrated); undefined with reason no_reference_grades when the PSI "
-        "runs over score deciles."))
+    concentration_test: CreditTest | None = field(
+        default=None,
+        metadata=_doc(
+            "ECB 2019 test of the current concentration in grades against the initial (reference) one: statistic "
+            "S = sqrt(K - 1) (CV_curr - CV_init) / sqrt(CV_curr^2 (0.5 + CV_curr^2)), p = 1 - Phi(S), one-sided "
+            "(a small p: the grades became more concentrated); undefined with reason no_reference_grades when the PSI "
+            "runs over score deciles."
+        ),
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -879,28 +1204,51 @@ class CreditMigration(_Frozen):
     """Grade migration of the rows found (by id) in both samples."""
 
     grades: Sequence[str] = field(metadata=_doc("Grade labels, rows and columns of the matrix."))
-    counts: Sequence[Sequence[int]] = field(metadata=_doc("counts[i][j]: obligors in grade i of the reference and j now."))
-    matched: int = field(metadata=_doc("Obligors found by id in both samples (under frequency weights an id of w "
-                                       "obligors in the reference and v now counts min(w, v))."))
+    counts: Sequence[Sequence[int]] = field(
+        metadata=_doc("counts[i][j]: obligors in grade i of the reference and j now.")
+    )
+    matched: int = field(
+        metadata=_doc(
+            "Obligors found by id in both samples (under frequency weights an id of w "
+            "obligors in the reference and v now counts min(w, v))."
+        )
+    )
     stable: float | None = field(metadata=_doc("Share of the matched obligors in the same grade."))
     upgraded: float | None = field(metadata=_doc("Share moved to a lower-PD grade."))
     downgraded: float | None = field(metadata=_doc("Share moved to a higher-PD grade."))
     beyond_one: float | None = field(metadata=_doc("Share moved by more than one grade."))
-    mwb_lower: float | None = field(default=None, metadata=_doc(
-        "ECB 2019 (2.5.5.1) lower matrix weighted bandwidth, moves to a lower-PD grade: sum_{i>j} |i-j| N_ij / M_lower, "
-        "M_lower = sum_{i>=2} max(|i-K|, |i-1|) sum_{j<i} N_ij (grades 1..K); in (0, 1]; null without such a move."))
-    mwb_upper: float | None = field(default=None, metadata=_doc(
-        "ECB 2019 (2.5.5.1) upper matrix weighted bandwidth, moves to a higher-PD grade: sum_{i<j} |i-j| N_ij / M_upper, "
-        "M_upper = sum_{i<=K-1} max(|i-K|, |i-1|) sum_{j>i} N_ij; in (0, 1]; null without such a move."))
-    stability_z: Sequence[Sequence[float | None]] | None = field(default=None, metadata=_doc(
-        "ECB 2019 (2.5.5) migration matrix stability test per cell: z_ij = (p_n - p_ij) / sqrt((p_ij (1 - p_ij) + "
-        "p_n (1 - p_n) + 2 p_ij p_n) / N_i), p_ij = N_ij / N_i over the matched rows of reference grade i, p_n the "
-        "neighbour one step nearer the diagonal; null on the diagonal, in an empty row and at zero variance."))
-    stability_p: Sequence[Sequence[float | None]] | None = field(default=None, metadata=_doc(
-        "p = Phi(z_ij), one-sided (H0: frequencies fall away from the diagonal); small: the cell holds more rows "
-        "than its neighbour nearer the diagonal."))
-    stability_flagged: int | None = field(default=None, metadata=_doc(
-        "Cells whose stability p-value is below credit.traffic_lights.amber."))
+    mwb_lower: float | None = field(
+        default=None,
+        metadata=_doc(
+            "ECB 2019 (2.5.5.1) lower matrix weighted bandwidth, moves to a lower-PD grade: sum_{i>j} |i-j| N_ij / M_lower, "
+            "M_lower = sum_{i>=2} max(|i-K|, |i-1|) sum_{j<i} N_ij (grades 1..K); in (0, 1]; null without such a move."
+        ),
+    )
+    mwb_upper: float | None = field(
+        default=None,
+        metadata=_doc(
+            "ECB 2019 (2.5.5.1) upper matrix weighted bandwidth, moves to a higher-PD grade: sum_{i<j} |i-j| N_ij / M_upper, "
+            "M_upper = sum_{i<=K-1} max(|i-K|, |i-1|) sum_{j>i} N_ij; in (0, 1]; null without such a move."
+        ),
+    )
+    stability_z: Sequence[Sequence[float | None]] | None = field(
+        default=None,
+        metadata=_doc(
+            "ECB 2019 (2.5.5) migration matrix stability test per cell: z_ij = (p_n - p_ij) / sqrt((p_ij (1 - p_ij) + "
+            "p_n (1 - p_n) + 2 p_ij p_n) / N_i), p_ij = N_ij / N_i over the matched rows of reference grade i, p_n the "
+            "neighbour one step nearer the diagonal; null on the diagonal, in an empty row and at zero variance."
+        ),
+    )
+    stability_p: Sequence[Sequence[float | None]] | None = field(
+        default=None,
+        metadata=_doc(
+            "p = Phi(z_ij), one-sided (H0: frequencies fall away from the diagonal); small: the cell holds more rows "
+            "than its neighbour nearer the diagonal."
+        ),
+    )
+    stability_flagged: int | None = field(
+        default=None, metadata=_doc("Cells whose stability p-value is below credit.traffic_lights.amber.")
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -913,14 +1261,22 @@ class CreditGroup(_Frozen):
     default_rate: float = field(metadata=_doc("defaults / n."))
     mean_pd: float | None = field(metadata=_doc("Mean PD; null without a PD."))
     auc: float | None = field(metadata=_doc("AUC; null without two rows of each class."))
-    auc_ci: Sequence[float] | None = field(metadata=_doc(
-        "DeLong interval of the AUC at the run's confidence level: AUC -/+ z SE (pROC ci.auc, method delong), or on "
-        "the logit scale where that would leave [0, 1] (the models' rule, engine.proportions.delong_auc_bounds)."))
+    auc_ci: Sequence[float] | None = field(
+        metadata=_doc(
+            "DeLong interval of the AUC at the run's confidence level: AUC -/+ z SE (pROC ci.auc, method delong), or on "
+            "the logit scale where that would leave [0, 1] (the models' rule, engine.proportions.delong_auc_bounds)."
+        )
+    )
     gini: float | None = field(metadata=_doc("Gini = 2 AUC - 1 (the accuracy ratio)."))
     gini_ci: Sequence[float] | None = field(metadata=_doc("The AUC interval mapped to the Gini scale."))
-    ks: float | None = field(metadata=_doc("Kolmogorov-Smirnov: max |TPR - FPR| over the cuts; null without both classes."))
-    few_defaults: bool = field(metadata=_doc(
-        "Fewer than credit.min_defaults defaults or non-defaults: the AUC, its interval and the KS are weak."))
+    ks: float | None = field(
+        metadata=_doc("Kolmogorov-Smirnov: max |TPR - FPR| over the cuts; null without both classes.")
+    )
+    few_defaults: bool = field(
+        metadata=_doc(
+            "Fewer than credit.min_defaults defaults or non-defaults: the AUC, its interval and the KS are weak."
+        )
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -929,38 +1285,64 @@ class CreditModel(_Frozen):
 
     model: str = field(metadata=_doc("The model's name."))
     grading: Literal["edges", "column", "quantiles"] = field(metadata=_doc("How the grades were made (credit.grades)."))
-    graded_by: Literal["pd", "score", "column"] = field(metadata=_doc(
-        "What the grades cut: the PD, the score (a scorecard without a PD), or a rating column."))
-    pd_source: Literal["pd_column", "score", "none"] = field(metadata=_doc(
-        "Where the PD comes from: models[].pd, the score (probabilities), or none (no calibration)."))
+    graded_by: Literal["pd", "score", "column"] = field(
+        metadata=_doc("What the grades cut: the PD, the score (a scorecard without a PD), or a rating column.")
+    )
+    pd_source: Literal["pd_column", "score", "none"] = field(
+        metadata=_doc("Where the PD comes from: models[].pd, the score (probabilities), or none (no calibration).")
+    )
     n: int = field(metadata=_doc("Rows of the current sample."))
     defaults: int = field(metadata=_doc("Defaults of the current sample."))
     grades: Sequence[CreditGrade] = field(metadata=_doc("The grades table, lowest PD first."))
     monotonic: bool = field(metadata=_doc("No grade breaks the rank order of default rates."))
     calibration: CreditCalibration | None = field(metadata=_doc("Portfolio calibration; null without a PD."))
-    auc_history: CreditAucHistory | None = field(metadata=_doc(
-        "The ECB test against the initial AUC; null without initial_auc and reference."))
+    auc_history: CreditAucHistory | None = field(
+        metadata=_doc("The ECB test against the initial AUC; null without initial_auc and reference.")
+    )
     accuracy_ratio: float | None = field(metadata=_doc("Accuracy ratio of the CAP curve (= Gini = 2 AUC - 1)."))
-    cap: CurveData | None = field(metadata=_doc(
-        "CAP curve: x share of rows taken riskiest first, y share of defaults captured (decimated)."))
+    cap: CurveData | None = field(
+        metadata=_doc("CAP curve: x share of rows taken riskiest first, y share of defaults captured (decimated).")
+    )
     stability: CreditStability | None = field(metadata=_doc("Stability against models[].reference; null without one."))
-    migration: CreditMigration | None = field(metadata=_doc(
-        "Grade migration; null unless both samples carry ids and share at least one (capabilities.migration says why)."))
-    period: Literal["month", "quarter"] | None = field(metadata=_doc(
-        "Length of the periods: month when the dates span at most 12 calendar months, else quarter; null without date."))
+    migration: CreditMigration | None = field(
+        metadata=_doc(
+            "Grade migration; null unless both samples carry ids and share at least one (capabilities.migration says why)."
+        )
+    )
+    period: Literal["month", "quarter"] | None = field(
+        metadata=_doc(
+            "Length of the periods: month when the dates span at most 12 calendar months, else quarter; null without date."
+        )
+    )
     periods: Sequence[CreditGroup] = field(metadata=_doc("Per-period numbers, in time order."))
     segments: Sequence[CreditGroup] = field(metadata=_doc("Per-segment numbers (the segment column), by label."))
-    light: Light | None = field(metadata=_doc("Worst light of the model's calibration, AUC test, PSI and concentration test."))
-    failures: Sequence[str] = field(metadata=_doc(
-        "What is red: calibration failures, 'auc_history', 'psi', 'herfindahl'; these enter the report's summary."))
-    capabilities: Mapping[str, str] = field(metadata=_doc(
-        "What could not be computed, with a reason code (e.g. calibration: no_pd, migration: no_ids or no_shared_ids)."))
-    accuracy_ratio_ci: Sequence[float] | None = field(default=None, metadata=_doc(
-        "Normal interval of the accuracy ratio at the run's confidence level with Bamber's (1975) unbiased "
-        "variance of the AUC, as Engelmann, Hayden & Tasche (2003) and BCBS WP14 give it: 2(U -/+ z sigma) - 1, "
-        "the ends cut at -1 and 1; null without two defaults and two non-defaults."))
-    accuracy_ratio_se: float | None = field(default=None, metadata=_doc(
-        "Standard error of the accuracy ratio, 2 sigma, sigma Bamber's (1975) standard error of the AUC."))
+    light: Light | None = field(
+        metadata=_doc("Worst light of the model's calibration, AUC test, PSI and concentration test.")
+    )
+    failures: Sequence[str] = field(
+        metadata=_doc(
+            "What is red: calibration failures, 'auc_history', 'psi', 'herfindahl'; these enter the report's summary."
+        )
+    )
+    capabilities: Mapping[str, str] = field(
+        metadata=_doc(
+            "What could not be computed, with a reason code (e.g. calibration: no_pd, migration: no_ids or no_shared_ids)."
+        )
+    )
+    accuracy_ratio_ci: Sequence[float] | None = field(
+        default=None,
+        metadata=_doc(
+            "Normal interval of the accuracy ratio at the run's confidence level with Bamber's (1975) unbiased "
+            "variance of the AUC, as Engelmann, Hayden & Tasche (2003) and BCBS WP14 give it: 2(U -/+ z sigma) - 1, "
+            "the ends cut at -1 and 1; null without two defaults and two non-defaults."
+        ),
+    )
+    accuracy_ratio_se: float | None = field(
+        default=None,
+        metadata=_doc(
+            "Standard error of the accuracy ratio, 2 sigma, sigma Bamber's (1975) standard error of the AUC."
+        ),
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -974,12 +1356,16 @@ class CreditSection(_Frozen):
     psi_red: float = field(metadata=_doc("PSI at or above which stability is red."))
     min_defaults: int = field(metadata=_doc("Cells with fewer defaults (or non-defaults) are marked few_defaults."))
     segment: str | None = field(default=None, metadata=_doc("The segment column, or null."))
-    capabilities: Mapping[str, str] = field(default_factory=dict, metadata=_doc(
-        "What the run could not give, with a code: migration: needs_rows (the grade migration joins rows by id, "
-        "engine: memory only); "
-        "weights: unweighted (rows are counted unweighted here although the config gives weights); "
-        "grade_order: text (a rating column's labels are not all numbers and credit.grades.order is not given, so the "
-        "grades run in text order, A before AA before AAA, and the rank-order check and the migration follow it)."))
+    capabilities: Mapping[str, str] = field(
+        default_factory=dict,
+        metadata=_doc(
+            "What the run could not give, with a code: migration: needs_rows (the grade migration joins rows by id, "
+            "engine: memory only); "
+            "weights: unweighted (rows are counted unweighted here although the config gives weights); "
+            "grade_order: text (a rating column's labels are not all numbers and credit.grades.order is not given, so the "
+            "grades run in text order, A before AA before AAA, and the rank-order check and the migration follow it)."
+        ),
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -994,10 +1380,22 @@ class CheckResult(_Frozen):
     metric: str | None = None
     bound: Literal["at_least", "at_most", "must_not_be_worse"] | None = None
     limit: float | None = None
-    value: float | None = field(default=None, metadata={"description": (
-        "The metric's value (a metric check) or the primary metric's delta (a comparison check); null when undefined.")})
-    outcome: Literal["better", "worse", "no_difference", "undefined"] | None = field(default=None, metadata={"description": (
-        "A comparison check: the challenger against the baseline on the primary metric at the run's confidence level.")})
+    value: float | None = field(
+        default=None,
+        metadata={
+            "description": (
+                "The metric's value (a metric check) or the primary metric's delta (a comparison check); null when undefined."
+            )
+        },
+    )
+    outcome: Literal["better", "worse", "no_difference", "undefined"] | None = field(
+        default=None,
+        metadata={
+            "description": (
+                "A comparison check: the challenger against the baseline on the primary metric at the run's confidence level."
+            )
+        },
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -1008,8 +1406,13 @@ class TrendPoint(_Frozen):
     created: str
     subject: str = field(metadata={"description": "A model name, or 'MODEL vs BASELINE' for a comparison."})
     kind: Literal["model", "comparison"]
-    metric: str = field(metadata={"description": (
-        "A catalogue metric, or 'default_rate' (the weighted share of positives); for a comparison, the primary metric's delta.")})
+    metric: str = field(
+        metadata={
+            "description": (
+                "A catalogue metric, or 'default_rate' (the weighted share of positives); for a comparison, the primary metric's delta."
+            )
+        }
+    )
     value: float | None
     ci: Sequence[float] | None = None
 
@@ -1022,13 +1425,31 @@ class ComparisonResult(_Frozen):
     models: Mapping[str, ModelResult]
     comparisons: Sequence[Comparison]
     pairwise: Sequence[PairwiseCell] = field(default_factory=list)
-    checks: Sequence[CheckResult] = field(default_factory=list, metadata={"description": (
-        "The config's checks (gates), each passed or failed; reportgen run exits 3 when one failed.")})
-    trend: Sequence[TrendPoint] = field(default_factory=list, metadata={"description": (
-        "Headline numbers of the runs recorded in the config's history store, this run last (empty without history).")})
+    checks: Sequence[CheckResult] = field(
+        default_factory=list,
+        metadata={
+            "description": (
+                "The config's checks (gates), each passed or failed; reportgen run exits 3 when one failed."
+            )
+        },
+    )
+    trend: Sequence[TrendPoint] = field(
+        default_factory=list,
+        metadata={
+            "description": (
+                "Headline numbers of the runs recorded in the config's history store, this run last (empty without history)."
+            )
+        },
+    )
     schema_version: str = SCHEMA_VERSION
-    credit: CreditSection | None = field(default=None, metadata={"description": (
-        "The credit-risk validation battery (config credit: or segment:); null when not configured.")})
+    credit: CreditSection | None = field(
+        default=None,
+        metadata={
+            "description": (
+                "The credit-risk validation battery (config credit: or segment:); null when not configured."
+            )
+        },
+    )
 
     def to_json(self) -> dict[str, Any]:
         """The ``metrics.json`` document: plain dicts, lists, numbers, strings and nulls, its
@@ -1061,8 +1482,10 @@ class ComparisonResult(_Frozen):
         """One line (the generated repr of every curve point ran to hundreds of kilobytes)."""
         pm = self.run.primary_metric
         shown = ", ".join(f"{n} {pm} {_short(m.metrics.get(pm))}" for n, m in self.models.items())
-        return (f"<ComparisonResult {self.run.title!r}: {self.run.task}, {len(self.models)} model(s), "
-                f"baseline {self.run.baseline!r}; {shown}>")
+        return (
+            f"<ComparisonResult {self.run.title!r}: {self.run.task}, {len(self.models)} model(s), "
+            f"baseline {self.run.baseline!r}; {shown}>"
+        )
 
     def _repr_html_(self) -> str | None:
         """Jupyter's rich display: the summary and key figures (:mod:`reportgen.report.notebook`), or
@@ -1187,8 +1610,10 @@ def check_schema_version(data: Mapping[str, Any], source: str = "metrics.json") 
     if v == SCHEMA_VERSION:
         return
     if isinstance(v, str) and v.isdigit() and int(v) > int(SCHEMA_VERSION):
-        raise ResultError(f"{source}: schema_version {v!r} is newer than this reportgen reads ({SCHEMA_VERSION!r}); "
-                          f"re-render it with a newer reportgen")
+        raise ResultError(
+            f"{source}: schema_version {v!r} is newer than this reportgen reads ({SCHEMA_VERSION!r}); "
+            f"re-render it with a newer reportgen"
+        )
     raise ResultError(f"{source}: schema_version: unknown version {_found(v)}; {reads}")
 
 
@@ -1356,11 +1781,15 @@ MAX_TEXT_CHARS = 1000
 def _check_text_lengths(result: ComparisonResult, source: str) -> None:
     """Refuse a title, author or model name longer than :data:`MAX_TEXT_CHARS` characters."""
     texts = [("run.title", result.run.title), ("run.author", result.run.author or "")]
-    texts += [(f"models.{name[:40]}….name" if len(name) > 40 else f"models.{name}.name", name) for name in result.models]
+    texts += [
+        (f"models.{name[:40]}….name" if len(name) > 40 else f"models.{name}.name", name) for name in result.models
+    ]
     for path, text in texts:
         if len(text) > MAX_TEXT_CHARS:
-            raise ResultError(f"{source}: {path}: {len(text):,} characters; a report lays out at most "
-                              f"{MAX_TEXT_CHARS:,} (this file was not written by reportgen)")
+            raise ResultError(
+                f"{source}: {path}: {len(text):,} characters; a report lays out at most "
+                f"{MAX_TEXT_CHARS:,} (this file was not written by reportgen)"
+            )
 
 
 def _check_names(result: ComparisonResult, source: str) -> None:
@@ -1377,30 +1806,42 @@ def _check_names(result: ComparisonResult, source: str) -> None:
     def metric_keys(mapping: Mapping[str, Any], path: str) -> None:
         for k in mapping:
             if k not in known:
-                raise ResultError(f"{source}: {path}.{k}: unknown metric for task: {task}; "
-                                  f"expected one of {', '.join(catalog.keys(task))}")
+                raise ResultError(
+                    f"{source}: {path}.{k}: unknown metric for task: {task}; "
+                    f"expected one of {', '.join(catalog.keys(task))}"
+                )
 
     if result.run.primary_metric not in known:
-        raise ResultError(f"{source}: run.primary_metric: unknown metric {result.run.primary_metric!r} for task: {task}")
+        raise ResultError(
+            f"{source}: run.primary_metric: unknown metric {result.run.primary_metric!r} for task: {task}"
+        )
     if result.run.baseline not in result.models:
-        raise ResultError(f"{source}: run.baseline: {result.run.baseline!r} is not among the models "
-                          f"({', '.join(result.models) or 'none'})")
+        raise ResultError(
+            f"{source}: run.baseline: {result.run.baseline!r} is not among the models "
+            f"({', '.join(result.models) or 'none'})"
+        )
     for name, m in result.models.items():
         if m.name != name:
-            raise ResultError(f"{source}: models.{name}.name: expected {name!r} (the key it is filed under), found {m.name!r}")
+            raise ResultError(
+                f"{source}: models.{name}.name: expected {name!r} (the key it is filed under), found {m.name!r}"
+            )
         for attr in ("positives", "negatives") if task == "binary" else ():
             if getattr(m, attr) is None:
                 raise ResultError(f"{source}: models.{name}.{attr}: expected a number for task: binary, found null")
         for k in catalog.keys(task):
             if k not in m.metrics:
-                raise ResultError(f"{source}: models.{name}.metrics.{k}: required key is missing "
-                                  f"(every metric of task: {task} is written, null when undefined)")
+                raise ResultError(
+                    f"{source}: models.{name}.metrics.{k}: required key is missing "
+                    f"(every metric of task: {task} is written, null when undefined)"
+                )
     for i, c in enumerate(result.comparisons):
         for attr in ("model", "baseline"):
             if getattr(c, attr) not in result.models:
                 raise ResultError(f"{source}: comparisons[{i}].{attr}: {getattr(c, attr)!r} is not among the models")
         if c.primary_metric not in known:
-            raise ResultError(f"{source}: comparisons[{i}].primary_metric: unknown metric {c.primary_metric!r} for task: {task}")
+            raise ResultError(
+                f"{source}: comparisons[{i}].primary_metric: unknown metric {c.primary_metric!r} for task: {task}"
+            )
     for obj, path in _dataclasses_in(result, ""):
         for attr in _METRIC_KEYED.get(type(obj), ()):
             metric_keys(getattr(obj, attr), _join(path, attr))
@@ -1419,15 +1860,22 @@ def _check_ranges(result: ComparisonResult, source: str) -> None:
         for attr in ("n", "positives", "negatives", "positives_rows", "negatives_rows"):
             v = getattr(m, attr, None)
             if v is not None and not (math.isfinite(v) and v >= 0):
-                raise ResultError(f"{source}: models.{name}.{attr}: expected a count of rows (a number >= 0), found {v!r}")
-        for where, values in [(f"metrics.{k}", [v]) for k, v in m.metrics.items()] + \
-                [(f"ci.{k}", list(v)) for k, v in m.ci.items()]:
+                raise ResultError(
+                    f"{source}: models.{name}.{attr}: expected a count of rows (a number >= 0), found {v!r}"
+                )
+        for where, values in [(f"metrics.{k}", [v]) for k, v in m.metrics.items()] + [
+            (f"ci.{k}", list(v)) for k, v in m.ci.items()
+        ]:
             spec = catalog.metric(where.split(".", 1)[1])
             slack = 1e-9  # float sums of a resample may pass a bound by ulps: only numbers no run gives are refused
             for v in values:
-                if v is not None and not (spec.lo - slack * max(1.0, abs(spec.lo)) <= v <= spec.hi + slack * max(1.0, abs(spec.hi))):
-                    raise ResultError(f"{source}: models.{name}.{where}: {v!r} is outside the range of "
-                                      f"{spec.key} [{spec.lo:g}, {spec.hi:g}]")
+                if v is not None and not (
+                    spec.lo - slack * max(1.0, abs(spec.lo)) <= v <= spec.hi + slack * max(1.0, abs(spec.hi))
+                ):
+                    raise ResultError(
+                        f"{source}: models.{name}.{where}: {v!r} is outside the range of "
+                        f"{spec.key} [{spec.lo:g}, {spec.hi:g}]"
+                    )
 
 
 # --------------------------------------------------------------------------------------
@@ -1508,8 +1956,10 @@ def json_schema() -> dict[str, Any]:
     root["properties"]["schema_version"] = {"const": SCHEMA_VERSION}
     root["properties"]["digest"] = {
         "type": "object",
-        "properties": {"algorithm": {"const": DIGEST_ALGORITHM},
-                       "value": {"type": "string", "pattern": "^[0-9a-f]{64}$"}},
+        "properties": {
+            "algorithm": {"const": DIGEST_ALGORITHM},
+            "value": {"type": "string", "pattern": "^[0-9a-f]{64}$"},
+        },
         "required": ["algorithm", "value"],
         "additionalProperties": False,
         "description": (
@@ -1518,14 +1968,26 @@ def json_schema() -> dict[str, Any]:
             "ensure_ascii=True) in UTF-8. Any change to a number, string, key or structure breaks it; "
             "whitespace, key order and number spelling do not. reportgen render refuses a file whose digest "
             "does not match (--allow-edited renders it, marked EDITED on every page) and marks a file "
-            "without one as unverified. Anyone can recompute it, so it shows edits, not who made them."),
+            "without one as unverified. Anyone can recompute it, so it shows edits, not who made them."
+        ),
     }
     root["allOf"] = [
         {
             "if": {"properties": {"run": {"properties": {"task": {"const": task}}}}},
-            "then": {"properties": {"models": {"additionalProperties": {"properties": {"metrics": {
-                "required": list(catalog.keys(task)), "propertyNames": {"enum": list(catalog.keys(task))},
-            }}}}}},
+            "then": {
+                "properties": {
+                    "models": {
+                        "additionalProperties": {
+                            "properties": {
+                                "metrics": {
+                                    "required": list(catalog.keys(task)),
+                                    "propertyNames": {"enum": list(catalog.keys(task))},
+                                }
+                            }
+                        }
+                    }
+                }
+            },
         }
         for task in ("binary", "multiclass")
     ]

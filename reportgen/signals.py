@@ -31,8 +31,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from types import FrameType
 
-__all__ = ["Interrupted", "answer_signals_early", "command_finished", "handlers", "held", "on_signal",
-           "signal_pending"]
+__all__ = ["Interrupted", "answer_signals_early", "command_finished", "handlers", "held", "on_signal", "signal_pending"]
 
 #: The signals the command answers.
 HANDLED = (signal.SIGTERM, signal.SIGINT)
@@ -74,8 +73,9 @@ def _early_signal(signum: int, frame: FrameType | None = None) -> None:
     """Before the command's handlers exist: one line, exit 128 + signum (nothing was written yet)."""
     if not _finished:
         try:
-            sys.stderr.write(f"reportgen: error: interrupted by {signal.Signals(signum).name} while starting; "
-                             "nothing was written\n")
+            sys.stderr.write(
+                f"reportgen: error: interrupted by {signal.Signals(signum).name} while starting; nothing was written\n"
+            )
             sys.stderr.flush()
         except (OSError, ValueError):  # stderr closed: the exit code still tells
             pass

@@ -81,7 +81,11 @@ def read_sample(path: Path, rows: int = SAMPLE_ROWS) -> pd.DataFrame:
             raise unreadable_parquet(path, exc) from None
         # a column of lists, structs or maps, which a run refuses, is no candidate (it was an
         # internal error here: "unhashable type" when its distinct values were counted)
-        flat = [f.name for f in table.schema if nested(f.type.value_type if pa.types.is_dictionary(f.type) else f.type) is None]
+        flat = [
+            f.name
+            for f in table.schema
+            if nested(f.type.value_type if pa.types.is_dictionary(f.type) else f.type) is None
+        ]
         return table.select(flat).to_pandas()
     check_not_binary(path)  # compressed, an archive, Parquet named .csv: the run's one line
     try:
@@ -139,14 +143,18 @@ def guess(df: pd.DataFrame, source: str) -> Guess:
     two = [c for c in columns if distinct[c] == 2]
     named = [c for c in two if LABEL_NAMES.search(c)]
     if not (named or two):
-        raise UserError(f"{source}: no column has exactly two distinct values to use as the label "
-                        f"(columns: {shown_columns(list(columns))}); write the config by hand (see configs/demo.yaml)")
+        raise UserError(
+            f"{source}: no column has exactly two distinct values to use as the label "
+            f"(columns: {shown_columns(list(columns))}); write the config by hand (see configs/demo.yaml)"
+        )
     label = (named or two)[0]
     notes = {"label": f"two values: {', '.join(map(str, sorted(df[label].dropna().unique().tolist(), key=str)))}"}
     positive = _positive_of(df[label])
     notes["positive"] = "the value that marks the event (1, True or a yes-like word, else the rarer value)"
     n = int(df[label].notna().sum())
-    ids = [c for c in columns if c != label and ID_NAMES.search(c) and distinct[c] == int(df[c].notna().sum()) == len(df)]
+    ids = [
+        c for c in columns if c != label and ID_NAMES.search(c) and distinct[c] == int(df[c].notna().sum()) == len(df)
+    ]
     id_col = ids[0] if ids else None
     if id_col:
         notes["id"] = "every sampled value is distinct: rows are matched across files by it"
@@ -155,15 +163,23 @@ def guess(df: pd.DataFrame, source: str) -> Guess:
     for c in named + [c for c in columns if c not in named and _iso_dates(df[c])]:
         if c not in (label, id_col) and not pd.api.types.is_numeric_dtype(df[c]):
             try:
-                parsed = df[c] if pd.api.types.is_datetime64_any_dtype(df[c]) else pd.to_datetime(
-                    df[c], errors="coerce", format="mixed")
+                parsed = (
+                    df[c]
+                    if pd.api.types.is_datetime64_any_dtype(df[c])
+                    else pd.to_datetime(df[c], errors="coerce", format="mixed")
+                )
             except (TypeError, ValueError):
                 continue
             if parsed.notna().mean() > 0.9:
                 date, notes["date"] = c, "its first and last date are shown as the report's period"
                 break
-    numeric = [c for c in columns if c not in (label, id_col, date) and pd.api.types.is_numeric_dtype(df[c])
-               and not pd.api.types.is_bool_dtype(df[c])]
+    numeric = [
+        c
+        for c in columns
+        if c not in (label, id_col, date)
+        and pd.api.types.is_numeric_dtype(df[c])
+        and not pd.api.types.is_bool_dtype(df[c])
+    ]
     weights = [c for c in numeric if WEIGHT_NAMES.search(c) and bool((df[c].dropna() >= 0).all())]
     weight = weights[0] if weights else None
     is_pos = (df[label] == positive).to_numpy()
@@ -183,12 +199,17 @@ def guess(df: pd.DataFrame, source: str) -> Guess:
             q = prevalence if direction == "lower" else 1 - prevalence
             own = float(np.quantile(finite, q))
         shown = "n/a" if auc is None else f"{max(auc, 1 - auc):.3f}"
-        notes[f"model:{c}"] = (f"sample AUC {shown}" + ("; lower scores go with the positive class" if direction == "lower" else "")
-                               + ("; threshold: flags about as many rows as there are positives" if own is not None else ""))
+        notes[f"model:{c}"] = (
+            f"sample AUC {shown}"
+            + ("; lower scores go with the positive class" if direction == "lower" else "")
+            + ("; threshold: flags about as many rows as there are positives" if own is not None else "")
+        )
         models.append((c, direction, own))
     if not models:
-        raise UserError(f"{source}: no numeric score column besides the label {label!r} "
-                        f"(columns: {shown_columns(list(columns))}); write the config by hand (see configs/demo.yaml)")
+        raise UserError(
+            f"{source}: no numeric score column besides the label {label!r} "
+            f"(columns: {shown_columns(list(columns))}); write the config by hand (see configs/demo.yaml)"
+        )
     return Guess(label, positive, id_col, date, weight, tuple(models), notes)
 
 
@@ -220,12 +241,19 @@ def render(g: Guess, data_file: str, title: str) -> str:
         "task: binary",
         f"label: {_y(g.label)}  # {_note(g.notes['label'])}",
         f"positive: {_y(g.positive)}  # {_note(g.notes['positive'])}",
-        (f"id: {_y(g.id)}  # {_note(g.notes['id'])}" if g.id else "# id: null  # no unique id column found: rows are matched by position"),
+        (
+            f"id: {_y(g.id)}  # {_note(g.notes['id'])}"
+            if g.id
+            else "# id: null  # no unique id column found: rows are matched by position"
+        ),
     ]
     if g.date:
         lines.append(f"date: {_y(g.date)}  # {_note(g.notes['date'])}")
-    lines.append(f"# weight: {_y(g.weight)}  # a weight-like column: uncomment to weight rows" if g.weight
-                 else "# weight: null  # a sample-weight column, if rows carry weights")
+    lines.append(
+        f"# weight: {_y(g.weight)}  # a weight-like column: uncomment to weight rows"
+        if g.weight
+        else "# weight: null  # a sample-weight column, if rows carry weights"
+    )
     lines += [
         "threshold: 0.5  # decision threshold for probabilities: positive when score >= threshold",
         "costs: {fn: 1, fp: 1}  # cost of a missed positive and of a false alarm: set your own",
@@ -234,9 +262,11 @@ def render(g: Guess, data_file: str, title: str) -> str:
         "models:",
     ]
     for column, direction, own in g.models:
-        lines += [f"  - name: {_y(column)}  # {_note(g.notes['model:' + column])}",
-                  f"    file: {_y(data_file)}",
-                  f"    score: {_y(column)}"]
+        lines += [
+            f"  - name: {_y(column)}  # {_note(g.notes['model:' + column])}",
+            f"    file: {_y(data_file)}",
+            f"    score: {_y(column)}",
+        ]
         if direction == "lower":
             lines.append("    direction: lower")
         if own is not None:

@@ -133,8 +133,13 @@ class ApprovalCounter:
         self.k = len(tables)
         self.targets = tuple(own_rate(t, thr) for t, thr in zip(tables, thresholds)) + tuple(float(r) for r in rates)
         # model j at its own rate (target j) keeps its rule's cut
-        self.cuts = np.array([[table_cut(t, r, thr if i == j else None) for j, (t, thr) in enumerate(zip(tables, thresholds))]
-                              for i, r in enumerate(self.targets)], dtype=np.int64).reshape(len(self.targets), self.k)
+        self.cuts = np.array(
+            [
+                [table_cut(t, r, thr if i == j else None) for j, (t, thr) in enumerate(zip(tables, thresholds))]
+                for i, r in enumerate(self.targets)
+            ],
+            dtype=np.int64,
+        ).reshape(len(self.targets), self.k)
         self.counts = np.zeros((len(self.targets), 1 << (self.k + 1)), dtype=np.int64)
 
     def moments(self, rows: list[np.ndarray], y: np.ndarray, counts: np.ndarray | None = None) -> np.ndarray:
@@ -197,16 +202,22 @@ def _side_of(name: str, cells: np.ndarray, approved: tuple[int, int], threshold:
     app = cells[list(approved)].sum(0)
     wa, bads = float(app.sum()), float(app[1])
     return ApprovalSide(
-        model=name, threshold=threshold, approval_rate=wa / float(cells.sum()),
-        approved_rows=int(wa), bads_rows=int(bads), approved_weight=wa, bads_weight=bads,
+        model=name,
+        threshold=threshold,
+        approval_rate=wa / float(cells.sum()),
+        approved_rows=int(wa),
+        bads_rows=int(bads),
+        approved_weight=wa,
+        bads_weight=bads,
         bad_rate=None if wa == 0 else bads / wa,
     )
 
 
 def _cell_of(c: np.ndarray) -> SwapCell:
     wt, bads = float(c.sum()), float(c[1])
-    return SwapCell(rows=int(wt), bads_rows=int(bads), weight=wt, bads_weight=bads,
-                    bad_rate=None if wt == 0 else bads / wt)
+    return SwapCell(
+        rows=int(wt), bads_rows=int(bads), weight=wt, bads_weight=bads, bad_rate=None if wt == 0 else bads / wt
+    )
 
 
 def count_bootstrap_delta(cells: np.ndarray, resamples: int, rng: np.random.Generator) -> np.ndarray:
@@ -222,7 +233,7 @@ def count_bootstrap_delta(cells: np.ndarray, resamples: int, rng: np.random.Gene
     for b, (draws,) in stratified_cell_blocks(counts, pos.shape[0], resamples, rng):
         c = np.zeros((b, 4, 2))
         c[:, pos, 1] = draws[:, : pos.shape[0]]
-        c[:, neg, 0] = draws[:, pos.shape[0]:]
+        c[:, neg, 0] = draws[:, pos.shape[0] :]
         out[done : done + b] = _bad_rate_delta(c)
         done += b
     return out
@@ -260,12 +271,22 @@ def compare_from_counts(
         if resamples > 0 and delta is not None:
             iv = stats.percentile_interval(count_bootstrap_delta(cells, resamples, rng), level)
             ci = None if iv is None else [iv[0], iv[1]]
-        out.append(ApprovalAtRate(
-            target_rate=rate, source=source, model=model, baseline=base, bad_rate_delta=delta,
-            ci=ci, ci_level=level, ci_method=APPROVAL_COUNT_BOOTSTRAP if ci is not None else None,
-            swap_in=_cell_of(cells[SWAP_IN]), swap_out=_cell_of(cells[SWAP_OUT]),
-            stay_approved=_cell_of(cells[STAY_APPROVED]), stay_declined=_cell_of(cells[STAY_DECLINED]),
-        ))
+        out.append(
+            ApprovalAtRate(
+                target_rate=rate,
+                source=source,
+                model=model,
+                baseline=base,
+                bad_rate_delta=delta,
+                ci=ci,
+                ci_level=level,
+                ci_method=APPROVAL_COUNT_BOOTSTRAP if ci is not None else None,
+                swap_in=_cell_of(cells[SWAP_IN]),
+                swap_out=_cell_of(cells[SWAP_OUT]),
+                stay_approved=_cell_of(cells[STAY_APPROVED]),
+                stay_declined=_cell_of(cells[STAY_DECLINED]),
+            )
+        )
     return out
 
 
@@ -273,17 +294,27 @@ def _side(name: str, approved: np.ndarray, y: np.ndarray, w: np.ndarray, thresho
     wa = float(w[approved].sum())
     bads = float(w[approved & y].sum())
     return ApprovalSide(
-        model=name, threshold=threshold, approval_rate=wa / float(w.sum()),
-        approved_rows=int(np.count_nonzero(approved)), bads_rows=int(np.count_nonzero(approved & y)),
-        approved_weight=wa, bads_weight=bads, bad_rate=None if wa == 0 else bads / wa,
+        model=name,
+        threshold=threshold,
+        approval_rate=wa / float(w.sum()),
+        approved_rows=int(np.count_nonzero(approved)),
+        bads_rows=int(np.count_nonzero(approved & y)),
+        approved_weight=wa,
+        bads_weight=bads,
+        bad_rate=None if wa == 0 else bads / wa,
     )
 
 
 def _cell(mask: np.ndarray, y: np.ndarray, w: np.ndarray) -> SwapCell:
     wt = float(w[mask].sum())
     bads = float(w[mask & y].sum())
-    return SwapCell(rows=int(np.count_nonzero(mask)), bads_rows=int(np.count_nonzero(mask & y)), weight=wt,
-                    bads_weight=bads, bad_rate=None if wt == 0 else bads / wt)
+    return SwapCell(
+        rows=int(np.count_nonzero(mask)),
+        bads_rows=int(np.count_nonzero(mask & y)),
+        weight=wt,
+        bads_weight=bads,
+        bad_rate=None if wt == 0 else bads / wt,
+    )
 
 
 def _bad_rate_delta(cells: np.ndarray) -> np.ndarray:
@@ -295,8 +326,9 @@ def _bad_rate_delta(cells: np.ndarray) -> np.ndarray:
         return model_app[..., 1] / model_app.sum(-1) - base_app[..., 1] / base_app.sum(-1)
 
 
-def bootstrap_delta(y: np.ndarray, w: np.ndarray, cell: np.ndarray, resamples: int,
-                    rng: np.random.Generator) -> np.ndarray:
+def bootstrap_delta(
+    y: np.ndarray, w: np.ndarray, cell: np.ndarray, resamples: int, rng: np.random.Generator
+) -> np.ndarray:
     """Shape (resamples,): the bad-rate difference on stratified bootstrap resamples of the rows.
 
     Per class stratum, a block of multiplicities ``counts`` (b, rows) times the matrix of each
@@ -351,7 +383,7 @@ def compare_at_rate(
         sides.append(_side(name, a, y, w, None if cut >= thr.shape[0] else float(thr[cut])))
     out = []
     ab = approved[baseline]
-    for j, name in enumerate(names):
+    for j in range(len(names)):
         if j == baseline:
             continue
         am = approved[j]
@@ -363,30 +395,54 @@ def compare_at_rate(
         if resamples > 0 and delta is not None:
             iv = stats.percentile_interval(bootstrap_delta(y, w, cell, resamples, rng), level)
             ci = None if iv is None else [iv[0], iv[1]]
-        out.append(ApprovalAtRate(
-            target_rate=rate, source=source, model=sides[j], baseline=sides[baseline], bad_rate_delta=delta,
-            ci=ci, ci_level=level, ci_method=APPROVAL_BOOTSTRAP if ci is not None else None,
-            swap_in=_cell(masks[0], y, w), swap_out=_cell(masks[1], y, w),
-            stay_approved=_cell(masks[2], y, w), stay_declined=_cell(masks[3], y, w),
-        ))
+        out.append(
+            ApprovalAtRate(
+                target_rate=rate,
+                source=source,
+                model=sides[j],
+                baseline=sides[baseline],
+                bad_rate_delta=delta,
+                ci=ci,
+                ci_level=level,
+                ci_method=APPROVAL_BOOTSTRAP if ci is not None else None,
+                swap_in=_cell(masks[0], y, w),
+                swap_out=_cell(masks[1], y, w),
+                stay_approved=_cell(masks[2], y, w),
+                stay_declined=_cell(masks[3], y, w),
+            )
+        )
     return out
 
 
-def joint_cell_luts(tables: Sequence[ScoreTable], thresholds: Sequence[float], rates: Sequence[float] = ()
-                    ) -> list[np.ndarray]:
+def joint_cell_luts(
+    tables: Sequence[ScoreTable], thresholds: Sequence[float], rates: Sequence[float] = ()
+) -> list[np.ndarray]:
     """Each model's bins for weighted joint cells past :data:`~reportgen.engine.intervals.MAX_WEIGHT_CELLS`:
     :func:`~reportgen.engine.intervals.coarse_lut` at :data:`~reportgen.engine.intervals.JOINT_BINS`
     (equal-weight bins cut at the threshold), split again at the model's cut for every target
     approval rate the paired pass knows (every model's own rate, then ``rates``:
     :class:`ApprovalCounter`'s targets), so the decisions and the approvals stay exact on bins."""
     targets = [own_rate(t, thr) for t, thr in zip(tables, thresholds)] + [float(r) for r in rates]
-    return [split_lut(coarse_lut(t, thr, JOINT_BINS), [table_cut(t, r, thr if i == j else None) for i, r in enumerate(targets)])
-            for j, (t, thr) in enumerate(zip(tables, thresholds))]
+    return [
+        split_lut(
+            coarse_lut(t, thr, JOINT_BINS), [table_cut(t, r, thr if i == j else None) for i, r in enumerate(targets)]
+        )
+        for j, (t, thr) in enumerate(zip(tables, thresholds))
+    ]
 
 
-def compare_cells_at_rate(rate: float, source: Source, cells: WeightCells, names: Sequence[str],
-                          tables: Sequence[ScoreTable], baseline: int, level: float, resamples: int,
-                          rng: np.random.Generator, rule: float | None = None) -> list[ApprovalAtRate]:
+def compare_cells_at_rate(
+    rate: float,
+    source: Source,
+    cells: WeightCells,
+    names: Sequence[str],
+    tables: Sequence[ScoreTable],
+    baseline: int,
+    level: float,
+    resamples: int,
+    rng: np.random.Generator,
+    rule: float | None = None,
+) -> list[ApprovalAtRate]:
     """:func:`compare_at_rate` of weighted aligned rows given as their joint weight cells
     (:class:`~reportgen.engine.intervals.WeightCells`, key j = model j): rows are the cells'
     counts, weights the counts times the baseline's weight (as :func:`compare_at_rate` weighs
@@ -409,19 +465,32 @@ def compare_cells_at_rate(rate: float, source: Source, cells: WeightCells, names
         a = cells.codes[j] >= at
         approved.append(a)
         wa, bads = float(mw[a].sum()), float(mw[a & y].sum())
-        sides.append(ApprovalSide(
-            model=name, threshold=None if cut >= thr.shape[0] else float(thr[cut]), approval_rate=wa / float(mw.sum()),
-            approved_rows=int(mult[a].sum()), bads_rows=int(mult[a & y].sum()), approved_weight=wa, bads_weight=bads,
-            bad_rate=None if wa == 0 else bads / wa))
+        sides.append(
+            ApprovalSide(
+                model=name,
+                threshold=None if cut >= thr.shape[0] else float(thr[cut]),
+                approval_rate=wa / float(mw.sum()),
+                approved_rows=int(mult[a].sum()),
+                bads_rows=int(mult[a & y].sum()),
+                approved_weight=wa,
+                bads_weight=bads,
+                bad_rate=None if wa == 0 else bads / wa,
+            )
+        )
 
     def cell_of(mask: np.ndarray) -> SwapCell:
         wt, bads = float(mw[mask].sum()), float(mw[mask & y].sum())
-        return SwapCell(rows=int(mult[mask].sum()), bads_rows=int(mult[mask & y].sum()), weight=wt, bads_weight=bads,
-                        bad_rate=None if wt == 0 else bads / wt)
+        return SwapCell(
+            rows=int(mult[mask].sum()),
+            bads_rows=int(mult[mask & y].sum()),
+            weight=wt,
+            bads_weight=bads,
+            bad_rate=None if wt == 0 else bads / wt,
+        )
 
     out = []
     ab = approved[baseline]
-    for j, name in enumerate(names):
+    for j in range(len(names)):
         if j == baseline:
             continue
         cell = 2 * approved[j].astype(np.int64) + ab.astype(np.int64)
@@ -445,15 +514,41 @@ def compare_cells_at_rate(rate: float, source: Source, cells: WeightCells, names
             iv = stats.percentile_interval(draws_out, level)
             ci = None if iv is None else [iv[0], iv[1]]
         masks = [cell == q for q in (SWAP_IN, SWAP_OUT, STAY_APPROVED, STAY_DECLINED)]
-        out.append(ApprovalAtRate(
-            target_rate=rate, source=source, model=sides[j], baseline=sides[baseline], bad_rate_delta=delta,
-            ci=ci, ci_level=level, ci_method=None if ci is None else APPROVAL_POOLED_BOOTSTRAP if pooled else APPROVAL_COUNT_BOOTSTRAP,
-            swap_in=cell_of(masks[0]), swap_out=cell_of(masks[1]),
-            stay_approved=cell_of(masks[2]), stay_declined=cell_of(masks[3]),
-        ))
+        out.append(
+            ApprovalAtRate(
+                target_rate=rate,
+                source=source,
+                model=sides[j],
+                baseline=sides[baseline],
+                bad_rate_delta=delta,
+                ci=ci,
+                ci_level=level,
+                ci_method=None if ci is None else APPROVAL_POOLED_BOOTSTRAP if pooled else APPROVAL_COUNT_BOOTSTRAP,
+                swap_in=cell_of(masks[0]),
+                swap_out=cell_of(masks[1]),
+                stay_approved=cell_of(masks[2]),
+                stay_declined=cell_of(masks[3]),
+            )
+        )
     return out
 
 
-__all__ = ["APPROVAL_BOOTSTRAP", "APPROVAL_POOLED_BOOTSTRAP", "compare_cells_at_rate", "joint_cell_luts", "APPROVAL_COUNT_BOOTSTRAP", "ApprovalCounter", "ApprovalCounts", "MAX_APPROVAL_MODELS",
-           "approved_share_by_cut", "bootstrap_delta", "compare_at_rate", "compare_from_counts", "count_bootstrap_delta",
-           "cut_for_rate", "own_rate", "table_cut", "table_shares"]
+__all__ = [
+    "APPROVAL_BOOTSTRAP",
+    "APPROVAL_POOLED_BOOTSTRAP",
+    "compare_cells_at_rate",
+    "joint_cell_luts",
+    "APPROVAL_COUNT_BOOTSTRAP",
+    "ApprovalCounter",
+    "ApprovalCounts",
+    "MAX_APPROVAL_MODELS",
+    "approved_share_by_cut",
+    "bootstrap_delta",
+    "compare_at_rate",
+    "compare_from_counts",
+    "count_bootstrap_delta",
+    "cut_for_rate",
+    "own_rate",
+    "table_cut",
+    "table_shares",
+]

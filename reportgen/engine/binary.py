@@ -698,8 +698,14 @@ def optimal_thresholds(
             return Optimum(criterion, None, None, 0.0, 0.0, P, N, text)  # undefined: value None (the report says so)
         thr = None if idx == 0 else float(table.thresholds[idx - 1])
         return Optimum(
-            criterion, thr, _bounded(criterion, _scalar(value)) if value is not None else None,
-            float(tp[idx]), float(fp[idx]), float(P - tp[idx]), float(N - fp[idx]), text,
+            criterion,
+            thr,
+            _bounded(criterion, _scalar(value)) if value is not None else None,
+            float(tp[idx]),
+            float(fp[idx]),
+            float(P - tp[idx]),
+            float(N - fp[idx]),
+            text,
         )
 
     out: list[Optimum] = []
@@ -939,8 +945,9 @@ def _roc_hull(table: ScoreTable, fpr, tpr) -> np.ndarray:
     hull = cand[upper_hull(fpr(cand), tpr(cand))]
     # a run start followed by scores of zero weight repeats its point; upper_hull keeps the
     # last copy, so name that one (the counts are non-decreasing, so it is found by search)
-    hull[1:] = np.minimum(np.searchsorted(fp, fp[hull[1:]], side="right"),
-                          np.searchsorted(tp, tp[hull[1:]], side="right")) - 1
+    hull[1:] = (
+        np.minimum(np.searchsorted(fp, fp[hull[1:]], side="right"), np.searchsorted(tp, tp[hull[1:]], side="right")) - 1
+    )
     return hull
 
 

@@ -135,7 +135,9 @@ def class_lists(
             vj = tuple(vals[cut[i] : cut[i + 1]] for i in range(k))
             cj = tuple(cnt[cut[i] : cut[i + 1]] for i in range(k))
         else:
-            pairs = [_distinct_weighted(col[bounds[i] : bounds[i + 1]], wb[bounds[i] : bounds[i + 1]]) for i in range(k)]
+            pairs = [
+                _distinct_weighted(col[bounds[i] : bounds[i + 1]], wb[bounds[i] : bounds[i + 1]]) for i in range(k)
+            ]
             vj = tuple(v for v, _ in pairs)
             cj = tuple(c for _, c in pairs)
         del col
@@ -212,8 +214,14 @@ def merge_class_tables(*parts: ClassTables) -> ClassTables:
         values.append(tuple(vj))
         counts.append(tuple(cj))
     return ClassTables(
-        k, tuple(values), tuple(counts), sum(t.n_rows for t in parts), any(t.weighted for t in parts),
-        min(t.p_min for t in parts), max(t.p_max for t in parts), max(t.max_row_dev for t in parts),
+        k,
+        tuple(values),
+        tuple(counts),
+        sum(t.n_rows for t in parts),
+        any(t.weighted for t in parts),
+        min(t.p_min for t in parts),
+        max(t.p_max for t in parts),
+        max(t.max_row_dev for t in parts),
     )
 
 
@@ -290,7 +298,9 @@ def log_loss_sum(t: ClassTables) -> float:
 def log_loss_clipped(t: ClassTables) -> float:
     """The weight of rows whose true class has probability below ε (0 in effect): clipped to ε,
     each adds −log ε ≈ 36.04 to the log-loss sum, whatever the model's actual error."""
-    return float(sum(t.counts[j][j][t.values[j][j] < LOG_LOSS_EPS].sum() for j in range(t.k) if t.values[j][j].shape[0]))
+    return float(
+        sum(t.counts[j][j][t.values[j][j] < LOG_LOSS_EPS].sum() for j in range(t.k) if t.values[j][j].shape[0])
+    )
 
 
 def log_loss_clipping_share(weight: float, mean_loss: float, m: float) -> float | None:
@@ -321,8 +331,9 @@ def ovr_score_table(t: ClassTables, c: int) -> ScoreTable:
         if t.values[c][i].shape[0]:
             target = pos if i == c else neg
             target[np.searchsorted(values, t.values[c][i])] += t.counts[c][i]
-    return ScoreTable(values[::-1].copy(), pos[::-1].copy(), neg[::-1].copy(), "higher",
-                      float(t.n_rows), t.n_rows, t.weighted)
+    return ScoreTable(
+        values[::-1].copy(), pos[::-1].copy(), neg[::-1].copy(), "higher", float(t.n_rows), t.n_rows, t.weighted
+    )
 
 
 def micro_score_table(t: ClassTables) -> ScoreTable:
@@ -336,8 +347,9 @@ def micro_score_table(t: ClassTables) -> ScoreTable:
             if t.values[j][i].shape[0]:
                 target = pos if i == j else neg
                 target[np.searchsorted(allv, t.values[j][i])] += t.counts[j][i]
-    return ScoreTable(allv[::-1].copy(), pos[::-1].copy(), neg[::-1].copy(), "higher",
-                      float(t.n_rows * k), t.n_rows * k, t.weighted)
+    return ScoreTable(
+        allv[::-1].copy(), pos[::-1].copy(), neg[::-1].copy(), "higher", float(t.n_rows * k), t.n_rows * k, t.weighted
+    )
 
 
 __all__ = [

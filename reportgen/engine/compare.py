@@ -56,8 +56,22 @@ from reportgen.results import (
 
 #: Metrics whose ideal value is 1 ("higher is better, max 1"): relative error reduction applies.
 MAX_ONE = (
-    "accuracy", "precision", "recall", "specificity", "npv", "f1", "fbeta", "balanced_accuracy",
-    "youden_j", "cohen_kappa", "mcc", "roc_auc", "gini", "average_precision", "r_precision", "ks",
+    "accuracy",
+    "precision",
+    "recall",
+    "specificity",
+    "npv",
+    "f1",
+    "fbeta",
+    "balanced_accuracy",
+    "youden_j",
+    "cohen_kappa",
+    "mcc",
+    "roc_auc",
+    "gini",
+    "average_precision",
+    "r_precision",
+    "ks",
 )
 
 #: Metrics with an analytic (DeLong) interval; the rest are bootstrapped.
@@ -189,8 +203,18 @@ def _model_result(
     if ll is not None:
         clipped = B.log_loss_clipped(table)
         if CT.log_loss_clipping_share(clipped, ll, table.total) is not None:
-            notices.append(Notice("log_loss_clipped", {"model": m.name, "weight": clipped, "log_loss": ll,
-                                                       "total": table.total, "weighted": table.weighted}))
+            notices.append(
+                Notice(
+                    "log_loss_clipped",
+                    {
+                        "model": m.name,
+                        "weight": clipped,
+                        "log_loss": ll,
+                        "total": table.total,
+                        "weighted": table.weighted,
+                    },
+                )
+            )
     notices.extend(test_notices)
     return ModelResult(
         name=m.name,
@@ -228,6 +252,7 @@ def bootstrap_interval(samples: np.ndarray, level: float) -> list[float] | None:
 # Comparisons
 # --------------------------------------------------------------------------------------
 
+
 @dataclass(frozen=True, slots=True)
 class PrimaryTest:
     """One comparison's test of the primary metric, before the family is adjusted.
@@ -244,8 +269,9 @@ class PrimaryTest:
     interval_at: Callable[[float], list[float] | None] | None = None
 
 
-def decide(deltas: list[float | None], tests: list[PrimaryTest], metric: str, better: str,
-           level: float) -> list[Decision]:
+def decide(
+    deltas: list[float | None], tests: list[PrimaryTest], metric: str, better: str, level: float
+) -> list[Decision]:
     """The family of verdicts of a run: Holm over every defined p-value (whatever the method),
     significance at α = 1 − level on the adjusted p, simultaneous Bonferroni intervals at
     1 − α/m beside the unadjusted ones (:mod:`reportgen.engine.multiplicity`)."""
@@ -256,14 +282,29 @@ def decide(deltas: list[float | None], tests: list[PrimaryTest], metric: str, be
     for delta, t, adj in zip(deltas, tests, adjusted):
         sig = None if adj is None else adj < alpha
         sim = t.ci if m <= 1 else (t.interval_at(sim_level) if t.interval_at is not None else None)
-        out.append(Decision(
-            metric=metric, better="lower" if better == "lower" else "higher", delta=delta, method=t.method,
-            p_value=t.p, p_value_is_bound=False, p_value_adjusted=adj, p_value_adjusted_is_bound=False,
-            adjustment=MP.HOLM, family_size=m, alpha=alpha, significant=sig,
-            direction=MP.direction(delta, better, sig), ci=t.ci, ci_level=level,
-            ci_simultaneous=sim, ci_simultaneous_level=sim_level if m > 1 else level, ci_method=t.ci_method,
-            family=MP.VERDICTS,
-        ))
+        out.append(
+            Decision(
+                metric=metric,
+                better="lower" if better == "lower" else "higher",
+                delta=delta,
+                method=t.method,
+                p_value=t.p,
+                p_value_is_bound=False,
+                p_value_adjusted=adj,
+                p_value_adjusted_is_bound=False,
+                adjustment=MP.HOLM,
+                family_size=m,
+                alpha=alpha,
+                significant=sig,
+                direction=MP.direction(delta, better, sig),
+                ci=t.ci,
+                ci_level=level,
+                ci_simultaneous=sim,
+                ci_simultaneous_level=sim_level if m > 1 else level,
+                ci_method=t.ci_method,
+                family=MP.VERDICTS,
+            )
+        )
     return out
 
 
@@ -272,8 +313,9 @@ def mcnemar_of_counts(agree: np.ndarray) -> stats.McNemarResult:
     return stats.mcnemar(np.array([1, 1, 0, 0]), np.array([1, 0, 1, 0]), weights=np.asarray(agree).ravel())
 
 
-def mcnemar_of_pairing(pairing: Pairing, j: int, b: int, weighted: bool, weight_kind: str
-                       ) -> tuple[tuple[stats.McNemarResult, McNemarBasis, np.ndarray | None] | None, str | None]:
+def mcnemar_of_pairing(
+    pairing: Pairing, j: int, b: int, weighted: bool, weight_kind: str
+) -> tuple[tuple[stats.McNemarResult, McNemarBasis, np.ndarray | None] | None, str | None]:
     """McNemar's test of model j against the baseline b from the pairing's agreement counts, both
     tasks: on rows (unweighted, or under sampling weights, which never inflate the evidence; the
     weighted table beside) or on frequencies (whole-number frequency weights). Returns
@@ -295,25 +337,49 @@ def mcnemar_of_pairing(pairing: Pairing, j: int, b: int, weighted: bool, weight_
     return None, "weighted" if weight_kind == "sampling" else "non_integer_weights"
 
 
-def mcnemar_summary(r: stats.McNemarResult, p_holm: float | None, basis: McNemarBasis,
-                    weighted: np.ndarray | None = None, family_size: int | None = None) -> McNemarSummary:
+def mcnemar_summary(
+    r: stats.McNemarResult,
+    p_holm: float | None,
+    basis: McNemarBasis,
+    weighted: np.ndarray | None = None,
+    family_size: int | None = None,
+) -> McNemarSummary:
     """The result's summary with which side errs more: b = model right only, c = baseline right
     only; c > b means the model errs more on the rows where the two disagree. ``p_holm``: Holm
     over the family of McNemar's tests against the baseline, of ``family_size`` tests."""
     side: Literal["model", "baseline", "neither"] = "model" if r.c > r.b else "baseline" if r.b > r.c else "neither"
     wt = None if weighted is None else [[float(v) for v in row] for row in weighted]
-    return McNemarSummary(r.statistic, r.p_value, p_holm, r.method, [[float(v) for v in row] for row in r.table],
-                          float(r.b), float(r.c), side, basis, wt, r.p_exact, r.p_mid, r.p_chi2, r.p_chi2_corrected,
-                          family=None if p_holm is None else MP.MCNEMAR, family_size=None if p_holm is None else family_size)
+    return McNemarSummary(
+        r.statistic,
+        r.p_value,
+        p_holm,
+        r.method,
+        [[float(v) for v in row] for row in r.table],
+        float(r.b),
+        float(r.c),
+        side,
+        basis,
+        wt,
+        r.p_exact,
+        r.p_mid,
+        r.p_chi2,
+        r.p_chi2_corrected,
+        family=None if p_holm is None else MP.MCNEMAR,
+        family_size=None if p_holm is None else family_size,
+    )
 
 
-def differences(mm: Mapping[str, float | None], bm: Mapping[str, float | None], metrics: tuple[str, ...],
-                max_one: tuple[str, ...]) -> tuple[dict[str, float | None], ...]:
+def differences(
+    mm: Mapping[str, float | None], bm: Mapping[str, float | None], metrics: tuple[str, ...], max_one: tuple[str, ...]
+) -> tuple[dict[str, float | None], ...]:
     """(deltas, relative deltas, relative error reductions) of a model's metrics ``mm`` against the
     baseline's ``bm``."""
     delta = {q: _minus(mm[q], bm[q]) for q in metrics}
-    return delta, {q: relative_change(mm[q], bm[q]) for q in metrics}, {
-        q: relative_error_reduction(bm[q], mm[q]) for q in max_one}
+    return (
+        delta,
+        {q: relative_change(mm[q], bm[q]) for q in metrics},
+        {q: relative_error_reduction(bm[q], mm[q]) for q in max_one},
+    )
 
 
 def _minus(a: float | None, b: float | None) -> float | None:
@@ -324,8 +390,9 @@ def _minus(a: float | None, b: float | None) -> float | None:
 BOOTSTRAP_NORMAL = "bootstrap (normal, SE of the replicates)"
 
 
-def bootstrap_test(delta: float | None, samples: np.ndarray | None, level: float,
-                   ci_method: str | None = None) -> PrimaryTest | None:
+def bootstrap_test(
+    delta: float | None, samples: np.ndarray | None, level: float, ci_method: str | None = None
+) -> PrimaryTest | None:
     """The primary metric's test from the bootstrap replicates of its difference: the normal test
     on their standard error, ``z = δ̂/se_B``, ``p = 2·Φ(−|z|)``, and its intervals
     ``δ̂ ± z_{(1+level)/2}·se_B`` at any level (Efron & Tibshirani 1993 §12.2;
@@ -337,8 +404,9 @@ def bootstrap_test(delta: float | None, samples: np.ndarray | None, level: float
         return None
     test_at = functools.partial(stats.normal_test, delta, se * se)
     _, p, lo, hi = test_at(level)
-    return PrimaryTest(p, BOOTSTRAP_NORMAL, [lo, hi], ci_method or BOOTSTRAP_NORMAL,
-                       functools.partial(_scaled_interval, test_at, 1.0))
+    return PrimaryTest(
+        p, BOOTSTRAP_NORMAL, [lo, hi], ci_method or BOOTSTRAP_NORMAL, functools.partial(_scaled_interval, test_at, 1.0)
+    )
 
 
 def no_test(ci: dict[str, list[float]], method: dict[str, str], metric: str) -> PrimaryTest:
@@ -360,8 +428,6 @@ def relative_error_reduction(r_base: float | None, r_model: float | None) -> flo
     if r_base is None or r_model is None or r_base >= 1.0:
         return None
     return ((1.0 - r_base) - (1.0 - r_model)) / (1.0 - r_base)
-
-
 
 
 # --------------------------------------------------------------------------------------
@@ -415,16 +481,24 @@ def joint_bootstrap(patterns: np.ndarray, k: int, s: Settings, rng: np.random.Ge
 
 def _weighted_pair_bootstrap(ev: BinaryEvidence, s: Settings) -> IV.Draws:
     """Replicates (resamples, models, METRICS) over paired stratified resamples of weighted aligned
-    rows and each model's binning shift (models, METRICS), drawn on their joint weight cells (:func:`~reportgen.engine.intervals.weighted_joint_bootstrap`:
+    rows and each model's binning shift (models, METRICS), drawn on their joint weight cells
+    (:func:`~reportgen.engine.intervals.weighted_joint_bootstrap`:
     one multinomial per class over the cells, the same resample for every model, so differences
     are paired; exactly the row bootstrap's distribution with the weights carried). Every engine
     counts the same cells. Drawn from the stream ``weighted_pairs`` (:mod:`reportgen.engine.streams`).
     """
     cells = ev.pairing.cells
     assert cells is not None
-    return IV.weighted_joint_bootstrap(cells, [m.table for m in ev.models], [m.threshold for m in ev.models],
-                                       [m.probabilities for m in ev.models], s.resamples,
-                                       streams.stream(s.seed, "weighted_pairs"), s.beta, s.costs)
+    return IV.weighted_joint_bootstrap(
+        cells,
+        [m.table for m in ev.models],
+        [m.threshold for m in ev.models],
+        [m.probabilities for m in ev.models],
+        s.resamples,
+        streams.stream(s.seed, "weighted_pairs"),
+        s.beta,
+        s.costs,
+    )
 
 
 def _positive_rows(ev: BinaryEvidence, m: BinaryModelEvidence) -> int | None:
@@ -466,8 +540,9 @@ def _auc_interval(d: TableDeLong, level: float) -> tuple[list[float], str]:
     return [lo, hi], how
 
 
-def _exact_at_boundary(ci: dict[str, list[float]], method: dict[str, str], counts: Confusion | None,
-                       level: float) -> None:
+def _exact_at_boundary(
+    ci: dict[str, list[float]], method: dict[str, str], counts: Confusion | None, level: float
+) -> None:
     """Replace the interval of every proportion whose count is 0 or its total by the exact one."""
     if counts is None:
         return
@@ -504,7 +579,9 @@ def _approvals(ev: BinaryEvidence, s: Settings, b: int) -> tuple[dict[str, list]
     out: dict[str, list] = {n: [] for i, n in enumerate(names) if i != b}
     counts = pairing.approval
     if not ev.weighted and counts is not None:
-        targets: list[tuple[AP.Source, float, int | None]] = [("baseline", counts.targets[b], counts.target_index(0.0, own=b))]
+        targets: list[tuple[AP.Source, float, int | None]] = [
+            ("baseline", counts.targets[b], counts.target_index(0.0, own=b))
+        ]
         targets += [("config", r, counts.target_index(r)) for r in s.approval_rates]
         if any(t is None for _, _, t in targets):
             return None, "not_counted"
@@ -522,9 +599,18 @@ def _approvals(ev: BinaryEvidence, s: Settings, b: int) -> tuple[dict[str, list]
     rates: list[tuple[AP.Source, float]] = [("baseline", AP.own_rate(base.table, base.threshold))]
     rates += [("config", r) for r in s.approval_rates]
     for source, rate in rates:
-        for a in AP.compare_cells_at_rate(rate, source, cells, names, [m.table for m in ev.models], b,
-                                          s.level, s.resamples, rng,
-                                          rule=base.threshold if source == "baseline" else None):
+        for a in AP.compare_cells_at_rate(
+            rate,
+            source,
+            cells,
+            names,
+            [m.table for m in ev.models],
+            b,
+            s.level,
+            s.resamples,
+            rng,
+            rule=base.threshold if source == "baseline" else None,
+        ):
             out[a.model.model].append(a)
     return out, None
 
@@ -538,8 +624,9 @@ class _BinaryRun:
         self.ev, self.s = ev, s
         self.want = s.resamples > 0
         # weighted aligned models: their differences from the joint weight cells (the paired row bootstrap)
-        self.wdraws = (_weighted_pair_bootstrap(ev, s)
-                       if self.want and ev.weighted and ev.pairing.cells is not None else None)
+        self.wdraws = (
+            _weighted_pair_bootstrap(ev, s) if self.want and ev.weighted and ev.pairing.cells is not None else None
+        )
         self.base_name = s.baseline or ev.names[0]
         self.b = ev.names.index(self.base_name)
         self._exact: dict[int, tuple[B.BinaryMetrics, np.ndarray]] = {}
@@ -593,11 +680,11 @@ def _model_step(run: _BinaryRun, j: int) -> _ModelStep:
     draws: IV.Draws | None = None
     rng = streams.stream(s.seed, "model", m.name)
     if run.want and not t.weighted:
-        draws = IV.model_bootstrap(t, m.threshold, s.resamples, rng, s.beta, s.costs, m.probabilities,
-                                   exact=run.exact(j)[1])
+        draws = IV.model_bootstrap(
+            t, m.threshold, s.resamples, rng, s.beta, s.costs, m.probabilities, exact=run.exact(j)[1]
+        )
     elif run.want and m.cells is not None:  # weighted: the row bootstrap drawn on its weight cells
-        draws = IV.weighted_model_bootstrap(t, m.cells, m.threshold, s.resamples, rng, s.beta, s.costs,
-                                            m.probabilities)
+        draws = IV.weighted_model_bootstrap(t, m.cells, m.threshold, s.resamples, rng, s.beta, s.costs, m.probabilities)
     if draws is not None:
         _model_intervals(draws, ci, method, s.level)
     rows_conf = _row_confusion(ev, j) if t.weighted else None
@@ -635,10 +722,19 @@ def _pair_draws(run: _BinaryRun, j: int) -> IV.Draws | None:
     if j == b or pc is None or ev.weighted or not run.want or (pair := pc.of(j, b)) is None:
         return None
     m, mb = ev.models[j], ev.models[b]
-    return IV.pair_bootstrap(pair, pc.luts[j], pc.luts[b], (m.table, mb.table), (m.threshold, mb.threshold),
-                             (m.probabilities, mb.probabilities), s.resamples,
-                             streams.stream(s.seed, "pair", mb.name, m.name), s.beta, s.costs,
-                             exact=(run.exact(j)[1], run.exact(b)[1]))
+    return IV.pair_bootstrap(
+        pair,
+        pc.luts[j],
+        pc.luts[b],
+        (m.table, mb.table),
+        (m.threshold, mb.threshold),
+        (m.probabilities, mb.probabilities),
+        s.resamples,
+        streams.stream(s.seed, "pair", mb.name, m.name),
+        s.beta,
+        s.costs,
+        exact=(run.exact(j)[1], run.exact(b)[1]),
+    )
 
 
 @dataclass(slots=True)
@@ -658,8 +754,15 @@ class _PairStep:
     primary: PrimaryTest
 
 
-def _take(step: _PairStep, drawn: dict[str, np.ndarray], metrics: tuple[str, ...], reps: np.ndarray,
-          how: str, index: dict[str, int], s: Settings) -> None:
+def _take(
+    step: _PairStep,
+    drawn: dict[str, np.ndarray],
+    metrics: tuple[str, ...],
+    reps: np.ndarray,
+    how: str,
+    index: dict[str, int],
+    s: Settings,
+) -> None:
     """Percentile intervals of the differences of ``metrics`` from their replicates ``reps[:, index[metric]]``;
     the primary metric's replicates kept in ``drawn`` for its test."""
     for metric in metrics:
@@ -681,16 +784,34 @@ _TIDX = {m: q for q, m in enumerate(B.THRESHOLD_METRICS)}
 _MIDX = {m: q for q, m in enumerate(B.METRICS)}
 
 
-def _pair_step(run: _BinaryRun, j: int, models: dict[str, ModelResult], delong: dict[str, TableDeLong],
-               model_caps: set[str], joint: np.ndarray | None, dr: IV.Draws | None) -> _PairStep:
+def _pair_step(
+    run: _BinaryRun,
+    j: int,
+    models: dict[str, ModelResult],
+    delong: dict[str, TableDeLong],
+    model_caps: set[str],
+    joint: np.ndarray | None,
+    dr: IV.Draws | None,
+) -> _PairStep:
     """Model j against the baseline: deltas, the paired (or unpaired) intervals of every
     difference, DeLong's test, McNemar's and the primary metric's test (unadjusted)."""
     ev, s, b = run.ev, run.s, run.b
     m = ev.models[j]
     pm = s.primary_metric
     delta, rel, rer = differences(models[m.name].metrics, models[run.base_name].metrics, B.METRICS, MAX_ONE)
-    step = _PairStep(m.name, delta, rel, rer, {}, {}, {c: "weighted" for c in sorted(model_caps)}, [], None, None,
-                     PrimaryTest(None, "no test", None, None))
+    step = _PairStep(
+        m.name,
+        delta,
+        rel,
+        rer,
+        {},
+        {},
+        {c: "weighted" for c in sorted(model_caps)},
+        [],
+        None,
+        None,
+        PrimaryTest(None, "no test", None, None),
+    )
     drawn: dict[str, np.ndarray] = {}  # the bootstrap replicates of the primary metric's difference
     wdiff = run.weighted_diffs(j)
     # differences of threshold metrics: decision patterns, else the weighted rows
@@ -718,8 +839,10 @@ def _pair_step(run: _BinaryRun, j: int, models: dict[str, ModelResult], delong: 
     if m.name in delong and run.base_name in delong:
         test = _delong_step(run, j, step, delong[m.name], delong[run.base_name])
     else:
-        small = any(not mo.table.weighted and min(mo.table.total_pos, mo.table.total_neg) < DELONG_MIN_ROWS
-                    for mo in (m, ev.models[b]))
+        small = any(
+            not mo.table.weighted and min(mo.table.total_pos, mo.table.total_neg) < DELONG_MIN_ROWS
+            for mo in (m, ev.models[b])
+        )
         step.caps["delong"] = "small_class" if small else "weighted"
         if wdiff is not None:
             _take(step, drawn, DELONG_METRICS, *wdiff, _MIDX, s)
@@ -753,15 +876,19 @@ def _delong_step(run: _BinaryRun, j: int, step: _PairStep, da: TableDeLong, db: 
     else:
         var_d = da.variance + db.variance
         step.caps["delong_paired"] = pairing.reason if pairing.status == "unpaired" else "not_counted"
-        test_at = functools.partial(stats.welch_test, d_auc, da.variance, da.n_pos + da.n_neg, db.variance,
-                                    db.n_pos + db.n_neg)
+        test_at = functools.partial(
+            stats.welch_test, d_auc, da.variance, da.n_pos + da.n_neg, db.variance, db.n_pos + db.n_neg
+        )
     paired = cov is not None
     how = DELONG_PAIRED if paired else DELONG_UNPAIRED
     z, p, lo, hi = test_at(s.level)[:4]
     step.delong = DeLongSummary(da.auc, db.auc, d_auc, math.sqrt(var_d), z, p, None, [lo, hi], paired)
     samples = ((None, da),) if paired else (("a", da), ("b", db))
-    step.notices.extend(Notice("delong_small_sample", {"sample": w, "positives": x.n_pos, "negatives": x.n_neg})
-                        for w, x in samples if min(x.n_pos, x.n_neg) < stats.SMALL_CLASS)
+    step.notices.extend(
+        Notice("delong_small_sample", {"sample": w, "positives": x.n_pos, "negatives": x.n_neg})
+        for w, x in samples
+        if min(x.n_pos, x.n_neg) < stats.SMALL_CLASS
+    )
     if var_d == 0.0 and d_auc != 0.0:
         step.notices.append(Notice("delong_infinite_z", {"delta": d_auc}))
     step.ci["roc_auc"], step.ci["gini"] = [lo, hi], [2 * lo, 2 * hi]
@@ -769,8 +896,9 @@ def _delong_step(run: _BinaryRun, j: int, step: _PairStep, da: TableDeLong, db: 
     pm = s.primary_metric
     if pm not in DELONG_METRICS:
         return None
-    return PrimaryTest(p, how, step.ci[pm], how,
-                       functools.partial(_scaled_interval, test_at, 2.0 if pm == "gini" else 1.0))
+    return PrimaryTest(
+        p, how, step.ci[pm], how, functools.partial(_scaled_interval, test_at, 2.0 if pm == "gini" else 1.0)
+    )
 
 
 def _comparison_family(run: _BinaryRun, steps: list[_PairStep]) -> list[Comparison]:
@@ -779,8 +907,9 @@ def _comparison_family(run: _BinaryRun, steps: list[_PairStep]) -> list[Comparis
     ev, s = run.ev, run.s
     pm = s.primary_metric
     approvals, approval_cap = _approvals(ev, s, run.b)
-    decisions = decide([p.delta.get(pm) for p in steps], [p.primary for p in steps], pm,
-                       B.BETTER.get(pm) or "higher", s.level)
+    decisions = decide(
+        [p.delta.get(pm) for p in steps], [p.primary for p in steps], pm, B.BETTER.get(pm) or "higher", s.level
+    )
     holm_m, size_m = MP.holm([None if p.mcnemar is None else p.mcnemar[0].p_value for p in steps])
     holm_d, size_d = MP.holm([None if p.delong is None else p.delong.p_value for p in steps])
     # Every family is adjusted, a family of one included: Holm's adjusted p of a single test is
@@ -801,15 +930,29 @@ def _comparison_family(run: _BinaryRun, steps: list[_PairStep]) -> list[Comparis
             notes.append(Notice("zero_width_difference", {"level": s.level, "metrics": flat}))
         if approvals is None and approval_cap is not None:
             p.caps["approval"] = approval_cap
-        comparisons.append(Comparison(p.name, run.base_name, p.delta, p.rel, p.rer["accuracy"], p.rer, p.ci,
-                                      ComparisonTests(dl, mcs, notices=notes), primary_metric=pm, ci_method=p.method,
-                                      capabilities=p.caps, decision=dec,
-                                      approval=[] if approvals is None else approvals[p.name]))
+        comparisons.append(
+            Comparison(
+                p.name,
+                run.base_name,
+                p.delta,
+                p.rel,
+                p.rer["accuracy"],
+                p.rer,
+                p.ci,
+                ComparisonTests(dl, mcs, notices=notes),
+                primary_metric=pm,
+                ci_method=p.method,
+                capabilities=p.caps,
+                decision=dec,
+                approval=[] if approvals is None else approvals[p.name],
+            )
+        )
     return comparisons
 
 
-def _pairwise_family(run: _BinaryRun, models: dict[str, ModelResult], delong: dict[str, TableDeLong],
-                     comparisons: list[Comparison]) -> list[PairwiseCell]:
+def _pairwise_family(
+    run: _BinaryRun, models: dict[str, ModelResult], delong: dict[str, TableDeLong], comparisons: list[Comparison]
+) -> list[PairwiseCell]:
     """Every pair of models, both orders: the Gini difference and DeLong's paired p-value (when the
     covariance was counted). A pair of challengers is adjusted by Holm over the family of
     challenger pairs; a pair with the baseline is its comparison's DeLong test, and shows that
@@ -820,7 +963,7 @@ def _pairwise_family(run: _BinaryRun, models: dict[str, ModelResult], delong: di
     pairwise = []
     raw_pw: list[float | None] = []
     for i, a in enumerate(ev.models):
-        for c in ev.models[i + 1:]:
+        for c in ev.models[i + 1 :]:
             ga, gc = models[a.name].metrics["gini"], models[c.name].metrics["gini"]
             dg = None if ga is None or gc is None else ga - gc
             pv = None
@@ -839,13 +982,16 @@ def _pairwise_family(run: _BinaryRun, models: dict[str, ModelResult], delong: di
             dl = against.get(c_name if a_name == run.base_name else a_name)
             if dl is not None and dl.paired:
                 pv, ph, family, size = dl.p_value, dl.p_value_holm, dl.family, dl.family_size
-        cells += [PairwiseCell(a_name, c_name, dg, pv, ph, family, size),
-                  PairwiseCell(c_name, a_name, None if dg is None else -dg, pv, ph, family, size)]
+        cells += [
+            PairwiseCell(a_name, c_name, dg, pv, ph, family, size),
+            PairwiseCell(c_name, a_name, None if dg is None else -dg, pv, ph, family, size),
+        ]
     return cells
 
 
-def compare_binary_evidence(ev: BinaryEvidence, s: Settings, progress: Progress | None = None
-                            ) -> tuple[dict[str, ModelResult], list[Comparison], list[PairwiseCell]]:
+def compare_binary_evidence(
+    ev: BinaryEvidence, s: Settings, progress: Progress | None = None
+) -> tuple[dict[str, ModelResult], list[Comparison], list[PairwiseCell]]:
     """The binary driver (module docstring of :mod:`reportgen.engine.evidence` for the inputs).
 
     * each model: DeLong's interval of AUC and Gini from its table (unweighted, ≥ 2 rows per
@@ -882,8 +1028,9 @@ def compare_binary_evidence(ev: BinaryEvidence, s: Settings, progress: Progress 
     paired_draws: list[IV.Draws | None] = []
     # each model and each pair draws from its own stream (reportgen.engine.streams), so they all
     # run in threads as one queue, the models first (a pair does not wait for the models' results)
-    tasks: list[tuple[Callable[[_BinaryRun, int], object], int]] = (
-        [(_model_step, j) for j in range(k)] + [(_pair_draws, j) for j in range(k)])
+    tasks: list[tuple[Callable[[_BinaryRun, int], object], int]] = [(_model_step, j) for j in range(k)] + [
+        (_pair_draws, j) for j in range(k)
+    ]
     for i, out in enumerate(ordered_map(lambda task: task[0](run, task[1]), tasks)):
         if i >= k:
             assert out is None or isinstance(out, IV.Draws)

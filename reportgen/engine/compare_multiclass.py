@@ -35,6 +35,7 @@ import reportgen.catalog as catalog
 from reportgen.engine import binary as B
 from reportgen.engine import class_tables as CT
 from reportgen.engine import distinct_rows as DR
+from reportgen.engine import intervals as IV
 from reportgen.engine import multiclass as MC
 from reportgen.engine import multiplicity as MP
 from reportgen.engine import streams
@@ -51,7 +52,6 @@ from reportgen.engine.compare import (
     no_test,
 )
 from reportgen.engine.evidence import MulticlassEvidence, MulticlassModelEvidence, MulticlassRows
-from reportgen.engine import intervals as IV
 from reportgen.engine.intervals import (
     CLASS_TABLE_BINNED_BOOTSTRAP,
     CLASS_TABLE_BOOTSTRAP,
@@ -109,8 +109,9 @@ def _round(a: np.ndarray) -> np.ndarray:
     return np.round(a, 6)
 
 
-def curves_of(rocs: Sequence[MC.ClassRocCurve], micro: MC.ClassRocCurve, support: np.ndarray, total: float,
-              labels: Sequence[str]) -> MulticlassCurves:
+def curves_of(
+    rocs: Sequence[MC.ClassRocCurve], micro: MC.ClassRocCurve, support: np.ndarray, total: float, labels: Sequence[str]
+) -> MulticlassCurves:
     """Decimated curves for the report from full per-class and micro ROC curves."""
     roc: dict[str, CurveData] = {}
     pr: dict[str, CurveData] = {}
@@ -131,13 +132,25 @@ def curves_of(rocs: Sequence[MC.ClassRocCurve], micro: MC.ClassRocCurve, support
     return MulticlassCurves(roc, pr, CurveData(_round(micro.fpr[sel]), _round(micro.tpr[sel]), None))
 
 
-def result_of(name: str, file: str, mm: MC.MulticlassMetrics, labels: Sequence[str], *, weighted: bool,
-              has_proba: bool, from_column: bool, curves: MulticlassCurves | None,
-              ci: dict[str, list[float]], ci_method: dict[str, str]) -> ModelResult:
+def result_of(
+    name: str,
+    file: str,
+    mm: MC.MulticlassMetrics,
+    labels: Sequence[str],
+    *,
+    weighted: bool,
+    has_proba: bool,
+    from_column: bool,
+    curves: MulticlassCurves | None,
+    ci: dict[str, list[float]],
+    ci_method: dict[str, str],
+) -> ModelResult:
     """A model's result from its metrics (in memory or streamed alike)."""
     per_class = {}
     for pc in mm.per_class:
-        per_class[str(pc.label)] = {f: (None if getattr(pc, f) is None else float(getattr(pc, f))) for f in PER_CLASS_FIELDS}
+        per_class[str(pc.label)] = {
+            f: (None if getattr(pc, f) is None else float(getattr(pc, f))) for f in PER_CLASS_FIELDS
+        }
     notices: list[Notice] = []
     seen: list[Notice] = []
     for field, note in mm.notes:  # the metrics' own caveats: one notice per distinct fact, at its first field
@@ -166,14 +179,17 @@ def result_of(name: str, file: str, mm: MC.MulticlassMetrics, labels: Sequence[s
         decision_rule="prediction_column" if from_column else "argmax",
         probabilities=has_proba and mm.log_loss is not None,
         per_class=per_class,
-        confusion_matrix=ConfusionMatrixData([str(x) for x in mm.labels], [[float(v) for v in row] for row in mm.confusion]),
+        confusion_matrix=ConfusionMatrixData(
+            [str(x) for x in mm.labels], [[float(v) for v in row] for row in mm.confusion]
+        ),
         multiclass_curves=curves,
         notices=notices,
     )
 
 
-def _zero_width_notices(name: str, ci: dict[str, list[float]], per_class_ci: dict[str, dict[str, list[float]]],
-                        level: float) -> list[Notice]:
+def _zero_width_notices(
+    name: str, ci: dict[str, list[float]], per_class_ci: dict[str, dict[str, list[float]]], level: float
+) -> list[Notice]:
     """The intervals of zero width (every resample gave the same value: a class whose scores
     separate it perfectly has the one-vs-rest AUC interval [1, 1]), which read as certainty:
     notices ``zero_width_interval`` (summary metrics) and ``zero_width_class_interval`` (classes)."""
@@ -181,8 +197,11 @@ def _zero_width_notices(name: str, ci: dict[str, list[float]], per_class_ci: dic
     if flat := [k for k, iv in ci.items() if iv[0] == iv[1]]:
         out.append(Notice("zero_width_interval", {"model": name, "level": level, "metrics": flat}))
     if classes := [c for c, f in per_class_ci.items() if (iv := f.get("roc_auc")) is not None and iv[0] == iv[1]]:
-        out.append(Notice("zero_width_class_interval", {"model": name, "level": level, "metric": "roc_auc",
-                                                        "classes": classes}))
+        out.append(
+            Notice(
+                "zero_width_class_interval", {"model": name, "level": level, "metric": "roc_auc", "classes": classes}
+            )
+        )
     return out
 
 
@@ -192,8 +211,9 @@ def _scores_drawn(rows: MulticlassRows, labels: Sequence[str]) -> bool:
     return rows.y_idx.shape[0] * len(labels) <= BOOTSTRAP_AUC_MAX_CELLS
 
 
-def _bootstrap(rows: MulticlassRows, labels: Sequence[str], s: Settings, costs: np.ndarray | None,
-               progress: Progress | None) -> tuple[np.ndarray, bool]:
+def _bootstrap(
+    rows: MulticlassRows, labels: Sequence[str], s: Settings, costs: np.ndarray | None, progress: Progress | None
+) -> tuple[np.ndarray, bool]:
     """Array (resamples, models, metrics) over paired stratified resamples of the rows; and
     whether AUCs are in. The rows are distinct rows (``rows.counts``: rows each stands for), so a
     resample is a multinomial over each true class's distinct rows
@@ -212,8 +232,16 @@ def _bootstrap(rows: MulticlassRows, labels: Sequence[str], s: Settings, costs: 
         for mult in block:
             w = mult.astype(np.float64) if rows.weights is None else mult * rows.weights
             for j, (pred, proba) in enumerate(zip(preds, rows.proba)):
-                mm = MC.compute_multiclass(y, labels, y_pred_idx=pred, proba=proba if with_auc else None, weights=w,
-                                           beta=s.beta, costs=costs, ordinal=s.ordinal)
+                mm = MC.compute_multiclass(
+                    y,
+                    labels,
+                    y_pred_idx=pred,
+                    proba=proba if with_auc else None,
+                    weights=w,
+                    beta=s.beta,
+                    costs=costs,
+                    ordinal=s.ordinal,
+                )
                 out[r, j] = _row(_values(mm))
             r += 1
             if progress is not None:
@@ -237,9 +265,16 @@ def _row(values: dict[str, float | None], metrics: Sequence[str] = METRICS) -> l
 _PROBA_METRICS = tuple(m.key for m in catalog.metrics_of("multiclass") if m.probabilities)
 
 
-def comparisons_of(names: Sequence[str], models: dict[str, ModelResult], s: Settings, boot: np.ndarray | None,
-                   skipped_auc: bool, mcnemar_of, capabilities: dict[str, str],
-                   joint_deltas: dict[int, dict[str, np.ndarray]] | None = None) -> list[Comparison]:
+def comparisons_of(
+    names: Sequence[str],
+    models: dict[str, ModelResult],
+    s: Settings,
+    boot: np.ndarray | None,
+    skipped_auc: bool,
+    mcnemar_of,
+    capabilities: dict[str, str],
+    joint_deltas: dict[int, dict[str, np.ndarray]] | None = None,
+) -> list[Comparison]:
     """Every comparison with the baseline: deltas, bootstrap intervals (when ``boot`` is given),
     McNemar's test (``mcnemar_of(j)``: :func:`~reportgen.engine.compare.mcnemar_of_pairing`), Holm
     over each family (verdicts, McNemar), and a decision (the report words the verdict);
@@ -291,28 +326,47 @@ def comparisons_of(names: Sequence[str], models: dict[str, ModelResult], s: Sett
     for (name, delta, rel, rer, ci, method, caps, mcn), hm, dec in zip(pending, holm_m, decisions):
         # a family of one is its own Holm adjustment (adjusted p = raw p), as in the binary driver
         mc = None if mcn is None else mcnemar_summary(mcn[0], hm, mcn[1], mcn[2], size_m)
-        comparisons.append(Comparison(
-            model=name, baseline=base_name, delta=delta, relative_delta=rel,
-            relative_error_reduction=rer["accuracy"], relative_error_reductions=rer, ci=ci,
-            tests=ComparisonTests(None, mc, notices=[]), primary_metric=pm,
-            ci_method=method, capabilities=caps, decision=dec,
-        ))
+        comparisons.append(
+            Comparison(
+                model=name,
+                baseline=base_name,
+                delta=delta,
+                relative_delta=rel,
+                relative_error_reduction=rer["accuracy"],
+                relative_error_reductions=rer,
+                ci=ci,
+                tests=ComparisonTests(None, mc, notices=[]),
+                primary_metric=pm,
+                ci_method=method,
+                capabilities=caps,
+                decision=dec,
+            )
+        )
     return comparisons
 
 
-def _count_bootstrap(m: MulticlassModelEvidence, labels: Sequence[str], s: Settings, costs: np.ndarray | None,
-                     with_log_loss: bool, rng: np.random.Generator) -> dict[str, np.ndarray]:
+def _count_bootstrap(
+    m: MulticlassModelEvidence,
+    labels: Sequence[str],
+    s: Settings,
+    costs: np.ndarray | None,
+    with_log_loss: bool,
+    rng: np.random.Generator,
+) -> dict[str, np.ndarray]:
     """Replicates of every metric the counts give (:func:`~reportgen.engine.intervals.
     multiclass_model_bootstrap`): the confusion metrics, and the log-loss from the true class's
     tables when the model has one; NaN where a resample leaves a metric undefined."""
+
     def evaluate(confusion: np.ndarray) -> dict[str, float | None]:
-        return _values(MC.multiclass_from_counts(confusion, labels, m.n_rows, None, beta=s.beta, costs=costs,
-                                                 ordinal=s.ordinal))
+        return _values(
+            MC.multiclass_from_counts(confusion, labels, m.n_rows, None, beta=s.beta, costs=costs, ordinal=s.ordinal)
+        )
 
     t = m.tables
     diag = None if t is None or not with_log_loss else [t.counts[i][i] for i in range(t.k)]
     values, log_loss = multiclass_model_bootstrap(
-        m.confusion, [] if t is None else [t.values[i][i] for i in range(t.k)], diag, evaluate, s.resamples, rng)
+        m.confusion, [] if t is None else [t.values[i][i] for i in range(t.k)], diag, evaluate, s.resamples, rng
+    )
     out = {}
     for name in METRICS:
         if name == "log_loss":
@@ -325,8 +379,9 @@ def _count_bootstrap(m: MulticlassModelEvidence, labels: Sequence[str], s: Setti
     return out
 
 
-def _per_class_auc_intervals(m: MulticlassModelEvidence, labels: Sequence[str], s: Settings,
-                             rng: np.random.Generator) -> tuple[dict[str, dict[str, list[float]]], str]:
+def _per_class_auc_intervals(
+    m: MulticlassModelEvidence, labels: Sequence[str], s: Settings, rng: np.random.Generator
+) -> tuple[dict[str, dict[str, list[float]]], str]:
     """Each class's one-vs-rest AUC interval, drawn on the model's class tables
     (:func:`~reportgen.engine.intervals.ovr_auc_bootstrap`: exact in distribution, the same
     counts and draws in every engine; a column with more cells than a binary table's binned, the
@@ -352,8 +407,9 @@ def _table_curves(t: CT.ClassTables, labels: Sequence[str]) -> MulticlassCurves:
     return curves_of(rocs, micro, support, float(support.sum()), labels)
 
 
-def compare_multiclass_evidence(ev: MulticlassEvidence, s: Settings, progress: Progress | None = None
-                                ) -> tuple[dict[str, ModelResult], list[Comparison]]:
+def compare_multiclass_evidence(
+    ev: MulticlassEvidence, s: Settings, progress: Progress | None = None
+) -> tuple[dict[str, ModelResult], list[Comparison]]:
     """Every model's results and every comparison with the baseline, from multiclass evidence
     (the methods: the module docstring)."""
     labels = list(ev.classes)
@@ -369,13 +425,16 @@ def compare_multiclass_evidence(ev: MulticlassEvidence, s: Settings, progress: P
     skipped_auc = rows_kept and not with_auc
     models: dict[str, ModelResult] = {}
     for j, m in enumerate(ev.models):
-        mm = MC.multiclass_from_counts(m.confusion, labels, m.n_rows, m.tables, beta=s.beta, costs=costs, ordinal=s.ordinal)
+        mm = MC.multiclass_from_counts(
+            m.confusion, labels, m.n_rows, m.tables, beta=s.beta, costs=costs, ordinal=s.ordinal
+        )
         curves = None if m.tables is None else _table_curves(m.tables, labels)
         ci: dict[str, list[float]] = {}
         method: dict[str, str] = {}
         if s.resamples > 0 and not m.weighted:
-            for name, draws in _count_bootstrap(m, labels, s, costs, mm.log_loss is not None,
-                                                      streams.stream(s.seed, "class_counts", m.name)).items():
+            for name, draws in _count_bootstrap(
+                m, labels, s, costs, mm.log_loss is not None, streams.stream(s.seed, "class_counts", m.name)
+            ).items():
                 if name != "baseline_accuracy" and (iv := bootstrap_interval(draws, s.level)) is not None:
                     ci[name], method[name] = iv, COUNT_BOOTSTRAP
         if boot is not None:
@@ -384,8 +443,18 @@ def compare_multiclass_evidence(ev: MulticlassEvidence, s: Settings, progress: P
                     continue
                 if (iv := bootstrap_interval(boot[:, j, q], s.level)) is not None:
                     ci[name], method[name] = iv, ROW_BOOTSTRAP
-        r = result_of(m.name, m.file, mm, labels, weighted=m.weighted, has_proba=m.tables is not None,
-                      from_column=m.predicted_from_column, curves=curves, ci=ci, ci_method=method)
+        r = result_of(
+            m.name,
+            m.file,
+            mm,
+            labels,
+            weighted=m.weighted,
+            has_proba=m.tables is not None,
+            from_column=m.predicted_from_column,
+            curves=curves,
+            ci=ci,
+            ci_method=method,
+        )
         per_class_ci, how = _per_class_auc_intervals(m, labels, s, streams.stream(s.seed, "class_auc", m.name))
         if per_class_ci:
             r = replace(r, per_class_ci=per_class_ci, per_class_ci_method={"roc_auc": how})
@@ -403,8 +472,13 @@ def compare_multiclass_evidence(ev: MulticlassEvidence, s: Settings, progress: P
     return models, comparisons_of(names, models, s, boot, skipped_auc, mcnemar_of, caps, joint_deltas)
 
 
-def _rows_add_nothing(ev: MulticlassEvidence, labels: Sequence[str], s: Settings,
-                      joint_deltas: dict[int, dict[str, np.ndarray]], base: int) -> bool:
+def _rows_add_nothing(
+    ev: MulticlassEvidence,
+    labels: Sequence[str],
+    s: Settings,
+    joint_deltas: dict[int, dict[str, np.ndarray]],
+    base: int,
+) -> bool:
     """Whether the rows' bootstrap would give no interval the counts' draws do not: past
     :data:`BOOTSTRAP_AUC_MAX_CELLS` it leaves the scores out, so for unweighted models whose
     comparisons all have their joint confusion counts (and a primary metric of those) it would
@@ -413,12 +487,16 @@ def _rows_add_nothing(ev: MulticlassEvidence, labels: Sequence[str], s: Settings
     assert ev.rows is not None
     if _scores_drawn(ev.rows, labels):
         return False  # the AUCs and the log-loss differences are drawn on the rows
-    return (not any(m.weighted for m in ev.models) and s.primary_metric not in _PROBA_METRICS
-            and all(j in joint_deltas for j in range(len(ev.models)) if j != base))
+    return (
+        not any(m.weighted for m in ev.models)
+        and s.primary_metric not in _PROBA_METRICS
+        and all(j in joint_deltas for j in range(len(ev.models)) if j != base)
+    )
 
 
-def _joint_deltas(ev: MulticlassEvidence, base: int, labels: Sequence[str], s: Settings,
-                  costs: np.ndarray | None) -> dict[int, dict[str, np.ndarray]]:
+def _joint_deltas(
+    ev: MulticlassEvidence, base: int, labels: Sequence[str], s: Settings, costs: np.ndarray | None
+) -> dict[int, dict[str, np.ndarray]]:
     """Each comparison's drawn differences (model − baseline) of every confusion metric, from the
     pair's joint confusion counts (:func:`~reportgen.engine.intervals.joint_confusion_bootstrap`:
     the paired stratified row bootstrap's distribution, exactly); each comparison its own stream
@@ -431,14 +509,20 @@ def _joint_deltas(ev: MulticlassEvidence, base: int, labels: Sequence[str], s: S
     for j, m in enumerate(ev.models):
         if j == base:
             continue
-        db, dm = joint_confusion_bootstrap(J[j], s.resamples,
-                                           streams.stream(s.seed, "class_pairs", ev.models[base].name, m.name))
+        db, dm = joint_confusion_bootstrap(
+            J[j], s.resamples, streams.stream(s.seed, "class_pairs", ev.models[base].name, m.name)
+        )
 
         def drawn(draws: np.ndarray, n_rows: int) -> dict[str, np.ndarray]:
-            vals = [_values(MC.multiclass_from_counts(c, labels, n_rows, None, beta=s.beta, costs=costs,
-                                                      ordinal=s.ordinal)) for c in draws]
-            return {k: np.array([np.nan if v[k] is None else v[k] for v in vals]) for k in METRICS
-                    if k not in _PROBA_METRICS}
+            vals = [
+                _values(MC.multiclass_from_counts(c, labels, n_rows, None, beta=s.beta, costs=costs, ordinal=s.ordinal))
+                for c in draws
+            ]
+            return {
+                k: np.array([np.nan if v[k] is None else v[k] for v in vals])
+                for k in METRICS
+                if k not in _PROBA_METRICS
+            }
 
         vb, vm = drawn(db, ev.models[base].n_rows), drawn(dm, m.n_rows)
         out[j] = {k: vm[k] - vb[k] for k in vm if np.isfinite(vm[k] - vb[k]).any()}

@@ -63,6 +63,7 @@ The distributions (normal, Beta, binomial tail, χ²) come from
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass
 from typing import Literal
@@ -289,11 +290,12 @@ def _filled_edges(edges: np.ndarray, values: np.ndarray, count: np.ndarray | Non
 def _edge_labels(edges: np.ndarray, pct: bool) -> list[str]:
     def f(v: float) -> str:
         return f"{v * 100:.3g} %" if pct else f"{v:g}"
+
     if edges.size == 0:  # quantiles of one value: one grade holds every row
         return [ONE_GRADE]
     bounds = [None, *edges.tolist(), None]
     out = []
-    for lo, hi in zip(bounds[:-1], bounds[1:], strict=True):
+    for lo, hi in itertools.pairwise(bounds):
         if lo is None:
             out.append(f"< {f(hi)}")
         elif hi is None:
@@ -337,8 +339,9 @@ def _expit(eta: np.ndarray) -> np.ndarray:
         return 1.0 / (1.0 + np.exp(-eta))
 
 
-def _newton_logistic(x: np.ndarray, y: np.ndarray, offset: np.ndarray,
-                     count: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray] | None:
+def _newton_logistic(
+    x: np.ndarray, y: np.ndarray, offset: np.ndarray, count: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray] | None:
     """Maximum likelihood of ``logit P(y) = offset + x·β`` by Newton–Raphson with step halving;
     (β, covariance).
 
@@ -391,8 +394,9 @@ def _newton_logistic(x: np.ndarray, y: np.ndarray, offset: np.ndarray,
     return beta, cov
 
 
-def calibration_fit(y: np.ndarray, p: np.ndarray, count: np.ndarray | None = None
-                    ) -> tuple[tuple[float, float] | None, tuple[float, float] | None]:
+def calibration_fit(
+    y: np.ndarray, p: np.ndarray, count: np.ndarray | None = None
+) -> tuple[tuple[float, float] | None, tuple[float, float] | None]:
     """((slope, se), (intercept, se)) of the logistic recalibration on ``logit(p)``.
 
     Slope: ``logit P(y) = a + b·logit(p)``, b and its se. Intercept: ``logit P(y) = a + logit(p)``
@@ -450,13 +454,18 @@ def concentration(counts: np.ndarray) -> Concentration:
     if k < 2:
         return Concentration(herfindahl=hi, normalised=None, ecb=None, grades=k, cv=None)
     cv = math.sqrt(k * float(np.sum((s - 1.0 / k) ** 2))) if total > 0 else None
-    return Concentration(herfindahl=hi, normalised=(hi - 1.0 / k) / (1.0 - 1.0 / k),
-                         ecb=1.0 + math.log((cv**2 + 1.0) / k) / math.log(k) if cv is not None else None,
-                         grades=k, cv=cv)
+    return Concentration(
+        herfindahl=hi,
+        normalised=(hi - 1.0 / k) / (1.0 - 1.0 / k),
+        ecb=1.0 + math.log((cv**2 + 1.0) / k) / math.log(k) if cv is not None else None,
+        grades=k,
+        cv=cv,
+    )
 
 
-def concentration_test(cv_initial: float | None, cv_current: float | None, k: int
-                       ) -> tuple[float | None, float | None, str | None]:
+def concentration_test(
+    cv_initial: float | None, cv_current: float | None, k: int
+) -> tuple[float | None, float | None, str | None]:
     """ECB (2019, section 2.5.2) test of the current concentration in grades against the initial one;
     (statistic, p, reason).
 
@@ -476,8 +485,9 @@ def concentration_test(cv_initial: float | None, cv_current: float | None, k: in
     return stat, float(norm_sf(stat)), None
 
 
-def ks_statistic(score: np.ndarray, y: np.ndarray, direction: Direction = "higher",
-                 count: np.ndarray | None = None) -> float | None:
+def ks_statistic(
+    score: np.ndarray, y: np.ndarray, direction: Direction = "higher", count: np.ndarray | None = None
+) -> float | None:
     """max |TPR − FPR| over the cuts between distinct scores (the two-sample KS of the classes);
     ``count``: rows repeated that many times."""
     y = np.asarray(y, dtype=bool)
@@ -495,8 +505,9 @@ def ks_statistic(score: np.ndarray, y: np.ndarray, direction: Direction = "highe
     return float(np.max(np.abs(tp - fp)))
 
 
-def auc_interval(score: np.ndarray, y: np.ndarray, direction: Direction, level: float,
-                 count: np.ndarray | None = None) -> tuple[float, float, float, float] | None:
+def auc_interval(
+    score: np.ndarray, y: np.ndarray, direction: Direction, level: float, count: np.ndarray | None = None
+) -> tuple[float, float, float, float] | None:
     """(AUC, lo, hi, se) with DeLong's variance; None without two rows of each class. The interval is
     the models' (:func:`~reportgen.engine.proportions.delong_auc_bounds`: normal, or on the logit
     scale where the normal one would leave [0, 1]), so one model's AUC gets one kind of interval in
@@ -530,8 +541,9 @@ def auc_interval(score: np.ndarray, y: np.ndarray, direction: Direction, level: 
     return auc, lo, hi, math.sqrt(max(var, 0.0))
 
 
-def bamber_auc_variance(score: np.ndarray, y: np.ndarray, direction: Direction,
-                        count: np.ndarray | None = None) -> tuple[float, float] | None:
+def bamber_auc_variance(
+    score: np.ndarray, y: np.ndarray, direction: Direction, count: np.ndarray | None = None
+) -> tuple[float, float] | None:
     """(AUC, variance) with Bamber's (1975) unbiased variance of the Mann–Whitney AUC, the
     estimator Engelmann, Hayden & Tasche (2003, *Risk* 16(1):82, "Testing rating accuracy") and
     BCBS WP14 (2005, section 3.2) give for the AUROC and the accuracy ratio's interval; None
@@ -566,12 +578,14 @@ def bamber_auc_variance(score: np.ndarray, y: np.ndarray, direction: Direction,
     p_ddn = float(np.sum(neg * ((pos_above - pos_below) ** 2 - (pos_above + pos_below)))) / (m * (m - 1.0) * k)
     p_nnd = float(np.sum(pos * ((neg_above - neg_below) ** 2 - (neg_above + neg_below)))) / (k * (k - 1.0) * m)
     var = (unequal + (m - 1.0) * p_ddn + (k - 1.0) * p_nnd - 4.0 * (m + k - 1.0) * (auc - 0.5) ** 2) / (
-        4.0 * (m - 1.0) * (k - 1.0))
+        4.0 * (m - 1.0) * (k - 1.0)
+    )
     return auc, var
 
 
-def accuracy_ratio_interval(score: np.ndarray, y: np.ndarray, direction: Direction, level: float,
-                            count: np.ndarray | None = None) -> tuple[float, float, float, float] | None:
+def accuracy_ratio_interval(
+    score: np.ndarray, y: np.ndarray, direction: Direction, level: float, count: np.ndarray | None = None
+) -> tuple[float, float, float, float] | None:
     """(AR, lo, hi, se) of the accuracy ratio AR = 2U − 1 with Bamber's variance
     (:func:`bamber_auc_variance`): Engelmann, Hayden & Tasche's (2003) normal interval
     ``U ∓ z·σ`` mapped by 2U − 1, so ``se = 2σ``; the ends cut at ±1 (a negative unbiased variance,
@@ -620,15 +634,28 @@ def period_keys(dates: np.ndarray) -> tuple[Literal["month", "quarter"], np.ndar
 # --------------------------------------------------------------------------------------
 
 
-def _test(stat: float | None, p: float | None, s: CreditSettings, df: int | None = None,
-          reason: str | None = None) -> CreditTest:
+def _test(
+    stat: float | None, p: float | None, s: CreditSettings, df: int | None = None, reason: str | None = None
+) -> CreditTest:
     p = None if p is None else _f(min(1.0, max(0.0, p)))
-    return CreditTest(statistic=None if stat is None else _f(stat), p_value=p, light=light_of(p, s.amber, s.red),
-                      df=df, reason=reason if p is None else None)
+    return CreditTest(
+        statistic=None if stat is None else _f(stat),
+        p_value=p,
+        light=light_of(p, s.amber, s.red),
+        df=df,
+        reason=reason if p is None else None,
+    )
 
 
-def _groups(keys: np.ndarray, y: np.ndarray, score: np.ndarray, pd: np.ndarray | None, direction: Direction,
-            s: CreditSettings, count: np.ndarray | None = None) -> list[CreditGroup]:
+def _groups(
+    keys: np.ndarray,
+    y: np.ndarray,
+    score: np.ndarray,
+    pd: np.ndarray | None,
+    direction: Direction,
+    s: CreditSettings,
+    count: np.ndarray | None = None,
+) -> list[CreditGroup]:
     """Headline numbers per key (rows, defaults, DR, mean PD, AUC/Gini with DeLong CI, KS);
     ``count``: rows repeated that many times."""
     labels, inv = np.unique(keys, return_inverse=True)
@@ -640,7 +667,7 @@ def _groups(keys: np.ndarray, y: np.ndarray, score: np.ndarray, pd: np.ndarray |
     starts = np.r_[0, np.cumsum(np.bincount(inv, minlength=len(labels)))]
     out = []
     for g, key in enumerate(labels):  # one pass per group (periods, segments), not per row
-        rows = by[starts[g]:starts[g + 1]]
+        rows = by[starts[g] : starts[g + 1]]
         yy, ss, cc = y[rows], score[rows], None if count is None else count[rows]
         pos, neg = int(round(d[g])), int(n[g] - round(d[g]))
         auc = ci = gini = gci = None
@@ -648,17 +675,27 @@ def _groups(keys: np.ndarray, y: np.ndarray, score: np.ndarray, pd: np.ndarray |
         if iv is not None:
             auc, ci = iv[0], [iv[1], iv[2]]
             gini, gci = 2 * iv[0] - 1, [2 * iv[1] - 1, 2 * iv[2] - 1]
-        out.append(CreditGroup(
-            key=str(key), n=int(n[g]), defaults=pos, default_rate=float(d[g] / n[g]) if n[g] else 0.0,
-            mean_pd=None if mpd is None or n[g] == 0 else float(mpd[g] / n[g]),
-            auc=auc, auc_ci=ci, gini=gini, gini_ci=gci, ks=ks_statistic(ss, yy, direction, cc),
-            few_defaults=min(pos, neg) < s.min_defaults,
-        ))
+        out.append(
+            CreditGroup(
+                key=str(key),
+                n=int(n[g]),
+                defaults=pos,
+                default_rate=float(d[g] / n[g]) if n[g] else 0.0,
+                mean_pd=None if mpd is None or n[g] == 0 else float(mpd[g] / n[g]),
+                auc=auc,
+                auc_ci=ci,
+                gini=gini,
+                gini_ci=gci,
+                ks=ks_statistic(ss, yy, direction, cc),
+                few_defaults=min(pos, neg) < s.min_defaults,
+            )
+        )
     return out
 
 
-def _grades(cur: CreditSample, ref: CreditSample | None, grading: Grading, direction: Direction
-            ) -> tuple[np.ndarray, np.ndarray | None, list[str], np.ndarray | None, GradedBy]:
+def _grades(
+    cur: CreditSample, ref: CreditSample | None, grading: Grading, direction: Direction
+) -> tuple[np.ndarray, np.ndarray | None, list[str], np.ndarray | None, GradedBy]:
     """Grade indices of the current and reference rows, labels, edges (or None), graded_by.
 
     Grades always run from the lowest to the highest PD: edges on a PD, quantiles of the PD
@@ -681,6 +718,7 @@ def _grades(cur: CreditSample, ref: CreditSample | None, grading: Grading, direc
             if not found.all():  # the readers refuse such a row first, naming file, column and row
                 raise ValueError(f"grade {str(v[~found][0])!r} is not in the rating scale (credit.grades.order)")
             return sorter[at]
+
         return code(cur.grade), None if ref_grade is None else code(ref_grade), scale.tolist(), None, "column"
     by: GradedBy
     if cur.pd is not None:
@@ -691,16 +729,18 @@ def _grades(cur: CreditSample, ref: CreditSample | None, grading: Grading, direc
     if grading.kind == "edges":
         edges = np.asarray(grading.edges, dtype=float) + 0.0
     else:
-        edges = (_quantile_edges(rv, grading.quantiles, ref.count) if rv is not None and ref is not None
-                 else _quantile_edges(cv, grading.quantiles, cur.count))
+        edges = (
+            _quantile_edges(rv, grading.quantiles, ref.count)
+            if rv is not None and ref is not None
+            else _quantile_edges(cv, grading.quantiles, cur.count)
+        )
     if by == "pd" or edges.size == 0:
         labels = _edge_labels(edges, True)
     elif direction == "higher":
         labels = _edge_labels(edges, False)
     else:  # oriented value v = -score: grade i holds -e[i] < score <= -e[i-1]
         pts = (0.0 - edges).tolist()  # never −0.0: an edge at zero reads "0" (as in _quantile_edges)
-        labels = ([f"> {pts[0]:g}"] + [f"{pts[i + 1]:g} – {pts[i]:g}" for i in range(len(pts) - 1)]
-                  + [f"≤ {pts[-1]:g}"])
+        labels = [f"> {pts[0]:g}"] + [f"{pts[i + 1]:g} – {pts[i]:g}" for i in range(len(pts) - 1)] + [f"≤ {pts[-1]:g}"]
     return grade_codes(cv, edges), None if rv is None else grade_codes(rv, edges), labels, edges, by
 
 
@@ -770,8 +810,9 @@ def _per_id(sample: CreditSample, codes: np.ndarray) -> tuple[np.ndarray, np.nda
     return ids, codes[first], np.bincount(inv.ravel(), weights=_ones(sample), minlength=len(ids))
 
 
-def _migration(cur: CreditSample, ref: CreditSample, cc: np.ndarray, rc: np.ndarray, labels: list[str],
-               s: CreditSettings) -> CreditMigration:
+def _migration(
+    cur: CreditSample, ref: CreditSample, cc: np.ndarray, rc: np.ndarray, labels: list[str], s: CreditSettings
+) -> CreditMigration:
     """Counts of (reference grade, current grade) over the ids in both samples, with the ECB
     matrix weighted bandwidths and the cell stability tests of that matrix.
 
@@ -787,14 +828,30 @@ def _migration(cur: CreditSample, ref: CreditSample, cc: np.ndarray, rc: np.ndar
     counts = np.rint(np.bincount(rg[ir] * k + cg[ic], weights=w, minlength=k * k)).astype(np.int64).reshape(k, k)
     m = int(counts.sum())
     moved = cg[ic].astype(int) - rg[ir].astype(int)
-    share = (lambda mask: float(w[mask].sum() / m) if m else None)
+
+    def share(mask):
+        return float(w[mask].sum() / m) if m else None
+
     lower, upper = matrix_weighted_bandwidth(counts)
     z, pv = migration_stability(counts)
-    cells = (lambda a: [[None if not math.isfinite(v) else float(v) for v in row] for row in a.tolist()])
-    return CreditMigration(grades=labels, counts=counts.tolist(), matched=m, stable=share(moved == 0),
-                           upgraded=share(moved < 0), downgraded=share(moved > 0), beyond_one=share(np.abs(moved) > 1),
-                           mwb_lower=lower, mwb_upper=upper, stability_z=cells(z), stability_p=cells(pv),
-                           stability_flagged=int(np.sum(np.nan_to_num(pv, nan=1.0) < s.amber)))
+
+    def cells(a):
+        return [[None if not math.isfinite(v) else float(v) for v in row] for row in a.tolist()]
+
+    return CreditMigration(
+        grades=labels,
+        counts=counts.tolist(),
+        matched=m,
+        stable=share(moved == 0),
+        upgraded=share(moved < 0),
+        downgraded=share(moved > 0),
+        beyond_one=share(np.abs(moved) > 1),
+        mwb_lower=lower,
+        mwb_upper=upper,
+        stability_z=cells(z),
+        stability_p=cells(pv),
+        stability_flagged=int(np.sum(np.nan_to_num(pv, nan=1.0) < s.amber)),
+    )
 
 
 def _wsum(v: np.ndarray, count: np.ndarray | None) -> float:
@@ -836,8 +893,16 @@ def reliability(y: np.ndarray, p: np.ndarray, count: np.ndarray | None = None, b
     return CalibrationData(mean_p, dr, n[ok])
 
 
-def _calibration(y: np.ndarray, p: np.ndarray, grades: list[CreditGrade], n: np.ndarray, d: np.ndarray,
-                 mpd: np.ndarray, s: CreditSettings, count: np.ndarray | None = None) -> CreditCalibration:
+def _calibration(
+    y: np.ndarray,
+    p: np.ndarray,
+    grades: list[CreditGrade],
+    n: np.ndarray,
+    d: np.ndarray,
+    mpd: np.ndarray,
+    s: CreditSettings,
+    count: np.ndarray | None = None,
+) -> CreditCalibration:
     N, D = int(round(_wsum(np.ones(len(y)), count))), int(round(_wsum(y, count)))
     sum_pd = _wsum(p, count)
     mean_pd = sum_pd / N
@@ -871,16 +936,35 @@ def _calibration(y: np.ndarray, p: np.ndarray, grades: list[CreditGrade], n: np.
     failures += [f"grade:{gr.grade}" for gr in grades if gr.jeffreys is not None and gr.jeffreys.light == "red"]
     light = _worst([t.light for t in tests.values()] + [gr.jeffreys.light for gr in grades if gr.jeffreys is not None])
     return CreditCalibration(
-        n=N, defaults=D, default_rate=D / N, mean_pd=mean_pd,
-        jeffreys=tests["jeffreys"], binomial=tests["binomial"], hosmer_lemeshow=tests["hosmer_lemeshow"],
-        spiegelhalter=tests["spiegelhalter"], in_the_large=D / N - mean_pd,
-        observed_to_expected=D / sum_pd if sum_pd > 0 else None, in_the_large_test=tests["in_the_large"],
-        slope=None if slope is None else slope[0], slope_ci=slope_ci, slope_test=slope_test,
-        intercept=None if intercept is None else intercept[0], intercept_ci=int_ci, intercept_test=int_test,
-        light=light, failures=failures,
-        hosmer_lemeshow_g2=_test(hl, None if hl is None or g < 3 else float(chi2_sf(hl, g - 2)), s, df=max(g - 2, 0),
-                                 reason=hl_reason or "too_few_grades"),
-        brier=brier, log_loss=log_loss, reliability=reliability(y, p, count),
+        n=N,
+        defaults=D,
+        default_rate=D / N,
+        mean_pd=mean_pd,
+        jeffreys=tests["jeffreys"],
+        binomial=tests["binomial"],
+        hosmer_lemeshow=tests["hosmer_lemeshow"],
+        spiegelhalter=tests["spiegelhalter"],
+        in_the_large=D / N - mean_pd,
+        observed_to_expected=D / sum_pd if sum_pd > 0 else None,
+        in_the_large_test=tests["in_the_large"],
+        slope=None if slope is None else slope[0],
+        slope_ci=slope_ci,
+        slope_test=slope_test,
+        intercept=None if intercept is None else intercept[0],
+        intercept_ci=int_ci,
+        intercept_test=int_test,
+        light=light,
+        failures=failures,
+        hosmer_lemeshow_g2=_test(
+            hl,
+            None if hl is None or g < 3 else float(chi2_sf(hl, g - 2)),
+            s,
+            df=max(g - 2, 0),
+            reason=hl_reason or "too_few_grades",
+        ),
+        brier=brier,
+        log_loss=log_loss,
+        reliability=reliability(y, p, count),
     )
 
 
@@ -906,11 +990,18 @@ def merged_rows(sample: CreditSample) -> CreditSample:
     count 0 is left out: no obligor, and no term of 0 in a sum, whose order it would change.
     """
     dates = None if sample.dates is None else sample.dates.astype("datetime64[M]").astype("datetime64[D]")
-    text = {k: None if getattr(sample, k) is None else np.asarray(getattr(sample, k)).astype(str)
-            for k in ("grade", "segment")}
-    cols = {"y": np.asarray(sample.y, dtype=bool), "score": np.asarray(sample.score, dtype=np.float64),
-            "pd": None if sample.pd is None else np.asarray(sample.pd, dtype=np.float64),
-            "grade": text["grade"], "dates": dates, "segment": text["segment"]}
+    text = {
+        k: None if getattr(sample, k) is None else np.asarray(getattr(sample, k)).astype(str)
+        for k in ("grade", "segment")
+    }
+    cols = {
+        "y": np.asarray(sample.y, dtype=bool),
+        "score": np.asarray(sample.score, dtype=np.float64),
+        "pd": None if sample.pd is None else np.asarray(sample.pd, dtype=np.float64),
+        "grade": text["grade"],
+        "dates": dates,
+        "segment": text["segment"],
+    }
     count = None if sample.count is None else np.asarray(sample.count, dtype=np.int64)
     if count is not None and not np.all(count > 0):  # a row of count 0 is no row (the readers drop it too)
         cols = {name: None if v is None else v[count > 0] for name, v in cols.items()}
@@ -936,13 +1027,21 @@ def _sample_of(cols: dict[str, np.ndarray | None], count: np.ndarray) -> CreditS
     """The sample of :func:`merged_rows`' columns (ids not kept) with its counts."""
     y, score = cols["y"], cols["score"]
     assert y is not None and score is not None
-    return CreditSample(y=y, score=score, pd=cols["pd"], grade=cols["grade"], dates=cols["dates"],
-                        segment=cols["segment"], count=count)
+    return CreditSample(
+        y=y, score=score, pd=cols["pd"], grade=cols["grade"], dates=cols["dates"], segment=cols["segment"], count=count
+    )
 
 
-def credit_model(name: str, cur: CreditSample, ref: CreditSample | None, direction: Direction, grading: Grading,
-                 s: CreditSettings, initial_auc: float | None = None,
-                 pd_source: Literal["pd_column", "score", "none"] = "pd_column") -> CreditModel:
+def credit_model(
+    name: str,
+    cur: CreditSample,
+    ref: CreditSample | None,
+    direction: Direction,
+    grading: Grading,
+    s: CreditSettings,
+    initial_auc: float | None = None,
+    pd_source: Literal["pd_column", "score", "none"] = "pd_column",
+) -> CreditModel:
     """The whole battery for one model: grades, calibration, AUC history, CAP, stability, groups.
 
     Every statistic is computed on the samples' :func:`merged_rows` (the same arrays whichever
@@ -978,22 +1077,32 @@ def credit_model(name: str, cur: CreditSample, ref: CreditSample | None, directi
             mean_pd = float(mpd[g])
             jeff = _test(None, float(jp[g]), s)
             binom = _test(float(d[g] - n[g] * mpd[g]), float(bp[g]), s)
-        grades.append(CreditGrade(
-            grade=labels[g], lower=bounds[g], upper=bounds[g + 1], n=int(n[g]), defaults=int(d[g]),
-            default_rate=None if n[g] == 0 else float(dr[g]),
-            mean_pd=mean_pd, share=float(n[g] / N), monotonic_violation=bool(viol[g]),
-            jeffreys=jeff,
-            binomial=binom,
-            few_defaults=bool(d[g] < s.min_defaults),
-            dr_interval=ivl[g].tolist() if n[g] > 0 else None,
-        ))
+        grades.append(
+            CreditGrade(
+                grade=labels[g],
+                lower=bounds[g],
+                upper=bounds[g + 1],
+                n=int(n[g]),
+                defaults=int(d[g]),
+                default_rate=None if n[g] == 0 else float(dr[g]),
+                mean_pd=mean_pd,
+                share=float(n[g] / N),
+                monotonic_violation=bool(viol[g]),
+                jeffreys=jeff,
+                binomial=binom,
+                few_defaults=bool(d[g] < s.min_defaults),
+                dr_interval=ivl[g].tolist() if n[g] > 0 else None,
+            )
+        )
     calibration = None if cur.pd is None or mpd is None else _calibration(y, cur.pd, grades, n, d, mpd, s, cnt)
     if not has_pd:
         caps["calibration"] = "no_pd"
 
     iv = auc_interval(cur.score, y, direction, s.level, cnt)
     ar_iv = accuracy_ratio_interval(cur.score, y, direction, s.level, cnt)
-    ref_iv = None if ref is None else auc_interval(ref.score, np.asarray(ref.y, dtype=bool), direction, s.level, ref.count)
+    ref_iv = (
+        None if ref is None else auc_interval(ref.score, np.asarray(ref.y, dtype=bool), direction, s.level, ref.count)
+    )
     ref_auc = None if ref_iv is None else ref_iv[0]
     history = None
     source: Literal["config", "reference"]
@@ -1020,8 +1129,12 @@ def credit_model(name: str, cur: CreditSample, ref: CreditSample | None, directi
         else:  # graded by a column the reference lacks: deciles of the reference scores
             sign = -1.0 if direction == "lower" else 1.0
             e = _quantile_edges(sign * ref.score, 10, ref.count)
-            rcount = np.rint(np.bincount(grade_codes(sign * ref.score, e), weights=rc1, minlength=len(e) + 1)).astype(np.int64)
-            ccount = np.rint(np.bincount(grade_codes(sign * cur.score, e), weights=c, minlength=len(e) + 1)).astype(np.int64)
+            rcount = np.rint(np.bincount(grade_codes(sign * ref.score, e), weights=rc1, minlength=len(e) + 1)).astype(
+                np.int64
+            )
+            ccount = np.rint(np.bincount(grade_codes(sign * cur.score, e), weights=c, minlength=len(e) + 1)).astype(
+                np.int64
+            )
             basis, blabels = "score_deciles", [f"decile {i + 1}" for i in range(len(e) + 1)]
         v, e_sh, a_sh, contrib = psi(rcount, ccount)
         psi_test = CreditTest(statistic=v, p_value=None, light=_psi_light(v, s))
@@ -1032,13 +1145,26 @@ def credit_model(name: str, cur: CreditSample, ref: CreditSample | None, directi
         else:
             conc_test = _test(None, None, s, reason="no_reference_grades")
         stability = CreditStability(
-            basis=basis, reference_n=int(round(rc1.sum())), reference_defaults=int(round(_wsum(ref.y, ref.count))),
+            basis=basis,
+            reference_n=int(round(rc1.sum())),
+            reference_defaults=int(round(_wsum(ref.y, ref.count))),
             reference_auc=ref_auc,
-            psi=psi_test, empty_rule=EMPTY_RULE,
-            bins=[PsiBin(label=blabels[i], reference_n=int(rcount[i]), current_n=int(ccount[i]),
-                         reference_share=float(e_sh[i]), current_share=float(a_sh[i]), contribution=float(contrib[i]))
-                  for i in range(len(blabels))],
-            concentration_current=conc_cur, concentration_reference=conc_ref, concentration_test=conc_test,
+            psi=psi_test,
+            empty_rule=EMPTY_RULE,
+            bins=[
+                PsiBin(
+                    label=blabels[i],
+                    reference_n=int(rcount[i]),
+                    current_n=int(ccount[i]),
+                    reference_share=float(e_sh[i]),
+                    current_share=float(a_sh[i]),
+                    contribution=float(contrib[i]),
+                )
+                for i in range(len(blabels))
+            ],
+            concentration_current=conc_cur,
+            concentration_reference=conc_ref,
+            concentration_test=conc_test,
             scores=_histogram(cur, ref),
         )
         if rc is not None and rows_cur.ids is not None and rows_ref is not None and rows_ref.ids is not None:
@@ -1063,17 +1189,41 @@ def credit_model(name: str, cur: CreditSample, ref: CreditSample | None, directi
         failures.append("auc_history")
     if stability is not None and stability.psi.light == "red":
         failures.append("psi")
-    if stability is not None and stability.concentration_test is not None and stability.concentration_test.light == "red":
+    if (
+        stability is not None
+        and stability.concentration_test is not None
+        and stability.concentration_test.light == "red"
+    ):
         failures.append("herfindahl")
-    light = _worst([calibration.light if calibration else None, history.test.light if history else None,
-                    stability.psi.light if stability else None,
-                    stability.concentration_test.light if stability and stability.concentration_test else None])
+    light = _worst(
+        [
+            calibration.light if calibration else None,
+            history.test.light if history else None,
+            stability.psi.light if stability else None,
+            stability.concentration_test.light if stability and stability.concentration_test else None,
+        ]
+    )
     return CreditModel(
-        model=name, grading=grading.kind, graded_by=by, pd_source=pd_source if has_pd else "none", n=N,
-        defaults=int(round(_wsum(y, cnt))), grades=grades, monotonic=not bool(viol.any()), calibration=calibration,
-        auc_history=history, accuracy_ratio=None if iv is None else 2 * iv[0] - 1,
-        cap=cap_curve(cur.score, y, direction, cnt), stability=stability, migration=migration, period=period,
-        periods=periods, segments=segments, light=light, failures=failures, capabilities=caps,
+        model=name,
+        grading=grading.kind,
+        graded_by=by,
+        pd_source=pd_source if has_pd else "none",
+        n=N,
+        defaults=int(round(_wsum(y, cnt))),
+        grades=grades,
+        monotonic=not bool(viol.any()),
+        calibration=calibration,
+        auc_history=history,
+        accuracy_ratio=None if iv is None else 2 * iv[0] - 1,
+        cap=cap_curve(cur.score, y, direction, cnt),
+        stability=stability,
+        migration=migration,
+        period=period,
+        periods=periods,
+        segments=segments,
+        light=light,
+        failures=failures,
+        capabilities=caps,
         accuracy_ratio_ci=None if ar_iv is None else [ar_iv[1], ar_iv[2]],
         accuracy_ratio_se=None if ar_iv is None else ar_iv[3],
     )

@@ -232,9 +232,7 @@ def decimal_places(scores: np.ndarray) -> int | None:
     return None
 
 
-def _integer_codes(
-    scores: np.ndarray, y: np.ndarray, max_range: int
-) -> tuple[np.ndarray, float, float, int] | None:
+def _integer_codes(scores: np.ndarray, y: np.ndarray, max_range: int) -> tuple[np.ndarray, float, float, int] | None:
     """Scores as small integer codes, if they are decimals with few digits in a small range.
 
     Returns ``(codes, scale, qmin, r)`` with ``codes = 2·(rint(s·scale) − qmin) + y`` per row
@@ -336,7 +334,7 @@ def _packed_part(
             np.invert(keys, out=keys)
     m = keys.shape[0]
     # each sorted row's class: the low byte of its key (little- or big-endian alike)
-    low = keys.view(np.uint8)[:: 8] if np.little_endian else keys.view(np.uint8)[7::8]
+    low = keys.view(np.uint8)[::8] if np.little_endian else keys.view(np.uint8)[7::8]
     label = np.bitwise_and(low, 1).view(bool)
     del low
     keys >>= 1
@@ -362,9 +360,7 @@ def _packed_part(
     return values, pos, total
 
 
-def _by_packed_sort(
-    scores: np.ndarray, y: np.ndarray, descending: bool
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _by_packed_sort(scores: np.ndarray, y: np.ndarray, descending: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Unweighted table by one value sort of label-carrying keys (see :func:`_packed_part`).
 
     Scores of one sign are one part; scores of both signs are split into the non-negative

@@ -44,13 +44,19 @@ class DistinctRows:
         return int(self.counts.shape[0])
 
 
-def row_matrix(y_idx: np.ndarray, weights: np.ndarray | None, preds: Sequence[np.ndarray | None],
-               probas: Sequence[np.ndarray | None]) -> np.ndarray:
+def row_matrix(
+    y_idx: np.ndarray,
+    weights: np.ndarray | None,
+    preds: Sequence[np.ndarray | None],
+    probas: Sequence[np.ndarray | None],
+) -> np.ndarray:
     """The rows as one float64 matrix in the module's layout (a model's scores when it has them,
     else its predicted class)."""
     n = int(y_idx.shape[0])
-    cols = [np.asarray(y_idx, dtype=np.float64).reshape(n, 1),
-            (np.ones((n, 1)) if weights is None else np.asarray(weights, dtype=np.float64).reshape(n, 1))]
+    cols = [
+        np.asarray(y_idx, dtype=np.float64).reshape(n, 1),
+        (np.ones((n, 1)) if weights is None else np.asarray(weights, dtype=np.float64).reshape(n, 1)),
+    ]
     for pred, proba in zip(preds, probas):
         if pred is not None:
             cols.append(np.asarray(pred, dtype=np.float64).reshape(n, 1))
@@ -89,8 +95,9 @@ def merged(parts: Sequence[DistinctRows]) -> DistinctRows:
     return distinct(np.vstack([p.matrix for p in parts]), np.concatenate([p.counts for p in parts]))
 
 
-def split(rows: DistinctRows, models: Sequence[tuple[bool, bool]], k: int
-          ) -> tuple[np.ndarray, np.ndarray, tuple[np.ndarray | None, ...], tuple[np.ndarray | None, ...]]:
+def split(
+    rows: DistinctRows, models: Sequence[tuple[bool, bool]], k: int
+) -> tuple[np.ndarray, np.ndarray, tuple[np.ndarray | None, ...], tuple[np.ndarray | None, ...]]:
     """(true class indices, weights, per model predicted indices or None, per model scores or
     None) of the distinct rows; ``models``: per model (has a prediction column, has scores)."""
     m = rows.matrix
@@ -100,13 +107,14 @@ def split(rows: DistinctRows, models: Sequence[tuple[bool, bool]], k: int
     for has_pred, has_proba in models:
         preds.append(m[:, at].astype(np.int64) if has_pred else None)
         at += int(has_pred)
-        probas.append(m[:, at:at + k].copy() if has_proba else None)
+        probas.append(m[:, at : at + k].copy() if has_proba else None)
         at += k if has_proba else 0
     return y, w, tuple(preds), tuple(probas)
 
 
-def stratified_multinomial_blocks(strata: np.ndarray, counts: np.ndarray, resamples: int,
-                                  rng: np.random.Generator) -> Iterator[np.ndarray]:
+def stratified_multinomial_blocks(
+    strata: np.ndarray, counts: np.ndarray, resamples: int, rng: np.random.Generator
+) -> Iterator[np.ndarray]:
     """Blocks of resamples, shape (block, d): how many times each distinct row is drawn, each
     stratum (true class) keeping its number of rows — a multinomial over the stratum's distinct
     rows with probabilities count / stratum size, the stratified row bootstrap's distribution.

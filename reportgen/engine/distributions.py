@@ -101,8 +101,10 @@ def _norm_ppf_scalar(p: float) -> float:
     else:
         q = p - 0.5
         r = q * q
-        x = (((((_A[0] * r + _A[1]) * r + _A[2]) * r + _A[3]) * r + _A[4]) * r + _A[5]) * q / (
-            ((((_B[0] * r + _B[1]) * r + _B[2]) * r + _B[3]) * r + _B[4]) * r + 1.0
+        x = (
+            (((((_A[0] * r + _A[1]) * r + _A[2]) * r + _A[3]) * r + _A[4]) * r + _A[5])
+            * q
+            / (((((_B[0] * r + _B[1]) * r + _B[2]) * r + _B[3]) * r + _B[4]) * r + 1.0)
         )
     # Halley refinement: e = Phi(x) - p, u = e / phi(x).
     e = 0.5 * math.erfc(-x / _SQRT2) - p
@@ -206,8 +208,14 @@ def _log_power_term(a: Floats, b: Floats, lx: Floats, ly: Floats, e: Floats) -> 
         out[plain] = _lgamma(aa + bb) - _lgamma(aa) - _lgamma(bb) + aa * lx[plain] + bb * ly[plain]
     if one.any():
         p, q = lo[one], hi[one]
-        lbeta = (_lgamma(p) + _stirling_rest(q) - _stirling_rest(p + q) + p - p * np.log(p + q)
-                 + (q - 0.5) * np.log1p(-p / (p + q)))
+        lbeta = (
+            _lgamma(p)
+            + _stirling_rest(q)
+            - _stirling_rest(p + q)
+            + p
+            - p * np.log(p + q)
+            + (q - 0.5) * np.log1p(-p / (p + q))
+        )
         out[one] = a[one] * lx[one] + b[one] * ly[one] - lbeta
     if both.any():
         aa, bb, ee = a[both], b[both], e[both]

@@ -31,15 +31,15 @@ from reportgen.results import BinningInfo, InputFile, Notice
 
 #: Why rows are paired or not (:attr:`Pairing.reason`).
 PairingReason = Literal[
-    "aligned",         # the models' rows are the same rows in the same order
-    "single_model",    # one model: nothing to pair (its own statistics are unaffected)
+    "aligned",  # the models' rows are the same rows in the same order
+    "single_model",  # one model: nothing to pair (its own statistics are unaffected)
     "separate_files",  # the models are in different datasets the engine cannot join
-    "rows_dropped",    # validation dropped rows, so the models' rows no longer line up
-    "weighted",        # weighted rows: the engine did not count the paired statistics
-    "labels_differ",   # the models' truth differs row by row
-    "id_order",        # files joined by id whose rows are not in the same id order (streamed engines)
+    "rows_dropped",  # validation dropped rows, so the models' rows no longer line up
+    "weighted",  # weighted rows: the engine did not count the paired statistics
+    "labels_differ",  # the models' truth differs row by row
+    "id_order",  # files joined by id whose rows are not in the same id order (streamed engines)
     "lengths_differ",  # files of different lengths and no id to join them
-    "not_counted",     # the engine made no paired pass (e.g. a pass cut short)
+    "not_counted",  # the engine made no paired pass (e.g. a pass cut short)
 ]
 
 PAIRING_REASONS: tuple[str, ...] = PairingReason.__args__  # type: ignore[attr-defined]
@@ -208,9 +208,17 @@ class BinaryModelEvidence:
             return None
         thr = self.table.thresholds
         lo, hi = self.score_range or (float(thr.min()), float(thr.max()))
-        return Notice("threshold_outside_scores", {
-            "model": self.name, "threshold": self.threshold, "score_min": lo,
-            "score_max": hi, "predicted": everyone, "threshold_key": self.threshold_key})
+        return Notice(
+            "threshold_outside_scores",
+            {
+                "model": self.name,
+                "threshold": self.threshold,
+                "score_min": lo,
+                "score_max": hi,
+                "predicted": everyone,
+                "threshold_key": self.threshold_key,
+            },
+        )
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -310,6 +318,13 @@ class MulticlassEvidence:
 
 
 __all__ = [
-    "BinaryEvidence", "BinaryModelEvidence", "LoadAudit", "MulticlassEvidence",
-    "MulticlassModelEvidence", "MulticlassRows", "PAIRING_REASONS", "Pairing", "unpaired",
+    "BinaryEvidence",
+    "BinaryModelEvidence",
+    "LoadAudit",
+    "MulticlassEvidence",
+    "MulticlassModelEvidence",
+    "MulticlassRows",
+    "PAIRING_REASONS",
+    "Pairing",
+    "unpaired",
 ]

@@ -156,8 +156,9 @@ def bin_losses(table: ScoreTable, lut: np.ndarray) -> np.ndarray:
     return out
 
 
-def _cell_kernel(coarse: ScoreTable, groups: np.ndarray, y: np.ndarray, threshold: float,
-                 losses: np.ndarray | None) -> ResampleKernel:
+def _cell_kernel(
+    coarse: ScoreTable, groups: np.ndarray, y: np.ndarray, threshold: float, losses: np.ndarray | None
+) -> ResampleKernel:
     """The resample kernel of cells (one "row" per cell, its multiplicity the cell's draw).
 
     ``losses``: :func:`bin_losses` of the model, or None (no log-loss / Brier)."""
@@ -217,9 +218,16 @@ def _exact(table: ScoreTable, threshold: float, beta: float, costs: B.Costs, pro
     return metric_vector(B.compute_metrics(table, threshold, beta, costs, probabilities))
 
 
-def model_bootstrap(table: ScoreTable, threshold: float, resamples: int, rng: np.random.Generator,
-                    beta: float = 1.0, costs: B.Costs = B.Costs(), probabilities: bool | None = None,
-                    exact: np.ndarray | None = None) -> Draws:
+def model_bootstrap(
+    table: ScoreTable,
+    threshold: float,
+    resamples: int,
+    rng: np.random.Generator,
+    beta: float = 1.0,
+    costs: B.Costs = B.Costs(),
+    probabilities: bool | None = None,
+    exact: np.ndarray | None = None,
+) -> Draws:
     """The stratified bootstrap of one unweighted model, drawn on its (coarsened) table's cells.
 
     Exact tables (≤ :data:`MODEL_BINS` distinct scores) give the replicates of
@@ -241,8 +249,9 @@ def model_bootstrap(table: ScoreTable, threshold: float, resamples: int, rng: np
     else:
         kernel = resample_kernel(table, groups, y, [np.arange(groups.shape[0])], threshold, None, probabilities)
     reshaped = _ReshapedKS(coarse, pos_cells, neg_cells) if coarse.total_pos > 0 and coarse.total_neg > 0 else None
-    samples = _draw([kernel], counts, pos_cells.shape[0], resamples, rng, beta, costs,
-                    None if reshaped is None else reshaped.add)[0]
+    samples = _draw(
+        [kernel], counts, pos_cells.shape[0], resamples, rng, beta, costs, None if reshaped is None else reshaped.add
+    )[0]
     shift = np.zeros(len(B.METRICS))
     if binned:
         if exact is None:
@@ -252,9 +261,17 @@ def model_bootstrap(table: ScoreTable, threshold: float, resamples: int, rng: np
     return Draws(samples, shift, binned, ks)
 
 
-def _draw(kernels: list[ResampleKernel], counts: np.ndarray, n_pos_cells: int, resamples: int,
-          rng: np.random.Generator, beta: float, costs: B.Costs, also=None, blocks=stratified_cell_blocks
-          ) -> list[np.ndarray]:
+def _draw(
+    kernels: list[ResampleKernel],
+    counts: np.ndarray,
+    n_pos_cells: int,
+    resamples: int,
+    rng: np.random.Generator,
+    beta: float,
+    costs: B.Costs,
+    also=None,
+    blocks=stratified_cell_blocks,
+) -> list[np.ndarray]:
     """Each kernel's metrics on the same resamples of the cells: shape (resamples, METRICS) each.
 
     ``also``: None, or called with each block's cell draws too (shape (b, cells)); ``blocks``:
@@ -270,8 +287,9 @@ def _draw(kernels: list[ResampleKernel], counts: np.ndarray, n_pos_cells: int, r
     return out
 
 
-def percentile(draws: np.ndarray, shift: float, level: float, lo: float | None = None,
-               hi: float | None = None) -> list[float] | None:
+def percentile(
+    draws: np.ndarray, shift: float, level: float, lo: float | None = None, hi: float | None = None
+) -> list[float] | None:
     """The percentile interval of ``draws`` moved by ``shift`` (and clipped to [lo, hi])."""
     from reportgen.engine.stats import percentile_interval  # noqa: PLC0415
 
@@ -395,8 +413,9 @@ class _ReshapedKS:
     ``sizes``: weighted rows, their effective class sizes (:func:`kish_sizes`) for the standard
     errors and the drift's bandwidth; then the draws are weights (:meth:`add_weights`)."""
 
-    def __init__(self, table: ScoreTable, pos_cells: np.ndarray, neg_cells: np.ndarray,
-                 sizes: tuple[float, float] | None = None) -> None:
+    def __init__(
+        self, table: ScoreTable, pos_cells: np.ndarray, neg_cells: np.ndarray, sizes: tuple[float, float] | None = None
+    ) -> None:
         self.P, self.N = float(table.total_pos), float(table.total_neg)
         self.Pe, self.Ne = (self.P, self.N) if sizes is None else sizes
         self.pos_cells, self.neg_cells = pos_cells, neg_cells
@@ -542,8 +561,9 @@ class PairTableAccumulator:
         # the luts in the narrowest integer type (at most JOINT_BINS + 1 bins: one byte) for the
         # per-row lookups: a chunk's bins and codes are then 1–4 bytes a row, not 8
         self._narrow = [lut.astype(np.uint8 if size <= 256 else np.int32) for lut, size in zip(self.luts, self.sizes)]
-        self._code_type = np.int32 if max((2 * self.sizes[a] * self.sizes[b] for a, b in self.pairs),
-                                          default=0) < 2**31 else np.int64
+        self._code_type = (
+            np.int32 if max((2 * self.sizes[a] * self.sizes[b] for a, b in self.pairs), default=0) < 2**31 else np.int64
+        )
 
     def moments(self, rows: list[np.ndarray], y: np.ndarray, counts: np.ndarray | None = None) -> list[np.ndarray]:
         """One chunk's counts per pair, not yet added (safe to compute in threads); ``counts``:
@@ -579,11 +599,19 @@ class PairTableAccumulator:
         )
 
 
-def pair_bootstrap(joint: np.ndarray, lut_a: np.ndarray, lut_b: np.ndarray,
-                   tables: tuple[ScoreTable, ScoreTable], thresholds: tuple[float, float],
-                   probabilities: tuple[bool | None, bool | None], resamples: int, rng: np.random.Generator,
-                   beta: float = 1.0, costs: B.Costs = B.Costs(),
-                   exact: tuple[np.ndarray, np.ndarray] | None = None) -> Draws:
+def pair_bootstrap(
+    joint: np.ndarray,
+    lut_a: np.ndarray,
+    lut_b: np.ndarray,
+    tables: tuple[ScoreTable, ScoreTable],
+    thresholds: tuple[float, float],
+    probabilities: tuple[bool | None, bool | None],
+    resamples: int,
+    rng: np.random.Generator,
+    beta: float = 1.0,
+    costs: B.Costs = B.Costs(),
+    exact: tuple[np.ndarray, np.ndarray] | None = None,
+) -> Draws:
     """Replicates of ``metric(a) − metric(b)`` under the paired stratified bootstrap, drawn on
     the cells of the pair's joint table ``joint`` ([class, bin of a, bin of b]); ``exact``: the
     two models' :func:`metric_vector`, if the caller has them."""
@@ -605,7 +633,9 @@ def pair_bootstrap(joint: np.ndarray, lut_a: np.ndarray, lut_b: np.ndarray,
         if exact is None:
             e0, e1 = (_exact(t, thr, beta, costs, prob) for t, thr, prob in zip(tables, thresholds, probabilities))
             exact = (e0, e1)
-        shift = np.nan_to_num(exact[0] - exact[1] - (_at(kernels[0], counts, beta, costs) - _at(kernels[1], counts, beta, costs)))
+        shift = np.nan_to_num(
+            exact[0] - exact[1] - (_at(kernels[0], counts, beta, costs) - _at(kernels[1], counts, beta, costs))
+        )
     return Draws(da - db, shift, binned, paired=True)
 
 
@@ -617,8 +647,14 @@ def pair_bootstrap(joint: np.ndarray, lut_a: np.ndarray, lut_b: np.ndarray,
 COUNT_BOOTSTRAP = "bootstrap of the confusion counts"
 
 
-def multiclass_model_bootstrap(confusion: np.ndarray, diag_values: list[np.ndarray], diag_counts: list[np.ndarray] | None,
-                               evaluate, resamples: int, rng: np.random.Generator) -> tuple[list[dict], np.ndarray | None]:
+def multiclass_model_bootstrap(
+    confusion: np.ndarray,
+    diag_values: list[np.ndarray],
+    diag_counts: list[np.ndarray] | None,
+    evaluate,
+    resamples: int,
+    rng: np.random.Generator,
+) -> tuple[list[dict], np.ndarray | None]:
     """The stratified bootstrap of one unweighted multiclass model, drawn on its counts.
 
     Stratified by true class: class i's n_i rows are resampled with replacement, so its row of
@@ -669,9 +705,33 @@ def multiclass_model_bootstrap(confusion: np.ndarray, diag_values: list[np.ndarr
 
 
 __all__ = [
-    "BINNED_BOOTSTRAP", "COUNT_BOOTSTRAP", "KS_BANDWIDTH", "KS_RESHAPED", "KS_RESHAPED_BINNED", "MaxDraws", "multiclass_model_bootstrap", "Draws", "JOINT_BINNED_BOOTSTRAP", "JOINT_BINS", "JOINT_BOOTSTRAP", "MAX_PAIR_MODELS",
-    "MAX_PATTERN_MODELS", "MODEL_BINS", "PairCounts", "PairTableAccumulator", "TABLE_BOOTSTRAP", "bin_losses", "coarse_lut", "coarsen",
-    "equal_weight_bins", "ks_drift", "ks_interval", "ks_standard_error", "model_bootstrap", "pair_bootstrap", "percentile",
+    "BINNED_BOOTSTRAP",
+    "COUNT_BOOTSTRAP",
+    "KS_BANDWIDTH",
+    "KS_RESHAPED",
+    "KS_RESHAPED_BINNED",
+    "MaxDraws",
+    "multiclass_model_bootstrap",
+    "Draws",
+    "JOINT_BINNED_BOOTSTRAP",
+    "JOINT_BINS",
+    "JOINT_BOOTSTRAP",
+    "MAX_PAIR_MODELS",
+    "MAX_PATTERN_MODELS",
+    "MODEL_BINS",
+    "PairCounts",
+    "PairTableAccumulator",
+    "TABLE_BOOTSTRAP",
+    "bin_losses",
+    "coarse_lut",
+    "coarsen",
+    "equal_weight_bins",
+    "ks_drift",
+    "ks_interval",
+    "ks_standard_error",
+    "model_bootstrap",
+    "pair_bootstrap",
+    "percentile",
 ]
 
 
@@ -702,8 +762,9 @@ def _ovr_auc(pos: np.ndarray, neg: np.ndarray) -> float:
     return float(np.dot(pos, np.cumsum(neg) - 0.5 * neg) / (P * N))
 
 
-def _binned_column(where: list[np.ndarray], cnts: list[np.ndarray], size: int, j: int, limit: int
-                   ) -> tuple[list[np.ndarray], list[np.ndarray], int, float]:
+def _binned_column(
+    where: list[np.ndarray], cnts: list[np.ndarray], size: int, j: int, limit: int
+) -> tuple[list[np.ndarray], list[np.ndarray], int, float]:
     """Column j's cells merged into at most ``limit`` equal-weight bins of consecutive
     scores (over every class's rows; :func:`equal_weight_bins`, as :func:`coarse_lut` bins a
     model's table): each class's (bin, rows), the number of bins, and the binning's error on the
@@ -723,8 +784,13 @@ def _binned_column(where: list[np.ndarray], cnts: list[np.ndarray], size: int, j
     return cells, [b[c] for b, c in zip(binned, cells)], bins, shift
 
 
-def ovr_auc_bootstrap(values: list[list[np.ndarray]], counts: list[list[np.ndarray]], resamples: int,
-                      rng: np.random.Generator, binned: list[bool] | None = None) -> np.ndarray:
+def ovr_auc_bootstrap(
+    values: list[list[np.ndarray]],
+    counts: list[list[np.ndarray]],
+    resamples: int,
+    rng: np.random.Generator,
+    binned: list[bool] | None = None,
+) -> np.ndarray:
     """Shape (resamples, k): each class's one-vs-rest AUC on stratified bootstrap resamples of the
     rows, drawn on the class tables; NaN for a class without positives or negatives. ``binned``:
     a list told, per class, whether its column was binned (below).
@@ -784,7 +850,13 @@ def ovr_auc_bootstrap(values: list[list[np.ndarray]], counts: list[list[np.ndarr
     return out
 
 
-__all__ += ["CLASS_MIN_BINS", "CLASS_TABLE_BINNED_BOOTSTRAP", "CLASS_TABLE_BOOTSTRAP", "class_bins", "ovr_auc_bootstrap"]
+__all__ += [
+    "CLASS_MIN_BINS",
+    "CLASS_TABLE_BINNED_BOOTSTRAP",
+    "CLASS_TABLE_BOOTSTRAP",
+    "class_bins",
+    "ovr_auc_bootstrap",
+]
 
 
 # --------------------------------------------------------------------------------------
@@ -795,8 +867,9 @@ __all__ += ["CLASS_MIN_BINS", "CLASS_TABLE_BINNED_BOOTSTRAP", "CLASS_TABLE_BOOTS
 JOINT_CONFUSION_BOOTSTRAP = "paired bootstrap of the joint confusion counts"
 
 
-def joint_confusion_bootstrap(joint: np.ndarray, resamples: int, rng: np.random.Generator
-                              ) -> tuple[np.ndarray, np.ndarray]:
+def joint_confusion_bootstrap(
+    joint: np.ndarray, resamples: int, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray]:
     """Paired stratified bootstrap of two multiclass models' confusion matrices, on counts.
 
     ``joint[t, a, b]``: rows of true class t that model A predicts as a and model B as b. The
@@ -839,7 +912,9 @@ WEIGHTED_JOINT_BOOTSTRAP = "paired bootstrap of the weighted joint rows"
 WEIGHTED_JOINT_BINNED_BOOTSTRAP = "paired bootstrap of the binned weighted joint rows"
 #: ... drawn on their pooled joint cells (exact / binned codes).
 WEIGHTED_JOINT_POOLED_BOOTSTRAP = "paired bootstrap of the weighted joint rows, moment-matched weight sums"
-WEIGHTED_JOINT_POOLED_BINNED_BOOTSTRAP = "paired bootstrap of the binned weighted joint rows, moment-matched weight sums"
+WEIGHTED_JOINT_POOLED_BINNED_BOOTSTRAP = (
+    "paired bootstrap of the binned weighted joint rows, moment-matched weight sums"
+)
 #: Most weight cells (or distinct joint rows) counted: past it an engine keeps the rows pooled per
 #: (score or every model's bin, class) with their weights' exact moments instead
 #: (:class:`~reportgen.reduce.accumulators.WeightMoments`; models sharing one weight column), or
@@ -933,8 +1008,12 @@ def count_cells(codes: np.ndarray, y: np.ndarray, w: np.ndarray, rows: np.ndarra
 
 def merge_cells(parts: list[WeightCells]) -> WeightCells:
     """Cells of disjoint rows added (cells with equal keys summed): the cells of all the rows."""
-    return count_cells(np.concatenate([p.codes for p in parts], axis=1), np.concatenate([p.y for p in parts]),
-                       np.concatenate([p.w for p in parts], axis=1), np.concatenate([p.rows for p in parts]))
+    return count_cells(
+        np.concatenate([p.codes for p in parts], axis=1),
+        np.concatenate([p.y for p in parts]),
+        np.concatenate([p.w for p in parts], axis=1),
+        np.concatenate([p.rows for p in parts]),
+    )
 
 
 def pool_cells(cells: WeightCells, codes: np.ndarray | None = None) -> WeightCells:
@@ -1007,8 +1086,15 @@ def cells_confusion(cells: WeightCells, cut: int, key: int = 0) -> tuple[int, in
     return tp, fp, pos - tp, neg - fp
 
 
-def _weighted_kernel(table: ScoreTable, lut: np.ndarray, codes: np.ndarray, y: np.ndarray, w: np.ndarray | None,
-                     threshold: float, probabilities: bool | None) -> tuple[ResampleKernel, ScoreTable]:
+def _weighted_kernel(
+    table: ScoreTable,
+    lut: np.ndarray,
+    codes: np.ndarray,
+    y: np.ndarray,
+    w: np.ndarray | None,
+    threshold: float,
+    probabilities: bool | None,
+) -> tuple[ResampleKernel, ScoreTable]:
     """The kernel of one model over cells (one kernel "row" per cell, its weight the cell's), on
     the table coarsened by ``lut`` (identity: the exact table)."""
     coarse = coarsen(table, lut)
@@ -1022,9 +1108,16 @@ def _weighted_kernel(table: ScoreTable, lut: np.ndarray, codes: np.ndarray, y: n
     return kernel, coarse
 
 
-def weighted_model_bootstrap(table: ScoreTable, cells: WeightCells, threshold: float, resamples: int,
-                             rng: np.random.Generator, beta: float = 1.0, costs: B.Costs = B.Costs(),
-                             probabilities: bool | None = None) -> Draws:
+def weighted_model_bootstrap(
+    table: ScoreTable,
+    cells: WeightCells,
+    threshold: float,
+    resamples: int,
+    rng: np.random.Generator,
+    beta: float = 1.0,
+    costs: B.Costs = B.Costs(),
+    probabilities: bool | None = None,
+) -> Draws:
     """The stratified row bootstrap of one weighted model (sample weights carried), drawn on its
     weight cells: per class one multinomial of its rows over the cells, each cell's draw times
     its weight summed per table row — exactly the distribution of resampling the rows.
@@ -1087,9 +1180,16 @@ def split_lut(lut: np.ndarray, cuts) -> np.ndarray:
     return np.cumsum(new, dtype=np.int64)
 
 
-def weighted_joint_bootstrap(cells: WeightCells, tables: list[ScoreTable], thresholds: list[float],
-                             probabilities: list[bool | None], resamples: int, rng: np.random.Generator,
-                             beta: float = 1.0, costs: B.Costs = B.Costs()) -> Draws:
+def weighted_joint_bootstrap(
+    cells: WeightCells,
+    tables: list[ScoreTable],
+    thresholds: list[float],
+    probabilities: list[bool | None],
+    resamples: int,
+    rng: np.random.Generator,
+    beta: float = 1.0,
+    costs: B.Costs = B.Costs(),
+) -> Draws:
     """Every model's metrics on the same paired stratified row bootstrap of weighted aligned rows
     (the same rows for every model: differences are paired), drawn on their joint cells (key j =
     model j: the row's place in model j's table and its weight there). Exact in distribution,
@@ -1115,10 +1215,14 @@ def weighted_joint_bootstrap(cells: WeightCells, tables: list[ScoreTable], thres
             at = resampled_metrics(kernel, (1, [_observed(cells)]), beta, costs)[0]
             shift = np.nan_to_num(_exact(t, thr, beta, costs, prob) - at)
         shifts.append(shift)
-    draws = _draw(kernels, cells.rows, cells.n_pos_cells, resamples, rng, beta, costs, blocks=_blocks_of(cells)) if n else [
-        np.full((resamples, len(B.METRICS)), np.nan) for _ in kernels]
-    return Draws(np.stack(draws, axis=1), np.stack(shifts), cells.luts is not None, weighted=True, pooled=pooled,
-                 paired=True)
+    draws = (
+        _draw(kernels, cells.rows, cells.n_pos_cells, resamples, rng, beta, costs, blocks=_blocks_of(cells))
+        if n
+        else [np.full((resamples, len(B.METRICS)), np.nan) for _ in kernels]
+    )
+    return Draws(
+        np.stack(draws, axis=1), np.stack(shifts), cells.luts is not None, weighted=True, pooled=pooled, paired=True
+    )
 
 
 #: ``ci_method`` of each record of what was resampled: (paired, weighted, pooled, binned).
@@ -1143,9 +1247,28 @@ def shared_weights(cells: WeightCells) -> bool:
     return bool(np.all(cells.w == cells.w[:1]))
 
 
-__all__ += ["EXACT_WEIGHT_CELLS", "WEIGHTED_POOLED_BOOTSTRAP", "WEIGHTED_POOLED_BINNED_BOOTSTRAP",
-            "WEIGHTED_JOINT_POOLED_BOOTSTRAP", "WEIGHTED_JOINT_POOLED_BINNED_BOOTSTRAP", "pool_cells", "shared_weights",
-            "weight_blocks"]
-__all__ += ["JOINT_EXACT_CELLS", "MAX_WEIGHT_CELLS", "WEIGHTED_BINNED_BOOTSTRAP", "WEIGHTED_JOINT_BINNED_BOOTSTRAP", "split_lut", "WEIGHTED_BOOTSTRAP", "WEIGHTED_JOINT_BOOTSTRAP",
-            "WeightCells", "cells_confusion", "count_cells", "merge_cells", "weighted_joint_bootstrap",
-            "weighted_model_bootstrap"]
+__all__ += [
+    "EXACT_WEIGHT_CELLS",
+    "WEIGHTED_POOLED_BOOTSTRAP",
+    "WEIGHTED_POOLED_BINNED_BOOTSTRAP",
+    "WEIGHTED_JOINT_POOLED_BOOTSTRAP",
+    "WEIGHTED_JOINT_POOLED_BINNED_BOOTSTRAP",
+    "pool_cells",
+    "shared_weights",
+    "weight_blocks",
+]
+__all__ += [
+    "JOINT_EXACT_CELLS",
+    "MAX_WEIGHT_CELLS",
+    "WEIGHTED_BINNED_BOOTSTRAP",
+    "WEIGHTED_JOINT_BINNED_BOOTSTRAP",
+    "split_lut",
+    "WEIGHTED_BOOTSTRAP",
+    "WEIGHTED_JOINT_BOOTSTRAP",
+    "WeightCells",
+    "cells_confusion",
+    "count_cells",
+    "merge_cells",
+    "weighted_joint_bootstrap",
+    "weighted_model_bootstrap",
+]

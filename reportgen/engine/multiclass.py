@@ -543,8 +543,9 @@ def _kappa(C: np.ndarray, w: np.ndarray) -> float | None:
     return float(1.0 - (w * C).sum() / den)
 
 
-def _agreement(C: np.ndarray, reasons: dict[str, Reason], ordinal: bool = False
-               ) -> tuple[float | None, float | None, float | None]:
+def _agreement(
+    C: np.ndarray, reasons: dict[str, Reason], ordinal: bool = False
+) -> tuple[float | None, float | None, float | None]:
     """Cohen's kappa, quadratic weighted kappa and Gorodkin's MCC of a confusion matrix.
 
     kappa = 1 − Σ w_ij C_ij / Σ w_ij E_ij, E = outer(row totals, column totals) / m, with
@@ -597,8 +598,12 @@ def _log_loss(t: CT.ClassTables, m: float, reasons: dict[str, Reason], notes: li
     loss = float(CT.log_loss_sum(t) / m)
     clipped = CT.log_loss_clipped(t)
     if CT.log_loss_clipping_share(clipped, loss, m) is not None:
-        notes.append(("log_loss", Notice("log_loss_clipped", {"weight": clipped, "log_loss": loss, "total": m,
-                                                                 "weighted": t.weighted})))
+        notes.append(
+            (
+                "log_loss",
+                Notice("log_loss_clipped", {"weight": clipped, "log_loss": loss, "total": m, "weighted": t.weighted}),
+            )
+        )
     return loss
 
 
@@ -617,8 +622,10 @@ def _ovr_averages(
         return None, None
     if len(defined) < len(class_auc):
         left = [c for c, a in enumerate(class_auc) if a is None]
-        note = Notice("classes_left_out_of_auc", {"classes": [labs[c] for c in left],
-                                                  "why": [auc_reason[c].code for c in left]})  # type: ignore[union-attr]
+        note = Notice(
+            "classes_left_out_of_auc",
+            {"classes": [labs[c] for c in left], "why": [r.code for c in left if (r := auc_reason[c]) is not None]},
+        )
         notes.extend((f, note) for f in ("roc_auc_ovr_macro", "roc_auc_ovr_weighted"))
     vals = np.array([class_auc[c] for c in defined], dtype=np.float64)
     sup = support[defined]
@@ -785,7 +792,8 @@ def multiclass_from_counts(
     else:
         assert S is not None
         log_loss, roc_micro, roc_macro, roc_weighted, roc_ovo = _probability_metrics(
-            tables, micro_table, S, m, class_auc, auc_reason, support, labs, reasons, notes)
+            tables, micro_table, S, m, class_auc, auc_reason, support, labs, reasons, notes
+        )
 
     return MulticlassMetrics(
         labels=labs,
@@ -824,9 +832,17 @@ def multiclass_from_counts(
     )
 
 
-def _per_class(labs: tuple, tp: np.ndarray, fp: np.ndarray, fn: np.ndarray, tn: np.ndarray, support: np.ndarray,
-               rates: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray],
-               class_auc: list[float | None], auc_reason: list[Reason | None]) -> list[PerClassMetrics]:
+def _per_class(
+    labs: tuple,
+    tp: np.ndarray,
+    fp: np.ndarray,
+    fn: np.ndarray,
+    tn: np.ndarray,
+    support: np.ndarray,
+    rates: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    class_auc: list[float | None],
+    auc_reason: list[Reason | None],
+) -> list[PerClassMetrics]:
     """Each class's counts, (precision, recall, specificity, F1, F-beta) ``rates`` and OvR AUC,
     with the reason of every undefined one."""
     prec, rec, spec, f1, fb = rates
@@ -865,8 +881,9 @@ def _per_class(labs: tuple, tp: np.ndarray, fp: np.ndarray, fn: np.ndarray, tn: 
     return per_class
 
 
-def _averages(labs: tuple, support: np.ndarray, m: float, per_class: dict[str, np.ndarray],
-              notes: list[tuple[str, Notice]]) -> dict[str, float]:
+def _averages(
+    labs: tuple, support: np.ndarray, m: float, per_class: dict[str, np.ndarray], notes: list[tuple[str, Notice]]
+) -> dict[str, float]:
     """Macro and support-weighted averages of each per-class rate (``stem`` → values); an
     undefined class value counts as 0 (scikit-learn ``zero_division=0``), noted per average."""
     averages: dict[str, float] = {}
@@ -881,10 +898,18 @@ def _averages(labs: tuple, support: np.ndarray, m: float, per_class: dict[str, n
     return averages
 
 
-def _probability_metrics(tables: CT.ClassTables, micro_table: ScoreTable | None, S: np.ndarray, m: float,
-                         class_auc: list[float | None], auc_reason: list[Reason | None], support: np.ndarray,
-                         labs: tuple, reasons: dict[str, Reason], notes: list[tuple[str, Notice]],
-                         ) -> tuple[float | None, float | None, float | None, float | None, float | None]:
+def _probability_metrics(
+    tables: CT.ClassTables,
+    micro_table: ScoreTable | None,
+    S: np.ndarray,
+    m: float,
+    class_auc: list[float | None],
+    auc_reason: list[Reason | None],
+    support: np.ndarray,
+    labs: tuple,
+    reasons: dict[str, Reason],
+    notes: list[tuple[str, Notice]],
+) -> tuple[float | None, float | None, float | None, float | None, float | None]:
     """(log loss, OvR micro, macro and weighted AUC, OvO macro AUC) from the class tables; the
     reasons and notes of the undefined or caveated ones into ``reasons`` and ``notes``."""
     log_loss = _log_loss(tables, m, reasons, notes)

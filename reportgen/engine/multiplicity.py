@@ -83,8 +83,7 @@ def simultaneous_level(level: float, m: int) -> float:
     return 1.0 - alpha_of(level) / max(m, 1)
 
 
-def direction(delta: float | None, better: str, significant: bool | None
-              ) -> Literal["better", "worse", "inconclusive"]:
+def direction(delta: float | None, better: str, significant: bool | None) -> Literal["better", "worse", "inconclusive"]:
     """``"better"`` / ``"worse"`` for a significant difference in the ``better`` ('higher' or
     'lower') direction or against it; ``"inconclusive"`` otherwise (no test, not significant, no
     difference)."""
@@ -93,5 +92,15 @@ def direction(delta: float | None, better: str, significant: bool | None
     return "better" if (delta > 0) == (better == "higher") else "worse"
 
 
-__all__ = ["CHALLENGER_PAIRS", "DELONG", "HOLM", "MCNEMAR", "VERDICTS", "alpha_of", "bootstrap_se", "direction", "holm",
-           "simultaneous_level"]
+__all__ = [
+    "CHALLENGER_PAIRS",
+    "DELONG",
+    "HOLM",
+    "MCNEMAR",
+    "VERDICTS",
+    "alpha_of",
+    "bootstrap_se",
+    "direction",
+    "holm",
+    "simultaneous_level",
+]

@@ -137,5 +137,15 @@ def delong_auc_bounds(auc: float, variance: float, level: float) -> tuple[float,
     return max(0.0, auc - half), min(1.0, auc + half), DELONG
 
 
-__all__ = ["CLOPPER_PEARSON", "DELONG", "DELONG_LOGIT", "delong_auc_bounds", "PROPORTIONS", "BoundaryInterval", "boundary_intervals",
-           "clopper_pearson", "logit_auc_interval", "wilson"]
+__all__ = [
+    "CLOPPER_PEARSON",
+    "DELONG",
+    "DELONG_LOGIT",
+    "delong_auc_bounds",
+    "PROPORTIONS",
+    "BoundaryInterval",
+    "boundary_intervals",
+    "clopper_pearson",
+    "logit_auc_interval",
+    "wilson",
+]

@@ -261,7 +261,9 @@ def _r_precision(
 # --------------------------------------------------------------------------------------
 
 
-def table_kernel(table: ScoreTable, threshold: float, probabilities: bool | None = None) -> tuple[ResampleKernel, np.ndarray, int]:
+def table_kernel(
+    table: ScoreTable, threshold: float, probabilities: bool | None = None
+) -> tuple[ResampleKernel, np.ndarray, int]:
     """The kernel of a table's *cells* and their counts, for resampling without the rows.
 
     Rows in one cell of the table — one distinct score and one class — are interchangeable for
@@ -344,7 +346,9 @@ def cell_blocks(counts: np.ndarray, n_pos_cells: int, n_resamples: int, rng: np.
             for (start, c), owner in zip(parts, owners):
                 n, k = owner.shape[0], c.shape[0]
                 if n:
-                    draws[r, start : start + k] = np.bincount(owner[rng.integers(0, n, size=n, dtype=kind)], minlength=k)
+                    draws[r, start : start + k] = np.bincount(
+                        owner[rng.integers(0, n, size=n, dtype=kind)], minlength=k
+                    )
         yield b, [draws]
         done += b
 

@@ -124,9 +124,7 @@ def sort_rows(scores: np.ndarray, y: np.ndarray | None = None) -> SortedRows:
     return SortedRows(order, starts, labels)
 
 
-def _fix_equal_prefixes(
-    scores: np.ndarray, order: np.ndarray, labels: np.ndarray | None, starts: np.ndarray
-) -> None:
+def _fix_equal_prefixes(scores: np.ndarray, order: np.ndarray, labels: np.ndarray | None, starts: np.ndarray) -> None:
     """Sort runs of equal prefix by their true scores and mark true ties (in place).
 
     On entry ``starts`` is True where the prefix changes; on exit where the score changes.

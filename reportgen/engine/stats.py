@@ -72,9 +72,7 @@ __all__ = [
     "stratified_bootstrap_counts",
 ]
 
-DELONG_WEIGHTS_MESSAGE = (
-    "DeLong's test is defined for unweighted rows; use the bootstrap for weighted data"
-)
+DELONG_WEIGHTS_MESSAGE = "DeLong's test is defined for unweighted rows; use the bootstrap for weighted data"
 
 #: Fewest rows in the smaller class for which DeLong's normal approximation is taken at face
 #: value; below it, intervals and tests carry a warning (the rule of thumb the report uses).
@@ -101,9 +99,7 @@ def _as_labels(y: np.ndarray, name: str = "y") -> np.ndarray:
 def _as_scores(scores: np.ndarray, n: int, name: str = "scores") -> np.ndarray:
     s = np.asarray(scores, dtype=np.float64)
     if s.ndim != 1 or s.shape[0] != n:
-        raise ValueError(
-            f"{name} must be 1-D of length {n} (the labels' length), got shape {s.shape}"
-        )
+        raise ValueError(f"{name} must be 1-D of length {n} (the labels' length), got shape {s.shape}")
     if not np.isfinite(s).all():
         raise ValueError(f"{name} holds {int((~np.isfinite(s)).sum())} non-finite values")
     return s
@@ -138,9 +134,7 @@ def _check_level(level: float) -> None:
 # =============================================================================================
 
 
-def delong_components(
-    scores_oriented: np.ndarray, y: np.ndarray
-) -> tuple[float, np.ndarray, np.ndarray]:
+def delong_components(scores_oriented: np.ndarray, y: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
     """AUC and DeLong's structural components by the fast midrank algorithm.
 
     Args:
@@ -491,9 +485,7 @@ def delong_paired(
     )
 
 
-def normal_test(
-    delta: float, var: float, level: float
-) -> tuple[float | None, float, float, float]:
+def normal_test(delta: float, var: float, level: float) -> tuple[float | None, float, float, float]:
     """(z, p, lo, hi) of a Wald test with normal reference; explicit branches for var == 0."""
     if var == 0.0:
         if delta == 0.0:
@@ -593,9 +585,7 @@ def delong_unpaired(
 # McNemar
 # =============================================================================================
 
-McNemarMethod = Literal[
-    "exact binomial", "chi-square (continuity-corrected)", "none (no discordant pairs)"
-]
+McNemarMethod = Literal["exact binomial", "chi-square (continuity-corrected)", "none (no discordant pairs)"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -828,9 +818,7 @@ def stratified_bootstrap_blocks(
         yield bsize, block
 
 
-def _count_blocks(
-    y: np.ndarray, n_resamples: int, rng: np.random.Generator
-) -> Iterator[np.ndarray]:
+def _count_blocks(y: np.ndarray, n_resamples: int, rng: np.random.Generator) -> Iterator[np.ndarray]:
     """Blocks of multiplicity vectors, shape (block, n), stratified by the values of ``y``."""
     members = bootstrap_strata(y)
     n = np.asarray(y).shape[0]
@@ -841,9 +829,7 @@ def _count_blocks(
         yield block
 
 
-def stratified_bootstrap_counts(
-    y: np.ndarray, n_resamples: int, rng: np.random.Generator
-) -> Iterator[np.ndarray]:
+def stratified_bootstrap_counts(y: np.ndarray, n_resamples: int, rng: np.random.Generator) -> Iterator[np.ndarray]:
     """Yield ``n_resamples`` stratified bootstrap resamples as row multiplicity vectors.
 
     Args:
@@ -976,15 +962,11 @@ def paired_bootstrap(
         for m in block:
             value = np.atleast_1d(np.asarray(statistic(m), dtype=np.float64))
             if value.ndim != 1:
-                raise ValueError(
-                    f"statistic must return a float or a 1-D array, got shape {value.shape}"
-                )
+                raise ValueError(f"statistic must return a float or a 1-D array, got shape {value.shape}")
             if width is None:
                 width = value.shape[0]
             elif value.shape[0] != width:
-                raise ValueError(
-                    f"statistic returned {value.shape[0]} values after returning {width} before"
-                )
+                raise ValueError(f"statistic returned {value.shape[0]} values after returning {width} before")
             rows.append(value)
         done += block.shape[0]
         if progress is not None:

@@ -20,15 +20,15 @@ import numpy as np
 
 #: The purposes, in a fixed order (their index is the stream's first key; never reorder).
 PURPOSES = (
-    "model",             # a binary model's own bootstrap (its table's cells, or its weight cells)
-    "patterns",          # threshold-metric differences: all models' decision patterns at once
-    "pair",              # a comparison's joint score table (ranking-metric differences)
-    "weighted_pairs",    # weighted models: the joint weight cells of every model at once
-    "approval",          # comparisons at equal approval rates
-    "class_counts",      # multiclass: a model's confusion-count draws
-    "class_rows",        # multiclass: the rows' bootstrap of every model at once (averaged AUCs, log-loss)
-    "class_auc",         # multiclass: a model's per-class AUC draws (its class tables)
-    "class_pairs",       # multiclass: a comparison's joint confusion counts
+    "model",  # a binary model's own bootstrap (its table's cells, or its weight cells)
+    "patterns",  # threshold-metric differences: all models' decision patterns at once
+    "pair",  # a comparison's joint score table (ranking-metric differences)
+    "weighted_pairs",  # weighted models: the joint weight cells of every model at once
+    "approval",  # comparisons at equal approval rates
+    "class_counts",  # multiclass: a model's confusion-count draws
+    "class_rows",  # multiclass: the rows' bootstrap of every model at once (averaged AUCs, log-loss)
+    "class_auc",  # multiclass: a model's per-class AUC draws (its class tables)
+    "class_pairs",  # multiclass: a comparison's joint confusion counts
 )
 
 

@@ -149,9 +149,11 @@ def check_unique(k: Keyed, codes: np.ndarray | None = None) -> None:
             (codes,), _ = id_codes([k])
     j = _first_repeat(codes)
     if j is not None:
-        raise InputError(f"{k.file}: column '{k.id_column}', row {int(k.rows[j]) + HEADER_ROWS}: "
-                         f"duplicated id {_arrow(k.ids)[j].as_py()!r}; ids must be unique — remove the repeated row "
-                         f"or give it its own id")
+        raise InputError(
+            f"{k.file}: column '{k.id_column}', row {int(k.rows[j]) + HEADER_ROWS}: "
+            f"duplicated id {_arrow(k.ids)[j].as_py()!r}; ids must be unique — remove the repeated row "
+            f"or give it its own id"
+        )
 
 
 def join_ids(cfg: Config, models: list[Keyed]) -> Join:
@@ -166,9 +168,19 @@ def join_ids(cfg: Config, models: list[Keyed]) -> Join:
         n = len(models[0].rows)
         return Join((np.arange(n),), _arrow(models[0].ids), (0,), (), True)
     lost = [_arrow(k.lost) if k.lost is not None else _arrow([]) for k in models]
-    both, words = id_codes([Keyed(k.name, k.file, k.id_column, concat_ids([_arrow(k.ids), x]),
-                                  np.zeros(len(k.rows) + len(x), dtype=np.int64), k.truth)
-                            for k, x in zip(models, lost)])
+    both, words = id_codes(
+        [
+            Keyed(
+                k.name,
+                k.file,
+                k.id_column,
+                concat_ids([_arrow(k.ids), x]),
+                np.zeros(len(k.rows) + len(x), dtype=np.int64),
+                k.truth,
+            )
+            for k, x in zip(models, lost)
+        ]
+    )
     codes = [c[: len(k.rows)] for c, k in zip(both, models)]
     for k, c in zip(models, codes):
         check_unique(k, c)
@@ -219,8 +231,14 @@ def join_ids(cfg: Config, models: list[Keyed]) -> Join:
                 f"'{models[0].name}'; models compared on the same rows must share the truth"
             )
     if any(left_out):  # what the intersection leaves must still be comparable
-        check_enough(models[0].file, f"column '{models[0].id_column}'", "id", ref.shape[0], one_label(ref),
-                     [k.name for k in models])
+        check_enough(
+            models[0].file,
+            f"column '{models[0].id_column}'",
+            "id",
+            ref.shape[0],
+            one_label(ref),
+            [k.name for k in models],
+        )
     in_order = all(c.shape[0] == codes[0].shape[0] and np.array_equal(c, codes[0]) for c in codes[1:])
     return Join(tuple(take), words.take(common), tuple(left_out), tuple(warnings), in_order, tuple(dropped))
 
@@ -230,13 +248,19 @@ def check_enough(file: str, where: str, what: str, n: int, single: str | None, n
     naming why: no shared row, a single row, or one class only: ``single`` names it)."""
     models = ", ".join(f"'{n}'" for n in names)
     if n == 0:
-        raise InputError(f"{file}: {where}: no {what} is kept by every model ({models}); nothing can be compared — "
-                         f"check that the files describe the same rows")
+        raise InputError(
+            f"{file}: {where}: no {what} is kept by every model ({models}); nothing can be compared — "
+            f"check that the files describe the same rows"
+        )
     if n < 2:
-        raise InputError(f"{file}: {where}: only 1 {what} is kept by every model ({models}); comparisons need at least 2")
+        raise InputError(
+            f"{file}: {where}: only 1 {what} is kept by every model ({models}); comparisons need at least 2"
+        )
     if single is not None:
-        raise InputError(f"{file}: {where}: every one of the {n} rows kept by every model ({models}) has the same "
-                         f"label ({single}); metrics need at least two classes — check the ids or 'missing'")
+        raise InputError(
+            f"{file}: {where}: every one of the {n} rows kept by every model ({models}) has the same "
+            f"label ({single}); metrics need at least two classes — check the ids or 'missing'"
+        )
 
 
 def one_label(truth: np.ndarray) -> str | None:
@@ -249,8 +273,9 @@ def one_label(truth: np.ndarray) -> str | None:
     return repr(truth[0])
 
 
-def intersect_positions(names: list[str], kept: list[np.ndarray], n_rows: int
-                        ) -> tuple[np.ndarray | None, tuple[tuple[str, str, int], ...]]:
+def intersect_positions(
+    names: list[str], kept: list[np.ndarray], n_rows: int
+) -> tuple[np.ndarray | None, tuple[tuple[str, str, int], ...]]:
     """Rows of files without an id (matched by position) that every model keeps.
 
     ``kept[m]``: boolean mask of the ``n_rows`` rows model m kept. Returns the common index per
@@ -265,9 +290,14 @@ def intersect_positions(names: list[str], kept: list[np.ndarray], n_rows: int
     return common_index(np.flatnonzero(every), n_rows), dropped
 
 
-def common_rows(names: list[str], n_rows: list[int], join: Join | None, kept: list[np.ndarray],
-                gone: list[np.ndarray | None], always: bool = False
-                ) -> tuple[dict[str, np.ndarray] | None, list[tuple[str, str, int]]]:
+def common_rows(
+    names: list[str],
+    n_rows: list[int],
+    join: Join | None,
+    kept: list[np.ndarray],
+    gone: list[np.ndarray | None],
+    always: bool = False,
+) -> tuple[dict[str, np.ndarray] | None, list[tuple[str, str, int]]]:
     """Each model's common index per file row (:func:`common_index`) and the rows left out per
     model and reason, when some model keeps rows another does not; (None, []) when every model
     keeps the same rows (``always``: the indexes all the same — separate datasets pair by them).
@@ -309,7 +339,9 @@ def check_rows_left(file: str, n: int, labels: set[str], positive: frozenset[str
     check_enough(file, "rows", "row", n, single, names)
 
 
-def check_positions(files: list[str], names: list[str], truths: list[np.ndarray], rows: np.ndarray | None = None) -> None:
+def check_positions(
+    files: list[str], names: list[str], truths: list[np.ndarray], rows: np.ndarray | None = None
+) -> None:
     """Without ids: equal row counts and equal labels row by row (errors say to set 'id').
 
     ``rows``: the compared rows' 0-based positions in the files (errors name the file's row)."""

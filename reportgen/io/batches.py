@@ -25,8 +25,9 @@ from reportgen.io.files import FileInfo, columns_in, file_info, hashing, numbers
 from reportgen.io.progress import Progress, ReadProgress
 
 
-def read_columns(path: Path, columns: list[str], batch_rows: int, numbers: Sequence[str] = (),
-                 text: Sequence[str] = ()) -> Generator[tuple[Batch, int], None, None]:
+def read_columns(
+    path: Path, columns: list[str], batch_rows: int, numbers: Sequence[str] = (), text: Sequence[str] = ()
+) -> Generator[tuple[Batch, int], None, None]:
     """The file's ``columns`` in record batches of about ``batch_rows`` rows, each with the
     number of rows before it (errors name the row in the file)."""
     offset = 0
@@ -40,8 +41,9 @@ def read_columns(path: Path, columns: list[str], batch_rows: int, numbers: Seque
         yield from _read_on_as_text(path, columns, batch_rows, list(numbers), list(text), offset)
 
 
-def _read_on_as_text(path: Path, columns: list[str], batch_rows: int, numbers: list[str], text: list[str],
-                     offset: int) -> Iterator[tuple[Batch, int]]:
+def _read_on_as_text(
+    path: Path, columns: list[str], batch_rows: int, numbers: list[str], text: list[str], offset: int
+) -> Iterator[tuple[Batch, int]]:
     """The rows from ``offset`` on, the ``numbers`` columns read as text (:data:`~reportgen.io.validate.NA_VALUES`
     spellings missing, as the typed reader has them): the rows of the failed block before its
     non-number are checked by every row rule, so a fault on an earlier row is the one reported
@@ -92,8 +94,11 @@ def record_batch(df: Any) -> Any:
     try:
         table = pa.Table.from_pandas(df, preserve_index=False)
     except (pa.ArrowTypeError, pa.ArrowInvalid):
-        mixed = {c: df[c].map(lambda v: None if v is None or (isinstance(v, float) and v != v) else str(v))
-                 for c in df.columns if df[c].dtype == object}
+        mixed = {
+            c: df[c].map(lambda v: None if v is None or (isinstance(v, float) and v != v) else str(v))
+            for c in df.columns
+            if df[c].dtype == object
+        }
         table = pa.Table.from_pandas(df.assign(**mixed), preserve_index=False)
     return pa.RecordBatch.from_arrays([c.combine_chunks() for c in table.columns], names=table.column_names)
 

@@ -86,8 +86,10 @@ class Digests:
         with self._lock:
             before = self.files.setdefault(file, digest)
         if before != digest:
-            raise InputError(f"{file}: the file changed while reportgen was reading it (two reads gave different "
-                             f"SHA-256 digests); run again once it is no longer being written")
+            raise InputError(
+                f"{file}: the file changed while reportgen was reading it (two reads gave different "
+                f"SHA-256 digests); run again once it is no longer being written"
+            )
 
     def merge(self, files: dict[str, str]) -> None:
         """Record digests computed elsewhere (a Dask worker's parts)."""
@@ -105,7 +107,7 @@ class Digests:
             raise RuntimeError(f"{path}: read without hashing")  # a loader that bypassed record_batches / read_table
         sep = os.sep if loc.local else "/"
         prefix = root + sep
-        parts = sorted((f[len(prefix):].replace(sep, "/"), d) for f, d in self.files.items() if f.startswith(prefix))
+        parts = sorted((f[len(prefix) :].replace(sep, "/"), d) for f, d in self.files.items() if f.startswith(prefix))
         expected = len(parts_of(path))
         if not parts or len(parts) != expected:
             raise RuntimeError(f"{path}: {len(parts)} of {expected} parts hashed")
@@ -285,10 +287,15 @@ def scanned_dataset(path: Path, numbers: Iterable[str] = ()) -> Any:
     if digests is None:
         if alike:
             return plain
-        return PartwiseDataset(ds.dataset(loc.path, format="parquet", partitioning=plain.partitioning, filesystem=loc.fs),
-                               schema, numbers)
-    hashed = ds.dataset(os.path.abspath(path) if loc.local else loc.path, format="parquet",
-                        partitioning=plain.partitioning, filesystem=_hashing_filesystem(digests, loc))
+        return PartwiseDataset(
+            ds.dataset(loc.path, format="parquet", partitioning=plain.partitioning, filesystem=loc.fs), schema, numbers
+        )
+    hashed = ds.dataset(
+        os.path.abspath(path) if loc.local else loc.path,
+        format="parquet",
+        partitioning=plain.partitioning,
+        filesystem=_hashing_filesystem(digests, loc),
+    )
     return hashed if alike else PartwiseDataset(hashed, schema, numbers)
 
 
@@ -314,8 +321,13 @@ class PartwiseDataset:
             # each column read in the part's type (a column it lacks, a partition key: the dataset's)
             schema = pa.schema([physical.field(f.name) if f.name in physical.names else f for f in self.schema])
             for rb in fragment.to_batches(schema=schema, columns=columns, batch_size=batch_size, **options):
-                yield pa.RecordBatch.from_arrays([as_read_alone(c, self.schema.field(n).type, n in self.numbers)
-                                                  for n, c in zip(rb.schema.names, rb.columns)], names=rb.schema.names)
+                yield pa.RecordBatch.from_arrays(
+                    [
+                        as_read_alone(c, self.schema.field(n).type, n in self.numbers)
+                        for n, c in zip(rb.schema.names, rb.columns)
+                    ],
+                    names=rb.schema.names,
+                )
 
     def to_table(self, columns: list[str]) -> Any:
         import pyarrow as pa  # noqa: PLC0415
@@ -437,7 +449,9 @@ def is_parquet(path: Path) -> bool:
     if not loc.local:
         suffix = os.path.splitext(loc.path)[1].lower()
         return suffix in (".parquet", ".pq") or (suffix not in (".csv", ".tsv", ".txt") and F.kind(loc) == "dir")
-    return path.suffix.lower() in (".parquet", ".pq") or (path.is_dir() and path.suffix.lower() not in (".csv", ".tsv", ".txt"))
+    return path.suffix.lower() in (".parquet", ".pq") or (
+        path.is_dir() and path.suffix.lower() not in (".csv", ".tsv", ".txt")
+    )
 
 
 def _repeated_parquet_column(loc: Any) -> tuple[str, str, int] | None:
@@ -449,9 +463,15 @@ def _repeated_parquet_column(loc: Any) -> tuple[str, str, int] | None:
     fs = loc.fs or pafs.LocalFileSystem()
     try:
         info = fs.get_file_info(loc.path)
-        files = [info] if info.type == pafs.FileType.File else [
-            f for f in fs.get_file_info(pafs.FileSelector(loc.path, recursive=True))
-            if f.type == pafs.FileType.File and not f.base_name.startswith(("_", "."))]
+        files = (
+            [info]
+            if info.type == pafs.FileType.File
+            else [
+                f
+                for f in fs.get_file_info(pafs.FileSelector(loc.path, recursive=True))
+                if f.type == pafs.FileType.File and not f.base_name.startswith(("_", "."))
+            ]
+        )
         for f in sorted(files, key=lambda f: f.path):
             names = pq.read_schema(f.path, filesystem=fs).names
             twice = next((n for n in names if names.count(n) > 1), None)
@@ -475,8 +495,10 @@ def parquet_dataset(path: Path) -> Any:
         if _DENIED.search(str(exc)):
             raise unreadable_parquet(loc.shown, exc) from None
         if "duplicate field names" in str(exc) and (twice := _repeated_parquet_column(loc)) is not None:
-            raise InputError(f"{twice[0]}: column {twice[1]!r} appears {twice[2]} times in the Parquet schema; "
-                             f"rename the duplicates so that the config names one column") from None
+            raise InputError(
+                f"{twice[0]}: column {twice[1]!r} appears {twice[2]} times in the Parquet schema; "
+                f"rename the duplicates so that the config names one column"
+            ) from None
         raise InputError(f"{loc.shown}: cannot read as Parquet ({F.shown_text(first_line(exc))})") from None
     if not dataset.schema.names:
         raise InputError(f"{loc.shown}: no Parquet data found; expected a .parquet file or a directory of them")
@@ -518,8 +540,10 @@ def check_input(path: Path) -> None:
     while stack:
         folder, depth = stack.pop()
         if depth > MAX_DATASET_DEPTH:
-            raise InputError(f"{path}: the dataset nests more than {MAX_DATASET_DEPTH} directories deep; "
-                             f"point 'file' at the dataset's root")
+            raise InputError(
+                f"{path}: the dataset nests more than {MAX_DATASET_DEPTH} directories deep; "
+                f"point 'file' at the dataset's root"
+            )
         try:
             entries = list(os.scandir(folder))
         except OSError as exc:
@@ -527,21 +551,26 @@ def check_input(path: Path) -> None:
         for entry in entries:
             seen += 1
             if seen > MAX_DATASET_ENTRIES:
-                raise InputError(f"{path}: more than {MAX_DATASET_ENTRIES:,} files in the dataset; "
-                                 f"point 'file' at the dataset itself, not a directory above it")
+                raise InputError(
+                    f"{path}: more than {MAX_DATASET_ENTRIES:,} files in the dataset; "
+                    f"point 'file' at the dataset itself, not a directory above it"
+                )
             if entry.name.startswith((".", "_")):
                 continue  # hidden and metadata files, as pyarrow skips them
             if entry.is_symlink():
                 if entry.is_dir():
-                    raise InputError(f"{entry.path}: a symlink to a directory inside the dataset (a loop, or data "
-                                     f"outside it); replace it by the directory or remove it")
+                    raise InputError(
+                        f"{entry.path}: a symlink to a directory inside the dataset (a loop, or data "
+                        f"outside it); replace it by the directory or remove it"
+                    )
                 if not entry.is_file():
                     raise InputError(f"{entry.path}: a broken or special symlink inside the dataset; remove it")
             elif entry.is_dir(follow_symlinks=False):
                 stack.append((entry.path, depth + 1))
             elif not entry.is_file(follow_symlinks=False):
-                raise InputError(f"{entry.path}: not a regular file (a FIFO, socket or device) inside the dataset; "
-                                 f"remove it")
+                raise InputError(
+                    f"{entry.path}: not a regular file (a FIFO, socket or device) inside the dataset; remove it"
+                )
 
 
 def columns_in(path: Path) -> list[str]:
@@ -602,13 +631,17 @@ def check_not_binary(path: Path) -> None:
         # bzip2: "BZh", the block size digit (any: "?"), then the block magic
         if len(head) >= len(magic) and all(m == ord("?") or m == h for m, h in zip(magic, head)):
             what, todo = what.split("; ", 1)
-            raise InputError(f"{path}: the file is {what}, not CSV text (reportgen reads plain UTF-8 CSV or Parquet); {todo}")
+            raise InputError(
+                f"{path}: the file is {what}, not CSV text (reportgen reads plain UTF-8 CSV or Parquet); {todo}"
+            )
     hint = EXCEL_SEP.match(head)
     if hint:
         sep = hint.group(1).decode("utf-8", "replace")
         todo = "delete that line" if sep == "," else "save the file as comma-separated CSV without that line"
-        raise InputError(f"{path}: line 1 is Excel's 'sep={sep}' hint, not a header (reportgen reads comma-separated "
-                         f"CSV with its header on line 1); {todo}")
+        raise InputError(
+            f"{path}: line 1 is Excel's 'sep={sep}' hint, not a header (reportgen reads comma-separated "
+            f"CSV with its header on line 1); {todo}"
+        )
 
 
 #: Excel's first line naming the delimiter (``sep=,`` or ``sep=;``, a line of its own): read as
@@ -666,8 +699,10 @@ def csv_error(path: Path, exc: Exception, malformed: str) -> InputError:
 def read_failure(path: Path, exc: OSError) -> InputError:
     """A file that could not be read (gone, or its permissions changed, since it was checked)."""
     if isinstance(exc, FileNotFoundError):
-        return InputError(f"{path}: file not found (removed or renamed while reportgen was running); "
-                          f"check 'file' in the config and run again")
+        return InputError(
+            f"{path}: file not found (removed or renamed while reportgen was running); "
+            f"check 'file' in the config and run again"
+        )
     return InputError(f"{path}: cannot read the file ({exc.strerror or exc}); check its permissions")
 
 
@@ -712,9 +747,16 @@ def check_parts(path: Path, columns: Iterable[str]) -> None:
 
 
 #: Arrow's nested types by what a message calls their values.
-NESTED = (("is_list", "lists"), ("is_large_list", "lists"), ("is_fixed_size_list", "lists"),
-          ("is_list_view", "lists"), ("is_large_list_view", "lists"), ("is_struct", "records"),
-          ("is_map", "maps"), ("is_union", "unions"))
+NESTED = (
+    ("is_list", "lists"),
+    ("is_large_list", "lists"),
+    ("is_fixed_size_list", "lists"),
+    ("is_list_view", "lists"),
+    ("is_large_list_view", "lists"),
+    ("is_struct", "records"),
+    ("is_map", "maps"),
+    ("is_union", "unions"),
+)
 
 
 def nested(t: Any) -> str | None:
@@ -737,8 +779,10 @@ def check_flat(path: Any, schema: Any, columns: Iterable[str]) -> None:
         t = t.value_type if pa.types.is_dictionary(t) else t
         what = nested(t)
         if what is not None:
-            raise InputError(f"{path}: column {name!r} holds {what} ({t}), not one value per row; name a column of "
-                             f"single values (numbers or text), or flatten it when the file is written")
+            raise InputError(
+                f"{path}: column {name!r} holds {what} ({t}), not one value per row; name a column of "
+                f"single values (numbers or text), or flatten it when the file is written"
+            )
 
 
 def part_columns(path: Path) -> list[tuple[str, list[str]]]:
@@ -761,8 +805,10 @@ def part_columns(path: Path) -> list[tuple[str, list[str]]]:
         if (twice := next((n for n in names if names.count(n) > 1), None)) is not None:
             # the dataset's schema comes from one part: another that repeats a name would be read
             # with either of its columns
-            raise InputError(f"{part}: column {twice!r} appears {names.count(twice)} times in the Parquet schema; "
-                             f"rename the duplicates so that the config names one column")
+            raise InputError(
+                f"{part}: column {twice!r} appears {names.count(twice)} times in the Parquet schema; "
+                f"rename the duplicates so that the config names one column"
+            )
         names += [k for k in ds.get_partition_keys(fragment.partition_expression) if k not in names]
         out.append((part, names))
     return out
@@ -783,10 +829,10 @@ def named_by_dataset(exc: InputError, parts_of_file: dict[Path, list[str]]) -> I
         for k, part in enumerate(parts):
             if not text.startswith(f"{part}: "):
                 continue
-            rest = text[len(part) + 2:]
+            rest = text[len(part) + 2 :]
             if (m := re.search(r"\brow (\d+)", rest)) is not None:
                 before = sum(part_rows(dataset)[:k])
-                rest = f"{rest[:m.start(1)]}{int(m.group(1)) + before}{rest[m.end(1):]}"
+                rest = f"{rest[: m.start(1)]}{int(m.group(1)) + before}{rest[m.end(1) :]}"
             return InputError(f"{dataset}: {rest}")
     return exc
 
@@ -804,7 +850,9 @@ def no_rows(path: Path) -> InputError:
     return InputError(f"{path}: the file has a header but no rows")
 
 
-def csv_options(columns: list[str], numbers: Iterable[str], text: Iterable[str], block_size: int | None = None) -> tuple:
+def csv_options(
+    columns: list[str], numbers: Iterable[str], text: Iterable[str], block_size: int | None = None
+) -> tuple:
     """pyarrow CSV (read, convert) options: only ``columns``, typed explicitly.
 
     ``numbers`` are float64 (the :data:`NA_VALUES` spellings are missing), ``text`` columns are
@@ -816,8 +864,13 @@ def csv_options(columns: list[str], numbers: Iterable[str], text: Iterable[str],
     types = {c: pa.float64() for c in numbers if c in columns}
     types.update({c: pa.string() for c in text if c in columns})
     read = pacsv.ReadOptions(block_size=block_size) if block_size else pacsv.ReadOptions()
-    convert = pacsv.ConvertOptions(include_columns=columns, column_types=types, null_values=list(NA_VALUES),
-                                   strings_can_be_null=False, quoted_strings_can_be_null=False)
+    convert = pacsv.ConvertOptions(
+        include_columns=columns,
+        column_types=types,
+        null_values=list(NA_VALUES),
+        strings_can_be_null=False,
+        quoted_strings_can_be_null=False,
+    )
     return read, convert
 
 
@@ -835,8 +888,9 @@ def streamed_parquet(path: Path) -> dict[str, Any]:
     return {"fragment_scan_options": ds.ParquetFragmentScanOptions(pre_buffer=False)}
 
 
-def record_batches(path: Path, columns: list[str], batch_rows: int, numbers: Iterable[str] = (),
-                   text: Iterable[str] = ()) -> Generator[Any, None, None]:
+def record_batches(
+    path: Path, columns: list[str], batch_rows: int, numbers: Iterable[str] = (), text: Iterable[str] = ()
+) -> Generator[Any, None, None]:
     """pyarrow record batches of the file's ``columns`` (about ``batch_rows`` rows each).
 
     CSV columns are typed by :func:`csv_options`; a cell of a ``numbers`` column that is not a
@@ -850,8 +904,9 @@ def record_batches(path: Path, columns: list[str], batch_rows: int, numbers: Ite
     numbers, text = list(numbers), list(text)
     if is_parquet(path):
         try:
-            for rb in scanned_dataset(path, numbers).to_batches(columns=columns, batch_size=batch_rows,
-                                                                **streamed_parquet(path)):
+            for rb in scanned_dataset(path, numbers).to_batches(
+                columns=columns, batch_size=batch_rows, **streamed_parquet(path)
+            ):
                 if rb.num_rows:
                     yield rb
         except (pa.ArrowException, OSError, ValueError) as exc:
@@ -900,8 +955,9 @@ def larger_block(path: Path, block: int) -> int:
     """The next CSV block size after ``block`` (eight times larger, at most :data:`MAX_CSV_BLOCK`),
     or the one-line error of a row longer than the largest block, the same in every engine."""
     if block >= MAX_CSV_BLOCK:
-        raise InputError(f"{path}: a row is longer than {MAX_CSV_BLOCK >> 20} MB; "
-                         f"shorten the values or convert the file to Parquet") from None
+        raise InputError(
+            f"{path}: a row is longer than {MAX_CSV_BLOCK >> 20} MB; shorten the values or convert the file to Parquet"
+        ) from None
     return min(MAX_CSV_BLOCK, block * 8)
 
 
@@ -913,8 +969,9 @@ class _Straddle(Exception):
         self.done = done
 
 
-def _csv_batches(path: Path, columns: list[str], numbers: list[str], text: list[str], block: int,
-                 skip: int) -> Iterator[Any]:
+def _csv_batches(
+    path: Path, columns: list[str], numbers: list[str], text: list[str], block: int, skip: int
+) -> Iterator[Any]:
     """One pass of :func:`record_batches` over a CSV file with ``block``-byte blocks, the first
     ``skip`` rows left out (yielded by an earlier pass); a row longer than a block raises
     :class:`_Straddle` with the rows yielded so far."""
@@ -1045,7 +1102,9 @@ def unreadable_parquet(path: Any, exc: Exception) -> InputError:
     file in its message); otherwise the part is damaged, truncated or not Parquet."""
     text = F.shown_text(first_line(exc))
     if (denied := _DENIED.search(text)) is not None or getattr(exc, "errno", None) == 13:
-        return InputError(f"{denied.group(1) if denied else path}: cannot open (Permission denied); check the path and its permissions")
+        return InputError(
+            f"{denied.group(1) if denied else path}: cannot open (Permission denied); check the path and its permissions"
+        )
     return InputError(f"{path}: cannot read as Parquet ({text}); rewrite the file, or remove the damaged part")
 
 
@@ -1071,9 +1130,11 @@ def line_break_in_text(columns: Iterable[Any]) -> bool:
     import pyarrow as pa  # noqa: PLC0415
     import pyarrow.compute as pc  # noqa: PLC0415
 
-    return any((pa.types.is_string(col.type) or pa.types.is_large_string(col.type))
-               and (pc.any(pc.match_substring(col, "\n")).as_py() or pc.any(pc.match_substring(col, "\r")).as_py())
-               for col in columns)
+    return any(
+        (pa.types.is_string(col.type) or pa.types.is_large_string(col.type))
+        and (pc.any(pc.match_substring(col, "\n")).as_py() or pc.any(pc.match_substring(col, "\r")).as_py())
+        for col in columns
+    )
 
 
 def row_fault(path: Path) -> InputError | None:
@@ -1096,11 +1157,15 @@ def row_fault(path: Path) -> InputError | None:
             if width is None:
                 width = len(fields)
             elif len(fields) != width:
-                return InputError(f"{path}: row {record}: {len(fields)} fields where the header has {width}; "
-                                  f"give every row one field per header column (quote a value that holds a comma)")
+                return InputError(
+                    f"{path}: row {record}: {len(fields)} fields where the header has {width}; "
+                    f"give every row one field per header column (quote a value that holds a comma)"
+                )
     except csv.Error:
-        return InputError(f"{path}: row {record + 1}: a quote is left open or misplaced (malformed CSV); "
-                          f"close the quote or remove the stray one")
+        return InputError(
+            f"{path}: row {record + 1}: a quote is left open or misplaced (malformed CSV); "
+            f"close the quote or remove the stray one"
+        )
     finally:
         source.close()
     return None
@@ -1122,8 +1187,9 @@ def locate_non_number(path: Path, columns: list[str], numbers: list[str], text: 
         offset += rb.num_rows
 
 
-def _numbers_parsed(path: Path, columns: list[str], numbers: list[str], text: list[str], batch_rows: int,
-                    skip: int) -> Iterator[Any]:
+def _numbers_parsed(
+    path: Path, columns: list[str], numbers: list[str], text: list[str], batch_rows: int, skip: int
+) -> Iterator[Any]:
     """The CSV's batches from row ``skip`` on, ``numbers`` read as text and parsed by
     :func:`reportgen.io.validate.numeric`: a file whose number columns pyarrow cannot parse
     although every cell is a number by the row rule (``true`` / ``false``: 1 / 0), so the
@@ -1131,13 +1197,18 @@ def _numbers_parsed(path: Path, columns: list[str], numbers: list[str], text: li
     import pyarrow as pa  # noqa: PLC0415
 
     for rb, start in numbers_as_text(path, columns, batch_rows, numbers, text, skip):
-        arrays = [pa.array(numeric(col.to_pandas(), path, name, start), pa.float64(), from_pandas=True)
-                  if name in numbers else col for name, col in zip(rb.schema.names, rb.columns)]
+        arrays = [
+            pa.array(numeric(col.to_pandas(), path, name, start), pa.float64(), from_pandas=True)
+            if name in numbers
+            else col
+            for name, col in zip(rb.schema.names, rb.columns)
+        ]
         yield pa.RecordBatch.from_arrays(arrays, names=rb.schema.names)
 
 
-def numbers_as_text(path: Path, columns: list[str], batch_rows: int, numbers: list[str], text: list[str],
-                    skip: int) -> Iterator[tuple[Any, int]]:
+def numbers_as_text(
+    path: Path, columns: list[str], batch_rows: int, numbers: list[str], text: list[str], skip: int
+) -> Iterator[tuple[Any, int]]:
     """The CSV's record batches from row ``skip`` on, with the row (0-based) each starts at, the
     ``numbers`` columns read as text (:data:`NA_VALUES` spellings missing, as the typed reader
     has them): what a reader whose typed read failed reads on with."""
@@ -1151,13 +1222,16 @@ def numbers_as_text(path: Path, columns: list[str], batch_rows: int, numbers: li
         if seen <= skip:
             continue
         rb = rb.slice(max(0, skip - start))
-        arrays = [pc.if_else(pc.is_in(col, value_set=na), pa.scalar(None, pa.string()), col) if name in numbers else col
-                  for name, col in zip(rb.schema.names, rb.columns)]
+        arrays = [
+            pc.if_else(pc.is_in(col, value_set=na), pa.scalar(None, pa.string()), col) if name in numbers else col
+            for name, col in zip(rb.schema.names, rb.columns)
+        ]
         yield pa.RecordBatch.from_arrays(arrays, names=rb.schema.names), max(start, skip)
 
 
-def read_table(path: Path, columns: list[str], numbers: Iterable[str] = (), text: Iterable[str] = (),
-               arrow: bool = False) -> Any:
+def read_table(
+    path: Path, columns: list[str], numbers: Iterable[str] = (), text: Iterable[str] = (), arrow: bool = False
+) -> Any:
     """Read only ``columns`` (known to exist) from a CSV or Parquet file, with one-line errors:
     a pandas DataFrame, or with ``arrow`` whatever the reader gave — a pyarrow Table (pyarrow's
     readers; no round trip through pandas) or a DataFrame (the lenient pandas reader).
@@ -1215,11 +1289,15 @@ def arrow_csv_frame(path: Path, columns: list[str], numbers: list[str], text: li
     while True:
         read, convert = csv_options(columns, numbers, [*text, *other], block)
         # pandas' Arrow-backed strings are large_string: read them so, and to_pandas copies nothing
-        convert.column_types = {c: pa.large_string() if t == pa.string() else t for c, t in convert.column_types.items()}
+        convert.column_types = {
+            c: pa.large_string() if t == pa.string() else t for c, t in convert.column_types.items()
+        }
         source: Any = path
         try:
             source = opened(path)
-            table = pacsv.read_csv(source if source is not path else str(path), read_options=read, convert_options=convert)
+            table = pacsv.read_csv(
+                source if source is not path else str(path), read_options=read, convert_options=convert
+            )
             if source is not path:
                 source.read()  # to the end, so the digest is recorded (the parser stops at the last block)
             break
@@ -1240,8 +1318,11 @@ def arrow_csv_frame(path: Path, columns: list[str], numbers: list[str], text: li
     missing = pa.array(NA_VALUES, pa.large_string())
     for c in other:
         col = table.column(c)
-        table = table.set_column(table.schema.get_field_index(c), c,
-                                 pc.if_else(pc.is_in(col, value_set=missing), pa.scalar(None, pa.large_string()), col))
+        table = table.set_column(
+            table.schema.get_field_index(c),
+            c,
+            pc.if_else(pc.is_in(col, value_set=missing), pa.scalar(None, pa.large_string()), col),
+        )
     return table if arrow else table.to_pandas()
 
 
@@ -1291,9 +1372,15 @@ def pandas_csv_frame(path: Path, columns: list[str], text: list[str], numbers: I
         source = opened(path)
         # numbers as text too, parsed later by validate.numeric as every engine parses them (pandas
         # read "true" / "false" in a score column as booleans, i.e. 1 / 0, where the others refused them)
-        df = pd.read_csv(source, usecols=columns, encoding="utf-8", low_memory=False, keep_default_na=False,
-                         dtype={c: str for c in [*text, *numbers]},
-                         na_values={c: list(NA_VALUES) for c in columns if c not in text})
+        df = pd.read_csv(
+            source,
+            usecols=columns,
+            encoding="utf-8",
+            low_memory=False,
+            keep_default_na=False,
+            dtype={c: str for c in [*text, *numbers]},
+            na_values={c: list(NA_VALUES) for c in columns if c not in text},
+        )
         if source is not path:
             source.read()  # to the end, so the digest is recorded (pandas has read every byte already)
     except (UnicodeDecodeError, OSError, pd.errors.ParserError, ValueError) as exc:
@@ -1385,6 +1472,6 @@ def rows_as_lines() -> Iterator[None]:
         exc.lines_counted = True  # type: ignore[attr-defined]
         if row == int(m.group("row")):
             raise
-        counted = type(exc)(f"{m.group('path')}{m.group('mid')}{row}{text[m.end():]}")
+        counted = type(exc)(f"{m.group('path')}{m.group('mid')}{row}{text[m.end() :]}")
         counted.lines_counted = True  # type: ignore[attr-defined]
         raise counted from None

@@ -42,11 +42,19 @@ from reportgen.errors import InputError, UserError
 from reportgen.redact import masked
 
 #: Environment variables whose values are masked in any message (pyarrow's filesystems read them).
-SECRET_ENV = ("AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_ACCESS_KEY_ID", "AZURE_STORAGE_ACCOUNT_KEY",
-              "AZURE_CLIENT_SECRET", "GOOGLE_APPLICATION_CREDENTIALS")
+SECRET_ENV = (
+    "AWS_SECRET_ACCESS_KEY",
+    "AWS_SESSION_TOKEN",
+    "AWS_ACCESS_KEY_ID",
+    "AZURE_STORAGE_ACCOUNT_KEY",
+    "AZURE_CLIENT_SECRET",
+    "GOOGLE_APPLICATION_CREDENTIALS",
+)
 
 # a folded URI inside a message: up to whitespace, a quote, or ": " (the message's own separator)
-_FOLDED_IN_TEXT = re.compile(r"(?<![\w/:])(" + "|".join(SCHEMES) + r"):/(?!/)([^\s'\"?]*?)(\?[^\s'\"]*?)?(?=:\s|:$|[\s'\",;)]|$)")
+_FOLDED_IN_TEXT = re.compile(
+    r"(?<![\w/:])(" + "|".join(SCHEMES) + r"):/(?!/)([^\s'\"?]*?)(\?[^\s'\"]*?)?(?=:\s|:$|[\s'\",;)]|$)"
+)
 
 
 def _shown(uri: str) -> str:
@@ -73,8 +81,10 @@ def storage_error(shown: str, exc: BaseException) -> InputError:
     """The one-line error of a filesystem that cannot be reached or refuses the credentials
     (pyarrow's first line, with any credential from the environment masked)."""
     first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-    return InputError(f"{shown}: cannot read from the storage ({_mask(shown_text(first))}); check the credentials "
-                      f"in the environment, the endpoint and the network")
+    return InputError(
+        f"{shown}: cannot read from the storage ({_mask(shown_text(first))}); check the credentials "
+        f"in the environment, the endpoint and the network"
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,7 +120,7 @@ class Location:
         if not fs_path.startswith(root + "/"):  # pragma: no cover - pyarrow lists only below the root
             raise InputError(f"{self.shown}: pyarrow listed {fs_path!r}, outside the dataset")
         p = urlsplit(self.uri)
-        rel = quote(fs_path[len(root) + 1:], safe="/=:@!$&'()*+,;-._~")
+        rel = quote(fs_path[len(root) + 1 :], safe="/=:@!$&'()*+,;-._~")
         return urlunsplit((p.scheme, p.netloc, p.path.rstrip("/") + "/" + rel, p.query, ""))
 
 
@@ -183,8 +193,12 @@ def listing(loc: Location, limit: int) -> list[Any]:
     except OSError as exc:
         raise storage_error(loc.shown, exc) from None
     root = loc.path.rstrip("/") + "/"
-    files = [i for i in infos if i.type == pafs.FileType.File
-             and not any(seg.startswith((".", "_")) for seg in i.path[len(root):].split("/"))]
+    files = [
+        i
+        for i in infos
+        if i.type == pafs.FileType.File
+        and not any(seg.startswith((".", "_")) for seg in i.path[len(root) :].split("/"))
+    ]
     if len(infos) > limit:
         raise InputError(f"{loc.shown}: more than {limit:,} files in the dataset; point 'file' at the dataset itself")
     return files
@@ -224,8 +238,9 @@ def shown_evidence(evidence: Any) -> Any:
     """Evidence whose models' files and audit records name a URI as :attr:`Location.shown`
     (the loaders record the Path they hold: the folded form, with its query string)."""
     models = tuple(dataclasses.replace(m, file=shown_text(m.file)) if unfolded(m.file) else m for m in evidence.models)
-    files = tuple(dataclasses.replace(f, path=shown_text(f.path)) if unfolded(f.path) else f
-                  for f in evidence.audit.files)
+    files = tuple(
+        dataclasses.replace(f, path=shown_text(f.path)) if unfolded(f.path) else f for f in evidence.audit.files
+    )
     if models == tuple(evidence.models) and files == tuple(evidence.audit.files):
         return evidence
     return dataclasses.replace(evidence, models=models, audit=dataclasses.replace(evidence.audit, files=files))

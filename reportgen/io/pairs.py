@@ -36,8 +36,10 @@ def scratch_error(exc: OSError, what: str) -> OutputError:
     """A temporary file that could not be written (the disk full, a file size limit), as the one
     line and exit 2 of a full output disk rather than an internal error (exit 1)."""
     reason = os.strerror(exc.errno) if exc.errno else str(exc)
-    return OutputError(f"{tempfile.gettempdir()}: cannot write {what} to a temporary file there ({reason}); "
-                       f"free some space there or point TMPDIR at a larger disk")
+    return OutputError(
+        f"{tempfile.gettempdir()}: cannot write {what} to a temporary file there ({reason}); "
+        f"free some space there or point TMPDIR at a larger disk"
+    )
 
 
 class RowSpill:
@@ -47,8 +49,9 @@ class RowSpill:
     per model; a range with a missing record is an error (it would pair unrelated rows).
     ``held``: placed in memory (one array per model, each index's place marked) instead of files."""
 
-    def __init__(self, n_models: int, n_rows: int, dtype: np.dtype, chunk: int = PAIRED_CHUNK,
-                 held: bool = False) -> None:
+    def __init__(
+        self, n_models: int, n_rows: int, dtype: np.dtype, chunk: int = PAIRED_CHUNK, held: bool = False
+    ) -> None:
         self.n_models, self.n_rows, self.dtype, self.chunk = n_models, n_rows, np.dtype(dtype), chunk
         self._tmp: tempfile.TemporaryDirectory | None = None
         self._rec = np.dtype([("at", np.int64), ("value", self.dtype)])

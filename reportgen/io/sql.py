@@ -49,8 +49,11 @@ from reportgen.terminal import one_line
 
 #: Schemes this version connects to, with the ADBC driver module of each (the ``sql`` extra
 #: installs both drivers).
-DRIVERS = {"postgresql": "adbc_driver_postgresql.dbapi", "postgres": "adbc_driver_postgresql.dbapi",
-           "sqlite": "adbc_driver_sqlite.dbapi"}
+DRIVERS = {
+    "postgresql": "adbc_driver_postgresql.dbapi",
+    "postgres": "adbc_driver_postgresql.dbapi",
+    "sqlite": "adbc_driver_sqlite.dbapi",
+}
 
 #: Rows of a SQLite result typed together. The driver types a column by the values of its first
 #: batch (1,024 rows by default) and stops at a later value of another type ("Type mismatch in
@@ -161,9 +164,11 @@ def one_statement(query: str, where: str) -> str:
         if m.group(2) is None:
             continue
         if not _BLANK.fullmatch(query, m.end()):
-            raise ConfigError(f"{where}.query: holds more than one SQL statement (a ';' before "
-                              f"{one_line(query[m.end():].strip())[:40]!r}); give one SELECT")
-        return query[:m.start()]
+            raise ConfigError(
+                f"{where}.query: holds more than one SQL statement (a ';' before "
+                f"{one_line(query[m.end() :].strip())[:40]!r}); give one SELECT"
+            )
+        return query[: m.start()]
     return query
 
 
@@ -184,8 +189,10 @@ def _target(url: str, where: str) -> str:
         return url
     path = os.path.expanduser(sqlite_path(url))
     if not os.path.isfile(path):
-        raise InputError(f"{where}.url: {path}: database file not found; check the path "
-                         f"(sqlite:///relative/to/the/config.db or sqlite:////absolute/path.db)")
+        raise InputError(
+            f"{where}.url: {path}: database file not found; check the path "
+            f"(sqlite:///relative/to/the/config.db or sqlite:////absolute/path.db)"
+        )
     return f"file:{quote(os.path.abspath(path))}?mode=ro"
 
 
@@ -199,7 +206,9 @@ def _driver(url: str, where: str) -> Any:
 
         return importlib.import_module(module)
     except ImportError:
-        raise ConfigError(f"{where}: reading from a database needs the sql extra: pip install 'classifier-comparison-report[sql]'") from None
+        raise ConfigError(
+            f"{where}: reading from a database needs the sql extra: pip install 'classifier-comparison-report[sql]'"
+        ) from None
 
 
 def _clean(exc: BaseException, secrets: list[str]) -> str:
@@ -246,9 +255,10 @@ def run_query(source: SourceConfig, query: str, params: tuple[Any, ...], where: 
 
     try:
         table = _interruptible(fetch_table, cancel)
-    except Exception as exc:  # the driver's errors (adbc_driver_manager.Error and OSError alike)
-        raise InputError(f"{where} ({redact(source.url)}): {_clean(exc, secrets)}; "
-                         f"check the query, the table and the credentials") from None
+    except Exception as exc:  # noqa: BLE001  (the driver's errors: adbc_driver_manager.Error and OSError alike)
+        raise InputError(
+            f"{where} ({redact(source.url)}): {_clean(exc, secrets)}; check the query, the table and the credentials"
+        ) from None
     return _stored(table)
 
 
@@ -270,8 +280,9 @@ def _stored(table: Any) -> Any:
             text = [None if b is None else str(uuid.UUID(bytes=b)) for c in col.chunks for b in c.storage.to_pylist()]
             table = table.set_column(j, field.name, pa.array(text, pa.string()))
         else:
-            table = table.set_column(j, field.name, pa.chunked_array([c.storage for c in col.chunks],
-                                                                     field.type.storage_type))
+            table = table.set_column(
+                j, field.name, pa.chunked_array([c.storage for c in col.chunks], field.type.storage_type)
+            )
     return table
 
 
@@ -316,7 +327,7 @@ def fetch(cfg: Config, i: int) -> Fetched:
     import pyarrow as pa  # noqa: PLC0415
 
     m = cfg.models[i]
-    assert m.source is not None  # noqa: S101
+    assert m.source is not None
     where = cfg.where("models", i, "source")
     query, params = bind(m.source.query, m.source.params, where, marker_of(m.source))
     table = run_query(m.source, query, params, where)
@@ -324,8 +335,10 @@ def fetch(cfg: Config, i: int) -> Fetched:
         raise InputError(f"{where}: the query returned no rows; check its WHERE clause and params")
     twice = sorted({c for c in table.column_names if table.column_names.count(c) > 1})
     if twice:  # the readers find a column by its name: a second one was an internal error
-        raise InputError(f"{where}: the query returns more than one column named {', '.join(map(repr, twice))}; "
-                         f"give each column its own name (SELECT ... AS another_name)")
+        raise InputError(
+            f"{where}: the query returns more than one column named {', '.join(map(repr, twice))}; "
+            f"give each column its own name (SELECT ... AS another_name)"
+        )
     mixed = [c for c in _read_columns(cfg, m) if c in table.column_names and pa.types.is_string(table.column(c).type)]
     if mixed and marker_of(m.source) == "?":
         table = _sqlite_reals(m.source, query, params, where, mixed)
@@ -341,7 +354,9 @@ def _read_columns(cfg: Config, m: ModelConfig) -> list[str]:
     from reportgen.io.validate import columns_for, score_columns  # noqa: PLC0415
 
     scores = score_columns(m)
-    return list(dict.fromkeys([*columns_for(cfg, m).values(), *(scores.values() if isinstance(scores, dict) else scores or [])]))
+    return list(
+        dict.fromkeys([*columns_for(cfg, m).values(), *(scores.values() if isinstance(scores, dict) else scores or [])])
+    )
 
 
 def _sqlite_reals(source: SourceConfig, query: str, params: tuple[Any, ...], where: str, columns: list[str]) -> Any:
@@ -355,8 +370,10 @@ def _sqlite_reals(source: SourceConfig, query: str, params: tuple[Any, ...], whe
     import pyarrow as pa  # noqa: PLC0415
     import pyarrow.compute as pc  # noqa: PLC0415
 
-    extra = ", ".join(f"CASE WHEN typeof({_ident(c)}) = 'real' THEN {_ident(c)} END AS {_ident(f'reportgen_real_{j}')}"
-                      for j, c in enumerate(columns))
+    extra = ", ".join(
+        f"CASE WHEN typeof({_ident(c)}) = 'real' THEN {_ident(c)} END AS {_ident(f'reportgen_real_{j}')}"
+        for j, c in enumerate(columns)
+    )
     table = run_query(source, f"SELECT *, {extra} FROM ({query}) AS reportgen_rows", params, where)
     for j, c in enumerate(columns):
         real = table.column(f"reportgen_real_{j}")
@@ -423,11 +440,17 @@ def relabel(evidence: Any, fetched: Mapping[str, Fetched]) -> Any:
     hash and size those of the fetched result (not of the temporary Parquet file)."""
     if not fetched:
         return evidence
-    models = tuple(dataclasses.replace(m, file=fetched[m.file].label) if m.file in fetched else m
-                   for m in evidence.models)
-    files = tuple(dataclasses.replace(f, path=fetched[f.path].label, sha256=fetched[f.path].sha256,
-                                      size_bytes=fetched[f.path].size_bytes) if f.path in fetched else f
-                  for f in evidence.audit.files)
+    models = tuple(
+        dataclasses.replace(m, file=fetched[m.file].label) if m.file in fetched else m for m in evidence.models
+    )
+    files = tuple(
+        dataclasses.replace(
+            f, path=fetched[f.path].label, sha256=fetched[f.path].sha256, size_bytes=fetched[f.path].size_bytes
+        )
+        if f.path in fetched
+        else f
+        for f in evidence.audit.files
+    )
     return dataclasses.replace(evidence, models=models, audit=dataclasses.replace(evidence.audit, files=files))
 
 
@@ -455,9 +478,11 @@ def pushdown_query(source: SourceConfig, cols: Mapping[str, str], where: str) ->
         if sqlite and role == "label":  # text, '' for NULL (missing, as an empty label is)
             out.append(f"COALESCE(CAST({c} AS TEXT), '') AS {role}")
         elif sqlite:  # never NULL: the driver types a column by its first rows, and refuses a change later
-            out += [f"typeof({c}) AS {role}_type",
-                    f"COALESCE(CASE WHEN typeof({c}) IN ('text', 'blob') THEN CAST({c} AS TEXT) END, '') AS {role}_text",
-                    f"COALESCE(CASE WHEN typeof({c}) IN ('integer', 'real') THEN CAST({c} AS REAL) END, 0.0) AS {role}_num"]
+            out += [
+                f"typeof({c}) AS {role}_type",
+                f"COALESCE(CASE WHEN typeof({c}) IN ('text', 'blob') THEN CAST({c} AS TEXT) END, '') AS {role}_text",
+                f"COALESCE(CASE WHEN typeof({c}) IN ('integer', 'real') THEN CAST({c} AS REAL) END, 0.0) AS {role}_num",
+            ]
         else:
             out.append(f"{c} AS {role}")
     groups = ", ".join(ident(cols[r]) for r in roles)

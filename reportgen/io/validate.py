@@ -183,7 +183,7 @@ def float_keys(f: Any) -> Any:
 
     finite = pc.is_finite(f)
     f = pc.if_else(finite, f, pa.scalar(None, pa.float64()))
-    integral = pc.and_kleene(pc.equal(pc.floor(f), f), pc.less(pc.abs(f), 2.0 ** 63))
+    integral = pc.and_kleene(pc.equal(pc.floor(f), f), pc.less(pc.abs(f), 2.0**63))
     whole = pc.cast(pc.if_else(integral, f, 0.0), pa.int64()).cast(pa.string())
     other = pc.fill_null(pc.invert(integral), False)
     if not pc.any(other).as_py():
@@ -363,8 +363,27 @@ def sorted_classes(found: AbstractSet[str]) -> list[str]:
 BOOLEAN_NUMBERS = {"true": 1.0, "false": 0.0}
 #: Cell texts that are a missing value in a numeric column (pandas' defaults; an empty cell too),
 #: written in a CSV or stored as text (a Parquet string column, a database's text column).
-NA_VALUES = ("", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND", "1.#QNAN", "<NA>",
-             "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null")
+NA_VALUES = (
+    "",
+    "#N/A",
+    "#N/A N/A",
+    "#NA",
+    "-1.#IND",
+    "-1.#QNAN",
+    "-NaN",
+    "-nan",
+    "1.#IND",
+    "1.#QNAN",
+    "<NA>",
+    "N/A",
+    "NA",
+    "NULL",
+    "NaN",
+    "None",
+    "n/a",
+    "nan",
+    "null",
+)
 
 
 def numeric(series: pd.Series, path: Any, column: str, offset: int = 0, faults: Faults | None = None) -> np.ndarray:
@@ -381,8 +400,10 @@ def numeric(series: pd.Series, path: Any, column: str, offset: int = 0, faults: 
         # a Parquet timestamp or duration column: pandas turned it into nanoseconds, and a date
         # column named as the score ranked the rows by date, silently, in every engine
         what = "timestamps" if series.dtype.kind == "M" else "durations"
-        raise InputError(f"{path}: column '{column}' holds {what} ({series.dtype}), not numbers; "
-                         f"name a numeric column (a score, weight or class probability)")
+        raise InputError(
+            f"{path}: column '{column}' holds {what} ({series.dtype}), not numbers; "
+            f"name a numeric column (a score, weight or class probability)"
+        )
     values = pd.to_numeric(series, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
     bad = np.isnan(values) & series.notna().to_numpy()
     if bad.any():  # true / false (any case) are 1 / 0, as a boolean column (Parquet, a database) is read
@@ -393,9 +414,12 @@ def numeric(series: pd.Series, path: Any, column: str, offset: int = 0, faults: 
         bad[at] = np.isnan(values[at]) & ~text.isin(NA_VALUES).to_numpy()  # NA: missing, as in a CSV
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        fault(faults, offset + i,
-              f"{path}: column '{column}', row {offset + i + HEADER_ROWS}: non-numeric value {show(series.iloc[i])}; "
-              f"{number_expected(series.iloc[i])}")
+        fault(
+            faults,
+            offset + i,
+            f"{path}: column '{column}', row {offset + i + HEADER_ROWS}: non-numeric value {show(series.iloc[i])}; "
+            f"{number_expected(series.iloc[i])}",
+        )
     return values
 
 
@@ -409,7 +433,7 @@ def number_expected(value: Any) -> str:
     spellings a spreadsheet exports (``71.4%``, ``0,714``): "expected a number" alone left the
     user to guess that the sign or the comma was the fault."""
     text = str(value)
-    if (m := _PERCENT.fullmatch(text)):
+    if m := _PERCENT.fullmatch(text):
         return f"expected a number; write it without the % sign ({m.group(1)}% as {float(m.group(1)) / 100:g})"
     if _DECIMAL_COMMA.fullmatch(text):
         return f"expected a number; write it with a dot as the decimal separator ({text.strip()} as {text.strip().replace(',', '.')})"
@@ -478,14 +502,18 @@ def check_columns(cfg: Config, i: int, m: ModelConfig, path: Any, have: list[str
             hint = f"; did you mean {shown_name(difflib.get_close_matches(column, have, n=1)[0])}?"
         raise InputError(f"{where}: column {column!r} not found in {path} (columns: {shown_columns(have)}){hint}")
     sc = score_columns(m)
-    for column in (sc.values() if isinstance(sc, dict) else sc or []):
+    for column in sc.values() if isinstance(sc, dict) else sc or []:
         if column not in have:
-            raise InputError(f"{cfg.where('models', i, 'scores')}: column {column!r} not found in {path} (columns: {shown_columns(have)})")
+            raise InputError(
+                f"{cfg.where('models', i, 'scores')}: column {column!r} not found in {path} (columns: {shown_columns(have)})"
+            )
     used = [*columns_for(cfg, m).values(), *(sc.values() if isinstance(sc, dict) else sc or [])]
     for column in used:  # readers disagree on which of two same-named columns they keep: refuse
         if have.count(column) > 1:
-            raise InputError(f"{path}: column {column!r} appears {have.count(column)} times in the header; "
-                             f"rename the duplicates so that the config names one column")
+            raise InputError(
+                f"{path}: column {column!r} appears {have.count(column)} times in the header; "
+                f"rename the duplicates so that the config names one column"
+            )
 
 
 def shown_name(name: str) -> str:
@@ -503,8 +531,14 @@ def shown_columns(have: list[str], most: int = 20) -> str:
     return ", ".join(shown) + (f", … ({len(have)} in all)" if len(have) > most else "")
 
 
-def keep_rows(cfg: Config, path: Any, checks: list[tuple[str, np.ndarray]], offset: int,
-              dropped: dict[str, int], faults: Faults | None = None) -> np.ndarray | None:
+def keep_rows(
+    cfg: Config,
+    path: Any,
+    checks: list[tuple[str, np.ndarray]],
+    offset: int,
+    dropped: dict[str, int],
+    faults: Faults | None = None,
+) -> np.ndarray | None:
     """The rows that pass every missing-value check (boolean mask), or None when all do.
 
     Under ``missing: error`` the first failing row of the first failing check is an error naming
@@ -516,9 +550,12 @@ def keep_rows(cfg: Config, path: Any, checks: list[tuple[str, np.ndarray]], offs
         first = [(int(np.flatnonzero(bad)[0]), j) for j, (_reason, bad) in enumerate(checks) if bad.any()]
         if first:
             i, j = min(first)
-            fault(faults, offset + i,
-                  f"{path}: row {offset + i + HEADER_ROWS}: {checks[j][0]}; "
-                  f"fix the data or set 'missing: drop' to drop such rows (counted in the report)")
+            fault(
+                faults,
+                offset + i,
+                f"{path}: row {offset + i + HEADER_ROWS}: {checks[j][0]}; "
+                f"fix the data or set 'missing: drop' to drop such rows (counted in the report)",
+            )
         return None
     keep = None
     for reason, bad in checks:
@@ -531,8 +568,16 @@ def keep_rows(cfg: Config, path: Any, checks: list[tuple[str, np.ndarray]], offs
     return keep
 
 
-def kept(cfg: Config, path: Any, model: str, checks: list[tuple[str, np.ndarray]], n: int,
-         weights: np.ndarray | None, weight_column: str | None, dropped: list[tuple[str, str, int]]) -> np.ndarray:
+def kept(
+    cfg: Config,
+    path: Any,
+    model: str,
+    checks: list[tuple[str, np.ndarray]],
+    n: int,
+    weights: np.ndarray | None,
+    weight_column: str | None,
+    dropped: list[tuple[str, str, int]],
+) -> np.ndarray:
     """A whole file's rows to keep (boolean mask): :func:`keep_rows`, negative weights checked,
     drops appended to ``dropped`` as (model, reason, rows); no row left is an error."""
     counts: dict[str, int] = {}
@@ -592,9 +637,15 @@ def drop_reasons(task: str, cols: dict[str, str], score_cols: list[str] | None =
     return reasons
 
 
-def multiclass_checks(cols: dict[str, str], truth: np.ndarray, pred: np.ndarray | None, score_cols: list[str],
-                      scores: np.ndarray | None, weights: np.ndarray | None, ids: np.ndarray | None
-                      ) -> list[tuple[str, np.ndarray]]:
+def multiclass_checks(
+    cols: dict[str, str],
+    truth: np.ndarray,
+    pred: np.ndarray | None,
+    score_cols: list[str],
+    scores: np.ndarray | None,
+    weights: np.ndarray | None,
+    ids: np.ndarray | None,
+) -> list[tuple[str, np.ndarray]]:
     """The missing-value checks of multiclass rows, in the order every engine reports them
     (keys: None = missing)."""
     checks: list[tuple[str, np.ndarray]] = [(missing_label(cols["label"], "multiclass"), truth == None)]  # noqa: E711
@@ -637,30 +688,45 @@ MAX_WEIGHT = 1e15
 MIN_WEIGHT = 1e-15
 
 
-def check_weights(path: Any, column: str, weights: np.ndarray, keep: np.ndarray | None, offset: int,
-                  faults: Faults | None = None) -> None:
+def check_weights(
+    path: Any, column: str, weights: np.ndarray, keep: np.ndarray | None, offset: int, faults: Faults | None = None
+) -> None:
     """Negative weights, and positive weights outside [:data:`MIN_WEIGHT`, :data:`MAX_WEIGHT`] (of
     kept rows), are an error naming the first of them, in this order."""
+
     def where(i: int) -> str:
         return f"{path}: column '{column}', row {offset + i + HEADER_ROWS}"
 
     if (i := first_kept(weights < 0, keep)) is not None:
         fault(faults, offset + i, f"{where(i)}: negative weight {weights[i]:g}; weights must be >= 0")
     if (i := first_kept((weights > MAX_WEIGHT) | ((weights > 0) & (weights < MIN_WEIGHT)), keep)) is not None:
-        size = f"large (at most {MAX_WEIGHT:g})" if weights[i] > MAX_WEIGHT else f"small (0, or at least {MIN_WEIGHT:g})"
+        size = (
+            f"large (at most {MAX_WEIGHT:g})" if weights[i] > MAX_WEIGHT else f"small (0, or at least {MIN_WEIGHT:g})"
+        )
         fault(faults, offset + i, f"{where(i)}: weight {weights[i]:g} is too {size}; rescale the weights")
 
 
-def check_whole_weights(cfg: Config, path: Any, column: str, weights: np.ndarray, keep: np.ndarray | None,
-                        offset: int, faults: Faults | None = None) -> None:
+def check_whole_weights(
+    cfg: Config,
+    path: Any,
+    column: str,
+    weights: np.ndarray,
+    keep: np.ndarray | None,
+    offset: int,
+    faults: Faults | None = None,
+) -> None:
     """``weight_kind: frequency``: a kept row's weight that is not a whole number is an error naming
     the first (a row of weight w stands for w rows). Checked row by row where every engine reads the
     rows, so memory, stream and dask stop at the same row with the same message."""
     if cfg.weight_kind != "frequency":
         return
     if (i := first_kept(weights != np.round(weights), keep)) is not None:
-        fault(faults, offset + i, f"{path}: column '{column}', row {offset + i + HEADER_ROWS}: weight {weights[i]:g} is "
-              f"not a whole number; weight_kind: frequency needs whole-number weights (use weight_kind: sampling)")
+        fault(
+            faults,
+            offset + i,
+            f"{path}: column '{column}', row {offset + i + HEADER_ROWS}: weight {weights[i]:g} is "
+            f"not a whole number; weight_kind: frequency needs whole-number weights (use weight_kind: sampling)",
+        )
 
 
 #: The largest score magnitude accepted: beyond it, differences of scores (curve spans, bin
@@ -668,17 +734,28 @@ def check_whole_weights(cfg: Config, path: Any, column: str, weights: np.ndarray
 MAX_SCORE_MAGNITUDE = 1e300
 
 
-def check_score_range(path: Any, column: str, scores: np.ndarray, keep: np.ndarray | None, offset: int,
-                      faults: Faults | None = None) -> None:
+def check_score_range(
+    path: Any, column: str, scores: np.ndarray, keep: np.ndarray | None, offset: int, faults: Faults | None = None
+) -> None:
     """Scores beyond ±:data:`MAX_SCORE_MAGNITUDE` are an error naming the first (not an overflow later)."""
     if (i := first_kept(np.abs(scores) > MAX_SCORE_MAGNITUDE, keep)) is not None:
-        fault(faults, offset + i,
-              f"{path}: column '{column}', row {offset + i + HEADER_ROWS}: score {scores[i]:g} is too large in magnitude "
-              f"(at most ±{MAX_SCORE_MAGNITUDE:g}); rescale the scores")
+        fault(
+            faults,
+            offset + i,
+            f"{path}: column '{column}', row {offset + i + HEADER_ROWS}: score {scores[i]:g} is too large in magnitude "
+            f"(at most ±{MAX_SCORE_MAGNITUDE:g}); rescale the scores",
+        )
 
 
-def check_probabilities(path: Any, model: str, columns: list[str], scores: np.ndarray, keep: np.ndarray | None,
-                        offset: int, faults: Faults | None = None) -> None:
+def check_probabilities(
+    path: Any,
+    model: str,
+    columns: list[str],
+    scores: np.ndarray,
+    keep: np.ndarray | None,
+    offset: int,
+    faults: Faults | None = None,
+) -> None:
     """Scores outside [0, 1] when the model says ``probabilities: true`` (``scores``: n × columns)."""
     s = scores.reshape(scores.shape[0], -1)
     out = (s < 0) | (s > 1)
@@ -686,9 +763,12 @@ def check_probabilities(path: Any, model: str, columns: list[str], scores: np.nd
         out &= keep[:, None]
     if out.any():
         r, c = (int(v[0]) for v in np.nonzero(out))
-        fault(faults, offset + r,
-              f"{path}: column '{columns[c]}', row {offset + r + HEADER_ROWS}: {s[r, c]:g} is not a probability; "
-              f"remove 'probabilities: true' for model '{model}' or rescale the scores")
+        fault(
+            faults,
+            offset + r,
+            f"{path}: column '{columns[c]}', row {offset + r + HEADER_ROWS}: {s[r, c]:g} is not a probability; "
+            f"remove 'probabilities: true' for model '{model}' or rescale the scores",
+        )
 
 
 #: Spellings of "no value" that the key rule reads as text: a label so written is a class (a
@@ -701,8 +781,10 @@ def na_hint(classes: Any) -> str:
     na = [str(c) for c in classes if str(c) in NA_LIKE]
     if not na:
         return ""
-    return (f"; {na[0]!r} is read as a class name, not as a missing value — write a missing label as an empty "
-            f"cell (and set 'missing: drop' to drop such rows)")
+    return (
+        f"; {na[0]!r} is read as a class name, not as a missing value — write a missing label as an empty "
+        f"cell (and set 'missing: drop' to drop such rows)"
+    )
 
 
 def spelling_hint(labels: Any) -> str:
@@ -712,10 +794,13 @@ def spelling_hint(labels: Any) -> str:
     words, digits = keys & {"True", "False"}, keys & {"1", "0"}
     if not (words and digits):
         return ""
-    pair = next(((w, d) for w, d in (("True", "1"), ("False", "0")) if w in words and d in digits),
-                (min(words), min(digits)))
-    return (f"; {pair[0]!r} and {pair[1]!r} are different labels (true/false and 1/0 are not mixed) — write every "
-            f"label the same way")
+    pair = next(
+        ((w, d) for w, d in (("True", "1"), ("False", "0")) if w in words and d in digits), (min(words), min(digits))
+    )
+    return (
+        f"; {pair[0]!r} and {pair[1]!r} are different labels (true/false and 1/0 are not mixed) — write every "
+        f"label the same way"
+    )
 
 
 def check_two_labels(path: Any, column: str, found: set[str]) -> None:
@@ -728,8 +813,15 @@ def check_two_labels(path: Any, column: str, found: set[str]) -> None:
         )
 
 
-def third_label(path: Any, column: str, known: set[str], labels: np.ndarray, rows: np.ndarray, offset: int,
-                faults: Faults | None = None) -> None:
+def third_label(
+    path: Any,
+    column: str,
+    known: set[str],
+    labels: np.ndarray,
+    rows: np.ndarray,
+    offset: int,
+    faults: Faults | None = None,
+) -> None:
     """Binary labels, a row rule: the row where a third distinct label first appears (``known``:
     the labels of the rows before the batch; ``labels``: the batch's label keys, None = missing;
     ``rows``: the batch rows kept, in order). The message lists the three labels met by then
@@ -743,15 +835,25 @@ def third_label(path: Any, column: str, known: set[str], labels: np.ndarray, row
         if len(seen) > 2:
             r = int(rows[pos])
             shown = ", ".join(repr(v) for v in sorted_classes(seen))
-            fault(faults, offset + r,
-                  f"{path}: column '{column}', row {offset + r + HEADER_ROWS}: a third distinct label {label!r} "
-                  f"(3 distinct labels: {shown}); task: binary needs two — use task: multiclass or map the labels"
-                  f"{na_hint(seen)}{spelling_hint(seen)}")
+            fault(
+                faults,
+                offset + r,
+                f"{path}: column '{column}', row {offset + r + HEADER_ROWS}: a third distinct label {label!r} "
+                f"(3 distinct labels: {shown}); task: binary needs two — use task: multiclass or map the labels"
+                f"{na_hint(seen)}{spelling_hint(seen)}",
+            )
             return
 
 
-def check_both_classes(cfg: Config, path: Any, column: str, found: set[str], positives: float, negatives: float,
-                       weight_column: str | None = None) -> None:
+def check_both_classes(
+    cfg: Config,
+    path: Any,
+    column: str,
+    found: set[str],
+    positives: float,
+    negatives: float,
+    weight_column: str | None = None,
+) -> None:
     """Binary labels: some rows positive and some negative, and each class with some weight.
 
     Presence is judged from the labels found (``found``: the kept rows' label keys), the same
@@ -787,17 +889,29 @@ def check_some_weight(path: Any, weight_column: str | None, total: float) -> Non
     """The kept rows weigh something in all: with every weight 0 each rate is 0 / 0 (a
     multiclass run divided by the zero total and stopped with an internal error)."""
     if weight_column is not None and total <= 0:
-        raise InputError(f"{path}: column '{weight_column}': every row has weight 0; give the rows positive weights "
-                         f"(or leave 'weight' out)")
+        raise InputError(
+            f"{path}: column '{weight_column}': every row has weight 0; give the rows positive weights "
+            f"(or leave 'weight' out)"
+        )
 
 
-def check_classes(path: Any, column: str, values: np.ndarray, keep: np.ndarray | None, allowed: list[str], offset: int,
-                  faults: Faults | None = None) -> None:
+def check_classes(
+    path: Any,
+    column: str,
+    values: np.ndarray,
+    keep: np.ndarray | None,
+    allowed: list[str],
+    offset: int,
+    faults: Faults | None = None,
+) -> None:
     """Multiclass: every kept label / prediction key is one of the configured classes."""
     if (r := first_kept(~np.isin(values, allowed), keep)) is not None:
-        fault(faults, offset + r,
-              f"{path}: column '{column}', row {offset + r + HEADER_ROWS}: label {values[r]!r} is not one of the configured "
-              f"classes ({', '.join(allowed)}); add it to 'classes' or fix the data{na_hint([values[r]])}")
+        fault(
+            faults,
+            offset + r,
+            f"{path}: column '{column}', row {offset + r + HEADER_ROWS}: label {values[r]!r} is not one of the configured "
+            f"classes ({', '.join(allowed)}); add it to 'classes' or fix the data{na_hint([values[r]])}",
+        )
 
 
 def no_rows_left(path: Any, model: str) -> InputError:
@@ -812,8 +926,10 @@ def configured_classes(cfg: Config) -> list[str] | None:
         raise InputError(f"{cfg.where('classes')}: class {dup!r} is listed twice; list every class once")
     if configured is not None and cfg.task == "multiclass" and len(configured) < 2:
         # ``classes: []`` was "label '1' is not one of the configured classes ()" on the first row
-        raise InputError(f"{cfg.where('classes')}: {len(configured)} class(es) listed; list every class (at least two), "
-                         f"or leave 'classes' out to take them from the data")
+        raise InputError(
+            f"{cfg.where('classes')}: {len(configured)} class(es) listed; list every class (at least two), "
+            f"or leave 'classes' out to take them from the data"
+        )
     return configured
 
 
@@ -833,9 +949,12 @@ def dates_of(series: pd.Series, path: Any, column: str, offset: int = 0, faults:
     bad = d.isna() & series.notna()
     if bad.any():
         i = int(np.flatnonzero(bad.to_numpy())[0])
-        fault(faults, offset + i,
-              f"{path}: column '{column}', row {offset + i + HEADER_ROWS}: {show(series.iloc[i])} is not a date "
-              f"in ISO 8601 form; write dates as 2026-01-31 (day-first or month-first orders are not guessed)")
+        fault(
+            faults,
+            offset + i,
+            f"{path}: column '{column}', row {offset + i + HEADER_ROWS}: {show(series.iloc[i])} is not a date "
+            f"in ISO 8601 form; write dates as 2026-01-31 (day-first or month-first orders are not guessed)",
+        )
     return d
 
 
@@ -864,17 +983,23 @@ def score_order(cfg: Config, i: int, sc: dict[str, str] | list[str], classes: li
         given = [label_key(c) for c in cfg.models[i].scores or {}]
         if len(set(given)) != len(given):  # ``1`` and ``"1"`` are one class: one of their columns was dropped
             dup = next(c for c in given if given.count(c) > 1)
-            raise InputError(f"{cfg.where('models', i, 'scores')}: class {dup!r} is given twice (as "
-                             f"{' and '.join(repr(c) for c in cfg.models[i].scores if label_key(c) == dup)}); "  # type: ignore[union-attr]
-                             f"map every class to one column")
+            raise InputError(
+                f"{cfg.where('models', i, 'scores')}: class {dup!r} is given twice (as "
+                f"{' and '.join(repr(c) for c in cfg.models[i].scores if label_key(c) == dup)}); "  # type: ignore[union-attr]
+                f"map every class to one column"
+            )
         index = set(classes)
         missing = [c for c in classes if c not in sc]
         extra = [c for c in sc if c not in index]
         if missing or extra:
-            what = (f"no score column for class(es) {', '.join(missing)}" if missing
-                    else f"class(es) {', '.join(extra)} are not among the classes ({', '.join(classes)})")
-            raise InputError(f"{cfg.where('models', i, 'scores')}: {what}; map every class to one column"
-                             f"{na_hint(missing)}")
+            what = (
+                f"no score column for class(es) {', '.join(missing)}"
+                if missing
+                else f"class(es) {', '.join(extra)} are not among the classes ({', '.join(classes)})"
+            )
+            raise InputError(
+                f"{cfg.where('models', i, 'scores')}: {what}; map every class to one column{na_hint(missing)}"
+            )
         return [list(sc).index(c) for c in classes]
     if len(sc) != k:
         raise InputError(

@@ -110,7 +110,7 @@ class DenseCounts:
         if qmin != self.qmin or span != self.counts.shape[0] // 2:
             grown = np.zeros(2 * span, dtype=np.int64)
             at = 2 * (self.qmin - qmin)
-            grown[at:at + self.counts.shape[0]] = self.counts
+            grown[at : at + self.counts.shape[0]] = self.counts
             self.qmin, self.counts = qmin, grown
         if n >= self.counts.shape[0]:  # a chunk longer than the span: one bincount (add.at is ~3x slower a row)
             self.counts += np.bincount(codes, minlength=self.counts.shape[0])
@@ -144,8 +144,15 @@ class DenseCounts:
         if self.scale != 1.0:
             values /= self.scale
         n = self.n_rows
-        return ScoreTable(values, pos_all[present].astype(np.float64), neg_all[present].astype(np.float64),
-                          direction, float(n), n, False)
+        return ScoreTable(
+            values,
+            pos_all[present].astype(np.float64),
+            neg_all[present].astype(np.float64),
+            direction,
+            float(n),
+            n,
+            False,
+        )
 
 
 #: :class:`WeightMoments`: weights are summed exactly as integers in units of 2^-60, in four
@@ -154,10 +161,10 @@ class DenseCounts:
 #: top limb of a row is 0 and every sum up to 2^44 rows fits.
 _LIMB_BITS, _LIMBS, _UNIT = 35, 4, 60
 _SQ_LIMBS, _SQ_UNIT = 6, 90
-_POOLABLE = 2.0 ** 40
+_POOLABLE = 2.0**40
 #: ... and not below 2^-30 (other than 0), so 30 bits of each weight and of its square at least
 #: are kept (a square in units of 2^-60 kept none of a weight of 2^-30: their variance was lost).
-_FINEST = 2.0 ** -30
+_FINEST = 2.0**-30
 #: A limb (below 2^35) split in 18 low and 17 high bits before it is multiplied or summed, so
 #: neither product nor sum leaves int64 (up to 2^44 rows; a cell of 2^28 rows overflowed whole).
 _LOW_BITS = 18
@@ -167,7 +174,7 @@ def _limbs(v: np.ndarray, rows: np.ndarray | None = None, unit: int = _UNIT, n: 
     """Shape (values, ``n``) int64: ``v`` (≥ 0, < 2^(35·(n−1) − unit)) in units of 2^-``unit``
     (the rest dropped), 35 bits a limb, least significant first, times ``rows`` if given (below
     2^44). Every step is exact in float64."""
-    x = np.asarray(v, dtype=np.float64) * 2.0 ** unit
+    x = np.asarray(v, dtype=np.float64) * 2.0**unit
     out = np.empty((x.shape[0], n), dtype=np.int64)
     for k in range(n - 1, 0, -1):
         q = np.floor(x * 2.0 ** (-_LIMB_BITS * k))
@@ -184,8 +191,11 @@ def _summed(limbs: np.ndarray, start: np.ndarray) -> np.ndarray:
     """``np.add.reduceat`` of carried limbs over the runs beginning at ``start``, exactly (up to
     2^44 entries a run: each limb's low and high bits summed apart)."""
     low, high = limbs[:, :-1] & ((1 << _LOW_BITS) - 1), limbs[:, :-1] >> _LOW_BITS
-    return _joined(np.add.reduceat(low, start, axis=0), np.add.reduceat(high, start, axis=0),
-                   np.add.reduceat(limbs[:, -1], start, axis=0))
+    return _joined(
+        np.add.reduceat(low, start, axis=0),
+        np.add.reduceat(high, start, axis=0),
+        np.add.reduceat(limbs[:, -1], start, axis=0),
+    )
 
 
 def _joined(low: np.ndarray, high: np.ndarray, top: np.ndarray) -> np.ndarray:
@@ -254,7 +264,9 @@ class WeightMoments:
             return WeightMoments.pooled(k, y[at], r, _limbs(v, r), _limbs(v * v, r, _SQ_UNIT, _SQ_LIMBS))
 
         if y.shape[0] > _MOMENT_SLICE:  # slice by slice (the sums are exact: the same integers), bounded memory
-            return WeightMoments.merged([pooled(slice(i, i + _MOMENT_SLICE)) for i in range(0, y.shape[0], _MOMENT_SLICE)])
+            return WeightMoments.merged(
+                [pooled(slice(i, i + _MOMENT_SLICE)) for i in range(0, y.shape[0], _MOMENT_SLICE)]
+            )
         return pooled(slice(None))
 
     @staticmethod
@@ -270,13 +282,20 @@ class WeightMoments:
         new[0] = True
         new[1:] = (yy[1:] != yy[:-1]) | np.any(kk[:, 1:] != kk[:, :-1], axis=0)
         start = np.flatnonzero(new)
-        return WeightMoments(kk[:, start], yy[start], np.add.reduceat(rows[order], start),
-                             _summed(s1[order], start), _summed(s2[order], start))
+        return WeightMoments(
+            kk[:, start],
+            yy[start],
+            np.add.reduceat(rows[order], start),
+            _summed(s1[order], start),
+            _summed(s2[order], start),
+        )
 
     @staticmethod
     def merged(parts: list[WeightMoments]) -> WeightMoments:
-        return WeightMoments.pooled(np.concatenate([p.keys for p in parts], axis=1),
-                                    *(np.concatenate([getattr(p, a) for p in parts]) for a in ("y", "rows", "s1", "s2")))
+        return WeightMoments.pooled(
+            np.concatenate([p.keys for p in parts], axis=1),
+            *(np.concatenate([getattr(p, a) for p in parts]) for a in ("y", "rows", "s1", "s2")),
+        )
 
     def cells(self, codes: np.ndarray, luts: tuple[np.ndarray, ...] | None = None) -> WeightCells:
         """Pooled :class:`~reportgen.engine.intervals.WeightCells` at ``codes`` (shape (m, k), the
@@ -464,8 +483,14 @@ class JointCellCounter(CellCounter):
         other._merge_moments()
         self._merge()
         if other.overflowed or self.overflowed:  # both sides as moments of binned cells
-            sides = [(c, b) for c, b, over in ((self.merged, self.binned, self.overflowed),
-                                              (other.merged, other.binned, other.overflowed)) if not over and c is not None]
+            sides = [
+                (c, b)
+                for c, b, over in (
+                    (self.merged, self.binned, self.overflowed),
+                    (other.merged, other.binned, other.overflowed),
+                )
+                if not over and c is not None
+            ]
             self.pool = self.pool and other.pool
             self.overflowed, self.merged = True, None
             if self.luts is not None:
@@ -578,7 +603,11 @@ class TableAccumulator:
                 self._dense = DenseCounts.start(scores)
             if self._dense is not None and self._dense.add(scores, y):
                 self._last_dense = True
-                if self.cap is not None and self._dense.counts.shape[0] // 2 > self.cap and self._dense.n_distinct() > self.cap:
+                if (
+                    self.cap is not None
+                    and self._dense.counts.shape[0] // 2 > self.cap
+                    and self._dense.n_distinct() > self.cap
+                ):
                     self._spill(self._dense.table(self.direction))
                     self.overflowed, self._dense = True, None
                 return
@@ -791,8 +820,9 @@ def sorted_quantiles(s: np.ndarray, q: np.ndarray, counts: np.ndarray | None = N
     return out
 
 
-def bin_edges(sample: np.ndarray | ScoreSample, bins: int, method: str = "quantile",
-              cuts: tuple[float, ...] = ()) -> np.ndarray:
+def bin_edges(
+    sample: np.ndarray | ScoreSample, bins: int, method: str = "quantile", cuts: tuple[float, ...] = ()
+) -> np.ndarray:
     """Lower edges of the bins in oriented units, descending, ``bins − 1`` of them at most.
 
     Bin 0 holds oriented scores ≥ edges[0], bin j scores in [edges[j], edges[j − 1]), the last
@@ -905,8 +935,7 @@ class ScoreSample:
     def _fold(self, v: np.ndarray, h: np.ndarray, c: np.ndarray) -> None:
         if v.shape[0] == 0:
             return
-        v, h, c = (np.concatenate([self.values, v]), np.concatenate([self.hashes, h]),
-                   np.concatenate([self.counts, c]))
+        v, h, c = (np.concatenate([self.values, v]), np.concatenate([self.hashes, h]), np.concatenate([self.counts, c]))
         order = np.argsort(h, kind="stable")  # by hash: equal scores hash alike, so they end up together
         v, h, c = v[order], h[order], c[order]
         starts = np.empty(v.shape[0], dtype=bool)
@@ -1082,8 +1111,11 @@ class BinnedAccumulator:
         b, y, w = cells.w[0].astype(np.int64), cells.y, cells.w[1]
         mass = cells.rows * w
         k = self.pos.shape[0]
-        return (np.bincount(b[y], weights=mass[y], minlength=k), np.bincount(b[~y], weights=mass[~y], minlength=k),
-                float(np.sum(mass * w)))
+        return (
+            np.bincount(b[y], weights=mass[y], minlength=k),
+            np.bincount(b[~y], weights=mass[~y], minlength=k),
+            float(np.sum(mass * w)),
+        )
 
     def table_cells(self) -> WeightCells | None:
         """The weighted rows per (row of :meth:`table`, class, weight), in canonical order, when
@@ -1130,6 +1162,7 @@ def merge_binned(parts: list[BinnedAccumulator]) -> BinnedAccumulator:
             out.cells = p.cells if out.cells is None else out.cells.merge(p.cells)
     return out
 
+
 @dataclass(slots=True)
 class PairedAccumulator:
     """Cross-moments of the models' placement values over aligned rows (a second pass).
@@ -1169,8 +1202,11 @@ class PairedAccumulator:
         self.agree = np.zeros((k, k, 2, 2))
         self.joint = np.zeros(1 << (k + 1)) if k <= MAX_PATTERN_MODELS else None
         self.pair_tables = PairTableAccumulator(self.tables, self.cuts) if 2 <= k <= MAX_PAIR_MODELS else None
-        self.approval = (ApprovalCounter(self.tables, self.cuts, tuple(self.approval_rates))
-                         if 2 <= k <= MAX_APPROVAL_MODELS else None)
+        self.approval = (
+            ApprovalCounter(self.tables, self.cuts, tuple(self.approval_rates))
+            if 2 <= k <= MAX_APPROVAL_MODELS
+            else None
+        )
         self._v10, self._v01, self._auc = [], [], []
         for t in self.tables:
             v10, v01 = placements(t)
@@ -1188,14 +1224,16 @@ class PairedAccumulator:
         correct = [(r < t.cut_index(cut)) == y for r, t, cut in zip(rows, self.tables, self.cuts)]
         self.add_rows(rows, correct, y)
 
-    def add_rows(self, rows: list[np.ndarray], correct: list[np.ndarray], y: np.ndarray,
-                 counts: np.ndarray | None = None) -> None:
+    def add_rows(
+        self, rows: list[np.ndarray], correct: list[np.ndarray], y: np.ndarray, counts: np.ndarray | None = None
+    ) -> None:
         """One chunk given each model's table row and whether its decision was right, per row
         (``counts``: how many rows each stands for, see :meth:`moments`)."""
         self.add_moments(self.moments(rows, correct, y, counts))
 
-    def moments(self, rows: list[np.ndarray], correct: list[np.ndarray],
-                y: np.ndarray, counts: np.ndarray | None = None) -> tuple:
+    def moments(
+        self, rows: list[np.ndarray], correct: list[np.ndarray], y: np.ndarray, counts: np.ndarray | None = None
+    ) -> tuple:
         """One chunk's terms of :meth:`add_rows`, not yet added: (c10, c01, agree, joint, pair
         tables, approval patterns).
 
@@ -1305,19 +1343,23 @@ def frequency_table(table: ScoreTable, name: str) -> tuple[ScoreTable, np.ndarra
         return table, None
     counts = np.concatenate([table.pos, table.neg])
     if not np.all(counts == np.round(counts)):
-        raise InputError(f"model '{name}': weight: weight_kind: frequency needs whole-number weights; the weights of "
-                         f"some scores do not add up to whole numbers (use weight_kind: sampling)")
+        raise InputError(
+            f"model '{name}': weight: weight_kind: frequency needs whole-number weights; the weights of "
+            f"some scores do not add up to whole numbers (use weight_kind: sampling)"
+        )
     total = float(counts.sum())
     there = (table.pos + table.neg) > 0
     if there.all():
         return ScoreTable(table.thresholds, table.pos, table.neg, table.direction, total, int(total), False), None
     row_map = np.maximum(np.cumsum(there) - 1, 0).astype(np.int64)
-    return ScoreTable(table.thresholds[there], table.pos[there], table.neg[there], table.direction, total, int(total),
-                      False), row_map
+    return ScoreTable(
+        table.thresholds[there], table.pos[there], table.neg[there], table.direction, total, int(total), False
+    ), row_map
 
 
-def check_same_repeats(names: list[str], files: list[str], weights: list[np.ndarray | None],
-                       rows: np.ndarray | None) -> None:
+def check_same_repeats(
+    names: list[str], files: list[str], weights: list[np.ndarray | None], rows: np.ndarray | None
+) -> None:
     """Frequency weights of aligned rows: a row is one row in every model, so it must be repeated
     alike — every model's weight of it equal (each model's weights in the common row order; None:
     unweighted, 1). Else an error naming both files and the first model's file row (``rows``: its
@@ -1335,7 +1377,8 @@ def check_same_repeats(names: list[str], files: list[str], weights: list[np.ndar
         raise InputError(
             f"{files[0]}: model '{names[0]}': row {row + HEADER_ROWS} weighs {a[i]:g} and the same row of model "
             f"'{names[j]}'{other} weighs {b[i]:g}; weight_kind: frequency repeats each row by its weight, so every "
-            f"model must weigh a row alike: fix the weights (or use weight_kind: sampling)")
+            f"model must weigh a row alike: fix the weights (or use weight_kind: sampling)"
+        )
 
 
 def integer_weights(w: np.ndarray | None) -> bool:
@@ -1381,9 +1424,15 @@ class AgreementAccumulator:
 
     def _push(self, a: int, cells: tuple) -> None:
         mine = self.patterns[a]
-        self.patterns[a] = cells if mine is None else weight_cells(
-            [np.concatenate([mine[0][0], cells[0][0]])], np.concatenate([mine[1], cells[1]]),
-            np.concatenate([mine[2], cells[2]]))
+        self.patterns[a] = (
+            cells
+            if mine is None
+            else weight_cells(
+                [np.concatenate([mine[0][0], cells[0][0]])],
+                np.concatenate([mine[1], cells[1]]),
+                np.concatenate([mine[2], cells[2]]),
+            )
+        )
 
     def merge(self, other: AgreementAccumulator) -> AgreementAccumulator:
         self.integer = self.integer and other.integer
@@ -1402,8 +1451,9 @@ class AgreementAccumulator:
             (pattern,), w, rows = self.patterns[a]
             for b in range(self.k):
                 code = (1 - ((pattern >> a) & 1)) * 2 + (1 - ((pattern >> b) & 1))
-                out[a, b] = (cell_sums(code, w, rows, 4) if weighted
-                             else np.bincount(code, weights=rows, minlength=4)).reshape(2, 2)
+                out[a, b] = (
+                    cell_sums(code, w, rows, 4) if weighted else np.bincount(code, weights=rows, minlength=4)
+                ).reshape(2, 2)
         return out
 
     @property
@@ -1421,8 +1471,9 @@ class AgreementAccumulator:
         return self.agree if self.integer else None
 
 
-def weight_cells(keys: list[np.ndarray], w: np.ndarray, rows: np.ndarray | None = None
-                 ) -> tuple[list[np.ndarray], np.ndarray, np.ndarray]:
+def weight_cells(
+    keys: list[np.ndarray], w: np.ndarray, rows: np.ndarray | None = None
+) -> tuple[list[np.ndarray], np.ndarray, np.ndarray]:
     """Rows per distinct (keys…, weight) cell, sorted by the keys in turn, then the weight:
     (keys, weights, rows), the same arrays whatever the order or the chunking of the rows.
 
@@ -1452,8 +1503,11 @@ def merged_weight_cells(chunks: list) -> tuple[list[np.ndarray], np.ndarray, np.
     if len(chunks) == 1:
         merged = chunks[0]
     else:
-        merged = weight_cells([np.concatenate([c[0][j] for c in chunks]) for j in range(len(chunks[0][0]))],
-                              np.concatenate([c[1] for c in chunks]), np.concatenate([c[2] for c in chunks]))
+        merged = weight_cells(
+            [np.concatenate([c[0][j] for c in chunks]) for j in range(len(chunks[0][0]))],
+            np.concatenate([c[1] for c in chunks]),
+            np.concatenate([c[2] for c in chunks]),
+        )
     return None if merged[1].shape[0] > MAX_WEIGHT_CELLS else merged
 
 
@@ -1525,7 +1579,9 @@ class ClassCounts:
         self.p_max = max(self.p_max, float(p.max()))
         self.max_dev = max(self.max_dev, float(np.abs(p.sum(axis=1) - 1.0).max()))
         k_seen = int(y.max()) + 1
-        self.pending.append(CT.class_lists(y, p, None, k_seen) if w is None else CT.weighted_pair_lists(y, p, w, k_seen))
+        self.pending.append(
+            CT.class_lists(y, p, None, k_seen) if w is None else CT.weighted_pair_lists(y, p, w, k_seen)
+        )
         return len(self.pending) >= MERGE_EVERY
 
     def _merge_cells(self) -> None:
@@ -1547,7 +1603,9 @@ class ClassCounts:
         for j in range(self.q if self.pending else 0):
             if j in self.over:
                 continue
-            classes = {i for values, _ in self.pending for i in range(len(values[j]))} | {i for (jj, i) in self.merged if jj == j}
+            classes = {i for values, _ in self.pending for i in range(len(values[j]))} | {
+                i for (jj, i) in self.merged if jj == j
+            }
             entries = 0
             for i in sorted(classes):
                 parts = [self.merged[(j, i)]] if (j, i) in self.merged else []
@@ -1621,5 +1679,13 @@ class ClassCounts:
                 v, c = CT.collapse_pairs(v, c)
             values[j][int(to_final[i])] = v
             counts[j][int(to_final[i])] = c
-        return C, CT.ClassTables(k, tuple(map(tuple, values)), tuple(map(tuple, counts)), self.rows, self.weighted,
-                                 self.p_min, self.p_max, self.max_dev)
+        return C, CT.ClassTables(
+            k,
+            tuple(map(tuple, values)),
+            tuple(map(tuple, counts)),
+            self.rows,
+            self.weighted,
+            self.p_min,
+            self.p_max,
+            self.max_dev,
+        )

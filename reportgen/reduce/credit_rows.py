@@ -50,8 +50,14 @@ def _settings(cfg: Config) -> C.CreditSettings:
 
         credit = CreditConfig()
     t = credit.traffic_lights
-    return C.CreditSettings(amber=t.amber, red=t.red, psi_amber=t.psi_amber, psi_red=t.psi_red,
-                            min_defaults=credit.min_defaults, level=cfg.confidence_level)
+    return C.CreditSettings(
+        amber=t.amber,
+        red=t.red,
+        psi_amber=t.psi_amber,
+        psi_red=t.psi_red,
+        min_defaults=credit.min_defaults,
+        level=cfg.confidence_level,
+    )
 
 
 def _grading(cfg: Config) -> C.Grading:
@@ -68,7 +74,8 @@ def _roles(cfg: Config, m: ModelConfig) -> dict[str, tuple[str, tuple[str | int,
     i = cfg.models.index(m)
     roles: dict[str, tuple[str | None, tuple[str | int, ...]]] = {
         "label": (m.label or cfg.label, ("models", i, "label") if m.label else ("label",)),
-        "score": (m.score, ("models", i, "score"))}
+        "score": (m.score, ("models", i, "score")),
+    }
     if m.pd:
         roles["pd"] = (m.pd, ("models", i, "pd"))
     if cfg.credit is not None and cfg.credit.grades.column:
@@ -125,8 +132,9 @@ def _types(wanted: dict[str, str]) -> tuple[list[str], list[str], list[str]]:
     return sorted(set(wanted.values())), numbers, text
 
 
-def _sample(cfg: Config, m: ModelConfig, path: Path, reference: bool, labels: set[str],
-            rows: dict[Path, int] | None = None) -> C.CreditSample:
+def _sample(
+    cfg: Config, m: ModelConfig, path: Path, reference: bool, labels: set[str], rows: dict[Path, int] | None = None
+) -> C.CreditSample:
     """One file of model ``m`` read whole and checked: labels, score, PD, grade, date, segment, id;
     frequency weights repeat their rows. ``labels``: the current sample's labels, gathered from a
     current file and checked in a reference (:func:`_checked`)."""
@@ -153,8 +161,15 @@ def _no_obligors(path: Path, wanted: dict[str, str]) -> InputError:
     return InputError(f"{path}: column '{wanted['weight']}': every weight is 0, so the credit section has no obligors")
 
 
-def _checked(cfg: Config, path: Path, df: Any, wanted: dict[str, str], offset: int,
-             seen: set[str] | None = None, reference: bool = False) -> tuple[C.CreditSample | None, np.ndarray | None]:
+def _checked(
+    cfg: Config,
+    path: Path,
+    df: Any,
+    wanted: dict[str, str],
+    offset: int,
+    seen: set[str] | None = None,
+    reference: bool = False,
+) -> tuple[C.CreditSample | None, np.ndarray | None]:
     """The rows of ``df`` (the file's rows ``offset`` …) checked as the section reads them; (sample,
     whole-number frequency weights of its rows or None). The sample is None when no row is kept
     (``missing: drop``). Every problem is a one-line error naming the file, column and row.
@@ -168,8 +183,11 @@ def _checked(cfg: Config, path: Path, df: Any, wanted: dict[str, str], offset: i
     drop = cfg.missing == "drop"
     weights = numeric(df[wanted["weight"]], path, wanted["weight"], offset) if "weight" in wanted else None
     # a sampling weight is not applied here; a row without one is dropped (or refused) as the data's reader does
-    unweighed = (~np.isfinite(numeric(df[wanted["sampling_weight"]], path, wanted["sampling_weight"], offset))
-                 if "sampling_weight" in wanted else None)
+    unweighed = (
+        ~np.isfinite(numeric(df[wanted["sampling_weight"]], path, wanted["sampling_weight"], offset))
+        if "sampling_weight" in wanted
+        else None
+    )
     pd_ = numeric(df[wanted["pd"]], path, wanted["pd"], offset) if "pd" in wanted else None
     text_cols: dict[str, np.ndarray] = {r: keys(df[wanted[r]]) for r in ("grade", "segment") if r in wanted}
     if "id" in wanted:  # the id join's rule (007 is not 7), not the labels'
@@ -183,7 +201,9 @@ def _checked(cfg: Config, path: Path, df: Any, wanted: dict[str, str], offset: i
     if missing.any() and not drop:
         row = int(np.flatnonzero(missing)[0])
         col = next(wanted[r] for r, bad in masks if bad[row])
-        raise _first_bad(path, col, missing, "missing value; fill it in, or set 'missing: drop' to drop such rows", offset)
+        raise _first_bad(
+            path, col, missing, "missing value; fill it in, or set 'missing: drop' to drop such rows", offset
+        )
     keep = ~missing
     if seen is not None:
         held = np.bincount(codes[keep], minlength=len(names)) > 0
@@ -192,28 +212,50 @@ def _checked(cfg: Config, path: Path, df: Any, wanted: dict[str, str], offset: i
         elif seen and not set(names[held]) <= (allowed := set().union(*map(twins, seen))):
             # 1 / 0 beside the current sample's true / false (or the reverse) are its labels: positive: 1 is true
             odd = keep & ~np.isin(names, sorted(allowed))[codes]
-            raise _first_bad(path, wanted["label"], odd, f"label {labels[np.flatnonzero(odd)[0]]!r} is not one of the "
-                             f"current sample's labels ({', '.join(map(repr, sorted(seen)))}); label the reference "
-                             f"sample with the same labels", offset)
+            raise _first_bad(
+                path,
+                wanted["label"],
+                odd,
+                f"label {labels[np.flatnonzero(odd)[0]]!r} is not one of the "
+                f"current sample's labels ({', '.join(map(repr, sorted(seen)))}); label the reference "
+                f"sample with the same labels",
+                offset,
+            )
     if pd_ is not None:
         out = keep & ((pd_ < 0) | (pd_ > 1))
         if out.any():
-            raise _first_bad(path, wanted["pd"], out, f"PD {pd_[np.flatnonzero(out)[0]]:g} outside [0, 1]; "
-                             f"'pd' must name a probability-of-default column", offset)
+            raise _first_bad(
+                path,
+                wanted["pd"],
+                out,
+                f"PD {pd_[np.flatnonzero(out)[0]]:g} outside [0, 1]; 'pd' must name a probability-of-default column",
+                offset,
+            )
     order = cfg.credit.grades.order if cfg.credit is not None else None
     if order and "grade" in text_cols:
         scale = np.array(order, dtype=object)
         unknown = keep & ~np.isin(text_cols["grade"], scale)
         if unknown.any():
             shown = ", ".join(order[:12]) + (", …" if len(order) > 12 else "")
-            raise _first_bad(path, wanted["grade"], unknown, f"grade {text_cols['grade'][np.flatnonzero(unknown)[0]]!r} "
-                             f"is not in credit.grades.order ({shown}); add it to the rating scale",
-                             offset)
+            raise _first_bad(
+                path,
+                wanted["grade"],
+                unknown,
+                f"grade {text_cols['grade'][np.flatnonzero(unknown)[0]]!r} "
+                f"is not in credit.grades.order ({shown}); add it to the rating scale",
+                offset,
+            )
     if weights is not None:
         bad = keep & ((weights < 0) | (weights != np.round(weights)))
         if bad.any():  # the row number counts the file's rows, dropped ones included
-            raise _first_bad(path, wanted["weight"], bad, f"weight {weights[np.flatnonzero(bad)[0]]:g}: weight_kind: "
-                             f"frequency needs whole-number weights >= 0 (a weight counts obligors)", offset)
+            raise _first_bad(
+                path,
+                wanted["weight"],
+                bad,
+                f"weight {weights[np.flatnonzero(bad)[0]]:g}: weight_kind: "
+                f"frequency needs whole-number weights >= 0 (a weight counts obligors)",
+                offset,
+            )
     dates = None
     if "date" in wanted:
         d = dates_of(df[wanted["date"]], path, wanted["date"], offset)
@@ -227,8 +269,11 @@ def _checked(cfg: Config, path: Path, df: Any, wanted: dict[str, str], offset: i
         return None, None
     y = np.isin(labels[keep], list(positive_keys(cfg.positive)))
     sample = C.CreditSample(
-        y=np.asarray(y, dtype=bool), score=score[keep], pd=None if pd_ is None else pd_[keep],
-        grade=text_cols["grade"][keep].astype(str) if "grade" in text_cols else None, dates=dates,
+        y=np.asarray(y, dtype=bool),
+        score=score[keep],
+        pd=None if pd_ is None else pd_[keep],
+        grade=text_cols["grade"][keep].astype(str) if "grade" in text_cols else None,
+        dates=dates,
         segment=text_cols["segment"][keep].astype(str) if "segment" in text_cols else None,
         ids=text_cols["id"][keep].astype(str) if "id" in text_cols else None,
     )
@@ -250,8 +295,9 @@ def _compress(parts: list[Any]) -> Any:
     return frame.groupby(cols, sort=False, dropna=False)["count"].sum().reset_index()
 
 
-def _batched_sample(cfg: Config, m: ModelConfig, path: Path, reference: bool, labels: set[str],
-                    rows: dict[Path, int] | None = None) -> C.CreditSample:
+def _batched_sample(
+    cfg: Config, m: ModelConfig, path: Path, reference: bool, labels: set[str], rows: dict[Path, int] | None = None
+) -> C.CreditSample:
     """One file of model ``m`` read in record batches (``stream.batch_rows``) for the streamed and
     Dask engines: each batch is checked as :func:`_sample` checks the whole file (same messages,
     same row numbers) and reduced to its distinct rows with their counts (dates to their month,
@@ -344,7 +390,8 @@ def check_credit(cfg: Config) -> str | None:
 
     _files_only(cfg)
     files = [(m, model_file(m), False) for m in cfg.models] + [
-        (m, Path(m.reference), True) for m in cfg.models if m.reference is not None]
+        (m, Path(m.reference), True) for m in cfg.models if m.reference is not None
+    ]
     if cfg.engine != "memory" and sum(input_bytes(p) for _, p, _ in files) > SMALL_INPUT_BYTES:
         for m, path, is_ref in files:
             wanted = _columns(cfg, m, path, is_ref, columns_in(path))
@@ -354,8 +401,10 @@ def check_credit(cfg: Config) -> str | None:
             batches.close()  # the file is closed now, not when the generator is collected
             if first is not None:
                 _checked(cfg, path, first.to_pandas(), wanted, 0)
-        return (f"credit section columns present and the first batch of each file valid "
-                f"(engine: {cfg.engine}: the run checks every batch)")
+        return (
+            f"credit section columns present and the first batch of each file valid "
+            f"(engine: {cfg.engine}: the run checks every batch)"
+        )
     grading = _grading(cfg)
     read = _sample if cfg.engine == "memory" else _batched_sample
     rows = 0
@@ -369,13 +418,17 @@ def check_credit(cfg: Config) -> str | None:
     return f"credit section inputs checked ({len(cfg.models)} model(s), {rows} current rows)"
 
 
-def _with_pd(m: ModelConfig, cur: C.CreditSample, ref: C.CreditSample | None
-             ) -> tuple[C.CreditSample, C.CreditSample | None, Literal["pd_column", "score", "none"]]:
+def _with_pd(
+    m: ModelConfig, cur: C.CreditSample, ref: C.CreditSample | None
+) -> tuple[C.CreditSample, C.CreditSample | None, Literal["pd_column", "score", "none"]]:
     """(current, reference, PD source): a probability score is the PD of a model without a PD
     column (in both samples, when the reference's scores are probabilities too)."""
     if _score_is_pd(m, cur) and (ref is None or _is_probability(ref.score)):
-        return (C.CreditSample(**{**_fields(cur), "pd": cur.score}),
-                None if ref is None else C.CreditSample(**{**_fields(ref), "pd": ref.score}), "score")
+        return (
+            C.CreditSample(**{**_fields(cur), "pd": cur.score}),
+            None if ref is None else C.CreditSample(**{**_fields(ref), "pd": ref.score}),
+            "score",
+        )
     return cur, ref, "pd_column" if m.pd else "none"
 
 
@@ -383,8 +436,10 @@ def _files_only(cfg: Config) -> None:
     """The section reads files: a model given as a SQL query is a one-line config error."""
     for i, m in enumerate(cfg.models):
         if m.file is None:
-            raise InputError(f"{cfg.where('models', i, 'source')}: the credit validation section reads its columns "
-                             f"from files; give models[{i}].file, or drop 'credit:' / 'segment:'")
+            raise InputError(
+                f"{cfg.where('models', i, 'source')}: the credit validation section reads its columns "
+                f"from files; give models[{i}].file, or drop 'credit:' / 'segment:'"
+            )
 
 
 def _score_is_pd(m: ModelConfig, cur: C.CreditSample) -> bool:
@@ -392,8 +447,10 @@ def _score_is_pd(m: ModelConfig, cur: C.CreditSample) -> bool:
 
 
 def _no_pd_for_edges(cfg: Config, m: ModelConfig) -> InputError:
-    return InputError(f"{cfg.where('credit', 'grades', 'edges')}: PD edges need a PD, and model '{m.name}' has none; "
-                      f"set models[{cfg.models.index(m)}].pd or grade by quantiles")
+    return InputError(
+        f"{cfg.where('credit', 'grades', 'edges')}: PD edges need a PD, and model '{m.name}' has none; "
+        f"set models[{cfg.models.index(m)}].pd or grade by quantiles"
+    )
 
 
 def _section(cfg: Config, reference_rows: dict[Path, int]) -> CreditSection | None:
@@ -408,8 +465,14 @@ def _section(cfg: Config, reference_rows: dict[Path, int]) -> CreditSection | No
     if cfg.credit is None and cfg.segment is None:
         return None
     s = _settings(cfg)
-    common = dict(amber=s.amber, red=s.red, psi_amber=s.psi_amber, psi_red=s.psi_red,
-                  min_defaults=s.min_defaults, segment=cfg.segment)
+    common = dict(
+        amber=s.amber,
+        red=s.red,
+        psi_amber=s.psi_amber,
+        psi_red=s.psi_red,
+        min_defaults=s.min_defaults,
+        segment=cfg.segment,
+    )
     _files_only(cfg)
     grading = _grading(cfg)
     read = _sample if cfg.engine == "memory" else _batched_sample
@@ -429,8 +492,11 @@ def _section(cfg: Config, reference_rows: dict[Path, int]) -> CreditSection | No
     caps = {}
     if weighted:  # frequency weights are obligor counts (rows repeated); sampling weights are not applied
         caps["weights"] = "frequency" if cfg.weight_kind == "frequency" else "unweighted"
-    if grading.kind == "column" and not grading.order and any(
-            not _numeric_label(g.grade) for cm in models.values() for g in cm.grades):
+    if (
+        grading.kind == "column"
+        and not grading.order
+        and any(not _numeric_label(g.grade) for cm in models.values() for g in cm.grades)
+    ):
         caps["grade_order"] = "text"  # the rank-order check and the migration follow an alphabetical scale
     return CreditSection(models=models, capabilities=caps, **common)  # type: ignore[arg-type]
 

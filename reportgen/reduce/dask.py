@@ -65,7 +65,9 @@ from reportgen.results import Notice
 #: Partial results merged per reduce task.
 FAN_IN = 8
 
-INSTALL_HINT = "engine: dask needs Dask: pip install 'classifier-comparison-report[dask]' (or use engine: stream on one machine)"
+INSTALL_HINT = (
+    "engine: dask needs Dask: pip install 'classifier-comparison-report[dask]' (or use engine: stream on one machine)"
+)
 
 
 # --------------------------------------------------------------------------------------
@@ -76,7 +78,7 @@ INSTALL_HINT = "engine: dask needs Dask: pip install 'classifier-comparison-repo
 def tree_reduce(delayed: Any, fn: Any, items: list[Any], *args: Any) -> Any:
     """Reduce ``items`` with ``fn(*args, *group)`` in groups of :data:`FAN_IN` until one is left."""
     while len(items) > 1:
-        items = [delayed(fn)(*args, *items[i:i + FAN_IN]) for i in range(0, len(items), FAN_IN)]
+        items = [delayed(fn)(*args, *items[i : i + FAN_IN]) for i in range(0, len(items), FAN_IN)]
     return items[0]
 
 
@@ -89,11 +91,15 @@ def client_for(cfg: Config) -> tuple[Any, Any]:
         try:
             return Client(cfg.scheduler, timeout="20s"), None
         except OSError as exc:
-            raise UserError(f"{cfg.where('scheduler')}: cannot reach the Dask scheduler {cfg.scheduler} ({exc}); "
-                            f"check the address, or leave 'scheduler' out to start a local cluster") from None
+            raise UserError(
+                f"{cfg.where('scheduler')}: cannot reach the Dask scheduler {cfg.scheduler} ({exc}); "
+                f"check the address, or leave 'scheduler' out to start a local cluster"
+            ) from None
         except (ValueError, TypeError) as exc:  # an address distributed cannot parse ("tcp://host:port:x")
-            raise UserError(f"{cfg.where('scheduler')}: {cfg.scheduler!r} is not a Dask scheduler address ({exc}); "
-                            f"write e.g. tcp://host:8786, or leave 'scheduler' out to start a local cluster") from None
+            raise UserError(
+                f"{cfg.where('scheduler')}: {cfg.scheduler!r} is not a Dask scheduler address ({exc}); "
+                f"write e.g. tcp://host:8786, or leave 'scheduler' out to start a local cluster"
+            ) from None
     workers = max(1, min(4, os.cpu_count() or 1))
     # the cluster is ours: its workers' logs of a failed task ("Compute Failed" and a traceback, for
     # what is a one-line user error here) stay out of the user's stderr, and so does the scheduler's
@@ -102,10 +108,16 @@ def client_for(cfg: Config) -> tuple[Any, Any]:
     # a local directory (three lines naming contextlib.py, on stderr of a successful run)
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=r"Port \d+ is already in use", category=UserWarning)
-        warnings.filterwarnings("ignore", message=r"Creating scratch directories is taking a surprisingly long time",
-                                category=UserWarning)
-        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
-                               silence_logs=logging.CRITICAL)
+        warnings.filterwarnings(
+            "ignore", message=r"Creating scratch directories is taking a surprisingly long time", category=UserWarning
+        )
+        cluster = LocalCluster(
+            n_workers=workers,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=None,
+            silence_logs=logging.CRITICAL,
+        )
     return Client(cluster), cluster
 
 
@@ -147,19 +159,22 @@ def load_dask(cfg: Config, progress: L.Progress | None = None) -> BinaryEvidence
         return run(cfg, dask, progress, digests, lambda: stack.enter_context(cluster_for(cfg)))
 
 
-def part_slices(reads: dict[Path, list[int]], by_file: dict[Path, list[L.ModelPass]], indexes: dict[str, np.ndarray]
-                ) -> dict[Path, list[dict[str, np.ndarray]]]:
+def part_slices(
+    reads: dict[Path, list[int]], by_file: dict[Path, list[L.ModelPass]], indexes: dict[str, np.ndarray]
+) -> dict[Path, list[dict[str, np.ndarray]]]:
     """Each dataset's parts' share of every model's common index per row (``reads``: rows per part)."""
     out = {}
     for path, states in by_file.items():
         starts = np.cumsum([0] + reads[path])
-        out[path] = [{st.cfg.name: indexes[st.cfg.name][lo:hi] for st in states}
-                     for lo, hi in itertools.pairwise(starts)]
+        out[path] = [
+            {st.cfg.name: indexes[st.cfg.name][lo:hi] for st in states} for lo, hi in itertools.pairwise(starts)
+        ]
     return out
 
 
-def _map_records(cfg: Config, part: str, index: np.ndarray, start: int, ranges: int, st: L.ModelPass,
-                 make: Callable, shared: Any) -> list[np.ndarray]:
+def _map_records(
+    cfg: Config, part: str, index: np.ndarray, start: int, ranges: int, st: L.ModelPass, make: Callable, shared: Any
+) -> list[np.ndarray]:
     """One part of one model's dataset → its compared rows as records (fields ``at``, ``value``: the
     pairing's record, its row moved by ``start``, the rows before the part), split by range of
     common indices (:data:`reportgen.io.pairs.PAIRED_CHUNK`)."""
@@ -177,15 +192,27 @@ def _map_records(cfg: Config, part: str, index: np.ndarray, start: int, ranges: 
     return split_ranges(np.concatenate(pieces) if pieces else np.empty(0, dtype=kind), ranges)
 
 
-def _map_lined_up(cfg: Config, part: str, k: int, templates: list[L.ModelPass], index: dict[str, np.ndarray] | None,
-                   start: int, first: int, make: Callable, shared: Any, files: list[str] | None) -> Any:
+def _map_lined_up(
+    cfg: Config,
+    part: str,
+    k: int,
+    templates: list[L.ModelPass],
+    index: dict[str, np.ndarray] | None,
+    start: int,
+    first: int,
+    make: Callable,
+    shared: Any,
+    files: list[str] | None,
+) -> Any:
     """Part ``k`` of a dataset holding every model: its kept rows line up across the models, added
     to a pairing (``make(cfg, shared, files)``, :class:`reportgen.reduce.local.BinaryPairs` or
     :class:`~reportgen.reduce.local.McNemarPairs`; ``files`` None: errors name the part). Rows are
     numbered in the dataset (``start``: the rows before the part), so that an error of the pairing
     (a row weighed differently by two models, labels that differ) names the dataset's row;
     ``first``: the common rows before the part (the pairing's sums by range of common rows)."""
-    states = [st.fresh(cfg, Path(part), None if index is None else index[st.cfg.name], collect=False) for st in templates]
+    states = [
+        st.fresh(cfg, Path(part), None if index is None else index[st.cfg.name], collect=False) for st in templates
+    ]
     pairs = make(cfg, shared, files or [str(Path(part))] * len(states)).starting_at(first)
     for batch, offset in L.batches(cfg, Path(part), states):
         recs = [pairs.records(st, Path(part), batch, offset)[1] for st in states]
@@ -201,7 +228,9 @@ def _merge_lined_up(*parts: Any) -> Any:
     return min(failed, key=lambda f: f.k) if failed else _merge_pairs(*parts)
 
 
-def _range(cfg: Config, make: Callable, shared: Any, files: list[str], lo: int, hi: int, *pieces: list[np.ndarray]) -> Any:
+def _range(
+    cfg: Config, make: Callable, shared: Any, files: list[str], lo: int, hi: int, *pieces: list[np.ndarray]
+) -> Any:
     """Common rows lo..hi−1 of every model (``pieces``: per model, its parts' records of the range)
     side by side, added to a pairing."""
     pairs = make(cfg, shared, files).starting_at(lo)
@@ -217,10 +246,20 @@ def _merge_pairs(*parts: Any) -> Any:
     return out
 
 
-def _pairs(cfg: Config, delayed: Any, by_file: dict[Path, list[L.ModelPass]], parts_of_file: dict[Path, list[str]],
-           slices: dict[Path, list[dict[str, np.ndarray]]] | None, reads: dict[Path, list[int]], left_out: list,
-           make: Callable, shared: Any, files: list[str] | None, kept: list[int], alone: bool = False
-           ) -> tuple[Any, str | None]:
+def _pairs(
+    cfg: Config,
+    delayed: Any,
+    by_file: dict[Path, list[L.ModelPass]],
+    parts_of_file: dict[Path, list[str]],
+    slices: dict[Path, list[dict[str, np.ndarray]]] | None,
+    reads: dict[Path, list[int]],
+    left_out: list,
+    make: Callable,
+    shared: Any,
+    files: list[str] | None,
+    kept: list[int],
+    alone: bool = False,
+) -> tuple[Any, str | None]:
     """The paired statistics from a further map/reduce, or a note why not: one dataset's parts
     line up across its models (``kept``: the rows each of its parts keeps); separate datasets are paired by a shuffle by range of common
     indices: every part of each model's dataset is mapped to its compared rows split by range
@@ -230,12 +269,25 @@ def _pairs(cfg: Config, delayed: Any, by_file: dict[Path, list[L.ModelPass]], pa
     if len(by_file) == 1:
         # the error of the earliest part that fails, as memory and stream meet it reading in order
         # (dask raised whichever task failed first, its row counted in the part: "row 2" of a later part)
-        (path, templates), = by_file.items()
+        ((path, templates),) = by_file.items()
         starts = np.cumsum([0] + reads[path])
         firsts = np.cumsum([0, *kept[:-1]])  # common rows before each part: every model keeps the same rows
-        mapped = [delayed(_mapped)(_map_lined_up, cfg, part, k, templates, None if slices is None or not left_out else slices[path][k],
-                                   int(starts[k]), int(firsts[k]), make, shared, files)
-                  for k, part in enumerate(parts_of_file[path])]
+        mapped = [
+            delayed(_mapped)(
+                _map_lined_up,
+                cfg,
+                part,
+                k,
+                templates,
+                None if slices is None or not left_out else slices[path][k],
+                int(starts[k]),
+                int(firsts[k]),
+                make,
+                shared,
+                files,
+            )
+            for k, part in enumerate(parts_of_file[path])
+        ]
         merged = tree_reduce(delayed, _merge_lined_up, mapped).compute()
         if isinstance(merged, _Failed):
             raise merged.error
@@ -249,25 +301,50 @@ def _pairs(cfg: Config, delayed: Any, by_file: dict[Path, list[L.ModelPass]], pa
     for st in states:
         path, st = st.path, st.fresh(cfg, st.path, None, collect=False)  # what a part needs, not what was collected
         starts = np.cumsum([0] + reads[path])
-        pieces.append([delayed(_map_records, nout=ranges)(cfg, part, slices[path][k][st.cfg.name], int(starts[k]), ranges,
-                                                           st, make, shared)
-                       for k, part in enumerate(parts_of_file[path])])
+        pieces.append(
+            [
+                delayed(_map_records, nout=ranges)(
+                    cfg, part, slices[path][k][st.cfg.name], int(starts[k]), ranges, st, make, shared
+                )
+                for k, part in enumerate(parts_of_file[path])
+            ]
+        )
     files = files or [str(st.path) for st in states]
-    accs = [delayed(_range)(cfg, make, shared, files, r * PAIRED_CHUNK, min((r + 1) * PAIRED_CHUNK, n),
-                            *[[mp[r] for mp in mapped] for mapped in pieces]) for r in range(ranges)]
+    accs = [
+        delayed(_range)(
+            cfg,
+            make,
+            shared,
+            files,
+            r * PAIRED_CHUNK,
+            min((r + 1) * PAIRED_CHUNK, n),
+            *[[mp[r] for mp in mapped] for mapped in pieces],
+        )
+        for r in range(ranges)
+    ]
     return tree_reduce(delayed, _merge_pairs, accs).compute().result()
 
 
-def _first_map(cfg: Config, dask: Any, by_file: dict[Path, list], parts_of_file: dict[Path, list[str]], mapper: Any,
-               reducer: Any, slices: dict[Path, list[dict[str, np.ndarray]]] | None, *args: Any) -> tuple:
+def _first_map(
+    cfg: Config,
+    dask: Any,
+    by_file: dict[Path, list],
+    parts_of_file: dict[Path, list[str]],
+    mapper: Any,
+    reducer: Any,
+    slices: dict[Path, list[dict[str, np.ndarray]]] | None,
+    *args: Any,
+) -> tuple:
     """Map every part (``mapper(cfg, part, k, states, slice, *args)``), reduce per dataset:
     each dataset's merged result (``slices``: per dataset and part, each model's common index
     per row: keep only the rows every model keeps)."""
     delayed = dask.delayed
     graphs = []
     for path, states in by_file.items():
-        mapped = [delayed(_mapped)(mapper, cfg, part, k, states, None if slices is None else slices[path][k], *args)
-                  for k, part in enumerate(parts_of_file[path])]
+        mapped = [
+            delayed(_mapped)(mapper, cfg, part, k, states, None if slices is None else slices[path][k], *args)
+            for k, part in enumerate(parts_of_file[path])
+        ]
         graphs.append(tree_reduce(delayed, _reduced, mapped, reducer, cfg))
     try:
         results = dask.compute(*graphs)
@@ -329,8 +406,16 @@ def _reduced(reducer: Any, cfg: Config, *parts: Any) -> Any:
     return min(failed, key=lambda f: (isinstance(f.error, V.RowFault), f.k)) if failed else reducer(cfg, *parts)
 
 
-def _read_twice(cfg: Config, dask: Any, digests: Digests, connect: Callable, plan: Callable, mapper: Any, reducer: Any,
-                args: Callable[[], tuple] = tuple):
+def _read_twice(
+    cfg: Config,
+    dask: Any,
+    digests: Digests,
+    connect: Callable,
+    plan: Callable,
+    mapper: Any,
+    reducer: Any,
+    args: Callable[[], tuple] = tuple,
+):
     """The local runner's readings (:func:`reportgen.reduce.local.read_aligned`) as maps over the
     parts: (by_file, parts per file, results per dataset, rows per part, join, common indexes,
     part slices, rows left out). ``plan(indexes)``: each dataset's models (the columns checked);
@@ -382,8 +467,14 @@ def _gather(parts: tuple[Part, ...], states: list) -> Part:
     digests = Digests()
     for p in parts:
         digests.merge(p.digests)
-    return Part(parts[0].path, states, [r for p in parts for r in p.reads], _span(seen), digests.files,
-                kept=[r for p in parts for r in p.kept])
+    return Part(
+        parts[0].path,
+        states,
+        [r for p in parts for r in p.reads],
+        _span(seen),
+        digests.files,
+        kept=[r for p in parts for r in p.kept],
+    )
 
 
 def _span(dates: list) -> list:
@@ -401,19 +492,29 @@ def _before(parts: tuple[Part, ...]) -> list[int]:
     return [int(b) for b in np.cumsum([0] + [sum(p.reads) for p in parts[:-1]])]
 
 
-def _map_part(cfg: Config, part: str, k: int, templates: list[L.ModelPass], index: dict[str, np.ndarray] | None,
-              ids: L.ClassIds | None = None) -> Part:
+def _map_part(
+    cfg: Config,
+    part: str,
+    k: int,
+    templates: list[L.ModelPass],
+    index: dict[str, np.ndarray] | None,
+    ids: L.ClassIds | None = None,
+) -> Part:
     """One part → each model's pass state and the kept ids (``index``: each model's common index
     per row of the part; keep the rows ``>= 0``), errors naming the part. Binary: exact tables
     (or overflow), the sample for bin edges, the labels; multiclass: the counts, classes in the part's own
     ids (every task starts from ``ids`` and learns its own)."""
-    states: list[Any] = [st.fresh(cfg, Path(part), None if index is None else index[st.cfg.name], index is None)
-                         for st in templates]  # ModelState (ids None), or ModelCounts
+    states: list[Any] = [
+        st.fresh(cfg, Path(part), None if index is None else index[st.cfg.name], index is None) for st in templates
+    ]  # ModelState (ids None), or ModelCounts
     ids = None if ids is None else ids.copy()
     dates: list = []
     with hashing() as digests:
-        read = (L.fold_file(cfg, states, Path(part), dates) if ids is None
-                else L.fold_class_file(cfg, states, ids, Path(part), dates))
+        read = (
+            L.fold_file(cfg, states, Path(part), dates)
+            if ids is None
+            else L.fold_class_file(cfg, states, ids, Path(part), dates)
+        )
     for st, template in zip(states, templates):
         if isinstance(st, L.ModelCounts):
             st.merge_pending(cfg.stream.max_distinct_scores)
@@ -424,8 +525,15 @@ def _map_part(cfg: Config, part: str, k: int, templates: list[L.ModelPass], inde
                 st.settled(None)
             st.acc = L.PartTable(table, acc.overflowed, acc.weight_cells)
         st.path = template.path  # from here on the dataset is named (the join, merges, results)
-    return Part(str(templates[0].path), states, [read], _span(dates), digests.files,
-                [] if ids is None else list(ids.index), [int(states[0].rows)])
+    return Part(
+        str(templates[0].path),
+        states,
+        [read],
+        _span(dates),
+        digests.files,
+        [] if ids is None else list(ids.index),
+        [int(states[0].rows)],
+    )
 
 
 # --------------------------------------------------------------------------------------
@@ -468,7 +576,9 @@ def _reduce_parts(cfg: Config, *parts: Part) -> Part:
     return _gather(parts, out)
 
 
-def _map_binned(cfg: Config, part: str, m: ModelConfig, edges: np.ndarray, index: np.ndarray | None) -> S.BinnedAccumulator:
+def _map_binned(
+    cfg: Config, part: str, m: ModelConfig, edges: np.ndarray, index: np.ndarray | None
+) -> S.BinnedAccumulator:
     """One part of a model's dataset binned with the edges of the pooled sample."""
     st = L.new_state(cfg, m, Path(part), index, collect=False)
     acc = S.BinnedAccumulator(edges, st.cfg.direction)
@@ -484,7 +594,8 @@ def _reduce_binned(*parts: S.BinnedAccumulator) -> S.BinnedAccumulator:
 def _binary(cfg: Config, dask: Any, progress: L.Progress | None, digests: Digests, connect: Callable) -> BinaryEvidence:
     delayed = dask.delayed
     by_file, parts_of_file, results, reads, join, _indexes, slices, left_out = _read_twice(
-        cfg, dask, digests, connect, functools.partial(L.plan_binary, cfg), _map_part, _reduce_parts)
+        cfg, dask, digests, connect, functools.partial(L.plan_binary, cfg), _map_part, _reduce_parts
+    )
     states = _states(cfg, results)
     files = [file_info(path, sum(reads[path])) for path in by_file]
     if progress is not None:
@@ -503,16 +614,30 @@ def _binary(cfg: Config, dask: Any, progress: L.Progress | None, digests: Digest
         table, binning, grouper, binned = st.acc.table, None, None, None
         if st.acc.overflowed:
             shared_edges = delayed(L.binning_edges(cfg, m, st.sample), pure=True)
-            mapped = [delayed(_map_binned)(cfg, p, m, shared_edges, None if slices is None or not left_out
-                                           else slices[path][k][m.name])
-                      for k, p in enumerate(parts_of_file[path])]
+            mapped = [
+                delayed(_map_binned)(
+                    cfg, p, m, shared_edges, None if slices is None or not left_out else slices[path][k][m.name]
+                )
+                for k, p in enumerate(parts_of_file[path])
+            ]
             acc = tree_reduce(delayed, _reduce_binned, mapped).compute()
             table, grouper, binning = L.binned_result(cfg, m.name, acc, warnings)
             binned = acc
         models.append(L.model_table(cfg, st, table, binning, grouper, binned))
     shared = delayed(([x.table for x in models], [x.grouper or S.exact_grouper(x.table) for x in models]), pure=True)
-    paired, note = _pairs(cfg, delayed, by_file, parts_of_file, slices, reads, left_out, L.BinaryPairs, shared,
-                          [str(m.file) for m in cfg.models], results[0].kept)  # the tables: one graph node, sent to each worker once
+    paired, note = _pairs(
+        cfg,
+        delayed,
+        by_file,
+        parts_of_file,
+        slices,
+        reads,
+        left_out,
+        L.BinaryPairs,
+        shared,
+        [str(m.file) for m in cfg.models],
+        results[0].kept,
+    )  # the tables: one graph node, sent to each worker once
     if progress is not None:
         progress(2, 2)
     dates = [d for part in results for d in part.dates]
@@ -541,37 +666,57 @@ def _reduce_counts(cfg: Config, *parts: Part) -> Part:
     """Merge partial counts of one dataset: class keys united, each part's ids remapped, counts added."""
     keys, to_ids = _unite(parts)
     before = _before(parts)
-    models = [L.combine([L.shifted(p.states[m], b) for p, b in zip(parts, before)], to_ids, len(keys), cfg)
-              for m in range(len(parts[0].states))]
+    models = [
+        L.combine([L.shifted(p.states[m], b) for p, b in zip(parts, before)], to_ids, len(keys), cfg)
+        for m in range(len(parts[0].states))
+    ]
     out = _gather(parts, models)
     out.keys = keys
     return out
 
 
-def _multiclass(cfg: Config, dask: Any, progress: L.Progress | None, digests: Digests, connect: Callable
-                ) -> MulticlassEvidence:
+def _multiclass(
+    cfg: Config, dask: Any, progress: L.Progress | None, digests: Digests, connect: Callable
+) -> MulticlassEvidence:
     delayed = dask.delayed
     plans: list = []
 
     def plan(indexes: dict[str, np.ndarray] | None) -> dict[Path, list[L.ModelCounts]]:
         plans.append(L.plan_multiclass(cfg, indexes))
         return plans[-1][2]
+
     by_file, parts_of_file, results, reads, join, _indexes, slices, left_out = _read_twice(
-        cfg, dask, digests, connect, plan, _map_part, _reduce_counts, lambda: (plans[-1][1],))
+        cfg, dask, digests, connect, plan, _map_part, _reduce_counts, lambda: (plans[-1][1],)
+    )
     if progress is not None:
         progress(1, 2)
     files: list[FileInfo] = [file_info(path, sum(reads[path])) for path in by_file]
     # one class numbering for all datasets: the first's ids, then the others' new keys
     keys, to_ids = _unite(results)
-    states = L.in_order(cfg, [L.combine([st], [to], len(keys), cfg) for part, to in zip(results, to_ids) for st in part.states])
+    states = L.in_order(
+        cfg, [L.combine([st], [to], len(keys), cfg) for part, to in zip(results, to_ids) for st in part.states]
+    )
     configured, ids, _by_file = plans[-1]
     united = ids.copy()
     united.index = {c: j for j, c in enumerate(keys)}
     classes, models, warnings, dropped = L.conclude(cfg, states, configured, united)
-    mcnemar, note = _pairs(cfg, delayed, by_file, parts_of_file, slices, reads, left_out, L.McNemarPairs, classes, None,
-                           results[0].kept, alone=cfg.bootstrap.resamples > 0)
+    mcnemar, note = _pairs(
+        cfg,
+        delayed,
+        by_file,
+        parts_of_file,
+        slices,
+        reads,
+        left_out,
+        L.McNemarPairs,
+        classes,
+        None,
+        results[0].kept,
+        alone=cfg.bootstrap.resamples > 0,
+    )
     if progress is not None:
         progress(2, 2)
     dates = [d for part in results for d in part.dates]
-    return multiclass_evidence(cfg, classes, models, mcnemar, note,
-                               L.load_audit_of(files, dropped, left_out, join, warnings, dates))
+    return multiclass_evidence(
+        cfg, classes, models, mcnemar, note, L.load_audit_of(files, dropped, left_out, join, warnings, dates)
+    )

@@ -47,12 +47,20 @@ def _threshold(cfg: Config, name: str) -> tuple[float, str]:
     return float(cfg.threshold), "threshold"
 
 
-def load_audit(files: Sequence[FileInfo], dropped: Sequence[tuple[str, str, int]], warnings: Sequence[Notice],
-               dates: tuple[str, str] | None = None) -> LoadAudit:
+def load_audit(
+    files: Sequence[FileInfo],
+    dropped: Sequence[tuple[str, str, int]],
+    warnings: Sequence[Notice],
+    dates: tuple[str, str] | None = None,
+) -> LoadAudit:
     """The load audit of a run: the files read (their audit records), the rows dropped (model,
     reason, rows), the runner's notices and the date range."""
-    return LoadAudit(tuple(InputFile(f.path, f.sha256, f.rows, f.size_bytes) for f in files),
-                     tuple((n, r, k) for n, r, k in dropped), tuple(warnings), (dates[0], dates[1]) if dates else None)
+    return LoadAudit(
+        tuple(InputFile(f.path, f.sha256, f.rows, f.size_bytes) for f in files),
+        tuple((n, r, k) for n, r, k in dropped),
+        tuple(warnings),
+        (dates[0], dates[1]) if dates else None,
+    )
 
 
 # --------------------------------------------------------------------------------------
@@ -67,8 +75,15 @@ def _pairing_of(acc: S.PairedAccumulator) -> Pairing:
     cov = acc.covariance() if min(t.total_pos, t.total_neg) >= 2 else None
     pairs = None if acc.pair_tables is None else acc.pair_tables.finish()
     approval = None if acc.approval is None else acc.approval.finish()
-    return Pairing("aligned", "aligned", cov, acc.agree.copy(), None if acc.joint is None else acc.joint.copy(),
-                   pair_counts=pairs, approval=approval)
+    return Pairing(
+        "aligned",
+        "aligned",
+        cov,
+        acc.agree.copy(),
+        None if acc.joint is None else acc.joint.copy(),
+        pair_counts=pairs,
+        approval=approval,
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,8 +105,9 @@ class ModelTable:
     score_range: tuple[float, float] | None = None
 
 
-def binary_evidence(cfg: Config, tables: Sequence[ModelTable], paired: Any, paired_reason: str | None,
-                    audit: LoadAudit) -> BinaryEvidence:
+def binary_evidence(
+    cfg: Config, tables: Sequence[ModelTable], paired: Any, paired_reason: str | None, audit: LoadAudit
+) -> BinaryEvidence:
     """Binary evidence from a runner's finished accumulators: each model's table with its
     threshold resolved (:func:`_threshold`), and the pairing — ``paired`` the paired pass's
     accumulator (:class:`~reportgen.reduce.local.BinaryPairs`: a
@@ -106,8 +122,19 @@ def binary_evidence(cfg: Config, tables: Sequence[ModelTable], paired: Any, pair
         t, key = _threshold(cfg, m.name)
         # frequency weights: the table of the repeated rows
         table = S.frequency_table(m.table, m.name)[0] if cfg.weight_kind == "frequency" else m.table
-        models.append(BinaryModelEvidence(m.name, m.file, table, t, key, m.probabilities, m.binning,
-                                          m.cells if table.weighted else None, m.score_range))
+        models.append(
+            BinaryModelEvidence(
+                m.name,
+                m.file,
+                table,
+                t,
+                key,
+                m.probabilities,
+                m.binning,
+                m.cells if table.weighted else None,
+                m.score_range,
+            )
+        )
     acc = paired
     if len(models) < 2:
         pairing = Pairing("aligned", "single_model")
@@ -141,15 +168,23 @@ def as_frequency_counts(m: MulticlassModelEvidence) -> MulticlassModelEvidence:
     if not m.weighted:
         return m
     if not np.all(m.confusion == np.round(m.confusion)):
-        raise InputError(f"model '{m.name}': weight: weight_kind: frequency needs whole-number weights; the weights "
-                         f"of some classes do not add up to whole numbers (use weight_kind: sampling)")
+        raise InputError(
+            f"model '{m.name}': weight: weight_kind: frequency needs whole-number weights; the weights "
+            f"of some classes do not add up to whole numbers (use weight_kind: sampling)"
+        )
     n = round(float(m.confusion.sum()))
     tables = None if m.tables is None else replace(m.tables, n_rows=n, weighted=False)
     return replace(m, n_rows=n, tables=tables, weighted=False)
 
 
-def multiclass_evidence(cfg: Config, classes: Sequence[str], counts: Sequence[MulticlassModelEvidence],
-                        mcnemar: Any, paired_reason: str | None, audit: LoadAudit) -> MulticlassEvidence:
+def multiclass_evidence(
+    cfg: Config,
+    classes: Sequence[str],
+    counts: Sequence[MulticlassModelEvidence],
+    mcnemar: Any,
+    paired_reason: str | None,
+    audit: LoadAudit,
+) -> MulticlassEvidence:
     """Multiclass evidence from a runner's finished counts (``counts``: per model, in class order)
     and its paired pass (``mcnemar``: :class:`~reportgen.reduce.local.JointCounts`, None with
     ``paired_reason`` when rows could not be paired).
@@ -170,16 +205,27 @@ def multiclass_evidence(cfg: Config, classes: Sequence[str], counts: Sequence[Mu
     else:
         jc, k = mcnemar, len(classes)
         agree = joint_pairing(names, cfg.baseline_name, jc.weighted, k).agree
-        in_rows = joint_pairing(names, cfg.baseline_name, jc.rows, k).agree if jc.has_weights and not frequency else None
+        in_rows = (
+            joint_pairing(names, cfg.baseline_name, jc.rows, k).agree if jc.has_weights and not frequency else None
+        )
         pairing = joint_pairing(names, cfg.baseline_name, jc.weighted if jc.integral else {}, k, agree, in_rows)
     distinct = None if mcnemar is None else mcnemar.distinct
-    rows = None if distinct is None else multiclass_rows(
-        distinct, [(m.predicted_from_column, m.tables is not None) for m in models], len(classes))
+    rows = (
+        None
+        if distinct is None
+        else multiclass_rows(distinct, [(m.predicted_from_column, m.tables is not None) for m in models], len(classes))
+    )
     return MulticlassEvidence(tuple(str(c) for c in classes), models, pairing, audit, rows)
 
 
-def joint_pairing(names: Sequence[str], baseline: str, joint: dict[str, np.ndarray], k: int,
-                  agree: np.ndarray | None = None, agree_rows: np.ndarray | None = None) -> Pairing:
+def joint_pairing(
+    names: Sequence[str],
+    baseline: str,
+    joint: dict[str, np.ndarray],
+    k: int,
+    agree: np.ndarray | None = None,
+    agree_rows: np.ndarray | None = None,
+) -> Pairing:
     """The :class:`Pairing` of aligned multiclass models from each model's joint confusion counts
     against the baseline (``joint[name][t, baseline's class, model's class]``): McNemar's 2×2
     tables [baseline right?][model right?] (0 = right) are its sums, the joint counts travel
@@ -200,8 +246,12 @@ def joint_pairing(names: Sequence[str], baseline: str, joint: dict[str, np.ndarr
         base_right[diag, diag, :] = True
         model_right = np.zeros((k, k, k), dtype=bool)
         model_right[diag, :, diag] = True
-        table = np.array([[t[base_right & model_right].sum(), t[base_right & ~model_right].sum()],
-                          [t[~base_right & model_right].sum(), t[~base_right & ~model_right].sum()]])
+        table = np.array(
+            [
+                [t[base_right & model_right].sum(), t[base_right & ~model_right].sum()],
+                [t[~base_right & model_right].sum(), t[~base_right & ~model_right].sum()],
+            ]
+        )
         agree[j, b] = table.T
         agree[b, j] = table
     return Pairing("aligned", "aligned", None, agree, None, agree_rows, joint=J if joint else None)

@@ -145,7 +145,7 @@ class ModelPass:
                 self.lost.append(V.lost_ids(ids, keep))
         if self.index is None:
             return keep
-        inside = self.index[offset:offset + n] >= 0
+        inside = self.index[offset : offset + n] >= 0
         return inside if keep is None else keep & inside
 
     def collect(self, keep: np.ndarray | None, offset: int, n: int, ids: Any, truth: np.ndarray) -> None:
@@ -174,12 +174,20 @@ class ModelPass:
 
     def keyed(self) -> Keyed:
         """The rows the model kept, as the id join sees them."""
+
         def cat(parts: list | None, dtype: Any) -> np.ndarray:
             return np.concatenate(parts) if parts else np.empty(0, dtype=dtype)
 
         assert self.ids is not None  # a state that collected ids (an id column)
-        return Keyed(self.cfg.name, str(self.path), self.cols["id"], concat_ids(self.ids), cat(self.id_rows, np.int64),
-                     cat(self.truth, object), None if self.lost is None else concat_ids(self.lost))
+        return Keyed(
+            self.cfg.name,
+            str(self.path),
+            self.cols["id"],
+            concat_ids(self.ids),
+            cat(self.id_rows, np.int64),
+            cat(self.truth, object),
+            None if self.lost is None else concat_ids(self.lost),
+        )
 
     def columns(self) -> list[str]:
         return sorted({*self.cols.values(), *self.score_cols})
@@ -192,8 +200,11 @@ def shifted(st: PassT, before: int) -> PassT:
     """The state with its row positions moved by the rows read before its part (dataset positions)."""
     if not before:
         return st
-    return replace(st, id_rows=None if st.id_rows is None else [r + before for r in st.id_rows],
-                   gone=None if st.gone is None else [g + before for g in st.gone])
+    return replace(
+        st,
+        id_rows=None if st.id_rows is None else [r + before for r in st.id_rows],
+        gone=None if st.gone is None else [g + before for g in st.gone],
+    )
 
 
 def gathered(cfg: Config, parts: list[PassT]) -> PassT:
@@ -254,8 +265,9 @@ class Reader:
 FROM_FILES = Reader()
 
 
-def plan_files(cfg: Config, new: Callable[[int, ModelConfig, Path], PassT], checked: bool = False
-               ) -> dict[Path, list[PassT]]:
+def plan_files(
+    cfg: Config, new: Callable[[int, ModelConfig, Path], PassT], checked: bool = False
+) -> dict[Path, list[PassT]]:
     """Each file's models as fresh states (``new(i, m, path)``); columns, and every Parquet part's,
     checked first (``checked``: they were, when the files were read whole — ``engine: memory``)."""
     by_file: dict[Path, list[PassT]] = {}
@@ -291,8 +303,18 @@ def check_totals(cfg: Config, states: list[ModelPass]) -> None:
     counts = [st for st in states if isinstance(st, ModelCounts)]
     if counts:  # multiclass: the class list (configured, or every key met) against the config
         configured = configured_classes(cfg)
-        classes = configured if configured is not None else sorted_classes(set().union(
-            *(st.seen_truth | st.seen_pred | (set(st.sc) if isinstance(st.sc, dict) else set()) for st in counts)))
+        classes = (
+            configured
+            if configured is not None
+            else sorted_classes(
+                set().union(
+                    *(
+                        st.seen_truth | st.seen_pred | (set(st.sc) if isinstance(st.sc, dict) else set())
+                        for st in counts
+                    )
+                )
+            )
+        )
         check_class_count(cfg, classes, counts[0].path, counts[0].cols["label"])
         for st in counts:
             if st.sc is not None:
@@ -308,12 +330,18 @@ def join_states(cfg: Config, states: list[ModelPass]) -> Join | None:
     return A.join_ids(cfg, [st.keyed() for st in states])
 
 
-def common_rows(states: list[ModelPass], reads: list[int], join: Join | None, always: bool = False
-                ) -> tuple[dict[str, np.ndarray] | None, list[tuple[str, str, int]]]:
+def common_rows(
+    states: list[ModelPass], reads: list[int], join: Join | None, always: bool = False
+) -> tuple[dict[str, np.ndarray] | None, list[tuple[str, str, int]]]:
     """:func:`reportgen.io.align.common_rows` of the states (config order); ``reads``: each model's file length."""
-    return A.common_rows([st.cfg.name for st in states], reads, join,
-                         [st.keyed().rows for st in states] if join is not None else [],  # a join: every model has ids
-                         [np.concatenate(st.gone) if st.gone else None for st in states], always)
+    return A.common_rows(
+        [st.cfg.name for st in states],
+        reads,
+        join,
+        [st.keyed().rows for st in states] if join is not None else [],  # a join: every model has ids
+        [np.concatenate(st.gone) if st.gone else None for st in states],
+        always,
+    )
 
 
 def date_span(seen: list) -> tuple[str, str] | None:
@@ -353,8 +381,13 @@ def checked_batch(cfg: Config, path: Path, batch: Batch, offset: int, dates: lis
     return results
 
 
-def read_files(by_file: dict[Path, list], fold: Callable[[Path, list, list], int], progress: Progress | None,
-               cfg: Config, reader: Reader = FROM_FILES) -> tuple[dict[Path, int], list, list]:
+def read_files(
+    by_file: dict[Path, list],
+    fold: Callable[[Path, list, list], int],
+    progress: Progress | None,
+    cfg: Config,
+    reader: Reader = FROM_FILES,
+) -> tuple[dict[Path, int], list, list]:
     """Every file read once (``fold(path, states, seen_dates)``: rows read): (rows read per file,
     dates seen, the states in config order).
 
@@ -370,7 +403,7 @@ def read_files(by_file: dict[Path, list], fold: Callable[[Path, list, list], int
             with told.file(k):
                 read[path] = fold(path, states, seen_dates)
         except V.RowFault:
-            for later, sts in files[k + 1:]:
+            for later, sts in files[k + 1 :]:
                 if parse_rest(reader.batches(cfg, later, sts)) == 0:
                     raise no_rows(later) from None
             raise
@@ -385,9 +418,12 @@ def parse_rest(read: Any) -> int:
     return sum(len(batch) for batch, _offset in read)
 
 
-def read_aligned(cfg: Config, plan: Callable[[dict[str, np.ndarray] | None], dict[Path, list]],
-                 read_all: Callable[[dict[Path, list], dict[str, np.ndarray] | None], tuple[dict[Path, int], list, list]],
-                 always: bool = False):
+def read_aligned(
+    cfg: Config,
+    plan: Callable[[dict[str, np.ndarray] | None], dict[Path, list]],
+    read_all: Callable[[dict[Path, list], dict[str, np.ndarray] | None], tuple[dict[Path, int], list, list]],
+    always: bool = False,
+):
     """Pass 1, and again keeping only the rows every model keeps when some model keeps rows
     another does not, every runner: (by_file, states in config order, rows read per file, dates
     seen, join, common indexes, rows left out). ``plan(indexes)``: each file's fresh states;
@@ -421,12 +457,19 @@ def check_left(cfg: Config, states: list[ModelPass], join: Join | None, left_out
         A.check_rows_left(str(first.path), first.rows, labels, positive, [st.cfg.name for st in states])
 
 
-def load_audit_of(files: list[FileInfo], dropped: list[tuple[str, str, int]], left_out: list, join: Join | None,
-                  warnings: list[Notice], dates: list) -> LoadAudit:
+def load_audit_of(
+    files: list[FileInfo],
+    dropped: list[tuple[str, str, int]],
+    left_out: list,
+    join: Join | None,
+    warnings: list[Notice],
+    dates: list,
+) -> LoadAudit:
     """The load audit of every runner: the rows each model dropped, then the rows left out of
     the comparison; the join's notices before the runner's."""
-    return load_audit(files, [*dropped, *left_out], [*(join.warnings if join is not None else ()), *warnings],
-                      date_span(dates))
+    return load_audit(
+        files, [*dropped, *left_out], [*(join.warnings if join is not None else ()), *warnings], date_span(dates)
+    )
 
 
 def check_first_batches(cfg: Config) -> tuple[dict[Path, int], bool]:
@@ -609,10 +652,17 @@ class ModelState(ModelPass):
         return ModelState(self.cfg, self.path, self.cols, acc=self.acc, labels=set(self.labels), index=self.index)
 
 
-def new_state(cfg: Config, m: ModelConfig, path: Path, index: np.ndarray | None = None, collect: bool = True) -> ModelState:
+def new_state(
+    cfg: Config, m: ModelConfig, path: Path, index: np.ndarray | None = None, collect: bool = True
+) -> ModelState:
     """An empty pass-1 state of model ``m`` reading ``path`` (a file, or a Dask part named in errors)."""
-    st = ModelState(m, path, columns_for(cfg, m), acc=S.TableAccumulator(m.direction, cfg.stream.max_distinct_scores),
-                    sample=score_sample(cfg))
+    st = ModelState(
+        m,
+        path,
+        columns_for(cfg, m),
+        acc=S.TableAccumulator(m.direction, cfg.stream.max_distinct_scores),
+        sample=score_sample(cfg),
+    )
     return st.collecting(cfg, index, collect)
 
 
@@ -624,12 +674,16 @@ def score_sample(cfg: Config) -> S.ScoreSample | None:
     return S.ScoreSample(max(sc.sample_per_batch, 2 * sc.bins), sc.seed) if sc.sample_per_batch else None
 
 
-def plan_binary(cfg: Config, indexes: dict[str, np.ndarray] | None = None, checked: bool = False
-                ) -> dict[Path, list[ModelState]]:
+def plan_binary(
+    cfg: Config, indexes: dict[str, np.ndarray] | None = None, checked: bool = False
+) -> dict[Path, list[ModelState]]:
     """Each file's models as fresh pass-1 states (``indexes``, a second reading: each model's
     common index per file row, the rows it keeps)."""
-    return plan_files(cfg, lambda _i, m, path: new_state(cfg, m, path, None if indexes is None else indexes[m.name],
-                                                         indexes is None), checked)
+    return plan_files(
+        cfg,
+        lambda _i, m, path: new_state(cfg, m, path, None if indexes is None else indexes[m.name], indexes is None),
+        checked,
+    )
 
 
 #: Bytes of per-row codes pass 1 may keep so that the paired pass need not read the data
@@ -711,7 +765,9 @@ def kept_rows(cfg: Config, st: ModelState, path: Path, batch: Batch, offset: int
     if weights is not None and not np.isfinite(weights).all():
         checks.append((V.missing_weight(cols["weight"]), ~np.isfinite(weights)))
     if ids is not None and ids.null_count:
-        checks.append((V.missing_id(cols["id"]), np.asarray(pc.is_null(ids).to_numpy(zero_copy_only=False), dtype=bool)))
+        checks.append(
+            (V.missing_id(cols["id"]), np.asarray(pc.is_null(ids).to_numpy(zero_copy_only=False), dtype=bool))
+        )
     counts: dict[str, int] = {}
     keep = V.keep_rows(cfg, path, checks, offset, counts, faults) if checks else None
     if weights is not None:
@@ -754,8 +810,14 @@ def _fold_model(cfg: Config, path: Path, batch: Batch, offset: int, rows: RowCod
     return s, y, w, coded
 
 
-def fold_file(cfg: Config, states: list[ModelState], path: Path,
-              dates: list | None = None, rows: RowCodes | None = None, reader: Reader = FROM_FILES) -> int:
+def fold_file(
+    cfg: Config,
+    states: list[ModelState],
+    path: Path,
+    dates: list | None = None,
+    rows: RowCodes | None = None,
+    reader: Reader = FROM_FILES,
+) -> int:
     """Pass 1 over one file: every batch validated and folded into each model's state; rows read.
 
     ``dates`` (a list) collects each batch's first and last date when a date column is set;
@@ -794,19 +856,22 @@ def fold_file(cfg: Config, states: list[ModelState], path: Path,
     return offset
 
 
-def load_streamed(cfg: Config, progress: Progress | None = None, reader: Reader = FROM_FILES,
-                  files: list[FileInfo] | None = None) -> BinaryEvidence:
+def load_streamed(
+    cfg: Config, progress: Progress | None = None, reader: Reader = FROM_FILES, files: list[FileInfo] | None = None
+) -> BinaryEvidence:
     """Binary (:func:`runner`): every model's table, exact or binned, and the paired statistics."""
     codes = [RowCodes() if len({m.file for m in cfg.models}) == 1 and len(cfg.models) > 1 else None]
 
     def read_all(by_file: dict[Path, list[ModelState]], indexes: dict | None) -> tuple[dict[Path, int], list, list]:
         if indexes is not None:
             codes[0] = None
-        return read_files(by_file, lambda path, sts, dates: fold_file(cfg, sts, path, dates, codes[0], reader),
-                          progress, cfg, reader)
+        return read_files(
+            by_file, lambda path, sts, dates: fold_file(cfg, sts, path, dates, codes[0], reader), progress, cfg, reader
+        )
 
     by_file, states, read, seen_dates, join, indexes, left_out = read_aligned(
-        cfg, lambda ix: plan_binary(cfg, ix, reader.held), read_all)
+        cfg, lambda ix: plan_binary(cfg, ix, reader.held), read_all
+    )
     rows = codes[0]
     models: list[ModelTable] = []
     lookups: dict[str, tuple[int, np.ndarray] | None] = {}
@@ -856,29 +921,49 @@ def load_streamed(cfg: Config, progress: Progress | None = None, reader: Reader 
         # a file held whole gives each model its table's own rows: one value sort finds their rows
         # (row_groups); batches search the table's thresholds (exact_grouper)
         exact = (lambda t: functools.partial(row_groups, t)) if reader.held else S.exact_grouper
-        pairs = BinaryPairs(cfg, ([m.table for m in models], [m.grouper or exact(m.table) for m in models]),
-                            [m.file for m in models])
+        pairs = BinaryPairs(
+            cfg, ([m.table for m in models], [m.grouper or exact(m.table) for m in models]), [m.file for m in models]
+        )
         paired, note = paired_pass(cfg, by_file, states, read, indexes, pairs, reader=reader)
     inputs = files if files is not None else [file_info(p, n) for p, n in read.items()]
-    return binary_evidence(cfg, models, paired, note, load_audit_of(inputs, dropped, left_out, join, warnings, seen_dates))
+    return binary_evidence(
+        cfg, models, paired, note, load_audit_of(inputs, dropped, left_out, join, warnings, seen_dates)
+    )
 
 
-def model_table(cfg: Config, st: ModelState, table: ScoreTable, binning: BinningInfo | None,
-                grouper: Callable[[np.ndarray], np.ndarray] | None,
-                binned: S.BinnedAccumulator | None = None) -> ModelTable:
+def model_table(
+    cfg: Config,
+    st: ModelState,
+    table: ScoreTable,
+    binning: BinningInfo | None,
+    grouper: Callable[[np.ndarray], np.ndarray] | None,
+    binned: S.BinnedAccumulator | None = None,
+) -> ModelTable:
     """A binary model's finished table, every runner: both classes present and weighing something
     (else the error every engine gives); an exact weighted table's rows per (table row, class,
     weight) counted, and its weight sums taken from them, in one order for every engine
     (:func:`~reportgen.reduce.accumulators.table_of_cells`)."""
     m, path = st.cfg, st.path
-    V.check_both_classes(cfg, path, st.cols["label"], st.labels, table.total_pos, table.total_neg, st.cols.get("weight"))
+    V.check_both_classes(
+        cfg, path, st.cols["label"], st.labels, table.total_pos, table.total_neg, st.cols.get("weight")
+    )
     if binned is not None:  # its rows per (bin, class, weight), kept while binning
         cells, span = binned.table_cells(), binned.score_range()
     else:
         cells = None if st.acc.weight_cells is None else st.acc.weight_cells.cells(table)
         span = None
-    return ModelTable(m.name, str(path), m.direction, m.probabilities, m.threshold, S.table_of_cells(table, cells),
-                      binning, grouper, cells, span)
+    return ModelTable(
+        m.name,
+        str(path),
+        m.direction,
+        m.probabilities,
+        m.threshold,
+        S.table_of_cells(table, cells),
+        binning,
+        grouper,
+        cells,
+        span,
+    )
 
 
 def binning_edges(cfg: Config, m: ModelConfig, sample: S.ScoreSample) -> np.ndarray:
@@ -896,14 +981,25 @@ def binning_edges(cfg: Config, m: ModelConfig, sample: S.ScoreSample) -> np.ndar
     return S.bin_edges(sample, cfg.stream.bins, cfg.stream.binning, cuts)
 
 
-def binned_result(cfg: Config, name: str, acc: S.BinnedAccumulator, warnings: list[Notice]
-                  ) -> tuple[ScoreTable, Callable[[np.ndarray], np.ndarray], BinningInfo]:
+def binned_result(
+    cfg: Config, name: str, acc: S.BinnedAccumulator, warnings: list[Notice]
+) -> tuple[ScoreTable, Callable[[np.ndarray], np.ndarray], BinningInfo]:
     """(table, grouper, BinningInfo) of a binned model; the notice that says so is appended."""
     sc = cfg.stream
     table = acc.table()
     bound = binning_auc_bound(table)
-    warnings.append(Notice("scores_binned", {"model": name, "max_distinct": sc.max_distinct_scores,
-                                             "bins": table.n_distinct, "binning": sc.binning, "bound": bound}))
+    warnings.append(
+        Notice(
+            "scores_binned",
+            {
+                "model": name,
+                "max_distinct": sc.max_distinct_scores,
+                "bins": table.n_distinct,
+                "binning": sc.binning,
+                "bound": bound,
+            },
+        )
+    )
     return table, acc.grouper(), BinningInfo(sc.binning, table.n_distinct, sc.max_distinct_scores, bound)
 
 
@@ -958,8 +1054,12 @@ class Pairs:
         for j, r in enumerate(recs[1:], start=1):
             if not np.array_equal(r["y"], y):
                 i = int(np.flatnonzero(r["y"] != y)[0])
-                check_positions([self.files[0], self.files[j]], [self.names[0], self.names[j]],
-                                [y[i:i + 1], r["y"][i:i + 1]], np.asarray([recs[0]["row"][i]]))
+                check_positions(
+                    [self.files[0], self.files[j]],
+                    [self.names[0], self.names[j]],
+                    [y[i : i + 1], r["y"][i : i + 1]],
+                    np.asarray([recs[0]["row"][i]]),
+                )
         if not frequency:
             return None
         S.check_same_repeats(self.names, self.files, [r["w"] for r in recs], recs[0]["row"])
@@ -985,7 +1085,9 @@ class BinaryPairs(Pairs):
 
     dtype = PAIR_RECORD
 
-    def __init__(self, cfg: Config, shared: tuple[list[ScoreTable], list | None], files: list[str] | None = None) -> None:
+    def __init__(
+        self, cfg: Config, shared: tuple[list[ScoreTable], list | None], files: list[str] | None = None
+    ) -> None:
         super().__init__(cfg, files)
         tables, groupers = shared
         self.groupers = groupers
@@ -995,8 +1097,11 @@ class BinaryPairs(Pairs):
         self.row_maps: list[np.ndarray | None] = [None] * len(tables)
         if self.frequency:
             tables, self.row_maps = map(list, zip(*(S.frequency_table(t, n) for t, n in zip(tables, self.names))))
-        self.acc = S.PairedAccumulator(tables, [m.threshold if m.threshold is not None else cfg.threshold for m in cfg.models],
-                                       approval_rates=tuple(cfg.approval_rates))
+        self.acc = S.PairedAccumulator(
+            tables,
+            [m.threshold if m.threshold is not None else cfg.threshold for m in cfg.models],
+            approval_rates=tuple(cfg.approval_rates),
+        )
         weighted = any(t.weighted for t in tables)
         luts = joint_cell_luts(tables, self.acc.cuts, tuple(cfg.approval_rates)) if weighted else None
         self.agree = S.AgreementAccumulator(len(tables), cells=S.JointCellCounter(luts)) if weighted else None
@@ -1031,8 +1136,9 @@ class BinaryPairs(Pairs):
         else:
             self.add_rows(codes, correct, y, counts)
 
-    def add_rows(self, codes: list[np.ndarray], correct: list[np.ndarray], y: np.ndarray,
-                 counts: np.ndarray | None = None) -> None:
+    def add_rows(
+        self, codes: list[np.ndarray], correct: list[np.ndarray], y: np.ndarray, counts: np.ndarray | None = None
+    ) -> None:
         """Rows ``self.at …`` (each model's table row and whether its decision was right), cut at
         the ranges of :data:`PAIRED_CHUNK` common rows; the ranges made whole are summed once a
         few of them wait (in threads: bounded memory, k × range placement matrices)."""
@@ -1041,8 +1147,14 @@ class BinaryPairs(Pairs):
             r = self.at // PAIRED_CHUNK
             hi = min(y.shape[0], lo + (r + 1) * PAIRED_CHUNK - self.at)
             part = slice(lo, hi)
-            self.open.setdefault(r, []).append(([c[part] for c in codes], [x[part] for x in correct], y[part],
-                                                None if counts is None else counts[part]))
+            self.open.setdefault(r, []).append(
+                (
+                    [c[part] for c in codes],
+                    [x[part] for x in correct],
+                    y[part],
+                    None if counts is None else counts[part],
+                )
+            )
             self.at += hi - lo
             lo = hi
             if self.at % PAIRED_CHUNK == 0 and sum(p[2].shape[0] for p in self.open[r]) == PAIRED_CHUNK:
@@ -1057,7 +1169,11 @@ class BinaryPairs(Pairs):
             rows = self.open.pop(r)
 
             def cat(i: int) -> Any:
-                return rows[0][i] if len(rows) == 1 else [np.concatenate([p[i][m] for p in rows]) for m in range(len(rows[0][i]))]
+                return (
+                    rows[0][i]
+                    if len(rows) == 1
+                    else [np.concatenate([p[i][m] for p in rows]) for m in range(len(rows[0][i]))]
+                )
 
             counts = None if rows[0][3] is None else np.concatenate([p[3] for p in rows])
             return self.acc.moments(cat(0), cat(1), np.concatenate([p[2] for p in rows]), counts)
@@ -1094,9 +1210,16 @@ class BinaryPairs(Pairs):
         return self.acc, None
 
 
-def paired_pass(cfg: Config, by_file: dict[Path, list[ModelPass]], states: list[ModelPass], read: dict[Path, int],
-                indexes: dict[str, np.ndarray] | None, pairs: Pairs, alone: bool = False,
-                reader: Reader = FROM_FILES) -> tuple[Any, str | None]:
+def paired_pass(
+    cfg: Config,
+    by_file: dict[Path, list[ModelPass]],
+    states: list[ModelPass],
+    read: dict[Path, int],
+    indexes: dict[str, np.ndarray] | None,
+    pairs: Pairs,
+    alone: bool = False,
+    reader: Reader = FROM_FILES,
+) -> tuple[Any, str | None]:
     """The paired statistics over the rows every model keeps, or the reason code why there are
     none (files of different lengths without an id); ``alone``: a single model's pass too (its
     rows, for the row bootstrap).
@@ -1123,12 +1246,16 @@ def paired_pass(cfg: Config, by_file: dict[Path, list[ModelPass]], states: list[
                     j = names.index(name)
                     recs[j] = rec
                     if not one_file:
-                        at = indexes[name][pos] if indexes is not None else np.arange(seen[name], seen[name] + pos.shape[0])
+                        at = (
+                            indexes[name][pos]
+                            if indexes is not None
+                            else np.arange(seen[name], seen[name] + pos.shape[0])
+                        )
                         spill.add(j, at, rec)
                     seen[name] += pos.shape[0]
                 if one_file:
                     pairs.add(recs)
-        for _lo, _hi, recs in ([] if one_file else spill.chunks()):
+        for _lo, _hi, recs in [] if one_file else spill.chunks():
             pairs.add(recs)
     return pairs.result()
 
@@ -1138,9 +1265,9 @@ def _records(pairs: Pairs, path: Path, batch: Batch, offset: int, st: ModelPass)
     return pairs.records(st, path, batch, offset)
 
 
-def _paired_in_memory(cfg: Config, models: list[ModelTable], rows: RowCodes,
-                      lookups: dict[str, tuple[int, np.ndarray]]
-                      ) -> tuple[S.PairedAccumulator | S.AgreementAccumulator | None, str | None]:
+def _paired_in_memory(
+    cfg: Config, models: list[ModelTable], rows: RowCodes, lookups: dict[str, tuple[int, np.ndarray]]
+) -> tuple[S.PairedAccumulator | S.AgreementAccumulator | None, str | None]:
     """The paired pass from the codes kept in pass 1: each chunk's table rows by lookup, added to
     the pairing in order (its sums by range of common rows, whatever the batches)."""
     if len(models) < 2:
@@ -1214,8 +1341,9 @@ class ModelCounts(ModelPass):
     def fresh(self, cfg: Config, path: Path, index: np.ndarray | None = None, collect: bool = True) -> ModelCounts:
         """An empty copy that reads ``path`` (a Dask part, named in errors); ``index``: keep only the
         rows every model keeps (:func:`reportgen.io.align.common_index`)."""
-        out = ModelCounts(self.cfg, path, self.cols, self.score_cols, i=self.i, sc=self.sc,
-                          counts=S.ClassCounts(len(self.score_cols)))
+        out = ModelCounts(
+            self.cfg, path, self.cols, self.score_cols, i=self.i, sc=self.sc, counts=S.ClassCounts(len(self.score_cols))
+        )
         return out.collecting(cfg, index, collect)
 
     def merge_pending(self, cap: int, final: bool = False) -> None:
@@ -1230,8 +1358,9 @@ class ModelCounts(ModelPass):
             )
 
 
-def plan_multiclass(cfg: Config, indexes: dict[str, np.ndarray] | None = None, checked: bool = False
-                    ) -> tuple[list[str] | None, ClassIds, dict[Path, list[ModelCounts]]]:
+def plan_multiclass(
+    cfg: Config, indexes: dict[str, np.ndarray] | None = None, checked: bool = False
+) -> tuple[list[str] | None, ClassIds, dict[Path, list[ModelCounts]]]:
     """Columns checked; the configured classes, the class ids to start from and each file's models.
 
     Without configured classes the ids start with the keys of score mappings (classes, as in
@@ -1239,11 +1368,22 @@ def plan_multiclass(cfg: Config, indexes: dict[str, np.ndarray] | None = None, c
     """
     configured = configured_classes(cfg)
     ids = ClassIds(configured)
-    return configured, ids, plan_files(cfg, lambda i, m, path: new_counts(cfg, i, m, path, configured, ids).fresh(
-        cfg, path, None if indexes is None else indexes[m.name], indexes is None), checked)
+    return (
+        configured,
+        ids,
+        plan_files(
+            cfg,
+            lambda i, m, path: new_counts(cfg, i, m, path, configured, ids).fresh(
+                cfg, path, None if indexes is None else indexes[m.name], indexes is None
+            ),
+            checked,
+        ),
+    )
 
 
-def new_counts(cfg: Config, i: int, m: ModelConfig, path: Path, configured: list[str] | None, ids: ClassIds) -> ModelCounts:
+def new_counts(
+    cfg: Config, i: int, m: ModelConfig, path: Path, configured: list[str] | None, ids: ClassIds
+) -> ModelCounts:
     """Model ``i``'s state, its score columns in class order (a mapping's: its keys are classes,
     numbered first, unless ``classes`` are configured)."""
     sc = score_columns(m)
@@ -1264,8 +1404,7 @@ def class_rows(cfg: Config, st: ModelCounts, ids: ClassIds, batch: Batch, path: 
     faults = V.Faults()  # every rule over the batch, then the earliest bad row raised
     truth = V.keys(batch.series(cols["label"]))
     pred = V.keys(batch.series(cols["prediction"])) if "prediction" in cols else None
-    scores = (np.column_stack([batch.numeric(c, path, offset, faults) for c in st.score_cols])
-              if st.score_cols else None)
+    scores = np.column_stack([batch.numeric(c, path, offset, faults) for c in st.score_cols]) if st.score_cols else None
     weights = batch.numeric(cols["weight"], path, offset, faults) if "weight" in cols else None
     id_keys = V.id_key_list(batch.series(cols["id"])) if "id" in cols else None
     checks = V.multiclass_checks(cols, truth, pred, st.score_cols, scores, weights, id_keys)
@@ -1305,20 +1444,28 @@ def fold_counts(cfg: Config, st: ModelCounts, path: Path, batch: Batch, offset: 
     else:  # argmax of the score columns (class order): the prediction is a column position
         a = np.argmax(scores[keep], axis=1).astype(np.int64)
     st.rows += int(y.shape[0])
-    if st.counts.add(y, a, None if weights is None else weights[keep], None if scores is None else scores[keep],
-                     len(ids.index)):
+    if st.counts.add(
+        y, a, None if weights is None else weights[keep], None if scores is None else scores[keep], len(ids.index)
+    ):
         st.merge_pending(cfg.stream.max_distinct_scores)
 
 
-def fold_class_file(cfg: Config, states: list[ModelCounts], ids: ClassIds, path: Path, seen_dates: list,
-                    reader: Reader = FROM_FILES) -> int:
+def fold_class_file(
+    cfg: Config, states: list[ModelCounts], ids: ClassIds, path: Path, seen_dates: list, reader: Reader = FROM_FILES
+) -> int:
     """Every batch of one file (or Dask part) validated and folded into its models' counts; rows read."""
     offset = 0
     parts = reader.batches(cfg, path, states)
     for batch, offset in parts:
         try:
-            checked_batch(cfg, path, batch, offset, seen_dates,
-                          [fault_of(fold_counts, cfg, st, path, batch, offset, ids) for st in states])
+            checked_batch(
+                cfg,
+                path,
+                batch,
+                offset,
+                seen_dates,
+                [fault_of(fold_counts, cfg, st, path, batch, offset, ids) for st in states],
+            )
         except V.RowFault:
             parse_rest(parts)  # a read error past the fault is the file's first problem (as in memory)
             raise
@@ -1338,8 +1485,9 @@ def combine(parts: list[ModelCounts], to_ids: list[np.ndarray], n_ids: int, cfg:
     return out
 
 
-def conclude(cfg: Config, states: list[ModelCounts], configured: list[str] | None, ids: ClassIds
-             ) -> tuple[list[str], list[MulticlassModelEvidence], list[Notice], list[tuple[str, str, int]]]:
+def conclude(
+    cfg: Config, states: list[ModelCounts], configured: list[str] | None, ids: ClassIds
+) -> tuple[list[str], list[MulticlassModelEvidence], list[Notice], list[tuple[str, str, int]]]:
     """(classes, counts per model in class order, warnings, dropped rows) once every row is folded."""
     for st in states:
         if st.rows == 0:
@@ -1357,22 +1505,31 @@ def conclude(cfg: Config, states: list[ModelCounts], configured: list[str] | Non
             score_order(cfg, st.i, st.sc if isinstance(st.sc, dict) else st.score_cols, classes)  # errors as in memory
         by_class = "prediction" in st.cols
         conf, tables = st.counts.finish(len(classes), to_final, by_class)
-        models.append(MulticlassModelEvidence(st.cfg.name, str(st.path), conf, st.counts.rows, tables, st.counts.weighted,
-                                              by_class))
+        models.append(
+            MulticlassModelEvidence(
+                st.cfg.name, str(st.path), conf, st.counts.rows, tables, st.counts.weighted, by_class
+            )
+        )
     warnings = class_warnings(classes, seen_truth, seen_pred)
     dropped = [d for st in states for d in st.drops()]
     return classes, models, warnings, dropped
 
 
-def load_streamed_multiclass(cfg: Config, progress: Progress | None = None, reader: Reader = FROM_FILES,
-                             files: list[FileInfo] | None = None) -> MulticlassEvidence:
+def load_streamed_multiclass(
+    cfg: Config, progress: Progress | None = None, reader: Reader = FROM_FILES, files: list[FileInfo] | None = None
+) -> MulticlassEvidence:
     """Multiclass (:func:`runner`): every model's counts, exact, and the joint counts against the
     baseline (McNemar's tables, the paired bootstrap)."""
     plan: list = []
 
     def read_all(by_file: dict[Path, list[ModelCounts]], _indexes: dict | None) -> tuple[dict[Path, int], list, list]:
-        return read_files(by_file, lambda path, sts, dates: fold_class_file(cfg, sts, plan[-1][1], path, dates, reader),
-                          progress, cfg, reader)
+        return read_files(
+            by_file,
+            lambda path, sts, dates: fold_class_file(cfg, sts, plan[-1][1], path, dates, reader),
+            progress,
+            cfg,
+            reader,
+        )
 
     def planned(indexes: dict[str, np.ndarray] | None) -> dict[Path, list[ModelCounts]]:
         plan.append(plan_multiclass(cfg, indexes, reader.held))
@@ -1380,11 +1537,20 @@ def load_streamed_multiclass(cfg: Config, progress: Progress | None = None, read
 
     by_file, states, read, seen_dates, join, indexes, left_out = read_aligned(cfg, planned, read_all)
     classes, models, warnings, dropped = conclude(cfg, states, plan[-1][0], plan[-1][1])
-    mcnemar, note = paired_pass(cfg, by_file, states, read, indexes, McNemarPairs(cfg, classes, [str(st.path) for st in states]),
-                                alone=cfg.bootstrap.resamples > 0, reader=reader)
+    mcnemar, note = paired_pass(
+        cfg,
+        by_file,
+        states,
+        read,
+        indexes,
+        McNemarPairs(cfg, classes, [str(st.path) for st in states]),
+        alone=cfg.bootstrap.resamples > 0,
+        reader=reader,
+    )
     inputs = files if files is not None else [file_info(p, n) for p, n in read.items()]
-    return multiclass_evidence(cfg, classes, models, mcnemar, note,
-                               load_audit_of(inputs, dropped, left_out, join, warnings, seen_dates))
+    return multiclass_evidence(
+        cfg, classes, models, mcnemar, note, load_audit_of(inputs, dropped, left_out, join, warnings, seen_dates)
+    )
 
 
 #: A compared row as McNemar's pass keeps it: its true class, whether the model was right, its
@@ -1392,8 +1558,9 @@ def load_streamed_multiclass(cfg: Config, progress: Progress | None = None, read
 #: Distinct rows held in pending parts before they are merged (their union compressed again).
 PENDING_DISTINCT = 1_000_000
 
-MCNEMAR_RECORD = np.dtype([("y", np.int64), ("pred", np.int64), ("right", np.bool_), ("w", np.float64),
-                           ("row", np.int64)])
+MCNEMAR_RECORD = np.dtype(
+    [("y", np.int64), ("pred", np.int64), ("right", np.bool_), ("w", np.float64), ("row", np.int64)]
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -1469,8 +1636,8 @@ class McNemarPairs(Pairs):
             r = recs[self.names.index(name)]
             k = t.shape[0]
             cell = (b["y"] * k + b["pred"]) * k + r["pred"]
-            t += np.bincount(cell, weights=w, minlength=k ** 3).reshape(k, k, k)
-            self.rows[name] += np.bincount(cell, minlength=k ** 3).reshape(k, k, k)
+            t += np.bincount(cell, weights=w, minlength=k**3).reshape(k, k, k)
+            self.rows[name] += np.bincount(cell, minlength=k**3).reshape(k, k, k)
             self._count_cells(name, [S.weight_cells([cell], w)])
         if self.keep_rows and b.shape[0]:
             frequency = self.cfg.weight_kind == "frequency"  # a row of weight w is w rows (memory repeats it)

@@ -67,8 +67,10 @@ def _numbers(values: object, where: str, column: str) -> np.ndarray:
     out = V.numeric(values, where, column, faults=faults)  # type: ignore[arg-type]
     if faults.best is not None:
         value = values.iloc[faults.best[0]]  # type: ignore[attr-defined]
-        raise InputError(f"{where}: column '{column}': non-numeric value {V.show(value)}; "
-                         f"{V.number_expected(value)} (fix the data or cast it in the query)")
+        raise InputError(
+            f"{where}: column '{column}': non-numeric value {V.show(value)}; "
+            f"{V.number_expected(value)} (fix the data or cast it in the query)"
+        )
     return out
 
 
@@ -79,15 +81,21 @@ def _check_weights(cfg: Config, w: np.ndarray, where: str, column: str) -> None:
     if (w < 0).any():
         raise InputError(f"{where}: column '{column}': negative weight {float(w.min()):g}; weights must be >= 0")
     if (w > V.MAX_WEIGHT).any():
-        raise InputError(f"{where}: column '{column}': weight {float(w.max()):g} is too large "
-                         f"(at most {V.MAX_WEIGHT:g}); rescale the weights")
+        raise InputError(
+            f"{where}: column '{column}': weight {float(w.max()):g} is too large "
+            f"(at most {V.MAX_WEIGHT:g}); rescale the weights"
+        )
     small = w[(w > 0) & (w < V.MIN_WEIGHT)]
     if small.shape[0]:
-        raise InputError(f"{where}: column '{column}': weight {float(small.min()):g} is too small "
-                         f"(0, or at least {V.MIN_WEIGHT:g}); rescale the weights")
+        raise InputError(
+            f"{where}: column '{column}': weight {float(small.min()):g} is too small "
+            f"(0, or at least {V.MIN_WEIGHT:g}); rescale the weights"
+        )
     if cfg.weight_kind == "frequency" and (w != np.round(w)).any():
-        raise InputError(f"{where}: column '{column}': a weight is not a whole number; weight_kind: frequency needs "
-                         f"whole-number weights (use weight_kind: sampling)")
+        raise InputError(
+            f"{where}: column '{column}': a weight is not a whole number; weight_kind: frequency needs "
+            f"whole-number weights (use weight_kind: sampling)"
+        )
 
 
 def pushed_table(cfg: Config, i: int) -> tuple[ModelTable, FileInfo, list[tuple[str, str, int]]]:
@@ -119,7 +127,10 @@ def pushed_table(cfg: Config, i: int) -> tuple[ModelTable, FileInfo, list[tuple[
     dropped: list[tuple[str, str, int]] = []
     checks = [
         (V.missing_score(cols["score"]), ~np.isfinite(s_all)),
-        (V.missing_label(cols["label"], "binary"), np.asarray(label_keys.is_null().to_numpy(zero_copy_only=False), bool)),
+        (
+            V.missing_label(cols["label"], "binary"),
+            np.asarray(label_keys.is_null().to_numpy(zero_copy_only=False), bool),
+        ),
     ]
     if weighted:
         checks.append((V.missing_weight(cols["weight"]), ~np.isfinite(w_all)))
@@ -136,22 +147,32 @@ def pushed_table(cfg: Config, i: int) -> tuple[ModelTable, FileInfo, list[tuple[
     s = s_all[keep]
     if (np.abs(s) > MAX_ABS_SCORE).any():
         bad_s = s[np.abs(s) > MAX_ABS_SCORE][0]
-        raise InputError(f"{at}: column '{cols['score']}': score {float(bad_s):g} is too large in "
-                         f"magnitude (at most ±{MAX_ABS_SCORE:g}); rescale the scores")
+        raise InputError(
+            f"{at}: column '{cols['score']}': score {float(bad_s):g} is too large in "
+            f"magnitude (at most ±{MAX_ABS_SCORE:g}); rescale the scores"
+        )
     if m.probabilities and ((s < 0) | (s > 1)).any():
         raise InputError(f"{at}: model '{m.name}': probabilities: true but a score lies outside [0, 1]")
     labels = label_keys.filter(pa.array(keep))
     found = set(labels.unique().to_pylist())
     V.check_two_labels(at, cols["label"], found)
     positive = V.positive_keys(cfg.positive)
-    is_pos = np.asarray(pc.is_in(labels, value_set=pa.array(sorted(positive), pa.string())).to_numpy(zero_copy_only=False),
-                        bool)
+    is_pos = np.asarray(
+        pc.is_in(labels, value_set=pa.array(sorted(positive), pa.string())).to_numpy(zero_copy_only=False), bool
+    )
     wk, nk = w_all[keep], n[keep]
     if weighted:
         _check_weights(cfg, wk, at, cols["weight"])
     base = build_table(s, is_pos, wk * nk, m.direction)
-    table = ScoreTable(base.thresholds, base.pos, base.neg, m.direction,
-                       float(np.sum(nk * wk * wk)) if weighted else float(nk.sum()), int(nk.sum()), weighted)
+    table = ScoreTable(
+        base.thresholds,
+        base.pos,
+        base.neg,
+        m.direction,
+        float(np.sum(nk * wk * wk)) if weighted else float(nk.sum()),
+        int(nk.sum()),
+        weighted,
+    )
     V.check_both_classes(cfg, at, cols["label"], found, table.total_pos, table.total_neg, cols.get("weight"))
     cells = None
     if weighted:  # the weight cells, counted as the row readers count them

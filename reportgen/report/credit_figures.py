@@ -29,16 +29,32 @@ def _calibration_panel(ax, m: CreditModel, colour: str) -> None:
     rows = [g for g in m.grades if g.mean_pd is not None and g.n > 0]
     x = np.array([g.mean_pd for g in rows])
     y = np.array([g.default_rate for g in rows])
-    lo = np.array([g.dr_interval[0] for g in rows])
-    hi = np.array([g.dr_interval[1] for g in rows])
+    lo = np.array([g.dr_interval[0] if g.dr_interval else np.nan for g in rows])
+    hi = np.array([g.dr_interval[1] if g.dr_interval else np.nan for g in rows])
     floor = max(min(float(x.min()), float(lo[lo > 0].min()) if np.any(lo > 0) else 1.0) / 2, 1e-5)
     top = min(1.0, max(float(x.max()), float(hi.max())) * 1.5)
     ax.plot([floor, top], [floor, top], ls="--", color=MUTED, lw=0.9, label="observed = PD")
     # a grade at PD 0 (or of DR 0) sits on the axis' floor: a log axis cannot show 0, and the grade vanished
-    ax.errorbar(np.maximum(x, floor), np.maximum(y, floor), yerr=[np.maximum(y, floor) - np.maximum(lo, floor), hi - np.maximum(y, floor)],
-                fmt="o", color=colour, ms=4, lw=1.0, capsize=2, label="grade (Jeffreys interval)")
-    ax.set(xscale="log", yscale="log", xlim=(floor, top), ylim=(floor, top), xlabel="mean PD of the grade",
-           ylabel="observed default rate", title="Calibration by grade")
+    ax.errorbar(
+        np.maximum(x, floor),
+        np.maximum(y, floor),
+        yerr=[np.maximum(y, floor) - np.maximum(lo, floor), hi - np.maximum(y, floor)],
+        fmt="o",
+        color=colour,
+        ms=4,
+        lw=1.0,
+        capsize=2,
+        label="grade (Jeffreys interval)",
+    )
+    ax.set(
+        xscale="log",
+        yscale="log",
+        xlim=(floor, top),
+        ylim=(floor, top),
+        xlabel="mean PD of the grade",
+        ylabel="observed default rate",
+        title="Calibration by grade",
+    )
     # rates in percent, as the tables print them (1 %, 2 %, 5 %, 10 %), not powers of ten (10⁻²)
     # (the x axis of a narrow panel labels decades only when it spans more than one and a half)
     wide = np.log10(top / floor) > 1.5
@@ -57,21 +73,34 @@ def _psi(v: float | None) -> str:
 
 
 def _distribution_panel(ax, m: CreditModel, colour: str) -> None:
-    h = m.stability.scores  # type: ignore[union-attr]
+    s = m.stability
+    assert s is not None and s.scores is not None  # the panel is drawn for a model with a reference sample
+    h = s.scores
     ax.stairs(h.reference, h.edges, color=MUTED, fill=True, alpha=0.35, label="reference")
     ax.stairs(h.current, h.edges, color=colour, lw=1.4, label="current")
-    ax.set(xlabel="score", ylabel="share of rows", title=f"Score distributions (PSI {_psi(m.stability.psi.statistic)})")
+    ax.set(xlabel="score", ylabel="share of rows", title=f"Score distributions (PSI {_psi(s.psi.statistic)})")
     ax.legend(loc="best")
 
 
 def _cap_panel(ax, m: CreditModel, colour: str) -> None:
     cap = m.cap
+    assert cap is not None  # the panel is drawn for a model with a CAP curve
     pi = m.defaults / m.n if m.n else 0.0
     ax.plot([0, pi, 1], [0, 1, 1], color=MUTED, lw=0.9, ls=":", label="perfect model")
     ax.plot([0, 1], [0, 1], color=MUTED, lw=0.9, ls="--", label="random")
-    ax.plot(cap.x, cap.y, color=colour, label=f"model (AR {m.accuracy_ratio:.3f})" if m.accuracy_ratio is not None else "model")
-    ax.set(xlim=(0, 1), ylim=(0, 1.01), xlabel="share of rows, riskiest first", ylabel="share of defaults captured",
-           title="CAP curve")
+    ax.plot(
+        cap.x,
+        cap.y,
+        color=colour,
+        label=f"model (AR {m.accuracy_ratio:.3f})" if m.accuracy_ratio is not None else "model",
+    )
+    ax.set(
+        xlim=(0, 1),
+        ylim=(0, 1.01),
+        xlabel="share of rows, riskiest first",
+        ylabel="share of defaults captured",
+        title="CAP curve",
+    )
     ax.legend(loc="lower right")
 
 
@@ -99,8 +128,12 @@ def _trend_panel(ax, m: CreditModel, colour: str) -> None:
     ax2.grid(False)
 
 
-_PANELS = {"calibration": _calibration_panel, "cap": _cap_panel, "distributions": _distribution_panel,
-           "trend": _trend_panel}
+_PANELS = {
+    "calibration": _calibration_panel,
+    "cap": _cap_panel,
+    "distributions": _distribution_panel,
+    "trend": _trend_panel,
+}
 
 
 def panel_keys(m: CreditModel) -> list[str]:
@@ -139,6 +172,7 @@ def figure_table(models: dict[str, CreditModel], colours: dict[str, str]) -> dic
     """``credit:NAME → fn(result, palette)`` drawing the model's :func:`credit_figure`, for
     :func:`reportgen.report.figures.render_figures`, which draws them after the report's other
     figures. The function ignores its arguments: the credit result and colours are bound here."""
+
     def draw(m: CreditModel, colour: str) -> Callable[..., Figure | None]:
         return lambda *_: credit_figure(m, colour)
 

@@ -24,8 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from reportgen.errors import OutputError
-from reportgen.results import ComparisonResult
 from reportgen.report.wording import verdict
+from reportgen.results import ComparisonResult
 
 log = logging.getLogger(__name__)
 
@@ -56,21 +56,47 @@ def tables(result: ComparisonResult) -> dict[str, Table]:
     comparisons = []
     for c in result.comparisons:
         for k, d in c.delta.items():
-            comparisons.append([c.model, c.baseline, k, d, c.relative_delta.get(k), *_ci(c.ci.get(k)),
-                                c.ci_method.get(k, ""), k == c.primary_metric, verdict(c) if k == c.primary_metric else ""])
+            comparisons.append(
+                [
+                    c.model,
+                    c.baseline,
+                    k,
+                    d,
+                    c.relative_delta.get(k),
+                    *_ci(c.ci.get(k)),
+                    c.ci_method.get(k, ""),
+                    k == c.primary_metric,
+                    verdict(c) if k == c.primary_metric else "",
+                ]
+            )
     thresholds = []
     for name, m in result.models.items():
         for key, o in m.optimal_thresholds.items():
             thresholds.append([name, key, o.threshold, o.value, o.tp, o.fp, o.fn, o.tn])
     out: dict[str, Table] = {
         "metrics": (["model", "metric", "value", "ci_lo", "ci_hi", "ci_method", "undefined_reason"], metrics),
-        "comparisons": (["model", "baseline", "metric", "delta", "relative_delta", "ci_lo", "ci_hi", "ci_method",
-                         "primary", "verdict"], comparisons),
+        "comparisons": (
+            [
+                "model",
+                "baseline",
+                "metric",
+                "delta",
+                "relative_delta",
+                "ci_lo",
+                "ci_hi",
+                "ci_method",
+                "primary",
+                "verdict",
+            ],
+            comparisons,
+        ),
         "thresholds": (["model", "criterion", "threshold", "value", "tp", "fp", "fn", "tn"], thresholds),
     }
     if result.checks:
-        out["checks"] = (["rule", "kind", "passed", "value", "limit", "outcome", "detail"],
-                         [[c.rule, c.kind, c.passed, c.value, c.limit, c.outcome, c.detail] for c in result.checks])
+        out["checks"] = (
+            ["rule", "kind", "passed", "value", "limit", "outcome", "detail"],
+            [[c.rule, c.kind, c.passed, c.value, c.limit, c.outcome, c.detail] for c in result.checks],
+        )
     return out
 
 

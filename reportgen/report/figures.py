@@ -40,8 +40,8 @@ from matplotlib.figure import Figure
 
 import reportgen.catalog as catalog
 from reportgen.catalog import short_label
-from reportgen.results import ComparisonResult, Curves, ModelResult
 from reportgen.report.formats import fmt_metric, isolate, needs_isolation
+from reportgen.results import ComparisonResult, Curves, ModelResult
 
 if TYPE_CHECKING:
     from matplotlib.typing import RcKeyType
@@ -51,8 +51,20 @@ log = logging.getLogger(__name__)
 #: Okabe & Ito (2008) colour-blind-safe palette, black last, then four dark colours none of them
 #: resembles (Tol's wine, olive and indigo, and a brown): with eight colours a ninth model took the
 #: first model's blue, and twelve models drew four pairs of look-alike curves.
-PALETTE = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000",
-           "#882255", "#999933", "#332288", "#8C510A")
+PALETTE = (
+    "#0072B2",
+    "#E69F00",
+    "#009E73",
+    "#D55E00",
+    "#CC79A7",
+    "#56B4E9",
+    "#F0E442",
+    "#000000",
+    "#882255",
+    "#999933",
+    "#332288",
+    "#8C510A",
+)
 #: The line of a model, by how many times the palette has gone round before it: more models than
 #: colours (40 models, or a theme's short palette) share a colour, never a colour and a line.
 DASHES = ("-", "--", ":", "-.")
@@ -148,7 +160,6 @@ def _legend_height(entries: int, ncols: int = 1) -> float:
     return LEGEND_ROW * math.ceil(entries / ncols) + 0.1
 
 
-
 def _curves(m: ModelResult) -> Curves:
     """A binary model's curves: every binary model has them (its scores are required)."""
     if m.curves is None:
@@ -161,6 +172,7 @@ def _prevalence(m: ModelResult) -> float:
     if m.positives is None or m.negatives is None:
         raise ValueError("a binary report's figures need every model's positives and negatives")
     return m.positives / (m.positives + m.negatives)
+
 
 _MISSING_GLYPH = re.compile(r"Glyph \d+ .*missing from (current )?font")
 
@@ -256,8 +268,10 @@ def pdf_figures(html: str) -> str:
         data = base64.b64encode(lean_svg(m.group(1)).encode("utf-8")).decode("ascii")
         caption = m.group(2) or ""
         alt = _TAGS.sub("", m.group(3) or "").replace('"', "&quot;")
-        return (f'<img class="figure-svg" style="width: {width.group(1)}" alt="{alt}" '
-                f'src="data:image/svg+xml;base64,{data}">{caption}')
+        return (
+            f'<img class="figure-svg" style="width: {width.group(1)}" alt="{alt}" '
+            f'src="data:image/svg+xml;base64,{data}">{caption}'
+        )
 
     return _FIGURE_WITH_CAPTION.sub(image, html)
 
@@ -283,17 +297,32 @@ def roc_figure(result: ComparisonResult, palette: Sequence[str] = PALETTE) -> Fi
     ax.plot([0, 1], [0, 1], ls="--", color=MUTED, lw=0.9, label="chance (AUC 0.5)")
     for name, m in result.models.items():
         c = _curves(m).roc
-        label = (f"{shown[name]}: AUC {fmt_metric(m.metrics['roc_auc'], 'roc_auc')}, "
-                 f"Gini {fmt_metric(m.metrics['gini'], 'gini')}")
+        label = (
+            f"{shown[name]}: AUC {fmt_metric(m.metrics['roc_auc'], 'roc_auc')}, "
+            f"Gini {fmt_metric(m.metrics['gini'], 'gini')}"
+        )
         ax.plot(c.x, c.y, color=col[name], ls=dash[name], label=label, drawstyle="default")
         if m.confusion is not None and m.negatives and m.positives:
             fx = m.confusion.fp / m.negatives
             ty = m.confusion.tp / m.positives
             ax.plot([fx], [ty], marker="o", ms=5.5, mfc="white", mec=col[name], mew=1.6, ls="none")
-    ax.plot([], [], marker="o", ms=5.5, mfc="white", mec="black", ls="none",
-            label="operating point at the decision threshold")
-    ax.set(xlim=(0, 1), ylim=(0, 1.01), xlabel="False positive rate (1 − specificity)",
-           ylabel="True positive rate (recall)", title="ROC curves")
+    ax.plot(
+        [],
+        [],
+        marker="o",
+        ms=5.5,
+        mfc="white",
+        mec="black",
+        ls="none",
+        label="operating point at the decision threshold",
+    )
+    ax.set(
+        xlim=(0, 1),
+        ylim=(0, 1.01),
+        xlabel="False positive rate (1 − specificity)",
+        ylabel="True positive rate (recall)",
+        title="ROC curves",
+    )
     ax.set_aspect("equal")
     _legend_below(fig)
     return fig
@@ -320,20 +349,45 @@ def pr_figure(result: ComparisonResult, palette: Sequence[str] = PALETTE) -> Fig
         # curve ends near the prevalence, the curves covered "F1=0.2"
         # (the last is "F1=0.8", the others the value alone: side by side, four full labels touched)
         top = ISO_F1_LABEL_AT
-        ax.annotate(f"F1={f:g}" if f == 0.8 else f"{f:g}", xy=(f * top / (2 * top - f) + 0.01, top),
-                    fontsize=MIN_POINTS, color=MUTED, ha="left", va="top")
+        ax.annotate(
+            f"F1={f:g}" if f == 0.8 else f"{f:g}",
+            xy=(f * top / (2 * top - f) + 0.01, top),
+            fontsize=MIN_POINTS,
+            color=MUTED,
+            ha="left",
+            va="top",
+        )
     first = next(iter(result.models.values()))
     prev = _prevalence(first)
     ax.axhline(prev, ls="--", color=MUTED, lw=0.9, label=f"prevalence {prev:.3f} (random)")
     for name, m in result.models.items():
         c = _curves(m).pr
-        ax.step(c.x, c.y, where="post", color=col[name], ls=dash[name],
-                label=f"{shown[name]}: AP {fmt_metric(m.metrics['average_precision'], 'average_precision')}")
+        ax.step(
+            c.x,
+            c.y,
+            where="post",
+            color=col[name],
+            ls=dash[name],
+            label=f"{shown[name]}: AP {fmt_metric(m.metrics['average_precision'], 'average_precision')}",
+        )
         if m.confusion is not None and m.positives and (m.confusion.tp + m.confusion.fp) > 0:
-            ax.plot([m.confusion.tp / m.positives], [m.confusion.tp / (m.confusion.tp + m.confusion.fp)],
-                    marker="o", ms=5.5, mfc="white", mec=col[name], mew=1.6, ls="none")
-    ax.set(xlim=(0, 1), ylim=(0, 1.02), xlabel="Recall (true positive rate)", ylabel="Precision",
-           title="Precision–recall curves")
+            ax.plot(
+                [m.confusion.tp / m.positives],
+                [m.confusion.tp / (m.confusion.tp + m.confusion.fp)],
+                marker="o",
+                ms=5.5,
+                mfc="white",
+                mec=col[name],
+                mew=1.6,
+                ls="none",
+            )
+    ax.set(
+        xlim=(0, 1),
+        ylim=(0, 1.02),
+        xlabel="Recall (true positive rate)",
+        ylabel="Precision",
+        title="Precision–recall curves",
+    )
     _legend_below(fig)
     return fig
 
@@ -356,13 +410,24 @@ def cost_figure(result: ComparisonResult, palette: Sequence[str] = PALETTE) -> F
             continue
         ax.plot(c.pc, c.envelope, color=col[name], ls=dash[name], label=f"{shown[name]} (lower envelope)")
         # the line of the operating point at the decision threshold
-        ax.plot(x, (1 - c.operating_tpr - c.operating_fpr) * x + c.operating_fpr, color=col[name],
-                lw=0.8, ls="--", alpha=0.8)
+        ax.plot(
+            x,
+            (1 - c.operating_tpr - c.operating_fpr) * x + c.operating_fpr,
+            color=col[name],
+            lw=0.8,
+            ls="--",
+            alpha=0.8,
+        )
         pc = c.operating_pc
     if pc is not None:
         ax.axvline(pc, color="black", lw=0.9, label=f"operating condition PC(+) = {pc:.3f}")
-    ax.set(xlim=(0, 1), ylim=(0, 0.55), xlabel="Probability cost PC(+)",
-           ylabel="Normalised expected cost", title="Cost curves\n(dashed: at the decision threshold)")
+    ax.set(
+        xlim=(0, 1),
+        ylim=(0, 0.55),
+        xlabel="Probability cost PC(+)",
+        ylabel="Normalised expected cost",
+        title="Cost curves\n(dashed: at the decision threshold)",
+    )
     _legend_below(fig)
     return fig
 
@@ -450,8 +515,13 @@ def gains_figure(result: ComparisonResult, palette: Sequence[str] = PALETTE) -> 
     for name, m in result.models.items():
         if (lift := _curves(m).lift) is not None:
             ax.plot(lift.x, lift.y, color=col[name], ls=dash[name], label=shown[name])
-    ax.set(xlim=(0, 1), ylim=(0, 1.01), xlabel="Share of rows, highest risk first",
-           ylabel="Share of positives captured", title="Cumulative gains")
+    ax.set(
+        xlim=(0, 1),
+        ylim=(0, 1.01),
+        xlabel="Share of rows, highest risk first",
+        ylabel="Share of positives captured",
+        title="Cumulative gains",
+    )
     _legend_below(fig)
     return fig
 
@@ -472,11 +542,22 @@ def calibration_figure(result: ComparisonResult, palette: Sequence[str] = PALETT
         c = _curves(m).calibration
         assert c is not None  # models holds those with a calibration
         size = 12 + 120 * c.counts / max(float(c.counts.max()), 1.0)
-        ax.plot(c.mean_predicted, c.observed, color=col[name], ls=dash[name], lw=1.2,
-                label=f"{shown[name]}: Brier {fmt_metric(m.metrics['brier'], 'brier', 4)}")
+        ax.plot(
+            c.mean_predicted,
+            c.observed,
+            color=col[name],
+            ls=dash[name],
+            lw=1.2,
+            label=f"{shown[name]}: Brier {fmt_metric(m.metrics['brier'], 'brier', 4)}",
+        )
         ax.scatter(c.mean_predicted, c.observed, s=size, color=col[name], alpha=0.7, zorder=3)
-    ax.set(xlim=(0, 1), ylim=(0, 1), xlabel="Mean predicted probability (bin)",
-           ylabel="Observed share of positives", title="Calibration (10 equal-width bins)")
+    ax.set(
+        xlim=(0, 1),
+        ylim=(0, 1),
+        xlabel="Mean predicted probability (bin)",
+        ylabel="Observed share of positives",
+        title="Calibration (10 equal-width bins)",
+    )
     _legend_below(fig)
     return fig
 
@@ -538,8 +619,14 @@ def forest_figure(result: ComparisonResult, palette: Sequence[str] = PALETTE) ->
         dec = c.decision
         if dec is not None and dec.family_size > 1 and dec.ci_simultaneous is not None:
             ax.plot(list(dec.ci_simultaneous), [y, y], color=col[c.model], lw=0.9)
-            ax.plot([dec.ci_simultaneous[0]] * 2 + [dec.ci_simultaneous[1]] * 2, [y - 0.12, y + 0.12, y - 0.12, y + 0.12],
-                    linestyle="none", marker="|", color=col[c.model], ms=6)
+            ax.plot(
+                [dec.ci_simultaneous[0]] * 2 + [dec.ci_simultaneous[1]] * 2,
+                [y - 0.12, y + 0.12, y - 0.12, y + 0.12],
+                linestyle="none",
+                marker="|",
+                color=col[c.model],
+                ms=6,
+            )
             sim_level = dec.ci_simultaneous_level
         if ci:
             ax.plot(ci, [y, y], color=col[c.model], lw=2.6)
@@ -567,8 +654,10 @@ def prevalence_figure(result: ComparisonResult, palette: Sequence[str] = PALETTE
     models = {n: m for n, m in result.models.items() if len(m.prevalence_shift) >= 2}
     if not models:
         return None
-    crits = [(k, ls, marker, catalog.criterion(k).short_label)
-             for k, ls, marker in zip(PREVALENCE_CRITERIA, ("-", "--", ":", "-."), ("o", "s", "^", "D"))]
+    crits = [
+        (k, ls, marker, catalog.criterion(k).short_label)
+        for k, ls, marker in zip(PREVALENCE_CRITERIA, ("-", "--", ":", "-."), ("o", "s", "^", "D"))
+    ]
     n = len(models)
     cols = min(3, n)
     rows = math.ceil(n / cols)
@@ -611,7 +700,7 @@ def panel_title(label: str) -> str:
     figure's edge. A right-to-left label is isolated, so "vs rest" stays after it."""
     lines = textwrap.wrap(f"{label} vs rest", PANEL_TITLE_CHARS, break_on_hyphens=False)
     if len(lines) > 2:
-        lines = [lines[0], lines[1][:PANEL_TITLE_CHARS - 1] + "…"]
+        lines = [lines[0], lines[1][: PANEL_TITLE_CHARS - 1] + "…"]
     text = "\n".join(lines)
     return text.replace(label, isolate(label)) if needs_isolation(label) and label in text else text
 
@@ -626,7 +715,7 @@ def _class_panels(result: ComparisonResult, kind: str, palette: Sequence[str], p
     if len(labels) > MAX_CLASS_PANELS:
         labels = []
     panels: list[str | None] = list(labels) + ([None] if kind == "roc" else [])
-    panels = panels[part * PANELS_PER_FIGURE:(part + 1) * PANELS_PER_FIGURE]
+    panels = panels[part * PANELS_PER_FIGURE : (part + 1) * PANELS_PER_FIGURE]
     if not panels:
         return None
     cols = min(3, len(panels))
@@ -650,15 +739,24 @@ def _class_panels(result: ComparisonResult, kind: str, palette: Sequence[str], p
             if c is None:
                 continue
             text = f"{shown[name]} {fmt_metric(auc, 'roc_auc')}" if kind == "roc" else shown[name]
-            ax.plot(c.x, c.y, color=col[name], ls=dash[name], lw=1.3, label=text if kind == "roc" or ax is axes[0] else None)
+            ax.plot(
+                c.x, c.y, color=col[name], ls=dash[name], lw=1.3, label=text if kind == "roc" or ax is axes[0] else None
+            )
         title = "micro-average (all classes pooled)" if label is None else panel_title(label)
         ax.set_title(safe_text(title), fontsize=8)
         ax.set(xlim=(0, 1), ylim=(0, 1.02))
         ax.tick_params(labelsize=MIN_POINTS)
         if kind == "roc":  # the curves keep to the upper left; the AUCs sit in the lower right
-            ax.legend(loc="lower right", fontsize=MIN_POINTS, title="AUC", title_fontsize=MIN_POINTS,
-                      borderaxespad=0.2, handlelength=1.2, labelspacing=0.2)
-    for ax in axes[len(panels):]:
+            ax.legend(
+                loc="lower right",
+                fontsize=MIN_POINTS,
+                title="AUC",
+                title_fontsize=MIN_POINTS,
+                borderaxespad=0.2,
+                handlelength=1.2,
+                labelspacing=0.2,
+            )
+    for ax in axes[len(panels) :]:
         ax.set_visible(False)
     if kind != "roc":
         _legend_below(fig, ncols=min(ncols, len(curves)), where="upper")
@@ -682,6 +780,7 @@ def class_pr_figure(result: ComparisonResult, palette: Sequence[str] = PALETTE, 
 
 def _parts(fn):
     """Every part of a paged small-multiples figure: ``fn(result, palette, part)`` until None."""
+
     def all_parts(result: ComparisonResult, palette: Sequence[str] = PALETTE) -> list[Figure]:
         out: list[Figure] = []
         while (fig := fn(result, palette, len(out))) is not None:
@@ -713,8 +812,9 @@ FIGURES = {
 }
 
 
-def render_figures(result: ComparisonResult, palette: Sequence[str] = PALETTE,
-                   extra: dict[str, Any] | None = None) -> dict[str, str]:
+def render_figures(
+    result: ComparisonResult, palette: Sequence[str] = PALETTE, extra: dict[str, Any] | None = None
+) -> dict[str, str]:
     """Every applicable figure as inline SVG, keyed by name, drawn here one after another; a
     figure in parts (the per-class panels of many classes) as ``key``, ``key_2``, ``key_3``, ….
 
@@ -735,5 +835,22 @@ def model_colours(result: ComparisonResult, palette: Sequence[str] = PALETTE) ->
     return colours(list(result.models), palette)
 
 
-__all__ = ["render_figures", "new_figure", "FIGURES", "PALETTE", "safe_text", "to_svg", "lean_svg", "pdf_figures", "model_colours", "model_keys", "uses_keys",
-           "figure_names", "MIN_POINTS", "HALF_WIDTH", "FULL_WIDTH", "KEY_AFTER", "ModelResult"]
+__all__ = [
+    "render_figures",
+    "new_figure",
+    "FIGURES",
+    "PALETTE",
+    "safe_text",
+    "to_svg",
+    "lean_svg",
+    "pdf_figures",
+    "model_colours",
+    "model_keys",
+    "uses_keys",
+    "figure_names",
+    "MIN_POINTS",
+    "HALF_WIDTH",
+    "FULL_WIDTH",
+    "KEY_AFTER",
+    "ModelResult",
+]

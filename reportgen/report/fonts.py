@@ -40,7 +40,7 @@ _LOCK = threading.Lock()
 def _drawn_without_font(ch: str) -> bool:
     """Characters that need no font of their own: invisible ones and variation selectors."""
     cp = ord(ch)
-    return (unicodedata.category(ch) in _INVISIBLE or 0xFE00 <= cp <= 0xFE0F or 0xE0100 <= cp <= 0xE01EF)
+    return unicodedata.category(ch) in _INVISIBLE or 0xFE00 <= cp <= 0xFE0F or 0xE0100 <= cp <= 0xE01EF
 
 
 def _ranges(listing: str) -> list[tuple[int, int]]:
@@ -68,8 +68,14 @@ def _fontconfig() -> list[tuple[int, int]] | None:
     if exe is None:
         return None
     try:
-        done = subprocess.run([exe, "--format", "%{charset}\\n"], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                              stderr=subprocess.DEVNULL, timeout=_FC_LIST_TIMEOUT_S, check=False)
+        done = subprocess.run(
+            [exe, "--format", "%{charset}\\n"],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            timeout=_FC_LIST_TIMEOUT_S,
+            check=False,
+        )
         ranges = _ranges(done.stdout.decode("ascii")) if done.returncode == 0 else []
     except (OSError, subprocess.SubprocessError, ValueError):
         return None
@@ -110,6 +116,8 @@ def undrawable_warning(chars: list[str]) -> str | None:
         return None
     shown = ", ".join(f"{c} (U+{ord(c):04X})" for c in chars[:SHOWN])
     more = f" and {len(chars) - SHOWN} more" if len(chars) > SHOWN else ""
-    return (f"PDF: no installed font has the characters {shown}{more}; the PDF prints them as empty boxes "
-            f"(the HTML is not affected). Install a font that has them (Debian/Ubuntu: fonts-noto-cjk for "
-            f"Chinese, Japanese and Korean, fonts-noto-color-emoji for emoji) and run again")
+    return (
+        f"PDF: no installed font has the characters {shown}{more}; the PDF prints them as empty boxes "
+        f"(the HTML is not affected). Install a font that has them (Debian/Ubuntu: fonts-noto-cjk for "
+        f"Chinese, Japanese and Korean, fonts-noto-color-emoji for emoji) and run again"
+    )

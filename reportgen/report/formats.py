@@ -38,7 +38,9 @@ def bounds_of(key: str | None) -> tuple[float, float] | None:
         return None
     lo = m.lo if math.isfinite(m.lo) else None
     hi = m.hi if math.isfinite(m.hi) else None
-    return None if lo is None and hi is None else (lo if lo is not None else -math.inf, hi if hi is not None else math.inf)
+    return (
+        None if lo is None and hi is None else (lo if lo is not None else -math.inf, hi if hi is not None else math.inf)
+    )
 
 
 def fmt_bounded(v: float, digits: int = 3, lo: float = -math.inf, hi: float = math.inf) -> str:
@@ -52,8 +54,8 @@ def fmt_bounded(v: float, digits: int = 3, lo: float = -math.inf, hi: float = ma
         if not ((r == hi and v != hi) or (r == lo and v != lo)):
             return text
     if v > lo and float(f"{v:.{MAX_DIGITS}f}") == hi:
-        return f"> {hi - 10.0 ** -MAX_DIGITS:.{MAX_DIGITS}f}"
-    return f"< {lo + 10.0 ** -MAX_DIGITS:.{MAX_DIGITS}f}"
+        return f"> {hi - 10.0**-MAX_DIGITS:.{MAX_DIGITS}f}"
+    return f"< {lo + 10.0**-MAX_DIGITS:.{MAX_DIGITS}f}"
 
 
 def fmt_metric(v: float | None, key: str | None = None, digits: int = 3) -> str:
@@ -121,7 +123,7 @@ def fmt_pct(v: float | None, digits: int = 1, signed: bool = False) -> str:
     for d in range(digits, MAX_DIGITS + 1):
         if float(f"{abs(v) * 100:.{d}f}") != 0:
             return minus(f"{sign}{v * 100:.{d}f} %")
-    return minus(f"{sign if v > 0 else '-'}< {10.0 ** -MAX_DIGITS:.{MAX_DIGITS}f} %")
+    return minus(f"{sign if v > 0 else '-'}< {10.0**-MAX_DIGITS:.{MAX_DIGITS}f} %")
 
 
 def fmt_share(v: float | None, digits: int = 0) -> str:
@@ -130,7 +132,7 @@ def fmt_share(v: float | None, digits: int = 0) -> str:
     one decimal, 1 row flagged of 6 000 is "< 0.1 %" and the 5 999 approved "> 99.9 %"."""
     if v is None or not math.isfinite(v):
         return "n/a"
-    step = 10.0 ** -digits  # the smallest share shown, in per cent
+    step = 10.0**-digits  # the smallest share shown, in per cent
     if 0 < v * 100 < step / 2:
         return f"< {step:.{digits}f} %"
     if 100 - step / 2 <= v * 100 < 100:
@@ -143,8 +145,8 @@ def fmt_share_of_sum(v: float | None, digits: int = 4) -> str:
     term too small to show is "< 0.0001", never "0.0000", which reads as none at all."""
     if v is None or not math.isfinite(v):
         return "n/a"
-    if 0 < v < 0.5 * 10.0 ** -digits:
-        return f"< {10.0 ** -digits:.{digits}f}"
+    if 0 < v < 0.5 * 10.0**-digits:
+        return f"< {10.0**-digits:.{digits}f}"
     return fmt_num(v, digits)
 
 
@@ -174,7 +176,7 @@ def fmt_signed(v: float | None, digits: int = 3) -> str:
     for d in range(digits, MAX_DIGITS + 1):
         if float(f"{abs(v):.{d}f}") != 0:
             return f"{v:+.{d}f}".replace("-", "−")
-    return ("+" if v > 0 else "−") + f"< {10.0 ** -MAX_DIGITS:.{MAX_DIGITS}f}"
+    return ("+" if v > 0 else "−") + f"< {10.0**-MAX_DIGITS:.{MAX_DIGITS}f}"
 
 
 def fmt_pvalue(p: float | None) -> str:
@@ -224,7 +226,7 @@ def _off_zero(v: float, digits: int) -> str:
     for d in range(digits, MAX_DIGITS + 1):
         if float(f"{abs(v):.{d}f}") != 0:
             return f"{v:.{d}f}".replace("-", "−")
-    return ("" if v > 0 else "−") + f"< {10.0 ** -MAX_DIGITS:.{MAX_DIGITS}f}"
+    return ("" if v > 0 else "−") + f"< {10.0**-MAX_DIGITS:.{MAX_DIGITS}f}"
 
 
 def fmt_level(level: float) -> str:
@@ -257,7 +259,7 @@ def needs_isolation(text: str) -> bool:
 
 
 def text_direction(text: str) -> str:
-    """"rtl" or "ltr" by the first strong letter (the Unicode bidi algorithm's rules P2–P3, as
+    """ "rtl" or "ltr" by the first strong letter (the Unicode bidi algorithm's rules P2–P3, as
     ``dir="auto"``, which WeasyPrint does not implement): "ltr" when there is none."""
     for ch in text:
         kind = unicodedata.bidirectional(ch)
@@ -307,12 +309,45 @@ def wbr(text: Any, after: int = WBR_AFTER) -> Markup:
 #: The filters every template may use (:func:`reportgen.report.render.make_environment`
 #: registers them by these names).
 FILTERS: dict[str, Callable[..., str]] = {
-    "fmt_num": fmt_num, "fmt_pct": fmt_pct, "fmt_pvalue": fmt_pvalue, "fmt_p": fmt_p, "fmt_ci": fmt_ci,
-    "fmt_count": fmt_count, "fmt_points": fmt_points, "fmt_ci_pct": fmt_ci_pct, "fmt_share_of_sum": fmt_share_of_sum,
+    "fmt_num": fmt_num,
+    "fmt_pct": fmt_pct,
+    "fmt_pvalue": fmt_pvalue,
+    "fmt_p": fmt_p,
+    "fmt_ci": fmt_ci,
+    "fmt_count": fmt_count,
+    "fmt_points": fmt_points,
+    "fmt_ci_pct": fmt_ci_pct,
+    "fmt_share_of_sum": fmt_share_of_sum,
     "wbr": wbr,
 }
 
-__all__ = ["FILTERS", "FSI", "PDI", "isolate", "needs_isolation", "text_direction", "MAX_DIGITS", "bounds_of",
-           "fmt_bounded", "fmt_cell", "fmt_ci", "fmt_ci_pct", "fmt_count", "fmt_int", "fmt_level", "fmt_metric",
-           "fmt_num", "fmt_p", "fmt_pct", "fmt_points", "fmt_pvalue", "fmt_share", "fmt_share_of_sum", "fmt_signed",
-           "fmt_threshold", "minus", "wbr", "WBR_AFTER"]
+__all__ = [
+    "FILTERS",
+    "FSI",
+    "PDI",
+    "isolate",
+    "needs_isolation",
+    "text_direction",
+    "MAX_DIGITS",
+    "bounds_of",
+    "fmt_bounded",
+    "fmt_cell",
+    "fmt_ci",
+    "fmt_ci_pct",
+    "fmt_count",
+    "fmt_int",
+    "fmt_level",
+    "fmt_metric",
+    "fmt_num",
+    "fmt_p",
+    "fmt_pct",
+    "fmt_points",
+    "fmt_pvalue",
+    "fmt_share",
+    "fmt_share_of_sum",
+    "fmt_signed",
+    "fmt_threshold",
+    "minus",
+    "wbr",
+    "WBR_AFTER",
+]

@@ -19,11 +19,11 @@ from markupsafe import Markup
 
 import reportgen.catalog as catalog
 import reportgen.report.figures as figures
-from reportgen.report.views.credit import summary_notes
 from reportgen.report.formats import fmt_ci, fmt_count, fmt_num
 from reportgen.report.render import make_environment
-from reportgen.results import ComparisonResult, set_html_display
+from reportgen.report.views.credit import summary_notes
 from reportgen.report.wording import ranking_note, verdict
+from reportgen.results import ComparisonResult, set_html_display
 
 #: The figures shown inline, by task, in this order (keys of figures.FIGURES / MULTICLASS_FIGURES).
 KEY_FIGURES = {"binary": ("roc", "forest"), "multiclass": ("forest", "class_roc")}
@@ -58,7 +58,7 @@ def notebook_view(result: ComparisonResult, with_figures: bool = True) -> dict[s
     for key in KEY_FIGURES[run.task]:
         drawn = table[key](result) if with_figures else None
         # a figure in parts (per-class panels of many classes, nine a figure) shows every part
-        for fig in (drawn if isinstance(drawn, list) else [drawn]):
+        for fig in drawn if isinstance(drawn, list) else [drawn]:
             if fig is not None:
                 # a full-width figure (the forest plot, the per-class panels) is shown at its own
                 # width: squeezed into a half-width box beside the ROC its labels printed at 6 px
@@ -75,12 +75,22 @@ def notebook_view(result: ComparisonResult, with_figures: bool = True) -> dict[s
         "primary_metric": catalog.label(pm),
         "level": f"{run.confidence_level * 100:g} %",
         # a red credit result stands beside the model's verdict, as in the report's summary
-        "verdicts": [{"colour": col[c.model], "text": " ".join(filter(None, (verdict(c), credit.get(c.model))))}
-                     for c in result.comparisons]
+        "verdicts": [
+            {"colour": col[c.model], "text": " ".join(filter(None, (verdict(c), credit.get(c.model))))}
+            for c in result.comparisons
+        ]
         + [{"colour": col[n], "text": t} for n, t in credit.items() if n not in {c.model for c in result.comparisons}],
-        "ranking": [{"rank": i, "name": n, "colour": col[n], "baseline": n == run.baseline,
-                     "value": fmt_num(result.models[n].metrics.get(pm)), "ci": fmt_ci(result.models[n].ci.get(pm), key=pm)}
-                    for i, n in enumerate(ranked(result), 1)],
+        "ranking": [
+            {
+                "rank": i,
+                "name": n,
+                "colour": col[n],
+                "baseline": n == run.baseline,
+                "value": fmt_num(result.models[n].metrics.get(pm)),
+                "ci": fmt_ci(result.models[n].ci.get(pm), key=pm),
+            }
+            for i, n in enumerate(ranked(result), 1)
+        ],
         "ranking_note": ranking_note(result),  # the order of models the tests did not separate
         "warnings": list(run.warnings),
         "figures": figs,

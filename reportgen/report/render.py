@@ -20,8 +20,8 @@ import json
 import logging
 import os
 import re
-import traceback
 import tempfile
+import traceback
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
@@ -94,8 +94,12 @@ class Theme:
 
     @classmethod
     def from_saved_result(
-        cls, report: Any, template_dir: Path | None = None, logo: Path | None = None,
-        source: str = "metrics.json", provenance: Provenance = Provenance(),
+        cls,
+        report: Any,
+        template_dir: Path | None = None,
+        logo: Path | None = None,
+        source: str = "metrics.json",
+        provenance: Provenance = Provenance(),
     ) -> Theme:
         """The theme for re-rendering a saved ``metrics.json`` (``reportgen render``).
 
@@ -149,13 +153,15 @@ def _view_of(result: ComparisonResult, theme: Theme, drawing: Any) -> ReportView
 
 def _draw_figures(result: ComparisonResult, theme: Theme) -> dict[str, str]:
     """The report's figures, the credit section's among them (:func:`reportgen.report.figures.render_figures`)."""
+    import reportgen.report.credit_figures as credit_figures  # noqa: PLC0415  (likewise)
     import reportgen.report.figures as figures  # noqa: PLC0415  (figures are only needed to render)
 
-    import reportgen.report.credit_figures as credit_figures  # noqa: PLC0415  (likewise)
-
     palette = theme.palette or figures.PALETTE
-    credit = {} if result.credit is None else credit_figures.figure_table(
-        dict(result.credit.models), figures.colours(list(result.models), palette))
+    credit = (
+        {}
+        if result.credit is None
+        else credit_figures.figure_table(dict(result.credit.models), figures.colours(list(result.models), palette))
+    )
     return figures.render_figures(result, palette, extra=credit)
 
 
@@ -221,9 +227,19 @@ class _ReportSandbox(ImmutableSandboxedEnvironment):
     def call_binop(self, context: Any, operator: str, left: Any, right: Any) -> Any:
         if operator == "*":
             for seq, times in ((left, right), (right, left)):
-                if isinstance(seq, (str, bytes, list, tuple)) and isinstance(times, int) and len(seq) * times > MAX_REPEAT:
+                if (
+                    isinstance(seq, (str, bytes, list, tuple))
+                    and isinstance(times, int)
+                    and len(seq) * times > MAX_REPEAT
+                ):
                     raise SecurityError(f"a repetition longer than {MAX_REPEAT:,} items")
-        elif operator == "**" and isinstance(left, int) and isinstance(right, int) and abs(right) > MAX_POWER and abs(left) > 1:
+        elif (
+            operator == "**"
+            and isinstance(left, int)
+            and isinstance(right, int)
+            and abs(right) > MAX_POWER
+            and abs(left) > 1
+        ):
             raise SecurityError(f"a power above {MAX_POWER:,}")
         return super().call_binop(context, operator, left, right)
 
@@ -272,7 +288,9 @@ def render_html(
     css = env.loader.get_source(env, "report.css")[0]  # type: ignore[union-attr]
     script = (default_template_dir() / "sort.js").read_text(encoding="utf-8")
     with theme_errors(theme):  # here, before the writer takes a TemplateNotFound (an OSError) for a disk error
-        page = env.get_template("report.html").render(view=view, css=Markup(css), script=Markup(script), for_pdf=for_pdf)
+        page = env.get_template("report.html").render(
+            view=view, css=Markup(css), script=Markup(script), for_pdf=for_pdf
+        )
     return _with_content_policy(page, script)
 
 
@@ -292,7 +310,7 @@ def _with_content_policy(page: str, script: str) -> str:
     head = re.search(r"<head(\s[^>]*)?>", page, re.IGNORECASE)
     if head is None:
         return meta + "\n" + page
-    return page[: head.end()] + "\n" + meta + page[head.end():]
+    return page[: head.end()] + "\n" + meta + page[head.end() :]
 
 
 def _decode_data_url(url: str) -> tuple[bytes, str]:
@@ -360,8 +378,13 @@ def _quiet(*names: str) -> Iterator[None]:
 PDF_VARIANTS = ("pdf/a-3b", "pdf/a-3u")
 
 
-def render_pdf(html: str, target: Path, variant: str | None = None, attachments: dict[str, bytes] | None = None,
-               when: str | None = None) -> None:
+def render_pdf(
+    html: str,
+    target: Path,
+    variant: str | None = None,
+    attachments: dict[str, bytes] | None = None,
+    when: str | None = None,
+) -> None:
     """Lay ``html`` out as a PDF at ``target`` with WeasyPrint.
 
     ``variant`` (one of :data:`PDF_VARIANTS`): an archival PDF/A file (WeasyPrint's
@@ -396,8 +419,15 @@ def render_pdf(html: str, target: Path, variant: str | None = None, attachments:
             for name, data in (attachments or {}).items():
                 # a file, not a string: every WeasyPrint since 63 names the attachment after it
                 (folder / name).write_bytes(data)
-                files.append(weasyprint.Attachment(filename=str(folder / name), created=stamp, modified=stamp,
-                                                   relationship="Data", description=f"{name} of this report"))
+                files.append(
+                    weasyprint.Attachment(
+                        filename=str(folder / name),
+                        created=stamp,
+                        modified=stamp,
+                        relationship="Data",
+                        description=f"{name} of this report",
+                    )
+                )
             options["attachments"] = files
         options = {**weasyprint.DEFAULT_OPTIONS, **options}
         with _quiet("weasyprint", "fontTools"):
@@ -414,8 +444,15 @@ def result_json(result: ComparisonResult) -> str:
     """metrics.json text: indented objects, lists of numbers (curves, CIs) on one line each;
     string values exactly as ``json.dumps`` wrote them."""
     text = json.dumps(result.to_json(), indent=2, ensure_ascii=False, allow_nan=False)
-    return _NUMBER_LIST.sub(lambda m: m.group(0) if m.group(1) is None else
-                            "[" + ", ".join(x.strip() for x in m.group(1).split(",")) + "]", text) + "\n"
+    return (
+        _NUMBER_LIST.sub(
+            lambda m: (
+                m.group(0) if m.group(1) is None else "[" + ", ".join(x.strip() for x in m.group(1).split(",")) + "]"
+            ),
+            text,
+        )
+        + "\n"
+    )
 
 
 @contextmanager
@@ -439,11 +476,15 @@ def theme_errors(theme: Theme) -> Iterator[None]:
     except TemplateSyntaxError as exc:
         if theme.template_dir is None:
             raise
-        raise ThemeError(f"{exc.filename or theme.template_dir}:{exc.lineno}: template syntax error: {exc.message}") from None
+        raise ThemeError(
+            f"{exc.filename or theme.template_dir}:{exc.lineno}: template syntax error: {exc.message}"
+        ) from None
     except TemplateNotFound as exc:
         if theme.template_dir is None:
             raise
-        raise ThemeError(f"{theme.template_dir}: template {exc.name!r} not found in the theme or the shipped templates") from None
+        raise ThemeError(
+            f"{theme.template_dir}: template {exc.name!r} not found in the theme or the shipped templates"
+        ) from None
     except ReportgenError:
         raise
     except Exception as exc:  # a theme's expression failed at render time ({{ 1/0 }}, {{ 1 + "a" }})
@@ -451,8 +492,10 @@ def theme_errors(theme: Theme) -> Iterator[None]:
         if where is None:  # not raised in the theme's own templates: ours
             raise
         message = " ".join(str(exc).split()) or type(exc).__name__
-        raise ThemeError(f"{where}: the template failed while rendering ({type(exc).__name__}: {message}); "
-                         f"fix the expression in the theme") from None
+        raise ThemeError(
+            f"{where}: the template failed while rendering ({type(exc).__name__}: {message}); "
+            f"fix the expression in the theme"
+        ) from None
 
 
 def _theme_frame(exc: BaseException, template_dir: str | Path) -> str | None:

@@ -18,6 +18,7 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 
 from reportgen.engine import stats
+from reportgen.engine.approval import APPROVAL_COUNT_BOOTSTRAP, APPROVAL_POOLED_BOOTSTRAP, MAX_APPROVAL_MODELS
 from reportgen.engine.class_tables import LOG_LOSS_EPS, log_loss_clipping_share
 from reportgen.engine.compare import (
     BOOTSTRAP_NORMAL,
@@ -27,12 +28,13 @@ from reportgen.engine.compare import (
     ROW_BOOTSTRAP,
     TABLE_BOOTSTRAP,
 )
+from reportgen.engine.compare_multiclass import BOOTSTRAP_AUC_MAX_CELLS
 from reportgen.engine.intervals import (
     BINNED_BOOTSTRAP,
     CLASS_TABLE_BINNED_BOOTSTRAP,
     CLASS_TABLE_BOOTSTRAP,
-    class_bins,
     COUNT_BOOTSTRAP,
+    EXACT_WEIGHT_CELLS,
     JOINT_BINNED_BOOTSTRAP,
     JOINT_BINS,
     JOINT_BOOTSTRAP,
@@ -49,10 +51,8 @@ from reportgen.engine.intervals import (
     WEIGHTED_JOINT_POOLED_BOOTSTRAP,
     WEIGHTED_POOLED_BINNED_BOOTSTRAP,
     WEIGHTED_POOLED_BOOTSTRAP,
-    EXACT_WEIGHT_CELLS,
+    class_bins,
 )
-from reportgen.engine.compare_multiclass import BOOTSTRAP_AUC_MAX_CELLS
-from reportgen.engine.approval import APPROVAL_COUNT_BOOTSTRAP, APPROVAL_POOLED_BOOTSTRAP, MAX_APPROVAL_MODELS
 from reportgen.engine.proportions import CLOPPER_PEARSON, DELONG_LOGIT
 from reportgen.report.formats import fmt_bounded, fmt_int, fmt_p, fmt_pct, minus
 from reportgen.report.labels import LABELS, credit_failure_names
@@ -75,59 +75,83 @@ PAIRING_TEXT = {
     "weighted": "the rows are weighted",
     "labels_differ": "the models' labels differ row by row",
     "not_counted": "the models' rows were not counted together",
-    "id_order": ("the models are in different files joined by id whose rows are not in the same id order "
-                 "(put the scores in one table or write the files in the same id order)"),
+    "id_order": (
+        "the models are in different files joined by id whose rows are not in the same id order "
+        "(put the scores in one table or write the files in the same id order)"
+    ),
     "lengths_differ": "the models are in different files of different lengths and no 'id' joins them",
 }
 
 #: Multiclass comparisons without the rows (capability ``bootstrap``: ``needs_rows``).
-NO_BOOTSTRAP = ("Intervals of the differences between multiclass models, and of the models' averaged AUCs (macro, "
-                "weighted, micro, one-vs-one), need the rows resampled together; the evidence holds counts only, so the "
-                "deltas are exact but have no intervals (for unweighted models with class scores, each class's own "
-                "one-vs-rest AUC interval is drawn on the class "
-                "tables, under Per-class metrics).")
+NO_BOOTSTRAP = (
+    "Intervals of the differences between multiclass models, and of the models' averaged AUCs (macro, "
+    "weighted, micro, one-vs-one), need the rows resampled together; the evidence holds counts only, so the "
+    "deltas are exact but have no intervals (for unweighted models with class scores, each class's own "
+    "one-vs-rest AUC interval is drawn on the class "
+    "tables, under Per-class metrics)."
+)
 
 #: Why weighted intervals are missing (capability reason ``weighted``): the cells were not counted.
-WEIGHT_CELLS_TEXT = (f"weighted rows are resampled through their counts per score, class and weight (past "
-                     f"{MAX_WEIGHT_CELLS:,} such cells, per score and class with their weights' moments), and there "
-                     f"are more than {MAX_WEIGHT_CELLS:,} even so, a weight outside 2⁻³⁰ to 2⁴⁰, or models with weight "
-                     "columns of their own (or a binned table has more than that many cells)")
+WEIGHT_CELLS_TEXT = (
+    f"weighted rows are resampled through their counts per score, class and weight (past "
+    f"{MAX_WEIGHT_CELLS:,} such cells, per score and class with their weights' moments), and there "
+    f"are more than {MAX_WEIGHT_CELLS:,} even so, a weight outside 2⁻³⁰ to 2⁴⁰, or models with weight "
+    "columns of their own (or a binned table has more than that many cells)"
+)
 
 #: ``ci_method`` of a weighted model's intervals, and of weighted models' differences.
-WEIGHTED_METHODS = {WEIGHTED_BOOTSTRAP, WEIGHTED_BINNED_BOOTSTRAP, WEIGHTED_POOLED_BOOTSTRAP,
-                    WEIGHTED_POOLED_BINNED_BOOTSTRAP}
-WEIGHTED_JOINT_METHODS = {WEIGHTED_JOINT_BOOTSTRAP, WEIGHTED_JOINT_BINNED_BOOTSTRAP, WEIGHTED_JOINT_POOLED_BOOTSTRAP,
-                          WEIGHTED_JOINT_POOLED_BINNED_BOOTSTRAP}
+WEIGHTED_METHODS = {
+    WEIGHTED_BOOTSTRAP,
+    WEIGHTED_BINNED_BOOTSTRAP,
+    WEIGHTED_POOLED_BOOTSTRAP,
+    WEIGHTED_POOLED_BINNED_BOOTSTRAP,
+}
+WEIGHTED_JOINT_METHODS = {
+    WEIGHTED_JOINT_BOOTSTRAP,
+    WEIGHTED_JOINT_BINNED_BOOTSTRAP,
+    WEIGHTED_JOINT_POOLED_BOOTSTRAP,
+    WEIGHTED_JOINT_POOLED_BINNED_BOOTSTRAP,
+}
 
-WEIGHTED_NOTE = ("Intervals of weighted models: the stratified bootstrap of the rows with their sample weights, drawn "
-                 "on the rows counted per (score, class, weight): per class, how many resampled rows fall on each such "
-                 "cell is one multinomial draw, and each cell adds that number times its weight — the distribution of "
-                 "resampling the rows themselves, in every engine. KS gets the reshaped bootstrap-t of the same draws, "
-                 "each resample's curves over its own class weights, its standard errors those of Kish's effective "
-                 "class sizes (Σw)²/Σw².")
+WEIGHTED_NOTE = (
+    "Intervals of weighted models: the stratified bootstrap of the rows with their sample weights, drawn "
+    "on the rows counted per (score, class, weight): per class, how many resampled rows fall on each such "
+    "cell is one multinomial draw, and each cell adds that number times its weight — the distribution of "
+    "resampling the rows themselves, in every engine. KS gets the reshaped bootstrap-t of the same draws, "
+    "each resample's curves over its own class weights, its standard errors those of Kish's effective "
+    "class sizes (Σw)²/Σw²."
+)
 
-WEIGHTED_JOINT_NOTE = ("Intervals of differences of weighted models (and the verdict's bootstrap test): the paired "
-                       "stratified bootstrap of the rows with their weights, drawn on the rows counted per (both "
-                       "models' scores, class, weights), one multinomial draw per class and resample.")
+WEIGHTED_JOINT_NOTE = (
+    "Intervals of differences of weighted models (and the verdict's bootstrap test): the paired "
+    "stratified bootstrap of the rows with their weights, drawn on the rows counted per (both "
+    "models' scores, class, weights), one multinomial draw per class and resample."
+)
 
-WEIGHTED_JOINT_BINNED_NOTE = (f"There are more than {JOINT_EXACT_CELLS:,} such counts, so each model's scores are cut "
-                              f"into {JOINT_BINS} equal-weight bins (and at its threshold and approval cuts, so threshold "
-                              "metrics and the comparison at equal approval rate stay exact), weights kept apart; each "
-                              "difference's interval is moved by the binning's error on the data.")
+WEIGHTED_JOINT_BINNED_NOTE = (
+    f"There are more than {JOINT_EXACT_CELLS:,} such counts, so each model's scores are cut "
+    f"into {JOINT_BINS} equal-weight bins (and at its threshold and approval cuts, so threshold "
+    "metrics and the comparison at equal approval rate stay exact), weights kept apart; each "
+    "difference's interval is moved by the binning's error on the data."
+)
 #: ... when the binned joint cells are pooled too (their weights then not kept apart).
 WEIGHTED_JOINT_POOLED_BINNED_NOTE = WEIGHTED_JOINT_BINNED_NOTE.replace(", weights kept apart;", ";")
 
-POOLED_NOTE = (f"Intervals with moment-matched weight sums (their method in metrics.json): with more than "
-               f"{EXACT_WEIGHT_CELLS:,} such counts (weights taking "
-               "many values), the rows are pooled per (score or bin, class), with the mean and variance of their "
-               "weights: how many "
-               "resampled rows fall on each is still one exact multinomial draw, and their weight sum is drawn from "
-               "a Gamma law with the mean and variance of that many rows' weights drawn with replacement — the row "
-               "bootstrap's means, variances and covariances of every weight sum, at a cost that does not grow "
-               "with the rows.")
+POOLED_NOTE = (
+    f"Intervals with moment-matched weight sums (their method in metrics.json): with more than "
+    f"{EXACT_WEIGHT_CELLS:,} such counts (weights taking "
+    "many values), the rows are pooled per (score or bin, class), with the mean and variance of their "
+    "weights: how many "
+    "resampled rows fall on each is still one exact multinomial draw, and their weight sum is drawn from "
+    "a Gamma law with the mean and variance of that many rows' weights drawn with replacement — the row "
+    "bootstrap's means, variances and covariances of every weight sum, at a cost that does not grow "
+    "with the rows."
+)
 
-PATTERN_BOOTSTRAP_NOTE = ("Intervals of differences of threshold metrics (accuracy, F1, MCC, expected cost, …): paired "
-                          "stratified bootstrap of the models' decisions, counted per pattern of truth and decisions.")
+PATTERN_BOOTSTRAP_NOTE = (
+    "Intervals of differences of threshold metrics (accuracy, F1, MCC, expected cost, …): paired "
+    "stratified bootstrap of the models' decisions, counted per pattern of truth and decisions."
+)
 
 
 def capability_note(what: str, reason: str) -> str:
@@ -138,43 +162,57 @@ def capability_note(what: str, reason: str) -> str:
             return f"DeLong's test needs at least {DELONG_MIN_ROWS} rows of each class; not computed."
         return "DeLong's test needs unweighted rows; not computed."
     if what == "delong_paired":
-        return (f"DeLong's test is unpaired (the two variances added, Student's t with Welch's degrees of "
-                f"freedom, as pROC): {why}.")
+        return (
+            f"DeLong's test is unpaired (the two variances added, Student's t with Welch's degrees of "
+            f"freedom, as pROC): {why}."
+        )
     if what == "mcnemar":
         if reason == "non_integer_weights":
             return "McNemar's test needs integer (frequency) weights; not computed."
         if reason == "weighted":
-            return ("McNemar's test under sampling weights counts rows, and this engine counted weighted agreement "
-                    "only; not computed.")
+            return (
+                "McNemar's test under sampling weights counts rows, and this engine counted weighted agreement "
+                "only; not computed."
+            )
         return f"McNemar's test needs the models' decisions on the same rows: {why}; not computed."
     if what in ("paired_interval.threshold_metrics", "paired_interval.ranking_metrics") and reason == "weighted":
         return f"Intervals of differences of weighted models are not given: {WEIGHT_CELLS_TEXT}."
     if what == "paired_interval.threshold_metrics":
         if reason == "not_counted":
             why = f"the models' decision patterns were not counted (more than {MAX_PATTERN_MODELS} models)"
-        return (f"Intervals of differences of threshold metrics need the models' decisions counted together on "
-                f"aligned rows: {why}; not given.")
+        return (
+            f"Intervals of differences of threshold metrics need the models' decisions counted together on "
+            f"aligned rows: {why}; not given."
+        )
     if what == "paired_interval.ranking_metrics":
         if reason == "not_counted":
             why = f"the models' joint score tables were not counted (more than {MAX_PAIR_MODELS} models)"
-        return ("Intervals of differences of KS, average precision, R-precision, defective pairs, log-loss and "
-                f"Brier score need the models' scores counted together on aligned rows: {why}; not given.")
+        return (
+            "Intervals of differences of KS, average precision, R-precision, defective pairs, log-loss and "
+            f"Brier score need the models' scores counted together on aligned rows: {why}; not given."
+        )
     if what == "model_interval.bootstrap":
         return f"Bootstrap intervals of weighted models are not given: {WEIGHT_CELLS_TEXT}."
     if what == "approval":
         if reason == "weighted":
             return f"The comparison at equal approval rate of weighted rows is not given: {WEIGHT_CELLS_TEXT}."
         if reason == "not_counted":
-            why = (f"the models' approval patterns were not counted (more than {MAX_APPROVAL_MODELS} models, or a rate "
-                   "the paired pass was not given)")
-        return (f"The comparison at equal approval rate needs the models' decisions counted together on aligned "
-                f"rows: {why}; not given.")
+            why = (
+                f"the models' approval patterns were not counted (more than {MAX_APPROVAL_MODELS} models, or a rate "
+                "the paired pass was not given)"
+            )
+        return (
+            f"The comparison at equal approval rate needs the models' decisions counted together on aligned "
+            f"rows: {why}; not given."
+        )
     if what == "bootstrap":
         return NO_BOOTSTRAP
     if what == "paired_interval.probability_metrics":
-        return ("Intervals of the differences of AUCs and log-loss between multiclass models, and of the models' "
-                "averaged AUCs, need the rows resampled together; the evidence holds counts only, so those are "
-                "not given (differences of the confusion metrics are drawn on the pair's joint confusion counts).")
+        return (
+            "Intervals of the differences of AUCs and log-loss between multiclass models, and of the models' "
+            "averaged AUCs, need the rows resampled together; the evidence holds counts only, so those are "
+            "not given (differences of the confusion metrics are drawn on the pair's joint confusion counts)."
+        )
     if what == "bootstrap.auc":
         return f"AUCs are not bootstrapped above {BOOTSTRAP_AUC_MAX_CELLS:,} rows × classes; no interval for them."
     raise ValueError(f"unknown capability {what!r}")
@@ -182,39 +220,51 @@ def capability_note(what: str, reason: str) -> str:
 
 def table_bootstrap_note(resamples: int, seed: int) -> str:
     """How each model's bootstrap intervals were made (every engine: the same draw)."""
-    return (f"Each model's intervals (other than AUC and Gini) come from the stratified bootstrap drawn on its score "
-            f"table ({resamples:,} resamples, seed {seed}): per class, how many resampled rows fall on each distinct "
-            f"score is one multinomial draw, the distribution of resampling the rows themselves. KS, a maximum over "
-            f"cuts, whose percentile interval covers too rarely: the reshaped bootstrap-t of the same draws (each "
-            f"resample's noise added to smoothed TPR and FPR curves, studentised at its maximum; Cattaneo, Jansson & "
-            f"Nagasawa 2020, Hall 1988).")
+    return (
+        f"Each model's intervals (other than AUC and Gini) come from the stratified bootstrap drawn on its score "
+        f"table ({resamples:,} resamples, seed {seed}): per class, how many resampled rows fall on each distinct "
+        f"score is one multinomial draw, the distribution of resampling the rows themselves. KS, a maximum over "
+        f"cuts, whose percentile interval covers too rarely: the reshaped bootstrap-t of the same draws (each "
+        f"resample's noise added to smoothed TPR and FPR curves, studentised at its maximum; Cattaneo, Jansson & "
+        f"Nagasawa 2020, Hall 1988)."
+    )
 
 
-BINNED_NOTE = (f"Intervals marked as drawn on a binned score table: the model has more than {MODEL_BINS:,} distinct "
-               f"scores, so its table was cut into at most {MODEL_BINS:,} equal-weight bins (and at its threshold, "
-               "so threshold metrics keep their exact distribution); each interval is moved by the binning's error "
-               "on the data (exact value minus binned value).")
+BINNED_NOTE = (
+    f"Intervals marked as drawn on a binned score table: the model has more than {MODEL_BINS:,} distinct "
+    f"scores, so its table was cut into at most {MODEL_BINS:,} equal-weight bins (and at its threshold, "
+    "so threshold metrics keep their exact distribution); each interval is moved by the binning's error "
+    "on the data (exact value minus binned value)."
+)
 
-JOINT_NOTE = ("Intervals of differences of KS, average precision, R-precision, defective pairs, log-loss and Brier "
-              "score: paired stratified bootstrap drawn on the pair's joint score table (rows counted by class and "
-              "both models' scores, one multinomial draw per class and resample).")
+JOINT_NOTE = (
+    "Intervals of differences of KS, average precision, R-precision, defective pairs, log-loss and Brier "
+    "score: paired stratified bootstrap drawn on the pair's joint score table (rows counted by class and "
+    "both models' scores, one multinomial draw per class and resample)."
+)
 
-JOINT_BINNED_NOTE = (f"The joint score table of a pair cuts each model with more than {JOINT_BINS} distinct scores into "
-                     f"{JOINT_BINS} equal-weight bins; each difference's interval is moved by the binning's error on "
-                     "the data (exact difference minus binned difference).")
+JOINT_BINNED_NOTE = (
+    f"The joint score table of a pair cuts each model with more than {JOINT_BINS} distinct scores into "
+    f"{JOINT_BINS} equal-weight bins; each difference's interval is moved by the binning's error on "
+    "the data (exact difference minus binned difference)."
+)
 
 
 def count_bootstrap_note(resamples: int, seed: int) -> str:
-    return (f"Each multiclass model's intervals of the metrics of its confusion counts and of its log-loss come from "
-            f"the stratified bootstrap drawn on its counts ({resamples:,} resamples, seed {seed}): per true class, how "
-            "the resampled rows are predicted (and where their true class's probabilities fall) is one multinomial "
-            "draw, the distribution of resampling the rows themselves.")
+    return (
+        f"Each multiclass model's intervals of the metrics of its confusion counts and of its log-loss come from "
+        f"the stratified bootstrap drawn on its counts ({resamples:,} resamples, seed {seed}): per true class, how "
+        "the resampled rows are predicted (and where their true class's probabilities fall) is one multinomial "
+        "draw, the distribution of resampling the rows themselves."
+    )
 
 
 #: The verdict's bootstrap test and its interval (:func:`reportgen.engine.compare.bootstrap_test`).
-BOOTSTRAP_NORMAL_NOTE = ("The primary metric's difference is tested on its paired bootstrap: z = Δ / SE with SE the "
-                         "standard deviation of the resampled differences, a normal p-value, and the interval "
-                         "Δ ± z·SE in its row of the table and in the verdict, so the two never disagree.")
+BOOTSTRAP_NORMAL_NOTE = (
+    "The primary metric's difference is tested on its paired bootstrap: z = Δ / SE with SE the "
+    "standard deviation of the resampled differences, a normal p-value, and the interval "
+    "Δ ± z·SE in its row of the table and in the verdict, so the two never disagree."
+)
 
 
 def family_words(family: str | None, size: int | None, baseline: str) -> str:
@@ -223,9 +273,12 @@ def family_words(family: str | None, size: int | None, baseline: str) -> str:
     does not say (:mod:`reportgen.engine.multiplicity`)."""
     if family is None or size is None:
         return ""
-    what = {"verdicts": ("comparison", f" with {baseline}"), "delong": ("DeLong test", f" against {baseline}"),
-            "mcnemar": ("McNemar test", f" against {baseline}"),
-            "challenger_pairs": ("challenger-vs-challenger pair", "")}.get(family, (family, ""))
+    what = {
+        "verdicts": ("comparison", f" with {baseline}"),
+        "delong": ("DeLong test", f" against {baseline}"),
+        "mcnemar": ("McNemar test", f" against {baseline}"),
+        "challenger_pairs": ("challenger-vs-challenger pair", ""),
+    }.get(family, (family, ""))
     return f"the {size:,} {what[0]}{'' if size == 1 else 's'}{what[1]}"
 
 
@@ -235,8 +288,10 @@ def row_bootstrap_note(resamples: int, seed: int, metrics: Sequence[str] = ()) -
     is split by semicolons."""
     names = [LABELS.get(k, k.replace("_", " ")) for k in metrics]
     which = f"of {('; ' if any(',' in n for n in names) else ', ').join(names)} " if names else "drawn from the rows "
-    return (f"Intervals {which}come from the stratified bootstrap of the kept rows, one draw for every model "
-            f"({resamples:,} resamples, seed {seed}), so differences are paired.")
+    return (
+        f"Intervals {which}come from the stratified bootstrap of the kept rows, one draw for every model "
+        f"({resamples:,} resamples, seed {seed}), so differences are paired."
+    )
 
 
 def comparison_notes(c: Comparison, result: ComparisonResult) -> list[str]:
@@ -258,8 +313,15 @@ def comparison_notes(c: Comparison, result: ComparisonResult) -> list[str]:
     if JOINT_BINNED_BOOTSTRAP in c.ci_method.values():
         notes.append(JOINT_BINNED_NOTE)
     if ROW_BOOTSTRAP in methods:
-        drawn = [k for k in dict.fromkeys(k for m in [*(x.ci_method for x in result.models.values()), c.ci_method]
-                                          for k, v in m.items() if v == ROW_BOOTSTRAP)]
+        drawn = [
+            k
+            for k in dict.fromkeys(
+                k
+                for m in [*(x.ci_method for x in result.models.values()), c.ci_method]
+                for k, v in m.items()
+                if v == ROW_BOOTSTRAP
+            )
+        ]
         notes.append(row_bootstrap_note(run.bootstrap_resamples, run.bootstrap_seed, drawn))
     if c.decision is not None and c.decision.method == BOOTSTRAP_NORMAL:
         notes.append(BOOTSTRAP_NORMAL_NOTE)
@@ -274,36 +336,47 @@ def comparison_notes(c: Comparison, result: ComparisonResult) -> list[str]:
         notes.append(WEIGHTED_JOINT_BINNED_NOTE)
     elif WEIGHTED_JOINT_POOLED_BINNED_BOOTSTRAP in pair_methods:
         notes.append(WEIGHTED_JOINT_POOLED_BINNED_NOTE)
-    if {WEIGHTED_POOLED_BOOTSTRAP, WEIGHTED_POOLED_BINNED_BOOTSTRAP, WEIGHTED_JOINT_POOLED_BOOTSTRAP,
-            WEIGHTED_JOINT_POOLED_BINNED_BOOTSTRAP} & methods:
+    if {
+        WEIGHTED_POOLED_BOOTSTRAP,
+        WEIGHTED_POOLED_BINNED_BOOTSTRAP,
+        WEIGHTED_JOINT_POOLED_BOOTSTRAP,
+        WEIGHTED_JOINT_POOLED_BINNED_BOOTSTRAP,
+    } & methods:
         notes.append(POOLED_NOTE)
     notes.extend(caveats_of(c))
     if c.tests.mcnemar is not None:
-        notes.append(mcnemar_sentence(c.model, c.baseline, c.tests.mcnemar,
-                                      c.decision.alpha if c.decision is not None else 0.05))
+        notes.append(
+            mcnemar_sentence(c.model, c.baseline, c.tests.mcnemar, c.decision.alpha if c.decision is not None else 0.05)
+        )
     w = weights_sentence(result)
     if w:
         notes.append(w)
     d = c.decision
     if d is not None and d.p_value_is_bound and d.p_value is not None:
-        notes.append(f"The bootstrap p-value is at its resolution floor: with {round(1 / d.p_value) - 1:,} finite "
-                     f"resamples, p ≤ 1/(B+1) = {d.p_value:.2g}; it is a bound, not an estimate.")
+        notes.append(
+            f"The bootstrap p-value is at its resolution floor: with {round(1 / d.p_value) - 1:,} finite "
+            f"resamples, p ≤ 1/(B+1) = {d.p_value:.2g}; it is a bound, not an estimate."
+        )
     if d is not None and d.family_size > 1:
         notes.append(multiplicity_sentence(d.family_size, d.alpha, d.ci_simultaneous_level))
     elif d is None and len(result.comparisons) > 1:
-        notes.append(f"{len(result.comparisons)} models are compared with {c.baseline}; Holm-adjusted p-values "
-                     f"control the family-wise error.")
+        notes.append(
+            f"{len(result.comparisons)} models are compared with {c.baseline}; Holm-adjusted p-values "
+            f"control the family-wise error."
+        )
     return notes
 
 
 def multiplicity_sentence(m: int, alpha: float, sim_level: float) -> str:
     """The run's one multiplicity policy, as the report states it (:mod:`reportgen.engine.multiplicity`)."""
-    return (f"Multiplicity: the {m} verdicts of this run form one family, adjusted by Holm's method whatever the test "
-            f"(DeLong or bootstrap), which keeps the family-wise error at {alpha * 100:g} %; a verdict is significant "
-            f"when its Holm-adjusted p is below {alpha:g}. Intervals in the verdict are unadjusted; the simultaneous "
-            f"ones (Bonferroni, {sim_level * 100:.3g} %) cover all {m} differences together. McNemar's tests against "
-            f"the baseline and the DeLong tests of the challengers against each other are adjusted the same way, each "
-            f"within its own family; a test belongs to one family and has one adjusted p wherever it is shown.")
+    return (
+        f"Multiplicity: the {m} verdicts of this run form one family, adjusted by Holm's method whatever the test "
+        f"(DeLong or bootstrap), which keeps the family-wise error at {alpha * 100:g} %; a verdict is significant "
+        f"when its Holm-adjusted p is below {alpha:g}. Intervals in the verdict are unadjusted; the simultaneous "
+        f"ones (Bonferroni, {sim_level * 100:.3g} %) cover all {m} differences together. McNemar's tests against "
+        f"the baseline and the DeLong tests of the challengers against each other are adjusted the same way, each "
+        f"within its own family; a test belongs to one family and has one adjusted p wherever it is shown."
+    )
 
 
 def mcnemar_sentence(model: str, baseline: str, t: McNemarSummary, alpha: float = 0.05) -> str:
@@ -329,10 +402,14 @@ def mcnemar_sentence(model: str, baseline: str, t: McNemarSummary, alpha: float 
     elif decisive < alpha:
         side = f"{who} errs more"
     else:
-        side = (f"{who} errs more on these rows, but not significantly at the {alpha * 100:g} % level, so the test "
-                f"shows no difference in error rates")
-    return (f"McNemar's test on {unit}: {model} alone is right on {fmt_int(b)}, {baseline} alone on {fmt_int(c)} "
-            f"({t.method}, {p}): {side}.")
+        side = (
+            f"{who} errs more on these rows, but not significantly at the {alpha * 100:g} % level, so the test "
+            f"shows no difference in error rates"
+        )
+    return (
+        f"McNemar's test on {unit}: {model} alone is right on {fmt_int(b)}, {baseline} alone on {fmt_int(c)} "
+        f"({t.method}, {p}): {side}."
+    )
 
 
 def weights_sentence(result: ComparisonResult) -> str | None:
@@ -340,47 +417,68 @@ def weights_sentence(result: ComparisonResult) -> str | None:
     if not any(m.weighted for m in result.models.values()) and result.run.weight_kind != "frequency":
         return None
     if result.run.weight_kind == "frequency":
-        return ("Weights are frequency weights (weight_kind: frequency): a row of weight w counts as w identical rows "
-                "in every metric, interval and test.")
-    return ("Weights are sampling weights (weight_kind: sampling): metrics and confusion counts are weighted, but the "
-            "tests count rows (McNemar on the rows, the bootstrap resamples rows), so the weights never inflate the "
-            "evidence; row counts are shown beside weighted ones.")
+        return (
+            "Weights are frequency weights (weight_kind: frequency): a row of weight w counts as w identical rows "
+            "in every metric, interval and test."
+        )
+    return (
+        "Weights are sampling weights (weight_kind: sampling): metrics and confusion counts are weighted, but the "
+        "tests count rows (McNemar on the rows, the bootstrap resamples rows), so the weights never inflate the "
+        "evidence; row counts are shown beside weighted ones."
+    )
 
 
 #: How an equal-approval interval was drawn, when not row by row (same distribution).
-_DRAWN = {APPROVAL_COUNT_BOOTSTRAP: ", drawn on the counts per approval pattern",
-          APPROVAL_POOLED_BOOTSTRAP: ", drawn on the counts per approval pattern, weight sums from their moments"}
+_DRAWN = {
+    APPROVAL_COUNT_BOOTSTRAP: ", drawn on the counts per approval pattern",
+    APPROVAL_POOLED_BOOTSTRAP: ", drawn on the counts per approval pattern, weight sums from their moments",
+}
 
 
 def approval_sentence(a: ApprovalAtRate) -> str:
     """What the equal-approval comparison says, in one sentence (bad rates in %, their difference in
     percentage points, with the minus sign and thin-space counts of the report's tables)."""
     m, b = a.model, a.baseline
-    at = (f"At {b.model}'s approval rate ({fmt_pct(a.target_rate)})" if a.source == "baseline"
-          else f"At an approval rate of {fmt_pct(a.target_rate)}")
+    at = (
+        f"At {b.model}'s approval rate ({fmt_pct(a.target_rate)})"
+        if a.source == "baseline"
+        else f"At an approval rate of {fmt_pct(a.target_rate)}"
+    )
     if a.bad_rate_delta is None:
         return f"{at}, a bad rate cannot be compared (a model approves no row)."
     way = "lower" if a.bad_rate_delta < 0 else "higher" if a.bad_rate_delta > 0 else "no different"
-    ci = "" if a.ci is None else (f" ({a.ci_level * 100:g} % CI {minus(f'{a.ci[0] * 100:+.2f}')} to "
-                                  f"{minus(f'{a.ci[1] * 100:+.2f}')} percentage points, "
-                                  f"paired bootstrap of the rows{_DRAWN.get(a.ci_method or '', '')})")
-    head = (f"{at}, {m.model}'s approved applications have a bad rate of {fmt_pct(m.bad_rate, 2)} against "
-            f"{fmt_pct(b.bad_rate, 2)} for {b.model}: {abs(a.bad_rate_delta) * 100:.2f} percentage points {way}{ci}. ")
-    return head + _swap_sentence(m.model, b.model, a.swap_in.rows, a.swap_in.bad_rate, a.swap_out.rows,
-                                 a.swap_out.bad_rate)
+    ci = (
+        ""
+        if a.ci is None
+        else (
+            f" ({a.ci_level * 100:g} % CI {minus(f'{a.ci[0] * 100:+.2f}')} to "
+            f"{minus(f'{a.ci[1] * 100:+.2f}')} percentage points, "
+            f"paired bootstrap of the rows{_DRAWN.get(a.ci_method or '', '')})"
+        )
+    )
+    head = (
+        f"{at}, {m.model}'s approved applications have a bad rate of {fmt_pct(m.bad_rate, 2)} against "
+        f"{fmt_pct(b.bad_rate, 2)} for {b.model}: {abs(a.bad_rate_delta) * 100:.2f} percentage points {way}{ci}. "
+    )
+    return head + _swap_sentence(
+        m.model, b.model, a.swap_in.rows, a.swap_in.bad_rate, a.swap_out.rows, a.swap_out.bad_rate
+    )
 
 
 def _applications(rows: float) -> str:
     return f"{fmt_int(rows)} application{'' if rows == 1 else 's'}"
 
 
-def _swap_sentence(model: str, baseline: str, rows_in: float, bad_in: float | None, rows_out: float,
-                   bad_out: float | None) -> str:
+def _swap_sentence(
+    model: str, baseline: str, rows_in: float, bad_in: float | None, rows_out: float, bad_out: float | None
+) -> str:
     """What the model swaps in for what it swaps out; when one side is empty, "swaps in 2
     applications at 50.0 % bad and swaps none out" (it read "… bad for 0 at n/a")."""
     if rows_in and rows_out:
-        return (f"{model} swaps in {_applications(rows_in)} at {fmt_pct(bad_in)} bad for "
-                f"{fmt_int(rows_out)} at {fmt_pct(bad_out)}.")
+        return (
+            f"{model} swaps in {_applications(rows_in)} at {fmt_pct(bad_in)} bad for "
+            f"{fmt_int(rows_out)} at {fmt_pct(bad_out)}."
+        )
     if not rows_in and not rows_out:
         return f"{model} approves the same applications as {baseline}."
     if rows_in:
@@ -428,29 +526,54 @@ def per_class_interval_note(result: ComparisonResult) -> str:
         return ""
     run = result.run
     bins = class_bins(max((len(m.per_class or {}) for m in result.models.values()), default=2))
-    binned = (f"; a class's scores with more than {2 * MODEL_BINS:,} distinct values over the true classes binned first "
-              f"into {bins:,} equal-weight bins, the interval moved by the binning's error on the AUC"
-              ) if CLASS_TABLE_BINNED_BOOTSTRAP in methods else ""
-    return (f"{run.confidence_level * 100:g} % interval, from the stratified bootstrap drawn on the class tables "
-            f"({run.bootstrap_resamples:,} resamples, seed {run.bootstrap_seed}): per true class, where its resampled "
-            f"rows' scores fall is one multinomial draw, the distribution of resampling the rows themselves{binned}")
+    binned = (
+        (
+            f"; a class's scores with more than {2 * MODEL_BINS:,} distinct values over the true classes binned first "
+            f"into {bins:,} equal-weight bins, the interval moved by the binning's error on the AUC"
+        )
+        if CLASS_TABLE_BINNED_BOOTSTRAP in methods
+        else ""
+    )
+    return (
+        f"{run.confidence_level * 100:g} % interval, from the stratified bootstrap drawn on the class tables "
+        f"({run.bootstrap_resamples:,} resamples, seed {run.bootstrap_seed}): per true class, where its resampled "
+        f"rows' scores fall is one multinomial draw, the distribution of resampling the rows themselves{binned}"
+    )
 
 
 # --------------------------------------------------------------------------------------
 # Verdicts, decision rules and notices: sentences from the engine's facts
 # --------------------------------------------------------------------------------------
 
-_NICE = {"gini": "Gini", "roc_auc": "AUC", "ks": "KS", "f1": "F1", "mcc": "MCC",
-         "average_precision": "average precision", "accuracy": "accuracy", "expected_cost": "expected cost",
-         "f1_macro": "macro F1", "f1_micro": "micro F1", "f1_weighted": "weighted F1",
-         "f1_of_macro_pr": "F1 of macro precision and recall", "roc_auc_ovr_macro": "one-vs-rest macro AUC",
-         "roc_auc_ovr_weighted": "one-vs-rest weighted AUC", "roc_auc_ovo_macro": "one-vs-one AUC (Hand & Till)",
-         "roc_auc_ovr_micro": "micro-averaged AUC", "cohen_kappa": "Cohen's kappa", "log_loss": "log-loss"}
+_NICE = {
+    "gini": "Gini",
+    "roc_auc": "AUC",
+    "ks": "KS",
+    "f1": "F1",
+    "mcc": "MCC",
+    "average_precision": "average precision",
+    "accuracy": "accuracy",
+    "expected_cost": "expected cost",
+    "f1_macro": "macro F1",
+    "f1_micro": "micro F1",
+    "f1_weighted": "weighted F1",
+    "f1_of_macro_pr": "F1 of macro precision and recall",
+    "roc_auc_ovr_macro": "one-vs-rest macro AUC",
+    "roc_auc_ovr_weighted": "one-vs-rest weighted AUC",
+    "roc_auc_ovo_macro": "one-vs-one AUC (Hand & Till)",
+    "roc_auc_ovr_micro": "micro-averaged AUC",
+    "cohen_kappa": "Cohen's kappa",
+    "log_loss": "log-loss",
+}
 
 
 #: How a verdict names its test (``Decision.method`` → words).
-_TEST_WORDS = {"DeLong (paired)": "DeLong's paired test", "DeLong (unpaired, Welch t)": "DeLong's unpaired test, Welch t",
-               "bootstrap": "paired bootstrap", BOOTSTRAP_NORMAL: "paired bootstrap, normal test on its SE"}
+_TEST_WORDS = {
+    "DeLong (paired)": "DeLong's paired test",
+    "DeLong (unpaired, Welch t)": "DeLong's unpaired test, Welch t",
+    "bootstrap": "paired bootstrap",
+    BOOTSTRAP_NORMAL: "paired bootstrap, normal test on its SE",
+}
 
 
 def verdict_of(model: str, baseline: str, d: Decision) -> str:
@@ -475,24 +598,31 @@ def verdict_of(model: str, baseline: str, d: Decision) -> str:
         lab = "unadjusted " if several else ""
         ci_txt = minus(f", {lab}{d.ci_level * 100:g} % CI {d.ci[0]:.3f} to {d.ci[1]:.3f}")
         if several and d.ci_simultaneous is not None:
-            ci_txt += minus(f" (simultaneous {d.ci_simultaneous_level * 100:.3g} % CI {d.ci_simultaneous[0]:.3f} to "
-                            f"{d.ci_simultaneous[1]:.3f})")
+            ci_txt += minus(
+                f" (simultaneous {d.ci_simultaneous_level * 100:.3g} % CI {d.ci_simultaneous[0]:.3f} to "
+                f"{d.ci_simultaneous[1]:.3f})"
+            )
     holm = ""
     if several and d.p_value_adjusted is not None:
-        holm = (f", Holm-adjusted over {family_words(d.family, d.family_size, baseline)}, "
-                f"{fmt_p(d.p_value_adjusted, d.p_value_adjusted_is_bound)}")
+        holm = (
+            f", Holm-adjusted over {family_words(d.family, d.family_size, baseline)}, "
+            f"{fmt_p(d.p_value_adjusted, d.p_value_adjusted_is_bound)}"
+        )
     sig = ""
     if d.significant is not None:
-        sig = {"better": " — significantly better.", "worse": " — significantly worse."}.get(d.direction,
-                                                                                            " — not significant.")
+        sig = {"better": " — significantly better.", "worse": " — significantly worse."}.get(
+            d.direction, " — not significant."
+        )
     way = "higher" if d.delta > 0 else "lower"
     # a non-zero difference is never "0.000 higher": more decimals until it shows (0.0003 higher)
     size = fmt_bounded(abs(d.delta), 3, 0.0)
     if d.significant is None:
         # no test (no p-value: e.g. a bootstrap primary metric with the bootstrap off): the sentence
         # ended "…, p n/a (no test)" with no conclusion, which read as a finding
-        return (f"{model}'s {name} is {size} {way} than {baseline}'s on these rows{ci_txt}; the difference was "
-                f"not tested (no p-value), so it is not established.")
+        return (
+            f"{model}'s {name} is {size} {way} than {baseline}'s on these rows{ci_txt}; the difference was "
+            f"not tested (no p-value), so it is not established."
+        )
     return f"{model}'s {name} is {size} {way} than {baseline}'s{ci_txt}, {p_txt} ({test}){holm}{sig}"
 
 
@@ -506,13 +636,17 @@ def ranking_note(result: ComparisonResult) -> str:
     name = _NICE.get(result.run.primary_metric, result.run.primary_metric.replace("_", " "))
     base = result.run.baseline
     if len(open_) == 1:
-        return (f"The order is that of the point estimates: {open_[0]}'s difference in {name} from {base} is not "
-                f"significant (see the verdict above), so the ranking does not show {open_[0]} to be better or "
-                f"worse than {base}.")
+        return (
+            f"The order is that of the point estimates: {open_[0]}'s difference in {name} from {base} is not "
+            f"significant (see the verdict above), so the ranking does not show {open_[0]} to be better or "
+            f"worse than {base}."
+        )
     who = ", ".join(f"{m}'s" for m in open_[:-1]) + f" and {open_[-1]}'s"
-    return (f"The order is that of the point estimates: {who} differences in {name} from {base} are not "
-            f"significant (see the verdicts above), so the ranking does not show them to be better or worse "
-            f"than {base}.")
+    return (
+        f"The order is that of the point estimates: {who} differences in {name} from {base} are not "
+        f"significant (see the verdicts above), so the ranking does not show them to be better or worse "
+        f"than {base}."
+    )
 
 
 def verdict(c: Comparison) -> str:
@@ -522,8 +656,10 @@ def verdict(c: Comparison) -> str:
 
 
 #: How a multiclass model decides a row's class (``ModelResult.decision_rule``).
-_CLASS_RULES = {"prediction_column": "predicted class from the prediction column",
-                "argmax": "predicted class = the highest class score (ties to the first class in order)"}
+_CLASS_RULES = {
+    "prediction_column": "predicted class from the prediction column",
+    "argmax": "predicted class = the highest class score (ties to the first class in order)",
+}
 
 
 def rule(m: ModelResult) -> str:
@@ -567,11 +703,13 @@ UNDEFINED_TEXT: dict[str, Callable[[str, Mapping[str, object]], str]] = {
     "no_negatives": lambda k, p: "no negatives in the data",
     "needs_both_classes": lambda k, p: "needs both classes in the data",
     "no_positives_no_predicted": lambda k, p: (
-        "no positives and no predicted positives" + (" (2TP + FP + FN = 0)" if k == "f1" else "")),
+        "no positives and no predicted positives" + (" (2TP + FP + FN = 0)" if k == "f1" else "")
+    ),
     "chance_agreement_one": lambda k, p: "chance agreement is 1 (all rows in one class and one prediction)",
     "empty_confusion_line": lambda k, p: "a row or column of the confusion matrix is empty",
     "frequency_weight_below_one_row": lambda k, p: (
-        "weights are frequency weights here, and a class has less than one row's worth of weight"),
+        "weights are frequency weights here, and a class has less than one row's worth of weight"
+    ),
     "no_rows": lambda k, p: "no rows",
     "not_probabilities_direction": lambda k, p: "scores are not probabilities (direction: lower)" + _pd_note(k, p),
     "not_probabilities_range": lambda k, p: "scores are not probabilities (outside [0, 1])" + _pd_note(k, p),
@@ -633,8 +771,10 @@ def log_loss_clipping_sentence(weight: float, log_loss: float, total: float, wei
     rows = f"rows of total weight {weight:g}" if weighted else f"{weight:g} row(s)"
     part = "under 1" if 0.0 < share < 0.005 else f"{share * 100:.0f}"
     tail = ", so the log-loss reflects the clipping constant more than the model" if share >= 0.5 else ""
-    return (f"{rows} give the true class probability 0 (below ε = {LOG_LOSS_EPS:.2g}); clipped to ε, each "
-            f"adds −log ε ≈ {-math.log(LOG_LOSS_EPS):.1f}, together {part} % of the log-loss{tail}")
+    return (
+        f"{rows} give the true class probability 0 (below ε = {LOG_LOSS_EPS:.2g}); clipped to ε, each "
+        f"adds −log ε ≈ {-math.log(LOG_LOSS_EPS):.1f}, together {part} % of the log-loss{tail}"
+    )
 
 
 def _metric_note(p: dict, text: str) -> str:
@@ -683,9 +823,11 @@ def zero_variance_note(auc: float, what: str = "AUC interval") -> str:
 def _delong_small_sample(p: dict) -> str:
     what = _DELONG_STATISTIC[p.get("statistic") or "delong_test"]
     what = what if p.get("sample") is None else f"{what} (sample {p['sample']})"
-    return (f"{what}: only {p['positives']} positives and {p['negatives']} negatives; DeLong's normal "
-            f"approximation is weak with fewer than {stats.SMALL_CLASS} rows in a class, so treat the interval and "
-            f"p-value as rough")
+    return (
+        f"{what}: only {p['positives']} positives and {p['negatives']} negatives; DeLong's normal "
+        f"approximation is weak with fewer than {stats.SMALL_CLASS} rows in a class, so treat the interval and "
+        f"p-value as rough"
+    )
 
 
 #: Every notice code the engine and the run return (:data:`~reportgen.results.NoticeCode`), with its
@@ -694,70 +836,98 @@ NOTICE_CODES = {
     "scores_binned": lambda p: (
         f"{_who(p)}: more than {p['max_distinct']:,} distinct scores, binned into {p['bins']:,} "
         f"{p['binning']} bins; its AUC is within ±{p['bound']:.2g} of the exact value and its thresholds are bin "
-        f"boundaries that occur in the data"),
+        f"boundaries that occur in the data"
+    ),
     "ids_not_shared": lambda p: f"{_who(p)}: {p['rows']} row(s) whose id is not in every model were dropped",
     "class_never_in_truth": lambda p: (
         f"class {str(p['class'])!r} never occurs in the truth"
-        + (f"; predicted by {', '.join(repr(n) for n in p['predicted_by'])}" if p['predicted_by'] else "")
-        + " (its recall and support are 0 / undefined)"),
+        + (f"; predicted by {', '.join(repr(n) for n in p['predicted_by'])}" if p["predicted_by"] else "")
+        + " (its recall and support are 0 / undefined)"
+    ),
     "class_never_predicted": lambda p: (
-        f"{_who(p)} never predict{'' if 'models' in p else 's'} class(es) {', '.join(repr(str(c)) for c in p['classes'])}"),
+        f"{_who(p)} never predict{'' if 'models' in p else 's'} class(es) {', '.join(repr(str(c)) for c in p['classes'])}"
+    ),
     "threshold_outside_scores": lambda p: (
         f"threshold {p['threshold']:g} lies outside the scores of {_who(p)} ({p['score_min']:g} to "
         f"{p['score_max']:g}), so every row is predicted {p['predicted']}; check '{p['threshold_key']}' "
-        f"(or the model's 'direction')"),
+        f"(or the model's 'direction')"
+    ),
     "auc_below_half": lambda p: (
         f"{_who(p)}: AUC {p['auc']:.3f} < 0.5 — the score may point the other way; check 'direction' "
-        f"(now '{p['direction']}')"),
+        f"(now '{p['direction']}')"
+    ),
     "small_class": lambda p: (
         f"{_who(p)}: only {p['rows']:g} row{'' if p['rows'] == 1 else 's'} in the smaller class; intervals "
-        f"and tests are unreliable"),
-    "log_loss_clipped": lambda p: f"{_who(p)}: log-loss: " + log_loss_clipping_sentence(
-        p["weight"], p["log_loss"], p["total"], bool(p.get("weighted"))),
-    "delong_zero_variance": lambda p: (_model_prefix(p) if "model" in p or "models" in p else "") + zero_variance_note(
-        p["auc"], _DELONG_STATISTIC[p.get("statistic") or "auc_interval"]),
+        f"and tests are unreliable"
+    ),
+    "log_loss_clipped": lambda p: (
+        f"{_who(p)}: log-loss: "
+        + log_loss_clipping_sentence(p["weight"], p["log_loss"], p["total"], bool(p.get("weighted")))
+    ),
+    "delong_zero_variance": lambda p: (
+        (_model_prefix(p) if "model" in p or "models" in p else "")
+        + zero_variance_note(p["auc"], _DELONG_STATISTIC[p.get("statistic") or "auc_interval"])
+    ),
     "zero_width_interval": lambda p: (
         f"{_who(p)}: the {p['level'] * 100:g} % interval of {_names(p['metrics'])} has zero width (every "
-        f"resample gave the same value), which understates the uncertainty"),
+        f"resample gave the same value), which understates the uncertainty"
+    ),
     "zero_width_class_interval": lambda p: (
         f"{_who(p)}: the {p['level'] * 100:g} % interval of the one-vs-rest AUC of class(es) {_reprs(p['classes'])} "
         f"has zero width (every resample gave the same value, e.g. the class's scores separate it perfectly), which "
-        f"understates the uncertainty"),
-    "classes_counted_as_zero": lambda p: _metric_note(p, (
-        f"{p['stem']} undefined for {_reprs(p['classes'])}; counted as 0 (scikit-learn zero_division=0)")),
+        f"understates the uncertainty"
+    ),
+    "classes_counted_as_zero": lambda p: _metric_note(
+        p, (f"{p['stem']} undefined for {_reprs(p['classes'])}; counted as 0 (scikit-learn zero_division=0)")
+    ),
     "macro_pr_counted_as_zero": lambda p: _metric_note(
-        p, "built from macro precision / recall with undefined classes counted as 0"),
+        p, "built from macro precision / recall with undefined classes counted as 0"
+    ),
     "classes_without_support": lambda p: _metric_note(
-        p, f"mean recall over classes with support; left out: {_reprs(p['classes'])}"),
-    "probability_rows_unnormalised": lambda p: _metric_note(p, (
-        f"probability rows do not sum to 1 (largest deviation {p['max_row_dev']:.3g}); used unnormalised, as "
-        f"scikit-learn does")),
+        p, f"mean recall over classes with support; left out: {_reprs(p['classes'])}"
+    ),
+    "probability_rows_unnormalised": lambda p: _metric_note(
+        p,
+        (
+            f"probability rows do not sum to 1 (largest deviation {p['max_row_dev']:.3g}); used unnormalised, as "
+            f"scikit-learn does"
+        ),
+    ),
     "classes_left_out_of_auc": _auc_left_out,
-    "class_pairs_left_out": lambda p: _metric_note(p, "pairs left out (a class has no rows): " + ", ".join(
-        f"({a!r}, {b!r})" for a, b in zip(p["first"], p["second"]))),
+    "class_pairs_left_out": lambda p: _metric_note(
+        p,
+        "pairs left out (a class has no rows): "
+        + ", ".join(f"({a!r}, {b!r})" for a, b in zip(p["first"], p["second"])),
+    ),
     # read only: a result written before the multiclass caveats had codes (the note is the sentence)
     "class_note": lambda p: _metric_note(p, p["note"]),
     "small_classes": lambda p: (
         f"{_who(p)}: class(es) {', '.join(repr(c) for c in p['classes'])} have fewer than "
-        f"{p['min_rows']:g} rows; their per-class metrics and the intervals are unreliable"),
+        f"{p['min_rows']:g} rows; their per-class metrics and the intervals are unreliable"
+    ),
     "delong_small_sample": _delong_small_sample,
     "delong_infinite_z": lambda p: (
         "DeLong's test: the standard error of the AUC difference is 0 while the AUCs differ (perfect separation), "
-        "so z is infinite and p = 0 is a convention, not an estimate"),
+        "so z is infinite and p = 0 is a convention, not an estimate"
+    ),
     "zero_width_difference": lambda p: (
         f"The {p['level'] * 100:g} % interval of the difference in {_names(p['metrics'])} has zero width: the "
         f"difference was the same on every resample (e.g. both models decide alike on every row), so the interval "
-        f"shows no sampling variation, not certainty about other data."),
+        f"shows no sampling variation, not certainty about other data."
+    ),
     "rows_dropped": lambda p: f"{_who(p)}: {p['rows']} row(s) dropped ({p['reason']})",
     "credit_red": lambda p: (
         f"{_who(p)}: credit validation red: {credit_failure_names(p['failures'], sentence=True)} "
-        f"(see Credit validation)"),
+        f"(see Credit validation)"
+    ),
     "credit_sampling_weights": lambda p: (
         "the credit validation section counts obligors (rows): sampling weights do not apply "
-        "there (weight_kind: frequency makes a weight count obligors)"),
+        "there (weight_kind: frequency makes a weight count obligors)"
+    ),
     "credit_grade_order": lambda p: (
         "the credit validation section sorts the rating column's grades as text (A before AA before AAA): set "
-        "credit.grades.order to the rating scale, best grade first, for the rank-order check and the migration"),
+        "credit.grades.order to the rating scale, best grade first, for the rank-order check and the migration"
+    ),
 }
 
 
@@ -777,7 +947,9 @@ def merged(notices: Sequence[Notice]) -> list[Notice]:
     groups: dict[tuple[str, str], list[Notice]] = {}
     for i, n in enumerate(notices):
         p = dict(n.params)
-        key = (n.code, repr(sorted((k, v) for k, v in p.items() if k != "model"))) if "model" in p else (n.code, f"#{i}")
+        key: tuple[str, str] = (
+            (n.code, repr(sorted((k, v) for k, v in p.items() if k != "model"))) if "model" in p else (n.code, f"#{i}")
+        )
         if key not in groups:
             order.append(key)
         groups.setdefault(key, []).append(n)
@@ -816,15 +988,45 @@ def worded(result: ComparisonResult) -> ComparisonResult:
     The engine leaves them empty; ``metrics.json`` keeps the sentences for its readers, the
     report writes them again from the same facts (so a saved result re-renders alike).
     """
-    models = {n: dataclasses.replace(m, rule=rule(m), undefined=undefined_of(m), warnings=model_warnings(m))
-              for n, m in result.models.items()}
-    comparisons = [dataclasses.replace(c, verdict=verdict(c), tests=dataclasses.replace(c.tests, notes=caveats_of(c)))
-                   for c in result.comparisons]
+    models = {
+        n: dataclasses.replace(m, rule=rule(m), undefined=undefined_of(m), warnings=model_warnings(m))
+        for n, m in result.models.items()
+    }
+    comparisons = [
+        dataclasses.replace(c, verdict=verdict(c), tests=dataclasses.replace(c.tests, notes=caveats_of(c)))
+        for c in result.comparisons
+    ]
     return dataclasses.replace(result, models=models, comparisons=comparisons)
 
 
-__all__ = ["NOTICE_CODES", "UNDEFINED_TEXT", "log_loss_clipping_sentence", "optimum_label", "ranking_note", "undefined_of",
-           "undefined_text", "model_warnings",
-           "merged", "notice_texts", "per_class_interval_note", "notice_text", "rule", "caveats_of", "verdict", "verdict_of", "worded",
-           "NO_BOOTSTRAP", "PAIRING_TEXT", "approval_sentence", "capability_note", "comparison_notes", "interval_kind", "interval_methods",
-           "mcnemar_sentence", "multiplicity_sentence", "family_words", "table_bootstrap_note", "weights_sentence"]
+__all__ = [
+    "NOTICE_CODES",
+    "UNDEFINED_TEXT",
+    "log_loss_clipping_sentence",
+    "optimum_label",
+    "ranking_note",
+    "undefined_of",
+    "undefined_text",
+    "model_warnings",
+    "merged",
+    "notice_texts",
+    "per_class_interval_note",
+    "notice_text",
+    "rule",
+    "caveats_of",
+    "verdict",
+    "verdict_of",
+    "worded",
+    "NO_BOOTSTRAP",
+    "PAIRING_TEXT",
+    "approval_sentence",
+    "capability_note",
+    "comparison_notes",
+    "interval_kind",
+    "interval_methods",
+    "mcnemar_sentence",
+    "multiplicity_sentence",
+    "family_words",
+    "table_bootstrap_note",
+    "weights_sentence",
+]

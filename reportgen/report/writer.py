@@ -45,6 +45,7 @@ is writing (it is locked against other reportgen runs only; the lock is advisory
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import errno
 import fcntl
@@ -58,9 +59,9 @@ import stat
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from contextlib import AbstractContextManager, contextmanager, nullcontext
+from contextlib import AbstractContextManager, contextmanager, nullcontext, suppress
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from reportgen.errors import OutputError
 from reportgen.signals import Interrupted, held, signal_pending
@@ -68,6 +69,7 @@ from reportgen.smallfiles import file_on_the_way
 
 if TYPE_CHECKING:
     from reportgen.report.render import Theme
+    from reportgen.report.views import ReportView
     from reportgen.results import ComparisonResult
 
 #: A transaction committed together with a report set (:meth:`Reservation.write`).
@@ -75,8 +77,13 @@ Along = Callable[[], AbstractContextManager[Callable[[], None]]]
 
 FORMATS = ("html", "pdf", "json", "csv", "xlsx")
 #: File name of each format; a report directory holds these and nothing else.
-FILE_NAMES = {"html": "report.html", "pdf": "report.pdf", "json": "metrics.json", "csv": "metrics.csv",
-              "xlsx": "tables.xlsx"}
+FILE_NAMES = {
+    "html": "report.html",
+    "pdf": "report.pdf",
+    "json": "metrics.json",
+    "csv": "metrics.csv",
+    "xlsx": "tables.xlsx",
+}
 #: ``csv`` writes one file per key table (:mod:`reportgen.report.export`); FILE_NAMES names the first.
 CSV_FILES = ("metrics.csv", "comparisons.csv", "thresholds.csv", "checks.csv")
 REPORT_FILES = frozenset(FILE_NAMES.values()) | frozenset(CSV_FILES)
@@ -108,6 +115,7 @@ def checkpoint(point: str) -> None:
 # --------------------------------------------------------------------------------------
 # Directory swap
 # --------------------------------------------------------------------------------------
+
 
 def _fsync(path: Path, directory: bool = False) -> None:
     """Flush a file (or a directory's entries) to disk, so a swap never exposes unwritten data."""
@@ -144,10 +152,8 @@ def _remove(path: Path) -> None:
     if path.is_dir() and not path.is_symlink():
         shutil.rmtree(path, ignore_errors=True)
     else:
-        try:
+        with suppress(FileNotFoundError):
             path.unlink()
-        except FileNotFoundError:
-            pass
 
 
 # --------------------------------------------------------------------------------------
@@ -196,10 +202,8 @@ class Reservation:
         tmp = parent / f"{SCRATCH_PREFIX}tmp.{self._key}.{secrets.token_hex(4)}"
         try:
             os.mkdir(tmp)
-            try:
+            with contextlib.suppress(FileNotFoundError):
                 os.chmod(tmp, stat.S_IMODE(target.stat().st_mode))  # the directory keeps its mode
-            except FileNotFoundError:
-                pass
             for name, write in files.items():
                 write(tmp / name)
                 _fsync(tmp / name)
@@ -234,10 +238,8 @@ class Reservation:
 
     def _release(self, during: BaseException | None = None) -> None:
         with held(during):
-            try:
+            with contextlib.suppress(FileNotFoundError):
                 os.unlink(self._lock)  # while still holding it: see _acquire
-            except FileNotFoundError:
-                pass
             os.close(self._fd)
 
 
@@ -261,14 +263,10 @@ def _swap(target: Path, tmp: Path, key: str, committed: Callable[[], None]) -> N
             raise
         committed()
         checkpoint("swapped")
-        try:
+        with contextlib.suppress(OSError):  # left as .reportgen-old.X.*: the next run removes it
             os.rename(old, tmp)  # so that the caller's clean-up removes it
-        except OSError:
-            pass  # left as .reportgen-old.X.*: the next run removes it
-    try:
+    with contextlib.suppress(OSError):  # committed already; the rename is durable at the filesystem's next sync
         _fsync(parent, directory=True)
-    except OSError:
-        pass  # committed already; the rename is durable at the filesystem's next sync
 
 
 def _write_failure(exc: OSError) -> str:
@@ -354,8 +352,10 @@ def _check(target: Path, overwrite: bool) -> None:
     if not os.access(target, os.W_OK | os.X_OK):
         # the previous set is removed from it after the swap, and the new one keeps its mode: a
         # read-only directory failed only once the report was computed, or left the old set behind
-        raise OutputError(f"{target}: this user cannot write this directory (mode {stat.S_IMODE(target.stat().st_mode):o}); "
-                          f"make it writable (chmod u+w) or choose another --out")
+        raise OutputError(
+            f"{target}: this user cannot write this directory (mode {stat.S_IMODE(target.stat().st_mode):o}); "
+            f"make it writable (chmod u+w) or choose another --out"
+        )
     entries = sorted(e.name for e in target.iterdir() if not e.name.startswith(SCRATCH_PREFIX))
     foreign = [e for e in entries if e not in REPORT_FILES]
     if foreign:
@@ -406,9 +406,13 @@ def reserve(out_dir: str | Path, overwrite: bool) -> Iterator[Reservation]:
         target.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         if (blocker := file_on_the_way(target)) is not None:
-            raise OutputError(f"{target}: cannot create the output directory: {blocker} is a file, not a directory; "
-                              f"choose another --out") from None
-        raise OutputError(f"{target}: cannot create the output directory ({exc.strerror}); choose another --out") from None
+            raise OutputError(
+                f"{target}: cannot create the output directory: {blocker} is a file, not a directory; "
+                f"choose another --out"
+            ) from None
+        raise OutputError(
+            f"{target}: cannot create the output directory ({exc.strerror}); choose another --out"
+        ) from None
     fd, lock = _acquire(target)
     reservation = Reservation(target, fd, lock)
     try:
@@ -468,12 +472,15 @@ def write_outputs(
         raise ValueError(f"extra files must be report files ({', '.join(sorted(REPORT_FILES))}), not {unknown}")
     if reservation is None:
         with reserve(out_dir, overwrite) as reserved:
-            return write_outputs(result, out_dir, formats, theme, overwrite, extra, reserved, pdf_variant, full_curves,
-                                 phase, along)
+            return write_outputs(
+                result, out_dir, formats, theme, overwrite, extra, reserved, pdf_variant, full_curves, phase, along
+            )
     if output_path(out_dir) != reservation.target:
         raise ValueError(f"{out_dir} is not the reserved directory {reservation.target}")
     # the audit trail names the directory the set goes to (not output.dir's template)
-    theme = dataclasses.replace(theme, provenance=dataclasses.replace(theme.provenance, output_dir=str(reservation.target)))
+    theme = dataclasses.replace(
+        theme, provenance=dataclasses.replace(theme.provenance, output_dir=str(reservation.target))
+    )
     return _write_set(result, formats, theme, extra, reservation, pdf_variant, full_curves, phase, along)
 
 
@@ -529,11 +536,12 @@ def _write_set(
             if phase is not None:
                 phase(name)
             write(path)
+
         return run
 
-    views: list[dict[str, Any]] = []
+    views: list[ReportView] = []
 
-    def view() -> dict[str, Any]:  # built once, its figures drawn once, for both pages
+    def view() -> ReportView:  # built once, its figures drawn once, for both pages
         if not views:
             views.append(render.build_view(result, theme))
         return views[0]
@@ -545,10 +553,12 @@ def _write_set(
         html = render.render_html(result, theme, for_pdf=True, view=view())
         render.render_pdf(html, path, variant=pdf_variant, attachments=attached, when=result.run.created)
 
-    writers = {"json": staged("JSON", write_json),
-               "html": staged("figures and HTML", write_html),
-               "pdf": staged("PDF" if "html" in formats else "figures and PDF", write_pdf),
-               "xlsx": staged("Excel workbook", write_xlsx)}
+    writers = {
+        "json": staged("JSON", write_json),
+        "html": staged("figures and HTML", write_html),
+        "pdf": staged("PDF" if "html" in formats else "figures and PDF", write_pdf),
+        "xlsx": staged("Excel workbook", write_xlsx),
+    }
     files: dict[str, Callable[[Path], object]] = {FILE_NAMES[f]: writers[f] for f in formats if f != "csv"}
     if "csv" in formats:
         files.update({f"{name}.csv": write_csv(export.to_csv(t)) for name, t in export.tables(result).items()})
@@ -674,5 +684,14 @@ def shown_tempdir(text: str) -> str:
     return text.replace(_private[0], _private[1])
 
 
-__all__ = ["FILE_NAMES", "FORMATS", "Interrupted", "Reservation", "output_path", "private_tempdir", "reserve",
-           "shown_tempdir", "write_outputs"]
+__all__ = [
+    "FILE_NAMES",
+    "FORMATS",
+    "Interrupted",
+    "Reservation",
+    "output_path",
+    "private_tempdir",
+    "reserve",
+    "shown_tempdir",
+    "write_outputs",
+]

@@ -218,8 +218,9 @@ def running_title(title: str) -> str:
 #: View fields printed as written: the config as run, the paths of the inputs, of the output
 #: directory and of a re-render's source (copied out of the report, they must stay byte for byte
 #: what they are; the page mark names the source) and markup (figures, the logo).
-_AS_WRITTEN = frozenset({"config_yaml", "config_path", "output_dir", "source", "mark", "file", "files", "logo", "figures",
-                         "class_figures"})
+_AS_WRITTEN = frozenset(
+    {"config_yaml", "config_path", "output_dir", "source", "mark", "file", "files", "logo", "figures", "class_figures"}
+)
 
 
 def isolated(view: Any, names: Sequence[str]) -> Any:

@@ -143,7 +143,9 @@ def appendix_view(result: ComparisonResult, provenance: Provenance = Provenance(
         ),
         config_path=run.config_path,
         output_dir=p.output_dir or "",
-        rerender=None if p.source is None else RerenderRow(
+        rerender=None
+        if p.source is None
+        else RerenderRow(
             date=(p.rendered or "").replace("T", " ").replace("Z", " UTC"),
             source=p.source,
             digest=DIGEST_WORDS[p.digest or "missing"],

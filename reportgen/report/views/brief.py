@@ -147,27 +147,50 @@ def model_findings(m: CreditModel, level: float) -> list[Finding]:
     if c is not None:
         for field, key in _CALIBRATION_TESTS:
             t = getattr(c, field)
-            add(t, CREDIT_TEST_NAMES[key], f"{_p(t)}; observed default rate {fmt_pct(c.default_rate, 2)} against a "
-                f"mean PD of {fmt_pct(c.mean_pd, 2)}" + (f", slope {fmt_num(c.slope)}" if key == "slope" else ""))
+            add(
+                t,
+                CREDIT_TEST_NAMES[key],
+                f"{_p(t)}; observed default rate {fmt_pct(c.default_rate, 2)} against a "
+                f"mean PD of {fmt_pct(c.mean_pd, 2)}" + (f", slope {fmt_num(c.slope)}" if key == "slope" else ""),
+            )
     for g in m.grades:
         lights = [t.light for t in (g.jeffreys, g.binomial) if t is not None and t.light in SEVERITY]
         if lights:
             worst = max(lights, key=lambda x: SEVERITY[x])
-            tests = "; ".join(f"{name} {_p(t)} ({t.light})" for name, t in (("Jeffreys", g.jeffreys),
-                              ("binomial", g.binomial)) if t is not None and t.light in SEVERITY)
+            tests = "; ".join(
+                f"{name} {_p(t)} ({t.light})"
+                for name, t in (("Jeffreys", g.jeffreys), ("binomial", g.binomial))
+                if t is not None and t.light in SEVERITY
+            )
             few = ", fewer defaults than credit.min_defaults" if g.few_defaults else ""
-            out.append(Finding(worst, f"Grade {g.grade}", f"{tests}: default rate {fmt_pct(g.default_rate, 2)} "
-                               f"against a mean PD of {fmt_pct(g.mean_pd, 2)} over {fmt_count(g.n)} rows{few}"))
+            out.append(
+                Finding(
+                    worst,
+                    f"Grade {g.grade}",
+                    f"{tests}: default rate {fmt_pct(g.default_rate, 2)} "
+                    f"against a mean PD of {fmt_pct(g.mean_pd, 2)} over {fmt_count(g.n)} rows{few}",
+                )
+            )
     h = m.auc_history
     if h is not None:
-        ref = ("initial AUC as configured (models[].initial_auc), taken as exact" if h.source == "config"
-               else "the reference sample's own AUC (an in-sample development figure), taken as exact")
-        add(h.test, CREDIT_TEST_NAMES["auc_history"],
-            f"{_p(h.test)}: current AUC {fmt_num(h.current_auc)} against {fmt_num(h.initial_auc)}, the {ref}")
+        ref = (
+            "initial AUC as configured (models[].initial_auc), taken as exact"
+            if h.source == "config"
+            else "the reference sample's own AUC (an in-sample development figure), taken as exact"
+        )
+        add(
+            h.test,
+            CREDIT_TEST_NAMES["auc_history"],
+            f"{_p(h.test)}: current AUC {fmt_num(h.current_auc)} against {fmt_num(h.initial_auc)}, the {ref}",
+        )
     s = m.stability
     if s is not None:
-        add(s.psi, CREDIT_TEST_NAMES["psi"], f"PSI = {fmt_num(s.psi.statistic)} against the reference sample "
-            f"({fmt_count(s.reference_n)} rows, over {'grades' if s.basis == 'grades' else 'score deciles'})")
+        add(
+            s.psi,
+            CREDIT_TEST_NAMES["psi"],
+            f"PSI = {fmt_num(s.psi.statistic)} against the reference sample "
+            f"({fmt_count(s.reference_n)} rows, over {'grades' if s.basis == 'grades' else 'score deciles'})",
+        )
         t = s.concentration_test
         add(t, CREDIT_TEST_NAMES["herfindahl"], f"{_p(t)}: the grades are more concentrated than in the reference")
     return sorted(out, key=lambda f: -SEVERITY[f.light])
@@ -198,19 +221,25 @@ def brief_view(
         if not better:
             why = f"not significantly better on {metric}"
         elif blocking:
-            why = f"significantly better, but {len(blocking)} {block_on if block_on == 'red' else 'red or amber'} finding" + (
-                "s" if len(blocking) > 1 else "")
+            why = (
+                f"significantly better, but {len(blocking)} {block_on if block_on == 'red' else 'red or amber'} finding"
+                + ("s" if len(blocking) > 1 else "")
+            )
         elif conditions:
             why = f"significantly better; {len(conditions)} amber finding{'s' if len(conditions) > 1 else ''} to meet"
         else:
             why = f"significantly better on {metric}, no red or amber finding"
         calls.append(ChallengerCall(c.model, colours.get(c.model, "#000000"), verdict(c), decision, why, conditions))
     chosen = next((x for x in calls if x.decision == "adopt"), None) or next(
-        (x for x in calls if x.decision == "conditional"), None)
+        (x for x in calls if x.decision == "conditional"), None
+    )
     if chosen is None:
         headline, decision = f"Retain {run.baseline}", "retain"
-        because = (f"No challenger is significantly better than {run.baseline} on {metric} without a blocking finding."
-                   if calls else "There is no challenger to compare.")
+        because = (
+            f"No challenger is significantly better than {run.baseline} on {metric} without a blocking finding."
+            if calls
+            else "There is no challenger to compare."
+        )
     elif chosen.decision == "adopt":
         headline, decision = f"Adopt {chosen.name}", "adopt"
         because = f"{chosen.name} replaces {run.baseline}: {chosen.why}."
@@ -228,9 +257,12 @@ def brief_view(
         calls=tuple(calls),
         rule=rule_text(block_on, metric),
         findings=findings,
-        findings_note="" if result.credit is not None else (
+        findings_note=""
+        if result.credit is not None
+        else (
             "No credit validation is configured (credit:), so there are no traffic-light findings; the verdicts "
-            "above are the evidence."),
+            "above are the evidence."
+        ),
         tables=tuple(KeyTable(c.model, c.colour, _key_rows(c.rows)) for c in comparison.comparisons),
         sample=_sample(result),
         limitations=_limitations(result),
@@ -274,26 +306,50 @@ def _sample(result: ComparisonResult) -> tuple[tuple[str, str], ...]:
     cfg = run.config
     first = next(iter(result.models.values()))
     out: list[tuple[str, str]] = []
-    out.append(("Period", " to ".join(run.date_range) + f" (column {cfg.get('date')})" if run.date_range
-                else "not stated (no date column configured)"))
-    out.append(("Rows", f"{fmt_count(first.n)} per model" + (", matched by id" if cfg.get("id") else ", matched by position")))
+    out.append(
+        (
+            "Period",
+            " to ".join(run.date_range) + f" (column {cfg.get('date')})"
+            if run.date_range
+            else "not stated (no date column configured)",
+        )
+    )
+    out.append(
+        ("Rows", f"{fmt_count(first.n)} per model" + (", matched by id" if cfg.get("id") else ", matched by position"))
+    )
     if run.task == "binary":
         share = first.positives / first.n if first.positives is not None and first.n else None
         out.append(("Positives", f"{fmt_count(first.positives)} ({fmt_pct(share, 2)})"))
         label = cfg.get("label") or "per model"
         out.append(("Definition", f"positive (default) when {label} = {cfg.get('positive')!s}, as configured"))
     else:
-        out.append(("Classes", f"{len(run.classes or [])}: {', '.join(run.classes or [])} (label {cfg.get('label') or 'per model'})"))
+        out.append(
+            (
+                "Classes",
+                f"{len(run.classes or [])}: {', '.join(run.classes or [])} (label {cfg.get('label') or 'per model'})",
+            )
+        )
     dropped = "; ".join(f"{d.model}: {fmt_count(d.rows)} rows ({d.reason})" for d in run.dropped)
     out.append(("Exclusions", dropped or "none: every row read was used"))
-    out.append(("Missing values", {"error": "none (missing: error stops a run on a missing value)",
-                                   "drop": "rows with a missing value dropped for every model (missing: drop; counted under exclusions)"}
-                .get(str(cfg.get("missing", "error")), str(cfg.get("missing")))))
+    out.append(
+        (
+            "Missing values",
+            {
+                "error": "none (missing: error stops a run on a missing value)",
+                "drop": "rows with a missing value dropped for every model (missing: drop; counted under exclusions)",
+            }.get(str(cfg.get("missing", "error")), str(cfg.get("missing"))),
+        )
+    )
     if result.credit is not None:
         refs = [n for n, m in result.credit.models.items() if m.stability is not None]
         if refs:
-            out.append(("Reference", "development samples for stability: " + ", ".join(
-                f"{n} ({fmt_count(result.credit.models[n].stability.reference_n)} rows)" for n in refs)))  # type: ignore[union-attr]
+            out.append(
+                (
+                    "Reference",
+                    "development samples for stability: "
+                    + ", ".join(f"{n} ({fmt_count(_reference_n(result, n))} rows)" for n in refs),
+                )
+            )
     return tuple(out)
 
 
@@ -305,22 +361,36 @@ def _limitations(result: ComparisonResult) -> tuple[str, ...]:
     size = f"One sample of {fmt_count(first.n)} rows"
     if run.task == "binary" and first.positives is not None:
         size += f" with {fmt_count(first.positives)} positives"
-    out.append(size + "; intervals and tests describe this sample's uncertainty, not a change of population or "
-               "time (out-of-time performance is not tested unless a reference or date column is given).")
-    out.append("Models are paired row by row (by id)" + (
-        "." if run.paired and run.config.get("id") else
-        " by position." if run.paired else
-        "; they could not be paired, so their samples are treated as independent, which widens the intervals."))
+    out.append(
+        size + "; intervals and tests describe this sample's uncertainty, not a change of population or "
+        "time (out-of-time performance is not tested unless a reference or date column is given)."
+    )
+    out.append(
+        "Models are paired row by row (by id)"
+        + (
+            "."
+            if run.paired and run.config.get("id")
+            else " by position."
+            if run.paired
+            else "; they could not be paired, so their samples are treated as independent, which widens the intervals."
+        )
+    )
     if result.credit is not None:
         hist = [n for n, m in result.credit.models.items() if m.auc_history is not None]
         if hist:
-            out.append("The AUC tests against initial validation (" + ", ".join(hist) + ") take the initial AUC as exact; "
-                       "a reference sample's AUC is an in-sample development figure, so a fall from it overstates decay.")
-        out.append("Traffic lights are per test at the configured p-value levels, not adjusted for the number of tests; "
-                   "with many grades some amber lights are expected by chance.")
+            out.append(
+                "The AUC tests against initial validation (" + ", ".join(hist) + ") take the initial AUC as exact; "
+                "a reference sample's AUC is an in-sample development figure, so a fall from it overstates decay."
+            )
+        out.append(
+            "Traffic lights are per test at the configured p-value levels, not adjusted for the number of tests; "
+            "with many grades some amber lights are expected by chance."
+        )
     if len(result.comparisons) > 1:
-        out.append(f"The verdicts are Holm-adjusted over the {len(result.comparisons)} challengers; other metrics' "
-                   "intervals are unadjusted.")
+        out.append(
+            f"The verdicts are Holm-adjusted over the {len(result.comparisons)} challengers; other metrics' "
+            "intervals are unadjusted."
+        )
     return tuple(out)
 
 
@@ -331,10 +401,32 @@ def _identifiers(result: ComparisonResult, colours: Mapping[str, str]) -> tuple[
     rows = []
     for n, m in result.models.items():
         sha = digests.get(m.file) or by_name.get(Path(m.file).name) or ""
-        rows.append(IdentifierRow(n, colours.get(n, "#000000"), m.file if "://" in m.file else Path(m.file).name,
-                                  sha[:12] if sha else "n/a", fmt_count(m.n)))
+        rows.append(
+            IdentifierRow(
+                n,
+                colours.get(n, "#000000"),
+                m.file if "://" in m.file else Path(m.file).name,
+                sha[:12] if sha else "n/a",
+                fmt_count(m.n),
+            )
+        )
     return tuple(rows)
 
 
-__all__ = ["BRIEF_METRICS", "BriefView", "Finding", "ModelFindings", "brief_view", "findings_of", "model_findings", "recommend",
-           "rule_text"]
+__all__ = [
+    "BRIEF_METRICS",
+    "BriefView",
+    "Finding",
+    "ModelFindings",
+    "brief_view",
+    "findings_of",
+    "model_findings",
+    "recommend",
+    "rule_text",
+]
+
+
+def _reference_n(result: ComparisonResult, name: str) -> float | None:
+    """The rows of ``name``'s reference sample (None without a stability comparison)."""
+    stability = None if result.credit is None else result.credit.models[name].stability
+    return None if stability is None else stability.reference_n

@@ -290,11 +290,14 @@ def _delta_rows(result: ComparisonResult, c: Comparison, ms: Models) -> tuple[De
                 ns_note="not significant" if clear is False else "no interval",
                 ci=fmt_ci(c.ci.get(k)),
                 relative=fmt_pct(c.relative_delta.get(k), 1, signed=True),
-                rer="—" if noise else fmt_pct(c.relative_error_reductions.get(k), 1, signed=True)
+                rer="—"
+                if noise
+                else fmt_pct(c.relative_error_reductions.get(k), 1, signed=True)
                 if k in c.relative_error_reductions
                 else "",
-                rer_note=("baseline has no error" if no_error else
-                          "omitted: baseline error not clear of 0" if noise else "")
+                rer_note=(
+                    "baseline has no error" if no_error else "omitted: baseline error not clear of 0" if noise else ""
+                )
                 if not has_rer
                 else ""
                 if clear

@@ -408,8 +408,10 @@ def auc_reference(h: CreditAucHistory) -> str:
     and that it is taken as exact (the test gives it no variance)."""
     if h.source == "config":
         return f"the initial AUC {fmt_num(h.initial_auc)} from the config (models[].initial_auc), taken as exact"
-    return (f"the reference sample's AUC {fmt_num(h.initial_auc)} (models[].reference; in-sample, so optimistic, "
-            f"when that is the development sample), taken as exact")
+    return (
+        f"the reference sample's AUC {fmt_num(h.initial_auc)} (models[].reference; in-sample, so optimistic, "
+        f"when that is the development sample), taken as exact"
+    )
 
 
 def _other_reason(m: CreditModel, key: str) -> str:
@@ -420,7 +422,12 @@ def _other_reason(m: CreditModel, key: str) -> str:
         return f"{name}: current AUC {fmt_num(h.current_auc)} against {auc_reference(h)}, {fmt_p(h.test.p_value)}"
     if key == "psi" and st is not None and st.psi.statistic is not None:
         return f"{name}: PSI {fmt_num(st.psi.statistic)} against the reference sample"
-    if key == "herfindahl" and st is not None and st.concentration_test is not None and st.concentration_test.p_value is not None:
+    if (
+        key == "herfindahl"
+        and st is not None
+        and st.concentration_test is not None
+        and st.concentration_test.p_value is not None
+    ):
         return f"{name}: grades more concentrated than in the reference sample, {fmt_p(st.concentration_test.p_value)}"
     return name
 
@@ -678,9 +685,14 @@ def credit_view(
         glossary=tuple(GlossaryEntry(label=lab, formula=f) for lab, f in TEST_LABELS.values()),
         calibrations=tuple(
             CalibrationRow(
-                name=n, source=_PD_SOURCE[m.pd_source], brier=fmt_num(c.brier, 4), log_loss=fmt_num(c.log_loss, 4),
-                hl=fmt_pvalue(c.hosmer_lemeshow.p_value), spiegelhalter=fmt_pvalue(c.spiegelhalter.p_value),
-                slope=fmt_num(c.slope), light=c.light or "none",
+                name=n,
+                source=_PD_SOURCE[m.pd_source],
+                brier=fmt_num(c.brier, 4),
+                log_loss=fmt_num(c.log_loss, 4),
+                hl=fmt_pvalue(c.hosmer_lemeshow.p_value),
+                spiegelhalter=fmt_pvalue(c.spiegelhalter.p_value),
+                slope=fmt_num(c.slope),
+                light=c.light or "none",
             )
             for n, m in section.models.items()
             if (c := m.calibration) is not None

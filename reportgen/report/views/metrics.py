@@ -159,13 +159,14 @@ def omitted_note(twins: dict[str, str], unset: dict[str, str]) -> str:
     groups: dict[tuple[str, str], list[str]] = {}
     for k, other in twins.items():
         groups.setdefault((other, catalog.TWINS[k][1]), []).append(catalog.short_label(k))
-    parts = [f"{'; '.join(names)} (equal to {catalog.short_label(other)} {_WHY_EQUAL[when]})"
-             for (other, when), names in groups.items()]
+    parts = [
+        f"{'; '.join(names)} (equal to {catalog.short_label(other)} {_WHY_EQUAL[when]})"
+        for (other, when), names in groups.items()
+    ]
     parts += [f"{catalog.short_label(k)} (n/a for every model: {why})" for k, why in unset.items()]
     if not parts:
         return ""
     return "Not tabled: " + "; ".join(parts) + ". metrics.json keeps every metric."
-
 
 
 def metrics_view(result: ComparisonResult, ms: Models) -> MetricsView:

@@ -74,8 +74,11 @@ def per_class_view(result: ComparisonResult, ms: Models) -> PerClassView:
         rows = []
         for label in labels:
             vals = [((result.models[n].per_class or {}).get(label) or {}).get(field) for n in ms.names]
-            cis = [fmt_ci((result.models[n].per_class_ci.get(label) or {}).get(field), key=field)
-                   or _no_interval(result, n, field, v) for n, v in zip(ms.names, vals)]
+            cis = [
+                fmt_ci((result.models[n].per_class_ci.get(label) or {}).get(field), key=field)
+                or _no_interval(result, n, field, v)
+                for n, v in zip(ms.names, vals)
+            ]
             best = best_index(vals, "higher")
             support = ((first.per_class or {}).get(label) or {}).get("support")
             rows.append(
@@ -90,7 +93,10 @@ def per_class_view(result: ComparisonResult, ms: Models) -> PerClassView:
             )
         if any(c.value != "n/a" for r in rows for c in r.cells):
             drawn = any(f in INTERVAL_FIELDS for m in result.models.values() for f in m.per_class_ci_method)
-            note = "" if field in INTERVAL_FIELDS or not drawn else (
-                "No intervals: per class, only the one-vs-rest AUC has one.")
+            note = (
+                ""
+                if field in INTERVAL_FIELDS or not drawn
+                else ("No intervals: per class, only the one-vs-rest AUC has one.")
+            )
             tables.append(ClassTable(title=title, rows=tuple(rows), no_intervals=note))
     return PerClassView(tables=tuple(tables), interval_note=per_class_interval_note(result))
