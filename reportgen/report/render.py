@@ -24,7 +24,6 @@ import tempfile
 import traceback
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
-from dataclasses import dataclass
 from datetime import datetime
 from importlib import resources
 from pathlib import Path
@@ -35,13 +34,11 @@ from jinja2 import ChoiceLoader, Environment, FileSystemLoader, StrictUndefined,
 from jinja2.exceptions import SecurityError
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 from markupsafe import Markup
-from pydantic import ValidationError
 
-from reportgen.config import REPORT_SECTIONS, ReportConfig
-from reportgen.errors import ReportgenError, ResultError, ThemeError
+from reportgen.errors import ReportgenError, ThemeError
 from reportgen.report.formats import FILTERS
+from reportgen.report.theme import Provenance, Theme
 from reportgen.report.views import ReportView, report_view
-from reportgen.report.views.appendix import Provenance
 from reportgen.results import ComparisonResult
 
 log = logging.getLogger(__name__)
@@ -52,92 +49,6 @@ FORMATS = ("html", "pdf", "json", "csv", "xlsx")
 # --------------------------------------------------------------------------------------
 # Theme
 # --------------------------------------------------------------------------------------
-
-SECTIONS = REPORT_SECTIONS
-
-
-@dataclass(frozen=True, slots=True)
-class Theme:
-    """How a report is rendered, as whoever renders it chose: an optional template directory,
-    palette, logo and section list, the layout (``brief``: the sign-off brief first, with
-    ``block_on`` its recommendation rule's light), and the pack's provenance (where it is written
-    and, for a re-render, from what: the audit trail's lines and the mark on every page of a pack
-    from an edited or unverified metrics.json)."""
-
-    template_dir: Path | None = None
-    palette: tuple[str, ...] | None = None
-    logo: Path | None = None
-    sections: tuple[str, ...] = SECTIONS
-    provenance: Provenance = Provenance()
-    layout: str = "full"
-    block_on: str = "red"
-
-    @classmethod
-    def from_config(cls, report: dict[str, Any] | None, template_dir: Path | None = None) -> Theme:
-        """The theme of a config's ``report`` section, as the user wrote it for this run.
-
-        ``template_dir`` (``--theme``) wins over the config's. A logo or template directory that
-        no longer exists is left out. Never call this on a ``report`` section read from a
-        received ``metrics.json``: use :meth:`from_saved_result`, which takes no path from it.
-        """
-        r = report or {}
-        tdir = template_dir or (Path(r["template_dir"]) if r.get("template_dir") else None)
-        logo = Path(r["logo"]) if r.get("logo") else None
-        return cls(
-            template_dir=tdir if tdir is None or tdir.is_dir() else None,
-            palette=tuple(r["palette"]) if r.get("palette") else None,
-            logo=logo if logo is not None and logo.is_file() else None,
-            sections=tuple(r["sections"]) if r.get("sections") else SECTIONS,
-            layout=r.get("layout") or "full",
-            block_on=(r.get("recommendation") or {}).get("block_on") or "red",
-        )
-
-    @classmethod
-    def from_saved_result(
-        cls,
-        report: Any,
-        template_dir: Path | None = None,
-        logo: Path | None = None,
-        source: str = "metrics.json",
-        provenance: Provenance = Provenance(),
-    ) -> Theme:
-        """The theme for re-rendering a saved ``metrics.json`` (``reportgen render``).
-
-        A received file is data: its palette and section list are taken, checked by the config's
-        own rules (colours ``#rrggbb``, sections among :data:`REPORT_SECTIONS`; a value that
-        breaks them is a :class:`~reportgen.errors.ResultError` naming its JSON path, never a
-        crash in the figures nor a section silently left out), but no path in it is ever opened —
-        the template directory comes only from ``--theme`` and the logo only from ``--logo``, both
-        given by the person running the command, as is ``provenance``.
-        """
-        if report is None:
-            report = {}
-        if not isinstance(report, dict):
-            raise ResultError(f"{source}: run.config.report: expected an object or null, found {_found_json(report)}")
-        looks = {k: report[k] for k in ("palette", "sections", "layout", "recommendation") if report.get(k) is not None}
-        try:
-            checked = ReportConfig.model_validate(looks)
-        except ValidationError as exc:
-            err = exc.errors()[0]
-            where = "run.config.report" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in err["loc"])
-            msg = err["msg"].removeprefix("Value error, ")
-            found = "" if err["type"] == "value_error" else f" (found {_found_json(err.get('input'))})"
-            raise ResultError(f"{source}: {where}: {msg}{found}") from None
-        return cls(
-            template_dir=template_dir,
-            palette=tuple(checked.palette) if checked.palette else None,
-            logo=logo,
-            sections=tuple(checked.sections) if checked.sections else SECTIONS,
-            provenance=provenance,
-            layout=checked.layout,
-            block_on=checked.recommendation.block_on,
-        )
-
-
-def _found_json(value: Any) -> str:
-    """A found value for a one-line message: its repr, shortened."""
-    text = repr(value)
-    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def build_view(result: ComparisonResult, theme: Theme = Theme()) -> ReportView:

@@ -68,7 +68,7 @@ from reportgen.signals import Interrupted, held, signal_pending
 from reportgen.smallfiles import file_on_the_way
 
 if TYPE_CHECKING:
-    from reportgen.report.render import Theme
+    from reportgen.report.theme import Theme
     from reportgen.report.views import ReportView
     from reportgen.results import ComparisonResult
 

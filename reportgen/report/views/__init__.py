@@ -36,7 +36,7 @@ from reportgen.report.views.trend import TrendView, trend_view
 from reportgen.results import ComparisonResult
 
 if TYPE_CHECKING:
-    from reportgen.report.render import Theme
+    from reportgen.report.theme import Theme
 
 #: Sections whose multiclass report uses its own template (``sections/NAME_multiclass.html``).
 MULTICLASS_TEMPLATES = ("confusion", "glossary")
