@@ -386,6 +386,7 @@ def test_output_dir_placeholders(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     assert len(found) == 1 and len(found[0].parent.name) == 12
 
 
+@pytest.mark.slow
 def test_failing_pdf_leaves_the_previous_report_untouched(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                           capsys: pytest.CaptureFixture[str]) -> None:
     cfg_path = write_case(tmp_path, Case("pdf", ()))

@@ -187,6 +187,7 @@ def test_version_and_help(cli, capsys):
     assert exc.value.code == 0 and "--format" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_console_script_runs_as_a_process(fast_config_factory, tmp_path):
     """The installed entry point (not only main()) exits 0 and says where it wrote."""
     cfg = fast_config_factory(tmp_path / "proc.yaml", bootstrap={"resamples": 0})

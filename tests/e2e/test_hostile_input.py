@@ -315,6 +315,7 @@ def test_init_proposes_no_column_the_run_cannot_name(header: str, line: str, kep
 # --------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_render_reads_a_metrics_json_an_editor_saved_with_a_bom(tmp_path: Path,
                                                                 capsys: pytest.CaptureFixture[str]) -> None:
     """A metrics.json opened and saved by an editor that writes a UTF-8 BOM was "not a reportgen

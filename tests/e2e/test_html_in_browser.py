@@ -158,6 +158,7 @@ def test_no_console_error_and_no_request_but_the_file_while_read_and_used(visit)
     assert external == []
 
 
+@pytest.mark.slow
 def test_sortable_tables_sort_each_column_both_ways(visit):
     page = visit.page
     columns = _sortable_columns(page)
@@ -239,6 +240,7 @@ def test_every_in_page_link_lands_on_its_target(visit):
         assert bottom > 0 and top < height and top > -1, f"{href}: its target is not in view ({top:.0f} of {height})"
 
 
+@pytest.mark.slow
 def test_print_shows_every_part_the_screen_shows_and_the_pdf_has_every_section(visit):
     page = visit.page
     # the title block and every section's content; the contents list (links) and the colophon

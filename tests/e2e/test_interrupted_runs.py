@@ -107,6 +107,7 @@ def test_a_rerun_of_the_same_run_is_recorded_once(tmp_path: Path) -> None:
     assert len({p["run_id"] for p in trend}) == 1 and len(trend) == len(runs[0]["numbers"])
 
 
+@pytest.mark.slow
 def test_concurrent_overwriting_runs_record_one_entry_per_run_id(tmp_path: Path) -> None:
     """Two processes running one config with ``--overwrite`` into one directory at once: each run
     that wrote the report recorded it, the same run id twice."""

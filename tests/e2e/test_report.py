@@ -142,6 +142,7 @@ def test_result_round_trips_through_json(demo_run):
     assert again == demo_run.metrics
 
 
+@pytest.mark.slow
 def test_model_names_are_text_not_markup(demo_run):
     from reportgen.results import ComparisonResult
 

@@ -93,6 +93,7 @@ def _unprivileged() -> tuple[str, ...]:
 # --------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_sigterm_while_the_run_is_recorded_says_the_report_was_written(tmp_path: Path) -> None:
     """The history is appended after the report set is swapped in. A SIGTERM there said
     "nothing was written, the previous report is intact" while the directory held the new report.
@@ -107,6 +108,7 @@ def test_sigterm_while_the_run_is_recorded_says_the_report_was_written(tmp_path:
     assert len(history.read(tmp_path / "hist.sqlite")) == 1  # recorded with the report
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("point", ["reportgen.report.writer:_remove", "reportgen.cli:_gate"])
 def test_sigterm_after_the_commit_says_the_new_report_was_written(point: str, tmp_path: Path) -> None:
     """A signal held back while the previous set was removed (just after the swap), or arriving
@@ -232,6 +234,7 @@ def test_validate_checks_the_history_store_and_creates_none(tmp_path: Path, caps
                                        f"version reads layout 1); upgrade reportgen or give another history.path\n")
 
 
+@pytest.mark.slow
 def test_a_history_store_in_a_read_only_directory_is_exit_2_before_any_work(tmp_path: Path) -> None:
     """SQLite writes a journal beside the store: a store in a directory this user cannot write
     failed only at the append, after the report was written (so a rerun without --overwrite was
@@ -483,6 +486,7 @@ sys.exit(main(sys.argv[1:]))
 """
 
 
+@pytest.mark.slow
 @pytest.mark.sql
 def test_sigterm_during_a_long_query_is_answered_at_once(tmp_path: Path) -> None:
     """A query runs inside one call into the driver's C code, where Python runs no signal
@@ -515,6 +519,7 @@ def _sigterm_during_query(folder: Path, url: str, query: str, within: float) -> 
     assert not (folder / "out").exists()
 
 
+@pytest.mark.slow
 @pytest.mark.sql
 def test_sigterm_during_a_long_postgresql_query_cancels_it_on_the_server(tmp_path: Path) -> None:
     """The same with a real PostgreSQL (pgserver, a test dependency): the run

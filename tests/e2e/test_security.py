@@ -75,6 +75,7 @@ def test_python_yaml_tags_are_refused_and_not_executed(tmp_path: Path, capsys: p
 # ---- HTML and PDF escaping -------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_model_names_are_escaped_in_html(hostile_result: Path, tmp_path: Path) -> None:
     out = tmp_path / "html"
     assert cli.main(["render", str(hostile_result), "--out", str(out), "--format", "html", "-q"]) == 0
@@ -102,6 +103,7 @@ def test_safe_text_escapes_mathtext() -> None:
     assert figures.safe_text("a\\b") == "a\\b"  # outside math, matplotlib keeps backslashes
 
 
+@pytest.mark.slow
 def test_figure_text_shows_names_literally(hostile_result: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # long names are shown by key (M1, M2) in figures; here the names themselves are drawn
     monkeypatch.setattr(figures, "KEY_AFTER", 100)
@@ -112,6 +114,7 @@ def test_figure_text_shows_names_literally(hostile_result: Path, monkeypatch: py
     assert html.escape(SCRIPT, quote=False) in legend and SCRIPT not in legend
 
 
+@pytest.mark.slow
 def test_figures_show_long_names_by_key(hostile_result: Path) -> None:
     result = _result(hostile_result)
     assert figures.uses_keys(list(result.models))  # SCRIPT is longer than KEY_AFTER
@@ -135,6 +138,7 @@ def test_url_fetcher_serves_data_urls() -> None:
     assert render._refuse_urls("data:,a%20b")["string"] == b"a b"
 
 
+@pytest.mark.slow
 def test_weasyprint_fetcher_object_refuses_files_and_network() -> None:
     fetcher = render._url_fetcher()
     for url in ("file:///etc/passwd", "http://example.com/x.png"):
@@ -142,6 +146,7 @@ def test_weasyprint_fetcher_object_refuses_files_and_network() -> None:
             fetcher(url)
 
 
+@pytest.mark.slow
 @pytest.mark.pdf
 def test_theme_with_external_urls_renders_without_fetching(hostile_result: Path, tmp_path: Path,
                                                            monkeypatch: pytest.MonkeyPatch) -> None:
@@ -179,6 +184,7 @@ def test_theme_with_external_urls_renders_without_fetching(hostile_result: Path,
 # ---- template confinement --------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("include", ["../secret.html", "/etc/passwd", "sections/../../secret.html", "..\\secret.html"])
 def test_theme_cannot_include_files_outside_itself(include: str, hostile_result: Path, tmp_path: Path,
                                                    capsys: pytest.CaptureFixture[str]) -> None:
@@ -194,6 +200,7 @@ def test_theme_cannot_include_files_outside_itself(include: str, hostile_result:
     assert not (out / "report.html").exists()
 
 
+@pytest.mark.slow
 def test_theme_symlink_out_of_the_directory_is_refused(hostile_result: Path, tmp_path: Path,
                                                       capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "secret.html").write_text("TOP SECRET\n")
@@ -207,6 +214,7 @@ def test_theme_symlink_out_of_the_directory_is_refused(hostile_result: Path, tmp
     assert "outside the template directory" in _one_error_line(capsys.readouterr().err)
 
 
+@pytest.mark.slow
 def test_theme_syntax_error_is_a_user_error(hostile_result: Path, tmp_path: Path,
                                             capsys: pytest.CaptureFixture[str]) -> None:
     theme = tmp_path / "theme"
@@ -236,6 +244,7 @@ SSTI_PAYLOADS = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("payload", SSTI_PAYLOADS)
 def test_hostile_theme_runs_no_code(payload: str, hostile_result: Path, tmp_path: Path,
                                     capsys: pytest.CaptureFixture[str]) -> None:
@@ -252,6 +261,7 @@ def test_hostile_theme_runs_no_code(payload: str, hostile_result: Path, tmp_path
     assert not (out / "report.html").exists()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("payload", ["{{ 'a' * 100000000 }}", "{{ 100000000 * 'ab' }}", "{{ [0] * 10**8 }}",
                                      "{{ 10 ** 100000000 }}"])
 def test_a_theme_cannot_build_a_huge_value(payload: str, hostile_result: Path, tmp_path: Path,
@@ -267,6 +277,7 @@ def test_a_theme_cannot_build_a_huge_value(payload: str, hostile_result: Path, t
     assert not (out / "report.html").exists()
 
 
+@pytest.mark.slow
 def test_a_theme_may_still_repeat_a_little(hostile_result: Path, tmp_path: Path) -> None:
     theme = tmp_path / "theme"
     theme.mkdir()
@@ -276,6 +287,7 @@ def test_a_theme_may_still_repeat_a_little(hostile_result: Path, tmp_path: Path)
     assert "-" * 40 + "1024" + "12" in (out / "report.html").read_text()
 
 
+@pytest.mark.slow
 def test_hostile_metrics_json_template_dir_is_never_used(hostile_result: Path, tmp_path: Path) -> None:
     """A received metrics.json naming a template directory: render ignores it (only --theme counts)."""
     marker = tmp_path / "pwned"
@@ -300,6 +312,7 @@ def test_hostile_metrics_json_template_dir_is_never_used(hostile_result: Path, t
     assert "data:image/png" not in page  # the logo named in the JSON is not opened
 
 
+@pytest.mark.slow
 def test_config_template_dir_is_sandboxed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     marker = tmp_path / "pwned"
     cfg = _write_run(tmp_path, ("a", "b"))
@@ -371,6 +384,7 @@ def test_logo_bytes_are_checked(name: str, data: bytes, expect: str, tmp_path: P
     assert expect in _one_error_line(capsys.readouterr().err)
 
 
+@pytest.mark.slow
 def test_plain_svg_logo_is_inlined(tmp_path: Path) -> None:
     (tmp_path / "logo.svg").write_bytes(b'<?xml version="1.0"?>\n<svg xmlns="http://www.w3.org/2000/svg" width="10" '
                                         b'height="10"><rect width="10" height="10" fill="#036"/></svg>')
@@ -379,6 +393,7 @@ def test_plain_svg_logo_is_inlined(tmp_path: Path) -> None:
     assert "data:image/svg+xml;base64," in (tmp_path / "out" / "report.html").read_text()
 
 
+@pytest.mark.slow
 @pytest.mark.pdf
 def test_pdf_rendering_leaves_other_libraries_loggers_as_configured(hostile_result: Path, tmp_path: Path) -> None:
     """render_pdf set the weasyprint and fontTools loggers to ERROR for the whole process (issue 18)."""

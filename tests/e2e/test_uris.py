@@ -140,6 +140,7 @@ def test_s3_inputs_give_the_numbers_of_the_local_files(s3, tmp_path: Path, cli, 
     assert SECRET not in html and "s3:/preds" not in html
 
 
+@pytest.mark.slow
 def test_unknown_scheme_unreachable_storage_and_missing_object_exit_2_one_line_no_secret(
         s3, tmp_path: Path, cli, capsys) -> None:
     q = s3["query"]

@@ -55,6 +55,7 @@ def theme_with(tmp: Path, template: str) -> Path:
     return theme
 
 
+@pytest.mark.slow
 def test_undefined_variable_in_a_theme_is_exit_2(saved, tmp_path, capsys):
     theme = theme_with(tmp_path, "<html>{{ no_such_value }}</html>")
     code = cli.main(["render", str(saved), "--theme", str(theme), "--out", str(tmp_path / "r"), "--format", "html"])
@@ -67,6 +68,7 @@ def test_undefined_variable_in_a_theme_is_exit_2(saved, tmp_path, capsys):
     ("{{ 1 / 0 }}", "ZeroDivisionError: division by zero"),
     ('{{ view.title | int + "a" }}', "TypeError: unsupported operand type(s) for +: 'int' and 'str'"),
 ])
+@pytest.mark.slow
 def test_a_theme_expression_that_raises_at_render_time_is_exit_2_naming_its_line(expression, found, saved, tmp_path,
                                                                                    capsys):
     """Were 'internal error (ZeroDivisionError ...)', exit 1."""
@@ -77,6 +79,7 @@ def test_a_theme_expression_that_raises_at_render_time_is_exit_2_naming_its_line
     assert f"{theme / 'report.html'}:2: the template failed while rendering ({found})" in line
 
 
+@pytest.mark.slow
 def test_a_theme_including_a_missing_template_names_it_not_a_disk_error(saved, tmp_path, capsys):
     """Was 'writing the report failed (nope.html)': Jinja's TemplateNotFound is an OSError."""
     theme = theme_with(tmp_path, '<html>{% include "nope.html" %}</html>')
@@ -145,6 +148,7 @@ def test_render_of_deeply_nested_json_is_exit_2_not_a_recursion_error(text, tmp_
     assert sorted(p.name for p in tmp_path.iterdir()) == ["metrics.json"]
 
 
+@pytest.mark.slow
 def test_render_keeps_the_bytes_it_rendered_from(saved, tmp_path, capsys):
     """The kept metrics.json is the file parsed (one read), byte for byte."""
     before = saved.read_bytes()

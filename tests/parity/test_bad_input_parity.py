@@ -76,6 +76,7 @@ def metrics(out: Path) -> dict:
 # --- the id join ----------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_stream_and_dask_refuse_files_with_no_id_in_common(tmp_path, scheduler, capsys):
     """With id: set, stream and dask ignored the join and compared unrelated rows (exit 0)."""
     cfg = two_models(tmp_path, rows(), rows(start=101), id="id")
@@ -150,6 +151,7 @@ def test_files_joined_by_id_in_any_order_are_paired_in_every_engine(tmp_path, sc
     assert p_delong is not None
 
 
+@pytest.mark.slow
 def test_files_of_different_lengths_without_id_are_two_samples_in_every_engine(tmp_path, scheduler, capsys):
     """No id and 40 rows against 37: memory refused (exit 2, 'set id'), stream and dask compared
     the two samples unpaired. One rule now: two samples, unpaired tests, reason lengths_differ."""
@@ -162,6 +164,7 @@ def test_files_of_different_lengths_without_id_are_two_samples_in_every_engine(t
         assert {k: v for k, v in outs[e].items() if k != "run"} == {k: v for k, v in outs["memory"].items() if k != "run"}, e
 
 
+@pytest.mark.slow
 def test_missing_drop_with_id_keeps_the_rows_every_model_keeps(tmp_path, scheduler, capsys):
     """missing: drop with id: memory failed on the ids it dropped itself ('not shared by every
     model'); stream/dask did not pair. Now: the shared ids, paired, every left-out row counted."""
@@ -230,6 +233,7 @@ def test_multiclass_files_joined_by_id_in_any_order_are_paired_in_every_engine(t
 # --- reading --------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_csv_score_integral_for_the_first_block_then_decimal_is_read(tmp_path, scheduler, capsys):
     """stream and dask failed with "conversion error to int64" (type inference on the first block)."""
     n = 120_000  # past one 1 MB CSV block
@@ -697,6 +701,7 @@ def _two_faults_far_apart(tmp: Path) -> Path:
     ("column name with spaces", lambda t: _raw(t, "id, y ,s\n1,0,0.1\n2,1,0.2\n"), ("(columns: id, ' y ', s)", "the file has ' y '")),
     ("column name in another case", lambda t: _raw(t, "id,Y,s\n1,0,0.1\n2,1,0.2\n"), ("the file has 'Y'",)),
 ])
+@pytest.mark.slow
 def test_hostile_files_are_refused_alike_by_every_engine_and_validate(case, build, words, tmp_path, scheduler, capsys):
     line = refused_alike(build(tmp_path), scheduler, capsys)
     for w in words:

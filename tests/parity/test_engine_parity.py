@@ -285,6 +285,7 @@ def _params():
                 yield pytest.param(case, (left, right), aspect, id=f"{case.name}-{pair}-{aspect}", marks=marks)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("case", "engines", "aspect"), list(_params()))
 def test_engines_write_the_same_metrics_json(documents, case, engines, aspect):
     """The two engines' documents agree at every JSON path of the aspect (exactly, or to 1e-12

@@ -61,6 +61,7 @@ def test_true_false_scores_in_a_csv_read_as_the_parquet_booleans_do(tmp_path, sc
     assert first_difference(docs["ones.csv"], docs["a.csv"]) is None
 
 
+@pytest.mark.slow
 def test_true_false_past_the_first_csv_block_are_read_on_by_the_streamed_engines(tmp_path, scheduler, capsys):
     """The streamed reader parses a CSV block by block as float64; a block holding 'true' failed as
     a whole. Past the first block (1 MB), the rows already read are kept and the rest is read with

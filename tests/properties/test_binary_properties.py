@@ -294,6 +294,7 @@ def test_integer_weights_are_frequencies(d):
 # --- 4. against scikit-learn and brute force on the raw rows -------------------------------------
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(datasets(), st.sampled_from([0.5, 1.0, 2.0]), st.data())
 def test_metrics_match_sklearn_and_brute_force(d, beta, data):

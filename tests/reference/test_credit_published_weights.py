@@ -433,6 +433,7 @@ def test_the_calibration_figure_shows_a_grade_at_pd_zero_at_the_axis_floor() -> 
     assert np.all((x >= lo) & (x <= hi)) and np.all((yy >= lo) & (yy <= hi)), (x, yy, lo, hi)
 
 
+@pytest.mark.slow
 def test_a_run_with_frequency_weights_reports_the_migration_of_obligors_and_says_which_cells_are_weak(tmp_path) -> None:
     """End to end (config, memory engine, report): a rating column, ids in both samples and
     frequency weights. The memory engine repeats a row of weight w w times; the migration counts

@@ -176,6 +176,7 @@ def test_repr_html_shows_the_summary_and_two_figures(from_frames) -> None:
     assert "Ranking by Gini" in html and "<script" not in html
 
 
+@pytest.mark.slow
 @pytest.mark.pdf
 def test_matplotlib_backend_and_pyplot_are_left_alone(tmp_path: Path) -> None:
     """A notebook's backend (here 'svg', set by the user) survives importing, comparing,

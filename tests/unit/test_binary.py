@@ -355,6 +355,7 @@ def brute_optima(s, y, w, direction="higher"):
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("direction", ["higher", "lower"])
 @pytest.mark.parametrize("kind", CASES)
 def test_optimal_thresholds_match_brute_force(kind, direction):
@@ -421,6 +422,7 @@ def test_break_even_is_not_the_trivial_cut_with_no_true_positives():
     assert o.value == pytest.approx(B.compute_metrics(build_table(s, y), 0.5).get("r_precision"))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", CASES)
 def test_constraint_rules_match_brute_force(kind):
     s, y, w = make_case(kind, n=80, seed=19)

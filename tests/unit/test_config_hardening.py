@@ -74,6 +74,7 @@ def test_many_problems_are_capped_on_one_line() -> None:
     assert msg.count("unknown key") == 5 and msg.endswith("(and 4 more problems)")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("depth", [MAX_DEPTH + 1, 2000])
 def test_deep_nesting_is_a_config_error(depth: int) -> None:
     msg = _error("title: " + "[" * depth + "]" * depth + "\n" + BASE)
@@ -101,6 +102,7 @@ def _dump(doc: object) -> str:
     return yaml.safe_dump(doc, allow_unicode=True)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_docs, st.booleans(), st.integers(0, 60))
 def test_fuzzed_documents_give_a_config_or_one_line_error(doc: object, duplicate: bool, nest: int) -> None:

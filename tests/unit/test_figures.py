@@ -72,6 +72,7 @@ def test_cost_envelopes_lie_below_the_trivial_classifiers(demo):
         assert np.all(env <= np.minimum(pc, 1 - pc) + 1e-12) and np.all(env >= -1e-12)
 
 
+@pytest.mark.slow
 def test_figures_stay_light_at_any_number_of_rows():
     result = make_result(200_000, 2)
     for m in result.models.values():
@@ -118,6 +119,7 @@ def test_lean_svg_keeps_every_drawn_element_and_the_pdf_pixels(demo, tmp_path):
     assert figures.lean_svg("<svg><g></svg>") == "<svg><g></svg>"  # not XML: left as it is
 
 
+@pytest.mark.slow
 def test_the_credit_figures_come_after_the_tables_own_and_are_each_models_figure(demo):
     """The credit section's figures (:func:`credit_figures.figure_table`) are drawn with the
     report's, under ``credit:NAME`` after the table's own, each the model's figure."""
@@ -157,6 +159,7 @@ def test_a_figures_notes_are_logged_once_each_in_figure_order(demo, monkeypatch,
     assert [r.getMessage() for r in caplog.records] == ["figure: ks note", "figure: roc note", "figure: pr note"]
 
 
+@pytest.mark.slow
 @pytest.mark.pdf
 def test_the_pdf_draws_its_figures_as_images_with_the_same_pixels_text_and_alt(demo, tmp_path):
     """The PDF's page holds each figure as an ``<img>`` of its lean SVG (fewer HTML elements to

@@ -57,6 +57,7 @@ def _config(tmp_path: Path, fast_config_factory, checks: list[dict]) -> Path:
     return cfg
 
 
+@pytest.mark.slow
 def test_checks_in_metrics_json_report_and_exit_codes(tmp_path: Path, fast_config_factory, cli, capsys,
                                                       demo_run, metrics_schema) -> None:
     import jsonschema

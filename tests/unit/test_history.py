@@ -37,6 +37,7 @@ def naive_variants(tmp_path_factory) -> list[Path]:
     return out
 
 
+@pytest.mark.slow
 def test_three_runs_share_a_history_trend_and_history_command(tmp_path: Path, fast_config_factory, cli, capsys,
                                                               naive_variants) -> None:
     store = tmp_path / "hist" / "runs.sqlite"

@@ -117,6 +117,7 @@ def test_matplotlib_warnings_are_handled_at_the_figure_missing_glyphs_dropped_ot
     assert [str(w.message) for w in outside] == ["after"]
 
 
+@pytest.mark.slow
 @pytest.mark.pdf
 def test_a_successful_demo_run_prints_nothing_on_stderr(tmp_path, fast_config_factory):
     """The demo, with a model and the title in scripts DejaVu Sans lacks (each missing glyph was a
@@ -142,6 +143,7 @@ def test_a_successful_demo_run_prints_nothing_on_stderr(tmp_path, fast_config_fa
     assert " wrote " in proc.stdout
 
 
+@pytest.mark.slow
 @pytest.mark.dask
 def test_a_user_error_on_the_dask_engine_is_one_line_without_the_workers_tracebacks(tmp_path):
     """The local cluster's workers logged 'Compute Failed' with a traceback, and its scheduler

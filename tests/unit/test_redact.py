@@ -151,6 +151,7 @@ def test_what_render_reads_back_is_recorded_as_read() -> None:
     Theme.from_saved_result(report)
 
 
+@pytest.mark.slow
 def test_metrics_json_records_the_query_paths_and_title_byte_for_byte(tmp_path: Path, cli, monkeypatch) -> None:
     """The number-list formatter rewrote '[1,2]' as '[1, 2]' inside strings: the recorded query
     then selected other rows than the one analysed. And a password from ``${VAR}`` is not stored."""

@@ -124,6 +124,7 @@ def test_frozen_results_still_pickle_copy_and_serialise():
     assert m.metrics["gini"] == 0.5
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("task", ["binary", "multiclass"])
 def test_a_loaded_result_cannot_be_edited(task, request):
     text = request.getfixturevalue(f"{task}_text")
@@ -289,6 +290,7 @@ _CROSS_REFERENCE = ("is not among the models", "primary_metric: unknown metric",
                     "expected a number for task: binary", "is outside the range of", "expected a count of rows")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("task", ["binary", "multiclass"])
 def test_random_mutations_load_or_fail_with_one_line_and_agree_with_the_schema(task, request):
     """Replace a value, add a key or delete one anywhere: the loader either accepts the
@@ -337,6 +339,7 @@ def test_random_mutations_load_or_fail_with_one_line_and_agree_with_the_schema(t
     check()
 
 
+@pytest.mark.slow
 def test_unknown_keys_are_refused_wherever_the_format_is_fixed(binary_text):
     doc = _trim(json.loads(binary_text))
     text = json.dumps(doc)

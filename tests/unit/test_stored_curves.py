@@ -130,6 +130,7 @@ def test_stored_points_are_exact_points_with_their_thresholds_and_the_roc_hull(d
             assert len(stored.x) < len(curve.x)
 
 
+@pytest.mark.slow
 def test_full_curves_flag_keeps_the_engine_points(tmp_path: Path, fast_demo_config, cli) -> None:
     args = ["run", str(fast_demo_config), "--format", "json", "--now", "2026-01-01T00:00:00Z", "--quiet"]
     assert cli([*args, "--out", str(tmp_path / "slim")]) == 0

@@ -48,6 +48,7 @@ def test_clopper_pearson_and_wilson_match_scipy(k, n, level):
     assert PR.wilson(k, n, level) == pytest.approx((ref_w.low, ref_w.high), abs=1e-12)
 
 
+@pytest.mark.slow
 @given(st.integers(0, 400), st.integers(1, 400), st.sampled_from([0.8, 0.95, 0.999]))
 @settings(max_examples=60, deadline=None)
 def test_clopper_pearson_contains_the_estimate_and_widens_with_level(k, n, level):
@@ -514,6 +515,7 @@ def test_interval_footnote_follows_the_data(weighted, resamples, expected):
     assert got == expected or (expected and got.startswith(expected + ", exact Clopper"))
 
 
+@pytest.mark.slow
 def test_settings_note_says_bootstrap_when_weighted_and_nothing_with_resamples_0():
     from reportgen.report.render import build_view
     y, a, b, w = german_credit_like(11)
@@ -524,6 +526,7 @@ def test_settings_note_says_bootstrap_when_weighted_and_nothing_with_resamples_0
         assert want in note and unwanted not in note, note
 
 
+@pytest.mark.slow
 def test_holm_is_applied_to_multiclass_bootstrap_verdicts(tmp_path):
     import pandas as pd
     rng = np.random.default_rng(13)

@@ -221,6 +221,7 @@ def _codes_in_source() -> set[tuple[str, str]]:
     return found
 
 
+@pytest.mark.slow
 def test_every_code_the_source_emits_is_enumerated_and_worded() -> None:
     """Static: a new Notice("…") / Reason("…") anywhere in the package needs its code in the enum
     (and so, by the test above, its sentence), even on a path no other test runs."""

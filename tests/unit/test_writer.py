@@ -128,6 +128,7 @@ def setup(references, tmp_path: Path) -> tuple[Path, Path, dict[str, bytes], dic
 # --------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("point", ["locked", "staged"])
 def test_sigterm_keeps_the_previous_report_and_leaves_no_temporary_directory(setup, point: str) -> None:
     cfg, work, old, _ = setup
@@ -145,6 +146,7 @@ def test_sigterm_keeps_the_previous_report_and_leaves_no_temporary_directory(set
     assert scratch(work) == []  # not even the lock file
 
 
+@pytest.mark.slow
 def test_sigint_is_exit_130_with_the_same_guarantee(setup) -> None:
     cfg, work, old, _ = setup
     code, err = Paused("staged", run_argv(cfg, work / "X")).kill(signal.SIGINT)
@@ -153,6 +155,7 @@ def test_sigint_is_exit_130_with_the_same_guarantee(setup) -> None:
     assert snapshot(work / "X") == old and scratch(work) == []
 
 
+@pytest.mark.slow
 def test_sigterm_during_the_swap_is_held_until_the_new_set_is_in_place(setup) -> None:
     cfg, work, _, new = setup
     code, err = Paused("swapped", run_argv(cfg, work / "X", "html,json")).kill(signal.SIGTERM)
@@ -162,6 +165,7 @@ def test_sigterm_during_the_swap_is_held_until_the_new_set_is_in_place(setup) ->
     assert scratch(work) == []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("point", ["locked", "staged", "swapped"])
 def test_sigkill_leaves_the_complete_old_or_new_set_and_the_next_run_cleans_up(setup, point: str) -> None:
     cfg, work, old, new = setup
@@ -177,6 +181,7 @@ def test_sigkill_leaves_the_complete_old_or_new_set_and_the_next_run_cleans_up(s
     assert scratch(work) == []
 
 
+@pytest.mark.slow
 def test_sigkill_between_the_two_renames_is_repaired_by_the_next_run(setup) -> None:
     """The one window where the target is absent: the old set is whole under its aside name,
     and the next run puts it back before anything else."""
@@ -196,6 +201,7 @@ def test_sigkill_between_the_two_renames_is_repaired_by_the_next_run(setup) -> N
 # --------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_concurrent_run_into_the_same_directory_is_refused_by_the_lock(tmp_path: Path, capsys) -> None:
     """Two runs with overwrite: false used to both exit 0 (the check ran before rendering)."""
     cfg = make_config(tmp_path / "cfg")
@@ -270,6 +276,7 @@ def test_temporary_directory_left_inside_by_an_older_version_is_ignored_and_remo
     assert sorted(os.listdir(out)) == ["metrics.json"]
 
 
+@pytest.mark.slow
 def test_render_keeps_the_metrics_json_it_was_rendered_from(tmp_path: Path) -> None:
     cfg = make_config(tmp_path / "cfg")
     out = tmp_path / "X"
