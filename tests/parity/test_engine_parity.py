@@ -233,6 +233,7 @@ def comparable(doc: dict[str, Any]) -> dict[str, Any]:
     """``metrics.json`` without the run block, but with the run's facts about the data."""
     doc = json.loads(json.dumps(doc))  # exactly what metrics.json holds (tuples → lists, …)
     run = doc.pop("run")
+    doc.pop("digest", None)  # a digest of the whole document, run included
     # the credit section is the same in every engine (its battery reads the distinct rows with
     # their counts in one canonical order, engine.credit.merged_rows) except the grade migration,
     # which joins rows by id: the memory engine computes it, the others state capability

@@ -77,6 +77,7 @@ def _docs(cfg: Path, scheduler: str, capsys, *sets: str) -> dict[str, dict]:
         assert cli.main(validate) == 0, f"validate {engine}: {capsys.readouterr().err}"
         doc = json.loads((out / "metrics.json").read_text(encoding="utf-8"))
         run = doc.pop("run")
+        doc.pop("digest", None)  # a digest of the whole document, run included
         doc["run_facts"] = {k: run.get(k) for k in RUN_FACTS}
         docs[engine] = doc
     return docs

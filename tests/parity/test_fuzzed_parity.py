@@ -46,6 +46,7 @@ def _run_all(tmp: Path, cfg: dict, scheduler: str, capsys) -> dict[str, dict]:
         assert code == 0, f"{engine}: exit {code}: {capsys.readouterr().err}"
         doc = json.loads((out / "metrics.json").read_text(encoding="utf-8"))
         run = doc.pop("run")
+        doc.pop("digest", None)  # a digest of the whole document, run included
         doc["run_facts"] = {k: run.get(k) for k in RUN_FACTS}
         docs[engine] = doc
     return docs

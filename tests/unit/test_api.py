@@ -48,6 +48,7 @@ def _without_sources(result: ComparisonResult) -> dict:
         doc["run"].pop(key)
     for m in doc["models"].values():
         m.pop("file")
+    doc.pop("digest")  # of the whole document, the sources included
     return doc
 
 
