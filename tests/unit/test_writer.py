@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import random
 import signal
 import subprocess
@@ -53,8 +54,18 @@ def make_config(folder: Path, name: str = "q.yaml", **output) -> Path:
 
 
 def snapshot(directory: Path) -> dict[str, bytes]:
-    """Every file of a directory (recursively) by relative path, with its bytes."""
-    return {str(p.relative_to(directory)): p.read_bytes() for p in sorted(directory.rglob("*")) if p.is_file()}
+    """Every file of a directory (recursively) by relative path, with its bytes; a report.html
+    without its audit trail's provenance rows, which name the directory the set was written to
+    (the reference sets are rendered elsewhere)."""
+    return {
+        str(p.relative_to(directory)): _without_provenance(p.read_bytes()) if p.name == "report.html" else p.read_bytes()
+        for p in sorted(directory.rglob("*"))
+        if p.is_file()
+    }
+
+
+def _without_provenance(html: bytes) -> bytes:
+    return re.sub(rb'<tr class="provenance">.*?</tr>', b"", html, flags=re.S)
 
 
 def scratch(parent: Path) -> list[str]:
