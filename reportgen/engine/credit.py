@@ -1032,6 +1032,69 @@ def _sample_of(cols: dict[str, np.ndarray | None], count: np.ndarray) -> CreditS
     )
 
 
+def _stability(
+    cur: CreditSample,
+    ref: CreditSample,
+    rc: np.ndarray | None,
+    n: np.ndarray,
+    labels: list[str],
+    direction: Direction,
+    s: CreditSettings,
+    ref_auc: float | None,
+) -> CreditStability:
+    """Stability of the current sample against the reference: PSI and the concentration of the
+    grades (or, graded by a column the reference lacks, of the reference scores' deciles), with the
+    score distributions of both."""
+    k = len(labels)
+    c = _ones(cur)
+    rc1 = _ones(ref)
+    basis: Literal["grades", "score_deciles"]
+    if rc is not None:
+        basis, ccount, blabels = "grades", n, labels
+        rcount = np.rint(np.bincount(rc, weights=rc1, minlength=k)).astype(np.int64)
+    else:  # graded by a column the reference lacks: deciles of the reference scores
+        sign = -1.0 if direction == "lower" else 1.0
+        e = _quantile_edges(sign * ref.score, 10, ref.count)
+        rcount = np.rint(np.bincount(grade_codes(sign * ref.score, e), weights=rc1, minlength=len(e) + 1)).astype(
+            np.int64
+        )
+        ccount = np.rint(np.bincount(grade_codes(sign * cur.score, e), weights=c, minlength=len(e) + 1)).astype(
+            np.int64
+        )
+        basis, blabels = "score_deciles", [f"decile {i + 1}" for i in range(len(e) + 1)]
+    v, e_sh, a_sh, contrib = psi(rcount, ccount)
+    psi_test = CreditTest(statistic=v, p_value=None, light=_psi_light(v, s))
+    conc_cur, conc_ref = concentration(ccount), concentration(rcount)
+    if basis == "grades":  # the ECB test compares the grades' concentration, not decile shares
+        hs, hp, hr = concentration_test(conc_ref.cv, conc_cur.cv, k)
+        conc_test = _test(hs, hp, s, reason=hr)
+    else:
+        conc_test = _test(None, None, s, reason="no_reference_grades")
+    return CreditStability(
+        basis=basis,
+        reference_n=int(round(rc1.sum())),
+        reference_defaults=int(round(_wsum(ref.y, ref.count))),
+        reference_auc=ref_auc,
+        psi=psi_test,
+        empty_rule=EMPTY_RULE,
+        bins=[
+            PsiBin(
+                label=blabels[i],
+                reference_n=int(rcount[i]),
+                current_n=int(ccount[i]),
+                reference_share=float(e_sh[i]),
+                current_share=float(a_sh[i]),
+                contribution=float(contrib[i]),
+            )
+            for i in range(len(blabels))
+        ],
+        concentration_current=conc_cur,
+        concentration_reference=conc_ref,
+        concentration_test=conc_test,
+        scores=_histogram(cur, ref),
+    )
+
+
 def credit_model(
     name: str,
     cur: CreditSample,
@@ -1121,52 +1184,7 @@ def credit_model(
     if ref is None:
         caps["stability"] = "no_reference"
     else:
-        rc1 = _ones(ref)
-        basis: Literal["grades", "score_deciles"]
-        if rc is not None:
-            basis, ccount, blabels = "grades", n, labels
-            rcount = np.rint(np.bincount(rc, weights=rc1, minlength=k)).astype(np.int64)
-        else:  # graded by a column the reference lacks: deciles of the reference scores
-            sign = -1.0 if direction == "lower" else 1.0
-            e = _quantile_edges(sign * ref.score, 10, ref.count)
-            rcount = np.rint(np.bincount(grade_codes(sign * ref.score, e), weights=rc1, minlength=len(e) + 1)).astype(
-                np.int64
-            )
-            ccount = np.rint(np.bincount(grade_codes(sign * cur.score, e), weights=c, minlength=len(e) + 1)).astype(
-                np.int64
-            )
-            basis, blabels = "score_deciles", [f"decile {i + 1}" for i in range(len(e) + 1)]
-        v, e_sh, a_sh, contrib = psi(rcount, ccount)
-        psi_test = CreditTest(statistic=v, p_value=None, light=_psi_light(v, s))
-        conc_cur, conc_ref = concentration(ccount), concentration(rcount)
-        if basis == "grades":  # the ECB test compares the grades' concentration, not decile shares
-            hs, hp, hr = concentration_test(conc_ref.cv, conc_cur.cv, k)
-            conc_test = _test(hs, hp, s, reason=hr)
-        else:
-            conc_test = _test(None, None, s, reason="no_reference_grades")
-        stability = CreditStability(
-            basis=basis,
-            reference_n=int(round(rc1.sum())),
-            reference_defaults=int(round(_wsum(ref.y, ref.count))),
-            reference_auc=ref_auc,
-            psi=psi_test,
-            empty_rule=EMPTY_RULE,
-            bins=[
-                PsiBin(
-                    label=blabels[i],
-                    reference_n=int(rcount[i]),
-                    current_n=int(ccount[i]),
-                    reference_share=float(e_sh[i]),
-                    current_share=float(a_sh[i]),
-                    contribution=float(contrib[i]),
-                )
-                for i in range(len(blabels))
-            ],
-            concentration_current=conc_cur,
-            concentration_reference=conc_ref,
-            concentration_test=conc_test,
-            scores=_histogram(cur, ref),
-        )
+        stability = _stability(cur, ref, rc, n, labels, direction, s, ref_auc)
         if rc is not None and rows_cur.ids is not None and rows_ref is not None and rows_ref.ids is not None:
             fixed = grading if edges is None else Grading("edges", edges=tuple(float(e) for e in edges))
             mc, mr, *_ = _grades(rows_cur, rows_ref, fixed, direction)  # the rows' grades, at the same edges
