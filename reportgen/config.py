@@ -546,19 +546,6 @@ class OutputConfig(Strict):
 
 #: Sections of a report, in the default reading order; ``report.sections`` picks them in its own
 #: order. ``credit`` and ``trend`` appear only when the run has them (``credit:``, ``history:``).
-REPORT_SECTIONS = (
-    "summary",
-    "comparison",
-    "metrics",
-    "per_class",
-    "confusion",
-    "curves",
-    "thresholds",
-    "credit",
-    "trend",
-    "glossary",
-    "appendix",
-)
 ReportSection = Literal[
     "summary",
     "comparison",
@@ -572,6 +559,7 @@ ReportSection = Literal[
     "glossary",
     "appendix",
 ]
+REPORT_SECTIONS: tuple[str, ...] = typing.get_args(ReportSection)
 
 
 class RecommendationConfig(Strict):
