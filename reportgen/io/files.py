@@ -4,8 +4,11 @@ Every engine reads through here, so a file means the same thing to all of them:
 
 * a path ending in ``.parquet`` / ``.pq``, or a directory (not ``.csv``), is a Parquet dataset
   (hive partitions allowed); anything else is a CSV file;
-* a file named as CSV whose first bytes say it is compressed, an archive or Parquet is refused
-  before any parser guesses (:func:`check_not_binary`);
+* a CSV file named ``.csv.gz``, ``.csv.bz2`` or ``.csv.zst`` is read through pyarrow's
+  decompressing stream (:func:`codec_of`, :func:`decompressed`), front to back, by every reader
+  here, so rows, columns and messages are the uncompressed file's; a file named as plain CSV
+  whose first bytes say it is compressed, an archive or Parquet is refused before any parser
+  guesses (:func:`check_not_binary`);
 * every part of a Parquet dataset must hold every column read (:func:`check_parts`): a part
   without the score column is refused, not read as missing values; a part whose footer cannot
   be read is named; a column whose type differs between parts is read part by part, each
@@ -23,7 +26,7 @@ Every engine reads through here, so a file means the same thing to all of them:
   pyarrow refuses or may misread to pandas' more lenient reader (:func:`read_table`), so short
   rows, open quotes and bad bytes are accepted or refused as they always were;
 * the audit trail's SHA-256 is of the bytes the parser read (:func:`hashing`), not of a second
-  read that could meet another file.
+  read that could meet another file; of a compressed file, the bytes as stored.
 """
 
 from __future__ import annotations
@@ -190,12 +193,94 @@ class HashingReader(io.RawIOBase):
 
 def opened(path: Path) -> Any:
     """What a CSV parser should read: ``path`` itself (a remote file: a stream on it), or under
-    :func:`hashing` a buffered :class:`HashingReader` (the caller closes what is not ``path``)."""
+    :func:`hashing` a buffered :class:`HashingReader` (the caller closes what is not ``path``).
+    A compressed file (:func:`codec_of`) is a stream of its decompressed bytes; the digest is
+    of the bytes as stored."""
     digests = _DIGESTS.get()
     if digests is None:
+        if codec_of(path) is not None:
+            return opened_plain(path)
         loc = F.locate(path)
         return path if loc.local else F.open_input(loc)
-    return io.BufferedReader(HashingReader(path, digests), 1 << 20)
+    return decompressed(path, io.BufferedReader(HashingReader(path, digests), 1 << 20))
+
+
+#: Compressed CSV by the file name's last suffix: pyarrow's codec, its first bytes, the tool that
+#: tests a file. A compressed file is read front to back (gzip and bzip2 streams are not
+#: splittable): one Dask task per file, as for a plain CSV file.
+CODECS: dict[str, tuple[str, bytes, str]] = {
+    ".gz": ("gzip", b"\x1f\x8b", "gzip -t"),
+    ".bz2": ("bz2", b"BZh", "bzip2 -t"),
+    ".zst": ("zstd", b"\x28\xb5\x2f\xfd", "zstd -t"),
+}
+
+
+def codec_of(path: Path | str) -> str | None:
+    """The compression of a CSV input by its name (``a.csv.gz``: ``"gzip"``; see :data:`CODECS`),
+    or None; a URI's name is its path's, without the query string."""
+    loc = F.locate(path)
+    found = CODECS.get(os.path.splitext(loc.path)[1].lower())
+    return None if found is None else found[0]
+
+
+def decompressed(path: Path, raw: Any) -> Any:
+    """``raw`` (a binary stream of the file as stored) as the stream of its decompressed bytes
+    when the file is compressed (:func:`codec_of`), else ``raw`` itself. Closing it closes ``raw``."""
+    codec = codec_of(path)
+    return raw if codec is None else io.BufferedReader(Decompressing(path, raw, codec), 1 << 20)
+
+
+class Decompressing(io.RawIOBase):
+    """The decompressed bytes of ``raw`` (pyarrow's :class:`pyarrow.CompressedInputStream`).
+
+    A damaged or truncated stream is one :class:`~reportgen.errors.InputError` naming the file
+    (raised inside the parser's read, which hands it on unchanged). At the end of the
+    decompressed bytes ``raw`` is read to its own end, so that a :class:`HashingReader` under it
+    records its digest: the bytes as stored."""
+
+    def __init__(self, path: Path, raw: Any, codec: str) -> None:
+        import pyarrow as pa  # noqa: PLC0415
+
+        super().__init__()
+        self._path, self._raw, self._codec = path, raw, codec
+        self._stream = pa.CompressedInputStream(raw, codec)
+        self._ended = False
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        if self._ended:
+            return 0
+        import pyarrow as pa  # noqa: PLC0415
+
+        try:
+            data = self._stream.read(len(buffer))
+        except (pa.ArrowException, OSError) as exc:
+            raise undecompressable(self._path, self._codec, exc) from None
+        n = len(data)
+        if n:
+            memoryview(buffer)[:n] = data
+        else:
+            self._ended = True
+            while self._raw.read(1 << 20):  # trailing bytes the decompressor left: hashed too
+                pass
+        return n
+
+    def close(self) -> None:
+        if not self.closed:
+            self._stream.close()
+            self._raw.close()
+        super().close()
+
+
+def undecompressable(path: Path, codec: str, exc: BaseException) -> InputError:
+    """The one-line error of a compressed file whose bytes do not decompress (damaged, truncated)."""
+    tool = next(t for c, _m, t in CODECS.values() if c == codec)
+    return InputError(
+        f"{path}: cannot decompress as {codec} ({first_line(exc)}); the file is damaged, "
+        f"truncated or not {codec}-compressed: check it with {tool}, or write it again"
+    )
 
 
 def _hashing_filesystem(digests: Digests, loc: F.Location) -> Any:
@@ -584,16 +669,16 @@ def columns_in(path: Path) -> list[str]:
     if path.is_dir():
         raise InputError(f"{path}: is a directory, expected a CSV file; check 'file' in the config")
     check_not_binary(path)
-    remote = None if F.locate(path).local else F.open_input(F.locate(path))
+    stream = None if F.locate(path).local and codec_of(path) is None else opened_plain(path)
     try:
-        header = pd.read_csv(path if remote is None else remote, nrows=0, encoding="utf-8")
+        header = pd.read_csv(path if stream is None else stream, nrows=0, encoding="utf-8")
     except pd.errors.EmptyDataError:
         raise empty_csv(path) from None
     except (UnicodeDecodeError, OSError, pd.errors.ParserError, ValueError) as exc:
         raise csv_error(path, exc, "cannot read as CSV") from None
     finally:
-        if remote is not None:
-            remote.close()
+        if stream is not None:
+            stream.close()
     names = [str(c) for c in header.columns]
     if any((m := DEDUPED.match(c)) and m.group(1) in names for c in names) or any(UNNAMED.match(c) for c in names):
         # pandas renamed a repeated name ('s', 's.1') or named an empty one ('Unnamed: 2', a name
@@ -603,14 +688,14 @@ def columns_in(path: Path) -> list[str]:
 
 
 #: Leading bytes of files that are not CSV text, with what to do: every engine refuses them alike.
-#: (pandas decompressed ``.gz`` / ``.bz2`` / ``.zip`` / ``.xz`` / ``.zst`` by the file name when it
-#: read the header, then every engine parsed the compressed bytes as text: "not UTF-8" in one,
-#: "column 's' does not exist" in the others, an internal error on a truncated gzip.)
+#: A compressed file is read when its name says so (:data:`CODECS`); named ``.csv`` it is refused
+#: here (pandas decompressed such a file by its name when it read the header, then every engine
+#: parsed the compressed bytes as text: "not UTF-8" in one, "column 's' does not exist" in the others).
 MAGIC: tuple[tuple[bytes, str], ...] = (
-    (b"\x1f\x8b", "gzip-compressed; decompress it first (gunzip) or convert it to Parquet"),
-    (b"BZh?1AY&SY", "bzip2-compressed; decompress it first (bunzip2) or convert it to Parquet"),
-    (b"\x28\xb5\x2f\xfd", "zstd-compressed; decompress it first (unzstd) or convert it to Parquet"),
-    (b"\xfd7zXZ\x00", "xz-compressed; decompress it first (unxz) or convert it to Parquet"),
+    (b"\x1f\x8b", "gzip-compressed; end its name with .gz (a.csv.gz) to have it read as compressed CSV"),
+    (b"BZh?1AY&SY", "bzip2-compressed; end its name with .bz2 (a.csv.bz2) to have it read as compressed CSV"),
+    (b"\x28\xb5\x2f\xfd", "zstd-compressed; end its name with .zst (a.csv.zst) to have it read as compressed CSV"),
+    (b"\xfd7zXZ\x00", "xz-compressed; decompress it (unxz) or convert it to gzip, zstd or Parquet"),
     (b"PK\x03\x04", "a zip archive; extract the CSV file and name that in 'file'"),
     (b"PAR1", "a Parquet file named like a CSV file; give it the extension .parquet"),
 )
@@ -618,22 +703,40 @@ MAGIC: tuple[tuple[bytes, str], ...] = (
 
 def check_not_binary(path: Path) -> None:
     """Refuse a file named as CSV whose first bytes say it is compressed, an archive or Parquet
-    (:data:`MAGIC`): the same one line in every engine, before any parser guesses."""
+    (:data:`MAGIC`): the same one line in every engine, before any parser guesses. A file named
+    as compressed CSV (:func:`codec_of`) must start with its codec's bytes, and its decompressed
+    text is checked the same way."""
+    codec = codec_of(path)
     try:
-        with opened_plain(path) as fh:
+        with opened_stored(path) as fh:
             head = fh.read(12)
-            if head.startswith(b"PAR1"):  # a Parquet file also ends with its magic (a CSV header may start "PAR1")
+            if head.startswith(b"PAR1") and codec is None:
+                # a Parquet file also ends with its magic (a CSV header may start "PAR1")
                 fh.seek(-4, os.SEEK_END)
                 head = head if fh.read(4) == b"PAR1" else b""
     except OSError as exc:
         raise InputError(f"{path}: cannot open ({exc.strerror or exc}); check the path and its permissions") from None
-    for magic, what in MAGIC:
-        # bzip2: "BZh", the block size digit (any: "?"), then the block magic
-        if len(head) >= len(magic) and all(m == ord("?") or m == h for m, h in zip(magic, head)):
-            what, todo = what.split("; ", 1)
+    if codec is not None:
+        suffix, magic, _tool = next((k, m, t) for k, (c, m, t) in CODECS.items() if c == codec)
+        if not head.startswith(magic):
             raise InputError(
-                f"{path}: the file is {what}, not CSV text (reportgen reads plain UTF-8 CSV or Parquet); {todo}"
+                f"{path}: named as {codec}-compressed ({suffix}) but the file is not {codec}-compressed; "
+                f"remove {suffix} from its name if it is plain CSV, or compress it again"
             )
+        with opened_plain(path) as fh:
+            inner = fh.read(12)
+        if (what := _magic(inner)) is not None and not what.startswith("a Parquet"):
+            raise InputError(
+                f"{path}: once decompressed, the file is {what.split('; ')[0]}, not CSV text; "
+                f"compress the CSV text itself, once"
+            )
+        head = inner
+    elif (what := _magic(head)) is not None:
+        what, todo = what.split("; ", 1)
+        raise InputError(
+            f"{path}: the file is {what}, not CSV text (reportgen reads UTF-8 CSV, plain or compressed as "
+            f".csv.gz, .csv.bz2 or .csv.zst, or Parquet); {todo}"
+        )
     hint = EXCEL_SEP.match(head)
     if hint:
         sep = hint.group(1).decode("utf-8", "replace")
@@ -642,6 +745,15 @@ def check_not_binary(path: Path) -> None:
             f"{path}: line 1 is Excel's 'sep={sep}' hint, not a header (reportgen reads comma-separated "
             f"CSV with its header on line 1); {todo}"
         )
+
+
+def _magic(head: bytes) -> str | None:
+    """What :data:`MAGIC` says of a file starting with ``head`` (with what to do), or None."""
+    for magic, what in MAGIC:
+        # bzip2: "BZh", the block size digit (any: "?"), then the block magic
+        if len(head) >= len(magic) and all(m == ord("?") or m == h for m, h in zip(magic, head)):
+            return what
+    return None
 
 
 #: Excel's first line naming the delimiter (``sep=,`` or ``sep=;``, a line of its own): read as
@@ -948,7 +1060,12 @@ def longer_than_block(exc: Exception, path: Path, block: int) -> bool:
     text = str(exc)
     if "straddl" in text:
         return True
-    return "Empty CSV file or block" in text and input_bytes(path) > block
+    if "Empty CSV file or block" not in text:
+        return False
+    if codec_of(path) is None:
+        return input_bytes(path) > block
+    with opened_plain(path) as fh:  # the text's length, not the compressed file's
+        return len(fh.read(block + 1)) > block
 
 
 def larger_block(path: Path, block: int) -> int:
@@ -1172,7 +1289,13 @@ def row_fault(path: Path) -> InputError | None:
 
 
 def opened_plain(path: Path) -> Any:
-    """A binary stream on the file, local or remote, outside :func:`hashing` (an error path's second read)."""
+    """A binary stream of the file's text (decompressed: :func:`decompressed`), local or remote,
+    outside :func:`hashing` (an error path's second read)."""
+    return decompressed(path, opened_stored(path))
+
+
+def opened_stored(path: Path) -> Any:
+    """A binary stream of the file's bytes as stored (compressed or not), local or remote."""
     loc = F.locate(path)
     return open(path, "rb") if loc.local else F.open_input(loc)
 
@@ -1342,6 +1465,11 @@ def odd_quotes(path: Path) -> bool:
 
     import numpy as np  # noqa: PLC0415
 
+    if codec_of(path) is not None:  # a compressed file: its text counted as it is decompressed
+        if not F.locate(path).local:
+            return True  # as for any remote file: pandas decides
+        with opened_plain(path) as fh:
+            return sum(block.count(b'"') for block in iter(lambda: fh.read(QUOTE_WINDOW), b"")) % 2 == 1
     try:
         fh = open(path, "rb")  # noqa: SIM115 - closed below
     except OSError:

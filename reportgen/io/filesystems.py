@@ -157,9 +157,11 @@ def first_line(exc: BaseException) -> str:
 
 
 def open_input(loc: Location) -> Any:
-    """A binary input stream on a remote file (pyarrow's; the caller closes it), or a one-line error."""
+    """A binary input stream of a remote file's bytes as stored (pyarrow's; the caller closes it),
+    or a one-line error. Not decompressed by its name (pyarrow's default): the digest is of the
+    stored bytes, and :func:`reportgen.io.files.decompressed` decompresses."""
     try:
-        return loc.fs.open_input_stream(loc.path)
+        return loc.fs.open_input_stream(loc.path, compression=None)
     except FileNotFoundError:
         raise not_found(loc) from None
     except OSError as exc:

@@ -180,6 +180,31 @@ def test_validate_reports_a_remote_data_problem_by_its_uri(s3, tmp_path: Path, c
         assert "endpoint_override" not in err
 
 
+@pytest.mark.slow
+def test_a_compressed_remote_csv_gives_the_local_numbers_and_its_stored_digest(s3, tmp_path: Path, cli,
+                                                                              capsys) -> None:
+    """``s3://…/naive.csv.gz`` is read as the local ``naive.csv`` (decompressed as it streams), its
+    digest of the gzip bytes as stored; a truncated one is one line naming its URI."""
+    import gzip  # noqa: PLC0415
+
+    stored = gzip.compress((DATA / "data" / "naive.csv").read_bytes())
+    s3["client"].put_object(Bucket="preds", Key="gz/naive.csv.gz", Body=stored)
+    s3["client"].put_object(Bucket="preds", Key="gz/cut.csv.gz", Body=stored[: len(stored) // 2])
+    for engine in ("memory", "stream"):
+        local = _run(cli, _config(tmp_path, _local_files(), engine=engine), tmp_path / f"local-{engine}")
+        files = {**_local_files(), "naive": f"s3://preds/gz/naive.csv.gz{s3['query']}"}
+        remote = _run(cli, _config(tmp_path, files, engine=engine), tmp_path / f"gz-{engine}")
+        assert _numbers(remote) == _numbers(local)
+        record = {f["path"]: f for f in remote["run"]["files"]}["s3://preds/gz/naive.csv.gz"]
+        assert record["sha256"] == hashlib.sha256(stored).hexdigest() and record["size_bytes"] == len(stored)
+        cut = {**_local_files(), "naive": f"s3://preds/gz/cut.csv.gz{s3['query']}"}
+        capsys.readouterr()
+        assert cli(["run", str(_config(tmp_path, cut, engine=engine)), "--out", str(tmp_path / "o"), "-q"]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("reportgen: error: s3://preds/gz/cut.csv.gz: cannot decompress as gzip"), err
+        assert err.count("\n") == 1 and "endpoint_override" not in err, err
+
+
 def test_a_bad_part_of_a_remote_dataset_names_the_part_by_its_uri(s3, tmp_path: Path, cli, capsys) -> None:
     table = s3["table"]
     local = tmp_path / "p.parquet"
