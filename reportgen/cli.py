@@ -216,9 +216,17 @@ def build_parser() -> argparse.ArgumentParser:
         "(refused by default)",
     )
 
-    ini = sub.add_parser("init", parents=[common], help="write a commented starter config from a data file's columns")
-    ini.add_argument("data", metavar="DATAFILE", help="CSV or Parquet file with a label column and score columns")
-    ini.add_argument("--out", metavar="CONFIG", help="config file to write (default: <DATAFILE name>.yaml here)")
+    ini = sub.add_parser("init", parents=[common], help="write a commented starter config from data files' columns")
+    ini.add_argument(
+        "data",
+        nargs="+",
+        metavar="DATAFILE",
+        help="CSV or Parquet file(s) with a label column: one file, one model per score column; "
+        "several files, one model per file (the first the baseline)",
+    )
+    ini.add_argument(
+        "--out", "-o", metavar="CONFIG", help="config file to write (default: <first DATAFILE name>.yaml here)"
+    )
     ini.add_argument("--overwrite", action="store_true", help="replace an existing config file")
     return p
 
@@ -293,9 +301,9 @@ def _warnings_on_stderr(quiet: bool) -> Iterator[_StderrWarnings]:
 
 def _init(args: argparse.Namespace, printer: _Printer) -> int:
     """``reportgen init``: the starter config (:mod:`reportgen.starter`), never over a file unasked."""
-    from reportgen.starter import starter_config  # noqa: PLC0415
+    from reportgen.starter import starter_config, stem_of  # noqa: PLC0415
 
-    target = Path(args.out) if args.out else Path(f"{Path(args.data).stem}.yaml")
+    target = Path(args.out) if args.out else Path(f"{stem_of(Path(args.data[0]))}.yaml")
     if target.exists() and not args.overwrite:
         raise UserError(f"{target}: already exists; pass --overwrite or choose another file with --out")
     text = starter_config(args.data, target)
@@ -310,7 +318,9 @@ def _init(args: argparse.Namespace, printer: _Printer) -> int:
         raise OutputError(
             f"{target}: cannot write the config ({exc.strerror or exc}); choose another file with --out"
         ) from None
-    printer.info(f"{args.data}: wrote {target}; check the guessed columns, then run: reportgen validate {target}")
+    printer.info(
+        f"{' '.join(args.data)}: wrote {target}; check the guessed columns, then run: reportgen validate {target}"
+    )
     return EXIT_OK
 
 
@@ -936,7 +946,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 return code
             label = " ".join(
                 getattr(args, "configs", None)
-                or [getattr(args, attr) for attr in ("result", "data", "store") if getattr(args, attr, None)]
+                or getattr(args, "data", None)
+                or [getattr(args, attr) for attr in ("result", "store") if getattr(args, attr, None)]
             )
             writes = args.command in ("run", "render")
             _Printer(args.quiet).error(
@@ -955,7 +966,7 @@ def _command(args: argparse.Namespace, printer: _Printer, shown: _StderrWarnings
             return _command_with_data(args, printer, shown)
     if args.command == "history":
         return _guarded(lambda: _history(args), args.store, printer, args.debug)
-    return _guarded(lambda: _init(args, printer), args.data, printer, args.debug)
+    return _guarded(lambda: _init(args, printer), " ".join(args.data), printer, args.debug)
 
 
 def _matplotlib_home() -> None:

@@ -1,6 +1,7 @@
-"""``reportgen init DATAFILE``: a commented starter config guessed from a data file's columns.
+"""``reportgen init DATAFILE...``: a commented starter config guessed from data files' columns.
 
-Reads the header and the first :data:`SAMPLE_ROWS` rows of a CSV or Parquet file and guesses:
+Reads the header and the first :data:`SAMPLE_ROWS` rows of a CSV (plain or compressed) or
+Parquet file and guesses:
 
 * the **label**: a column with exactly two distinct values, preferring names such as
   ``default_flag``, ``target``, ``label``, ``is_fraud`` (:data:`LABEL_NAMES`); its positive class
@@ -13,6 +14,12 @@ Reads the header and the first :data:`SAMPLE_ROWS` rows of a CSV or Parquet file
   high points mean a safe applicant); a score outside [0, 1], or a probability that 0.5 does not
   split (every sampled score below it, or every one at or above it), gets its own ``threshold``,
   the sample quantile that flags as many rows as there are positives.
+
+Several files give one model per file, named by the file (``a.csv.gz`` → ``a``), the first the
+baseline: the label is the first file's and every other file must hold that column; each
+file's score column is the one named like a score, else its first candidate; the id is a column
+unique in every file's sample (the models are then paired by it), and the date and weight are
+kept when every file has the same.
 
 Every guess is written as a comment beside the key, so the reader checks it before a run; the
 config validates as written (a test runs ``reportgen validate`` on it). Nothing is computed that
@@ -34,10 +41,12 @@ from reportgen.errors import UserError
 from reportgen.io.files import (
     check_input,
     check_not_binary,
+    codec_of,
     columns_in,
     csv_error,
     is_parquet,
     nested,
+    opened_plain,
     parquet_dataset,
     part_columns,
     unreadable_parquet,
@@ -66,6 +75,20 @@ class Guess:
     weight: str | None
     models: tuple[tuple[str, str, float | None], ...]  # (column, direction, own threshold or None)
     notes: dict[str, str]
+    ids: tuple[str, ...] = ()  # every column that could be the id (named like one, unique)
+
+
+@dataclass(frozen=True)
+class Starter:
+    """One model of the starter config: its name, its file as the config names it, its score
+    column, direction, own threshold (or None) and the comment written beside it."""
+
+    name: str
+    file: str
+    score: str
+    direction: str
+    threshold: float | None
+    note: str
 
 
 def read_sample(path: Path, rows: int = SAMPLE_ROWS) -> pd.DataFrame:
@@ -87,11 +110,15 @@ def read_sample(path: Path, rows: int = SAMPLE_ROWS) -> pd.DataFrame:
             if nested(f.type.value_type if pa.types.is_dictionary(f.type) else f.type) is None
         ]
         return table.select(flat).to_pandas()
-    check_not_binary(path)  # compressed, an archive, Parquet named .csv: the run's one line
+    check_not_binary(path)  # compressed named .csv, an archive, Parquet named .csv: the run's one line
+    stream = opened_plain(path) if codec_of(path) is not None else None  # .csv.gz: as every engine reads it
     try:
-        df = pd.read_csv(path, nrows=rows, low_memory=False, encoding="utf-8")
+        df = pd.read_csv(path if stream is None else stream, nrows=rows, low_memory=False, encoding="utf-8")
     except (UnicodeDecodeError, OSError, pd.errors.ParserError, ValueError) as exc:
         raise csv_error(path, exc, "cannot read as CSV") from None
+    finally:
+        if stream is not None:
+            stream.close()
     written = columns_in(path)
     if written != [str(c) for c in df.columns] and len(written) == df.shape[1]:
         # pandas invents names for an empty header cell ('Unnamed: 2') and a repeated one ('s.1'):
@@ -135,26 +162,36 @@ def _positive_of(values: pd.Series) -> object:
     return rarer.item() if isinstance(rarer, np.generic) else rarer
 
 
-def guess(df: pd.DataFrame, source: str) -> Guess:
-    """The label, id, date, weight and score columns ``df`` suggests (see the module docstring)."""
+def _label_of(df: pd.DataFrame, source: str) -> str:
+    """The label column ``df`` suggests: two distinct values, a label-like name preferred."""
     columns = [str(c) for c in df.columns]
-    df = df.set_axis(columns, axis=1)
-    distinct = {c: int(df[c].nunique(dropna=True)) for c in columns}
-    two = [c for c in columns if distinct[c] == 2]
+    two = [c for c in columns if int(df[c].nunique(dropna=True)) == 2]
     named = [c for c in two if LABEL_NAMES.search(c)]
     if not (named or two):
         raise UserError(
             f"{source}: no column has exactly two distinct values to use as the label "
             f"(columns: {shown_columns(list(columns))}); write the config by hand (see configs/demo.yaml)"
         )
-    label = (named or two)[0]
+    return (named or two)[0]
+
+
+def guess(df: pd.DataFrame, source: str, label: str | None = None) -> Guess:
+    """The label, id, date, weight and score columns ``df`` suggests (see the module docstring);
+    ``label``: the label column already chosen (another file's), which ``df`` must hold."""
+    columns = [str(c) for c in df.columns]
+    df = df.set_axis(columns, axis=1)
+    distinct = {c: int(df[c].nunique(dropna=True)) for c in columns}
+    if label is None:
+        label = _label_of(df, source)
+    elif label not in columns:
+        raise UserError(f"{source}: no column {label!r} (columns: {shown_columns(list(columns))})")
     notes = {"label": f"two values: {', '.join(map(str, sorted(df[label].dropna().unique().tolist(), key=str)))}"}
     positive = _positive_of(df[label])
     notes["positive"] = "the value that marks the event (1, True or a yes-like word, else the rarer value)"
     n = int(df[label].notna().sum())
-    ids = [
+    ids = tuple(
         c for c in columns if c != label and ID_NAMES.search(c) and distinct[c] == int(df[c].notna().sum()) == len(df)
-    ]
+    )
     id_col = ids[0] if ids else None
     if id_col:
         notes["id"] = "every sampled value is distinct: rows are matched across files by it"
@@ -210,7 +247,7 @@ def guess(df: pd.DataFrame, source: str) -> Guess:
             f"{source}: no numeric score column besides the label {label!r} "
             f"(columns: {shown_columns(list(columns))}); write the config by hand (see configs/demo.yaml)"
         )
-    return Guess(label, positive, id_col, date, weight, tuple(models), notes)
+    return Guess(label, positive, id_col, date, weight, tuple(models), notes, ids)
 
 
 def _y(value: object) -> str:
@@ -229,12 +266,12 @@ def _note(text: str) -> str:
     return " ".join(str(text).split())
 
 
-def render(g: Guess, data_file: str, title: str) -> str:
-    """The starter config's YAML text, each guess commented; ``data_file`` as the config names it."""
+def render(g: Guess, models: list[Starter], title: str, source: str, baseline_note: str) -> str:
+    """The starter config's YAML text, each guess commented (``source``: what it was written from)."""
     schema = Path(__file__).resolve().parent / "schema" / "config.schema.json"
     lines = [
         f"# yaml-language-server: $schema={schema}",
-        f"# Starter config written by `reportgen init` from the columns of {data_file}.",
+        f"# Starter config written by `reportgen init` from the columns of {_note(source)}.",
         "# Every value below is a guess from the first rows: check each one, then run",
         "#   reportgen validate THIS_FILE && reportgen run THIS_FILE",
         f"title: {_y(title)}",
@@ -244,7 +281,7 @@ def render(g: Guess, data_file: str, title: str) -> str:
         (
             f"id: {_y(g.id)}  # {_note(g.notes['id'])}"
             if g.id
-            else "# id: null  # no unique id column found: rows are matched by position"
+            else f"# id: null  # {_note(g.notes.get('id', 'no unique id column found: rows are matched by position'))}"
         ),
     ]
     if g.date:
@@ -257,34 +294,105 @@ def render(g: Guess, data_file: str, title: str) -> str:
     lines += [
         "threshold: 0.5  # decision threshold for probabilities: positive when score >= threshold",
         "costs: {fn: 1, fp: 1}  # cost of a missed positive and of a false alarm: set your own",
-        f"baseline: {_y(g.models[0][0])}  # the model every other is compared with",
+        f"baseline: {_y(models[0].name)}  # {_note(baseline_note)}",
         "bootstrap: {resamples: 500, seed: 20240601}",
         "models:",
     ]
-    for column, direction, own in g.models:
-        lines += [
-            f"  - name: {_y(column)}  # {_note(g.notes['model:' + column])}",
-            f"    file: {_y(data_file)}",
-            f"    score: {_y(column)}",
-        ]
-        if direction == "lower":
+    for m in models:
+        lines += [f"  - name: {_y(m.name)}  # {_note(m.note)}", f"    file: {_y(m.file)}", f"    score: {_y(m.score)}"]
+        if m.direction == "lower":
             lines.append("    direction: lower")
-        if own is not None:
-            lines.append(f"    threshold: {_y(own)}")
+        if m.threshold is not None:
+            lines.append(f"    threshold: {_y(m.threshold)}")
     lines += ["output:", "  dir: reports/{config}", "  formats: [html, pdf, json]", ""]
     return "\n".join(lines)
 
 
-def starter_config(data: str | Path, config: str | Path) -> str:
-    """The starter config for ``data``; its path relative to ``config``'s directory when that is
-    at most one level up, else absolute."""
-    path = Path(data)
-    g = guess(read_sample(path), str(path))
+#: A score column's name, preferred when a file of several holds more than one numeric column.
+SCORE_NAMES = re.compile(r"(score|prob|^p$|^p_|_p$|^pd$|_pd$|^pd_|pred|proba|points)", re.I)
+
+
+def stem_of(path: Path) -> str:
+    """A data file's name without its extensions: ``a.csv.gz`` → ``a``, ``b.parquet`` → ``b``."""
+    name = path.name
+    for suffix in (".gz", ".bz2", ".zst"):
+        if name.lower().endswith(suffix):
+            name = name[: -len(suffix)]
+    return Path(name).stem or name
+
+
+def _shown(path: Path, config: Path) -> str:
+    """``path`` as the config names it: relative to ``config``'s directory when that is at most one
+    level up, else absolute (beside or near the config, the pair can move together)."""
     absolute = path.resolve()
-    relative = os.path.relpath(absolute, Path(config).resolve().parent)
-    # beside or near the config: relative (the pair can move together); far away: absolute
-    shown = str(absolute) if relative.startswith(os.path.join(os.pardir, os.pardir)) else relative
-    return render(g, shown, f"Model comparison: {path.stem}")
+    relative = os.path.relpath(absolute, config.resolve().parent)
+    return str(absolute) if relative.startswith(os.path.join(os.pardir, os.pardir)) else relative
 
 
-__all__ = ["Guess", "SAMPLE_ROWS", "guess", "read_sample", "render", "starter_config"]
+def starter_config(data: str | Path | list[str | Path], config: str | Path) -> str:
+    """The starter config for one data file (one model per score column) or several (one model
+    per file, named by the file, all sharing the first file's label column; ids, date and
+    weight kept when every file has them)."""
+    paths = [Path(p) for p in ([data] if isinstance(data, (str, Path)) else data)]
+    config = Path(config)
+    if len(paths) == 1:
+        path = paths[0]
+        g = guess(read_sample(path), str(path))
+        shown = _shown(path, config)
+        models = [Starter(c, shown, c, d, own, g.notes["model:" + c]) for c, d, own in g.models]
+        return render(g, models, f"Model comparison: {stem_of(path)}", shown, "the model every other is compared with")
+    return _several(paths, config)
+
+
+def _several(paths: list[Path], config: Path) -> str:
+    """:func:`starter_config` of several files: one model per file."""
+    seen: dict[Path, Path] = {}
+    for p in paths:
+        if p.resolve() in seen:
+            raise UserError(f"{p}: given twice; name each data file once")
+        seen[p.resolve()] = p
+    first = guess(read_sample(paths[0]), str(paths[0]))
+    guesses = [first]
+    for p in paths[1:]:
+        sample = read_sample(p)
+        if first.label not in [str(c) for c in sample.columns]:
+            own = _label_of(sample, str(p))
+            raise UserError(
+                f"{p}: its label column looks like {own!r}, but {paths[0]}'s is {first.label!r}; "
+                f"the files must share one label column: rename it in one of them"
+            )
+        guesses.append(guess(sample, str(p), label=first.label))
+    shared_id = next((c for c in first.ids if all(c in g.ids for g in guesses)), None)
+    date = first.date if all(g.date == first.date for g in guesses) else None
+    weight = first.weight if all(g.weight == first.weight for g in guesses) else None
+    notes = dict(first.notes)
+    notes["id"] = (
+        "unique in every file's sample: each model's rows are matched by it, so the models are compared pairwise"
+        if shared_id
+        else "no id column unique in every file: rows are matched by position"
+    )
+    shared = Guess(first.label, first.positive, shared_id, date, weight, first.models, notes, first.ids)
+    names: set[str] = set()
+    models = []
+    for p, g in zip(paths, guesses):
+        column, direction, threshold = _score_of(g)
+        name, k = stem_of(p), 2
+        while name in names:  # two files of one name in different directories
+            name, k = f"{stem_of(p)}_{k}", k + 1
+        names.add(name)
+        others = [c for c, _d, _t in g.models if c != column]
+        note = f"{column} of {p.name}: {g.notes['model:' + column]}" + (
+            f"; other numeric columns: {', '.join(others)}" if others else ""
+        )
+        models.append(Starter(name, _shown(p, config), column, direction, threshold, note))
+    title = "Model comparison: " + ", ".join(m.name for m in models)
+    source = ", ".join(str(p) for p in paths)
+    return render(shared, models, title, source, "the first file's model, which every other is compared with")
+
+
+def _score_of(g: Guess) -> tuple[str, str, float | None]:
+    """The score column of a file of one model: the one named like a score, else the first."""
+    return next((m for m in g.models if SCORE_NAMES.search(m[0])), g.models[0])
+
+
+__all__ = ["Guess", "SAMPLE_ROWS", "Starter", "guess", "read_sample", "render", "starter_config", "stem_of"]
