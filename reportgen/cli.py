@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import reportgen.clock as clock
 from reportgen.errors import ConfigError, OutputError, ReportgenError, UserError
@@ -177,6 +177,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="store every curve point the engine kept in metrics.json (default: simplified as drawn)",
     )
+    _summary_option(run)
 
     val = sub.add_parser("validate", parents=[common], help="check configs and their data; render nothing")
     val.add_argument("configs", nargs="+", metavar="CONFIG")
@@ -188,6 +189,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="KEY=VALUE",
         help="override a config key, as for run",
     )
+    _summary_option(val)
 
     his = sub.add_parser("history", parents=[common], help="print the runs recorded in a history store")
     his.add_argument("store", metavar="PATH", help="the history store (history.path of a config)")
@@ -215,6 +217,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="render a metrics.json whose results do not match their digest, every page marked EDITED "
         "(refused by default)",
     )
+    _summary_option(ren)
 
     ini = sub.add_parser("init", parents=[common], help="write a commented starter config from data files' columns")
     ini.add_argument(
@@ -232,6 +235,16 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 log = logging.getLogger(__name__)
+
+
+def _summary_option(parser: argparse.ArgumentParser) -> None:
+    """``--summary-json`` (:mod:`reportgen.summary`) on a command that runs configs or renders."""
+    parser.add_argument(
+        "--summary-json",
+        action="store_true",
+        help="end stdout with one line of JSON: paths written, verdicts, checks, exit code and reason "
+        "(printed with --quiet too, and on failure)",
+    )
 
 
 def _emit(name: str, text: str) -> None:
@@ -344,13 +357,15 @@ def _encodable(text: str, stream: object) -> str:
 class _Printer:
     def __init__(self, quiet: bool) -> None:
         self.quiet = quiet
+        self.errors: list[str] = []  # the error lines printed, for --summary-json
 
     def info(self, msg: str) -> None:
         if not self.quiet:
             _emit("stdout", f"{one_line(msg)}\n")
 
     def error(self, msg: str) -> None:
-        _emit("stderr", f"reportgen: error: {one_line(masked(msg))}\n")
+        self.errors.append(one_line(masked(msg)))
+        _emit("stderr", f"reportgen: error: {self.errors[-1]}\n")
 
     def phases(self, label: str) -> Phases | None:
         """A :class:`Phases` line on stderr, or None when quiet or stderr is not a terminal (or closed)."""
@@ -591,6 +606,8 @@ def _run_one(job: _Job, args: argparse.Namespace, printer: _Printer, written: di
         code = _gate(result, cfg_path, printer)
         if unrecorded is not None:
             raise unrecorded
+        if args.summary is not None:
+            args.summary.written(job.path, targets, result, code)
         return code
     except Interrupted as exc:
         committed = reserved[-1].written if reserved and reserved[-1] is not None else None
@@ -666,6 +683,7 @@ def _run_batch(args: argparse.Namespace, printer: _Printer) -> int:
     worst = EXIT_OK
     for path in args.configs:
         code = _guarded(functools.partial(prepare, path), path, printer, args.debug, writes=True)
+        _failed(args, path, code, printer)
         if code in INTERRUPTED:
             return code
         worst = _worst(worst, code)
@@ -689,10 +707,18 @@ def _run_batch(args: argparse.Namespace, printer: _Printer) -> int:
         code = _guarded(
             functools.partial(_run_one, job, args, printer, written), job.path, printer, args.debug, writes=True
         )
+        _failed(args, job.path, code, printer)
         if code in INTERRUPTED:
             return code
         worst = _worst(worst, code)
     return worst
+
+
+def _failed(args: argparse.Namespace, source: str, code: int, printer: _Printer) -> None:
+    """For ``--summary-json``: ``source`` ended with ``code`` and the last error line printed
+    (a report written with a failed check was recorded as written)."""
+    if args.summary is not None and code not in (EXIT_OK, EXIT_CHECK):
+        args.summary.failed(source, code, printer.errors[-1] if printer.errors else None)
 
 
 def _validate_one(path: str, printer: _Printer, shown: _StderrWarnings, overrides: Sequence[str] = ()) -> int:
@@ -821,6 +847,8 @@ def _render(args: argparse.Namespace, printer: _Printer) -> int:
         pdf_variant=args.pdf_variant,
     )
     printer.info(f"{args.result}: wrote {', '.join(str(p) for p in targets.values())}")
+    if args.summary is not None:
+        args.summary.written(args.result, targets, result, EXIT_OK)
     return EXIT_OK
 
 
@@ -928,13 +956,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     with handlers(), _quiet_resource_tracker():
         args = None
         try:
-            args = parser.parse_args(argv)
+            args = _parsed(parser, argv)
             if args.command is None:
                 parser.print_help()
                 return EXIT_USER
             printer = _Printer(args.quiet)
+            args.summary = _summary_of(args)
             with _warnings_on_stderr(args.quiet) as shown:
-                return _command(args, printer, shown)
+                code = _command(args, printer, shown)
+            _print_summary(args, code)
+            return code
         except (Interrupted, KeyboardInterrupt) as exc:
             # a signal between the commands' own guards (while the arguments are parsed, while
             # pyarrow is imported, between two configs): the same one line and exit code as
@@ -950,11 +981,44 @@ def main(argv: Sequence[str] | None = None) -> int:
                 or [getattr(args, attr) for attr in ("result", "store") if getattr(args, attr, None)]
             )
             writes = args.command in ("run", "render")
-            _Printer(args.quiet).error(
+            printer = _Printer(args.quiet)
+            printer.error(
                 f"{label}: interrupted by {name}"
                 + ("; nothing was written, the previous report is intact" if writes else "")
             )
+            _print_summary(args, code, printer.errors[-1])
             return code
+
+
+def _parsed(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> argparse.Namespace:
+    """The parsed arguments; arguments refused (exit 2, the usage error on stderr) still end
+    stdout with the summary line when ``--summary-json`` was among them."""
+    try:
+        return parser.parse_args(argv)
+    except SystemExit as exc:
+        words = sys.argv[1:] if argv is None else list(argv)
+        if exc.code == EXIT_USER and "--summary-json" in words:
+            from reportgen.summary import Summary  # noqa: PLC0415
+
+            command = next((w for w in words if not w.startswith("-")), "")
+            _emit("stdout", Summary(command).line(EXIT_USER, "invalid arguments; see the error on stderr") + "\n")
+        raise
+
+
+def _summary_of(args: argparse.Namespace) -> Any:
+    """The :class:`reportgen.summary.Summary` the command fills in with ``--summary-json``, or None."""
+    if not getattr(args, "summary_json", False):
+        return None
+    from reportgen.summary import Summary  # noqa: PLC0415
+
+    return Summary(args.command, list(getattr(args, "configs", None) or [getattr(args, "result", "")]))
+
+
+def _print_summary(args: argparse.Namespace, code: int, error: str | None = None) -> None:
+    """With ``--summary-json``: the summary's one line, last on stdout, ``--quiet`` or not."""
+    summary = getattr(args, "summary", None)
+    if summary is not None:
+        _emit("stdout", summary.line(code, error) + "\n")
 
 
 def _command(args: argparse.Namespace, printer: _Printer, shown: _StderrWarnings) -> int:
@@ -1016,7 +1080,9 @@ def _writable_or_makeable(path: Path) -> bool:
 def _command_with_data(args: argparse.Namespace, printer: _Printer, shown: _StderrWarnings) -> int:
     """``run``, ``validate`` or ``render``."""
     if args.command == "render":
-        return _guarded(lambda: _render(args, printer), args.result, printer, args.debug, writes=True)
+        code = _guarded(lambda: _render(args, printer), args.result, printer, args.debug, writes=True)
+        _failed(args, args.result, code, printer)
+        return code
     _arrow_allocator()
     if args.command == "run":
         return _run_batch(args, printer)
@@ -1025,6 +1091,9 @@ def _command_with_data(args: argparse.Namespace, printer: _Printer, shown: _Stde
         code = _guarded(
             functools.partial(_validate_one, path, printer, shown, args.overrides), path, printer, args.debug
         )
+        _failed(args, path, code, printer)
+        if code == EXIT_OK and args.summary is not None:
+            args.summary.validated(path)
         if code in INTERRUPTED:
             return code
         worst = max(worst, code)
