@@ -964,7 +964,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             args.summary = _summary_of(args)
             with _warnings_on_stderr(args.quiet) as shown:
                 code = _command(args, printer, shown)
-            _print_summary(args, code)
+            failed = code not in (EXIT_OK, EXIT_CHECK) and printer.errors
+            _print_summary(args, code, printer.errors[0] if failed else None)
             return code
         except (Interrupted, KeyboardInterrupt) as exc:
             # a signal between the commands' own guards (while the arguments are parsed, while

@@ -77,11 +77,11 @@ class Summary:
         )
 
     def document(self, code: int, error: str | None = None) -> dict[str, Any]:
-        """The object: the command's exit code and reason, its first error, and each entry."""
+        """The object: the command's exit code and reason, its first error (an entry's, else
+        ``error``: one outside any entry, such as a bad ``--now``), and each entry."""
         # a config refused while the batch was checked is recorded before the others ran
         entries = sorted(self.entries, key=lambda e: _index(self.order, e["source"]))
-        if error is None:
-            error = next((e["error"] for e in entries if e.get("error")), None)
+        error = next((e["error"] for e in entries if e.get("error")), error)
         return _masked(
             {
                 "summary_version": SUMMARY_VERSION,

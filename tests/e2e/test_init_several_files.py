@@ -55,6 +55,7 @@ def test_three_files_give_three_paired_models_the_first_the_baseline(cli, tmp_pa
 
 
 @pytest.mark.slow
+@pytest.mark.pdf
 def test_the_written_config_runs_as_written(cli, tmp_path: Path, monkeypatch) -> None:
     """``reportgen init a.csv b.csv c.csv -o cfg.yaml && reportgen run cfg.yaml``: exit 0, the
     config's own output (HTML, PDF, JSON) beside it."""

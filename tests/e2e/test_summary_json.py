@@ -93,6 +93,14 @@ def test_several_configs_are_listed_in_order_the_exit_code_the_worst(cli, tmp_pa
     assert doc["written"] == [str(tmp_path / "out-good" / "metrics.json")] and "missing.yaml" in doc["error"]
 
 
+def test_an_error_before_any_config_is_the_summarys_error(cli, tmp_path: Path, capsys) -> None:
+    assert cli(["run", str(_config(tmp_path)), "--now", "yesterday", "-q", "--summary-json"]) == 2
+    captured = capsys.readouterr()
+    doc = _summary(captured.out)
+    assert doc["error"] == captured.err.strip().removeprefix("reportgen: error: ") and "--now" in doc["error"]
+    assert (doc["exit_reason"], doc["results"], doc["written"]) == ("user_error", [], [])
+
+
 def test_refused_arguments_still_end_with_the_summary(cli, tmp_path: Path, capsys) -> None:
     with pytest.raises(SystemExit) as exc:
         cli(["run", "x.yaml", "--bogus", "--summary-json"])
