@@ -220,7 +220,9 @@ def _log(result: ComparisonResult, files: Iterable[Path], settings: MlflowConfig
             with suppress(Exception):  # the store is failing already; the first error is the one to tell
                 client.set_terminated(run_id, "FAILED")
         where = f" (MLflow run {run_id} marked FAILED)" if run_id is not None else ""
-        raise TrackingError(f"MLflow {shown}: {one_line(masked(f'{type(exc).__name__}: {exc}'))[:400]}{where}") from exc
+        what = one_line(masked(f"{type(exc).__name__}: {exc}"))
+        what = what if len(what) <= 400 else what[:399] + "…"
+        raise TrackingError(f"MLflow {shown}: {what}{where}") from exc
     return run_id, experiment_id
 
 

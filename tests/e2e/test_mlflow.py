@@ -16,7 +16,6 @@ from pathlib import Path
 
 import pytest
 import yaml
-from mlflow.tracking import MlflowClient
 
 NOW = "2026-01-01T00:00:00Z"
 
@@ -26,6 +25,8 @@ def _config(factory, path: Path, **overrides) -> Path:
 
 
 def _only_run(uri: str, experiment: str):
+    from mlflow.tracking import MlflowClient  # 3 s to import: not at collection
+
     client = MlflowClient(tracking_uri=uri)
     exp = client.get_experiment_by_name(experiment)
     assert exp is not None
@@ -34,7 +35,7 @@ def _only_run(uri: str, experiment: str):
     return client, runs[0]
 
 
-def _artifacts(client: MlflowClient, run_id: str) -> set[str]:
+def _artifacts(client, run_id: str) -> set[str]:
     return {a.path for a in client.list_artifacts(run_id)}
 
 
@@ -138,6 +139,7 @@ def _failed_run(tmp_path: Path, factory, cli, capsys, uri: str) -> tuple[int, li
     return code, err, out
 
 
+@pytest.mark.slow
 def test_an_unreachable_server_is_one_line_and_exit_4_with_the_report_intact(
     tmp_path, fast_config_factory, cli, capsys, monkeypatch
 ) -> None:
@@ -149,6 +151,7 @@ def test_an_unreachable_server_is_one_line_and_exit_4_with_the_report_intact(
     json.loads((out / "metrics.json").read_text(encoding="utf-8"))
 
 
+@pytest.mark.slow
 def test_mlflow_not_installed_is_one_line_naming_the_extra(tmp_path, fast_config_factory, cli, capsys, monkeypatch) -> None:
     for name in [m for m in sys.modules if m == "mlflow" or m.startswith("mlflow.")]:
         monkeypatch.delitem(sys.modules, name)
@@ -207,3 +210,21 @@ def test_a_relative_tracking_store_is_relative_to_the_config() -> None:
     assert tracking_uri("sqlite:////abs/mlflow.db", base) == "sqlite:////abs/mlflow.db"
     assert tracking_uri("mlruns", base) == "file:///srv/models/mlruns"
     assert tracking_uri("http://mlflow:5000", base) == "http://mlflow:5000"
+
+
+def test_log_run_without_mlflow_raises_one_line_naming_the_extra(monkeypatch) -> None:
+    import numpy as np
+    import pandas as pd
+
+    import reportgen
+    from reportgen.config import MlflowConfig
+    from reportgen.errors import TrackingError
+    from reportgen.tracking import log_run
+
+    result = reportgen.compare_frames(pd.DataFrame({"y": [0, 1] * 20, "s": np.linspace(0, 1, 40)}), label="y",
+                                      scores=["s"], bootstrap={"resamples": 0})
+    monkeypatch.setitem(sys.modules, "mlflow", None)  # import mlflow raises ImportError
+    with pytest.raises(TrackingError, match=r"^logging to MLflow needs mlflow: pip install "
+                                            r"'classifier-comparison-report\[mlflow\]'$") as caught:
+        log_run(result, [], MlflowConfig(tracking_uri="sqlite:///m.db", experiment="e"))
+    assert caught.value.exit_code == 4
