@@ -509,7 +509,10 @@ def _prepare(path: str, args: argparse.Namespace, several: bool) -> _Job:
     overrides = {k: v for k, v in (("engine", args.engine), ("scheduler", args.scheduler)) if v is not None}
     if getattr(args, "mlflow", None):  # --mlflow URI: the config's block with this URI, or a new one
         block = cfg.mlflow.model_dump() if cfg.mlflow is not None else {"experiment": cfg_path.stem}
-        overrides["mlflow"] = {**block, "tracking_uri": args.mlflow}
+        from reportgen.tracking import tracking_uri  # noqa: PLC0415
+
+        # a relative store on the command line is relative to the current directory, as --out is
+        overrides["mlflow"] = {**block, "tracking_uri": tracking_uri(args.mlflow, Path.cwd())}
     if overrides:
         cfg = cfg.with_overrides(**overrides)
     planned = _planned_dir(cfg, cfg_path, args.out, several)
