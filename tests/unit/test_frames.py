@@ -212,3 +212,17 @@ def test_importing_results_does_not_import_pandas() -> None:
     code = "import sys, reportgen.results, reportgen.frames; print('pandas' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"
+
+
+def test_trend_frame_one_row_per_recorded_number(binary) -> None:
+    import dataclasses
+
+    from reportgen.results import TrendPoint
+
+    points = [TrendPoint("r1", "2026-01-01T00:00:00Z", "a", "model", "gini", 0.41, [0.35, 0.47]),
+              TrendPoint("r2", "2026-02-01T00:00:00Z", "b vs a", "comparison", "gini", None)]
+    trend = dataclasses.replace(binary[0], trend=points).frames()["trend"]
+    assert list(trend["run_id"]) == ["r1", "r2"] and list(trend["kind"]) == ["model", "comparison"]
+    assert trend.loc[0, ["value", "ci_low", "ci_high"]].tolist() == [0.41, 0.35, 0.47]
+    assert trend.loc[1, ["value", "ci_low", "ci_high"]].isna().all()
+    assert str(trend["value"].dtype) == "float64" and str(trend["subject"].dtype) == "string"
