@@ -6,9 +6,10 @@
 
 Every frame has the columns of :data:`COLUMNS` in that order and those dtypes, whatever the run
 holds (an empty frame too): numbers ``float64`` (an undefined value is NaN: its reason is in
-``undefined`` where the result records one), text pandas' ``string`` dtype (missing: ``<NA>``),
-flags ``bool``. Only facts, never sentences: a verdict is its direction (``better``, ``worse``,
-``inconclusive``), an undefined metric its reason code (``reportgen.results.UndefinedCode``).
+``undefined`` where the result records one), counts of rows ``int64`` (``Int64`` when they may be
+missing), text pandas' ``string`` dtype (missing: ``<NA>``), flags ``bool``. Only facts, never
+sentences: a verdict is its direction (``better``, ``worse``, ``inconclusive``), an undefined
+metric its reason code (``reportgen.results.UndefinedCode``).
 The frames of a result and of the same result read back from its ``metrics.json`` are equal.
 
 pandas is imported when a frame is built, never by :mod:`reportgen.results` (start-up time).
@@ -29,7 +30,7 @@ if TYPE_CHECKING:
 #: stays a leaf, its only companions leaves themselves.
 Result = Any
 
-_F, _S, _B = "float64", "string", "bool"
+_F, _S, _B, _I, _IN = "float64", "string", "bool", "int64", "Int64"  # Int64: pandas' integer with <NA>
 
 #: Each frame's columns and dtypes, in order. ``metrics``, ``comparisons`` and ``thresholds`` are
 #: always there; the others only when the run has them (``per_class``: multiclass; ``checks``:
@@ -107,8 +108,8 @@ COLUMNS: dict[str, dict[str, str]] = {
         "grade": _S,
         "lower": _F,
         "upper": _F,
-        "n": _F,
-        "defaults": _F,
+        "n": _I,
+        "defaults": _I,
         "default_rate": _F,
         "dr_ci_low": _F,
         "dr_ci_high": _F,
@@ -127,15 +128,15 @@ COLUMNS: dict[str, dict[str, str]] = {
         "statistic": _F,
         "p_value": _F,
         "light": _S,
-        "df": _F,
+        "df": _IN,
         "reason": _S,
     },
     "credit_groups": {
         "model": _S,
         "by": _S,  # "period" or "segment"
         "key": _S,
-        "n": _F,
-        "defaults": _F,
+        "n": _I,
+        "defaults": _I,
         "default_rate": _F,
         "mean_pd": _F,
         "auc": _F,
