@@ -90,7 +90,7 @@ def mlflow_server(tmp_path_factory):
     )
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 90
+        deadline = time.monotonic() + 300  # 61 s and 98 s measured under a load of 15-17 on 2 cores
         while True:
             try:
                 with urllib.request.urlopen(f"{url}/health", timeout=2) as r:
@@ -99,7 +99,7 @@ def mlflow_server(tmp_path_factory):
             except OSError:
                 pass
             assert proc.poll() is None, (home / "server.log").read_text(errors="replace")[-2000:]
-            assert time.monotonic() < deadline, "mlflow server did not start in 90 s"
+            assert time.monotonic() < deadline, "mlflow server did not start in 300 s"
             time.sleep(0.5)
         yield url
     finally:
