@@ -46,6 +46,8 @@ if TYPE_CHECKING:
 EXIT_OK, EXIT_INTERNAL, EXIT_USER = 0, 1, 2
 #: ``run``: the report was written but a ``checks:`` rule of the config failed (a scheduler's alert).
 EXIT_CHECK = 3
+#: ``run``: the report was written but logging it to MLflow failed (:class:`~reportgen.errors.TrackingError`).
+EXIT_TRACKING = 4
 #: ``--pdf-variant`` choices (:data:`reportgen.report.render.PDF_VARIANTS`; written here so that
 #: ``--help`` imports no renderer; a test checks the two agree).
 PDF_VARIANTS = ("pdf/a-3b", "pdf/a-3u")
@@ -91,7 +93,10 @@ class _Parser(argparse.ArgumentParser):
 
 #: The distribution's name on PyPI (the import package and the command are ``reportgen``).
 DISTRIBUTION = "classifier-comparison-report"
-EXIT_CODES = "Exit codes: 0 success, 2 bad config/data/output, 3 a check (gate) failed, 1 internal error."
+EXIT_CODES = (
+    "Exit codes: 0 success, 2 bad config/data/output, 3 a check (gate) failed, "
+    "4 written but not logged to MLflow, 1 internal error."
+)
 
 
 def documentation_line() -> str:
@@ -172,6 +177,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--set models[1].file=b.parquet --set bootstrap.seed=7",
     )
     run.add_argument("--pdf-variant", choices=PDF_VARIANTS, help="archival PDF/A with metrics.json embedded")
+    run.add_argument(
+        "--mlflow",
+        metavar="URI",
+        help="log each report to this MLflow tracking URI once written (overrides mlflow.tracking_uri; "
+        "experiment: mlflow.experiment, else the config's name)",
+    )
     run.add_argument(
         "--full-curves",
         action="store_true",
@@ -521,6 +532,12 @@ def _prepare(path: str, args: argparse.Namespace, several: bool) -> _Job:
 
     cfg, cfg_path = load_config(path, args.overrides)
     overrides = {k: v for k, v in (("engine", args.engine), ("scheduler", args.scheduler)) if v is not None}
+    if getattr(args, "mlflow", None):  # --mlflow URI: the config's block with this URI, or a new one
+        block = cfg.mlflow.model_dump() if cfg.mlflow is not None else {"experiment": cfg_path.stem}
+        from reportgen.tracking import tracking_uri  # noqa: PLC0415
+
+        # a relative store on the command line is relative to the current directory, as --out is
+        overrides["mlflow"] = {**block, "tracking_uri": tracking_uri(args.mlflow, Path.cwd())}
     if overrides:
         cfg = cfg.with_overrides(**overrides)
     planned = _planned_dir(cfg, cfg_path, args.out, several)
@@ -604,6 +621,8 @@ def _run_one(job: _Job, args: argparse.Namespace, printer: _Printer, written: di
         written[out_dir] = cfg_path  # its warnings were logged as they arose (and are in run.warnings)
         printer.info(f"{cfg_path}: wrote {', '.join(str(p) for p in targets.values())}")
         code = _gate(result, cfg_path, printer)
+        if cfg.mlflow is not None:  # after the report set is in place: a failure here never touches it
+            code = _worst(code, _track(result, list(targets.values()), cfg, cfg_path, printer, args.debug))
         if unrecorded is not None:
             raise unrecorded
         if args.summary is not None:
@@ -653,11 +672,30 @@ def _gate(result, cfg_path: Path, printer: _Printer) -> int:
     return EXIT_CHECK if bad else EXIT_OK
 
 
+def _track(result, files: list[Path], cfg: Config, cfg_path: Path, printer: _Printer, debug: bool) -> int:
+    """Log the written report to MLflow (:func:`reportgen.tracking.log_run`); a failure is one
+    line and exit 4, the report set left as written."""
+    from reportgen.errors import TrackingError  # noqa: PLC0415
+    from reportgen.tracking import log_run  # noqa: PLC0415
+
+    assert cfg.mlflow is not None
+    try:
+        run_id, _ = log_run(result, files, cfg.mlflow, cfg_path.parent)
+    except TrackingError as exc:
+        if debug:
+            traceback.print_exc()
+        printer.error(f"{cfg_path}: {exc}; the report was written and is complete")
+        return EXIT_TRACKING
+    printer.info(f"{cfg_path}: logged to MLflow run {run_id} (experiment {cfg.mlflow.experiment!r})")
+    return EXIT_OK
+
+
 def _worst(a: int, b: int) -> int:
-    """The worse of two exit codes: a failed check (3) ranks below an error (1, 2), so a batch
-    with a broken config and a failed gate exits 2, not 3 (the gate's report was written)."""
-    rank = {EXIT_OK: 0, EXIT_CHECK: 1}
-    return max(a, b, key=lambda c: (rank.get(c, 2), c))
+    """The worse of two exit codes: a report written but not logged to MLflow (4) ranks below a
+    failed check (3), which ranks below an error (1, 2), so a batch with a broken config and a
+    failed gate exits 2, not 3 (the gate's report was written)."""
+    rank = {EXIT_OK: 0, EXIT_TRACKING: 1, EXIT_CHECK: 2}
+    return max(a, b, key=lambda c: (rank.get(c, 3), c))
 
 
 def _run_batch(args: argparse.Namespace, printer: _Printer) -> int:

@@ -765,6 +765,57 @@ class HistoryConfig(Strict):
         return local_path(v)
 
 
+class MlflowConfig(Strict):
+    """``mlflow: {tracking_uri: …, experiment: …}``: after the report set is written, one MLflow run
+    records the config, the key metrics, the comparisons and the report files
+    (``pip install 'classifier-comparison-report[mlflow]'``; see :mod:`reportgen.tracking`)."""
+
+    tracking_uri: str = Field(
+        min_length=1,
+        description=(
+            "MLflow tracking URI: http(s)://host:5000 (a tracking server), sqlite:///mlflow.db or a local "
+            "directory (file:///…). No credentials in it: MLflow reads MLFLOW_TRACKING_USERNAME / "
+            "MLFLOW_TRACKING_PASSWORD or MLFLOW_TRACKING_TOKEN from the environment. --mlflow URI overrides it."
+        ),
+    )
+    experiment: str = Field(
+        min_length=1,
+        max_length=500,
+        description="MLflow experiment the run is logged to (created when absent).",
+    )
+    run_name: str | None = Field(
+        None,
+        min_length=1,
+        max_length=250,
+        description="Name of the MLflow run; default: the report's title.",
+    )
+    tags: dict[str, str] = Field(
+        {},
+        description=(
+            "Extra tags of the MLflow run (name: text), beside the ones reportgen sets (reportgen.run_id, "
+            "reportgen.input.N.sha256, …)."
+        ),
+    )
+
+    @field_validator("tracking_uri")
+    @classmethod
+    def _no_credentials(cls, v: str) -> str:
+        try:
+            parts = urlsplit(v)
+            password = parts.password
+        except ValueError:
+            raise ValueError(
+                "not a tracking URI; write e.g. http://mlflow.internal:5000 or sqlite:///mlflow.db"
+            ) from None
+        secret = [k for k, _ in parse_qsl(parts.query, keep_blank_values=True) if is_secret_key(k)]
+        if password or secret:  # never echo the value: the message names the key only
+            raise ValueError(
+                f"holds a credential ({'a password' if password else secret[0] + '=…'}); give it in the environment "
+                "(MLFLOW_TRACKING_USERNAME / MLFLOW_TRACKING_PASSWORD or MLFLOW_TRACKING_TOKEN), never in the config"
+            )
+        return v
+
+
 class BootstrapConfig(Strict):
     """The stratified bootstrap behind every interval that is not DeLong's or Clopper-Pearson's."""
 
@@ -1054,6 +1105,13 @@ class Config(Strict):
     )
     history: HistoryConfig | None = Field(
         None, description=("A SQLite store each run appends its headline numbers to; the report gains a trend section.")
+    )
+    mlflow: MlflowConfig | None = Field(
+        None,
+        description=(
+            "Log each run to MLflow once its report is written: the config as params, key metrics and comparisons "
+            "as metrics, the report files as artifacts (the mlflow extra)."
+        ),
     )
     credit: CreditConfig | None = Field(
         None,

@@ -9,6 +9,7 @@
     │   ├── OutputError            the output directory (permissions, disk full)
     │   ├── ThemeError             a custom template directory (missing or escaping templates)
     │   └── ResultError            a saved metrics.json (unknown schema version, key or type)
+    ├── TrackingError              exit 4: the report was written; logging it to MLflow failed
     └── InternalError              exit 1: a bug in reportgen
 
 Every message is one line that says where, what was found and what to do.
@@ -50,6 +51,13 @@ class ResultError(UserError):
     """A saved ``metrics.json`` cannot be read back: its schema version is missing, unknown or
     newer than this reportgen reads, or a key is unknown, missing or of the wrong type (the
     message names the JSON path)."""
+
+
+class TrackingError(ReportgenError):
+    """The report set was written, but logging it to MLflow failed (mlflow not installed, a bad
+    tracking URI, the server down or refusing): the report is complete; log again or look."""
+
+    exit_code = 4
 
 
 class InternalError(ReportgenError):

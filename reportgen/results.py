@@ -38,6 +38,9 @@ import numpy as np
 import reportgen.catalog as catalog
 from reportgen.errors import ResultError
 
+if typing.TYPE_CHECKING:
+    import pandas as pd
+
 #: The ``schema_version`` this reportgen writes and reads.
 SCHEMA_VERSION = "1"
 
@@ -1477,6 +1480,21 @@ class ComparisonResult(_Frozen):
         _check_names(result, source)
         _check_ranges(result, source)
         return result
+
+    def frames(self) -> dict[str, pd.DataFrame]:
+        """The results as tidy pandas DataFrames, one row per fact, by name: ``metrics`` (model,
+        metric, value, ci_low, ci_high, method, better, undefined), ``comparisons`` (model,
+        baseline, metric, delta, relative_delta, ci_low, ci_high, p_value, p_adjusted, family,
+        test, method, primary, verdict), ``thresholds`` (model, criterion, threshold, value, tp,
+        fp, fn, tn, approval_rate), and when the run has them ``per_class``, ``checks``,
+        ``trend``, ``credit_grades``, ``credit_tests``, ``credit_groups``.
+
+        Columns and dtypes are fixed (:data:`reportgen.frames.COLUMNS`); an undefined number is
+        NaN. The ``--format csv`` / ``xlsx`` exports are these frames. pandas is imported here,
+        on first call (:mod:`reportgen.frames`)."""
+        from reportgen.frames import frames  # noqa: PLC0415  (pandas only when asked for)
+
+        return frames(self)
 
     def __repr__(self) -> str:
         """One line (the generated repr of every curve point ran to hundreds of kilobytes)."""

@@ -33,6 +33,7 @@ SCHEMA_FILE = Path(__file__).resolve().parent / "schema" / "summary.schema.json"
 REASONS: Mapping[int, str] = {
     0: "ok",
     3: "check_failed",
+    4: "tracking_failed",
     2: "user_error",
     1: "internal_error",
     130: "interrupted",

@@ -1,10 +1,13 @@
-"""The report's key tables for spreadsheets: CSV files and one Excel workbook.
+"""The result's tidy tables for spreadsheets: CSV files and one Excel workbook.
 
-Validators work in spreadsheets, so ``--format csv`` writes ``metrics.csv``, ``comparisons.csv``,
-``thresholds.csv`` (and ``checks.csv`` when the config has checks), and ``--format xlsx`` one
-``tables.xlsx`` with a sheet per table (``pip install 'classifier-comparison-report[xlsx]'``, openpyxl). The tables
-are long (one row per model and metric), so they filter and pivot without reshaping; numbers
-stay numbers (full precision, empty when undefined) and intervals are two columns.
+Validators work in spreadsheets, so ``--format csv`` writes one ``NAME.csv`` per frame of
+:meth:`ComparisonResult.frames() <reportgen.results.ComparisonResult.frames>` (``metrics.csv``,
+``comparisons.csv``, ``thresholds.csv``, and ``per_class``, ``checks``, ``trend`` and the
+``credit_*`` tables when the run has them), and ``--format xlsx`` one ``tables.xlsx`` with a sheet
+per frame (``pip install 'classifier-comparison-report[xlsx]'``, openpyxl). One source: a number in
+a spreadsheet is the number ``result.frames()`` gives a notebook. The tables are long (one row per
+fact), so they filter and pivot without reshaping; numbers stay numbers (full precision, empty
+when undefined) and intervals are two columns.
 
 A text cell that starts with ``=``, ``+``, ``-`` or ``@`` (or a tab or carriage return) would be
 run as a formula by Excel, LibreOffice or Google Sheets ("CSV injection", OWASP); model names,
@@ -19,12 +22,10 @@ import gc
 import io
 import logging
 import sys
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from reportgen.errors import OutputError
-from reportgen.report.wording import verdict
 from reportgen.results import ComparisonResult
 
 log = logging.getLogger(__name__)
@@ -32,6 +33,7 @@ log = logging.getLogger(__name__)
 #: First characters that make a spreadsheet read a cell as a formula.
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
+#: A table as header and rows of plain Python values (None where undefined).
 Table = tuple[list[str], list[list[Any]]]
 
 
@@ -43,65 +45,23 @@ def safe_cell(v: Any) -> Any:
     return v
 
 
-def _ci(ci: Sequence[float] | None) -> list[Any]:
-    return [ci[0], ci[1]] if ci else [None, None]
-
-
 def tables(result: ComparisonResult) -> dict[str, Table]:
-    """The key tables by name (``metrics``, ``comparisons``, ``thresholds``, and ``checks`` if any)."""
-    metrics = []
-    for name, m in result.models.items():
-        for k, v in m.metrics.items():
-            metrics.append([name, k, v, *_ci(m.ci.get(k)), m.ci_method.get(k, ""), m.undefined.get(k, "")])
-    comparisons = []
-    for c in result.comparisons:
-        for k, d in c.delta.items():
-            comparisons.append(
-                [
-                    c.model,
-                    c.baseline,
-                    k,
-                    d,
-                    c.relative_delta.get(k),
-                    *_ci(c.ci.get(k)),
-                    c.ci_method.get(k, ""),
-                    k == c.primary_metric,
-                    verdict(c) if k == c.primary_metric else "",
-                ]
-            )
-    thresholds = []
-    for name, m in result.models.items():
-        for key, o in m.optimal_thresholds.items():
-            thresholds.append([name, key, o.threshold, o.value, o.tp, o.fp, o.fn, o.tn])
-    out: dict[str, Table] = {
-        "metrics": (["model", "metric", "value", "ci_lo", "ci_hi", "ci_method", "undefined_reason"], metrics),
-        "comparisons": (
-            [
-                "model",
-                "baseline",
-                "metric",
-                "delta",
-                "relative_delta",
-                "ci_lo",
-                "ci_hi",
-                "ci_method",
-                "primary",
-                "verdict",
-            ],
-            comparisons,
-        ),
-        "thresholds": (["model", "criterion", "threshold", "value", "tp", "fp", "fn", "tn"], thresholds),
+    """The result's frames (:meth:`~reportgen.results.ComparisonResult.frames`) as plain tables
+    by name: NaN and <NA> as None, numpy scalars as Python numbers and booleans."""
+    import pandas as pd  # noqa: PLC0415  (the frames import it anyway)
+
+    def plain(v: Any) -> Any:
+        return None if pd.isna(v) else v.item() if hasattr(v, "item") else v
+
+    return {
+        name: (list(df.columns), [[plain(v) for v in row] for row in df.itertuples(index=False, name=None)])
+        for name, df in result.frames().items()
     }
-    if result.checks:
-        out["checks"] = (
-            ["rule", "kind", "passed", "value", "limit", "outcome", "detail"],
-            [[c.rule, c.kind, c.passed, c.value, c.limit, c.outcome, c.detail] for c in result.checks],
-        )
-    return out
 
 
 def to_csv(table: Table) -> str:
-    """One table as CSV text (RFC 4180 quoting, ``\\n`` line ends), every cell neutralised."""
+    """One table as CSV text (RFC 4180 quoting, ``\\n`` line ends), every cell neutralised,
+    numbers at full precision (``repr``), an undefined value empty."""
     header, rows = table
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")

@@ -64,6 +64,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from reportgen.errors import OutputError
+from reportgen.frames import COLUMNS
 from reportgen.signals import Interrupted, held, signal_pending
 from reportgen.smallfiles import file_on_the_way
 
@@ -84,8 +85,9 @@ FILE_NAMES = {
     "csv": "metrics.csv",
     "xlsx": "tables.xlsx",
 }
-#: ``csv`` writes one file per key table (:mod:`reportgen.report.export`); FILE_NAMES names the first.
-CSV_FILES = ("metrics.csv", "comparisons.csv", "thresholds.csv", "checks.csv")
+#: ``csv`` writes one file per frame of the result (:mod:`reportgen.report.export`, the tables of
+#: :data:`reportgen.frames.COLUMNS` it has); FILE_NAMES names the first.
+CSV_FILES = tuple(f"{name}.csv" for name in COLUMNS)
 REPORT_FILES = frozenset(FILE_NAMES.values()) | frozenset(CSV_FILES)
 #: Names reportgen gives its own scratch entries (ignored by readers, removed by the next run).
 SCRATCH_PREFIX = ".reportgen-"

@@ -37,8 +37,9 @@ def test_csv_and_xlsx_hold_the_numbers_of_metrics_json(tmp_path: Path, fast_conf
     out = tmp_path / "out"
     assert cli(["run", str(cfg), "--out", str(out), "--now", PINNED_NOW, "--format", "json,csv,xlsx"]) == 0
     printed = capsys.readouterr().out
-    assert sorted(p.name for p in out.iterdir()) == ["checks.csv", "comparisons.csv", "metrics.csv", "metrics.json",
-                                                    "tables.xlsx", "thresholds.csv"]
+    assert sorted(p.name for p in out.iterdir()) == ["checks.csv", "comparisons.csv", "credit_grades.csv",
+                                                    "credit_groups.csv", "credit_tests.csv", "metrics.csv",
+                                                    "metrics.json", "tables.xlsx", "thresholds.csv"]
     assert "comparisons.csv" in printed and "tables.xlsx" in printed
     doc = json.loads((out / "metrics.json").read_text(encoding="utf-8"))
     rows = _read_csv(out / "metrics.csv")
@@ -47,13 +48,13 @@ def test_csv_and_xlsx_hold_the_numbers_of_metrics_json(tmp_path: Path, fast_conf
         m = doc["models"][r["model"]]
         assert _num(r["value"]) == m["metrics"][r["metric"]]  # full precision (repr round trip)
         ci = m["ci"].get(r["metric"])
-        assert [_num(r["ci_lo"]), _num(r["ci_hi"])] == (ci or [None, None])
-        assert r["undefined_reason"] == m["undefined"].get(r["metric"], "")
+        assert [_num(r["ci_low"]), _num(r["ci_high"])] == (ci or [None, None])
+        assert r["undefined"] == m["undefined_reasons"].get(r["metric"], {}).get("code", "")
     comp = _read_csv(out / "comparisons.csv")
     for r in comp:
         c = next(c for c in doc["comparisons"] if c["model"] == r["model"])
         assert _num(r["delta"]) == c["delta"][r["metric"]]
-        assert (r["verdict"] == c["verdict"]) == (r["metric"] == c["primary_metric"])
+        assert r["verdict"] == (c["decision"]["direction"] if r["metric"] == c["primary_metric"] else "")
     thr = _read_csv(out / "thresholds.csv")
     for r in thr:
         o = doc["models"][r["model"]]["optimal_thresholds"][r["criterion"]]
@@ -61,7 +62,8 @@ def test_csv_and_xlsx_hold_the_numbers_of_metrics_json(tmp_path: Path, fast_conf
     assert len(_read_csv(out / "checks.csv")) == len(doc["checks"])
 
     wb = openpyxl.load_workbook(out / "tables.xlsx", read_only=True)
-    assert wb.sheetnames == ["metrics", "comparisons", "thresholds", "checks"]
+    assert wb.sheetnames == ["metrics", "comparisons", "thresholds", "checks", "credit_grades", "credit_tests",
+                             "credit_groups"]
     sheet = list(wb["metrics"].iter_rows(values_only=True))
     assert list(sheet[0]) == list(rows[0].keys()) and len(sheet) == len(rows) + 1
     for got, r in zip(sheet[1:], rows):  # a workbook keeps Excel's 15 significant digits
@@ -80,6 +82,7 @@ def test_formula_cells_are_neutralised_in_csv_and_xlsx(tmp_path: Path, demo_run)
     doc["comparisons"] = [dict(c, model=hostile[c["model"]], baseline=hostile[c["baseline"]]) for c in doc["comparisons"]]
     doc["run"]["baseline"] = hostile[doc["run"]["baseline"]]
     doc["pairwise"] = []
+    doc["credit"]["models"] = {hostile[k]: dict(v, model=hostile[k]) for k, v in doc["credit"]["models"].items()}
     result = ComparisonResult.from_json(doc)
     for name, t in tables(result).items():
         text = to_csv(t)
