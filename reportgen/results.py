@@ -154,6 +154,16 @@ class Optimum(_Frozen):
     fn: float
     tn: float
     description: str = ""
+    next_score: float | None = field(
+        default=None,
+        metadata={
+            "description": (
+                "The nearest distinct score the rule at 'threshold' does not flag (null when it flags every "
+                "score, or flags none): any threshold from 'threshold' up to but excluding this score gives "
+                "the same counts, so the report prints the shortest such decimal."
+            )
+        },
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -731,6 +741,15 @@ class ApprovalSide(_Frozen):
     approved_weight: float
     bads_weight: float
     bad_rate: float | None
+    next_score: float | None = field(
+        default=None,
+        metadata={
+            "description": (
+                "The safest score declined (null when none is): any cut-off from 'threshold' up to but "
+                "excluding this score approves the same rows, so the report prints the shortest such decimal."
+            )
+        },
+    )
 
 
 @dataclass(frozen=True, slots=True)

@@ -54,7 +54,7 @@ from reportgen.engine.intervals import (
     class_bins,
 )
 from reportgen.engine.proportions import CLOPPER_PEARSON, DELONG_LOGIT
-from reportgen.report.formats import fmt_bounded, fmt_int, fmt_p, fmt_pct, minus
+from reportgen.report.formats import fmt_bounded, fmt_int, fmt_p, fmt_pct, fmt_threshold, minus
 from reportgen.report.labels import LABELS, credit_failure_names
 from reportgen.results import (
     ApprovalAtRate,
@@ -666,7 +666,7 @@ def rule(m: ModelResult) -> str:
     """The model's decision rule in words ("positive when score ≥ 0.5"), from its facts."""
     if m.decision_rule == "threshold" and m.threshold is not None:
         op = "≥" if m.direction == "higher" else "≤"
-        return f"positive when score {op} {m.threshold:g}"
+        return f"positive when score {op} {fmt_threshold(m.threshold)}"  # as configured, every digit
     return _CLASS_RULES.get(m.decision_rule or "", m.rule)
 
 
@@ -848,7 +848,7 @@ NOTICE_CODES = {
         f"{_who(p)} never predict{'' if 'models' in p else 's'} class(es) {', '.join(repr(str(c)) for c in p['classes'])}"
     ),
     "threshold_outside_scores": lambda p: (
-        f"threshold {p['threshold']:g} lies outside the scores of {_who(p)} ({p['score_min']:g} to "
+        f"threshold {fmt_threshold(p['threshold'])} lies outside the scores of {_who(p)} ({p['score_min']:g} to "
         f"{p['score_max']:g}), so every row is predicted {p['predicted']}; check '{p['threshold_key']}' "
         f"(or the model's 'direction')"
     ),

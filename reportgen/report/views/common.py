@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import reportgen.catalog as catalog
 from reportgen.report.formats import fmt_threshold
 from reportgen.report.wording import undefined_of
-from reportgen.results import ComparisonResult
+from reportgen.results import ApprovalSide, ComparisonResult, Optimum
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +74,14 @@ def excludes_zero(ci: Sequence[float] | None) -> bool | None:
     if not ci or ci[0] is None or ci[1] is None:
         return None
     return ci[0] > 0 or ci[1] < 0
+
+
+def optimum_threshold(o: Optimum | ApprovalSide) -> str:
+    """An optimum's (or an approval cut's) threshold as printed: the shortest decimal of
+    :data:`~reportgen.report.formats.THRESHOLD_DIGITS` or more significant digits that lies
+    between it and the next distinct score (:func:`~reportgen.report.formats.fmt_threshold`),
+    so the stated rule reproduces the counts beside it."""
+    return fmt_threshold(o.threshold, o.next_score)
 
 
 def rule_text(direction: str, threshold: float | str) -> str:

@@ -17,7 +17,7 @@ from reportgen.report.formats import (
     fmt_pvalue,
     fmt_signed,
 )
-from reportgen.report.views.common import Models, better_mark, excludes_zero
+from reportgen.report.views.common import Models, better_mark, excludes_zero, optimum_threshold
 from reportgen.report.wording import approval_sentence, comparison_notes, family_words, verdict
 from reportgen.results import Comparison, ComparisonResult
 
@@ -370,7 +370,7 @@ def approval_tables(c: Comparison) -> tuple[ApprovalTable, ...]:
                 sides=tuple(
                     ApprovalSide(
                         model=s.model,
-                        threshold="n/a" if s.threshold is None else f"{s.threshold:.6g}",
+                        threshold="n/a" if s.threshold is None else optimum_threshold(s),
                         approval=fmt_pct(s.approval_rate),
                         approved=fmt_int(s.approved_rows),
                         bad_rate=fmt_pct(s.bad_rate, 2),

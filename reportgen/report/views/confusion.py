@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from reportgen.report.formats import fmt_count, fmt_share
-from reportgen.report.views.common import Models, rule_text
+from reportgen.report.views.common import Models, optimum_threshold, rule_text
 from reportgen.report.wording import rule as model_rule
 from reportgen.results import ComparisonResult
 
@@ -137,7 +137,7 @@ def _binary(result: ComparisonResult, ms: Models) -> tuple[BinaryCard, ...]:
         items = [_matrix2(n, c.tp, c.fp, c.fn, c.tn, "at the decision threshold", f"({model_rule(m)})")]
         o = m.optimal_thresholds.get("expected_cost")
         if o is not None:
-            rule = "no row predicted positive" if o.threshold is None else rule_text(m.direction, o.threshold)
+            rule = "no row predicted positive" if o.threshold is None else rule_text(m.direction, optimum_threshold(o))
             items.append(_matrix2(n, o.tp, o.fp, o.fn, o.tn, "at the cost-optimal threshold", f"({rule})"))
         cards.append(BinaryCard(model=n, colour=ms.colours[n], views=tuple(items)))
     return tuple(cards)

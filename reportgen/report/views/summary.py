@@ -7,9 +7,9 @@ from pathlib import Path
 from typing import Any
 
 import reportgen.catalog as catalog
-from reportgen.report.formats import fmt_ci, fmt_count, fmt_level, fmt_metric, fmt_num, fmt_pct, fmt_threshold
+from reportgen.report.formats import fmt_ci, fmt_count, fmt_level, fmt_metric, fmt_num, fmt_pct
 from reportgen.report.views.brief import ModelFindings, findings_of
-from reportgen.report.views.common import Models
+from reportgen.report.views.common import Models, optimum_threshold
 from reportgen.report.wording import interval_kind, interval_methods, ranking_note, verdict
 from reportgen.report.wording import rule as model_rule
 from reportgen.results import ComparisonResult, ModelResult
@@ -134,7 +134,7 @@ def summary_view(result: ComparisonResult, ms: Models, credit_notes: dict[str, s
             extra = (
                 fmt_metric(m.metrics.get("roc_auc"), "roc_auc"),
                 fmt_metric(m.metrics.get("ks"), "ks"),
-                fmt_threshold(cost_opt.threshold) if cost_opt else "n/a",
+                optimum_threshold(cost_opt) if cost_opt else "n/a",
                 fmt_num(cost_opt.value, 4) if cost_opt else "n/a",
             )
         else:
