@@ -7,8 +7,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import reportgen.catalog as catalog
-from reportgen.report.formats import fmt_threshold
-from reportgen.report.wording import undefined_of
+from reportgen.report.formats import fmt_share, fmt_threshold
+from reportgen.report.wording import CREDIT_WORDS, Vocabulary, undefined_of, vocabulary
 from reportgen.results import ApprovalSide, ComparisonResult, Optimum
 
 
@@ -27,9 +27,11 @@ class Models:
     binary: bool
     better_of: Mapping[str, str | None]
     why_undefined: Mapping[str, Mapping[str, str]]
+    #: the report's words for a binary decision (``report.domain``), chosen once
+    words: Vocabulary = CREDIT_WORDS
 
     @classmethod
-    def of(cls, result: ComparisonResult, palette: Sequence[str]) -> Models:
+    def of(cls, result: ComparisonResult, palette: Sequence[str], domain: str | None = None) -> Models:
         import reportgen.report.figures as figures  # noqa: PLC0415  (figures are only needed to render)
 
         names = list(result.models)
@@ -45,6 +47,7 @@ class Models:
             binary=binary,
             better_of=catalog.better("binary" if binary else "multiclass"),
             why_undefined={n: undefined_of(result.models[n]) for n in names},
+            words=vocabulary(domain, result),
         )
 
 
@@ -82,6 +85,13 @@ def optimum_threshold(o: Optimum | ApprovalSide) -> str:
     between it and the next distinct score (:func:`~reportgen.report.formats.fmt_threshold`),
     so the stated rule reproduces the counts beside it."""
     return fmt_threshold(o.threshold, o.next_score)
+
+
+def kept_share(o: Optimum) -> str:
+    """The share of rows a cut leaves unflagged (approved, predicted negative), beside every
+    recommended threshold: "86.0 %"."""
+    total = o.tp + o.fp + o.fn + o.tn
+    return fmt_share((o.fn + o.tn) / total if total else None, 1)
 
 
 def rule_text(direction: str, threshold: float | str) -> str:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import reportgen.catalog as catalog
 from reportgen.report.formats import fmt_count, fmt_metric, fmt_pct, fmt_share
 from reportgen.report.labels import CRITERION_LABELS
-from reportgen.report.views.common import Models, optimum_threshold, rule_text
+from reportgen.report.views.common import Models, kept_share, optimum_threshold, rule_text
 from reportgen.report.wording import optimum_label
 from reportgen.results import ComparisonResult
 
@@ -74,7 +74,7 @@ def thresholds_view(result: ComparisonResult, ms: Models) -> ThresholdsView:
                     fp=fmt_count(o.fp),
                     fn=fmt_count(o.fn),
                     tn=fmt_count(o.tn),
-                    approval=fmt_share((o.fn + o.tn) / total if total else None, 1),
+                    approval=kept_share(o),
                     flagged=fmt_share((o.tp + o.fp) / total if total else None, 1),
                 )
             )
