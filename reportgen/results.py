@@ -537,6 +537,15 @@ class ModelResult(_Frozen):
             )
         },
     )
+    metric_sources: Mapping[str, str] = field(
+        default_factory=dict,
+        metadata={
+            "description": (
+                "metric -> where its value comes from when not from the score: 'pd_column', the model's PD column "
+                "on the same rows (a scorecard's Brier score and log-loss, from the credit section's calibration)."
+            )
+        },
+    )
     decision_rule: Literal["threshold", "prediction_column", "argmax"] | None = field(
         default=None,
         metadata={

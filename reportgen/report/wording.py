@@ -159,6 +159,12 @@ PATTERN_BOOTSTRAP_NOTE = (
 def capability_note(what: str, reason: str) -> str:
     """The sentence of a capability code: what is not given and why."""
     why = PAIRING_TEXT.get(reason, reason.replace("_", " "))
+    if what == "paired_interval.pd_column":
+        return (
+            "Brier score and log-loss of a scorecard are its PD column's (the credit section's calibration, on "
+            "the same rows); their differences have no paired interval (the PD is not counted with the other "
+            "model's scores)."
+        )
     if what == "delong":
         if reason == "small_class":
             return f"DeLong's test needs at least {DELONG_MIN_ROWS} rows of each class; not computed."
