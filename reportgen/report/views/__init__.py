@@ -145,6 +145,7 @@ def report_view(result: ComparisonResult, theme: Theme, drawing: Callable[[], Ma
         result.credit,
         ms.colours,
         level=run.confidence_level,
+        models=result.models,
         figures={k[len(prefix) :]: Markup(v) for k, v in svgs.items() if k.startswith(prefix)},
     )
     curves = curves_view(result, {k: v for k, v in svgs.items() if not k.startswith(prefix)})
