@@ -7,7 +7,7 @@ could not be computed) and the labels of the tests.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,7 +26,7 @@ from reportgen.report.formats import (
 )
 from reportgen.report.labels import CREDIT_TEST_NAMES as _N
 from reportgen.report.labels import credit_failure_names
-from reportgen.results import CreditAucHistory, CreditModel, CreditSection, CreditTest, ModelResult
+from reportgen.results import CreditAucHistory, CreditGroup, CreditModel, CreditSection, CreditTest, ModelResult
 
 __all__ = ["CAPABILITY_TEXT", "TEST_LABELS", "CreditView", "auc_reference", "credit_view", "summary_notes"]
 
@@ -299,6 +299,8 @@ class GroupTable:
     title: str
     header: str
     rows: tuple[GroupRow, ...]
+    #: one line per period or segment too small to test, saying why (not a row of n/a)
+    untested: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -551,18 +553,10 @@ def _model_view(
         groups=tuple(
             g
             for g in (
-                GroupTable(
-                    title=f"Performance per {m.period}",
-                    header=(m.period or "").capitalize(),
-                    rows=tuple(_group(p) for p in m.periods),
-                ),
-                GroupTable(
-                    title=f"Performance per {segment}",
-                    header=segment[:1].upper() + segment[1:],
-                    rows=tuple(_group(p) for p in m.segments),
-                ),
+                _group_table(f"Performance per {m.period}", (m.period or "").capitalize(), m.periods),
+                _group_table(f"Performance per {segment}", segment[:1].upper() + segment[1:], m.segments),
             )
-            if g.rows
+            if g.rows or g.untested
         ),
         missing=tuple(f"{_WHAT.get(k, k)}: {CAPABILITY_TEXT.get(v, v)}" for k, v in m.capabilities.items()),
         figure=figure,
@@ -667,6 +661,23 @@ def _group(p: Any) -> GroupRow:
         gini_ci=fmt_ci(p.gini_ci, 3, "gini"),
         ks=fmt_num(p.ks),
         few=p.few_defaults,
+    )
+
+
+def _group_table(title: str, header: str, groups: Sequence[CreditGroup]) -> GroupTable:
+    """Performance per period or segment: a row for each one with an AUC; one too small to test
+    (fewer than two defaults or non-defaults) is a line saying so, not a row of n/a."""
+    return GroupTable(
+        title=title,
+        header=header,
+        rows=tuple(_group(p) for p in groups if p.auc is not None),
+        untested=tuple(
+            f"{header} {p.key}: {fmt_count(p.n)} row{'' if p.n == 1 else 's'}, {fmt_count(p.defaults)} "
+            f"default{'' if p.defaults == 1 else 's'} — too small to test "
+            "(the AUC needs at least two defaults and two non-defaults)"
+            for p in groups
+            if p.auc is None
+        ),
     )
 
 
