@@ -626,6 +626,14 @@ class ReportConfig(Strict):
         RecommendationConfig(),
         description=("The brief's recommendation rule: which traffic light blocks adopting a challenger."),
     )
+    domain: Literal["credit", "generic"] | None = Field(
+        None,
+        description=(
+            "The report's words for a binary decision. credit: approvals, approval rates, bad rates, "
+            "applications and swap sets; generic: positives, rows predicted negative and positive rates. "
+            "Default: credit when a credit: block or approval_rates is configured, else generic."
+        ),
+    )
 
     @field_validator("template_dir", "logo", mode="before")
     @classmethod
@@ -951,7 +959,13 @@ class CreditConfig(Strict):
 
 #: What ``reportgen render`` takes back from a saved run's config (colours, section names, checked
 #: by their own rules, never a secret): recorded as read by :meth:`Config.as_written`, not as written.
-_READ_BACK = (("report", "palette"), ("report", "sections"), ("report", "layout"), ("report", "recommendation"))
+_READ_BACK = (
+    ("report", "palette"),
+    ("report", "sections"),
+    ("report", "layout"),
+    ("report", "recommendation"),
+    ("report", "domain"),
+)
 
 
 class Config(Strict):

@@ -11,7 +11,7 @@ import hashlib
 import json
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from importlib import metadata
 from pathlib import Path
 
@@ -23,7 +23,7 @@ import reportgen.io.sql as sql
 import reportgen.report.wording as wording
 from reportgen.config import Config
 from reportgen.engine import binary as B
-from reportgen.engine.compare import Progress, Settings
+from reportgen.engine.compare import Progress, Settings, relative_change
 from reportgen.engine.driver import compare_evidence
 from reportgen.engine.evidence import BinaryEvidence, MulticlassEvidence, MulticlassModelEvidence
 from reportgen.errors import ConfigError
@@ -31,7 +31,16 @@ from reportgen.io.align import ID_NOT_SHARED
 from reportgen.io.files import rows_as_lines
 from reportgen.reduce import local
 from reportgen.reduce.credit_rows import credit_run
-from reportgen.results import ComparisonResult, CreditSection, DroppedRows, ModelResult, Notice, Reason, RunInfo
+from reportgen.results import (
+    Comparison,
+    ComparisonResult,
+    CreditSection,
+    DroppedRows,
+    ModelResult,
+    Notice,
+    Reason,
+    RunInfo,
+)
 from reportgen.version import __version__
 
 log = logging.getLogger(__name__)
@@ -121,23 +130,58 @@ def check_rows(cfg: Config) -> tuple[list[Notice], tuple[tuple[str, str, int], .
     return notices, ev.audit.dropped, int(rows)
 
 
-def _pd_in_credit(models: dict[str, ModelResult], credit: CreditSection) -> dict[str, ModelResult]:
-    """Models whose scores are no probabilities but whose PD column the credit section read: the
-    reason their Brier score and log-loss are null carries the PD's (``pd_brier``, ``pd_log_loss``,
-    computed on the credit section's rows), so the metrics table points to the calibration of the
-    PD instead of leaving the model without one."""
+#: The metrics a model's PD column gives when its scores are not probabilities.
+PD_METRICS = ("brier", "log_loss")
+
+
+def _pd_in_credit(
+    models: dict[str, ModelResult], comparisons: list[Comparison], credit: CreditSection
+) -> tuple[dict[str, ModelResult], list[Comparison]]:
+    """Models whose scores are no probabilities but whose PD column the credit section read on
+    the same rows: their Brier score and log-loss are the PD's (``metric_sources``: 'pd_column'),
+    so the metrics table and the comparisons weigh the models' calibration head to head; each
+    difference that involves one is model − baseline without a paired interval (the PD is not
+    counted with the other model's scores; capability ``paired_interval.pd_column``). On other
+    rows (``n`` differs) the reason they are null carries the PD's values instead
+    (``pd_brier``, ``pd_log_loss``). Every engine's credit section computes the same
+    calibration, so the numbers do not depend on the engine."""
     out = dict(models)
     for name, cm in credit.models.items():
         m, cal = models.get(name), cm.calibration
         if m is None or cal is None or cm.pd_source != "pd_column" or cal.brier is None:
             continue
+        pd_values = {"brier": cal.brier, "log_loss": cal.log_loss}
+        if cal.n == m.n and all(m.metrics.get(k) is None for k in PD_METRICS):
+            out[name] = dataclasses.replace(
+                m,
+                metrics={**m.metrics, **pd_values},
+                undefined_reasons={k: r for k, r in m.undefined_reasons.items() if k not in PD_METRICS},
+                metric_sources={**m.metric_sources, **{k: "pd_column" for k in PD_METRICS}},
+            )
+            continue
         facts = {"pd_brier": cal.brier, "pd_log_loss": cal.log_loss}
         reasons = {
-            k: Reason(r.code, {**r.params, **facts}) if k in ("brier", "log_loss") else r
-            for k, r in m.undefined_reasons.items()
+            k: Reason(r.code, {**r.params, **facts}) if k in PD_METRICS else r for k, r in m.undefined_reasons.items()
         }
         out[name] = dataclasses.replace(m, undefined_reasons=reasons)
-    return out
+    return out, [_pd_deltas(c, out) for c in comparisons]
+
+
+def _pd_deltas(c: Comparison, models: Mapping[str, ModelResult]) -> Comparison:
+    """A comparison's Brier and log-loss differences where a side's value is its PD column's."""
+    m, b = models[c.model], models[c.baseline]
+    keys = [k for k in PD_METRICS if "pd_column" in (m.metric_sources.get(k), b.metric_sources.get(k))]
+    if not keys:
+        return c
+    delta, rel = dict(c.delta), dict(c.relative_delta)
+    for k in keys:
+        mv, bv = m.metrics.get(k), b.metrics.get(k)
+        delta[k] = None if mv is None or bv is None else mv - bv
+        rel[k] = relative_change(mv, bv)
+    ci = {k: v for k, v in c.ci.items() if k not in keys}
+    methods = {k: v for k, v in c.ci_method.items() if k not in keys}
+    caps = {**c.capabilities, "paired_interval.pd_column": "pd_column"}
+    return dataclasses.replace(c, delta=delta, relative_delta=rel, ci=ci, ci_method=methods, capabilities=caps)
 
 
 #: The phase :func:`analyse` announces first: the files read and reduced to evidence (its
@@ -197,7 +241,7 @@ def analyse(
             notices.append(Notice("credit_sampling_weights", {}))
         if credit.capabilities.get("grade_order") == "text":
             notices.append(Notice("credit_grade_order", {}))
-        models = _pd_in_credit(models, credit)
+        models, comparisons = _pd_in_credit(models, list(comparisons), credit)
     warnings = wording.notice_texts(notices)  # one per fact: a fact of several models names them
     for w in warnings:  # loaders and engine log nothing: their notices are worded and logged here
         log.warning(w)

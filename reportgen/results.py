@@ -157,6 +157,16 @@ class Optimum(_Frozen):
     fn: float
     tn: float
     description: str = ""
+    next_score: float | None = field(
+        default=None,
+        metadata={
+            "description": (
+                "The nearest distinct score the rule at 'threshold' does not flag (null when it flags every "
+                "score, or flags none): any threshold from 'threshold' up to but excluding this score gives "
+                "the same counts, so the report prints the shortest such decimal."
+            )
+        },
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -530,6 +540,15 @@ class ModelResult(_Frozen):
             )
         },
     )
+    metric_sources: Mapping[str, str] = field(
+        default_factory=dict,
+        metadata={
+            "description": (
+                "metric -> where its value comes from when not from the score: 'pd_column', the model's PD column "
+                "on the same rows (a scorecard's Brier score and log-loss, from the credit section's calibration)."
+            )
+        },
+    )
     decision_rule: Literal["threshold", "prediction_column", "argmax"] | None = field(
         default=None,
         metadata={
@@ -734,6 +753,15 @@ class ApprovalSide(_Frozen):
     approved_weight: float
     bads_weight: float
     bad_rate: float | None
+    next_score: float | None = field(
+        default=None,
+        metadata={
+            "description": (
+                "The safest score declined (null when none is): any cut-off from 'threshold' up to but "
+                "excluding this score approves the same rows, so the report prints the shortest such decimal."
+            )
+        },
+    )
 
 
 @dataclass(frozen=True, slots=True)

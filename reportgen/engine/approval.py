@@ -197,13 +197,25 @@ class ApprovalCounts:
         return out
 
 
-def _side_of(name: str, cells: np.ndarray, approved: tuple[int, int], threshold: float | None) -> ApprovalSide:
-    """One side from (swap cell, class) row counts; ``approved`` its two approving cells."""
+def cut_scores(thresholds: np.ndarray, cut: int) -> tuple[float | None, float | None]:
+    """The riskiest score approved at ``cut`` and the safest declined (its neighbour in the table):
+    (None, …) when nothing is approved, (…, None) when nothing is declined."""
+    if cut >= thresholds.shape[0]:
+        return None, None
+    return float(thresholds[cut]), None if cut == 0 else float(thresholds[cut - 1])
+
+
+def _side_of(
+    name: str, cells: np.ndarray, approved: tuple[int, int], scores: tuple[float | None, float | None]
+) -> ApprovalSide:
+    """One side from (swap cell, class) row counts; ``approved`` its two approving cells;
+    ``scores``: :func:`cut_scores`."""
     app = cells[list(approved)].sum(0)
     wa, bads = float(app.sum()), float(app[1])
     return ApprovalSide(
         model=name,
-        threshold=threshold,
+        threshold=scores[0],
+        next_score=scores[1],
         approval_rate=wa / float(cells.sum()),
         approved_rows=int(wa),
         bads_rows=int(bads),
@@ -255,9 +267,8 @@ def compare_from_counts(
     :func:`compare_at_rate` from the pattern counts, the interval by :func:`count_bootstrap_delta`."""
     cuts = counts.cuts[target]
 
-    def thr(j: int) -> float | None:
-        c = int(cuts[j])
-        return None if c >= thresholds[j].shape[0] else float(thresholds[j][c])
+    def thr(j: int) -> tuple[float | None, float | None]:
+        return cut_scores(thresholds[j], int(cuts[j]))
 
     out = []
     for j, name in enumerate(names):
@@ -290,12 +301,15 @@ def compare_from_counts(
     return out
 
 
-def _side(name: str, approved: np.ndarray, y: np.ndarray, w: np.ndarray, threshold: float | None) -> ApprovalSide:
+def _side(
+    name: str, approved: np.ndarray, y: np.ndarray, w: np.ndarray, scores: tuple[float | None, float | None]
+) -> ApprovalSide:
     wa = float(w[approved].sum())
     bads = float(w[approved & y].sum())
     return ApprovalSide(
         model=name,
-        threshold=threshold,
+        threshold=scores[0],
+        next_score=scores[1],
         approval_rate=wa / float(w.sum()),
         approved_rows=int(np.count_nonzero(approved)),
         bads_rows=int(np.count_nonzero(approved & y)),
@@ -380,7 +394,7 @@ def compare_at_rate(
         cut = cut_for_rate(c, w, thr.shape[0], rate)
         a = c >= cut
         approved.append(a)
-        sides.append(_side(name, a, y, w, None if cut >= thr.shape[0] else float(thr[cut])))
+        sides.append(_side(name, a, y, w, cut_scores(thr, cut)))
     out = []
     ab = approved[baseline]
     for j in range(len(names)):
@@ -465,10 +479,12 @@ def compare_cells_at_rate(
         a = cells.codes[j] >= at
         approved.append(a)
         wa, bads = float(mw[a].sum()), float(mw[a & y].sum())
+        threshold, next_score = cut_scores(thr, cut)
         sides.append(
             ApprovalSide(
                 model=name,
-                threshold=None if cut >= thr.shape[0] else float(thr[cut]),
+                threshold=threshold,
+                next_score=next_score,
                 approval_rate=wa / float(mw.sum()),
                 approved_rows=int(mult[a].sum()),
                 bads_rows=int(mult[a & y].sum()),

@@ -706,6 +706,8 @@ def optimal_thresholds(
             float(P - tp[idx]),
             float(N - fp[idx]),
             text,
+            # the first score left unflagged: the printed threshold may be any decimal before it
+            None if thr is None or idx >= k else float(table.thresholds[idx]),
         )
 
     out: list[Optimum] = []

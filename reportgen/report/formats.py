@@ -18,6 +18,7 @@ import math
 import re
 import unicodedata
 from collections.abc import Callable, Sequence
+from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
 from typing import Any
 
 from markupsafe import Markup, escape
@@ -67,17 +68,49 @@ def fmt_metric(v: float | None, key: str | None = None, digits: int = 3) -> str:
     return minus(fmt_bounded(v, digits, *b) if b else f"{v:.{digits}f}")
 
 
-def fmt_threshold(t: float | None) -> str:
-    """A threshold (a score of the data) as the shortest decimal that reads back as the same float.
+#: Significant digits of a printed threshold (a score), more only where the next distinct score
+#: is nearer than that precision can tell apart (:func:`fmt_threshold`).
+THRESHOLD_DIGITS = 4
 
-    Integral scores print without a decimal point (560, not 560.0); 'none positive' for None.
+
+def fmt_threshold(t: float | None, toward: float | None = None, digits: int = THRESHOLD_DIGITS) -> str:
+    """A threshold (a score of the data) that applied as printed reproduces the reported counts.
+
+    ``toward`` is the nearest distinct score on the other side of the rule (the engine's
+    ``next_score``; ±inf when there is none): every decimal from ``t`` (inclusive) up to
+    ``toward`` (exclusive) cuts the data the same way. The printed value is ``t`` rounded
+    toward ``toward`` to ``digits`` significant digits (never fewer than the integer part),
+    with more digits only when the gap is narrower than that: for "score ≥ t", 0.217799 next
+    to 0.2171 prints "0.2177" (every score from 0.2171 exclusive to 0.217799 is flagged alike),
+    and 0.1582994156 next to 0.158299415 prints "0.1582994156"; for "score ≤ t" the rounding
+    is upward (555.2 next to 556 prints "555.2", 555.21 next to 557 "555.3"). Without ``toward`` the exact value
+    (the shortest decimal that reads back as the same float, Steele & White / Gay). Always
+    positional, never an exponent (1.58e-05 is "0.0000158"); integral scores without a decimal
+    point (560); 'none positive' for None.
     """
     if t is None:
         return "none positive"
-    t = float(t)
-    if t.is_integer() and abs(t) < 1e15:
-        return str(int(t))
-    return repr(t)
+    t = float(t) + 0.0  # -0.0 → 0.0
+    if not math.isfinite(t):
+        return repr(t)
+    exact = Decimal(repr(t))
+    text = exact
+    if toward is not None and toward != t:
+        rounding = ROUND_FLOOR if toward < t else ROUND_CEILING
+        top = exact.adjusted()  # the exponent of the leading digit
+        for sig in range(digits, 18):
+            cand = exact.quantize(Decimal(1).scaleb(min(top - sig + 1, 0)), rounding=rounding)
+            f = float(cand)
+            if (toward < f <= t) if toward < t else (t <= f < toward):
+                text = cand
+                break
+    return _positional(text)
+
+
+def _positional(d: Decimal) -> str:
+    """A decimal without an exponent or trailing zeros, with the report's minus sign."""
+    out = format(d.normalize(), "f")
+    return minus("0" if out in ("-0", "0") else out)
 
 
 def fmt_int(v: float) -> str:
@@ -348,6 +381,7 @@ __all__ = [
     "fmt_signed",
     "fmt_threshold",
     "minus",
+    "THRESHOLD_DIGITS",
     "wbr",
     "WBR_AFTER",
 ]

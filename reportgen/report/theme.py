@@ -32,6 +32,8 @@ class Theme:
     provenance: Provenance = Provenance()
     layout: str = "full"
     block_on: str = "red"
+    #: ``report.domain``: the report's words (None: by the run, :func:`reportgen.report.wording.vocabulary`)
+    domain: str | None = None
 
     @classmethod
     def from_config(cls, report: dict[str, Any] | None, template_dir: Path | None = None) -> Theme:
@@ -51,6 +53,7 @@ class Theme:
             sections=tuple(r["sections"]) if r.get("sections") else SECTIONS,
             layout=r.get("layout") or "full",
             block_on=(r.get("recommendation") or {}).get("block_on") or "red",
+            domain=r.get("domain"),
         )
 
     @classmethod
@@ -75,7 +78,11 @@ class Theme:
             report = {}
         if not isinstance(report, dict):
             raise ResultError(f"{source}: run.config.report: expected an object or null, found {_found_json(report)}")
-        looks = {k: report[k] for k in ("palette", "sections", "layout", "recommendation") if report.get(k) is not None}
+        looks = {
+            k: report[k]
+            for k in ("palette", "sections", "layout", "recommendation", "domain")
+            if report.get(k) is not None
+        }
         try:
             checked = ReportConfig.model_validate(looks)
         except ValidationError as exc:
@@ -92,6 +99,7 @@ class Theme:
             provenance=provenance,
             layout=checked.layout,
             block_on=checked.recommendation.block_on,
+            domain=checked.domain,
         )
 
 

@@ -16,6 +16,8 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Literal
 
 from reportgen.engine import stats
 from reportgen.engine.approval import APPROVAL_COUNT_BOOTSTRAP, APPROVAL_POOLED_BOOTSTRAP, MAX_APPROVAL_MODELS
@@ -54,7 +56,7 @@ from reportgen.engine.intervals import (
     class_bins,
 )
 from reportgen.engine.proportions import CLOPPER_PEARSON, DELONG_LOGIT
-from reportgen.report.formats import fmt_bounded, fmt_int, fmt_p, fmt_pct, minus
+from reportgen.report.formats import fmt_bounded, fmt_int, fmt_p, fmt_pct, fmt_threshold, minus
 from reportgen.report.labels import LABELS, credit_failure_names
 from reportgen.results import (
     ApprovalAtRate,
@@ -157,6 +159,12 @@ PATTERN_BOOTSTRAP_NOTE = (
 def capability_note(what: str, reason: str) -> str:
     """The sentence of a capability code: what is not given and why."""
     why = PAIRING_TEXT.get(reason, reason.replace("_", " "))
+    if what == "paired_interval.pd_column":
+        return (
+            "Brier score and log-loss of a scorecard are its PD column's (the credit section's calibration, on "
+            "the same rows); their differences have no paired interval (the PD is not counted with the other "
+            "model's scores)."
+        )
     if what == "delong":
         if reason == "small_class":
             return f"DeLong's test needs at least {DELONG_MIN_ROWS} rows of each class; not computed."
@@ -430,22 +438,116 @@ def weights_sentence(result: ComparisonResult) -> str | None:
 
 #: How an equal-approval interval was drawn, when not row by row (same distribution).
 _DRAWN = {
-    APPROVAL_COUNT_BOOTSTRAP: ", drawn on the counts per approval pattern",
-    APPROVAL_POOLED_BOOTSTRAP: ", drawn on the counts per approval pattern, weight sums from their moments",
+    APPROVAL_COUNT_BOOTSTRAP: ", drawn on the counts per pattern of the models' decisions",
+    APPROVAL_POOLED_BOOTSTRAP: ", drawn on the counts per pattern of the models' decisions, weight sums from their moments",
 }
 
 
-def approval_sentence(a: ApprovalAtRate) -> str:
+@dataclass(frozen=True, slots=True)
+class Vocabulary:
+    """The words of one domain (``report.domain``) for what a binary decision does to a row,
+    chosen once per report (:func:`vocabulary`) and handed to every view and template: a credit
+    pack approves applications and counts bad rates; a generic one predicts rows negative and
+    counts positives. No template or sentence tests the domain itself."""
+
+    domain: Literal["credit", "generic"]
+    #: the share of rows not flagged: "approval rate" / "predicted-negative rate"
+    rate: str
+    #: column header of that share in the threshold and approval tables
+    rate_header: str
+    #: the confusion matrix's line under each 2×2 table
+    rate_line: str
+    #: the score at a cut that is still not flagged
+    last_score: str
+    #: rows not flagged, as a column header
+    kept: str
+    #: positives among them, as a column header and in a sentence
+    bad_rate_header: str
+    bad_rate: str
+    #: positives, as a column header
+    bads: str
+    #: a row as the sentence counts it ("application" / "row")
+    row: str
+    #: the four swap sets (format with model= and baseline=)
+    swap_header: str
+    swap_in: str
+    swap_out: str
+    stay_kept: str
+    stay_flagged: str
+    #: NPV's explanation in the glossary
+    npv: str
+    #: the rows a model keeps, in a sentence; and the clause when a model keeps none
+    kept_rows: str
+    none_kept: str
+
+    def rows(self, n: float) -> str:
+        """A count of rows in running text: "475 applications", "1 row"."""
+        return f"{fmt_int(n)} {self.row}{'' if n == 1 else 's'}"
+
+
+CREDIT_WORDS = Vocabulary(
+    domain="credit",
+    rate="approval rate",
+    rate_header="Approval",
+    rate_line="Approval rate (predicted negative)",
+    last_score="Riskiest approved score",
+    kept="Approved",
+    bad_rate_header="Bad rate of approved",
+    bad_rate="bad rate",
+    bads="Bads",
+    row="application",
+    swap_header="Swap set",
+    swap_in="Swap-in: approved by {model} only",
+    swap_out="Swap-out: approved by {baseline} only",
+    stay_kept="Stay approved",
+    stay_flagged="Stay declined",
+    npv="the share of approved (unflagged) rows that are negative",
+    kept_rows="approved applications",
+    none_kept="a model approves no row",
+)
+GENERIC_WORDS = Vocabulary(
+    domain="generic",
+    rate="predicted-negative rate",
+    rate_header="Predicted negative",
+    rate_line="Predicted negative",
+    last_score="Last score predicted negative",
+    kept="Predicted negative",
+    bad_rate_header="Positive rate of predicted negatives",
+    bad_rate="positive rate",
+    bads="Positives",
+    row="row",
+    swap_header="Rows predicted negative by",
+    swap_in="{model} only",
+    swap_out="{baseline} only",
+    stay_kept="both",
+    stay_flagged="neither",
+    npv="the share of rows predicted negative that are negative",
+    kept_rows="rows predicted negative",
+    none_kept="a model predicts no row negative",
+)
+
+
+def vocabulary(domain: str | None, result: ComparisonResult) -> Vocabulary:
+    """The report's words: ``report.domain`` when set, else credit when the run has a credit
+    section or configured approval rates, generic otherwise."""
+    if domain is None:
+        credit = result.credit is not None or any(a.source == "config" for c in result.comparisons for a in c.approval)
+        return CREDIT_WORDS if credit else GENERIC_WORDS
+    return CREDIT_WORDS if domain == "credit" else GENERIC_WORDS
+
+
+def approval_sentence(a: ApprovalAtRate, words: Vocabulary = CREDIT_WORDS) -> str:
     """What the equal-approval comparison says, in one sentence (bad rates in %, their difference in
     percentage points, with the minus sign and thin-space counts of the report's tables)."""
     m, b = a.model, a.baseline
+    ties = achieved_note(a)
     at = (
-        f"At {b.model}'s approval rate ({fmt_pct(a.target_rate)})"
+        f"At {b.model}'s {words.rate} ({fmt_pct(a.target_rate)}{'; ' + ties if ties else ''})"
         if a.source == "baseline"
-        else f"At an approval rate of {fmt_pct(a.target_rate)}"
+        else f"At a target {words.rate} of {fmt_pct(a.target_rate)}{' (' + ties + ')' if ties else ''}"
     )
     if a.bad_rate_delta is None:
-        return f"{at}, a bad rate cannot be compared (a model approves no row)."
+        return f"{at}, a {words.bad_rate} cannot be compared ({words.none_kept})."
     way = "lower" if a.bad_rate_delta < 0 else "higher" if a.bad_rate_delta > 0 else "no different"
     ci = (
         ""
@@ -457,33 +559,51 @@ def approval_sentence(a: ApprovalAtRate) -> str:
         )
     )
     head = (
-        f"{at}, {m.model}'s approved applications have a bad rate of {fmt_pct(m.bad_rate, 2)} against "
+        f"{at}, {m.model}'s {words.kept_rows} have a {words.bad_rate} of {fmt_pct(m.bad_rate, 2)} against "
         f"{fmt_pct(b.bad_rate, 2)} for {b.model}: {abs(a.bad_rate_delta) * 100:.2f} percentage points {way}{ci}. "
     )
     return head + _swap_sentence(
-        m.model, b.model, a.swap_in.rows, a.swap_in.bad_rate, a.swap_out.rows, a.swap_out.bad_rate
+        m.model, b.model, a.swap_in.rows, a.swap_in.bad_rate, a.swap_out.rows, a.swap_out.bad_rate, words
     )
 
 
-def _applications(rows: float) -> str:
-    return f"{fmt_int(rows)} application{'' if rows == 1 else 's'}"
+def achieved_note(a: ApprovalAtRate) -> str:
+    """Where ties at a cut-off move a side off the target rate, what it achieves: "achieved: champion
+    80.8 %, ties at the cut-off"; "" when both sides print as the target."""
+    target = fmt_pct(a.target_rate)
+    off = [f"{s.model} {fmt_pct(s.approval_rate)}" for s in (a.baseline, a.model) if fmt_pct(s.approval_rate) != target]
+    return f"achieved: {', '.join(off)}, ties at the cut-off" if off else ""
 
 
 def _swap_sentence(
-    model: str, baseline: str, rows_in: float, bad_in: float | None, rows_out: float, bad_out: float | None
+    model: str,
+    baseline: str,
+    rows_in: float,
+    bad_in: float | None,
+    rows_out: float,
+    bad_out: float | None,
+    words: Vocabulary = CREDIT_WORDS,
 ) -> str:
     """What the model swaps in for what it swaps out; when one side is empty, "swaps in 2
-    applications at 50.0 % bad and swaps none out" (it read "… bad for 0 at n/a")."""
+    applications at 50.0 % bad and swaps none out" (it read "… bad for 0 at n/a"). In generic
+    words: the rows one model predicts negative and the other positive, each way."""
+    if words.domain == "generic":
+        if not rows_in and not rows_out:
+            return f"{model} predicts the same rows negative as {baseline}."
+        return (
+            f"{model} alone predicts {words.rows(rows_in)} negative ({fmt_pct(bad_in)} positive), "
+            f"{baseline} alone {words.rows(rows_out)} ({fmt_pct(bad_out)} positive)."
+        )
     if rows_in and rows_out:
         return (
-            f"{model} swaps in {_applications(rows_in)} at {fmt_pct(bad_in)} bad for "
+            f"{model} swaps in {words.rows(rows_in)} at {fmt_pct(bad_in)} bad for "
             f"{fmt_int(rows_out)} at {fmt_pct(bad_out)}."
         )
     if not rows_in and not rows_out:
         return f"{model} approves the same applications as {baseline}."
     if rows_in:
-        return f"{model} swaps in {_applications(rows_in)} at {fmt_pct(bad_in)} bad and swaps none out."
-    return f"{model} swaps out {_applications(rows_out)} at {fmt_pct(bad_out)} bad and swaps none in."
+        return f"{model} swaps in {words.rows(rows_in)} at {fmt_pct(bad_in)} bad and swaps none out."
+    return f"{model} swaps out {words.rows(rows_out)} at {fmt_pct(bad_out)} bad and swaps none in."
 
 
 def interval_methods(result: ComparisonResult, bootstrap: str = "bootstrap") -> str | None:
@@ -666,7 +786,7 @@ def rule(m: ModelResult) -> str:
     """The model's decision rule in words ("positive when score ≥ 0.5"), from its facts."""
     if m.decision_rule == "threshold" and m.threshold is not None:
         op = "≥" if m.direction == "higher" else "≤"
-        return f"positive when score {op} {m.threshold:g}"
+        return f"positive when score {op} {fmt_threshold(m.threshold)}"  # as configured, every digit
     return _CLASS_RULES.get(m.decision_rule or "", m.rule)
 
 
@@ -848,7 +968,7 @@ NOTICE_CODES = {
         f"{_who(p)} never predict{'' if 'models' in p else 's'} class(es) {', '.join(repr(str(c)) for c in p['classes'])}"
     ),
     "threshold_outside_scores": lambda p: (
-        f"threshold {p['threshold']:g} lies outside the scores of {_who(p)} ({p['score_min']:g} to "
+        f"threshold {fmt_threshold(p['threshold'])} lies outside the scores of {_who(p)} ({p['score_min']:g} to "
         f"{p['score_max']:g}), so every row is predicted {p['predicted']}; check '{p['threshold_key']}' "
         f"(or the model's 'direction')"
     ),
@@ -1020,6 +1140,11 @@ __all__ = [
     "NO_BOOTSTRAP",
     "PAIRING_TEXT",
     "approval_sentence",
+    "achieved_note",
+    "CREDIT_WORDS",
+    "GENERIC_WORDS",
+    "Vocabulary",
+    "vocabulary",
     "capability_note",
     "comparison_notes",
     "interval_kind",

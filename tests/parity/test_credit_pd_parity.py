@@ -48,5 +48,12 @@ def test_the_pds_brier_log_loss_and_reliability_agree_in_every_engine(tmp_path, 
         assert cal["log_loss"] == pytest.approx(log_loss(t.y, t[column], sample_weight=t.w), rel=1e-12)
         assert sum(cal["reliability"]["counts"]) == t.w.sum()
     assert models["champion"]["pd_source"] == "pd_column" and models["challenger"]["pd_source"] == "score"
-    # the scorecard's points are no probability: the main metrics still say so, the credit section has its PD
-    assert doc["models"]["champion"]["metrics"]["brier"] is None
+    # the scorecard's points are no probability: the main metrics take the PD column's calibration
+    # (issue 40), and the comparison weighs the two head to head, without a paired interval
+    champion = doc["models"]["champion"]
+    for key in ("brier", "log_loss"):
+        assert champion["metrics"][key] == models["champion"]["calibration"][key]
+        assert champion["metric_sources"][key] == "pd_column" and key not in champion["undefined_reasons"]
+        (c,) = doc["comparisons"]
+        assert c["delta"][key] == pytest.approx(doc["models"]["challenger"]["metrics"][key] - champion["metrics"][key])
+        assert key not in c["ci"]

@@ -159,14 +159,19 @@ def _run_section(tmp_path, grades: dict) -> tuple:
 
 
 def test_the_report_names_the_accuracy_ratios_interval_method(tmp_path) -> None:
-    """An interval stated as the published method must be that method's: the section prints the
-    AR's interval with 'Bamber's variance, as Engelmann, Hayden & Tasche 2003', the glossary says
-    which intervals use DeLong's, and the numbers printed are the result's."""
-    from reportgen.report.views.credit import TEST_LABELS
+    """An interval stated as the published method must be that method's: on the summary's rows the
+    section prints the summary's Gini interval and says so (AR = Gini: one interval per quantity on
+    a page, issue 40); elsewhere Bamber's, 'as Engelmann, Hayden & Tasche 2003', which metrics.json
+    keeps; the glossary says which is which."""
+    import dataclasses
+
+    from reportgen.report.views.credit import TEST_LABELS, accuracy_ratio_text
 
     cm, section = _run_section(tmp_path, {"quantiles": 5})
+    assert "(the summary&#39;s Gini interval)" in section  # escaped, as the page writes it
     lo, hi = cm.accuracy_ratio_ci
-    assert f"95 % interval [{lo:.3f}, {hi:.3f}] (Bamber's variance, as Engelmann, Hayden &amp; Tasche 2003)" in section
+    ar, ci, method = accuracy_ratio_text(dataclasses.replace(cm, n=cm.n + 1), None)  # not the summary's rows
+    assert (ci, method) == (f"[{lo:.3f}, {hi:.3f}]", "Bamber's variance, as Engelmann, Hayden & Tasche 2003")
     assert "Bamber's (1975) unbiased variance" in TEST_LABELS["cap"][1] and "DeLong" in TEST_LABELS["cap"][1]
 
 

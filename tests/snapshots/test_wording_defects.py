@@ -219,20 +219,28 @@ def test_an_auc_below_one_is_never_printed_as_one(run, request):
     check_snapshot(HERE / "auc_bound.html", row, _updating(request))
 
 
-def test_thresholds_print_as_the_shortest_exact_decimal(run, request):
+def test_printed_thresholds_reproduce_their_counts(run, request):
+    """Four significant digits, more only where the next score demands (issue 40: 17 digits,
+    wrapped); the stated rule at the printed threshold gives the table's TP, FP, FN and TN."""
     result, view = run
     html = render_section(view, "thresholds")
     start = html.index("</span>clipped <span")
     table = html[start:html.index("</table>", start)]
-    thresholds = re.findall(r"<td class=\"num strong thr\">([^<]+)</td>", table)
-    data = set(_scores()["clipped"].tolist())
-    for t in thresholds:
-        assert float(t) in data, t  # reads back as a score of the data, exactly
-        assert t == repr(float(t))
-    # the break-even threshold 0.3640002 (six significant digits printed it as 0.364, a number
-    # that is not a score of the data)
-    assert result.models["clipped"].optimal_thresholds["break_even"].threshold == 0.3640002
-    assert ">0.3640002<" in table
+    rows = re.findall(r"<td class=\"num strong thr\">([^<]+)</td><td class=\"num\">[^<]*</td>"
+                      r"<td class=\"num\">([^<]+)</td><td class=\"num\">([^<]+)</td>"
+                      r"<td class=\"num\">([^<]+)</td><td class=\"num\">([^<]+)</td>", table)
+    scores = _scores()["clipped"]
+    y = np.r_[np.ones(P, bool), np.zeros(N, bool)]
+    assert rows
+    for t, *counts in rows:
+        flagged = scores >= float(t)
+        got = [np.count_nonzero(flagged & y), np.count_nonzero(flagged & ~y),
+               np.count_nonzero(~flagged & y), np.count_nonzero(~flagged & ~y)]
+        assert got == [int(c) for c in counts], t
+    # the break-even threshold 0.3640002 next to the score 0.3570002: "0.364" cuts the same rows
+    o = result.models["clipped"].optimal_thresholds["break_even"]
+    assert (o.threshold, o.next_score) == (0.3640002, 0.3570002)
+    assert ">0.364<" in table
     check_snapshot(HERE / "thresholds.html", _pick(table, r"<tr><td>[^<]*</td><td class=\"num strong thr\">.*?</tr>"),
                    _updating(request))
 

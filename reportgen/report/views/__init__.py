@@ -33,6 +33,7 @@ from reportgen.report.views.per_class import PerClassView, per_class_view
 from reportgen.report.views.summary import ModelRow, SummaryView, model_rows, summary_view
 from reportgen.report.views.thresholds import ThresholdsView, thresholds_view
 from reportgen.report.views.trend import TrendView, trend_view
+from reportgen.report.wording import CREDIT_WORDS, Vocabulary
 from reportgen.results import ComparisonResult
 
 if TYPE_CHECKING:
@@ -122,6 +123,8 @@ class ReportView:
     appendix: AppendixView
     #: the sign-off brief before the report (``report.layout: brief``), else None
     brief: BriefView | None = None
+    #: the report's words for a binary decision (``report.domain``)
+    words: Vocabulary = CREDIT_WORDS
 
 
 def report_view(result: ComparisonResult, theme: Theme, drawing: Callable[[], Mapping[str, str]]) -> ReportView:
@@ -133,7 +136,7 @@ def report_view(result: ComparisonResult, theme: Theme, drawing: Callable[[], Ma
     import reportgen.report.figures as figures  # noqa: PLC0415
 
     run = result.run
-    ms = Models.of(result, theme.palette or figures.PALETTE)
+    ms = Models.of(result, theme.palette or figures.PALETTE, theme.domain)
     metrics, confusion = metrics_view(result, ms), confusion_view(result, ms)
     thresholds, per_class = thresholds_view(result, ms), per_class_view(result, ms)
     svgs = drawing()
@@ -142,6 +145,7 @@ def report_view(result: ComparisonResult, theme: Theme, drawing: Callable[[], Ma
         result.credit,
         ms.colours,
         level=run.confidence_level,
+        models=result.models,
         figures={k[len(prefix) :]: Markup(v) for k, v in svgs.items() if k.startswith(prefix)},
     )
     curves = curves_view(result, {k: v for k, v in svgs.items() if not k.startswith(prefix)})
@@ -194,6 +198,7 @@ def report_view(result: ComparisonResult, theme: Theme, drawing: Callable[[], Ma
         trend=trend_view(result),
         appendix=appendix_view(result, theme.provenance),
         brief=brief_view(result, ms.colours, comparison, theme.block_on) if theme.layout == "brief" else None,
+        words=ms.words,
     )
     return isolated(view, [*result.models, *(run.classes or [])])
 

@@ -7,9 +7,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import reportgen.catalog as catalog
-from reportgen.report.formats import fmt_threshold
-from reportgen.report.wording import undefined_of
-from reportgen.results import ComparisonResult
+from reportgen.report.formats import fmt_share, fmt_threshold
+from reportgen.report.wording import CREDIT_WORDS, Vocabulary, undefined_of, vocabulary
+from reportgen.results import ApprovalSide, ComparisonResult, Optimum
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,9 +27,11 @@ class Models:
     binary: bool
     better_of: Mapping[str, str | None]
     why_undefined: Mapping[str, Mapping[str, str]]
+    #: the report's words for a binary decision (``report.domain``), chosen once
+    words: Vocabulary = CREDIT_WORDS
 
     @classmethod
-    def of(cls, result: ComparisonResult, palette: Sequence[str]) -> Models:
+    def of(cls, result: ComparisonResult, palette: Sequence[str], domain: str | None = None) -> Models:
         import reportgen.report.figures as figures  # noqa: PLC0415  (figures are only needed to render)
 
         names = list(result.models)
@@ -45,6 +47,7 @@ class Models:
             binary=binary,
             better_of=catalog.better("binary" if binary else "multiclass"),
             why_undefined={n: undefined_of(result.models[n]) for n in names},
+            words=vocabulary(domain, result),
         )
 
 
@@ -74,6 +77,21 @@ def excludes_zero(ci: Sequence[float] | None) -> bool | None:
     if not ci or ci[0] is None or ci[1] is None:
         return None
     return ci[0] > 0 or ci[1] < 0
+
+
+def optimum_threshold(o: Optimum | ApprovalSide) -> str:
+    """An optimum's (or an approval cut's) threshold as printed: the shortest decimal of
+    :data:`~reportgen.report.formats.THRESHOLD_DIGITS` or more significant digits that lies
+    between it and the next distinct score (:func:`~reportgen.report.formats.fmt_threshold`),
+    so the stated rule reproduces the counts beside it."""
+    return fmt_threshold(o.threshold, o.next_score)
+
+
+def kept_share(o: Optimum) -> str:
+    """The share of rows a cut leaves unflagged (approved, predicted negative), beside every
+    recommended threshold: "86.0 %"."""
+    total = o.tp + o.fp + o.fn + o.tn
+    return fmt_share((o.fn + o.tn) / total if total else None, 1)
 
 
 def rule_text(direction: str, threshold: float | str) -> str:

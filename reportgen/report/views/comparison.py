@@ -17,8 +17,16 @@ from reportgen.report.formats import (
     fmt_pvalue,
     fmt_signed,
 )
-from reportgen.report.views.common import Models, better_mark, excludes_zero
-from reportgen.report.wording import approval_sentence, comparison_notes, family_words, verdict
+from reportgen.report.views.common import Models, better_mark, excludes_zero, optimum_threshold
+from reportgen.report.wording import (
+    CREDIT_WORDS,
+    Vocabulary,
+    achieved_note,
+    approval_sentence,
+    comparison_notes,
+    family_words,
+    verdict,
+)
 from reportgen.results import Comparison, ComparisonResult
 
 KEY_COMPARISON_METRICS = (
@@ -229,7 +237,7 @@ def comparison_view(result: ComparisonResult, ms: Models, forest: object | None)
                     neither=fmt_count(mc.table[1][1]),
                 ),
                 notes=tuple(n for n in own if n not in shared),
-                approval=approval_tables(c),
+                approval=approval_tables(c, ms.words),
                 rer_accuracy=fmt_pct(c.relative_error_reduction, 1, signed=True),
             )
         )
@@ -350,27 +358,30 @@ def _pairwise(result: ComparisonResult, ms: Models) -> tuple[PairRow, ...]:
     return tuple(rows)
 
 
-def approval_tables(c: Comparison) -> tuple[ApprovalTable, ...]:
-    """The comparison at each equal approval rate: who is approved, the swap sets, what it says."""
+def approval_tables(c: Comparison, words: Vocabulary = CREDIT_WORDS) -> tuple[ApprovalTable, ...]:
+    """The comparison at each equal approval rate: who is approved, the swap sets, what it says
+    (in the report's ``words``); a target that ties move a side off says what it achieves."""
     out = []
     for a in c.approval:
         cells = (
-            ("Swap-in: approved by " + c.model + " only", a.swap_in),
-            ("Swap-out: approved by " + c.baseline + " only", a.swap_out),
-            ("Stay approved", a.stay_approved),
-            ("Stay declined", a.stay_declined),
+            (words.swap_in.format(model=c.model, baseline=c.baseline), a.swap_in),
+            (words.swap_out.format(model=c.model, baseline=c.baseline), a.swap_out),
+            (words.stay_kept, a.stay_approved),
+            (words.stay_flagged, a.stay_declined),
         )
+        ties = achieved_note(a)
         out.append(
             ApprovalTable(
                 title=(
-                    f"At {c.baseline}'s approval rate, {fmt_pct(a.target_rate)}"
+                    f"At {c.baseline}'s {words.rate}, {fmt_pct(a.target_rate)}"
                     if a.source == "baseline"
-                    else f"At approval rate {fmt_pct(a.target_rate)} (approval_rates)"
-                ),
+                    else f"At {words.rate} {fmt_pct(a.target_rate)} (approval_rates)"
+                )
+                + (f"; {ties}" if ties else ""),
                 sides=tuple(
                     ApprovalSide(
                         model=s.model,
-                        threshold="n/a" if s.threshold is None else f"{s.threshold:.6g}",
+                        threshold="n/a" if s.threshold is None else optimum_threshold(s),
                         approval=fmt_pct(s.approval_rate),
                         approved=fmt_int(s.approved_rows),
                         bad_rate=fmt_pct(s.bad_rate, 2),
@@ -381,7 +392,7 @@ def approval_tables(c: Comparison) -> tuple[ApprovalTable, ...]:
                     SwapRow(set=name, rows=fmt_int(x.rows), bads=fmt_int(x.bads_rows), bad_rate=fmt_pct(x.bad_rate))
                     for name, x in cells
                 ),
-                sentence=approval_sentence(a),
+                sentence=approval_sentence(a, words),
             )
         )
     return tuple(out)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from reportgen.report.formats import fmt_count, fmt_share
-from reportgen.report.views.common import Models, rule_text
+from reportgen.report.views.common import Models, optimum_threshold, rule_text
 from reportgen.report.wording import rule as model_rule
 from reportgen.results import ComparisonResult
 
@@ -41,6 +41,8 @@ class Matrix2:
     neg: str
     total: str
     approval: str
+    #: what ``approval`` is called (:attr:`~reportgen.report.wording.Vocabulary.rate_line`)
+    rate_line: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,7 +101,7 @@ def confusion_view(result: ComparisonResult, ms: Models) -> ConfusionView:
     )
 
 
-def _matrix2(name: str, tp: float, fp: float, fn: float, tn: float, label: str, rule: str = "") -> Matrix2:
+def _matrix2(name: str, tp: float, fp: float, fn: float, tn: float, label: str, rule: str, rate_line: str) -> Matrix2:
     P, N = tp + fn, fp + tn
     m = P + N
     top = max(tp, fp, fn, tn, 1e-300)
@@ -123,6 +125,7 @@ def _matrix2(name: str, tp: float, fp: float, fn: float, tn: float, label: str, 
         neg=fmt_count(N),
         total=fmt_count(m),
         approval=fmt_share((fn + tn) / m if m else None, 1),
+        rate_line=rate_line,
     )
 
 
@@ -134,11 +137,15 @@ def _binary(result: ComparisonResult, ms: Models) -> tuple[BinaryCard, ...]:
         c = m.confusion
         # the rule on a line of its own under each matrix's title: a long exact threshold
         # (0.19541665490424923) wrapped one caption of the pair, and its matrix sat lower than the other
-        items = [_matrix2(n, c.tp, c.fp, c.fn, c.tn, "at the decision threshold", f"({model_rule(m)})")]
+        items = [
+            _matrix2(n, c.tp, c.fp, c.fn, c.tn, "at the decision threshold", f"({model_rule(m)})", ms.words.rate_line)
+        ]
         o = m.optimal_thresholds.get("expected_cost")
         if o is not None:
-            rule = "no row predicted positive" if o.threshold is None else rule_text(m.direction, o.threshold)
-            items.append(_matrix2(n, o.tp, o.fp, o.fn, o.tn, "at the cost-optimal threshold", f"({rule})"))
+            rule = "no row predicted positive" if o.threshold is None else rule_text(m.direction, optimum_threshold(o))
+            items.append(
+                _matrix2(n, o.tp, o.fp, o.fn, o.tn, "at the cost-optimal threshold", f"({rule})", ms.words.rate_line)
+            )
         cards.append(BinaryCard(model=n, colour=ms.colours[n], views=tuple(items)))
     return tuple(cards)
 

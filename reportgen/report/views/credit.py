@@ -7,7 +7,7 @@ could not be computed) and the labels of the tests.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,7 +26,7 @@ from reportgen.report.formats import (
 )
 from reportgen.report.labels import CREDIT_TEST_NAMES as _N
 from reportgen.report.labels import credit_failure_names
-from reportgen.results import CreditAucHistory, CreditModel, CreditSection, CreditTest
+from reportgen.results import CreditAucHistory, CreditGroup, CreditModel, CreditSection, CreditTest, ModelResult
 
 __all__ = ["CAPABILITY_TEXT", "TEST_LABELS", "CreditView", "auc_reference", "credit_view", "summary_notes"]
 
@@ -100,9 +100,10 @@ TEST_LABELS: dict[str, tuple[str, str]] = {
     "cap": (
         _N["cap"],
         "Share of defaults captured against share of rows taken riskiest first; AR = 2·AUC − 1. A curve, "
-        "not a test. The AR's interval is Engelmann, Hayden & Tasche's (2003; BCBS WP14): normal, "
-        "2(U ∓ z·σ) − 1 with Bamber's (1975) unbiased variance σ² of the AUC U, ends cut at ±1 "
-        "(the ECB AUC test and the per-period intervals use DeLong's variance).",
+        "not a test. On the summary's rows the AR's interval is the summary's Gini interval (one number on "
+        "the page); elsewhere, and in metrics.json's accuracy_ratio_ci, Engelmann, Hayden & Tasche's (2003; "
+        "BCBS WP14): normal, 2(U ∓ z·σ) − 1 with Bamber's (1975) unbiased variance σ² of the AUC U, ends cut "
+        "at ±1 (the ECB AUC test and the per-period intervals use DeLong's variance).",
     ),
     "migration": (
         _N["migration"],
@@ -298,6 +299,8 @@ class GroupTable:
     title: str
     header: str
     rows: tuple[GroupRow, ...]
+    #: one line per period or segment too small to test, saying why (not a row of n/a)
+    untested: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -327,6 +330,8 @@ class CreditModelView:
     #: the accuracy ratio and its interval ("" when undefined)
     ar: str
     ar_ci: str
+    #: how ``ar_ci`` was made, for the sentence beside it
+    ar_method: str
     #: the intervals' level, named in the column headers (never a bare "CI")
     level: str
     stability: StabilityView | None
@@ -466,9 +471,16 @@ def summary_notes(section: CreditSection | None) -> dict[str, str]:
 
 
 def _model_view(
-    m: CreditModel, colour: str, figure: Any, segment: str, amber: float = 0.05, level: float = 0.95
+    m: CreditModel,
+    colour: str,
+    figure: Any,
+    segment: str,
+    amber: float = 0.05,
+    level: float = 0.95,
+    main: ModelResult | None = None,
 ) -> CreditModelView:
     c = m.calibration
+    ar, ar_ci, ar_method = accuracy_ratio_text(m, main)
     tests = []
     if c is not None:
         tests = [
@@ -532,26 +544,19 @@ def _model_view(
         auc=None
         if h is None
         else AucHistoryView(current=fmt_num(h.current_auc), se=fmt_num(h.se, 4), reference=auc_reference(h)),
-        ar="" if m.accuracy_ratio is None else fmt_num(m.accuracy_ratio),
-        ar_ci=fmt_ci(m.accuracy_ratio_ci, 3, "gini"),
+        ar=ar,
+        ar_ci=ar_ci,
+        ar_method=ar_method,
         level=fmt_level(level),
         stability=_stability(m),
         migration=_migration(m, amber),
         groups=tuple(
             g
             for g in (
-                GroupTable(
-                    title=f"Performance per {m.period}",
-                    header=(m.period or "").capitalize(),
-                    rows=tuple(_group(p) for p in m.periods),
-                ),
-                GroupTable(
-                    title=f"Performance per {segment}",
-                    header=segment[:1].upper() + segment[1:],
-                    rows=tuple(_group(p) for p in m.segments),
-                ),
+                _group_table(f"Performance per {m.period}", (m.period or "").capitalize(), m.periods),
+                _group_table(f"Performance per {segment}", segment[:1].upper() + segment[1:], m.segments),
             )
-            if g.rows
+            if g.rows or g.untested
         ),
         missing=tuple(f"{_WHAT.get(k, k)}: {CAPABILITY_TEXT.get(v, v)}" for k, v in m.capabilities.items()),
         figure=figure,
@@ -659,17 +664,60 @@ def _group(p: Any) -> GroupRow:
     )
 
 
+def _group_table(title: str, header: str, groups: Sequence[CreditGroup]) -> GroupTable:
+    """Performance per period or segment: a row for each one with an AUC; one too small to test
+    (fewer than two defaults or non-defaults) is a line saying so, not a row of n/a."""
+    return GroupTable(
+        title=title,
+        header=header,
+        rows=tuple(_group(p) for p in groups if p.auc is not None),
+        untested=tuple(
+            f"{header} {p.key}: {fmt_count(p.n)} row{'' if p.n == 1 else 's'}, {fmt_count(p.defaults)} "
+            f"default{'' if p.defaults == 1 else 's'} — too small to test "
+            "(the AUC needs at least two defaults and two non-defaults)"
+            for p in groups
+            if p.auc is None
+        ),
+    )
+
+
+def accuracy_ratio_text(m: CreditModel, main: ModelResult | None) -> tuple[str, str, str]:
+    """The accuracy ratio, its interval and the interval's method, as the page prints them.
+
+    AR = Gini for a binary score, so on the rows of the summary (same ``n``) the section prints
+    the summary's Gini and its interval, one number from one source (the two intervals, DeLong's
+    and Bamber's variance, differed in their last digit on one page, issue 40); metrics.json keeps
+    Bamber's interval (``accuracy_ratio_ci``, BCBS WP14). On other rows, Bamber's."""
+    if main is not None and main.n == m.n and main.metrics.get("gini") is not None and main.ci.get("gini"):
+        return fmt_num(main.metrics["gini"]), fmt_ci(main.ci["gini"], 3, "gini"), "the summary's Gini interval"
+    ar = "" if m.accuracy_ratio is None else fmt_num(m.accuracy_ratio)
+    return ar, fmt_ci(m.accuracy_ratio_ci, 3, "gini"), "Bamber's variance, as Engelmann, Hayden & Tasche 2003"
+
+
 def credit_view(
-    section: CreditSection | None, colours: Mapping[str, str], figures: Mapping[str, Any], level: float = 0.95
+    section: CreditSection | None,
+    colours: Mapping[str, str],
+    figures: Mapping[str, Any],
+    level: float = 0.95,
+    models: Mapping[str, ModelResult] | None = None,
 ) -> CreditView | None:
     """The section's view, or None when the run has none (``level``: the run's confidence level,
-    of the Jeffreys and DeLong intervals; ``figures``: model → its drawn figure)."""
+    of the Jeffreys and DeLong intervals; ``figures``: model → its drawn figure; ``models``: the
+    run's model results, whose Gini the accuracy ratio prints, :func:`accuracy_ratio_text`)."""
     if section is None:
         return None
     unit = "obligors" if "frequency" in section.capabilities.values() else "rows"
     return CreditView(
         models=tuple(
-            _model_view(m, colours.get(n, "#000000"), figures.get(n), section.segment or "", section.amber, level)
+            _model_view(
+                m,
+                colours.get(n, "#000000"),
+                figures.get(n),
+                section.segment or "",
+                section.amber,
+                level,
+                (models or {}).get(n),
+            )
             for n, m in section.models.items()
         ),
         lights=(

@@ -149,6 +149,11 @@ def no_interval_why(result: ComparisonResult, key: str) -> str:
     return "no interval: defined in fewer than two resamples"
 
 
+def _source_note(result: ComparisonResult, model: str, key: str) -> str:
+    """Where a value not from the model's score comes from, in its cell: "from the PD column"."""
+    return "from the PD column, no interval" if result.models[model].metric_sources.get(key) == "pd_column" else ""
+
+
 _PROBABILITY_KEYS = frozenset(m.key for m in catalog.METRICS if m.probabilities)
 
 
@@ -183,7 +188,8 @@ def metrics_view(result: ComparisonResult, ms: Models) -> MetricsView:
         cells = tuple(
             MetricCell(
                 value=fmt_metric(v, k, 4),
-                ci=fmt_ci(result.models[n].ci.get(k), key=k) or ("" if v is None else no_interval_why(result, k)),
+                ci=fmt_ci(result.models[n].ci.get(k), key=k)
+                or ("" if v is None else _source_note(result, n, k) or no_interval_why(result, k)),
                 best=i in best,
                 reason=ms.why_undefined[n].get(k, "") if v is None else "",
             )

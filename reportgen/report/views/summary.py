@@ -7,9 +7,9 @@ from pathlib import Path
 from typing import Any
 
 import reportgen.catalog as catalog
-from reportgen.report.formats import fmt_ci, fmt_count, fmt_level, fmt_metric, fmt_num, fmt_pct, fmt_threshold
+from reportgen.report.formats import fmt_ci, fmt_count, fmt_level, fmt_metric, fmt_num, fmt_pct
 from reportgen.report.views.brief import ModelFindings, findings_of
-from reportgen.report.views.common import Models
+from reportgen.report.views.common import Models, kept_share, optimum_threshold
 from reportgen.report.wording import interval_kind, interval_methods, ranking_note, verdict
 from reportgen.report.wording import rule as model_rule
 from reportgen.results import ComparisonResult, ModelResult
@@ -134,7 +134,8 @@ def summary_view(result: ComparisonResult, ms: Models, credit_notes: dict[str, s
             extra = (
                 fmt_metric(m.metrics.get("roc_auc"), "roc_auc"),
                 fmt_metric(m.metrics.get("ks"), "ks"),
-                fmt_threshold(cost_opt.threshold) if cost_opt else "n/a",
+                optimum_threshold(cost_opt) if cost_opt else "n/a",
+                kept_share(cost_opt) if cost_opt else "n/a",
                 fmt_num(cost_opt.value, 4) if cost_opt else "n/a",
             )
         else:
@@ -165,10 +166,16 @@ def summary_view(result: ComparisonResult, ms: Models, credit_notes: dict[str, s
         primary_metric=catalog.label(pm),
         primary_short=catalog.short_label(pm),
         ranking=tuple(ranking),
-        ranking_headers=("ROC AUC", "KS", "Recommended threshold", "Cost per row there")
+        ranking_headers=(
+            "ROC AUC",
+            "KS",
+            "Recommended threshold",
+            f"{ms.words.rate_header} there",
+            "Cost per row there",
+        )
         if ms.binary
         else tuple(catalog.label(k) for k in mc_ranking),
-        ranking_cells=("num", "num", "num thr", "num") if ms.binary else ("num",) * len(mc_ranking),
+        ranking_cells=("num", "num", "num thr", "num", "num") if ms.binary else ("num",) * len(mc_ranking),
         ranking_note=ranking_note(result),
         ranking_caption="recommended threshold minimises the expected cost"
         if ms.binary

@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import reportgen.catalog as catalog
-from reportgen.report.formats import fmt_count, fmt_metric, fmt_pct, fmt_share, fmt_threshold
+from reportgen.report.formats import fmt_count, fmt_metric, fmt_pct, fmt_share
 from reportgen.report.labels import CRITERION_LABELS
-from reportgen.report.views.common import Models, rule_text
+from reportgen.report.views.common import Models, kept_share, optimum_threshold, rule_text
 from reportgen.report.wording import optimum_label
 from reportgen.results import ComparisonResult
 
@@ -68,13 +68,13 @@ def thresholds_view(result: ComparisonResult, ms: Models) -> ThresholdsView:
             rows.append(
                 OptimumRow(
                     criterion=optimum_label(crit, o, CRITERION_LABELS),
-                    threshold=fmt_threshold(o.threshold),
+                    threshold=optimum_threshold(o),
                     value=fmt_metric(o.value, crit, 4),
                     tp=fmt_count(o.tp),
                     fp=fmt_count(o.fp),
                     fn=fmt_count(o.fn),
                     tn=fmt_count(o.tn),
-                    approval=fmt_share((o.fn + o.tn) / total if total else None, 1),
+                    approval=kept_share(o),
                     flagged=fmt_share((o.tp + o.fp) / total if total else None, 1),
                 )
             )
@@ -82,7 +82,7 @@ def thresholds_view(result: ComparisonResult, ms: Models) -> ThresholdsView:
             Scenario(
                 prevalence=fmt_pct(sc.prevalence, 1),
                 cells=tuple(
-                    fmt_threshold(sc.optimal_thresholds[k].threshold) if k in sc.optimal_thresholds else "n/a"
+                    optimum_threshold(sc.optimal_thresholds[k]) if k in sc.optimal_thresholds else "n/a"
                     for k in PREVALENCE_CRITERIA
                 ),
             )
