@@ -22,6 +22,7 @@ import reportgen.catalog as catalog
 from reportgen.report.formats import fmt_count, fmt_num, fmt_p, fmt_pct
 from reportgen.report.labels import CREDIT_TEST_NAMES
 from reportgen.report.views.comparison import ComparisonView, DeltaRow
+from reportgen.report.views.credit import auc_reference
 from reportgen.report.wording import verdict
 from reportgen.results import ComparisonResult, CreditModel, CreditTest
 
@@ -85,11 +86,10 @@ class KeyTable:
 
 @dataclass(frozen=True, slots=True)
 class IdentifierRow:
+    """A model's input file's SHA-256, its first 12 hex digits (the title page shows it in a brief)."""
+
     name: str
-    colour: str
-    file: str
     sha256: str
-    rows: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,15 +173,10 @@ def model_findings(m: CreditModel, level: float) -> list[Finding]:
             )
     h = m.auc_history
     if h is not None:
-        ref = (
-            "initial AUC as configured (models[].initial_auc), taken as exact"
-            if h.source == "config"
-            else "the reference sample's own AUC (an in-sample development figure), taken as exact"
-        )
         add(
             h.test,
             CREDIT_TEST_NAMES["auc_history"],
-            f"{_p(h.test)}: current AUC {fmt_num(h.current_auc)} against {fmt_num(h.initial_auc)}, the {ref}",
+            f"{_p(h.test)}: current AUC {fmt_num(h.current_auc)} against {auc_reference(h)}",
         )
     s = m.stability
     if s is not None:
@@ -266,7 +261,7 @@ def brief_view(
         tables=tuple(KeyTable(c.model, c.colour, _key_rows(c.rows)) for c in comparison.comparisons),
         sample=_sample(result),
         limitations=_limitations(result),
-        identifiers=_identifiers(result, colours),
+        identifiers=_identifiers(result),
     )
 
 
@@ -321,7 +316,8 @@ def _sample(result: ComparisonResult) -> tuple[tuple[str, str], ...]:
         share = first.positives / first.n if first.positives is not None and first.n else None
         out.append(("Positives", f"{fmt_count(first.positives)} ({fmt_pct(share, 2)})"))
         label = cfg.get("label") or "per model"
-        out.append(("Definition", f"positive (default) when {label} = {cfg.get('positive')!s}, as configured"))
+        what = "positive (default)" if result.credit is not None else "positive"
+        out.append(("Definition", f"{what} when {label} = {cfg.get('positive')!s}, as configured"))
     else:
         out.append(
             (
@@ -361,9 +357,17 @@ def _limitations(result: ComparisonResult) -> tuple[str, ...]:
     size = f"One sample of {fmt_count(first.n)} rows"
     if run.task == "binary" and first.positives is not None:
         size += f" with {fmt_count(first.positives)} positives"
+    over_time = run.date_range or (
+        result.credit is not None and any(m.stability is not None for m in result.credit.models.values())
+    )
     out.append(
-        size + "; intervals and tests describe this sample's uncertainty, not a change of population or "
-        "time (out-of-time performance is not tested unless a reference or date column is given)."
+        size
+        + "; intervals and tests describe this sample's uncertainty, not a change of population or time"
+        + (
+            "."
+            if over_time
+            else " (no reference sample or date column is configured, so no change over time is tested)."
+        )
     )
     out.append(
         "Models are paired row by row (by id)"
@@ -376,11 +380,12 @@ def _limitations(result: ComparisonResult) -> tuple[str, ...]:
         )
     )
     if result.credit is not None:
-        hist = [n for n, m in result.credit.models.items() if m.auc_history is not None]
+        hist = {n: m.auc_history for n, m in result.credit.models.items() if m.auc_history is not None}
         if hist:
             out.append(
-                "The AUC tests against initial validation (" + ", ".join(hist) + ") take the initial AUC as exact; "
-                "a reference sample's AUC is an in-sample development figure, so a fall from it overstates decay."
+                "The AUC tests against initial validation compare "
+                + "; ".join(f"{n}'s current AUC with {auc_reference(h)}" for n, h in hist.items())
+                + ". An AUC measured on the development sample is in-sample, so a fall from it overstates decay."
             )
         out.append(
             "Traffic lights are per test at the configured p-value levels, not adjusted for the number of tests; "
@@ -394,22 +399,14 @@ def _limitations(result: ComparisonResult) -> tuple[str, ...]:
     return tuple(out)
 
 
-def _identifiers(result: ComparisonResult, colours: Mapping[str, str]) -> tuple[IdentifierRow, ...]:
-    """Each model's name, input file and the first 12 hex digits of its SHA-256 (the audit's)."""
+def _identifiers(result: ComparisonResult) -> tuple[IdentifierRow, ...]:
+    """Each model's input file's SHA-256, its first 12 hex digits (the audit's)."""
     digests = {f.path: f.sha256 for f in result.run.files}
     by_name = {Path(f.path).name: f.sha256 for f in result.run.files}
     rows = []
     for n, m in result.models.items():
         sha = digests.get(m.file) or by_name.get(Path(m.file).name) or ""
-        rows.append(
-            IdentifierRow(
-                n,
-                colours.get(n, "#000000"),
-                m.file if "://" in m.file else Path(m.file).name,
-                sha[:12] if sha else "n/a",
-                fmt_count(m.n),
-            )
-        )
+        rows.append(IdentifierRow(n, sha[:12] if sha else "n/a"))
     return tuple(rows)
 
 
