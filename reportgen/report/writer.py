@@ -540,9 +540,11 @@ def _write_set(
         return run
 
     # Jinja, the views, matplotlib and WeasyPrint only for a page: a JSON-only run imports none of them
-    pages = "html" in formats or "pdf" in formats
-    if pages:
+    guard: AbstractContextManager[None] = nullcontext()
+    if "html" in formats or "pdf" in formats:
         import reportgen.report.render as render  # noqa: PLC0415
+
+        guard = render.theme_errors(theme)
     views: list[ReportView] = []
 
     def view() -> ReportView:  # built once, its figures drawn once, for both pages
@@ -567,7 +569,7 @@ def _write_set(
     if "csv" in formats:
         files.update({f"{name}.csv": write_csv(export.to_csv(t)) for name, t in export.tables(result).items()})
     files.update({name: write_bytes(data) for name, data in extra.items() if name not in files})
-    with render.theme_errors(theme) if pages else nullcontext():
+    with guard:
         written = reservation.write(files, along)
     out = {f: written[FILE_NAMES[f]] for f in formats}
     out.update({name: written[name] for name in extra if name not in {FILE_NAMES[f] for f in formats}})
