@@ -548,7 +548,7 @@ def _run_one(job: _Job, args: argparse.Namespace, printer: _Printer, written: di
     """Compute one config and write its report set; ``written`` maps the directories this batch
     wrote to their config (a second config resolving to one of them is refused)."""
     from reportgen.pipeline import analyse  # noqa: PLC0415
-    from reportgen.report.render import Theme  # noqa: PLC0415
+    from reportgen.report.theme import Theme  # noqa: PLC0415
 
     cfg, cfg_path = job.cfg, job.cfg_path
     overwrite = args.overwrite or cfg.output.overwrite

@@ -1,5 +1,5 @@
-"""Reading a saved ``metrics.json`` back into a :class:`~reportgen.results.ComparisonResult`,
-strictly: the file a ``reportgen render`` or :func:`reportgen.load_result` receives is data
+"""A ``metrics.json``'s text (:func:`result_json`), and reading a saved one back into a
+:class:`~reportgen.results.ComparisonResult`, strictly: the file a ``reportgen render`` or :func:`reportgen.load_result` receives is data
 (bounded size, no FIFO, no repeated key, no NaN, every schema problem one line naming the file),
 and its digest says whether its results were edited since reportgen wrote them
 (:func:`reportgen.results.digest_status`).
@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -132,4 +133,23 @@ def load_result(path: str | Path, allow_edited: bool = False) -> ComparisonResul
 EDITED = "its results do not match their digest (the file was edited after reportgen wrote it)"
 
 
-__all__ = ["EDITED", "MAX_RESULT_BYTES", "SavedResult", "load_result", "read_result"]
+__all__ = ["EDITED", "MAX_RESULT_BYTES", "SavedResult", "load_result", "read_result", "result_json"]
+
+
+# a JSON string (kept as it is: a query or a title holding "[1,2]" is recorded as written), or a list of numbers
+_NUMBER_LIST = re.compile(r'"(?:[^"\\]|\\.)*"|\[\s*((?:-?[\d.eE+-]+|null)(?:,\s*(?:-?[\d.eE+-]+|null))*)\s*\]')
+
+
+def result_json(result: ComparisonResult) -> str:
+    """metrics.json text: indented objects, lists of numbers (curves, CIs) on one line each;
+    string values exactly as ``json.dumps`` wrote them."""
+    text = json.dumps(result.to_json(), indent=2, ensure_ascii=False, allow_nan=False)
+    return (
+        _NUMBER_LIST.sub(
+            lambda m: (
+                m.group(0) if m.group(1) is None else "[" + ", ".join(x.strip() for x in m.group(1).split(",")) + "]"
+            ),
+            text,
+        )
+        + "\n"
+    )

@@ -20,7 +20,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from reportgen.config import Config
 from reportgen.errors import InputError
@@ -112,9 +111,11 @@ def id_codes(models: list[Keyed]) -> tuple[list[np.ndarray], Any]:
     arrays = [_arrow(k.ids) for k in models]
     ints = [x for x in (_integers(a) for a in arrays) if x is not None]
     if len(ints) == len(arrays):  # integer ids (the common case): hashing int64 is several times faster
-        codes_flat, uniques = pd.factorize(np.concatenate(ints))
-        words = pc.cast(pa.array(uniques, type=pa.int64()), pa.string())
-        return np.split(codes_flat.astype(np.int64), np.cumsum([len(a) for a in arrays])[:-1]), words
+        # codes in order of first appearance (as pandas.factorize numbered them)
+        encoded = pc.dictionary_encode(pa.array(np.concatenate(ints), type=pa.int64()))
+        words = pc.cast(encoded.dictionary, pa.string())
+        codes_flat = np.asarray(encoded.indices.to_numpy(zero_copy_only=False), dtype=np.int64)
+        return np.split(codes_flat, np.cumsum([len(a) for a in arrays])[:-1]), words
     enc = pa.chunked_array(arrays, type=pa.string()).dictionary_encode()
     codes = [np.asarray(c.indices.to_numpy(zero_copy_only=False), dtype=np.int64) for c in enc.chunks]
     if len(codes) < len(models):  # pyarrow drops empty chunks

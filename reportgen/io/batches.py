@@ -14,15 +14,17 @@ from __future__ import annotations
 
 from collections.abc import Generator, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from reportgen.config import Config
 from reportgen.io import validate as V
 from reportgen.io.files import FileInfo, columns_in, file_info, hashing, numbers_as_text, read_table, record_batches
 from reportgen.io.progress import Progress, ReadProgress
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def read_columns(

@@ -42,14 +42,15 @@ from collections.abc import Callable, Generator, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from reportgen.config import is_folded, scheme_of
 from reportgen.errors import InputError
 from reportgen.io import filesystems as F
 from reportgen.io.validate import NA_VALUES, float_keys, numeric
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 @dataclass(frozen=True, slots=True)
@@ -669,6 +670,8 @@ def columns_in(path: Path) -> list[str]:
     if path.is_dir():
         raise InputError(f"{path}: is a directory, expected a CSV file; check 'file' in the config")
     check_not_binary(path)
+    import pandas as pd  # noqa: PLC0415  (a CSV's header as pandas names it; Parquet runs need no pandas)
+
     stream = None if F.locate(path).local and codec_of(path) is None else opened_plain(path)
     try:
         header = pd.read_csv(path if stream is None else stream, nrows=0, encoding="utf-8")
@@ -801,6 +804,8 @@ def csv_error(path: Path, exc: Exception, malformed: str) -> InputError:
         return InputError(f"{path}: not UTF-8 text; re-save the file as UTF-8 CSV")
     if isinstance(exc, OSError):
         return read_failure(path, exc)
+    import pandas as pd  # noqa: PLC0415  (an error path; the exception came from pandas' reader)
+
     if isinstance(exc, pd.errors.EmptyDataError):  # emptied after its header was read
         return empty_csv(path)
     if isinstance(exc, pd.errors.ParserError) and (fault := row_fault(path)) is not None:
@@ -1495,6 +1500,8 @@ def pandas_csv_frame(path: Path, columns: list[str], text: list[str], numbers: I
     """The CSV's ``columns`` read by pandas (the fallback of :func:`read_table`): ``text`` as
     strings, the :data:`NA_VALUES` spellings missing in the others; short rows are padded with
     missing cells, unreadable files give :func:`csv_error`'s one line."""
+    import pandas as pd  # noqa: PLC0415  (the fallback reader only)
+
     source: Any = path
     try:
         source = opened(path)

@@ -31,14 +31,16 @@ import logging
 import re
 from collections.abc import Set as AbstractSet
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from reportgen.config import Config, ModelConfig
 from reportgen.errors import InputError
 from reportgen.results import Notice
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 log = logging.getLogger(__name__)
 
@@ -167,6 +169,8 @@ def _to_arrow(values: Any) -> Any:
         return values.combine_chunks() if values.num_chunks != 1 else values.chunk(0)
     if isinstance(values, pa.Array):
         return values
+    import pandas as pd  # noqa: PLC0415  (values given as a pandas Series or a list: the API's frames)
+
     series = values if isinstance(values, pd.Series) else pd.Series(values)
     try:
         return _to_arrow(pa.array(series, from_pandas=True))
@@ -404,6 +408,8 @@ def numeric(series: pd.Series, path: Any, column: str, offset: int = 0, faults: 
             f"{path}: column '{column}' holds {what} ({series.dtype}), not numbers; "
             f"name a numeric column (a score, weight or class probability)"
         )
+    import pandas as pd  # noqa: PLC0415  (a column of text or objects: the series is pandas already)
+
     values = pd.to_numeric(series, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
     bad = np.isnan(values) & series.notna().to_numpy()
     if bad.any():  # true / false (any case) are 1 / 0, as a boolean column (Parquet, a database) is read
@@ -826,6 +832,8 @@ def third_label(
     the labels of the rows before the batch; ``labels``: the batch's label keys, None = missing;
     ``rows``: the batch rows kept, in order). The message lists the three labels met by then
     (sorted), so it is the same whoever reads the file and in what batches."""
+    import pandas as pd  # noqa: PLC0415  (pandas only where a batch's labels are checked)
+
     firsts = pd.Series(labels[rows], dtype=object).drop_duplicates()
     seen = set(known)
     for pos, label in zip(firsts.index, firsts.to_numpy()):  # distinct labels only, in order of first appearance
@@ -942,6 +950,8 @@ def dates_of(series: pd.Series, path: Any, column: str, offset: int = 0, faults:
     every engine (whole file or batch by batch) decides alike. Native date types (Parquet
     timestamps and dates) are taken as they are.
     """
+    import pandas as pd  # noqa: PLC0415  (only a config with a date column parses dates)
+
     if pd.api.types.is_datetime64_any_dtype(series.dtype):
         return pd.to_datetime(series, utc=True)
     text = series.where(series.isna(), series.astype(str).str.strip())

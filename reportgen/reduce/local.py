@@ -54,7 +54,6 @@ from pathlib import Path
 from typing import Any, ClassVar, Self, TypeVar
 
 import numpy as np
-import pandas as pd
 
 from reportgen.config import Config, ModelConfig
 from reportgen.engine import distinct_rows as DR
@@ -1612,6 +1611,8 @@ class McNemarPairs(Pairs):
         probe = st.fresh(self.cfg, path, st.index, collect=False)
         keep, truth, pred, scores, weights = class_rows(self.cfg, probe, ClassIds(self.classes), batch, path, offset)
         pos = np.flatnonzero(keep)
+        import pandas as pd  # noqa: PLC0415  (a class's index among the classes: multiclass McNemar records only)
+
         y = pd.Index(self.classes).get_indexer(truth[keep]).astype(np.int64)
         if pred is not None:
             guess = pd.Index(self.classes).get_indexer(pred[keep]).astype(np.int64)

@@ -16,7 +16,6 @@ from __future__ import annotations
 import base64
 import functools
 import hashlib
-import json
 import logging
 import os
 import re
@@ -40,6 +39,7 @@ from reportgen.report.formats import FILTERS
 from reportgen.report.theme import Provenance, Theme
 from reportgen.report.views import ReportView, report_view
 from reportgen.results import ComparisonResult
+from reportgen.results_io import result_json
 
 log = logging.getLogger(__name__)
 
@@ -345,25 +345,6 @@ def render_pdf(
             page = drawing.pdf_figures(html)
             document = weasyprint.HTML(string=page, url_fetcher=_url_fetcher(), base_url=None).render(**options)
             document.write_pdf(str(target), **options)
-
-
-# a JSON string (kept as it is: a query or a title holding "[1,2]" is recorded as written), or a list of numbers
-_NUMBER_LIST = re.compile(r'"(?:[^"\\]|\\.)*"|\[\s*((?:-?[\d.eE+-]+|null)(?:,\s*(?:-?[\d.eE+-]+|null))*)\s*\]')
-
-
-def result_json(result: ComparisonResult) -> str:
-    """metrics.json text: indented objects, lists of numbers (curves, CIs) on one line each;
-    string values exactly as ``json.dumps`` wrote them."""
-    text = json.dumps(result.to_json(), indent=2, ensure_ascii=False, allow_nan=False)
-    return (
-        _NUMBER_LIST.sub(
-            lambda m: (
-                m.group(0) if m.group(1) is None else "[" + ", ".join(x.strip() for x in m.group(1).split(",")) + "]"
-            ),
-            text,
-        )
-        + "\n"
-    )
 
 
 @contextmanager

@@ -464,9 +464,9 @@ def write_outputs(
     transaction committed with the set (:meth:`Reservation.write`: the run's history entry).
     Returns the absolute path of each file written, by format (and by file name for ``extra``).
     """
-    import reportgen.report.render as render  # noqa: PLC0415  (render re-exports this function)
+    from reportgen.report.theme import Theme  # noqa: PLC0415  (pydantic: not for --help)
 
-    theme = theme if theme is not None else render.Theme()
+    theme = theme if theme is not None else Theme()
     formats = [f for f in FORMATS if f in set(formats)]
     extra = dict(extra or {})
     unknown = sorted(set(extra) - REPORT_FILES)
@@ -499,7 +499,7 @@ def _write_set(
 ) -> dict[str, Path]:
     """:func:`write_outputs` once the directory is reserved and the arguments checked."""
     import reportgen.report.export as export  # noqa: PLC0415
-    import reportgen.report.render as render  # noqa: PLC0415
+    from reportgen.results_io import result_json  # noqa: PLC0415
 
     if not full_curves and FILE_NAMES["json"] not in extra:
         # the curves metrics.json stores (simplified, exact points); the figures are drawn from
@@ -513,7 +513,7 @@ def _write_set(
     def json_text() -> str:
         nonlocal stored_json
         if stored_json is None:
-            stored_json = render.result_json(result)
+            stored_json = result_json(result)
         return stored_json
 
     def write_json(path: Path) -> None:
@@ -541,6 +541,12 @@ def _write_set(
 
         return run
 
+    # Jinja, the views, matplotlib and WeasyPrint only for a page: a JSON-only run imports none of them
+    guard: AbstractContextManager[None] = nullcontext()
+    if "html" in formats or "pdf" in formats:
+        import reportgen.report.render as render  # noqa: PLC0415
+
+        guard = render.theme_errors(theme)
     views: list[ReportView] = []
 
     def view() -> ReportView:  # built once, its figures drawn once, for both pages
@@ -565,7 +571,7 @@ def _write_set(
     if "csv" in formats:
         files.update({f"{name}.csv": write_csv(export.to_csv(t)) for name, t in export.tables(result).items()})
     files.update({name: write_bytes(data) for name, data in extra.items() if name not in files})
-    with render.theme_errors(theme):
+    with guard:
         written = reservation.write(files, along)
     out = {f: written[FILE_NAMES[f]] for f in formats}
     out.update({name: written[name] for name in extra if name not in {FILE_NAMES[f] for f in formats}})

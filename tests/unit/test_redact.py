@@ -185,7 +185,7 @@ def test_metrics_json_records_the_query_paths_and_title_byte_for_byte(tmp_path: 
 
 
 def test_metrics_json_number_lists_stay_on_one_line_and_strings_untouched() -> None:
-    from reportgen.report.render import _NUMBER_LIST  # noqa: PLC0415
+    from reportgen.results_io import _NUMBER_LIST  # noqa: PLC0415
 
     def fmt(obj: object) -> str:
         text = json.dumps(obj, indent=2)

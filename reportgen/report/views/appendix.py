@@ -11,22 +11,8 @@ from typing import Any, Literal
 import yaml
 
 from reportgen.report.formats import fmt_count
-from reportgen.results import ComparisonResult, DigestStatus, to_jsonable
-
-
-@dataclass(frozen=True, slots=True)
-class Provenance:
-    """Where a pack is written and, when it is re-rendered from a saved ``metrics.json``, from
-    what: given by whoever renders it (the writer, ``reportgen render``), never read from a result,
-    so a result renders the same wherever it is written but for these lines."""
-
-    #: the directory the report set is written to (absolute), None when the page is not written
-    #: into a report set (a notebook, a test)
-    output_dir: str | None = None
-    #: a re-render: the ``metrics.json`` rendered (as given), when (ISO 8601, UTC) and its digest
-    source: str | None = None
-    rendered: str | None = None
-    digest: DigestStatus | None = None
+from reportgen.report.theme import Provenance
+from reportgen.results import ComparisonResult, to_jsonable
 
 
 @dataclass(frozen=True, slots=True)

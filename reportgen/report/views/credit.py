@@ -11,7 +11,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from reportgen.report.credit_figures import panel_keys
 from reportgen.report.formats import (
     fmt_ci,
     fmt_ci_pct,
@@ -496,6 +495,8 @@ def _model_view(
     if h is not None:
         tests.append(_test_row("auc_history", h.test))
     weak = [g.grade for g in m.grades if g.few_defaults and g.n > 0]
+    from reportgen.report.credit_figures import panel_keys  # noqa: PLC0415  (matplotlib: only where figures are drawn)
+
     return CreditModelView(
         name=m.model,
         colour=colour,

@@ -1,0 +1,92 @@
+"""Start-up (issue 46): a command imports only what it uses. ``--help``, ``validate`` and a
+JSON-only run of a small Parquet file load no plotting, PDF, Dask, SciPy or database module
+(each checked in a fresh interpreter, through ``sys.modules``).
+
+pandas is checked for ``--help`` only: ``pyarrow.dataset`` (pyarrow 26) imports it whenever
+pandas is installed, so any command that reads a Parquet file loads it.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+#: Modules a run that writes only metrics.json never needs.
+HEAVY = (
+    "matplotlib",
+    "weasyprint",
+    "jinja2",
+    "dask",
+    "distributed",
+    "scipy",
+    "sqlalchemy",
+    "adbc_driver_manager",
+    "adbc_driver_postgresql",
+    "adbc_driver_sqlite",
+    "openpyxl",
+)
+
+
+def _loaded_after(argv: list[str], cwd: Path) -> list[str]:
+    """The modules of HEAVY (and pandas) a fresh interpreter holds after ``reportgen ARGV``."""
+    probe = (
+        "import contextlib, io, json, sys\n"
+        "from reportgen.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    try:\n"
+        f"        code = main({argv!r})\n"
+        "    except SystemExit as exc:\n"
+        "        code = exc.code\n"
+        f"print(json.dumps([code, sorted(m for m in {(*HEAVY, 'pandas')!r} if m in sys.modules)]))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        check=True,
+        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+    )
+    code, loaded = json.loads(out.stdout.strip().splitlines()[-1])
+    assert code in (0, None), out.stderr
+    return loaded
+
+
+@pytest.fixture(scope="module")
+def small_config(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("small")
+    rng = np.random.default_rng(0)
+    y = (rng.random(200) < 0.3).astype(np.int8)
+    pq.write_table(pa.table({"y": y, "a": rng.random(200), "b": rng.random(200)}), folder / "s.parquet")
+    config = folder / "small.yaml"
+    config.write_text(
+        "title: small\nlabel: y\npositive: 1\nbootstrap: {resamples: 20}\nmodels:\n"
+        "  - {name: a, file: s.parquet, score: a}\n  - {name: b, file: s.parquet, score: b}\n"
+        f"output: {{dir: {folder / 'out'}, formats: [json], overwrite: true}}\n",
+        encoding="utf-8",
+    )
+    return config
+
+
+def test_help_loads_no_heavy_module_nor_pandas() -> None:
+    assert _loaded_after(["--help"], ROOT) == []
+
+
+def test_validate_loads_no_heavy_module(small_config: Path) -> None:
+    loaded = _loaded_after(["validate", str(small_config), "-q"], small_config.parent)
+    assert set(loaded) <= {"pandas"}
+
+
+def test_a_json_only_run_loads_no_plotting_pdf_dask_scipy_or_database_module(small_config: Path) -> None:
+    loaded = _loaded_after(["run", str(small_config), "-q"], small_config.parent)
+    assert (small_config.parent / "out" / "metrics.json").is_file()
+    assert set(loaded) <= {"pandas"}
