@@ -21,6 +21,7 @@ path never loads it).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -128,9 +129,12 @@ def colours(names: Sequence[str], palette: Sequence[str] = PALETTE) -> dict[str,
 
 
 def dashes(names: Sequence[str], palette: Sequence[str] = PALETTE) -> dict[str, str]:
-    """Each model's line style: :data:`DASHES` in turn, shifted by one each time the palette goes
-    round, so no two models share a colour and a line while fewer than ``len(DASHES)`` rounds."""
-    return {n: DASHES[(i % len(palette) + i // len(palette)) % len(DASHES)] for i, n in enumerate(names)}
+    """Each model's line style: :data:`DASHES` in turn, shifted by one after every
+    lcm(colours, styles) models, so no two models share a colour and a line style until
+    colours × styles models (the position modulo both is unique within each lcm; the shift
+    moves to pairs not yet used)."""
+    period = math.lcm(len(palette), len(DASHES))
+    return {n: DASHES[(i + i // period) % len(DASHES)] for i, n in enumerate(names)}
 
 
 def markers(names: Sequence[str]) -> dict[str, str]:
