@@ -624,7 +624,8 @@ def trend(
 ) -> Axes:
     """A headline metric (default: the primary metric) of each model across the runs recorded in
     the history store (``history:``; the result's ``trend``), oldest first, this run last: one
-    line per model, each run's interval as a bar. Runs are spaced evenly and labelled by date."""
+    line per model, each run's interval as a bar. Runs are spaced evenly and labelled by date
+    (and time, where two runs share a date)."""
     ax = _axes(ax)
     metric = metric or result.run.primary_metric
     points = [p for p in result.trend if p.kind == "model" and p.metric == metric]
@@ -652,7 +653,9 @@ def trend(
             x, y, yerr=[y - lo, hi - y], color=col[s], ls=dash[s], marker=mark[s],
             ms=4, lw=1.3, elinewidth=0.9, capsize=2, label=shown[s],
         )  # fmt: skip
-    labels = [created[:16].replace("T", " ") for created, _ in runs]
+    # the run's date, with its time (UTC) where two runs share a date
+    dates = [created[:10] for created, _ in runs]
+    labels = [created[:16].replace("T", " ") if dates.count(d) > 1 else d for d, (created, _) in zip(dates, runs)]
     ax.set_xticks(
         range(len(runs)), labels, rotation=30 if len(runs) > 4 else 0, ha="right" if len(runs) > 4 else "center"
     )

@@ -2,15 +2,17 @@
 :mod:`reportgen.plot` (:func:`~reportgen.plot.credit_calibration`, :func:`~reportgen.plot.cap`,
 :func:`~reportgen.plot.score_stability`, :func:`~reportgen.plot.auc_over_time`), two to a row at
 the report's half width each, so the figure prints at its drawn size (three panels in a row were
-drawn 10.4 in wide and printed at two thirds: 5 pt text). Nothing here computes a statistic."""
+drawn 10.4 in wide and printed at two thirds: 5 pt text). Nothing here computes a statistic.
+
+The views import :func:`panel_keys` (the caption names the panels), so this module imports
+matplotlib (through :mod:`reportgen.plot`) only when it draws: writing ``metrics.json`` alone
+never loads it."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-import reportgen.plot as plot
-from reportgen.report.figures import HALF_WIDTH, _apply_style, panel_rows, panels
 from reportgen.report.formats import isolate
 from reportgen.results import ComparisonResult, CreditModel
 
@@ -34,18 +36,20 @@ def panel_keys(m: CreditModel) -> list[str]:
     return keys
 
 
-@_apply_style
 def credit_figure(m: CreditModel, colour: str) -> Figure | None:
     """The model's panels (:func:`panel_keys`, :data:`reportgen.plot.CREDIT_PANELS`), two to a
     row (a third centred below), or None."""
+    import reportgen.plot as plot  # noqa: PLC0415  (matplotlib: see the module)
+    from reportgen.report.figures import HALF_WIDTH, _matplotlib_notes, panel_rows, panels  # noqa: PLC0415
+
     keys = panel_keys(m)
     if not keys:
         return None
-    cols = min(2, len(keys))
-    fig = plot.new_figure(HALF_WIDTH * cols + 0.2, 2.7 * panel_rows(len(keys), 2) + 0.2)
-    for ax, key in zip(panels(fig, len(keys), 2), keys, strict=True):
-        plot.CREDIT_PANELS[key](ax, m, colour)
-    fig.suptitle(isolate(plot.safe_text(m.model)), fontsize=9, fontweight="bold")
+    with plot.style(), _matplotlib_notes():
+        fig = plot.new_figure(HALF_WIDTH * min(2, len(keys)) + 0.2, 2.7 * panel_rows(len(keys), 2) + 0.2)
+        for ax, key in zip(panels(fig, len(keys), 2), keys, strict=True):
+            plot.CREDIT_PANELS[key](ax, m, colour)
+        fig.suptitle(isolate(plot.safe_text(m.model)), fontsize=9, fontweight="bold")
     return fig
 
 
@@ -57,12 +61,15 @@ def figure_table(result: ComparisonResult) -> dict[str, Callable[..., Figure | N
     """``credit:NAME → fn(result, palette)`` drawing the model's :func:`credit_figure` in its
     colour, for :func:`reportgen.report.figures.render_figures`, which draws them after the
     report's other figures."""
+    import reportgen.plot as plot  # noqa: PLC0415  (matplotlib: see the module)
+
     if result.credit is None:
         return {}
 
     def draw(m: CreditModel) -> Callable[..., Figure | None]:
-        return lambda result, palette=plot.PALETTE: credit_figure(
-            m, plot.colours(list(result.models), palette).get(m.model, plot.MUTED)
-        )
+        def fn(result: ComparisonResult, palette: Sequence[str] = plot.PALETTE) -> Figure | None:
+            return credit_figure(m, plot.colours(list(result.models), palette).get(m.model, plot.MUTED))
+
+        return fn
 
     return {f"{KEY_PREFIX}{name}": draw(m) for name, m in result.credit.models.items()}

@@ -161,7 +161,7 @@ def test_trend_draws_the_primary_metric_of_each_model_across_runs_with_its_inter
         np.testing.assert_allclose(line.get_ydata(), [m.metrics["gini"] - 0.02, m.metrics["gini"] - 0.01, m.metrics["gini"]])
         segments = vertical.get_segments()
         np.testing.assert_allclose(segments[-1][:, 1], m.ci["gini"])  # this run's interval, last
-    assert [t.get_text() for t in ax.get_xticklabels()] == ["2026-01-01 00:00", "2026-01-02 00:00", "2026-01-03 00:00"]
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["2026-01-01", "2026-01-02", "2026-01-03"]
     assert "Gini" in ax.get_ylabel()
     assert figures.trend_figure(result) is not None
     assert figures.trend_figure(_with_runs(memory, 1)) is None  # one run: the tables say it all
@@ -215,3 +215,20 @@ def test_the_credit_figures_are_the_reports_panels(demo):
         assert _drawn(mine) == _drawn(ax)
     with pytest.raises(ValueError, match=r"model 'x' is not in the credit validation \(models: champion"):
         plot.cap(demo, "x")
+
+
+def test_writing_metrics_json_alone_never_imports_matplotlib(tmp_path):
+    """matplotlib is a heavy import, and only reportgen.plot makes it: a JSON-only report (the
+    command line's ``--format json``) loaded it through the credit view's panel list."""
+    import subprocess
+    import sys
+
+    code = ("import sys, reportgen\n"
+            f"r = reportgen.load_result({str(FIXTURES / 'binary.metrics.json')!r})\n"
+            f"reportgen.write_report(r, {str(tmp_path / 'out')!r}, formats=('json',))\n"
+            "import reportgen.report.render, reportgen.report.views, reportgen.report.credit_figures\n"
+            "print(sorted(m for m in ('matplotlib', 'reportgen.plot') if m in sys.modules))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                          cwd=Path(__file__).resolve().parents[2])
+    assert done.stdout.strip().splitlines()[-1] == "[]"
+    assert (tmp_path / "out" / "metrics.json").is_file()
