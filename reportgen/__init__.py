@@ -13,6 +13,10 @@ From data in memory (a notebook; pandas DataFrames or pyarrow Tables, no files):
                                       scores={"champion": "pd_old", "challenger": "pd_new"})
     result                                              # shows the summary and ROC curves inline
 
+Figures on your own Matplotlib axes, the report's own::
+
+    reportgen.plot.roc(reportgen.load_result("metrics.json"), ax=ax)
+
 Every name below is imported on first use, so ``import reportgen`` and ``reportgen --help``
 load neither pandas nor matplotlib (PEP 562 module ``__getattr__``).
 
@@ -82,12 +86,15 @@ __all__ = [
     "load_result",
     "parse_config",
     "write_report",
+    "plot",
     "__version__",
 ]
 
 
 def __getattr__(name: str) -> Any:
     """Import a public name's module on first use and keep the name (later lookups are plain)."""
+    if name == "plot":  # the figures (reportgen.plot): a module, imported with matplotlib on first use
+        return importlib.import_module("reportgen.plot")
     home = _HOME.get(name)
     if home is None:
         raise AttributeError(f"module 'reportgen' has no attribute {name!r}")

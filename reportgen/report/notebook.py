@@ -18,7 +18,6 @@ from typing import Any
 from markupsafe import Markup
 
 import reportgen.catalog as catalog
-import reportgen.report.figures as figures
 from reportgen.report.formats import fmt_ci, fmt_count, fmt_num
 from reportgen.report.render import make_environment
 from reportgen.report.views.credit import summary_notes
@@ -50,6 +49,8 @@ def ranked(result: ComparisonResult) -> list[str]:
 
 def notebook_view(result: ComparisonResult, with_figures: bool = True) -> dict[str, Any]:
     """What ``notebook.html`` shows, as formatted strings (``with_figures``: draw the SVGs)."""
+    import reportgen.report.figures as figures  # noqa: PLC0415  (matplotlib, when a result is shown)
+
     run = result.run
     pm = run.primary_metric
     col = figures.model_colours(result)

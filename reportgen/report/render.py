@@ -64,16 +64,9 @@ def _view_of(result: ComparisonResult, theme: Theme, drawing: Any) -> ReportView
 
 def _draw_figures(result: ComparisonResult, theme: Theme) -> dict[str, str]:
     """The report's figures, the credit section's among them (:func:`reportgen.report.figures.render_figures`)."""
-    import reportgen.report.credit_figures as credit_figures  # noqa: PLC0415  (likewise)
     import reportgen.report.figures as figures  # noqa: PLC0415  (figures are only needed to render)
 
-    palette = theme.palette or figures.PALETTE
-    credit = (
-        {}
-        if result.credit is None
-        else credit_figures.figure_table(dict(result.credit.models), figures.colours(list(result.models), palette))
-    )
-    return figures.render_figures(result, palette, extra=credit)
+    return figures.render_figures(result, theme.palette or figures.PALETTE)
 
 
 # --------------------------------------------------------------------------------------

@@ -40,10 +40,11 @@ def test_roc_draws_each_models_curve_and_its_operating_point(demo):
         assert len(curve) == 1, name
         np.testing.assert_array_equal(curve[0].get_xdata(), m.curves.roc.x)
         np.testing.assert_array_equal(curve[0].get_ydata(), m.curves.roc.y)
-        point = [ln for ln in lines if len(ln.get_xdata()) == 1 and to_hex(ln.get_markeredgecolor()) == to_hex(col[name])]
-        assert len(point) == 1, name
-        assert point[0].get_xdata()[0] == pytest.approx(m.confusion.fp / m.negatives)
-        assert point[0].get_ydata()[0] == pytest.approx(m.confusion.tp / m.positives)
+        points = [c for c in fig.axes[0].collections
+                  if len(c.get_offsets()) == 1 and to_hex(c.get_facecolor()[0]) == to_hex(col[name])]
+        assert len(points) == 1, name
+        assert points[0].get_offsets()[0][0] == pytest.approx(m.confusion.fp / m.negatives)
+        assert points[0].get_offsets()[0][1] == pytest.approx(m.confusion.tp / m.positives)
     legend = [t.get_text() for t in fig.legends[0].get_texts()]  # below the axes, off the curves
     for name, m in demo.models.items():
         assert any(t.startswith(f"{name}: AUC {m.metrics['roc_auc']:.3f}, Gini {m.metrics['gini']:.3f}") for t in legend)
@@ -122,15 +123,14 @@ def test_lean_svg_keeps_every_drawn_element_and_the_pdf_pixels(demo, tmp_path):
 @pytest.mark.slow
 def test_the_credit_figures_come_after_the_tables_own_and_are_each_models_figure(demo):
     """The credit section's figures (:func:`credit_figures.figure_table`) are drawn with the
-    report's, under ``credit:NAME`` after the table's own, each the model's figure."""
+    report's, under ``credit:NAME`` after the others, each the model's figure."""
     from reportgen.report import credit_figures
 
     assert demo.credit is not None
-    col = figures.colours(list(demo.models))
-    extra = credit_figures.figure_table(dict(demo.credit.models), col)
-    svgs = figures.render_figures(demo, extra=extra)
+    svgs = figures.render_figures(demo)
     credit = [k for k in svgs if k.startswith(credit_figures.KEY_PREFIX)]
     assert list(svgs)[-len(credit):] == credit == [f"credit:{n}" for n in demo.credit.models]
+    col = figures.colours(list(demo.models))
     for name, m in demo.credit.models.items():
         assert svgs[f"credit:{name}"] == figures.to_svg(credit_figures.credit_figure(m, col[name]))
 
@@ -155,7 +155,7 @@ def test_a_figures_notes_are_logged_once_each_in_figure_order(demo, monkeypatch,
     monkeypatch.setattr(figures, "FIGURES", {k: noisy(k) for k in ("ks", "roc", "pr")})
     caplog.set_level(logging.WARNING, logger="reportgen.report.figures")
     svgs = figures.render_figures(demo)
-    assert list(svgs) == ["ks", "roc", "pr"]
+    assert [k for k in svgs if not k.startswith("credit:")] == ["ks", "roc", "pr"]
     assert [r.getMessage() for r in caplog.records] == ["figure: ks note", "figure: roc note", "figure: pr note"]
 
 

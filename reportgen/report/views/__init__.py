@@ -148,7 +148,7 @@ def report_view(result: ComparisonResult, theme: Theme, drawing: Callable[[], Ma
         models=result.models,
         figures={k[len(prefix) :]: Markup(v) for k, v in svgs.items() if k.startswith(prefix)},
     )
-    curves = curves_view(result, {k: v for k, v in svgs.items() if not k.startswith(prefix)})
+    curves = curves_view(result, {k: v for k, v in svgs.items() if not k.startswith(prefix) and k != "trend"})
     comparison = comparison_view(result, ms, curves.figures.get("forest"))
     # a red credit result stands beside the model's verdict in the summary (or on its own line)
     credit_notes = credit_section.summary_notes(result.credit)
@@ -195,7 +195,7 @@ def report_view(result: ComparisonResult, theme: Theme, drawing: Callable[[], Ma
         curves=curves,
         per_class=per_class,
         credit=credit,
-        trend=trend_view(result),
+        trend=trend_view(result, svgs.get("trend")),
         appendix=appendix_view(result, theme.provenance),
         brief=brief_view(result, ms.colours, comparison, theme.block_on) if theme.layout == "brief" else None,
         words=ms.words,

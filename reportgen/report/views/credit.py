@@ -642,7 +642,7 @@ def _caption(keys: list[str]) -> str:
     where = {
         1: [""],
         2: ["left: ", "right: "],
-        3: ["left: ", "middle: ", "right: "],
+        3: ["top left: ", "top right: ", "bottom: "],
         4: ["top left: ", "top right: ", "bottom left: ", "bottom right: "],
     }.get(len(keys), [""] * len(keys))
     text = "; ".join(f"{pos}{PANEL_TEXT[k]}" for pos, k in zip(where, keys, strict=True)) + "."

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from markupsafe import Markup
+
 import reportgen.catalog as catalog
 from reportgen.report.formats import fmt_ci, fmt_num, fmt_signed
 from reportgen.results import ComparisonResult, TrendPoint
@@ -33,11 +35,14 @@ class TrendTable:
 @dataclass(frozen=True, slots=True)
 class TrendView:
     tables: tuple[TrendTable, ...]
+    #: the primary metric per model across the runs (:func:`reportgen.plot.trend`), from two runs on
+    figure: Markup | None = None
 
 
-def trend_view(result: ComparisonResult) -> TrendView:
+def trend_view(result: ComparisonResult, figure: str | None = None) -> TrendView:
     """One table per headline metric: a row per recorded run (date, run id), a column per model
-    (or comparison), each cell the value and its interval; the current run is the last row."""
+    (or comparison), each cell the value and its interval; the current run is the last row.
+    ``figure``: the drawn trend chart (SVG), shown above the tables."""
     groups: dict[tuple[str, str], dict[str, dict[str, TrendPoint]]] = {}
     runs: dict[str, str] = {}
     for p in result.trend:
@@ -75,4 +80,4 @@ def trend_view(result: ComparisonResult) -> TrendView:
                 )
             )
         out.append(TrendTable(title=title, subjects=tuple(subjects), rows=tuple(rows)))
-    return TrendView(tables=tuple(out))
+    return TrendView(tables=tuple(out), figure=Markup(figure) if figure else None)
