@@ -1,0 +1,95 @@
+"""``connections:`` in the config, and the DB-API rows made Arrow by one rule (issue 43)."""
+
+from __future__ import annotations
+
+import decimal
+import subprocess
+import sys
+from pathlib import Path
+
+import pyarrow as pa
+import pytest
+
+from reportgen.config import load_config, parse_config
+from reportgen.errors import ConfigError
+from reportgen.io.sql import arrow_rows, joined, redact
+
+BASE = "label: y\nmodels:\n  - {name: a, score: s, source: {%s, query: 'SELECT * FROM p'}}\n"
+
+
+def test_an_unknown_connection_is_one_line_naming_the_key() -> None:
+    text = "connections: {warehouse: {url: 'duckdb:///x.duckdb'}}\n" + BASE % "connection: warehose"
+    with pytest.raises(ConfigError) as e:
+        parse_config(text, "q.yaml")
+    assert str(e.value) == ("q.yaml:4: models[0].source.connection: no connection named 'warehose' "
+                            "(connections: warehouse); did you mean 'warehouse'?")
+
+
+def test_a_source_gives_a_connection_or_a_url_not_both() -> None:
+    text = "connections: {w: {url: 'duckdb:///x.duckdb'}}\n" + BASE % "connection: w, url: 'sqlite:///x.db'"
+    with pytest.raises(ConfigError, match="give exactly one of 'connection'"):
+        parse_config(text, "q.yaml")
+
+
+@pytest.mark.parametrize("conn", [
+    "{url: 'mysql+pymysql://u:hunter2@h/db'}",
+    "{url: 'mssql+pyodbc://u@h/db?pwd=hunter2'}",
+    "{url: 'snowflake://u@acct/db', options: {password: hunter2}}",
+])
+def test_a_literal_secret_in_a_connection_is_refused_without_echoing_it(conn: str) -> None:
+    with pytest.raises(ConfigError) as e:
+        parse_config(f"connections: {{w: {conn}}}\n" + BASE % "connection: w", "q.yaml")
+    assert "hunter2" not in str(e.value) and "connections.w" in str(e.value)
+
+
+def test_a_connection_keeps_its_variables_unexpanded_until_connecting() -> None:
+    conn = "{url: 'mysql+pymysql://u:${PW}@h/db', options: {password: '${PW2}', connect_timeout: 5}}"
+    cfg = parse_config(f"connections: {{w: {conn}}}\n" + BASE % "connection: w", "q.yaml", environ={})
+    assert cfg.connections["w"].url == "mysql+pymysql://u:${PW}@h/db"
+    assert cfg.connections["w"].options == {"password": "${PW2}", "connect_timeout": 5}
+    assert "${PW}" in str(cfg.as_written())
+
+
+@pytest.mark.parametrize("url", ["not a url", "mysql+pymysql:/h/db", "duckdb://host/x.duckdb", "sqlite+pysqlite:///"])
+def test_a_malformed_database_url_is_refused_at_load(url: str) -> None:
+    with pytest.raises(ConfigError, match=r"connections\.w\.url"):
+        parse_config(f"connections: {{w: {{url: '{url}'}}}}\n" + BASE % "connection: w", "q.yaml")
+
+
+def test_file_urls_of_connections_and_sources_resolve_against_the_config(tmp_path: Path) -> None:
+    (tmp_path / "c.yaml").write_text(
+        "connections: {d: {url: 'duckdb:///db/x.duckdb'}, l: {url: 'sqlite+pysqlite:///x.db'},"
+        " pg: {url: 'postgresql://u@h/db'}}\nlabel: y\nmodels:\n"
+        "  - {name: a, score: s, source: {connection: d, query: 'SELECT 1'}}\n"
+        "  - {name: b, score: s, source: {url: 'sqlite+pysqlite:///y.db', query: 'SELECT 1'}}\n", encoding="utf-8")
+    cfg, _ = load_config(tmp_path / "c.yaml")
+    assert cfg.connections["d"].url == f"duckdb:///{tmp_path}/db/x.duckdb"
+    assert cfg.connections["l"].url == f"sqlite+pysqlite:///{tmp_path}/x.db"
+    assert cfg.connections["pg"].url == "postgresql://u@h/db"
+    assert cfg.models[1].source.url == f"sqlite+pysqlite:///{tmp_path}/y.db"
+    assert redact(cfg.connections["d"].url) == f"duckdb:///{tmp_path}/db/x.duckdb"
+
+
+def test_db_api_rows_become_arrow_by_the_rules_of_text_and_numbers() -> None:
+    t = arrow_rows(["i", "mixed", "dec", "none"], [(1, 1.23456789, decimal.Decimal("0.100"), None),
+                                                   (2, "NA", decimal.Decimal("2"), None)])
+    assert t.column("i").type == pa.int64()
+    assert t.column("mixed").to_pylist() == ["1.23456789", "NA"]  # every digit of the real kept
+    assert t.column("dec").to_pylist() == ["0.100", "2"]  # NUMERIC as its text, as ADBC gives PostgreSQL's
+    assert t.column("none").null_count == 2
+
+
+def test_batches_typed_apart_are_joined_by_one_type_per_column() -> None:
+    parts = [arrow_rows(["a", "b", "c"], [(1, 0.5, None)]), arrow_rows(["a", "b", "c"], [(2.5, "NA", 3)])]
+    t = joined(["a", "b", "c"], parts)
+    assert t.schema.types == [pa.float64(), pa.string(), pa.int64()]
+    assert t.column("a").to_pylist() == [1.0, 2.5] and t.column("b").to_pylist() == ["0.5", "NA"]
+    assert joined(["a", "a"], []).column_names == ["a", "a"]  # duplicate names stay for the one-line check
+
+
+def test_reading_a_config_imports_no_database_client() -> None:
+    """Start-up time: SQLAlchemy, DuckDB and the drivers are imported only by a run that uses them."""
+    code = ("import sys, reportgen.cli, reportgen.pipeline, reportgen.config; "
+            "print(sorted(m for m in ('sqlalchemy', 'duckdb', 'pymysql', 'adbc_driver_manager') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
