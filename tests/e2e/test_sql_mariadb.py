@@ -203,3 +203,11 @@ def test_a_missing_driver_names_the_extra(mariadb, env, tmp_path, cli, capsys, m
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "pip install 'classifier-comparison-report[sql]'" in err, err
     assert "models[0].source.url" in err
+
+
+def test_percent_and_colons_in_the_query_are_sql_not_parameters_for_pyformat(mariadb, env, tmp_path, cli) -> None:
+    """PyMySQL's parameter style is %s: a LIKE pattern's % and a ':' in a literal reach the server as written."""
+    want = _doc(cli, _config(tmp_path, _files(tmp_path)[:1]))
+    query = "SELECT * FROM preds WHERE CONCAT('a:b', id) LIKE 'a:%' AND id >= :lo -- :c"
+    model = {"name": "a", "score": "s1", "source": {"url": mariadb["url"], "query": query, "params": {"lo": 1}}}
+    assert _doc(cli, _config(tmp_path, [model])) == want

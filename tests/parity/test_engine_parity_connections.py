@@ -85,3 +85,30 @@ def test_files_duckdb_and_sqlite_through_both_paths_give_one_document_pushed_dow
         got = _unfiled(same_documents(documents(config(tmp_path, _models(name, True, ("a",)), **extra), scheduler,
                                                 capsys)))
         assert first_difference(want, got) is None, name
+
+
+def _text_scores(tmp: Path) -> dict[str, dict]:
+    """The table ``p`` whose score column is text: numbers written as text, a NULL at row 3 and
+    'abc' at row 5 of the result, in DuckDB (VARCHAR) and SQLite; the connections."""
+    t = pd.DataFrame({"id": [f"k{i}" for i in range(8)], "y": [0, 1] * 4,
+                      "s": ["0.25", "1e-1", None, "0.5", "abc", "0.75", "0.125", ".5"]})
+    return _stores(tmp, t)
+
+
+@pytest.mark.parametrize(("where", "expected"), [
+    ("WHERE s IS NOT NULL", "row 4: non-numeric value 'abc'"),
+    ("WHERE s <> 'abc' OR s IS NULL", "row 3: missing or non-finite score in 's'"),
+])
+def test_a_bad_cell_is_one_line_naming_its_row_alike_from_every_database(where, expected, tmp_path, scheduler, capsys):
+    """The row rule of files, on a query's rows numbered from 1, in every engine, whatever the
+    database: numbers written as text are read, a NULL is missing, other text is refused."""
+    from test_bad_input_parity import same_everywhere  # noqa: PLC0415
+
+    conns = _text_scores(tmp_path)
+    lines = {}
+    for name in conns:
+        model = {"name": "a", "score": "s", "source": {"connection": name, "query": f"SELECT * FROM p {where} ORDER BY id"}}
+        line = same_everywhere(config(tmp_path, [model], connections=conns), scheduler, capsys)
+        assert expected in line, line
+        lines[name] = line.split(" ORDER BY id): ", 1)[1]  # after the source's description (its URL)
+    assert len(set(lines.values())) == 1, lines
