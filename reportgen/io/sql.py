@@ -95,9 +95,10 @@ _BLANK = re.compile(r"(?:\s|--[^\n]*|/\*.*?\*/|;)*", re.S)
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class Fetched:
-    """One SQL model's result: the Arrow table and what the audit keeps of it."""
+    """One SQL model's result, written as Parquet: its columns and what the audit keeps of it."""
 
-    table: Any  # pyarrow.Table
+    columns: tuple[str, ...]
+    rows: int
     label: str  # "postgresql://user@host/db: SELECT ..." (no secret)
     sha256: str  # of the result (Arrow IPC stream bytes)
     size_bytes: int
@@ -418,21 +419,25 @@ def _engine(db: Database) -> tuple[Any, list[str]]:
     return engine, secrets
 
 
-def _sqlalchemy_rows(db: Database, query: Any, params: Mapping[str, Any], where: str) -> Any:
+def _sqlalchemy_rows(db: Database, query: Any, params: Mapping[str, Any], where: str, spool: Path | None = None) -> Any:
     """Rows through SQLAlchemy: ``query`` (SQL text with ``:name`` markers, or a Core statement)
     run with ``stream_results`` and read :data:`CURSOR_BATCH_ROWS` rows at a time, each batch an
-    Arrow table at once (:func:`arrow_rows`), the batches joined by one type per column."""
+    Arrow table at once (:func:`arrow_rows`). Returned as one table (the batches joined by one
+    type per column, :func:`joined`), or with ``spool``, written there as Parquet one batch at a
+    time (:func:`spooled`) and ``(columns, (rows, sha256, bytes))`` returned: no more than a
+    batch of the result is held in memory."""
     engine, secrets = _engine(db)
     stmt = _sa_text(query, params, where) if isinstance(query, str) else query
-    conns: list[Any] = []
 
     def fetch_table() -> Any:
         with engine.connect() as conn:
-            conns.append(conn)
             result = conn.execution_options(stream_results=True, yield_per=CURSOR_BATCH_ROWS).execute(stmt)
             names = list(result.keys())
-            parts = [arrow_rows(names, rows) for rows in result.partitions()]
-            return joined(names, parts)
+            parts = (arrow_rows(names, rows) for rows in result.partitions())
+            if spool is None:
+                return joined(names, list(parts))
+            one_name_each(names, where)
+            return names, spooled(names, parts, spool, where)
 
     def cancel() -> bool:
         return False  # DB-API has no portable cancel: the query is left to its daemon thread
@@ -476,33 +481,100 @@ def arrow_rows(names: list[str], rows: list[Any]) -> Any:
     return pa.Table.from_arrays(arrays, names=names)
 
 
-def joined(names: list[str], parts: list[Any]) -> Any:
-    """Batches of one result joined with one type per column: a column typed differently by two
-    batches (numbers in one, text in another) as text, numbers of two kinds as floats."""
+def _one_type(types: set[Any]) -> Any:
+    """The type of a column typed ``types`` by the batches of one result: one type as it is,
+    numbers of two kinds as floats (as Arrow infers a list of ints and floats), anything else
+    with text as text."""
     import pyarrow as pa  # noqa: PLC0415
 
-    if not parts:
-        return pa.Table.from_arrays([pa.array([], pa.null()) for _ in names], names=names)
-    types = []
-    for j in range(len(names)):
-        kinds = {t.column(j).type for t in parts} - {pa.null()}
-        if len(kinds) <= 1:
-            types.append(kinds.pop() if kinds else pa.null())
-        elif all(pa.types.is_integer(k) or pa.types.is_floating(k) or pa.types.is_boolean(k) for k in kinds):
-            types.append(pa.float64())
-        else:
-            types.append(pa.string())
+    kinds = types - {pa.null()}
+    if len(kinds) <= 1:
+        return kinds.pop() if kinds else pa.null()
+    if all(pa.types.is_integer(k) or pa.types.is_floating(k) or pa.types.is_boolean(k) for k in kinds):
+        return pa.float64()
+    return pa.string()
+
+
+def joined(names: list[str], parts: list[Any]) -> Any:
+    """Batches of one result joined with one type per column (:func:`_one_type`)."""
+    import pyarrow as pa  # noqa: PLC0415
+
+    types = [_one_type({t.column(j).type for t in parts}) for j in range(len(names))]
     schema = pa.schema([pa.field(n, t) for n, t in zip(names, types)])
-    return pa.Table.from_batches(
-        [
-            b
-            for t in parts
-            for b in pa.Table.from_arrays(
-                [t.column(j).cast(types[j]) for j in range(len(names))], schema=schema
-            ).to_batches()
-        ],
-        schema=schema,
-    )
+    tables = [
+        pa.Table.from_arrays([t.column(j).cast(types[j]) for j in range(len(names))], schema=schema) for t in parts
+    ]
+    return pa.Table.from_batches([b for t in tables for b in t.to_batches()], schema=schema)
+
+
+class _Digest:
+    """A write-only file that keeps the SHA-256 and the length of what is written to it."""
+
+    def __init__(self) -> None:
+        self.sha = hashlib.sha256()
+        self.size = 0
+        self.closed = False
+
+    def write(self, data: Any) -> int:
+        view = memoryview(data)
+        self.sha.update(view)
+        self.size += view.nbytes
+        return view.nbytes
+
+    def flush(self) -> None:
+        pass
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def spooled(names: list[str], parts: Iterator[Any], path: Path, where: str) -> tuple[int, str, int]:
+    """Batches of one result (their types may differ: :func:`arrow_rows` types each batch by
+    its values) written to ``path`` as Parquet with one type per column (:func:`_one_type`),
+    holding one batch at a time: each batch is first written beside ``path`` as an Arrow file,
+    then read back, cast, and written to the Parquet file. Returns (rows, SHA-256 of the Arrow
+    IPC stream of the result, its bytes): the audit's record of the result."""
+    import pyarrow as pa  # noqa: PLC0415
+    import pyarrow.parquet as pq  # noqa: PLC0415
+
+    files: list[Path] = []
+    types: list[set[Any]] = [set() for _ in names]
+    try:
+        for k, t in enumerate(parts):
+            files.append(path.with_name(f"{path.stem}.{k}.arrow"))
+            with pa.OSFile(str(files[-1]), "wb") as out, pa.ipc.new_file(out, t.schema) as w:
+                w.write_table(t)
+            for j in range(len(names)):
+                types[j].add(t.column(j).type)
+        schema = pa.schema([pa.field(n, _one_type(ts)) for n, ts in zip(names, types)])
+        digest, rows = _Digest(), 0
+        with pq.ParquetWriter(str(path), schema) as pw, pa.ipc.new_stream(pa.PythonFile(digest, "w"), schema) as sw:
+            for f in files:
+                with pa.memory_map(str(f)) as src:
+                    t = pa.ipc.open_file(src).read_all()
+                    t = pa.Table.from_arrays(
+                        [t.column(j).cast(schema.field(j).type) for j in range(len(names))], schema=schema
+                    )
+                    pw.write_table(t)
+                    sw.write_table(t)
+                    rows += t.num_rows
+                f.unlink()
+    except OSError as exc:
+        raise scratch_error(exc, f"the rows of {where}") from None
+    finally:
+        for f in files:
+            f.unlink(missing_ok=True)
+    return rows, digest.sha.hexdigest(), digest.size
+
+
+def one_name_each(names: list[str], where: str) -> None:
+    """A result whose columns repeat a name is an error: the readers find a column by its name."""
+    twice = sorted({c for c in names if names.count(c) > 1})
+    if twice:  # an internal error once
+        raise InputError(
+            f"{where}: the query returns more than one column named {', '.join(map(repr, twice))}; "
+            f"give each column its own name (SELECT ... AS another_name)"
+        )
 
 
 def _stored(table: Any) -> Any:
@@ -569,32 +641,42 @@ def _interruptible(work: Callable[[], Any], cancel: Callable[[], bool]) -> Any:
     return box["value"]
 
 
-def fetch(cfg: Config, i: int) -> Fetched:
-    """Model ``i``'s rows from its source, with their audit facts."""
+def fetch(cfg: Config, i: int, path: Path) -> Fetched:
+    """Model ``i``'s rows from its source written to ``path`` as Parquet, with their audit facts.
+    Through SQLAlchemy one batch at a time (:func:`spooled`); ADBC and DuckDB hand back one
+    Arrow table."""
     import pyarrow as pa  # noqa: PLC0415
+    import pyarrow.parquet as pq  # noqa: PLC0415
 
     m = cfg.models[i]
     assert m.source is not None
     db = database(cfg, i)
     where = cfg.where("models", i, "source")
-    table = run_query(db, m.source.query, m.source.params, where)
-    if table.num_rows == 0:
+    label = describe(m.source, db)
+    if path_of(db.url) == "sqlalchemy":
+        names, (rows, sha, size) = _sqlalchemy_rows(db, m.source.query, m.source.params, where, spool=path)
+    else:
+        table = run_query(db, m.source.query, m.source.params, where)
+        names, rows = table.column_names, table.num_rows
+        if rows == 0:
+            raise InputError(f"{where}: the query returned no rows; check its WHERE clause and params")
+        one_name_each(names, where)
+        mixed = [c for c in _read_columns(cfg, m) if c in names and pa.types.is_string(table.column(c).type)]
+        if mixed and urlsplit(db.url).scheme.lower() == "sqlite":  # ADBC's SQLite driver
+            query, params = bind(m.source.query, m.source.params, where, "?")
+            table = _sqlite_reals(db, query, params, where, mixed)
+        sink = pa.BufferOutputStream()
+        with pa.ipc.new_stream(sink, table.schema) as w:
+            w.write_table(table)
+        buf = sink.getvalue()
+        sha, size = hashlib.sha256(memoryview(buf)).hexdigest(), buf.size
+        try:
+            pq.write_table(table, path)
+        except OSError as exc:
+            raise scratch_error(exc, f"the rows of {where} ({label})") from None
+    if rows == 0:
         raise InputError(f"{where}: the query returned no rows; check its WHERE clause and params")
-    twice = sorted({c for c in table.column_names if table.column_names.count(c) > 1})
-    if twice:  # the readers find a column by its name: a second one was an internal error
-        raise InputError(
-            f"{where}: the query returns more than one column named {', '.join(map(repr, twice))}; "
-            f"give each column its own name (SELECT ... AS another_name)"
-        )
-    mixed = [c for c in _read_columns(cfg, m) if c in table.column_names and pa.types.is_string(table.column(c).type)]
-    if mixed and urlsplit(db.url).scheme.lower() == "sqlite":  # ADBC's SQLite driver
-        query, params = bind(m.source.query, m.source.params, where, "?")
-        table = _sqlite_reals(db, query, params, where, mixed)
-    sink = pa.BufferOutputStream()
-    with pa.ipc.new_stream(sink, table.schema) as w:
-        w.write_table(table)
-    buf = sink.getvalue()
-    return Fetched(table, describe(m.source, db), hashlib.sha256(memoryview(buf)).hexdigest(), buf.size)
+    return Fetched(tuple(names), rows, label, sha, size)
 
 
 def _read_columns(cfg: Config, m: ModelConfig) -> list[str]:
@@ -644,8 +726,6 @@ def materialised(cfg: Config) -> Iterator[tuple[Config, dict[str, Fetched]]]:
     if not any(m.source is not None for m in cfg.models):
         yield cfg, {}
         return
-    import pyarrow.parquet as pq  # noqa: PLC0415
-
     with tempfile.TemporaryDirectory(prefix="reportgen-sql-") as tmp:
         models: list[ModelConfig] = []
         fetched: dict[str, Fetched] = {}
@@ -654,14 +734,10 @@ def materialised(cfg: Config) -> Iterator[tuple[Config, dict[str, Fetched]]]:
             if m.source is None:
                 models.append(m)
                 continue
-            f = fetch(cfg, i)
-            where = f"{cfg.where('models', i, 'source')} ({f.label})"
-            check_columns(cfg, i, m, where, f.table.column_names)
             path = Path(tmp) / f"model-{i}.parquet"
-            try:
-                pq.write_table(f.table, path)
-            except OSError as exc:
-                raise scratch_error(exc, f"the rows of {where}") from None
+            f = fetch(cfg, i, path)
+            where = f"{cfg.where('models', i, 'source')} ({f.label})"
+            check_columns(cfg, i, m, where, list(f.columns))
             fetched[str(path)] = f
             shown[str(path)] = where
             models.append(m.model_copy(update={"file": path}))

@@ -156,3 +156,27 @@ def test_the_sqlalchemy_path_keeps_the_query_rules(query, expected, tmp_path, cl
 def test_a_colon_in_a_literal_is_no_parameter_on_the_sqlalchemy_path(tmp_path, cli) -> None:
     cfg = _pysqlite(tmp_path, "SELECT * FROM p WHERE 'a:b' <> ':x' AND id LIKE 'k%' AND s >= :lo -- :c")
     assert cli(["run", str(cfg), "--out", str(tmp_path / "o"), "--quiet"]) == 0
+
+
+def test_batches_spooled_to_parquet_are_the_joined_table_with_its_digest(tmp_path: Path) -> None:
+    """Through SQLAlchemy a result is written one batch at a time (no more than a batch held):
+    the Parquet file is the table the batches join to, the digest that of its IPC stream."""
+    import hashlib  # noqa: PLC0415
+
+    import pyarrow.parquet as pq  # noqa: PLC0415
+
+    from reportgen.io.sql import spooled  # noqa: PLC0415
+
+    names = ["id", "s"]
+    parts = [arrow_rows(names, [(1, 0.5), (2, None)]), arrow_rows(names, [(3, "NA")]), arrow_rows(names, [(4.5, 2)])]
+    rows, sha, size = spooled(names, iter(parts), tmp_path / "r.parquet", "w")
+    want = joined(names, parts)
+    got = pq.read_table(tmp_path / "r.parquet")
+    assert rows == 4 and got.equals(want) and got.schema.types == [pa.float64(), pa.string()]
+    sink = pa.BufferOutputStream()
+    with pa.ipc.new_stream(sink, want.schema) as w:
+        for t in parts:
+            w.write_table(pa.Table.from_arrays([t.column(j).cast(want.schema.field(j).type) for j in range(2)],
+                                               schema=want.schema))
+    assert (sha, size) == (hashlib.sha256(sink.getvalue()).hexdigest(), sink.getvalue().size)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.parquet"]  # the batches' files removed
