@@ -180,3 +180,21 @@ def test_batches_spooled_to_parquet_are_the_joined_table_with_its_digest(tmp_pat
                                                schema=want.schema))
     assert (sha, size) == (hashlib.sha256(sink.getvalue()).hexdigest(), sink.getvalue().size)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["r.parquet"]  # the batches' files removed
+
+
+@pytest.mark.sql
+@pytest.mark.parametrize(("url", "expected"), [
+    ("mysql+pymysql://u:${PW}@h:notaport/db", "connections.w.url: not a database URL SQLAlchemy reads"),
+    ("nosuch+x://u:${PW}@h/db", "nosuch+x:// names no SQLAlchemy dialect installed here"),
+    ("mssql+pyodbc://u:${PW}@h/db", "needs the Python driver pyodbc"),
+])
+def test_a_bad_url_or_dialect_or_driver_is_one_line_without_the_secret(url, expected, tmp_path, cli, capsys,
+                                                                     monkeypatch) -> None:
+    monkeypatch.setenv("PW", "hunter2-secret")
+    monkeypatch.setitem(sys.modules, "pyodbc", None)  # not installed, whatever this machine has
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text(yaml.safe_dump({"label": "y", "connections": {"w": {"url": url}},
+                                   "models": [{"name": "a", "score": "s", "source": {"connection": "w", "query": "SELECT 1"}}]}))
+    assert cli(["run", str(cfg), "--out", str(tmp_path / "o"), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and expected in err and "hunter2" not in err, err
