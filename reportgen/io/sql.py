@@ -433,7 +433,8 @@ def _sqlalchemy_rows(db: Database, query: Any, params: Mapping[str, Any], where:
         with engine.connect() as conn:
             result = conn.execution_options(stream_results=True, yield_per=CURSOR_BATCH_ROWS).execute(stmt)
             names = list(result.keys())
-            parts = (arrow_rows(names, rows) for rows in result.partitions())
+            # fetchmany: partitions() without a size gave one-row batches on pysqlite (SQLAlchemy 2.1)
+            parts = (arrow_rows(names, rows) for rows in iter(lambda: result.fetchmany(CURSOR_BATCH_ROWS), []))
             if spool is None:
                 return joined(names, list(parts))
             one_name_each(names, where)

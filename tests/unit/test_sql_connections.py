@@ -198,3 +198,17 @@ def test_a_bad_url_or_dialect_or_driver_is_one_line_without_the_secret(url, expe
     assert cli(["run", str(cfg), "--out", str(tmp_path / "o"), "--quiet"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and expected in err and "hunter2" not in err, err
+
+
+@pytest.mark.sql
+def test_the_cursor_is_read_in_batches_of_cursor_batch_rows(tmp_path, cli, monkeypatch) -> None:
+    """``result.partitions()`` without a size gave one-row batches on pysqlite (a Parquet write
+    and an Arrow file per row: a million rows took over ten minutes); fetchmany's batches are whole."""
+    import reportgen.io.sql as sql  # noqa: PLC0415
+
+    sizes: list[int] = []
+    monkeypatch.setattr(sql, "CURSOR_BATCH_ROWS", 8)
+    monkeypatch.setattr(sql, "arrow_rows", lambda names, rows: sizes.append(len(rows)) or arrow_rows(names, rows))
+    cfg = _pysqlite(tmp_path, "SELECT * FROM p WHERE s >= :lo")
+    assert cli(["run", str(cfg), "--out", str(tmp_path / "o"), "--quiet"]) == 0
+    assert sizes == [8, 8, 4]
