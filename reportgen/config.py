@@ -302,24 +302,129 @@ def data_path(value: Any) -> Any:
     return local_path(value)
 
 
+#: Base dialects whose URL names a local file (``sqlite:///rel.db``, ``duckdb:///rel.duckdb``,
+#: ``sqlite+pysqlite:///rel.db``): relative to the config's directory, like every path in a config.
+FILE_DIALECTS = ("sqlite", "duckdb")
+
+_URL_EXAMPLE = "postgresql://user@host:5432/db, mysql+pymysql://user@host/db or duckdb:///path.duckdb"
+
+
+def dialect_of(url: str) -> str:
+    """The base dialect of a database URL, lower case: ``mysql`` of ``mysql+pymysql://…``."""
+    return urlsplit(url).scheme.lower().partition("+")[0]
+
+
+def database_url(v: str) -> str:
+    """A database URL as the config keeps it, or a ``ValueError`` with a one-line reason: a
+    scheme, a file for the file dialects, and no literal secret (a password in the user info or
+    a credential query key: ``${VAR}`` only, expanded when connecting). Never echoes the value."""
+    try:
+        parts = urlsplit(v)
+        password = parts.password
+    except ValueError:
+        raise ValueError(f"not a database URL; write e.g. {_URL_EXAMPLE}") from None
+    if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*(\+[A-Za-z0-9_]+)?", parts.scheme) or "//" not in v:
+        raise ValueError(f"not a database URL (dialect[+driver]://...); write e.g. {_URL_EXAMPLE}")
+    if dialect_of(v) in FILE_DIALECTS and (parts.netloc or not parts.path[1:]):
+        name = {"sqlite": "SQLite", "duckdb": "DuckDB"}[dialect_of(v)]
+        raise ValueError(
+            f"a {name} URL names a file: {parts.scheme}:///relative/to/the/config.db or "
+            f"{parts.scheme}:////absolute/path.db"
+        )
+    if password and not VAR_ONLY.fullmatch(password):
+        # never echo the value: the message names the key only
+        raise ValueError(
+            "holds a literal password; put it in an environment variable and write "
+            "postgresql://user:${DB_PASSWORD}@host/db (or rely on PGPASSWORD)"
+        )
+    # libpq also takes the password as a query key (?password=...): the report and metrics.json
+    # keep the URL as written, so a literal one there would be printed in them
+    secret = [
+        k
+        for k, val in parse_qsl(parts.query, keep_blank_values=True)
+        if is_secret_key(k) and not VAR_ONLY.fullmatch(val)
+    ]
+    if secret:
+        raise ValueError(
+            f"holds a literal secret ({secret[0]}=…); put it in an environment variable "
+            f"({secret[0]}=${{DB_PASSWORD}}) or rely on PGPASSWORD / ~/.pgpass"
+        )
+    return v
+
+
+def resolved_url(url: str, base: Path) -> str:
+    """A file dialect's relative URL (``sqlite:///relative.db``) made absolute against ``base``
+    (the config's directory); a path starting with ``~`` or ``${`` is left to expand."""
+    p = urlsplit(url)
+    rel = p.path[1:]
+    if dialect_of(url) not in FILE_DIALECTS or rel.startswith(("/", "~", "$")):
+        return url
+    return f"{p.scheme}:///{base / rel}" + (f"?{p.query}" if p.query else "")
+
+
+class ConnectionConfig(Strict):
+    """``connections: {NAME: {url, options}}``: a database named once and used by any model's
+    ``source: {connection: NAME}``, so a warehouse is written once and a password rotated in one place."""
+
+    url: str = Field(
+        min_length=1,
+        description=(
+            "Database URL: postgresql:// and sqlite:/// (ADBC), duckdb:///path.duckdb (read-only), or any "
+            "SQLAlchemy URL dialect+driver://user@host/db (mysql+pymysql://, mssql+pyodbc://, snowflake://, "
+            "...; its driver installed). File URLs are relative to the config. Never a literal password: "
+            "${VAR}, expanded only when connecting."
+        ),
+    )
+    options: dict[str, ScalarLabel] = Field(
+        {},
+        description=(
+            "Options handed to the driver when connecting (SQLAlchemy's connect_args, DuckDB's config, "
+            "ADBC's database options), e.g. {connect_timeout: 10}. A credential option holds ${VAR} only."
+        ),
+    )
+
+    @field_validator("url")
+    @classmethod
+    def _url(cls, v: str) -> str:
+        return database_url(v)
+
+    @field_validator("options")
+    @classmethod
+    def _no_literal_secret(cls, v: dict[str, ScalarLabel]) -> dict[str, ScalarLabel]:
+        secret = [k for k, val in v.items() if is_secret_key(k) and not VAR_ONLY.fullmatch(str(val))]
+        if secret:
+            raise ValueError(
+                f"{secret[0]}: holds a literal secret; write {secret[0]}: ${{DB_PASSWORD}} and set the variable"
+            )
+        return v
+
+
 class SourceConfig(Strict):
     """A model's predictions from a SQL database instead of a file (``pip install 'classifier-comparison-report[sql]'``).
 
-    ``url``: ``postgresql://user@host:5432/db`` (or ``sqlite:///path.db``); a password is never
-    written in it literally but comes from the environment: libpq's ``PGPASSWORD`` / ``.pgpass``,
-    or ``${VAR}`` in the URL, which (unlike everywhere else) is expanded only when connecting, so
-    the secret is never held in the config, printed, or written to the report or metrics.json.
+    ``connection``: the name of an entry of the top-level ``connections``; or ``url``, the
+    model's own database URL (see :class:`ConnectionConfig`). A password is never written in
+    it literally but comes from the environment: ``${VAR}``, which (unlike everywhere else) is
+    expanded only when connecting, so the secret is never held in the config, printed, or
+    written to the report or metrics.json.
     ``query``: one SELECT whose columns are the model's (``score``, ``label``, ``id``, ...);
     ``:name`` marks a bound parameter, given in ``params`` (never formatted into the SQL).
     ``pushdown``: send ``GROUP BY score, label`` to the database so only the score table
     crosses the network (binary task; every model pushed down; see the documentation's SQL page).
     """
 
-    url: str = Field(
+    connection: str | None = Field(
+        None,
+        min_length=1,
+        description="The name of an entry of the top-level connections. Give this or url.",
+    )
+    url: str | None = Field(
+        None,
         min_length=1,
         description=(
-            "Database URL: postgresql://user@host:5432/db or sqlite:///path.db (relative to the config). "
-            "Never a literal password: use ${VAR} (expanded only when connecting), PGPASSWORD or ~/.pgpass."
+            "This model's own database URL, as a connection's url (postgresql://user@host:5432/db, "
+            "sqlite:///path.db, duckdb:///path.duckdb, any SQLAlchemy dialect+driver:// URL). Never a literal "
+            "password: use ${VAR} (expanded only when connecting). Give this or connection."
         ),
     )
     query: str = Field(
@@ -339,53 +444,25 @@ class SourceConfig(Strict):
     pushdown: bool = Field(
         False,
         description=(
-            "true: the database computes the score table (GROUP BY score, label), so one row per distinct "
-            "score and label crosses the network (binary task; every model)."
+            "true: the database computes the score table (GROUP BY score, label, built for its dialect), so "
+            "one row per distinct score and label crosses the network (binary task; every model)."
         ),
     )
 
     def resolved(self, base: Path) -> SourceConfig:
-        """A ``sqlite:///relative.db`` URL made absolute against ``base`` (the config's directory,
-        like every path in a config); a path starting with ``~`` or ``${`` is left to expand."""
-        p = urlsplit(self.url)
-        rel = p.path[1:]
-        if p.scheme.lower() != "sqlite" or rel.startswith(("/", "~", "$")):
-            return self
-        return self.model_copy(update={"url": f"sqlite:///{base / rel}" + (f"?{p.query}" if p.query else "")})
+        """A file dialect's relative URL made absolute against ``base`` (:func:`resolved_url`)."""
+        return self if self.url is None else self.model_copy(update={"url": resolved_url(self.url, base)})
 
     @field_validator("url")
     @classmethod
-    def _no_literal_password(cls, v: str) -> str:
-        try:
-            parts = urlsplit(v)
-            password = parts.password
-        except ValueError:
-            raise ValueError("not a database URL; write e.g. postgresql://user@host:5432/db") from None
-        if not parts.scheme:
-            raise ValueError("not a database URL; write e.g. postgresql://user@host:5432/db")
-        if parts.scheme.lower() == "sqlite" and (parts.netloc or not parts.path[1:]):
-            raise ValueError(
-                "a SQLite URL names a file: sqlite:///relative/to/the/config.db or sqlite:////absolute/path.db"
-            )
-        if password and not VAR_ONLY.fullmatch(password):
-            # never echo the value: the message names the key only
-            raise ValueError(
-                "holds a literal password; put it in an environment variable and write "
-                "postgresql://user:${DB_PASSWORD}@host/db (or rely on PGPASSWORD)"
-            )
-        # libpq also takes the password as a query key (?password=...): the report and metrics.json
-        # keep the URL as written, so a literal one there would be printed in them
-        secret = [
-            k
-            for k, val in parse_qsl(parts.query, keep_blank_values=True)
-            if is_secret_key(k) and not VAR_ONLY.fullmatch(val)
-        ]
-        if secret:
-            raise ValueError(
-                f"holds a literal secret ({secret[0]}=…); put it in an environment variable "
-                f"({secret[0]}=${{DB_PASSWORD}}) or rely on PGPASSWORD / ~/.pgpass"
-            )
-        return v
+    def _url(cls, v: str | None) -> str | None:
+        return None if v is None else database_url(v)
+
+    @model_validator(mode="after")
+    def _url_or_connection(self) -> SourceConfig:
+        if (self.url is None) == (self.connection is None):
+            raise ValueError("give exactly one of 'connection' (a name under connections:) and 'url'")
+        return self
 
 
 class ModelConfig(Strict):
@@ -1085,6 +1162,13 @@ class Config(Strict):
             "error: an id not in every model stops the run; intersect: keep the ids present in every model (counted)."
         ),
     )
+    connections: dict[str, ConnectionConfig] = Field(
+        {},
+        description=(
+            "Databases named once, each {url, options}, used by a model's source: {connection: NAME, query: ...} "
+            "(needs the sql extra)."
+        ),
+    )
     models: list[ModelConfig] = Field(
         min_length=1,
         description=("The models compared (at most 40): each a name, a file or source, and its score columns."),
@@ -1236,6 +1320,17 @@ class Config(Strict):
             if huge:
                 raise ValueError(f"every cost must be at most {MAX_COST:g}, found {huge[0]:g}")
         return v
+
+    @model_validator(mode="after")
+    def _known_connections(self) -> Config:
+        for i, m in enumerate(self.models):
+            name = None if m.source is None else m.source.connection
+            if name is not None and name not in self.connections:
+                hint = difflib.get_close_matches(name, list(self.connections), n=1)
+                tip = f"did you mean '{hint[0]}'?" if hint else "add it under connections: (with its url)"
+                known = f" (connections: {', '.join(self.connections)})" if self.connections else ""
+                raise _Invalid(("models", i, "source", "connection"), f"no connection named {name!r}{known}; {tip}")
+        return self
 
     @model_validator(mode="after")
     def _consistent(self) -> Config:
@@ -1717,8 +1812,12 @@ _VAR_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 #: Keys whose ``${VAR}`` are *not* expanded when the config is read but only when it is used,
 #: so that a secret (a database password in a URL) is never held in the config, printed,
-#: or written into the report or metrics.json: ``models[i].source.url``.
-DEFERRED_KEYS = (("models", "*", "source", "url"),)
+#: or written into the report or metrics.json: a source's and a connection's URL, a connection's options.
+DEFERRED_KEYS = (
+    ("models", "*", "source", "url"),
+    ("connections", "*", "url"),
+    ("connections", "*", "options", "*"),
+)
 
 
 def _deferred(loc: tuple[Any, ...]) -> bool:
@@ -2077,8 +2176,10 @@ def load_config(path: str | Path, overrides: Sequence[str] = ()) -> tuple[Config
                 raise ConfigError(str(exc)) from None
             if problem is not None:
                 raise ConfigError(f"{where} {problem}")
+    connections = {k: c.model_copy(update={"url": resolved_url(c.url, base)}) for k, c in cfg.connections.items()}
     output = cfg.output.model_copy(update={"dir": os.path.expanduser(cfg.output.dir)})
     history = cfg.history
     if history is not None and not history.path.is_absolute():
         history = history.model_copy(update={"path": base / history.path})
-    return cfg.model_copy(update={"models": models, "report": report, "output": output, "history": history}), p
+    update = {"models": models, "report": report, "output": output, "history": history, "connections": connections}
+    return cfg.model_copy(update=update), p

@@ -21,7 +21,7 @@ import reportgen.gates as gates
 import reportgen.io.filesystems as filesystems
 import reportgen.io.sql as sql
 import reportgen.report.wording as wording
-from reportgen.config import Config
+from reportgen.config import Config, ModelConfig
 from reportgen.engine import binary as B
 from reportgen.engine.compare import Progress, Settings, relative_change
 from reportgen.engine.driver import compare_evidence
@@ -104,7 +104,11 @@ def load_evidence(cfg: Config, progress: Progress | None = None) -> BinaryEviden
     if any(m.source is not None and m.source.pushdown for m in cfg.models):
         from reportgen.reduce.pushdown import load_pushed  # noqa: PLC0415  (optional dependency)
 
-        return load_pushed(cfg)
+        try:
+            return load_pushed(cfg)
+        except sql.NotPushed as exc:  # a dialect that cannot group: every model's rows read, and said so
+            log.warning("%s", exc)
+            cfg = cfg.model_copy(update={"models": [_pulled(m) for m in cfg.models]})
     # SQL sources read once, as Parquet files; URIs named as written (reportgen.io.filesystems)
     with sql.materialised(cfg) as (files, fetched), filesystems.shown_errors(), rows_as_lines():
         if files.engine == "dask":
@@ -114,6 +118,11 @@ def load_evidence(cfg: Config, progress: Progress | None = None) -> BinaryEviden
         else:
             ev = local.load(files, progress)
         return filesystems.shown_evidence(sql.relabel(ev, fetched))
+
+
+def _pulled(m: ModelConfig) -> ModelConfig:
+    """``m`` with its source's rows read rather than pushed down."""
+    return m if m.source is None else m.model_copy(update={"source": m.source.model_copy(update={"pushdown": False})})
 
 
 def check_rows(cfg: Config) -> tuple[list[Notice], tuple[tuple[str, str, int], ...], int]:

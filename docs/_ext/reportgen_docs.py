@@ -143,6 +143,8 @@ def _refs(node: dict[str, Any]) -> list[tuple[str, str]]:
         found += _refs(branch)
     if node.get("type") == "array" and "items" in node:
         found += [(ref, "[]" + suffix) for ref, suffix in _refs(node["items"])]
+    if node.get("type") == "object" and isinstance(node.get("additionalProperties"), dict):  # connections.NAME
+        found += [(ref, ".NAME" + suffix) for ref, suffix in _refs(node["additionalProperties"])]
     return found
 
 

@@ -3,7 +3,7 @@
 A binary model's metrics, curves, optimal thresholds and DeLong's AUC variance are functions of
 its score table — per distinct score, the weight of positives and of negatives
 (:class:`~reportgen.engine.curve.ScoreTable`). So instead of pulling every row, the database
-runs ``GROUP BY score, label`` over the user's query (:func:`reportgen.io.sql.pushdown_query`)
+runs ``GROUP BY score, label`` over the user's query (:func:`reportgen.io.sql.grouped`)
 and only one row per distinct (score, label) crosses the network — with a weight column, one per
 distinct (score, label, weight): the weight cells the row readers count, from which the table's
 weight sums are added in their one order, the weighted bootstrap drawn and the counts in rows
@@ -34,7 +34,7 @@ from reportgen.engine.curve import ScoreTable, build_table
 from reportgen.engine.evidence import BinaryEvidence
 from reportgen.errors import InputError
 from reportgen.io.files import FileInfo
-from reportgen.io.sql import describe, pushdown_query, run_query
+from reportgen.io.sql import database, describe, grouped
 from reportgen.reduce import accumulators as S
 from reportgen.reduce.evidence_of import ModelTable, binary_evidence, load_audit
 
@@ -116,14 +116,14 @@ def pushed_table(cfg: Config, i: int) -> tuple[ModelTable, FileInfo, list[tuple[
     where = cfg.where("models", i, "source")
     cols = V.columns_for(cfg, m)
     weighted = "weight" in cols
-    sql, params = pushdown_query(m.source, cols, where)
-    grouped = run_query(m.source, sql, params, where)
-    label_of = describe(m.source)
+    db = database(cfg, i)
+    rows = grouped(db, m.source, cols, where)
+    label_of = describe(m.source, db)
     at = f"{where} ({label_of})"
-    n = grouped.column("n").to_numpy(zero_copy_only=False).astype(np.int64)
-    s_all = _numbers(_values(grouped, "score"), at, cols["score"])
-    w_all = _numbers(_values(grouped, "weight"), at, cols["weight"]) if weighted else np.ones(n.shape[0])
-    label_keys = V.key_array(grouped.column("label"))  # the row rule's keys: '' and 'nan' are missing as pulled
+    n = rows.column("n").to_numpy(zero_copy_only=False).astype(np.int64)
+    s_all = _numbers(_values(rows, "score"), at, cols["score"])
+    w_all = _numbers(_values(rows, "weight"), at, cols["weight"]) if weighted else np.ones(n.shape[0])
+    label_keys = V.key_array(rows.column("label"))  # the row rule's keys: '' and 'nan' are missing as pulled
     dropped: list[tuple[str, str, int]] = []
     checks = [
         (V.missing_score(cols["score"]), ~np.isfinite(s_all)),
@@ -183,7 +183,7 @@ def pushed_table(cfg: Config, i: int) -> tuple[ModelTable, FileInfo, list[tuple[
     digest = hashlib.sha256()
     for arr in (table.thresholds, table.pos, table.neg):
         digest.update(np.ascontiguousarray(arr).tobytes())
-    info = FileInfo(label_of, digest.hexdigest(), int(n.sum()), int(grouped.nbytes))
+    info = FileInfo(label_of, digest.hexdigest(), int(n.sum()), int(rows.nbytes))
     model = ModelTable(m.name, label_of, m.direction, m.probabilities, m.threshold, table, None, None, cells)
     return model, info, dropped
 

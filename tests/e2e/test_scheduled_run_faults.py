@@ -465,7 +465,7 @@ def test_a_scheduler_address_dask_cannot_parse_is_exit_2_and_never_echoes_a_pass
 SIGTERM_DURING_QUERY = """
 import os, signal, sys, threading
 import reportgen.io.sql as sql
-driver = sql._driver
+module = sql._module
 class Cursor:
     def __init__(self, cur): self.cur = cur
     def __getattr__(self, name): return getattr(self.cur, name)
@@ -479,8 +479,8 @@ class Connection:
     def cursor(self): return Cursor(self.conn.cursor())
 class Dbapi:
     def __init__(self, module): self.module = module
-    def connect(self, target): return Connection(self.module.connect(target).__enter__())
-sql._driver = lambda url, where: Dbapi(driver(url, where))
+    def connect(self, target, **kw): return Connection(self.module.connect(target, **kw).__enter__())
+sql._module = lambda name, key: Dbapi(module(name, key)) if name.startswith('adbc') else module(name, key)
 from reportgen.cli import main
 sys.exit(main(sys.argv[1:]))
 """
