@@ -267,7 +267,7 @@ CASES = [
     Case("output-disk-full-at-the-lock", ("out: disk full", "free some space or choose another --out"),
          setup=_disk_full_at_the_lock),
     Case("data-gzip-truncated", ("a.csv.gz", "cannot decompress as gzip", "gzip -t"), cfg=set_("models.0.file", "a.csv.gz"),
-         files=file_("a.csv.gz", gzip.compress(csv_text().encode())[:30])),
+         files=file_("a.csv.gz", gzip.compress(csv_text().encode(), mtime=0)[:30])),
     Case("data-huge-weight", ("a.csv", "column 's', row 2", "too large"), cfg=set_("weight", "s"),
          files=edit_row("a.csv", 2, "1,1,1e300")),
     Case("output-exists-no-overwrite", ("already exists", "--overwrite"), setup=_existing_report),
@@ -418,7 +418,7 @@ def test_debug_shows_the_traceback(tmp_path: Path, capsys: pytest.CaptureFixture
 
 
 @pytest.mark.parametrize("name, content, words", [
-    ("a.csv.gz", gzip.compress(csv_text().encode())[:30], "cannot decompress as gzip"),  # a truncated gzip
+    ("a.csv.gz", gzip.compress(csv_text().encode(), mtime=0)[:30], "cannot decompress as gzip"),  # a truncated gzip
     ("a.csv", b"", "the file is empty"),  # "cannot read as CSV (No columns to parse from file)"
     ("a.csv", latin1_csv().replace(b"id,y,s", b"id,\xe9,s"), "not UTF-8 text"),  # pandas' codec message
 ])
