@@ -554,6 +554,7 @@ ReportSection = Literal[
     "confusion",
     "curves",
     "thresholds",
+    "bands",
     "credit",
     "trend",
     "glossary",
@@ -999,6 +1000,16 @@ class Config(Strict):
         description=(
             "Confidence level of every interval; a test is significant when its Holm-adjusted p is below 1 - "
             "confidence_level."
+        ),
+    )
+    bands: int = Field(
+        10,
+        ge=2,
+        le=100,
+        description=(
+            "Binary: bands of the score-band table (10: deciles), riskiest first, of about equal rows; a band "
+            "closes at the first score where the cumulative share of rows reaches k / bands, and equal scores "
+            "are never split between bands, so a large tie can leave fewer bands."
         ),
     )
     prevalences: list[float] = Field(

@@ -73,6 +73,7 @@ def settings_from(cfg: Config) -> Settings:
         weight_kind=cfg.weight_kind,
         approval_rates=tuple(cfg.approval_rates),
         ordinal=cfg.ordinal,
+        bands=cfg.bands,
     )
 
 

@@ -230,6 +230,52 @@ class Curves(_Frozen):
 
 
 @dataclass(frozen=True, slots=True)
+class ScoreBand(_Frozen):
+    """One band of the score-band (decile) table, riskiest band first (reportgen.engine.bands)."""
+
+    band: int = field(metadata={"description": "1 for the riskiest band (scores most indicative of a positive)."})
+    score_first: float = field(metadata={"description": "The band's riskiest score."})
+    score_last: float = field(metadata={"description": "The band's least risky score."})
+    rows: float = field(metadata={"description": "Rows in the band (their weight when the table is weighted)."})
+    positives: float = field(metadata={"description": "Positives in the band (weighted when weighted)."})
+    rate: float | None = field(metadata={"description": "positives / rows of the band."})
+    capture: float | None = field(
+        metadata={"description": "Cumulative capture: positives in this and the riskier bands / all positives."}
+    )
+    share_of_rows: float | None = field(
+        metadata={"description": "Cumulative share of rows: rows in this and the riskier bands / all rows."}
+    )
+    lift: float | None = field(metadata={"description": "Cumulative lift: capture / share_of_rows."})
+    band_lift: float | None = field(
+        metadata={"description": "The band's own lift: its rate / the positive rate of all rows."}
+    )
+    ks: float | None = field(
+        metadata={
+            "description": (
+                "Cumulative share of positives minus cumulative share of negatives down to this band (TPR - FPR "
+                "of the rule 'positive down to this band'); its largest value is the KS at the bands' resolution."
+            )
+        }
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class BandTable(_Frozen):
+    """The score-band table of one binary model: bands of about equal rows, ties kept whole."""
+
+    bands: int = field(metadata={"description": "Bands asked for (config bands:); a tie can leave fewer."})
+    weighted: bool = field(metadata={"description": "Rows and positives are weights."})
+    rows: Sequence[ScoreBand] = field(
+        metadata={
+            "description": (
+                "The bands, riskiest first. A band closes at the first distinct score at which the cumulative "
+                "share of rows reaches k / bands; equal scores are never split between bands."
+            )
+        }
+    )
+
+
+@dataclass(frozen=True, slots=True)
 class PrevalenceScenario(_Frozen):
     """Optimal thresholds when positives make up ``prevalence`` of the population."""
 
@@ -524,6 +570,15 @@ class ModelResult(_Frozen):
             "description": (
                 "metric -> why it is null, as a code with its facts ('undefined' is their wording); every null metric has "
                 "one."
+            )
+        },
+    )
+    bands: BandTable | None = field(
+        default=None,
+        metadata={
+            "description": (
+                "Binary: the score-band (decile) table, gains, lift and KS by band (config bands:); null for "
+                "multiclass and for models with predicted labels only."
             )
         },
     )
@@ -2028,6 +2083,8 @@ __all__ = [
     "RunInfo",
     "Curves",
     "CurveData",
+    "BandTable",
+    "ScoreBand",
     "Confusion",
     "Optimum",
     "FrozenDict",

@@ -3,7 +3,7 @@
 title page's facts. Templates receive a :class:`ReportView` as ``view`` and only display it:
 every number in it is a ready-formatted string (:mod:`reportgen.report.formats`), every choice a
 flag. ``view.summary``, ``view.comparison``, ``view.metrics``, ``view.confusion``,
-``view.thresholds``, ``view.curves``, ``view.per_class``, ``view.credit`` (None without a
+``view.thresholds``, ``view.bands``, ``view.curves``, ``view.per_class``, ``view.credit`` (None without a
 credit section), ``view.trend``, ``view.appendix`` and ``view.checks`` are the sections.
 """
 
@@ -22,6 +22,7 @@ from reportgen.logo import logo_data_uri
 from reportgen.report.formats import fmt_count, fmt_level, isolate, needs_isolation
 from reportgen.report.views import credit as credit_section
 from reportgen.report.views.appendix import AppendixView, ChecksView, PageMark, appendix_view, checks_view, page_mark
+from reportgen.report.views.bands import BandsView, bands_view
 from reportgen.report.views.brief import BriefView, brief_view
 from reportgen.report.views.common import Models
 from reportgen.report.views.comparison import ComparisonView, comparison_view
@@ -44,7 +45,7 @@ MULTICLASS_TEMPLATES = ("confusion", "glossary")
 #: Sections of each task (a theme's list is filtered by it).
 TASK_SECTIONS = {
     "binary": tuple(s for s in REPORT_SECTIONS if s != "per_class"),
-    "multiclass": tuple(s for s in REPORT_SECTIONS if s != "thresholds"),
+    "multiclass": tuple(s for s in REPORT_SECTIONS if s not in ("thresholds", "bands")),
 }
 
 #: Each section's title in the table of contents.
@@ -55,6 +56,7 @@ TOC_TITLES = {
     "confusion": "Confusion matrices",
     "curves": "Curves",
     "thresholds": "Optimal thresholds",
+    "bands": "Score bands",
     "per_class": "Per-class metrics",
     "glossary": "Glossary",
     "appendix": "Appendix: audit trail",
@@ -115,6 +117,7 @@ class ReportView:
     metrics: MetricsView
     confusion: ConfusionView
     thresholds: ThresholdsView
+    bands: BandsView
     curves: CurvesView
     per_class: PerClassView
     credit: CreditView | None
@@ -188,6 +191,7 @@ def report_view(result: ComparisonResult, theme: Theme, drawing: Callable[[], Ma
         metrics=metrics,
         confusion=confusion,
         thresholds=thresholds,
+        bands=bands_view(result, ms),
         curves=curves,
         per_class=per_class,
         credit=credit,
