@@ -107,9 +107,7 @@ def bands_view(result: ComparisonResult, ms: Models) -> BandsView:
             cells=tuple(
                 c
                 for t in tables
-                for c in (
-                    (fmt_share(t.rows[i].capture, 1), fmt_num(t.rows[i].ks, 3)) if i < len(t.rows) else ("", "")
-                )
+                for c in ((fmt_share(t.rows[i].capture, 1), fmt_num(t.rows[i].ks, 3)) if i < len(t.rows) else ("", ""))
             ),
         )
         for i in range(longest)
