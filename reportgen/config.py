@@ -899,6 +899,35 @@ class CreditConfig(Strict):
     )
 
 
+class FairnessConfig(Strict):
+    """The fairness section (binary): each model's decisions and ranking by protected group."""
+
+    groups: list[Column] = Field(
+        ...,
+        min_length=1,
+        description=(
+            "Columns of protected attributes (e.g. sex, age_band), in every model's file; each value of a column "
+            "is a group."
+        ),
+    )
+    reference: dict[str, ScalarLabel] = Field(
+        {},
+        description=(
+            "column -> its reference group, against which adverse-impact ratios are taken (default: the "
+            "column's largest group)."
+        ),
+    )
+
+    @model_validator(mode="after")
+    def _reference_columns(self) -> FairnessConfig:
+        unknown = [c for c in self.reference if c not in self.groups]
+        if unknown:
+            raise ValueError(f"reference names {unknown[0]!r}, which is not among groups ({', '.join(self.groups)})")
+        if len(set(self.groups)) != len(self.groups):
+            raise ValueError("groups lists a column twice")
+        return self
+
+
 #: What ``reportgen render`` takes back from a saved run's config (colours, section names, checked
 #: by their own rules, never a secret): recorded as read by :meth:`Config.as_written`, not as written.
 _READ_BACK = (("report", "palette"), ("report", "sections"), ("report", "layout"), ("report", "recommendation"))
@@ -1075,6 +1104,13 @@ class Config(Strict):
     )
     segment: Column | None = Field(
         None, description=("A column to break the credit section's headline numbers down by (e.g. product).")
+    )
+    fairness: FairnessConfig | None = Field(
+        None,
+        description=(
+            "Turns on the fairness section (binary): per protected group selection rate, TPR, FPR, precision "
+            "and AUC; demographic parity, equalized odds, equal opportunity and adverse-impact ratios between groups."
+        ),
     )
 
     _source: str | None = PrivateAttr(None)  # config file name, for messages

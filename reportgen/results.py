@@ -1424,6 +1424,83 @@ class CreditSection(_Frozen):
 
 
 @dataclass(frozen=True, slots=True)
+class FairnessGroup(_Frozen):
+    """One protected group of one column, one model, at the model's decision rule."""
+
+    group: str = field(metadata=_doc("The group (a value of the column)."))
+    n: int = field(metadata=_doc("Rows of the group."))
+    positives: int = field(metadata=_doc("Positives (label = positive) of the group."))
+    selected: int = field(metadata=_doc("Rows predicted positive (flagged) by the decision rule."))
+    selection_rate: float | None = field(metadata=_doc("selected / n."))
+    selection_rate_ci: Sequence[float] | None = field(metadata=_doc("Wilson score interval of the selection rate."))
+    tpr: float | None = field(metadata=_doc("True-positive rate tp / (tp + fn); null without positives."))
+    tpr_ci: Sequence[float] | None = field(metadata=_doc("Wilson score interval of the TPR."))
+    fpr: float | None = field(metadata=_doc("False-positive rate fp / (fp + tn); null without negatives."))
+    fpr_ci: Sequence[float] | None = field(metadata=_doc("Wilson score interval of the FPR."))
+    precision: float | None = field(metadata=_doc("tp / (tp + fp); null when no row is selected."))
+    precision_ci: Sequence[float] | None = field(metadata=_doc("Wilson score interval of the precision."))
+    auc: float | None = field(metadata=_doc("ROC AUC within the group; null below two rows of each class."))
+    auc_ci: Sequence[float] | None = field(metadata=_doc("DeLong interval of the AUC (logit scale near 0 or 1)."))
+    adverse_impact_ratio: float | None = field(
+        metadata=_doc(
+            "Selection rate / the reference group's (1 for the reference); below 0.8 fails the four-fifths rule."
+        )
+    )
+    adverse_impact_ratio_ci: Sequence[float] | None = field(
+        metadata=_doc("Bootstrap percentile interval of the adverse-impact ratio (per-group count tables resampled).")
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class FairnessColumn(_Frozen):
+    """One protected column of one model: its groups and the disparities between them."""
+
+    column: str = field(metadata=_doc("The protected-attribute column (fairness.groups)."))
+    reference: str = field(metadata=_doc("The reference group of the adverse-impact ratios."))
+    groups: Sequence[FairnessGroup] = field(metadata=_doc("The groups, in label order."))
+    disparities: Mapping[str, float | None] = field(
+        metadata=_doc(
+            "Between groups, as fairlearn.metrics defines them: demographic_parity_difference (max - min "
+            "selection rate) and _ratio (min / max), equalized_odds_difference (the larger of the TPR and FPR "
+            "differences) and _ratio (the smaller of their ratios), equal_opportunity_difference (TPR max - min)."
+        )
+    )
+    disparities_ci: Mapping[str, Sequence[float]] = field(
+        metadata=_doc(
+            "Bootstrap percentile intervals of the disparities: each group's confusion cells redrawn from a "
+            "multinomial of its size (groups independent); empty without resamples."
+        )
+    )
+    min_adverse_impact_ratio: float | None = field(
+        metadata=_doc("The smallest adverse-impact ratio of a non-reference group (the four-fifths rule's test).")
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class FairnessModel(_Frozen):
+    """The fairness of one model."""
+
+    model: str = field(metadata=_doc("The model's name."))
+    threshold: float | None = field(metadata=_doc("The decision threshold the groups' rates are taken at."))
+    columns: Sequence[FairnessColumn] = field(metadata=_doc("One entry per protected column."))
+    changes: Mapping[str, Mapping[str, float | None]] = field(
+        default_factory=dict,
+        metadata=_doc(
+            "A challenger: column -> disparity (and min_adverse_impact_ratio) -> its value minus the baseline's "
+            "(point estimates); empty for the baseline."
+        ),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class FairnessSection(_Frozen):
+    """The fairness section (config fairness:), one entry per binary model."""
+
+    models: Mapping[str, FairnessModel] = field(metadata=_doc("model name -> its fairness by group."))
+    four_fifths: float = field(default=0.8, metadata=_doc("The adverse-impact ratio below which a group is flagged."))
+
+
+@dataclass(frozen=True, slots=True)
 class CheckResult(_Frozen):
     """One ``checks:`` rule of the config, evaluated on this run's results."""
 
@@ -1504,6 +1581,10 @@ class ComparisonResult(_Frozen):
                 "The credit-risk validation battery (config credit: or segment:); null when not configured."
             )
         },
+    )
+    fairness: FairnessSection | None = field(
+        default=None,
+        metadata={"description": "Fairness by protected group (config fairness:); null when not configured."},
     )
 
     def to_json(self) -> dict[str, Any]:
@@ -2084,6 +2165,10 @@ __all__ = [
     "Curves",
     "CurveData",
     "BandTable",
+    "FairnessColumn",
+    "FairnessGroup",
+    "FairnessModel",
+    "FairnessSection",
     "ScoreBand",
     "Confusion",
     "Optimum",
