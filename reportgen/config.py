@@ -556,6 +556,7 @@ ReportSection = Literal[
     "thresholds",
     "bands",
     "credit",
+    "fairness",
     "trend",
     "glossary",
     "appendix",
@@ -1307,7 +1308,12 @@ class Config(Strict):
                 f"'{c.comparison}' is the baseline; a comparison check names a model compared with it",
             )
         if c.metric is not None:
-            known = catalog.keys(self.task) + (tuple(catalog.CREDIT_CHECK_METRICS) if self.task == "binary" else ())
+            sections = (*catalog.CREDIT_CHECK_METRICS, *catalog.FAIRNESS_CHECK_METRICS)
+            known = catalog.keys(self.task) + (sections if self.task == "binary" else ())
+            if c.metric in catalog.FAIRNESS_CHECK_METRICS and self.task == "binary" and self.fairness is None:
+                raise _Invalid(
+                    ("checks", i, "metric"), f"'{c.metric}' comes from the fairness section; set 'fairness:'"
+                )
             if c.metric in catalog.CREDIT_CHECK_METRICS and self.task == "binary" and self.credit is None:
                 raise _Invalid(
                     ("checks", i, "metric"),

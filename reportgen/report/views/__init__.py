@@ -29,6 +29,7 @@ from reportgen.report.views.comparison import ComparisonView, comparison_view
 from reportgen.report.views.confusion import ConfusionView, confusion_view
 from reportgen.report.views.credit import CreditView
 from reportgen.report.views.curves import CurvesView, curves_view
+from reportgen.report.views.fairness import FairnessView, fairness_view
 from reportgen.report.views.metrics import MetricsView, metrics_view
 from reportgen.report.views.per_class import PerClassView, per_class_view
 from reportgen.report.views.summary import ModelRow, SummaryView, model_rows, summary_view
@@ -45,7 +46,7 @@ MULTICLASS_TEMPLATES = ("confusion", "glossary")
 #: Sections of each task (a theme's list is filtered by it).
 TASK_SECTIONS = {
     "binary": tuple(s for s in REPORT_SECTIONS if s != "per_class"),
-    "multiclass": tuple(s for s in REPORT_SECTIONS if s not in ("thresholds", "bands")),
+    "multiclass": tuple(s for s in REPORT_SECTIONS if s not in ("thresholds", "bands", "fairness")),
 }
 
 #: Each section's title in the table of contents.
@@ -61,6 +62,7 @@ TOC_TITLES = {
     "glossary": "Glossary",
     "appendix": "Appendix: audit trail",
     "credit": "Credit validation",
+    "fairness": "Fairness by protected group",
     "trend": "Trend over recorded runs",
 }
 
@@ -121,6 +123,7 @@ class ReportView:
     curves: CurvesView
     per_class: PerClassView
     credit: CreditView | None
+    fairness: FairnessView | None
     trend: TrendView
     appendix: AppendixView
     #: the sign-off brief before the report (``report.layout: brief``), else None
@@ -151,7 +154,7 @@ def report_view(result: ComparisonResult, theme: Theme, drawing: Callable[[], Ma
     comparison = comparison_view(result, ms, curves.figures.get("forest"))
     # a red credit result stands beside the model's verdict in the summary (or on its own line)
     credit_notes = credit_section.summary_notes(result.credit)
-    sections = _sections(result, theme, credit is not None)
+    sections = _sections(result, theme, credit is not None, result.fairness is not None)
     title_models = model_rows(result, ms)
     view = ReportView(
         title=run.title,
@@ -195,6 +198,7 @@ def report_view(result: ComparisonResult, theme: Theme, drawing: Callable[[], Ma
         curves=curves,
         per_class=per_class,
         credit=credit,
+        fairness=fairness_view(result.fairness, ms.colours, run.baseline, fmt_level(run.confidence_level)),
         trend=trend_view(result),
         appendix=appendix_view(result, theme.provenance),
         brief=brief_view(result, ms.colours, comparison, theme.block_on) if theme.layout == "brief" else None,
@@ -202,11 +206,11 @@ def report_view(result: ComparisonResult, theme: Theme, drawing: Callable[[], Ma
     return isolated(view, [*result.models, *(run.classes or [])])
 
 
-def _sections(result: ComparisonResult, theme: Theme, has_credit: bool) -> tuple[str, ...]:
+def _sections(result: ComparisonResult, theme: Theme, has_credit: bool, has_fairness: bool) -> tuple[str, ...]:
     """The theme's sections this run has, in the theme's order (``report.sections`` names and
     orders every section; credit and trend are left out of a run without ``credit:`` or
     ``history:``)."""
-    have = {"credit": has_credit, "trend": bool(result.trend)}
+    have = {"credit": has_credit, "fairness": has_fairness, "trend": bool(result.trend)}
     task = TASK_SECTIONS.get(result.run.task, REPORT_SECTIONS)
     return tuple(s for s in theme.sections if s in task and have.get(s, True))
 
