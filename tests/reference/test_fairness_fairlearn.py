@@ -135,3 +135,29 @@ def test_challenger_change_is_its_disparity_minus_the_baseline(results):
         for k, v in f["b"].changes[col_b.column].items():
             if k in col_b.disparities:
                 assert v == pytest.approx(col_b.disparities[k] - col_a.disparities[k], abs=1e-15)
+
+
+def test_dask_gives_the_memory_section(case, results, scheduler):
+    cfg, p = load_config(case[0])
+    over = {"engine": "dask", "scheduler": scheduler, "stream": {"batch_rows": 1_000}}
+    assert analyse(cfg.with_overrides(**over), p).fairness == results["memory"].fairness
+
+
+def test_the_section_renders_each_group_and_the_four_fifths_mark(results):
+    from reportgen.report.render import build_view, make_environment  # noqa: PLC0415
+
+    view = build_view(results["memory"])
+    assert "fairness" in view.sections
+    page = make_environment().from_string('{% import "macros.html" as ui %}{% include "sections/fairness.html" %}')
+    html = page.render(view=view)
+    assert html.count('<table class="fairness-groups">') == 4  # 2 models x 2 columns
+    for g in ("f", "m", "18-25", "26-40", "41+"):
+        assert f'<td class="group">{g}' in html
+    adverse = [
+        g
+        for m in results["memory"].fairness.models.values()
+        for c in m.columns
+        for g in c.groups
+        if g.adverse_impact_ratio is not None and g.adverse_impact_ratio < 0.8
+    ]
+    assert html.count("▼ ") == len(adverse)
