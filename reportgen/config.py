@@ -1272,6 +1272,8 @@ class Config(Strict):
                 ("credit" if self.credit is not None else "segment",),
                 "the credit validation section needs task: binary (a default flag)",
             )
+        if self.fairness is not None and self.task != "binary":
+            raise _Invalid(("fairness",), "the fairness section is for task: binary (a decision threshold per model)")
         if self.ordinal and self.task != "multiclass":
             raise _Invalid(
                 ("ordinal",), "ordinal: true orders the classes of task: multiclass; remove it for task: binary"

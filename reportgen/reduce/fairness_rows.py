@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from reportgen.config import Config
 from reportgen.engine import streams
 from reportgen.engine.fairness import fairness_changes, fairness_column, group_tables
-from reportgen.errors import ConfigError, InputError
+from reportgen.errors import InputError
 from reportgen.io.files import columns_in
 from reportgen.io.validate import model_file, shown_columns, shown_name
 from reportgen.reduce import credit_rows as CR
@@ -56,8 +56,6 @@ def fairness_section(cfg: Config, models: Mapping[str, ModelResult]) -> Fairness
     """The fairness section of a run (None without ``fairness:``), at each model's threshold."""
     if cfg.fairness is None:
         return None
-    if cfg.task != "binary":
-        raise ConfigError(f"{cfg.where('fairness')}: the fairness section is for task: binary")
     _columns_present(cfg)
     reference = {k: str(v) for k, v in cfg.fairness.reference.items()}
     per_model: dict[str, list] = {m.name: [] for m in cfg.models}
