@@ -12,6 +12,8 @@ from __future__ import annotations
 import difflib
 from collections.abc import Mapping
 
+import numpy as np
+
 from reportgen.config import Config
 from reportgen.engine import streams
 from reportgen.engine.fairness import fairness_changes, fairness_column, group_tables
@@ -22,6 +24,9 @@ from reportgen.reduce import credit_rows as CR
 from reportgen.results import FairnessModel, FairnessSection, ModelResult
 
 __all__ = ["check_fairness", "fairness_section"]
+
+#: One model's rows for one protected column: label, score, group, count per row (None: 1 each).
+Rows = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]
 
 
 def _columns_present(cfg: Config) -> None:
@@ -45,11 +50,16 @@ def _columns_present(cfg: Config) -> None:
                 )
 
 
-def _samples(cfg: Config, column: str) -> dict[str, object]:
-    """model name → its current sample with ``segment`` = the group column (the credit reader)."""
+def _samples(cfg: Config, column: str) -> dict[str, Rows]:
+    """model name → (label, score, group, count or None) of its current file: the credit
+    section's reader, with the group column read as its ``segment``."""
     one = cfg.with_overrides(segment=column, credit=None)
-    read = CR._sample if cfg.engine == "memory" else CR._batched_sample
-    return {m.name: read(one, m, model_file(m), False, set()) for m in one.models}
+    out = {}
+    for m in one.models:
+        s = CR.current_sample(one, m)
+        assert s.segment is not None  # read as the segment column, so always there
+        out[m.name] = (s.y, s.score, s.segment, s.count)
+    return out
 
 
 def fairness_section(cfg: Config, models: Mapping[str, ModelResult]) -> FairnessSection | None:
@@ -62,8 +72,8 @@ def fairness_section(cfg: Config, models: Mapping[str, ModelResult]) -> Fairness
     for col in cfg.fairness.groups:
         samples = _samples(cfg, col)
         for m in cfg.models:
-            sample = samples[m.name]
-            tables = group_tables(sample.y, sample.score, sample.segment, m.direction, sample.count)  # type: ignore[attr-defined]
+            y, score, groups, count = samples[m.name]
+            tables = group_tables(y, score, groups, m.direction, count)
             if col in reference and reference[col] not in tables:
                 raise InputError(
                     f"{cfg.where('fairness', 'reference', col)}: group {reference[col]!r} not found in column "
@@ -96,5 +106,5 @@ def check_fairness(cfg: Config) -> str | None:
     if cfg.fairness is None:
         return None
     _columns_present(cfg)
-    groups = {col: len(set(next(iter(_samples(cfg, col).values())).segment.tolist())) for col in cfg.fairness.groups}  # type: ignore[attr-defined]
+    groups = {col: len(set(next(iter(_samples(cfg, col).values()))[2].tolist())) for col in cfg.fairness.groups}
     return "fairness columns checked (" + ", ".join(f"{c}: {k} groups" for c, k in groups.items()) + ")"
