@@ -226,6 +226,14 @@ CREDIT_CHECK_METRICS: dict[str, str] = {
     "psi": "population stability index of the current sample against models[].reference",
 }
 
+#: Numbers of the fairness section a ``checks:`` rule may bound (binary runs with ``fairness:``):
+#: key → what it is, taken over every protected column of the model (the worst group or column).
+FAIRNESS_CHECK_METRICS: dict[str, str] = {
+    "adverse_impact_ratio": "the smallest adverse-impact ratio of any group against its column's reference group",
+    "demographic_parity_difference": "the largest demographic-parity difference of any protected column",
+    "equalized_odds_difference": "the largest equalized-odds difference of any protected column",
+}
+
 
 def keys(task: Task, kind: Kind | None = None) -> tuple[str, ...]:
     """The metric names of :func:`metrics_of`, as the engines' ``METRICS`` tuples list them."""

@@ -784,6 +784,10 @@ def _validate_checked(path: str, printer: _Printer, shown: _StderrWarnings, over
         from reportgen.reduce.credit_rows import check_credit  # noqa: PLC0415
 
         printer.info(f"{cfg_path}: {check_credit(cfg)}")
+    if cfg.fairness is not None:  # the fairness section's group columns
+        from reportgen.reduce.fairness_rows import check_fairness  # noqa: PLC0415
+
+        printer.info(f"{cfg_path}: {check_fairness(cfg)}")
     printer.info(verdict)
     return EXIT_OK
 

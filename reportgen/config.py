@@ -631,7 +631,9 @@ ReportSection = Literal[
     "confusion",
     "curves",
     "thresholds",
+    "bands",
     "credit",
+    "fairness",
     "trend",
     "glossary",
     "appendix",
@@ -1034,6 +1036,35 @@ class CreditConfig(Strict):
     )
 
 
+class FairnessConfig(Strict):
+    """The fairness section (binary): each model's decisions and ranking by protected group."""
+
+    groups: list[Column] = Field(
+        ...,
+        min_length=1,
+        description=(
+            "Columns of protected attributes (e.g. sex, age_band), in every model's file; each value of a column "
+            "is a group."
+        ),
+    )
+    reference: dict[str, ScalarLabel] = Field(
+        {},
+        description=(
+            "column -> its reference group, against which adverse-impact ratios are taken (default: the "
+            "column's largest group)."
+        ),
+    )
+
+    @model_validator(mode="after")
+    def _reference_columns(self) -> FairnessConfig:
+        unknown = [c for c in self.reference if c not in self.groups]
+        if unknown:
+            raise ValueError(f"reference names {unknown[0]!r}, which is not among groups ({', '.join(self.groups)})")
+        if len(set(self.groups)) != len(self.groups):
+            raise ValueError("groups lists a column twice")
+        return self
+
+
 #: What ``reportgen render`` takes back from a saved run's config (colours, section names, checked
 #: by their own rules, never a secret): recorded as read by :meth:`Config.as_written`, not as written.
 _READ_BACK = (
@@ -1143,6 +1174,16 @@ class Config(Strict):
             "confidence_level."
         ),
     )
+    bands: int = Field(
+        10,
+        ge=2,
+        le=100,
+        description=(
+            "Binary: bands of the score-band table (10: deciles), riskiest first, of about equal rows; a band "
+            "closes at the first score where the cumulative share of rows reaches k / bands, and equal scores "
+            "are never split between bands, so a large tie can leave fewer bands."
+        ),
+    )
     prevalences: list[float] = Field(
         [], description=("Also report optimal thresholds as if the share of positives were each of these.")
     )
@@ -1220,6 +1261,13 @@ class Config(Strict):
     )
     segment: Column | None = Field(
         None, description=("A column to break the credit section's headline numbers down by (e.g. product).")
+    )
+    fairness: FairnessConfig | None = Field(
+        None,
+        description=(
+            "Turns on the fairness section (binary): per protected group selection rate, TPR, FPR, precision "
+            "and AUC; demographic parity, equalized odds, equal opportunity and adverse-impact ratios between groups."
+        ),
     )
 
     _source: str | None = PrivateAttr(None)  # config file name, for messages
@@ -1391,6 +1439,8 @@ class Config(Strict):
                 ("credit" if self.credit is not None else "segment",),
                 "the credit validation section needs task: binary (a default flag)",
             )
+        if self.fairness is not None and self.task != "binary":
+            raise _Invalid(("fairness",), "the fairness section is for task: binary (a decision threshold per model)")
         if self.ordinal and self.task != "multiclass":
             raise _Invalid(
                 ("ordinal",), "ordinal: true orders the classes of task: multiclass; remove it for task: binary"
@@ -1427,7 +1477,12 @@ class Config(Strict):
                 f"'{c.comparison}' is the baseline; a comparison check names a model compared with it",
             )
         if c.metric is not None:
-            known = catalog.keys(self.task) + (tuple(catalog.CREDIT_CHECK_METRICS) if self.task == "binary" else ())
+            sections = (*catalog.CREDIT_CHECK_METRICS, *catalog.FAIRNESS_CHECK_METRICS)
+            known = catalog.keys(self.task) + (sections if self.task == "binary" else ())
+            if c.metric in catalog.FAIRNESS_CHECK_METRICS and self.task == "binary" and self.fairness is None:
+                raise _Invalid(
+                    ("checks", i, "metric"), f"'{c.metric}' comes from the fairness section; set 'fairness:'"
+                )
             if c.metric in catalog.CREDIT_CHECK_METRICS and self.task == "binary" and self.credit is None:
                 raise _Invalid(
                     ("checks", i, "metric"),

@@ -75,11 +75,12 @@ def _metric_checks(rule: CheckConfig, result: ComparisonResult) -> list[CheckRes
     out = []
     for name in names:
         m = result.models[name]
-        value, why = (
-            _credit_value(result, name, metric)
-            if metric in catalog.CREDIT_CHECK_METRICS
-            else (m.metrics.get(metric), m.undefined.get(metric, "not computed"))
-        )
+        if metric in catalog.CREDIT_CHECK_METRICS:
+            value, why = _credit_value(result, name, metric)
+        elif metric in catalog.FAIRNESS_CHECK_METRICS:
+            value, why = _fairness_value(result, name, metric)
+        else:
+            value, why = m.metrics.get(metric), m.undefined.get(metric, "not computed")
         text = f"{name}: {metric} {words} {limit:g}"
         if value is None:
             out.append(
@@ -114,6 +115,24 @@ def _credit_value(result: ComparisonResult, name: str, metric: str) -> tuple[flo
             return None, "no reference sample (models[].reference)"
         return cm.stability.psi.statistic, "the PSI is undefined"
     raise ValueError(f"unknown credit check metric {metric!r}")
+
+
+def _fairness_value(result: ComparisonResult, name: str, metric: str) -> tuple[float | None, str]:
+    """The worst fairness number of model ``name`` over its protected columns
+    (:data:`reportgen.catalog.FAIRNESS_CHECK_METRICS`): the smallest adverse-impact ratio, the
+    largest difference; None with the reason when a column has none (a gate that cannot be
+    evaluated fails)."""
+    sec = result.fairness
+    fm = None if sec is None else sec.models.get(name)
+    if fm is None:
+        return None, "no fairness section for this model in this run"
+    if metric == "adverse_impact_ratio":
+        values = [c.min_adverse_impact_ratio for c in fm.columns]
+    else:
+        values = [c.disparities.get(metric) for c in fm.columns]
+    if not values or any(v is None for v in values):
+        return None, "undefined for a protected column (a group with no rows selected, or one group only)"
+    return (min(values) if metric == "adverse_impact_ratio" else max(values)), ""  # type: ignore[type-var]
 
 
 def _comparison_check(rule: CheckConfig, result: ComparisonResult) -> CheckResult:

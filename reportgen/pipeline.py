@@ -31,6 +31,7 @@ from reportgen.io.align import ID_NOT_SHARED
 from reportgen.io.files import rows_as_lines
 from reportgen.reduce import local
 from reportgen.reduce.credit_rows import credit_run
+from reportgen.reduce.fairness_rows import fairness_section
 from reportgen.results import (
     Comparison,
     ComparisonResult,
@@ -82,6 +83,7 @@ def settings_from(cfg: Config) -> Settings:
         weight_kind=cfg.weight_kind,
         approval_rates=tuple(cfg.approval_rates),
         ordinal=cfg.ordinal,
+        bands=cfg.bands,
     )
 
 
@@ -233,6 +235,11 @@ def analyse(
         for name, reason, rows in audit.dropped
         if not (reason == ID_NOT_SHARED and (name, rows) in joined)
     ]
+    if data is not None and cfg.fairness is not None:
+        raise ConfigError(
+            "fairness: the fairness section reads its group columns from the files; compare in-memory frames "
+            "without it, or write the frames to files and use a config"
+        )
     if data is not None and (cfg.credit is not None or cfg.segment is not None):
         raise ConfigError(
             "credit / segment: the credit validation section reads its columns from the files; "
@@ -240,6 +247,8 @@ def analyse(
         )
     with filesystems.shown_errors(), rows_as_lines():
         credit, reference_files = credit_run(cfg, [(f.path, f.sha256) for f in audit.files])
+    with filesystems.shown_errors(), rows_as_lines():
+        fairness = fairness_section(cfg, models)
     if credit is not None:
         notices += [
             Notice("credit_red", {"model": name, "failures": list(cm.failures)})
@@ -287,7 +296,9 @@ def analyse(
         notices=notices,
         conventions=catalog.conventions(cfg.task),
     )
-    result = ComparisonResult(run=run, models=models, comparisons=comparisons, pairwise=pairwise, credit=credit)
+    result = ComparisonResult(
+        run=run, models=models, comparisons=comparisons, pairwise=pairwise, credit=credit, fairness=fairness
+    )
     result = wording.worded(result)  # the sentences metrics.json keeps, written from the facts
     if cfg.checks:
         result = dataclasses.replace(result, checks=gates.evaluate(cfg.checks, result))

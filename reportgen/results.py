@@ -243,6 +243,52 @@ class Curves(_Frozen):
 
 
 @dataclass(frozen=True, slots=True)
+class ScoreBand(_Frozen):
+    """One band of the score-band (decile) table, riskiest band first (reportgen.engine.bands)."""
+
+    band: int = field(metadata={"description": "1 for the riskiest band (scores most indicative of a positive)."})
+    score_first: float = field(metadata={"description": "The band's riskiest score."})
+    score_last: float = field(metadata={"description": "The band's least risky score."})
+    rows: float = field(metadata={"description": "Rows in the band (their weight when the table is weighted)."})
+    positives: float = field(metadata={"description": "Positives in the band (weighted when weighted)."})
+    rate: float | None = field(metadata={"description": "positives / rows of the band."})
+    capture: float | None = field(
+        metadata={"description": "Cumulative capture: positives in this and the riskier bands / all positives."}
+    )
+    share_of_rows: float | None = field(
+        metadata={"description": "Cumulative share of rows: rows in this and the riskier bands / all rows."}
+    )
+    lift: float | None = field(metadata={"description": "Cumulative lift: capture / share_of_rows."})
+    band_lift: float | None = field(
+        metadata={"description": "The band's own lift: its rate / the positive rate of all rows."}
+    )
+    ks: float | None = field(
+        metadata={
+            "description": (
+                "Cumulative share of positives minus cumulative share of negatives down to this band (TPR - FPR "
+                "of the rule 'positive down to this band'); its largest value is the KS at the bands' resolution."
+            )
+        }
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class BandTable(_Frozen):
+    """The score-band table of one binary model: bands of about equal rows, ties kept whole."""
+
+    bands: int = field(metadata={"description": "Bands asked for (config bands:); a tie can leave fewer."})
+    weighted: bool = field(metadata={"description": "Rows and positives are weights."})
+    rows: Sequence[ScoreBand] = field(
+        metadata={
+            "description": (
+                "The bands, riskiest first. A band closes at the first distinct score at which the cumulative "
+                "share of rows reaches k / bands; equal scores are never split between bands."
+            )
+        }
+    )
+
+
+@dataclass(frozen=True, slots=True)
 class PrevalenceScenario(_Frozen):
     """Optimal thresholds when positives make up ``prevalence`` of the population."""
 
@@ -546,6 +592,15 @@ class ModelResult(_Frozen):
             "description": (
                 "metric -> where its value comes from when not from the score: 'pd_column', the model's PD column "
                 "on the same rows (a scorecard's Brier score and log-loss, from the credit section's calibration)."
+            )
+        },
+    )
+    bands: BandTable | None = field(
+        default=None,
+        metadata={
+            "description": (
+                "Binary: the score-band (decile) table, gains, lift and KS by band (config bands:); null for "
+                "multiclass and for models with predicted labels only."
             )
         },
     )
@@ -1400,6 +1455,83 @@ class CreditSection(_Frozen):
 
 
 @dataclass(frozen=True, slots=True)
+class FairnessGroup(_Frozen):
+    """One protected group of one column, one model, at the model's decision rule."""
+
+    group: str = field(metadata=_doc("The group (a value of the column)."))
+    n: int = field(metadata=_doc("Rows of the group."))
+    positives: int = field(metadata=_doc("Positives (label = positive) of the group."))
+    selected: int = field(metadata=_doc("Rows predicted positive (flagged) by the decision rule."))
+    selection_rate: float | None = field(metadata=_doc("selected / n."))
+    selection_rate_ci: Sequence[float] | None = field(metadata=_doc("Wilson score interval of the selection rate."))
+    tpr: float | None = field(metadata=_doc("True-positive rate tp / (tp + fn); null without positives."))
+    tpr_ci: Sequence[float] | None = field(metadata=_doc("Wilson score interval of the TPR."))
+    fpr: float | None = field(metadata=_doc("False-positive rate fp / (fp + tn); null without negatives."))
+    fpr_ci: Sequence[float] | None = field(metadata=_doc("Wilson score interval of the FPR."))
+    precision: float | None = field(metadata=_doc("tp / (tp + fp); null when no row is selected."))
+    precision_ci: Sequence[float] | None = field(metadata=_doc("Wilson score interval of the precision."))
+    auc: float | None = field(metadata=_doc("ROC AUC within the group; null below two rows of each class."))
+    auc_ci: Sequence[float] | None = field(metadata=_doc("DeLong interval of the AUC (logit scale near 0 or 1)."))
+    adverse_impact_ratio: float | None = field(
+        metadata=_doc(
+            "Selection rate / the reference group's (1 for the reference); below 0.8 fails the four-fifths rule."
+        )
+    )
+    adverse_impact_ratio_ci: Sequence[float] | None = field(
+        metadata=_doc("Bootstrap percentile interval of the adverse-impact ratio (per-group count tables resampled).")
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class FairnessColumn(_Frozen):
+    """One protected column of one model: its groups and the disparities between them."""
+
+    column: str = field(metadata=_doc("The protected-attribute column (fairness.groups)."))
+    reference: str = field(metadata=_doc("The reference group of the adverse-impact ratios."))
+    groups: Sequence[FairnessGroup] = field(metadata=_doc("The groups, in label order."))
+    disparities: Mapping[str, float | None] = field(
+        metadata=_doc(
+            "Between groups, as fairlearn.metrics defines them: demographic_parity_difference (max - min "
+            "selection rate) and _ratio (min / max), equalized_odds_difference (the larger of the TPR and FPR "
+            "differences) and _ratio (the smaller of their ratios), equal_opportunity_difference (TPR max - min)."
+        )
+    )
+    disparities_ci: Mapping[str, Sequence[float]] = field(
+        metadata=_doc(
+            "Bootstrap percentile intervals of the disparities: each group's confusion cells redrawn from a "
+            "multinomial of its size (groups independent); empty without resamples."
+        )
+    )
+    min_adverse_impact_ratio: float | None = field(
+        metadata=_doc("The smallest adverse-impact ratio of a non-reference group (the four-fifths rule's test).")
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class FairnessModel(_Frozen):
+    """The fairness of one model."""
+
+    model: str = field(metadata=_doc("The model's name."))
+    threshold: float | None = field(metadata=_doc("The decision threshold the groups' rates are taken at."))
+    columns: Sequence[FairnessColumn] = field(metadata=_doc("One entry per protected column."))
+    changes: Mapping[str, Mapping[str, float | None]] = field(
+        default_factory=dict,
+        metadata=_doc(
+            "A challenger: column -> disparity (and min_adverse_impact_ratio) -> its value minus the baseline's "
+            "(point estimates); empty for the baseline."
+        ),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class FairnessSection(_Frozen):
+    """The fairness section (config fairness:), one entry per binary model."""
+
+    models: Mapping[str, FairnessModel] = field(metadata=_doc("model name -> its fairness by group."))
+    four_fifths: float = field(default=0.8, metadata=_doc("The adverse-impact ratio below which a group is flagged."))
+
+
+@dataclass(frozen=True, slots=True)
 class CheckResult(_Frozen):
     """One ``checks:`` rule of the config, evaluated on this run's results."""
 
@@ -1480,6 +1612,10 @@ class ComparisonResult(_Frozen):
                 "The credit-risk validation battery (config credit: or segment:); null when not configured."
             )
         },
+    )
+    fairness: FairnessSection | None = field(
+        default=None,
+        metadata={"description": "Fairness by protected group (config fairness:); null when not configured."},
     )
 
     def to_json(self) -> dict[str, Any]:
@@ -2074,6 +2210,12 @@ __all__ = [
     "RunInfo",
     "Curves",
     "CurveData",
+    "BandTable",
+    "FairnessColumn",
+    "FairnessGroup",
+    "FairnessModel",
+    "FairnessSection",
+    "ScoreBand",
     "Confusion",
     "Optimum",
     "FrozenDict",

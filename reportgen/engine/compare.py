@@ -28,6 +28,7 @@ from reportgen.engine import intervals as IV
 from reportgen.engine import multiplicity as MP
 from reportgen.engine import proportions as PR
 from reportgen.engine import stats, streams
+from reportgen.engine.bands import DEFAULT_BANDS, band_table
 from reportgen.engine.curve import ScoreTable
 from reportgen.engine.evidence import BinaryEvidence, BinaryModelEvidence, Pairing
 from reportgen.engine.intervals import TABLE_BOOTSTRAP as TABLE_BOOTSTRAP  # re-exported: report.wording reads it here
@@ -106,6 +107,8 @@ class Settings:
     #: multiclass: the classes are ordered categories in their configured order (adds the
     #: quadratic-weighted kappa)
     ordinal: bool = False
+    #: bands of the score-band (decile) table (:mod:`reportgen.engine.bands`)
+    bands: int = DEFAULT_BANDS
 
 
 Progress = Callable[[int, int], None]
@@ -240,6 +243,7 @@ def _model_result(
         n_distinct_scores=table.n_distinct,
         notices=notices,
         binning=m.binning,
+        bands=band_table(table, s.bands),
     )
 
 

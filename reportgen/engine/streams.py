@@ -29,6 +29,7 @@ PURPOSES = (
     "class_rows",  # multiclass: the rows' bootstrap of every model at once (averaged AUCs, log-loss)
     "class_auc",  # multiclass: a model's per-class AUC draws (its class tables)
     "class_pairs",  # multiclass: a comparison's joint confusion counts
+    "fairness",  # a model's per-group count tables of one protected column
 )
 
 

@@ -40,7 +40,7 @@ from reportgen.io.validate import (
 )
 from reportgen.results import CreditSection, InputFile
 
-__all__ = ["check_credit", "credit_run", "credit_section"]
+__all__ = ["check_credit", "credit_run", "credit_section", "current_sample"]
 
 
 def _settings(cfg: Config) -> C.CreditSettings:
@@ -344,6 +344,14 @@ def _batched_sample(
             out[k] = out[k].astype(str)
     out["y"] = merged["y"].to_numpy(dtype=bool)
     return C.CreditSample(**out, count=merged["count"].to_numpy(dtype=np.int64))
+
+
+def current_sample(cfg: Config, m: ModelConfig) -> C.CreditSample:
+    """Model ``m``'s current file as the section reads it, checked: whole with ``engine: memory``
+    (:func:`_sample`), else its distinct rows with their counts (:func:`_batched_sample`). The
+    fairness section reads its group columns through it (as ``segment``)."""
+    read = _sample if cfg.engine == "memory" else _batched_sample
+    return read(cfg, m, model_file(m), False, set())
 
 
 def credit_run(cfg: Config, seen: Sequence[tuple[str, str]] = ()) -> tuple[CreditSection | None, list[InputFile]]:

@@ -3,7 +3,7 @@
 title page's facts. Templates receive a :class:`ReportView` as ``view`` and only display it:
 every number in it is a ready-formatted string (:mod:`reportgen.report.formats`), every choice a
 flag. ``view.summary``, ``view.comparison``, ``view.metrics``, ``view.confusion``,
-``view.thresholds``, ``view.curves``, ``view.per_class``, ``view.credit`` (None without a
+``view.thresholds``, ``view.bands``, ``view.curves``, ``view.per_class``, ``view.credit`` (None without a
 credit section), ``view.trend``, ``view.appendix`` and ``view.checks`` are the sections.
 """
 
@@ -22,12 +22,14 @@ from reportgen.logo import logo_data_uri
 from reportgen.report.formats import fmt_count, fmt_level, isolate, needs_isolation
 from reportgen.report.views import credit as credit_section
 from reportgen.report.views.appendix import AppendixView, ChecksView, PageMark, appendix_view, checks_view, page_mark
+from reportgen.report.views.bands import BandsView, bands_view
 from reportgen.report.views.brief import BriefView, brief_view
 from reportgen.report.views.common import Models
 from reportgen.report.views.comparison import ComparisonView, comparison_view
 from reportgen.report.views.confusion import ConfusionView, confusion_view
 from reportgen.report.views.credit import CreditView
 from reportgen.report.views.curves import CurvesView, curves_view
+from reportgen.report.views.fairness import FairnessView, fairness_view
 from reportgen.report.views.metrics import MetricsView, metrics_view
 from reportgen.report.views.per_class import PerClassView, per_class_view
 from reportgen.report.views.summary import ModelRow, SummaryView, model_rows, summary_view
@@ -45,7 +47,7 @@ MULTICLASS_TEMPLATES = ("confusion", "glossary")
 #: Sections of each task (a theme's list is filtered by it).
 TASK_SECTIONS = {
     "binary": tuple(s for s in REPORT_SECTIONS if s != "per_class"),
-    "multiclass": tuple(s for s in REPORT_SECTIONS if s != "thresholds"),
+    "multiclass": tuple(s for s in REPORT_SECTIONS if s not in ("thresholds", "bands", "fairness")),
 }
 
 #: Each section's title in the table of contents.
@@ -56,10 +58,12 @@ TOC_TITLES = {
     "confusion": "Confusion matrices",
     "curves": "Curves",
     "thresholds": "Optimal thresholds",
+    "bands": "Score bands",
     "per_class": "Per-class metrics",
     "glossary": "Glossary",
     "appendix": "Appendix: audit trail",
     "credit": "Credit validation",
+    "fairness": "Fairness by protected group",
     "trend": "Trend over recorded runs",
 }
 
@@ -116,9 +120,11 @@ class ReportView:
     metrics: MetricsView
     confusion: ConfusionView
     thresholds: ThresholdsView
+    bands: BandsView
     curves: CurvesView
     per_class: PerClassView
     credit: CreditView | None
+    fairness: FairnessView | None
     trend: TrendView
     appendix: AppendixView
     #: the sign-off brief before the report (``report.layout: brief``), else None
@@ -152,7 +158,7 @@ def report_view(result: ComparisonResult, theme: Theme, drawing: Callable[[], Ma
     comparison = comparison_view(result, ms, curves.figures.get("forest"))
     # a red credit result stands beside the model's verdict in the summary (or on its own line)
     credit_notes = credit_section.summary_notes(result.credit)
-    sections = _sections(result, theme, credit is not None)
+    sections = _sections(result, theme, credit is not None, result.fairness is not None)
     title_models = model_rows(result, ms)
     view = ReportView(
         title=run.title,
@@ -192,9 +198,11 @@ def report_view(result: ComparisonResult, theme: Theme, drawing: Callable[[], Ma
         metrics=metrics,
         confusion=confusion,
         thresholds=thresholds,
+        bands=bands_view(result, ms),
         curves=curves,
         per_class=per_class,
         credit=credit,
+        fairness=fairness_view(result.fairness, ms.colours, run.baseline, fmt_level(run.confidence_level)),
         trend=trend_view(result, svgs.get("trend")),
         appendix=appendix_view(result, theme.provenance),
         brief=brief_view(result, ms.colours, comparison, theme.block_on) if theme.layout == "brief" else None,
@@ -203,11 +211,11 @@ def report_view(result: ComparisonResult, theme: Theme, drawing: Callable[[], Ma
     return isolated(view, [*result.models, *(run.classes or [])])
 
 
-def _sections(result: ComparisonResult, theme: Theme, has_credit: bool) -> tuple[str, ...]:
+def _sections(result: ComparisonResult, theme: Theme, has_credit: bool, has_fairness: bool) -> tuple[str, ...]:
     """The theme's sections this run has, in the theme's order (``report.sections`` names and
     orders every section; credit and trend are left out of a run without ``credit:`` or
     ``history:``)."""
-    have = {"credit": has_credit, "trend": bool(result.trend)}
+    have = {"credit": has_credit, "fairness": has_fairness, "trend": bool(result.trend)}
     task = TASK_SECTIONS.get(result.run.task, REPORT_SECTIONS)
     return tuple(s for s in theme.sections if s in task and have.get(s, True))
 

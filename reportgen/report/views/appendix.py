@@ -176,7 +176,7 @@ def _without_nulls(value: Any) -> Any:
 
 #: Keys that mean nothing for a multiclass run, left out of its "config as run" (and ``ordinal``,
 #: which means nothing for a binary one).
-_BINARY_ONLY = ("positive", "threshold", "prevalences", "constraints", "approval_rates")
+_BINARY_ONLY = ("positive", "threshold", "prevalences", "constraints", "approval_rates", "bands")
 _BINARY_ONLY_MODEL = ("direction", "threshold", "score")
 _MULTICLASS_ONLY = ("ordinal", "classes")
 
