@@ -43,9 +43,9 @@ def test_comparison_outcome(c: Comparison, expected: str) -> None:
     assert comparison_outcome(c, 0.95) == expected
 
 
-def test_outcome_agrees_with_every_verdict_sentence_of_the_demo(demo_run) -> None:
+def test_outcome_agrees_with_every_verdict_sentence_of_the_demo(demo_json) -> None:
     """The verdict's prose and the gate's direction are one judgement (DeLong on the Gini)."""
-    result = ComparisonResult.from_json(demo_run.metrics)
+    result = ComparisonResult.from_json(demo_json.metrics)
     for c in result.comparisons:
         outcome = comparison_outcome(c, result.run.confidence_level)
         words = {"better": "significantly better", "worse": "significantly worse", "no_difference": "not significant"}
