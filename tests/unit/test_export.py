@@ -31,6 +31,7 @@ def _num(text: str) -> float | None:
     return None if text == "" else float(text)
 
 
+@pytest.mark.slow  # a run writing json, csv and xlsx: ~3 s (the formula test keeps the export in the inner loop)
 def test_csv_and_xlsx_hold_the_numbers_of_metrics_json(tmp_path: Path, fast_config_factory, cli, capsys) -> None:
     import openpyxl  # noqa: PLC0415
     cfg = fast_config_factory(tmp_path / "c.yaml", checks=[{"metric": "gini", "at_least": 0.1}])

@@ -97,6 +97,7 @@ def test_three_runs_share_a_history_trend_and_history_command(tmp_path: Path, fa
     assert [r["created"] for r in doc] == PINNED and doc[1]["inputs"] == runs[1]["inputs"]
 
 
+@pytest.mark.slow  # two appender processes: ~2 s
 def test_two_concurrent_appenders_lose_nothing(tmp_path: Path, demo_json) -> None:
     """Two processes append 25 runs each, released at the same instant: 50 complete entries, none torn.
 
