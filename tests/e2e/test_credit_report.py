@@ -8,6 +8,7 @@ from pathlib import Path
 import jsonschema
 import numpy as np
 import pandas as pd
+import pytest
 import yaml
 
 from reportgen.config import load_config
