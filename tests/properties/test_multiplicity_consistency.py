@@ -45,6 +45,7 @@ _member = st.tuples(
 )
 
 
+@pytest.mark.slow  # 150 hypothesis examples of a Holm family with bootstrap verdicts: 77 CPU-s under -n 2
 @given(st.lists(_member, min_size=1, max_size=40), LEVELS, st.integers(0, 2**32 - 1))
 @settings(max_examples=150, deadline=None)
 def test_a_bonferroni_interval_clear_of_zero_implies_a_holm_significant_verdict(members, level, seed) -> None:
