@@ -7,8 +7,11 @@ themselves (see ``tests/e2e/test_cli.py``).
 
 from __future__ import annotations
 
+import faulthandler
 import json
 import os
+import sys
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -83,6 +86,17 @@ def demo_run(tmp_path_factory, fast_demo_config) -> DemoRun:
 
 
 @pytest.fixture(scope="session")
+def demo_json(tmp_path_factory, fast_demo_config) -> DemoRun:
+    """The fast demo config run once, in-process, ``metrics.json`` only, pinned clock: for the
+    tests that read the demo's numbers (about 3 s, where the three formats of :func:`demo_run`
+    take about 20 s). Its ``metrics.json`` equals :func:`demo_run`'s but for the run's duration."""
+    out = tmp_path_factory.mktemp("demo_json")
+    code = run_cli(["run", str(fast_demo_config), "--out", str(out), "--now", PINNED_NOW,
+                    "--format", "json", "--quiet"])
+    return DemoRun(fast_demo_config, out, code)
+
+
+@pytest.fixture(scope="session")
 def metrics_schema() -> dict:
     return json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
 
@@ -119,19 +133,64 @@ def scheduler():
 
 
 #: Markers that follow from what a test uses, so they cannot drift from it: the session's Dask
-#: cluster, the demo run (it renders the PDF), the PostgreSQL server. The other uses are marked
+#: cluster, the demo run (it renders the PDF), the PostgreSQL server (its start, an initdb, takes
+#: seconds: ``slow`` too; SQLite keeps SQL sources in the inner loop). The other uses are marked
 #: in their modules (``pytestmark``) or on the test.
-MARKS_BY_FIXTURE = {"scheduler": "dask", "demo_run": "pdf", "pg": "sql", "pg_server": "sql"}
+MARKS_BY_FIXTURE = {"scheduler": ("dask",), "demo_run": ("pdf",), "pg": ("sql", "slow"), "pg_server": ("sql", "slow")}
 
 
 def pytest_collection_modifyitems(items):
-    """Add ``dask`` / ``pdf`` / ``sql`` from the fixtures a test uses, and ``dask`` to each case
-    parametrized with the engine ``"dask"`` (its memory and stream cases stay in ``-m "not dask"``)."""
+    """Add ``dask`` / ``pdf`` / ``sql`` from the fixtures a test uses, and ``dask`` and ``slow`` to
+    each case parametrized with the engine ``"dask"``: its memory and stream cases stay in the
+    inner loop (and in ``-m "not dask"``); the Dask case, a cluster of worker processes or a
+    scheduler round trip per run, runs with the whole suite. The inner loop keeps Dask through the
+    tests that compare the three engines in one test (``tests/parity/test_engines.py``)."""
     for item in items:
         used = set(getattr(item, "fixturenames", ()))
-        for fixture, mark in MARKS_BY_FIXTURE.items():
+        for fixture, marks in MARKS_BY_FIXTURE.items():
             if fixture in used:
-                item.add_marker(mark)
+                for mark in marks:
+                    item.add_marker(mark)
         callspec = getattr(item, "callspec", None)
         if callspec is not None and any(isinstance(v, str) and v == "dask" for v in callspec.params.values()):
             item.add_marker("dask")
+            item.add_marker("slow")
+
+
+#: Seconds a test process may take to exit once pytest is done with it (atexit handlers, thread
+#: joins) before :func:`pytest_unconfigure`'s watchdog prints every thread's stack and ends it.
+EXIT_WATCHDOG_S = 60
+
+
+def _left_alive() -> list[str]:
+    """Threads that keep the process from exiting (non-daemon, but the main one and the idle
+    threads of reportgen's long-lived pool, ``reportgen.parallel``, which end at exit) and child
+    processes still running, but multiprocessing's resource tracker (it ends with its parent)."""
+    import psutil  # noqa: PLC0415
+
+    left = [f"thread {t.name!r}" for t in threading.enumerate()
+            if t is not threading.main_thread() and not t.daemon and t.is_alive()
+            and not t.name.startswith("reportgen_")]
+    for child in psutil.Process().children(recursive=True):
+        try:
+            cmd = " ".join(child.cmdline())[:160]
+        except psutil.Error:
+            continue
+        if "resource_tracker" not in cmd:
+            left.append(f"process {child.pid}: {cmd}")
+    return left
+
+
+def pytest_unconfigure(config):
+    """A test process that outlives its run is a leak: say what is left, and never hang.
+
+    Every fixture closes what it starts (a Dask cluster, a PostgreSQL server, a browser), so
+    nothing should be left here. What is left is named on stderr; and a process that has not
+    exited :data:`EXIT_WATCHDOG_S` seconds later (an atexit handler or a thread that waits
+    forever) prints every thread's stack and ends with status 1 (faulthandler's watchdog,
+    cancelled by a normal exit), instead of holding the run open for minutes after its summary."""
+    left = _left_alive()
+    if left:
+        who = os.environ.get("PYTEST_XDIST_WORKER", "pytest")
+        sys.stderr.write(f"{who}: left alive after the tests: {'; '.join(left)}\n")
+    faulthandler.dump_traceback_later(EXIT_WATCHDOG_S, exit=True, file=sys.__stderr__)

@@ -8,6 +8,7 @@ from pathlib import Path
 import jsonschema
 import numpy as np
 import pandas as pd
+import pytest
 import yaml
 
 from reportgen.config import load_config
@@ -39,6 +40,7 @@ def test_demo_metrics_json_carries_the_section_and_validates(demo_run, metrics_s
     assert any(f.path.endswith("dev_champion.csv") for f in result.run.files)
 
 
+@pytest.mark.slow  # a run writing HTML: ~3 s
 def test_an_overstated_pd_is_red_and_named_in_the_summary_warnings(tmp_path: Path) -> None:
     # the German-credit case: mean PD 26 % against an observed default rate of 12.5 %
     rng = np.random.default_rng(5)

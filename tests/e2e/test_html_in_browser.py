@@ -43,7 +43,7 @@ def browser():
         b.close()
 
 
-@pytest.fixture(scope="module", params=["binary", "multiclass"])
+@pytest.fixture(scope="module", params=["binary", pytest.param("multiclass", marks=pytest.mark.slow)])  # multiclass: its own render
 def report(request, tmp_path_factory, cli) -> Path:
     """The demo reports: the binary one is the session's demo run (conftest: built once per worker
     for the other end-to-end tests too); the multiclass one is rendered here, HTML only, through
@@ -177,7 +177,7 @@ def test_sortable_tables_sort_each_column_both_ways(visit):
     assert numeric >= 3, "the demo should offer several numeric columns to sort"
 
 
-@pytest.mark.parametrize("report", ["multiclass"], indirect=True)  # one report's copy of the script
+@pytest.mark.parametrize("report", [pytest.param("multiclass", marks=pytest.mark.slow)], indirect=True)  # one report's copy of the script
 def test_sort_reads_minus_signs_thousands_percent_and_first_lines(browser, report):
     """sort.js as shipped (taken from the rendered report) on the cells the report's formats
     produce (U+2212 minus signs, thin-space thousands, no-break space before %): a sort that took

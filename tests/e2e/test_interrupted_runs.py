@@ -32,6 +32,7 @@ def _metrics(out: Path) -> dict:
 # --------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # real reportgen processes signalled mid-run: 3 to 10 s
 def test_sigterm_during_the_swap_records_the_run_with_its_report(tmp_path: Path,
                                                                  capsys: pytest.CaptureFixture[str]) -> None:
     """The entry was appended after the swap, outside the held-signal section: a SIGTERM there left
@@ -58,6 +59,7 @@ def test_sigterm_during_the_swap_records_the_run_with_its_report(tmp_path: Path,
         f"or choose another --out\n")
 
 
+@pytest.mark.slow  # real reportgen processes signalled mid-run: 3 to 10 s
 def test_sigterm_while_the_entry_is_prepared_writes_neither(tmp_path: Path) -> None:
     """The entry is written (not committed) once the set is staged, before the swap; a signal while
     it waits for the store or writes leaves the previous report and the history as they were."""
@@ -148,6 +150,7 @@ def _sql_config(tmp_path: Path) -> Path:
     return cfg
 
 
+@pytest.mark.slow  # real reportgen processes signalled mid-run: 3 to 10 s
 @pytest.mark.sql
 def test_a_sigkilled_runs_temporary_files_are_removed_by_the_next_run(tmp_path: Path) -> None:
     """A run killed by SIGKILL (the OOM killer, a scheduler's hard kill) left its
@@ -320,6 +323,7 @@ def test_history_text_is_one_line_per_run_whatever_a_name_holds(tmp_path: Path,
     assert len(lines) == 2 and "Q3 monitoring" in lines[1], lines
 
 
+@pytest.mark.slow  # real reportgen processes signalled mid-run: 3 to 10 s
 def test_a_sigterm_while_a_reader_delays_the_commit_is_answered_at_once(tmp_path: Path) -> None:
     """The entry's commit runs with signals held (inside the report's swap) and waits for readers
     of the store: with a reader holding it, a SIGTERM waited up to a minute (a pod is killed 30 s
@@ -354,6 +358,7 @@ def test_a_config_given_twice_in_one_run_is_named_once(tmp_path: Path, capsys: p
     assert capsys.readouterr().err == f"reportgen: error: {cfg}: given twice in one run; give each config once; nothing was run\n"
 
 
+@pytest.mark.slow  # real reportgen processes signalled mid-run: 3 to 10 s
 def test_sigkill_just_after_the_swap_finds_the_report_and_its_entry(tmp_path: Path) -> None:
     """The entry was committed after the swap's pause point ("swapped"): a SIGKILL there (the
     OOM killer, a pod's hard kill 30 s after its SIGTERM) left the new report without its entry.

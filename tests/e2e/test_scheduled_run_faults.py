@@ -265,6 +265,7 @@ def test_a_history_store_in_a_read_only_directory_is_exit_2_before_any_work(tmp_
     assert len(history.read(ro / "hist.sqlite")) == 1
 
 
+@pytest.mark.slow  # reportgen in a subprocess under a resource limit: 3 to 6 s
 def test_a_read_only_output_directory_is_refused_before_any_work(tmp_path: Path) -> None:
     """A report directory this user cannot write (mode 555) was found out only after the
     analysis, when the new set (given the directory's mode before its files were written)
@@ -528,7 +529,7 @@ def test_sigterm_during_a_long_postgresql_query_cancels_it_on_the_server(tmp_pat
     import adbc_driver_postgresql.dbapi as dbapi  # noqa: PLC0415
     root = tmp_path / "pg"
     try:
-        srv = pgserver.get_server(root, cleanup_mode="stop")
+        srv = pgserver.get_server(root, cleanup_mode="delete")  # cleanup() leaves no atexit hook
     except Exception as exc:  # noqa: BLE001 - a server that cannot start here is a skip with its reason
         pytest.skip(f"PostgreSQL (pgserver) could not start: {exc}")
     try:
@@ -558,6 +559,7 @@ sys.exit(main(sys.argv[1:]))
 """
 
 
+@pytest.mark.slow  # reportgen in a subprocess under a resource limit: 3 to 6 s
 @pytest.mark.parametrize("source", ["files", "sql"])
 def test_a_full_temporary_disk_is_exit_2_with_one_line(source: str, tmp_path: Path) -> None:
     """The stream engine spills the paired rows, and a SQL source its rows, to temporary files:
@@ -593,6 +595,7 @@ def test_a_full_temporary_disk_is_exit_2_with_one_line(source: str, tmp_path: Pa
     assert list(scratch.iterdir()) == [] and not (tmp_path / "out").exists()
 
 
+@pytest.mark.slow  # reportgen in a subprocess under a resource limit: 3 to 6 s
 def test_a_history_store_on_a_full_disk_is_refused_before_any_work_and_says_so(tmp_path: Path) -> None:
     """SQLite's "disk I/O error" (its journal cannot be written) came with the advice to check
     history.path and the filesystem's locks."""
@@ -607,6 +610,7 @@ def test_a_history_store_on_a_full_disk_is_refused_before_any_work_and_says_so(t
     assert len(history.read(tmp_path / "hist.sqlite")) == 1
 
 
+@pytest.mark.slow  # reportgen in a subprocess under a resource limit: 3 to 6 s
 def test_init_on_a_full_disk_leaves_no_truncated_config(tmp_path: Path) -> None:
     """``reportgen init`` wrote the starter config in place: a full disk left a truncated file,
     which the next ``init`` refused to replace ("already exists") and ``validate`` read as a config."""
@@ -620,6 +624,7 @@ def test_init_on_a_full_disk_leaves_no_truncated_config(tmp_path: Path) -> None:
     assert cli.main(["init", str(tmp_path / "a.csv"), "--out", str(tmp_path / "starter.yaml"), "-q"]) == 0
 
 
+@pytest.mark.slow  # reportgen in a subprocess under a resource limit: 3 to 6 s
 def test_a_full_disk_while_the_workbook_is_saved_prints_one_line_and_no_traceback(tmp_path: Path) -> None:
     """openpyxl stages each sheet in a temporary file through a generator, and ``save`` leaves its
     zip file open when a write fails: collected later, they failed again and printed "Exception
@@ -651,6 +656,7 @@ def _env() -> dict[str, str]:
     return env
 
 
+@pytest.mark.slow  # reportgen in a subprocess under a resource limit: 3 to 6 s
 def test_a_closed_stderr_still_writes_the_report(tmp_path: Path) -> None:
     """Started with stderr closed (``2>&-``, some supervisors), Python's ``sys.stderr`` is None:
     ``sys.stderr.isatty()`` raised before the analysis, "internal error", exit 1, no report."""
@@ -662,6 +668,7 @@ def test_a_closed_stderr_still_writes_the_report(tmp_path: Path) -> None:
     assert (tmp_path / "out" / "metrics.json").is_file()
 
 
+@pytest.mark.slow  # reportgen in a subprocess under a resource limit: 3 to 6 s
 @pytest.mark.parametrize("stdout", ["a pipe whose reader left", "/dev/full"])
 def test_stdout_that_cannot_be_written_is_not_an_internal_error_after_the_report(stdout: str, tmp_path: Path) -> None:
     """``reportgen run ... | head -0`` or a log on a full disk: printing the "wrote" line raised

@@ -40,12 +40,24 @@ def _demo_tables() -> dict[str, pa.Table]:
 def pg():
     """A PostgreSQL server with the demo tables and a password-protected role ``scorer``."""
     import pgserver  # noqa: PLC0415
-    import adbc_driver_postgresql.dbapi as dbapi  # noqa: PLC0415
     root = tempfile.mkdtemp(prefix="reportgen-pg-")
     try:
-        srv = pgserver.get_server(root, cleanup_mode="stop")
+        # "delete": cleanup() stops the server, removes its data and unregisters pgserver's atexit
+        # hook ("stop" leaves the hook, which takes a machine-wide lock as the worker exits)
+        srv = pgserver.get_server(root, cleanup_mode="delete")
     except Exception as exc:  # noqa: BLE001 - a server that cannot start here is a skip with its reason
+        shutil.rmtree(root, ignore_errors=True)
         pytest.skip(f"PostgreSQL (pgserver) could not start: {exc}")
+    try:
+        yield _serve(srv, root)
+    finally:
+        srv.cleanup()  # stops the server, whatever failed above
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def _serve(srv, root: str) -> dict[str, str]:
+    """The demo tables and the role ``scorer`` on a started server; how to reach it."""
+    import adbc_driver_postgresql.dbapi as dbapi  # noqa: PLC0415
     socket_dir = root
     admin = f"postgresql://postgres@/postgres?host={socket_dir}"
     with dbapi.connect(admin) as conn:
@@ -60,9 +72,7 @@ def pg():
     hba = Path(srv.pgdata) / "pg_hba.conf"
     hba.write_text("local all scorer scram-sha-256\n" + hba.read_text(encoding="utf-8"), encoding="utf-8")
     srv.psql("SELECT pg_reload_conf();")
-    yield {"socket": socket_dir, "url": f"postgresql://scorer:${{REPORTGEN_TEST_PW}}@/postgres?host={socket_dir}"}
-    srv.cleanup()  # stops the server
-    shutil.rmtree(root, ignore_errors=True)
+    return {"socket": socket_dir, "url": f"postgresql://scorer:${{REPORTGEN_TEST_PW}}@/postgres?host={socket_dir}"}
 
 
 def _config(tmp: Path, models: list[dict], **extra) -> Path:

@@ -48,6 +48,7 @@ def test_sqlite_gives_the_numbers_of_the_same_data_from_files(db: Path, env, tmp
     assert db.read_bytes() == before  # opened read-only
 
 
+@pytest.mark.slow  # two runs each: ~1.5 s (the numbers of the same data stay in the inner loop)
 @pytest.mark.sql
 def test_a_relative_sqlite_path_resolves_against_the_config(db: Path, env, tmp_path: Path, cli) -> None:
     (tmp_path / "sub").mkdir()
@@ -57,6 +58,7 @@ def test_a_relative_sqlite_path_resolves_against_the_config(db: Path, env, tmp_p
     assert doc["run"]["files"][0]["path"].startswith(f"sqlite:///{tmp_path}/sub/p.db: SELECT")
 
 
+@pytest.mark.slow  # two runs each: ~1.5 s (the numbers of the same data stay in the inner loop)
 @pytest.mark.sql
 def test_sqlite_pushed_down_score_tables_equal_the_pulled_rows(db: Path, env, tmp_path: Path, cli) -> None:
     url = f"sqlite:///{db}"

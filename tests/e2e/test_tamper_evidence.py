@@ -127,6 +127,7 @@ def test_an_edited_gini_is_refused_with_one_line(tmp_path, cli, capsys):
     assert sorted(p.name for p in path.parent.iterdir()) == before  # nothing written
 
 
+@pytest.mark.slow  # renders HTML (and PDF) from an edited metrics.json: 5 to 9 s (test_an_untouched_file_renders_and_says_from_what keeps render in the inner loop)
 def test_allow_edited_marks_every_page(tmp_path, cli, capsys):
     path = _saved(tmp_path, _gini_edited(_doc()))
     edited = path.read_bytes()
@@ -143,6 +144,7 @@ def test_allow_edited_marks_every_page(tmp_path, cli, capsys):
     assert path.read_bytes() == edited and read_result(path).digest == "edited"
 
 
+@pytest.mark.slow  # renders HTML (and PDF) from an edited metrics.json: 5 to 9 s (test_an_untouched_file_renders_and_says_from_what keeps render in the inner loop)
 def test_a_file_without_a_digest_renders_marked_unverified(tmp_path, cli, capsys):
     doc = _doc()
     del doc["digest"]
@@ -157,6 +159,7 @@ def test_a_file_without_a_digest_renders_marked_unverified(tmp_path, cli, capsys
 # ---- reportgen run ------------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # renders HTML (and PDF) from an edited metrics.json: 5 to 9 s (test_an_untouched_file_renders_and_says_from_what keeps render in the inner loop)
 def test_the_audit_page_names_the_directory_used_not_the_template(tmp_path, cli):
     """``output.dir: reports/{config}`` is resolved against the config's directory; the audit page
     names the result, and a run's page says nothing of a re-render."""

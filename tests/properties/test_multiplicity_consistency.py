@@ -18,6 +18,7 @@ from __future__ import annotations
 import functools
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from statsmodels.stats.multitest import multipletests
@@ -45,6 +46,7 @@ _member = st.tuples(
 )
 
 
+@pytest.mark.slow  # 150 hypothesis examples of a Holm family with bootstrap verdicts: 77 CPU-s under -n 2
 @given(st.lists(_member, min_size=1, max_size=40), LEVELS, st.integers(0, 2**32 - 1))
 @settings(max_examples=150, deadline=None)
 def test_a_bonferroni_interval_clear_of_zero_implies_a_holm_significant_verdict(members, level, seed) -> None:

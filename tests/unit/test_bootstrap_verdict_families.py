@@ -37,6 +37,7 @@ def _binary_frame(seed: int = 40, n: int = 1500) -> tuple[pd.DataFrame, dict[str
     return df, {name: name for name in df.columns if name != "y"}
 
 
+@pytest.mark.slow  # many challengers, full bootstrap: ~7 s
 def test_eleven_clearly_worse_binary_challengers_are_all_significant() -> None:
     df, scores = _binary_frame()
     res = reportgen.compare_frames(df, label="y", scores=scores, baseline="base", primary_metric="f1",
@@ -71,6 +72,7 @@ def _multiclass_config(tmp_path, seed: int = 41, n: int = 1200):
     return analyse(cfg, p, now="2026-01-01T00:00:00Z")
 
 
+@pytest.mark.slow  # many challengers, full bootstrap: ~7 s
 def test_eleven_clearly_worse_multiclass_challengers_are_all_significant(tmp_path) -> None:
     res = _multiclass_config(tmp_path)
     ds = [c.decision for c in res.comparisons]
@@ -155,6 +157,7 @@ def test_a_pair_with_the_baseline_shows_one_adjusted_p_wherever_it_appears(prima
     assert all(cell["family"] is not None for cell in doc["pairwise"])
 
 
+@pytest.mark.slow  # many challengers, full bootstrap: ~7 s
 def test_the_report_names_each_family_beside_its_adjusted_p() -> None:
     """The pairwise note said "over the challenger pairs" while the p-values were Holm over every
     pair; now it names the family with its size, as the DeLong and McNemar blocks do."""

@@ -119,6 +119,7 @@ def test_fuzzed_documents_give_a_config_or_one_line_error(doc: object, duplicate
         raise AssertionError("an unknown key was accepted")
 
 
+@pytest.mark.slow  # 200 hypothesis examples of a config load: ~1.5 s
 @settings(max_examples=200, deadline=None)
 @given(st.floats(allow_nan=True, allow_infinity=True))
 def test_fuzzed_thresholds_are_finite_or_refused(x: float) -> None:

@@ -482,6 +482,7 @@ def _compress(sample: C.CreditSample) -> C.CreditSample:
     return C.CreditSample(**out, count=g[0].to_numpy())
 
 
+@pytest.mark.slow  # three gradings of a repeated book: ~1.5 s each
 @pytest.mark.parametrize("grading", [C.Grading("quantiles", quantiles=7), C.Grading("edges", edges=(0.03, 0.08, 0.15)),
                                      C.Grading("column")])
 def test_compressed_rows_give_the_battery_of_the_repeated_rows(grading: C.Grading) -> None:

@@ -49,6 +49,7 @@ def _book(tmp: Path, n: int = 5000) -> Path:
     return tmp
 
 
+@pytest.mark.slow  # three engines and a local Dask cluster per case: ~3 s each
 @pytest.mark.dask
 @pytest.mark.parametrize("extra", [{}, {"weight": "w", "weight_kind": "frequency"}, {"credit": {"grades": {"quantiles": 6}}}])
 def test_streamed_and_dask_engines_give_the_memory_engines_section(tmp_path: Path, extra: dict) -> None:

@@ -31,6 +31,7 @@ def _num(text: str) -> float | None:
     return None if text == "" else float(text)
 
 
+@pytest.mark.slow  # a run writing json, csv and xlsx: ~3 s (the formula test keeps the export in the inner loop)
 def test_csv_and_xlsx_hold_the_numbers_of_metrics_json(tmp_path: Path, fast_config_factory, cli, capsys) -> None:
     import openpyxl  # noqa: PLC0415
     cfg = fast_config_factory(tmp_path / "c.yaml", checks=[{"metric": "gini", "at_least": 0.1}])
@@ -72,11 +73,11 @@ def test_csv_and_xlsx_hold_the_numbers_of_metrics_json(tmp_path: Path, fast_conf
         assert got[2] is None if want is None else got[2] == pytest.approx(want, rel=1e-14, abs=0)
 
 
-def test_formula_cells_are_neutralised_in_csv_and_xlsx(tmp_path: Path, demo_run) -> None:
+def test_formula_cells_are_neutralised_in_csv_and_xlsx(tmp_path: Path, demo_json) -> None:
     import openpyxl  # noqa: PLC0415
     from reportgen.report.export import write_xlsx
 
-    doc = demo_run.metrics
+    doc = demo_json.metrics
     hostile = {"naive": "=HYPERLINK(\"http://evil\",\"x\")", "challenger": "+cmd|' /C calc'!A0", "champion": "@SUM(1+1)"}
     doc["models"] = {hostile[k]: dict(v, name=hostile[k]) for k, v in doc["models"].items()}
     doc["comparisons"] = [dict(c, model=hostile[c["model"]], baseline=hostile[c["baseline"]]) for c in doc["comparisons"]]

@@ -18,8 +18,8 @@ from bench_render import make_result  # noqa: E402
 
 
 @pytest.fixture(scope="module")
-def demo(demo_run):
-    return load_result(demo_run.out / "metrics.json")
+def demo(demo_json):
+    return load_result(demo_json.out / "metrics.json")
 
 
 def _lines(fig):
@@ -94,6 +94,7 @@ def _drawn(svg: str) -> list[tuple[str, dict]]:
             if el.tag.rsplit("}", 1)[-1] in kinds]
 
 
+@pytest.mark.slow  # renders a PDF page to pixels: ~2.5 s
 @pytest.mark.pdf
 def test_lean_svg_keeps_every_drawn_element_and_the_pdf_pixels(demo, tmp_path):
     """The PDF's figures lose matplotlib's id-only groups and metadata, nothing drawn: the same

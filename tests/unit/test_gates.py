@@ -43,9 +43,9 @@ def test_comparison_outcome(c: Comparison, expected: str) -> None:
     assert comparison_outcome(c, 0.95) == expected
 
 
-def test_outcome_agrees_with_every_verdict_sentence_of_the_demo(demo_run) -> None:
+def test_outcome_agrees_with_every_verdict_sentence_of_the_demo(demo_json) -> None:
     """The verdict's prose and the gate's direction are one judgement (DeLong on the Gini)."""
-    result = ComparisonResult.from_json(demo_run.metrics)
+    result = ComparisonResult.from_json(demo_json.metrics)
     for c in result.comparisons:
         outcome = comparison_outcome(c, result.run.confidence_level)
         words = {"better": "significantly better", "worse": "significantly worse", "no_difference": "not significant"}
@@ -113,6 +113,7 @@ def test_checks_in_metrics_json_report_and_exit_codes(tmp_path: Path, fast_confi
     assert all(isinstance(c, CheckResult) for c in again.checks) and again.to_json() == doc
 
 
+@pytest.mark.slow  # a batch of two full runs: ~3 s
 def test_a_broken_config_outranks_a_failed_check_in_a_batch(tmp_path: Path, fast_config_factory, cli, capsys) -> None:
     bad_gate = fast_config_factory(tmp_path / "a.yaml", checks=[{"metric": "gini", "at_least": 2}])
     broken = tmp_path / "b.yaml"

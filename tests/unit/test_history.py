@@ -97,14 +97,15 @@ def test_three_runs_share_a_history_trend_and_history_command(tmp_path: Path, fa
     assert [r["created"] for r in doc] == PINNED and doc[1]["inputs"] == runs[1]["inputs"]
 
 
-def test_two_concurrent_appenders_lose_nothing(tmp_path: Path, demo_run) -> None:
+@pytest.mark.slow  # two appender processes: ~2 s
+def test_two_concurrent_appenders_lose_nothing(tmp_path: Path, demo_json) -> None:
     """Two processes append 25 runs each, released at the same instant: 50 complete entries, none torn.
 
     The test holds the store's write lock (``BEGIN IMMEDIATE``) until both processes are waiting
     on it at their first append, so they really contend (a process that finished before the
     other started would test nothing); each entry carries its process and index in its run id."""
     store = tmp_path / "runs.sqlite"
-    saved = demo_run.out / "metrics.json"
+    saved = demo_json.out / "metrics.json"
     first = ComparisonResult.from_json(json.loads(saved.read_text(encoding="utf-8")))
     append(store, first)  # creates the store, so that the test can hold its lock
     waiting = [tmp_path / f"waiting{k}" for k in range(2)]
@@ -162,8 +163,8 @@ def test_spreadsheet_cells_are_neutralised(value, expected) -> None:
     assert safe_cell(value) == expected
 
 
-def test_csv_export_neutralises_a_hostile_model_name(tmp_path: Path, demo_run) -> None:
-    doc = demo_run.metrics
+def test_csv_export_neutralises_a_hostile_model_name(tmp_path: Path, demo_json) -> None:
+    doc = demo_json.metrics
     doc["models"] = {("=cmd()" if k == "naive" else k): dict(v, name="=cmd()" if k == "naive" else k)
                      for k, v in doc["models"].items()}
     doc["comparisons"] = [dict(c, model="=cmd()" if c["model"] == "naive" else c["model"]) for c in doc["comparisons"]]

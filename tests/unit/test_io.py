@@ -111,6 +111,7 @@ def test_record_batches_type_csv_columns_explicitly(tmp_path):
     assert batches[0].column("y")[0].as_py() == "NA"  # text: never null
 
 
+@pytest.mark.slow  # reads a large CSV under tracemalloc: ~7 s
 def test_a_streamed_csv_is_read_at_most_two_blocks_ahead_of_its_consumer(tmp_path):
     """pyarrow's streaming CSV reader read the whole file ahead of the batches taken (a 1.16 GB
     CSV held whole after the first batch): now the bytes read while the consumer holds its first

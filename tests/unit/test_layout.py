@@ -8,6 +8,7 @@ at any level of a module, including imports inside functions, so a lazy import c
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2] / "reportgen"
@@ -21,6 +22,7 @@ def _modules() -> dict[str, Path]:
     return out
 
 
+@functools.cache  # the package parsed once for the three tests that read its imports
 def _imports() -> tuple[dict[str, set[str]], list[tuple[str, str, str]]]:
     mods = _modules()
     graph: dict[str, set[str]] = {m: set() for m in mods}

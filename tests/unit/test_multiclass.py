@@ -525,6 +525,7 @@ def test_micro_averages_equal_accuracy(case):
         assert getattr(m, name) == pytest.approx(m.accuracy, abs=1e-12)
 
 
+@pytest.mark.slow  # ~2.5 s
 @SETTINGS
 @given(problems(max_k=2))
 def test_two_class_problem_gives_binary_numbers(case):

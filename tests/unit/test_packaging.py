@@ -40,6 +40,7 @@ def test_cli_help_and_version_import_nothing_heavy(argv: list[str]) -> None:
     assert _loaded_after(code) == []
 
 
+@pytest.mark.slow  # imports the package in fresh interpreters: ~6 s
 def test_importing_the_package_imports_nothing_heavy_until_a_name_is_used() -> None:
     assert _loaded_after("import reportgen; reportgen.__version__; reportgen.ConfigError") == []
     assert "pandas" in _loaded_after("import reportgen; reportgen.compare_frames")
