@@ -174,6 +174,40 @@ class ConstraintConfig(Strict):
         return self
 
 
+class PartialAucRange(Strict):
+    """``{specificity: [0.9, 1]}`` or ``{sensitivity: [0.8, 1]}``: one range of a partial AUC."""
+
+    specificity: tuple[float, float] | None = Field(
+        None,
+        description=(
+            "Partial AUC over these specificities [lo, hi] (1 - false positive rate), e.g. [0.9, 1] for a low "
+            "false positive rate; give this or sensitivity."
+        ),
+    )
+    sensitivity: tuple[float, float] | None = Field(
+        None,
+        description=("Partial AUC over these sensitivities [lo, hi] (true positive rate); give this or specificity."),
+    )
+
+    @model_validator(mode="after")
+    def _one_range(self) -> PartialAucRange:
+        if (self.specificity is None) == (self.sensitivity is None):
+            raise ValueError("give exactly one of specificity: [lo, hi] / sensitivity: [lo, hi]")
+        lo, hi = self.bounds
+        if not 0.0 <= lo < hi <= 1.0:
+            raise ValueError(f"a range [lo, hi] needs 0 <= lo < hi <= 1, found [{lo:g}, {hi:g}]")
+        return self
+
+    @property
+    def focus(self) -> Literal["specificity", "sensitivity"]:
+        return "specificity" if self.specificity is not None else "sensitivity"
+
+    @property
+    def bounds(self) -> tuple[float, float]:
+        lo, hi = self.specificity if self.specificity is not None else self.sensitivity  # type: ignore[misc]
+        return float(lo), float(hi)
+
+
 #: Schemes handed to pyarrow's filesystems (``file`` is turned into a local path instead).
 #: ``gcs`` is pyarrow's alias of ``gs``; ``viewfs`` of ``hdfs``; ``abfss`` the TLS form of ``abfs``.
 SCHEMES = ("s3", "gs", "gcs", "hdfs", "viewfs", "abfs", "abfss")
@@ -549,6 +583,7 @@ class OutputConfig(Strict):
 ReportSection = Literal[
     "summary",
     "comparison",
+    "partial_auc",
     "metrics",
     "per_class",
     "confusion",
@@ -1008,6 +1043,14 @@ class Config(Strict):
         [], description=("Extra optimal-threshold rules, e.g. {maximize: precision, where: recall, at_least: 0.8}.")
     )
     bootstrap: BootstrapConfig = Field(BootstrapConfig(), description="Bootstrap resamples and seed.")
+    partial_auc: list[PartialAucRange] = Field(
+        [],
+        description=(
+            "Binary: partial AUCs to report and compare, each {specificity: [lo, hi]} or {sensitivity: [lo, hi]}: "
+            "the raw area and McClish's corrected one as pROC defines them, with bootstrap intervals and a paired "
+            "bootstrap test per challenger (Holm-adjusted with the verdicts)."
+        ),
+    )
     missing: Literal["error", "drop"] = Field(
         "error",
         description=(
@@ -1099,7 +1142,7 @@ class Config(Strict):
         line = _yaml_line(self._text, loc) if self._text is not None else None
         return f"{self._source}{f':{line}' if line else ''}: {key}"
 
-    @field_validator("approval_rates", "prevalences", "constraints", "checks", mode="before")
+    @field_validator("approval_rates", "prevalences", "constraints", "checks", "partial_auc", mode="before")
     @classmethod
     def _none_is_empty(cls, v: Any) -> Any:
         # a key whose every entry is commented out ("checks:" and nothing under it) is YAML's null:
@@ -1224,6 +1267,8 @@ class Config(Strict):
                 ("credit" if self.credit is not None else "segment",),
                 "the credit validation section needs task: binary (a default flag)",
             )
+        if self.partial_auc and self.task != "binary":
+            raise _Invalid(("partial_auc",), "partial AUCs need task: binary (a ROC curve); remove partial_auc")
         if self.ordinal and self.task != "multiclass":
             raise _Invalid(
                 ("ordinal",), "ordinal: true orders the classes of task: multiclass; remove it for task: binary"

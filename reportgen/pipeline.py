@@ -26,6 +26,7 @@ from reportgen.engine import binary as B
 from reportgen.engine.compare import Progress, Settings
 from reportgen.engine.driver import compare_evidence
 from reportgen.engine.evidence import BinaryEvidence, MulticlassEvidence, MulticlassModelEvidence
+from reportgen.engine.partial_auc import PartialRange
 from reportgen.errors import ConfigError
 from reportgen.io.align import ID_NOT_SHARED
 from reportgen.io.files import rows_as_lines
@@ -73,6 +74,7 @@ def settings_from(cfg: Config) -> Settings:
         weight_kind=cfg.weight_kind,
         approval_rates=tuple(cfg.approval_rates),
         ordinal=cfg.ordinal,
+        partial_auc=tuple(PartialRange(r.focus, *r.bounds) for r in cfg.partial_auc),
     )
 
 

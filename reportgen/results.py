@@ -420,6 +420,33 @@ class Reason(_Coded):
 
 
 @dataclass(frozen=True, slots=True)
+class PartialAuc(_Frozen):
+    """One model's partial AUC over a configured range (pROC's definition, McClish's correction)."""
+
+    focus: Literal["specificity", "sensitivity"] = field(
+        metadata={"description": "The axis the range is on: specificity (1 - FPR) or sensitivity (TPR)."}
+    )
+    lo: float
+    hi: float
+    value: float | None = field(
+        metadata={"description": "The raw partial area, between 0 and hi - lo; null without both classes."}
+    )
+    corrected: float | None = field(
+        metadata={
+            "description": (
+                "McClish's standardised partial AUC (0.5 useless, 1 perfect over the range); null where the curve is "
+                "below the diagonal over the range (pROC: NA)."
+            )
+        }
+    )
+    ci: Sequence[float] | None = field(metadata={"description": "Percentile bootstrap interval of value."})
+    corrected_ci: Sequence[float] | None = field(
+        metadata={"description": "Percentile bootstrap interval of corrected (replicates below the diagonal left out)."}
+    )
+    ci_method: str = field(metadata={"description": "How the intervals were drawn (the score table's bootstrap)."})
+
+
+@dataclass(frozen=True, slots=True)
 class ModelResult(_Frozen):
     """Everything computed for one model."""
 
@@ -526,6 +553,10 @@ class ModelResult(_Frozen):
                 "one."
             )
         },
+    )
+    partial_auc: Sequence[PartialAuc] = field(
+        default_factory=list,
+        metadata={"description": "One per configured partial_auc range, in the config's order (binary)."},
     )
     decision_rule: Literal["threshold", "prediction_column", "argmax"] | None = field(
         default=None,
@@ -777,6 +808,39 @@ class ComparisonTests(_Frozen):
 
 
 @dataclass(frozen=True, slots=True)
+class PartialAucTest(_Frozen):
+    """A challenger's partial AUC against the baseline's over one range: pROC's bootstrap test."""
+
+    focus: Literal["specificity", "sensitivity"]
+    lo: float
+    hi: float
+    delta: float | None = field(metadata={"description": "Raw partial AUC, model minus baseline."})
+    delta_corrected: float | None = field(
+        metadata={"description": "McClish-corrected partial AUC, model minus baseline (null if either is)."}
+    )
+    ci: Sequence[float] | None = field(
+        metadata={"description": "Interval of delta: delta +- z * SD of the bootstrap differences, at the run's level."}
+    )
+    p_value: float | None = field(
+        metadata={
+            "description": (
+                "Two-sided p of D = delta / SD of the bootstrap differences (pROC roc.test, method bootstrap); the "
+                "corrected pAUC is a linear map of the raw one, so it is the test of both."
+            )
+        }
+    )
+    p_value_adjusted: float | None = field(
+        metadata={"description": "Holm-adjusted over the 'verdicts' family (the verdicts and every partial AUC test)."}
+    )
+    family_size: int | None
+    significant: bool | None = field(metadata={"description": "Adjusted p below alpha; null without a test."})
+    paired: bool = field(
+        metadata={"description": "True: replicates drawn on the pair's joint score table; false: variances added."}
+    )
+    method: str = field(metadata={"description": "How the bootstrap differences were drawn."})
+
+
+@dataclass(frozen=True, slots=True)
 class Comparison(_Frozen):
     """One model against the baseline: deltas (model − baseline), CIs, tests and a verdict."""
 
@@ -815,6 +879,10 @@ class Comparison(_Frozen):
                 "At equal approval rate (binary, aligned rows): the baseline's rate at its rule, then approval_rates."
             )
         },
+    )
+    partial_auc: Sequence[PartialAucTest] = field(
+        default_factory=list,
+        metadata={"description": "One per configured partial_auc range: the paired (or unpaired) bootstrap test."},
     )
 
 
@@ -2030,6 +2098,8 @@ __all__ = [
     "CurveData",
     "Confusion",
     "Optimum",
+    "PartialAuc",
+    "PartialAucTest",
     "FrozenDict",
     "freeze",
     "check_schema_version",

@@ -29,6 +29,8 @@ PURPOSES = (
     "class_rows",  # multiclass: the rows' bootstrap of every model at once (averaged AUCs, log-loss)
     "class_auc",  # multiclass: a model's per-class AUC draws (its class tables)
     "class_pairs",  # multiclass: a comparison's joint confusion counts
+    "partial_auc",  # a binary model's partial AUC bootstrap (its table's cells)
+    "partial_auc_pair",  # a comparison's partial AUC differences (the pair's joint score table)
 )
 
 

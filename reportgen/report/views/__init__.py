@@ -29,6 +29,7 @@ from reportgen.report.views.confusion import ConfusionView, confusion_view
 from reportgen.report.views.credit import CreditView
 from reportgen.report.views.curves import CurvesView, curves_view
 from reportgen.report.views.metrics import MetricsView, metrics_view
+from reportgen.report.views.partial_auc import PartialAucView, partial_auc_view
 from reportgen.report.views.per_class import PerClassView, per_class_view
 from reportgen.report.views.summary import ModelRow, SummaryView, model_rows, summary_view
 from reportgen.report.views.thresholds import ThresholdsView, thresholds_view
@@ -51,6 +52,7 @@ TASK_SECTIONS = {
 TOC_TITLES = {
     "summary": "Summary",
     "comparison": "Comparison with the baseline",
+    "partial_auc": "Partial AUC",
     "metrics": "Metrics",
     "confusion": "Confusion matrices",
     "curves": "Curves",
@@ -112,6 +114,7 @@ class ReportView:
     checks: ChecksView
     summary: SummaryView
     comparison: ComparisonView
+    partial_auc: PartialAucView
     metrics: MetricsView
     confusion: ConfusionView
     thresholds: ThresholdsView
@@ -185,6 +188,7 @@ def report_view(result: ComparisonResult, theme: Theme, drawing: Callable[[], Ma
         checks=checks_view(result),
         summary=summary_view(result, ms, credit_notes),
         comparison=comparison,
+        partial_auc=partial_auc_view(result, ms),
         metrics=metrics,
         confusion=confusion,
         thresholds=thresholds,
@@ -202,7 +206,11 @@ def _sections(result: ComparisonResult, theme: Theme, has_credit: bool) -> tuple
     """The theme's sections this run has, in the theme's order (``report.sections`` names and
     orders every section; credit and trend are left out of a run without ``credit:`` or
     ``history:``)."""
-    have = {"credit": has_credit, "trend": bool(result.trend)}
+    have = {
+        "credit": has_credit,
+        "trend": bool(result.trend),
+        "partial_auc": any(m.partial_auc for m in result.models.values()),
+    }
     task = TASK_SECTIONS.get(result.run.task, REPORT_SECTIONS)
     return tuple(s for s in theme.sections if s in task and have.get(s, True))
 
