@@ -174,6 +174,19 @@ class ConstraintConfig(Strict):
         return self
 
 
+class CalibrationConfig(Strict):
+    """``{bins: 10, strategy: quantile}``: how probability models' calibration is binned."""
+
+    bins: int = Field(10, ge=2, le=100, description="Number of bins of the predicted probability (2 to 100).")
+    strategy: Literal["uniform", "quantile"] = Field(
+        "uniform",
+        description=(
+            "uniform: equal-width bins of [0, 1] (as scikit-learn's calibration_curve); quantile: bins of about "
+            "equal rows, a distinct score never split."
+        ),
+    )
+
+
 class PartialAucRange(Strict):
     """``{specificity: [0.9, 1]}`` or ``{sensitivity: [0.8, 1]}``: one range of a partial AUC."""
 
@@ -584,6 +597,7 @@ ReportSection = Literal[
     "summary",
     "comparison",
     "partial_auc",
+    "calibration",
     "metrics",
     "per_class",
     "confusion",
@@ -1043,6 +1057,14 @@ class Config(Strict):
         [], description=("Extra optimal-threshold rules, e.g. {maximize: precision, where: recall, at_least: 0.8}.")
     )
     bootstrap: BootstrapConfig = Field(BootstrapConfig(), description="Bootstrap resamples and seed.")
+    calibration: CalibrationConfig | None = Field(
+        None,
+        description=(
+            "Binary probability models: ECE and MCE, each bin's observed rate with its Clopper-Pearson interval, "
+            "Brier's decomposition (reliability, resolution, uncertainty) and skill score, with bootstrap "
+            "intervals and each challenger's differences."
+        ),
+    )
     partial_auc: list[PartialAucRange] = Field(
         [],
         description=(
@@ -1267,6 +1289,8 @@ class Config(Strict):
                 ("credit" if self.credit is not None else "segment",),
                 "the credit validation section needs task: binary (a default flag)",
             )
+        if self.calibration is not None and self.task != "binary":
+            raise _Invalid(("calibration",), "calibration: needs task: binary (probabilities of the positive class)")
         if self.partial_auc and self.task != "binary":
             raise _Invalid(("partial_auc",), "partial AUCs need task: binary (a ROC curve); remove partial_auc")
         if self.ordinal and self.task != "multiclass":

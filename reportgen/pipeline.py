@@ -75,6 +75,7 @@ def settings_from(cfg: Config) -> Settings:
         approval_rates=tuple(cfg.approval_rates),
         ordinal=cfg.ordinal,
         partial_auc=tuple(PartialRange(r.focus, *r.bounds) for r in cfg.partial_auc),
+        calibration=None if cfg.calibration is None else (cfg.calibration.bins, cfg.calibration.strategy),
     )
 
 

@@ -420,6 +420,56 @@ class Reason(_Coded):
 
 
 @dataclass(frozen=True, slots=True)
+class CalibrationSummary(_Frozen):
+    """One model's calibration over the configured bins (``calibration:``): per non-empty bin, in
+    order of mean predicted probability, and the summary numbers with their intervals."""
+
+    strategy: Literal["uniform", "quantile"]
+    bins: int = field(metadata={"description": "The configured number of bins (empty ones are left out below)."})
+    mean_predicted: np.ndarray
+    observed: np.ndarray = field(metadata={"description": "Each bin's share of positives."})
+    counts: np.ndarray = field(metadata={"description": "Each bin's rows (weight)."})
+    observed_lo: np.ndarray = field(
+        metadata={
+            "description": "Each bin's Clopper-Pearson lower bound of the observed share (NaN-free; weighted: 0)."
+        }
+    )
+    observed_hi: np.ndarray = field(metadata={"description": "Each bin's Clopper-Pearson upper bound (weighted: 1)."})
+    values: Mapping[str, float | None] = field(
+        metadata={
+            "description": (
+                "ece, mce, brier, reliability, resolution, uncertainty (Murphy's decomposition on the bins) and "
+                "brier_skill (1 - brier / uncertainty); null when undefined."
+            )
+        }
+    )
+    ci: Mapping[str, Sequence[float]] = field(
+        metadata={"description": "name -> percentile bootstrap interval (none for uncertainty: fixed by the design)."}
+    )
+    ci_method: str
+
+    def problem(self) -> str | None:
+        return _lengths_differ(
+            mean_predicted=self.mean_predicted,
+            observed=self.observed,
+            counts=self.counts,
+            observed_lo=self.observed_lo,
+            observed_hi=self.observed_hi,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class CalibrationDelta(_Frozen):
+    """A challenger's calibration numbers minus the baseline's, with intervals."""
+
+    delta: Mapping[str, float | None]
+    ci: Mapping[str, Sequence[float]]
+    ci_method: str = field(
+        metadata={"description": "How the intervals were made: the two models' bootstrap variances added."}
+    )
+
+
+@dataclass(frozen=True, slots=True)
 class PartialAuc(_Frozen):
     """One model's partial AUC over a configured range (pROC's definition, McClish's correction)."""
 
@@ -557,6 +607,10 @@ class ModelResult(_Frozen):
     partial_auc: Sequence[PartialAuc] = field(
         default_factory=list,
         metadata={"description": "One per configured partial_auc range, in the config's order (binary)."},
+    )
+    calibration: CalibrationSummary | None = field(
+        default=None,
+        metadata={"description": "With calibration: set, a probability model's calibration (binary); else null."},
     )
     decision_rule: Literal["threshold", "prediction_column", "argmax"] | None = field(
         default=None,
@@ -883,6 +937,10 @@ class Comparison(_Frozen):
     partial_auc: Sequence[PartialAucTest] = field(
         default_factory=list,
         metadata={"description": "One per configured partial_auc range: the paired (or unpaired) bootstrap test."},
+    )
+    calibration: CalibrationDelta | None = field(
+        default=None,
+        metadata={"description": "With calibration: set and both models calibrated: the differences of their numbers."},
     )
 
 
@@ -2098,6 +2156,8 @@ __all__ = [
     "CurveData",
     "Confusion",
     "Optimum",
+    "CalibrationDelta",
+    "CalibrationSummary",
     "PartialAuc",
     "PartialAucTest",
     "FrozenDict",

@@ -23,6 +23,7 @@ import numpy as np
 
 from reportgen.engine import approval as AP
 from reportgen.engine import binary as B
+from reportgen.engine import calibration as CAL
 from reportgen.engine import class_tables as CT
 from reportgen.engine import intervals as IV
 from reportgen.engine import multiplicity as MP
@@ -37,6 +38,8 @@ from reportgen.engine.streaming import TableDeLong, delong_from_table
 from reportgen.parallel import ordered_map
 from reportgen.results import (
     CalibrationData,
+    CalibrationDelta,
+    CalibrationSummary,
     Comparison,
     ComparisonTests,
     Confusion,
@@ -111,6 +114,8 @@ class Settings:
     ordinal: bool = False
     #: binary: the partial AUC ranges (:mod:`reportgen.engine.partial_auc`)
     partial_auc: tuple[PA.PartialRange, ...] = ()
+    #: binary: (bins, strategy) of the calibration numbers (:mod:`reportgen.engine.calibration`), None: none
+    calibration: tuple[int, Literal["uniform", "quantile"]] | None = None
 
 
 Progress = Callable[[int, int], None]
@@ -670,6 +675,7 @@ class _ModelStep:
     delong: TableDeLong | None
     no_cells: bool
     partial: list[PA.ModelPartial]
+    calibration: CAL.Calibration | None
 
 
 def _model_step(run: _BinaryRun, j: int) -> _ModelStep:
@@ -712,8 +718,19 @@ def _model_step(run: _BinaryRun, j: int) -> _ModelStep:
     partial = PA.model_partial_aucs(
         t, m.threshold, s.partial_auc, s.resamples, streams.stream(s.seed, "partial_auc", m.name), s.level
     )
+    cal = None
+    if s.calibration is not None and r.probabilities:
+        cal = CAL.model_calibration(
+            t,
+            *s.calibration,
+            r.metrics.get("brier"),
+            s.resamples,
+            streams.stream(s.seed, "calibration", m.name),
+            s.level,
+        )
     r = replace(
         r,
+        calibration=None if cal is None else _calibration_summary(cal),
         positives_rows=pos_rows,
         negatives_rows=neg_rows,
         confusion_rows=rows_conf,
@@ -722,7 +739,26 @@ def _model_step(run: _BinaryRun, j: int) -> _ModelStep:
             for p in partial
         ],
     )
-    return _ModelStep(r, d, run.want and draws is None, partial)
+    return _ModelStep(r, d, run.want and draws is None, partial, cal)
+
+
+def _calibration_summary(c: CAL.Calibration) -> CalibrationSummary:
+    return CalibrationSummary(
+        c.strategy,
+        c.bins,
+        c.mean_predicted,
+        c.observed,
+        c.counts,
+        np.nan_to_num(c.observed_lo, nan=0.0),
+        np.nan_to_num(c.observed_hi, nan=1.0),
+        c.values,
+        c.ci,
+        c.ci_method,
+    )
+
+
+#: ``CalibrationDelta.ci_method``.
+CALIBRATION_DELTA = "bootstrap (normal, the two models' variances added)"
 
 
 def _model_intervals(draws: IV.Draws, ci: dict[str, list[float]], method: dict[str, str], level: float) -> None:
@@ -1019,7 +1055,10 @@ def _partial_family(
 
 
 def _comparison_family(
-    run: _BinaryRun, steps: list[_PairStep], partial: dict[str, list[PA.ModelPartial]] | None = None
+    run: _BinaryRun,
+    steps: list[_PairStep],
+    partial: dict[str, list[PA.ModelPartial]] | None = None,
+    calibration: dict[str, CAL.Calibration | None] | None = None,
 ) -> list[Comparison]:
     """The comparisons with the baseline, each family adjusted: Holm over the verdicts (the
     primary metric), over McNemar's tests and over DeLong's; the approval comparisons beside."""
@@ -1072,9 +1111,20 @@ def _comparison_family(
                 decision=dec,
                 approval=[] if approvals is None else approvals[p.name],
                 partial_auc=prow,
+                calibration=_calibration_delta(calibration or {}, p.name, run.base_name, s.level),
             )
         )
     return comparisons
+
+
+def _calibration_delta(
+    cal: dict[str, CAL.Calibration | None], model: str, base: str, level: float
+) -> CalibrationDelta | None:
+    a, b = cal.get(model), cal.get(base)
+    if a is None or b is None:
+        return None
+    delta, ci = CAL.deltas(a, b, level)
+    return CalibrationDelta(delta, ci, CALIBRATION_DELTA)
 
 
 def _pairwise_family(
@@ -1152,6 +1202,7 @@ def compare_binary_evidence(
     models: dict[str, ModelResult] = {}
     delong: dict[str, TableDeLong] = {}
     partial: dict[str, list[PA.ModelPartial]] = {}
+    calibration: dict[str, CAL.Calibration | None] = {}
     model_caps: set[str] = set()
     paired_draws: list[IV.Draws | None] = []
     # each model and each pair draws from its own stream (reportgen.engine.streams), so they all
@@ -1167,6 +1218,7 @@ def compare_binary_evidence(
         assert isinstance(out, _ModelStep)
         models[out.result.name] = out.result
         partial[out.result.name] = out.partial
+        calibration[out.result.name] = out.calibration
         if out.delong is not None:
             delong[out.result.name] = out.delong
         if out.no_cells:
@@ -1177,5 +1229,5 @@ def compare_binary_evidence(
     if ev.pairing.patterns is not None and run.want and not ev.weighted:
         joint = joint_bootstrap(ev.pairing.patterns, k, s, streams.stream(s.seed, "patterns"))
     steps = [_pair_step(run, j, models, delong, model_caps, joint, paired_draws[j]) for j in range(k) if j != run.b]
-    comparisons = _comparison_family(run, steps, partial)
+    comparisons = _comparison_family(run, steps, partial, calibration)
     return models, comparisons, _pairwise_family(run, models, delong, comparisons)

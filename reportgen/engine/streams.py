@@ -31,6 +31,7 @@ PURPOSES = (
     "class_pairs",  # multiclass: a comparison's joint confusion counts
     "partial_auc",  # a binary model's partial AUC bootstrap (its table's cells)
     "partial_auc_pair",  # a comparison's partial AUC differences (the pair's joint score table)
+    "calibration",  # a binary model's calibration bootstrap (its table's cells)
 )
 
 

@@ -23,6 +23,7 @@ from reportgen.report.formats import fmt_count, fmt_level, isolate, needs_isolat
 from reportgen.report.views import credit as credit_section
 from reportgen.report.views.appendix import AppendixView, ChecksView, PageMark, appendix_view, checks_view, page_mark
 from reportgen.report.views.brief import BriefView, brief_view
+from reportgen.report.views.calibration import CalibrationView, calibration_view
 from reportgen.report.views.common import Models
 from reportgen.report.views.comparison import ComparisonView, comparison_view
 from reportgen.report.views.confusion import ConfusionView, confusion_view
@@ -53,6 +54,7 @@ TOC_TITLES = {
     "summary": "Summary",
     "comparison": "Comparison with the baseline",
     "partial_auc": "Partial AUC",
+    "calibration": "Calibration",
     "metrics": "Metrics",
     "confusion": "Confusion matrices",
     "curves": "Curves",
@@ -115,6 +117,7 @@ class ReportView:
     summary: SummaryView
     comparison: ComparisonView
     partial_auc: PartialAucView
+    calibration: CalibrationView
     metrics: MetricsView
     confusion: ConfusionView
     thresholds: ThresholdsView
@@ -189,6 +192,7 @@ def report_view(result: ComparisonResult, theme: Theme, drawing: Callable[[], Ma
         summary=summary_view(result, ms, credit_notes),
         comparison=comparison,
         partial_auc=partial_auc_view(result, ms),
+        calibration=calibration_view(result, ms),
         metrics=metrics,
         confusion=confusion,
         thresholds=thresholds,
@@ -210,6 +214,7 @@ def _sections(result: ComparisonResult, theme: Theme, has_credit: bool) -> tuple
         "credit": has_credit,
         "trend": bool(result.trend),
         "partial_auc": any(m.partial_auc for m in result.models.values()),
+        "calibration": any(m.calibration is not None for m in result.models.values()),
     }
     task = TASK_SECTIONS.get(result.run.task, REPORT_SECTIONS)
     return tuple(s for s in theme.sections if s in task and have.get(s, True))
