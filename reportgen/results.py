@@ -647,6 +647,20 @@ class DeLongSummary(_Frozen):
     paired: bool
     family: HolmFamily | None = field(default=None, metadata={"description": _FAMILY})
     family_size: int | None = field(default=None, metadata={"description": "Tests in that family."})
+    min_detectable_delta: float | None = field(
+        default=None,
+        metadata={
+            "description": (
+                "The smallest AUC difference this two-sided test at alpha = 1 - confidence_level detects with 80 % "
+                "power at the observed sample and correlation (pROC power.roc.test with DeLong's variances, "
+                "Obuchowski & McClish 1997; the baseline as reference); null in older files."
+            )
+        },
+    )
+    power: float | None = field(
+        default=None,
+        metadata={"description": "The test's power against the observed difference, same formula; null if undefined."},
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -782,6 +796,16 @@ class Decision(_Frozen):
         metadata={
             "description": (
                 "The Holm family: always 'verdicts' (the primary metric, each challenger against the baseline)."
+            )
+        },
+    )
+    min_detectable_delta: float | None = field(
+        default=None,
+        metadata={
+            "description": (
+                "DeLong verdicts (AUC, Gini): the smallest difference of the metric the test detects with 80 % power at "
+                "alpha = 1 - ci_level for the observed sample and correlation (tests.delong.min_detectable_delta, "
+                "doubled for the Gini); null for other methods."
             )
         },
     )

@@ -28,6 +28,7 @@ from reportgen.engine import class_tables as CT
 from reportgen.engine import intervals as IV
 from reportgen.engine import multiplicity as MP
 from reportgen.engine import partial_auc as PA
+from reportgen.engine import power as PW
 from reportgen.engine import proportions as PR
 from reportgen.engine import stats, streams
 from reportgen.engine.curve import ScoreTable
@@ -277,6 +278,8 @@ class PrimaryTest:
     ci: list[float] | None
     ci_method: str | None
     interval_at: Callable[[float], list[float] | None] | None = None
+    #: DeLong: the minimum detectable difference at 80 % power (:mod:`reportgen.engine.power`)
+    min_detectable: float | None = None
 
 
 def decide(
@@ -319,6 +322,7 @@ def decide(
                 ci_simultaneous_level=sim_level if m > 1 else level,
                 ci_method=t.ci_method,
                 family=MP.VERDICTS,
+                min_detectable_delta=t.min_detectable,
             )
         )
     return out
@@ -942,7 +946,22 @@ def _delong_step(run: _BinaryRun, j: int, step: _PairStep, da: TableDeLong, db: 
     paired = cov is not None
     how = DELONG_PAIRED if paired else DELONG_UNPAIRED
     z, p, lo, hi = test_at(s.level)[:4]
-    step.delong = DeLongSummary(da.auc, db.auc, d_auc, math.sqrt(var_d), z, p, None, [lo, hi], paired)
+    c_jb = 0.0 if cov is None else float(cov[j, b])
+    alpha = MP.alpha_of(s.level)
+    mdd = PW.min_detectable_delta(db.variance, da.variance, c_jb, alpha)
+    step.delong = DeLongSummary(
+        da.auc,
+        db.auc,
+        d_auc,
+        math.sqrt(var_d),
+        z,
+        p,
+        None,
+        [lo, hi],
+        paired,
+        min_detectable_delta=mdd,
+        power=PW.power_at(d_auc, db.variance, da.variance, c_jb, alpha),
+    )
     samples = ((None, da),) if paired else (("a", da), ("b", db))
     step.notices.extend(
         Notice("delong_small_sample", {"sample": w, "positives": x.n_pos, "negatives": x.n_neg})
@@ -956,8 +975,9 @@ def _delong_step(run: _BinaryRun, j: int, step: _PairStep, da: TableDeLong, db: 
     pm = s.primary_metric
     if pm not in DELONG_METRICS:
         return None
+    scale = 2.0 if pm == "gini" else 1.0
     return PrimaryTest(
-        p, how, step.ci[pm], how, functools.partial(_scaled_interval, test_at, 2.0 if pm == "gini" else 1.0)
+        p, how, step.ci[pm], how, functools.partial(_scaled_interval, test_at, scale), min_detectable=scale * mdd
     )
 
 

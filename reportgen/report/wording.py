@@ -576,6 +576,16 @@ _TEST_WORDS = {
 }
 
 
+def _detectable(d: Decision, name: str) -> str:
+    """Beside "not significant": the smallest difference the test would have seen (DeLong verdicts)."""
+    if d.min_detectable_delta is None:
+        return ""
+    return (
+        f" (with 80 % power this test detects a {name} difference of {fmt_bounded(d.min_detectable_delta, 3, 0.0)} "
+        f"or more at the {fmt_pct(d.alpha, 0)} level, before Holm)"
+    )
+
+
 def verdict_of(model: str, baseline: str, d: Decision) -> str:
     """One plain sentence written from the decision's facts alone: which way, by how much, how sure.
 
@@ -611,7 +621,7 @@ def verdict_of(model: str, baseline: str, d: Decision) -> str:
     sig = ""
     if d.significant is not None:
         sig = {"better": " — significantly better.", "worse": " — significantly worse."}.get(
-            d.direction, " — not significant."
+            d.direction, " — not significant" + _detectable(d, name) + "."
         )
     way = "higher" if d.delta > 0 else "lower"
     # a non-zero difference is never "0.000 higher": more decimals until it shows (0.0003 higher)
