@@ -183,6 +183,14 @@ def analyse(
         for name, reason, rows in audit.dropped
         if not (reason == ID_NOT_SHARED and (name, rows) in joined)
     ]
+    if ev.pairing.reason == "lengths_differ":  # the user forgot the id: say so, and how to pair
+        notices.insert(
+            0,
+            Notice(
+                "unpaired_lengths",
+                {"names": list(models), "rows": [m.n for m in models.values()]},
+            ),
+        )
     if data is not None and (cfg.credit is not None or cfg.segment is not None):
         raise ConfigError(
             "credit / segment: the credit validation section reads its columns from the files; "

@@ -281,6 +281,7 @@ NoticeParams = Mapping[str, str | float | bool | Sequence[str | float | bool] | 
 #: ``class_note`` is read only (results written before the multiclass notes had codes: its
 #: ``note`` parameter is the sentence itself).
 NoticeCode = Literal[
+    "unpaired_lengths",  # names, rows: files of different lengths, no id: compared as independent samples
     "threshold_outside_scores",
     "auc_below_half",
     "small_class",

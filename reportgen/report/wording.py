@@ -54,7 +54,7 @@ from reportgen.engine.intervals import (
     class_bins,
 )
 from reportgen.engine.proportions import CLOPPER_PEARSON, DELONG_LOGIT
-from reportgen.report.formats import fmt_bounded, fmt_int, fmt_p, fmt_pct, minus
+from reportgen.report.formats import fmt_bounded, fmt_count, fmt_int, fmt_p, fmt_pct, minus
 from reportgen.report.labels import LABELS, credit_failure_names
 from reportgen.results import (
     ApprovalAtRate,
@@ -843,6 +843,13 @@ def _delong_small_sample(p: dict) -> str:
 #: Every notice code the engine and the run return (:data:`~reportgen.results.NoticeCode`), with its
 #: sentence (``params`` → words); a test keeps the two lists equal.
 NOTICE_CODES = {
+    "unpaired_lengths": lambda p: (
+        "the models' files have different numbers of rows ("
+        + ", ".join(f"{n}: {fmt_count(r)}" for n, r in zip(p["names"], p["rows"]))
+        + ") and no 'id' joins them, so the models are compared as independent samples (unpaired tests, "
+        "wider intervals, no McNemar test); to pair them, give every file an id column and set 'id:' (or "
+        "models[].id), with 'id_mismatch: intersect' to keep the ids present in every file"
+    ),
     "scores_binned": lambda p: (
         f"{_who(p)}: more than {p['max_distinct']:,} distinct scores, binned into {p['bins']:,} "
         f"{p['binning']} bins; its AUC is within ±{p['bound']:.2g} of the exact value and its thresholds are bin "
