@@ -660,7 +660,8 @@ class ReportConfig(Strict):
         min_length=1,
         description=(
             "Which sections to include, in the order given (the title block and contents are always "
-            "there; credit and trend only when the run has them). Default: every section."
+            "there; credit, trend, partial_auc and calibration only when the run has them). Default: every "
+            "section."
         ),
     )
     layout: Literal["full", "brief"] = Field(
