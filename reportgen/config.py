@@ -174,6 +174,53 @@ class ConstraintConfig(Strict):
         return self
 
 
+class CalibrationConfig(Strict):
+    """``{bins: 10, strategy: quantile}``: how probability models' calibration is binned."""
+
+    bins: int = Field(10, ge=2, le=100, description="Number of bins of the predicted probability (2 to 100).")
+    strategy: Literal["uniform", "quantile"] = Field(
+        "uniform",
+        description=(
+            "uniform: equal-width bins of [0, 1] (as scikit-learn's calibration_curve); quantile: bins of about "
+            "equal rows, a distinct score never split."
+        ),
+    )
+
+
+class PartialAucRange(Strict):
+    """``{specificity: [0.9, 1]}`` or ``{sensitivity: [0.8, 1]}``: one range of a partial AUC."""
+
+    specificity: tuple[float, float] | None = Field(
+        None,
+        description=(
+            "Partial AUC over these specificities [lo, hi] (1 - false positive rate), e.g. [0.9, 1] for a low "
+            "false positive rate; give this or sensitivity."
+        ),
+    )
+    sensitivity: tuple[float, float] | None = Field(
+        None,
+        description=("Partial AUC over these sensitivities [lo, hi] (true positive rate); give this or specificity."),
+    )
+
+    @model_validator(mode="after")
+    def _one_range(self) -> PartialAucRange:
+        if (self.specificity is None) == (self.sensitivity is None):
+            raise ValueError("give exactly one of specificity: [lo, hi] / sensitivity: [lo, hi]")
+        lo, hi = self.bounds
+        if not 0.0 <= lo < hi <= 1.0:
+            raise ValueError(f"a range [lo, hi] needs 0 <= lo < hi <= 1, found [{lo:g}, {hi:g}]")
+        return self
+
+    @property
+    def focus(self) -> Literal["specificity", "sensitivity"]:
+        return "specificity" if self.specificity is not None else "sensitivity"
+
+    @property
+    def bounds(self) -> tuple[float, float]:
+        lo, hi = self.specificity if self.specificity is not None else self.sensitivity  # type: ignore[misc]
+        return float(lo), float(hi)
+
+
 #: Schemes handed to pyarrow's filesystems (``file`` is turned into a local path instead).
 #: ``gcs`` is pyarrow's alias of ``gs``; ``viewfs`` of ``hdfs``; ``abfss`` the TLS form of ``abfs``.
 SCHEMES = ("s3", "gs", "gcs", "hdfs", "viewfs", "abfs", "abfss")
@@ -626,6 +673,8 @@ class OutputConfig(Strict):
 ReportSection = Literal[
     "summary",
     "comparison",
+    "partial_auc",
+    "calibration",
     "metrics",
     "per_class",
     "confusion",
@@ -690,7 +739,8 @@ class ReportConfig(Strict):
         min_length=1,
         description=(
             "Which sections to include, in the order given (the title block and contents are always "
-            "there; credit and trend only when the run has them). Default: every section."
+            "there; credit, trend, partial_auc and calibration only when the run has them). Default: every "
+            "section."
         ),
     )
     layout: Literal["full", "brief"] = Field(
@@ -1191,6 +1241,22 @@ class Config(Strict):
         [], description=("Extra optimal-threshold rules, e.g. {maximize: precision, where: recall, at_least: 0.8}.")
     )
     bootstrap: BootstrapConfig = Field(BootstrapConfig(), description="Bootstrap resamples and seed.")
+    calibration: CalibrationConfig | None = Field(
+        None,
+        description=(
+            "Binary probability models: ECE and MCE, each bin's observed rate with its Clopper-Pearson interval, "
+            "Brier's decomposition (reliability, resolution, uncertainty) and skill score, with bootstrap "
+            "intervals and each challenger's differences."
+        ),
+    )
+    partial_auc: list[PartialAucRange] = Field(
+        [],
+        description=(
+            "Binary: partial AUCs to report and compare, each {specificity: [lo, hi]} or {sensitivity: [lo, hi]}: "
+            "the raw area and McClish's corrected one as pROC defines them, with bootstrap intervals and a paired "
+            "bootstrap test per challenger (Holm-adjusted with the verdicts)."
+        ),
+    )
     missing: Literal["error", "drop"] = Field(
         "error",
         description=(
@@ -1303,7 +1369,7 @@ class Config(Strict):
         line = _yaml_line(self._text, loc) if self._text is not None else None
         return f"{self._source}{f':{line}' if line else ''}: {key}"
 
-    @field_validator("approval_rates", "prevalences", "constraints", "checks", mode="before")
+    @field_validator("approval_rates", "prevalences", "constraints", "checks", "partial_auc", mode="before")
     @classmethod
     def _none_is_empty(cls, v: Any) -> Any:
         # a key whose every entry is commented out ("checks:" and nothing under it) is YAML's null:
@@ -1441,6 +1507,10 @@ class Config(Strict):
             )
         if self.fairness is not None and self.task != "binary":
             raise _Invalid(("fairness",), "the fairness section is for task: binary (a decision threshold per model)")
+        if self.calibration is not None and self.task != "binary":
+            raise _Invalid(("calibration",), "calibration: needs task: binary (probabilities of the positive class)")
+        if self.partial_auc and self.task != "binary":
+            raise _Invalid(("partial_auc",), "partial AUCs need task: binary (a ROC curve); remove partial_auc")
         if self.ordinal and self.task != "multiclass":
             raise _Invalid(
                 ("ordinal",), "ordinal: true orders the classes of task: multiclass; remove it for task: binary"

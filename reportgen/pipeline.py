@@ -26,6 +26,7 @@ from reportgen.engine import binary as B
 from reportgen.engine.compare import Progress, Settings, relative_change
 from reportgen.engine.driver import compare_evidence
 from reportgen.engine.evidence import BinaryEvidence, MulticlassEvidence, MulticlassModelEvidence
+from reportgen.engine.partial_auc import PartialRange
 from reportgen.errors import ConfigError
 from reportgen.io.align import ID_NOT_SHARED
 from reportgen.io.files import rows_as_lines
@@ -84,6 +85,8 @@ def settings_from(cfg: Config) -> Settings:
         approval_rates=tuple(cfg.approval_rates),
         ordinal=cfg.ordinal,
         bands=cfg.bands,
+        partial_auc=tuple(PartialRange(r.focus, *r.bounds) for r in cfg.partial_auc),
+        calibration=None if cfg.calibration is None else (cfg.calibration.bins, cfg.calibration.strategy),
     )
 
 
@@ -239,6 +242,14 @@ def analyse(
         raise ConfigError(
             "fairness: the fairness section reads its group columns from the files; compare in-memory frames "
             "without it, or write the frames to files and use a config"
+        )
+    if ev.pairing.reason == "lengths_differ":  # the user forgot the id: say so, and how to pair
+        notices.insert(
+            0,
+            Notice(
+                "unpaired_lengths",
+                {"names": list(models), "rows": [m.n for m in models.values()]},
+            ),
         )
     if data is not None and (cfg.credit is not None or cfg.segment is not None):
         raise ConfigError(

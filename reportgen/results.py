@@ -340,6 +340,7 @@ NoticeParams = Mapping[str, str | float | bool | Sequence[str | float | bool] | 
 #: ``class_note`` is read only (results written before the multiclass notes had codes: its
 #: ``note`` parameter is the sentence itself).
 NoticeCode = Literal[
+    "unpaired_lengths",  # names, rows: files of different lengths, no id: compared as independent samples
     "threshold_outside_scores",
     "auc_below_half",
     "small_class",
@@ -479,6 +480,83 @@ class Reason(_Coded):
 
 
 @dataclass(frozen=True, slots=True)
+class CalibrationSummary(_Frozen):
+    """One model's calibration over the configured bins (``calibration:``): per non-empty bin, in
+    order of mean predicted probability, and the summary numbers with their intervals."""
+
+    strategy: Literal["uniform", "quantile"]
+    bins: int = field(metadata={"description": "The configured number of bins (empty ones are left out below)."})
+    mean_predicted: np.ndarray
+    observed: np.ndarray = field(metadata={"description": "Each bin's share of positives."})
+    counts: np.ndarray = field(metadata={"description": "Each bin's rows (weight)."})
+    observed_lo: np.ndarray = field(
+        metadata={
+            "description": "Each bin's Clopper-Pearson lower bound of the observed share (NaN-free; weighted: 0)."
+        }
+    )
+    observed_hi: np.ndarray = field(metadata={"description": "Each bin's Clopper-Pearson upper bound (weighted: 1)."})
+    values: Mapping[str, float | None] = field(
+        metadata={
+            "description": (
+                "ece, mce, brier, reliability, resolution, uncertainty (Murphy's decomposition on the bins) and "
+                "brier_skill (1 - brier / uncertainty); null when undefined."
+            )
+        }
+    )
+    ci: Mapping[str, Sequence[float]] = field(
+        metadata={"description": "name -> percentile bootstrap interval (none for uncertainty: fixed by the design)."}
+    )
+    ci_method: str
+
+    def problem(self) -> str | None:
+        return _lengths_differ(
+            mean_predicted=self.mean_predicted,
+            observed=self.observed,
+            counts=self.counts,
+            observed_lo=self.observed_lo,
+            observed_hi=self.observed_hi,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class CalibrationDelta(_Frozen):
+    """A challenger's calibration numbers minus the baseline's, with intervals."""
+
+    delta: Mapping[str, float | None]
+    ci: Mapping[str, Sequence[float]]
+    ci_method: str = field(
+        metadata={"description": "How the intervals were made: the two models' bootstrap variances added."}
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class PartialAuc(_Frozen):
+    """One model's partial AUC over a configured range (pROC's definition, McClish's correction)."""
+
+    focus: Literal["specificity", "sensitivity"] = field(
+        metadata={"description": "The axis the range is on: specificity (1 - FPR) or sensitivity (TPR)."}
+    )
+    lo: float
+    hi: float
+    value: float | None = field(
+        metadata={"description": "The raw partial area, between 0 and hi - lo; null without both classes."}
+    )
+    corrected: float | None = field(
+        metadata={
+            "description": (
+                "McClish's standardised partial AUC (0.5 useless, 1 perfect over the range); null where the curve is "
+                "below the diagonal over the range (pROC: NA)."
+            )
+        }
+    )
+    ci: Sequence[float] | None = field(metadata={"description": "Percentile bootstrap interval of value."})
+    corrected_ci: Sequence[float] | None = field(
+        metadata={"description": "Percentile bootstrap interval of corrected (replicates below the diagonal left out)."}
+    )
+    ci_method: str = field(metadata={"description": "How the intervals were drawn (the score table's bootstrap)."})
+
+
+@dataclass(frozen=True, slots=True)
 class ModelResult(_Frozen):
     """Everything computed for one model."""
 
@@ -604,6 +682,14 @@ class ModelResult(_Frozen):
             )
         },
     )
+    partial_auc: Sequence[PartialAuc] = field(
+        default_factory=list,
+        metadata={"description": "One per configured partial_auc range, in the config's order (binary)."},
+    )
+    calibration: CalibrationSummary | None = field(
+        default=None,
+        metadata={"description": "With calibration: set, a probability model's calibration (binary); else null."},
+    )
     decision_rule: Literal["threshold", "prediction_column", "argmax"] | None = field(
         default=None,
         metadata={
@@ -639,6 +725,20 @@ class DeLongSummary(_Frozen):
     paired: bool
     family: HolmFamily | None = field(default=None, metadata={"description": _FAMILY})
     family_size: int | None = field(default=None, metadata={"description": "Tests in that family."})
+    min_detectable_delta: float | None = field(
+        default=None,
+        metadata={
+            "description": (
+                "The smallest AUC difference this two-sided test at alpha = 1 - confidence_level detects with 80 % "
+                "power at the observed sample and correlation (pROC power.roc.test with DeLong's variances, "
+                "Obuchowski & McClish 1997; the baseline as reference); null in older files."
+            )
+        },
+    )
+    power: float | None = field(
+        default=None,
+        metadata={"description": "The test's power against the observed difference, same formula; null if undefined."},
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -777,6 +877,16 @@ class Decision(_Frozen):
             )
         },
     )
+    min_detectable_delta: float | None = field(
+        default=None,
+        metadata={
+            "description": (
+                "DeLong verdicts (AUC, Gini): the smallest difference of the metric the test detects with 80 % power at "
+                "alpha = 1 - ci_level for the observed sample and correlation (tests.delong.min_detectable_delta, "
+                "doubled for the Gini); null for other methods."
+            )
+        },
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -863,6 +973,39 @@ class ComparisonTests(_Frozen):
 
 
 @dataclass(frozen=True, slots=True)
+class PartialAucTest(_Frozen):
+    """A challenger's partial AUC against the baseline's over one range: pROC's bootstrap test."""
+
+    focus: Literal["specificity", "sensitivity"]
+    lo: float
+    hi: float
+    delta: float | None = field(metadata={"description": "Raw partial AUC, model minus baseline."})
+    delta_corrected: float | None = field(
+        metadata={"description": "McClish-corrected partial AUC, model minus baseline (null if either is)."}
+    )
+    ci: Sequence[float] | None = field(
+        metadata={"description": "Interval of delta: delta +- z * SD of the bootstrap differences, at the run's level."}
+    )
+    p_value: float | None = field(
+        metadata={
+            "description": (
+                "Two-sided p of D = delta / SD of the bootstrap differences (pROC roc.test, method bootstrap); the "
+                "corrected pAUC is a linear map of the raw one, so it is the test of both."
+            )
+        }
+    )
+    p_value_adjusted: float | None = field(
+        metadata={"description": "Holm-adjusted over the 'verdicts' family (the verdicts and every partial AUC test)."}
+    )
+    family_size: int | None
+    significant: bool | None = field(metadata={"description": "Adjusted p below alpha; null without a test."})
+    paired: bool = field(
+        metadata={"description": "True: replicates drawn on the pair's joint score table; false: variances added."}
+    )
+    method: str = field(metadata={"description": "How the bootstrap differences were drawn."})
+
+
+@dataclass(frozen=True, slots=True)
 class Comparison(_Frozen):
     """One model against the baseline: deltas (model − baseline), CIs, tests and a verdict."""
 
@@ -901,6 +1044,14 @@ class Comparison(_Frozen):
                 "At equal approval rate (binary, aligned rows): the baseline's rate at its rule, then approval_rates."
             )
         },
+    )
+    partial_auc: Sequence[PartialAucTest] = field(
+        default_factory=list,
+        metadata={"description": "One per configured partial_auc range: the paired (or unpaired) bootstrap test."},
+    )
+    calibration: CalibrationDelta | None = field(
+        default=None,
+        metadata={"description": "With calibration: set and both models calibrated: the differences of their numbers."},
     )
 
 
@@ -2218,6 +2369,10 @@ __all__ = [
     "ScoreBand",
     "Confusion",
     "Optimum",
+    "CalibrationDelta",
+    "CalibrationSummary",
+    "PartialAuc",
+    "PartialAucTest",
     "FrozenDict",
     "freeze",
     "check_schema_version",

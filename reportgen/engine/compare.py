@@ -23,9 +23,12 @@ import numpy as np
 
 from reportgen.engine import approval as AP
 from reportgen.engine import binary as B
+from reportgen.engine import calibration as CAL
 from reportgen.engine import class_tables as CT
 from reportgen.engine import intervals as IV
 from reportgen.engine import multiplicity as MP
+from reportgen.engine import partial_auc as PA
+from reportgen.engine import power as PW
 from reportgen.engine import proportions as PR
 from reportgen.engine import stats, streams
 from reportgen.engine.bands import DEFAULT_BANDS, band_table
@@ -37,6 +40,8 @@ from reportgen.engine.streaming import TableDeLong, delong_from_table
 from reportgen.parallel import ordered_map
 from reportgen.results import (
     CalibrationData,
+    CalibrationDelta,
+    CalibrationSummary,
     Comparison,
     ComparisonTests,
     Confusion,
@@ -51,6 +56,8 @@ from reportgen.results import (
     ModelResult,
     Notice,
     PairwiseCell,
+    PartialAuc,
+    PartialAucTest,
     PrevalenceScenario,
     ScoreHistogram,
 )
@@ -109,6 +116,10 @@ class Settings:
     ordinal: bool = False
     #: bands of the score-band (decile) table (:mod:`reportgen.engine.bands`)
     bands: int = DEFAULT_BANDS
+    #: binary: the partial AUC ranges (:mod:`reportgen.engine.partial_auc`)
+    partial_auc: tuple[PA.PartialRange, ...] = ()
+    #: binary: (bins, strategy) of the calibration numbers (:mod:`reportgen.engine.calibration`), None: none
+    calibration: tuple[int, Literal["uniform", "quantile"]] | None = None
 
 
 Progress = Callable[[int, int], None]
@@ -271,15 +282,23 @@ class PrimaryTest:
     ci: list[float] | None
     ci_method: str | None
     interval_at: Callable[[float], list[float] | None] | None = None
+    #: DeLong: the minimum detectable difference at 80 % power (:mod:`reportgen.engine.power`)
+    min_detectable: float | None = None
 
 
 def decide(
-    deltas: list[float | None], tests: list[PrimaryTest], metric: str, better: str, level: float
+    deltas: list[float | None],
+    tests: list[PrimaryTest],
+    metric: str,
+    better: str,
+    level: float,
+    also: list[float | None] | None = None,
 ) -> list[Decision]:
     """The family of verdicts of a run: Holm over every defined p-value (whatever the method),
     significance at α = 1 − level on the adjusted p, simultaneous Bonferroni intervals at
-    1 − α/m beside the unadjusted ones (:mod:`reportgen.engine.multiplicity`)."""
-    adjusted, m = MP.holm([t.p for t in tests])
+    1 − α/m beside the unadjusted ones (:mod:`reportgen.engine.multiplicity`). ``also``: the
+    p-values of the family's other tests (the partial AUC tests), adjusted with the verdicts."""
+    adjusted, m = MP.holm([t.p for t in tests] + list(also or []))
     alpha = MP.alpha_of(level)
     sim_level = MP.simultaneous_level(level, m)
     out = []
@@ -307,6 +326,7 @@ def decide(
                 ci_simultaneous_level=sim_level if m > 1 else level,
                 ci_method=t.ci_method,
                 family=MP.VERDICTS,
+                min_detectable_delta=t.min_detectable,
             )
         )
     return out
@@ -662,6 +682,8 @@ class _ModelStep:
     result: ModelResult
     delong: TableDeLong | None
     no_cells: bool
+    partial: list[PA.ModelPartial]
+    calibration: CAL.Calibration | None
 
 
 def _model_step(run: _BinaryRun, j: int) -> _ModelStep:
@@ -701,8 +723,50 @@ def _model_step(run: _BinaryRun, j: int) -> _ModelStep:
     r = _model_result(m, s, ci, method, _smaller_class(ev, m), tuple(test_notices), run.exact(j)[0])
     pos_rows = _positive_rows(ev, m)
     neg_rows = None if pos_rows is None else t.n_rows - pos_rows
-    r = replace(r, positives_rows=pos_rows, negatives_rows=neg_rows, confusion_rows=rows_conf)
-    return _ModelStep(r, d, run.want and draws is None)
+    partial = PA.model_partial_aucs(
+        t, m.threshold, s.partial_auc, s.resamples, streams.stream(s.seed, "partial_auc", m.name), s.level
+    )
+    cal = None
+    if s.calibration is not None and r.probabilities:
+        cal = CAL.model_calibration(
+            t,
+            *s.calibration,
+            r.metrics.get("brier"),
+            s.resamples,
+            streams.stream(s.seed, "calibration", m.name),
+            s.level,
+        )
+    r = replace(
+        r,
+        calibration=None if cal is None else _calibration_summary(cal),
+        positives_rows=pos_rows,
+        negatives_rows=neg_rows,
+        confusion_rows=rows_conf,
+        partial_auc=[
+            PartialAuc(p.range.focus, p.range.lo, p.range.hi, p.value, p.corrected, p.ci, p.corrected_ci, p.method)
+            for p in partial
+        ],
+    )
+    return _ModelStep(r, d, run.want and draws is None, partial, cal)
+
+
+def _calibration_summary(c: CAL.Calibration) -> CalibrationSummary:
+    return CalibrationSummary(
+        c.strategy,
+        c.bins,
+        c.mean_predicted,
+        c.observed,
+        c.counts,
+        np.nan_to_num(c.observed_lo, nan=0.0),
+        np.nan_to_num(c.observed_hi, nan=1.0),
+        c.values,
+        c.ci,
+        c.ci_method,
+    )
+
+
+#: ``CalibrationDelta.ci_method``.
+CALIBRATION_DELTA = "bootstrap (normal, the two models' variances added)"
 
 
 def _model_intervals(draws: IV.Draws, ci: dict[str, list[float]], method: dict[str, str], level: float) -> None:
@@ -886,7 +950,22 @@ def _delong_step(run: _BinaryRun, j: int, step: _PairStep, da: TableDeLong, db: 
     paired = cov is not None
     how = DELONG_PAIRED if paired else DELONG_UNPAIRED
     z, p, lo, hi = test_at(s.level)[:4]
-    step.delong = DeLongSummary(da.auc, db.auc, d_auc, math.sqrt(var_d), z, p, None, [lo, hi], paired)
+    c_jb = 0.0 if cov is None else float(cov[j, b])
+    alpha = MP.alpha_of(s.level)
+    mdd = PW.min_detectable_delta(db.variance, da.variance, c_jb, alpha)
+    step.delong = DeLongSummary(
+        da.auc,
+        db.auc,
+        d_auc,
+        math.sqrt(var_d),
+        z,
+        p,
+        None,
+        [lo, hi],
+        paired,
+        min_detectable_delta=mdd,
+        power=PW.power_at(d_auc, db.variance, da.variance, c_jb, alpha),
+    )
     samples = ((None, da),) if paired else (("a", da), ("b", db))
     step.notices.extend(
         Notice("delong_small_sample", {"sample": w, "positives": x.n_pos, "negatives": x.n_neg})
@@ -900,27 +979,133 @@ def _delong_step(run: _BinaryRun, j: int, step: _PairStep, da: TableDeLong, db: 
     pm = s.primary_metric
     if pm not in DELONG_METRICS:
         return None
+    scale = 2.0 if pm == "gini" else 1.0
     return PrimaryTest(
-        p, how, step.ci[pm], how, functools.partial(_scaled_interval, test_at, 2.0 if pm == "gini" else 1.0)
+        p, how, step.ci[pm], how, functools.partial(_scaled_interval, test_at, scale), min_detectable=scale * mdd
     )
 
 
-def _comparison_family(run: _BinaryRun, steps: list[_PairStep]) -> list[Comparison]:
+@dataclass(frozen=True, slots=True)
+class _PartialTest:
+    """A challenger's partial AUC test before the verdicts' family is adjusted."""
+
+    mine: PA.ModelPartial
+    base: PA.ModelPartial
+    ci: list[float] | None
+    p: float | None
+    paired: bool
+    method: str
+
+
+def _partial_tests(run: _BinaryRun, j: int, partial: dict[str, list[PA.ModelPartial]]) -> list[_PartialTest]:
+    """Model j's partial AUCs against the baseline's: pROC's bootstrap test (module docstring of
+    :mod:`reportgen.engine.partial_auc`), paired on the pair's joint score table when counted,
+    else on the two models' own replicates (variances added)."""
+    ev, s, b = run.ev, run.s, run.b
+    mine, base = partial[ev.names[j]], partial[run.base_name]
+    pc = ev.pairing.pair_counts
+    pair = None if pc is None or ev.weighted or not run.want else pc.of(j, b)
+    diffs: list[np.ndarray | None]
+    if pair is not None and pc is not None:
+        diffs = list(
+            PA.pair_partial_auc_diffs(
+                pair,
+                pc.luts[j],
+                pc.luts[b],
+                (ev.models[j].table, ev.models[b].table),
+                s.partial_auc,
+                s.resamples,
+                streams.stream(s.seed, "partial_auc_pair", run.base_name, ev.names[j]),
+            )
+        )
+        method = IV.JOINT_BINNED_BOOTSTRAP
+    else:
+        diffs = [None] * len(s.partial_auc)
+        method = "bootstrap (unpaired: the two models' variances added)"
+    out = []
+    for q, (m, mb) in enumerate(zip(mine, base)):
+        delta = None if m.value is None or mb.value is None else m.value - mb.value
+        var = None
+        if (d := diffs[q]) is not None:
+            se = MP.bootstrap_se(d)
+            var = None if se is None else se * se
+        elif m.replicates is not None and mb.replicates is not None:
+            sa, sb = MP.bootstrap_se(m.replicates), MP.bootstrap_se(mb.replicates)
+            var = None if sa is None or sb is None else sa * sa + sb * sb
+        if delta is None or var is None:
+            out.append(_PartialTest(m, mb, None, None, diffs[q] is not None, "no test"))
+            continue
+        _, p, lo, hi = stats.normal_test(delta, var, s.level)
+        out.append(_PartialTest(m, mb, [lo, hi], p, diffs[q] is not None, method))
+    return out
+
+
+def _partial_family(
+    tests: list[list[_PartialTest]], primary: list[float | None], level: float
+) -> list[list[PartialAucTest]]:
+    """Each comparison's partial AUC tests, Holm-adjusted together with the verdicts (one family:
+    :data:`~reportgen.engine.multiplicity.VERDICTS`)."""
+    flat = [t.p for ts in tests for t in ts]
+    adjusted, m = MP.holm(primary + flat)
+    adj = iter(adjusted[len(primary) :])
+    alpha = MP.alpha_of(level)
+    out = []
+    for ts in tests:
+        row = []
+        for t in ts:
+            a = next(adj)
+            mine, base = t.mine, t.base
+            r = mine.range
+            dc = None if mine.corrected is None or base.corrected is None else mine.corrected - base.corrected
+            delta = None if mine.value is None or base.value is None else mine.value - base.value
+            row.append(
+                PartialAucTest(
+                    r.focus,
+                    r.lo,
+                    r.hi,
+                    delta,
+                    dc,
+                    t.ci,
+                    t.p,
+                    a,
+                    m if t.p is not None else None,
+                    None if a is None else a < alpha,
+                    t.paired,
+                    t.method,
+                )
+            )
+        out.append(row)
+    return out
+
+
+def _comparison_family(
+    run: _BinaryRun,
+    steps: list[_PairStep],
+    partial: dict[str, list[PA.ModelPartial]] | None = None,
+    calibration: dict[str, CAL.Calibration | None] | None = None,
+) -> list[Comparison]:
     """The comparisons with the baseline, each family adjusted: Holm over the verdicts (the
     primary metric), over McNemar's tests and over DeLong's; the approval comparisons beside."""
     ev, s = run.ev, run.s
     pm = s.primary_metric
     approvals, approval_cap = _approvals(ev, s, run.b)
+    ptests = [_partial_tests(run, ev.names.index(p.name), partial) if partial and s.partial_auc else [] for p in steps]
     decisions = decide(
-        [p.delta.get(pm) for p in steps], [p.primary for p in steps], pm, B.BETTER.get(pm) or "higher", s.level
+        [p.delta.get(pm) for p in steps],
+        [p.primary for p in steps],
+        pm,
+        B.BETTER.get(pm) or "higher",
+        s.level,
+        also=[t.p for ts in ptests for t in ts],
     )
+    partial_rows = _partial_family(ptests, [p.primary.p for p in steps], s.level)
     holm_m, size_m = MP.holm([None if p.mcnemar is None else p.mcnemar[0].p_value for p in steps])
     holm_d, size_d = MP.holm([None if p.delong is None else p.delong.p_value for p in steps])
     # Every family is adjusted, a family of one included: Holm's adjusted p of a single test is
     # its raw p (as the decision's p_value_adjusted and the multiclass McNemar summary say); the
     # report leaves out the duplicate, the numbers do not (a null read as "not adjusted").
     comparisons = []
-    for p, hm, hd, dec in zip(steps, holm_m, holm_d, decisions):
+    for p, hm, hd, dec, prow in zip(steps, holm_m, holm_d, decisions, partial_rows):
         dl = p.delong
         if dl is not None:  # DeLong's family: the verdicts' when they are DeLong's, else its own
             if pm in DELONG_METRICS and dec.method == dl_method(dl):
@@ -949,9 +1134,21 @@ def _comparison_family(run: _BinaryRun, steps: list[_PairStep]) -> list[Comparis
                 capabilities=p.caps,
                 decision=dec,
                 approval=[] if approvals is None else approvals[p.name],
+                partial_auc=prow,
+                calibration=_calibration_delta(calibration or {}, p.name, run.base_name, s.level),
             )
         )
     return comparisons
+
+
+def _calibration_delta(
+    cal: dict[str, CAL.Calibration | None], model: str, base: str, level: float
+) -> CalibrationDelta | None:
+    a, b = cal.get(model), cal.get(base)
+    if a is None or b is None:
+        return None
+    delta, ci = CAL.deltas(a, b, level)
+    return CalibrationDelta(delta, ci, CALIBRATION_DELTA)
 
 
 def _pairwise_family(
@@ -1028,6 +1225,8 @@ def compare_binary_evidence(
     k = len(ev.models)
     models: dict[str, ModelResult] = {}
     delong: dict[str, TableDeLong] = {}
+    partial: dict[str, list[PA.ModelPartial]] = {}
+    calibration: dict[str, CAL.Calibration | None] = {}
     model_caps: set[str] = set()
     paired_draws: list[IV.Draws | None] = []
     # each model and each pair draws from its own stream (reportgen.engine.streams), so they all
@@ -1042,6 +1241,8 @@ def compare_binary_evidence(
             continue
         assert isinstance(out, _ModelStep)
         models[out.result.name] = out.result
+        partial[out.result.name] = out.partial
+        calibration[out.result.name] = out.calibration
         if out.delong is not None:
             delong[out.result.name] = out.delong
         if out.no_cells:
@@ -1052,5 +1253,5 @@ def compare_binary_evidence(
     if ev.pairing.patterns is not None and run.want and not ev.weighted:
         joint = joint_bootstrap(ev.pairing.patterns, k, s, streams.stream(s.seed, "patterns"))
     steps = [_pair_step(run, j, models, delong, model_caps, joint, paired_draws[j]) for j in range(k) if j != run.b]
-    comparisons = _comparison_family(run, steps)
+    comparisons = _comparison_family(run, steps, partial, calibration)
     return models, comparisons, _pairwise_family(run, models, delong, comparisons)

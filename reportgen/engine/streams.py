@@ -30,6 +30,9 @@ PURPOSES = (
     "class_auc",  # multiclass: a model's per-class AUC draws (its class tables)
     "class_pairs",  # multiclass: a comparison's joint confusion counts
     "fairness",  # a model's per-group count tables of one protected column
+    "partial_auc",  # a binary model's partial AUC bootstrap (its table's cells)
+    "partial_auc_pair",  # a comparison's partial AUC differences (the pair's joint score table)
+    "calibration",  # a binary model's calibration bootstrap (its table's cells)
 )
 
 

@@ -56,7 +56,7 @@ from reportgen.engine.intervals import (
     class_bins,
 )
 from reportgen.engine.proportions import CLOPPER_PEARSON, DELONG_LOGIT
-from reportgen.report.formats import fmt_bounded, fmt_int, fmt_p, fmt_pct, fmt_threshold, minus
+from reportgen.report.formats import fmt_bounded, fmt_count, fmt_int, fmt_p, fmt_pct, fmt_threshold, minus
 from reportgen.report.labels import LABELS, credit_failure_names
 from reportgen.results import (
     ApprovalAtRate,
@@ -696,6 +696,16 @@ _TEST_WORDS = {
 }
 
 
+def _detectable(d: Decision, name: str) -> str:
+    """Beside "not significant": the smallest difference the test would have seen (DeLong verdicts)."""
+    if d.min_detectable_delta is None:
+        return ""
+    return (
+        f" (with 80 % power this test detects a {name} difference of {fmt_bounded(d.min_detectable_delta, 3, 0.0)} "
+        f"or more at the {fmt_pct(d.alpha, 0)} level, before Holm)"
+    )
+
+
 def verdict_of(model: str, baseline: str, d: Decision) -> str:
     """One plain sentence written from the decision's facts alone: which way, by how much, how sure.
 
@@ -731,7 +741,7 @@ def verdict_of(model: str, baseline: str, d: Decision) -> str:
     sig = ""
     if d.significant is not None:
         sig = {"better": " — significantly better.", "worse": " — significantly worse."}.get(
-            d.direction, " — not significant."
+            d.direction, " — not significant" + _detectable(d, name) + "."
         )
     way = "higher" if d.delta > 0 else "lower"
     # a non-zero difference is never "0.000 higher": more decimals until it shows (0.0003 higher)
@@ -953,6 +963,13 @@ def _delong_small_sample(p: dict) -> str:
 #: Every notice code the engine and the run return (:data:`~reportgen.results.NoticeCode`), with its
 #: sentence (``params`` → words); a test keeps the two lists equal.
 NOTICE_CODES = {
+    "unpaired_lengths": lambda p: (
+        "the models' files have different numbers of rows ("
+        + ", ".join(f"{n}: {fmt_count(r)}" for n, r in zip(p["names"], p["rows"]))
+        + ") and no 'id' joins them, so the models are compared as independent samples (unpaired tests, "
+        "wider intervals, no McNemar test); to pair them, give every file an id column and set 'id:' (or "
+        "models[].id), with 'id_mismatch: intersect' to keep the ids present in every file"
+    ),
     "scores_binned": lambda p: (
         f"{_who(p)}: more than {p['max_distinct']:,} distinct scores, binned into {p['bins']:,} "
         f"{p['binning']} bins; its AUC is within ±{p['bound']:.2g} of the exact value and its thresholds are bin "

@@ -178,8 +178,11 @@ MC_RULE = {"name": "rule", "file": "mc.csv", "prediction": "rule"}
 MULTICLASS = {"title": "parity", "task": "multiclass", "label": "y", "classes": MC_CLASSES, "bootstrap": BOOT}
 
 CASES = [
-    Case("binary_demo", {"demo": "demo.yaml", "bootstrap": {"resamples": 20, "seed": 7}}),
+    Case("binary_demo", {"demo": "demo.yaml", "bootstrap": {"resamples": 20, "seed": 7},
+                         "calibration": {"bins": 8, "strategy": "quantile"}}),
     Case("binary_ties_both_directions_one_file", {**BINARY, "models": [A, B_LOWER]}),
+    Case("binary_partial_auc", {
+        **BINARY, "partial_auc": [{"specificity": [0.9, 1.0]}, {"sensitivity": [0.8, 1.0]}], "models": [A, B_LOWER, C]}),
     Case("binary_weights", {**BINARY, "weight": "w", "models": [A, B_LOWER]}),
     # a weighted model joined by id to a shuffled file: its weights are read in another order
     Case("binary_weights_id_join_shuffled_file", {

@@ -44,6 +44,11 @@ PINNED = [
      "model 'a': more than 2,000,000 distinct scores, binned into 99,871 quantile bins; its AUC is within ±0.00012 "
      "of the exact value and its thresholds are bin boundaries that occur in the data"),
     (Notice("ids_not_shared", {"model": "b", "rows": 3}), "model 'b': 3 row(s) whose id is not in every model were dropped"),
+    (Notice("unpaired_lengths", {"names": ["a", "b"], "rows": [12000, 11990]}),
+     "the models' files have different numbers of rows (a: 12\u2009000, b: 11\u2009990) and no 'id' joins them, so the "
+     "models are compared as independent samples (unpaired tests, wider intervals, no McNemar test); to pair them, "
+     "give every file an id column and set 'id:' (or models[].id), with 'id_mismatch: intersect' to keep the ids "
+     "present in every file"),
     (Notice("class_never_in_truth", {"class": "cat", "predicted_by": ["a", "b"]}),
      "class 'cat' never occurs in the truth; predicted by 'a', 'b' (its recall and support are 0 / undefined)"),
     (Notice("class_never_in_truth", {"class": "7", "predicted_by": []}),

@@ -24,6 +24,7 @@ from reportgen.report.views import credit as credit_section
 from reportgen.report.views.appendix import AppendixView, ChecksView, PageMark, appendix_view, checks_view, page_mark
 from reportgen.report.views.bands import BandsView, bands_view
 from reportgen.report.views.brief import BriefView, brief_view
+from reportgen.report.views.calibration import CalibrationView, calibration_view
 from reportgen.report.views.common import Models
 from reportgen.report.views.comparison import ComparisonView, comparison_view
 from reportgen.report.views.confusion import ConfusionView, confusion_view
@@ -31,6 +32,7 @@ from reportgen.report.views.credit import CreditView
 from reportgen.report.views.curves import CurvesView, curves_view
 from reportgen.report.views.fairness import FairnessView, fairness_view
 from reportgen.report.views.metrics import MetricsView, metrics_view
+from reportgen.report.views.partial_auc import PartialAucView, partial_auc_view
 from reportgen.report.views.per_class import PerClassView, per_class_view
 from reportgen.report.views.summary import ModelRow, SummaryView, model_rows, summary_view
 from reportgen.report.views.thresholds import ThresholdsView, thresholds_view
@@ -54,6 +56,8 @@ TASK_SECTIONS = {
 TOC_TITLES = {
     "summary": "Summary",
     "comparison": "Comparison with the baseline",
+    "partial_auc": "Partial AUC",
+    "calibration": "Calibration",
     "metrics": "Metrics",
     "confusion": "Confusion matrices",
     "curves": "Curves",
@@ -117,6 +121,8 @@ class ReportView:
     checks: ChecksView
     summary: SummaryView
     comparison: ComparisonView
+    partial_auc: PartialAucView
+    calibration: CalibrationView
     metrics: MetricsView
     confusion: ConfusionView
     thresholds: ThresholdsView
@@ -195,6 +201,8 @@ def report_view(result: ComparisonResult, theme: Theme, drawing: Callable[[], Ma
         checks=checks_view(result),
         summary=summary_view(result, ms, credit_notes),
         comparison=comparison,
+        partial_auc=partial_auc_view(result, ms),
+        calibration=calibration_view(result, ms),
         metrics=metrics,
         confusion=confusion,
         thresholds=thresholds,
@@ -215,7 +223,13 @@ def _sections(result: ComparisonResult, theme: Theme, has_credit: bool, has_fair
     """The theme's sections this run has, in the theme's order (``report.sections`` names and
     orders every section; credit and trend are left out of a run without ``credit:`` or
     ``history:``)."""
-    have = {"credit": has_credit, "fairness": has_fairness, "trend": bool(result.trend)}
+    have = {
+        "credit": has_credit,
+        "fairness": has_fairness,
+        "trend": bool(result.trend),
+        "partial_auc": any(m.partial_auc for m in result.models.values()),
+        "calibration": any(m.calibration is not None for m in result.models.values()),
+    }
     task = TASK_SECTIONS.get(result.run.task, REPORT_SECTIONS)
     return tuple(s for s in theme.sections if s in task and have.get(s, True))
 

@@ -1,0 +1,119 @@
+"""The calibration section: each probability model's ECE, MCE, Brier decomposition and skill with
+intervals, its per-bin observed rates with Clopper–Pearson intervals, and each challenger's
+differences (numbers from ``ModelResult.calibration`` and ``Comparison.calibration``, formatted
+through :mod:`reportgen.report.formats`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from reportgen.report.formats import fmt_ci, fmt_count, fmt_num, fmt_pct, fmt_signed
+from reportgen.report.views.common import Models
+from reportgen.results import ComparisonResult
+
+#: The summary rows: key, label, what a better value is.
+ROWS = (
+    ("ece", "Expected calibration error (ECE)", "lower"),
+    ("mce", "Maximum calibration error (MCE)", "lower"),
+    ("brier", "Brier score", "lower"),
+    ("reliability", "Reliability (Murphy)", "lower"),
+    ("resolution", "Resolution (Murphy)", "higher"),
+    ("uncertainty", "Uncertainty ō(1 − ō)", "—"),
+    ("brier_skill", "Brier skill score", "higher"),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class CalibrationCell:
+    value: str
+    ci: str
+
+
+@dataclass(frozen=True, slots=True)
+class CalibrationRow:
+    label: str
+    better: str
+    cells: tuple[CalibrationCell, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class BinRow:
+    mean_predicted: str
+    observed: str
+    ci: str
+    rows: str
+
+
+@dataclass(frozen=True, slots=True)
+class ModelBins:
+    model: str
+    colour: str
+    rows: tuple[BinRow, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class CalibrationView:
+    #: models with a calibration, in report order
+    models: tuple[str, ...]
+    summary: tuple[CalibrationRow, ...]
+    #: the challengers' differences with the baseline (same rows), their columns
+    challengers: tuple[str, ...]
+    deltas: tuple[CalibrationRow, ...]
+    bins: tuple[ModelBins, ...]
+    binning: str
+    methods: str
+    baseline: str
+    #: "champion (scores not probabilities)", or ""
+    left_out: str
+
+
+def calibration_view(result: ComparisonResult, ms: Models) -> CalibrationView:
+    cal = {n: m.calibration for n, m in result.models.items() if m.calibration is not None}
+    names = tuple(cal)
+    summary = tuple(
+        CalibrationRow(
+            label,
+            better,
+            tuple(CalibrationCell(fmt_num(cal[n].values.get(key), 4), fmt_ci(cal[n].ci.get(key), 4)) for n in names),
+        )
+        for key, label, better in ROWS
+    )
+    comps = [c for c in result.comparisons if c.calibration is not None]
+    deltas = tuple(
+        CalibrationRow(
+            label,
+            better,
+            tuple(
+                CalibrationCell(fmt_signed(c.calibration.delta.get(key), 4), fmt_ci(c.calibration.ci.get(key), 4))  # type: ignore[union-attr]
+                for c in comps
+            ),
+        )
+        for key, label, better in ROWS
+        if key != "uncertainty"
+    )
+    bins = tuple(
+        ModelBins(
+            n,
+            ms.colours[n],
+            tuple(
+                BinRow(fmt_pct(p, 2), fmt_pct(o, 2), "[" + fmt_pct(lo, 2) + ", " + fmt_pct(hi, 2) + "]", fmt_count(k))
+                for p, o, lo, hi, k in zip(c.mean_predicted, c.observed, c.observed_lo, c.observed_hi, c.counts)
+            ),
+        )
+        for n, c in cal.items()
+    )
+    first = next(iter(cal.values()), None)
+    binning = (
+        ""
+        if first is None
+        else f"{first.bins} {'equal-width' if first.strategy == 'uniform' else 'equal-count (quantile)'} bins"
+    )
+    methods = "; ".join(sorted({c.ci_method for c in cal.values()} | {c.calibration.ci_method for c in comps}))  # type: ignore[union-attr]
+    out = [n for n in result.models if n not in cal]
+    left_out = ", ".join(out) + (" (scores not probabilities)" if out else "")
+    return CalibrationView(
+        names, summary, tuple(c.model for c in comps), deltas, bins, binning, methods, result.run.baseline, left_out
+    )
+
+
+__all__ = ["CalibrationView", "calibration_view"]
