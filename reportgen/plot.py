@@ -197,7 +197,7 @@ def _one(names: Sequence[str], model: str | None, what: str = "result") -> str:
     return model
 
 
-def _curves(m: ModelResult) -> Curves:
+def curves_of(m: ModelResult) -> Curves:
     """A binary model's curves: every binary model has them (its scores are required)."""
     if m.curves is None:
         raise ValueError("this figure needs a binary result's curves (a multiclass result has per-class curves)")
@@ -251,7 +251,7 @@ def roc(
     points = False
     for name in _pick(result, models):
         m = result.models[name]
-        c = _curves(m).roc
+        c = curves_of(m).roc
         label = (
             f"{look.name[name]}: AUC {fmt_metric(m.metrics['roc_auc'], 'roc_auc')}, "
             f"Gini {fmt_metric(m.metrics['gini'], 'gini')}"
@@ -312,7 +312,7 @@ def precision_recall(
     points = False
     for name in names:
         m = result.models[name]
-        c = _curves(m).pr
+        c = curves_of(m).pr
         ap = fmt_metric(m.metrics["average_precision"], "average_precision")
         ax.step(
             c.x, c.y, where="post", color=look.colour[name], ls=look.dash[name], label=f"{look.name[name]}: AP {ap}"
@@ -348,7 +348,7 @@ def gains(
     ax.plot([0, 1], [0, 1], ls="--", color=MUTED, lw=0.9, label="random")
     ax.plot([0, prev, 1], [0, 1, 1], ls=":", color=MUTED, lw=0.9, label="perfect")
     for name in _pick(result, models):
-        if (lift := _curves(result.models[name]).lift) is not None:
+        if (lift := curves_of(result.models[name]).lift) is not None:
             ax.plot(lift.x, lift.y, color=look.colour[name], ls=look.dash[name], label=look.name[name])
     ax.set(
         xlim=(0, 1),
@@ -377,7 +377,7 @@ def cost(
     ax.plot(x, 1 - x, color=MUTED, lw=0.9, ls="-.", label="always positive")
     pc = None
     for name in _pick(result, models):
-        c = _curves(result.models[name]).cost
+        c = curves_of(result.models[name]).cost
         if c is None:
             continue
         col = look.colour[name]
@@ -412,7 +412,7 @@ def threshold_metric(
     ax, look = _axes(ax), _Looks(result, palette)
     for name in _pick(result, models):
         m = result.models[name]
-        c = _curves(m).threshold_metrics.get(metric)
+        c = curves_of(m).threshold_metrics.get(metric)
         if c is None:
             continue
         col = look.colour[name]
@@ -444,7 +444,7 @@ def ks(
     ax, look = _axes(ax), _Looks(result, palette)
     name = _one(list(result.models), model)
     m = result.models[name]
-    k = _curves(m).ks
+    k = curves_of(m).ks
     if k is None:
         raise ValueError(f"model {name!r} has no KS curve")
     ax.plot(k.thresholds, k.tpr, color=look.colour[name], label="positives")
@@ -472,13 +472,13 @@ def calibration(
     area proportional to their rows. Models without a calibration curve are left out; if none
     of ``models`` has one, a ValueError."""
     ax, look = _axes(ax), _Looks(result, palette)
-    names = [n for n in _pick(result, models) if _curves(result.models[n]).calibration is not None]
+    names = [n for n in _pick(result, models) if curves_of(result.models[n]).calibration is not None]
     if not names:
         raise ValueError("no model has a calibration curve (scores that are not probabilities have none)")
     ax.plot([0, 1], [0, 1], ls="--", color=MUTED, lw=0.9, label="perfectly calibrated")
     for name in names:
         m = result.models[name]
-        c = _curves(m).calibration
+        c = curves_of(m).calibration
         assert c is not None  # names holds those with a calibration
         size = 12 + 120 * c.counts / max(float(c.counts.max()), 1.0)
         col = look.colour[name]
@@ -515,7 +515,7 @@ def score_distribution(
     ax, look = _axes(ax), _Looks(result, palette)
     name = _one(list(result.models), model)
     m = result.models[name]
-    h = _curves(m).histogram
+    h = curves_of(m).histogram
     if h is None:
         raise ValueError(f"model {name!r} has no score histogram")
     pos = h.positives / max(h.positives.sum(), 1e-300)

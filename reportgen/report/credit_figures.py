@@ -1,25 +1,13 @@
-"""Figures of the credit validation section: per model, one figure of up to four panels drawn by
-:mod:`reportgen.plot` (:func:`~reportgen.plot.credit_calibration`, :func:`~reportgen.plot.cap`,
-:func:`~reportgen.plot.score_stability`, :func:`~reportgen.plot.auc_over_time`), two to a row at
-the report's half width each, so the figure prints at its drawn size (three panels in a row were
-drawn 10.4 in wide and printed at two thirds: 5 pt text). Nothing here computes a statistic.
-
-The views import :func:`panel_keys` (the caption names the panels), so this module imports
-matplotlib (through :mod:`reportgen.plot`) only when it draws: writing ``metrics.json`` alone
-never loads it."""
+"""Which panels a model's credit figure has (:func:`panel_keys`) and the figure table's key prefix:
+what the views need of the credit figures without drawing them (no matplotlib here, so writing
+``metrics.json`` alone never loads it). The figure itself is drawn by
+:func:`reportgen.report.figures.credit_figure` with :mod:`reportgen.plot`'s credit panels."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from reportgen.results import CreditModel
 
-from reportgen.report.formats import isolate
-from reportgen.results import ComparisonResult, CreditModel
-
-if TYPE_CHECKING:
-    from matplotlib.figure import Figure
-
-__all__ = ["KEY_PREFIX", "credit_figure", "figure_table", "panel_keys"]
+__all__ = ["KEY_PREFIX", "panel_keys"]
 
 
 def panel_keys(m: CreditModel) -> list[str]:
@@ -36,40 +24,5 @@ def panel_keys(m: CreditModel) -> list[str]:
     return keys
 
 
-def credit_figure(m: CreditModel, colour: str) -> Figure | None:
-    """The model's panels (:func:`panel_keys`, :data:`reportgen.plot.CREDIT_PANELS`), two to a
-    row (a third centred below), or None."""
-    import reportgen.plot as plot  # noqa: PLC0415  (matplotlib: see the module)
-    from reportgen.report.figures import HALF_WIDTH, _matplotlib_notes, panel_rows, panels  # noqa: PLC0415
-
-    keys = panel_keys(m)
-    if not keys:
-        return None
-    with plot.style(), _matplotlib_notes():
-        fig = plot.new_figure(HALF_WIDTH * min(2, len(keys)) + 0.2, 2.7 * panel_rows(len(keys), 2) + 0.2)
-        for ax, key in zip(panels(fig, len(keys), 2), keys, strict=True):
-            plot.CREDIT_PANELS[key](ax, m, colour)
-        fig.suptitle(isolate(plot.safe_text(m.model)), fontsize=9, fontweight="bold")
-    return fig
-
-
-#: The key prefix of the credit figures in a report's figure table (:func:`figure_table`).
+#: The key prefix of the credit figures in a report's figure table (:func:`reportgen.report.figures.credit_figure_table`).
 KEY_PREFIX = "credit:"
-
-
-def figure_table(result: ComparisonResult) -> dict[str, Callable[..., Figure | None]]:
-    """``credit:NAME → fn(result, palette)`` drawing the model's :func:`credit_figure` in its
-    colour, for :func:`reportgen.report.figures.render_figures`, which draws them after the
-    report's other figures."""
-    import reportgen.plot as plot  # noqa: PLC0415  (matplotlib: see the module)
-
-    if result.credit is None:
-        return {}
-
-    def draw(m: CreditModel) -> Callable[..., Figure | None]:
-        def fn(result: ComparisonResult, palette: Sequence[str] = plot.PALETTE) -> Figure | None:
-            return credit_figure(m, plot.colours(list(result.models), palette).get(m.model, plot.MUTED))
-
-        return fn
-
-    return {f"{KEY_PREFIX}{name}": draw(m) for name, m in result.credit.models.items()}

@@ -26,7 +26,7 @@ import math
 import re
 import textwrap
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
@@ -45,8 +45,9 @@ from reportgen.plot import (
     safe_text,
     uses_keys,
 )
+from reportgen.report.credit_figures import KEY_PREFIX, panel_keys
 from reportgen.report.formats import isolate, needs_isolation
-from reportgen.results import ComparisonResult
+from reportgen.results import ComparisonResult, CreditModel
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -257,7 +258,7 @@ def _per_model(result: ComparisonResult, draw, names: Sequence[str], height: flo
 @_apply_style
 def ks_figure(result: ComparisonResult, palette: Sequence[str] = PALETTE) -> Figure | None:
     """:func:`reportgen.plot.ks` of each model (with a KS curve), three to a row."""
-    names = [n for n, m in result.models.items() if plot._curves(m).ks is not None]
+    names = [n for n, m in result.models.items() if plot.curves_of(m).ks is not None]
     return _per_model(result, plot.ks, names, 2.4, palette) if names else None
 
 
@@ -272,7 +273,7 @@ def gains_figure(result: ComparisonResult, palette: Sequence[str] = PALETTE) -> 
 @_apply_style
 def calibration_figure(result: ComparisonResult, palette: Sequence[str] = PALETTE) -> Figure | None:
     """:func:`reportgen.plot.calibration` of the models whose scores are probabilities (None if none)."""
-    models = [n for n, m in result.models.items() if plot._curves(m).calibration is not None]
+    models = [n for n, m in result.models.items() if plot.curves_of(m).calibration is not None]
     if not models:
         return None
     fig = new_figure(HALF_WIDTH, 3.0 + _legend_height(len(models) + 1))
@@ -283,7 +284,7 @@ def calibration_figure(result: ComparisonResult, palette: Sequence[str] = PALETT
 @_apply_style
 def distribution_figure(result: ComparisonResult, palette: Sequence[str] = PALETTE) -> Figure | None:
     """:func:`reportgen.plot.score_distribution` of each model (with a histogram), three to a row."""
-    names = [n for n, m in result.models.items() if plot._curves(m).histogram is not None]
+    names = [n for n, m in result.models.items() if plot.curves_of(m).histogram is not None]
     return _per_model(result, plot.score_distribution, names, 2.3, palette) if names else None
 
 
@@ -433,13 +434,11 @@ def render_figures(result: ComparisonResult, palette: Sequence[str] = PALETTE) -
     """Every applicable figure as inline SVG, keyed by name, drawn here one after another; a
     figure in parts (the per-class panels of many classes) as ``key``, ``key_2``, ``key_3``, …;
     then the trend (``trend``) and the credit section's (``credit:MODEL``,
-    :func:`reportgen.report.credit_figures.figure_table`)."""
-    from reportgen.report.credit_figures import figure_table  # noqa: PLC0415  (it imports this module)
-
+    :func:`credit_figure_table`)."""
     table = {
         **(FIGURES if result.run.task == "binary" else MULTICLASS_FIGURES),
         "trend": trend_figure,
-        **figure_table(result),
+        **credit_figure_table(result),
     }
     out: dict[str, str] = {}
     for key, fn in table.items():
@@ -478,3 +477,33 @@ __all__ = [
     "to_svg",
     "uses_keys",
 ]
+
+
+def credit_figure(m: CreditModel, colour: str) -> Figure | None:
+    """The credit section's figure of a model: its panels (:func:`~reportgen.report.credit_figures.panel_keys`,
+    :data:`reportgen.plot.CREDIT_PANELS`), two to a row at half width each (a third centred below),
+    so the figure prints at its drawn size; or None."""
+    keys = panel_keys(m)
+    if not keys:
+        return None
+    with plot.style(), _matplotlib_notes():
+        fig = plot.new_figure(HALF_WIDTH * min(2, len(keys)) + 0.2, 2.7 * panel_rows(len(keys), 2) + 0.2)
+        for ax, key in zip(panels(fig, len(keys), 2), keys, strict=True):
+            plot.CREDIT_PANELS[key](ax, m, colour)
+        fig.suptitle(isolate(plot.safe_text(m.model)), fontsize=9, fontweight="bold")
+    return fig
+
+
+def credit_figure_table(result: ComparisonResult) -> dict[str, Callable[..., Figure | None]]:
+    """``credit:NAME → fn(result, palette)`` drawing the model's :func:`credit_figure` in its
+    colour (keys prefixed :data:`~reportgen.report.credit_figures.KEY_PREFIX`)."""
+    if result.credit is None:
+        return {}
+
+    def draw(m: CreditModel) -> Callable[..., Figure | None]:
+        def fn(result: ComparisonResult, palette: Sequence[str] = PALETTE) -> Figure | None:
+            return credit_figure(m, plot.colours(list(result.models), palette).get(m.model, plot.MUTED))
+
+        return fn
+
+    return {f"{KEY_PREFIX}{name}": draw(m) for name, m in result.credit.models.items()}

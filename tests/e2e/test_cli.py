@@ -98,8 +98,11 @@ def test_demo_numbers_match_scikit_learn(demo_run, model):
     if not lower:  # probabilities
         want["log_loss"] = log_loss(y, s)
         want["brier"] = brier_score_loss(y, s)
-    else:
-        assert m["log_loss"] is None and "probabilit" in got["undefined"]["log_loss"]
+    else:  # scorecard points: the Brier score and log-loss are its PD column's (credit: pd:)
+        pd_col = df[model["pd"]].to_numpy(dtype=float)
+        want["log_loss"] = log_loss(y, pd_col)
+        want["brier"] = brier_score_loss(y, pd_col)
+        assert got["metric_sources"] == {"brier": "pd_column", "log_loss": "pd_column"}
     for key, value in want.items():
         assert m[key] == pytest.approx(value, rel=1e-9, abs=1e-12), key
     c = got["confusion"]

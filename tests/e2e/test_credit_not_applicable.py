@@ -65,10 +65,10 @@ def test_the_scorecards_pd_is_compared_head_to_head_on_calibration(pack):
     assert re.search(rf"champion.*?the model's PD column.*?{brier:.4f}", table, re.S)
     assert "challenger" in table and "the score (probabilities)" in table
     assert f"Brier score of the PD {brier:.4f}" in section
-    # the metrics table's n/a for the points names the PD's value and where it is
-    assert f"scores are not probabilities (direction: lower); from its PD column {brier:.4f} (credit validation)" in metrics
-    reason = doc["models"]["champion"]["undefined_reasons"]["brier"]
-    assert reason["code"] == "not_probabilities_direction" and reason["params"]["pd_brier"] == brier
+    # the metrics table gives the points' Brier score from the PD column, and says so
+    assert f"{brier:.4f}" in metrics and "from the PD column, no interval" in metrics
+    assert doc["models"]["champion"]["metrics"]["brier"] == pytest.approx(brier, rel=1e-12)
+    assert doc["models"]["champion"]["metric_sources"]["brier"] == "pd_column"
 
 
 def test_the_auc_test_names_its_configured_reference(pack):

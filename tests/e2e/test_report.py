@@ -100,11 +100,12 @@ def test_headline_numbers_come_from_metrics_json(page, demo_run):
     assert "2024-07-01 to 2024-09-30" in text
 
 
-def test_undefined_metrics_show_their_reason(page, demo_run):
+def test_a_metric_not_from_the_score_says_where_it_comes_from(page, demo_run):
+    # scorecard points are not probabilities: its log-loss is its PD column's, and the cell says so
     _, _, text = page
-    champion = demo_run.metrics["models"]["champion"]  # scorecard points: not probabilities
-    assert champion["metrics"]["log_loss"] is None
-    assert champion["undefined"]["log_loss"] in text
+    champion = demo_run.metrics["models"]["champion"]
+    assert champion["metrics"]["log_loss"] is not None and champion["metric_sources"]["log_loss"] == "pd_column"
+    assert "from the PD column, no interval" in text
 
 
 def test_pdf_has_pages_outline_and_text(demo_run):

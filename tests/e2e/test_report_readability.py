@@ -10,7 +10,7 @@ import re
 import numpy as np
 import pytest
 
-from reportgen.report.credit_figures import credit_figure
+from reportgen.report.figures import credit_figure
 from reportgen.report.render import build_view
 from reportgen.results_io import load_result
 

@@ -86,13 +86,15 @@ def test_the_roc_legend_tells_apart_models_of_one_colour(twelve):
     assert len({(ln.get_color(), ln.get_linestyle()) for ln in lines}) == 12
 
 
-def test_an_exact_threshold_in_the_ranking_wraps_instead_of_running_into_the_cost(twelve_html):
-    # "0.31722801163764" on one line ran over "Cost per row there" beside it
+def test_a_threshold_in_the_ranking_is_short_and_never_wraps(twelve_html):
+    # "0.31722801163764" on one line ran over "Cost per row there" beside it; thresholds are now
+    # printed to 4 significant digits within the gap to the next distinct score, on one line
     summary = twelve_html[twelve_html.index('<section id="summary">'):twelve_html.index("</section>")]
     assert '<th class="num thr">Recommended threshold</th>' in summary
-    assert summary.count('<td class="num thr">') == 12
+    cells = re.findall(r'<td class="num thr">([^<]*)</td>', summary)
+    assert len(cells) == 12 and all(len(c.strip()) <= 10 for c in cells), cells
     css = twelve_html[twelve_html.index("<style>"):twelve_html.index("</style>")]
-    assert re.search(r"td\.num\.thr\s*\{\s*white-space:\s*normal;", css)
+    assert re.search(r"td\.num\.thr\s*\{\s*white-space:\s*nowrap;", css)
     assert re.search(r"table\.ranking th\.thr\s*\{\s*width:", css)
 
 

@@ -419,7 +419,7 @@ def test_the_calibration_figure_shows_a_grade_at_pd_zero_at_the_axis_floor() -> 
     vanished from the calibration figure while its default rate (0) was lifted to the axis' floor.
     Both coordinates are now lifted to the floor, so every grade of the table is a marker inside
     the axes (the PD 1 grade at the top)."""
-    from reportgen.report.credit_figures import credit_figure
+    from reportgen.report.figures import credit_figure
 
     y = np.array([0, 0, 0, 0, 1, 0, 1, 0, 1, 1, 1], dtype=bool)
     pd_ = np.array([0.0] * 3 + [0.25] * 5 + [1.0] * 3)

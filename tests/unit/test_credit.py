@@ -432,7 +432,8 @@ def test_herfindahl_bounds(counts: list[int]) -> None:
 
 
 def test_low_default_book_figure_spreads_the_grades_on_log_axes() -> None:
-    from reportgen.report.credit_figures import credit_figure, panel_keys
+    from reportgen.report.credit_figures import panel_keys
+    from reportgen.report.figures import credit_figure
 
     rng = np.random.default_rng(30)
     pd = np.exp(rng.normal(np.log(0.004), 0.9, 20_000)).clip(1e-5, 0.5)

@@ -88,7 +88,7 @@ def test_the_credit_figure_prints_at_its_drawn_size_two_panels_a_row(reference):
     m = _credit_model(reference)
     keys = credit_figures.panel_keys(m)
     assert len(keys) == (4 if reference else 3)
-    fig = credit_figures.credit_figure(m, "#0072B2")
+    fig = figures.credit_figure(m, "#0072B2")
     _check(fig, figures.FULL_WIDTH, "credit")
     main = [ax for ax in fig.axes if ax.get_title()]  # the AUC panel's twin (default rate) has none
     assert len(main) == len(keys)

@@ -123,7 +123,7 @@ def test_lean_svg_keeps_every_drawn_element_and_the_pdf_pixels(demo, tmp_path):
 
 @pytest.mark.slow
 def test_the_credit_figures_come_after_the_tables_own_and_are_each_models_figure(demo):
-    """The credit section's figures (:func:`credit_figures.figure_table`) are drawn with the
+    """The credit section's figures (:func:`figures.credit_figure_table`) are drawn with the
     report's, under ``credit:NAME`` after the others, each the model's figure."""
     from reportgen.report import credit_figures
 
@@ -133,7 +133,7 @@ def test_the_credit_figures_come_after_the_tables_own_and_are_each_models_figure
     assert list(svgs)[-len(credit):] == credit == [f"credit:{n}" for n in demo.credit.models]
     col = figures.colours(list(demo.models))
     for name, m in demo.credit.models.items():
-        assert svgs[f"credit:{name}"] == figures.to_svg(credit_figures.credit_figure(m, col[name]))
+        assert svgs[f"credit:{name}"] == figures.to_svg(figures.credit_figure(m, col[name]))
 
 
 def test_a_figures_notes_are_logged_once_each_in_figure_order(demo, monkeypatch, caplog):

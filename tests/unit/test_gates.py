@@ -100,12 +100,12 @@ def test_checks_in_metrics_json_report_and_exit_codes(tmp_path: Path, fast_confi
     # the 4-digit value equals the bound to 4 digits: the line shows the digits that make it fail
     assert err[0].endswith(f"check failed: challenger: gini at least {gini + 1e-9:g}: gini = {gini:.12g}, below {gini + 1e-9:g}")
     assert f"check failed: {worse[0]} must not be worse than champion: significantly worse on gini" in err[1]
-    # an undefined value fails (a gate that cannot be evaluated alerts): the scorecard has no probabilities
-    assert err[2].endswith("check failed: champion: brier at most 1: brier is undefined (scores are not probabilities "
-                           "(direction: lower); from its PD column 0.0845 (credit validation))")
+    # a scorecard's Brier score is its PD column's (the credit section's calibration): gated like any other
+    brier = demo["models"]["champion"]["metrics"]["brier"]
+    assert err[2].endswith(f"check failed: champion: brier at most 0.05: brier = {brier:.4f}, above 0.05"), err[2]
     doc = json.loads((out / "metrics.json").read_text(encoding="utf-8"))
     assert [c["passed"] for c in doc["checks"]] == [False, False, False, True, True]
-    assert doc["checks"][2]["value"] is None
+    assert doc["checks"][2]["value"] == brier
     html = (out / "report.html").read_text(encoding="utf-8")
     assert "3 of 5 check(s) failed: reportgen exited with code 3." in html
     # the saved result round-trips and re-renders with its checks

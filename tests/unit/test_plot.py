@@ -206,7 +206,7 @@ def test_the_credit_figures_draw_on_the_axes_given(demo, name):
 
 def test_the_credit_figures_are_the_reports_panels(demo):
     """The report's credit figure draws the same panels the public functions do."""
-    from reportgen.report.credit_figures import credit_figure
+    from reportgen.report.figures import credit_figure
 
     col = plot.colours(list(demo.models))["challenger"]
     report = credit_figure(demo.credit.models["challenger"], col)
