@@ -33,6 +33,7 @@ import numpy as np
 
 import reportgen.catalog as catalog
 from reportgen.engine import binary as B
+from reportgen.engine import class_row_draws as RD
 from reportgen.engine import class_tables as CT
 from reportgen.engine import distinct_rows as DR
 from reportgen.engine import intervals as IV
@@ -218,34 +219,35 @@ def _bootstrap(
     whether AUCs are in. The rows are distinct rows (``rows.counts``: rows each stands for), so a
     resample is a multinomial over each true class's distinct rows
     (:func:`~reportgen.engine.distinct_rows.stratified_multinomial_blocks`: the row bootstrap's
-    distribution, the same draws in every engine), evaluated exactly with the drawn counts times
-    the weights as weights."""
+    distribution, the same draws in every engine), with the drawn counts times the weights as
+    row weights. Each block of resamples is evaluated at once on counts
+    (:mod:`reportgen.engine.class_row_draws`): the confusion matrices by one grouped sum, the
+    AUCs and log-loss by Mann–Whitney sums over the rows sorted once per score column — the
+    values :func:`~reportgen.engine.multiclass.compute_multiclass` gives on the weighted rows."""
     y = rows.y_idx
+    k = len(labels)
     with_auc = _scores_drawn(rows, labels)
     rng = streams.stream(s.seed, "class_rows")  # every model on the same resampled rows (paired)
     out = np.full((s.resamples, len(rows.pred_idx), len(METRICS)), np.nan)
-    # a model of scores predicts their argmax: found once here, not in every resample (and
-    # needed when its scores are left out above the cap)
+    # a model of scores predicts their argmax: found once here, not in every resample
     preds = [_predictions(pred, proba) for pred, proba in zip(rows.pred_idx, rows.proba)]
+    prepared = [None if p is None or not with_auc else RD.ModelRows.of(y, p) for p in rows.proba]
+    col = {name: q for q, name in enumerate(METRICS)}
+    n_rows = int(round(float(rows.counts.sum())))
     r = 0
     for block in DR.stratified_multinomial_blocks(y, rows.counts, s.resamples, rng):
-        for mult in block:
-            w = mult.astype(np.float64) if rows.weights is None else mult * rows.weights
-            for j, (pred, proba) in enumerate(zip(preds, rows.proba)):
-                mm = MC.compute_multiclass(
-                    y,
-                    labels,
-                    y_pred_idx=pred,
-                    proba=proba if with_auc else None,
-                    weights=w,
-                    beta=s.beta,
-                    costs=costs,
-                    ordinal=s.ordinal,
-                )
-                out[r, j] = _row(_values(mm))
-            r += 1
-            if progress is not None:
-                progress(r, s.resamples)
+        W = block.astype(np.float64) if rows.weights is None else block * rows.weights
+        b = W.shape[0]
+        for j, (pred, model_rows) in enumerate(zip(preds, prepared)):
+            for q, C in enumerate(RD.confusion_draws(y, pred, k, W)):
+                mm = MC.multiclass_from_counts(C, labels, n_rows, None, beta=s.beta, costs=costs, ordinal=s.ordinal)
+                out[r + q, j] = _row(_values(mm))
+            if model_rows is not None:
+                for name, draws in RD.probability_draws(model_rows, W).items():
+                    out[r : r + b, j, col[name]] = draws
+        r += b
+        if progress is not None:
+            progress(r, s.resamples)
     return out, with_auc
 
 
