@@ -33,6 +33,10 @@ from reportgen.engine.class_tables import LOG_LOSS_EPS
 #: Keys of the metrics :func:`probability_draws` returns (the multiclass catalog's probability metrics).
 PROBABILITY_KEYS = ("log_loss", "roc_auc_ovr_micro", "roc_auc_ovr_macro", "roc_auc_ovr_weighted", "roc_auc_ovo_macro")
 
+#: Pooled cells × resamples handled at once in the micro AUC (a few MB per array; the k-fold
+#: larger arrays of a whole block spill out of the caches and cost several times more per cell).
+POOLED_CELLS = 1 << 20
+
 
 @dataclass(frozen=True, slots=True, eq=False)
 class _Sorted:
@@ -122,12 +126,15 @@ def probability_draws(rows: ModelRows, W: np.ndarray) -> dict[str, np.ndarray]:
         # micro: the n·k cells (row i, class c) with weight W[:, i], positive where c = y_i
         s = rows.pooled
         cell_row = s.order // k
-        Wc = W[:, cell_row]
-        pos = Wc * ((s.order % k) == y[cell_row])
-        Pm = m  # every row has one positive cell
-        Nm = (k - 1) * m
-        above = _above(pos, s, Pm)
-        neg_sum = np.einsum("bu,bu->b", Wc - pos, above)
+        is_pos = (s.order % k) == y[cell_row]
+        Pm, Nm = m, (k - 1) * m  # every row has one positive cell
+        neg_sum = np.empty(b)
+        step = max(1, POOLED_CELLS // max(cell_row.shape[0], 1))  # k times the rows: a few resamples at a time
+        for lo in range(0, b, step):
+            Wc = W[lo : lo + step, cell_row]
+            pos = Wc * is_pos
+            Wc -= pos
+            neg_sum[lo : lo + step] = np.einsum("bu,bu->b", Wc, _above(pos, s, Pm[lo : lo + step]))
         out["roc_auc_ovr_micro"] = np.where((Pm > 0) & (Nm > 0), np.clip(neg_sum / (Pm * Nm), 0.0, 1.0), np.nan)
         out["log_loss"] = np.full(b, np.nan) if rows.loss is None else (W @ rows.loss) / m
     return out
