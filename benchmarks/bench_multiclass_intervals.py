@@ -66,8 +66,10 @@ def main() -> None:
             "with intervals": load_config(path, [f"engine={a.engine}"])[0],
             "without": load_config(path, [f"engine={a.engine}", "bootstrap.resamples=0"])[0],
         }
-        print(f"{a.rows:,} rows x {a.classes} classes x {a.models} models, engine {a.engine}, "
-              f"{runs['with intervals'].bootstrap.resamples} resamples; load {os.getloadavg()[0]:.1f}")
+        print(
+            f"{a.rows:,} rows x {a.classes} classes x {a.models} models, engine {a.engine}, "
+            f"{runs['with intervals'].bootstrap.resamples} resamples; load {os.getloadavg()[0]:.1f}"
+        )
         best = {name: (np.inf, np.inf) for name in runs}
         for _ in range(a.repeat):
             for name, cfg in runs.items():
