@@ -33,54 +33,56 @@ from reportgen.engine.class_tables import LOG_LOSS_EPS
 #: Keys of the metrics :func:`probability_draws` returns (the multiclass catalog's probability metrics).
 PROBABILITY_KEYS = ("log_loss", "roc_auc_ovr_micro", "roc_auc_ovr_macro", "roc_auc_ovr_weighted", "roc_auc_ovo_macro")
 
-#: Pooled cells × resamples handled at once in the micro AUC (a few MB per array; the k-fold
-#: larger arrays of a whole block spill out of the caches and cost several times more per cell).
-POOLED_CELLS = 1 << 20
-
 
 @dataclass(frozen=True, slots=True, eq=False)
-class _Sorted:
-    """Cells ascending by score (``order``), with the tie groups when scores repeat (``starts``:
-    first cell of each group, ``group``: each sorted cell's group; None when all distinct)."""
+class _Ranks:
+    """One ranking of negatives against positives: the positives' rows in ascending score order
+    (``pos_rows``), and per (row, column) how many positives score strictly below (``lo``) and at
+    most (``hi``) the row's score; 0 and 0 where the cell is itself positive (so it adds nothing).
+    ``ties``: whether some negative shares a score with a positive (else ``lo`` = ``hi``)."""
 
-    order: np.ndarray
-    starts: np.ndarray | None
-    group: np.ndarray | None
-
-
-def _sorted(scores: np.ndarray) -> _Sorted:
-    order = np.argsort(scores, kind="stable")
-    s = scores[order]
-    new = np.empty(s.shape[0], dtype=bool)
-    if s.shape[0]:
-        new[0] = True
-        np.not_equal(s[1:], s[:-1], out=new[1:])
-    if new.all():
-        return _Sorted(order, None, None)
-    return _Sorted(order, np.flatnonzero(new), np.cumsum(new) - 1)
+    pos_rows: np.ndarray
+    lo: np.ndarray
+    hi: np.ndarray
+    ties: bool
 
 
-def _above(pos: np.ndarray, s: _Sorted, P: np.ndarray) -> np.ndarray:
-    """(B, cells): positive weight above each sorted cell's score plus half the tied positive weight."""
-    if s.starts is None:
-        out = np.cumsum(pos, axis=1)
-        np.subtract(P[:, None], out, out=out)
-        out += 0.5 * pos
-        return out
-    g = np.add.reduceat(pos, s.starts, axis=1)
-    above = P[:, None] - np.cumsum(g, axis=1) + 0.5 * g
-    return above[:, s.group]
+def _ranks(pos_rows: np.ndarray, pos_scores: np.ndarray, scores: np.ndarray, negative: np.ndarray) -> _Ranks:
+    order = np.argsort(pos_scores, kind="stable")
+    v = pos_scores[order]
+    lo = np.where(negative, np.searchsorted(v, scores, side="left"), 0)
+    hi = np.where(negative, np.searchsorted(v, scores, side="right"), 0)
+    return _Ranks(pos_rows[order], lo, hi, bool((lo != hi).any()))
+
+
+def _cumulative(Wt: np.ndarray, pos_rows: np.ndarray) -> np.ndarray:
+    """(positives + 1, B): the positives' cumulative drawn weight in score order, row 0 zero."""
+    cum = np.zeros((pos_rows.shape[0] + 1, Wt.shape[1]))
+    np.cumsum(Wt[pos_rows], axis=0, out=cum[1:])
+    return cum
+
+
+def _below(cum: np.ndarray, r: _Ranks) -> np.ndarray:
+    """(cells, B): per negative cell, positive weight below its score plus half the tied positive
+    weight, ``½ (cum[lo] + cum[hi])`` (:func:`_cumulative`)."""
+    if not r.ties:
+        return cum[r.hi]
+    out = cum[r.hi]
+    out += cum[r.lo]
+    out *= 0.5
+    return out
 
 
 @dataclass(frozen=True, slots=True, eq=False)
 class ModelRows:
-    """One model's distinct rows prepared for :func:`probability_draws`: the rows sorted once per
-    score column and once over the pooled cells."""
+    """One model's distinct rows prepared for :func:`probability_draws`: per score column the
+    ranks of every row among the column's positives, and the same for the pooled cells."""
 
     y: np.ndarray
     k: int
-    columns: tuple[_Sorted, ...]
-    pooled: _Sorted
+    runs: np.ndarray
+    columns: tuple[_Ranks, ...]
+    pooled: tuple[_Ranks, ...]
     loss: np.ndarray | None
 
     @classmethod
@@ -88,34 +90,57 @@ class ModelRows:
         """``y`` (d,) true class indices, ``proba`` (d, k) scores of the distinct rows."""
         k = proba.shape[1]
         d = y.shape[0]
+        rows = np.arange(d)
         in_unit = d == 0 or (float(proba.min()) >= 0.0 and float(proba.max()) <= 1.0)
-        loss = -np.log(np.clip(proba[np.arange(d), y], LOG_LOSS_EPS, 1.0 - LOG_LOSS_EPS)) if in_unit else None
-        return cls(y, k, tuple(_sorted(proba[:, c]) for c in range(k)), _sorted(proba.ravel()), loss)
+        true_score = proba[rows, y]
+        loss = -np.log(np.clip(true_score, LOG_LOSS_EPS, 1.0 - LOG_LOSS_EPS)) if in_unit else None
+        columns = []
+        for c in range(k):
+            pos = np.flatnonzero(y == c)
+            columns.append(_ranks(pos, proba[pos, c], proba[:, c], y != c))
+        # pooled cells: the positive cell of row r is (r, y_r); column c's cells negative where c ≠ y_r
+        first = _ranks(rows, true_score, proba[:, 0], y != 0)
+        pooled = [first] + [_ranks(rows, true_score, proba[:, c], y != c) for c in range(1, k)]
+        runs = np.flatnonzero(np.concatenate([[True], y[1:] != y[:-1]])) if d else np.zeros(0, np.int64)
+        return cls(y, k, runs, tuple(columns), tuple(pooled), loss)
+
+    def by_class(self, X: np.ndarray) -> np.ndarray:
+        """(k, B): the rows of ``X`` (d, B) summed per true class, over the runs of equal classes
+        (distinct rows come grouped by class: k runs); not a matrix product, whose threads lose
+        more than they win on a shared machine."""
+        out = np.zeros((self.k, X.shape[1]))
+        if self.runs.shape[0]:
+            np.add.at(out, self.y[self.runs], np.add.reduceat(X, self.runs, axis=0))
+        return out
 
 
 def probability_draws(rows: ModelRows, W: np.ndarray) -> dict[str, np.ndarray]:
     """Each probability metric of the model on each resample, shape (B,) each (NaN where undefined),
     the resamples given as row weights ``W`` (B, d); the definitions of
     :func:`reportgen.engine.multiclass.multiclass_from_counts` (AUCs clipped to [0, 1], classes or
-    pairs without both kinds of rows left out of the means)."""
-    y, k = rows.y, rows.k
+    pairs without both kinds of rows left out of the means).
+
+    With ``above(r) = P_c − below(r)`` (``below``: :func:`_below`), the pair sums are
+    ``S[c, i] = P_c W_i − Σ_{rows r of class i} W_r below_c(r)``: per column one cumulative sum
+    over its positives and one gather of every row's ``below``, then one product with the class
+    indicator; the micro AUC the same over the pooled cells (k gathers)."""
+    k = rows.k
     b = W.shape[0]
-    onehot = (y[:, None] == np.arange(k)).astype(np.float64)
-    cls_w = W @ onehot  # (B, k): each class's drawn weight
+    Wt = np.ascontiguousarray(W.T)  # (d, B): a gather takes whole rows
+    cls_w = rows.by_class(Wt).T  # (B, k): each class's drawn weight
     m = cls_w.sum(axis=1)
     S = np.empty((b, k, k))
-    for c, s in enumerate(rows.columns):
-        Ws = W[:, s.order]
-        pos = Ws * (y[s.order] == c)
-        Ws *= _above(pos, s, cls_w[:, c])
-        S[:, c, :] = Ws @ onehot[s.order]
+    for c, r in enumerate(rows.columns):
+        below = _below(_cumulative(Wt, r.pos_rows), r)
+        below *= Wt
+        S[:, c, :] = cls_w[:, c, None] * cls_w - rows.by_class(below).T
     out: dict[str, np.ndarray] = {}
     P, N = cls_w, m[:, None] - cls_w
     both = (P > 0) & (N > 0)
     diag = S[:, np.arange(k), np.arange(k)]
     with np.errstate(invalid="ignore", divide="ignore"):
         auc = np.where(both, np.clip((S.sum(axis=2) - diag) / (P * N), 0.0, 1.0), np.nan)
-        out["roc_auc_ovr_macro"] = np.nanmean(np.where(both, auc, np.nan), axis=1) if k else np.full(b, np.nan)
+        out["roc_auc_ovr_macro"] = np.nanmean(auc, axis=1) if k else np.full(b, np.nan)
         sup = np.where(both, P, 0.0)
         out["roc_auc_ovr_weighted"] = np.nansum(auc * sup, axis=1) / sup.sum(axis=1)
         den = P[:, :, None] * P[:, None, :]  # (B, c, i): P_c · P_i
@@ -123,20 +148,15 @@ def probability_draws(rows: ModelRows, W: np.ndarray) -> dict[str, np.ndarray]:
         iu, ju = np.triu_indices(k, 1)
         pair = np.where(den[:, iu, ju] > 0, 0.5 * (A[:, iu, ju] + A[:, ju, iu]), np.nan)
         out["roc_auc_ovo_macro"] = np.nanmean(pair, axis=1)
-        # micro: the n·k cells (row i, class c) with weight W[:, i], positive where c = y_i
-        s = rows.pooled
-        cell_row = s.order // k
-        is_pos = (s.order % k) == y[cell_row]
+        # micro: negative cells (r, c ≠ y_r) of weight W_r against the positive cells (r, y_r)
+        acc = np.zeros_like(Wt)
+        cum = _cumulative(Wt, rows.pooled[0].pos_rows)  # the positive cells, shared by every column
+        for r in rows.pooled:
+            acc += _below(cum, r)
         Pm, Nm = m, (k - 1) * m  # every row has one positive cell
-        neg_sum = np.empty(b)
-        step = max(1, POOLED_CELLS // max(cell_row.shape[0], 1))  # k times the rows: a few resamples at a time
-        for lo in range(0, b, step):
-            Wc = W[lo : lo + step, cell_row]
-            pos = Wc * is_pos
-            Wc -= pos
-            neg_sum[lo : lo + step] = np.einsum("bu,bu->b", Wc, _above(pos, s, Pm[lo : lo + step]))
-        out["roc_auc_ovr_micro"] = np.where((Pm > 0) & (Nm > 0), np.clip(neg_sum / (Pm * Nm), 0.0, 1.0), np.nan)
-        out["log_loss"] = np.full(b, np.nan) if rows.loss is None else (W @ rows.loss) / m
+        num = Pm * Nm - np.einsum("rb,rb->b", Wt, acc)
+        out["roc_auc_ovr_micro"] = np.where((Pm > 0) & (Nm > 0), np.clip(num / (Pm * Nm), 0.0, 1.0), np.nan)
+        out["log_loss"] = np.full(b, np.nan) if rows.loss is None else (rows.loss @ Wt) / m
     return out
 
 
@@ -145,11 +165,11 @@ def confusion_draws(y: np.ndarray, pred: np.ndarray, k: int, W: np.ndarray) -> n
     code = y * k + pred
     order = np.argsort(code, kind="stable")
     sc = code[order]
-    starts = np.flatnonzero(np.concatenate([[True], sc[1:] != sc[:-1]])) if sc.shape[0] else np.zeros(0, np.int64)
-    out = np.zeros((W.shape[0], k * k))
-    if starts.shape[0]:
-        out[:, sc[starts]] = np.add.reduceat(W[:, order], starts, axis=1)
-    return out.reshape(W.shape[0], k, k)
+    out = np.zeros((k * k, W.shape[0]))
+    if sc.shape[0]:
+        starts = np.flatnonzero(np.concatenate([[True], sc[1:] != sc[:-1]]))
+        out[sc[starts]] = np.add.reduceat(np.ascontiguousarray(W.T)[order], starts, axis=0)
+    return out.T.reshape(W.shape[0], k, k)
 
 
 __all__ = ["ModelRows", "PROBABILITY_KEYS", "confusion_draws", "probability_draws"]
