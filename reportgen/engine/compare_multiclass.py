@@ -213,7 +213,12 @@ def _scores_drawn(rows: MulticlassRows, labels: Sequence[str]) -> bool:
 
 
 def _bootstrap(
-    rows: MulticlassRows, labels: Sequence[str], s: Settings, costs: np.ndarray | None, progress: Progress | None
+    rows: MulticlassRows,
+    labels: Sequence[str],
+    s: Settings,
+    costs: np.ndarray | None,
+    progress: Progress | None,
+    confusion: bool = True,
 ) -> tuple[np.ndarray, bool]:
     """Array (resamples, models, metrics) over paired stratified resamples of the rows; and
     whether AUCs are in. The rows are distinct rows (``rows.counts``: rows each stands for), so a
@@ -223,7 +228,8 @@ def _bootstrap(
     row weights. Each block of resamples is evaluated at once on counts
     (:mod:`reportgen.engine.class_row_draws`): the confusion matrices by one grouped sum, the
     AUCs and log-loss by Mann–Whitney sums over the rows sorted once per score column — the
-    values :func:`~reportgen.engine.multiclass.compute_multiclass` gives on the weighted rows."""
+    values :func:`~reportgen.engine.multiclass.compute_multiclass` gives on the weighted rows.
+    ``confusion`` False: the confusion metrics are left NaN (drawn on the counts instead)."""
     y = rows.y_idx
     k = len(labels)
     with_auc = _scores_drawn(rows, labels)
@@ -239,7 +245,7 @@ def _bootstrap(
         W = block.astype(np.float64) if rows.weights is None else block * rows.weights
         b = W.shape[0]
         for j, (pred, model_rows) in enumerate(zip(preds, prepared)):
-            for q, C in enumerate(RD.confusion_draws(y, pred, k, W)):
+            for q, C in enumerate(RD.confusion_draws(y, pred, k, W) if confusion else ()):
                 mm = MC.multiclass_from_counts(C, labels, n_rows, None, beta=s.beta, costs=costs, ordinal=s.ordinal)
                 out[r + q, j] = _row(_values(mm))
             if model_rows is not None:
@@ -423,7 +429,10 @@ def compare_multiclass_evidence(
     boot, with_auc = None, False
     rows_kept = ev.rows is not None and s.resamples > 0
     if ev.rows is not None and s.resamples > 0 and not _rows_add_nothing(ev, labels, s, joint_deltas, base):
-        boot, with_auc = _bootstrap(ev.rows, labels, s, costs, progress)
+        # the confusion metrics' draws come from the counts when every model is unweighted and
+        # every comparison has its joint counts: the rows then add only the scores' metrics
+        counted = not weighted and all(j in joint_deltas for j in range(len(names)) if j != base)
+        boot, with_auc = _bootstrap(ev.rows, labels, s, costs, progress, confusion=not counted)
     skipped_auc = rows_kept and not with_auc
     models: dict[str, ModelResult] = {}
     for j, m in enumerate(ev.models):
