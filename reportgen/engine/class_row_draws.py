@@ -4,22 +4,24 @@ The paired stratified bootstrap of a multiclass comparison draws, per resample, 
 each distinct row is taken (:func:`reportgen.engine.distinct_rows.stratified_multinomial_blocks`).
 Each resample is then a weighted sample of the distinct rows, with weight ``W[r, i]`` (drawn
 count times the row's weight) for resample r and distinct row i. The ranking metrics of a
-weighted sample are Mann–Whitney sums over the rows in score order, so for a block of B
-resamples they are array arithmetic on (B, rows) matrices, with the rows sorted once per score
-column (not per resample):
+weighted sample are Mann–Whitney sums, so for a block of B resamples they are array arithmetic
+on (rows, B) matrices, the ranks found once (not per resample):
 
-* per score column c, rows ascending by ``p[:, c]``, ``P_c`` = class c's drawn weight: each row's
-  ``above = W(class c, score > s) + ½ W(class c, score = s) = P_c − cumsum(W·[y = c]) + ½ W·[y = c]``
-  (tie groups summed first when scores repeat); then ``S[c, i] = Σ_{rows of class i} W·above``,
-  one product with the class indicator. These are the pair sums of
-  :func:`reportgen.engine.class_tables.pair_sums`: the one-vs-rest AUC of class c is
+* per score column c: each row's rank among class c's rows by score, ``lo`` (strictly below) and
+  ``hi`` (at most), found once by ``searchsorted``; per block, ``cum`` = the cumulative drawn
+  weight of class c's rows in score order (one ``cumsum``), so a row of class i ≠ c has
+  ``below = W(class c, score < s) + ½ W(class c, score = s) = ½ (cum[lo] + cum[hi])`` (one
+  gather), and ``S[c, i] = P_c W_i − Σ_{rows of class i} W·below`` (``P_c``, ``W_i``: the classes'
+  drawn weights). These are the pair sums of :func:`reportgen.engine.class_tables.pair_sums`
+  (Mann–Whitney, ties one half, seed 001 §3): the one-vs-rest AUC of class c is
   ``Σ_{i≠c} S[c, i] / (P_c (m − P_c))`` and Hand & Till's ``A(c|i) = S[c, i] / (P_c P_i)``;
-* the micro AUC is the same sum over the n·k pooled (row, class) cells, sorted once;
+* the micro AUC is the same sum over the n·k pooled (row, class) cells, ranked against the
+  positive cells (r, y_r);
 * the log-loss is ``W @ (−log clip(p[i, y_i])) / Σ W``.
 
 So each resample's values equal :func:`reportgen.engine.multiclass.compute_multiclass` on the
 rows with weights ``W[r]`` (the reference test checks it to 1e-12), at O(rows · k) numpy work per
-resample and no Python loop over resamples or rows.
+resample (one gather of a row per cell) and no Python loop over resamples or rows.
 """
 
 from __future__ import annotations
