@@ -9,9 +9,9 @@ multinomial, the row bootstrap's distribution). The AUCs and the differences bet
 need the rows: when the evidence keeps them (as distinct rows with counts,
 :mod:`reportgen.engine.distinct_rows`: memory always, stream and dask up to
 ``stream.max_distinct_scores`` distinct rows), the stratified paired bootstrap evaluates
-each block of resamples on the drawn counts (:mod:`reportgen.engine.class_row_draws`) (above :data:`BOOTSTRAP_AUC_MAX_CELLS` distinct
-rows × classes without the AUCs, stated, and not at all where the counts' draws already give
-every interval it would); otherwise none, and each comparison carries the capability
+each block of resamples on the drawn counts (:mod:`reportgen.engine.class_row_draws`;
+above :data:`BOOTSTRAP_AUC_MAX_CELLS` distinct rows × classes without the AUCs, stated, and not
+at all where the counts' draws already give every interval it would); otherwise none, and each comparison carries the capability
 ``bootstrap: needs_rows``.
 
 Per comparison with the baseline: deltas, relative deltas and relative error reductions,
