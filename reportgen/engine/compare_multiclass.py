@@ -8,10 +8,10 @@ every engine (:func:`~reportgen.engine.intervals.multiclass_model_bootstrap`: pe
 multinomial, the row bootstrap's distribution). The AUCs and the differences between models
 need the rows: when the evidence keeps them (as distinct rows with counts,
 :mod:`reportgen.engine.distinct_rows`: memory always, stream and dask up to
-``stream.max_distinct_scores`` distinct rows), the stratified paired bootstrap re-evaluates
-each resample with the drawn counts as weights (above :data:`BOOTSTRAP_AUC_MAX_CELLS` distinct
-rows × classes without the AUCs, stated, and not at all where the counts' draws already give
-every interval it would); otherwise none, and each comparison carries the capability
+``stream.max_distinct_scores`` distinct rows), the stratified paired bootstrap evaluates
+each block of resamples on the drawn counts (:mod:`reportgen.engine.class_row_draws`;
+above :data:`BOOTSTRAP_AUC_MAX_CELLS` distinct rows × classes without the AUCs, stated, and not
+at all where the counts' draws already give every interval it would); otherwise none, and each comparison carries the capability
 ``bootstrap: needs_rows``.
 
 Per comparison with the baseline: deltas, relative deltas and relative error reductions,
@@ -33,6 +33,7 @@ import numpy as np
 
 import reportgen.catalog as catalog
 from reportgen.engine import binary as B
+from reportgen.engine import class_row_draws as RD
 from reportgen.engine import class_tables as CT
 from reportgen.engine import distinct_rows as DR
 from reportgen.engine import intervals as IV
@@ -212,40 +213,47 @@ def _scores_drawn(rows: MulticlassRows, labels: Sequence[str]) -> bool:
 
 
 def _bootstrap(
-    rows: MulticlassRows, labels: Sequence[str], s: Settings, costs: np.ndarray | None, progress: Progress | None
+    rows: MulticlassRows,
+    labels: Sequence[str],
+    s: Settings,
+    costs: np.ndarray | None,
+    progress: Progress | None,
+    confusion: bool = True,
 ) -> tuple[np.ndarray, bool]:
     """Array (resamples, models, metrics) over paired stratified resamples of the rows; and
     whether AUCs are in. The rows are distinct rows (``rows.counts``: rows each stands for), so a
     resample is a multinomial over each true class's distinct rows
     (:func:`~reportgen.engine.distinct_rows.stratified_multinomial_blocks`: the row bootstrap's
-    distribution, the same draws in every engine), evaluated exactly with the drawn counts times
-    the weights as weights."""
+    distribution, the same draws in every engine), with the drawn counts times the weights as
+    row weights. Each block of resamples is evaluated at once on counts
+    (:mod:`reportgen.engine.class_row_draws`): the confusion matrices by one grouped sum, the
+    AUCs and log-loss by Mann–Whitney sums over the rows sorted once per score column — the
+    values :func:`~reportgen.engine.multiclass.compute_multiclass` gives on the weighted rows.
+    ``confusion`` False: the confusion metrics are left NaN (drawn on the counts instead)."""
     y = rows.y_idx
+    k = len(labels)
     with_auc = _scores_drawn(rows, labels)
     rng = streams.stream(s.seed, "class_rows")  # every model on the same resampled rows (paired)
     out = np.full((s.resamples, len(rows.pred_idx), len(METRICS)), np.nan)
-    # a model of scores predicts their argmax: found once here, not in every resample (and
-    # needed when its scores are left out above the cap)
+    # a model of scores predicts their argmax: found once here, not in every resample
     preds = [_predictions(pred, proba) for pred, proba in zip(rows.pred_idx, rows.proba)]
+    prepared = [None if p is None or not with_auc else RD.ModelRows.of(y, p) for p in rows.proba]
+    col = {name: q for q, name in enumerate(METRICS)}
+    n_rows = int(round(float(rows.counts.sum())))
     r = 0
     for block in DR.stratified_multinomial_blocks(y, rows.counts, s.resamples, rng):
-        for mult in block:
-            w = mult.astype(np.float64) if rows.weights is None else mult * rows.weights
-            for j, (pred, proba) in enumerate(zip(preds, rows.proba)):
-                mm = MC.compute_multiclass(
-                    y,
-                    labels,
-                    y_pred_idx=pred,
-                    proba=proba if with_auc else None,
-                    weights=w,
-                    beta=s.beta,
-                    costs=costs,
-                    ordinal=s.ordinal,
-                )
-                out[r, j] = _row(_values(mm))
-            r += 1
-            if progress is not None:
-                progress(r, s.resamples)
+        W = block.astype(np.float64) if rows.weights is None else block * rows.weights
+        b = W.shape[0]
+        for j, (pred, model_rows) in enumerate(zip(preds, prepared)):
+            for q, C in enumerate(RD.confusion_draws(y, pred, k, W) if confusion else ()):
+                mm = MC.multiclass_from_counts(C, labels, n_rows, None, beta=s.beta, costs=costs, ordinal=s.ordinal)
+                out[r + q, j] = _row(_values(mm))
+            if model_rows is not None:
+                for name, draws in RD.probability_draws(model_rows, W).items():
+                    out[r : r + b, j, col[name]] = draws
+        r += b
+        if progress is not None:
+            progress(r, s.resamples)
     return out, with_auc
 
 
@@ -421,7 +429,10 @@ def compare_multiclass_evidence(
     boot, with_auc = None, False
     rows_kept = ev.rows is not None and s.resamples > 0
     if ev.rows is not None and s.resamples > 0 and not _rows_add_nothing(ev, labels, s, joint_deltas, base):
-        boot, with_auc = _bootstrap(ev.rows, labels, s, costs, progress)
+        # the confusion metrics' draws come from the counts when every model is unweighted and
+        # every comparison has its joint counts: the rows then add only the scores' metrics
+        counted = not weighted and all(j in joint_deltas for j in range(len(names)) if j != base)
+        boot, with_auc = _bootstrap(ev.rows, labels, s, costs, progress, confusion=not counted)
     skipped_auc = rows_kept and not with_auc
     models: dict[str, ModelResult] = {}
     for j, m in enumerate(ev.models):

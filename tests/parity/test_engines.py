@@ -206,4 +206,7 @@ def test_multiclass_engines_give_the_same_json(data, scheduler):
             joint = {k for k, v in cm["ci_method"].items() if v == JOINT_CONFUSION_BOOTSTRAP}
             assert joint and set(cm["ci"]) - joint <= {"log_loss", "roc_auc_ovr_micro", "roc_auc_ovr_macro",
                                                        "roc_auc_ovr_weighted", "roc_auc_ovo_macro"}
+            # the model with scores: its averaged AUCs' intervals drawn on the distinct rows' counts
+            assert {"roc_auc_ovr_macro", "roc_auc_ovo_macro", "roc_auc_ovr_micro", "log_loss"} <= set(
+                mem["models"]["gbm"]["ci"])
         assert got["run"]["warnings"] == mem["run"]["warnings"]
