@@ -24,6 +24,7 @@ from reportgen.report.wording import (
     achieved_note,
     approval_sentence,
     comparison_notes,
+    mcnemar_sentence,
     family_words,
     verdict,
 )
@@ -104,6 +105,8 @@ class McnemarView:
     model_only: str
     baseline_only: str
     neither: str
+    #: which model errs more on the discordant rows, and whether that is significant
+    reading: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,7 +197,8 @@ def comparison_view(result: ComparisonResult, ms: Models, forest: object | None)
         c.tests.mcnemar is not None and c.tests.mcnemar.p_value_holm is not None for c in result.comparisons
     )
     notes = [comparison_notes(c, result) for c in result.comparisons]
-    shared = [n for n in notes[0] if all(n in other for other in notes[1:])] if len(notes) > 1 else []
+    # the notes every comparison shares go once under their heading (all of them, for one challenger)
+    shared = [n for n in notes[0] if all(n in other for other in notes[1:])] if notes else []
     cards = []
     for c, own in zip(result.comparisons, notes):
         d, mc = c.tests.delong, c.tests.mcnemar
@@ -235,6 +239,7 @@ def comparison_view(result: ComparisonResult, ms: Models, forest: object | None)
                     model_only=fmt_count(mc.table[0][1]),
                     baseline_only=fmt_count(mc.table[1][0]),
                     neither=fmt_count(mc.table[1][1]),
+                    reading=mcnemar_sentence(c.model, c.baseline, mc, c.decision.alpha if c.decision else 0.05),
                 ),
                 notes=tuple(n for n in own if n not in shared),
                 approval=approval_tables(c, ms.words),

@@ -10,7 +10,7 @@ import reportgen.catalog as catalog
 from reportgen.report.formats import fmt_ci, fmt_count, fmt_level, fmt_metric, fmt_num, fmt_pct
 from reportgen.report.views.brief import ModelFindings, findings_of
 from reportgen.report.views.common import Models, kept_share, optimum_threshold
-from reportgen.report.wording import interval_kind, interval_methods, ranking_note, verdict
+from reportgen.report.wording import interval_kind, interval_methods, notice_text, ranking_note, verdict
 from reportgen.report.wording import rule as model_rule
 from reportgen.results import ComparisonResult, ModelResult
 
@@ -153,6 +153,9 @@ def summary_view(result: ComparisonResult, ms: Models, credit_notes: dict[str, s
             )
         )
     compared = {c.model for c in result.comparisons}
+    findings = findings_of(result, ms.colours) if result.credit is not None else ()
+    # a red credit result is a row of the findings table: not repeated in the warnings box
+    in_findings = {notice_text(n) for n in run.notices if n.code == "credit_red"} if findings else set()
     return SummaryView(
         verdicts=tuple(
             VerdictLine(colour=ms.colours[c.model], verdict=verdict(c), credit=credit_notes.get(c.model, ""))
@@ -183,9 +186,9 @@ def summary_view(result: ComparisonResult, ms: Models, credit_notes: dict[str, s
         costs=", ".join(f"{k.upper()} {v:g}" for k, v in run.costs.items() if isinstance(v, (int, float)))
         if ms.binary
         else "",
-        warnings=tuple(run.warnings),
+        warnings=tuple(w for w in run.warnings if w not in in_findings),
         settings_note=settings_note(result),
-        findings=findings_of(result, ms.colours) if result.credit is not None else (),
+        findings=findings,
     )
 
 
