@@ -32,7 +32,7 @@ from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter, PercentF
 
 import reportgen.catalog as catalog
 from reportgen.report.formats import fmt_metric, isolate
-from reportgen.results import ComparisonResult, CreditModel, Curves, ModelResult
+from reportgen.results import CalibrationData, ComparisonResult, CreditModel, Curves, ModelResult
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -459,6 +459,24 @@ def ks(
     return _legend(ax, legend, loc="best")
 
 
+#: A reliability bin with fewer rows than this is drawn hollow and left out of the model's line:
+#: one or two rows put the observed share at 0 or 1 and would steer the eye.
+MIN_BIN_ROWS = 5
+
+
+def reliability_of(result: ComparisonResult, name: str) -> tuple[CalibrationData | None, bool]:
+    """A model's reliability curve and whether it is its PD column's: the curve of its scores when
+    they are probabilities, else the credit section's curve of its ``pd:`` column (the PD its Brier
+    score and log-loss come from), else None."""
+    c = _curves(result.models[name]).calibration
+    if c is not None:
+        return c, False
+    cm = result.credit.models.get(name) if result.credit is not None else None
+    if cm is not None and cm.pd_source == "pd_column" and cm.calibration is not None:
+        return cm.calibration.reliability, cm.calibration.reliability is not None
+    return None, False
+
+
 def calibration(
     result: ComparisonResult,
     *,
@@ -467,31 +485,44 @@ def calibration(
     palette: Sequence[str] | None = None,
     legend: bool = True,
 ) -> Axes:
-    """Reliability diagram (ten equal-width bins): the diagonal (first line), then per model whose
-    scores are probabilities its line (labelled with the Brier score) and its bins as markers of
-    area proportional to their rows. Models without a calibration curve are left out; if none
-    of ``models`` has one, a ValueError."""
+    """Reliability diagram (ten equal-width bins): the diagonal (first line), then per model with a
+    reliability curve (:func:`reliability_of`: its probabilities, or its PD column) its line
+    (labelled with the Brier score) through the bins of at least :data:`MIN_BIN_ROWS` rows and its
+    bins as markers of area proportional to their rows, hollow below that. Models without a curve
+    are left out; if none of ``models`` has one, a ValueError."""
     ax, look = _axes(ax), _Looks(result, palette)
-    names = [n for n in _pick(result, models) if _curves(result.models[n]).calibration is not None]
+    curves = {n: reliability_of(result, n) for n in _pick(result, models)}
+    names = [n for n, (c, _) in curves.items() if c is not None]
     if not names:
         raise ValueError("no model has a calibration curve (scores that are not probabilities have none)")
     ax.plot([0, 1], [0, 1], ls="--", color=MUTED, lw=0.9, label="perfectly calibrated")
     for name in names:
         m = result.models[name]
-        c = _curves(m).calibration
+        c, from_pd = curves[name]
         assert c is not None  # names holds those with a calibration
         size = 12 + 120 * c.counts / max(float(c.counts.max()), 1.0)
         col = look.colour[name]
-        brier = fmt_metric(m.metrics["brier"], "brier", 4)
+        brier = fmt_metric(m.metrics.get("brier"), "brier", 4)
+        full = c.counts >= MIN_BIN_ROWS
         ax.plot(
-            c.mean_predicted,
-            c.observed,
+            c.mean_predicted[full],
+            c.observed[full],
             color=col,
             ls=look.dash[name],
             lw=1.2,
-            label=f"{look.name[name]}: Brier {brier}",
+            label=f"{look.name[name]}{' (PD column)' if from_pd else ''}: Brier {brier}",
         )
-        ax.scatter(c.mean_predicted, c.observed, s=size, color=col, marker=look.marker[name], alpha=0.7, zorder=3)
+        mk = look.marker[name]
+        ax.scatter(c.mean_predicted[full], c.observed[full], s=size[full], color=col, marker=mk, alpha=0.7, zorder=3)
+        ax.scatter(
+            c.mean_predicted[~full],
+            c.observed[~full],
+            s=size[~full],
+            facecolors="none",
+            edgecolors=col,
+            marker=mk,
+            zorder=3,
+        )
     ax.set(
         xlim=(0, 1),
         ylim=(0, 1),

@@ -24,8 +24,8 @@ from reportgen.report.wording import (
     achieved_note,
     approval_sentence,
     comparison_notes,
-    mcnemar_sentence,
     family_words,
+    mcnemar_sentence,
     verdict,
 )
 from reportgen.results import Comparison, ComparisonResult
