@@ -32,7 +32,8 @@ from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter, PercentF
 
 import reportgen.catalog as catalog
 from reportgen.report.formats import fmt_metric, isolate
-from reportgen.results import CalibrationData, ComparisonResult, CreditModel, Curves, ModelResult
+from reportgen.report.reliability import MIN_BIN_ROWS, reliability_of
+from reportgen.results import ComparisonResult, CreditModel, Curves, ModelResult
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -248,7 +249,7 @@ def roc(
     (a scatter point: false and true positive rates of its confusion matrix)."""
     ax, look = _axes(ax), _Looks(result, palette)
     ax.plot([0, 1], [0, 1], ls="--", color=MUTED, lw=0.9, label="chance (AUC 0.5)")
-    points = False
+    drawn: list[tuple[str, Any, tuple[float, float] | None]] = []
     for name in _pick(result, models):
         m = result.models[name]
         c = _curves(m).roc
@@ -257,11 +258,14 @@ def roc(
             f"Gini {fmt_metric(m.metrics['gini'], 'gini')}"
         )
         ax.plot(c.x, c.y, color=look.colour[name], ls=look.dash[name], label=label)
+        point = None
         if m.confusion is not None and m.negatives and m.positives:
-            _point(ax, m.confusion.fp / m.negatives, m.confusion.tp / m.positives, look.colour[name])
-            points = True
-    if points:
+            point = (m.confusion.fp / m.negatives, m.confusion.tp / m.positives)
+            _point(ax, *point, look.colour[name])
+        drawn.append((name, c, point))
+    if any(p is not None for _, _, p in drawn):
         _points_entry(ax)
+    _corner_zoom(ax, look, drawn)
     ax.set(
         xlim=(0, 1),
         ylim=(0, 1.01),
@@ -271,6 +275,33 @@ def roc(
     )
     ax.set_aspect("equal")
     return _legend(ax, legend, loc="lower right")
+
+
+#: The ROC's corner zoom: drawn when every operating point lies within this of the top-left corner
+#: (AUCs near 1, where the points sit on each other and on the axes), its side the points' reach
+#: plus a margin, at least :data:`ZOOM_MIN`.
+ZOOM_WHEN, ZOOM_MIN = 0.2, 0.05
+
+
+def _corner_zoom(ax: Axes, look: _Looks, drawn: Sequence[tuple[str, Any, tuple[float, float] | None]]) -> None:
+    """An inset in the ROC's empty lower right magnifying the top-left corner [0, z] × [1 − z, 1]
+    with each model's curve and operating point, when every point lies within :data:`ZOOM_WHEN`
+    of the corner."""
+    points = [p for _, _, p in drawn if p is not None]
+    reach = max((max(x, 1.0 - y) for x, y in points), default=1.0)
+    if not points or reach > ZOOM_WHEN:
+        return
+    z = max(ZOOM_MIN, 1.5 * reach)
+    inset = ax.inset_axes((0.42, 0.08, 0.5, 0.5))
+    for name, c, p in drawn:
+        inset.plot(c.x, c.y, color=look.colour[name], ls=look.dash[name])
+        if p is not None:
+            _point(inset, *p, look.colour[name])
+    inset.set(xlim=(0, z), ylim=(1 - z, 1.0))
+    inset.set_aspect("equal")
+    inset.tick_params(labelsize=MIN_POINTS)
+    inset.grid(True)
+    ax.indicate_inset_zoom(inset, edgecolor=MUTED)
 
 
 #: The precision at which the PR figure labels its iso-F1 lines (near the top, clear of the curves' ends).
@@ -457,24 +488,6 @@ def ks(
     if m.direction == "lower":
         ax.invert_xaxis()
     return _legend(ax, legend, loc="best")
-
-
-#: A reliability bin with fewer rows than this is drawn hollow and left out of the model's line:
-#: one or two rows put the observed share at 0 or 1 and would steer the eye.
-MIN_BIN_ROWS = 5
-
-
-def reliability_of(result: ComparisonResult, name: str) -> tuple[CalibrationData | None, bool]:
-    """A model's reliability curve and whether it is its PD column's: the curve of its scores when
-    they are probabilities, else the credit section's curve of its ``pd:`` column (the PD its Brier
-    score and log-loss come from), else None."""
-    c = _curves(result.models[name]).calibration
-    if c is not None:
-        return c, False
-    cm = result.credit.models.get(name) if result.credit is not None else None
-    if cm is not None and cm.pd_source == "pd_column" and cm.calibration is not None:
-        return cm.calibration.reliability, cm.calibration.reliability is not None
-    return None, False
 
 
 def calibration(

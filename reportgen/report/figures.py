@@ -46,6 +46,7 @@ from reportgen.plot import (
     uses_keys,
 )
 from reportgen.report.formats import isolate, needs_isolation
+from reportgen.report.reliability import reliability_of
 from reportgen.results import ComparisonResult
 
 if TYPE_CHECKING:
@@ -273,7 +274,7 @@ def gains_figure(result: ComparisonResult, palette: Sequence[str] = PALETTE) -> 
 def calibration_figure(result: ComparisonResult, palette: Sequence[str] = PALETTE) -> Figure | None:
     """:func:`reportgen.plot.calibration` of the models with a reliability curve: probabilities or
     a PD column (None if none)."""
-    models = [n for n in result.models if plot.reliability_of(result, n)[0] is not None]
+    models = [n for n in result.models if reliability_of(result, n)[0] is not None]
     if not models:
         return None
     fig = new_figure(HALF_WIDTH, 3.0 + _legend_height(len(models) + 1))

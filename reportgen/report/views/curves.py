@@ -7,8 +7,8 @@ from dataclasses import dataclass
 
 from markupsafe import Markup
 
-from reportgen.plot import MIN_BIN_ROWS, reliability_of
 from reportgen.report.formats import fmt_count
+from reportgen.report.reliability import MIN_BIN_ROWS, reliability_of
 from reportgen.results import ComparisonResult
 
 #: The reliability diagram's bins (equal width, as the engine draws them), as column heads.
