@@ -153,7 +153,7 @@ def appendix_view(result: ComparisonResult, provenance: Provenance = Provenance(
             sort_keys=False,
             allow_unicode=True,
             default_flow_style=None,
-            width=100,
+            width=84,  # a flow mapping may pass the width by its last token: under the box's ~100 characters
         ),
     )
 
