@@ -160,16 +160,13 @@ def summary_view(result: ComparisonResult, ms: Models, credit_notes: dict[str, s
     in_findings = {notice_text(n) for n in run.notices if n.code == "credit_red"} if findings else set()
     return SummaryView(
         verdicts=tuple(
-            # a red credit result is in the findings table below when there is one: not repeated here
-            VerdictLine(
-                colour=ms.colours[c.model], verdict=verdict(c), credit="" if findings else credit_notes.get(c.model, "")
-            )
+            VerdictLine(colour=ms.colours[c.model], verdict=verdict(c), credit=credit_notes.get(c.model, ""))
             for c in result.comparisons
         ),
         credit_verdicts=tuple(
             CreditVerdict(colour=ms.colours.get(n, "#000000"), text=t)
             for n, t in credit_notes.items()
-            if n not in compared and not findings
+            if n not in compared
         ),
         primary_metric=catalog.label(pm),
         primary_short=catalog.short_label(pm),
