@@ -32,6 +32,7 @@ from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter, PercentF
 
 import reportgen.catalog as catalog
 from reportgen.report.formats import fmt_metric, isolate
+from reportgen.report.reliability import MIN_BIN_ROWS, reliability_of
 from reportgen.results import ComparisonResult, CreditModel, Curves, ModelResult
 
 if TYPE_CHECKING:
@@ -248,7 +249,7 @@ def roc(
     (a scatter point: false and true positive rates of its confusion matrix)."""
     ax, look = _axes(ax), _Looks(result, palette)
     ax.plot([0, 1], [0, 1], ls="--", color=MUTED, lw=0.9, label="chance (AUC 0.5)")
-    points = False
+    drawn: list[tuple[str, Any, tuple[float, float] | None]] = []
     for name in _pick(result, models):
         m = result.models[name]
         c = curves_of(m).roc
@@ -257,11 +258,14 @@ def roc(
             f"Gini {fmt_metric(m.metrics['gini'], 'gini')}"
         )
         ax.plot(c.x, c.y, color=look.colour[name], ls=look.dash[name], label=label)
+        point = None
         if m.confusion is not None and m.negatives and m.positives:
-            _point(ax, m.confusion.fp / m.negatives, m.confusion.tp / m.positives, look.colour[name])
-            points = True
-    if points:
+            point = (m.confusion.fp / m.negatives, m.confusion.tp / m.positives)
+            _point(ax, *point, look.colour[name])
+        drawn.append((name, c, point))
+    if any(p is not None for _, _, p in drawn):
         _points_entry(ax)
+    _corner_zoom(ax, look, drawn)
     ax.set(
         xlim=(0, 1),
         ylim=(0, 1.01),
@@ -271,6 +275,33 @@ def roc(
     )
     ax.set_aspect("equal")
     return _legend(ax, legend, loc="lower right")
+
+
+#: The ROC's corner zoom: drawn when every operating point lies within this of the top-left corner
+#: (AUCs near 1, where the points sit on each other and on the axes), its side the points' reach
+#: plus a margin, at least :data:`ZOOM_MIN`.
+ZOOM_WHEN, ZOOM_MIN = 0.2, 0.05
+
+
+def _corner_zoom(ax: Axes, look: _Looks, drawn: Sequence[tuple[str, Any, tuple[float, float] | None]]) -> None:
+    """An inset in the ROC's empty lower right magnifying the top-left corner [0, z] × [1 − z, 1]
+    with each model's curve and operating point, when every point lies within :data:`ZOOM_WHEN`
+    of the corner."""
+    points = [p for _, _, p in drawn if p is not None]
+    reach = max((max(x, 1.0 - y) for x, y in points), default=1.0)
+    if not points or reach > ZOOM_WHEN:
+        return
+    z = max(ZOOM_MIN, 1.5 * reach)
+    inset = ax.inset_axes((0.42, 0.08, 0.5, 0.5))
+    for name, c, p in drawn:
+        inset.plot(c.x, c.y, color=look.colour[name], ls=look.dash[name])
+        if p is not None:
+            _point(inset, *p, look.colour[name])
+    inset.set(xlim=(0, z), ylim=(1 - z, 1.0))
+    inset.set_aspect("equal")
+    inset.tick_params(labelsize=MIN_POINTS)
+    inset.grid(True)
+    ax.indicate_inset_zoom(inset, edgecolor=MUTED)
 
 
 #: The precision at which the PR figure labels its iso-F1 lines (near the top, clear of the curves' ends).
@@ -467,31 +498,44 @@ def calibration(
     palette: Sequence[str] | None = None,
     legend: bool = True,
 ) -> Axes:
-    """Reliability diagram (ten equal-width bins): the diagonal (first line), then per model whose
-    scores are probabilities its line (labelled with the Brier score) and its bins as markers of
-    area proportional to their rows. Models without a calibration curve are left out; if none
-    of ``models`` has one, a ValueError."""
+    """Reliability diagram (ten equal-width bins): the diagonal (first line), then per model with a
+    reliability curve (:func:`reliability_of`: its probabilities, or its PD column) its line
+    (labelled with the Brier score) through the bins of at least :data:`MIN_BIN_ROWS` rows and its
+    bins as markers of area proportional to their rows, hollow below that. Models without a curve
+    are left out; if none of ``models`` has one, a ValueError."""
     ax, look = _axes(ax), _Looks(result, palette)
-    names = [n for n in _pick(result, models) if curves_of(result.models[n]).calibration is not None]
+    curves = {n: reliability_of(result, n) for n in _pick(result, models)}
+    names = [n for n, (c, _) in curves.items() if c is not None]
     if not names:
         raise ValueError("no model has a calibration curve (scores that are not probabilities have none)")
     ax.plot([0, 1], [0, 1], ls="--", color=MUTED, lw=0.9, label="perfectly calibrated")
     for name in names:
         m = result.models[name]
-        c = curves_of(m).calibration
+        c, from_pd = curves[name]
         assert c is not None  # names holds those with a calibration
         size = 12 + 120 * c.counts / max(float(c.counts.max()), 1.0)
         col = look.colour[name]
-        brier = fmt_metric(m.metrics["brier"], "brier", 4)
+        brier = fmt_metric(m.metrics.get("brier"), "brier", 4)
+        full = c.counts >= MIN_BIN_ROWS
         ax.plot(
-            c.mean_predicted,
-            c.observed,
+            c.mean_predicted[full],
+            c.observed[full],
             color=col,
             ls=look.dash[name],
             lw=1.2,
-            label=f"{look.name[name]}: Brier {brier}",
+            label=f"{look.name[name]}{' (PD column)' if from_pd else ''}: Brier {brier}",
         )
-        ax.scatter(c.mean_predicted, c.observed, s=size, color=col, marker=look.marker[name], alpha=0.7, zorder=3)
+        mk = look.marker[name]
+        ax.scatter(c.mean_predicted[full], c.observed[full], s=size[full], color=col, marker=mk, alpha=0.7, zorder=3)
+        ax.scatter(
+            c.mean_predicted[~full],
+            c.observed[~full],
+            s=size[~full],
+            facecolors="none",
+            edgecolors=col,
+            marker=mk,
+            zorder=3,
+        )
     ax.set(
         xlim=(0, 1),
         ylim=(0, 1),

@@ -47,6 +47,7 @@ from reportgen.plot import (
 )
 from reportgen.report.credit_figures import KEY_PREFIX, panel_keys
 from reportgen.report.formats import isolate, needs_isolation
+from reportgen.report.reliability import reliability_of
 from reportgen.results import ComparisonResult, CreditModel
 
 if TYPE_CHECKING:
@@ -272,8 +273,9 @@ def gains_figure(result: ComparisonResult, palette: Sequence[str] = PALETTE) -> 
 
 @_apply_style
 def calibration_figure(result: ComparisonResult, palette: Sequence[str] = PALETTE) -> Figure | None:
-    """:func:`reportgen.plot.calibration` of the models whose scores are probabilities (None if none)."""
-    models = [n for n, m in result.models.items() if plot.curves_of(m).calibration is not None]
+    """:func:`reportgen.plot.calibration` of the models with a reliability curve: probabilities or
+    a PD column (None if none)."""
+    models = [n for n in result.models if reliability_of(result, n)[0] is not None]
     if not models:
         return None
     fig = new_figure(HALF_WIDTH, 3.0 + _legend_height(len(models) + 1))

@@ -304,7 +304,8 @@ def row_bootstrap_note(resamples: int, seed: int, metrics: Sequence[str] = ()) -
 
 def comparison_notes(c: Comparison, result: ComparisonResult) -> list[str]:
     """Every sentence under one comparison: what is missing and why, how the intervals were made,
-    the tests' own caveats, and the multiple-comparison adjustment."""
+    the tests' own caveats, and the multiple-comparison adjustment (McNemar's reading sits under its
+    table: :func:`mcnemar_sentence`)."""
     notes = [capability_note(what, why) for what, why in c.capabilities.items()]
     methods = {v for m in result.models.values() for v in m.ci_method.values()} | set(c.ci_method.values())
     run = result.run
@@ -352,10 +353,6 @@ def comparison_notes(c: Comparison, result: ComparisonResult) -> list[str]:
     } & methods:
         notes.append(POOLED_NOTE)
     notes.extend(caveats_of(c))
-    if c.tests.mcnemar is not None:
-        notes.append(
-            mcnemar_sentence(c.model, c.baseline, c.tests.mcnemar, c.decision.alpha if c.decision is not None else 0.05)
-        )
     w = weights_sentence(result)
     if w:
         notes.append(w)
@@ -586,24 +583,27 @@ def _swap_sentence(
 ) -> str:
     """What the model swaps in for what it swaps out; when one side is empty, "swaps in 2
     applications at 50.0 % bad and swaps none out" (it read "… bad for 0 at n/a"). In generic
-    words: the rows one model predicts negative and the other positive, each way."""
+    words: the rows one model predicts negative and the other positive, each way. Each sentence
+    starts with a capital ("Against champion, challenger swaps in …"), never with a model's name,
+    which may be lower-case."""
+    against = f"Against {baseline}, {model}"
     if words.domain == "generic":
         if not rows_in and not rows_out:
-            return f"{model} predicts the same rows negative as {baseline}."
+            return f"{against} predicts the same rows negative."
         return (
-            f"{model} alone predicts {words.rows(rows_in)} negative ({fmt_pct(bad_in)} positive), "
+            f"{against} alone predicts {words.rows(rows_in)} negative ({fmt_pct(bad_in)} positive), "
             f"{baseline} alone {words.rows(rows_out)} ({fmt_pct(bad_out)} positive)."
         )
     if rows_in and rows_out:
         return (
-            f"{model} swaps in {words.rows(rows_in)} at {fmt_pct(bad_in)} bad for "
+            f"{against} swaps in {words.rows(rows_in)} at {fmt_pct(bad_in)} bad for "
             f"{fmt_int(rows_out)} at {fmt_pct(bad_out)}."
         )
     if not rows_in and not rows_out:
-        return f"{model} approves the same applications as {baseline}."
+        return f"{against} approves the same applications."
     if rows_in:
-        return f"{model} swaps in {words.rows(rows_in)} at {fmt_pct(bad_in)} bad and swaps none out."
-    return f"{model} swaps out {words.rows(rows_out)} at {fmt_pct(bad_out)} bad and swaps none in."
+        return f"{against} swaps in {words.rows(rows_in)} at {fmt_pct(bad_in)} bad and swaps none out."
+    return f"{against} swaps out {words.rows(rows_out)} at {fmt_pct(bad_out)} bad and swaps none in."
 
 
 def interval_methods(result: ComparisonResult, bootstrap: str = "bootstrap") -> str | None:

@@ -76,11 +76,12 @@ def test_approval_counts_and_differences_read_like_the_tables(html):
 
 
 @pytest.mark.slow
-def test_the_reliability_diagram_names_the_models_it_leaves_out(demo):
+def test_the_reliability_diagram_names_the_models_drawn_from_their_pd(demo):
     view = build_view(demo)
     assert view.curves.calibration_caption == (
-        "Reliability diagram: marker area is proportional to the rows in the bin. Not drawn (scores are not "
-        "probabilities): champion. A PD mapping's calibration is in the credit validation section.")
+        "Reliability diagram: marker area is proportional to the rows in the bin (counts below); hollow markers "
+        "are bins of fewer than 5 rows, left out of the line. Drawn from the PD column (scores are not "
+        "probabilities): champion.")
 
 
 def test_the_metrics_table_states_how_its_intervals_were_made(html):

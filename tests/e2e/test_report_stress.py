@@ -241,7 +241,7 @@ def test_a_swap_with_nothing_swapped_out_says_so(tiny):
     (a,) = tiny.comparisons[0].approval
     assert a.swap_out.rows == 0 and a.swap_in.rows == 2
     text = approval_sentence(a)
-    assert text.endswith("s1 swaps in 2 applications at 50.0 % bad and swaps none out.")
+    assert text.endswith("Against s0, s1 swaps in 2 applications at 50.0 % bad and swaps none out.")
     assert "at n/a" not in text
 
 

@@ -128,7 +128,7 @@ def appendix_view(result: ComparisonResult, provenance: Provenance = Provenance(
             if m.binning is not None
         ),
         config_path=run.config_path,
-        output_dir=p.output_dir or "",
+        output_dir=_under(p.output_dir, Path.cwd()) if p.output_dir else "",
         rerender=None
         if p.source is None
         else RerenderRow(
@@ -149,11 +149,11 @@ def appendix_view(result: ComparisonResult, provenance: Provenance = Provenance(
         ),
         dropped=tuple(DroppedRow(model=d.model, reason=d.reason, rows=fmt_count(d.rows)) for d in run.dropped),
         config_yaml=yaml.safe_dump(
-            _config_as_run(to_jsonable(run.config), run.task == "binary"),
+            _config_as_run(to_jsonable(run.config), run.task == "binary", Path.cwd() / Path(run.config_path).parent),
             sort_keys=False,
             allow_unicode=True,
             default_flow_style=None,
-            width=100,
+            width=84,  # a flow mapping may pass the width by its last token: under the box's ~100 characters
         ),
     )
 
@@ -181,11 +181,26 @@ _BINARY_ONLY_MODEL = ("direction", "threshold", "score")
 _MULTICLASS_ONLY = ("ordinal", "classes")
 
 
-def _config_as_run(config: dict[str, Any], binary: bool) -> Any:
+def _under(path: str, folder: Path) -> str:
+    """``path`` relative to ``folder`` when it lies under it (a path as the user wrote it in the config
+    or on the command line, not this machine's absolute one); otherwise unchanged."""
+    try:
+        return Path(path).relative_to(folder.resolve()).as_posix()
+    except ValueError:
+        return path
+
+
+def _config_as_run(config: dict[str, Any], binary: bool, config_dir: Path) -> Any:
     """The config for the appendix: no null keys, no keys that the task or engine ignores: a
     multiclass run shows no binary settings (nor the binary cost default {fn, fp, tp, tn} when it
-    has no cost matrix), a binary run no class order, and ``weight_kind`` only with a weight column."""
+    has no cost matrix), a binary run no class order, and ``weight_kind`` only with a weight column.
+    A model's file and reference show relative to the config's folder, as the config gives them."""
     cfg = _without_nulls(config)
+    if "models" in cfg:
+        cfg["models"] = [
+            {k: _under(v, config_dir) if k in ("file", "reference") and isinstance(v, str) else v for k, v in m.items()}
+            for m in cfg["models"]
+        ]
     if cfg.get("engine", "memory") == "memory":  # batch sizes and bins do not apply in memory
         cfg = {k: v for k, v in cfg.items() if k not in ("stream", "scheduler")}
     if "weight" not in cfg and not any("weight" in m for m in cfg.get("models", [])):

@@ -7,7 +7,12 @@ from dataclasses import dataclass
 
 from markupsafe import Markup
 
+from reportgen.report.formats import fmt_count
+from reportgen.report.reliability import MIN_BIN_ROWS, reliability_of
 from reportgen.results import ComparisonResult
+
+#: The reliability diagram's bins (equal width, as the engine draws them), as column heads.
+CALIBRATION_BINS = tuple(f"{k / 10:g}–{(k + 1) / 10:g}" for k in range(10))
 
 #: Captions of the per-class figures (drawn in parts of nine panels when there are many classes).
 CLASS_FIGURE_CAPTIONS = {
@@ -32,6 +37,25 @@ class CurvesView:
     figures: Mapping[str, Markup]
     class_figures: tuple[ClassFigure, ...]
     calibration_caption: str
+    #: the rows in each reliability bin, per model drawn: (model, ten cells, "–" for an empty bin)
+    calibration_counts: tuple[tuple[str, tuple[str, ...]], ...]
+    calibration_bins: tuple[str, ...] = CALIBRATION_BINS
+
+
+def calibration_counts(result: ComparisonResult) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """The rows behind each marker of the reliability diagram, per model drawn (its probabilities
+    or its PD column: :func:`reportgen.plot.reliability_of`); a bin's index is that of its mean
+    predicted value, which lies inside it."""
+    rows = []
+    for name in result.models if result.run.task == "binary" else ():
+        c, _ = reliability_of(result, name)
+        if c is None:
+            continue
+        cells = ["–"] * 10
+        for mp, n in zip(c.mean_predicted, c.counts):
+            cells[min(int(mp * 10), 9)] = fmt_count(n)
+        rows.append((name, tuple(cells)))
+    return tuple(rows)
 
 
 def curves_view(result: ComparisonResult, svgs: Mapping[str, str]) -> CurvesView:
@@ -50,14 +74,25 @@ def curves_view(result: ComparisonResult, svgs: Mapping[str, str]) -> CurvesView
             if k.startswith(("class_roc", "class_pr"))
         ),
         calibration_caption=calibration_caption(result),
+        calibration_counts=calibration_counts(result),
     )
 
 
 def calibration_caption(result: ComparisonResult) -> str:
     """The reliability diagram's caption, naming the models it leaves out (scores that are not
-    probabilities): a reader does not take a missing line for a missing model."""
-    text = "Reliability diagram: marker area is proportional to the rows in the bin."
-    left = [n for n, m in result.models.items() if m.curves is None or m.curves.calibration is None]
+    probabilities, no PD column) and those drawn from their PD column: a reader does not take a
+    missing line for a missing model."""
+    text = (
+        f"Reliability diagram: marker area is proportional to the rows in the bin (counts below); hollow "
+        f"markers are bins of fewer than {MIN_BIN_ROWS} rows, left out of the line."
+    )
+    if result.run.task != "binary":
+        return text
+    drawn = {n: reliability_of(result, n) for n in result.models}
+    from_pd = [n for n, (c, pd) in drawn.items() if c is not None and pd]
+    left = [n for n, (c, _) in drawn.items() if c is None]
+    if from_pd:
+        text += f" Drawn from the PD column (scores are not probabilities): {', '.join(from_pd)}."
     if left:
         text += f" Not drawn (scores are not probabilities): {', '.join(left)}."
         if result.credit is not None:

@@ -10,7 +10,7 @@ import reportgen.catalog as catalog
 from reportgen.report.formats import fmt_ci, fmt_count, fmt_level, fmt_metric, fmt_num, fmt_pct
 from reportgen.report.views.brief import ModelFindings, findings_of
 from reportgen.report.views.common import Models, kept_share, optimum_threshold
-from reportgen.report.wording import interval_kind, interval_methods, ranking_note, verdict
+from reportgen.report.wording import interval_kind, interval_methods, notice_text, ranking_note, verdict
 from reportgen.report.wording import rule as model_rule
 from reportgen.results import ComparisonResult, ModelResult
 
@@ -125,6 +125,9 @@ def summary_view(result: ComparisonResult, ms: Models, credit_notes: dict[str, s
     # a multiclass cost column only when some model has a cost (a cost matrix was configured)
     mc_costed = any(result.models[n].metrics.get("expected_cost") is not None for n in ms.names)
     mc_ranking = ("accuracy", "balanced_accuracy", "roc_auc_ovr_macro") + (("expected_cost",) if mc_costed else ())
+    # the ranking's metric columns, less the primary metric (its own column, with its interval)
+    bin_ranking = tuple(k for k in ("roc_auc", "ks") if k != pm)
+    mc_ranking = tuple(k for k in mc_ranking if k != pm)
     ranking = []
     for rank, n in enumerate(ranked, 1):
         m = result.models[n]
@@ -132,8 +135,7 @@ def summary_view(result: ComparisonResult, ms: Models, credit_notes: dict[str, s
         extra: tuple[str, ...]
         if ms.binary:
             extra = (
-                fmt_metric(m.metrics.get("roc_auc"), "roc_auc"),
-                fmt_metric(m.metrics.get("ks"), "ks"),
+                *(fmt_metric(m.metrics.get(k), k) for k in bin_ranking),
                 optimum_threshold(cost_opt) if cost_opt else "n/a",
                 kept_share(cost_opt) if cost_opt else "n/a",
                 fmt_num(cost_opt.value, 4) if cost_opt else "n/a",
@@ -153,6 +155,9 @@ def summary_view(result: ComparisonResult, ms: Models, credit_notes: dict[str, s
             )
         )
     compared = {c.model for c in result.comparisons}
+    findings = findings_of(result, ms.colours) if result.credit is not None else ()
+    # a red credit result is a row of the findings table: not repeated in the warnings box
+    in_findings = {notice_text(n) for n in run.notices if n.code == "credit_red"} if findings else set()
     return SummaryView(
         verdicts=tuple(
             VerdictLine(colour=ms.colours[c.model], verdict=verdict(c), credit=credit_notes.get(c.model, ""))
@@ -167,15 +172,16 @@ def summary_view(result: ComparisonResult, ms: Models, credit_notes: dict[str, s
         primary_short=catalog.short_label(pm),
         ranking=tuple(ranking),
         ranking_headers=(
-            "ROC AUC",
-            "KS",
+            *({"roc_auc": "ROC AUC", "ks": "KS"}[k] for k in bin_ranking),
             "Recommended threshold",
             f"{ms.words.rate_header} there",
             "Cost per row there",
         )
         if ms.binary
         else tuple(catalog.label(k) for k in mc_ranking),
-        ranking_cells=("num", "num", "num thr", "num", "num") if ms.binary else ("num",) * len(mc_ranking),
+        ranking_cells=("num",) * len(bin_ranking) + ("num thr", "num", "num")
+        if ms.binary
+        else ("num",) * len(mc_ranking),
         ranking_note=ranking_note(result),
         ranking_caption="recommended threshold minimises the expected cost"
         if ms.binary
@@ -183,9 +189,9 @@ def summary_view(result: ComparisonResult, ms: Models, credit_notes: dict[str, s
         costs=", ".join(f"{k.upper()} {v:g}" for k, v in run.costs.items() if isinstance(v, (int, float)))
         if ms.binary
         else "",
-        warnings=tuple(run.warnings),
+        warnings=tuple(w for w in run.warnings if w not in in_findings),
         settings_note=settings_note(result),
-        findings=findings_of(result, ms.colours) if result.credit is not None else (),
+        findings=findings,
     )
 
 
