@@ -261,20 +261,44 @@ def beta_cdf(x: ArrayLike, a: ArrayLike, b: ArrayLike, y: ArrayLike | None = Non
 
 
 def beta_ppf(q: ArrayLike, a: ArrayLike, b: ArrayLike) -> Floats:
-    """Quantile of Beta(a, b) by bisection on :func:`beta_cdf`, elementwise, until the bracket
-    cannot shrink: machine precision, relative even for a quantile near 0 (about 55 halvings
-    for one in (0.01, 1), up to 1,100 for a subnormal one; the CDF is monotone, so bisection
-    cannot miss). Near 1 the CDF's absolute resolution (1e-16) bounds it: relative 1e-11 up to
-    q = 1 − 1e-6. 0 for q ≤ 0 and 1 for q ≥ 1."""
+    """Quantile of Beta(a, b), elementwise: Newton's method on :func:`beta_cdf` with the density
+    ``x^(a−1) (1 − x)^(b−1) / B(a, b)``, safeguarded by a bracket that every evaluation shrinks
+    (a step leaving the bracket is replaced by its midpoint, so it cannot diverge and falls back
+    to bisection at worst). It stops when a step moves x by less than 4 ulp, or the bracket cannot
+    shrink: machine precision, relative even for a quantile near 0. Near 1 the CDF's absolute
+    resolution (1e-16) bounds it: relative 1e-11 up to q = 1 − 1e-6. 0 for q ≤ 0, 1 for q ≥ 1.
+    About 6 CDF evaluations for a quantile in (0.01, 1), where bisection took 55."""
     qs, as_, bs = _floats(q, a, b)
-    lo, hi = np.zeros_like(qs), np.ones_like(qs)
-    for _ in range(1100):
-        mid = 0.5 * (lo + hi)
-        if np.all((mid == lo) | (mid == hi)):
+    out = np.where(qs <= 0.0, 0.0, 1.0)
+    inner = (qs > 0.0) & (qs < 1.0)
+    if not inner.any():
+        return out
+    qi, ai, bi = qs[inner], as_[inner], bs[inner]
+    lo, hi = np.zeros_like(qi), np.ones_like(qi)
+    x = np.clip(ai / (ai + bi), 1e-300, 1.0 - 1e-16)  # the mean: the CDF is near ½ there
+    active = np.ones(qi.shape, dtype=bool)
+    for _ in range(1200):
+        xa, aa, ba = x[active], ai[active], bi[active]
+        f = beta_cdf(xa, aa, ba) - qi[active]
+        below = f < 0.0
+        lo[active] = np.where(below, xa, lo[active])
+        hi[active] = np.where(below, hi[active], xa)
+        with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+            lx, ly = np.log(xa), np.log1p(-xa)
+            density = np.exp(_log_power_term(aa, ba, lx, ly, xa - aa / (aa + ba)) - lx - ly)
+            step = xa - f / density
+        la, ha = lo[active], hi[active]
+        mid = 0.5 * (la + ha)
+        bad = ~np.isfinite(step) | (step <= la) | (step >= ha)
+        nxt = np.where(bad, mid, step)
+        done = (f == 0.0) | (mid == la) | (mid == ha) | (~bad & (np.abs(nxt - xa) <= 4e-16 * np.abs(xa)))
+        x[active] = np.where(f == 0.0, xa, nxt)
+        idx = np.flatnonzero(active)
+        active[idx[done]] = False
+        if not active.any():
             break
-        below = beta_cdf(mid, as_, bs) < qs
-        lo, hi = np.where(below, mid, lo), np.where(below, hi, mid)
-    return np.where(qs <= 0.0, 0.0, np.where(qs >= 1.0, 1.0, 0.5 * (lo + hi)))
+    out[inner] = x
+    return out
 
 
 def binomial_sf(d: ArrayLike, n: ArrayLike, p: ArrayLike) -> Floats:
