@@ -57,6 +57,8 @@ def _settings(cfg: Config) -> C.CreditSettings:
         psi_red=t.psi_red,
         min_defaults=credit.min_defaults,
         level=cfg.confidence_level,
+        asset_correlation=credit.asset_correlation,
+        power_ratio=credit.power_ratio,
     )
 
 
@@ -480,6 +482,8 @@ def _section(cfg: Config, reference_rows: dict[Path, int]) -> CreditSection | No
         psi_red=s.psi_red,
         min_defaults=s.min_defaults,
         segment=cfg.segment,
+        asset_correlation=s.asset_correlation,
+        power_ratio=s.power_ratio,
     )
     _files_only(cfg)
     grading = _grading(cfg)
