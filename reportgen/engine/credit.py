@@ -912,6 +912,7 @@ def _calibration(
     mpd: np.ndarray,
     s: CreditSettings,
     count: np.ndarray | None = None,
+    correlated: CorrelatedBinomial | None = None,
 ) -> CreditCalibration:
     N, D = int(round(_wsum(np.ones(len(y)), count))), int(round(_wsum(y, count)))
     sum_pd = _wsum(p, count)
@@ -975,7 +976,7 @@ def _calibration(
         brier=brier,
         log_loss=log_loss,
         reliability=reliability(y, p, count),
-        binomial_correlated=_correlated(np.array([D], float), np.array([N], float), np.array([mean_pd]), s)[0],
+        binomial_correlated=correlated,
     )
 
 
@@ -1144,7 +1145,8 @@ def credit_model(
     ivl = np.stack([beta_ppf(tail, d + 0.5, n - d + 0.5), beta_ppf(1.0 - tail, d + 0.5, n - d + 0.5)], axis=1)
     ivl[d == 0, 0], ivl[d == n, 1] = 0.0, 1.0  # Brown, Cai & DasGupta (2001): [0, U] at D = 0, [L, 1] at D = N
     bounds = [None, *(edges.tolist() if edges is not None and by == "pd" else [None] * (k - 1)), None]
-    powers, correlated = _power_and_correlation(n, d, mpd, s)
+    mean_pd_all = None if cur.pd is None else _wsum(cur.pd, cnt) / max(float(n.sum()), 1.0)
+    powers, correlated, portfolio = _power_and_correlation(n, d, mpd, mean_pd_all, s)
     grades = []
     for g in range(k):  # one entry per grade
         mean_pd = jeff = binom = None
@@ -1171,7 +1173,9 @@ def credit_model(
                 binomial_correlated=correlated.get(g),
             )
         )
-    calibration = None if cur.pd is None or mpd is None else _calibration(y, cur.pd, grades, n, d, mpd, s, cnt)
+    calibration = (
+        None if cur.pd is None or mpd is None else _calibration(y, cur.pd, grades, n, d, mpd, s, cnt, portfolio)
+    )
     if not has_pd:
         caps["calibration"] = "no_pd"
 
@@ -1304,13 +1308,14 @@ def _correlated(d: np.ndarray, n: np.ndarray, pd: np.ndarray, s: CreditSettings)
 
 
 def _power_and_correlation(
-    n: np.ndarray, d: np.ndarray, mpd: np.ndarray | None, s: CreditSettings
-) -> tuple[dict[int, GradePower], dict[int, CorrelatedBinomial]]:
+    n: np.ndarray, d: np.ndarray, mpd: np.ndarray | None, mean_pd: float | None, s: CreditSettings
+) -> tuple[dict[int, GradePower], dict[int, CorrelatedBinomial], CorrelatedBinomial | None]:
     """Per non-empty grade (with a PD): the critical numbers of defaults and power of the
     binomial and Jeffreys tests at the amber level against a default rate of PD × power_ratio,
-    and the binomial test with correlated defaults."""
-    if mpd is None:
-        return {}, {}
+    and the binomial test with correlated defaults; that test of the portfolio (all rows at
+    ``mean_pd``) too, in the same vectorised call."""
+    if mpd is None or mean_pd is None:
+        return {}, {}, None
     g = np.flatnonzero(n > 0)
     ng, dg, pg = n[g], d[g].astype(float), mpd[g]
     alt = np.minimum(pg * s.power_ratio, 1.0)
@@ -1327,7 +1332,10 @@ def _power_and_correlation(
         )
         for j, i in enumerate(g)
     }
-    return powers, dict(zip((int(i) for i in g), _correlated(dg, ng.astype(float), pg, s), strict=True))
+    tests = _correlated(
+        np.r_[dg, d.sum()], np.r_[ng, n.sum()].astype(float), np.r_[pg, mean_pd], s
+    )  # the grades', then the portfolio's
+    return powers, dict(zip((int(i) for i in g), tests[:-1], strict=True)), tests[-1]
 
 
 def _period_tests(
