@@ -669,7 +669,8 @@ class ModelResult(_Frozen):
         metadata={
             "description": (
                 "metric -> where its value comes from when not from the score: 'pd_column', the model's PD column "
-                "on the same rows (a scorecard's Brier score and log-loss, from the credit section's calibration)."
+                "on the same rows (a scorecard's Brier score and log-loss, from the credit section's calibration; "
+                "'calibration': the calibration section's numbers are the PD column's)."
             )
         },
     )
@@ -1438,6 +1439,14 @@ class CreditCalibration(_Frozen):
     binomial_correlated: CorrelatedBinomial | None = field(
         default=None,
         metadata=_doc("The portfolio's binomial test with correlated defaults (N, D, the mean PD); not in the light."),
+    )
+    binned: CalibrationSummary | None = field(
+        default=None,
+        metadata=_doc(
+            "The PD's calibration over the run's calibration: bins (ECE, MCE, Murphy's decomposition, skill, with "
+            "intervals), for a model whose score is no probability; the calibration section shows it (metric_sources "
+            "calibration: pd_column). Null without calibration: or a PD column."
+        ),
     )
 
 

@@ -72,13 +72,14 @@ import numpy as np
 
 from reportgen.engine import pd_battery as PB
 from reportgen.engine.binary import decimate
-from reportgen.engine.curve import Direction
+from reportgen.engine.curve import Direction, ScoreTable
 from reportgen.engine.distributions import beta_cdf, beta_ppf, binomial_sf, chi2_sf, norm_ppf, norm_sf, norm_two_sided_p
 from reportgen.engine.proportions import delong_auc_bounds
 from reportgen.engine.stats import delong_auc_ci
 from reportgen.results import (
     AdjacentGrades,
     CalibrationData,
+    CalibrationSummary,
     Concentration,
     CorrelatedBinomial,
     CreditAucHistory,
@@ -104,6 +105,7 @@ __all__ = [
     "Grading",
     "merged_rows",
     "calibration_fit",
+    "pd_calibration",
     "pd_losses",
     "reliability",
     "concentration",
@@ -978,6 +980,35 @@ def _calibration(
         reliability=reliability(y, p, count),
         binomial_correlated=correlated,
     )
+
+
+def pd_calibration(
+    sample: CreditSample,
+    bins: int,
+    strategy: Literal["uniform", "quantile"],
+    brier: float | None,
+    resamples: int,
+    rng: np.random.Generator,
+    level: float,
+) -> CalibrationSummary | None:
+    """The PD's calibration over the run's ``calibration:`` bins (:mod:`reportgen.engine.calibration`:
+    ECE, MCE, Murphy's decomposition, skill, their bootstrap intervals), from the table of the
+    sample's distinct PDs with their obligors (rows repeated by their counts: integer sums, the
+    same table in every engine); ``brier``: the PD's Brier score (:func:`pd_losses`). None
+    without a PD or without both classes."""
+    if sample.pd is None:
+        return None
+    from reportgen.engine.calibration import model_calibration  # noqa: PLC0415
+    from reportgen.engine.compare import _calibration_summary  # noqa: PLC0415  (the one conversion)
+
+    c, y = _ones(sample), np.asarray(sample.y, dtype=bool)
+    values, inv = np.unique(np.asarray(sample.pd, dtype=float), return_inverse=True)
+    pos = np.bincount(inv.ravel(), weights=c * y, minlength=len(values))[::-1]
+    neg = np.bincount(inv.ravel(), weights=c * ~y, minlength=len(values))[::-1]
+    n = int(round(float(c.sum())))
+    table = ScoreTable(values[::-1].copy(), pos, neg, "higher", float(n), n, False)
+    cal = model_calibration(table, bins, strategy, brier, resamples, rng, level)
+    return None if cal is None else _calibration_summary(cal)
 
 
 def _histogram(cur: CreditSample, ref: CreditSample, bins: int = 30) -> ShareHistogram:
