@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from pydantic import ValidationError
 
 import reportgen.engine.credit as C
+from reportgen.config import CreditConfig
 from reportgen.report.views import credit as V
 
 
@@ -45,3 +47,12 @@ def test_every_new_test_has_its_glossary_entry():
     for key in ("binomial_correlated", "power", "period_normal", "heterogeneity"):
         label, formula = V.TEST_LABELS[key]
         assert label and len(formula) > 80
+
+
+def test_the_correlation_and_power_keys_refuse_what_has_no_meaning():
+    assert CreditConfig().asset_correlation == 0.12 and CreditConfig().power_ratio == 1.5
+    assert CreditConfig(asset_correlation="irb_corporate").asset_correlation == "irb_corporate"
+    for bad in ({"asset_correlation": 1.0}, {"asset_correlation": 0}, {"asset_correlation": "retail"},
+                {"power_ratio": 1.0}):  # fmt: skip
+        with pytest.raises(ValidationError):
+            CreditConfig(**bad)
