@@ -1084,6 +1084,30 @@ class CreditConfig(Strict):
             "tests called weak."
         ),
     )
+    asset_correlation: float | Literal["irb_corporate"] = Field(
+        0.12,
+        description=(
+            "Asset correlation rho of the binomial test with correlated defaults (Vasicek's one-factor model), a number "
+            "in (0, 1): 0.12 by default, the Basel IRB corporate correlation's floor; or irb_corporate for the Basel II "
+            "corporate formula at each grade's PD (0.12 to 0.24). Retail books: the IRB uses 0.15 for mortgages, 0.04 "
+            "for revolving exposures and 0.03 to 0.16 for other retail."
+        ),
+    )
+    power_ratio: float = Field(
+        1.5,
+        gt=1.0,
+        description=(
+            "The power of each grade's Jeffreys and binomial tests is their chance to turn amber if the grade's true "
+            "default rate were its PD times this (1.5: 50 % above the PD)."
+        ),
+    )
+
+    @field_validator("asset_correlation")
+    @classmethod
+    def _correlation_in_range(cls, v: float | str) -> float | str:
+        if isinstance(v, float | int) and not 0.0 < v < 1.0:
+            raise ValueError(f"asset_correlation must lie strictly between 0 and 1 (or be irb_corporate), got {v}")
+        return v
 
 
 class FairnessConfig(Strict):

@@ -271,6 +271,10 @@ def _credit_tests(result: Result) -> Iterable[Row]:
                 ("calibration_slope", cal.slope_test),
                 ("calibration_intercept", cal.intercept_test),
             ]
+            if cal.binomial_correlated is not None:
+                tests.append(("binomial_correlated", cal.binomial_correlated.test))
+        if cm.period_tests is not None:
+            tests.append(("normal_over_periods", cm.period_tests.normal_test))
         if cm.auc_history is not None:
             tests.append(("auc_against_initial", cm.auc_history.test))
         if cm.stability is not None:

@@ -166,11 +166,14 @@ def _pd_in_credit(
             continue
         pd_values = {"brier": cal.brier, "log_loss": cal.log_loss}
         if cal.n == m.n and all(m.metrics.get(k) is None for k in PD_METRICS):
+            binned = cal.binned if m.calibration is None else None  # the calibration section's numbers
             out[name] = dataclasses.replace(
                 m,
                 metrics={**m.metrics, **pd_values},
                 undefined_reasons={k: r for k, r in m.undefined_reasons.items() if k not in PD_METRICS},
-                metric_sources={**m.metric_sources, **{k: "pd_column" for k in PD_METRICS}},
+                metric_sources={**m.metric_sources, **{k: "pd_column" for k in PD_METRICS}}
+                | ({"calibration": "pd_column"} if binned is not None else {}),
+                calibration=binned or m.calibration,
             )
             continue
         facts = {"pd_brier": cal.brier, "pd_log_loss": cal.log_loss}

@@ -669,7 +669,8 @@ class ModelResult(_Frozen):
         metadata={
             "description": (
                 "metric -> where its value comes from when not from the score: 'pd_column', the model's PD column "
-                "on the same rows (a scorecard's Brier score and log-loss, from the credit section's calibration)."
+                "on the same rows (a scorecard's Brier score and log-loss, from the credit section's calibration; "
+                "'calibration': the calibration section's numbers are the PD column's)."
             )
         },
     )
@@ -1213,6 +1214,105 @@ class CreditTest(_Frozen):
 
 
 @dataclass(frozen=True, slots=True)
+class CorrelatedBinomial(_Frozen):
+    """The binomial test with correlated defaults (Vasicek's one-factor model, Tasche 2003)."""
+
+    asset_correlation: float = field(
+        metadata=_doc(
+            "The asset correlation rho used (credit.asset_correlation; irb_corporate: the grade's Basel value)."
+        )
+    )
+    test: CreditTest = field(
+        metadata=_doc(
+            "p = P(D' >= D), D' the defaults of N obligors at the PD whose latent variables share one normal factor with "
+            "correlation rho: the integral over the factor z of P(Bin(N, Phi((Phi^-1(PD) - sqrt(rho) z) / sqrt(1 - rho))) "
+            ">= D) phi(z) dz; one-sided (small p: PD too low even allowing for correlated defaults); statistic D - N * PD."
+        )
+    )
+    critical_defaults: int | None = field(
+        metadata=_doc(
+            "The number of defaults from which the test is amber in the large-portfolio (Vasicek) limit: the smallest D "
+            "above N * Phi((Phi^-1(PD) + sqrt(rho) Phi^-1(1 - amber)) / sqrt(1 - rho)); null when above N."
+        )
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class GradePower(_Frozen):
+    """What the grade's tests could see: their critical numbers of defaults and power."""
+
+    alternative_pd: float = field(
+        metadata=_doc(
+            "The true default rate the power is computed at: the mean PD times credit.power_ratio, at most 1."
+        )
+    )
+    binomial_critical: int | None = field(
+        metadata=_doc(
+            "Smallest number of defaults at which the binomial test is amber (p < amber); null when none <= N."
+        )
+    )
+    binomial_power: float = field(
+        metadata=_doc("P(X >= binomial_critical), X ~ Bin(N, alternative_pd): the binomial test's power (0 when null).")
+    )
+    jeffreys_critical: int | None = field(
+        metadata=_doc("Smallest number of defaults at which the Jeffreys test is amber; null when none <= N.")
+    )
+    jeffreys_power: float = field(
+        metadata=_doc("P(X >= jeffreys_critical), X ~ Bin(N, alternative_pd): the Jeffreys test's power (0 when null).")
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class AdjacentGrades(_Frozen):
+    """Heterogeneity of two adjacent non-empty grades (PDtoolkit's heterogeneity test)."""
+
+    lower: str = field(metadata=_doc("The lower-PD grade."))
+    upper: str = field(metadata=_doc("The next non-empty grade up."))
+    z: float | None = field(
+        metadata=_doc(
+            "Pooled two-proportion z = (DR_upper - DR_lower) / sqrt(r (1 - r) (1/n_lower + 1/n_upper)), r the pooled "
+            "default rate; null when r is 0 or 1."
+        )
+    )
+    p_value: float | None = field(
+        metadata=_doc(
+            "One-sided 1 - Phi(z) (H1: the upper grade's default rate is higher; R prop.test(correct = FALSE))."
+        )
+    )
+    p_holm: float | None = field(metadata=_doc("Holm-adjusted over the model's adjacent pairs."))
+    distinct: bool | None = field(
+        metadata=_doc("p_holm < credit.traffic_lights.amber: the two grades' default rates differ; null when untested.")
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class PeriodLights(_Frozen):
+    """The grades' Jeffreys lights in one period."""
+
+    key: str = field(metadata=_doc("The period (2024-07, 2024Q3)."))
+    green: int = field(metadata=_doc("Grades with rows in the period whose Jeffreys test is green."))
+    amber: int = field(metadata=_doc("... amber."))
+    red: int = field(metadata=_doc("... red."))
+
+
+@dataclass(frozen=True, slots=True)
+class CreditPeriodTests(_Frozen):
+    """Calibration over the date: periods (BCBS WP14's normal test; traffic lights over periods)."""
+
+    normal_test: CreditTest = field(
+        metadata=_doc(
+            "S = sum e_t / (sqrt(T) tau), e_t = DR_t - mean PD_t, tau^2 = (sum e_t^2 - (sum e_t)^2 / T) / (T - 1); "
+            "p = 1 - Phi(S), one-sided (small p: PDs too low over the periods); reason too_few_periods below two."
+        )
+    )
+    periods: int = field(metadata=_doc("T, the periods with rows."))
+    lights: Sequence[PeriodLights] = field(metadata=_doc("Per period, the grades' Jeffreys lights counted."))
+    green: int = field(metadata=_doc("Green (period, grade) cells over all periods."))
+    amber: int = field(metadata=_doc("Amber cells over all periods."))
+    red: int = field(metadata=_doc("Red cells over all periods."))
+
+
+@dataclass(frozen=True, slots=True)
 class CreditGrade(_Frozen):
     """One grade (rating class or PD bucket) of the current sample."""
 
@@ -1250,6 +1350,14 @@ class CreditGrade(_Frozen):
             "Jeffreys interval of the default rate (Brown, Cai & DasGupta 2001): the (1 -/+ level)/2 quantiles of "
             "Beta(D + 1/2, N - D + 1/2), the lower end 0 when D = 0 and the upper end 1 when D = N; null for an empty grade."
         ),
+    )
+    power: GradePower | None = field(
+        default=None,
+        metadata=_doc("Critical numbers of defaults and power of the Jeffreys and binomial tests; null without a PD."),
+    )
+    binomial_correlated: CorrelatedBinomial | None = field(
+        default=None,
+        metadata=_doc("The binomial test with correlated defaults; null without a PD or for an empty grade."),
     )
 
 
@@ -1326,6 +1434,18 @@ class CreditCalibration(_Frozen):
         metadata=_doc(
             "Reliability curve of the PD: ten equal-width PD bins with rows, their mean PD (mean_predicted), default rate "
             "(observed) and obligors (counts)."
+        ),
+    )
+    binomial_correlated: CorrelatedBinomial | None = field(
+        default=None,
+        metadata=_doc("The portfolio's binomial test with correlated defaults (N, D, the mean PD); not in the light."),
+    )
+    binned: CalibrationSummary | None = field(
+        default=None,
+        metadata=_doc(
+            "The PD's calibration over the run's calibration: bins (ECE, MCE, Murphy's decomposition, skill, with "
+            "intervals), for a model whose score is no probability; the calibration section shows it (metric_sources "
+            "calibration: pd_column). Null without calibration: or a PD column."
         ),
     )
 
@@ -1580,6 +1700,17 @@ class CreditModel(_Frozen):
             "Standard error of the accuracy ratio, 2 sigma, sigma Bamber's (1975) standard error of the AUC."
         ),
     )
+    concentration: Concentration | None = field(
+        default=None,
+        metadata=_doc("Herfindahl index of the current sample's grade shares (with or without a reference sample)."),
+    )
+    heterogeneity: Sequence[AdjacentGrades] = field(
+        default=(), metadata=_doc("Adjacent-grade heterogeneity tests, lowest PD first; not in the light.")
+    )
+    period_tests: CreditPeriodTests | None = field(
+        default=None,
+        metadata=_doc("Calibration over the periods; null without a date column or a PD. Not in the light."),
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -1593,6 +1724,13 @@ class CreditSection(_Frozen):
     psi_red: float = field(metadata=_doc("PSI at or above which stability is red."))
     min_defaults: int = field(metadata=_doc("Cells with fewer defaults (or non-defaults) are marked few_defaults."))
     segment: str | None = field(default=None, metadata=_doc("The segment column, or null."))
+    asset_correlation: float | Literal["irb_corporate"] | None = field(
+        default=None, metadata=_doc("credit.asset_correlation, of the binomial tests with correlated defaults.")
+    )
+    power_ratio: float | None = field(
+        default=None,
+        metadata=_doc("credit.power_ratio: the grade tests' power is at a default rate this times the PD."),
+    )
     capabilities: Mapping[str, str] = field(
         default_factory=dict,
         metadata=_doc(

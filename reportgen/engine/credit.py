@@ -70,23 +70,30 @@ from typing import Literal
 
 import numpy as np
 
+from reportgen.engine import pd_battery as PB
 from reportgen.engine.binary import decimate
-from reportgen.engine.curve import Direction
+from reportgen.engine.curve import Direction, ScoreTable
 from reportgen.engine.distributions import beta_cdf, beta_ppf, binomial_sf, chi2_sf, norm_ppf, norm_sf, norm_two_sided_p
 from reportgen.engine.proportions import delong_auc_bounds
 from reportgen.engine.stats import delong_auc_ci
 from reportgen.results import (
+    AdjacentGrades,
     CalibrationData,
+    CalibrationSummary,
     Concentration,
+    CorrelatedBinomial,
     CreditAucHistory,
     CreditCalibration,
     CreditGrade,
     CreditGroup,
     CreditMigration,
     CreditModel,
+    CreditPeriodTests,
     CreditStability,
     CreditTest,
     CurveData,
+    GradePower,
+    PeriodLights,
     PsiBin,
     ShareHistogram,
 )
@@ -98,6 +105,7 @@ __all__ = [
     "Grading",
     "merged_rows",
     "calibration_fit",
+    "pd_calibration",
     "pd_losses",
     "reliability",
     "concentration",
@@ -151,6 +159,10 @@ class CreditSettings:
     psi_red: float = 0.25
     min_defaults: int = 5
     level: float = 0.95
+    #: rho of the binomial test with correlated defaults, or the Basel IRB corporate formula per grade
+    asset_correlation: float | Literal["irb_corporate"] = 0.12
+    #: the grade tests' power is computed at a true default rate of the PD times this
+    power_ratio: float = 1.5
 
 
 @dataclass(frozen=True, slots=True)
@@ -902,6 +914,7 @@ def _calibration(
     mpd: np.ndarray,
     s: CreditSettings,
     count: np.ndarray | None = None,
+    correlated: CorrelatedBinomial | None = None,
 ) -> CreditCalibration:
     N, D = int(round(_wsum(np.ones(len(y)), count))), int(round(_wsum(y, count)))
     sum_pd = _wsum(p, count)
@@ -965,7 +978,37 @@ def _calibration(
         brier=brier,
         log_loss=log_loss,
         reliability=reliability(y, p, count),
+        binomial_correlated=correlated,
     )
+
+
+def pd_calibration(
+    sample: CreditSample,
+    bins: int,
+    strategy: Literal["uniform", "quantile"],
+    brier: float | None,
+    resamples: int,
+    rng: np.random.Generator,
+    level: float,
+) -> CalibrationSummary | None:
+    """The PD's calibration over the run's ``calibration:`` bins (:mod:`reportgen.engine.calibration`:
+    ECE, MCE, Murphy's decomposition, skill, their bootstrap intervals), from the table of the
+    sample's distinct PDs with their obligors (rows repeated by their counts: integer sums, the
+    same table in every engine); ``brier``: the PD's Brier score (:func:`pd_losses`). None
+    without a PD or without both classes."""
+    if sample.pd is None:
+        return None
+    from reportgen.engine.calibration import model_calibration  # noqa: PLC0415
+    from reportgen.engine.compare import _calibration_summary  # noqa: PLC0415  (the one conversion)
+
+    c, y = _ones(sample), np.asarray(sample.y, dtype=bool)
+    values, inv = np.unique(np.asarray(sample.pd, dtype=float), return_inverse=True)
+    pos = np.bincount(inv.ravel(), weights=c * y, minlength=len(values))[::-1]
+    neg = np.bincount(inv.ravel(), weights=c * ~y, minlength=len(values))[::-1]
+    n = int(round(float(c.sum())))
+    table = ScoreTable(values[::-1].copy(), pos, neg, "higher", float(n), n, False)
+    cal = model_calibration(table, bins, strategy, brier, resamples, rng, level)
+    return None if cal is None else _calibration_summary(cal)
 
 
 def _histogram(cur: CreditSample, ref: CreditSample, bins: int = 30) -> ShareHistogram:
@@ -1133,6 +1176,8 @@ def credit_model(
     ivl = np.stack([beta_ppf(tail, d + 0.5, n - d + 0.5), beta_ppf(1.0 - tail, d + 0.5, n - d + 0.5)], axis=1)
     ivl[d == 0, 0], ivl[d == n, 1] = 0.0, 1.0  # Brown, Cai & DasGupta (2001): [0, U] at D = 0, [L, 1] at D = N
     bounds = [None, *(edges.tolist() if edges is not None and by == "pd" else [None] * (k - 1)), None]
+    mean_pd_all = None if cur.pd is None else _wsum(cur.pd, cnt) / max(float(n.sum()), 1.0)
+    powers, correlated, portfolio = _power_and_correlation(n, d, mpd, mean_pd_all, s)
     grades = []
     for g in range(k):  # one entry per grade
         mean_pd = jeff = binom = None
@@ -1155,9 +1200,13 @@ def credit_model(
                 binomial=binom,
                 few_defaults=bool(d[g] < s.min_defaults),
                 dr_interval=ivl[g].tolist() if n[g] > 0 else None,
+                power=powers.get(g),
+                binomial_correlated=correlated.get(g),
             )
         )
-    calibration = None if cur.pd is None or mpd is None else _calibration(y, cur.pd, grades, n, d, mpd, s, cnt)
+    calibration = (
+        None if cur.pd is None or mpd is None else _calibration(y, cur.pd, grades, n, d, mpd, s, cnt, portfolio)
+    )
     if not has_pd:
         caps["calibration"] = "no_pd"
 
@@ -1195,11 +1244,13 @@ def credit_model(
         else:
             caps["migration"] = "no_ids" if rc is not None else "no_reference_grades"
 
-    period = None
+    period = period_tests = None
     periods: list[CreditGroup] = []
     if cur.dates is not None:
         period, keys = period_keys(cur.dates)
         periods = _groups(keys, y, cur.score, cur.pd, direction, s, cnt)
+        if cur.pd is not None:
+            period_tests = _period_tests(keys, cc, k, y, cur.pd, c, periods, s)
     segments = [] if cur.segment is None else _groups(cur.segment.astype(str), y, cur.score, cur.pd, direction, s, cnt)
 
     failures = list(calibration.failures) if calibration else []
@@ -1244,4 +1295,120 @@ def credit_model(
         capabilities=caps,
         accuracy_ratio_ci=None if ar_iv is None else [ar_iv[1], ar_iv[2]],
         accuracy_ratio_se=None if ar_iv is None else ar_iv[3],
+        concentration=concentration(n),
+        heterogeneity=[
+            AdjacentGrades(
+                lower=labels[t.lower],
+                upper=labels[t.upper],
+                z=t.z,
+                p_value=t.p,
+                p_holm=t.p_holm,
+                distinct=None if t.p_holm is None else t.p_holm < s.amber,
+            )
+            for t in PB.adjacent_grades(n, d)
+        ],
+        period_tests=period_tests,
+    )
+
+
+def _rho(s: CreditSettings, pd: np.ndarray) -> np.ndarray:
+    """The asset correlation at each PD: the configured rho, or the Basel IRB corporate formula's."""
+    if s.asset_correlation == "irb_corporate":
+        return PB.irb_corporate_correlation(pd)
+    return np.full(np.shape(pd), float(s.asset_correlation))
+
+
+def _correlated(d: np.ndarray, n: np.ndarray, pd: np.ndarray, s: CreditSettings) -> list[CorrelatedBinomial]:
+    """The binomial test with correlated defaults of each (D, N, PD) (:mod:`reportgen.engine.pd_battery`),
+    with the large-portfolio critical number of defaults at the amber level."""
+    rho = _rho(s, pd)
+    p = PB.vasicek_binomial_sf(d, n, pd, rho)
+    inner = (pd > 0) & (pd < 1)
+    q = np.where(inner, pd, 0.5)
+    rate = norm_sf(-(norm_ppf(q) + np.sqrt(rho) * norm_ppf(1.0 - s.amber)) / np.sqrt(1.0 - rho))
+    rate = np.where(inner, rate, pd)
+    crit = np.floor(n * rate) + 1.0
+    return [
+        CorrelatedBinomial(
+            asset_correlation=float(rho[i]),
+            test=_test(float(d[i] - n[i] * pd[i]), float(p[i]), s),
+            critical_defaults=int(crit[i]) if crit[i] <= n[i] else None,
+        )
+        for i in range(len(d))
+    ]
+
+
+def _power_and_correlation(
+    n: np.ndarray, d: np.ndarray, mpd: np.ndarray | None, mean_pd: float | None, s: CreditSettings
+) -> tuple[dict[int, GradePower], dict[int, CorrelatedBinomial], CorrelatedBinomial | None]:
+    """Per non-empty grade (with a PD): the critical numbers of defaults and power of the
+    binomial and Jeffreys tests at the amber level against a default rate of PD × power_ratio,
+    and the binomial test with correlated defaults; that test of the portfolio (all rows at
+    ``mean_pd``) too, in the same vectorised call."""
+    if mpd is None or mean_pd is None:
+        return {}, {}, None
+    g = np.flatnonzero(n > 0)
+    ng, dg, pg = n[g], d[g].astype(float), mpd[g]
+    alt = np.minimum(pg * s.power_ratio, 1.0)
+    bc = PB.critical_defaults(ng, s.amber, lambda x, m: binomial_sf(x, m, pg))
+    jc = PB.critical_defaults(ng, s.amber, lambda x, m: jeffreys_p(x, m, pg))
+    bpow, jpow = PB.power(bc, ng, alt), PB.power(jc, ng, alt)
+    powers = {
+        int(i): GradePower(
+            alternative_pd=float(alt[j]),
+            binomial_critical=None if bc[j] < 0 else int(bc[j]),
+            binomial_power=float(bpow[j]),
+            jeffreys_critical=None if jc[j] < 0 else int(jc[j]),
+            jeffreys_power=float(jpow[j]),
+        )
+        for j, i in enumerate(g)
+    }
+    tests = _correlated(
+        np.r_[dg, d.sum()], np.r_[ng, n.sum()].astype(float), np.r_[pg, mean_pd], s
+    )  # the grades', then the portfolio's
+    return powers, dict(zip((int(i) for i in g), tests[:-1], strict=True)), tests[-1]
+
+
+def _period_tests(
+    keys: np.ndarray,
+    codes: np.ndarray,
+    k: int,
+    y: np.ndarray,
+    pd: np.ndarray,
+    c: np.ndarray,
+    periods: list[CreditGroup],
+    s: CreditSettings,
+) -> CreditPeriodTests:
+    """BCBS WP14's normal test over the periods' default rates and mean PDs, and the grades'
+    Jeffreys lights in each period counted (:mod:`reportgen.engine.pd_battery`)."""
+    labels, inv = np.unique(keys, return_inverse=True)
+    cell = inv.ravel() * k + codes
+    size = len(labels) * k
+    n = np.rint(np.bincount(cell, weights=c, minlength=size)).reshape(len(labels), k)
+    dd = np.rint(np.bincount(cell, weights=c * y, minlength=size)).reshape(len(labels), k)
+    sp = np.bincount(cell, weights=c * pd, minlength=size).reshape(len(labels), k)
+    filled = n > 0
+    lights = np.full(n.shape, "", dtype=object)
+    pv = jeffreys_p(dd[filled], n[filled], sp[filled] / n[filled])
+    lights[filled] = [light_of(float(p), s.amber, s.red) for p in pv]
+    rows = [
+        PeriodLights(
+            key=str(labels[t]),
+            green=int(np.sum(lights[t] == "green")),
+            amber=int(np.sum(lights[t] == "amber")),
+            red=int(np.sum(lights[t] == "red")),
+        )
+        for t in range(len(labels))
+    ]
+    with_pd = [p for p in periods if p.mean_pd is not None and p.n > 0]
+    stat, p, reason = PB.normal_test_over_periods(
+        np.array([p.default_rate for p in with_pd]), np.array([p.mean_pd for p in with_pd], dtype=float)
+    )
+    return CreditPeriodTests(
+        normal_test=_test(stat, p, s, reason=reason),
+        periods=len(with_pd),
+        lights=rows,
+        green=sum(r.green for r in rows),
+        amber=sum(r.amber for r in rows),
+        red=sum(r.red for r in rows),
     )

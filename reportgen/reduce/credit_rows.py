@@ -23,6 +23,7 @@ import numpy as np
 
 import reportgen.engine.credit as C
 from reportgen.config import Config, ModelConfig
+from reportgen.engine import streams
 from reportgen.errors import InputError
 from reportgen.io.files import Digests, columns_in, file_info, hashing, input_bytes, no_rows, read_table, record_batches
 from reportgen.io.validate import (
@@ -38,7 +39,7 @@ from reportgen.io.validate import (
     shown_name,
     twins,
 )
-from reportgen.results import CreditSection, InputFile
+from reportgen.results import CreditModel, CreditSection, InputFile
 
 __all__ = ["check_credit", "credit_run", "credit_section", "current_sample"]
 
@@ -57,6 +58,8 @@ def _settings(cfg: Config) -> C.CreditSettings:
         psi_red=t.psi_red,
         min_defaults=credit.min_defaults,
         level=cfg.confidence_level,
+        asset_correlation=credit.asset_correlation,
+        power_ratio=credit.power_ratio,
     )
 
 
@@ -480,6 +483,8 @@ def _section(cfg: Config, reference_rows: dict[Path, int]) -> CreditSection | No
         psi_red=s.psi_red,
         min_defaults=s.min_defaults,
         segment=cfg.segment,
+        asset_correlation=s.asset_correlation,
+        power_ratio=s.power_ratio,
     )
     _files_only(cfg)
     grading = _grading(cfg)
@@ -493,6 +498,7 @@ def _section(cfg: Config, reference_rows: dict[Path, int]) -> CreditSection | No
         if grading.kind == "edges" and cur.pd is None:
             raise _no_pd_for_edges(cfg, m)
         cm = C.credit_model(m.name, cur, ref, m.direction, grading, s, m.initial_auc, source)
+        cm = _with_binned_pd(cfg, m.name, cur, cm)
         if read is _batched_sample and (m.id or cfg.id) and cm.capabilities.get("migration") == "no_ids":
             cm = replace(cm, capabilities={**cm.capabilities, "migration": "needs_rows"})
         models[m.name] = cm
@@ -507,6 +513,24 @@ def _section(cfg: Config, reference_rows: dict[Path, int]) -> CreditSection | No
     ):
         caps["grade_order"] = "text"  # the rank-order check and the migration follow an alphabetical scale
     return CreditSection(models=models, capabilities=caps, **common)  # type: ignore[arg-type]
+
+
+def _with_binned_pd(cfg: Config, name: str, cur: C.CreditSample, cm: CreditModel) -> CreditModel:
+    """A model whose PD is its own column (a scorecard's points are no probability) gets that PD's
+    calibration over the run's ``calibration:`` bins, which the calibration section shows."""
+    cal = cm.calibration
+    if cfg.calibration is None or cal is None or cm.pd_source != "pd_column":
+        return cm
+    binned = C.pd_calibration(
+        cur,
+        cfg.calibration.bins,
+        cfg.calibration.strategy,
+        cal.brier,
+        cfg.bootstrap.resamples,
+        streams.stream(cfg.bootstrap.seed, "calibration", name),
+        cfg.confidence_level,
+    )
+    return replace(cm, calibration=replace(cal, binned=binned))
 
 
 def _numeric_label(label: str) -> bool:

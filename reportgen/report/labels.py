@@ -31,6 +31,10 @@ CREDIT_TEST_NAMES: dict[str, str] = {
     "herfindahl": "Herfindahl index (ECB 2019)",
     "cap": "CAP and accuracy ratio",
     "migration": "Grade migration (ECB 2019)",
+    "binomial_correlated": "Binomial with correlated defaults (Vasicek)",
+    "power": "Power of the grade tests",
+    "period_normal": "Normal test over the periods (BCBS WP14)",
+    "heterogeneity": "Adjacent-grade heterogeneity",
 }
 
 #: Names that start with a common word: lower-cased inside a sentence ("…; calibration slope; …").

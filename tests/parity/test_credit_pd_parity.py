@@ -47,6 +47,9 @@ def test_the_pds_brier_log_loss_and_reliability_agree_in_every_engine(tmp_path, 
         assert cal["brier"] == pytest.approx(brier_score_loss(t.y, t[column], sample_weight=t.w), rel=1e-12)
         assert cal["log_loss"] == pytest.approx(log_loss(t.y, t[column], sample_weight=t.w), rel=1e-12)
         assert sum(cal["reliability"]["counts"]) == t.w.sum()
+        # the rest of the PD battery (issue 45) is in every engine's document, equal (same_documents)
+        assert cal["binomial_correlated"]["test"]["p_value"] is not None and models[name]["heterogeneity"]
+        assert all(g["power"] is not None for g in models[name]["grades"] if g["n"] > 0)
     assert models["champion"]["pd_source"] == "pd_column" and models["challenger"]["pd_source"] == "score"
     # the scorecard's points are no probability: the main metrics take the PD column's calibration
     # (issue 40), and the comparison weighs the two head to head, without a paired interval

@@ -70,6 +70,10 @@ class CalibrationView:
 def calibration_view(result: ComparisonResult, ms: Models) -> CalibrationView:
     cal = {n: m.calibration for n, m in result.models.items() if m.calibration is not None}
     names = tuple(cal)
+    #: a scorecard's numbers are its PD column's (metric_sources), labelled so wherever it is named
+    shown = {
+        n: f"{n} (PD column)" if result.models[n].metric_sources.get("calibration") == "pd_column" else n for n in names
+    }
     summary = tuple(
         CalibrationRow(
             label,
@@ -93,7 +97,7 @@ def calibration_view(result: ComparisonResult, ms: Models) -> CalibrationView:
     )
     bins = tuple(
         ModelBins(
-            n,
+            shown[n],
             ms.colours[n],
             tuple(
                 BinRow(fmt_pct(p, 2), fmt_pct(o, 2), "[" + fmt_pct(lo, 2) + ", " + fmt_pct(hi, 2) + "]", fmt_count(k))
@@ -112,7 +116,15 @@ def calibration_view(result: ComparisonResult, ms: Models) -> CalibrationView:
     out = [n for n in result.models if n not in cal]
     left_out = ", ".join(out) + (" (scores not probabilities)" if out else "")
     return CalibrationView(
-        names, summary, tuple(c.model for c in comps), deltas, bins, binning, methods, result.run.baseline, left_out
+        tuple(shown[n] for n in names),
+        summary,
+        tuple(c.model for c in comps),
+        deltas,
+        bins,
+        binning,
+        methods,
+        result.run.baseline,
+        left_out,
     )
 
 

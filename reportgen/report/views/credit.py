@@ -25,7 +25,16 @@ from reportgen.report.formats import (
 )
 from reportgen.report.labels import CREDIT_TEST_NAMES as _N
 from reportgen.report.labels import credit_failure_names
-from reportgen.results import CreditAucHistory, CreditGroup, CreditModel, CreditSection, CreditTest, ModelResult
+from reportgen.results import (
+    Concentration,
+    CreditAucHistory,
+    CreditGrade,
+    CreditGroup,
+    CreditModel,
+    CreditSection,
+    CreditTest,
+    ModelResult,
+)
 
 __all__ = ["CAPABILITY_TEXT", "TEST_LABELS", "CreditView", "auc_reference", "credit_view", "summary_notes"]
 
@@ -104,6 +113,36 @@ TEST_LABELS: dict[str, tuple[str, str]] = {
         "BCBS WP14): normal, 2(U ∓ z·σ) − 1 with Bamber's (1975) unbiased variance σ² of the AUC U, ends cut "
         "at ±1 (the ECB AUC test and the per-period intervals use DeLong's variance).",
     ),
+    "binomial_correlated": (
+        _N["binomial_correlated"],
+        "p = P(D\u2032 ≥ D), D\u2032 the defaults of N obligors whose latent variables share one normal factor with asset "
+        "correlation \u03c1 (Vasicek's one-factor model, the Basel IRB formula's): ∫ P(Bin(N, Φ((Φ⁻¹(PD) − √\u03c1·z)/√(1 − \u03c1))) "
+        "≥ D) φ(z) dz; one-sided: a small p says the PD is too low even allowing for defaults that move together "
+        "(Tasche 2003; BCBS WP14). The critical number of defaults is the large-portfolio one: the smallest D above "
+        "N·Φ((Φ⁻¹(PD) + √\u03c1·Φ⁻¹(1 − amber))/√(1 − \u03c1)). \u03c1: credit.asset_correlation. Shown beside the independent "
+        "tests, outside the light.",
+    ),
+    "power": (
+        _N["power"],
+        "Critical D: the fewest defaults at which the test turns amber (p < amber). Power: the chance of that, "
+        "P(X ≥ critical D) with X ~ Bin(N, PD × credit.power_ratio), exact: how likely the test was to see a "
+        "default rate that much above the PD. A low power makes a green light weak evidence.",
+    ),
+    "period_normal": (
+        _N["period_normal"],
+        "S = Σ e_t / (√T·τ), e_t = DR_t − mean PD_t over the T periods, τ² = (Σ e_t² − (Σ e_t)²/T)/(T − 1); "
+        "p = 1 − Φ(S), one-sided: a small p says the PDs are too low on average over the periods. H0: the PDs are "
+        "right in every period. Assumes independent periods and the normal approximation (BCBS WP14, 2005). "
+        "Beside it, each grade's Jeffreys light in each period, counted (the traffic-lights approach). "
+        "Outside the model's light.",
+    ),
+    "heterogeneity": (
+        _N["heterogeneity"],
+        "For each pair of adjacent non-empty grades: z = (DR_upper − DR_lower)/√(r(1 − r)(1/n_lower + 1/n_upper)), "
+        "r the pooled default rate; p = 1 − Φ(z), one-sided (H1: the riskier grade defaults more; PDtoolkit's "
+        "heterogeneity test, R prop.test without continuity correction), Holm-adjusted over the pairs. A pair "
+        "whose adjusted p is not below amber is not told apart by the data. Outside the model's light.",
+    ),
     "migration": (
         _N["migration"],
         "Matrix weighted bandwidths over grades 1 … K: upper Σ_{i<j} |i − j| N_ij / Σ_{i<K} max(|i − K|, |i − 1|) "
@@ -155,6 +194,8 @@ TEST_STATISTICS: dict[str, tuple[str, str]] = {
     "intercept": ("a", "two-sided"),
     "auc_history": ("S", "one-sided"),
     "herfindahl": ("S", "one-sided"),
+    "binomial_correlated": ("D − N·PD", "one-sided"),
+    "period_normal": ("S", "one-sided"),
 }
 
 _PD_SOURCE = {"pd_column": "the model's PD column", "score": "the score (probabilities)", "none": "none"}
@@ -195,6 +236,52 @@ class GradeRow:
     #: the default rate is below the previous grade's (rank order broken)
     violation: bool
     few: bool
+
+
+@dataclass(frozen=True, slots=True)
+class PowerRow:
+    """One grade's critical numbers of defaults, power and correlated binomial test."""
+
+    grade: str
+    n: str
+    defaults: str
+    pd: str
+    binomial_critical: str
+    binomial_power: str
+    jeffreys_critical: str
+    jeffreys_power: str
+    correlated_critical: str
+    correlated_p: str
+    #: neither test is amber or red and the Jeffreys power is below 80 %: "not significant" is weak
+    weak: bool
+
+
+@dataclass(frozen=True, slots=True)
+class HeterogeneityRow:
+    lower: str
+    upper: str
+    z: str
+    p: str
+    p_holm: str
+    verdict: str
+
+
+@dataclass(frozen=True, slots=True)
+class PeriodLightRow:
+    key: str
+    green: str
+    amber: str
+    red: str
+
+
+@dataclass(frozen=True, slots=True)
+class PeriodTestsView:
+    periods: str
+    normal: CreditTestRow
+    green: str
+    amber: str
+    red: str
+    rows: tuple[PeriodLightRow, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -336,6 +423,16 @@ class CreditModelView:
     stability: StabilityView | None
     migration: MigrationView | None
     groups: tuple[GroupTable, ...]
+    #: the grades' critical numbers of defaults, power and correlated test ("" ratio: not computed)
+    power: tuple[PowerRow, ...]
+    power_ratio: str
+    rho: str
+    #: grades not significant whose tests had little power, as one sentence ("" when none)
+    power_note: str
+    heterogeneity: tuple[HeterogeneityRow, ...]
+    period_tests: PeriodTestsView | None
+    #: the current sample's Herfindahl index when no reference sample is given (else in stability)
+    hhi_current: ConcentrationRow | None
     missing: tuple[str, ...]
     figure: Any
     caption: str
@@ -477,6 +574,7 @@ def _model_view(
     amber: float = 0.05,
     level: float = 0.95,
     main: ModelResult | None = None,
+    power_ratio: float = 1.5,
 ) -> CreditModelView:
     c = m.calibration
     ar, ar_ci, ar_method = accuracy_ratio_text(m, main)
@@ -491,6 +589,8 @@ def _model_view(
             _test_row("slope", c.slope_test, c.slope),
             _test_row("intercept", c.intercept_test, c.intercept),
         ]
+        if c.binomial_correlated is not None:
+            tests.insert(2, _test_row("binomial_correlated", c.binomial_correlated.test))
     h = m.auc_history
     if h is not None:
         tests.append(_test_row("auc_history", h.test))
@@ -562,6 +662,110 @@ def _model_view(
         missing=tuple(f"{_WHAT.get(k, k)}: {CAPABILITY_TEXT.get(v, v)}" for k, v in m.capabilities.items()),
         figure=figure,
         caption=_caption(panel_keys(m)),
+        power=_power_rows(m, amber),
+        power_ratio=f"{power_ratio:g}",
+        rho=_rho_text(m),
+        power_note=_power_note(m, power_ratio),
+        heterogeneity=tuple(
+            HeterogeneityRow(
+                lower=h.lower,
+                upper=h.upper,
+                z=fmt_num(h.z, 2),
+                p=fmt_pvalue(h.p_value),
+                p_holm=fmt_pvalue(h.p_holm),
+                verdict="untested" if h.distinct is None else ("distinct" if h.distinct else "not told apart"),
+            )
+            for h in m.heterogeneity
+        ),
+        period_tests=_period_tests(m),
+        hhi_current=None
+        if m.stability is not None or m.concentration is None
+        else _hhi_row("current", m.concentration),
+    )
+
+
+#: Below this power a grade's "not significant" is called weak evidence.
+LOW_POWER = 0.8
+
+
+def _weak(g: CreditGrade) -> bool:
+    quiet = all(t is None or t.light == "green" for t in (g.jeffreys, g.binomial))
+    return g.power is not None and quiet and g.power.jeffreys_power < LOW_POWER
+
+
+def _power_rows(m: CreditModel, amber: float) -> tuple[PowerRow, ...]:
+    def crit(v: int | None) -> str:
+        return "none ≤ N" if v is None else fmt_count(v)
+
+    return tuple(
+        PowerRow(
+            grade=g.grade,
+            n=fmt_count(g.n),
+            defaults=fmt_count(g.defaults),
+            pd=fmt_pct(g.mean_pd, 2),
+            binomial_critical=crit(g.power.binomial_critical),
+            binomial_power=fmt_pct(g.power.binomial_power),
+            jeffreys_critical=crit(g.power.jeffreys_critical),
+            jeffreys_power=fmt_pct(g.power.jeffreys_power),
+            correlated_critical="" if g.binomial_correlated is None else crit(g.binomial_correlated.critical_defaults),
+            correlated_p="" if g.binomial_correlated is None else fmt_pvalue(g.binomial_correlated.test.p_value),
+            weak=_weak(g),
+        )
+        for g in m.grades
+        if g.power is not None
+    )
+
+
+def _rho_text(m: CreditModel) -> str:
+    rhos = sorted({g.binomial_correlated.asset_correlation for g in m.grades if g.binomial_correlated is not None})
+    if not rhos:
+        return ""
+    if len(rhos) == 1:
+        return f"\u03c1 = {rhos[0]:.3g}"
+    return f"\u03c1 from {rhos[0]:.3g} to {rhos[-1]:.3g} (Basel IRB corporate formula at each grade's PD)"
+
+
+def _power_note(m: CreditModel, ratio: float) -> str:
+    """The grades whose tests are not significant but had little power, as one sentence."""
+    weak = [g for g in m.grades if _weak(g)]
+    if not weak:
+        return ""
+    parts = ", ".join(
+        f"{g.grade} (Jeffreys {fmt_pct(g.power.jeffreys_power)}, binomial {fmt_pct(g.power.binomial_power)})"
+        for g in weak
+        if g.power is not None
+    )
+    return (
+        f"Not significant, but with little power to see a default rate {ratio:g} × the PD "
+        f"(below {LOW_POWER * 100:.0f} %): {parts}. A green light there is weak evidence that the PD is right."
+    )
+
+
+def _period_tests(m: CreditModel) -> PeriodTestsView | None:
+    pt = m.period_tests
+    if pt is None:
+        return None
+    return PeriodTestsView(
+        periods=f"{pt.periods} {m.period or 'period'}{'' if pt.periods == 1 else 's'}",
+        normal=_test_row("period_normal", pt.normal_test),
+        green=fmt_count(pt.green),
+        amber=fmt_count(pt.amber),
+        red=fmt_count(pt.red),
+        rows=tuple(
+            PeriodLightRow(key=r.key, green=fmt_count(r.green), amber=fmt_count(r.amber), red=fmt_count(r.red))
+            for r in pt.lights
+        ),
+    )
+
+
+def _hhi_row(sample: str, k: Concentration) -> ConcentrationRow:
+    return ConcentrationRow(
+        sample=sample,
+        hi=fmt_num(k.herfindahl, 4),
+        norm=fmt_num(k.normalised, 4),
+        ecb=fmt_num(k.ecb, 4),
+        cv=fmt_num(k.cv, 4),
+        k=fmt_count(k.grades),
     )
 
 
@@ -588,14 +792,7 @@ def _stability(m: CreditModel) -> StabilityView | None:
             for b in st.bins
         ),
         hhi=tuple(
-            ConcentrationRow(
-                sample=s,
-                hi=fmt_num(k.herfindahl, 4),
-                norm=fmt_num(k.normalised, 4),
-                ecb=fmt_num(k.ecb, 4),
-                cv=fmt_num(k.cv, 4),
-                k=fmt_count(k.grades),
-            )
+            _hhi_row(s, k)
             for s, k in (("reference", st.concentration_reference), ("current", st.concentration_current))
         ),
         hhi_test=None if st.concentration_test is None else _test_row("herfindahl", st.concentration_test),
@@ -718,6 +915,7 @@ def credit_view(
                 section.amber,
                 level,
                 (models or {}).get(n),
+                section.power_ratio or 1.5,
             )
             for n, m in section.models.items()
         ),
