@@ -700,6 +700,10 @@ class ModelResult(_Frozen):
             )
         },
     )
+    classification: ClassificationTable | None = field(
+        default=None,
+        metadata={"description": "Multiclass: the averages of the classification table and accuracy against the NIR."},
+    )
 
 
 #: The Holm family an adjusted p belongs to (reportgen.engine.multiplicity): the verdicts on the primary metric
@@ -1006,6 +1010,52 @@ class PartialAucTest(_Frozen):
 
 
 @dataclass(frozen=True, slots=True)
+class ClassificationTable(_Frozen):
+    """A multiclass model's classification table beyond its per-class fields ('per_class'): the
+    macro, weighted and micro averages with their intervals, and accuracy against the
+    no-information rate (reportgen.engine.class_report)."""
+
+    averages: Mapping[str, Mapping[str, float | None]] = field(
+        metadata={
+            "description": (
+                "macro | weighted | micro -> precision, recall, f1, specificity. macro and weighted count an "
+                "undefined class value as 0 (scikit-learn zero_division=0); micro is the pooled counts' value."
+            )
+        }
+    )
+    averages_ci: Mapping[str, Mapping[str, Sequence[float]]] = field(
+        metadata={"description": "average -> field -> [lo, hi], drawn on the confusion counts; empty without."}
+    )
+    ci_method: str | None = field(metadata={"description": "How the intervals (here and per class) were made."})
+    accuracy: float
+    nir: float = field(metadata={"description": "The no-information rate: the largest class's share of the rows."})
+    correct: float = field(metadata={"description": "Rows predicted right (weight when weighted)."})
+    n: float = field(metadata={"description": "Rows (weight when weighted)."})
+    nir_p_value: float | None = field(
+        metadata={
+            "description": (
+                "One-sided exact binomial test of accuracy > NIR, P(X >= correct) for X ~ Bin(n, NIR) (caret "
+                "confusionMatrix, PyCM); null for weighted rows."
+            )
+        }
+    )
+    nir_reason: str | None = field(default=None, metadata={"description": "Why nir_p_value is null."})
+
+
+@dataclass(frozen=True, slots=True)
+class ClassDeltas(_Frozen):
+    """A multiclass challenger's per-class differences from the baseline (model − baseline)."""
+
+    delta: Mapping[str, Mapping[str, float | None]] = field(
+        metadata={"description": "class -> recall | f1 | roc_auc -> model − baseline; null when either is undefined."}
+    )
+    ci: Mapping[str, Mapping[str, Sequence[float]]] = field(
+        metadata={"description": "class -> field -> paired interval of the difference; empty without."}
+    )
+    ci_method: Mapping[str, str] = field(metadata={"description": "field -> how its intervals were made."})
+
+
+@dataclass(frozen=True, slots=True)
 class Comparison(_Frozen):
     """One model against the baseline: deltas (model − baseline), CIs, tests and a verdict."""
 
@@ -1053,6 +1103,12 @@ class Comparison(_Frozen):
         default=None,
         metadata={"description": "With calibration: set and both models calibrated: the differences of their numbers."},
     )
+    class_deltas: ClassDeltas | None = field(
+        default=None,
+        metadata={
+            "description": "Multiclass: each class's recall, F1 and one-vs-rest AUC difference from the baseline."
+        },
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -1072,6 +1128,16 @@ class PairwiseCell(_Frozen):
     )
     family: HolmFamily | None = field(default=None, metadata={"description": _FAMILY})
     family_size: int | None = field(default=None, metadata={"description": "Tests in that family."})
+    metric: str | None = field(
+        default=None,
+        metadata={
+            "description": (
+                "The metric of 'delta' (model − baseline) when not the Gini: multiclass, the primary metric (a pair "
+                "of challengers tested by the normal test on its paired bootstrap SE); null: the Gini (binary, "
+                "DeLong's test of the AUC)."
+            )
+        },
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -2345,6 +2411,8 @@ def from_jsonable(tp: Any, data: Any, source: str = "metrics.json") -> Any:
 __all__ = [
     "SCHEMA_VERSION",
     "ComparisonResult",
+    "ClassDeltas",
+    "ClassificationTable",
     "ModelResult",
     "ApprovalAtRate",
     "ApprovalSide",
