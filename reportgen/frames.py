@@ -101,6 +101,12 @@ COLUMNS: dict[str, dict[str, str]] = {
         "ci_high": _F,
         "method": _S,
     },
+    "class_probabilities": {  # multiclass: Brier, ECEs, top-k accuracy, expected costs of argmax and the cost-optimal rule
+        "model": _S,
+        "metric": _S,
+        "value": _F,
+        "undefined": _S,  # why the value is undefined (a reason code)
+    },
     "checks": {
         "rule": _S,
         "kind": _S,
@@ -262,6 +268,21 @@ def _class_deltas(result: Result) -> Iterable[Row]:
                 yield [c.model, c.baseline, cls, k, v, *_ci(cis.get(k)), d.ci_method.get(k) if k in cis else None]
 
 
+def _class_probabilities(result: Result) -> Iterable[Row]:
+    keys = (
+        "brier",
+        "ece_classwise",
+        "ece_top_label",
+        "top_k_accuracy",
+        "expected_cost_argmax",
+        "expected_cost_optimal",
+    )
+    for name, m in result.models.items():
+        if (p := m.class_probabilities) is not None:
+            for k in keys:
+                yield [name, k, getattr(p, k), p.reasons.get(k)]
+
+
 def _checks(result: Result) -> Iterable[Row]:
     for c in result.checks:
         yield [c.rule, c.kind, c.model, c.metric, c.passed, c.value, c.limit, c.outcome, c.detail]
@@ -352,6 +373,7 @@ _ROWS = {
     "per_class": _per_class,
     "class_averages": _class_averages,
     "class_deltas": _class_deltas,
+    "class_probabilities": _class_probabilities,
     "checks": _checks,
     "trend": _trend,
     "credit_grades": _credit_grades,
@@ -383,7 +405,7 @@ def _pandas_dtype(dtype: str) -> Any:
 def frames(result: Result) -> dict[str, pd.DataFrame]:
     """The result's tidy tables by name (see the module docstring and :data:`COLUMNS`):
     ``metrics``, ``comparisons``, ``thresholds`` always, then ``per_class``, ``class_averages``,
-    ``class_deltas``, ``checks``,
+    ``class_deltas``, ``class_probabilities``, ``checks``,
     ``trend``, ``credit_grades``, ``credit_tests``, ``credit_groups`` when they have rows."""
     out = {}
     for name, columns in COLUMNS.items():

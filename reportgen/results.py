@@ -704,6 +704,12 @@ class ModelResult(_Frozen):
         default=None,
         metadata={"description": "Multiclass: the averages of the classification table and accuracy against the NIR."},
     )
+    class_probabilities: ClassProbabilities | None = field(
+        default=None,
+        metadata={
+            "description": "Multiclass with class probabilities: Brier, ECEs, top-k accuracy, cost-optimal rule."
+        },
+    )
 
 
 #: The Holm family an adjusted p belongs to (reportgen.engine.multiplicity): the verdicts on the primary metric
@@ -1040,6 +1046,66 @@ class ClassificationTable(_Frozen):
         }
     )
     nir_reason: str | None = field(default=None, metadata={"description": "Why nir_p_value is null."})
+
+
+@dataclass(frozen=True, slots=True)
+class ClassProbabilities(_Frozen):
+    """A multiclass model's probabilities judged as probabilities (reportgen.engine.class_probabilities):
+    Brier score, calibration errors, top-k accuracy and the cost-optimal decision rule."""
+
+    brier: float | None = field(
+        metadata={
+            "description": (
+                "Multiclass Brier score: mean over rows of the sum over classes of (p - [true class])^2, in [0, 2] "
+                "(Brier 1950; scikit-learn >= 1.7 brier_score_loss on the probability matrix)."
+            )
+        }
+    )
+    ece_classwise: float | None = field(
+        metadata={
+            "description": "Class-wise ECE (Kull et al. 2019): the mean over classes of each column's binned ECE."
+        }
+    )
+    ece_top_label: float | None = field(
+        metadata={"description": "Top-label ECE (Guo et al. 2017): the confidence (highest probability) binned."}
+    )
+    bins: int = field(metadata={"description": "Equal-width bins of (0, 1] of both ECEs."})
+    confidence: np.ndarray = field(
+        metadata={"description": "Top-label reliability, per non-empty bin: the mean confidence."}
+    )
+    accuracy: np.ndarray = field(metadata={"description": "Per non-empty bin: the share predicted right (argmax)."})
+    counts: np.ndarray = field(metadata={"description": "Per non-empty bin: its rows (weight)."})
+    top_k: int | None = field(metadata={"description": "The k of top_k_accuracy (config top_k)."})
+    top_k_accuracy: float | None = field(
+        metadata={
+            "description": (
+                "Share of rows whose true class is among the k highest scores, ties ordered as scikit-learn's "
+                "top_k_accuracy_score (the higher class index first)."
+            )
+        }
+    )
+    cost_optimal_confusion: Sequence[Sequence[float]] | None = field(
+        metadata={
+            "description": (
+                "With a cost matrix: the confusion matrix (rows = true class) of predicting argmin_j sum_i p_i C[i, j]."
+            )
+        }
+    )
+    expected_cost_optimal: float | None = field(metadata={"description": "Its expected cost per row."})
+    expected_cost_argmax: float | None = field(
+        metadata={"description": "The expected cost per row of predicting the most probable class."}
+    )
+    reasons: Mapping[str, str] = field(
+        metadata={
+            "description": (
+                "field -> why it is null: needs_rows (the rows were not kept), proba_outside_unit, two_classes, "
+                "no_cost_matrix."
+            )
+        }
+    )
+
+    def problem(self) -> str | None:
+        return _lengths_differ(confidence=self.confidence, accuracy=self.accuracy, counts=self.counts)
 
 
 @dataclass(frozen=True, slots=True)
@@ -2412,6 +2478,7 @@ __all__ = [
     "SCHEMA_VERSION",
     "ComparisonResult",
     "ClassDeltas",
+    "ClassProbabilities",
     "ClassificationTable",
     "ModelResult",
     "ApprovalAtRate",

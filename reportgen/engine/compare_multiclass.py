@@ -33,6 +33,7 @@ import numpy as np
 
 import reportgen.catalog as catalog
 from reportgen.engine import binary as B
+from reportgen.engine import class_probabilities as CP
 from reportgen.engine import class_report as CR
 from reportgen.engine import class_row_draws as RD
 from reportgen.engine import class_tables as CT
@@ -64,6 +65,7 @@ from reportgen.engine.intervals import (
     ovr_auc_bootstrap,
 )
 from reportgen.results import (
+    ClassProbabilities,
     Comparison,
     ComparisonTests,
     ConfusionMatrixData,
@@ -483,7 +485,7 @@ def compare_multiclass_evidence(
             methods.update(dict.fromkeys(CR.RATE_FIELDS, table.ci_method))
         per_class_ci = {c: {**rates_ci.get(c, {}), **per_class_ci.get(c, {})} for c in map(str, labels)}
         per_class_ci = {c: v for c, v in per_class_ci.items() if v}
-        r = replace(r, classification=table)
+        r = replace(r, classification=table, class_probabilities=_class_probabilities(ev, j, s, costs))
         if per_class_ci:
             r = replace(r, per_class_ci=per_class_ci, per_class_ci_method=methods)
         models[m.name] = replace(r, notices=[*r.notices, *_zero_width_notices(m.name, ci, per_class_ci, s.level)])
@@ -500,6 +502,22 @@ def compare_multiclass_evidence(
     comparisons = comparisons_of(names, models, s, boot, skipped_auc, mcnemar_of, caps, joint_deltas)
     comparisons = _with_class_deltas(ev, models, comparisons, s, weighted)
     return models, comparisons, _pairwise(ev, models, comparisons, s, boot, weighted)
+
+
+def _class_probabilities(
+    ev: MulticlassEvidence, j: int, s: Settings, costs: np.ndarray | None
+) -> ClassProbabilities | None:
+    """Model j's probabilities judged as probabilities (:func:`~reportgen.engine.class_probabilities.
+    class_probabilities`), its kept rows weighted by their counts; None without class scores."""
+    m = ev.models[j]
+    if m.tables is None:
+        return None
+    rows = ev.rows
+    kept = None
+    if rows is not None and (proba := rows.proba[j]) is not None:
+        weight = rows.counts if rows.weights is None else rows.counts * rows.weights
+        kept = (rows.y_idx, proba, np.asarray(weight, dtype=np.float64))
+    return CP.class_probabilities(m.tables, kept, top_k=s.top_k, costs=costs)
 
 
 def _pair_draws(

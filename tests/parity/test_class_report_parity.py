@@ -1,6 +1,6 @@
 """Multiclass at the depth of binary, in every engine: the classification tables with their
-intervals, accuracy against the NIR, the per-class deltas and the challengers' pairwise matrix
-are the same numbers from the memory, stream and Dask engines (all are drawn on counts the
+intervals, accuracy against the NIR, the per-class deltas, the challengers' pairwise matrix and
+the class probabilities' Brier, ECEs, top-k accuracy and cost-optimal rule are the same numbers from the memory, stream and Dask engines (all are drawn on counts the
 engines count alike: confusion matrices, the pairs' joint counts, the kept distinct rows).
 
 Small inputs (1,500 rows, 3 classes, 3 models, 30 resamples); the whole-document parity of the
@@ -38,6 +38,7 @@ def config_path(tmp_path_factory):
     cfg = {
         "title": "class report", "task": "multiclass", "label": "y", "classes": CLASSES, "id": "id",
         "baseline": "c", "primary_metric": "accuracy", "bootstrap": {"resamples": 30, "seed": 3},
+        "costs": [[0, 1, 3], [1, 0, 1], [5, 2, 0]],
         "models": [{"name": m, "file": "mc.csv", "scores": [f"{m}_{c}" for c in CLASSES], "probabilities": True}
                    for m in ("c", "a", "b")],
     }
@@ -50,7 +51,8 @@ def _blocks(path, **over):
     cfg, p = load_config(path)
     doc = json.loads(json.dumps(analyse(cfg.with_overrides(**over), p).to_json()))
     return {
-        "models": {k: {f: m[f] for f in ("classification", "per_class", "per_class_ci", "per_class_ci_method")}
+        "models": {k: {f: m[f] for f in ("classification", "class_probabilities", "per_class", "per_class_ci",
+                                                 "per_class_ci_method")}
                    for k, m in doc["models"].items()},
         "class_deltas": [c["class_deltas"] for c in doc["comparisons"]],
         "pairwise": doc["pairwise"],
@@ -81,6 +83,12 @@ def test_the_tables_equal_scikit_learn_and_the_pairs_are_tested(memory, config_p
     assert ab["delta"] == pytest.approx(-ba["delta"]) and ab["p_value"] == ba["p_value"]
     assert pairs["a", "c"]["family"] == "verdicts"
     assert all(d["ci"] for d in memory["class_deltas"])
+    p = memory["models"]["a"]["class_probabilities"]
+    proba = df[[f"a_{c}" for c in CLASSES]].to_numpy()
+    yi = np.array([CLASSES.index(v) for v in y])  # scikit-learn reads the columns in label order
+    assert p["brier"] == pytest.approx(skm.brier_score_loss(yi, proba, labels=[0, 1, 2]), abs=1e-12)
+    assert p["top_k_accuracy"] == pytest.approx(skm.top_k_accuracy_score(yi, proba, k=2, labels=[0, 1, 2]), abs=1e-12)
+    assert p["expected_cost_optimal"] <= p["expected_cost_argmax"] + 0.05 and p["reasons"] == {}
 
 
 def test_the_stream_engine_gives_the_same_numbers(memory, config_path):
