@@ -98,6 +98,20 @@ def class_averages(confusion: np.ndarray) -> dict[str, dict[str, np.ndarray]]:
     return {"macro": macro, "weighted": weighted, "micro": micro}
 
 
+def confusion_metric(confusion: np.ndarray, key: str) -> np.ndarray | None:
+    """Metric ``key`` of a stack of confusion matrices (..., k, k) at once, for the keys this module
+    computes (accuracy, error_rate, precision / recall / f1 with _macro, _weighted, _micro: the
+    definitions of :func:`reportgen.engine.multiclass.multiclass_from_counts`); None for others."""
+    C = np.asarray(confusion, dtype=np.float64)
+    if key in ("accuracy", "error_rate"):
+        acc = np.trace(C, axis1=-2, axis2=-1) / C.sum(axis=(-2, -1))
+        return acc if key == "accuracy" else 1.0 - acc
+    stem, _, avg = key.rpartition("_")
+    if stem in ("precision", "recall", "f1") and avg in AVERAGES:
+        return class_averages(C)[avg][stem]
+    return None
+
+
 def no_information_test(confusion: np.ndarray, weighted: bool) -> tuple[dict[str, float | None], str | None]:
     """Accuracy against the no-information rate: (values, reason the p-value is undefined).
 
@@ -273,6 +287,7 @@ __all__ = [
     "class_rates",
     "classification_table",
     "comparison_class_deltas",
+    "confusion_metric",
     "count_draws",
     "joint_of",
     "no_information_test",

@@ -550,6 +550,9 @@ def _pair_draws(
         v = _values(MC.multiclass_from_counts(C, labels, n_rows, None, beta=s.beta, costs=costs, ordinal=s.ordinal))
         return np.nan if v[pm] is None else float(v[pm])  # type: ignore[arg-type]
 
+    fast_a, fast_c = CR.confusion_metric(da, pm), CR.confusion_metric(dc, pm)
+    if fast_a is not None and fast_c is not None:  # the common metrics on the whole stack at once
+        return fast_a - fast_c, JOINT_CONFUSION_BOOTSTRAP
     na, nc = ev.models[a].n_rows, ev.models[c].n_rows
     return np.array([value(x, na) - value(y, nc) for x, y in zip(da, dc)]), JOINT_CONFUSION_BOOTSTRAP
 

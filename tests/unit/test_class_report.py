@@ -107,3 +107,18 @@ def test_class_deltas_are_the_difference_of_scikit_learn_values_with_paired_inte
     assert all(out.ci[label]["recall"][0] >= 0 for label in "abc")
     assert CR.comparison_class_deltas(Cm, Cb, [None] * 3, [None] * 3, list("abc"), None, resamples=50,
                                       level=0.95, rng=np.random.default_rng(2)).ci == {}
+
+
+def test_the_stacked_confusion_metrics_equal_multiclass_from_counts():
+    from reportgen.engine.multiclass import multiclass_from_counts
+
+    rng = np.random.default_rng(9)
+    stack = rng.integers(0, 6, (5, 4, 4)).astype(float)
+    stack[0, :, 3] = 0  # a class never predicted: precision undefined, counted as 0
+    for key in ("accuracy", "error_rate", "f1_macro", "f1_weighted", "precision_macro", "recall_weighted", "f1_micro"):
+        got = CR.confusion_metric(stack, key)
+        want = [getattr(multiclass_from_counts(C, list("abcd"), int(C.sum())), key, None) for C in stack]
+        if key == "error_rate":
+            want = [1 - multiclass_from_counts(C, list("abcd"), int(C.sum())).accuracy for C in stack]
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-15, err_msg=key)
+    assert CR.confusion_metric(stack, "mcc") is None
