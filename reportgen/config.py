@@ -1182,6 +1182,15 @@ class Config(Strict):
             "classes."
         ),
     )
+    top_k: int | None = Field(
+        None,
+        ge=1,
+        le=100,
+        description=(
+            "Multiclass: the k of top-k accuracy (the share of rows whose true class is among the k highest "
+            "scores); default 2 with more than two classes, none with two."
+        ),
+    )
     id: Column | None = Field(
         None,
         description=(
@@ -1535,6 +1544,8 @@ class Config(Strict):
             raise _Invalid(("calibration",), "calibration: needs task: binary (probabilities of the positive class)")
         if self.partial_auc and self.task != "binary":
             raise _Invalid(("partial_auc",), "partial AUCs need task: binary (a ROC curve); remove partial_auc")
+        if self.top_k is not None and self.task != "multiclass":
+            raise _Invalid(("top_k",), "top_k: is the k of top-k accuracy for task: multiclass; remove it")
         if self.ordinal and self.task != "multiclass":
             raise _Invalid(
                 ("ordinal",), "ordinal: true orders the classes of task: multiclass; remove it for task: binary"

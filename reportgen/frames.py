@@ -82,6 +82,31 @@ COLUMNS: dict[str, dict[str, str]] = {
         "ci_high": _F,
         "method": _S,
     },
+    "class_averages": {  # multiclass: averages over classes, and accuracy against the no-information rate
+        "model": _S,
+        "average": _S,  # macro, weighted, micro; no_information (metric nir, accuracy or p_value)
+        "metric": _S,
+        "value": _F,
+        "ci_low": _F,
+        "ci_high": _F,
+        "method": _S,
+    },
+    "class_deltas": {  # multiclass: each challenger's per-class change from the baseline
+        "model": _S,
+        "baseline": _S,
+        "class": _S,
+        "metric": _S,
+        "delta": _F,  # model - baseline
+        "ci_low": _F,  # paired interval
+        "ci_high": _F,
+        "method": _S,
+    },
+    "class_probabilities": {  # multiclass: Brier, ECEs, top-k accuracy, expected costs of argmax and the cost-optimal rule
+        "model": _S,
+        "metric": _S,
+        "value": _F,
+        "undefined": _S,  # why the value is undefined (a reason code)
+    },
     "checks": {
         "rule": _S,
         "kind": _S,
@@ -221,6 +246,43 @@ def _per_class(result: Result) -> Iterable[Row]:
                 yield [name, cls, k, v, *_ci(cis.get(k)), m.per_class_ci_method.get(k)]
 
 
+def _class_averages(result: Result) -> Iterable[Row]:
+    for name, m in result.models.items():
+        if (t := m.classification) is None:
+            continue
+        for avg, values in t.averages.items():
+            cis = t.averages_ci.get(avg, {})
+            for k, v in values.items():
+                yield [name, avg, k, v, *_ci(cis.get(k)), t.ci_method if k in cis else None]
+        for k, v in (("accuracy", t.accuracy), ("nir", t.nir), ("p_value", t.nir_p_value)):
+            yield [name, "no_information", k, v, None, None, None]
+
+
+def _class_deltas(result: Result) -> Iterable[Row]:
+    for c in result.comparisons:
+        if (d := c.class_deltas) is None:
+            continue
+        for cls, values in d.delta.items():
+            cis = d.ci.get(cls, {})
+            for k, v in values.items():
+                yield [c.model, c.baseline, cls, k, v, *_ci(cis.get(k)), d.ci_method.get(k) if k in cis else None]
+
+
+def _class_probabilities(result: Result) -> Iterable[Row]:
+    keys = (
+        "brier",
+        "ece_classwise",
+        "ece_top_label",
+        "top_k_accuracy",
+        "expected_cost_argmax",
+        "expected_cost_optimal",
+    )
+    for name, m in result.models.items():
+        if (p := m.class_probabilities) is not None:
+            for k in keys:
+                yield [name, k, getattr(p, k), p.reasons.get(k)]
+
+
 def _checks(result: Result) -> Iterable[Row]:
     for c in result.checks:
         yield [c.rule, c.kind, c.model, c.metric, c.passed, c.value, c.limit, c.outcome, c.detail]
@@ -313,6 +375,9 @@ _ROWS = {
     "comparisons": _comparisons,
     "thresholds": _thresholds,
     "per_class": _per_class,
+    "class_averages": _class_averages,
+    "class_deltas": _class_deltas,
+    "class_probabilities": _class_probabilities,
     "checks": _checks,
     "trend": _trend,
     "credit_grades": _credit_grades,
@@ -343,7 +408,8 @@ def _pandas_dtype(dtype: str) -> Any:
 
 def frames(result: Result) -> dict[str, pd.DataFrame]:
     """The result's tidy tables by name (see the module docstring and :data:`COLUMNS`):
-    ``metrics``, ``comparisons``, ``thresholds`` always, then ``per_class``, ``checks``,
+    ``metrics``, ``comparisons``, ``thresholds`` always, then ``per_class``, ``class_averages``,
+    ``class_deltas``, ``class_probabilities``, ``checks``,
     ``trend``, ``credit_grades``, ``credit_tests``, ``credit_groups`` when they have rows."""
     out = {}
     for name, columns in COLUMNS.items():

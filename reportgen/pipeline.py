@@ -87,6 +87,7 @@ def settings_from(cfg: Config) -> Settings:
         bands=cfg.bands,
         partial_auc=tuple(PartialRange(r.focus, *r.bounds) for r in cfg.partial_auc),
         calibration=None if cfg.calibration is None else (cfg.calibration.bins, cfg.calibration.strategy),
+        top_k=cfg.top_k,
     )
 
 

@@ -546,6 +546,64 @@ def calibration(
     return _legend(ax, legend, loc="upper left")
 
 
+def top_label_calibration(
+    result: ComparisonResult,
+    *,
+    models: Sequence[str] | None = None,
+    ax: Axes | None = None,
+    palette: Sequence[str] | None = None,
+    legend: bool = True,
+) -> Axes:
+    """Multiclass top-label reliability diagram: per model with class probabilities
+    (``class_probabilities`` with its bins), the share predicted right against the mean confidence
+    (highest probability) per equal-width bin, labelled with the top-label ECE; markers of area
+    proportional to the bin's rows, hollow below :data:`MIN_BIN_ROWS`. A ValueError if none of
+    ``models`` has the bins."""
+    ax, look = _axes(ax), _Looks(result, palette)
+    names = [
+        n for n in _pick(result, models) if (p := result.models[n].class_probabilities) is not None and p.counts.size
+    ]
+    if not names:
+        raise ValueError("no model has a top-label reliability curve (class probabilities on kept rows)")
+    ax.plot([0, 1], [0, 1], ls="--", color=MUTED, lw=0.9, label="perfectly calibrated")
+    bins = 10
+    for name in names:
+        p = result.models[name].class_probabilities
+        assert p is not None
+        bins = p.bins
+        col = look.colour[name]
+        full = p.counts >= MIN_BIN_ROWS
+        size = 12 + 120 * p.counts / max(float(p.counts.max()), 1.0)
+        ece = fmt_metric(p.ece_top_label, None, 3)
+        ax.plot(
+            p.confidence[full],
+            p.accuracy[full],
+            color=col,
+            ls=look.dash[name],
+            lw=1.2,
+            label=f"{look.name[name]}: ECE {ece}",
+        )
+        mk = look.marker[name]
+        ax.scatter(p.confidence[full], p.accuracy[full], s=size[full], color=col, marker=mk, alpha=0.7, zorder=3)
+        ax.scatter(
+            p.confidence[~full],
+            p.accuracy[~full],
+            s=size[~full],
+            facecolors="none",
+            edgecolors=col,
+            marker=mk,
+            zorder=3,
+        )
+    ax.set(
+        xlim=(0, 1),
+        ylim=(0, 1),
+        xlabel="Mean confidence (highest probability, bin)",
+        ylabel="Share predicted right",
+        title=f"Top-label calibration ({bins} equal-width bins)",
+    )
+    return _legend(ax, legend, loc="upper left")
+
+
 def score_distribution(
     result: ComparisonResult,
     model: str | None = None,
@@ -1002,5 +1060,6 @@ __all__ = [
     "score_stability",
     "style",
     "threshold_metric",
+    "top_label_calibration",
     "trend",
 ]

@@ -701,6 +701,16 @@ class ModelResult(_Frozen):
             )
         },
     )
+    classification: ClassificationTable | None = field(
+        default=None,
+        metadata={"description": "Multiclass: the averages of the classification table and accuracy against the NIR."},
+    )
+    class_probabilities: ClassProbabilities | None = field(
+        default=None,
+        metadata={
+            "description": "Multiclass with class probabilities: Brier, ECEs, top-k accuracy, cost-optimal rule."
+        },
+    )
 
 
 #: The Holm family an adjusted p belongs to (reportgen.engine.multiplicity): the verdicts on the primary metric
@@ -1007,6 +1017,112 @@ class PartialAucTest(_Frozen):
 
 
 @dataclass(frozen=True, slots=True)
+class ClassificationTable(_Frozen):
+    """A multiclass model's classification table beyond its per-class fields ('per_class'): the
+    macro, weighted and micro averages with their intervals, and accuracy against the
+    no-information rate (reportgen.engine.class_report)."""
+
+    averages: Mapping[str, Mapping[str, float | None]] = field(
+        metadata={
+            "description": (
+                "macro | weighted | micro -> precision, recall, f1, specificity. macro and weighted count an "
+                "undefined class value as 0 (scikit-learn zero_division=0); micro is the pooled counts' value."
+            )
+        }
+    )
+    averages_ci: Mapping[str, Mapping[str, Sequence[float]]] = field(
+        metadata={"description": "average -> field -> [lo, hi], drawn on the confusion counts; empty without."}
+    )
+    ci_method: str | None = field(metadata={"description": "How the intervals (here and per class) were made."})
+    accuracy: float
+    nir: float = field(metadata={"description": "The no-information rate: the largest class's share of the rows."})
+    correct: float = field(metadata={"description": "Rows predicted right (weight when weighted)."})
+    n: float = field(metadata={"description": "Rows (weight when weighted)."})
+    nir_p_value: float | None = field(
+        metadata={
+            "description": (
+                "One-sided exact binomial test of accuracy > NIR, P(X >= correct) for X ~ Bin(n, NIR) (caret "
+                "confusionMatrix, PyCM); null for weighted rows."
+            )
+        }
+    )
+    nir_reason: str | None = field(default=None, metadata={"description": "Why nir_p_value is null."})
+
+
+@dataclass(frozen=True, slots=True)
+class ClassProbabilities(_Frozen):
+    """A multiclass model's probabilities judged as probabilities (reportgen.engine.class_probabilities):
+    Brier score, calibration errors, top-k accuracy and the cost-optimal decision rule."""
+
+    brier: float | None = field(
+        metadata={
+            "description": (
+                "Multiclass Brier score: mean over rows of the sum over classes of (p - [true class])^2, in [0, 2] "
+                "(Brier 1950; scikit-learn >= 1.7 brier_score_loss on the probability matrix)."
+            )
+        }
+    )
+    ece_classwise: float | None = field(
+        metadata={
+            "description": "Class-wise ECE (Kull et al. 2019): the mean over classes of each column's binned ECE."
+        }
+    )
+    ece_top_label: float | None = field(
+        metadata={"description": "Top-label ECE (Guo et al. 2017): the confidence (highest probability) binned."}
+    )
+    bins: int = field(metadata={"description": "Equal-width bins of (0, 1] of both ECEs."})
+    confidence: np.ndarray = field(
+        metadata={"description": "Top-label reliability, per non-empty bin: the mean confidence."}
+    )
+    accuracy: np.ndarray = field(metadata={"description": "Per non-empty bin: the share predicted right (argmax)."})
+    counts: np.ndarray = field(metadata={"description": "Per non-empty bin: its rows (weight)."})
+    top_k: int | None = field(metadata={"description": "The k of top_k_accuracy (config top_k)."})
+    top_k_accuracy: float | None = field(
+        metadata={
+            "description": (
+                "Share of rows whose true class is among the k highest scores, ties ordered as scikit-learn's "
+                "top_k_accuracy_score (the higher class index first)."
+            )
+        }
+    )
+    cost_optimal_confusion: Sequence[Sequence[float]] | None = field(
+        metadata={
+            "description": (
+                "With a cost matrix: the confusion matrix (rows = true class) of predicting argmin_j sum_i p_i C[i, j]."
+            )
+        }
+    )
+    expected_cost_optimal: float | None = field(metadata={"description": "Its expected cost per row."})
+    expected_cost_argmax: float | None = field(
+        metadata={"description": "The expected cost per row of predicting the most probable class."}
+    )
+    reasons: Mapping[str, str] = field(
+        metadata={
+            "description": (
+                "field -> why it is null: needs_rows (the rows were not kept), proba_outside_unit, two_classes, "
+                "no_cost_matrix."
+            )
+        }
+    )
+
+    def problem(self) -> str | None:
+        return _lengths_differ(confidence=self.confidence, accuracy=self.accuracy, counts=self.counts)
+
+
+@dataclass(frozen=True, slots=True)
+class ClassDeltas(_Frozen):
+    """A multiclass challenger's per-class differences from the baseline (model − baseline)."""
+
+    delta: Mapping[str, Mapping[str, float | None]] = field(
+        metadata={"description": "class -> recall | f1 | roc_auc -> model − baseline; null when either is undefined."}
+    )
+    ci: Mapping[str, Mapping[str, Sequence[float]]] = field(
+        metadata={"description": "class -> field -> paired interval of the difference; empty without."}
+    )
+    ci_method: Mapping[str, str] = field(metadata={"description": "field -> how its intervals were made."})
+
+
+@dataclass(frozen=True, slots=True)
 class Comparison(_Frozen):
     """One model against the baseline: deltas (model − baseline), CIs, tests and a verdict."""
 
@@ -1054,6 +1170,12 @@ class Comparison(_Frozen):
         default=None,
         metadata={"description": "With calibration: set and both models calibrated: the differences of their numbers."},
     )
+    class_deltas: ClassDeltas | None = field(
+        default=None,
+        metadata={
+            "description": "Multiclass: each class's recall, F1 and one-vs-rest AUC difference from the baseline."
+        },
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -1073,6 +1195,16 @@ class PairwiseCell(_Frozen):
     )
     family: HolmFamily | None = field(default=None, metadata={"description": _FAMILY})
     family_size: int | None = field(default=None, metadata={"description": "Tests in that family."})
+    metric: str | None = field(
+        default=None,
+        metadata={
+            "description": (
+                "The metric of 'delta' (model − baseline) when not the Gini: multiclass, the primary metric (a pair "
+                "of challengers tested by the normal test on its paired bootstrap SE); null: the Gini (binary, "
+                "DeLong's test of the AUC)."
+            )
+        },
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -2483,6 +2615,9 @@ def from_jsonable(tp: Any, data: Any, source: str = "metrics.json") -> Any:
 __all__ = [
     "SCHEMA_VERSION",
     "ComparisonResult",
+    "ClassDeltas",
+    "ClassProbabilities",
+    "ClassificationTable",
     "ModelResult",
     "ApprovalAtRate",
     "ApprovalSide",

@@ -120,6 +120,8 @@ class Settings:
     partial_auc: tuple[PA.PartialRange, ...] = ()
     #: binary: (bins, strategy) of the calibration numbers (:mod:`reportgen.engine.calibration`), None: none
     calibration: tuple[int, Literal["uniform", "quantile"]] | None = None
+    #: multiclass: the k of top-k accuracy (None: 2 with more than two classes)
+    top_k: int | None = None
 
 
 Progress = Callable[[int, int], None]

@@ -33,6 +33,8 @@ import numpy as np
 
 import reportgen.catalog as catalog
 from reportgen.engine import binary as B
+from reportgen.engine import class_probabilities as CP
+from reportgen.engine import class_report as CR
 from reportgen.engine import class_row_draws as RD
 from reportgen.engine import class_tables as CT
 from reportgen.engine import distinct_rows as DR
@@ -63,13 +65,16 @@ from reportgen.engine.intervals import (
     ovr_auc_bootstrap,
 )
 from reportgen.results import (
+    ClassProbabilities,
     Comparison,
     ComparisonTests,
     ConfusionMatrixData,
     CurveData,
+    HolmFamily,
     ModelResult,
     MulticlassCurves,
     Notice,
+    PairwiseCell,
 )
 
 #: Summary metrics of a multiclass model, in report order (``models.NAME.metrics``).
@@ -417,9 +422,9 @@ def _table_curves(t: CT.ClassTables, labels: Sequence[str]) -> MulticlassCurves:
 
 def compare_multiclass_evidence(
     ev: MulticlassEvidence, s: Settings, progress: Progress | None = None
-) -> tuple[dict[str, ModelResult], list[Comparison]]:
-    """Every model's results and every comparison with the baseline, from multiclass evidence
-    (the methods: the module docstring)."""
+) -> tuple[dict[str, ModelResult], list[Comparison], list[PairwiseCell]]:
+    """Every model's results, every comparison with the baseline and the pairwise matrix, from
+    multiclass evidence (the methods: the module docstring)."""
     labels = list(ev.classes)
     costs = None if s.cost_matrix is None else np.asarray(s.cost_matrix, dtype=np.float64)
     names = ev.names
@@ -467,8 +472,22 @@ def compare_multiclass_evidence(
             ci_method=method,
         )
         per_class_ci, how = _per_class_auc_intervals(m, labels, s, streams.stream(s.seed, "class_auc", m.name))
+        table, rates_ci = CR.classification_table(
+            m.confusion,
+            labels,
+            weighted=m.weighted,
+            resamples=s.resamples,
+            level=s.level,
+            rng=streams.stream(s.seed, "class_report", m.name),
+        )
+        methods = {"roc_auc": how} if per_class_ci else {}
+        if rates_ci and table.ci_method is not None:
+            methods.update(dict.fromkeys(CR.RATE_FIELDS, table.ci_method))
+        per_class_ci = {c: {**rates_ci.get(c, {}), **per_class_ci.get(c, {})} for c in map(str, labels)}
+        per_class_ci = {c: v for c, v in per_class_ci.items() if v}
+        r = replace(r, classification=table, class_probabilities=_class_probabilities(ev, j, s, costs))
         if per_class_ci:
-            r = replace(r, per_class_ci=per_class_ci, per_class_ci_method={"roc_auc": how})
+            r = replace(r, per_class_ci=per_class_ci, per_class_ci_method=methods)
         models[m.name] = replace(r, notices=[*r.notices, *_zero_width_notices(m.name, ci, per_class_ci, s.level)])
     if rows_kept or s.resamples <= 0:
         caps = {}
@@ -480,7 +499,142 @@ def compare_multiclass_evidence(
     def mcnemar_of(j: int) -> tuple[tuple | None, str | None]:
         return mcnemar_of_pairing(ev.pairing, j, base, weighted, s.weight_kind)
 
-    return models, comparisons_of(names, models, s, boot, skipped_auc, mcnemar_of, caps, joint_deltas)
+    comparisons = comparisons_of(names, models, s, boot, skipped_auc, mcnemar_of, caps, joint_deltas)
+    comparisons = _with_class_deltas(ev, models, comparisons, s, weighted)
+    return models, comparisons, _pairwise(ev, models, comparisons, s, boot, weighted)
+
+
+def _class_probabilities(
+    ev: MulticlassEvidence, j: int, s: Settings, costs: np.ndarray | None
+) -> ClassProbabilities | None:
+    """Model j's probabilities judged as probabilities (:func:`~reportgen.engine.class_probabilities.
+    class_probabilities`), its kept rows weighted by their counts; None without class scores."""
+    m = ev.models[j]
+    if m.tables is None:
+        return None
+    rows = ev.rows
+    kept = None
+    if rows is not None and (proba := rows.proba[j]) is not None:
+        weight = rows.counts if rows.weights is None else rows.counts * rows.weights
+        kept = (rows.y_idx, proba, np.asarray(weight, dtype=np.float64))
+    return CP.class_probabilities(m.tables, kept, top_k=s.top_k, costs=costs)
+
+
+def _pair_draws(
+    ev: MulticlassEvidence, s: Settings, boot: np.ndarray | None, a: int, c: int, weighted: bool
+) -> tuple[np.ndarray | None, str | None]:
+    """The primary metric's paired bootstrap differences (model a − model c) and how they were
+    drawn: from the rows' resamples when they drew it (every model on the same resamples), else
+    from the pair's joint confusion counts counted on the kept rows (a confusion metric; none
+    under sampling weights, as :func:`_joint_deltas`); (None, None) without the rows."""
+    pm = s.primary_metric
+    if s.resamples <= 0 or ev.rows is None:
+        return None, None
+    if boot is not None and pm in METRICS:
+        q = METRICS.index(pm)
+        d = boot[:, a, q] - boot[:, c, q]
+        if np.isfinite(d).any():
+            return d, ROW_BOOTSTRAP
+    if pm in _PROBA_METRICS or pm not in METRICS or (weighted and s.weight_kind == "sampling"):
+        return None, None
+    rows, labels = ev.rows, list(ev.classes)
+    weight = rows.counts if rows.weights is None else rows.counts * rows.weights
+    preds = [_predictions(rows.pred_idx[j], rows.proba[j]) for j in (a, c)]
+    joint = CR.joint_of(rows.y_idx, preds[0], preds[1], weight, len(labels))
+    da, dc = joint_confusion_bootstrap(
+        joint, s.resamples, streams.stream(s.seed, "class_pairs", ev.models[a].name, ev.models[c].name)
+    )
+    costs = None if s.cost_matrix is None else np.asarray(s.cost_matrix, dtype=np.float64)
+
+    def value(C: np.ndarray, n_rows: int) -> float:
+        v = _values(MC.multiclass_from_counts(C, labels, n_rows, None, beta=s.beta, costs=costs, ordinal=s.ordinal))
+        return np.nan if v[pm] is None else float(v[pm])  # type: ignore[arg-type]
+
+    fast_a, fast_c = CR.confusion_metric(da, pm), CR.confusion_metric(dc, pm)
+    if fast_a is not None and fast_c is not None:  # the common metrics on the whole stack at once
+        return fast_a - fast_c, JOINT_CONFUSION_BOOTSTRAP
+    na, nc = ev.models[a].n_rows, ev.models[c].n_rows
+    return np.array([value(x, na) - value(y, nc) for x, y in zip(da, dc)]), JOINT_CONFUSION_BOOTSTRAP
+
+
+def _pairwise(
+    ev: MulticlassEvidence,
+    models: dict[str, ModelResult],
+    comparisons: list[Comparison],
+    s: Settings,
+    boot: np.ndarray | None,
+    weighted: bool,
+) -> list[PairwiseCell]:
+    """Every pair of models, both orders, as the binary driver's matrix: the primary metric's
+    difference and, for a pair of challengers, the normal test on the SE of its paired bootstrap
+    differences (:func:`_pair_draws`, :func:`~reportgen.engine.compare.bootstrap_test`), Holm over
+    the family of challenger pairs; a pair with the baseline is its comparison's verdict (its p,
+    adjusted p and family, :mod:`reportgen.engine.multiplicity`)."""
+    pm = s.primary_metric
+    names = ev.names
+    base = s.baseline or names[0]
+    verdicts = {c.model: c.decision for c in comparisons}
+    pending = []
+    raw: list[float | None] = []
+    for i, a in enumerate(names):
+        for j in range(i + 1, len(names)):
+            c = names[j]
+            va, vc = models[a].metrics.get(pm), models[c].metrics.get(pm)
+            delta = None if va is None or vc is None else va - vc
+            p = None
+            if base not in (a, c) and delta is not None:
+                drawn, _ = _pair_draws(ev, s, boot, i, j, weighted)
+                test = bootstrap_test(delta, drawn, s.level)
+                p = None if test is None else test.p
+            raw.append(p)
+            pending.append((a, c, delta, p))
+    holm, size = MP.holm(raw)
+    cells = []
+    for (a, c, delta, p), ph in zip(pending, holm):
+        family: HolmFamily | None = MP.CHALLENGER_PAIRS if p is not None else None
+        n = size if p is not None else None
+        if base in (a, c):
+            dec = verdicts.get(c if a == base else a)
+            if dec is not None and dec.p_value is not None:
+                p, ph, family, n = dec.p_value, dec.p_value_adjusted, dec.family, dec.family_size
+        cells += [
+            PairwiseCell(a, c, delta, p, ph, family, n, pm),
+            PairwiseCell(c, a, None if delta is None else -delta, p, ph, family, n, pm),
+        ]
+    return cells
+
+
+def _with_class_deltas(
+    ev: MulticlassEvidence, models: dict[str, ModelResult], comparisons: list[Comparison], s: Settings, weighted: bool
+) -> list[Comparison]:
+    """Each comparison with its per-class differences (:func:`~reportgen.engine.class_report.
+    comparison_class_deltas`); paired intervals from the joint counts, as :func:`_joint_deltas`
+    (none under sampling weights), each pair its own stream."""
+    labels = [str(c) for c in ev.classes]
+    names = ev.names
+    J = ev.pairing.joint if not (weighted and s.weight_kind == "sampling") else None
+    by_name = {m.name: m for m in ev.models}
+
+    def auc(name: str) -> list[float | None]:
+        per_class = models[name].per_class or {}
+        return [(per_class.get(c) or {}).get("roc_auc") for c in labels]
+
+    out = []
+    for c in comparisons:
+        j = names.index(c.model)
+        deltas = CR.comparison_class_deltas(
+            by_name[c.model].confusion,
+            by_name[c.baseline].confusion,
+            auc(c.model),
+            auc(c.baseline),
+            labels,
+            None if J is None else J[j],
+            resamples=s.resamples,
+            level=s.level,
+            rng=streams.stream(s.seed, "class_pair_deltas", c.baseline, c.model),
+        )
+        out.append(replace(c, class_deltas=deltas))
+    return out
 
 
 def _rows_add_nothing(

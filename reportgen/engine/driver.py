@@ -20,6 +20,5 @@ def compare_evidence(
     could not be given is a capability code with its reason (``Comparison.capabilities``).
     """
     if isinstance(ev, MulticlassEvidence):
-        models, comparisons = compare_multiclass_evidence(ev, settings, progress)
-        return models, comparisons, []
+        return compare_multiclass_evidence(ev, settings, progress)
     return compare_binary_evidence(ev, settings, progress)

@@ -33,6 +33,8 @@ PURPOSES = (
     "partial_auc",  # a binary model's partial AUC bootstrap (its table's cells)
     "partial_auc_pair",  # a comparison's partial AUC differences (the pair's joint score table)
     "calibration",  # a binary model's calibration bootstrap (its table's cells)
+    "class_report",  # multiclass: a model's classification-table draws (its confusion counts)
+    "class_pair_deltas",  # multiclass: a comparison's per-class differences (the pair's joint counts)
 )
 
 

@@ -284,6 +284,19 @@ def calibration_figure(result: ComparisonResult, palette: Sequence[str] = PALETT
 
 
 @_apply_style
+def class_calibration_figure(result: ComparisonResult, palette: Sequence[str] = PALETTE) -> Figure | None:
+    """:func:`reportgen.plot.top_label_calibration` of the multiclass models with its bins (None if none)."""
+    models = [
+        n for n, m in result.models.items() if m.class_probabilities is not None and m.class_probabilities.counts.size
+    ]
+    if not models:
+        return None
+    fig = new_figure(HALF_WIDTH, 3.0 + _legend_height(len(models) + 1))
+    _legend_below(fig, plot.top_label_calibration(result, ax=fig.add_subplot(), palette=palette, legend=False))
+    return fig
+
+
+@_apply_style
 def distribution_figure(result: ComparisonResult, palette: Sequence[str] = PALETTE) -> Figure | None:
     """:func:`reportgen.plot.score_distribution` of each model (with a histogram), three to a row."""
     names = [n for n, m in result.models.items() if plot.curves_of(m).histogram is not None]
@@ -414,6 +427,7 @@ def _parts(fn):
 #: The figures of a multiclass report (the binary ones need score curves of one positive class).
 MULTICLASS_FIGURES = {
     "forest": forest_figure,
+    "class_calibration": class_calibration_figure,
     "class_roc": _parts(class_roc_figure),
     "class_pr": _parts(class_pr_figure),
 }

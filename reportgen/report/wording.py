@@ -60,6 +60,7 @@ from reportgen.report.formats import fmt_bounded, fmt_count, fmt_int, fmt_p, fmt
 from reportgen.report.labels import LABELS, credit_failure_names
 from reportgen.results import (
     ApprovalAtRate,
+    ClassificationTable,
     Comparison,
     ComparisonResult,
     Decision,
@@ -379,7 +380,7 @@ def multiplicity_sentence(m: int, alpha: float, sim_level: float) -> str:
         f"(DeLong or bootstrap), which keeps the family-wise error at {alpha * 100:g} %; a verdict is significant "
         f"when its Holm-adjusted p is below {alpha:g}. Intervals in the verdict are unadjusted; the simultaneous "
         f"ones (Bonferroni, {sim_level * 100:.3g} %) cover all {m} differences together. McNemar's tests against "
-        f"the baseline and the DeLong tests of the challengers against each other are adjusted the same way, each "
+        f"the baseline and the tests of the challengers against each other are adjusted the same way, each "
         f"within its own family; a test belongs to one family and has one adjusted p wherever it is shown."
     )
 
@@ -658,6 +659,32 @@ def per_class_interval_note(result: ComparisonResult) -> str:
         f"{run.confidence_level * 100:g} % interval, from the stratified bootstrap drawn on the class tables "
         f"({run.bootstrap_resamples:,} resamples, seed {run.bootstrap_seed}): per true class, where its resampled "
         f"rows' scores fall is one multinomial draw, the distribution of resampling the rows themselves{binned}"
+    )
+
+
+def class_report_note(result: ComparisonResult) -> str:
+    """How the classification tables' intervals were made, "" without any."""
+    if not any(m.classification is not None and m.classification.ci_method for m in result.models.values()):
+        return ""
+    run = result.run
+    weighted = any(m.weighted for m in result.models.values())
+    return (
+        f"Under each value, its {run.confidence_level * 100:g} % interval from the stratified bootstrap drawn on the "
+        f"confusion counts ({run.bootstrap_resamples:,} resamples, seed {run.bootstrap_seed}): per true class, "
+        "its row of the confusion matrix is one multinomial draw, the distribution of resampling the rows themselves"
+        + ("; weighted models have none (a weight sum is not a count)" if weighted else "")
+        + ". Macro and weighted averages count an undefined class value as 0 (scikit-learn's zero_division=0)."
+    )
+
+
+def nir_sentence(t: ClassificationTable) -> str:
+    """Accuracy against the no-information rate, with the one-sided exact binomial test."""
+    head = f"Accuracy {fmt_bounded(t.accuracy)} against the no-information rate {fmt_bounded(t.nir)} (the largest class's share)"
+    if t.nir_p_value is None:
+        return f"{head}; no test: weighted rows are not counts."
+    return (
+        f"{head}: {fmt_p(t.nir_p_value)}, one-sided exact binomial test of accuracy > NIR "
+        f"({fmt_count(t.correct)} right of {fmt_count(t.n)})."
     )
 
 

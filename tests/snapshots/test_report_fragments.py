@@ -35,7 +35,8 @@ HTML = Path(__file__).resolve().parent / "html"
 #: The sections a task's report has (``reportgen.report.views.TASK_SECTIONS``), as snapshotted here.
 SECTIONS = {
     "binary": ("summary", "comparison", "metrics", "confusion", "curves", "thresholds", "bands", "glossary", "appendix"),
-    "multiclass": ("summary", "comparison", "metrics", "per_class", "confusion", "curves", "glossary", "appendix"),
+    "multiclass": ("summary", "comparison", "calibration", "metrics", "per_class", "confusion", "curves", "glossary",
+                   "appendix"),
 }
 SVG = re.compile(r"<svg\b.*?</svg>", re.DOTALL)
 

@@ -81,7 +81,8 @@ def test_frames_in_memory_equal_frames_read_back_from_metrics_json(binary, multi
     _same_frames(*binary[:2], "binary")
     _same_frames(*multiclass[:2], "multiclass")
     assert list(binary[0].frames()) == ["metrics", "comparisons", "thresholds", "checks"]
-    assert list(multiclass[0].frames()) == ["metrics", "comparisons", "thresholds", "per_class"]
+    assert list(multiclass[0].frames()) == ["metrics", "comparisons", "thresholds", "per_class", "class_averages", "class_deltas",
+                                            "class_probabilities"]
 
 
 @pytest.mark.slow

@@ -160,11 +160,14 @@ def test_a_zero_width_per_class_interval_is_warned_once_naming_every_model(digit
     assert len(small) == 1 and small[0].startswith("models 'm1', 'm2' and 'm3': class(es) 'c5'")
 
 
-def test_per_class_tables_say_why_they_have_no_intervals(digits_like):
+def test_every_value_of_the_classification_tables_has_its_interval(digits_like):
     result, ms = digits_like
-    tables = {t.title: t for t in per_class_view(result, ms).tables}
-    assert tables["F1"].no_intervals == "No intervals: per class, only the one-vs-rest AUC has one."
-    assert tables["ROC AUC (one-vs-rest)"].no_intervals == ""
+    view = per_class_view(result, ms)
+    assert [t.title for t in view.tables] == ["ROC AUC (one-vs-rest)"]
+    for report in view.reports:
+        assert [r.label for r in report.rows][-3:] == ["Macro average", "Weighted average", "Micro (pooled)"]
+        assert all(c.ci for r in report.rows for c in r.cells), report.name
+        assert "no-information rate" in report.nir
 
 
 def test_the_config_as_run_shows_only_the_tasks_own_settings(digits_like):

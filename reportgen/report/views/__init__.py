@@ -25,6 +25,7 @@ from reportgen.report.views.appendix import AppendixView, ChecksView, PageMark, 
 from reportgen.report.views.bands import BandsView, bands_view
 from reportgen.report.views.brief import BriefView, brief_view
 from reportgen.report.views.calibration import CalibrationView, calibration_view
+from reportgen.report.views.class_probabilities import ClassProbabilitiesView, class_probabilities_view
 from reportgen.report.views.common import Models
 from reportgen.report.views.comparison import ComparisonView, comparison_view
 from reportgen.report.views.confusion import ConfusionView, confusion_view
@@ -44,7 +45,7 @@ if TYPE_CHECKING:
     from reportgen.report.theme import Theme
 
 #: Sections whose multiclass report uses its own template (``sections/NAME_multiclass.html``).
-MULTICLASS_TEMPLATES = ("confusion", "glossary")
+MULTICLASS_TEMPLATES = ("confusion", "glossary", "calibration")
 
 #: Sections of each task (a theme's list is filtered by it).
 TASK_SECTIONS = {
@@ -137,6 +138,8 @@ class ReportView:
     brief: BriefView | None = None
     #: the report's words for a binary decision (``report.domain``)
     words: Vocabulary = CREDIT_WORDS
+    #: multiclass: the calibration section (class probabilities judged as probabilities), else None
+    class_probabilities: ClassProbabilitiesView | None = None
 
 
 def report_view(result: ComparisonResult, theme: Theme, drawing: Callable[[], Mapping[str, str]]) -> ReportView:
@@ -215,6 +218,7 @@ def report_view(result: ComparisonResult, theme: Theme, drawing: Callable[[], Ma
         appendix=appendix_view(result, theme.provenance),
         brief=brief_view(result, ms.colours, comparison, theme.block_on) if theme.layout == "brief" else None,
         words=ms.words,
+        class_probabilities=class_probabilities_view(result, ms),
     )
     return isolated(view, [*result.models, *(run.classes or [])])
 
@@ -228,7 +232,9 @@ def _sections(result: ComparisonResult, theme: Theme, has_credit: bool, has_fair
         "fairness": has_fairness,
         "trend": bool(result.trend),
         "partial_auc": any(m.partial_auc for m in result.models.values()),
-        "calibration": any(m.calibration is not None for m in result.models.values()),
+        "calibration": any(
+            m.calibration is not None or m.class_probabilities is not None for m in result.models.values()
+        ),
     }
     task = TASK_SECTIONS.get(result.run.task, REPORT_SECTIONS)
     return tuple(s for s in theme.sections if s in task and have.get(s, True))

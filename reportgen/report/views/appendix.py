@@ -178,7 +178,7 @@ def _without_nulls(value: Any) -> Any:
 #: which means nothing for a binary one).
 _BINARY_ONLY = ("positive", "threshold", "prevalences", "constraints", "approval_rates", "bands")
 _BINARY_ONLY_MODEL = ("direction", "threshold", "score")
-_MULTICLASS_ONLY = ("ordinal", "classes")
+_MULTICLASS_ONLY = ("ordinal", "classes", "top_k")
 
 
 def _under(path: str, folder: Path) -> str:

@@ -185,6 +185,10 @@ class ComparisonView:
     mcnemar_title: str
     #: the forest plot of the primary metric's differences (markup), or None
     forest: object | None
+    #: the pairwise table's difference and test headers, and how its pairs were tested
+    pairwise_delta: str = "ΔGini (model − other)"
+    pairwise_test: str = "DeLong p"
+    pairwise_how: str = "the difference in Gini and DeLong's test of the difference in AUC on the same rows"
 
 
 def comparison_view(result: ComparisonResult, ms: Models, forest: object | None) -> ComparisonView:
@@ -251,6 +255,7 @@ def comparison_view(result: ComparisonResult, ms: Models, forest: object | None)
         several=len(cards) > 1,
         shared_notes=tuple(shared),
         pairwise=_pairwise(result, ms),
+        **_pairwise_words(result),
         pairwise_family=next(
             (
                 family_words(x.family, x.family_size, result.run.baseline)
@@ -339,6 +344,23 @@ def _undefined_lines(result: ComparisonResult, c: Comparison, ms: Models) -> tup
     )
 
 
+def _pairwise_words(result: ComparisonResult) -> dict[str, str]:
+    """The pairwise table's headers and method for a matrix of another metric than the Gini
+    (multiclass: the primary metric, the normal test on the paired bootstrap SE); {} for the Gini."""
+    metric = next((c.metric for c in result.pairwise if c.metric is not None), None)
+    if metric is None:
+        return {}
+    label = catalog.short_label(metric)
+    return {
+        "pairwise_delta": f"Δ {label} (model − other)",
+        "pairwise_test": "Bootstrap p",
+        "pairwise_how": (
+            f"the difference in {label} and the normal test on the standard error of its paired bootstrap "
+            "differences (the same resampled rows for both models)"
+        ),
+    }
+
+
 def _pairwise(result: ComparisonResult, ms: Models) -> tuple[PairRow, ...]:
     """Every challenger-vs-challenger pair of ``result.pairwise``, once each (first in model order
     as the row): Δ Gini (row − column model) marked better or worse, and the DeLong p-value."""
@@ -357,7 +379,7 @@ def _pairwise(result: ComparisonResult, ms: Models) -> tuple[PairRow, ...]:
                 colour=ms.colours[cell.model],
                 other_colour=ms.colours[cell.baseline],
                 delta=fmt_signed(cell.delta),
-                mark=better_mark(cell.delta, "higher"),
+                mark=better_mark(cell.delta, "higher" if cell.metric is None else ms.better_of.get(cell.metric)),
                 p=fmt_pvalue(cell.p_value),
                 p_holm=fmt_pvalue(cell.p_value_holm) if cell.p_value_holm is not None else "n/a",
             )

@@ -1,25 +1,31 @@
-"""The per-class section of a multiclass report: one table per metric, classes by models."""
+"""The per-class section of a multiclass report: each model's classification table (classes and
+their averages), the one-vs-rest AUC per class across models, and each challenger's change per
+class from the baseline."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from reportgen.report.formats import fmt_ci, fmt_count, fmt_metric
+from reportgen.report.formats import fmt_ci, fmt_count, fmt_metric, fmt_signed
 from reportgen.report.views.common import Models, best_index
-from reportgen.report.wording import per_class_interval_note
-from reportgen.results import ComparisonResult
+from reportgen.report.wording import class_report_note, nir_sentence, per_class_interval_note
+from reportgen.results import ComparisonResult, ModelResult
 
-#: Per-class tables of a multiclass report: (field, title).
-PER_CLASS_TABLES = (
-    ("f1", "F1"),
-    ("recall", "Recall"),
-    ("precision", "Precision"),
-    ("roc_auc", "ROC AUC (one-vs-rest)"),
-)
+#: Per-class tables across models: (field, title); precision, recall and F1 are in each model's
+#: classification table.
+PER_CLASS_TABLES = (("roc_auc", "ROC AUC (one-vs-rest)"),)
 
-
-#: The per-class fields the engine draws intervals of (``per_class_ci``).
+#: The per-class fields the engine draws intervals of (``per_class_ci``) in the cross-model tables.
 INTERVAL_FIELDS = ("roc_auc",)
+
+#: Columns of a model's classification table with an interval: (field, header).
+RATE_COLUMNS = (("precision", "Precision"), ("recall", "Recall"), ("f1", "F1"), ("specificity", "Specificity"))
+
+#: Rows of the averages, in table order: (key, label).
+AVERAGE_ROWS = (("macro", "Macro average"), ("weighted", "Weighted average"), ("micro", "Micro (pooled)"))
+
+#: Per-class changes from the baseline: (field, header).
+DELTA_COLUMNS = (("recall", "Δ Recall"), ("f1", "Δ F1"), ("roc_auc", "Δ AUC"))
 
 
 def _no_interval(result: ComparisonResult, name: str, field: str, value: float | None) -> str:
@@ -51,8 +57,42 @@ class ClassRow:
 class ClassTable:
     title: str
     rows: tuple[ClassRow, ...]
-    #: why the table has no intervals where the run draws them ("" otherwise)
-    no_intervals: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ReportRow:
+    """A class (with its counts) or an average (counts empty) of a classification table."""
+
+    label: str
+    average: bool
+    support: str
+    cells: tuple[ClassCell, ...]
+    counts: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ModelReport:
+    """One model's classification table and its accuracy against the no-information rate."""
+
+    name: str
+    colour: str
+    rows: tuple[ReportRow, ...]
+    nir: str
+
+
+@dataclass(frozen=True, slots=True)
+class DeltaRow:
+    label: str
+    cells: tuple[ClassCell, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class DeltaTable:
+    """Each challenger's per-class change from the baseline: columns (model, field)."""
+
+    baseline: str
+    headers: tuple[tuple[str, str], ...]
+    rows: tuple[DeltaRow, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +100,69 @@ class PerClassView:
     tables: tuple[ClassTable, ...]
     #: how the one-vs-rest AUCs' intervals were made ("" without them)
     interval_note: str
+    reports: tuple[ModelReport, ...] = ()
+    #: how the classification tables' intervals were made ("" without them)
+    report_note: str = ""
+    deltas: DeltaTable | None = None
+    rate_headers: tuple[str, ...] = tuple(h for _, h in RATE_COLUMNS)
+
+
+def _model_report(m: ModelResult, labels: list[str], colour: str) -> ModelReport:
+    rows = []
+    cis = m.per_class_ci
+    for label in labels:
+        v = (m.per_class or {}).get(label) or {}
+        rows.append(
+            ReportRow(
+                label=label,
+                average=False,
+                support=fmt_count(v.get("support")),
+                cells=tuple(
+                    ClassCell(fmt_metric(v.get(f), f), fmt_ci((cis.get(label) or {}).get(f), key=f), False)
+                    for f, _ in RATE_COLUMNS
+                ),
+                counts=tuple(fmt_count(v.get(f)) for f in ("tp", "fp", "fn", "tn")),
+            )
+        )
+    t = m.classification
+    if t is not None:
+        total = fmt_count(t.n)
+        for key, title in AVERAGE_ROWS:
+            vals = t.averages.get(key) or {}
+            ci = t.averages_ci.get(key) or {}
+            rows.append(
+                ReportRow(
+                    label=title,
+                    average=True,
+                    support=total,
+                    cells=tuple(
+                        ClassCell(fmt_metric(vals.get(f), f), fmt_ci(ci.get(f), key=f), False) for f, _ in RATE_COLUMNS
+                    ),
+                    counts=(),
+                )
+            )
+    return ModelReport(name=m.name, colour=colour, rows=tuple(rows), nir="" if t is None else nir_sentence(t))
+
+
+def _deltas(result: ComparisonResult, labels: list[str], ms: Models) -> DeltaTable | None:
+    comps = [c for c in result.comparisons if c.class_deltas is not None]
+    if not comps:
+        return None
+    headers = tuple((ms.short.get(c.model, c.model), h) for c in comps for _, h in DELTA_COLUMNS)
+    rows = []
+    for label in labels:
+        cells = []
+        for c in comps:
+            d = c.class_deltas
+            assert d is not None
+            for f, _ in DELTA_COLUMNS:
+                cells.append(
+                    ClassCell(
+                        fmt_signed((d.delta.get(label) or {}).get(f)), fmt_ci((d.ci.get(label) or {}).get(f)), False
+                    )
+                )
+        rows.append(DeltaRow(label, tuple(cells)))
+    return DeltaTable(baseline=comps[0].baseline, headers=headers, rows=tuple(rows))
 
 
 def per_class_view(result: ComparisonResult, ms: Models) -> PerClassView:
@@ -92,11 +195,12 @@ def per_class_view(result: ComparisonResult, ms: Models) -> PerClassView:
                 )
             )
         if any(c.value != "n/a" for r in rows for c in r.cells):
-            drawn = any(f in INTERVAL_FIELDS for m in result.models.values() for f in m.per_class_ci_method)
-            note = (
-                ""
-                if field in INTERVAL_FIELDS or not drawn
-                else ("No intervals: per class, only the one-vs-rest AUC has one.")
-            )
-            tables.append(ClassTable(title=title, rows=tuple(rows), no_intervals=note))
-    return PerClassView(tables=tuple(tables), interval_note=per_class_interval_note(result))
+            tables.append(ClassTable(title=title, rows=tuple(rows)))
+    reports = tuple(_model_report(result.models[n], labels, ms.colours[n]) for n in ms.names)
+    return PerClassView(
+        tables=tuple(tables),
+        interval_note=per_class_interval_note(result),
+        reports=reports,
+        report_note=class_report_note(result),
+        deltas=_deltas(result, labels, ms),
+    )
