@@ -20,6 +20,7 @@ import numpy as np
 
 from reportgen.config import Config
 from reportgen.io import validate as V
+from reportgen.io.arrow_numpy import numpy_of
 from reportgen.io.files import FileInfo, columns_in, file_info, hashing, numbers_as_text, read_table, record_batches
 from reportgen.io.progress import Progress, ReadProgress
 
@@ -145,7 +146,7 @@ class Batch:
         if key not in self._cache:
             col = self.rb.column(name)
             if _plain_numeric(col):
-                out, bad = np.asarray(col.to_numpy(zero_copy_only=False), dtype=np.float64), None
+                out, bad = np.asarray(numpy_of(col), dtype=np.float64), None
             else:
                 found = V.Faults()
                 out = V.numeric(self.series(name), path, name, offset, found)
@@ -192,7 +193,7 @@ class Batch:
             col = self.rb.column(name)
             if _plain_numeric(col) and col.null_count == 0:
                 if col.type.id in _FLOAT_IDS:
-                    bad = ~np.isfinite(np.asarray(col.to_numpy(zero_copy_only=False)))
+                    bad = ~np.isfinite(numpy_of(col))
                     out = bad if bad.any() else None
                 else:
                     out = None
@@ -210,7 +211,7 @@ class Batch:
             col = self.rb.column(name)
             numbers = [n for n in map(V.as_number, positive) if n is not None]
             if _plain_numeric(col) and col.null_count == 0:
-                out = np.isin(col.to_numpy(zero_copy_only=False), numbers)
+                out = np.isin(numpy_of(col), numbers)
             else:
                 out = self._per_row(name, lambda k: k in positive)
             self._cache[key] = np.asarray(out, dtype=bool)
