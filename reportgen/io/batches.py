@@ -228,10 +228,16 @@ class Batch:
         return self._distinct(name, keep)
 
     def _distinct(self, name: str, keep: np.ndarray | None) -> list[str]:
-        import pyarrow.compute as pc  # noqa: PLC0415
+        import pyarrow as pa  # noqa: PLC0415
 
         col = self.rb.column(name)
         if _plain_numeric(col) and col.null_count == 0:
+            if pa.types.is_integer(col.type):  # numpy's unique, in order of first appearance (as pc.unique)
+                values = numpy_of(col) if keep is None else numpy_of(col)[keep]
+                first = np.sort(np.unique(values, return_index=True)[1])
+                return [V.label_key(v) for v in values[first].tolist()]
+            import pyarrow.compute as pc  # noqa: PLC0415  (floats: pyarrow's hashing of NaN and -0.0)
+
             return [V.label_key(v) for v in pc.unique(col if keep is None else col.filter(keep)).to_pylist()]
         codes, names = self.codes(name)
         # every name but the trailing None (missing) is some row's: an encoding of these rows
