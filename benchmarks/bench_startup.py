@@ -11,14 +11,16 @@ three alike:
   (every metric, curve and interval), JSON only;
 - ``validate``: ``reportgen validate`` of the same config.
 
-Prints each command's median wall seconds and its ratio to the reference's median (issue 46's
-target: the small run at most 3x), then the ten slowest imports of the small run by
+Prints each command's median wall and CPU seconds (user + system of the process) and their
+ratios to the reference's medians (issue 46's target: the small run at most 3x; on a shared
+machine the CPU ratio is the steadier one), then the ten slowest imports of the small run by
 cumulative time (``python -X importtime``), which say where the rest goes.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import subprocess
 import sys
@@ -53,10 +55,13 @@ def make_inputs(folder: Path) -> Path:
     return config
 
 
-def wall(argv: list[str]) -> float:
-    start = time.perf_counter()
+def wall(argv: list[str]) -> tuple[float, float]:
+    """Wall and CPU seconds (user + system of the child) of ``argv`` in a new process."""
+    before, start = os.times(), time.perf_counter()
     subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    return time.perf_counter() - start
+    after = os.times()
+    cpu = after.children_user + after.children_system - before.children_user - before.children_system
+    return time.perf_counter() - start, cpu
 
 
 def import_top(config: Path, n: int = 10) -> list[tuple[float, str]]:
@@ -86,17 +91,21 @@ def main() -> None:
         "reportgen run (1,000 rows, 2 models, JSON)": [sys.executable, "-m", "reportgen", "run", str(config), "-q"],
         "reportgen validate": [sys.executable, "-m", "reportgen", "validate", str(config), "-q"],
     }
-    times: dict[str, list[float]] = {name: [] for name in commands}
+    times: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}
     for i in range(args.runs + 1):
         for name, argv in commands.items():
             t = wall(argv)
             if i:  # the first round warms the file cache
                 times[name].append(t)
-    ref = statistics.median(times[next(iter(commands))])
-    print(f"{'command':45s} {'median s':>9s} {'min s':>7s} {'max s':>7s} {'/ ref':>6s}")
+    ref = [statistics.median(t[k] for t in times[next(iter(commands))]) for k in (0, 1)]
+    print(f"{'command':45s} {'median s':>9s} {'min s':>7s} {'max s':>7s} {'/ ref':>6s} {'CPU s':>6s} {'/ ref':>6s}")
     for name, ts in times.items():
-        med = statistics.median(ts)
-        print(f"{name:45s} {med:9.3f} {min(ts):7.3f} {max(ts):7.3f} {med / ref:6.2f}")
+        walls, cpus = [t[0] for t in ts], [t[1] for t in ts]
+        med, cpu = statistics.median(walls), statistics.median(cpus)
+        print(
+            f"{name:45s} {med:9.3f} {min(walls):7.3f} {max(walls):7.3f} {med / ref[0]:6.2f} {cpu:6.3f} {cpu / ref[1]:6.2f}"
+        )
+    print(f"load average {' '.join(f'{x:.1f}' for x in os.getloadavg())} ({os.cpu_count()} cores)")
     print("\nslowest imports of the small run (cumulative s):")
     for seconds, module in import_top(config):
         print(f"  {seconds:6.3f}  {module}")

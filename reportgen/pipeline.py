@@ -31,13 +31,13 @@ from reportgen.errors import ConfigError
 from reportgen.io.align import ID_NOT_SHARED
 from reportgen.io.files import rows_as_lines
 from reportgen.reduce import local
-from reportgen.reduce.credit_rows import credit_run
-from reportgen.reduce.fairness_rows import fairness_section
 from reportgen.results import (
     Comparison,
     ComparisonResult,
     CreditSection,
     DroppedRows,
+    FairnessSection,
+    InputFile,
     ModelResult,
     Notice,
     Reason,
@@ -260,10 +260,19 @@ def analyse(
             "credit / segment: the credit validation section reads its columns from the files; "
             "compare in-memory frames without it, or write the frames to files and use a config"
         )
-    with filesystems.shown_errors(), rows_as_lines():
-        credit, reference_files = credit_run(cfg, [(f.path, f.sha256) for f in audit.files])
-    with filesystems.shown_errors(), rows_as_lines():
-        fairness = fairness_section(cfg, models)
+    credit: CreditSection | None = None
+    reference_files: list[InputFile] = []
+    fairness: FairnessSection | None = None
+    if cfg.credit is not None or cfg.segment is not None:  # the credit engine is imported for a credit run only
+        from reportgen.reduce.credit_rows import credit_run  # noqa: PLC0415
+
+        with filesystems.shown_errors(), rows_as_lines():
+            credit, reference_files = credit_run(cfg, [(f.path, f.sha256) for f in audit.files])
+    if cfg.fairness is not None:
+        from reportgen.reduce.fairness_rows import fairness_section  # noqa: PLC0415
+
+        with filesystems.shown_errors(), rows_as_lines():
+            fairness = fairness_section(cfg, models)
     if credit is not None:
         notices += [
             Notice("credit_red", {"model": name, "failures": list(cm.failures)})

@@ -20,6 +20,7 @@ import numpy as np
 
 from reportgen.config import Config
 from reportgen.io import validate as V
+from reportgen.io.arrow_numpy import numpy_of
 from reportgen.io.files import FileInfo, columns_in, file_info, hashing, numbers_as_text, read_table, record_batches
 from reportgen.io.progress import Progress, ReadProgress
 
@@ -145,7 +146,7 @@ class Batch:
         if key not in self._cache:
             col = self.rb.column(name)
             if _plain_numeric(col):
-                out, bad = np.asarray(col.to_numpy(zero_copy_only=False), dtype=np.float64), None
+                out, bad = np.asarray(numpy_of(col), dtype=np.float64), None
             else:
                 found = V.Faults()
                 out = V.numeric(self.series(name), path, name, offset, found)
@@ -192,7 +193,7 @@ class Batch:
             col = self.rb.column(name)
             if _plain_numeric(col) and col.null_count == 0:
                 if col.type.id in _FLOAT_IDS:
-                    bad = ~np.isfinite(np.asarray(col.to_numpy(zero_copy_only=False)))
+                    bad = ~np.isfinite(numpy_of(col))
                     out = bad if bad.any() else None
                 else:
                     out = None
@@ -210,7 +211,7 @@ class Batch:
             col = self.rb.column(name)
             numbers = [n for n in map(V.as_number, positive) if n is not None]
             if _plain_numeric(col) and col.null_count == 0:
-                out = np.isin(col.to_numpy(zero_copy_only=False), numbers)
+                out = np.isin(numpy_of(col), numbers)
             else:
                 out = self._per_row(name, lambda k: k in positive)
             self._cache[key] = np.asarray(out, dtype=bool)
@@ -227,10 +228,16 @@ class Batch:
         return self._distinct(name, keep)
 
     def _distinct(self, name: str, keep: np.ndarray | None) -> list[str]:
-        import pyarrow.compute as pc  # noqa: PLC0415
+        import pyarrow as pa  # noqa: PLC0415
 
         col = self.rb.column(name)
         if _plain_numeric(col) and col.null_count == 0:
+            if pa.types.is_integer(col.type):  # numpy's unique, in order of first appearance (as pc.unique)
+                values = numpy_of(col) if keep is None else numpy_of(col)[keep]
+                first = np.sort(np.unique(values, return_index=True)[1])
+                return [V.label_key(v) for v in values[first].tolist()]
+            import pyarrow.compute as pc  # noqa: PLC0415  (floats: pyarrow's hashing of NaN and -0.0)
+
             return [V.label_key(v) for v in pc.unique(col if keep is None else col.filter(keep)).to_pylist()]
         codes, names = self.codes(name)
         # every name but the trailing None (missing) is some row's: an encoding of these rows

@@ -37,6 +37,7 @@ import numpy as np
 
 from reportgen.config import Config, ModelConfig
 from reportgen.errors import InputError
+from reportgen.io.arrow_numpy import numpy_of
 from reportgen.results import Notice
 
 if TYPE_CHECKING:
@@ -257,10 +258,10 @@ def key_codes(values: Any) -> tuple[np.ndarray, np.ndarray]:
     dictionary = chunks[0].dictionary
     if any(not c.dictionary.equals(dictionary) for c in chunks[1:]):
         return key_codes(_to_arrow(arr))  # chunks encoded apart: encode the whole array once
-    names = np.asarray(key_array(dictionary).to_numpy(zero_copy_only=False), dtype=object)
-    names = np.append(names, np.array([None], dtype=object))
+    # the distinct keys through Python objects, the codes from their buffers: to_numpy imports pandas
+    names = np.array([*key_array(dictionary).to_pylist(), None], dtype=object)
     codes = pc.fill_null(pa.chunked_array([c.indices for c in chunks]), len(dictionary))
-    return codes.to_numpy(), names
+    return numpy_of(codes), names
 
 
 #: Text that is the number zero (``-0.0``, ``0e5``, ``.0``).

@@ -748,8 +748,6 @@ class RowCodes:
 
 def kept_rows(cfg: Config, st: ModelState, path: Path, batch: Batch, offset: int):
     """(scores, is_positive, weights, keep) of the batch's valid rows (``keep``: their mask, None = all)."""
-    import pyarrow.compute as pc  # noqa: PLC0415
-
     cols = st.cols
     faults = V.Faults()  # every rule over the batch, then the earliest bad row raised
     scores = batch.numeric(cols["score"], path, offset, faults)
@@ -764,6 +762,8 @@ def kept_rows(cfg: Config, st: ModelState, path: Path, batch: Batch, offset: int
     if weights is not None and not np.isfinite(weights).all():
         checks.append((V.missing_weight(cols["weight"]), ~np.isfinite(weights)))
     if ids is not None and ids.null_count:
+        import pyarrow.compute as pc  # noqa: PLC0415
+
         checks.append(
             (V.missing_id(cols["id"]), np.asarray(pc.is_null(ids).to_numpy(zero_copy_only=False), dtype=bool))
         )
