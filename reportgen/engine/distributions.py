@@ -371,31 +371,27 @@ def t_two_sided_p(t: ArrayLike, df: ArrayLike) -> Floats:
     return out
 
 
-def _t_critical_scalar(alpha: float, df: float) -> float:
-    lo = _norm_ppf_scalar(1.0 - alpha / 2.0)  # the t quantile is never below the normal one
-    if math.isinf(df):
-        return lo
-    hi = max(2.0 * lo, 1.0)
-    while float(t_two_sided_p(hi, df)) > alpha:
-        hi *= 2.0
-    for _ in range(200):
-        mid = 0.5 * (lo + hi)
-        if float(t_two_sided_p(mid, df)) > alpha:
-            lo = mid
-        else:
-            hi = mid
-        if hi - lo <= 1e-15 * hi:
-            break
-    return 0.5 * (lo + hi)
-
-
-_t_critical = np.vectorize(_t_critical_scalar, otypes=[float])
-
-
 def t_critical(alpha: ArrayLike, df: ArrayLike) -> Floats:
-    """The ``t`` with ``P(|T| ≥ t) = alpha`` (the two-sided critical value), by bisection on
-    :func:`t_two_sided_p` from the normal quantile up (the t quantile is never below it)."""
-    return np.asarray(_t_critical(alpha, df), dtype=float)
+    """The ``t`` with ``P(|T| ≥ t) = alpha`` (the two-sided critical value), elementwise.
+
+    ``P(|T| ≥ t) = I_x(df/2, ½)`` with ``x = df/(df + t²)`` (see :func:`t_two_sided_p`), so
+    ``t = √(df·y/(1 − y))`` with ``y = 1 − x`` the Beta(½, df/2) quantile at ``1 − alpha``
+    (:func:`beta_ppf`), or from ``x``, the Beta(df/2, ½) quantile at alpha: each is computed,
+    and t is taken from whichever is below ½ (a quantile keeps its relative digits there, while
+    ``1 − x`` or ``1 − y`` near 1 would not). ``df = inf``: the normal quantile.
+    """
+    alphas, dfs = _floats(alpha, df)
+    out = np.empty_like(alphas)
+    normal = np.isinf(dfs)
+    out[normal] = norm_ppf(1.0 - alphas[normal] / 2.0)
+    finite = ~normal
+    if finite.any():
+        a, d = alphas[finite], dfs[finite]
+        x = beta_ppf(a, 0.5 * d, 0.5)
+        y = beta_ppf(1.0 - a, 0.5, 0.5 * d)
+        ratio = np.where(x < 0.5, (1.0 - x) / x, y / (1.0 - y))
+        out[finite] = np.sqrt(d * ratio)
+    return out
 
 
 # =============================================================================================
