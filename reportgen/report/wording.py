@@ -1065,6 +1065,14 @@ NOTICE_CODES = {
         "the credit validation section sorts the rating column's grades as text (A before AA before AAA): set "
         "credit.grades.order to the rating scale, best grade first, for the rank-order check and the migration"
     ),
+    "segment_deprecated": lambda p: (
+        f"'segment: {p['column']}' is deprecated: it is read as 'segments: [{p['column']}]'; write that instead"
+    ),
+    "segment_reversal": lambda p: (
+        f"{p['model']} is {'better' if p['overall'] == 'better' else 'worse'} than the baseline overall but "
+        f"significantly {p['segment']} on {p['column']} = {p['value']} ({p['metric']} difference "
+        f"{p['delta']:+.3f}, Holm-adjusted p {p['p_adjusted']:.3g})"
+    ),
 }
 
 
