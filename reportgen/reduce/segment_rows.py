@@ -5,7 +5,8 @@ distinct rows (each model's label and score, the segment values) with their coun
 fairness and credit readers' reduction (:mod:`reportgen.reduce.credit_rows`): with
 ``engine: memory`` from the file read whole, with the streamed and Dask engines batch by batch
 (``stream.batch_rows``), the parts merged as they grow, so every engine hands the same distinct
-rows on. Sampling weights are not counts, so their rows are kept as they are (every engine).
+rows on, sorted into one order (so every sum, and every number, is the same to the bit).
+Sampling weights are not counts, so their rows are kept as they are (every engine).
 Models in separate files are read whole and paired by id (``id:``) or, without one, by position
 when the files have equal lengths; otherwise each model's rows are compared as an independent
 sample (pairing ``separate_files``).
@@ -197,9 +198,14 @@ def _samples(cfg: Config) -> tuple[Any, bool]:
     """(the models' rows with the segment columns, paired): one frame, or one per model when unpaired."""
     kind = _kind(cfg)
     paths = {model_file(m) for m in cfg.models}
-    if len(paths) == 1:
-        return _one_file(cfg, next(iter(paths)), kind), True
-    return _separate_files(cfg, kind)
+    data, paired = (_one_file(cfg, next(iter(paths)), kind), True) if len(paths) == 1 else _separate_files(cfg, kind)
+    return (_canonical(data), True) if paired else ([_canonical(f) for f in data], False)
+
+
+def _canonical(frame: Any) -> Any:
+    """The rows in one order whatever order they were read in (sorted by every column), so the
+    sums over them, and so every number, are the same to the last bit in every engine."""
+    return frame.sort_values(list(frame.columns), kind="stable", ignore_index=True)
 
 
 def _counts(frame: Any, j: int) -> tuple[float, float]:

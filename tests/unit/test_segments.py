@@ -1,0 +1,66 @@
+"""The segments section: the deprecated key, the planted reversal, Holm by column, small values."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from segment_cases import config, planted
+
+from reportgen.config import config_from_mapping
+from reportgen.engine.driver import compare_evidence
+from reportgen.errors import InputError
+from reportgen.pipeline import load_evidence, settings_from
+from reportgen.reduce.segment_rows import segment_section
+
+
+@pytest.fixture(scope="module")
+def case(tmp_path_factory: pytest.TempPathFactory):
+    path = planted(tmp_path_factory.mktemp("seg") / "rows.csv")
+    cfg = config(path)
+    _, comparisons, _ = compare_evidence(load_evidence(cfg), settings_from(cfg))
+    return cfg, comparisons, segment_section(cfg, settings_from(cfg), comparisons)
+
+
+def test_segment_key_is_read_as_segments(tmp_path: Path) -> None:
+    cfg = config(planted(tmp_path / "r.csv", n=60), segments=["other"], segment="band")
+    assert cfg.segments == ["other", "band"] and cfg.segment == "band"
+    again = cfg.with_overrides(threshold=0.4)  # revalidated: the column is not added twice
+    assert again.segments == ["other", "band"]
+    only = config_from_mapping({**cfg.model_dump(exclude={"segments"}), "segment": "band"})
+    assert only.segments == ["band"]
+
+
+def test_planted_reversal_is_flagged(case) -> None:
+    _, comparisons, section = case
+    overall = next(c for c in comparisons if c.model == "challenger").decision
+    assert overall.delta > 0  # better overall
+    flagged = [(r.model, r.column, r.value, r.overall, r.segment) for r in section.reversals]
+    assert ("challenger", "band", "c", "better", "worse") in flagged
+    assert not any(r.column == "other" for r in section.reversals)
+
+
+def test_holm_is_over_a_columns_values(case) -> None:
+    _, _, section = case
+    band = next(c for c in section.columns if c.column == "band")
+    deltas = [d for v in band.values for d in v.deltas if d.model == "challenger"]
+    assert [d.family_size for d in deltas] == [3, 3, 3] and {d.family for d in deltas} == {"segments"}
+    ps = sorted(d.p_value for d in deltas)
+    adj = sorted(d.p_value_adjusted for d in deltas)
+    assert adj[0] == pytest.approx(min(1.0, 3 * ps[0]))  # Holm's first step
+    assert all(a >= p for a, p in zip(adj, ps))
+    assert {d.method for d in deltas} == {"DeLong (paired)"}
+
+
+def test_small_value_is_listed_not_tested(tmp_path: Path) -> None:
+    cfg = config(planted(tmp_path / "r.csv", n=120), segments=["band"], segments_min_rows=12)
+    _, comparisons, _ = compare_evidence(load_evidence(cfg), settings_from(cfg))
+    section = segment_section(cfg, settings_from(cfg), comparisons)
+    c = next(v for v in section.columns[0].values if v.value == "c")
+    assert not c.tested and not c.models and not c.deltas and c.rows > 0
+
+
+def test_missing_column_names_the_key(tmp_path: Path) -> None:
+    cfg = config(planted(tmp_path / "r.csv", n=60), segments=["bnad"])
+    with pytest.raises(InputError, match=r"segments\[0\].*'bnad' not found.*did you mean"):
+        segment_section(cfg, settings_from(cfg), [])
