@@ -683,6 +683,7 @@ ReportSection = Literal[
     "bands",
     "credit",
     "fairness",
+    "segments",
     "trend",
     "glossary",
     "appendix",
