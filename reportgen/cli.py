@@ -788,6 +788,10 @@ def _validate_checked(path: str, printer: _Printer, shown: _StderrWarnings, over
         from reportgen.reduce.fairness_rows import check_fairness  # noqa: PLC0415
 
         printer.info(f"{cfg_path}: {check_fairness(cfg)}")
+    if cfg.segments:  # the segment columns, in every model's file
+        from reportgen.reduce.segment_rows import check_segments  # noqa: PLC0415
+
+        printer.info(f"{cfg_path}: {check_segments(cfg)}")
     printer.info(verdict)
     return EXIT_OK
 

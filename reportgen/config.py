@@ -1584,7 +1584,11 @@ class Config(Strict):
                 f"'{c.comparison}' is the baseline; a comparison check names a model compared with it",
             )
         if c.metric is not None:
-            sections = (*catalog.CREDIT_CHECK_METRICS, *catalog.FAIRNESS_CHECK_METRICS)
+            sections = (*catalog.CREDIT_CHECK_METRICS, *catalog.FAIRNESS_CHECK_METRICS, *catalog.SEGMENT_CHECK_METRICS)
+            if c.metric in catalog.SEGMENT_CHECK_METRICS and self.task == "binary" and not self.segments:
+                raise _Invalid(
+                    ("checks", i, "metric"), f"'{c.metric}' comes from the segments section; set 'segments:'"
+                )
             known = catalog.keys(self.task) + (sections if self.task == "binary" else ())
             if c.metric in catalog.FAIRNESS_CHECK_METRICS and self.task == "binary" and self.fairness is None:
                 raise _Invalid(

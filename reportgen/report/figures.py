@@ -509,8 +509,9 @@ def segment_figure_table(result: ComparisonResult) -> dict[str, Callable[..., Fi
     def draw(column: str, values: int) -> Callable[..., Figure | None]:
         @_apply_style
         def fn(result: ComparisonResult, palette: Sequence[str] = PALETTE) -> Figure:
-            fig = new_figure(FULL_WIDTH * 0.8, 0.42 * values + 1.2)
-            plot.segment_forest(result, column, ax=fig.add_subplot(), palette=palette)
+            fig = new_figure(FULL_WIDTH * 0.8, 0.42 * values + 1.2 + _legend_height(1))
+            ax = plot.segment_forest(result, column, ax=fig.add_subplot(), palette=palette, legend=False)
+            _legend_below(fig, ax, ncols=max(len(result.models) - 1, 1))
             return fig
 
         return fn

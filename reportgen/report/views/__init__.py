@@ -31,10 +31,10 @@ from reportgen.report.views.confusion import ConfusionView, confusion_view
 from reportgen.report.views.credit import CreditView
 from reportgen.report.views.curves import CurvesView, curves_view
 from reportgen.report.views.fairness import FairnessView, fairness_view
-from reportgen.report.views.segments import SegmentsView, segments_view
 from reportgen.report.views.metrics import MetricsView, metrics_view
 from reportgen.report.views.partial_auc import PartialAucView, partial_auc_view
 from reportgen.report.views.per_class import PerClassView, per_class_view
+from reportgen.report.views.segments import SegmentsView, segments_view
 from reportgen.report.views.summary import ModelRow, SummaryView, model_rows, summary_view
 from reportgen.report.views.thresholds import ThresholdsView, thresholds_view
 from reportgen.report.views.trend import TrendView, trend_view
@@ -164,9 +164,7 @@ def report_view(result: ComparisonResult, theme: Theme, drawing: Callable[[], Ma
         figures={k[len(prefix) :]: Markup(v) for k, v in svgs.items() if k.startswith(prefix)},
     )
     seg = figures.SEGMENT_PREFIX
-    curves = curves_view(
-        result, {k: v for k, v in svgs.items() if not k.startswith((prefix, seg)) and k != "trend"}
-    )
+    curves = curves_view(result, {k: v for k, v in svgs.items() if not k.startswith((prefix, seg)) and k != "trend"})
     comparison = comparison_view(result, ms, curves.figures.get("forest"))
     # a red credit result stands beside the model's verdict in the summary (or on its own line)
     credit_notes = credit_section.summary_notes(result.credit)
