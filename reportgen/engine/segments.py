@@ -17,6 +17,7 @@ while a segment's Holm-significant verdict points the other way.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Literal
 
 from reportgen.engine import multiplicity as MP
 from reportgen.results import (
@@ -120,7 +121,7 @@ def reversals(
                 whole = overall.get(d.model)
                 if whole is None or whole == 0 or d.direction == "inconclusive":
                     continue
-                side = "better" if (whole > 0) == (better == "higher") else "worse"
+                side: Literal["better", "worse"] = "better" if (whole > 0) == (better == "higher") else "worse"
                 if side != d.direction:
                     out.append(
                         SegmentReversal(

@@ -105,7 +105,7 @@ def _rows(
         lab = keys(df[label])
         out[f"y{j}"] = np.isin(lab, pos)
         out[f"s{j}"] = numeric(df[m.score], path, m.score, offset)
-        bad += [(label, lab == None), (m.score, ~np.isfinite(out[f"s{j}"]))]  # noqa: E711
+        bad += [(str(label), lab == None), (str(m.score), ~np.isfinite(out[f"s{j}"]))]  # noqa: E711
         if weight is not None:
             out[f"w{j}"] = numeric(df[weight], path, weight, offset)
             bad.append((weight, ~np.isfinite(out[f"w{j}"])))

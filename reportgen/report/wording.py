@@ -1071,7 +1071,7 @@ NOTICE_CODES = {
     "segment_reversal": lambda p: (
         f"{p['model']} is {'better' if p['overall'] == 'better' else 'worse'} than the baseline overall but "
         f"significantly {p['segment']} on {p['column']} = {p['value']} ({p['metric']} difference "
-        f"{p['delta']:+.3f}, Holm-adjusted p {p['p_adjusted']:.3g})"
+        f"{minus(format(p['delta'], '+.3f'))}, Holm-adjusted {fmt_p(p['p_adjusted'])})"
     ),
 }
 

@@ -10,8 +10,10 @@ from segment_cases import config, planted
 from reportgen.config import config_from_mapping
 from reportgen.engine.driver import compare_evidence
 from reportgen.errors import InputError
-from reportgen.pipeline import load_evidence, settings_from
+from reportgen.pipeline import analyse, load_evidence, settings_from
 from reportgen.reduce.segment_rows import segment_section
+from reportgen.report.views.brief import segment_findings
+from reportgen.report.views.segments import segments_view
 
 
 @pytest.fixture(scope="module")
@@ -58,6 +60,37 @@ def test_small_value_is_listed_not_tested(tmp_path: Path) -> None:
     section = segment_section(cfg, settings_from(cfg), comparisons)
     c = next(v for v in section.columns[0].values if v.value == "c")
     assert not c.tested and not c.models and not c.deltas and c.rows > 0
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory: pytest.TempPathFactory):
+    path = planted(tmp_path_factory.mktemp("segrun") / "rows.csv")
+    checks = [{"model": "challenger", "metric": "segments_significantly_worse", "at_most": 0}]
+    return analyse(config(path, checks=checks, segment="other"), "segments.yaml", now="2026-01-01T00:00:00Z")
+
+
+def test_reversal_reaches_warnings_summary_brief_and_gate(run) -> None:
+    assert any(
+        "challenger is better than the baseline overall but significantly worse on band = c" in w
+        for w in run.run.warnings
+    )
+    assert any("'segment: other' is deprecated" in w for w in run.run.warnings)
+    (check,) = run.checks
+    assert not check.passed and check.value >= 1
+    found = segment_findings(run)["challenger"]
+    assert [f.test for f in found if f.light == "amber"] == ["By segment: band = c"]
+    view = segments_view(run.segments, tuple(run.models), {}, "95 %", {})
+    band = view.columns[0]
+    assert next(c.mark for r in band.rows if r.value == "c" for c in r.deltas) == "worse"
+    assert view.reversals and view.reversals[0].startswith("challenger is better than champion overall")
+
+
+def test_segments_frame(run) -> None:
+    f = run.frames()["segments"]
+    primary = f[f["delta"].notna()]
+    assert set(primary["metric"]) == {"gini"} and set(primary["model"]) == {"challenger", "third"}
+    assert (primary.loc[(primary.segment == "c") & (primary.model == "challenger"), "direction"] == "worse").all()
+    assert set(f["metric"].dropna()) == {"roc_auc", "gini", "ks", "brier", "log_loss"}
 
 
 def test_missing_column_names_the_key(tmp_path: Path) -> None:

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from markupsafe import Markup
 
 from reportgen import catalog
-from reportgen.report.formats import fmt_ci, fmt_count, fmt_num, fmt_pvalue, fmt_signed
+from reportgen.report.formats import fmt_ci, fmt_count, fmt_num, fmt_p, fmt_pvalue, fmt_signed
 from reportgen.results import SegmentSection
 
 
@@ -104,7 +104,7 @@ def segments_view(
     label = catalog.short_label(metric)
     reversals = tuple(
         f"{r.model} is {r.overall} than {section.baseline} overall, but significantly {r.segment} on "
-        f"{r.column} = {r.value} (Δ {label} {fmt_signed(r.delta, digits)}, Holm-adjusted p {fmt_pvalue(r.p_value_adjusted)})."
+        f"{r.column} = {r.value} (Δ {label} {fmt_signed(r.delta, digits)}, Holm-adjusted {fmt_p(r.p_value_adjusted)})."
         for r in section.reversals
     )
     return SegmentsView(
