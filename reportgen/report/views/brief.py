@@ -259,6 +259,11 @@ def brief_view(
         else (
             "No credit validation is configured (credit:), so there are no traffic-light findings; the verdicts "
             "above are the evidence."
+            + (
+                " No segment goes against a challenger's overall result (Holm over each segment column's values)."
+                if result.segments is not None
+                else ""
+            )
         ),
         tables=tuple(KeyTable(c.model, c.colour, _key_rows(c.rows)) for c in comparison.comparisons),
         sample=_sample(result),
