@@ -55,13 +55,8 @@ _MERGE_ROWS = 1_000_000
 
 
 def _where(cfg: Config, j: int) -> str:
-    """The config key of segment column ``j`` (the deprecated ``segment:`` when it came from there)."""
-    col = cfg.segments[j]
-    return (
-        cfg.where("segment")
-        if cfg.segment == col and col not in (cfg.as_written().get("segments") or [])
-        else cfg.where("segments", j)
-    )
+    """The config key of segment column ``j`` (the deprecated ``segment:`` when it names it)."""
+    return cfg.where("segment") if cfg.segment == cfg.segments[j] else cfg.where("segments", j)
 
 
 def _columns_present(cfg: Config) -> None:
@@ -91,11 +86,17 @@ def _kind(cfg: Config) -> str:
 
 
 def _rows(
-    cfg: Config, models: Sequence[Any], df: Any, path: Path, offset: int, idx: Sequence[int]
+    cfg: Config,
+    models: Sequence[Any],
+    df: Any,
+    path: Path,
+    offset: int,
+    idx: Sequence[int],
+    ids: np.ndarray | None = None,
 ) -> dict[str, np.ndarray]:
     """The batch ``df`` of ``path`` as columns ``y{j}``, ``s{j}`` (and ``w{j}``) of the models
-    ``idx`` and the segment columns; a missing value is an error naming its row, or its row is
-    dropped (``missing: drop``)."""
+    ``idx`` and the segment columns (and ``_id``: ``ids``, the rows' id keys); a missing value is
+    an error naming its row, or its row is dropped (``missing: drop``)."""
     pos = list(positive_keys(cfg.positive))
     out: dict[str, np.ndarray] = {}
     bad: list[tuple[str, np.ndarray]] = []
@@ -112,6 +113,8 @@ def _rows(
     for c in cfg.segments:
         out[c] = keys(df[c])
         bad.append((c, out[c] == None))  # noqa: E711
+    if ids is not None:
+        out["_id"] = ids
     missing = np.logical_or.reduce([b for _, b in bad])
     if missing.any() and cfg.missing != "drop":
         row = int(np.flatnonzero(missing)[0])
@@ -169,26 +172,23 @@ def _separate_files(cfg: Config, kind: str) -> tuple[Any, bool]:
     (frame, paired). Unpaired files give one frame per model stacked, each model's rows marked."""
     import pandas as pd  # noqa: PLC0415
 
-    frames = []
+    frames, whole = [], True
     for j, m in enumerate(cfg.models):
         path = model_file(m)
         columns, numbers, text = _wanted(cfg, cfg.models, [j])
         ident = m.id or cfg.id
         df = read_table(path, sorted({*columns, *([ident] if ident else [])}), numbers, text)
-        part = pd.DataFrame(
-            _rows(cfg, cfg.models, df, path, 0, [j])
-            | ({"_id": np.asarray(id_key_list(df[ident]), dtype=object)} if ident else {})
-        )
-        if ident:
-            keep = part["_id"].notna()
-            part = part[keep]
-        frames.append(part)
-    ids = all("_id" in f.columns for f in frames)
-    if ids or len({len(f) for f in frames}) == 1:
+        ids = np.asarray(id_key_list(df[ident]), dtype=object) if ident else None
+        part = pd.DataFrame(_rows(cfg, cfg.models, df, path, 0, [j], ids))
+        whole &= len(part) == len(df)
+        frames.append(part[part["_id"].notna()] if ident else part)
+    ids_given = all("_id" in f.columns for f in frames)
+    # by position only when no row was dropped (else the rows no longer line up: as the engines' rows_dropped)
+    if ids_given or (whole and len({len(f) for f in frames}) == 1):
         joined = frames[0]
         for f in frames[1:]:
             f = f.drop(columns=list(cfg.segments))
-            joined = joined.merge(f, on="_id") if ids else pd.concat([joined, f.reset_index(drop=True)], axis=1)
+            joined = joined.merge(f, on="_id") if ids_given else pd.concat([joined, f.reset_index(drop=True)], axis=1)
         joined = joined.drop(columns=["_id"], errors="ignore").assign(count=1)
         return (joined if kind == "sampling" else _compress(joined, len(cfg.models))), True
     return [f.drop(columns=["_id"], errors="ignore").assign(count=1) for f in frames], False

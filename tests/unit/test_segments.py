@@ -97,3 +97,20 @@ def test_missing_column_names_the_key(tmp_path: Path) -> None:
     cfg = config(planted(tmp_path / "r.csv", n=60), segments=["bnad"])
     with pytest.raises(InputError, match=r"segments\[0\].*'bnad' not found.*did you mean"):
         segment_section(cfg, settings_from(cfg), [])
+
+
+def test_separate_files_that_cannot_be_paired_are_compared_unpaired(tmp_path: Path) -> None:
+    import pandas as pd  # noqa: PLC0415
+
+    df = pd.read_csv(planted(tmp_path / "r.csv", n=400))
+    df.loc[5, "champion"] = None  # dropped under missing: drop, so the files no longer line up by position
+    files = {}
+    for name in ("champion", "challenger", "third"):
+        files[name] = tmp_path / f"{name}.csv"
+        df.to_csv(files[name], index=False)
+    cfg = config(tmp_path / "r.csv", segments=["other"], missing="drop")
+    cfg = cfg.with_overrides(models=[{**m.model_dump(), "file": str(files[m.name])} for m in cfg.models])
+    section = segment_section(cfg, settings_from(cfg), [])
+    methods = {d.method for v in section.columns[0].values for d in v.deltas}
+    assert methods == {"DeLong (unpaired, Welch t)"}
+    assert sum(v.rows for v in section.columns[0].values) == 399  # the baseline's rows
