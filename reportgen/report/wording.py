@@ -1069,7 +1069,7 @@ NOTICE_CODES = {
         f"'segment: {p['column']}' is deprecated: it is read as 'segments: [{p['column']}]'; write that instead"
     ),
     "segment_reversal": lambda p: (
-        f"{p['model']} is {'better' if p['overall'] == 'better' else 'worse'} than the baseline overall but "
+        f"{'Better' if p['overall'] == 'better' else 'Worse'} than the baseline overall, {p['model']} is "
         f"significantly {p['segment']} on {p['column']} = {p['value']} ({p['metric']} difference "
         f"{minus(format(p['delta'], '+.3f'))}, Holm-adjusted {fmt_p(p['p_adjusted'])})"
     ),

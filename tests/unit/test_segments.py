@@ -71,8 +71,7 @@ def run(tmp_path_factory: pytest.TempPathFactory):
 
 def test_reversal_reaches_warnings_summary_brief_and_gate(run) -> None:
     assert any(
-        "challenger is better than the baseline overall but significantly worse on band = c" in w
-        for w in run.run.warnings
+        "Better than the baseline overall, challenger is significantly worse on band = c" in w for w in run.run.warnings
     )
     assert any("'segment: other' is deprecated" in w for w in run.run.warnings)
     (check,) = run.checks
@@ -82,7 +81,9 @@ def test_reversal_reaches_warnings_summary_brief_and_gate(run) -> None:
     view = segments_view(run.segments, tuple(run.models), {}, "95 %", {})
     band = view.columns[0]
     assert next(c.mark for r in band.rows if r.value == "c" for c in r.deltas) == "worse"
-    assert view.reversals and view.reversals[0].startswith("challenger is better than champion overall")
+    assert view.reversals and view.reversals[0].startswith(
+        "Better than champion overall, challenger is significantly worse"
+    )
 
 
 def test_segments_frame(run) -> None:

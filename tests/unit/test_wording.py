@@ -133,7 +133,7 @@ PINNED = [
      "'segment: housing' is deprecated: it is read as 'segments: [housing]'; write that instead"),
     (Notice("segment_reversal", {"model": "gbm", "column": "age_band", "value": "46-55", "overall": "better",
                                  "segment": "worse", "delta": -0.1234, "p_adjusted": 0.012, "metric": "gini"}),
-     "gbm is better than the baseline overall but significantly worse on age_band = 46-55 (gini difference "
+     "Better than the baseline overall, gbm is significantly worse on age_band = 46-55 (gini difference "
      "\u2212" "0.123, Holm-adjusted p = 0.012)"),
 ]
 

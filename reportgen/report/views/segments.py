@@ -103,7 +103,7 @@ def segments_view(
         columns.append(ColumnView(c.column, tuple(rows), figures.get(c.column)))
     label = catalog.short_label(metric)
     reversals = tuple(
-        f"{r.model} is {r.overall} than {section.baseline} overall, but significantly {r.segment} on "
+        f"{r.overall.capitalize()} than {section.baseline} overall, {r.model} is significantly {r.segment} on "
         f"{r.column} = {r.value} (Δ {label} {fmt_signed(r.delta, digits)}, Holm-adjusted {fmt_p(r.p_value_adjusted)})."
         for r in section.reversals
     )
