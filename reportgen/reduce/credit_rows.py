@@ -83,7 +83,7 @@ def _roles(cfg: Config, m: ModelConfig) -> dict[str, tuple[str, tuple[str | int,
     if cfg.date:
         roles["date"] = (cfg.date, ("date",))
     if cfg.segments:  # the credit section breaks down by the first segment column
-        roles["segment"] = (cfg.segments[0], ("segments", 0) if cfg.segment is None else ("segment",))
+        roles["segment"] = (cfg.segments[0], ("segment",) if cfg.segments[0] == cfg.segment else ("segments", 0))
     if m.id or cfg.id:
         roles["id"] = (m.id or cfg.id, ("models", i, "id") if m.id else ("id",))
     if m.weight or cfg.weight:  # sampling weights are not applied, but a row without one is not compared

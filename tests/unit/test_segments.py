@@ -115,3 +115,25 @@ def test_separate_files_that_cannot_be_paired_are_compared_unpaired(tmp_path: Pa
     methods = {d.method for v in section.columns[0].values for d in v.deltas}
     assert methods == {"DeLong (unpaired, Welch t)"}
     assert sum(v.rows for v in section.columns[0].values) == 399  # the baseline's rows
+
+
+def test_validate_checks_the_columns_and_warns_of_segment(tmp_path: Path, cli, capsys) -> None:
+    import yaml  # noqa: PLC0415
+
+    planted(tmp_path / "rows.csv", n=60)
+    cfg = {
+        "task": "binary",
+        "label": "y",
+        "models": [{"name": n, "file": "rows.csv", "score": n} for n in ("champion", "challenger")],
+        "segment": "band",
+        "segments": ["other"],
+    }
+    path = tmp_path / "c.yaml"
+    path.write_text(yaml.safe_dump(cfg), encoding="utf-8")
+    assert cli(["validate", str(path)]) == 0
+    out = capsys.readouterr()
+    assert "segment columns checked (other: 2 values, band: 3 values)" in out.out + out.err
+    assert "'segment: band' is deprecated" in out.err
+    path.write_text(yaml.safe_dump({**cfg, "segments": ["bnad"]}), encoding="utf-8")
+    assert cli(["validate", str(path)]) == 2
+    assert "segments[0]: column 'bnad' not found" in capsys.readouterr().err
