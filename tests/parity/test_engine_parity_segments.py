@@ -1,6 +1,6 @@
 """The segments section gives the same numbers in every engine: memory reads the file whole, stream
-and Dask in record batches reduced to distinct rows with counts (several batches here), and the
-separate-files path joins by id in each."""
+and Dask in record batches reduced to distinct rows with counts (three batches here), and the
+separate-files path joins by id in each. The whole run through Dask is the slow test."""
 
 from __future__ import annotations
 
@@ -10,26 +10,39 @@ import pandas as pd
 import pytest
 from segment_cases import config, planted
 
-from reportgen.pipeline import analyse
-
-
-def _segments(cfg, engine: str, **extra):
-    return analyse(cfg.with_overrides(engine=engine, **extra), "segments.yaml", now="2026-01-01T00:00:00Z").segments
+from reportgen.engine.driver import compare_evidence
+from reportgen.pipeline import analyse, load_evidence, settings_from
+from reportgen.reduce.segment_rows import segment_section
 
 
 @pytest.fixture(scope="module")
-def rows(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return planted(tmp_path_factory.mktemp("segp") / "rows.csv", n=2500)
+def case(tmp_path_factory: pytest.TempPathFactory):
+    rows = planted(tmp_path_factory.mktemp("segp") / "rows.csv", n=2500)
+    cfg = config(rows, segments=["band"], stream={"batch_rows": 1000})  # three batches
+    _, comparisons, _ = compare_evidence(load_evidence(cfg), settings_from(cfg))
+    return rows, cfg, comparisons
 
 
-def test_stream_equals_memory(rows: Path) -> None:
-    cfg = config(rows, stream={"batch_rows": 1000})  # three batches
-    memory = _segments(cfg, "memory")
+def _section(cfg, comparisons, engine: str):
+    one = cfg.with_overrides(engine=engine)
+    return segment_section(one, settings_from(one), comparisons)
+
+
+@pytest.fixture(scope="module")
+def memory(case):
+    _, cfg, comparisons = case
+    return _section(cfg, comparisons, "memory")
+
+
+@pytest.mark.parametrize("engine", ["stream", "dask"])
+def test_batched_engines_equal_memory(case, memory, engine: str) -> None:
+    _, cfg, comparisons = case
     assert memory.reversals  # the planted case is there to compare
-    assert _segments(cfg, "stream") == memory
+    assert _section(cfg, comparisons, engine) == memory
 
 
-def test_stream_equals_memory_with_ids_in_separate_files(tmp_path: Path, rows: Path) -> None:
+def test_ids_in_separate_files_equal_the_one_file(tmp_path: Path, case, memory) -> None:
+    rows, cfg, comparisons = case
     df = pd.read_csv(rows).reset_index(names="id")
     files = {}
     for name in ("champion", "challenger", "third"):  # each file in its own order
@@ -37,13 +50,16 @@ def test_stream_equals_memory_with_ids_in_separate_files(tmp_path: Path, rows: P
         df.sample(frac=1.0, random_state=len(name)).drop(
             columns=[m for m in ("champion", "challenger", "third") if m != name]
         ).to_csv(files[name], index=False)
-    cfg = config(rows, id="id")
-    cfg = cfg.with_overrides(models=[{**m.model_dump(), "file": str(files[m.name])} for m in cfg.models])
-    memory = _segments(cfg, "memory")
-    assert memory == _segments(config(rows), "memory")  # the join pairs the rows the one file holds
-    assert _segments(cfg, "stream") == memory
+    joined = cfg.with_overrides(id="id", models=[{**m.model_dump(), "file": str(files[m.name])} for m in cfg.models])
+    assert _section(joined, comparisons, "memory") == memory  # the join pairs the rows the one file holds
+    assert _section(joined, comparisons, "stream") == memory
 
 
-def test_dask_equals_memory(rows: Path, scheduler: str) -> None:
-    cfg = config(rows, stream={"batch_rows": 1000})
-    assert _segments(cfg, "dask", scheduler=scheduler) == _segments(cfg, "memory")
+@pytest.mark.slow
+def test_a_dask_run_equals_a_memory_run(case, scheduler: str) -> None:
+    _, cfg, _ = case
+
+    def run(engine: str, **extra):
+        return analyse(cfg.with_overrides(engine=engine, **extra), "s.yaml", now="2026-01-01T00:00:00Z").segments
+
+    assert run("dask", scheduler=scheduler) == run("memory")

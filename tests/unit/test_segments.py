@@ -19,7 +19,7 @@ from reportgen.report.views.segments import segments_view
 @pytest.fixture(scope="module")
 def case(tmp_path_factory: pytest.TempPathFactory):
     path = planted(tmp_path_factory.mktemp("seg") / "rows.csv")
-    cfg = config(path)
+    cfg = config(path, bootstrap={"resamples": 0, "seed": 1})  # the verdicts are DeLong's
     _, comparisons, _ = compare_evidence(load_evidence(cfg), settings_from(cfg))
     return cfg, comparisons, segment_section(cfg, settings_from(cfg), comparisons)
 
@@ -66,7 +66,8 @@ def test_small_value_is_listed_not_tested(tmp_path: Path) -> None:
 def run(tmp_path_factory: pytest.TempPathFactory):
     path = planted(tmp_path_factory.mktemp("segrun") / "rows.csv")
     checks = [{"model": "challenger", "metric": "segments_significantly_worse", "at_most": 0}]
-    return analyse(config(path, checks=checks, segment="other"), "segments.yaml", now="2026-01-01T00:00:00Z")
+    cfg = config(path, checks=checks, segment="other", bootstrap={"resamples": 0, "seed": 1})
+    return analyse(cfg, "segments.yaml", now="2026-01-01T00:00:00Z")
 
 
 def test_reversal_reaches_warnings_summary_brief_and_gate(run) -> None:
@@ -109,7 +110,7 @@ def test_separate_files_that_cannot_be_paired_are_compared_unpaired(tmp_path: Pa
     for name in ("champion", "challenger", "third"):
         files[name] = tmp_path / f"{name}.csv"
         df.to_csv(files[name], index=False)
-    cfg = config(tmp_path / "r.csv", segments=["other"], missing="drop")
+    cfg = config(tmp_path / "r.csv", segments=["other"], missing="drop", bootstrap={"resamples": 0, "seed": 1})
     cfg = cfg.with_overrides(models=[{**m.model_dump(), "file": str(files[m.name])} for m in cfg.models])
     section = segment_section(cfg, settings_from(cfg), [])
     methods = {d.method for v in section.columns[0].values for d in v.deltas}
