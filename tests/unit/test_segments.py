@@ -101,6 +101,7 @@ def test_missing_column_names_the_key(tmp_path: Path) -> None:
         segment_section(cfg, settings_from(cfg), [])
 
 
+@pytest.mark.slow  # 3 s: the unpaired (Welch) DeLong's t quantile is found by bisection
 def test_separate_files_that_cannot_be_paired_are_compared_unpaired(tmp_path: Path) -> None:
     import pandas as pd  # noqa: PLC0415
 
