@@ -139,3 +139,11 @@ def test_validate_checks_the_columns_and_warns_of_segment(tmp_path: Path, cli, c
     path.write_text(yaml.safe_dump({**cfg, "segments": ["bnad"]}), encoding="utf-8")
     assert cli(["validate", str(path)]) == 2
     assert "segments[0]: column 'bnad' not found" in capsys.readouterr().err
+
+
+def test_segments_round_trip_through_metrics_json(run) -> None:
+    from reportgen.results import ComparisonResult  # noqa: PLC0415
+
+    back = ComparisonResult.from_json(run.to_json())
+    assert back.segments == run.segments
+    assert back.frames()["segments"].equals(run.frames()["segments"])
