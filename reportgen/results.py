@@ -2177,6 +2177,7 @@ _METRIC_KEYED: dict[type, tuple[str, ...]] = {
     Comparison: ("delta", "relative_delta", "relative_error_reductions", "ci"),
     PrevalenceScenario: ("metrics",),
     Curves: ("threshold_metrics",),
+    SegmentModel: ("metrics", "ci", "ci_method"),
 }
 
 
