@@ -234,6 +234,14 @@ FAIRNESS_CHECK_METRICS: dict[str, str] = {
     "equalized_odds_difference": "the largest equalized-odds difference of any protected column",
 }
 
+#: Numbers of the segments section a ``checks:`` rule may bound (binary runs with ``segments:``).
+SEGMENT_CHECK_METRICS: dict[str, str] = {
+    "segments_significantly_worse": (
+        "segment values (over every segment column) where the challenger is significantly worse than the baseline "
+        "on the primary metric, Holm-adjusted over each column's values; at_most: 0 gates on none"
+    ),
+}
+
 
 def keys(task: Task, kind: Kind | None = None) -> tuple[str, ...]:
     """The metric names of :func:`metrics_of`, as the engines' ``METRICS`` tuples list them."""

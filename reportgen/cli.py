@@ -788,6 +788,15 @@ def _validate_checked(path: str, printer: _Printer, shown: _StderrWarnings, over
         from reportgen.reduce.fairness_rows import check_fairness  # noqa: PLC0415
 
         printer.info(f"{cfg_path}: {check_fairness(cfg)}")
+    if cfg.segments:  # the segment columns, in every model's file
+        from reportgen.reduce.segment_rows import check_segments  # noqa: PLC0415
+        from reportgen.report.wording import notice_text  # noqa: PLC0415
+        from reportgen.results import Notice  # noqa: PLC0415
+
+        if cfg.segment is not None:  # the run's warning, before the run
+            log.warning(notice_text(Notice("segment_deprecated", {"column": cfg.segment})))
+
+        printer.info(f"{cfg_path}: {check_segments(cfg)}")
     printer.info(verdict)
     return EXIT_OK
 

@@ -683,6 +683,7 @@ ReportSection = Literal[
     "bands",
     "credit",
     "fairness",
+    "segments",
     "trend",
     "glossary",
     "appendix",
@@ -1359,7 +1360,28 @@ class Config(Strict):
         ),
     )
     segment: Column | None = Field(
-        None, description=("A column to break the credit section's headline numbers down by (e.g. product).")
+        None,
+        description=(
+            "Deprecated: read as segments: [column] (the run warns). Also turns on the credit section, as it "
+            "always did."
+        ),
+    )
+    segments: list[Column] = Field(
+        [],
+        description=(
+            "Columns to compare the models within (e.g. age_band, product), each in every model's file: per value "
+            "rows, positives, each model's key metrics and each challenger's paired difference of the primary "
+            "metric, Holm-adjusted over the values of a column (binary). The credit section breaks its headline "
+            "numbers down by the first."
+        ),
+    )
+    segments_min_rows: int = Field(
+        10,
+        ge=2,
+        description=(
+            "A segment value with fewer positive or fewer negative rows than this is listed as too small to test "
+            "(as credit.min_defaults marks a grade)."
+        ),
     )
     fairness: FairnessConfig | None = Field(
         None,
@@ -1468,6 +1490,17 @@ class Config(Strict):
                 raise ValueError(f"every cost must be at most {MAX_COST:g}, found {huge[0]:g}")
         return v
 
+    @model_validator(mode="before")
+    @classmethod
+    def _segment_is_segments(cls, data: Any) -> Any:
+        """The deprecated ``segment: col`` read as ``segments: [col]`` (appended when absent), so a
+        scheduled config keeps running; ``segment`` stays set only to say so (the run warns)."""
+        if isinstance(data, dict) and isinstance(data.get("segment"), str):
+            listed = data.get("segments") or []
+            if isinstance(listed, list) and data["segment"] not in listed:
+                data = {**data, "segments": [*listed, data["segment"]]}
+        return data
+
     @model_validator(mode="after")
     def _known_connections(self) -> Config:
         for i, m in enumerate(self.models):
@@ -1538,6 +1571,10 @@ class Config(Strict):
                 ("credit" if self.credit is not None else "segment",),
                 "the credit validation section needs task: binary (a default flag)",
             )
+        if self.segments and self.task != "binary":
+            raise _Invalid(("segments",), "segments: needs task: binary (the paired comparison of a primary metric)")
+        if len(set(self.segments)) != len(self.segments):
+            raise _Invalid(("segments",), "segments lists a column twice")
         if self.fairness is not None and self.task != "binary":
             raise _Invalid(("fairness",), "the fairness section is for task: binary (a decision threshold per model)")
         if self.calibration is not None and self.task != "binary":
@@ -1582,7 +1619,11 @@ class Config(Strict):
                 f"'{c.comparison}' is the baseline; a comparison check names a model compared with it",
             )
         if c.metric is not None:
-            sections = (*catalog.CREDIT_CHECK_METRICS, *catalog.FAIRNESS_CHECK_METRICS)
+            sections = (*catalog.CREDIT_CHECK_METRICS, *catalog.FAIRNESS_CHECK_METRICS, *catalog.SEGMENT_CHECK_METRICS)
+            if c.metric in catalog.SEGMENT_CHECK_METRICS and self.task == "binary" and not self.segments:
+                raise _Invalid(
+                    ("checks", i, "metric"), f"'{c.metric}' comes from the segments section; set 'segments:'"
+                )
             known = catalog.keys(self.task) + (sections if self.task == "binary" else ())
             if c.metric in catalog.FAIRNESS_CHECK_METRICS and self.task == "binary" and self.fairness is None:
                 raise _Invalid(

@@ -171,6 +171,25 @@ COLUMNS: dict[str, dict[str, str]] = {
         "ks": _F,
         "few_defaults": _B,
     },
+    "segments": {  # one row per segment column, value, model and key metric (an untested value: one row)
+        "column": _S,
+        "segment": _S,  # the value
+        "rows": _I,
+        "positives": _I,
+        "tested": _B,
+        "model": _S,
+        "metric": _S,
+        "value": _F,
+        "ci_low": _F,
+        "ci_high": _F,
+        "method": _S,
+        "delta": _F,  # a challenger's primary metric minus the baseline's (the primary metric's row only)
+        "delta_ci_low": _F,
+        "delta_ci_high": _F,
+        "p_value": _F,
+        "p_adjusted": _F,  # Holm over the column's tested values (family segments)
+        "direction": _S,  # better, worse, inconclusive
+    },
 }
 
 Row = list[Any]
@@ -366,6 +385,26 @@ def _credit_groups(result: Result) -> Iterable[Row]:
                 ]
 
 
+def _segments(result: Result) -> Iterable[Row]:
+    sec = result.segments
+    if sec is None:
+        return
+    for c in sec.columns:
+        for v in c.values:
+            head = [c.column, v.value, v.rows, v.positives, v.tested]
+            if not v.tested:
+                yield [*head, *([None] * 12)]
+                continue
+            deltas = {d.model: d for d in v.deltas}
+            for m in v.models:
+                for k, x in m.metrics.items():
+                    d = deltas.get(m.model) if k == sec.primary_metric else None
+                    tail = (
+                        [None] * 6 if d is None else [d.delta, *_ci(d.ci), d.p_value, d.p_value_adjusted, d.direction]
+                    )
+                    yield [*head, m.model, k, x, *_ci(m.ci.get(k)), m.ci_method.get(k), *tail]
+
+
 def _credit_models(result: Result) -> Iterable[tuple[str, Result]]:
     return () if result.credit is None else result.credit.models.items()
 
@@ -383,6 +422,7 @@ _ROWS = {
     "credit_grades": _credit_grades,
     "credit_tests": _credit_tests,
     "credit_groups": _credit_groups,
+    "segments": _segments,
 }
 #: The frames every result has, even when empty (a model without optimal thresholds).
 ALWAYS = ("metrics", "comparisons", "thresholds")
@@ -409,8 +449,8 @@ def _pandas_dtype(dtype: str) -> Any:
 def frames(result: Result) -> dict[str, pd.DataFrame]:
     """The result's tidy tables by name (see the module docstring and :data:`COLUMNS`):
     ``metrics``, ``comparisons``, ``thresholds`` always, then ``per_class``, ``class_averages``,
-    ``class_deltas``, ``class_probabilities``, ``checks``,
-    ``trend``, ``credit_grades``, ``credit_tests``, ``credit_groups`` when they have rows."""
+    ``class_deltas``, ``class_probabilities``, ``checks``, ``trend``, ``credit_grades``,
+    ``credit_tests``, ``credit_groups``, ``segments`` when they have rows."""
     out = {}
     for name, columns in COLUMNS.items():
         rows = list(_ROWS[name](result))

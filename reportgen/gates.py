@@ -79,6 +79,8 @@ def _metric_checks(rule: CheckConfig, result: ComparisonResult) -> list[CheckRes
             value, why = _credit_value(result, name, metric)
         elif metric in catalog.FAIRNESS_CHECK_METRICS:
             value, why = _fairness_value(result, name, metric)
+        elif metric in catalog.SEGMENT_CHECK_METRICS:
+            value, why = _segment_value(result, name)
         else:
             value, why = m.metrics.get(metric), m.undefined.get(metric, "not computed")
         text = f"{name}: {metric} {words} {limit:g}"
@@ -115,6 +117,18 @@ def _credit_value(result: ComparisonResult, name: str, metric: str) -> tuple[flo
             return None, "no reference sample (models[].reference)"
         return cm.stability.psi.statistic, "the PSI is undefined"
     raise ValueError(f"unknown credit check metric {metric!r}")
+
+
+def _segment_value(result: ComparisonResult, name: str) -> tuple[float | None, str]:
+    """Segment values where challenger ``name`` is significantly worse than the baseline (Holm
+    over each column's values); None for the baseline or without the section."""
+    sec = result.segments
+    if sec is None:
+        return None, "no segments section in this run"
+    if name == sec.baseline:
+        return None, "the baseline is not compared with itself"
+    worse = [d for c in sec.columns for v in c.values for d in v.deltas if d.model == name and d.direction == "worse"]
+    return float(len(worse)), ""
 
 
 def _fairness_value(result: ComparisonResult, name: str, metric: str) -> tuple[float | None, str]:

@@ -273,6 +273,36 @@ def analyse(
 
         with filesystems.shown_errors(), rows_as_lines():
             fairness = fairness_section(cfg, models)
+    if data is not None and cfg.segments:
+        raise ConfigError(
+            "segments: the segments section reads its columns from the files; compare in-memory frames "
+            "without it, or write the frames to files and use a config"
+        )
+    segments = None
+    if cfg.segments:
+        from reportgen.reduce.segment_rows import segment_section  # noqa: PLC0415
+
+        with filesystems.shown_errors(), rows_as_lines():
+            segments = segment_section(cfg, settings_from(cfg), comparisons)
+    if cfg.segment is not None:
+        notices.append(Notice("segment_deprecated", {"column": cfg.segment}))
+    if segments is not None:
+        notices += [
+            Notice(
+                "segment_reversal",
+                {
+                    "model": r.model,
+                    "column": r.column,
+                    "value": r.value,
+                    "overall": r.overall,
+                    "segment": r.segment,
+                    "delta": r.delta,
+                    "p_adjusted": r.p_value_adjusted,
+                    "metric": segments.primary_metric,
+                },
+            )
+            for r in segments.reversals
+        ]
     if credit is not None:
         notices += [
             Notice("credit_red", {"model": name, "failures": list(cm.failures)})
@@ -321,7 +351,13 @@ def analyse(
         conventions=catalog.conventions(cfg.task),
     )
     result = ComparisonResult(
-        run=run, models=models, comparisons=comparisons, pairwise=pairwise, credit=credit, fairness=fairness
+        run=run,
+        models=models,
+        comparisons=comparisons,
+        pairwise=pairwise,
+        credit=credit,
+        fairness=fairness,
+        segments=segments,
     )
     result = wording.worded(result)  # the sentences metrics.json keeps, written from the facts
     if cfg.checks:

@@ -715,6 +715,52 @@ def forest(
     return ax
 
 
+def segment_forest(
+    result: ComparisonResult,
+    column: str,
+    *,
+    ax: Axes | None = None,
+    palette: Sequence[str] | None = None,
+    legend: bool = True,
+) -> Axes:
+    """Forest plot of each challenger's Δ primary metric (challenger − baseline) within each value
+    of a segment column (``segments:``): one row per value, the challengers side by side in their
+    colours and markers, each estimate with its unadjusted interval; a Holm-significant one
+    (over the column's values) filled, others hollow. Values too small to test are labelled so."""
+    ax, look = _axes(ax), _Looks(result, palette)
+    section = result.segments
+    col = None if section is None else next((c for c in section.columns if c.column == column), None)
+    if col is None:
+        raise ValueError(f"the result has no segment column {column!r} (a run with segments: [{column}] has one)")
+    names = [n for n in result.models if n != section.baseline]  # type: ignore[union-attr]
+    k = len(col.values)
+    step = 0.6 / max(len(names), 1)
+    for i, v in enumerate(col.values):
+        y = k - 1 - i
+        for j, name in enumerate(names):
+            d = next((x for x in v.deltas if x.model == name), None)
+            if d is None or d.delta is None:
+                continue
+            yy = y + 0.3 - step * (j + 0.5)
+            c = look.colour[name]
+            if d.ci:
+                ax.plot(d.ci, [yy, yy], color=c, lw=2.0)
+            face = c if d.significant else "white"
+            ax.plot([d.delta], [yy], marker=look.marker[name], color=c, mfc=face, mec=c, mew=1.2, ms=6, ls="none",
+                    label=look.name[name] if i == 0 else None)  # fmt: skip
+    ax.axvline(0, color="black", lw=0.9)
+    ax.set_yticks(range(k), [v.value if v.tested else f"{v.value} (too small)" for v in reversed(col.values)])
+    ax.set_ylim(-0.6, k - 0.4)
+    name = catalog.short_label(section.primary_metric)  # type: ignore[union-attr]
+    level = f"{result.run.confidence_level * 100:g} %"
+    ax.set_xlabel(f"Δ {name} vs {look.name[section.baseline]} ({level} CI; filled: significant after Holm)")  # type: ignore[union-attr]
+    ax.set_title(f"Difference in {name} by {column}")
+    ax.grid(axis="y", visible=False)
+    if legend and len(names) > 1:
+        ax.legend(loc="best", frameon=False)
+    return ax
+
+
 def trend(
     result: ComparisonResult,
     metric: str | None = None,
@@ -1058,6 +1104,7 @@ __all__ = [
     "roc",
     "score_distribution",
     "score_stability",
+    "segment_forest",
     "style",
     "threshold_metric",
     "top_label_calibration",

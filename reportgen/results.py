@@ -356,6 +356,8 @@ NoticeCode = Literal[
     "credit_red",
     "credit_sampling_weights",
     "credit_grade_order",
+    "segment_deprecated",  # column: the config says segment: (read as segments: [column])
+    "segment_reversal",  # model, column, value, overall, segment, delta, p_adjusted, metric: a segment against the overall result
     # the load audit's (params: model, and the facts below)
     "scores_binned",  # max_distinct, bins, binning, bound: too many distinct scores, binned (stream, dask)
     "ids_not_shared",  # rows: rows whose id is not in every model, dropped (id_mismatch: intersect)
@@ -715,7 +717,7 @@ class ModelResult(_Frozen):
 
 #: The Holm family an adjusted p belongs to (reportgen.engine.multiplicity): the verdicts on the primary metric
 #: against the baseline, DeLong's or McNemar's tests against the baseline, or the pairs of challengers.
-HolmFamily = Literal["verdicts", "delong", "mcnemar", "challenger_pairs"]
+HolmFamily = Literal["verdicts", "delong", "mcnemar", "challenger_pairs", "segments"]
 _FAMILY = (
     "The Holm family of the adjusted p: 'verdicts' (the primary metric, each challenger against the baseline), "
     "'delong' or 'mcnemar' (those tests against the baseline), 'challenger_pairs' (DeLong, each pair of "
@@ -1953,6 +1955,89 @@ class FairnessSection(_Frozen):
 
 
 @dataclass(frozen=True, slots=True)
+class SegmentModel(_Frozen):
+    """One model's key metrics within one segment value."""
+
+    model: str = field(metadata=_doc("The model's name."))
+    metrics: Mapping[str, float | None] = field(
+        metadata=_doc("roc_auc, gini, ks, brier, log_loss and the primary metric; null when undefined.")
+    )
+    ci: Mapping[str, Sequence[float]] = field(metadata=_doc("metric -> its interval at the run's level."))
+    ci_method: Mapping[str, str] = field(metadata=_doc("metric -> how its interval was made."))
+
+
+@dataclass(frozen=True, slots=True)
+class SegmentDelta(_Frozen):
+    """A challenger's paired difference of the primary metric from the baseline within one segment value."""
+
+    model: str = field(metadata=_doc("The challenger."))
+    delta: float | None = field(metadata=_doc("The challenger's primary metric minus the baseline's."))
+    ci: Sequence[float] | None = field(metadata=_doc("Unadjusted interval of delta at the run's level."))
+    ci_method: str | None
+    method: str = field(metadata=_doc("The test: DeLong (paired) for AUC / Gini on paired rows, else the bootstrap."))
+    p_value: float | None
+    p_value_adjusted: float | None = field(
+        metadata=_doc("Holm-adjusted over the family 'segments': this challenger over the tested values of the column.")
+    )
+    family: HolmFamily = field(default="segments", metadata=_doc("The Holm family: 'segments'."))
+    family_size: int = field(default=0, metadata=_doc("Tested values of the column."))
+    significant: bool | None = field(default=None, metadata=_doc("Adjusted p below alpha; null without a test."))
+    direction: Literal["better", "worse", "inconclusive"] = "inconclusive"
+
+
+@dataclass(frozen=True, slots=True)
+class SegmentValue(_Frozen):
+    """One value of a segment column: its rows, and the models compared within it."""
+
+    value: str = field(metadata=_doc("The segment value."))
+    rows: int = field(metadata=_doc("Rows of the value (frequency weights counted as rows)."))
+    positives: int = field(metadata=_doc("Positive rows of the value (the baseline's labels)."))
+    tested: bool = field(
+        metadata=_doc("False: fewer positive or negative rows than segments_min_rows; no metrics or tests.")
+    )
+    models: Sequence[SegmentModel] = field(default_factory=list, metadata=_doc("Each model's metrics."))
+    deltas: Sequence[SegmentDelta] = field(default_factory=list, metadata=_doc("Each challenger against the baseline."))
+
+
+@dataclass(frozen=True, slots=True)
+class SegmentColumn(_Frozen):
+    """One segment column: its values in label order."""
+
+    column: str
+    values: Sequence[SegmentValue]
+
+
+@dataclass(frozen=True, slots=True)
+class SegmentReversal(_Frozen):
+    """A challenger whose overall result and a segment's (Holm-significant) point opposite ways."""
+
+    model: str
+    column: str
+    value: str
+    overall: Literal["better", "worse"] = field(
+        metadata=_doc("The challenger's overall primary-metric delta favours it (better) or the baseline (worse).")
+    )
+    segment: Literal["better", "worse"] = field(metadata=_doc("The segment's significant direction."))
+    delta: float | None
+    p_value_adjusted: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class SegmentSection(_Frozen):
+    """The models compared within segments (config segments:)."""
+
+    baseline: str
+    primary_metric: str
+    min_rows: int = field(metadata=_doc("segments_min_rows: positive and negative rows a value needs to be tested."))
+    alpha: float
+    columns: Sequence[SegmentColumn]
+    reversals: Sequence[SegmentReversal] = field(
+        default_factory=list,
+        metadata=_doc("Challengers better overall and significantly worse in a segment, or the reverse."),
+    )
+
+
+@dataclass(frozen=True, slots=True)
 class CheckResult(_Frozen):
     """One ``checks:`` rule of the config, evaluated on this run's results."""
 
@@ -2037,6 +2122,10 @@ class ComparisonResult(_Frozen):
     fairness: FairnessSection | None = field(
         default=None,
         metadata={"description": "Fairness by protected group (config fairness:); null when not configured."},
+    )
+    segments: SegmentSection | None = field(
+        default=None,
+        metadata={"description": "The models compared within segments (config segments:); null when not configured."},
     )
 
     def to_json(self) -> dict[str, Any]:
@@ -2358,6 +2447,7 @@ _METRIC_KEYED: dict[type, tuple[str, ...]] = {
     Comparison: ("delta", "relative_delta", "relative_error_reductions", "ci"),
     PrevalenceScenario: ("metrics",),
     Curves: ("threshold_metrics",),
+    SegmentModel: ("metrics", "ci", "ci_method"),
 }
 
 
@@ -2639,6 +2729,12 @@ __all__ = [
     "FairnessGroup",
     "FairnessModel",
     "FairnessSection",
+    "SegmentColumn",
+    "SegmentDelta",
+    "SegmentModel",
+    "SegmentReversal",
+    "SegmentSection",
+    "SegmentValue",
     "ScoreBand",
     "Confusion",
     "Optimum",

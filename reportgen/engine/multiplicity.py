@@ -18,7 +18,8 @@ Families (``family`` beside every adjusted p in the results; each test belongs t
 :data:`VERDICTS` (the primary metric, each challenger against the baseline), :data:`DELONG`
 (DeLong's tests against the baseline when the primary metric is not AUC or Gini: otherwise those
 tests *are* the verdicts and carry the verdicts' adjusted p), :data:`MCNEMAR` (McNemar's tests
-against the baseline) and :data:`CHALLENGER_PAIRS` (DeLong's tests of each pair of challengers).
+against the baseline), :data:`CHALLENGER_PAIRS` (DeLong's tests of each pair of challengers) and
+:data:`SEGMENTS` (one challenger's verdicts over the values of one segment column).
 A pair with the baseline in the pairwise matrix shows its comparison's adjusted p and family, so
 a test has one adjusted p wherever it is shown.
 
@@ -54,6 +55,8 @@ VERDICTS: Literal["verdicts"] = "verdicts"
 DELONG: Literal["delong"] = "delong"
 MCNEMAR: Literal["mcnemar"] = "mcnemar"
 CHALLENGER_PAIRS: Literal["challenger_pairs"] = "challenger_pairs"
+#: One challenger's verdicts over the tested values of one segment column (:mod:`reportgen.engine.segments`).
+SEGMENTS: Literal["segments"] = "segments"
 
 
 def bootstrap_se(samples: np.ndarray) -> float | None:
@@ -97,6 +100,7 @@ __all__ = [
     "DELONG",
     "HOLM",
     "MCNEMAR",
+    "SEGMENTS",
     "VERDICTS",
     "alpha_of",
     "bootstrap_se",

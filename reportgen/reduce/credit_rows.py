@@ -85,8 +85,8 @@ def _roles(cfg: Config, m: ModelConfig) -> dict[str, tuple[str, tuple[str | int,
         roles["grade"] = (cfg.credit.grades.column, ("credit", "grades", "column"))
     if cfg.date:
         roles["date"] = (cfg.date, ("date",))
-    if cfg.segment:
-        roles["segment"] = (cfg.segment, ("segment",))
+    if cfg.segments:  # the credit section breaks down by the first segment column
+        roles["segment"] = (cfg.segments[0], ("segment",) if cfg.segments[0] == cfg.segment else ("segments", 0))
     if m.id or cfg.id:
         roles["id"] = (m.id or cfg.id, ("models", i, "id") if m.id else ("id",))
     if m.weight or cfg.weight:  # sampling weights are not applied, but a row without one is not compared
@@ -482,7 +482,7 @@ def _section(cfg: Config, reference_rows: dict[Path, int]) -> CreditSection | No
         psi_amber=s.psi_amber,
         psi_red=s.psi_red,
         min_defaults=s.min_defaults,
-        segment=cfg.segment,
+        segment=cfg.segments[0] if cfg.segments else None,
         asset_correlation=s.asset_correlation,
         power_ratio=s.power_ratio,
     )

@@ -53,7 +53,7 @@ def _columns_present(cfg: Config) -> None:
 def _samples(cfg: Config, column: str) -> dict[str, Rows]:
     """model name → (label, score, group, count or None) of its current file: the credit
     section's reader, with the group column read as its ``segment``."""
-    one = cfg.with_overrides(segment=column, credit=None)
+    one = cfg.with_overrides(segments=[column], segment=None, credit=None)
     out = {}
     for m in one.models:
         s = CR.current_sample(one, m)

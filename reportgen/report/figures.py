@@ -455,6 +455,7 @@ def render_figures(result: ComparisonResult, palette: Sequence[str] = PALETTE) -
         **(FIGURES if result.run.task == "binary" else MULTICLASS_FIGURES),
         "trend": trend_figure,
         **credit_figure_table(result),
+        **segment_figure_table(result),
     }
     out: dict[str, str] = {}
     for key, fn in table.items():
@@ -508,6 +509,28 @@ def credit_figure(m: CreditModel, colour: str) -> Figure | None:
             plot.CREDIT_PANELS[key](ax, m, colour)
         fig.suptitle(isolate(plot.safe_text(m.model)), fontsize=9, fontweight="bold")
     return fig
+
+
+#: Key prefix of the segments section's figures (``segments:COLUMN``).
+SEGMENT_PREFIX = "segments:"
+
+
+def segment_figure_table(result: ComparisonResult) -> dict[str, Callable[..., Figure | None]]:
+    """``segments:COLUMN → fn(result, palette)`` drawing :func:`reportgen.plot.segment_forest`."""
+    if result.segments is None or len(result.models) < 2:
+        return {}
+
+    def draw(column: str, values: int) -> Callable[..., Figure | None]:
+        @_apply_style
+        def fn(result: ComparisonResult, palette: Sequence[str] = PALETTE) -> Figure:
+            fig = new_figure(FULL_WIDTH * 0.8, 0.42 * values + 1.2 + _legend_height(1))
+            ax = plot.segment_forest(result, column, ax=fig.add_subplot(), palette=palette, legend=False)
+            _legend_below(fig, ax, ncols=max(len(result.models) - 1, 1))
+            return fig
+
+        return fn
+
+    return {f"{SEGMENT_PREFIX}{c.column}": draw(c.column, len(c.values)) for c in result.segments.columns}
 
 
 def credit_figure_table(result: ComparisonResult) -> dict[str, Callable[..., Figure | None]]:

@@ -1092,6 +1092,14 @@ NOTICE_CODES = {
         "the credit validation section sorts the rating column's grades as text (A before AA before AAA): set "
         "credit.grades.order to the rating scale, best grade first, for the rank-order check and the migration"
     ),
+    "segment_deprecated": lambda p: (
+        f"'segment: {p['column']}' is deprecated: it is read as 'segments: [{p['column']}]'; write that instead"
+    ),
+    "segment_reversal": lambda p: (
+        f"{'Better' if p['overall'] == 'better' else 'Worse'} than the baseline overall, {p['model']} is "
+        f"significantly {p['segment']} on {p['column']} = {p['value']} ({p['metric']} difference "
+        f"{minus(format(p['delta'], '+.3f'))}, Holm-adjusted {fmt_p(p['p_adjusted'])})"
+    ),
 }
 
 

@@ -89,7 +89,7 @@ def test_frames_in_memory_equal_frames_read_back_from_metrics_json(binary, multi
 def test_credit_frames_in_memory_equal_frames_read_back(credit) -> None:
     _same_frames(*credit[:2], "credit")
     assert list(credit[0].frames()) == ["metrics", "comparisons", "thresholds", "credit_grades", "credit_tests",
-                                        "credit_groups"]
+                                        "credit_groups", "segments"]
 
 
 def test_columns_and_dtypes_are_fixed_whatever_the_run_holds(binary, multiclass) -> None:

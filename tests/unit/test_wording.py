@@ -129,6 +129,12 @@ PINNED = [
     (Notice("credit_grade_order", {}),
      "the credit validation section sorts the rating column's grades as text (A before AA before AAA): set "
      "credit.grades.order to the rating scale, best grade first, for the rank-order check and the migration"),
+    (Notice("segment_deprecated", {"column": "housing"}),
+     "'segment: housing' is deprecated: it is read as 'segments: [housing]'; write that instead"),
+    (Notice("segment_reversal", {"model": "gbm", "column": "age_band", "value": "46-55", "overall": "better",
+                                 "segment": "worse", "delta": -0.1234, "p_adjusted": 0.012, "metric": "gini"}),
+     "Better than the baseline overall, gbm is significantly worse on age_band = 46-55 (gini difference "
+     "\u2212" "0.123, Holm-adjusted p = 0.012)"),
 ]
 
 

@@ -35,6 +35,7 @@ from reportgen.report.views.fairness import FairnessView, fairness_view
 from reportgen.report.views.metrics import MetricsView, metrics_view
 from reportgen.report.views.partial_auc import PartialAucView, partial_auc_view
 from reportgen.report.views.per_class import PerClassView, per_class_view
+from reportgen.report.views.segments import SegmentsView, segments_view
 from reportgen.report.views.summary import ModelRow, SummaryView, model_rows, summary_view
 from reportgen.report.views.thresholds import ThresholdsView, thresholds_view
 from reportgen.report.views.trend import TrendView, trend_view
@@ -50,7 +51,7 @@ MULTICLASS_TEMPLATES = ("confusion", "glossary", "calibration")
 #: Sections of each task (a theme's list is filtered by it).
 TASK_SECTIONS = {
     "binary": tuple(s for s in REPORT_SECTIONS if s != "per_class"),
-    "multiclass": tuple(s for s in REPORT_SECTIONS if s not in ("thresholds", "bands", "fairness")),
+    "multiclass": tuple(s for s in REPORT_SECTIONS if s not in ("thresholds", "bands", "fairness", "segments")),
 }
 
 #: Each section's title in the table of contents.
@@ -69,6 +70,7 @@ TOC_TITLES = {
     "appendix": "Appendix: audit trail",
     "credit": "Credit validation",
     "fairness": "Fairness by protected group",
+    "segments": "By segment",
     "trend": "Trend over recorded runs",
 }
 
@@ -132,6 +134,7 @@ class ReportView:
     per_class: PerClassView
     credit: CreditView | None
     fairness: FairnessView | None
+    segments: SegmentsView | None
     trend: TrendView
     appendix: AppendixView
     #: the sign-off brief before the report (``report.layout: brief``), else None
@@ -163,7 +166,8 @@ def report_view(result: ComparisonResult, theme: Theme, drawing: Callable[[], Ma
         models=result.models,
         figures={k[len(prefix) :]: Markup(v) for k, v in svgs.items() if k.startswith(prefix)},
     )
-    curves = curves_view(result, {k: v for k, v in svgs.items() if not k.startswith(prefix) and k != "trend"})
+    seg = figures.SEGMENT_PREFIX
+    curves = curves_view(result, {k: v for k, v in svgs.items() if not k.startswith((prefix, seg)) and k != "trend"})
     comparison = comparison_view(result, ms, curves.figures.get("forest"))
     # a red credit result stands beside the model's verdict in the summary (or on its own line)
     credit_notes = credit_section.summary_notes(result.credit)
@@ -214,6 +218,13 @@ def report_view(result: ComparisonResult, theme: Theme, drawing: Callable[[], Ma
         per_class=per_class,
         credit=credit,
         fairness=fairness_view(result.fairness, ms.colours, run.baseline, fmt_level(run.confidence_level)),
+        segments=segments_view(
+            result.segments,
+            tuple(ms.names),
+            ms.colours,
+            fmt_level(run.confidence_level),
+            {k[len(seg) :]: Markup(v) for k, v in svgs.items() if k.startswith(seg)},
+        ),
         trend=trend_view(result, svgs.get("trend")),
         appendix=appendix_view(result, theme.provenance),
         brief=brief_view(result, ms.colours, comparison, theme.block_on) if theme.layout == "brief" else None,
@@ -230,6 +241,7 @@ def _sections(result: ComparisonResult, theme: Theme, has_credit: bool, has_fair
     have = {
         "credit": has_credit,
         "fairness": has_fairness,
+        "segments": result.segments is not None,
         "trend": bool(result.trend),
         "partial_auc": any(m.partial_auc for m in result.models.values()),
         "calibration": any(

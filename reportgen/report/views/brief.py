@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Literal
 
 import reportgen.catalog as catalog
-from reportgen.report.formats import fmt_count, fmt_num, fmt_p, fmt_pct
+from reportgen.report.formats import fmt_count, fmt_num, fmt_p, fmt_pct, fmt_signed
 from reportgen.report.labels import CREDIT_TEST_NAMES
 from reportgen.report.views.comparison import ComparisonView, DeltaRow
 from reportgen.report.views.credit import auc_reference
@@ -205,6 +205,8 @@ def brief_view(
     found: dict[str, list[Finding]] = {
         n: model_findings(m, level) for n, m in (result.credit.models.items() if result.credit else ())
     }
+    for n, fs in segment_findings(result).items():
+        found.setdefault(n, []).extend(fs)
     calls = []
     for c in result.comparisons:
         d = c.decision
@@ -253,16 +255,43 @@ def brief_view(
         rule=rule_text(block_on, metric),
         findings=findings,
         findings_note=""
-        if result.credit is not None
+        if result.credit is not None or any(found.values())
         else (
             "No credit validation is configured (credit:), so there are no traffic-light findings; the verdicts "
             "above are the evidence."
+            + (
+                " No segment goes against a challenger's overall result (Holm over each segment column's values)."
+                if result.segments is not None
+                else ""
+            )
         ),
         tables=tuple(KeyTable(c.model, c.colour, _key_rows(c.rows)) for c in comparison.comparisons),
         sample=_sample(result),
         limitations=_limitations(result),
         identifiers=_identifiers(result),
     )
+
+
+def segment_findings(result: ComparisonResult) -> dict[str, list[Finding]]:
+    """An amber finding per segment that goes against a challenger's overall result
+    (:attr:`~reportgen.results.SegmentSection.reversals`): better overall and significantly worse
+    in the segment (a condition to weigh before adopting), or the reverse."""
+    sec = result.segments
+    out: dict[str, list[Finding]] = {}
+    if sec is None:
+        return out
+    label = catalog.short_label(sec.primary_metric)
+    for r in sec.reversals:
+        overall = "better" if r.overall == "better" else "worse"
+        out.setdefault(r.model, []).append(
+            Finding(
+                "amber",
+                f"By segment: {r.column} = {r.value}",
+                f"{overall} than {sec.baseline} overall, significantly {r.segment} here "
+                f"(Δ {label} {fmt_signed(r.delta, 3)}, Holm-adjusted {fmt_p(r.p_value_adjusted)})",
+            )
+        )
+    return out
 
 
 def findings_of(
