@@ -1659,6 +1659,37 @@ class FairnessColumn(_Frozen):
 
 
 @dataclass(frozen=True, slots=True)
+class FairnessChange(_Frozen):
+    """A challenger's change against the baseline on one protected column, with paired intervals."""
+
+    column: str = field(metadata=_doc("The protected-attribute column (fairness.groups)."))
+    rows: int | None = field(
+        metadata=_doc("Rows both models score (joined by id, else row by row); null when they cannot be paired.")
+    )
+    method: str | None = field(metadata=_doc("How the intervals were made; null without intervals."))
+    changes: Mapping[str, float | None] = field(
+        metadata=_doc(
+            "Measure (the disparities and min_adverse_impact_ratio) -> challenger minus baseline on the paired rows."
+        )
+    )
+    changes_ci: Mapping[str, Sequence[float]] = field(
+        metadata=_doc("Paired bootstrap percentile intervals of the changes; empty without resamples.")
+    )
+    adverse_impact_ratio_changes: Mapping[str, float | None] = field(
+        metadata=_doc("Non-reference group -> its adverse-impact ratio, challenger minus baseline.")
+    )
+    adverse_impact_ratio_changes_ci: Mapping[str, Sequence[float]] = field(
+        metadata=_doc("Paired bootstrap percentile intervals of the adverse-impact ratio changes.")
+    )
+    unpaired: str | None = field(
+        default=None,
+        metadata=_doc(
+            "Why the rows could not be paired (lengths_differ, rows_dropped, no_common_ids); null when paired."
+        ),
+    )
+
+
+@dataclass(frozen=True, slots=True)
 class FairnessModel(_Frozen):
     """The fairness of one model."""
 
@@ -1670,6 +1701,13 @@ class FairnessModel(_Frozen):
         metadata=_doc(
             "A challenger: column -> disparity (and min_adverse_impact_ratio) -> its value minus the baseline's "
             "(point estimates); empty for the baseline."
+        ),
+    )
+    paired: Sequence[FairnessChange] = field(
+        default=(),
+        metadata=_doc(
+            "A challenger: per protected column, the change against the baseline on the rows both score, with "
+            "paired bootstrap intervals; empty for the baseline."
         ),
     )
 
@@ -2362,6 +2400,7 @@ __all__ = [
     "Curves",
     "CurveData",
     "BandTable",
+    "FairnessChange",
     "FairnessColumn",
     "FairnessGroup",
     "FairnessModel",

@@ -5,23 +5,32 @@ The group columns are read as the credit section reads its ``segment:`` column
 ``engine: memory``, in record batches reduced to distinct (label, score, group) rows with their
 counts for the streamed and Dask engines. Per group those rows become a score table
 (:func:`reportgen.engine.fairness.group_tables`), the same table from every engine.
+
+A challenger's change against the baseline is paired: each model's rows are read once more with
+the same checks (whole with ``engine: memory``, batch by batch otherwise), reduced to each row's
+key (its id with ``id:``, else its place in the file), label, decision and group, and the rows
+both models score (the ids both hold; without ids the files' rows one by one, when the files are
+equally long and no row was dropped) are counted into one joint table per group
+(:func:`reportgen.engine.fairness.joint_cells`), the same table from every engine.
 """
 
 from __future__ import annotations
 
 import difflib
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
-from reportgen.config import Config
+from reportgen.config import Config, ModelConfig
 from reportgen.engine import streams
-from reportgen.engine.fairness import fairness_changes, fairness_column, group_tables
+from reportgen.engine.fairness import fairness_change, fairness_changes, fairness_column, group_tables, joint_cells
 from reportgen.errors import InputError
-from reportgen.io.files import columns_in
+from reportgen.io.files import columns_in, read_table, record_batches
 from reportgen.io.validate import model_file, shown_columns, shown_name
 from reportgen.reduce import credit_rows as CR
-from reportgen.results import FairnessModel, FairnessSection, ModelResult
+from reportgen.results import FairnessChange, FairnessColumn, FairnessModel, FairnessSection, ModelResult
 
 __all__ = ["check_fairness", "fairness_section"]
 
@@ -50,6 +59,12 @@ def _columns_present(cfg: Config) -> None:
                 )
 
 
+def _threshold(cfg: Config, models: Mapping[str, ModelResult], name: str) -> float:
+    """The model's decision threshold (the run's when it has none of its own)."""
+    t = models[name].threshold
+    return cfg.threshold if t is None else t
+
+
 def _samples(cfg: Config, column: str) -> dict[str, Rows]:
     """model name → (label, score, group, count or None) of its current file: the credit
     section's reader, with the group column read as its ``segment``."""
@@ -62,6 +77,115 @@ def _samples(cfg: Config, column: str) -> dict[str, Rows]:
     return out
 
 
+@dataclass(frozen=True, slots=True)
+class KeyedRows:
+    """One model's checked rows for the pairing: key (id, else the row's place in the file), label,
+    decision at the model's rule, group, multiplicity (frequency weight, else None); ``dropped``:
+    whether validation dropped any row of the file."""
+
+    keys: np.ndarray
+    by_id: bool
+    y: np.ndarray
+    decision: np.ndarray
+    group: np.ndarray
+    count: np.ndarray | None
+    dropped: bool
+
+
+def keyed_rows(one: Config, m: ModelConfig, threshold: float) -> KeyedRows:
+    """Model ``m``'s rows of ``one`` (the config with the group column read as ``segment``), checked
+    as the section reads them: the file whole with ``engine: memory``, else in record batches."""
+    path = model_file(m)
+    wanted = CR._columns(one, m, path, False, columns_in(path))
+    columns, numbers, text = CR._types(wanted)
+    frames: Iterable[Any] = (
+        [read_table(path, columns, numbers, text)]
+        if one.engine == "memory"
+        else (rb.to_pandas() for rb in record_batches(path, columns, one.stream.batch_rows, numbers, text))
+    )
+    parts, offset, kept = [], 0, 0
+    for df in frames:
+        sample, weights = CR._checked(one, path, df, wanted, offset)
+        if sample is not None:
+            at = np.arange(kept, kept + len(sample.y))  # a place among the kept rows (used only when none is dropped)
+            parts.append((sample.ids if sample.ids is not None else at, sample, weights))
+            kept += len(sample.y)
+        offset += len(df)
+    if not parts:
+        raise CR._no_rows(path)
+
+    def cat(f: Any) -> np.ndarray:
+        return np.concatenate([f(p) for p in parts])
+
+    score = cat(lambda p: p[1].score)
+    with_weights = parts[0][2] is not None
+    return KeyedRows(
+        keys=cat(lambda p: p[0]),
+        by_id=parts[0][1].ids is not None,
+        y=cat(lambda p: p[1].y),
+        decision=score >= threshold if m.direction == "higher" else score <= threshold,
+        group=cat(lambda p: p[1].segment),
+        count=cat(lambda p: p[2]) if with_weights else None,
+        dropped=kept != offset,
+    )
+
+
+def _paired(
+    cfg: Config, col: str, base: KeyedRows, chal: KeyedRows, files: tuple[str, str]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray | None] | str:
+    """(label, baseline's decision, challenger's decision, group, count) of the rows both models
+    score, or why there are none: by id when both have ids, else row by row."""
+    if base.by_id and chal.by_id:
+        _, ib, ic = np.intersect1d(
+            base.keys.astype(str), chal.keys.astype(str), assume_unique=True, return_indices=True
+        )
+        if ib.shape[0] == 0:
+            return "no_common_ids"
+        order = np.argsort(ib, kind="stable")  # the baseline's file order
+        ib, ic = ib[order], ic[order]
+    else:
+        if base.dropped or chal.dropped:
+            return "rows_dropped"
+        if base.y.shape[0] != chal.y.shape[0]:
+            return "lengths_differ"
+        ib = ic = np.arange(base.y.shape[0])
+    for what, a, b in (("label", base.y, chal.y), ("group", base.group, chal.group)):
+        differ = a[ib] != b[ic]
+        if differ.any():
+            i = int(np.flatnonzero(differ)[0])
+            where = f"id {base.keys[ib[i]]!r}" if base.by_id and chal.by_id else f"data row {ib[i] + 1}"
+            raise InputError(
+                f"{cfg.where('fairness', 'groups', cfg.fairness.groups.index(col))}: the {what} of {where} "  # type: ignore[union-attr]
+                f"differs between {files[0]} and {files[1]} ({a[ib[i]]!r} and {b[ic[i]]!r}); the paired change "
+                f"needs the same rows in both files"
+            )
+    return (
+        base.y[ib],
+        base.decision[ib],
+        chal.decision[ic],
+        base.group[ib],
+        None if base.count is None else base.count[ib],
+    )
+
+
+def _change(
+    cfg: Config, col: str, mine: FairnessColumn, rows: dict[str, KeyedRows], name: str, rng: np.random.Generator
+) -> FairnessChange:
+    """Challenger ``name``'s change against the baseline on column ``col``, paired when the rows pair."""
+    base = cfg.baseline_name
+    files = {m.name: str(model_file(m)) for m in cfg.models}
+    paired = _paired(cfg, col, rows[base], rows[name], (files[base], files[name]))
+    if isinstance(paired, str):
+        return FairnessChange(col, None, None, {}, {}, {}, {}, unpaired=paired)
+    y, db, dc, group, count = paired
+    names = sorted(set(group.tolist()))
+    if mine.reference not in names:
+        return FairnessChange(col, None, None, {}, {}, {}, {}, unpaired="reference_missing")
+    codes = np.searchsorted(np.array(names, dtype=object), group)
+    joint = joint_cells(y, db, dc, codes, len(names), count)
+    return fairness_change(col, joint, names, mine.reference, cfg.confidence_level, cfg.bootstrap.resamples, rng)
+
+
 def fairness_section(cfg: Config, models: Mapping[str, ModelResult]) -> FairnessSection | None:
     """The fairness section of a run (None without ``fairness:``), at each model's threshold."""
     if cfg.fairness is None:
@@ -69,6 +193,8 @@ def fairness_section(cfg: Config, models: Mapping[str, ModelResult]) -> Fairness
     _columns_present(cfg)
     reference = {k: str(v) for k, v in cfg.fairness.reference.items()}
     per_model: dict[str, list] = {m.name: [] for m in cfg.models}
+    paired: dict[str, list[FairnessChange]] = {m.name: [] for m in cfg.models}
+    base = cfg.baseline_name
     for col in cfg.fairness.groups:
         samples = _samples(cfg, col)
         for m in cfg.models:
@@ -80,23 +206,34 @@ def fairness_section(cfg: Config, models: Mapping[str, ModelResult]) -> Fairness
                     f"{col!r} of {model_file(m)} (groups: {', '.join(tables)})"
                 )
             rng = streams.stream(cfg.bootstrap.seed, "fairness", m.name, col)
-            threshold = models[m.name].threshold
             per_model[m.name].append(
                 fairness_column(
                     col,
                     tables,
-                    cfg.threshold if threshold is None else threshold,
+                    _threshold(cfg, models, m.name),
                     reference.get(col),
                     cfg.confidence_level,
                     cfg.bootstrap.resamples,
                     rng,
                 )
             )
-    base = cfg.baseline_name
+        if len(cfg.models) > 1:
+            one = cfg.with_overrides(segment=col, credit=None)
+            rows = {m.name: keyed_rows(one, m, _threshold(cfg, models, m.name)) for m in one.models}
+            for m in cfg.models:
+                if m.name != base:
+                    rng = streams.stream(cfg.bootstrap.seed, "fairness", "paired", m.name, col)
+                    paired[m.name].append(_change(cfg, col, per_model[base][-1], rows, m.name, rng))
     out = {}
     for name, cols in per_model.items():
         changes = {} if name == base else fairness_changes(cols, per_model[base])
-        out[name] = FairnessModel(model=name, threshold=models[name].threshold, columns=tuple(cols), changes=changes)
+        out[name] = FairnessModel(
+            model=name,
+            threshold=models[name].threshold,
+            columns=tuple(cols),
+            changes=changes,
+            paired=tuple(paired[name]),
+        )
     return FairnessSection(models=out)
 
 
