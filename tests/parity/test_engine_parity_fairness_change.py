@@ -99,7 +99,6 @@ def test_point_change_is_the_difference_of_the_reported_values(memory):
 
 
 def test_unpaired_rows_say_why(config_path):
-    cfg, _ = load_config(config_path)
     raw = yaml.safe_load(config_path.read_text())
     del raw["id"]
     path = config_path.with_name("noid.yaml")
