@@ -155,7 +155,7 @@ def summary_view(result: ComparisonResult, ms: Models, credit_notes: dict[str, s
             )
         )
     compared = {c.model for c in result.comparisons}
-    findings = findings_of(result, ms.colours) if result.credit is not None else ()
+    findings = findings_of(result, ms.colours) if result.credit is not None or result.fairness is not None else ()
     # a red credit result is a row of the findings table: not repeated in the warnings box
     in_findings = {notice_text(n) for n in run.notices if n.code == "credit_red"} if findings else set()
     return SummaryView(

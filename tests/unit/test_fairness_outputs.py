@@ -1,0 +1,76 @@
+"""The fairness section outside its own pages: --summary-json, the findings, result.frames().
+
+One small run (400 rows, two models in one file, a group the baseline selects at about half the
+reference group's rate, a failing fairness check) shared by the module."""
+
+from __future__ import annotations
+
+import json
+
+import jsonschema
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+
+from reportgen.config import load_config
+from reportgen.pipeline import analyse
+from reportgen.report.views.brief import fairness_findings, findings_of
+from reportgen.summary import SCHEMA_FILE, Summary
+
+N = 400
+
+
+@pytest.fixture(scope="module")
+def result(tmp_path_factory):
+    d = tmp_path_factory.mktemp("fairout")
+    rng = np.random.default_rng(7)
+    sex = rng.choice(["f", "m"], N, p=[0.4, 0.6])
+    y = (rng.random(N) < 0.3).astype(int)
+    a = np.round(rng.random(N) + 0.4 * y - 0.25 * (sex == "f"), 2)  # f selected less often
+    b = np.round(rng.random(N) + 0.5 * y, 2)
+    pd.DataFrame({"id": np.arange(N), "y": y, "sex": sex, "a": a, "b": b}).to_csv(d / "f.csv", index=False)
+    cfg = {
+        "title": "t",
+        "label": "y",
+        "id": "id",
+        "threshold": 0.7,
+        "bootstrap": {"resamples": 50, "seed": 1},
+        "fairness": {"groups": ["sex"]},
+        "checks": [{"metric": "adverse_impact_ratio", "at_least": 0.8}],
+        "models": [{"name": "a", "file": "f.csv", "score": "a"}, {"name": "b", "file": "f.csv", "score": "b"}],
+    }
+    (d / "c.yaml").write_text(yaml.safe_dump(cfg), encoding="utf-8")
+    c, p = load_config(d / "c.yaml")
+    return analyse(c, p)
+
+
+def test_the_planted_group_is_below_the_four_fifths_line(result):
+    (col,) = result.fairness.models["a"].columns
+    assert col.min_adverse_impact_ratio < 0.8
+
+
+def test_summary_json_names_the_groups_below_the_line_and_the_paired_change(result):
+    s = Summary("run")
+    s.written("c.yaml", {}, result, 3)
+    doc = json.loads(s.line(3))
+    jsonschema.validate(doc, json.loads(SCHEMA_FILE.read_text(encoding="utf-8")))
+    fair = doc["results"][0]["fairness"]
+    assert fair["below_four_fifths"] is True
+    assert fair["models"]["a"]["sex"]["below_four_fifths"] == ["f"]
+    assert fair["models"]["a"]["sex"]["change"] is None  # the baseline
+    change = fair["models"]["b"]["sex"]["change"]
+    (paired,) = result.fairness.models["b"].paired
+    assert change["min_adverse_impact_ratio"] == {
+        "delta": paired.changes["min_adverse_impact_ratio"],
+        "ci": list(paired.changes_ci["min_adverse_impact_ratio"]),
+    }
+
+
+def test_a_failed_fairness_check_is_red_and_a_group_below_the_line_amber(result):
+    found = fairness_findings(result)
+    lights = sorted((f.light, f.test) for f in found["a"])
+    assert ("amber", "Four-fifths rule: sex = f") in lights
+    assert any(light == "red" and test.startswith("Check:") for light, test in lights)
+    (a, _) = findings_of(result, {})
+    assert a.name == "a" and a.findings[0].light == "red"  # red first
