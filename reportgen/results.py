@@ -1840,7 +1840,8 @@ class ComparisonResult(_Frozen):
         baseline, metric, delta, relative_delta, ci_low, ci_high, p_value, p_adjusted, family,
         test, method, primary, verdict), ``thresholds`` (model, criterion, threshold, value, tp,
         fp, fn, tn, approval_rate), and when the run has them ``per_class``, ``checks``,
-        ``trend``, ``credit_grades``, ``credit_tests``, ``credit_groups``.
+        ``trend``, ``credit_grades``, ``credit_tests``, ``credit_groups``, ``bands``, ``fairness_groups``,
+        ``fairness_disparities``, ``fairness_changes``.
 
         Columns and dtypes are fixed (:data:`reportgen.frames.COLUMNS`); an undefined number is
         NaN. The ``--format csv`` / ``xlsx`` exports are these frames. pandas is imported here,

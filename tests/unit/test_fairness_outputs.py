@@ -74,3 +74,38 @@ def test_a_failed_fairness_check_is_red_and_a_group_below_the_line_amber(result)
     assert any(light == "red" and test.startswith("Check:") for light, test in lights)
     (a, _) = findings_of(result, {})
     assert a.name == "a" and a.findings[0].light == "red"  # red first
+
+
+def test_frames_hold_groups_disparities_changes_and_bands_with_fixed_dtypes(result):
+    from reportgen.frames import COLUMNS  # noqa: PLC0415
+    from reportgen.results import ComparisonResult  # noqa: PLC0415
+
+    f = result.frames()
+    for name in ("bands", "fairness_groups", "fairness_disparities", "fairness_changes"):
+        assert {c: str(t) for c, t in f[name].dtypes.items()} == dict(COLUMNS[name]), name
+    back = ComparisonResult.from_json(json.loads(json.dumps(result.to_json()))).frames()
+    for name, df in f.items():
+        pd.testing.assert_frame_equal(df, back[name], check_exact=True, obj=name)
+    groups = f["fairness_groups"]
+    (col,) = result.fairness.models["a"].columns
+    g = next(x for x in col.groups if x.group == "f")
+    row = groups[(groups.model == "a") & (groups.group == "f") & (groups.metric == "adverse_impact_ratio")].iloc[0]
+    assert (row.value, row.ci_low, row.ci_high) == (g.adverse_impact_ratio, *g.adverse_impact_ratio_ci)
+    assert len(groups) == 2 * 2 * 6  # models x groups x metrics
+    changes = f["fairness_changes"]
+    assert set(changes.model) == {"b"} and set(changes.baseline) == {"a"}
+    (paired,) = result.fairness.models["b"].paired
+    air = changes[changes.measure == "adverse_impact_ratio"].iloc[0]
+    assert (air.group, air.delta) == ("f", paired.adverse_impact_ratio_changes["f"])
+    assert (air.ci_low, air.ci_high) == tuple(paired.adverse_impact_ratio_changes_ci["f"])
+    assert air.method == paired.method and air.rows == N
+    bands = f["bands"]
+    assert list(bands[bands.model == "a"].band) == [b.band for b in result.models["a"].bands.rows]
+
+
+def test_the_exports_carry_the_new_frames(result):
+    from reportgen.report.export import tables, to_csv  # noqa: PLC0415
+
+    t = tables(result)
+    assert {"bands", "fairness_groups", "fairness_disparities", "fairness_changes"} <= set(t)
+    assert to_csv(t["fairness_changes"]).splitlines()[0].startswith("model,baseline,column,group,measure,delta")
