@@ -6,6 +6,7 @@ reference group's rate, a failing fairness check) shared by the module."""
 from __future__ import annotations
 
 import json
+from types import SimpleNamespace
 
 import jsonschema
 import numpy as np
@@ -71,7 +72,7 @@ def test_a_failed_fairness_check_is_red_and_a_group_below_the_line_amber(result)
     found = fairness_findings(result)
     lights = sorted((f.light, f.test) for f in found["a"])
     assert ("amber", "Four-fifths rule: sex = f") in lights
-    assert any(light == "red" and test.startswith("Check:") for light, test in lights)
+    assert ("red", "Fairness check") in lights
     (a, _) = findings_of(result, {})
     assert a.name == "a" and a.findings[0].light == "red"  # red first
 
@@ -109,3 +110,18 @@ def test_the_exports_carry_the_new_frames(result):
     t = tables(result)
     assert {"bands", "fairness_groups", "fairness_disparities", "fairness_changes"} <= set(t)
     assert to_csv(t["fairness_changes"]).splitlines()[0].startswith("model,baseline,column,group,measure,delta")
+
+
+def test_the_section_shows_the_challengers_change_with_its_paired_interval(result):
+    from reportgen.report.formats import fmt_ci  # noqa: PLC0415
+    from reportgen.report.render import make_environment  # noqa: PLC0415
+    from reportgen.report.views.fairness import fairness_view  # noqa: PLC0415
+
+    view = SimpleNamespace(fairness=fairness_view(result.fairness, {}, "a", "95 %"))
+    page = make_environment().from_string('{% import "macros.html" as ui %}{% include "sections/fairness.html" %}')
+    html = page.render(view=view)
+    (paired,) = result.fairness.models["b"].paired
+    assert html.count("AIR Δ") == 1 and html.count("Paired interval") == 1  # the challenger's tables only
+    assert fmt_ci(paired.changes_ci["demographic_parity_difference"], 3) in html
+    assert fmt_ci(paired.adverse_impact_ratio_changes_ci["f"], 2) in html
+    assert f"on the {N} rows both score" in html

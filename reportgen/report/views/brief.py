@@ -199,7 +199,8 @@ def fairness_findings(result: ComparisonResult) -> dict[str, list[Finding]]:
     out: dict[str, list[Finding]] = {}
     for c in result.checks:
         if not c.passed and c.model is not None and c.metric in catalog.FAIRNESS_CHECK_METRICS:
-            out.setdefault(c.model, []).append(Finding("red", f"Check: {c.rule}", c.detail))
+            rule = c.rule.removeprefix(f"{c.model}: ")
+            out.setdefault(c.model, []).append(Finding("red", "Fairness check", f"{rule}: {c.detail}"))
     sec = result.fairness
     if sec is None:
         return out

@@ -83,6 +83,8 @@ class SummaryView:
     settings_note: str
     #: every red and amber credit finding per model, with its reason (empty without credit:)
     findings: tuple[ModelFindings, ...] = ()
+    #: the findings table's heading (which sections give findings)
+    findings_title: str = ""
 
 
 def model_rows(result: ComparisonResult, ms: Models) -> tuple[ModelRow, ...]:
@@ -192,6 +194,10 @@ def summary_view(result: ComparisonResult, ms: Models, credit_notes: dict[str, s
         warnings=tuple(w for w in run.warnings if w not in in_findings),
         settings_note=settings_note(result),
         findings=findings,
+        findings_title=" and ".join(
+            x for x, on in (("Credit validation", result.credit), ("fairness", result.fairness)) if on is not None
+        ).capitalize()
+        + ": every red and amber finding",
     )
 
 
