@@ -424,7 +424,7 @@ def _fairness_changes(result: Result) -> Iterable[Row]:
             p = paired.get(column)
             rows, why, method = (None, None, None) if p is None else (p.rows, p.unpaired, p.method)
             cis = {} if p is None else p.changes_ci
-            for k, v in changes.items():
+            for k, v in changes.items():  # the paired point when paired (FairnessModel.changes)
                 ci = cis.get(k)
                 yield [name, result.run.baseline, column, None, k, v, *_ci(ci), method if ci else None, rows, why]
             if p is not None:

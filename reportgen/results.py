@@ -1667,13 +1667,11 @@ class FairnessChange(_Frozen):
         metadata=_doc("Rows both models score (joined by id, else row by row); null when they cannot be paired.")
     )
     method: str | None = field(metadata=_doc("How the intervals were made; null without intervals."))
-    changes: Mapping[str, float | None] = field(
-        metadata=_doc(
-            "Measure (the disparities and min_adverse_impact_ratio) -> challenger minus baseline on the paired rows."
-        )
-    )
     changes_ci: Mapping[str, Sequence[float]] = field(
-        metadata=_doc("Paired bootstrap percentile intervals of the changes; empty without resamples.")
+        metadata=_doc(
+            "Measure -> the paired bootstrap percentile interval of its change (FairnessModel.changes); empty "
+            "without resamples or pairing."
+        )
     )
     adverse_impact_ratio_changes: Mapping[str, float | None] = field(
         metadata=_doc("Non-reference group -> its adverse-impact ratio, challenger minus baseline.")
@@ -1699,8 +1697,8 @@ class FairnessModel(_Frozen):
     changes: Mapping[str, Mapping[str, float | None]] = field(
         default_factory=dict,
         metadata=_doc(
-            "A challenger: column -> disparity (and min_adverse_impact_ratio) -> its value minus the baseline's "
-            "(point estimates); empty for the baseline."
+            "A challenger: column -> disparity (and min_adverse_impact_ratio) -> its value minus the baseline's on "
+            "the rows both score (paired; else the difference of the two values); empty for the baseline."
         ),
     )
     paired: Sequence[FairnessChange] = field(

@@ -130,7 +130,7 @@ def _fairness(section: Any) -> dict[str, Any] | None:
     models: dict[str, Any] = {}
     below = False
     for name, fm in section.models.items():
-        paired = {p.column: p for p in fm.paired}
+        cis = {p.column: p.changes_ci for p in fm.paired}
         cols = {}
         for c in fm.columns:
             low = [
@@ -139,19 +139,17 @@ def _fairness(section: Any) -> dict[str, Any] | None:
                 if g.adverse_impact_ratio is not None and g.adverse_impact_ratio < section.four_fifths
             ]
             below = below or bool(low)
-            p = paired.get(c.column)
             cols[c.column] = {
                 "reference": c.reference,
                 "min_adverse_impact_ratio": c.min_adverse_impact_ratio,
                 "below_four_fifths": low,
                 "disparities": dict(c.disparities),
-                "change": None
-                if p is None
-                else {
-                    k: {"delta": v, "ci": None if k not in p.changes_ci else list(p.changes_ci[k])}
-                    for k, v in p.changes.items()
+                "change": {
+                    k: {"delta": v, "ci": list(ci) if (ci := cis.get(c.column, {}).get(k)) else None}
+                    for k, v in fm.changes[c.column].items()
                 }
-                or None,
+                if c.column in fm.changes
+                else None,
             }
         models[name] = cols
     return {"four_fifths": section.four_fifths, "below_four_fifths": below, "models": models}

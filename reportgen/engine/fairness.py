@@ -290,10 +290,11 @@ def fairness_change(
     level: float,
     resamples: int,
     rng: np.random.Generator,
-) -> FairnessChange:
+) -> tuple[FairnessChange, dict[str, float | None]]:
     """The challenger's change against the baseline on one protected column, from the joint
-    tables of the rows both models score (``names``: the groups of ``joint``'s rows): point
-    values on those rows and paired bootstrap intervals (none with ``resamples`` 0)."""
+    tables of the rows both models score (``names``: the groups of ``joint``'s rows): the
+    paired bootstrap intervals (none with ``resamples`` 0) and the point changes (measure → value)
+    on those rows."""
     ref = list(names).index(reference)
     point = change_of(joint, ref)
     boot = change_of(paired_draws(joint, resamples, rng), ref) if resamples > 0 else None
@@ -301,7 +302,6 @@ def fairness_change(
         column=column,
         rows=int(round(joint.sum())),
         method=PAIRED_METHOD if boot is not None else None,
-        changes={k: _value(point[k]) for k in CHANGE_KEYS},
         changes_ci={k: ci for k in CHANGE_KEYS if boot is not None and (ci := _interval(boot[k], level)) is not None},
         adverse_impact_ratio_changes={g: _value(point["air"][i]) for i, g in enumerate(names) if i != ref},
         adverse_impact_ratio_changes_ci={
@@ -309,4 +309,4 @@ def fairness_change(
             for i, g in enumerate(names)
             if i != ref and boot is not None and (ci := _interval(boot["air"][:, i], level)) is not None
         },
-    )
+    ), {k: _value(point[k]) for k in CHANGE_KEYS}

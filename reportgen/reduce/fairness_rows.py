@@ -170,17 +170,18 @@ def _paired(
 
 def _change(
     cfg: Config, col: str, mine: FairnessColumn, rows: dict[str, KeyedRows], name: str, rng: np.random.Generator
-) -> FairnessChange:
-    """Challenger ``name``'s change against the baseline on column ``col``, paired when the rows pair."""
+) -> tuple[FairnessChange, dict[str, float | None] | None]:
+    """Challenger ``name``'s change against the baseline on column ``col`` and its point values,
+    paired when the rows pair (else no interval, and no point: the difference of the values stands)."""
     base = cfg.baseline_name
     files = {m.name: str(model_file(m)) for m in cfg.models}
     paired = _paired(cfg, col, rows[base], rows[name], (files[base], files[name]))
     if isinstance(paired, str):
-        return FairnessChange(col, None, None, {}, {}, {}, {}, unpaired=paired)
+        return FairnessChange(col, None, None, {}, {}, {}, unpaired=paired), None
     y, db, dc, group, count = paired
     names = sorted(set(group.tolist()))
     if mine.reference not in names:
-        return FairnessChange(col, None, None, {}, {}, {}, {}, unpaired="reference_missing")
+        return FairnessChange(col, None, None, {}, {}, {}, unpaired="reference_missing"), None
     codes = np.searchsorted(np.array(names, dtype=object), group)
     joint = joint_cells(y, db, dc, codes, len(names), count)
     return fairness_change(col, joint, names, mine.reference, cfg.confidence_level, cfg.bootstrap.resamples, rng)
@@ -194,6 +195,7 @@ def fairness_section(cfg: Config, models: Mapping[str, ModelResult]) -> Fairness
     reference = {k: str(v) for k, v in cfg.fairness.reference.items()}
     per_model: dict[str, list] = {m.name: [] for m in cfg.models}
     paired: dict[str, list[FairnessChange]] = {m.name: [] for m in cfg.models}
+    points: dict[str, dict[str, dict[str, float | None]]] = {m.name: {} for m in cfg.models}
     base = cfg.baseline_name
     for col in cfg.fairness.groups:
         samples = _samples(cfg, col)
@@ -223,10 +225,13 @@ def fairness_section(cfg: Config, models: Mapping[str, ModelResult]) -> Fairness
             for m in cfg.models:
                 if m.name != base:
                     rng = streams.stream(cfg.bootstrap.seed, "fairness", "paired", m.name, col)
-                    paired[m.name].append(_change(cfg, col, per_model[base][-1], rows, m.name, rng))
+                    change, point = _change(cfg, col, per_model[base][-1], rows, m.name, rng)
+                    paired[m.name].append(change)
+                    if point is not None:
+                        points[m.name][col] = point
     out = {}
     for name, cols in per_model.items():
-        changes = {} if name == base else fairness_changes(cols, per_model[base])
+        changes = {} if name == base else {**fairness_changes(cols, per_model[base]), **points[name]}
         out[name] = FairnessModel(
             model=name,
             threshold=models[name].threshold,

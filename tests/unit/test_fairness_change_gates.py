@@ -14,7 +14,7 @@ from reportgen.results import FairnessChange, FairnessModel, FairnessSection
 
 def _model(name: str, changes: dict, cis: dict | None = None, unpaired: str | None = None) -> FairnessModel:
     paired = tuple(
-        FairnessChange(col, None if unpaired else 100, None if unpaired else "m", ch, (cis or {}).get(col, {}), {}, {},
+        FairnessChange(col, None if unpaired else 100, None if unpaired else "m", (cis or {}).get(col, {}), {}, {},
                        unpaired=unpaired)
         for col, ch in changes.items()
     )  # fmt: skip

@@ -63,7 +63,7 @@ def test_summary_json_names_the_groups_below_the_line_and_the_paired_change(resu
     change = fair["models"]["b"]["sex"]["change"]
     (paired,) = result.fairness.models["b"].paired
     assert change["min_adverse_impact_ratio"] == {
-        "delta": paired.changes["min_adverse_impact_ratio"],
+        "delta": result.fairness.models["b"].changes["sex"]["min_adverse_impact_ratio"],
         "ci": list(paired.changes_ci["min_adverse_impact_ratio"]),
     }
 

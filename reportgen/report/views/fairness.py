@@ -115,8 +115,6 @@ def _column(
     level: str = "",
 ) -> ColumnView:
     values = {**c.disparities, "min_adverse_impact_ratio": c.min_adverse_impact_ratio}
-    # the paired point (the rows both score) goes with its interval; without pairing, the difference of the values
-    shown = changes if paired is None or paired.unpaired is not None else paired.changes
     cis = {} if paired is None else paired.changes_ci
     air = {} if paired is None else paired.adverse_impact_ratio_changes
     air_ci = {} if paired is None else paired.adverse_impact_ratio_changes_ci
@@ -152,7 +150,7 @@ def _column(
                 label=label,
                 value=fmt_num(values.get(k), 3),
                 ci=fmt_ci(c.disparities_ci.get(k), 3),
-                change="" if shown is None else fmt_signed(shown.get(k), 3),
+                change="" if changes is None else fmt_signed(changes.get(k), 3),
                 change_ci=fmt_ci(cis.get(k), 3),
             )
             for k, label in DISPARITY_LABELS.items()
