@@ -1,17 +1,17 @@
 """Config + files → the fairness section: per protected column, one score table per group.
 
-The group columns are read as the credit section reads its ``segment:`` column
-(:mod:`reportgen.reduce.credit_rows`, one reader, one set of checks and messages): whole with
-``engine: memory``, in record batches reduced to distinct (label, score, group) rows with their
-counts for the streamed and Dask engines. Per group those rows become a score table
+Each model's file is read once per protected column with the credit section's checks and
+messages (:mod:`reportgen.reduce.credit_rows`, the group column read as its ``segment:``): whole
+with ``engine: memory``, in record batches otherwise, each row reduced to its key (its id with
+``id:``, else its place in the file), label, score, decision at the model's rule, group and
+frequency weight (:func:`keyed_rows`). Per group those rows become a score table
 (:func:`reportgen.engine.fairness.group_tables`), the same table from every engine.
 
-A challenger's change against the baseline is paired: each model's rows are read once more with
-the same checks (whole with ``engine: memory``, batch by batch otherwise), reduced to each row's
-key (its id with ``id:``, else its place in the file), label, decision and group, and the rows
-both models score (the ids both hold; without ids the files' rows one by one, when the files are
-equally long and no row was dropped) are counted into one joint table per group
-(:func:`reportgen.engine.fairness.joint_cells`), the same table from every engine.
+A challenger's change against the baseline is paired: the rows both models score (the ids both
+hold; without ids the files' rows one by one, when the files are equally long and no row was
+dropped) are counted into one joint table per group (:func:`reportgen.engine.fairness.joint_cells`),
+the same table from every engine. The streamed engines hold these per-row keys and codes, as
+their id join holds each model's ids.
 """
 
 from __future__ import annotations
@@ -33,9 +33,6 @@ from reportgen.reduce import credit_rows as CR
 from reportgen.results import FairnessChange, FairnessColumn, FairnessModel, FairnessSection, ModelResult
 
 __all__ = ["check_fairness", "fairness_section"]
-
-#: One model's rows for one protected column: label, score, group, count per row (None: 1 each).
-Rows = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]
 
 
 def _columns_present(cfg: Config) -> None:
@@ -65,27 +62,16 @@ def _threshold(cfg: Config, models: Mapping[str, ModelResult], name: str) -> flo
     return cfg.threshold if t is None else t
 
 
-def _samples(cfg: Config, column: str) -> dict[str, Rows]:
-    """model name → (label, score, group, count or None) of its current file: the credit
-    section's reader, with the group column read as its ``segment``."""
-    one = cfg.with_overrides(segment=column, credit=None)
-    out = {}
-    for m in one.models:
-        s = CR.current_sample(one, m)
-        assert s.segment is not None  # read as the segment column, so always there
-        out[m.name] = (s.y, s.score, s.segment, s.count)
-    return out
-
-
 @dataclass(frozen=True, slots=True)
 class KeyedRows:
-    """One model's checked rows for the pairing: key (id, else the row's place in the file), label,
-    decision at the model's rule, group, multiplicity (frequency weight, else None); ``dropped``:
-    whether validation dropped any row of the file."""
+    """One model's checked rows: key (id, else the row's place in the file), label, score, decision
+    at the model's rule, group, multiplicity (frequency weight, else None); ``dropped``: whether
+    validation dropped any row of the file. Its group tables and the pairing are built from them."""
 
     keys: np.ndarray
     by_id: bool
     y: np.ndarray
+    score: np.ndarray
     decision: np.ndarray
     group: np.ndarray
     count: np.ndarray | None
@@ -119,10 +105,13 @@ def keyed_rows(one: Config, m: ModelConfig, threshold: float) -> KeyedRows:
 
     score = cat(lambda p: p[1].score)
     with_weights = parts[0][2] is not None
+    if with_weights and not any(p[2] is not None and p[2].any() for p in parts):  # every kept row of frequency weight 0
+        raise CR._no_obligors(path, wanted)
     return KeyedRows(
         keys=cat(lambda p: p[0]),
         by_id=parts[0][1].ids is not None,
         y=cat(lambda p: p[1].y),
+        score=score,
         decision=score >= threshold if m.direction == "higher" else score <= threshold,
         group=cat(lambda p: p[1].segment),
         count=cat(lambda p: p[2]) if with_weights else None,
@@ -198,10 +187,13 @@ def fairness_section(cfg: Config, models: Mapping[str, ModelResult]) -> Fairness
     points: dict[str, dict[str, dict[str, float | None]]] = {m.name: {} for m in cfg.models}
     base = cfg.baseline_name
     for col in cfg.fairness.groups:
-        samples = _samples(cfg, col)
+        one = cfg.with_overrides(segment=col, credit=None)
+        rows = {m.name: keyed_rows(one, m, _threshold(cfg, models, m.name)) for m in one.models}
         for m in cfg.models:
-            y, score, groups, count = samples[m.name]
-            tables = group_tables(y, score, groups, m.direction, count)
+            r = rows[m.name]
+            kept = slice(None) if r.count is None else r.count > 0  # weight 0: no row (as repeated rows)
+            count = None if r.count is None else r.count[kept]
+            tables = group_tables(r.y[kept], r.score[kept], r.group[kept], m.direction, count)
             if col in reference and reference[col] not in tables:
                 raise InputError(
                     f"{cfg.where('fairness', 'reference', col)}: group {reference[col]!r} not found in column "
@@ -220,8 +212,6 @@ def fairness_section(cfg: Config, models: Mapping[str, ModelResult]) -> Fairness
                 )
             )
         if len(cfg.models) > 1:
-            one = cfg.with_overrides(segment=col, credit=None)
-            rows = {m.name: keyed_rows(one, m, _threshold(cfg, models, m.name)) for m in one.models}
             for m in cfg.models:
                 if m.name != base:
                     rng = streams.stream(cfg.bootstrap.seed, "fairness", "paired", m.name, col)
@@ -248,5 +238,9 @@ def check_fairness(cfg: Config) -> str | None:
     if cfg.fairness is None:
         return None
     _columns_present(cfg)
-    groups = {col: len(set(next(iter(_samples(cfg, col).values()))[2].tolist())) for col in cfg.fairness.groups}
+    groups = {}
+    for col in cfg.fairness.groups:
+        one = cfg.with_overrides(segment=col, credit=None)
+        found = [keyed_rows(one, m, cfg.threshold) for m in one.models]  # every model's file, as the run reads it
+        groups[col] = len(set(found[0].group.tolist()))
     return "fairness columns checked (" + ", ".join(f"{c}: {k} groups" for c, k in groups.items()) + ")"
