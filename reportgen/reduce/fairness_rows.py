@@ -65,8 +65,9 @@ def _threshold(cfg: Config, models: Mapping[str, ModelResult], name: str) -> flo
 @dataclass(frozen=True, slots=True)
 class KeyedRows:
     """One model's checked rows: key (id, else the row's place in the file), label, score, decision
-    at the model's rule, group, multiplicity (frequency weight, else None); ``dropped``: whether
-    validation dropped any row of the file. Its group tables and the pairing are built from them."""
+    at the model's rule, group (an index into ``names``), multiplicity (frequency weight, else
+    None); ``dropped``: whether validation dropped any row of the file. Its group tables and the
+    pairing are built from them (per row about 30 bytes and its id: what the id join holds too)."""
 
     keys: np.ndarray
     by_id: bool
@@ -74,8 +75,13 @@ class KeyedRows:
     score: np.ndarray
     decision: np.ndarray
     group: np.ndarray
+    names: np.ndarray
     count: np.ndarray | None
     dropped: bool
+
+    def labels(self) -> np.ndarray:
+        """Each row's group (object array of the names)."""
+        return self.names[self.group]
 
 
 def keyed_rows(one: Config, m: ModelConfig, threshold: float) -> KeyedRows:
@@ -89,32 +95,40 @@ def keyed_rows(one: Config, m: ModelConfig, threshold: float) -> KeyedRows:
         if one.engine == "memory"
         else (rb.to_pandas() for rb in record_batches(path, columns, one.stream.batch_rows, numbers, text))
     )
-    parts, offset, kept = [], 0, 0
+    codes: dict[str, int] = {}
+    parts: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]] = []
+    offset, kept, by_id = 0, 0, False
     for df in frames:
         sample, weights = CR._checked(one, path, df, wanted, offset)
-        if sample is not None:
-            at = np.arange(kept, kept + len(sample.y))  # a place among the kept rows (used only when none is dropped)
-            parts.append((sample.ids if sample.ids is not None else at, sample, weights))
-            kept += len(sample.y)
         offset += len(df)
+        if sample is None:
+            continue
+        assert sample.segment is not None  # the group column, read as the segment
+        seen, inverse = np.unique(sample.segment, return_inverse=True)
+        lut = np.array([codes.setdefault(str(g), len(codes)) for g in seen], dtype=np.int32)
+        by_id = sample.ids is not None
+        at = np.arange(kept, kept + len(sample.y))  # a place among the kept rows (used only when none is dropped)
+        parts.append((sample.ids if by_id else at, sample.y, sample.score, lut[inverse.ravel()], weights))  # type: ignore[arg-type]
+        kept += len(sample.y)
     if not parts:
         raise CR._no_rows(path)
 
-    def cat(f: Any) -> np.ndarray:
-        return np.concatenate([f(p) for p in parts])
+    def cat(i: int) -> np.ndarray:
+        return np.concatenate([p[i] for p in parts])
 
-    score = cat(lambda p: p[1].score)
-    with_weights = parts[0][2] is not None
-    if with_weights and not any(p[2] is not None and p[2].any() for p in parts):  # every kept row of frequency weight 0
+    score = cat(2)
+    with_weights = parts[0][4] is not None
+    if with_weights and not any(p[4] is not None and p[4].any() for p in parts):  # every kept row of weight 0
         raise CR._no_obligors(path, wanted)
     return KeyedRows(
-        keys=cat(lambda p: p[0]),
-        by_id=parts[0][1].ids is not None,
-        y=cat(lambda p: p[1].y),
+        keys=cat(0),
+        by_id=by_id,
+        y=cat(1),
         score=score,
         decision=score >= threshold if m.direction == "higher" else score <= threshold,
-        group=cat(lambda p: p[1].segment),
-        count=cat(lambda p: p[2]) if with_weights else None,
+        group=cat(3),
+        names=np.array(list(codes), dtype=object),
+        count=cat(4) if with_weights else None,
         dropped=kept != offset,
     )
 
@@ -138,7 +152,7 @@ def _paired(
         if base.y.shape[0] != chal.y.shape[0]:
             return "lengths_differ"
         ib = ic = np.arange(base.y.shape[0])
-    for what, a, b in (("label", base.y, chal.y), ("group", base.group, chal.group)):
+    for what, a, b in (("label", base.y, chal.y), ("group", base.labels(), chal.labels())):
         differ = a[ib] != b[ic]
         if differ.any():
             i = int(np.flatnonzero(differ)[0])
@@ -152,7 +166,7 @@ def _paired(
         base.y[ib],
         base.decision[ib],
         chal.decision[ic],
-        base.group[ib],
+        base.labels()[ib],
         None if base.count is None else base.count[ib],
     )
 
@@ -193,7 +207,7 @@ def fairness_section(cfg: Config, models: Mapping[str, ModelResult]) -> Fairness
             r = rows[m.name]
             kept = slice(None) if r.count is None else r.count > 0  # weight 0: no row (as repeated rows)
             count = None if r.count is None else r.count[kept]
-            tables = group_tables(r.y[kept], r.score[kept], r.group[kept], m.direction, count)
+            tables = group_tables(r.y[kept], r.score[kept], r.labels()[kept], m.direction, count)
             if col in reference and reference[col] not in tables:
                 raise InputError(
                     f"{cfg.where('fairness', 'reference', col)}: group {reference[col]!r} not found in column "
@@ -242,5 +256,5 @@ def check_fairness(cfg: Config) -> str | None:
     for col in cfg.fairness.groups:
         one = cfg.with_overrides(segment=col, credit=None)
         found = [keyed_rows(one, m, cfg.threshold) for m in one.models]  # every model's file, as the run reads it
-        groups[col] = len(set(found[0].group.tolist()))
+        groups[col] = len(found[0].names)
     return "fairness columns checked (" + ", ".join(f"{c}: {k} groups" for c, k in groups.items()) + ")"
