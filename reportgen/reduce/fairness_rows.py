@@ -156,10 +156,10 @@ def _paired(
         differ = a[ib] != b[ic]
         if differ.any():
             i = int(np.flatnonzero(differ)[0])
-            where = f"id {base.keys[ib[i]]!r}" if base.by_id and chal.by_id else f"data row {ib[i] + 1}"
+            where = f"id {str(base.keys[ib[i]])!r}" if base.by_id and chal.by_id else f"data row {ib[i] + 1}"
             raise InputError(
                 f"{cfg.where('fairness', 'groups', cfg.fairness.groups.index(col))}: the {what} of {where} "  # type: ignore[union-attr]
-                f"differs between {files[0]} and {files[1]} ({a[ib[i]]!r} and {b[ic[i]]!r}); the paired change "
+                f"differs between {files[0]} and {files[1]} ({str(a[ib[i]])!r} and {str(b[ic[i]])!r}); the paired change "
                 f"needs the same rows in both files"
             )
     return (

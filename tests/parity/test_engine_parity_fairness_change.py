@@ -111,3 +111,19 @@ def test_unpaired_rows_say_why(config_path):
     sec = _section(path, "memory", bootstrap={"resamples": 0})
     assert {p.unpaired for p in sec.models["b"].paired} == {"lengths_differ"}
     assert {p.unpaired for p in sec.models["c"].paired} == {None}
+
+
+def test_a_group_that_differs_between_the_files_is_one_line_naming_the_id(config_path):
+    from reportgen.errors import InputError  # noqa: PLC0415
+
+    other = config_path.with_name("other.csv")
+    df = pd.read_csv(other)
+    df.loc[df["id"] == 7, "sex"] = "x"
+    bad = config_path.with_name("bad.csv")
+    df.to_csv(bad, index=False)
+    raw = yaml.safe_load(config_path.read_text())
+    raw["models"][1]["file"] = "bad.csv"
+    path = config_path.with_name("bad.yaml")
+    path.write_text(yaml.safe_dump(raw), encoding="utf-8")
+    with pytest.raises(InputError, match=r"fairness\.groups\[0\]: the group of id '7' differs between"):
+        _section(path, "memory", bootstrap={"resamples": 0})
