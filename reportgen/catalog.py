@@ -241,6 +241,18 @@ SEGMENT_CHECK_METRICS: dict[str, str] = {
         "on the primary metric, Holm-adjusted over each column's values; at_most: 0 gates on none"
     ),
 }
+#: The fairness numbers of a challenger's change against the baseline (challenger − baseline,
+#: fairness.models.NAME.changes and .paired) a ``checks:`` rule may bound; a rule without
+#: ``model`` applies to every challenger. Each is the worst over the protected columns.
+FAIRNESS_CHANGE_METRICS: dict[str, str] = {
+    "adverse_impact_ratio_change": "the change of the smallest adverse-impact ratio (its largest fall over the columns)",
+    "adverse_impact_ratio_change_upper": (
+        "the upper end of that change's paired interval (at_least: 0 fails a significant fall)"
+    ),
+    "demographic_parity_difference_change": "the change of the demographic-parity difference (its largest rise)",
+    "equalized_odds_difference_change": "the change of the equalized-odds difference (its largest rise)",
+}
+FAIRNESS_CHECK_METRICS.update(FAIRNESS_CHANGE_METRICS)
 
 
 def keys(task: Task, kind: Kind | None = None) -> tuple[str, ...]:

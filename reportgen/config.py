@@ -1629,6 +1629,10 @@ class Config(Strict):
                 raise _Invalid(
                     ("checks", i, "metric"), f"'{c.metric}' comes from the fairness section; set 'fairness:'"
                 )
+            if c.metric in catalog.FAIRNESS_CHANGE_METRICS and c.model is not None and c.model == self.baseline_name:
+                raise _Invalid(
+                    ("checks", i, "model"), f"'{c.model}' is the baseline; '{c.metric}' bounds a challenger's change"
+                )
             if c.metric in catalog.CREDIT_CHECK_METRICS and self.task == "binary" and self.credit is None:
                 raise _Invalid(
                     ("checks", i, "metric"),

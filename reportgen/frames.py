@@ -34,7 +34,8 @@ _F, _S, _B, _I, _IN = "float64", "string", "bool", "int64", "Int64"  # Int64: pa
 
 #: Each frame's columns and dtypes, in order. ``metrics``, ``comparisons`` and ``thresholds`` are
 #: always there; the others only when the run has them (``per_class``: multiclass; ``checks``:
-#: ``checks:``; ``trend``: ``history:``; ``credit_*``: ``credit:``).
+#: ``checks:``; ``trend``: ``history:``; ``credit_*``: ``credit:``; ``bands``: binary;
+#: ``fairness_*``: ``fairness:``).
 COLUMNS: dict[str, dict[str, str]] = {
     "metrics": {
         "model": _S,
@@ -189,6 +190,55 @@ COLUMNS: dict[str, dict[str, str]] = {
         "p_value": _F,
         "p_adjusted": _F,  # Holm over the column's tested values (family segments)
         "direction": _S,  # better, worse, inconclusive
+    },
+    "bands": {  # the score-band (decile) table, one row per model x band, riskiest band first
+        "model": _S,
+        "band": _I,
+        "score_first": _F,
+        "score_last": _F,
+        "rows": _F,  # weights when the table is weighted
+        "positives": _F,
+        "rate": _F,
+        "capture": _F,  # cumulative
+        "share_of_rows": _F,  # cumulative
+        "lift": _F,  # cumulative
+        "band_lift": _F,
+        "ks": _F,
+    },
+    "fairness_groups": {  # one row per model x protected column x group x metric
+        "model": _S,
+        "column": _S,
+        "group": _S,
+        "reference": _B,  # the column's reference group (of the adverse-impact ratios)
+        "n": _I,
+        "positives": _I,
+        "metric": _S,  # selection_rate, tpr, fpr, precision, auc, adverse_impact_ratio
+        "value": _F,
+        "ci_low": _F,
+        "ci_high": _F,
+        "method": _S,
+    },
+    "fairness_disparities": {  # one row per model x protected column x between-group measure
+        "model": _S,
+        "column": _S,
+        "measure": _S,
+        "value": _F,
+        "ci_low": _F,
+        "ci_high": _F,
+        "method": _S,
+    },
+    "fairness_changes": {  # a challenger's change against the baseline, paired intervals
+        "model": _S,
+        "baseline": _S,
+        "column": _S,
+        "group": _S,  # the group of an adverse_impact_ratio change; <NA> for a between-group measure
+        "measure": _S,
+        "delta": _F,  # model - baseline
+        "ci_low": _F,
+        "ci_high": _F,
+        "method": _S,
+        "rows": _IN,  # rows both models score; <NA> when unpaired
+        "unpaired": _S,  # why the rows could not be paired
     },
 }
 
@@ -409,6 +459,96 @@ def _credit_models(result: Result) -> Iterable[tuple[str, Result]]:
     return () if result.credit is None else result.credit.models.items()
 
 
+def _bands(result: Result) -> Iterable[Row]:
+    for name, m in result.models.items():
+        for b in () if m.bands is None else m.bands.rows:
+            yield [
+                name,
+                b.band,
+                b.score_first,
+                b.score_last,
+                b.rows,
+                b.positives,
+                b.rate,
+                b.capture,
+                b.share_of_rows,
+                b.lift,
+                b.band_lift,
+                b.ks,
+            ]
+
+
+#: How each per-group interval is made (reportgen.engine.fairness).
+_GROUP_METHODS = {
+    "selection_rate": "Wilson",
+    "tpr": "Wilson",
+    "fpr": "Wilson",
+    "precision": "Wilson",
+    "auc": "DeLong",
+    "adverse_impact_ratio": "bootstrap percentile (group count tables)",
+}
+
+
+def _fairness_models(result: Result) -> Iterable[tuple[str, Result]]:
+    return () if result.fairness is None else result.fairness.models.items()
+
+
+def _fairness_groups(result: Result) -> Iterable[Row]:
+    for name, fm in _fairness_models(result):
+        for c in fm.columns:
+            for g in c.groups:
+                for k, method in _GROUP_METHODS.items():
+                    ci = getattr(g, f"{k}_ci")
+                    yield [
+                        name,
+                        c.column,
+                        g.group,
+                        g.group == c.reference,
+                        g.n,
+                        g.positives,
+                        k,
+                        getattr(g, k),
+                        *_ci(ci),
+                        method if ci else None,
+                    ]
+
+
+def _fairness_disparities(result: Result) -> Iterable[Row]:
+    for name, fm in _fairness_models(result):
+        for c in fm.columns:
+            values = {**c.disparities, "min_adverse_impact_ratio": c.min_adverse_impact_ratio}
+            for k, v in values.items():
+                ci = c.disparities_ci.get(k)
+                yield [name, c.column, k, v, *_ci(ci), "bootstrap percentile (group count tables)" if ci else None]
+
+
+def _fairness_changes(result: Result) -> Iterable[Row]:
+    for name, fm in _fairness_models(result):
+        paired = {p.column: p for p in fm.paired}
+        for column, changes in fm.changes.items():
+            p = paired.get(column)
+            rows, why, method = (None, None, None) if p is None else (p.rows, p.unpaired, p.method)
+            cis = {} if p is None else p.changes_ci
+            for k, v in changes.items():  # the paired point when paired (FairnessModel.changes)
+                ci = cis.get(k)
+                yield [name, result.run.baseline, column, None, k, v, *_ci(ci), method if ci else None, rows, why]
+            if p is not None:
+                for g, v in p.adverse_impact_ratio_changes.items():
+                    ci = p.adverse_impact_ratio_changes_ci.get(g)
+                    yield [
+                        name,
+                        result.run.baseline,
+                        column,
+                        g,
+                        "adverse_impact_ratio",
+                        v,
+                        *_ci(ci),
+                        method if ci else None,
+                        rows,
+                        why,
+                    ]
+
+
 _ROWS = {
     "metrics": _metrics,
     "comparisons": _comparisons,
@@ -423,6 +563,10 @@ _ROWS = {
     "credit_tests": _credit_tests,
     "credit_groups": _credit_groups,
     "segments": _segments,
+    "bands": _bands,
+    "fairness_groups": _fairness_groups,
+    "fairness_disparities": _fairness_disparities,
+    "fairness_changes": _fairness_changes,
 }
 #: The frames every result has, even when empty (a model without optimal thresholds).
 ALWAYS = ("metrics", "comparisons", "thresholds")
@@ -450,7 +594,8 @@ def frames(result: Result) -> dict[str, pd.DataFrame]:
     """The result's tidy tables by name (see the module docstring and :data:`COLUMNS`):
     ``metrics``, ``comparisons``, ``thresholds`` always, then ``per_class``, ``class_averages``,
     ``class_deltas``, ``class_probabilities``, ``checks``, ``trend``, ``credit_grades``,
-    ``credit_tests``, ``credit_groups``, ``segments`` when they have rows."""
+    ``credit_tests``, ``credit_groups``, ``segments``, ``bands``, ``fairness_groups``,
+    ``fairness_disparities``, ``fairness_changes`` when they have rows."""
     out = {}
     for name, columns in COLUMNS.items():
         rows = list(_ROWS[name](result))

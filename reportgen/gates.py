@@ -11,6 +11,12 @@ a check fails (see :mod:`reportgen.cli`). Two kinds of rule:
   significantly worse than the baseline on the primary metric (see :func:`comparison_outcome`).
   An undefined outcome fails for the same reason.
 
+Fairness (``fairness:``) adds metric bounds on the worst protected column: the smallest
+adverse-impact ratio, the largest DP / EO difference, and for a challenger its change against
+the baseline (:data:`reportgen.catalog.FAIRNESS_CHANGE_METRICS`: the AIR must not fall by more than
+``at_least: -0.05``; ``adverse_impact_ratio_change_upper: {at_least: 0}``: the paired interval of
+the change must not lie wholly below 0).
+
 Pure functions of the result and the config's rules; nothing here reads or writes files.
 """
 
@@ -23,7 +29,7 @@ import reportgen.catalog as catalog
 from reportgen.config import CheckConfig
 from reportgen.engine.compare import DELONG_METRICS
 from reportgen.engine.multiplicity import alpha_of
-from reportgen.results import CheckResult, Comparison, ComparisonResult
+from reportgen.results import CheckResult, Comparison, ComparisonResult, FairnessModel
 
 Outcome = Literal["better", "worse", "no_difference", "undefined"]
 
@@ -72,6 +78,8 @@ def _metric_checks(rule: CheckConfig, result: ComparisonResult) -> list[CheckRes
     assert limit is not None
     words = "at least" if bound == "at_least" else "at most"
     names = [rule.model] if rule.model is not None else list(result.models)
+    if metric in catalog.FAIRNESS_CHANGE_METRICS and rule.model is None:  # a change: challengers only
+        names = [n for n in names if n != result.run.baseline]
     out = []
     for name in names:
         m = result.models[name]
@@ -140,6 +148,8 @@ def _fairness_value(result: ComparisonResult, name: str, metric: str) -> tuple[f
     fm = None if sec is None else sec.models.get(name)
     if fm is None:
         return None, "no fairness section for this model in this run"
+    if metric in catalog.FAIRNESS_CHANGE_METRICS:
+        return _fairness_change(fm, metric)
     if metric == "adverse_impact_ratio":
         values = [c.min_adverse_impact_ratio for c in fm.columns]
     else:
@@ -147,6 +157,30 @@ def _fairness_value(result: ComparisonResult, name: str, metric: str) -> tuple[f
     if not values or any(v is None for v in values):
         return None, "undefined for a protected column (a group with no rows selected, or one group only)"
     return (min(values) if metric == "adverse_impact_ratio" else max(values)), ""  # type: ignore[type-var]
+
+
+def _fairness_change(fm: FairnessModel, metric: str) -> tuple[float | None, str]:
+    """A challenger's worst change against the baseline over its protected columns
+    (:data:`reportgen.catalog.FAIRNESS_CHANGE_METRICS`), or None with the reason."""
+    if not fm.changes:
+        return None, "the baseline has no change against itself"
+    if metric == "adverse_impact_ratio_change_upper":
+        paired = {p.column: p for p in fm.paired}
+        values: list[float | None] = []
+        for column in fm.changes:
+            p = paired.get(column)
+            ci = None if p is None else p.changes_ci.get("min_adverse_impact_ratio")
+            if ci is None:
+                why = "no resamples" if p is None or p.unpaired is None else f"rows not paired: {p.unpaired}"
+                return None, f"no paired interval for column {column} ({why})"
+            values.append(ci[1])
+    else:
+        key = {"adverse_impact_ratio_change": "min_adverse_impact_ratio"}.get(metric, metric.removesuffix("_change"))
+        values = [c.get(key) for c in fm.changes.values()]
+    if not values or any(v is None for v in values):
+        return None, "undefined for a protected column (a group with no rows selected, or one group only)"
+    lowest = metric.startswith("adverse_impact_ratio")
+    return (min(values) if lowest else max(values)), ""  # type: ignore[type-var]
 
 
 def _comparison_check(rule: CheckConfig, result: ComparisonResult) -> CheckResult:

@@ -1931,6 +1931,35 @@ class FairnessColumn(_Frozen):
 
 
 @dataclass(frozen=True, slots=True)
+class FairnessChange(_Frozen):
+    """A challenger's change against the baseline on one protected column, with paired intervals."""
+
+    column: str = field(metadata=_doc("The protected-attribute column (fairness.groups)."))
+    rows: int | None = field(
+        metadata=_doc("Rows both models score (joined by id, else row by row); null when they cannot be paired.")
+    )
+    method: str | None = field(metadata=_doc("How the intervals were made; null without intervals."))
+    changes_ci: Mapping[str, Sequence[float]] = field(
+        metadata=_doc(
+            "Measure -> the paired bootstrap percentile interval of its change (FairnessModel.changes); empty "
+            "without resamples or pairing."
+        )
+    )
+    adverse_impact_ratio_changes: Mapping[str, float | None] = field(
+        metadata=_doc("Non-reference group -> its adverse-impact ratio, challenger minus baseline.")
+    )
+    adverse_impact_ratio_changes_ci: Mapping[str, Sequence[float]] = field(
+        metadata=_doc("Paired bootstrap percentile intervals of the adverse-impact ratio changes.")
+    )
+    unpaired: str | None = field(
+        default=None,
+        metadata=_doc(
+            "Why the rows could not be paired (lengths_differ, rows_dropped, no_common_ids); null when paired."
+        ),
+    )
+
+
+@dataclass(frozen=True, slots=True)
 class FairnessModel(_Frozen):
     """The fairness of one model."""
 
@@ -1940,8 +1969,15 @@ class FairnessModel(_Frozen):
     changes: Mapping[str, Mapping[str, float | None]] = field(
         default_factory=dict,
         metadata=_doc(
-            "A challenger: column -> disparity (and min_adverse_impact_ratio) -> its value minus the baseline's "
-            "(point estimates); empty for the baseline."
+            "A challenger: column -> disparity (and min_adverse_impact_ratio) -> its value minus the baseline's on "
+            "the rows both score (paired; else the difference of the two values); empty for the baseline."
+        ),
+    )
+    paired: Sequence[FairnessChange] = field(
+        default=(),
+        metadata=_doc(
+            "A challenger: per protected column, the change against the baseline on the rows both score, with "
+            "paired bootstrap intervals; empty for the baseline."
         ),
     )
 
@@ -2161,7 +2197,8 @@ class ComparisonResult(_Frozen):
         baseline, metric, delta, relative_delta, ci_low, ci_high, p_value, p_adjusted, family,
         test, method, primary, verdict), ``thresholds`` (model, criterion, threshold, value, tp,
         fp, fn, tn, approval_rate), and when the run has them ``per_class``, ``checks``,
-        ``trend``, ``credit_grades``, ``credit_tests``, ``credit_groups``.
+        ``trend``, ``credit_grades``, ``credit_tests``, ``credit_groups``, ``bands``, ``fairness_groups``,
+        ``fairness_disparities``, ``fairness_changes``.
 
         Columns and dtypes are fixed (:data:`reportgen.frames.COLUMNS`); an undefined number is
         NaN. The ``--format csv`` / ``xlsx`` exports are these frames. pandas is imported here,
@@ -2725,6 +2762,7 @@ __all__ = [
     "Curves",
     "CurveData",
     "BandTable",
+    "FairnessChange",
     "FairnessColumn",
     "FairnessGroup",
     "FairnessModel",

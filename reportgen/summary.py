@@ -64,6 +64,7 @@ class Summary:
         entry["verdicts"] = {c.model: _verdict(c) for c in result.comparisons}
         entry["checks"] = [{"rule": c.rule, "passed": c.passed, "detail": c.detail} for c in result.checks]
         entry["checks_passed"] = all(c.passed for c in result.checks) if result.checks else None
+        entry["fairness"] = _fairness(result.fairness)
         self.entries.append(entry)
 
     def validated(self, source: str) -> None:
@@ -118,6 +119,40 @@ def _verdict(c: Any) -> dict[str, Any]:
         "ci": None if d.ci is None else list(d.ci),
         "p_value_adjusted": d.p_value_adjusted,
     }
+
+
+def _fairness(section: Any) -> dict[str, Any] | None:
+    """The fairness section's facts a scheduler acts on: per model and protected column the
+    smallest adverse-impact ratio, the groups below the four-fifths line, and a challenger's
+    change against the baseline with its paired interval; None without ``fairness:``."""
+    if section is None:
+        return None
+    models: dict[str, Any] = {}
+    below = False
+    for name, fm in section.models.items():
+        cis = {p.column: p.changes_ci for p in fm.paired}
+        cols = {}
+        for c in fm.columns:
+            low = [
+                g.group
+                for g in c.groups
+                if g.adverse_impact_ratio is not None and g.adverse_impact_ratio < section.four_fifths
+            ]
+            below = below or bool(low)
+            cols[c.column] = {
+                "reference": c.reference,
+                "min_adverse_impact_ratio": c.min_adverse_impact_ratio,
+                "below_four_fifths": low,
+                "disparities": dict(c.disparities),
+                "change": {
+                    k: {"delta": v, "ci": list(ci) if (ci := cis.get(c.column, {}).get(k)) else None}
+                    for k, v in fm.changes[c.column].items()
+                }
+                if c.column in fm.changes
+                else None,
+            }
+        models[name] = cols
+    return {"four_fifths": section.four_fifths, "below_four_fifths": below, "models": models}
 
 
 def _masked(value: Any) -> Any:

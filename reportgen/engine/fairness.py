@@ -17,6 +17,15 @@ selection rate over the reference group's (the four-fifths rule of the US Unifor
 bootstrap of the per-group count tables: each group's four confusion cells are redrawn from a
 multinomial with the group's size and observed cell shares (groups resampled independently,
 their sizes fixed), percentile intervals.
+
+A challenger's change against the baseline (challenger − baseline of each disparity and of each
+group's adverse-impact ratio) gets a *paired* bootstrap interval: the rows both models score
+(joined by ``id:``, else the same rows in the same order) are reduced to one joint count table per
+group, rows by (label, baseline's decision, challenger's decision), eight cells
+(:func:`joint_cells`, mergeable: tables of parts add up). Each resample redraws every group's
+eight cells from a multinomial of its size and cell shares (the rows resampled within each
+group, the same rows for both models), takes both models' confusion cells from them
+(:func:`pair_marginals`) and the change of each measure; percentile intervals.
 """
 
 from __future__ import annotations
@@ -31,7 +40,7 @@ from reportgen.engine import proportions as PR
 from reportgen.engine import stats
 from reportgen.engine.curve import ScoreTable, build_table
 from reportgen.engine.streaming import delong_from_table
-from reportgen.results import FairnessColumn, FairnessGroup
+from reportgen.results import FairnessChange, FairnessColumn, FairnessGroup
 
 #: Rows of each class a group needs for DeLong's AUC interval (as the models' own intervals).
 DELONG_MIN_ROWS = 2
@@ -217,3 +226,87 @@ def fairness_changes(
             for k in keys
         }
     return out
+
+
+#: How the change intervals are made (FairnessChange.method).
+PAIRED_METHOD = "paired bootstrap (rows resampled within each group, the same rows for both models), percentile"
+
+#: The changes with a paired interval (the disparities and the smallest adverse-impact ratio).
+CHANGE_KEYS = (*DISPARITIES, "min_adverse_impact_ratio")
+
+
+def joint_cells(
+    y: np.ndarray, base: np.ndarray, chal: np.ndarray, group: np.ndarray, n_groups: int, count: np.ndarray | None = None
+) -> np.ndarray:
+    """Rows of each group by (label, baseline's decision, challenger's decision): shape
+    (n_groups, 8), cell ``4 y + 2 d_base + d_chal``; ``group``: each row's group index,
+    ``count``: each row's multiplicity (None: 1)."""
+    cell = 4 * y.astype(np.int64) + 2 * base.astype(np.int64) + chal.astype(np.int64)
+    w = None if count is None else count.astype(np.float64)
+    return np.bincount(group.astype(np.int64) * 8 + cell, weights=w, minlength=8 * n_groups).reshape(n_groups, 8)
+
+
+def pair_marginals(joint: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(baseline's, challenger's) confusion cells (..., groups, 4) = (tp, fp, fn, tn) of joint
+    tables (..., groups, 8) (cell ``4 y + 2 d_base + d_chal``)."""
+    j = joint
+    base = np.stack([j[..., 6] + j[..., 7], j[..., 2] + j[..., 3], j[..., 4] + j[..., 5], j[..., 0] + j[..., 1]], -1)
+    chal = np.stack([j[..., 5] + j[..., 7], j[..., 1] + j[..., 3], j[..., 4] + j[..., 6], j[..., 0] + j[..., 2]], -1)
+    return base, chal
+
+
+def paired_draws(joint: np.ndarray, resamples: int, rng: np.random.Generator) -> np.ndarray:
+    """Resampled joint tables, shape (resamples, groups, 8): each group's rows redrawn with
+    replacement (a multinomial of its size over its eight cells' shares), groups independent."""
+    n = joint.sum(axis=1)
+    shares = joint / np.where(n > 0, n, 1.0)[:, None]
+    return np.stack(
+        [rng.multinomial(int(round(n[i])), shares[i], size=resamples) for i in range(joint.shape[0])], axis=1
+    ).astype(np.float64)
+
+
+def change_of(joint: np.ndarray, ref: int) -> dict[str, np.ndarray]:
+    """Challenger − baseline of every measure of :func:`disparities` (and the smallest adverse-impact
+    ratio of a non-reference group) on joint tables (..., groups, 8)."""
+    base, chal = pair_marginals(joint)
+    b, c = disparities(base, ref), disparities(chal, ref)
+    out = {k: c[k] - b[k] for k in (*DISPARITIES, "air")}
+    others = [i for i in range(joint.shape[-2]) if i != ref]
+
+    def lowest(air: np.ndarray) -> np.ndarray:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # no group with a ratio: NaN
+            return np.nanmin(air[..., others], axis=-1) if others else np.full(air.shape[:-1], np.nan)
+
+    out["min_adverse_impact_ratio"] = lowest(c["air"]) - lowest(b["air"])
+    return out
+
+
+def fairness_change(
+    column: str,
+    joint: np.ndarray,
+    names: Sequence[str],
+    reference: str,
+    level: float,
+    resamples: int,
+    rng: np.random.Generator,
+) -> tuple[FairnessChange, dict[str, float | None]]:
+    """The challenger's change against the baseline on one protected column, from the joint
+    tables of the rows both models score (``names``: the groups of ``joint``'s rows): the
+    paired bootstrap intervals (none with ``resamples`` 0) and the point changes (measure → value)
+    on those rows."""
+    ref = list(names).index(reference)
+    point = change_of(joint, ref)
+    boot = change_of(paired_draws(joint, resamples, rng), ref) if resamples > 0 else None
+    return FairnessChange(
+        column=column,
+        rows=int(round(joint.sum())),
+        method=PAIRED_METHOD if boot is not None else None,
+        changes_ci={k: ci for k in CHANGE_KEYS if boot is not None and (ci := _interval(boot[k], level)) is not None},
+        adverse_impact_ratio_changes={g: _value(point["air"][i]) for i, g in enumerate(names) if i != ref},
+        adverse_impact_ratio_changes_ci={
+            g: ci
+            for i, g in enumerate(names)
+            if i != ref and boot is not None and (ci := _interval(boot["air"][:, i], level)) is not None
+        },
+    ), {k: _value(point[k]) for k in CHANGE_KEYS}

@@ -38,7 +38,7 @@ def test_csv_and_xlsx_hold_the_numbers_of_metrics_json(tmp_path: Path, fast_conf
     out = tmp_path / "out"
     assert cli(["run", str(cfg), "--out", str(out), "--now", PINNED_NOW, "--format", "json,csv,xlsx"]) == 0
     printed = capsys.readouterr().out
-    assert sorted(p.name for p in out.iterdir()) == ["checks.csv", "comparisons.csv", "credit_grades.csv",
+    assert sorted(p.name for p in out.iterdir()) == ["bands.csv", "checks.csv", "comparisons.csv", "credit_grades.csv",
                                                     "credit_groups.csv", "credit_tests.csv", "metrics.csv",
                                                     "metrics.json", "tables.xlsx", "thresholds.csv"]
     assert "comparisons.csv" in printed and "tables.xlsx" in printed
@@ -64,7 +64,7 @@ def test_csv_and_xlsx_hold_the_numbers_of_metrics_json(tmp_path: Path, fast_conf
 
     wb = openpyxl.load_workbook(out / "tables.xlsx", read_only=True)
     assert wb.sheetnames == ["metrics", "comparisons", "thresholds", "checks", "credit_grades", "credit_tests",
-                             "credit_groups"]
+                             "credit_groups", "bands"]
     sheet = list(wb["metrics"].iter_rows(values_only=True))
     assert list(sheet[0]) == list(rows[0].keys()) and len(sheet) == len(rows) + 1
     for got, r in zip(sheet[1:], rows):  # a workbook keeps Excel's 15 significant digits

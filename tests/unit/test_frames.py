@@ -80,7 +80,7 @@ def _same_frames(result, loaded, case: str) -> None:
 def test_frames_in_memory_equal_frames_read_back_from_metrics_json(binary, multiclass) -> None:
     _same_frames(*binary[:2], "binary")
     _same_frames(*multiclass[:2], "multiclass")
-    assert list(binary[0].frames()) == ["metrics", "comparisons", "thresholds", "checks"]
+    assert list(binary[0].frames()) == ["metrics", "comparisons", "thresholds", "checks", "bands"]
     assert list(multiclass[0].frames()) == ["metrics", "comparisons", "thresholds", "per_class", "class_averages", "class_deltas",
                                             "class_probabilities"]
 
@@ -89,7 +89,7 @@ def test_frames_in_memory_equal_frames_read_back_from_metrics_json(binary, multi
 def test_credit_frames_in_memory_equal_frames_read_back(credit) -> None:
     _same_frames(*credit[:2], "credit")
     assert list(credit[0].frames()) == ["metrics", "comparisons", "thresholds", "credit_grades", "credit_tests",
-                                        "credit_groups", "segments"]
+                                        "credit_groups", "segments", "bands"]
 
 
 def test_columns_and_dtypes_are_fixed_whatever_the_run_holds(binary, multiclass) -> None:

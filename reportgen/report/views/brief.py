@@ -1,5 +1,6 @@
 """The sign-off brief (``report.layout: brief``): the recommendation and its rule, every red and
-amber finding per model with its reason, the key comparison, the sample, the limitations, the
+amber finding per model with its reason (the credit validation's lights; a group below the
+four-fifths line and a failed fairness check, :func:`fairness_findings`), the key comparison, the sample, the limitations, the
 models' identifiers and a sign-off block. Facts only from the result; the numbers come from the
 other sections' views, formatted once (:mod:`reportgen.report.formats`).
 
@@ -19,12 +20,12 @@ from pathlib import Path
 from typing import Literal
 
 import reportgen.catalog as catalog
-from reportgen.report.formats import fmt_count, fmt_num, fmt_p, fmt_pct, fmt_signed
+from reportgen.report.formats import fmt_ci, fmt_count, fmt_num, fmt_p, fmt_pct, fmt_signed
 from reportgen.report.labels import CREDIT_TEST_NAMES
 from reportgen.report.views.comparison import ComparisonView, DeltaRow
 from reportgen.report.views.credit import auc_reference
 from reportgen.report.wording import verdict
-from reportgen.results import ComparisonResult, CreditModel, CreditTest
+from reportgen.results import ComparisonResult, CreditModel, CreditTest, FairnessColumn
 
 Decision = Literal["adopt", "conditional", "retain"]
 
@@ -191,6 +192,51 @@ def model_findings(m: CreditModel, level: float) -> list[Finding]:
     return sorted(out, key=lambda f: -SEVERITY[f.light])
 
 
+def fairness_findings(result: ComparisonResult) -> dict[str, list[Finding]]:
+    """Model → its fairness findings: red for each failed check on a fairness measure
+    (:data:`reportgen.catalog.FAIRNESS_CHECK_METRICS`), amber for each group whose adverse-impact
+    ratio is below the four-fifths line (29 CFR 1607.4(D)), with its interval and reference group."""
+    out: dict[str, list[Finding]] = {}
+    for c in result.checks:
+        if not c.passed and c.model is not None and c.metric in catalog.FAIRNESS_CHECK_METRICS:
+            rule = c.rule.removeprefix(f"{c.model}: ")
+            out.setdefault(c.model, []).append(Finding("red", "Fairness check", f"{rule}: {c.detail}"))
+    sec = result.fairness
+    if sec is None:
+        return out
+    level = f"{result.run.confidence_level * 100:g} %"
+    for name, fm in sec.models.items():
+        for col in fm.columns:
+            for g in col.groups:
+                air = g.adverse_impact_ratio
+                if air is not None and air < sec.four_fifths and g.group != col.reference:
+                    ci = fmt_ci(g.adverse_impact_ratio_ci, 2)
+                    out.setdefault(name, []).append(
+                        Finding(
+                            "amber",
+                            f"Four-fifths rule: {col.column} = {g.group}",
+                            f"adverse-impact ratio {fmt_num(air, 2)}"
+                            + (f" ({level} interval {ci})" if ci else "")
+                            + f": selection rate {fmt_pct(g.selection_rate)} against {fmt_pct(_rate(col, col.reference))}"
+                            f" for {col.reference}; below {fmt_num(sec.four_fifths, 2)}",
+                        )
+                    )
+    return out
+
+
+def _rate(col: FairnessColumn, group: str) -> float | None:
+    return next((g.selection_rate for g in col.groups if g.group == group), None)
+
+
+def all_findings(result: ComparisonResult) -> dict[str, list[Finding]]:
+    """Model → its credit, fairness and segment findings, red first."""
+    level = result.run.confidence_level
+    found = {n: model_findings(m, level) for n, m in (result.credit.models.items() if result.credit else ())}
+    for n, fs in [*fairness_findings(result).items(), *segment_findings(result).items()]:
+        found[n] = sorted([*found.get(n, []), *fs], key=lambda f: -SEVERITY[f.light])
+    return found
+
+
 def _p(t: CreditTest | None) -> str:
     return "" if t is None else fmt_p(t.p_value)
 
@@ -200,13 +246,8 @@ def brief_view(
 ) -> BriefView:
     """The brief of ``result`` (``comparison``: the comparison section's view, whose rows it shows)."""
     run = result.run
-    level = run.confidence_level
     metric = catalog.label(run.primary_metric)
-    found: dict[str, list[Finding]] = {
-        n: model_findings(m, level) for n, m in (result.credit.models.items() if result.credit else ())
-    }
-    for n, fs in segment_findings(result).items():
-        found.setdefault(n, []).extend(fs)
+    found = all_findings(result)
     calls = []
     for c in result.comparisons:
         d = c.decision
@@ -255,10 +296,10 @@ def brief_view(
         rule=rule_text(block_on, metric),
         findings=findings,
         findings_note=""
-        if result.credit is not None or any(found.values())
+        if result.credit is not None or result.fairness is not None or any(found.values())
         else (
-            "No credit validation is configured (credit:), so there are no traffic-light findings; the verdicts "
-            "above are the evidence."
+            "No credit validation is configured (credit:), nor a fairness section (fairness:), so there are no "
+            "traffic-light findings; the verdicts above are the evidence."
             + (
                 " No segment goes against a challenger's overall result (Holm over each segment column's values)."
                 if result.segments is not None
@@ -299,8 +340,7 @@ def findings_of(
 ) -> tuple[ModelFindings, ...]:
     """Each model's red and amber findings (:func:`model_findings`), baseline first as configured."""
     if found is None:
-        level = result.run.confidence_level
-        found = {n: model_findings(m, level) for n, m in (result.credit.models.items() if result.credit else ())}
+        found = all_findings(result)
     return tuple(
         ModelFindings(
             name=n,

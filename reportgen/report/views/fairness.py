@@ -1,5 +1,6 @@
 """The fairness section: per protected column and model, each group's rates with intervals and
-the disparities between the groups (with each challenger's change against the baseline)."""
+the disparities between the groups (with each challenger's change against the baseline and its
+paired bootstrap interval)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from reportgen.report.formats import fmt_ci, fmt_ci_pct, fmt_count, fmt_num, fmt_pct, fmt_signed, fmt_threshold
-from reportgen.results import FairnessColumn, FairnessSection
+from reportgen.results import FairnessChange, FairnessColumn, FairnessSection
 
 #: The disparities' labels, in the section's order (keys of FairnessColumn.disparities).
 DISPARITY_LABELS = {
@@ -40,6 +41,9 @@ class GroupRow:
     precision_ci: str
     auc: str
     auc_ci: str
+    #: a challenger: its AIR minus the baseline's, with the paired interval ("" for the reference group)
+    air_change: str
+    air_change_ci: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,8 +51,9 @@ class DisparityRow:
     label: str
     value: str
     ci: str
-    #: the challenger's value minus the baseline's ("" for the baseline)
+    #: the challenger's value minus the baseline's ("" for the baseline), with the paired interval
     change: str
+    change_ci: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +62,8 @@ class ColumnView:
     reference: str
     groups: tuple[GroupRow, ...]
     disparities: tuple[DisparityRow, ...]
+    #: a challenger: on which rows its changes are measured and how, or why they have no interval
+    change_note: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,8 +83,41 @@ class FairnessView:
     level: str
 
 
-def _column(c: FairnessColumn, changes: Mapping[str, float | None] | None, line: float) -> ColumnView:
+#: Why a challenger's rows could not be paired with the baseline's (FairnessChange.unpaired).
+UNPAIRED = {
+    "lengths_differ": "the files have different lengths and no id: is set",
+    "rows_dropped": "rows were dropped (missing: drop) and no id: is set to match the rest",
+    "no_common_ids": "no id is in both files",
+    "reference_missing": "the reference group has no row both models score",
+}
+
+
+def _change_note(p: FairnessChange | None, baseline: str, level: str) -> str:
+    if p is None:
+        return ""
+    if p.unpaired is not None:
+        why = UNPAIRED.get(p.unpaired, p.unpaired)
+        return f"Change against {baseline}: no paired interval, as {why}; the change is the difference of the values."
+    if not p.changes_ci:
+        return f"Change against {baseline} on the {fmt_count(p.rows)} rows both score (no resamples: no interval)."
+    return (
+        f"Change against {baseline} on the {fmt_count(p.rows)} rows both score, with its {level} paired bootstrap "
+        "interval: each group's rows resampled, the same rows for both models."
+    )
+
+
+def _column(
+    c: FairnessColumn,
+    changes: Mapping[str, float | None] | None,
+    line: float,
+    paired: FairnessChange | None = None,
+    baseline: str = "",
+    level: str = "",
+) -> ColumnView:
     values = {**c.disparities, "min_adverse_impact_ratio": c.min_adverse_impact_ratio}
+    cis = {} if paired is None else paired.changes_ci
+    air = {} if paired is None else paired.adverse_impact_ratio_changes
+    air_ci = {} if paired is None else paired.adverse_impact_ratio_changes_ci
     return ColumnView(
         column=c.column,
         reference=c.reference,
@@ -100,6 +140,8 @@ def _column(c: FairnessColumn, changes: Mapping[str, float | None] | None, line:
                 precision_ci=fmt_ci_pct(g.precision_ci, 1),
                 auc=fmt_num(g.auc, 3),
                 auc_ci=fmt_ci(g.auc_ci, 3, "roc_auc"),
+                air_change="" if g.group not in air else fmt_signed(air[g.group], 2),
+                air_change_ci=fmt_ci(air_ci.get(g.group), 2),
             )
             for g in c.groups
         ),
@@ -109,9 +151,11 @@ def _column(c: FairnessColumn, changes: Mapping[str, float | None] | None, line:
                 value=fmt_num(values.get(k), 3),
                 ci=fmt_ci(c.disparities_ci.get(k), 3),
                 change="" if changes is None else fmt_signed(changes.get(k), 3),
+                change_ci=fmt_ci(cis.get(k), 3),
             )
             for k, label in DISPARITY_LABELS.items()
         ),
+        change_note=_change_note(paired, baseline, level),
     )
 
 
@@ -129,7 +173,14 @@ def fairness_view(
                 threshold=fmt_threshold(fm.threshold),
                 challenger=name != baseline,
                 columns=tuple(
-                    _column(c, None if name == baseline else fm.changes.get(c.column, {}), section.four_fifths)
+                    _column(
+                        c,
+                        None if name == baseline else fm.changes.get(c.column, {}),
+                        section.four_fifths,
+                        next((p for p in fm.paired if p.column == c.column), None),
+                        baseline,
+                        level,
+                    )
                     for c in fm.columns
                 ),
             )

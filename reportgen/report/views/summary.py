@@ -83,6 +83,8 @@ class SummaryView:
     settings_note: str
     #: every red and amber credit finding per model, with its reason (empty without credit:)
     findings: tuple[ModelFindings, ...] = ()
+    #: the findings table's heading (which sections give findings)
+    findings_title: str = ""
 
 
 def model_rows(result: ComparisonResult, ms: Models) -> tuple[ModelRow, ...]:
@@ -155,7 +157,7 @@ def summary_view(result: ComparisonResult, ms: Models, credit_notes: dict[str, s
             )
         )
     compared = {c.model for c in result.comparisons}
-    findings = findings_of(result, ms.colours) if result.credit is not None else ()
+    findings = findings_of(result, ms.colours) if result.credit is not None or result.fairness is not None else ()
     # a red credit result is a row of the findings table: not repeated in the warnings box
     in_findings = {notice_text(n) for n in run.notices if n.code == "credit_red"} if findings else set()
     return SummaryView(
@@ -192,6 +194,10 @@ def summary_view(result: ComparisonResult, ms: Models, credit_notes: dict[str, s
         warnings=tuple(w for w in run.warnings if w not in in_findings),
         settings_note=settings_note(result),
         findings=findings,
+        findings_title=" and ".join(
+            x for x, on in (("Credit validation", result.credit), ("fairness", result.fairness)) if on is not None
+        ).capitalize()
+        + ": every red and amber finding",
     )
 
 
