@@ -40,7 +40,7 @@ def test_csv_and_xlsx_hold_the_numbers_of_metrics_json(tmp_path: Path, fast_conf
     printed = capsys.readouterr().out
     assert sorted(p.name for p in out.iterdir()) == ["bands.csv", "checks.csv", "comparisons.csv", "credit_grades.csv",
                                                     "credit_groups.csv", "credit_tests.csv", "metrics.csv",
-                                                    "metrics.json", "tables.xlsx", "thresholds.csv"]
+                                                    "metrics.json", "segments.csv", "tables.xlsx", "thresholds.csv"]
     assert "comparisons.csv" in printed and "tables.xlsx" in printed
     doc = json.loads((out / "metrics.json").read_text(encoding="utf-8"))
     rows = _read_csv(out / "metrics.csv")
@@ -64,13 +64,22 @@ def test_csv_and_xlsx_hold_the_numbers_of_metrics_json(tmp_path: Path, fast_conf
 
     wb = openpyxl.load_workbook(out / "tables.xlsx", read_only=True)
     assert wb.sheetnames == ["metrics", "comparisons", "thresholds", "checks", "credit_grades", "credit_tests",
-                             "credit_groups", "bands"]
+                             "credit_groups", "segments", "bands"]
     sheet = list(wb["metrics"].iter_rows(values_only=True))
     assert list(sheet[0]) == list(rows[0].keys()) and len(sheet) == len(rows) + 1
     for got, r in zip(sheet[1:], rows):  # a workbook keeps Excel's 15 significant digits
         want = _num(r["value"])
         assert got[0] == r["model"]
         assert got[2] is None if want is None else got[2] == pytest.approx(want, rel=1e-14, abs=0)
+
+
+def _renamed(node: object, names: dict[str, str]) -> object:
+    """``node`` with every string (and mapping key) that is a model name replaced by its new name."""
+    if isinstance(node, dict):
+        return {names.get(k, k): _renamed(v, names) for k, v in node.items()}
+    if isinstance(node, list):
+        return [_renamed(v, names) for v in node]
+    return names.get(node, node) if isinstance(node, str) else node
 
 
 def test_formula_cells_are_neutralised_in_csv_and_xlsx(tmp_path: Path, demo_json) -> None:
@@ -84,6 +93,7 @@ def test_formula_cells_are_neutralised_in_csv_and_xlsx(tmp_path: Path, demo_json
     doc["run"]["baseline"] = hostile[doc["run"]["baseline"]]
     doc["pairwise"] = []
     doc["credit"]["models"] = {hostile[k]: dict(v, model=hostile[k]) for k, v in doc["credit"]["models"].items()}
+    doc["segments"] = _renamed(doc["segments"], hostile)
     result = ComparisonResult.from_json(doc)
     for name, t in tables(result).items():
         text = to_csv(t)
