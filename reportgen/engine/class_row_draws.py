@@ -52,9 +52,13 @@ class _Ranks:
 def _ranks(pos_rows: np.ndarray, pos_scores: np.ndarray, scores: np.ndarray, negative: np.ndarray) -> _Ranks:
     order = np.argsort(pos_scores, kind="stable")
     v = pos_scores[order]
-    lo = np.where(negative, np.searchsorted(v, scores, side="left"), 0)
     hi = np.where(negative, np.searchsorted(v, scores, side="right"), 0)
-    return _Ranks(pos_rows[order], lo, hi, bool((lo != hi).any()))
+    # a negative ties a positive iff the last positive at most its score equals it
+    tied = (hi > 0) & (v[np.maximum(hi - 1, 0)] == scores) if v.shape[0] else np.zeros(hi.shape, bool)
+    if not bool(tied.any()):
+        return _Ranks(pos_rows[order], hi, hi, False)
+    lo = np.where(negative, np.searchsorted(v, scores, side="left"), 0)
+    return _Ranks(pos_rows[order], lo, hi, True)
 
 
 def _cumulative(Wt: np.ndarray, pos_rows: np.ndarray) -> np.ndarray:

@@ -86,7 +86,7 @@ PER_CLASS_FIELDS = ("precision", "recall", "specificity", "f1", "fbeta", "suppor
 
 #: Largest rows × classes for which bootstrap resamples include the AUCs (above it, capability
 #: ``bootstrap.auc``: ``too_many_cells``).
-BOOTSTRAP_AUC_MAX_CELLS = 2_000_000
+BOOTSTRAP_AUC_MAX_CELLS = DR.SCORE_ROWS_MAX_CELLS
 
 #: Rows below which a class's per-class metrics and intervals are flagged (notice ``small_classes``).
 SMALL_CLASS_ROWS = 30
@@ -209,7 +209,7 @@ def _zero_width_notices(
 def _scores_drawn(rows: MulticlassRows, labels: Sequence[str]) -> bool:
     """Whether the rows' bootstrap draws the scores too (AUCs, log-loss): at most
     :data:`BOOTSTRAP_AUC_MAX_CELLS` distinct rows × classes."""
-    return rows.y_idx.shape[0] * len(labels) <= BOOTSTRAP_AUC_MAX_CELLS
+    return not rows.scores_left_out and rows.y_idx.shape[0] * len(labels) <= BOOTSTRAP_AUC_MAX_CELLS
 
 
 def _bootstrap(

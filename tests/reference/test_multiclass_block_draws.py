@@ -66,3 +66,19 @@ def test_class_aucs_of_a_block_equal_sklearn_on_the_resampled_rows():
         take = np.repeat(np.arange(yd.shape[0]), W[r].astype(np.int64))
         want = [roc_auc_score(yd[take] == c, pd_[take][:, c]) for c in range(k)]
         np.testing.assert_allclose(got[r], want, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("counts", [[1.0] * 6 + [1.0] * 4, [1.0, 3.0, 2.0, 1.0, 1.0, 2.0, 1.0, 5.0, 1.0, 1.0]])
+def test_rows_picked_one_by_one_have_the_multinomial_distribution(counts):
+    """Strata drawn row by row (unit counts, or a few rows per distinct row) keep their sizes and
+    have the multinomial's mean n·p and variance n·p·(1 − p) per distinct row."""
+    counts = np.array(counts)
+    strata = np.array([0] * 6 + [1] * 4)
+    draws = np.concatenate(list(DR.stratified_multinomial_blocks(strata, counts, 4000, np.random.default_rng(1))))
+    for s in (0, 1):
+        idx = strata == s
+        n = counts[idx].sum()
+        assert (draws[:, idx].sum(axis=1) == n).all()
+        p = counts[idx] / n
+        np.testing.assert_allclose(draws[:, idx].mean(axis=0), n * p, rtol=0.06)
+        np.testing.assert_allclose(draws[:, idx].var(axis=0), n * p * (1 - p), rtol=0.12)
