@@ -23,7 +23,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_multiclass_intervals import write_data  # noqa: E402
+from bench_multiclass_intervals import write_data
 
 CHILD = """
 import sys, resource

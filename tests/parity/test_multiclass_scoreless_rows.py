@@ -68,7 +68,8 @@ def test_without_scores_of_a_union_is_the_union_of_without_scores(cut):
     assert union.scoreless and whole.scoreless
     np.testing.assert_array_equal(union.matrix, whole.matrix)
     np.testing.assert_array_equal(union.counts, whole.counts)
-    yd, _, preds, probas = DR.split(whole, layout, k)
+    _, _, preds, probas = DR.split(whole, layout, k)
+    assert all(p is not None for p in preds)
     assert probas == (None, None)
     # the first model's predictions are the argmax of its scores, row for row
     want = DR.distinct(DR.row_matrix(y, None, [np.argmax(p, axis=1), matrix[:, 5]], [None, None]))
