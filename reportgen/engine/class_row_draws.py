@@ -8,20 +8,26 @@ weighted sample are Mann–Whitney sums, so for a block of B resamples they are 
 on (rows, B) matrices, the ranks found once (not per resample):
 
 * per score column c: each row's rank among class c's rows by score, ``lo`` (strictly below) and
-  ``hi`` (at most), found once by ``searchsorted``; per block, ``cum`` = the cumulative drawn
-  weight of class c's rows in score order (one ``cumsum``), so a row of class i ≠ c has
+  ``hi`` (at most), found once by ``searchsorted`` (``lo`` only where a negative ties a
+  positive); per block, ``cum`` = the cumulative drawn weight of class c's rows in score order
+  (one ``cumsum``), so a row of class i ≠ c has
   ``below = W(class c, score < s) + ½ W(class c, score = s) = ½ (cum[lo] + cum[hi])`` (one
   gather), and ``S[c, i] = P_c W_i − Σ_{rows of class i} W·below`` (``P_c``, ``W_i``: the classes'
-  drawn weights). These are the pair sums of :func:`reportgen.engine.class_tables.pair_sums`
+  drawn weights; the rows grouped by class once, so the sum is one fused product per class run).
+  These are the pair sums of :func:`reportgen.engine.class_tables.pair_sums`
   (Mann–Whitney, ties one half, seed 001 §3): the one-vs-rest AUC of class c is
-  ``Σ_{i≠c} S[c, i] / (P_c (m − P_c))`` and Hand & Till's ``A(c|i) = S[c, i] / (P_c P_i)``;
+  ``Σ_{i≠c} S[c, i] / (P_c (m − P_c))`` (each class's draws: :attr:`Draws.class_auc`) and
+  Hand & Till's ``A(c|i) = S[c, i] / (P_c P_i)``;
 * the micro AUC is the same sum over the n·k pooled (row, class) cells, ranked against the
   positive cells (r, y_r);
 * the log-loss is ``W @ (−log clip(p[i, y_i])) / Σ W``.
 
 So each resample's values equal :func:`reportgen.engine.multiclass.compute_multiclass` on the
-rows with weights ``W[r]`` (the reference test checks it to 1e-12), at O(rows · k) numpy work per
-resample (one gather of a row per cell) and no Python loop over resamples or rows.
+rows with weights ``W[r]`` (the reference tests check it to 1e-12), at O(rows · k) numpy work per
+resample (one gather of a row per cell) and no Python loop over resamples or rows; the resamples
+go :data:`SUB_BLOCK` at a time, so the (rows, resamples) arrays of one column stay in cache. The
+confusion metrics of a block of drawn confusion matrices are array arithmetic over the block
+too (:func:`confusion_metric_draws`).
 """
 
 from __future__ import annotations
@@ -51,14 +57,18 @@ class _Ranks:
 
 def _ranks(pos_rows: np.ndarray, pos_scores: np.ndarray, scores: np.ndarray, negative: np.ndarray) -> _Ranks:
     order = np.argsort(pos_scores, kind="stable")
-    v = pos_scores[order]
+    return _ranks_sorted(pos_rows[order], pos_scores[order], scores, negative)
+
+
+def _ranks_sorted(pos_rows: np.ndarray, v: np.ndarray, scores: np.ndarray, negative: np.ndarray) -> _Ranks:
+    """:func:`_ranks` of positives already in ascending score order (``v``: their scores)."""
     hi = np.where(negative, np.searchsorted(v, scores, side="right"), 0)
     # a negative ties a positive iff the last positive at most its score equals it
     tied = (hi > 0) & (v[np.maximum(hi - 1, 0)] == scores) if v.shape[0] else np.zeros(hi.shape, bool)
     if not bool(tied.any()):
-        return _Ranks(pos_rows[order], hi, hi, False)
+        return _Ranks(pos_rows, hi, hi, False)
     lo = np.where(negative, np.searchsorted(v, scores, side="left"), 0)
-    return _Ranks(pos_rows[order], lo, hi, True)
+    return _Ranks(pos_rows, lo, hi, True)
 
 
 def _cumulative(Wt: np.ndarray, pos_rows: np.ndarray) -> np.ndarray:
@@ -123,7 +133,9 @@ class ModelRows:
             pos = rows[start[c] : stop[c]]
             columns.append(_ranks(pos, proba[pos, c], proba[:, c], y != c))
         # pooled cells: the positive cell of row r is (r, y_r); column c's cells negative where c ≠ y_r
-        pooled = tuple(_ranks(rows, true_score, proba[:, c], y != c) for c in range(k))
+        by_score = np.argsort(true_score, kind="stable")  # the positive cells, sorted once
+        v = true_score[by_score]
+        pooled = tuple(_ranks_sorted(by_score, v, proba[:, c], y != c) for c in range(k))
         return cls(y, k, order, start, stop, tuple(columns), pooled, loss)
 
 
