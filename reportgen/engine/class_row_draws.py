@@ -8,20 +8,26 @@ weighted sample are Mann–Whitney sums, so for a block of B resamples they are 
 on (rows, B) matrices, the ranks found once (not per resample):
 
 * per score column c: each row's rank among class c's rows by score, ``lo`` (strictly below) and
-  ``hi`` (at most), found once by ``searchsorted``; per block, ``cum`` = the cumulative drawn
-  weight of class c's rows in score order (one ``cumsum``), so a row of class i ≠ c has
+  ``hi`` (at most), found once by ``searchsorted`` (``lo`` only where a negative ties a
+  positive); per block, ``cum`` = the cumulative drawn weight of class c's rows in score order
+  (one ``cumsum``), so a row of class i ≠ c has
   ``below = W(class c, score < s) + ½ W(class c, score = s) = ½ (cum[lo] + cum[hi])`` (one
   gather), and ``S[c, i] = P_c W_i − Σ_{rows of class i} W·below`` (``P_c``, ``W_i``: the classes'
-  drawn weights). These are the pair sums of :func:`reportgen.engine.class_tables.pair_sums`
+  drawn weights; the rows grouped by class once, so the sum is one fused product per class run).
+  These are the pair sums of :func:`reportgen.engine.class_tables.pair_sums`
   (Mann–Whitney, ties one half, seed 001 §3): the one-vs-rest AUC of class c is
-  ``Σ_{i≠c} S[c, i] / (P_c (m − P_c))`` and Hand & Till's ``A(c|i) = S[c, i] / (P_c P_i)``;
+  ``Σ_{i≠c} S[c, i] / (P_c (m − P_c))`` (each class's draws: :attr:`Draws.class_auc`) and
+  Hand & Till's ``A(c|i) = S[c, i] / (P_c P_i)``;
 * the micro AUC is the same sum over the n·k pooled (row, class) cells, ranked against the
   positive cells (r, y_r);
 * the log-loss is ``W @ (−log clip(p[i, y_i])) / Σ W``.
 
 So each resample's values equal :func:`reportgen.engine.multiclass.compute_multiclass` on the
-rows with weights ``W[r]`` (the reference test checks it to 1e-12), at O(rows · k) numpy work per
-resample (one gather of a row per cell) and no Python loop over resamples or rows.
+rows with weights ``W[r]`` (the reference tests check it to 1e-12), at O(rows · k) numpy work per
+resample (one gather of a row per cell) and no Python loop over resamples or rows; the resamples
+go :data:`SUB_BLOCK` at a time, so the (rows, resamples) arrays of one column stay in cache. The
+confusion metrics of a block of drawn confusion matrices are array arithmetic over the block
+too (:func:`confusion_metric_draws`).
 """
 
 from __future__ import annotations
@@ -51,10 +57,18 @@ class _Ranks:
 
 def _ranks(pos_rows: np.ndarray, pos_scores: np.ndarray, scores: np.ndarray, negative: np.ndarray) -> _Ranks:
     order = np.argsort(pos_scores, kind="stable")
-    v = pos_scores[order]
-    lo = np.where(negative, np.searchsorted(v, scores, side="left"), 0)
+    return _ranks_sorted(pos_rows[order], pos_scores[order], scores, negative)
+
+
+def _ranks_sorted(pos_rows: np.ndarray, v: np.ndarray, scores: np.ndarray, negative: np.ndarray) -> _Ranks:
+    """:func:`_ranks` of positives already in ascending score order (``v``: their scores)."""
     hi = np.where(negative, np.searchsorted(v, scores, side="right"), 0)
-    return _Ranks(pos_rows[order], lo, hi, bool((lo != hi).any()))
+    # a negative ties a positive iff the last positive at most its score equals it
+    tied = (hi > 0) & (v[np.maximum(hi - 1, 0)] == scores) if v.shape[0] else np.zeros(hi.shape, bool)
+    if not bool(tied.any()):
+        return _Ranks(pos_rows, hi, hi, False)
+    lo = np.where(negative, np.searchsorted(v, scores, side="left"), 0)
+    return _Ranks(pos_rows, lo, hi, True)
 
 
 def _cumulative(Wt: np.ndarray, pos_rows: np.ndarray) -> np.ndarray:
@@ -64,25 +78,33 @@ def _cumulative(Wt: np.ndarray, pos_rows: np.ndarray) -> np.ndarray:
     return cum
 
 
-def _below(cum: np.ndarray, r: _Ranks) -> np.ndarray:
+def _below(cum: np.ndarray, lo: np.ndarray, hi: np.ndarray, ties: bool) -> np.ndarray:
     """(cells, B): per negative cell, positive weight below its score plus half the tied positive
     weight, ``½ (cum[lo] + cum[hi])`` (:func:`_cumulative`)."""
-    if not r.ties:
-        return cum[r.hi]
-    out = cum[r.hi]
-    out += cum[r.lo]
-    out *= 0.5
+    out = cum[hi]
+    if ties:
+        out += cum[lo]
+        out *= 0.5
     return out
+
+
+#: Resamples evaluated together: (rows, SUB_BLOCK) arrays, so the steps of one column work on
+#: numbers still in the caches.
+SUB_BLOCK = 40
 
 
 @dataclass(frozen=True, slots=True, eq=False)
 class ModelRows:
-    """One model's distinct rows prepared for :func:`probability_draws`: per score column the
-    ranks of every row among the column's positives, and the same for the pooled cells."""
+    """One model's distinct rows prepared for :func:`probability_draws`, grouped by true class
+    (``order``: the permutation of the rows that groups them, None when they already come
+    grouped; class i's rows are ``start[i]:stop[i]`` of the grouped rows): per score column
+    the ranks of every row among the column's positives, and the same for the pooled cells."""
 
     y: np.ndarray
     k: int
-    runs: np.ndarray
+    order: np.ndarray | None
+    start: np.ndarray
+    stop: np.ndarray
     columns: tuple[_Ranks, ...]
     pooled: tuple[_Ranks, ...]
     loss: np.ndarray | None
@@ -92,50 +114,86 @@ class ModelRows:
         """``y`` (d,) true class indices, ``proba`` (d, k) scores of the distinct rows."""
         k = proba.shape[1]
         d = y.shape[0]
+        runs = np.flatnonzero(np.concatenate([[True], y[1:] != y[:-1]])) if d else np.zeros(0, np.int64)
+        order = None
+        if runs.shape[0] != np.unique(y).shape[0]:  # not grouped by class: group them
+            order = np.argsort(y, kind="stable")
+            y, proba = y[order], proba[order]
+            runs = np.flatnonzero(np.concatenate([[True], y[1:] != y[:-1]]))
+        start = np.zeros(k, np.int64)
+        stop = np.zeros(k, np.int64)
+        start[y[runs]] = runs
+        stop[y[runs]] = np.concatenate([runs[1:], [d]])
         rows = np.arange(d)
         in_unit = d == 0 or (float(proba.min()) >= 0.0 and float(proba.max()) <= 1.0)
         true_score = proba[rows, y]
         loss = -np.log(np.clip(true_score, LOG_LOSS_EPS, 1.0 - LOG_LOSS_EPS)) if in_unit else None
         columns = []
         for c in range(k):
-            pos = np.flatnonzero(y == c)
+            pos = rows[start[c] : stop[c]]
             columns.append(_ranks(pos, proba[pos, c], proba[:, c], y != c))
         # pooled cells: the positive cell of row r is (r, y_r); column c's cells negative where c ≠ y_r
-        first = _ranks(rows, true_score, proba[:, 0], y != 0)
-        pooled = [first] + [_ranks(rows, true_score, proba[:, c], y != c) for c in range(1, k)]
-        runs = np.flatnonzero(np.concatenate([[True], y[1:] != y[:-1]])) if d else np.zeros(0, np.int64)
-        return cls(y, k, runs, tuple(columns), tuple(pooled), loss)
-
-    def by_class(self, X: np.ndarray) -> np.ndarray:
-        """(k, B): the rows of ``X`` (d, B) summed per true class, over the runs of equal classes
-        (distinct rows come grouped by class: k runs); not a matrix product, whose threads lose
-        more than they win on a shared machine."""
-        out = np.zeros((self.k, X.shape[1]))
-        if self.runs.shape[0]:
-            np.add.at(out, self.y[self.runs], np.add.reduceat(X, self.runs, axis=0))
-        return out
+        by_score = np.argsort(true_score, kind="stable")  # the positive cells, sorted once
+        v = true_score[by_score]
+        pooled = tuple(_ranks_sorted(by_score, v, proba[:, c], y != c) for c in range(k))
+        return cls(y, k, order, start, stop, tuple(columns), pooled, loss)
 
 
-def probability_draws(rows: ModelRows, W: np.ndarray) -> dict[str, np.ndarray]:
-    """Each probability metric of the model on each resample, shape (B,) each (NaN where undefined),
+@dataclass(frozen=True, slots=True, eq=False)
+class Draws:
+    """Each resample's probability metrics (``metrics``: :data:`PROBABILITY_KEYS` → (B,)) and
+    each class's one-vs-rest AUC (``class_auc``, (B, k)); NaN where undefined."""
+
+    metrics: dict[str, np.ndarray]
+    class_auc: np.ndarray
+
+
+def _pair_sums(rows: ModelRows, Wt: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(S (B, k, k), class weights (B, k), micro negative-below sum (B,)) of one sub-block
+    ``Wt`` (d, B) of grouped rows: ``S[:, c, i] = P_c W_i − Σ_{r of class i} W_r below_c(r)``
+    (one fused product per class run), and ``Σ_r W_r Σ_{c ≠ y_r} below(p[r, c])`` over the
+    pooled cells."""
+    k, b = rows.k, Wt.shape[1]
+    cls_w = np.zeros((b, k))
+    for i in range(k):
+        if rows.stop[i] > rows.start[i]:
+            cls_w[:, i] = Wt[rows.start[i] : rows.stop[i]].sum(axis=0)
+    S = cls_w[:, :, None] * cls_w[:, None, :]
+    for c, r in enumerate(rows.columns):
+        cum = _cumulative(Wt, r.pos_rows)
+        for i in range(k):
+            a, z = rows.start[i], rows.stop[i]
+            if i != c and z > a:
+                S[:, c, i] -= np.einsum("rb,rb->b", Wt[a:z], _below(cum, r.lo[a:z], r.hi[a:z], r.ties))
+    cum = _cumulative(Wt, rows.pooled[0].pos_rows)  # the positive cells, shared by every column
+    micro = np.zeros(b)
+    for r in rows.pooled:
+        micro += np.einsum("rb,rb->b", Wt, _below(cum, r.lo, r.hi, r.ties))
+    return S, cls_w, micro
+
+
+def draws(rows: ModelRows, W: np.ndarray) -> Draws:
+    """Each probability metric and each class's one-vs-rest AUC of the model on each resample,
     the resamples given as row weights ``W`` (B, d); the definitions of
     :func:`reportgen.engine.multiclass.multiclass_from_counts` (AUCs clipped to [0, 1], classes or
     pairs without both kinds of rows left out of the means).
 
     With ``above(r) = P_c − below(r)`` (``below``: :func:`_below`), the pair sums are
     ``S[c, i] = P_c W_i − Σ_{rows r of class i} W_r below_c(r)``: per column one cumulative sum
-    over its positives and one gather of every row's ``below``, then one product with the class
-    indicator; the micro AUC the same over the pooled cells (k gathers)."""
+    over its positives, and per other class one gather of its rows' ``below`` and one product
+    with their weights; the micro AUC the same over the pooled cells (k gathers). Resamples go
+    :data:`SUB_BLOCK` at a time."""
     k = rows.k
     b = W.shape[0]
-    Wt = np.ascontiguousarray(W.T)  # (d, B): a gather takes whole rows
-    cls_w = rows.by_class(Wt).T  # (B, k): each class's drawn weight
-    m = cls_w.sum(axis=1)
     S = np.empty((b, k, k))
-    for c, r in enumerate(rows.columns):
-        below = _below(_cumulative(Wt, r.pos_rows), r)
-        below *= Wt
-        S[:, c, :] = cls_w[:, c, None] * cls_w - rows.by_class(below).T
+    cls_w = np.empty((b, k))
+    micro = np.empty(b)
+    Wg = W if rows.order is None else W[:, rows.order]
+    for lo in range(0, b, SUB_BLOCK):
+        hi = min(b, lo + SUB_BLOCK)
+        Wt = np.ascontiguousarray(Wg[lo:hi].T)  # (d, sub): a gather takes whole rows
+        S[lo:hi], cls_w[lo:hi], micro[lo:hi] = _pair_sums(rows, Wt)
+    m = cls_w.sum(axis=1)
     out: dict[str, np.ndarray] = {}
     P, N = cls_w, m[:, None] - cls_w
     both = (P > 0) & (N > 0)
@@ -151,14 +209,92 @@ def probability_draws(rows: ModelRows, W: np.ndarray) -> dict[str, np.ndarray]:
         pair = np.where(den[:, iu, ju] > 0, 0.5 * (A[:, iu, ju] + A[:, ju, iu]), np.nan)
         out["roc_auc_ovo_macro"] = np.nanmean(pair, axis=1)
         # micro: negative cells (r, c ≠ y_r) of weight W_r against the positive cells (r, y_r)
-        acc = np.zeros_like(Wt)
-        cum = _cumulative(Wt, rows.pooled[0].pos_rows)  # the positive cells, shared by every column
-        for r in rows.pooled:
-            acc += _below(cum, r)
         Pm, Nm = m, (k - 1) * m  # every row has one positive cell
-        num = Pm * Nm - np.einsum("rb,rb->b", Wt, acc)
+        num = Pm * Nm - micro
         out["roc_auc_ovr_micro"] = np.where((Pm > 0) & (Nm > 0), np.clip(num / (Pm * Nm), 0.0, 1.0), np.nan)
-        out["log_loss"] = np.full(b, np.nan) if rows.loss is None else (rows.loss @ Wt) / m
+        out["log_loss"] = np.full(b, np.nan) if rows.loss is None else (Wg @ rows.loss) / m
+    return Draws(out, auc)
+
+
+def probability_draws(rows: ModelRows, W: np.ndarray) -> dict[str, np.ndarray]:
+    """Each probability metric of the model on each resample, shape (B,) each (NaN where
+    undefined), the resamples given as row weights ``W`` (B, d): :func:`draws`' ``metrics``."""
+    return draws(rows, W).metrics
+
+
+def confusion_metric_draws(
+    C: np.ndarray, *, beta: float = 1.0, costs: np.ndarray | None = None, ordinal: bool = False
+) -> dict[str, np.ndarray]:
+    """Every confusion metric of :func:`reportgen.engine.multiclass.multiclass_from_counts` on a
+    block of confusion matrices ``C`` (B, k, k) (rows = true class) at once: key → (B,), NaN
+    where a matrix leaves the metric undefined (the probability metrics are not here).
+
+    The same formulas, array-wise over the block: per class precision tp/(tp + fp), recall
+    tp/support, F1 and F-β (undefined ones count as 0 in the macro and support-weighted means,
+    scikit-learn ``zero_division=0``), micro averages from the summed counts, balanced accuracy
+    over the classes with support, Cohen's (and for ordered classes the quadratic) kappa
+    ``1 − Σ w·C / Σ w·E`` with ``E = outer(row totals, column totals) / m``, Gorodkin's MCC
+    ``(c·m − t·p) / √((m² − p·p)(m² − t·t))``, the expected cost ``Σ C·cost / m``."""
+    C = np.asarray(C, dtype=np.float64)
+    b, k = C.shape[0], C.shape[1]
+    b2 = beta * beta
+    m = C.sum(axis=(1, 2))
+    support = C.sum(axis=2)
+    predicted = C.sum(axis=1)
+    tp = np.diagonal(C, axis1=1, axis2=2).copy()
+    fp = predicted - tp
+    fn = support - tp
+
+    def ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+        out = np.full(num.shape, np.nan)
+        np.divide(num, den, out=out, where=den > 0)
+        return out
+
+    rates = {
+        "precision": ratio(tp, tp + fp),
+        "recall": ratio(tp, support),
+        "f1": ratio(2.0 * tp, 2.0 * tp + fp + fn),
+        "fbeta": ratio((1.0 + b2) * tp, (1.0 + b2) * tp + b2 * fn + fp),
+    }
+    out: dict[str, np.ndarray] = {}
+    with np.errstate(invalid="ignore", divide="ignore"):
+        for stem, v in rates.items():
+            v0 = np.where(np.isnan(v), 0.0, v)
+            out[f"{stem}_macro"] = v0.mean(axis=1)
+            out[f"{stem}_weighted"] = np.einsum("bk,bk->b", support, v0) / m
+        tp_all, fp_all, fn_all = tp.sum(axis=1), fp.sum(axis=1), fn.sum(axis=1)
+        out["precision_micro"] = tp_all / (tp_all + fp_all)
+        out["recall_micro"] = tp_all / (tp_all + fn_all)
+        out["f1_micro"] = 2.0 * tp_all / (2.0 * tp_all + fp_all + fn_all)
+        out["fbeta_micro"] = (1.0 + b2) * tp_all / ((1.0 + b2) * tp_all + b2 * fn_all + fp_all)
+        pm, rm = out["precision_macro"], out["recall_macro"]
+        den = pm + rm
+        out["f1_of_macro_pr"] = np.where(den > 0, 2.0 * pm * rm / np.where(den > 0, den, 1.0), 0.0)
+        out["accuracy"] = tp_all / m
+        out["error_rate"] = 1.0 - out["accuracy"]
+        out["baseline_accuracy"] = support.max(axis=1) / m
+        has = support > 0
+        out["balanced_accuracy"] = np.where(has, rates["recall"], 0.0).sum(axis=1) / has.sum(axis=1)
+        n_true, n_pred = has.sum(axis=1), (predicted > 0).sum(axis=1)
+        one_same = (n_true == 1) & (n_pred == 1) & (has == (predicted > 0)).all(axis=1)
+        E = support[:, :, None] * predicted[:, None, :] / m[:, None, None]
+        idx = np.arange(k, dtype=np.float64)
+        for key, w in (
+            ("cohen_kappa", 1.0 - np.eye(k)),
+            ("quadratic_weighted_kappa", (idx[:, None] - idx[None, :]) ** 2),
+        ):
+            if key == "quadratic_weighted_kappa" and not ordinal:
+                out[key] = np.full(b, np.nan)
+                continue
+            den_k = (w * E).sum(axis=(1, 2))
+            kap = 1.0 - (w * C).sum(axis=(1, 2)) / den_k
+            out[key] = np.where(one_same | ~(den_k > 0), np.nan, kap)
+        cov_tp = tp_all * m - np.einsum("bk,bk->b", support, predicted)
+        cov_pp = m * m - np.einsum("bk,bk->b", predicted, predicted)
+        cov_tt = m * m - np.einsum("bk,bk->b", support, support)
+        mcc = np.clip(cov_tp / np.sqrt(cov_pp * cov_tt), -1.0, 1.0)
+        out["mcc"] = np.where((n_true <= 1) | (n_pred <= 1), np.nan, mcc)
+        out["expected_cost"] = np.full(b, np.nan) if costs is None else np.einsum("bij,ij->b", C, costs) / m
     return out
 
 
@@ -174,4 +310,13 @@ def confusion_draws(y: np.ndarray, pred: np.ndarray, k: int, W: np.ndarray) -> n
     return out.T.reshape(W.shape[0], k, k)
 
 
-__all__ = ["ModelRows", "PROBABILITY_KEYS", "confusion_draws", "probability_draws"]
+__all__ = [
+    "Draws",
+    "ModelRows",
+    "PROBABILITY_KEYS",
+    "SUB_BLOCK",
+    "confusion_draws",
+    "confusion_metric_draws",
+    "draws",
+    "probability_draws",
+]

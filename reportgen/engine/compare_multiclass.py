@@ -61,7 +61,7 @@ from reportgen.engine.intervals import (
     COUNT_BOOTSTRAP,
     JOINT_CONFUSION_BOOTSTRAP,
     joint_confusion_bootstrap,
-    multiclass_model_bootstrap,
+    multiclass_count_draws,
     ovr_auc_bootstrap,
 )
 from reportgen.results import (
@@ -91,7 +91,7 @@ PER_CLASS_FIELDS = ("precision", "recall", "specificity", "f1", "fbeta", "suppor
 
 #: Largest rows × classes for which bootstrap resamples include the AUCs (above it, capability
 #: ``bootstrap.auc``: ``too_many_cells``).
-BOOTSTRAP_AUC_MAX_CELLS = 2_000_000
+BOOTSTRAP_AUC_MAX_CELLS = DR.SCORE_ROWS_MAX_CELLS
 
 #: Rows below which a class's per-class metrics and intervals are flagged (notice ``small_classes``).
 SMALL_CLASS_ROWS = 30
@@ -214,7 +214,7 @@ def _zero_width_notices(
 def _scores_drawn(rows: MulticlassRows, labels: Sequence[str]) -> bool:
     """Whether the rows' bootstrap draws the scores too (AUCs, log-loss): at most
     :data:`BOOTSTRAP_AUC_MAX_CELLS` distinct rows × classes."""
-    return rows.y_idx.shape[0] * len(labels) <= BOOTSTRAP_AUC_MAX_CELLS
+    return not rows.scores_left_out and rows.y_idx.shape[0] * len(labels) <= BOOTSTRAP_AUC_MAX_CELLS
 
 
 def _bootstrap(
@@ -224,15 +224,15 @@ def _bootstrap(
     costs: np.ndarray | None,
     progress: Progress | None,
     confusion: bool = True,
-) -> tuple[np.ndarray, bool]:
-    """Array (resamples, models, metrics) over paired stratified resamples of the rows; and
-    whether AUCs are in. The rows are distinct rows (``rows.counts``: rows each stands for), so a
-    resample is a multinomial over each true class's distinct rows
+) -> tuple[np.ndarray, bool, list[np.ndarray | None]]:
+    """Array (resamples, models, metrics) over paired stratified resamples of the rows; whether
+    AUCs are in; and per model its classes' one-vs-rest AUCs, (resamples, k) (None without). The
+    rows are distinct rows (``rows.counts``: rows each stands for), so a resample is a multinomial over each true class's distinct rows
     (:func:`~reportgen.engine.distinct_rows.stratified_multinomial_blocks`: the row bootstrap's
     distribution, the same draws in every engine), with the drawn counts times the weights as
     row weights. Each block of resamples is evaluated at once on counts
-    (:mod:`reportgen.engine.class_row_draws`): the confusion matrices by one grouped sum, the
-    AUCs and log-loss by Mann–Whitney sums over the rows sorted once per score column — the
+    (:mod:`reportgen.engine.class_row_draws`): the confusion matrices by one grouped sum and
+    their metrics array-wise over the block, the AUCs and log-loss by Mann–Whitney sums over the rows sorted once per score column — the
     values :func:`~reportgen.engine.multiclass.compute_multiclass` gives on the weighted rows.
     ``confusion`` False: the confusion metrics are left NaN (drawn on the counts instead)."""
     y = rows.y_idx
@@ -244,22 +244,27 @@ def _bootstrap(
     preds = [_predictions(pred, proba) for pred, proba in zip(rows.pred_idx, rows.proba)]
     prepared = [None if p is None or not with_auc else RD.ModelRows.of(y, p) for p in rows.proba]
     col = {name: q for q, name in enumerate(METRICS)}
-    n_rows = int(round(float(rows.counts.sum())))
+    class_auc = [None if p is None else np.full((s.resamples, k), np.nan) for p in prepared]
     r = 0
     for block in DR.stratified_multinomial_blocks(y, rows.counts, s.resamples, rng):
         W = block.astype(np.float64) if rows.weights is None else block * rows.weights
         b = W.shape[0]
         for j, (pred, model_rows) in enumerate(zip(preds, prepared)):
-            for q, C in enumerate(RD.confusion_draws(y, pred, k, W) if confusion else ()):
-                mm = MC.multiclass_from_counts(C, labels, n_rows, None, beta=s.beta, costs=costs, ordinal=s.ordinal)
-                out[r + q, j] = _row(_values(mm))
-            if model_rows is not None:
-                for name, draws in RD.probability_draws(model_rows, W).items():
+            if confusion:
+                drawn_c = RD.confusion_metric_draws(
+                    RD.confusion_draws(y, pred, k, W), beta=s.beta, costs=costs, ordinal=s.ordinal
+                )
+                for name, draws in drawn_c.items():
                     out[r : r + b, j, col[name]] = draws
+            if model_rows is not None:
+                drawn = RD.draws(model_rows, W)
+                for name, draws in drawn.metrics.items():
+                    out[r : r + b, j, col[name]] = draws
+                class_auc[j][r : r + b] = drawn.class_auc  # type: ignore[index]
         r += b
         if progress is not None:
             progress(r, s.resamples)
-    return out, with_auc
+    return out, with_auc, class_auc
 
 
 def _predictions(pred: np.ndarray | None, proba: np.ndarray | None) -> np.ndarray:
@@ -370,46 +375,49 @@ def _count_bootstrap(
     multiclass_model_bootstrap`): the confusion metrics, and the log-loss from the true class's
     tables when the model has one; NaN where a resample leaves a metric undefined."""
 
-    def evaluate(confusion: np.ndarray) -> dict[str, float | None]:
-        return _values(
-            MC.multiclass_from_counts(confusion, labels, m.n_rows, None, beta=s.beta, costs=costs, ordinal=s.ordinal)
-        )
-
     t = m.tables
     diag = None if t is None or not with_log_loss else [t.counts[i][i] for i in range(t.k)]
-    values, log_loss = multiclass_model_bootstrap(
-        m.confusion, [] if t is None else [t.values[i][i] for i in range(t.k)], diag, evaluate, s.resamples, rng
+    confusions, log_loss = multiclass_count_draws(
+        m.confusion, [] if t is None else [t.values[i][i] for i in range(t.k)], diag, s.resamples, rng
     )
     out = {}
-    for name in METRICS:
-        if name == "log_loss":
-            if log_loss is not None:
-                out[name] = log_loss
-            continue
-        col = np.array([np.nan if v[name] is None else v[name] for v in values])
+    for name, col in RD.confusion_metric_draws(confusions, beta=s.beta, costs=costs, ordinal=s.ordinal).items():
         if np.isfinite(col).any():
             out[name] = col
+    if log_loss is not None:
+        out["log_loss"] = log_loss
     return out
 
 
 def _per_class_auc_intervals(
-    m: MulticlassModelEvidence, labels: Sequence[str], s: Settings, rng: np.random.Generator
+    m: MulticlassModelEvidence,
+    labels: Sequence[str],
+    s: Settings,
+    rng: np.random.Generator,
+    row_draws: np.ndarray | None = None,
 ) -> tuple[dict[str, dict[str, list[float]]], str]:
-    """Each class's one-vs-rest AUC interval, drawn on the model's class tables
-    (:func:`~reportgen.engine.intervals.ovr_auc_bootstrap`: exact in distribution, the same
-    counts and draws in every engine; a column with more cells than a binary table's binned, the
-    replicates moved by the binning error), and the method; none for a weighted model (a
-    weighted cell is not a count) or one without class scores."""
+    """Each class's one-vs-rest AUC interval and the method; none for a weighted model (a
+    weighted cell is not a count) or one without class scores. Drawn with the averaged AUCs on
+    the rows' resamples when the rows' bootstrap draws them (``row_draws`` (resamples, k): the
+    row bootstrap itself, exactly, at no extra cost: every engine that keeps the rows — all of
+    them up to ``stream.max_distinct_scores`` distinct rows — draws the same), else on the
+    model's class tables (:func:`~reportgen.engine.intervals.ovr_auc_bootstrap`: exact in
+    distribution, the same counts and draws in every engine; a column with more cells than a
+    binary table's binned, the replicates moved by the binning error)."""
     t = m.tables
     if t is None or m.weighted or s.resamples <= 0:
         return {}, CLASS_TABLE_BOOTSTRAP
     binned: list[bool] = []
-    draws = ovr_auc_bootstrap([list(v) for v in t.values], [list(c) for c in t.counts], s.resamples, rng, binned)
+    if row_draws is not None:
+        draws, how = row_draws, ROW_BOOTSTRAP
+    else:
+        draws = ovr_auc_bootstrap([list(v) for v in t.values], [list(c) for c in t.counts], s.resamples, rng, binned)
+        how = CLASS_TABLE_BINNED_BOOTSTRAP if any(binned) else CLASS_TABLE_BOOTSTRAP
     out = {}
     for c, label in enumerate(labels):
         if (iv := IV.percentile(draws[:, c], 0.0, s.level, 0.0, 1.0)) is not None:
             out[str(label)] = {"roc_auc": iv}
-    return out, CLASS_TABLE_BINNED_BOOTSTRAP if any(binned) else CLASS_TABLE_BOOTSTRAP
+    return out, how
 
 
 def _table_curves(t: CT.ClassTables, labels: Sequence[str]) -> MulticlassCurves:
@@ -432,12 +440,13 @@ def compare_multiclass_evidence(
     weighted = any(m.weighted for m in ev.models)
     joint_deltas = _joint_deltas(ev, base, labels, s, costs) if not (weighted and s.weight_kind == "sampling") else {}
     boot, with_auc = None, False
+    class_draws: list[np.ndarray | None] = [None] * len(names)
     rows_kept = ev.rows is not None and s.resamples > 0
     if ev.rows is not None and s.resamples > 0 and not _rows_add_nothing(ev, labels, s, joint_deltas, base):
         # the confusion metrics' draws come from the counts when every model is unweighted and
         # every comparison has its joint counts: the rows then add only the scores' metrics
         counted = not weighted and all(j in joint_deltas for j in range(len(names)) if j != base)
-        boot, with_auc = _bootstrap(ev.rows, labels, s, costs, progress, confusion=not counted)
+        boot, with_auc, class_draws = _bootstrap(ev.rows, labels, s, costs, progress, confusion=not counted)
     skipped_auc = rows_kept and not with_auc
     models: dict[str, ModelResult] = {}
     for j, m in enumerate(ev.models):
@@ -448,8 +457,10 @@ def compare_multiclass_evidence(
         ci: dict[str, list[float]] = {}
         method: dict[str, str] = {}
         if s.resamples > 0 and not m.weighted:
+            # the log-loss is drawn on the rows with the AUCs when they are (the same draws)
+            on_counts = mm.log_loss is not None and class_draws[j] is None
             for name, draws in _count_bootstrap(
-                m, labels, s, costs, mm.log_loss is not None, streams.stream(s.seed, "class_counts", m.name)
+                m, labels, s, costs, on_counts, streams.stream(s.seed, "class_counts", m.name)
             ).items():
                 if name != "baseline_accuracy" and (iv := bootstrap_interval(draws, s.level)) is not None:
                     ci[name], method[name] = iv, COUNT_BOOTSTRAP
@@ -471,7 +482,9 @@ def compare_multiclass_evidence(
             ci=ci,
             ci_method=method,
         )
-        per_class_ci, how = _per_class_auc_intervals(m, labels, s, streams.stream(s.seed, "class_auc", m.name))
+        per_class_ci, how = _per_class_auc_intervals(
+            m, labels, s, streams.stream(s.seed, "class_auc", m.name), class_draws[j]
+        )
         table, rates_ci = CR.classification_table(
             m.confusion,
             labels,
@@ -678,18 +691,7 @@ def _joint_deltas(
             J[j], s.resamples, streams.stream(s.seed, "class_pairs", ev.models[base].name, m.name)
         )
 
-        def drawn(draws: np.ndarray, n_rows: int) -> dict[str, np.ndarray]:
-            vals = [
-                _values(MC.multiclass_from_counts(c, labels, n_rows, None, beta=s.beta, costs=costs, ordinal=s.ordinal))
-                for c in draws
-            ]
-            return {
-                k: np.array([np.nan if v[k] is None else v[k] for v in vals])
-                for k in METRICS
-                if k not in _PROBA_METRICS
-            }
-
-        vb, vm = drawn(db, ev.models[base].n_rows), drawn(dm, m.n_rows)
+        vb, vm = (RD.confusion_metric_draws(c, beta=s.beta, costs=costs, ordinal=s.ordinal) for c in (db, dm))
         out[j] = {k: vm[k] - vb[k] for k in vm if np.isfinite(vm[k] - vb[k]).any()}
     return out
 

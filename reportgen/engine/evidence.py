@@ -284,6 +284,9 @@ class MulticlassRows:
         pred_idx: per model, shape (n,) predicted class indices, or None (argmax of ``proba``).
         proba: per model, shape (n, k) class scores, or None.
         counts: shape (n,), how many rows each row stands for (whole numbers).
+        scores_left_out: more distinct rows × classes than the bootstrap draws scores for
+            (:data:`~reportgen.engine.distinct_rows.SCORE_ROWS_MAX_CELLS`): the rows carry each
+            model's predicted class only (``proba`` all None).
     """
 
     y_idx: np.ndarray
@@ -291,6 +294,7 @@ class MulticlassRows:
     pred_idx: tuple[np.ndarray | None, ...]
     proba: tuple[np.ndarray | None, ...]
     counts: np.ndarray
+    scores_left_out: bool = False
 
 
 @dataclass(frozen=True, slots=True, eq=False)

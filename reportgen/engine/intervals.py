@@ -676,6 +676,22 @@ def multiclass_model_bootstrap(
 
     Returns (per resample the metrics ``evaluate`` gives, shape (resamples,) log-losses or None).
     """
+    draws, log_loss = multiclass_count_draws(confusion, diag_values, diag_counts, resamples, rng)
+    return [evaluate(draws[r]) for r in range(resamples)], log_loss
+
+
+def multiclass_count_draws(
+    confusion: np.ndarray,
+    diag_values: list[np.ndarray],
+    diag_counts: list[np.ndarray] | None,
+    resamples: int,
+    rng: np.random.Generator,
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """The draws of :func:`multiclass_model_bootstrap` before any metric: the drawn confusion
+    matrices, shape (resamples, k, k), and the log-losses (resamples,) or None — for a caller that
+    evaluates the whole block at once
+    (:func:`reportgen.engine.class_row_draws.confusion_metric_draws`). The same stream, so the
+    same draws."""
     C = np.asarray(confusion, dtype=np.float64)
     k = C.shape[0]
     draws = np.zeros((resamples, k, k))
@@ -683,9 +699,8 @@ def multiclass_model_bootstrap(
         n_i = int(round(float(C[i].sum())))
         if n_i > 0:
             draws[:, i, :] = rng.multinomial(n_i, C[i] / C[i].sum(), size=resamples)
-    values = [evaluate(draws[r]) for r in range(resamples)]
     if diag_counts is None:
-        return values, None
+        return draws, None
     eps = np.finfo(np.float64).eps
     total = np.zeros(resamples)
     for v, c in zip(diag_values, diag_counts):
@@ -701,7 +716,7 @@ def multiclass_model_bootstrap(
             loss = np.bincount(b, weights=c * loss)[keep] / cnt[keep]
             c = cnt[keep]
         total += rng.multinomial(int(round(float(c.sum()))), c / c.sum(), size=resamples) @ loss
-    return values, total / float(C.sum())
+    return draws, total / float(C.sum())
 
 
 __all__ = [
@@ -711,6 +726,7 @@ __all__ = [
     "KS_RESHAPED",
     "KS_RESHAPED_BINNED",
     "MaxDraws",
+    "multiclass_count_draws",
     "multiclass_model_bootstrap",
     "Draws",
     "JOINT_BINNED_BOOTSTRAP",

@@ -158,7 +158,7 @@ def multiclass_rows(d: DR.DistinctRows, layout: Sequence[tuple[bool, bool]], k: 
     """The evidence's rows from distinct rows (``layout``: per model, whether it has a prediction
     column and whether it has class scores); weights None when every weight is 1."""
     y, w, preds, probas = DR.split(d, layout, k)
-    return MulticlassRows(y, None if np.all(w == 1) else w, preds, probas, d.counts)
+    return MulticlassRows(y, None if np.all(w == 1) else w, preds, probas, d.counts, d.scoreless)
 
 
 def as_frequency_counts(m: MulticlassModelEvidence) -> MulticlassModelEvidence:

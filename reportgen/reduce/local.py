@@ -1605,6 +1605,10 @@ class McNemarPairs(Pairs):
         self.layout = [(m.prediction is not None, m.scores is not None) for m in cfg.models]
         self.keep_rows = cfg.bootstrap.resamples > 0
         self.pending: list[DR.DistinctRows] = []
+        # past this many distinct rows the scores are not drawn: the rows keep predictions only
+        # (when the cap on distinct rows allows so many; else they are dropped there, as before)
+        self.score_rows = DR.SCORE_ROWS_MAX_CELLS // max(k, 1)
+        self.scoreless = False
 
     def records(self, st: ModelCounts, path: Path, batch: Batch, offset: int) -> tuple[np.ndarray, np.ndarray]:
         """(file positions, :data:`MCNEMAR_RECORD` records) of one batch's compared rows of one model."""
@@ -1648,14 +1652,28 @@ class McNemarPairs(Pairs):
             self._keep(DR.distinct(matrix, w if frequency else None))
 
     def _keep(self, part: DR.DistinctRows) -> None:
-        """Add compressed rows; merge when the pending parts hold many; give up past the cap."""
+        """Add compressed rows; merge when the pending parts hold many; past
+        :data:`~reportgen.engine.distinct_rows.SCORE_ROWS_MAX_CELLS` distinct rows × classes keep
+        the predictions only (:func:`~reportgen.engine.distinct_rows.without_scores`); give up past
+        the cap. Both decisions grow with the rows seen, so every batching ends alike."""
         if not self.keep_rows:
             return
-        self.pending.append(part)
-        if len(self.pending) > 1 and sum(p.size for p in self.pending) > PENDING_DISTINCT:
+        k = len(self.classes)
+        self.pending.append(DR.without_scores(part, self.layout, k) if self.scoreless else part)
+        limit = PENDING_DISTINCT if self.scoreless else min(PENDING_DISTINCT, self.score_rows)
+        if len(self.pending) > 1 and sum(p.size for p in self.pending) > limit:
             self.pending = [DR.merged(self.pending)]
-        if self.pending[0].size > self.cfg.stream.max_distinct_scores:
+        cap = self.cfg.stream.max_distinct_scores
+        if not self.scoreless and self.score_rows <= cap and self.pending[0].size > self.score_rows:
+            self._drop_scores()
+        if self.pending[0].size > cap:
             self.keep_rows, self.pending = False, []
+
+    def _drop_scores(self) -> None:
+        """Keep the predictions only, from now on (:meth:`_keep`)."""
+        k = len(self.classes)
+        self.pending = [DR.without_scores(DR.merged(self.pending), self.layout, k)]
+        self.scoreless = True
 
     def _count_cells(self, name: str, chunks: list) -> None:
         """Weighted cells added to the model's (merged every few chunks; None past the cap)."""
@@ -1681,6 +1699,8 @@ class McNemarPairs(Pairs):
                 self._count_cells(name, [None] if theirs is None else theirs)
         if not other.keep_rows:  # the other part gave up: so does the union
             self.keep_rows, self.pending = False, []
+        if self.keep_rows and other.scoreless and not self.scoreless:
+            self._drop_scores()
         for part in other.pending:
             self._keep(part)
         return self
@@ -1694,6 +1714,8 @@ class McNemarPairs(Pairs):
         distinct = None
         if self.keep_rows:
             distinct = DR.merged(self.pending)
+            if not distinct.scoreless and self.score_rows < distinct.size <= self.cfg.stream.max_distinct_scores:
+                distinct = DR.without_scores(distinct, self.layout, len(self.classes))
             if not 0 < distinct.size <= self.cfg.stream.max_distinct_scores:
                 distinct = None
         return JointCounts(self.tables, self.rows, self.integral, self.has_weights, distinct), None

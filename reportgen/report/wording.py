@@ -643,9 +643,14 @@ def interval_kind(result: ComparisonResult) -> str | None:
 def per_class_interval_note(result: ComparisonResult) -> str:
     """How the per-class intervals were made (from ``per_class_ci_method``), "" without any."""
     methods = {v for m in result.models.values() for v in m.per_class_ci_method.values()}
-    if not methods & {CLASS_TABLE_BOOTSTRAP, CLASS_TABLE_BINNED_BOOTSTRAP}:
-        return ""
     run = result.run
+    if not methods & {CLASS_TABLE_BOOTSTRAP, CLASS_TABLE_BINNED_BOOTSTRAP}:
+        if ROW_BOOTSTRAP not in methods:
+            return ""
+        return (
+            f"{run.confidence_level * 100:g} % interval, from the stratified bootstrap of the rows "
+            f"({run.bootstrap_resamples:,} resamples, seed {run.bootstrap_seed}), the resamples of the averaged AUCs"
+        )
     bins = class_bins(max((len(m.per_class or {}) for m in result.models.values()), default=2))
     binned = (
         (

@@ -78,13 +78,15 @@ def test_every_replicate_is_an_auc_of_a_resample_and_the_draw_is_order_free(n, k
 
 
 def test_every_engine_gives_the_same_per_class_intervals(tmp_path):
-    """memory and stream reduce to the same class tables, so the same draws and intervals (dask: the parity suite)."""
+    """memory and stream keep the same distinct rows, so the same draws and intervals, drawn with the
+    averaged AUCs on the rows' resamples (dask: the parity suite)."""
     import json
 
     import pandas as pd
     import yaml
 
     from reportgen.config import load_config
+    from reportgen.engine.compare import ROW_BOOTSTRAP
     from reportgen.pipeline import analyse
 
     y, p = _rows(300, 3, 9, 2)
@@ -104,7 +106,7 @@ def test_every_engine_gives_the_same_per_class_intervals(tmp_path):
         got[engine] = json.dumps({n: {"ci": m.per_class_ci, "how": m.per_class_ci_method} for n, m in r.models.items()},
                                  default=dict, sort_keys=True)
         assert all(set(m.per_class_ci) == {"a", "b", "c"} for m in r.models.values())
-        assert all(m.per_class_ci_method == {"roc_auc": IV.CLASS_TABLE_BOOTSTRAP} for m in r.models.values())
+        assert all(m.per_class_ci_method == {"roc_auc": ROW_BOOTSTRAP} for m in r.models.values())
     assert got["memory"] == got["stream"]
 
 
