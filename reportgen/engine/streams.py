@@ -33,6 +33,9 @@ PURPOSES = (
     "partial_auc",  # a binary model's partial AUC bootstrap (its table's cells)
     "partial_auc_pair",  # a comparison's partial AUC differences (the pair's joint score table)
     "calibration",  # a binary model's calibration bootstrap (its table's cells)
+    "calibration_pair",  # a comparison's calibration differences (the pair's joint score table)
+    "operating_points",  # a binary model's operating points and optima (its table's cells)
+    "operating_points_pair",  # a comparison's differences at the operating points (joint table)
 )
 
 
