@@ -580,11 +580,11 @@ def calibration_intervals(
         ax.scatter(x[~full], y[~full], s=22, facecolors="white", edgecolors=col, marker=mk, zorder=3)
     kind = "equal-width" if first.strategy == "uniform" else "equal-count"
     ax.set(
-        xlim=(0, 1),
-        ylim=(0, 1),
+        xlim=(-0.02, 1.02),  # a bin at 0 or 1 (observed share, interval end) drawn whole
+        ylim=(-0.02, 1.02),
         xlabel="Mean predicted probability (bin)",
         ylabel="Observed share of positives",
-        title=f"Calibration ({first.bins} {kind} bins, Clopper–Pearson intervals)",
+        title=f"Calibration, {first.bins} {kind} bins",
     )
     return _legend(ax, legend, loc="upper left")
 

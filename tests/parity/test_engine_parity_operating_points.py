@@ -22,6 +22,8 @@ from reportgen.config import load_config
 from reportgen.pipeline import analyse
 
 N = 2_500
+#: three engine runs with the optimum bootstrap: seconds each
+pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")

@@ -55,6 +55,7 @@ def test_at_the_observed_counts_the_paired_difference_is_the_exact_one(monkeypat
         assert got[q] == pytest.approx(ca.values[m] - cb.values[m], abs=1e-12), m  # type: ignore[operator]
 
 
+@pytest.mark.slow
 def test_the_paired_spread_is_the_row_bootstrap_spread():
     """Oracle: the paired stratified bootstrap drawn on the rows themselves (numpy), 600
     resamples each; the two standard deviations of the ECE and Brier differences agree within

@@ -72,7 +72,7 @@ def operating_points_view(result: ComparisonResult, ms: Models) -> OperatingPoin
                 continue
             cells = tuple(
                 PointCell(fmt_num(ops[n].points[q].value, 3), fmt_ci(ops[n].points[q].ci, 3))
-                for n in names  # type: ignore[union-attr]
+                for n in names
             )
             deltas = tuple(
                 DeltaCell(fmt_signed(d.delta, 3), fmt_ci(d.ci, 3), fmt_pvalue(d.p_value))

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 import reportgen.catalog as catalog
-from reportgen.report.formats import fmt_ci, fmt_count, fmt_metric, fmt_pct, fmt_share, fmt_threshold
+from reportgen.report.formats import fmt_ci, fmt_count, fmt_metric, fmt_pct, fmt_share, fmt_threshold_ci
 from reportgen.report.labels import CRITERION_LABELS
 from reportgen.report.views.common import Models, kept_share, optimum_threshold, rule_text
 from reportgen.report.wording import optimum_label
@@ -64,13 +63,6 @@ def tie_rule_text(direction: str) -> str:
     return f"on ties the {end} threshold (the fewest rows flagged) is reported"
 
 
-def threshold_interval(ci: Sequence[float] | None) -> str:
-    """A threshold's bootstrap interval as its ends are printed (4 significant digits)."""
-    if not ci:
-        return ""
-    return f"[{fmt_threshold(ci[0])}, {fmt_threshold(ci[1])}]"
-
-
 def thresholds_view(result: ComparisonResult, ms: Models) -> ThresholdsView:
     from reportgen.report.figures import PREVALENCE_CRITERIA  # noqa: PLC0415  (figures are only needed to render)
 
@@ -92,7 +84,7 @@ def thresholds_view(result: ComparisonResult, ms: Models) -> ThresholdsView:
                     tn=fmt_count(o.tn),
                     approval=kept_share(o),
                     flagged=fmt_share((o.tp + o.fp) / total if total else None, 1),
-                    threshold_ci=threshold_interval(iv.threshold_ci if iv is not None else None),
+                    threshold_ci=fmt_threshold_ci(iv.threshold_ci if iv is not None else None),
                     value_ci=fmt_ci(iv.value_ci, 4) if iv is not None else "",
                 )
             )
