@@ -778,7 +778,8 @@ class ReportConfig(Strict):
         min_length=1,
         description=(
             "Which sections to include, in the order given (the title block and contents are always "
-            "there; credit, trend, partial_auc and calibration only when the run has them). Default: every "
+            "there; credit, trend, partial_auc, calibration and operating_points only when the run has them). "
+            "Default: every "
             "section."
         ),
     )
