@@ -808,23 +808,34 @@ def _point_deltas(run: _BinaryRun, points: dict[str, OP.ModelPoints | None], mod
     for q, (k, x) in enumerate(op.entries()):
         va, vb = a.values[q], b.values[q]
         delta = None if va is None or vb is None else va - vb
-        var = None
-        if diffs is not None:
-            se = MP.bootstrap_se(diffs[:, q])
-            var = None if se is None else se * se
-        elif a.replicates is not None and b.replicates is not None:
-            sa, sb = MP.bootstrap_se(a.replicates[:, q]), MP.bootstrap_se(b.replicates[:, q])
-            var = None if sa is None or sb is None else sa * sa + sb * sb
-        if delta is None or var is None:
+        ra = None if a.replicates is None else a.replicates[:, q]
+        rb = None if b.replicates is None else b.replicates[:, q]
+        test = _difference_test(delta, None if diffs is None else diffs[:, q], ra, rb, s.level)
+        if test is None:
             out.append(OperatingPointDelta(k, x, delta, None, None, diffs is not None, "no test"))
             continue
-        _, p, lo, hi = stats.normal_test(delta, var, s.level)
-        out.append(
-            OperatingPointDelta(
-                k, x, delta, [lo, hi], p, diffs is not None, OP.PAIRED if diffs is not None else OP.UNPAIRED
-            )
-        )
+        method = OP.PAIRED if diffs is not None else OP.UNPAIRED
+        out.append(OperatingPointDelta(k, x, delta, test[0], test[1], diffs is not None, method))
     return out
+
+
+def _difference_test(
+    delta: float | None, paired: np.ndarray | None, mine: np.ndarray | None, base: np.ndarray | None, level: float
+) -> tuple[list[float], float] | None:
+    """The normal interval and two-sided p of ``delta`` from the bootstrap: the SD of its paired
+    replicates, else the two models' own replicates' variances added (pROC's ``roc.test`` with
+    ``method = "bootstrap"``, paired or not); None without a delta or replicates."""
+    var = None
+    if paired is not None:
+        se = MP.bootstrap_se(paired)
+        var = None if se is None else se * se
+    elif mine is not None and base is not None:
+        sa, sb = MP.bootstrap_se(mine), MP.bootstrap_se(base)
+        var = None if sa is None or sb is None else sa * sa + sb * sb
+    if delta is None or var is None:
+        return None
+    _, p, lo, hi = stats.normal_test(delta, var, level)
+    return [lo, hi], p
 
 
 def _calibration_summary(c: CAL.Calibration) -> CalibrationSummary:
@@ -1103,18 +1114,11 @@ def _partial_tests(run: _BinaryRun, j: int, partial: dict[str, list[PA.ModelPart
     out = []
     for q, (m, mb) in enumerate(zip(mine, base)):
         delta = None if m.value is None or mb.value is None else m.value - mb.value
-        var = None
-        if (d := diffs[q]) is not None:
-            se = MP.bootstrap_se(d)
-            var = None if se is None else se * se
-        elif m.replicates is not None and mb.replicates is not None:
-            sa, sb = MP.bootstrap_se(m.replicates), MP.bootstrap_se(mb.replicates)
-            var = None if sa is None or sb is None else sa * sa + sb * sb
-        if delta is None or var is None:
+        test = _difference_test(delta, diffs[q], m.replicates, mb.replicates, s.level)
+        if test is None:
             out.append(_PartialTest(m, mb, None, None, diffs[q] is not None, "no test"))
             continue
-        _, p, lo, hi = stats.normal_test(delta, var, s.level)
-        out.append(_PartialTest(m, mb, [lo, hi], p, diffs[q] is not None, method))
+        out.append(_PartialTest(m, mb, test[0], test[1], diffs[q] is not None, method))
     return out
 
 

@@ -70,10 +70,7 @@ def operating_points_view(result: ComparisonResult, ms: Models) -> OperatingPoin
         for q, p in enumerate(first.points if first is not None else ()):
             if p.kind != kind:
                 continue
-            cells = tuple(
-                PointCell(fmt_num(ops[n].points[q].value, 3), fmt_ci(ops[n].points[q].ci, 3))
-                for n in names
-            )
+            cells = tuple(PointCell(fmt_num(ops[n].points[q].value, 3), fmt_ci(ops[n].points[q].ci, 3)) for n in names)
             deltas = tuple(
                 DeltaCell(fmt_signed(d.delta, 3), fmt_ci(d.ci, 3), fmt_pvalue(d.p_value))
                 for c in comps
