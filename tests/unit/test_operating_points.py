@@ -16,6 +16,7 @@ from reportgen.engine import binary as B
 from reportgen.engine import operating_points as OP
 from reportgen.engine.curve import build_table
 from reportgen.errors import ConfigError
+from reportgen.report.formats import fmt_threshold_ci
 from reportgen.report.views.common import Models
 from reportgen.report.views.operating_points import operating_points_view
 from reportgen.report.views.thresholds import thresholds_view
@@ -133,3 +134,17 @@ def test_the_calibration_figure_draws_each_bins_interval(result):
     assert len(bars) == 2 and len(bars[0].get_segments()) == len(cal.observed)
     seg = bars[0].get_segments()[0]
     assert seg[:, 1].min() == pytest.approx(cal.observed_lo[0]) and seg[:, 1].max() == pytest.approx(cal.observed_hi[0])
+
+
+@pytest.mark.parametrize(
+    "ci, text",
+    [
+        ((543.8000000000001, 574.0), "[543.8, 574]"),  # a percentile between scores: 4 significant digits
+        ((0.32524999, 0.16), "[0.3252, 0.16]"),
+        ((12345.6, 0.0000158), "[12346, 0.0000158]"),  # never fewer than the integer part, never an exponent
+        ((-0.5, 1.0), "[\u22120.5, 1]"),
+        (None, ""),
+    ],
+)
+def test_a_threshold_interval_prints_like_a_threshold(ci, text):
+    assert fmt_threshold_ci(ci) == text
