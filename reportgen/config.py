@@ -221,6 +221,44 @@ class PartialAucRange(Strict):
         return float(lo), float(hi)
 
 
+class OperatingPointsConfig(Strict):
+    """``{fpr: [0.01, 0.05], recall: [0.8]}``: fixed points on each model's ROC and PR curves."""
+
+    fpr: list[float] = Field(
+        [],
+        description=(
+            "False positive rates at which to report each model's true positive rate (TPR at FPR), read off the "
+            "ROC curve: at an FPR some cut reaches exactly, the highest TPR there; otherwise interpolated "
+            "linearly between the neighbouring cuts (pROC's coords with input specificity). Each in (0, 1)."
+        ),
+    )
+    recall: list[float] = Field(
+        [],
+        description=(
+            "Recalls (true positive rates) at which to report each model's precision: the lowest FPR at that "
+            "recall on the ROC curve (interpolated linearly between cuts), then precision = r*P / (r*P + FPR*N). "
+            "Each in (0, 1]."
+        ),
+    )
+    optimal_thresholds: bool = Field(
+        True,
+        description=(
+            "Also give each optimal threshold a bootstrap interval, with the intervals of its criterion's value "
+            "and of TPR and FPR there (every resample finds its own optimum, as pROC's ci.coords with x = best)."
+        ),
+    )
+
+    @model_validator(mode="after")
+    def _in_range(self) -> OperatingPointsConfig:
+        for key, values, top in (("fpr", self.fpr, 1.0), ("recall", self.recall, 1.0)):
+            for v in values:
+                if not (0.0 < v < top or (key == "recall" and v == 1.0)):
+                    raise ValueError(f"{key}: {v:g} is outside {'(0, 1]' if key == 'recall' else '(0, 1)'}")
+            if len(set(values)) != len(values):
+                raise ValueError(f"{key}: a value is listed twice")
+        return self
+
+
 #: Schemes handed to pyarrow's filesystems (``file`` is turned into a local path instead).
 #: ``gcs`` is pyarrow's alias of ``gs``; ``viewfs`` of ``hdfs``; ``abfss`` the TLS form of ``abfs``.
 SCHEMES = ("s3", "gs", "gcs", "hdfs", "viewfs", "abfs", "abfss")
@@ -675,6 +713,7 @@ ReportSection = Literal[
     "comparison",
     "partial_auc",
     "calibration",
+    "operating_points",
     "metrics",
     "per_class",
     "confusion",
@@ -740,7 +779,8 @@ class ReportConfig(Strict):
         min_length=1,
         description=(
             "Which sections to include, in the order given (the title block and contents are always "
-            "there; credit, trend, partial_auc and calibration only when the run has them). Default: every "
+            "there; credit, trend, partial_auc, calibration and operating_points only when the run has them). "
+            "Default: every "
             "section."
         ),
     )
@@ -1291,6 +1331,14 @@ class Config(Strict):
             "bootstrap test per challenger (Holm-adjusted with the verdicts)."
         ),
     )
+    operating_points: OperatingPointsConfig | None = Field(
+        None,
+        description=(
+            "Binary: each model's TPR at the listed false positive rates and precision at the listed recalls, with "
+            "bootstrap intervals, each challenger's paired difference from the baseline (descriptive: not in the "
+            "verdicts' Holm family), and intervals of every optimal threshold and its values."
+        ),
+    )
     missing: Literal["error", "drop"] = Field(
         "error",
         description=(
@@ -1579,6 +1627,8 @@ class Config(Strict):
             raise _Invalid(("fairness",), "the fairness section is for task: binary (a decision threshold per model)")
         if self.calibration is not None and self.task != "binary":
             raise _Invalid(("calibration",), "calibration: needs task: binary (probabilities of the positive class)")
+        if self.operating_points is not None and self.task != "binary":
+            raise _Invalid(("operating_points",), "operating_points: needs task: binary (a ROC curve); remove it")
         if self.partial_auc and self.task != "binary":
             raise _Invalid(("partial_auc",), "partial AUCs need task: binary (a ROC curve); remove partial_auc")
         if self.top_k is not None and self.task != "multiclass":

@@ -33,9 +33,9 @@ Result = Any
 _F, _S, _B, _I, _IN = "float64", "string", "bool", "int64", "Int64"  # Int64: pandas' integer with <NA>
 
 #: Each frame's columns and dtypes, in order. ``metrics``, ``comparisons`` and ``thresholds`` are
-#: always there; the others only when the run has them (``per_class``: multiclass; ``checks``:
-#: ``checks:``; ``trend``: ``history:``; ``credit_*``: ``credit:``; ``bands``: binary;
-#: ``fairness_*``: ``fairness:``).
+#: always there; the others only when the run has them (``operating_points*``: ``operating_points:``;
+#: ``per_class``, ``class_*``: multiclass; ``checks``: ``checks:``; ``trend``: ``history:``;
+#: ``credit_*``: ``credit:``; ``segments``: ``segments:``; ``bands``: binary; ``fairness_*``: ``fairness:``).
 COLUMNS: dict[str, dict[str, str]] = {
     "metrics": {
         "model": _S,
@@ -73,6 +73,32 @@ COLUMNS: dict[str, dict[str, str]] = {
         "fn": _F,
         "tn": _F,
         "approval_rate": _F,  # share predicted negative (approved), (tn + fn) / total
+        # bootstrap intervals of the threshold and its value (operating_points:), else NaN
+        "threshold_ci_low": _F,
+        "threshold_ci_high": _F,
+        "value_ci_low": _F,
+        "value_ci_high": _F,
+    },
+    "operating_points": {
+        "model": _S,
+        "kind": _S,  # tpr_at_fpr or precision_at_recall
+        "at": _F,  # the configured FPR or recall
+        "value": _F,
+        "ci_low": _F,
+        "ci_high": _F,
+        "method": _S,
+    },
+    "operating_point_deltas": {
+        "model": _S,
+        "baseline": _S,
+        "kind": _S,
+        "at": _F,
+        "delta": _F,  # model - baseline
+        "ci_low": _F,
+        "ci_high": _F,
+        "p_value": _F,  # descriptive: not adjusted, no verdict
+        "paired": _B,
+        "method": _S,
     },
     "per_class": {
         "model": _S,
@@ -302,9 +328,36 @@ def _comparisons(result: Result) -> Iterable[Row]:
 
 def _thresholds(result: Result) -> Iterable[Row]:
     for name, m in result.models.items():
+        ivs = {} if m.operating_points is None else {o.criterion: o for o in m.operating_points.optima}
         for key, o in m.optimal_thresholds.items():
             total = o.tp + o.fp + o.fn + o.tn
-            yield [name, key, o.threshold, o.value, o.tp, o.fp, o.fn, o.tn, (o.tn + o.fn) / total if total else None]
+            iv = ivs.get(key)
+            yield [
+                name,
+                key,
+                o.threshold,
+                o.value,
+                o.tp,
+                o.fp,
+                o.fn,
+                o.tn,
+                (o.tn + o.fn) / total if total else None,
+                *_ci(None if iv is None else iv.threshold_ci),
+                *_ci(None if iv is None else iv.value_ci),
+            ]
+
+
+def _operating_points(result: Result) -> Iterable[Row]:
+    for name, m in result.models.items():
+        op = m.operating_points
+        for p in () if op is None else op.points:
+            yield [name, p.kind, p.at, p.value, *_ci(p.ci), op.ci_method]
+
+
+def _operating_point_deltas(result: Result) -> Iterable[Row]:
+    for c in result.comparisons:
+        for d in c.operating_points:
+            yield [c.model, c.baseline, d.kind, d.at, d.delta, *_ci(d.ci), d.p_value, d.paired, d.ci_method]
 
 
 def _per_class(result: Result) -> Iterable[Row]:
@@ -553,6 +606,8 @@ _ROWS = {
     "metrics": _metrics,
     "comparisons": _comparisons,
     "thresholds": _thresholds,
+    "operating_points": _operating_points,
+    "operating_point_deltas": _operating_point_deltas,
     "per_class": _per_class,
     "class_averages": _class_averages,
     "class_deltas": _class_deltas,
@@ -592,10 +647,11 @@ def _pandas_dtype(dtype: str) -> Any:
 
 def frames(result: Result) -> dict[str, pd.DataFrame]:
     """The result's tidy tables by name (see the module docstring and :data:`COLUMNS`):
-    ``metrics``, ``comparisons``, ``thresholds`` always, then ``per_class``, ``class_averages``,
-    ``class_deltas``, ``class_probabilities``, ``checks``, ``trend``, ``credit_grades``,
-    ``credit_tests``, ``credit_groups``, ``segments``, ``bands``, ``fairness_groups``,
-    ``fairness_disparities``, ``fairness_changes`` when they have rows."""
+    ``metrics``, ``comparisons``, ``thresholds`` always, then ``operating_points``,
+    ``operating_point_deltas``, ``per_class``, ``class_averages``, ``class_deltas``,
+    ``class_probabilities``, ``checks``, ``trend``, ``credit_grades``, ``credit_tests``,
+    ``credit_groups``, ``segments``, ``bands``, ``fairness_groups``, ``fairness_disparities``,
+    ``fairness_changes`` when they have rows."""
     out = {}
     for name, columns in COLUMNS.items():
         rows = list(_ROWS[name](result))

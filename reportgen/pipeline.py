@@ -26,6 +26,7 @@ from reportgen.engine import binary as B
 from reportgen.engine.compare import Progress, Settings, relative_change
 from reportgen.engine.driver import compare_evidence
 from reportgen.engine.evidence import BinaryEvidence, MulticlassEvidence, MulticlassModelEvidence
+from reportgen.engine.operating_points import Points
 from reportgen.engine.partial_auc import PartialRange
 from reportgen.errors import ConfigError
 from reportgen.io.align import ID_NOT_SHARED
@@ -88,6 +89,9 @@ def settings_from(cfg: Config) -> Settings:
         partial_auc=tuple(PartialRange(r.focus, *r.bounds) for r in cfg.partial_auc),
         calibration=None if cfg.calibration is None else (cfg.calibration.bins, cfg.calibration.strategy),
         top_k=cfg.top_k,
+        operating_points=None
+        if (op := cfg.operating_points) is None
+        else Points(tuple(op.fpr), tuple(op.recall), op.optimal_thresholds),
     )
 
 

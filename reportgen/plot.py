@@ -604,6 +604,49 @@ def top_label_calibration(
     return _legend(ax, legend, loc="upper left")
 
 
+def calibration_intervals(
+    result: ComparisonResult,
+    *,
+    models: Sequence[str] | None = None,
+    ax: Axes | None = None,
+    palette: Sequence[str] | None = None,
+    legend: bool = True,
+) -> Axes:
+    """Reliability diagram of the configured bins (``calibration:``, ``ModelResult.calibration``):
+    the diagonal, then per model its bins at (mean predicted, observed share) with the observed
+    share's Clopper–Pearson interval as an error bar, a line through the bins of at least
+    :data:`MIN_BIN_ROWS` rows, markers hollow below that (as :func:`calibration`). Models without
+    a calibration are left out; if none of ``models`` has one, a ValueError."""
+    ax, look = _axes(ax), _Looks(result, palette)
+    names = [n for n in _pick(result, models) if result.models[n].calibration is not None]
+    if not names:
+        raise ValueError("no model has a calibration (set calibration: and give probabilities)")
+    ax.plot([0, 1], [0, 1], ls="--", color=MUTED, lw=0.9, label="perfectly calibrated")
+    first = result.models[names[0]].calibration
+    assert first is not None
+    for name in names:
+        c = result.models[name].calibration
+        assert c is not None
+        col, mk = look.colour[name], look.marker[name]
+        full = c.counts >= MIN_BIN_ROWS
+        x, y = c.mean_predicted, c.observed
+        err = np.vstack([np.maximum(y - c.observed_lo, 0.0), np.maximum(c.observed_hi - y, 0.0)])
+        ece = fmt_metric(c.values.get("ece"), "brier", 3)
+        ax.plot(x[full], y[full], color=col, ls=look.dash[name], lw=1.1, label=f"{look.name[name]}: ECE {ece}")
+        ax.errorbar(x, y, yerr=err, fmt="none", ecolor=col, elinewidth=0.9, capsize=2.0, alpha=0.8, zorder=2)
+        ax.scatter(x[full], y[full], s=22, color=col, marker=mk, zorder=3)
+        ax.scatter(x[~full], y[~full], s=22, facecolors="white", edgecolors=col, marker=mk, zorder=3)
+    kind = "equal-width" if first.strategy == "uniform" else "equal-count"
+    ax.set(
+        xlim=(-0.02, 1.02),  # a bin at 0 or 1 (observed share, interval end) drawn whole
+        ylim=(-0.02, 1.02),
+        xlabel="Mean predicted probability (bin)",
+        ylabel="Observed share of positives",
+        title=f"Calibration, {first.bins} {kind} bins",
+    )
+    return _legend(ax, legend, loc="upper left")
+
+
 def score_distribution(
     result: ComparisonResult,
     model: str | None = None,
@@ -1088,6 +1131,7 @@ __all__ = [
     "STYLE",
     "auc_over_time",
     "calibration",
+    "calibration_intervals",
     "cap",
     "class_precision_recall",
     "class_roc",

@@ -558,6 +558,71 @@ class PartialAuc(_Frozen):
     ci_method: str = field(metadata={"description": "How the intervals were drawn (the score table's bootstrap)."})
 
 
+_OP_KIND = (
+    "'tpr_at_fpr': the true positive rate at the false positive rate 'at'; 'precision_at_recall': the "
+    "precision at the recall 'at' (both read off the ROC curve, linear between cuts: pROC's coords)."
+)
+
+
+@dataclass(frozen=True, slots=True)
+class OperatingPoint(_Frozen):
+    """One model at one configured operating point (``operating_points:``), with its interval."""
+
+    kind: Literal["tpr_at_fpr", "precision_at_recall"] = field(metadata={"description": _OP_KIND})
+    at: float = field(metadata={"description": "The configured false positive rate or recall."})
+    value: float | None = field(metadata={"description": "The TPR or precision there; null without both classes."})
+    ci: Sequence[float] | None = field(metadata={"description": "Percentile bootstrap interval of value."})
+
+
+@dataclass(frozen=True, slots=True)
+class OptimumInterval(_Frozen):
+    """Bootstrap intervals of one optimal threshold (``optimal_thresholds`` of the same criterion):
+    every resample finds its own optimum (pROC's ci.coords with x = "best")."""
+
+    criterion: str
+    threshold_ci: Sequence[float] | None = field(
+        metadata={"description": "Percentile interval of the resamples' optimal thresholds (score units)."}
+    )
+    value_ci: Sequence[float] | None = field(
+        metadata={"description": "Percentile interval of the criterion's value at the resamples' optima."}
+    )
+    tpr_ci: Sequence[float] | None = field(metadata={"description": "... of the true positive rate there."})
+    fpr_ci: Sequence[float] | None = field(metadata={"description": "... of the false positive rate there."})
+
+
+@dataclass(frozen=True, slots=True)
+class OperatingPoints(_Frozen):
+    """One model's configured operating points and the intervals of its optimal thresholds."""
+
+    points: Sequence[OperatingPoint] = field(
+        metadata={"description": "The configured FPRs, then the configured recalls, in the config's order."}
+    )
+    optima: Sequence[OptimumInterval] = field(
+        metadata={"description": "One per optimal threshold, in the order of optimal_thresholds; empty when off."}
+    )
+    ci_method: str = field(metadata={"description": "How the intervals were drawn (the score table's bootstrap)."})
+
+
+@dataclass(frozen=True, slots=True)
+class OperatingPointDelta(_Frozen):
+    """A challenger against the baseline at one configured operating point: descriptive (its p is
+    not adjusted and gives no verdict)."""
+
+    kind: Literal["tpr_at_fpr", "precision_at_recall"] = field(metadata={"description": _OP_KIND})
+    at: float
+    delta: float | None = field(metadata={"description": "The model's value minus the baseline's."})
+    ci: Sequence[float] | None = field(
+        metadata={"description": "delta +- z * SD of the bootstrap differences, at the run's level."}
+    )
+    p_value: float | None = field(
+        metadata={"description": "Two-sided p of delta / SD of the bootstrap differences; descriptive, not adjusted."}
+    )
+    paired: bool = field(
+        metadata={"description": "True: replicates drawn on the pair's joint score table; false: variances added."}
+    )
+    ci_method: str
+
+
 @dataclass(frozen=True, slots=True)
 class ModelResult(_Frozen):
     """Everything computed for one model."""
@@ -692,6 +757,10 @@ class ModelResult(_Frozen):
     calibration: CalibrationSummary | None = field(
         default=None,
         metadata={"description": "With calibration: set, a probability model's calibration (binary); else null."},
+    )
+    operating_points: OperatingPoints | None = field(
+        default=None,
+        metadata={"description": "With operating_points: set (binary), the model's values there; else null."},
     )
     decision_rule: Literal["threshold", "prediction_column", "argmax"] | None = field(
         default=None,
@@ -1177,6 +1246,10 @@ class Comparison(_Frozen):
         metadata={
             "description": "Multiclass: each class's recall, F1 and one-vs-rest AUC difference from the baseline."
         },
+    )
+    operating_points: Sequence[OperatingPointDelta] = field(
+        default_factory=list,
+        metadata={"description": "One per configured operating point (binary): the paired (or unpaired) difference."},
     )
 
 
@@ -2778,6 +2851,10 @@ __all__ = [
     "Optimum",
     "CalibrationDelta",
     "CalibrationSummary",
+    "OperatingPoint",
+    "OperatingPointDelta",
+    "OperatingPoints",
+    "OptimumInterval",
     "PartialAuc",
     "PartialAucTest",
     "FrozenDict",

@@ -204,11 +204,88 @@ def model_calibration(
     )
 
 
+def _spread(table: ScoreTable, lut: np.ndarray, bins: int, strategy: Strategy) -> tuple[np.ndarray, ...]:
+    """Per (class, joint cell of the model): its rows' shares over the calibration bins, their
+    mean score per bin (as a sum per row of the cell) and their mean (y − s)², each per row of
+    the cell; shapes (2, cells, bins), (2, cells, bins), (2, cells). Class 0 negatives."""
+    which = bin_of_scores(table, bins, strategy)
+    nb = max(bins, int(which.max()) + 1)
+    nc = int(lut[-1]) + 1
+    s = table.thresholds
+    share = np.zeros((2, nc, nb))
+    score = np.zeros((2, nc, nb))
+    sq = np.zeros((2, nc))
+    for c, w in ((0, table.neg), (1, table.pos)):
+        total = np.bincount(lut, weights=w, minlength=nc)
+        per = np.where(total > 0, total, 1.0)
+        code = lut * nb + which
+        share[c] = (np.bincount(code, weights=w, minlength=nc * nb) / np.repeat(per, nb)).reshape(nc, nb)
+        score[c] = (np.bincount(code, weights=w * s, minlength=nc * nb) / np.repeat(per, nb)).reshape(nc, nb)
+        sq[c] = np.bincount(lut, weights=w * (c - s) ** 2, minlength=nc) / per
+    return share, score, sq
+
+
+def pair_deltas(
+    joint: np.ndarray,
+    luts: tuple[np.ndarray, np.ndarray],
+    tables: tuple[ScoreTable, ScoreTable],
+    bins: int,
+    strategy: Strategy,
+    resamples: int,
+    rng: np.random.Generator,
+) -> np.ndarray:
+    """Shape (resamples, METRICS): replicates of model a's :data:`METRICS` minus model b's under
+    the paired stratified bootstrap, drawn on the cells of the pair's joint table ``joint``
+    ([class, cell of a, cell of b], :class:`~reportgen.engine.intervals.PairCounts`): one draw of
+    rows for both models. A joint cell's rows are spread over each model's calibration bins in
+    the shares its exact table gives them (:func:`_spread`), so at the observed counts every
+    number is the exact one; a joint cell is one distinct score of each model below
+    :data:`~reportgen.engine.intervals.JOINT_BINS` distinct scores (the exact paired bootstrap)."""
+    cls, ia, ib = np.nonzero(joint)
+    order = np.argsort(-cls, kind="stable")  # positives first
+    cls, ia, ib = cls[order], ia[order], ib[order]
+    counts = joint[cls, ia, ib].astype(np.float64)
+    n_pos = int(np.count_nonzero(cls == 1))
+    mats = []
+    for t, lut, idx in ((tables[0], luts[0], ia), (tables[1], luts[1], ib)):
+        share, score, sq = _spread(t, lut, bins, strategy)
+        n_of = share[cls, idx]
+        mats.append((n_of, n_of * cls[:, None], score[cls, idx], sq[cls, idx]))
+    out = np.empty((resamples, len(METRICS)))
+    done = 0
+    for b, (d,) in stratified_cell_blocks(counts, n_pos, resamples, rng):
+        d = d.astype(np.float64)
+        total = d.sum(axis=1)
+        a_, b_ = (summary(d @ n, d @ p, d @ sc, (d @ e) / total) for n, p, sc, e in mats)
+        out[done : done + b] = a_ - b_
+        done += b
+    return out
+
+
+def paired_deltas(
+    mine: Calibration, base: Calibration, diffs: np.ndarray, level: float
+) -> tuple[dict[str, float | None], dict[str, list[float]]]:
+    """A challenger's calibration numbers minus the baseline's, each with the percentile interval
+    of its paired replicates (:func:`pair_deltas`); none for the uncertainty (the same rows)."""
+    from reportgen.engine.stats import percentile_interval  # noqa: PLC0415
+
+    delta: dict[str, float | None] = {}
+    ci: dict[str, list[float]] = {}
+    for q, m in enumerate(METRICS):
+        a, b = mine.values[m], base.values[m]
+        delta[m] = None if a is None or b is None else a - b
+        if delta[m] is None or m == "uncertainty":
+            continue
+        if (iv := percentile_interval(diffs[:, q], level)) is not None:
+            ci[m] = [float(iv[0]), float(iv[1])]
+    return delta, ci
+
+
 def deltas(
     mine: Calibration, base: Calibration, level: float
 ) -> tuple[dict[str, float | None], dict[str, list[float]]]:
     """A challenger's calibration numbers minus the baseline's, each with the normal interval of
-    the two models' own bootstrap replicates, their variances added (the models drawn apart)."""
+    the two models' own bootstrap replicates, their variances added (unpaired models: drawn apart)."""
     from reportgen.engine.stats import normal_test  # noqa: PLC0415
 
     delta: dict[str, float | None] = {}
@@ -228,4 +305,13 @@ def deltas(
     return delta, ci
 
 
-__all__ = ["METRICS", "Calibration", "bin_of_scores", "deltas", "model_calibration", "summary"]
+__all__ = [
+    "METRICS",
+    "Calibration",
+    "bin_of_scores",
+    "deltas",
+    "model_calibration",
+    "pair_deltas",
+    "paired_deltas",
+    "summary",
+]

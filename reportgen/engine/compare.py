@@ -27,6 +27,7 @@ from reportgen.engine import calibration as CAL
 from reportgen.engine import class_tables as CT
 from reportgen.engine import intervals as IV
 from reportgen.engine import multiplicity as MP
+from reportgen.engine import operating_points as OP
 from reportgen.engine import partial_auc as PA
 from reportgen.engine import power as PW
 from reportgen.engine import proportions as PR
@@ -55,6 +56,10 @@ from reportgen.results import (
     McNemarSummary,
     ModelResult,
     Notice,
+    OperatingPoint,
+    OperatingPointDelta,
+    OperatingPoints,
+    OptimumInterval,
     PairwiseCell,
     PartialAuc,
     PartialAucTest,
@@ -122,6 +127,8 @@ class Settings:
     calibration: tuple[int, Literal["uniform", "quantile"]] | None = None
     #: multiclass: the k of top-k accuracy (None: 2 with more than two classes)
     top_k: int | None = None
+    #: binary: the operating points (:mod:`reportgen.engine.operating_points`), None: none
+    operating_points: OP.Points | None = None
 
 
 Progress = Callable[[int, int], None]
@@ -686,6 +693,7 @@ class _ModelStep:
     no_cells: bool
     partial: list[PA.ModelPartial]
     calibration: CAL.Calibration | None
+    points: OP.ModelPoints | None = None
 
 
 def _model_step(run: _BinaryRun, j: int) -> _ModelStep:
@@ -738,9 +746,25 @@ def _model_step(run: _BinaryRun, j: int) -> _ModelStep:
             streams.stream(s.seed, "calibration", m.name),
             s.level,
         )
+    pts = None
+    if s.operating_points is not None:
+        pts = OP.model_points(
+            t,
+            m.threshold,
+            s.operating_points,
+            s.beta,
+            s.costs,
+            s.constraints,
+            s.resamples,
+            streams.stream(s.seed, "operating_points", m.name),
+            s.level,
+        )
     r = replace(
         r,
         calibration=None if cal is None else _calibration_summary(cal),
+        operating_points=None
+        if pts is None or s.operating_points is None
+        else _points_summary(pts, s.operating_points),
         positives_rows=pos_rows,
         negatives_rows=neg_rows,
         confusion_rows=rows_conf,
@@ -749,7 +773,71 @@ def _model_step(run: _BinaryRun, j: int) -> _ModelStep:
             for p in partial
         ],
     )
-    return _ModelStep(r, d, run.want and draws is None, partial, cal)
+    return _ModelStep(r, d, run.want and draws is None, partial, cal, pts)
+
+
+def _points_summary(p: OP.ModelPoints, points: OP.Points) -> OperatingPoints:
+    return OperatingPoints(
+        [OperatingPoint(k, x, v, ci) for (k, x), v, ci in zip(points.entries(), p.values, p.ci)],
+        [OptimumInterval(n, o["threshold"], o["value"], o["tpr"], o["fpr"]) for n, o in p.optima.items()],
+        p.method,
+    )
+
+
+def _point_deltas(run: _BinaryRun, points: dict[str, OP.ModelPoints | None], model: str) -> list[OperatingPointDelta]:
+    """A challenger's differences from the baseline at the configured operating points: paired
+    on the pair's joint score table when counted (the pair's own stream), else the two models'
+    own replicates, variances added; descriptive (:mod:`reportgen.engine.operating_points`)."""
+    ev, s = run.ev, run.s
+    op = s.operating_points
+    a, b = points.get(model), points.get(run.base_name)
+    if op is None or a is None or b is None or not op.entries():
+        return []
+    j = ev.names.index(model)
+    pc = ev.pairing.pair_counts
+    pair = None if pc is None or ev.weighted or not run.want else pc.of(j, run.b)
+    diffs = None
+    if pair is not None and pc is not None:
+        diffs = OP.pair_curve_diffs(
+            pair,
+            (pc.luts[j], pc.luts[run.b]),
+            (ev.models[j].table, ev.models[run.b].table),
+            functools.partial(OP.point_values, points=op),
+            s.resamples,
+            streams.stream(s.seed, "operating_points_pair", run.base_name, model),
+        )
+    out = []
+    for q, (k, x) in enumerate(op.entries()):
+        va, vb = a.values[q], b.values[q]
+        delta = None if va is None or vb is None else va - vb
+        ra = None if a.replicates is None else a.replicates[:, q]
+        rb = None if b.replicates is None else b.replicates[:, q]
+        test = _difference_test(delta, None if diffs is None else diffs[:, q], ra, rb, s.level)
+        if test is None:
+            out.append(OperatingPointDelta(k, x, delta, None, None, diffs is not None, "no test"))
+            continue
+        method = OP.PAIRED if diffs is not None else OP.UNPAIRED
+        out.append(OperatingPointDelta(k, x, delta, test[0], test[1], diffs is not None, method))
+    return out
+
+
+def _difference_test(
+    delta: float | None, paired: np.ndarray | None, mine: np.ndarray | None, base: np.ndarray | None, level: float
+) -> tuple[list[float], float] | None:
+    """The normal interval and two-sided p of ``delta`` from the bootstrap: the SD of its paired
+    replicates, else the two models' own replicates' variances added (pROC's ``roc.test`` with
+    ``method = "bootstrap"``, paired or not); None without a delta or replicates."""
+    var = None
+    if paired is not None:
+        se = MP.bootstrap_se(paired)
+        var = None if se is None else se * se
+    elif mine is not None and base is not None:
+        sa, sb = MP.bootstrap_se(mine), MP.bootstrap_se(base)
+        var = None if sa is None or sb is None else sa * sa + sb * sb
+    if delta is None or var is None:
+        return None
+    _, p, lo, hi = stats.normal_test(delta, var, level)
+    return [lo, hi], p
 
 
 def _calibration_summary(c: CAL.Calibration) -> CalibrationSummary:
@@ -767,8 +855,9 @@ def _calibration_summary(c: CAL.Calibration) -> CalibrationSummary:
     )
 
 
-#: ``CalibrationDelta.ci_method``.
+#: ``CalibrationDelta.ci_method``: unpaired models, and models paired on their joint score table.
 CALIBRATION_DELTA = "bootstrap (normal, the two models' variances added)"
+CALIBRATION_PAIRED = "paired bootstrap of the joint score table (percentile)"
 
 
 def _model_intervals(draws: IV.Draws, ci: dict[str, list[float]], method: dict[str, str], level: float) -> None:
@@ -1027,18 +1116,11 @@ def _partial_tests(run: _BinaryRun, j: int, partial: dict[str, list[PA.ModelPart
     out = []
     for q, (m, mb) in enumerate(zip(mine, base)):
         delta = None if m.value is None or mb.value is None else m.value - mb.value
-        var = None
-        if (d := diffs[q]) is not None:
-            se = MP.bootstrap_se(d)
-            var = None if se is None else se * se
-        elif m.replicates is not None and mb.replicates is not None:
-            sa, sb = MP.bootstrap_se(m.replicates), MP.bootstrap_se(mb.replicates)
-            var = None if sa is None or sb is None else sa * sa + sb * sb
-        if delta is None or var is None:
+        test = _difference_test(delta, diffs[q], m.replicates, mb.replicates, s.level)
+        if test is None:
             out.append(_PartialTest(m, mb, None, None, diffs[q] is not None, "no test"))
             continue
-        _, p, lo, hi = stats.normal_test(delta, var, s.level)
-        out.append(_PartialTest(m, mb, [lo, hi], p, diffs[q] is not None, method))
+        out.append(_PartialTest(m, mb, test[0], test[1], diffs[q] is not None, method))
     return out
 
 
@@ -1085,6 +1167,7 @@ def _comparison_family(
     steps: list[_PairStep],
     partial: dict[str, list[PA.ModelPartial]] | None = None,
     calibration: dict[str, CAL.Calibration | None] | None = None,
+    points: dict[str, OP.ModelPoints | None] | None = None,
 ) -> list[Comparison]:
     """The comparisons with the baseline, each family adjusted: Holm over the verdicts (the
     primary metric), over McNemar's tests and over DeLong's; the approval comparisons beside."""
@@ -1137,20 +1220,37 @@ def _comparison_family(
                 decision=dec,
                 approval=[] if approvals is None else approvals[p.name],
                 partial_auc=prow,
-                calibration=_calibration_delta(calibration or {}, p.name, run.base_name, s.level),
+                calibration=_calibration_delta(run, calibration or {}, p.name),
+                operating_points=_point_deltas(run, points or {}, p.name),
             )
         )
     return comparisons
 
 
-def _calibration_delta(
-    cal: dict[str, CAL.Calibration | None], model: str, base: str, level: float
-) -> CalibrationDelta | None:
-    a, b = cal.get(model), cal.get(base)
-    if a is None or b is None:
+def _calibration_delta(run: _BinaryRun, cal: dict[str, CAL.Calibration | None], model: str) -> CalibrationDelta | None:
+    """A challenger's calibration differences: the paired bootstrap of the pair's joint score
+    table (:func:`~reportgen.engine.calibration.pair_deltas`, the pair's own stream) when counted,
+    else the two models' own replicates, variances added."""
+    ev, s = run.ev, run.s
+    a, b = cal.get(model), cal.get(run.base_name)
+    if a is None or b is None or s.calibration is None:
         return None
-    delta, ci = CAL.deltas(a, b, level)
-    return CalibrationDelta(delta, ci, CALIBRATION_DELTA)
+    j = ev.names.index(model)
+    pc = ev.pairing.pair_counts
+    pair = None if pc is None or ev.weighted or not run.want else pc.of(j, run.b)
+    if pair is None or pc is None:
+        delta, ci = CAL.deltas(a, b, s.level)
+        return CalibrationDelta(delta, ci, CALIBRATION_DELTA)
+    diffs = CAL.pair_deltas(
+        pair,
+        (pc.luts[j], pc.luts[run.b]),
+        (ev.models[j].table, ev.models[run.b].table),
+        *s.calibration,
+        s.resamples,
+        streams.stream(s.seed, "calibration_pair", run.base_name, model),
+    )
+    delta, ci = CAL.paired_deltas(a, b, diffs, s.level)
+    return CalibrationDelta(delta, ci, CALIBRATION_PAIRED)
 
 
 def _pairwise_family(
@@ -1229,6 +1329,7 @@ def compare_binary_evidence(
     delong: dict[str, TableDeLong] = {}
     partial: dict[str, list[PA.ModelPartial]] = {}
     calibration: dict[str, CAL.Calibration | None] = {}
+    points: dict[str, OP.ModelPoints | None] = {}
     model_caps: set[str] = set()
     paired_draws: list[IV.Draws | None] = []
     # each model and each pair draws from its own stream (reportgen.engine.streams), so they all
@@ -1245,6 +1346,7 @@ def compare_binary_evidence(
         models[out.result.name] = out.result
         partial[out.result.name] = out.partial
         calibration[out.result.name] = out.calibration
+        points[out.result.name] = out.points
         if out.delong is not None:
             delong[out.result.name] = out.delong
         if out.no_cells:
@@ -1255,5 +1357,5 @@ def compare_binary_evidence(
     if ev.pairing.patterns is not None and run.want and not ev.weighted:
         joint = joint_bootstrap(ev.pairing.patterns, k, s, streams.stream(s.seed, "patterns"))
     steps = [_pair_step(run, j, models, delong, model_caps, joint, paired_draws[j]) for j in range(k) if j != run.b]
-    comparisons = _comparison_family(run, steps, partial, calibration)
+    comparisons = _comparison_family(run, steps, partial, calibration, points)
     return models, comparisons, _pairwise_family(run, models, delong, comparisons)

@@ -38,6 +38,7 @@ import numpy as np
 
 from reportgen.engine import intervals as IV
 from reportgen.engine.curve import ScoreTable
+from reportgen.engine.operating_points import pair_curve_diffs
 from reportgen.engine.resample import stratified_cell_blocks
 
 Focus = Literal["specificity", "sensitivity"]
@@ -183,32 +184,14 @@ def pair_partial_auc_diffs(
 ) -> list[np.ndarray]:
     """Replicates of ``pAUC(a) − pAUC(b)`` per range under the paired stratified bootstrap,
     drawn on the cells of the pair's joint table ``joint`` ([class, bin of a, bin of b]), each
-    model's curve on its binned table, moved by the two binning errors."""
-    cls, ia, ib = np.nonzero(joint)
-    order = np.argsort(-cls, kind="stable")  # positives first
-    cls, ia, ib = cls[order], ia[order], ib[order]
-    counts = joint[cls, ia, ib].astype(np.float64)
-    n_pos = int(np.count_nonzero(cls == 1))
-    sizes = (joint.shape[1], joint.shape[2])
-    shift = np.zeros(len(ranges))
-    for sign, t, lut in ((1.0, tables[0], lut_a), (-1.0, tables[1], lut_b)):
-        coarse = IV.coarsen(t, lut)
-        for q, r in enumerate(ranges):
-            shift[q] += sign * ((partial_auc(t, r) or 0.0) - (partial_auc(coarse, r) or 0.0))
-    out = [np.empty(resamples) for _ in ranges]
-    done = 0
-    for b, (draws,) in stratified_cell_blocks(counts, n_pos, resamples, rng):
-        curves = []
-        for g, size in ((ia, sizes[0]), (ib, sizes[1])):
-            tp = np.zeros((b, size + 1))
-            fp = np.zeros((b, size + 1))
-            np.add.at(tp.T, 1 + g[:n_pos], draws[:, :n_pos].T)
-            np.add.at(fp.T, 1 + g[n_pos:], draws[:, n_pos:].T)
-            curves.append((np.cumsum(tp, axis=1), np.cumsum(fp, axis=1)))
-        for o, r in zip(out, ranges):
-            o[done : done + b] = partial_auc_of_counts(*curves[0], r) - partial_auc_of_counts(*curves[1], r)
-        done += b
-    return [o + s for o, s in zip(out, shift)]
+    model's curve on its binned table, moved by the two binning errors
+    (:func:`~reportgen.engine.operating_points.pair_curve_diffs`)."""
+
+    def areas(tp: np.ndarray, fp: np.ndarray) -> np.ndarray:
+        return np.stack([partial_auc_of_counts(tp, fp, r) for r in ranges], axis=-1)
+
+    d = pair_curve_diffs(joint, (lut_a, lut_b), tables, areas, resamples, rng)
+    return [d[:, q] for q in range(len(ranges))]
 
 
 __all__ = [

@@ -297,6 +297,17 @@ def class_calibration_figure(result: ComparisonResult, palette: Sequence[str] = 
 
 
 @_apply_style
+def calibration_intervals_figure(result: ComparisonResult, palette: Sequence[str] = PALETTE) -> Figure | None:
+    """:func:`reportgen.plot.calibration_intervals` of the models with a ``calibration:`` (None if none)."""
+    models = [n for n, m in result.models.items() if m.calibration is not None]
+    if not models:
+        return None
+    fig = new_figure(HALF_WIDTH, 3.0 + _legend_height(len(models) + 1))
+    _legend_below(fig, plot.calibration_intervals(result, ax=fig.add_subplot(), palette=palette, legend=False))
+    return fig
+
+
+@_apply_style
 def distribution_figure(result: ComparisonResult, palette: Sequence[str] = PALETTE) -> Figure | None:
     """:func:`reportgen.plot.score_distribution` of each model (with a histogram), three to a row."""
     names = [n for n, m in result.models.items() if plot.curves_of(m).histogram is not None]
@@ -441,6 +452,7 @@ FIGURES = {
     "ks": ks_figure,
     "gains": gains_figure,
     "calibration": calibration_figure,
+    "calibration_intervals": calibration_intervals_figure,
     "distributions": distribution_figure,
     "prevalence": prevalence_figure,
 }

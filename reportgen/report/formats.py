@@ -107,6 +107,18 @@ def fmt_threshold(t: float | None, toward: float | None = None, digits: int = TH
     return _positional(text)
 
 
+def fmt_threshold_ci(ci: Sequence[float] | None, digits: int = THRESHOLD_DIGITS) -> str:
+    """A threshold's interval, each end to ``digits`` significant digits (never fewer than the
+    integer part), positional: [543.8000000000001, 574] → "[543.8, 574]"; "" without one."""
+    if not ci:
+        return ""
+    ends = []
+    for v in ci:
+        d = Decimal(repr(float(v) + 0.0))
+        ends.append(_positional(d.quantize(Decimal(1).scaleb(min(d.adjusted() - digits + 1, 0)))))
+    return f"[{ends[0]}, {ends[1]}]"
+
+
 def _positional(d: Decimal) -> str:
     """A decimal without an exponent or trailing zeros, with the report's minus sign."""
     out = format(d.normalize(), "f")
@@ -380,6 +392,7 @@ __all__ = [
     "fmt_share_of_sum",
     "fmt_signed",
     "fmt_threshold",
+    "fmt_threshold_ci",
     "minus",
     "THRESHOLD_DIGITS",
     "wbr",

@@ -33,6 +33,7 @@ from reportgen.report.views.credit import CreditView
 from reportgen.report.views.curves import CurvesView, curves_view
 from reportgen.report.views.fairness import FairnessView, fairness_view
 from reportgen.report.views.metrics import MetricsView, metrics_view
+from reportgen.report.views.operating_points import OperatingPointsView, operating_points_view
 from reportgen.report.views.partial_auc import PartialAucView, partial_auc_view
 from reportgen.report.views.per_class import PerClassView, per_class_view
 from reportgen.report.views.segments import SegmentsView, segments_view
@@ -60,6 +61,7 @@ TOC_TITLES = {
     "comparison": "Comparison with the baseline",
     "partial_auc": "Partial AUC",
     "calibration": "Calibration",
+    "operating_points": "Operating points",
     "metrics": "Metrics",
     "confusion": "Confusion matrices",
     "curves": "Curves",
@@ -126,6 +128,7 @@ class ReportView:
     comparison: ComparisonView
     partial_auc: PartialAucView
     calibration: CalibrationView
+    operating_points: OperatingPointsView
     metrics: MetricsView
     confusion: ConfusionView
     thresholds: ThresholdsView
@@ -210,6 +213,7 @@ def report_view(result: ComparisonResult, theme: Theme, drawing: Callable[[], Ma
         comparison=comparison,
         partial_auc=partial_auc_view(result, ms),
         calibration=calibration_view(result, ms),
+        operating_points=operating_points_view(result, ms),
         metrics=metrics,
         confusion=confusion,
         thresholds=thresholds,
@@ -246,6 +250,9 @@ def _sections(result: ComparisonResult, theme: Theme, has_credit: bool, has_fair
         "partial_auc": any(m.partial_auc for m in result.models.values()),
         "calibration": any(
             m.calibration is not None or m.class_probabilities is not None for m in result.models.values()
+        ),
+        "operating_points": any(
+            m.operating_points is not None and m.operating_points.points for m in result.models.values()
         ),
     }
     task = TASK_SECTIONS.get(result.run.task, REPORT_SECTIONS)

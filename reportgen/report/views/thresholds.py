@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import reportgen.catalog as catalog
-from reportgen.report.formats import fmt_count, fmt_metric, fmt_pct, fmt_share
+from reportgen.report.formats import fmt_ci, fmt_count, fmt_metric, fmt_pct, fmt_share, fmt_threshold_ci
 from reportgen.report.labels import CRITERION_LABELS
 from reportgen.report.views.common import Models, kept_share, optimum_threshold, rule_text
 from reportgen.report.wording import optimum_label
@@ -23,6 +23,9 @@ class OptimumRow:
     tn: str
     approval: str
     flagged: str
+    #: the bootstrap intervals of the threshold and the value ("" without ``operating_points:``)
+    threshold_ci: str = ""
+    value_ci: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +50,9 @@ class ModelOptima:
 @dataclass(frozen=True, slots=True)
 class ThresholdsView:
     models: tuple[ModelOptima, ...]
+    #: whether the optima carry bootstrap intervals (``operating_points:``), and how they were drawn
+    intervals: bool = False
+    ci_method: str = ""
 
 
 def tie_rule_text(direction: str) -> str:
@@ -63,8 +69,10 @@ def thresholds_view(result: ComparisonResult, ms: Models) -> ThresholdsView:
     out = []
     for n, m in result.models.items():
         rows = []
+        ivs = {o.criterion: o for o in m.operating_points.optima} if m.operating_points is not None else {}
         for crit, o in m.optimal_thresholds.items():
             total = o.tp + o.fp + o.fn + o.tn
+            iv = ivs.get(crit)
             rows.append(
                 OptimumRow(
                     criterion=optimum_label(crit, o, CRITERION_LABELS),
@@ -76,6 +84,8 @@ def thresholds_view(result: ComparisonResult, ms: Models) -> ThresholdsView:
                     tn=fmt_count(o.tn),
                     approval=kept_share(o),
                     flagged=fmt_share((o.tp + o.fp) / total if total else None, 1),
+                    threshold_ci=fmt_threshold_ci(iv.threshold_ci if iv is not None else None),
+                    value_ci=fmt_ci(iv.value_ci, 4) if iv is not None else "",
                 )
             )
         scenarios = tuple(
@@ -100,4 +110,9 @@ def thresholds_view(result: ComparisonResult, ms: Models) -> ThresholdsView:
                     scenario_criteria=tuple(catalog.criterion(k).short_label for k in PREVALENCE_CRITERIA),
                 )
             )
-    return ThresholdsView(models=tuple(out))
+    ops = [m.operating_points for m in result.models.values() if m.operating_points is not None]
+    return ThresholdsView(
+        models=tuple(out),
+        intervals=any(o.optima for o in ops),
+        ci_method="; ".join(sorted({o.ci_method for o in ops if o.optima})),
+    )
