@@ -18,7 +18,6 @@ from __future__ import annotations
 import functools
 
 import numpy as np
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
