@@ -48,5 +48,5 @@ def test_a_public_pack_brief_fits_four_pages(pack: str, tmp_path: Path, cli) -> 
     config = tmp_path / f"{pack}.yaml"
     config.write_text(yaml.safe_dump(cfg, sort_keys=False, allow_unicode=True), encoding="utf-8")
     out = tmp_path / "out"
-    assert cli(["run", str(config), "--out", str(out), "--format", "html,pdf,json", "--quiet"]) == 0
+    assert cli(["run", str(config), "--out", str(out), "--format", "pdf", "--quiet"]) == 0  # the page count only
     assert 1 <= _brief_pages(out / "report.pdf") <= BRIEF_PAGES

@@ -13,10 +13,11 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
-from statsmodels.stats.multitest import multipletests
 
 import reportgen
 from reportgen.frames import COLUMNS
+
+from oracles import holm_adjusted
 
 ROOT = Path(__file__).resolve().parents[2]
 NOW = "2026-01-01T00:00:00Z"
@@ -122,7 +123,7 @@ def test_comparisons_hold_each_challengers_gini_delta_interval_and_adjusted_p_of
         assert row["verdict"] == c["decision"]["direction"]
     # the adjusted p is Holm's over the family of verdicts (statsmodels, an independent oracle)
     raw = [gini.loc[c["model"], "p_value"] for c in doc["comparisons"]]
-    holm = multipletests(raw, method="holm")[1]
+    holm = holm_adjusted(raw)
     assert list(gini.loc[[c["model"] for c in doc["comparisons"]], "p_adjusted"]) == pytest.approx(holm, abs=1e-12)
     # the AUC's delta carries DeLong's test, in its own family
     auc = df[df["metric"] == "roc_auc"].set_index("model")
