@@ -517,8 +517,8 @@ CREDIT_WORDS = Vocabulary(
     kept_rows="approved applications",
     none_kept="a model approves no row",
     flagged_rate="decline rate",
-    air_not_flagged="approval rates (predicted non-default)",
-    air_flagged="decline rates (predicted default)",
+    air_not_flagged="approval rates (predicted non-default: 1 − the selection rate)",
+    air_flagged="decline rates (predicted default: the selection rate)",
 )
 GENERIC_WORDS = Vocabulary(
     domain="generic",
@@ -540,8 +540,8 @@ GENERIC_WORDS = Vocabulary(
     kept_rows="rows predicted negative",
     none_kept="a model predicts no row negative",
     flagged_rate="predicted-positive rate",
-    air_not_flagged="the rate predicted negative",
-    air_flagged="the rate predicted positive",
+    air_not_flagged="the rate predicted negative (1 − the selection rate)",
+    air_flagged="the rate predicted positive (the selection rate)",
 )
 
 

@@ -185,7 +185,11 @@ def test_metrics_json_frames_and_the_section_say_which_outcome(planted) -> None:
     assert set(frames["fairness_disparities"].favourable) == {"not_flagged"}
     view = SimpleNamespace(fairness=fairness_view(result.fairness, {}, "a", "95 %", CREDIT_WORDS))
     page = make_environment().from_string('{% import "macros.html" as ui %}{% include "sections/fairness.html" %}')
-    assert "AIR) is taken on the favourable outcome, here on approval rates (predicted non-default)" in page.render(
-        view=view
+    assert (
+        "AIR) is taken on the favourable outcome, here on approval rates (predicted non-default: 1 − the selection rate)"
+        in page.render(view=view)
     )
-    assert fairness_view(result.fairness, {}, "a", "95 %", GENERIC_WORDS).air_on == "the rate predicted negative"
+    assert (
+        fairness_view(result.fairness, {}, "a", "95 %", GENERIC_WORDS).air_on
+        == "the rate predicted negative (1 − the selection rate)"
+    )
