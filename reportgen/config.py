@@ -40,7 +40,7 @@ import reportgen.catalog as catalog
 from reportgen.errors import ConfigError, UserError
 from reportgen.logo import image_kind, read_logo
 from reportgen.redact import VAR_ONLY, is_secret_key, masked
-from reportgen.results import MAX_TEXT_CHARS
+from reportgen.results import MAX_TEXT_CHARS, Favourable
 from reportgen.smallfiles import read_user_file
 
 Task = Literal["binary", "multiclass"]
@@ -801,7 +801,8 @@ class ReportConfig(Strict):
         description=(
             "The report's words for a binary decision. credit: approvals, approval rates, bad rates, "
             "applications and swap sets; generic: positives, rows predicted negative and positive rates. "
-            "Default: credit when a credit: block or approval_rates is configured, else generic."
+            "Default: credit when a credit: block or approval_rates is configured, else generic. The domain "
+            "also sets fairness.favourable's default."
         ),
     )
 
@@ -1167,6 +1168,16 @@ class FairnessConfig(Strict):
         description=(
             "column -> its reference group, against which adverse-impact ratios are taken (default: the "
             "column's largest group)."
+        ),
+    )
+    favourable: Favourable | None = Field(
+        None,
+        description=(
+            "The favourable outcome whose rate the adverse-impact ratios (the four-fifths rule) compare: "
+            "flagged, the share predicted positive; not_flagged, the share predicted negative (in credit, where "
+            "the positive class is the default, the approval rate). Default: not_flagged when the run's domain "
+            "is credit (report.domain, else a credit: block or approval_rates), else flagged. The other "
+            "disparities are fairlearn's, on the share predicted positive, either way."
         ),
     )
 
@@ -1717,12 +1728,34 @@ class Config(Strict):
     def baseline_name(self) -> str:
         return self.baseline if self.baseline is not None else self.models[0].name
 
+    @property
+    def domain(self) -> Literal["credit", "generic"]:
+        """The run's domain for a binary decision (:func:`resolved_domain`)."""
+        return resolved_domain(self.report.domain, self.credit is not None or bool(self.approval_rates))
+
+    @property
+    def favourable(self) -> Favourable:
+        """The fairness section's favourable outcome: ``fairness.favourable``, else not_flagged (a
+        decline is the flag, approval the favourable outcome) in the credit domain, flagged otherwise."""
+        if self.fairness is not None and self.fairness.favourable is not None:
+            return self.fairness.favourable
+        return "not_flagged" if self.domain == "credit" else "flagged"
+
     def binary_costs(self) -> CostsConfig:
         """Binary costs; a 2×2 matrix is read as rows = true (neg, pos), columns = predicted."""
         if isinstance(self.costs, CostsConfig):
             return self.costs
         (tn, fp), (fn, tp) = self.costs
         return CostsConfig(fn=fn, fp=fp, tp=tp, tn=tn)
+
+
+def resolved_domain(domain: str | None, credit: bool) -> Literal["credit", "generic"]:
+    """The run's domain for a binary decision, the one rule for its default: ``report.domain`` when
+    set, else credit when the run has a credit: block or configured approval rates (``credit``),
+    else generic. It picks the report's words and the fairness section's favourable outcome."""
+    if domain is not None:
+        return "credit" if domain == "credit" else "generic"
+    return "credit" if credit else "generic"
 
 
 # --------------------------------------------------------------------------------------

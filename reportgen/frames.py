@@ -243,6 +243,7 @@ COLUMNS: dict[str, dict[str, str]] = {
         "ci_low": _F,
         "ci_high": _F,
         "method": _S,
+        "favourable": _S,  # the outcome the adverse-impact ratios are taken on: flagged | not_flagged
     },
     "fairness_disparities": {  # one row per model x protected column x between-group measure
         "model": _S,
@@ -252,6 +253,7 @@ COLUMNS: dict[str, dict[str, str]] = {
         "ci_low": _F,
         "ci_high": _F,
         "method": _S,
+        "favourable": _S,  # the outcome the adverse-impact ratios are taken on: flagged | not_flagged
     },
     "fairness_changes": {  # a challenger's change against the baseline, paired intervals
         "model": _S,
@@ -265,6 +267,7 @@ COLUMNS: dict[str, dict[str, str]] = {
         "method": _S,
         "rows": _IN,  # rows both models score; <NA> when unpaired
         "unpaired": _S,  # why the rows could not be paired
+        "favourable": _S,  # the outcome the adverse-impact ratios are taken on: flagged | not_flagged
     },
 }
 
@@ -547,6 +550,7 @@ def _fairness_models(result: Result) -> Iterable[tuple[str, Result]]:
 
 
 def _fairness_groups(result: Result) -> Iterable[Row]:
+    fav = None if result.fairness is None else result.fairness.favourable
     for name, fm in _fairness_models(result):
         for c in fm.columns:
             for g in c.groups:
@@ -563,19 +567,23 @@ def _fairness_groups(result: Result) -> Iterable[Row]:
                         getattr(g, k),
                         *_ci(ci),
                         method if ci else None,
+                        fav,
                     ]
 
 
 def _fairness_disparities(result: Result) -> Iterable[Row]:
+    fav = None if result.fairness is None else result.fairness.favourable
     for name, fm in _fairness_models(result):
         for c in fm.columns:
             values = {**c.disparities, "min_adverse_impact_ratio": c.min_adverse_impact_ratio}
             for k, v in values.items():
                 ci = c.disparities_ci.get(k)
-                yield [name, c.column, k, v, *_ci(ci), "bootstrap percentile (group count tables)" if ci else None]
+                method = "bootstrap percentile (group count tables)" if ci else None
+                yield [name, c.column, k, v, *_ci(ci), method, fav]
 
 
 def _fairness_changes(result: Result) -> Iterable[Row]:
+    fav = None if result.fairness is None else result.fairness.favourable
     for name, fm in _fairness_models(result):
         paired = {p.column: p for p in fm.paired}
         for column, changes in fm.changes.items():
@@ -584,7 +592,7 @@ def _fairness_changes(result: Result) -> Iterable[Row]:
             cis = {} if p is None else p.changes_ci
             for k, v in changes.items():  # the paired point when paired (FairnessModel.changes)
                 ci = cis.get(k)
-                yield [name, result.run.baseline, column, None, k, v, *_ci(ci), method if ci else None, rows, why]
+                yield [name, result.run.baseline, column, None, k, v, *_ci(ci), method if ci else None, rows, why, fav]
             if p is not None:
                 for g, v in p.adverse_impact_ratio_changes.items():
                     ci = p.adverse_impact_ratio_changes_ci.get(g)
@@ -599,6 +607,7 @@ def _fairness_changes(result: Result) -> Iterable[Row]:
                         method if ci else None,
                         rows,
                         why,
+                        fav,
                     ]
 
 

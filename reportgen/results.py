@@ -1950,6 +1950,10 @@ class CreditSection(_Frozen):
     )
 
 
+#: Which decision is the favourable outcome of the four-fifths rule (``fairness.favourable``).
+Favourable = Literal["flagged", "not_flagged"]
+
+
 @dataclass(frozen=True, slots=True)
 class FairnessGroup(_Frozen):
     """One protected group of one column, one model, at the model's decision rule."""
@@ -1970,7 +1974,8 @@ class FairnessGroup(_Frozen):
     auc_ci: Sequence[float] | None = field(metadata=_doc("DeLong interval of the AUC (logit scale near 0 or 1)."))
     adverse_impact_ratio: float | None = field(
         metadata=_doc(
-            "Selection rate / the reference group's (1 for the reference); below 0.8 fails the four-fifths rule."
+            "Favourable rate (see favourable) / the reference group's (1 for the reference); below 0.8 fails the "
+            "four-fifths rule."
         )
     )
     adverse_impact_ratio_ci: Sequence[float] | None = field(
@@ -2061,6 +2066,14 @@ class FairnessSection(_Frozen):
 
     models: Mapping[str, FairnessModel] = field(metadata=_doc("model name -> its fairness by group."))
     four_fifths: float = field(default=0.8, metadata=_doc("The adverse-impact ratio below which a group is flagged."))
+    favourable: Favourable = field(
+        default="flagged",
+        metadata=_doc(
+            "The outcome the adverse-impact ratios compare: flagged (the selection rate, the share predicted "
+            "positive) or not_flagged (1 - the selection rate, e.g. the approval rate when the positive class is "
+            "the default)."
+        ),
+    )
 
 
 @dataclass(frozen=True, slots=True)

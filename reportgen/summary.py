@@ -152,7 +152,12 @@ def _fairness(section: Any) -> dict[str, Any] | None:
                 else None,
             }
         models[name] = cols
-    return {"four_fifths": section.four_fifths, "below_four_fifths": below, "models": models}
+    return {
+        "four_fifths": section.four_fifths,
+        "favourable": section.favourable,
+        "below_four_fifths": below,
+        "models": models,
+    }
 
 
 def _masked(value: Any) -> Any:

@@ -11,9 +11,14 @@ DeLong's interval (:func:`~reportgen.engine.proportions.delong_auc_bounds`).
 Between groups, as fairlearn defines them (``fairlearn.metrics``, method ``between_groups``):
 demographic-parity difference max - min of the selection rates and ratio min / max; equalized-odds
 difference the larger of the TPR and FPR differences and ratio the smaller of their ratios;
-equal-opportunity difference the TPR difference. The adverse-impact ratio of a group is its
-selection rate over the reference group's (the four-fifths rule of the US Uniform Guidelines,
-29 CFR 1607.4(D): below 0.8 is evidence of adverse impact). Intervals of these come from a
+equal-opportunity difference the TPR difference; all of these on the selection rate (the share
+predicted positive), so the demographic-parity ratio is fairlearn's, on the selection rate, whichever
+outcome is favourable (the difference is the same either way). The adverse-impact ratio of a group
+is its *favourable* rate over the reference group's (the four-fifths rule of the US Uniform
+Guidelines, 29 CFR 1607.4(D): a selection rate for the favourable outcome below 0.8 of the
+reference's is evidence of adverse impact). ``favourable``: ``"flagged"``, the favourable rate is the
+selection rate; ``"not_flagged"`` (credit, where the positive class is the default and a flag a
+decline), it is 1 − the selection rate, the approval rate. Intervals of these come from a
 bootstrap of the per-group count tables: each group's four confusion cells are redrawn from a
 multinomial with the group's size and observed cell shares (groups resampled independently,
 their sizes fixed), percentile intervals.
@@ -40,7 +45,7 @@ from reportgen.engine import proportions as PR
 from reportgen.engine import stats
 from reportgen.engine.curve import ScoreTable, build_table
 from reportgen.engine.streaming import delong_from_table
-from reportgen.results import FairnessChange, FairnessColumn, FairnessGroup
+from reportgen.results import FairnessChange, FairnessColumn, FairnessGroup, Favourable
 
 #: Rows of each class a group needs for DeLong's AUC interval (as the models' own intervals).
 DELONG_MIN_ROWS = 2
@@ -103,16 +108,24 @@ def _range_ratio(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return hi - lo, np.where(hi > 0, lo / np.where(hi > 0, hi, 1.0), np.nan)
 
 
-def disparities(cells: np.ndarray, ref: int) -> dict[str, np.ndarray]:
-    """The between-group measures of cell arrays (..., groups, 4) and each group's adverse-impact
-    ratio against group ``ref`` (key ``air``, shape (..., groups))."""
+def favourable_rate(selection: np.ndarray, favourable: Favourable) -> np.ndarray:
+    """The rate of the favourable outcome: the selection rate when a flag is favourable, else
+    1 − the selection rate (the share predicted negative, e.g. approved)."""
+    return selection if favourable == "flagged" else 1.0 - selection
+
+
+def disparities(cells: np.ndarray, ref: int, favourable: Favourable) -> dict[str, np.ndarray]:
+    """The between-group measures of cell arrays (..., groups, 4) (on the selection rate, as
+    fairlearn's) and each group's adverse-impact ratio against group ``ref`` on the
+    ``favourable`` rate (key ``air``, shape (..., groups))."""
     sel, tpr, fpr = _rates(cells)
     dp_d, dp_r = _range_ratio(sel)
     tpr_d, tpr_r = _range_ratio(tpr)
     fpr_d, fpr_r = _range_ratio(fpr)
     with np.errstate(invalid="ignore", divide="ignore"):
-        ref_sel = sel[..., ref : ref + 1]
-        air = np.where(ref_sel > 0, sel / np.where(ref_sel > 0, ref_sel, 1.0), np.nan)
+        fav = favourable_rate(sel, favourable)
+        ref_fav = fav[..., ref : ref + 1]
+        air = np.where(ref_fav > 0, fav / np.where(ref_fav > 0, ref_fav, 1.0), np.nan)
     return {
         "demographic_parity_difference": dp_d,
         "demographic_parity_ratio": dp_r,
@@ -145,12 +158,14 @@ def fairness_column(
     level: float,
     resamples: int,
     rng: np.random.Generator,
+    favourable: Favourable,
 ) -> FairnessColumn:
     """The fairness of one protected column: per group rates with intervals, and the disparities
     between its groups with bootstrap intervals (``resamples`` 0: no intervals of those).
 
     ``reference``: the group adverse-impact ratios are taken against; None: the largest group
-    (the first in label order among equally large ones)."""
+    (the first in label order among equally large ones). ``favourable``: the outcome whose rate
+    the adverse-impact ratios compare (:func:`favourable_rate`)."""
     names = list(tables)
     if reference is None:
         reference = max(names, key=lambda g: (tables[g].total, -names.index(g)))
@@ -158,7 +173,7 @@ def fairness_column(
         raise ValueError(f"{column}: reference group {reference!r} not found (groups: {', '.join(names)})")
     ref = names.index(reference)
     cells = np.array([[c.tp, c.fp, c.fn, c.tn] for c in (cells_at(tables[g], threshold) for g in names)])
-    point = disparities(cells, ref)
+    point = disparities(cells, ref, favourable)
     boot: dict[str, np.ndarray] | None = None
     if resamples > 0:
         n = cells.sum(axis=1)
@@ -166,7 +181,7 @@ def fairness_column(
         draws = np.stack(
             [rng.multinomial(int(n[i]), shares[i], size=resamples) for i in range(len(names))], axis=1
         ).astype(np.float64)  # (resamples, groups, 4)
-        boot = disparities(draws, ref)
+        boot = disparities(draws, ref, favourable)
     groups = []
     for i, g in enumerate(names):
         t, c = tables[g], cells[i]
@@ -265,11 +280,12 @@ def paired_draws(joint: np.ndarray, resamples: int, rng: np.random.Generator) ->
     ).astype(np.float64)
 
 
-def change_of(joint: np.ndarray, ref: int) -> dict[str, np.ndarray]:
+def change_of(joint: np.ndarray, ref: int, favourable: Favourable) -> dict[str, np.ndarray]:
     """Challenger − baseline of every measure of :func:`disparities` (and the smallest adverse-impact
-    ratio of a non-reference group) on joint tables (..., groups, 8)."""
+    ratio of a non-reference group) on joint tables (..., groups, 8), the ratios on the
+    ``favourable`` rate."""
     base, chal = pair_marginals(joint)
-    b, c = disparities(base, ref), disparities(chal, ref)
+    b, c = disparities(base, ref, favourable), disparities(chal, ref, favourable)
     out = {k: c[k] - b[k] for k in (*DISPARITIES, "air")}
     others = [i for i in range(joint.shape[-2]) if i != ref]
 
@@ -290,14 +306,15 @@ def fairness_change(
     level: float,
     resamples: int,
     rng: np.random.Generator,
+    favourable: Favourable,
 ) -> tuple[FairnessChange, dict[str, float | None]]:
     """The challenger's change against the baseline on one protected column, from the joint
     tables of the rows both models score (``names``: the groups of ``joint``'s rows): the
     paired bootstrap intervals (none with ``resamples`` 0) and the point changes (measure → value)
     on those rows."""
     ref = list(names).index(reference)
-    point = change_of(joint, ref)
-    boot = change_of(paired_draws(joint, resamples, rng), ref) if resamples > 0 else None
+    point = change_of(joint, ref, favourable)
+    boot = change_of(paired_draws(joint, resamples, rng), ref, favourable) if resamples > 0 else None
     return FairnessChange(
         column=column,
         rows=int(round(joint.sum())),

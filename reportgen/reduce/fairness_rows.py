@@ -187,7 +187,9 @@ def _change(
         return FairnessChange(col, None, None, {}, {}, {}, unpaired="reference_missing"), None
     codes = np.searchsorted(np.array(names, dtype=object), group)
     joint = joint_cells(y, db, dc, codes, len(names), count)
-    return fairness_change(col, joint, names, mine.reference, cfg.confidence_level, cfg.bootstrap.resamples, rng)
+    return fairness_change(
+        col, joint, names, mine.reference, cfg.confidence_level, cfg.bootstrap.resamples, rng, cfg.favourable
+    )
 
 
 def fairness_section(cfg: Config, models: Mapping[str, ModelResult]) -> FairnessSection | None:
@@ -223,6 +225,7 @@ def fairness_section(cfg: Config, models: Mapping[str, ModelResult]) -> Fairness
                     cfg.confidence_level,
                     cfg.bootstrap.resamples,
                     rng,
+                    cfg.favourable,
                 )
             )
         if len(cfg.models) > 1:
@@ -243,7 +246,7 @@ def fairness_section(cfg: Config, models: Mapping[str, ModelResult]) -> Fairness
             changes=changes,
             paired=tuple(paired[name]),
         )
-    return FairnessSection(models=out)
+    return FairnessSection(models=out, favourable=cfg.favourable)
 
 
 def check_fairness(cfg: Config) -> str | None:

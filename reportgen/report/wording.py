@@ -19,6 +19,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from reportgen.config import resolved_domain
 from reportgen.engine import stats
 from reportgen.engine.approval import APPROVAL_COUNT_BOOTSTRAP, APPROVAL_POOLED_BOOTSTRAP, MAX_APPROVAL_MODELS
 from reportgen.engine.class_tables import LOG_LOSS_EPS, log_loss_clipping_share
@@ -477,6 +478,19 @@ class Vocabulary:
     #: the rows a model keeps, in a sentence; and the clause when a model keeps none
     kept_rows: str
     none_kept: str
+    #: the share of rows flagged, in a sentence: "decline rate" / "predicted-positive rate"
+    flagged_rate: str
+    #: what the adverse-impact ratios are taken on (fairness ``favourable``: not_flagged, flagged)
+    air_not_flagged: str
+    air_flagged: str
+
+    def favourable_rate(self, favourable: str) -> str:
+        """The favourable outcome's rate in a sentence ("approval rate", "predicted-positive rate")."""
+        return self.rate if favourable == "not_flagged" else self.flagged_rate
+
+    def air_on(self, favourable: str) -> str:
+        """What the adverse-impact ratios compare ("approval rates (predicted non-default)")."""
+        return self.air_not_flagged if favourable == "not_flagged" else self.air_flagged
 
     def rows(self, n: float) -> str:
         """A count of rows in running text: "475 applications", "1 row"."""
@@ -502,6 +516,9 @@ CREDIT_WORDS = Vocabulary(
     npv="the share of approved (unflagged) rows that are negative",
     kept_rows="approved applications",
     none_kept="a model approves no row",
+    flagged_rate="decline rate",
+    air_not_flagged="approval rates (predicted non-default: 1 − the selection rate)",
+    air_flagged="decline rates (predicted default: the selection rate)",
 )
 GENERIC_WORDS = Vocabulary(
     domain="generic",
@@ -522,16 +539,17 @@ GENERIC_WORDS = Vocabulary(
     npv="the share of rows predicted negative that are negative",
     kept_rows="rows predicted negative",
     none_kept="a model predicts no row negative",
+    flagged_rate="predicted-positive rate",
+    air_not_flagged="the rate predicted negative (1 − the selection rate)",
+    air_flagged="the rate predicted positive (the selection rate)",
 )
 
 
 def vocabulary(domain: str | None, result: ComparisonResult) -> Vocabulary:
-    """The report's words: ``report.domain`` when set, else credit when the run has a credit
-    section or configured approval rates, generic otherwise."""
-    if domain is None:
-        credit = result.credit is not None or any(a.source == "config" for c in result.comparisons for a in c.approval)
-        return CREDIT_WORDS if credit else GENERIC_WORDS
-    return CREDIT_WORDS if domain == "credit" else GENERIC_WORDS
+    """The report's words: the run's domain (:func:`reportgen.config.resolved_domain`; the saved
+    result says whether it had a credit section or configured approval rates)."""
+    credit = result.credit is not None or any(a.source == "config" for c in result.comparisons for a in c.approval)
+    return CREDIT_WORDS if resolved_domain(domain, credit) == "credit" else GENERIC_WORDS
 
 
 def approval_sentence(a: ApprovalAtRate, words: Vocabulary = CREDIT_WORDS) -> str:

@@ -61,7 +61,7 @@ def _check(got: dict, want: dict, at=()) -> None:
 def test_point_change_is_fairlearns_difference_of_the_two_models(rows):
     y, base, chal, group = rows
     joint = F.joint_cells(y, base, chal, group, 3)
-    _check(F.change_of(joint, 0), _fairlearn_change(y, base, chal, group, 0))
+    _check(F.change_of(joint, 0, "flagged"), _fairlearn_change(y, base, chal, group, 0))
 
 
 @pytest.mark.slow  # fairlearn's metrics on three resamples: about 4 s
@@ -69,7 +69,7 @@ def test_each_resample_is_fairlearn_on_its_rows(rows):
     y, base, chal, group = rows
     joint = F.joint_cells(y, base, chal, group, 3)
     draws = F.paired_draws(joint, 3, np.random.default_rng(1))
-    change = F.change_of(draws, 1)
+    change = F.change_of(draws, 1, "flagged")
     cells = np.arange(8)
     for r in range(draws.shape[0]):
         k = draws[r].astype(np.int64)  # (groups, 8): the rows of the draw, rebuilt
@@ -94,14 +94,14 @@ def test_models_marginals_are_their_confusion_cells(rows):
 def test_fairness_change_intervals_hold_the_point_and_name_the_method(rows):
     y, base, chal, group = rows
     joint = F.joint_cells(y, base, chal, group, 3)
-    ch, point = F.fairness_change("g", joint, ["a", "b", "c"], "a", 0.95, 300, np.random.default_rng(2))
+    ch, point = F.fairness_change("g", joint, ["a", "b", "c"], "a", 0.95, 300, np.random.default_rng(2), "flagged")
     assert ch.rows == 600 and ch.method == F.PAIRED_METHOD
     assert set(ch.adverse_impact_ratio_changes) == {"b", "c"}
     for k, v in point.items():
         lo, hi = ch.changes_ci[k]
         assert lo <= v <= hi, k
     same, nil = F.fairness_change(
-        "g", F.joint_cells(y, base, base, group, 3), ["a", "b", "c"], "a", 0.95, 50, np.random.default_rng(2)
+        "g", F.joint_cells(y, base, base, group, 3), ["a", "b", "c"], "a", 0.95, 50, np.random.default_rng(2), "flagged"
     )
     assert all(v == 0 for v in nil.values())  # the same decisions: no change, in every resample
     assert all(tuple(ci) == (0.0, 0.0) for ci in same.changes_ci.values())

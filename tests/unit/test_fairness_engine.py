@@ -23,7 +23,9 @@ def _case(seed: int, direction: str):
 def test_column_equals_fairlearn(direction: str) -> None:
     s, y, g = _case(1, direction)
     t = 0.7 if direction == "higher" else -0.7
-    col = fairness_column("g", group_tables(y, s, g, direction), t, None, 0.95, 100, np.random.default_rng(0))
+    col = fairness_column(
+        "g", group_tables(y, s, g, direction), t, None, 0.95, 100, np.random.default_rng(0), "flagged"
+    )
     pred = (s >= t) if direction == "higher" else (s <= t)
     kw = {"y_true": y.astype(int), "y_pred": pred.astype(int), "sensitive_features": g}
     sel = fm.MetricFrame(metrics=fm.selection_rate, **kw).by_group
@@ -46,6 +48,6 @@ def test_counts_give_the_rows_answer() -> None:
     counted = group_tables(
         keys[1].astype(bool), keys[0], np.array(["x", "y", "z"])[keys[2].astype(int)], "higher", count
     )
-    a = fairness_column("g", rows, 0.5, "y", 0.95, 50, np.random.default_rng(4))
-    b = fairness_column("g", counted, 0.5, "y", 0.95, 50, np.random.default_rng(4))
+    a = fairness_column("g", rows, 0.5, "y", 0.95, 50, np.random.default_rng(4), "not_flagged")
+    b = fairness_column("g", counted, 0.5, "y", 0.95, 50, np.random.default_rng(4), "not_flagged")
     assert a == b

@@ -221,7 +221,7 @@ def report_view(result: ComparisonResult, theme: Theme, drawing: Callable[[], Ma
         curves=curves,
         per_class=per_class,
         credit=credit,
-        fairness=fairness_view(result.fairness, ms.colours, run.baseline, fmt_level(run.confidence_level)),
+        fairness=fairness_view(result.fairness, ms.colours, run.baseline, fmt_level(run.confidence_level), ms.words),
         segments=segments_view(
             result.segments,
             tuple(ms.names),

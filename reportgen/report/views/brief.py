@@ -24,7 +24,7 @@ from reportgen.report.formats import fmt_ci, fmt_count, fmt_num, fmt_p, fmt_pct,
 from reportgen.report.labels import CREDIT_TEST_NAMES
 from reportgen.report.views.comparison import ComparisonView, DeltaRow
 from reportgen.report.views.credit import auc_reference
-from reportgen.report.wording import verdict
+from reportgen.report.wording import verdict, vocabulary
 from reportgen.results import ComparisonResult, CreditModel, CreditTest, FairnessColumn
 
 Decision = Literal["adopt", "conditional", "retain"]
@@ -195,7 +195,8 @@ def model_findings(m: CreditModel, level: float) -> list[Finding]:
 def fairness_findings(result: ComparisonResult) -> dict[str, list[Finding]]:
     """Model → its fairness findings: red for each failed check on a fairness measure
     (:data:`reportgen.catalog.FAIRNESS_CHECK_METRICS`), amber for each group whose adverse-impact
-    ratio is below the four-fifths line (29 CFR 1607.4(D)), with its interval and reference group."""
+    ratio (on the favourable outcome's rate) is below the four-fifths line (29 CFR 1607.4(D)), with
+    its interval and reference group."""
     out: dict[str, list[Finding]] = {}
     for c in result.checks:
         if not c.passed and c.model is not None and c.metric in catalog.FAIRNESS_CHECK_METRICS:
@@ -205,6 +206,7 @@ def fairness_findings(result: ComparisonResult) -> dict[str, list[Finding]]:
     if sec is None:
         return out
     level = f"{result.run.confidence_level * 100:g} %"
+    rate = vocabulary(None, result).favourable_rate(sec.favourable)
     for name, fm in sec.models.items():
         for col in fm.columns:
             for g in col.groups:
@@ -217,15 +219,18 @@ def fairness_findings(result: ComparisonResult) -> dict[str, list[Finding]]:
                             f"Four-fifths rule: {col.column} = {g.group}",
                             f"adverse-impact ratio {fmt_num(air, 2)}"
                             + (f" ({level} interval {ci})" if ci else "")
-                            + f": selection rate {fmt_pct(g.selection_rate)} against {fmt_pct(_rate(col, col.reference))}"
+                            + f": {rate} {fmt_pct(_rate(col, g.group, sec.favourable))} against "
+                            f"{fmt_pct(_rate(col, col.reference, sec.favourable))}"
                             f" for {col.reference}; below {fmt_num(sec.four_fifths, 2)}",
                         )
                     )
     return out
 
 
-def _rate(col: FairnessColumn, group: str) -> float | None:
-    return next((g.selection_rate for g in col.groups if g.group == group), None)
+def _rate(col: FairnessColumn, group: str, favourable: str) -> float | None:
+    """The group's rate of the favourable outcome (the selection rate, or 1 − it)."""
+    sel = next((g.selection_rate for g in col.groups if g.group == group), None)
+    return None if sel is None else sel if favourable == "flagged" else 1.0 - sel
 
 
 def all_findings(result: ComparisonResult) -> dict[str, list[Finding]]:

@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from reportgen.report.formats import fmt_ci, fmt_ci_pct, fmt_count, fmt_num, fmt_pct, fmt_signed, fmt_threshold
+from reportgen.report.wording import GENERIC_WORDS, Vocabulary
 from reportgen.results import FairnessChange, FairnessColumn, FairnessSection
 
 #: The disparities' labels, in the section's order (keys of FairnessColumn.disparities).
@@ -81,6 +82,8 @@ class FairnessView:
     baseline: str
     four_fifths: str
     level: str
+    #: what the AIRs are taken on, in the report's words ("approval rates (predicted non-default)")
+    air_on: str
 
 
 #: Why a challenger's rows could not be paired with the baseline's (FairnessChange.unpaired).
@@ -160,7 +163,11 @@ def _column(
 
 
 def fairness_view(
-    section: FairnessSection | None, colours: Mapping[str, str], baseline: str, level: str
+    section: FairnessSection | None,
+    colours: Mapping[str, str],
+    baseline: str,
+    level: str,
+    words: Vocabulary = GENERIC_WORDS,
 ) -> FairnessView | None:
     """The section's view, None without a fairness section."""
     if section is None:
@@ -189,4 +196,5 @@ def fairness_view(
         baseline=baseline,
         four_fifths=fmt_num(section.four_fifths, 2),
         level=level,
+        air_on=words.air_on(section.favourable),
     )
