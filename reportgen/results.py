@@ -1096,12 +1096,7 @@ class ClassProbabilities(_Frozen):
         metadata={"description": "The expected cost per row of predicting the most probable class."}
     )
     reasons: Mapping[str, str] = field(
-        metadata={
-            "description": (
-                "field -> why it is null: needs_rows (the rows were not kept), proba_outside_unit, two_classes, "
-                "no_cost_matrix."
-            )
-        }
+        metadata={"description": "field -> why it is null: proba_outside_unit, two_classes, no_cost_matrix."}
     )
 
     def problem(self) -> str | None:

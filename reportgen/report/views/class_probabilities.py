@@ -12,7 +12,6 @@ from reportgen.results import ClassProbabilities, ComparisonResult
 
 #: Why a value is n/a, by reason code.
 _WHY = {
-    "needs_rows": "needs the rows",
     "proba_outside_unit": "scores outside [0, 1]",
     "two_classes": "two classes",
     "no_cost_matrix": "no cost matrix",
