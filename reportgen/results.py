@@ -1098,6 +1098,15 @@ class ClassProbabilities(_Frozen):
     reasons: Mapping[str, str] = field(
         metadata={"description": "field -> why it is null: proba_outside_unit, two_classes, no_cost_matrix."}
     )
+    ci: Mapping[str, Sequence[float]] = field(
+        default_factory=dict,
+        metadata={
+            "description": (
+                "field -> percentile interval: top_k_accuracy, from the stratified bootstrap on the counts by (true "
+                "class, rank of its score), the same in every engine; none for weighted rows."
+            )
+        },
+    )
 
     def problem(self) -> str | None:
         return _lengths_differ(confidence=self.confidence, accuracy=self.accuracy, counts=self.counts)

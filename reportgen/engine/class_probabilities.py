@@ -36,6 +36,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from reportgen.engine.class_tables import ClassTables
+from reportgen.engine.intervals import multiclass_model_bootstrap
 from reportgen.results import ClassProbabilities
 
 #: Equal-width bins of the calibration errors.
@@ -91,8 +92,8 @@ class ProbabilityCounts:
     Attributes:
         true, predicted, confidence, weight: shape (m,), the distinct (true class, argmax class,
             max probability) cells of the rows and their summed weight, in canonical order.
-        rank: shape (k,), the weight of the rows whose true class ranks r among the scores
-            (:func:`column_ranks`; 0 the highest).
+        rank: shape (k, k), the weight of the rows of true class i whose class ranks r among
+            the scores (:func:`column_ranks`; 0 the highest).
         optimal: shape (k, k), the weight of rows by (true class, cost-optimal class), or None
             without a cost matrix.
     """
@@ -140,7 +141,17 @@ def top_label_ece(weight: np.ndarray, mean_conf: np.ndarray, accuracy: np.ndarra
 
 def top_k_accuracy(c: ProbabilityCounts, k: int) -> float:
     """The weighted share of rows whose true class ranks among the k highest scores."""
-    return float(c.rank[:k].sum() / c.weight.sum())
+    return float(c.rank[:, :k].sum() / c.weight.sum())
+
+
+def top_k_draws(c: ProbabilityCounts, k: int, resamples: int, rng: np.random.Generator) -> np.ndarray:
+    """shape (resamples,): top-k accuracy on the stratified bootstrap of unweighted rows, drawn
+    on the counts (:func:`~reportgen.engine.intervals.multiclass_model_bootstrap`): class i's
+    rows by the rank of its score are one multinomial, exactly the resampled rows' ranks."""
+    draws, _ = multiclass_model_bootstrap(
+        c.rank, [], None, lambda n: {"top_k": float(n[:, :k].sum() / n.sum())}, resamples, rng
+    )
+    return np.array([d["top_k"] for d in draws])
 
 
 def expected_costs(c: ProbabilityCounts, costs: np.ndarray) -> tuple[float, float]:
@@ -214,6 +225,7 @@ __all__ = [
     "cost_optimal_predictions",
     "expected_costs",
     "top_k_accuracy",
+    "top_k_draws",
     "top_label_bins",
     "top_label_ece",
 ]

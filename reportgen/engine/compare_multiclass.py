@@ -512,7 +512,12 @@ def _class_probabilities(
     m = ev.models[j]
     if m.tables is None or m.probability is None:
         return None
-    return CP.class_probabilities(m.tables, m.probability, top_k=s.top_k, costs=costs)
+    out = CP.class_probabilities(m.tables, m.probability, top_k=s.top_k, costs=costs)
+    if out.top_k is None or m.weighted or s.resamples <= 0:
+        return out
+    draws = CP.top_k_draws(m.probability, out.top_k, s.resamples, streams.stream(s.seed, "class_top_k", m.name))
+    iv = bootstrap_interval(draws, s.level)
+    return out if iv is None else replace(out, ci={"top_k_accuracy": iv})
 
 
 def _pair_draws(

@@ -35,6 +35,7 @@ PURPOSES = (
     "calibration",  # a binary model's calibration bootstrap (its table's cells)
     "class_report",  # multiclass: a model's classification-table draws (its confusion counts)
     "class_pair_deltas",  # multiclass: a comparison's per-class differences (the pair's joint counts)
+    "class_top_k",  # multiclass: a model's top-k accuracy draws (its counts by the true class's rank)
 )
 
 

@@ -88,3 +88,15 @@ def test_top_k_is_refused_for_a_binary_run():
     cfg = {"title": "t", "task": "binary", "label": "y", "top_k": 2, "models": [{"name": "a", "file": "a.csv", "score": "s"}]}
     with pytest.raises(ConfigError, match="top_k"):
         config_from_mapping(cfg, "t.yaml")
+
+
+def test_the_top_k_draws_spread_as_the_stratified_row_bootstrap():
+    # per true class i, top-k hits ~ Binomial(n_i, a_i): the draws' sd is sqrt(Σ n_i a_i (1 − a_i)) / n
+    y, p, _ = _case(5, n=2000, k=4, decimals=2)
+    counts = probability_counts(y, p, None)
+    draws = CP.top_k_draws(counts, 2, 4000, np.random.default_rng(1))
+    hit = (CP.column_ranks(p)[np.arange(len(y)), y] < 2).astype(float)
+    n_i = np.bincount(y, minlength=4)
+    a_i = np.bincount(y, weights=hit, minlength=4) / n_i
+    assert draws.mean() == pytest.approx(hit.mean(), abs=2e-3)
+    assert draws.std() == pytest.approx(np.sqrt((n_i * a_i * (1 - a_i)).sum()) / len(y), rel=0.06)
