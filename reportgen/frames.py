@@ -132,6 +132,8 @@ COLUMNS: dict[str, dict[str, str]] = {
         "model": _S,
         "metric": _S,
         "value": _F,
+        "ci_low": _F,  # bootstrap interval (top_k_accuracy)
+        "ci_high": _F,
         "undefined": _S,  # why the value is undefined (a reason code)
     },
     "checks": {
@@ -405,7 +407,8 @@ def _class_probabilities(result: Result) -> Iterable[Row]:
     for name, m in result.models.items():
         if (p := m.class_probabilities) is not None:
             for k in keys:
-                yield [name, k, getattr(p, k), p.reasons.get(k)]
+                lo, hi = p.ci.get(k, (None, None))
+                yield [name, k, getattr(p, k), lo, hi, p.reasons.get(k)]
 
 
 def _checks(result: Result) -> Iterable[Row]:

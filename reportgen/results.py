@@ -1168,12 +1168,16 @@ class ClassProbabilities(_Frozen):
         metadata={"description": "The expected cost per row of predicting the most probable class."}
     )
     reasons: Mapping[str, str] = field(
+        metadata={"description": "field -> why it is null: proba_outside_unit, two_classes, no_cost_matrix."}
+    )
+    ci: Mapping[str, Sequence[float]] = field(
+        default_factory=dict,
         metadata={
             "description": (
-                "field -> why it is null: needs_rows (the rows were not kept), proba_outside_unit, two_classes, "
-                "no_cost_matrix."
+                "field -> percentile interval: top_k_accuracy, from the stratified bootstrap on the counts by (true "
+                "class, rank of its score), the same in every engine; none for weighted rows."
             )
-        }
+        },
     )
 
     def problem(self) -> str | None:

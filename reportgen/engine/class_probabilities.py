@@ -15,21 +15,28 @@ in bin 0 (and a score above 1 in the last).
   class tables too.
 * Top-label ECE (Guo et al. 2017, "On calibration of modern neural networks", eq. 3): the
   confidence max_c p_rc of each row binned, Σ_b (m_b / m) |acc_b − conf_b| with acc the share of
-  rows whose argmax (ties → lowest index, the report's decision rule) is the true class. Needs
-  each row's whole probability vector: the kept rows.
+  rows whose argmax (ties → lowest index, the report's decision rule) is the true class.
 * Top-k accuracy (scikit-learn ``top_k_accuracy_score``): the share of rows whose true class is
   among the k highest scores; tied scores are ordered as scikit-learn orders them, the higher
   class index first, so the true class's rank is #{c : p_c > p_y} + #{c > y : p_c = p_y}.
 * Cost-optimal rule (Bayes decision with a cost matrix, Elkan 2001; seed 001 §4): predict
   argmin_j Σ_i p_i C[i, j] (ties → lowest index), C[i, j] the cost of predicting j for a row of
   class i; its confusion matrix and expected cost Σ_ij N_ij C_ij / m beside argmax's.
+
+The last three need each row's whole probability vector, not its columns apart; every engine
+reduces the rows to :class:`ProbabilityCounts` (the reduce layer's ``ProbabilityCells``: per chunk
+whole-number cells that merge by addition, summed in one canonical order), so every engine gives
+the same numbers without keeping the rows.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from reportgen.engine.class_tables import ClassTables
+from reportgen.engine.intervals import multiclass_model_bootstrap
 from reportgen.results import ClassProbabilities
 
 #: Equal-width bins of the calibration errors.
@@ -77,17 +84,52 @@ def classwise_ece_from_tables(t: ClassTables, bins: int = ECE_BINS) -> float | N
     return total / t.k
 
 
-def top_label_bins(
-    y: np.ndarray, proba: np.ndarray, w: np.ndarray, bins: int = ECE_BINS
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+@dataclass(frozen=True, slots=True, eq=False)
+class ProbabilityCounts:
+    """A model's rows reduced for the measures that need each row's whole probability vector,
+    classes as class indices.
+
+    Attributes:
+        true, predicted, confidence, weight: shape (m,), the distinct (true class, argmax class,
+            max probability) cells of the rows and their summed weight, in canonical order.
+        rank: shape (k, k), the weight of the rows of true class i whose class ranks r among
+            the scores (:func:`column_ranks`; 0 the highest).
+        optimal: shape (k, k), the weight of rows by (true class, cost-optimal class), or None
+            without a cost matrix.
+    """
+
+    true: np.ndarray
+    predicted: np.ndarray
+    confidence: np.ndarray
+    weight: np.ndarray
+    rank: np.ndarray
+    optimal: np.ndarray | None
+
+
+def column_ranks(p: np.ndarray) -> np.ndarray:
+    """shape (n, q): each column's rank in its row, 0 the highest score, tied scores ordered as
+    scikit-learn's ``top_k_accuracy_score`` orders them (the higher column first):
+    rank_c = #{c' : p_c' > p_c} + #{c' > c : p_c' = p_c}."""
+    n, q = p.shape
+    at = q - 1 - np.argsort(-p[:, ::-1], axis=1, kind="stable")  # column at each rank
+    ranks = np.empty((n, q), dtype=np.int64)
+    np.put_along_axis(ranks, at, np.broadcast_to(np.arange(q), (n, q)), axis=1)
+    return ranks
+
+
+def cost_optimal_predictions(p: np.ndarray, costs: np.ndarray) -> np.ndarray:
+    """shape (n,): argmin_j Σ_i p_i C[i, j] per row (ties → lowest index)."""
+    return (p @ costs).argmin(axis=1)
+
+
+def top_label_bins(c: ProbabilityCounts, bins: int = ECE_BINS) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per bin of the confidence max_c p_rc: (weight, mean confidence, accuracy), NaN in an empty bin."""
-    conf = proba.max(axis=1)
-    right = (proba.argmax(axis=1) == y).astype(np.float64)
-    b = bin_of(conf, bins)
-    weight = np.bincount(b, weights=w, minlength=bins)
+    b = bin_of(c.confidence, bins)
+    right = (c.predicted == c.true).astype(np.float64)
+    weight = np.bincount(b, weights=c.weight, minlength=bins)
     with np.errstate(invalid="ignore", divide="ignore"):
-        mean_conf = np.bincount(b, weights=w * conf, minlength=bins) / weight
-        accuracy = np.bincount(b, weights=w * right, minlength=bins) / weight
+        mean_conf = np.bincount(b, weights=c.weight * c.confidence, minlength=bins) / weight
+        accuracy = np.bincount(b, weights=c.weight * right, minlength=bins) / weight
     return weight, mean_conf, accuracy
 
 
@@ -97,40 +139,41 @@ def top_label_ece(weight: np.ndarray, mean_conf: np.ndarray, accuracy: np.ndarra
     return float(np.dot(weight[keep], np.abs(accuracy[keep] - mean_conf[keep])) / weight.sum())
 
 
-def top_k_accuracy(y: np.ndarray, proba: np.ndarray, w: np.ndarray, k: int) -> float:
-    """The weighted share of rows whose true class ranks among the k highest scores, ties ordered
-    as scikit-learn's ``top_k_accuracy_score`` orders them (the higher class index first)."""
-    n, classes = proba.shape
-    true_score = proba[np.arange(n), y][:, None]
-    higher = proba > true_score
-    tied_after = (proba == true_score) & (np.arange(classes)[None, :] > y[:, None])
-    rank = (higher | tied_after).sum(axis=1)
-    return float(np.dot(w, rank < k) / w.sum())
+def top_k_accuracy(c: ProbabilityCounts, k: int) -> float:
+    """The weighted share of rows whose true class ranks among the k highest scores."""
+    return float(c.rank[:, :k].sum() / c.weight.sum())
 
 
-def cost_optimal(y: np.ndarray, proba: np.ndarray, w: np.ndarray, costs: np.ndarray) -> tuple[np.ndarray, float, float]:
-    """The cost-optimal rule's confusion matrix (k, k) and expected cost per row, and argmax's
-    expected cost: predict argmin_j Σ_i p_i C[i, j] (ties → lowest index)."""
-    k = proba.shape[1]
-    optimal = (proba @ costs).argmin(axis=1)
-    confusion = np.bincount(y * k + optimal, weights=w, minlength=k * k).reshape(k, k)
-    m = float(w.sum())
-    argmax = proba.argmax(axis=1)
-    return confusion, float((confusion * costs).sum() / m), float(np.dot(w, costs[y, argmax]) / m)
+def top_k_draws(c: ProbabilityCounts, k: int, resamples: int, rng: np.random.Generator) -> np.ndarray:
+    """shape (resamples,): top-k accuracy on the stratified bootstrap of unweighted rows, drawn
+    on the counts (:func:`~reportgen.engine.intervals.multiclass_model_bootstrap`): class i's
+    rows by the rank of its score are one multinomial, exactly the resampled rows' ranks."""
+    draws, _ = multiclass_model_bootstrap(
+        c.rank, [], None, lambda n: {"top_k": float(n[:, :k].sum() / n.sum())}, resamples, rng
+    )
+    return np.array([d["top_k"] for d in draws])
+
+
+def expected_costs(c: ProbabilityCounts, costs: np.ndarray) -> tuple[float, float]:
+    """The expected cost per row of the cost-optimal rule and of argmax: Σ_ij N_ij C_ij / m."""
+    k = costs.shape[0]
+    m = float(c.weight.sum())
+    argmax = np.bincount(c.true * k + c.predicted, weights=c.weight, minlength=k * k).reshape(k, k)
+    assert c.optimal is not None
+    return float((c.optimal * costs).sum() / m), float((argmax * costs).sum() / m)
 
 
 def class_probabilities(
     tables: ClassTables,
-    rows: tuple[np.ndarray, np.ndarray, np.ndarray] | None,
+    counts: ProbabilityCounts,
     *,
     top_k: int | None,
     costs: np.ndarray | None,
     bins: int = ECE_BINS,
 ) -> ClassProbabilities:
     """A model's :class:`~reportgen.results.ClassProbabilities`: the Brier score and class-wise ECE
-    from its class tables (every engine), the rest from its kept rows ``(y, proba, weight)`` (a
-    distinct row's weight: its count times its row weight), None with reason ``needs_rows``
-    without them. ``top_k`` None: 2 with more than two classes."""
+    from its class tables, the rest from its probability counts. ``top_k`` None: 2 with more
+    than two classes."""
     k = tables.k
     reasons: dict[str, str] = {}
     unit = _in_unit(tables)
@@ -141,28 +184,19 @@ def class_probabilities(
         reasons["top_k_accuracy"] = "two_classes"
     if costs is None:
         reasons.update(dict.fromkeys(("expected_cost_optimal", "expected_cost_argmax"), "no_cost_matrix"))
+    elif not unit:
+        reasons.update(dict.fromkeys(("expected_cost_optimal", "expected_cost_argmax"), "proba_outside_unit"))
     empty = np.zeros(0)
     conf = acc = weight = empty
-    ece_top = top = None
-    matrix = cost_opt = cost_max = None
-    if rows is None:
-        for f in ("ece_top_label", "top_k_accuracy", "expected_cost_optimal", "expected_cost_argmax"):
-            reasons.setdefault(f, "needs_rows")
-    else:
-        y, proba, w = rows
-        if unit:
-            weight, conf, acc = top_label_bins(y, proba, w, bins)
-            ece_top = top_label_ece(weight, conf, acc)
-            keep = weight > 0
-            weight, conf, acc = weight[keep], conf[keep], acc[keep]
-        if kk is not None:
-            top = top_k_accuracy(y, proba, w, kk)
-        if costs is not None:
-            if unit:
-                C, cost_opt, cost_max = cost_optimal(y, proba, w, costs)
-                matrix = [[float(v) for v in row] for row in C]
-            else:
-                reasons.update(dict.fromkeys(("expected_cost_optimal", "expected_cost_argmax"), "proba_outside_unit"))
+    ece_top = matrix = cost_opt = cost_max = None
+    if unit:
+        weight, conf, acc = top_label_bins(counts, bins)
+        ece_top = top_label_ece(weight, conf, acc)
+        keep = weight > 0
+        weight, conf, acc = weight[keep], conf[keep], acc[keep]
+        if costs is not None and counts.optimal is not None:
+            cost_opt, cost_max = expected_costs(counts, costs)
+            matrix = [[float(v) for v in row] for row in counts.optimal]
     return ClassProbabilities(
         brier=brier_from_tables(tables),
         ece_classwise=classwise_ece_from_tables(tables, bins),
@@ -172,7 +206,7 @@ def class_probabilities(
         accuracy=acc,
         counts=weight,
         top_k=kk,
-        top_k_accuracy=top,
+        top_k_accuracy=None if kk is None else top_k_accuracy(counts, kk),
         cost_optimal_confusion=matrix,
         expected_cost_optimal=cost_opt,
         expected_cost_argmax=cost_max,
@@ -182,12 +216,16 @@ def class_probabilities(
 
 __all__ = [
     "ECE_BINS",
+    "ProbabilityCounts",
     "bin_of",
     "class_probabilities",
     "brier_from_tables",
     "classwise_ece_from_tables",
-    "cost_optimal",
+    "column_ranks",
+    "cost_optimal_predictions",
+    "expected_costs",
     "top_k_accuracy",
+    "top_k_draws",
     "top_label_bins",
     "top_label_ece",
 ]

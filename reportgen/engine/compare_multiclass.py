@@ -521,16 +521,16 @@ def _class_probabilities(
     ev: MulticlassEvidence, j: int, s: Settings, costs: np.ndarray | None
 ) -> ClassProbabilities | None:
     """Model j's probabilities judged as probabilities (:func:`~reportgen.engine.class_probabilities.
-    class_probabilities`), its kept rows weighted by their counts; None without class scores."""
+    class_probabilities`); None without class scores."""
     m = ev.models[j]
-    if m.tables is None:
+    if m.tables is None or m.probability is None:
         return None
-    rows = ev.rows
-    kept = None
-    if rows is not None and (proba := rows.proba[j]) is not None:
-        weight = rows.counts if rows.weights is None else rows.counts * rows.weights
-        kept = (rows.y_idx, proba, np.asarray(weight, dtype=np.float64))
-    return CP.class_probabilities(m.tables, kept, top_k=s.top_k, costs=costs)
+    out = CP.class_probabilities(m.tables, m.probability, top_k=s.top_k, costs=costs)
+    if out.top_k is None or m.weighted or s.resamples <= 0:
+        return out
+    draws = CP.top_k_draws(m.probability, out.top_k, s.resamples, streams.stream(s.seed, "class_top_k", m.name))
+    iv = bootstrap_interval(draws, s.level)
+    return out if iv is None else replace(out, ci={"top_k_accuracy": iv})
 
 
 def _pair_draws(

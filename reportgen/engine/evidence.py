@@ -24,6 +24,7 @@ from typing import Literal
 import numpy as np
 
 from reportgen.engine.approval import ApprovalCounts
+from reportgen.engine.class_probabilities import ProbabilityCounts
 from reportgen.engine.class_tables import ClassTables
 from reportgen.engine.curve import ScoreTable
 from reportgen.engine.intervals import PairCounts, WeightCells
@@ -262,6 +263,8 @@ class MulticlassModelEvidence:
             None without scores.
         weighted: whether non-unit weights were used.
         predicted_from_column: False when the predictions are the argmax of the scores.
+        probability: the :class:`~reportgen.engine.class_probabilities.ProbabilityCounts` of the
+            class scores (top-label ECE, top-k accuracy, the cost-optimal rule), or None without scores.
     """
 
     name: str
@@ -271,6 +274,7 @@ class MulticlassModelEvidence:
     tables: ClassTables | None
     weighted: bool
     predicted_from_column: bool
+    probability: ProbabilityCounts | None = None
 
 
 @dataclass(frozen=True, slots=True, eq=False)

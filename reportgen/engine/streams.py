@@ -38,6 +38,7 @@ PURPOSES = (
     "calibration_pair",  # a comparison's calibration differences (the pair's joint score table)
     "operating_points",  # a binary model's operating points and optima (its table's cells)
     "operating_points_pair",  # a comparison's differences at the operating points (joint table)
+    "class_top_k",  # multiclass: a model's top-k accuracy draws (its counts by the true class's rank)
 )
 
 

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from reportgen.engine import class_probabilities as CP
 from reportgen.engine import class_tables as CT
 from reportgen.engine.approval import MAX_APPROVAL_MODELS, ApprovalCounter
 from reportgen.engine.curve import Direction, ScoreTable, build_table, merge_tables, scaled_codes
@@ -1500,15 +1501,19 @@ def merged_weight_cells(chunks: list) -> tuple[list[np.ndarray], np.ndarray, np.
     """The cells of several chunks (:func:`weight_cells`) as one; None past
     :data:`~reportgen.engine.intervals.MAX_WEIGHT_CELLS` (the cells of all rows bound those of any
     chunk, so every engine gives up on the same data)."""
-    if len(chunks) == 1:
-        merged = chunks[0]
-    else:
-        merged = weight_cells(
-            [np.concatenate([c[0][j] for c in chunks]) for j in range(len(chunks[0][0]))],
-            np.concatenate([c[1] for c in chunks]),
-            np.concatenate([c[2] for c in chunks]),
-        )
+    merged = concat_cells(chunks)
     return None if merged[1].shape[0] > MAX_WEIGHT_CELLS else merged
+
+
+def concat_cells(chunks: list) -> tuple[list[np.ndarray], np.ndarray, np.ndarray]:
+    """The cells of several chunks (:func:`weight_cells`, the same keys) as one, uncapped."""
+    if len(chunks) == 1:
+        return chunks[0]
+    return weight_cells(
+        [np.concatenate([c[0][j] for c in chunks]) for j in range(len(chunks[0][0]))],
+        np.concatenate([c[1] for c in chunks]),
+        np.concatenate([c[2] for c in chunks]),
+    )
 
 
 def cell_sums(key: np.ndarray, w: np.ndarray, rows: np.ndarray, size: int) -> np.ndarray:
@@ -1523,6 +1528,114 @@ def _grow(conf: np.ndarray, k: int) -> np.ndarray:
     out = np.zeros((k, k))
     out[: conf.shape[0], : conf.shape[1]] = conf
     return out
+
+
+def _unit_cells(key: np.ndarray) -> tuple[list[np.ndarray], np.ndarray, np.ndarray]:
+    """:func:`weight_cells` of rows of weight 1 keyed by one small integer, by ``bincount``: the
+    same cells in the same order, without the sort."""
+    rows = np.bincount(key)
+    at = np.flatnonzero(rows)
+    return [at.astype(np.int64)], np.ones(at.shape[0]), rows[at].astype(np.int64)
+
+
+@dataclass(slots=True)
+class ProbabilityCells:
+    """A multiclass model's rows reduced for the measures that need each row's whole probability
+    vector (:class:`~reportgen.engine.class_probabilities.ProbabilityCounts`), in cells of whole
+    numbers of rows (:func:`weight_cells`) that merge by addition; true classes as the runner's
+    class ids, the rest as score-column positions (class order), mapped at :meth:`finish`.
+
+    * ``top``: rows per (true id · q + argmax column, max probability's bits, weight): the
+      top-label ECE and argmax's confusion matrix;
+    * ``rank``: rows per ((true id · q + column) · q + the column's rank in its row, weight):
+      top-k accuracy for any k (the true class's column is known only once the classes are);
+    * ``optimal``: rows per (true id · q + cost-optimal column, weight), with a q × q cost matrix.
+
+    The keys are packed into one integer (one sort key: a quarter of the time of three). The
+    cells are bounded by the class tables' entries (top), classes · q² (rank) and classes · q
+    (optimal), times the distinct weights; :meth:`finish` sums each in one canonical order, so
+    the numbers do not depend on the batches, the parts or the row order.
+    """
+
+    q: int
+    costs: np.ndarray | None
+    top: list = field(default_factory=list)
+    rank: list = field(default_factory=list)
+    optimal: list = field(default_factory=list)
+
+    def add(self, y: np.ndarray, p: np.ndarray, w: np.ndarray | None) -> None:
+        """One batch: true class ids ``y``, scores ``p`` (rows × q), weights or None."""
+        n, q = p.shape
+        y = np.asarray(y, dtype=np.int64)
+        unit = w is None
+        w = np.ones(n) if w is None else np.asarray(w, dtype=np.float64)
+        conf = np.ascontiguousarray(p.max(axis=1), dtype=np.float64)
+        self.top.append(weight_cells([y * q + p.argmax(axis=1), conf.view(np.int64)], w))
+        key = (np.repeat(y * q, q) + np.tile(np.arange(q), n)) * q + CP.column_ranks(p).ravel()
+        self.rank.append(_unit_cells(key) if unit else weight_cells([key], np.repeat(w, q)))
+        if self.costs is not None and self.costs.shape == (q, q):
+            key = y * q + CP.cost_optimal_predictions(p, self.costs)
+            self.optimal.append(_unit_cells(key) if unit else weight_cells([key], w))
+        if len(self.top) >= MERGE_EVERY:
+            self.merge()
+
+    def merge(self) -> None:
+        """Each list's chunks merged into one."""
+        for name in ("top", "rank", "optimal"):
+            chunks = getattr(self, name)
+            if len(chunks) > 1:
+                setattr(self, name, [concat_cells(chunks)])
+
+    def _lists(self) -> tuple[tuple[list, int], ...]:
+        """Each cell list with how many columns its key packs below the true id (q^span)."""
+        return (self.top, self.q), (self.rank, self.q * self.q), (self.optimal, self.q)
+
+    def combine(self, other: ProbabilityCells, to: np.ndarray) -> None:
+        """Add the cells of disjoint rows whose class ids ``to`` maps to this one's."""
+        other.merge()
+        for (mine, span), (theirs, _) in zip(self._lists(), other._lists()):
+            for (key, *rest), w, rows in theirs:
+                mine.append(([to[key // span] * span + key % span, *rest], w, rows))
+        self.merge()
+
+    def finish(self, k: int, to_final: np.ndarray) -> CP.ProbabilityCounts:
+        """The counts in class indices (``to_final``: class id → class index), each cell list
+        re-sorted in class indices so that it sums in the same order from every engine."""
+
+        def cells(chunks: list, span: int, keys: int) -> tuple[np.ndarray, np.ndarray, list, np.ndarray, np.ndarray]:
+            if not chunks:
+                none = np.zeros(0, dtype=np.int64)
+                return none, none, [none] * (keys - 1), np.zeros(0), none
+            (key, *rest), w, rows = concat_cells(chunks)
+            (y, low, *rest), w, rows = weight_cells([to_final[key // span], key % span, *rest], w, rows)
+            return y, low, rest, w, rows
+
+        q = self.q
+        y, a, (bits,), w, rows = cells(self.top, q, 2)
+        ry, low, _, rw, rrows = cells(self.rank, q * q, 1)
+        on_true = low // q == ry  # the true class's own column
+        optimal = None
+        if self.optimal:
+            oy, oa, _, ow, orows = cells(self.optimal, q, 1)
+            optimal = cell_sums(oy * k + oa, ow, orows, k * k).reshape(k, k)
+        return CP.ProbabilityCounts(
+            true=y,
+            predicted=a,
+            confidence=bits.view(np.float64),
+            weight=w * rows,
+            rank=cell_sums((ry * k + low % q)[on_true], rw[on_true], rrows[on_true], k * k).reshape(k, k),
+            optimal=optimal,
+        )
+
+
+def probability_counts(
+    y: np.ndarray, p: np.ndarray, w: np.ndarray | None, costs: np.ndarray | None = None
+) -> CP.ProbabilityCounts:
+    """The :class:`~reportgen.engine.class_probabilities.ProbabilityCounts` of rows given in class
+    indices (``y`` (n,), ``p`` (n, k)), one chunk."""
+    cells = ProbabilityCells(p.shape[1], costs)
+    cells.add(y, p, w)
+    return cells.finish(p.shape[1], np.arange(p.shape[1]))
 
 
 @dataclass(slots=True)
@@ -1560,6 +1673,10 @@ class ClassCounts:
     cells: list | None = field(default_factory=list)
     #: score columns past the cap of :meth:`merge_pending` (their tables dropped; no more are kept)
     over: set = field(default_factory=set)
+    #: the config's cost matrix (class order), for the cost-optimal rule's cells
+    costs: np.ndarray | None = None
+    #: the cells of the whole probability vectors (:class:`ProbabilityCells`); None without scores
+    proba: ProbabilityCells | None = None
 
     def add(self, y: np.ndarray, a: np.ndarray, w: np.ndarray | None, p: np.ndarray | None, n_ids: int) -> bool:
         """One batch: true class ids ``y``, predictions ``a``, weights, scores (rows × q); True when
@@ -1579,6 +1696,9 @@ class ClassCounts:
         self.p_max = max(self.p_max, float(p.max()))
         self.max_dev = max(self.max_dev, float(np.abs(p.sum(axis=1) - 1.0).max()))
         k_seen = int(y.max()) + 1
+        if self.proba is None:
+            self.proba = ProbabilityCells(self.q, self.costs)
+        self.proba.add(y, p, w)
         self.pending.append(
             CT.class_lists(y, p, None, k_seen) if w is None else CT.weighted_pair_lists(y, p, w, k_seen)
         )
@@ -1637,6 +1757,10 @@ class ClassCounts:
                 for (j, i), (v, c) in st.merged.items():
                     values[j][int(to[i])], counts[j][int(to[i])] = v, c
                 self.pending.append((values, counts))
+            if st.proba is not None:
+                if self.proba is None:
+                    self.proba = ProbabilityCells(self.q, self.costs)
+                self.proba.combine(st.proba, to)
             self.rows += st.rows
             self.over |= st.over
             self.weighted = self.weighted or st.weighted
@@ -1653,9 +1777,11 @@ class ClassCounts:
                     self.cells.append(([to[y], to[a] if by_class else a], w, rows))
         self._merge_cells()
 
-    def finish(self, k: int, to_final: np.ndarray, by_class: bool) -> tuple[np.ndarray, CT.ClassTables | None]:
-        """(confusion matrix, class tables) with class ids mapped to class indices by ``to_final``
-        (after :meth:`merge_pending`)."""
+    def finish(
+        self, k: int, to_final: np.ndarray, by_class: bool
+    ) -> tuple[np.ndarray, CT.ClassTables | None, CP.ProbabilityCounts | None]:
+        """(confusion matrix, class tables, probability counts) with class ids mapped to class
+        indices by ``to_final`` (after :meth:`merge_pending`)."""
         conf = _grow(self.conf, max(k, len(to_final)))
         kk = conf.shape[0]
         rows = np.full(kk, -1, dtype=np.int64)
@@ -1671,7 +1797,7 @@ class ClassCounts:
             (fy, fa), w, n = weight_cells([rows[y], cols[a]], w, n)
             C = cell_sums(fy * k + fa, w, n, k * k).reshape(k, k)
         if not self.q:
-            return C, None
+            return C, None, None
         values = [[np.zeros(0)] * k for _ in range(k)]
         counts = [[np.zeros(0)] * k for _ in range(k)]
         for (j, i), (v, c) in self.merged.items():
@@ -1679,7 +1805,7 @@ class ClassCounts:
                 v, c = CT.collapse_pairs(v, c)
             values[j][int(to_final[i])] = v
             counts[j][int(to_final[i])] = c
-        return C, CT.ClassTables(
+        tables = CT.ClassTables(
             k,
             tuple(map(tuple, values)),
             tuple(map(tuple, counts)),
@@ -1689,3 +1815,4 @@ class ClassCounts:
             self.p_max,
             self.max_dev,
         )
+        return C, tables, None if self.proba is None else self.proba.finish(k, to_final)

@@ -1341,7 +1341,7 @@ class ModelCounts(ModelPass):
         """An empty copy that reads ``path`` (a Dask part, named in errors); ``index``: keep only the
         rows every model keeps (:func:`reportgen.io.align.common_index`)."""
         out = ModelCounts(
-            self.cfg, path, self.cols, self.score_cols, i=self.i, sc=self.sc, counts=S.ClassCounts(len(self.score_cols))
+            self.cfg, path, self.cols, self.score_cols, i=self.i, sc=self.sc, counts=class_counts(cfg, self.score_cols)
         )
         return out.collecting(cfg, index, collect)
 
@@ -1393,7 +1393,14 @@ def new_counts(
             ids.of(np.array(sorted_classes(set(sc)), dtype=object))
     else:
         score_cols = list(sc or [])
-    return ModelCounts(m, path, columns_for(cfg, m), score_cols, i=i, sc=sc, counts=S.ClassCounts(len(score_cols)))
+    return ModelCounts(m, path, columns_for(cfg, m), score_cols, i=i, sc=sc, counts=class_counts(cfg, score_cols))
+
+
+def class_counts(cfg: Config, score_cols: list[str]) -> S.ClassCounts:
+    """Empty counts of a model with these score columns (class order), the config's cost matrix
+    for the cost-optimal rule."""
+    costs = np.asarray(cfg.costs, dtype=np.float64) if isinstance(cfg.costs, list) else None
+    return S.ClassCounts(len(score_cols), costs=costs)
 
 
 def class_rows(cfg: Config, st: ModelCounts, ids: ClassIds, batch: Batch, path: Path, offset: int):
@@ -1503,10 +1510,10 @@ def conclude(
         if st.sc is not None:
             score_order(cfg, st.i, st.sc if isinstance(st.sc, dict) else st.score_cols, classes)  # errors as in memory
         by_class = "prediction" in st.cols
-        conf, tables = st.counts.finish(len(classes), to_final, by_class)
+        conf, tables, proba = st.counts.finish(len(classes), to_final, by_class)
         models.append(
             MulticlassModelEvidence(
-                st.cfg.name, str(st.path), conf, st.counts.rows, tables, st.counts.weighted, by_class
+                st.cfg.name, str(st.path), conf, st.counts.rows, tables, st.counts.weighted, by_class, proba
             )
         )
     warnings = class_warnings(classes, seen_truth, seen_pred)

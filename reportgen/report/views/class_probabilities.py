@@ -6,13 +6,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from reportgen.report.formats import fmt_count, fmt_metric
+from reportgen.report.formats import fmt_ci, fmt_count, fmt_metric
 from reportgen.report.views.common import Models
 from reportgen.results import ClassProbabilities, ComparisonResult
 
 #: Why a value is n/a, by reason code.
 _WHY = {
-    "needs_rows": "needs the rows",
     "proba_outside_unit": "scores outside [0, 1]",
     "two_classes": "two classes",
     "no_cost_matrix": "no cost matrix",
@@ -65,11 +64,11 @@ def _rows(ps: list[ClassProbabilities | None], top_k: str) -> tuple[ProbabilityR
         why = tuple(
             "" if p is None or v is not None else _WHY.get(p.reasons.get(key, ""), "") for p, v in zip(ps, vals)
         )
-        rows.append(
-            ProbabilityRow(
-                label, "↓ lower" if better == "lower" else "↑ higher", tuple(fmt_metric(v, None, 4) for v in vals), why
-            )
+        cells = tuple(
+            " ".join(filter(None, (fmt_metric(v, None, 4), fmt_ci(None if p is None else p.ci.get(key), 4))))
+            for p, v in zip(ps, vals)
         )
+        rows.append(ProbabilityRow(label, "↓ lower" if better == "lower" else "↑ higher", cells, why))
     return tuple(rows)
 
 
