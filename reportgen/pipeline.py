@@ -11,7 +11,7 @@ import hashlib
 import json
 import logging
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from importlib import metadata
 from pathlib import Path
 
@@ -43,6 +43,7 @@ from reportgen.results import (
     Notice,
     Reason,
     RunInfo,
+    SegmentSection,
 )
 from reportgen.version import __version__
 
@@ -213,6 +214,75 @@ READING = "reading and reducing the data"
 COMPARING = "metrics, tests and intervals"
 
 
+#: The sections read from the files' rows, with what to do when the rows are frames in memory
+#: (checked in this order).
+_ROW_SECTIONS = (
+    ("fairness", "fairness: the fairness section reads its group columns from the files"),
+    ("credit", "credit / segment: the credit validation section reads its columns from the files"),
+    ("segments", "segments: the segments section reads its columns from the files"),
+)
+
+
+def _row_sections(
+    cfg: Config,
+    in_memory: bool,
+    files: Sequence[InputFile],
+    models: Mapping[str, ModelResult],
+    comparisons: Sequence[Comparison],
+) -> tuple[CreditSection | None, list[InputFile], FairnessSection | None, SegmentSection | None, list[Notice]]:
+    """The sections read from the files' rows (credit, fairness, segments), the reference samples'
+    audit records and the sections' notices. Each reader is imported only by a run that asks for
+    its section; with frames in memory (``in_memory``) a config asking for one is an error."""
+    wanted = {
+        "fairness": cfg.fairness is not None,
+        "credit": cfg.credit is not None or cfg.segment is not None,
+        "segments": bool(cfg.segments),
+    }
+    for key, what in _ROW_SECTIONS:
+        if in_memory and wanted[key]:
+            raise ConfigError(
+                f"{what}; compare in-memory frames without it, or write the frames to files and use a config"
+            )
+    credit: CreditSection | None = None
+    reference_files: list[InputFile] = []
+    fairness: FairnessSection | None = None
+    segments: SegmentSection | None = None
+    notices: list[Notice] = []
+    with filesystems.shown_errors(), rows_as_lines():
+        if wanted["credit"]:
+            from reportgen.reduce.credit_rows import credit_run  # noqa: PLC0415
+
+            credit, reference_files = credit_run(cfg, [(f.path, f.sha256) for f in files])
+        if wanted["fairness"]:
+            from reportgen.reduce.fairness_rows import fairness_section  # noqa: PLC0415
+
+            fairness = fairness_section(cfg, models)
+        if wanted["segments"]:
+            from reportgen.reduce.segment_rows import segment_section  # noqa: PLC0415
+
+            segments = segment_section(cfg, settings_from(cfg), comparisons)
+    if cfg.segment is not None:
+        notices.append(Notice("segment_deprecated", {"column": cfg.segment}))
+    if segments is not None:
+        notices += [
+            Notice(
+                "segment_reversal",
+                {
+                    "model": r.model,
+                    "column": r.column,
+                    "value": r.value,
+                    "overall": r.overall,
+                    "segment": r.segment,
+                    "delta": r.delta,
+                    "p_adjusted": r.p_value_adjusted,
+                    "metric": segments.primary_metric,
+                },
+            )
+            for r in segments.reversals
+        ]
+    return credit, reference_files, fairness, segments, notices
+
+
 def analyse(
     cfg: Config,
     config_path: Path | str,
@@ -246,11 +316,6 @@ def analyse(
         for name, reason, rows in audit.dropped
         if not (reason == ID_NOT_SHARED and (name, rows) in joined)
     ]
-    if data is not None and cfg.fairness is not None:
-        raise ConfigError(
-            "fairness: the fairness section reads its group columns from the files; compare in-memory frames "
-            "without it, or write the frames to files and use a config"
-        )
     if ev.pairing.reason == "lengths_differ":  # the user forgot the id: say so, and how to pair
         notices.insert(
             0,
@@ -259,54 +324,10 @@ def analyse(
                 {"names": list(models), "rows": [m.n for m in models.values()]},
             ),
         )
-    if data is not None and (cfg.credit is not None or cfg.segment is not None):
-        raise ConfigError(
-            "credit / segment: the credit validation section reads its columns from the files; "
-            "compare in-memory frames without it, or write the frames to files and use a config"
-        )
-    credit: CreditSection | None = None
-    reference_files: list[InputFile] = []
-    fairness: FairnessSection | None = None
-    if cfg.credit is not None or cfg.segment is not None:  # the credit engine is imported for a credit run only
-        from reportgen.reduce.credit_rows import credit_run  # noqa: PLC0415
-
-        with filesystems.shown_errors(), rows_as_lines():
-            credit, reference_files = credit_run(cfg, [(f.path, f.sha256) for f in audit.files])
-    if cfg.fairness is not None:
-        from reportgen.reduce.fairness_rows import fairness_section  # noqa: PLC0415
-
-        with filesystems.shown_errors(), rows_as_lines():
-            fairness = fairness_section(cfg, models)
-    if data is not None and cfg.segments:
-        raise ConfigError(
-            "segments: the segments section reads its columns from the files; compare in-memory frames "
-            "without it, or write the frames to files and use a config"
-        )
-    segments = None
-    if cfg.segments:
-        from reportgen.reduce.segment_rows import segment_section  # noqa: PLC0415
-
-        with filesystems.shown_errors(), rows_as_lines():
-            segments = segment_section(cfg, settings_from(cfg), comparisons)
-    if cfg.segment is not None:
-        notices.append(Notice("segment_deprecated", {"column": cfg.segment}))
-    if segments is not None:
-        notices += [
-            Notice(
-                "segment_reversal",
-                {
-                    "model": r.model,
-                    "column": r.column,
-                    "value": r.value,
-                    "overall": r.overall,
-                    "segment": r.segment,
-                    "delta": r.delta,
-                    "p_adjusted": r.p_value_adjusted,
-                    "metric": segments.primary_metric,
-                },
-            )
-            for r in segments.reversals
-        ]
+    credit, reference_files, fairness, segments, more = _row_sections(
+        cfg, data is not None, audit.files, models, comparisons
+    )
+    notices += more
     if credit is not None:
         notices += [
             Notice("credit_red", {"model": name, "failures": list(cm.failures)})
