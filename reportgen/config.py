@@ -1074,7 +1074,8 @@ class CreditConfig(Strict):
         description=("How rows become grades: exactly one of quantiles, edges or column (with its order)."),
     )
     traffic_lights: TrafficLightsConfig = Field(
-        TrafficLightsConfig.model_construct(), description=("p-value and PSI levels of the section's amber and red lights.")
+        TrafficLightsConfig.model_construct(),
+        description=("p-value and PSI levels of the section's amber and red lights."),
     )
     min_defaults: int = Field(
         5,
@@ -1280,9 +1281,12 @@ class Config(Strict):
         min_length=1,
         description=("The models compared (at most 40): each a name, a file or source, and its score columns."),
     )
-    output: OutputConfig = Field(OutputConfig.model_construct(), description="Where and in which formats the report set is written.")
+    output: OutputConfig = Field(
+        OutputConfig.model_construct(), description="Where and in which formats the report set is written."
+    )
     report: ReportConfig = Field(
-        ReportConfig.model_construct(), description=("The report's look: a theme directory, a logo, model colours, which sections.")
+        ReportConfig.model_construct(),
+        description=("The report's look: a theme directory, a logo, model colours, which sections."),
     )
     engine: Literal["memory", "stream", "dask"] = Field(
         "memory",
