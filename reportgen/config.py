@@ -94,7 +94,7 @@ class Strict(BaseModel):
     """Every config model: unknown keys are errors, values are frozen, and no float may be
     NaN or infinite (a NaN threshold would flag every row; an infinite cost or β has no meaning)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False, defer_build=True)
 
     @field_validator("*", mode="before")
     @classmethod
@@ -793,7 +793,7 @@ class ReportConfig(Strict):
         ),
     )
     recommendation: RecommendationConfig = Field(
-        RecommendationConfig(),
+        RecommendationConfig.model_construct(),
         description=("The brief's recommendation rule: which traffic light blocks adopting a challenger."),
     )
     domain: Literal["credit", "generic"] | None = Field(
@@ -1112,11 +1112,12 @@ class CreditConfig(Strict):
     """
 
     grades: GradesConfig = Field(
-        GradesConfig(quantiles=10),
+        GradesConfig.model_construct(quantiles=10),
         description=("How rows become grades: exactly one of quantiles, edges or column (with its order)."),
     )
     traffic_lights: TrafficLightsConfig = Field(
-        TrafficLightsConfig(), description=("p-value and PSI levels of the section's amber and red lights.")
+        TrafficLightsConfig.model_construct(),
+        description=("p-value and PSI levels of the section's amber and red lights."),
     )
     min_defaults: int = Field(
         5,
@@ -1284,7 +1285,7 @@ class Config(Strict):
     )
     beta: float = Field(1.0, gt=0, le=MAX_BETA, description="The β of the F-beta score (β > 1 weighs recall more).")
     costs: CostsConfig | list[list[float]] = Field(
-        CostsConfig(),
+        CostsConfig.model_construct(),
         description=(
             "Binary: cost per row of each outcome {fn, fp, tp, tn}; multiclass: a K x K matrix (rows true "
             "class, columns predicted)."
@@ -1325,7 +1326,7 @@ class Config(Strict):
     constraints: list[ConstraintConfig] = Field(
         [], description=("Extra optimal-threshold rules, e.g. {maximize: precision, where: recall, at_least: 0.8}.")
     )
-    bootstrap: BootstrapConfig = Field(BootstrapConfig(), description="Bootstrap resamples and seed.")
+    bootstrap: BootstrapConfig = Field(BootstrapConfig.model_construct(), description="Bootstrap resamples and seed.")
     calibration: CalibrationConfig | None = Field(
         None,
         description=(
@@ -1373,9 +1374,12 @@ class Config(Strict):
         min_length=1,
         description=("The models compared (at most 40): each a name, a file or source, and its score columns."),
     )
-    output: OutputConfig = Field(OutputConfig(), description="Where and in which formats the report set is written.")
+    output: OutputConfig = Field(
+        OutputConfig.model_construct(), description="Where and in which formats the report set is written."
+    )
     report: ReportConfig = Field(
-        ReportConfig(), description=("The report's look: a theme directory, a logo, model colours, which sections.")
+        ReportConfig.model_construct(),
+        description=("The report's look: a theme directory, a logo, model colours, which sections."),
     )
     engine: Literal["memory", "stream", "dask"] = Field(
         "memory",
@@ -1392,7 +1396,7 @@ class Config(Strict):
         ),
     )
     stream: StreamConfig = Field(
-        StreamConfig(),
+        StreamConfig.model_construct(),
         description=("Settings of the batched reading (engine: stream and dask): batch size and score binning."),
     )
     checks: list[CheckConfig] = Field(

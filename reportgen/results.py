@@ -2338,11 +2338,20 @@ def _clean_float(v: float) -> float | None:
 
 def to_jsonable(obj: Any) -> Any:
     """Dataclasses → dicts, arrays and tuples → lists; NaN/inf → None. Deterministic key order."""
+    kind = type(obj)
+    if kind is float:  # the common leaves first: a curve is thousands of them
+        return obj if math.isfinite(obj) else None
+    if kind is str or kind is int or kind is bool or obj is None:
+        return obj
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
         return {f.name: to_jsonable(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
     if isinstance(obj, np.ndarray):
-        if obj.dtype.kind == "f":
-            return [to_jsonable(float(v)) for v in obj.tolist()] if obj.ndim == 1 else [to_jsonable(r) for r in obj]
+        if obj.dtype.kind == "f":  # tolist gives Python floats
+            return (
+                [v if math.isfinite(v) else None for v in obj.tolist()]
+                if obj.ndim == 1
+                else [to_jsonable(r) for r in obj]
+            )
         return obj.tolist()
     if isinstance(obj, Mapping):
         return {str(k): to_jsonable(v) for k, v in obj.items()}

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -136,20 +135,56 @@ EDITED = "its results do not match their digest (the file was edited after repor
 __all__ = ["EDITED", "MAX_RESULT_BYTES", "SavedResult", "load_result", "read_result", "result_json"]
 
 
-# a JSON string (kept as it is: a query or a title holding "[1,2]" is recorded as written), or a list of numbers
-_NUMBER_LIST = re.compile(r'"(?:[^"\\]|\\.)*"|\[\s*((?:-?[\d.eE+-]+|null)(?:,\s*(?:-?[\d.eE+-]+|null))*)\s*\]')
-
-
 def result_json(result: ComparisonResult) -> str:
-    """metrics.json text: indented objects, lists of numbers (curves, CIs) on one line each;
-    string values exactly as ``json.dumps`` wrote them."""
-    text = json.dumps(result.to_json(), indent=2, ensure_ascii=False, allow_nan=False)
-    return (
-        _NUMBER_LIST.sub(
-            lambda m: (
-                m.group(0) if m.group(1) is None else "[" + ", ".join(x.strip() for x in m.group(1).split(",")) + "]"
-            ),
-            text,
-        )
-        + "\n"
-    )
+    """metrics.json text: ``json.dumps(..., indent=2, ensure_ascii=False, allow_nan=False)``
+    with each list of numbers (curves, CIs) on one line, ``[a, b, c]``; strings, keys, numbers
+    and nulls written as ``json.dumps`` writes them."""
+    out: list[str] = []
+    _indented(result.to_json(), "\n", out)
+    out.append("\n")
+    return "".join(out)
+
+
+def _number(v: Any) -> str | None:
+    """A JSON number or null as ``json.dumps`` writes it, None for anything else (booleans too)."""
+    kind = type(v)
+    if kind is float:
+        if not math.isfinite(v):
+            raise ValueError(f"Out of range float values are not JSON compliant: {v!r}")
+        return float.__repr__(v)
+    if kind is int:
+        return int.__repr__(v)
+    return "null" if v is None else None
+
+
+def _indented(v: Any, pad: str, out: list[str]) -> None:
+    """``v`` indented two spaces a level (``pad``: a newline and the current indent), as
+    ``json.dumps(indent=2)`` indents it, but a non-empty list of numbers and nulls on one line."""
+    if type(v) is dict:
+        if not v:
+            out.append("{}")
+            return
+        inner = pad + "  "
+        sep = "{" + inner
+        for k, x in v.items():
+            out.append(sep + json.dumps(k, ensure_ascii=False) + ": ")
+            _indented(x, inner, out)
+            sep = "," + inner
+        out.append(pad + "}")
+    elif type(v) is list:
+        if not v:
+            out.append("[]")
+            return
+        numbers = [_number(x) for x in v]
+        if None not in numbers:
+            out.append("[" + ", ".join(numbers) + "]")  # type: ignore[arg-type]
+            return
+        inner = pad + "  "
+        sep = "[" + inner
+        for x in v:
+            out.append(sep)
+            _indented(x, inner, out)
+            sep = "," + inner
+        out.append(pad + "]")
+    else:
+        out.append(json.dumps(v, ensure_ascii=False, allow_nan=False))

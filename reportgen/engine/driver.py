@@ -5,7 +5,6 @@ that made it) to the binary driver (:mod:`reportgen.engine.compare`) or the mult
 from __future__ import annotations
 
 from reportgen.engine.compare import Progress, Settings, compare_binary_evidence
-from reportgen.engine.compare_multiclass import compare_multiclass_evidence
 from reportgen.engine.evidence import BinaryEvidence, MulticlassEvidence
 from reportgen.results import Comparison, ModelResult, PairwiseCell
 
@@ -20,5 +19,7 @@ def compare_evidence(
     could not be given is a capability code with its reason (``Comparison.capabilities``).
     """
     if isinstance(ev, MulticlassEvidence):
+        from reportgen.engine.compare_multiclass import compare_multiclass_evidence  # noqa: PLC0415  (a binary run needs none of it)
+
         return compare_multiclass_evidence(ev, settings, progress)
     return compare_binary_evidence(ev, settings, progress)

@@ -60,6 +60,9 @@ def oriented(scores: np.ndarray, direction: Direction) -> np.ndarray:
 #: per code, so at most 128 MB (probabilities with 6 decimals need 10^6 codes, points a few
 #: hundred).
 DENSE_SPAN = 1 << 23
+#: :class:`DenseCounts` finds its scores by sorting the rows' codes while there is at most one row
+#: per this many codes of its range (a sort of n codes against a scan of 16 bytes per code).
+SPARSE_ROWS = 8
 
 
 @dataclass(slots=True)
@@ -70,6 +73,10 @@ class DenseCounts:
     ``q = rint(s·scale)`` exactly (checked row by row, as in :func:`curve._integer_codes`), so
     a chunk is one ``bincount`` of ``2·(q − qmin) + y`` added into ``counts``; the range grows
     as chunks extend it. The table of the counts equals the merge of the chunks' tables.
+
+    While the rows are few for the range (at most one per :data:`SPARSE_ROWS` codes: a thousand
+    6-decimal probabilities span a million codes), the codes that occur are found by a sort of
+    the rows' codes (``seen``), not a scan of the range, so a small input costs what its rows do.
     """
 
     scale: float
@@ -77,6 +84,7 @@ class DenseCounts:
     counts: np.ndarray  # int64, shape (2·span,): negatives at 2c, positives at 2c + 1
     n_rows: int = 0
     last: np.ndarray | None = None  # the last chunk's integer scores q (int64), for row codes
+    seen: list[np.ndarray] | None = field(default_factory=list)  # every chunk's q while the rows are few
 
     @classmethod
     def start(cls, scores: np.ndarray) -> DenseCounts | None:
@@ -121,14 +129,24 @@ class DenseCounts:
         codes >>= 1
         codes += qmin
         self.last = codes
+        if self.seen is not None and SPARSE_ROWS * self.n_rows <= span:
+            self.seen.append(codes)
+        else:  # rows enough to scan the range: from now on the non-empty counts say which occur
+            self.seen = None
         return True
 
+    def _present(self) -> np.ndarray:
+        """``q − qmin`` of the integer scores that occur, ascending (the non-empty codes)."""
+        if self.seen is not None:
+            return np.unique(np.concatenate(self.seen)) - self.qmin if self.seen else np.zeros(0, dtype=np.int64)
+        return np.flatnonzero(self.counts[0::2] + self.counts[1::2])
+
     def n_distinct(self) -> int:
-        return int(np.count_nonzero(self.counts[0::2] + self.counts[1::2]))
+        return int(self._present().shape[0])
 
     def row_lookup(self, direction: Direction) -> tuple[int, np.ndarray]:
         """(qmin, lut): ``lut[q − qmin]`` is the row of :meth:`table` of the integer score q."""
-        present = np.flatnonzero(self.counts[0::2] + self.counts[1::2])
+        present = self._present()
         if direction == "higher":
             present = present[::-1]
         lut = np.full(self.counts.shape[0] // 2, -1, dtype=np.int32)
@@ -137,7 +155,7 @@ class DenseCounts:
 
     def table(self, direction: Direction) -> ScoreTable:
         neg_all, pos_all = self.counts[0::2], self.counts[1::2]
-        present = np.flatnonzero(neg_all + pos_all)
+        present = self._present()
         if direction == "higher":
             present = present[::-1]
         values = present.astype(np.float64)

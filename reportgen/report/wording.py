@@ -31,7 +31,6 @@ from reportgen.engine.compare import (
     ROW_BOOTSTRAP,
     TABLE_BOOTSTRAP,
 )
-from reportgen.engine.compare_multiclass import BOOTSTRAP_AUC_MAX_CELLS
 from reportgen.engine.intervals import (
     BINNED_BOOTSTRAP,
     CLASS_TABLE_BINNED_BOOTSTRAP,
@@ -224,6 +223,8 @@ def capability_note(what: str, reason: str) -> str:
             "not given (differences of the confusion metrics are drawn on the pair's joint confusion counts)."
         )
     if what == "bootstrap.auc":
+        from reportgen.engine.compare_multiclass import BOOTSTRAP_AUC_MAX_CELLS  # noqa: PLC0415  (multiclass only)
+
         return f"AUCs are not bootstrapped above {BOOTSTRAP_AUC_MAX_CELLS:,} rows × classes; no interval for them."
     raise ValueError(f"unknown capability {what!r}")
 
