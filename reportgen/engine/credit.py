@@ -1138,6 +1138,52 @@ def _stability(
     )
 
 
+def _auc_history(
+    iv: tuple | None, initial_auc: float | None, ref_auc: float | None, s: CreditSettings, caps: dict[str, str]
+) -> CreditAucHistory | None:
+    """The AUC against its initial value (the configured ``initial_auc``, else the reference
+    sample's): the one-sided normal test ``z = (AUC_initial − AUC) / SE(AUC)`` on the current
+    AUC's DeLong standard error. None, with the reason in ``caps``, when there is no current AUC or
+    nothing to compare it with."""
+    source: Literal["config", "reference"]
+    init, source = (initial_auc, "config") if initial_auc is not None else (ref_auc, "reference")
+    if iv is None:
+        caps["auc_history"] = "too_few_classes"
+        return None
+    if init is None:
+        caps["auc_history"] = "no_initial_auc"
+        return None
+    auc, se = iv[0], iv[3]
+    stat = (init - auc) / se if se > 0 else None
+    t = _test(stat, None if stat is None else float(norm_sf(stat)), s, reason="zero_variance")
+    return CreditAucHistory(initial_auc=float(init), source=source, current_auc=auc, se=se, test=t)
+
+
+def _verdict(
+    calibration: CreditCalibration | None, history: CreditAucHistory | None, stability: CreditStability | None
+) -> tuple[list[str], Light | None]:
+    """The model's red tests (calibration's own, the AUC history, PSI, Herfindahl) and its worst
+    light over the tests that set it (the other tests are shown beside them, not counted)."""
+    failures = list(calibration.failures) if calibration else []
+    concentration_test = stability.concentration_test if stability is not None else None
+    for key, test in (
+        ("auc_history", history.test if history is not None else None),
+        ("psi", stability.psi if stability is not None else None),
+        ("herfindahl", concentration_test),
+    ):
+        if test is not None and test.light == "red":
+            failures.append(key)
+    light = _worst(
+        [
+            calibration.light if calibration else None,
+            history.test.light if history else None,
+            stability.psi.light if stability else None,
+            concentration_test.light if concentration_test else None,
+        ]
+    )
+    return failures, light
+
+
 def credit_model(
     name: str,
     cur: CreditSample,
@@ -1216,18 +1262,7 @@ def credit_model(
         None if ref is None else auc_interval(ref.score, np.asarray(ref.y, dtype=bool), direction, s.level, ref.count)
     )
     ref_auc = None if ref_iv is None else ref_iv[0]
-    history = None
-    source: Literal["config", "reference"]
-    init, source = (initial_auc, "config") if initial_auc is not None else (ref_auc, "reference")
-    if iv is not None and init is not None:
-        auc, se = iv[0], iv[3]
-        stat = (init - auc) / se if se > 0 else None
-        t = _test(stat, None if stat is None else float(norm_sf(stat)), s, reason="zero_variance")
-        history = CreditAucHistory(initial_auc=float(init), source=source, current_auc=auc, se=se, test=t)
-    elif iv is None:
-        caps["auc_history"] = "too_few_classes"
-    else:
-        caps["auc_history"] = "no_initial_auc"
+    history = _auc_history(iv, initial_auc, ref_auc, s, caps)
 
     stability = migration = None
     if ref is None:
@@ -1253,25 +1288,7 @@ def credit_model(
             period_tests = _period_tests(keys, cc, k, y, cur.pd, c, periods, s)
     segments = [] if cur.segment is None else _groups(cur.segment.astype(str), y, cur.score, cur.pd, direction, s, cnt)
 
-    failures = list(calibration.failures) if calibration else []
-    if history is not None and history.test is not None and history.test.light == "red":
-        failures.append("auc_history")
-    if stability is not None and stability.psi.light == "red":
-        failures.append("psi")
-    if (
-        stability is not None
-        and stability.concentration_test is not None
-        and stability.concentration_test.light == "red"
-    ):
-        failures.append("herfindahl")
-    light = _worst(
-        [
-            calibration.light if calibration else None,
-            history.test.light if history else None,
-            stability.psi.light if stability else None,
-            stability.concentration_test.light if stability and stability.concentration_test else None,
-        ]
-    )
+    failures, light = _verdict(calibration, history, stability)
     return CreditModel(
         model=name,
         grading=grading.kind,
