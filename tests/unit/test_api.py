@@ -34,7 +34,7 @@ SOURCE_FIELDS = ("files", "config", "config_path", "run_id")
 def _demo_settings(resamples: int = 40) -> tuple[dict, dict]:
     raw = yaml.safe_load(DEMO.read_text(encoding="utf-8"))
     # the credit section reads files (compare_frames refuses it): left out of both runs
-    settings = {k: v for k, v in raw.items() if k not in ("models", "label", "id", "task", "output", "credit", "segment")}
+    settings = {k: v for k, v in raw.items() if k not in ("models", "label", "id", "task", "output", "credit", "segment", "segments")}
     settings["bootstrap"] = {"resamples": resamples, "seed": 7}
     scores = {m["name"]: {k: v for k, v in m.items() if k not in ("name", "file", "pd", "reference", "initial_auc")}
               for m in raw["models"]}
@@ -56,7 +56,7 @@ def _without_sources(result: ComparisonResult) -> dict:
 def from_files() -> ComparisonResult:
     settings, _ = _demo_settings()
     cfg, path = reportgen.load_config(DEMO)
-    cfg = cfg.with_overrides(bootstrap=settings["bootstrap"], credit=None, segment=None)
+    cfg = cfg.with_overrides(bootstrap=settings["bootstrap"], credit=None, segment=None, segments=[])
     return reportgen.compare_models(cfg, path, now=NOW)
 
 

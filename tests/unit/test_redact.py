@@ -184,19 +184,6 @@ def test_metrics_json_records_the_query_paths_and_title_byte_for_byte(tmp_path: 
         assert SECRET.encode() not in f.read_bytes(), f.name
 
 
-def test_metrics_json_number_lists_stay_on_one_line_and_strings_untouched() -> None:
-    from reportgen.results_io import _NUMBER_LIST  # noqa: PLC0415
-
-    def fmt(obj: object) -> str:
-        text = json.dumps(obj, indent=2)
-        return _NUMBER_LIST.sub(lambda m: m.group(0) if m.group(1) is None else
-                                "[" + ", ".join(x.strip() for x in m.group(1).split(",")) + "]", text)
-
-    out = fmt({"q": "a [1,2] \"[3,\\n4]\" b", "ci": [0.1, None, 2], "nested": {"x": ["[1,2]", 1]}})
-    assert json.loads(out) == {"q": "a [1,2] \"[3,\\n4]\" b", "ci": [0.1, None, 2], "nested": {"x": ["[1,2]", 1]}}
-    assert '"ci": [0.1, null, 2]' in out and re.search(r'"q": "a \[1,2\]', out)
-
-
 # --------------------------------------------------------------------------------------
 # compare_frames names a row's index as the docs show it
 # --------------------------------------------------------------------------------------
