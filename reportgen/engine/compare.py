@@ -761,7 +761,7 @@ def _model_step(run: _BinaryRun, j: int) -> _ModelStep:
         )
     r = replace(
         r,
-        calibration=None if cal is None else _calibration_summary(cal),
+        calibration=None if cal is None else calibration_summary(cal),
         operating_points=None
         if pts is None or s.operating_points is None
         else _points_summary(pts, s.operating_points),
@@ -840,7 +840,9 @@ def _difference_test(
     return [lo, hi], p
 
 
-def _calibration_summary(c: CAL.Calibration) -> CalibrationSummary:
+def calibration_summary(c: CAL.Calibration) -> CalibrationSummary:
+    """The result's calibration summary of an engine calibration (the one conversion, also used by the
+    credit battery's PD calibration); an empty bin's observed-rate bounds NaN → 0 and 1 for the JSON."""
     return CalibrationSummary(
         c.strategy,
         c.bins,

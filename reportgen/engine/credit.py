@@ -999,7 +999,7 @@ def pd_calibration(
     if sample.pd is None:
         return None
     from reportgen.engine.calibration import model_calibration  # noqa: PLC0415
-    from reportgen.engine.compare import _calibration_summary  # noqa: PLC0415  (the one conversion)
+    from reportgen.engine.compare import calibration_summary  # noqa: PLC0415  (the one conversion)
 
     c, y = _ones(sample), np.asarray(sample.y, dtype=bool)
     values, inv = np.unique(np.asarray(sample.pd, dtype=float), return_inverse=True)
@@ -1008,7 +1008,7 @@ def pd_calibration(
     n = int(round(float(c.sum())))
     table = ScoreTable(values[::-1].copy(), pos, neg, "higher", float(n), n, False)
     cal = model_calibration(table, bins, strategy, brier, resamples, rng, level)
-    return None if cal is None else _calibration_summary(cal)
+    return None if cal is None else calibration_summary(cal)
 
 
 def _histogram(cur: CreditSample, ref: CreditSample, bins: int = 30) -> ShareHistogram:

@@ -111,7 +111,7 @@ def _first_bad(path: Path, column: str, bad: np.ndarray, what: str, offset: int 
     return InputError(f"{path}: column '{column}', row {offset + i + HEADER_ROWS}: {what}")
 
 
-def _columns(cfg: Config, m: ModelConfig, path: Path, reference: bool, have: list[str]) -> dict[str, str]:
+def wanted_columns(cfg: Config, m: ModelConfig, path: Path, reference: bool, have: list[str]) -> dict[str, str]:
     """Role → column of what the battery reads from ``path`` (a file of model ``m``); a column the
     config names and the file lacks is a one-line error naming the config key, the file and its
     columns (in a reference file only the label, score and PD are required)."""
@@ -128,7 +128,7 @@ def _columns(cfg: Config, m: ModelConfig, path: Path, reference: bool, have: lis
     return wanted
 
 
-def _types(wanted: dict[str, str]) -> tuple[list[str], list[str], list[str]]:
+def read_types(wanted: dict[str, str]) -> tuple[list[str], list[str], list[str]]:
     """(columns, numeric columns, text columns) to read."""
     numbers = [wanted[r] for r in ("score", "pd", "weight", "sampling_weight") if r in wanted]
     text = [wanted[r] for r in ("label", "grade", "segment", "id") if r in wanted]
@@ -141,30 +141,31 @@ def _sample(
     """One file of model ``m`` read whole and checked: labels, score, PD, grade, date, segment, id;
     frequency weights repeat their rows. ``labels``: the current sample's labels, gathered from a
     current file and checked in a reference (:func:`_checked`)."""
-    wanted = _columns(cfg, m, path, reference, columns_in(path))
-    df = read_table(path, *_types(wanted))
+    wanted = wanted_columns(cfg, m, path, reference, columns_in(path))
+    df = read_table(path, *read_types(wanted))
     if rows is not None:
         rows[path] = len(df)
-    sample, weights = _checked(cfg, path, df, wanted, 0, labels, reference)
+    sample, weights = checked_rows(cfg, path, df, wanted, 0, labels, reference)
     if sample is None:
-        raise _no_rows(path)
+        raise no_rows_error(path)
     if weights is None:
         return sample
     if weights.sum() == 0:
-        raise _no_obligors(path, wanted)
+        raise no_obligors_error(path, wanted)
     return _repeated(weights, sample)
 
 
-def _no_rows(path: Path) -> InputError:
+def no_rows_error(path: Path) -> InputError:
+    """The error for a file with no row left after ``missing: drop`` (shared with the fairness reader)."""
     return InputError(f"{path}: no rows left for the credit section after dropping rows with missing values")
 
 
-def _no_obligors(path: Path, wanted: dict[str, str]) -> InputError:
-    """Rows kept, every one of frequency weight 0."""
+def no_obligors_error(path: Path, wanted: dict[str, str]) -> InputError:
+    """The error for rows kept, every one of frequency weight 0 (shared with the fairness reader)."""
     return InputError(f"{path}: column '{wanted['weight']}': every weight is 0, so the credit section has no obligors")
 
 
-def _checked(
+def checked_rows(
     cfg: Config,
     path: Path,
     df: Any,
@@ -311,12 +312,12 @@ def _batched_sample(
     (no grade migration: capability ``needs_rows``)."""
     import pandas as pd  # noqa: PLC0415
 
-    wanted = _columns(cfg, m, path, reference, columns_in(path))
-    columns, numbers, text = _types(wanted)
+    wanted = wanted_columns(cfg, m, path, reference, columns_in(path))
+    columns, numbers, text = read_types(wanted)
     offset, parts, held = 0, [], 0
     for rb in record_batches(path, columns, cfg.stream.batch_rows, numbers, text):
         df = rb.to_pandas()
-        sample, weights = _checked(cfg, path, df, wanted, offset, labels, reference)
+        sample, weights = checked_rows(cfg, path, df, wanted, offset, labels, reference)
         offset += len(df)
         if sample is None:
             continue
@@ -334,11 +335,11 @@ def _batched_sample(
     if offset == 0:  # no rows at all (a header, parts of no rows): as the whole file read says it
         raise no_rows(path)
     if not parts:
-        raise _no_rows(path)
+        raise no_rows_error(path)
     merged = _compress(parts)
     merged = merged[merged["count"] > 0]
     if len(merged) == 0:  # rows kept, each of frequency weight 0: as the whole file read says it
-        raise _no_obligors(path, wanted)
+        raise no_obligors_error(path, wanted)
     out = {k: merged[k].to_numpy() for k in _KEYS if k in merged.columns}
     if "dates" in out:
         out["dates"] = out["dates"].astype("datetime64[D]")
@@ -405,13 +406,13 @@ def check_credit(cfg: Config) -> str | None:
     ]
     if cfg.engine != "memory" and sum(input_bytes(p) for _, p, _ in files) > SMALL_INPUT_BYTES:
         for m, path, is_ref in files:
-            wanted = _columns(cfg, m, path, is_ref, columns_in(path))
-            columns, numbers, text = _types(wanted)
+            wanted = wanted_columns(cfg, m, path, is_ref, columns_in(path))
+            columns, numbers, text = read_types(wanted)
             batches = record_batches(path, columns, cfg.stream.batch_rows, numbers, text)
             first = next(batches, None)
             batches.close()  # the file is closed now, not when the generator is collected
             if first is not None:
-                _checked(cfg, path, first.to_pandas(), wanted, 0)
+                checked_rows(cfg, path, first.to_pandas(), wanted, 0)
         return (
             f"credit section columns present and the first batch of each file valid "
             f"(engine: {cfg.engine}: the run checks every batch)"

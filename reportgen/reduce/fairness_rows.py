@@ -88,8 +88,8 @@ def keyed_rows(one: Config, m: ModelConfig, threshold: float) -> KeyedRows:
     """Model ``m``'s rows of ``one`` (the config with the group column read as ``segment``), checked
     as the section reads them: the file whole with ``engine: memory``, else in record batches."""
     path = model_file(m)
-    wanted = CR._columns(one, m, path, False, columns_in(path))
-    columns, numbers, text = CR._types(wanted)
+    wanted = CR.wanted_columns(one, m, path, False, columns_in(path))
+    columns, numbers, text = CR.read_types(wanted)
     frames: Iterable[Any] = (
         [read_table(path, columns, numbers, text)]
         if one.engine == "memory"
@@ -99,7 +99,7 @@ def keyed_rows(one: Config, m: ModelConfig, threshold: float) -> KeyedRows:
     parts: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]] = []
     offset, kept, by_id = 0, 0, False
     for df in frames:
-        sample, weights = CR._checked(one, path, df, wanted, offset)
+        sample, weights = CR.checked_rows(one, path, df, wanted, offset)
         offset += len(df)
         if sample is None:
             continue
@@ -111,7 +111,7 @@ def keyed_rows(one: Config, m: ModelConfig, threshold: float) -> KeyedRows:
         parts.append((sample.ids if by_id else at, sample.y, sample.score, lut[inverse.ravel()], weights))  # type: ignore[arg-type]
         kept += len(sample.y)
     if not parts:
-        raise CR._no_rows(path)
+        raise CR.no_rows_error(path)
 
     def cat(i: int) -> np.ndarray:
         return np.concatenate([p[i] for p in parts])
@@ -119,7 +119,7 @@ def keyed_rows(one: Config, m: ModelConfig, threshold: float) -> KeyedRows:
     score = cat(2)
     with_weights = parts[0][4] is not None
     if with_weights and not any(p[4] is not None and p[4].any() for p in parts):  # every kept row of weight 0
-        raise CR._no_obligors(path, wanted)
+        raise CR.no_obligors_error(path, wanted)
     return KeyedRows(
         keys=cat(0),
         by_id=by_id,
