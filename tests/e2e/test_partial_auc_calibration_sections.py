@@ -1,4 +1,4 @@
-"""The partial AUC and calibration sections render in the report, linked from the contents, with
+"""The partial AUC, calibration and operating-points sections render in the report, linked from the contents, with
 their tables' numbers formatted (a whole report: slow)."""
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ def html() -> str:
         threshold=0.3,
         partial_auc=[{"specificity": [0.9, 1.0]}],
         calibration={"bins": 5, "strategy": "quantile"},
+        operating_points={"fpr": [0.1]},
         bootstrap={"resamples": 50, "seed": 1},
         now="2026-01-01T00:00:00Z",
     )
@@ -33,7 +34,7 @@ def html() -> str:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("section", ["partial_auc", "calibration"])
+@pytest.mark.parametrize("section", ["partial_auc", "calibration", "operating_points"])
 def test_the_new_sections_are_in_the_report_and_its_contents(html, section):
     assert f'<section id="{section}">' in html
     assert f'href="#{section}"' in html
@@ -45,3 +46,4 @@ def test_the_sections_show_their_tables(html):
     assert "Corrected (McClish)" in html and "Holm p" in html
     assert "Expected calibration error (ECE)" in html and "Clopper–Pearson" in html
     assert "Difference with champion" in html
+    assert "True positive rate at a fixed false positive rate" in html and "<td>FPR 10.0\xa0%</td>" in html
