@@ -461,8 +461,9 @@ FIGURES = {
 def render_figures(result: ComparisonResult, palette: Sequence[str] = PALETTE) -> dict[str, str]:
     """Every applicable figure as inline SVG, keyed by name, drawn here one after another; a
     figure in parts (the per-class panels of many classes) as ``key``, ``key_2``, ``key_3``, …;
-    then the trend (``trend``) and the credit section's (``credit:MODEL``,
-    :func:`credit_figure_table`)."""
+    then the trend (``trend``), the credit section's (``credit:MODEL``, :func:`credit_figure_table`)
+    and the segments section's (``segments:COLUMN``, :func:`segment_figure_table`), those two in the
+    report's reading order."""
     table = {
         **(FIGURES if result.run.task == "binary" else MULTICLASS_FIGURES),
         "trend": trend_figure,

@@ -124,13 +124,20 @@ def test_lean_svg_keeps_every_drawn_element_and_the_pdf_pixels(demo, tmp_path):
 @pytest.mark.slow
 def test_the_credit_figures_come_after_the_tables_own_and_are_each_models_figure(demo):
     """The credit section's figures (:func:`figures.credit_figure_table`) are drawn with the
-    report's, under ``credit:NAME`` after the others, each the model's figure."""
+    report's, under ``credit:NAME`` after the table's own (and the trend), each the model's figure;
+    the segments section's (``segments:COLUMN``) follow, as that section follows credit's in the
+    report's reading order (``config.REPORT_SECTIONS``)."""
+    from reportgen.config import REPORT_SECTIONS
     from reportgen.report import credit_figures
 
-    assert demo.credit is not None
+    assert demo.credit is not None and demo.segments is not None
+    assert REPORT_SECTIONS.index("credit") < REPORT_SECTIONS.index("segments")
     svgs = figures.render_figures(demo)
-    credit = [k for k in svgs if k.startswith(credit_figures.KEY_PREFIX)]
-    assert list(svgs)[-len(credit):] == credit == [f"credit:{n}" for n in demo.credit.models]
+    credit = [f"{credit_figures.KEY_PREFIX}{n}" for n in demo.credit.models]
+    segments = [f"{figures.SEGMENT_PREFIX}{c.column}" for c in demo.segments.columns]
+    own = [k for k in svgs if not k.startswith((credit_figures.KEY_PREFIX, figures.SEGMENT_PREFIX))]
+    assert own and segments == ["segments:product"]
+    assert list(svgs) == own + credit + segments
     col = figures.colours(list(demo.models))
     for name, m in demo.credit.models.items():
         assert svgs[f"credit:{name}"] == figures.to_svg(figures.credit_figure(m, col[name]))
