@@ -153,7 +153,7 @@ def test_the_grades_table_stays_inside_the_right_margin(quantiles, quantiles_htm
     found, pages = glyphs(quantiles / "report.pdf")
     assert not off_page(found, pages), off_page(found, pages)[:10]
     css = quantiles_html[quantiles_html.index("<style>"):quantiles_html.index("</style>")]
-    assert re.search(r"table\.credit-grades \{ font-size: 0\.84rem; \}", css)
+    assert re.search(r"table\.credit-grades, table\.credit-power \{ font-size: 0\.84rem; \}", css)
 
 
 def test_frequency_weighted_counts_are_called_obligors_not_rows(quantiles, quantiles_html):
@@ -167,7 +167,7 @@ def test_frequency_weighted_counts_are_called_obligors_not_rows(quantiles, quant
     section = re.sub(r"<svg\b.*?</svg>", "", _credit(quantiles_html), flags=re.DOTALL)  # the tables and text
     assert f"{n:,}".replace(",", " ") + " obligors, " in section
     assert " rows, " not in section and '<th class="num">Rows</th>' not in section
-    assert section.count('<th class="num">Obligors</th>') == 2 * 3  # grades, months, products per model
+    assert section.count('<th class="num">Obligors</th>') == 2 * 4  # grades, power, months, products per model
     assert "Reference obligors</th><th class=\"num\">Current obligors</th>" in section
 
 

@@ -81,7 +81,7 @@ def _config(tmp: Path, models: list[dict], **extra) -> Path:
     cfg["models"] = models
     cfg.pop("output", None)
     cfg.pop("credit", None)
-    cfg.pop("segment", None)
+    cfg.pop("segments", None)  # the segments section reads its columns from files, not queries
     cfg.update(extra)
     path = tmp / f"c{len(list(tmp.glob('c*.yaml')))}.yaml"
     path.write_text(yaml.safe_dump(cfg, sort_keys=False, allow_unicode=True), encoding="utf-8")

@@ -374,8 +374,9 @@ def test_traffic_lights_at_the_boundaries_follow_the_stated_rule() -> None:
     assert light(psi_amber=math.nextafter(v, 1.0), psi_red=1.0).light == "green"
     assert light().statistic == pytest.approx(v, rel=1e-12)
     jp = C.credit_model("m", cur, None, "higher", C.Grading("column"), S).calibration.jeffreys.p_value
+    top = math.nextafter(1.0, 0.0)  # the largest amber level the config allows (0 < amber < 1)
     lights = [C.credit_model("m", cur, None, "higher", C.Grading("column"), C.CreditSettings(amber=a, red=r))
-              .calibration.jeffreys.light for a, r in ((jp, jp / 2), (1.0, jp), (1.0, math.nextafter(jp, 1.0)))]
+              .calibration.jeffreys.light for a, r in ((jp, jp / 2), (top, jp), (top, math.nextafter(jp, 1.0)))]
     assert lights == ["green", "amber", "red"]
 
 
