@@ -457,10 +457,10 @@ def compare_multiclass_evidence(
         ci: dict[str, list[float]] = {}
         method: dict[str, str] = {}
         if s.resamples > 0 and not m.weighted:
-            # the log-loss is drawn on the rows with the AUCs when they are (the same draws)
-            on_counts = mm.log_loss is not None and class_draws[j] is None
+            # the log-loss on the true class's tables in every engine, rows kept or not (one
+            # method per number: the rows' draws past stream.max_distinct_scores are not there)
             for name, draws in _count_bootstrap(
-                m, labels, s, costs, on_counts, streams.stream(s.seed, "class_counts", m.name)
+                m, labels, s, costs, mm.log_loss is not None, streams.stream(s.seed, "class_counts", m.name)
             ).items():
                 if name != "baseline_accuracy" and (iv := bootstrap_interval(draws, s.level)) is not None:
                     ci[name], method[name] = iv, COUNT_BOOTSTRAP

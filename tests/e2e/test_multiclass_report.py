@@ -211,17 +211,26 @@ def test_above_the_auc_cap_models_of_scores_still_get_their_other_intervals(tmp_
 @pytest.mark.pdf
 def test_the_per_class_interval_note_says_when_a_class_column_was_binned(mc_run):
     """The note under the per-class table names the method that made the intervals: the demo's
-    columns are small (exact draws, no binning said); a binned column's note gives its bins."""
+    rows are kept, so each class's AUC interval is the rows' bootstrap (the averaged AUCs'
+    resamples), no class tables said; past the row cap the class tables' (exact draws, no binning
+    said); a binned column's note gives its bins."""
     import dataclasses
 
-    from reportgen.engine.intervals import CLASS_TABLE_BINNED_BOOTSTRAP, class_bins
+    from reportgen.engine.intervals import CLASS_TABLE_BINNED_BOOTSTRAP, CLASS_TABLE_BOOTSTRAP, class_bins
+    from reportgen.engine.compare import ROW_BOOTSTRAP
     from reportgen.results_io import load_result
     from reportgen.report.wording import per_class_interval_note
 
     result = load_result(mc_run / "metrics.json")
-    exact = per_class_interval_note(result)
+    assert {m.per_class_ci_method["roc_auc"] for m in result.models.values() if "roc_auc" in m.per_class_ci_method} == {ROW_BOOTSTRAP}
+    rows = per_class_interval_note(result)
+    assert "bootstrap of the rows" in rows and "class tables" not in rows and "binned" not in rows
+
+    def drawn(how):
+        models = {name: dataclasses.replace(m, per_class_ci_method={"roc_auc": how}) for name, m in result.models.items()}
+        return per_class_interval_note(dataclasses.replace(result, models=models))
+
+    exact = drawn(CLASS_TABLE_BOOTSTRAP)
     assert "class tables" in exact and "binned" not in exact
-    models = {name: dataclasses.replace(m, per_class_ci_method={"roc_auc": CLASS_TABLE_BINNED_BOOTSTRAP})
-              for name, m in result.models.items()}
-    binned = per_class_interval_note(dataclasses.replace(result, models=models))
+    binned = drawn(CLASS_TABLE_BINNED_BOOTSTRAP)
     assert binned.startswith(exact) and f"into {class_bins(len(CLASSES)):,} equal-weight bins" in binned

@@ -45,6 +45,10 @@ class ClassProbabilitiesView:
     top_k: str
     classes: tuple[str, ...]
     costs: tuple[CostMatrix, ...]
+    #: the cost-optimal matrices print on landscape pages, as the confusion section's K×K matrices
+    #: (:attr:`~reportgen.report.views.confusion.ConfusionView.wide`): 12 long class names ran past a
+    #: portrait page's right margin
+    wide: bool
 
 
 def _rows(ps: list[ClassProbabilities | None], top_k: str) -> tuple[ProbabilityRow, ...]:
@@ -95,4 +99,5 @@ def class_probabilities_view(result: ComparisonResult, ms: Models) -> ClassProba
         top_k=top_k,
         classes=classes,
         costs=tuple(costs),
+        wide=len(classes) > 8,
     )
