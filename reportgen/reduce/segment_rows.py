@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from reportgen import catalog
+import reportgen.catalog as catalog
 from reportgen.config import Config
 from reportgen.engine import segments as SG
 from reportgen.engine.compare import Settings

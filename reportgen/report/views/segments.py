@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from markupsafe import Markup
 
-from reportgen import catalog
+import reportgen.catalog as catalog
 from reportgen.report.formats import fmt_ci, fmt_count, fmt_num, fmt_p, fmt_pvalue, fmt_signed
 from reportgen.results import SegmentSection
 
