@@ -490,6 +490,17 @@ def ks(
     return _legend(ax, legend, loc="best")
 
 
+def _bin_curve(
+    ax: Axes, x: Any, y: Any, counts: Any, size: Any, colour: str, dash: Any, marker: str, label: str
+) -> None:
+    """One model's binned reliability curve: a line through the bins of at least
+    :data:`MIN_BIN_ROWS` rows, markers of area ``size`` (filled there, hollow below)."""
+    full = counts >= MIN_BIN_ROWS
+    ax.plot(x[full], y[full], color=colour, ls=dash, lw=1.2, label=label)
+    ax.scatter(x[full], y[full], s=size[full], color=colour, marker=marker, alpha=0.7, zorder=3)
+    ax.scatter(x[~full], y[~full], s=size[~full], facecolors="none", edgecolors=colour, marker=marker, zorder=3)
+
+
 def calibration(
     result: ComparisonResult,
     *,
@@ -516,26 +527,8 @@ def calibration(
         size = 12 + 120 * c.counts / max(float(c.counts.max()), 1.0)
         col = look.colour[name]
         brier = fmt_metric(m.metrics.get("brier"), "brier", 4)
-        full = c.counts >= MIN_BIN_ROWS
-        ax.plot(
-            c.mean_predicted[full],
-            c.observed[full],
-            color=col,
-            ls=look.dash[name],
-            lw=1.2,
-            label=f"{look.name[name]}{' (PD column)' if from_pd else ''}: Brier {brier}",
-        )
-        mk = look.marker[name]
-        ax.scatter(c.mean_predicted[full], c.observed[full], s=size[full], color=col, marker=mk, alpha=0.7, zorder=3)
-        ax.scatter(
-            c.mean_predicted[~full],
-            c.observed[~full],
-            s=size[~full],
-            facecolors="none",
-            edgecolors=col,
-            marker=mk,
-            zorder=3,
-        )
+        label = f"{look.name[name]}{' (PD column)' if from_pd else ''}: Brier {brier}"
+        _bin_curve(ax, c.mean_predicted, c.observed, c.counts, size, col, look.dash[name], look.marker[name], label)
     ax.set(
         xlim=(0, 1),
         ylim=(0, 1),
@@ -572,28 +565,9 @@ def top_label_calibration(
         assert p is not None
         bins = p.bins
         col = look.colour[name]
-        full = p.counts >= MIN_BIN_ROWS
         size = 12 + 120 * p.counts / max(float(p.counts.max()), 1.0)
-        ece = fmt_metric(p.ece_top_label, None, 3)
-        ax.plot(
-            p.confidence[full],
-            p.accuracy[full],
-            color=col,
-            ls=look.dash[name],
-            lw=1.2,
-            label=f"{look.name[name]}: ECE {ece}",
-        )
-        mk = look.marker[name]
-        ax.scatter(p.confidence[full], p.accuracy[full], s=size[full], color=col, marker=mk, alpha=0.7, zorder=3)
-        ax.scatter(
-            p.confidence[~full],
-            p.accuracy[~full],
-            s=size[~full],
-            facecolors="none",
-            edgecolors=col,
-            marker=mk,
-            zorder=3,
-        )
+        label = f"{look.name[name]}: ECE {fmt_metric(p.ece_top_label, None, 3)}"
+        _bin_curve(ax, p.confidence, p.accuracy, p.counts, size, col, look.dash[name], look.marker[name], label)
     ax.set(
         xlim=(0, 1),
         ylim=(0, 1),
