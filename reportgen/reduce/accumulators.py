@@ -75,16 +75,20 @@ class DenseCounts:
     as chunks extend it. The table of the counts equals the merge of the chunks' tables.
 
     While the rows are few for the range (at most one per :data:`SPARSE_ROWS` codes: a thousand
-    6-decimal probabilities span a million codes), the codes that occur are found by a sort of
-    the rows' codes (``seen``), not a scan of the range, so a small input costs what its rows do.
+    6-decimal probabilities span a million codes), the rows' integer scores and classes are kept
+    instead (``seen``, ``seen_y``; ``counts`` is None) and the table is a sort of them, so a small
+    input costs what its rows do, not 16 bytes per code of its range (a 16 MB array for a
+    thousand probabilities, which the kernel faults in as huge pages).
     """
 
     scale: float
     qmin: int
-    counts: np.ndarray  # int64, shape (2·span,): negatives at 2c, positives at 2c + 1
+    span: int  # codes of the range: q − qmin in [0, span)
+    counts: np.ndarray | None = None  # int64, shape (2·span,): negatives at 2c, positives at 2c + 1
     n_rows: int = 0
     last: np.ndarray | None = None  # the last chunk's integer scores q (int64), for row codes
     seen: list[np.ndarray] | None = field(default_factory=list)  # every chunk's q while the rows are few
+    seen_y: list[np.ndarray] = field(default_factory=list)  # and its classes (uint8)
 
     @classmethod
     def start(cls, scores: np.ndarray) -> DenseCounts | None:
@@ -98,7 +102,7 @@ class DenseCounts:
         q = np.rint(float(scores.min()) * scale)
         if not abs(q) < 2.0**52:
             return None
-        return cls(scale, int(q), np.zeros(2, dtype=np.int64))
+        return cls(scale, int(q), 1)
 
     def add(self, scores: np.ndarray, y: np.ndarray) -> bool:
         """Count one chunk; False (nothing counted) when a score is not a code or the range is too wide."""
@@ -110,35 +114,53 @@ class DenseCounts:
         if not (abs(lo) < 2.0**52 and abs(hi) < 2.0**52):
             return False
         qmin = min(self.qmin, int(lo))
-        span = max(self.qmin + self.counts.shape[0] // 2, int(hi) + 1) - qmin
+        span = max(self.qmin + self.span, int(hi) + 1) - qmin
         if span > DENSE_SPAN:
             return False
         codes = scaled_codes(scores, np.asarray(y, dtype=bool).view(np.uint8), scale, float(qmin))
         if codes is None:
             return False
-        if qmin != self.qmin or span != self.counts.shape[0] // 2:
-            grown = np.zeros(2 * span, dtype=np.int64)
-            at = 2 * (self.qmin - qmin)
-            grown[at : at + self.counts.shape[0]] = self.counts
-            self.qmin, self.counts = qmin, grown
-        if n >= self.counts.shape[0]:  # a chunk longer than the span: one bincount (add.at is ~3x slower a row)
-            self.counts += np.bincount(codes, minlength=self.counts.shape[0])
-        else:  # no bincount of the whole span: that costs ~10 ms per chunk at 10^6 codes
-            np.add.at(self.counts, codes, 1)
         self.n_rows += n
+        if self.seen is not None and SPARSE_ROWS * self.n_rows <= span:  # still few rows: keep them
+            self.qmin, self.span = qmin, span
+            self.seen_y.append((codes & 1).astype(np.uint8))
+        else:  # rows enough to scan the range: count them from now on
+            if self.counts is None or qmin != self.qmin or span != self.span:
+                self._grow(qmin, span)
+            assert self.counts is not None
+            if n >= self.counts.shape[0]:  # a chunk longer than the span: one bincount (add.at is ~3x slower a row)
+                self.counts += np.bincount(codes, minlength=self.counts.shape[0])
+            else:  # no bincount of the whole span: that costs ~10 ms per chunk at 10^6 codes
+                np.add.at(self.counts, codes, 1)
         codes >>= 1
         codes += qmin
         self.last = codes
-        if self.seen is not None and SPARSE_ROWS * self.n_rows <= span:
+        if self.seen is not None:
             self.seen.append(codes)
-        else:  # rows enough to scan the range: from now on the non-empty counts say which occur
-            self.seen = None
         return True
+
+    def _grow(self, qmin: int, span: int) -> None:
+        """Counts over codes [qmin, qmin + span): the kept rows counted into them (the last time
+        rows are kept), or the counts so far moved into the wider range."""
+        grown = np.zeros(2 * span, dtype=np.int64)
+        if self.seen is not None:
+            if self.seen:
+                kept = np.concatenate(self.seen)
+                kept -= qmin
+                kept *= 2
+                kept += np.concatenate(self.seen_y)
+                np.add.at(grown, kept, 1)
+            self.seen, self.seen_y = None, []
+        elif self.counts is not None:
+            at = 2 * (self.qmin - qmin)
+            grown[at : at + self.counts.shape[0]] = self.counts
+        self.qmin, self.span, self.counts = qmin, span, grown
 
     def _present(self) -> np.ndarray:
         """``q − qmin`` of the integer scores that occur, ascending (the non-empty codes)."""
         if self.seen is not None:
             return np.unique(np.concatenate(self.seen)) - self.qmin if self.seen else np.zeros(0, dtype=np.int64)
+        assert self.counts is not None
         return np.flatnonzero(self.counts[0::2] + self.counts[1::2])
 
     def n_distinct(self) -> int:
@@ -149,15 +171,29 @@ class DenseCounts:
         present = self._present()
         if direction == "higher":
             present = present[::-1]
-        lut = np.full(self.counts.shape[0] // 2, -1, dtype=np.int32)
+        lut = np.full(self.span, -1, dtype=np.int32)
         lut[present] = np.arange(present.shape[0], dtype=np.int32)
         return self.qmin, lut
 
-    def table(self, direction: Direction) -> ScoreTable:
-        neg_all, pos_all = self.counts[0::2], self.counts[1::2]
+    def _class_counts(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(present, positives, negatives) per integer score that occurs, ascending."""
+        if self.seen is not None:
+            if not self.seen:
+                empty = np.zeros(0, dtype=np.int64)
+                return empty, empty, empty
+            present, inverse = np.unique(np.concatenate(self.seen), return_inverse=True)
+            present -= self.qmin
+            rows = np.bincount(inverse, minlength=present.shape[0])
+            pos = np.bincount(inverse[np.concatenate(self.seen_y).view(bool)], minlength=present.shape[0])
+            return present, pos, rows - pos
+        assert self.counts is not None
         present = self._present()
+        return present, self.counts[1::2][present], self.counts[0::2][present]
+
+    def table(self, direction: Direction) -> ScoreTable:
+        present, pos, neg = self._class_counts()
         if direction == "higher":
-            present = present[::-1]
+            present, pos, neg = present[::-1], pos[::-1], neg[::-1]
         values = present.astype(np.float64)
         values += self.qmin
         if self.scale != 1.0:
@@ -165,8 +201,8 @@ class DenseCounts:
         n = self.n_rows
         return ScoreTable(
             values,
-            pos_all[present].astype(np.float64),
-            neg_all[present].astype(np.float64),
+            pos.astype(np.float64),
+            neg.astype(np.float64),
             direction,
             float(n),
             n,
@@ -622,11 +658,7 @@ class TableAccumulator:
                 self._dense = DenseCounts.start(scores)
             if self._dense is not None and self._dense.add(scores, y):
                 self._last_dense = True
-                if (
-                    self.cap is not None
-                    and self._dense.counts.shape[0] // 2 > self.cap
-                    and self._dense.n_distinct() > self.cap
-                ):
+                if self.cap is not None and self._dense.span > self.cap and self._dense.n_distinct() > self.cap:
                     self._spill(self._dense.table(self.direction))
                     self.overflowed, self._dense = True, None
                 return

@@ -68,3 +68,19 @@ def test_weighted_rows_still_tables_of_chunks():
         t = acc.table()
         assert np.array_equal(t.thresholds, ref.thresholds) and np.array_equal(t.pos, ref.pos)
         assert np.array_equal(t.neg, ref.neg) and t.sum_w2 == ref.sum_w2
+
+
+@pytest.mark.parametrize("direction", ["higher", "lower"])
+def test_kept_rows_counted_when_they_become_many(direction):
+    """Rows kept while few (no counts array), counted into one when a later chunk makes them many."""
+    rng = np.random.default_rng(5)
+    chunks = _chunks(rng, [1_000, 2_000, 30_000], 4)  # 20,001 codes: kept, then counted
+    d = S.DenseCounts.start(chunks[0][0])
+    d.add(*chunks[0])
+    assert d.counts is None and d.seen is not None
+    for s, y in chunks[1:]:
+        d.add(s, y)
+    assert d.seen is None and d.counts is not None
+    t, ref = d.table(direction), merge_tables(*(build_table(s, y, direction=direction) for s, y in chunks))
+    assert np.array_equal(t.thresholds, ref.thresholds)
+    assert np.array_equal(t.pos, ref.pos) and np.array_equal(t.neg, ref.neg) and t.n_rows == ref.n_rows
