@@ -145,16 +145,10 @@ def result_json(result: ComparisonResult) -> str:
     return "".join(out)
 
 
-def _number(v: Any) -> str | None:
-    """A JSON number or null as ``json.dumps`` writes it, None for anything else (booleans too)."""
-    kind = type(v)
-    if kind is float:
-        if not math.isfinite(v):
-            raise ValueError(f"Out of range float values are not JSON compliant: {v!r}")
-        return float.__repr__(v)
-    if kind is int:
-        return int.__repr__(v)
-    return "null" if v is None else None
+#: The types of the items of a list written on one line: numbers and nulls (not bool, an int
+#: subclass). ``json.dumps`` writes such a list as ``[a, b, c]`` with ``float.__repr__`` and
+#: ``int.__repr__``, ``null`` for None, and refuses NaN and infinities (``allow_nan=False``).
+_NUMBER_TYPES = frozenset({float, int, type(None)})
 
 
 def _indented(v: Any, pad: str, out: list[str]) -> None:
@@ -175,9 +169,8 @@ def _indented(v: Any, pad: str, out: list[str]) -> None:
         if not v:
             out.append("[]")
             return
-        numbers = [_number(x) for x in v]
-        if None not in numbers:
-            out.append("[" + ", ".join(numbers) + "]")  # type: ignore[arg-type]
+        if {type(x) for x in v} <= _NUMBER_TYPES:
+            out.append(json.dumps(v, allow_nan=False))
             return
         inner = pad + "  "
         sep = "[" + inner
