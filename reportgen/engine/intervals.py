@@ -318,6 +318,9 @@ KS_BANDWIDTH = 0.2
 _KS = B.METRICS.index("ks")
 #: Rows of a kernel matrix, or resamples, handled at once (bounds memory to ~ _ROWS × cells floats).
 _ROWS = 256
+#: Resamples made into curves at once: about this many points a curve array (256 KB of float64),
+#: so the temporaries are reused from the heap rather than mapped and faulted in for each block.
+_DRAW_ELEMENTS = 1 << 15
 
 
 def ks_standard_error(tpr, fpr, P: float, N: float):
@@ -465,8 +468,9 @@ class _ReshapedKS:
     def add(self, draws: np.ndarray) -> None:
         """One block of cell draws, shape (b, cells): the positives' cells, then the negatives'."""
         npc = self.pos_cells.shape[0]
-        for lo in range(0, draws.shape[0], _ROWS):
-            d = draws[lo : lo + _ROWS]
+        step = max(1, _DRAW_ELEMENTS // max(self.width, 1))  # each resample's curve is its own
+        for lo in range(0, draws.shape[0], step):
+            d = draws[lo : lo + step]
             b = d.shape[0]
             x = np.zeros((b, self.width))
             x[:, self.pos_cells] = d[:, :npc]

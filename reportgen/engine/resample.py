@@ -53,8 +53,9 @@ import numpy as np
 from reportgen.engine import binary as B
 from reportgen.engine.curve import ScoreTable
 
-#: Bound on resamples × max(rows, compressed bins) evaluated at once (float64: 8 MB arrays).
-_CHUNK_ELEMENTS = 1 << 20
+#: Bound on resamples × max(rows, compressed bins) evaluated at once (float64: 512 KB arrays,
+#: reused from the heap; 8 MB ones were mapped and faulted in anew for every chunk).
+_CHUNK_ELEMENTS = 1 << 16
 
 
 @dataclass(frozen=True, slots=True, eq=False)
