@@ -82,7 +82,7 @@ def calibration_view(result: ComparisonResult, ms: Models) -> CalibrationView:
         )
         for key, label, better in ROWS
     )
-    comps = [c for c in result.comparisons if c.calibration is not None]
+    comps = [c for c in result.comparisons if c.calibration is not None and c.model in cal]
     deltas = tuple(
         CalibrationRow(
             label,
