@@ -296,10 +296,11 @@ def brier_change(
     resamples: int,
     level: float,
     rng: np.random.Generator,
+    why: str = "no interval",
 ) -> CalibrationDelta | None:
     """A challenger's Brier score minus the baseline's, with the percentile interval of the paired
     bootstrap on ``grid`` (:func:`brier_delta_draws`, moved by the rounding's effect on the point
-    value; None: no interval); None when either score is undefined."""
+    value; None: no interval, ``why`` its ``ci_method``); None when either score is undefined."""
     from reportgen.engine.intervals import percentile  # noqa: PLC0415
 
     if mine.brier is None or base.brier is None:
@@ -310,7 +311,7 @@ def brier_change(
         draws, rounded = brier_delta_draws(grid, resamples, rng)
         if (iv := percentile(draws, delta - rounded, level, -2.0, 2.0)) is not None:
             ci["brier"] = iv
-    return CalibrationDelta({"brier": delta}, ci, PAIRED_ERROR_CELL_BOOTSTRAP if ci else "no interval")
+    return CalibrationDelta({"brier": delta}, ci, PAIRED_ERROR_CELL_BOOTSTRAP if ci else why)
 
 
 def top_k_accuracy(c: ProbabilityCounts, k: int) -> float:

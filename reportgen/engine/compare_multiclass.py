@@ -553,8 +553,15 @@ def _with_brier_changes(
             continue
         weighted = models[c.model].weighted or models[c.baseline].weighted
         grid = None if weighted else ev.brier_deltas.get(c.model)
+        why = (
+            "no interval: no resamples"
+            if s.resamples <= 0
+            else "no interval: weighted rows"
+            if weighted
+            else "no interval: the rows are not paired"
+        )
         rng = streams.stream(s.seed, "class_brier_pair", c.baseline, c.model)
-        out.append(replace(c, calibration=CP.brier_change(mine, base, grid, s.resamples, s.level, rng)))
+        out.append(replace(c, calibration=CP.brier_change(mine, base, grid, s.resamples, s.level, rng, why)))
     return out
 
 

@@ -90,3 +90,19 @@ def test_the_streamed_engines_draw_the_same_intervals_without_the_rows(memory, c
         cfg, _ = load_config(config_path)
         assert load_evidence(cfg.with_overrides(engine="stream")).rows is None
     assert _intervals(config_path, **over) == memory
+
+
+def test_unpaired_files_give_the_change_without_an_interval_and_say_why(tmp_path, config_path):
+    """Files of different lengths and no id: the change is there, its interval is not, and the
+    method says why (the report prints it in the interval's place)."""
+    df = pd.read_csv(config_path.parent / "mc.csv")
+    df.drop(columns="id").to_csv(tmp_path / "b.csv", index=False)
+    df.drop(columns="id").iloc[:-7].to_csv(tmp_path / "a.csv", index=False)
+    cfg = yaml.safe_load(config_path.read_text(encoding="utf-8"))
+    del cfg["id"]
+    cfg["models"] = [{**m, "file": f"{m['name']}.csv"} for m in cfg["models"] if m["name"] in ("a", "b")]
+    path = tmp_path / "mc.yaml"
+    path.write_text(yaml.safe_dump(cfg, sort_keys=False), encoding="utf-8")
+    _, changes = _intervals(path, engine="memory")
+    assert changes["a"]["ci"] == {} and changes["a"]["ci_method"] == "no interval: the rows are not paired"
+    assert changes["a"]["delta"]["brier"] is not None

@@ -109,7 +109,7 @@ def class_probabilities_view(result: ComparisonResult, ms: Models) -> ClassProba
             c.model,
             ms.colours[c.model],
             fmt_signed(c.calibration.delta.get("brier"), 4),
-            fmt_ci(c.calibration.ci.get("brier"), 4),
+            fmt_ci(ci, 4) if (ci := c.calibration.ci.get("brier")) else c.calibration.ci_method,
         )
         for c in result.comparisons
         if c.calibration is not None and c.model in names and "brier" in c.calibration.delta
