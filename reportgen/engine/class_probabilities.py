@@ -58,18 +58,18 @@ from reportgen.results import CalibrationDelta, ClassProbabilities
 #: Equal-width bins of the calibration errors.
 ECE_BINS = 10
 
-#: The rounding of a row's Brier error (and of its confidence) in the interval's cells: 2⁻⁸.
-BRIER_STEP = 2.0**-8
+#: The rounding of a row's Brier error (and of its confidence) in the interval's cells: 2⁻⁶.
+BRIER_STEP = 2.0**-6
 
 #: Cells of the rounded Brier error of a row, 0 … 2 (:data:`BRIER_STEP` apart).
-BRIER_CELLS = 2 * 256 + 1
+BRIER_CELLS = 2 * 64 + 1
 
 #: How the Brier score's and the top-label ECE's intervals are drawn (``ci_method``).
-ERROR_CELL_BOOTSTRAP = "bootstrap of the rows' Brier errors and confidences (counts per true class, rounded to 2^-8)"
+ERROR_CELL_BOOTSTRAP = "bootstrap of the rows' Brier errors and confidences (counts per true class, rounded to 2^-6)"
 
 #: How a challenger's Brier change is drawn (``calibration.ci_method`` of a multiclass comparison).
 PAIRED_ERROR_CELL_BOOTSTRAP = (
-    "paired bootstrap of the per-row Brier error differences (counts per true class, rounded to 2^-8)"
+    "paired bootstrap of the per-row Brier error differences (counts per true class, rounded to 2^-6)"
 )
 
 #: How the top-k accuracy's interval is drawn.
