@@ -527,7 +527,13 @@ class CalibrationDelta(_Frozen):
     delta: Mapping[str, float | None]
     ci: Mapping[str, Sequence[float]]
     ci_method: str = field(
-        metadata={"description": "How the intervals were made: the two models' bootstrap variances added."}
+        metadata={
+            "description": (
+                "How the intervals were made: the paired bootstrap on the pair's joint table (binary) or per-row Brier "
+                "error differences (multiclass), else the two models' bootstrap variances added; 'no interval: ...' "
+                "says why there is none."
+            )
+        }
     )
 
 
