@@ -527,7 +527,13 @@ class CalibrationDelta(_Frozen):
     delta: Mapping[str, float | None]
     ci: Mapping[str, Sequence[float]]
     ci_method: str = field(
-        metadata={"description": "How the intervals were made: the two models' bootstrap variances added."}
+        metadata={
+            "description": (
+                "How the intervals were made: the paired bootstrap on the pair's joint table (binary) or per-row Brier "
+                "error differences (multiclass), else the two models' bootstrap variances added; 'no interval: ...' "
+                "says why there is none."
+            )
+        }
     )
 
 
@@ -1174,10 +1180,14 @@ class ClassProbabilities(_Frozen):
         default_factory=dict,
         metadata={
             "description": (
-                "field -> percentile interval: top_k_accuracy, from the stratified bootstrap on the counts by (true "
-                "class, rank of its score), the same in every engine; none for weighted rows."
+                "field -> percentile interval (stratified bootstrap, unweighted rows, the same in every engine): "
+                "top_k_accuracy on the counts by (true class, rank of its score); brier and ece_top_label on the rows' "
+                "Brier errors and confidences counted per true class, rounded to 2^-6 (ci_method)."
             )
         },
+    )
+    ci_method: Mapping[str, str] = field(
+        default_factory=dict, metadata={"description": "field -> how its interval in ci was drawn."}
     )
 
     def problem(self) -> str | None:

@@ -27,6 +27,22 @@ The last three need each row's whole probability vector, not its columns apart; 
 reduces the rows to :class:`ProbabilityCounts` (the reduce layer's ``ProbabilityCells``: per chunk
 whole-number cells that merge by addition, summed in one canonical order), so every engine gives
 the same numbers without keeping the rows.
+
+Intervals (unweighted rows; the stratified row bootstrap, each true class's rows resampled
+with replacement, drawn on counts: class i's resampled rows over its cells are one multinomial):
+
+* Brier score: each row's error e_r = Σ_c p_rc² − 2 p_{r,y_r} + 1 counted by (true class, e_r
+  rounded to :data:`BRIER_STEP`) (:attr:`ProbabilityCounts.brier`); the replicates moved by the
+  rounding's effect on the point value, so they centre on the exact score.
+* Each challenger's Brier change against the baseline: the paired bootstrap of the per-row
+  difference e_r(model) − e_r(baseline), counted the same way on the rows put side by side
+  (:func:`brier_delta_draws`; one draw of rows for both models).
+* Top-label ECE: drawn on the (true class, bin, right, confidence rounded to
+  :data:`BRIER_STEP`) cells of :class:`ProbabilityCounts`, each cell's rows at their mean
+  confidence (exact at the observed counts).
+
+The class-wise ECE joins every column of a row; the class tables keep the columns apart, so it
+has no interval.
 """
 
 from __future__ import annotations
@@ -37,10 +53,27 @@ import numpy as np
 
 from reportgen.engine.class_tables import ClassTables
 from reportgen.engine.intervals import multiclass_model_bootstrap
-from reportgen.results import ClassProbabilities
+from reportgen.results import CalibrationDelta, ClassProbabilities
 
 #: Equal-width bins of the calibration errors.
 ECE_BINS = 10
+
+#: The rounding of a row's Brier error (and of its confidence) in the interval's cells: 2⁻⁶.
+BRIER_STEP = 2.0**-6
+
+#: Cells of the rounded Brier error of a row, 0 … 2 (:data:`BRIER_STEP` apart).
+BRIER_CELLS = 2 * 64 + 1
+
+#: How the Brier score's and the top-label ECE's intervals are drawn (``ci_method``).
+ERROR_CELL_BOOTSTRAP = "bootstrap of the rows' Brier errors and confidences (counts per true class, rounded to 2^-6)"
+
+#: How a challenger's Brier change is drawn (``calibration.ci_method`` of a multiclass comparison).
+PAIRED_ERROR_CELL_BOOTSTRAP = (
+    "paired bootstrap of the per-row Brier error differences (counts per true class, rounded to 2^-6)"
+)
+
+#: How the top-k accuracy's interval is drawn.
+RANK_BOOTSTRAP = "bootstrap of the counts by the true class's rank"
 
 
 def _in_unit(t: ClassTables) -> bool:
@@ -96,6 +129,8 @@ class ProbabilityCounts:
             the scores (:func:`column_ranks`; 0 the highest).
         optimal: shape (k, k), the weight of rows by (true class, cost-optimal class), or None
             without a cost matrix.
+        brier: shape (k, :data:`BRIER_CELLS`), the weight of rows by (true class, the row's
+            Brier error in steps of :data:`BRIER_STEP`, :func:`brier_cells`), or None.
     """
 
     true: np.ndarray
@@ -104,6 +139,102 @@ class ProbabilityCounts:
     weight: np.ndarray
     rank: np.ndarray
     optimal: np.ndarray | None
+    brier: np.ndarray | None = None
+
+
+def brier_cells(p: np.ndarray, true_column: np.ndarray) -> np.ndarray:
+    """shape (n,): each row's Brier error Σ_c p_c² − 2 p_y + 1 in steps of :data:`BRIER_STEP`
+    (rounded, clipped to 0 … 2), ``true_column`` the true class's column."""
+    p = np.asarray(p, dtype=np.float64)
+    e = np.einsum("ij,ij->i", p, p) - 2.0 * p[np.arange(p.shape[0]), true_column] + 1.0
+    return np.clip(np.rint(e / BRIER_STEP), 0, BRIER_CELLS - 1).astype(np.int64)
+
+
+def brier_column_cells(p: np.ndarray) -> np.ndarray:
+    """shape (n, q): :func:`brier_cells` of each row were column j its true class (the reducer
+    counts them before the classes are known, :class:`ProbabilityCounts`)."""
+    p = np.asarray(p, dtype=np.float64)
+    e = np.einsum("ij,ij->i", p, p)[:, None] - 2.0 * p + 1.0
+    return np.clip(np.rint(e / BRIER_STEP), 0, BRIER_CELLS - 1).astype(np.int64)
+
+
+def brier_difference_cells(pa: np.ndarray, pb: np.ndarray, true_column: np.ndarray) -> np.ndarray:
+    """shape (n,): each row's Brier error of model a minus model b's, in steps of
+    :data:`BRIER_STEP` (rounded), offset by BRIER_CELLS − 1 so that 0 … 2·(BRIER_CELLS − 1)."""
+    da = np.asarray(pa, dtype=np.float64)
+    db = np.asarray(pb, dtype=np.float64)
+    r = np.arange(da.shape[0])
+    e = np.einsum("ij,ij->i", da, da) - np.einsum("ij,ij->i", db, db) - 2.0 * (da[r, true_column] - db[r, true_column])
+    span = BRIER_CELLS - 1
+    return (np.clip(np.rint(e / BRIER_STEP), -span, span) + span).astype(np.int64)
+
+
+def class_cell_draws(counts: np.ndarray, values: np.ndarray, resamples: int, rng: np.random.Generator) -> np.ndarray:
+    """shape (resamples, v): per resample of the stratified bootstrap, Σ over the resampled rows
+    of their cell's ``values``; ``counts`` (k, cells) whole rows by (true class, cell), ``values``
+    (cells, v). Class i's resampled rows over its cells: Multinomial(n_i, counts[i] / n_i), the
+    row bootstrap's distribution; the classes in order, each its own draws from ``rng``."""
+    out = np.zeros((resamples, values.shape[1]))
+    for row in np.asarray(counts, dtype=np.float64):
+        at = np.flatnonzero(row)
+        if at.size == 0:
+            continue
+        n, pvals, v = int(round(float(row[at].sum()))), row[at] / row[at].sum(), values[at]
+        step = max(1, min(resamples, (1 << 22) // at.size))
+        for lo in range(0, resamples, step):
+            b = min(step, resamples - lo)
+            out[lo : lo + b] += rng.multinomial(n, pvals, size=b) @ v
+    return out
+
+
+def brier_draws(grid: np.ndarray, resamples: int, rng: np.random.Generator) -> np.ndarray:
+    """shape (resamples,): the Brier score of each resample of the rows, their errors rounded
+    (:attr:`ProbabilityCounts.brier`)."""
+    values = (np.arange(grid.shape[1]) * BRIER_STEP)[:, None]
+    return class_cell_draws(grid, values, resamples, rng)[:, 0] / float(grid.sum())
+
+
+def grid_brier(grid: np.ndarray) -> float:
+    """The Brier score of the rounded errors (the draws' point value)."""
+    return float(grid.sum(axis=0) @ (np.arange(grid.shape[1]) * BRIER_STEP) / grid.sum())
+
+
+def brier_delta_draws(grid: np.ndarray, resamples: int, rng: np.random.Generator) -> tuple[np.ndarray, float]:
+    """(shape (resamples,) the change of Brier score under the paired bootstrap, the change of the
+    rounded errors at the observed counts); ``grid`` (k, 2·BRIER_CELLS − 1): rows by (true class,
+    :func:`brier_difference_cells`)."""
+    values = (np.arange(grid.shape[1]) - (BRIER_CELLS - 1)) * BRIER_STEP
+    m = float(grid.sum())
+    return class_cell_draws(grid, values[:, None], resamples, rng)[:, 0] / m, float(grid.sum(axis=0) @ values / m)
+
+
+def top_label_draws(c: ProbabilityCounts, bins: int, resamples: int, rng: np.random.Generator) -> np.ndarray:
+    """shape (resamples,): the top-label ECE of each resample, drawn on the (true class, bin,
+    right, confidence in steps of :data:`BRIER_STEP`) cells of the counts, each at its rows' mean
+    confidence; unweighted rows (``c.weight`` whole rows)."""
+    b = bin_of(c.confidence, bins)
+    right = (c.predicted == c.true).astype(np.int64)
+    fine = np.rint(c.confidence / BRIER_STEP).astype(np.int64)
+    key = (b * 2 + right) * (int(fine.max(initial=0)) + 1) + fine
+    cells, cell_of = np.unique(key, return_inverse=True)
+    nc = cells.shape[0]
+    k = c.rank.shape[0]
+    flat = c.true * nc + cell_of
+    counts = np.bincount(flat, weights=c.weight, minlength=k * nc).reshape(k, nc)
+    conf = np.bincount(flat, weights=c.weight * c.confidence, minlength=k * nc).reshape(k, nc)
+    span = int(fine.max(initial=0)) + 1
+    cell_bin, cell_right = (cells // span) // 2, (cells // span) % 2
+    sums = np.zeros((resamples, 3 * bins))
+    for i in range(k):  # each class its own cells, at its rows' mean confidence
+        at = np.flatnonzero(counts[i])
+        values = np.zeros((at.size, 3 * bins))
+        r = np.arange(at.size)
+        values[r, cell_bin[at]] = 1.0
+        values[r, bins + cell_bin[at]] = cell_right[at]
+        values[r, 2 * bins + cell_bin[at]] = conf[i, at] / counts[i, at]
+        sums += class_cell_draws(counts[i, at][None], values, resamples, rng)
+    n, acc, conf_sum = sums[:, :bins], sums[:, bins : 2 * bins], sums[:, 2 * bins :]
+    return np.abs(acc - conf_sum).sum(axis=1) / n.sum(axis=1)
 
 
 def column_ranks(p: np.ndarray) -> np.ndarray:
@@ -137,6 +268,50 @@ def top_label_ece(weight: np.ndarray, mean_conf: np.ndarray, accuracy: np.ndarra
     """Σ_b (m_b / m) |acc_b − conf_b| over the non-empty bins (:func:`top_label_bins`)."""
     keep = weight > 0
     return float(np.dot(weight[keep], np.abs(accuracy[keep] - mean_conf[keep])) / weight.sum())
+
+
+def error_intervals(
+    c: ProbabilityCounts, out: ClassProbabilities, resamples: int, level: float, rng: np.random.Generator
+) -> dict[str, list[float]]:
+    """The percentile intervals of the Brier score (its draws moved by the rounding's effect on
+    the point value, :func:`brier_draws`) and of the top-label ECE (:func:`top_label_draws`),
+    drawn in that order from ``rng``; unweighted rows."""
+    from reportgen.engine.intervals import percentile  # noqa: PLC0415
+
+    ci: dict[str, list[float]] = {}
+    if out.brier is not None and c.brier is not None and c.brier.sum() > 0:
+        draws = brier_draws(c.brier, resamples, rng)
+        if (iv := percentile(draws, out.brier - grid_brier(c.brier), level, 0.0, 2.0)) is not None:
+            ci["brier"] = iv
+    top = None if out.ece_top_label is None or c.weight.sum() <= 0 else top_label_draws(c, out.bins, resamples, rng)
+    if top is not None and (iv := percentile(top, 0.0, level, 0.0, 1.0)) is not None:
+        ci["ece_top_label"] = iv
+    return ci
+
+
+def brier_change(
+    mine: ClassProbabilities,
+    base: ClassProbabilities,
+    grid: np.ndarray | None,
+    resamples: int,
+    level: float,
+    rng: np.random.Generator,
+    why: str = "no interval",
+) -> CalibrationDelta | None:
+    """A challenger's Brier score minus the baseline's, with the percentile interval of the paired
+    bootstrap on ``grid`` (:func:`brier_delta_draws`, moved by the rounding's effect on the point
+    value; None: no interval, ``why`` its ``ci_method``); None when either score is undefined."""
+    from reportgen.engine.intervals import percentile  # noqa: PLC0415
+
+    if mine.brier is None or base.brier is None:
+        return None
+    delta = mine.brier - base.brier
+    ci: dict[str, list[float]] = {}
+    if grid is not None and resamples > 0 and grid.sum() > 0:
+        draws, rounded = brier_delta_draws(grid, resamples, rng)
+        if (iv := percentile(draws, delta - rounded, level, -2.0, 2.0)) is not None:
+            ci["brier"] = iv
+    return CalibrationDelta({"brier": delta}, ci, PAIRED_ERROR_CELL_BOOTSTRAP if ci else why)
 
 
 def top_k_accuracy(c: ProbabilityCounts, k: int) -> float:
@@ -215,8 +390,23 @@ def class_probabilities(
 
 
 __all__ = [
+    "BRIER_CELLS",
+    "BRIER_STEP",
     "ECE_BINS",
+    "ERROR_CELL_BOOTSTRAP",
+    "PAIRED_ERROR_CELL_BOOTSTRAP",
     "ProbabilityCounts",
+    "RANK_BOOTSTRAP",
+    "brier_cells",
+    "brier_change",
+    "brier_column_cells",
+    "brier_delta_draws",
+    "brier_difference_cells",
+    "brier_draws",
+    "class_cell_draws",
+    "error_intervals",
+    "grid_brier",
+    "top_label_draws",
     "bin_of",
     "class_probabilities",
     "brier_from_tables",

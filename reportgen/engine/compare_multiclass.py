@@ -514,6 +514,7 @@ def compare_multiclass_evidence(
 
     comparisons = comparisons_of(names, models, s, boot, skipped_auc, mcnemar_of, caps, joint_deltas)
     comparisons = _with_class_deltas(ev, models, comparisons, s, weighted)
+    comparisons = _with_brier_changes(ev, models, comparisons, s)
     return models, comparisons, _pairwise(ev, models, comparisons, s, boot, weighted)
 
 
@@ -526,11 +527,42 @@ def _class_probabilities(
     if m.tables is None or m.probability is None:
         return None
     out = CP.class_probabilities(m.tables, m.probability, top_k=s.top_k, costs=costs)
-    if out.top_k is None or m.weighted or s.resamples <= 0:
+    if m.weighted or s.resamples <= 0:
         return out
-    draws = CP.top_k_draws(m.probability, out.top_k, s.resamples, streams.stream(s.seed, "class_top_k", m.name))
-    iv = bootstrap_interval(draws, s.level)
-    return out if iv is None else replace(out, ci={"top_k_accuracy": iv})
+    rng = streams.stream(s.seed, "class_brier", m.name)
+    ci = CP.error_intervals(m.probability, out, s.resamples, s.level, rng)
+    method = dict.fromkeys(ci, CP.ERROR_CELL_BOOTSTRAP)
+    if out.top_k is not None:
+        draws = CP.top_k_draws(m.probability, out.top_k, s.resamples, streams.stream(s.seed, "class_top_k", m.name))
+        if (iv := bootstrap_interval(draws, s.level)) is not None:
+            ci["top_k_accuracy"], method["top_k_accuracy"] = iv, CP.RANK_BOOTSTRAP
+    return replace(out, ci=ci, ci_method=method) if ci else out
+
+
+def _with_brier_changes(
+    ev: MulticlassEvidence, models: dict[str, ModelResult], comparisons: list[Comparison], s: Settings
+) -> list[Comparison]:
+    """Each comparison with its change of Brier score (``calibration``), the paired interval drawn
+    on the pair's per-row error differences (:func:`~reportgen.engine.class_probabilities.
+    brier_change`; none for weighted models), each pair its own stream."""
+    out = []
+    for c in comparisons:
+        mine, base = models[c.model].class_probabilities, models[c.baseline].class_probabilities
+        if mine is None or base is None:
+            out.append(c)
+            continue
+        weighted = models[c.model].weighted or models[c.baseline].weighted
+        grid = None if weighted else ev.brier_deltas.get(c.model)
+        why = (
+            "no interval: no resamples"
+            if s.resamples <= 0
+            else "no interval: weighted rows"
+            if weighted
+            else "no interval: the rows are not paired"
+        )
+        rng = streams.stream(s.seed, "class_brier_pair", c.baseline, c.model)
+        out.append(replace(c, calibration=CP.brier_change(mine, base, grid, s.resamples, s.level, rng, why)))
+    return out
 
 
 def _pair_draws(

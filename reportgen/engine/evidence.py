@@ -18,7 +18,8 @@ Pure numpy, no I/O, no prose beyond the loaders' own warnings.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Literal
 
 import numpy as np
@@ -312,6 +313,10 @@ class MulticlassEvidence:
         audit: the load audit.
         rows: the aligned rows as distinct rows with counts, or None (not aligned, or past the
             streamed engines' cap on distinct rows).
+        brier_deltas: per challenger with class scores (and a baseline with them), its aligned
+            rows by (true class, Brier error minus the baseline's, rounded), shape (k, 2·BRIER_CELLS
+            − 1) (:func:`~reportgen.engine.class_probabilities.brier_difference_cells`): the paired
+            bootstrap of the Brier change; empty when the rows were not aligned.
     """
 
     classes: tuple[str, ...]
@@ -319,6 +324,7 @@ class MulticlassEvidence:
     pairing: Pairing
     audit: LoadAudit
     rows: MulticlassRows | None = None
+    brier_deltas: Mapping[str, np.ndarray] = field(default_factory=dict)
 
     @property
     def names(self) -> list[str]:

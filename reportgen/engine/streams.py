@@ -39,6 +39,8 @@ PURPOSES = (
     "operating_points",  # a binary model's operating points and optima (its table's cells)
     "operating_points_pair",  # a comparison's differences at the operating points (joint table)
     "class_top_k",  # multiclass: a model's top-k accuracy draws (its counts by the true class's rank)
+    "class_brier",  # multiclass: a model's Brier score and top-label ECE draws (its error cells)
+    "class_brier_pair",  # multiclass: a comparison's Brier change (the pair's per-row error differences)
 )
 
 

@@ -1588,6 +1588,12 @@ def _unit_cells(key: np.ndarray) -> tuple[list[np.ndarray], np.ndarray, np.ndarr
     return [at.astype(np.int64)], np.ones(at.shape[0]), rows[at].astype(np.int64)
 
 
+def _sparse_unit_cells(key: np.ndarray) -> tuple[list[np.ndarray], np.ndarray, np.ndarray]:
+    """:func:`_unit_cells` of keys too wide for a ``bincount`` of their range: by ``unique``."""
+    at, rows = np.unique(key, return_counts=True)
+    return [at.astype(np.int64)], np.ones(at.shape[0]), rows.astype(np.int64)
+
+
 @dataclass(slots=True)
 class ProbabilityCells:
     """A multiclass model's rows reduced for the measures that need each row's whole probability
@@ -1599,11 +1605,14 @@ class ProbabilityCells:
       top-label ECE and argmax's confusion matrix;
     * ``rank``: rows per ((true id · q + column) · q + the column's rank in its row, weight):
       top-k accuracy for any k (the true class's column is known only once the classes are);
-    * ``optimal``: rows per (true id · q + cost-optimal column, weight), with a q × q cost matrix.
+    * ``optimal``: rows per (true id · q + cost-optimal column, weight), with a q × q cost matrix;
+    * ``brier``: rows per ((true id · q + column) · BRIER_CELLS + the row's Brier error were that
+      column the true class's, rounded, weight) (:func:`~reportgen.engine.class_probabilities.
+      brier_column_cells`): the Brier score's interval.
 
     The keys are packed into one integer (one sort key: a quarter of the time of three). The
-    cells are bounded by the class tables' entries (top), classes · q² (rank) and classes · q
-    (optimal), times the distinct weights; :meth:`finish` sums each in one canonical order, so
+    cells are bounded by the class tables' entries (top), classes · q² (rank), classes · q
+    (optimal) and classes · q · BRIER_CELLS (brier), times the distinct weights; :meth:`finish` sums each in one canonical order, so
     the numbers do not depend on the batches, the parts or the row order.
     """
 
@@ -1612,6 +1621,7 @@ class ProbabilityCells:
     top: list = field(default_factory=list)
     rank: list = field(default_factory=list)
     optimal: list = field(default_factory=list)
+    brier: list = field(default_factory=list)
 
     def add(self, y: np.ndarray, p: np.ndarray, w: np.ndarray | None) -> None:
         """One batch: true class ids ``y``, scores ``p`` (rows × q), weights or None."""
@@ -1626,19 +1636,26 @@ class ProbabilityCells:
         if self.costs is not None and self.costs.shape == (q, q):
             key = y * q + CP.cost_optimal_predictions(p, self.costs)
             self.optimal.append(_unit_cells(key) if unit else weight_cells([key], w))
+        key = (np.repeat(y * q, q) + np.tile(np.arange(q), n)) * CP.BRIER_CELLS + CP.brier_column_cells(p).ravel()
+        self.brier.append(_sparse_unit_cells(key) if unit else weight_cells([key], np.repeat(w, q)))
         if len(self.top) >= MERGE_EVERY:
             self.merge()
 
     def merge(self) -> None:
         """Each list's chunks merged into one."""
-        for name in ("top", "rank", "optimal"):
+        for name in ("top", "rank", "optimal", "brier"):
             chunks = getattr(self, name)
             if len(chunks) > 1:
                 setattr(self, name, [concat_cells(chunks)])
 
     def _lists(self) -> tuple[tuple[list, int], ...]:
         """Each cell list with how many columns its key packs below the true id (q^span)."""
-        return (self.top, self.q), (self.rank, self.q * self.q), (self.optimal, self.q)
+        return (
+            (self.top, self.q),
+            (self.rank, self.q * self.q),
+            (self.optimal, self.q),
+            (self.brier, self.q * CP.BRIER_CELLS),
+        )
 
     def combine(self, other: ProbabilityCells, to: np.ndarray) -> None:
         """Add the cells of disjoint rows whose class ids ``to`` maps to this one's."""
@@ -1668,6 +1685,13 @@ class ProbabilityCells:
         if self.optimal:
             oy, oa, _, ow, orows = cells(self.optimal, q, 1)
             optimal = cell_sums(oy * k + oa, ow, orows, k * k).reshape(k, k)
+        brier = None
+        if self.brier:
+            by, blow, _, bw, brows = cells(self.brier, q * CP.BRIER_CELLS, 1)
+            mine = blow // CP.BRIER_CELLS == by  # the true class's own column
+            size = k * CP.BRIER_CELLS
+            at = by * CP.BRIER_CELLS + blow % CP.BRIER_CELLS
+            brier = cell_sums(at[mine], bw[mine], brows[mine], size).reshape(k, CP.BRIER_CELLS)
         return CP.ProbabilityCounts(
             true=y,
             predicted=a,
@@ -1675,6 +1699,7 @@ class ProbabilityCells:
             weight=w * rows,
             rank=cell_sums((ry * k + low % q)[on_true], rw[on_true], rrows[on_true], k * k).reshape(k, k),
             optimal=optimal,
+            brier=brier,
         )
 
 

@@ -215,7 +215,8 @@ def multiclass_evidence(
         if distinct is None
         else multiclass_rows(distinct, [(m.predicted_from_column, m.tables is not None) for m in models], len(classes))
     )
-    return MulticlassEvidence(tuple(str(c) for c in classes), models, pairing, audit, rows)
+    brier = {} if mcnemar is None or len(models) < 2 else dict(mcnemar.brier)
+    return MulticlassEvidence(tuple(str(c) for c in classes), models, pairing, audit, rows, brier)
 
 
 def joint_pairing(

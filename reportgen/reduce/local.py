@@ -56,6 +56,7 @@ from typing import Any, ClassVar, Self, TypeVar
 import numpy as np
 
 from reportgen.config import Config, ModelConfig
+from reportgen.engine import class_probabilities as CP
 from reportgen.engine import distinct_rows as DR
 from reportgen.engine.approval import joint_cell_luts
 from reportgen.engine.curve import ScoreTable, row_groups
@@ -1584,6 +1585,10 @@ class JointCounts:
     #: the compared rows as distinct rows with counts (:mod:`reportgen.engine.distinct_rows`), for
     #: the row bootstrap; None without resamples or past ``stream.max_distinct_scores`` distinct rows
     distinct: DR.DistinctRows | None = None
+    #: per challenger with class scores (both it and the baseline), rows (frequency weights: their
+    #: sums) by (true class, the row's Brier error minus the baseline's, rounded:
+    #: :func:`~reportgen.engine.class_probabilities.brier_difference_cells`)
+    brier: dict[str, np.ndarray] = field(default_factory=dict)
 
 
 class McNemarPairs(Pairs):
@@ -1616,6 +1621,13 @@ class McNemarPairs(Pairs):
         # (when the cap on distinct rows allows so many; else they are dropped there, as before)
         self.score_rows = DR.SCORE_ROWS_MAX_CELLS // max(k, 1)
         self.scoreless = False
+        base_scored = any(m.scores is not None for m in cfg.models if m.name == cfg.baseline_name)
+        width = 2 * CP.BRIER_CELLS - 1
+        self.brier = (
+            {m.name: np.zeros((k, width)) for m in cfg.models if m.name in self.tables and m.scores is not None}
+            if base_scored
+            else {}
+        )
 
     def records(self, st: ModelCounts, path: Path, batch: Batch, offset: int) -> tuple[np.ndarray, np.ndarray]:
         """(file positions, :data:`MCNEMAR_RECORD` records) of one batch's compared rows of one model."""
@@ -1651,6 +1663,11 @@ class McNemarPairs(Pairs):
             t += np.bincount(cell, weights=w, minlength=k**3).reshape(k, k, k)
             self.rows[name] += np.bincount(cell, minlength=k**3).reshape(k, k, k)
             self._count_cells(name, [S.weight_cells([cell], w)])
+        for name, grid in self.brier.items():
+            d = CP.brier_difference_cells(recs[self.names.index(name)]["p"], b["p"], b["y"])
+            frequency = self.cfg.weight_kind == "frequency"
+            key = b["y"] * grid.shape[1] + d
+            grid += np.bincount(key, weights=w if frequency else None, minlength=grid.size).reshape(grid.shape)
         if self.keep_rows and b.shape[0]:
             frequency = self.cfg.weight_kind == "frequency"  # a row of weight w is w rows (memory repeats it)
             preds = [r["pred"] if has_pred else None for r, (has_pred, _) in zip(recs, self.layout)]
@@ -1701,6 +1718,8 @@ class McNemarPairs(Pairs):
         for name, t in other.tables.items():
             self.tables[name] += t
             self.rows[name] += other.rows[name]
+            if name in self.brier:
+                self.brier[name] += other.brier[name]
             if name in self.cells:
                 theirs = other.cells.get(name)
                 self._count_cells(name, [None] if theirs is None else theirs)
@@ -1725,4 +1744,4 @@ class McNemarPairs(Pairs):
                 distinct = DR.without_scores(distinct, self.layout, len(self.classes))
             if not 0 < distinct.size <= self.cfg.stream.max_distinct_scores:
                 distinct = None
-        return JointCounts(self.tables, self.rows, self.integral, self.has_weights, distinct), None
+        return JointCounts(self.tables, self.rows, self.integral, self.has_weights, distinct, self.brier), None

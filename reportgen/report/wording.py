@@ -548,8 +548,9 @@ GENERIC_WORDS = Vocabulary(
 
 def vocabulary(domain: str | None, result: ComparisonResult) -> Vocabulary:
     """The report's words: the run's domain (:func:`reportgen.config.resolved_domain`; the saved
-    result says whether it had a credit section or configured approval rates)."""
-    credit = result.credit is not None or any(a.source == "config" for c in result.comparisons for a in c.approval)
+    result says whether it had a credit section, and its config as run whether it configured
+    approval rates: a single-model run has no comparison to carry them)."""
+    credit = result.credit is not None or bool(result.run.config.get("approval_rates"))
     return CREDIT_WORDS if resolved_domain(domain, credit) == "credit" else GENERIC_WORDS
 
 

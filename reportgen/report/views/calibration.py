@@ -65,6 +65,8 @@ class CalibrationView:
     baseline: str
     #: "champion (scores not probabilities)", or ""
     left_out: str
+    #: why there is no table of differences though several models are calibrated, or ""
+    no_deltas: str = ""
 
 
 def calibration_view(result: ComparisonResult, ms: Models) -> CalibrationView:
@@ -82,7 +84,7 @@ def calibration_view(result: ComparisonResult, ms: Models) -> CalibrationView:
         )
         for key, label, better in ROWS
     )
-    comps = [c for c in result.comparisons if c.calibration is not None]
+    comps = [c for c in result.comparisons if c.calibration is not None and c.model in cal]
     deltas = tuple(
         CalibrationRow(
             label,
@@ -113,6 +115,14 @@ def calibration_view(result: ComparisonResult, ms: Models) -> CalibrationView:
         else f"{first.bins} {'equal-width' if first.strategy == 'uniform' else 'equal-count (quantile)'} bins"
     )
     methods = "; ".join(sorted({c.ci_method for c in cal.values()} | {c.calibration.ci_method for c in comps}))  # type: ignore[union-attr]
+    base = result.run.baseline
+    pd_side = [n for n in (base, *(c.model for c in result.comparisons)) if n in cal and shown[n] != n]
+    no_deltas = (
+        f"No differences with {base}: {', '.join(pd_side)} calibrated on its PD column, which is not counted "
+        "with the other models' scores (no joint table to pair them)"
+        if not comps and base in cal and len(cal) > 1 and pd_side
+        else ""
+    )
     out = [n for n in result.models if n not in cal]
     left_out = ", ".join(out) + (" (scores not probabilities)" if out else "")
     return CalibrationView(
@@ -125,6 +135,7 @@ def calibration_view(result: ComparisonResult, ms: Models) -> CalibrationView:
         methods,
         result.run.baseline,
         left_out,
+        no_deltas,
     )
 
 

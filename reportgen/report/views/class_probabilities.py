@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from reportgen.report.formats import fmt_ci, fmt_count, fmt_metric
+from reportgen.report.formats import fmt_ci, fmt_count, fmt_metric, fmt_signed
 from reportgen.report.views.common import Models
 from reportgen.results import ClassProbabilities, ComparisonResult
 
@@ -37,6 +37,16 @@ class CostMatrix:
 
 
 @dataclass(frozen=True, slots=True)
+class BrierChange:
+    """A challenger's Brier score minus the baseline's, with its paired interval."""
+
+    model: str
+    colour: str
+    delta: str
+    ci: str
+
+
+@dataclass(frozen=True, slots=True)
 class ClassProbabilitiesView:
     models: tuple[str, ...]
     colours: tuple[str, ...]
@@ -49,6 +59,9 @@ class ClassProbabilitiesView:
     #: (:attr:`~reportgen.report.views.confusion.ConfusionView.wide`): 12 long class names ran past a
     #: portrait page's right margin
     wide: bool
+    #: each challenger's Brier change against ``baseline`` (empty with one model)
+    changes: tuple[BrierChange, ...] = ()
+    baseline: str = ""
 
 
 def _rows(ps: list[ClassProbabilities | None], top_k: str) -> tuple[ProbabilityRow, ...]:
@@ -91,6 +104,16 @@ def class_probabilities_view(result: ComparisonResult, ms: Models) -> ClassProba
             rows = tuple((c, tuple(fmt_count(v) for v in row)) for c, row in zip(classes, p.cost_optimal_confusion))
             costs.append(CostMatrix(n, ms.colours[n], rows))
     bins = next((p.bins for p in ps if p is not None), 10)
+    changes = tuple(
+        BrierChange(
+            c.model,
+            ms.colours[c.model],
+            fmt_signed(c.calibration.delta.get("brier"), 4),
+            fmt_ci(ci, 4) if (ci := c.calibration.ci.get("brier")) else c.calibration.ci_method,
+        )
+        for c in result.comparisons
+        if c.calibration is not None and c.model in names and "brier" in c.calibration.delta
+    )
     return ClassProbabilitiesView(
         models=tuple(names),
         colours=tuple(ms.colours[n] for n in names),
@@ -100,4 +123,6 @@ def class_probabilities_view(result: ComparisonResult, ms: Models) -> ClassProba
         classes=classes,
         costs=tuple(costs),
         wide=len(classes) > 8,
+        changes=changes,
+        baseline=result.comparisons[0].baseline if changes else "",
     )
