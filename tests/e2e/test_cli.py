@@ -31,6 +31,8 @@ from sklearn.metrics import (
     roc_auc_score,
 )
 
+from renders import demo_run  # noqa: F401 - a fixture: the demo rendered once per test run
+
 ROOT = Path(__file__).resolve().parents[2]
 DEMO_CONFIG = ROOT / "configs" / "demo.yaml"
 PINNED_NOW = "2026-01-01T00:00:00Z"  # the clock the session's demo run (conftest) is pinned to

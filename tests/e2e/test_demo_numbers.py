@@ -15,6 +15,7 @@ from sklearn.metrics import brier_score_loss
 
 from conftest import DEMO_CONFIG
 from reportgen.report.formats import fmt_ci
+from renders import demo_run  # noqa: F401 - a fixture: the demo rendered once per test run
 
 DATA = DEMO_CONFIG.parent / "data"
 

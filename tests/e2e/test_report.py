@@ -16,6 +16,7 @@ from reportgen.report.formats import fmt_ci, fmt_count, fmt_num, fmt_p, fmt_pct,
 from reportgen.report.render import render_html
 from reportgen.report.views import TASK_SECTIONS
 from reportgen.results_io import load_result
+from renders import demo_run  # noqa: F401 - a fixture: the demo rendered once per test run
 
 
 class _Collector(HTMLParser):

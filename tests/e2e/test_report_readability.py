@@ -13,6 +13,7 @@ import pytest
 from reportgen.report.figures import credit_figure
 from reportgen.report.render import build_view
 from reportgen.results_io import load_result
+from renders import demo_run, multiclass_run  # noqa: F401 - fixtures
 
 
 @pytest.fixture(scope="module")
@@ -145,13 +146,9 @@ def test_the_segment_column_is_headed_like_the_period_column(html):
     assert "<thead><tr><th>Month</th>" in section and "<thead><tr><th>Product</th>" in section
 
 
-@pytest.mark.slow
-def test_multiclass_curves_name_the_models_they_leave_out(tmp_path, cli):
-    from pathlib import Path  # noqa: PLC0415
-
-    config = Path(__file__).resolve().parents[2] / "configs" / "demo_multiclass.yaml"
-    assert cli(["run", str(config), "--out", str(tmp_path), "--format", "json", "--quiet"]) == 0
-    view = build_view(load_result(tmp_path / "metrics.json"))
+@pytest.mark.slow  # the multiclass render, shared with the slow multiclass modules (tests/renders.py)
+def test_multiclass_curves_name_the_models_they_leave_out(multiclass_run):
+    view = build_view(load_result(multiclass_run / "metrics.json"))
     captions = [f.caption for f in view.curves.class_figures]
     assert captions and all(c.endswith("Not drawn (predicted classes only, no class scores): rules.") for c in captions)
 
