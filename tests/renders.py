@@ -21,7 +21,6 @@ from pathlib import Path
 
 import pytest
 import yaml
-
 from conftest import PINNED_NOW, DemoRun, run_cli, write_fast_demo_config
 
 ROOT = Path(__file__).resolve().parent.parent

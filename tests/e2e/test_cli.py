@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
+from renders import demo_run  # noqa: F401 - a fixture: the demo rendered once per test run
 from sklearn.metrics import (
     accuracy_score,
     average_precision_score,
@@ -30,8 +31,6 @@ from sklearn.metrics import (
     recall_score,
     roc_auc_score,
 )
-
-from renders import demo_run  # noqa: F401 - a fixture: the demo rendered once per test run
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO_CONFIG = ROOT / "configs" / "demo.yaml"

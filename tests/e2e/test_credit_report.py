@@ -10,12 +10,12 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
+from renders import demo_run  # noqa: F401 - a fixture: the demo rendered once per test run
 
 from reportgen.config import load_config
 from reportgen.pipeline import analyse
 from reportgen.report.render import build_view
 from reportgen.results import ComparisonResult
-from renders import demo_run  # noqa: F401 - a fixture: the demo rendered once per test run
 
 
 def test_demo_report_shows_the_whole_credit_section(demo_run) -> None:

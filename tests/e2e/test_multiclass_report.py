@@ -16,10 +16,10 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
+from renders import multiclass_run  # noqa: F401 - a fixture
 from sklearn import metrics as skm
 
 from reportgen.results import ComparisonResult
-from renders import multiclass_run  # noqa: F401 - a fixture
 
 pytestmark = [pytest.mark.slow]
 

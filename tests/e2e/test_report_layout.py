@@ -12,13 +12,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from renders import demo_run  # noqa: F401 - a fixture: the demo rendered once per test run
 
 import reportgen
 from reportgen.report.render import Theme, build_view, render_html
 from reportgen.report.views.metrics import PORTRAIT_CHARS, column_chars, column_groups
 from reportgen.results import Decision
 from reportgen.report.wording import ranking_note, verdict_of
-from renders import demo_run  # noqa: F401 - a fixture: the demo rendered once per test run
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(Path(__file__).resolve().parent))

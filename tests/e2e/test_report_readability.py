@@ -9,11 +9,11 @@ import re
 
 import numpy as np
 import pytest
+from renders import demo_run, multiclass_run  # noqa: F401 - fixtures
 
 from reportgen.report.figures import credit_figure
 from reportgen.report.render import build_view
 from reportgen.results_io import load_result
-from renders import demo_run, multiclass_run  # noqa: F401 - fixtures
 
 
 @pytest.fixture(scope="module")
