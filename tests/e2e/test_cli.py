@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
+from renders import demo_run  # noqa: F401 - a fixture: the demo rendered once per test run
 from sklearn.metrics import (
     accuracy_score,
     average_precision_score,

@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
+from renders import demo_run  # noqa: F401 - a fixture: the demo rendered once per test run
 
 from reportgen.config import load_config
 from reportgen.pipeline import analyse

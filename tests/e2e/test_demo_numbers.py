@@ -11,6 +11,7 @@ import re
 import numpy as np
 import pandas as pd
 import pytest
+from renders import demo_run  # noqa: F401 - a fixture: the demo rendered once per test run
 from sklearn.metrics import brier_score_loss
 
 from conftest import DEMO_CONFIG

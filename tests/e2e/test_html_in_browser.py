@@ -22,13 +22,12 @@ from io import BytesIO
 from pathlib import Path
 
 import pytest
-import yaml
 from playwright.sync_api import Page, sync_playwright
 from pypdf import PdfReader
+from renders import demo_run, multiclass_run  # noqa: F401 - fixtures
 
 pytestmark = pytest.mark.browser
 
-ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = shutil.which("chromium")
 
 
@@ -44,25 +43,14 @@ def browser():
 
 
 @pytest.fixture(scope="module", params=["binary", pytest.param("multiclass", marks=pytest.mark.slow)])  # multiclass: its own render
-def report(request, tmp_path_factory, cli) -> Path:
-    """The demo reports: the binary one is the session's demo run (conftest: built once per worker
-    for the other end-to-end tests too); the multiclass one is rendered here, HTML only, through
-    the CLI with 20 bootstrap resamples."""
+def report(request) -> Path:
+    """The demo reports, each rendered once per test run for the other end-to-end tests too
+    (tests/renders.py): the binary demo and the multiclass one."""
     if request.param == "binary":
         run = request.getfixturevalue("demo_run")
         assert run.exit_code == 0
         return run.out / "report.html"
-    tmp = tmp_path_factory.mktemp("multiclass")
-    cfg = yaml.safe_load((ROOT / "configs" / "demo_multiclass.yaml").read_text(encoding="utf-8"))
-    cfg["bootstrap"] = {"resamples": 20, "seed": 7}
-    for m in cfg["models"]:
-        m["file"] = str(ROOT / "configs" / m["file"])
-    config = tmp / "config.yaml"
-    config.write_text(yaml.safe_dump(cfg, sort_keys=False, allow_unicode=True), encoding="utf-8")
-    out = tmp / "out"
-    assert cli(["run", str(config), "--out", str(out), "--format", "html", "--quiet",
-                "--now", "2026-01-01T00:00:00Z"]) == 0
-    return out / "report.html"
+    return request.getfixturevalue("multiclass_run") / "report.html"
 
 
 @dataclass

@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
+from renders import multiclass_run  # noqa: F401 - a fixture
 from sklearn import metrics as skm
 
 from reportgen.results import ComparisonResult
@@ -28,18 +29,10 @@ CLASSES = ["current", "early", "late", "default"]
 
 
 @pytest.fixture(scope="module")
-def mc_run(tmp_path_factory, cli):
-    """The multiclass demo with a short bootstrap, run once through the CLI."""
-    tmp = tmp_path_factory.mktemp("mc")
-    cfg = yaml.safe_load(DEMO.read_text(encoding="utf-8"))
-    cfg["bootstrap"] = {"resamples": 40, "seed": 3}
-    for m in cfg["models"]:
-        m["file"] = str(ROOT / "configs" / m["file"])
-    path = tmp / "mc.yaml"
-    path.write_text(yaml.safe_dump(cfg, sort_keys=False), encoding="utf-8")
-    out = tmp / "out"
-    assert cli(["run", str(path), "--out", str(out), "--now", "2026-01-31T06:00:00Z"]) == 0
-    return out
+def mc_run(multiclass_run):
+    """The multiclass demo with a short bootstrap, run once through the CLI (tests/renders.py:
+    one render per test run, shared with the other modules that read it)."""
+    return multiclass_run
 
 
 def _data(name: str) -> pd.DataFrame:

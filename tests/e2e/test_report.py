@@ -11,6 +11,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+from renders import demo_run  # noqa: F401 - a fixture: the demo rendered once per test run
 
 from reportgen.report.formats import fmt_ci, fmt_count, fmt_num, fmt_p, fmt_pct, fmt_pvalue, fmt_signed, fmt_threshold
 from reportgen.report.render import render_html

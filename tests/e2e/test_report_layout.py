@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from renders import demo_run  # noqa: F401 - a fixture: the demo rendered once per test run
 
 import reportgen
 from reportgen.report.render import Theme, build_view, render_html

@@ -9,6 +9,7 @@ import re
 
 import numpy as np
 import pytest
+from renders import demo_run, multiclass_run  # noqa: F401 - fixtures
 
 from reportgen.report.figures import credit_figure
 from reportgen.report.render import build_view
@@ -145,13 +146,9 @@ def test_the_segment_column_is_headed_like_the_period_column(html):
     assert "<thead><tr><th>Month</th>" in section and "<thead><tr><th>Product</th>" in section
 
 
-@pytest.mark.slow
-def test_multiclass_curves_name_the_models_they_leave_out(tmp_path, cli):
-    from pathlib import Path  # noqa: PLC0415
-
-    config = Path(__file__).resolve().parents[2] / "configs" / "demo_multiclass.yaml"
-    assert cli(["run", str(config), "--out", str(tmp_path), "--format", "json", "--quiet"]) == 0
-    view = build_view(load_result(tmp_path / "metrics.json"))
+@pytest.mark.slow  # the multiclass render, shared with the slow multiclass modules (tests/renders.py)
+def test_multiclass_curves_name_the_models_they_leave_out(multiclass_run):
+    view = build_view(load_result(multiclass_run / "metrics.json"))
     captions = [f.caption for f in view.curves.class_figures]
     assert captions and all(c.endswith("Not drawn (predicted classes only, no class scores): rules.") for c in captions)
 
@@ -190,8 +187,10 @@ def test_credit_tables_and_headings_are_not_split_over_pages(demo_run, html):
     from pdfminer.high_level import extract_text  # noqa: PLC0415
 
     pdf = demo_run.out / "report.pdf"
-    n = int(re.search(r"page 1 of (\d+)", extract_text(pdf, page_numbers=[0])).group(1))
-    pages = [extract_text(pdf, page_numbers=[i]) for i in range(n)]
+    pages = extract_text(pdf).split("\f")  # one pass over the PDF, a form feed after each page
+    n = int(re.search(r"page 1 of (\d+)", pages[0]).group(1))
+    assert pages[n:] == [""]
+    pages = pages[:n]
     credit = [p for p in pages if "Grades, lowest PD first" in p or "Performance per month" in p]
     assert credit
     # from the credit section on (the summary's findings table names each model and its light too)

@@ -59,10 +59,10 @@ def _config(tmp_path: Path, fast_config_factory, checks: list[dict]) -> Path:
 
 @pytest.mark.slow
 def test_checks_in_metrics_json_report_and_exit_codes(tmp_path: Path, fast_config_factory, cli, capsys,
-                                                      demo_run, metrics_schema) -> None:
+                                                      demo_json, metrics_schema) -> None:
     import jsonschema
 
-    demo = demo_run.metrics
+    demo = demo_json.metrics
     gini = demo["models"]["challenger"]["metrics"]["gini"]
     ks = {n: m["metrics"]["ks"] for n, m in demo["models"].items()}
     verdicts = {c["model"]: c["verdict"] for c in demo["comparisons"]}
