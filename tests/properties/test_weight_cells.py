@@ -35,6 +35,8 @@ from reportgen.engine.curve import ScoreTable, build_table, row_groups
 from reportgen.engine.distributions import norm_ppf
 from reportgen.reduce.accumulators import CellCounter, JointCellCounter
 
+from oracles import checked_against_sklearn
+
 _M = {name: q for q, name in enumerate(B.METRICS)}
 
 
@@ -109,15 +111,12 @@ def test_cell_draws_put_on_rows_give_the_resampled_tables_metrics(direction):
 
 
 def _row_bootstrap_sklearn(s, y, w, threshold, R, seed):
-    """The oracle: rows resampled with replacement within each class, scored by scikit-learn with
-    the rows' weights times their multiplicities."""
-    rng = np.random.default_rng(seed)
-    out = np.empty((R, 3))
-    for r, m in enumerate(stats.stratified_bootstrap_counts(y, R, rng)):
-        sw = w * m
-        out[r] = (roc_auc_score(y, s, sample_weight=sw), f1_score(y, s >= threshold, sample_weight=sw),
-                  average_precision_score(y, s, sample_weight=sw))
-    return out
+    """The oracle: rows resampled with replacement within each class, scored with the rows'
+    weights times their multiplicities: scikit-learn's AUC, F1 and average precision (all
+    resamples at once through ``oracles.resampled_binary_scores``, whose first resamples are
+    compared with scikit-learn's own calls)."""
+    m = np.array(list(stats.stratified_bootstrap_counts(y, R, np.random.default_rng(seed))))
+    return checked_against_sklearn(s, y, w * m, threshold)
 
 
 def _assert_quantiles_agree(mine: np.ndarray, oracle: np.ndarray, R: int) -> None:
@@ -134,7 +133,6 @@ def _assert_quantiles_agree(mine: np.ndarray, oracle: np.ndarray, R: int) -> Non
             assert abs(np.quantile(mine[:, k], q) - np.quantile(oracle[:, k], q)) < tol, (k, q)
 
 
-@pytest.mark.slow
 def test_quantiles_agree_with_a_brute_force_weighted_row_bootstrap(weights="continuous"):
     """2,000 resamples each: the cell draw's 2.5 / 50 / 97.5 % quantiles of AUC, F1 and average
     precision against scikit-learn's on resampled rows; tolerance 4 Monte-Carlo standard errors of
@@ -499,7 +497,6 @@ def test_pooled_weight_sums_have_the_row_bootstraps_means_variances_and_covarian
     assert set(np.unique(d[:, 0])) <= {0.0, 2.5, 5.0, 7.5} and (d.sum(axis=1) == 15.0).all()
 
 
-@pytest.mark.slow
 def test_pooled_quantiles_agree_with_a_brute_force_weighted_row_bootstrap(monkeypatch):
     """As the exact draw's quantile test, with every model's cells pooled (the cap lowered)."""
     monkeypatch.setattr(IV, "EXACT_WEIGHT_CELLS", 10)
