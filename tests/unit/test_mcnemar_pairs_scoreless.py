@@ -61,7 +61,7 @@ def test_pairs_told_past_the_score_cells_end_as_the_pass_that_finds_out(tmp_path
 
 
 def test_least_distinct_is_a_columns_distinct_class_score_pairs_and_zero_with_weights(tmp_path):
-    cfg, classes = _config(tmp_path)
+    cfg, _classes = _config(tmp_path)
     rng = np.random.default_rng(1)
     y = rng.integers(0, 3, 200)
     p = np.round(rng.dirichlet(np.ones(3), 200), 2)
