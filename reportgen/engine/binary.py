@@ -874,6 +874,11 @@ def _decimate_by(arc_at, n: int, max_points: int, keep: np.ndarray | None = None
     return _around(lo, n, keep)
 
 
+#: Points of one block of a pruning pass (:func:`upper_hull`): a micro-averaged curve has rows ×
+#: classes points, and a pass over all at once held a dozen arrays of that length.
+HULL_BLOCK = 1 << 18
+
+
 def upper_hull(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """Indices of the upper convex hull of points sorted by ascending x (ROC convex hull).
 
@@ -899,11 +904,14 @@ def upper_hull(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     else:
         idx = np.arange(n)
     while idx.shape[0] > 2:
-        xa, ya = x[idx[:-2]], y[idx[:-2]]
-        xb, yb = x[idx[1:-1]], y[idx[1:-1]]
-        xc, yc = x[idx[2:]], y[idx[2:]]
-        cross = (xb - xa) * (yc - ya) - (yb - ya) * (xc - xa)
-        drop = cross >= 0  # b is not strictly above the chord a-c
+        drop = np.empty(idx.shape[0] - 2, dtype=bool)
+        for lo in range(0, drop.shape[0], HULL_BLOCK):  # in blocks: a pass's temporaries stay small
+            i = idx[lo : lo + HULL_BLOCK + 2]
+            xa, ya = x[i[:-2]], y[i[:-2]]
+            xb, yb = x[i[1:-1]], y[i[1:-1]]
+            xc, yc = x[i[2:]], y[i[2:]]
+            cross = (xb - xa) * (yc - ya) - (yb - ya) * (xc - xa)
+            drop[lo : lo + cross.shape[0]] = cross >= 0  # b is not strictly above the chord a-c
         if not drop.any():
             break
         keep = np.ones(idx.shape[0], dtype=bool)

@@ -142,11 +142,16 @@ class ProbabilityCounts:
     brier: np.ndarray | None = None
 
 
-def brier_cells(p: np.ndarray, true_column: np.ndarray) -> np.ndarray:
-    """shape (n,): each row's Brier error Σ_c p_c² − 2 p_y + 1 in steps of :data:`BRIER_STEP`
-    (rounded, clipped to 0 … 2), ``true_column`` the true class's column."""
+def brier_errors(p: np.ndarray, true_column: np.ndarray) -> np.ndarray:
+    """shape (n,): each row's Brier error Σ_c p_c² − 2 p_y + 1, ``true_column`` the true class's column."""
     p = np.asarray(p, dtype=np.float64)
-    e = np.einsum("ij,ij->i", p, p) - 2.0 * p[np.arange(p.shape[0]), true_column] + 1.0
+    return np.einsum("ij,ij->i", p, p) - 2.0 * p[np.arange(p.shape[0]), true_column] + 1.0
+
+
+def brier_cells(p: np.ndarray, true_column: np.ndarray) -> np.ndarray:
+    """shape (n,): each row's Brier error (:func:`brier_errors`) in steps of :data:`BRIER_STEP`
+    (rounded, clipped to 0 … 2), ``true_column`` the true class's column."""
+    e = brier_errors(p, true_column)
     return np.clip(np.rint(e / BRIER_STEP), 0, BRIER_CELLS - 1).astype(np.int64)
 
 
@@ -158,13 +163,11 @@ def brier_column_cells(p: np.ndarray) -> np.ndarray:
     return np.clip(np.rint(e / BRIER_STEP), 0, BRIER_CELLS - 1).astype(np.int64)
 
 
-def brier_difference_cells(pa: np.ndarray, pb: np.ndarray, true_column: np.ndarray) -> np.ndarray:
-    """shape (n,): each row's Brier error of model a minus model b's, in steps of
-    :data:`BRIER_STEP` (rounded), offset by BRIER_CELLS − 1 so that 0 … 2·(BRIER_CELLS − 1)."""
-    da = np.asarray(pa, dtype=np.float64)
-    db = np.asarray(pb, dtype=np.float64)
-    r = np.arange(da.shape[0])
-    e = np.einsum("ij,ij->i", da, da) - np.einsum("ij,ij->i", db, db) - 2.0 * (da[r, true_column] - db[r, true_column])
+def brier_difference_cells(ea: np.ndarray, eb: np.ndarray) -> np.ndarray:
+    """shape (n,): each row's Brier error of model a minus model b's (:func:`brier_errors` of
+    each), in steps of :data:`BRIER_STEP` (rounded), offset by BRIER_CELLS − 1 so that
+    0 … 2·(BRIER_CELLS − 1)."""
+    e = np.asarray(ea, dtype=np.float64) - np.asarray(eb, dtype=np.float64)
     span = BRIER_CELLS - 1
     return (np.clip(np.rint(e / BRIER_STEP), -span, span) + span).astype(np.int64)
 
@@ -398,6 +401,7 @@ __all__ = [
     "ProbabilityCounts",
     "RANK_BOOTSTRAP",
     "brier_cells",
+    "brier_errors",
     "brier_change",
     "brier_column_cells",
     "brier_delta_draws",

@@ -339,17 +339,18 @@ def ovr_score_table(t: ClassTables, c: int) -> ScoreTable:
 def micro_score_table(t: ClassTables) -> ScoreTable:
     """Binary score table of the pooled n·k cells (positive cells (r, y_r)), descending."""
     k = t.k
-    allv = np.unique(np.concatenate([t.values[j][i] for j in range(k) for i in range(k)]))
-    pos = np.zeros(allv.shape[0])
-    neg = np.zeros(allv.shape[0])
+    asc = np.unique(np.concatenate([t.values[j][i] for j in range(k) for i in range(k)]))
+    last = asc.shape[0] - 1
+    pos = np.zeros(asc.shape[0])  # descending: entry last − (ascending position); no reversed copies
+    neg = np.zeros(asc.shape[0])
     for j in range(k):
         for i in range(k):
             if t.values[j][i].shape[0]:
                 target = pos if i == j else neg
-                target[np.searchsorted(allv, t.values[j][i])] += t.counts[j][i]
-    return ScoreTable(
-        allv[::-1].copy(), pos[::-1].copy(), neg[::-1].copy(), "higher", float(t.n_rows * k), t.n_rows * k, t.weighted
-    )
+                target[last - np.searchsorted(asc, t.values[j][i])] += t.counts[j][i]
+    allv = asc[::-1].copy()
+    del asc
+    return ScoreTable(allv, pos, neg, "higher", float(t.n_rows * k), t.n_rows * k, t.weighted)
 
 
 __all__ = [

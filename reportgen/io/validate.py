@@ -651,10 +651,10 @@ def multiclass_checks(
     score_cols: list[str],
     scores: np.ndarray | None,
     weights: np.ndarray | None,
-    ids: np.ndarray | None,
+    ids: Any,
 ) -> list[tuple[str, np.ndarray]]:
     """The missing-value checks of multiclass rows, in the order every engine reports them
-    (keys: None = missing)."""
+    (keys: None = missing; ``ids``: :func:`id_keys`, null = missing)."""
     checks: list[tuple[str, np.ndarray]] = [(missing_label(cols["label"], "multiclass"), truth == None)]  # noqa: E711
     if pred is not None:
         checks.append((missing_prediction(cols["prediction"]), pred == None))  # noqa: E711
@@ -663,7 +663,9 @@ def multiclass_checks(
     if weights is not None:
         checks.append((missing_weight(cols["weight"]), ~np.isfinite(weights)))
     if ids is not None:
-        checks.append((missing_id(cols["id"]), ids == None))  # noqa: E711
+        import pyarrow.compute as pc  # noqa: PLC0415
+
+        checks.append((missing_id(cols["id"]), np.asarray(pc.is_null(ids).to_numpy(zero_copy_only=False), dtype=bool)))
     return checks
 
 

@@ -49,6 +49,10 @@ from reportgen.io.validate import HEADER_ROWS
 
 #: Chunk tables merged into the running table every this many chunks.
 MERGE_EVERY = 8
+#: Rows of a batch reduced at once to class lists and probability cells (:meth:`ClassCounts.add`):
+#: their sort keys and ranks are several (rows × classes) int64 arrays; a batch held whole (memory)
+#: or of ``stream.batch_rows`` rows is cut into pieces of this many rows.
+TABLE_CHUNK = 1 << 18
 
 
 def oriented(scores: np.ndarray, direction: Direction) -> np.ndarray:
@@ -1773,10 +1777,16 @@ class ClassCounts:
         k_seen = int(y.max()) + 1
         if self.proba is None:
             self.proba = ProbabilityCells(self.q, self.costs)
-        self.proba.add(y, p, w)
-        self.pending.append(
-            CT.class_lists(y, p, None, k_seen) if w is None else CT.weighted_pair_lists(y, p, w, k_seen)
-        )
+        for lo in range(0, y.shape[0], TABLE_CHUNK):  # cells and lists of disjoint rows add exactly
+            ys, ps, ws = (
+                y[lo : lo + TABLE_CHUNK],
+                p[lo : lo + TABLE_CHUNK],
+                None if w is None else w[lo : lo + TABLE_CHUNK],
+            )
+            self.proba.add(ys, ps, ws)
+            self.pending.append(
+                CT.class_lists(ys, ps, None, k_seen) if ws is None else CT.weighted_pair_lists(ys, ps, ws, k_seen)
+            )
         return len(self.pending) >= MERGE_EVERY
 
     def _merge_cells(self) -> None:

@@ -1404,16 +1404,24 @@ def class_counts(cfg: Config, score_cols: list[str]) -> S.ClassCounts:
     return S.ClassCounts(len(score_cols), costs=costs)
 
 
+def _keys(batch: Batch, name: str) -> np.ndarray:
+    """The column's keys per row (:func:`reportgen.io.validate.keys`) from the arrow column's
+    few distinct values, without a pandas column of one Python string per row."""
+    codes, names = batch.codes(name)
+    return names[codes]
+
+
 def class_rows(cfg: Config, st: ModelCounts, ids: ClassIds, batch: Batch, path: Path, offset: int):
     """(keep, truth, pred, scores, weights) of one batch for one model: every row validated
     (errors name the global row), ``keep`` the rows compared; ids and drops collected."""
     cols, n = st.cols, len(batch)
     faults = V.Faults()  # every rule over the batch, then the earliest bad row raised
-    truth = V.keys(batch.series(cols["label"]))
-    pred = V.keys(batch.series(cols["prediction"])) if "prediction" in cols else None
+    truth = _keys(batch, cols["label"])
+    pred = _keys(batch, cols["prediction"]) if "prediction" in cols else None
     scores = np.column_stack([batch.numeric(c, path, offset, faults) for c in st.score_cols]) if st.score_cols else None
     weights = batch.numeric(cols["weight"], path, offset, faults) if "weight" in cols else None
-    id_keys = V.id_key_list(batch.series(cols["id"])) if "id" in cols else None
+    # ids as pyarrow strings (kept for the join): a Python str per row held 4x the bytes
+    id_keys = batch.ids(cols["id"]) if "id" in cols else None
     checks = V.multiclass_checks(cols, truth, pred, st.score_cols, scores, weights, id_keys)
     dropped: dict[str, int] = {}
     keep = V.keep_rows(cfg, path, checks, offset, dropped, faults)
@@ -1550,7 +1558,7 @@ def load_streamed_multiclass(
         states,
         read,
         indexes,
-        McNemarPairs(cfg, classes, [str(st.path) for st in states]),
+        McNemarPairs(cfg, classes, [str(st.path) for st in states], least_distinct(cfg, models)),
         alone=cfg.bootstrap.resamples > 0,
         reader=reader,
     )
@@ -1560,10 +1568,24 @@ def load_streamed_multiclass(
     )
 
 
+def least_distinct(cfg: Config, models: list[MulticlassModelEvidence]) -> int:
+    """Distinct compared rows there are at least, known from pass 1: a model's class tables hold
+    each column's distinct (true class, score) pairs, and rows differing there differ (0 with
+    weights: a row of frequency weight 0 stands for no row)."""
+    if cfg.weight is not None or any(m.weight is not None for m in cfg.models):
+        return 0
+    tables = [m.tables for m in models if m.tables is not None]
+    return max((t.n_entries(j) for t in tables for j in range(t.k)), default=0)
+
+
 #: A compared row as McNemar's pass keeps it: its true class, whether the model was right, its
 #: weight and its position in the file (errors name it).
 #: Distinct rows held in pending parts before they are merged (their union compressed again).
 PENDING_DISTINCT = 1_000_000
+
+#: Compared rows compressed at once (:meth:`McNemarPairs.add`): the row matrix, its keys and their
+#: sort are a few times this many rows × columns.
+DISTINCT_CHUNK = 1 << 17
 
 MCNEMAR_RECORD = np.dtype(
     [("y", np.int64), ("pred", np.int64), ("right", np.bool_), ("w", np.float64), ("row", np.int64)]
@@ -1601,11 +1623,10 @@ class McNemarPairs(Pairs):
     in-memory evidence compresses), merged every :data:`PENDING_DISTINCT` rows and dropped past
     ``stream.max_distinct_scores`` (the bootstrap then states ``needs_rows``)."""
 
-    def __init__(self, cfg: Config, shared: list[str], files: list[str] | None = None) -> None:
+    def __init__(self, cfg: Config, shared: list[str], files: list[str] | None = None, least: int = 0) -> None:
         super().__init__(cfg, files)
         self.classes = list(shared)
         k = len(self.classes)
-        self.dtype = np.dtype([*MCNEMAR_RECORD.descr, ("p", np.float64, (k,))])
         self.tables = {m.name: np.zeros((k, k, k)) for m in cfg.models if m.name != cfg.baseline_name}
         self.rows = {name: np.zeros((k, k, k)) for name in self.tables}
         # weighted (the run's weight or a model's own): rows per (joint cell, weight), summed in one
@@ -1620,7 +1641,11 @@ class McNemarPairs(Pairs):
         # past this many distinct rows the scores are not drawn: the rows keep predictions only
         # (when the cap on distinct rows allows so many; else they are dropped there, as before)
         self.score_rows = DR.SCORE_ROWS_MAX_CELLS // max(k, 1)
-        self.scoreless = False
+        # ``least``: distinct rows the compared rows are known to have at least (:func:`least_distinct`);
+        # past the score rows the scores would be dropped anyway, so they are never kept nor spilled
+        self.scoreless = (
+            self.keep_rows and least > self.score_rows and self.score_rows <= cfg.stream.max_distinct_scores
+        )
         base_scored = any(m.scores is not None for m in cfg.models if m.name == cfg.baseline_name)
         width = 2 * CP.BRIER_CELLS - 1
         self.brier = (
@@ -1628,6 +1653,11 @@ class McNemarPairs(Pairs):
             if base_scored
             else {}
         )
+        # a record carries its row's Brier error (``e``) for the Brier changes, its scores only
+        # while the kept rows may need them
+        scores = [] if self.scoreless else [("p", np.float64, (k,))]
+        errors = [("e", np.float64)] if self.brier else []
+        self.dtype = np.dtype([*MCNEMAR_RECORD.descr, *scores, *errors])
 
     def records(self, st: ModelCounts, path: Path, batch: Batch, offset: int) -> tuple[np.ndarray, np.ndarray]:
         """(file positions, :data:`MCNEMAR_RECORD` records) of one batch's compared rows of one model."""
@@ -1644,7 +1674,10 @@ class McNemarPairs(Pairs):
         rec = np.empty(pos.shape[0], dtype=self.dtype)
         rec["y"], rec["pred"], rec["right"], rec["row"] = y, guess, guess == y, pos + offset
         rec["w"] = 1.0 if weights is None else weights[keep]
-        rec["p"] = 0.0 if scores is None else scores[keep]
+        if not self.scoreless:
+            rec["p"] = 0.0 if scores is None else scores[keep]
+        if self.brier:
+            rec["e"] = 0.0 if scores is None else CP.brier_errors(scores[keep], y)
         return pos + offset, rec
 
     def add(self, recs: list[np.ndarray]) -> None:
@@ -1663,17 +1696,26 @@ class McNemarPairs(Pairs):
             t += np.bincount(cell, weights=w, minlength=k**3).reshape(k, k, k)
             self.rows[name] += np.bincount(cell, minlength=k**3).reshape(k, k, k)
             self._count_cells(name, [S.weight_cells([cell], w)])
+        frequency = self.cfg.weight_kind == "frequency"  # a row of weight w is w rows (memory repeats it)
         for name, grid in self.brier.items():
-            d = CP.brier_difference_cells(recs[self.names.index(name)]["p"], b["p"], b["y"])
-            frequency = self.cfg.weight_kind == "frequency"
+            d = CP.brier_difference_cells(recs[self.names.index(name)]["e"], b["e"])
             key = b["y"] * grid.shape[1] + d
             grid += np.bincount(key, weights=w if frequency else None, minlength=grid.size).reshape(grid.shape)
-        if self.keep_rows and b.shape[0]:
-            frequency = self.cfg.weight_kind == "frequency"  # a row of weight w is w rows (memory repeats it)
-            preds = [r["pred"] if has_pred else None for r, (has_pred, _) in zip(recs, self.layout)]
-            probas = [r["p"] if has_proba else None for r, (_, has_proba) in zip(recs, self.layout)]
-            matrix = DR.row_matrix(b["y"], None if frequency else w, preds, probas)
-            self._keep(DR.distinct(matrix, w if frequency else None))
+        for lo in range(0, b.shape[0] if self.keep_rows else 0, DISTINCT_CHUNK):  # bounded temporaries
+            part = [r[lo : lo + DISTINCT_CHUNK] for r in recs]
+            wp = w[lo : lo + DISTINCT_CHUNK]
+            if self.scoreless:  # each model's predicted class: :func:`DR.without_scores`'s layout
+                preds = [
+                    r["pred"] if has_pred or has_proba else None for r, (has_pred, has_proba) in zip(part, self.layout)
+                ]
+                probas: list = [None] * len(part)
+            else:
+                preds = [r["pred"] if has_pred else None for r, (has_pred, _) in zip(part, self.layout)]
+                probas = [r["p"] if has_proba else None for r, (_, has_proba) in zip(part, self.layout)]
+            rows = DR.distinct(
+                DR.row_matrix(part[0]["y"], None if frequency else wp, preds, probas), wp if frequency else None
+            )
+            self._keep(DR.DistinctRows(rows.matrix, rows.counts, self.scoreless))
 
     def _keep(self, part: DR.DistinctRows) -> None:
         """Add compressed rows; merge when the pending parts hold many; past
@@ -1683,7 +1725,7 @@ class McNemarPairs(Pairs):
         if not self.keep_rows:
             return
         k = len(self.classes)
-        self.pending.append(DR.without_scores(part, self.layout, k) if self.scoreless else part)
+        self.pending.append(DR.without_scores(part, self.layout, k) if self.scoreless and not part.scoreless else part)
         limit = PENDING_DISTINCT if self.scoreless else min(PENDING_DISTINCT, self.score_rows)
         if len(self.pending) > 1 and sum(p.size for p in self.pending) > limit:
             self.pending = [DR.merged(self.pending)]

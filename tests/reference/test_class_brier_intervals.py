@@ -76,7 +76,7 @@ def test_the_top_label_ece_draws_are_the_row_bootstrap(rows):
 def test_the_paired_brier_change_is_the_paired_row_bootstrap(rows):
     y, pa, pb = rows
     grid = np.zeros((K, 2 * CP.BRIER_CELLS - 1))
-    np.add.at(grid, (y, CP.brier_difference_cells(pa, pb, y)), 1)
+    np.add.at(grid, (y, CP.brier_difference_cells(CP.brier_errors(pa, y), CP.brier_errors(pb, y))), 1)
     ea, eb = _errors(y, pa), _errors(y, pb)
     draws, rounded = CP.brier_delta_draws(grid, R, np.random.default_rng(6))
     assert abs(rounded - (ea.mean() - eb.mean())) <= CP.BRIER_STEP / 2
