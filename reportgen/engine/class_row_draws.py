@@ -73,18 +73,19 @@ def _ranks_sorted(pos_rows: np.ndarray, v: np.ndarray, scores: np.ndarray, negat
 
 def _cumulative(Wt: np.ndarray, pos_rows: np.ndarray) -> np.ndarray:
     """(positives + 1, B): the positives' cumulative drawn weight in score order, row 0 zero."""
-    cum = np.zeros((pos_rows.shape[0] + 1, Wt.shape[1]))
+    cum = np.zeros((pos_rows.shape[0] + 1, Wt.shape[1]), Wt.dtype)
     np.cumsum(Wt[pos_rows], axis=0, out=cum[1:])
     return cum
 
 
-def _below(cum: np.ndarray, lo: np.ndarray, hi: np.ndarray, ties: bool) -> np.ndarray:
-    """(cells, B): per negative cell, positive weight below its score plus half the tied positive
-    weight, ``½ (cum[lo] + cum[hi])`` (:func:`_cumulative`)."""
-    out = cum[hi]
-    if ties:
-        out += cum[lo]
-        out *= 0.5
+def _twice_below(cum: np.ndarray, r: _Ranks, out: np.ndarray) -> np.ndarray:
+    """(cells, B) into ``out``: per negative cell, the positive weight below its score plus half
+    the tied positive weight, ``½ (cum[lo] + cum[hi])`` (:func:`_cumulative`), doubled where
+    ``r.ties`` (``cum[lo] + cum[hi]``, whole in whole weights) and as is otherwise (``cum[hi]``);
+    0 at a positive cell."""
+    np.take(cum, r.hi, axis=0, out=out)
+    if r.ties:
+        out += np.take(cum, r.lo, axis=0)
     return out
 
 
@@ -148,27 +149,55 @@ class Draws:
     class_auc: np.ndarray
 
 
+def _exact_dtype(W: np.ndarray, k: int) -> type[np.signedinteger] | type[np.floating]:
+    """The dtype :func:`_pair_sums` forms its products in for the resamples ``W`` (B, d): int32
+    for whole drawn weights when every such product fits — at most m per resample, a weight
+    times twice a sum of k cumulative weights: ``2 · max weight · k · m < 2^31`` — so the sums
+    are exact at half the memory traffic of float64; else float64."""
+    if W.dtype.kind not in "iu" or W.size == 0:
+        return np.float64
+    m = float(W.sum(axis=1).max())
+    return np.int32 if 2.0 * float(W.max()) * max(k, 1) * m < 2.0**31 else np.float64
+
+
 def _pair_sums(rows: ModelRows, Wt: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(S (B, k, k), class weights (B, k), micro negative-below sum (B,)) of one sub-block
     ``Wt`` (d, B) of grouped rows: ``S[:, c, i] = P_c W_i − Σ_{r of class i} W_r below_c(r)``
-    (one fused product per class run), and ``Σ_r W_r Σ_{c ≠ y_r} below(p[r, c])`` over the
-    pooled cells."""
+    (per column one gather of every row's ``below`` (0 at its positives), one product with the
+    weights and one sum per class run), and ``Σ_r W_r Σ_{c ≠ y_r} below(p[r, c])`` over the
+    pooled cells (the k columns' ``below`` summed first, then one product). The products are
+    formed in ``Wt``'s dtype (int32 where exact, :func:`_exact_dtype`), the sums in 64 bits."""
     k, b = rows.k, Wt.shape[1]
+    acc_type = np.int64 if Wt.dtype.kind == "i" else np.float64
+    runs = [(i, rows.start[i], rows.stop[i]) for i in range(k) if rows.stop[i] > rows.start[i]]
+    present = [i for i, _, _ in runs]
+
+    def run_sums(x: np.ndarray) -> np.ndarray:  # (B, runs): each class run's column sums
+        return np.stack([x[a:z].sum(axis=0, dtype=acc_type) for _, a, z in runs], axis=1).astype(np.float64)
+
     cls_w = np.zeros((b, k))
-    for i in range(k):
-        if rows.stop[i] > rows.start[i]:
-            cls_w[:, i] = Wt[rows.start[i] : rows.stop[i]].sum(axis=0)
+    if not runs:
+        return cls_w[:, :, None] * cls_w[:, None, :], cls_w, np.zeros(b)
+    cls_w[:, present] = run_sums(Wt)
     S = cls_w[:, :, None] * cls_w[:, None, :]
+    tmp = np.empty_like(Wt)
     for c, r in enumerate(rows.columns):
-        cum = _cumulative(Wt, r.pos_rows)
-        for i in range(k):
-            a, z = rows.start[i], rows.stop[i]
-            if i != c and z > a:
-                S[:, c, i] -= np.einsum("rb,rb->b", Wt[a:z], _below(cum, r.lo[a:z], r.hi[a:z], r.ties))
+        prod = _twice_below(_cumulative(Wt, r.pos_rows), r, tmp)
+        prod *= Wt
+        S[:, c, present] -= run_sums(prod) * (0.5 if r.ties else 1.0)
     cum = _cumulative(Wt, rows.pooled[0].pos_rows)  # the positive cells, shared by every column
-    micro = np.zeros(b)
+    whole, twice = np.zeros_like(Wt), None
     for r in rows.pooled:
-        micro += np.einsum("rb,rb->b", Wt, _below(cum, r.lo, r.hi, r.ties))
+        if not r.ties:
+            whole += _twice_below(cum, r, tmp)
+            continue
+        twice = np.zeros_like(Wt) if twice is None else twice
+        twice += _twice_below(cum, r, tmp)
+    whole *= Wt
+    micro = whole.sum(axis=0, dtype=acc_type).astype(np.float64)
+    if twice is not None:
+        twice *= Wt
+        micro += 0.5 * twice.sum(axis=0, dtype=acc_type)
     return S, cls_w, micro
 
 
@@ -180,9 +209,10 @@ def draws(rows: ModelRows, W: np.ndarray) -> Draws:
 
     With ``above(r) = P_c − below(r)`` (``below``: :func:`_below`), the pair sums are
     ``S[c, i] = P_c W_i − Σ_{rows r of class i} W_r below_c(r)``: per column one cumulative sum
-    over its positives, and per other class one gather of its rows' ``below`` and one product
-    with their weights; the micro AUC the same over the pooled cells (k gathers). Resamples go
-    :data:`SUB_BLOCK` at a time."""
+    over its positives, one gather of every row's ``below``, one product with the weights and
+    one sum per class run; the micro AUC the same over the pooled cells (k gathers, one
+    product). Resamples go :data:`SUB_BLOCK` at a time; whole-count ``W`` (an integer array)
+    is evaluated in float32 where that is exact (:func:`_exact_dtype`)."""
     k = rows.k
     b = W.shape[0]
     S = np.empty((b, k, k))
@@ -191,7 +221,8 @@ def draws(rows: ModelRows, W: np.ndarray) -> Draws:
     Wg = W if rows.order is None else W[:, rows.order]
     for lo in range(0, b, SUB_BLOCK):
         hi = min(b, lo + SUB_BLOCK)
-        Wt = np.ascontiguousarray(Wg[lo:hi].T)  # (d, sub): a gather takes whole rows
+        # (d, sub): a gather takes whole rows
+        Wt = np.ascontiguousarray(Wg[lo:hi].T, dtype=_exact_dtype(Wg[lo:hi], k))
         S[lo:hi], cls_w[lo:hi], micro[lo:hi] = _pair_sums(rows, Wt)
     m = cls_w.sum(axis=1)
     out: dict[str, np.ndarray] = {}
@@ -212,7 +243,9 @@ def draws(rows: ModelRows, W: np.ndarray) -> Draws:
         Pm, Nm = m, (k - 1) * m  # every row has one positive cell
         num = Pm * Nm - micro
         out["roc_auc_ovr_micro"] = np.where((Pm > 0) & (Nm > 0), np.clip(num / (Pm * Nm), 0.0, 1.0), np.nan)
-        out["log_loss"] = np.full(b, np.nan) if rows.loss is None else (Wg @ rows.loss) / m
+        out["log_loss"] = (
+            np.full(b, np.nan) if rows.loss is None else (Wg.astype(np.float64, copy=False) @ rows.loss) / m
+        )
     return Draws(out, auc)
 
 

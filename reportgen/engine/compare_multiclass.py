@@ -247,7 +247,7 @@ def _bootstrap(
     class_auc = [None if p is None else np.full((s.resamples, k), np.nan) for p in prepared]
     r = 0
     for block in DR.stratified_multinomial_blocks(y, rows.counts, s.resamples, rng):
-        W = block.astype(np.float64) if rows.weights is None else block * rows.weights
+        W = block if rows.weights is None else block * rows.weights  # whole counts: exact in float32 (RD.draws)
         b = W.shape[0]
         for j, (pred, model_rows) in enumerate(zip(preds, prepared)):
             if confusion:
