@@ -25,8 +25,10 @@ on (rows, B) matrices, the ranks found once (not per resample):
 So each resample's values equal :func:`reportgen.engine.multiclass.compute_multiclass` on the
 rows with weights ``W[r]`` (the reference tests check it to 1e-12), at O(rows · k) numpy work per
 resample (one gather of a row per cell) and no Python loop over resamples or rows; the resamples
-go :data:`SUB_BLOCK` at a time, so the (rows, resamples) arrays of one column stay in cache. The
-confusion metrics of a block of drawn confusion matrices are array arithmetic over the block
+go :data:`SUB_BLOCK` at a time, so the (rows, resamples) arrays of one column stay in cache;
+whole drawn counts are summed in int32 where no product can overflow (:func:`_exact_dtype`: the
+same values as float64, half the memory traffic), in scratch arrays reused by every block
+(:class:`Work`). The confusion metrics of a block of drawn confusion matrices are array arithmetic over the block
 too (:func:`confusion_metric_draws`).
 """
 
@@ -94,7 +96,7 @@ class Work:
     def __init__(self) -> None:
         self.flat: dict[tuple[str, np.dtype], np.ndarray] = {}
 
-    def get(self, name: str, rows: int, b: int, dtype: np.dtype) -> np.ndarray:
+    def get(self, name: str, rows: int, b: int, dtype: np.dtype | type[np.generic]) -> np.ndarray:
         """A (rows, b) C-contiguous array of ``dtype``, contents undefined."""
         key = (name, np.dtype(dtype))
         have = self.flat.get(key)
@@ -149,10 +151,9 @@ class ModelRows:
         in_unit = d == 0 or (float(proba.min()) >= 0.0 and float(proba.max()) <= 1.0)
         true_score = proba[rows, y]  # in the caller's order, as the resamples' weights come
         loss = -np.log(np.clip(true_score, LOG_LOSS_EPS, 1.0 - LOG_LOSS_EPS)) if in_unit else None
-        order: np.ndarray | None = np.lexsort((true_score, y))  # by class, then by its own score
-        if np.array_equal(order, rows):
-            order = None
-        else:
+        by_class = np.lexsort((true_score, y))  # by class, then by its own score
+        order = None if np.array_equal(by_class, rows) else by_class
+        if order is not None:
             y, proba = y[order], proba[order]
         runs = np.flatnonzero(np.concatenate([[True], y[1:] != y[:-1]])) if d else np.zeros(0, np.int64)
         start = np.zeros(k, np.int64)
