@@ -514,7 +514,7 @@ def compare_multiclass_evidence(
         return mcnemar_of_pairing(ev.pairing, j, base, weighted, s.weight_kind)
 
     comparisons = comparisons_of(names, models, s, boot, skipped_auc, mcnemar_of, caps, joint_deltas)
-    comparisons = _with_class_deltas(ev, models, comparisons, s, weighted)
+    comparisons = _with_class_deltas(ev, models, comparisons, s, weighted, class_draws)
     return models, comparisons, _pairwise(ev, models, comparisons, s, boot, weighted)
 
 
@@ -619,11 +619,18 @@ def _pairwise(
 
 
 def _with_class_deltas(
-    ev: MulticlassEvidence, models: dict[str, ModelResult], comparisons: list[Comparison], s: Settings, weighted: bool
+    ev: MulticlassEvidence,
+    models: dict[str, ModelResult],
+    comparisons: list[Comparison],
+    s: Settings,
+    weighted: bool,
+    class_draws: Sequence[np.ndarray | None] = (),
 ) -> list[Comparison]:
     """Each comparison with its per-class differences (:func:`~reportgen.engine.class_report.
     comparison_class_deltas`); paired intervals from the joint counts, as :func:`_joint_deltas`
-    (none under sampling weights), each pair its own stream."""
+    (none under sampling weights), each pair its own stream; the per-class AUC differences'
+    from the two models' per-class AUCs on the rows' resamples (``class_draws``, as
+    :func:`_bootstrap` gives them: the same resampled rows for every model) when both have them."""
     labels = [str(c) for c in ev.classes]
     names = ev.names
     J = ev.pairing.joint if not (weighted and s.weight_kind == "sampling") else None
@@ -636,6 +643,7 @@ def _with_class_deltas(
     out = []
     for c in comparisons:
         j = names.index(c.model)
+        am, ab = (class_draws[q] if q < len(class_draws) else None for q in (j, names.index(c.baseline)))
         deltas = CR.comparison_class_deltas(
             by_name[c.model].confusion,
             by_name[c.baseline].confusion,
@@ -646,6 +654,7 @@ def _with_class_deltas(
             resamples=s.resamples,
             level=s.level,
             rng=streams.stream(s.seed, "class_pair_deltas", c.baseline, c.model),
+            auc_draws=None if am is None or ab is None else (am, ab, ROW_BOOTSTRAP),
         )
         out.append(replace(c, class_deltas=deltas))
     return out
