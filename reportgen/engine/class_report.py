@@ -248,13 +248,16 @@ def comparison_class_deltas(
     resamples: int,
     level: float,
     rng: np.random.Generator,
+    auc_draws: tuple[np.ndarray, np.ndarray, str] | None = None,
 ) -> ClassDeltas:
     """A challenger's per-class recall, F1 and one-vs-rest AUC differences from the baseline.
 
     The recall and F1 differences' intervals are paired, drawn on the pair's joint confusion
     counts (``joint[t, a, b]``: rows of true class t the baseline predicts a and the model b;
     :func:`~reportgen.engine.intervals.joint_confusion_bootstrap`, the paired stratified row
-    bootstrap exactly); none without the joint counts or resamples.
+    bootstrap exactly); none without the joint counts or resamples. ``auc_draws``: the model's
+    and the baseline's per-class AUCs on the same resampled rows, (resamples, k) each, and
+    their method: the AUC differences' paired intervals (as the averaged AUCs' differences).
     """
     delta = class_deltas(model, baseline, labels)
     for c, label in enumerate(labels):
@@ -266,6 +269,12 @@ def comparison_class_deltas(
         db, dm = joint_confusion_bootstrap(joint, resamples, rng)
         ci = class_delta_intervals(dm, db, labels, level)
         method = dict.fromkeys(DELTA_FIELDS, JOINT_CONFUSION_BOOTSTRAP)
+    if auc_draws is not None and resamples > 0:
+        am, ab, how = auc_draws
+        for c, label in enumerate(labels):
+            if (iv := interval_of(am[:, c] - ab[:, c], level)) is not None:
+                ci.setdefault(str(label), {})["roc_auc"] = iv
+                method["roc_auc"] = how
     return ClassDeltas(delta=delta, ci=ci, ci_method=method)
 
 

@@ -25,8 +25,10 @@ on (rows, B) matrices, the ranks found once (not per resample):
 So each resample's values equal :func:`reportgen.engine.multiclass.compute_multiclass` on the
 rows with weights ``W[r]`` (the reference tests check it to 1e-12), at O(rows · k) numpy work per
 resample (one gather of a row per cell) and no Python loop over resamples or rows; the resamples
-go :data:`SUB_BLOCK` at a time, so the (rows, resamples) arrays of one column stay in cache. The
-confusion metrics of a block of drawn confusion matrices are array arithmetic over the block
+go :data:`SUB_BLOCK` at a time, so the (rows, resamples) arrays of one column stay in cache;
+whole drawn counts are summed in int32 where no product can overflow (:func:`_exact_dtype`: the
+same values as float64, half the memory traffic), in scratch arrays reused by every block
+(:class:`Work`). The confusion metrics of a block of drawn confusion matrices are array arithmetic over the block
 too (:func:`confusion_metric_draws`).
 """
 
@@ -55,13 +57,9 @@ class _Ranks:
     ties: bool
 
 
-def _ranks(pos_rows: np.ndarray, pos_scores: np.ndarray, scores: np.ndarray, negative: np.ndarray) -> _Ranks:
-    order = np.argsort(pos_scores, kind="stable")
-    return _ranks_sorted(pos_rows[order], pos_scores[order], scores, negative)
-
-
 def _ranks_sorted(pos_rows: np.ndarray, v: np.ndarray, scores: np.ndarray, negative: np.ndarray) -> _Ranks:
-    """:func:`_ranks` of positives already in ascending score order (``v``: their scores)."""
+    """The :class:`_Ranks` of positives ``pos_rows`` in ascending score order (``v``: their
+    scores) against every row's ``scores``, ``negative`` marking the rows ranked."""
     hi = np.where(negative, np.searchsorted(v, scores, side="right"), 0)
     # a negative ties a positive iff the last positive at most its score equals it
     tied = (hi > 0) & (v[np.maximum(hi - 1, 0)] == scores) if v.shape[0] else np.zeros(hi.shape, bool)
@@ -71,21 +69,58 @@ def _ranks_sorted(pos_rows: np.ndarray, v: np.ndarray, scores: np.ndarray, negat
     return _Ranks(pos_rows, lo, hi, True)
 
 
-def _cumulative(Wt: np.ndarray, pos_rows: np.ndarray) -> np.ndarray:
-    """(positives + 1, B): the positives' cumulative drawn weight in score order, row 0 zero."""
-    cum = np.zeros((pos_rows.shape[0] + 1, Wt.shape[1]))
-    np.cumsum(Wt[pos_rows], axis=0, out=cum[1:])
+def _cumulative(weights: np.ndarray, cum: np.ndarray, across: np.ndarray) -> np.ndarray:
+    """(positives + 1, B) into ``cum``: the cumulative sums of the positives' drawn weights
+    ``weights`` (positives, B) in score order, row 0 zero. Summed along the rows of the
+    transposed copy ``across`` (B, positives): numpy's cumsum down the columns of a C array
+    strides through memory, about twice the time of copying there and back."""
+    cum[0] = 0
+    np.copyto(across, weights.T)
+    np.cumsum(across, axis=1, out=across)
+    np.copyto(cum[1:], across.T)
     return cum
 
 
-def _below(cum: np.ndarray, lo: np.ndarray, hi: np.ndarray, ties: bool) -> np.ndarray:
-    """(cells, B): per negative cell, positive weight below its score plus half the tied positive
-    weight, ``½ (cum[lo] + cum[hi])`` (:func:`_cumulative`)."""
-    out = cum[hi]
-    if ties:
-        out += cum[lo]
-        out *= 0.5
+def _twice_below(cum: np.ndarray, r: _Ranks, out: np.ndarray) -> np.ndarray:
+    """(cells, B) into ``out``: per negative cell, the positive weight below its score plus half
+    the tied positive weight, ``½ (cum[lo] + cum[hi])`` (:func:`_cumulative`), doubled where
+    ``r.ties`` (``cum[lo] + cum[hi]``, whole in whole weights) and as is otherwise (``cum[hi]``);
+    0 at a positive cell."""
+    np.take(cum, r.hi, axis=0, out=out, mode="clip")
+    if r.ties:
+        out += np.take(cum, r.lo, axis=0, mode="clip")
     return out
+
+
+class Work:
+    """Scratch arrays for :func:`draws` of one model's rows, reused by every sub-block and, passed
+    to each call, by every block (a fresh array of megabytes per step pays its page faults
+    again: a third of the time on a loaded machine)."""
+
+    def __init__(self) -> None:
+        self.flat: dict[tuple[str, np.dtype], np.ndarray] = {}
+
+    def get(self, name: str, rows: int, b: int, dtype: np.dtype | type[np.generic]) -> np.ndarray:
+        """A (rows, b) C-contiguous array of ``dtype``, contents undefined."""
+        key = (name, np.dtype(dtype))
+        have = self.flat.get(key)
+        if have is None or have.shape[0] < rows * b:
+            have = self.flat[key] = np.empty(rows * max(b, SUB_BLOCK), dtype)
+        return have[: rows * b].reshape(rows, b)
+
+
+def _run_sums(x: np.ndarray, runs: list[tuple[int, int]], bound: float) -> np.ndarray:
+    """(B, runs) float64: each class run's column sums of ``x`` (rows, B), exact: an int32 ``x``
+    whose entries are at most ``bound`` is summed int32 in chunks that cannot overflow, the
+    chunks' sums in int64 (float64 ``x``: summed as is)."""
+    if x.dtype.kind == "f":
+        return np.stack([x[a:z].sum(axis=0) for a, z in runs], axis=1)
+    step = max(1, int((2**31 - 1) // max(bound, 1.0)))
+    out = np.zeros((x.shape[1], len(runs)), np.int64)
+    for j, (a, z) in enumerate(runs):
+        for u in range(a, z, step):
+            out[:, j] += np.einsum("rb->b", x[u : min(z, u + step)])
+    return out.astype(np.float64)
 
 
 #: Resamples evaluated together: (rows, SUB_BLOCK) arrays, so the steps of one column work on
@@ -96,9 +131,11 @@ SUB_BLOCK = 40
 @dataclass(frozen=True, slots=True, eq=False)
 class ModelRows:
     """One model's distinct rows prepared for :func:`probability_draws`, grouped by true class
-    (``order``: the permutation of the rows that groups them, None when they already come
-    grouped; class i's rows are ``start[i]:stop[i]`` of the grouped rows): per score column
-    the ranks of every row among the column's positives, and the same for the pooled cells."""
+    and within a class by its own score (``order``: the permutation of the rows that does it,
+    None when they already come so; class i's rows are ``start[i]:stop[i]`` of the grouped
+    rows, so column i's positives are in score order without a gather): per score column the
+    ranks of every row among the column's positives, and the same for the pooled cells;
+    ``loss``: each row's log-loss, in the caller's order (None for scores outside [0, 1])."""
 
     y: np.ndarray
     k: int
@@ -114,24 +151,24 @@ class ModelRows:
         """``y`` (d,) true class indices, ``proba`` (d, k) scores of the distinct rows."""
         k = proba.shape[1]
         d = y.shape[0]
-        runs = np.flatnonzero(np.concatenate([[True], y[1:] != y[:-1]])) if d else np.zeros(0, np.int64)
-        order = None
-        if runs.shape[0] != np.unique(y).shape[0]:  # not grouped by class: group them
-            order = np.argsort(y, kind="stable")
+        rows = np.arange(d)
+        in_unit = d == 0 or (float(proba.min()) >= 0.0 and float(proba.max()) <= 1.0)
+        true_score = proba[rows, y]  # in the caller's order, as the resamples' weights come
+        loss = -np.log(np.clip(true_score, LOG_LOSS_EPS, 1.0 - LOG_LOSS_EPS)) if in_unit else None
+        by_class = np.lexsort((true_score, y))  # by class, then by its own score
+        order = None if np.array_equal(by_class, rows) else by_class
+        if order is not None:
             y, proba = y[order], proba[order]
-            runs = np.flatnonzero(np.concatenate([[True], y[1:] != y[:-1]]))
+        runs = np.flatnonzero(np.concatenate([[True], y[1:] != y[:-1]])) if d else np.zeros(0, np.int64)
         start = np.zeros(k, np.int64)
         stop = np.zeros(k, np.int64)
         start[y[runs]] = runs
         stop[y[runs]] = np.concatenate([runs[1:], [d]])
-        rows = np.arange(d)
-        in_unit = d == 0 or (float(proba.min()) >= 0.0 and float(proba.max()) <= 1.0)
         true_score = proba[rows, y]
-        loss = -np.log(np.clip(true_score, LOG_LOSS_EPS, 1.0 - LOG_LOSS_EPS)) if in_unit else None
         columns = []
-        for c in range(k):
+        for c in range(k):  # column c's positives: class c's rows, already in ascending score
             pos = rows[start[c] : stop[c]]
-            columns.append(_ranks(pos, proba[pos, c], proba[:, c], y != c))
+            columns.append(_ranks_sorted(pos, proba[pos, c], proba[:, c], y != c))
         # pooled cells: the positive cell of row r is (r, y_r); column c's cells negative where c ≠ y_r
         by_score = np.argsort(true_score, kind="stable")  # the positive cells, sorted once
         v = true_score[by_score]
@@ -148,51 +185,93 @@ class Draws:
     class_auc: np.ndarray
 
 
-def _pair_sums(rows: ModelRows, Wt: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _exact_dtype(W: np.ndarray, k: int) -> type[np.signedinteger] | type[np.floating]:
+    """The dtype :func:`_pair_sums` forms its products in for the resamples ``W`` (B, d): int32
+    for whole drawn weights when every such product fits — at most m per resample, a weight
+    times twice a sum of k cumulative weights: ``2 · max weight · k · m < 2^31`` — so the sums
+    are exact at half the memory traffic of float64; else float64."""
+    if W.dtype.kind not in "iu" or W.size == 0:
+        return np.float64
+    return np.int32 if 2.0 * float(W.max()) * max(k, 1) * _most_weight(W) < 2.0**31 else np.float64
+
+
+def _most_weight(W: np.ndarray) -> float:
+    """The largest resample's total weight, m (``W``: (B, d))."""
+    return float(W.sum(axis=1).max()) if W.size else 0.0
+
+
+def _pair_sums(rows: ModelRows, Wt: np.ndarray, work: Work) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(S (B, k, k), class weights (B, k), micro negative-below sum (B,)) of one sub-block
     ``Wt`` (d, B) of grouped rows: ``S[:, c, i] = P_c W_i − Σ_{r of class i} W_r below_c(r)``
-    (one fused product per class run), and ``Σ_r W_r Σ_{c ≠ y_r} below(p[r, c])`` over the
-    pooled cells."""
-    k, b = rows.k, Wt.shape[1]
+    (per column one gather of every row's ``below`` (0 at its positives), one product with the
+    weights and one sum per class run), and ``Σ_r W_r Σ_{c ≠ y_r} below(p[r, c])`` over the
+    pooled cells (the k columns' ``below`` summed first, then one product). The products are
+    formed in ``Wt``'s dtype (int32 where exact, :func:`_exact_dtype`), the sums in 64 bits."""
+    k, (d, b) = rows.k, Wt.shape
+    runs = [(int(rows.start[i]), int(rows.stop[i])) for i in range(k) if rows.stop[i] > rows.start[i]]
+    present = [i for i in range(k) if rows.stop[i] > rows.start[i]]
     cls_w = np.zeros((b, k))
-    for i in range(k):
-        if rows.stop[i] > rows.start[i]:
-            cls_w[:, i] = Wt[rows.start[i] : rows.stop[i]].sum(axis=0)
+    if not runs:
+        return cls_w[:, :, None] * cls_w[:, None, :], cls_w, np.zeros(b)
+    top = 2.0 * float(Wt.max()) * max(cls_w.shape[1], 1)  # 2 · max weight · k; times m below
+    m = float(Wt.sum(axis=0, dtype=np.float64).max())
+    cls_w[:, present] = _run_sums(Wt, runs, float(Wt.max()))
     S = cls_w[:, :, None] * cls_w[:, None, :]
+    tmp = work.get("tmp", d, b, Wt.dtype)
     for c, r in enumerate(rows.columns):
-        cum = _cumulative(Wt, r.pos_rows)
-        for i in range(k):
-            a, z = rows.start[i], rows.stop[i]
-            if i != c and z > a:
-                S[:, c, i] -= np.einsum("rb,rb->b", Wt[a:z], _below(cum, r.lo[a:z], r.hi[a:z], r.ties))
-    cum = _cumulative(Wt, rows.pooled[0].pos_rows)  # the positive cells, shared by every column
-    micro = np.zeros(b)
+        a, z = rows.start[c], rows.stop[c]  # class c's rows, in ascending score c: its positives in order
+        cum = _cumulative(Wt[a:z], work.get("cum", z - a + 1, b, Wt.dtype), work.get("across", b, z - a, Wt.dtype))
+        prod = _twice_below(cum, r, tmp)
+        prod *= Wt
+        S[:, c, present] -= _run_sums(prod, runs, top / k * m) * (0.5 if r.ties else 1.0)
+    pos = rows.pooled[0].pos_rows  # the positive cells, shared by every column
+    gathered = np.take(Wt, pos, axis=0, out=work.get("gathered", d, b, Wt.dtype), mode="clip")  # clip: unbuffered
+    cum = _cumulative(gathered, work.get("cum", d + 1, b, Wt.dtype), work.get("across", b, d, Wt.dtype))
+    whole, twice = work.get("acc", d, b, Wt.dtype), None
+    whole[:] = 0
     for r in rows.pooled:
-        micro += np.einsum("rb,rb->b", Wt, _below(cum, r.lo, r.hi, r.ties))
+        if not r.ties:
+            whole += _twice_below(cum, r, tmp)
+            continue
+        twice = np.zeros_like(Wt) if twice is None else twice
+        twice += _twice_below(cum, r, tmp)
+    whole *= Wt
+    micro = _run_sums(whole, [(0, d)], top * m)[:, 0]
+    if twice is not None:
+        twice *= Wt
+        micro += 0.5 * _run_sums(twice, [(0, d)], top * m)[:, 0]
     return S, cls_w, micro
 
 
-def draws(rows: ModelRows, W: np.ndarray) -> Draws:
+def draws(rows: ModelRows, W: np.ndarray, work: Work | None = None) -> Draws:
     """Each probability metric and each class's one-vs-rest AUC of the model on each resample,
     the resamples given as row weights ``W`` (B, d); the definitions of
     :func:`reportgen.engine.multiclass.multiclass_from_counts` (AUCs clipped to [0, 1], classes or
-    pairs without both kinds of rows left out of the means).
+    pairs without both kinds of rows left out of the means). ``work``: scratch arrays to reuse
+    (:class:`Work`, one per model's rows), else fresh ones.
 
-    With ``above(r) = P_c − below(r)`` (``below``: :func:`_below`), the pair sums are
+    With ``above(r) = P_c − below(r)`` (``below``: :func:`_twice_below`), the pair sums are
     ``S[c, i] = P_c W_i − Σ_{rows r of class i} W_r below_c(r)``: per column one cumulative sum
-    over its positives, and per other class one gather of its rows' ``below`` and one product
-    with their weights; the micro AUC the same over the pooled cells (k gathers). Resamples go
-    :data:`SUB_BLOCK` at a time."""
+    over its positives, one gather of every row's ``below``, one product with the weights and
+    one sum per class run; the micro AUC the same over the pooled cells (k gathers, one
+    product). Resamples go :data:`SUB_BLOCK` at a time; whole-count ``W`` (an integer array)
+    is evaluated in int32 where that is exact (:func:`_exact_dtype`)."""
     k = rows.k
     b = W.shape[0]
     S = np.empty((b, k, k))
     cls_w = np.empty((b, k))
     micro = np.empty(b)
-    Wg = W if rows.order is None else W[:, rows.order]
+    dtype = _exact_dtype(W, k)
+    W = W if W.dtype == dtype else W.astype(dtype)  # whole counts to int32: checked exact
+    work = Work() if work is None else work
     for lo in range(0, b, SUB_BLOCK):
         hi = min(b, lo + SUB_BLOCK)
-        Wt = np.ascontiguousarray(Wg[lo:hi].T)  # (d, sub): a gather takes whole rows
-        S[lo:hi], cls_w[lo:hi], micro[lo:hi] = _pair_sums(rows, Wt)
+        Wt = work.get("Wt", W.shape[1], hi - lo, dtype)  # (d, sub): a gather takes whole rows
+        if rows.order is None:
+            np.copyto(Wt, W[lo:hi].T)
+        else:  # the rows put in order while transposed: one pass
+            np.take(W[lo:hi].T, rows.order, axis=0, out=Wt, mode="clip")
+        S[lo:hi], cls_w[lo:hi], micro[lo:hi] = _pair_sums(rows, Wt, work)
     m = cls_w.sum(axis=1)
     out: dict[str, np.ndarray] = {}
     P, N = cls_w, m[:, None] - cls_w
@@ -212,7 +291,9 @@ def draws(rows: ModelRows, W: np.ndarray) -> Draws:
         Pm, Nm = m, (k - 1) * m  # every row has one positive cell
         num = Pm * Nm - micro
         out["roc_auc_ovr_micro"] = np.where((Pm > 0) & (Nm > 0), np.clip(num / (Pm * Nm), 0.0, 1.0), np.nan)
-        out["log_loss"] = np.full(b, np.nan) if rows.loss is None else (Wg @ rows.loss) / m
+        out["log_loss"] = (
+            np.full(b, np.nan) if rows.loss is None else (W.astype(np.float64, copy=False) @ rows.loss) / m
+        )
     return Draws(out, auc)
 
 
@@ -315,6 +396,7 @@ __all__ = [
     "ModelRows",
     "PROBABILITY_KEYS",
     "SUB_BLOCK",
+    "Work",
     "confusion_draws",
     "confusion_metric_draws",
     "draws",

@@ -245,11 +245,12 @@ def _bootstrap(
     prepared = [None if p is None or not with_auc else RD.ModelRows.of(y, p) for p in rows.proba]
     col = {name: q for q, name in enumerate(METRICS)}
     class_auc = [None if p is None else np.full((s.resamples, k), np.nan) for p in prepared]
+    work = [RD.Work() for _ in prepared]  # each model's scratch arrays, reused by every block
     r = 0
     for block in DR.stratified_multinomial_blocks(y, rows.counts, s.resamples, rng):
-        W = block.astype(np.float64) if rows.weights is None else block * rows.weights
+        W = block if rows.weights is None else block * rows.weights  # whole counts: exact in float32 (RD.draws)
         b = W.shape[0]
-        for j, (pred, model_rows) in enumerate(zip(preds, prepared)):
+        for j, (pred, model_rows, scratch) in enumerate(zip(preds, prepared, work)):
             if confusion:
                 drawn_c = RD.confusion_metric_draws(
                     RD.confusion_draws(y, pred, k, W), beta=s.beta, costs=costs, ordinal=s.ordinal
@@ -257,7 +258,7 @@ def _bootstrap(
                 for name, draws in drawn_c.items():
                     out[r : r + b, j, col[name]] = draws
             if model_rows is not None:
-                drawn = RD.draws(model_rows, W)
+                drawn = RD.draws(model_rows, W, scratch)
                 for name, draws in drawn.metrics.items():
                     out[r : r + b, j, col[name]] = draws
                 class_auc[j][r : r + b] = drawn.class_auc  # type: ignore[index]
@@ -513,7 +514,7 @@ def compare_multiclass_evidence(
         return mcnemar_of_pairing(ev.pairing, j, base, weighted, s.weight_kind)
 
     comparisons = comparisons_of(names, models, s, boot, skipped_auc, mcnemar_of, caps, joint_deltas)
-    comparisons = _with_class_deltas(ev, models, comparisons, s, weighted)
+    comparisons = _with_class_deltas(ev, models, comparisons, s, weighted, class_draws)
     comparisons = _with_brier_changes(ev, models, comparisons, s)
     return models, comparisons, _pairwise(ev, models, comparisons, s, boot, weighted)
 
@@ -650,11 +651,18 @@ def _pairwise(
 
 
 def _with_class_deltas(
-    ev: MulticlassEvidence, models: dict[str, ModelResult], comparisons: list[Comparison], s: Settings, weighted: bool
+    ev: MulticlassEvidence,
+    models: dict[str, ModelResult],
+    comparisons: list[Comparison],
+    s: Settings,
+    weighted: bool,
+    class_draws: Sequence[np.ndarray | None] = (),
 ) -> list[Comparison]:
     """Each comparison with its per-class differences (:func:`~reportgen.engine.class_report.
     comparison_class_deltas`); paired intervals from the joint counts, as :func:`_joint_deltas`
-    (none under sampling weights), each pair its own stream."""
+    (none under sampling weights), each pair its own stream; the per-class AUC differences'
+    from the two models' per-class AUCs on the rows' resamples (``class_draws``, as
+    :func:`_bootstrap` gives them: the same resampled rows for every model) when both have them."""
     labels = [str(c) for c in ev.classes]
     names = ev.names
     J = ev.pairing.joint if not (weighted and s.weight_kind == "sampling") else None
@@ -667,6 +675,7 @@ def _with_class_deltas(
     out = []
     for c in comparisons:
         j = names.index(c.model)
+        am, ab = (class_draws[q] if q < len(class_draws) else None for q in (j, names.index(c.baseline)))
         deltas = CR.comparison_class_deltas(
             by_name[c.model].confusion,
             by_name[c.baseline].confusion,
@@ -677,6 +686,7 @@ def _with_class_deltas(
             resamples=s.resamples,
             level=s.level,
             rng=streams.stream(s.seed, "class_pair_deltas", c.baseline, c.model),
+            auc_draws=None if am is None or ab is None else (am, ab, ROW_BOOTSTRAP),
         )
         out.append(replace(c, class_deltas=deltas))
     return out

@@ -154,7 +154,8 @@ def split(
 def stratified_multinomial_blocks(
     strata: np.ndarray, counts: np.ndarray, resamples: int, rng: np.random.Generator
 ) -> Iterator[np.ndarray]:
-    """Blocks of resamples, shape (block, d): how many times each distinct row is drawn, each
+    """Blocks of resamples, shape (block, d), whole numbers (int32 below 2^31 rows, else int64):
+    how many times each distinct row is drawn, each
     stratum (true class) keeping its number of rows — a multinomial over the stratum's distinct
     rows with probabilities count / stratum size, the stratified row bootstrap's distribution.
 
@@ -168,10 +169,12 @@ def stratified_multinomial_blocks(
     d = int(counts.shape[0])
     block = max(1, min(resamples, BLOCK_CELLS // max(d, 1)))
     members = [np.flatnonzero(strata == s) for s in np.unique(strata)]
+    # int32 where every count fits: half the memory, and a block's pages come from the heap
+    dtype = np.int32 if float(counts.sum()) < 2.0**31 else np.int64
     done = 0
     while done < resamples:
         b = min(block, resamples - done)
-        out = np.zeros((b, d), dtype=np.int64)
+        out = np.zeros((b, d), dtype=dtype)
         for idx in members:
             c = counts[idx]
             total = int(round(float(c.sum())))

@@ -58,6 +58,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from reportgen.engine import binary as B
+from reportgen.engine import distinct_rows as DR
 from reportgen.engine.curve import ScoreTable
 from reportgen.engine.resample import (
     ResampleKernel,
@@ -665,9 +666,13 @@ def multiclass_model_bootstrap(
     the confusion matrix is ``Multinomial(n_i, C[i] / n_i)`` — exactly the distribution of the
     resampled rows' predictions — and every metric of the confusion counts (accuracy, κ, MCC,
     F-scores, expected cost, …) has the row bootstrap's distribution. The log-loss is a sum over
-    classes of −log p[r, y_r], the true class's column: class i's resampled rows fall on the
-    distinct values of its table T(i, i) by a multinomial too (binned to :data:`MODEL_BINS`
-    equal-count bins with their mean loss above that many values: the exact expectation). The two
+    classes of −log p[r, y_r], the true class's column: a class of at most
+    :data:`~reportgen.engine.distinct_rows.DRAW_ROWS_FACTOR` rows per cell of its table T(i, i)
+    has its n_i rows picked one by one, as the row bootstrap picks them (n_i uniform integers per
+    resample: cheaper than a binomial per cell, and unbinned); a larger one falls on the distinct
+    values of T(i, i) by a multinomial (binned to :data:`MODEL_BINS` equal-count bins with their
+    mean loss above that many values: the exact expectation). The choice depends on the counts
+    alone, so every engine draws the same. The two
     draws are independent: each metric's own interval is exact in distribution, and no metric
     depends on both. The AUCs combine several columns of the same rows, which the tables do not
     join: they are not drawn here.
@@ -712,6 +717,10 @@ def multiclass_count_draws(
             continue
         loss = -np.log(np.clip(v, eps, 1.0 - eps))
         c = np.asarray(c, dtype=np.float64)
+        n_i = int(round(float(c.sum())))
+        if n_i <= DR.DRAW_ROWS_FACTOR * min(v.shape[0], MODEL_BINS):  # few rows: picked one by one
+            total += _picked_losses(np.repeat(loss, c.astype(np.int64)), resamples, rng)
+            continue
         if v.shape[0] > MODEL_BINS:  # equal-count bins over the ascending values, mean loss each
             before = np.cumsum(c) - c
             b = np.floor(before * (MODEL_BINS / c.sum())).astype(np.int64)
@@ -721,6 +730,22 @@ def multiclass_count_draws(
             c = cnt[keep]
         total += rng.multinomial(int(round(float(c.sum()))), c / c.sum(), size=resamples) @ loss
     return draws, total / float(C.sum())
+
+
+#: Rows picked at once by :func:`_picked_losses` (2 MB of int64: in cache, and no fresh pages per chunk).
+PICKS_AT_ONCE = 1 << 18
+
+
+def _picked_losses(loss: np.ndarray, resamples: int, rng: np.random.Generator) -> np.ndarray:
+    """(resamples,): each resample's summed loss of ``n`` rows picked uniformly with replacement
+    among the ``n`` rows' losses ``loss`` — the row bootstrap itself, no binning."""
+    n = loss.shape[0]
+    out = np.empty(resamples)
+    step = max(1, PICKS_AT_ONCE // max(n, 1))
+    for lo in range(0, resamples, step):
+        hi = min(resamples, lo + step)
+        out[lo:hi] = loss[rng.integers(0, n, size=(hi - lo, n))].sum(axis=1)
+    return out
 
 
 __all__ = [
