@@ -264,7 +264,8 @@ def key_codes(values: Any) -> tuple[np.ndarray, np.ndarray]:
         # mapped into the union of the dictionaries, values in order of first appearance
         union: dict[Any, int] = {}
         luts = [
-            np.array([union.setdefault(v, len(union)) for v in c.dictionary.to_pylist()], dtype=np.intp) for c in chunks
+            np.array([union.setdefault(v, len(union)) for v in c.dictionary.to_pylist()], dtype=np.int32)
+            for c in chunks
         ]
         dictionary = pa.array(list(union), type=dictionary.type)
     # the distinct keys through Python objects, the codes from their buffers: to_numpy imports pandas
