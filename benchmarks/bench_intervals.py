@@ -2,10 +2,13 @@
 
 Run: ``python benchmarks/bench_intervals.py [--rows 10000000] [--dir /tmp/bench_intervals] [--repeat 3]``.
 
-One generated CSV (``--rows`` rows, 10 % positives, three models' probabilities rounded to 6
-decimals, about 0.78 M distinct scores each at 10M rows) is measured, in this process, by:
+One generated data set (``--rows`` rows, 10 % positives, three models' probabilities rounded to 6
+decimals, about 0.78 M distinct scores each at 10M rows), written as CSV and as Parquet (the
+same values; ``--formats`` picks which are measured, default both), is measured, in this process,
+for each format by:
 
-- ``sklearn``: ``pandas.read_csv`` of the label and one score, then roc_auc_score,
+- ``sklearn``: ``pandas.read_csv`` (``pandas.read_parquet`` for the Parquet file) of the label
+  and one score, then roc_auc_score,
   average_precision_score, roc_curve, precision_recall_curve, log_loss, and the best F1 and
   MCC over every threshold of the curve (the reference, without intervals);
 - ``one model, JSON``: ``reportgen run`` of the default config (500 bootstrap resamples, memory
@@ -21,7 +24,8 @@ sequence), imports and start-up included, CPU of the child process.
 Each command runs ``--repeat`` times, interleaved with the others, and its fastest run is
 shown (noise on a shared machine only adds time). Each row shows wall and CPU seconds (CPU
 counts ended child processes too) and the ratios
-the issue sets: sklearn / one model (target ≥ 5) and three models / one model (target ≤ 3). Imports and first calls are done before timing, for both sides: each
+the issues set: sklearn / one model (target ≥ 10, issue 46; ≥ 5, issue 39) and three models /
+one model (target ≤ 3). Imports and first calls are done before timing, for both sides: each
 side runs once on a 20,000-row file first.
 """
 
@@ -43,14 +47,17 @@ N_MODELS = 3
 
 
 def make_file(path: Path, n: int, seed: int = 0) -> None:
-    """The benchmark file: label ``y`` and scores ``m1..m3`` (shared signal plus own noise)."""
+    """The benchmark file: label ``y`` and scores ``m1..m3`` (shared signal plus own noise),
+    as CSV, and the same values as Parquet beside it (``path`` with suffix ``.parquet``)."""
     rng = np.random.default_rng(seed)
     y = rng.random(n) < 0.10
     z = rng.normal(size=n) + 1.2 * y
     cols = {"y": y.astype(np.int8)}
     for i in range(N_MODELS):
         cols[f"m{i + 1}"] = np.round(1.0 / (1.0 + np.exp(-(z + 0.6 * rng.normal(size=n)) + 2.0)), 6)
-    pd.DataFrame(cols).to_csv(path, index=False, float_format="%.6f")
+    frame = pd.DataFrame(cols)
+    frame.to_csv(path, index=False, float_format="%.6f")
+    frame.to_parquet(path.with_suffix(".parquet"), index=False)
 
 
 def write_config(path: Path, data: Path, models: int, formats: list[str], out: Path) -> None:
@@ -71,7 +78,8 @@ def sklearn_sequence(path: Path) -> None:
         roc_curve,
     )
 
-    df = pd.read_csv(path, usecols=["y", "m1"])
+    cols = ["y", "m1"]
+    df = pd.read_parquet(path, columns=cols) if path.suffix == ".parquet" else pd.read_csv(path, usecols=cols)
     y, s = df["y"].to_numpy() == 1, df["m1"].to_numpy()
     roc_auc_score(y, s)
     average_precision_score(y, s)
@@ -111,7 +119,8 @@ def fresh_rows(data: Path, one: Path, three: Path, engines: list[str]) -> list[t
     """The table's runs, each to be timed in a new process."""
     py = sys.executable
     here = str(Path(__file__).resolve().parent)
-    rows = [("pandas read_csv + scikit-learn sequence (fresh process)",
+    reader = "read_parquet" if data.suffix == ".parquet" else "read_csv"
+    rows = [(f"pandas {reader} + scikit-learn sequence (fresh process)",
              lambda: fresh([py, "-c", f"import sys; sys.path.insert(0, {here!r}); import bench_intervals as b; "
                                       f"from pathlib import Path; b.sklearn_sequence(Path({str(data)!r}))"]))]
     for engine in engines:
@@ -142,7 +151,8 @@ def print_rows(rows: list[tuple[str, tuple[float, float]]], engines: list[str]) 
     sk = rows[0][1]
     for i, engine in enumerate(engines):
         o, t = rows[1 + 2 * i][1], rows[2 + 2 * i][1]
-        print(f"{engine}: sklearn / one model = {sk[0] / o[0]:.2f} (wall), {sk[1] / o[1]:.2f} (CPU), target >= 5; "
+        print(f"{engine}: sklearn / one model = {sk[0] / o[0]:.2f} (wall), {sk[1] / o[1]:.2f} (CPU), "
+              "target >= 10 (issue 46; >= 5 issue 39); "
               f"three models / one model = {t[0] / o[0]:.2f} (wall), {t[1] / o[1]:.2f} (CPU), target <= 3")
 
 
@@ -201,6 +211,8 @@ def main() -> None:
     ap.add_argument("--rows", type=int, default=10_000_000)
     ap.add_argument("--dir", type=Path, default=Path("/tmp/bench_intervals"))
     ap.add_argument("--engines", nargs="+", default=["memory", "stream"])
+    ap.add_argument("--formats", nargs="+", choices=["parquet", "csv"], default=["parquet", "csv"],
+                    help="which copies of the data are measured, each against its own pandas reader (default both)")
     ap.add_argument("--phases", action="store_true", help="also time the phases of the three-model run (memory)")
     ap.add_argument("--fresh", action="store_true", help="also time every command in its own new process")
     ap.add_argument("--repeat", type=int, default=3,
@@ -208,43 +220,49 @@ def main() -> None:
     args = ap.parse_args()
     d = args.dir
     d.mkdir(parents=True, exist_ok=True)
-    data = d / f"scores_{args.rows}.csv"
-    if not data.exists():
+    csv = d / f"scores_{args.rows}.csv"
+    if not (csv.exists() and csv.with_suffix(".parquet").exists()):
         t = time.perf_counter()
-        make_file(data, args.rows)
-        print(f"generated {data} ({data.stat().st_size / 1e6:.0f} MB) in {time.perf_counter() - t:.0f} s", file=sys.stderr)
-    one, three = d / "one.yaml", d / "three.yaml"
-    write_config(one, data, 1, ["json"], d / "out_one")
-    write_config(three, data, N_MODELS, ["html", "pdf", "json"], d / "out_three")
+        make_file(csv, args.rows)
+        print(f"generated {csv} ({csv.stat().st_size / 1e6:.0f} MB) and its Parquet copy in "
+              f"{time.perf_counter() - t:.0f} s", file=sys.stderr)
     # imports and first calls before timing, for both sides: each runs once on a small file
     # (reportgen imports most of its modules lazily, on its first run)
     small = d / "scores_warmup.csv"
-    if not small.exists():
+    if not (small.exists() and small.with_suffix(".parquet").exists()):
         make_file(small, 20_000, seed=1)
-    warm = d / "warmup.yaml"
-    write_config(warm, small, N_MODELS, ["html", "pdf", "json"], d / "out_warmup")
-    sklearn_sequence(small)
-    reportgen_run(warm, "memory")
+    for fmt in args.formats:
+        warm = d / f"warmup_{fmt}.yaml"
+        write_config(warm, small.with_suffix(f".{fmt}"), N_MODELS, ["html", "pdf", "json"], d / "out_warmup")
+        sklearn_sequence(small.with_suffix(f".{fmt}"))
+        reportgen_run(warm, "memory")
 
-    runs = [("pandas read_csv + scikit-learn sequence (1 model, no intervals)", lambda: sklearn_sequence(data))]
-    for engine in args.engines:
-        runs.append((f"reportgen run, 1 model, JSON ({engine})", lambda e=engine: reportgen_run(one, e)))
-        runs.append((f"reportgen run, {N_MODELS} models, HTML+PDF+JSON ({engine})", lambda e=engine: reportgen_run(three, e)))
-    rows = best_of(args.repeat, [(name, lambda fn=fn: timed(fn)) for name, fn in runs])
-    print(f"{args.rows:,} rows; wall and CPU seconds of this process and its children, the fastest of "
-          f"{args.repeat} interleaved runs each ({os.cpu_count()} cores, load average "
-          f"{' '.join(f'{x:.1f}' for x in os.getloadavg())})")
-    print_rows(rows, args.engines)
-    if args.phases:
-        phases: dict[str, list[float]] = {}
-        with phase_times(phases):
-            total = timed(lambda: reportgen_run(three, "memory"))
-        print(f"phases of a second three-model run (memory): {total[0]:.1f} s wall, {total[1]:.1f} s CPU")
-        for name, (w, c) in phases.items():
-            print(f"  {name:<40} {w:>6.1f} s wall {c:>6.1f} s CPU")
-    if args.fresh:
-        print("each command in its own new process (as from a shell; imports and start-up included):")
-        print_rows(best_of(args.repeat, fresh_rows(data, one, three, args.engines)), args.engines)
+    for fmt in args.formats:
+        data = csv.with_suffix(f".{fmt}")
+        reader = "read_parquet" if fmt == "parquet" else "read_csv"
+        one, three = d / f"one_{fmt}.yaml", d / f"three_{fmt}.yaml"
+        write_config(one, data, 1, ["json"], d / "out_one")
+        write_config(three, data, N_MODELS, ["html", "pdf", "json"], d / "out_three")
+        runs = [(f"pandas {reader} + scikit-learn sequence (1 model, no intervals)", lambda p=data: sklearn_sequence(p))]
+        for engine in args.engines:
+            runs.append((f"reportgen run, 1 model, JSON ({engine})", lambda e=engine, c=one: reportgen_run(c, e)))
+            runs.append((f"reportgen run, {N_MODELS} models, HTML+PDF+JSON ({engine})",
+                         lambda e=engine, c=three: reportgen_run(c, e)))
+        rows = best_of(args.repeat, [(name, lambda fn=fn: timed(fn)) for name, fn in runs])
+        print(f"{fmt.upper()}, {args.rows:,} rows; wall and CPU seconds of this process and its children, the "
+              f"fastest of {args.repeat} interleaved runs each ({os.cpu_count()} cores, load average "
+              f"{' '.join(f'{x:.1f}' for x in os.getloadavg())})")
+        print_rows(rows, args.engines)
+        if args.phases:
+            phases: dict[str, list[float]] = {}
+            with phase_times(phases):
+                total = timed(lambda c=three: reportgen_run(c, "memory"))
+            print(f"phases of a second three-model run (memory): {total[0]:.1f} s wall, {total[1]:.1f} s CPU")
+            for name, (w, c) in phases.items():
+                print(f"  {name:<40} {w:>6.1f} s wall {c:>6.1f} s CPU")
+        if args.fresh:
+            print(f"{fmt.upper()}, each command in its own new process (as from a shell; imports and start-up included):")
+            print_rows(best_of(args.repeat, fresh_rows(data, one, three, args.engines)), args.engines)
 
 
 if __name__ == "__main__":

@@ -256,12 +256,31 @@ def key_codes(values: Any) -> tuple[np.ndarray, np.ndarray]:
     if not chunks:
         return np.zeros(0, dtype=np.intp), np.array([None], dtype=object)
     dictionary = chunks[0].dictionary
+    luts = None
     if any(not c.dictionary.equals(dictionary) for c in chunks[1:]):
-        return key_codes(_to_arrow(arr))  # chunks encoded apart: encode the whole array once
+        if sum(len(c.dictionary) for c in chunks) > _FEW_DISTINCT:
+            return key_codes(_to_arrow(arr))  # many values: encode the whole array once
+        # chunks encoded apart (a CSV block that starts with another label): each chunk's codes
+        # mapped into the union of the dictionaries, values in order of first appearance
+        union: dict[Any, int] = {}
+        luts = [
+            np.array([union.setdefault(v, len(union)) for v in c.dictionary.to_pylist()], dtype=np.int32)
+            for c in chunks
+        ]
+        dictionary = pa.array(list(union), type=dictionary.type)
     # the distinct keys through Python objects, the codes from their buffers: to_numpy imports pandas
     names = np.array([*key_array(dictionary).to_pylist(), None], dtype=object)
-    codes = pc.fill_null(pa.chunked_array([c.indices for c in chunks]), len(dictionary))
-    return numpy_of(codes), names
+    missing = len(dictionary)
+    parts = []
+    for k, c in enumerate(chunks):
+        own = missing if luts is None else len(c.dictionary)  # the chunk's own code of a missing value
+        idx = numpy_of(c.indices if not c.indices.null_count else pc.fill_null(c.indices, own))
+        parts.append(idx if luts is None else np.append(luts[k], missing)[idx])
+    return (parts[0] if len(parts) == 1 else np.concatenate(parts)), names
+
+
+#: Most dictionary entries over a column's chunks that :func:`key_codes` maps chunk by chunk.
+_FEW_DISTINCT = 4096
 
 
 #: Text that is the number zero (``-0.0``, ``0e5``, ``.0``).
@@ -747,6 +766,8 @@ def check_score_range(
     path: Any, column: str, scores: np.ndarray, keep: np.ndarray | None, offset: int, faults: Faults | None = None
 ) -> None:
     """Scores beyond ±:data:`MAX_SCORE_MAGNITUDE` are an error naming the first (not an overflow later)."""
+    if scores.size == 0 or (scores.min() >= -MAX_SCORE_MAGNITUDE and scores.max() <= MAX_SCORE_MAGNITUDE):
+        return  # two passes that allocate nothing; a NaN fails both comparisons and is looked at below
     if (i := first_kept(np.abs(scores) > MAX_SCORE_MAGNITUDE, keep)) is not None:
         fault(
             faults,

@@ -66,7 +66,7 @@ from reportgen.errors import InputError
 from reportgen.io import align as A
 from reportgen.io import validate as V
 from reportgen.io.align import Join, Keyed, check_positions, check_unique, concat_ids
-from reportgen.io.batches import Batch, read_columns, read_frames, record_batch
+from reportgen.io.batches import Batch, arrow_table, read_columns, read_frames
 from reportgen.io.files import FileInfo, check_parts, columns_in, file_info, hashing, no_rows
 from reportgen.io.pairs import PAIRED_CHUNK, RowSpill
 from reportgen.io.progress import Progress, ReadProgress
@@ -549,7 +549,7 @@ def load_frames(cfg: Config, frames: dict[Path, Any], files: list[FileInfo]) -> 
     to :mod:`reportgen.api`). Each frame is one batch (:class:`Reader`), reduced by the passes and
     accumulators of ``engine: stream`` with nothing binned (:func:`whole_file_config`): the same
     rules, messages, tables and paired statistics; ``files``: the inputs' audit records."""
-    reader = Reader({path: Batch(record_batch(df)) for path, df in frames.items()})
+    reader = Reader({path: Batch(arrow_table(df)) for path, df in frames.items()})
     return runner(cfg)(whole_file_config(cfg), None, reader, files)
 
 
