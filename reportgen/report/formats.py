@@ -174,7 +174,9 @@ def fmt_pct(v: float | None, digits: int = 1, signed: bool = False) -> str:
 def fmt_share(v: float | None, digits: int = 0) -> str:
     """A share in per cent (``digits`` decimals) never rounded to a bound it does not equal: 12 of
     2 975 rows is "< 1 %", not "0 %" (which reads as none), and 2 970 of 2 975 is "> 99 %"; with
-    one decimal, 1 row flagged of 6 000 is "< 0.1 %" and the 5 999 approved "> 99.9 %"."""
+    one decimal, 1 row flagged of 6 000 is "< 0.1 %" and the 5 999 approved "> 99.9 %". Also a
+    probability near its bounds, as a test's power: 0.99996 is "> 99.9 %", not "100.0 %", which
+    reads as a certainty the test does not have."""
     if v is None or not math.isfinite(v):
         return "n/a"
     step = 10.0**-digits  # the smallest share shown, in per cent
