@@ -71,6 +71,8 @@ class DeltaRow:
     ns: bool
     ns_note: str
     ci: str
+    #: why there is no interval, in its cell ("" when there is one or nothing to say)
+    ci_note: str
     relative: str
     rer: str
     #: an error reduction is a headline only when the change is significant (its CI clear of 0)
@@ -283,6 +285,17 @@ def _error_within_noise(base: float | None, base_ci: Sequence[float] | None) -> 
     return 1.0 - base < base_ci[1] - base_ci[0]
 
 
+def _no_interval_why(result: ComparisonResult, c: Comparison, key: str, ci: object) -> str:
+    """Why a difference has no interval, for its empty interval cell ("" when it has one, or
+    when the bootstrap was off): a metric a scorecard takes from its PD column (``metric_sources``;
+    capability ``paired_interval.pd_column``) is not counted with the other model's scores, so
+    there is no paired draw. Said beside the "no interval", not only pages later in the notes."""
+    pd = [n for n in (c.baseline, c.model) if result.models[n].metric_sources.get(key) == "pd_column"]
+    if ci or not pd:
+        return ""
+    return f"{' and '.join(pd)}: from the PD column, not paired with these scores"
+
+
 def _delta_rows(result: ComparisonResult, c: Comparison, ms: Models) -> tuple[DeltaRow, ...]:
     rows = []
     for k in KEY_COMPARISON_METRICS if ms.binary else KEY_MULTICLASS_METRICS:
@@ -309,6 +322,7 @@ def _delta_rows(result: ComparisonResult, c: Comparison, ms: Models) -> tuple[De
                 ns=clear is not True and mark in ("better", "worse"),
                 ns_note="not significant" if clear is False else "no interval",
                 ci=fmt_ci(c.ci.get(k)),
+                ci_note=_no_interval_why(result, c, k, c.ci.get(k)),
                 relative=fmt_pct(c.relative_delta.get(k), 1, signed=True),
                 rer="—"
                 if noise
