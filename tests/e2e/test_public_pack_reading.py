@@ -54,3 +54,14 @@ def test_the_scorecards_reliability_curve_is_its_pd_columns_with_counts(credit_h
 def test_config_as_run_gives_model_files_as_the_config_does(credit_html: str) -> None:
     assert "file: data/credit_champion_val.csv" in credit_html
     assert str(PUBLIC) not in credit_html
+
+
+def test_the_pack_shows_partial_auc_operating_points_and_calibration(credit_html: str) -> None:
+    """The one shipped config that exercises ``partial_auc:``, ``operating_points:`` and
+    ``calibration:`` (a new user sees those sections), with their values, not an empty shell."""
+    for section in ("partial_auc", "operating_points", "calibration"):
+        start = credit_html.index(f'<section id="{section}"')
+        body = credit_html[start : credit_html.index("</section>", start)]
+        assert "<table" in body and '<td class="num">n/a' not in body, section
+    assert "Specificity 0.800 to 1.000" in credit_html and "<td>FPR 10.0" in credit_html
+    assert "10 equal-count (quantile) bins" in credit_html
