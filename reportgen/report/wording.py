@@ -278,12 +278,16 @@ BOOTSTRAP_NORMAL_NOTE = (
 )
 
 
-def family_words(family: str | None, size: int | None, baseline: str) -> str:
+def family_words(family: str | None, size: int | None, baseline: str, partial_auc: bool = False) -> str:
     """The Holm family of an adjusted p, named with its size ("the 2 comparisons with logistic",
     "the 1 challenger-vs-challenger pair"); "" when a file from before families were recorded
-    does not say (:mod:`reportgen.engine.multiplicity`)."""
+    does not say (:mod:`reportgen.engine.multiplicity`). ``partial_auc``: the verdicts' family
+    holds partial AUC tests too, so its size is not the number of challengers ("the 2 tests
+    against champion (verdicts and partial AUC)", not "the 2 comparisons" with one challenger)."""
     if family is None or size is None:
         return ""
+    if family == "verdicts" and partial_auc:
+        return f"the {size:,} test{'' if size == 1 else 's'} against {baseline} (verdicts and partial AUC)"
     what = {
         "verdicts": ("comparison", f" with {baseline}"),
         "delong": ("DeLong test", f" against {baseline}"),
@@ -758,12 +762,13 @@ def _detectable(d: Decision, name: str) -> str:
     )
 
 
-def verdict_of(model: str, baseline: str, d: Decision) -> str:
+def verdict_of(model: str, baseline: str, d: Decision, partial_auc: bool = False) -> str:
     """One plain sentence written from the decision's facts alone: which way, by how much, how sure.
 
     The interval is labelled unadjusted when the family has several verdicts, with the
     simultaneous (Bonferroni) interval beside it; the conclusion follows ``d.direction``, which
-    the Holm-adjusted p-value decides (:mod:`reportgen.engine.multiplicity`).
+    the Holm-adjusted p-value decides (:mod:`reportgen.engine.multiplicity`). ``partial_auc``:
+    the comparison has partial AUC tests, which share the verdicts' Holm family (:func:`family_words`).
     """
     name = _NICE.get(d.metric, d.metric.replace("_", " "))
     if d.delta is None:
@@ -787,7 +792,7 @@ def verdict_of(model: str, baseline: str, d: Decision) -> str:
     holm = ""
     if several and d.p_value_adjusted is not None:
         holm = (
-            f", Holm-adjusted over {family_words(d.family, d.family_size, baseline)}, "
+            f", Holm-adjusted over {family_words(d.family, d.family_size, baseline, partial_auc)}, "
             f"{fmt_p(d.p_value_adjusted, d.p_value_adjusted_is_bound)}"
         )
     sig = ""
@@ -834,7 +839,9 @@ def ranking_note(result: ComparisonResult) -> str:
 def verdict(c: Comparison) -> str:
     """The comparison's verdict, written from ``c.decision``; the stored sentence when the result
     has no decision (a ``metrics.json`` written before decisions were recorded)."""
-    return c.verdict if c.decision is None else verdict_of(c.model, c.baseline, c.decision)
+    if c.decision is None:
+        return c.verdict
+    return verdict_of(c.model, c.baseline, c.decision, any(t.p_value is not None for t in c.partial_auc))
 
 
 #: How a multiclass model decides a row's class (``ModelResult.decision_rule``).

@@ -226,7 +226,9 @@ def comparison_view(result: ComparisonResult, ms: Models, forest: object | None)
                     z=fmt_num(d.z, 2),
                     p=fmt_p(d.p_value),
                     p_holm=fmt_p(d.p_value_holm) if d.p_value_holm is not None and delong_family > 1 else "",
-                    family=family_words(d.family, d.family_size, c.baseline),
+                    family=family_words(
+                        d.family, d.family_size, c.baseline, any(t.p_value is not None for t in c.partial_auc)
+                    ),
                     ci=fmt_ci(d.ci, 4),
                     paired="paired" if d.paired else "unpaired",
                 ),
