@@ -705,9 +705,9 @@ def _power_rows(m: CreditModel, amber: float) -> tuple[PowerRow, ...]:
             defaults=fmt_count(g.defaults),
             pd=fmt_pct(g.mean_pd, 2),
             binomial_critical=crit(g.power.binomial_critical),
-            binomial_power=fmt_share(g.power.binomial_power, 1),
+            binomial_power=fmt_share(g.power.binomial_power),
             jeffreys_critical=crit(g.power.jeffreys_critical),
-            jeffreys_power=fmt_share(g.power.jeffreys_power, 1),
+            jeffreys_power=fmt_share(g.power.jeffreys_power),
             correlated_critical="" if g.binomial_correlated is None else crit(g.binomial_correlated.critical_defaults),
             correlated_p="" if g.binomial_correlated is None else fmt_pvalue(g.binomial_correlated.test.p_value),
             weak=_weak(g),
@@ -732,7 +732,7 @@ def _power_note(m: CreditModel, ratio: float) -> str:
     if not weak:
         return ""
     parts = ", ".join(
-        f"{g.grade} (Jeffreys {fmt_share(g.power.jeffreys_power, 1)}, binomial {fmt_share(g.power.binomial_power, 1)})"
+        f"{g.grade} (Jeffreys {fmt_share(g.power.jeffreys_power)}, binomial {fmt_share(g.power.binomial_power)})"
         for g in weak
         if g.power is not None
     )
