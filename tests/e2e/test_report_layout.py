@@ -15,7 +15,8 @@ import pytest
 from renders import demo_run  # noqa: F401 - a fixture: the demo rendered once per test run
 
 import reportgen
-from reportgen.report.render import Theme, build_view, render_html
+from reportgen.report.render import Theme, render_html
+from reportgen.report.views import report_view
 from reportgen.report.views.metrics import PORTRAIT_CHARS, column_chars, column_groups
 from reportgen.results import Decision
 from reportgen.report.wording import ranking_note, verdict_of
@@ -24,9 +25,13 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from test_report_stress import TWELVE, _compare  # noqa: E402
 
-pytestmark = [pytest.mark.slow]
-
 NOW = "2026-01-01T00:00:00Z"
+
+
+def build_view(result: reportgen.ComparisonResult, theme: Theme | None = None):
+    """The report's view without its figures (``render.build_view`` draws every figure, seconds for
+    twelve models): these tests read tables, sentences and sections that hold no figure."""
+    return report_view(result, theme or Theme(), dict)
 
 
 # ---- the metrics table of a dozen models -------------------------------------------------------
@@ -42,11 +47,13 @@ def twelve_metrics_pdf_text(twelve) -> str:
     from pypdf import PdfReader  # noqa: PLC0415
     from weasyprint import HTML  # noqa: PLC0415
 
-    html = render_html(twelve, theme=Theme(sections=("metrics",)), for_pdf=True)
+    theme = Theme(sections=("metrics",))
+    html = render_html(twelve, theme=theme, for_pdf=True, view=build_view(twelve, theme))
     pdf = HTML(string=html).write_pdf()
     return "\n".join(page.extract_text() for page in PdfReader(io.BytesIO(pdf)).pages)
 
 
+@pytest.mark.slow
 @pytest.mark.pdf
 def test_twelve_model_names_print_whole_in_the_metrics_table_not_broken_mid_word(twelve_metrics_pdf_text):
     # twelve columns of one landscape table were narrower than "challenger_": the header printed
@@ -57,10 +64,11 @@ def test_twelve_model_names_print_whole_in_the_metrics_table_not_broken_mid_word
 
 
 def test_twelve_models_split_into_two_tables_of_six_each_saying_where_the_best_is(twelve):
-    view = build_view(twelve)
+    theme = Theme(sections=("metrics",))
+    view = build_view(twelve, theme)
     assert [g.cols for g in view.metrics.groups] == [tuple(range(6)), tuple(range(6, 12))]
     assert view.metrics.groups[1].caption.startswith("Models 7–12 of 12; the highlighted value is the best of all 12")
-    html = render_html(twelve, theme=Theme(sections=("metrics",)), view=view)
+    html = render_html(twelve, theme=theme, view=view)
     section = html[html.index('<section id="metrics"'):]
     section = section[:section.index("</section>")]
     assert section.count('<table class="metrics">') == 2
@@ -138,7 +146,8 @@ def test_a_ranking_of_models_the_tests_do_not_separate_says_so():
     assert note == ("The order is that of the point estimates: chall's difference in Gini from champ is not "
                     "significant (see the verdict above), so the ranking does not show chall to be better or "
                     "worse than champ.")
-    html = render_html(result, theme=Theme(sections=("summary",)))
+    theme = Theme(sections=("summary",))
+    html = render_html(result, theme=theme, view=build_view(result, theme))
     assert f'<p class="small ranking-note">{note.replace(chr(39), "&#39;")}</p>' in html
     assert note.replace("'", "&#39;") in result._repr_html_()
 
@@ -171,31 +180,41 @@ def test_the_notebook_forest_plot_is_shown_full_width_and_rows_with_thousands():
 
 # ---- the comparison section's pages ------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_a_comparison_flows_on_instead_of_leaving_half_a_page_and_a_lone_sentence(demo_run):
     # each comparison was kept whole on a page, but a card is taller than what the forest plot
     # leaves of a page: the demo's page 2 was half empty and its last sentence (McNemar's) stood
     # alone on page 4. Now the card flows; its Δ table and its tests stay whole
     from pypdf import PdfReader  # noqa: PLC0415
 
-    pages = [" ".join(p.extract_text().split()) for p in PdfReader(demo_run.out / "report.pdf").pages]
+    reader = PdfReader(demo_run.out / "report.pdf")
+    read: dict[int, str] = {}
+
+    def page(i: int) -> str:  # read as needed: the comparison is on the first pages of ~30
+        if i not in read:
+            read[i] = " ".join(reader.pages[i].extract_text().split())
+        return read[i]
 
     def page_of(text: str) -> int:
-        return next(i for i, t in enumerate(pages) if text in t)
+        return next(i for i in range(len(reader.pages)) if text in page(i))
 
     assert page_of("challenger vs champion") == page_of("Each challenger against champion")
     assert page_of("McNemar's test on rows: challenger alone") == page_of("At champion's approval rate")
     # the Δ table is never split (its last row was left alone under a repeated header)
     # (its last row, the Brier score, is on the page its heading is)
-    assert "Brier score" in pages[page_of("naive vs champion")].split("naive vs champion", 1)[1]
+    assert "Brier score" in page(page_of("naive vs champion")).split("naive vs champion", 1)[1]
 
 
+@pytest.mark.slow
 @pytest.mark.pdf
 def test_the_notes_under_a_dozen_models_ranking_are_not_left_alone_on_a_page(twelve):
     # the ranking of twelve (kept whole) ended page 2 and its settings note stood alone on page 3
     from pypdf import PdfReader  # noqa: PLC0415
     from weasyprint import HTML  # noqa: PLC0415
 
-    pdf = HTML(string=render_html(twelve, theme=Theme(sections=("summary",)), for_pdf=True)).write_pdf()
+    theme = Theme(sections=("summary",))
+    html = render_html(twelve, theme=theme, for_pdf=True, view=build_view(twelve, theme))
+    pdf = HTML(string=html).write_pdf()
     pages = [" ".join(p.extract_text().split()) for p in PdfReader(io.BytesIO(pdf)).pages]
     ranking = next(i for i, t in enumerate(pages) if "Ranking by Gini" in t)
     assert "Decision rules as in the table of models above" in pages[ranking]
@@ -205,15 +224,17 @@ def test_the_notes_under_a_dozen_models_ranking_are_not_left_alone_on_a_page(twe
 def test_a_difference_without_an_interval_is_not_marked_plain_better(twelve):
     # with the bootstrap off, KS, F1, … had no interval, yet their Δ was marked "better" like the
     # Gini's, whose DeLong interval excludes 0; the error-reduction column beside it said "no interval"
-    view = build_view(twelve)
+    theme = Theme(sections=("comparison",))
+    view = build_view(twelve, theme)
     rows = {r.key: r for r in view.comparison.comparisons[-1].rows}
     assert rows["ks"].ci == "" and rows["ks"].mark == "better"
     assert rows["ks"].ns and rows["ks"].ns_note == "no interval"
     assert rows["gini"].ci and not rows["gini"].ns  # DeLong: clear of 0, a plain "better"
-    html = render_html(twelve, theme=Theme(sections=("comparison",)), view=view)
+    html = render_html(twelve, theme=theme, view=view)
     assert '<span class="mark ns">better, no interval</span>' in html
 
 
+@pytest.mark.slow
 @pytest.mark.pdf
 def test_a_pair_of_confusion_matrices_stays_level_when_one_threshold_is_long(tmp_path):
     # "at the cost-optimal threshold (positive when score ≥ 0.19131843768564435)" wrapped, the
@@ -223,10 +244,11 @@ def test_a_pair_of_confusion_matrices_stays_level_when_one_threshold_is_long(tmp
     from weasyprint import HTML  # noqa: PLC0415
 
     result = _compare(TWELVE[:3], costs={"fn": 5, "fp": 1})
-    view = build_view(result)
+    theme = Theme(sections=("confusion",))
+    view = build_view(result, theme)
     assert all(v.rule.startswith("(positive when score") for m in view.confusion.binary for v in m.views)
     pdf = tmp_path / "c.pdf"
-    HTML(string=render_html(result, theme=Theme(sections=("confusion",)), for_pdf=True)).write_pdf(pdf)
+    HTML(string=render_html(result, theme=theme, for_pdf=True, view=view)).write_pdf(pdf)
     totals = []  # the y of each "Total" (a matrix's column header and its last row's label), page by page
     for page in extract_pages(pdf):
         totals += [(page.pageid, round(line.y0)) for box in page if isinstance(box, LTTextContainer)

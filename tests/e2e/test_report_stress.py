@@ -18,11 +18,22 @@ import reportgen
 import reportgen.report.figures as figures
 from reportgen.report.formats import FSI, PDI, isolate, needs_isolation, text_direction
 from reportgen.report.formats import wbr
-from reportgen.report.render import render_html
-
-pytestmark = [pytest.mark.slow]
+from reportgen.report.render import Theme, render_html
+from reportgen.report.views import report_view
 
 NOW = "2026-01-01T00:00:00Z"
+
+
+def _html(result: reportgen.ComparisonResult, *sections: str, for_pdf: bool = False) -> str:
+    """The report's HTML with only ``sections`` and without figures (drawing every figure costs
+    seconds): for tests that read tables, sentences and the stylesheet."""
+    theme = Theme(sections=sections)
+    return render_html(result, theme=theme, for_pdf=for_pdf, view=report_view(result, theme, dict))
+
+
+def _tables_view(result: reportgen.ComparisonResult):
+    """The report's view without its figures, for tests that read its tables and sentences."""
+    return report_view(result, Theme(), dict)
 
 
 def _scores(n_models: int, rows: int = 400, seed: int = 3) -> pd.DataFrame:
@@ -54,7 +65,8 @@ def twelve():
 
 @pytest.fixture(scope="module")
 def twelve_html(twelve) -> str:
-    return render_html(twelve, for_pdf=True)
+    """The title block (its table of models), the summary and the metrics section, and the CSS."""
+    return _html(twelve, "summary", "metrics", for_pdf=True)
 
 
 def test_twelve_models_no_longer_share_eight_colours(twelve_html):
@@ -123,9 +135,12 @@ def test_directions_and_isolation_of_names():
 
 @pytest.fixture(scope="module")
 def rtl_html() -> str:
-    return render_html(_compare(["base", HEBREW, ARABIC, "model (v2)"]), for_pdf=True)
+    # the curves for a figure's legend, the appendix for the config as run
+    return render_html(_compare(["base", HEBREW, ARABIC, "model (v2)"]), for_pdf=True,
+                       theme=Theme(sections=("summary", "curves", "appendix")))
 
 
+@pytest.mark.slow
 def test_a_right_to_left_name_in_a_table_is_isolated_with_its_direction(rtl_html):
     # WeasyPrint reads a <bdi> left to right unless told: "نموذج 10 (v3.1)" came out
     # with "(v3.1)" on the wrong side, and an unisolated name pulled the numbers beside it in
@@ -139,6 +154,7 @@ def test_a_right_to_left_name_in_a_table_is_isolated_with_its_direction(rtl_html
     assert re.search(r"bdi\s*\{\s*unicode-bidi:\s*isolate;", css)
 
 
+@pytest.mark.slow
 def test_a_right_to_left_name_in_a_sentence_is_isolated(rtl_html):
     summary = rtl_html[rtl_html.index('<section id="summary">'):rtl_html.index("</section>")]
     verdicts = [html.unescape(v) for v in re.findall(r'<p class="verdict">(.*?)</p>', summary, re.S)]
@@ -146,12 +162,14 @@ def test_a_right_to_left_name_in_a_sentence_is_isolated(rtl_html):
     assert not any(re.search(f"(?<!{FSI}){re.escape(HEBREW)}", v) for v in verdicts)
 
 
+@pytest.mark.slow
 def test_the_config_as_run_keeps_the_names_byte_for_byte(rtl_html):
     config = rtl_html[rtl_html.index('<pre class="config">'):]
     config = config[:config.index("</pre>")]
     assert HEBREW in config and FSI not in config and PDI not in config
 
 
+@pytest.mark.slow
 def test_a_right_to_left_name_in_a_figure_legend_keeps_its_number_after_it(rtl_html):
     # the ROC legend "מודל 2: AUC 0.66" printed the AUC's neighbours reordered around the name
     labels = re.findall(r"<text\b[^>]*>([^<]*)</text>", rtl_html)
@@ -175,7 +193,8 @@ def _credit_config(d: Path, rows: int = 1200) -> Path:
            "threshold": 0.1, "bootstrap": {"resamples": 0, "seed": 1},
            "models": [{"name": "pd_model", "file": "data.csv", "score": "pd"}],
            "credit": {"grades": {"column": "rating", "order": GRADES}}, "segment": "segment",
-           "output": {"dir": "out", "formats": ["html", "pdf"], "overwrite": True}}
+           "output": {"dir": "out", "formats": ["html", "pdf"], "overwrite": True},
+           "report": {"sections": ["credit"]}}  # the section under test: its heading starts a page
     path = d / "credit.yaml"
     path.write_text(yaml.safe_dump(cfg, sort_keys=False, allow_unicode=True), encoding="utf-8")
     return path
@@ -191,6 +210,7 @@ def credit_run(tmp_path_factory):
     return d / "out"
 
 
+@pytest.mark.slow
 @pytest.mark.pdf
 def test_long_grade_labels_wrap_and_many_grades_may_break_across_pages(credit_run):
     html = (credit_run / "report.html").read_text(encoding="utf-8")
@@ -201,6 +221,7 @@ def test_long_grade_labels_wrap_and_many_grades_may_break_across_pages(credit_ru
     assert re.search(r"table\.credit-grades\.many-grades\s*\{\s*break-inside:\s*auto;", css)
 
 
+@pytest.mark.slow
 @pytest.mark.pdf
 def test_a_grades_table_of_24_long_labels_stays_on_the_page(credit_run):
     # the labels never wrapped (td.grade: nowrap), so the last columns (Binomial p, Light) ran
@@ -248,15 +269,13 @@ def test_a_swap_with_nothing_swapped_out_says_so(tiny):
 def test_an_undefined_value_in_the_comparison_table_says_why(tiny):
     # the comparison table printed a bare n/a for s1's MCC (the metrics table gave the reason), and
     # an error reduction of n/a against a perfect baseline without a word
-    from reportgen.report.render import build_view  # noqa: PLC0415
-
-    comparison = build_view(tiny).comparison.comparisons[0]
+    comparison = _tables_view(tiny).comparison.comparisons[0]
     rows = {r.key: r for r in comparison.rows}
     assert rows["mcc"].model == "n/a" and rows["gini"].rer == "n/a"
     assert rows["gini"].rer_note == "baseline has no error"
     assert list(comparison.undefined) == ["Matthews correlation (MCC): n/a for s1, a row or column of the confusion "
                                        "matrix is empty."]
-    html = render_html(tiny)
+    html = _html(tiny, "comparison")
     assert ('<p class="note undefined">Matthews correlation (MCC): n/a for s1, a row or column of the confusion '
             'matrix is empty.</p>') in html
 
@@ -318,14 +337,12 @@ def test_paths_named_like_a_right_to_left_model_are_printed_as_written(tmp_path)
     # isolating the name inside other text must not touch the input's path (copied out of the report)
     from reportgen.api import compare_models  # noqa: PLC0415
     from reportgen.config import load_config  # noqa: PLC0415
-    from reportgen.report.render import build_view  # noqa: PLC0415
-
     _scores(2).to_csv(tmp_path / f"{HEBREW}.csv", index=False)
     (tmp_path / "c.yaml").write_text(yaml.safe_dump({
         "task": "binary", "label": "y", "positive": 1, "bootstrap": {"resamples": 0, "seed": 1},
         "models": [{"name": "base", "file": f"{HEBREW}.csv", "score": "s0"},
                    {"name": HEBREW, "file": f"{HEBREW}.csv", "score": "s1"}]}, allow_unicode=True), encoding="utf-8")
-    view = build_view(compare_models(*load_config(tmp_path / "c.yaml"), now=NOW))
+    view = _tables_view(compare_models(*load_config(tmp_path / "c.yaml"), now=NOW))
     assert [m.file for m in view.models] == [f"{HEBREW}.csv"] * 2
     assert view.appendix.files[0].name == f"{HEBREW}.csv" and FSI not in view.appendix.files[0].path
     assert any(f"{FSI}{HEBREW}{PDI}'s" in c.verdict for c in view.comparison.comparisons)
@@ -333,16 +350,15 @@ def test_paths_named_like_a_right_to_left_model_are_printed_as_written(tmp_path)
 
 def test_one_reason_for_both_models_is_one_note():
     # "Brier score: n/a for s0, scores are not probabilities …" and then the same line for s1
-    from reportgen.report.render import build_view  # noqa: PLC0415
-
     data = _scores(2)
     data[["s0", "s1"]] *= 100  # points, not probabilities
     result = reportgen.compare_frames(data, label="y", positive=1, threshold=30, now=NOW, scores=["s0", "s1"],
                                       bootstrap={"resamples": 0, "seed": 1})
-    notes = build_view(result).comparison.comparisons[0].undefined
+    notes = _tables_view(result).comparison.comparisons[0].undefined
     assert len(notes) == 1 and notes[0].startswith("Brier score: n/a for s0 and s1, "), notes
 
 
+@pytest.mark.slow
 @pytest.mark.pdf
 def test_a_landscape_confusion_matrix_keeps_its_model_heading(tmp_path):
     # 12 classes, one label of 60 characters: each card (heading + matrix) was taller than a
@@ -367,7 +383,7 @@ def test_a_landscape_confusion_matrix_keeps_its_model_heading(tmp_path):
         "report": {"sections": ["summary", "confusion"]},
         "models": [{"name": f"heading_model_{m}", "file": "d.csv", "prediction": f"p{m}"} for m in range(2)]}),
         encoding="utf-8")
-    html = render_html(compare_models(*load_config(tmp_path / "c.yaml"), now=NOW), for_pdf=True)
+    html = _html(compare_models(*load_config(tmp_path / "c.yaml"), now=NOW), "summary", "confusion", for_pdf=True)
     render_pdf(html, tmp_path / "r.pdf")
     found, _ = glyphs(tmp_path / "r.pdf")
     pages: dict[int, str] = {}
