@@ -75,6 +75,14 @@ def quantiles_html(quantiles) -> str:
     return (quantiles / "report.html").read_text(encoding="utf-8").replace("\u00a0", " ").replace("\u2009", " ")
 
 
+@pytest.fixture(scope="module")
+def quantiles_glyphs(quantiles):
+    """Every character of the PDF and each page's size, read once (pdfminer takes seconds a pass)."""
+    from test_pdf_layout import glyphs  # noqa: PLC0415
+
+    return glyphs(quantiles / "report.pdf")
+
+
 def _credit(html: str) -> str:
     start = html.index('<section id="credit">')
     return html[start:html.index("</section>", start)]
@@ -121,21 +129,24 @@ def test_the_migration_diagonal_is_marked(quantiles_html):
     assert re.search(r"table\.credit-migration td\.diag \{ font-weight: bold;", css)
 
 
-def test_the_migration_caption_stays_on_the_page_of_its_matrix(quantiles, quantiles_html):
+def test_the_migration_caption_stays_on_the_page_of_its_matrix(quantiles_glyphs, quantiles_html):
     # the caption's first two lines at page 12's foot, the matrix on page 13
     section = _credit(quantiles_html)
     assert re.search(r'<div class="keep">\s*<table class="credit-migration', section)
-    import pdfminer.high_level as pdfminer  # noqa: PLC0415
-    pages = [p.replace("\u00a0", " ").replace("\u2009", " ")
-             for p in pdfminer.extract_text(quantiles / "report.pdf").split("\f")]
-    starts = [i for i, p in enumerate(pages) if "Grade migration of the" in p]
-    heads = [i for i, p in enumerate(pages) if "From \\ to" in p]
+    found, sizes = quantiles_glyphs
+    pages = ["".join(g.text for g in found if g.page == i) for i in range(len(sizes))]  # no spaces
+    starts = [i for i, p in enumerate(pages) if "Grademigrationofthe" in p]
+    heads = [i for i, p in enumerate(pages) if "From\\to" in p]
     assert starts and starts == heads, (starts, heads)
 
 
 @pytest.fixture(scope="module")
 def rating_html(tmp_path_factory) -> str:
-    out = _run(tmp_path_factory, "credit_rating", {"column": "rating", "order": SCALE}, "html")  # read as HTML only
+    import reportgen.report.render as render  # noqa: PLC0415
+
+    with pytest.MonkeyPatch.context() as mp:  # the test reads the migration table only: no figures drawn
+        mp.setattr(render, "_draw_figures", lambda result, theme: {})
+        out = _run(tmp_path_factory, "credit_rating", {"column": "rating", "order": SCALE}, "html")  # HTML only
     return (out / "report.html").read_text(encoding="utf-8")
 
 
@@ -145,13 +156,12 @@ def test_a_short_rating_scale_heads_the_migration_columns_by_its_labels(rating_h
     assert heads == SCALE and "grade-no" not in table and "columns numbered" not in table
 
 
-def test_the_grades_table_stays_inside_the_right_margin(quantiles, quantiles_html):
+def test_the_grades_table_stays_inside_the_right_margin(quantiles_glyphs, quantiles_html):
     # ten columns at the body's size: the table's right edge (the Light column) ran ~5 mm past the
     # right margin of the page
-    from test_pdf_layout import glyphs, off_page  # noqa: PLC0415
+    from test_pdf_layout import off_page  # noqa: PLC0415
 
-    import pdfminer  # noqa: F401, PLC0415 - a test dependency: missing, the test fails
-    found, pages = glyphs(quantiles / "report.pdf")
+    found, pages = quantiles_glyphs
     assert not off_page(found, pages), off_page(found, pages)[:10]
     css = quantiles_html[quantiles_html.index("<style>"):quantiles_html.index("</style>")]
     assert re.search(r"table\.credit-grades, table\.credit-power \{ font-size: 0\.84rem; \}", css)

@@ -17,12 +17,19 @@ import reportgen.cli as cli_module
 import reportgen.report.stored_curves as export
 import reportgen.report.render as render
 from reportgen.results import ComparisonResult
+from reportgen.report.theme import Theme
 from reportgen.report.writer import write_outputs
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "snapshots"))
 from snapshot_fixtures import fixture_path  # noqa: E402
 
 pytestmark = [pytest.mark.slow]
+
+
+@pytest.fixture
+def no_figures(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Skip drawing the figures (~1.6 CPU-s a render): these tests read the PDF's archival parts."""
+    monkeypatch.setattr(render, "_draw_figures", lambda result, theme: {})
 
 
 def _archival(pdf: Path) -> PdfReader:
@@ -40,9 +47,10 @@ def _archival(pdf: Path) -> PdfReader:
 
 
 @pytest.mark.pdf
-def test_run_writes_pdf_a_3b_with_its_metrics_json_embedded(tmp_path: Path) -> None:
+def test_run_writes_pdf_a_3b_with_its_metrics_json_embedded(no_figures: None, tmp_path: Path) -> None:
     result = ComparisonResult.from_json(json.loads(fixture_path("binary").read_text(encoding="utf-8")))
-    out = write_outputs(result, tmp_path / "out", ["pdf", "json"], pdf_variant="pdf/a-3b")
+    out = write_outputs(result, tmp_path / "out", ["pdf", "json"], theme=Theme(sections=("summary",)),  # a few pages
+                        pdf_variant="pdf/a-3b")
     reader = _archival(out["pdf"])
     [attached] = reader.attachments["metrics.json"]
     assert attached == out["json"].read_bytes()  # the very file written beside the PDF
@@ -50,7 +58,7 @@ def test_run_writes_pdf_a_3b_with_its_metrics_json_embedded(tmp_path: Path) -> N
 
 
 @pytest.mark.pdf
-def test_render_embeds_the_metrics_json_it_was_given_byte_for_byte(tmp_path: Path, cli) -> None:
+def test_render_embeds_the_metrics_json_it_was_given_byte_for_byte(no_figures: None, tmp_path: Path, cli) -> None:
     saved = tmp_path / "metrics.json"
     shutil.copyfile(fixture_path("binary"), saved)
     assert cli(["render", str(saved), "--format", "pdf", "--pdf-variant", "pdf/a-3b", "--quiet"]) == 0

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from renders import demo_run  # noqa: F401 - a fixture: the demo rendered once per test run
 
+from reportgen.report import render
 from reportgen.report.formats import fmt_ci, fmt_count, fmt_num, fmt_p, fmt_pct, fmt_pvalue, fmt_signed, fmt_threshold
 from reportgen.report.render import render_html
 from reportgen.report.views import TASK_SECTIONS
@@ -51,6 +52,12 @@ class _Collector(HTMLParser):
     def handle_data(self, data):
         if not self._skip:
             self.text.append(data)
+
+
+@pytest.fixture
+def no_figures(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Skip drawing the figures (~1.6 CPU-s a render) for a test that reads none of them."""
+    monkeypatch.setattr(render, "_draw_figures", lambda result, theme: {})
 
 
 @pytest.fixture(scope="module")
@@ -160,8 +167,7 @@ def test_model_names_are_text_not_markup(demo_run):
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
 
 
-@pytest.mark.slow
-def test_weighted_positives_say_they_are_a_weight(demo_run):
+def test_weighted_positives_say_they_are_a_weight(no_figures, demo_run):
     """A weighted model's positives are a weight: the models table says so and gives the rows,
     so that 20 347.8 positives among 100 000 rows do not read as a 20 % share."""
     from reportgen.results import ComparisonResult
@@ -225,8 +231,7 @@ def test_no_nan_in_metrics_json(demo_run):
     assert not re.search(r"\bNaN\b|\bInfinity\b", text)
 
 
-@pytest.mark.slow
-def test_config_report_section_themes_without_forking(tmp_path, fast_config_factory, cli):
+def test_config_report_section_themes_without_forking(no_figures, tmp_path, fast_config_factory, cli):
     """report: template_dir (a CSS override), logo, palette and sections, all from the config."""
     theme = tmp_path / "theme"
     theme.mkdir()

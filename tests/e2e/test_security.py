@@ -30,6 +30,7 @@ def _write_run(tmp_path: Path, names: tuple[str, str]) -> Path:
     (tmp_path / "a.csv").write_text(data)
     cfg = {
         "title": "security", "label": "y", "id": "id", "bootstrap": {"resamples": 0},
+        "report": {"sections": ["summary", "metrics"]},  # names in prose and a table; the rest reads no name
         "models": [{"name": names[0], "file": "a.csv", "score": "s"},
                    {"name": names[1], "file": "a.csv", "score": "s", "direction": "lower"}],
     }
@@ -52,6 +53,13 @@ def hostile_result(tmp_path_factory: pytest.TempPathFactory) -> Path:
     cfg = _write_run(tmp, (SCRIPT, MATH))
     assert cli.main(["run", str(cfg), "--out", str(tmp / "out"), "--format", "json", "-q"]) == 0
     return tmp / "out" / "metrics.json"
+
+
+@pytest.fixture
+def no_figures(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Skip drawing the figures (~1.6 CPU-s a render) for a test whose page shows none: a theme's own
+    template, or a check on the title page or the page head."""
+    monkeypatch.setattr(render, "_draw_figures", lambda result, theme: {})
 
 
 def _result(path: Path) -> ComparisonResult:
@@ -150,7 +158,7 @@ def test_weasyprint_fetcher_object_refuses_files_and_network() -> None:
 
 @pytest.mark.slow
 @pytest.mark.pdf
-def test_theme_with_external_urls_renders_without_fetching(hostile_result: Path, tmp_path: Path,
+def test_theme_with_external_urls_renders_without_fetching(no_figures: None, hostile_result: Path, tmp_path: Path,
                                                            monkeypatch: pytest.MonkeyPatch) -> None:
     theme = tmp_path / "theme"
     theme.mkdir()
@@ -186,9 +194,8 @@ def test_theme_with_external_urls_renders_without_fetching(hostile_result: Path,
 # ---- template confinement --------------------------------------------------------------
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("include", ["../secret.html", "/etc/passwd", "sections/../../secret.html", "..\\secret.html"])
-def test_theme_cannot_include_files_outside_itself(include: str, hostile_result: Path, tmp_path: Path,
+def test_theme_cannot_include_files_outside_itself(no_figures: None, include: str, hostile_result: Path, tmp_path: Path,
                                                    capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "secret.html").write_text("TOP SECRET\n")
     theme = tmp_path / "theme"
@@ -202,8 +209,7 @@ def test_theme_cannot_include_files_outside_itself(include: str, hostile_result:
     assert not (out / "report.html").exists()
 
 
-@pytest.mark.slow
-def test_theme_symlink_out_of_the_directory_is_refused(hostile_result: Path, tmp_path: Path,
+def test_theme_symlink_out_of_the_directory_is_refused(no_figures: None, hostile_result: Path, tmp_path: Path,
                                                       capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "secret.html").write_text("TOP SECRET\n")
     theme = tmp_path / "theme"
@@ -216,8 +222,7 @@ def test_theme_symlink_out_of_the_directory_is_refused(hostile_result: Path, tmp
     assert "outside the template directory" in _one_error_line(capsys.readouterr().err)
 
 
-@pytest.mark.slow
-def test_theme_syntax_error_is_a_user_error(hostile_result: Path, tmp_path: Path,
+def test_theme_syntax_error_is_a_user_error(no_figures: None, hostile_result: Path, tmp_path: Path,
                                             capsys: pytest.CaptureFixture[str]) -> None:
     theme = tmp_path / "theme"
     theme.mkdir()
@@ -246,9 +251,8 @@ SSTI_PAYLOADS = [
 ]
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("payload", SSTI_PAYLOADS)
-def test_hostile_theme_runs_no_code(payload: str, hostile_result: Path, tmp_path: Path,
+def test_hostile_theme_runs_no_code(no_figures: None, payload: str, hostile_result: Path, tmp_path: Path,
                                     capsys: pytest.CaptureFixture[str]) -> None:
     marker = tmp_path / "pwned"
     theme = tmp_path / "theme"
@@ -263,10 +267,9 @@ def test_hostile_theme_runs_no_code(payload: str, hostile_result: Path, tmp_path
     assert not (out / "report.html").exists()
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("payload", ["{{ 'a' * 100000000 }}", "{{ 100000000 * 'ab' }}", "{{ [0] * 10**8 }}",
                                      "{{ 10 ** 100000000 }}"])
-def test_a_theme_cannot_build_a_huge_value(payload: str, hostile_result: Path, tmp_path: Path,
+def test_a_theme_cannot_build_a_huge_value(no_figures: None, payload: str, hostile_result: Path, tmp_path: Path,
                                            capsys: pytest.CaptureFixture[str]) -> None:
     """Jinja's sandbox bounds range() only: a theme's 'a' * 10^8 wrote a 100 MB report, exit 0."""
     theme = tmp_path / "theme"
@@ -279,8 +282,7 @@ def test_a_theme_cannot_build_a_huge_value(payload: str, hostile_result: Path, t
     assert not (out / "report.html").exists()
 
 
-@pytest.mark.slow
-def test_a_theme_may_still_repeat_a_little(hostile_result: Path, tmp_path: Path) -> None:
+def test_a_theme_may_still_repeat_a_little(no_figures: None, hostile_result: Path, tmp_path: Path) -> None:
     theme = tmp_path / "theme"
     theme.mkdir()
     (theme / "report.html").write_text("<p>{{ '-' * 40 }}{{ 2 ** 10 }}{{ 3 * 4 }}</p>\n")
@@ -289,8 +291,8 @@ def test_a_theme_may_still_repeat_a_little(hostile_result: Path, tmp_path: Path)
     assert "-" * 40 + "1024" + "12" in (out / "report.html").read_text()
 
 
-@pytest.mark.slow
-def test_hostile_metrics_json_template_dir_is_never_used(hostile_result: Path, tmp_path: Path) -> None:
+def test_hostile_metrics_json_template_dir_is_never_used(no_figures: None, hostile_result: Path,
+                                                         tmp_path: Path) -> None:
     """A received metrics.json naming a template directory: render ignores it (only --theme counts)."""
     marker = tmp_path / "pwned"
     evil = tmp_path / "evil_theme"
@@ -314,15 +316,14 @@ def test_hostile_metrics_json_template_dir_is_never_used(hostile_result: Path, t
     assert "data:image/png" not in page  # the logo named in the JSON is not opened
 
 
-@pytest.mark.slow
-def test_config_template_dir_is_sandboxed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_config_template_dir_is_sandboxed(no_figures: None, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     marker = tmp_path / "pwned"
     cfg = _write_run(tmp_path, ("a", "b"))
     theme = tmp_path / "theme"
     theme.mkdir()
     (theme / "report.html").write_text("{{ cycler.__init__.__globals__.os.popen('touch " + str(marker) + "').read() }}\n")
     doc = yaml.safe_load(cfg.read_text())
-    doc["report"] = {"template_dir": "theme"}
+    doc["report"]["template_dir"] = "theme"
     cfg.write_text(yaml.safe_dump(doc))
     code = cli.main(["run", str(cfg), "--out", str(tmp_path / "out"), "--format", "html"])
     assert not marker.exists()
@@ -330,8 +331,7 @@ def test_config_template_dir_is_sandboxed(tmp_path: Path, capsys: pytest.Capture
     _one_error_line(capsys.readouterr().err)
 
 
-@pytest.mark.slow
-def test_html_carries_a_policy_that_fetches_nothing(hostile_result: Path, tmp_path: Path) -> None:
+def test_html_carries_a_policy_that_fetches_nothing(no_figures: None, hostile_result: Path, tmp_path: Path) -> None:
     """Even a theme whose page has no <head> gets the Content-Security-Policy, first."""
     theme = tmp_path / "theme"
     theme.mkdir()
@@ -354,7 +354,7 @@ def test_html_carries_a_policy_that_fetches_nothing(hostile_result: Path, tmp_pa
 def _logo_run(tmp_path: Path, logo: str) -> Path:
     cfg = _write_run(tmp_path, ("a", "b"))
     doc = yaml.safe_load(cfg.read_text())
-    doc["report"] = {"logo": logo}
+    doc["report"]["logo"] = logo
     cfg.write_text(yaml.safe_dump(doc))
     return cfg
 
@@ -386,8 +386,7 @@ def test_logo_bytes_are_checked(name: str, data: bytes, expect: str, tmp_path: P
     assert expect in _one_error_line(capsys.readouterr().err)
 
 
-@pytest.mark.slow
-def test_plain_svg_logo_is_inlined(tmp_path: Path) -> None:
+def test_plain_svg_logo_is_inlined(no_figures: None, tmp_path: Path) -> None:
     (tmp_path / "logo.svg").write_bytes(b'<?xml version="1.0"?>\n<svg xmlns="http://www.w3.org/2000/svg" width="10" '
                                         b'height="10"><rect width="10" height="10" fill="#036"/></svg>')
     cfg = _logo_run(tmp_path, "logo.svg")
@@ -397,7 +396,8 @@ def test_plain_svg_logo_is_inlined(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 @pytest.mark.pdf
-def test_pdf_rendering_leaves_other_libraries_loggers_as_configured(hostile_result: Path, tmp_path: Path) -> None:
+def test_pdf_rendering_leaves_other_libraries_loggers_as_configured(no_figures: None, hostile_result: Path,
+                                                                    tmp_path: Path) -> None:
     """render_pdf set the weasyprint and fontTools loggers to ERROR for the whole process (issue 18)."""
     import logging
 

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from pypdf import PdfReader
 
+from reportgen.report import render
 from reportgen.results import ComparisonResult, digest_status, results_digest
 from reportgen.results_io import load_result, read_result
 
@@ -24,6 +25,12 @@ FIXTURE = Path(__file__).resolve().parents[1] / "snapshots" / "fixtures" / "bina
 EDITED_MARK = "EDITED — digest does not match"
 #: one row of the audit trail's provenance (output directory, re-render)
 PROVENANCE_ROW = re.compile(r'<tr class="provenance"><th>([^<]*)</th><td[^>]*>(.*?)</td></tr>')
+
+
+@pytest.fixture
+def no_figures(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Skip drawing the figures (~1.6 CPU-s a render): these tests read the marks and the audit rows."""
+    monkeypatch.setattr(render, "_draw_figures", lambda result, theme: {})
 
 
 def _doc() -> dict:
@@ -98,7 +105,7 @@ def test_the_digest_must_have_its_shape(tmp_path):
 # ---- reportgen render ---------------------------------------------------------------------------
 
 
-def test_an_untouched_file_renders_and_says_from_what(tmp_path, cli, monkeypatch):
+def test_an_untouched_file_renders_and_says_from_what(no_figures, tmp_path, cli, monkeypatch):
     monkeypatch.setenv("REPORTGEN_NOW", "2026-03-04T05:06:07Z")
     path = _saved(tmp_path, _doc())
     out = tmp_path / "out"
@@ -111,7 +118,7 @@ def test_an_untouched_file_renders_and_says_from_what(tmp_path, cli, monkeypatch
     }
 
 
-def test_a_reformatted_file_still_verifies(tmp_path, cli):
+def test_a_reformatted_file_still_verifies(no_figures, tmp_path, cli):
     path = _saved(tmp_path, _doc(), indent=4)
     assert cli(["render", str(path), "--format", "html", "-q"]) == 0
     assert "(digest ok)" in _provenance((path.parent / "report.html").read_text(encoding="utf-8"))["Re-rendered"]
@@ -127,9 +134,11 @@ def test_an_edited_gini_is_refused_with_one_line(tmp_path, cli, capsys):
     assert sorted(p.name for p in path.parent.iterdir()) == before  # nothing written
 
 
-@pytest.mark.slow  # renders HTML (and PDF) from an edited metrics.json: 5 to 9 s (test_an_untouched_file_renders_and_says_from_what keeps render in the inner loop)
-def test_allow_edited_marks_every_page(tmp_path, cli, capsys):
-    path = _saved(tmp_path, _gini_edited(_doc()))
+@pytest.mark.slow  # renders a PDF: ~1.5 s with WeasyPrint's import
+def test_allow_edited_marks_every_page(no_figures, tmp_path, cli, capsys):
+    doc = _gini_edited(_doc())
+    doc["run"]["config"].setdefault("report", {})["sections"] = ["summary", "metrics", "appendix"]  # pages enough
+    path = _saved(tmp_path, doc)
     edited = path.read_bytes()
     assert cli(["render", str(path), "--format", "html,pdf", "--allow-edited"]) == 0
     err = capsys.readouterr().err
@@ -144,8 +153,7 @@ def test_allow_edited_marks_every_page(tmp_path, cli, capsys):
     assert path.read_bytes() == edited and read_result(path).digest == "edited"
 
 
-@pytest.mark.slow  # renders HTML (and PDF) from an edited metrics.json: 5 to 9 s (test_an_untouched_file_renders_and_says_from_what keeps render in the inner loop)
-def test_a_file_without_a_digest_renders_marked_unverified(tmp_path, cli, capsys):
+def test_a_file_without_a_digest_renders_marked_unverified(no_figures, tmp_path, cli, capsys):
     doc = _doc()
     del doc["digest"]
     path = _saved(tmp_path, doc)
@@ -159,8 +167,8 @@ def test_a_file_without_a_digest_renders_marked_unverified(tmp_path, cli, capsys
 # ---- reportgen run ------------------------------------------------------------------------------
 
 
-@pytest.mark.slow  # renders HTML (and PDF) from an edited metrics.json: 5 to 9 s (test_an_untouched_file_renders_and_says_from_what keeps render in the inner loop)
-def test_the_audit_page_names_the_directory_used_not_the_template(tmp_path, cli):
+@pytest.mark.slow  # a pipeline run: ~1.5 s
+def test_the_audit_page_names_the_directory_used_not_the_template(no_figures, tmp_path, cli):
     """``output.dir: reports/{config}`` is resolved against the config's directory; the audit page
     names the result, and a run's page says nothing of a re-render."""
     from conftest import write_fast_demo_config  # noqa: PLC0415
