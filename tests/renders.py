@@ -85,3 +85,12 @@ def multiclass_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     d, code = shared(tmp_path_factory, "multiclass", make)
     assert code == 0
     return d / "out"
+
+
+@pytest.fixture
+def no_figures(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Skip drawing the figures (about 1.6 CPU-s a render) for a test whose pages show none of them:
+    a theme's template, the title page and page head, the audit rows, the PDF's archival parts."""
+    from reportgen.report import render  # noqa: PLC0415
+
+    monkeypatch.setattr(render, "_draw_figures", lambda result, theme: {})

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from renders import no_figures  # noqa: F401 - a fixture: a render without its figures
 from pypdf import PdfReader
 
 import reportgen.cli as cli_module
@@ -24,12 +25,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "snapshots"))
 from snapshot_fixtures import fixture_path  # noqa: E402
 
 pytestmark = [pytest.mark.slow]
-
-
-@pytest.fixture
-def no_figures(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Skip drawing the figures (~1.6 CPU-s a render): these tests read the PDF's archival parts."""
-    monkeypatch.setattr(render, "_draw_figures", lambda result, theme: {})
 
 
 def _archival(pdf: Path) -> PdfReader:

@@ -11,9 +11,9 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+from renders import no_figures  # noqa: F401 - a fixture: a render without its figures
 from renders import demo_run  # noqa: F401 - a fixture: the demo rendered once per test run
 
-from reportgen.report import render
 from reportgen.report.formats import fmt_ci, fmt_count, fmt_num, fmt_p, fmt_pct, fmt_pvalue, fmt_signed, fmt_threshold
 from reportgen.report.render import render_html
 from reportgen.report.views import TASK_SECTIONS
@@ -52,12 +52,6 @@ class _Collector(HTMLParser):
     def handle_data(self, data):
         if not self._skip:
             self.text.append(data)
-
-
-@pytest.fixture
-def no_figures(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Skip drawing the figures (~1.6 CPU-s a render) for a test that reads none of them."""
-    monkeypatch.setattr(render, "_draw_figures", lambda result, theme: {})
 
 
 @pytest.fixture(scope="module")

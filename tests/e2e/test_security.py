@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from renders import no_figures  # noqa: F401 - a fixture: a render without its figures
 import yaml
 
 from reportgen import cli
@@ -53,13 +54,6 @@ def hostile_result(tmp_path_factory: pytest.TempPathFactory) -> Path:
     cfg = _write_run(tmp, (SCRIPT, MATH))
     assert cli.main(["run", str(cfg), "--out", str(tmp / "out"), "--format", "json", "-q"]) == 0
     return tmp / "out" / "metrics.json"
-
-
-@pytest.fixture
-def no_figures(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Skip drawing the figures (~1.6 CPU-s a render) for a test whose page shows none: a theme's own
-    template, or a check on the title page or the page head."""
-    monkeypatch.setattr(render, "_draw_figures", lambda result, theme: {})
 
 
 def _result(path: Path) -> ComparisonResult:

@@ -14,6 +14,7 @@ import re
 from pathlib import Path
 
 import pytest
+from renders import no_figures  # noqa: F401 - a fixture: a render without its figures
 from pypdf import PdfReader
 
 from reportgen.report import render
@@ -25,12 +26,6 @@ FIXTURE = Path(__file__).resolve().parents[1] / "snapshots" / "fixtures" / "bina
 EDITED_MARK = "EDITED — digest does not match"
 #: one row of the audit trail's provenance (output directory, re-render)
 PROVENANCE_ROW = re.compile(r'<tr class="provenance"><th>([^<]*)</th><td[^>]*>(.*?)</td></tr>')
-
-
-@pytest.fixture
-def no_figures(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Skip drawing the figures (~1.6 CPU-s a render): these tests read the marks and the audit rows."""
-    monkeypatch.setattr(render, "_draw_figures", lambda result, theme: {})
 
 
 def _doc() -> dict:
