@@ -180,7 +180,6 @@ def test_the_pdf_draws_its_figures_as_images_with_the_same_pixels_text_and_alt(d
     import weasyprint
 
     from reportgen.report import render
-
     from reportgen.report.theme import Theme
 
     # every section that draws a figure (the others' pages hold none to compare): a smaller PDF
