@@ -61,7 +61,8 @@ def test_a_config_with_mlflow_leaves_one_run_with_each_gini_and_report_pdf(tmp_p
     uri = f"sqlite:///{tmp_path / 'store' / 'mlflow.db'}"
     (tmp_path / "store").mkdir()
     cfg = _config(fast_config_factory, tmp_path / "c.yaml",
-                  mlflow={"tracking_uri": uri, "experiment": "e", "tags": {"team": "risk"}})
+                  mlflow={"tracking_uri": uri, "experiment": "e", "tags": {"team": "risk"}},
+                  report={"sections": ["summary"]})  # the PDF is logged, not read: one section
     out = tmp_path / "out"
     assert cli(["run", str(cfg), "--out", str(out), "--now", NOW, "--format", "json,pdf"]) == 0
     doc = json.loads((out / "metrics.json").read_text(encoding="utf-8"))
@@ -100,7 +101,7 @@ def mlflow_server(tmp_path_factory):
                 pass
             assert proc.poll() is None, (home / "server.log").read_text(errors="replace")[-2000:]
             assert time.monotonic() < deadline, "mlflow server did not start in 300 s"
-            time.sleep(0.5)
+            time.sleep(0.1)
         yield url
     finally:
         try:
