@@ -157,7 +157,12 @@ class ModelPass:
             self.id_rows.append(np.arange(n) + offset)
             self.truth.append(truth)
             return
-        self.ids.append(ids.filter(keep) if hasattr(ids, "filter") else ids[keep])
+        if hasattr(ids, "filter"):  # pyarrow strings: a mask as an Arrow array (pyarrow 12 takes no numpy mask)
+            import pyarrow as pa  # noqa: PLC0415
+
+            self.ids.append(ids.filter(pa.array(keep)))
+        else:
+            self.ids.append(ids[keep])
         self.id_rows.append(np.flatnonzero(keep) + offset)
         self.truth.append(truth[keep])
 
