@@ -271,16 +271,24 @@ def gains_figure(result: ComparisonResult, palette: Sequence[str] = PALETTE) -> 
     return fig
 
 
+def _diagram_with_diagonal(
+    result: ComparisonResult, models: list[str], draw: Callable[..., Axes], palette: Sequence[str]
+) -> Figure | None:
+    """A half-width reliability diagram drawn by ``draw`` (a :mod:`reportgen.plot` function), its
+    legend below (one line per model and the diagonal's); None without ``models``."""
+    if not models:
+        return None
+    fig = new_figure(HALF_WIDTH, 3.0 + _legend_height(len(models) + 1))
+    _legend_below(fig, draw(result, ax=fig.add_subplot(), palette=palette, legend=False))
+    return fig
+
+
 @_apply_style
 def calibration_figure(result: ComparisonResult, palette: Sequence[str] = PALETTE) -> Figure | None:
     """:func:`reportgen.plot.calibration` of the models with a reliability curve: probabilities or
     a PD column (None if none)."""
     models = [n for n in result.models if reliability_of(result, n)[0] is not None]
-    if not models:
-        return None
-    fig = new_figure(HALF_WIDTH, 3.0 + _legend_height(len(models) + 1))
-    _legend_below(fig, plot.calibration(result, ax=fig.add_subplot(), palette=palette, legend=False))
-    return fig
+    return _diagram_with_diagonal(result, models, plot.calibration, palette)
 
 
 @_apply_style
@@ -289,22 +297,14 @@ def class_calibration_figure(result: ComparisonResult, palette: Sequence[str] = 
     models = [
         n for n, m in result.models.items() if m.class_probabilities is not None and m.class_probabilities.counts.size
     ]
-    if not models:
-        return None
-    fig = new_figure(HALF_WIDTH, 3.0 + _legend_height(len(models) + 1))
-    _legend_below(fig, plot.top_label_calibration(result, ax=fig.add_subplot(), palette=palette, legend=False))
-    return fig
+    return _diagram_with_diagonal(result, models, plot.top_label_calibration, palette)
 
 
 @_apply_style
 def calibration_intervals_figure(result: ComparisonResult, palette: Sequence[str] = PALETTE) -> Figure | None:
     """:func:`reportgen.plot.calibration_intervals` of the models with a ``calibration:`` (None if none)."""
     models = [n for n, m in result.models.items() if m.calibration is not None]
-    if not models:
-        return None
-    fig = new_figure(HALF_WIDTH, 3.0 + _legend_height(len(models) + 1))
-    _legend_below(fig, plot.calibration_intervals(result, ax=fig.add_subplot(), palette=palette, legend=False))
-    return fig
+    return _diagram_with_diagonal(result, models, plot.calibration_intervals, palette)
 
 
 @_apply_style
