@@ -10,6 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from reportgen.report.render import make_environment
+from reportgen.report.theme import Theme
+from reportgen.report.views import report_view
 from reportgen.report.views.common import Models
 from reportgen.report.views.comparison import _delta_rows
 from reportgen.results import ComparisonResult
@@ -54,3 +57,14 @@ def test_a_pd_column_difference_says_why_it_has_no_interval(result):
 def test_a_missing_interval_without_a_pd_column_is_left_plain(result):
     brier = _rows(_with_pd_brier(result, "scores"))["brier"]
     assert brier.ns_note == "no interval" and brier.ci_note == ""
+
+
+def test_the_brief_says_why_beside_its_empty_interval(result):
+    """The sign-off brief's key table carries the same reason as the comparison table: a committee
+    reading only the brief of a Brier-led comparison saw "no interval" with no why."""
+    led_by_brier = _with_pd_brier(result, "pd_column")
+    led_by_brier = dataclasses.replace(led_by_brier, run=dataclasses.replace(led_by_brier.run, primary_metric="brier"))
+    view = report_view(led_by_brier, Theme(layout="brief"), lambda: {})
+    page = make_environment().from_string('{% import "macros.html" as ui %}{% include "sections/brief.html" %}')
+    html = page.render(view=view)
+    assert f'<td class="ci why">{result.run.baseline}: from the PD column, not paired with these scores</td>' in html
