@@ -174,6 +174,10 @@ def test_the_pdf_lists_its_sections_with_the_pages_they_start_on(demo_run):
     assert "Contents" in first and "Summary" in first
     # the findings table (every red and amber finding with its reason) follows on page 1 or 2
     assert "Why it is flagged" in " ".join((first + extract_text(pdf, page_numbers=[1])).split())
+    # each entry whole: a word broken at the line's end without a hyphen read "Ap pendix"
+    toc = re.search(r'<nav class="toc".*?</nav>', (demo_run.out / "report.html").read_text(encoding="utf-8"), re.S)
+    titles = re.findall(r'<a href="#[^"]+">([^<]+)</a>', toc.group(0))
+    assert titles and all(t in " ".join(first.split()) for t in titles)
     pages = {title: int(n) for title, n in re.findall(r"(Credit validation|Glossary|Metrics)\s(\d+)", first)}
     assert set(pages) == {"Credit validation", "Glossary", "Metrics"}
     assert "Traffic lights:" in extract_text(pdf, page_numbers=[pages["Credit validation"] - 1])
