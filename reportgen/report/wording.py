@@ -157,6 +157,12 @@ PATTERN_BOOTSTRAP_NOTE = (
 )
 
 
+def binning_words(bins: int, strategy: str) -> str:
+    """A reliability diagram's bins in words: "10 equal-width bins" (``uniform``, scikit-learn's
+    ``calibration_curve`` default) or "10 equal-count (quantile) bins"."""
+    return f"{bins} {'equal-width' if strategy == 'uniform' else 'equal-count (quantile)'} bins"
+
+
 def capability_note(what: str, reason: str) -> str:
     """The sentence of a capability code: what is not given and why."""
     why = PAIRING_TEXT.get(reason, reason.replace("_", " "))

@@ -13,6 +13,7 @@ from renders import demo_run, multiclass_run  # noqa: F401 - fixtures
 
 from reportgen.report.figures import credit_figure
 from reportgen.report.render import build_view
+from reportgen.report.views.curves import calibration_caption
 from reportgen.results_io import load_result
 
 
@@ -76,11 +77,9 @@ def test_approval_counts_and_differences_read_like_the_tables(html):
     assert not re.search(r"CI -\d", comparison)
 
 
-@pytest.mark.slow
-def test_the_reliability_diagram_names_the_models_drawn_from_their_pd(demo):
-    view = build_view(demo)
-    assert view.curves.calibration_caption == (
-        "Reliability diagram: marker area is proportional to the rows in the bin (counts below); hollow markers "
+def test_the_reliability_diagram_names_its_bins_and_the_models_drawn_from_their_pd(demo):
+    assert calibration_caption(demo) == (
+        "Reliability diagram on 10 equal-width bins: marker area is proportional to the rows in the bin (counts below); hollow markers "
         "are bins of fewer than 5 rows, left out of the line. Drawn from the PD column (scores are not "
         "probabilities): champion.")
 

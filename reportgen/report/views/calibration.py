@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from reportgen.report.formats import fmt_ci, fmt_count, fmt_num, fmt_pct, fmt_signed
 from reportgen.report.views.common import Models
+from reportgen.report.wording import binning_words
 from reportgen.results import ComparisonResult
 
 #: The summary rows: key, label, what a better value is.
@@ -109,11 +110,7 @@ def calibration_view(result: ComparisonResult, ms: Models) -> CalibrationView:
         for n, c in cal.items()
     )
     first = next(iter(cal.values()), None)
-    binning = (
-        ""
-        if first is None
-        else f"{first.bins} {'equal-width' if first.strategy == 'uniform' else 'equal-count (quantile)'} bins"
-    )
+    binning = "" if first is None else binning_words(first.bins, first.strategy)
     methods = "; ".join(sorted({c.ci_method for c in cal.values()} | {c.calibration.ci_method for c in comps}))  # type: ignore[union-attr]
     base = result.run.baseline
     pd_side = [n for n in (base, *(c.model for c in result.comparisons)) if n in cal and shown[n] != n]

@@ -9,6 +9,7 @@ from markupsafe import Markup
 
 from reportgen.report.formats import fmt_count
 from reportgen.report.reliability import MIN_BIN_ROWS, reliability_of
+from reportgen.report.wording import binning_words
 from reportgen.results import ComparisonResult
 
 #: The reliability diagram's bins (equal width, as the engine draws them), as column heads.
@@ -79,15 +80,21 @@ def curves_view(result: ComparisonResult, svgs: Mapping[str, str]) -> CurvesView
 
 
 def calibration_caption(result: ComparisonResult) -> str:
-    """The reliability diagram's caption, naming the models it leaves out (scores that are not
-    probabilities, no PD column) and those drawn from their PD column: a reader does not take a
-    missing line for a missing model."""
+    """The reliability diagram's caption: its bins (binary: ten equal-width, whatever the
+    calibration section's ``calibration:`` bins are, which it then names), and the models it leaves
+    out (scores that are not probabilities, no PD column) and those drawn from their PD column: a
+    reader does not take a missing line for a missing model."""
+    binary = result.run.task == "binary"
+    bins = f" on {binning_words(len(CALIBRATION_BINS), 'uniform')}" if binary else ""
     text = (
-        f"Reliability diagram: marker area is proportional to the rows in the bin (counts below); hollow "
+        f"Reliability diagram{bins}: marker area is proportional to the rows in the bin (counts below); hollow "
         f"markers are bins of fewer than {MIN_BIN_ROWS} rows, left out of the line."
     )
-    if result.run.task != "binary":
+    if not binary:
         return text
+    configured = next((m.calibration for m in result.models.values() if m.calibration is not None), None)
+    if configured is not None and (configured.bins, configured.strategy) != (len(CALIBRATION_BINS), "uniform"):
+        text += f" The calibration section bins as configured: {binning_words(configured.bins, configured.strategy)}."
     drawn = {n: reliability_of(result, n) for n in result.models}
     from_pd = [n for n, (c, pd) in drawn.items() if c is not None and pd]
     left = [n for n, (c, _) in drawn.items() if c is None]
