@@ -37,6 +37,21 @@ def test_the_power_sentence_names_the_quiet_grades_with_little_power(sample):
     assert any(t.key == "binomial_correlated" for t in view.tests)
 
 
+def test_a_grade_whose_alternative_rate_is_capped_at_100_percent_is_marked(sample):
+    # the German pack's "≥ 60 %" grade (mean PD 68.7 %) printed a power of 100 % at "1.5 × the PD"
+    m = C.credit_model("m", sample, None, "lower", C.Grading("edges", edges=(0.02, 0.05, 0.1)), C.CreditSettings())
+    view = V._model_view(m, "#000000", None, "", 0.05, 0.95, None, 1.5)
+    assert not any(r.capped for r in view.power) and view.capped_note == ""
+    high = C.CreditSample(y=sample.y, score=sample.score, pd=np.minimum(sample.pd * 12, 0.99), dates=sample.dates)
+    m = C.credit_model("m", high, None, "lower", C.Grading("edges", edges=(0.3, 0.6)), C.CreditSettings())
+    view = V._model_view(m, "#000000", None, "", 0.05, 0.95, None, 1.5)
+    capped = [g.grade for g in m.grades if g.power is not None and 1.5 * g.mean_pd >= 1]
+    assert capped and [r.grade for r in view.power if r.capped] == capped
+    assert all(g.power is None or g.power.alternative_pd == 1.0 for g in m.grades if g.grade in capped)
+    grades = "grade" + ("s" if len(capped) > 1 else "")
+    assert view.capped_note.startswith(f"§ 1.5 × the PD is at least 100 % in the {grades} {', '.join(capped)}: ")
+
+
 def test_the_current_herfindahl_table_is_left_to_stability_with_a_reference(sample):
     m = C.credit_model("m", sample, sample, "lower", C.Grading("quantiles", quantiles=4), C.CreditSettings())
     assert m.stability is not None and m.concentration == m.stability.concentration_current

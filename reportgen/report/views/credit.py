@@ -255,6 +255,8 @@ class PowerRow:
     correlated_p: str
     #: neither test is amber or red and the Jeffreys power is below 80 %: "not significant" is weak
     weak: bool
+    #: the PD × power_ratio is at least 1: the power is at a default rate of 100 %, which any test sees
+    capped: bool
 
 
 @dataclass(frozen=True, slots=True)
@@ -430,6 +432,8 @@ class CreditModelView:
     rho: str
     #: grades not significant whose tests had little power, as one sentence ("" when none)
     power_note: str
+    #: grades whose PD × power_ratio is at least 100 %, as one sentence ("" when none)
+    capped_note: str
     heterogeneity: tuple[HeterogeneityRow, ...]
     period_tests: PeriodTestsView | None
     #: the current sample's Herfindahl index when no reference sample is given (else in stability)
@@ -667,6 +671,7 @@ def _model_view(
         power_ratio=f"{power_ratio:g}",
         rho=_rho_text(m),
         power_note=_power_note(m, power_ratio),
+        capped_note=_capped_note(m, power_ratio),
         heterogeneity=tuple(
             HeterogeneityRow(
                 lower=h.lower,
@@ -711,9 +716,26 @@ def _power_rows(m: CreditModel, amber: float) -> tuple[PowerRow, ...]:
             correlated_critical="" if g.binomial_correlated is None else crit(g.binomial_correlated.critical_defaults),
             correlated_p="" if g.binomial_correlated is None else fmt_pvalue(g.binomial_correlated.test.p_value),
             weak=_weak(g),
+            capped=_capped(g),
         )
         for g in m.grades
         if g.power is not None
+    )
+
+
+def _capped(g: CreditGrade) -> bool:
+    """The power's alternative default rate was capped at 1 (``GradePower.alternative_pd``)."""
+    return g.power is not None and g.power.alternative_pd >= 1.0
+
+
+def _capped_note(m: CreditModel, ratio: float) -> str:
+    """The grades whose power is at a default rate of 100 %, because the PD × ratio reaches it."""
+    capped = [g.grade for g in m.grades if _capped(g)]
+    if not capped:
+        return ""
+    return (
+        f"§ {ratio:g} × the PD is at least 100 % in the grade{'s' if len(capped) > 1 else ''} {', '.join(capped)}: "
+        "the power shown there is at a default rate of 100 %, which any test sees; it says nothing about the tests."
     )
 
 
