@@ -207,6 +207,10 @@ class CurveData(_Frozen):
 
 @dataclass(frozen=True, slots=True, repr=False, eq=False)
 class CostCurveData(_Frozen):
+    """Drummond–Holte cost curve: the lower envelope of normalised expected cost over the probability cost
+    PC(+) (Drummond & Holte 2006), and the model's operating point: its PC(+) and the (FPR, TPR) at its
+    decision threshold."""
+
     pc: np.ndarray
     envelope: np.ndarray
     operating_pc: float
@@ -220,6 +224,9 @@ class CostCurveData(_Frozen):
 
 @dataclass(frozen=True, slots=True, repr=False, eq=False)
 class KsData(_Frozen):
+    """The KS plot: the share of positives (tpr) and of negatives (fpr) predicted positive at each
+    threshold."""
+
     thresholds: np.ndarray
     tpr: np.ndarray
     fpr: np.ndarray
@@ -256,6 +263,9 @@ class CalibrationData(_Frozen):
 
 @dataclass(frozen=True, slots=True, repr=False, eq=False)
 class Curves(_Frozen):
+    """A binary model's curves, as the report draws them: ROC, precision–recall, each threshold metric
+    against the threshold, KS, cost, lift, the score histogram and the reliability diagram."""
+
     roc: CurveData
     pr: CurveData
     threshold_metrics: Mapping[str, CurveData]
@@ -337,6 +347,9 @@ class ConfusionMatrixData(_Frozen):
 
 @dataclass(frozen=True, slots=True, repr=False, eq=False)
 class MulticlassCurves(_Frozen):
+    """A multiclass model's one-vs-rest ROC and precision–recall curve per class, and the micro-averaged
+    ROC curve."""
+
     per_class_roc: Mapping[str, CurveData]
     per_class_pr: Mapping[str, CurveData]
     micro_roc: CurveData | None = None
@@ -826,6 +839,10 @@ _FAMILY = (
 
 @dataclass(frozen=True, slots=True, repr=False, eq=False)
 class DeLongSummary(_Frozen):
+    """DeLong's test of the AUC difference, model − baseline (DeLong, DeLong & Clarke-Pearson 1988):
+    paired when both models scored the same rows, otherwise for independent samples (the AUCs'
+    variances added, as pROC)."""
+
     auc_model: float
     auc_baseline: float
     delta: float
@@ -1068,6 +1085,9 @@ class ApprovalAtRate(_Frozen):
 
 @dataclass(frozen=True, slots=True, repr=False, eq=False)
 class ComparisonTests(_Frozen):
+    """The tests of a challenger against the baseline: DeLong's test of the AUC difference and McNemar's
+    test of the decisions at the thresholds (each null when it cannot be run)."""
+
     delong: DeLongSummary | None = None
     mcnemar: McNemarSummary | None = None
     notes: Sequence[str] = field(
@@ -1293,6 +1313,9 @@ class Comparison(_Frozen):
 
 @dataclass(frozen=True, slots=True, repr=False, eq=False)
 class PairwiseCell(_Frozen):
+    """One cell of the pairwise matrix: 'delta' is model − baseline, with its test's p-value and its
+    Holm-adjusted p-value."""
+
     model: str
     baseline: str
     delta: float | None
@@ -1322,6 +1345,8 @@ class PairwiseCell(_Frozen):
 
 @dataclass(frozen=True, slots=True, repr=False, eq=False)
 class InputFile(_Frozen):
+    """A file the run read: its path, SHA-256, rows and size (the audit trail)."""
+
     path: str
     sha256: str
     rows: int
@@ -1330,6 +1355,9 @@ class InputFile(_Frozen):
 
 @dataclass(frozen=True, slots=True, repr=False, eq=False)
 class DroppedRows(_Frozen):
+    """Rows of a model's input left out of the comparison: how many, and why (e.g. "missing or
+    non-finite score in 'score'")."""
+
     model: str
     reason: str
     rows: int
