@@ -53,13 +53,27 @@ LIBRARIES = ("numpy", "pandas", "pyarrow", "matplotlib", "jinja2", "weasyprint",
 
 
 def versions() -> dict[str, str]:
-    out = {}
-    for lib in LIBRARIES:
-        try:
-            out[lib] = metadata.version(lib)
-        except metadata.PackageNotFoundError:
-            out[lib] = "not installed"
-    return out
+    """The installed version of each of :data:`LIBRARIES` (distribution names), or "not installed"."""
+    return {lib: _installed_version(lib) for lib in LIBRARIES}
+
+
+def _installed_version(name: str) -> str:
+    """The ``Version`` header of distribution ``name``'s core metadata (packaging's core metadata
+    specification: RFC 822 headers, then a blank line, then the description).
+
+    Read from the headers alone: :func:`importlib.metadata.version` parses the whole file with
+    the email parser, long descriptions included (pydantic's 144 KB, matplotlib's 80 KB), some
+    10 ms each; every run records these versions (issue 46, start-up)."""
+    try:
+        dist = metadata.distribution(name)
+    except metadata.PackageNotFoundError:
+        return "not installed"
+    headers = (dist.read_text("METADATA") or dist.read_text("PKG-INFO") or "").split("\n\n", 1)[0]
+    for line in headers.splitlines():
+        key, _, value = line.partition(":")
+        if key.strip().lower() == "version":
+            return value.strip()
+    return dist.version
 
 
 def reportgen_version() -> str:

@@ -101,9 +101,27 @@ def freeze(value: Any) -> Any:
 
 
 class _Frozen:
-    """Base of every result type: freezes each field after construction (see :func:`freeze`)."""
+    """Base of every result type: freezes each field after construction (see :func:`freeze`).
+
+    Its ``repr``, ``==`` and ``hash`` are the ones :func:`dataclasses.dataclass` would generate
+    (``Type(field=value, ...)``; equal when of one type with equal fields; the hash of the field
+    values), written once here: each type's decorator says ``repr=False, eq=False``, because on
+    Python 3.11 every generated method is compiled with its own ``exec`` when the module is
+    imported, three per type here (repr, eq, hash), a third of this module's import time."""
 
     __slots__ = ()
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{f.name}={getattr(self, f.name)!r}" for f in dataclasses.fields(self))  # type: ignore[arg-type]
+        return f"{type(self).__qualname__}({shown})"
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return _values(self) == _values(other)
+
+    def __hash__(self) -> int:
+        return hash(_values(self))
 
     def problem(self) -> str | None:
         """What is inconsistent between the fields (array lengths, matrix shape), or None.
@@ -122,12 +140,17 @@ class _Frozen:
                 object.__setattr__(self, f.name, fv)
 
 
+def _values(value: Any) -> tuple[Any, ...]:
+    """A result's field values, in declaration order (what its ``==`` and ``hash`` compare)."""
+    return tuple(getattr(value, f.name) for f in dataclasses.fields(value))
+
+
 # --------------------------------------------------------------------------------------
 # Result types
 # --------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
 class Confusion(_Frozen):
     """Weighted confusion counts at one cut."""
 
@@ -141,7 +164,7 @@ class Confusion(_Frozen):
         return self.tp + self.fp + self.fn + self.tn
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
 class Optimum(_Frozen):
     """The best cut for one criterion.
 
@@ -170,7 +193,7 @@ class Optimum(_Frozen):
     )
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
 class CurveData(_Frozen):
     """A drawable curve: x, y and the score threshold of each point (decimated)."""
 
@@ -182,8 +205,12 @@ class CurveData(_Frozen):
         return _lengths_differ(x=self.x, y=self.y, thresholds=self.thresholds)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
 class CostCurveData(_Frozen):
+    """Drummond–Holte cost curve: the lower envelope of normalised expected cost over the probability cost
+    PC(+) (Drummond & Holte 2006), and the model's operating point: its PC(+) and the (FPR, TPR) at its
+    decision threshold."""
+
     pc: np.ndarray
     envelope: np.ndarray
     operating_pc: float
@@ -195,8 +222,11 @@ class CostCurveData(_Frozen):
     operating_tpr: float
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
 class KsData(_Frozen):
+    """The KS plot: the share of positives (tpr) and of negatives (fpr) predicted positive at each
+    threshold."""
+
     thresholds: np.ndarray
     tpr: np.ndarray
     fpr: np.ndarray
@@ -205,7 +235,7 @@ class KsData(_Frozen):
         return _lengths_differ(thresholds=self.thresholds, tpr=self.tpr, fpr=self.fpr)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
 class ScoreHistogram(_Frozen):
     """Score distribution per class on shared bin edges (weighted counts)."""
 
@@ -219,7 +249,7 @@ class ScoreHistogram(_Frozen):
         return _lengths_differ(positives=self.positives, negatives=self.negatives)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
 class CalibrationData(_Frozen):
     """Reliability diagram: mean predicted probability vs observed positive share per bin."""
 
@@ -231,8 +261,11 @@ class CalibrationData(_Frozen):
         return _lengths_differ(mean_predicted=self.mean_predicted, observed=self.observed, counts=self.counts)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
 class Curves(_Frozen):
+    """A binary model's curves, as the report draws them: ROC, precision–recall, each threshold metric
+    against the threshold, KS, cost, lift, the score histogram and the reliability diagram."""
+
     roc: CurveData
     pr: CurveData
     threshold_metrics: Mapping[str, CurveData]
@@ -243,7 +276,7 @@ class Curves(_Frozen):
     calibration: CalibrationData | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
 class ScoreBand(_Frozen):
     """One band of the score-band (decile) table, riskiest band first (reportgen.engine.bands)."""
 
@@ -273,7 +306,7 @@ class ScoreBand(_Frozen):
     )
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
 class BandTable(_Frozen):
     """The score-band table of one binary model: bands of about equal rows, ties kept whole."""
 
@@ -289,7 +322,7 @@ class BandTable(_Frozen):
     )
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
 class PrevalenceScenario(_Frozen):
     """Optimal thresholds when positives make up ``prevalence`` of the population."""
 
@@ -298,7 +331,7 @@ class PrevalenceScenario(_Frozen):
     metrics: Mapping[str, float | None]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
 class ConfusionMatrixData(_Frozen):
     """K×K matrix, rows = true class, columns = predicted class."""
 
@@ -312,14 +345,17 @@ class ConfusionMatrixData(_Frozen):
         return None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
 class MulticlassCurves(_Frozen):
+    """A multiclass model's one-vs-rest ROC and precision–recall curve per class, and the micro-averaged
+    ROC curve."""
+
     per_class_roc: Mapping[str, CurveData]
     per_class_pr: Mapping[str, CurveData]
     micro_roc: CurveData | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
 class BinningInfo(_Frozen):
     """How a model's scores were binned (streamed inputs with too many distinct scores).
 
@@ -430,7 +466,7 @@ class _Coded(_Frozen):
         _Frozen.__post_init__(self)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
 class Notice(_Coded):
     """A warning or caveat as facts: a reason code and its parameters (the model, the counts, the
     values that triggered it). The report layer writes the sentence (``reportgen.report.wording``), so the
@@ -456,7 +492,7 @@ class Notice(_Coded):
     _ENUM = ("notice", "NoticeCode")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
 class Reason(_Coded):
     """Why a value is undefined, as facts: a code and its parameters (the class, which side holds a
     single class). The report layer writes the sentence (``reportgen.report.wording.undefined_text``)."""
@@ -482,7 +518,7 @@ class Reason(_Coded):
     _ENUM = ("undefined-reason", "UndefinedCode")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
 class CalibrationSummary(_Frozen):
     """One model's calibration over the configured bins (``calibration:``): per non-empty bin, in
     order of mean predicted probability, and the summary numbers with their intervals."""
@@ -521,7 +557,7 @@ class CalibrationSummary(_Frozen):
         )
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
 class CalibrationDelta(_Frozen):
     """A challenger's calibration numbers minus the baseline's, with intervals."""
 
@@ -538,7 +574,7 @@ class CalibrationDelta(_Frozen):
     )
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
 class PartialAuc(_Frozen):
     """One model's partial AUC over a configured range (pROC's definition, McClish's correction)."""
 
@@ -571,7 +607,7 @@ _OP_KIND = (
 )
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
 class OperatingPoint(_Frozen):
     """One model at one configured operating point (``operating_points:``), with its interval."""
 
@@ -581,7 +617,7 @@ class OperatingPoint(_Frozen):
     ci: Sequence[float] | None = field(metadata={"description": "Percentile bootstrap interval of value."})
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
 class OptimumInterval(_Frozen):
     """Bootstrap intervals of one optimal threshold (``optimal_thresholds`` of the same criterion):
     every resample finds its own optimum (pROC's ci.coords with x = "best")."""
@@ -597,7 +633,7 @@ class OptimumInterval(_Frozen):
     fpr_ci: Sequence[float] | None = field(metadata={"description": "... of the false positive rate there."})
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
 class OperatingPoints(_Frozen):
     """One model's configured operating points and the intervals of its optimal thresholds."""
 
@@ -610,7 +646,7 @@ class OperatingPoints(_Frozen):
     ci_method: str = field(metadata={"description": "How the intervals were drawn (the score table's bootstrap)."})
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
 class OperatingPointDelta(_Frozen):
     """A challenger against the baseline at one configured operating point: descriptive (its p is
     not adjusted and gives no verdict)."""
@@ -630,7 +666,7 @@ class OperatingPointDelta(_Frozen):
     ci_method: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
 class ModelResult(_Frozen):
     """Everything computed for one model."""
 
@@ -801,8 +837,12 @@ _FAMILY = (
 )
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
 class DeLongSummary(_Frozen):
+    """DeLong's test of the AUC difference, model − baseline (DeLong, DeLong & Clarke-Pearson 1988):
+    paired when both models scored the same rows, otherwise for independent samples (the AUCs'
+    variances added, as pROC)."""
+
     auc_model: float
     auc_baseline: float
     delta: float
@@ -830,7 +870,7 @@ class DeLongSummary(_Frozen):
     )
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
 class McNemarSummary(_Frozen):
     """McNemar's test at the decision rules: which model errs more, on what counts."""
 
@@ -911,7 +951,7 @@ class McNemarSummary(_Frozen):
     family_size: int | None = field(default=None, metadata={"description": "Tests in that family."})
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
 class Decision(_Frozen):
     """The verdict on the primary metric as facts a scheduled job can act on (the sentence is written from them).
 
@@ -978,7 +1018,7 @@ class Decision(_Frozen):
     )
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
 class SwapCell(_Frozen):
     """One cell of a swap-set table: rows and bads, in rows and in weight, and the (weighted) bad rate."""
 
@@ -989,7 +1029,7 @@ class SwapCell(_Frozen):
     bad_rate: float | None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
 class ApprovalSide(_Frozen):
     """One model at a target approval rate: its cut, the rate it achieves and its approved book's bad rate."""
 
@@ -1018,7 +1058,7 @@ class ApprovalSide(_Frozen):
     )
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
 class ApprovalAtRate(_Frozen):
     """The model and the baseline approving the same share of the rows: bad rates among the approved,
     their paired difference (model - baseline) with an interval, and the swap-set table."""
@@ -1043,8 +1083,11 @@ class ApprovalAtRate(_Frozen):
     stay_declined: SwapCell
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
 class ComparisonTests(_Frozen):
+    """The tests of a challenger against the baseline: DeLong's test of the AUC difference and McNemar's
+    test of the decisions at the thresholds (each null when it cannot be run)."""
+
     delong: DeLongSummary | None = None
     mcnemar: McNemarSummary | None = None
     notes: Sequence[str] = field(
@@ -1061,7 +1104,7 @@ class ComparisonTests(_Frozen):
     )
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
 class PartialAucTest(_Frozen):
     """A challenger's partial AUC against the baseline's over one range: pROC's bootstrap test."""
 
@@ -1094,7 +1137,7 @@ class PartialAucTest(_Frozen):
     method: str = field(metadata={"description": "How the bootstrap differences were drawn."})
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
 class ClassificationTable(_Frozen):
     """A multiclass model's classification table beyond its per-class fields ('per_class'): the
     macro, weighted and micro averages with their intervals, and accuracy against the
@@ -1127,7 +1170,7 @@ class ClassificationTable(_Frozen):
     nir_reason: str | None = field(default=None, metadata={"description": "Why nir_p_value is null."})
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
 class ClassProbabilities(_Frozen):
     """A multiclass model's probabilities judged as probabilities (reportgen.engine.class_probabilities):
     Brier score, calibration errors, top-k accuracy and the cost-optimal decision rule."""
@@ -1195,7 +1238,7 @@ class ClassProbabilities(_Frozen):
         return _lengths_differ(confidence=self.confidence, accuracy=self.accuracy, counts=self.counts)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
 class ClassDeltas(_Frozen):
     """A multiclass challenger's per-class differences from the baseline (model − baseline)."""
 
@@ -1208,7 +1251,7 @@ class ClassDeltas(_Frozen):
     ci_method: Mapping[str, str] = field(metadata={"description": "field -> how its intervals were made."})
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
 class Comparison(_Frozen):
     """One model against the baseline: deltas (model − baseline), CIs, tests and a verdict."""
 
@@ -1268,8 +1311,11 @@ class Comparison(_Frozen):
     )
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
 class PairwiseCell(_Frozen):
+    """One cell of the pairwise matrix: 'delta' is model − baseline, with its test's p-value and its
+    Holm-adjusted p-value."""
+
     model: str
     baseline: str
     delta: float | None
@@ -1297,22 +1343,27 @@ class PairwiseCell(_Frozen):
     )
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
 class InputFile(_Frozen):
+    """A file the run read: its path, SHA-256, rows and size (the audit trail)."""
+
     path: str
     sha256: str
     rows: int
     size_bytes: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
 class DroppedRows(_Frozen):
+    """Rows of a model's input left out of the comparison: how many, and why (e.g. "missing or
+    non-finite score in 'score'")."""
+
     model: str
     reason: str
     rows: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
 class RunInfo(_Frozen):
     """The audit trail: what was run, on what, with which software, when."""
 
@@ -1401,7 +1452,7 @@ def _doc(text: str) -> dict[str, str]:
     return {"description": text}
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
 class CreditTest(_Frozen):
     """One test of a PD model: its statistic, p-value and traffic light (null when undefined)."""
 
@@ -1435,7 +1486,7 @@ class CreditTest(_Frozen):
     )
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
 class CorrelatedBinomial(_Frozen):
     """The binomial test with correlated defaults (Vasicek's one-factor model, Tasche 2003)."""
 
@@ -1459,7 +1510,7 @@ class CorrelatedBinomial(_Frozen):
     )
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
 class GradePower(_Frozen):
     """What the grade's tests could see: their critical numbers of defaults and power."""
 
@@ -1484,7 +1535,7 @@ class GradePower(_Frozen):
     )
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
 class AdjacentGrades(_Frozen):
     """Heterogeneity of two adjacent non-empty grades (PDtoolkit's heterogeneity test)."""
 
@@ -1507,7 +1558,7 @@ class AdjacentGrades(_Frozen):
     )
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
 class PeriodLights(_Frozen):
     """The grades' Jeffreys lights in one period."""
 
@@ -1517,7 +1568,7 @@ class PeriodLights(_Frozen):
     red: int = field(metadata=_doc("... red."))
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
 class CreditPeriodTests(_Frozen):
     """Calibration over the date: periods (BCBS WP14's normal test; traffic lights over periods)."""
 
@@ -1534,7 +1585,7 @@ class CreditPeriodTests(_Frozen):
     red: int = field(metadata=_doc("Red cells over all periods."))
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
 class CreditGrade(_Frozen):
     """One grade (rating class or PD bucket) of the current sample."""
 
@@ -1583,7 +1634,7 @@ class CreditGrade(_Frozen):
     )
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
 class CreditCalibration(_Frozen):
     """Portfolio-level calibration of the PD (every row of the current sample)."""
 
@@ -1672,7 +1723,7 @@ class CreditCalibration(_Frozen):
     )
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
 class CreditAucHistory(_Frozen):
     """ECB 2019 test of the current AUC against the AUC at initial validation."""
 
@@ -1689,7 +1740,7 @@ class CreditAucHistory(_Frozen):
     )
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
 class PsiBin(_Frozen):
     """One bin of the population stability index."""
 
@@ -1701,7 +1752,7 @@ class PsiBin(_Frozen):
     contribution: float = field(metadata=_doc("(current - reference share) * ln(current / reference share)."))
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
 class Concentration(_Frozen):
     """Herfindahl index of the grade shares of one sample."""
 
@@ -1724,7 +1775,7 @@ class Concentration(_Frozen):
     )
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
 class ShareHistogram(_Frozen):
     """Score distribution of the reference and current samples on shared edges (shares of rows)."""
 
@@ -1738,7 +1789,7 @@ class ShareHistogram(_Frozen):
         return _lengths_differ(reference=self.reference, current=self.current)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
 class CreditStability(_Frozen):
     """Stability of the current sample against the reference (development) sample."""
 
@@ -1778,7 +1829,7 @@ class CreditStability(_Frozen):
     )
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
 class CreditMigration(_Frozen):
     """Grade migration of the rows found (by id) in both samples."""
 
@@ -1830,7 +1881,7 @@ class CreditMigration(_Frozen):
     )
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
 class CreditGroup(_Frozen):
     """Headline numbers of one period or segment of the current sample."""
 
@@ -1858,7 +1909,7 @@ class CreditGroup(_Frozen):
     )
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
 class CreditModel(_Frozen):
     """The credit validation of one model."""
 
@@ -1935,7 +1986,7 @@ class CreditModel(_Frozen):
     )
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
 class CreditSection(_Frozen):
     """The credit validation battery (config ``credit:`` / ``segment:``), one entry per model."""
 
@@ -1969,7 +2020,7 @@ class CreditSection(_Frozen):
 Favourable = Literal["flagged", "not_flagged"]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
 class FairnessGroup(_Frozen):
     """One protected group of one column, one model, at the model's decision rule."""
 
@@ -1998,7 +2049,7 @@ class FairnessGroup(_Frozen):
     )
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
 class FairnessColumn(_Frozen):
     """One protected column of one model: its groups and the disparities between them."""
 
@@ -2023,7 +2074,7 @@ class FairnessColumn(_Frozen):
     )
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
 class FairnessChange(_Frozen):
     """A challenger's change against the baseline on one protected column, with paired intervals."""
 
@@ -2052,7 +2103,7 @@ class FairnessChange(_Frozen):
     )
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
 class FairnessModel(_Frozen):
     """The fairness of one model."""
 
@@ -2075,7 +2126,7 @@ class FairnessModel(_Frozen):
     )
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
 class FairnessSection(_Frozen):
     """The fairness section (config fairness:), one entry per binary model."""
 
@@ -2091,7 +2142,7 @@ class FairnessSection(_Frozen):
     )
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
 class SegmentModel(_Frozen):
     """One model's key metrics within one segment value."""
 
@@ -2103,7 +2154,7 @@ class SegmentModel(_Frozen):
     ci_method: Mapping[str, str] = field(metadata=_doc("metric -> how its interval was made."))
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
 class SegmentDelta(_Frozen):
     """A challenger's paired difference of the primary metric from the baseline within one segment value."""
 
@@ -2122,7 +2173,7 @@ class SegmentDelta(_Frozen):
     direction: Literal["better", "worse", "inconclusive"] = "inconclusive"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
 class SegmentValue(_Frozen):
     """One value of a segment column: its rows, and the models compared within it."""
 
@@ -2136,7 +2187,7 @@ class SegmentValue(_Frozen):
     deltas: Sequence[SegmentDelta] = field(default_factory=list, metadata=_doc("Each challenger against the baseline."))
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
 class SegmentColumn(_Frozen):
     """One segment column: its values in label order."""
 
@@ -2144,7 +2195,7 @@ class SegmentColumn(_Frozen):
     values: Sequence[SegmentValue]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
 class SegmentReversal(_Frozen):
     """A challenger whose overall result and a segment's (Holm-significant) point opposite ways."""
 
@@ -2159,7 +2210,7 @@ class SegmentReversal(_Frozen):
     p_value_adjusted: float | None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
 class SegmentSection(_Frozen):
     """The models compared within segments (config segments:)."""
 
@@ -2174,7 +2225,7 @@ class SegmentSection(_Frozen):
     )
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
 class CheckResult(_Frozen):
     """One ``checks:`` rule of the config, evaluated on this run's results."""
 
@@ -2204,7 +2255,7 @@ class CheckResult(_Frozen):
     )
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
 class TrendPoint(_Frozen):
     """One headline number of one recorded run (``history:``), for the report's trend section."""
 
@@ -2223,7 +2274,7 @@ class TrendPoint(_Frozen):
     ci: Sequence[float] | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
 class ComparisonResult(_Frozen):
     """The whole run: models, comparisons with the baseline, the pairwise matrix, the audit trail."""
 

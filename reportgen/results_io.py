@@ -150,6 +150,14 @@ def result_json(result: ComparisonResult) -> str:
 #: ``int.__repr__``, ``null`` for None, and refuses NaN and infinities (``allow_nan=False``).
 _NUMBER_TYPES = frozenset({float, int, type(None)})
 
+#: ``json.dumps(x, ensure_ascii=False)`` (a key), ``json.dumps(x, ensure_ascii=False,
+#: allow_nan=False)`` (a scalar) and ``json.dumps(x, allow_nan=False)`` (a list of numbers),
+#: each encoder built once: ``json.dumps`` with any argument not its default builds a new
+#: encoder on every call, some 2,000 times for a small run's metrics.json.
+_key_text = json.JSONEncoder(ensure_ascii=False).encode
+_scalar_text = json.JSONEncoder(ensure_ascii=False, allow_nan=False).encode
+_numbers_text = json.JSONEncoder(allow_nan=False).encode
+
 
 def _indented(v: Any, pad: str, out: list[str]) -> None:
     """``v`` indented two spaces a level (``pad``: a newline and the current indent), as
@@ -161,7 +169,7 @@ def _indented(v: Any, pad: str, out: list[str]) -> None:
         inner = pad + "  "
         sep = "{" + inner
         for k, x in v.items():
-            out.append(sep + json.dumps(k, ensure_ascii=False) + ": ")
+            out.append(sep + _key_text(k) + ": ")
             _indented(x, inner, out)
             sep = "," + inner
         out.append(pad + "}")
@@ -170,7 +178,7 @@ def _indented(v: Any, pad: str, out: list[str]) -> None:
             out.append("[]")
             return
         if {type(x) for x in v} <= _NUMBER_TYPES:
-            out.append(json.dumps(v, allow_nan=False))
+            out.append(_numbers_text(v))
             return
         inner = pad + "  "
         sep = "[" + inner
@@ -180,4 +188,4 @@ def _indented(v: Any, pad: str, out: list[str]) -> None:
             sep = "," + inner
         out.append(pad + "]")
     else:
-        out.append(json.dumps(v, ensure_ascii=False, allow_nan=False))
+        out.append(_scalar_text(v))

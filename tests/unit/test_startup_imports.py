@@ -36,6 +36,7 @@ HEAVY = (
     "openpyxl",
     "pyarrow.compute",  # its import wraps ~280 kernels (about 0.1 s); a small Parquet run needs none
     "pyarrow.dataset",
+    "sqlite3",  # the history store's (reportgen.history): only when a config keeps one
 )
 
 
