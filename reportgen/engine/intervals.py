@@ -62,7 +62,6 @@ from reportgen.engine import distinct_rows as DR
 from reportgen.engine.curve import ScoreTable
 from reportgen.engine.resample import (
     ResampleKernel,
-    cell_blocks,
     probability_scores,
     resample_kernel,
     resampled_metrics,
@@ -276,7 +275,7 @@ def _draw(
     """Each kernel's metrics on the same resamples of the cells: shape (resamples, METRICS) each.
 
     ``also``: None, or called with each block's cell draws too (shape (b, cells)); ``blocks``:
-    how the cells are drawn (weight cells: :func:`~reportgen.engine.resample.cell_blocks`)."""
+    how the cells are drawn (pooled weight cells: :func:`weight_blocks`)."""
     out = [np.empty((resamples, len(B.METRICS))) for _ in kernels]
     done = 0
     for block in blocks(counts, n_pos_cells, resamples, rng):
@@ -1096,8 +1095,8 @@ def weight_blocks(cells: WeightCells, rng: np.random.Generator, resamples: int):
     """Blocks ``(b, [drawn])`` of the stratified row bootstrap of weighted cells: ``drawn`` shape
     (b, cells), each cell's resampled *weight* (of key 0).
 
-    How many of a class's rows land on each cell is drawn exactly (one multinomial per class and
-    resample, :func:`~reportgen.engine.resample.cell_blocks`). Cells of one weight
+    How many of a class's rows land on each cell is drawn exactly (a multinomial per class and
+    resample, :func:`~reportgen.engine.resample.stratified_cell_blocks`). Cells of one weight
     (``var`` None): that number times the weight — the row bootstrap, exactly. Pooled cells
     (:func:`pool_cells`): given ``K`` rows drawn on a cell whose rows' weights have mean ``μ`` and
     variance ``σ²``, the sum of their weights is drawn as ``Gamma(shape = K·μ²/σ², scale = σ²/μ)``
@@ -1114,7 +1113,7 @@ def weight_blocks(cells: WeightCells, rng: np.random.Generator, resamples: int):
     if cells.var is not None and spread.any():
         shape_per_row = np.divide(w * w, cells.var, out=np.zeros_like(w), where=spread)
         scale = np.divide(cells.var, w, out=np.zeros_like(w), where=spread)
-    for b, (k,) in cell_blocks(cells.rows, cells.n_pos_cells, resamples, rng):
+    for b, (k,) in stratified_cell_blocks(cells.rows, cells.n_pos_cells, resamples, rng):
         drawn = k * w
         if shape_per_row is not None and scale is not None:
             drawn[:, spread] = rng.gamma(k[:, spread] * shape_per_row[spread], scale[spread])
@@ -1203,7 +1202,7 @@ def _blocks_of(cells: WeightCells):
     """How :func:`_draw` draws ``cells``: counts per cell (kernels carry the weights), or pooled
     cells' resampled weights (:func:`weight_blocks`; kernels without weights)."""
     if cells.var is None:
-        return cell_blocks
+        return stratified_cell_blocks
     return lambda counts, n_pos_cells, resamples, rng: weight_blocks(cells, rng, resamples)
 
 
