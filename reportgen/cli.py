@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 import reportgen.clock as clock
-from reportgen.errors import ConfigError, OutputError, ReportgenError, UserError
+from reportgen.errors import ConfigError, HistoryError, OutputError, ReportgenError, UserError
 from reportgen.redact import masked
 from reportgen.report.writer import Reservation, output_path, private_tempdir, reserve, shown_tempdir, write_outputs
 from reportgen.signals import Interrupted, answer_signals_early, command_finished, handlers
@@ -587,10 +587,12 @@ def _run_one(job: _Job, args: argparse.Namespace, printer: _Printer, written: di
                 held = stack.enter_context(reserve(out_dir, overwrite))
                 reserved.append(held)
             theme = Theme.from_config(cfg.report.model_dump(mode="json"))
-            from reportgen.history import Entry, HistoryError  # noqa: PLC0415
-
             # the run's history entry is committed with the report set: both or neither
-            entry = None if cfg.history is None else Entry(cfg.history.path, result)
+            entry = None
+            if cfg.history is not None:  # sqlite3 only with a history store
+                from reportgen.history import Entry  # noqa: PLC0415
+
+                entry = Entry(cfg.history.path, result)
             unrecorded: HistoryError | None = None
             try:
                 targets = write_outputs(

@@ -8,7 +8,8 @@
     │   ├── InputError             a prediction file (file, column, row)
     │   ├── OutputError            the output directory (permissions, disk full)
     │   ├── ThemeError             a custom template directory (missing or escaping templates)
-    │   └── ResultError            a saved metrics.json (unknown schema version, key or type)
+    │   ├── ResultError            a saved metrics.json (unknown schema version, key or type)
+    │   └── HistoryError           the history store (cannot be opened, read or written)
     ├── TrackingError              exit 4: the report was written; logging it to MLflow failed
     └── InternalError              exit 1: a bug in reportgen
 
@@ -51,6 +52,10 @@ class ResultError(UserError):
     """A saved ``metrics.json`` cannot be read back: its schema version is missing, unknown or
     newer than this reportgen reads, or a key is unknown, missing or of the wrong type (the
     message names the JSON path)."""
+
+
+class HistoryError(UserError):
+    """The history store cannot be opened, is not a reportgen history, or cannot be written."""
 
 
 class TrackingError(ReportgenError):

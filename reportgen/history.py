@@ -30,7 +30,7 @@ from contextlib import closing, contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
-from reportgen.errors import UserError
+from reportgen.errors import HistoryError
 from reportgen.report.export import safe_cell
 from reportgen.report.formats import fmt_cell
 from reportgen.results import ComparisonResult, TrendPoint
@@ -78,10 +78,6 @@ CREATE TABLE IF NOT EXISTS numbers (
 );
 CREATE INDEX IF NOT EXISTS numbers_seq ON numbers(seq);
 """
-
-
-class HistoryError(UserError):
-    """The history store cannot be opened, is not a reportgen history, or cannot be written."""
 
 
 def headline(result: ComparisonResult) -> list[TrendPoint]:

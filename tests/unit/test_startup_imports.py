@@ -34,6 +34,7 @@ HEAVY = (
     "adbc_driver_postgresql",
     "adbc_driver_sqlite",
     "openpyxl",
+    "sqlite3",  # the history store's (reportgen.history: 20 ms with sqlite3), only with ``history:``
     "pyarrow.compute",  # its import wraps ~280 kernels (about 0.1 s); a small Parquet run needs none
     "pyarrow.dataset",
 )
