@@ -432,6 +432,9 @@ class _ReshapedKS:
         tpr_s, fpr_s = ks_drift(table, None if sizes is None else self.Pe + self.Ne)
         self.ks_s = max(float(np.max(tpr_s - fpr_s)), 0.0)
         self.move_t, self.move_f = tpr_s - tpr, fpr_s - fpr  # drift − sample: added to each replicate
+        # the cells (ascending) through each cut: a cut's TPR* is the positive cells' running sum there
+        self.pos_at = np.searchsorted(pos_cells, self.keep, side="right")
+        self.neg_at = np.searchsorted(neg_cells, self.keep, side="right")
         self.pivots: list[np.ndarray] = []
 
     def _pivots(self, tpr: np.ndarray, fpr: np.ndarray) -> None:
@@ -466,21 +469,20 @@ class _ReshapedKS:
             self._pivots(*curves)
 
     def add(self, draws: np.ndarray) -> None:
-        """One block of cell draws, shape (b, cells): the positives' cells, then the negatives'."""
+        """One block of cell draws, shape (b, cells): the positives' cells, then the negatives'.
+        Each class's running sums over its own cells, read at the cuts (whole counts: exact)."""
         npc = self.pos_cells.shape[0]
         step = max(1, _DRAW_ELEMENTS // max(self.width, 1))  # each resample's curve is its own
         for lo in range(0, draws.shape[0], step):
             d = draws[lo : lo + step]
-            b = d.shape[0]
-            x = np.zeros((b, self.width))
-            x[:, self.pos_cells] = d[:, :npc]
-            tpr = np.cumsum(x, axis=1)[:, self.keep]
-            tpr /= self.P
-            x[:] = 0.0
-            x[:, self.neg_cells] = d[:, npc:]
-            fpr = np.cumsum(x, axis=1)[:, self.keep]
-            fpr /= self.N
-            self._pivots(tpr, fpr)
+            curves = []
+            for part, at, total in ((d[:, :npc], self.pos_at, self.P), (d[:, npc:], self.neg_at, self.N)):
+                run = np.zeros((d.shape[0], part.shape[1] + 1))
+                np.cumsum(part, axis=1, out=run[:, 1:])
+                c = run[:, at]
+                c /= total
+                curves.append(c)
+            self._pivots(*curves)
 
     def finish(self, point: float, binned: bool, weighted: bool = False, pooled: bool = False) -> MaxDraws:
         pivots = np.concatenate(self.pivots) if self.pivots else np.empty(0)
