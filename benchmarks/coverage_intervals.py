@@ -116,7 +116,7 @@ def accumulated(y: np.ndarray, scores: list[np.ndarray], parts: list[slice]) -> 
     pairing = Pairing("aligned", "aligned", covariance=paired.covariance(), agree=paired.agree.copy(),
                       patterns=paired.joint.copy(), pair_counts=paired.pair_tables.finish())
     models = tuple(BinaryModelEvidence(name, "sim", t, THRESHOLD) for name, t in zip("ab", tables))
-    return BinaryEvidence(models, pairing, LoadAudit(()), None)
+    return BinaryEvidence(models, pairing, LoadAudit(()))
 
 
 def same_evidence(a: BinaryEvidence, b: BinaryEvidence) -> bool:

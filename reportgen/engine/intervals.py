@@ -62,7 +62,6 @@ from reportgen.engine import distinct_rows as DR
 from reportgen.engine.curve import ScoreTable
 from reportgen.engine.resample import (
     ResampleKernel,
-    cell_blocks,
     probability_scores,
     resample_kernel,
     resampled_metrics,
@@ -276,7 +275,7 @@ def _draw(
     """Each kernel's metrics on the same resamples of the cells: shape (resamples, METRICS) each.
 
     ``also``: None, or called with each block's cell draws too (shape (b, cells)); ``blocks``:
-    how the cells are drawn (weight cells: :func:`~reportgen.engine.resample.cell_blocks`)."""
+    how the cells are drawn (pooled weight cells: :func:`weight_blocks`)."""
     out = [np.empty((resamples, len(B.METRICS))) for _ in kernels]
     done = 0
     for block in blocks(counts, n_pos_cells, resamples, rng):
@@ -433,6 +432,9 @@ class _ReshapedKS:
         tpr_s, fpr_s = ks_drift(table, None if sizes is None else self.Pe + self.Ne)
         self.ks_s = max(float(np.max(tpr_s - fpr_s)), 0.0)
         self.move_t, self.move_f = tpr_s - tpr, fpr_s - fpr  # drift − sample: added to each replicate
+        # the cells (ascending) through each cut: a cut's TPR* is the positive cells' running sum there
+        self.pos_at = np.searchsorted(pos_cells, self.keep, side="right")
+        self.neg_at = np.searchsorted(neg_cells, self.keep, side="right")
         self.pivots: list[np.ndarray] = []
 
     def _pivots(self, tpr: np.ndarray, fpr: np.ndarray) -> None:
@@ -467,21 +469,20 @@ class _ReshapedKS:
             self._pivots(*curves)
 
     def add(self, draws: np.ndarray) -> None:
-        """One block of cell draws, shape (b, cells): the positives' cells, then the negatives'."""
+        """One block of cell draws, shape (b, cells): the positives' cells, then the negatives'.
+        Each class's running sums over its own cells, read at the cuts (whole counts: exact)."""
         npc = self.pos_cells.shape[0]
         step = max(1, _DRAW_ELEMENTS // max(self.width, 1))  # each resample's curve is its own
         for lo in range(0, draws.shape[0], step):
             d = draws[lo : lo + step]
-            b = d.shape[0]
-            x = np.zeros((b, self.width))
-            x[:, self.pos_cells] = d[:, :npc]
-            tpr = np.cumsum(x, axis=1)[:, self.keep]
-            tpr /= self.P
-            x[:] = 0.0
-            x[:, self.neg_cells] = d[:, npc:]
-            fpr = np.cumsum(x, axis=1)[:, self.keep]
-            fpr /= self.N
-            self._pivots(tpr, fpr)
+            curves = []
+            for part, at, total in ((d[:, :npc], self.pos_at, self.P), (d[:, npc:], self.neg_at, self.N)):
+                run = np.zeros((d.shape[0], part.shape[1] + 1))
+                np.cumsum(part, axis=1, out=run[:, 1:])
+                c = run[:, at]
+                c /= total
+                curves.append(c)
+            self._pivots(*curves)
 
     def finish(self, point: float, binned: bool, weighted: bool = False, pooled: bool = False) -> MaxDraws:
         pivots = np.concatenate(self.pivots) if self.pivots else np.empty(0)
@@ -1096,8 +1097,8 @@ def weight_blocks(cells: WeightCells, rng: np.random.Generator, resamples: int):
     """Blocks ``(b, [drawn])`` of the stratified row bootstrap of weighted cells: ``drawn`` shape
     (b, cells), each cell's resampled *weight* (of key 0).
 
-    How many of a class's rows land on each cell is drawn exactly (one multinomial per class and
-    resample, :func:`~reportgen.engine.resample.cell_blocks`). Cells of one weight
+    How many of a class's rows land on each cell is drawn exactly (a multinomial per class and
+    resample, :func:`~reportgen.engine.resample.stratified_cell_blocks`). Cells of one weight
     (``var`` None): that number times the weight — the row bootstrap, exactly. Pooled cells
     (:func:`pool_cells`): given ``K`` rows drawn on a cell whose rows' weights have mean ``μ`` and
     variance ``σ²``, the sum of their weights is drawn as ``Gamma(shape = K·μ²/σ², scale = σ²/μ)``
@@ -1114,7 +1115,7 @@ def weight_blocks(cells: WeightCells, rng: np.random.Generator, resamples: int):
     if cells.var is not None and spread.any():
         shape_per_row = np.divide(w * w, cells.var, out=np.zeros_like(w), where=spread)
         scale = np.divide(cells.var, w, out=np.zeros_like(w), where=spread)
-    for b, (k,) in cell_blocks(cells.rows, cells.n_pos_cells, resamples, rng):
+    for b, (k,) in stratified_cell_blocks(cells.rows, cells.n_pos_cells, resamples, rng):
         drawn = k * w
         if shape_per_row is not None and scale is not None:
             drawn[:, spread] = rng.gamma(k[:, spread] * shape_per_row[spread], scale[spread])
@@ -1203,7 +1204,7 @@ def _blocks_of(cells: WeightCells):
     """How :func:`_draw` draws ``cells``: counts per cell (kernels carry the weights), or pooled
     cells' resampled weights (:func:`weight_blocks`; kernels without weights)."""
     if cells.var is None:
-        return cell_blocks
+        return stratified_cell_blocks
     return lambda counts, n_pos_cells, resamples, rng: weight_blocks(cells, rng, resamples)
 
 

@@ -147,11 +147,12 @@ def model_partial_aucs(
     level: float,
 ) -> list[ModelPartial]:
     """Each range's partial AUC of one unweighted model with its bootstrap intervals (module
-    docstring); no intervals when ``resamples`` is 0 or the table is weighted."""
+    docstring); no intervals when ``resamples`` is 0 or the table is weighted, and no draws
+    without ranges."""
     exact = [partial_auc(table, r) for r in ranges]
     reps: list[np.ndarray | None] = [None] * len(ranges)
     method = "no interval"
-    if resamples > 0 and not table.weighted and table.total_pos > 0 and table.total_neg > 0:
+    if ranges and resamples > 0 and not table.weighted and table.total_pos > 0 and table.total_neg > 0:
         lut = IV.coarse_lut(table, threshold, IV.MODEL_BINS)
         coarse = IV.coarsen(table, lut)
         binned = coarse is not table

@@ -152,8 +152,8 @@ def test_weighted_joint_bootstrap_equals_the_per_table_loop():
     rep = np.array([key[(bool(cells.y[c]), *(int(k) for k in cells.codes[:, c]), *(float(x) for x in cells.w[:, c]))]
                     for c in range(cells.n_cells)])
     r = 0
-    for b, (draws,) in resample.cell_blocks(cells.rows, cells.n_pos_cells, s.resamples,
-                                            streams.stream(s.seed, "weighted_pairs")):
+    for b, (draws,) in resample.stratified_cell_blocks(cells.rows, cells.n_pos_cells, s.resamples,
+                                                       streams.stream(s.seed, "weighted_pairs")):
         for d in draws:
             m = np.zeros(n, dtype=np.int64)
             m[rep] = d

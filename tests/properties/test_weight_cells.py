@@ -99,7 +99,7 @@ def test_cell_draws_put_on_rows_give_the_resampled_tables_metrics(direction):
     g = row_groups(table, s)
     first = {(bool(y[i]), int(g[i]), float(w[i])): i for i in range(s.shape[0])}
     rep = np.array([first[(bool(cells.y[c]), int(cells.codes[0, c]), float(cells.w[0, c]))] for c in range(cells.n_cells)])
-    blocks = resample.cell_blocks(cells.rows, cells.n_pos_cells, R, np.random.default_rng(3))
+    blocks = resample.stratified_cell_blocks(cells.rows, cells.n_pos_cells, R, np.random.default_rng(3))
     d = np.concatenate([b for _, (b,) in blocks])
     for r in range(R):
         m = np.zeros(s.shape[0])
@@ -192,21 +192,23 @@ def _assert_paired_auc_spread(diff, s, s2, y, w, R: int, seed: int) -> None:
 
 
 def test_row_by_row_draws_are_the_multinomial_in_distribution():
-    """Past one cell per 8 rows the cells are drawn row by row (``cell_blocks``): each cell's count
-    has the multinomial's mean n·p and variance n·p(1 − p), and the classes' totals are fixed."""
+    """Past one cell per 8 rows the cells are drawn row by row (``stratified_cell_blocks``): each
+    cell's count has the multinomial's mean n·p and variance n·p(1 − p), and the classes' totals
+    are fixed."""
     counts = np.array([3.0, 1.0, 1.0, 2.0, 1.0, 1.0, 4.0, 1.0])  # 5 positive cells (8 rows), 3 negative (6)
     assert 8 * counts.shape[0] > counts.sum()
     R = 40_000
-    d = np.concatenate([b for _, (b,) in resample.cell_blocks(counts, 5, R, np.random.default_rng(0))])
+    d = np.concatenate([b for _, (b,) in resample.stratified_cell_blocks(counts, 5, R, np.random.default_rng(0))])
     assert (d[:, :5].sum(axis=1) == 8).all() and (d[:, 5:].sum(axis=1) == 6).all()
     for part, n in ((slice(0, 5), 8.0), (slice(5, 8), 6.0)):
         p = counts[part] / n
         np.testing.assert_allclose(d[:, part].mean(axis=0), n * p, atol=4 * np.sqrt(n * p * (1 - p) / R).max())
         np.testing.assert_allclose(d[:, part].var(axis=0), n * p * (1 - p), rtol=0.05)
-    # one cell per 8 rows or fewer: the multinomial blocks themselves, draw for draw
+    # one cell per 8 rows or fewer: one multinomial per class and block, draw for draw
     few = np.array([10.0, 6.0, 9.0])
-    a = np.concatenate([b for _, (b,) in resample.cell_blocks(few, 1, 50, np.random.default_rng(1))])
-    b = np.concatenate([b for _, (b,) in resample.stratified_cell_blocks(few, 1, 50, np.random.default_rng(1))])
+    a = np.concatenate([b for _, (b,) in resample.stratified_cell_blocks(few, 1, 50, np.random.default_rng(1))])
+    rng = np.random.default_rng(1)
+    b = np.concatenate([rng.multinomial(10, [1.0], size=50), rng.multinomial(15, [0.4, 0.6], size=50)], axis=1)
     np.testing.assert_array_equal(a, b)
 
 
@@ -488,8 +490,8 @@ def test_pooled_weight_sums_have_the_row_bootstraps_means_variances_and_covarian
     assert fn.var() == pytest.approx(var_fn, rel=3 * np.sqrt(2.0 / R) + 0.01)
     assert np.cov(tp, fn)[0, 1] == pytest.approx(cov, rel=0.06)
     # the rows drawn per cell are exactly the multinomial's: the class's rows always sum to n
-    counts = np.concatenate([d for _, (d,) in resample.cell_blocks(pooled.rows, pooled.n_pos_cells, 50,
-                                                                   np.random.default_rng(24))])
+    counts = np.concatenate([d for _, (d,) in resample.stratified_cell_blocks(pooled.rows, pooled.n_pos_cells, 50,
+                                                                              np.random.default_rng(24))])
     assert (counts[:, pos].sum(axis=1) == n).all()
     # a cell of one weight is drawn as its rows times that weight (no Gamma)
     one = IV.pool_cells(IV.count_cells(np.zeros(6, dtype=np.int64), np.array([1, 1, 1, 0, 0, 0], bool), np.full(6, 2.5)))
