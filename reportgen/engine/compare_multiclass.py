@@ -54,6 +54,7 @@ from reportgen.engine.compare import (
     mcnemar_summary,
     no_test,
 )
+from reportgen.engine.curve import ScoreTable
 from reportgen.engine.evidence import MulticlassEvidence, MulticlassModelEvidence, MulticlassRows
 from reportgen.engine.intervals import (
     CLASS_TABLE_BINNED_BOOTSTRAP,
@@ -421,10 +422,11 @@ def _per_class_auc_intervals(
     return out, how
 
 
-def _table_curves(t: CT.ClassTables, labels: Sequence[str]) -> MulticlassCurves:
-    """The report's curves from class tables (the same points as from the rows)."""
+def _table_curves(t: CT.ClassTables, labels: Sequence[str], micro_table: ScoreTable) -> MulticlassCurves:
+    """The report's curves from class tables (the same points as from the rows); ``micro_table``:
+    the tables' :func:`~reportgen.engine.class_tables.micro_score_table`."""
     rocs = [MC.class_roc_curve(labels[c], CT.ovr_score_table(t, c)) for c in range(t.k)]
-    micro = MC.class_roc_curve(None, CT.micro_score_table(t))
+    micro = MC.class_roc_curve(None, micro_table)
     support = t.class_weight()
     return curves_of(rocs, micro, support, float(support.sum()), labels)
 
@@ -451,10 +453,11 @@ def compare_multiclass_evidence(
     skipped_auc = rows_kept and not with_auc
     models: dict[str, ModelResult] = {}
     for j, m in enumerate(ev.models):
+        micro = None if m.tables is None else CT.micro_score_table(m.tables)  # the micro AUC's and its curve's
         mm = MC.multiclass_from_counts(
-            m.confusion, labels, m.n_rows, m.tables, beta=s.beta, costs=costs, ordinal=s.ordinal
+            m.confusion, labels, m.n_rows, m.tables, micro, beta=s.beta, costs=costs, ordinal=s.ordinal
         )
-        curves = None if m.tables is None else _table_curves(m.tables, labels)
+        curves = None if m.tables is None or micro is None else _table_curves(m.tables, labels, micro)
         ci: dict[str, list[float]] = {}
         method: dict[str, str] = {}
         if s.resamples > 0 and not m.weighted:
