@@ -81,15 +81,15 @@ def _cumulative(weights: np.ndarray, cum: np.ndarray, across: np.ndarray) -> np.
     return cum
 
 
-def _twice_below(cum: np.ndarray, r: _Ranks, out: np.ndarray) -> np.ndarray:
-    """(cells, B) into ``out``: per negative cell, the positive weight below its score plus half
-    the tied positive weight, ``½ (cum[lo] + cum[hi])`` (:func:`_cumulative`), doubled where
-    ``r.ties`` (``cum[lo] + cum[hi]``, whole in whole weights) and as is otherwise (``cum[hi]``);
-    0 at a positive cell."""
-    np.take(cum, r.hi, axis=0, out=out, mode="clip")
+def _twice_below(cum: np.ndarray, r: _Ranks, out: np.ndarray, u: int, v: int) -> np.ndarray:
+    """(v − u, B) into ``out[u:v]``: per negative cell of rows u … v, the positive weight below
+    its score plus half the tied positive weight, ``½ (cum[lo] + cum[hi])`` (:func:`_cumulative`),
+    doubled where ``r.ties`` (``cum[lo] + cum[hi]``, whole in whole weights) and as is otherwise
+    (``cum[hi]``); 0 at a positive cell."""
+    np.take(cum, r.hi[u:v], axis=0, out=out[u:v], mode="clip")
     if r.ties:
-        out += np.take(cum, r.lo, axis=0, mode="clip")
-    return out
+        out[u:v] += np.take(cum, r.lo[u:v], axis=0, mode="clip")
+    return out[u:v]
 
 
 class Work:
@@ -109,17 +109,21 @@ class Work:
         return have[: rows * b].reshape(rows, b)
 
 
-def _run_sums(x: np.ndarray, runs: list[tuple[int, int]], bound: float) -> np.ndarray:
-    """(B, runs) float64: each class run's column sums of ``x`` (rows, B), exact: an int32 ``x``
-    whose entries are at most ``bound`` is summed int32 in chunks that cannot overflow, the
-    chunks' sums in int64 (float64 ``x``: summed as is)."""
+def _run_sums(x: np.ndarray, runs: list[tuple[int, int]], bound: float, y: np.ndarray | None = None) -> np.ndarray:
+    """(B, runs) float64: each class run's column sums of ``x`` (rows, B), or of ``x · y`` — exact:
+    int32 operands whose entries (products) are at most ``bound`` are summed int32 in chunks of
+    rows that cannot overflow, each chunk's products and sum in one pass (no product array), the
+    chunks' sums in int64 (float64: summed as is)."""
     if x.dtype.kind == "f":
-        return np.stack([x[a:z].sum(axis=0) for a, z in runs], axis=1)
+        if y is None:
+            return np.stack([x[a:z].sum(axis=0) for a, z in runs], axis=1)
+        return np.stack([(x[a:z] * y[a:z]).sum(axis=0) for a, z in runs], axis=1)
     step = max(1, int((2**31 - 1) // max(bound, 1.0)))
     out = np.zeros((x.shape[1], len(runs)), np.int64)
     for j, (a, z) in enumerate(runs):
         for u in range(a, z, step):
-            out[:, j] += np.einsum("rb->b", x[u : min(z, u + step)])
+            v = min(z, u + step)
+            out[:, j] += np.einsum("rb->b", x[u:v]) if y is None else np.einsum("rb,rb->b", x[u:v], y[u:v])
     return out.astype(np.float64)
 
 
@@ -203,43 +207,52 @@ def _most_weight(W: np.ndarray) -> float:
 def _pair_sums(rows: ModelRows, Wt: np.ndarray, work: Work) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(S (B, k, k), class weights (B, k), micro negative-below sum (B,)) of one sub-block
     ``Wt`` (d, B) of grouped rows: ``S[:, c, i] = P_c W_i − Σ_{r of class i} W_r below_c(r)``
-    (per column one gather of every row's ``below`` (0 at its positives), one product with the
-    weights and one sum per class run), and ``Σ_r W_r Σ_{c ≠ y_r} below(p[r, c])`` over the
-    pooled cells (the k columns' ``below`` summed first, then one product). The products are
-    formed in ``Wt``'s dtype (int32 where exact, :func:`_exact_dtype`), the sums in 64 bits."""
+    (per column one gather of the other classes' rows' ``below`` — class c's own rows are its
+    positives and add nothing — then one fused product-and-sum with the weights per class run),
+    and ``Σ_r W_r Σ_{c ≠ y_r} below(p[r, c])`` over the pooled cells (the k columns' ``below``
+    summed first, then one fused product-and-sum). The products are formed in ``Wt``'s dtype
+    (int32 where exact, :func:`_exact_dtype`), summed in chunks of rows bounded by the largest
+    product (the largest weight times the largest ``below``, a resample's class or total weight),
+    the chunks' sums in 64 bits."""
     k, (d, b) = rows.k, Wt.shape
-    runs = [(int(rows.start[i]), int(rows.stop[i])) for i in range(k) if rows.stop[i] > rows.start[i]]
-    present = [i for i in range(k) if rows.stop[i] > rows.start[i]]
+    run_of = {i: (int(rows.start[i]), int(rows.stop[i])) for i in range(k) if rows.stop[i] > rows.start[i]}
+    present, runs = list(run_of), list(run_of.values())
     cls_w = np.zeros((b, k))
     if not runs:
         return cls_w[:, :, None] * cls_w[:, None, :], cls_w, np.zeros(b)
-    top = 2.0 * float(Wt.max()) * max(cls_w.shape[1], 1)  # 2 · max weight · k; times m below
-    m = float(Wt.sum(axis=0, dtype=np.float64).max())
-    cls_w[:, present] = _run_sums(Wt, runs, float(Wt.max()))
+    w_max = float(Wt.max())
+    cls_w[:, present] = _run_sums(Wt, runs, w_max)
+    m = float(cls_w.sum(axis=1).max())  # the largest resample's total weight
     S = cls_w[:, :, None] * cls_w[:, None, :]
     tmp = work.get("tmp", d, b, Wt.dtype)
     for c, r in enumerate(rows.columns):
-        a, z = rows.start[c], rows.stop[c]  # class c's rows, in ascending score c: its positives in order
+        if c not in run_of:
+            continue  # no positives: every below is 0
+        others = [run for i, run in run_of.items() if i != c]
+        if not others:
+            continue  # no negatives
+        a, z = run_of[c]  # class c's rows, in ascending score c: its positives in order
         cum = _cumulative(Wt[a:z], work.get("cum", z - a + 1, b, Wt.dtype), work.get("across", b, z - a, Wt.dtype))
-        prod = _twice_below(cum, r, tmp)
-        prod *= Wt
-        S[:, c, present] -= _run_sums(prod, runs, top / k * m) * (0.5 if r.ties else 1.0)
+        for u, v in others:
+            _twice_below(cum, r, tmp, u, v)
+        top = w_max * float(cls_w[:, c].max()) * (2.0 if r.ties else 1.0)  # weight × twice below ≤ this
+        at = [q for q in present if q != c]
+        S[:, c, at] -= _run_sums(tmp, others, top, Wt) * (0.5 if r.ties else 1.0)
     pos = rows.pooled[0].pos_rows  # the positive cells, shared by every column
     gathered = np.take(Wt, pos, axis=0, out=work.get("gathered", d, b, Wt.dtype), mode="clip")  # clip: unbuffered
     cum = _cumulative(gathered, work.get("cum", d + 1, b, Wt.dtype), work.get("across", b, d, Wt.dtype))
-    whole, twice = work.get("acc", d, b, Wt.dtype), None
-    whole[:] = 0
-    for r in rows.pooled:
-        if not r.ties:
-            whole += _twice_below(cum, r, tmp)
+    micro = np.zeros(b)
+    for tied in (False, True):  # columns without ties sum below itself, columns with ties twice it
+        cols = [c for c, r in enumerate(rows.pooled) if r.ties == tied]
+        if not cols:
             continue
-        twice = np.zeros_like(Wt) if twice is None else twice
-        twice += _twice_below(cum, r, tmp)
-    whole *= Wt
-    micro = _run_sums(whole, [(0, d)], top * m)[:, 0]
-    if twice is not None:
-        twice *= Wt
-        micro += 0.5 * _run_sums(twice, [(0, d)], top * m)[:, 0]
+        acc = work.get("acc", d, b, Wt.dtype)
+        acc[:] = 0
+        for c in cols:  # the rows of class c are column c's positive cells: they add nothing
+            for u, v in (run for i, run in run_of.items() if i != c):
+                acc[u:v] += _twice_below(cum, rows.pooled[c], tmp, u, v)
+        top = w_max * len(cols) * m * (2.0 if tied else 1.0)  # weight × a row's summed (twice) below ≤ this
+        micro += _run_sums(acc, [(0, d)], top, Wt)[:, 0] * (0.5 if tied else 1.0)
     return S, cls_w, micro
 
 
@@ -252,9 +265,9 @@ def draws(rows: ModelRows, W: np.ndarray, work: Work | None = None) -> Draws:
 
     With ``above(r) = P_c − below(r)`` (``below``: :func:`_twice_below`), the pair sums are
     ``S[c, i] = P_c W_i − Σ_{rows r of class i} W_r below_c(r)``: per column one cumulative sum
-    over its positives, one gather of every row's ``below``, one product with the weights and
-    one sum per class run; the micro AUC the same over the pooled cells (k gathers, one
-    product). Resamples go :data:`SUB_BLOCK` at a time; whole-count ``W`` (an integer array)
+    over its positives, one gather of the other classes' rows' ``below`` and one fused
+    product-and-sum with the weights per class run; the micro AUC the same over the pooled
+    cells (k gathers, one product-and-sum). Resamples go :data:`SUB_BLOCK` at a time; whole-count ``W`` (an integer array)
     is evaluated in int32 where that is exact (:func:`_exact_dtype`)."""
     k = rows.k
     b = W.shape[0]
