@@ -35,6 +35,7 @@ too (:func:`confusion_metric_draws`).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 
@@ -57,16 +58,28 @@ class _Ranks:
     ties: bool
 
 
-def _ranks_sorted(pos_rows: np.ndarray, v: np.ndarray, scores: np.ndarray, negative: np.ndarray) -> _Ranks:
+def _ranks_sorted(
+    pos_rows: np.ndarray, v: np.ndarray, scores: np.ndarray, negative: np.ndarray, order: np.ndarray
+) -> _Ranks:
     """The :class:`_Ranks` of positives ``pos_rows`` in ascending score order (``v``: their
-    scores) against every row's ``scores``, ``negative`` marking the rows ranked."""
-    hi = np.where(negative, np.searchsorted(v, scores, side="right"), 0)
+    scores) against every row's ``scores``, ``negative`` marking the rows ranked. ``order``: the
+    permutation that sorts ``scores``; they are searched in that order (each search starts where
+    the last one ended, so a column of 50,000 scores is found about 5x faster than in the rows'
+    order) and the ranks put back in the rows' order."""
+    ascending = scores[order]
+
+    def rank(side: Literal["left", "right"]) -> np.ndarray:
+        out = np.empty(scores.shape[0], np.intp)
+        out[order] = np.searchsorted(v, ascending, side=side)
+        out[~negative] = 0
+        return out
+
+    hi = rank("right")
     # a negative ties a positive iff the last positive at most its score equals it
     tied = (hi > 0) & (v[np.maximum(hi - 1, 0)] == scores) if v.shape[0] else np.zeros(hi.shape, bool)
     if not bool(tied.any()):
         return _Ranks(pos_rows, hi, hi, False)
-    lo = np.where(negative, np.searchsorted(v, scores, side="left"), 0)
-    return _Ranks(pos_rows, lo, hi, True)
+    return _Ranks(pos_rows, rank("left"), hi, True)
 
 
 def _cumulative(weights: np.ndarray, cum: np.ndarray, across: np.ndarray) -> np.ndarray:
@@ -169,15 +182,16 @@ class ModelRows:
         start[y[runs]] = runs
         stop[y[runs]] = np.concatenate([runs[1:], [d]])
         true_score = proba[rows, y]
-        columns = []
-        for c in range(k):  # column c's positives: class c's rows, already in ascending score
-            pos = rows[start[c] : stop[c]]
-            columns.append(_ranks_sorted(pos, proba[pos, c], proba[:, c], y != c))
-        # pooled cells: the positive cell of row r is (r, y_r); column c's cells negative where c ≠ y_r
-        by_score = np.argsort(true_score, kind="stable")  # the positive cells, sorted once
+        by_score = np.argsort(true_score, kind="stable")  # the pooled positive cells (r, y_r), sorted once
         v = true_score[by_score]
-        pooled = tuple(_ranks_sorted(by_score, v, proba[:, c], y != c) for c in range(k))
-        return cls(y, k, order, start, stop, tuple(columns), pooled, loss)
+        columns, pooled = [], []
+        for c, scores in enumerate(np.ascontiguousarray(proba.T)):
+            order_c, negative = np.argsort(scores), y != c  # ties in any order: their ranks are equal
+            pos = rows[start[c] : stop[c]]  # column c's positives: class c's rows, already in ascending score
+            columns.append(_ranks_sorted(pos, scores[pos], scores, negative, order_c))
+            # pooled cells: column c's cells negative where c ≠ y_r, against every row's positive cell
+            pooled.append(_ranks_sorted(by_score, v, scores, negative, order_c))
+        return cls(y, k, order, start, stop, tuple(columns), tuple(pooled), loss)
 
 
 @dataclass(frozen=True, slots=True, eq=False)
