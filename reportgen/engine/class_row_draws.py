@@ -106,9 +106,9 @@ def _twice_below(cum: np.ndarray, r: _Ranks, out: np.ndarray, u: int, v: int) ->
 
 
 class Work:
-    """Scratch arrays for :func:`draws` of one model's rows, reused by every sub-block and, passed
-    to each call, by every block (a fresh array of megabytes per step pays its page faults
-    again: a third of the time on a loaded machine)."""
+    """Scratch arrays for :func:`draws` of one set of distinct rows, reused by every sub-block
+    and, passed to each call, by every block and every model of those rows (a fresh array of
+    megabytes per step pays its page faults again: a third of the time on a loaded machine)."""
 
     def __init__(self) -> None:
         self.flat: dict[tuple[str, np.dtype], np.ndarray] = {}
@@ -275,7 +275,7 @@ def draws(rows: ModelRows, W: np.ndarray, work: Work | None = None) -> Draws:
     the resamples given as row weights ``W`` (B, d); the definitions of
     :func:`reportgen.engine.multiclass.multiclass_from_counts` (AUCs clipped to [0, 1], classes or
     pairs without both kinds of rows left out of the means). ``work``: scratch arrays to reuse
-    (:class:`Work`, one per model's rows), else fresh ones.
+    (:class:`Work`, one per set of rows, shared by its models), else fresh ones.
 
     With ``above(r) = P_c − below(r)`` (``below``: :func:`_twice_below`), the pair sums are
     ``S[c, i] = P_c W_i − Σ_{rows r of class i} W_r below_c(r)``: per column one cumulative sum
@@ -318,9 +318,13 @@ def draws(rows: ModelRows, W: np.ndarray, work: Work | None = None) -> Draws:
         Pm, Nm = m, (k - 1) * m  # every row has one positive cell
         num = Pm * Nm - micro
         out["roc_auc_ovr_micro"] = np.where((Pm > 0) & (Nm > 0), np.clip(num / (Pm * Nm), 0.0, 1.0), np.nan)
-        out["log_loss"] = (
-            np.full(b, np.nan) if rows.loss is None else (W.astype(np.float64, copy=False) @ rows.loss) / m
-        )
+        if rows.loss is None:
+            out["log_loss"] = np.full(b, np.nan)
+        else:  # W as float64 in a reused array: a fresh one per block paid its page faults (~20 ms)
+            Wf = W if W.dtype == np.float64 else work.get("float", b, W.shape[1], np.float64)
+            if Wf is not W:
+                np.copyto(Wf, W)
+            out["log_loss"] = (Wf @ rows.loss) / m
     return Draws(out, auc)
 
 

@@ -246,12 +246,12 @@ def _bootstrap(
     prepared = [None if p is None or not with_auc else RD.ModelRows.of(y, p) for p in rows.proba]
     col = {name: q for q, name in enumerate(METRICS)}
     class_auc = [None if p is None else np.full((s.resamples, k), np.nan) for p in prepared]
-    work = [RD.Work() for _ in prepared]  # each model's scratch arrays, reused by every block
+    work = RD.Work()  # scratch arrays, reused by every block and model (the same rows)
     r = 0
     for block in DR.stratified_multinomial_blocks(y, rows.counts, s.resamples, rng):
         W = block if rows.weights is None else block * rows.weights  # whole counts: exact in float32 (RD.draws)
         b = W.shape[0]
-        for j, (pred, model_rows, scratch) in enumerate(zip(preds, prepared, work)):
+        for j, (pred, model_rows) in enumerate(zip(preds, prepared)):
             if confusion:
                 drawn_c = RD.confusion_metric_draws(
                     RD.confusion_draws(y, pred, k, W), beta=s.beta, costs=costs, ordinal=s.ordinal
@@ -259,7 +259,7 @@ def _bootstrap(
                 for name, draws in drawn_c.items():
                     out[r : r + b, j, col[name]] = draws
             if model_rows is not None:
-                drawn = RD.draws(model_rows, W, scratch)
+                drawn = RD.draws(model_rows, W, work)
                 for name, draws in drawn.metrics.items():
                     out[r : r + b, j, col[name]] = draws
                 class_auc[j][r : r + b] = drawn.class_auc  # type: ignore[index]
