@@ -27,7 +27,7 @@ from reportgen.engine.intervals import (
     COUNT_BOOTSTRAP,
     JOINT_CONFUSION_BOOTSTRAP,
     joint_confusion_bootstrap,
-    multiclass_model_bootstrap,
+    multiclass_count_draws,
 )
 from reportgen.results import ClassDeltas, ClassificationTable
 
@@ -191,9 +191,7 @@ def class_delta_intervals(
 def count_draws(confusion: np.ndarray, resamples: int, rng: np.random.Generator) -> np.ndarray:
     """(resamples, k, k): the stratified row bootstrap of an unweighted model's confusion matrix,
     drawn on its counts (:func:`~reportgen.engine.intervals.multiclass_model_bootstrap`)."""
-    k = np.asarray(confusion).shape[0]
-    values, _ = multiclass_model_bootstrap(confusion, [], None, lambda C: C, resamples, rng)
-    return np.asarray(values, dtype=np.float64).reshape(resamples, k, k)
+    return multiclass_count_draws(confusion, [], None, resamples, rng)[0]
 
 
 def classification_table(
