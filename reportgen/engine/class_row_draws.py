@@ -218,6 +218,11 @@ def _most_weight(W: np.ndarray) -> float:
     return float(W.sum(axis=1).max()) if W.size else 0.0
 
 
+def _around(a: int, z: int, d: int) -> list[tuple[int, int]]:
+    """The non-empty row ranges of 0 … d outside a … z (the other classes' rows of a class's run)."""
+    return [(u, v) for u, v in ((0, a), (z, d)) if v > u]
+
+
 def _pair_sums(rows: ModelRows, Wt: np.ndarray, work: Work) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(S (B, k, k), class weights (B, k), micro negative-below sum (B,)) of one sub-block
     ``Wt`` (d, B) of grouped rows: ``S[:, c, i] = P_c W_i − Σ_{r of class i} W_r below_c(r)``
@@ -247,7 +252,7 @@ def _pair_sums(rows: ModelRows, Wt: np.ndarray, work: Work) -> tuple[np.ndarray,
             continue  # no negatives
         a, z = run_of[c]  # class c's rows, in ascending score c: its positives in order
         cum = _cumulative(Wt[a:z], work.get("cum", z - a + 1, b, Wt.dtype), work.get("across", b, z - a, Wt.dtype))
-        for u, v in others:
+        for u, v in _around(a, z, d):
             _twice_below(cum, r, tmp, u, v)
         top = w_max * float(cls_w[:, c].max()) * (2.0 if r.ties else 1.0)  # weight × twice below ≤ this
         at = [q for q in present if q != c]
@@ -263,7 +268,7 @@ def _pair_sums(rows: ModelRows, Wt: np.ndarray, work: Work) -> tuple[np.ndarray,
         acc = work.get("acc", d, b, Wt.dtype)
         acc[:] = 0
         for c in cols:  # the rows of class c are column c's positive cells: they add nothing
-            for u, v in (run for i, run in run_of.items() if i != c):
+            for u, v in _around(*run_of.get(c, (0, 0)), d):
                 acc[u:v] += _twice_below(cum, rows.pooled[c], tmp, u, v)
         top = w_max * len(cols) * m * (2.0 if tied else 1.0)  # weight × a row's summed (twice) below ≤ this
         micro += _run_sums(acc, [(0, d)], top, Wt)[:, 0] * (0.5 if tied else 1.0)
