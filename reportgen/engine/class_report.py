@@ -26,7 +26,6 @@ from reportgen.engine.distributions import binomial_sf
 from reportgen.engine.intervals import (
     COUNT_BOOTSTRAP,
     JOINT_CONFUSION_BOOTSTRAP,
-    joint_confusion_bootstrap,
     multiclass_count_draws,
 )
 from reportgen.results import ClassDeltas, ClassificationTable
@@ -241,21 +240,20 @@ def comparison_class_deltas(
     model_auc: Sequence[float | None],
     baseline_auc: Sequence[float | None],
     labels: Sequence[str],
-    joint: np.ndarray | None,
+    joint_draws: tuple[np.ndarray, np.ndarray] | None,
     *,
-    resamples: int,
     level: float,
-    rng: np.random.Generator,
     auc_draws: tuple[np.ndarray, np.ndarray, str] | None = None,
 ) -> ClassDeltas:
     """A challenger's per-class recall, F1 and one-vs-rest AUC differences from the baseline.
 
-    The recall and F1 differences' intervals are paired, drawn on the pair's joint confusion
-    counts (``joint[t, a, b]``: rows of true class t the baseline predicts a and the model b;
+    The recall and F1 differences' intervals are paired, read off the baseline's and the
+    model's confusion matrices drawn together on the pair's joint confusion counts
+    (``joint_draws``, (resamples, k, k) each:
     :func:`~reportgen.engine.intervals.joint_confusion_bootstrap`, the paired stratified row
-    bootstrap exactly); none without the joint counts or resamples. ``auc_draws``: the model's
-    and the baseline's per-class AUCs on the same resampled rows, (resamples, k) each, and
-    their method: the AUC differences' paired intervals (as the averaged AUCs' differences).
+    bootstrap exactly); none without them. ``auc_draws``: the model's and the baseline's
+    per-class AUCs on the same resampled rows, (resamples, k) each, and their method: the AUC
+    differences' paired intervals (as the averaged AUCs' differences).
     """
     delta = class_deltas(model, baseline, labels)
     for c, label in enumerate(labels):
@@ -263,11 +261,11 @@ def comparison_class_deltas(
         delta[str(label)]["roc_auc"] = None if a is None or b is None else float(a - b)
     ci: dict[str, dict[str, list[float]]] = {}
     method: dict[str, str] = {}
-    if joint is not None and resamples > 0:
-        db, dm = joint_confusion_bootstrap(joint, resamples, rng)
+    if joint_draws is not None:
+        db, dm = joint_draws
         ci = class_delta_intervals(dm, db, labels, level)
         method = dict.fromkeys(DELTA_FIELDS, JOINT_CONFUSION_BOOTSTRAP)
-    if auc_draws is not None and resamples > 0:
+    if auc_draws is not None:
         am, ab, how = auc_draws
         for c, label in enumerate(labels):
             if (iv := interval_of(am[:, c] - ab[:, c], level)) is not None:
