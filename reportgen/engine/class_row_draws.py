@@ -84,12 +84,11 @@ def _ranks_sorted(
 
 def _cumulative(weights: np.ndarray, cum: np.ndarray, across: np.ndarray) -> np.ndarray:
     """(positives + 1, B) into ``cum``: the cumulative sums of the positives' drawn weights
-    ``weights`` (positives, B) in score order, row 0 zero. Summed along the rows of the
-    transposed copy ``across`` (B, positives): numpy's cumsum down the columns of a C array
-    strides through memory, about twice the time of copying there and back."""
+    ``weights`` (B, positives: the resamples' rows, so each sum runs along contiguous memory;
+    down the columns of the (positives, B) layout it strides, about twice the time) in score
+    order, row 0 zero; summed into ``across`` (B, positives), then transposed once."""
     cum[0] = 0
-    np.copyto(across, weights.T)
-    np.cumsum(across, axis=1, out=across)
+    np.cumsum(weights, axis=1, out=across)
     np.copyto(cum[1:], across.T)
     return cum
 
@@ -223,9 +222,11 @@ def _around(a: int, z: int, d: int) -> list[tuple[int, int]]:
     return [(u, v) for u, v in ((0, a), (z, d)) if v > u]
 
 
-def _pair_sums(rows: ModelRows, Wt: np.ndarray, work: Work) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _pair_sums(
+    rows: ModelRows, Wt: np.ndarray, Wo: np.ndarray, work: Work
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(S (B, k, k), class weights (B, k), micro negative-below sum (B,)) of one sub-block
-    ``Wt`` (d, B) of grouped rows: ``S[:, c, i] = P_c W_i − Σ_{r of class i} W_r below_c(r)``
+    ``Wt`` (d, B) of grouped rows (``Wo``: the same, (B, d)): ``S[:, c, i] = P_c W_i − Σ_{r of class i} W_r below_c(r)``
     (per column one gather of the other classes' rows' ``below`` — class c's own rows are its
     positives and add nothing — then one fused product-and-sum with the weights per class run),
     and ``Σ_r W_r Σ_{c ≠ y_r} below(p[r, c])`` over the pooled cells (the k columns' ``below``
@@ -251,14 +252,14 @@ def _pair_sums(rows: ModelRows, Wt: np.ndarray, work: Work) -> tuple[np.ndarray,
         if not others:
             continue  # no negatives
         a, z = run_of[c]  # class c's rows, in ascending score c: its positives in order
-        cum = _cumulative(Wt[a:z], work.get("cum", z - a + 1, b, Wt.dtype), work.get("across", b, z - a, Wt.dtype))
+        cum = _cumulative(Wo[:, a:z], work.get("cum", z - a + 1, b, Wt.dtype), work.get("across", b, z - a, Wt.dtype))
         for u, v in _around(a, z, d):
             _twice_below(cum, r, tmp, u, v)
         top = w_max * float(cls_w[:, c].max()) * (2.0 if r.ties else 1.0)  # weight × twice below ≤ this
         at = [q for q in present if q != c]
         S[:, c, at] -= _run_sums(tmp, others, top, Wt) * (0.5 if r.ties else 1.0)
     pos = rows.pooled[0].pos_rows  # the positive cells, shared by every column
-    gathered = np.take(Wt, pos, axis=0, out=work.get("gathered", d, b, Wt.dtype), mode="clip")  # clip: unbuffered
+    gathered = np.take(Wo, pos, axis=1, out=work.get("gathered", b, d, Wt.dtype), mode="clip")  # clip: unbuffered
     cum = _cumulative(gathered, work.get("cum", d + 1, b, Wt.dtype), work.get("across", b, d, Wt.dtype))
     micro = np.zeros(b)
     for tied in (False, True):  # columns without ties sum below itself, columns with ties twice it
@@ -298,12 +299,14 @@ def draws(rows: ModelRows, W: np.ndarray, work: Work | None = None) -> Draws:
     work = Work() if work is None else work
     for lo in range(0, b, SUB_BLOCK):
         hi = min(b, lo + SUB_BLOCK)
-        Wt = work.get("Wt", W.shape[1], hi - lo, dtype)  # (d, sub): a gather takes whole rows
+        Wo = work.get("Wo", hi - lo, W.shape[1], dtype)  # (sub, d): the cumulative sums run along rows
         if rows.order is None:
-            np.copyto(Wt, W[lo:hi].T)
-        else:  # the rows put in order while transposed: one pass
-            np.take(W[lo:hi].T, rows.order, axis=0, out=Wt, mode="clip")
-        S[lo:hi], cls_w[lo:hi], micro[lo:hi] = _pair_sums(rows, Wt, work)
+            np.copyto(Wo, W[lo:hi])
+        else:  # the rows put in order
+            np.take(W[lo:hi], rows.order, axis=1, out=Wo, mode="clip")
+        Wt = work.get("Wt", W.shape[1], hi - lo, dtype)  # (d, sub): a gather takes whole rows
+        np.copyto(Wt, Wo.T)
+        S[lo:hi], cls_w[lo:hi], micro[lo:hi] = _pair_sums(rows, Wt, Wo, work)
     m = cls_w.sum(axis=1)
     out: dict[str, np.ndarray] = {}
     P, N = cls_w, m[:, None] - cls_w
