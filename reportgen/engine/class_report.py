@@ -240,18 +240,17 @@ def comparison_class_deltas(
     model_auc: Sequence[float | None],
     baseline_auc: Sequence[float | None],
     labels: Sequence[str],
-    joint_draws: tuple[np.ndarray, np.ndarray] | None,
+    joint_ci: dict[str, dict[str, list[float]]] | None,
     *,
     level: float,
     auc_draws: tuple[np.ndarray, np.ndarray, str] | None = None,
 ) -> ClassDeltas:
     """A challenger's per-class recall, F1 and one-vs-rest AUC differences from the baseline.
 
-    The recall and F1 differences' intervals are paired, read off the baseline's and the
-    model's confusion matrices drawn together on the pair's joint confusion counts
-    (``joint_draws``, (resamples, k, k) each:
-    :func:`~reportgen.engine.intervals.joint_confusion_bootstrap`, the paired stratified row
-    bootstrap exactly); none without them. ``auc_draws``: the model's and the baseline's
+    ``joint_ci``: the recall and F1 differences' paired intervals (:func:`class_delta_intervals`
+    of the model's and the baseline's confusion matrices drawn together on the pair's joint
+    confusion counts, :func:`~reportgen.engine.intervals.joint_confusion_bootstrap`: the paired
+    stratified row bootstrap exactly); None: none. ``auc_draws``: the model's and the baseline's
     per-class AUCs on the same resampled rows, (resamples, k) each, and their method: the AUC
     differences' paired intervals (as the averaged AUCs' differences).
     """
@@ -261,9 +260,8 @@ def comparison_class_deltas(
         delta[str(label)]["roc_auc"] = None if a is None or b is None else float(a - b)
     ci: dict[str, dict[str, list[float]]] = {}
     method: dict[str, str] = {}
-    if joint_draws is not None:
-        db, dm = joint_draws
-        ci = class_delta_intervals(dm, db, labels, level)
+    if joint_ci is not None:
+        ci = {c: dict(fields) for c, fields in joint_ci.items()}
         method = dict.fromkeys(DELTA_FIELDS, JOINT_CONFUSION_BOOTSTRAP)
     if auc_draws is not None:
         am, ab, how = auc_draws

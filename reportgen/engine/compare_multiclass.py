@@ -441,8 +441,9 @@ def compare_multiclass_evidence(
     names = ev.names
     base = names.index(s.baseline or names[0])
     weighted = any(m.weighted for m in ev.models)
-    joint_draws = _joint_draws(ev, base, s) if not (weighted and s.weight_kind == "sampling") else {}
-    joint_deltas = _joint_deltas(joint_draws, s, costs)
+    joint_deltas, class_delta_ci = (
+        _joint_deltas(ev, base, labels, s, costs) if not (weighted and s.weight_kind == "sampling") else ({}, {})
+    )
     boot, with_auc = None, False
     class_draws: list[np.ndarray | None] = [None] * len(names)
     rows_kept = ev.rows is not None and s.resamples > 0
@@ -518,7 +519,7 @@ def compare_multiclass_evidence(
         return mcnemar_of_pairing(ev.pairing, j, base, weighted, s.weight_kind)
 
     comparisons = comparisons_of(names, models, s, boot, skipped_auc, mcnemar_of, caps, joint_deltas)
-    comparisons = _with_class_deltas(ev, models, comparisons, s, joint_draws, class_draws)
+    comparisons = _with_class_deltas(ev, models, comparisons, s, class_delta_ci, class_draws)
     comparisons = _with_brier_changes(ev, models, comparisons, s)
     return models, comparisons, _pairwise(ev, models, comparisons, s, boot, weighted)
 
@@ -659,12 +660,13 @@ def _with_class_deltas(
     models: dict[str, ModelResult],
     comparisons: list[Comparison],
     s: Settings,
-    joint_draws: dict[int, tuple[np.ndarray, np.ndarray]],
+    class_delta_ci: dict[int, dict[str, dict[str, list[float]]]],
     class_draws: Sequence[np.ndarray | None] = (),
 ) -> list[Comparison]:
     """Each comparison with its per-class differences (:func:`~reportgen.engine.class_report.
-    comparison_class_deltas`); paired intervals on the pair's joint draws (:func:`_joint_draws`,
-    the resamples of the metrics' differences; none under sampling weights); the per-class AUC
+    comparison_class_deltas`); the recall and F1 changes' paired intervals ``class_delta_ci[j]``
+    (:func:`_joint_deltas`: the resamples of the metrics' differences; none under sampling
+    weights); the per-class AUC
     differences' from the two models' per-class AUCs on the rows' resamples (``class_draws``, as
     :func:`_bootstrap` gives them: the same resampled rows for every model) when both have them."""
     labels = [str(c) for c in ev.classes]
@@ -685,7 +687,7 @@ def _with_class_deltas(
             auc(c.model),
             auc(c.baseline),
             labels,
-            joint_draws.get(j),
+            class_delta_ci.get(j),
             level=s.level,
             auc_draws=None if am is None or ab is None or s.resamples <= 0 else (am, ab, ROW_BOOTSTRAP),
         )
@@ -715,36 +717,31 @@ def _rows_add_nothing(
     )
 
 
-def _joint_draws(ev: MulticlassEvidence, base: int, s: Settings) -> dict[int, tuple[np.ndarray, np.ndarray]]:
-    """Each comparison's drawn confusion matrices of the baseline and the model, (resamples, k, k)
-    each, from the pair's joint confusion counts (:func:`~reportgen.engine.intervals.
-    joint_confusion_bootstrap`: the paired stratified row bootstrap's distribution, exactly);
-    each comparison its own stream (``class_pairs``, :mod:`reportgen.engine.streams`), so every
-    engine draws the same. Drawn once: the metrics' differences (:func:`_joint_deltas`) and the
-    per-class differences (:func:`_with_class_deltas`) are read off the same resamples. Empty
-    without the joint counts or resamples."""
+def _joint_deltas(
+    ev: MulticlassEvidence, base: int, labels: Sequence[str], s: Settings, costs: np.ndarray | None
+) -> tuple[dict[int, dict[str, np.ndarray]], dict[int, dict[str, dict[str, list[float]]]]]:
+    """Each comparison's drawn differences (model − baseline) of every confusion metric, and its
+    per-class recall and F1 differences' paired intervals (:func:`~reportgen.engine.class_report.
+    class_delta_intervals`), both read off one draw of the pair's joint confusion counts
+    (:func:`~reportgen.engine.intervals.joint_confusion_bootstrap`: the paired stratified row
+    bootstrap's distribution, exactly), one pair at a time (the drawn matrices are not kept); each
+    comparison its own stream (``class_pairs``, :mod:`reportgen.engine.streams`), so every engine
+    draws the same. Empty without the joint counts or resamples."""
     J = ev.pairing.joint
     if J is None or s.resamples <= 0:
-        return {}
-    return {
-        j: joint_confusion_bootstrap(
+        return {}, {}
+    deltas: dict[int, dict[str, np.ndarray]] = {}
+    class_ci: dict[int, dict[str, dict[str, list[float]]]] = {}
+    for j, m in enumerate(ev.models):
+        if j == base:
+            continue
+        db, dm = joint_confusion_bootstrap(
             J[j], s.resamples, streams.stream(s.seed, "class_pairs", ev.models[base].name, m.name)
         )
-        for j, m in enumerate(ev.models)
-        if j != base
-    }
-
-
-def _joint_deltas(
-    joint_draws: dict[int, tuple[np.ndarray, np.ndarray]], s: Settings, costs: np.ndarray | None
-) -> dict[int, dict[str, np.ndarray]]:
-    """Each comparison's drawn differences (model − baseline) of every confusion metric, on its
-    joint draws (:func:`_joint_draws`)."""
-    out: dict[int, dict[str, np.ndarray]] = {}
-    for j, (db, dm) in joint_draws.items():
         vb, vm = (RD.confusion_metric_draws(c, beta=s.beta, costs=costs, ordinal=s.ordinal) for c in (db, dm))
-        out[j] = {k: vm[k] - vb[k] for k in vm if np.isfinite(vm[k] - vb[k]).any()}
-    return out
+        deltas[j] = {k: vm[k] - vb[k] for k in vm if np.isfinite(vm[k] - vb[k]).any()}
+        class_ci[j] = CR.class_delta_intervals(dm, db, [str(c) for c in labels], s.level)
+    return deltas, class_ci
 
 
 __all__ = ["compare_multiclass_evidence", "METRICS", "BETTER", "MAX_ONE", "PER_CLASS_FIELDS"]

@@ -92,9 +92,10 @@ def test_class_deltas_are_the_difference_of_scikit_learn_values_with_paired_inte
     Cb, Cm = confusion_matrix(y, pb, k), confusion_matrix(y, pm, k)
     joint = np.zeros((k, k, k))
     np.add.at(joint, (y, pb, pm), 1.0)
+    db, dm = joint_confusion_bootstrap(joint, 200, np.random.default_rng(2))
     out = CR.comparison_class_deltas(
         Cm, Cb, [0.9, None, 0.7], [0.8, 0.6, 0.75], ["a", "b", "c"],
-        joint_confusion_bootstrap(joint, 200, np.random.default_rng(2)), level=0.95,
+        CR.class_delta_intervals(dm, db, list("abc"), 0.95), level=0.95,
     )
     want_r = skm.recall_score(y, pm, average=None) - skm.recall_score(y, pb, average=None)
     want_f = skm.f1_score(y, pm, average=None) - skm.f1_score(y, pb, average=None)
