@@ -52,7 +52,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from reportgen.engine.class_tables import ClassTables
-from reportgen.engine.intervals import multiclass_model_bootstrap
+from reportgen.engine.intervals import multiclass_count_draws
 from reportgen.results import CalibrationDelta, ClassProbabilities
 
 #: Equal-width bins of the calibration errors.
@@ -326,10 +326,8 @@ def top_k_draws(c: ProbabilityCounts, k: int, resamples: int, rng: np.random.Gen
     """shape (resamples,): top-k accuracy on the stratified bootstrap of unweighted rows, drawn
     on the counts (:func:`~reportgen.engine.intervals.multiclass_model_bootstrap`): class i's
     rows by the rank of its score are one multinomial, exactly the resampled rows' ranks."""
-    draws, _ = multiclass_model_bootstrap(
-        c.rank, [], None, lambda n: {"top_k": float(n[:, :k].sum() / n.sum())}, resamples, rng
-    )
-    return np.array([d["top_k"] for d in draws])
+    drawn, _ = multiclass_count_draws(c.rank, [], None, resamples, rng)  # (resamples, classes, ranks)
+    return drawn[:, :, :k].sum(axis=(1, 2)) / drawn.sum(axis=(1, 2))  # whole counts: sums exact in any order
 
 
 def expected_costs(c: ProbabilityCounts, costs: np.ndarray) -> tuple[float, float]:

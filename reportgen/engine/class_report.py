@@ -26,8 +26,7 @@ from reportgen.engine.distributions import binomial_sf
 from reportgen.engine.intervals import (
     COUNT_BOOTSTRAP,
     JOINT_CONFUSION_BOOTSTRAP,
-    joint_confusion_bootstrap,
-    multiclass_model_bootstrap,
+    multiclass_count_draws,
 )
 from reportgen.results import ClassDeltas, ClassificationTable
 
@@ -191,9 +190,7 @@ def class_delta_intervals(
 def count_draws(confusion: np.ndarray, resamples: int, rng: np.random.Generator) -> np.ndarray:
     """(resamples, k, k): the stratified row bootstrap of an unweighted model's confusion matrix,
     drawn on its counts (:func:`~reportgen.engine.intervals.multiclass_model_bootstrap`)."""
-    k = np.asarray(confusion).shape[0]
-    values, _ = multiclass_model_bootstrap(confusion, [], None, lambda C: C, resamples, rng)
-    return np.asarray(values, dtype=np.float64).reshape(resamples, k, k)
+    return multiclass_count_draws(confusion, [], None, resamples, rng)[0]
 
 
 def classification_table(
@@ -243,21 +240,19 @@ def comparison_class_deltas(
     model_auc: Sequence[float | None],
     baseline_auc: Sequence[float | None],
     labels: Sequence[str],
-    joint: np.ndarray | None,
+    joint_ci: dict[str, dict[str, list[float]]] | None,
     *,
-    resamples: int,
     level: float,
-    rng: np.random.Generator,
     auc_draws: tuple[np.ndarray, np.ndarray, str] | None = None,
 ) -> ClassDeltas:
     """A challenger's per-class recall, F1 and one-vs-rest AUC differences from the baseline.
 
-    The recall and F1 differences' intervals are paired, drawn on the pair's joint confusion
-    counts (``joint[t, a, b]``: rows of true class t the baseline predicts a and the model b;
-    :func:`~reportgen.engine.intervals.joint_confusion_bootstrap`, the paired stratified row
-    bootstrap exactly); none without the joint counts or resamples. ``auc_draws``: the model's
-    and the baseline's per-class AUCs on the same resampled rows, (resamples, k) each, and
-    their method: the AUC differences' paired intervals (as the averaged AUCs' differences).
+    ``joint_ci``: the recall and F1 differences' paired intervals (:func:`class_delta_intervals`
+    of the model's and the baseline's confusion matrices drawn together on the pair's joint
+    confusion counts, :func:`~reportgen.engine.intervals.joint_confusion_bootstrap`: the paired
+    stratified row bootstrap exactly); None: none. ``auc_draws``: the model's and the baseline's
+    per-class AUCs on the same resampled rows, (resamples, k) each, and their method: the AUC
+    differences' paired intervals (as the averaged AUCs' differences).
     """
     delta = class_deltas(model, baseline, labels)
     for c, label in enumerate(labels):
@@ -265,11 +260,10 @@ def comparison_class_deltas(
         delta[str(label)]["roc_auc"] = None if a is None or b is None else float(a - b)
     ci: dict[str, dict[str, list[float]]] = {}
     method: dict[str, str] = {}
-    if joint is not None and resamples > 0:
-        db, dm = joint_confusion_bootstrap(joint, resamples, rng)
-        ci = class_delta_intervals(dm, db, labels, level)
+    if joint_ci is not None:
+        ci = {c: dict(fields) for c, fields in joint_ci.items()}
         method = dict.fromkeys(DELTA_FIELDS, JOINT_CONFUSION_BOOTSTRAP)
-    if auc_draws is not None and resamples > 0:
+    if auc_draws is not None:
         am, ab, how = auc_draws
         for c, label in enumerate(labels):
             if (iv := interval_of(am[:, c] - ab[:, c], level)) is not None:

@@ -35,6 +35,7 @@ too (:func:`confusion_metric_draws`).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 
@@ -57,45 +58,56 @@ class _Ranks:
     ties: bool
 
 
-def _ranks_sorted(pos_rows: np.ndarray, v: np.ndarray, scores: np.ndarray, negative: np.ndarray) -> _Ranks:
+def _ranks_sorted(
+    pos_rows: np.ndarray, v: np.ndarray, scores: np.ndarray, negative: np.ndarray, order: np.ndarray
+) -> _Ranks:
     """The :class:`_Ranks` of positives ``pos_rows`` in ascending score order (``v``: their
-    scores) against every row's ``scores``, ``negative`` marking the rows ranked."""
-    hi = np.where(negative, np.searchsorted(v, scores, side="right"), 0)
+    scores) against every row's ``scores``, ``negative`` marking the rows ranked. ``order``: the
+    permutation that sorts ``scores``; they are searched in that order (each search starts where
+    the last one ended, so a column of 50,000 scores is found about 5x faster than in the rows'
+    order) and the ranks put back in the rows' order."""
+    ascending = scores[order]
+
+    def rank(side: Literal["left", "right"]) -> np.ndarray:
+        out = np.empty(scores.shape[0], np.intp)
+        out[order] = np.searchsorted(v, ascending, side=side)
+        out[~negative] = 0
+        return out
+
+    hi = rank("right")
     # a negative ties a positive iff the last positive at most its score equals it
     tied = (hi > 0) & (v[np.maximum(hi - 1, 0)] == scores) if v.shape[0] else np.zeros(hi.shape, bool)
     if not bool(tied.any()):
         return _Ranks(pos_rows, hi, hi, False)
-    lo = np.where(negative, np.searchsorted(v, scores, side="left"), 0)
-    return _Ranks(pos_rows, lo, hi, True)
+    return _Ranks(pos_rows, rank("left"), hi, True)
 
 
 def _cumulative(weights: np.ndarray, cum: np.ndarray, across: np.ndarray) -> np.ndarray:
     """(positives + 1, B) into ``cum``: the cumulative sums of the positives' drawn weights
-    ``weights`` (positives, B) in score order, row 0 zero. Summed along the rows of the
-    transposed copy ``across`` (B, positives): numpy's cumsum down the columns of a C array
-    strides through memory, about twice the time of copying there and back."""
+    ``weights`` (B, positives: the resamples' rows, so each sum runs along contiguous memory;
+    down the columns of the (positives, B) layout it strides, about twice the time) in score
+    order, row 0 zero; summed into ``across`` (B, positives), then transposed once."""
     cum[0] = 0
-    np.copyto(across, weights.T)
-    np.cumsum(across, axis=1, out=across)
+    np.cumsum(weights, axis=1, out=across)
     np.copyto(cum[1:], across.T)
     return cum
 
 
-def _twice_below(cum: np.ndarray, r: _Ranks, out: np.ndarray) -> np.ndarray:
-    """(cells, B) into ``out``: per negative cell, the positive weight below its score plus half
-    the tied positive weight, ``½ (cum[lo] + cum[hi])`` (:func:`_cumulative`), doubled where
-    ``r.ties`` (``cum[lo] + cum[hi]``, whole in whole weights) and as is otherwise (``cum[hi]``);
-    0 at a positive cell."""
-    np.take(cum, r.hi, axis=0, out=out, mode="clip")
+def _twice_below(cum: np.ndarray, r: _Ranks, out: np.ndarray, u: int, v: int) -> np.ndarray:
+    """(v − u, B) into ``out[u:v]``: per negative cell of rows u … v, the positive weight below
+    its score plus half the tied positive weight, ``½ (cum[lo] + cum[hi])`` (:func:`_cumulative`),
+    doubled where ``r.ties`` (``cum[lo] + cum[hi]``, whole in whole weights) and as is otherwise
+    (``cum[hi]``); 0 at a positive cell."""
+    np.take(cum, r.hi[u:v], axis=0, out=out[u:v], mode="clip")
     if r.ties:
-        out += np.take(cum, r.lo, axis=0, mode="clip")
-    return out
+        out[u:v] += np.take(cum, r.lo[u:v], axis=0, mode="clip")
+    return out[u:v]
 
 
 class Work:
-    """Scratch arrays for :func:`draws` of one model's rows, reused by every sub-block and, passed
-    to each call, by every block (a fresh array of megabytes per step pays its page faults
-    again: a third of the time on a loaded machine)."""
+    """Scratch arrays for :func:`draws` of one set of distinct rows, reused by every sub-block
+    and, passed to each call, by every block and every model of those rows (a fresh array of
+    megabytes per step pays its page faults again: a third of the time on a loaded machine)."""
 
     def __init__(self) -> None:
         self.flat: dict[tuple[str, np.dtype], np.ndarray] = {}
@@ -109,17 +121,21 @@ class Work:
         return have[: rows * b].reshape(rows, b)
 
 
-def _run_sums(x: np.ndarray, runs: list[tuple[int, int]], bound: float) -> np.ndarray:
-    """(B, runs) float64: each class run's column sums of ``x`` (rows, B), exact: an int32 ``x``
-    whose entries are at most ``bound`` is summed int32 in chunks that cannot overflow, the
-    chunks' sums in int64 (float64 ``x``: summed as is)."""
+def _run_sums(x: np.ndarray, runs: list[tuple[int, int]], bound: float, y: np.ndarray | None = None) -> np.ndarray:
+    """(B, runs) float64: each class run's column sums of ``x`` (rows, B), or of ``x · y`` — exact:
+    int32 operands whose entries (products) are at most ``bound`` are summed int32 in chunks of
+    rows that cannot overflow, each chunk's products and sum in one pass (no product array), the
+    chunks' sums in int64 (float64: summed as is)."""
     if x.dtype.kind == "f":
-        return np.stack([x[a:z].sum(axis=0) for a, z in runs], axis=1)
+        if y is None:
+            return np.stack([x[a:z].sum(axis=0) for a, z in runs], axis=1)
+        return np.stack([(x[a:z] * y[a:z]).sum(axis=0) for a, z in runs], axis=1)
     step = max(1, int((2**31 - 1) // max(bound, 1.0)))
     out = np.zeros((x.shape[1], len(runs)), np.int64)
     for j, (a, z) in enumerate(runs):
         for u in range(a, z, step):
-            out[:, j] += np.einsum("rb->b", x[u : min(z, u + step)])
+            v = min(z, u + step)
+            out[:, j] += np.einsum("rb->b", x[u:v]) if y is None else np.einsum("rb,rb->b", x[u:v], y[u:v])
     return out.astype(np.float64)
 
 
@@ -165,15 +181,16 @@ class ModelRows:
         start[y[runs]] = runs
         stop[y[runs]] = np.concatenate([runs[1:], [d]])
         true_score = proba[rows, y]
-        columns = []
-        for c in range(k):  # column c's positives: class c's rows, already in ascending score
-            pos = rows[start[c] : stop[c]]
-            columns.append(_ranks_sorted(pos, proba[pos, c], proba[:, c], y != c))
-        # pooled cells: the positive cell of row r is (r, y_r); column c's cells negative where c ≠ y_r
-        by_score = np.argsort(true_score, kind="stable")  # the positive cells, sorted once
+        by_score = np.argsort(true_score, kind="stable")  # the pooled positive cells (r, y_r), sorted once
         v = true_score[by_score]
-        pooled = tuple(_ranks_sorted(by_score, v, proba[:, c], y != c) for c in range(k))
-        return cls(y, k, order, start, stop, tuple(columns), pooled, loss)
+        columns, pooled = [], []
+        for c, scores in enumerate(np.ascontiguousarray(proba.T)):
+            order_c, negative = np.argsort(scores), y != c  # ties in any order: their ranks are equal
+            pos = rows[start[c] : stop[c]]  # column c's positives: class c's rows, already in ascending score
+            columns.append(_ranks_sorted(pos, scores[pos], scores, negative, order_c))
+            # pooled cells: column c's cells negative where c ≠ y_r, against every row's positive cell
+            pooled.append(_ranks_sorted(by_score, v, scores, negative, order_c))
+        return cls(y, k, order, start, stop, tuple(columns), tuple(pooled), loss)
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -200,46 +217,62 @@ def _most_weight(W: np.ndarray) -> float:
     return float(W.sum(axis=1).max()) if W.size else 0.0
 
 
-def _pair_sums(rows: ModelRows, Wt: np.ndarray, work: Work) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _around(a: int, z: int, d: int) -> list[tuple[int, int]]:
+    """The non-empty row ranges of 0 … d outside a … z (the other classes' rows of a class's run)."""
+    return [(u, v) for u, v in ((0, a), (z, d)) if v > u]
+
+
+def _pair_sums(
+    rows: ModelRows, Wt: np.ndarray, Wo: np.ndarray, work: Work
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(S (B, k, k), class weights (B, k), micro negative-below sum (B,)) of one sub-block
-    ``Wt`` (d, B) of grouped rows: ``S[:, c, i] = P_c W_i − Σ_{r of class i} W_r below_c(r)``
-    (per column one gather of every row's ``below`` (0 at its positives), one product with the
-    weights and one sum per class run), and ``Σ_r W_r Σ_{c ≠ y_r} below(p[r, c])`` over the
-    pooled cells (the k columns' ``below`` summed first, then one product). The products are
-    formed in ``Wt``'s dtype (int32 where exact, :func:`_exact_dtype`), the sums in 64 bits."""
+    ``Wt`` (d, B) of grouped rows (``Wo``: the same, (B, d)): ``S[:, c, i] = P_c W_i − Σ_{r of class i} W_r below_c(r)``
+    (per column one gather of the other classes' rows' ``below`` — class c's own rows are its
+    positives and add nothing — then one fused product-and-sum with the weights per class run),
+    and ``Σ_r W_r Σ_{c ≠ y_r} below(p[r, c])`` over the pooled cells (the k columns' ``below``
+    summed first, then one fused product-and-sum). The products are formed in ``Wt``'s dtype
+    (int32 where exact, :func:`_exact_dtype`), summed in chunks of rows bounded by the largest
+    product (the largest weight times the largest ``below``, a resample's class or total weight),
+    the chunks' sums in 64 bits."""
     k, (d, b) = rows.k, Wt.shape
-    runs = [(int(rows.start[i]), int(rows.stop[i])) for i in range(k) if rows.stop[i] > rows.start[i]]
-    present = [i for i in range(k) if rows.stop[i] > rows.start[i]]
+    run_of = {i: (int(rows.start[i]), int(rows.stop[i])) for i in range(k) if rows.stop[i] > rows.start[i]}
+    present, runs = list(run_of), list(run_of.values())
     cls_w = np.zeros((b, k))
     if not runs:
         return cls_w[:, :, None] * cls_w[:, None, :], cls_w, np.zeros(b)
-    top = 2.0 * float(Wt.max()) * max(cls_w.shape[1], 1)  # 2 · max weight · k; times m below
-    m = float(Wt.sum(axis=0, dtype=np.float64).max())
-    cls_w[:, present] = _run_sums(Wt, runs, float(Wt.max()))
+    w_max = float(Wt.max())
+    cls_w[:, present] = _run_sums(Wt, runs, w_max)
+    m = float(cls_w.sum(axis=1).max())  # the largest resample's total weight
     S = cls_w[:, :, None] * cls_w[:, None, :]
     tmp = work.get("tmp", d, b, Wt.dtype)
     for c, r in enumerate(rows.columns):
-        a, z = rows.start[c], rows.stop[c]  # class c's rows, in ascending score c: its positives in order
-        cum = _cumulative(Wt[a:z], work.get("cum", z - a + 1, b, Wt.dtype), work.get("across", b, z - a, Wt.dtype))
-        prod = _twice_below(cum, r, tmp)
-        prod *= Wt
-        S[:, c, present] -= _run_sums(prod, runs, top / k * m) * (0.5 if r.ties else 1.0)
+        if c not in run_of:
+            continue  # no positives: every below is 0
+        others = [run for i, run in run_of.items() if i != c]
+        if not others:
+            continue  # no negatives
+        a, z = run_of[c]  # class c's rows, in ascending score c: its positives in order
+        cum = _cumulative(Wo[:, a:z], work.get("cum", z - a + 1, b, Wt.dtype), work.get("across", b, z - a, Wt.dtype))
+        for u, v in _around(a, z, d):
+            _twice_below(cum, r, tmp, u, v)
+        top = w_max * float(cls_w[:, c].max()) * (2.0 if r.ties else 1.0)  # weight × twice below ≤ this
+        at = [q for q in present if q != c]
+        S[:, c, at] -= _run_sums(tmp, others, top, Wt) * (0.5 if r.ties else 1.0)
     pos = rows.pooled[0].pos_rows  # the positive cells, shared by every column
-    gathered = np.take(Wt, pos, axis=0, out=work.get("gathered", d, b, Wt.dtype), mode="clip")  # clip: unbuffered
+    gathered = np.take(Wo, pos, axis=1, out=work.get("gathered", b, d, Wt.dtype), mode="clip")  # clip: unbuffered
     cum = _cumulative(gathered, work.get("cum", d + 1, b, Wt.dtype), work.get("across", b, d, Wt.dtype))
-    whole, twice = work.get("acc", d, b, Wt.dtype), None
-    whole[:] = 0
-    for r in rows.pooled:
-        if not r.ties:
-            whole += _twice_below(cum, r, tmp)
+    micro = np.zeros(b)
+    for tied in (False, True):  # columns without ties sum below itself, columns with ties twice it
+        cols = [c for c, r in enumerate(rows.pooled) if r.ties == tied]
+        if not cols:
             continue
-        twice = np.zeros_like(Wt) if twice is None else twice
-        twice += _twice_below(cum, r, tmp)
-    whole *= Wt
-    micro = _run_sums(whole, [(0, d)], top * m)[:, 0]
-    if twice is not None:
-        twice *= Wt
-        micro += 0.5 * _run_sums(twice, [(0, d)], top * m)[:, 0]
+        acc = work.get("acc", d, b, Wt.dtype)
+        acc[:] = 0
+        for c in cols:  # the rows of class c are column c's positive cells: they add nothing
+            for u, v in _around(*run_of.get(c, (0, 0)), d):
+                acc[u:v] += _twice_below(cum, rows.pooled[c], tmp, u, v)
+        top = w_max * len(cols) * m * (2.0 if tied else 1.0)  # weight × a row's summed (twice) below ≤ this
+        micro += _run_sums(acc, [(0, d)], top, Wt)[:, 0] * (0.5 if tied else 1.0)
     return S, cls_w, micro
 
 
@@ -248,13 +281,13 @@ def draws(rows: ModelRows, W: np.ndarray, work: Work | None = None) -> Draws:
     the resamples given as row weights ``W`` (B, d); the definitions of
     :func:`reportgen.engine.multiclass.multiclass_from_counts` (AUCs clipped to [0, 1], classes or
     pairs without both kinds of rows left out of the means). ``work``: scratch arrays to reuse
-    (:class:`Work`, one per model's rows), else fresh ones.
+    (:class:`Work`, one per set of rows, shared by its models), else fresh ones.
 
     With ``above(r) = P_c − below(r)`` (``below``: :func:`_twice_below`), the pair sums are
     ``S[c, i] = P_c W_i − Σ_{rows r of class i} W_r below_c(r)``: per column one cumulative sum
-    over its positives, one gather of every row's ``below``, one product with the weights and
-    one sum per class run; the micro AUC the same over the pooled cells (k gathers, one
-    product). Resamples go :data:`SUB_BLOCK` at a time; whole-count ``W`` (an integer array)
+    over its positives, one gather of the other classes' rows' ``below`` and one fused
+    product-and-sum with the weights per class run; the micro AUC the same over the pooled
+    cells (k gathers, one product-and-sum). Resamples go :data:`SUB_BLOCK` at a time; whole-count ``W`` (an integer array)
     is evaluated in int32 where that is exact (:func:`_exact_dtype`)."""
     k = rows.k
     b = W.shape[0]
@@ -266,12 +299,14 @@ def draws(rows: ModelRows, W: np.ndarray, work: Work | None = None) -> Draws:
     work = Work() if work is None else work
     for lo in range(0, b, SUB_BLOCK):
         hi = min(b, lo + SUB_BLOCK)
-        Wt = work.get("Wt", W.shape[1], hi - lo, dtype)  # (d, sub): a gather takes whole rows
+        Wo = work.get("Wo", hi - lo, W.shape[1], dtype)  # (sub, d): the cumulative sums run along rows
         if rows.order is None:
-            np.copyto(Wt, W[lo:hi].T)
-        else:  # the rows put in order while transposed: one pass
-            np.take(W[lo:hi].T, rows.order, axis=0, out=Wt, mode="clip")
-        S[lo:hi], cls_w[lo:hi], micro[lo:hi] = _pair_sums(rows, Wt, work)
+            np.copyto(Wo, W[lo:hi])
+        else:  # the rows put in order
+            np.take(W[lo:hi], rows.order, axis=1, out=Wo, mode="clip")
+        Wt = work.get("Wt", W.shape[1], hi - lo, dtype)  # (d, sub): a gather takes whole rows
+        np.copyto(Wt, Wo.T)
+        S[lo:hi], cls_w[lo:hi], micro[lo:hi] = _pair_sums(rows, Wt, Wo, work)
     m = cls_w.sum(axis=1)
     out: dict[str, np.ndarray] = {}
     P, N = cls_w, m[:, None] - cls_w
@@ -291,9 +326,13 @@ def draws(rows: ModelRows, W: np.ndarray, work: Work | None = None) -> Draws:
         Pm, Nm = m, (k - 1) * m  # every row has one positive cell
         num = Pm * Nm - micro
         out["roc_auc_ovr_micro"] = np.where((Pm > 0) & (Nm > 0), np.clip(num / (Pm * Nm), 0.0, 1.0), np.nan)
-        out["log_loss"] = (
-            np.full(b, np.nan) if rows.loss is None else (W.astype(np.float64, copy=False) @ rows.loss) / m
-        )
+        if rows.loss is None:
+            out["log_loss"] = np.full(b, np.nan)
+        else:  # W as float64 in a reused array: a fresh one per block paid its page faults (~20 ms)
+            Wf = W if W.dtype == np.float64 else work.get("float", b, W.shape[1], np.float64)
+            if Wf is not W:
+                np.copyto(Wf, W)
+            out["log_loss"] = (Wf @ rows.loss) / m
     return Draws(out, auc)
 
 

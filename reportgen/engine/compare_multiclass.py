@@ -54,6 +54,7 @@ from reportgen.engine.compare import (
     mcnemar_summary,
     no_test,
 )
+from reportgen.engine.curve import ScoreTable
 from reportgen.engine.evidence import MulticlassEvidence, MulticlassModelEvidence, MulticlassRows
 from reportgen.engine.intervals import (
     CLASS_TABLE_BINNED_BOOTSTRAP,
@@ -245,12 +246,12 @@ def _bootstrap(
     prepared = [None if p is None or not with_auc else RD.ModelRows.of(y, p) for p in rows.proba]
     col = {name: q for q, name in enumerate(METRICS)}
     class_auc = [None if p is None else np.full((s.resamples, k), np.nan) for p in prepared]
-    work = [RD.Work() for _ in prepared]  # each model's scratch arrays, reused by every block
+    work = RD.Work()  # scratch arrays, reused by every block and model (the same rows)
     r = 0
     for block in DR.stratified_multinomial_blocks(y, rows.counts, s.resamples, rng):
         W = block if rows.weights is None else block * rows.weights  # whole counts: exact in float32 (RD.draws)
         b = W.shape[0]
-        for j, (pred, model_rows, scratch) in enumerate(zip(preds, prepared, work)):
+        for j, (pred, model_rows) in enumerate(zip(preds, prepared)):
             if confusion:
                 drawn_c = RD.confusion_metric_draws(
                     RD.confusion_draws(y, pred, k, W), beta=s.beta, costs=costs, ordinal=s.ordinal
@@ -258,7 +259,7 @@ def _bootstrap(
                 for name, draws in drawn_c.items():
                     out[r : r + b, j, col[name]] = draws
             if model_rows is not None:
-                drawn = RD.draws(model_rows, W, scratch)
+                drawn = RD.draws(model_rows, W, work)
                 for name, draws in drawn.metrics.items():
                     out[r : r + b, j, col[name]] = draws
                 class_auc[j][r : r + b] = drawn.class_auc  # type: ignore[index]
@@ -421,10 +422,11 @@ def _per_class_auc_intervals(
     return out, how
 
 
-def _table_curves(t: CT.ClassTables, labels: Sequence[str]) -> MulticlassCurves:
-    """The report's curves from class tables (the same points as from the rows)."""
+def _table_curves(t: CT.ClassTables, labels: Sequence[str], micro_table: ScoreTable) -> MulticlassCurves:
+    """The report's curves from class tables (the same points as from the rows); ``micro_table``:
+    the tables' :func:`~reportgen.engine.class_tables.micro_score_table`."""
     rocs = [MC.class_roc_curve(labels[c], CT.ovr_score_table(t, c)) for c in range(t.k)]
-    micro = MC.class_roc_curve(None, CT.micro_score_table(t))
+    micro = MC.class_roc_curve(None, micro_table)
     support = t.class_weight()
     return curves_of(rocs, micro, support, float(support.sum()), labels)
 
@@ -439,7 +441,9 @@ def compare_multiclass_evidence(
     names = ev.names
     base = names.index(s.baseline or names[0])
     weighted = any(m.weighted for m in ev.models)
-    joint_deltas = _joint_deltas(ev, base, labels, s, costs) if not (weighted and s.weight_kind == "sampling") else {}
+    joint_deltas, class_delta_ci = (
+        _joint_deltas(ev, base, labels, s, costs) if not (weighted and s.weight_kind == "sampling") else ({}, {})
+    )
     boot, with_auc = None, False
     class_draws: list[np.ndarray | None] = [None] * len(names)
     rows_kept = ev.rows is not None and s.resamples > 0
@@ -451,10 +455,11 @@ def compare_multiclass_evidence(
     skipped_auc = rows_kept and not with_auc
     models: dict[str, ModelResult] = {}
     for j, m in enumerate(ev.models):
+        micro = None if m.tables is None else CT.micro_score_table(m.tables)  # the micro AUC's and its curve's
         mm = MC.multiclass_from_counts(
-            m.confusion, labels, m.n_rows, m.tables, beta=s.beta, costs=costs, ordinal=s.ordinal
+            m.confusion, labels, m.n_rows, m.tables, micro, beta=s.beta, costs=costs, ordinal=s.ordinal
         )
-        curves = None if m.tables is None else _table_curves(m.tables, labels)
+        curves = None if m.tables is None or micro is None else _table_curves(m.tables, labels, micro)
         ci: dict[str, list[float]] = {}
         method: dict[str, str] = {}
         if s.resamples > 0 and not m.weighted:
@@ -514,7 +519,7 @@ def compare_multiclass_evidence(
         return mcnemar_of_pairing(ev.pairing, j, base, weighted, s.weight_kind)
 
     comparisons = comparisons_of(names, models, s, boot, skipped_auc, mcnemar_of, caps, joint_deltas)
-    comparisons = _with_class_deltas(ev, models, comparisons, s, weighted, class_draws)
+    comparisons = _with_class_deltas(ev, models, comparisons, s, class_delta_ci, class_draws)
     comparisons = _with_brier_changes(ev, models, comparisons, s)
     return models, comparisons, _pairwise(ev, models, comparisons, s, boot, weighted)
 
@@ -655,17 +660,17 @@ def _with_class_deltas(
     models: dict[str, ModelResult],
     comparisons: list[Comparison],
     s: Settings,
-    weighted: bool,
+    class_delta_ci: dict[int, dict[str, dict[str, list[float]]]],
     class_draws: Sequence[np.ndarray | None] = (),
 ) -> list[Comparison]:
     """Each comparison with its per-class differences (:func:`~reportgen.engine.class_report.
-    comparison_class_deltas`); paired intervals from the joint counts, as :func:`_joint_deltas`
-    (none under sampling weights), each pair its own stream; the per-class AUC differences'
-    from the two models' per-class AUCs on the rows' resamples (``class_draws``, as
+    comparison_class_deltas`); the recall and F1 changes' paired intervals ``class_delta_ci[j]``
+    (:func:`_joint_deltas`: the resamples of the metrics' differences; none under sampling
+    weights); the per-class AUC
+    differences' from the two models' per-class AUCs on the rows' resamples (``class_draws``, as
     :func:`_bootstrap` gives them: the same resampled rows for every model) when both have them."""
     labels = [str(c) for c in ev.classes]
     names = ev.names
-    J = ev.pairing.joint if not (weighted and s.weight_kind == "sampling") else None
     by_name = {m.name: m for m in ev.models}
 
     def auc(name: str) -> list[float | None]:
@@ -682,11 +687,9 @@ def _with_class_deltas(
             auc(c.model),
             auc(c.baseline),
             labels,
-            None if J is None else J[j],
-            resamples=s.resamples,
+            class_delta_ci.get(j),
             level=s.level,
-            rng=streams.stream(s.seed, "class_pair_deltas", c.baseline, c.model),
-            auc_draws=None if am is None or ab is None else (am, ab, ROW_BOOTSTRAP),
+            auc_draws=None if am is None or ab is None or s.resamples <= 0 else (am, ab, ROW_BOOTSTRAP),
         )
         out.append(replace(c, class_deltas=deltas))
     return out
@@ -716,26 +719,29 @@ def _rows_add_nothing(
 
 def _joint_deltas(
     ev: MulticlassEvidence, base: int, labels: Sequence[str], s: Settings, costs: np.ndarray | None
-) -> dict[int, dict[str, np.ndarray]]:
-    """Each comparison's drawn differences (model − baseline) of every confusion metric, from the
-    pair's joint confusion counts (:func:`~reportgen.engine.intervals.joint_confusion_bootstrap`:
-    the paired stratified row bootstrap's distribution, exactly); each comparison its own stream
-    (``class_pairs``, :mod:`reportgen.engine.streams`), so every engine draws the same. Empty
-    without the joint counts or resamples."""
+) -> tuple[dict[int, dict[str, np.ndarray]], dict[int, dict[str, dict[str, list[float]]]]]:
+    """Each comparison's drawn differences (model − baseline) of every confusion metric, and its
+    per-class recall and F1 differences' paired intervals (:func:`~reportgen.engine.class_report.
+    class_delta_intervals`), both read off one draw of the pair's joint confusion counts
+    (:func:`~reportgen.engine.intervals.joint_confusion_bootstrap`: the paired stratified row
+    bootstrap's distribution, exactly), one pair at a time (the drawn matrices are not kept); each
+    comparison its own stream (``class_pairs``, :mod:`reportgen.engine.streams`), so every engine
+    draws the same. Empty without the joint counts or resamples."""
     J = ev.pairing.joint
     if J is None or s.resamples <= 0:
-        return {}
-    out: dict[int, dict[str, np.ndarray]] = {}
+        return {}, {}
+    deltas: dict[int, dict[str, np.ndarray]] = {}
+    class_ci: dict[int, dict[str, dict[str, list[float]]]] = {}
     for j, m in enumerate(ev.models):
         if j == base:
             continue
         db, dm = joint_confusion_bootstrap(
             J[j], s.resamples, streams.stream(s.seed, "class_pairs", ev.models[base].name, m.name)
         )
-
         vb, vm = (RD.confusion_metric_draws(c, beta=s.beta, costs=costs, ordinal=s.ordinal) for c in (db, dm))
-        out[j] = {k: vm[k] - vb[k] for k in vm if np.isfinite(vm[k] - vb[k]).any()}
-    return out
+        deltas[j] = {k: vm[k] - vb[k] for k in vm if np.isfinite(vm[k] - vb[k]).any()}
+        class_ci[j] = CR.class_delta_intervals(dm, db, [str(c) for c in labels], s.level)
+    return deltas, class_ci
 
 
 __all__ = ["compare_multiclass_evidence", "METRICS", "BETTER", "MAX_ONE", "PER_CLASS_FIELDS"]

@@ -168,7 +168,10 @@ def stratified_multinomial_blocks(
     """
     d = int(counts.shape[0])
     block = max(1, min(resamples, BLOCK_CELLS // max(d, 1)))
-    members = [np.flatnonzero(strata == s) for s in np.unique(strata)]
+    members: list[np.ndarray | slice] = []
+    for s in np.unique(strata):  # a stratum's rows as a slice where they are consecutive (the rows' order):
+        rows = np.flatnonzero(strata == s)  # filling a slice is 4x faster than a scattered assignment
+        members.append(slice(int(rows[0]), int(rows[-1]) + 1) if rows[-1] - rows[0] + 1 == rows.shape[0] else rows)
     # int32 where every count fits: half the memory, and a block's pages come from the heap
     dtype = np.int32 if float(counts.sum()) < 2.0**31 else np.int64
     done = 0
@@ -178,7 +181,7 @@ def stratified_multinomial_blocks(
         for idx in members:
             c = counts[idx]
             total = int(round(float(c.sum())))
-            if total <= DRAW_ROWS_FACTOR * idx.shape[0]:
+            if total <= DRAW_ROWS_FACTOR * c.shape[0]:
                 out[:, idx] = _picked_rows(c, total, b, rng)
             else:
                 out[:, idx] = rng.multinomial(total, c / c.sum(), size=b)

@@ -34,7 +34,7 @@ PURPOSES = (
     "partial_auc_pair",  # a comparison's partial AUC differences (the pair's joint score table)
     "calibration",  # a binary model's calibration bootstrap (its table's cells)
     "class_report",  # multiclass: a model's classification-table draws (its confusion counts)
-    "class_pair_deltas",  # multiclass: a comparison's per-class differences (the pair's joint counts)
+    "class_pair_deltas",  # retired (per-class differences now read class_pairs' draws); kept: the order is the key
     "calibration_pair",  # a comparison's calibration differences (the pair's joint score table)
     "operating_points",  # a binary model's operating points and optima (its table's cells)
     "operating_points_pair",  # a comparison's differences at the operating points (joint table)
