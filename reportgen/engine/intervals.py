@@ -365,8 +365,12 @@ def ks_drift(table: ScoreTable, rows: float | None = None) -> tuple[np.ndarray, 
         hi = min(lo + _ROWS, u.shape[0])
         # cells beyond 8h weigh < e^(−32) ≈ 1e−14 of the nearest: left out (u is ascending)
         a, b = np.searchsorted(u, [u[lo] - 8.0 * h, u[hi - 1] + 8.0 * h], side="left")
-        z = (u[lo:hi, None] - u[None, a:b]) / h
-        out[:, lo:hi] = np.einsum("ij,cj->ci", np.exp(-0.5 * z * z), curves[:, a:b])
+        k = np.subtract(u[lo:hi, None], u[None, a:b])  # the kernel, in place: one temporary, not five
+        k /= h
+        np.multiply(k, k, out=k)
+        k *= -0.5  # exact (a power of two), so the bits of −0.5·z·z
+        np.exp(k, out=k)
+        out[:, lo:hi] = np.einsum("ij,cj->ci", k, curves[:, a:b])
     return out[0] / out[2], out[1] / out[2]
 
 

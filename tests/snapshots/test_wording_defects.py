@@ -182,7 +182,7 @@ def test_delta_is_marked_better_or_worse_by_the_metric_direction(run, request):
     assert '<span class="mark worse">worse</span>' in acc
     assert "−" in acc.split("strong")[1][:8]
     # the clipped model's Brier score (lower is better) rises: worse; its log-loss rises: worse —
-    # but the Brier difference's interval [−0.001, 0.053] covers 0, which the mark now says
+    # but the Brier difference's interval [−0.0001, 0.062] covers 0, which the mark now says
     clipped = _comparison(view, "clipped")
     brier = _pick(clipped, r"<tr class=\"\"><td>Brier score</td>.*?</tr>")
     assert '<span class="mark ns">worse, not significant</span>' in brier
