@@ -268,10 +268,15 @@ def table_auc(table: ScoreTable) -> float | None:
     the order of the rows or of the merges that built the table.
     """
     tp, fp = table.cumulative_view()
+    return _mann_whitney(tp, fp, table.pos, table.neg)
+
+
+def _mann_whitney(tp: np.ndarray, fp: np.ndarray, pos: np.ndarray, neg: np.ndarray) -> float | None:
+    """:func:`table_auc` from a table's counts (descending scores) and their prefix sums."""
     P, N = float(tp[-1]), float(fp[-1])
     if P <= 0 or N <= 0:
         return None
-    s = float(np.dot(table.neg, tp[:-1])) + 0.5 * float(np.dot(table.neg, table.pos))
+    s = float(np.dot(neg, tp[:-1])) + 0.5 * float(np.dot(neg, pos))
     return min(1.0, max(0.0, s / (P * N)))
 
 
@@ -279,10 +284,12 @@ def micro_auc(t: ClassTables) -> float | None:
     """AUC of the pooled (row, class) cells: positive cells (r, y_r), the other k − 1 negative.
 
     P = m (every row has one positive cell), N = (k − 1)·m; ties across cells count as half.
-    The pooled table of :func:`micro_score_table`, so equal to the in-memory engine's AUC of
-    :func:`reportgen.engine.curve.build_table` over the raveled score matrix.
+    The AUC of the pooled table (:func:`micro_counts`), so equal to the in-memory engine's AUC
+    of :func:`reportgen.engine.curve.build_table` over the raveled score matrix.
     """
-    return table_auc(micro_score_table(t))
+    pos, neg = micro_counts(t)
+    tp, fp = micro_prefix_sums(pos, neg)
+    return _mann_whitney(tp, fp, pos, neg)
 
 
 def log_loss_sum(t: ClassTables) -> float:
@@ -336,21 +343,39 @@ def ovr_score_table(t: ClassTables, c: int) -> ScoreTable:
     )
 
 
-def micro_score_table(t: ClassTables) -> ScoreTable:
-    """Binary score table of the pooled n·k cells (positive cells (r, y_r)), descending."""
+def micro_counts(t: ClassTables) -> tuple[np.ndarray, np.ndarray]:
+    """(pos, neg) of the pooled n·k cells (positive cells (r, y_r)) per distinct score, descending:
+    the binary score table's counts without its scores. Unweighted, rows as int32 (whole numbers
+    below 2³¹, exact; half the bytes of float64), else float64 weights."""
     k = t.k
     asc = np.unique(np.concatenate([t.values[j][i] for j in range(k) for i in range(k)]))
     last = asc.shape[0] - 1
-    pos = np.zeros(asc.shape[0])  # descending: entry last − (ascending position); no reversed copies
-    neg = np.zeros(asc.shape[0])
+    dtype = np.int32 if _int32_rows(t) else np.float64
+    pos = np.zeros(asc.shape[0], dtype)  # descending: entry last − (ascending position); no reversed copies
+    neg = np.zeros(asc.shape[0], dtype)
     for j in range(k):
         for i in range(k):
             if t.values[j][i].shape[0]:
                 target = pos if i == j else neg
-                target[last - np.searchsorted(asc, t.values[j][i])] += t.counts[j][i]
-    allv = asc[::-1].copy()
-    del asc
-    return ScoreTable(allv, pos, neg, "higher", float(t.n_rows * k), t.n_rows * k, t.weighted)
+                target[last - np.searchsorted(asc, t.values[j][i])] += t.counts[j][i].astype(dtype, copy=False)
+    return pos, neg
+
+
+def _int32_rows(t: ClassTables) -> bool:
+    """Whether the pooled cells' counts and their prefix sums fit in int32 (unit weights)."""
+    return not t.weighted and 0 < t.n_rows * t.k < 2**31
+
+
+def micro_prefix_sums(pos: np.ndarray, neg: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(tp, fp) of :func:`micro_counts`, each of shape (d + 1,) from 0: the values
+    :meth:`~reportgen.engine.curve.ScoreTable.cumulative_view` gives (integer sums exact in int32
+    with unit weights, sequential float64 sums with weights)."""
+    out = []
+    for counts in (pos, neg):
+        c = np.zeros(counts.shape[0] + 1)
+        c[1:] = np.cumsum(counts, dtype=counts.dtype)
+        out.append(c)
+    return out[0], out[1]
 
 
 __all__ = [
@@ -361,7 +386,8 @@ __all__ = [
     "merge_class_tables",
     "micro_auc",
     "table_auc",
-    "micro_score_table",
+    "micro_counts",
+    "micro_prefix_sums",
     "log_loss_sum",
     "log_loss_clipped",
     "log_loss_clipping_share",

@@ -422,7 +422,7 @@ def _per_class_auc_intervals(
 def _table_curves(t: CT.ClassTables, labels: Sequence[str]) -> MulticlassCurves:
     """The report's curves from class tables (the same points as from the rows). One class's full
     curve at a time, decimated before the next is built; the micro-average's n·k points from the
-    pooled table's prefix sums alone (the table dropped once they are taken)."""
+    pooled cells' prefix sums alone (no scores, counts in int32 where exact)."""
     support = t.class_weight()
     total = float(support.sum())
     roc: dict[str, CurveData] = {}
@@ -432,7 +432,9 @@ def _table_curves(t: CT.ClassTables, labels: Sequence[str]) -> MulticlassCurves:
         if curve.auc is not None:
             roc[labels[c]], pr[labels[c]] = class_curves(curve, support[c], total)
         del curve
-    tp, fp = CT.micro_score_table(t).cumulative_view()
+    pos, neg = CT.micro_counts(t)
+    tp, fp = CT.micro_prefix_sums(pos, neg)
+    del pos, neg
     fpr, tpr = MC.roc_points(tp, fp)
     del tp, fp
     return MulticlassCurves(roc, pr, micro_curve(fpr, tpr))

@@ -923,7 +923,7 @@ def _probability_metrics(
     reasons and notes of the undefined or caveated ones into ``reasons`` and ``notes``."""
     log_loss = _log_loss(tables, m, reasons, notes)
     # defined: k >= 2 and m > 0
-    roc_micro = CT.table_auc(micro_table if micro_table is not None else CT.micro_score_table(tables))
+    roc_micro = CT.table_auc(micro_table) if micro_table is not None else CT.micro_auc(tables)
     roc_macro, roc_weighted = _ovr_averages(class_auc, auc_reason, support, labs, reasons, notes)
     roc_ovo, msg = _ovo_macro(S, support, labs)
     if isinstance(msg, Notice):
