@@ -69,6 +69,21 @@ class ClassTables:
         return np.array([float(c.sum()) for c in self.counts[0]])
 
 
+def unit_counts_shared(
+    counts: tuple[tuple[np.ndarray, ...], ...] | list[list[np.ndarray]],
+) -> tuple[tuple[np.ndarray, ...], ...]:
+    """``counts`` with every cell whose counts are all 1 (continuous scores, unit weights: each
+    score on one row) a view of one read-only array of ones, the same values contiguous from its
+    start: the cells hold the longest cell's 8 bytes per entry, not n·k (issue 46)."""
+    longest = max((c.shape[0] for row in counts for c in row), default=0)
+    ones = np.ones(longest)
+    ones.setflags(write=False)
+    return tuple(
+        tuple(ones[: c.shape[0]] if c.dtype == ones.dtype and bool((c == 1.0).all()) else c for c in row)
+        for row in counts
+    )
+
+
 def _distinct_weighted(v: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(distinct values ascending, summed weights) of unsorted values with weights."""
     m = v.shape[0]
@@ -98,7 +113,7 @@ def build_class_tables(y: np.ndarray, p: np.ndarray, w: np.ndarray | None, k: in
         max_dev = float(np.abs(p.sum(axis=1) - 1.0).max())
     else:
         p_min, p_max, max_dev = math.inf, -math.inf, 0.0
-    return ClassTables(k, values, counts, int(n), w is not None, p_min, p_max, max_dev)
+    return ClassTables(k, values, unit_counts_shared(counts), int(n), w is not None, p_min, p_max, max_dev)
 
 
 def class_lists(
