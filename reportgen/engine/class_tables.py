@@ -363,7 +363,14 @@ def micro_counts(t: ClassTables) -> tuple[np.ndarray, np.ndarray]:
     the binary score table's counts without its scores. Unweighted, rows as int32 (whole numbers
     below 2³¹, exact; half the bytes of float64), else float64 weights."""
     k = t.k
-    asc = np.unique(np.concatenate([t.values[j][i] for j in range(k) for i in range(k)]))
+    asc = np.concatenate([t.values[j][i] for j in range(k) for i in range(k)])
+    asc.sort()  # np.unique's sort, in place: unique would sort a copy of the n·k scores
+    if asc.shape[0]:
+        first = np.empty(asc.shape[0], dtype=bool)
+        first[0] = True
+        np.not_equal(asc[1:], asc[:-1], out=first[1:])
+        asc = asc[first]
+        del first
     last = asc.shape[0] - 1
     dtype = np.int32 if _int32_rows(t) else np.float64
     pos = np.zeros(asc.shape[0], dtype)  # descending: entry last − (ascending position); no reversed copies
@@ -385,12 +392,26 @@ def micro_prefix_sums(pos: np.ndarray, neg: np.ndarray) -> tuple[np.ndarray, np.
     """(tp, fp) of :func:`micro_counts`, each of shape (d + 1,) from 0: the values
     :meth:`~reportgen.engine.curve.ScoreTable.cumulative_view` gives (integer sums exact in int32
     with unit weights, sequential float64 sums with weights)."""
-    out = []
-    for counts in (pos, neg):
-        c = np.zeros(counts.shape[0] + 1)
-        c[1:] = np.cumsum(counts, dtype=counts.dtype)
-        out.append(c)
-    return out[0], out[1]
+    return _prefix_sum(pos), _prefix_sum(neg)
+
+
+def _prefix_sum(counts: np.ndarray) -> np.ndarray:
+    c = np.zeros(counts.shape[0] + 1)
+    c[1:] = np.cumsum(counts, dtype=counts.dtype)
+    return c
+
+
+def micro_rate(counts: np.ndarray) -> np.ndarray | None:
+    """The prefix sums of :func:`micro_counts`' positives (the micro ROC's tpr) or negatives (fpr)
+    over their total, ending exactly at 1, as :func:`~reportgen.engine.multiclass.roc_points`
+    divides them (in place: one n·k array at a time); None when the total is 0."""
+    c = _prefix_sum(counts)
+    total = float(c[-1])
+    if total <= 0:
+        return None
+    c /= total
+    c[-1] = 1.0
+    return c
 
 
 __all__ = [
@@ -403,6 +424,7 @@ __all__ = [
     "table_auc",
     "micro_counts",
     "micro_prefix_sums",
+    "micro_rate",
     "log_loss_sum",
     "log_loss_clipped",
     "log_loss_clipping_share",

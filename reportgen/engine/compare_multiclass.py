@@ -422,7 +422,7 @@ def _per_class_auc_intervals(
 def _table_curves(t: CT.ClassTables, labels: Sequence[str]) -> MulticlassCurves:
     """The report's curves from class tables (the same points as from the rows). One class's full
     curve at a time, decimated before the next is built; the micro-average's n·k points from the
-    pooled cells' prefix sums alone (no scores, counts in int32 where exact)."""
+    pooled cells' counts alone (no scores, int32 where exact), one rate at a time."""
     support = t.class_weight()
     total = float(support.sum())
     roc: dict[str, CurveData] = {}
@@ -433,10 +433,12 @@ def _table_curves(t: CT.ClassTables, labels: Sequence[str]) -> MulticlassCurves:
             roc[labels[c]], pr[labels[c]] = class_curves(curve, support[c], total)
         del curve
     pos, neg = CT.micro_counts(t)
-    tp, fp = CT.micro_prefix_sums(pos, neg)
-    del pos, neg
-    fpr, tpr = MC.roc_points(tp, fp)
-    del tp, fp
+    fpr = CT.micro_rate(neg)
+    del neg
+    tpr = CT.micro_rate(pos)
+    del pos
+    if fpr is None or tpr is None:  # no positive or no negative cell: no curve (MC.roc_points)
+        fpr = tpr = np.zeros(0)
     return MulticlassCurves(roc, pr, micro_curve(fpr, tpr))
 
 

@@ -78,6 +78,8 @@ def test_micro_auc_and_points_equal_the_pooled_score_table():
         curve = MC.class_roc_curve(None, pooled)
         np.testing.assert_array_equal(fpr, curve.fpr)
         np.testing.assert_array_equal(tpr, curve.tpr)
+        np.testing.assert_array_equal(CT.micro_rate(neg), curve.fpr)  # one rate at a time, in place
+        np.testing.assert_array_equal(CT.micro_rate(pos), curve.tpr)
 
 
 def pooled_weights(weights: np.ndarray | None) -> np.ndarray | None:
