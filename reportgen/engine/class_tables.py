@@ -69,6 +69,21 @@ class ClassTables:
         return np.array([float(c.sum()) for c in self.counts[0]])
 
 
+def unit_counts_shared(
+    counts: tuple[tuple[np.ndarray, ...], ...] | list[list[np.ndarray]],
+) -> tuple[tuple[np.ndarray, ...], ...]:
+    """``counts`` with every cell whose counts are all 1 (continuous scores, unit weights: each
+    score on one row) a view of one read-only array of ones, the same values contiguous from its
+    start: the cells hold the longest cell's 8 bytes per entry, not n·k (issue 46)."""
+    longest = max((c.shape[0] for row in counts for c in row), default=0)
+    ones = np.ones(longest)
+    ones.setflags(write=False)
+    return tuple(
+        tuple(ones[: c.shape[0]] if c.dtype == ones.dtype and bool((c == 1.0).all()) else c for c in row)
+        for row in counts
+    )
+
+
 def _distinct_weighted(v: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(distinct values ascending, summed weights) of unsorted values with weights."""
     m = v.shape[0]
@@ -98,7 +113,7 @@ def build_class_tables(y: np.ndarray, p: np.ndarray, w: np.ndarray | None, k: in
         max_dev = float(np.abs(p.sum(axis=1) - 1.0).max())
     else:
         p_min, p_max, max_dev = math.inf, -math.inf, 0.0
-    return ClassTables(k, values, counts, int(n), w is not None, p_min, p_max, max_dev)
+    return ClassTables(k, values, unit_counts_shared(counts), int(n), w is not None, p_min, p_max, max_dev)
 
 
 def class_lists(
@@ -268,10 +283,15 @@ def table_auc(table: ScoreTable) -> float | None:
     the order of the rows or of the merges that built the table.
     """
     tp, fp = table.cumulative_view()
+    return _mann_whitney(tp, fp, table.pos, table.neg)
+
+
+def _mann_whitney(tp: np.ndarray, fp: np.ndarray, pos: np.ndarray, neg: np.ndarray) -> float | None:
+    """:func:`table_auc` from a table's counts (descending scores) and their prefix sums."""
     P, N = float(tp[-1]), float(fp[-1])
     if P <= 0 or N <= 0:
         return None
-    s = float(np.dot(table.neg, tp[:-1])) + 0.5 * float(np.dot(table.neg, table.pos))
+    s = float(np.dot(neg, tp[:-1])) + 0.5 * float(np.dot(neg, pos))
     return min(1.0, max(0.0, s / (P * N)))
 
 
@@ -279,10 +299,12 @@ def micro_auc(t: ClassTables) -> float | None:
     """AUC of the pooled (row, class) cells: positive cells (r, y_r), the other k − 1 negative.
 
     P = m (every row has one positive cell), N = (k − 1)·m; ties across cells count as half.
-    The pooled table of :func:`micro_score_table`, so equal to the in-memory engine's AUC of
-    :func:`reportgen.engine.curve.build_table` over the raveled score matrix.
+    The AUC of the pooled table (:func:`micro_counts`), so equal to the in-memory engine's AUC
+    of :func:`reportgen.engine.curve.build_table` over the raveled score matrix.
     """
-    return table_auc(micro_score_table(t))
+    pos, neg = micro_counts(t)
+    tp, fp = micro_prefix_sums(pos, neg)
+    return _mann_whitney(tp, fp, pos, neg)
 
 
 def log_loss_sum(t: ClassTables) -> float:
@@ -336,21 +358,60 @@ def ovr_score_table(t: ClassTables, c: int) -> ScoreTable:
     )
 
 
-def micro_score_table(t: ClassTables) -> ScoreTable:
-    """Binary score table of the pooled n·k cells (positive cells (r, y_r)), descending."""
+def micro_counts(t: ClassTables) -> tuple[np.ndarray, np.ndarray]:
+    """(pos, neg) of the pooled n·k cells (positive cells (r, y_r)) per distinct score, descending:
+    the binary score table's counts without its scores. Unweighted, rows as int32 (whole numbers
+    below 2³¹, exact; half the bytes of float64), else float64 weights."""
     k = t.k
-    asc = np.unique(np.concatenate([t.values[j][i] for j in range(k) for i in range(k)]))
+    asc = np.concatenate([t.values[j][i] for j in range(k) for i in range(k)])
+    asc.sort()  # np.unique's sort, in place: unique would sort a copy of the n·k scores
+    if asc.shape[0]:
+        first = np.empty(asc.shape[0], dtype=bool)
+        first[0] = True
+        np.not_equal(asc[1:], asc[:-1], out=first[1:])
+        asc = asc[first]
+        del first
     last = asc.shape[0] - 1
-    pos = np.zeros(asc.shape[0])  # descending: entry last − (ascending position); no reversed copies
-    neg = np.zeros(asc.shape[0])
+    dtype = np.int32 if _int32_rows(t) else np.float64
+    pos = np.zeros(asc.shape[0], dtype)  # descending: entry last − (ascending position); no reversed copies
+    neg = np.zeros(asc.shape[0], dtype)
     for j in range(k):
         for i in range(k):
             if t.values[j][i].shape[0]:
                 target = pos if i == j else neg
-                target[last - np.searchsorted(asc, t.values[j][i])] += t.counts[j][i]
-    allv = asc[::-1].copy()
-    del asc
-    return ScoreTable(allv, pos, neg, "higher", float(t.n_rows * k), t.n_rows * k, t.weighted)
+                target[last - np.searchsorted(asc, t.values[j][i])] += t.counts[j][i].astype(dtype, copy=False)
+    return pos, neg
+
+
+def _int32_rows(t: ClassTables) -> bool:
+    """Whether the pooled cells' counts and their prefix sums fit in int32 (unit weights)."""
+    return not t.weighted and 0 < t.n_rows * t.k < 2**31
+
+
+def micro_prefix_sums(pos: np.ndarray, neg: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(tp, fp) of :func:`micro_counts`, each of shape (d + 1,) from 0: the values
+    :meth:`~reportgen.engine.curve.ScoreTable.cumulative_view` gives (integer sums exact in int32
+    with unit weights, sequential float64 sums with weights)."""
+    return _prefix_sum(pos), _prefix_sum(neg)
+
+
+def _prefix_sum(counts: np.ndarray) -> np.ndarray:
+    c = np.zeros(counts.shape[0] + 1)
+    c[1:] = np.cumsum(counts, dtype=counts.dtype)
+    return c
+
+
+def micro_rate(counts: np.ndarray) -> np.ndarray | None:
+    """The prefix sums of :func:`micro_counts`' positives (the micro ROC's tpr) or negatives (fpr)
+    over their total, ending exactly at 1, as :func:`~reportgen.engine.multiclass.roc_points`
+    divides them (in place: one n·k array at a time); None when the total is 0."""
+    c = _prefix_sum(counts)
+    total = float(c[-1])
+    if total <= 0:
+        return None
+    c /= total
+    c[-1] = 1.0
+    return c
 
 
 __all__ = [
@@ -361,7 +422,9 @@ __all__ = [
     "merge_class_tables",
     "micro_auc",
     "table_auc",
-    "micro_score_table",
+    "micro_counts",
+    "micro_prefix_sums",
+    "micro_rate",
     "log_loss_sum",
     "log_loss_clipped",
     "log_loss_clipping_share",

@@ -54,7 +54,6 @@ from reportgen.engine.compare import (
     mcnemar_summary,
     no_test,
 )
-from reportgen.engine.curve import ScoreTable
 from reportgen.engine.evidence import MulticlassEvidence, MulticlassModelEvidence, MulticlassRows
 from reportgen.engine.intervals import (
     CLASS_TABLE_BINNED_BOOTSTRAP,
@@ -116,27 +115,25 @@ def _round(a: np.ndarray) -> np.ndarray:
     return np.round(a, 6)
 
 
-def curves_of(
-    rocs: Sequence[MC.ClassRocCurve], micro: MC.ClassRocCurve, support: np.ndarray, total: float, labels: Sequence[str]
-) -> MulticlassCurves:
-    """Decimated curves for the report from full per-class and micro ROC curves."""
-    roc: dict[str, CurveData] = {}
-    pr: dict[str, CurveData] = {}
-    for c, curve in enumerate(rocs):
-        if curve.auc is None:
-            continue
-        keep = B.upper_hull(curve.fpr, curve.tpr)
-        sel = B.decimate(curve.fpr, curve.tpr, CURVE_POINTS, keep=keep)
-        thr = np.concatenate([[np.nan], curve.thresholds])
-        roc[labels[c]] = CurveData(_round(curve.fpr[sel]), _round(curve.tpr[sel]), thr[sel])
-        P, N = support[c], total - support[c]
-        tp, fp = curve.tpr[1:] * P, curve.fpr[1:] * N
-        prec = np.divide(tp, tp + fp, out=np.full_like(tp, np.nan), where=(tp + fp) > 0)
-        rec = curve.tpr[1:]
-        sel_pr = B.decimate(rec, np.nan_to_num(prec), CURVE_POINTS)
-        pr[labels[c]] = CurveData(_round(rec[sel_pr]), _round(prec[sel_pr]), curve.thresholds[sel_pr])
-    sel = B.decimate(micro.fpr, micro.tpr, CURVE_POINTS, keep=B.upper_hull(micro.fpr, micro.tpr))
-    return MulticlassCurves(roc, pr, CurveData(_round(micro.fpr[sel]), _round(micro.tpr[sel]), None))
+def class_curves(curve: MC.ClassRocCurve, positives: float, total: float) -> tuple[CurveData, CurveData]:
+    """A class's decimated ROC and PR curves for the report from its full ROC curve (``positives``:
+    the class's support, of ``total``)."""
+    keep = B.upper_hull(curve.fpr, curve.tpr)
+    sel = B.decimate(curve.fpr, curve.tpr, CURVE_POINTS, keep=keep)
+    thr = np.concatenate([[np.nan], curve.thresholds])
+    roc = CurveData(_round(curve.fpr[sel]), _round(curve.tpr[sel]), thr[sel])
+    P, N = positives, total - positives
+    tp, fp = curve.tpr[1:] * P, curve.fpr[1:] * N
+    prec = np.divide(tp, tp + fp, out=np.full_like(tp, np.nan), where=(tp + fp) > 0)
+    rec = curve.tpr[1:]
+    sel_pr = B.decimate(rec, np.nan_to_num(prec), CURVE_POINTS)
+    return roc, CurveData(_round(rec[sel_pr]), _round(prec[sel_pr]), curve.thresholds[sel_pr])
+
+
+def micro_curve(fpr: np.ndarray, tpr: np.ndarray) -> CurveData:
+    """The micro-average's decimated ROC curve for the report from its full points."""
+    sel = B.decimate(fpr, tpr, CURVE_POINTS, keep=B.upper_hull(fpr, tpr))
+    return CurveData(_round(fpr[sel]), _round(tpr[sel]), None)
 
 
 def result_of(
@@ -422,13 +419,27 @@ def _per_class_auc_intervals(
     return out, how
 
 
-def _table_curves(t: CT.ClassTables, labels: Sequence[str], micro_table: ScoreTable) -> MulticlassCurves:
-    """The report's curves from class tables (the same points as from the rows); ``micro_table``:
-    the tables' :func:`~reportgen.engine.class_tables.micro_score_table`."""
-    rocs = [MC.class_roc_curve(labels[c], CT.ovr_score_table(t, c)) for c in range(t.k)]
-    micro = MC.class_roc_curve(None, micro_table)
+def _table_curves(t: CT.ClassTables, labels: Sequence[str]) -> MulticlassCurves:
+    """The report's curves from class tables (the same points as from the rows). One class's full
+    curve at a time, decimated before the next is built; the micro-average's n·k points from the
+    pooled cells' counts alone (no scores, int32 where exact), one rate at a time."""
     support = t.class_weight()
-    return curves_of(rocs, micro, support, float(support.sum()), labels)
+    total = float(support.sum())
+    roc: dict[str, CurveData] = {}
+    pr: dict[str, CurveData] = {}
+    for c in range(t.k):
+        curve = MC.class_roc_curve(labels[c], CT.ovr_score_table(t, c))
+        if curve.auc is not None:
+            roc[labels[c]], pr[labels[c]] = class_curves(curve, support[c], total)
+        del curve
+    pos, neg = CT.micro_counts(t)
+    fpr = CT.micro_rate(neg)
+    del neg
+    tpr = CT.micro_rate(pos)
+    del pos
+    if fpr is None or tpr is None:  # no positive or no negative cell: no curve (MC.roc_points)
+        fpr = tpr = np.zeros(0)
+    return MulticlassCurves(roc, pr, micro_curve(fpr, tpr))
 
 
 def compare_multiclass_evidence(
@@ -455,11 +466,10 @@ def compare_multiclass_evidence(
     skipped_auc = rows_kept and not with_auc
     models: dict[str, ModelResult] = {}
     for j, m in enumerate(ev.models):
-        micro = None if m.tables is None else CT.micro_score_table(m.tables)  # the micro AUC's and its curve's
         mm = MC.multiclass_from_counts(
-            m.confusion, labels, m.n_rows, m.tables, micro, beta=s.beta, costs=costs, ordinal=s.ordinal
+            m.confusion, labels, m.n_rows, m.tables, beta=s.beta, costs=costs, ordinal=s.ordinal
         )
-        curves = None if m.tables is None or micro is None else _table_curves(m.tables, labels, micro)
+        curves = None if m.tables is None else _table_curves(m.tables, labels)
         ci: dict[str, list[float]] = {}
         method: dict[str, str] = {}
         if s.resamples > 0 and not m.weighted:

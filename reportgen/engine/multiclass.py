@@ -421,6 +421,17 @@ def _ovr_table(scores: np.ndarray, positive: np.ndarray, weights: np.ndarray | N
     return build_table(scores, positive, weights, "higher")
 
 
+def roc_points(tp: np.ndarray, fp: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(fpr, tpr) from a score table's prefix sums (:meth:`~reportgen.engine.curve.ScoreTable.
+    cumulative_view`), ending exactly at (1, 1); empty without positives or negatives."""
+    P, N = float(tp[-1]), float(fp[-1])
+    if P <= 0 or N <= 0:
+        return np.zeros(0), np.zeros(0)
+    fpr, tpr = fp / N, tp / P
+    fpr[-1] = tpr[-1] = 1.0  # exact end point despite floating sums
+    return fpr, tpr
+
+
 def class_roc_curve(label: Label | None, table: ScoreTable) -> ClassRocCurve:
     """ROC points of a score table and the trapezoid area under them (= ties counted as half);
     ``label`` None for the micro-average."""
@@ -429,9 +440,7 @@ def class_roc_curve(label: Label | None, table: ScoreTable) -> ClassRocCurve:
         why = Reason("class_no_positives" if P <= 0 else "class_no_negatives", {"class": label})
         empty = np.zeros(0)
         return ClassRocCurve(label, empty, empty.copy(), empty.copy(), None, why)
-    tp, fp = table.cumulative()
-    fpr, tpr = fp / N, tp / P
-    fpr[-1] = tpr[-1] = 1.0  # exact end point despite floating sums
+    fpr, tpr = roc_points(*table.cumulative_view())
     for a in (fpr, tpr, table.thresholds):
         a.setflags(write=False)
     auc = _clip01(float(np.dot(np.diff(fpr), 0.5 * (tpr[1:] + tpr[:-1]))))
@@ -914,7 +923,7 @@ def _probability_metrics(
     reasons and notes of the undefined or caveated ones into ``reasons`` and ``notes``."""
     log_loss = _log_loss(tables, m, reasons, notes)
     # defined: k >= 2 and m > 0
-    roc_micro = CT.table_auc(micro_table if micro_table is not None else CT.micro_score_table(tables))
+    roc_micro = CT.table_auc(micro_table) if micro_table is not None else CT.micro_auc(tables)
     roc_macro, roc_weighted = _ovr_averages(class_auc, auc_reason, support, labs, reasons, notes)
     roc_ovo, msg = _ovo_macro(S, support, labs)
     if isinstance(msg, Notice):

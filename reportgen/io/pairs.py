@@ -7,7 +7,8 @@ row — but a streamed engine reads each model's rows in its own file's order. :
 takes each model's rows as they come (``add``: records and their common indices), writes them
 to temporary files, one file per model and range of :data:`PAIRED_CHUNK` common indices, and
 gives them back range by range with every model's records in common order (``chunks``). Memory
-holds one batch on the way in and one range on the way out; the files live in a temporary
+holds one batch on the way in and one range on the way out (a range handed out is the caller's
+alone: let go of it before asking for the next); the files live in a temporary
 directory that is removed when the ``with`` block ends, however it ends. When the inputs are
 held in memory already (``engine: memory``: ``held``), the records are placed in memory instead,
 each model's in one array in common order.
@@ -116,13 +117,15 @@ class RowSpill:
             return
         for part, lo in enumerate(range(0, self.n_rows, self.chunk)):
             hi = min(lo + self.chunk, self.n_rows)
-            out = []
-            for m in range(self.n_models):
-                f = self._file(m, part)
-                rec = np.fromfile(f, dtype=self._rec) if f.exists() else np.empty(0, dtype=self._rec)
-                f.unlink(missing_ok=True)
-                out.append(place(rec, lo, hi))
-            yield lo, hi, out
+            # no name keeps the range once it is handed out: the caller's copy is the only one
+            yield lo, hi, [self._placed(m, part, lo, hi) for m in range(self.n_models)]
+
+    def _placed(self, m: int, part: int, lo: int, hi: int) -> np.ndarray:
+        """Model m's records of range ``part`` (common rows lo..hi−1) in common order, its file removed."""
+        f = self._file(m, part)
+        rec = np.fromfile(f, dtype=self._rec) if f.exists() else np.empty(0, dtype=self._rec)
+        f.unlink(missing_ok=True)
+        return place(rec, lo, hi)
 
 
 def split_ranges(rec: np.ndarray, ranges: int) -> list[np.ndarray]:

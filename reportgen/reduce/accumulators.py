@@ -1866,7 +1866,8 @@ class ClassCounts:
         self, k: int, to_final: np.ndarray, by_class: bool
     ) -> tuple[np.ndarray, CT.ClassTables | None, CP.ProbabilityCounts | None]:
         """(confusion matrix, class tables, probability counts) with class ids mapped to class
-        indices by ``to_final`` (after :meth:`merge_pending`)."""
+        indices by ``to_final`` (after :meth:`merge_pending`). The tables and cells are handed
+        over: the counts keep none of them (the runner's paired pass would hold them twice)."""
         conf = _grow(self.conf, max(k, len(to_final)))
         kk = conf.shape[0]
         rows = np.full(kk, -1, dtype=np.int64)
@@ -1893,11 +1894,13 @@ class ClassCounts:
         tables = CT.ClassTables(
             k,
             tuple(map(tuple, values)),
-            tuple(map(tuple, counts)),
+            CT.unit_counts_shared(counts),
             self.rows,
             self.weighted,
             self.p_min,
             self.p_max,
             self.max_dev,
         )
-        return C, tables, None if self.proba is None else self.proba.finish(k, to_final)
+        proba = None if self.proba is None else self.proba.finish(k, to_final)
+        self.merged, self.pending, self.proba = {}, [], None  # handed over: each table and cell held once
+        return C, tables, proba

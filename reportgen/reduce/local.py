@@ -1262,6 +1262,7 @@ def paired_pass(
                     pairs.add(recs)
         for _lo, _hi, recs in [] if one_file else spill.chunks():
             pairs.add(recs)
+            del recs  # one range held at a time, not this one while the next is read
     return pairs.result()
 
 

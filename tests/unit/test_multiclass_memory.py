@@ -1,0 +1,86 @@
+"""What a multiclass run holds (issue 46: stream memory): unit counts shared, not one float per
+score; the accumulator's tables handed over at ``finish``; a spilled range let go of once handed
+out; the micro-average's AUC and curve from counts, equal to the pooled score table's."""
+
+from __future__ import annotations
+
+import weakref
+
+import numpy as np
+import pytest
+from sklearn.metrics import roc_auc_score
+
+from reportgen.engine import class_tables as CT
+from reportgen.engine import multiclass as MC
+from reportgen.engine.curve import build_table
+from reportgen.io.pairs import RowSpill
+from reportgen.reduce import accumulators as S
+
+
+def _rows(n: int = 400, k: int = 4, decimals: int | None = None, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    p = rng.dirichlet(np.ones(k), n)
+    return rng.integers(0, k, n), p if decimals is None else np.round(p, decimals)
+
+
+def test_unit_counts_are_views_of_one_read_only_array():
+    y, p = _rows()
+    t = CT.build_class_tables(y, p, None, 4)
+    cells = [c for row in t.counts for c in row]
+    assert all(np.array_equal(c, np.ones(c.shape[0])) for c in cells)
+    bases = {id(c.base) for c in cells}
+    assert len(bases) == 1 and all(c.base is not None for c in cells)
+    assert not any(c.flags.writeable for c in cells)
+    tied = CT.build_class_tables(*_rows(decimals=1), None, 4)  # repeated scores: counts > 1 kept as they are
+    assert any((c > 1).any() for row in tied.counts for c in row)
+
+
+def test_finish_hands_over_the_tables_and_cells():
+    y, p = _rows()
+    counts = S.ClassCounts(4)
+    counts.add(y, np.argmax(p, axis=1), None, p, 4)
+    counts.merge_pending(10**9)
+    _, tables, proba = counts.finish(4, np.arange(4), False)
+    assert tables is not None and proba is not None
+    assert counts.merged == {} and counts.pending == [] and counts.proba is None
+
+
+def test_spilled_range_is_not_kept_by_the_spill():
+    dtype = np.dtype([("v", np.float64)])
+    with RowSpill(2, 6, dtype, chunk=3) as spill:
+        for m in range(2):
+            rec = np.zeros(6, dtype=dtype)
+            rec["v"] = np.arange(6) + 10 * m
+            spill.add(m, np.arange(6)[::-1], rec[::-1])
+        ranges = spill.chunks()
+        lo, hi, first = next(ranges)
+        assert (lo, hi) == (0, 3) and first[1]["v"].tolist() == [10, 11, 12]
+        gone = weakref.ref(first[0])
+        del first
+        assert gone() is None  # the generator holds no copy of a range it handed out
+        assert [r["v"].tolist() for r in next(ranges)[2]] == [[3, 4, 5], [13, 14, 15]]
+
+
+def test_micro_auc_and_points_equal_the_pooled_score_table():
+    for decimals, weights in ((None, None), (1, None), (2, np.random.default_rng(3).choice([0.5, 2.0], 300))):
+        y, p = _rows(300, 3, decimals, seed=4)
+        t = CT.build_class_tables(y, p, weights, 3)
+        onehot = np.zeros(p.size, dtype=bool)
+        onehot[np.arange(y.shape[0]) * 3 + y] = True
+        pooled = build_table(p.ravel(), onehot, None if weights is None else np.repeat(weights, 3), "higher")
+        assert CT.micro_auc(t) == CT.table_auc(pooled)
+        oracle = roc_auc_score(onehot, p.ravel(), sample_weight=pooled_weights(weights))
+        assert CT.micro_auc(t) == pytest.approx(oracle, abs=1e-12)
+        pos, neg = CT.micro_counts(t)
+        np.testing.assert_array_equal(pos, pooled.pos)
+        np.testing.assert_array_equal(neg, pooled.neg)
+        fpr, tpr = MC.roc_points(*CT.micro_prefix_sums(pos, neg))
+        curve = MC.class_roc_curve(None, pooled)
+        np.testing.assert_array_equal(fpr, curve.fpr)
+        np.testing.assert_array_equal(tpr, curve.tpr)
+        np.testing.assert_array_equal(CT.micro_rate(neg), curve.fpr)  # one rate at a time, in place
+        np.testing.assert_array_equal(CT.micro_rate(pos), curve.tpr)
+
+
+def pooled_weights(weights: np.ndarray | None) -> np.ndarray | None:
+    return None if weights is None else np.repeat(weights, 3)
