@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from renders import no_figures  # noqa: F401 - a fixture: a render without its figures
 
 from reportgen.gates import comparison_outcome
 from reportgen.results import CheckResult, Comparison, ComparisonResult, ComparisonTests, DeLongSummary
@@ -59,7 +60,8 @@ def _config(tmp_path: Path, fast_config_factory, checks: list[dict]) -> Path:
 
 @pytest.mark.slow
 def test_checks_in_metrics_json_report_and_exit_codes(tmp_path: Path, fast_config_factory, cli, capsys,
-                                                      demo_json, metrics_schema) -> None:
+                                                      demo_json, metrics_schema, no_figures) -> None:
+    # the HTML is read for its checks only: rendered without figures
     import jsonschema
 
     demo = demo_json.metrics
