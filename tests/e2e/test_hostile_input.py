@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 import yaml
+from renders import no_figures  # noqa: F401 - a fixture: a render without its figures
 
 from reportgen import cli
 from reportgen.terminal import UNSHOWN
@@ -316,8 +317,8 @@ def test_init_proposes_no_column_the_run_cannot_name(header: str, line: str, kep
 
 
 @pytest.mark.slow
-def test_render_reads_a_metrics_json_an_editor_saved_with_a_bom(tmp_path: Path,
-                                                                capsys: pytest.CaptureFixture[str]) -> None:
+def test_render_reads_a_metrics_json_an_editor_saved_with_a_bom(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                                no_figures: None) -> None:
     """A metrics.json opened and saved by an editor that writes a UTF-8 BOM was "not a reportgen
     metrics.json (Unexpected UTF-8 BOM (decode using utf-8-sig): line 1 column 1 (char 0))"."""
     cfg = make_run(tmp_path, csv_with("id,y,s", [f"{i},{y},{s}" for i, y, s in rows()]))
