@@ -466,7 +466,7 @@ def test_a_wrong_value_is_quoted_in_at_most_60_characters(tmp_path: Path, capsys
 
 
 @pytest.mark.slow
-def test_the_pdf_page_header_repeats_at_most_120_characters_of_the_title(tmp_path: Path) -> None:
+def test_the_pdf_page_header_repeats_at_most_120_characters_of_the_title(tmp_path: Path, no_figures: None) -> None:
     """The page header (CSS string-set, laid out again on every page) held the whole title: a
     20,000-character title added 15 s to a 36-page PDF. The title block still shows it whole."""
     from reportgen.report.render import build_view, render_html
