@@ -173,7 +173,7 @@ def test_stream_errors_name_the_global_row(lake, tmp_path):
 
 
 @pytest.mark.slow
-def test_cli_engine_flag_and_report(lake, tmp_path, cli, metrics_schema):
+def test_cli_engine_flag_and_report(lake, tmp_path, cli, metrics_schema, no_figures):  # the HTML is read for a sentence
     import jsonschema
 
     cfg = _config(lake, "ds", "stream: {max_distinct_scores: 300, bins: 50}\n")
