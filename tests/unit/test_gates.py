@@ -115,9 +115,11 @@ def test_checks_in_metrics_json_report_and_exit_codes(tmp_path: Path, fast_confi
     assert all(isinstance(c, CheckResult) for c in again.checks) and again.to_json() == doc
 
 
-@pytest.mark.slow  # a batch of two full runs: ~3 s
+@pytest.mark.slow  # a batch of two full runs
 def test_a_broken_config_outranks_a_failed_check_in_a_batch(tmp_path: Path, fast_config_factory, cli, capsys) -> None:
-    bad_gate = fast_config_factory(tmp_path / "a.yaml", checks=[{"metric": "gini", "at_least": 2}])
+    # exit codes only: no interval decides a Gini of at least 2, so no resamples are drawn
+    bad_gate = fast_config_factory(tmp_path / "a.yaml", checks=[{"metric": "gini", "at_least": 2}],
+                                   bootstrap={"resamples": 0, "seed": 7})
     broken = tmp_path / "b.yaml"
     broken.write_text(yaml.safe_dump({"models": []}), encoding="utf-8")
     assert cli(["run", str(bad_gate), "--out", str(tmp_path / "o"), "--format", "json", "-q"]) == 3
