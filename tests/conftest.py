@@ -86,14 +86,20 @@ def demo_run(tmp_path_factory, fast_demo_config) -> DemoRun:
 
 
 @pytest.fixture(scope="session")
-def demo_json(tmp_path_factory, fast_demo_config) -> DemoRun:
-    """The fast demo config run once, in-process, ``metrics.json`` only, pinned clock: for the
-    tests that read the demo's numbers (about 3 s, where the three formats of :func:`demo_run`
-    take about 20 s). Its ``metrics.json`` equals :func:`demo_run`'s but for the run's duration."""
-    out = tmp_path_factory.mktemp("demo_json")
-    code = run_cli(["run", str(fast_demo_config), "--out", str(out), "--now", PINNED_NOW,
-                    "--format", "json", "--quiet"])
-    return DemoRun(fast_demo_config, out, code)
+def demo_json(tmp_path_factory) -> DemoRun:
+    """The fast demo config run once per test run (shared by the xdist workers: tests/renders.py),
+    in-process, ``metrics.json`` only, pinned clock: for the tests that read the demo's numbers
+    (about 3 s, where the three formats of :func:`demo_run` take about 20 s). Its ``metrics.json``
+    equals :func:`demo_run`'s but for the run's duration."""
+    from renders import shared  # noqa: PLC0415 - tests/renders.py imports this module
+
+    def make(d: Path) -> int:
+        config = write_fast_demo_config(d / "demo_fast.yaml")
+        return run_cli(["run", str(config), "--out", str(d / "out"), "--now", PINNED_NOW,
+                        "--format", "json", "--quiet"])
+
+    d, code = shared(tmp_path_factory, "demo_json", make)
+    return DemoRun(d / "demo_fast.yaml", d / "out", code)
 
 
 @pytest.fixture(scope="session")

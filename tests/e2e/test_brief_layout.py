@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 from pypdf import PdfReader
+from renders import no_figures  # noqa: F401 - a fixture: a render without its figures
 
 from reportgen.report.labels import CREDIT_TEST_NAMES
 
@@ -124,7 +125,8 @@ def test_the_brief_names_every_red_and_amber_finding(binary_brief: Path) -> None
 
 
 @pytest.mark.slow
-def test_sections_put_credit_first(tmp_path: Path, cli, fast_config_factory) -> None:
+def test_sections_put_credit_first(tmp_path: Path, cli, fast_config_factory, no_figures) -> None:
+    # the sections' order is read, not their figures
     config = fast_config_factory(tmp_path / "c.yaml", report={"sections": ["credit", "summary", "appendix"]},
                                     bootstrap={"resamples": 0, "seed": 7})
     out = _run(cli, config, tmp_path / "out", "html")  # the order of the sections in the HTML

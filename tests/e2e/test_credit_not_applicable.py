@@ -21,6 +21,14 @@ pytestmark = [pytest.mark.slow]  # a run writing HTML: about 20 s
 
 @pytest.fixture(scope="module")
 def pack(tmp_path_factory) -> tuple[str, dict, pd.DataFrame, str]:
+    import reportgen.report.render as render  # noqa: PLC0415
+
+    with pytest.MonkeyPatch.context() as mp:  # the tests read tables and sentences: no figures drawn
+        mp.setattr(render, "_draw_figures", lambda result, theme: {})
+        return _pack(tmp_path_factory)
+
+
+def _pack(tmp_path_factory) -> tuple[str, dict, pd.DataFrame, str]:
     tmp = tmp_path_factory.mktemp("pack")
     rng = np.random.default_rng(7)
     n = 1200

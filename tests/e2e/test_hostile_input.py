@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 import yaml
+from renders import no_figures  # noqa: F401 - a fixture: a render without its figures
 
 from reportgen import cli
 from reportgen.terminal import UNSHOWN
@@ -316,8 +317,8 @@ def test_init_proposes_no_column_the_run_cannot_name(header: str, line: str, kep
 
 
 @pytest.mark.slow
-def test_render_reads_a_metrics_json_an_editor_saved_with_a_bom(tmp_path: Path,
-                                                                capsys: pytest.CaptureFixture[str]) -> None:
+def test_render_reads_a_metrics_json_an_editor_saved_with_a_bom(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                                no_figures: None) -> None:
     """A metrics.json opened and saved by an editor that writes a UTF-8 BOM was "not a reportgen
     metrics.json (Unexpected UTF-8 BOM (decode using utf-8-sig): line 1 column 1 (char 0))"."""
     cfg = make_run(tmp_path, csv_with("id,y,s", [f"{i},{y},{s}" for i, y, s in rows()]))
@@ -465,7 +466,7 @@ def test_a_wrong_value_is_quoted_in_at_most_60_characters(tmp_path: Path, capsys
 
 
 @pytest.mark.slow
-def test_the_pdf_page_header_repeats_at_most_120_characters_of_the_title(tmp_path: Path) -> None:
+def test_the_pdf_page_header_repeats_at_most_120_characters_of_the_title(tmp_path: Path, no_figures: None) -> None:
     """The page header (CSS string-set, laid out again on every page) held the whole title: a
     20,000-character title added 15 s to a 36-page PDF. The title block still shows it whole."""
     from reportgen.report.render import build_view, render_html

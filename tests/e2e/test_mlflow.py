@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from renders import no_figures  # noqa: F401 - a fixture: a render without its figures
 
 NOW = "2026-01-01T00:00:00Z"
 
@@ -57,12 +58,13 @@ def _check_run(client, run, doc: dict) -> None:
 
 @pytest.mark.slow
 @pytest.mark.pdf
-def test_a_config_with_mlflow_leaves_one_run_with_each_gini_and_report_pdf(tmp_path, fast_config_factory, cli) -> None:
+def test_a_config_with_mlflow_leaves_one_run_with_each_gini_and_report_pdf(tmp_path, fast_config_factory, cli,
+                                                                          no_figures) -> None:
     uri = f"sqlite:///{tmp_path / 'store' / 'mlflow.db'}"
     (tmp_path / "store").mkdir()
     cfg = _config(fast_config_factory, tmp_path / "c.yaml",
                   mlflow={"tracking_uri": uri, "experiment": "e", "tags": {"team": "risk"}},
-                  report={"sections": ["summary"]})  # the PDF is logged, not read: one section
+                  report={"sections": ["summary"]})  # the PDF is logged, not read: one section, no figures
     out = tmp_path / "out"
     assert cli(["run", str(cfg), "--out", str(out), "--now", NOW, "--format", "json,pdf"]) == 0
     doc = json.loads((out / "metrics.json").read_text(encoding="utf-8"))

@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
+from renders import no_figures  # noqa: F401 - a fixture: a render without its figures
 
 from reportgen.summary import SCHEMA_FILE, Summary
 
@@ -109,8 +110,9 @@ def test_refused_arguments_still_end_with_the_summary(cli, tmp_path: Path, capsy
     assert (doc["command"], doc["exit_code"], doc["exit_reason"], doc["results"]) == ("run", 2, "user_error", [])
 
 
-@pytest.mark.slow  # renders the HTML report (figures)
-def test_validate_and_render_summaries(cli, tmp_path: Path, capsys) -> None:
+@pytest.mark.slow  # renders the HTML report
+def test_validate_and_render_summaries(cli, tmp_path: Path, capsys, no_figures) -> None:
+    # the summary line is read, never the HTML: rendered without figures
     cfg = _config(tmp_path)
     assert cli(["validate", str(cfg), "--summary-json"]) == 0
     doc = _summary(capsys.readouterr().out)

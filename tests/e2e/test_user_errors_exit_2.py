@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from renders import no_figures  # noqa: F401 - a fixture: a render without its figures
 
 from reportgen import cli
 
@@ -149,7 +150,7 @@ def test_render_of_deeply_nested_json_is_exit_2_not_a_recursion_error(text, tmp_
 
 
 @pytest.mark.slow
-def test_render_keeps_the_bytes_it_rendered_from(saved, tmp_path, capsys):
+def test_render_keeps_the_bytes_it_rendered_from(saved, tmp_path, capsys, no_figures):
     """The kept metrics.json is the file parsed (one read), byte for byte."""
     before = saved.read_bytes()
     assert cli.main(["render", str(saved), "--format", "html", "-q"]) == 0

@@ -14,6 +14,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from renders import no_figures  # noqa: F401 - a fixture: a render without its figures
 
 from reportgen.config import load_config
 from reportgen.errors import InputError
@@ -172,7 +173,7 @@ def test_stream_errors_name_the_global_row(lake, tmp_path):
 
 
 @pytest.mark.slow
-def test_cli_engine_flag_and_report(lake, tmp_path, cli, metrics_schema):
+def test_cli_engine_flag_and_report(lake, tmp_path, cli, metrics_schema, no_figures):  # the HTML is read for a sentence
     import jsonschema
 
     cfg = _config(lake, "ds", "stream: {max_distinct_scores: 300, bins: 50}\n")
@@ -204,7 +205,7 @@ def test_dask_without_dask_says_how_to_install(lake, tmp_path, cli, capsys, monk
 
 
 @pytest.mark.slow
-def test_stream_bootstraps_each_model_from_its_table(lake):
+def test_stream_bootstraps_each_model_from_its_table(lake, no_figures):  # the report's page is read for a sentence
     """Streamed models get stratified bootstrap intervals drawn on their tables: the in-memory
     scheme, so the same width up to resampling noise; fixed by the seed; the report says so."""
     cfg = _config(lake, "ds").read_text().replace("resamples: 0", "resamples: 400, seed: 5")

@@ -37,6 +37,7 @@ import math
 
 import numpy as np
 import pytest
+from renders import no_figures  # noqa: F401 - a fixture: a render without its figures
 from scipy import stats
 
 import reportgen.engine.credit as C
@@ -435,7 +436,8 @@ def test_the_calibration_figure_shows_a_grade_at_pd_zero_at_the_axis_floor() -> 
 
 
 @pytest.mark.slow
-def test_a_run_with_frequency_weights_reports_the_migration_of_obligors_and_says_which_cells_are_weak(tmp_path) -> None:
+def test_a_run_with_frequency_weights_reports_the_migration_of_obligors_and_says_which_cells_are_weak(tmp_path,
+                                                                                                    no_figures) -> None:
     """End to end (config, memory engine, report): a rating column, ids in both samples and
     frequency weights. The memory engine repeats a row of weight w w times; the migration counts
     the obligors (sum of the weights of the ids in both samples), and the report's caption says

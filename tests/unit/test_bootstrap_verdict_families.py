@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from renders import no_figures  # noqa: F401 - a fixture: a render without its figures
 from scipy import stats as sps
 
 import reportgen
@@ -158,7 +159,7 @@ def test_a_pair_with_the_baseline_shows_one_adjusted_p_wherever_it_appears(prima
 
 
 @pytest.mark.slow  # many challengers, full bootstrap: ~7 s
-def test_the_report_names_each_family_beside_its_adjusted_p() -> None:
+def test_the_report_names_each_family_beside_its_adjusted_p(no_figures) -> None:  # the page's text is read
     """The pairwise note said "over the challenger pairs" while the p-values were Holm over every
     pair; now it names the family with its size, as the DeLong and McNemar blocks do."""
     from reportgen.report.render import render_html

@@ -22,6 +22,13 @@ def demo(demo_json):
     return load_result(demo_json.out / "metrics.json")
 
 
+@pytest.fixture(scope="module")
+def demo_figures(demo):
+    """The demo's figures (:func:`figures.render_figures`), drawn once for the module's tests
+    that read them: a drawing of every figure takes seconds."""
+    return figures.render_figures(demo)
+
+
 def _lines(fig):
     return [ln for ax in fig.axes for ln in ax.get_lines()]
 
@@ -122,7 +129,7 @@ def test_lean_svg_keeps_every_drawn_element_and_the_pdf_pixels(demo, tmp_path):
 
 
 @pytest.mark.slow
-def test_the_credit_figures_come_after_the_tables_own_and_are_each_models_figure(demo):
+def test_the_credit_figures_come_after_the_tables_own_and_are_each_models_figure(demo, demo_figures):
     """The credit section's figures (:func:`figures.credit_figure_table`) are drawn with the
     report's, under ``credit:NAME`` after the table's own (and the trend), each the model's figure;
     the segments section's (``segments:COLUMN``) follow, as that section follows credit's in the
@@ -132,7 +139,7 @@ def test_the_credit_figures_come_after_the_tables_own_and_are_each_models_figure
 
     assert demo.credit is not None and demo.segments is not None
     assert REPORT_SECTIONS.index("credit") < REPORT_SECTIONS.index("segments")
-    svgs = figures.render_figures(demo)
+    svgs = demo_figures
     credit = [f"{credit_figures.KEY_PREFIX}{n}" for n in demo.credit.models]
     segments = [f"{figures.SEGMENT_PREFIX}{c.column}" for c in demo.segments.columns]
     own = [k for k in svgs if not k.startswith((credit_figures.KEY_PREFIX, figures.SEGMENT_PREFIX))]
@@ -146,6 +153,7 @@ def test_the_credit_figures_come_after_the_tables_own_and_are_each_models_figure
 def test_a_figures_notes_are_logged_once_each_in_figure_order(demo, monkeypatch, caplog):
     """Matplotlib's warnings reach the log once each, in the order of the figure table, and
     missing glyphs stay dropped."""
+    import dataclasses
     import logging
     import warnings
 
@@ -162,14 +170,16 @@ def test_a_figures_notes_are_logged_once_each_in_figure_order(demo, monkeypatch,
 
     monkeypatch.setattr(figures, "FIGURES", {k: noisy(k) for k in ("ks", "roc", "pr")})
     caplog.set_level(logging.WARNING, logger="reportgen.report.figures")
-    svgs = figures.render_figures(demo)
+    # the figure table's own figures only: the credit and segments sections' would be drawn, then dropped below
+    svgs = figures.render_figures(dataclasses.replace(demo, credit=None, segments=None))
     assert [k for k in svgs if not k.startswith(("credit:", "segments:"))] == ["ks", "roc", "pr"]
     assert [r.getMessage() for r in caplog.records] == ["figure: ks note", "figure: roc note", "figure: pr note"]
 
 
 @pytest.mark.slow
 @pytest.mark.pdf
-def test_the_pdf_draws_its_figures_as_images_with_the_same_pixels_text_and_alt(demo, tmp_path):
+def test_the_pdf_draws_its_figures_as_images_with_the_same_pixels_text_and_alt(demo, demo_figures, tmp_path,
+                                                                              monkeypatch):
     """The PDF's page holds each figure as an ``<img>`` of its lean SVG (fewer HTML elements to
     parse and style): every page of the demo's PDF is pixel-identical at 50 dpi to the page with
     the figures inline, the text is the same, and each image's alt is its caption."""
@@ -182,7 +192,9 @@ def test_the_pdf_draws_its_figures_as_images_with_the_same_pixels_text_and_alt(d
     from reportgen.report import render
     from reportgen.report.theme import Theme
 
-    # every section that draws a figure (the others' pages hold none to compare): a smaller PDF
+    # every section that draws a figure (the others' pages hold none to compare): a smaller PDF;
+    # its figures are the module's drawing of the demo's (the theme keeps the default palette)
+    monkeypatch.setattr(render, "_draw_figures", lambda result, theme: demo_figures)
     html = render.render_html(demo, Theme(sections=("comparison", "curves", "credit", "segments")), for_pdf=True)
     page = figures.pdf_figures(html)
     inline = re.sub(r"<svg\b.*?</svg>", lambda m: figures.lean_svg(m.group(0)), html, flags=re.DOTALL)

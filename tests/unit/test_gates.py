@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from renders import no_figures  # noqa: F401 - a fixture: a render without its figures
 
 from reportgen.gates import comparison_outcome
 from reportgen.results import CheckResult, Comparison, ComparisonResult, ComparisonTests, DeLongSummary
@@ -59,7 +60,8 @@ def _config(tmp_path: Path, fast_config_factory, checks: list[dict]) -> Path:
 
 @pytest.mark.slow
 def test_checks_in_metrics_json_report_and_exit_codes(tmp_path: Path, fast_config_factory, cli, capsys,
-                                                      demo_json, metrics_schema) -> None:
+                                                      demo_json, metrics_schema, no_figures) -> None:
+    # the HTML is read for its checks only: rendered without figures
     import jsonschema
 
     demo = demo_json.metrics
@@ -113,9 +115,11 @@ def test_checks_in_metrics_json_report_and_exit_codes(tmp_path: Path, fast_confi
     assert all(isinstance(c, CheckResult) for c in again.checks) and again.to_json() == doc
 
 
-@pytest.mark.slow  # a batch of two full runs: ~3 s
+@pytest.mark.slow  # a batch of two full runs
 def test_a_broken_config_outranks_a_failed_check_in_a_batch(tmp_path: Path, fast_config_factory, cli, capsys) -> None:
-    bad_gate = fast_config_factory(tmp_path / "a.yaml", checks=[{"metric": "gini", "at_least": 2}])
+    # exit codes only: no interval decides a Gini of at least 2, so no resamples are drawn
+    bad_gate = fast_config_factory(tmp_path / "a.yaml", checks=[{"metric": "gini", "at_least": 2}],
+                                   bootstrap={"resamples": 0, "seed": 7})
     broken = tmp_path / "b.yaml"
     broken.write_text(yaml.safe_dump({"models": []}), encoding="utf-8")
     assert cli(["run", str(bad_gate), "--out", str(tmp_path / "o"), "--format", "json", "-q"]) == 3

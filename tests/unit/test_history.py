@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from renders import no_figures  # noqa: F401 - a fixture: a render without its figures
 
 from reportgen.report.export import safe_cell
 from reportgen.history import append, export, read
@@ -39,7 +40,8 @@ def naive_variants(tmp_path_factory) -> list[Path]:
 
 @pytest.mark.slow
 def test_three_runs_share_a_history_trend_and_history_command(tmp_path: Path, fast_config_factory, cli, capsys,
-                                                              naive_variants) -> None:
+                                                              naive_variants, no_figures) -> None:
+    # the third run's HTML is read for its trend tables only: rendered without figures
     store = tmp_path / "hist" / "runs.sqlite"
     cfg = fast_config_factory(tmp_path / "c.yaml", history={"path": "hist/runs.sqlite"})  # relative to the config
     docs = []

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from renders import no_figures  # noqa: F401 - a fixture: a render without its figures
 
 from reportgen import cli
 
@@ -288,7 +289,7 @@ def test_temporary_directory_left_inside_by_an_older_version_is_ignored_and_remo
 
 
 @pytest.mark.slow
-def test_render_keeps_the_metrics_json_it_was_rendered_from(tmp_path: Path) -> None:
+def test_render_keeps_the_metrics_json_it_was_rendered_from(tmp_path: Path, no_figures: None) -> None:
     cfg = make_config(tmp_path / "cfg")
     out = tmp_path / "X"
     saved = report(cfg, out, OLD_NOW)["metrics.json"]
