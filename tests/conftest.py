@@ -91,15 +91,9 @@ def demo_json(tmp_path_factory) -> DemoRun:
     in-process, ``metrics.json`` only, pinned clock: for the tests that read the demo's numbers
     (about 3 s, where the three formats of :func:`demo_run` take about 20 s). Its ``metrics.json``
     equals :func:`demo_run`'s but for the run's duration."""
-    from renders import shared  # noqa: PLC0415 - tests/renders.py imports this module
+    from renders import shared_demo  # noqa: PLC0415 - tests/renders.py imports this module
 
-    def make(d: Path) -> int:
-        config = write_fast_demo_config(d / "demo_fast.yaml")
-        return run_cli(["run", str(config), "--out", str(d / "out"), "--now", PINNED_NOW,
-                        "--format", "json", "--quiet"])
-
-    d, code = shared(tmp_path_factory, "demo_json", make)
-    return DemoRun(d / "demo_fast.yaml", d / "out", code)
+    return shared_demo(tmp_path_factory, "demo_json", "json")
 
 
 @pytest.fixture(scope="session")

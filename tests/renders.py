@@ -52,17 +52,23 @@ def shared(tmp_path_factory: pytest.TempPathFactory, key: str, make: Callable[[P
     return target, int(done.read_text(encoding="utf-8"))
 
 
+def shared_demo(tmp_path_factory: pytest.TempPathFactory, key: str, formats: str) -> DemoRun:
+    """The fast demo config run in-process in ``formats`` (pinned clock), once per test run as
+    the set ``key`` (:func:`shared`)."""
+    def make(d: Path) -> int:
+        config = write_fast_demo_config(d / "demo_fast.yaml")
+        return run_cli(["run", str(config), "--out", str(d / "out"), "--now", PINNED_NOW,
+                        "--format", formats, "--quiet"])
+
+    d, code = shared(tmp_path_factory, key, make)
+    return DemoRun(d / "demo_fast.yaml", d / "out", code)
+
+
 @pytest.fixture(scope="session")
 def demo_run(tmp_path_factory: pytest.TempPathFactory) -> DemoRun:
     """tests/conftest.py's ``demo_run`` (the fast demo config, three formats, pinned clock,
     in-process), rendered once per test run instead of once per worker."""
-    def make(d: Path) -> int:
-        config = write_fast_demo_config(d / "demo_fast.yaml")
-        return run_cli(["run", str(config), "--out", str(d / "out"), "--now", PINNED_NOW,
-                        "--format", "html,pdf,json", "--quiet"])
-
-    d, code = shared(tmp_path_factory, "demo", make)
-    return DemoRun(d / "demo_fast.yaml", d / "out", code)
+    return shared_demo(tmp_path_factory, "demo", "html,pdf,json")
 
 
 #: The clock of the shared multiclass run.
