@@ -207,6 +207,32 @@ def test_a_comparison_flows_on_instead_of_leaving_half_a_page_and_a_lone_sentenc
 
 @pytest.mark.slow
 @pytest.mark.pdf
+def test_a_delta_mark_with_its_qualifier_stays_in_the_delta_column(demo_run):
+    # "better, no interval" (the Brier score, champion's from its PD column) and "worse, not
+    # significant" were set on one line, wider than the PDF's Δ column: they ran into the interval
+    # cell beside them ("better, no intervalPD column, not"). Each mark ends where the Δ column's
+    # content does: at the right edge of its heading "Δ" (right-aligned, as the marks are)
+    import pdfminer  # noqa: F401, PLC0415 - a test dependency: missing, the test fails
+    from test_pdf_layout import glyphs  # noqa: PLC0415
+
+    found, _ = glyphs(demo_run.out / "report.pdf")
+    marks = 0
+    for page in sorted({g.page for g in found}):
+        # one entry per character: a ligature's glyph ("fi" of "significant") stands for two
+        chars = [g for g in found if g.page == page and not g.in_figure for _ in g.text]
+        text = "".join(g.text for g in found if g.page == page and not g.in_figure)
+        heading = text.find("Δ95%CIofΔ")  # the Δ column's heading, then the interval column's
+        for m in re.finditer(r"(better|worse),(nointerval|notsignificant)", text):
+            assert heading != -1, f"page {page + 1}: a Δ mark without the table's heading"
+            edge = chars[heading].x1
+            right = max(g.x1 for g in chars[m.start() : m.end()])
+            assert right <= edge + 0.5, f"page {page + 1}: {m.group(0)!r} ends at {right:.1f}, the Δ column at {edge:.1f}"
+            marks += 1
+    assert marks >= 2  # the demo's: each challenger's Brier score has no interval (champion's PD column)
+
+
+@pytest.mark.slow
+@pytest.mark.pdf
 def test_the_notes_under_a_dozen_models_ranking_are_not_left_alone_on_a_page(twelve):
     # the ranking of twelve (kept whole) ended page 2 and its settings note stood alone on page 3
     from pypdf import PdfReader  # noqa: PLC0415
@@ -231,7 +257,7 @@ def test_a_difference_without_an_interval_is_not_marked_plain_better(twelve):
     assert rows["ks"].ns and rows["ks"].ns_note == "no interval"
     assert rows["gini"].ci and not rows["gini"].ns  # DeLong: clear of 0, a plain "better"
     html = render_html(twelve, theme=theme, view=view)
-    assert '<span class="mark ns">better, no interval</span>' in html
+    assert '<span class="mark ns">better,</span> <span class="mark ns">no interval</span>' in html
 
 
 @pytest.mark.slow

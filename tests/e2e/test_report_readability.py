@@ -127,7 +127,7 @@ def test_a_difference_whose_interval_covers_zero_is_not_marked_plainly_worse(htm
     assert lo < 0 < hi
     naive = _comparison(html).split("naive vs champion", 1)[1]
     row = re.search(r"<tr class=\"\"><td>Accuracy</td>.*?</tr>", naive).group(0)
-    assert '<span class="mark ns">worse, not significant</span>' in row
+    assert '<span class="mark ns">worse,</span> <span class="mark ns">not significant</span>' in row
     gini = re.search(r"<tr class=\"primary\"><td>Gini.*?</tr>", naive).group(0)
     assert '<span class="mark worse">worse</span>' in gini  # clear of 0: the direction alone
 

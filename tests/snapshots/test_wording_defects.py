@@ -180,12 +180,12 @@ def test_delta_is_marked_better_or_worse_by_the_metric_direction(run, request):
     acc = _pick(rows, r"<tr class=\"\"><td>Accuracy</td>.*?</tr>")
     cost = _pick(rows, r"<tr class=\"\"><td>Expected cost per row</td>.*?</tr>")
     assert '<span class="mark worse">worse</span>' in acc
-    assert "−" in acc.split("strong")[1][:8]
+    assert 'class="num strong delta">−' in acc
     # the clipped model's Brier score (lower is better) rises: worse; its log-loss rises: worse —
     # but the Brier difference's interval [−0.0001, 0.062] covers 0, which the mark now says
     clipped = _comparison(view, "clipped")
     brier = _pick(clipped, r"<tr class=\"\"><td>Brier score</td>.*?</tr>")
-    assert '<span class="mark ns">worse, not significant</span>' in brier
+    assert '<span class="mark ns">worse,</span> <span class="mark ns">not significant</span>' in brier
     # the case: accuracy −0.028 is worse, expected cost −0.054 is better (lower is better)
     assert better_mark(-0.028, "higher") == "worse" and better_mark(-0.054, "lower") == "better"
     assert better_mark(0.0, "lower") == "equal" and better_mark(0.1, None) == ""
