@@ -99,4 +99,4 @@ def no_figures(monkeypatch: pytest.MonkeyPatch) -> None:
     a theme's template, the title page and page head, the audit rows, the PDF's archival parts."""
     from reportgen.report import render  # noqa: PLC0415
 
-    monkeypatch.setattr(render, "_draw_figures", lambda result, theme: {})
+    monkeypatch.setattr(render, "_draw_figures", lambda result, theme, sections: {})

@@ -26,7 +26,7 @@ import math
 import re
 import textwrap
 import warnings
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
@@ -458,18 +458,46 @@ FIGURES = {
 }
 
 
-def render_figures(result: ComparisonResult, palette: Sequence[str] = PALETTE) -> dict[str, str]:
-    """Every applicable figure as inline SVG, keyed by name, drawn here one after another; a
-    figure in parts (the per-class panels of many classes) as ``key``, ``key_2``, ``key_3``, …;
-    then the trend (``trend``), the credit section's (``credit:MODEL``, :func:`credit_figure_table`)
-    and the segments section's (``segments:COLUMN``, :func:`segment_figure_table`), those two in the
-    report's reading order."""
-    table = {
-        **(FIGURES if result.run.task == "binary" else MULTICLASS_FIGURES),
-        "trend": trend_figure,
-        **credit_figure_table(result),
-        **segment_figure_table(result),
-    }
+#: The sections that show each figure of :data:`FIGURES`, :data:`MULTICLASS_FIGURES` and the
+#: trend (``brief``: the sign-off brief); the credit and segments sections' figures are theirs.
+FIGURE_SECTIONS: dict[str, tuple[str, ...]] = {
+    "forest": ("comparison", "brief"),
+    "roc": ("curves", "brief"),
+    "pr": ("curves",),
+    "cost": ("curves",),
+    "thresholds": ("curves",),
+    "ks": ("curves",),
+    "gains": ("curves",),
+    "calibration": ("curves",),
+    "calibration_intervals": ("calibration",),
+    "distributions": ("curves",),
+    "prevalence": ("curves",),
+    "class_calibration": ("calibration",),
+    "class_roc": ("curves", "brief"),
+    "class_pr": ("curves",),
+    "trend": ("trend",),
+}
+
+
+def render_figures(
+    result: ComparisonResult, palette: Sequence[str] = PALETTE, sections: Collection[str] | None = None
+) -> dict[str, str]:
+    """Every applicable figure of ``sections`` (:data:`FIGURE_SECTIONS`; None: of every section)
+    as inline SVG, keyed by name, drawn here one after another; a figure in parts (the per-class
+    panels of many classes) as ``key``, ``key_2``, ``key_3``, …; then the trend (``trend``), the
+    credit section's (``credit:MODEL``, :func:`credit_figure_table`) and the segments section's
+    (``segments:COLUMN``, :func:`segment_figure_table`), those two in the report's reading order.
+    A report draws those of the sections it shows: a figure takes up to seconds."""
+
+    def shown(*where: str) -> bool:
+        return sections is None or any(s in sections for s in where)
+
+    of_task = {**(FIGURES if result.run.task == "binary" else MULTICLASS_FIGURES), "trend": trend_figure}
+    table = {key: fn for key, fn in of_task.items() if shown(*FIGURE_SECTIONS[key])}
+    if shown("credit"):
+        table.update(credit_figure_table(result))
+    if shown("segments"):
+        table.update(segment_figure_table(result))
     out: dict[str, str] = {}
     for key, fn in table.items():
         drawn = fn(result, palette)
@@ -486,6 +514,7 @@ def model_colours(result: ComparisonResult, palette: Sequence[str] = PALETTE) ->
 __all__ = [
     "DASHES",
     "FIGURES",
+    "FIGURE_SECTIONS",
     "FULL_WIDTH",
     "HALF_WIDTH",
     "KEY_AFTER",

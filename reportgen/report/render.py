@@ -21,7 +21,7 @@ import os
 import re
 import tempfile
 import traceback
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from datetime import datetime
 from importlib import resources
@@ -53,20 +53,15 @@ FORMATS = ("html", "pdf", "json", "csv", "xlsx")
 
 def build_view(result: ComparisonResult, theme: Theme = Theme()) -> ReportView:
     """Everything the templates show, as formatted strings and flags (:mod:`reportgen.report.views`);
-    the figures, the credit section's among them, drawn as inline SVG."""
-    return _view_of(result, theme, functools.partial(_draw_figures, result, theme))
+    the figures of the sections shown, the credit section's among them, drawn as inline SVG."""
+    return report_view(result, theme, functools.partial(_draw_figures, result, theme))
 
 
-def _view_of(result: ComparisonResult, theme: Theme, drawing: Any) -> ReportView:
-    """The report's view (:func:`reportgen.report.views.report_view`) with the figures ``drawing()`` gives."""
-    return report_view(result, theme, drawing)
-
-
-def _draw_figures(result: ComparisonResult, theme: Theme) -> dict[str, str]:
-    """The report's figures, the credit section's among them (:func:`reportgen.report.figures.render_figures`)."""
+def _draw_figures(result: ComparisonResult, theme: Theme, sections: Sequence[str]) -> dict[str, str]:
+    """The figures of ``sections``, the credit section's among them (:func:`reportgen.report.figures.render_figures`)."""
     import reportgen.report.figures as figures  # noqa: PLC0415  (figures are only needed to render)
 
-    return figures.render_figures(result, theme.palette or figures.PALETTE)
+    return figures.render_figures(result, theme.palette or figures.PALETTE, sections)
 
 
 # --------------------------------------------------------------------------------------

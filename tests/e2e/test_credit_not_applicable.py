@@ -24,7 +24,7 @@ def pack(tmp_path_factory) -> tuple[str, dict, pd.DataFrame, str]:
     import reportgen.report.render as render  # noqa: PLC0415
 
     with pytest.MonkeyPatch.context() as mp:  # the tests read tables and sentences: no figures drawn
-        mp.setattr(render, "_draw_figures", lambda result, theme: {})
+        mp.setattr(render, "_draw_figures", lambda result, theme, sections: {})
         return _pack(tmp_path_factory)
 
 

@@ -145,7 +145,7 @@ def rating_html(tmp_path_factory) -> str:
     import reportgen.report.render as render  # noqa: PLC0415
 
     with pytest.MonkeyPatch.context() as mp:  # the test reads the migration table only: no figures drawn
-        mp.setattr(render, "_draw_figures", lambda result, theme: {})
+        mp.setattr(render, "_draw_figures", lambda result, theme, sections: {})
         out = _run(tmp_path_factory, "credit_rating", {"column": "rating", "order": SCALE}, "html")  # HTML only
     return (out / "report.html").read_text(encoding="utf-8")
 

@@ -33,7 +33,7 @@ def html() -> str:
     import reportgen.report.render as render  # noqa: PLC0415
 
     with pytest.MonkeyPatch.context() as mp:  # the tests read sections, links and tables: no figures drawn
-        mp.setattr(render, "_draw_figures", lambda result, theme: {})
+        mp.setattr(render, "_draw_figures", lambda result, theme, sections: {})
         return render_html(result)
 
 

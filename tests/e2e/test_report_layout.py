@@ -31,7 +31,7 @@ NOW = "2026-01-01T00:00:00Z"
 def build_view(result: reportgen.ComparisonResult, theme: Theme | None = None):
     """The report's view without its figures (``render.build_view`` draws every figure, seconds for
     twelve models): these tests read tables, sentences and sections that hold no figure."""
-    return report_view(result, theme or Theme(), dict)
+    return report_view(result, theme or Theme(), lambda sections: {})
 
 
 # ---- the metrics table of a dozen models -------------------------------------------------------

@@ -28,12 +28,12 @@ def _html(result: reportgen.ComparisonResult, *sections: str, for_pdf: bool = Fa
     """The report's HTML with only ``sections`` and without figures (drawing every figure costs
     seconds): for tests that read tables, sentences and the stylesheet."""
     theme = Theme(sections=sections)
-    return render_html(result, theme=theme, for_pdf=for_pdf, view=report_view(result, theme, dict))
+    return render_html(result, theme=theme, for_pdf=for_pdf, view=report_view(result, theme, lambda sections: {}))
 
 
 def _tables_view(result: reportgen.ComparisonResult):
     """The report's view without its figures, for tests that read its tables and sentences."""
-    return report_view(result, Theme(), dict)
+    return report_view(result, Theme(), lambda sections: {})
 
 
 def _scores(n_models: int, rows: int = 400, seed: int = 3) -> pd.DataFrame:

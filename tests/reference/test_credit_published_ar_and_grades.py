@@ -157,7 +157,7 @@ def _run_section(tmp_path, grades: dict) -> tuple:
     import reportgen.report.render as render
 
     with pytest.MonkeyPatch.context() as mp:  # the section's text is read: no figures drawn
-        mp.setattr(render, "_draw_figures", lambda result, theme: {})
+        mp.setattr(render, "_draw_figures", lambda result, theme, sections: {})
         html = render_html(result)
     return result.credit.models["m"], html[html.index('<section id="credit">'):].replace("\xa0", " ")  # "95 %"
 

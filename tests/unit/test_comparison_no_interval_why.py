@@ -64,7 +64,7 @@ def test_the_brief_says_why_beside_its_empty_interval(result):
     reading only the brief of a Brier-led comparison saw "no interval" with no why."""
     led_by_brier = _with_pd_brier(result, "pd_column")
     led_by_brier = dataclasses.replace(led_by_brier, run=dataclasses.replace(led_by_brier.run, primary_metric="brier"))
-    view = report_view(led_by_brier, Theme(layout="brief"), lambda: {})
+    view = report_view(led_by_brier, Theme(layout="brief"), lambda sections: {})
     page = make_environment().from_string('{% import "macros.html" as ui %}{% include "sections/brief.html" %}')
     html = page.render(view=view)
     assert f'<td class="ci why">{result.run.baseline}: from the PD column, not paired with these scores</td>' in html

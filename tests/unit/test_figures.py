@@ -150,6 +150,55 @@ def test_the_credit_figures_come_after_the_tables_own_and_are_each_models_figure
         assert svgs[f"credit:{name}"] == figures.to_svg(figures.credit_figure(m, col[name]))
 
 
+def test_a_report_of_one_section_draws_only_that_sections_figures(demo):
+    # with `report: sections: [segments]` the report drew every figure of the run (ROC, PR, cost,
+    # thresholds, KS, …, the forest, each credit model's), seconds of drawing for pages not shown
+    from reportgen.report.render import build_view
+    from reportgen.report.theme import Theme
+
+    view = build_view(demo, Theme(sections=("segments",)))
+    assert view.sections == ("segments",)
+    assert [c.figure is not None for c in view.segments.columns] == [True]
+    assert dict(view.curves.figures) == {} and view.comparison.forest is None and view.trend.figure is None
+    assert view.credit is not None and all(m.figure is None for m in view.credit.models)
+    # the public function: a section's figures, none of a section that has none
+    assert list(figures.render_figures(demo, sections=("comparison",))) == ["forest"]
+    assert figures.render_figures(demo, sections=("summary", "metrics", "glossary")) == {}
+
+
+def test_the_sign_off_brief_draws_its_two_figures_without_their_sections(demo):
+    # the brief shows the forest plot and the ROC curves (templates/sections/brief.html) whether or
+    # not the comparison and curves sections follow it
+    from reportgen.report.render import build_view
+    from reportgen.report.theme import Theme
+
+    view = build_view(demo, Theme(sections=("summary",), layout="brief"))
+    assert view.brief is not None and view.comparison.forest is not None
+    assert list(view.curves.figures) == ["forest", "roc"]
+
+
+def test_every_figure_a_section_template_shows_is_drawn_for_that_section():
+    # a figure is drawn only for the sections FIGURE_SECTIONS names: a template showing it in
+    # another section would show nothing
+    import re
+
+    from reportgen.config import REPORT_SECTIONS
+
+    templates = Path(__file__).resolve().parents[2] / "templates" / "sections"
+    shown = {"view.comparison.forest": "forest", "view.trend.figure": "trend", "class_figures": "class_roc"}
+    assert set(figures.FIGURE_SECTIONS) == {*figures.FIGURES, *figures.MULTICLASS_FIGURES, "trend"}
+    assert {s for secs in figures.FIGURE_SECTIONS.values() for s in secs} <= {*REPORT_SECTIONS, "brief"}
+    found = 0
+    for path in templates.glob("*.html"):
+        section = path.stem.removesuffix("_multiclass")
+        text = path.read_text(encoding="utf-8")
+        keys = set(re.findall(r"view\.curves\.figures\.(\w+)", text)) | {k for s, k in shown.items() if s in text}
+        for key in keys:
+            assert section in figures.FIGURE_SECTIONS[key], (path.name, key)
+            found += 1
+    assert found >= 14
+
+
 def test_a_figures_notes_are_logged_once_each_in_figure_order(demo, monkeypatch, caplog):
     """Matplotlib's warnings reach the log once each, in the order of the figure table, and
     missing glyphs stay dropped."""
@@ -194,7 +243,7 @@ def test_the_pdf_draws_its_figures_as_images_with_the_same_pixels_text_and_alt(d
 
     # every section that draws a figure (the others' pages hold none to compare): a smaller PDF;
     # its figures are the module's drawing of the demo's (the theme keeps the default palette)
-    monkeypatch.setattr(render, "_draw_figures", lambda result, theme: demo_figures)
+    monkeypatch.setattr(render, "_draw_figures", lambda result, theme, sections: demo_figures)
     html = render.render_html(demo, Theme(sections=("comparison", "curves", "credit", "segments")), for_pdf=True)
     page = figures.pdf_figures(html)
     inline = re.sub(r"<svg\b.*?</svg>", lambda m: figures.lean_svg(m.group(0)), html, flags=re.DOTALL)

@@ -148,11 +148,14 @@ class ReportView:
     class_probabilities: ClassProbabilitiesView | None = None
 
 
-def report_view(result: ComparisonResult, theme: Theme, drawing: Callable[[], Mapping[str, str]]) -> ReportView:
+def report_view(
+    result: ComparisonResult, theme: Theme, drawing: Callable[[tuple[str, ...]], Mapping[str, str]]
+) -> ReportView:
     """The report's view, right-to-left names isolated in its sentences (:func:`isolated`).
 
-    ``drawing()`` gives the figures (key → SVG text, the credit section's keys prefixed with
-    :data:`reportgen.report.credit_figures.KEY_PREFIX`); it is called once the tables are built."""
+    ``drawing(sections)`` gives the figures of the sections shown (:func:`_sections`, and
+    ``brief`` with the sign-off brief): key → SVG text, the credit section's keys prefixed with
+    :data:`reportgen.report.credit_figures.KEY_PREFIX`; it is called once the tables are built."""
     import reportgen.report.credit_figures as credit_figures  # noqa: PLC0415  (figures are only needed to render)
     import reportgen.report.figures as figures  # noqa: PLC0415
 
@@ -160,7 +163,8 @@ def report_view(result: ComparisonResult, theme: Theme, drawing: Callable[[], Ma
     ms = Models.of(result, theme.palette or figures.PALETTE, theme.domain)
     metrics, confusion = metrics_view(result, ms), confusion_view(result, ms)
     thresholds, per_class = thresholds_view(result, ms), per_class_view(result, ms)
-    svgs = drawing()
+    sections = _sections(result, theme)
+    svgs = drawing(sections + (("brief",) if theme.layout == "brief" else ()))
     prefix = credit_figures.KEY_PREFIX
     credit = credit_section.credit_view(
         result.credit,
@@ -174,7 +178,6 @@ def report_view(result: ComparisonResult, theme: Theme, drawing: Callable[[], Ma
     comparison = comparison_view(result, ms, curves.figures.get("forest"))
     # a red credit result stands beside the model's verdict in the summary (or on its own line)
     credit_notes = credit_section.summary_notes(result.credit)
-    sections = _sections(result, theme, credit is not None, result.fairness is not None)
     title_models = model_rows(result, ms)
     view = ReportView(
         title=run.title,
@@ -238,13 +241,13 @@ def report_view(result: ComparisonResult, theme: Theme, drawing: Callable[[], Ma
     return isolated(view, [*result.models, *(run.classes or [])])
 
 
-def _sections(result: ComparisonResult, theme: Theme, has_credit: bool, has_fairness: bool) -> tuple[str, ...]:
+def _sections(result: ComparisonResult, theme: Theme) -> tuple[str, ...]:
     """The theme's sections this run has, in the theme's order (``report.sections`` names and
     orders every section; credit and trend are left out of a run without ``credit:`` or
     ``history:``)."""
     have = {
-        "credit": has_credit,
-        "fairness": has_fairness,
+        "credit": result.credit is not None,
+        "fairness": result.fairness is not None,
         "segments": result.segments is not None,
         "trend": bool(result.trend),
         "partial_auc": any(m.partial_auc for m in result.models.values()),
