@@ -17,6 +17,7 @@ score that occurs in the data, so applying the rule in production reproduces the
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -832,11 +833,32 @@ def simplify(x: np.ndarray, y: np.ndarray, tolerance: float, keep: np.ndarray | 
         if not split.any():
             break
         at_max = np.flatnonzero(dist == far[span])
-        _, first_max = np.unique(span[at_max], return_index=True)  # first farthest point per span
-        cut = idx[at_max[first_max]]
+        spans = span[at_max]  # ascending: the first farthest point of each span starts its run
+        cut = idx[at_max[np.flatnonzero(np.concatenate([[True], spans[1:] != spans[:-1]]))]]
         kept[cut[split]] = True
         lo, hi = np.concatenate([lo[split], cut[split]]), np.concatenate([cut[split], hi[split]])
     return np.flatnonzero(kept)
+
+
+def simplify_each(
+    lines: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray | None]], tolerance: float
+) -> list[np.ndarray]:
+    """:func:`simplify` of each polyline ``(x, y, keep)``: the indices each keeps, in one pass.
+
+    The polylines are laid end to end with every end kept, so no span reaches from one into
+    the next and each keeps exactly the points it keeps alone; they share the levels of the
+    recursion, so the Python loop runs once per level for all of them, not once per level and
+    polyline (a 1,000-row, two-model run simplifies 18 curves of ~1,000 points: 18-27 ms one by
+    one, the numpy calls' overhead, against ~2 ms together).
+    """
+    if not lines:
+        return []
+    starts = np.cumsum([0] + [x.shape[0] for x, _, _ in lines])
+    ends = [starts[:-1], starts[1:] - 1]  # an empty polyline's "ends" are its neighbours' ends (or the last point)
+    keep = [np.asarray(k, dtype=np.int64) + a for (_, _, k), a in zip(lines, starts) if k is not None]
+    x, y = np.concatenate([x for x, _, _ in lines]), np.concatenate([y for _, y, _ in lines])
+    kept = simplify(x, y, tolerance, np.concatenate([*ends, *keep]).clip(0, max(x.shape[0] - 1, 0)))
+    return [part - a for part, a in zip(np.split(kept, np.searchsorted(kept, starts[1:-1])), starts)]
 
 
 def _around(idx: np.ndarray, n: int, keep: np.ndarray | None) -> np.ndarray:
