@@ -38,6 +38,7 @@ from reportgen.redact import masked
 from reportgen.report.writer import Reservation, output_path, private_tempdir, reserve, shown_tempdir, write_outputs
 from reportgen.signals import Interrupted, answer_signals_early, command_finished, handlers
 from reportgen.terminal import one_line
+from reportgen.value import Value
 from reportgen.version import __version__
 
 if TYPE_CHECKING:
@@ -472,8 +473,8 @@ class Phases:
                     self.stream.flush()
 
 
-@dataclass(frozen=True)
-class _Job:
+@dataclass(frozen=True, repr=False, eq=False)
+class _Job(Value):
     """One config of a ``run``, loaded, with its output directory when known before computing."""
 
     path: str

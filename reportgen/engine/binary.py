@@ -25,6 +25,7 @@ import numpy as np
 import reportgen.catalog as catalog
 from reportgen.engine.curve import ScoreTable, reweighted
 from reportgen.results import Confusion, Optimum, Reason
+from reportgen.value import Value
 
 #: Threshold metrics (functions of the confusion counts at one cut), in report order.
 THRESHOLD_METRICS: tuple[str, ...] = catalog.keys("binary", "threshold")
@@ -39,8 +40,8 @@ BETTER: dict[str, catalog.Better] = catalog.better("binary")
 CRITERIA: tuple[str, ...] = tuple(c.key for c in catalog.CRITERIA)
 
 
-@dataclass(frozen=True, slots=True)
-class Costs:
+@dataclass(frozen=True, repr=False, eq=False, slots=True)
+class Costs(Value):
     """Misclassification costs per row: C(FN), C(FP), and optional costs of correct decisions."""
 
     fn: float = 1.0
@@ -49,8 +50,8 @@ class Costs:
     tn: float = 0.0
 
 
-@dataclass(frozen=True, slots=True)
-class Constraint:
+@dataclass(frozen=True, repr=False, eq=False, slots=True)
+class Constraint(Value):
     """An optimal-threshold rule: maximise ``maximize`` subject to ``where`` ≥ at_least / ≤ at_most."""
 
     maximize: str
@@ -70,8 +71,8 @@ class Constraint:
         return f"best {self.maximize} with {self.where} {bound}"
 
 
-@dataclass(frozen=True, slots=True)
-class Undefined:
+@dataclass(frozen=True, repr=False, eq=False, slots=True)
+class Undefined(Value):
     """Why a metric has no value on these data: a reason code and its facts (the report layer
     writes the sentence, :func:`reportgen.report.wording.undefined_text`)."""
 
@@ -79,8 +80,8 @@ class Undefined:
     reason: Reason
 
 
-@dataclass(frozen=True, slots=True)
-class BinaryMetrics:
+@dataclass(frozen=True, repr=False, eq=False, slots=True)
+class BinaryMetrics(Value):
     """All scalar metrics of one model: threshold metrics at one threshold plus ranking metrics.
 
     A value is None when undefined on the data; ``undefined`` says why.
@@ -100,8 +101,8 @@ class BinaryMetrics:
         return dict(self.values)
 
 
-@dataclass(frozen=True, slots=True)
-class Curve:
+@dataclass(frozen=True, repr=False, eq=False, slots=True)
+class Curve(Value):
     """A named curve as two coordinate arrays (and the score threshold of each point)."""
 
     x: np.ndarray
@@ -109,8 +110,8 @@ class Curve:
     thresholds: np.ndarray | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class CostCurve:
+@dataclass(frozen=True, repr=False, eq=False, slots=True)
+class CostCurve(Value):
     """Drummond–Holte cost curve: lower envelope of normalised expected cost over PC(+)."""
 
     pc: np.ndarray
@@ -119,8 +120,8 @@ class CostCurve:
     operating_line: tuple[float, float]  # (FPR, TPR) at the decision threshold
 
 
-@dataclass(frozen=True, slots=True)
-class KsCurve:
+@dataclass(frozen=True, repr=False, eq=False, slots=True)
+class KsCurve(Value):
     """Share of positives and of negatives predicted positive at each threshold (KS plot)."""
 
     thresholds: np.ndarray
@@ -128,8 +129,8 @@ class KsCurve:
     fpr: np.ndarray
 
 
-@dataclass(frozen=True, slots=True)
-class BinaryCurves:
+@dataclass(frozen=True, repr=False, eq=False, slots=True)
+class BinaryCurves(Value):
     roc: Curve
     pr: Curve
     threshold_metrics: dict[str, Curve] = field(default_factory=dict)
