@@ -23,6 +23,8 @@ import math
 from dataclasses import dataclass
 from typing import Literal
 
+from reportgen.value import Value
+
 Better = Literal["higher", "lower"] | None
 Task = Literal["binary", "multiclass"]
 Kind = Literal["threshold", "ranking"]
@@ -30,8 +32,8 @@ Kind = Literal["threshold", "ranking"]
 INF = math.inf
 
 
-@dataclass(frozen=True, slots=True)
-class Metric:
+@dataclass(frozen=True, repr=False, eq=False, slots=True)
+class Metric(Value):
     """One metric as every part of reportgen should see it.
 
     Attributes:
@@ -78,8 +80,8 @@ class Metric:
         return self.better == "higher" and self.hi == 1.0
 
 
-@dataclass(frozen=True, slots=True)
-class Criterion:
+@dataclass(frozen=True, repr=False, eq=False, slots=True)
+class Criterion(Value):
     """An optimal-threshold criterion of the binary engine (``models.NAME.optimal_thresholds``).
 
     Attributes:

@@ -38,6 +38,7 @@ import numpy as np
 
 import reportgen.catalog as catalog
 from reportgen.errors import ResultError
+from reportgen.value import Value
 
 if typing.TYPE_CHECKING:
     import pandas as pd
@@ -100,28 +101,12 @@ def freeze(value: Any) -> Any:
     return value
 
 
-class _Frozen:
-    """Base of every result type: freezes each field after construction (see :func:`freeze`).
-
-    Its ``repr``, ``==`` and ``hash`` are the ones :func:`dataclasses.dataclass` would generate
-    (``Type(field=value, ...)``; equal when of one type with equal fields; the hash of the field
-    values), written once here: each type's decorator says ``repr=False, eq=False``, because on
-    Python 3.11 every generated method is compiled with its own ``exec`` when the module is
-    imported, three per type here (repr, eq, hash), a third of this module's import time."""
+class _Frozen(Value):
+    """Base of every result type: freezes each field after construction (see :func:`freeze`);
+    its ``repr``, ``==`` and ``hash`` are :class:`~reportgen.value.Value`'s (each type's
+    decorator says ``repr=False, eq=False``)."""
 
     __slots__ = ()
-
-    def __repr__(self) -> str:
-        shown = ", ".join(f"{f.name}={getattr(self, f.name)!r}" for f in dataclasses.fields(self))  # type: ignore[arg-type]
-        return f"{type(self).__qualname__}({shown})"
-
-    def __eq__(self, other: object) -> bool:
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return _values(self) == _values(other)
-
-    def __hash__(self) -> int:
-        return hash(_values(self))
 
     def problem(self) -> str | None:
         """What is inconsistent between the fields (array lengths, matrix shape), or None.
@@ -138,11 +123,6 @@ class _Frozen:
             fv = freeze(v)
             if fv is not v:
                 object.__setattr__(self, f.name, fv)
-
-
-def _values(value: Any) -> tuple[Any, ...]:
-    """A result's field values, in declaration order (what its ``==`` and ``hash`` compare)."""
-    return tuple(getattr(value, f.name) for f in dataclasses.fields(value))
 
 
 # --------------------------------------------------------------------------------------

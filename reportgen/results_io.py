@@ -16,6 +16,7 @@ from typing import Any
 from reportgen.errors import UserError
 from reportgen.results import ComparisonResult, DigestStatus, digest_status
 from reportgen.smallfiles import read_user_file
+from reportgen.value import Value
 
 #: The largest ``metrics.json`` :func:`load_result` reads (a 40-model run with ``--full-curves``
 #: is a few MB): a bound on the memory a received file can take.
@@ -63,8 +64,8 @@ def _object_without_repeats(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return out
 
 
-@dataclass(frozen=True, slots=True)
-class SavedResult:
+@dataclass(frozen=True, repr=False, eq=False, slots=True)
+class SavedResult(Value):
     """A ``metrics.json`` as read (:func:`read_result`)."""
 
     result: ComparisonResult

@@ -17,6 +17,7 @@ score that occurs in the data, so applying the rule in production reproduces the
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -24,6 +25,7 @@ import numpy as np
 import reportgen.catalog as catalog
 from reportgen.engine.curve import ScoreTable, reweighted
 from reportgen.results import Confusion, Optimum, Reason
+from reportgen.value import Value
 
 #: Threshold metrics (functions of the confusion counts at one cut), in report order.
 THRESHOLD_METRICS: tuple[str, ...] = catalog.keys("binary", "threshold")
@@ -38,8 +40,8 @@ BETTER: dict[str, catalog.Better] = catalog.better("binary")
 CRITERIA: tuple[str, ...] = tuple(c.key for c in catalog.CRITERIA)
 
 
-@dataclass(frozen=True, slots=True)
-class Costs:
+@dataclass(frozen=True, repr=False, eq=False, slots=True)
+class Costs(Value):
     """Misclassification costs per row: C(FN), C(FP), and optional costs of correct decisions."""
 
     fn: float = 1.0
@@ -48,8 +50,8 @@ class Costs:
     tn: float = 0.0
 
 
-@dataclass(frozen=True, slots=True)
-class Constraint:
+@dataclass(frozen=True, repr=False, eq=False, slots=True)
+class Constraint(Value):
     """An optimal-threshold rule: maximise ``maximize`` subject to ``where`` ≥ at_least / ≤ at_most."""
 
     maximize: str
@@ -69,8 +71,8 @@ class Constraint:
         return f"best {self.maximize} with {self.where} {bound}"
 
 
-@dataclass(frozen=True, slots=True)
-class Undefined:
+@dataclass(frozen=True, repr=False, eq=False, slots=True)
+class Undefined(Value):
     """Why a metric has no value on these data: a reason code and its facts (the report layer
     writes the sentence, :func:`reportgen.report.wording.undefined_text`)."""
 
@@ -78,8 +80,8 @@ class Undefined:
     reason: Reason
 
 
-@dataclass(frozen=True, slots=True)
-class BinaryMetrics:
+@dataclass(frozen=True, repr=False, eq=False, slots=True)
+class BinaryMetrics(Value):
     """All scalar metrics of one model: threshold metrics at one threshold plus ranking metrics.
 
     A value is None when undefined on the data; ``undefined`` says why.
@@ -99,8 +101,8 @@ class BinaryMetrics:
         return dict(self.values)
 
 
-@dataclass(frozen=True, slots=True)
-class Curve:
+@dataclass(frozen=True, repr=False, eq=False, slots=True)
+class Curve(Value):
     """A named curve as two coordinate arrays (and the score threshold of each point)."""
 
     x: np.ndarray
@@ -108,8 +110,8 @@ class Curve:
     thresholds: np.ndarray | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class CostCurve:
+@dataclass(frozen=True, repr=False, eq=False, slots=True)
+class CostCurve(Value):
     """Drummond–Holte cost curve: lower envelope of normalised expected cost over PC(+)."""
 
     pc: np.ndarray
@@ -118,8 +120,8 @@ class CostCurve:
     operating_line: tuple[float, float]  # (FPR, TPR) at the decision threshold
 
 
-@dataclass(frozen=True, slots=True)
-class KsCurve:
+@dataclass(frozen=True, repr=False, eq=False, slots=True)
+class KsCurve(Value):
     """Share of positives and of negatives predicted positive at each threshold (KS plot)."""
 
     thresholds: np.ndarray
@@ -127,8 +129,8 @@ class KsCurve:
     fpr: np.ndarray
 
 
-@dataclass(frozen=True, slots=True)
-class BinaryCurves:
+@dataclass(frozen=True, repr=False, eq=False, slots=True)
+class BinaryCurves(Value):
     roc: Curve
     pr: Curve
     threshold_metrics: dict[str, Curve] = field(default_factory=dict)
@@ -832,11 +834,32 @@ def simplify(x: np.ndarray, y: np.ndarray, tolerance: float, keep: np.ndarray | 
         if not split.any():
             break
         at_max = np.flatnonzero(dist == far[span])
-        _, first_max = np.unique(span[at_max], return_index=True)  # first farthest point per span
-        cut = idx[at_max[first_max]]
+        spans = span[at_max]  # ascending: the first farthest point of each span starts its run
+        cut = idx[at_max[np.flatnonzero(np.concatenate([[True], spans[1:] != spans[:-1]]))]]
         kept[cut[split]] = True
         lo, hi = np.concatenate([lo[split], cut[split]]), np.concatenate([cut[split], hi[split]])
     return np.flatnonzero(kept)
+
+
+def simplify_each(
+    lines: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray | None]], tolerance: float
+) -> list[np.ndarray]:
+    """:func:`simplify` of each polyline ``(x, y, keep)``: the indices each keeps, in one pass.
+
+    The polylines are laid end to end with every end kept, so no span reaches from one into
+    the next and each keeps exactly the points it keeps alone; they share the levels of the
+    recursion, so the Python loop runs once per level for all of them, not once per level and
+    polyline (a 1,000-row, two-model run simplifies 18 curves of ~1,000 points: 18-27 ms one by
+    one, the numpy calls' overhead, against ~2 ms together).
+    """
+    if not lines:
+        return []
+    starts = np.cumsum([0] + [x.shape[0] for x, _, _ in lines])
+    ends = [starts[:-1], starts[1:] - 1]  # an empty polyline's "ends" are its neighbours' ends (or the last point)
+    keep = [np.asarray(k, dtype=np.int64) + a for (_, _, k), a in zip(lines, starts) if k is not None]
+    x, y = np.concatenate([x for x, _, _ in lines]), np.concatenate([y for _, y, _ in lines])
+    kept = simplify(x, y, tolerance, np.concatenate([*ends, *keep]).clip(0, max(x.shape[0] - 1, 0)))
+    return [part - a for part, a in zip(np.split(kept, np.searchsorted(kept, starts[1:-1])), starts)]
 
 
 def _around(idx: np.ndarray, n: int, keep: np.ndarray | None) -> np.ndarray:

@@ -42,6 +42,7 @@ from reportgen.engine import intervals as IV
 from reportgen.engine.curve import ScoreTable
 from reportgen.engine.proportions import clopper_pearson
 from reportgen.engine.resample import stratified_cell_blocks
+from reportgen.value import Value
 
 Strategy = Literal["uniform", "quantile"]
 
@@ -79,8 +80,8 @@ def summary(n: np.ndarray, pos: np.ndarray, sum_s: np.ndarray, brier: np.ndarray
     return np.stack([ece, mce, brier, rel, res, unc, skill], axis=-1)
 
 
-@dataclass(frozen=True, slots=True)
-class Calibration:
+@dataclass(frozen=True, repr=False, eq=False, slots=True)
+class Calibration(Value):
     """One model's calibration (module docstring): per non-empty bin (ordered by mean predicted)
     and the :data:`METRICS` with their intervals (None: not drawn or undefined)."""
 

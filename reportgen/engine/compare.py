@@ -66,6 +66,7 @@ from reportgen.results import (
     PrevalenceScenario,
     ScoreHistogram,
 )
+from reportgen.value import Value
 
 #: Metrics whose ideal value is 1 ("higher is better, max 1"): relative error reduction applies.
 MAX_ONE = (
@@ -91,8 +92,8 @@ MAX_ONE = (
 DELONG_METRICS = ("roc_auc", "gini")
 
 
-@dataclass(frozen=True, slots=True)
-class Settings:
+@dataclass(frozen=True, repr=False, eq=False, slots=True)
+class Settings(Value):
     """Analysis settings: applied to the evidence after the reduction (never shape it).
 
     The decision thresholds, directions and binning shape the reduction and live in the
@@ -277,8 +278,8 @@ def bootstrap_interval(samples: np.ndarray, level: float) -> list[float] | None:
 # --------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class PrimaryTest:
+@dataclass(frozen=True, repr=False, eq=False, slots=True)
+class PrimaryTest(Value):
     """One comparison's test of the primary metric, before the family is adjusted.
 
     ``interval_at(level)``: the interval of the difference at another level (the simultaneous
@@ -1078,8 +1079,8 @@ def _delong_step(run: _BinaryRun, j: int, step: _PairStep, da: TableDeLong, db: 
     )
 
 
-@dataclass(frozen=True, slots=True)
-class _PartialTest:
+@dataclass(frozen=True, repr=False, eq=False, slots=True)
+class _PartialTest(Value):
     """A challenger's partial AUC test before the verdicts' family is adjusted."""
 
     mine: PA.ModelPartial

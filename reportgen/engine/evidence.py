@@ -30,6 +30,7 @@ from reportgen.engine.class_tables import ClassTables
 from reportgen.engine.curve import ScoreTable
 from reportgen.engine.intervals import PairCounts, WeightCells
 from reportgen.results import BinningInfo, InputFile, Notice
+from reportgen.value import Value
 
 #: Why rows are paired or not (:attr:`Pairing.reason`).
 PairingReason = Literal[
@@ -47,8 +48,8 @@ PairingReason = Literal[
 PAIRING_REASONS: tuple[str, ...] = PairingReason.__args__  # type: ignore[attr-defined]
 
 
-@dataclass(frozen=True, slots=True)
-class LoadAudit:
+@dataclass(frozen=True, repr=False, eq=False, slots=True)
+class LoadAudit(Value):
     """What loading did, for the run block of the result.
 
     Attributes:

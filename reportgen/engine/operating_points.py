@@ -48,6 +48,7 @@ from reportgen.engine import intervals as IV
 from reportgen.engine.curve import ScoreTable, reweighted
 from reportgen.engine.resample import stratified_cell_blocks
 from reportgen.results import Optimum
+from reportgen.value import Value
 
 Kind = Literal["tpr_at_fpr", "precision_at_recall"]
 
@@ -56,8 +57,8 @@ PAIRED = "paired bootstrap of the joint score table (normal, bootstrap SE)"
 UNPAIRED = "bootstrap (normal, the two models' variances added)"
 
 
-@dataclass(frozen=True, slots=True)
-class Points:
+@dataclass(frozen=True, repr=False, eq=False, slots=True)
+class Points(Value):
     """The configured points: FPRs for TPR, recalls for precision, and whether each optimal
     threshold gets its intervals."""
 
@@ -125,8 +126,8 @@ def _finite(v: float) -> float | None:
     return float(v) if np.isfinite(v) else None
 
 
-@dataclass(frozen=True, slots=True)
-class ModelPoints:
+@dataclass(frozen=True, repr=False, eq=False, slots=True)
+class ModelPoints(Value):
     """One model's values at the configured points and their percentile intervals, the replicates
     (for the unpaired differences), and per optimum criterion the intervals of
     :data:`OPTIMUM_VALUES` (None: undefined or not drawn)."""

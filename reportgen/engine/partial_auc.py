@@ -40,12 +40,13 @@ from reportgen.engine import intervals as IV
 from reportgen.engine.curve import ScoreTable
 from reportgen.engine.operating_points import pair_curve_diffs
 from reportgen.engine.resample import stratified_cell_blocks
+from reportgen.value import Value
 
 Focus = Literal["specificity", "sensitivity"]
 
 
-@dataclass(frozen=True, slots=True)
-class PartialRange:
+@dataclass(frozen=True, repr=False, eq=False, slots=True)
+class PartialRange(Value):
     """One configured range: its focus and ``lo < hi`` in [0, 1]."""
 
     focus: Focus
@@ -102,8 +103,8 @@ def _finite(v: float) -> float | None:
     return float(v) if np.isfinite(v) else None
 
 
-@dataclass(frozen=True, slots=True)
-class ModelPartial:
+@dataclass(frozen=True, repr=False, eq=False, slots=True)
+class ModelPartial(Value):
     """One model's partial AUC over one range: the value, McClish's, their percentile intervals
     and the (shifted) bootstrap replicates of the raw value (for the unpaired test)."""
 

@@ -20,6 +20,7 @@ import math
 from dataclasses import dataclass
 
 from reportgen.engine.distributions import beta_ppf, norm_ppf
+from reportgen.value import Value
 
 #: ``ci_method`` of an exact interval of a proportion.
 CLOPPER_PEARSON = "Clopper–Pearson (exact, boundary count)"
@@ -80,8 +81,8 @@ PROPORTIONS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class BoundaryInterval:
+@dataclass(frozen=True, repr=False, eq=False, slots=True)
+class BoundaryInterval(Value):
     """An exact interval replacing a degenerate one: the metric, k of n rows, the bounds."""
 
     metric: str

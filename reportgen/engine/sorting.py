@@ -21,14 +21,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from reportgen.value import Value
+
 #: Above this many rows the index would leave too few prefix bits; an argsort is used.
 _MAX_PACKED_ROWS = 1 << 36
 _TOP = np.uint64(1 << 63)
 _LOW63 = np.uint64((1 << 63) - 1)
 
 
-@dataclass(frozen=True)
-class SortedRows:
+@dataclass(frozen=True, repr=False, eq=False)
+class SortedRows(Value):
     """Rows in ascending score order (ties in any order).
 
     Attributes:

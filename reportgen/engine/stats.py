@@ -48,6 +48,7 @@ from reportgen.engine.distributions import (
 )
 from reportgen.engine.sorting import sort_rows
 from reportgen.results import Notice
+from reportgen.value import Value
 
 __all__ = [
     "SMALL_CLASS",
@@ -270,8 +271,8 @@ def _small_sample(m: int, k: int, statistic: str, sample: str | None = None) -> 
     return [Notice("delong_small_sample", {"sample": sample, "positives": m, "negatives": k, "statistic": statistic})]
 
 
-@dataclass(frozen=True, slots=True)
-class AucInterval:
+@dataclass(frozen=True, repr=False, eq=False, slots=True)
+class AucInterval(Value):
     """An AUC with DeLong's variance and a normal confidence interval.
 
     Attributes:
@@ -298,8 +299,8 @@ class AucInterval:
     notices: tuple[Notice, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
-class GiniInterval:
+@dataclass(frozen=True, repr=False, eq=False, slots=True)
+class GiniInterval(Value):
     """The Gini coefficient ``2 AUC - 1`` with the image of an AUC interval (``se`` doubles)."""
 
     gini: float
@@ -365,8 +366,8 @@ def gini_interval(ci: AucInterval) -> GiniInterval:
     )
 
 
-@dataclass(frozen=True, slots=True)
-class DeLongTest:
+@dataclass(frozen=True, repr=False, eq=False, slots=True)
+class DeLongTest(Value):
     """DeLong's test of ``H0: AUC_a = AUC_b``.
 
     Attributes:
@@ -588,8 +589,8 @@ def delong_unpaired(
 McNemarMethod = Literal["exact binomial", "chi-square (continuity-corrected)", "none (no discordant pairs)"]
 
 
-@dataclass(frozen=True, slots=True)
-class McNemarResult:
+@dataclass(frozen=True, repr=False, eq=False, slots=True)
+class McNemarResult(Value):
     """McNemar's test of equal error rates of two classifiers on the same rows.
 
     Attributes:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from reportgen.engine.curve import ScoreTable
+from reportgen.value import Value
 
 
 def binning_auc_bound(table: ScoreTable) -> float:
@@ -26,8 +27,8 @@ def binning_auc_bound(table: ScoreTable) -> float:
     return float(np.dot(table.pos, table.neg) / (2.0 * P * N))
 
 
-@dataclass(frozen=True, slots=True)
-class TableDeLong:
+@dataclass(frozen=True, repr=False, eq=False, slots=True)
+class TableDeLong(Value):
     """DeLong's AUC variance computed from a score table."""
 
     auc: float

@@ -25,6 +25,7 @@ from reportgen.config import Config
 from reportgen.errors import InputError
 from reportgen.io.validate import HEADER_ROWS
 from reportgen.results import Notice
+from reportgen.value import Value
 
 log = logging.getLogger(__name__)
 
@@ -33,8 +34,8 @@ ID_NOT_SHARED = "id not in every model"
 DROPPED_BY_ANOTHER = "dropped for another model (missing value)"
 
 
-@dataclass(frozen=True, slots=True)
-class Keyed:
+@dataclass(frozen=True, repr=False, eq=False, slots=True)
+class Keyed(Value):
     """One model's kept rows as the join sees them.
 
     ``ids``: id keys (a pyarrow string array, or an object array of str); ``rows``: each row's
@@ -51,8 +52,8 @@ class Keyed:
     lost: Any = None
 
 
-@dataclass(frozen=True, slots=True)
-class Join:
+@dataclass(frozen=True, repr=False, eq=False, slots=True)
+class Join(Value):
     """The outcome of :func:`join_ids`.
 
     ``take[m]``: positions in model m's kept rows, in the common order (the first model's);

@@ -49,13 +49,14 @@ from reportgen.errors import InputError
 from reportgen.io import filesystems as F
 from reportgen.io.parquet_file import ParquetFileData, single_file
 from reportgen.io.validate import NA_VALUES, float_keys, numeric
+from reportgen.value import Value
 
 if TYPE_CHECKING:
     import pandas as pd
 
 
-@dataclass(frozen=True, slots=True)
-class FileInfo:
+@dataclass(frozen=True, repr=False, eq=False, slots=True)
+class FileInfo(Value):
     """What the audit trail records of an input file."""
 
     path: str

@@ -40,6 +40,7 @@ from urllib.parse import quote, urlsplit, urlunsplit
 from reportgen.config import SCHEMES, scheme_of, unfolded
 from reportgen.errors import InputError, UserError
 from reportgen.redact import masked
+from reportgen.value import Value
 
 #: Environment variables whose values are masked in any message (pyarrow's filesystems read them).
 SECRET_ENV = (
@@ -87,8 +88,8 @@ def storage_error(shown: str, exc: BaseException) -> InputError:
     )
 
 
-@dataclass(frozen=True, slots=True)
-class Location:
+@dataclass(frozen=True, repr=False, eq=False, slots=True)
+class Location(Value):
     """An input resolved for reading: the filesystem (None: local), the path inside it, the URI
     it came from (None: local) and what messages show."""
 

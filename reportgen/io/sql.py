@@ -58,6 +58,7 @@ from reportgen.io.pairs import scratch_error
 from reportgen.io.validate import HEADER_ROWS, check_columns
 from reportgen.redact import is_secret_key, masked
 from reportgen.terminal import one_line
+from reportgen.value import Value
 
 #: Schemes read through ADBC, with the driver module of each (the ``sql`` extra installs both).
 DRIVERS = {
@@ -93,8 +94,8 @@ _ENDS = re.compile(r"'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\"|--[^\n]*|/\*.*?\*/|\$((?
 _BLANK = re.compile(r"(?:\s|--[^\n]*|/\*.*?\*/|;)*", re.S)
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
-class Fetched:
+@dataclasses.dataclass(frozen=True, repr=False, eq=False, slots=True)
+class Fetched(Value):
     """One SQL model's result, written as Parquet: its columns and what the audit keeps of it."""
 
     columns: tuple[str, ...]
@@ -104,8 +105,8 @@ class Fetched:
     size_bytes: int
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
-class Database:
+@dataclasses.dataclass(frozen=True, repr=False, eq=False, slots=True)
+class Database(Value):
     """Where a source's query runs: the URL as written (``${VAR}`` unexpanded), the driver's
     options (likewise) and the config key that gave the URL (for messages)."""
 

@@ -35,6 +35,7 @@ from reportgen.errors import InputError
 from reportgen.io.files import FileInfo
 from reportgen.reduce import accumulators as S
 from reportgen.results import BinningInfo, InputFile, Notice
+from reportgen.value import Value
 
 
 def _threshold(cfg: Config, name: str) -> tuple[float, str]:
@@ -86,8 +87,8 @@ def _pairing_of(acc: S.PairedAccumulator) -> Pairing:
     )
 
 
-@dataclass(frozen=True, slots=True)
-class ModelTable:
+@dataclass(frozen=True, repr=False, eq=False, slots=True)
+class ModelTable(Value):
     """A binary model's table as a runner finished it (every engine; SQL pushdown too): exact or
     binned (``binning``; ``grouper`` maps a raw score to its table row for the paired pass),
     and a weighted model's rows per (table row, class, weight) (``cells``; None binned), and a

@@ -13,12 +13,13 @@ from pydantic import ValidationError
 from reportgen.config import REPORT_SECTIONS, ReportConfig
 from reportgen.errors import ResultError
 from reportgen.results import DigestStatus
+from reportgen.value import Value
 
 SECTIONS = REPORT_SECTIONS
 
 
-@dataclass(frozen=True, slots=True)
-class Provenance:
+@dataclass(frozen=True, repr=False, eq=False, slots=True)
+class Provenance(Value):
     """Where a pack is written and, when it is re-rendered from a saved ``metrics.json``, from
     what: given by whoever renders it (the writer, ``reportgen render``), never read from a result,
     so a result renders the same wherever it is written but for these lines."""
@@ -32,8 +33,8 @@ class Provenance:
     digest: DigestStatus | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Theme:
+@dataclass(frozen=True, repr=False, eq=False, slots=True)
+class Theme(Value):
     """How a report is rendered, as whoever renders it chose: an optional template directory,
     palette, logo and section list, the layout (``brief``: the sign-off brief first, with
     ``block_on`` its recommendation rule's light), and the pack's provenance (where it is written

@@ -70,6 +70,7 @@ from reportgen.results import (
     Optimum,
     Reason,
 )
+from reportgen.value import Value
 
 #: Why paired statistics are missing, by :data:`~reportgen.engine.evidence.PairingReason`.
 PAIRING_TEXT = {
@@ -453,8 +454,8 @@ _DRAWN = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class Vocabulary:
+@dataclass(frozen=True, repr=False, eq=False, slots=True)
+class Vocabulary(Value):
     """The words of one domain (``report.domain``) for what a binary decision does to a row,
     chosen once per report (:func:`vocabulary`) and handed to every view and template: a credit
     pack approves applications and counts bad rates; a generic one predicts rows negative and

@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import reportgen.report.stored_curves as export
-from reportgen.engine.binary import simplify, upper_hull
+from reportgen.engine.binary import simplify, simplify_each, upper_hull
 from reportgen.report.render import result_json
 from reportgen.results import ComparisonResult
 
@@ -72,6 +72,24 @@ def test_every_dropped_point_lies_within_the_tolerance_and_kept_points_are_exact
     dropped = np.setdiff1d(np.arange(n), sel)
     if dropped.size and sel.size >= 2:
         assert np.all(_distance_to_polyline(x[dropped], y[dropped], x[sel], y[sel]) <= tol + 1e-12)
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_simplifying_polylines_together_keeps_what_each_keeps_alone(seed: int) -> None:
+    """simplify_each lays the polylines end to end: no span may reach from one into the next,
+    whatever their lengths (empty, one point), keeps, gaps and ties."""
+    rng = np.random.default_rng(seed)
+    lines = []
+    for _ in range(int(rng.integers(1, 6))):
+        n = int(rng.choice([0, 1, 2, 3, int(rng.integers(4, 200))]))
+        x, y = np.cumsum(rng.random(n)), np.round(np.cumsum(rng.normal(size=n)), int(rng.integers(0, 3)))
+        if n > 3 and seed % 2:
+            y[rng.integers(0, n)] = np.nan  # a gap: its neighbours are kept, on its own side only
+        keep = rng.choice(n, size=min(n, 2), replace=False) if n and seed % 3 == 0 else None
+        lines.append((x, y, keep))
+    tol = float(rng.choice([0.0, 1e-3, 0.05, 0.5]))
+    together = simplify_each(lines, tol)
+    assert [s.tolist() for s in together] == [simplify(x, y, tol, keep).tolist() for x, y, keep in lines]
 
 
 def test_non_finite_points_are_kept() -> None:
