@@ -61,6 +61,7 @@ from reportgen.engine.intervals import (
     COUNT_BOOTSTRAP,
     JOINT_CONFUSION_BOOTSTRAP,
     joint_confusion_bootstrap,
+    log_loss_sums,
     multiclass_count_draws,
     ovr_auc_bootstrap,
 )
@@ -362,29 +363,39 @@ def comparisons_of(
     return comparisons
 
 
-def _count_bootstrap(
-    m: MulticlassModelEvidence,
-    labels: Sequence[str],
+def _count_bootstraps(
+    ev: MulticlassEvidence,
+    mms: Sequence[MC.MulticlassMetrics],
     s: Settings,
     costs: np.ndarray | None,
-    with_log_loss: bool,
-    rng: np.random.Generator,
-) -> dict[str, np.ndarray]:
-    """Replicates of every metric the counts give (:func:`~reportgen.engine.intervals.
-    multiclass_model_bootstrap`): the confusion metrics, and the log-loss from the true class's
-    tables when the model has one; NaN where a resample leaves a metric undefined."""
-
-    t = m.tables
-    diag = None if t is None or not with_log_loss else [t.counts[i][i] for i in range(t.k)]
-    confusions, log_loss = multiclass_count_draws(
-        m.confusion, [] if t is None else [t.values[i][i] for i in range(t.k)], diag, s.resamples, rng
+) -> list[dict[str, np.ndarray]]:
+    """Per model, replicates of every metric its counts give (:func:`~reportgen.engine.intervals.
+    multiclass_model_bootstrap`; none for a weighted model or without resamples): the confusion
+    metrics from its own stream (``class_counts``), and the log-loss from its true class's tables
+    when it has one (:func:`~reportgen.engine.intervals.log_loss_sums`: a class's rows picked one
+    by one are picked once for every model with that many rows of it, from the class's stream
+    ``class_log_loss``, so a model's draws still depend on its own counts alone); NaN where a
+    resample leaves a metric undefined."""
+    out: list[dict[str, np.ndarray]] = [{} for _ in ev.models]
+    if s.resamples <= 0:
+        return out
+    drawn = [j for j, m in enumerate(ev.models) if not m.weighted]
+    rngs = {j: streams.stream(s.seed, "class_counts", ev.models[j].name) for j in drawn}
+    for j in drawn:
+        confusions, _ = multiclass_count_draws(ev.models[j].confusion, [], None, s.resamples, rngs[j])
+        for name, col in RD.confusion_metric_draws(confusions, beta=s.beta, costs=costs, ordinal=s.ordinal).items():
+            if np.isfinite(col).any():
+                out[j][name] = col
+    scored = [(j, t) for j in drawn if (t := ev.models[j].tables) is not None and mms[j].log_loss is not None]
+    labels = [str(c) for c in ev.classes]
+    sums = log_loss_sums(
+        [([t.values[i][i] for i in range(t.k)], [t.counts[i][i] for i in range(t.k)]) for _, t in scored],
+        s.resamples,
+        [rngs[j] for j, _ in scored],
+        lambda i: streams.stream(s.seed, "class_log_loss", labels[i]),
     )
-    out = {}
-    for name, col in RD.confusion_metric_draws(confusions, beta=s.beta, costs=costs, ordinal=s.ordinal).items():
-        if np.isfinite(col).any():
-            out[name] = col
-    if log_loss is not None:
-        out["log_loss"] = log_loss
+    for (j, _), total in zip(scored, sums):
+        out[j]["log_loss"] = total / float(ev.models[j].confusion.sum())
     return out
 
 
@@ -465,21 +476,20 @@ def compare_multiclass_evidence(
         boot, with_auc, class_draws = _bootstrap(ev.rows, labels, s, costs, progress, confusion=not counted)
     skipped_auc = rows_kept and not with_auc
     models: dict[str, ModelResult] = {}
-    for j, m in enumerate(ev.models):
-        mm = MC.multiclass_from_counts(
-            m.confusion, labels, m.n_rows, m.tables, beta=s.beta, costs=costs, ordinal=s.ordinal
-        )
+    mms = [
+        MC.multiclass_from_counts(m.confusion, labels, m.n_rows, m.tables, beta=s.beta, costs=costs, ordinal=s.ordinal)
+        for m in ev.models
+    ]
+    # the log-loss on the true class's tables in every engine, rows kept or not (one method per
+    # number: the rows' draws past stream.max_distinct_scores are not there)
+    count_draws = _count_bootstraps(ev, mms, s, costs)
+    for j, (m, mm) in enumerate(zip(ev.models, mms)):
         curves = None if m.tables is None else _table_curves(m.tables, labels)
         ci: dict[str, list[float]] = {}
         method: dict[str, str] = {}
-        if s.resamples > 0 and not m.weighted:
-            # the log-loss on the true class's tables in every engine, rows kept or not (one
-            # method per number: the rows' draws past stream.max_distinct_scores are not there)
-            for name, draws in _count_bootstrap(
-                m, labels, s, costs, mm.log_loss is not None, streams.stream(s.seed, "class_counts", m.name)
-            ).items():
-                if name != "baseline_accuracy" and (iv := bootstrap_interval(draws, s.level)) is not None:
-                    ci[name], method[name] = iv, COUNT_BOOTSTRAP
+        for name, draws in count_draws[j].items():
+            if name != "baseline_accuracy" and (iv := bootstrap_interval(draws, s.level)) is not None:
+                ci[name], method[name] = iv, COUNT_BOOTSTRAP
         if boot is not None:
             for q, name in enumerate(METRICS):
                 if name in ci or name == "baseline_accuracy":
@@ -715,7 +725,7 @@ def _rows_add_nothing(
     """Whether the rows' bootstrap would give no interval the counts' draws do not: past
     :data:`BOOTSTRAP_AUC_MAX_CELLS` it leaves the scores out, so for unweighted models whose
     comparisons all have their joint confusion counts (and a primary metric of those) it would
-    only redraw what :func:`_count_bootstrap` and :func:`_joint_deltas` drew, at O(rows) per
+    only redraw what :func:`_count_bootstraps` and :func:`_joint_deltas` drew, at O(rows) per
     resample (a 2M-row model of five classes: about a minute for nothing)."""
     assert ev.rows is not None
     if _scores_drawn(ev.rows, labels):

@@ -53,6 +53,7 @@ binning_auc_bound`); with equal-weight bins of ``n/G`` rows this is at most ``n�
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -715,42 +716,63 @@ def multiclass_count_draws(
             draws[:, i, :] = rng.multinomial(n_i, C[i] / C[i].sum(), size=resamples)
     if diag_counts is None:
         return draws, None
-    eps = np.finfo(np.float64).eps
-    total = np.zeros(resamples)
-    for v, c in zip(diag_values, diag_counts):
-        if v.shape[0] == 0:
-            continue
-        loss = -np.log(np.clip(v, eps, 1.0 - eps))
-        c = np.asarray(c, dtype=np.float64)
-        n_i = int(round(float(c.sum())))
-        if n_i <= DR.DRAW_ROWS_FACTOR * min(v.shape[0], MODEL_BINS):  # few rows: picked one by one
-            total += _picked_losses(np.repeat(loss, c.astype(np.int64)), resamples, rng)
-            continue
-        if v.shape[0] > MODEL_BINS:  # equal-count bins over the ascending values, mean loss each
-            before = np.cumsum(c) - c
-            b = np.floor(before * (MODEL_BINS / c.sum())).astype(np.int64)
-            cnt = np.bincount(b, weights=c)
-            keep = cnt > 0
-            loss = np.bincount(b, weights=c * loss)[keep] / cnt[keep]
-            c = cnt[keep]
-        total += rng.multinomial(int(round(float(c.sum()))), c / c.sum(), size=resamples) @ loss
+    (total,) = log_loss_sums([(diag_values, diag_counts)], resamples, [rng], lambda i: rng)
     return draws, total / float(C.sum())
 
 
-#: Rows picked at once by :func:`_picked_losses` (2 MB of int64: in cache, and no fresh pages per chunk).
+#: Rows picked at once by :func:`log_loss_sums` (2 MB of int64: in cache, and no fresh pages per chunk).
 PICKS_AT_ONCE = 1 << 18
 
 
-def _picked_losses(loss: np.ndarray, resamples: int, rng: np.random.Generator) -> np.ndarray:
-    """(resamples,): each resample's summed loss of ``n`` rows picked uniformly with replacement
-    among the ``n`` rows' losses ``loss`` — the row bootstrap itself, no binning."""
-    n = loss.shape[0]
-    out = np.empty(resamples)
-    step = max(1, PICKS_AT_ONCE // max(n, 1))
-    for lo in range(0, resamples, step):
-        hi = min(resamples, lo + step)
-        out[lo:hi] = loss[rng.integers(0, n, size=(hi - lo, n))].sum(axis=1)
-    return out
+def log_loss_sums(
+    diags: Sequence[tuple[Sequence[np.ndarray], Sequence[np.ndarray]]],
+    resamples: int,
+    own: Sequence[np.random.Generator],
+    picks: Callable[[int], np.random.Generator],
+) -> list[np.ndarray]:
+    """Each model's summed log-loss −Σ log p[r, y_r] over its resampled rows, shape (resamples,),
+    drawn on its true class's tables as :func:`multiclass_model_bootstrap` draws it; ``diags[j]``:
+    model j's per class T(i, i)'s ascending distinct values and counts.
+
+    Classes in order. A class drawn on its values (more than
+    :data:`~reportgen.engine.distinct_rows.DRAW_ROWS_FACTOR` rows per cell) takes its multinomial
+    from the model's own generator ``own[j]``. A class whose n_i rows are picked one by one is
+    picked once for every model with n_i rows of it, each summing its own losses at the picked
+    places (its rows in ascending score; any order of a class's rows gives the same
+    distribution): the integers come from ``picks(i)``, called once per class and row count, so
+    with a fresh generator per call a model's draws depend only on its own tables, not on the
+    other models — and one set of integers serves them all (the picks are most of the cost)."""
+    eps = np.finfo(np.float64).eps
+    totals = [np.zeros(resamples) for _ in diags]
+    for i in range(max((len(values) for values, _ in diags), default=0)):
+        picked: dict[int, list[tuple[int, np.ndarray]]] = {}  # rows of the class → (model, its losses, row by row)
+        for j, (values, counts) in enumerate(diags):
+            v = values[i]
+            if v.shape[0] == 0:
+                continue
+            loss = -np.log(np.clip(v, eps, 1.0 - eps))
+            c: np.ndarray = np.asarray(counts[i], dtype=np.float64)
+            n_i = int(round(float(c.sum())))
+            if n_i <= DR.DRAW_ROWS_FACTOR * min(v.shape[0], MODEL_BINS):  # few rows: picked one by one
+                picked.setdefault(n_i, []).append((j, np.repeat(loss, c.astype(np.int64))))
+                continue
+            if v.shape[0] > MODEL_BINS:  # equal-count bins over the ascending values, mean loss each
+                before = np.cumsum(c) - c
+                b = np.floor(before * (MODEL_BINS / c.sum())).astype(np.int64)
+                cnt = np.bincount(b, weights=c)
+                keep = cnt > 0
+                loss = np.bincount(b, weights=c * loss)[keep] / cnt[keep]
+                c = cnt[keep]
+            totals[j] += own[j].multinomial(int(round(float(c.sum()))), c / c.sum(), size=resamples) @ loss
+        for n, models in picked.items():
+            rng = picks(i)
+            step = max(1, PICKS_AT_ONCE // max(n, 1))
+            for lo in range(0, resamples, step):
+                hi = min(resamples, lo + step)
+                at = rng.integers(0, n, size=(hi - lo, n))
+                for j, losses in models:
+                    totals[j][lo:hi] += losses[at].sum(axis=1)
+    return totals
 
 
 __all__ = [
@@ -760,6 +782,7 @@ __all__ = [
     "KS_RESHAPED",
     "KS_RESHAPED_BINNED",
     "MaxDraws",
+    "log_loss_sums",
     "multiclass_count_draws",
     "multiclass_model_bootstrap",
     "Draws",

@@ -41,6 +41,7 @@ PURPOSES = (
     "class_top_k",  # multiclass: a model's top-k accuracy draws (its counts by the true class's rank)
     "class_brier",  # multiclass: a model's Brier score and top-label ECE draws (its error cells)
     "class_brier_pair",  # multiclass: a comparison's Brier change (the pair's per-row error differences)
+    "class_log_loss",  # multiclass: a class's rows picked for every model's log-loss draws (keyed by the class)
 )
 
 

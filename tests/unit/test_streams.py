@@ -76,3 +76,43 @@ def test_streams_are_distinct_per_purpose_and_name():
     assert streams.stream(7, "model", "a").random() == streams.stream(7, "model", "a").random()
     with pytest.raises(ValueError):
         streams.stream(7, "no such purpose")
+
+
+def _multiclass_log_loss_ci(tmp_path, names: list[str]) -> dict[str, list[float]]:
+    import pandas as pd  # noqa: PLC0415
+    import yaml  # noqa: PLC0415
+
+    from reportgen.config import load_config  # noqa: PLC0415
+    from reportgen.pipeline import analyse  # noqa: PLC0415
+
+    rng = np.random.default_rng(5)
+    n, classes = 1500, ["x", "y", "z"]
+    y = rng.choice(3, n, p=[0.5, 0.3, 0.2])
+    df = pd.DataFrame({"id": np.arange(n), "label": np.array(classes)[y]})
+    for name, signal in (("a", 1.5), ("b", 0.8), ("c", 1.1)):
+        logits = rng.normal(size=(n, 3)) + signal * np.eye(3)[y]
+        p = np.exp(logits) / np.exp(logits).sum(axis=1, keepdims=True)
+        for j, cls in enumerate(classes):
+            df[f"{name}_{cls}"] = p[:, j]
+    df.to_csv(tmp_path / "mc.csv", index=False)
+    cfg = {
+        "task": "multiclass", "label": "label", "classes": classes, "id": "id",
+        "bootstrap": {"resamples": 60, "seed": 17}, "output": {"dir": "out", "formats": ["json"]},
+        "models": [{"name": m, "file": "mc.csv", "scores": [f"{m}_{c}" for c in classes], "probabilities": True}
+                   for m in names],
+    }
+    path = tmp_path / f"mc_{''.join(names)}.yaml"
+    path.write_text(yaml.safe_dump(cfg, sort_keys=False), encoding="utf-8")
+    result = analyse(load_config(path)[0], path)
+    return {name: m.ci["log_loss"] for name, m in result.models.items()}
+
+
+def test_a_multiclass_models_log_loss_interval_does_not_depend_on_the_other_models(tmp_path):
+    """The log-loss draws pick each class's rows once for every model with those rows (stream
+    ``class_log_loss``, keyed by the class): a model's interval is still the same alone, among
+    other models and in another order."""
+    alone = _multiclass_log_loss_ci(tmp_path, ["a"])
+    among = _multiclass_log_loss_ci(tmp_path, ["b", "a", "c"])
+    reordered = _multiclass_log_loss_ci(tmp_path, ["c", "a"])
+    assert alone["a"] == among["a"] == reordered["a"]
+    assert among["c"] == reordered["c"]
