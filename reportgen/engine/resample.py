@@ -176,10 +176,13 @@ def _chunk_metrics(kernel: ResampleKernel, b: int, counts: list[np.ndarray], bet
     if kernel.weights is not None:
         for m, w in zip(mult, kernel.weights):
             m *= w
-    X = np.zeros((b, 3 * L + 1))
-    for r in range(b):
-        for m, codes in zip(mult, kernel.codes):
-            X[r] += np.bincount(codes, weights=m[r], minlength=3 * L + 1)
+    # one bincount per stratum for all b resamples: resample r's bins at r·(3L + 1) …, each bin
+    # summed in row order as a bincount per resample sums it
+    bins = 3 * L + 1
+    X = np.zeros((b, bins))
+    offsets = np.arange(0, b * bins, bins)[:, None]
+    for m, codes in zip(mult, kernel.codes):
+        X += np.bincount((codes + offsets).ravel(), weights=m.ravel(), minlength=b * bins).reshape(b, bins)
     posB, negS, negT = X[:, :L], X[:, L : 2 * L + 1], X[:, 2 * L + 1 :]
     cpos = np.zeros((b, L + 1))
     np.cumsum(posB, axis=1, out=cpos[:, 1:])
