@@ -57,6 +57,10 @@ from reportgen.engine.curve import ScoreTable
 #: reused from the heap; 8 MB ones were mapped and faulted in anew for every chunk).
 _CHUNK_ELEMENTS = 1 << 16
 
+#: Each metric's range in :data:`~reportgen.engine.binary.METRICS` order (lower bounds, upper
+#: bounds; ±inf where unbounded): a chunk's values are clipped in one call.
+_RANGES = np.array([B.RANGES.get(name, (-np.inf, np.inf)) for name in B.METRICS]).T
+
 
 @dataclass(frozen=True, slots=True, eq=False)
 class ResampleKernel:
@@ -221,10 +225,7 @@ def _chunk_metrics(kernel: ResampleKernel, b: int, counts: list[np.ndarray], bet
             vals["log_loss"], vals["brier"] = _per_row(sums[:, 0], W), _per_row(sums[:, 1], W)
     out = np.column_stack([vals[name] for name in B.METRICS])
     out[~np.isfinite(out)] = np.nan
-    for k, name in enumerate(B.METRICS):
-        if name in B.RANGES:
-            np.clip(out[:, k], *B.RANGES[name], out=out[:, k])
-    return out
+    return np.clip(out, *_RANGES, out=out)
 
 
 def _rowdot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
