@@ -53,8 +53,8 @@ import numpy as np
 from reportgen.engine import binary as B
 from reportgen.engine.curve import ScoreTable
 
-#: Bound on resamples × max(rows, compressed bins) evaluated at once (float64: 512 KB arrays,
-#: reused from the heap; 8 MB ones were mapped and faulted in anew for every chunk).
+#: About the most resamples × max(rows, compressed bins) evaluated at once (float64: 512 KB
+#: arrays, reused from the heap; 8 MB ones were mapped and faulted in anew for every chunk).
 _CHUNK_ELEMENTS = 1 << 16
 
 #: Each metric's range in :data:`~reportgen.engine.binary.METRICS` order (lower bounds, upper
@@ -165,9 +165,11 @@ def resampled_metrics(
     b, counts = block
     out = np.empty((b, len(B.METRICS)))
     width = max(3 * kernel.n_breaks + 1, max((c.shape[1] for c in counts), default=0))
-    step = max(1, _CHUNK_ELEMENTS // width)
-    for lo in range(0, b, step):
-        hi = min(b, lo + step)
+    # the fewest chunks of about _CHUNK_ELEMENTS, of equal sizes (a block of 2·65 + 1 resamples is
+    # two chunks, not 65, 65 and 1: each chunk costs some 80 numpy calls whatever its size)
+    chunks = min(b, -(-b * width // _CHUNK_ELEMENTS))
+    for i in range(chunks):
+        lo, hi = b * i // chunks, b * (i + 1) // chunks
         out[lo:hi] = _chunk_metrics(kernel, hi - lo, [c[lo:hi] for c in counts], beta, costs)
     return out
 
