@@ -24,6 +24,7 @@ import numpy as np
 
 import reportgen.catalog as catalog
 from reportgen.engine.curve import ScoreTable, reweighted
+from reportgen.engine.sorting import sorted_unique
 from reportgen.results import Confusion, Optimum, Reason
 from reportgen.value import Value
 
@@ -628,7 +629,7 @@ def _break_even_cut(table: ScoreTable, tp: np.ndarray, fp: np.ndarray) -> int | 
             lengths = last[whole] - first[whole] + 1
             offsets = np.repeat(np.cumsum(lengths) - lengths, lengths)
             picks.append(np.arange(int(lengths.sum())) - offsets + np.repeat(first[whole], lengths))
-        cuts = _sorted_unique(np.concatenate(picks))
+        cuts = sorted_unique(np.concatenate(picks))
     if cuts.size == 0:
         return None
     gap = np.abs(_precision_minus_recall(tp, fp, P, N, cuts))
@@ -637,16 +638,6 @@ def _break_even_cut(table: ScoreTable, tp: np.ndarray, fp: np.ndarray) -> int | 
     # docs/seed_examples.md C5), so only cuts with TP > 0 are candidates.
     j = _best(np.where(tp[cuts] > 0, gap, np.nan), minimize=True)
     return None if j is None else int(cuts[j])
-
-
-def _sorted_unique(a: np.ndarray) -> np.ndarray:
-    """``np.unique`` of an integer array by a sort (numpy 2's hash-based unique is slower)."""
-    a.sort()
-    keep = np.empty(a.shape[0], dtype=bool)
-    if a.shape[0]:
-        keep[0] = True
-        np.not_equal(a[1:], a[:-1], out=keep[1:])
-    return a[keep]
 
 
 def _precision_minus_recall(tp: np.ndarray, fp: np.ndarray, P: float, N: float, cuts: np.ndarray) -> np.ndarray:
@@ -868,7 +859,7 @@ def _around(idx: np.ndarray, n: int, keep: np.ndarray | None) -> np.ndarray:
     parts = [idx, idx - 1, [0, n - 1]]
     if keep is not None:
         parts.append(keep)
-    return _sorted_unique(np.clip(np.concatenate([np.asarray(p, dtype=np.int64) for p in parts]), 0, n - 1))
+    return sorted_unique(np.clip(np.concatenate([np.asarray(p, dtype=np.int64) for p in parts]), 0, n - 1))
 
 
 def _decimate_by(arc_at, n: int, max_points: int, keep: np.ndarray | None = None) -> np.ndarray:
@@ -960,7 +951,7 @@ def _even_indices(n: int, max_points: int) -> np.ndarray:
         return np.arange(n)
     targets = np.linspace(0.0, float(n - 1), max_points)
     idx = np.minimum(np.ceil(targets).astype(np.int64), n - 1)
-    return _sorted_unique(np.clip(np.concatenate([idx, idx - 1, [0, n - 1]]), 0, n - 1))
+    return sorted_unique(np.clip(np.concatenate([idx, idx - 1, [0, n - 1]]), 0, n - 1))
 
 
 def _roc_hull(table: ScoreTable, fpr, tpr) -> np.ndarray:

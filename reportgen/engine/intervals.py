@@ -477,9 +477,12 @@ class _ReshapedKS:
         """One block of cell draws, shape (b, cells): the positives' cells, then the negatives'.
         Each class's running sums over its own cells, read at the cuts (whole counts: exact)."""
         npc = self.pos_cells.shape[0]
-        step = max(1, _DRAW_ELEMENTS // max(self.width, 1))  # each resample's curve is its own
-        for lo in range(0, draws.shape[0], step):
-            d = draws[lo : lo + step]
+        # each resample's curve is its own: the fewest pieces of about _DRAW_ELEMENTS points, of
+        # equal sizes (a block of 131 resamples is four pieces, not 32, 32, 32, 32 and 3)
+        b = draws.shape[0]
+        pieces = min(b, -(-b * max(self.width, 1) // _DRAW_ELEMENTS))
+        for i in range(pieces):
+            d = draws[b * i // pieces : b * (i + 1) // pieces]
             curves = []
             for part, at, total in ((d[:, :npc], self.pos_at, self.P), (d[:, npc:], self.neg_at, self.N)):
                 run = np.zeros((d.shape[0], part.shape[1] + 1))

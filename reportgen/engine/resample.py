@@ -53,9 +53,13 @@ import numpy as np
 from reportgen.engine import binary as B
 from reportgen.engine.curve import ScoreTable
 
-#: Bound on resamples × max(rows, compressed bins) evaluated at once (float64: 512 KB arrays,
-#: reused from the heap; 8 MB ones were mapped and faulted in anew for every chunk).
+#: About the most resamples × max(rows, compressed bins) evaluated at once (float64: 512 KB
+#: arrays, reused from the heap; 8 MB ones were mapped and faulted in anew for every chunk).
 _CHUNK_ELEMENTS = 1 << 16
+
+#: Each metric's range in :data:`~reportgen.engine.binary.METRICS` order (lower bounds, upper
+#: bounds; ±inf where unbounded): a chunk's values are clipped in one call.
+_RANGES = np.array([B.RANGES.get(name, (-np.inf, np.inf)) for name in B.METRICS]).T
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -161,9 +165,11 @@ def resampled_metrics(
     b, counts = block
     out = np.empty((b, len(B.METRICS)))
     width = max(3 * kernel.n_breaks + 1, max((c.shape[1] for c in counts), default=0))
-    step = max(1, _CHUNK_ELEMENTS // width)
-    for lo in range(0, b, step):
-        hi = min(b, lo + step)
+    # the fewest chunks of about _CHUNK_ELEMENTS, of equal sizes (a block of 2·65 + 1 resamples is
+    # two chunks, not 65, 65 and 1: each chunk costs some 80 numpy calls whatever its size)
+    chunks = min(b, -(-b * width // _CHUNK_ELEMENTS))
+    for i in range(chunks):
+        lo, hi = b * i // chunks, b * (i + 1) // chunks
         out[lo:hi] = _chunk_metrics(kernel, hi - lo, [c[lo:hi] for c in counts], beta, costs)
     return out
 
@@ -176,10 +182,13 @@ def _chunk_metrics(kernel: ResampleKernel, b: int, counts: list[np.ndarray], bet
     if kernel.weights is not None:
         for m, w in zip(mult, kernel.weights):
             m *= w
-    X = np.zeros((b, 3 * L + 1))
-    for r in range(b):
-        for m, codes in zip(mult, kernel.codes):
-            X[r] += np.bincount(codes, weights=m[r], minlength=3 * L + 1)
+    # one bincount per stratum for all b resamples: resample r's bins at r·(3L + 1) …, each bin
+    # summed in row order as a bincount per resample sums it
+    bins = 3 * L + 1
+    X = np.zeros((b, bins))
+    offsets = np.arange(0, b * bins, bins)[:, None]
+    for m, codes in zip(mult, kernel.codes):
+        X += np.bincount((codes + offsets).ravel(), weights=m.ravel(), minlength=b * bins).reshape(b, bins)
     posB, negS, negT = X[:, :L], X[:, L : 2 * L + 1], X[:, 2 * L + 1 :]
     cpos = np.zeros((b, L + 1))
     np.cumsum(posB, axis=1, out=cpos[:, 1:])
@@ -218,10 +227,7 @@ def _chunk_metrics(kernel: ResampleKernel, b: int, counts: list[np.ndarray], bet
             vals["log_loss"], vals["brier"] = _per_row(sums[:, 0], W), _per_row(sums[:, 1], W)
     out = np.column_stack([vals[name] for name in B.METRICS])
     out[~np.isfinite(out)] = np.nan
-    for k, name in enumerate(B.METRICS):
-        if name in B.RANGES:
-            np.clip(out[:, k], *B.RANGES[name], out=out[:, k])
-    return out
+    return np.clip(out, *_RANGES, out=out)
 
 
 def _rowdot(a: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -160,3 +160,14 @@ def distinct_codes(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     codes = np.empty(n, dtype=itype)
     codes[rows.order] = group
     return rows.values(scores), codes
+
+
+def sorted_unique(a: np.ndarray) -> np.ndarray:
+    """``np.unique(a)`` of an integer array by a sort, in place (``a`` is sorted): numpy 2's
+    hash-based unique is slower, and its first call without options imports ``numpy.ma``."""
+    a.sort()
+    keep = np.empty(a.shape[0], dtype=bool)
+    if a.shape[0]:
+        keep[0] = True
+        np.not_equal(a[1:], a[:-1], out=keep[1:])
+    return a[keep]

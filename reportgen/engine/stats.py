@@ -892,15 +892,27 @@ def percentile_interval(values: np.ndarray, level: float = 0.95) -> tuple[float,
             statistic was undefined) are ignored.
         level: coverage of the two-sided interval.
 
-    Returns ``(q_{(1-level)/2}, q_{(1+level)/2})`` of the finite replicates (linear
-    interpolation, R's quantile type 7 as pROC), or None with fewer than two finite replicates.
+    Returns ``(q_{(1-level)/2}, q_{(1+level)/2})`` of the finite replicates, or None with fewer
+    than two finite replicates. Quantiles by linear interpolation between order statistics
+    (Hyndman & Fan 1996, type 7; R's default, as pROC): with the n sorted values ``x``,
+    ``h = (n − 1)·p``, ``i = ⌊h⌋``, ``t = h − i``: ``x[i] + (x[i+1] − x[i])·t``, written
+    ``x[i+1] − (x[i+1] − x[i])·(1 − t)`` when ``t ≥ ½`` — ``np.quantile``'s default to the bit
+    (tests/unit/test_stats.py), from one sort (``np.quantile`` also calls ``np.unique``, whose
+    first call imports ``numpy.ma``).
     """
     _check_level(level)
     v = np.asarray(values, dtype=np.float64).ravel()
-    v = v[np.isfinite(v)]
-    if v.shape[0] < 2:
+    v = np.sort(v[np.isfinite(v)])
+    n = v.shape[0]
+    if n < 2:
         return None
-    lo, hi = np.quantile(v, [(1.0 - level) / 2.0, (1.0 + level) / 2.0])
+    h = (n - 1) * np.array([(1.0 - level) / 2.0, (1.0 + level) / 2.0])
+    i = np.floor(h)
+    t = h - i
+    below = np.minimum(i.astype(np.intp), n - 1)
+    a, b = v[below], v[np.minimum(below + 1, n - 1)]
+    d = b - a
+    lo, hi = np.where(t >= 0.5, b - d * (1.0 - t), a + d * t)
     return float(lo), float(hi)
 
 

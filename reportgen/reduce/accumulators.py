@@ -43,6 +43,7 @@ from reportgen.engine.intervals import (
     merge_cells,
     shared_weights,
 )
+from reportgen.engine.sorting import sorted_unique
 from reportgen.engine.streaming import placements
 from reportgen.errors import InputError
 from reportgen.io.validate import HEADER_ROWS
@@ -163,7 +164,7 @@ class DenseCounts:
     def _present(self) -> np.ndarray:
         """``q − qmin`` of the integer scores that occur, ascending (the non-empty codes)."""
         if self.seen is not None:
-            return np.unique(np.concatenate(self.seen)) - self.qmin if self.seen else np.zeros(0, dtype=np.int64)
+            return sorted_unique(np.concatenate(self.seen)) - self.qmin if self.seen else np.zeros(0, dtype=np.int64)
         assert self.counts is not None
         return np.flatnonzero(self.counts[0::2] + self.counts[1::2])
 

@@ -28,6 +28,7 @@ from collections.abc import Iterator
 import numpy as np
 
 from reportgen.engine.binary import simplify_each, upper_hull
+from reportgen.engine.sorting import sorted_unique
 from reportgen.results import ComparisonResult, CurveData, Curves, KsData, ModelResult
 
 #: Largest distance (in unit-square coordinates) of a dropped point from the stored polyline.
@@ -60,7 +61,9 @@ def _ks_lines(k: KsData) -> list[_Line]:
 
 
 def _ks_taken(k: KsData, tpr: np.ndarray, fpr: np.ndarray) -> KsData:
-    sel = np.union1d(tpr, fpr)  # both lines share the score axis: a point stays when either needs it
+    sel = sorted_unique(
+        np.concatenate([tpr, fpr])
+    )  # both lines share the score axis: a point stays when either needs it
     return KsData(np.asarray(k.thresholds)[sel], np.asarray(k.tpr)[sel], np.asarray(k.fpr)[sel])
 
 

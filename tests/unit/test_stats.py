@@ -455,6 +455,24 @@ def test_percentile_interval():
     assert percentile_interval(np.array([1.0, 2.0]), 0.5) == pytest.approx((1.25, 1.75))
 
 
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.floats(-1e6, 1e6) | st.sampled_from([0.0, 0.5, 1.0, np.nan, np.inf]), min_size=0, max_size=60),
+    st.floats(0.01, 0.999) | st.sampled_from([0.5, 0.8, 0.9, 0.95, 0.99]),
+)
+def test_percentile_interval_is_numpys_linear_quantile_to_the_bit(values, level):
+    """The sort-once type-7 quantiles equal np.quantile's default (the oracle) exactly, with ties,
+    non-finite replicates dropped and every sample size."""
+    v = np.array(values, dtype=np.float64)
+    finite = v[np.isfinite(v)]
+    got = percentile_interval(v, level)
+    if finite.shape[0] < 2:
+        assert got is None
+        return
+    want = np.quantile(finite, [(1.0 - level) / 2.0, (1.0 + level) / 2.0])
+    assert got == (float(want[0]), float(want[1]))
+
 def test_paired_bootstrap_covers_the_true_auc_and_delta():
     """Binormal scores: model a with separation 1 (AUC = Phi(1/sqrt 2) = 0.7602), model b a noisier
     copy; 2,000 rows, 300 resamples. The interval of AUC_a covers the truth and has about DeLong's
