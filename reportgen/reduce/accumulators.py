@@ -1724,7 +1724,7 @@ class ClassCounts:
     * ``conf``: the confusion matrix, one ``bincount`` per batch over ``true·k + predicted``
       (columns are score-column positions when the prediction is the argmax of the scores);
     * class tables (:mod:`reportgen.engine.class_tables`): per score column and true class, the
-      distinct scores with their counts, batch lists ``pending`` merged every
+      distinct scores with their counts (None: every count 1), batch lists ``pending`` merged every
       :data:`MERGE_EVERY` batches into ``merged`` ((column, class id) → (values, counts));
     * the score range and the largest deviation of a row sum from 1 (log-loss validity).
 
@@ -1838,7 +1838,7 @@ class ClassCounts:
                 self.conf[to, : conf.shape[1]] += conf[: len(to)]
             if self.q:
                 values = [[np.zeros(0)] * n_ids for _ in range(self.q)]
-                counts = [[np.zeros(0)] * n_ids for _ in range(self.q)]
+                counts: list[list[np.ndarray | None]] = [[None] * n_ids for _ in range(self.q)]
                 for (j, i), (v, c) in st.merged.items():
                     values[j][int(to[i])], counts[j][int(to[i])] = v, c
                 self.pending.append((values, counts))
@@ -1885,7 +1885,7 @@ class ClassCounts:
         if not self.q:
             return C, None, None
         values = [[np.zeros(0)] * k for _ in range(k)]
-        counts = [[np.zeros(0)] * k for _ in range(k)]
+        counts: list[list[np.ndarray | None]] = [[None] * k for _ in range(k)]
         for (j, i), (v, c) in self.merged.items():
             if self.weighted:
                 v, c = CT.collapse_pairs(v, c)
@@ -1894,7 +1894,7 @@ class ClassCounts:
         tables = CT.ClassTables(
             k,
             tuple(map(tuple, values)),
-            CT.unit_counts_shared(counts),
+            CT.unit_counts_shared(values, counts),
             self.rows,
             self.weighted,
             self.p_min,
