@@ -1671,14 +1671,18 @@ class ProbabilityCells:
 
     def finish(self, k: int, to_final: np.ndarray) -> CP.ProbabilityCounts:
         """The counts in class indices (``to_final``: class id → class index), each cell list
-        re-sorted in class indices so that it sums in the same order from every engine."""
+        re-sorted in class indices so that it sums in the same order from every engine (already in
+        that order when ``to_final`` is increasing: configured classes, or ids met in class order)."""
+        in_order = bool(np.all(np.diff(to_final) > 0))
 
         def cells(chunks: list, span: int, keys: int) -> tuple[np.ndarray, np.ndarray, list, np.ndarray, np.ndarray]:
             if not chunks:
                 none = np.zeros(0, dtype=np.int64)
                 return none, none, [none] * (keys - 1), np.zeros(0), none
             (key, *rest), w, rows = concat_cells(chunks)
-            (y, low, *rest), w, rows = weight_cells([to_final[key // span], key % span, *rest], w, rows)
+            mapped = [to_final[key // span], key % span, *rest]
+            del key
+            (y, low, *rest), w, rows = (mapped, w, rows) if in_order else weight_cells(mapped, w, rows)
             return y, low, rest, w, rows
 
         q = self.q
