@@ -781,8 +781,11 @@ def decimate(x: np.ndarray, y: np.ndarray, max_points: int = 1000, keep: np.ndar
     arc = np.empty(n)  # cumulative arc length from 0: two n-long arrays at a time, not five
     arc[0] = 0.0
     seg = np.abs(np.diff(x))
-    seg += np.abs(np.diff(y))
-    np.cumsum(seg, out=arc[1:])
+    step = arc[1:]  # |Δy| in the arc's place until the sums overwrite it
+    np.subtract(y[1:], y[:-1], out=step)
+    np.abs(step, out=step)
+    seg += step
+    np.cumsum(seg, out=step)
     del seg
     targets = np.linspace(0.0, arc[-1], max_points)
     return _around(np.searchsorted(arc, targets, side="left"), n, keep)
