@@ -771,8 +771,15 @@ def decimate(x: np.ndarray, y: np.ndarray, max_points: int = 1000, keep: np.ndar
     n = x.shape[0]
     if n <= max_points:
         return np.arange(n)
-    seg = np.abs(np.diff(x)) + np.abs(np.diff(y))
-    arc = np.concatenate([[0.0], np.cumsum(seg)])
+    arc = np.empty(n)  # cumulative arc length from 0: two n-long arrays at a time, not five
+    arc[0] = 0.0
+    seg = np.abs(np.diff(x))
+    step = arc[1:]  # |Δy| in the arc's place until the sums overwrite it
+    np.subtract(y[1:], y[:-1], out=step)
+    np.abs(step, out=step)
+    seg += step
+    np.cumsum(seg, out=step)
+    del seg
     targets = np.linspace(0.0, arc[-1], max_points)
     return _around(np.searchsorted(arc, targets, side="left"), n, keep)
 

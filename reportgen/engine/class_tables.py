@@ -28,6 +28,7 @@ computed exactly, so the streamed result equals the in-memory one bit for bit.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -70,17 +71,21 @@ class ClassTables:
 
 
 def unit_counts_shared(
-    counts: tuple[tuple[np.ndarray, ...], ...] | list[list[np.ndarray]],
+    values: Sequence[Sequence[np.ndarray]], counts: Sequence[Sequence[np.ndarray | None]]
 ) -> tuple[tuple[np.ndarray, ...], ...]:
-    """``counts`` with every cell whose counts are all 1 (continuous scores, unit weights: each
-    score on one row) a view of one read-only array of ones, the same values contiguous from its
+    """``counts`` of the lists ``values`` with every cell whose counts are all 1 (None: each
+    score on one row, as :func:`class_lists` and :func:`merge_lists` give continuous scores
+    with unit weights) a view of one read-only array of ones, the same values contiguous from its
     start: the cells hold the longest cell's 8 bytes per entry, not n·k (issue 46)."""
-    longest = max((c.shape[0] for row in counts for c in row), default=0)
+    longest = max((v.shape[0] for row in values for v in row), default=0)
     ones = np.ones(longest)
     ones.setflags(write=False)
     return tuple(
-        tuple(ones[: c.shape[0]] if c.dtype == ones.dtype and bool((c == 1.0).all()) else c for c in row)
-        for row in counts
+        tuple(
+            ones[: v.shape[0]] if c is None or (c.dtype == ones.dtype and bool((c == 1.0).all())) else c
+            for v, c in zip(vrow, crow)
+        )
+        for vrow, crow in zip(values, counts)
     )
 
 
@@ -113,20 +118,24 @@ def build_class_tables(y: np.ndarray, p: np.ndarray, w: np.ndarray | None, k: in
         max_dev = float(np.abs(p.sum(axis=1) - 1.0).max())
     else:
         p_min, p_max, max_dev = math.inf, -math.inf, 0.0
-    return ClassTables(k, values, unit_counts_shared(counts), int(n), w is not None, p_min, p_max, max_dev)
+    return ClassTables(k, values, unit_counts_shared(values, counts), int(n), w is not None, p_min, p_max, max_dev)
 
 
 def class_lists(
     y: np.ndarray, p: np.ndarray, w: np.ndarray | None, k: int
-) -> tuple[tuple[tuple[np.ndarray, ...], ...], tuple[tuple[np.ndarray, ...], ...]]:
-    """``(values, counts)``, each q × k nested tuples: column j of ``p`` (n, q) on true class i < k."""
+) -> tuple[tuple[tuple[np.ndarray, ...], ...], tuple[tuple[np.ndarray | None, ...], ...]]:
+    """``(values, counts)``, each q × k nested tuples: column j of ``p`` (n, q) on true class i < k.
+
+    Unweighted, a column whose values are all distinct within each class (continuous scores)
+    has counts None (every count 1): the lists of a stream's batches then hold the scores alone,
+    not as many float64 ones beside them (issue 46)."""
     n = y.shape[0]
     idx_dtype = np.int16 if k <= np.iinfo(np.int16).max else np.int64
     order = np.argsort(y.astype(idx_dtype, copy=False), kind="stable")
     bounds = np.concatenate([[0], np.cumsum(np.bincount(y, minlength=k))]).astype(np.int64)
     wb = None if w is None else w[order]
     values: list[tuple[np.ndarray, ...]] = []
-    counts: list[tuple[np.ndarray, ...]] = []
+    counts: list[tuple[np.ndarray | None, ...]] = []
     for j in range(p.shape[1]):
         col = np.ascontiguousarray(p[:, j])[order]
         if wb is None:
@@ -137,8 +146,9 @@ def class_lists(
                 starts[0] = True
                 np.not_equal(col[1:], col[:-1], out=starts[1:])
                 starts[bounds[1:-1][bounds[1:-1] < n]] = True  # every block starts a run
-            if np.count_nonzero(starts) == n:  # continuous scores: every value distinct
-                vals, cnt, cut = col, np.ones(n), bounds
+            cnt: np.ndarray | None
+            if np.count_nonzero(starts) == n:  # continuous scores: every value distinct, every count 1
+                vals, cnt, cut = col, None, bounds
             else:
                 idx = np.flatnonzero(starts)
                 vals = col[idx]
@@ -148,7 +158,7 @@ def class_lists(
                 cut = np.searchsorted(idx, bounds)
             del starts
             vj = tuple(vals[cut[i] : cut[i + 1]] for i in range(k))
-            cj = tuple(cnt[cut[i] : cut[i + 1]] for i in range(k))
+            cj = tuple(None if cnt is None else cnt[cut[i] : cut[i + 1]] for i in range(k))
         else:
             pairs = [
                 _distinct_weighted(col[bounds[i] : bounds[i + 1]], wb[bounds[i] : bounds[i + 1]]) for i in range(k)
@@ -163,7 +173,7 @@ def class_lists(
 
 def weighted_pair_lists(
     y: np.ndarray, p: np.ndarray, w: np.ndarray, k: int
-) -> tuple[tuple[tuple[np.ndarray, ...], ...], tuple[tuple[np.ndarray, ...], ...]]:
+) -> tuple[tuple[tuple[np.ndarray, ...], ...], tuple[tuple[np.ndarray | None, ...], ...]]:
     """:func:`class_lists` of weighted rows, keyed by (score, weight) instead of score: per score
     column j and true class i, the distinct pairs as complex numbers ``score + 1j·weight``
     (ascending: by score, then by weight) and the rows of each (whole numbers).
@@ -177,10 +187,10 @@ def weighted_pair_lists(
     return class_lists(y, np.asarray(p, dtype=np.float64) + 1j * np.asarray(w, dtype=np.float64)[:, None], None, k)
 
 
-def collapse_pairs(values: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def collapse_pairs(values: np.ndarray, rows: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
     """(distinct scores ascending, weight of each) of a :func:`weighted_pair_lists` list:
 
-        count_s = Σ_pairs rows_c · w_c   (the pairs of score s, by ascending weight),
+        count_s = Σ_pairs rows_c · w_c   (the pairs of score s, by ascending weight; rows None: 1),
 
     one ``reduceat`` over the canonical order, so one number whatever the engine or batching."""
     if values.shape[0] == 0:
@@ -190,7 +200,8 @@ def collapse_pairs(values: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np
     starts[0] = True
     np.not_equal(score[1:], score[:-1], out=starts[1:])
     idx = np.flatnonzero(starts)
-    return score[idx], np.add.reduceat(rows * values.imag, idx)
+    weights = values.imag if rows is None else rows * values.imag
+    return score[idx], np.add.reduceat(weights, idx)
 
 
 def distinct_scores(values: np.ndarray) -> int:
@@ -200,17 +211,22 @@ def distinct_scores(values: np.ndarray) -> int:
     return int(np.count_nonzero(values.real[1:] != values.real[:-1])) + 1
 
 
-def merge_lists(parts: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
-    """Merge (values ascending, counts) lists of disjoint rows: counts added at equal values."""
+def merge_lists(parts: list[tuple[np.ndarray, np.ndarray | None]]) -> tuple[np.ndarray, np.ndarray | None]:
+    """Merge (values ascending, counts) lists of disjoint rows: counts added at equal values.
+
+    Counts None stand for counts of 1 (:func:`class_lists`); lists of such counts whose values
+    are all distinct merge to counts None again."""
     parts = [p for p in parts if p[0].shape[0]]
     if not parts:
-        return np.zeros(0), np.zeros(0)
+        return np.zeros(0), None
     if len(parts) == 1:
         return parts[0]
     values = np.unique(np.concatenate([v for v, _ in parts]))
+    if values.shape[0] == sum(v.shape[0] for v, _ in parts) and all(c is None for _, c in parts):
+        return values, None
     out = np.zeros(values.shape[0])
     for v, c in parts:  # each list's values are distinct: a fancy-index add is exact
-        out[np.searchsorted(values, v)] += c
+        out[np.searchsorted(values, v)] += 1.0 if c is None else c
     return values, out
 
 
@@ -231,7 +247,7 @@ def merge_class_tables(*parts: ClassTables) -> ClassTables:
     return ClassTables(
         k,
         tuple(values),
-        tuple(counts),
+        unit_counts_shared(values, counts),
         sum(t.n_rows for t in parts),
         any(t.weighted for t in parts),
         min(t.p_min for t in parts),

@@ -111,12 +111,14 @@ def id_codes(models: list[Keyed]) -> tuple[list[np.ndarray], Any]:
 
     arrays = [_arrow(k.ids) for k in models]
     ints = [x for x in (_integers(a) for a in arrays) if x is not None]
-    if len(ints) == len(arrays):  # integer ids (the common case): hashing int64 is several times faster
-        # codes in order of first appearance (as pandas.factorize numbered them)
-        encoded = pc.dictionary_encode(pa.array(np.concatenate(ints), type=pa.int64()))
-        words = pc.cast(encoded.dictionary, pa.string())
-        codes_flat = np.asarray(encoded.indices.to_numpy(zero_copy_only=False), dtype=np.int64)
-        return np.split(codes_flat, np.cumsum([len(a) for a in arrays])[:-1]), words
+    if len(ints) == len(arrays):  # integer ids (the common case): codes are ranks among the distinct ids
+        del arrays
+        distinct = np.concatenate(ints)
+        distinct.sort()  # in place: np.unique would sort a copy (or hash, slower on millions)
+        if distinct.shape[0]:
+            distinct = distinct[np.concatenate(([True], distinct[1:] != distinct[:-1]))]
+        codes = [np.searchsorted(distinct, x) for x in ints]
+        return codes, pc.cast(pa.array(distinct), pa.string())
     enc = pa.chunked_array(arrays, type=pa.string()).dictionary_encode()
     codes = [np.asarray(c.indices.to_numpy(zero_copy_only=False), dtype=np.int64) for c in enc.chunks]
     if len(codes) < len(models):  # pyarrow drops empty chunks

@@ -28,6 +28,15 @@ if TYPE_CHECKING:
     import pandas as pd
 
 
+def release_unused() -> None:
+    """Hand back to the system the memory pyarrow's pool keeps but no longer uses (its allocator
+    keeps freed pages for reuse: about 270 MiB after a streamed multiclass pass over 2M rows ×
+    5 classes × 3 models), once a pass over the files is done and before the next step grows."""
+    import pyarrow as pa  # noqa: PLC0415
+
+    pa.default_memory_pool().release_unused()
+
+
 def read_columns(
     path: Path, columns: list[str], batch_rows: int, numbers: Sequence[str] = (), text: Sequence[str] = ()
 ) -> Generator[tuple[Batch, int], None, None]:

@@ -1672,14 +1672,18 @@ class ProbabilityCells:
 
     def finish(self, k: int, to_final: np.ndarray) -> CP.ProbabilityCounts:
         """The counts in class indices (``to_final``: class id → class index), each cell list
-        re-sorted in class indices so that it sums in the same order from every engine."""
+        re-sorted in class indices so that it sums in the same order from every engine (already in
+        that order when ``to_final`` is increasing: configured classes, or ids met in class order)."""
+        in_order = bool(np.all(np.diff(to_final) > 0))
 
         def cells(chunks: list, span: int, keys: int) -> tuple[np.ndarray, np.ndarray, list, np.ndarray, np.ndarray]:
             if not chunks:
                 none = np.zeros(0, dtype=np.int64)
                 return none, none, [none] * (keys - 1), np.zeros(0), none
             (key, *rest), w, rows = concat_cells(chunks)
-            (y, low, *rest), w, rows = weight_cells([to_final[key // span], key % span, *rest], w, rows)
+            mapped = [to_final[key // span], key % span, *rest]
+            del key
+            (y, low, *rest), w, rows = (mapped, w, rows) if in_order else weight_cells(mapped, w, rows)
             return y, low, rest, w, rows
 
         q = self.q
@@ -1725,7 +1729,7 @@ class ClassCounts:
     * ``conf``: the confusion matrix, one ``bincount`` per batch over ``true·k + predicted``
       (columns are score-column positions when the prediction is the argmax of the scores);
     * class tables (:mod:`reportgen.engine.class_tables`): per score column and true class, the
-      distinct scores with their counts, batch lists ``pending`` merged every
+      distinct scores with their counts (None: every count 1), batch lists ``pending`` merged every
       :data:`MERGE_EVERY` batches into ``merged`` ((column, class id) → (values, counts));
     * the score range and the largest deviation of a row sum from 1 (log-loss validity).
 
@@ -1839,7 +1843,7 @@ class ClassCounts:
                 self.conf[to, : conf.shape[1]] += conf[: len(to)]
             if self.q:
                 values = [[np.zeros(0)] * n_ids for _ in range(self.q)]
-                counts = [[np.zeros(0)] * n_ids for _ in range(self.q)]
+                counts: list[list[np.ndarray | None]] = [[None] * n_ids for _ in range(self.q)]
                 for (j, i), (v, c) in st.merged.items():
                     values[j][int(to[i])], counts[j][int(to[i])] = v, c
                 self.pending.append((values, counts))
@@ -1886,7 +1890,7 @@ class ClassCounts:
         if not self.q:
             return C, None, None
         values = [[np.zeros(0)] * k for _ in range(k)]
-        counts = [[np.zeros(0)] * k for _ in range(k)]
+        counts: list[list[np.ndarray | None]] = [[None] * k for _ in range(k)]
         for (j, i), (v, c) in self.merged.items():
             if self.weighted:
                 v, c = CT.collapse_pairs(v, c)
@@ -1895,7 +1899,7 @@ class ClassCounts:
         tables = CT.ClassTables(
             k,
             tuple(map(tuple, values)),
-            CT.unit_counts_shared(counts),
+            CT.unit_counts_shared(values, counts),
             self.rows,
             self.weighted,
             self.p_min,

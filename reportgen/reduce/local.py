@@ -66,7 +66,7 @@ from reportgen.errors import InputError
 from reportgen.io import align as A
 from reportgen.io import validate as V
 from reportgen.io.align import Join, Keyed, check_positions, check_unique, concat_ids
-from reportgen.io.batches import Batch, arrow_table, read_columns, read_frames
+from reportgen.io.batches import Batch, arrow_table, read_columns, read_frames, release_unused
 from reportgen.io.files import FileInfo, check_parts, columns_in, file_info, hashing, no_rows
 from reportgen.io.pairs import PAIRED_CHUNK, RowSpill
 from reportgen.io.progress import Progress, ReadProgress
@@ -414,6 +414,7 @@ def read_files(
             raise
         if read[path] == 0:
             raise no_rows(path)
+    release_unused()  # the batches' pages, before the join and the next pass grow
     return read, seen_dates, in_order(cfg, [st for _path, sts in files for st in sts])
 
 
@@ -1263,6 +1264,7 @@ def paired_pass(
         for _lo, _hi, recs in [] if one_file else spill.chunks():
             pairs.add(recs)
             del recs  # one range held at a time, not this one while the next is read
+    release_unused()
     return pairs.result()
 
 

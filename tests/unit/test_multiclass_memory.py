@@ -35,6 +35,17 @@ def test_unit_counts_are_views_of_one_read_only_array():
     assert any((c > 1).any() for row in tied.counts for c in row)
 
 
+def test_distinct_scores_keep_no_counts_until_a_score_repeats():
+    y, p = _rows()
+    values, counts = CT.class_lists(y, p, None, 4)
+    assert all(c is None for row in counts for c in row)  # every count 1: no array of ones per list
+    a, b = values[0][0][::2].copy(), values[0][0][1::2].copy()
+    assert CT.merge_lists([(a, None), (b, None)])[1] is None  # disjoint values: still every count 1
+    merged, c = CT.merge_lists([(a, None), (a[:3].copy(), np.array([2.0, 1.0, 4.0]))])
+    assert np.array_equal(merged, a) and c is not None
+    assert np.array_equal(c[:3], [3.0, 2.0, 5.0]) and (c[3:] == 1.0).all()
+
+
 def test_finish_hands_over_the_tables_and_cells():
     y, p = _rows()
     counts = S.ClassCounts(4)

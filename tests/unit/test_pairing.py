@@ -155,3 +155,12 @@ def test_a_held_spill_refuses_a_row_given_twice_or_missing():
         spill.add(1, np.array([0, 1, 3]), np.arange(3))
         with pytest.raises(AssertionError, match="common row 2 has no record of model 1"):
             list(spill.chunks())
+
+
+def test_integer_id_codes_name_each_id_once_whatever_its_model_or_order():
+    a = _keyed("a", ["30", "7", "120", "-4"], [True, False, True, False])
+    b = _keyed("b", ["120", "30", "8", "7"], [True, True, False, False])
+    (ca, cb), words = A.id_codes([a, b])
+    assert words.take(pa.array(ca)).to_pylist() == ["30", "7", "120", "-4"]
+    assert words.take(pa.array(cb)).to_pylist() == ["120", "30", "8", "7"]
+    assert len(words) == 5 and len(set(words.to_pylist())) == 5
