@@ -40,7 +40,8 @@ import reportgen.catalog as catalog
 from reportgen.errors import ConfigError, UserError
 from reportgen.logo import image_kind, read_logo
 from reportgen.redact import VAR_ONLY, is_secret_key, masked
-from reportgen.results import MAX_TEXT_CHARS, Favourable
+from reportgen.result_base import Favourable
+from reportgen.results import MAX_TEXT_CHARS
 from reportgen.smallfiles import read_user_file
 
 Task = Literal["binary", "multiclass"]

@@ -23,13 +23,16 @@ Pure functions of the result and the config's rules; nothing here reads or write
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import reportgen.catalog as catalog
 from reportgen.config import CheckConfig
 from reportgen.engine.compare import DELONG_METRICS
 from reportgen.engine.multiplicity import alpha_of
-from reportgen.results import CheckResult, Comparison, ComparisonResult, FairnessModel
+from reportgen.results import CheckResult, Comparison, ComparisonResult
+
+if TYPE_CHECKING:
+    from reportgen.section_results import FairnessModel
 
 Outcome = Literal["better", "worse", "no_difference", "undefined"]
 

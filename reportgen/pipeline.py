@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from importlib import metadata
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import reportgen.catalog as catalog
 import reportgen.clock as clock
@@ -32,20 +33,11 @@ from reportgen.errors import ConfigError
 from reportgen.io.align import ID_NOT_SHARED
 from reportgen.io.files import rows_as_lines
 from reportgen.reduce import local
-from reportgen.results import (
-    Comparison,
-    ComparisonResult,
-    CreditSection,
-    DroppedRows,
-    FairnessSection,
-    InputFile,
-    ModelResult,
-    Notice,
-    Reason,
-    RunInfo,
-    SegmentSection,
-)
+from reportgen.results import Comparison, ComparisonResult, DroppedRows, InputFile, ModelResult, Notice, Reason, RunInfo
 from reportgen.version import __version__
+
+if TYPE_CHECKING:  # built where a section is (reportgen.engine.credit, …): a run without one never imports them
+    from reportgen.section_results import CreditSection, FairnessSection, SegmentSection
 
 log = logging.getLogger(__name__)
 

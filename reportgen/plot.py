@@ -33,7 +33,8 @@ from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter, PercentF
 import reportgen.catalog as catalog
 from reportgen.report.formats import fmt_metric, isolate
 from reportgen.report.reliability import MIN_BIN_ROWS, reliability_of
-from reportgen.results import ComparisonResult, CreditModel, Curves, ModelResult
+from reportgen.results import ComparisonResult, Curves, ModelResult
+from reportgen.section_results import CreditModel
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes

@@ -15,9 +15,11 @@ first problem, as a user error.
 
 Undefined numbers are ``None`` (JSON ``null``), never NaN.
 
-A leaf module: it imports nothing from the rest of reportgen but the error tree, so the engine,
-the report and the config can all import it (the engine's value types :class:`Confusion` and
-:class:`Optimum` live here for that reason).
+A leaf module: it imports nothing from the rest of reportgen but the error tree and the types'
+base (:mod:`reportgen.result_base`), so the engine, the report and the config can all import it (the
+engine's value types :class:`Confusion` and :class:`Optimum` live here for that reason). The
+optional sections' types (credit-risk validation, fairness, segments) are
+:mod:`reportgen.section_results`', imported where a section is built, drawn or read.
 """
 
 from __future__ import annotations
@@ -38,91 +40,24 @@ import numpy as np
 
 import reportgen.catalog as catalog
 from reportgen.errors import ResultError
-from reportgen.value import Value
+from reportgen.result_base import (
+    CalibrationData,
+    CalibrationSummary,
+    CurveData,
+    Frozen,
+    FrozenDict,
+    HolmFamily,
+    freeze,
+    lengths_differ,
+)
 
 if typing.TYPE_CHECKING:
     import pandas as pd
 
+    from reportgen.section_results import CreditSection, FairnessSection, SegmentSection
+
 #: The ``schema_version`` this reportgen writes and reads.
 SCHEMA_VERSION = "1"
-
-
-# --------------------------------------------------------------------------------------
-# Deep freezing
-# --------------------------------------------------------------------------------------
-
-
-class FrozenDict(dict[Any, Any]):
-    """A dict that refuses every in-place change (``d[k] = v``, ``del``, ``update``, ``pop``, …).
-
-    A dict subclass rather than :class:`types.MappingProxyType` so that frozen results still
-    compare equal to dicts, pass ``isinstance(x, dict)`` checks, serialise with :mod:`json`
-    and pickle (for process pools); ``copy()`` returns an ordinary, mutable dict.
-    """
-
-    __slots__ = ()
-
-    def _refuse(self, *args: Any, **kwargs: Any) -> NoReturn:
-        raise TypeError("a result's mappings are read-only; build a new result (dataclasses.replace) instead")
-
-    __setitem__ = __delitem__ = __ior__ = _refuse
-    clear = pop = popitem = setdefault = update = _refuse
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (FrozenDict, (dict(self),))
-
-    def __repr__(self) -> str:
-        return f"FrozenDict({dict.__repr__(self)})"
-
-
-def _lengths_differ(**arrays: np.ndarray | None) -> str | None:
-    """A message when the given arrays (None: absent) do not all have one length."""
-    present = {k: len(v) for k, v in arrays.items() if v is not None}
-    if len(set(present.values())) > 1:
-        return "expected arrays of one length, found " + ", ".join(f"{k}: {n}" for k, n in present.items())
-    return None
-
-
-def freeze(value: Any) -> Any:
-    """A deeply immutable copy of ``value``: dicts → :class:`FrozenDict`, lists and tuples →
-    tuples, numpy arrays → read-only copies (their data no longer shared with the caller);
-    everything else (numbers, strings, the frozen result dataclasses) as it is."""
-    if isinstance(value, np.ndarray):
-        if value.flags.writeable or value.base is not None:
-            value = value.copy()
-        value.setflags(write=False)
-        return value
-    if isinstance(value, FrozenDict):
-        return value
-    if isinstance(value, Mapping):
-        return FrozenDict({k: freeze(v) for k, v in value.items()})
-    if isinstance(value, (list, tuple)):
-        return tuple(freeze(v) for v in value)
-    return value
-
-
-class _Frozen(Value):
-    """Base of every result type: freezes each field after construction (see :func:`freeze`);
-    its ``repr``, ``==`` and ``hash`` are :class:`~reportgen.value.Value`'s (each type's
-    decorator says ``repr=False, eq=False``)."""
-
-    __slots__ = ()
-
-    def problem(self) -> str | None:
-        """What is inconsistent between the fields (array lengths, matrix shape), or None.
-
-        Types alone cannot say that a curve's x and y have one length; the loader asks each
-        value it builds, so that a broken metrics.json is refused with its JSON path instead of
-        failing half-way through drawing a figure.
-        """
-        return None
-
-    def __post_init__(self) -> None:
-        for f in dataclasses.fields(self):  # type: ignore[arg-type]  # a mixin: every subclass is a dataclass
-            v = getattr(self, f.name)
-            fv = freeze(v)
-            if fv is not v:
-                object.__setattr__(self, f.name, fv)
 
 
 # --------------------------------------------------------------------------------------
@@ -131,7 +66,7 @@ class _Frozen(Value):
 
 
 @dataclass(frozen=True, slots=True, repr=False, eq=False)
-class Confusion(_Frozen):
+class Confusion(Frozen):
     """Weighted confusion counts at one cut."""
 
     tp: float
@@ -145,7 +80,7 @@ class Confusion(_Frozen):
 
 
 @dataclass(frozen=True, slots=True, repr=False, eq=False)
-class Optimum(_Frozen):
+class Optimum(Frozen):
     """The best cut for one criterion.
 
     ``threshold`` is None when the best decision is to predict no row positive; ``value`` (and
@@ -174,19 +109,7 @@ class Optimum(_Frozen):
 
 
 @dataclass(frozen=True, slots=True, repr=False, eq=False)
-class CurveData(_Frozen):
-    """A drawable curve: x, y and the score threshold of each point (decimated)."""
-
-    x: np.ndarray
-    y: np.ndarray
-    thresholds: np.ndarray | None = None
-
-    def problem(self) -> str | None:
-        return _lengths_differ(x=self.x, y=self.y, thresholds=self.thresholds)
-
-
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
-class CostCurveData(_Frozen):
+class CostCurveData(Frozen):
     """Drummond–Holte cost curve: the lower envelope of normalised expected cost over the probability cost
     PC(+) (Drummond & Holte 2006), and the model's operating point: its PC(+) and the (FPR, TPR) at its
     decision threshold."""
@@ -196,14 +119,14 @@ class CostCurveData(_Frozen):
     operating_pc: float
 
     def problem(self) -> str | None:
-        return _lengths_differ(pc=self.pc, envelope=self.envelope)
+        return lengths_differ(pc=self.pc, envelope=self.envelope)
 
     operating_fpr: float
     operating_tpr: float
 
 
 @dataclass(frozen=True, slots=True, repr=False, eq=False)
-class KsData(_Frozen):
+class KsData(Frozen):
     """The KS plot: the share of positives (tpr) and of negatives (fpr) predicted positive at each
     threshold."""
 
@@ -212,11 +135,11 @@ class KsData(_Frozen):
     fpr: np.ndarray
 
     def problem(self) -> str | None:
-        return _lengths_differ(thresholds=self.thresholds, tpr=self.tpr, fpr=self.fpr)
+        return lengths_differ(thresholds=self.thresholds, tpr=self.tpr, fpr=self.fpr)
 
 
 @dataclass(frozen=True, slots=True, repr=False, eq=False)
-class ScoreHistogram(_Frozen):
+class ScoreHistogram(Frozen):
     """Score distribution per class on shared bin edges (weighted counts)."""
 
     edges: np.ndarray
@@ -226,23 +149,11 @@ class ScoreHistogram(_Frozen):
     def problem(self) -> str | None:
         if self.edges.shape[0] != self.positives.shape[0] + 1:
             return f"expected one more edge than bins, found {self.edges.shape[0]} edges for {self.positives.shape[0]} bins"
-        return _lengths_differ(positives=self.positives, negatives=self.negatives)
+        return lengths_differ(positives=self.positives, negatives=self.negatives)
 
 
 @dataclass(frozen=True, slots=True, repr=False, eq=False)
-class CalibrationData(_Frozen):
-    """Reliability diagram: mean predicted probability vs observed positive share per bin."""
-
-    mean_predicted: np.ndarray
-    observed: np.ndarray
-    counts: np.ndarray
-
-    def problem(self) -> str | None:
-        return _lengths_differ(mean_predicted=self.mean_predicted, observed=self.observed, counts=self.counts)
-
-
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
-class Curves(_Frozen):
+class Curves(Frozen):
     """A binary model's curves, as the report draws them: ROC, precision–recall, each threshold metric
     against the threshold, KS, cost, lift, the score histogram and the reliability diagram."""
 
@@ -257,7 +168,7 @@ class Curves(_Frozen):
 
 
 @dataclass(frozen=True, slots=True, repr=False, eq=False)
-class ScoreBand(_Frozen):
+class ScoreBand(Frozen):
     """One band of the score-band (decile) table, riskiest band first (reportgen.engine.bands)."""
 
     band: int = field(metadata={"description": "1 for the riskiest band (scores most indicative of a positive)."})
@@ -287,7 +198,7 @@ class ScoreBand(_Frozen):
 
 
 @dataclass(frozen=True, slots=True, repr=False, eq=False)
-class BandTable(_Frozen):
+class BandTable(Frozen):
     """The score-band table of one binary model: bands of about equal rows, ties kept whole."""
 
     bands: int = field(metadata={"description": "Bands asked for (config bands:); a tie can leave fewer."})
@@ -303,7 +214,7 @@ class BandTable(_Frozen):
 
 
 @dataclass(frozen=True, slots=True, repr=False, eq=False)
-class PrevalenceScenario(_Frozen):
+class PrevalenceScenario(Frozen):
     """Optimal thresholds when positives make up ``prevalence`` of the population."""
 
     prevalence: float
@@ -312,7 +223,7 @@ class PrevalenceScenario(_Frozen):
 
 
 @dataclass(frozen=True, slots=True, repr=False, eq=False)
-class ConfusionMatrixData(_Frozen):
+class ConfusionMatrixData(Frozen):
     """K×K matrix, rows = true class, columns = predicted class."""
 
     labels: Sequence[str]
@@ -326,7 +237,7 @@ class ConfusionMatrixData(_Frozen):
 
 
 @dataclass(frozen=True, slots=True, repr=False, eq=False)
-class MulticlassCurves(_Frozen):
+class MulticlassCurves(Frozen):
     """A multiclass model's one-vs-rest ROC and precision–recall curve per class, and the micro-averaged
     ROC curve."""
 
@@ -336,7 +247,7 @@ class MulticlassCurves(_Frozen):
 
 
 @dataclass(frozen=True, slots=True, repr=False, eq=False)
-class BinningInfo(_Frozen):
+class BinningInfo(Frozen):
     """How a model's scores were binned (streamed inputs with too many distinct scores).
 
     ``auc_error_bound``: Σ_b pos_b·neg_b / (2·P·N), the largest possible |AUC(binned) − AUC(raw)|.
@@ -430,7 +341,7 @@ UNDEFINED_CODES: tuple[str, ...] = typing.get_args(UndefinedCode)
 _UNDEFINED_CODE_SET = frozenset(UNDEFINED_CODES)
 
 
-class _Coded(_Frozen):
+class _Coded(Frozen):
     """Base of a code with its facts: refuses, when built, a code its enumeration does not list
     (so the engine cannot emit a code the report layer has no sentence for)."""
 
@@ -443,7 +354,7 @@ class _Coded(_Frozen):
         if code not in self._CODES:
             what, enum = self._ENUM
             raise ValueError(f"unknown {what} code {code!r} (add it to reportgen.results.{enum})")
-        _Frozen.__post_init__(self)
+        Frozen.__post_init__(self)
 
 
 @dataclass(frozen=True, slots=True, repr=False, eq=False)
@@ -499,46 +410,7 @@ class Reason(_Coded):
 
 
 @dataclass(frozen=True, slots=True, repr=False, eq=False)
-class CalibrationSummary(_Frozen):
-    """One model's calibration over the configured bins (``calibration:``): per non-empty bin, in
-    order of mean predicted probability, and the summary numbers with their intervals."""
-
-    strategy: Literal["uniform", "quantile"]
-    bins: int = field(metadata={"description": "The configured number of bins (empty ones are left out below)."})
-    mean_predicted: np.ndarray
-    observed: np.ndarray = field(metadata={"description": "Each bin's share of positives."})
-    counts: np.ndarray = field(metadata={"description": "Each bin's rows (weight)."})
-    observed_lo: np.ndarray = field(
-        metadata={
-            "description": "Each bin's Clopper-Pearson lower bound of the observed share (NaN-free; weighted: 0)."
-        }
-    )
-    observed_hi: np.ndarray = field(metadata={"description": "Each bin's Clopper-Pearson upper bound (weighted: 1)."})
-    values: Mapping[str, float | None] = field(
-        metadata={
-            "description": (
-                "ece, mce, brier, reliability, resolution, uncertainty (Murphy's decomposition on the bins) and "
-                "brier_skill (1 - brier / uncertainty); null when undefined."
-            )
-        }
-    )
-    ci: Mapping[str, Sequence[float]] = field(
-        metadata={"description": "name -> percentile bootstrap interval (none for uncertainty: fixed by the design)."}
-    )
-    ci_method: str
-
-    def problem(self) -> str | None:
-        return _lengths_differ(
-            mean_predicted=self.mean_predicted,
-            observed=self.observed,
-            counts=self.counts,
-            observed_lo=self.observed_lo,
-            observed_hi=self.observed_hi,
-        )
-
-
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
-class CalibrationDelta(_Frozen):
+class CalibrationDelta(Frozen):
     """A challenger's calibration numbers minus the baseline's, with intervals."""
 
     delta: Mapping[str, float | None]
@@ -555,7 +427,7 @@ class CalibrationDelta(_Frozen):
 
 
 @dataclass(frozen=True, slots=True, repr=False, eq=False)
-class PartialAuc(_Frozen):
+class PartialAuc(Frozen):
     """One model's partial AUC over a configured range (pROC's definition, McClish's correction)."""
 
     focus: Literal["specificity", "sensitivity"] = field(
@@ -588,7 +460,7 @@ _OP_KIND = (
 
 
 @dataclass(frozen=True, slots=True, repr=False, eq=False)
-class OperatingPoint(_Frozen):
+class OperatingPoint(Frozen):
     """One model at one configured operating point (``operating_points:``), with its interval."""
 
     kind: Literal["tpr_at_fpr", "precision_at_recall"] = field(metadata={"description": _OP_KIND})
@@ -598,7 +470,7 @@ class OperatingPoint(_Frozen):
 
 
 @dataclass(frozen=True, slots=True, repr=False, eq=False)
-class OptimumInterval(_Frozen):
+class OptimumInterval(Frozen):
     """Bootstrap intervals of one optimal threshold (``optimal_thresholds`` of the same criterion):
     every resample finds its own optimum (pROC's ci.coords with x = "best")."""
 
@@ -614,7 +486,7 @@ class OptimumInterval(_Frozen):
 
 
 @dataclass(frozen=True, slots=True, repr=False, eq=False)
-class OperatingPoints(_Frozen):
+class OperatingPoints(Frozen):
     """One model's configured operating points and the intervals of its optimal thresholds."""
 
     points: Sequence[OperatingPoint] = field(
@@ -627,7 +499,7 @@ class OperatingPoints(_Frozen):
 
 
 @dataclass(frozen=True, slots=True, repr=False, eq=False)
-class OperatingPointDelta(_Frozen):
+class OperatingPointDelta(Frozen):
     """A challenger against the baseline at one configured operating point: descriptive (its p is
     not adjusted and gives no verdict)."""
 
@@ -647,7 +519,7 @@ class OperatingPointDelta(_Frozen):
 
 
 @dataclass(frozen=True, slots=True, repr=False, eq=False)
-class ModelResult(_Frozen):
+class ModelResult(Frozen):
     """Everything computed for one model."""
 
     name: str
@@ -807,9 +679,6 @@ class ModelResult(_Frozen):
     )
 
 
-#: The Holm family an adjusted p belongs to (reportgen.engine.multiplicity): the verdicts on the primary metric
-#: against the baseline, DeLong's or McNemar's tests against the baseline, or the pairs of challengers.
-HolmFamily = Literal["verdicts", "delong", "mcnemar", "challenger_pairs", "segments"]
 _FAMILY = (
     "The Holm family of the adjusted p: 'verdicts' (the primary metric, each challenger against the baseline), "
     "'delong' or 'mcnemar' (those tests against the baseline), 'challenger_pairs' (DeLong, each pair of "
@@ -818,7 +687,7 @@ _FAMILY = (
 
 
 @dataclass(frozen=True, slots=True, repr=False, eq=False)
-class DeLongSummary(_Frozen):
+class DeLongSummary(Frozen):
     """DeLong's test of the AUC difference, model − baseline (DeLong, DeLong & Clarke-Pearson 1988):
     paired when both models scored the same rows, otherwise for independent samples (the AUCs'
     variances added, as pROC)."""
@@ -851,7 +720,7 @@ class DeLongSummary(_Frozen):
 
 
 @dataclass(frozen=True, slots=True, repr=False, eq=False)
-class McNemarSummary(_Frozen):
+class McNemarSummary(Frozen):
     """McNemar's test at the decision rules: which model errs more, on what counts."""
 
     statistic: float
@@ -932,7 +801,7 @@ class McNemarSummary(_Frozen):
 
 
 @dataclass(frozen=True, slots=True, repr=False, eq=False)
-class Decision(_Frozen):
+class Decision(Frozen):
     """The verdict on the primary metric as facts a scheduled job can act on (the sentence is written from them).
 
     Multiplicity: Holm over the family of verdicts of the run (one per model compared with the baseline,
@@ -999,7 +868,7 @@ class Decision(_Frozen):
 
 
 @dataclass(frozen=True, slots=True, repr=False, eq=False)
-class SwapCell(_Frozen):
+class SwapCell(Frozen):
     """One cell of a swap-set table: rows and bads, in rows and in weight, and the (weighted) bad rate."""
 
     rows: int
@@ -1010,7 +879,7 @@ class SwapCell(_Frozen):
 
 
 @dataclass(frozen=True, slots=True, repr=False, eq=False)
-class ApprovalSide(_Frozen):
+class ApprovalSide(Frozen):
     """One model at a target approval rate: its cut, the rate it achieves and its approved book's bad rate."""
 
     model: str
@@ -1039,7 +908,7 @@ class ApprovalSide(_Frozen):
 
 
 @dataclass(frozen=True, slots=True, repr=False, eq=False)
-class ApprovalAtRate(_Frozen):
+class ApprovalAtRate(Frozen):
     """The model and the baseline approving the same share of the rows: bad rates among the approved,
     their paired difference (model - baseline) with an interval, and the swap-set table."""
 
@@ -1064,7 +933,7 @@ class ApprovalAtRate(_Frozen):
 
 
 @dataclass(frozen=True, slots=True, repr=False, eq=False)
-class ComparisonTests(_Frozen):
+class ComparisonTests(Frozen):
     """The tests of a challenger against the baseline: DeLong's test of the AUC difference and McNemar's
     test of the decisions at the thresholds (each null when it cannot be run)."""
 
@@ -1085,7 +954,7 @@ class ComparisonTests(_Frozen):
 
 
 @dataclass(frozen=True, slots=True, repr=False, eq=False)
-class PartialAucTest(_Frozen):
+class PartialAucTest(Frozen):
     """A challenger's partial AUC against the baseline's over one range: pROC's bootstrap test."""
 
     focus: Literal["specificity", "sensitivity"]
@@ -1118,7 +987,7 @@ class PartialAucTest(_Frozen):
 
 
 @dataclass(frozen=True, slots=True, repr=False, eq=False)
-class ClassificationTable(_Frozen):
+class ClassificationTable(Frozen):
     """A multiclass model's classification table beyond its per-class fields ('per_class'): the
     macro, weighted and micro averages with their intervals, and accuracy against the
     no-information rate (reportgen.engine.class_report)."""
@@ -1151,7 +1020,7 @@ class ClassificationTable(_Frozen):
 
 
 @dataclass(frozen=True, slots=True, repr=False, eq=False)
-class ClassProbabilities(_Frozen):
+class ClassProbabilities(Frozen):
     """A multiclass model's probabilities judged as probabilities (reportgen.engine.class_probabilities):
     Brier score, calibration errors, top-k accuracy and the cost-optimal decision rule."""
 
@@ -1215,11 +1084,11 @@ class ClassProbabilities(_Frozen):
     )
 
     def problem(self) -> str | None:
-        return _lengths_differ(confidence=self.confidence, accuracy=self.accuracy, counts=self.counts)
+        return lengths_differ(confidence=self.confidence, accuracy=self.accuracy, counts=self.counts)
 
 
 @dataclass(frozen=True, slots=True, repr=False, eq=False)
-class ClassDeltas(_Frozen):
+class ClassDeltas(Frozen):
     """A multiclass challenger's per-class differences from the baseline (model − baseline)."""
 
     delta: Mapping[str, Mapping[str, float | None]] = field(
@@ -1232,7 +1101,7 @@ class ClassDeltas(_Frozen):
 
 
 @dataclass(frozen=True, slots=True, repr=False, eq=False)
-class Comparison(_Frozen):
+class Comparison(Frozen):
     """One model against the baseline: deltas (model − baseline), CIs, tests and a verdict."""
 
     model: str
@@ -1292,7 +1161,7 @@ class Comparison(_Frozen):
 
 
 @dataclass(frozen=True, slots=True, repr=False, eq=False)
-class PairwiseCell(_Frozen):
+class PairwiseCell(Frozen):
     """One cell of the pairwise matrix: 'delta' is model − baseline, with its test's p-value and its
     Holm-adjusted p-value."""
 
@@ -1324,7 +1193,7 @@ class PairwiseCell(_Frozen):
 
 
 @dataclass(frozen=True, slots=True, repr=False, eq=False)
-class InputFile(_Frozen):
+class InputFile(Frozen):
     """A file the run read: its path, SHA-256, rows and size (the audit trail)."""
 
     path: str
@@ -1334,7 +1203,7 @@ class InputFile(_Frozen):
 
 
 @dataclass(frozen=True, slots=True, repr=False, eq=False)
-class DroppedRows(_Frozen):
+class DroppedRows(Frozen):
     """Rows of a model's input left out of the comparison: how many, and why (e.g. "missing or
     non-finite score in 'score'")."""
 
@@ -1344,7 +1213,7 @@ class DroppedRows(_Frozen):
 
 
 @dataclass(frozen=True, slots=True, repr=False, eq=False)
-class RunInfo(_Frozen):
+class RunInfo(Frozen):
     """The audit trail: what was run, on what, with which software, when."""
 
     title: str
@@ -1420,793 +1289,8 @@ class RunInfo(_Frozen):
     )
 
 
-# --------------------------------------------------------------------------------------
-# Credit-risk validation (issue 19): calibration by grade, stability, performance over time
-# --------------------------------------------------------------------------------------
-
-#: A traffic light: green (no evidence against the model), amber (watch), red (act).
-Light = Literal["green", "amber", "red"]
-
-
-def _doc(text: str) -> dict[str, str]:
-    return {"description": text}
-
-
 @dataclass(frozen=True, slots=True, repr=False, eq=False)
-class CreditTest(_Frozen):
-    """One test of a PD model: its statistic, p-value and traffic light (null when undefined)."""
-
-    statistic: float | None = field(
-        metadata=_doc("The test statistic (z, chi-square, S or PSI, per the test); null when the test is undefined.")
-    )
-    p_value: float | None = field(
-        metadata=_doc(
-            "The p-value: one-sided for Jeffreys, binomial, the AUC against the initial AUC and the concentration "
-            "test (small p: PD too low, AUC fallen, grades more concentrated), the chi-square's upper tail for "
-            "Hosmer-Lemeshow; two-sided for Spiegelhalter, calibration in the large, the calibration slope and "
-            "intercept; null for the PSI, which has no p-value, and when undefined."
-        )
-    )
-    light: Light | None = field(
-        metadata=_doc(
-            "green / amber / red by credit.traffic_lights (p-value levels, or PSI levels for the PSI); null when undefined."
-        )
-    )
-    df: int | None = field(
-        default=None, metadata=_doc("Degrees of freedom (Hosmer-Lemeshow: the number of grades used).")
-    )
-    reason: str | None = field(
-        default=None,
-        metadata=_doc(
-            "Why the test is undefined, as a code: no_rows, no_defaults_possible (a mean PD of 0 or 1), "
-            "zero_variance (for the calibration slope also: every row has the same PD), no_maximum (the calibration "
-            "slope's or intercept's likelihood has no maximum: no default, or no non-default, at the PDs), "
-            "too_few_classes, too_few_grades; null when defined."
-        ),
-    )
-
-
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
-class CorrelatedBinomial(_Frozen):
-    """The binomial test with correlated defaults (Vasicek's one-factor model, Tasche 2003)."""
-
-    asset_correlation: float = field(
-        metadata=_doc(
-            "The asset correlation rho used (credit.asset_correlation; irb_corporate: the grade's Basel value)."
-        )
-    )
-    test: CreditTest = field(
-        metadata=_doc(
-            "p = P(D' >= D), D' the defaults of N obligors at the PD whose latent variables share one normal factor with "
-            "correlation rho: the integral over the factor z of P(Bin(N, Phi((Phi^-1(PD) - sqrt(rho) z) / sqrt(1 - rho))) "
-            ">= D) phi(z) dz; one-sided (small p: PD too low even allowing for correlated defaults); statistic D - N * PD."
-        )
-    )
-    critical_defaults: int | None = field(
-        metadata=_doc(
-            "The number of defaults from which the test is amber in the large-portfolio (Vasicek) limit: the smallest D "
-            "above N * Phi((Phi^-1(PD) + sqrt(rho) Phi^-1(1 - amber)) / sqrt(1 - rho)); null when above N."
-        )
-    )
-
-
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
-class GradePower(_Frozen):
-    """What the grade's tests could see: their critical numbers of defaults and power."""
-
-    alternative_pd: float = field(
-        metadata=_doc(
-            "The true default rate the power is computed at: the mean PD times credit.power_ratio, at most 1."
-        )
-    )
-    binomial_critical: int | None = field(
-        metadata=_doc(
-            "Smallest number of defaults at which the binomial test is amber (p < amber); null when none <= N."
-        )
-    )
-    binomial_power: float = field(
-        metadata=_doc("P(X >= binomial_critical), X ~ Bin(N, alternative_pd): the binomial test's power (0 when null).")
-    )
-    jeffreys_critical: int | None = field(
-        metadata=_doc("Smallest number of defaults at which the Jeffreys test is amber; null when none <= N.")
-    )
-    jeffreys_power: float = field(
-        metadata=_doc("P(X >= jeffreys_critical), X ~ Bin(N, alternative_pd): the Jeffreys test's power (0 when null).")
-    )
-
-
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
-class AdjacentGrades(_Frozen):
-    """Heterogeneity of two adjacent non-empty grades (PDtoolkit's heterogeneity test)."""
-
-    lower: str = field(metadata=_doc("The lower-PD grade."))
-    upper: str = field(metadata=_doc("The next non-empty grade up."))
-    z: float | None = field(
-        metadata=_doc(
-            "Pooled two-proportion z = (DR_upper - DR_lower) / sqrt(r (1 - r) (1/n_lower + 1/n_upper)), r the pooled "
-            "default rate; null when r is 0 or 1."
-        )
-    )
-    p_value: float | None = field(
-        metadata=_doc(
-            "One-sided 1 - Phi(z) (H1: the upper grade's default rate is higher; R prop.test(correct = FALSE))."
-        )
-    )
-    p_holm: float | None = field(metadata=_doc("Holm-adjusted over the model's adjacent pairs."))
-    distinct: bool | None = field(
-        metadata=_doc("p_holm < credit.traffic_lights.amber: the two grades' default rates differ; null when untested.")
-    )
-
-
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
-class PeriodLights(_Frozen):
-    """The grades' Jeffreys lights in one period."""
-
-    key: str = field(metadata=_doc("The period (2024-07, 2024Q3)."))
-    green: int = field(metadata=_doc("Grades with rows in the period whose Jeffreys test is green."))
-    amber: int = field(metadata=_doc("... amber."))
-    red: int = field(metadata=_doc("... red."))
-
-
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
-class CreditPeriodTests(_Frozen):
-    """Calibration over the date: periods (BCBS WP14's normal test; traffic lights over periods)."""
-
-    normal_test: CreditTest = field(
-        metadata=_doc(
-            "S = sum e_t / (sqrt(T) tau), e_t = DR_t - mean PD_t, tau^2 = (sum e_t^2 - (sum e_t)^2 / T) / (T - 1); "
-            "p = 1 - Phi(S), one-sided (small p: PDs too low over the periods); reason too_few_periods below two."
-        )
-    )
-    periods: int = field(metadata=_doc("T, the periods with rows."))
-    lights: Sequence[PeriodLights] = field(metadata=_doc("Per period, the grades' Jeffreys lights counted."))
-    green: int = field(metadata=_doc("Green (period, grade) cells over all periods."))
-    amber: int = field(metadata=_doc("Amber cells over all periods."))
-    red: int = field(metadata=_doc("Red cells over all periods."))
-
-
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
-class CreditGrade(_Frozen):
-    """One grade (rating class or PD bucket) of the current sample."""
-
-    grade: str = field(metadata=_doc("The grade's label (PD range, rating value or quantile bucket)."))
-    lower: float | None = field(
-        metadata=_doc("Lower PD (or score) edge, inclusive; null when open or graded by a column.")
-    )
-    upper: float | None = field(
-        metadata=_doc("Upper PD (or score) edge, exclusive; null when open or graded by a column.")
-    )
-    n: int = field(metadata=_doc("Rows in the grade."))
-    defaults: int = field(metadata=_doc("Defaults (positive labels) in the grade."))
-    default_rate: float | None = field(metadata=_doc("defaults / n; null for an empty grade."))
-    mean_pd: float | None = field(
-        metadata=_doc("Mean PD of the grade's rows; null without a PD or for an empty grade.")
-    )
-    share: float = field(metadata=_doc("n / rows of the sample."))
-    monotonic_violation: bool = field(
-        metadata=_doc(
-            "The grade's default rate is below that of the previous non-empty grade (grades run from lowest to highest PD)."
-        )
-    )
-    jeffreys: CreditTest | None = field(
-        metadata=_doc(
-            "Jeffreys test (ECB 2019): p = Beta(D + 1/2, N - D + 1/2) CDF at the mean PD; small p: PD underestimated."
-        )
-    )
-    binomial: CreditTest | None = field(
-        metadata=_doc("Exact one-sided binomial test: p = P(X >= D), X ~ Bin(N, mean PD); statistic: D - N * mean PD.")
-    )
-    few_defaults: bool = field(metadata=_doc("Fewer than credit.min_defaults defaults: the grade's tests are weak."))
-    dr_interval: Sequence[float] | None = field(
-        default=None,
-        metadata=_doc(
-            "Jeffreys interval of the default rate (Brown, Cai & DasGupta 2001): the (1 -/+ level)/2 quantiles of "
-            "Beta(D + 1/2, N - D + 1/2), the lower end 0 when D = 0 and the upper end 1 when D = N; null for an empty grade."
-        ),
-    )
-    power: GradePower | None = field(
-        default=None,
-        metadata=_doc("Critical numbers of defaults and power of the Jeffreys and binomial tests; null without a PD."),
-    )
-    binomial_correlated: CorrelatedBinomial | None = field(
-        default=None,
-        metadata=_doc("The binomial test with correlated defaults; null without a PD or for an empty grade."),
-    )
-
-
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
-class CreditCalibration(_Frozen):
-    """Portfolio-level calibration of the PD (every row of the current sample)."""
-
-    n: int = field(metadata=_doc("Rows."))
-    defaults: int = field(metadata=_doc("Defaults."))
-    default_rate: float = field(metadata=_doc("Observed default rate D / N."))
-    mean_pd: float = field(metadata=_doc("Mean PD over the rows."))
-    jeffreys: CreditTest = field(metadata=_doc("Jeffreys test of the portfolio (ECB 2019), one-sided."))
-    binomial: CreditTest = field(metadata=_doc("Exact one-sided binomial test of the portfolio, P(X >= D)."))
-    hosmer_lemeshow: CreditTest = field(
-        metadata=_doc(
-            "Hosmer-Lemeshow over the grades: sum (D_g - N_g p_g)^2 / (N_g p_g (1 - p_g)), chi-square with G df "
-            "(G grades used; the df of an independent validation sample, not G - 2)."
-        )
-    )
-    spiegelhalter: CreditTest = field(
-        metadata=_doc("Spiegelhalter's z over rows: sum (y - p)(1 - 2p) / sqrt(sum (1 - 2p)^2 p (1 - p)), two-sided.")
-    )
-    in_the_large: float = field(metadata=_doc("Calibration in the large: observed default rate minus mean PD."))
-    observed_to_expected: float | None = field(metadata=_doc("D / sum PD; null when sum PD is 0."))
-    in_the_large_test: CreditTest = field(metadata=_doc("z = (D - sum p) / sqrt(sum p (1 - p)), two-sided."))
-    slope: float | None = field(
-        metadata=_doc(
-            "Calibration slope b of the logistic recalibration logit P(y) = a + b logit(PD) (maximum likelihood); 1 is ideal."
-        )
-    )
-    slope_ci: Sequence[float] | None = field(metadata=_doc("Wald interval of the slope at the run's confidence level."))
-    slope_test: CreditTest = field(metadata=_doc("Wald test of slope = 1: z = (b - 1) / se(b), two-sided."))
-    intercept: float | None = field(
-        metadata=_doc(
-            "Calibration intercept a of logit P(y) = a + logit(PD) (slope fixed at 1, an offset); 0 is ideal."
-        )
-    )
-    intercept_ci: Sequence[float] | None = field(metadata=_doc("Wald interval of the intercept."))
-    intercept_test: CreditTest = field(metadata=_doc("Wald test of intercept = 0, two-sided."))
-    light: Light | None = field(
-        metadata=_doc(
-            "The worst light among the portfolio tests and the grades' Jeffreys tests (what enters the summary)."
-        )
-    )
-    failures: Sequence[str] = field(
-        metadata=_doc(
-            "Keys of the portfolio tests with a red light (jeffreys, binomial, hosmer_lemeshow, spiegelhalter, in_the_large, "
-            "slope, intercept), and 'grade:LABEL' for a grade whose Jeffreys test is red."
-        )
-    )
-    hosmer_lemeshow_g2: CreditTest | None = field(
-        default=None,
-        metadata=_doc(
-            "The same Hosmer-Lemeshow statistic with the development-sample convention, chi-square with G - 2 df (Hosmer & "
-            "Lemeshow 1980, for PDs fitted on the sample tested; R ResourceSelection::hoslem.test), for comparison only: "
-            "not in the light or the failures; undefined (too_few_grades) below 3 grades."
-        ),
-    )
-    brier: float | None = field(
-        default=None,
-        metadata=_doc(
-            "Brier score of the PD over the rows: sum c (y - p)^2 / sum c (sklearn brier_score_loss, the counts as weights); "
-            "the PD column's where the model has one, so scorecards and PD models compare on one scale."
-        ),
-    )
-    log_loss: float | None = field(
-        default=None,
-        metadata=_doc(
-            "Log-loss of the PD: -sum c [y ln p + (1 - y) ln(1 - p)] / sum c, p clipped to [eps, 1 - eps] (sklearn log_loss)."
-        ),
-    )
-    reliability: CalibrationData | None = field(
-        default=None,
-        metadata=_doc(
-            "Reliability curve of the PD: ten equal-width PD bins with rows, their mean PD (mean_predicted), default rate "
-            "(observed) and obligors (counts)."
-        ),
-    )
-    binomial_correlated: CorrelatedBinomial | None = field(
-        default=None,
-        metadata=_doc("The portfolio's binomial test with correlated defaults (N, D, the mean PD); not in the light."),
-    )
-    binned: CalibrationSummary | None = field(
-        default=None,
-        metadata=_doc(
-            "The PD's calibration over the run's calibration: bins (ECE, MCE, Murphy's decomposition, skill, with "
-            "intervals), for a model whose score is no probability; the calibration section shows it (metric_sources "
-            "calibration: pd_column). Null without calibration: or a PD column."
-        ),
-    )
-
-
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
-class CreditAucHistory(_Frozen):
-    """ECB 2019 test of the current AUC against the AUC at initial validation."""
-
-    initial_auc: float = field(metadata=_doc("The AUC at initial validation."))
-    source: Literal["config", "reference"] = field(
-        metadata=_doc(
-            "config: models[].initial_auc; reference: the AUC of the reference sample (no initial_auc given)."
-        )
-    )
-    current_auc: float = field(metadata=_doc("AUC of the current sample (ties count one half)."))
-    se: float = field(metadata=_doc("DeLong standard error of the current AUC."))
-    test: CreditTest = field(
-        metadata=_doc("S = (AUC_init - AUC_curr) / se, p = 1 - Phi(S): small p, the AUC has fallen.")
-    )
-
-
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
-class PsiBin(_Frozen):
-    """One bin of the population stability index."""
-
-    label: str = field(metadata=_doc("The grade or score bin."))
-    reference_n: int = field(metadata=_doc("Rows of the reference sample in the bin."))
-    current_n: int = field(metadata=_doc("Rows of the current sample in the bin."))
-    reference_share: float = field(metadata=_doc("Share of the reference rows (after the empty-bin rule)."))
-    current_share: float = field(metadata=_doc("Share of the current rows (after the empty-bin rule)."))
-    contribution: float = field(metadata=_doc("(current - reference share) * ln(current / reference share)."))
-
-
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
-class Concentration(_Frozen):
-    """Herfindahl index of the grade shares of one sample."""
-
-    herfindahl: float = field(
-        metadata=_doc("HI = sum of squared grade shares (1/K when even, 1 when one grade holds all).")
-    )
-    normalised: float | None = field(metadata=_doc("(HI - 1/K) / (1 - 1/K) in [0, 1]; null for one grade."))
-    ecb: float | None = field(
-        metadata=_doc(
-            "ECB 2019 form 1 + ln((CV^2 + 1) / K) / ln K = 1 + ln(HI) / ln K, CV the coefficient of variation of "
-            "the shares; null for one grade."
-        )
-    )
-    grades: int = field(metadata=_doc("K, the number of grades."))
-    cv: float | None = field(
-        default=None,
-        metadata=_doc(
-            "ECB 2019 coefficient of variation of the grade shares, sqrt(K * sum (s_i - 1/K)^2); null for one grade."
-        ),
-    )
-
-
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
-class ShareHistogram(_Frozen):
-    """Score distribution of the reference and current samples on shared edges (shares of rows)."""
-
-    edges: np.ndarray = field(metadata=_doc("Bin edges, one more than bins."))
-    reference: np.ndarray = field(metadata=_doc("Share of reference rows per bin."))
-    current: np.ndarray = field(metadata=_doc("Share of current rows per bin."))
-
-    def problem(self) -> str | None:
-        if self.edges.shape[0] != self.reference.shape[0] + 1:
-            return f"expected one more edge than bins, found {self.edges.shape[0]} edges for {self.reference.shape[0]} bins"
-        return _lengths_differ(reference=self.reference, current=self.current)
-
-
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
-class CreditStability(_Frozen):
-    """Stability of the current sample against the reference (development) sample."""
-
-    basis: Literal["grades", "score_deciles"] = field(
-        metadata=_doc(
-            "grades: PSI over the grades; score_deciles: over deciles of the reference scores (grades by a column that "
-            "the reference lacks)."
-        )
-    )
-    reference_n: int = field(metadata=_doc("Rows of the reference sample."))
-    reference_defaults: int = field(metadata=_doc("Defaults of the reference sample."))
-    reference_auc: float | None = field(metadata=_doc("AUC of the reference sample; null without both classes."))
-    psi: CreditTest = field(
-        metadata=_doc(
-            "PSI = sum (a - e) ln(a / e) over the bins (a current, e reference share); lights by credit.traffic_lights.psi_*."
-        )
-    )
-    empty_rule: str = field(
-        metadata=_doc(
-            "How empty bins are handled: half_row = a bin with no rows in one sample counts 0.5 rows there "
-            "(the shares are then renormalised), so every term is finite; a bin with no rows in either sample is left out "
-            "(shares and contribution 0)."
-        )
-    )
-    bins: Sequence[PsiBin] = field(metadata=_doc("Per-bin shares and PSI contributions."))
-    concentration_current: Concentration = field(metadata=_doc("Herfindahl index of the current grade shares."))
-    concentration_reference: Concentration = field(metadata=_doc("Herfindahl index of the reference grade shares."))
-    scores: ShareHistogram = field(metadata=_doc("Score distributions of both samples (the figure)."))
-    concentration_test: CreditTest | None = field(
-        default=None,
-        metadata=_doc(
-            "ECB 2019 test of the current concentration in grades against the initial (reference) one: statistic "
-            "S = sqrt(K - 1) (CV_curr - CV_init) / sqrt(CV_curr^2 (0.5 + CV_curr^2)), p = 1 - Phi(S), one-sided "
-            "(a small p: the grades became more concentrated); undefined with reason no_reference_grades when the PSI "
-            "runs over score deciles."
-        ),
-    )
-
-
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
-class CreditMigration(_Frozen):
-    """Grade migration of the rows found (by id) in both samples."""
-
-    grades: Sequence[str] = field(metadata=_doc("Grade labels, rows and columns of the matrix."))
-    counts: Sequence[Sequence[int]] = field(
-        metadata=_doc("counts[i][j]: obligors in grade i of the reference and j now.")
-    )
-    matched: int = field(
-        metadata=_doc(
-            "Obligors found by id in both samples (under frequency weights an id of w "
-            "obligors in the reference and v now counts min(w, v))."
-        )
-    )
-    stable: float | None = field(metadata=_doc("Share of the matched obligors in the same grade."))
-    upgraded: float | None = field(metadata=_doc("Share moved to a lower-PD grade."))
-    downgraded: float | None = field(metadata=_doc("Share moved to a higher-PD grade."))
-    beyond_one: float | None = field(metadata=_doc("Share moved by more than one grade."))
-    mwb_lower: float | None = field(
-        default=None,
-        metadata=_doc(
-            "ECB 2019 (2.5.5.1) lower matrix weighted bandwidth, moves to a lower-PD grade: sum_{i>j} |i-j| N_ij / M_lower, "
-            "M_lower = sum_{i>=2} max(|i-K|, |i-1|) sum_{j<i} N_ij (grades 1..K); in (0, 1]; null without such a move."
-        ),
-    )
-    mwb_upper: float | None = field(
-        default=None,
-        metadata=_doc(
-            "ECB 2019 (2.5.5.1) upper matrix weighted bandwidth, moves to a higher-PD grade: sum_{i<j} |i-j| N_ij / M_upper, "
-            "M_upper = sum_{i<=K-1} max(|i-K|, |i-1|) sum_{j>i} N_ij; in (0, 1]; null without such a move."
-        ),
-    )
-    stability_z: Sequence[Sequence[float | None]] | None = field(
-        default=None,
-        metadata=_doc(
-            "ECB 2019 (2.5.5) migration matrix stability test per cell: z_ij = (p_n - p_ij) / sqrt((p_ij (1 - p_ij) + "
-            "p_n (1 - p_n) + 2 p_ij p_n) / N_i), p_ij = N_ij / N_i over the matched rows of reference grade i, p_n the "
-            "neighbour one step nearer the diagonal; null on the diagonal, in an empty row and at zero variance."
-        ),
-    )
-    stability_p: Sequence[Sequence[float | None]] | None = field(
-        default=None,
-        metadata=_doc(
-            "p = Phi(z_ij), one-sided (H0: frequencies fall away from the diagonal); small: the cell holds more rows "
-            "than its neighbour nearer the diagonal."
-        ),
-    )
-    stability_flagged: int | None = field(
-        default=None, metadata=_doc("Cells whose stability p-value is below credit.traffic_lights.amber.")
-    )
-
-
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
-class CreditGroup(_Frozen):
-    """Headline numbers of one period or segment of the current sample."""
-
-    key: str = field(metadata=_doc("The period (2024-07, 2024Q3) or the segment value."))
-    n: int = field(metadata=_doc("Rows."))
-    defaults: int = field(metadata=_doc("Defaults."))
-    default_rate: float = field(metadata=_doc("defaults / n."))
-    mean_pd: float | None = field(metadata=_doc("Mean PD; null without a PD."))
-    auc: float | None = field(metadata=_doc("AUC; null without two rows of each class."))
-    auc_ci: Sequence[float] | None = field(
-        metadata=_doc(
-            "DeLong interval of the AUC at the run's confidence level: AUC -/+ z SE (pROC ci.auc, method delong), or on "
-            "the logit scale where that would leave [0, 1] (the models' rule, engine.proportions.delong_auc_bounds)."
-        )
-    )
-    gini: float | None = field(metadata=_doc("Gini = 2 AUC - 1 (the accuracy ratio)."))
-    gini_ci: Sequence[float] | None = field(metadata=_doc("The AUC interval mapped to the Gini scale."))
-    ks: float | None = field(
-        metadata=_doc("Kolmogorov-Smirnov: max |TPR - FPR| over the cuts; null without both classes.")
-    )
-    few_defaults: bool = field(
-        metadata=_doc(
-            "Fewer than credit.min_defaults defaults or non-defaults: the AUC, its interval and the KS are weak."
-        )
-    )
-
-
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
-class CreditModel(_Frozen):
-    """The credit validation of one model."""
-
-    model: str = field(metadata=_doc("The model's name."))
-    grading: Literal["edges", "column", "quantiles"] = field(metadata=_doc("How the grades were made (credit.grades)."))
-    graded_by: Literal["pd", "score", "column"] = field(
-        metadata=_doc("What the grades cut: the PD, the score (a scorecard without a PD), or a rating column.")
-    )
-    pd_source: Literal["pd_column", "score", "none"] = field(
-        metadata=_doc("Where the PD comes from: models[].pd, the score (probabilities), or none (no calibration).")
-    )
-    n: int = field(metadata=_doc("Rows of the current sample."))
-    defaults: int = field(metadata=_doc("Defaults of the current sample."))
-    grades: Sequence[CreditGrade] = field(metadata=_doc("The grades table, lowest PD first."))
-    monotonic: bool = field(metadata=_doc("No grade breaks the rank order of default rates."))
-    calibration: CreditCalibration | None = field(metadata=_doc("Portfolio calibration; null without a PD."))
-    auc_history: CreditAucHistory | None = field(
-        metadata=_doc("The ECB test against the initial AUC; null without initial_auc and reference.")
-    )
-    accuracy_ratio: float | None = field(metadata=_doc("Accuracy ratio of the CAP curve (= Gini = 2 AUC - 1)."))
-    cap: CurveData | None = field(
-        metadata=_doc("CAP curve: x share of rows taken riskiest first, y share of defaults captured (decimated).")
-    )
-    stability: CreditStability | None = field(metadata=_doc("Stability against models[].reference; null without one."))
-    migration: CreditMigration | None = field(
-        metadata=_doc(
-            "Grade migration; null unless both samples carry ids and share at least one (capabilities.migration says why)."
-        )
-    )
-    period: Literal["month", "quarter"] | None = field(
-        metadata=_doc(
-            "Length of the periods: month when the dates span at most 12 calendar months, else quarter; null without date."
-        )
-    )
-    periods: Sequence[CreditGroup] = field(metadata=_doc("Per-period numbers, in time order."))
-    segments: Sequence[CreditGroup] = field(metadata=_doc("Per-segment numbers (the segment column), by label."))
-    light: Light | None = field(
-        metadata=_doc("Worst light of the model's calibration, AUC test, PSI and concentration test.")
-    )
-    failures: Sequence[str] = field(
-        metadata=_doc(
-            "What is red: calibration failures, 'auc_history', 'psi', 'herfindahl'; these enter the report's summary."
-        )
-    )
-    capabilities: Mapping[str, str] = field(
-        metadata=_doc(
-            "What could not be computed, with a reason code (e.g. calibration: no_pd, migration: no_ids or no_shared_ids)."
-        )
-    )
-    accuracy_ratio_ci: Sequence[float] | None = field(
-        default=None,
-        metadata=_doc(
-            "Normal interval of the accuracy ratio at the run's confidence level with Bamber's (1975) unbiased "
-            "variance of the AUC, as Engelmann, Hayden & Tasche (2003) and BCBS WP14 give it: 2(U -/+ z sigma) - 1, "
-            "the ends cut at -1 and 1; null without two defaults and two non-defaults."
-        ),
-    )
-    accuracy_ratio_se: float | None = field(
-        default=None,
-        metadata=_doc(
-            "Standard error of the accuracy ratio, 2 sigma, sigma Bamber's (1975) standard error of the AUC."
-        ),
-    )
-    concentration: Concentration | None = field(
-        default=None,
-        metadata=_doc("Herfindahl index of the current sample's grade shares (with or without a reference sample)."),
-    )
-    heterogeneity: Sequence[AdjacentGrades] = field(
-        default=(), metadata=_doc("Adjacent-grade heterogeneity tests, lowest PD first; not in the light.")
-    )
-    period_tests: CreditPeriodTests | None = field(
-        default=None,
-        metadata=_doc("Calibration over the periods; null without a date column or a PD. Not in the light."),
-    )
-
-
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
-class CreditSection(_Frozen):
-    """The credit validation battery (config ``credit:`` / ``segment:``), one entry per model."""
-
-    models: Mapping[str, CreditModel] = field(metadata=_doc("model name -> its credit validation."))
-    amber: float = field(metadata=_doc("p-value below which a test is amber (credit.traffic_lights.amber)."))
-    red: float = field(metadata=_doc("p-value below which a test is red (credit.traffic_lights.red)."))
-    psi_amber: float = field(metadata=_doc("PSI at or above which stability is amber."))
-    psi_red: float = field(metadata=_doc("PSI at or above which stability is red."))
-    min_defaults: int = field(metadata=_doc("Cells with fewer defaults (or non-defaults) are marked few_defaults."))
-    segment: str | None = field(default=None, metadata=_doc("The segment column, or null."))
-    asset_correlation: float | Literal["irb_corporate"] | None = field(
-        default=None, metadata=_doc("credit.asset_correlation, of the binomial tests with correlated defaults.")
-    )
-    power_ratio: float | None = field(
-        default=None,
-        metadata=_doc("credit.power_ratio: the grade tests' power is at a default rate this times the PD."),
-    )
-    capabilities: Mapping[str, str] = field(
-        default_factory=dict,
-        metadata=_doc(
-            "What the run could not give, with a code: migration: needs_rows (the grade migration joins rows by id, "
-            "engine: memory only); "
-            "weights: unweighted (rows are counted unweighted here although the config gives weights); "
-            "grade_order: text (a rating column's labels are not all numbers and credit.grades.order is not given, so the "
-            "grades run in text order, A before AA before AAA, and the rank-order check and the migration follow it)."
-        ),
-    )
-
-
-#: Which decision is the favourable outcome of the four-fifths rule (``fairness.favourable``).
-Favourable = Literal["flagged", "not_flagged"]
-
-
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
-class FairnessGroup(_Frozen):
-    """One protected group of one column, one model, at the model's decision rule."""
-
-    group: str = field(metadata=_doc("The group (a value of the column)."))
-    n: int = field(metadata=_doc("Rows of the group."))
-    positives: int = field(metadata=_doc("Positives (label = positive) of the group."))
-    selected: int = field(metadata=_doc("Rows predicted positive (flagged) by the decision rule."))
-    selection_rate: float | None = field(metadata=_doc("selected / n."))
-    selection_rate_ci: Sequence[float] | None = field(metadata=_doc("Wilson score interval of the selection rate."))
-    tpr: float | None = field(metadata=_doc("True-positive rate tp / (tp + fn); null without positives."))
-    tpr_ci: Sequence[float] | None = field(metadata=_doc("Wilson score interval of the TPR."))
-    fpr: float | None = field(metadata=_doc("False-positive rate fp / (fp + tn); null without negatives."))
-    fpr_ci: Sequence[float] | None = field(metadata=_doc("Wilson score interval of the FPR."))
-    precision: float | None = field(metadata=_doc("tp / (tp + fp); null when no row is selected."))
-    precision_ci: Sequence[float] | None = field(metadata=_doc("Wilson score interval of the precision."))
-    auc: float | None = field(metadata=_doc("ROC AUC within the group; null below two rows of each class."))
-    auc_ci: Sequence[float] | None = field(metadata=_doc("DeLong interval of the AUC (logit scale near 0 or 1)."))
-    adverse_impact_ratio: float | None = field(
-        metadata=_doc(
-            "Favourable rate (see favourable) / the reference group's (1 for the reference); below 0.8 fails the "
-            "four-fifths rule."
-        )
-    )
-    adverse_impact_ratio_ci: Sequence[float] | None = field(
-        metadata=_doc("Bootstrap percentile interval of the adverse-impact ratio (per-group count tables resampled).")
-    )
-
-
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
-class FairnessColumn(_Frozen):
-    """One protected column of one model: its groups and the disparities between them."""
-
-    column: str = field(metadata=_doc("The protected-attribute column (fairness.groups)."))
-    reference: str = field(metadata=_doc("The reference group of the adverse-impact ratios."))
-    groups: Sequence[FairnessGroup] = field(metadata=_doc("The groups, in label order."))
-    disparities: Mapping[str, float | None] = field(
-        metadata=_doc(
-            "Between groups, as fairlearn.metrics defines them: demographic_parity_difference (max - min "
-            "selection rate) and _ratio (min / max), equalized_odds_difference (the larger of the TPR and FPR "
-            "differences) and _ratio (the smaller of their ratios), equal_opportunity_difference (TPR max - min)."
-        )
-    )
-    disparities_ci: Mapping[str, Sequence[float]] = field(
-        metadata=_doc(
-            "Bootstrap percentile intervals of the disparities: each group's confusion cells redrawn from a "
-            "multinomial of its size (groups independent); empty without resamples."
-        )
-    )
-    min_adverse_impact_ratio: float | None = field(
-        metadata=_doc("The smallest adverse-impact ratio of a non-reference group (the four-fifths rule's test).")
-    )
-
-
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
-class FairnessChange(_Frozen):
-    """A challenger's change against the baseline on one protected column, with paired intervals."""
-
-    column: str = field(metadata=_doc("The protected-attribute column (fairness.groups)."))
-    rows: int | None = field(
-        metadata=_doc("Rows both models score (joined by id, else row by row); null when they cannot be paired.")
-    )
-    method: str | None = field(metadata=_doc("How the intervals were made; null without intervals."))
-    changes_ci: Mapping[str, Sequence[float]] = field(
-        metadata=_doc(
-            "Measure -> the paired bootstrap percentile interval of its change (FairnessModel.changes); empty "
-            "without resamples or pairing."
-        )
-    )
-    adverse_impact_ratio_changes: Mapping[str, float | None] = field(
-        metadata=_doc("Non-reference group -> its adverse-impact ratio, challenger minus baseline.")
-    )
-    adverse_impact_ratio_changes_ci: Mapping[str, Sequence[float]] = field(
-        metadata=_doc("Paired bootstrap percentile intervals of the adverse-impact ratio changes.")
-    )
-    unpaired: str | None = field(
-        default=None,
-        metadata=_doc(
-            "Why the rows could not be paired (lengths_differ, rows_dropped, no_common_ids); null when paired."
-        ),
-    )
-
-
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
-class FairnessModel(_Frozen):
-    """The fairness of one model."""
-
-    model: str = field(metadata=_doc("The model's name."))
-    threshold: float | None = field(metadata=_doc("The decision threshold the groups' rates are taken at."))
-    columns: Sequence[FairnessColumn] = field(metadata=_doc("One entry per protected column."))
-    changes: Mapping[str, Mapping[str, float | None]] = field(
-        default_factory=dict,
-        metadata=_doc(
-            "A challenger: column -> disparity (and min_adverse_impact_ratio) -> its value minus the baseline's on "
-            "the rows both score (paired; else the difference of the two values); empty for the baseline."
-        ),
-    )
-    paired: Sequence[FairnessChange] = field(
-        default=(),
-        metadata=_doc(
-            "A challenger: per protected column, the change against the baseline on the rows both score, with "
-            "paired bootstrap intervals; empty for the baseline."
-        ),
-    )
-
-
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
-class FairnessSection(_Frozen):
-    """The fairness section (config fairness:), one entry per binary model."""
-
-    models: Mapping[str, FairnessModel] = field(metadata=_doc("model name -> its fairness by group."))
-    four_fifths: float = field(default=0.8, metadata=_doc("The adverse-impact ratio below which a group is flagged."))
-    favourable: Favourable = field(
-        default="flagged",
-        metadata=_doc(
-            "The outcome the adverse-impact ratios compare: flagged (the selection rate, the share predicted "
-            "positive) or not_flagged (1 - the selection rate, e.g. the approval rate when the positive class is "
-            "the default)."
-        ),
-    )
-
-
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
-class SegmentModel(_Frozen):
-    """One model's key metrics within one segment value."""
-
-    model: str = field(metadata=_doc("The model's name."))
-    metrics: Mapping[str, float | None] = field(
-        metadata=_doc("roc_auc, gini, ks, brier, log_loss and the primary metric; null when undefined.")
-    )
-    ci: Mapping[str, Sequence[float]] = field(metadata=_doc("metric -> its interval at the run's level."))
-    ci_method: Mapping[str, str] = field(metadata=_doc("metric -> how its interval was made."))
-
-
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
-class SegmentDelta(_Frozen):
-    """A challenger's paired difference of the primary metric from the baseline within one segment value."""
-
-    model: str = field(metadata=_doc("The challenger."))
-    delta: float | None = field(metadata=_doc("The challenger's primary metric minus the baseline's."))
-    ci: Sequence[float] | None = field(metadata=_doc("Unadjusted interval of delta at the run's level."))
-    ci_method: str | None
-    method: str = field(metadata=_doc("The test: DeLong (paired) for AUC / Gini on paired rows, else the bootstrap."))
-    p_value: float | None
-    p_value_adjusted: float | None = field(
-        metadata=_doc("Holm-adjusted over the family 'segments': this challenger over the tested values of the column.")
-    )
-    family: HolmFamily = field(default="segments", metadata=_doc("The Holm family: 'segments'."))
-    family_size: int = field(default=0, metadata=_doc("Tested values of the column."))
-    significant: bool | None = field(default=None, metadata=_doc("Adjusted p below alpha; null without a test."))
-    direction: Literal["better", "worse", "inconclusive"] = "inconclusive"
-
-
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
-class SegmentValue(_Frozen):
-    """One value of a segment column: its rows, and the models compared within it."""
-
-    value: str = field(metadata=_doc("The segment value."))
-    rows: int = field(metadata=_doc("Rows of the value (frequency weights counted as rows)."))
-    positives: int = field(metadata=_doc("Positive rows of the value (the baseline's labels)."))
-    tested: bool = field(
-        metadata=_doc("False: fewer positive or negative rows than segments_min_rows; no metrics or tests.")
-    )
-    models: Sequence[SegmentModel] = field(default_factory=list, metadata=_doc("Each model's metrics."))
-    deltas: Sequence[SegmentDelta] = field(default_factory=list, metadata=_doc("Each challenger against the baseline."))
-
-
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
-class SegmentColumn(_Frozen):
-    """One segment column: its values in label order."""
-
-    column: str
-    values: Sequence[SegmentValue]
-
-
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
-class SegmentReversal(_Frozen):
-    """A challenger whose overall result and a segment's (Holm-significant) point opposite ways."""
-
-    model: str
-    column: str
-    value: str
-    overall: Literal["better", "worse"] = field(
-        metadata=_doc("The challenger's overall primary-metric delta favours it (better) or the baseline (worse).")
-    )
-    segment: Literal["better", "worse"] = field(metadata=_doc("The segment's significant direction."))
-    delta: float | None
-    p_value_adjusted: float | None
-
-
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
-class SegmentSection(_Frozen):
-    """The models compared within segments (config segments:)."""
-
-    baseline: str
-    primary_metric: str
-    min_rows: int = field(metadata=_doc("segments_min_rows: positive and negative rows a value needs to be tested."))
-    alpha: float
-    columns: Sequence[SegmentColumn]
-    reversals: Sequence[SegmentReversal] = field(
-        default_factory=list,
-        metadata=_doc("Challengers better overall and significantly worse in a segment, or the reverse."),
-    )
-
-
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
-class CheckResult(_Frozen):
+class CheckResult(Frozen):
     """One ``checks:`` rule of the config, evaluated on this run's results."""
 
     rule: str = field(metadata={"description": "The rule as written, e.g. 'challenger: gini at least 0.45'."})
@@ -2236,7 +1320,7 @@ class CheckResult(_Frozen):
 
 
 @dataclass(frozen=True, slots=True, repr=False, eq=False)
-class TrendPoint(_Frozen):
+class TrendPoint(Frozen):
     """One headline number of one recorded run (``history:``), for the report's trend section."""
 
     run_id: str
@@ -2255,7 +1339,7 @@ class TrendPoint(_Frozen):
 
 
 @dataclass(frozen=True, slots=True, repr=False, eq=False)
-class ComparisonResult(_Frozen):
+class ComparisonResult(Frozen):
     """The whole run: models, comparisons with the baseline, the pairwise matrix, the audit trail."""
 
     run: RunInfo
@@ -2539,8 +1623,14 @@ def _describe(tp: Any) -> str:
 @functools.cache
 def _type_hints(tp: type) -> dict[str, Any]:
     """``typing.get_type_hints`` of a result dataclass, evaluated once per class: it compiles every
-    string annotation on each call, more than half the time of a ``metrics.json`` load."""
-    return typing.get_type_hints(tp)
+    string annotation on each call, more than half the time of a ``metrics.json`` load.
+
+    The section types :class:`ComparisonResult` names (credit, fairness, segments) are
+    :mod:`reportgen.section_results`', imported here rather than with this module: a run without
+    those sections never builds their 28 types."""
+    import reportgen.section_results as sections  # noqa: PLC0415
+
+    return typing.get_type_hints(tp, localns=sections.SECTIONS)
 
 
 def _load(tp: Any, data: Any, path: str, source: str) -> Any:
@@ -2607,7 +1697,7 @@ def _load(tp: Any, data: Any, path: str, source: str) -> Any:
             elif f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
                 raise ResultError(f"{source}: {_join(path, name)}: required key is missing")
         value = tp(**kwargs)
-        assert isinstance(value, _Frozen)  # every result dataclass is one
+        assert isinstance(value, Frozen)  # every result dataclass is one
         problem = value.problem()
         if problem is not None:
             raise ResultError(f"{source}: {path or '(top level)'}: {problem}")
@@ -2627,12 +1717,13 @@ def _load(tp: Any, data: Any, path: str, source: str) -> Any:
 
 
 #: The mappings keyed by metric name, per result type: their keys must be catalogue metrics.
-_METRIC_KEYED: dict[type, tuple[str, ...]] = {
-    ModelResult: ("metrics", "undefined", "undefined_reasons", "ci", "ci_method"),
-    Comparison: ("delta", "relative_delta", "relative_error_reductions", "ci"),
-    PrevalenceScenario: ("metrics",),
-    Curves: ("threshold_metrics",),
-    SegmentModel: ("metrics", "ci", "ci_method"),
+#: (By the type's name: :class:`~reportgen.section_results.SegmentModel` is imported only with a section.)
+_METRIC_KEYED: dict[str, tuple[str, ...]] = {
+    "ModelResult": ("metrics", "undefined", "undefined_reasons", "ci", "ci_method"),
+    "Comparison": ("delta", "relative_delta", "relative_error_reductions", "ci"),
+    "PrevalenceScenario": ("metrics",),
+    "Curves": ("threshold_metrics",),
+    "SegmentModel": ("metrics", "ci", "ci_method"),
 }
 
 
@@ -2721,7 +1812,7 @@ def _check_names(result: ComparisonResult, source: str) -> None:
                 f"{source}: comparisons[{i}].primary_metric: unknown metric {c.primary_metric!r} for task: {task}"
             )
     for obj, path in _dataclasses_in(result, ""):
-        for attr in _METRIC_KEYED.get(type(obj), ()):
+        for attr in _METRIC_KEYED.get(type(obj).__name__, ()):
             metric_keys(getattr(obj, attr), _join(path, attr))
     for i, cell in enumerate(result.pairwise):
         for attr in ("model", "baseline"):
@@ -2812,12 +1903,12 @@ def json_schema() -> dict[str, Any]:
         raise TypeError(f"results: no JSON Schema for type {tp!r}")
 
     def obj(cls: Any) -> dict[str, Any]:
-        hints = typing.get_type_hints(cls)
+        hints = _type_hints(cls)
         props: dict[str, Any] = {}
         required = []
         for f in dataclasses.fields(cls):
             p = of(hints[f.name])
-            if f.name in _METRIC_KEYED.get(cls, ()):
+            if f.name in _METRIC_KEYED.get(cls.__name__, ()):
                 p["propertyNames"] = {"enum": all_metrics}
             if "description" in f.metadata:
                 p["description"] = f.metadata["description"]
@@ -2910,17 +2001,6 @@ __all__ = [
     "Curves",
     "CurveData",
     "BandTable",
-    "FairnessChange",
-    "FairnessColumn",
-    "FairnessGroup",
-    "FairnessModel",
-    "FairnessSection",
-    "SegmentColumn",
-    "SegmentDelta",
-    "SegmentModel",
-    "SegmentReversal",
-    "SegmentSection",
-    "SegmentValue",
     "ScoreBand",
     "Confusion",
     "Optimum",

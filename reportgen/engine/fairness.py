@@ -45,7 +45,8 @@ from reportgen.engine import proportions as PR
 from reportgen.engine import stats
 from reportgen.engine.curve import ScoreTable, build_table
 from reportgen.engine.streaming import delong_from_table
-from reportgen.results import FairnessChange, FairnessColumn, FairnessGroup, Favourable
+from reportgen.result_base import Favourable
+from reportgen.section_results import FairnessChange, FairnessColumn, FairnessGroup
 
 #: Rows of each class a group needs for DeLong's AUC interval (as the models' own intervals).
 DELONG_MIN_ROWS = 2

@@ -20,15 +20,8 @@ from collections.abc import Mapping, Sequence
 from typing import Literal
 
 from reportgen.engine import multiplicity as MP
-from reportgen.results import (
-    Comparison,
-    ModelResult,
-    SegmentColumn,
-    SegmentDelta,
-    SegmentModel,
-    SegmentReversal,
-    SegmentValue,
-)
+from reportgen.results import Comparison, ModelResult
+from reportgen.section_results import SegmentColumn, SegmentDelta, SegmentModel, SegmentReversal, SegmentValue
 
 #: The key metrics shown per segment (the primary metric is added when it is another).
 KEY_METRICS = ("roc_auc", "gini", "ks", "brier", "log_loss")

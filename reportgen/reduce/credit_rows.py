@@ -39,7 +39,8 @@ from reportgen.io.validate import (
     shown_name,
     twins,
 )
-from reportgen.results import CreditModel, CreditSection, InputFile
+from reportgen.results import InputFile
+from reportgen.section_results import CreditModel, CreditSection
 
 __all__ = ["check_credit", "credit_run", "credit_section", "current_sample"]
 

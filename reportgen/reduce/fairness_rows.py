@@ -30,7 +30,8 @@ from reportgen.errors import InputError
 from reportgen.io.files import columns_in, read_table, record_batches
 from reportgen.io.validate import model_file, shown_columns, shown_name
 from reportgen.reduce import credit_rows as CR
-from reportgen.results import FairnessChange, FairnessColumn, FairnessModel, FairnessSection, ModelResult
+from reportgen.results import ModelResult
+from reportgen.section_results import FairnessChange, FairnessColumn, FairnessModel, FairnessSection
 
 __all__ = ["check_fairness", "fairness_section"]
 

@@ -46,7 +46,8 @@ from reportgen.io.validate import (
     shown_name,
 )
 from reportgen.reduce.rows import ModelRows, evidence_of_rows
-from reportgen.results import Comparison, SegmentColumn, SegmentSection, SegmentValue
+from reportgen.results import Comparison
+from reportgen.section_results import SegmentColumn, SegmentSection, SegmentValue
 
 __all__ = ["check_segments", "segment_section"]
 

@@ -5,7 +5,7 @@ what the views need of the credit figures without drawing them (no matplotlib he
 
 from __future__ import annotations
 
-from reportgen.results import CreditModel
+from reportgen.section_results import CreditModel
 
 __all__ = ["KEY_PREFIX", "panel_keys"]
 

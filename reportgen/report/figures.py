@@ -48,7 +48,8 @@ from reportgen.plot import (
 from reportgen.report.credit_figures import KEY_PREFIX, panel_keys
 from reportgen.report.formats import isolate, needs_isolation
 from reportgen.report.reliability import reliability_of
-from reportgen.results import ComparisonResult, CreditModel
+from reportgen.results import ComparisonResult
+from reportgen.section_results import CreditModel
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes

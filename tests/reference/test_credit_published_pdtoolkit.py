@@ -344,7 +344,8 @@ def test_the_metrics_json_description_of_a_credit_p_value_gives_each_tests_side_
     from dataclasses import fields
 
     from reportgen.report.views.credit import TEST_LABELS
-    from reportgen.results import CreditTest, json_schema
+    from reportgen.results import json_schema
+    from reportgen.section_results import CreditTest
 
     doc = next(f for f in fields(CreditTest) if f.name == "p_value").metadata["description"]
     one_sided, two_sided = doc.split("two-sided", 1)

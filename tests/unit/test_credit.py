@@ -21,7 +21,8 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import roc_auc_score
 
 import reportgen.engine.credit as C
-from reportgen.results import CreditSection, from_jsonable, to_jsonable
+from reportgen.results import from_jsonable, to_jsonable
+from reportgen.section_results import CreditSection
 
 S = C.CreditSettings()
 

@@ -12,7 +12,7 @@ from sklearn.metrics import brier_score_loss, log_loss
 
 import reportgen.engine.credit as C
 from reportgen.report.views.credit import CAPABILITY_TEXT, auc_reference, credit_view, summary_notes
-from reportgen.results import CreditSection
+from reportgen.section_results import CreditSection
 
 
 def _scorecard(n: int = 400, seed: int = 3) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

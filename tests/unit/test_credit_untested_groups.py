@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from reportgen.report.views.credit import _group_table
-from reportgen.results import CreditGroup
+from reportgen.section_results import CreditGroup
 
 
 def _group(key: str, n: int, defaults: int, auc: float | None) -> CreditGroup:

@@ -9,7 +9,7 @@ import pytest
 from reportgen import gates
 from reportgen.config import CheckConfig, parse_config
 from reportgen.errors import ConfigError
-from reportgen.results import FairnessChange, FairnessModel, FairnessSection
+from reportgen.section_results import FairnessChange, FairnessModel, FairnessSection
 
 
 def _model(name: str, changes: dict, cis: dict | None = None, unpaired: str | None = None) -> FairnessModel:

@@ -9,7 +9,7 @@ import pytest
 from reportgen import gates
 from reportgen.config import CheckConfig, parse_config
 from reportgen.errors import ConfigError
-from reportgen.results import FairnessColumn, FairnessModel, FairnessSection
+from reportgen.section_results import FairnessColumn, FairnessModel, FairnessSection
 
 
 def _column(name: str, air: float | None, dp: float | None) -> FairnessColumn:

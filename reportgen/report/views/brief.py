@@ -25,7 +25,8 @@ from reportgen.report.labels import CREDIT_TEST_NAMES
 from reportgen.report.views.comparison import ComparisonView, DeltaRow
 from reportgen.report.views.credit import auc_reference
 from reportgen.report.wording import verdict, vocabulary
-from reportgen.results import ComparisonResult, CreditModel, CreditTest, FairnessColumn
+from reportgen.results import ComparisonResult
+from reportgen.section_results import CreditModel, CreditTest, FairnessColumn
 
 Decision = Literal["adopt", "conditional", "retain"]
 
@@ -320,7 +321,7 @@ def brief_view(
 
 def segment_findings(result: ComparisonResult) -> dict[str, list[Finding]]:
     """An amber finding per segment that goes against a challenger's overall result
-    (:attr:`~reportgen.results.SegmentSection.reversals`): better overall and significantly worse
+    (:attr:`~reportgen.section_results.SegmentSection.reversals`): better overall and significantly worse
     in the segment (a condition to weigh before adopting), or the reverse."""
     sec = result.segments
     out: dict[str, list[Finding]] = {}

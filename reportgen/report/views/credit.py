@@ -26,7 +26,8 @@ from reportgen.report.formats import (
 )
 from reportgen.report.labels import CREDIT_TEST_NAMES as _N
 from reportgen.report.labels import credit_failure_names
-from reportgen.results import (
+from reportgen.results import ModelResult
+from reportgen.section_results import (
     Concentration,
     CreditAucHistory,
     CreditGrade,
@@ -34,7 +35,6 @@ from reportgen.results import (
     CreditModel,
     CreditSection,
     CreditTest,
-    ModelResult,
 )
 
 __all__ = ["CAPABILITY_TEXT", "TEST_LABELS", "CreditView", "auc_reference", "credit_view", "summary_notes"]

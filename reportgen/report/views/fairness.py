@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from reportgen.report.formats import fmt_ci, fmt_ci_pct, fmt_count, fmt_num, fmt_pct, fmt_signed, fmt_threshold
 from reportgen.report.wording import GENERIC_WORDS, Vocabulary
-from reportgen.results import FairnessChange, FairnessColumn, FairnessSection
+from reportgen.section_results import FairnessChange, FairnessColumn, FairnessSection
 
 #: The disparities' labels, in the section's order (keys of FairnessColumn.disparities).
 DISPARITY_LABELS = {

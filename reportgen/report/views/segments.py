@@ -11,7 +11,7 @@ from markupsafe import Markup
 
 import reportgen.catalog as catalog
 from reportgen.report.formats import fmt_ci, fmt_count, fmt_num, fmt_p, fmt_pvalue, fmt_signed
-from reportgen.results import SegmentSection
+from reportgen.section_results import SegmentSection
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,173 @@
+"""What every result type is made of: deep freezing, the frozen base class, and the vocabularies
+the run's results and the optional sections' results share.
+
+A leaf below :mod:`reportgen.results` (the run's types, always imported) and
+:mod:`reportgen.section_results` (the credit-risk, fairness and segment types, imported only where a
+section is built, drawn or read), so that neither imports the other's types to build its own.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, NoReturn
+
+import numpy as np
+
+from reportgen.value import Value
+
+#: The Holm family an adjusted p belongs to (reportgen.engine.multiplicity): the verdicts on the primary metric
+#: against the baseline, DeLong's or McNemar's tests against the baseline, the pairs of challengers, or a
+#: challenger over the tested values of a segment column.
+HolmFamily = Literal["verdicts", "delong", "mcnemar", "challenger_pairs", "segments"]
+
+#: A traffic light: green (no evidence against the model), amber (watch), red (act).
+Light = Literal["green", "amber", "red"]
+
+#: Which decision is the favourable outcome of the four-fifths rule (``fairness.favourable``).
+Favourable = Literal["flagged", "not_flagged"]
+
+
+def doc(text: str) -> dict[str, str]:
+    """A field's metadata: its description in the JSON Schema (:func:`reportgen.results.json_schema`)."""
+    return {"description": text}
+
+
+class FrozenDict(dict[Any, Any]):
+    """A dict that refuses every in-place change (``d[k] = v``, ``del``, ``update``, ``pop``, …).
+
+    A dict subclass rather than :class:`types.MappingProxyType` so that frozen results still
+    compare equal to dicts, pass ``isinstance(x, dict)`` checks, serialise with :mod:`json`
+    and pickle (for process pools); ``copy()`` returns an ordinary, mutable dict.
+    """
+
+    __slots__ = ()
+
+    def _refuse(self, *args: Any, **kwargs: Any) -> NoReturn:
+        raise TypeError("a result's mappings are read-only; build a new result (dataclasses.replace) instead")
+
+    __setitem__ = __delitem__ = __ior__ = _refuse
+    clear = pop = popitem = setdefault = update = _refuse
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (FrozenDict, (dict(self),))
+
+    def __repr__(self) -> str:
+        return f"FrozenDict({dict.__repr__(self)})"
+
+
+def lengths_differ(**arrays: np.ndarray | None) -> str | None:
+    """A message when the given arrays (None: absent) do not all have one length."""
+    present = {k: len(v) for k, v in arrays.items() if v is not None}
+    if len(set(present.values())) > 1:
+        return "expected arrays of one length, found " + ", ".join(f"{k}: {n}" for k, n in present.items())
+    return None
+
+
+def freeze(value: Any) -> Any:
+    """A deeply immutable copy of ``value``: dicts → :class:`FrozenDict`, lists and tuples →
+    tuples, numpy arrays → read-only copies (their data no longer shared with the caller);
+    everything else (numbers, strings, the frozen result dataclasses) as it is."""
+    if isinstance(value, np.ndarray):
+        if value.flags.writeable or value.base is not None:
+            value = value.copy()
+        value.setflags(write=False)
+        return value
+    if isinstance(value, FrozenDict):
+        return value
+    if isinstance(value, Mapping):
+        return FrozenDict({k: freeze(v) for k, v in value.items()})
+    if isinstance(value, (list, tuple)):
+        return tuple(freeze(v) for v in value)
+    return value
+
+
+class Frozen(Value):
+    """Base of every result type: freezes each field after construction (see :func:`freeze`);
+    its ``repr``, ``==`` and ``hash`` are :class:`~reportgen.value.Value`'s (each type's
+    decorator says ``repr=False, eq=False``)."""
+
+    __slots__ = ()
+
+    def problem(self) -> str | None:
+        """What is inconsistent between the fields (array lengths, matrix shape), or None.
+
+        Types alone cannot say that a curve's x and y have one length; the loader asks each
+        value it builds, so that a broken metrics.json is refused with its JSON path instead of
+        failing half-way through drawing a figure.
+        """
+        return None
+
+    def __post_init__(self) -> None:
+        for f in dataclasses.fields(self):  # type: ignore[arg-type]  # a mixin: every subclass is a dataclass
+            v = getattr(self, f.name)
+            fv = freeze(v)
+            if fv is not v:
+                object.__setattr__(self, f.name, fv)
+
+
+# The values both the run's results and the sections' hold
+
+
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class CurveData(Frozen):
+    """A drawable curve: x, y and the score threshold of each point (decimated)."""
+
+    x: np.ndarray
+    y: np.ndarray
+    thresholds: np.ndarray | None = None
+
+    def problem(self) -> str | None:
+        return lengths_differ(x=self.x, y=self.y, thresholds=self.thresholds)
+
+
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class CalibrationData(Frozen):
+    """Reliability diagram: mean predicted probability vs observed positive share per bin."""
+
+    mean_predicted: np.ndarray
+    observed: np.ndarray
+    counts: np.ndarray
+
+    def problem(self) -> str | None:
+        return lengths_differ(mean_predicted=self.mean_predicted, observed=self.observed, counts=self.counts)
+
+
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class CalibrationSummary(Frozen):
+    """One model's calibration over the configured bins (``calibration:``): per non-empty bin, in
+    order of mean predicted probability, and the summary numbers with their intervals."""
+
+    strategy: Literal["uniform", "quantile"]
+    bins: int = field(metadata={"description": "The configured number of bins (empty ones are left out below)."})
+    mean_predicted: np.ndarray
+    observed: np.ndarray = field(metadata={"description": "Each bin's share of positives."})
+    counts: np.ndarray = field(metadata={"description": "Each bin's rows (weight)."})
+    observed_lo: np.ndarray = field(
+        metadata={
+            "description": "Each bin's Clopper-Pearson lower bound of the observed share (NaN-free; weighted: 0)."
+        }
+    )
+    observed_hi: np.ndarray = field(metadata={"description": "Each bin's Clopper-Pearson upper bound (weighted: 1)."})
+    values: Mapping[str, float | None] = field(
+        metadata={
+            "description": (
+                "ece, mce, brier, reliability, resolution, uncertainty (Murphy's decomposition on the bins) and "
+                "brier_skill (1 - brier / uncertainty); null when undefined."
+            )
+        }
+    )
+    ci: Mapping[str, Sequence[float]] = field(
+        metadata={"description": "name -> percentile bootstrap interval (none for uncertainty: fixed by the design)."}
+    )
+    ci_method: str
+
+    def problem(self) -> str | None:
+        return lengths_differ(
+            mean_predicted=self.mean_predicted,
+            observed=self.observed,
+            counts=self.counts,
+            observed_lo=self.observed_lo,
+            observed_hi=self.observed_hi,
+        )
