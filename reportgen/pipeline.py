@@ -20,7 +20,6 @@ import reportgen.catalog as catalog
 import reportgen.clock as clock
 import reportgen.gates as gates
 import reportgen.io.filesystems as filesystems
-import reportgen.io.sql as sql
 import reportgen.report.wording as wording
 from reportgen.config import Config, ModelConfig
 from reportgen.engine import binary as B
@@ -117,7 +116,13 @@ def load_evidence(cfg: Config, progress: Progress | None = None) -> BinaryEviden
 
     Models with a SQL ``source`` are fetched first and read by the same loaders as files
     (:func:`reportgen.io.sql.materialised`), or, with ``pushdown: true``, reduced to score
-    tables by the database (:mod:`reportgen.reduce.pushdown`)."""
+    tables by the database (:mod:`reportgen.reduce.pushdown`). URIs are named as written
+    (:mod:`reportgen.io.filesystems`)."""
+    if all(m.source is None for m in cfg.models):
+        with filesystems.shown_errors(), rows_as_lines():
+            return filesystems.shown_evidence(_read(cfg, progress))
+    import reportgen.io.sql as sql  # noqa: PLC0415  (SQL sources only: a run of files never imports it)
+
     if any(m.source is not None and m.source.pushdown for m in cfg.models):
         from reportgen.reduce.pushdown import load_pushed  # noqa: PLC0415  (optional dependency)
 
@@ -126,15 +131,18 @@ def load_evidence(cfg: Config, progress: Progress | None = None) -> BinaryEviden
         except sql.NotPushed as exc:  # a dialect that cannot group: every model's rows read, and said so
             log.warning("%s", exc)
             cfg = cfg.model_copy(update={"models": [_pulled(m) for m in cfg.models]})
-    # SQL sources read once, as Parquet files; URIs named as written (reportgen.io.filesystems)
+    # SQL sources read once, as Parquet files
     with sql.materialised(cfg) as (files, fetched), filesystems.shown_errors(), rows_as_lines():
-        if files.engine == "dask":
-            from reportgen.reduce.dask import load_dask  # noqa: PLC0415  (optional dependency)
+        return filesystems.shown_evidence(sql.relabel(_read(files, progress), fetched))
 
-            ev = load_dask(files, progress)
-        else:
-            ev = local.load(files, progress)
-        return filesystems.shown_evidence(sql.relabel(ev, fetched))
+
+def _read(cfg: Config, progress: Progress | None) -> BinaryEvidence | MulticlassEvidence:
+    """The evidence of ``cfg``'s files, read by its engine."""
+    if cfg.engine == "dask":
+        from reportgen.reduce.dask import load_dask  # noqa: PLC0415  (optional dependency)
+
+        return load_dask(cfg, progress)
+    return local.load(cfg, progress)
 
 
 def _pulled(m: ModelConfig) -> ModelConfig:
