@@ -8,9 +8,11 @@ weighted sample are Mann–Whitney sums, so for a block of B resamples they are 
 on (rows, B) matrices, the ranks found once (not per resample):
 
 * per score column c: each row's rank among class c's rows by score, ``lo`` (strictly below) and
-  ``hi`` (at most), found once by ``searchsorted`` (``lo`` only where a negative ties a
-  positive); per block, ``cum`` = the cumulative drawn weight of class c's rows in score order
-  (one ``cumsum``), so a row of class i ≠ c has
+  ``hi`` (at most), found once (``lo`` only where a negative ties a positive): by
+  ``searchsorted`` among the pooled positive cells (the micro average's, below), and among class
+  c's as the count of class c's cells within that pooled rank; per block, ``cum`` = the
+  cumulative drawn weight of class c's rows in score order (one ``cumsum``), so a row of class
+  i ≠ c has
   ``below = W(class c, score < s) + ½ W(class c, score = s) = ½ (cum[lo] + cum[hi])`` (one
   gather), and ``S[c, i] = P_c W_i − Σ_{rows of class i} W·below`` (``P_c``, ``W_i``: the classes'
   drawn weights; the rows grouped by class once, so the sum is one fused product per class run).
@@ -80,6 +82,22 @@ def _ranks_sorted(
     if not bool(tied.any()):
         return _Ranks(pos_rows, hi, hi, False)
     return _Ranks(pos_rows, rank("left"), hi, True)
+
+
+def _column_ranks(pooled: _Ranks, of_class: np.ndarray, pos_rows: np.ndarray) -> _Ranks:
+    """A column's :class:`_Ranks` against its own positives ``pos_rows`` (class c's rows in
+    ascending score) from its ranks against the pooled positives (``pooled``; ``of_class``: which
+    of the pooled positives, in their ascending order, are class c's): the class c positives
+    strictly below (at most) a score are those among the pooled positives strictly below (at
+    most) it, so each rank is a prefix count of ``of_class`` at the pooled rank (one gather, no
+    search); 0 stays 0 at the column's own positive cells."""
+    below = np.concatenate([[0], np.cumsum(of_class)])
+    hi = below[pooled.hi]
+    if not pooled.ties:
+        return _Ranks(pos_rows, hi, hi, False)
+    lo = below[pooled.lo]
+    ties = not np.array_equal(lo, hi)  # a negative ties a positive of class c
+    return _Ranks(pos_rows, lo if ties else hi, hi, ties)
 
 
 def _cumulative(weights: np.ndarray, cum: np.ndarray, across: np.ndarray) -> np.ndarray:
@@ -199,14 +217,14 @@ class ModelRows:
         stop[y[runs]] = np.concatenate([runs[1:], [d]])
         true_score = proba[rows, y]
         by_score = np.argsort(true_score, kind="stable")  # the pooled positive cells (r, y_r), sorted once
-        v = true_score[by_score]
+        v, y_pooled = true_score[by_score], y[by_score]
         columns, pooled = [], []
         for c, scores in enumerate(np.ascontiguousarray(proba.T)):
             order_c, negative = np.argsort(scores), y != c  # ties in any order: their ranks are equal
-            pos = rows[start[c] : stop[c]]  # column c's positives: class c's rows, already in ascending score
-            columns.append(_ranks_sorted(pos, scores[pos], scores, negative, order_c))
             # pooled cells: column c's cells negative where c ≠ y_r, against every row's positive cell
             pooled.append(_ranks_sorted(by_score, v, scores, negative, order_c))
+            # column c's positives (class c's rows, already in ascending score) are the pooled ones of class c
+            columns.append(_column_ranks(pooled[-1], y_pooled == c, rows[start[c] : stop[c]]))
         return cls(y, k, order, start, stop, tuple(columns), tuple(pooled), loss)
 
 
@@ -345,11 +363,8 @@ def draws(rows: ModelRows, W: np.ndarray, work: Work | None = None) -> Draws:
         out["roc_auc_ovr_micro"] = np.where((Pm > 0) & (Nm > 0), np.clip(num / (Pm * Nm), 0.0, 1.0), np.nan)
         if rows.loss is None:
             out["log_loss"] = np.full(b, np.nan)
-        else:  # W as float64 in a reused array: a fresh one per block paid its page faults (~20 ms)
-            Wf = W if W.dtype == np.float64 else work.get("float", b, W.shape[1], np.float64)
-            if Wf is not W:
-                np.copyto(Wf, W)
-            out["log_loss"] = (Wf @ rows.loss) / m
+        else:  # einsum casts whole counts to float64 a buffer at a time: no (B, d) float64 copy of W
+            out["log_loss"] = np.einsum("bd,d->b", W, rows.loss) / m
     return Draws(out, auc)
 
 
