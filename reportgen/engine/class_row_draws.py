@@ -301,11 +301,11 @@ def _pair_sums(
         cols = [c for c, r in enumerate(rows.pooled) if r.ties == tied]
         if not cols:
             continue
-        acc = work.get("acc", d, b, Wt.dtype)
-        acc[:] = 0
-        for c in cols:  # the rows of class c are column c's positive cells: they add nothing
-            for u, v in _around(*run_of.get(c, (0, 0)), d):
-                acc[u:v] += _twice_below(cum, rows.pooled[c], tmp, u, v)
+        # every row gathered, class c's rows too: their ranks are 0 and cum[0] = 0, so they add
+        # nothing, and the first column fills acc (no zeroing pass, one take per column)
+        acc = _twice_below(cum, rows.pooled[cols[0]], work.get("acc", d, b, Wt.dtype), 0, d)
+        for c in cols[1:]:
+            acc += _twice_below(cum, rows.pooled[c], tmp, 0, d)
         top = w_max * len(cols) * m * (2.0 if tied else 1.0)  # weight × a row's summed (twice) below ≤ this
         micro += _run_sums(acc, [(0, d)], top, Wt)[:, 0] * (0.5 if tied else 1.0)
     return S, cls_w, micro
