@@ -1075,7 +1075,7 @@ class ClassProbabilities(Frozen):
             "description": (
                 "field -> percentile interval (stratified bootstrap, unweighted rows, the same in every engine): "
                 "top_k_accuracy on the counts by (true class, rank of its score); brier and ece_top_label on the rows' "
-                "Brier errors and confidences counted per true class, rounded to 2^-6 (ci_method)."
+                "Brier errors and confidences counted per true class, rounded to 2^-5 (ci_method)."
             )
         },
     )

@@ -8,9 +8,11 @@ weighted sample are Mann–Whitney sums, so for a block of B resamples they are 
 on (rows, B) matrices, the ranks found once (not per resample):
 
 * per score column c: each row's rank among class c's rows by score, ``lo`` (strictly below) and
-  ``hi`` (at most), found once by ``searchsorted`` (``lo`` only where a negative ties a
-  positive); per block, ``cum`` = the cumulative drawn weight of class c's rows in score order
-  (one ``cumsum``), so a row of class i ≠ c has
+  ``hi`` (at most), found once (``lo`` only where a negative ties a positive): by
+  ``searchsorted`` among the pooled positive cells (the micro average's, below), and among class
+  c's as the count of class c's cells within that pooled rank; per block, ``cum`` = the
+  cumulative drawn weight of class c's rows in score order (one ``cumsum``), so a row of class
+  i ≠ c has
   ``below = W(class c, score < s) + ½ W(class c, score = s) = ½ (cum[lo] + cum[hi])`` (one
   gather), and ``S[c, i] = P_c W_i − Σ_{rows of class i} W·below`` (``P_c``, ``W_i``: the classes'
   drawn weights; the rows grouped by class once, so the sum is one fused product per class run).
@@ -80,6 +82,22 @@ def _ranks_sorted(
     if not bool(tied.any()):
         return _Ranks(pos_rows, hi, hi, False)
     return _Ranks(pos_rows, rank("left"), hi, True)
+
+
+def _column_ranks(pooled: _Ranks, of_class: np.ndarray, pos_rows: np.ndarray) -> _Ranks:
+    """A column's :class:`_Ranks` against its own positives ``pos_rows`` (class c's rows in
+    ascending score) from its ranks against the pooled positives (``pooled``; ``of_class``: which
+    of the pooled positives, in their ascending order, are class c's): the class c positives
+    strictly below (at most) a score are those among the pooled positives strictly below (at
+    most) it, so each rank is a prefix count of ``of_class`` at the pooled rank (one gather, no
+    search); 0 stays 0 at the column's own positive cells."""
+    below = np.concatenate([[0], np.cumsum(of_class)])
+    hi = below[pooled.hi]
+    if not pooled.ties:
+        return _Ranks(pos_rows, hi, hi, False)
+    lo = below[pooled.lo]
+    ties = not np.array_equal(lo, hi)  # a negative ties a positive of class c
+    return _Ranks(pos_rows, lo if ties else hi, hi, ties)
 
 
 def _cumulative(weights: np.ndarray, cum: np.ndarray, across: np.ndarray) -> np.ndarray:
@@ -199,14 +217,14 @@ class ModelRows:
         stop[y[runs]] = np.concatenate([runs[1:], [d]])
         true_score = proba[rows, y]
         by_score = np.argsort(true_score, kind="stable")  # the pooled positive cells (r, y_r), sorted once
-        v = true_score[by_score]
+        v, y_pooled = true_score[by_score], y[by_score]
         columns, pooled = [], []
         for c, scores in enumerate(np.ascontiguousarray(proba.T)):
             order_c, negative = np.argsort(scores), y != c  # ties in any order: their ranks are equal
-            pos = rows[start[c] : stop[c]]  # column c's positives: class c's rows, already in ascending score
-            columns.append(_ranks_sorted(pos, scores[pos], scores, negative, order_c))
             # pooled cells: column c's cells negative where c ≠ y_r, against every row's positive cell
             pooled.append(_ranks_sorted(by_score, v, scores, negative, order_c))
+            # column c's positives (class c's rows, already in ascending score) are the pooled ones of class c
+            columns.append(_column_ranks(pooled[-1], y_pooled == c, rows[start[c] : stop[c]]))
         return cls(y, k, order, start, stop, tuple(columns), tuple(pooled), loss)
 
 
@@ -226,12 +244,11 @@ def _exact_dtype(W: np.ndarray, k: int) -> type[np.signedinteger] | type[np.floa
     are exact at half the memory traffic of float64; else float64."""
     if W.dtype.kind not in "iu" or W.size == 0:
         return np.float64
-    return np.int32 if 2.0 * float(W.max()) * max(k, 1) * _most_weight(W) < 2.0**31 else np.float64
-
-
-def _most_weight(W: np.ndarray) -> float:
-    """The largest resample's total weight, m (``W``: (B, d))."""
-    return float(W.sum(axis=1).max()) if W.size else 0.0
+    w_max = float(W.max())
+    # m, the largest resample's total weight: summed in int32 where no sum can reach 2^31 (numpy's
+    # default int64 accumulator casts each value: ~7x the time)
+    m = float(W.sum(axis=1, dtype=np.int32 if w_max * W.shape[1] < 2.0**31 else np.int64).max())
+    return np.int32 if 2.0 * w_max * max(k, 1) * m < 2.0**31 else np.float64
 
 
 def _around(a: int, z: int, d: int) -> list[tuple[int, int]]:
@@ -283,11 +300,11 @@ def _pair_sums(
         cols = [c for c, r in enumerate(rows.pooled) if r.ties == tied]
         if not cols:
             continue
-        acc = work.get("acc", d, b, Wt.dtype)
-        acc[:] = 0
-        for c in cols:  # the rows of class c are column c's positive cells: they add nothing
-            for u, v in _around(*run_of.get(c, (0, 0)), d):
-                acc[u:v] += _twice_below(cum, rows.pooled[c], tmp, u, v)
+        # every row gathered, class c's rows too: their ranks are 0 and cum[0] = 0, so they add
+        # nothing, and the first column fills acc (no zeroing pass, one take per column)
+        acc = _twice_below(cum, rows.pooled[cols[0]], work.get("acc", d, b, Wt.dtype), 0, d)
+        for c in cols[1:]:
+            acc += _twice_below(cum, rows.pooled[c], tmp, 0, d)
         top = w_max * len(cols) * m * (2.0 if tied else 1.0)  # weight × a row's summed (twice) below ≤ this
         micro += _run_sums(acc, [(0, d)], top, Wt)[:, 0] * (0.5 if tied else 1.0)
     return S, cls_w, micro
@@ -345,11 +362,8 @@ def draws(rows: ModelRows, W: np.ndarray, work: Work | None = None) -> Draws:
         out["roc_auc_ovr_micro"] = np.where((Pm > 0) & (Nm > 0), np.clip(num / (Pm * Nm), 0.0, 1.0), np.nan)
         if rows.loss is None:
             out["log_loss"] = np.full(b, np.nan)
-        else:  # W as float64 in a reused array: a fresh one per block paid its page faults (~20 ms)
-            Wf = W if W.dtype == np.float64 else work.get("float", b, W.shape[1], np.float64)
-            if Wf is not W:
-                np.copyto(Wf, W)
-            out["log_loss"] = (Wf @ rows.loss) / m
+        else:  # einsum casts whole counts to float64 a buffer at a time: no (B, d) float64 copy of W
+            out["log_loss"] = np.einsum("bd,d->b", W, rows.loss) / m
     return Draws(out, auc)
 
 
