@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 import yaml
+from renders import no_figures  # noqa: F401 - a fixture: a render without its figures
 
 from reportgen import cli
 
@@ -387,9 +388,8 @@ def test_output_dir_placeholders(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     assert len(found) == 1 and len(found[0].parent.name) == 12
 
 
-@pytest.mark.slow
 def test_failing_pdf_leaves_the_previous_report_untouched(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                          capsys: pytest.CaptureFixture[str]) -> None:
+                                                          capsys: pytest.CaptureFixture[str], no_figures: None) -> None:
     cfg_path = write_case(tmp_path, Case("pdf", ()))
     out = tmp_path / "out"
     out.mkdir()

@@ -8,13 +8,13 @@ from pathlib import Path
 import jsonschema
 import numpy as np
 import pandas as pd
-import pytest
 import yaml
 from renders import demo_run  # noqa: F401 - a fixture: the demo rendered once per test run
 
 from reportgen.config import load_config
 from reportgen.pipeline import analyse
 from reportgen.report.render import build_view
+from reportgen.report.theme import Theme
 from reportgen.results import ComparisonResult
 
 
@@ -41,7 +41,6 @@ def test_demo_metrics_json_carries_the_section_and_validates(demo_run, metrics_s
     assert any(f.path.endswith("dev_champion.csv") for f in result.run.files)
 
 
-@pytest.mark.slow  # a run writing HTML: ~3 s
 def test_an_overstated_pd_is_red_and_named_in_the_summary_warnings(tmp_path: Path) -> None:
     # the German-credit case: mean PD 26 % against an observed default rate of 12.5 %
     rng = np.random.default_rng(5)
@@ -62,7 +61,7 @@ def test_an_overstated_pd_is_red_and_named_in_the_summary_warnings(tmp_path: Pat
     assert any(w.startswith("model 'gbm': credit validation red: ") and "calibration in the large" in w
                and "in_the_large" not in w for w in result.run.warnings)
     # the summary's verdict of the (only) model states the calibration failure and the rates
-    view = build_view(result)
+    view = build_view(result, Theme(sections=("summary",)))  # the summary alone: no figure drawn
     [line] = view.summary.credit_verdicts
     assert line.text.startswith("Credit validation of gbm: its calibration fails (red: ")
     assert "; calibration in the large;" in line.text and f"{m.calibration.mean_pd * 100:.2f} %" in line.text

@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
+from renders import no_figures  # noqa: F401 - a fixture: a render without its figures
 
 
 def _files(tmp: Path, names: tuple[str, ...] = ("champion", "challenger", "naive"), n: int = 300) -> list[Path]:
@@ -56,9 +57,9 @@ def test_three_files_give_three_paired_models_the_first_the_baseline(cli, tmp_pa
 
 @pytest.mark.slow
 @pytest.mark.pdf
-def test_the_written_config_runs_as_written(cli, tmp_path: Path, monkeypatch) -> None:
+def test_the_written_config_runs_as_written(cli, tmp_path: Path, monkeypatch, no_figures) -> None:
     """``reportgen init a.csv b.csv c.csv -o cfg.yaml && reportgen run cfg.yaml``: exit 0, the
-    config's own output (HTML, PDF, JSON) beside it."""
+    config's own output (HTML, PDF, JSON) beside it (which files, not what they show: no figures)."""
     files = _files(tmp_path, ("a", "b", "c"))
     monkeypatch.chdir(tmp_path)
     assert cli(["init", "a.csv", "b.csv", "c.csv", "-o", "cfg.yaml"]) == 0

@@ -79,7 +79,12 @@ def test_a_config_with_mlflow_leaves_one_run_with_each_gini_and_report_pdf(tmp_p
 @pytest.fixture(scope="module")
 def mlflow_server(tmp_path_factory):
     """``mlflow server`` on 127.0.0.1 at a free port (SQLite backend, proxied artifacts), started
-    in its own process group and torn down with it (SIGTERM, then SIGKILL)."""
+    in its own process group and torn down with it (SIGTERM, then SIGKILL).
+
+    Without MLflow's job execution (``MLFLOW_SERVER_ENABLE_JOB_EXECUTION=false``, MLflow's own
+    setting): by default the server also starts a job runner and seven huey consumers, each a
+    Python process importing mlflow, for GenAI jobs reportgen never submits (about 20 of the
+    fixture's 30 CPU-seconds)."""
     home = tmp_path_factory.mktemp("mlflow-server")
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -90,6 +95,7 @@ def mlflow_server(tmp_path_factory):
          "--backend-store-uri", f"sqlite:///{home / 'mlflow.db'}",
          "--artifacts-destination", str(home / "artifacts"), "--workers", "1"],
         stdout=log, stderr=subprocess.STDOUT, start_new_session=True, cwd=home,
+        env={**os.environ, "MLFLOW_SERVER_ENABLE_JOB_EXECUTION": "false"},
     )
     url = f"http://127.0.0.1:{port}"
     try:

@@ -76,7 +76,7 @@ def test_every_section_is_present_and_linked_from_the_contents(page):
 
 
 @pytest.mark.slow
-def test_html_is_self_contained(page, demo_run):
+def test_html_is_self_contained(page, demo_run, no_figures):
     html, c, _ = page
     assert "<link" not in html
     assert not [u for u in c.srcs if not u.startswith(("data:", "#"))]

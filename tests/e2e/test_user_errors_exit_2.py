@@ -56,8 +56,7 @@ def theme_with(tmp: Path, template: str) -> Path:
     return theme
 
 
-@pytest.mark.slow
-def test_undefined_variable_in_a_theme_is_exit_2(saved, tmp_path, capsys):
+def test_undefined_variable_in_a_theme_is_exit_2(saved, tmp_path, capsys, no_figures):
     theme = theme_with(tmp_path, "<html>{{ no_such_value }}</html>")
     code = cli.main(["render", str(saved), "--theme", str(theme), "--out", str(tmp_path / "r"), "--format", "html"])
     assert code == 2
@@ -69,9 +68,8 @@ def test_undefined_variable_in_a_theme_is_exit_2(saved, tmp_path, capsys):
     ("{{ 1 / 0 }}", "ZeroDivisionError: division by zero"),
     ('{{ view.title | int + "a" }}', "TypeError: unsupported operand type(s) for +: 'int' and 'str'"),
 ])
-@pytest.mark.slow
 def test_a_theme_expression_that_raises_at_render_time_is_exit_2_naming_its_line(expression, found, saved, tmp_path,
-                                                                                   capsys):
+                                                                                   capsys, no_figures):
     """Were 'internal error (ZeroDivisionError ...)', exit 1."""
     theme = theme_with(tmp_path, "<html>\n<p>" + expression + "</p></html>")
     code = cli.main(["render", str(saved), "--theme", str(theme), "--out", str(tmp_path / "r"), "--format", "html"])
@@ -80,8 +78,7 @@ def test_a_theme_expression_that_raises_at_render_time_is_exit_2_naming_its_line
     assert f"{theme / 'report.html'}:2: the template failed while rendering ({found})" in line
 
 
-@pytest.mark.slow
-def test_a_theme_including_a_missing_template_names_it_not_a_disk_error(saved, tmp_path, capsys):
+def test_a_theme_including_a_missing_template_names_it_not_a_disk_error(saved, tmp_path, capsys, no_figures):
     """Was 'writing the report failed (nope.html)': Jinja's TemplateNotFound is an OSError."""
     theme = theme_with(tmp_path, '<html>{% include "nope.html" %}</html>')
     code = cli.main(["render", str(saved), "--theme", str(theme), "--out", str(tmp_path / "r"), "--format", "html"])
