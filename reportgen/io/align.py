@@ -132,6 +132,8 @@ def concat_ids(parts: list[Any]) -> Any:
     """Id keys of consecutive batches or parts as one pyarrow string array."""
     import pyarrow as pa  # noqa: PLC0415
 
+    if len(parts) == 1:
+        return _arrow(parts[0])
     return pa.concat_arrays([_arrow(x) for x in parts]) if parts else pa.array([], type=pa.string())
 
 
@@ -178,7 +180,7 @@ def join_ids(cfg: Config, models: list[Keyed]) -> Join:
                 k.name,
                 k.file,
                 k.id_column,
-                concat_ids([_arrow(k.ids), x]),
+                concat_ids([k.ids, x] if len(x) else [k.ids]),
                 np.zeros(len(k.rows) + len(x), dtype=np.int64),
                 k.truth,
             )
