@@ -117,7 +117,7 @@ def id_codes(models: list[Keyed]) -> tuple[list[np.ndarray], Any]:
         distinct.sort()  # in place: np.unique would sort a copy (or hash, slower on millions)
         if distinct.shape[0]:
             distinct = distinct[np.concatenate(([True], distinct[1:] != distinct[:-1]))]
-        codes = [np.searchsorted(distinct, x) for x in ints]
+        codes = [np.searchsorted(distinct, ints.pop(0)) for _ in models]  # each id array let go of once coded
         return codes, pc.cast(pa.array(distinct), pa.string())
     enc = pa.chunked_array(arrays, type=pa.string()).dictionary_encode()
     codes = [np.asarray(c.indices.to_numpy(zero_copy_only=False), dtype=np.int64) for c in enc.chunks]

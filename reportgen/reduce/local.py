@@ -1602,14 +1602,6 @@ PENDING_DISTINCT = 1_000_000
 #: sort are a few times this many rows × columns.
 DISTINCT_CHUNK = 1 << 17
 
-#: A compared row as McNemar's pass keeps it: its true class, the model's class, whether the
-#: model was right, its weight and its position in the file (errors name it). The classes are
-#: stored in the narrowest signed type that holds their indices (:class:`McNemarPairs`; int8 up
-#: to 128 classes): a range's records of every model are held, and spilled, at once.
-MCNEMAR_RECORD = np.dtype(
-    [("y", np.int64), ("pred", np.int64), ("right", np.bool_), ("w", np.float64), ("row", np.int64)]
-)
-
 
 @dataclass(frozen=True, slots=True)
 class JointCounts:
@@ -1676,12 +1668,16 @@ class McNemarPairs(Pairs):
         # while the kept rows may need them
         scores = [] if self.scoreless else [("p", np.float64, (k,))]
         errors = [("e", np.float64)] if self.brier else []
-        index = np.min_scalar_type(-k)  # signed, holds 0 … k − 1
-        fields = [(name, index if name in ("y", "pred") else kind) for name, kind in MCNEMAR_RECORD.descr]
-        self.dtype = np.dtype([*fields, *scores, *errors])
+        # a compared row as this pass keeps it: its true class, the model's class, whether the
+        # model was right, its weight and its position in the file (errors name it); the classes
+        # in the narrowest signed type that holds their indices (int8 up to 128 classes): a
+        # range's records of every model are held, and spilled, at once
+        index = np.min_scalar_type(-k)
+        record = [("y", index), ("pred", index), ("right", np.bool_), ("w", np.float64), ("row", np.int64)]
+        self.dtype = np.dtype([*record, *scores, *errors])
 
     def records(self, st: ModelCounts, path: Path, batch: Batch, offset: int) -> tuple[np.ndarray, np.ndarray]:
-        """(file positions, :data:`MCNEMAR_RECORD` records) of one batch's compared rows of one model."""
+        """(file positions, records (:attr:`dtype`)) of one batch's compared rows of one model."""
         probe = st.fresh(self.cfg, path, st.index, collect=False)
         keep, truth, pred, scores, weights = class_rows(self.cfg, probe, ClassIds(self.classes), batch, path, offset)
         pos = np.flatnonzero(keep)
