@@ -771,15 +771,15 @@ def decimate(x: np.ndarray, y: np.ndarray, max_points: int = 1000, keep: np.ndar
     n = x.shape[0]
     if n <= max_points:
         return np.arange(n)
-    arc = np.empty(n)  # cumulative arc length from 0: two n-long arrays at a time, not five
+    arc = np.empty(n)  # cumulative arc length from 0: the one n-long array beside x and y
     arc[0] = 0.0
-    seg = np.abs(np.diff(x))
-    step = arc[1:]  # |Δy| in the arc's place until the sums overwrite it
-    np.subtract(y[1:], y[:-1], out=step)
-    np.abs(step, out=step)
-    seg += step
-    np.cumsum(seg, out=step)
-    del seg
+    seg = arc[1:]  # |Δx| + |Δy| in the arc's place, then summed there
+    np.subtract(x[1:], x[:-1], out=seg)
+    np.abs(seg, out=seg)
+    for lo in range(0, n - 1, HULL_BLOCK):  # |Δy| block by block: its temporaries stay small
+        hi = min(lo + HULL_BLOCK, n - 1)
+        seg[lo:hi] += np.abs(y[lo + 1 : hi + 1] - y[lo:hi])
+    np.cumsum(seg, out=seg)
     targets = np.linspace(0.0, arc[-1], max_points)
     return _around(np.searchsorted(arc, targets, side="left"), n, keep)
 
@@ -921,7 +921,8 @@ def upper_hull(x: np.ndarray, y: np.ndarray) -> np.ndarray:
             lead = int(np.argmin(drop))  # points 0..lead are copies of point 0
             drop[0] = False
             drop[1 : min(lead, n - 2) + 1] = True  # the last point is always kept
-        idx = np.flatnonzero(~drop)
+        # int32 positions where they fit: half the bytes of flatnonzero's int64 at every pass
+        idx = np.arange(n, dtype=np.int32 if n <= np.iinfo(np.int32).max else np.int64)[~drop]
     else:
         idx = np.arange(n)
     while idx.shape[0] > 2:

@@ -117,7 +117,7 @@ def id_codes(models: list[Keyed]) -> tuple[list[np.ndarray], Any]:
         distinct.sort()  # in place: np.unique would sort a copy (or hash, slower on millions)
         if distinct.shape[0]:
             distinct = distinct[np.concatenate(([True], distinct[1:] != distinct[:-1]))]
-        codes = [np.searchsorted(distinct, x) for x in ints]
+        codes = [np.searchsorted(distinct, ints.pop(0)) for _ in models]  # each id array let go of once coded
         return codes, pc.cast(pa.array(distinct), pa.string())
     enc = pa.chunked_array(arrays, type=pa.string()).dictionary_encode()
     codes = [np.asarray(c.indices.to_numpy(zero_copy_only=False), dtype=np.int64) for c in enc.chunks]
@@ -132,6 +132,8 @@ def concat_ids(parts: list[Any]) -> Any:
     """Id keys of consecutive batches or parts as one pyarrow string array."""
     import pyarrow as pa  # noqa: PLC0415
 
+    if len(parts) == 1:
+        return _arrow(parts[0])
     return pa.concat_arrays([_arrow(x) for x in parts]) if parts else pa.array([], type=pa.string())
 
 
@@ -178,7 +180,7 @@ def join_ids(cfg: Config, models: list[Keyed]) -> Join:
                 k.name,
                 k.file,
                 k.id_column,
-                concat_ids([_arrow(k.ids), x]),
+                concat_ids([k.ids, x] if len(x) else [k.ids]),
                 np.zeros(len(k.rows) + len(x), dtype=np.int64),
                 k.truth,
             )

@@ -1536,20 +1536,38 @@ def weight_cells(
     A weighted count summed as rows come (``bincount(key, weights=w)`` per chunk, chunks added)
     depends in its last bits on the chunks; the cells are whole numbers that add exactly, and
     :func:`cell_sums` sums them in their canonical order: one number in every engine."""
-    keys = [np.asarray(k, dtype=np.int64) for k in keys]
-    w = np.asarray(w, dtype=np.float64)
-    rows = np.ones(w.shape[0], dtype=np.int64) if rows is None else np.asarray(rows, dtype=np.int64)
-    if w.shape[0] == 0:
-        return keys, w, rows
-    order = np.lexsort((w, *keys[::-1]))
-    keys, w, rows = [k[order] for k in keys], w[order], rows[order]
-    starts = np.empty(w.shape[0], dtype=bool)
-    starts[0] = True
-    starts[1:] = w[1:] != w[:-1]
-    for k in keys:
-        starts[1:] |= k[1:] != k[:-1]
-    idx = np.flatnonzero(starts)
-    return [k[idx] for k in keys], w[idx], np.add.reduceat(rows, idx)
+    cols = [np.asarray(k, dtype=np.int64) for k in keys]
+    cols.append(np.asarray(w, dtype=np.float64))
+    cols.append(np.ones(cols[-1].shape[0], dtype=np.int64) if rows is None else np.asarray(rows, dtype=np.int64))
+    del keys, w, rows
+    return _cells(cols)
+
+
+def _cells(cols: list[np.ndarray]) -> tuple[list[np.ndarray], np.ndarray, np.ndarray]:
+    """:func:`weight_cells` of ``cols`` = [keys…, weights, rows], whose arrays the list gives
+    up as it goes: each is replaced by its sorted copy, then by its cells, one at a time, so an
+    array and its copy are held together only while it is being copied."""
+    if cols[-1].shape[0]:
+        order = np.lexsort(cols[-2::-1])  # by the keys in turn, then the weight
+        _take(cols, order)
+        del order
+        starts = np.zeros(cols[-1].shape[0], dtype=bool)
+        starts[0] = True
+        for c in cols[:-1]:
+            starts[1:] |= c[1:] != c[:-1]
+        del c
+        idx = np.flatnonzero(starts)
+        del starts
+        rows = np.add.reduceat(cols.pop(), idx)
+        _take(cols, idx)
+        cols.append(rows)
+    return cols[:-2], cols[-2], cols[-1]
+
+
+def _take(arrays: list[np.ndarray], at: np.ndarray) -> None:
+    """Each of ``arrays`` replaced in the list by its elements ``at``, one at a time."""
+    for j in range(len(arrays)):
+        arrays[j] = arrays[j][at]
 
 
 def merged_weight_cells(chunks: list) -> tuple[list[np.ndarray], np.ndarray, np.ndarray] | None:
@@ -1561,14 +1579,20 @@ def merged_weight_cells(chunks: list) -> tuple[list[np.ndarray], np.ndarray, np.
 
 
 def concat_cells(chunks: list) -> tuple[list[np.ndarray], np.ndarray, np.ndarray]:
-    """The cells of several chunks (:func:`weight_cells`, the same keys) as one, uncapped."""
+    """The cells of several chunks (:func:`weight_cells`, the same keys) as one, uncapped. The
+    list is emptied as it is read (its owner replaces it by the result): each chunk's arrays are
+    let go of once concatenated, not held beside the whole and its sorted copy."""
     if len(chunks) == 1:
         return chunks[0]
-    return weight_cells(
-        [np.concatenate([c[0][j] for c in chunks]) for j in range(len(chunks[0][0]))],
-        np.concatenate([c[1] for c in chunks]),
-        np.concatenate([c[2] for c in chunks]),
-    )
+    parts = [[*c[0], c[1], c[2]] for c in chunks]
+    chunks.clear()
+    cols = []
+    for j in range(len(parts[0])):
+        cols.append(np.concatenate([p[j] for p in parts]))
+        for p in parts:
+            p[j] = None
+    del parts
+    return _cells(cols)
 
 
 def cell_sums(key: np.ndarray, w: np.ndarray, rows: np.ndarray, size: int) -> np.ndarray:

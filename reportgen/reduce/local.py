@@ -178,20 +178,29 @@ class ModelPass:
         return [(self.cfg.name, reason, rows) for reason, rows in ranked]
 
     def keyed(self) -> Keyed:
-        """The rows the model kept, as the id join sees them."""
+        """The rows the model kept, as the id join sees them. Each collected list is replaced by
+        its one concatenation: the batches' pieces and the whole are not held side by side, and
+        asking again (the join, then the common rows) copies nothing."""
 
-        def cat(parts: list | None, dtype: Any) -> np.ndarray:
-            return np.concatenate(parts) if parts else np.empty(0, dtype=dtype)
+        def cat(parts: list | None, dtype: Any) -> list:
+            return [parts[0] if len(parts) == 1 else np.concatenate(parts)] if parts else [np.empty(0, dtype=dtype)]
 
-        assert self.ids is not None  # a state that collected ids (an id column)
+        assert self.ids is not None and self.id_rows is not None and self.truth is not None  # collected together
+        self.ids, self.id_rows, self.truth = (
+            [concat_ids(self.ids)],
+            cat(self.id_rows, np.int64),
+            cat(self.truth, object),
+        )
+        if self.lost is not None:
+            self.lost = [concat_ids(self.lost)]
         return Keyed(
             self.cfg.name,
             str(self.path),
             self.cols["id"],
-            concat_ids(self.ids),
-            cat(self.id_rows, np.int64),
-            cat(self.truth, object),
-            None if self.lost is None else concat_ids(self.lost),
+            self.ids[0],
+            self.id_rows[0],
+            self.truth[0],
+            None if self.lost is None else self.lost[0],
         )
 
     def columns(self) -> list[str]:
@@ -1586,18 +1595,12 @@ def least_distinct(cfg: Config, models: list[MulticlassModelEvidence]) -> int:
     return max((t.n_entries(j) for t in tables for j in range(t.k)), default=0)
 
 
-#: A compared row as McNemar's pass keeps it: its true class, whether the model was right, its
-#: weight and its position in the file (errors name it).
 #: Distinct rows held in pending parts before they are merged (their union compressed again).
 PENDING_DISTINCT = 1_000_000
 
 #: Compared rows compressed at once (:meth:`McNemarPairs.add`): the row matrix, its keys and their
 #: sort are a few times this many rows × columns.
 DISTINCT_CHUNK = 1 << 17
-
-MCNEMAR_RECORD = np.dtype(
-    [("y", np.int64), ("pred", np.int64), ("right", np.bool_), ("w", np.float64), ("row", np.int64)]
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -1665,10 +1668,16 @@ class McNemarPairs(Pairs):
         # while the kept rows may need them
         scores = [] if self.scoreless else [("p", np.float64, (k,))]
         errors = [("e", np.float64)] if self.brier else []
-        self.dtype = np.dtype([*MCNEMAR_RECORD.descr, *scores, *errors])
+        # a compared row as this pass keeps it: its true class, the model's class, whether the
+        # model was right, its weight and its position in the file (errors name it); the classes
+        # in the narrowest signed type that holds their indices (int8 up to 128 classes): a
+        # range's records of every model are held, and spilled, at once
+        index = np.min_scalar_type(-k)
+        record = [("y", index), ("pred", index), ("right", np.bool_), ("w", np.float64), ("row", np.int64)]
+        self.dtype = np.dtype([*record, *scores, *errors])
 
     def records(self, st: ModelCounts, path: Path, batch: Batch, offset: int) -> tuple[np.ndarray, np.ndarray]:
-        """(file positions, :data:`MCNEMAR_RECORD` records) of one batch's compared rows of one model."""
+        """(file positions, records (:attr:`dtype`)) of one batch's compared rows of one model."""
         probe = st.fresh(self.cfg, path, st.index, collect=False)
         keep, truth, pred, scores, weights = class_rows(self.cfg, probe, ClassIds(self.classes), batch, path, offset)
         pos = np.flatnonzero(keep)
@@ -1694,20 +1703,21 @@ class McNemarPairs(Pairs):
         row: the first model's)."""
         self.lined_up(recs, self.cfg.weight_kind == "frequency")
         b = recs[self.names.index(self.cfg.baseline_name)]
+        y = b["y"].astype(np.int64)  # the cell keys below pass the narrow index type's range
         w = recs[0]["w"]
         self.has_weights = self.has_weights or bool(np.any(w != 1))
         self.integral = self.integral and bool(np.array_equal(w, np.round(w)))
         for name, t in self.tables.items():
             r = recs[self.names.index(name)]
             k = t.shape[0]
-            cell = (b["y"] * k + b["pred"]) * k + r["pred"]
+            cell = (y * k + b["pred"]) * k + r["pred"]
             t += np.bincount(cell, weights=w, minlength=k**3).reshape(k, k, k)
             self.rows[name] += np.bincount(cell, minlength=k**3).reshape(k, k, k)
             self._count_cells(name, [S.weight_cells([cell], w)])
         frequency = self.cfg.weight_kind == "frequency"  # a row of weight w is w rows (memory repeats it)
         for name, grid in self.brier.items():
             d = CP.brier_difference_cells(recs[self.names.index(name)]["e"], b["e"])
-            key = b["y"] * grid.shape[1] + d
+            key = y * grid.shape[1] + d
             grid += np.bincount(key, weights=w if frequency else None, minlength=grid.size).reshape(grid.shape)
         for lo in range(0, b.shape[0] if self.keep_rows else 0, DISTINCT_CHUNK):  # bounded temporaries
             part = [r[lo : lo + DISTINCT_CHUNK] for r in recs]

@@ -642,3 +642,20 @@ def test_upper_hull_keeps_a_vertex_that_a_zero_weight_score_repeats():
     x = np.array([0.0, 0.2, 0.2, 1.0])
     y = np.array([0.0, 0.8, 0.8, 1.0])
     assert B.upper_hull(x, y).tolist() == monotone_chain_upper(x, y) == [0, 2, 3]
+
+
+def test_decimate_takes_the_points_at_equal_steps_of_l1_arc_length_past_one_block():
+    """decimate's arc length is Σ|Δx| + |Δy| summed in order (built block by block in place):
+    the points it keeps are those at (and just before) equal steps of that sum, the ends and
+    ``keep``, on a curve longer than one block."""
+    rng = np.random.default_rng(3)
+    n = 2 * B.HULL_BLOCK + 123
+    x = np.cumsum(rng.integers(0, 3, n)).astype(float)
+    y = np.cumsum(rng.integers(0, 3, n)).astype(float)
+    x /= x[-1]
+    y /= y[-1]
+    keep = np.array([5, n // 2])
+    arc = np.concatenate([[0.0], np.cumsum(np.abs(np.diff(x)) + np.abs(np.diff(y)))])
+    at = np.clip(np.searchsorted(arc, np.linspace(0.0, arc[-1], 300), side="left"), 0, n - 1)
+    want = np.unique(np.clip(np.concatenate([at, at - 1, [0, n - 1], keep]), 0, n - 1))
+    assert np.array_equal(B.decimate(x, y, 300, keep=keep), want)

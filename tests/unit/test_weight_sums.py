@@ -71,3 +71,25 @@ def test_weight_sums_by_hand_and_tables_without_cells_unchanged():
     assert S.table_of_cells(plain, None) is plain  # past the cap or binned: the table as read
     unweighted = build_table(s, y)
     assert S.table_of_cells(unweighted, count_cells(row_groups(unweighted, s), y, np.ones(5))) is unweighted
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    n=st.integers(0, 300),
+    keys=st.integers(1, 3),
+    chunks=st.integers(1, 6),
+    seed=st.integers(0, 2**31 - 1),
+)
+def test_cells_merged_from_chunks_are_the_cells_of_all_rows_and_the_chunks_are_handed_over(n, keys, chunks, seed):
+    """concat_cells of the chunks' weight cells gives the cells of all the rows (same arrays, same
+    order, whatever the chunking), and empties the chunk list it read (its owner replaces it)."""
+    rng = np.random.default_rng(seed)
+    cols = [rng.integers(0, 4, n) for _ in range(keys)]
+    w = rng.choice([1.0, 0.5, 2.0, 0.0], n)
+    whole = S.weight_cells(cols, w)
+    parts = [S.weight_cells([c[p] for c in cols], w[p]) for p in np.array_split(np.arange(n), chunks)]
+    merged = S.concat_cells(parts)
+    assert parts == [] or chunks == 1
+    for a, b in zip(merged[0], whole[0], strict=True):
+        assert np.array_equal(a, b) and a.dtype == b.dtype
+    assert np.array_equal(merged[1], whole[1]) and np.array_equal(merged[2], whole[2])
