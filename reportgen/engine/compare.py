@@ -17,7 +17,7 @@ import functools
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
@@ -41,7 +41,6 @@ from reportgen.engine.streaming import TableDeLong, delong_from_table
 from reportgen.parallel import ordered_map
 from reportgen.results import (
     CalibrationData,
-    CalibrationDelta,
     CalibrationSummary,
     Comparison,
     ComparisonTests,
@@ -56,17 +55,20 @@ from reportgen.results import (
     McNemarSummary,
     ModelResult,
     Notice,
-    OperatingPoint,
-    OperatingPointDelta,
-    OperatingPoints,
-    OptimumInterval,
     PairwiseCell,
-    PartialAuc,
-    PartialAucTest,
     PrevalenceScenario,
     ScoreHistogram,
 )
 from reportgen.value import Value
+
+if TYPE_CHECKING:
+    from reportgen.option_results import (
+        CalibrationDelta,
+        OperatingPointDelta,
+        OperatingPoints,
+        PartialAuc,
+        PartialAucTest,
+    )
 
 #: Metrics whose ideal value is 1 ("higher is better, max 1"): relative error reduction applies.
 MAX_ONE = (
@@ -769,15 +771,27 @@ def _model_step(run: _BinaryRun, j: int) -> _ModelStep:
         positives_rows=pos_rows,
         negatives_rows=neg_rows,
         confusion_rows=rows_conf,
-        partial_auc=[
-            PartialAuc(p.range.focus, p.range.lo, p.range.hi, p.value, p.corrected, p.ci, p.corrected_ci, p.method)
-            for p in partial
-        ],
+        partial_auc=_partial_summary(partial),
     )
     return _ModelStep(r, d, run.want and draws is None, partial, cal, pts)
 
 
+def _partial_summary(partial: list[PA.ModelPartial]) -> list[PartialAuc]:
+    """A model's partial AUCs, one per configured range (none configured: none, and their type
+    is not imported)."""
+    if not partial:
+        return []
+    from reportgen.option_results import PartialAuc  # noqa: PLC0415
+
+    return [
+        PartialAuc(p.range.focus, p.range.lo, p.range.hi, p.value, p.corrected, p.ci, p.corrected_ci, p.method)
+        for p in partial
+    ]
+
+
 def _points_summary(p: OP.ModelPoints, points: OP.Points) -> OperatingPoints:
+    from reportgen.option_results import OperatingPoint, OperatingPoints, OptimumInterval  # noqa: PLC0415
+
     return OperatingPoints(
         [OperatingPoint(k, x, v, ci) for (k, x), v, ci in zip(points.entries(), p.values, p.ci)],
         [OptimumInterval(n, o["threshold"], o["value"], o["tpr"], o["fpr"]) for n, o in p.optima.items()],
@@ -794,6 +808,8 @@ def _point_deltas(run: _BinaryRun, points: dict[str, OP.ModelPoints | None], mod
     a, b = points.get(model), points.get(run.base_name)
     if op is None or a is None or b is None or not op.entries():
         return []
+    from reportgen.option_results import OperatingPointDelta  # noqa: PLC0415
+
     j = ev.names.index(model)
     pc = ev.pairing.pair_counts
     pair = None if pc is None or ev.weighted or not run.want else pc.of(j, run.b)
@@ -1133,6 +1149,10 @@ def _partial_family(
     """Each comparison's partial AUC tests, Holm-adjusted together with the verdicts (one family:
     :data:`~reportgen.engine.multiplicity.VERDICTS`)."""
     flat = [t.p for ts in tests for t in ts]
+    if not flat:  # no range configured: no test, and their type is not imported
+        return [[] for _ in tests]
+    from reportgen.option_results import PartialAucTest  # noqa: PLC0415
+
     adjusted, m = MP.holm(primary + flat)
     adj = iter(adjusted[len(primary) :])
     alpha = MP.alpha_of(level)
@@ -1238,6 +1258,8 @@ def _calibration_delta(run: _BinaryRun, cal: dict[str, CAL.Calibration | None], 
     a, b = cal.get(model), cal.get(run.base_name)
     if a is None or b is None or s.calibration is None:
         return None
+    from reportgen.option_results import CalibrationDelta  # noqa: PLC0415
+
     j = ev.names.index(model)
     pc = ev.pairing.pair_counts
     pair = None if pc is None or ev.weighted or not run.want else pc.of(j, run.b)
