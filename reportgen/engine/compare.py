@@ -23,12 +23,9 @@ import numpy as np
 
 from reportgen.engine import approval as AP
 from reportgen.engine import binary as B
-from reportgen.engine import calibration as CAL
 from reportgen.engine import class_tables as CT
 from reportgen.engine import intervals as IV
 from reportgen.engine import multiplicity as MP
-from reportgen.engine import operating_points as OP
-from reportgen.engine import partial_auc as PA
 from reportgen.engine import power as PW
 from reportgen.engine import proportions as PR
 from reportgen.engine import stats, streams
@@ -61,7 +58,10 @@ from reportgen.results import (
 )
 from reportgen.value import Value
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the opted-into analyses: imported where one is asked for (a run without never loads them)
+    from reportgen.engine import calibration as CAL
+    from reportgen.engine import operating_points as OP
+    from reportgen.engine import partial_auc as PA
     from reportgen.option_results import (
         CalibrationDelta,
         OperatingPointDelta,
@@ -736,11 +736,17 @@ def _model_step(run: _BinaryRun, j: int) -> _ModelStep:
     r = _model_result(m, s, ci, method, _smaller_class(ev, m), tuple(test_notices), run.exact(j)[0])
     pos_rows = _positive_rows(ev, m)
     neg_rows = None if pos_rows is None else t.n_rows - pos_rows
-    partial = PA.model_partial_aucs(
-        t, m.threshold, s.partial_auc, s.resamples, streams.stream(s.seed, "partial_auc", m.name), s.level
-    )
+    partial: list[PA.ModelPartial] = []
+    if s.partial_auc:
+        from reportgen.engine import partial_auc as PA  # noqa: PLC0415
+
+        partial = PA.model_partial_aucs(
+            t, m.threshold, s.partial_auc, s.resamples, streams.stream(s.seed, "partial_auc", m.name), s.level
+        )
     cal = None
     if s.calibration is not None and r.probabilities:
+        from reportgen.engine import calibration as CAL  # noqa: PLC0415
+
         cal = CAL.model_calibration(
             t,
             *s.calibration,
@@ -751,6 +757,8 @@ def _model_step(run: _BinaryRun, j: int) -> _ModelStep:
         )
     pts = None
     if s.operating_points is not None:
+        from reportgen.engine import operating_points as OP  # noqa: PLC0415
+
         pts = OP.model_points(
             t,
             m.threshold,
@@ -808,6 +816,7 @@ def _point_deltas(run: _BinaryRun, points: dict[str, OP.ModelPoints | None], mod
     a, b = points.get(model), points.get(run.base_name)
     if op is None or a is None or b is None or not op.entries():
         return []
+    from reportgen.engine import operating_points as OP  # noqa: PLC0415
     from reportgen.option_results import OperatingPointDelta  # noqa: PLC0415
 
     j = ev.names.index(model)
@@ -1111,6 +1120,8 @@ def _partial_tests(run: _BinaryRun, j: int, partial: dict[str, list[PA.ModelPart
     """Model j's partial AUCs against the baseline's: pROC's bootstrap test (module docstring of
     :mod:`reportgen.engine.partial_auc`), paired on the pair's joint score table when counted,
     else on the two models' own replicates (variances added)."""
+    from reportgen.engine import partial_auc as PA  # noqa: PLC0415
+
     ev, s, b = run.ev, run.s, run.b
     mine, base = partial[ev.names[j]], partial[run.base_name]
     pc = ev.pairing.pair_counts
@@ -1258,6 +1269,7 @@ def _calibration_delta(run: _BinaryRun, cal: dict[str, CAL.Calibration | None], 
     a, b = cal.get(model), cal.get(run.base_name)
     if a is None or b is None or s.calibration is None:
         return None
+    from reportgen.engine import calibration as CAL  # noqa: PLC0415
     from reportgen.option_results import CalibrationDelta  # noqa: PLC0415
 
     j = ev.names.index(model)

@@ -44,6 +44,9 @@ HEAVY = (
     # the types of partial AUC, operating points, calibration deltas, multiclass tables, checks and
     # trend: only when the config (or, multiclass, the data) asks for them
     "reportgen.option_results",
+    "reportgen.engine.partial_auc",  # the engines of partial AUC, operating points and calibration: likewise
+    "reportgen.engine.operating_points",
+    "reportgen.engine.calibration",
 )
 
 
