@@ -1,10 +1,11 @@
 """Result types of the analyses a config or its data opt into: partial AUC, operating points and
-the optimal thresholds' intervals, calibration deltas, the multiclass tables and curves, the
-config's checks and the history's trend. Frozen like every result type
+the optimal thresholds' intervals, calibration (a model's bins and a challenger's deltas),
+prevalence scenarios, the multiclass tables and curves, the config's checks and the history's
+trend. Frozen like every result type
 (:class:`reportgen.result_base.Frozen`).
 
 Apart from :mod:`reportgen.results` so that a binary run that asks for none of them does not build
-their types (14 dataclasses, issue 46), as :mod:`reportgen.section_results` for the optional
+their types (16 dataclasses, issue 46), as :mod:`reportgen.section_results` for the optional
 sections; :class:`~reportgen.results.ComparisonResult`'s types name them, and
 :mod:`reportgen.results` imports this module to read or describe them.
 """
@@ -17,7 +18,7 @@ from typing import Literal
 
 import numpy as np
 
-from reportgen.result_base import CurveData, Frozen, lengths_differ
+from reportgen.result_base import CurveData, Frozen, Optimum, lengths_differ
 
 
 @dataclass(frozen=True, slots=True, repr=False, eq=False)
@@ -349,6 +350,54 @@ class TrendPoint(Frozen):
     ci: Sequence[float] | None = None
 
 
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class PrevalenceScenario(Frozen):
+    """Optimal thresholds when positives make up ``prevalence`` of the population."""
+
+    prevalence: float
+    optimal_thresholds: Mapping[str, Optimum]
+    metrics: Mapping[str, float | None]
+
+
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class CalibrationSummary(Frozen):
+    """One model's calibration over the configured bins (``calibration:``): per non-empty bin, in
+    order of mean predicted probability, and the summary numbers with their intervals."""
+
+    strategy: Literal["uniform", "quantile"]
+    bins: int = field(metadata={"description": "The configured number of bins (empty ones are left out below)."})
+    mean_predicted: np.ndarray
+    observed: np.ndarray = field(metadata={"description": "Each bin's share of positives."})
+    counts: np.ndarray = field(metadata={"description": "Each bin's rows (weight)."})
+    observed_lo: np.ndarray = field(
+        metadata={
+            "description": "Each bin's Clopper-Pearson lower bound of the observed share (NaN-free; weighted: 0)."
+        }
+    )
+    observed_hi: np.ndarray = field(metadata={"description": "Each bin's Clopper-Pearson upper bound (weighted: 1)."})
+    values: Mapping[str, float | None] = field(
+        metadata={
+            "description": (
+                "ece, mce, brier, reliability, resolution, uncertainty (Murphy's decomposition on the bins) and "
+                "brier_skill (1 - brier / uncertainty); null when undefined."
+            )
+        }
+    )
+    ci: Mapping[str, Sequence[float]] = field(
+        metadata={"description": "name -> percentile bootstrap interval (none for uncertainty: fixed by the design)."}
+    )
+    ci_method: str
+
+    def problem(self) -> str | None:
+        return lengths_differ(
+            mean_predicted=self.mean_predicted,
+            observed=self.observed,
+            counts=self.counts,
+            observed_lo=self.observed_lo,
+            observed_hi=self.observed_hi,
+        )
+
+
 #: The types :class:`~reportgen.results.ComparisonResult`'s fields name, by name (with
 #: :data:`reportgen.section_results.SECTIONS`, the ``localns`` its type hints are resolved in).
 OPTIONS: dict[str, type] = {
@@ -368,5 +417,7 @@ OPTIONS: dict[str, type] = {
         ClassDeltas,
         CheckResult,
         TrendPoint,
+        PrevalenceScenario,
+        CalibrationSummary,
     )
 }

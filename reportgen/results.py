@@ -17,11 +17,11 @@ Undefined numbers are ``None`` (JSON ``null``), never NaN.
 
 A leaf module: it imports nothing from the rest of reportgen but the error tree and the types'
 base (:mod:`reportgen.result_base`), so the engine, the report and the config can all import it (the
-engine's value types :class:`Confusion` and :class:`Optimum` live here for that reason). The
-optional sections' types (credit-risk validation, fairness, segments) are
-:mod:`reportgen.section_results`', those of the analyses a config opts into (partial AUC, operating
-points, calibration deltas, multiclass tables, checks, trend) :mod:`reportgen.option_results`',
-each imported where its values are built, drawn or read.
+engine's value types :class:`Confusion` and :class:`Optimum`, the latter from the base, are
+here for that reason). The optional sections' types (credit-risk validation, fairness, segments)
+are :mod:`reportgen.section_results`', those of the analyses a config opts into (partial AUC,
+operating points, calibration, prevalence scenarios, multiclass tables, checks, trend)
+:mod:`reportgen.option_results`', each imported where its values are built, drawn or read.
 """
 
 from __future__ import annotations
@@ -44,11 +44,11 @@ import reportgen.catalog as catalog
 from reportgen.errors import ResultError
 from reportgen.result_base import (
     CalibrationData,
-    CalibrationSummary,
     CurveData,
     Frozen,
     FrozenDict,
     HolmFamily,
+    Optimum,
     freeze,
     lengths_differ,
 )
@@ -58,6 +58,7 @@ if typing.TYPE_CHECKING:
 
     from reportgen.option_results import (
         CalibrationDelta,
+        CalibrationSummary,
         CheckResult,
         ClassDeltas,
         ClassificationTable,
@@ -68,6 +69,7 @@ if typing.TYPE_CHECKING:
         OperatingPoints,
         PartialAuc,
         PartialAucTest,
+        PrevalenceScenario,
         TrendPoint,
     )
     from reportgen.section_results import CreditSection, FairnessSection, SegmentSection
@@ -93,35 +95,6 @@ class Confusion(Frozen):
     @property
     def total(self) -> float:
         return self.tp + self.fp + self.fn + self.tn
-
-
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
-class Optimum(Frozen):
-    """The best cut for one criterion.
-
-    ``threshold`` is None when the best decision is to predict no row positive; ``value`` (and
-    ``threshold``) are None when no cut has a defined value (the report says "undefined on these
-    data"). ``description`` is the criterion's label (a constraint rule's own words).
-    """
-
-    criterion: str
-    threshold: float | None
-    value: float | None
-    tp: float
-    fp: float
-    fn: float
-    tn: float
-    description: str = ""
-    next_score: float | None = field(
-        default=None,
-        metadata={
-            "description": (
-                "The nearest distinct score the rule at 'threshold' does not flag (null when it flags every "
-                "score, or flags none): any threshold from 'threshold' up to but excluding this score gives "
-                "the same counts, so the report prints the shortest such decimal."
-            )
-        },
-    )
 
 
 @dataclass(frozen=True, slots=True, repr=False, eq=False)
@@ -227,15 +200,6 @@ class BandTable(Frozen):
             )
         }
     )
-
-
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
-class PrevalenceScenario(Frozen):
-    """Optimal thresholds when positives make up ``prevalence`` of the population."""
-
-    prevalence: float
-    optimal_thresholds: Mapping[str, Optimum]
-    metrics: Mapping[str, float | None]
 
 
 @dataclass(frozen=True, slots=True, repr=False, eq=False)
@@ -1689,7 +1653,6 @@ __all__ = [
     "ScoreBand",
     "Confusion",
     "Optimum",
-    "CalibrationSummary",
     "FrozenDict",
     "freeze",
     "check_schema_version",

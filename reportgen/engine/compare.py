@@ -38,7 +38,6 @@ from reportgen.engine.streaming import TableDeLong, delong_from_table
 from reportgen.parallel import ordered_map
 from reportgen.results import (
     CalibrationData,
-    CalibrationSummary,
     Comparison,
     ComparisonTests,
     Confusion,
@@ -53,7 +52,6 @@ from reportgen.results import (
     ModelResult,
     Notice,
     PairwiseCell,
-    PrevalenceScenario,
     ScoreHistogram,
 )
 from reportgen.value import Value
@@ -64,10 +62,12 @@ if TYPE_CHECKING:  # the opted-into analyses: imported where one is asked for (a
     from reportgen.engine import partial_auc as PA
     from reportgen.option_results import (
         CalibrationDelta,
+        CalibrationSummary,
         OperatingPointDelta,
         OperatingPoints,
         PartialAuc,
         PartialAucTest,
+        PrevalenceScenario,
     )
 
 #: Metrics whose ideal value is 1 ("higher is better, max 1"): relative error reduction applies.
@@ -193,6 +193,25 @@ def _curves(table: ScoreTable, threshold: float, s: Settings, probabilities: boo
     )
 
 
+def _prevalence_scenarios(m: BinaryModelEvidence, s: Settings) -> list[PrevalenceScenario]:
+    """The model's optimal thresholds and threshold metrics at each configured prevalence (its
+    table's classes reweighted, :func:`~reportgen.engine.binary.shift_prevalence`); none
+    configured: none, and their type is not imported."""
+    if not s.prevalences:
+        return []
+    from reportgen.option_results import PrevalenceScenario  # noqa: PLC0415
+
+    scenarios = []
+    for p in s.prevalences:
+        shifted = B.shift_prevalence(m.table, p)
+        sm = B.compute_metrics(shifted, m.threshold, s.beta, s.costs, m.probabilities)
+        so = B.optimal_thresholds(shifted, s.beta, s.costs, s.constraints)
+        scenarios.append(
+            PrevalenceScenario(p, {o.criterion: o for o in so}, {k: sm.get(k) for k in B.THRESHOLD_METRICS})
+        )
+    return scenarios
+
+
 def _model_result(
     m: BinaryModelEvidence,
     s: Settings,
@@ -209,14 +228,7 @@ def _model_result(
     if bm is None:
         bm = B.compute_metrics(table, t, s.beta, s.costs, m.probabilities)
     optima = B.optimal_thresholds(table, s.beta, s.costs, s.constraints)
-    scenarios = []
-    for p in s.prevalences:
-        shifted = B.shift_prevalence(table, p)
-        sm = B.compute_metrics(shifted, t, s.beta, s.costs, m.probabilities)
-        so = B.optimal_thresholds(shifted, s.beta, s.costs, s.constraints)
-        scenarios.append(
-            PrevalenceScenario(p, {o.criterion: o for o in so}, {k: sm.get(k) for k in B.THRESHOLD_METRICS})
-        )
+    scenarios = _prevalence_scenarios(m, s)
     notices = [n for n in (m.threshold_notice(),) if n is not None]
     auc = bm.get("roc_auc")
     if auc is not None and auc < 0.5:
@@ -869,6 +881,8 @@ def _difference_test(
 def calibration_summary(c: CAL.Calibration) -> CalibrationSummary:
     """The result's calibration summary of an engine calibration (the one conversion, also used by the
     credit battery's PD calibration); an empty bin's observed-rate bounds NaN → 0 and 1 for the JSON."""
+    from reportgen.option_results import CalibrationSummary  # noqa: PLC0415
+
     return CalibrationSummary(
         c.strategy,
         c.bins,

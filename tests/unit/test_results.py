@@ -444,7 +444,7 @@ def test_results_and_catalog_are_leaves():
         "reportgen.result_base",
         "reportgen.section_results",
     }
-    assert _reportgen_imports("section_results") == {"reportgen.result_base"}
+    assert _reportgen_imports("section_results") == {"reportgen.option_results", "reportgen.result_base"}
     assert _reportgen_imports("option_results") == {"reportgen.result_base"}
     assert _reportgen_imports("result_base") == {"reportgen.value"}
     assert _reportgen_imports("frames") == {"reportgen.catalog"}
