@@ -1118,19 +1118,7 @@ def _delong_step(run: _BinaryRun, j: int, step: _PairStep, da: TableDeLong, db: 
     )
 
 
-@dataclass(frozen=True, repr=False, eq=False, slots=True)
-class _PartialTest(Value):
-    """A challenger's partial AUC test before the verdicts' family is adjusted."""
-
-    mine: PA.ModelPartial
-    base: PA.ModelPartial
-    ci: list[float] | None
-    p: float | None
-    paired: bool
-    method: str
-
-
-def _partial_tests(run: _BinaryRun, j: int, partial: dict[str, list[PA.ModelPartial]]) -> list[_PartialTest]:
+def _partial_tests(run: _BinaryRun, j: int, partial: dict[str, list[PA.ModelPartial]]) -> list[PA.PartialTest]:
     """Model j's partial AUCs against the baseline's: pROC's bootstrap test (module docstring of
     :mod:`reportgen.engine.partial_auc`), paired on the pair's joint score table when counted,
     else on the two models' own replicates (variances added)."""
@@ -1162,14 +1150,14 @@ def _partial_tests(run: _BinaryRun, j: int, partial: dict[str, list[PA.ModelPart
         delta = None if m.value is None or mb.value is None else m.value - mb.value
         test = _difference_test(delta, diffs[q], m.replicates, mb.replicates, s.level)
         if test is None:
-            out.append(_PartialTest(m, mb, None, None, diffs[q] is not None, "no test"))
+            out.append(PA.PartialTest(m, mb, None, None, diffs[q] is not None, "no test"))
             continue
-        out.append(_PartialTest(m, mb, test[0], test[1], diffs[q] is not None, method))
+        out.append(PA.PartialTest(m, mb, test[0], test[1], diffs[q] is not None, method))
     return out
 
 
 def _partial_family(
-    tests: list[list[_PartialTest]], primary: list[float | None], level: float
+    tests: list[list[PA.PartialTest]], primary: list[float | None], level: float
 ) -> list[list[PartialAucTest]]:
     """Each comparison's partial AUC tests, Holm-adjusted together with the verdicts (one family:
     :data:`~reportgen.engine.multiplicity.VERDICTS`)."""
