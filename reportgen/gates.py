@@ -29,9 +29,10 @@ import reportgen.catalog as catalog
 from reportgen.config import CheckConfig
 from reportgen.engine.compare import DELONG_METRICS
 from reportgen.engine.multiplicity import alpha_of
-from reportgen.results import CheckResult, Comparison, ComparisonResult
+from reportgen.results import Comparison, ComparisonResult
 
 if TYPE_CHECKING:
+    from reportgen.option_results import CheckResult
     from reportgen.section_results import FairnessModel
 
 Outcome = Literal["better", "worse", "no_difference", "undefined"]
@@ -74,6 +75,8 @@ def comparison_outcome(c: Comparison, level: float) -> Outcome:
 
 
 def _metric_checks(rule: CheckConfig, result: ComparisonResult) -> list[CheckResult]:
+    from reportgen.option_results import CheckResult  # noqa: PLC0415 (a run without checks never builds one)
+
     metric = rule.metric
     assert metric is not None  # the config model guarantees it
     bound: Literal["at_least", "at_most"] = "at_least" if rule.at_least is not None else "at_most"
@@ -187,6 +190,8 @@ def _fairness_change(fm: FairnessModel, metric: str) -> tuple[float | None, str]
 
 
 def _comparison_check(rule: CheckConfig, result: ComparisonResult) -> CheckResult:
+    from reportgen.option_results import CheckResult  # noqa: PLC0415 (a run without checks never builds one)
+
     name = rule.comparison
     assert name is not None
     text = f"{name} must not be worse than {result.run.baseline}"

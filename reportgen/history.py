@@ -31,9 +31,10 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from reportgen.errors import HistoryError
+from reportgen.option_results import TrendPoint
 from reportgen.report.export import safe_cell
 from reportgen.report.formats import fmt_cell
-from reportgen.results import ComparisonResult, TrendPoint
+from reportgen.results import ComparisonResult
 from reportgen.signals import signal_pending
 from reportgen.smallfiles import file_on_the_way
 from reportgen.terminal import json_shown, one_line

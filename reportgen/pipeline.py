@@ -26,8 +26,6 @@ from reportgen.engine import binary as B
 from reportgen.engine.compare import Progress, Settings, relative_change
 from reportgen.engine.driver import compare_evidence
 from reportgen.engine.evidence import BinaryEvidence, MulticlassEvidence, MulticlassModelEvidence
-from reportgen.engine.operating_points import Points
-from reportgen.engine.partial_auc import PartialRange
 from reportgen.errors import ConfigError
 from reportgen.io.align import ID_NOT_SHARED
 from reportgen.io.files import rows_as_lines
@@ -36,6 +34,8 @@ from reportgen.results import Comparison, ComparisonResult, DroppedRows, InputFi
 from reportgen.version import __version__
 
 if TYPE_CHECKING:  # built where a section is (reportgen.engine.credit, …): a run without one never imports them
+    from reportgen.engine.operating_points import Points
+    from reportgen.engine.partial_auc import PartialRange
     from reportgen.section_results import CreditSection, FairnessSection, SegmentSection
 
 log = logging.getLogger(__name__)
@@ -92,13 +92,29 @@ def settings_from(cfg: Config) -> Settings:
         approval_rates=tuple(cfg.approval_rates),
         ordinal=cfg.ordinal,
         bands=cfg.bands,
-        partial_auc=tuple(PartialRange(r.focus, *r.bounds) for r in cfg.partial_auc),
+        partial_auc=_partial_ranges(cfg),
         calibration=None if cfg.calibration is None else (cfg.calibration.bins, cfg.calibration.strategy),
         top_k=cfg.top_k,
-        operating_points=None
-        if (op := cfg.operating_points) is None
-        else Points(tuple(op.fpr), tuple(op.recall), op.optimal_thresholds),
+        operating_points=_operating_points(cfg),
     )
+
+
+def _partial_ranges(cfg: Config) -> tuple[PartialRange, ...]:
+    """The configured partial AUC ranges; their engine is imported only when there are some."""
+    if not cfg.partial_auc:
+        return ()
+    from reportgen.engine.partial_auc import PartialRange  # noqa: PLC0415
+
+    return tuple(PartialRange(r.focus, *r.bounds) for r in cfg.partial_auc)
+
+
+def _operating_points(cfg: Config) -> Points | None:
+    """The configured operating points; their engine is imported only when configured."""
+    if (op := cfg.operating_points) is None:
+        return None
+    from reportgen.engine.operating_points import Points  # noqa: PLC0415
+
+    return Points(tuple(op.fpr), tuple(op.recall), op.optimal_thresholds)
 
 
 def run_id(cfg: Config, ev: BinaryEvidence | MulticlassEvidence, created: str) -> str:

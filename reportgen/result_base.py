@@ -1,15 +1,16 @@
 """What every result type is made of: deep freezing, the frozen base class, and the vocabularies
-the run's results and the optional sections' results share.
+and values the run's results, the optional sections' and the opted-into analyses' results share.
 
-A leaf below :mod:`reportgen.results` (the run's types, always imported) and
+A leaf below :mod:`reportgen.results` (the run's types, always imported),
 :mod:`reportgen.section_results` (the credit-risk, fairness and segment types, imported only where a
-section is built, drawn or read), so that neither imports the other's types to build its own.
+section is built, drawn or read) and :mod:`reportgen.option_results` (the types of the analyses a
+config opts into, likewise), so that none imports another's types to build its own.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, NoReturn
 
@@ -107,7 +108,7 @@ class Frozen(Value):
                 object.__setattr__(self, f.name, fv)
 
 
-# The values both the run's results and the sections' hold
+# The values the run's results share with the sections' or the opted-into analyses'
 
 
 @dataclass(frozen=True, slots=True, repr=False, eq=False)
@@ -135,39 +136,29 @@ class CalibrationData(Frozen):
 
 
 @dataclass(frozen=True, slots=True, repr=False, eq=False)
-class CalibrationSummary(Frozen):
-    """One model's calibration over the configured bins (``calibration:``): per non-empty bin, in
-    order of mean predicted probability, and the summary numbers with their intervals."""
+class Optimum(Frozen):
+    """The best cut for one criterion.
 
-    strategy: Literal["uniform", "quantile"]
-    bins: int = field(metadata={"description": "The configured number of bins (empty ones are left out below)."})
-    mean_predicted: np.ndarray
-    observed: np.ndarray = field(metadata={"description": "Each bin's share of positives."})
-    counts: np.ndarray = field(metadata={"description": "Each bin's rows (weight)."})
-    observed_lo: np.ndarray = field(
-        metadata={
-            "description": "Each bin's Clopper-Pearson lower bound of the observed share (NaN-free; weighted: 0)."
-        }
-    )
-    observed_hi: np.ndarray = field(metadata={"description": "Each bin's Clopper-Pearson upper bound (weighted: 1)."})
-    values: Mapping[str, float | None] = field(
+    ``threshold`` is None when the best decision is to predict no row positive; ``value`` (and
+    ``threshold``) are None when no cut has a defined value (the report says "undefined on these
+    data"). ``description`` is the criterion's label (a constraint rule's own words).
+    """
+
+    criterion: str
+    threshold: float | None
+    value: float | None
+    tp: float
+    fp: float
+    fn: float
+    tn: float
+    description: str = ""
+    next_score: float | None = field(
+        default=None,
         metadata={
             "description": (
-                "ece, mce, brier, reliability, resolution, uncertainty (Murphy's decomposition on the bins) and "
-                "brier_skill (1 - brier / uncertainty); null when undefined."
+                "The nearest distinct score the rule at 'threshold' does not flag (null when it flags every "
+                "score, or flags none): any threshold from 'threshold' up to but excluding this score gives "
+                "the same counts, so the report prints the shortest such decimal."
             )
-        }
+        },
     )
-    ci: Mapping[str, Sequence[float]] = field(
-        metadata={"description": "name -> percentile bootstrap interval (none for uncertainty: fixed by the design)."}
-    )
-    ci_method: str
-
-    def problem(self) -> str | None:
-        return lengths_differ(
-            mean_predicted=self.mean_predicted,
-            observed=self.observed,
-            counts=self.counts,
-            observed_lo=self.observed_lo,
-            observed_hi=self.observed_hi,
-        )

@@ -15,9 +15,9 @@ from typing import Literal
 
 import numpy as np
 
+from reportgen.option_results import CalibrationSummary
 from reportgen.result_base import (
     CalibrationData,
-    CalibrationSummary,
     CurveData,
     Favourable,
     Frozen,

@@ -48,12 +48,15 @@ has no interval.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from reportgen.engine.class_tables import ClassTables
 from reportgen.engine.intervals import multiclass_count_draws
-from reportgen.results import CalibrationDelta, ClassProbabilities
+
+if TYPE_CHECKING:
+    from reportgen.option_results import CalibrationDelta, ClassProbabilities
 
 #: Equal-width bins of the calibration errors.
 ECE_BINS = 10
@@ -310,6 +313,7 @@ def brier_change(
     bootstrap on ``grid`` (:func:`brier_delta_draws`, moved by the rounding's effect on the point
     value; None: no interval, ``why`` its ``ci_method``); None when either score is undefined."""
     from reportgen.engine.intervals import percentile  # noqa: PLC0415
+    from reportgen.option_results import CalibrationDelta  # noqa: PLC0415
 
     if mine.brier is None or base.brier is None:
         return None
@@ -352,9 +356,11 @@ def class_probabilities(
     costs: np.ndarray | None,
     bins: int = ECE_BINS,
 ) -> ClassProbabilities:
-    """A model's :class:`~reportgen.results.ClassProbabilities`: the Brier score and class-wise ECE
+    """A model's :class:`~reportgen.option_results.ClassProbabilities`: the Brier score and class-wise ECE
     from its class tables, the rest from its probability counts. ``top_k`` None: 2 with more
     than two classes."""
+    from reportgen.option_results import ClassProbabilities  # noqa: PLC0415 (a binary run builds none)
+
     k = tables.k
     reasons: dict[str, str] = {}
     unit = _in_unit(tables)

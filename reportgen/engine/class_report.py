@@ -28,7 +28,7 @@ from reportgen.engine.intervals import (
     JOINT_CONFUSION_BOOTSTRAP,
     multiclass_count_draws,
 )
-from reportgen.results import ClassDeltas, ClassificationTable
+from reportgen.option_results import ClassDeltas, ClassificationTable
 
 #: Per-class fields drawn from the confusion counts, in table order.
 RATE_FIELDS: tuple[str, ...] = ("precision", "recall", "f1", "specificity")

@@ -17,18 +17,15 @@ import functools
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
 from reportgen.engine import approval as AP
 from reportgen.engine import binary as B
-from reportgen.engine import calibration as CAL
 from reportgen.engine import class_tables as CT
 from reportgen.engine import intervals as IV
 from reportgen.engine import multiplicity as MP
-from reportgen.engine import operating_points as OP
-from reportgen.engine import partial_auc as PA
 from reportgen.engine import power as PW
 from reportgen.engine import proportions as PR
 from reportgen.engine import stats, streams
@@ -41,8 +38,6 @@ from reportgen.engine.streaming import TableDeLong, delong_from_table
 from reportgen.parallel import ordered_map
 from reportgen.results import (
     CalibrationData,
-    CalibrationDelta,
-    CalibrationSummary,
     Comparison,
     ComparisonTests,
     Confusion,
@@ -56,17 +51,24 @@ from reportgen.results import (
     McNemarSummary,
     ModelResult,
     Notice,
-    OperatingPoint,
-    OperatingPointDelta,
-    OperatingPoints,
-    OptimumInterval,
     PairwiseCell,
-    PartialAuc,
-    PartialAucTest,
-    PrevalenceScenario,
     ScoreHistogram,
 )
 from reportgen.value import Value
+
+if TYPE_CHECKING:  # the opted-into analyses: imported where one is asked for (a run without never loads them)
+    from reportgen.engine import calibration as CAL
+    from reportgen.engine import operating_points as OP
+    from reportgen.engine import partial_auc as PA
+    from reportgen.option_results import (
+        CalibrationDelta,
+        CalibrationSummary,
+        OperatingPointDelta,
+        OperatingPoints,
+        PartialAuc,
+        PartialAucTest,
+        PrevalenceScenario,
+    )
 
 #: Metrics whose ideal value is 1 ("higher is better, max 1"): relative error reduction applies.
 MAX_ONE = (
@@ -191,6 +193,25 @@ def _curves(table: ScoreTable, threshold: float, s: Settings, probabilities: boo
     )
 
 
+def _prevalence_scenarios(m: BinaryModelEvidence, s: Settings) -> list[PrevalenceScenario]:
+    """The model's optimal thresholds and threshold metrics at each configured prevalence (its
+    table's classes reweighted, :func:`~reportgen.engine.binary.shift_prevalence`); none
+    configured: none, and their type is not imported."""
+    if not s.prevalences:
+        return []
+    from reportgen.option_results import PrevalenceScenario  # noqa: PLC0415
+
+    scenarios = []
+    for p in s.prevalences:
+        shifted = B.shift_prevalence(m.table, p)
+        sm = B.compute_metrics(shifted, m.threshold, s.beta, s.costs, m.probabilities)
+        so = B.optimal_thresholds(shifted, s.beta, s.costs, s.constraints)
+        scenarios.append(
+            PrevalenceScenario(p, {o.criterion: o for o in so}, {k: sm.get(k) for k in B.THRESHOLD_METRICS})
+        )
+    return scenarios
+
+
 def _model_result(
     m: BinaryModelEvidence,
     s: Settings,
@@ -207,14 +228,7 @@ def _model_result(
     if bm is None:
         bm = B.compute_metrics(table, t, s.beta, s.costs, m.probabilities)
     optima = B.optimal_thresholds(table, s.beta, s.costs, s.constraints)
-    scenarios = []
-    for p in s.prevalences:
-        shifted = B.shift_prevalence(table, p)
-        sm = B.compute_metrics(shifted, t, s.beta, s.costs, m.probabilities)
-        so = B.optimal_thresholds(shifted, s.beta, s.costs, s.constraints)
-        scenarios.append(
-            PrevalenceScenario(p, {o.criterion: o for o in so}, {k: sm.get(k) for k in B.THRESHOLD_METRICS})
-        )
+    scenarios = _prevalence_scenarios(m, s)
     notices = [n for n in (m.threshold_notice(),) if n is not None]
     auc = bm.get("roc_auc")
     if auc is not None and auc < 0.5:
@@ -734,11 +748,17 @@ def _model_step(run: _BinaryRun, j: int) -> _ModelStep:
     r = _model_result(m, s, ci, method, _smaller_class(ev, m), tuple(test_notices), run.exact(j)[0])
     pos_rows = _positive_rows(ev, m)
     neg_rows = None if pos_rows is None else t.n_rows - pos_rows
-    partial = PA.model_partial_aucs(
-        t, m.threshold, s.partial_auc, s.resamples, streams.stream(s.seed, "partial_auc", m.name), s.level
-    )
+    partial: list[PA.ModelPartial] = []
+    if s.partial_auc:
+        from reportgen.engine import partial_auc as PA  # noqa: PLC0415
+
+        partial = PA.model_partial_aucs(
+            t, m.threshold, s.partial_auc, s.resamples, streams.stream(s.seed, "partial_auc", m.name), s.level
+        )
     cal = None
     if s.calibration is not None and r.probabilities:
+        from reportgen.engine import calibration as CAL  # noqa: PLC0415
+
         cal = CAL.model_calibration(
             t,
             *s.calibration,
@@ -749,6 +769,8 @@ def _model_step(run: _BinaryRun, j: int) -> _ModelStep:
         )
     pts = None
     if s.operating_points is not None:
+        from reportgen.engine import operating_points as OP  # noqa: PLC0415
+
         pts = OP.model_points(
             t,
             m.threshold,
@@ -769,15 +791,27 @@ def _model_step(run: _BinaryRun, j: int) -> _ModelStep:
         positives_rows=pos_rows,
         negatives_rows=neg_rows,
         confusion_rows=rows_conf,
-        partial_auc=[
-            PartialAuc(p.range.focus, p.range.lo, p.range.hi, p.value, p.corrected, p.ci, p.corrected_ci, p.method)
-            for p in partial
-        ],
+        partial_auc=_partial_summary(partial),
     )
     return _ModelStep(r, d, run.want and draws is None, partial, cal, pts)
 
 
+def _partial_summary(partial: list[PA.ModelPartial]) -> list[PartialAuc]:
+    """A model's partial AUCs, one per configured range (none configured: none, and their type
+    is not imported)."""
+    if not partial:
+        return []
+    from reportgen.option_results import PartialAuc  # noqa: PLC0415
+
+    return [
+        PartialAuc(p.range.focus, p.range.lo, p.range.hi, p.value, p.corrected, p.ci, p.corrected_ci, p.method)
+        for p in partial
+    ]
+
+
 def _points_summary(p: OP.ModelPoints, points: OP.Points) -> OperatingPoints:
+    from reportgen.option_results import OperatingPoint, OperatingPoints, OptimumInterval  # noqa: PLC0415
+
     return OperatingPoints(
         [OperatingPoint(k, x, v, ci) for (k, x), v, ci in zip(points.entries(), p.values, p.ci)],
         [OptimumInterval(n, o["threshold"], o["value"], o["tpr"], o["fpr"]) for n, o in p.optima.items()],
@@ -794,6 +828,9 @@ def _point_deltas(run: _BinaryRun, points: dict[str, OP.ModelPoints | None], mod
     a, b = points.get(model), points.get(run.base_name)
     if op is None or a is None or b is None or not op.entries():
         return []
+    from reportgen.engine import operating_points as OP  # noqa: PLC0415
+    from reportgen.option_results import OperatingPointDelta  # noqa: PLC0415
+
     j = ev.names.index(model)
     pc = ev.pairing.pair_counts
     pair = None if pc is None or ev.weighted or not run.want else pc.of(j, run.b)
@@ -844,6 +881,8 @@ def _difference_test(
 def calibration_summary(c: CAL.Calibration) -> CalibrationSummary:
     """The result's calibration summary of an engine calibration (the one conversion, also used by the
     credit battery's PD calibration); an empty bin's observed-rate bounds NaN → 0 and 1 for the JSON."""
+    from reportgen.option_results import CalibrationSummary  # noqa: PLC0415
+
     return CalibrationSummary(
         c.strategy,
         c.bins,
@@ -1079,22 +1118,12 @@ def _delong_step(run: _BinaryRun, j: int, step: _PairStep, da: TableDeLong, db: 
     )
 
 
-@dataclass(frozen=True, repr=False, eq=False, slots=True)
-class _PartialTest(Value):
-    """A challenger's partial AUC test before the verdicts' family is adjusted."""
-
-    mine: PA.ModelPartial
-    base: PA.ModelPartial
-    ci: list[float] | None
-    p: float | None
-    paired: bool
-    method: str
-
-
-def _partial_tests(run: _BinaryRun, j: int, partial: dict[str, list[PA.ModelPartial]]) -> list[_PartialTest]:
+def _partial_tests(run: _BinaryRun, j: int, partial: dict[str, list[PA.ModelPartial]]) -> list[PA.PartialTest]:
     """Model j's partial AUCs against the baseline's: pROC's bootstrap test (module docstring of
     :mod:`reportgen.engine.partial_auc`), paired on the pair's joint score table when counted,
     else on the two models' own replicates (variances added)."""
+    from reportgen.engine import partial_auc as PA  # noqa: PLC0415
+
     ev, s, b = run.ev, run.s, run.b
     mine, base = partial[ev.names[j]], partial[run.base_name]
     pc = ev.pairing.pair_counts
@@ -1121,18 +1150,22 @@ def _partial_tests(run: _BinaryRun, j: int, partial: dict[str, list[PA.ModelPart
         delta = None if m.value is None or mb.value is None else m.value - mb.value
         test = _difference_test(delta, diffs[q], m.replicates, mb.replicates, s.level)
         if test is None:
-            out.append(_PartialTest(m, mb, None, None, diffs[q] is not None, "no test"))
+            out.append(PA.PartialTest(m, mb, None, None, diffs[q] is not None, "no test"))
             continue
-        out.append(_PartialTest(m, mb, test[0], test[1], diffs[q] is not None, method))
+        out.append(PA.PartialTest(m, mb, test[0], test[1], diffs[q] is not None, method))
     return out
 
 
 def _partial_family(
-    tests: list[list[_PartialTest]], primary: list[float | None], level: float
+    tests: list[list[PA.PartialTest]], primary: list[float | None], level: float
 ) -> list[list[PartialAucTest]]:
     """Each comparison's partial AUC tests, Holm-adjusted together with the verdicts (one family:
     :data:`~reportgen.engine.multiplicity.VERDICTS`)."""
     flat = [t.p for ts in tests for t in ts]
+    if not flat:  # no range configured: no test, and their type is not imported
+        return [[] for _ in tests]
+    from reportgen.option_results import PartialAucTest  # noqa: PLC0415
+
     adjusted, m = MP.holm(primary + flat)
     adj = iter(adjusted[len(primary) :])
     alpha = MP.alpha_of(level)
@@ -1238,6 +1271,9 @@ def _calibration_delta(run: _BinaryRun, cal: dict[str, CAL.Calibration | None], 
     a, b = cal.get(model), cal.get(run.base_name)
     if a is None or b is None or s.calibration is None:
         return None
+    from reportgen.engine import calibration as CAL  # noqa: PLC0415
+    from reportgen.option_results import CalibrationDelta  # noqa: PLC0415
+
     j = ev.names.index(model)
     pc = ev.pairing.pair_counts
     pair = None if pc is None or ev.weighted or not run.want else pc.of(j, run.b)

@@ -65,15 +65,13 @@ from reportgen.engine.intervals import (
     multiclass_count_draws,
     ovr_auc_bootstrap,
 )
+from reportgen.option_results import ClassProbabilities, ConfusionMatrixData, MulticlassCurves
 from reportgen.results import (
-    ClassProbabilities,
     Comparison,
     ComparisonTests,
-    ConfusionMatrixData,
     CurveData,
     HolmFamily,
     ModelResult,
-    MulticlassCurves,
     Notice,
     PairwiseCell,
 )

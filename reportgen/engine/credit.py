@@ -76,7 +76,8 @@ from reportgen.engine.curve import Direction, ScoreTable
 from reportgen.engine.distributions import beta_cdf, beta_ppf, binomial_sf, chi2_sf, norm_ppf, norm_sf, norm_two_sided_p
 from reportgen.engine.proportions import delong_auc_bounds
 from reportgen.engine.stats import delong_auc_ci
-from reportgen.results import CalibrationData, CalibrationSummary, CurveData
+from reportgen.option_results import CalibrationSummary
+from reportgen.results import CalibrationData, CurveData
 from reportgen.section_results import (
     AdjacentGrades,
     Concentration,

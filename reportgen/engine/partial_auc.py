@@ -117,6 +117,19 @@ class ModelPartial(Value):
     method: str
 
 
+@dataclass(frozen=True, repr=False, eq=False, slots=True)
+class PartialTest(Value):
+    """A challenger's partial AUC test against the baseline over one range, before the verdicts'
+    family is adjusted (:mod:`reportgen.engine.compare`)."""
+
+    mine: ModelPartial
+    base: ModelPartial
+    ci: list[float] | None
+    p: float | None
+    paired: bool
+    method: str
+
+
 #: Resamples made into curves at once: about this many points a curve array (256 KB of float64),
 #: so the temporaries are reused from the heap rather than mapped and faulted in for each block.
 _CURVE_ELEMENTS = 1 << 15

@@ -17,7 +17,7 @@ import dataclasses
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from reportgen.config import resolved_domain
 from reportgen.engine import stats
@@ -60,7 +60,6 @@ from reportgen.report.formats import fmt_bounded, fmt_count, fmt_int, fmt_p, fmt
 from reportgen.report.labels import LABELS, credit_failure_names
 from reportgen.results import (
     ApprovalAtRate,
-    ClassificationTable,
     Comparison,
     ComparisonResult,
     Decision,
@@ -71,6 +70,9 @@ from reportgen.results import (
     Reason,
 )
 from reportgen.value import Value
+
+if TYPE_CHECKING:
+    from reportgen.option_results import ClassificationTable
 
 #: Why paired statistics are missing, by :data:`~reportgen.engine.evidence.PairingReason`.
 PAIRING_TEXT = {

@@ -11,8 +11,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from reportgen.option_results import CalibrationSummary
 from reportgen.report.views.curves import calibration_caption
-from reportgen.results import CalibrationSummary, ComparisonResult
+from reportgen.results import ComparisonResult
 
 FIXTURE = Path(__file__).parents[1] / "snapshots" / "fixtures" / "binary.metrics.json"
 

@@ -219,7 +219,7 @@ def test_importing_results_does_not_import_pandas() -> None:
 def test_trend_frame_one_row_per_recorded_number(binary) -> None:
     import dataclasses
 
-    from reportgen.results import TrendPoint
+    from reportgen.option_results import TrendPoint
 
     points = [TrendPoint("r1", "2026-01-01T00:00:00Z", "a", "model", "gini", 0.41, [0.35, 0.47]),
               TrendPoint("r2", "2026-02-01T00:00:00Z", "b vs a", "comparison", "gini", None)]

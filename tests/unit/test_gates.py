@@ -10,7 +10,8 @@ import yaml
 from renders import no_figures  # noqa: F401 - a fixture: a render without its figures
 
 from reportgen.gates import comparison_outcome
-from reportgen.results import CheckResult, Comparison, ComparisonResult, ComparisonTests, DeLongSummary
+from reportgen.option_results import CheckResult
+from reportgen.results import Comparison, ComparisonResult, ComparisonTests, DeLongSummary
 
 PINNED_NOW = "2026-01-01T00:00:00Z"
 

@@ -95,9 +95,11 @@ def test_no_module_imports_another_modules_private_names() -> None:
 def test_results_is_a_leaf_and_the_engine_never_imports_the_report_layer() -> None:
     graph, _ = _imports()
     base = {"reportgen.catalog", "reportgen.errors", "reportgen.frames", "reportgen.value", "reportgen.result_base"}
-    assert graph["reportgen.results"] <= base | {"reportgen.section_results"}
-    # the optional sections' types (credit, fairness, segments), imported where a section is: below results
-    assert graph["reportgen.section_results"] <= base
+    assert graph["reportgen.results"] <= base | {"reportgen.section_results", "reportgen.option_results"}
+    # the optional sections' types (credit, fairness, segments) and the opted-into analyses' (partial
+    # AUC, operating points, multiclass tables, checks, trend), imported where they are built: below results
+    assert graph["reportgen.section_results"] <= base | {"reportgen.option_results"}  # calibration by grade
+    assert graph["reportgen.option_results"] <= base
     assert graph["reportgen.result_base"] <= {"reportgen.value"}  # freezing, the frozen base, shared values
     assert not graph["reportgen.value"]  # the dataclass methods every layer's types share: a leaf
     assert graph["reportgen.frames"] <= {"reportgen.catalog"}  # result.frames()'s module: a leaf below results

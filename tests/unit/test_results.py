@@ -433,17 +433,19 @@ def _reportgen_imports(module: str) -> set[str]:
 def test_results_and_catalog_are_leaves():
     """results imports only the catalogue, the error tree, the types' base (result_base), (lazily,
     for ``frames()``) the frames module, itself a leaf over the catalogue, and (lazily, to read or
-    describe them) the optional sections' types, which import only the base; the base only the
-    dataclass methods (value); the catalogue only the dataclass methods, which import nothing of
-    reportgen."""
+    describe them) the optional sections' and the opted-into analyses' types, which import only
+    the base; the base only the dataclass methods (value); the catalogue only the dataclass
+    methods, which import nothing of reportgen."""
     assert _reportgen_imports("results") == {
         "reportgen.catalog",
         "reportgen.errors",
         "reportgen.frames",
+        "reportgen.option_results",
         "reportgen.result_base",
         "reportgen.section_results",
     }
-    assert _reportgen_imports("section_results") == {"reportgen.result_base"}
+    assert _reportgen_imports("section_results") == {"reportgen.option_results", "reportgen.result_base"}
+    assert _reportgen_imports("option_results") == {"reportgen.result_base"}
     assert _reportgen_imports("result_base") == {"reportgen.value"}
     assert _reportgen_imports("frames") == {"reportgen.catalog"}
     assert _reportgen_imports("catalog") == {"reportgen.value"}

@@ -1,7 +1,8 @@
 """Start-up (issue 46): a command imports only what it uses. ``--help``, ``validate`` and a
 JSON-only run of a small Parquet file load no plotting, PDF, Dask, SciPy or database module, nor
-``pyarrow.compute`` or ``pyarrow.dataset``, nor the SQL sources' module or the credit, fairness and
-segment result types (each checked in a fresh interpreter, through ``sys.modules``).
+``pyarrow.compute`` or ``pyarrow.dataset``, nor the SQL sources' module, the credit, fairness and
+segment result types or those of the analyses a config opts into (each checked in a fresh
+interpreter, through ``sys.modules``).
 
 Nor pandas: a single Parquet file is read through ``pyarrow.parquet.ParquetFile`` (``pyarrow.dataset``
 imports pandas whenever it is installed) and its columns come to numpy from their buffers
@@ -40,6 +41,12 @@ HEAVY = (
     "sqlite3",  # the history store's (reportgen.history): only when a config keeps one
     "reportgen.section_results",  # the credit, fairness and segment result types: only with those sections
     "reportgen.io.sql",  # SQL sources' fetching: only when a model has a source
+    # the types of partial AUC, operating points, calibration deltas, multiclass tables, checks and
+    # trend: only when the config (or, multiclass, the data) asks for them
+    "reportgen.option_results",
+    "reportgen.engine.partial_auc",  # the engines of partial AUC, operating points and calibration: likewise
+    "reportgen.engine.operating_points",
+    "reportgen.engine.calibration",
 )
 
 

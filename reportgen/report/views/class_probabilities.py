@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from reportgen.option_results import ClassProbabilities
 from reportgen.report.formats import fmt_ci, fmt_count, fmt_metric, fmt_signed
 from reportgen.report.views.common import Models
-from reportgen.results import ClassProbabilities, ComparisonResult
+from reportgen.results import ComparisonResult
 
 #: Why a value is n/a, by reason code.
 _WHY = {

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from reportgen.option_results import PartialAuc, PartialAucTest
 from reportgen.report.formats import fmt_ci, fmt_num, fmt_pvalue, fmt_signed
 from reportgen.report.views.common import Models
-from reportgen.results import ComparisonResult, PartialAuc, PartialAucTest
+from reportgen.results import ComparisonResult
 
 
 @dataclass(frozen=True, slots=True)

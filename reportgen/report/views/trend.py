@@ -7,8 +7,9 @@ from dataclasses import dataclass
 from markupsafe import Markup
 
 import reportgen.catalog as catalog
+from reportgen.option_results import TrendPoint
 from reportgen.report.formats import fmt_ci, fmt_num, fmt_signed
-from reportgen.results import ComparisonResult, TrendPoint
+from reportgen.results import ComparisonResult
 
 
 @dataclass(frozen=True, slots=True)
