@@ -53,7 +53,7 @@ def engine(s: np.ndarray, y: np.ndarray, probabilities: bool, thr: float) -> Non
 
 
 def sklearn_sequence(s: np.ndarray, y: np.ndarray, probabilities: bool) -> None:
-    from sklearn.metrics import (  # noqa: PLC0415
+    from sklearn.metrics import (
         average_precision_score,
         log_loss,
         precision_recall_curve,
@@ -100,8 +100,10 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--no-sklearn", action="store_true", help="skip the (slow) scikit-learn sequence")
     args = ap.parse_args()
-    head = f"{'rows':>11} {'shape':>10} {'engine s':>9} {'argsort s':>9} {'sort s':>7} {'sklearn s':>9}" \
-           f" {'eng/argsort':>11} {'sk/eng':>7} {'peak/input':>10}"
+    head = (
+        f"{'rows':>11} {'shape':>10} {'engine s':>9} {'argsort s':>9} {'sort s':>7} {'sklearn s':>9}"
+        f" {'eng/argsort':>11} {'sk/eng':>7} {'peak/input':>10}"
+    )
     print(head)
     print("-" * len(head))
     for n in args.rows:
@@ -114,8 +116,11 @@ def main() -> None:
             t_sort = best_of(lambda: np.sort(s), args.repeat)
             t_sk = float("nan") if args.no_sklearn else best_of(lambda: sklearn_sequence(s, y, prob), 1)
             peak = peak_bytes(lambda: engine(s, y, prob, thr)) / (s.nbytes + y.nbytes)
-            print(f"{n:>11,} {shape:>10} {t_eng:>9.3f} {t_arg:>9.3f} {t_sort:>7.3f} {t_sk:>9.3f}"
-                  f" {t_eng / t_arg:>11.2f} {t_sk / t_eng:>7.1f} {peak:>10.2f}", flush=True)
+            print(
+                f"{n:>11,} {shape:>10} {t_eng:>9.3f} {t_arg:>9.3f} {t_sort:>7.3f} {t_sk:>9.3f}"
+                f" {t_eng / t_arg:>11.2f} {t_sk / t_eng:>7.1f} {peak:>10.2f}",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

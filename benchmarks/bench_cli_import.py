@@ -24,8 +24,9 @@ BUDGET_S = 0.15
 def cumulative_us(statement: str, module: str) -> int:
     """Cumulative import time (µs) of ``module`` when a fresh interpreter runs ``statement``."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    err = subprocess.run([sys.executable, "-X", "importtime", "-c", statement], capture_output=True, text=True,
-                         env=env, check=True).stderr
+    err = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c", statement], capture_output=True, text=True, env=env, check=True
+    ).stderr
     for line in err.splitlines():
         parts = [p.strip() for p in line.removeprefix("import time:").split("|")]
         if len(parts) == 3 and parts[2] == module:

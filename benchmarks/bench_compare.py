@@ -25,8 +25,8 @@ import argparse
 import time
 
 import numpy as np
-
 from bench_binary import best_of, engine, make_scores
+
 from reportgen.engine import binary as B
 from reportgen.engine import stats
 from reportgen.engine.curve import build_table, row_groups
@@ -83,7 +83,9 @@ def main() -> None:
     t_dl, t_eng = delong_against_engine(args.rows, args.repeat)
     r = t_dl / t_eng
     flag = "met" if r <= 3 else f"MISSED by {r / 3:.2f}x"
-    print(f"{'DeLong paired (2 models) / engine':<34} {args.rows:>11,} {t_dl:>8.3f} {t_eng:>9.3f} {r:>7.2f}  <= 3: {flag}")
+    print(
+        f"{'DeLong paired (2 models) / engine':<34} {args.rows:>11,} {t_dl:>8.3f} {t_eng:>9.3f} {r:>7.2f}  <= 3: {flag}"
+    )
 
     for n in args.boot_rows:
         s, y = make_scores(n, "continuous")
@@ -93,10 +95,14 @@ def main() -> None:
         t_res, t_ker = min(t for t, _ in runs), min(k for _, k in runs)
         r = t_res / t_eng
         flag = "met" if r < 1 / 3 else f"MISSED by {r * 3:.2f}x"
-        print(f"{'one bootstrap resample / engine':<34} {n:>11,} {t_res:>8.4f} {t_eng:>9.4f} {r:>7.3f}  < 1/3: {flag}",
-              flush=True)
-        print(f"{'  (kernel, once per model) / engine':<34} {n:>11,} {t_ker:>8.4f} {t_eng:>9.4f} {t_ker / t_eng:>7.3f}",
-              flush=True)
+        print(
+            f"{'one bootstrap resample / engine':<34} {n:>11,} {t_res:>8.4f} {t_eng:>9.4f} {r:>7.3f}  < 1/3: {flag}",
+            flush=True,
+        )
+        print(
+            f"{'  (kernel, once per model) / engine':<34} {n:>11,} {t_ker:>8.4f} {t_eng:>9.4f} {t_ker / t_eng:>7.3f}",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

@@ -62,7 +62,11 @@ def make_file(path: Path, n: int, seed: int = 0) -> None:
 
 def write_config(path: Path, data: Path, models: int, formats: list[str], out: Path) -> None:
     lines = [
-        "title: bench", "label: y", "positive: 1", "threshold: 0.2", "models:",
+        "title: bench",
+        "label: y",
+        "positive: 1",
+        "threshold: 0.2",
+        "models:",
         *(f"  - {{name: m{i + 1}, file: {data}, score: m{i + 1}}}" for i in range(models)),
         f"output: {{dir: {out}, formats: [{', '.join(formats)}], overwrite: true}}",
     ]
@@ -70,7 +74,7 @@ def write_config(path: Path, data: Path, models: int, formats: list[str], out: P
 
 
 def sklearn_sequence(path: Path) -> None:
-    from sklearn.metrics import (  # noqa: PLC0415
+    from sklearn.metrics import (
         average_precision_score,
         log_loss,
         precision_recall_curve,
@@ -95,7 +99,7 @@ def sklearn_sequence(path: Path) -> None:
 
 
 def reportgen_run(config: Path, engine: str) -> None:
-    from reportgen.cli import main  # noqa: PLC0415
+    from reportgen.cli import main
 
     with contextlib.redirect_stdout(io.StringIO()):
         code = main(["run", str(config), "--quiet", "--engine", engine, "--now", "2026-01-01T00:00:00"])
@@ -105,7 +109,7 @@ def reportgen_run(config: Path, engine: str) -> None:
 
 def fresh(argv: list[str]) -> tuple[float, float]:
     """Wall and CPU seconds of ``argv`` run as a new process (imports and start-up included)."""
-    import subprocess  # noqa: PLC0415
+    import subprocess
 
     before = os.times()
     w0 = time.perf_counter()
@@ -115,23 +119,45 @@ def fresh(argv: list[str]) -> tuple[float, float]:
     return wall, (after.children_user + after.children_system) - (before.children_user + before.children_system)
 
 
-def fresh_rows(data: Path, one: Path, three: Path, engines: list[str]) -> list[tuple[str, Callable[[], tuple[float, float]]]]:
+def fresh_rows(
+    data: Path, one: Path, three: Path, engines: list[str]
+) -> list[tuple[str, Callable[[], tuple[float, float]]]]:
     """The table's runs, each to be timed in a new process."""
     py = sys.executable
     here = str(Path(__file__).resolve().parent)
     reader = "read_parquet" if data.suffix == ".parquet" else "read_csv"
-    rows = [(f"pandas {reader} + scikit-learn sequence (fresh process)",
-             lambda: fresh([py, "-c", f"import sys; sys.path.insert(0, {here!r}); import bench_intervals as b; "
-                                      f"from pathlib import Path; b.sklearn_sequence(Path({str(data)!r}))"]))]
+    rows = [
+        (
+            f"pandas {reader} + scikit-learn sequence (fresh process)",
+            lambda: fresh(
+                [
+                    py,
+                    "-c",
+                    f"import sys; sys.path.insert(0, {here!r}); import bench_intervals as b; "
+                    f"from pathlib import Path; b.sklearn_sequence(Path({str(data)!r}))",
+                ]
+            ),
+        )
+    ]
     for engine in engines:
-        for name, cfg in ((f"reportgen run, 1 model, JSON ({engine}, fresh process)", one),
-                          (f"reportgen run, {N_MODELS} models, HTML+PDF+JSON ({engine}, fresh process)", three)):
-            rows.append((name, lambda e=engine, c=cfg: fresh([py, "-m", "reportgen", "run", str(c), "--quiet",
-                                                               "--engine", e, "--now", "2026-01-01T00:00:00"])))
+        for name, cfg in (
+            (f"reportgen run, 1 model, JSON ({engine}, fresh process)", one),
+            (f"reportgen run, {N_MODELS} models, HTML+PDF+JSON ({engine}, fresh process)", three),
+        ):
+            rows.append(
+                (
+                    name,
+                    lambda e=engine, c=cfg: fresh(
+                        [py, "-m", "reportgen", "run", str(c), "--quiet", "--engine", e, "--now", "2026-01-01T00:00:00"]
+                    ),
+                )
+            )
     return rows
 
 
-def best_of(repeat: int, runs: list[tuple[str, Callable[[], tuple[float, float]]]]) -> list[tuple[str, tuple[float, float]]]:
+def best_of(
+    repeat: int, runs: list[tuple[str, Callable[[], tuple[float, float]]]]
+) -> list[tuple[str, tuple[float, float]]]:
     """Each run ``repeat`` times, the runs interleaved (a slow spell of a shared machine then
     spreads over all of them), keeping each one's fastest (wall, CPU): noise only ever adds
     time, so the minimum is the steadiest estimate of what a run costs (as :mod:`timeit`)."""
@@ -151,9 +177,11 @@ def print_rows(rows: list[tuple[str, tuple[float, float]]], engines: list[str]) 
     sk = rows[0][1]
     for i, engine in enumerate(engines):
         o, t = rows[1 + 2 * i][1], rows[2 + 2 * i][1]
-        print(f"{engine}: sklearn / one model = {sk[0] / o[0]:.2f} (wall), {sk[1] / o[1]:.2f} (CPU), "
-              "target >= 10 (issue 46; >= 5 issue 39); "
-              f"three models / one model = {t[0] / o[0]:.2f} (wall), {t[1] / o[1]:.2f} (CPU), target <= 3")
+        print(
+            f"{engine}: sklearn / one model = {sk[0] / o[0]:.2f} (wall), {sk[1] / o[1]:.2f} (CPU), "
+            "target >= 10 (issue 46; >= 5 issue 39); "
+            f"three models / one model = {t[0] / o[0]:.2f} (wall), {t[1] / o[1]:.2f} (CPU), target <= 3"
+        )
 
 
 def cpu_seconds() -> float:
@@ -181,7 +209,7 @@ PHASES = (
 @contextlib.contextmanager
 def phase_times(out: dict[str, list[float]]):
     """Wall and CPU seconds (children included) of each of :data:`PHASES`, summed into ``out``."""
-    import importlib  # noqa: PLC0415
+    import importlib
 
     saved = []
     for module, name, shown in PHASES:
@@ -211,12 +239,18 @@ def main() -> None:
     ap.add_argument("--rows", type=int, default=10_000_000)
     ap.add_argument("--dir", type=Path, default=Path("/tmp/bench_intervals"))
     ap.add_argument("--engines", nargs="+", default=["memory", "stream"])
-    ap.add_argument("--formats", nargs="+", choices=["parquet", "csv"], default=["parquet", "csv"],
-                    help="which copies of the data are measured, each against its own pandas reader (default both)")
+    ap.add_argument(
+        "--formats",
+        nargs="+",
+        choices=["parquet", "csv"],
+        default=["parquet", "csv"],
+        help="which copies of the data are measured, each against its own pandas reader (default both)",
+    )
     ap.add_argument("--phases", action="store_true", help="also time the phases of the three-model run (memory)")
     ap.add_argument("--fresh", action="store_true", help="also time every command in its own new process")
-    ap.add_argument("--repeat", type=int, default=3,
-                    help="runs of each command, interleaved; the fastest is shown (default 3)")
+    ap.add_argument(
+        "--repeat", type=int, default=3, help="runs of each command, interleaved; the fastest is shown (default 3)"
+    )
     args = ap.parse_args()
     d = args.dir
     d.mkdir(parents=True, exist_ok=True)
@@ -224,8 +258,11 @@ def main() -> None:
     if not (csv.exists() and csv.with_suffix(".parquet").exists()):
         t = time.perf_counter()
         make_file(csv, args.rows)
-        print(f"generated {csv} ({csv.stat().st_size / 1e6:.0f} MB) and its Parquet copy in "
-              f"{time.perf_counter() - t:.0f} s", file=sys.stderr)
+        print(
+            f"generated {csv} ({csv.stat().st_size / 1e6:.0f} MB) and its Parquet copy in "
+            f"{time.perf_counter() - t:.0f} s",
+            file=sys.stderr,
+        )
     # imports and first calls before timing, for both sides: each runs once on a small file
     # (reportgen imports most of its modules lazily, on its first run)
     small = d / "scores_warmup.csv"
@@ -243,15 +280,23 @@ def main() -> None:
         one, three = d / f"one_{fmt}.yaml", d / f"three_{fmt}.yaml"
         write_config(one, data, 1, ["json"], d / "out_one")
         write_config(three, data, N_MODELS, ["html", "pdf", "json"], d / "out_three")
-        runs = [(f"pandas {reader} + scikit-learn sequence (1 model, no intervals)", lambda p=data: sklearn_sequence(p))]
+        runs = [
+            (f"pandas {reader} + scikit-learn sequence (1 model, no intervals)", lambda p=data: sklearn_sequence(p))
+        ]
         for engine in args.engines:
             runs.append((f"reportgen run, 1 model, JSON ({engine})", lambda e=engine, c=one: reportgen_run(c, e)))
-            runs.append((f"reportgen run, {N_MODELS} models, HTML+PDF+JSON ({engine})",
-                         lambda e=engine, c=three: reportgen_run(c, e)))
+            runs.append(
+                (
+                    f"reportgen run, {N_MODELS} models, HTML+PDF+JSON ({engine})",
+                    lambda e=engine, c=three: reportgen_run(c, e),
+                )
+            )
         rows = best_of(args.repeat, [(name, lambda fn=fn: timed(fn)) for name, fn in runs])
-        print(f"{fmt.upper()}, {args.rows:,} rows; wall and CPU seconds of this process and its children, the "
-              f"fastest of {args.repeat} interleaved runs each ({os.cpu_count()} cores, load average "
-              f"{' '.join(f'{x:.1f}' for x in os.getloadavg())})")
+        print(
+            f"{fmt.upper()}, {args.rows:,} rows; wall and CPU seconds of this process and its children, the "
+            f"fastest of {args.repeat} interleaved runs each ({os.cpu_count()} cores, load average "
+            f"{' '.join(f'{x:.1f}' for x in os.getloadavg())})"
+        )
         print_rows(rows, args.engines)
         if args.phases:
             phases: dict[str, list[float]] = {}
@@ -261,7 +306,9 @@ def main() -> None:
             for name, (w, c) in phases.items():
                 print(f"  {name:<40} {w:>6.1f} s wall {c:>6.1f} s CPU")
         if args.fresh:
-            print(f"{fmt.upper()}, each command in its own new process (as from a shell; imports and start-up included):")
+            print(
+                f"{fmt.upper()}, each command in its own new process (as from a shell; imports and start-up included):"
+            )
             print_rows(best_of(args.repeat, fresh_rows(data, one, three, args.engines)), args.engines)
 
 

@@ -47,8 +47,8 @@ import argparse
 import time
 
 import numpy as np
-
 from bench_binary import best_of, peak_bytes
+
 from reportgen.engine import class_tables as CT
 from reportgen.engine import multiclass as MC
 
@@ -106,7 +106,7 @@ def rg_total(y, pred, p, labels):
 
 
 def sk_labels(y, pred, p, labels):
-    from sklearn import metrics as skm  # noqa: PLC0415
+    from sklearn import metrics as skm
 
     out = {"confusion": skm.confusion_matrix(y, pred, labels=labels)}
     out["per_class"] = skm.precision_recall_fscore_support(y, pred, labels=labels, zero_division=0)
@@ -119,13 +119,13 @@ def sk_labels(y, pred, p, labels):
 
 
 def sk_log_loss(y, pred, p, labels):
-    from sklearn.metrics import log_loss  # noqa: PLC0415
+    from sklearn.metrics import log_loss
 
     return log_loss(y, p, labels=labels)
 
 
 def sk_auc(y, pred, p, labels):
-    from sklearn.metrics import roc_auc_score  # noqa: PLC0415
+    from sklearn.metrics import roc_auc_score
 
     return {
         "per_class": roc_auc_score(y, p, multi_class="ovr", average=None, labels=labels),
@@ -136,7 +136,7 @@ def sk_auc(y, pred, p, labels):
 
 
 def sk_micro(y, pred, p, labels):
-    from sklearn.metrics import roc_auc_score  # noqa: PLC0415
+    from sklearn.metrics import roc_auc_score
 
     return roc_auc_score(y, p, multi_class="ovr", average="micro", labels=labels)
 
@@ -155,8 +155,9 @@ def check_agreement(y, pred, p, labels, sk: dict) -> None:
 
     def close(a, b, what):
         assert a is not None, what
-        assert np.allclose(np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64), rtol=0, atol=1e-9), \
+        assert np.allclose(np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64), rtol=0, atol=1e-9), (
             f"{what}: reportgen {a} vs scikit-learn {b}"
+        )
 
     lab, ll, auc, micro = sk["labels"], sk["log-loss"], sk["AUC ovr+ovo"], sk["AUC micro"]
     close(mm.confusion, lab["confusion"], "confusion matrix")

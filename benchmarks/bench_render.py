@@ -19,9 +19,9 @@ from pathlib import Path
 
 import numpy as np
 
-from reportgen.report import figures
 from reportgen.engine.compare import Settings
 from reportgen.reduce.rows import ModelRows, compare_rows
+from reportgen.report import figures
 from reportgen.report.render import render_html, render_pdf, result_json
 from reportgen.results import ComparisonResult, RunInfo
 
@@ -36,10 +36,26 @@ def make_result(n: int, k: int, seed: int = 0) -> ComparisonResult:
     s = Settings(resamples=0, prevalences=(0.05, 0.1, 0.2))
     models, comps, pairwise = compare_rows(inputs, s, threshold=0.5)
     run = RunInfo(
-        title=f"render benchmark, {n:,} rows", task="binary", created="2026-01-01T00:00:00Z", run_id="bench",
-        reportgen_version="bench", versions={}, config={}, config_path="bench.yaml", files=[], dropped=[],
-        warnings=[], paired=True, baseline="model_0", primary_metric="gini", threshold=0.5, beta=1.0,
-        costs={"fn": 1.0, "fp": 1.0}, confidence_level=0.95, bootstrap_resamples=0, bootstrap_seed=0,
+        title=f"render benchmark, {n:,} rows",
+        task="binary",
+        created="2026-01-01T00:00:00Z",
+        run_id="bench",
+        reportgen_version="bench",
+        versions={},
+        config={},
+        config_path="bench.yaml",
+        files=[],
+        dropped=[],
+        warnings=[],
+        paired=True,
+        baseline="model_0",
+        primary_metric="gini",
+        threshold=0.5,
+        beta=1.0,
+        costs={"fn": 1.0, "fp": 1.0},
+        confidence_level=0.95,
+        bootstrap_resamples=0,
+        bootstrap_seed=0,
         duration_seconds=0.0,
     )
     return ComparisonResult(run=run, models=models, comparisons=comps, pairwise=pairwise)
@@ -56,8 +72,10 @@ def main() -> None:
     ap.add_argument("--rows", type=int, nargs="+", default=[10_000, 1_000_000, 10_000_000])
     ap.add_argument("--models", type=int, default=3)
     args = ap.parse_args()
-    head = (f"{'rows':>11} {'engine s':>9} {'figures s':>9} {'html s':>7} {'pdf s':>7} {'json s':>7}"
-            f" {'render s':>9} {'html KB':>8} {'pdf KB':>8} {'json KB':>8}")
+    head = (
+        f"{'rows':>11} {'engine s':>9} {'figures s':>9} {'html s':>7} {'pdf s':>7} {'json s':>7}"
+        f" {'render s':>9} {'html KB':>8} {'pdf KB':>8} {'json KB':>8}"
+    )
     print(head)
     print("-" * len(head))
     for n in args.rows:
@@ -70,9 +88,14 @@ def main() -> None:
             _, t_pdf = timed(lambda: render_pdf(pdf_html, target))
             pdf_kb = target.stat().st_size / 1024
         text, t_json = timed(lambda: result_json(result))
-        total = t_html + t_pdf + t_json  # what `reportgen run` spends after the engine (HTML and PDF each draw the figures)
-        print(f"{n:>11,} {t_engine:>9.2f} {t_fig:>9.2f} {t_html:>7.2f} {t_pdf:>7.2f} {t_json:>7.2f} {total:>9.2f}"
-              f" {len(html.encode()) / 1024:>8.0f} {pdf_kb:>8.0f} {len(text.encode()) / 1024:>8.0f}", flush=True)
+        total = (
+            t_html + t_pdf + t_json
+        )  # what `reportgen run` spends after the engine (HTML and PDF each draw the figures)
+        print(
+            f"{n:>11,} {t_engine:>9.2f} {t_fig:>9.2f} {t_html:>7.2f} {t_pdf:>7.2f} {t_json:>7.2f} {total:>9.2f}"
+            f" {len(html.encode()) / 1024:>8.0f} {pdf_kb:>8.0f} {len(text.encode()) / 1024:>8.0f}",
+            flush=True,
+        )
     print("target: render s < 10 at every size")
 
 

@@ -41,9 +41,9 @@ output: {{dir: {out}, formats: [json], overwrite: true}}
 
 
 def write_dataset(root: Path, rows: int, parts: int) -> None:
-    import numpy as np  # noqa: PLC0415
-    import pyarrow as pa  # noqa: PLC0415
-    import pyarrow.parquet as pq  # noqa: PLC0415
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.parquet as pq
 
     root.mkdir(parents=True, exist_ok=True)
     per = rows // parts
@@ -62,8 +62,8 @@ def write_dataset(root: Path, rows: int, parts: int) -> None:
 
 
 def child_baseline(data: str) -> dict:
-    import numpy as np  # noqa: PLC0415
-    import pyarrow.dataset as ds  # noqa: PLC0415
+    import numpy as np
+    import pyarrow.dataset as ds
 
     t0 = time.perf_counter()
     table = ds.dataset(data, format="parquet", partitioning="hive").to_table(columns=["y", "p6", "points", "p"])
@@ -73,13 +73,13 @@ def child_baseline(data: str) -> dict:
 
 
 def child_reportgen(data: str, engine: str, out: str, workers: int) -> dict:
-    from reportgen.config import parse_config  # noqa: PLC0415
-    from reportgen.pipeline import analyse  # noqa: PLC0415
+    from reportgen.config import parse_config
+    from reportgen.pipeline import analyse
 
     cluster = client = None
     scheduler = ""
     if engine == "dask":
-        from dask.distributed import Client, LocalCluster  # noqa: PLC0415
+        from dask.distributed import Client, LocalCluster
 
         cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None)
         client = Client(cluster)
@@ -143,8 +143,11 @@ def main() -> None:
                 exact = [k for k, v in r["binning"].items() if v is None]
                 same = all(r["gini"][k] == runs["stream"]["gini"][k] for k in exact)
                 note += f"; exact models {'equal to' if same else 'DIFFER from'} stream"
-        print(f"{name:>9} {r['seconds']:>8.1f} {r['seconds'] / base:>10.2f} {r['rows'] / r['seconds']:>12,.0f}"
-              f" {r['peak_rss_gib']:>12.2f}  {note}", flush=True)
+        print(
+            f"{name:>9} {r['seconds']:>8.1f} {r['seconds'] / base:>10.2f} {r['rows'] / r['seconds']:>12,.0f}"
+            f" {r['peak_rss_gib']:>12.2f}  {note}",
+            flush=True,
+        )
     if "dask-1" in runs and "dask-2" in runs:
         print(f"dask speed-up 1 → 2 workers: {runs['dask-1']['seconds'] / runs['dask-2']['seconds']:.2f}x")
     print("targets: stream peak RSS < 4 GiB; stream wall <= 1.5 x baseline")

@@ -93,7 +93,7 @@ def main() -> None:
     # the package's bytecode, as ``pip install`` writes it: with PYTHONDONTWRITEBYTECODE set (or a
     # read-only checkout) an editable install would otherwise compile every module in every run,
     # while numpy and pyarrow load theirs
-    import reportgen  # noqa: PLC0415
+    import reportgen
 
     compileall.compile_dir(Path(reportgen.__file__).parent, quiet=1)
     commands = {

@@ -47,11 +47,11 @@ import numpy as np
 
 from reportgen.engine import binary as B
 from reportgen.engine import intervals as IV
-from reportgen.reduce import accumulators as S
-from reportgen.engine.distributions import norm_ppf
-from reportgen.engine.streaming import delong_from_table
 from reportgen.engine.curve import build_table
+from reportgen.engine.distributions import norm_ppf
 from reportgen.engine.evidence import BinaryEvidence, BinaryModelEvidence, LoadAudit, Pairing
+from reportgen.engine.streaming import delong_from_table
+from reportgen.reduce import accumulators as S
 from reportgen.reduce.rows import ModelRows, evidence_of_rows
 
 MU_A, MU_B, RHO, PREV, THRESHOLD = 1.2, 1.0, 0.6, 0.2, 0.8
@@ -113,8 +113,14 @@ def accumulated(y: np.ndarray, scores: list[np.ndarray], parts: list[slice]) -> 
         else:
             paired.merge(acc)
     assert paired is not None and paired.pair_tables is not None
-    pairing = Pairing("aligned", "aligned", covariance=paired.covariance(), agree=paired.agree.copy(),
-                      patterns=paired.joint.copy(), pair_counts=paired.pair_tables.finish())
+    pairing = Pairing(
+        "aligned",
+        "aligned",
+        covariance=paired.covariance(),
+        agree=paired.agree.copy(),
+        patterns=paired.joint.copy(),
+        pair_counts=paired.pair_tables.finish(),
+    )
     models = tuple(BinaryModelEvidence(name, "sim", t, THRESHOLD) for name, t in zip("ab", tables))
     return BinaryEvidence(models, pairing, LoadAudit(()))
 
@@ -126,9 +132,11 @@ def same_evidence(a: BinaryEvidence, b: BinaryEvidence) -> bool:
                 return False
     pa, pb = a.pairing.pair_counts, b.pairing.pair_counts
     assert pa is not None and pb is not None
-    return (all(np.array_equal(x, z) for x, z in zip(pa.counts, pb.counts))
-            and np.array_equal(a.pairing.patterns, b.pairing.patterns)
-            and np.allclose(a.pairing.covariance, b.pairing.covariance, rtol=1e-12, atol=0))
+    return (
+        all(np.array_equal(x, z) for x, z in zip(pa.counts, pb.counts))
+        and np.array_equal(a.pairing.patterns, b.pairing.patterns)
+        and np.allclose(a.pairing.covariance, b.pairing.covariance, rtol=1e-12, atol=0)
+    )
 
 
 def normal_interval(estimate: float, variance: float, level: float) -> tuple[float, float]:
@@ -154,15 +162,20 @@ def auc_only(args: argparse.Namespace) -> None:
             below += true < lo
             above += true > hi
         k = args.samples
-        print(f"| {n:,} | {k} | {100 * (k - below - above) / k:.1f} % | {below} / {above} | "
-              f"{time.perf_counter() - t0:.0f} |", flush=True)
+        print(
+            f"| {n:,} | {k} | {100 * (k - below - above) / k:.1f} % | {below} / {above} | "
+            f"{time.perf_counter() - t0:.0f} |",
+            flush=True,
+        )
 
 
 def ks_only(args: argparse.Namespace) -> None:
     """The full study's KS columns alone: model a's table (as every engine reduces it) and its
     bootstrap with the full study's seed, so the same intervals at a fraction of the cost."""
-    print("| n | samples | KS (reshaped bootstrap-t) | misses below / above | KS (percentile, replaced) | seconds |\n"
-          "|---|---|---|---|---|---|")
+    print(
+        "| n | samples | KS (reshaped bootstrap-t) | misses below / above | KS (percentile, replaced) | seconds |\n"
+        "|---|---|---|---|---|---|"
+    )
     for n in args.sizes:
         true, t0 = truth(n)["ks"], time.perf_counter()
         below = above = pct = 0
@@ -173,15 +186,20 @@ def ks_only(args: argparse.Namespace) -> None:
             iv = IV.ks_interval(boot.ks, 0.95)
             below += iv is not None and true < iv[0]
             above += iv is not None and true > iv[1]
-            pct += covered(IV.percentile(boot.samples[:, IDX["ks"]], float(boot.shift[IDX["ks"]]), 0.95, 0.0, 1.0), true)
+            pct += covered(
+                IV.percentile(boot.samples[:, IDX["ks"]], float(boot.shift[IDX["ks"]]), 0.95, 0.0, 1.0), true
+            )
         k = args.samples
-        print(f"| {n:,} | {k} | {100 * (k - below - above) / k:.1f} % | {below} / {above} | {100 * pct / k:.1f} % | "
-              f"{time.perf_counter() - t0:.0f} |", flush=True)
+        print(
+            f"| {n:,} | {k} | {100 * (k - below - above) / k:.1f} % | {below} / {above} | {100 * pct / k:.1f} % | "
+            f"{time.perf_counter() - t0:.0f} |",
+            flush=True,
+        )
 
 
 def _pi(a: np.ndarray) -> np.ndarray:
     """Inclusion probability of a population row in the weighted sample: 0.2 + 0.8·Φ(a − 1)."""
-    from scipy.special import ndtr  # noqa: PLC0415  (scipy: a test dependency; benchmarks use the test extras)
+    from scipy.special import ndtr
 
     return 0.2 + 0.8 * ndtr(a - 1.0)
 
@@ -228,11 +246,13 @@ def weighted_coverage(args: argparse.Namespace) -> None:
     the driver's draws — exact cells at 1k rows, pooled cells (moment-matched weight sums) past
     2^15 cells at 100k — percentile intervals moved by the binning error; KS by the reshaped
     bootstrap-t the driver reports, and beside it the percentile interval of the same draws."""
-    from reportgen.engine.approval import joint_cell_luts  # noqa: PLC0415
-    from reportgen.engine.curve import row_groups  # noqa: PLC0415
+    from reportgen.engine.approval import joint_cell_luts
+    from reportgen.engine.curve import row_groups
 
-    print("| n | samples | AUC | F1 at t=0.8 | KS (reshaped bootstrap-t) | KS (percentile) | ΔAUC paired | methods "
-          "| seconds |")
+    print(
+        "| n | samples | AUC | F1 at t=0.8 | KS (reshaped bootstrap-t) | KS (percentile) | ΔAUC paired | methods "
+        "| seconds |"
+    )
     print("|---|---|---|---|---|---|---|---|---|")
     for n in args.sizes:
         true = weighted_truth(n)
@@ -245,7 +265,7 @@ def weighted_coverage(args: argparse.Namespace) -> None:
             for s in (a, b):
                 acc = S.TableAccumulator()
                 for lo in range(0, n, CHUNK):
-                    acc.add(s[lo:lo + CHUNK], y[lo:lo + CHUNK], w[lo:lo + CHUNK])
+                    acc.add(s[lo : lo + CHUNK], y[lo : lo + CHUNK], w[lo : lo + CHUNK])
                 table = acc.table()
                 assert table is not None and acc.weight_cells is not None
                 cells = acc.weight_cells.cells(table)
@@ -254,27 +274,33 @@ def weighted_coverage(args: argparse.Namespace) -> None:
             (ta, ca), (tb, _) = tables
             boot = IV.weighted_model_bootstrap(ta, ca, THRESHOLD, args.resamples, np.random.default_rng((7, n, i)))
             for q, key in (("roc_auc", "roc_auc"), ("f1", "f1"), ("ks", "ks_percentile")):
-                hits[key] += covered(IV.percentile(boot.samples[:, IDX[q]], float(boot.shift[IDX[q]]), 0.95, 0.0, 1.0),
-                                     true[q])
+                hits[key] += covered(
+                    IV.percentile(boot.samples[:, IDX[q]], float(boot.shift[IDX[q]]), 0.95, 0.0, 1.0), true[q]
+                )
             assert boot.ks is not None
             hits["ks"] += covered(IV.ks_interval(boot.ks, 0.95), true["ks"])
             joint = S.JointCellCounter(joint_cell_luts([ta, tb], [THRESHOLD, THRESHOLD]))
             for lo in range(0, n, CHUNK):
-                joint.add([c[lo:lo + CHUNK] for c in codes], y[lo:lo + CHUNK], [w[lo:lo + CHUNK]] * 2)
+                joint.add([c[lo : lo + CHUNK] for c in codes], y[lo : lo + CHUNK], [w[lo : lo + CHUNK]] * 2)
             jc = joint.result()
             assert jc is not None
-            pair = IV.weighted_joint_bootstrap(jc, [ta, tb], [THRESHOLD] * 2, [None, None], args.resamples,
-                                               np.random.default_rng((8, n, i)))
+            pair = IV.weighted_joint_bootstrap(
+                jc, [ta, tb], [THRESHOLD] * 2, [None, None], args.resamples, np.random.default_rng((8, n, i))
+            )
             q = IDX["roc_auc"]
             d = pair.samples[:, 0, q] - pair.samples[:, 1, q]
-            hits["delta_roc_auc"] += covered(IV.percentile(d, float(pair.shift[0, q] - pair.shift[1, q]), 0.95),
-                                             true["delta_roc_auc"])
+            hits["delta_roc_auc"] += covered(
+                IV.percentile(d, float(pair.shift[0, q] - pair.shift[1, q]), 0.95), true["delta_roc_auc"]
+            )
             methods |= {boot.method, boot.ks.method, pair.method}
         k = args.samples
         pct = {q: f"{100 * h / k:.1f} %" for q, h in hits.items()}
-        print(f"| {n:,} | {k} | {pct['roc_auc']} | {pct['f1']} | {pct['ks']} | {pct['ks_percentile']} | "
-              f"{pct['delta_roc_auc']} | "
-              f"{'; '.join(sorted(methods))} | {time.perf_counter() - t0:.0f} |", flush=True)
+        print(
+            f"| {n:,} | {k} | {pct['roc_auc']} | {pct['f1']} | {pct['ks']} | {pct['ks_percentile']} | "
+            f"{pct['delta_roc_auc']} | "
+            f"{'; '.join(sorted(methods))} | {time.perf_counter() - t0:.0f} |",
+            flush=True,
+        )
         print(f"<!-- weighted n={n:,} samples {args.first}..{args.first + k - 1} hits {hits} -->", flush=True)
 
 
@@ -284,14 +310,27 @@ def main() -> None:
     ap.add_argument("--sizes", type=int, nargs="+", default=[1_000, 100_000])
     ap.add_argument("--resamples", type=int, default=500)
     ap.add_argument("--check-every", type=int, default=1, help="compare the engines' evidence on every k-th sample")
-    ap.add_argument("--first", type=int, default=0,
-                    help="index of the first sample (split a study across processes; the hit counts add up)")
-    ap.add_argument("--auc-only", action="store_true",
-                    help="only the one-model AUC (DeLong from the table): cheap, for many samples")
-    ap.add_argument("--ks-only", action="store_true",
-                    help="only the one-model KS intervals (same tables, seeds and draws as the full study)")
-    ap.add_argument("--weighted", action="store_true",
-                    help="weighted models (inverse-probability weights of an oversampled population) instead")
+    ap.add_argument(
+        "--first",
+        type=int,
+        default=0,
+        help="index of the first sample (split a study across processes; the hit counts add up)",
+    )
+    ap.add_argument(
+        "--auc-only",
+        action="store_true",
+        help="only the one-model AUC (DeLong from the table): cheap, for many samples",
+    )
+    ap.add_argument(
+        "--ks-only",
+        action="store_true",
+        help="only the one-model KS intervals (same tables, seeds and draws as the full study)",
+    )
+    ap.add_argument(
+        "--weighted",
+        action="store_true",
+        help="weighted models (inverse-probability weights of an oversampled population) instead",
+    )
     args = ap.parse_args()
     if args.weighted:
         weighted_coverage(args)
@@ -302,9 +341,11 @@ def main() -> None:
     if args.ks_only:
         ks_only(args)
         return
-    print(f"| n | samples | AUC (DeLong) | F1 at t={THRESHOLD} (bootstrap) | KS (reshaped bootstrap-t) "
-          f"| KS (percentile, replaced) | ΔAUC paired (DeLong) | ΔKS paired (joint table) | engines agree (checked) "
-          f"| seconds |")
+    print(
+        f"| n | samples | AUC (DeLong) | F1 at t={THRESHOLD} (bootstrap) | KS (reshaped bootstrap-t) "
+        f"| KS (percentile, replaced) | ΔAUC paired (DeLong) | ΔKS paired (joint table) | engines agree (checked) "
+        f"| seconds |"
+    )
     print("|---|---|---|---|---|---|---|---|---|---|")
     for n in args.sizes:
         true = truth(n)
@@ -315,8 +356,10 @@ def main() -> None:
         for i in range(args.first, args.first + args.samples):
             rng = np.random.default_rng((n, i))
             y, a, b = sample(n, rng)
-            mem = evidence_of_rows([ModelRows("a", "sim", a, y, threshold=THRESHOLD),
-                                    ModelRows("b", "sim", b, y, threshold=THRESHOLD)], THRESHOLD)
+            mem = evidence_of_rows(
+                [ModelRows("a", "sim", a, y, threshold=THRESHOLD), ModelRows("b", "sim", b, y, threshold=THRESHOLD)],
+                THRESHOLD,
+            )
             if i % args.check_every == 0:
                 checked += 1
                 stream = accumulated(y, [a, b], [slice(0, n)])
@@ -328,8 +371,9 @@ def main() -> None:
             hits["roc_auc"] += covered(list(normal_interval(da.auc, da.variance, 0.95)), true["roc_auc"])
             boot = IV.model_bootstrap(ta, THRESHOLD, args.resamples, np.random.default_rng((7, n, i)))
             for q, key in (("f1", "f1"), ("ks", "ks_percentile")):
-                hits[key] += covered(IV.percentile(boot.samples[:, IDX[q]], float(boot.shift[IDX[q]]), 0.95, 0.0, 1.0),
-                                     true[q])
+                hits[key] += covered(
+                    IV.percentile(boot.samples[:, IDX[q]], float(boot.shift[IDX[q]]), 0.95, 0.0, 1.0), true[q]
+                )
             assert boot.ks is not None
             hits["ks"] += covered(IV.ks_interval(boot.ks, 0.95), true["ks"])
             cov = mem.pairing.covariance
@@ -338,18 +382,31 @@ def main() -> None:
             d_auc = da.auc - db.auc
             hits["delta_roc_auc"] += covered([d_auc - z, d_auc + z], true["delta_roc_auc"])
             pc = mem.pairing.pair_counts
-            pair = IV.pair_bootstrap(pc.of(0, 1), pc.luts[0], pc.luts[1], (ta, tb), (THRESHOLD, THRESHOLD),
-                                     (None, None), args.resamples, np.random.default_rng((8, n, i)))
-            hits["delta_ks"] += covered(IV.percentile(pair.samples[:, IDX["ks"]], float(pair.shift[IDX["ks"]]), 0.95),
-                                        true["delta_ks"])
+            pair = IV.pair_bootstrap(
+                pc.of(0, 1),
+                pc.luts[0],
+                pc.luts[1],
+                (ta, tb),
+                (THRESHOLD, THRESHOLD),
+                (None, None),
+                args.resamples,
+                np.random.default_rng((8, n, i)),
+            )
+            hits["delta_ks"] += covered(
+                IV.percentile(pair.samples[:, IDX["ks"]], float(pair.shift[IDX["ks"]]), 0.95), true["delta_ks"]
+            )
             methods |= {boot.method, boot.ks.method, "binned joint table" if pair.binned else "exact joint table"}
         k = args.samples
         pct = {q: f"{100 * h / k:.1f} %" for q, h in hits.items()}
-        print(f"| {n:,} | {k} | {pct['roc_auc']} | {pct['f1']} | {pct['ks']} | {pct['ks_percentile']} | "
-              f"{pct['delta_roc_auc']} | {pct['delta_ks']} | {agree}/{checked} | {time.perf_counter() - t0:.0f} |",
-              flush=True)
-        print(f"<!-- n={n:,} samples {args.first}..{args.first + k - 1} hits {hits} methods: {sorted(methods)} -->",
-              flush=True)
+        print(
+            f"| {n:,} | {k} | {pct['roc_auc']} | {pct['f1']} | {pct['ks']} | {pct['ks_percentile']} | "
+            f"{pct['delta_roc_auc']} | {pct['delta_ks']} | {agree}/{checked} | {time.perf_counter() - t0:.0f} |",
+            flush=True,
+        )
+        print(
+            f"<!-- n={n:,} samples {args.first}..{args.first + k - 1} hits {hits} methods: {sorted(methods)} -->",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

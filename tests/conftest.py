@@ -26,6 +26,10 @@ settings.register_profile("reportgen", derandomize=True, print_blob=True)
 settings.register_profile("explore", derandomize=False, max_examples=500, print_blob=True)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "reportgen"))
 
+#: The shared report sets and their fixtures (``demo_run``, ``multiclass_run``, ``no_figures``), available
+#: to every test module by name, as conftest fixtures are.
+pytest_plugins = ["renders"]
+
 ROOT = Path(__file__).resolve().parent.parent
 DEMO_CONFIG = ROOT / "configs" / "demo.yaml"
 SCHEMA_PATH = ROOT / "reportgen" / "schema" / "metrics.schema.json"
@@ -80,8 +84,9 @@ def fast_demo_config(tmp_path_factory) -> Path:
 def demo_run(tmp_path_factory, fast_demo_config) -> DemoRun:
     """The fast demo config run once, in-process, all three formats, pinned clock."""
     out = tmp_path_factory.mktemp("demo_out")
-    code = run_cli(["run", str(fast_demo_config), "--out", str(out), "--now", PINNED_NOW,
-                    "--format", "html,pdf,json", "--quiet"])
+    code = run_cli(
+        ["run", str(fast_demo_config), "--out", str(out), "--now", PINNED_NOW, "--format", "html,pdf,json", "--quiet"]
+    )
     return DemoRun(fast_demo_config, out, code)
 
 
@@ -91,7 +96,7 @@ def demo_json(tmp_path_factory) -> DemoRun:
     in-process, ``metrics.json`` only, pinned clock: for the tests that read the demo's numbers
     (about 3 s, where the three formats of :func:`demo_run` take about 20 s). Its ``metrics.json``
     equals :func:`demo_run`'s but for the run's duration."""
-    from renders import shared_demo  # noqa: PLC0415 - tests/renders.py imports this module
+    from renders import shared_demo
 
     return shared_demo(tmp_path_factory, "demo_json", "json")
 
@@ -119,15 +124,20 @@ def pytest_addoption(parser):
     Declared here, at the tests' root, so the option exists however pytest is started
     (``pytest tests/snapshots`` or the whole suite). ``REPORTGEN_UPDATE_SNAPSHOTS=1`` does the same.
     """
-    parser.addoption("--update-snapshots", action="store_true", default=False,
-                     help="rewrite tests/snapshots/html/*.html from the current templates instead of comparing")
+    parser.addoption(
+        "--update-snapshots",
+        action="store_true",
+        default=False,
+        help="rewrite tests/snapshots/html/*.html from the current templates instead of comparing",
+    )
 
 
 @pytest.fixture(scope="session")
 def scheduler():
     """The address of one LocalCluster (two worker processes) shared by every Dask test of the run:
     starting a cluster costs seconds, so the modules that compare engines share this one."""
-    import dask.distributed as distributed  # noqa: PLC0415
+    import dask.distributed as distributed
+
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
         yield cluster.scheduler_address
 
@@ -166,11 +176,13 @@ def _left_alive() -> list[str]:
     """Threads that keep the process from exiting (non-daemon, but the main one and the idle
     threads of reportgen's long-lived pool, ``reportgen.parallel``, which end at exit) and child
     processes still running, but multiprocessing's resource tracker (it ends with its parent)."""
-    import psutil  # noqa: PLC0415
+    import psutil
 
-    left = [f"thread {t.name!r}" for t in threading.enumerate()
-            if t is not threading.main_thread() and not t.daemon and t.is_alive()
-            and not t.name.startswith("reportgen_")]
+    left = [
+        f"thread {t.name!r}"
+        for t in threading.enumerate()
+        if t is not threading.main_thread() and not t.daemon and t.is_alive() and not t.name.startswith("reportgen_")
+    ]
     for child in psutil.Process().children(recursive=True):
         try:
             cmd = " ".join(child.cmdline())[:160]

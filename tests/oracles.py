@@ -29,9 +29,9 @@ def holm_adjusted(p_values):
     test module and oracle library imported) costs about half a CPU-second; the objects alive
     before the call are frozen for its duration (``gc.freeze``), so the collection looks only at
     what the call itself allocates. The numbers are statsmodels' own."""
-    import gc  # noqa: PLC0415
+    import gc
 
-    from statsmodels.stats.multitest import multipletests  # noqa: PLC0415
+    from statsmodels.stats.multitest import multipletests
 
     gc.freeze()
     try:
@@ -51,7 +51,7 @@ def resampled_binary_scores(s, y, weights, threshold: float):
     highest first. A brute-force bootstrap scored one resample at a time by scikit-learn costs
     milliseconds a resample; this costs microseconds. :func:`checked_against_sklearn` compares
     the two on the first resamples, so a test relies on scikit-learn's numbers, not on this."""
-    import numpy as np  # noqa: PLC0415
+    import numpy as np
 
     s, y, weights = np.asarray(s, float), np.asarray(y, bool), np.atleast_2d(np.asarray(weights, float))
     order = np.argsort(s, kind="stable")
@@ -75,13 +75,16 @@ def checked_against_sklearn(s, y, weights, threshold: float, check: int = 25):
     """:func:`resampled_binary_scores`, its first ``check`` resamples compared with scikit-learn's
     ``roc_auc_score``, ``f1_score`` and ``average_precision_score`` (``sample_weight`` = the
     resample's weights; rel 1e-9, the float error of two summation orders)."""
-    import numpy as np  # noqa: PLC0415
-    from sklearn.metrics import average_precision_score, f1_score, roc_auc_score  # noqa: PLC0415
+    import numpy as np
+    from sklearn.metrics import average_precision_score, f1_score, roc_auc_score
 
     out = resampled_binary_scores(s, y, weights, threshold)
     for r in range(min(check, out.shape[0])):
         sw = weights[r]
-        ref = [roc_auc_score(y, s, sample_weight=sw), f1_score(y, s >= threshold, sample_weight=sw),
-               average_precision_score(y, s, sample_weight=sw)]
+        ref = [
+            roc_auc_score(y, s, sample_weight=sw),
+            f1_score(y, s >= threshold, sample_weight=sw),
+            average_precision_score(y, s, sample_weight=sw),
+        ]
         np.testing.assert_allclose(out[r], ref, rtol=1e-9, err_msg=f"resample {r}")
     return out

@@ -7,8 +7,8 @@ worker that asks for it, into a directory both workers see, under an exclusive l
 (``fcntl.flock``): the other worker waits for the lock and reads the same files. A test that
 writes into a set copies it first (``shutil.copytree``); the sets themselves are read only.
 
-Test modules import the fixtures they use (``from renders import demo_run``): tests/ is on
-``sys.path`` as the directory of the root conftest.
+The root conftest registers this module as a plugin (``pytest_plugins``), so a test names the
+fixture it uses as an argument, as with conftest's own.
 """
 
 from __future__ import annotations
@@ -55,10 +55,12 @@ def shared(tmp_path_factory: pytest.TempPathFactory, key: str, make: Callable[[P
 def shared_demo(tmp_path_factory: pytest.TempPathFactory, key: str, formats: str) -> DemoRun:
     """The fast demo config run in-process in ``formats`` (pinned clock), once per test run as
     the set ``key`` (:func:`shared`)."""
+
     def make(d: Path) -> int:
         config = write_fast_demo_config(d / "demo_fast.yaml")
-        return run_cli(["run", str(config), "--out", str(d / "out"), "--now", PINNED_NOW,
-                        "--format", formats, "--quiet"])
+        return run_cli(
+            ["run", str(config), "--out", str(d / "out"), "--now", PINNED_NOW, "--format", formats, "--quiet"]
+        )
 
     d, code = shared(tmp_path_factory, key, make)
     return DemoRun(d / "demo_fast.yaml", d / "out", code)
@@ -79,6 +81,7 @@ MULTICLASS_NOW = "2026-01-31T06:00:00Z"
 def multiclass_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The output directory of configs/demo_multiclass.yaml run once per test run through the
     CLI, three formats, with 40 bootstrap resamples (seed 3) at :data:`MULTICLASS_NOW`."""
+
     def make(d: Path) -> int:
         cfg = yaml.safe_load((ROOT / "configs" / "demo_multiclass.yaml").read_text(encoding="utf-8"))
         cfg["bootstrap"] = {"resamples": 40, "seed": 3}
@@ -97,6 +100,6 @@ def multiclass_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def no_figures(monkeypatch: pytest.MonkeyPatch) -> None:
     """Skip drawing the figures (about 1.6 CPU-s a render) for a test whose pages show none of them:
     a theme's template, the title page and page head, the audit rows, the PDF's archival parts."""
-    from reportgen.report import render  # noqa: PLC0415
+    from reportgen.report import render
 
     monkeypatch.setattr(render, "_draw_figures", lambda result, theme, sections: {})

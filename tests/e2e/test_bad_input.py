@@ -20,13 +20,11 @@ from typing import Any
 
 import pytest
 import yaml
-from renders import no_figures  # noqa: F401 - a fixture: a render without its figures
 
 from reportgen import cli
-
-from reportgen.report import render
 from reportgen.config import PRIMARY_METRICS
 from reportgen.engine.binary import METRICS
+from reportgen.report import render
 
 REPORT_FILES = ("report.html", "report.pdf", "metrics.json")
 
@@ -182,6 +180,7 @@ def _disk_full(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 def _disk_full_at_the_lock(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The first write of a run is the output lock's pid line: on a full disk it failed with an
     internal error (exit 1, "OSError: [Errno 28]")."""
+
     def full(*a: Any, **k: Any) -> Any:
         raise OSError(errno.ENOSPC, "No space left on device")
 
@@ -201,16 +200,25 @@ def _missing_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 CASES = [
     # ---- config --------------------------------------------------------------------
     Case("config-missing-file", ("run.yaml", "not found"), setup=_missing_config),
-    Case("config-yaml-syntax", ("run.yaml:4:6", "invalid YAML", "line 3"),
-         text="title: t\nmodels:\n  - {name: a, file: a.csv\nlabel: y\n"),
+    Case(
+        "config-yaml-syntax",
+        ("run.yaml:4:6", "invalid YAML", "line 3"),
+        text="title: t\nmodels:\n  - {name: a, file: a.csv\nlabel: y\n",
+    ),
     Case("config-empty", ("run.yaml", "empty"), text="# nothing here\n"),
     Case("config-not-a-mapping", ("run.yaml", "mapping"), text="- a\n- b\n"),
     Case("config-wrong-type-threshold", ("threshold", "number", "'high'"), cfg=set_("threshold", "high")),
     Case("config-wrong-type-models", ("models", "list"), cfg=set_("models", "a.csv")),
-    Case("config-wrong-type-resamples", ("bootstrap.resamples", "whole number"), cfg=set_("bootstrap", {"resamples": "many"})),
+    Case(
+        "config-wrong-type-resamples",
+        ("bootstrap.resamples", "whole number"),
+        cfg=set_("bootstrap", {"resamples": "many"}),
+    ),
     Case("config-unknown-key", ("treshold", "unknown key", "did you mean 'threshold'"), cfg=set_("treshold", 0.3)),
     Case("config-unknown-nested-key", ("models[1].scroe", "did you mean 'score'"), cfg=set_("models.1.scroe", "s")),
-    Case("config-unknown-output-key", ("output.overwrit", "did you mean 'overwrite'"), cfg=set_("output.overwrit", True)),
+    Case(
+        "config-unknown-output-key", ("output.overwrit", "did you mean 'overwrite'"), cfg=set_("output.overwrit", True)
+    ),
     Case("config-missing-models", ("models", "required"), cfg=drop("models")),
     Case("config-duplicate-models", ("duplicate model names", "a"), cfg=set_("models.1.name", "a")),
     Case("config-baseline-no-model", ("baseline", "'chamion' names no model", "a, b"), cfg=set_("baseline", "chamion")),
@@ -221,64 +229,122 @@ CASES = [
     Case("config-beta-zero", ("beta", "greater than 0"), cfg=set_("beta", 0)),
     Case("config-beta-negative", ("beta", "greater than 0"), cfg=set_("beta", -2)),
     Case("config-task-unsupported", ("task", "'regression'", "binary"), cfg=set_("task", "regression")),
-    Case("config-primary-metric-unknown", ("primary_metric", "'giny'", "did you mean 'gini'"), cfg=set_("primary_metric", "giny")),
+    Case(
+        "config-primary-metric-unknown",
+        ("primary_metric", "'giny'", "did you mean 'gini'"),
+        cfg=set_("primary_metric", "giny"),
+    ),
     Case("config-no-score", ("models[0]", "'score'"), cfg=drop("models.0.score")),
     Case("config-no-label", ("no label column",), cfg=drop("label")),
     Case("config-confidence-level", ("confidence_level", "less than 1"), cfg=set_("confidence_level", 95)),
-    Case("config-constraint-two-bounds", ("constraints[0]", "exactly one"),
-         cfg=set_("constraints", [{"maximize": "precision", "where": "recall", "at_least": 0.8, "at_most": 0.9}])),
+    Case(
+        "config-constraint-two-bounds",
+        ("constraints[0]", "exactly one"),
+        cfg=set_("constraints", [{"maximize": "precision", "where": "recall", "at_least": 0.8, "at_most": 0.9}]),
+    ),
     Case("config-unknown-format", ("output.formats[0]", "'docx'"), cfg=set_("output.formats", ["docx"])),
-    Case("config-output-dir-placeholder", ("output.dir", "{user}", "{config}"),
-         cfg=set_("output.dir", "reports/{user}"), use_out=False),
-    Case("config-python-tag", ("run.yaml", "not allowed"),
-         text='title: !!python/object/apply:os.system ["echo pwned"]\nmodels: []\n'),
-    Case("config-relative-data-path", ("not found", "nowhere.csv", "relative paths resolve against the config file"),
-         cfg=set_("models.0.file", "data/nowhere.csv")),
+    Case(
+        "config-output-dir-placeholder",
+        ("output.dir", "{user}", "{config}"),
+        cfg=set_("output.dir", "reports/{user}"),
+        use_out=False,
+    ),
+    Case(
+        "config-python-tag",
+        ("run.yaml", "not allowed"),
+        text='title: !!python/object/apply:os.system ["echo pwned"]\nmodels: []\n',
+    ),
+    Case(
+        "config-relative-data-path",
+        ("not found", "nowhere.csv", "relative paths resolve against the config file"),
+        cfg=set_("models.0.file", "data/nowhere.csv"),
+    ),
     # ---- data ----------------------------------------------------------------------
     Case("data-unreadable", ("a.csv", "cannot open", "Permission denied", "permissions"), setup=_unreadable),
-    Case("data-is-directory", ("a.csv", "directory"), files=lambda f: f.pop("a.csv"),
-         setup=lambda t, m: (t / "a.csv").mkdir()),
+    Case(
+        "data-is-directory",
+        ("a.csv", "directory"),
+        files=lambda f: f.pop("a.csv"),
+        setup=lambda t, m: (t / "a.csv").mkdir(),
+    ),
     Case("data-empty-file", ("a.csv", "empty"), files=file_("a.csv", "")),
     Case("data-header-only", ("a.csv", "header but no rows"), files=file_("a.csv", "id,y,s\n")),
     Case("data-wrong-delimiter", ("a.csv", "not found", "comma"), files=file_("a.csv", csv_text().replace(",", ";"))),
     Case("data-latin1", ("a.csv", "UTF-8"), cfg=set_("positive", "défaut"), files=file_("a.csv", latin1_csv())),
-    Case("data-missing-column", ("models[0].score", "'p_default' not found", "columns: id, y, s"),
-         cfg=set_("models.0.score", "p_default")),
+    Case(
+        "data-missing-column",
+        ("models[0].score", "'p_default' not found", "columns: id, y, s"),
+        cfg=set_("models.0.score", "p_default"),
+    ),
     Case("data-non-numeric-score", ("a.csv", "row 4", "'s'", "'high'"), files=edit_row("a.csv", 4, "3,1,high")),
     Case("data-nan-score", ("a.csv", "row 5", "non-finite", "missing: drop"), files=edit_row("a.csv", 5, "4,0,")),
     Case("data-inf-score", ("a.csv", "row 3", "non-finite"), files=edit_row("a.csv", 3, "2,0,inf")),
-    Case("data-nan-label", ("a.csv", "row 6", "missing or non-finite label", "missing: drop"), files=edit_row("a.csv", 6, "5,,0.3")),
+    Case(
+        "data-nan-label",
+        ("a.csv", "row 6", "missing or non-finite label", "missing: drop"),
+        files=edit_row("a.csv", 6, "5,,0.3"),
+    ),
     Case("data-inf-label", ("a.csv", "row 6", "label"), files=edit_row("a.csv", 6, "5,inf,0.3")),
-    Case("data-not-probability", ("a.csv", "row 2", "not a probability", "probabilities: true"),
-         cfg=set_("models.0.probabilities", True), files=edit_row("a.csv", 2, "1,1,1.7")),
+    Case(
+        "data-not-probability",
+        ("a.csv", "row 2", "not a probability", "probabilities: true"),
+        cfg=set_("models.0.probabilities", True),
+        files=edit_row("a.csv", 2, "1,1,1.7"),
+    ),
     Case("data-three-labels", ("a.csv", "3 distinct labels", "multiclass"), files=edit_row("a.csv", 7, "6,2,0.5")),
     Case("data-positive-absent", ("a.csv", "positive label 'bad'", "labels found"), cfg=set_("positive", "bad")),
-    Case("data-single-class", ("a.csv", "every row is positive", "both classes"),
-         files=file_("a.csv", csv_text().replace(",0,", ",1,"))),
+    Case(
+        "data-single-class",
+        ("a.csv", "every row is positive", "both classes"),
+        files=file_("a.csv", csv_text().replace(",0,", ",1,")),
+    ),
     Case("data-duplicated-id", ("a.csv", "row 4", "duplicated id"), files=edit_row("a.csv", 4, "2,1,0.4")),
-    Case("data-id-mismatch", ("a.csv", "missing from model 'b'", "id_mismatch: intersect"),
-         files=edit_row("b.csv", 21, "99,0,0.4", seed=2)),
+    Case(
+        "data-id-mismatch",
+        ("a.csv", "missing from model 'b'", "id_mismatch: intersect"),
+        files=edit_row("b.csv", 21, "99,0,0.4", seed=2),
+    ),
     # files of different lengths without an id are two samples compared unpaired in every engine
     # (tests/parity/test_bad_input_parity.py), no longer an error of the memory engine
-    Case("data-negative-weight", ("a.csv", "negative weight"), cfg=set_("weight", "s"),
-         files=edit_row("a.csv", 3, "2,0,-0.5")),
+    Case(
+        "data-negative-weight",
+        ("a.csv", "negative weight"),
+        cfg=set_("weight", "s"),
+        files=edit_row("a.csv", 3, "2,0,-0.5"),
+    ),
     # ---- output --------------------------------------------------------------------
-    Case("output-under-a-file", ("cannot create the output directory", "--out"),
-         args=("--out", "{tmp}/blocker.txt/sub"), setup=_under_a_file),
+    Case(
+        "output-under-a-file",
+        ("cannot create the output directory", "--out"),
+        args=("--out", "{tmp}/blocker.txt/sub"),
+        setup=_under_a_file,
+    ),
     Case("output-disk-full", ("disk full", "nothing was replaced"), setup=_disk_full),
-    Case("output-disk-full-at-the-lock", ("out: disk full", "free some space or choose another --out"),
-         setup=_disk_full_at_the_lock),
-    Case("data-gzip-truncated", ("a.csv.gz", "cannot decompress as gzip", "gzip -t"), cfg=set_("models.0.file", "a.csv.gz"),
-         files=file_("a.csv.gz", gzip.compress(csv_text().encode(), mtime=0)[:30])),
-    Case("data-huge-weight", ("a.csv", "column 's', row 2", "too large"), cfg=set_("weight", "s"),
-         files=edit_row("a.csv", 2, "1,1,1e300")),
+    Case(
+        "output-disk-full-at-the-lock",
+        ("out: disk full", "free some space or choose another --out"),
+        setup=_disk_full_at_the_lock,
+    ),
+    Case(
+        "data-gzip-truncated",
+        ("a.csv.gz", "cannot decompress as gzip", "gzip -t"),
+        cfg=set_("models.0.file", "a.csv.gz"),
+        files=file_("a.csv.gz", gzip.compress(csv_text().encode(), mtime=0)[:30]),
+    ),
+    Case(
+        "data-huge-weight",
+        ("a.csv", "column 's', row 2", "too large"),
+        cfg=set_("weight", "s"),
+        files=edit_row("a.csv", 2, "1,1,1e300"),
+    ),
     Case("output-exists-no-overwrite", ("already exists", "--overwrite"), setup=_existing_report),
 ]
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
-def test_bad_input_is_a_clean_user_error(case: Case, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                         capsys: pytest.CaptureFixture[str]) -> None:
+def test_bad_input_is_a_clean_user_error(
+    case: Case, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     cfg_path = write_case(tmp_path, case)
     if case.setup:
         case.setup(tmp_path, monkeypatch)
@@ -322,8 +388,9 @@ def test_valid_base_case_runs(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     assert (tmp_path / "out" / "metrics.json").exists()
 
 
-def test_relative_paths_resolve_against_the_config_not_the_cwd(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                                capsys: pytest.CaptureFixture[str]) -> None:
+def test_relative_paths_resolve_against_the_config_not_the_cwd(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     proj = tmp_path / "proj"
     (proj / "data").mkdir(parents=True)
     cfg = base_config()
@@ -341,8 +408,12 @@ def test_relative_paths_resolve_against_the_config_not_the_cwd(tmp_path: Path, m
 
 
 def test_missing_drop_counts_the_dropped_rows(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    case = Case("drop", (), cfg=both(set_("missing", "drop"), drop("id")),
-                files=both(edit_row("a.csv", 5, "4,0,"), edit_row("b.csv", 5, "4,0,nan")))
+    case = Case(
+        "drop",
+        (),
+        cfg=both(set_("missing", "drop"), drop("id")),
+        files=both(edit_row("a.csv", 5, "4,0,"), edit_row("b.csv", 5, "4,0,nan")),
+    )
     cfg_path = write_case(tmp_path, case)
     cfg = yaml.safe_load(cfg_path.read_text())
     cfg["id"] = "id"
@@ -370,7 +441,9 @@ def test_threshold_outside_the_score_range_is_a_warning(tmp_path: Path, capsys: 
     assert len(set(err.splitlines())) == len(err.splitlines()), err  # each warning once
 
 
-def test_existing_report_with_overwrite_in_config_is_replaced(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_existing_report_with_overwrite_in_config_is_replaced(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     cfg_path = write_case(tmp_path, Case("ow", (), cfg=set_("output.overwrite", True)))
     out = tmp_path / "out"
     out.mkdir()
@@ -379,8 +452,9 @@ def test_existing_report_with_overwrite_in_config_is_replaced(tmp_path: Path, ca
     assert (out / "metrics.json").read_text() != "previous\n"
 
 
-def test_output_dir_placeholders(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                 capsys: pytest.CaptureFixture[str]) -> None:
+def test_output_dir_placeholders(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     cfg_path = write_case(tmp_path, Case("ph", (), cfg=set_("output.dir", "reports/{config}/{date}/{run_id}")))
     monkeypatch.chdir(tmp_path)
     assert cli.main(["run", str(cfg_path), "-q", "--now", "2024-06-01T12:00:00Z"]) == 0
@@ -388,8 +462,9 @@ def test_output_dir_placeholders(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     assert len(found) == 1 and len(found[0].parent.name) == 12
 
 
-def test_failing_pdf_leaves_the_previous_report_untouched(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                          capsys: pytest.CaptureFixture[str], no_figures: None) -> None:
+def test_failing_pdf_leaves_the_previous_report_untouched(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], no_figures: None
+) -> None:
     cfg_path = write_case(tmp_path, Case("pdf", ()))
     out = tmp_path / "out"
     out.mkdir()
@@ -418,13 +493,17 @@ def test_debug_shows_the_traceback(tmp_path: Path, capsys: pytest.CaptureFixture
     assert "Traceback" in err and err.strip().splitlines()[-1].startswith("reportgen: error: ")
 
 
-@pytest.mark.parametrize("name, content, words", [
-    ("a.csv.gz", gzip.compress(csv_text().encode(), mtime=0)[:30], "cannot decompress as gzip"),  # a truncated gzip
-    ("a.csv", b"", "the file is empty"),  # "cannot read as CSV (No columns to parse from file)"
-    ("a.csv", latin1_csv().replace(b"id,y,s", b"id,\xe9,s"), "not UTF-8 text"),  # pandas' codec message
-])
-def test_init_refuses_a_hostile_file_with_the_line_run_gives(name: str, content: bytes, words: str, tmp_path: Path,
-                                                              capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize(
+    "name, content, words",
+    [
+        ("a.csv.gz", gzip.compress(csv_text().encode(), mtime=0)[:30], "cannot decompress as gzip"),  # a truncated gzip
+        ("a.csv", b"", "the file is empty"),  # "cannot read as CSV (No columns to parse from file)"
+        ("a.csv", latin1_csv().replace(b"id,y,s", b"id,\xe9,s"), "not UTF-8 text"),  # pandas' codec message
+    ],
+)
+def test_init_refuses_a_hostile_file_with_the_line_run_gives(
+    name: str, content: bytes, words: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     (tmp_path / name).write_bytes(content)
     assert cli.main(["init", str(tmp_path / name), "--out", str(tmp_path / "c.yaml")]) == 2
     err = capsys.readouterr().err

@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 import yaml
 from pypdf import PdfReader
-from renders import no_figures  # noqa: F401 - a fixture: a render without its figures
 
 from reportgen.report.labels import CREDIT_TEST_NAMES
 
@@ -37,8 +36,7 @@ def _multiclass_config(path: Path, **overrides: object) -> Path:
 
 
 def _run(cli, config: Path, out: Path, formats: str = "html,pdf,json") -> Path:
-    assert cli(["run", str(config), "--out", str(out), "--now", PINNED_NOW, "--format", formats,
-                    "--quiet"]) == 0
+    assert cli(["run", str(config), "--out", str(out), "--now", PINNED_NOW, "--format", formats, "--quiet"]) == 0
     return out
 
 
@@ -65,7 +63,7 @@ def multiclass_brief(tmp_path_factory: pytest.TempPathFactory, cli) -> Path:
 def _brief_text(out: Path) -> str:
     """The brief's text in report.html: from its section to the full report, tags dropped."""
     html = (out / "report.html").read_text(encoding="utf-8")
-    part = html[html.index('id="brief"'):html.index('id="full-report"')]
+    part = html[html.index('id="brief"') : html.index('id="full-report"')]
     return html_text.unescape(re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", part))).replace("\u00a0", " ")
 
 
@@ -89,8 +87,13 @@ def test_the_brief_names_every_red_and_amber_finding(binary_brief: Path) -> None
     model, with the test's name (a grade's Jeffreys and binomial tests as the grade's line)."""
     metrics = json.loads((binary_brief / "metrics.json").read_text(encoding="utf-8"))
     text = _brief_text(binary_brief)
-    names = {"in_the_large_test": "in_the_large", "slope_test": "slope", "intercept_test": "intercept",
-             "test": "auc_history", "concentration_test": "herfindahl"}
+    names = {
+        "in_the_large_test": "in_the_large",
+        "slope_test": "slope",
+        "intercept_test": "intercept",
+        "test": "auc_history",
+        "concentration_test": "herfindahl",
+    }
     expected: list[tuple[str, str, str]] = []
     for model, m in metrics["credit"]["models"].items():
         cal = m.get("calibration") or {}
@@ -108,7 +111,7 @@ def test_the_brief_names_every_red_and_amber_finding(binary_brief: Path) -> None
             if (stab.get(key) or {}).get("light") in ("red", "amber"):
                 expected.append((model, stab[key]["light"], CREDIT_TEST_NAMES[names.get(key, key)]))
     assert expected, "the demo has red and amber findings"
-    findings = text[text.index("Findings:"):text.index("Key comparison")]
+    findings = text[text.index("Findings:") : text.index("Key comparison")]
     for model, light, test in expected:
         assert model in findings and test in findings, (model, light, test)
     # each model's count: one finding per test, a grade's worst light for its line
@@ -127,8 +130,11 @@ def test_the_brief_names_every_red_and_amber_finding(binary_brief: Path) -> None
 @pytest.mark.slow
 def test_sections_put_credit_first(tmp_path: Path, cli, fast_config_factory, no_figures) -> None:
     # the sections' order is read, not their figures
-    config = fast_config_factory(tmp_path / "c.yaml", report={"sections": ["credit", "summary", "appendix"]},
-                                    bootstrap={"resamples": 0, "seed": 7})
+    config = fast_config_factory(
+        tmp_path / "c.yaml",
+        report={"sections": ["credit", "summary", "appendix"]},
+        bootstrap={"resamples": 0, "seed": 7},
+    )
     out = _run(cli, config, tmp_path / "out", "html")  # the order of the sections in the HTML
     html = (out / "report.html").read_text(encoding="utf-8")
     at = [html.index(f'<section id="{s}"') for s in ("credit", "summary", "appendix")]

@@ -18,7 +18,6 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
-from renders import demo_run  # noqa: F401 - a fixture: the demo rendered once per test run
 from sklearn.metrics import (
     accuracy_score,
     average_precision_score,
@@ -131,8 +130,10 @@ def test_demo_comparison_against_the_baseline(demo_run):
 @pytest.mark.slow
 def test_pinned_clock_gives_byte_identical_html_and_json(demo_run, cli, tmp_path):
     out = tmp_path / "again"
-    assert cli(["run", str(demo_run.config), "--out", str(out), "--now", PINNED_NOW,
-                "--format", "html,json", "--quiet"]) == 0
+    assert (
+        cli(["run", str(demo_run.config), "--out", str(out), "--now", PINNED_NOW, "--format", "html,json", "--quiet"])
+        == 0
+    )
     for name in ("report.html", "metrics.json"):
         first = (demo_run.out / name).read_bytes()
         second = (out / name).read_bytes()
@@ -166,9 +167,7 @@ def test_bad_config_is_exit_2_with_one_line_and_no_traceback(tmp_path, cli, caps
     assert not (tmp_path / "out").exists()
 
 
-def test_batch_writes_each_config_to_its_own_dir_and_returns_the_worst_code(
-    fast_config_factory, cli, tmp_path, capsys
-):
+def test_batch_writes_each_config_to_its_own_dir_and_returns_the_worst_code(fast_config_factory, cli, tmp_path, capsys):
     good = fast_config_factory(tmp_path / "good.yaml", bootstrap={"resamples": 0})
     bad = tmp_path / "broken.yaml"
     bad.write_text("title: [unclosed\n")
@@ -197,7 +196,9 @@ def test_console_script_runs_as_a_process(fast_config_factory, tmp_path):
     cfg = fast_config_factory(tmp_path / "proc.yaml", bootstrap={"resamples": 0})
     proc = subprocess.run(
         [sys.executable, "-m", "reportgen", "run", str(cfg), "--out", str(tmp_path / "o"), "--format", "json"],
-        capture_output=True, text=True, timeout=300,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert proc.returncode == 0, proc.stderr
     assert str(tmp_path / "o" / "metrics.json") in proc.stdout
@@ -207,12 +208,17 @@ def test_a_minimal_multiclass_config_runs_end_to_end(tmp_path, cli):
     """Prediction column only, string labels, a class never predicted: exit 0 and a warning."""
     (tmp_path / "m.csv").write_text("y,p\na,a\nb,b\nc,a\na,a\nb,a\n")
     cfg = tmp_path / "multi.yaml"
-    cfg.write_text("title: m\ntask: multiclass\nlabel: y\nbootstrap: {resamples: 20}\n"
-                   "models: [{name: a, file: m.csv, prediction: p}]\n")
+    cfg.write_text(
+        "title: m\ntask: multiclass\nlabel: y\nbootstrap: {resamples: 20}\n"
+        "models: [{name: a, file: m.csv, prediction: p}]\n"
+    )
     assert cli(["run", str(cfg), "--out", str(tmp_path / "out"), "--format", "html,json"]) == 0
     data = json.loads((tmp_path / "out" / "metrics.json").read_text())
     assert any("never predicts class(es) 'c'" in w for w in data["run"]["warnings"])
-    assert data["models"]["a"]["confusion_matrix"] == {"labels": ["a", "b", "c"], "matrix": [[2, 0, 0], [1, 1, 0], [1, 0, 0]]}
+    assert data["models"]["a"]["confusion_matrix"] == {
+        "labels": ["a", "b", "c"],
+        "matrix": [[2, 0, 0], [1, 1, 0], [1, 0, 0]],
+    }
     assert data["models"]["a"]["metrics"]["accuracy"] == 0.6
 
 
@@ -226,8 +232,12 @@ def test_every_template_is_shipped_in_the_wheel():
     data = project["tool"]["setuptools"]["package-data"]
     # each template directory is a package with its own globs (reportgen.templates.sections: *.html)
     globs = [g for g in data["reportgen.templates"]]
-    globs += [f"{pkg.split('.', 2)[2].replace('.', '/')}/{g}" for pkg in data if pkg.startswith("reportgen.templates.")
-              for g in data[pkg]]
+    globs += [
+        f"{pkg.split('.', 2)[2].replace('.', '/')}/{g}"
+        for pkg in data
+        if pkg.startswith("reportgen.templates.")
+        for g in data[pkg]
+    ]
     templates = ROOT / "templates"
     for path in templates.rglob("*"):
         if path.is_file() and path.suffix not in (".py", ".pyc"):
@@ -257,12 +267,15 @@ def test_the_command_reads_with_the_system_allocator_unless_told(fast_demo_confi
         pa.set_memory_pool(before)
 
 
-@pytest.mark.parametrize(("argv", "words"), [
-    (["run", "x.yaml", "--format", "html,zzz"], "argument --format: unknown format 'zzz'"),
-    (["run", "x.yaml", "--engine", "spark"], "argument --engine: invalid choice: 'spark'"),
-    (["render"], "the following arguments are required: METRICS_JSON"),
-    (["run", "x.yaml", "--bogus\nline"], "unrecognized arguments: --bogus line"),
-])
+@pytest.mark.parametrize(
+    ("argv", "words"),
+    [
+        (["run", "x.yaml", "--format", "html,zzz"], "argument --format: unknown format 'zzz'"),
+        (["run", "x.yaml", "--engine", "spark"], "argument --engine: invalid choice: 'spark'"),
+        (["render"], "the following arguments are required: METRICS_JSON"),
+        (["run", "x.yaml", "--bogus\nline"], "unrecognized arguments: --bogus line"),
+    ],
+)
 def test_a_command_line_mistake_is_one_line_exit_2_not_a_usage_block(cli, capsys, argv, words):
     """argparse printed its usage block (seven lines) before the error."""
     with pytest.raises(SystemExit) as exc:
@@ -283,8 +296,10 @@ def test_a_signal_while_pyarrow_is_imported_is_one_line_not_a_traceback(signum, 
     code = cli_mod.main(["run", str(tmp_path / "q.yaml")])
     err = capsys.readouterr().err
     assert code == 128 + signum
-    assert err == (f"reportgen: error: {tmp_path / 'q.yaml'}: interrupted by {signal.Signals(signum).name}; "
-                   f"nothing was written, the previous report is intact\n")
+    assert err == (
+        f"reportgen: error: {tmp_path / 'q.yaml'}: interrupted by {signal.Signals(signum).name}; "
+        f"nothing was written, the previous report is intact\n"
+    )
 
 
 @pytest.mark.slow
@@ -295,16 +310,32 @@ def test_a_read_only_home_gives_matplotlib_a_cache_outside_the_private_directory
     Now the run is silent under --quiet, and leaves no temporary directory behind."""
     rng = np.random.default_rng(4)
     y = rng.random(300) < 0.3
-    pd.DataFrame({"y": y.astype(int), "s": np.round(rng.random(300) * 0.5 + 0.4 * y, 3)}).to_csv(tmp_path / "a.csv", index=False)
-    (tmp_path / "c.yaml").write_text(yaml.safe_dump({
-        "title": "t", "label": "y", "bootstrap": {"resamples": 0}, "output": {"formats": ["html"]},
-        "models": [{"name": "a", "file": "a.csv", "score": "s"}]}), encoding="utf-8")
+    pd.DataFrame({"y": y.astype(int), "s": np.round(rng.random(300) * 0.5 + 0.4 * y, 3)}).to_csv(
+        tmp_path / "a.csv", index=False
+    )
+    (tmp_path / "c.yaml").write_text(
+        yaml.safe_dump(
+            {
+                "title": "t",
+                "label": "y",
+                "bootstrap": {"resamples": 0},
+                "output": {"formats": ["html"]},
+                "models": [{"name": "a", "file": "a.csv", "score": "s"}],
+            }
+        ),
+        encoding="utf-8",
+    )
     (tmp_path / "home").write_text("")  # a file: nothing can be made under it
     (tmp_path / "tmp").mkdir()
     env = {k: v for k, v in __import__("os").environ.items() if not k.startswith(("MPL", "XDG_"))}
     env.update(HOME=str(tmp_path / "home"), TMPDIR=str(tmp_path / "tmp"), PYTHONPATH=str(ROOT))
-    proc = subprocess.run([sys.executable, "-m", "reportgen", "run", str(tmp_path / "c.yaml"), "--quiet",
-                           "--out", str(tmp_path / "out")], capture_output=True, text=True, env=env, timeout=300)
+    proc = subprocess.run(
+        [sys.executable, "-m", "reportgen", "run", str(tmp_path / "c.yaml"), "--quiet", "--out", str(tmp_path / "out")],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
     assert (proc.returncode, proc.stderr) == (0, "")
     assert (tmp_path / "out" / "report.html").is_file()
     assert list((tmp_path / "tmp").iterdir()) == []

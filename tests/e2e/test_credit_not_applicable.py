@@ -21,7 +21,7 @@ pytestmark = [pytest.mark.slow]  # a run writing HTML: about 20 s
 
 @pytest.fixture(scope="module")
 def pack(tmp_path_factory) -> tuple[str, dict, pd.DataFrame, str]:
-    import reportgen.report.render as render  # noqa: PLC0415
+    import reportgen.report.render as render
 
     with pytest.MonkeyPatch.context() as mp:  # the tests read tables and sentences: no figures drawn
         mp.setattr(render, "_draw_figures", lambda result, theme, sections: {})
@@ -39,20 +39,39 @@ def _pack(tmp_path_factory) -> tuple[str, dict, pd.DataFrame, str]:
     cur.to_csv(tmp / "champion.csv", index=False)
     cur.assign(id=np.arange(n) + 10 * n).to_csv(tmp / "dev.csv", index=False)  # no id in both samples
     pd.DataFrame({"id": np.arange(n), "y": y, "p": np.round(np.clip(pd_ * 1.1, 0, 1), 3)}).to_csv(
-        tmp / "challenger.csv", index=False)
-    cfg = {"title": "t", "label": "y", "id": "id", "threshold": 0.2, "bootstrap": {"resamples": 0},
-           "output": {"formats": ["html", "json"]},
-           "models": [{"name": "champion", "file": "champion.csv", "score": "points", "direction": "lower",
-                       "threshold": 600, "pd": "pd", "reference": "dev.csv", "initial_auc": 0.8},
-                      {"name": "challenger", "file": "challenger.csv", "score": "p"}],
-           "credit": {"grades": {"edges": [0.05, 0.1, 0.2, 0.4]}}}
+        tmp / "challenger.csv", index=False
+    )
+    cfg = {
+        "title": "t",
+        "label": "y",
+        "id": "id",
+        "threshold": 0.2,
+        "bootstrap": {"resamples": 0},
+        "output": {"formats": ["html", "json"]},
+        "models": [
+            {
+                "name": "champion",
+                "file": "champion.csv",
+                "score": "points",
+                "direction": "lower",
+                "threshold": 600,
+                "pd": "pd",
+                "reference": "dev.csv",
+                "initial_auc": 0.8,
+            },
+            {"name": "challenger", "file": "challenger.csv", "score": "p"},
+        ],
+        "credit": {"grades": {"edges": [0.05, 0.1, 0.2, 0.4]}},
+    }
     (tmp / "run.yaml").write_text(yaml.safe_dump(cfg, sort_keys=False), encoding="utf-8")
     out = tmp / "out"
     assert cli.main(["run", str(tmp / "run.yaml"), "--out", str(out), "--quiet", "--now", "2026-01-01T00:00:00"]) == 0
     page = (out / "report.html").read_text(encoding="utf-8")
     start = page.index('<section id="credit">')
-    section = htmllib.unescape(page[start:page.index("</section>", start)]).replace("\u00a0", " ")
-    metrics = page[page.index('<section id="metrics">'):page.index("</section>", page.index('<section id="metrics">'))]
+    section = htmllib.unescape(page[start : page.index("</section>", start)]).replace("\u00a0", " ")
+    metrics = page[
+        page.index('<section id="metrics">') : page.index("</section>", page.index('<section id="metrics">'))
+    ]
     return section, json.loads((out / "metrics.json").read_text(encoding="utf-8")), cur, htmllib.unescape(metrics)
 
 
@@ -68,8 +87,8 @@ def test_the_scorecards_pd_is_compared_head_to_head_on_calibration(pack):
     section, doc, cur, metrics = pack
     brier = doc["credit"]["models"]["champion"]["calibration"]["brier"]
     assert brier == pytest.approx(brier_score_loss(cur.y, cur.pd), rel=1e-12)
-    table = section[section.index('class="credit-calibrations"'):]
-    table = table[:table.index("</table>")]
+    table = section[section.index('class="credit-calibrations"') :]
+    table = table[: table.index("</table>")]
     assert re.search(rf"champion.*?the model's PD column.*?{brier:.4f}", table, re.S)
     assert "challenger" in table and "the score (probabilities)" in table
     assert f"Brier score of the PD {brier:.4f}" in section

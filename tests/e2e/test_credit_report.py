@@ -9,7 +9,6 @@ import jsonschema
 import numpy as np
 import pandas as pd
 import yaml
-from renders import demo_run  # noqa: F401 - a fixture: the demo rendered once per test run
 
 from reportgen.config import load_config
 from reportgen.pipeline import analyse
@@ -21,10 +20,19 @@ from reportgen.results import ComparisonResult
 def test_demo_report_shows_the_whole_credit_section(demo_run) -> None:
     assert demo_run.exit_code == 0
     html = (demo_run.out / "report.html").read_text(encoding="utf-8")
-    section = html[html.index('<section id="credit">'):]
-    for text in ("Credit validation", "Jeffreys (ECB 2019)", "Hosmer–Lemeshow over the grades", "PSI over the grades",
-                 "Grade migration of the 3\u2009000 obligors found by id", "Performance per month", "Performance per product",
-                 "AUC against initial validation (ECB 2019)", "Concentration in grades (Herfindahl)", "<svg"):
+    section = html[html.index('<section id="credit">') :]
+    for text in (
+        "Credit validation",
+        "Jeffreys (ECB 2019)",
+        "Hosmer–Lemeshow over the grades",
+        "PSI over the grades",
+        "Grade migration of the 3\u2009000 obligors found by id",
+        "Performance per month",
+        "Performance per product",
+        "AUC against initial validation (ECB 2019)",
+        "Concentration in grades (Herfindahl)",
+        "<svg",
+    ):
         assert text in section, text
     assert '<a href="#credit">Credit validation</a>' in html  # in the contents
 
@@ -47,9 +55,16 @@ def test_an_overstated_pd_is_red_and_named_in_the_summary_warnings(tmp_path: Pat
     pd_ = np.clip(rng.beta(2.6, 7.4, 1000), 0.001, 0.999)
     y = (rng.random(1000) < pd_ * 0.48).astype(int)
     pd.DataFrame({"y": y, "p": pd_}).to_csv(tmp_path / "gbm.csv", index=False)
-    (tmp_path / "c.yaml").write_text(yaml.safe_dump({
-        "label": "y", "models": [{"name": "gbm", "file": "gbm.csv", "score": "p"}],
-        "credit": {"grades": {"quantiles": 5}}, "bootstrap": {"resamples": 0}}))
+    (tmp_path / "c.yaml").write_text(
+        yaml.safe_dump(
+            {
+                "label": "y",
+                "models": [{"name": "gbm", "file": "gbm.csv", "score": "p"}],
+                "credit": {"grades": {"quantiles": 5}},
+                "bootstrap": {"resamples": 0},
+            }
+        )
+    )
     cfg, path = load_config(tmp_path / "c.yaml")
     result = analyse(cfg, path)
     m = result.credit.models["gbm"]
@@ -58,27 +73,33 @@ def test_an_overstated_pd_is_red_and_named_in_the_summary_warnings(tmp_path: Pat
     assert m.calibration.jeffreys.light == "green" and m.calibration.binomial.light == "green"
     assert {"hosmer_lemeshow", "in_the_large", "intercept"} <= set(m.failures)
     # the failures by the names the section's tables give them, never their keys
-    assert any(w.startswith("model 'gbm': credit validation red: ") and "calibration in the large" in w
-               and "in_the_large" not in w for w in result.run.warnings)
+    assert any(
+        w.startswith("model 'gbm': credit validation red: ")
+        and "calibration in the large" in w
+        and "in_the_large" not in w
+        for w in result.run.warnings
+    )
     # the summary's verdict of the (only) model states the calibration failure and the rates
     view = build_view(result, Theme(sections=("summary",)))  # the summary alone: no figure drawn
     [line] = view.summary.credit_verdicts
     assert line.text.startswith("Credit validation of gbm: its calibration fails (red: ")
     assert "; calibration in the large;" in line.text and f"{m.calibration.mean_pd * 100:.2f} %" in line.text
-    from reportgen.report.notebook import notebook_view  # noqa: PLC0415
+    from reportgen.report.notebook import notebook_view
 
     assert [v["text"] for v in notebook_view(result, with_figures=False)["verdicts"]] == [line.text]
 
 
 def test_a_red_calibration_stands_beside_the_models_verdict_in_the_summary(demo_run) -> None:
     html = (demo_run.out / "report.html").read_text(encoding="utf-8")
-    summary = html[html.index('<section id="summary">'):html.index('<section id="summary">') + 20_000]
-    summary = summary[:summary.index("</section>")]
+    summary = html[html.index('<section id="summary">') : html.index('<section id="summary">') + 20_000]
+    summary = summary[: summary.index("</section>")]
     doc = json.loads((demo_run.out / "metrics.json").read_text(encoding="utf-8"))
     red = {n for n, m in doc["credit"]["models"].items() if m["calibration"] and m["calibration"]["failures"]}
     assert red  # the demo's naive model fails calibration
     for n in red:
-        verdict = next(p for p in summary.split("<p class=\"verdict\">") if p.split("</span>", 1)[-1].startswith(f"{n}&#39;s"))
+        verdict = next(
+            p for p in summary.split('<p class="verdict">') if p.split("</span>", 1)[-1].startswith(f"{n}&#39;s")
+        )
         assert f"Credit validation of {n}: its calibration fails (red: " in verdict
     for n in set(doc["credit"]["models"]) - red - {"champion"}:
         assert f"Credit validation of {n}" not in summary

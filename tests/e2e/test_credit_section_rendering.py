@@ -26,44 +26,70 @@ def _sample(n: int, seed: int, start: str, months: int) -> pd.DataFrame:
     y = (r.random(n) < truth).astype(int)
     pd_points = np.clip(truth * np.exp(r.normal(0, 0.6, n)), 0.0005, 0.95)
     cuts = np.quantile(pd_points, np.linspace(0, 1, len(SCALE) + 1)[1:-1])
-    return pd.DataFrame({
-        "application_id": np.arange(n) + 500000,
-        "application_date": (pd.Timestamp(start) + pd.to_timedelta(r.integers(0, months * 30, n), unit="D")
-                             ).strftime("%Y-%m-%d"),
-        "default_flag": y,
-        "points": np.round(600 - 40 * np.log(pd_points / (1 - pd_points)) / np.log(2)).astype(int),
-        "pd_points": pd_points.round(5),
-        "pd": np.clip(truth * np.exp(r.normal(0, 0.35, n)), 0.0005, 0.95).round(5),
-        "rating": np.array(SCALE)[np.searchsorted(cuts, pd_points)],
-        "product": r.choice(["card", "personal loan", "auto"], n),
-        "w": r.choice([1.0, 2.0, 3.0], n)})
+    return pd.DataFrame(
+        {
+            "application_id": np.arange(n) + 500000,
+            "application_date": (
+                pd.Timestamp(start) + pd.to_timedelta(r.integers(0, months * 30, n), unit="D")
+            ).strftime("%Y-%m-%d"),
+            "default_flag": y,
+            "points": np.round(600 - 40 * np.log(pd_points / (1 - pd_points)) / np.log(2)).astype(int),
+            "pd_points": pd_points.round(5),
+            "pd": np.clip(truth * np.exp(r.normal(0, 0.35, n)), 0.0005, 0.95).round(5),
+            "rating": np.array(SCALE)[np.searchsorted(cuts, pd_points)],
+            "product": r.choice(["card", "personal loan", "auto"], n),
+            "w": r.choice([1.0, 2.0, 3.0], n),
+        }
+    )
 
 
 def _config(d: Path, grades: dict) -> Path:
     for name, frame in (("cur", _sample(6000, 1, "2025-01-01", 9)), ("ref", _sample(5000, 2, "2023-01-01", 12))):
         frame.to_csv(d / f"{name}.csv", index=False)
-    cfg = {"title": "Champion vs challenger, credit review", "task": "binary", "label": "default_flag",
-           "positive": 1, "id": "application_id", "date": "application_date", "weight": "w",
-           "weight_kind": "frequency", "threshold": 0.1, "baseline": "champion", "primary_metric": "gini",
-           "bootstrap": {"resamples": 0, "seed": 1},
-           "models": [{"name": "champion", "file": "cur.csv", "score": "points", "direction": "lower",
-                       "threshold": 560, "pd": "pd_points", "reference": "ref.csv"},
-                      {"name": "challenger", "file": "cur.csv", "score": "pd", "reference": "ref.csv"}],
-           "credit": {"grades": grades}, "segment": "product",
-           # the tests read the credit section only: its tables, its figures and its pages
-           "report": {"sections": ["credit"]},
-           "output": {"dir": "out", "formats": ["html", "pdf", "json"], "overwrite": True}}
+    cfg = {
+        "title": "Champion vs challenger, credit review",
+        "task": "binary",
+        "label": "default_flag",
+        "positive": 1,
+        "id": "application_id",
+        "date": "application_date",
+        "weight": "w",
+        "weight_kind": "frequency",
+        "threshold": 0.1,
+        "baseline": "champion",
+        "primary_metric": "gini",
+        "bootstrap": {"resamples": 0, "seed": 1},
+        "models": [
+            {
+                "name": "champion",
+                "file": "cur.csv",
+                "score": "points",
+                "direction": "lower",
+                "threshold": 560,
+                "pd": "pd_points",
+                "reference": "ref.csv",
+            },
+            {"name": "challenger", "file": "cur.csv", "score": "pd", "reference": "ref.csv"},
+        ],
+        "credit": {"grades": grades},
+        "segment": "product",
+        # the tests read the credit section only: its tables, its figures and its pages
+        "report": {"sections": ["credit"]},
+        "output": {"dir": "out", "formats": ["html", "pdf", "json"], "overwrite": True},
+    }
     path = d / "credit.yaml"
     path.write_text(yaml.safe_dump(cfg, sort_keys=False), encoding="utf-8")
     return path
 
 
 def _run(tmp_path_factory, name: str, grades: dict, formats: str = "html,pdf,json") -> Path:
-    from reportgen.cli import main  # noqa: PLC0415
+    from reportgen.cli import main
 
     d = tmp_path_factory.mktemp(name)
-    assert main(["run", str(_config(d, grades)), "--out", str(d / "out"), "--quiet", "--now", NOW,
-                 "--format", formats]) == 0
+    assert (
+        main(["run", str(_config(d, grades)), "--out", str(d / "out"), "--quiet", "--now", NOW, "--format", formats])
+        == 0
+    )
     return d / "out"
 
 
@@ -80,20 +106,20 @@ def quantiles_html(quantiles) -> str:
 @pytest.fixture(scope="module")
 def quantiles_glyphs(quantiles):
     """Every character of the PDF and each page's size, read once (pdfminer takes seconds a pass)."""
-    from test_pdf_layout import glyphs  # noqa: PLC0415
+    from test_pdf_layout import glyphs
 
     return glyphs(quantiles / "report.pdf")
 
 
 def _credit(html: str) -> str:
     start = html.index('<section id="credit">')
-    return html[start:html.index("</section>", start)]
+    return html[start : html.index("</section>", start)]
 
 
 def _migration(html: str) -> str:
     section = _credit(html)
     start = section.index('<table class="credit-migration')
-    return section[start:section.index("</table>", start)]
+    return section[start : section.index("</table>", start)]
 
 
 def test_the_herfindahl_test_prints_p_below_not_p_equals_below(quantiles_html):
@@ -107,7 +133,7 @@ def test_the_grades_light_says_it_is_the_jeffreys_tests(quantiles_html):
     # a bare "Light" column beside both a Jeffreys and a binomial p: which one was lit?
     section = _credit(quantiles_html)
     assert section.count("<th>Light (Jeffreys)</th>") == 2
-    assert "<th>Light</th></tr></thead>\n  <tbody>\n  \n    <tr><td class=\"grade\">" not in section
+    assert '<th>Light</th></tr></thead>\n  <tbody>\n  \n    <tr><td class="grade">' not in section
 
 
 def test_twelve_quantile_grades_head_the_migration_columns_by_number(quantiles_html):
@@ -123,11 +149,11 @@ def test_twelve_quantile_grades_head_the_migration_columns_by_number(quantiles_h
 
 def test_the_migration_diagonal_is_marked(quantiles_html):
     table = _migration(quantiles_html)
-    body = table[table.index("<tbody>"):]
+    body = table[table.index("<tbody>") :]
     for i, row in enumerate(re.findall(r"<tr>(.*?)</tr>", body)):
         cells = re.findall(r"<td class=\"(num[^\"]*)\">", row)
         assert [c == "num diag" for c in cells] == [j == i for j in range(12)], (i, cells)
-    css = quantiles_html[quantiles_html.index("<style>"):quantiles_html.index("</style>")]
+    css = quantiles_html[quantiles_html.index("<style>") : quantiles_html.index("</style>")]
     assert re.search(r"table\.credit-migration td\.diag \{ font-weight: bold;", css)
 
 
@@ -145,7 +171,7 @@ def test_the_migration_caption_stays_on_the_page_of_its_matrix(quantiles_glyphs,
 
 @pytest.fixture(scope="module")
 def rating_html(tmp_path_factory) -> str:
-    import reportgen.report.render as render  # noqa: PLC0415
+    import reportgen.report.render as render
 
     with pytest.MonkeyPatch.context() as mp:  # the test reads the migration table only: no figures drawn
         mp.setattr(render, "_draw_figures", lambda result, theme, sections: {})
@@ -162,18 +188,18 @@ def test_a_short_rating_scale_heads_the_migration_columns_by_its_labels(rating_h
 def test_the_grades_table_stays_inside_the_right_margin(quantiles_glyphs, quantiles_html):
     # ten columns at the body's size: the table's right edge (the Light column) ran ~5 mm past the
     # right margin of the page
-    from test_pdf_layout import off_page  # noqa: PLC0415
+    from test_pdf_layout import off_page
 
     found, pages = quantiles_glyphs
     assert not off_page(found, pages), off_page(found, pages)[:10]
-    css = quantiles_html[quantiles_html.index("<style>"):quantiles_html.index("</style>")]
+    css = quantiles_html[quantiles_html.index("<style>") : quantiles_html.index("</style>")]
     assert re.search(r"table\.credit-grades, table\.credit-power \{ font-size: 0\.84rem; \}", css)
 
 
 def test_frequency_weighted_counts_are_called_obligors_not_rows(quantiles, quantiles_html):
     # "12 019 rows, 915 defaults" from files of 6,000 rows (the audit's count): each row of weight w
     # is w obligors
-    import json  # noqa: PLC0415
+    import json
 
     doc = json.loads((quantiles / "metrics.json").read_text(encoding="utf-8"))
     n = doc["credit"]["models"]["champion"]["n"]
@@ -182,14 +208,14 @@ def test_frequency_weighted_counts_are_called_obligors_not_rows(quantiles, quant
     assert f"{n:,}".replace(",", " ") + " obligors, " in section
     assert " rows, " not in section and '<th class="num">Rows</th>' not in section
     assert section.count('<th class="num">Obligors</th>') == 2 * 4  # grades, power, months, products per model
-    assert "Reference obligors</th><th class=\"num\">Current obligors</th>" in section
+    assert 'Reference obligors</th><th class="num">Current obligors</th>' in section
 
 
 def test_the_portfolio_tests_name_their_statistic_and_side(quantiles_html):
     # "Binomial, exact | −235.312" with no unit, and nothing saying which tests are one-sided
     section = _credit(quantiles_html)
-    table = section[section.index('<table class="credit-tests">'):]
-    table = table[:table.index("</table>")]
+    table = section[section.index('<table class="credit-tests">') :]
+    table = table[: table.index("</table>")]
     assert "<th>Side</th>" in table
     assert re.search(r'<td class="num">D − N·PD = [−\d.,  ]+</td>', table)
     assert re.search(r'<td class="num">H = [\d.,  ]+</td>', table)

@@ -52,7 +52,12 @@ def test_a_generic_pack_has_no_credit_words(frame: pd.DataFrame) -> None:
 
 def test_configured_approval_rates_default_to_credit_words(frame: pd.DataFrame) -> None:
     result = compare_frames(
-        frame, label="y", scores=["a", "b"], approval_rates=[0.8], bootstrap={"resamples": 0}, now="2026-01-01T00:00:00Z"
+        frame,
+        label="y",
+        scores=["a", "b"],
+        approval_rates=[0.8],
+        bootstrap={"resamples": 0},
+        now="2026-01-01T00:00:00Z",
     )
     assert vocabulary(None, result) is CREDIT_WORDS
     assert vocabulary("generic", result) is GENERIC_WORDS

@@ -18,7 +18,6 @@ from pathlib import Path
 import pytest
 
 from reportgen import cli
-
 from reportgen.report import render
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -55,8 +54,9 @@ entrypoint()
 
 def _python(code: str, signame: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.run([sys.executable, "-c", code, signame], env=env, cwd=cwd, capture_output=True,
-                          text=True, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-c", code, signame], env=env, cwd=cwd, capture_output=True, text=True, timeout=60
+    )
 
 
 @pytest.mark.parametrize(("signame", "code"), [("SIGTERM", 143), ("SIGINT", 130)])
@@ -77,8 +77,16 @@ def test_a_signal_while_the_arguments_are_parsed_is_its_exit_code_and_one_line(s
 
 def test_parsing_formats_imports_no_renderer_and_the_choices_agree() -> None:
     assert cli.FORMATS == render.FORMATS
-    code = ("import sys; from reportgen import cli; cli.build_parser().parse_args(['run', 'x.yaml', '--format', 'pdf,json']); "
-            "print(sorted(m for m in sys.modules if m in ('reportgen.report.render', 'matplotlib', 'pandas', 'pyarrow')))")
-    done = subprocess.run([sys.executable, "-c", code], env={**os.environ, "PYTHONPATH": str(ROOT)},
-                          capture_output=True, text=True, timeout=60, check=True)
+    code = (
+        "import sys; from reportgen import cli; cli.build_parser().parse_args(['run', 'x.yaml', '--format', 'pdf,json']); "
+        "print(sorted(m for m in sys.modules if m in ('reportgen.report.render', 'matplotlib', 'pandas', 'pyarrow')))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
     assert done.stdout.strip() == "[]"

@@ -24,7 +24,6 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, sync_playwright
 from pypdf import PdfReader
-from renders import demo_run, multiclass_run  # noqa: F401 - fixtures
 
 pytestmark = pytest.mark.browser
 
@@ -34,15 +33,19 @@ CHROMIUM = shutil.which("chromium")
 @pytest.fixture(scope="module")
 def browser():
     if CHROMIUM is None:
-        pytest.fail("Chromium is not installed: these tests drive Debian's browser, not a downloaded one "
-                    "(apt-get install chromium; .ci/run does it)")
+        pytest.fail(
+            "Chromium is not installed: these tests drive Debian's browser, not a downloaded one "
+            "(apt-get install chromium; .ci/run does it)"
+        )
     with sync_playwright() as p:
         b = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
         yield b
         b.close()
 
 
-@pytest.fixture(scope="module", params=["binary", pytest.param("multiclass", marks=pytest.mark.slow)])  # multiclass: its own render
+@pytest.fixture(
+    scope="module", params=["binary", pytest.param("multiclass", marks=pytest.mark.slow)]
+)  # multiclass: its own render
 def report(request) -> Path:
     """The demo reports, each rendered once per test run for the other end-to-end tests too
     (tests/renders.py): the binary demo and the multiclass one."""
@@ -56,6 +59,7 @@ def report(request) -> Path:
 @dataclass
 class Visit:
     """One page of the browser and what it said and asked for since it opened."""
+
     page: Page
     url: str
     console: list[str] = field(default_factory=list)
@@ -81,6 +85,7 @@ def visit(browser, report):
 
 # ---- reading the page ---------------------------------------------------------------------
 
+
 def _number(text: str) -> float:
     """A cell's first line as the report prints numbers (U+2212 minus, thin-space thousands, %, 1e-05);
     NaN if none."""
@@ -95,13 +100,16 @@ def _column(page: Page, table: int, col: int) -> list[str]:
     """The first line of each body cell of one column of the ``table``-th sortable table."""
     return page.evaluate(
         """([t, c]) => Array.from(document.querySelectorAll('table.sortable')[t].tBodies[0].rows)
-             .map(r => r.cells[c].innerText.split('\\n')[0])""", [table, col])
+             .map(r => r.cells[c].innerText.split('\\n')[0])""",
+        [table, col],
+    )
 
 
 def _rows(page: Page, table: int) -> list[str]:
     """The whole text of each body row of the ``table``-th sortable table."""
     return page.evaluate(
-        "t => Array.from(document.querySelectorAll('table.sortable')[t].tBodies[0].rows).map(r => r.innerText)", table)
+        "t => Array.from(document.querySelectorAll('table.sortable')[t].tBodies[0].rows).map(r => r.innerText)", table
+    )
 
 
 def _sortable_columns(page: Page) -> list[tuple[int, int, str]]:
@@ -120,11 +128,13 @@ def _expected(cells: list[str], descending: bool) -> list[str]:
     number by text; those go after the numbers whichever the direction."""
     nums = [c for c in cells if not math.isnan(_number(c))]
     texts = [c for c in cells if math.isnan(_number(c))]
-    return (sorted(nums, key=_number, reverse=descending)
-            + sorted(texts, key=lambda s: s.strip().lower(), reverse=descending))
+    return sorted(nums, key=_number, reverse=descending) + sorted(
+        texts, key=lambda s: s.strip().lower(), reverse=descending
+    )
 
 
 # ---- the tests ----------------------------------------------------------------------------
+
 
 def test_no_console_error_and_no_request_but_the_file_while_read_and_used(visit):
     page = visit.page
@@ -165,23 +175,36 @@ def test_sortable_tables_sort_each_column_both_ways(visit):
     assert numeric >= 3, "the demo should offer several numeric columns to sort"
 
 
-@pytest.mark.parametrize("report", [pytest.param("multiclass", marks=pytest.mark.slow)], indirect=True)  # one report's copy of the script
+@pytest.mark.parametrize(
+    "report", [pytest.param("multiclass", marks=pytest.mark.slow)], indirect=True
+)  # one report's copy of the script
 def test_sort_reads_minus_signs_thousands_percent_and_first_lines(browser, report):
     """sort.js as shipped (taken from the rendered report) on the cells the report's formats
     produce (U+2212 minus signs, thin-space thousands, no-break space before %): a sort that took
     U+2212 for text would put the negatives last, one that read "1 234" as text would put it before
     "2", and one keyed by a cell's first node would key a cell that opens with a swatch by nothing."""
     script = re.search(r"<script>(.*?)</script>", report.read_text(encoding="utf-8"), re.DOTALL).group(1)
-    rows = [("\u22122.5", "b"), ("1\u2009234", "a"), ("n/a", "e"), ("\u221210", "d"), ("2", "c"),
-            ("25.9\u00a0%", "f"), ("3.5e-05", "g")]
+    rows = [
+        ("\u22122.5", "b"),
+        ("1\u2009234", "a"),
+        ("n/a", "e"),
+        ("\u221210", "d"),
+        ("2", "c"),
+        ("25.9\u00a0%", "f"),
+        ("3.5e-05", "g"),
+    ]
     # each value with an interval under it, as the per-class AUC cells print theirs
-    body = "".join(f'<tr><td class="num">{v}<br><span class="small">[{i}, {i + 1}]</span></td>'
-                   f'<td><span class="swatch"></span>{n}<br><span class="small">[{9 - i}]</span></td></tr>'
-                   for i, (v, n) in enumerate(rows))
+    body = "".join(
+        f'<tr><td class="num">{v}<br><span class="small">[{i}, {i + 1}]</span></td>'
+        f'<td><span class="swatch"></span>{n}<br><span class="small">[{9 - i}]</span></td></tr>'
+        for i, (v, n) in enumerate(rows)
+    )
     page = browser.new_page()
     try:
-        page.set_content(f'<table class="sortable"><thead><tr><th>v</th><th>name</th></tr></thead>'
-                         f'<tbody>{body}</tbody></table><script>{script}</script>')
+        page.set_content(
+            f'<table class="sortable"><thead><tr><th>v</th><th>name</th></tr></thead>'
+            f"<tbody>{body}</tbody></table><script>{script}</script>"
+        )
         col = """c => Array.from(document.querySelectorAll('tbody tr'))
                        .map(r => r.cells[c].innerText.split('\\n')[0])"""
         page.locator("th").nth(0).click()
@@ -221,8 +244,11 @@ def test_every_in_page_link_lands_on_its_target(visit):
         href = toc.nth(i).get_attribute("href")
         page.evaluate("window.scrollTo(0, 0)")
         toc.nth(i).click()
-        box = page.evaluate("""id => { const r = document.getElementById(id).getBoundingClientRect();
-                                       return [r.top, r.bottom, window.innerHeight, location.hash]; }""", href[1:])
+        box = page.evaluate(
+            """id => { const r = document.getElementById(id).getBoundingClientRect();
+                                       return [r.top, r.bottom, window.innerHeight, location.hash]; }""",
+            href[1:],
+        )
         top, bottom, height, hash_ = box
         assert hash_ == href
         assert bottom > 0 and top < height and top > -1, f"{href}: its target is not in view ({top:.0f} of {height})"
@@ -240,7 +266,8 @@ def test_print_shows_every_part_the_screen_shows_and_the_pdf_has_every_section(v
         return idx.map(i => `${all[i].tagName}.${all[i].className} ${all[i].textContent.trim().slice(0, 60)}`); }"""
     screen = page.evaluate(visible)
     sections = page.evaluate(
-        "() => Array.from(document.querySelectorAll('main section[id] > h2')).map(h => h.innerText)")
+        "() => Array.from(document.querySelectorAll('main section[id] > h2')).map(h => h.innerText)"
+    )
     toc = page.evaluate("() => Array.from(document.querySelectorAll('nav.toc a')).map(a => a.innerText)")
     page.emulate_media(media="print")
     printed = page.evaluate(visible)
@@ -254,5 +281,5 @@ def test_print_shows_every_part_the_screen_shows_and_the_pdf_has_every_section(v
     at = 0
     for title in sections:
         found = text.find(title, at)
-        assert found >= 0, f"section {title!r} is not in the printed page (after {text[at - 40:at]!r})"
+        assert found >= 0, f"section {title!r} is not in the printed page (after {text[at - 40 : at]!r})"
         at = found + len(title)

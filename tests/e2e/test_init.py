@@ -9,7 +9,6 @@ from pathlib import Path
 import jsonschema
 import numpy as np
 import pandas as pd
-import pytest
 import yaml
 
 from reportgen.config import SCHEMA_FILE, load_config
@@ -27,7 +26,11 @@ def test_the_demo_scorecard_gives_a_config_that_validates(cli, tmp_path: Path) -
     text = out.read_text(encoding="utf-8")
     data = yaml.safe_load(text)
     assert (data["label"], data["positive"], data["id"], data["date"]) == (
-        "default_flag", 1, "application_id", "application_date")
+        "default_flag",
+        1,
+        "application_id",
+        "application_date",
+    )
     # the scorecard's points and its PD mapping (the credit section's pd column) are both score columns
     models = {m["score"]: m for m in data["models"]}
     assert set(models) == {"score_points", "pd_points"}
@@ -46,13 +49,15 @@ def test_text_labels_weights_and_a_reversed_score(cli, tmp_path: Path) -> None:
     rng = np.random.default_rng(5)
     n = 500
     bad = rng.random(n) < 0.2
-    df = pd.DataFrame({
-        "segment": rng.choice(["a", "b", "c"], n),
-        "outcome": np.where(bad, "yes", "no"),
-        "p_model": np.round(np.clip(0.3 * bad + rng.normal(0.3, 0.15, n), 0, 1), 4),
-        "points": np.round(700 - 120 * bad + rng.normal(0, 60, n)),
-        "weight": rng.integers(1, 5, n),
-    })
+    df = pd.DataFrame(
+        {
+            "segment": rng.choice(["a", "b", "c"], n),
+            "outcome": np.where(bad, "yes", "no"),
+            "p_model": np.round(np.clip(0.3 * bad + rng.normal(0.3, 0.15, n), 0, 1), 4),
+            "points": np.round(700 - 120 * bad + rng.normal(0, 60, n)),
+            "weight": rng.integers(1, 5, n),
+        }
+    )
     data = tmp_path / "holdout.csv"
     df.to_csv(data, index=False)
     out = tmp_path / "cfg" / "starter.yaml"
@@ -99,8 +104,14 @@ def test_column_names_and_labels_from_the_data_stay_data_in_the_config(cli, tmp_
     that lists the labels, and the rest of it became config keys."""
     monkeypatch.delenv("NOPE_Q", raising=False)
     rng = np.random.default_rng(3)
-    df = pd.DataFrame({"id": range(40), "target": ["ok", "bad\nmodels: []\ntitle: injected"] * 20,
-                       "${HOME}": rng.random(40), "${NOPE_Q}": rng.random(40)})
+    df = pd.DataFrame(
+        {
+            "id": range(40),
+            "target": ["ok", "bad\nmodels: []\ntitle: injected"] * 20,
+            "${HOME}": rng.random(40),
+            "${NOPE_Q}": rng.random(40),
+        }
+    )
     df.to_csv(tmp_path / "e.csv", index=False)
     out = tmp_path / "e.yaml"
     assert _init(cli, tmp_path / "e.csv", out) == 0
@@ -152,8 +163,13 @@ def test_a_date_column_is_found_by_its_values_or_a_credit_name(cli, tmp_path: Pa
         ("booked", days.strftime("%Y-%m-%d"), "booked"),
         ("branch", rng.choice(["north", "south"], n), None),
     ]:
-        df = pd.DataFrame({"default_flag": bad.astype(int), column: values,
-                           "p": np.round(np.clip(0.3 * bad + rng.normal(0.3, 0.15, n), 0, 1), 4)})
+        df = pd.DataFrame(
+            {
+                "default_flag": bad.astype(int),
+                column: values,
+                "p": np.round(np.clip(0.3 * bad + rng.normal(0.3, 0.15, n), 0, 1), 4),
+            }
+        )
         data = tmp_path / f"{column}.csv"
         df.to_csv(data, index=False)
         out = tmp_path / f"{column}.yaml"

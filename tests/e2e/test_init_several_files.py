@@ -12,7 +12,6 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
-from renders import no_figures  # noqa: F401 - a fixture: a render without its figures
 
 
 def _files(tmp: Path, names: tuple[str, ...] = ("champion", "challenger", "naive"), n: int = 300) -> list[Path]:
@@ -22,8 +21,13 @@ def _files(tmp: Path, names: tuple[str, ...] = ("champion", "challenger", "naive
     ids = rng.permutation(n) + 1000
     paths = []
     for k, name in enumerate(names):
-        df = pd.DataFrame({"account_id": ids, "default_flag": y,
-                           "pd": np.round(np.clip(0.1 * (3 - k) * y + 0.6 * rng.random(n), 0, 1), 4)})
+        df = pd.DataFrame(
+            {
+                "account_id": ids,
+                "default_flag": y,
+                "pd": np.round(np.clip(0.1 * (3 - k) * y + 0.6 * rng.random(n), 0, 1), 4),
+            }
+        )
         path = tmp / f"{name}.csv"
         df.sample(frac=1, random_state=k).to_csv(path, index=False)
         paths.append(path)
@@ -43,7 +47,10 @@ def test_three_files_give_three_paired_models_the_first_the_baseline(cli, tmp_pa
     text = out.read_text(encoding="utf-8")
     cfg = yaml.safe_load(text)
     assert [(m["name"], m["file"], m["score"]) for m in cfg["models"]] == [
-        ("champion", "champion.csv", "pd"), ("challenger", "challenger.csv", "pd"), ("naive", "naive.csv.gz", "pd")]
+        ("champion", "champion.csv", "pd"),
+        ("challenger", "challenger.csv", "pd"),
+        ("naive", "naive.csv.gz", "pd"),
+    ]
     assert (cfg["label"], cfg["positive"], cfg["id"], cfg["baseline"]) == ("default_flag", 1, "account_id", "champion")
     assert "# the first file's model" in text
     capsys.readouterr()

@@ -16,7 +16,6 @@ from pathlib import Path
 
 import pytest
 import yaml
-from renders import no_figures  # noqa: F401 - a fixture: a render without its figures
 
 NOW = "2026-01-01T00:00:00Z"
 
@@ -58,13 +57,17 @@ def _check_run(client, run, doc: dict) -> None:
 
 @pytest.mark.slow
 @pytest.mark.pdf
-def test_a_config_with_mlflow_leaves_one_run_with_each_gini_and_report_pdf(tmp_path, fast_config_factory, cli,
-                                                                          no_figures) -> None:
+def test_a_config_with_mlflow_leaves_one_run_with_each_gini_and_report_pdf(
+    tmp_path, fast_config_factory, cli, no_figures
+) -> None:
     uri = f"sqlite:///{tmp_path / 'store' / 'mlflow.db'}"
     (tmp_path / "store").mkdir()
-    cfg = _config(fast_config_factory, tmp_path / "c.yaml",
-                  mlflow={"tracking_uri": uri, "experiment": "e", "tags": {"team": "risk"}},
-                  report={"sections": ["summary"]})  # the PDF is logged, not read: one section, no figures
+    cfg = _config(
+        fast_config_factory,
+        tmp_path / "c.yaml",
+        mlflow={"tracking_uri": uri, "experiment": "e", "tags": {"team": "risk"}},
+        report={"sections": ["summary"]},
+    )  # the PDF is logged, not read: one section, no figures
     out = tmp_path / "out"
     assert cli(["run", str(cfg), "--out", str(out), "--now", NOW, "--format", "json,pdf"]) == 0
     doc = json.loads((out / "metrics.json").read_text(encoding="utf-8"))
@@ -91,10 +94,26 @@ def mlflow_server(tmp_path_factory):
         port = s.getsockname()[1]
     log = (home / "server.log").open("wb")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "mlflow", "server", "--host", "127.0.0.1", "--port", str(port),
-         "--backend-store-uri", f"sqlite:///{home / 'mlflow.db'}",
-         "--artifacts-destination", str(home / "artifacts"), "--workers", "1"],
-        stdout=log, stderr=subprocess.STDOUT, start_new_session=True, cwd=home,
+        [
+            sys.executable,
+            "-m",
+            "mlflow",
+            "server",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--backend-store-uri",
+            f"sqlite:///{home / 'mlflow.db'}",
+            "--artifacts-destination",
+            str(home / "artifacts"),
+            "--workers",
+            "1",
+        ],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+        cwd=home,
         env={**os.environ, "MLFLOW_SERVER_ENABLE_JOB_EXECUTION": "false"},
     )
     url = f"http://127.0.0.1:{port}"
@@ -124,10 +143,14 @@ def mlflow_server(tmp_path_factory):
 
 
 @pytest.mark.slow
-def test_dash_dash_mlflow_logs_to_a_tracking_server_over_http(tmp_path, fast_config_factory, cli, mlflow_server) -> None:
+def test_dash_dash_mlflow_logs_to_a_tracking_server_over_http(
+    tmp_path, fast_config_factory, cli, mlflow_server
+) -> None:
     cfg = _config(fast_config_factory, tmp_path / "q3.yaml")
     out = tmp_path / "out"
-    assert cli(["run", str(cfg), "--out", str(out), "--now", NOW, "--format", "json,csv", "--mlflow", mlflow_server]) == 0
+    assert (
+        cli(["run", str(cfg), "--out", str(out), "--now", NOW, "--format", "json,csv", "--mlflow", mlflow_server]) == 0
+    )
     doc = json.loads((out / "metrics.json").read_text(encoding="utf-8"))
     client, run = _only_run(mlflow_server, "q3")  # the experiment: the config's name
     _check_run(client, run, doc)
@@ -161,7 +184,9 @@ def test_an_unreachable_server_is_one_line_and_exit_4_with_the_report_intact(
 
 
 @pytest.mark.slow
-def test_mlflow_not_installed_is_one_line_naming_the_extra(tmp_path, fast_config_factory, cli, capsys, monkeypatch) -> None:
+def test_mlflow_not_installed_is_one_line_naming_the_extra(
+    tmp_path, fast_config_factory, cli, capsys, monkeypatch
+) -> None:
     for name in [m for m in sys.modules if m == "mlflow" or m.startswith("mlflow.")]:
         monkeypatch.delitem(sys.modules, name)
     monkeypatch.setitem(sys.modules, "mlflow", None)  # import mlflow raises ImportError
@@ -171,9 +196,14 @@ def test_mlflow_not_installed_is_one_line_naming_the_extra(tmp_path, fast_config
     assert (out / "metrics.json").is_file()
 
 
-def test_a_credential_in_the_tracking_uri_is_refused_without_echoing_it(tmp_path, fast_config_factory, cli, capsys) -> None:
-    cfg = _config(fast_config_factory, tmp_path / "c.yaml",
-                  mlflow={"tracking_uri": "https://u:hunter2@mlflow.example/", "experiment": "e"})
+def test_a_credential_in_the_tracking_uri_is_refused_without_echoing_it(
+    tmp_path, fast_config_factory, cli, capsys
+) -> None:
+    cfg = _config(
+        fast_config_factory,
+        tmp_path / "c.yaml",
+        mlflow={"tracking_uri": "https://u:hunter2@mlflow.example/", "experiment": "e"},
+    )
     assert cli(["run", str(cfg), "--out", str(tmp_path / "out")]) == 2
     err = capsys.readouterr().err
     assert "mlflow.tracking_uri" in err and "MLFLOW_TRACKING_PASSWORD" in err and "hunter2" not in err
@@ -230,10 +260,17 @@ def test_log_run_without_mlflow_raises_one_line_naming_the_extra(monkeypatch) ->
     from reportgen.errors import TrackingError
     from reportgen.tracking import log_run
 
-    result = reportgen.compare_frames(pd.DataFrame({"y": [0, 1] * 20, "s": np.linspace(0, 1, 40)}), label="y",
-                                      scores=["s"], bootstrap={"resamples": 0})
+    result = reportgen.compare_frames(
+        pd.DataFrame({"y": [0, 1] * 20, "s": np.linspace(0, 1, 40)}),
+        label="y",
+        scores=["s"],
+        bootstrap={"resamples": 0},
+    )
     monkeypatch.setitem(sys.modules, "mlflow", None)  # import mlflow raises ImportError
-    with pytest.raises(TrackingError, match=r"^logging to MLflow needs mlflow: pip install "
-                                            r"'classifier-comparison-report\[mlflow\]'$") as caught:
+    with pytest.raises(
+        TrackingError,
+        match=r"^logging to MLflow needs mlflow: pip install "
+        r"'classifier-comparison-report\[mlflow\]'$",
+    ) as caught:
         log_run(result, [], MlflowConfig(tracking_uri="sqlite:///m.db", experiment="e"))
     assert caught.value.exit_code == 4

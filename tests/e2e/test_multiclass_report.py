@@ -16,7 +16,6 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
-from renders import multiclass_run  # noqa: F401 - a fixture
 from sklearn import metrics as skm
 
 from reportgen.results import ComparisonResult
@@ -109,7 +108,9 @@ def test_comparison_has_deltas_bootstrap_cis_and_mcnemar(mc_run):
     comps = {c["model"]: c for c in data["comparisons"]}
     assert set(comps) == {"gbm", "rules"} and all(c["baseline"] == "logit" for c in comps.values())
     c = comps["gbm"]
-    assert c["delta"]["f1_macro"] == pytest.approx(models["gbm"]["metrics"]["f1_macro"] - models["logit"]["metrics"]["f1_macro"])
+    assert c["delta"]["f1_macro"] == pytest.approx(
+        models["gbm"]["metrics"]["f1_macro"] - models["logit"]["metrics"]["f1_macro"]
+    )
     a_b, a_g = models["logit"]["metrics"]["accuracy"], models["gbm"]["metrics"]["accuracy"]
     assert c["relative_error_reduction"] == pytest.approx(((1 - a_b) - (1 - a_g)) / (1 - a_b))
     lo, hi = c["ci"]["f1_macro"]
@@ -118,7 +119,10 @@ def test_comparison_has_deltas_bootstrap_cis_and_mcnemar(mc_run):
     y, pg, _ = _oracle("gbm")
     _, pl, _ = _oracle("logit")
     ok_g, ok_l = pg == y, pl == y
-    table = [[int((ok_g & ok_l).sum()), int((ok_g & ~ok_l).sum())], [int((~ok_g & ok_l).sum()), int((~ok_g & ~ok_l).sum())]]
+    table = [
+        [int((ok_g & ok_l).sum()), int((ok_g & ~ok_l).sum())],
+        [int((~ok_g & ok_l).sum()), int((~ok_g & ~ok_l).sum())],
+    ]
     assert c["tests"]["mcnemar"]["table"] == table
     assert c["tests"]["delong"] is None
     assert c["tests"]["mcnemar"]["p_value_holm"] >= c["tests"]["mcnemar"]["p_value"]
@@ -134,10 +138,13 @@ def test_metrics_json_follows_the_schema_and_round_trips(mc_run, metrics_schema,
     assert json.dumps(again, sort_keys=True) == json.dumps(data, sort_keys=True)
     assert data["run"]["classes"] == CLASSES and data["run"]["task"] == "multiclass"
     assert cli(["render", str(mc_run / "metrics.json"), "--out", str(tmp_path / "r"), "--format", "html"]) == 0
+
     def but_provenance(html: str) -> str:  # the output directory and the re-render differ (issue 40)
         return re.sub(r'<tr class="provenance">.*?</tr>', "", html)
 
-    assert but_provenance((tmp_path / "r" / "report.html").read_text()) == but_provenance((mc_run / "report.html").read_text())
+    assert but_provenance((tmp_path / "r" / "report.html").read_text()) == but_provenance(
+        (mc_run / "report.html").read_text()
+    )
 
 
 @pytest.mark.pdf
@@ -165,6 +172,7 @@ def test_pdf_has_the_multiclass_sections(mc_run):
 
     reader = PdfReader(str(mc_run / "report.pdf"))
     text = "\n".join(p.extract_text() for p in reader.pages)
+
     def flat(items):
         for o in items:
             yield from (flat(o) if isinstance(o, list) else [o.title])
@@ -209,18 +217,22 @@ def test_the_per_class_interval_note_says_when_a_class_column_was_binned(mc_run)
     said); a binned column's note gives its bins."""
     import dataclasses
 
-    from reportgen.engine.intervals import CLASS_TABLE_BINNED_BOOTSTRAP, CLASS_TABLE_BOOTSTRAP, class_bins
     from reportgen.engine.compare import ROW_BOOTSTRAP
-    from reportgen.results_io import load_result
+    from reportgen.engine.intervals import CLASS_TABLE_BINNED_BOOTSTRAP, CLASS_TABLE_BOOTSTRAP, class_bins
     from reportgen.report.wording import per_class_interval_note
+    from reportgen.results_io import load_result
 
     result = load_result(mc_run / "metrics.json")
-    assert {m.per_class_ci_method["roc_auc"] for m in result.models.values() if "roc_auc" in m.per_class_ci_method} == {ROW_BOOTSTRAP}
+    assert {m.per_class_ci_method["roc_auc"] for m in result.models.values() if "roc_auc" in m.per_class_ci_method} == {
+        ROW_BOOTSTRAP
+    }
     rows = per_class_interval_note(result)
     assert "bootstrap of the rows" in rows and "class tables" not in rows and "binned" not in rows
 
     def drawn(how):
-        models = {name: dataclasses.replace(m, per_class_ci_method={"roc_auc": how}) for name, m in result.models.items()}
+        models = {
+            name: dataclasses.replace(m, per_class_ci_method={"roc_auc": how}) for name, m in result.models.items()
+        }
         return per_class_interval_note(dataclasses.replace(result, models=models))
 
     exact = drawn(CLASS_TABLE_BOOTSTRAP)

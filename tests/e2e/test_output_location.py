@@ -16,15 +16,21 @@ from reportgen import cli
 def write_config(folder, **output):
     folder.mkdir(parents=True)
     (folder / "a.csv").write_text("y,s\n0,0.1\n1,0.9\n0,0.3\n1,0.7\n", encoding="utf-8")
-    cfg = {"title": "t", "label": "y", "bootstrap": {"resamples": 0}, "output": {"formats": ["json"], **output},
-           "models": [{"name": "a", "file": "a.csv", "score": "s"}]}
+    cfg = {
+        "title": "t",
+        "label": "y",
+        "bootstrap": {"resamples": 0},
+        "output": {"formats": ["json"], **output},
+        "models": [{"name": "a", "file": "a.csv", "score": "s"}],
+    }
     path = folder / "q3.yaml"
     path.write_text(yaml.safe_dump(cfg), encoding="utf-8")
     return path
 
 
-def test_default_output_dir_resolves_against_the_config_not_a_temporary_working_directory(tmp_path, monkeypatch,
-                                                                                         capsys):
+def test_default_output_dir_resolves_against_the_config_not_a_temporary_working_directory(
+    tmp_path, monkeypatch, capsys
+):
     cfg = write_config(tmp_path / "dags" / "configs")
     task_cwd = tmp_path / "airflowtmp123"
     task_cwd.mkdir()

@@ -30,7 +30,7 @@ def html() -> str:
         bootstrap={"resamples": 50, "seed": 1},
         now="2026-01-01T00:00:00Z",
     )
-    import reportgen.report.render as render  # noqa: PLC0415
+    import reportgen.report.render as render
 
     with pytest.MonkeyPatch.context() as mp:  # the tests read sections, links and tables: no figures drawn
         mp.setattr(render, "_draw_figures", lambda result, theme, sections: {})

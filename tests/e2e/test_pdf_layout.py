@@ -50,9 +50,17 @@ def binary_config(d: Path, n_models: int = 5, rows: int = 600) -> Path:
     pd.DataFrame(frame).to_csv(d / "scores.csv", index=False)
     names = [long_name(i) for i in range(n_models)]
     cfg = {
-        "title": "Long names: " + names[0], "task": "binary", "label": "y", "positive": 1, "id": "id",
-        "threshold": 0.3, "costs": {"fn": 5, "fp": 1}, "baseline": names[0], "primary_metric": "gini",
-        "prevalences": [0.1, 0.2, 0.3], "bootstrap": {"resamples": 20, "seed": 1},
+        "title": "Long names: " + names[0],
+        "task": "binary",
+        "label": "y",
+        "positive": 1,
+        "id": "id",
+        "threshold": 0.3,
+        "costs": {"fn": 5, "fp": 1},
+        "baseline": names[0],
+        "primary_metric": "gini",
+        "prevalences": [0.1, 0.2, 0.3],
+        "bootstrap": {"resamples": 20, "seed": 1},
         "models": [{"name": n, "file": "scores.csv", "score": f"s{i}"} for i, n in enumerate(names)],
         "output": {"dir": "out", "formats": ["html", "pdf"], "overwrite": True},
     }
@@ -78,16 +86,24 @@ def multiclass_config(d: Path, n_models: int = 4, k: int = 12, rows: int = 1200)
         logits = rng.normal(0, 1, (rows, k))
         logits[np.arange(rows), y] += 1.0 + 0.5 * i
         p = np.exp(logits) / np.exp(logits).sum(axis=1, keepdims=True)
-        for j, c in enumerate(classes):
+        for j in range(len(classes)):
             frame[f"m{i}_{j}"] = p[:, j]
-        models.append({"name": name, "file": "scores.csv", "scores": [f"m{i}_{j}" for j in range(k)],
-                       "probabilities": True})
+        models.append(
+            {"name": name, "file": "scores.csv", "scores": [f"m{i}_{j}" for j in range(k)], "probabilities": True}
+        )
     pd.DataFrame(frame).to_csv(d / "scores.csv", index=False)
     cost = [[0 if a == b else 1 + abs(a - b) for b in range(k)] for a in range(k)]
     cfg = {
-        "title": "Twelve classes, long names", "task": "multiclass", "label": "y", "classes": classes,
-        "id": "id", "costs": cost, "baseline": names[0], "primary_metric": "f1_macro",
-        "bootstrap": {"resamples": 20, "seed": 1}, "models": models,
+        "title": "Twelve classes, long names",
+        "task": "multiclass",
+        "label": "y",
+        "classes": classes,
+        "id": "id",
+        "costs": cost,
+        "baseline": names[0],
+        "primary_metric": "f1_macro",
+        "bootstrap": {"resamples": 20, "seed": 1},
+        "models": models,
         "output": {"dir": "out", "formats": ["html", "pdf"], "overwrite": True},
     }
     path = d / "multiclass.yaml"
@@ -115,10 +131,10 @@ def glyphs(pdf: Path) -> tuple[list[Glyph], list[tuple[float, float]]]:
     The pages are read without layout analysis (``laparams=None``: no grouping into lines and
     boxes, which the characters' boxes do not need; the same characters in a third less time).
     """
-    from pdfminer.converter import PDFPageAggregator  # noqa: PLC0415
-    from pdfminer.layout import LTChar, LTFigure  # noqa: PLC0415
-    from pdfminer.pdfinterp import PDFPageInterpreter, PDFResourceManager  # noqa: PLC0415
-    from pdfminer.pdfpage import PDFPage  # noqa: PLC0415
+    from pdfminer.converter import PDFPageAggregator
+    from pdfminer.layout import LTChar, LTFigure
+    from pdfminer.pdfinterp import PDFPageInterpreter, PDFResourceManager
+    from pdfminer.pdfpage import PDFPage
 
     out: list[Glyph] = []
     pages: list[tuple[float, float]] = []
@@ -128,7 +144,7 @@ def glyphs(pdf: Path) -> tuple[list[Glyph], list[tuple[float, float]]]:
             if obj.get_text().strip():
                 # the printed size: the font size × the text matrix's scale, which is the box's
                 # height for upright text and its width for text turned by 90° (axis labels)
-                a, b, c, d = obj.matrix[:4]
+                a, _b, _c, d = obj.matrix[:4]
                 if obj.upright:
                     size = obj.size
                 elif abs(a) < 1e-6 and abs(d) < 1e-6:
@@ -159,19 +175,24 @@ def off_page(found: list[Glyph], pages: list[tuple[float, float]]) -> list[str]:
     for g in found:
         w, h = pages[g.page]
         if g.x0 < SIDE_MARGIN - SLACK or g.x1 > w - SIDE_MARGIN + SLACK or g.y0 < -SLACK or g.y1 > h + SLACK:
-            bad.append(f"page {g.page + 1}: {g.text!r} at x {g.x0:.1f}–{g.x1:.1f} (content box "
-                       f"{SIDE_MARGIN:.1f}–{w - SIDE_MARGIN:.1f}), y {g.y0:.1f}–{g.y1:.1f} of {h:.1f}")
+            bad.append(
+                f"page {g.page + 1}: {g.text!r} at x {g.x0:.1f}–{g.x1:.1f} (content box "
+                f"{SIDE_MARGIN:.1f}–{w - SIDE_MARGIN:.1f}), y {g.y0:.1f}–{g.y1:.1f} of {h:.1f}"
+            )
     return bad
 
 
 def small_text(found: list[Glyph]) -> list[str]:
     """Characters printed below :data:`MIN_POINTS`."""
-    return [f"page {g.page + 1}: {g.text!r} at {g.size:.2f} pt{' (figure)' if g.in_figure else ''}"
-            for g in found if g.size < MIN_POINTS - 0.01]
+    return [
+        f"page {g.page + 1}: {g.text!r} at {g.size:.2f} pt{' (figure)' if g.in_figure else ''}"
+        for g in found
+        if g.size < MIN_POINTS - 0.01
+    ]
 
 
 def render(config: Path, out: Path) -> Path:
-    from reportgen.cli import main  # noqa: PLC0415
+    from reportgen.cli import main
 
     assert main(["run", str(config), "--out", str(out), "--quiet", "--now", "2026-01-01T00:00:00Z"]) == 0
     return out / "report.pdf"
@@ -179,7 +200,8 @@ def render(config: Path, out: Path) -> Path:
 
 @pytest.fixture(scope="module", params=["binary", "multiclass"])
 def long_pdf(request, tmp_path_factory):
-    import pdfminer  # noqa: F401, PLC0415 - a test dependency: missing, the test fails
+    import pdfminer  # noqa: F401 - a test dependency: missing, the test fails
+
     d = tmp_path_factory.mktemp(request.param)
     config = binary_config(d) if request.param == "binary" else multiclass_config(d)
     pdf = render(config, d / "out")
@@ -189,8 +211,8 @@ def long_pdf(request, tmp_path_factory):
 def figure_labels(html: str) -> list[str]:
     """The text of each unturned label of the report's SVG figures, whitespace removed (pdfminer
     reads a turned label one character per line, and whitespace as layout, not characters)."""
-    import html as markup  # noqa: PLC0415
-    import re  # noqa: PLC0415
+    import html as markup
+    import re
 
     out = []
     for attrs, text in re.findall(r"<text\b([^>]*)>([^<]+)</text>", html):
@@ -244,7 +266,9 @@ if __name__ == "__main__":  # python tests/e2e/test_pdf_layout.py OUT: both runs
         pdf = render(make(d), d / "out")
         found, pages = glyphs(pdf)
         bad, small = off_page(found, pages), small_text(found)
-        print(f"{task}: {len(pages)} pages, {len(found)} characters, {len(bad)} off the content box, "
-              f"{len(small)} below {MIN_POINTS} pt")
-        for line in (bad[:10] + small[:10]):
+        print(
+            f"{task}: {len(pages)} pages, {len(found)} characters, {len(bad)} off the content box, "
+            f"{len(small)} below {MIN_POINTS} pt"
+        )
+        for line in bad[:10] + small[:10]:
             print("  ", line)

@@ -11,18 +11,17 @@ import sys
 from pathlib import Path
 
 import pytest
-from renders import no_figures  # noqa: F401 - a fixture: a render without its figures
 from pypdf import PdfReader
 
 import reportgen.cli as cli_module
-import reportgen.report.stored_curves as export
 import reportgen.report.render as render
-from reportgen.results import ComparisonResult
+import reportgen.report.stored_curves as export
 from reportgen.report.theme import Theme
 from reportgen.report.writer import write_outputs
+from reportgen.results import ComparisonResult
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "snapshots"))
-from snapshot_fixtures import fixture_path  # noqa: E402
+from snapshot_fixtures import fixture_path
 
 pytestmark = [pytest.mark.slow]
 
@@ -44,8 +43,13 @@ def _archival(pdf: Path) -> PdfReader:
 @pytest.mark.pdf
 def test_run_writes_pdf_a_3b_with_its_metrics_json_embedded(no_figures: None, tmp_path: Path) -> None:
     result = ComparisonResult.from_json(json.loads(fixture_path("binary").read_text(encoding="utf-8")))
-    out = write_outputs(result, tmp_path / "out", ["pdf", "json"], theme=Theme(sections=("summary",)),  # a few pages
-                        pdf_variant="pdf/a-3b")
+    out = write_outputs(
+        result,
+        tmp_path / "out",
+        ["pdf", "json"],
+        theme=Theme(sections=("summary",)),  # a few pages
+        pdf_variant="pdf/a-3b",
+    )
     reader = _archival(out["pdf"])
     [attached] = reader.attachments["metrics.json"]
     assert attached == out["json"].read_bytes()  # the very file written beside the PDF

@@ -11,8 +11,6 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-from renders import no_figures  # noqa: F401 - a fixture: a render without its figures
-from renders import demo_run  # noqa: F401 - a fixture: the demo rendered once per test run
 
 from reportgen.report.formats import fmt_ci, fmt_count, fmt_num, fmt_p, fmt_pct, fmt_pvalue, fmt_signed, fmt_threshold
 from reportgen.report.render import render_html
@@ -83,7 +81,7 @@ def test_html_is_self_contained(page, demo_run, no_figures):
     assert "<svg" in html and "<style>" in html
     # sortable tables: one inline script, static (no report data inside), screen only
     assert html.count("<script>") == 1 and 'class="ranking sortable"' in html and 'class="optima sortable"' in html
-    script = html[html.index("<script>"):html.index("</script>")]
+    script = html[html.index("<script>") : html.index("</script>")]
     assert "champion" not in script and "http" not in script
     assert "<script>" not in render_html(load_result(demo_run.out / "metrics.json"), for_pdf=True)
 
@@ -112,9 +110,11 @@ def test_a_metric_not_from_the_score_says_where_it_comes_from(page, demo_run):
 
 
 def test_pdf_has_pages_outline_and_text(demo_run):
-    import pypdf  # noqa: PLC0415
+    import pypdf
+
     reader = pypdf.PdfReader(str(demo_run.out / "report.pdf"))
     assert len(reader.pages) >= 4
+
     def walk(items):
         for o in items:
             yield from (walk(o) if isinstance(o, list) else [o.title])
@@ -231,21 +231,44 @@ def test_config_report_section_themes_without_forking(no_figures, tmp_path, fast
     theme.mkdir()
     (theme / "report.css").write_text("body { font-family: serif; } /* house style */\n")
     logo = tmp_path / "logo.svg"
-    logo.write_text('<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect width="10" height="10"/></svg>')
+    logo.write_text(
+        '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect width="10" height="10"/></svg>'
+    )
     cfg = fast_config_factory(
         tmp_path / "themed.yaml",
-        report={"template_dir": str(theme), "logo": str(logo), "palette": ["#123456", "#abcdef", "#fedcba"],
-                "sections": ["summary", "metrics", "appendix"]},
+        report={
+            "template_dir": str(theme),
+            "logo": str(logo),
+            "palette": ["#123456", "#abcdef", "#fedcba"],
+            "sections": ["summary", "metrics", "appendix"],
+        },
     )
     out = tmp_path / "out"
     assert cli(["run", str(cfg), "--out", str(out), "--format", "html,json"]) == 0
     html = (out / "report.html").read_text(encoding="utf-8")
     assert "house style" in html and "data:image/svg+xml;base64," in html and "#123456" in html
-    assert 'id="summary"' in html and 'id="metrics"' in html and 'id="curves"' not in html and 'id="glossary"' not in html
+    assert (
+        'id="summary"' in html and 'id="metrics"' in html and 'id="curves"' not in html and 'id="glossary"' not in html
+    )
     # re-rendering the saved result keeps the look when the theme and logo are given again
     # (paths inside a metrics.json are never opened: a received file is data, issue 18)
-    assert cli(["render", str(out / "metrics.json"), "--out", str(tmp_path / "again"), "--format", "html",
-                "--theme", str(theme), "--logo", str(logo)]) == 0
+    assert (
+        cli(
+            [
+                "render",
+                str(out / "metrics.json"),
+                "--out",
+                str(tmp_path / "again"),
+                "--format",
+                "html",
+                "--theme",
+                str(theme),
+                "--logo",
+                str(logo),
+            ]
+        )
+        == 0
+    )
     assert _but_provenance((tmp_path / "again" / "report.html").read_text(encoding="utf-8")) == _but_provenance(html)
     assert cli(["render", str(out / "metrics.json"), "--out", str(tmp_path / "plain"), "--format", "html"]) == 0
     plain = (tmp_path / "plain" / "report.html").read_text(encoding="utf-8")

@@ -12,14 +12,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from renders import demo_run  # noqa: F401 - a fixture: the demo rendered once per test run
 
 import reportgen
 from reportgen.report.render import Theme, render_html
 from reportgen.report.views import report_view
 from reportgen.report.views.metrics import PORTRAIT_CHARS, column_chars, column_groups
-from reportgen.results import Decision
 from reportgen.report.wording import ranking_note, verdict_of
+from reportgen.results import Decision
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -36,6 +35,7 @@ def build_view(result: reportgen.ComparisonResult, theme: Theme | None = None):
 
 # ---- the metrics table of a dozen models -------------------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def twelve():
     return _compare(TWELVE, costs={"fn": 5, "fp": 1})
@@ -44,8 +44,8 @@ def twelve():
 @pytest.fixture(scope="module")
 def twelve_metrics_pdf_text(twelve) -> str:
     """The text of the PDF of the twelve-model report's metrics section (pypdf), page by page."""
-    from pypdf import PdfReader  # noqa: PLC0415
-    from weasyprint import HTML  # noqa: PLC0415
+    from pypdf import PdfReader
+    from weasyprint import HTML
 
     theme = Theme(sections=("metrics",))
     html = render_html(twelve, theme=theme, for_pdf=True, view=build_view(twelve, theme))
@@ -69,8 +69,8 @@ def test_twelve_models_split_into_two_tables_of_six_each_saying_where_the_best_i
     assert [g.cols for g in view.metrics.groups] == [tuple(range(6)), tuple(range(6, 12))]
     assert view.metrics.groups[1].caption.startswith("Models 7–12 of 12; the highlighted value is the best of all 12")
     html = render_html(twelve, theme=theme, view=view)
-    section = html[html.index('<section id="metrics"'):]
-    section = section[:section.index("</section>")]
+    section = html[html.index('<section id="metrics"') :]
+    section = section[: section.index("</section>")]
     assert section.count('<table class="metrics">') == 2
     assert section.count("<caption>Models ") == 2
     # every model's column appears once, each row's cells in the model's order
@@ -78,8 +78,9 @@ def test_twelve_models_split_into_two_tables_of_six_each_saying_where_the_best_i
     assert heads == TWELVE
 
 
-@pytest.mark.parametrize("names", [["champion", "challenger", "naive"], ["scorecard", "pd_model"],
-                                   ["a", "b", "c", "d"]])
+@pytest.mark.parametrize(
+    "names", [["champion", "challenger", "naive"], ["scorecard", "pd_model"], ["a", "b", "c", "d"]]
+)
 def test_the_demo_sized_metrics_table_stays_one_table_without_a_caption(names):
     assert column_groups(names) == [list(range(len(names)))]
     result = _compare(names)
@@ -103,11 +104,28 @@ def test_four_models_with_long_unbreakable_names_print_landscape_instead_of_brea
 
 # ---- verdicts that overstate ------------------------------------------------------------------------
 
+
 def _decision(**kw) -> Decision:
-    base = dict(metric="f1", better="higher", delta=-0.0106, method="no test", p_value=None,
-                p_value_is_bound=False, p_value_adjusted=None, p_value_adjusted_is_bound=False,
-                adjustment="holm", family_size=0, alpha=0.05, significant=None, direction="inconclusive",
-                ci=None, ci_level=0.95, ci_simultaneous=None, ci_simultaneous_level=0.95, ci_method=None)
+    base = dict(
+        metric="f1",
+        better="higher",
+        delta=-0.0106,
+        method="no test",
+        p_value=None,
+        p_value_is_bound=False,
+        p_value_adjusted=None,
+        p_value_adjusted_is_bound=False,
+        adjustment="holm",
+        family_size=0,
+        alpha=0.05,
+        significant=None,
+        direction="inconclusive",
+        ci=None,
+        ci_level=0.95,
+        ci_simultaneous=None,
+        ci_simultaneous_level=0.95,
+        ci_method=None,
+    )
     return Decision(**{**base, **kw})
 
 
@@ -115,15 +133,25 @@ def test_an_untested_difference_is_said_to_be_not_established():
     # "chall's F1 is 0.011 lower than champ's, p n/a (no test)" ended without a conclusion (and a
     # full stop), so it read as a finding
     text = verdict_of("chall", "champ", _decision())
-    assert text == ("chall's F1 is 0.011 lower than champ's on these rows; the difference was not tested "
-                    "(no p-value), so it is not established.")
+    assert text == (
+        "chall's F1 is 0.011 lower than champ's on these rows; the difference was not tested "
+        "(no p-value), so it is not established."
+    )
     assert "p n/a" not in text
 
 
 def test_a_tested_verdict_keeps_its_sentence():
-    text = verdict_of("chall", "champ", _decision(method="bootstrap", p_value=0.3, p_value_adjusted=0.3,
-                                                   family_size=1, significant=False, ci=[-0.03, 0.01]))
-    assert text == "chall's F1 is 0.011 lower than champ's, 95 % CI −0.030 to 0.010, p = 0.300 (paired bootstrap) — not significant."
+    text = verdict_of(
+        "chall",
+        "champ",
+        _decision(
+            method="bootstrap", p_value=0.3, p_value_adjusted=0.3, family_size=1, significant=False, ci=[-0.03, 0.01]
+        ),
+    )
+    assert (
+        text
+        == "chall's F1 is 0.011 lower than champ's, 95 % CI −0.030 to 0.010, p = 0.300 (paired bootstrap) — not significant."
+    )
 
 
 def _close_models() -> reportgen.ComparisonResult:
@@ -133,8 +161,15 @@ def _close_models() -> reportgen.ComparisonResult:
     z = rng.normal(size=n) + 0.9 * y
     noise = rng.normal(scale=0.3, size=n)
     df = pd.DataFrame({"y": y, "a": 1 / (1 + np.exp(-z + 1.5)), "b": 1 / (1 + np.exp(-(z + noise) + 1.5))})
-    return reportgen.compare_frames(df, label="y", positive=1, threshold=0.2, scores={"champ": "a", "chall": "b"},
-                                    bootstrap={"resamples": 0, "seed": 1}, now=NOW)
+    return reportgen.compare_frames(
+        df,
+        label="y",
+        positive=1,
+        threshold=0.2,
+        scores={"champ": "a", "chall": "b"},
+        bootstrap={"resamples": 0, "seed": 1},
+        now=NOW,
+    )
 
 
 def test_a_ranking_of_models_the_tests_do_not_separate_says_so():
@@ -143,9 +178,11 @@ def test_a_ranking_of_models_the_tests_do_not_separate_says_so():
     result = _close_models()
     assert result.comparisons[0].decision.direction == "inconclusive"
     note = ranking_note(result)
-    assert note == ("The order is that of the point estimates: chall's difference in Gini from champ is not "
-                    "significant (see the verdict above), so the ranking does not show chall to be better or "
-                    "worse than champ.")
+    assert note == (
+        "The order is that of the point estimates: chall's difference in Gini from champ is not "
+        "significant (see the verdict above), so the ranking does not show chall to be better or "
+        "worse than champ."
+    )
     theme = Theme(sections=("summary",))
     html = render_html(result, theme=theme, view=build_view(result, theme))
     assert f'<p class="small ranking-note">{note.replace(chr(39), "&#39;")}</p>' in html
@@ -156,13 +193,15 @@ def test_a_ranking_of_significant_differences_has_no_note():
     rng = np.random.default_rng(2)
     y = (rng.random(600) < 0.3).astype(int)
     df = pd.DataFrame({"y": y, "a": rng.random(600), "b": rng.random(600) * 0.5 + 0.5 * y})
-    result = reportgen.compare_frames(df, label="y", scores={"base": "a", "better_model": "b"},
-                                      bootstrap={"resamples": 0, "seed": 1}, now=NOW)
+    result = reportgen.compare_frames(
+        df, label="y", scores={"base": "a", "better_model": "b"}, bootstrap={"resamples": 0, "seed": 1}, now=NOW
+    )
     assert result.comparisons[0].decision.direction == "better"
     assert ranking_note(result) == ""
 
 
 # ---- the notebook display -----------------------------------------------------------------------------
+
 
 def test_the_notebook_forest_plot_is_shown_full_width_and_rows_with_thousands():
     # the 7-inch forest plot was squeezed into a half-width box beside the ROC (labels at 6 px), and
@@ -170,8 +209,9 @@ def test_the_notebook_forest_plot_is_shown_full_width_and_rows_with_thousands():
     rng = np.random.default_rng(1)
     y = (rng.random(2000) < 0.3).astype(int)
     df = pd.DataFrame({"y": y, "a": rng.random(2000) * 0.5 + 0.3 * y, "b": rng.random(2000) * 0.5 + 0.2 * y})
-    result = reportgen.compare_frames(df, label="y", scores={"a": "a", "b": "b"}, bootstrap={"resamples": 0, "seed": 1},
-                                      now=NOW)
+    result = reportgen.compare_frames(
+        df, label="y", scores={"a": "a", "b": "b"}, bootstrap={"resamples": 0, "seed": 1}, now=NOW
+    )
     html = result._repr_html_()
     figures = re.findall(r"<figure( class=\"wide\")?><svg", html)
     assert figures == ["", ' class="wide"']  # the ROC half width, the forest plot full width
@@ -180,12 +220,13 @@ def test_the_notebook_forest_plot_is_shown_full_width_and_rows_with_thousands():
 
 # ---- the comparison section's pages ------------------------------------------------------------------
 
+
 @pytest.mark.slow
 def test_a_comparison_flows_on_instead_of_leaving_half_a_page_and_a_lone_sentence(demo_run):
     # each comparison was kept whole on a page, but a card is taller than what the forest plot
     # leaves of a page: the demo's page 2 was half empty and its last sentence (McNemar's) stood
     # alone on page 4. Now the card flows; its Δ table and its tests stay whole
-    from pypdf import PdfReader  # noqa: PLC0415
+    from pypdf import PdfReader
 
     reader = PdfReader(demo_run.out / "report.pdf")
     read: dict[int, str] = {}
@@ -212,8 +253,8 @@ def test_a_delta_mark_with_its_qualifier_stays_in_the_delta_column(demo_run):
     # significant" were set on one line, wider than the PDF's Δ column: they ran into the interval
     # cell beside them ("better, no intervalPD column, not"). Each mark ends where the Δ column's
     # content does: at the right edge of its heading "Δ" (right-aligned, as the marks are)
-    import pdfminer  # noqa: F401, PLC0415 - a test dependency: missing, the test fails
-    from test_pdf_layout import glyphs  # noqa: PLC0415
+    import pdfminer  # noqa: F401 - a test dependency: missing, the test fails
+    from test_pdf_layout import glyphs
 
     found, _ = glyphs(demo_run.out / "report.pdf")
     marks = 0
@@ -226,7 +267,9 @@ def test_a_delta_mark_with_its_qualifier_stays_in_the_delta_column(demo_run):
             assert heading != -1, f"page {page + 1}: a Δ mark without the table's heading"
             edge = chars[heading].x1
             right = max(g.x1 for g in chars[m.start() : m.end()])
-            assert right <= edge + 0.5, f"page {page + 1}: {m.group(0)!r} ends at {right:.1f}, the Δ column at {edge:.1f}"
+            assert right <= edge + 0.5, (
+                f"page {page + 1}: {m.group(0)!r} ends at {right:.1f}, the Δ column at {edge:.1f}"
+            )
             marks += 1
     assert marks >= 2  # the demo's: each challenger's Brier score has no interval (champion's PD column)
 
@@ -235,8 +278,8 @@ def test_a_delta_mark_with_its_qualifier_stays_in_the_delta_column(demo_run):
 @pytest.mark.pdf
 def test_the_notes_under_a_dozen_models_ranking_are_not_left_alone_on_a_page(twelve):
     # the ranking of twelve (kept whole) ended page 2 and its settings note stood alone on page 3
-    from pypdf import PdfReader  # noqa: PLC0415
-    from weasyprint import HTML  # noqa: PLC0415
+    from pypdf import PdfReader
+    from weasyprint import HTML
 
     theme = Theme(sections=("summary",))
     html = render_html(twelve, theme=theme, for_pdf=True, view=build_view(twelve, theme))
@@ -265,9 +308,9 @@ def test_a_difference_without_an_interval_is_not_marked_plain_better(twelve):
 def test_a_pair_of_confusion_matrices_stays_level_when_one_threshold_is_long(tmp_path):
     # "at the cost-optimal threshold (positive when score ≥ 0.19131843768564435)" wrapped, the
     # other caption did not, and the right-hand matrix sat a line lower than the left one
-    from pdfminer.high_level import extract_pages  # noqa: PLC0415
-    from pdfminer.layout import LTTextContainer  # noqa: PLC0415
-    from weasyprint import HTML  # noqa: PLC0415
+    from pdfminer.high_level import extract_pages
+    from pdfminer.layout import LTTextContainer
+    from weasyprint import HTML
 
     result = _compare(TWELVE[:3], costs={"fn": 5, "fp": 1})
     theme = Theme(sections=("confusion",))
@@ -277,8 +320,13 @@ def test_a_pair_of_confusion_matrices_stays_level_when_one_threshold_is_long(tmp
     HTML(string=render_html(result, theme=theme, for_pdf=True, view=view)).write_pdf(pdf)
     totals = []  # the y of each "Total" (a matrix's column header and its last row's label), page by page
     for page in extract_pages(pdf):
-        totals += [(page.pageid, round(line.y0)) for box in page if isinstance(box, LTTextContainer)
-                   for line in box if line.get_text().strip() == "Total"]
+        totals += [
+            (page.pageid, round(line.y0))
+            for box in page
+            if isinstance(box, LTTextContainer)
+            for line in box
+            if line.get_text().strip() == "Total"
+        ]
     assert len(totals) >= 12  # two of each matrix, two matrices for each of three models
     by_row: dict[tuple[int, int], int] = {}
     for page, y in totals:

@@ -5,11 +5,11 @@ left out. Each test is named after what the report showed before the fix.
 
 from __future__ import annotations
 
+import itertools
 import re
 
 import numpy as np
 import pytest
-from renders import demo_run, multiclass_run  # noqa: F401 - fixtures
 
 from reportgen.report.figures import credit_figure
 from reportgen.report.render import build_view
@@ -28,7 +28,7 @@ def html(demo_run) -> str:
 
 
 def _credit(html: str) -> str:
-    return html[html.index('<section id="credit">'):html.index("</section>", html.index('<section id="credit">'))]
+    return html[html.index('<section id="credit">') : html.index("</section>", html.index('<section id="credit">'))]
 
 
 def test_the_jeffreys_interval_is_in_percent_like_the_default_rate_beside_it(html, demo):
@@ -62,7 +62,7 @@ def test_the_accuracy_ratio_is_tied_to_the_gini_of_the_summary(html, demo):
 def test_grade_labels_do_not_wrap_inside_a_number(html):
     # "12 % – 20 %" printed as "12 % – 20" over "%" in the PDF's narrow grade column
     assert '<td class="grade">12 % – 20 %</td>' in _credit(html).replace("\u00a0", " ")
-    css = html[html.index("<style>"):html.index("</style>")]
+    css = html[html.index("<style>") : html.index("</style>")]
     assert re.search(r"td\.grade\s*\{\s*white-space:\s*nowrap;", css)
 
 
@@ -71,7 +71,7 @@ def test_initial_auc_source_reads_as_the_config_not_a_bare_key(html):
 
 
 def test_approval_counts_and_differences_read_like_the_tables(html):
-    comparison = html[html.index('<section id="comparison">'):html.index('<section id="metrics">')]
+    comparison = html[html.index('<section id="comparison">') : html.index('<section id="metrics">')]
     assert not re.search(r"\d,\d{3}", comparison)  # no "5,036" beside the tables' "5 036"
     assert "percentage points" in comparison and " points," not in comparison.replace("percentage points,", "")
     assert not re.search(r"CI -\d", comparison)
@@ -81,11 +81,14 @@ def test_the_reliability_diagram_names_its_bins_and_the_models_drawn_from_their_
     assert calibration_caption(demo) == (
         "Reliability diagram on 10 equal-width bins: marker area is proportional to the rows in the bin (counts below); hollow markers "
         "are bins of fewer than 5 rows, left out of the line. Drawn from the PD column (scores are not "
-        "probabilities): champion.")
+        "probabilities): champion."
+    )
 
 
 def test_the_metrics_table_states_how_its_intervals_were_made(html):
-    metrics = html[html.index('<section id="metrics">'):html.index("</section>", html.index('<section id="metrics">'))]
+    metrics = html[
+        html.index('<section id="metrics">') : html.index("</section>", html.index('<section id="metrics">'))
+    ]
     assert "confidence interval (DeLong for AUC and Gini, bootstrap for the rest)" in metrics
     assert "hover" not in metrics  # the PDF cannot hover; the reason is printed under the value
 
@@ -117,7 +120,7 @@ def test_calibration_by_grade_labels_rates_in_percent(demo):
 
 
 def _comparison(html: str) -> str:
-    return html[html.index('<section id="comparison">'):html.index('<section id="metrics">')]
+    return html[html.index('<section id="comparison">') : html.index('<section id="metrics">')]
 
 
 def test_a_difference_whose_interval_covers_zero_is_not_marked_plainly_worse(html, demo):
@@ -136,7 +139,7 @@ def test_every_interval_in_the_comparison_and_ranking_states_its_level(html):
     comparison = _comparison(html)
     assert "; 95\u00a0% CI [" in comparison and "; CI [" not in comparison  # DeLong's ΔAUC
     assert ", unadjusted." in comparison  # two challengers: the DeLong intervals are not simultaneous
-    summary = html[html.index('<section id="summary">'):html.index('<section id="comparison">')]
+    summary = html[html.index('<section id="summary">') : html.index('<section id="comparison">')]
     assert "<th>95\u00a0% CI</th>" in summary and "<th>CI</th>" not in summary
 
 
@@ -165,7 +168,7 @@ def test_the_methods_every_comparison_shares_are_printed_once(html):
 
 def test_the_pdf_lists_its_sections_with_the_pages_they_start_on(demo_run):
     # the HTML had a contents list, the PDF none; now page 1 lists each section and its page
-    from pdfminer.high_level import extract_text  # noqa: PLC0415
+    from pdfminer.high_level import extract_text
 
     pdf = demo_run.out / "report.pdf"
     first = extract_text(pdf, page_numbers=[0])
@@ -187,7 +190,7 @@ def test_the_pdf_lists_its_sections_with_the_pages_they_start_on(demo_run):
 def test_credit_tables_and_headings_are_not_split_over_pages(demo_run, html):
     # before: "Performance per month", its header and one month at a page's foot, two months over
     # the page; the naive model's heading and verdict at a foot, its grades on the next page
-    from pdfminer.high_level import extract_text  # noqa: PLC0415
+    from pdfminer.high_level import extract_text
 
     pdf = demo_run.out / "report.pdf"
     pages = extract_text(pdf).split("\f")  # one pass over the PDF, a form feed after each page
@@ -200,27 +203,30 @@ def test_credit_tables_and_headings_are_not_split_over_pages(demo_run, html):
     first = next(i for i, p in enumerate(pages) if "Grades, lowest PD first" in p or "Performance per month" in p)
     for page in pages[first:]:
         if "Performance per month" in page:
-            block = page[page.index("Performance per month"):]
+            block = page[page.index("Performance per month") :]
             assert all(m in block for m in ("2024-07", "2024-08", "2024-09")), block[:300]
         for name in ("champion", "challenger", "naive"):
             if re.search(rf"^{name}\s*(GREEN|AMBER|RED)\s*$", page, re.M):
                 assert "Grades, lowest PD first" in page, name
     section = _credit(html)
     assert section.count('<div class="keep">') >= 3
-    css = html[html.index("<style>"):html.index("</style>")]
-    assert re.search(r"table\.credit-grades, table\.credit-tests, table\.credit-groups, table\.credit-migration "
-                     r"\{ break-inside: avoid; \}", css)
+    css = html[html.index("<style>") : html.index("</style>")]
+    assert re.search(
+        r"table\.credit-grades, table\.credit-tests, table\.credit-groups, table\.credit-migration "
+        r"\{ break-inside: avoid; \}",
+        css,
+    )
 
 
 def test_iso_f1_labels_stand_clear_of_the_curves_ends(demo):
     # at the right edge every PR curve ends near the prevalence, where "F1=0.2" was drawn under them
-    from reportgen.report import figures  # noqa: PLC0415
+    from reportgen.report import figures
 
     fig = figures.pr_figure(demo)
     labels = {t.get_text(): t.xy for t in fig.axes[0].texts}
     assert set(labels) == {"0.2", "0.4", "0.6", "F1=0.8"}
     xs = sorted(x for x, _ in labels.values())
-    assert all(b - a > 0.1 for a, b in zip(xs, xs[1:]))  # side by side, apart
+    assert all(b - a > 0.1 for a, b in itertools.pairwise(xs))  # side by side, apart
     for text, (x, y) in labels.items():
         assert y > 0.9 and x < 0.9, (text, x, y)
         for m in demo.models.values():  # every curve runs below the label there
@@ -231,6 +237,6 @@ def test_iso_f1_labels_stand_clear_of_the_curves_ends(demo):
 
 def test_the_warnings_box_is_not_split_over_pages(html):
     # eight models, four credit warnings: the box began at page 2's foot and ended on page 3
-    css = html[html.index("<style>"):html.index("</style>")]
-    printed = css[css.index("@media print"):]
+    css = html[html.index("<style>") : html.index("</style>")]
+    printed = css[css.index("@media print") :]
     assert re.search(r"\.warnings \{ break-inside: avoid; \}", printed)

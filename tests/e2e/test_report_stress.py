@@ -16,8 +16,7 @@ import yaml
 
 import reportgen
 import reportgen.report.figures as figures
-from reportgen.report.formats import FSI, PDI, isolate, needs_isolation, text_direction
-from reportgen.report.formats import wbr
+from reportgen.report.formats import FSI, PDI, isolate, needs_isolation, text_direction, wbr
 from reportgen.report.render import Theme, render_html
 from reportgen.report.views import report_view
 
@@ -48,9 +47,16 @@ def _scores(n_models: int, rows: int = 400, seed: int = 3) -> pd.DataFrame:
 
 def _compare(names: list[str], **settings) -> reportgen.ComparisonResult:
     data = _scores(len(names))
-    return reportgen.compare_frames(data, label="y", positive=1, threshold=0.3, now=NOW,
-                                    scores={n: f"s{i}" for i, n in enumerate(names)},
-                                    bootstrap={"resamples": 0, "seed": 1}, **settings)
+    return reportgen.compare_frames(
+        data,
+        label="y",
+        positive=1,
+        threshold=0.3,
+        now=NOW,
+        scores={n: f"s{i}" for i, n in enumerate(names)},
+        bootstrap={"resamples": 0, "seed": 1},
+        **settings,
+    )
 
 
 # ---- twelve models ------------------------------------------------------------------------------
@@ -73,8 +79,8 @@ def test_twelve_models_no_longer_share_eight_colours(twelve_html):
     # the ninth model took the first model's blue, the tenth the second's orange, …
     col = figures.colours(TWELVE)
     assert len(set(col.values())) == 12
-    table = twelve_html[twelve_html.index('<table class="models-compared">'):]
-    table = table[:table.index("</table>")]
+    table = twelve_html[twelve_html.index('<table class="models-compared">') :]
+    table = table[: table.index("</table>")]
     swatches = re.findall(r'class="swatch" style="background: (#[0-9A-Fa-f]{6})"', table)
     assert len(swatches) == 12 and len(set(swatches)) == 12
 
@@ -101,17 +107,17 @@ def test_the_roc_legend_tells_apart_models_of_one_colour(twelve):
 def test_a_threshold_in_the_ranking_is_short_and_never_wraps(twelve_html):
     # "0.31722801163764" on one line ran over "Cost per row there" beside it; thresholds are now
     # printed to 4 significant digits within the gap to the next distinct score, on one line
-    summary = twelve_html[twelve_html.index('<section id="summary">'):twelve_html.index("</section>")]
+    summary = twelve_html[twelve_html.index('<section id="summary">') : twelve_html.index("</section>")]
     assert '<th class="num thr">Recommended threshold</th>' in summary
     cells = re.findall(r'<td class="num thr">([^<]*)</td>', summary)
     assert len(cells) == 12 and all(len(c.strip()) <= 10 for c in cells), cells
-    css = twelve_html[twelve_html.index("<style>"):twelve_html.index("</style>")]
+    css = twelve_html[twelve_html.index("<style>") : twelve_html.index("</style>")]
     assert re.search(r"td\.num\.thr\s*\{\s*white-space:\s*nowrap;", css)
     assert re.search(r"table\.ranking th\.thr\s*\{\s*width:", css)
 
 
 def test_the_ranking_is_not_split_with_its_last_rows_alone_on_the_next_page(twelve_html):
-    css = twelve_html[twelve_html.index("<style>"):twelve_html.index("</style>")]
+    css = twelve_html[twelve_html.index("<style>") : twelve_html.index("</style>")]
     assert re.search(r"table\.ranking\s*\{\s*break-inside:\s*avoid;", css)
 
 
@@ -136,27 +142,30 @@ def test_directions_and_isolation_of_names():
 @pytest.fixture(scope="module")
 def rtl_html() -> str:
     # the curves for a figure's legend, the appendix for the config as run
-    return render_html(_compare(["base", HEBREW, ARABIC, "model (v2)"]), for_pdf=True,
-                       theme=Theme(sections=("summary", "curves", "appendix")))
+    return render_html(
+        _compare(["base", HEBREW, ARABIC, "model (v2)"]),
+        for_pdf=True,
+        theme=Theme(sections=("summary", "curves", "appendix")),
+    )
 
 
 @pytest.mark.slow
 def test_a_right_to_left_name_in_a_table_is_isolated_with_its_direction(rtl_html):
     # WeasyPrint reads a <bdi> left to right unless told: "نموذج 10 (v3.1)" came out
     # with "(v3.1)" on the wrong side, and an unisolated name pulled the numbers beside it in
-    table = rtl_html[rtl_html.index('<table class="models-compared">'):]
-    table = table[:table.index("</table>")]
+    table = rtl_html[rtl_html.index('<table class="models-compared">') :]
+    table = table[: table.index("</table>")]
     assert f'<bdi dir="rtl">{HEBREW}</bdi>' in table
     assert f'<bdi dir="rtl">{ARABIC}</bdi>' in table
     latin = next(row for row in table.split("<tr>") if "model (v2)" in row)
     assert "<bdi" not in latin  # a name without right-to-left letters prints as it is
-    css = rtl_html[rtl_html.index("<style>"):rtl_html.index("</style>")]
+    css = rtl_html[rtl_html.index("<style>") : rtl_html.index("</style>")]
     assert re.search(r"bdi\s*\{\s*unicode-bidi:\s*isolate;", css)
 
 
 @pytest.mark.slow
 def test_a_right_to_left_name_in_a_sentence_is_isolated(rtl_html):
-    summary = rtl_html[rtl_html.index('<section id="summary">'):rtl_html.index("</section>")]
+    summary = rtl_html[rtl_html.index('<section id="summary">') : rtl_html.index("</section>")]
     verdicts = [html.unescape(v) for v in re.findall(r'<p class="verdict">(.*?)</p>', summary, re.S)]
     assert any(f"{FSI}{HEBREW}{PDI}'s Gini is" in v for v in verdicts), verdicts
     assert not any(re.search(f"(?<!{FSI}){re.escape(HEBREW)}", v) for v in verdicts)
@@ -164,8 +173,8 @@ def test_a_right_to_left_name_in_a_sentence_is_isolated(rtl_html):
 
 @pytest.mark.slow
 def test_the_config_as_run_keeps_the_names_byte_for_byte(rtl_html):
-    config = rtl_html[rtl_html.index('<pre class="config">'):]
-    config = config[:config.index("</pre>")]
+    config = rtl_html[rtl_html.index('<pre class="config">') :]
+    config = config[: config.index("</pre>")]
     assert HEBREW in config and FSI not in config and PDI not in config
 
 
@@ -186,15 +195,29 @@ def _credit_config(d: Path, rows: int = 1200) -> Path:
     pd_ = np.clip(rng.beta(1.2, 20, rows), 0.0005, 0.9)
     y = (rng.random(rows) < pd_).astype(int)
     cuts = np.quantile(pd_, np.linspace(0, 1, len(GRADES) + 1)[1:-1])
-    pd.DataFrame({"id": np.arange(rows), "y": y, "pd": pd_, "rating": [GRADES[g] for g in np.searchsorted(cuts, pd_)],
-                  "segment": rng.choice(["retail_mortgages_fixed_rate_long_name", "cards", "قروض"], rows)}
-                 ).to_csv(d / "data.csv", index=False)
-    cfg = {"title": "Credit, 24 grades", "task": "binary", "label": "y", "positive": 1, "id": "id",
-           "threshold": 0.1, "bootstrap": {"resamples": 0, "seed": 1},
-           "models": [{"name": "pd_model", "file": "data.csv", "score": "pd"}],
-           "credit": {"grades": {"column": "rating", "order": GRADES}}, "segment": "segment",
-           "output": {"dir": "out", "formats": ["html", "pdf"], "overwrite": True},
-           "report": {"sections": ["credit"]}}  # the section under test: its heading starts a page
+    pd.DataFrame(
+        {
+            "id": np.arange(rows),
+            "y": y,
+            "pd": pd_,
+            "rating": [GRADES[g] for g in np.searchsorted(cuts, pd_)],
+            "segment": rng.choice(["retail_mortgages_fixed_rate_long_name", "cards", "قروض"], rows),
+        }
+    ).to_csv(d / "data.csv", index=False)
+    cfg = {
+        "title": "Credit, 24 grades",
+        "task": "binary",
+        "label": "y",
+        "positive": 1,
+        "id": "id",
+        "threshold": 0.1,
+        "bootstrap": {"resamples": 0, "seed": 1},
+        "models": [{"name": "pd_model", "file": "data.csv", "score": "pd"}],
+        "credit": {"grades": {"column": "rating", "order": GRADES}},
+        "segment": "segment",
+        "output": {"dir": "out", "formats": ["html", "pdf"], "overwrite": True},
+        "report": {"sections": ["credit"]},
+    }  # the section under test: its heading starts a page
     path = d / "credit.yaml"
     path.write_text(yaml.safe_dump(cfg, sort_keys=False, allow_unicode=True), encoding="utf-8")
     return path
@@ -202,8 +225,9 @@ def _credit_config(d: Path, rows: int = 1200) -> Path:
 
 @pytest.fixture(scope="module")
 def credit_run(tmp_path_factory):
-    import pdfminer  # noqa: F401, PLC0415 - a test dependency: missing, the test fails
-    from reportgen.cli import main  # noqa: PLC0415
+    import pdfminer  # noqa: F401 - a test dependency: missing, the test fails
+
+    from reportgen.cli import main
 
     d = tmp_path_factory.mktemp("credit24")
     assert main(["run", str(_credit_config(d)), "--out", str(d / "out"), "--quiet", "--now", NOW]) == 0
@@ -216,7 +240,7 @@ def test_long_grade_labels_wrap_and_many_grades_may_break_across_pages(credit_ru
     html = (credit_run / "report.html").read_text(encoding="utf-8")
     assert '<table class="credit-grades long-grades many-grades">' in html
     assert '<div class="many-grades">' in html  # not one unbreakable block of a page's height
-    css = html[html.index("<style>"):html.index("</style>")]
+    css = html[html.index("<style>") : html.index("</style>")]
     assert re.search(r"table\.long-grades td\.grade[^{]*\{\s*white-space:\s*normal;", css)
     assert re.search(r"table\.credit-grades\.many-grades\s*\{\s*break-inside:\s*auto;", css)
 
@@ -227,7 +251,7 @@ def test_a_grades_table_of_24_long_labels_stays_on_the_page(credit_run):
     # the labels never wrapped (td.grade: nowrap), so the last columns (Binomial p, Light) ran
     # past the right edge; the whole table moved to the next page, leaving the section's heading
     # alone on its page
-    from test_pdf_layout import glyphs, off_page  # noqa: PLC0415
+    from test_pdf_layout import glyphs, off_page
 
     found, pages = glyphs(credit_run / "report.pdf")
     assert not off_page(found, pages), off_page(found, pages)[:10]
@@ -240,13 +264,19 @@ def test_a_grades_table_of_24_long_labels_stays_on_the_page(credit_run):
 
 # ---- tiny data: ten rows, one positive --------------------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def tiny():
-    data = pd.DataFrame({"y": [0, 0, 0, 0, 0, 0, 0, 0, 0, 1],
-                         "s0": [0.1, 0.2, 0.3, 0.1, 0.2, 0.4, 0.6, 0.2, 0.1, 0.9],  # AUC 1
-                         "s1": [0.1] * 10})                                         # one prediction for all
-    return reportgen.compare_frames(data, label="y", positive=1, threshold=0.5, now=NOW, scores=["s0", "s1"],
-                                    bootstrap={"resamples": 20, "seed": 1})
+    data = pd.DataFrame(
+        {
+            "y": [0, 0, 0, 0, 0, 0, 0, 0, 0, 1],
+            "s0": [0.1, 0.2, 0.3, 0.1, 0.2, 0.4, 0.6, 0.2, 0.1, 0.9],  # AUC 1
+            "s1": [0.1] * 10,
+        }
+    )  # one prediction for all
+    return reportgen.compare_frames(
+        data, label="y", positive=1, threshold=0.5, now=NOW, scores=["s0", "s1"], bootstrap={"resamples": 20, "seed": 1}
+    )
 
 
 def test_one_row_in_the_smaller_class_is_one_row(tiny):
@@ -257,7 +287,7 @@ def test_one_row_in_the_smaller_class_is_one_row(tiny):
 
 def test_a_swap_with_nothing_swapped_out_says_so(tiny):
     # "s1 swaps in 2 applications at 50.0 % bad for 0 at n/a."
-    from reportgen.report.wording import approval_sentence  # noqa: PLC0415
+    from reportgen.report.wording import approval_sentence
 
     (a,) = tiny.comparisons[0].approval
     assert a.swap_out.rows == 0 and a.swap_in.rows == 2
@@ -273,19 +303,27 @@ def test_an_undefined_value_in_the_comparison_table_says_why(tiny):
     rows = {r.key: r for r in comparison.rows}
     assert rows["mcc"].model == "n/a" and rows["gini"].rer == "n/a"
     assert rows["gini"].rer_note == "baseline has no error"
-    assert list(comparison.undefined) == ["Matthews correlation (MCC): n/a for s1, a row or column of the confusion "
-                                       "matrix is empty."]
+    assert list(comparison.undefined) == [
+        "Matthews correlation (MCC): n/a for s1, a row or column of the confusion matrix is empty."
+    ]
     html = _html(tiny, "comparison")
-    assert ('<p class="note undefined">Matthews correlation (MCC): n/a for s1, a row or column of the confusion '
-            'matrix is empty.</p>') in html
+    assert (
+        '<p class="note undefined">Matthews correlation (MCC): n/a for s1, a row or column of the confusion '
+        "matrix is empty.</p>"
+    ) in html
 
 
-@pytest.mark.parametrize("label, title", [
-    ("1", "1 vs rest"),
-    ("class_with_a_very_long_label_that_goes_on_and_on_forever_2026",
-     "class_with_a_very_long_label_t\nhat_goes_on_and_on_forever_20…"),
-    ("קבוצה ב", f"{FSI}קבוצה ב{PDI} vs rest"),
-])
+@pytest.mark.parametrize(
+    "label, title",
+    [
+        ("1", "1 vs rest"),
+        (
+            "class_with_a_very_long_label_that_goes_on_and_on_forever_2026",
+            "class_with_a_very_long_label_t\nhat_goes_on_and_on_forever_20…",
+        ),
+        ("קבוצה ב", f"{FSI}קבוצה ב{PDI} vs rest"),
+    ],
+)
 def test_a_long_class_label_does_not_run_over_the_next_panel(label, title):
     # a 60-character label's "… vs rest" ran over the next panel's title and past the figure
     assert figures.panel_title(label) == title
@@ -294,31 +332,42 @@ def test_a_long_class_label_does_not_run_over_the_next_panel(label, title):
 
 def test_a_model_header_breaks_after_its_underscore_not_inside_a_word(twelve_html):
     # "challenger_01" in a metrics column of twelve printed "challenge" over "r_01"
-    metrics = twelve_html[twelve_html.index('<section id="metrics"'):]
-    metrics = metrics[:metrics.index("</section>")]
+    metrics = twelve_html[twelve_html.index('<section id="metrics"') :]
+    metrics = metrics[: metrics.index("</section>")]
     heads = "".join(re.findall(r"<thead>.*?</thead>", metrics, re.DOTALL))  # its tables of six models
     assert heads.count("challenger_<wbr>") == 11
 
 
 def test_intervals_in_a_metrics_table_of_many_models_wrap_instead_of_touching(twelve_html):
-    css = twelve_html[twelve_html.index("<style>"):twelve_html.index("</style>")]
+    css = twelve_html[twelve_html.index("<style>") : twelve_html.index("</style>")]
     assert re.search(r"table\.metrics td \.ci\s*\{\s*white-space:\s*normal;", css)
 
 
 def test_40_classes_print_portrait_top_confusions_and_a_light_class_list(tmp_path):
     # a top-confusions table (four columns) took a landscape page per model
-    from reportgen.api import compare_models  # noqa: PLC0415
-    from reportgen.config import load_config  # noqa: PLC0415
-    from reportgen.report.render import build_view  # noqa: PLC0415
+    from reportgen.api import compare_models
+    from reportgen.config import load_config
+    from reportgen.report.render import build_view
 
     rng = np.random.default_rng(2)
     classes = [f"c{i:02d}" for i in range(40)]
     y = rng.integers(0, 40, 400)
     pred = np.where(rng.random(400) < 0.6, y, rng.integers(0, 40, 400))
-    pd.DataFrame({"y": [classes[i] for i in y], "p": [classes[i] for i in pred]}).to_csv(tmp_path / "d.csv", index=False)
-    (tmp_path / "c.yaml").write_text(yaml.safe_dump({
-        "task": "multiclass", "label": "y", "classes": classes, "bootstrap": {"resamples": 0, "seed": 1},
-        "models": [{"name": "rules", "file": "d.csv", "prediction": "p"}]}), encoding="utf-8")
+    pd.DataFrame({"y": [classes[i] for i in y], "p": [classes[i] for i in pred]}).to_csv(
+        tmp_path / "d.csv", index=False
+    )
+    (tmp_path / "c.yaml").write_text(
+        yaml.safe_dump(
+            {
+                "task": "multiclass",
+                "label": "y",
+                "classes": classes,
+                "bootstrap": {"resamples": 0, "seed": 1},
+                "models": [{"name": "rules", "file": "d.csv", "prediction": "p"}],
+            }
+        ),
+        encoding="utf-8",
+    )
     result = compare_models(*load_config(tmp_path / "c.yaml"), now=NOW)
     view = build_view(result)
     assert view.confusion.multiclass[0].full is False and view.confusion.wide is False
@@ -329,19 +378,32 @@ def test_40_classes_print_portrait_top_confusions_and_a_light_class_list(tmp_pat
 def test_the_curves_heading_is_not_left_alone_on_a_page(twelve_html):
     # the ROC and PR figures of twelve models (tall legends) fitted under "Curves", but the grid's
     # two rows are two lines of one block and the default orphans (2) moved both to the next page
-    css = twelve_html[twelve_html.index("<style>"):twelve_html.index("</style>")]
+    css = twelve_html[twelve_html.index("<style>") : twelve_html.index("</style>")]
     assert re.search(r"\.grid2\s*\{\s*orphans:\s*1;\s*widows:\s*1;", css)
 
 
 def test_paths_named_like_a_right_to_left_model_are_printed_as_written(tmp_path):
     # isolating the name inside other text must not touch the input's path (copied out of the report)
-    from reportgen.api import compare_models  # noqa: PLC0415
-    from reportgen.config import load_config  # noqa: PLC0415
+    from reportgen.api import compare_models
+    from reportgen.config import load_config
+
     _scores(2).to_csv(tmp_path / f"{HEBREW}.csv", index=False)
-    (tmp_path / "c.yaml").write_text(yaml.safe_dump({
-        "task": "binary", "label": "y", "positive": 1, "bootstrap": {"resamples": 0, "seed": 1},
-        "models": [{"name": "base", "file": f"{HEBREW}.csv", "score": "s0"},
-                   {"name": HEBREW, "file": f"{HEBREW}.csv", "score": "s1"}]}, allow_unicode=True), encoding="utf-8")
+    (tmp_path / "c.yaml").write_text(
+        yaml.safe_dump(
+            {
+                "task": "binary",
+                "label": "y",
+                "positive": 1,
+                "bootstrap": {"resamples": 0, "seed": 1},
+                "models": [
+                    {"name": "base", "file": f"{HEBREW}.csv", "score": "s0"},
+                    {"name": HEBREW, "file": f"{HEBREW}.csv", "score": "s1"},
+                ],
+            },
+            allow_unicode=True,
+        ),
+        encoding="utf-8",
+    )
     view = _tables_view(compare_models(*load_config(tmp_path / "c.yaml"), now=NOW))
     assert [m.file for m in view.models] == [f"{HEBREW}.csv"] * 2
     assert view.appendix.files[0].name == f"{HEBREW}.csv" and FSI not in view.appendix.files[0].path
@@ -352,8 +414,9 @@ def test_one_reason_for_both_models_is_one_note():
     # "Brier score: n/a for s0, scores are not probabilities …" and then the same line for s1
     data = _scores(2)
     data[["s0", "s1"]] *= 100  # points, not probabilities
-    result = reportgen.compare_frames(data, label="y", positive=1, threshold=30, now=NOW, scores=["s0", "s1"],
-                                      bootstrap={"resamples": 0, "seed": 1})
+    result = reportgen.compare_frames(
+        data, label="y", positive=1, threshold=30, now=NOW, scores=["s0", "s1"], bootstrap={"resamples": 0, "seed": 1}
+    )
     notes = _tables_view(result).comparison.comparisons[0].undefined
     assert len(notes) == 1 and notes[0].startswith("Brier score: n/a for s0 and s1, "), notes
 
@@ -363,12 +426,12 @@ def test_one_reason_for_both_models_is_one_note():
 def test_a_landscape_confusion_matrix_keeps_its_model_heading(tmp_path):
     # 12 classes, one label of 60 characters: each card (heading + matrix) was taller than a
     # landscape page, so the heading was left alone at the foot of one page, the matrix on the next
-    import pdfminer  # noqa: F401, PLC0415 - a test dependency: missing, the test fails
-    from test_pdf_layout import glyphs  # noqa: PLC0415
+    import pdfminer  # noqa: F401 - a test dependency: missing, the test fails
+    from test_pdf_layout import glyphs
 
-    from reportgen.api import compare_models  # noqa: PLC0415
-    from reportgen.config import load_config  # noqa: PLC0415
-    from reportgen.report.render import render_pdf  # noqa: PLC0415
+    from reportgen.api import compare_models
+    from reportgen.config import load_config
+    from reportgen.report.render import render_pdf
 
     rng = np.random.default_rng(4)
     classes = [f"c{i}" for i in range(11)] + ["class_with_a_very_long_label_that_goes_on_and_on_forever_2026"]
@@ -378,11 +441,19 @@ def test_a_landscape_confusion_matrix_keeps_its_model_heading(tmp_path):
         pred = np.where(rng.random(1200) < 0.5 + 0.2 * m, y, rng.integers(0, 12, 1200))
         frame[f"p{m}"] = [classes[i] for i in pred]
     pd.DataFrame(frame).to_csv(tmp_path / "d.csv", index=False)
-    (tmp_path / "c.yaml").write_text(yaml.safe_dump({
-        "task": "multiclass", "label": "y", "classes": classes, "bootstrap": {"resamples": 0, "seed": 1},
-        "report": {"sections": ["summary", "confusion"]},
-        "models": [{"name": f"heading_model_{m}", "file": "d.csv", "prediction": f"p{m}"} for m in range(2)]}),
-        encoding="utf-8")
+    (tmp_path / "c.yaml").write_text(
+        yaml.safe_dump(
+            {
+                "task": "multiclass",
+                "label": "y",
+                "classes": classes,
+                "bootstrap": {"resamples": 0, "seed": 1},
+                "report": {"sections": ["summary", "confusion"]},
+                "models": [{"name": f"heading_model_{m}", "file": "d.csv", "prediction": f"p{m}"} for m in range(2)],
+            }
+        ),
+        encoding="utf-8",
+    )
     html = _html(compare_models(*load_config(tmp_path / "c.yaml"), now=NOW), "summary", "confusion", for_pdf=True)
     render_pdf(html, tmp_path / "r.pdf")
     found, _ = glyphs(tmp_path / "r.pdf")

@@ -13,13 +13,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from renders import no_figures  # noqa: F401 - a fixture: a render without its figures
 import yaml
 
 from reportgen import cli
-
-from reportgen.report import figures, render
 from reportgen.errors import ThemeError
+from reportgen.report import figures, render
 from reportgen.results import ComparisonResult
 
 SCRIPT = "<script>alert(1)</script>"
@@ -30,10 +28,15 @@ def _write_run(tmp_path: Path, names: tuple[str, str]) -> Path:
     data = "id,y,s\n" + "".join(f"{i},{i % 2},{(i * 37 % 101) / 101:.3f}\n" for i in range(1, 41))
     (tmp_path / "a.csv").write_text(data)
     cfg = {
-        "title": "security", "label": "y", "id": "id", "bootstrap": {"resamples": 0},
+        "title": "security",
+        "label": "y",
+        "id": "id",
+        "bootstrap": {"resamples": 0},
         "report": {"sections": ["summary", "metrics"]},  # names in prose and a table; the rest reads no name
-        "models": [{"name": names[0], "file": "a.csv", "score": "s"},
-                   {"name": names[1], "file": "a.csv", "score": "s", "direction": "lower"}],
+        "models": [
+            {"name": names[0], "file": "a.csv", "score": "s"},
+            {"name": names[1], "file": "a.csv", "score": "s", "direction": "lower"},
+        ],
     }
     path = tmp_path / "run.yaml"
     path.write_text(yaml.safe_dump(cfg))
@@ -108,7 +111,7 @@ def test_safe_text_escapes_mathtext() -> None:
 @pytest.mark.slow
 def test_figure_text_shows_names_literally(hostile_result: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # long names are shown by key (M1, M2) in figures; here the names themselves are drawn
-    import reportgen.plot  # noqa: PLC0415
+    import reportgen.plot
 
     monkeypatch.setattr(reportgen.plot, "KEY_AFTER", 100)  # the drawing's home reads it
     svgs = figures.render_figures(_result(hostile_result))
@@ -129,8 +132,17 @@ def test_figures_show_long_names_by_key(hostile_result: Path) -> None:
 # ---- WeasyPrint URL fetcher ------------------------------------------------------------
 
 
-@pytest.mark.parametrize("url", ["http://example.com/x.png", "https://example.com/x.css", "file:///etc/passwd",
-                                 "ftp://example.com/x", "/etc/passwd", "x.png"])
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://example.com/x.png",
+        "https://example.com/x.css",
+        "file:///etc/passwd",
+        "ftp://example.com/x",
+        "/etc/passwd",
+        "x.png",
+    ],
+)
 def test_url_fetcher_refuses_everything_but_data(url: str) -> None:
     with pytest.raises(ValueError, match="does not fetch"):
         render._refuse_urls(url)
@@ -152,8 +164,9 @@ def test_weasyprint_fetcher_object_refuses_files_and_network() -> None:
 
 @pytest.mark.slow
 @pytest.mark.pdf
-def test_theme_with_external_urls_renders_without_fetching(no_figures: None, hostile_result: Path, tmp_path: Path,
-                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+def test_theme_with_external_urls_renders_without_fetching(
+    no_figures: None, hostile_result: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     theme = tmp_path / "theme"
     theme.mkdir()
     (theme / "report.html").write_text(
@@ -177,8 +190,10 @@ def test_theme_with_external_urls_renders_without_fetching(no_figures: None, hos
     monkeypatch.setattr(socket.socket, "connect", no_network)
 
     out = tmp_path / "out"
-    assert cli.main(["render", str(hostile_result), "--theme", str(theme), "--out", str(out),
-                     "--format", "pdf", "-q"]) == 0
+    assert (
+        cli.main(["render", str(hostile_result), "--theme", str(theme), "--out", str(out), "--format", "pdf", "-q"])
+        == 0
+    )
     assert (out / "report.pdf").read_bytes().startswith(b"%PDF")
     # every URL went through reportgen's fetcher, which refuses all but data: URLs
     assert "http://example.com/x.png" in asked and "file:///etc/passwd" in asked
@@ -189,8 +204,9 @@ def test_theme_with_external_urls_renders_without_fetching(no_figures: None, hos
 
 
 @pytest.mark.parametrize("include", ["../secret.html", "/etc/passwd", "sections/../../secret.html", "..\\secret.html"])
-def test_theme_cannot_include_files_outside_itself(no_figures: None, include: str, hostile_result: Path, tmp_path: Path,
-                                                   capsys: pytest.CaptureFixture[str]) -> None:
+def test_theme_cannot_include_files_outside_itself(
+    no_figures: None, include: str, hostile_result: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     (tmp_path / "secret.html").write_text("TOP SECRET\n")
     theme = tmp_path / "theme"
     theme.mkdir()
@@ -203,26 +219,30 @@ def test_theme_cannot_include_files_outside_itself(no_figures: None, include: st
     assert not (out / "report.html").exists()
 
 
-def test_theme_symlink_out_of_the_directory_is_refused(no_figures: None, hostile_result: Path, tmp_path: Path,
-                                                      capsys: pytest.CaptureFixture[str]) -> None:
+def test_theme_symlink_out_of_the_directory_is_refused(
+    no_figures: None, hostile_result: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     (tmp_path / "secret.html").write_text("TOP SECRET\n")
     theme = tmp_path / "theme"
     theme.mkdir()
     (theme / "leak.html").symlink_to(tmp_path / "secret.html")
     (theme / "report.html").write_text('<p>{% include "leak.html" %}</p>\n')
-    code = cli.main(["render", str(hostile_result), "--theme", str(theme), "--out", str(tmp_path / "out"),
-                     "--format", "html"])
+    code = cli.main(
+        ["render", str(hostile_result), "--theme", str(theme), "--out", str(tmp_path / "out"), "--format", "html"]
+    )
     assert code == 2
     assert "outside the template directory" in _one_error_line(capsys.readouterr().err)
 
 
-def test_theme_syntax_error_is_a_user_error(no_figures: None, hostile_result: Path, tmp_path: Path,
-                                            capsys: pytest.CaptureFixture[str]) -> None:
+def test_theme_syntax_error_is_a_user_error(
+    no_figures: None, hostile_result: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     theme = tmp_path / "theme"
     theme.mkdir()
     (theme / "report.html").write_text("<p>\n{% if %}\n</p>\n")
-    code = cli.main(["render", str(hostile_result), "--theme", str(theme), "--out", str(tmp_path / "out"),
-                     "--format", "html"])
+    code = cli.main(
+        ["render", str(hostile_result), "--theme", str(theme), "--out", str(tmp_path / "out"), "--format", "html"]
+    )
     line = _one_error_line(capsys.readouterr().err)
     assert code == 2
     assert "report.html:2" in line and "template syntax error" in line
@@ -246,8 +266,9 @@ SSTI_PAYLOADS = [
 
 
 @pytest.mark.parametrize("payload", SSTI_PAYLOADS)
-def test_hostile_theme_runs_no_code(no_figures: None, payload: str, hostile_result: Path, tmp_path: Path,
-                                    capsys: pytest.CaptureFixture[str]) -> None:
+def test_hostile_theme_runs_no_code(
+    no_figures: None, payload: str, hostile_result: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     marker = tmp_path / "pwned"
     theme = tmp_path / "theme"
     theme.mkdir()
@@ -261,10 +282,12 @@ def test_hostile_theme_runs_no_code(no_figures: None, payload: str, hostile_resu
     assert not (out / "report.html").exists()
 
 
-@pytest.mark.parametrize("payload", ["{{ 'a' * 100000000 }}", "{{ 100000000 * 'ab' }}", "{{ [0] * 10**8 }}",
-                                     "{{ 10 ** 100000000 }}"])
-def test_a_theme_cannot_build_a_huge_value(no_figures: None, payload: str, hostile_result: Path, tmp_path: Path,
-                                           capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize(
+    "payload", ["{{ 'a' * 100000000 }}", "{{ 100000000 * 'ab' }}", "{{ [0] * 10**8 }}", "{{ 10 ** 100000000 }}"]
+)
+def test_a_theme_cannot_build_a_huge_value(
+    no_figures: None, payload: str, hostile_result: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """Jinja's sandbox bounds range() only: a theme's 'a' * 10^8 wrote a 100 MB report, exit 0."""
     theme = tmp_path / "theme"
     theme.mkdir()
@@ -285,14 +308,16 @@ def test_a_theme_may_still_repeat_a_little(no_figures: None, hostile_result: Pat
     assert "-" * 40 + "1024" + "12" in (out / "report.html").read_text()
 
 
-def test_hostile_metrics_json_template_dir_is_never_used(no_figures: None, hostile_result: Path,
-                                                         tmp_path: Path) -> None:
+def test_hostile_metrics_json_template_dir_is_never_used(
+    no_figures: None, hostile_result: Path, tmp_path: Path
+) -> None:
     """A received metrics.json naming a template directory: render ignores it (only --theme counts)."""
     marker = tmp_path / "pwned"
     evil = tmp_path / "evil_theme"
     evil.mkdir()
     (evil / "report.html").write_text(
-        "{{ cycler.__init__.__globals__.os.popen('touch " + str(marker) + "').read() }}EVIL THEME\n")
+        "{{ cycler.__init__.__globals__.os.popen('touch " + str(marker) + "').read() }}EVIL THEME\n"
+    )
     logo_secret = tmp_path / "secret.png"
     logo_secret.write_bytes(b"\x89PNG\r\n\x1a\nTOP-SECRET-BYTES")
     doc = json.loads(hostile_result.read_text())
@@ -315,7 +340,9 @@ def test_config_template_dir_is_sandboxed(no_figures: None, tmp_path: Path, caps
     cfg = _write_run(tmp_path, ("a", "b"))
     theme = tmp_path / "theme"
     theme.mkdir()
-    (theme / "report.html").write_text("{{ cycler.__init__.__globals__.os.popen('touch " + str(marker) + "').read() }}\n")
+    (theme / "report.html").write_text(
+        "{{ cycler.__init__.__globals__.os.popen('touch " + str(marker) + "').read() }}\n"
+    )
     doc = yaml.safe_load(cfg.read_text())
     doc["report"]["template_dir"] = "theme"
     cfg.write_text(yaml.safe_dump(doc))
@@ -331,8 +358,10 @@ def test_html_carries_a_policy_that_fetches_nothing(no_figures: None, hostile_re
     theme.mkdir()
     (theme / "report.html").write_text('<img src="https://example.com/x.png"><style>{{ css }}</style>\n')
     out = tmp_path / "out"
-    assert cli.main(["render", str(hostile_result), "--theme", str(theme), "--out", str(out),
-                     "--format", "html", "-q"]) == 0
+    assert (
+        cli.main(["render", str(hostile_result), "--theme", str(theme), "--out", str(out), "--format", "html", "-q"])
+        == 0
+    )
     page = (out / "report.html").read_text()
     assert page.startswith('<meta http-equiv="Content-Security-Policy" content="default-src \'none\';')
     out2 = tmp_path / "out2"
@@ -364,15 +393,23 @@ def test_logo_symlink_to_a_secret_is_refused(tmp_path: Path, capsys: pytest.Capt
     assert not (tmp_path / "out").exists()
 
 
-@pytest.mark.parametrize(("name", "data", "expect"), [
-    ("logo.png", b"password=hunter2\n", "not a PNG, JPEG, GIF or SVG"),
-    ("logo.svg", b'<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>', "active or external"),
-    ("logo.svg", b'<svg xmlns="http://www.w3.org/2000/svg"><image href="file:///etc/passwd"/></svg>', "active or external"),
-    ("logo.svg", b'<svg onload="alert(1)" xmlns="http://www.w3.org/2000/svg"/>', "active or external"),
-    ("logo.png", b"\x89PNG\r\n\x1a\n" + b"0" * 1_000_001, "at most"),
-])
-def test_logo_bytes_are_checked(name: str, data: bytes, expect: str, tmp_path: Path,
-                                capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize(
+    ("name", "data", "expect"),
+    [
+        ("logo.png", b"password=hunter2\n", "not a PNG, JPEG, GIF or SVG"),
+        ("logo.svg", b'<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>', "active or external"),
+        (
+            "logo.svg",
+            b'<svg xmlns="http://www.w3.org/2000/svg"><image href="file:///etc/passwd"/></svg>',
+            "active or external",
+        ),
+        ("logo.svg", b'<svg onload="alert(1)" xmlns="http://www.w3.org/2000/svg"/>', "active or external"),
+        ("logo.png", b"\x89PNG\r\n\x1a\n" + b"0" * 1_000_001, "at most"),
+    ],
+)
+def test_logo_bytes_are_checked(
+    name: str, data: bytes, expect: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     (tmp_path / name).write_bytes(data)
     cfg = _logo_run(tmp_path, name)
     code = cli.main(["run", str(cfg), "--out", str(tmp_path / "out"), "--format", "html"])
@@ -381,8 +418,10 @@ def test_logo_bytes_are_checked(name: str, data: bytes, expect: str, tmp_path: P
 
 
 def test_plain_svg_logo_is_inlined(no_figures: None, tmp_path: Path) -> None:
-    (tmp_path / "logo.svg").write_bytes(b'<?xml version="1.0"?>\n<svg xmlns="http://www.w3.org/2000/svg" width="10" '
-                                        b'height="10"><rect width="10" height="10" fill="#036"/></svg>')
+    (tmp_path / "logo.svg").write_bytes(
+        b'<?xml version="1.0"?>\n<svg xmlns="http://www.w3.org/2000/svg" width="10" '
+        b'height="10"><rect width="10" height="10" fill="#036"/></svg>'
+    )
     cfg = _logo_run(tmp_path, "logo.svg")
     assert cli.main(["run", str(cfg), "--out", str(tmp_path / "out"), "--format", "html", "-q"]) == 0
     assert "data:image/svg+xml;base64," in (tmp_path / "out" / "report.html").read_text()
@@ -390,8 +429,9 @@ def test_plain_svg_logo_is_inlined(no_figures: None, tmp_path: Path) -> None:
 
 @pytest.mark.slow
 @pytest.mark.pdf
-def test_pdf_rendering_leaves_other_libraries_loggers_as_configured(no_figures: None, hostile_result: Path,
-                                                                    tmp_path: Path) -> None:
+def test_pdf_rendering_leaves_other_libraries_loggers_as_configured(
+    no_figures: None, hostile_result: Path, tmp_path: Path
+) -> None:
     """render_pdf set the weasyprint and fontTools loggers to ERROR for the whole process (issue 18)."""
     import logging
 

@@ -35,7 +35,9 @@ PINNED_NOW = "2026-01-01T00:00:00Z"
 
 def _binary(*names: str) -> str:
     for name in names:
-        found = shutil.which(name) or next((p for d in ("/usr/sbin", "/usr/bin") if os.access(p := f"{d}/{name}", os.X_OK)), None)
+        found = shutil.which(name) or next(
+            (p for d in ("/usr/sbin", "/usr/bin") if os.access(p := f"{d}/{name}", os.X_OK)), None
+        )
         if found:
             return found
     pytest.fail(f"{' / '.join(names)} not found: install Debian's mariadb-server (apt-get install -y mariadb-server)")
@@ -51,16 +53,23 @@ def _data(n: int = 200, seed: int = 5) -> pd.DataFrame:
     """Two models' scores on ``n`` rows: an id, a 0/1 label, a weight, scores with ties."""
     rng = np.random.default_rng(seed)
     y = (rng.random(n) < 0.3).astype(int)
-    return pd.DataFrame({"id": np.arange(1, n + 1), "y": y,
-                         "s1": np.round(np.clip(0.35 * y + rng.random(n) * 0.7, 0, 1), 2),
-                         "s2": np.round(rng.random(n), 3), "w": rng.integers(1, 4, n).astype(float)})
+    return pd.DataFrame(
+        {
+            "id": np.arange(1, n + 1),
+            "y": y,
+            "s1": np.round(np.clip(0.35 * y + rng.random(n) * 0.7, 0, 1), 2),
+            "s2": np.round(rng.random(n), 3),
+            "w": rng.integers(1, 4, n).astype(float),
+        }
+    )
 
 
 @pytest.fixture(scope="module")
 def mariadb():
     """A MariaDB server with the table ``preds`` (:func:`_data`) in database ``risk`` and a
     password-protected user ``scorer`` allowed to read it."""
-    import pymysql  # noqa: PLC0415 - a test dependency: missing, the test fails
+    import pymysql
+
     install, server = _binary("mariadb-install-db", "mysql_install_db"), _binary("mariadbd", "mysqld")
     root = Path(tempfile.mkdtemp(prefix="reportgen-maria-"))
     data, sock, port = root / "data", root / "s.sock", _free_port()
@@ -71,12 +80,36 @@ def mariadb():
         os.chown(root, pw.pw_uid, pw.pw_gid)
         os.chown(data, pw.pw_uid, pw.pw_gid)
         user = ["--user=mysql"]
-    subprocess.run([install, "--no-defaults", f"--datadir={data}", "--auth-root-authentication-method=normal",
-                    "--skip-test-db", *user], check=True, capture_output=True, timeout=120)
-    proc = subprocess.Popen([server, "--no-defaults", f"--datadir={data}", f"--socket={sock}", f"--port={port}",
-                             "--bind-address=127.0.0.1", f"--pid-file={root / 'p.pid'}", f"--log-error={root / 'err.log'}",
-                             "--innodb-buffer-pool-size=16M", "--skip-name-resolve", *user],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    subprocess.run(
+        [
+            install,
+            "--no-defaults",
+            f"--datadir={data}",
+            "--auth-root-authentication-method=normal",
+            "--skip-test-db",
+            *user,
+        ],
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
+    proc = subprocess.Popen(
+        [
+            server,
+            "--no-defaults",
+            f"--datadir={data}",
+            f"--socket={sock}",
+            f"--port={port}",
+            "--bind-address=127.0.0.1",
+            f"--pid-file={root / 'p.pid'}",
+            f"--log-error={root / 'err.log'}",
+            "--innodb-buffer-pool-size=16M",
+            "--skip-name-resolve",
+            *user,
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         deadline = time.monotonic() + 60
         while True:
@@ -91,8 +124,10 @@ def mariadb():
         with con.cursor() as cur:
             cur.execute("CREATE DATABASE risk")
             cur.execute("CREATE TABLE risk.preds (id INT, y INT, s1 DOUBLE, s2 DOUBLE, w DOUBLE)")
-            cur.executemany("INSERT INTO risk.preds VALUES (%s, %s, %s, %s, %s)",
-                            [tuple(r) for r in _data().astype(object).itertuples(index=False)])
+            cur.executemany(
+                "INSERT INTO risk.preds VALUES (%s, %s, %s, %s, %s)",
+                [tuple(r) for r in _data().astype(object).itertuples(index=False)],
+            )
             cur.execute("CREATE TABLE risk.texts (id INT, y VARCHAR(10), s1 VARCHAR(20), s2 DECIMAL(6,3), w DOUBLE)")
             cur.execute("INSERT INTO risk.texts SELECT id, CAST(y AS CHAR), CAST(s1 AS CHAR), s2, w FROM risk.preds")
             cur.execute("CREATE USER 'scorer'@'127.0.0.1' IDENTIFIED BY %s", (SECRET,))
@@ -115,8 +150,15 @@ def env(monkeypatch: pytest.MonkeyPatch):
 
 
 def _config(tmp: Path, models: list[dict], **extra) -> Path:
-    cfg = {"title": "t", "label": "y", "id": "id", "bootstrap": {"resamples": 30, "seed": 3},
-           "output": {"formats": ["json"]}, **extra, "models": models}
+    cfg = {
+        "title": "t",
+        "label": "y",
+        "id": "id",
+        "bootstrap": {"resamples": 30, "seed": 3},
+        "output": {"formats": ["json"]},
+        **extra,
+        "models": models,
+    }
     path = tmp / f"c{len(list(tmp.glob('c*.yaml')))}.yaml"
     path.write_text(yaml.safe_dump(cfg, sort_keys=False, allow_unicode=True), encoding="utf-8")
     return path
@@ -142,17 +184,28 @@ def _files(tmp: Path) -> list[dict]:
 
 
 def _sources(table: str = "preds", pushdown: bool = False) -> list[dict]:
-    return [{"name": n, "score": s, "source": {"connection": "maria", "query": f"SELECT * FROM {table} WHERE id >= :lo",
-                                                 "params": {"lo": 1}, "pushdown": pushdown}}
-            for n, s in (("a", "s1"), ("b", "s2"))]
+    return [
+        {
+            "name": n,
+            "score": s,
+            "source": {
+                "connection": "maria",
+                "query": f"SELECT * FROM {table} WHERE id >= :lo",
+                "params": {"lo": 1},
+                "pushdown": pushdown,
+            },
+        }
+        for n, s in (("a", "s1"), ("b", "s2"))
+    ]
 
 
 @pytest.mark.parametrize("engine", ["memory", "stream"])
-def test_mariadb_rows_through_a_connection_give_the_numbers_of_the_files(mariadb, env, tmp_path, cli, engine,
-                                                                          monkeypatch) -> None:
+def test_mariadb_rows_through_a_connection_give_the_numbers_of_the_files(
+    mariadb, env, tmp_path, cli, engine, monkeypatch
+) -> None:
     """The cursor read 64 rows at a time (a server-side cursor: pymysql's SSCursor), each batch
     made Arrow and the batches joined: the numbers of the file, stored as numbers or as text."""
-    import reportgen.io.sql as sql  # noqa: PLC0415
+    import reportgen.io.sql as sql
 
     monkeypatch.setattr(sql, "CURSOR_BATCH_ROWS", 64)
     want = _doc(cli, _config(tmp_path, _files(tmp_path), weight="w"))
@@ -169,25 +222,34 @@ def test_mariadb_pushed_down_score_tables_give_the_numbers_of_the_files(mariadb,
     for weight in (None, "w"):
         want = _doc(cli, _config(tmp_path, _files(tmp_path)[:1], weight=weight, id=None))
         for table in ("preds", "texts"):
-            got = _doc(cli, _config(tmp_path, _sources(table, pushdown=True)[:1], weight=weight, id=None,
-                                    connections=conns))
+            got = _doc(
+                cli, _config(tmp_path, _sources(table, pushdown=True)[:1], weight=weight, id=None, connections=conns)
+            )
             assert got == want, (weight, table)
 
 
-@pytest.mark.parametrize(("change", "expected"), [
-    ({"password": "wrong-password"}, "Access denied for user 'scorer'"),
-    ({"query": "SELECT * FROM missing_table"}, "missing_table' doesn't exist"),
-    ({"query": "SELECT id, y, s2 FROM preds"}, "column 's1' not found"),
-    ({"query": "SELEC * FROM preds"}, "You have an error in your SQL syntax"),
-    ({"url": "mysql+mysqldb://scorer@127.0.0.1/risk"}, "needs the Python driver MySQLdb"),
-    ({"url": "nosuchdb+x://scorer@127.0.0.1/risk"}, "nosuchdb+x:// names no SQLAlchemy dialect installed here"),
-    ({"url": "mysql+pymysql://scorer:${MARIA_PW}@127.0.0.1:1/risk"}, "Can't connect to MySQL server"),
-])
-def test_mariadb_faults_are_one_line_exit_2_without_the_password(mariadb, env, tmp_path, cli, capsys, monkeypatch,
-                                                                   change, expected) -> None:
+@pytest.mark.parametrize(
+    ("change", "expected"),
+    [
+        ({"password": "wrong-password"}, "Access denied for user 'scorer'"),
+        ({"query": "SELECT * FROM missing_table"}, "missing_table' doesn't exist"),
+        ({"query": "SELECT id, y, s2 FROM preds"}, "column 's1' not found"),
+        ({"query": "SELEC * FROM preds"}, "You have an error in your SQL syntax"),
+        ({"url": "mysql+mysqldb://scorer@127.0.0.1/risk"}, "needs the Python driver MySQLdb"),
+        ({"url": "nosuchdb+x://scorer@127.0.0.1/risk"}, "nosuchdb+x:// names no SQLAlchemy dialect installed here"),
+        ({"url": "mysql+pymysql://scorer:${MARIA_PW}@127.0.0.1:1/risk"}, "Can't connect to MySQL server"),
+    ],
+)
+def test_mariadb_faults_are_one_line_exit_2_without_the_password(
+    mariadb, env, tmp_path, cli, capsys, monkeypatch, change, expected
+) -> None:
     if "password" in change:
         monkeypatch.setenv("MARIA_PW", change["password"])
-    model = {"name": "a", "score": "s1", "source": {"connection": "maria", "query": change.get("query", "SELECT * FROM preds")}}
+    model = {
+        "name": "a",
+        "score": "s1",
+        "source": {"connection": "maria", "query": change.get("query", "SELECT * FROM preds")},
+    }
     cfg = _config(tmp_path, [model], connections={"maria": {"url": change.get("url", mariadb["url"])}})
     assert cli(["run", str(cfg), "--out", str(tmp_path / "o"), "--quiet"]) == 2
     err = capsys.readouterr().err
@@ -198,7 +260,9 @@ def test_mariadb_faults_are_one_line_exit_2_without_the_password(mariadb, env, t
 
 def test_a_missing_driver_names_the_extra(mariadb, env, tmp_path, cli, capsys, monkeypatch) -> None:
     monkeypatch.setitem(sys.modules, "pymysql", None)  # import pymysql raises ImportError
-    cfg = _config(tmp_path, [{"name": "a", "score": "s1", "source": {"url": mariadb["url"], "query": "SELECT * FROM preds"}}])
+    cfg = _config(
+        tmp_path, [{"name": "a", "score": "s1", "source": {"url": mariadb["url"], "query": "SELECT * FROM preds"}}]
+    )
     assert cli(["run", str(cfg), "--out", str(tmp_path / "o"), "--quiet"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "pip install 'classifier-comparison-report[sql]'" in err, err

@@ -14,7 +14,6 @@ from pathlib import Path
 
 import pytest
 import yaml
-
 from test_sql_sources import env as pg_env  # noqa: F401 - fixtures: the password variable, MIN_ID
 from test_sql_sources import pg as pg_server  # noqa: F401 - a real server; skips without pgserver
 
@@ -24,7 +23,7 @@ from reportgen.io.sql import bind, one_statement, pushdown_query
 
 @pytest.fixture(scope="module")
 def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    import adbc_driver_sqlite.dbapi as dbapi  # noqa: PLC0415
+    import adbc_driver_sqlite.dbapi as dbapi
     import pyarrow as pa
 
     n = 200
@@ -43,9 +42,16 @@ def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def _config(tmp: Path, db: Path, query_b: str, pushdown: bool = False) -> Path:
     url = f"sqlite:///{db}"
-    cfg = {"title": "Probe", "task": "binary", "label": "y", "bootstrap": {"resamples": 20, "seed": 1},
-           "models": [{"name": "a", "score": "s1", "source": {"url": url, "query": "SELECT id, y, s1 FROM t"}},
-                      {"name": "b", "score": "s2", "source": {"url": url, "query": query_b}}]}
+    cfg = {
+        "title": "Probe",
+        "task": "binary",
+        "label": "y",
+        "bootstrap": {"resamples": 20, "seed": 1},
+        "models": [
+            {"name": "a", "score": "s1", "source": {"url": url, "query": "SELECT id, y, s1 FROM t"}},
+            {"name": "b", "score": "s2", "source": {"url": url, "query": query_b}},
+        ],
+    }
     if pushdown:
         for m in cfg["models"]:
             m["source"]["pushdown"] = True
@@ -62,12 +68,15 @@ def _run(cli, cfg: Path, out: Path) -> int:
 
 @pytest.mark.sql
 @pytest.mark.parametrize("tail", [";", " ;  \n", "; -- the end", "\n-- a comment", ";;"])
-def test_a_trailing_semicolon_or_comment_works_pushed_down_as_pulled(db: Path, tmp_path: Path, cli, capsys, tail: str) -> None:
+def test_a_trailing_semicolon_or_comment_works_pushed_down_as_pulled(
+    db: Path, tmp_path: Path, cli, capsys, tail: str
+) -> None:
     plain = _config(tmp_path, db, "SELECT id, y, s2 FROM t", pushdown=True)
     pasted = _config(tmp_path, db, "SELECT id, y, s2 FROM t" + tail, pushdown=True)
     assert _run(cli, plain, tmp_path / "plain") == 0
     assert _run(cli, pasted, tmp_path / "pasted") == 0, capsys.readouterr().err
     a, b = (json.loads((tmp_path / d / "metrics.json").read_text(encoding="utf-8")) for d in ("plain", "pasted"))
+
     def numbers(doc: dict) -> dict:  # the model's file is the query as written
         return {n: {k: v for k, v in m.items() if k != "file"} for n, m in doc["models"].items()}
 
@@ -104,7 +113,9 @@ def test_pushed_down_query_ends_a_trailing_line_comment() -> None:
 
 @pytest.mark.sql
 @pytest.mark.parametrize("query", ["SELECT id, y, s2, s1 AS s2 FROM t", "SELECT id, id, y, s2 FROM t"])
-def test_duplicate_column_names_are_exit_2_not_an_internal_error(db: Path, tmp_path: Path, cli, capsys, query: str) -> None:
+def test_duplicate_column_names_are_exit_2_not_an_internal_error(
+    db: Path, tmp_path: Path, cli, capsys, query: str
+) -> None:
     assert _run(cli, _config(tmp_path, db, query), tmp_path / "o") == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "internal error" not in err
@@ -113,15 +124,22 @@ def test_duplicate_column_names_are_exit_2_not_an_internal_error(db: Path, tmp_p
 
 
 @pytest.mark.sql
-def test_gate_bounds_are_inclusive_and_a_near_miss_is_not_shown_as_the_bound(db: Path, tmp_path: Path, cli, capsys) -> None:
+def test_gate_bounds_are_inclusive_and_a_near_miss_is_not_shown_as_the_bound(
+    db: Path, tmp_path: Path, cli, capsys
+) -> None:
     """README: "bounds inclusive". A value equal to the bound passes both ways; one a hair below
     a floor fails, and its line shows the digits that make it fail (it said ``gini = 0.8338,
     below 0.8338``: a scheduler's operator could not tell why the gate failed)."""
     base = _config(tmp_path, db, "SELECT id, y, s2 FROM t")
     assert _run(cli, base, tmp_path / "first") == 0
-    gini = json.loads((tmp_path / "first" / "metrics.json").read_text(encoding="utf-8"))["models"]["a"]["metrics"]["gini"]
+    gini = json.loads((tmp_path / "first" / "metrics.json").read_text(encoding="utf-8"))["models"]["a"]["metrics"][
+        "gini"
+    ]
     cfg = yaml.safe_load(base.read_text(encoding="utf-8"))
-    cfg["checks"] = [{"model": "a", "metric": "gini", "at_least": gini}, {"model": "a", "metric": "gini", "at_most": gini}]
+    cfg["checks"] = [
+        {"model": "a", "metric": "gini", "at_least": gini},
+        {"model": "a", "metric": "gini", "at_most": gini},
+    ]
     exact = tmp_path / "exact.yaml"
     exact.write_text(yaml.safe_dump(cfg, sort_keys=False), encoding="utf-8")
     assert _run(cli, exact, tmp_path / "exact") == 0
@@ -136,7 +154,7 @@ def test_gate_bounds_are_inclusive_and_a_near_miss_is_not_shown_as_the_bound(db:
     assert float(shown) < gini + 1e-9 and float(shown) == pytest.approx(gini, abs=1e-11), err
 
 
-def test_postgresql_second_statement_is_refused_and_never_runs(pg_server, pg_env, tmp_path: Path, cli, capsys) -> None:
+def test_postgresql_second_statement_is_refused_and_never_runs(pg_server, pg_env, tmp_path: Path, cli, capsys) -> None:  # noqa: F811
     """Against a real server: a trailing ';' works pushed down; ``SELECT ...; DELETE ...`` is exit 2
     before anything reaches the server (the table keeps its rows)."""
     from test_sql_sources import _config as demo_config
@@ -154,6 +172,9 @@ def test_postgresql_second_statement_is_refused_and_never_runs(pg_server, pg_env
     assert cli(["run", str(cfg), "--out", str(tmp_path / "o"), "--format", "json", "-q"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "holds more than one SQL statement" in err
-    again = demo_run(cli, demo_config(tmp_path, _sql_models(pg_server["url"], pushdown=True), engine="stream", id=None, date=None),
-                     tmp_path / "after")
+    again = demo_run(
+        cli,
+        demo_config(tmp_path, _sql_models(pg_server["url"], pushdown=True), engine="stream", id=None, date=None),
+        tmp_path / "after",
+    )
     assert [f["rows"] for f in again["run"]["files"]] == [f["rows"] for f in doc["run"]["files"]]

@@ -20,7 +20,6 @@ import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 import pytest
 import yaml
-from renders import no_figures  # noqa: F401 - a fixture: a render without its figures
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "configs" / "demo.yaml"
@@ -40,7 +39,8 @@ def _demo_tables() -> dict[str, pa.Table]:
 @pytest.fixture(scope="module")
 def pg():
     """A PostgreSQL server with the demo tables and a password-protected role ``scorer``."""
-    import pgserver  # noqa: PLC0415
+    import pgserver
+
     root = tempfile.mkdtemp(prefix="reportgen-pg-")
     try:
         # "delete": cleanup() stops the server, removes its data and unregisters pgserver's atexit
@@ -58,7 +58,8 @@ def pg():
 
 def _serve(srv, root: str) -> dict[str, str]:
     """The demo tables and the role ``scorer`` on a started server; how to reach it."""
-    import adbc_driver_postgresql.dbapi as dbapi  # noqa: PLC0415
+    import adbc_driver_postgresql.dbapi as dbapi
+
     socket_dir = root
     admin = f"postgresql://postgres@/postgres?host={socket_dir}"
     with dbapi.connect(admin) as conn:
@@ -106,8 +107,11 @@ def _sql_models(url: str, pushdown: bool = False) -> list[dict]:
         cols = ", ".join(dict.fromkeys(["application_id", "application_date", "default_flag", m["score"]]))
         # no ORDER BY: the rows in the table's order, as in the files (a fresh table is scanned
         # in insertion order), so that the stream engine's id-order check sees the same rows
-        m["source"] = {"url": url, "query": f"SELECT {cols} FROM {m['name']} WHERE application_id >= CAST(:min_id AS BIGINT)",
-                       "params": {"min_id": "${MIN_ID}"}}
+        m["source"] = {
+            "url": url,
+            "query": f"SELECT {cols} FROM {m['name']} WHERE application_id >= CAST(:min_id AS BIGINT)",
+            "params": {"min_id": "${MIN_ID}"},
+        }
         if pushdown:
             m["source"]["pushdown"] = True
         out.append(m)
@@ -122,8 +126,14 @@ def _run(cli, cfg: Path, out: Path, formats: str = "json") -> dict:
 def _numbers(doc: dict) -> dict:
     """Everything computed from the data (the run block — paths, config, ids — aside)."""
     models = {n: {k: v for k, v in m.items() if k != "file"} for n, m in doc["models"].items()}
-    return {"models": models, "comparisons": doc["comparisons"], "pairwise": doc["pairwise"],
-            "paired": doc["run"]["paired"], "dropped": doc["run"]["dropped"], "date_range": doc["run"]["date_range"]}
+    return {
+        "models": models,
+        "comparisons": doc["comparisons"],
+        "pairwise": doc["pairwise"],
+        "paired": doc["run"]["paired"],
+        "dropped": doc["run"]["dropped"],
+        "date_range": doc["run"]["date_range"],
+    }
 
 
 @pytest.fixture()
@@ -134,19 +144,24 @@ def env(monkeypatch: pytest.MonkeyPatch):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("engine", ["memory", "stream"])
-def test_database_gives_the_numbers_of_the_same_data_from_files(pg, env, tmp_path: Path, cli, engine: str,
-                                                                no_figures) -> None:
+def test_database_gives_the_numbers_of_the_same_data_from_files(
+    pg, env, tmp_path: Path, cli, engine: str, no_figures
+) -> None:
     # the HTML is read for the secret only (the audit's sources): rendered without figures
     files = _run(cli, _config(tmp_path, _file_models(), engine=engine), tmp_path / "files")
     db = _run(cli, _config(tmp_path, _sql_models(pg["url"]), engine=engine), tmp_path / "db", "json,html")
     assert _numbers(db) == _numbers(files)
     # the audit keeps the redacted URL, the query text and a hash of the result; never the secret
     sources = [f["path"] for f in db["run"]["files"]]
-    assert sources[0].startswith("postgresql://scorer@/postgres: SELECT application_id, application_date, default_flag, "
-                                 "score_points FROM champion WHERE application_id >= CAST(:min_id AS BIGINT)")
+    assert sources[0].startswith(
+        "postgresql://scorer@/postgres: SELECT application_id, application_date, default_flag, "
+        "score_points FROM champion WHERE application_id >= CAST(:min_id AS BIGINT)"
+    )
     assert all(len(f["sha256"]) == 64 for f in db["run"]["files"])
     assert [f["rows"] for f in db["run"]["files"]] == [f["rows"] for f in files["run"]["files"]]
-    text = (tmp_path / "db" / "metrics.json").read_text(encoding="utf-8") + (tmp_path / "db" / "report.html").read_text(encoding="utf-8")
+    text = (tmp_path / "db" / "metrics.json").read_text(encoding="utf-8") + (tmp_path / "db" / "report.html").read_text(
+        encoding="utf-8"
+    )
     assert SECRET not in text and "s3cr" not in text
     assert db["models"]["champion"]["file"].startswith("postgresql://scorer@/postgres: SELECT")
 
@@ -170,8 +185,11 @@ def test_pushed_down_score_tables_equal_the_pulled_rows(pg, env, tmp_path: Path,
     # a table has no rows to line up): every model's number is equal, and so is every difference;
     # what needs paired rows (DeLong's covariance, McNemar) the pushed-down run says it cannot give
     pulled = _run(cli, _config(tmp_path, _sql_models(pg["url"]), engine="stream", date=None), tmp_path / "pulled")
-    pushed = _run(cli, _config(tmp_path, _sql_models(pg["url"], pushdown=True), engine="stream", id=None, date=None),
-                  tmp_path / "pushed")
+    pushed = _run(
+        cli,
+        _config(tmp_path, _sql_models(pg["url"], pushdown=True), engine="stream", id=None, date=None),
+        tmp_path / "pushed",
+    )
     a, b = _numbers(pushed), _numbers(pulled)
     assert a["models"] == b["models"]
     assert [c["delta"] for c in a["comparisons"]] == [c["delta"] for c in b["comparisons"]]
@@ -183,15 +201,18 @@ def test_pushed_down_score_tables_equal_the_pulled_rows(pg, env, tmp_path: Path,
     assert [f["rows"] for f in pushed["run"]["files"]] == [f["rows"] for f in pulled["run"]["files"]]
 
 
-@pytest.mark.parametrize(("change", "expected"), [
-    ({"query": "SELEC application_id FROM champion"}, 'syntax error at or near'),
-    ({"query": "SELECT * FROM no_such_table WHERE 1 = :min_id"}, 'relation "no_such_table" does not exist'),
-    ({"password": "wrong-password"}, 'password authentication failed for user "scorer"'),
-])
+@pytest.mark.parametrize(
+    ("change", "expected"),
+    [
+        ({"query": "SELEC application_id FROM champion"}, "syntax error at or near"),
+        ({"query": "SELECT * FROM no_such_table WHERE 1 = :min_id"}, 'relation "no_such_table" does not exist'),
+        ({"password": "wrong-password"}, 'password authentication failed for user "scorer"'),
+    ],
+)
 @pytest.mark.parametrize("pushdown", [False, True])
 def test_bad_query_wrong_password_missing_table_exit_2_one_line_no_secret(
-        pg, env, tmp_path: Path, cli, capsys, monkeypatch: pytest.MonkeyPatch, change: dict, expected: str,
-        pushdown: bool) -> None:
+    pg, env, tmp_path: Path, cli, capsys, monkeypatch: pytest.MonkeyPatch, change: dict, expected: str, pushdown: bool
+) -> None:
     models = _sql_models(pg["url"], pushdown=pushdown)
     if "query" in change:
         models[1]["source"]["query"] = change["query"]
@@ -210,7 +231,9 @@ def test_bad_query_wrong_password_missing_table_exit_2_one_line_no_secret(
 
 def test_missing_column_names_the_config_key(pg, env, tmp_path: Path, cli, capsys) -> None:
     models = _sql_models(pg["url"])
-    models[2]["source"]["query"] = "SELECT application_id, default_flag FROM naive WHERE application_id >= CAST(:min_id AS BIGINT)"
+    models[2]["source"]["query"] = (
+        "SELECT application_id, default_flag FROM naive WHERE application_id >= CAST(:min_id AS BIGINT)"
+    )
     assert cli(["validate", str(_config(tmp_path, models))]) == 2
     err = capsys.readouterr().err
     assert "models[2].score: column 'pd' not found in" in err and "postgresql://scorer@/postgres: SELECT" in err

@@ -20,7 +20,8 @@ from reportgen.io.sql import bind
 
 @pytest.fixture(scope="module")
 def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    import adbc_driver_sqlite.dbapi as dbapi  # noqa: PLC0415
+    import adbc_driver_sqlite.dbapi as dbapi
+
     path = tmp_path_factory.mktemp("sqlite") / "preds.db"
     with dbapi.connect(str(path)) as conn:
         cur = conn.cursor()
@@ -63,8 +64,11 @@ def test_a_relative_sqlite_path_resolves_against_the_config(db: Path, env, tmp_p
 def test_sqlite_pushed_down_score_tables_equal_the_pulled_rows(db: Path, env, tmp_path: Path, cli) -> None:
     url = f"sqlite:///{db}"
     pulled = _run(cli, _config(tmp_path, _sql_models(url), engine="stream", date=None), tmp_path / "pulled")
-    pushed = _run(cli, _config(tmp_path, _sql_models(url, pushdown=True), engine="stream", id=None, date=None),
-                  tmp_path / "pushed")
+    pushed = _run(
+        cli,
+        _config(tmp_path, _sql_models(url, pushdown=True), engine="stream", id=None, date=None),
+        tmp_path / "pushed",
+    )
     a, b = _numbers(pushed), _numbers(pulled)
     assert a["models"] == b["models"]
     assert [c["delta"] for c in a["comparisons"]] == [c["delta"] for c in b["comparisons"]]
@@ -72,14 +76,18 @@ def test_sqlite_pushed_down_score_tables_equal_the_pulled_rows(db: Path, env, tm
 
 
 @pytest.mark.sql
-@pytest.mark.parametrize(("change", "expected"), [
-    ({"query": "SELEC application_id FROM champion"}, 'syntax error'),
-    ({"query": "SELECT * FROM no_such_table WHERE 1 = :min_id"}, "no such table: no_such_table"),
-    ({"url": "sqlite:////nonexistent/dir/p.db"}, "/nonexistent/dir/p.db: database file not found"),
-])
+@pytest.mark.parametrize(
+    ("change", "expected"),
+    [
+        ({"query": "SELEC application_id FROM champion"}, "syntax error"),
+        ({"query": "SELECT * FROM no_such_table WHERE 1 = :min_id"}, "no such table: no_such_table"),
+        ({"url": "sqlite:////nonexistent/dir/p.db"}, "/nonexistent/dir/p.db: database file not found"),
+    ],
+)
 @pytest.mark.parametrize("pushdown", [False, True])
 def test_sqlite_bad_query_missing_table_missing_file_exit_2_one_line(
-        db: Path, env, tmp_path: Path, cli, capsys, change: dict, expected: str, pushdown: bool) -> None:
+    db: Path, env, tmp_path: Path, cli, capsys, change: dict, expected: str, pushdown: bool
+) -> None:
     models = _sql_models(change.get("url", f"sqlite:///{db}"), pushdown=pushdown)
     if "query" in change:
         models[1]["source"]["query"] = change["query"]
@@ -94,8 +102,10 @@ def test_sqlite_bad_query_missing_table_missing_file_exit_2_one_line(
 
 
 def test_sqlite_binds_with_question_marks_and_a_url_names_a_file() -> None:
-    assert bind("SELECT * FROM t WHERE a = :x AND b = ':y' AND c = :x", {"x": 1}, "k", "?") == \
-        ("SELECT * FROM t WHERE a = ? AND b = ':y' AND c = ?", (1, 1))
+    assert bind("SELECT * FROM t WHERE a = :x AND b = ':y' AND c = :x", {"x": 1}, "k", "?") == (
+        "SELECT * FROM t WHERE a = ? AND b = ':y' AND c = ?",
+        (1, 1),
+    )
     base = "label: y\nmodels:\n  - {name: a, score: s, source: {url: 'URL', query: 'SELECT 1'}}\n"
     for url in ("sqlite://host/p.db", "sqlite:///"):
         with pytest.raises(ConfigError, match="a SQLite URL names a file"):

@@ -12,7 +12,6 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
-from renders import no_figures  # noqa: F401 - a fixture: a render without its figures
 
 from reportgen.summary import SCHEMA_FILE, Summary
 
@@ -23,11 +22,24 @@ def _config(tmp: Path, name: str = "q.yaml", **extra) -> Path:
     rng = np.random.default_rng(8)
     n = 300
     y = (rng.random(n) < 0.3).astype(int)
-    pd.DataFrame({"id": np.arange(n), "y": y, "a": np.round(0.3 * y + 0.7 * rng.random(n), 3),
-                  "b": np.round(0.2 * y + 0.8 * rng.random(n), 3)}).to_csv(tmp / "p.csv", index=False)
-    cfg = {"title": "t", "label": "y", "id": "id", "baseline": "a", "bootstrap": {"resamples": 20, "seed": 1},
-           "models": [{"name": "a", "file": "p.csv", "score": "a"}, {"name": "b", "file": "p.csv", "score": "b"}],
-           "output": {"dir": f"out-{Path(name).stem}", "formats": ["json"]}, **extra}
+    pd.DataFrame(
+        {
+            "id": np.arange(n),
+            "y": y,
+            "a": np.round(0.3 * y + 0.7 * rng.random(n), 3),
+            "b": np.round(0.2 * y + 0.8 * rng.random(n), 3),
+        }
+    ).to_csv(tmp / "p.csv", index=False)
+    cfg = {
+        "title": "t",
+        "label": "y",
+        "id": "id",
+        "baseline": "a",
+        "bootstrap": {"resamples": 20, "seed": 1},
+        "models": [{"name": "a", "file": "p.csv", "score": "a"}, {"name": "b", "file": "p.csv", "score": "b"}],
+        "output": {"dir": f"out-{Path(name).stem}", "formats": ["json"]},
+        **extra,
+    }
     path = tmp / name
     path.write_text(yaml.safe_dump(cfg, sort_keys=False), encoding="utf-8")
     return path
@@ -42,8 +54,10 @@ def _summary(out: str) -> dict:
 
 
 def test_quiet_run_prints_only_the_summary_with_paths_verdicts_and_checks(cli, tmp_path: Path, capsys) -> None:
-    cfg = _config(tmp_path, checks=[{"model": "b", "metric": "gini", "at_least": 0.99},
-                                    {"comparison": "b", "must_not_be": "worse"}])
+    cfg = _config(
+        tmp_path,
+        checks=[{"model": "b", "metric": "gini", "at_least": 0.99}, {"comparison": "b", "must_not_be": "worse"}],
+    )
     assert cli(["run", str(cfg), "-q", "--summary-json"]) == 3
     out = capsys.readouterr().out
     assert out.count("\n") == 1  # --quiet: the summary alone
@@ -55,9 +69,16 @@ def test_quiet_run_prints_only_the_summary_with_paths_verdicts_and_checks(cli, t
     saved = json.loads(metrics_json.read_text(encoding="utf-8"))
     decision = saved["comparisons"][0]["decision"]
     assert entry["run_id"] == saved["run"]["run_id"] and entry["baseline"] == "a"
-    assert entry["verdicts"] == {"b": {"metric": "gini", "direction": decision["direction"],
-                                       "significant": decision["significant"], "delta": decision["delta"],
-                                       "ci": decision["ci"], "p_value_adjusted": decision["p_value_adjusted"]}}
+    assert entry["verdicts"] == {
+        "b": {
+            "metric": "gini",
+            "direction": decision["direction"],
+            "significant": decision["significant"],
+            "delta": decision["delta"],
+            "ci": decision["ci"],
+            "p_value_adjusted": decision["p_value_adjusted"],
+        }
+    }
     assert [c["passed"] for c in entry["checks"]] == [c["passed"] for c in saved["checks"]]
     assert entry["checks"][0]["passed"] is False and entry["checks_passed"] is False
 
@@ -80,8 +101,9 @@ def test_a_failed_run_gives_the_reason_and_no_paths(cli, tmp_path: Path, capsys)
     assert (doc["exit_code"], doc["exit_reason"], doc["written"]) == (2, "user_error", [])
     assert doc["error"] == captured.err.strip().removeprefix("reportgen: error: ")
     assert "p.csv: row 2" in doc["error"]
-    assert doc["results"] == [{"source": str(cfg), "exit_code": 2, "exit_reason": "user_error",
-                               "error": doc["error"], "written": {}}]
+    assert doc["results"] == [
+        {"source": str(cfg), "exit_code": 2, "exit_reason": "user_error", "error": doc["error"], "written": {}}
+    ]
 
 
 def test_several_configs_are_listed_in_order_the_exit_code_the_worst(cli, tmp_path: Path, capsys) -> None:
@@ -90,7 +112,9 @@ def test_several_configs_are_listed_in_order_the_exit_code_the_worst(cli, tmp_pa
     assert cli(["run", str(good), str(missing), "-q", "--summary-json"]) == 2
     doc = _summary(capsys.readouterr().out)
     assert [(e["source"], e["exit_reason"]) for e in doc["results"]] == [
-        (str(good), "ok"), (str(missing), "user_error")]
+        (str(good), "ok"),
+        (str(missing), "user_error"),
+    ]
     assert doc["written"] == [str(tmp_path / "out-good" / "metrics.json")] and "missing.yaml" in doc["error"]
 
 

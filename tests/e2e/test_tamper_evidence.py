@@ -14,10 +14,8 @@ import re
 from pathlib import Path
 
 import pytest
-from renders import no_figures  # noqa: F401 - a fixture: a render without its figures
 from pypdf import PdfReader
 
-from reportgen.report import render
 from reportgen.results import ComparisonResult, digest_status, results_digest
 from reportgen.results_io import load_result, read_result
 
@@ -61,13 +59,17 @@ def test_a_written_metrics_json_carries_a_digest_that_matches():
     assert digest_status(doc) == "ok"
 
 
-@pytest.mark.parametrize("edit", [
-    lambda d: _gini_edited(d),
-    lambda d: d["run"].__setitem__("title", d["run"]["title"] + " "),  # one space in a string
-    lambda d: d["comparisons"].pop(),  # structure
-    lambda d: d["run"].__setitem__("bootstrap_resamples", d["run"]["bootstrap_resamples"] + 1),
-    lambda d: next(iter(d["models"].values()))["metrics"].__setitem__("roc_auc", None),  # a number made undefined
-], ids=["gini", "title", "structure", "count", "null"])
+@pytest.mark.parametrize(
+    "edit",
+    [
+        lambda d: _gini_edited(d),
+        lambda d: d["run"].__setitem__("title", d["run"]["title"] + " "),  # one space in a string
+        lambda d: d["comparisons"].pop(),  # structure
+        lambda d: d["run"].__setitem__("bootstrap_resamples", d["run"]["bootstrap_resamples"] + 1),
+        lambda d: next(iter(d["models"].values()))["metrics"].__setitem__("roc_auc", None),  # a number made undefined
+    ],
+    ids=["gini", "title", "structure", "count", "null"],
+)
 def test_any_edit_of_the_results_breaks_the_digest(edit):
     doc = _doc()
     edit(doc)
@@ -166,10 +168,11 @@ def test_a_file_without_a_digest_renders_marked_unverified(no_figures, tmp_path,
 def test_the_audit_page_names_the_directory_used_not_the_template(no_figures, tmp_path, cli):
     """``output.dir: reports/{config}`` is resolved against the config's directory; the audit page
     names the result, and a run's page says nothing of a re-render."""
-    from conftest import write_fast_demo_config  # noqa: PLC0415
+    from conftest import write_fast_demo_config
 
-    cfg = write_fast_demo_config(tmp_path / "q3.yaml", bootstrap={"resamples": 20, "seed": 1},
-                                 output={"dir": "reports/{config}"})
+    cfg = write_fast_demo_config(
+        tmp_path / "q3.yaml", bootstrap={"resamples": 20, "seed": 1}, output={"dir": "reports/{config}"}
+    )
     assert cli(["run", str(cfg), "--format", "html,json", "-q"]) == 0
     out = (tmp_path / "reports" / "q3").resolve()
     html = (out / "report.html").read_text(encoding="utf-8")

@@ -24,7 +24,6 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 import yaml
-from renders import no_figures  # noqa: F401 - a fixture: a render without its figures
 
 from reportgen.config import checked_uri, unfolded
 from reportgen.io import filesystems as F
@@ -45,8 +44,9 @@ def _free_port() -> int:
 @pytest.fixture(scope="module")
 def s3():
     """A local S3 server holding the demo's inputs under ``s3://preds/``; yields the URI query."""
-    import moto.server as server_mod  # noqa: PLC0415
-    import boto3  # noqa: PLC0415
+    import boto3
+    import moto.server as server_mod
+
     mp = pytest.MonkeyPatch()
     mp.setenv("AWS_ACCESS_KEY_ID", "reportgen-test")
     mp.setenv("AWS_SECRET_ACCESS_KEY", SECRET)
@@ -67,8 +67,11 @@ def s3():
             local = Path(tempfile.mkdtemp()) / "p.parquet"
             pq.write_table(part, local)
             client.put_object(Bucket="preds", Key=f"demo/challenger/batch={k}/part-0.parquet", Body=local.read_bytes())
-        yield {"query": f"?endpoint_override=127.0.0.1:{port}&scheme=http&region=us-east-1", "client": client,
-               "table": table}
+        yield {
+            "query": f"?endpoint_override=127.0.0.1:{port}&scheme=http&region=us-east-1",
+            "client": client,
+            "table": table,
+        }
     finally:
         server.stop()
         mp.undo()
@@ -96,9 +99,11 @@ def _local_files() -> dict[str, str]:
 
 
 def _s3_files(query: str) -> dict[str, str]:
-    return {"champion": f"s3://preds/demo/champion_scorecard.csv{query}",
-            "challenger": f"s3://preds/demo/challenger{query}",  # the directory of parts
-            "naive": f"s3://preds/demo/naive.csv{query}"}
+    return {
+        "champion": f"s3://preds/demo/champion_scorecard.csv{query}",
+        "challenger": f"s3://preds/demo/challenger{query}",  # the directory of parts
+        "naive": f"s3://preds/demo/naive.csv{query}",
+    }
 
 
 def _run(cli, cfg: Path, out: Path, formats: str = "json") -> dict:
@@ -108,8 +113,15 @@ def _run(cli, cfg: Path, out: Path, formats: str = "json") -> dict:
 
 def _numbers(doc: dict) -> dict:
     models = {n: {k: v for k, v in m.items() if k != "file"} for n, m in doc["models"].items()}
-    return {"models": models, "comparisons": doc["comparisons"], "pairwise": doc["pairwise"], "credit": doc.get("credit"),
-            "paired": doc["run"]["paired"], "dropped": doc["run"]["dropped"], "date_range": doc["run"]["date_range"]}
+    return {
+        "models": models,
+        "comparisons": doc["comparisons"],
+        "pairwise": doc["pairwise"],
+        "credit": doc.get("credit"),
+        "paired": doc["run"]["paired"],
+        "dropped": doc["run"]["dropped"],
+        "date_range": doc["run"]["date_range"],
+    }
 
 
 @pytest.fixture(scope="module")
@@ -131,8 +143,9 @@ def local_numbers(tmp_path_factory, cli):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("engine", ["memory", "stream", "dask"])
-def test_s3_inputs_give_the_numbers_of_the_local_files(s3, tmp_path: Path, cli, engine: str, local_numbers,
-                                                      no_figures) -> None:
+def test_s3_inputs_give_the_numbers_of_the_local_files(
+    s3, tmp_path: Path, cli, engine: str, local_numbers, no_figures
+) -> None:
     # the HTML is read for the secret only (the audit's inputs): rendered without figures
     q = s3["query"]
     refs = {"champion": f"s3://preds/demo/dev_champion.csv{q}"}  # the credit section's reference, remote too
@@ -146,8 +159,11 @@ def test_s3_inputs_give_the_numbers_of_the_local_files(s3, tmp_path: Path, cli, 
     assert naive["sha256"] == hashlib.sha256((DATA / "data" / "naive.csv").read_bytes()).hexdigest()
     assert naive["size_bytes"] == (DATA / "data" / "naive.csv").stat().st_size
     parts = s3["client"].list_objects_v2(Bucket="preds", Prefix="demo/challenger/")["Contents"]
-    lines = sorted(f"{hashlib.sha256(s3['client'].get_object(Bucket='preds', Key=p['Key'])['Body'].read()).hexdigest()}"
-                   f"  {p['Key'].removeprefix('demo/challenger/')}\n" for p in parts)
+    lines = sorted(
+        f"{hashlib.sha256(s3['client'].get_object(Bucket='preds', Key=p['Key'])['Body'].read()).hexdigest()}"
+        f"  {p['Key'].removeprefix('demo/challenger/')}\n"
+        for p in parts
+    )
     lines.sort(key=lambda line: line.split("  ", 1)[1])
     assert files["s3://preds/demo/challenger"]["sha256"] == hashlib.sha256("".join(lines).encode()).hexdigest()
     assert files["s3://preds/demo/challenger"]["rows"] == s3["table"].num_rows
@@ -161,7 +177,8 @@ def test_s3_inputs_give_the_numbers_of_the_local_files(s3, tmp_path: Path, cli, 
 
 @pytest.mark.slow
 def test_unknown_scheme_unreachable_storage_and_missing_object_exit_2_one_line_no_secret(
-        s3, tmp_path: Path, cli, capsys) -> None:
+    s3, tmp_path: Path, cli, capsys
+) -> None:
     q = s3["query"]
     dead = f"?endpoint_override=127.0.0.1:{_free_port()}&scheme=http&region=us-east-1"
     cases = [
@@ -190,7 +207,9 @@ def test_validate_reports_a_remote_data_problem_by_its_uri(s3, tmp_path: Path, c
     text = (DATA / "data" / "naive.csv").read_text(encoding="utf-8").splitlines()
     head, row = text[0], text[1].split(",")
     row[head.split(",").index("pd")] = "abc"
-    s3["client"].put_object(Bucket="preds", Key="bad/naive.csv", Body="\n".join([head, ",".join(row), *text[2:]]) + "\n")
+    s3["client"].put_object(
+        Bucket="preds", Key="bad/naive.csv", Body="\n".join([head, ",".join(row), *text[2:]]) + "\n"
+    )
     files = {**_local_files(), "naive": f"s3://preds/bad/naive.csv{s3['query']}"}
     for engine in ("memory", "stream"):
         assert cli(["validate", str(_config(tmp_path, files, engine=engine))]) == 2
@@ -200,11 +219,12 @@ def test_validate_reports_a_remote_data_problem_by_its_uri(s3, tmp_path: Path, c
 
 
 @pytest.mark.slow
-def test_a_compressed_remote_csv_gives_the_local_numbers_and_its_stored_digest(s3, tmp_path: Path, cli,
-                                                                              capsys, local_numbers) -> None:
+def test_a_compressed_remote_csv_gives_the_local_numbers_and_its_stored_digest(
+    s3, tmp_path: Path, cli, capsys, local_numbers
+) -> None:
     """``s3://…/naive.csv.gz`` is read as the local ``naive.csv`` (decompressed as it streams), its
     digest of the gzip bytes as stored; a truncated one is one line naming its URI."""
-    import gzip  # noqa: PLC0415
+    import gzip
 
     stored = gzip.compress((DATA / "data" / "naive.csv").read_bytes())
     s3["client"].put_object(Bucket="preds", Key="gz/naive.csv.gz", Body=stored)
@@ -231,10 +251,15 @@ def test_a_bad_part_of_a_remote_dataset_names_the_part_by_its_uri(s3, tmp_path: 
     pq.write_table(table.drop_columns(["pd"]), local)  # the second part lacks the score column
     s3["client"].put_object(Bucket="preds", Key="bad/challenger/batch=1/part-0.parquet", Body=local.read_bytes())
     files = {**_local_files(), "challenger": f"s3://preds/bad/challenger{s3['query']}"}
-    assert cli(["run", str(_config(tmp_path, files, engine="stream")), "--out", str(tmp_path / "o"), "--format", "json"]) == 2
+    assert (
+        cli(["run", str(_config(tmp_path, files, engine="stream")), "--out", str(tmp_path / "o"), "--format", "json"])
+        == 2
+    )
     err = capsys.readouterr().err
-    assert "s3://preds/bad/challenger/batch=1/part-0.parquet: column 'pd' not found in this part of the dataset " \
-           "s3://preds/bad/challenger" in err, err
+    assert (
+        "s3://preds/bad/challenger/batch=1/part-0.parquet: column 'pd' not found in this part of the dataset "
+        "s3://preds/bad/challenger" in err
+    ), err
 
 
 def test_a_dataset_part_travels_as_the_dataset_uri_with_its_path_appended() -> None:
@@ -257,19 +282,24 @@ def test_a_storage_error_masks_credentials_from_the_environment(monkeypatch: pyt
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", SECRET)
     exc = OSError(f"AWS Error ACCESS_DENIED: signature for {SECRET} does not match\nsecond line")
     msg = str(F.storage_error("s3://b/k.csv", exc))
-    assert msg == ("s3://b/k.csv: cannot read from the storage (AWS Error ACCESS_DENIED: signature for *** does not "
-                   "match); check the credentials in the environment, the endpoint and the network")
+    assert msg == (
+        "s3://b/k.csv: cannot read from the storage (AWS Error ACCESS_DENIED: signature for *** does not "
+        "match); check the credentials in the environment, the endpoint and the network"
+    )
 
 
-def test_refused_credentials_are_one_line_exit_2_without_the_secret(s3, tmp_path: Path, cli, capsys,
-                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
-    import moto.settings  # noqa: PLC0415
+def test_refused_credentials_are_one_line_exit_2_without_the_secret(
+    s3, tmp_path: Path, cli, capsys, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import moto.settings
 
     monkeypatch.setattr(moto.settings, "INITIAL_NO_AUTH_ACTION_COUNT", 0)  # the server now checks every key
     files = {**_local_files(), "naive": f"s3://preds/demo/naive.csv{s3['query']}"}
     assert cli(["run", str(_config(tmp_path, files)), "--out", str(tmp_path / "o"), "--format", "json"]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("reportgen: error: s3://preds/demo/naive.csv: cannot read from the storage (") and \
-        err.count("\n") == 1, err
+    assert (
+        err.startswith("reportgen: error: s3://preds/demo/naive.csv: cannot read from the storage (")
+        and err.count("\n") == 1
+    ), err
     assert SECRET not in err and "endpoint_override" not in err
     assert not (tmp_path / "o" / "metrics.json").exists()

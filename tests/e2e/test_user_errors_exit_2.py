@@ -15,7 +15,6 @@ from pathlib import Path
 
 import pytest
 import yaml
-from renders import no_figures  # noqa: F401 - a fixture: a render without its figures
 
 from reportgen import cli
 
@@ -34,9 +33,14 @@ def binary_run(tmp: Path, weights: list[float] | None = None, engine: str = "mem
     if weights is not None:
         rows = [rows[0]] + [r.rsplit(",", 1)[0] + f",{w}" for r, w in zip(rows[1:], weights)]
     (tmp / "a.csv").write_text("\n".join(rows) + "\n", encoding="utf-8")
-    cfg = {"title": "t", "label": "y", "bootstrap": {"resamples": 0}, "output": {"formats": ["json"]},
-           **({"weight": "w"} if weights is not None else {}),
-           "models": [{"name": "a", "file": "a.csv", "score": "s"}]}
+    cfg = {
+        "title": "t",
+        "label": "y",
+        "bootstrap": {"resamples": 0},
+        "output": {"formats": ["json"]},
+        **({"weight": "w"} if weights is not None else {}),
+        "models": [{"name": "a", "file": "a.csv", "score": "s"}],
+    }
     (tmp / "run.yaml").write_text(yaml.safe_dump(cfg), encoding="utf-8")
     return tmp / "run.yaml"
 
@@ -64,12 +68,16 @@ def test_undefined_variable_in_a_theme_is_exit_2(saved, tmp_path, capsys, no_fig
     assert not (tmp_path / "r").exists()
 
 
-@pytest.mark.parametrize("expression, found", [
-    ("{{ 1 / 0 }}", "ZeroDivisionError: division by zero"),
-    ('{{ view.title | int + "a" }}', "TypeError: unsupported operand type(s) for +: 'int' and 'str'"),
-])
-def test_a_theme_expression_that_raises_at_render_time_is_exit_2_naming_its_line(expression, found, saved, tmp_path,
-                                                                                   capsys, no_figures):
+@pytest.mark.parametrize(
+    "expression, found",
+    [
+        ("{{ 1 / 0 }}", "ZeroDivisionError: division by zero"),
+        ('{{ view.title | int + "a" }}', "TypeError: unsupported operand type(s) for +: 'int' and 'str'"),
+    ],
+)
+def test_a_theme_expression_that_raises_at_render_time_is_exit_2_naming_its_line(
+    expression, found, saved, tmp_path, capsys, no_figures
+):
     """Were 'internal error (ZeroDivisionError ...)', exit 1."""
     theme = theme_with(tmp_path, "<html>\n<p>" + expression + "</p></html>")
     code = cli.main(["render", str(saved), "--theme", str(theme), "--out", str(tmp_path / "r"), "--format", "html"])
@@ -106,8 +114,15 @@ def test_all_weights_zero_is_exit_2_binary(engine, tmp_path, capsys):
 def test_all_weights_zero_is_exit_2_multiclass(engine, tmp_path, capsys):
     """Was 'internal error (ZeroDivisionError: float division by zero)', exit 1."""
     (tmp_path / "m.csv").write_text("y,p,w\na,a,0\nb,b,0\nc,a,0\nb,c,0\n", encoding="utf-8")
-    cfg = {"title": "t", "task": "multiclass", "label": "y", "weight": "w", "bootstrap": {"resamples": 0},
-           "output": {"formats": ["json"]}, "models": [{"name": "a", "file": "m.csv", "prediction": "p"}]}
+    cfg = {
+        "title": "t",
+        "task": "multiclass",
+        "label": "y",
+        "weight": "w",
+        "bootstrap": {"resamples": 0},
+        "output": {"formats": ["json"]},
+        "models": [{"name": "a", "file": "m.csv", "prediction": "p"}],
+    }
     (tmp_path / "m.yaml").write_text(yaml.safe_dump(cfg), encoding="utf-8")
     assert cli.main(["run", str(tmp_path / "m.yaml"), "--engine", engine, "--out", str(tmp_path / "r")]) == 2
     assert f"{tmp_path / 'm.csv'}: column 'w': every row has weight 0" in one_error(capsys)
@@ -116,11 +131,14 @@ def test_all_weights_zero_is_exit_2_multiclass(engine, tmp_path, capsys):
 # --- found by a fuzz of the CLI with hostile files (tests named after what broke) ---
 
 
-@pytest.mark.parametrize(("kind", "expected"), [
-    ("directory", "is a directory"),
-    ("fifo", "not a regular file (a FIFO, socket or device)"),
-    ("device", "not a regular file (a FIFO, socket or device)"),
-])
+@pytest.mark.parametrize(
+    ("kind", "expected"),
+    [
+        ("directory", "is a directory"),
+        ("fifo", "not a regular file (a FIFO, socket or device)"),
+        ("device", "not a regular file (a FIFO, socket or device)"),
+    ],
+)
 def test_render_of_a_metrics_json_that_is_not_a_file_is_exit_2_without_blocking(kind, expected, tmp_path, capsys):
     """A directory was an internal error (exit 1); a FIFO blocked forever; /dev/zero read until
     memory ran out."""
@@ -155,12 +173,17 @@ def test_render_keeps_the_bytes_it_rendered_from(saved, tmp_path, capsys, no_fig
     assert (saved.parent / "report.html").is_file()
 
 
-@pytest.mark.parametrize(("report", "expected"), [
-    ("x", "run.config.report: expected an object or null, found 'x'"),
-    ({"palette": ["red;}</style><script>alert(1)</script>"]},
-     "run.config.report.palette: 'red;}</style><script>alert(1)</script>' is not a colour; write colours as '#rrggbb'"),
-    ({"sections": ["../../etc/passwd"]}, "run.config.report.sections[0]: Input should be 'summary', "),
-])
+@pytest.mark.parametrize(
+    ("report", "expected"),
+    [
+        ("x", "run.config.report: expected an object or null, found 'x'"),
+        (
+            {"palette": ["red;}</style><script>alert(1)</script>"]},
+            "run.config.report.palette: 'red;}</style><script>alert(1)</script>' is not a colour; write colours as '#rrggbb'",
+        ),
+        ({"sections": ["../../etc/passwd"]}, "run.config.report.sections[0]: Input should be 'summary', "),
+    ],
+)
 def test_render_refuses_a_report_block_the_config_would_refuse(report, expected, saved, tmp_path, capsys):
     """A string ``run.config.report`` was an AttributeError (exit 1), a palette entry that is not a
     colour a matplotlib ValueError (exit 1), an unknown section was dropped silently (a report
@@ -184,12 +207,15 @@ def test_render_refuses_a_key_repeated_in_a_metrics_json(saved, tmp_path, capsys
     assert one_error(capsys).startswith(f"reportgen: error: {bad}: key 'title' is given twice in one object")
 
 
-@pytest.mark.parametrize(("value", "expected"), [
-    ("1" * 5000, "an integer of 5000 digits"),  # was exit 1: Python's 4,300-digit limit (ValueError)
-    ("1e999", "the number 1e999 is too large for a float"),  # was read as inf and rendered
-    ("NaN", "NaN is not a JSON number; a reportgen metrics.json writes an undefined value as null"),
-    ("-Infinity", "-Infinity is not a JSON number; a reportgen metrics.json writes an undefined value as null"),
-])
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("1" * 5000, "an integer of 5000 digits"),  # was exit 1: Python's 4,300-digit limit (ValueError)
+        ("1e999", "the number 1e999 is too large for a float"),  # was read as inf and rendered
+        ("NaN", "NaN is not a JSON number; a reportgen metrics.json writes an undefined value as null"),
+        ("-Infinity", "-Infinity is not a JSON number; a reportgen metrics.json writes an undefined value as null"),
+    ],
+)
 def test_render_refuses_a_number_no_metrics_json_holds(value, expected, saved, tmp_path, capsys):
     text = saved.read_text(encoding="utf-8")
     bad = tmp_path / "bad.json"

@@ -37,8 +37,9 @@ def matches(path: str, patterns: tuple[str, ...]) -> bool:
     return any(fnmatchcase(path, p) for p in patterns)
 
 
-def differences(a: Any, b: Any, close: tuple[str, ...] = (), rel: float = 1e-12, abs_tol: float = 1e-15,
-                path: str = "$") -> Iterator[Difference]:
+def differences(
+    a: Any, b: Any, close: tuple[str, ...] = (), rel: float = 1e-12, abs_tol: float = 1e-15, path: str = "$"
+) -> Iterator[Difference]:
     """Every differing path of ``a`` and ``b``, in the left document's order.
 
     A key on one side only is one difference (keys of the right side alone come after the
@@ -70,13 +71,19 @@ def differences(a: Any, b: Any, close: tuple[str, ...] = (), rel: float = 1e-12,
         return
     if a == b:
         return
-    if isinstance(a, float) and isinstance(b, float) and matches(path, close):
-        if math.isclose(a, b, rel_tol=rel, abs_tol=abs_tol):
-            return
+    if (
+        isinstance(a, float)
+        and isinstance(b, float)
+        and matches(path, close)
+        and math.isclose(a, b, rel_tol=rel, abs_tol=abs_tol)
+    ):
+        return
     yield Difference(path, f"{a!r} != {b!r}")
 
 
-def first_difference(a: Any, b: Any, close: tuple[str, ...] = (), rel: float = 1e-12, abs_tol: float = 1e-15) -> Difference | None:
+def first_difference(
+    a: Any, b: Any, close: tuple[str, ...] = (), rel: float = 1e-12, abs_tol: float = 1e-15
+) -> Difference | None:
     """The first differing path of ``a`` and ``b`` (``None`` when they agree); see :func:`differences`."""
     return next(differences(a, b, close, rel, abs_tol), None)
 

@@ -15,11 +15,10 @@ CAUSES: dict[str, str] = {
         "tables, joint confusion counts and distinct rows (multiclass) are counted alike in every engine)"
     ),
     "delong_mcnemar": "(none left: every engine pairs files joined by id in any order and after dropped rows, "
-                      "and counts McNemar's tables in rows beside the weighted ones)",
+    "and counts McNemar's tables in rows beside the weighted ones)",
     "data_facts": "(none left: run.paired, dropped rows and warnings agree)",
     "method_notes": "(none left: the tests' notes agree)",
 }
 
 #: (case, engine pair, aspect) observed differing.
-KNOWN: frozenset[tuple[str, str, str]] = frozenset({
-})
+KNOWN: frozenset[tuple[str, str, str]] = frozenset({})

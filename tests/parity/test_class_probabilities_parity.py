@@ -36,11 +36,19 @@ def config_path(tmp_path_factory):
             df[f"{name}_{cls}"] = p[:, j]
     df.to_csv(d / "mc.csv", index=False)
     cfg = {
-        "title": "class probabilities", "task": "multiclass", "label": "y", "classes": CLASSES, "id": "id",
-        "baseline": "b", "bootstrap": {"resamples": 0}, "stream": {"batch_rows": 1000, "max_distinct_scores": 500},
+        "title": "class probabilities",
+        "task": "multiclass",
+        "label": "y",
+        "classes": CLASSES,
+        "id": "id",
+        "baseline": "b",
+        "bootstrap": {"resamples": 0},
+        "stream": {"batch_rows": 1000, "max_distinct_scores": 500},
         "costs": [[0, 1, 3], [1, 0, 1], [5, 2, 0]],
-        "models": [{"name": m, "file": "mc.csv", "scores": [f"{m}_{c}" for c in CLASSES], "probabilities": True}
-                   for m in ("b", "a")],
+        "models": [
+            {"name": m, "file": "mc.csv", "scores": [f"{m}_{c}" for c in CLASSES], "probabilities": True}
+            for m in ("b", "a")
+        ],
     }
     path = d / "mc.yaml"
     path.write_text(yaml.safe_dump(cfg, sort_keys=False), encoding="utf-8")

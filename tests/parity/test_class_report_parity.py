@@ -1,7 +1,8 @@
 """Multiclass at the depth of binary, in every engine: the classification tables with their
 intervals, accuracy against the NIR, the per-class deltas, the challengers' pairwise matrix and
-the class probabilities' Brier, ECEs, top-k accuracy and cost-optimal rule are the same numbers from the memory, stream and Dask engines (all are drawn on counts the
-engines count alike: confusion matrices, the pairs' joint counts, the kept distinct rows).
+the class probabilities' Brier, ECEs, top-k accuracy and cost-optimal rule are the same numbers
+from the memory, stream and Dask engines (all are drawn on counts the engines count alike:
+confusion matrices, the pairs' joint counts, the kept distinct rows).
 
 Small inputs (1,500 rows, 3 classes, 3 models, 30 resamples); the whole-document parity of the
 shipped cases is tests/parity/test_engine_parity.py."""
@@ -36,11 +37,19 @@ def config_path(tmp_path_factory):
             df[f"{name}_{cls}"] = p[:, j]
     df.to_csv(d / "mc.csv", index=False)
     cfg = {
-        "title": "class report", "task": "multiclass", "label": "y", "classes": CLASSES, "id": "id",
-        "baseline": "c", "primary_metric": "accuracy", "bootstrap": {"resamples": 30, "seed": 3},
+        "title": "class report",
+        "task": "multiclass",
+        "label": "y",
+        "classes": CLASSES,
+        "id": "id",
+        "baseline": "c",
+        "primary_metric": "accuracy",
+        "bootstrap": {"resamples": 30, "seed": 3},
         "costs": [[0, 1, 3], [1, 0, 1], [5, 2, 0]],
-        "models": [{"name": m, "file": "mc.csv", "scores": [f"{m}_{c}" for c in CLASSES], "probabilities": True}
-                   for m in ("c", "a", "b")],
+        "models": [
+            {"name": m, "file": "mc.csv", "scores": [f"{m}_{c}" for c in CLASSES], "probabilities": True}
+            for m in ("c", "a", "b")
+        ],
     }
     path = d / "mc.yaml"
     path.write_text(yaml.safe_dump(cfg, sort_keys=False), encoding="utf-8")
@@ -51,9 +60,13 @@ def _blocks(path, **over):
     cfg, p = load_config(path)
     doc = json.loads(json.dumps(analyse(cfg.with_overrides(**over), p).to_json()))
     return {
-        "models": {k: {f: m[f] for f in ("classification", "class_probabilities", "per_class", "per_class_ci",
-                                                 "per_class_ci_method")}
-                   for k, m in doc["models"].items()},
+        "models": {
+            k: {
+                f: m[f]
+                for f in ("classification", "class_probabilities", "per_class", "per_class_ci", "per_class_ci_method")
+            }
+            for k, m in doc["models"].items()
+        },
         "class_deltas": [c["class_deltas"] for c in doc["comparisons"]],
         "pairwise": doc["pairwise"],
     }

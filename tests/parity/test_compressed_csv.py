@@ -47,9 +47,17 @@ def predictions(n: int = 2500, seed: int = 3) -> str:
 
 
 def config(tmp: Path, name: str, **extra) -> Path:
-    cfg = {"title": "t", "label": "y", "id": "id", "baseline": "a", "bootstrap": {"resamples": 20, "seed": 5},
-           "output": {"formats": ["json"]}, "stream": {"batch_rows": 1000}, **extra,
-           "models": [{"name": "a", "file": name, "score": "a"}, {"name": "b", "file": name, "score": "b"}]}
+    cfg = {
+        "title": "t",
+        "label": "y",
+        "id": "id",
+        "baseline": "a",
+        "bootstrap": {"resamples": 20, "seed": 5},
+        "output": {"formats": ["json"]},
+        "stream": {"batch_rows": 1000},
+        **extra,
+        "models": [{"name": "a", "file": name, "score": "a"}, {"name": "b", "file": name, "score": "b"}],
+    }
     path = tmp / f"{name}.yaml"
     path.write_text(yaml.safe_dump(cfg, sort_keys=False), encoding="utf-8")
     return path
@@ -57,7 +65,18 @@ def config(tmp: Path, name: str, **extra) -> Path:
 
 def run(cfg: Path, engine: str, scheduler: str | None, capsys) -> tuple[int, str, Path]:
     out = cfg.parent / f"out-{cfg.stem}-{engine}"
-    args = ["run", str(cfg), "--engine", engine, "--out", str(out), "--overwrite", "-q", "--now", "2026-01-01T00:00:00Z"]
+    args = [
+        "run",
+        str(cfg),
+        "--engine",
+        engine,
+        "--out",
+        str(out),
+        "--overwrite",
+        "-q",
+        "--now",
+        "2026-01-01T00:00:00Z",
+    ]
     if engine == "dask":
         args += ["--scheduler", str(scheduler)]
     code = cli.main(args)
@@ -67,8 +86,12 @@ def run(cfg: Path, engine: str, scheduler: str | None, capsys) -> tuple[int, str
 def numbers(doc: dict) -> dict:
     """metrics.json without what names the file (its path, digest, run record)."""
     models = {n: {k: v for k, v in m.items() if k != "file"} for n, m in doc["models"].items()}
-    return {**{k: v for k, v in doc.items() if k not in ("digest", "run", "models")}, "models": models,
-            "paired": doc["run"]["paired"], "dropped": doc["run"]["dropped"]}
+    return {
+        **{k: v for k, v in doc.items() if k not in ("digest", "run", "models")},
+        "models": models,
+        "paired": doc["run"]["paired"],
+        "dropped": doc["run"]["dropped"],
+    }
 
 
 def test_codec_of_names_the_compression_by_the_last_suffix() -> None:
@@ -139,27 +162,38 @@ def _same_messages(tmp_path: Path, engine: str, scheduler: str | None, capsys, f
 @pytest.mark.parametrize("engine", ["memory", "stream"])
 @pytest.mark.parametrize("case, fault, words", FAULTS, ids=[f[0] for f in FAULTS])
 def test_a_bad_row_of_a_compressed_file_gets_the_plain_files_message(
-        tmp_path: Path, engine: str, case: str, fault, words: str, capsys) -> None:
+    tmp_path: Path, engine: str, case: str, fault, words: str, capsys
+) -> None:
     _same_messages(tmp_path, engine, None, capsys, fault, words)
 
 
 @pytest.mark.slow
-def test_a_bad_row_of_a_compressed_file_gets_the_plain_files_message_in_dask(tmp_path: Path, scheduler: str,
-                                                                             capsys) -> None:
+def test_a_bad_row_of_a_compressed_file_gets_the_plain_files_message_in_dask(
+    tmp_path: Path, scheduler: str, capsys
+) -> None:
     for _case, fault, words in FAULTS[:2]:
         _same_messages(tmp_path, "dask", scheduler, capsys, fault, words)
 
 
 @pytest.mark.parametrize("engine", ["memory", "stream"])
-@pytest.mark.parametrize("suffix, damage, words", [
-    (".gz", lambda b: b[: len(b) // 2], "cannot decompress as gzip"),  # truncated
-    (".gz", lambda b: b[:200] + bytes(x ^ 0xFF for x in b[200:260]) + b[260:], "cannot decompress as gzip"),
-    (".bz2", lambda b: b[: len(b) // 2], "cannot decompress as bz2"),
-    (".zst", lambda b: b[: len(b) // 2], "cannot decompress as zstd"),
-    (".gz", lambda _b: predictions().encode(), "named as gzip-compressed (.gz) but the file is not gzip-compressed"),
-], ids=["truncated gz", "damaged gz", "truncated bz2", "truncated zst", "plain text named .gz"])
-def test_a_damaged_compressed_file_is_one_line_naming_it(tmp_path: Path, engine: str, suffix: str, damage,
-                                                         words: str, capsys) -> None:
+@pytest.mark.parametrize(
+    "suffix, damage, words",
+    [
+        (".gz", lambda b: b[: len(b) // 2], "cannot decompress as gzip"),  # truncated
+        (".gz", lambda b: b[:200] + bytes(x ^ 0xFF for x in b[200:260]) + b[260:], "cannot decompress as gzip"),
+        (".bz2", lambda b: b[: len(b) // 2], "cannot decompress as bz2"),
+        (".zst", lambda b: b[: len(b) // 2], "cannot decompress as zstd"),
+        (
+            ".gz",
+            lambda _b: predictions().encode(),
+            "named as gzip-compressed (.gz) but the file is not gzip-compressed",
+        ),
+    ],
+    ids=["truncated gz", "damaged gz", "truncated bz2", "truncated zst", "plain text named .gz"],
+)
+def test_a_damaged_compressed_file_is_one_line_naming_it(
+    tmp_path: Path, engine: str, suffix: str, damage, words: str, capsys
+) -> None:
     name = f"p.csv{suffix}"
     (tmp_path / name).write_bytes(damage(compress(predictions().encode(), suffix)))
     code, err, out = run(config(tmp_path, name), engine, None, capsys)

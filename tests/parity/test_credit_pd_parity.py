@@ -35,11 +35,24 @@ def _files(tmp: Path) -> pd.DataFrame:
 
 def test_the_pds_brier_log_loss_and_reliability_agree_in_every_engine(tmp_path, scheduler, capsys):
     t = _files(tmp_path)
-    cfg = config(tmp_path, [
-        {"name": "champion", "file": "champion.csv", "score": "points", "direction": "lower", "threshold": 600,
-         "pd": "pd"},
-        {"name": "challenger", "file": "challenger.parquet", "score": "p"}],
-        weight="w", weight_kind="frequency", threshold=0.2, credit={"grades": {"quantiles": 6}})
+    cfg = config(
+        tmp_path,
+        [
+            {
+                "name": "champion",
+                "file": "champion.csv",
+                "score": "points",
+                "direction": "lower",
+                "threshold": 600,
+                "pd": "pd",
+            },
+            {"name": "challenger", "file": "challenger.parquet", "score": "p"},
+        ],
+        weight="w",
+        weight_kind="frequency",
+        threshold=0.2,
+        credit={"grades": {"quantiles": 6}},
+    )
     doc = same_documents(documents(cfg, scheduler, capsys))
     models = doc["credit"]["models"]
     for name, column in (("champion", "pd"), ("challenger", "challenger")):

@@ -37,12 +37,11 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 import yaml
+from docdiff import Difference, differences, matches
+from known_differences import CAUSES, KNOWN
 
 from reportgen.config import load_config
 from reportgen.pipeline import analyse
-
-from docdiff import Difference, differences, matches
-from known_differences import CAUSES, KNOWN
 
 ROOT = Path(__file__).resolve().parents[2]
 CONFIGS = ROOT / "configs"
@@ -84,18 +83,20 @@ def _binary_frame(seed: int = 11, n: int = N) -> pd.DataFrame:
     """Two scores with heavy ties: ``a`` higher = riskier (one decimal), ``b`` points, lower = riskier."""
     rng = np.random.default_rng(seed)
     y = (rng.random(n) < 0.2).astype(int)
-    return pd.DataFrame({
-        "id": np.arange(100_000, 100_000 + n),
-        "day": (np.datetime64("2025-01-01") + rng.integers(0, 90, n)).astype(str),
-        "y": y,
-        "a": np.round(rng.normal(size=n) + 1.2 * y, 1),
-        "b": 600 - np.round(20 * (rng.normal(size=n) + 0.8 * y)),
-        "w": np.round(rng.uniform(0.25, 3.0, n), 2),
-        # a third model (two decimals, higher = riskier) and whole-number weights with zeros
-        # (frequency weights: a row of weight 0 is no row; a score whose rows all weigh 0 is none)
-        "c": np.round(rng.normal(size=n) + 0.6 * y, 2),
-        "wi": rng.integers(0, 4, n),
-    })
+    return pd.DataFrame(
+        {
+            "id": np.arange(100_000, 100_000 + n),
+            "day": (np.datetime64("2025-01-01") + rng.integers(0, 90, n)).astype(str),
+            "y": y,
+            "a": np.round(rng.normal(size=n) + 1.2 * y, 1),
+            "b": 600 - np.round(20 * (rng.normal(size=n) + 0.8 * y)),
+            "w": np.round(rng.uniform(0.25, 3.0, n), 2),
+            # a third model (two decimals, higher = riskier) and whole-number weights with zeros
+            # (frequency weights: a row of weight 0 is no row; a score whose rows all weigh 0 is none)
+            "c": np.round(rng.normal(size=n) + 0.6 * y, 2),
+            "wi": rng.integers(0, 4, n),
+        }
+    )
 
 
 def _multiclass_frame(seed: int = 12, n: int = N) -> pd.DataFrame:
@@ -141,7 +142,9 @@ def data_dir(tmp_path_factory) -> Path:
     m = _multiclass_frame()
     m.to_csv(d / "mc.csv", index=False)
     m.drop(columns=[c for c in m if c.startswith("g_")]).to_csv(d / "mc_m.csv", index=False)
-    m[["id", "y", "w", "g_low", "g_mid", "g_high"]].sample(frac=1.0, random_state=4).to_csv(d / "mc_g_shuffled.csv", index=False)
+    m[["id", "y", "w", "g_low", "g_mid", "g_high"]].sample(frac=1.0, random_state=4).to_csv(
+        d / "mc_g_shuffled.csv", index=False
+    )
     rng = np.random.default_rng(7)
     mh = m.copy()
     mh.loc[rng.choice(N, 30, replace=False), "y"] = np.nan  # dropped for every model
@@ -178,41 +181,97 @@ MC_RULE = {"name": "rule", "file": "mc.csv", "prediction": "rule"}
 MULTICLASS = {"title": "parity", "task": "multiclass", "label": "y", "classes": MC_CLASSES, "bootstrap": BOOT}
 
 CASES = [
-    Case("binary_demo", {"demo": "demo.yaml", "bootstrap": {"resamples": 20, "seed": 7},
-                         "calibration": {"bins": 8, "strategy": "quantile"}}),
+    Case(
+        "binary_demo",
+        {
+            "demo": "demo.yaml",
+            "bootstrap": {"resamples": 20, "seed": 7},
+            "calibration": {"bins": 8, "strategy": "quantile"},
+        },
+    ),
     Case("binary_ties_both_directions_one_file", {**BINARY, "models": [A, B_LOWER]}),
-    Case("binary_partial_auc", {
-        **BINARY, "partial_auc": [{"specificity": [0.9, 1.0]}, {"sensitivity": [0.8, 1.0]}], "models": [A, B_LOWER, C]}),
+    Case(
+        "binary_partial_auc",
+        {
+            **BINARY,
+            "partial_auc": [{"specificity": [0.9, 1.0]}, {"sensitivity": [0.8, 1.0]}],
+            "models": [A, B_LOWER, C],
+        },
+    ),
     Case("binary_weights", {**BINARY, "weight": "w", "models": [A, B_LOWER]}),
     # a weighted model joined by id to a shuffled file: its weights are read in another order
-    Case("binary_weights_id_join_shuffled_file", {
-        **BINARY, "weight": "w", "id": "id", "models": [{**A, "file": "bin_a.csv"}, {**B_LOWER, "file": "bin_b_shuffled.csv"}]}),
+    Case(
+        "binary_weights_id_join_shuffled_file",
+        {
+            **BINARY,
+            "weight": "w",
+            "id": "id",
+            "models": [{**A, "file": "bin_a.csv"}, {**B_LOWER, "file": "bin_b_shuffled.csv"}],
+        },
+    ),
     Case("binary_frequency_weights_three_models", {**BINARY, **FREQUENCY, "models": [A, B_LOWER, C]}),
-    Case("binary_frequency_weights_id_join_shuffled_file", {
-        **BINARY, **FREQUENCY, "id": "id", "models": [{**A, "file": "bin_a.csv"}, {**B_LOWER, "file": "bin_b_shuffled.csv"}]}),
+    Case(
+        "binary_frequency_weights_id_join_shuffled_file",
+        {
+            **BINARY,
+            **FREQUENCY,
+            "id": "id",
+            "models": [{**A, "file": "bin_a.csv"}, {**B_LOWER, "file": "bin_b_shuffled.csv"}],
+        },
+    ),
     # the same rows in two files (in the same order, or shuffled): memory joins them by id
-    *(Case(name, {**BINARY, "id": "id", "models": [{**A, "file": "bin_a.csv"}, {**B_LOWER, "file": file_b}]})
-      for name, file_b in (("binary_several_files_same_order", "bin_b.csv"),
-                           ("binary_id_join_shuffled_file", "bin_b_shuffled.csv"))),
-    Case("binary_missing_drop_same_rows", {
-        **BINARY, "missing": "drop", "models": [{**A, "file": "bin_holes.csv"}, {**B_LOWER, "file": "bin_holes.csv"}]}),
-    Case("binary_missing_drop_id_intersect", {
-        **BINARY, "missing": "drop", "id": "id", "id_mismatch": "intersect",
-        "models": [{**A, "file": "bin_own_holes.csv"}, {**B_LOWER, "file": "bin_own_holes.csv"}]}),
+    *(
+        Case(name, {**BINARY, "id": "id", "models": [{**A, "file": "bin_a.csv"}, {**B_LOWER, "file": file_b}]})
+        for name, file_b in (
+            ("binary_several_files_same_order", "bin_b.csv"),
+            ("binary_id_join_shuffled_file", "bin_b_shuffled.csv"),
+        )
+    ),
+    Case(
+        "binary_missing_drop_same_rows",
+        {**BINARY, "missing": "drop", "models": [{**A, "file": "bin_holes.csv"}, {**B_LOWER, "file": "bin_holes.csv"}]},
+    ),
+    Case(
+        "binary_missing_drop_id_intersect",
+        {
+            **BINARY,
+            "missing": "drop",
+            "id": "id",
+            "id_mismatch": "intersect",
+            "models": [{**A, "file": "bin_own_holes.csv"}, {**B_LOWER, "file": "bin_own_holes.csv"}],
+        },
+    ),
     Case("binary_threshold_outside_scores", {**BINARY, "threshold": 9.5, "models": [A, B_LOWER]}),
     Case("binary_parquet_parts", {**BINARY, "models": [{**A, "file": "bin_ds"}, {**B_LOWER, "file": "bin_ds"}]}),
     Case("multiclass_demo", {"demo": "demo_multiclass.yaml", "bootstrap": {"resamples": 20, "seed": 7}}),
     Case("multiclass_one_file", {**MULTICLASS, "models": [MC_M, MC_G, MC_RULE]}),
     Case("multiclass_weights", {**MULTICLASS, "weight": "w", "models": [MC_M, MC_G, MC_RULE]}),
-    Case("multiclass_frequency_weights", {**MULTICLASS, "weight": "wi", "weight_kind": "frequency",
-                                          "models": [MC_M, MC_G, MC_RULE]}),
-    Case("multiclass_id_join_shuffled_file", {
-        **MULTICLASS, "id": "id", "models": [{**MC_M, "file": "mc_m.csv"}, {**MC_G, "file": "mc_g_shuffled.csv"}]}),
-    Case("multiclass_missing_drop_same_rows", {
-        **MULTICLASS, "missing": "drop", "models": [{**MC_M, "file": "mc_holes.csv"}, {**MC_RULE, "file": "mc_holes.csv"}]}),
-    Case("multiclass_missing_drop_id_intersect", {
-        **MULTICLASS, "missing": "drop", "id": "id", "id_mismatch": "intersect",
-        "models": [{**MC_M, "file": "mc_own_holes.csv"}, {**MC_RULE, "file": "mc_own_holes.csv"}]}),
+    Case(
+        "multiclass_frequency_weights",
+        {**MULTICLASS, "weight": "wi", "weight_kind": "frequency", "models": [MC_M, MC_G, MC_RULE]},
+    ),
+    Case(
+        "multiclass_id_join_shuffled_file",
+        {**MULTICLASS, "id": "id", "models": [{**MC_M, "file": "mc_m.csv"}, {**MC_G, "file": "mc_g_shuffled.csv"}]},
+    ),
+    Case(
+        "multiclass_missing_drop_same_rows",
+        {
+            **MULTICLASS,
+            "missing": "drop",
+            "models": [{**MC_M, "file": "mc_holes.csv"}, {**MC_RULE, "file": "mc_holes.csv"}],
+        },
+    ),
+    Case(
+        "multiclass_missing_drop_id_intersect",
+        {
+            **MULTICLASS,
+            "missing": "drop",
+            "id": "id",
+            "id_mismatch": "intersect",
+            "models": [{**MC_M, "file": "mc_own_holes.csv"}, {**MC_RULE, "file": "mc_own_holes.csv"}],
+        },
+    ),
 ]
 
 

@@ -45,9 +45,9 @@ from reportgen import cli
 from reportgen.reduce import accumulators as S
 
 sys.path.insert(0, str(Path(__file__).parent))
-from docdiff import first_difference  # noqa: E402
-from test_bad_input_parity import config, rows  # noqa: E402
-from test_engine_parity_credit import refused_alike_by_validate  # noqa: E402
+from docdiff import first_difference
+from test_bad_input_parity import config, rows
+from test_engine_parity_credit import refused_alike_by_validate
 
 ENGINES = ("memory", "stream", "dask")
 RUN_FACTS = ("warnings", "notices", "dropped", "paired", "date_range", "classes")
@@ -55,9 +55,19 @@ RUN_FACTS = ("warnings", "notices", "dropped", "paired", "date_range", "classes"
 
 def _write(tmp: Path, cfg: dict) -> Path:
     path = tmp / "run.yaml"
-    path.write_text(yaml.safe_dump({"title": "t", "output": {"formats": ["json"]}, "bootstrap": {"resamples": 0},
-                                    **cfg, "stream": {"batch_rows": 1000, **cfg.get("stream", {})}},
-                                   sort_keys=False), encoding="utf-8")
+    path.write_text(
+        yaml.safe_dump(
+            {
+                "title": "t",
+                "output": {"formats": ["json"]},
+                "bootstrap": {"resamples": 0},
+                **cfg,
+                "stream": {"batch_rows": 1000, **cfg.get("stream", {})},
+            },
+            sort_keys=False,
+        ),
+        encoding="utf-8",
+    )
     return path
 
 
@@ -69,8 +79,20 @@ def _docs(cfg: Path, scheduler: str, capsys, *sets: str) -> dict[str, dict]:
     for engine in ENGINES:
         out = cfg.parent / f"out_{engine}"
         extra = ["--scheduler", scheduler] if engine == "dask" else []
-        args = ["run", str(cfg), "--engine", engine, "--out", str(out), "--overwrite", "--quiet",
-                "--now", "2026-01-01T00:00:00", *over, *extra]
+        args = [
+            "run",
+            str(cfg),
+            "--engine",
+            engine,
+            "--out",
+            str(out),
+            "--overwrite",
+            "--quiet",
+            "--now",
+            "2026-01-01T00:00:00",
+            *over,
+            *extra,
+        ]
         assert cli.main(args) == 0, f"{engine}: {capsys.readouterr().err}"
         validate = ["validate", str(cfg), "--quiet", *over, "--set", f"engine={engine}"]
         validate += ["--set", f"scheduler={scheduler}"] if engine == "dask" else []
@@ -89,8 +111,11 @@ def _parts(path: Path, df: pd.DataFrame, sizes: list[int], row_groups: list[int]
     path.mkdir()
     start = 0
     for i, (size, group) in enumerate(zip(sizes, row_groups, strict=True)):
-        pq.write_table(pa.Table.from_pandas(df.iloc[start:start + size], preserve_index=False),
-                       path / f"part-{i:02d}.parquet", row_group_size=group)
+        pq.write_table(
+            pa.Table.from_pandas(df.iloc[start : start + size], preserve_index=False),
+            path / f"part-{i:02d}.parquet",
+            row_group_size=group,
+        )
         start += size
     assert start == len(df)
     return path.name
@@ -100,17 +125,40 @@ def _parts(path: Path, df: pd.DataFrame, sizes: list[int], row_groups: list[int]
 
 
 #: what a binned model's document must share with memory's exact one: its counts at the threshold
-AT_THRESHOLD = ("accuracy", "error_rate", "precision", "recall", "specificity", "npv", "fpr", "fnr", "f1", "fbeta",
-                "mcc", "balanced_accuracy", "cohen_kappa", "youden_j", "expected_cost")
+AT_THRESHOLD = (
+    "accuracy",
+    "error_rate",
+    "precision",
+    "recall",
+    "specificity",
+    "npv",
+    "fpr",
+    "fnr",
+    "f1",
+    "fbeta",
+    "mcc",
+    "balanced_accuracy",
+    "cohen_kappa",
+    "youden_j",
+    "expected_cost",
+)
 
 
 def _at_threshold(doc: dict) -> dict:
     """The facts of a document that depend only on each model's counts at its threshold."""
-    return {"models": {name: {"confusion": m["confusion"], "threshold": m["threshold"],
-                              "confusion_rows": m["confusion_rows"], "positives_rows": m["positives_rows"],
-                              "metrics": {k: v for k, v in m["metrics"].items() if k in AT_THRESHOLD}}
-                       for name, m in doc["models"].items()},
-            "mcnemar": [c["tests"]["mcnemar"] for c in doc["comparisons"]]}
+    return {
+        "models": {
+            name: {
+                "confusion": m["confusion"],
+                "threshold": m["threshold"],
+                "confusion_rows": m["confusion_rows"],
+                "positives_rows": m["positives_rows"],
+                "metrics": {k: v for k, v in m["metrics"].items() if k in AT_THRESHOLD},
+            }
+            for name, m in doc["models"].items()
+        },
+        "mcnemar": [c["tests"]["mcnemar"] for c in doc["comparisons"]],
+    }
 
 
 @pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "weighted"])
@@ -124,14 +172,29 @@ def test_a_binned_model_counts_its_threshold_s_rows_as_memory_does(weighted, tmp
     n = 1_200
     rng = np.random.default_rng(5)
     y = np.arange(n) % 2
-    df = pd.DataFrame({"y": y, "a": rng.random(n) + 0.4 * y, "b": 700 - 200 * rng.random(n) - 30 * y,
-                       "c": (rng.random(n) + 0.2 * y).round(2), "w": rng.integers(1, 4, n).astype(float)})
+    df = pd.DataFrame(
+        {
+            "y": y,
+            "a": rng.random(n) + 0.4 * y,
+            "b": 700 - 200 * rng.random(n) - 30 * y,
+            "c": (rng.random(n) + 0.2 * y).round(2),
+            "w": rng.integers(1, 4, n).astype(float),
+        }
+    )
     df.to_csv(tmp_path / "a.csv", index=False)
-    cfg = _write(tmp_path, {"label": "y", **({"weight": "w"} if weighted else {}),
-                            "stream": {"max_distinct_scores": 300, "bins": 25},
-                            "models": [{"name": "a", "file": "a.csv", "score": "a"},
-                                       {"name": "b", "file": "a.csv", "score": "b", "direction": "lower", "threshold": 620},
-                                       {"name": "c", "file": "a.csv", "score": "c"}]})
+    cfg = _write(
+        tmp_path,
+        {
+            "label": "y",
+            **({"weight": "w"} if weighted else {}),
+            "stream": {"max_distinct_scores": 300, "bins": 25},
+            "models": [
+                {"name": "a", "file": "a.csv", "score": "a"},
+                {"name": "b", "file": "a.csv", "score": "b", "direction": "lower", "threshold": 620},
+                {"name": "c", "file": "a.csv", "score": "c"},
+            ],
+        },
+    )
     docs = _docs(cfg, scheduler, capsys)
     assert docs["memory"]["models"]["a"]["binning"] is None
     for engine in ("stream", "dask"):
@@ -153,13 +216,26 @@ def test_a_binned_weighted_model_keeps_its_cells_for_intervals_and_row_counts(tm
     n = 1_200
     rng = np.random.default_rng(7)
     y = np.arange(n) % 2
-    df = pd.DataFrame({"y": y, "a": rng.random(n) + 0.4 * y, "b": (rng.random(n) + 0.2 * y).round(2),
-                       "w": rng.integers(1, 4, n).astype(float)})
+    df = pd.DataFrame(
+        {
+            "y": y,
+            "a": rng.random(n) + 0.4 * y,
+            "b": (rng.random(n) + 0.2 * y).round(2),
+            "w": rng.integers(1, 4, n).astype(float),
+        }
+    )
     data = _parts(tmp_path / "parts", df, [500, 0, 700], [7, 1, 1000])
-    cfg = _write(tmp_path, {"label": "y", "weight": "w", "bootstrap": {"resamples": 30, "seed": 2},
-                            "approval_rates": [0.6], "stream": {"max_distinct_scores": 300, "bins": 25},
-                            "models": [{"name": "a", "file": data, "score": "a"},
-                                       {"name": "b", "file": data, "score": "b"}]})
+    cfg = _write(
+        tmp_path,
+        {
+            "label": "y",
+            "weight": "w",
+            "bootstrap": {"resamples": 30, "seed": 2},
+            "approval_rates": [0.6],
+            "stream": {"max_distinct_scores": 300, "bins": 25},
+            "models": [{"name": "a", "file": data, "score": "a"}, {"name": "b", "file": data, "score": "b"}],
+        },
+    )
     docs = _docs(cfg, scheduler, capsys)
     mem = docs["memory"]["models"]["a"]
     for engine in ("stream", "dask"):
@@ -167,9 +243,15 @@ def test_a_binned_weighted_model_keeps_its_cells_for_intervals_and_row_counts(tm
         assert got["binning"] is not None
         assert sorted(got["ci"]) == sorted(mem["ci"]) and got["ci_method"] == mem["ci_method"], engine
         assert got.get("capabilities") == mem.get("capabilities"), engine
-        assert (got["positives_rows"], got["negatives_rows"]) == (mem["positives_rows"], mem["negatives_rows"]) == (600, 600)
+        assert (
+            (got["positives_rows"], got["negatives_rows"])
+            == (mem["positives_rows"], mem["negatives_rows"])
+            == (600, 600)
+        )
         assert got["confusion_rows"] == mem["confusion_rows"]
-        assert docs[engine]["comparisons"][0].get("capabilities") == docs["memory"]["comparisons"][0].get("capabilities")
+        assert docs[engine]["comparisons"][0].get("capabilities") == docs["memory"]["comparisons"][0].get(
+            "capabilities"
+        )
     assert first_difference(docs["stream"], docs["dask"]) is None
 
 
@@ -194,20 +276,28 @@ def test_a_binned_model_with_scores_above_1_has_no_log_loss_as_in_memory(tmp_pat
     rng = np.random.default_rng(5)
     y = np.arange(n) % 2
     pd.DataFrame({"y": y, "a": rng.random(n) * 0.9 + 0.3 * y}).to_csv(tmp_path / "a.csv", index=False)
-    cfg = _write(tmp_path, {"label": "y", "stream": {"max_distinct_scores": 300, "bins": 10},
-                            "models": [{"name": "a", "file": "a.csv", "score": "a"}]})
+    cfg = _write(
+        tmp_path,
+        {
+            "label": "y",
+            "stream": {"max_distinct_scores": 300, "bins": 10},
+            "models": [{"name": "a", "file": "a.csv", "score": "a"}],
+        },
+    )
     docs = _docs(cfg, scheduler, capsys)
     for engine in ENGINES:
         m = docs[engine]["models"]["a"]
         assert (m["binning"] is None) == (engine == "memory")
-        assert m["metrics"]["log_loss"] is None and m["metrics"]["brier"] is None and m["probabilities"] is False, engine
+        assert m["metrics"]["log_loss"] is None and m["metrics"]["brier"] is None and m["probabilities"] is False, (
+            engine
+        )
         assert m["undefined_reasons"] == docs["memory"]["models"]["a"]["undefined_reasons"], engine
         assert m["undefined_reasons"]["log_loss"]["code"] == "not_probabilities_range"
 
 
 @pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "weighted"])
 def test_a_binned_model_names_its_raw_score_range_when_the_threshold_is_outside(weighted, tmp_path, scheduler, capsys):
-    """"threshold 2 lies outside the scores of model 'a' (… to 1.00179)": a binned table keeps
+    """ "threshold 2 lies outside the scores of model 'a' (… to 1.00179)": a binned table keeps
     each bin's lowest score, so the binned engines named the top bin's lowest score as the
     highest (memory: 1.19926), and for a lower-is-riskier model the bottom bin's highest as the
     lowest (533.6 against 500.05). The binned accumulator now keeps the highest score too, and
@@ -215,13 +305,26 @@ def test_a_binned_model_names_its_raw_score_range_when_the_threshold_is_outside(
     n = 1_200
     rng = np.random.default_rng(5)
     y = np.arange(n) % 2
-    pd.DataFrame({"y": y, "a": rng.random(n) * 0.9 + 0.3 * y, "b": 500 + 300 * rng.random(n),
-                  "w": rng.integers(1, 3, n).astype(float)}).to_csv(tmp_path / "a.csv", index=False)
-    cfg = _write(tmp_path, {"label": "y", **({"weight": "w"} if weighted else {}),
-                            "stream": {"max_distinct_scores": 300, "bins": 10},
-                            "models": [{"name": "a", "file": "a.csv", "score": "a", "threshold": 2},
-                                       {"name": "b", "file": "a.csv", "score": "b", "direction": "lower",
-                                        "threshold": 1000}]})
+    pd.DataFrame(
+        {
+            "y": y,
+            "a": rng.random(n) * 0.9 + 0.3 * y,
+            "b": 500 + 300 * rng.random(n),
+            "w": rng.integers(1, 3, n).astype(float),
+        }
+    ).to_csv(tmp_path / "a.csv", index=False)
+    cfg = _write(
+        tmp_path,
+        {
+            "label": "y",
+            **({"weight": "w"} if weighted else {}),
+            "stream": {"max_distinct_scores": 300, "bins": 10},
+            "models": [
+                {"name": "a", "file": "a.csv", "score": "a", "threshold": 2},
+                {"name": "b", "file": "a.csv", "score": "b", "direction": "lower", "threshold": 1000},
+            ],
+        },
+    )
     docs = _docs(cfg, scheduler, capsys)
     for engine in ("stream", "dask"):
         for name in ("a", "b"):

@@ -114,7 +114,7 @@ def test_unpaired_rows_say_why(config_path):
 
 
 def test_a_group_that_differs_between_the_files_is_one_line_naming_the_id(config_path):
-    from reportgen.errors import InputError  # noqa: PLC0415
+    from reportgen.errors import InputError
 
     other = config_path.with_name("other.csv")
     df = pd.read_csv(other)

@@ -27,9 +27,9 @@ import pytest
 from reportgen import cli
 
 sys.path.insert(0, str(Path(__file__).parent))
-from docdiff import first_difference  # noqa: E402
-from test_bad_input_parity import ENGINES, config, rows  # noqa: E402
-from test_engine_parity_credit import refused_alike_by_validate  # noqa: E402
+from docdiff import first_difference
+from test_bad_input_parity import ENGINES, config, rows
+from test_engine_parity_credit import refused_alike_by_validate
 
 
 def documents(cfg: Path, scheduler: str, capsys, engines: tuple[str, ...] = ENGINES) -> dict[str, dict]:
@@ -38,8 +38,19 @@ def documents(cfg: Path, scheduler: str, capsys, engines: tuple[str, ...] = ENGI
     for engine in engines:
         out = cfg.parent / f"o_{engine}"
         extra = ["--scheduler", scheduler] if engine == "dask" else []
-        args = ["run", str(cfg), "--engine", engine, "--out", str(out), "--overwrite", "--quiet",
-                "--now", "2026-01-01T00:00:00", *extra]
+        args = [
+            "run",
+            str(cfg),
+            "--engine",
+            engine,
+            "--out",
+            str(out),
+            "--overwrite",
+            "--quiet",
+            "--now",
+            "2026-01-01T00:00:00",
+            *extra,
+        ]
         assert cli.main(args) == 0, f"{engine}: {capsys.readouterr().err}"
         validate = ["validate", str(cfg), "--quiet", "--set", f"engine={engine}"]
         validate += ["--set", f"scheduler={scheduler}"] if engine == "dask" else []
@@ -69,8 +80,9 @@ def test_a_boolean_label_column_takes_positive_1_or_true_alike(positive, tmp_pat
     SQL): every spelling now gives the numbers of the same labels written 0 / 1."""
     t = rows(30)
     t.to_parquet(tmp_path / "a.parquet", index=False)
-    want = same_documents(documents(config(tmp_path, [{"name": "a", "file": "a.parquet", "score": "s"}]), scheduler,
-                                    capsys, ("memory",)))
+    want = same_documents(
+        documents(config(tmp_path, [{"name": "a", "file": "a.parquet", "score": "s"}]), scheduler, capsys, ("memory",))
+    )
     t.assign(y=t["y"].astype(bool)).to_parquet(tmp_path / "a.parquet", index=False)
     t.assign(y=np.where(t["y"] == 1, "TRUE", "false")).to_csv(tmp_path / "a.csv", index=False)
     for file in ("a.parquet", "a.csv"):
@@ -85,13 +97,23 @@ def test_positive_0_of_a_boolean_label_is_false_and_both_twins_are_refused(tmp_p
     the positive label) is one line in every engine, not "every row is positive"."""
     t = rows(30)
     t.assign(y=t["y"].astype(bool)).to_parquet(tmp_path / "a.parquet", index=False)
-    doc = same_documents(documents(config(tmp_path, [{"name": "a", "file": "a.parquet", "score": "s"}], positive=0),
-                                   scheduler, capsys, ("memory", "stream")))
+    doc = same_documents(
+        documents(
+            config(tmp_path, [{"name": "a", "file": "a.parquet", "score": "s"}], positive=0),
+            scheduler,
+            capsys,
+            ("memory", "stream"),
+        )
+    )
     assert doc["models"]["a"]["positives"] == 15
     t.assign(y=np.where(t["y"] == 1, "1", "true")).to_csv(tmp_path / "a.csv", index=False)
-    line = refused_alike_by_validate(config(tmp_path, [{"name": "a", "file": "a.csv", "score": "s"}]), scheduler, capsys)
-    assert line.endswith("a.csv: column 'y': labels '1', 'True' both read as the positive label 1 (1 is true); "
-                         "write the labels one way (1 / 0 or true / false)"), line
+    line = refused_alike_by_validate(
+        config(tmp_path, [{"name": "a", "file": "a.csv", "score": "s"}]), scheduler, capsys
+    )
+    assert line.endswith(
+        "a.csv: column 'y': labels '1', 'True' both read as the positive label 1 (1 is true); "
+        "write the labels one way (1 / 0 or true / false)"
+    ), line
 
 
 def test_a_boolean_label_file_joins_a_0_1_file_by_id(tmp_path, scheduler, capsys):
@@ -100,8 +122,11 @@ def test_a_boolean_label_file_joins_a_0_1_file_by_id(tmp_path, scheduler, capsys
     t = rows(30)
     t.assign(y=t["y"].astype(bool)).to_parquet(tmp_path / "a.parquet", index=False)
     t.iloc[::-1].to_csv(tmp_path / "b.csv", index=False)
-    cfg = config(tmp_path, [{"name": "a", "file": "a.parquet", "score": "s"}, {"name": "b", "file": "b.csv", "score": "s"}],
-                 id="id")
+    cfg = config(
+        tmp_path,
+        [{"name": "a", "file": "a.parquet", "score": "s"}, {"name": "b", "file": "b.csv", "score": "s"}],
+        id="id",
+    )
     doc = same_documents(documents(cfg, scheduler, capsys))
     assert doc["models"]["a"]["positives"] == doc["models"]["b"]["positives"] == 15
 
@@ -115,14 +140,20 @@ def _class_rows(parts: int, rows_per_part: int, seed: int = 5) -> pd.DataFrame:
     rng = np.random.default_rng(seed)
     n = parts * rows_per_part
     p = np.round(rng.dirichlet(np.ones(3), n), 2)
-    return pd.DataFrame({"y": np.array(["a", "b", "c"], dtype=object)[np.arange(n) % 3],
-                         "pa": p[:, 0].astype(str), "pb": p[:, 1].astype(str), "pc": p[:, 2].astype(str)})
+    return pd.DataFrame(
+        {
+            "y": np.array(["a", "b", "c"], dtype=object)[np.arange(n) % 3],
+            "pa": p[:, 0].astype(str),
+            "pb": p[:, 1].astype(str),
+            "pc": p[:, 2].astype(str),
+        }
+    )
 
 
 def _write_parts(tmp: Path, t: pd.DataFrame, rows_per_part: int) -> str:
     (tmp / "ds").mkdir()
     for k, lo in enumerate(range(0, len(t), rows_per_part)):
-        t.iloc[lo:lo + rows_per_part].to_parquet(tmp / "ds" / f"p{k:02d}.parquet", index=False)
+        t.iloc[lo : lo + rows_per_part].to_parquet(tmp / "ds" / f"p{k:02d}.parquet", index=False)
     return "ds"
 
 
@@ -145,11 +176,15 @@ def test_a_bad_row_comes_before_the_multiclass_cap_on_distinct_scores(tmp_path, 
     t.iloc[540:].to_parquet(tmp_path / "ds" / "p09.parquet", index=False)
     for engine in ("stream", "dask"):
         extra = ["--scheduler", scheduler] if engine == "dask" else []
-        code = cli.main(["run", str(cfg), "--engine", engine, "--out", str(tmp_path / "o"), "--overwrite", "--quiet", *extra])
+        code = cli.main(
+            ["run", str(cfg), "--engine", engine, "--out", str(tmp_path / "o"), "--overwrite", "--quiet", *extra]
+        )
         err = capsys.readouterr().err.strip()
-        assert code == 2 and err.endswith("ds: column 'pa' (model 'm') has more than 100 distinct scores; streamed multiclass "
-                                          "tables are not binned: round the scores (e.g. to 6 decimals) or raise "
-                                          "'stream.max_distinct_scores'"), (engine, err)
+        assert code == 2 and err.endswith(
+            "ds: column 'pa' (model 'm') has more than 100 distinct scores; streamed multiclass "
+            "tables are not binned: round the scores (e.g. to 6 decimals) or raise "
+            "'stream.max_distinct_scores'"
+        ), (engine, err)
 
 
 # --- Parquet parts whose types differ: each part's values as the part read alone gives them --------
@@ -159,17 +194,21 @@ def _decimals(values: np.ndarray) -> pa.Array:
     return pa.array([decimal.Decimal(f"{v:.2f}") for v in values], pa.decimal128(10, 2))
 
 
-@pytest.mark.parametrize("first, second", [
-    # memory and stream cast the decimals to float64 in arrow: 0.57 became 0.5700000000000001 (a
-    # threshold, the KS threshold), where Dask reading the part alone had 0.57
-    (lambda s: pa.array(s), _decimals),
-    # text in one part, float32 in the next: read as text, the float32 spelled "0.41" where Dask had
-    # the float64 0.4099999964237213 (another AUC)
-    (lambda s: pa.array([f"{v:.2f}" for v in s]), lambda s: pa.array(s.astype(np.float32))),
-    # a boolean score (a rule's flag, 1 / 0 in a part read alone) beside text scores: "non-numeric
-    # value 'true'" in memory and stream, exit 0 in Dask
-    (lambda s: pa.array([f"{v:.2f}" for v in s]), lambda s: pa.array(s > 0.5)),
-], ids=["float64 then decimal", "text then float32", "text then boolean"])
+@pytest.mark.parametrize(
+    "first, second",
+    [
+        # memory and stream cast the decimals to float64 in arrow: 0.57 became 0.5700000000000001 (a
+        # threshold, the KS threshold), where Dask reading the part alone had 0.57
+        (lambda s: pa.array(s), _decimals),
+        # text in one part, float32 in the next: read as text, the float32 spelled "0.41" where Dask had
+        # the float64 0.4099999964237213 (another AUC)
+        (lambda s: pa.array([f"{v:.2f}" for v in s]), lambda s: pa.array(s.astype(np.float32))),
+        # a boolean score (a rule's flag, 1 / 0 in a part read alone) beside text scores: "non-numeric
+        # value 'true'" in memory and stream, exit 0 in Dask
+        (lambda s: pa.array([f"{v:.2f}" for v in s]), lambda s: pa.array(s > 0.5)),
+    ],
+    ids=["float64 then decimal", "text then float32", "text then boolean"],
+)
 def test_parquet_parts_of_other_score_types_read_as_each_part_alone(first, second, tmp_path, scheduler, capsys):
     rng = np.random.default_rng(4)
     (tmp_path / "ds").mkdir()
@@ -188,9 +227,13 @@ def test_float_ids_of_one_part_beside_text_ids_of_another_join_by_their_digits(t
     ids = [str(i * 10**17) for i in range(1, 21)]
     t = rows(20)
     pq.write_table(pa.table({"id": ids[:10], "y": t.y[:10], "s": t.s[:10]}), tmp_path / "ds" / "p0.parquet")
-    pq.write_table(pa.table({"id": [float(i) for i in ids[10:]], "y": t.y[10:], "s": t.s[10:]}), tmp_path / "ds" / "p1.parquet")
+    pq.write_table(
+        pa.table({"id": [float(i) for i in ids[10:]], "y": t.y[10:], "s": t.s[10:]}), tmp_path / "ds" / "p1.parquet"
+    )
     t.assign(id=ids).iloc[::-1].to_csv(tmp_path / "b.csv", index=False)
-    cfg = config(tmp_path, [{"name": "a", "file": "ds", "score": "s"}, {"name": "b", "file": "b.csv", "score": "s"}], id="id")
+    cfg = config(
+        tmp_path, [{"name": "a", "file": "ds", "score": "s"}, {"name": "b", "file": "b.csv", "score": "s"}], id="id"
+    )
     assert same_documents(documents(cfg, scheduler, capsys))["models"]["a"]["n"] == 20
 
 
@@ -209,8 +252,13 @@ def test_a_credit_reference_labelled_0_1_beside_a_boolean_current_sample(tmp_pat
     current.assign(y=current["y"].astype(bool)).to_parquet(tmp_path / "a.parquet", index=False)
     docs = {}
     for name, ref in (("ref.csv", reference), ("ref.parquet", reference.assign(y=reference["y"].astype(bool)))):
-        ref.to_csv(tmp_path / name, index=False) if name.endswith(".csv") else ref.to_parquet(tmp_path / name, index=False)
-        cfg = config(tmp_path, [{"name": "a", "file": "a.parquet", "score": "s", "reference": name}],
-                     credit={"grades": {"quantiles": 3}})
+        ref.to_csv(tmp_path / name, index=False) if name.endswith(".csv") else ref.to_parquet(
+            tmp_path / name, index=False
+        )
+        cfg = config(
+            tmp_path,
+            [{"name": "a", "file": "a.parquet", "score": "s", "reference": name}],
+            credit={"grades": {"quantiles": 3}},
+        )
         docs[name] = same_documents(documents(cfg, scheduler, capsys, ("memory", "stream")))["credit"]
     assert first_difference(docs["ref.csv"], docs["ref.parquet"]) is None

@@ -26,10 +26,10 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 sys.path.insert(0, str(Path(__file__).parent.parent / "e2e"))
-from docdiff import first_difference  # noqa: E402
-from test_bad_input_parity import config, rows, same_everywhere  # noqa: E402
-from test_engine_parity_labels_and_parts import documents, same_documents  # noqa: E402
-from test_sql_sources import pg  # noqa: E402, F401  (the PostgreSQL fixture: a server in a temporary directory)
+from docdiff import first_difference
+from test_bad_input_parity import config, rows, same_everywhere
+from test_engine_parity_labels_and_parts import documents, same_documents
+from test_sql_sources import pg  # noqa: F401  (the PostgreSQL fixture: a server in a temporary directory)
 
 
 def _unfiled(doc: dict) -> dict:
@@ -40,26 +40,34 @@ def _unfiled(doc: dict) -> dict:
 
 
 def _sqlite(tmp: Path, t: pd.DataFrame, table: str = "p") -> None:
-    import adbc_driver_sqlite.dbapi  # noqa: F401, PLC0415 - a test dependency: missing, the test fails
+    import adbc_driver_sqlite.dbapi  # noqa: F401 - a test dependency: missing, the test fails
+
     with sqlite3.connect(tmp / "x.db") as con:
         t.to_sql(table, con, index=False, if_exists="replace")
     con.close()
 
 
 def _sql_model(pushdown: bool, url: str = "sqlite:///x.db", table: str = "p", **extra) -> dict:
-    return {"name": "a", "source": {"url": url, "query": f"SELECT * FROM {table}", "pushdown": pushdown}, "score": "s",
-            **extra}
+    return {
+        "name": "a",
+        "source": {"url": url, "query": f"SELECT * FROM {table}", "pushdown": pushdown},
+        "score": "s",
+        **extra,
+    }
 
 
 def _weighted(n: int = 60, seed: int = 1) -> pd.DataFrame:
     rng = np.random.default_rng(seed)
-    return pd.DataFrame({"y": np.arange(n) % 2, "s": np.round(rng.random(n), 1), "w": rng.integers(1, 4, n).astype(float)})
+    return pd.DataFrame(
+        {"y": np.arange(n) % 2, "s": np.round(rng.random(n), 1), "w": rng.integers(1, 4, n).astype(float)}
+    )
 
 
 def _sqlite_declared(tmp: Path, t: pd.DataFrame, columns: str) -> None:
     """``t`` as the table ``p`` of declared column types (``"y INTEGER, s REAL"``): SQLite keeps a
     value its column type cannot hold ('NA' in a REAL column) as it is, text beside the reals."""
-    import adbc_driver_sqlite.dbapi  # noqa: F401, PLC0415 - a test dependency: missing, the test fails
+    import adbc_driver_sqlite.dbapi  # noqa: F401 - a test dependency: missing, the test fails
+
     with sqlite3.connect(tmp / "x.db") as con:
         con.execute(f"CREATE TABLE p ({columns})")
         con.executemany(f"INSERT INTO p VALUES ({', '.join('?' * len(t.columns))})", t.itertuples(index=False))
@@ -68,8 +76,11 @@ def _sqlite_declared(tmp: Path, t: pd.DataFrame, columns: str) -> None:
 
 def _file_and_query(tmp: Path, scheduler: str, capsys, pushdown: bool, **extra) -> tuple[dict, dict]:
     """memory's document of a.csv, and every engine's (one) of the query ``SELECT * FROM p``."""
-    want = _unfiled(documents(config(tmp, [{"name": "a", "file": "a.csv", "score": "s"}], **extra), scheduler, capsys,
-                              ("memory",))["memory"])
+    want = _unfiled(
+        documents(config(tmp, [{"name": "a", "file": "a.csv", "score": "s"}], **extra), scheduler, capsys, ("memory",))[
+            "memory"
+        ]
+    )
     got = _unfiled(same_documents(documents(config(tmp, [_sql_model(pushdown)], **extra), scheduler, capsys)))
     return want, got
 
@@ -80,8 +91,9 @@ def _file_and_query(tmp: Path, scheduler: str, capsys, pushdown: bool, **extra) 
 @pytest.mark.sql
 @pytest.mark.parametrize("direction", ["higher", "lower"])
 @pytest.mark.parametrize("weight_kind", ["sampling", "frequency"])
-def test_weighted_pushdown_gives_the_document_of_the_same_rows_read_from_a_csv(direction, weight_kind, tmp_path,
-                                                                              scheduler, capsys):
+def test_weighted_pushdown_gives_the_document_of_the_same_rows_read_from_a_csv(
+    direction, weight_kind, tmp_path, scheduler, capsys
+):
     """Pushed down with a weight column, metrics.json lacked positives_rows, negatives_rows and
     confusion_rows (null) and every interval (no weighted bootstrap: the score table had no weight
     cells), and its weight sums were the database's (a few ulps off). The query now groups by
@@ -90,11 +102,19 @@ def test_weighted_pushdown_gives_the_document_of_the_same_rows_read_from_a_csv(d
     t.to_csv(tmp_path / "a.csv", index=False)
     _sqlite(tmp_path, t)
     extra = {"weight": "w", "weight_kind": weight_kind, "bootstrap": {"resamples": 40, "seed": 3}}
-    want = _unfiled(same_documents(documents(config(tmp_path, [{"name": "a", "file": "a.csv", "score": "s",
-                                                                 "direction": direction}], **extra),
-                                             scheduler, capsys, ("memory",))))
-    got = _unfiled(same_documents(documents(config(tmp_path, [_sql_model(True, direction=direction)], **extra),
-                                            scheduler, capsys)))
+    want = _unfiled(
+        same_documents(
+            documents(
+                config(tmp_path, [{"name": "a", "file": "a.csv", "score": "s", "direction": direction}], **extra),
+                scheduler,
+                capsys,
+                ("memory",),
+            )
+        )
+    )
+    got = _unfiled(
+        same_documents(documents(config(tmp_path, [_sql_model(True, direction=direction)], **extra), scheduler, capsys))
+    )
     assert first_difference(want, got) is None
     if weight_kind == "sampling":
         assert got["models"]["a"]["positives_rows"] == 30 and got["models"]["a"]["ci"]["roc_auc"]
@@ -109,7 +129,10 @@ def test_weighted_pushdown_of_a_mixed_sqlite_column_keeps_every_digit(tmp_path, 
     t["w"] = [1.23456789 if i % 2 else str(1 + i % 3) for i in range(len(t))]
     _sqlite(tmp_path, t)
     t.assign(w=t.w.astype(float)).to_csv(tmp_path / "a.csv", index=False)
-    assert first_difference(*_file_and_query(tmp_path, scheduler, capsys, True, weight="w", bootstrap={"resamples": 0})) is None
+    assert (
+        first_difference(*_file_and_query(tmp_path, scheduler, capsys, True, weight="w", bootstrap={"resamples": 0}))
+        is None
+    )
 
 
 @pytest.mark.sql
@@ -137,8 +160,9 @@ def test_the_reals_of_a_sqlite_real_column_holding_na_keep_every_digit(pushdown,
     t.loc[1, "s"] = "NA"
     _sqlite_declared(tmp_path, t, "y INTEGER, s REAL, w REAL")
     t.to_csv(tmp_path / "a.csv", index=False)
-    want, got = _file_and_query(tmp_path, scheduler, capsys, pushdown, weight="w", missing="drop",
-                                bootstrap={"resamples": 20, "seed": 2})
+    want, got = _file_and_query(
+        tmp_path, scheduler, capsys, pushdown, weight="w", missing="drop", bootstrap={"resamples": 20, "seed": 2}
+    )
     assert first_difference(want, got) is None
     assert got["models"]["a"]["n"] == 38
 
@@ -161,7 +185,8 @@ def test_real_ids_of_a_sqlite_column_holding_text_keep_every_digit(tmp_path, sch
 
 def _postgres(server: dict, t: pd.DataFrame, table: str) -> str:
     """``t`` as a table of the test server; the URL to read it with."""
-    import adbc_driver_postgresql.dbapi as dbapi  # noqa: PLC0415
+    import adbc_driver_postgresql.dbapi as dbapi
+
     url = f"postgresql://postgres@/postgres?host={server['socket']}"
     with dbapi.connect(url) as conn:
         cur = conn.cursor()
@@ -181,16 +206,24 @@ def test_a_text_weight_na_in_postgresql_is_missing_pushed_down_as_in_every_engin
     url = _postgres(pg, t, "text_weights")
     t.to_csv(tmp_path / "a.csv", index=False)
     extra = {"weight": "w", "missing": "drop", "bootstrap": {"resamples": 20, "seed": 1}}
-    want = _unfiled(documents(config(tmp_path, [{"name": "a", "file": "a.csv", "score": "s"}], **extra), scheduler,
-                              capsys, ("memory",))["memory"])
+    want = _unfiled(
+        documents(
+            config(tmp_path, [{"name": "a", "file": "a.csv", "score": "s"}], **extra), scheduler, capsys, ("memory",)
+        )["memory"]
+    )
     for pushdown in (False, True):
-        got = _unfiled(same_documents(documents(config(tmp_path, [_sql_model(pushdown, url, "text_weights")], **extra),
-                                                scheduler, capsys)))
+        got = _unfiled(
+            same_documents(
+                documents(config(tmp_path, [_sql_model(pushdown, url, "text_weights")], **extra), scheduler, capsys)
+            )
+        )
         assert first_difference(want, got) is None, pushdown
     assert want["models"]["a"]["n"] == 59
     pushed = same_everywhere(config(tmp_path, [_sql_model(True, url, "text_weights")], weight="w"), scheduler, capsys)
-    assert pushed.endswith("SELECT * FROM text_weights): 1 row(s) with missing or non-finite weight in 'w'; fix the data "
-                           "or set missing: drop"), pushed
+    assert pushed.endswith(
+        "SELECT * FROM text_weights): 1 row(s) with missing or non-finite weight in 'w'; fix the data "
+        "or set missing: drop"
+    ), pushed
     pulled = same_everywhere(config(tmp_path, [_sql_model(False, url, "text_weights")], weight="w"), scheduler, capsys)
     assert "SELECT * FROM text_weights): row 4: missing or non-finite weight in 'w'" in pulled, pulled
 
@@ -200,8 +233,10 @@ def test_a_non_number_text_weight_in_postgresql_is_the_row_rules_line_pushed_dow
     t["w"] = ["abc"] + [str(int(v)) for v in t.w[1:]]
     url = _postgres(pg, t, "bad_weights")
     line = same_everywhere(config(tmp_path, [_sql_model(True, url, "bad_weights")], weight="w"), scheduler, capsys)
-    assert line.endswith("SELECT * FROM bad_weights): column 'w': non-numeric value 'abc'; expected a number "
-                         "(fix the data or cast it in the query)"), line
+    assert line.endswith(
+        "SELECT * FROM bad_weights): column 'w': non-numeric value 'abc'; expected a number "
+        "(fix the data or cast it in the query)"
+    ), line
 
 
 def test_numeric_labels_and_ids_in_postgresql_read_as_their_text(pg, tmp_path, scheduler, capsys):  # noqa: F811
@@ -209,29 +244,41 @@ def test_numeric_labels_and_ids_in_postgresql_read_as_their_text(pg, tmp_path, s
     do not take: a NUMERIC label or id column stopped every engine with an internal error (exit 1:
     "Function 'dictionary_encode' has no kernel matching input types"). It is read as its text
     ('1.0' is the label 1), as the same values from a CSV."""
-    import decimal  # noqa: PLC0415
+    import decimal
 
     t = rows(40)
-    table = pa.table({"id": pa.array([decimal.Decimal(int(i)) for i in t.id], pa.decimal128(10, 0)),
-                      "y": pa.array([decimal.Decimal(int(v)) for v in t.y], pa.decimal128(5, 1)), "s": t.s})
+    table = pa.table(
+        {
+            "id": pa.array([decimal.Decimal(int(i)) for i in t.id], pa.decimal128(10, 0)),
+            "y": pa.array([decimal.Decimal(int(v)) for v in t.y], pa.decimal128(5, 1)),
+            "s": t.s,
+        }
+    )
     url = _postgres(pg, table.to_pandas(), "numeric_labels")
     t.to_csv(tmp_path / "a.csv", index=False)
-    want = _unfiled(documents(config(tmp_path, [{"name": "a", "file": "a.csv", "score": "s"}], id="id"), scheduler,
-                              capsys, ("memory",))["memory"])
+    want = _unfiled(
+        documents(
+            config(tmp_path, [{"name": "a", "file": "a.csv", "score": "s"}], id="id"), scheduler, capsys, ("memory",)
+        )["memory"]
+    )
     for pushdown in (False, True):
-        got = _unfiled(same_documents(documents(config(tmp_path, [_sql_model(pushdown, url, "numeric_labels")], id="id"),
-                                                scheduler, capsys)))
+        got = _unfiled(
+            same_documents(
+                documents(config(tmp_path, [_sql_model(pushdown, url, "numeric_labels")], id="id"), scheduler, capsys)
+            )
+        )
         assert first_difference(want, got) is None, pushdown
 
 
 def test_uuid_ids_in_postgresql_join_the_same_ids_written_as_text(pg, tmp_path, scheduler, capsys):  # noqa: F811
     """A UUID id column came as 16 bytes in an Arrow extension type: every engine stopped with an
     internal error ("Invalid UTF8 payload", exit 1). It is read as the text PostgreSQL shows."""
-    import uuid  # noqa: PLC0415
+    import uuid
 
     t = rows(40).assign(id=[str(uuid.UUID(int=i * 7919)) for i in range(40)])
     url = _postgres(pg, t, "uuid_ids")
-    import adbc_driver_postgresql.dbapi as dbapi  # noqa: PLC0415
+    import adbc_driver_postgresql.dbapi as dbapi
+
     with dbapi.connect(url) as conn:
         cur = conn.cursor()
         cur.execute("ALTER TABLE uuid_ids ALTER COLUMN id TYPE uuid USING id::uuid")
@@ -247,13 +294,16 @@ def test_uuid_ids_in_postgresql_join_the_same_ids_written_as_text(pg, tmp_path, 
 
 
 @pytest.mark.sql
-@pytest.mark.parametrize("fault, message", [
-    ("score", "column 's', row 2101: non-numeric value 'abc'; expected a number"),
-    ("missing", "row 2101: missing or non-finite score in 's'"),
-    ("weight", "column 'w', row 2101: negative weight -1; weights must be >= 0"),
-    ("id", "column 'id', row 2101: duplicated id '5'; ids must be unique"),
-    ("label", "column 'y', row 2101: a third distinct label 'x'"),
-])
+@pytest.mark.parametrize(
+    "fault, message",
+    [
+        ("score", "column 's', row 2101: non-numeric value 'abc'; expected a number"),
+        ("missing", "row 2101: missing or non-finite score in 's'"),
+        ("weight", "column 'w', row 2101: negative weight -1; weights must be >= 0"),
+        ("id", "column 'id', row 2101: duplicated id '5'; ids must be unique"),
+        ("label", "column 'y', row 2101: a third distinct label 'x'"),
+    ],
+)
 def test_a_bad_row_of_a_query_is_numbered_from_the_first_row_of_the_result(fault, message, tmp_path, scheduler, capsys):
     """A bad row of a query was numbered as a CSV's line (the 2101st row of the result was "row
     2102", the header of a file that has none counted), in every engine. Row 1 is now the first
@@ -261,7 +311,12 @@ def test_a_bad_row_of_a_query_is_numbered_from_the_first_row_of_the_result(fault
     n = 2500
     t = _weighted(n).assign(id=np.arange(n)).astype({"s": object, "y": object})
     t.loc[2100, {"score": "s", "missing": "s", "weight": "w", "id": "id", "label": "y"}[fault]] = {
-        "score": "abc", "missing": None, "weight": -1, "id": 5, "label": "x"}[fault]
+        "score": "abc",
+        "missing": None,
+        "weight": -1,
+        "id": 5,
+        "label": "x",
+    }[fault]
     _sqlite(tmp_path, t)
     line = same_everywhere(config(tmp_path, [_sql_model(False)], weight="w", id="id"), scheduler, capsys)
     assert "SELECT * FROM p): " + message in line, line
@@ -270,8 +325,12 @@ def test_a_bad_row_of_a_query_is_numbered_from_the_first_row_of_the_result(fault
 # --- 4. numeric-looking text ids: one rule ----------------------------------------------------------------
 
 
-SPELLINGS = {"signed": lambda i: f"{i:+.1f}", "exponent": lambda i: f"{i:.3e}", "fraction": lambda i: f"{i:.1f}",
-             "plus": lambda i: f" {int(i):+d} "}
+SPELLINGS = {
+    "signed": lambda i: f"{i:+.1f}",
+    "exponent": lambda i: f"{i:.3e}",
+    "fraction": lambda i: f"{i:.1f}",
+    "plus": lambda i: f" {int(i):+d} ",
+}
 
 
 @pytest.mark.parametrize("spelling", SPELLINGS)
@@ -310,8 +369,10 @@ def test_rows_that_do_not_line_up_name_the_querys_row_from_1(tmp_path, scheduler
     _sqlite(tmp_path, t.assign(y=np.where(np.arange(30) == 6, 1 - t.y, t.y)))
     b = dict(_sql_model(False), name="b")
     line = same_everywhere(config(tmp_path, [{"name": "a", "file": "a.csv", "score": "s"}, b]), scheduler, capsys)
-    assert line.endswith("SELECT * FROM p): model 'b': row 7 has a different label than in 'a'; rows do not line up — "
-                         "set 'id' in the config to join them"), line
+    assert line.endswith(
+        "SELECT * FROM p): model 'b': row 7 has a different label than in 'a'; rows do not line up — "
+        "set 'id' in the config to join them"
+    ), line
 
 
 @pytest.mark.sql
@@ -339,7 +400,8 @@ def test_a_sqlite_real_weight_column_with_na_past_row_1024_runs_as_its_csv(pushd
     t.loc[n - 1, "w"] = "NA"
     _sqlite_declared(tmp_path, t, "y INTEGER, s REAL, w REAL")
     t.to_csv(tmp_path / "a.csv", index=False)
-    want, got = _file_and_query(tmp_path, scheduler, capsys, pushdown, weight="w", missing="drop",
-                                bootstrap={"resamples": 0})
+    want, got = _file_and_query(
+        tmp_path, scheduler, capsys, pushdown, weight="w", missing="drop", bootstrap={"resamples": 0}
+    )
     assert first_difference(want, got) is None
     assert got["models"]["a"]["n"] == n - 1

@@ -28,10 +28,10 @@ import pyarrow.parquet as pq
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from docdiff import first_difference  # noqa: E402
-from test_bad_input_parity import config, rows, same_everywhere  # noqa: E402
-from test_engine_parity_credit import refused_alike_by_validate  # noqa: E402
-from test_engine_parity_labels_and_parts import documents, same_documents  # noqa: E402
+from docdiff import first_difference
+from test_bad_input_parity import config, rows, same_everywhere
+from test_engine_parity_credit import refused_alike_by_validate
+from test_engine_parity_labels_and_parts import documents, same_documents
 
 
 def _unfiled(doc: dict) -> dict:
@@ -55,8 +55,9 @@ def test_true_false_scores_in_a_csv_read_as_the_parquet_booleans_do(tmp_path, sc
     t.assign(s=np.where(flag, "TRUE", "false")).to_csv(tmp_path / "a.csv", index=False)
     docs = {}
     for file in ("ones.csv", "a.parquet", "a.csv"):
-        docs[file] = _unfiled(same_documents(documents(config(tmp_path, [{"name": "a", "file": file, "score": "s"}]),
-                                                       scheduler, capsys)))
+        docs[file] = _unfiled(
+            same_documents(documents(config(tmp_path, [{"name": "a", "file": file, "score": "s"}]), scheduler, capsys))
+        )
     assert first_difference(docs["ones.csv"], docs["a.parquet"]) is None
     assert first_difference(docs["ones.csv"], docs["a.csv"]) is None
 
@@ -82,7 +83,9 @@ def test_a_non_number_beside_true_false_is_still_named_by_its_row(tmp_path, sche
     t.loc[3, "s"] = "true"
     t.loc[17, "s"] = "yes"
     t.to_csv(tmp_path / "a.csv", index=False)
-    line = refused_alike_by_validate(config(tmp_path, [{"name": "a", "file": "a.csv", "score": "s"}]), scheduler, capsys)
+    line = refused_alike_by_validate(
+        config(tmp_path, [{"name": "a", "file": "a.csv", "score": "s"}]), scheduler, capsys
+    )
     assert line.endswith("a.csv: column 's', row 19: non-numeric value 'yes'; expected a number"), line
 
 
@@ -102,7 +105,9 @@ def test_an_id_written_1_0_joins_the_id_1_as_a_float_id_column_does(write, tmp_p
     want = _unfiled(same_documents(documents(config(tmp_path, models, id="id"), scheduler, capsys, ("memory",))))
     for ids in (t.id.astype(float), t.id.map(lambda i: f"{i}.0"), t.id.map(lambda i: f" {i}.00 ")):
         a = t.assign(id=ids)
-        a.to_csv(tmp_path / "a.csv", index=False) if write == "csv" else a.to_parquet(tmp_path / "a.parquet", index=False)
+        a.to_csv(tmp_path / "a.csv", index=False) if write == "csv" else a.to_parquet(
+            tmp_path / "a.parquet", index=False
+        )
         got = _unfiled(same_documents(documents(config(tmp_path, models, id="id"), scheduler, capsys)))
         assert first_difference(want, got) is None, ids.iloc[0]
 
@@ -125,8 +130,12 @@ def test_the_credit_section_joins_ids_by_the_id_rule_not_the_label_rule(tmp_path
     cur = pd.DataFrame({"id": [str(i) for i in range(n)], "y": (rng.random(n) < s).astype(int), "s": s})
     cur.to_csv(tmp_path / "a.csv", index=False)
     cur.assign(id=[f"0{i}" for i in range(n)]).to_csv(tmp_path / "ref.csv", index=False)
-    cfg = config(tmp_path, [{"name": "a", "file": "a.csv", "score": "s", "reference": "ref.csv"}], id="id",
-                 credit={"grades": {"quantiles": 3}})
+    cfg = config(
+        tmp_path,
+        [{"name": "a", "file": "a.csv", "score": "s", "reference": "ref.csv"}],
+        id="id",
+        credit={"grades": {"quantiles": 3}},
+    )
     doc = same_documents(documents(cfg, scheduler, capsys, ("memory",)))
     # '00' is not '0', '01' not '1', …: no id in both samples, so no migration (not a matrix of zeros)
     assert doc["credit"]["models"]["a"]["migration"] is None
@@ -140,15 +149,19 @@ def test_the_credit_section_joins_ids_by_the_id_rule_not_the_label_rule(tmp_path
 
 
 def _sqlite(tmp: Path, t: pd.DataFrame) -> None:
-    import adbc_driver_sqlite.dbapi  # noqa: F401, PLC0415 - a test dependency: missing, the test fails
+    import adbc_driver_sqlite.dbapi  # noqa: F401 - a test dependency: missing, the test fails
+
     with sqlite3.connect(tmp / "x.db") as con:
         t.to_sql("p", con, index=False)
     con.close()
 
 
 def _sql_model(pushdown: bool) -> dict:
-    return {"name": "a", "source": {"url": "sqlite:///x.db", "query": "SELECT * FROM p", "pushdown": pushdown},
-            "score": "s"}
+    return {
+        "name": "a",
+        "source": {"url": "sqlite:///x.db", "query": "SELECT * FROM p", "pushdown": pushdown},
+        "score": "s",
+    }
 
 
 @pytest.mark.sql
@@ -160,8 +173,10 @@ def test_a_text_weight_pushed_down_to_sqlite_is_refused_not_cast_to_0(tmp_path, 
     pulled = same_everywhere(config(tmp_path, [_sql_model(False)], weight="w"), scheduler, capsys)
     assert pulled.endswith("column 'w', row 1: non-numeric value 'abc'; expected a number"), pulled  # a query's row 1
     pushed = same_everywhere(config(tmp_path, [_sql_model(True)], weight="w"), scheduler, capsys)
-    assert pushed.endswith("SELECT * FROM p): column 'w': non-numeric value 'abc'; expected a number "
-                           "(fix the data or cast it in the query)"), pushed
+    assert pushed.endswith(
+        "SELECT * FROM p): column 'w': non-numeric value 'abc'; expected a number "
+        "(fix the data or cast it in the query)"
+    ), pushed
 
 
 def _pulled_and_pushed(tmp: Path, scheduler: str, capsys, **extra) -> tuple[dict, dict]:
@@ -169,7 +184,9 @@ def _pulled_and_pushed(tmp: Path, scheduler: str, capsys, **extra) -> tuple[dict
     docs = {}
     for pushdown in (False, True):
         cfg = config(tmp, [_sql_model(pushdown)], **extra)
-        docs[pushdown] = documents(cfg, scheduler, capsys, ("stream",) if not pushdown else ("memory", "stream", "dask"))
+        docs[pushdown] = documents(
+            cfg, scheduler, capsys, ("stream",) if not pushdown else ("memory", "stream", "dask")
+        )
     same_documents(docs[True])
     return docs[False]["stream"], docs[True]["memory"]
 
@@ -190,7 +207,9 @@ def test_pushed_down_rows_are_dropped_as_the_pulled_rows_are(case, tmp_path, sch
     ("score nan is not a finite number") and a label stored as '' was a third label, where the pulled
     rows drop the one row. Each now drops the rows the row rule drops, counted alike."""
     rng = np.random.default_rng(1)
-    t = pd.DataFrame({"y": np.arange(40) % 2, "s": np.round(rng.random(40), 1), "w": rng.integers(1, 4, 40).astype(float)})
+    t = pd.DataFrame(
+        {"y": np.arange(40) % 2, "s": np.round(rng.random(40), 1), "w": rng.integers(1, 4, 40).astype(float)}
+    )
     t = t.astype({"s": object, "y": object})
     if case == "a missing weight":
         t.loc[3, "w"] = None
@@ -218,10 +237,14 @@ def test_numbers_stored_as_text_in_sqlite_give_the_pulled_rows_numbers_pushed_do
 
 
 @pytest.mark.sql
-@pytest.mark.parametrize("weight, message", [
-    (1e16, "weight 1e+16 is too large (at most 1e+15); rescale the weights"),
-    (1e-20, "weight 1e-20 is too small (0, or at least 1e-15); rescale the weights"),
-], ids=["large", "small"])
+@pytest.mark.parametrize(
+    "weight, message",
+    [
+        (1e16, "weight 1e+16 is too large (at most 1e+15); rescale the weights"),
+        (1e-20, "weight 1e-20 is too small (0, or at least 1e-15); rescale the weights"),
+    ],
+    ids=["large", "small"],
+)
 def test_pushed_down_weights_follow_the_row_readers_weight_rules(weight, message, tmp_path, scheduler, capsys):
     """Pushed down, a weight of 1e16 or 1e-20 was summed (the row readers refuse both). (The text
     'true', then refused pushed down, is read as 1 as the rows read it, by the row rule.)"""
@@ -236,8 +259,10 @@ def test_pushed_down_weights_follow_the_row_readers_weight_rules(weight, message
 def test_fractional_frequency_weights_pushed_down_are_refused_as_the_rows_are(tmp_path, scheduler, capsys):
     _sqlite(tmp_path, rows(30).assign(w=[2.5] + [1.0] * 29))
     line = same_everywhere(config(tmp_path, [_sql_model(True)], weight="w", weight_kind="frequency"), scheduler, capsys)
-    assert line.endswith("column 'w': a weight is not a whole number; weight_kind: frequency needs whole-number "
-                         "weights (use weight_kind: sampling)"), line
+    assert line.endswith(
+        "column 'w': a weight is not a whole number; weight_kind: frequency needs whole-number "
+        "weights (use weight_kind: sampling)"
+    ), line
 
 
 # --- 4. grade migration counts frequency weights ---------------------------------------------------
@@ -256,8 +281,14 @@ def test_grade_migration_counts_each_joined_row_by_its_frequency_weight(tmp_path
     ref = cur.assign(s=np.round(np.clip(s + rng.normal(0, 0.1, n), 0, 1), 3), w=rng.integers(1, 4, n))
     cur.to_csv(tmp_path / "a.csv", index=False)
     ref.iloc[::-1].to_csv(tmp_path / "ref.csv", index=False)
-    cfg = config(tmp_path, [{"name": "a", "file": "a.csv", "score": "s", "reference": "ref.csv"}], id="id", weight="w",
-                 weight_kind="frequency", credit={"grades": {"edges": edges}})
+    cfg = config(
+        tmp_path,
+        [{"name": "a", "file": "a.csv", "score": "s", "reference": "ref.csv"}],
+        id="id",
+        weight="w",
+        weight_kind="frequency",
+        credit={"grades": {"edges": edges}},
+    )
     doc = same_documents(documents(cfg, scheduler, capsys, ("memory",)))
     migration = doc["credit"]["models"]["a"]["migration"]
     want = np.zeros((4, 4), dtype=int)
@@ -287,8 +318,10 @@ def test_a_missing_value_spelled_in_a_parquet_text_score_is_missing_as_in_a_csv(
     assert first_difference(docs["a.csv"], docs["a.parquet"]) is None
     assert docs["a.csv"]["models"]["a"]["n"] == 29
     line = same_everywhere(config(tmp_path, [{"name": "a", "file": "a.parquet", "score": "s"}]), scheduler, capsys)
-    assert line.endswith("a.parquet: row 6: missing or non-finite score in 's'; fix the data or set 'missing: drop' "
-                         "to drop such rows (counted in the report)"), line
+    assert line.endswith(
+        "a.parquet: row 6: missing or non-finite score in 's'; fix the data or set 'missing: drop' "
+        "to drop such rows (counted in the report)"
+    ), line
 
 
 # --- fuzzed: Parquet parts of other id types -------------------------------------------------------
@@ -304,7 +337,9 @@ def test_boolean_ids_of_one_part_beside_text_ids_are_spelled_as_a_part_read_alon
     pq.write_table(pa.table({"id": ids[:10], "y": t.y[:10], "s": t.s[:10]}), tmp_path / "ds" / "p0.parquet")
     pq.write_table(pa.table({"id": [True, False], "y": t.y[10:], "s": t.s[10:]}), tmp_path / "ds" / "p1.parquet")
     t.assign(id=ids).iloc[::-1].to_csv(tmp_path / "b.csv", index=False)
-    cfg = config(tmp_path, [{"name": "a", "file": "ds", "score": "s"}, {"name": "b", "file": "b.csv", "score": "s"}], id="id")
+    cfg = config(
+        tmp_path, [{"name": "a", "file": "ds", "score": "s"}, {"name": "b", "file": "b.csv", "score": "s"}], id="id"
+    )
     assert same_documents(documents(cfg, scheduler, capsys))["models"]["a"]["n"] == 12
 
 
@@ -317,13 +352,15 @@ def test_a_weight_stored_as_text_na_in_sqlite_is_missing_pushed_down_as_pulled(t
     weight: the pulled rows drop that row under missing: drop, while pushed down the database cast
     'NA' to 0 (then the text check refused it). 'NA' spellings are NULL to the pushed-down query."""
     rng = np.random.default_rng(2)
-    t = pd.DataFrame({"y": np.arange(40) % 2, "s": np.round(rng.random(40), 1).astype(str),
-                      "w": rng.integers(1, 4, 40).astype(str)})
+    t = pd.DataFrame(
+        {"y": np.arange(40) % 2, "s": np.round(rng.random(40), 1).astype(str), "w": rng.integers(1, 4, 40).astype(str)}
+    )
     t.loc[3, "w"] = "NA"
     _sqlite(tmp_path, t)
     pulled, pushed = _pulled_and_pushed(tmp_path, scheduler, capsys, weight="w", missing="drop")
     _same_numbers(pulled, pushed)
     assert pushed["models"]["a"]["n"] == 39
     line = same_everywhere(config(tmp_path, [_sql_model(True)], weight="w"), scheduler, capsys)
-    assert line.endswith("SELECT * FROM p): 1 row(s) with missing or non-finite weight in 'w'; fix the data or set "
-                         "missing: drop"), line
+    assert line.endswith(
+        "SELECT * FROM p): 1 row(s) with missing or non-finite weight in 'w'; fix the data or set missing: drop"
+    ), line

@@ -25,9 +25,13 @@ import pytest
 from reportgen.config import load_config
 from reportgen.engine.binary import THRESHOLD_METRICS
 from reportgen.engine.compare import DELONG_METRICS, ROW_BOOTSTRAP, ROW_ONLY_METRICS
-from reportgen.engine.intervals import WEIGHTED_BOOTSTRAP, WEIGHTED_JOINT_BOOTSTRAP
+from reportgen.engine.intervals import (
+    COUNT_BOOTSTRAP,
+    JOINT_CONFUSION_BOOTSTRAP,
+    WEIGHTED_BOOTSTRAP,
+    WEIGHTED_JOINT_BOOTSTRAP,
+)
 from reportgen.engine.proportions import CLOPPER_PEARSON
-from reportgen.engine.intervals import JOINT_CONFUSION_BOOTSTRAP, COUNT_BOOTSTRAP
 from reportgen.pipeline import analyse
 
 N = 2_500
@@ -39,13 +43,15 @@ def data(tmp_path_factory) -> Path:
     rng = np.random.default_rng(15)
     y = rng.random(N) < 0.3
     z = rng.normal(size=N) + 1.2 * y
-    pd.DataFrame({
-        "y": y.astype(int),
-        "a": np.round(1 / (1 + np.exp(-z)), 2),                          # probabilities with ties
-        "b": 600 - np.round(30 * (rng.normal(size=N) + 0.8 * y)),        # points, lower = riskier
-        "c": np.round(rng.normal(size=N) + 0.5 * y, 1),                  # few distinct scores
-        "w": rng.integers(1, 4, N),                                      # frequency weights
-    }).to_csv(d / "bin.csv", index=False)
+    pd.DataFrame(
+        {
+            "y": y.astype(int),
+            "a": np.round(1 / (1 + np.exp(-z)), 2),  # probabilities with ties
+            "b": 600 - np.round(30 * (rng.normal(size=N) + 0.8 * y)),  # points, lower = riskier
+            "c": np.round(rng.normal(size=N) + 0.5 * y, 1),  # few distinct scores
+            "w": rng.integers(1, 4, N),  # frequency weights
+        }
+    ).to_csv(d / "bin.csv", index=False)
     classes = ["current", "early", "late"]
     yk = rng.choice(3, size=N, p=[0.6, 0.3, 0.1])
     df = pd.DataFrame({"stage": np.array(classes, dtype=object)[yk]})
@@ -64,8 +70,9 @@ def data(tmp_path_factory) -> Path:
 def _binary(d: Path, extra: str = "") -> Path:
     cfg = d / f"b_{abs(hash(extra))}.yaml"
     cfg.write_text(
-        "title: parity\nlabel: y\nthreshold: 0.5\nbootstrap: {resamples: 150, seed: 7}\n" + extra +
-        "models:\n  - {name: a, file: bin.csv, score: a}\n"
+        "title: parity\nlabel: y\nthreshold: 0.5\nbootstrap: {resamples: 150, seed: 7}\n"
+        + extra
+        + "models:\n  - {name: a, file: bin.csv, score: a}\n"
         "  - {name: b, file: bin.csv, score: b, direction: lower, threshold: 590}\n"
         "  - {name: c, file: bin.csv, score: c, threshold: 9}\n"  # outside the scores: one class predicted
     )
@@ -76,8 +83,9 @@ def _multiclass(d: Path, extra: str = "") -> Path:
     cfg = d / f"m_{abs(hash(extra))}.yaml"
     cfg.write_text(
         "title: parity\ntask: multiclass\nlabel: stage\nclasses: [current, early, late]\n"
-        "bootstrap: {resamples: 60, seed: 7}\n" + extra +
-        "models:\n  - {name: gbm, file: mc.csv, scores: [g_current, g_early, g_late]}\n"
+        "bootstrap: {resamples: 60, seed: 7}\n"
+        + extra
+        + "models:\n  - {name: gbm, file: mc.csv, scores: [g_current, g_early, g_late]}\n"
         "  - {name: rules, file: mc.csv, prediction: rule}\n"
     )
     return cfg
@@ -137,8 +145,10 @@ def test_binary_engines_give_the_same_json(data, scheduler):
             assert [(a["source"], a["target_rate"]) for a in cm["approval"]][1:] == [("config", 0.3), ("config", 0.7)]
             assert {k for k in ROW_ONLY_METRICS if k in cm["ci"]} != set()
     # the warning 'threshold outside the scores', from one place for every engine
-    assert any("threshold 9 lies outside the scores of model 'c'" in w and "models[2].threshold" in w
-               for w in mem["run"]["warnings"])
+    assert any(
+        "threshold 9 lies outside the scores of model 'c'" in w and "models[2].threshold" in w
+        for w in mem["run"]["warnings"]
+    )
     assert mem["models"]["a"]["ci_method"]["f1"] == "bootstrap"
     assert mem["models"]["a"]["ci_method"]["ks"] == "reshaped bootstrap-t"  # a maximum (issue 16)
     assert mem["comparisons"][0]["ci_method"]["f1"] == "paired bootstrap of decision patterns"
@@ -164,7 +174,10 @@ def test_binary_weighted_engines_give_the_same_json(data, scheduler):
     for cm in mem["comparisons"]:
         assert cm["tests"]["delong"] is None and cm["capabilities"] == {"delong": "weighted"}
         assert cm["ci_method"]["gini"] == cm["ci_method"]["f1"] == cm["ci_method"]["ks"] == WEIGHTED_JOINT_BOOTSTRAP
-        assert cm["decision"]["method"] == "bootstrap (normal, SE of the replicates)" and cm["decision"]["p_value"] is not None
+        assert (
+            cm["decision"]["method"] == "bootstrap (normal, SE of the replicates)"
+            and cm["decision"]["p_value"] is not None
+        )
         assert [a["target_rate"] for a in cm["approval"]][1:] == [0.7] and all(a["ci"] for a in cm["approval"])
         # sampling weights: McNemar on the rows (weighted table beside) in every engine
         assert cm["tests"]["mcnemar"]["basis"] == "rows"
@@ -198,15 +211,25 @@ def test_multiclass_engines_give_the_same_json(data, scheduler):
             assert got["models"][name] == mm, (engine, name)
             assert set(mm["ci_method"].values()) >= {COUNT_BOOTSTRAP}
             assert {k for k, v in mm["ci_method"].items() if v == ROW_BOOTSTRAP} <= {
-                "roc_auc_ovr_micro", "roc_auc_ovr_macro", "roc_auc_ovr_weighted", "roc_auc_ovo_macro"}
+                "roc_auc_ovr_micro",
+                "roc_auc_ovr_macro",
+                "roc_auc_ovr_weighted",
+                "roc_auc_ovo_macro",
+            }
         for cm, cg in zip(mem["comparisons"], got["comparisons"]):
             assert cg == cm and cm["capabilities"] == {}
             # differences of the confusion metrics: drawn on the pair's joint confusion counts; the
             # rows add the AUCs and log-loss
             joint = {k for k, v in cm["ci_method"].items() if v == JOINT_CONFUSION_BOOTSTRAP}
-            assert joint and set(cm["ci"]) - joint <= {"log_loss", "roc_auc_ovr_micro", "roc_auc_ovr_macro",
-                                                       "roc_auc_ovr_weighted", "roc_auc_ovo_macro"}
+            assert joint and set(cm["ci"]) - joint <= {
+                "log_loss",
+                "roc_auc_ovr_micro",
+                "roc_auc_ovr_macro",
+                "roc_auc_ovr_weighted",
+                "roc_auc_ovo_macro",
+            }
             # the model with scores: its averaged AUCs' intervals drawn on the distinct rows' counts
             assert {"roc_auc_ovr_macro", "roc_auc_ovo_macro", "roc_auc_ovr_micro", "log_loss"} <= set(
-                mem["models"]["gbm"]["ci"])
+                mem["models"]["gbm"]["ci"]
+            )
         assert got["run"]["warnings"] == mem["run"]["warnings"]

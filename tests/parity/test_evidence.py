@@ -6,12 +6,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from test_engines import _binary, _multiclass, data  # noqa: F401  (data is a fixture)
 
 from reportgen.config import load_config
 from reportgen.engine.evidence import BinaryEvidence, MulticlassEvidence, Pairing
 from reportgen.pipeline import load_evidence
-
-from test_engines import _binary, _multiclass, data  # noqa: F401  (data is a fixture)
 
 
 def _load(path, engine, scheduler=None):
@@ -36,11 +35,18 @@ def test_binary_evidence_is_the_same_from_every_engine(data, scheduler):  # noqa
         assert not hasattr(got, "rows")
         for m, g in zip(mem.models, got.models):
             _same_table(m.table, g.table)
-            assert (m.name, m.threshold, m.threshold_key, m.probabilities) == (g.name, g.threshold, g.threshold_key,
-                                                                               g.probabilities)
+            assert (m.name, m.threshold, m.threshold_key, m.probabilities) == (
+                g.name,
+                g.threshold,
+                g.threshold_key,
+                g.probabilities,
+            )
         assert [m.threshold_key for m in mem.models] == ["threshold", "models[1].threshold", "models[2].threshold"]
-        assert (got.pairing.status, got.pairing.reason) == (mem.pairing.status, mem.pairing.reason) == ("aligned",
-                                                                                                        "aligned")
+        assert (
+            (got.pairing.status, got.pairing.reason)
+            == (mem.pairing.status, mem.pairing.reason)
+            == ("aligned", "aligned")
+        )
         np.testing.assert_array_equal(got.pairing.agree, mem.pairing.agree)
         np.testing.assert_array_equal(got.pairing.patterns, mem.pairing.patterns)
         # the same sums over other chunks: equal to rounding
@@ -59,7 +65,9 @@ def test_weighted_binary_evidence_is_paired_alike_in_memory_and_stream(data):  #
     assert (mem.pairing.agree is None) == (st.pairing.agree is None)
     if mem.pairing.agree is not None:
         np.testing.assert_array_equal(mem.pairing.agree, st.pairing.agree)
-    assert mem.pairing.agree[1, 0].sum() == pytest.approx(float(mem.models[1].table.total_pos + mem.models[1].table.total_neg))
+    assert mem.pairing.agree[1, 0].sum() == pytest.approx(
+        float(mem.models[1].table.total_pos + mem.models[1].table.total_neg)
+    )
     for m, g in zip(mem.models, st.models):
         _same_table(m.table, g.table)
 
@@ -109,8 +117,10 @@ def test_paired_counts_do_not_depend_on_the_chunking(monkeypatch):
 
     rng = np.random.default_rng(3)
     y = rng.random(3000) < 0.2
-    rows = [ModelRows("a", "f", np.round(rng.random(3000) + y, 2), y),
-            ModelRows("b", "f", np.round(rng.normal(size=3000) - y, 1), y, direction="lower", threshold=-0.5)]
+    rows = [
+        ModelRows("a", "f", np.round(rng.random(3000) + y, 2), y),
+        ModelRows("b", "f", np.round(rng.normal(size=3000) - y, 1), y, direction="lower", threshold=-0.5),
+    ]
     whole = evidence_of_rows(rows).pairing
     monkeypatch.setattr(L, "PAIRED_CHUNK", 700)
     parts = evidence_of_rows(rows).pairing
@@ -139,6 +149,9 @@ def test_held_raw_float_scores_pair_in_pieces_as_in_one(monkeypatch):
     np.testing.assert_allclose(parts.pairing.covariance, whole.pairing.covariance, rtol=1e-12)
     # McNemar's table of (a right?, b right?) by hand
     right_a, right_b = (a >= 0.5) == y, (b <= 1.0) == y
-    table = [[np.sum(right_a & right_b), np.sum(right_a & ~right_b)], [np.sum(~right_a & right_b), np.sum(~right_a & ~right_b)]]
+    table = [
+        [np.sum(right_a & right_b), np.sum(right_a & ~right_b)],
+        [np.sum(~right_a & right_b), np.sum(~right_a & ~right_b)],
+    ]
     assert whole.pairing.agree[0, 1].tolist() == table
     assert whole.models[0].table.n_distinct == np.unique(a).shape[0]

@@ -15,16 +15,16 @@ import sys
 from pathlib import Path
 
 import numpy as np
-import pytest
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
+import pytest
 import yaml
 
 from reportgen import cli
 
 sys.path.insert(0, str(Path(__file__).parent))
-from docdiff import first_difference  # noqa: E402
+from docdiff import first_difference
 
 ENGINES = ("memory", "stream", "dask")
 RUN_FACTS = ("warnings", "notices", "dropped", "paired", "date_range", "classes")
@@ -33,13 +33,27 @@ RUN_FACTS = ("warnings", "notices", "dropped", "paired", "date_range", "classes"
 def _run_all(tmp: Path, cfg: dict, scheduler: str, capsys) -> dict[str, dict]:
     """Each engine's metrics.json minus ``run`` (its facts about the data kept); every run exits 0."""
     path = tmp / "run.yaml"
-    path.write_text(yaml.safe_dump({"title": "t", "output": {"formats": ["json"]},
-                                    "stream": {"batch_rows": 1000}, **cfg}, sort_keys=False), encoding="utf-8")
+    path.write_text(
+        yaml.safe_dump(
+            {"title": "t", "output": {"formats": ["json"]}, "stream": {"batch_rows": 1000}, **cfg}, sort_keys=False
+        ),
+        encoding="utf-8",
+    )
     docs = {}
     for engine in ENGINES:
         out = tmp / f"out_{engine}"
-        args = ["run", str(path), "--engine", engine, "--out", str(out), "--overwrite", "--quiet",
-                "--now", "2026-01-01T00:00:00"]
+        args = [
+            "run",
+            str(path),
+            "--engine",
+            engine,
+            "--out",
+            str(out),
+            "--overwrite",
+            "--quiet",
+            "--now",
+            "2026-01-01T00:00:00",
+        ]
         if engine == "dask":
             args += ["--scheduler", scheduler]
         code = cli.main(args)
@@ -57,7 +71,9 @@ def _parts(tmp: Path, df: pd.DataFrame, rows: int = 1_000) -> str:
     d = tmp / "parts"
     d.mkdir()
     for i, start in enumerate(range(0, len(df), rows)):
-        pq.write_table(pa.Table.from_pandas(df.iloc[start:start + rows], preserve_index=False), d / f"part-{i}.parquet")
+        pq.write_table(
+            pa.Table.from_pandas(df.iloc[start : start + rows], preserve_index=False), d / f"part-{i}.parquet"
+        )
     return d.name
 
 
@@ -77,11 +93,22 @@ def test_dropped_rows_are_listed_in_check_order_not_in_the_order_batches_met_the
     df.loc[5, "y"] = np.nan
     df.loc[2_200, "s"] = np.nan
     data = _parts(tmp_path, df)
-    docs = _run_all(tmp_path, {"label": "y", "missing": "drop", "bootstrap": {"resamples": 0},
-                               "models": [{"name": "a", "file": data, "score": "s"}]}, scheduler, capsys)
+    docs = _run_all(
+        tmp_path,
+        {
+            "label": "y",
+            "missing": "drop",
+            "bootstrap": {"resamples": 0},
+            "models": [{"name": "a", "file": data, "score": "s"}],
+        },
+        scheduler,
+        capsys,
+    )
     _same(docs)
     assert [d["reason"] for d in docs["stream"]["run_facts"]["dropped"]] == [
-        "missing or non-finite score in 's'", "missing or non-finite label in 'y'"]
+        "missing or non-finite score in 's'",
+        "missing or non-finite label in 'y'",
+    ]
 
 
 def test_multiclass_dropped_rows_are_listed_in_check_order(tmp_path, scheduler, capsys):
@@ -94,12 +121,23 @@ def test_multiclass_dropped_rows_are_listed_in_check_order(tmp_path, scheduler, 
     df.loc[7, "pb"] = np.nan
     df.loc[2_300, "y"] = None
     data = _parts(tmp_path, df)
-    docs = _run_all(tmp_path, {"task": "multiclass", "label": "y", "missing": "drop", "bootstrap": {"resamples": 0},
-                               "models": [{"name": "m", "file": data, "scores": {"a": "pa", "b": "pb", "c": "pc"}}]},
-                    scheduler, capsys)
+    docs = _run_all(
+        tmp_path,
+        {
+            "task": "multiclass",
+            "label": "y",
+            "missing": "drop",
+            "bootstrap": {"resamples": 0},
+            "models": [{"name": "m", "file": data, "scores": {"a": "pa", "b": "pb", "c": "pc"}}],
+        },
+        scheduler,
+        capsys,
+    )
     _same(docs)
     assert [d["reason"] for d in docs["stream"]["run_facts"]["dropped"]] == [
-        "missing label in 'y'", "missing or non-finite class score in 'pa', 'pb', 'pc'"]
+        "missing label in 'y'",
+        "missing or non-finite class score in 'pa', 'pb', 'pc'",
+    ]
 
 
 def test_weighted_multiclass_sums_do_not_depend_on_the_batches(tmp_path, scheduler, capsys):
@@ -114,13 +152,32 @@ def test_weighted_multiclass_sums_do_not_depend_on_the_batches(tmp_path, schedul
     z[np.arange(n), k] += 1.2
     p = np.round(np.exp(z) / np.exp(z).sum(axis=1, keepdims=True), 2)
     classes = np.array(["a", "b", "c"], dtype=object)
-    df = pd.DataFrame({"y": classes[k], "pa": p[:, 0], "pb": p[:, 1], "pc": p[:, 2],
-                       "rule": np.where(rng.random(n) < 0.6, classes[k], classes[rng.integers(0, 3, n)]),
-                       "w": np.round(rng.uniform(0.1, 3.0, n), 2)})
+    df = pd.DataFrame(
+        {
+            "y": classes[k],
+            "pa": p[:, 0],
+            "pb": p[:, 1],
+            "pc": p[:, 2],
+            "rule": np.where(rng.random(n) < 0.6, classes[k], classes[rng.integers(0, 3, n)]),
+            "w": np.round(rng.uniform(0.1, 3.0, n), 2),
+        }
+    )
     data = _parts(tmp_path, df)
-    docs = _run_all(tmp_path, {"task": "multiclass", "label": "y", "weight": "w", "bootstrap": {"resamples": 0},
-                               "models": [{"name": "m", "file": data, "scores": {"a": "pa", "b": "pb", "c": "pc"}},
-                                          {"name": "rule", "file": data, "prediction": "rule"}]}, scheduler, capsys)
+    docs = _run_all(
+        tmp_path,
+        {
+            "task": "multiclass",
+            "label": "y",
+            "weight": "w",
+            "bootstrap": {"resamples": 0},
+            "models": [
+                {"name": "m", "file": data, "scores": {"a": "pa", "b": "pb", "c": "pc"}},
+                {"name": "rule", "file": data, "prediction": "rule"},
+            ],
+        },
+        scheduler,
+        capsys,
+    )
     _same(docs)
     # the canonical sums are the weights of the cells (the confusion matrix's total is the weight total)
     matrix = np.array(docs["memory"]["models"]["rule"]["confusion_matrix"]["matrix"])
@@ -141,12 +198,26 @@ def test_a_binned_model_is_binned_alike_in_stream_and_dask(binning, tmp_path, sc
     y = (rng.random(n) < 0.4).astype(int)
     df = pd.DataFrame({"y": y, "s": 1 / (1 + np.exp(-(rng.normal(size=n) + 0.5 * y)))})
     data = _parts(tmp_path, df, rows=700)
-    docs = _run_all(tmp_path, {"label": "y", "bootstrap": {"resamples": 10, "seed": 3},
-                               "stream": {"batch_rows": 1000, "max_distinct_scores": 100, "bins": 20,
-                                          "sample_per_batch": 10, "binning": binning},
-                               "models": [{"name": "a", "file": data, "score": "s"},
-                                          {"name": "b", "file": data, "score": "s", "direction": "lower"}]},
-                    scheduler, capsys)
+    docs = _run_all(
+        tmp_path,
+        {
+            "label": "y",
+            "bootstrap": {"resamples": 10, "seed": 3},
+            "stream": {
+                "batch_rows": 1000,
+                "max_distinct_scores": 100,
+                "bins": 20,
+                "sample_per_batch": 10,
+                "binning": binning,
+            },
+            "models": [
+                {"name": "a", "file": data, "score": "s"},
+                {"name": "b", "file": data, "score": "s", "direction": "lower"},
+            ],
+        },
+        scheduler,
+        capsys,
+    )
     assert docs["stream"]["models"]["a"]["binning"]["method"] == binning
     assert docs["memory"]["models"]["a"]["binning"] is None
     diff = first_difference(docs["stream"], docs["dask"])
@@ -164,13 +235,22 @@ def test_credit_grade_labels_at_a_zero_edge_read_the_same_in_every_engine(tmp_pa
     y = rng.random(n) < 0.4
     score = np.round(rng.normal(size=n) - 0.8 * y).clip(-2, 2)  # −0.0 among the zeros
     assert np.signbit(score[score == 0]).any() and not np.signbit(score[score == 0]).all()
-    df = pd.DataFrame({"y": y.astype(int), "s": score,
-                       "day": (np.datetime64("2025-01-01") + rng.integers(0, 200, n)).astype(str)})
+    df = pd.DataFrame(
+        {"y": y.astype(int), "s": score, "day": (np.datetime64("2025-01-01") + rng.integers(0, 200, n)).astype(str)}
+    )
     data = _parts(tmp_path, df)
-    docs = _run_all(tmp_path, {"label": "y", "date": "day", "bootstrap": {"resamples": 0},
-                               "credit": {"grades": {"quantiles": 3}, "min_defaults": 2},
-                               "models": [{"name": "a", "file": data, "score": "s", "direction": "lower"}]},
-                    scheduler, capsys)
+    docs = _run_all(
+        tmp_path,
+        {
+            "label": "y",
+            "date": "day",
+            "bootstrap": {"resamples": 0},
+            "credit": {"grades": {"quantiles": 3}, "min_defaults": 2},
+            "models": [{"name": "a", "file": data, "score": "s", "direction": "lower"}],
+        },
+        scheduler,
+        capsys,
+    )
     _same(docs)
     labels = [g["grade"] for g in docs["memory"]["credit"]["models"]["a"]["grades"]]
     assert not any("-0 " in f"{label} " for label in labels), labels
@@ -183,8 +263,15 @@ def _weighted_frame(n: int, seed: int) -> pd.DataFrame:
     """Two models of heavy ties and fractional weights (two decimals): sums that round."""
     rng = np.random.default_rng(seed)
     y = (rng.random(n) < 0.4).astype(int)
-    return pd.DataFrame({"id": np.arange(n), "y": y, "w": np.round(rng.uniform(0.1, 3.0, n), 2),
-                         "s0": np.round(rng.normal(size=n) + y, 1), "s1": np.round(rng.normal(size=n) + 0.5 * y, 1)})
+    return pd.DataFrame(
+        {
+            "id": np.arange(n),
+            "y": y,
+            "w": np.round(rng.uniform(0.1, 3.0, n), 2),
+            "s0": np.round(rng.normal(size=n) + y, 1),
+            "s1": np.round(rng.normal(size=n) + 0.5 * y, 1),
+        }
+    )
 
 
 def test_weighted_mcnemar_tables_do_not_depend_on_the_batches(tmp_path, scheduler, capsys):
@@ -195,10 +282,20 @@ def test_weighted_mcnemar_tables_do_not_depend_on_the_batches(tmp_path, schedule
     counted per (pattern of the models being right, weight) and summed in one canonical order."""
     df = _weighted_frame(2_500, 21)
     data = _parts(tmp_path, df)
-    docs = _run_all(tmp_path, {"label": "y", "weight": "w", "bootstrap": {"resamples": 0},
-                               "models": [{"name": "a", "file": data, "score": "s0", "threshold": 0.5},
-                                          {"name": "b", "file": data, "score": "s1", "threshold": 0.2}]},
-                    scheduler, capsys)
+    docs = _run_all(
+        tmp_path,
+        {
+            "label": "y",
+            "weight": "w",
+            "bootstrap": {"resamples": 0},
+            "models": [
+                {"name": "a", "file": data, "score": "s0", "threshold": 0.5},
+                {"name": "b", "file": data, "score": "s1", "threshold": 0.2},
+            ],
+        },
+        scheduler,
+        capsys,
+    )
     _same(docs)
     table = np.array(docs["memory"]["comparisons"][0]["tests"]["mcnemar"]["weighted_table"])
     assert table.sum() == pytest.approx(df["w"].sum(), rel=1e-12)
@@ -217,9 +314,18 @@ def test_binned_weighted_tables_do_not_depend_on_the_batches(tmp_path, scheduler
     y = (rng.random(n) < 0.4).astype(int)
     df = pd.DataFrame({"y": y, "s": rng.normal(size=n) + y, "w": np.round(rng.uniform(0.1, 3.0, n), 2)})
     data = _parts(tmp_path, df, rows=150)
-    docs = _run_all(tmp_path, {"label": "y", "weight": "w", "bootstrap": {"resamples": 0},
-                               "stream": {"batch_rows": 1000, "max_distinct_scores": 100, "bins": 20},
-                               "models": [{"name": "a", "file": data, "score": "s"}]}, scheduler, capsys)
+    docs = _run_all(
+        tmp_path,
+        {
+            "label": "y",
+            "weight": "w",
+            "bootstrap": {"resamples": 0},
+            "stream": {"batch_rows": 1000, "max_distinct_scores": 100, "bins": 20},
+            "models": [{"name": "a", "file": data, "score": "s"}],
+        },
+        scheduler,
+        capsys,
+    )
     assert docs["stream"]["models"]["a"]["binning"] is not None
     diff = first_difference(docs["stream"], docs["dask"])
     assert diff is None, f"stream vs dask: {diff}"
@@ -243,11 +349,20 @@ def test_a_weighted_model_binned_from_many_small_parts_gets_stream_s_edges(kind,
     d = tmp_path / "parts"
     d.mkdir()
     for i in range(0, n, 12):
-        pq.write_table(pa.Table.from_pandas(df.iloc[i:i + 12], preserve_index=False), d / f"part-{i:04d}.parquet")
-    docs = _run_all(tmp_path, {"label": "y", "weight": "w", "weight_kind": kind, "bootstrap": {"resamples": 0},
-                               "stream": {"batch_rows": 1000, "max_distinct_scores": 100, "bins": 10, "sample_per_batch": 10},
-                               "models": [{"name": "a", "file": "parts", "score": "s", "direction": "lower"}]},
-                    scheduler, capsys)
+        pq.write_table(pa.Table.from_pandas(df.iloc[i : i + 12], preserve_index=False), d / f"part-{i:04d}.parquet")
+    docs = _run_all(
+        tmp_path,
+        {
+            "label": "y",
+            "weight": "w",
+            "weight_kind": kind,
+            "bootstrap": {"resamples": 0},
+            "stream": {"batch_rows": 1000, "max_distinct_scores": 100, "bins": 10, "sample_per_batch": 10},
+            "models": [{"name": "a", "file": "parts", "score": "s", "direction": "lower"}],
+        },
+        scheduler,
+        capsys,
+    )
     assert docs["stream"]["models"]["a"]["binning"] is not None
     diff = first_difference(docs["stream"], docs["dask"])
     assert diff is None, f"stream vs dask: {diff}"
@@ -265,12 +380,31 @@ def test_multiclass_weights_given_per_model_sum_mcnemar_alike(tmp_path, schedule
     z = rng.normal(size=(n, 3))
     z[np.arange(n), k] += 1.0
     p = np.round(np.exp(z) / np.exp(z).sum(axis=1, keepdims=True), 2)
-    df = pd.DataFrame({"y": classes[k], "pa": p[:, 0], "pb": p[:, 1], "pc": p[:, 2],
-                       "rule": classes[rng.integers(0, 3, n)], "w": np.round(rng.uniform(0.1, 3.0, n), 2)})
+    df = pd.DataFrame(
+        {
+            "y": classes[k],
+            "pa": p[:, 0],
+            "pb": p[:, 1],
+            "pc": p[:, 2],
+            "rule": classes[rng.integers(0, 3, n)],
+            "w": np.round(rng.uniform(0.1, 3.0, n), 2),
+        }
+    )
     data = _parts(tmp_path, df, rows=150)
-    docs = _run_all(tmp_path, {"task": "multiclass", "label": "y", "bootstrap": {"resamples": 0},
-                               "models": [{"name": "m", "file": data, "scores": {"a": "pa", "b": "pb", "c": "pc"}, "weight": "w"},
-                                          {"name": "rule", "file": data, "prediction": "rule", "weight": "w"}]}, scheduler, capsys)
+    docs = _run_all(
+        tmp_path,
+        {
+            "task": "multiclass",
+            "label": "y",
+            "bootstrap": {"resamples": 0},
+            "models": [
+                {"name": "m", "file": data, "scores": {"a": "pa", "b": "pb", "c": "pc"}, "weight": "w"},
+                {"name": "rule", "file": data, "prediction": "rule", "weight": "w"},
+            ],
+        },
+        scheduler,
+        capsys,
+    )
     _same(docs)
     table = np.array(docs["memory"]["comparisons"][0]["tests"]["mcnemar"]["weighted_table"])
     assert table.sum() == pytest.approx(df["w"].sum(), rel=1e-12)

@@ -28,10 +28,20 @@ def _write(tmp_path, n: int = 2400, k: int = 3) -> None:
         z[np.arange(n), y] += 1.0 + m
         p = np.exp(z) / np.exp(z).sum(axis=1, keepdims=True)
         cols |= {f"m{m}_{c}": p[:, i] for i, c in enumerate(classes)}
-        models.append({"name": f"m{m}", "file": "mc.csv", "scores": {c: f"m{m}_{c}" for c in classes}, "probabilities": True})
+        models.append(
+            {"name": f"m{m}", "file": "mc.csv", "scores": {c: f"m{m}_{c}" for c in classes}, "probabilities": True}
+        )
     pd.DataFrame(cols).to_csv(tmp_path / "mc.csv", index=False)
-    cfg = {"title": "t", "task": "multiclass", "label": "y", "id": "id", "classes": classes,
-           "bootstrap": {"resamples": 40, "seed": 3}, "stream": {"batch_rows": 1000}, "models": models}
+    cfg = {
+        "title": "t",
+        "task": "multiclass",
+        "label": "y",
+        "id": "id",
+        "classes": classes,
+        "bootstrap": {"resamples": 40, "seed": 3},
+        "stream": {"batch_rows": 1000},
+        "models": models,
+    }
     (tmp_path / "c.yaml").write_text(yaml.safe_dump(cfg), encoding="utf-8")
 
 
@@ -49,7 +59,8 @@ def test_rows_past_the_score_cells_keep_predictions_alike_in_every_engine(tmp_pa
         assert "accuracy" in comp.ci and "roc_auc_ovr_macro" not in comp.ci
         got[engine] = json.dumps(
             {"models": {n: [m.ci, m.per_class_ci] for n, m in r.models.items()}, "ci": comp.ci},
-            sort_keys=True, default=str,
+            sort_keys=True,
+            default=str,
         )
     assert got["memory"] == got["stream"]
 

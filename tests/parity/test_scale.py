@@ -14,7 +14,6 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from renders import no_figures  # noqa: F401 - a fixture: a render without its figures
 
 from reportgen.config import load_config
 from reportgen.errors import InputError
@@ -31,12 +30,14 @@ def lake(tmp_path_factory) -> Path:
     d = tmp_path_factory.mktemp("lake")
     rng = np.random.default_rng(11)
     y = (rng.random(N) < 0.12).astype(int)
-    df = pd.DataFrame({
-        "y": y,
-        "a": np.round(rng.normal(size=N) + 1.1 * y, 3),            # many ties
-        "b": 600 - np.round(40 * (rng.normal(size=N) + 0.7 * y)),  # points, lower = riskier
-        "part": rng.integers(0, 5, N),
-    })
+    df = pd.DataFrame(
+        {
+            "y": y,
+            "a": np.round(rng.normal(size=N) + 1.1 * y, 3),  # many ties
+            "b": 600 - np.round(40 * (rng.normal(size=N) + 0.7 * y)),  # points, lower = riskier
+            "part": rng.integers(0, 5, N),
+        }
+    )
     days = np.random.default_rng(12).integers(0, 365, N)
     days[[17, 40_000]] = [0, 364]  # the first and last day occur, in different parts
     df["day"] = (np.datetime64("2025-01-01") + days).astype(str)
@@ -48,8 +49,9 @@ def lake(tmp_path_factory) -> Path:
 def _config(d: Path, file: str, extra: str = "") -> Path:
     cfg = d / f"c_{abs(hash((file, extra)))}.yaml"
     cfg.write_text(
-        "title: scale\nlabel: y\ndate: day\nthreshold: 0.5\nbootstrap: {resamples: 0}\n" + extra +
-        f"models:\n  - {{name: a, file: {file}, score: a}}\n"
+        "title: scale\nlabel: y\ndate: day\nthreshold: 0.5\nbootstrap: {resamples: 0}\n"
+        + extra
+        + f"models:\n  - {{name: a, file: {file}, score: a}}\n"
         f"  - {{name: b, file: {file}, score: b, direction: lower, threshold: 580}}\n"
     )
     return cfg
@@ -123,7 +125,8 @@ def test_threads_give_the_single_thread_result(lake, monkeypatch, over):
 @pytest.mark.dask
 @pytest.mark.slow
 def test_dask_local_cluster_equals_memory(lake):
-    import dask.distributed  # noqa: F401, PLC0415 - a test dependency: missing, the test fails
+    import dask.distributed  # noqa: F401 - a test dependency: missing, the test fails
+
     cfg = lake / "dask_boot.yaml"
     cfg.write_text(_config(lake, "ds").read_text().replace("resamples: 0", "resamples: 100, seed: 3"))
     mem = _run(cfg, "memory")
@@ -220,8 +223,11 @@ def test_stream_bootstraps_each_model_from_its_table(lake, no_figures):  # the r
         for metric in ("f1", "ks", "mcc", "average_precision", "accuracy"):
             # drawn on the table's cells, binned above 4,096 distinct scores (issue 16)
             # (KS, a maximum: the reshaped bootstrap-t of the same draws)
-            kinds = ("reshaped bootstrap-t", "reshaped bootstrap-t (binned score table)") if metric == "ks" else \
-                ("bootstrap", "bootstrap (binned score table)")
+            kinds = (
+                ("reshaped bootstrap-t", "reshaped bootstrap-t (binned score table)")
+                if metric == "ks"
+                else ("bootstrap", "bootstrap (binned score table)")
+            )
             assert ms.ci_method[metric] == mm.ci_method[metric] in kinds
             lo, hi = ms.ci[metric]
             assert lo <= ms.metrics[metric] <= hi
@@ -256,7 +262,11 @@ def test_stream_verdict_on_a_threshold_metric_has_a_bootstrap_p_value(lake):
     mem = _run(path, "memory")
     vs, vm = st.comparisons[0].verdict, mem.comparisons[0].verdict
     assert "(paired bootstrap, normal test on its SE)" in vs and "(paired bootstrap, normal test on its SE)" in vm
-    assert st.comparisons[0].decision.method == mem.comparisons[0].decision.method == "bootstrap (normal, SE of the replicates)"
+    assert (
+        st.comparisons[0].decision.method
+        == mem.comparisons[0].decision.method
+        == "bootstrap (normal, SE of the replicates)"
+    )
     assert vs.split(",")[0] == vm.split(",")[0]  # same delta, same words
 
 
@@ -264,7 +274,10 @@ def test_binned_models_are_tested_by_the_rule_behind_their_counts(lake):
     """A binned model decides per bin (a bin straddling the threshold is one side of it as a
     whole); McNemar's table and the paired bootstrap of differences must use that rule, or
     the reported difference can fall outside its own interval."""
-    text = _config(lake, "ds").read_text().replace("resamples: 0", "resamples: 300, seed: 1") + "primary_metric: accuracy\n"
+    text = (
+        _config(lake, "ds").read_text().replace("resamples: 0", "resamples: 300, seed: 1")
+        + "primary_metric: accuracy\n"
+    )
     path = lake / "binned_boot.yaml"
     path.write_text(text)
     for budget in (None, 0):  # codes kept in memory, or the file read again
@@ -297,11 +310,14 @@ def test_models_with_their_own_label_columns_that_differ_are_refused_as_in_memor
     la = (rng.random(n) < 0.2).astype(int)
     lb = la.copy()
     lb[rng.choice(n, 50, replace=False)] ^= 1
-    pd.DataFrame({"la": la, "lb": lb, "a": np.round(rng.normal(size=n) + la, 2), "b": np.round(rng.normal(size=n) + lb, 2)}).to_csv(
-        tmp_path / "two.csv", index=False)
+    pd.DataFrame(
+        {"la": la, "lb": lb, "a": np.round(rng.normal(size=n) + la, 2), "b": np.round(rng.normal(size=n) + lb, 2)}
+    ).to_csv(tmp_path / "two.csv", index=False)
     cfg = tmp_path / "two.yaml"
-    cfg.write_text("title: t\nlabel: la\nthreshold: 0.5\nbootstrap: {resamples: 0}\nmodels:\n"
-                   "  - {name: a, file: two.csv, score: a}\n  - {name: b, file: two.csv, score: b, label: lb}\n")
+    cfg.write_text(
+        "title: t\nlabel: la\nthreshold: 0.5\nbootstrap: {resamples: 0}\nmodels:\n"
+        "  - {name: a, file: two.csv, score: a}\n  - {name: b, file: two.csv, score: b, label: lb}\n"
+    )
     first = int(np.flatnonzero(la != lb)[0]) + 2
     for engine, extra in (("memory", {}), ("stream", {"stream": {"batch_rows": 1_000}})):
         with pytest.raises(InputError, match=rf"model 'b': row {first} has a different label than in 'a'"):
@@ -315,8 +331,9 @@ def test_binning_has_its_own_seed_and_the_bootstrap_seed_never_moves_the_tables(
     binning = {"max_distinct_scores": 300, "bins": 100, "batch_rows": 9_000}
 
     def run(boot_seed: int, stream_seed: int):
-        return _run(cfg, "stream", stream={**binning, "seed": stream_seed},
-                    bootstrap={"resamples": 0, "seed": boot_seed})
+        return _run(
+            cfg, "stream", stream={**binning, "seed": stream_seed}, bootstrap={"resamples": 0, "seed": boot_seed}
+        )
 
     base = run(1, 5)
     other_boot = run(2, 5)

@@ -50,10 +50,16 @@ def lake(tmp_path_factory) -> Path:
 
 def _config(d: Path, file: str, extra: str = "", classes: bool = True) -> Path:
     cfg = d / f"m_{abs(hash((file, extra, classes)))}.yaml"
-    cls = "classes: [current, early, late, default]\ncosts: [[0, 1, 2, 3], [2, 0, 1, 2], [4, 2, 0, 1], [8, 4, 2, 0]]\n" if classes else ""
+    cls = (
+        "classes: [current, early, late, default]\ncosts: [[0, 1, 2, 3], [2, 0, 1, 2], [4, 2, 0, 1], [8, 4, 2, 0]]\n"
+        if classes
+        else ""
+    )
     cfg.write_text(
-        "title: mc scale\ntask: multiclass\nlabel: stage\ndate: day\nbootstrap: {resamples: 0}\n" + cls + extra +
-        f"models:\n  - {{name: gbm, file: {file}, scores: [g_current, g_early, g_late, g_default]}}\n"
+        "title: mc scale\ntask: multiclass\nlabel: stage\ndate: day\nbootstrap: {resamples: 0}\n"
+        + cls
+        + extra
+        + f"models:\n  - {{name: gbm, file: {file}, scores: [g_current, g_early, g_late, g_default]}}\n"
         f"  - {{name: logit, file: {file}, scores: {{late: l_late, current: l_current, default: l_default, early: l_early}}}}\n"
         f"  - {{name: rules, file: {file}, prediction: rule}}\n"
     )
@@ -132,7 +138,9 @@ def test_stream_multiclass_errors_name_the_global_row(lake, tmp_path):
     df.loc[2500, "rule"] = "paid"
     df.to_csv(tmp_path / "bad.csv", index=False)
     cfg = _config(tmp_path, "bad.csv")
-    with pytest.raises(InputError, match=r"bad.csv: column 'rule', row 2502: label 'paid' is not one of the configured classes"):
+    with pytest.raises(
+        InputError, match=r"bad.csv: column 'rule', row 2502: label 'paid' is not one of the configured classes"
+    ):
         _run(cfg, "stream", stream={"batch_rows": 1_000})
     df.loc[2500, "rule"] = "late"
     df.loc[2200, "g_early"] = None
@@ -247,7 +255,9 @@ def test_dask_multiclass_errors_name_the_dataset_and_row_as_memory_does(lake, tm
     cfg = _config(tmp_path, "bad")
     messages = []
     for engine in ("memory", "dask"):
-        with pytest.raises(InputError, match=r"bad: column 'rule', row 2502: label 'paid' is not one of the configured classes") as exc:
+        with pytest.raises(
+            InputError, match=r"bad: column 'rule', row 2502: label 'paid' is not one of the configured classes"
+        ) as exc:
             _run(cfg, engine, scheduler=scheduler, stream={"batch_rows": 1_000})
         messages.append(str(exc.value))
     assert messages[0] == messages[1]

@@ -9,6 +9,7 @@ every distinct threshold for the optimal thresholds (scikit-learn ``test_common.
 
 from __future__ import annotations
 
+import itertools
 import math
 import warnings
 
@@ -30,9 +31,25 @@ UNDEFINED = object()
 
 #: Rates that must lie in [0, 1] whenever they are defined.
 UNIT_RATES = (
-    "accuracy", "error_rate", "baseline_accuracy", "precision", "recall", "specificity", "npv",
-    "fpr", "fnr", "type_i_error", "type_ii_error", "balanced_accuracy", "f1", "fbeta", "roc_auc",
-    "average_precision", "r_precision", "ks", "defective_pairs",
+    "accuracy",
+    "error_rate",
+    "baseline_accuracy",
+    "precision",
+    "recall",
+    "specificity",
+    "npv",
+    "fpr",
+    "fnr",
+    "type_i_error",
+    "type_ii_error",
+    "balanced_accuracy",
+    "f1",
+    "fbeta",
+    "roc_auc",
+    "average_precision",
+    "r_precision",
+    "ks",
+    "defective_pairs",
 )
 #: Metrics that depend on the ranking (and the cut) only, not on the score values.
 RANK_METRICS = tuple(m for m in B.METRICS if m not in ("log_loss", "brier"))
@@ -261,11 +278,9 @@ def test_table_of_concatenation_equals_merge_of_parts(d, data):
     n = s.shape[0]
     cuts = sorted(data.draw(st.lists(st.integers(0, n), min_size=1, max_size=3)))
     bounds = [0, *cuts, n]
-    parts = [slice(a, b) for a, b in zip(bounds[:-1], bounds[1:])]
+    parts = [slice(a, b) for a, b in itertools.pairwise(bounds)]
     whole = build_table(s, y, w, direction)
-    merged = merge_tables(
-        *(build_table(s[p], y[p], None if w is None else w[p], direction) for p in parts)
-    )
+    merged = merge_tables(*(build_table(s[p], y[p], None if w is None else w[p], direction) for p in parts))
     np.testing.assert_array_equal(merged.thresholds, whole.thresholds)
     if w is None or np.all(w == np.round(w)):
         np.testing.assert_array_equal(merged.pos, whole.pos)  # integer sums are exact
@@ -341,8 +356,7 @@ def test_metrics_match_sklearn_and_brute_force(d, beta, data):
     wv = _w(w, s.shape[0])
     P, N = wv[y].sum(), wv[~y].sum()
     ks = max(
-        (wv[y & predict(s, u, direction)].sum() / P - wv[~y & predict(s, u, direction)].sum() / N)
-        for u in np.unique(s)
+        (wv[y & predict(s, u, direction)].sum() / P - wv[~y & predict(s, u, direction)].sum() / N) for u in np.unique(s)
     )
     assert got["ks"] == pytest.approx(max(ks, 0.0), abs=1e-12)
     # defective pairs among all pairs of (frequency-weighted) rows
@@ -354,7 +368,9 @@ def test_metrics_match_sklearn_and_brute_force(d, beta, data):
         n = s.shape[0]
         bad = sum(
             (1.0 if oriented[i] < oriented[j] else 0.5 if oriented[i] == oriented[j] else 0.0)
-            for i in range(n) for j in range(n) if y[i] and not y[j]
+            for i in range(n)
+            for j in range(n)
+            if y[i] and not y[j]
         )
         assert got["defective_pairs"] == pytest.approx(bad / (n * (n - 1) / 2), abs=1e-12)
 
@@ -416,16 +432,36 @@ def test_rates_lie_in_unit_interval_and_correlations_in_minus_one_one(d, beta, d
 #   total weight W small (P² + N² < W), e.g. two rows of weight 0.75: W(W − 1) = 0.75 < 2PN = 1.125;
 #   such weights cannot be frequency weights, and DP is now undefined for them.
 RANGE_EXAMPLES = [
-    pytest.param("average_precision", [3, 3, 3, 3, 2, 2, 1, 1, 1, 0, -1], [1] * 10 + [0], None, 3.0,
-                 (0.0, 1.0), id="average_precision_perfect_ranking"),
-    pytest.param("accuracy", list(range(8)), [0] * 8, [0.3, 0.3, 0.3, 0.1, 2.9, 1.1, 2.9, 2.9], 0.0,
-                 (0.0, 1.0), id="accuracy_negative"),
-    pytest.param("specificity", list(range(8)), [0] * 8, [0.3, 0.3, 0.3, 0.1, 2.9, 1.1, 2.9, 2.9], 0.0,
-                 (0.0, 1.0), id="specificity_negative"),
+    pytest.param(
+        "average_precision",
+        [3, 3, 3, 3, 2, 2, 1, 1, 1, 0, -1],
+        [1] * 10 + [0],
+        None,
+        3.0,
+        (0.0, 1.0),
+        id="average_precision_perfect_ranking",
+    ),
+    pytest.param(
+        "accuracy",
+        list(range(8)),
+        [0] * 8,
+        [0.3, 0.3, 0.3, 0.1, 2.9, 1.1, 2.9, 2.9],
+        0.0,
+        (0.0, 1.0),
+        id="accuracy_negative",
+    ),
+    pytest.param(
+        "specificity",
+        list(range(8)),
+        [0] * 8,
+        [0.3, 0.3, 0.3, 0.1, 2.9, 1.1, 2.9, 2.9],
+        0.0,
+        (0.0, 1.0),
+        id="specificity_negative",
+    ),
     pytest.param("r_precision", [3, 1], [1, 1], [6.934209, 1.300869], 3.0, (0.0, 1.0), id="r_precision"),
     pytest.param("mcc", [2, 0], [0, 1], [3.77254, 6.4923], 2.0, (-1.0, 1.0), id="mcc"),
-    pytest.param("cohen_kappa", [1, 0, 1, 0], [0, 1, 0, 1], [0.1, 0.7, 1.3, 0.7], 1.0, (-1.0, 1.0),
-                 id="cohen_kappa"),
+    pytest.param("cohen_kappa", [1, 0, 1, 0], [0, 1, 0, 1], [0.1, 0.7, 1.3, 0.7], 1.0, (-1.0, 1.0), id="cohen_kappa"),
     pytest.param("defective_pairs", [1, 0], [0, 1], [0.75, 0.75], 1.0, (0.0, 1.0), id="defective_pairs"),
 ]
 
@@ -438,7 +474,10 @@ def test_metric_stays_within_its_bounds(metric, scores, labels, weights, thresho
     v = bm.get(metric)
     if metric == "defective_pairs":
         # two rows of weight 0.75 cannot be frequency weights: undefined, with the reason
-        assert v is None and dict((u.metric, u.reason.code) for u in bm.undefined)[metric] == "frequency_weight_below_one_row"
+        assert (
+            v is None
+            and dict((u.metric, u.reason.code) for u in bm.undefined)[metric] == "frequency_weight_below_one_row"
+        )
         return
     assert bounds[0] <= v <= bounds[1], v
 
@@ -447,8 +486,11 @@ def test_metric_stays_within_its_bounds(metric, scores, labels, weights, thresho
 
 
 @SETTINGS
-@given(datasets(both=False), st.sampled_from([0.5, 1.0, 2.0]),
-       st.sampled_from([B.Costs(), B.Costs(fn=5.0, fp=1.0), B.Costs(fn=1.0, fp=3.0, tp=-0.5)]))
+@given(
+    datasets(both=False),
+    st.sampled_from([0.5, 1.0, 2.0]),
+    st.sampled_from([B.Costs(), B.Costs(fn=5.0, fp=1.0), B.Costs(fn=1.0, fp=3.0, tp=-0.5)]),
+)
 def test_optimal_thresholds_equal_brute_force_scan(d, beta, costs):
     s, y, w, direction = d
     table = build_table(s, y, w, direction)
@@ -478,8 +520,7 @@ def test_optimal_thresholds_equal_brute_force_scan(d, beta, costs):
     for c in cons:
         expected[c.name] = scan(rows, lambda r, c=c: r[c.maximize] if _holds(r, c) else None)
     # break-even: smallest |precision − recall| over cuts with TP > 0; value = (P + R) / 2 there
-    gap, be_ties = scan([(u, c) for u, c in rows if c[0] > 0],
-                        lambda r: -abs(r["precision"] - r["recall"]))
+    _gap, be_ties = scan([(u, c) for u, c in rows if c[0] > 0], lambda r: -abs(r["precision"] - r["recall"]))
     be = optima["break_even"]
     if not be_ties:
         assert be.value is None and be.threshold is None
@@ -514,9 +555,7 @@ def _holds(r: dict[str, float], c: B.Constraint) -> bool:
         return False
     if c.at_least is not None and v < c.at_least - 1e-12:
         return False
-    if c.at_most is not None and v > c.at_most + 1e-12:
-        return False
-    return True
+    return c.at_most is None or v <= c.at_most + 1e-12
 
 
 # --- 7. prevalence shift --------------------------------------------------------------------------

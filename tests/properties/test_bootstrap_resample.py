@@ -34,11 +34,15 @@ _REORDERED = ("average_precision", "log_loss", "brier")  # sums in another order
 def cases(draw):
     """(scores, y, weights or None, direction, threshold, probabilities, beta, costs)."""
     n = draw(st.integers(1, 50))
-    pool = draw(st.sampled_from([
-        [0.0, 0.1, 0.2, 0.5, 0.9, 1.0],  # probabilities with heavy ties
-        [-2.5, -1.0, 0.0, 0.5, 3.0],  # not probabilities
-        [0.3],  # all scores equal
-    ]))
+    pool = draw(
+        st.sampled_from(
+            [
+                [0.0, 0.1, 0.2, 0.5, 0.9, 1.0],  # probabilities with heavy ties
+                [-2.5, -1.0, 0.0, 0.5, 3.0],  # not probabilities
+                [0.3],  # all scores equal
+            ]
+        )
+    )
     if draw(st.booleans()):
         scores = draw(st.lists(st.sampled_from(pool), min_size=n, max_size=n))
     else:
@@ -149,11 +153,16 @@ def test_weighted_joint_bootstrap_equals_the_per_table_loop():
     weights = [np.ones(n) if i.weights is None else i.weights for i in inputs]
     # one row of each cell carries the cell's draw (rows of a cell are interchangeable)
     key = {(bool(y[i]), *(int(g[i]) for g in groups), *(float(x[i]) for x in weights)): i for i in range(n)}
-    rep = np.array([key[(bool(cells.y[c]), *(int(k) for k in cells.codes[:, c]), *(float(x) for x in cells.w[:, c]))]
-                    for c in range(cells.n_cells)])
+    rep = np.array(
+        [
+            key[(bool(cells.y[c]), *(int(k) for k in cells.codes[:, c]), *(float(x) for x in cells.w[:, c]))]
+            for c in range(cells.n_cells)
+        ]
+    )
     r = 0
-    for b, (draws,) in resample.stratified_cell_blocks(cells.rows, cells.n_pos_cells, s.resamples,
-                                                       streams.stream(s.seed, "weighted_pairs")):
+    for _b, (draws,) in resample.stratified_cell_blocks(
+        cells.rows, cells.n_pos_cells, s.resamples, streams.stream(s.seed, "weighted_pairs")
+    ):
         for d in draws:
             m = np.zeros(n, dtype=np.int64)
             m[rep] = d
@@ -182,7 +191,7 @@ def test_blocks_are_the_draws_of_the_counts_stream():
         expected.append(m)
     got = list(stats.stratified_bootstrap_counts(y, 3, np.random.default_rng(42)))
     np.testing.assert_array_equal(np.array(got), np.array(expected))
-    (b, counts), = stats.stratified_bootstrap_blocks(y, 3, np.random.default_rng(42))
+    ((b, counts),) = stats.stratified_bootstrap_blocks(y, 3, np.random.default_rng(42))
     assert b == 3
     for rows, c in zip(members, counts):
         np.testing.assert_array_equal(c, np.array(expected)[:, rows])

@@ -8,14 +8,13 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from oracles import checked_against_sklearn
 from scipy import stats as sps
 from sklearn.metrics import roc_auc_score
 
 from reportgen.engine import intervals as IV
 from reportgen.engine import stats
 from reportgen.engine.class_tables import build_class_tables, merge_class_tables, ovr_score_table, table_auc
-
-from oracles import checked_against_sklearn
 
 
 def _rows(n: int, k: int, seed: int, decimals: int = 1):
@@ -29,8 +28,9 @@ def _rows(n: int, k: int, seed: int, decimals: int = 1):
 
 def _draws(y, p, k, resamples, seed):
     t = build_class_tables(y, p, None, k)
-    return t, IV.ovr_auc_bootstrap([list(v) for v in t.values], [list(c) for c in t.counts], resamples,
-                                   np.random.default_rng(seed))
+    return t, IV.ovr_auc_bootstrap(
+        [list(v) for v in t.values], [list(c) for c in t.counts], resamples, np.random.default_rng(seed)
+    )
 
 
 def test_replicates_have_the_row_bootstraps_distribution():
@@ -68,8 +68,9 @@ def test_every_replicate_is_an_auc_of_a_resample_and_the_draw_is_order_free(n, k
     half = n // 2
     parts = [build_class_tables(y[half:], p[half:], None, k), build_class_tables(y[:half], p[:half], None, k)]
     merged = merge_class_tables(*parts)
-    again = IV.ovr_auc_bootstrap([list(v) for v in merged.values], [list(c) for c in merged.counts], 50,
-                                 np.random.default_rng(seed + 1))
+    again = IV.ovr_auc_bootstrap(
+        [list(v) for v in merged.values], [list(c) for c in merged.counts], 50, np.random.default_rng(seed + 1)
+    )
     np.testing.assert_array_equal(np.nan_to_num(again, nan=-1), np.nan_to_num(d, nan=-1))
     one = IV.ovr_auc_bootstrap([list(v) for v in t.values], [list(c) for c in t.counts], 1, np.random.default_rng(0))
     assert one.shape == (1, k)
@@ -92,20 +93,35 @@ def test_every_engine_gives_the_same_per_class_intervals(tmp_path):
 
     y, p = _rows(300, 3, 9, 2)
     classes = ["a", "b", "c"]
-    df = pd.DataFrame({"y": np.array(classes)[y], **{f"s_{c}": p[:, j] for j, c in enumerate(classes)},
-                       **{f"t_{c}": np.round(p[:, j] ** 1.3, 2) for j, c in enumerate(classes)}})
+    df = pd.DataFrame(
+        {
+            "y": np.array(classes)[y],
+            **{f"s_{c}": p[:, j] for j, c in enumerate(classes)},
+            **{f"t_{c}": np.round(p[:, j] ** 1.3, 2) for j, c in enumerate(classes)},
+        }
+    )
     df.to_csv(tmp_path / "mc.csv", index=False)
-    cfg = {"title": "t", "task": "multiclass", "label": "y", "classes": ["a", "b", "c"],
-           "bootstrap": {"resamples": 60, "seed": 3},
-           "models": [{"name": "s", "file": "mc.csv", "scores": {c: f"s_{c}" for c in classes}, "probabilities": True},
-                      {"name": "t", "file": "mc.csv", "scores": {c: f"t_{c}" for c in classes}, "probabilities": True}]}
+    cfg = {
+        "title": "t",
+        "task": "multiclass",
+        "label": "y",
+        "classes": ["a", "b", "c"],
+        "bootstrap": {"resamples": 60, "seed": 3},
+        "models": [
+            {"name": "s", "file": "mc.csv", "scores": {c: f"s_{c}" for c in classes}, "probabilities": True},
+            {"name": "t", "file": "mc.csv", "scores": {c: f"t_{c}" for c in classes}, "probabilities": True},
+        ],
+    }
     (tmp_path / "c.yaml").write_text(yaml.safe_dump(cfg), encoding="utf-8")
     got = {}
     for engine in ("memory", "stream"):
         c, path = load_config(tmp_path / "c.yaml", overrides=[f"engine={engine}"])
         r = analyse(c, path, now="2026-01-01T00:00:00Z")
-        got[engine] = json.dumps({n: {"ci": m.per_class_ci, "how": m.per_class_ci_method} for n, m in r.models.items()},
-                                 default=dict, sort_keys=True)
+        got[engine] = json.dumps(
+            {n: {"ci": m.per_class_ci, "how": m.per_class_ci_method} for n, m in r.models.items()},
+            default=dict,
+            sort_keys=True,
+        )
         assert all(set(m.per_class_ci) == {"a", "b", "c"} for m in r.models.values())
         assert all(m.per_class_ci_method["roc_auc"] == ROW_BOOTSTRAP for m in r.models.values())
     assert got["memory"] == got["stream"]
@@ -120,14 +136,16 @@ def test_past_the_bin_cap_a_column_is_binned_and_moved_by_its_binning_error(monk
     t = build_class_tables(y, p, None, k)
     exact = [table_auc(ovr_score_table(t, j)) for j in range(k)]
     unbinned: list[bool] = []
-    full = IV.ovr_auc_bootstrap([list(v) for v in t.values], [list(c) for c in t.counts], B, np.random.default_rng(3),
-                                unbinned)
+    full = IV.ovr_auc_bootstrap(
+        [list(v) for v in t.values], [list(c) for c in t.counts], B, np.random.default_rng(3), unbinned
+    )
     assert unbinned == [False] * k
     monkeypatch.setattr(IV, "MODEL_BINS", 8)  # binned past 16 cells a column
     monkeypatch.setattr(IV, "class_bins", lambda k: 16)
     told: list[bool] = []
-    got = IV.ovr_auc_bootstrap([list(v) for v in t.values], [list(c) for c in t.counts], B, np.random.default_rng(3),
-                               told)
+    got = IV.ovr_auc_bootstrap(
+        [list(v) for v in t.values], [list(c) for c in t.counts], B, np.random.default_rng(3), told
+    )
     assert told == [True] * k
     for j in range(k):
         a, b = got[:, j], full[:, j]
@@ -140,7 +158,7 @@ def test_past_the_bin_cap_a_column_is_binned_and_moved_by_its_binning_error(monk
     for j in range(k):
         grid = np.unique(np.concatenate([np.asarray(v) for v in t.values[j]]))
         where = [np.searchsorted(grid, v) for v in t.values[j]]
-        *_, shift = IV._binned_column(where, [np.asarray(c, float) for c in t.counts[j]], grid.shape[0], j, 4)  # noqa: SLF001
+        *_, shift = IV._binned_column(where, [np.asarray(c, float) for c in t.counts[j]], grid.shape[0], j, 4)
         assert abs(shift) > 0.015, j
         assert np.median(coarse[:, j]) == pytest.approx(exact[j], abs=0.01), j
 

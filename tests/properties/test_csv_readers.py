@@ -23,8 +23,12 @@ from reportgen.errors import InputError
 from reportgen.io import files as F
 from reportgen.io import validate as V
 
-_SETTINGS = settings(max_examples=300, deadline=None, derandomize=True,
-                     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+_SETTINGS = settings(
+    max_examples=300,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 
 
 def _cells(s: pd.Series) -> list:
@@ -99,15 +103,18 @@ def test_read_table_refuses_a_short_or_long_row_naming_it_as_every_engine_does(t
     with pytest.raises(InputError, match=r"a\.csv: row 3: 2 fields where the header has 3; give every row"):
         _read(tmp_path, b"id,y,s\n1,0,0.5\n2,1\n")
     with pytest.raises(InputError, match=r"a\.csv: row 4: 4 fields where the header has 3"):
-        _read(tmp_path, b"id,y,s\n1,0,0.5\n\n2,\"1\n\",0.2\n3,1,0.7,9\n")  # blank line skipped, quoted break kept
+        _read(tmp_path, b'id,y,s\n1,0,0.5\n\n2,"1\n",0.2\n3,1,0.7,9\n')  # blank line skipped, quoted break kept
 
 
-@pytest.mark.parametrize("body, message", [
-    # the last column: pandas' own words ("EOF inside string") before, now the row as every engine says it
-    (b"id,y,s\n1,0,0.5\n2,1,\"0.7\n", r"row 3: a quote is left open or misplaced \(malformed CSV\)"),
-    (b"id,y,s\n1,0,0.5\n2,\"1,0.7\n", r"row 3: a quote is left open or misplaced \(malformed CSV\)"),
-    (b"id,y,s\n1,\xe9,0.5\n", r"not UTF-8 text; re-save the file as UTF-8 CSV"),
-])
+@pytest.mark.parametrize(
+    "body, message",
+    [
+        # the last column: pandas' own words ("EOF inside string") before, now the row as every engine says it
+        (b'id,y,s\n1,0,0.5\n2,1,"0.7\n', r"row 3: a quote is left open or misplaced \(malformed CSV\)"),
+        (b'id,y,s\n1,0,0.5\n2,"1,0.7\n', r"row 3: a quote is left open or misplaced \(malformed CSV\)"),
+        (b"id,y,s\n1,\xe9,0.5\n", r"not UTF-8 text; re-save the file as UTF-8 CSV"),
+    ],
+)
 def test_read_table_refuses_what_pandas_refused_with_its_message(tmp_path, body, message):
     """A quote left open at the end of the file: pyarrow reads it as a value, pandas refused it."""
     with pytest.raises(InputError, match=message):
@@ -120,8 +127,16 @@ def test_non_numeric_score_names_its_row_as_before(tmp_path):
         V.numeric(df["s"], "a.csv", "s")
 
 
-@pytest.mark.parametrize("body, odd", [(b"a,b\n1,2\n", False), (b'a,b\n"1,""x""",2\n', False), (b'a,b\n"1,2\n', True),
-                                       (b'a,b\n1"x,2\n', True), (b"", False)])
+@pytest.mark.parametrize(
+    "body, odd",
+    [
+        (b"a,b\n1,2\n", False),
+        (b'a,b\n"1,""x""",2\n', False),
+        (b'a,b\n"1,2\n', True),
+        (b'a,b\n1"x,2\n', True),
+        (b"", False),
+    ],
+)
 def test_odd_quotes(tmp_path, body, odd):
     (tmp_path / "a.csv").write_bytes(body)
     assert F.odd_quotes(tmp_path / "a.csv") is odd

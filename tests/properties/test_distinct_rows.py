@@ -25,7 +25,7 @@ def _rows(seed: int, n: int = 300, k: int = 3, decimals: int = 1):
     rng = np.random.default_rng(seed)
     y = rng.integers(0, k, n)
     lean = np.full((n, k), 1.0) + 2.0 * np.eye(k)[y]
-    units = 10 ** decimals
+    units = 10**decimals
     p = np.array([rng.multinomial(units, row / row.sum()) for row in lean]) / units
     pred = np.where(rng.random(n) < 0.6, y, rng.integers(0, k, n))
     return y, p, pred
@@ -89,7 +89,7 @@ def test_multinomial_draws_have_the_row_bootstraps_moments():
         np.testing.assert_array_less(np.abs(mean - n * pi), 5 * np.sqrt(np.diag(cov) / B) + 1e-12)
         emp = np.cov(draws[:, idx].T)
         # the sampling s.d. of a covariance estimate is about sqrt((σ_ii σ_jj + σ_ij²) / B)
-        se = np.sqrt((np.outer(np.diag(cov), np.diag(cov)) + cov ** 2) / B)
+        se = np.sqrt((np.outer(np.diag(cov), np.diag(cov)) + cov**2) / B)
         np.testing.assert_array_less(np.abs(emp - cov), 5 * se + 1e-12)
 
 

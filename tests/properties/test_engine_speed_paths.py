@@ -31,12 +31,14 @@ _SETTINGS = settings(max_examples=80, deadline=None, suppress_health_check=[Heal
 # Data
 # --------------------------------------------------------------------------------------
 
-_score_pools = st.sampled_from([
-    [0.0, 0.1, 0.2, 0.5, 0.9, 1.0],  # probabilities with heavy ties
-    [-2.5, -1.0, -0.0, 0.0, 0.5, 3.0, 1e6],  # both signs, both zeros
-    [0.3],  # all scores equal
-    [1.0, 1.25, 1.5, 2.0],  # magnitudes past 1.5 (integer-key sort)
-])
+_score_pools = st.sampled_from(
+    [
+        [0.0, 0.1, 0.2, 0.5, 0.9, 1.0],  # probabilities with heavy ties
+        [-2.5, -1.0, -0.0, 0.0, 0.5, 3.0, 1e6],  # both signs, both zeros
+        [0.3],  # all scores equal
+        [1.0, 1.25, 1.5, 2.0],  # magnitudes past 1.5 (integer-key sort)
+    ]
+)
 
 
 @st.composite
@@ -107,8 +109,22 @@ def ref_optima(t: ScoreTable, beta, costs, constraints):
     """Every criterion scanned over every cut; first (highest-threshold) best on ties."""
     tp, fp = ref_cumulative(t)
     P, N = t.total_pos, t.total_neg
-    names = {"f1", "fbeta", "mcc", "cohen_kappa", "balanced_accuracy", "youden_j", "accuracy",
-             "expected_cost", "precision", "recall"} | {c.maximize for c in constraints} | {c.where for c in constraints}
+    names = (
+        {
+            "f1",
+            "fbeta",
+            "mcc",
+            "cohen_kappa",
+            "balanced_accuracy",
+            "youden_j",
+            "accuracy",
+            "expected_cost",
+            "precision",
+            "recall",
+        }
+        | {c.maximize for c in constraints}
+        | {c.where for c in constraints}
+    )
     a = B.metric_arrays(tp, fp, P, N, beta, costs, names=tuple(names))
     out = {}
     for crit in B.CRITERIA:
@@ -130,7 +146,10 @@ def ref_optima(t: ScoreTable, beta, costs, constraints):
         ok = np.isfinite(cond)
         ok &= (cond >= c.at_least - 1e-12) if c.at_least is not None else (cond <= c.at_most + 1e-12)
         j = _first_best(np.where(ok, a[c.maximize][1:], np.nan))
-        out[c.name] = (None if j is None else j + 1, None if j is None else _clipped(c.maximize, float(a[c.maximize][j + 1])))
+        out[c.name] = (
+            None if j is None else j + 1,
+            None if j is None else _clipped(c.maximize, float(a[c.maximize][j + 1])),
+        )
     return out
 
 
@@ -254,7 +273,11 @@ def test_metrics_equal_whole_array_definitions(data, beta, costs, draw):
     integral = w is None or bool(np.all(w == np.round(w)))
     for name in ("roc_auc", "average_precision", "r_precision", "log_loss", "brier", "ks"):
         exact = name == "ks" or (integral and name in ("roc_auc", "r_precision"))
-        assert (got.get(name) == ref[name]) if exact else _close(got.get(name), ref[name]), (name, got.get(name), ref[name])
+        assert (got.get(name) == ref[name]) if exact else _close(got.get(name), ref[name]), (
+            name,
+            got.get(name),
+            ref[name],
+        )
     assert got.ks_threshold == ref["ks_threshold"]
     tp, fp = ref_cumulative(t)
     i = t.cut_index(thr)
@@ -362,9 +385,9 @@ def test_run_starts_are_where_tp_rises(data):
 
 def test_cumulative_returns_fresh_writable_copies_of_one_cached_view():
     t = build_table(np.array([0.3, 0.1, 0.3, 0.7]), np.array([True, False, False, True]))
-    tp, fp = t.cumulative()
+    tp, _fp = t.cumulative()
     tp[0] = 99.0  # the caller's own copy
-    view_tp, view_fp = t.cumulative_view()
+    view_tp, _view_fp = t.cumulative_view()
     assert view_tp[0] == 0.0 and not view_tp.flags.writeable
     assert t.cumulative_view()[0] is view_tp
     r = reweighted(t, t.pos * 2, t.neg)

@@ -18,13 +18,45 @@ from hypothesis import strategies as st
 
 from reportgen import cli
 
-_SETTINGS = settings(max_examples=40, deadline=None, derandomize=True,
-                     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+_SETTINGS = settings(
+    max_examples=40,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 
-_words = st.sampled_from(["0", "1", "0.5", "1e308", "-1e308", "1e-400", "nan", "NaN", "NA", "", "inf", "-inf", "null",
-                          "None", "abc", "1,5", " 1", "1 ", "0x10", "\uff11", "TRUE", "2026-01-31", "9" * 30, "-0",
-                          "\x00", "1\x002", "é"])
-_cell = st.one_of(_words, _words, st.floats().map(repr), st.integers(-10**20, 10**20).map(str), st.text(max_size=6))
+_words = st.sampled_from(
+    [
+        "0",
+        "1",
+        "0.5",
+        "1e308",
+        "-1e308",
+        "1e-400",
+        "nan",
+        "NaN",
+        "NA",
+        "",
+        "inf",
+        "-inf",
+        "null",
+        "None",
+        "abc",
+        "1,5",
+        " 1",
+        "1 ",
+        "0x10",
+        "\uff11",
+        "TRUE",
+        "2026-01-31",
+        "9" * 30,
+        "-0",
+        "\x00",
+        "1\x002",
+        "é",
+    ]
+)
+_cell = st.one_of(_words, _words, st.floats().map(repr), st.integers(-(10**20), 10**20).map(str), st.text(max_size=6))
 
 
 def _quoted(cell: str, how: int) -> str:
@@ -71,9 +103,16 @@ def csv_documents(draw) -> bytes:
     return data
 
 
-CONFIG = {"title": "fuzz", "label": "y", "id": "id", "bootstrap": {"resamples": 0}, "missing": "drop",
-          "output": {"formats": ["json"]}, "stream": {"batch_rows": 1000},
-          "models": [{"name": "a", "file": "a.csv", "score": "s"}, {"name": "b", "file": "a.csv", "score": "t"}]}
+CONFIG = {
+    "title": "fuzz",
+    "label": "y",
+    "id": "id",
+    "bootstrap": {"resamples": 0},
+    "missing": "drop",
+    "output": {"formats": ["json"]},
+    "stream": {"batch_rows": 1000},
+    "models": [{"name": "a", "file": "a.csv", "score": "s"}, {"name": "b", "file": "a.csv", "score": "t"}],
+}
 
 
 def _run(tmp: Path, data: bytes, engine: str, scheduler: str | None, capsys) -> None:
@@ -95,8 +134,15 @@ def _run(tmp: Path, data: bytes, engine: str, scheduler: str | None, capsys) -> 
         assert json.loads((out / "metrics.json").read_text(encoding="utf-8"))["run"]["files"][0]["rows"] >= 2
 
 
-_EXAMPLES = [b"", b"id,y,s,t\n", b"id,y,s,t", b"\xef\xbb\xbfid,y,s,t\n1,0,0.1,0.2\n2,1,0.9,0.8\n",
-             b"id,y,s,t\n1,0,0.1,0.2\n2,1,\x00,0.8\n", b"\x00\x00\x00", b"id,y,s,t\n1,0,0.1\n2,1,0.9,0.8,7\n"]
+_EXAMPLES = [
+    b"",
+    b"id,y,s,t\n",
+    b"id,y,s,t",
+    b"\xef\xbb\xbfid,y,s,t\n1,0,0.1,0.2\n2,1,0.9,0.8\n",
+    b"id,y,s,t\n1,0,0.1,0.2\n2,1,\x00,0.8\n",
+    b"\x00\x00\x00",
+    b"id,y,s,t\n1,0,0.1\n2,1,0.9,0.8,7\n",
+]
 
 
 def _with_examples(test):

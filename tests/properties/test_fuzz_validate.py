@@ -16,13 +16,39 @@ from reportgen import cli
 
 _SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
-_scalars = st.one_of(st.none(), st.booleans(), st.integers(-5, 5), st.floats(allow_nan=True),
-                     st.text(max_size=8))
-_keys = st.sampled_from(["title", "task", "label", "positive", "id", "weight", "threshold", "beta", "costs",
-                         "baseline", "models", "output", "name", "file", "score", "direction", "fn", "fp",
-                         "bootstrap", "missing", "prevalences", "constraints", "x"])
-_docs = st.recursive(_scalars, lambda inner: st.one_of(st.lists(inner, max_size=3),
-                                                       st.dictionaries(_keys, inner, max_size=5)), max_leaves=12)
+_scalars = st.one_of(st.none(), st.booleans(), st.integers(-5, 5), st.floats(allow_nan=True), st.text(max_size=8))
+_keys = st.sampled_from(
+    [
+        "title",
+        "task",
+        "label",
+        "positive",
+        "id",
+        "weight",
+        "threshold",
+        "beta",
+        "costs",
+        "baseline",
+        "models",
+        "output",
+        "name",
+        "file",
+        "score",
+        "direction",
+        "fn",
+        "fp",
+        "bootstrap",
+        "missing",
+        "prevalences",
+        "constraints",
+        "x",
+    ]
+)
+_docs = st.recursive(
+    _scalars,
+    lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(_keys, inner, max_size=5)),
+    max_leaves=12,
+)
 
 
 def _validate(tmp: Path, config_text: str, csv: bytes, capsys) -> None:
@@ -45,7 +71,7 @@ def test_random_yaml_documents(doc, tmp_path_factory, capsys) -> None:
 
 
 @_SETTINGS
-@given(csv=st.binary(max_size=200) | st.text(alphabet="01,.;\n\"ysid-e", max_size=200).map(str.encode))
+@given(csv=st.binary(max_size=200) | st.text(alphabet='01,.;\n"ysid-e', max_size=200).map(str.encode))
 def test_random_csv_bytes(csv, tmp_path_factory, capsys) -> None:
     tmp = tmp_path_factory.mktemp("csv")
     config = "title: fuzz\nlabel: y\nid: id\nmodels: [{name: a, file: a.csv, score: s}]\n"

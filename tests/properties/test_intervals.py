@@ -80,7 +80,7 @@ def test_joint_tables_do_not_depend_on_chunks_or_merge_order():
     parts = []
     for lo in range(0, 5_000, 1_300):
         p = IV.PairTableAccumulator([ta, tb, ta], [0.3, 0.4, 0.5])
-        p.add([ra[lo:lo + 1300], rb[lo:lo + 1300], ra[lo:lo + 1300]], y[lo:lo + 1300])
+        p.add([ra[lo : lo + 1300], rb[lo : lo + 1300], ra[lo : lo + 1300]], y[lo : lo + 1300])
         parts.append(p)
     merged = parts[-1]
     for p in parts[-2::-1]:
@@ -139,7 +139,7 @@ def _row_replicates(y, scores, thresholds, resamples, seed):
     done = 0
     for block in stats.stratified_bootstrap_blocks(y, resamples, np.random.default_rng(seed)):
         for j, k in enumerate(kernels):
-            out[done:done + block[0], j] = resample.resampled_metrics(k, block, 1.0, B.Costs())
+            out[done : done + block[0], j] = resample.resampled_metrics(k, block, 1.0, B.Costs())
         done += block[0]
     return out
 
@@ -172,8 +172,9 @@ def test_intervals_agree_with_the_row_bootstrap_in_distribution(decimals):
     acc.add([row_groups(ta, a), row_groups(tb, b)], y)
     pc = acc.finish()
     assert (pc.luts[0][-1] + 1 < ta.n_distinct) == (decimals is None)  # continuous scores are binned
-    d = IV.pair_bootstrap(pc.of(0, 1), pc.luts[0], pc.luts[1], (ta, tb), (0.3, 0.35), (True, True), R,
-                          np.random.default_rng(7))
+    d = IV.pair_bootstrap(
+        pc.of(0, 1), pc.luts[0], pc.luts[1], (ta, tb), (0.3, 0.35), (True, True), R, np.random.default_rng(7)
+    )
     assert d.binned == (decimals is None)
     idx = {m: q for q, m in enumerate(B.METRICS)}
     for metric in ("ks", "average_precision", "log_loss", "brier", "f1"):
@@ -223,8 +224,9 @@ def test_multiclass_count_draws_are_the_row_bootstraps_per_class_multinomials():
         cnts.append(c.astype(float))
     R = 4_000
     seen = []
-    values, ll = IV.multiclass_model_bootstrap(C, vals, cnts, lambda conf: seen.append(conf.copy()) or {},
-                                               R, np.random.default_rng(4))
+    _values, ll = IV.multiclass_model_bootstrap(
+        C, vals, cnts, lambda conf: seen.append(conf.copy()) or {}, R, np.random.default_rng(4)
+    )
     draws = np.array(seen)
     assert np.array_equal(draws.sum(axis=2), np.broadcast_to(C.sum(axis=1), (R, k)))
     n_i = C.sum(axis=1, keepdims=True)
@@ -259,7 +261,7 @@ def _oracle_drift(s: np.ndarray, y: np.ndarray):
     tpr, fpr = _oracle_curves(s[y], s[~y], cuts)
     w = np.array([np.count_nonzero(s == c) for c in cuts], dtype=float)
     u = np.array([np.count_nonzero(s > c) for c in cuts]) / n + w / (2 * n)
-    h = IV.KS_BANDWIDTH * n ** -0.2
+    h = IV.KS_BANDWIDTH * n**-0.2
     ts, fs = np.empty_like(tpr), np.empty_like(fpr)
     for i in range(cuts.shape[0]):
         k = np.array([math.exp(-0.5 * ((u[i] - u[j]) / h) ** 2) * w[j] for j in range(cuts.shape[0])])
@@ -333,7 +335,7 @@ def test_ks_interval_agrees_with_the_procedure_on_rows(decimals):
 def test_ks_interval_is_fixed_by_the_seed_and_the_counts():
     """Same seed, same interval; the same counts reached by chunks and merged parts (the streamed
     and Dask reductions) give the same bits; another seed moves it a little."""
-    from reportgen.reduce import accumulators as S  # noqa: PLC0415
+    from reportgen.reduce import accumulators as S
 
     y, a, _ = _rows(6_000, 15, decimals=3)
     t = build_table(a, y)
@@ -407,7 +409,7 @@ def test_ks_interval_ignores_scores_of_no_weight():
     t = build_table(a, y)
     extra = build_table(np.r_[a, 0.123456, 0.654321], np.r_[y, False, True], weights=np.r_[np.ones(300), 0.0, 0.0])
     assert extra.n_distinct == t.n_distinct + 2
-    from reportgen.engine.curve import ScoreTable  # noqa: PLC0415
+    from reportgen.engine.curve import ScoreTable
 
     counts = ScoreTable(extra.thresholds, extra.pos, extra.neg, extra.direction, extra.sum_w2, extra.n_rows, False)
     one = IV.model_bootstrap(t, 0.3, 100, np.random.default_rng(4))

@@ -22,12 +22,12 @@ def _pair(n: int = 240, k: int = 3, seed: int = 0):
     y = rng.integers(0, k, n)
     a = np.where(rng.random(n) < 0.6, y, rng.integers(0, k, n))
     b = np.where(rng.random(n) < 0.7, y, rng.integers(0, k, n))
-    joint = np.bincount((y * k + a) * k + b, minlength=k ** 3).reshape(k, k, k)
+    joint = np.bincount((y * k + a) * k + b, minlength=k**3).reshape(k, k, k)
     return y, a, b, joint
 
 
 def test_margins_are_both_models_confusion_matrices_in_every_draw():
-    y, a, b, joint = _pair()
+    y, a, _b, joint = _pair()
     da, db = joint_confusion_bootstrap(joint, 50, np.random.default_rng(1))
     counts = np.bincount(y, minlength=3)
     assert np.array_equal(da.sum(axis=2), np.broadcast_to(counts, (50, 3)))  # stratified: class sizes kept
@@ -48,7 +48,7 @@ def test_accuracy_difference_has_the_row_bootstraps_exact_moments():
     diff = (np.trace(db, axis1=1, axis2=2) - np.trace(da, axis1=1, axis2=2)) / n
     d = (b == y).astype(float) - (a == y).astype(float)
     mean = d.mean()
-    var = sum((y == t).sum() * d[y == t].var() for t in range(3)) / n ** 2
+    var = sum((y == t).sum() * d[y == t].var() for t in range(3)) / n**2
     assert abs(diff.mean() - mean) < 4 * np.sqrt(var / R)
     assert abs(diff.var() / var - 1) < 4 * np.sqrt(2 / R)
 
@@ -70,8 +70,10 @@ def test_macro_f1_difference_matches_resampled_rows_scored_by_scikit_learn():
     rows = []
     for _ in range(R):
         idx = np.concatenate([rng.choice(s, s.shape[0]) for s in strata])
-        rows.append(f1_score(y[idx], b[idx], average="macro", labels=[0, 1, 2], zero_division=0)
-                    - f1_score(y[idx], a[idx], average="macro", labels=[0, 1, 2], zero_division=0))
+        rows.append(
+            f1_score(y[idx], b[idx], average="macro", labels=[0, 1, 2], zero_division=0)
+            - f1_score(y[idx], a[idx], average="macro", labels=[0, 1, 2], zero_division=0)
+        )
     assert sps.ks_2samp(drawn, np.array(rows)).pvalue > 0.001
     # and the observed difference is the draws' centre
     observed = f1_score(y, b, average="macro") - f1_score(y, a, average="macro")

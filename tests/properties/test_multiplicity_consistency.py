@@ -20,11 +20,10 @@ import functools
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from oracles import holm_adjusted
 
 from reportgen.engine import stats
 from reportgen.engine.compare import PrimaryTest, _scaled_interval, bootstrap_test, decide
-
-from oracles import holm_adjusted
 
 LEVELS = st.sampled_from([0.9, 0.95, 0.99])
 

@@ -32,8 +32,15 @@ from reportgen.redact import SECRET_KEYS
 PINNED_NOW = "2026-01-01T00:00:00Z"
 
 #: Config keys whose value is a URL or URI (a path may be written as a ``file://`` URI).
-URI_KEYS = ("models[0].file", "models[0].reference", "history.path", "report.logo", "report.template_dir",
-            "output.dir", "models[1].source.url")
+URI_KEYS = (
+    "models[0].file",
+    "models[0].reference",
+    "history.path",
+    "report.logo",
+    "report.template_dir",
+    "output.dir",
+    "models[1].source.url",
+)
 
 #: Where a secret goes: the user info's password, or the value of a query key.
 PLACES = ("userinfo", *sorted(SECRET_KEYS))
@@ -49,12 +56,14 @@ def data(tmp_path_factory: pytest.TempPathFactory) -> Path:
     rng = np.random.default_rng(5)
     n = 40
     y = (np.arange(n) % 3 == 0).astype(int)
-    frames = {name: pd.DataFrame({"id": np.arange(n), "y": y, "s": np.round(0.3 * y + 0.7 * rng.random(n), 4)})
-              for name in ("a", "b")}
+    frames = {
+        name: pd.DataFrame({"id": np.arange(n), "y": y, "s": np.round(0.3 * y + 0.7 * rng.random(n), 4)})
+        for name in ("a", "b")
+    }
     for name, df in frames.items():
         df.to_csv(folder / f"{name}.csv", index=False)
     pytest.importorskip("adbc_driver_sqlite.dbapi", reason="the sql extra is not installed")
-    import sqlite3  # noqa: PLC0415
+    import sqlite3
 
     with sqlite3.connect(folder / "p.db") as conn:
         frames["b"].to_sql("b", conn, index=False)
@@ -75,11 +84,18 @@ def _uri(key: str, scheme: str, place: str, secret: str, data: Path, query_ok: b
 
 
 def _config(folder: Path, data: Path, key: str, value: str, table: str) -> Path:
-    cfg = {"title": "leaks", "label": "y", "id": "id", "bootstrap": {"resamples": 0},
-           "output": {"dir": str(folder / "out"), "formats": ["json"]},
-           "history": {"path": str(folder / "runs.sqlite")},
-           "models": [{"name": "a", "file": str(data / "a.csv"), "score": "s"},
-                      {"name": "b", "file": str(data / "b.csv"), "score": "s"}]}
+    cfg = {
+        "title": "leaks",
+        "label": "y",
+        "id": "id",
+        "bootstrap": {"resamples": 0},
+        "output": {"dir": str(folder / "out"), "formats": ["json"]},
+        "history": {"path": str(folder / "runs.sqlite")},
+        "models": [
+            {"name": "a", "file": str(data / "a.csv"), "score": "s"},
+            {"name": "b", "file": str(data / "b.csv"), "score": "s"},
+        ],
+    }
     if key == "models[0].file":
         cfg["models"][0]["file"] = value
     elif key == "models[0].reference":
@@ -121,26 +137,42 @@ def _every_log_record():
 @example(secret="Zq-secret-9x", place="sslpassword", from_env=True, scheme="s3", query_ok=True)  # a run that succeeds
 @example(secret="Zq-secret-9x", place="token", from_env=True, scheme="https", query_ok=False)  # one failing mid-run
 @settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(secret=secrets, place=st.sampled_from(PLACES), from_env=st.booleans(), scheme=st.sampled_from(["s3", "https", "abfs", "file"]),
-       query_ok=st.booleans())
-def test_no_output_holds_a_secret_from_any_uri_valued_key(data: Path, tmp_path_factory: pytest.TempPathFactory, cli, key: str,
-                                                          secret: str, place: str, from_env: bool, scheme: str,
-                                                          query_ok: bool) -> None:
+@given(
+    secret=secrets,
+    place=st.sampled_from(PLACES),
+    from_env=st.booleans(),
+    scheme=st.sampled_from(["s3", "https", "abfs", "file"]),
+    query_ok=st.booleans(),
+)
+def test_no_output_holds_a_secret_from_any_uri_valued_key(
+    data: Path,
+    tmp_path_factory: pytest.TempPathFactory,
+    cli,
+    key: str,
+    secret: str,
+    place: str,
+    from_env: bool,
+    scheme: str,
+    query_ok: bool,
+) -> None:
     folder = tmp_path_factory.mktemp("run")
     value, table = _uri(key, scheme, place, "${RG_SECRET}" if from_env else secret, data, query_ok)
     path = _config(folder, data, key, value, table)
     before = {p: p.stat().st_mtime_ns for p in folder.rglob("*")}
     out, err = io.StringIO(), io.StringIO()
-    with pytest.MonkeyPatch.context() as mp, _every_log_record() as records, \
-            contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+    with (
+        pytest.MonkeyPatch.context() as mp,
+        _every_log_record() as records,
+        contextlib.redirect_stdout(out),
+        contextlib.redirect_stderr(err),
+    ):
         mp.setenv("RG_SECRET", secret)
         code = cli(["run", str(path), "--now", PINNED_NOW])
     event(f"exit {code}")
     assert code in (0, 2), (code, err.getvalue())  # a user's run or a user's error, never an internal one
-    if not from_env and place == "userinfo" or not from_env and key.endswith("source.url"):
+    if (not from_env and place == "userinfo") or (not from_env and key.endswith("source.url")):
         assert code == 2  # a literal secret is refused at load
-    shown = [out.getvalue(), err.getvalue(), *(r.getMessage() for r in records),
-             *(r.exc_text or "" for r in records)]
+    shown = [out.getvalue(), err.getvalue(), *(r.getMessage() for r in records), *(r.exc_text or "" for r in records)]
     for forms in (secret, quote(secret, safe="")):
         assert not any(forms in text for text in shown), (code, shown)
     written = [p for p in folder.rglob("*") if p.is_file() and p != path and before.get(p) != p.stat().st_mtime_ns]

@@ -67,7 +67,9 @@ def test_printed_approval_cut_approves_the_same_rows(
     table = build_table(scores, y, direction=direction)  # type: ignore[arg-type]
     oriented = scores if direction == "higher" else -scores
     codes = np.searchsorted(-table.oriented(), -oriented)  # each row's index in the table, riskiest first
-    (a,) = compare_at_rate(rate, "config", y, None, ["m", "b"], [codes, codes], [table.thresholds] * 2, 1, 0.95, 0, None)  # type: ignore[arg-type]
+    (a,) = compare_at_rate(
+        rate, "config", y, None, ["m", "b"], [codes, codes], [table.thresholds] * 2, 1, 0.95, 0, None
+    )  # type: ignore[arg-type]
     for side in (a.model, a.baseline):
         if side.threshold is None:
             continue

@@ -73,8 +73,13 @@ def test_scores_given_as_a_table_sample_as_their_rows(n, decimals, size, draw, f
 
 
 @settings(max_examples=30, deadline=None)
-@given(st.integers(50, 3_000), st.integers(1, 4), st.integers(5, 120), st.sampled_from(["higher", "lower"]),
-       st.integers(0, 2**32))
+@given(
+    st.integers(50, 3_000),
+    st.integers(1, 4),
+    st.integers(5, 120),
+    st.sampled_from(["higher", "lower"]),
+    st.integers(0, 2**32),
+)
 def test_a_model_samples_its_rows_from_its_table_once_the_cap_is_passed(n, decimals, cap, direction, draw):
     """A model's pass samples unweighted rows only after its table passes the cap (from the table
     kept then) — and ends with the sample of every row, as if each row had been sampled."""

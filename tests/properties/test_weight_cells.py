@@ -26,6 +26,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from oracles import checked_against_sklearn
 from sklearn.metrics import average_precision_score, f1_score, roc_auc_score
 
 from reportgen.engine import binary as B
@@ -34,8 +35,6 @@ from reportgen.engine import resample, stats
 from reportgen.engine.curve import ScoreTable, build_table, row_groups
 from reportgen.engine.distributions import norm_ppf
 from reportgen.reduce.accumulators import CellCounter, JointCellCounter
-
-from oracles import checked_against_sklearn
 
 _M = {name: q for q, name in enumerate(B.METRICS)}
 
@@ -78,8 +77,14 @@ def test_tp_fp_weight_sums_have_the_row_bootstraps_moments(weights):
         assert var_cells == pytest.approx(var_rows, rel=1e-10)
         # and the cell draws the driver uses show them (20,000 resamples: 3 standard errors)
         R = 20_000
-        drawn = np.concatenate([d for _, (d,) in resample.stratified_cell_blocks(
-            cells.rows.astype(float), cells.n_pos_cells, R, np.random.default_rng(7))])
+        drawn = np.concatenate(
+            [
+                d
+                for _, (d,) in resample.stratified_cell_blocks(
+                    cells.rows.astype(float), cells.n_pos_cells, R, np.random.default_rng(7)
+                )
+            ]
+        )
         sums = drawn[:, np.flatnonzero(mine)] @ v
         assert abs(sums.mean() - mean_rows) < 3 * np.sqrt(var_rows / R)
         assert sums.var() == pytest.approx(var_rows, rel=3 * np.sqrt(2.0 / R) + 0.01)
@@ -93,12 +98,13 @@ def test_cell_draws_put_on_rows_give_the_resampled_tables_metrics(direction):
     threshold = 0.45
     table, cells = _cells(s, y, w, direction)
     R = 30
-    draws = IV.weighted_model_bootstrap(table, cells, threshold, R, np.random.default_rng(3), 2.0, B.Costs(fn=4),
-                                        None)
+    draws = IV.weighted_model_bootstrap(table, cells, threshold, R, np.random.default_rng(3), 2.0, B.Costs(fn=4), None)
     assert draws.method == IV.WEIGHTED_BOOTSTRAP and not draws.binned
     g = row_groups(table, s)
     first = {(bool(y[i]), int(g[i]), float(w[i])): i for i in range(s.shape[0])}
-    rep = np.array([first[(bool(cells.y[c]), int(cells.codes[0, c]), float(cells.w[0, c]))] for c in range(cells.n_cells)])
+    rep = np.array(
+        [first[(bool(cells.y[c]), int(cells.codes[0, c]), float(cells.w[0, c]))] for c in range(cells.n_cells)]
+    )
     blocks = resample.stratified_cell_blocks(cells.rows, cells.n_pos_cells, R, np.random.default_rng(3))
     d = np.concatenate([b for _, (b,) in blocks])
     for r in range(R):
@@ -147,8 +153,13 @@ def test_quantiles_agree_with_a_brute_force_weighted_row_bootstrap(weights="cont
     # the point values agree with scikit-learn's (the oracle scores the same metrics)
     m = B.compute_metrics(table, threshold).as_dict()
     assert [m["roc_auc"], m["f1"], m["average_precision"]] == pytest.approx(
-        [roc_auc_score(y, s, sample_weight=w), f1_score(y, s >= threshold, sample_weight=w),
-         average_precision_score(y, s, sample_weight=w)], rel=1e-10)
+        [
+            roc_auc_score(y, s, sample_weight=w),
+            f1_score(y, s >= threshold, sample_weight=w),
+            average_precision_score(y, s, sample_weight=w),
+        ],
+        rel=1e-10,
+    )
     _assert_quantiles_agree(mine, oracle, R)
 
 
@@ -166,7 +177,7 @@ def _paired_sample(seed: int, n: int, weights: str = "few"):
 def test_joint_cells_pair_the_rows():
     """The paired draw: a difference of two models on the joint cells has the paired row bootstrap's
     spread (much smaller than the unpaired one when the models agree), against scikit-learn."""
-    s, s2, y, w, tables, codes, cells = _paired_sample(5, 400)
+    s, s2, y, w, tables, _codes, cells = _paired_sample(5, 400)
     R = 2000
     got = IV.weighted_joint_bootstrap(cells, tables, [0.5, 0.5], [None, None], R, np.random.default_rng(1)).samples
     diff = got[:, 0, _M["roc_auc"]] - got[:, 1, _M["roc_auc"]]
@@ -174,7 +185,8 @@ def test_joint_cells_pair_the_rows():
     # rows (ties one half), checked against scikit-learn on the data itself
     kern = [np.sign(x[y][:, None] - x[~y][None, :]) * 0.5 + 0.5 for x in (s, s2)]
     assert float(w[y] @ kern[0] @ w[~y] / (w[y].sum() * w[~y].sum())) == pytest.approx(
-        roc_auc_score(y, s, sample_weight=w), rel=1e-12)
+        roc_auc_score(y, s, sample_weight=w), rel=1e-12
+    )
     _assert_paired_auc_spread(diff, s, s2, y, w, R, 2)
 
 
@@ -228,7 +240,7 @@ def test_counting_by_chunks_and_merges_gives_the_rows_cells(seed, parts, directi
     for lo, hi in zip(np.r_[0, cuts], np.r_[cuts, n]):  # a Dask part each (stream: chunks of one)
         c = CellCounter()
         for a in range(lo, hi, 7):
-            c.add(s[a:min(hi, a + 7)], y[a:min(hi, a + 7)], w[a:min(hi, a + 7)])
+            c.add(s[a : min(hi, a + 7)], y[a : min(hi, a + 7)], w[a : min(hi, a + 7)])
         counters.append(c)
     merged = CellCounter()
     for c in counters[::-1] if seed % 2 else counters:  # merge order does not matter
@@ -249,14 +261,14 @@ def test_counting_by_chunks_and_merges_gives_the_rows_cells(seed, parts, directi
 
 def test_past_the_cap_no_cells_in_any_way_of_counting(monkeypatch):
     """Every engine keeps no cells past the cap (the distinct cells of all rows decide, not chunks)."""
-    import reportgen.reduce.accumulators as S  # noqa: PLC0415
+    import reportgen.reduce.accumulators as S
 
     monkeypatch.setattr(S, "MAX_WEIGHT_CELLS", 10)
     s, y, w = _sample(3, 200, "continuous")
     table = build_table(s, y, w)
     c = S.CellCounter()
     for a in range(0, 200, 3):
-        c.add(s[a:a + 3], y[a:a + 3], w[a:a + 3])
+        c.add(s[a : a + 3], y[a : a + 3], w[a : a + 3])
     assert c.cells(table) is None
     monkeypatch.setattr(S, "MAX_WEIGHT_CELLS", 10_000)
     assert S.capped(IV.count_cells(row_groups(table, s), y, w)) is not None
@@ -276,13 +288,13 @@ def test_weights_constant_within_cells_scale_the_unweighted_draw():
     table, cells = _cells(s, y, w)
     assert cells.n_cells == np.count_nonzero(unweighted.pos) + np.count_nonzero(unweighted.neg)
     got = IV.weighted_model_bootstrap(table, cells, threshold, R, np.random.default_rng(9))
-    kernel, counts, npc = resample.table_kernel(unweighted, threshold)
+    _kernel, counts, npc = resample.table_kernel(unweighted, threshold)
     d = np.concatenate([b for _, (b,) in resample.stratified_cell_blocks(counts, npc, R, np.random.default_rng(9))])
     pos_cells, neg_cells = np.flatnonzero(unweighted.pos > 0), np.flatnonzero(unweighted.neg > 0)
     cell_w = np.concatenate([cells.w[0][cells.y], cells.w[0][~cells.y]])
     for r in range(R):  # the unweighted model's draw, each cell's count times its weight
         pos, neg = np.zeros(unweighted.n_distinct), np.zeros(unweighted.n_distinct)
-        pos[pos_cells] = d[r, : npc] * cell_w[: npc]
+        pos[pos_cells] = d[r, :npc] * cell_w[:npc]
         neg[neg_cells] = d[r, npc:] * cell_w[npc:]
         t = ScoreTable(unweighted.thresholds, pos, neg, "higher", 1.0, unweighted.n_rows, True)
         bm = B.compute_metrics(t, threshold)
@@ -298,8 +310,9 @@ def test_one_weight_everywhere_gives_the_unweighted_replicates():
     table, cells = _cells(s, y, np.full(s.shape[0], 2.0))  # a power of two: every sum exact
     weighted = IV.weighted_model_bootstrap(table, cells, threshold, R, np.random.default_rng(4))
     same = [q for q, name in enumerate(B.METRICS) if name not in ("defective_pairs",)]
-    np.testing.assert_allclose(weighted.samples[:, same], unweighted.samples[:, same], rtol=1e-13, atol=1e-15,
-                               equal_nan=True)
+    np.testing.assert_allclose(
+        weighted.samples[:, same], unweighted.samples[:, same], rtol=1e-13, atol=1e-15, equal_nan=True
+    )
     # KS: the same reshaped bootstrap-t (Kish's sizes are the class sizes, the class weights fixed)
     assert weighted.ks is not None and unweighted.ks is not None
     assert weighted.ks.method == "reshaped bootstrap-t (weighted score table)"
@@ -310,7 +323,7 @@ def test_one_weight_everywhere_gives_the_unweighted_replicates():
 def test_kish_sizes_are_the_effective_class_sizes():
     """(Σw)²/Σw² per class, from exact and from pooled cells alike; the rows when weights are equal."""
     s, y, w = _sample(10, 2000, "continuous")
-    table, cells = _cells(s, y, w)
+    _table, cells = _cells(s, y, w)
     want = [w[c].sum() ** 2 / np.dot(w[c], w[c]) for c in (y, ~y)]
     np.testing.assert_allclose(IV.kish_sizes(cells), want, rtol=1e-12)
     np.testing.assert_allclose(IV.kish_sizes(IV.pool_cells(cells)), want, rtol=1e-9)
@@ -341,8 +354,8 @@ def test_joint_cells_past_the_cap_are_binned_alike_in_every_way_of_counting(monk
     approval cuts), weights kept: the same cells from the rows at once, from chunks, and from
     parts merged in any order; the threshold metrics' differences keep their exact distribution
     (no binning shift) and the comparison at equal approval rate its exact numbers."""
-    import reportgen.reduce.accumulators as S  # noqa: PLC0415
-    from reportgen.engine import approval as AP  # noqa: PLC0415
+    import reportgen.reduce.accumulators as S
+    from reportgen.engine import approval as AP
 
     s, y, w = _sample(12, 600, "few")
     rng = np.random.default_rng(13)
@@ -394,24 +407,36 @@ def test_memory_and_stream_agree_past_the_cap(monkeypatch, tmp_path, cap):
     the joint cells (2,459 exact) are binned (2,098), the binned differences, verdict and approval
     intervals the same numbers in both engines; at 900 model b and the joint cells keep none,
     stated by the same capability codes in both engines (memory does not fall back on its rows)."""
-    import json  # noqa: PLC0415
+    import json
 
-    import pandas as pd  # noqa: PLC0415
-    import yaml  # noqa: PLC0415
+    import pandas as pd
+    import yaml
 
-    import reportgen.reduce.accumulators as S  # noqa: PLC0415
-    from reportgen.config import load_config  # noqa: PLC0415
-    from reportgen.pipeline import analyse  # noqa: PLC0415
+    import reportgen.reduce.accumulators as S
+    from reportgen.config import load_config
+    from reportgen.pipeline import analyse
 
     s, y, w = _sample(14, 2500, "few")
     rng = np.random.default_rng(15)
-    pd.DataFrame({"y": y.astype(int), "a": s, "b": np.round(np.clip(s + rng.normal(0, 0.1, s.shape[0]), 0, 1), 3),
-                  "w": w}).to_csv(tmp_path / "d.csv", index=False)
-    (tmp_path / "c.yaml").write_text(yaml.safe_dump({
-        "title": "t", "label": "y", "weight": "w", "threshold": 0.5, "bootstrap": {"resamples": 40, "seed": 3},
-        "approval_rates": [0.7],
-        "models": [{"name": "a", "file": str(tmp_path / "d.csv"), "score": "a"},
-                   {"name": "b", "file": str(tmp_path / "d.csv"), "score": "b"}]}))
+    pd.DataFrame(
+        {"y": y.astype(int), "a": s, "b": np.round(np.clip(s + rng.normal(0, 0.1, s.shape[0]), 0, 1), 3), "w": w}
+    ).to_csv(tmp_path / "d.csv", index=False)
+    (tmp_path / "c.yaml").write_text(
+        yaml.safe_dump(
+            {
+                "title": "t",
+                "label": "y",
+                "weight": "w",
+                "threshold": 0.5,
+                "bootstrap": {"resamples": 40, "seed": 3},
+                "approval_rates": [0.7],
+                "models": [
+                    {"name": "a", "file": str(tmp_path / "d.csv"), "score": "a"},
+                    {"name": "b", "file": str(tmp_path / "d.csv"), "score": "b"},
+                ],
+            }
+        )
+    )
     monkeypatch.setattr(S, "MAX_WEIGHT_CELLS", cap)
     monkeypatch.setattr(S, "JOINT_EXACT_CELLS", cap)
     docs = {}
@@ -428,12 +453,18 @@ def test_memory_and_stream_agree_past_the_cap(monkeypatch, tmp_path, cap):
     if cap == 2200:
         assert c["capabilities"] == {"delong": "weighted"}
         assert set(c["ci_method"].values()) == {IV.WEIGHTED_JOINT_BINNED_BOOTSTRAP}
-        assert c["decision"]["method"] == "bootstrap (normal, SE of the replicates)" and all(a["ci"] for a in c["approval"])
+        assert c["decision"]["method"] == "bootstrap (normal, SE of the replicates)" and all(
+            a["ci"] for a in c["approval"]
+        )
         assert all(m["ci_method"]["f1"] == IV.WEIGHTED_BOOTSTRAP for m in models.values())
     else:
-        assert c["capabilities"] == {"model_interval.bootstrap": "weighted", "delong": "weighted", "approval": "weighted",
-                                     "paired_interval.threshold_metrics": "weighted",
-                                     "paired_interval.ranking_metrics": "weighted"}
+        assert c["capabilities"] == {
+            "model_interval.bootstrap": "weighted",
+            "delong": "weighted",
+            "approval": "weighted",
+            "paired_interval.threshold_metrics": "weighted",
+            "paired_interval.ranking_metrics": "weighted",
+        }
         assert models["a"]["ci"] and not models["b"]["ci"] and models["b"]["confusion_rows"] is None
         assert c["decision"]["method"] == "no test"
 
@@ -456,7 +487,7 @@ def test_pooled_cells_hold_each_pools_rows_mean_and_variance_in_one_order():
         assert pooled.rows[c] == rows.sum()
         assert pooled.w[0, c] == pytest.approx(w[rows].mean(), rel=1e-13)
         assert pooled.var[c] == pytest.approx(w[rows].var(), rel=1e-9, abs=1e-15)
-    assert pooled.y[: pooled.n_pos_cells].all() and not pooled.y[pooled.n_pos_cells:].any()
+    assert pooled.y[: pooled.n_pos_cells].all() and not pooled.y[pooled.n_pos_cells :].any()
     # the same rows counted in another order (another engine's chunks): the same bits
     order = np.random.default_rng(22).permutation(s.shape[0])
     parts = [IV.count_cells(g[order][k::3], y[order][k::3], w[order][k::3]) for k in range(3)]
@@ -470,7 +501,7 @@ def test_pooled_weight_sums_have_the_row_bootstraps_means_variances_and_covarian
     Σ_A w² − S_A²/n, and two disjoint sets covariance −S_A·S_B/n; the pooled draw (exact counts,
     Gamma weight sums of those moments) has all three (checked on TP and FN: the positives flagged
     and not; 20,000 resamples, 3 standard errors)."""
-    s, y, w, table, cells, pooled = _pooled_setup(23, 2000)
+    s, y, w, table, _cells, pooled = _pooled_setup(23, 2000)
     threshold, R = 0.5, 20_000
     cut = table.cut_index(threshold)
     flagged = s >= threshold
@@ -481,8 +512,8 @@ def test_pooled_weight_sums_have_the_row_bootstraps_means_variances_and_covarian
     wp, fp_ = w[y], flagged[y]
     n = wp.shape[0]
     s_tp, s_fn = wp[fp_].sum(), wp[~fp_].sum()
-    var_tp = float(np.sum(wp[fp_] ** 2) - s_tp ** 2 / n)
-    var_fn = float(np.sum(wp[~fp_] ** 2) - s_fn ** 2 / n)
+    var_tp = float(np.sum(wp[fp_] ** 2) - s_tp**2 / n)
+    var_fn = float(np.sum(wp[~fp_] ** 2) - s_fn**2 / n)
     cov = -s_tp * s_fn / n
     assert abs(tp.mean() - s_tp) < 3 * np.sqrt(var_tp / R)
     assert abs(fn.mean() - s_fn) < 3 * np.sqrt(var_fn / R)
@@ -490,11 +521,19 @@ def test_pooled_weight_sums_have_the_row_bootstraps_means_variances_and_covarian
     assert fn.var() == pytest.approx(var_fn, rel=3 * np.sqrt(2.0 / R) + 0.01)
     assert np.cov(tp, fn)[0, 1] == pytest.approx(cov, rel=0.06)
     # the rows drawn per cell are exactly the multinomial's: the class's rows always sum to n
-    counts = np.concatenate([d for _, (d,) in resample.stratified_cell_blocks(pooled.rows, pooled.n_pos_cells, 50,
-                                                                              np.random.default_rng(24))])
+    counts = np.concatenate(
+        [
+            d
+            for _, (d,) in resample.stratified_cell_blocks(
+                pooled.rows, pooled.n_pos_cells, 50, np.random.default_rng(24)
+            )
+        ]
+    )
     assert (counts[:, pos].sum(axis=1) == n).all()
     # a cell of one weight is drawn as its rows times that weight (no Gamma)
-    one = IV.pool_cells(IV.count_cells(np.zeros(6, dtype=np.int64), np.array([1, 1, 1, 0, 0, 0], bool), np.full(6, 2.5)))
+    one = IV.pool_cells(
+        IV.count_cells(np.zeros(6, dtype=np.int64), np.array([1, 1, 1, 0, 0, 0], bool), np.full(6, 2.5))
+    )
     d = np.concatenate([x for _, (x,) in IV.weight_blocks(one, np.random.default_rng(0), 200)])
     assert set(np.unique(d[:, 0])) <= {0.0, 2.5, 5.0, 7.5} and (d.sum(axis=1) == 15.0).all()
 
@@ -530,26 +569,40 @@ def _two_weighted_models_in_three_engines(tmp_path, scheduler, seed: int, n: int
     """Two models of continuous-weight rows (one ``weight:`` column, an approval rate) run by
     memory, stream (1,000-row batches) and dask: each engine's metrics.json minus the run block,
     and memory's result."""
-    import json  # noqa: PLC0415
+    import json
 
-    import pandas as pd  # noqa: PLC0415
-    import yaml  # noqa: PLC0415
+    import pandas as pd
+    import yaml
 
-    from reportgen.config import load_config  # noqa: PLC0415
-    from reportgen.pipeline import analyse  # noqa: PLC0415
+    from reportgen.config import load_config
+    from reportgen.pipeline import analyse
 
     s, y, w = _sample(seed, n, "continuous")
     rng = np.random.default_rng(seed + 1)
     b = np.round(np.clip(s + rng.normal(0, 0.1, s.shape[0]), 0, 1), b_decimals)
     pd.DataFrame({"y": y.astype(int), "a": s, "b": b, "w": w}).to_csv(tmp_path / "d.csv", index=False)
-    (tmp_path / "c.yaml").write_text(yaml.safe_dump({
-        "title": "t", "label": "y", "weight": "w", "threshold": 0.5, "bootstrap": {"resamples": 60, "seed": 3},
-        "approval_rates": [0.7],
-        "models": [{"name": "a", "file": str(tmp_path / "d.csv"), "score": "a"},
-                   {"name": "b", "file": str(tmp_path / "d.csv"), "score": "b"}]}))
+    (tmp_path / "c.yaml").write_text(
+        yaml.safe_dump(
+            {
+                "title": "t",
+                "label": "y",
+                "weight": "w",
+                "threshold": 0.5,
+                "bootstrap": {"resamples": 60, "seed": 3},
+                "approval_rates": [0.7],
+                "models": [
+                    {"name": "a", "file": str(tmp_path / "d.csv"), "score": "a"},
+                    {"name": "b", "file": str(tmp_path / "d.csv"), "score": "b"},
+                ],
+            }
+        )
+    )
     docs, results = {}, {}
-    for engine, over in (("memory", {}), ("stream", {"stream": {"batch_rows": 1000}}),
-                         ("dask", {"stream": {"batch_rows": 1000}, "scheduler": scheduler})):
+    for engine, over in (
+        ("memory", {}),
+        ("stream", {"stream": {"batch_rows": 1000}}),
+        ("dask", {"stream": {"batch_rows": 1000}, "scheduler": scheduler}),
+    ):
         cfg, path = load_config(tmp_path / "c.yaml")
         results[engine] = analyse(cfg.with_overrides(engine=engine, **over), path)
         doc = json.loads(json.dumps(results[engine].to_json()))
@@ -562,8 +615,8 @@ def _two_weighted_models_in_three_engines(tmp_path, scheduler, seed: int, n: int
 def test_pooled_intervals_are_the_same_in_every_engine(monkeypatch, tmp_path, scheduler):
     """End to end with continuous weights past the (lowered) exact cap: memory, stream (several
     batches) and dask give the same metrics.json, the pooled methods stated and worded."""
-    from reportgen.report import wording  # noqa: PLC0415
-    from reportgen.engine import approval as AP  # noqa: PLC0415
+    from reportgen.engine import approval as AP
+    from reportgen.report import wording
 
     monkeypatch.setattr(IV, "EXACT_WEIGHT_CELLS", 200)
     monkeypatch.setattr(AP, "EXACT_WEIGHT_CELLS", 200)
@@ -585,12 +638,12 @@ def test_weight_moments_are_exact_integer_sums_whatever_the_chunking(monkeypatch
     """Past the (lowered) cap the counter keeps rows per (score, class) with Σw and Σw² as integers
     in units of 2^-60: counted in one chunk, in chunks merged in order, or as Dask parts merged in
     another order, the same bits; the pooled cells agree with pooling the exact cells."""
-    import reportgen.reduce.accumulators as S  # noqa: PLC0415
+    import reportgen.reduce.accumulators as S
 
     s, y, w = _sample(40, 4000, "continuous")
     table, exact = _cells(s, y, w)
     # a weight of at least 2^-8 comes back exactly from its limbs; sums are exact
-    ws = np.array([1.0, 0.1, 3.0e6, 2.0 ** -8, 123.456789, 0.0])
+    ws = np.array([1.0, 0.1, 3.0e6, 2.0**-8, 123.456789, 0.0])
     np.testing.assert_array_equal(S._value(S._limbs(ws)), ws)
     assert S._value(S._limbs(np.full(3, 0.1), np.array([3, 5, 7])).sum(axis=0, keepdims=True))[0] == 1.5
     monkeypatch.setattr(S, "MAX_WEIGHT_CELLS", 500)
@@ -626,15 +679,15 @@ def test_weight_moments_are_exact_integer_sums_whatever_the_chunking(monkeypatch
     assert t.sum_w2 == pytest.approx(float(np.dot(w, w)), rel=1e-12)
     # weights too large (or too small) to pool: nothing kept past the cap, as before
     big = S.CellCounter(pool=True)
-    big.add(s, y, np.where(np.arange(s.shape[0]) == 0, 2.0 ** 41, w))
+    big.add(s, y, np.where(np.arange(s.shape[0]) == 0, 2.0**41, w))
     assert big.cells(table) is None
 
 
 def test_model_intervals_past_the_cap_are_the_same_in_every_engine(monkeypatch, tmp_path, scheduler):
     """Past the (lowered) caps, continuous weights: each model's moments and the pair's pooled joint
     cells give intervals, the verdict's test and the approval interval, the same in every engine."""
-    import reportgen.reduce.accumulators as S  # noqa: PLC0415
-    from reportgen.engine import approval as AP  # noqa: PLC0415
+    import reportgen.reduce.accumulators as S
+    from reportgen.engine import approval as AP
 
     monkeypatch.setattr(S, "MAX_WEIGHT_CELLS", 3000)
     monkeypatch.setattr(S, "JOINT_EXACT_CELLS", 300)
@@ -653,7 +706,7 @@ def test_model_intervals_past_the_cap_are_the_same_in_every_engine(monkeypatch, 
 def test_joint_cells_past_the_cap_pool_only_shared_weights(monkeypatch):
     """Past the cap, joint cells of models that weigh a row differently (their own weight columns)
     keep nothing, as before; with one weight they are pooled, the same bits however counted."""
-    import reportgen.reduce.accumulators as S  # noqa: PLC0415
+    import reportgen.reduce.accumulators as S
 
     s, y, w = _sample(44, 3000, "continuous")
     rng = np.random.default_rng(45)
@@ -691,10 +744,11 @@ def test_weight_moments_keep_large_cells_and_the_variance_of_small_weights():
     scale) overflowed int64 when its limbs were multiplied by its rows (Σw 161061257.6 for
     161061273.6); and squares in units of 2^-60 kept no bit of a weight near 2^-30, so the pooled
     variance of weights in [2^-29, 2^-28] came out 0 (−9 % at 2^-27)."""
-    import reportgen.reduce.accumulators as S  # noqa: PLC0415
+    import reportgen.reduce.accumulators as S
 
-    big = S.WeightMoments.of(np.zeros((1, 2)), np.array([True, True]), np.array([0.3, 1.0 / 3.0]),
-                             np.array([2**29, 2**40]))
+    big = S.WeightMoments.of(
+        np.zeros((1, 2)), np.array([True, True]), np.array([0.3, 1.0 / 3.0]), np.array([2**29, 2**40])
+    )
     c = big.cells(np.zeros((1, 1), dtype=np.int64))
     want = 0.3 * 2**29 + 2**40 / 3.0
     assert c.rows[0] == 2**29 + 2**40 and c.w[0, 0] * c.rows[0] == pytest.approx(want, rel=1e-14)
@@ -702,7 +756,9 @@ def test_weight_moments_keep_large_cells_and_the_variance_of_small_weights():
     rng = np.random.default_rng(46)
     for lo in (-29, -27, -20):
         w = rng.uniform(2.0**lo, 2.0 ** (lo + 1), 20_000)
-        m = S.WeightMoments.of(np.zeros((1, w.shape[0])), np.ones(w.shape[0], dtype=bool), w, np.ones(w.shape[0], dtype=np.int64))
+        m = S.WeightMoments.of(
+            np.zeros((1, w.shape[0])), np.ones(w.shape[0], dtype=bool), w, np.ones(w.shape[0], dtype=np.int64)
+        )
         pooled = m.cells(np.zeros((1, 1), dtype=np.int64))
         assert pooled.var[0] == pytest.approx(float(np.var(w)), rel=1e-6)
         assert pooled.w[0, 0] == pytest.approx(float(np.mean(w)), rel=1e-12)
@@ -711,7 +767,7 @@ def test_weight_moments_keep_large_cells_and_the_variance_of_small_weights():
 @pytest.mark.slow
 def test_weight_moments_taken_slice_by_slice_are_the_same_integers(monkeypatch):
     """Rows turned into moments in slices (bounded memory) give the same exact sums."""
-    import reportgen.reduce.accumulators as S  # noqa: PLC0415
+    import reportgen.reduce.accumulators as S
 
     s, y, w = _sample(46, 3000, "continuous")
     whole = S.WeightMoments.of(s[None, :], y, w, np.ones(s.shape[0], dtype=np.int64))

@@ -63,7 +63,8 @@ def test_a2_defective_pairs_formula_and_the_notes_counterexample():
         ys = y[order]
         inversions = sum(ys[i] and not ys[j] for i in range(n) for j in range(i + 1, n))
         assert B.compute_metrics(build_table(b, y), 0.5).get("defective_pairs") == pytest.approx(
-            2 * inversions / (n * (n - 1)), abs=TOL)
+            2 * inversions / (n * (n - 1)), abs=TOL
+        )
 
 
 def test_a3_random_ranking_has_expected_auc_one_half():
@@ -154,10 +155,22 @@ def test_a12_polyak_165_object_confusion_matrix():
     y = np.array([True, True, False, False])
     w = np.array([100.0, 5.0, 10.0, 50.0])
     m = B.compute_metrics(build_table(s, y, w), 0.5, beta=2.0)
-    want = {"accuracy": 10 / 11, "precision": 10 / 11, "recall": 20 / 21, "specificity": 5 / 6, "fpr": 1 / 6,
-            "npv": 10 / 11, "f1": 40 / 43, "fbeta": 0.943396226415, "cohen_kappa": 4 / 5,
-            "mcc": (100 * 50 - 10 * 5) / math.sqrt(110 * 105 * 60 * 55), "balanced_accuracy": 25 / 28,
-            "youden_j": 20 / 21 + 5 / 6 - 1, "type_i_error": 10 / 165, "type_ii_error": 5 / 165}
+    want = {
+        "accuracy": 10 / 11,
+        "precision": 10 / 11,
+        "recall": 20 / 21,
+        "specificity": 5 / 6,
+        "fpr": 1 / 6,
+        "npv": 10 / 11,
+        "f1": 40 / 43,
+        "fbeta": 0.943396226415,
+        "cohen_kappa": 4 / 5,
+        "mcc": (100 * 50 - 10 * 5) / math.sqrt(110 * 105 * 60 * 55),
+        "balanced_accuracy": 25 / 28,
+        "youden_j": 20 / 21 + 5 / 6 - 1,
+        "type_i_error": 10 / 165,
+        "type_ii_error": 5 / 165,
+    }
     for k, v in want.items():
         assert m.get(k) == pytest.approx(v, abs=1e-11), k
     assert m.get("mcc") == pytest.approx(0.801784, abs=1e-6)
@@ -182,19 +195,28 @@ def test_a14_closed_forms_of_the_metrics_against_the_threshold(theta):
     """A14 (S4): R = 1 − θ², P = (1 + θ)/2, F1 = (1 − θ²)/(1.5 − θ), MCC = √(θ(1 − θ)),
     κ = 2θ(1 − θ), BA = accuracy = (1 + 2θ − 2θ²)/2 (stated closed forms)."""
     m = B.compute_metrics(_dyakonov_model_task(), theta)
-    want = {"recall": 1 - theta ** 2, "precision": (1 + theta) / 2, "f1": (1 - theta ** 2) / (1.5 - theta),
-            "mcc": math.sqrt(theta * (1 - theta)), "cohen_kappa": 2 * theta * (1 - theta),
-            "balanced_accuracy": (1 + 2 * theta - 2 * theta ** 2) / 2, "accuracy": (1 + 2 * theta - 2 * theta ** 2) / 2}
+    want = {
+        "recall": 1 - theta**2,
+        "precision": (1 + theta) / 2,
+        "f1": (1 - theta**2) / (1.5 - theta),
+        "mcc": math.sqrt(theta * (1 - theta)),
+        "cohen_kappa": 2 * theta * (1 - theta),
+        "balanced_accuracy": (1 + 2 * theta - 2 * theta**2) / 2,
+        "accuracy": (1 + 2 * theta - 2 * theta**2) / 2,
+    }
     for k, v in want.items():
         assert m.get(k) == pytest.approx(v, abs=1e-9), k
 
 
-@pytest.mark.parametrize("prevalence,f1,mcc,kappa,ba,acc", [
-    (None, 0.382, 0.5, 0.5, 0.5, 0.5),
-    (0.3, 0.525, 0.604, 0.604, 0.5, 0.7),
-    (0.1, 0.718, 0.75, 0.75, 0.5, 0.9),
-    (0.05, 0.795, 0.813, 0.813, 0.5, 0.95),
-])
+@pytest.mark.parametrize(
+    "prevalence,f1,mcc,kappa,ba,acc",
+    [
+        (None, 0.382, 0.5, 0.5, 0.5, 0.5),
+        (0.3, 0.525, 0.604, 0.604, 0.5, 0.7),
+        (0.1, 0.718, 0.75, 0.75, 0.5, 0.9),
+        (0.05, 0.795, 0.813, 0.813, 0.5, 0.95),
+    ],
+)
 def test_a14_optimal_thresholds_move_with_the_prevalence(prevalence, f1, mcc, kappa, ba, acc):
     """A14 (S4 figure "при изменении доли класса 1"; values derived in docs/seed_examples.md on a
     2.5e-4 grid): F1's optimum is (3 − √5)/2 ≈ 0.382 at π = 1/2, below MCC's, κ's and accuracy's at

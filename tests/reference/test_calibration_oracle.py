@@ -58,7 +58,9 @@ def _oracle(p: np.ndarray, y: np.ndarray, which: np.ndarray, bins: int, level: f
 @pytest.mark.parametrize("bins", [5, 10, 17])
 def test_uniform_bins_equal_an_independent_computation_and_scikit_learn(seed, bins):
     p, y = _credit(seed)
-    c = C.model_calibration(build_table(p, y), bins, "uniform", brier_score_loss(y, p), 0, np.random.default_rng(0), 0.95)
+    c = C.model_calibration(
+        build_table(p, y), bins, "uniform", brier_score_loss(y, p), 0, np.random.default_rng(0), 0.95
+    )
     assert c is not None
     prob_true, prob_pred = calibration_curve(y, p, n_bins=bins, strategy="uniform")
     np.testing.assert_allclose(c.observed, prob_true, rtol=1e-12)
@@ -75,10 +77,12 @@ def test_uniform_bins_equal_an_independent_computation_and_scikit_learn(seed, bi
 
 def test_quantile_bins_hold_about_equal_rows_and_equal_the_independent_computation():
     p, y = _credit(4)
-    c = C.model_calibration(build_table(p, y), 10, "quantile", brier_score_loss(y, p), 0, np.random.default_rng(0), 0.95)
+    c = C.model_calibration(
+        build_table(p, y), 10, "quantile", brier_score_loss(y, p), 0, np.random.default_rng(0), 0.95
+    )
     assert c is not None
     # the oracle's bins: distinct scores in ascending order, a score's bin from the rows before it
-    values, inverse, counts = np.unique(p, return_inverse=True, return_counts=True)
+    _values, inverse, counts = np.unique(p, return_inverse=True, return_counts=True)
     before = np.cumsum(counts) - counts
     raw = np.floor(before * 10 / counts.sum()).astype(int)
     dense = np.cumsum(np.r_[0, (raw[1:] != raw[:-1]).astype(int)])

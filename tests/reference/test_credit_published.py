@@ -60,7 +60,9 @@ def test_binomial_test_reproduces_melioras_published_table() -> None:
     p = C.binomial_sf(np.array([36, 73, 23]), np.array([401, 489, 110]), np.array([0.10, 0.15, 0.20]))
     assert np.round(p, 6).tolist() == [0.775347, 0.537039, 0.443273]
     # PDtoolkit's convention is the same tail: pbinom(nb - 1, no, pdc, lower.tail = FALSE)
-    np.testing.assert_allclose(p, stats.binom.sf(np.array([35, 72, 22]), [401, 489, 110], [0.10, 0.15, 0.20]), rtol=1e-12)
+    np.testing.assert_allclose(
+        p, stats.binom.sf(np.array([35, 72, 22]), [401, 489, 110], [0.10, 0.15, 0.20]), rtol=1e-12
+    )
 
 
 def test_jeffreys_reproduces_melioras_symmetric_posterior() -> None:
@@ -123,7 +125,8 @@ def test_a_bin_empty_in_both_samples_does_not_move_the_psi() -> None:
     without, *_ = C.psi(np.array([600, 400]), np.array([5, 5]))
     want = (0.5 - 0.6) * math.log(0.5 / 0.6) + (0.5 - 0.4) * math.log(0.5 / 0.4)
     assert with_empty == without == pytest.approx(want, rel=1e-12)
-    import toad.metrics as toad_metrics  # noqa: PLC0415
+    import toad.metrics as toad_metrics
+
     base, test = np.repeat([0, 1], [600, 400]), np.repeat([0, 1], [5, 5])
     assert with_empty == pytest.approx(float(toad_metrics.PSI(test, base)), rel=1e-12)
 
@@ -133,7 +136,11 @@ def test_the_models_psi_ignores_a_pd_grade_empty_in_both_samples() -> None:
     PSI over the grades with rows (the contribution of the empty one is 0), while the ECB
     concentration keeps K = every grade of the scale."""
     rng = np.random.default_rng(7)
-    mk = (lambda n, hi: (lambda pd: C.CreditSample(y=rng.random(n) < pd, score=pd, pd=pd))(rng.uniform(0.001, hi, n)))
+
+    def mk(n, hi):
+        pd = rng.uniform(0.001, hi, n)
+        return C.CreditSample(y=rng.random(n) < pd, score=pd, pd=pd)
+
     cur, ref = mk(300, 0.15), mk(3000, 0.12)
     m = C.credit_model("m", cur, ref, "higher", C.Grading("edges", edges=(0.05, 0.1, 0.5)), S)
     bins = m.stability.bins
@@ -188,7 +195,9 @@ def _z_oracle(n: np.ndarray, i: int, j: int) -> float:
 def test_matrix_weighted_bandwidth_reproduces_the_mathworks_example() -> None:
     """MathWorks ``risk.validation.matrixWeightedBandwidth`` documentation example (ECB 2019
     2.5.5.1): this count matrix has lower MWB 0.3306 and upper MWB 0.6066."""
-    counts = np.array([[10, 8, 15, 9, 10], [11, 9, 13, 9, 8], [0, 10, 10, 11, 10], [0, 0, 9, 11, 11], [0, 0, 0, 11, 10]])
+    counts = np.array(
+        [[10, 8, 15, 9, 10], [11, 9, 13, 9, 8], [0, 10, 10, 11, 10], [0, 0, 9, 11, 11], [0, 0, 0, 11, 10]]
+    )
     lower, upper = C.matrix_weighted_bandwidth(counts)
     assert (round(lower, 4), round(upper, 4)) == (0.3306, 0.6066)
     assert (lower, upper) == pytest.approx(_mwb_oracle(counts), rel=1e-12)
@@ -230,11 +239,17 @@ def test_the_models_migration_carries_the_ecb_statistics() -> None:
     ids = np.array([f"c{i}" for i in range(n)])
     grade = np.array(list("ABCDE"))
     pd_ = 0.01 * (1 + end)
-    ref = C.CreditSample(y=rng.random(n) < 0.01 * (1 + start), score=0.01 * (1 + start), pd=0.01 * (1 + start),
-                         grade=grade[start], ids=ids)
+    ref = C.CreditSample(
+        y=rng.random(n) < 0.01 * (1 + start),
+        score=0.01 * (1 + start),
+        pd=0.01 * (1 + start),
+        grade=grade[start],
+        ids=ids,
+    )
     order = rng.permutation(n)  # the current file lists the ids in another order
-    cur = C.CreditSample(y=(rng.random(n) < pd_)[order], score=pd_[order], pd=pd_[order], grade=grade[end][order],
-                         ids=ids[order])
+    cur = C.CreditSample(
+        y=(rng.random(n) < pd_)[order], score=pd_[order], pd=pd_[order], grade=grade[end][order], ids=ids[order]
+    )
     mig = C.credit_model("m", cur, ref, "higher", C.Grading("column"), S).migration
     want = np.zeros((5, 5), dtype=int)
     np.add.at(want, (start, end), 1)
@@ -300,8 +315,9 @@ def test_ecb_auc_test_written_out_on_a_small_book_with_ties() -> None:
     auc = psi.mean()
     v10, v01 = psi.mean(axis=1), psi.mean(axis=0)
     s = math.sqrt(v10.var(ddof=1) / len(pos) + v01.var(ddof=1) / len(neg))
-    m = C.credit_model("m", C.CreditSample(y=y, score=grade), None, "higher", C.Grading("quantiles", quantiles=2), S,
-                       initial_auc=0.9)
+    m = C.credit_model(
+        "m", C.CreditSample(y=y, score=grade), None, "higher", C.Grading("quantiles", quantiles=2), S, initial_auc=0.9
+    )
     h = m.auc_history
     assert h.current_auc == pytest.approx(auc, rel=1e-12) and h.se == pytest.approx(s, rel=1e-12)
     assert h.test.statistic == pytest.approx((0.9 - auc) / s, rel=1e-12)
@@ -317,7 +333,9 @@ def test_hosmer_lemeshow_gives_both_conventions_and_only_g_df_counts() -> None:
     rng = np.random.default_rng(13)
     pd_ = rng.uniform(0.01, 0.2, 4000)
     y = rng.random(4000) < pd_ * 1.25
-    m = C.credit_model("m", C.CreditSample(y=y, score=pd_, pd=pd_), None, "higher", C.Grading("quantiles", quantiles=10), S)
+    m = C.credit_model(
+        "m", C.CreditSample(y=y, score=pd_, pd=pd_), None, "higher", C.Grading("quantiles", quantiles=10), S
+    )
     n = np.array([g.n for g in m.grades], dtype=float)
     d = np.array([g.defaults for g in m.grades], dtype=float)
     p = np.array([g.mean_pd for g in m.grades])
@@ -328,7 +346,9 @@ def test_hosmer_lemeshow_gives_both_conventions_and_only_g_df_counts() -> None:
     assert cal.hosmer_lemeshow_g2.statistic == pytest.approx(h, rel=1e-12) and cal.hosmer_lemeshow_g2.df == 8
     assert cal.hosmer_lemeshow_g2.p_value == pytest.approx(stats.chi2.sf(h, 8), rel=1e-10)
     assert "hosmer_lemeshow_g2" not in cal.failures
-    two = C.credit_model("m", C.CreditSample(y=y, score=pd_, pd=pd_), None, "higher", C.Grading("quantiles", quantiles=2), S)
+    two = C.credit_model(
+        "m", C.CreditSample(y=y, score=pd_, pd=pd_), None, "higher", C.Grading("quantiles", quantiles=2), S
+    )
     assert two.calibration.hosmer_lemeshow_g2.p_value is None
     assert two.calibration.hosmer_lemeshow_g2.reason == "too_few_grades"
 
@@ -337,7 +357,8 @@ def test_hosmer_lemeshow_gives_both_conventions_and_only_g_df_counts() -> None:
 def test_ks_matches_toad_on_tied_scores(direction: str) -> None:
     """toad 0.1.7 ``toad.metrics.KS`` (max |TPR - FPR| over the cuts, ties taken together): the
     same KS whichever way the score points."""
-    import toad.metrics as toad_metrics  # noqa: PLC0415
+    import toad.metrics as toad_metrics
+
     rng = np.random.default_rng(14)
     s = rng.integers(0, 20, 3000).astype(float)
     y = rng.random(3000) < 0.1 + s / 60
@@ -354,8 +375,14 @@ ASAH = Path(__file__).resolve().parents[1] / "data" / "asah.csv"
 def _graded(y: list[int], grade: list[str], pd_: list[float], **kw: object) -> C.CreditModel:
     """A model graded by a rating column, its PD as the score."""
     p = np.array(pd_, dtype=float)
-    return C.credit_model("m", C.CreditSample(y=np.array(y, dtype=bool), score=p, pd=p, grade=np.array(grade), **kw),
-                          None, "higher", C.Grading("column"), S)
+    return C.credit_model(
+        "m",
+        C.CreditSample(y=np.array(y, dtype=bool), score=p, pd=p, grade=np.array(grade), **kw),
+        None,
+        "higher",
+        C.Grading("column"),
+        S,
+    )
 
 
 @pytest.mark.parametrize("direction", ["higher", "lower"])
@@ -366,8 +393,14 @@ def test_accuracy_ratio_with_a_tie_reproduces_melioras_gini_example(direction: s
     segment's Gini all give 0.75, and the segment's KS is the two-sample D = 1/2."""
     y = np.array([0, 0, 1, 1], dtype=bool)
     s = np.array([1.0, 2.0, 2.0, 3.0]) * (1 if direction == "higher" else -1)
-    m = C.credit_model("m", C.CreditSample(y=y, score=s, segment=np.array(["all"] * 4)), None, direction,
-                       C.Grading("quantiles", quantiles=2), S)
+    m = C.credit_model(
+        "m",
+        C.CreditSample(y=y, score=s, segment=np.array(["all"] * 4)),
+        None,
+        direction,
+        C.Grading("quantiles", quantiles=2),
+        S,
+    )
     assert m.accuracy_ratio == pytest.approx(0.75, rel=1e-12)
     x, cy = np.asarray(m.cap.x), np.asarray(m.cap.y)
     assert (np.trapezoid(cy, x) - 0.5) / ((1 - 0.5) / 2) == pytest.approx(0.75, rel=1e-12)
@@ -382,13 +415,17 @@ def test_accuracy_ratio_is_somers_d_of_the_grades_given_default() -> None:
     1 in the bad one, defaults 1 and 3), columns as the grades: the accuracy ratio with tied grades
     is that D (BCBS WP14 section 3.2: AR = Somers' D of the rating given default). On a larger
     book with heavy ties it equals scipy's Somers' D of the same table."""
-    m = _graded([0, 0, 0, 0, 1, 1, 1, 1], ["1", "1", "1", "2", "1", "2", "2", "2"], [0.1] * 3 + [0.3] + [0.1] + [0.3] * 3)
+    m = _graded(
+        [0, 0, 0, 0, 1, 1, 1, 1], ["1", "1", "1", "2", "1", "2", "2", "2"], [0.1] * 3 + [0.3] + [0.1] + [0.3] * 3
+    )
     assert m.accuracy_ratio == pytest.approx(0.5, rel=1e-12)
     assert stats.somersd(np.array([[3, 1], [1, 3]])).statistic == pytest.approx(0.5, rel=1e-12)
     rng = np.random.default_rng(21)
     grade = rng.integers(1, 8, 3000)
     y = rng.random(3000) < 0.02 * grade
-    m = C.credit_model("m", C.CreditSample(y=y, score=grade.astype(float)), None, "higher", C.Grading("quantiles", quantiles=4), S)
+    m = C.credit_model(
+        "m", C.CreditSample(y=y, score=grade.astype(float)), None, "higher", C.Grading("quantiles", quantiles=4), S
+    )
     table = np.array([np.bincount(grade[~y], minlength=8)[1:], np.bincount(grade[y], minlength=8)[1:]])
     assert m.accuracy_ratio == pytest.approx(stats.somersd(table).statistic, rel=1e-12)
 
@@ -451,8 +488,15 @@ def test_credit_auc_interval_and_ecb_sigma_reproduce_proc_on_asah(direction: str
         g = pd.DataFrame({"y": y, "s": s}).groupby(["y", "s"], as_index=False).size()
         y, s, count = g["y"].to_numpy(), g["s"].to_numpy(dtype=float), g["size"].to_numpy()
         assert len(y) < 113 and count.sum() == 113
-    m = C.credit_model("m", C.CreditSample(y=y, score=s, segment=np.full(len(y), "all"), count=count), None, direction,
-                       C.Grading("quantiles", quantiles=4), S, initial_auc=0.8)
+    m = C.credit_model(
+        "m",
+        C.CreditSample(y=y, score=s, segment=np.full(len(y), "all"), count=count),
+        None,
+        direction,
+        C.Grading("quantiles", quantiles=4),
+        S,
+        initial_auc=0.8,
+    )
     (seg,) = m.segments
     assert seg.auc == pytest.approx(0.7313685636856369, rel=1e-12)
     assert [round(v, 4) for v in seg.auc_ci] == [0.6301, 0.8326]
@@ -486,8 +530,12 @@ def test_the_models_migration_reproduces_melioras_bandwidth_example() -> None:
     ids join the reference and current rating columns."""
     start, end = [1] * 4 + [2] * 4 + [3] * 4, [1, 1, 2, 3, 1, 2, 2, 3, 1, 2, 3, 3]
     ids = np.array([f"c{i}" for i in range(12)])
-    sample = (lambda g: C.CreditSample(y=np.zeros(12, dtype=bool), score=np.array(g, dtype=float),
-                                       grade=np.array(g).astype(str), ids=ids))
+
+    def sample(g):
+        return C.CreditSample(
+            y=np.zeros(12, dtype=bool), score=np.array(g, dtype=float), grade=np.array(g).astype(str), ids=ids
+        )
+
     mig = C.credit_model("m", sample(end), sample(start), "higher", C.Grading("column"), S).migration
     assert np.array_equal(np.array(mig.counts), [[2, 1, 1], [1, 2, 1], [1, 1, 2]])
     assert (mig.mwb_lower, mig.mwb_upper) == pytest.approx((0.8, 0.8), rel=1e-12)
@@ -501,7 +549,9 @@ def test_letter_grades_in_the_rating_scales_order_reproduce_the_mathworks_bandwi
     distances. With ``credit.grades.order`` (``Grading.order``) the model's migration gives the
     published numbers; without it the letters sort as text and the bandwidths differ (the reason
     the scale is a setting), and the grades' rank-order check runs along that wrong order."""
-    counts = np.array([[10, 8, 15, 9, 10], [11, 9, 13, 9, 8], [0, 10, 10, 11, 10], [0, 0, 9, 11, 11], [0, 0, 0, 11, 10]])
+    counts = np.array(
+        [[10, 8, 15, 9, 10], [11, 9, 13, 9, 8], [0, 10, 10, 11, 10], [0, 0, 9, 11, 11], [0, 0, 0, 11, 10]]
+    )
     scale = np.array(["AAA", "AA", "A", "BBB", "BB"])
     start, end = np.nonzero(counts)
     start, end = np.repeat(start, counts[start, end]), np.repeat(end, counts[start, end])

@@ -46,10 +46,24 @@ def _bamber_written_out(d: np.ndarray, nd: np.ndarray) -> tuple[float, float]:
     m, k = len(d), len(nd)
     u = np.mean([(a > b) + 0.5 * (a == b) for a in d for b in nd])
     unequal = np.mean([a != b for a in d for b in nd])
-    p_ddn = np.mean([(a1 < b and a2 < b) + (b < a1 and b < a2) - (a1 < b < a2) - (a2 < b < a1)
-                     for i, a1 in enumerate(d) for j, a2 in enumerate(d) if i != j for b in nd])
-    p_nnd = np.mean([(b1 < a and b2 < a) + (a < b1 and a < b2) - (b1 < a < b2) - (b2 < a < b1)
-                     for i, b1 in enumerate(nd) for j, b2 in enumerate(nd) if i != j for a in d])
+    p_ddn = np.mean(
+        [
+            (a1 < b and a2 < b) + (b < a1 and b < a2) - (a1 < b < a2) - (a2 < b < a1)
+            for i, a1 in enumerate(d)
+            for j, a2 in enumerate(d)
+            if i != j
+            for b in nd
+        ]
+    )
+    p_nnd = np.mean(
+        [
+            (b1 < a and b2 < a) + (a < b1 and a < b2) - (b1 < a < b2) - (b2 < a < b1)
+            for i, b1 in enumerate(nd)
+            for j, b2 in enumerate(nd)
+            if i != j
+            for a in d
+        ]
+    )
     var = (unequal + (m - 1) * p_ddn + (k - 1) * p_nnd - 4 * (m + k - 1) * (u - 0.5) ** 2) / (4 * (m - 1) * (k - 1))
     return float(u), float(var)
 
@@ -63,8 +77,9 @@ def _with_replacement(d: np.ndarray, nd: np.ndarray) -> float:
     a, b = (d[:, None] > nd[None, :]).sum(0), (d[:, None] < nd[None, :]).sum(0)
     a2, b2 = (nd[None, :] < d[:, None]).sum(1), (nd[None, :] > d[:, None]).sum(1)
     p_ddn, p_nnd = np.sum((a - b) ** 2) / (m * m * k), np.sum((a2 - b2) ** 2) / (k * k * m)
-    return float((unequal + (m - 1) * p_ddn + (k - 1) * p_nnd - 4 * (m + k - 1) * (u - 0.5) ** 2)
-                 / (4 * (m - 1) * (k - 1)))
+    return float(
+        (unequal + (m - 1) * p_ddn + (k - 1) * p_nnd - 4 * (m + k - 1) * (u - 0.5) ** 2) / (4 * (m - 1) * (k - 1))
+    )
 
 
 def _variance(d: np.ndarray, nd: np.ndarray) -> float:
@@ -73,9 +88,14 @@ def _variance(d: np.ndarray, nd: np.ndarray) -> float:
     return C.bamber_auc_variance(score, y, "higher")[1]
 
 
-@pytest.mark.parametrize(("m", "k", "p_d", "p_nd"), [(3, 2, [0.2, 0.3, 0.5], [0.5, 0.3, 0.2]),
-                                                     (2, 3, [0.1, 0.3, 0.6], [0.4, 0.4, 0.2]),
-                                                     (3, 3, [0.0, 0.5, 0.5], [0.6, 0.4, 0.0])])
+@pytest.mark.parametrize(
+    ("m", "k", "p_d", "p_nd"),
+    [
+        (3, 2, [0.2, 0.3, 0.5], [0.5, 0.3, 0.2]),
+        (2, 3, [0.1, 0.3, 0.6], [0.4, 0.4, 0.2]),
+        (3, 3, [0.0, 0.5, 0.5], [0.6, 0.4, 0.0]),
+    ],
+)
 def test_bambers_variance_is_unbiased_over_every_sample_of_a_discrete_population(m, k, p_d, p_nd) -> None:
     """Bamber (1975) gives σ̂² as the *unbiased* estimator of Var(U), ties included. Exact
     enumeration of every sample of m defaults and k non-defaults whose scores take the values
@@ -120,19 +140,35 @@ def test_the_models_accuracy_ratio_interval_is_engelmanns_with_bambers_variance(
     rng = np.random.default_rng(3)
     pd_ = rng.uniform(0.01, 0.3, 400)
     y = rng.random(400) < pd_
-    m = C.credit_model("m", C.CreditSample(y=y, score=pd_, pd=pd_), None, "higher", C.Grading("quantiles", quantiles=5), S)
+    m = C.credit_model(
+        "m", C.CreditSample(y=y, score=pd_, pd=pd_), None, "higher", C.Grading("quantiles", quantiles=5), S
+    )
     u, var = C.bamber_auc_variance(pd_, y, "higher")  # Engelmann's formula: the test above
     z = stats.norm.ppf(0.975)
     assert m.accuracy_ratio == pytest.approx(2 * u - 1, rel=1e-12)
     assert m.accuracy_ratio_se == pytest.approx(2 * math.sqrt(var), rel=1e-12)
-    assert m.accuracy_ratio_ci == pytest.approx([2 * (u - z * math.sqrt(var)) - 1, 2 * (u + z * math.sqrt(var)) - 1], rel=1e-12)
+    assert m.accuracy_ratio_ci == pytest.approx(
+        [2 * (u - z * math.sqrt(var)) - 1, 2 * (u + z * math.sqrt(var)) - 1], rel=1e-12
+    )
     delong_se = C.auc_interval(pd_, y, "higher", 0.95)[3]
     assert abs(math.sqrt(var) / delong_se - 1) > 1e-6  # a different estimator, not DeLong's relabelled
-    sep = C.credit_model("m", C.CreditSample(y=np.r_[np.ones(5, bool), np.zeros(5, bool)], score=np.r_[np.full(5, 0.9), np.full(5, 0.1)]),
-                         None, "higher", C.Grading("quantiles", quantiles=2), S)
+    sep = C.credit_model(
+        "m",
+        C.CreditSample(y=np.r_[np.ones(5, bool), np.zeros(5, bool)], score=np.r_[np.full(5, 0.9), np.full(5, 0.1)]),
+        None,
+        "higher",
+        C.Grading("quantiles", quantiles=2),
+        S,
+    )
     assert sep.accuracy_ratio == 1.0 and sep.accuracy_ratio_se == 0.0 and tuple(sep.accuracy_ratio_ci) == (1.0, 1.0)
-    one = C.credit_model("m", C.CreditSample(y=np.r_[True, np.zeros(9, bool)], score=np.linspace(0, 1, 10)), None, "higher",
-                         C.Grading("quantiles", quantiles=2), S)
+    one = C.credit_model(
+        "m",
+        C.CreditSample(y=np.r_[True, np.zeros(9, bool)], score=np.linspace(0, 1, 10)),
+        None,
+        "higher",
+        C.Grading("quantiles", quantiles=2),
+        S,
+    )
     assert one.accuracy_ratio_ci is None and one.accuracy_ratio_se is None
 
 
@@ -147,11 +183,20 @@ def _run_section(tmp_path, grades: dict) -> tuple:
 
     rng = np.random.default_rng(5)
     p = rng.uniform(0.01, 0.3, 300)
-    pd.DataFrame({"y": (rng.random(300) < p).astype(int), "pd": p, "rating": np.where(p < 0.1, "A", "B")}
-                 ).to_csv(tmp_path / "cur.csv", index=False)
-    (tmp_path / "c.yaml").write_text(yaml.safe_dump({
-        "label": "y", "threshold": 0.1, "models": [{"name": "m", "file": "cur.csv", "score": "pd", "pd": "pd"}],
-        "credit": {"grades": grades}, "bootstrap": {"resamples": 0}}))
+    pd.DataFrame({"y": (rng.random(300) < p).astype(int), "pd": p, "rating": np.where(p < 0.1, "A", "B")}).to_csv(
+        tmp_path / "cur.csv", index=False
+    )
+    (tmp_path / "c.yaml").write_text(
+        yaml.safe_dump(
+            {
+                "label": "y",
+                "threshold": 0.1,
+                "models": [{"name": "m", "file": "cur.csv", "score": "pd", "pd": "pd"}],
+                "credit": {"grades": grades},
+                "bootstrap": {"resamples": 0},
+            }
+        )
+    )
     cfg, path = load_config(tmp_path / "c.yaml")
     result = analyse(cfg, path)
     import reportgen.report.render as render
@@ -159,7 +204,7 @@ def _run_section(tmp_path, grades: dict) -> tuple:
     with pytest.MonkeyPatch.context() as mp:  # the section's text is read: no figures drawn
         mp.setattr(render, "_draw_figures", lambda result, theme, sections: {})
         html = render_html(result)
-    return result.credit.models["m"], html[html.index('<section id="credit">'):].replace("\xa0", " ")  # "95 %"
+    return result.credit.models["m"], html[html.index('<section id="credit">') :].replace("\xa0", " ")  # "95 %"
 
 
 def test_the_report_names_the_accuracy_ratios_interval_method(tmp_path) -> None:
@@ -174,7 +219,7 @@ def test_the_report_names_the_accuracy_ratios_interval_method(tmp_path) -> None:
     cm, section = _run_section(tmp_path, {"quantiles": 5})
     assert "(the summary&#39;s Gini interval)" in section  # escaped, as the page writes it
     lo, hi = cm.accuracy_ratio_ci
-    ar, ci, method = accuracy_ratio_text(dataclasses.replace(cm, n=cm.n + 1), None)  # not the summary's rows
+    _ar, ci, method = accuracy_ratio_text(dataclasses.replace(cm, n=cm.n + 1), None)  # not the summary's rows
     assert (ci, method) == (f"[{lo:.3f}, {hi:.3f}]", "Bamber's variance, as Engelmann, Hayden & Tasche 2003")
     assert "Bamber's (1975) unbiased variance" in TEST_LABELS["cap"][1] and "DeLong" in TEST_LABELS["cap"][1]
 
@@ -195,8 +240,9 @@ def test_a_pd_on_a_quantile_edge_goes_to_the_riskier_grade_as_toads_bins_not_rs_
     values = np.r_[values, 0.05]  # 201 rows: h = 200 · 0.4 = 80, an order statistic (0.05)
     y = np.zeros(len(values), bool)
     y[::7] = True
-    m = C.credit_model("m", C.CreditSample(y=y, score=values, pd=values), None, "higher",
-                       C.Grading("quantiles", quantiles=5), S)
+    m = C.credit_model(
+        "m", C.CreditSample(y=y, score=values, pd=values), None, "higher", C.Grading("quantiles", quantiles=5), S
+    )
     edges = np.unique(np.quantile(values, [0.2, 0.4, 0.6, 0.8]))
     # toad's probabilities are np.arange(0, 1, 0.2) (0.6000000000000001): its edges agree to rounding
     assert toad_merge.QuantileMerge(values, n_bins=5) == pytest.approx(edges, rel=1e-12) and 0.05 in edges
@@ -221,13 +267,21 @@ def test_quantile_grades_of_tied_pds_are_toads_and_none_is_empty(direction: str)
     pd_ = np.r_[np.full(600, 0.005), rng.choice([0.01, 0.02, 0.04, 0.08, 0.16], 400)]
     y = rng.random(1000) < pd_
     sign = 1.0 if direction == "higher" else -1.0
-    m = C.credit_model("m", C.CreditSample(y=y, score=sign * pd_), None, direction, C.Grading("quantiles", quantiles=10), S)
+    m = C.credit_model(
+        "m", C.CreditSample(y=y, score=sign * pd_), None, direction, C.Grading("quantiles", quantiles=10), S
+    )
     edges = toad_merge.QuantileMerge(pd_, n_bins=10)
     want = np.bincount(np.digitize(pd_, edges), minlength=len(edges) + 1)
     assert [g.n for g in m.grades] == want.tolist() and all(g.n > 0 for g in m.grades)
     assert m.grades[0].n == 600
-    with_pd = C.credit_model("m", C.CreditSample(y=y, score=pd_, pd=pd_), C.CreditSample(y=y, score=pd_, pd=pd_),
-                             "higher", C.Grading("quantiles", quantiles=10), S)
+    with_pd = C.credit_model(
+        "m",
+        C.CreditSample(y=y, score=pd_, pd=pd_),
+        C.CreditSample(y=y, score=pd_, pd=pd_),
+        "higher",
+        C.Grading("quantiles", quantiles=10),
+        S,
+    )
     assert [g.n for g in with_pd.grades] == want.tolist()
     assert with_pd.stability.concentration_current.grades == len(want)  # K counts grades that can hold rows
 
@@ -236,18 +290,33 @@ def test_an_edge_leaving_an_inner_grade_empty_is_dropped_and_one_value_is_one_gr
     """Values 0, 10, 10, 10: the quintiles interpolate 6 between 0 and 10 and put the next on 10,
     which left the grade [6, 10) empty; its lower edge goes (the rows' grades are unchanged). A
     sample of one PD is one grade, labelled 'all'."""
-    m = C.credit_model("m", C.CreditSample(y=np.array([True, False, True, False]), score=np.array([0.0, 0.1, 0.1, 0.1]),
-                                           pd=np.array([0.0, 0.1, 0.1, 0.1])),
-                       None, "higher", C.Grading("quantiles", quantiles=5), S)
+    m = C.credit_model(
+        "m",
+        C.CreditSample(
+            y=np.array([True, False, True, False]),
+            score=np.array([0.0, 0.1, 0.1, 0.1]),
+            pd=np.array([0.0, 0.1, 0.1, 0.1]),
+        ),
+        None,
+        "higher",
+        C.Grading("quantiles", quantiles=5),
+        S,
+    )
     assert [g.n for g in m.grades] == [1, 3]
-    one = C.credit_model("m", C.CreditSample(y=np.array([True, False, False]), score=np.full(3, 0.05), pd=np.full(3, 0.05)),
-                         None, "higher", C.Grading("quantiles", quantiles=4), S)
+    one = C.credit_model(
+        "m",
+        C.CreditSample(y=np.array([True, False, False]), score=np.full(3, 0.05), pd=np.full(3, 0.05)),
+        None,
+        "higher",
+        C.Grading("quantiles", quantiles=4),
+        S,
+    )
     assert [(g.grade, g.n) for g in one.grades] == [("all", 3)]
 
 
-
-@pytest.mark.parametrize(("grades", "said"), [({"quantiles": 5}, True), ({"edges": [0.05, 0.1]}, True),
-                                              ({"column": "rating"}, False)])
+@pytest.mark.parametrize(
+    ("grades", "said"), [({"quantiles": 5}, True), ({"edges": [0.05, 0.1]}, True), ({"column": "rating"}, False)]
+)
 def test_the_grades_table_says_which_grade_a_value_on_a_boundary_is_in(tmp_path, grades, said) -> None:
     """The labels '2 % – 4 %' do not say which end is closed (R's ``cut`` labels '(0.02,0.04]' are
     the other convention): the caption of a table of edge or quantile grades says it; a rating

@@ -27,12 +27,20 @@ from scipy import stats
 
 import reportgen.engine.credit as C
 
-
 # --- the distributions at the size of a retail book ---------------------------------------------
 
 
-@pytest.mark.parametrize(("d", "n", "pd"), [(1000, 10**6, 0.001), (5000, 10**7, 0.0005), (2, 10**6, 1e-7),
-                                            (0, 10**6, 1e-6), (150_000, 10**6, 0.15), (20, 1_000_020, 1e-9)])
+@pytest.mark.parametrize(
+    ("d", "n", "pd"),
+    [
+        (1000, 10**6, 0.001),
+        (5000, 10**7, 0.0005),
+        (2, 10**6, 1e-7),
+        (0, 10**6, 1e-6),
+        (150_000, 10**6, 0.15),
+        (20, 1_000_020, 1e-9),
+    ],
+)
 def test_jeffreys_and_binomial_p_of_a_large_book_match_scipy_to_ten_digits(d: int, n: int, pd: float) -> None:
     """scipy ``beta.cdf(PD, D + ½, N − D + ½)`` (ECB 2019 Jeffreys test) and ``binom.sf(D − 1, N, PD)``
     (BCBS WP14 binomial test) for books of 10⁶ and 10⁷ obligors. The power term
@@ -53,7 +61,9 @@ def test_jeffreys_and_binomial_p_over_many_large_books_match_scipy() -> None:
         n = np.full(400, n_obligors)
         pd = 10 ** rng.uniform(-4, -0.3, 400)
         d = rng.binomial(n, pd * rng.uniform(0.5, 1.6, 400))
-        np.testing.assert_allclose(C.jeffreys_p(d, n, pd), stats.beta.cdf(pd, d + 0.5, n - d + 0.5), rtol=1e-10, atol=1e-300)
+        np.testing.assert_allclose(
+            C.jeffreys_p(d, n, pd), stats.beta.cdf(pd, d + 0.5, n - d + 0.5), rtol=1e-10, atol=1e-300
+        )
         np.testing.assert_allclose(C.binomial_sf(d, n, pd), stats.binom.sf(d - 1, n, pd), rtol=1e-10, atol=1e-300)
 
 
@@ -69,8 +79,14 @@ def test_the_sections_glossary_names_the_side_of_every_p_value() -> None:
     that it takes defaults as independent (BCBS WP14 5.2: no asset correlation)."""
     from reportgen.report.views.credit import TEST_LABELS
 
-    sides = {"jeffreys": "one-sided", "binomial": "one-sided", "spiegelhalter": "two-sided", "in_the_large": "two-sided",
-             "slope": "two-sided", "intercept": "two-sided"}
+    sides = {
+        "jeffreys": "one-sided",
+        "binomial": "one-sided",
+        "spiegelhalter": "two-sided",
+        "in_the_large": "two-sided",
+        "slope": "two-sided",
+        "intercept": "two-sided",
+    }
     for key, side in sides.items():
         assert side in TEST_LABELS[key][1], key
     assert "no asset correlation" in TEST_LABELS["binomial"][1]
@@ -108,8 +124,9 @@ def test_one_obligor_without_default_gives_the_published_edge_values_and_no_warn
     assert cal.slope is None and cal.intercept is None and cal.slope_test.p_value is None
     assert cal.slope_test.reason == "zero_variance"  # one row, one PD: the slope is not identified
     assert cal.intercept_test.reason == "no_maximum"
-    two = C.CreditSample(y=np.array([False, False]), score=np.array([0.02, 0.04]), pd=np.array([0.02, 0.04]),
-                         grade=np.array(["A", "A"]))
+    two = C.CreditSample(
+        y=np.array([False, False]), score=np.array([0.02, 0.04]), pd=np.array([0.02, 0.04]), grade=np.array(["A", "A"])
+    )
     cal = C.credit_model("m", two, None, "higher", C.Grading("column"), C.CreditSettings()).calibration
     assert (cal.slope_test.reason, cal.intercept_test.reason) == ("no_maximum", "no_maximum")
 
@@ -137,8 +154,14 @@ def _mle(y: np.ndarray, lg: np.ndarray, count: np.ndarray, slope: bool) -> tuple
         m = mu(b)
         return (x * (count * m * (1 - m))[:, None]).T @ x
 
-    b = optimize.minimize(nll, np.zeros(x.shape[1]), jac=lambda b: x.T @ (count * (mu(b) - y)), hess=info,
-                          method="trust-exact", options={"gtol": 1e-12}).x
+    b = optimize.minimize(
+        nll,
+        np.zeros(x.shape[1]),
+        jac=lambda b: x.T @ (count * (mu(b) - y)),
+        hess=info,
+        method="trust-exact",
+        options={"gtol": 1e-12},
+    ).x
     return b, np.linalg.inv(info(b))
 
 
@@ -169,14 +192,26 @@ def test_calibration_intercept_of_a_book_defaulting_at_many_times_its_pd_is_the_
         want_b, cov_b = _mle(yy, lg, np.ones(5000), slope=True)
         assert a == pytest.approx(want_a[0], rel=1e-7) and sa == pytest.approx(np.sqrt(cov_a[0, 0]), rel=1e-6)
         assert b == pytest.approx(want_b[1], rel=1e-7) and sb == pytest.approx(np.sqrt(cov_b[1, 1]), rel=1e-6)
-        m = C.credit_model("m", C.CreditSample(y=yy.astype(bool), score=pd_, pd=pd_), None, "higher",
-                           C.Grading("quantiles", quantiles=5), C.CreditSettings())
+        m = C.credit_model(
+            "m",
+            C.CreditSample(y=yy.astype(bool), score=pd_, pd=pd_),
+            None,
+            "higher",
+            C.Grading("quantiles", quantiles=5),
+            C.CreditSettings(),
+        )
         assert m.calibration.intercept == pytest.approx(a, rel=1e-12) and m.calibration.intercept_test.light == "red"
         assert "intercept" in m.calibration.failures
     # a book graded on one master-scale PD: the intercept is defined, the slope is not
     y = np.array([True] * 3 + [False] * 3)
-    one_pd = C.credit_model("m", C.CreditSample(y=y, score=np.full(6, 0.05), pd=np.full(6, 0.05)), None, "higher",
-                            C.Grading("quantiles", quantiles=2), C.CreditSettings()).calibration
+    one_pd = C.credit_model(
+        "m",
+        C.CreditSample(y=y, score=np.full(6, 0.05), pd=np.full(6, 0.05)),
+        None,
+        "higher",
+        C.Grading("quantiles", quantiles=2),
+        C.CreditSettings(),
+    ).calibration
     assert one_pd.intercept == pytest.approx(np.log(19), rel=1e-12)
     assert one_pd.slope is None and one_pd.slope_test.reason == "zero_variance"
 

@@ -127,8 +127,8 @@ def test_grade_tests_and_hosmer_lemeshow_reproduce_pdtoolkits_published_case_stu
     for label, pd_s, no, nb, binom_s, jeff_s in zip(LABELS, PDC, NO, NB, BINOMIAL, JEFFREYS, strict=True):
         g, pd = by_label[label], float(pd_s)
         assert (g.n, g.defaults) == (no, nb) and g.mean_pd == pytest.approx(pd, rel=1e-12)
-        tol_b = _tolerance(lambda p: stats.binom.sf(nb - 1, no, p), pd, binom_s)
-        tol_j = _tolerance(lambda p: stats.beta.cdf(p, nb + 0.5, no - nb + 0.5), pd, jeff_s)
+        tol_b = _tolerance(lambda p, nb=nb, no=no: stats.binom.sf(nb - 1, no, p), pd, binom_s)
+        tol_j = _tolerance(lambda p, nb=nb, no=no: stats.beta.cdf(p, nb + 0.5, no - nb + 0.5), pd, jeff_s)
         assert abs(g.binomial.p_value - float(binom_s)) <= tol_b, (label, g.binomial.p_value, binom_s, tol_b)
         assert abs(g.jeffreys.p_value - float(jeff_s)) <= tol_j, (label, g.jeffreys.p_value, jeff_s, tol_j)
         assert tol_b < 1e-6 and tol_j < 1e-6  # the check is to about six digits, not loose
@@ -148,7 +148,7 @@ def test_calibration_in_the_large_of_one_grade_is_pdtoolkits_zscore_test_two_sid
         pd = float(pd_s)
         m = C.credit_model("m", _book((no,), (nb,), (pd,), (label,)), None, "higher", C.Grading("column"), S)
         t = m.calibration.in_the_large_test
-        tol = _tolerance(lambda p: stats.norm.sf((nb / no - p) / math.sqrt(p * (1 - p) / no)), pd, z_s)
+        tol = _tolerance(lambda p, nb=nb, no=no: stats.norm.sf((nb / no - p) / math.sqrt(p * (1 - p) / no)), pd, z_s)
         assert abs(stats.norm.sf(t.statistic) - float(z_s)) <= tol, (label, t.statistic, z_s)
         assert t.p_value == pytest.approx(2 * min(stats.norm.sf(t.statistic), stats.norm.cdf(t.statistic)), rel=1e-10)
         assert m.calibration.in_the_large == pytest.approx(nb / no - pd, rel=1e-12, abs=1e-15)
@@ -168,8 +168,10 @@ def _delong_se(score: np.ndarray, y: np.ndarray) -> float:
 def _hanley_mcneil_se(auc: float, defaults: int, non_defaults: int) -> float:
     """PDtoolkit ``dp.testing``'s σ (Hanley & McNeil 1982): Q1 = A/(2 − A), Q2 = 2A²/(1 + A)."""
     q1, q2 = auc / (2 - auc), 2 * auc**2 / (1 + auc)
-    return math.sqrt((auc * (1 - auc) + (defaults - 1) * (q1 - auc**2) + (non_defaults - 1) * (q2 - auc**2))
-                     / (defaults * non_defaults))
+    return math.sqrt(
+        (auc * (1 - auc) + (defaults - 1) * (q1 - auc**2) + (non_defaults - 1) * (q2 - auc**2))
+        / (defaults * non_defaults)
+    )
 
 
 def test_auc_of_tied_grade_pds_and_the_ecb_test_against_the_development_auc_reproduce_pdtoolkit() -> None:
@@ -190,7 +192,9 @@ def test_auc_of_tied_grade_pds_and_the_ecb_test_against_the_development_auc_repr
     assert h.source == "reference"
     assert abs(h.initial_auc - float(AUC_DEV)) <= 0.5e-7 and abs(h.current_auc - float(AUC_APP)) <= _half_unit(AUC_APP)
     assert m.stability.reference_auc == pytest.approx(h.initial_auc, rel=1e-15)
-    assert m.accuracy_ratio == pytest.approx(2 * h.current_auc - 1, rel=1e-12) and round(m.accuracy_ratio, 6) == 0.564206
+    assert (
+        m.accuracy_ratio == pytest.approx(2 * h.current_auc - 1, rel=1e-12) and round(m.accuracy_ratio, 6) == 0.564206
+    )
     # the CAP of six tied grades: its vertices are the grades' cumulative shares, riskiest first, and its area
     # ratio a_R / a_P (Engelmann, Hayden & Tasche 2003) is the published AUC's 2·AUC − 1
     x, y = np.asarray(m.cap.x), np.asarray(m.cap.y)
@@ -230,8 +234,14 @@ def test_the_published_auc_with_ties_holds_for_a_safer_higher_score_and_for_coun
         p = np.r_[pd, pd]
         return C.CreditSample(y=y, score=sign * p, pd=p, count=np.r_[nb, np.subtract(no, nb)])
 
-    m = C.credit_model("m", counted(NO, NB, [float(v) for v in PDC]), counted(DEV_NO, DEV_NB, DEV_PD), direction,
-                       C.Grading("quantiles", quantiles=6), S)
+    m = C.credit_model(
+        "m",
+        counted(NO, NB, [float(v) for v in PDC]),
+        counted(DEV_NO, DEV_NB, DEV_PD),
+        direction,
+        C.Grading("quantiles", quantiles=6),
+        S,
+    )
     h = m.auc_history
     assert abs(h.current_auc - float(AUC_APP)) <= _half_unit(AUC_APP) and abs(h.initial_auc - float(AUC_DEV)) <= 0.5e-7
     assert h.se == pytest.approx(_delong_se(_application().score, np.asarray(_application().y)), rel=1e-10)
@@ -265,17 +275,23 @@ def test_psi_of_a_grade_empty_now_is_finite_and_red_where_published_tools_disagr
     es, as_ = (ref + 0.5) / (ref + 0.5).sum(), (cur + 0.5) / (cur + 0.5).sum()
     meliora = float(np.sum((as_ - es) * np.log(as_ / es)))
     assert round(meliora, 3) == 0.777 and abs(meliora - ours) > 1e-3
-    import toad.metrics as toad_metrics  # noqa: PLC0415
     import warnings
+
+    import toad.metrics as toad_metrics
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         toad = float(toad_metrics.PSI(np.repeat([0, 1], [60, 40]), np.repeat([0, 1, 2], [50, 30, 20])))
     drop = (0.6 - 0.5) * math.log(0.6 / 0.5) + (0.4 - 0.3) * math.log(0.4 / 0.3)
     assert toad == pytest.approx(drop, rel=1e-12) and toad < S.psi_amber
+
     # through the model: the reference's third grade is empty now; the PSI is the battery's rule
-    book = (lambda counts: _book(counts, (0,) * len(counts), (0.01, 0.05, 0.2), ("A", "B", "C")))
-    m = C.credit_model("m", book((60, 40, 0)), book((50, 30, 20)), "higher", C.Grading("column", order=("A", "B", "C")), S)
+    def book(counts):
+        return _book(counts, (0,) * len(counts), (0.01, 0.05, 0.2), ("A", "B", "C"))
+
+    m = C.credit_model(
+        "m", book((60, 40, 0)), book((50, 30, 20)), "higher", C.Grading("column", order=("A", "B", "C")), S
+    )
     assert m.stability.psi.statistic == pytest.approx(ours, rel=1e-12) and m.stability.psi.light == "red"
 
 
@@ -284,8 +300,9 @@ def test_psi_of_a_grade_empty_now_is_finite_and_red_where_published_tools_disagr
 
 @pytest.mark.parametrize("weighted", [False, True])
 @pytest.mark.parametrize("engine", ["memory", "stream", "dask"])
-def test_a_run_reproduces_pdtoolkits_published_numbers_in_every_engine(tmp_path, engine: str, weighted: bool,
-                                                                        request) -> None:
+def test_a_run_reproduces_pdtoolkits_published_numbers_in_every_engine(
+    tmp_path, engine: str, weighted: bool, request
+) -> None:
     """The case study's two samples as CSV files (the application portfolio as the model's file, the
     development sample as its reference, the rating column with its scale best first), through
     ``load_config`` and ``analyse``: the result's credit section gives the printed per-grade
@@ -306,9 +323,13 @@ def test_a_run_reproduces_pdtoolkits_published_numbers_in_every_engine(tmp_path,
         if weighted:
             frame = frame.groupby(["rating", "y", "pd"], as_index=False).size().rename(columns={"size": "w"})
         frame.iloc[rng.permutation(len(frame))].to_csv(tmp_path / name, index=False)  # in no particular order
-    config = {"label": "y", "threshold": 0.3, "bootstrap": {"resamples": 0},
-              "models": [{"name": "m", "file": "app.csv", "score": "pd", "pd": "pd", "reference": "dev.csv"}],
-              "credit": {"grades": {"column": "rating", "order": list(SCALE)}}}
+    config = {
+        "label": "y",
+        "threshold": 0.3,
+        "bootstrap": {"resamples": 0},
+        "models": [{"name": "m", "file": "app.csv", "score": "pd", "pd": "pd", "reference": "dev.csv"}],
+        "credit": {"grades": {"column": "rating", "order": list(SCALE)}},
+    }
     if weighted:
         config |= {"weight": "w", "weight_kind": "frequency"}
     (tmp_path / "c.yaml").write_text(yaml.safe_dump(config, allow_unicode=True))
@@ -321,9 +342,12 @@ def test_a_run_reproduces_pdtoolkits_published_numbers_in_every_engine(tmp_path,
     for label, pd_s, no, nb, binom_s, jeff_s in zip(LABELS, PDC, NO, NB, BINOMIAL, JEFFREYS, strict=True):
         g, p = by_label[label], float(pd_s)
         assert (g.n, g.defaults) == (no, nb)
-        assert abs(g.binomial.p_value - float(binom_s)) <= _tolerance(lambda q: stats.binom.sf(nb - 1, no, q), p, binom_s)
+        assert abs(g.binomial.p_value - float(binom_s)) <= _tolerance(
+            lambda q, nb=nb, no=no: stats.binom.sf(nb - 1, no, q), p, binom_s
+        )
         assert abs(g.jeffreys.p_value - float(jeff_s)) <= _tolerance(
-            lambda q: stats.beta.cdf(q, nb + 0.5, no - nb + 0.5), p, jeff_s)
+            lambda q, nb=nb, no=no: stats.beta.cdf(q, nb + 0.5, no - nb + 0.5), p, jeff_s
+        )
     assert m.calibration.hosmer_lemeshow.df == 6
     assert abs(m.calibration.hosmer_lemeshow.p_value - float(HOSMER_LEMESHOW)) <= _half_unit(HOSMER_LEMESHOW) + 1e-8
     h = m.auc_history
@@ -349,12 +373,24 @@ def test_the_metrics_json_description_of_a_credit_p_value_gives_each_tests_side_
 
     doc = next(f for f in fields(CreditTest) if f.name == "p_value").metadata["description"]
     one_sided, two_sided = doc.split("two-sided", 1)
-    words = {"jeffreys": "Jeffreys", "binomial": "binomial", "auc_history": "initial AUC", "herfindahl": "concentration",
-             "hosmer_lemeshow": "Hosmer-Lemeshow", "spiegelhalter": "Spiegelhalter",
-             "in_the_large": "calibration in the large", "slope": "slope", "intercept": "intercept"}
+    words = {
+        "jeffreys": "Jeffreys",
+        "binomial": "binomial",
+        "auc_history": "initial AUC",
+        "herfindahl": "concentration",
+        "hosmer_lemeshow": "Hosmer-Lemeshow",
+        "spiegelhalter": "Spiegelhalter",
+        "in_the_large": "calibration in the large",
+        "slope": "slope",
+        "intercept": "intercept",
+    }
     for key, word in words.items():
         glossary = TEST_LABELS[key][1]
         where = two_sided if "two-sided" in glossary else one_sided
         assert word in where, (key, word, doc)
-    assert "Hosmer-Lemeshow" in one_sided and "upper tail" in one_sided and "upper tail" in TEST_LABELS["hosmer_lemeshow"][1]
+    assert (
+        "Hosmer-Lemeshow" in one_sided
+        and "upper tail" in one_sided
+        and "upper tail" in TEST_LABELS["hosmer_lemeshow"][1]
+    )
     assert json.dumps(json_schema(), ensure_ascii=False).count(json.dumps(doc, ensure_ascii=False)[1:-1]) == 1

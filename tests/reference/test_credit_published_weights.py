@@ -37,7 +37,6 @@ import math
 
 import numpy as np
 import pytest
-from renders import no_figures  # noqa: F401 - a fixture: a render without its figures
 from scipy import stats
 
 import reportgen.engine.credit as C
@@ -60,8 +59,14 @@ def _migration_case() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
 
 def _graded_sample(ids: np.ndarray, grade: np.ndarray, count: np.ndarray | None = None) -> C.CreditSample:
     pd_scale = np.array([0.01, 0.03, 0.08, 0.2])
-    return C.CreditSample(y=np.arange(len(ids)) % 7 == 0, score=pd_scale[grade], pd=pd_scale[grade],
-                          grade=np.array(list("ABCD"))[grade], ids=ids, count=count)
+    return C.CreditSample(
+        y=np.arange(len(ids)) % 7 == 0,
+        score=pd_scale[grade],
+        pd=pd_scale[grade],
+        grade=np.array(list("ABCD"))[grade],
+        ids=ids,
+        count=count,
+    )
 
 
 @pytest.mark.parametrize("as_counts", [False, True])
@@ -86,13 +91,20 @@ def test_migration_counts_a_row_of_frequency_weight_w_as_w_obligors(as_counts: b
     assert np.array_equal(np.array(mig.counts), want) and mig.matched == w.sum() == m.n
     moved = end - start
     assert (mig.stable, mig.upgraded, mig.downgraded, mig.beyond_one) == pytest.approx(
-        [w[moved == 0].sum() / w.sum(), w[moved < 0].sum() / w.sum(), w[moved > 0].sum() / w.sum(),
-         w[np.abs(moved) > 1].sum() / w.sum()], rel=1e-12)
+        [
+            w[moved == 0].sum() / w.sum(),
+            w[moved < 0].sum() / w.sum(),
+            w[moved > 0].sum() / w.sum(),
+            w[np.abs(moved) > 1].sum() / w.sum(),
+        ],
+        rel=1e-12,
+    )
     assert (mig.mwb_lower, mig.mwb_upper) == pytest.approx(C.matrix_weighted_bandwidth(want), rel=1e-12)
     z, _ = C.migration_stability(want)
     assert [[v is None for v in row] for row in mig.stability_z] == np.isnan(z).tolist()
     assert np.array([[0.0 if v is None else v for v in row] for row in mig.stability_z]) == pytest.approx(
-        np.nan_to_num(z), rel=1e-12)
+        np.nan_to_num(z), rel=1e-12
+    )
 
 
 def test_migration_of_an_id_weighted_differently_in_the_two_samples_counts_the_obligors_in_both() -> None:
@@ -122,16 +134,22 @@ def test_calibration_slope_and_intercept_wald_intervals_match_statsmodels_glm_wi
     Calster et al. 2016): estimate, standard error, the Wald interval ``est ∓ z·se`` at 95 % and
     the two-sided Wald test of slope 1 and intercept 0. The same on the repeated rows (without
     weights), which is what a frequency weight means."""
-    import statsmodels.api as sm  # noqa: PLC0415
+    import statsmodels.api as sm
+
     y, pd_, w = _weighted_book(seed)
     lg = np.log(pd_ / (1 - pd_))
-    fit_b = sm.GLM(y.astype(float), np.c_[np.ones_like(lg), lg], family=sm.families.Binomial(), freq_weights=w).fit(tol=1e-12)
-    fit_a = sm.GLM(y.astype(float), np.ones((len(lg), 1)), family=sm.families.Binomial(), offset=lg,
-                   freq_weights=w).fit(tol=1e-12)
-    for sample in (C.CreditSample(y=y, score=pd_, pd=pd_, count=w),
-                   C.CreditSample(y=np.repeat(y, w), score=np.repeat(pd_, w), pd=np.repeat(pd_, w))):
+    fit_b = sm.GLM(y.astype(float), np.c_[np.ones_like(lg), lg], family=sm.families.Binomial(), freq_weights=w).fit(
+        tol=1e-12
+    )
+    fit_a = sm.GLM(
+        y.astype(float), np.ones((len(lg), 1)), family=sm.families.Binomial(), offset=lg, freq_weights=w
+    ).fit(tol=1e-12)
+    for sample in (
+        C.CreditSample(y=y, score=pd_, pd=pd_, count=w),
+        C.CreditSample(y=np.repeat(y, w), score=np.repeat(pd_, w), pd=np.repeat(pd_, w)),
+    ):
         cal = C.credit_model("m", sample, None, "higher", C.Grading("quantiles", quantiles=5), S).calibration
-        b, sb, a, sa = fit_b.params[1], fit_b.bse[1], fit_a.params[0], fit_a.bse[0]
+        b, sb, a = fit_b.params[1], fit_b.bse[1], fit_a.params[0]
         assert cal.slope == pytest.approx(b, rel=1e-9) and cal.intercept == pytest.approx(a, rel=1e-9)
         assert cal.slope_ci == pytest.approx(fit_b.conf_int(alpha=0.05)[1], rel=1e-8)
         assert cal.intercept_ci == pytest.approx(fit_a.conf_int(alpha=0.05)[0], rel=1e-8)
@@ -153,8 +171,9 @@ def test_calibration_in_the_large_is_the_normal_test_of_the_poisson_binomial_def
     yy, pp = np.repeat(y, w), np.repeat(pd_, w)
     mean, var = (float(sum(v)) for v in zip(*(stats.bernoulli.stats(p, moments="mv") for p in pp), strict=True))
     z = (yy.sum() - mean) / math.sqrt(var)
-    cal = C.credit_model("m", C.CreditSample(y=y, score=pd_, pd=pd_, count=w), None, "higher",
-                         C.Grading("quantiles", quantiles=5), S).calibration
+    cal = C.credit_model(
+        "m", C.CreditSample(y=y, score=pd_, pd=pd_, count=w), None, "higher", C.Grading("quantiles", quantiles=5), S
+    ).calibration
     assert cal.n == len(yy) and cal.defaults == yy.sum()
     assert cal.in_the_large_test.statistic == pytest.approx(z, rel=1e-12)
     assert cal.in_the_large_test.p_value == pytest.approx(2 * stats.norm.sf(abs(z)), rel=1e-10)
@@ -180,8 +199,14 @@ def test_grade_default_rate_interval_is_the_jeffreys_interval_of_statsmodels_wit
     lo, hi = proportion_confint(d, n, alpha=0.05, method="jeffreys")
     want = [0.0 if d == 0 else lo, 1.0 if d == n else hi]
     for pd_ in (0.05, 1.0):
-        m = C.credit_model("m", C.CreditSample(y=np.arange(n) < d, score=np.full(n, pd_), pd=np.full(n, pd_),
-                                               grade=np.array(["A"] * n)), None, "higher", C.Grading("column"), S)
+        m = C.credit_model(
+            "m",
+            C.CreditSample(y=np.arange(n) < d, score=np.full(n, pd_), pd=np.full(n, pd_), grade=np.array(["A"] * n)),
+            None,
+            "higher",
+            C.Grading("column"),
+            S,
+        )
         assert m.grades[0].dr_interval == pytest.approx(want, rel=1e-10, abs=1e-15)
 
 
@@ -205,8 +230,14 @@ def test_quantile_grades_of_weighted_tied_scores_are_numpys_quantiles_of_the_rep
     y, points, w = _scorecard(51, 800)
     yr, pr, wr = _scorecard(52, 1200)
     score, ref_score = (points, pr) if direction == "lower" else (-points, -pr)
-    m = C.credit_model("m", C.CreditSample(y=y, score=score, count=w), C.CreditSample(y=yr, score=ref_score, count=wr),
-                       direction, C.Grading("quantiles", quantiles=5), S)
+    m = C.credit_model(
+        "m",
+        C.CreditSample(y=y, score=score, count=w),
+        C.CreditSample(y=yr, score=ref_score, count=wr),
+        direction,
+        C.Grading("quantiles", quantiles=5),
+        S,
+    )
     risk_ref, risk = -np.repeat(pr, wr), -np.repeat(points, w)  # oriented: higher = riskier
     edges = np.unique(np.quantile(risk_ref, [0.2, 0.4, 0.6, 0.8]))
     codes = np.searchsorted(edges, risk, side="right")
@@ -216,7 +247,8 @@ def test_quantile_grades_of_weighted_tied_scores_are_numpys_quantiles_of_the_rep
     assert m.n == w.sum() and sum(want_n) == m.n
     ref_n = np.bincount(np.searchsorted(edges, risk_ref, side="right"), minlength=len(edges) + 1)
     assert [b.reference_n for b in m.stability.bins] == ref_n.tolist()
-    import toad.metrics as toad_metrics  # noqa: PLC0415
+    import toad.metrics as toad_metrics
+
     want_psi = float(toad_metrics.PSI(codes, np.searchsorted(edges, risk_ref, side="right")))
     assert m.stability.psi.statistic == pytest.approx(want_psi, rel=1e-12)
 
@@ -227,14 +259,21 @@ def test_psi_over_reference_score_deciles_matches_toad_on_the_repeated_rows(dire
     scores (``basis`` score_deciles): the bins of the repeated reference rows' deciles (numpy
     ``quantile``), the current rows binned at the same edges, toad 0.1.7 ``PSI`` of the bin codes.
     The Herfindahl test is not defined on deciles (reason no_reference_grades)."""
-    import toad.metrics as toad_metrics  # noqa: PLC0415
+    import toad.metrics as toad_metrics
+
     y, points, w = _scorecard(53, 900)
     yr, pr, wr = _scorecard(54, 1500)
     pr = pr + 5.0 * (np.arange(len(pr)) % 3)  # more distinct reference values: ten deciles
     sign = 1.0 if direction == "lower" else -1.0
     grade = np.where(points < 500, "B", "A")
-    m = C.credit_model("m", C.CreditSample(y=y, score=sign * points, grade=grade, count=w),
-                       C.CreditSample(y=yr, score=sign * pr, count=wr), direction, C.Grading("column"), S)
+    m = C.credit_model(
+        "m",
+        C.CreditSample(y=y, score=sign * points, grade=grade, count=w),
+        C.CreditSample(y=yr, score=sign * pr, count=wr),
+        direction,
+        C.Grading("column"),
+        S,
+    )
     st = m.stability
     assert st.basis == "score_deciles"
     risk_ref, risk = -np.repeat(pr, wr), -np.repeat(points, w)
@@ -273,8 +312,14 @@ def test_periods_and_segments_with_frequency_weights_are_those_of_the_repeated_r
     month = np.array(["2024-01-15", "2024-02-10", "2024-03-05"], dtype="datetime64[D]")[rng.integers(0, 3, n)]
     seg = np.array(["card", "loan"])[rng.integers(0, 2, n)]
     score = risk if direction == "higher" else -risk
-    m = C.credit_model("m", C.CreditSample(y=y, score=score, pd=pd_, dates=month, segment=seg, count=w), None, direction,
-                       C.Grading("quantiles", quantiles=4), S)
+    m = C.credit_model(
+        "m",
+        C.CreditSample(y=y, score=score, pd=pd_, dates=month, segment=seg, count=w),
+        None,
+        direction,
+        C.Grading("quantiles", quantiles=4),
+        S,
+    )
     assert m.period == "month" and [p.key for p in m.periods] == ["2024-01", "2024-02", "2024-03"]
     # the portfolio's accuracy ratio: 2·AUC − 1 and the CAP's area ratio a_R / a_P (Engelmann, Hayden &
     # Tasche 2003), weighted
@@ -288,7 +333,9 @@ def test_periods_and_segments_with_frequency_weights_are_those_of_the_repeated_r
             rows = keys == g.key
             yy, rr, pp = np.repeat(y[rows], w[rows]), np.repeat(risk[rows], w[rows]), np.repeat(pd_[rows], w[rows])
             assert (g.n, g.defaults) == (len(yy), yy.sum())
-            assert g.default_rate == pytest.approx(yy.mean(), rel=1e-12) and g.mean_pd == pytest.approx(pp.mean(), rel=1e-12)
+            assert g.default_rate == pytest.approx(yy.mean(), rel=1e-12) and g.mean_pd == pytest.approx(
+                pp.mean(), rel=1e-12
+            )
             assert g.auc == pytest.approx(roc_auc_score(y[rows], risk[rows], sample_weight=w[rows]), rel=1e-12)
             auc, var = _delong_written_out(rr, yy)
             assert g.auc == pytest.approx(auc, rel=1e-12)
@@ -316,8 +363,14 @@ def test_grades_at_pd_zero_and_one_give_scipys_values_and_hosmer_lemeshow_is_und
     grade = np.array(["A"] * 3 + ["B"] * 5 + ["C"] * 3)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        m = C.credit_model("m", C.CreditSample(y=y, score=pd_, pd=pd_, grade=grade), None, "higher",
-                           C.Grading("column", order=("A", "B", "C")), S)
+        m = C.credit_model(
+            "m",
+            C.CreditSample(y=y, score=pd_, pd=pd_, grade=grade),
+            None,
+            "higher",
+            C.Grading("column", order=("A", "B", "C")),
+            S,
+        )
     for g, (d, n, p) in zip(m.grades, [(0, 3, 0.0), (2, 5, 0.25), (3, 3, 1.0)], strict=True):
         assert (g.defaults, g.n, g.mean_pd) == (d, n, p)
         assert g.jeffreys.p_value == pytest.approx(stats.beta.cdf(p, d + 0.5, n - d + 0.5), rel=1e-12, abs=0)
@@ -328,9 +381,13 @@ def test_grades_at_pd_zero_and_one_give_scipys_values_and_hosmer_lemeshow_is_und
     mid = pd_ == 0.25
     sp = np.sum((y[mid] - 0.25) * 0.5) / math.sqrt(mid.sum() * 0.5**2 * 0.25 * 0.75)
     assert cal.spiegelhalter.statistic == pytest.approx(sp, rel=1e-12)
-    assert cal.in_the_large_test.statistic == pytest.approx((y.sum() - pd_.sum()) / math.sqrt(5 * 0.25 * 0.75), rel=1e-12)
+    assert cal.in_the_large_test.statistic == pytest.approx(
+        (y.sum() - pd_.sum()) / math.sqrt(5 * 0.25 * 0.75), rel=1e-12
+    )
     assert cal.binomial.p_value == pytest.approx(stats.binom.sf(y.sum() - 1, 11, pd_.mean()), rel=1e-12)
-    assert cal.jeffreys.p_value == pytest.approx(stats.beta.cdf(pd_.mean(), y.sum() + 0.5, 11 - y.sum() + 0.5), rel=1e-12)
+    assert cal.jeffreys.p_value == pytest.approx(
+        stats.beta.cdf(pd_.mean(), y.sum() + 0.5, 11 - y.sum() + 0.5), rel=1e-12
+    )
 
 
 def test_one_grade_only_gives_the_ecb_concentration_edge_values_and_hl_with_one_df() -> None:
@@ -341,8 +398,14 @@ def test_one_grade_only_gives_the_ecb_concentration_edge_values_and_hl_with_one_
     slope is not identified (one PD), the intercept is the closed form logit(D/N) − logit(PD)."""
     y = np.arange(50) < 7
     ref = C.CreditSample(y=np.arange(80) < 8, score=np.full(80, 0.1), pd=np.full(80, 0.1), grade=np.array(["A"] * 80))
-    m = C.credit_model("m", C.CreditSample(y=y, score=np.full(50, 0.1), pd=np.full(50, 0.1), grade=np.array(["A"] * 50)),
-                       ref, "higher", C.Grading("column"), S)
+    m = C.credit_model(
+        "m",
+        C.CreditSample(y=y, score=np.full(50, 0.1), pd=np.full(50, 0.1), grade=np.array(["A"] * 50)),
+        ref,
+        "higher",
+        C.Grading("column"),
+        S,
+    )
     st = m.stability
     for conc in (st.concentration_current, st.concentration_reference):
         assert (conc.herfindahl, conc.normalised, conc.ecb, conc.cv, conc.grades) == (1.0, None, None, None, 1)
@@ -364,20 +427,35 @@ def test_traffic_lights_at_the_boundaries_follow_the_stated_rule() -> None:
     """The section states: green p ≥ amber, amber red ≤ p < amber, red p < red; PSI green below
     psi_amber, red from psi_red. At each boundary exactly, through the model: a PSI equal to
     psi_amber is amber and equal to psi_red is red; a p equal to amber is green, equal to red amber."""
-    ref = C.CreditSample(y=np.arange(100) < 10, score=np.repeat([0.05, 0.2], 50), pd=np.repeat([0.05, 0.2], 50),
-                         grade=np.repeat(["A", "B"], 50))
-    cur = C.CreditSample(y=np.arange(100) < 10, score=np.repeat([0.05, 0.2], [30, 70]), pd=np.repeat([0.05, 0.2], [30, 70]),
-                         grade=np.repeat(["A", "B"], [30, 70]))
+    ref = C.CreditSample(
+        y=np.arange(100) < 10,
+        score=np.repeat([0.05, 0.2], 50),
+        pd=np.repeat([0.05, 0.2], 50),
+        grade=np.repeat(["A", "B"], 50),
+    )
+    cur = C.CreditSample(
+        y=np.arange(100) < 10,
+        score=np.repeat([0.05, 0.2], [30, 70]),
+        pd=np.repeat([0.05, 0.2], [30, 70]),
+        grade=np.repeat(["A", "B"], [30, 70]),
+    )
     v = (0.3 - 0.5) * math.log(0.3 / 0.5) + (0.7 - 0.5) * math.log(0.7 / 0.5)
-    light = (lambda **kw: C.credit_model("m", cur, ref, "higher", C.Grading("column"), C.CreditSettings(**kw)).stability.psi)
+
+    def light(**kw):
+        return C.credit_model("m", cur, ref, "higher", C.Grading("column"), C.CreditSettings(**kw)).stability.psi
+
     assert light(psi_amber=v, psi_red=1.0).light == "amber"
     assert light(psi_amber=v / 2, psi_red=v).light == "red"
     assert light(psi_amber=math.nextafter(v, 1.0), psi_red=1.0).light == "green"
     assert light().statistic == pytest.approx(v, rel=1e-12)
     jp = C.credit_model("m", cur, None, "higher", C.Grading("column"), S).calibration.jeffreys.p_value
     top = math.nextafter(1.0, 0.0)  # the largest amber level the config allows (0 < amber < 1)
-    lights = [C.credit_model("m", cur, None, "higher", C.Grading("column"), C.CreditSettings(amber=a, red=r))
-              .calibration.jeffreys.light for a, r in ((jp, jp / 2), (top, jp), (top, math.nextafter(jp, 1.0)))]
+    lights = [
+        C.credit_model(
+            "m", cur, None, "higher", C.Grading("column"), C.CreditSettings(amber=a, red=r)
+        ).calibration.jeffreys.light
+        for a, r in ((jp, jp / 2), (top, jp), (top, math.nextafter(jp, 1.0)))
+    ]
     assert lights == ["green", "amber", "red"]
 
 
@@ -395,16 +473,34 @@ def test_the_glossary_states_each_tests_side_null_hypothesis_and_assumptions() -
     binomial test its assumption. The PSI and the CAP are not tests: said so, with no H0."""
     from reportgen.report.views.credit import TEST_LABELS
 
-    tests = ["jeffreys", "binomial", "hosmer_lemeshow", "spiegelhalter", "in_the_large", "slope", "intercept",
-             "auc_history", "herfindahl", "migration"]
+    tests = [
+        "jeffreys",
+        "binomial",
+        "hosmer_lemeshow",
+        "spiegelhalter",
+        "in_the_large",
+        "slope",
+        "intercept",
+        "auc_history",
+        "herfindahl",
+        "migration",
+    ]
     for key in tests:
         text = TEST_LABELS[key][1]
         assert any(side in text for side in ("one-sided", "two-sided", "upper tail")), key
         assert "H0: " in text, key
         assert "Assumes " in text, key
-    for key, side in {"jeffreys": "one-sided", "binomial": "one-sided", "auc_history": "one-sided",
-                      "herfindahl": "one-sided", "migration": "one-sided", "spiegelhalter": "two-sided",
-                      "in_the_large": "two-sided", "slope": "two-sided", "intercept": "two-sided"}.items():
+    for key, side in {
+        "jeffreys": "one-sided",
+        "binomial": "one-sided",
+        "auc_history": "one-sided",
+        "herfindahl": "one-sided",
+        "migration": "one-sided",
+        "spiegelhalter": "two-sided",
+        "in_the_large": "two-sided",
+        "slope": "two-sided",
+        "intercept": "two-sided",
+    }.items():
         assert side in TEST_LABELS[key][1], key
     for key in tests:  # every test of default counts assumes independent defaults
         if key not in ("auc_history", "herfindahl", "migration"):
@@ -425,8 +521,14 @@ def test_the_calibration_figure_shows_a_grade_at_pd_zero_at_the_axis_floor() -> 
 
     y = np.array([0, 0, 0, 0, 1, 0, 1, 0, 1, 1, 1], dtype=bool)
     pd_ = np.array([0.0] * 3 + [0.25] * 5 + [1.0] * 3)
-    m = C.credit_model("m", C.CreditSample(y=y, score=pd_, pd=pd_, grade=np.array(["A"] * 3 + ["B"] * 5 + ["C"] * 3)),
-                       None, "higher", C.Grading("column", order=("A", "B", "C")), S)
+    m = C.credit_model(
+        "m",
+        C.CreditSample(y=y, score=pd_, pd=pd_, grade=np.array(["A"] * 3 + ["B"] * 5 + ["C"] * 3)),
+        None,
+        "higher",
+        C.Grading("column", order=("A", "B", "C")),
+        S,
+    )
     ax = credit_figure(m, "#0072B2").axes[0]
     lo, hi = ax.get_xlim()
     (bars,) = ax.containers  # the grades' markers with their Jeffreys intervals
@@ -436,8 +538,9 @@ def test_the_calibration_figure_shows_a_grade_at_pd_zero_at_the_axis_floor() -> 
 
 
 @pytest.mark.slow
-def test_a_run_with_frequency_weights_reports_the_migration_of_obligors_and_says_which_cells_are_weak(tmp_path,
-                                                                                                    no_figures) -> None:
+def test_a_run_with_frequency_weights_reports_the_migration_of_obligors_and_says_which_cells_are_weak(
+    tmp_path, no_figures
+) -> None:
     """End to end (config, memory engine, report): a rating column, ids in both samples and
     frequency weights. The memory engine repeats a row of weight w w times; the migration counts
     the obligors (sum of the weights of the ids in both samples), and the report's caption says
@@ -455,12 +558,22 @@ def test_a_run_with_frequency_weights_reports_the_migration_of_obligors_and_says
     pd_scale = np.array([0.01, 0.03, 0.08, 0.2])
     y = np.arange(len(ids)) % 7 == 0
     for name, g in (("cur.csv", end), ("ref.csv", start)):
-        pd.DataFrame({"id": ids, "y": y.astype(int), "pd": pd_scale[g], "rating": np.array(list("ABCD"))[g], "w": w}
-                     ).to_csv(tmp_path / name, index=False)
-    (tmp_path / "c.yaml").write_text(yaml.safe_dump({
-        "label": "y", "id": "id", "weight": "w", "weight_kind": "frequency",
-        "models": [{"name": "m", "file": "cur.csv", "score": "pd", "pd": "pd", "reference": "ref.csv"}],
-        "credit": {"grades": {"column": "rating", "order": list("ABCD")}}, "bootstrap": {"resamples": 0}}))
+        pd.DataFrame(
+            {"id": ids, "y": y.astype(int), "pd": pd_scale[g], "rating": np.array(list("ABCD"))[g], "w": w}
+        ).to_csv(tmp_path / name, index=False)
+    (tmp_path / "c.yaml").write_text(
+        yaml.safe_dump(
+            {
+                "label": "y",
+                "id": "id",
+                "weight": "w",
+                "weight_kind": "frequency",
+                "models": [{"name": "m", "file": "cur.csv", "score": "pd", "pd": "pd", "reference": "ref.csv"}],
+                "credit": {"grades": {"column": "rating", "order": list("ABCD")}},
+                "bootstrap": {"resamples": 0},
+            }
+        )
+    )
     cfg, path = load_config(tmp_path / "c.yaml")
     result = analyse(cfg, path)
     mig = result.credit.models["m"].migration
@@ -468,10 +581,12 @@ def test_a_run_with_frequency_weights_reports_the_migration_of_obligors_and_says
     np.add.at(want, (start, end), w)
     assert np.array_equal(np.array(mig.counts), want) and mig.matched == w.sum()
     html = render_html(result)
-    section = html[html.index('<section id="credit">'):]
+    section = html[html.index('<section id="credit">') :]
     assert f"Grade migration of the {w.sum()} obligors found by id in both samples" in section
-    assert "Grades marked † hold fewer than 5 defaults; periods and segments marked †, fewer than 5 defaults or " \
-           "fewer than 5 non-defaults" in section
+    assert (
+        "Grades marked † hold fewer than 5 defaults; periods and segments marked †, fewer than 5 defaults or "
+        "fewer than 5 non-defaults" in section
+    )
 
 
 # --- concentration and rank order through the model, with weights and an empty grade -------------------------
@@ -484,8 +599,14 @@ def test_herfindahl_and_its_ecb_test_through_the_model_are_those_of_the_repeated
     p = 1 − Φ(S) (scipy ``norm.sf``)."""
     ids, start, end, w = _migration_case()
     order = tuple("ABCDE")  # grade E of the scale holds nobody
-    m = C.credit_model("m", _graded_sample(ids, end, w), _graded_sample(ids, start, w[::-1]), "higher",
-                       C.Grading("column", order=order), S)
+    m = C.credit_model(
+        "m",
+        _graded_sample(ids, end, w),
+        _graded_sample(ids, start, w[::-1]),
+        "higher",
+        C.Grading("column", order=order),
+        S,
+    )
 
     def ecb(codes: np.ndarray, weights: np.ndarray) -> tuple[float, float, float]:
         s = np.bincount(np.repeat(codes, weights), minlength=5) / weights.sum()
@@ -493,7 +614,10 @@ def test_herfindahl_and_its_ecb_test_through_the_model_are_those_of_the_repeated
         return float(np.sum(s**2)), cv, 1 + math.log((cv**2 + 1) / 5) / math.log(5)
 
     st = m.stability
-    for conc, (codes, weights) in ((st.concentration_current, (end, w)), (st.concentration_reference, (start, w[::-1]))):
+    for conc, (codes, weights) in (
+        (st.concentration_current, (end, w)),
+        (st.concentration_reference, (start, w[::-1])),
+    ):
         hi, cv, form = ecb(codes, weights)
         assert conc.grades == 5
         assert (conc.herfindahl, conc.cv, conc.ecb) == pytest.approx((hi, cv, form), rel=1e-12)
@@ -513,10 +637,21 @@ def test_rank_order_is_checked_against_the_previous_grade_with_rows_and_ties_do_
     y = np.array([1, 0, 1, 0, 0, 1, 0], dtype=bool)
     w = np.array([1, 9, 1, 9, 5, 3, 3])
     pd_ = np.array([0.05, 0.05, 0.1, 0.1, 0.2, 0.4, 0.4])
-    m = C.credit_model("m", C.CreditSample(y=y, score=pd_, pd=pd_, grade=grade, count=w), None, "higher",
-                       C.Grading("column", order=tuple("ABCDE")), S)
-    assert [(g.grade, g.n, g.defaults) for g in m.grades] == [("A", 10, 1), ("B", 0, 0), ("C", 10, 1), ("D", 5, 0),
-                                                              ("E", 6, 3)]
+    m = C.credit_model(
+        "m",
+        C.CreditSample(y=y, score=pd_, pd=pd_, grade=grade, count=w),
+        None,
+        "higher",
+        C.Grading("column", order=tuple("ABCDE")),
+        S,
+    )
+    assert [(g.grade, g.n, g.defaults) for g in m.grades] == [
+        ("A", 10, 1),
+        ("B", 0, 0),
+        ("C", 10, 1),
+        ("D", 5, 0),
+        ("E", 6, 3),
+    ]
     assert [g.monotonic_violation for g in m.grades] == [False, False, False, True, False] and not m.monotonic
     assert m.grades[1].default_rate is None and m.grades[1].dr_interval is None and m.grades[1].jeffreys is None
 
@@ -535,8 +670,15 @@ def test_a_row_of_frequency_weight_zero_is_no_row_to_the_last_bit() -> None:
     ref = C.CreditSample(y=rng.random(n) < pd_, score=pd_, pd=pd_)
     kept = w > 0
     for grading in (C.Grading("quantiles", quantiles=5), C.Grading("edges", edges=(0.05, 0.1))):
-        with_zeros = C.credit_model("m", C.CreditSample(y=y, score=pd_, pd=pd_, count=w, segment=seg), ref, "higher",
-                                    grading, S)
-        without = C.credit_model("m", C.CreditSample(y=y[kept], score=pd_[kept], pd=pd_[kept], count=w[kept],
-                                                     segment=seg[kept]), ref, "higher", grading, S)
+        with_zeros = C.credit_model(
+            "m", C.CreditSample(y=y, score=pd_, pd=pd_, count=w, segment=seg), ref, "higher", grading, S
+        )
+        without = C.credit_model(
+            "m",
+            C.CreditSample(y=y[kept], score=pd_[kept], pd=pd_[kept], count=w[kept], segment=seg[kept]),
+            ref,
+            "higher",
+            grading,
+            S,
+        )
         assert to_jsonable(with_zeros) == to_jsonable(without)

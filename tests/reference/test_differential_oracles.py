@@ -19,7 +19,6 @@ from reportgen.engine.compare import Settings
 from reportgen.engine.curve import build_table
 from reportgen.reduce.rows import ModelRows, compare_rows
 
-
 # --- KS threshold: the optimal thresholds' tie rule ----------------------------------------------
 
 
@@ -29,6 +28,7 @@ def _ks_oracle(scores, y, w, direction):
     (README "optimal thresholds": highest threshold for higher, lowest for lower). Fractions are
     compared exactly (integer weights), so ties are ties."""
     from fractions import Fraction
+
     sign = 1 if direction == "higher" else -1
     e = sign * scores
     P = sum(Fraction(int(v)) for v in w[y])
@@ -75,7 +75,7 @@ def test_ks_and_its_threshold_match_an_exact_brute_force(data):
     assert m.get("ks") == pytest.approx(ks, abs=1e-12)
     # thresholds of zero-weight scores give the same counts as a neighbour: compare the counts
     e = scores if direction == "higher" else -scores
-    at = lambda t: (e >= (t if direction == "higher" else -t))  # noqa: E731
+    at = lambda t: e >= (t if direction == "higher" else -t)  # noqa: E731
     got, want = at(m.ks_threshold), at(thr)
     assert (w[got & y].sum(), w[got & ~y].sum()) == (w[want & y].sum(), w[want & ~y].sum())
 
@@ -103,14 +103,22 @@ def test_holm_adjusted_mcnemar_p_of_a_single_multiclass_comparison(tmp_path):
 
     from reportgen.config import load_config
     from reportgen.pipeline import analyse
+
     rng = np.random.default_rng(4)
     n = 200
     y = rng.integers(0, 3, n)
-    pd.DataFrame({"y": y, "p0": np.where(rng.random(n) < 0.6, y, rng.integers(0, 3, n)),
-                  "p1": np.where(rng.random(n) < 0.7, y, rng.integers(0, 3, n))}).to_csv(tmp_path / "m.csv", index=False)
-    (tmp_path / "m.yaml").write_text("label: y\ntask: multiclass\nclasses: [2, 0, 1]\nbootstrap: {resamples: 0}\n"
-                                     "models:\n  - {name: m0, file: m.csv, prediction: p0}\n"
-                                     "  - {name: m1, file: m.csv, prediction: p1}\n")
+    pd.DataFrame(
+        {
+            "y": y,
+            "p0": np.where(rng.random(n) < 0.6, y, rng.integers(0, 3, n)),
+            "p1": np.where(rng.random(n) < 0.7, y, rng.integers(0, 3, n)),
+        }
+    ).to_csv(tmp_path / "m.csv", index=False)
+    (tmp_path / "m.yaml").write_text(
+        "label: y\ntask: multiclass\nclasses: [2, 0, 1]\nbootstrap: {resamples: 0}\n"
+        "models:\n  - {name: m0, file: m.csv, prediction: p0}\n"
+        "  - {name: m1, file: m.csv, prediction: p1}\n"
+    )
     cfg, p = load_config(tmp_path / "m.yaml")
     (c,) = analyse(cfg, p, now="2026-01-01T00:00:00Z").comparisons
     assert c.tests.mcnemar.p_value_holm == c.tests.mcnemar.p_value
@@ -132,17 +140,26 @@ def test_baseline_at_its_own_approval_rate_keeps_its_rule_with_zero_weight_rows(
     w = rng.integers(1, 4, n).astype(float)
     w[0] = 0.0
     challenger = np.round(rng.random(n), 1)
-    _, comps, _ = compare_rows([ModelRows("champion", "f", champion, y, w, "lower", threshold=0.2),
-                                ModelRows("challenger", "f", challenger, y, w, threshold=0.5)],
-                               Settings(resamples=0), threshold=0.5)
+    _, comps, _ = compare_rows(
+        [
+            ModelRows("champion", "f", champion, y, w, "lower", threshold=0.2),
+            ModelRows("challenger", "f", challenger, y, w, threshold=0.5),
+        ],
+        Settings(resamples=0),
+        threshold=0.5,
+    )
     (a,) = [x for x in comps[0].approval if x.source == "baseline"]
     rule = champion > 0.2  # approved: not flagged by "positive when score ≤ 0.2"
     assert a.baseline.approved_rows == rule.sum() and a.baseline.bads_rows == (rule & y).sum()
     assert a.baseline.threshold == champion[rule].min() == 0.3
     assert a.baseline.approved_weight == w[rule].sum() and a.target_rate == w[rule].sum() / w.sum()
     am = challenger <= a.model.threshold
-    for cell, mask in ((a.swap_in, am & ~rule), (a.swap_out, ~am & rule), (a.stay_approved, am & rule),
-                       (a.stay_declined, ~am & ~rule)):
+    for cell, mask in (
+        (a.swap_in, am & ~rule),
+        (a.swap_out, ~am & rule),
+        (a.stay_approved, am & rule),
+        (a.stay_declined, ~am & ~rule),
+    ):
         assert (cell.rows, cell.bads_rows, cell.weight) == (mask.sum(), (mask & y).sum(), w[mask].sum())
 
 
@@ -158,8 +175,11 @@ def test_equal_approval_sides_match_a_brute_force_with_zero_weights(data):
     ta, tb = float(data.draw(st.sampled_from(sa.tolist()))), float(data.draw(st.sampled_from(sb.tolist())))
     if not (w[y].sum() > 0 and w[~y].sum() > 0):
         return
-    _, comps, _ = compare_rows([ModelRows("a", "f", sa, y, w, da, threshold=ta),
-                                ModelRows("b", "f", sb, y, w, db, threshold=tb)], Settings(resamples=0), threshold=0.5)
+    _, comps, _ = compare_rows(
+        [ModelRows("a", "f", sa, y, w, da, threshold=ta), ModelRows("b", "f", sb, y, w, db, threshold=tb)],
+        Settings(resamples=0),
+        threshold=0.5,
+    )
     (a,) = [x for x in comps[0].approval if x.source == "baseline"]
     # the baseline approves what its rule does not flag; the model the safest rows, whole tied
     # groups, at the share closest to the baseline's (ties: approving more)
@@ -173,6 +193,10 @@ def test_equal_approval_sides_match_a_brute_force_with_zero_weights(data):
     for side, mask in ((a.baseline, rule), (a.model, am)):
         assert (side.approved_rows, side.bads_rows) == (mask.sum(), (mask & y).sum())
         assert side.approved_weight == pytest.approx(w[mask].sum(), abs=1e-12)
-    for cell, mask in ((a.swap_in, am & ~rule), (a.swap_out, ~am & rule), (a.stay_approved, am & rule),
-                       (a.stay_declined, ~am & ~rule)):
+    for cell, mask in (
+        (a.swap_in, am & ~rule),
+        (a.swap_out, ~am & rule),
+        (a.stay_approved, am & rule),
+        (a.stay_declined, ~am & ~rule),
+    ):
         assert (cell.rows, cell.bads_rows) == (mask.sum(), (mask & y).sum())

@@ -24,17 +24,27 @@ def test_norm_sf_and_two_sided_p_match_scipy_into_the_far_tail() -> None:
 
 
 def test_norm_ppf_matches_scipy_over_both_tails() -> None:
-    p = np.concatenate([np.geomspace(1e-300, 0.02425, 50), np.linspace(0.02425, 0.97575, 51),
-                        1 - np.geomspace(1e-15, 0.02425, 30)])
+    p = np.concatenate(
+        [np.geomspace(1e-300, 0.02425, 50), np.linspace(0.02425, 0.97575, 51), 1 - np.geomspace(1e-15, 0.02425, 30)]
+    )
     np.testing.assert_allclose(D.norm_ppf(p), sps.norm.ppf(p), rtol=1e-13, atol=1e-15)
     assert float(D.norm_ppf(0.5)) == 0.0
     with pytest.raises(ValueError, match="0 < p < 1"):
         D.norm_ppf(1.0)
 
 
-@pytest.mark.parametrize("a, b, rtol", [(0.5, 30.0, 1e-11), (2.0, 3.0, 1e-11),
-                                        (9.5, 500.5, 1e-11), (40.0, 60.0, 1e-11), (1e3, 2.0, 1e-11),
-                                        (2.5e4, 7.5e5, 1e-11), (0.5, 5e5, 1e-10)])
+@pytest.mark.parametrize(
+    "a, b, rtol",
+    [
+        (0.5, 30.0, 1e-11),
+        (2.0, 3.0, 1e-11),
+        (9.5, 500.5, 1e-11),
+        (40.0, 60.0, 1e-11),
+        (1e3, 2.0, 1e-11),
+        (2.5e4, 7.5e5, 1e-11),
+        (0.5, 5e5, 1e-10),
+    ],
+)
 def test_beta_cdf_matches_scipy_including_both_tails(a: float, b: float, rtol: float) -> None:
     """Relative 1e-11 (1e-10 for the t distribution's b = ½ with a = 5e5: the continued fraction
     loses digits as a grows); absolute 1e-15 above ½."""

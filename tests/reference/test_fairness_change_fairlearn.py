@@ -8,12 +8,11 @@ of the two models' values on the rows.
 
 from __future__ import annotations
 
+import fairlearn.metrics as fm  # the oracle is a [test] dependency: missing, the tests fail
 import numpy as np
 import pytest
 
-import fairlearn.metrics as fm  # the oracle is a [test] dependency: missing, the tests fail
-
-from reportgen.engine import fairness as F  # noqa: E402
+from reportgen.engine import fairness as F
 
 MEASURES = {
     "demographic_parity_difference": fm.demographic_parity_difference,

@@ -10,17 +10,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import fairlearn.metrics as fm  # the oracle is a [test] dependency: missing, the tests fail
 import numpy as np
 import pandas as pd
 import pytest
 import yaml
+from sklearn.metrics import precision_score, roc_auc_score
+from statsmodels.stats.proportion import proportion_confint
 
-import fairlearn.metrics as fm  # the oracle is a [test] dependency: missing, the tests fail
-from sklearn.metrics import precision_score, roc_auc_score  # noqa: E402
-from statsmodels.stats.proportion import proportion_confint  # noqa: E402
-
-from reportgen.config import load_config  # noqa: E402
-from reportgen.pipeline import analyse  # noqa: E402
+from reportgen.config import load_config
+from reportgen.pipeline import analyse
 
 N = 2_400
 #: two whole runs (memory, stream) with their bootstraps: about 20 s on a shared core
@@ -144,7 +143,7 @@ def test_dask_gives_the_memory_section(case, results, scheduler):
 
 
 def test_the_section_renders_each_group_and_the_four_fifths_mark(results):
-    from reportgen.report.render import build_view, make_environment  # noqa: PLC0415
+    from reportgen.report.render import build_view, make_environment
 
     view = build_view(results["memory"])
     assert "fairness" in view.sections

@@ -31,7 +31,7 @@ def test_per_class_auc_delta_interval_is_sklearn_on_the_same_resampled_rows(tmp_
         )
         cols = [f"p{c}" for c in range(k)]
         lines += [f"  - name: {m}", f"    file: {m}.csv", f"    scores: {cols}", "    probabilities: true"]
-    (tmp_path / "c.yaml").write_text("\n".join(lines + ["output: {dir: out, formats: [json]}"]) + "\n")
+    (tmp_path / "c.yaml").write_text("\n".join([*lines, "output: {dir: out, formats: [json]}"]) + "\n")
     cfg = load_config(tmp_path / "c.yaml")[0]
     ev, s = load_evidence(cfg), settings_from(cfg)
     comparison = compare_multiclass_evidence(ev, s)[1][0]
@@ -39,7 +39,9 @@ def test_per_class_auc_delta_interval_is_sklearn_on_the_same_resampled_rows(tmp_
     assert got is not None and got.ci_method["roc_auc"] == ROW_BOOTSTRAP
 
     rows = ev.rows  # the oracle: the same stream's resamples, the rows spelled out
-    blocks = DR.stratified_multinomial_blocks(rows.y_idx, rows.counts, s.resamples, streams.stream(s.seed, "class_rows"))
+    blocks = DR.stratified_multinomial_blocks(
+        rows.y_idx, rows.counts, s.resamples, streams.stream(s.seed, "class_rows")
+    )
     diffs = []
     for W in np.concatenate(list(blocks)):
         take = np.repeat(np.arange(rows.y_idx.shape[0]), W)

@@ -62,7 +62,7 @@ def test_dyakonov_3class_per_class_precision_recall():
 
 
 def test_dyakonov_3class_macro_micro_and_zhou_macro_f1():
-    # Macro (seed 000 §2.4; seed 002 "с макроусреднением"; seed 001 §2 macro-P, macro-R):
+    # Macro (seed 000 §2.4; seed 002 "с макроусреднением";  # noqa: RUF003 - the seed's Russian seed 001 §2 macro-P, macro-R):
     #   macro-P = (2/3 + 1/4 + 2/3) / 3 = 19/36,  macro-R = (1/2 + 1/3 + 2/3) / 3 = 1/2.
     # Zhou's macro-F1 (001 §2) = 2·(19/36)·(1/2) / (19/36 + 1/2) = 19/37.
     # Mean of per-class F1 = (4/7 + 2/7 + 2/3) / 3 = 32/63.
@@ -193,8 +193,6 @@ def test_zhou_auc_is_one_minus_rank_loss_with_ties_as_half():
     # Class 'a' one-vs-rest: positives score 0.9, 0.5; negatives 0.5, 0.2, 0.1. Of the 6 pairs
     # one is tied (0.5 vs 0.5) and none is reversed: ℓ_rank = 1/12, AUC = 11/12.
     y = np.array([0, 0, 1, 2, 1])
-    proba = np.array(
-        [[0.9, 0.05, 0.05], [0.5, 0.3, 0.2], [0.5, 0.4, 0.1], [0.2, 0.2, 0.6], [0.1, 0.8, 0.1]]
-    )
+    proba = np.array([[0.9, 0.05, 0.05], [0.5, 0.3, 0.2], [0.5, 0.4, 0.1], [0.2, 0.2, 0.6], [0.1, 0.8, 0.1]])
     m = compute_multiclass(y, "abc", proba=proba)
     assert m.per_class[0].roc_auc == pytest.approx(11 / 12, abs=TOL)

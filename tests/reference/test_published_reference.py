@@ -26,6 +26,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from oracles import holm_adjusted
 from scipy import stats as sps
 from statsmodels.stats.contingency_tables import mcnemar as sm_mcnemar
 from statsmodels.stats.proportion import proportion_confint
@@ -33,8 +34,6 @@ from statsmodels.stats.proportion import proportion_confint
 import reportgen
 from reportgen.engine.proportions import clopper_pearson, wilson
 from reportgen.engine.stats import holm, mcnemar, mcnemar_p_values
-
-from oracles import holm_adjusted
 
 ASAH = Path(__file__).resolve().parents[1] / "data" / "asah.csv"
 NOW = "2026-01-01T00:00:00Z"
@@ -81,8 +80,10 @@ def test_mcnemar_p_values_match_statsmodels(b, c):
     assert r.p_mid <= r.p_exact  # mid-p is never more conservative than the exact test
 
 
-@pytest.mark.parametrize("b,c", [(480, 520), (500, 501), (700, 800), (2500, 2499), (2900, 3100), (9000, 11000),
-                                 (20000, 20100), (49000, 51000)])
+@pytest.mark.parametrize(
+    "b,c",
+    [(480, 520), (500, 501), (700, 800), (2500, 2499), (2900, 3100), (9000, 11000), (20000, 20100), (49000, 51000)],
+)
 def test_mcnemar_exact_and_mid_p_past_the_integer_cut_match_scipy(b, c):
     """Past 1,000 discordant rows the binomial tail is the incomplete beta function, not a sum."""
     exact, mid, _, _ = mcnemar_p_values(b, c)
@@ -95,16 +96,33 @@ def test_mcnemar_variants_reach_metrics_json():
     """Every McNemar summary carries the four p-values; its ``p_value`` is the stated method's."""
     rng = np.random.default_rng(4)
     y = rng.random(300) < 0.3
-    df = pd.DataFrame({"y": y.astype(int), "a": np.round(0.3 + 0.3 * y + rng.normal(0, 0.2, 300), 2),
-                       "b": np.round(0.3 + 0.2 * y + rng.normal(0, 0.2, 300), 2)})
-    out = reportgen.compare_frames(df, label="y", positive=1, scores=["a", "b"], threshold=0.45, baseline="b",
-                                   bootstrap={"resamples": 0, "seed": 1}, now=NOW).to_json()
+    df = pd.DataFrame(
+        {
+            "y": y.astype(int),
+            "a": np.round(0.3 + 0.3 * y + rng.normal(0, 0.2, 300), 2),
+            "b": np.round(0.3 + 0.2 * y + rng.normal(0, 0.2, 300), 2),
+        }
+    )
+    out = reportgen.compare_frames(
+        df,
+        label="y",
+        positive=1,
+        scores=["a", "b"],
+        threshold=0.45,
+        baseline="b",
+        bootstrap={"resamples": 0, "seed": 1},
+        now=NOW,
+    ).to_json()
     mc = out["comparisons"][0]["tests"]["mcnemar"]
     (_, b), (c, _) = mc["table"]
     ref = sm_mcnemar(np.array(mc["table"]), exact=True).pvalue
     assert mc["p_value_exact"] == pytest.approx(ref, rel=1e-12)
-    assert (mc["p_value_exact"], mc["p_value_mid_p"], mc["p_value_chi2"], mc["p_value_chi2_corrected"]) == \
-        pytest.approx(mcnemar_p_values(int(b), int(c)), rel=1e-15)
+    assert (
+        mc["p_value_exact"],
+        mc["p_value_mid_p"],
+        mc["p_value_chi2"],
+        mc["p_value_chi2_corrected"],
+    ) == pytest.approx(mcnemar_p_values(int(b), int(c)), rel=1e-15)
     chosen = mc["p_value_exact"] if mc["method"] == "exact binomial" else mc["p_value_chi2_corrected"]
     assert mc["p_value"] == chosen
 
@@ -112,13 +130,16 @@ def test_mcnemar_variants_reach_metrics_json():
 # --- Holm, exact and score intervals ----------------------------------------------------------------
 
 
-@pytest.mark.parametrize("ps", [
-    [0.01, 0.04, 0.03, 0.005],
-    [0.02, 0.02, 0.02],                  # ties
-    [0.5, 0.6, 1.0],                     # the cap at 1
-    [0.0, 1.0, 0.04, 0.04, 0.001],
-    [0.011, 0.012, 0.013, 0.5, 0.9, 1.0, 0.049],
-])
+@pytest.mark.parametrize(
+    "ps",
+    [
+        [0.01, 0.04, 0.03, 0.005],
+        [0.02, 0.02, 0.02],  # ties
+        [0.5, 0.6, 1.0],  # the cap at 1
+        [0.0, 1.0, 0.04, 0.04, 0.001],
+        [0.011, 0.012, 0.013, 0.5, 0.9, 1.0, 0.049],
+    ],
+)
 def test_holm_matches_statsmodels(ps):
     assert holm(ps) == pytest.approx(list(holm_adjusted(ps)), rel=1e-15, abs=0)
 
@@ -127,8 +148,9 @@ def test_holm_matches_statsmodels(ps):
 @pytest.mark.parametrize("level", [0.9, 0.95, 0.99])
 def test_clopper_pearson_and_wilson_match_statsmodels(n, level):
     for k in sorted({0, 1, n // 3, n - 1, n}):
-        assert clopper_pearson(k, n, level) == pytest.approx(proportion_confint(k, n, 1 - level, "beta"), rel=1e-9,
-                                                             abs=1e-14)
+        assert clopper_pearson(k, n, level) == pytest.approx(
+            proportion_confint(k, n, 1 - level, "beta"), rel=1e-9, abs=1e-14
+        )
         assert wilson(k, n, level) == pytest.approx(proportion_confint(k, n, 1 - level, "wilson"), rel=1e-9, abs=1e-14)
 
 
@@ -165,9 +187,16 @@ def test_asah_through_the_comparison_with_lower_is_riskier_scores(asah):
     """pROC's numbers when both markers are given as 'lower = more positive' (negated scores)."""
     df = pd.DataFrame({"poor": asah["poor"], "neg_wfns": -asah["wfns"], "neg_s100b": -asah["s100b"]})
     out = reportgen.compare_frames(
-        df, label="poor", positive=1, baseline="neg_s100b", bootstrap={"resamples": 0, "seed": 1}, now=NOW,
-        scores={"neg_wfns": {"score": "neg_wfns", "direction": "lower", "threshold": -3},
-                "neg_s100b": {"score": "neg_s100b", "direction": "lower", "threshold": -0.2}},
+        df,
+        label="poor",
+        positive=1,
+        baseline="neg_s100b",
+        bootstrap={"resamples": 0, "seed": 1},
+        now=NOW,
+        scores={
+            "neg_wfns": {"score": "neg_wfns", "direction": "lower", "threshold": -3},
+            "neg_s100b": {"score": "neg_s100b", "direction": "lower", "threshold": -0.2},
+        },
     ).to_json()
     _check_proc(out, "neg_wfns", "neg_s100b")
 
@@ -178,8 +207,14 @@ def test_asah_through_the_comparison_with_frequency_weights(asah):
     grouped = asah.groupby(["poor", "wfns", "s100b"], as_index=False).size()
     assert len(grouped) < len(asah) and grouped["size"].sum() == 113 and grouped["size"].max() > 1
     out = reportgen.compare_frames(
-        grouped, label="poor", positive=1, weight="size", weight_kind="frequency", baseline="s100b",
-        bootstrap={"resamples": 0, "seed": 1}, now=NOW,
+        grouped,
+        label="poor",
+        positive=1,
+        weight="size",
+        weight_kind="frequency",
+        baseline="s100b",
+        bootstrap={"resamples": 0, "seed": 1},
+        now=NOW,
         scores={"wfns": {"score": "wfns", "threshold": 3}, "s100b": {"score": "s100b", "threshold": 0.2}},
     ).to_json()
     _check_proc(out, "wfns", "s100b")
@@ -199,13 +234,31 @@ def test_stated_conventions_hold_against_scipy_and_scikit_learn():
     p = np.clip(np.round(0.3 + 0.35 * y + rng.normal(0, 0.2, n), 1), 0.0, 1.0)  # ties, 0s and 1s
     p[np.flatnonzero(y)[0]] = 0.0  # a positive at probability 0: the log-loss clip
     df = pd.DataFrame({"y": y.astype(int), "p": p, "flat": np.full(n, 0.4), "inv": 1.0 - p})
-    out = reportgen.compare_frames(df, label="y", positive=1, threshold=0.5, baseline="p",
-                                   bootstrap={"resamples": 0, "seed": 1}, now=NOW,
-                                   scores=["p", "flat", "inv"]).to_json()
+    out = reportgen.compare_frames(
+        df,
+        label="y",
+        positive=1,
+        threshold=0.5,
+        baseline="p",
+        bootstrap={"resamples": 0, "seed": 1},
+        now=NOW,
+        scores=["p", "flat", "inv"],
+    ).to_json()
     conv = out["run"]["conventions"]
-    assert set(conv) >= {"roc_auc", "ks", "average_precision", "log_loss", "mcc", "optimal_threshold_ties",
-                         "delong_interval", "delong_test", "mcnemar", "bootstrap_interval", "bootstrap_p",
-                         "multiplicity"}
+    assert set(conv) >= {
+        "roc_auc",
+        "ks",
+        "average_precision",
+        "log_loss",
+        "mcc",
+        "optimal_threshold_ties",
+        "delong_interval",
+        "delong_test",
+        "mcnemar",
+        "bootstrap_interval",
+        "bootstrap_p",
+        "multiplicity",
+    }
     m = {k: out["models"][k]["metrics"] for k in ("p", "flat", "inv")}
     # roc_auc: Mann-Whitney with ties as 1/2 = scikit-learn
     assert m["p"]["roc_auc"] == pytest.approx(skm.roc_auc_score(y, p), rel=1e-12)
@@ -231,12 +284,15 @@ def test_stated_conventions_hold_against_scipy_and_scikit_learn():
 # --- more published worked examples ------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("k,n,wilson_ci,exact_ci", [
-    (81, 263, (0.2553, 0.3662), (0.2527, 0.3676)),
-    (15, 148, (0.0624, 0.1605), (0.0578, 0.1617)),
-    (0, 20, (0.0, 0.1611), (0.0, 0.1684)),
-    (1, 29, (0.0061, 0.1718), (0.0009, 0.1776)),
-])
+@pytest.mark.parametrize(
+    "k,n,wilson_ci,exact_ci",
+    [
+        (81, 263, (0.2553, 0.3662), (0.2527, 0.3676)),
+        (15, 148, (0.0624, 0.1605), (0.0578, 0.1617)),
+        (0, 20, (0.0, 0.1611), (0.0, 0.1684)),
+        (1, 29, (0.0061, 0.1718), (0.0009, 0.1776)),
+    ],
+)
 def test_proportion_intervals_reproduce_newcombe_1998_table_1(k, n, wilson_ci, exact_ci):
     # verified case: Newcombe (1998), "Two-sided confidence intervals for the single proportion:
     # comparison of seven methods", Statistics in Medicine 17:857, Table I, methods 3 (Wilson score)
@@ -252,8 +308,14 @@ def test_hanley_mcneil_1982_rating_example_auc():
     neg = np.repeat([1, 2, 3, 4, 5], [33, 6, 6, 11, 2])
     pos = np.repeat([1, 2, 3, 4, 5], [3, 2, 2, 11, 33])
     df = pd.DataFrame({"abnormal": np.r_[np.zeros(58, int), np.ones(51, int)], "rating": np.r_[neg, pos]})
-    out = reportgen.compare_frames(df, label="abnormal", positive=1, scores={"ct": {"score": "rating", "threshold": 4}},
-                                   bootstrap={"resamples": 0, "seed": 1}, now=NOW).to_json()
+    out = reportgen.compare_frames(
+        df,
+        label="abnormal",
+        positive=1,
+        scores={"ct": {"score": "rating", "threshold": 4}},
+        bootstrap={"resamples": 0, "seed": 1},
+        now=NOW,
+    ).to_json()
     m = out["models"]["ct"]
     assert round(m["metrics"]["roc_auc"], 3) == 0.893
     a = m["metrics"]["roc_auc"]

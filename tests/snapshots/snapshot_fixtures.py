@@ -35,15 +35,22 @@ def _binary(d: Path) -> dict:
     n = 48
     y = (rng.random(n) < 0.35).astype(int)
     y[:2] = [0, 1]
-    pd.DataFrame({
-        "id": np.arange(1, n + 1),
-        "y": y,
-        "pd": np.round(np.clip(0.3 + 0.25 * y + rng.normal(0, 0.2, n), 0.01, 0.99), 1),  # ties
-        "points": 600 - np.round(30 * (rng.normal(size=n) + y)),  # lower = riskier
-    }).to_csv(d / "tiny.csv", index=False)
+    pd.DataFrame(
+        {
+            "id": np.arange(1, n + 1),
+            "y": y,
+            "pd": np.round(np.clip(0.3 + 0.25 * y + rng.normal(0, 0.2, n), 0.01, 0.99), 1),  # ties
+            "points": 600 - np.round(30 * (rng.normal(size=n) + y)),  # lower = riskier
+        }
+    ).to_csv(d / "tiny.csv", index=False)
     return {
-        "title": "Snapshot <binary> & co", "author": "Tests", "label": "y", "threshold": 0.5, "beta": 2,
-        "costs": {"fn": 5, "fp": 1}, "prevalences": [0.1],
+        "title": "Snapshot <binary> & co",
+        "author": "Tests",
+        "label": "y",
+        "threshold": 0.5,
+        "beta": 2,
+        "costs": {"fn": 5, "fp": 1},
+        "prevalences": [0.1],
         "constraints": [{"maximize": "precision", "where": "recall", "at_least": 0.5}],
         "bootstrap": {"resamples": 20, "seed": 3},
         "models": [
@@ -68,8 +75,12 @@ def _multiclass(d: Path) -> dict:
     df["rule"] = classes[np.where(rng.random(n) < 0.6, k, rng.choice(3, n))]
     df.to_csv(d / "tiny_mc.csv", index=False)
     return {
-        "title": "Snapshot multiclass", "task": "multiclass", "label": "y", "classes": classes.tolist(),
-        "costs": [[0, 1, 2], [1, 0, 1], [3, 1, 0]], "bootstrap": {"resamples": 20, "seed": 3},
+        "title": "Snapshot multiclass",
+        "task": "multiclass",
+        "label": "y",
+        "classes": classes.tolist(),
+        "costs": [[0, 1, 2], [1, 0, 1], [3, 1, 0]],
+        "bootstrap": {"resamples": 20, "seed": 3},
         "models": [
             {"name": "a", "file": "tiny_mc.csv", "scores": [f"a_{c}" for c in classes], "probabilities": True},
             {"name": "b", "file": "tiny_mc.csv", "scores": [f"b_{c}" for c in classes], "probabilities": True},
@@ -106,5 +117,7 @@ def make_fixture(task: str) -> dict:
 if __name__ == "__main__":
     FIXTURES.mkdir(exist_ok=True)
     for task in TASKS:
-        fixture_path(task).write_text(json.dumps(make_fixture(task), indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        fixture_path(task).write_text(
+            json.dumps(make_fixture(task), indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
+        )
         print(fixture_path(task))

@@ -11,11 +11,11 @@ from __future__ import annotations
 import json
 
 import pytest
+from snapshot_fixtures import TASKS, fixture_path
+from test_report_fragments import HTML, check_snapshot, normalise
 
 import reportgen.report.notebook as notebook
 from reportgen.results import ComparisonResult
-from snapshot_fixtures import TASKS, fixture_path
-from test_report_fragments import HTML, check_snapshot, normalise
 
 
 def _result(task: str) -> ComparisonResult:

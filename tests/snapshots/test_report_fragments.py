@@ -25,18 +25,37 @@ from functools import cache
 from pathlib import Path
 
 import pytest
+from snapshot_fixtures import TASKS, fixture_path
 
 from reportgen.report.render import build_view, make_environment
 from reportgen.report.views import ReportView
 from reportgen.results import ComparisonResult
-from snapshot_fixtures import TASKS, fixture_path
 
 HTML = Path(__file__).resolve().parent / "html"
 #: The sections a task's report has (``reportgen.report.views.TASK_SECTIONS``), as snapshotted here.
 SECTIONS = {
-    "binary": ("summary", "comparison", "metrics", "confusion", "curves", "thresholds", "bands", "glossary", "appendix"),
-    "multiclass": ("summary", "comparison", "calibration", "metrics", "per_class", "confusion", "curves", "glossary",
-                   "appendix"),
+    "binary": (
+        "summary",
+        "comparison",
+        "metrics",
+        "confusion",
+        "curves",
+        "thresholds",
+        "bands",
+        "glossary",
+        "appendix",
+    ),
+    "multiclass": (
+        "summary",
+        "comparison",
+        "calibration",
+        "metrics",
+        "per_class",
+        "confusion",
+        "curves",
+        "glossary",
+        "appendix",
+    ),
 }
 SVG = re.compile(r"<svg\b.*?</svg>", re.DOTALL)
 
@@ -75,12 +94,17 @@ def check_snapshot(path: Path, actual: str, update: bool) -> None:
         pytest.fail(f"{path}: no snapshot yet; run pytest with --update-snapshots and review it", pytrace=False)
     expected = path.read_text(encoding="utf-8")
     if actual != expected:
-        diff = "".join(difflib.unified_diff(
-            expected.splitlines(keepends=True), actual.splitlines(keepends=True),
-            fromfile=f"{path} (snapshot)", tofile="rendered now",
-        ))
-        pytest.fail(f"the rendered section differs from its snapshot (accept with --update-snapshots):\n{diff}",
-                    pytrace=False)
+        diff = "".join(
+            difflib.unified_diff(
+                expected.splitlines(keepends=True),
+                actual.splitlines(keepends=True),
+                fromfile=f"{path} (snapshot)",
+                tofile="rendered now",
+            )
+        )
+        pytest.fail(
+            f"the rendered section differs from its snapshot (accept with --update-snapshots):\n{diff}", pytrace=False
+        )
 
 
 @pytest.mark.parametrize(("task", "section"), [(t, s) for t in TASKS for s in SECTIONS[t]])

@@ -26,15 +26,14 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
+from test_report_fragments import check_snapshot, normalise, render_section
 
 from reportgen import compare_models, load_config
-from reportgen.report.wording import verdict_of
-from reportgen.results import Decision
 from reportgen.report.formats import fmt_signed
 from reportgen.report.render import build_view, make_environment
 from reportgen.report.views.common import better_mark
-from reportgen.results import ComparisonResult
-from test_report_fragments import check_snapshot, normalise, render_section
+from reportgen.report.wording import verdict_of
+from reportgen.results import ComparisonResult, Decision
 
 HERE = Path(__file__).resolve().parent / "html" / "wording"
 P = N = 50
@@ -43,14 +42,14 @@ LOW_POSITIVE = 0.605
 
 def _scores() -> dict[str, np.ndarray]:
     """The models' scores; rows 0..49 positive, 50..99 negative."""
-    pos = LOW_POSITIVE + 0.0078 * np.arange(P)                       # 0.605 … 0.9872
-    neg = np.round(0.0350002 + 0.007 * np.arange(N), 7)              # 0.0350002 … 0.3780002
+    pos = LOW_POSITIVE + 0.0078 * np.arange(P)  # 0.605 … 0.9872
+    neg = np.round(0.0350002 + 0.007 * np.arange(N), 7)  # 0.0350002 … 0.3780002
     sharp_neg = neg.copy()
-    sharp_neg[-1] = 0.61                                             # above the lowest positive only
+    sharp_neg[-1] = 0.61  # above the lowest positive only
     tie_neg = neg.copy()
-    tie_neg[-1] = LOW_POSITIVE                                        # tied with it: half a pair
+    tie_neg[-1] = LOW_POSITIVE  # tied with it: half a pair
     clipped_pos = pos.copy()
-    clipped_pos[[10, 20, 30]] = 0.0                                  # probability 0 for the true class
+    clipped_pos[[10, 20, 30]] = 0.0  # probability 0 for the true class
     return {
         "sharp": np.r_[pos, sharp_neg],
         "sharp_tie": np.r_[pos, tie_neg],
@@ -65,11 +64,25 @@ def binary_result(tmp: Path) -> ComparisonResult:
     frame = pd.DataFrame({"id": np.arange(P + N), "y": np.r_[np.ones(P, int), np.zeros(N, int)], **scores})
     frame.to_csv(tmp / "scores.csv", index=False)
     cfg = {
-        "title": "wording", "task": "binary", "label": "y", "positive": 1, "id": "id", "threshold": 0.5,
-        "costs": {"fn": 5, "fp": 1}, "baseline": "sharp_tie", "primary_metric": "gini",
+        "title": "wording",
+        "task": "binary",
+        "label": "y",
+        "positive": 1,
+        "id": "id",
+        "threshold": 0.5,
+        "costs": {"fn": 5, "fp": 1},
+        "baseline": "sharp_tie",
+        "primary_metric": "gini",
         "bootstrap": {"resamples": 50, "seed": 3},
-        "models": [{"name": n, "file": "scores.csv", "score": n,
-                    **({"direction": "lower", "threshold": 560} if n == "points" else {})} for n in scores],
+        "models": [
+            {
+                "name": n,
+                "file": "scores.csv",
+                "score": n,
+                **({"direction": "lower", "threshold": 560} if n == "points" else {}),
+            }
+            for n in scores
+        ],
         "output": {"dir": "out", "formats": ["json"]},
     }
     order = ["sharp_tie", "sharp", "constant", "clipped", "points"]
@@ -101,10 +114,18 @@ def multiclass_run(tmp_path_factory):
             frame[f"{name}_{c}"] = p[:, j]
     pd.DataFrame(frame).to_csv(tmp / "mc.csv", index=False)
     cfg = {
-        "title": "no costs", "task": "multiclass", "label": "y", "classes": classes, "id": "id",
-        "baseline": "m1", "primary_metric": "f1_macro", "bootstrap": {"resamples": 20, "seed": 1},
-        "models": [{"name": n, "file": "mc.csv", "scores": [f"{n}_{c}" for c in classes], "probabilities": True}
-                   for n in ("m1", "m2")],
+        "title": "no costs",
+        "task": "multiclass",
+        "label": "y",
+        "classes": classes,
+        "id": "id",
+        "baseline": "m1",
+        "primary_metric": "f1_macro",
+        "bootstrap": {"resamples": 20, "seed": 1},
+        "models": [
+            {"name": n, "file": "mc.csv", "scores": [f"{n}_{c}" for c in classes], "probabilities": True}
+            for n in ("m1", "m2")
+        ],
         "output": {"dir": "out", "formats": ["json"]},
     }
     path = tmp / "mc.yaml"
@@ -115,7 +136,7 @@ def multiclass_run(tmp_path_factory):
 
 
 def _updating(request) -> bool:
-    from test_report_fragments import _updating as updating  # noqa: PLC0415
+    from test_report_fragments import _updating as updating
 
     return updating(request.config)
 
@@ -130,7 +151,7 @@ def _pick(html: str, pattern: str) -> str:
 def _comparison(view: dict, model: str) -> str:
     html = render_section(view, "comparison")
     start = html.index(f"</span>{model} vs ")
-    return html[start:html.index("</table>", start)]
+    return html[start : html.index("</table>", start)]
 
 
 def test_constant_score_is_not_called_perfectly_separated(run, request):
@@ -140,8 +161,11 @@ def test_constant_score_is_not_called_perfectly_separated(run, request):
     assert "AUC = 0.5: every positive ties every negative, as with a constant score" in warning
     sharp_like = [w for w in result.run.warnings if "perfectly separated" in w]
     assert sharp_like == []  # no model here has AUC 0 or 1
-    check_snapshot(HERE / "constant_score.html", _pick(render_section(view, "summary"), r"<li>model &#39;constant&#39;[^<]*</li>"),
-                   _updating(request))
+    check_snapshot(
+        HERE / "constant_score.html",
+        _pick(render_section(view, "summary"), r"<li>model &#39;constant&#39;[^<]*</li>"),
+        _updating(request),
+    )
 
 
 def test_tie_rule_follows_the_direction(run, request):
@@ -150,8 +174,11 @@ def test_tie_rule_follows_the_direction(run, request):
     assert "(positive when score ≤ t; on ties the lowest threshold (the fewest rows flagged) is reported)" in html
     assert "(positive when score ≥ t; on ties the highest threshold (the fewest rows flagged) is reported)" in html
     assert "On ties the highest threshold (fewest rows flagged) is reported." not in html
-    check_snapshot(HERE / "tie_rule.html", _pick(html, r"<p>Each threshold[^\n]*</p>|<h3>[^\n]*points[^\n]*</h3>"),
-                   _updating(request))
+    check_snapshot(
+        HERE / "tie_rule.html",
+        _pick(html, r"<p>Each threshold[^\n]*</p>|<h3>[^\n]*points[^\n]*</h3>"),
+        _updating(request),
+    )
 
 
 def test_a_small_gini_difference_is_not_printed_as_zero(run, request):
@@ -159,17 +186,35 @@ def test_a_small_gini_difference_is_not_printed_as_zero(run, request):
     c = next(c for c in result.comparisons if c.model == "sharp")
     assert c.delta["gini"] == pytest.approx(-0.0004, abs=1e-12)
     assert "is 0.0004 lower than sharp_tie's" in c.verdict and "0.000 lower" not in c.verdict
-    equal = Decision(metric="gini", better="higher", delta=0.0, method="DeLong (paired)", p_value=1.0,
-                     p_value_is_bound=False, p_value_adjusted=1.0, p_value_adjusted_is_bound=False, adjustment="holm",
-                     family_size=1, alpha=0.05, significant=False, direction="inconclusive", ci=None, ci_level=0.95,
-                     ci_simultaneous=None, ci_simultaneous_level=0.95, ci_method=None)
+    equal = Decision(
+        metric="gini",
+        better="higher",
+        delta=0.0,
+        method="DeLong (paired)",
+        p_value=1.0,
+        p_value_is_bound=False,
+        p_value_adjusted=1.0,
+        p_value_adjusted_is_bound=False,
+        adjustment="holm",
+        family_size=1,
+        alpha=0.05,
+        significant=False,
+        direction="inconclusive",
+        ci=None,
+        ci_level=0.95,
+        ci_simultaneous=None,
+        ci_simultaneous_level=0.95,
+        ci_method=None,
+    )
     assert verdict_of("a", "b", equal) == "a's Gini equals b's (p = 1.000, DeLong's paired test)."
     assert fmt_signed(-0.0004) == "−0.0004" and fmt_signed(1e-9) == "+< 0.000001" and fmt_signed(0.0) == "0.000"
     row = _pick(_comparison(view, "sharp"), r"<tr class=\"primary\">.*?</tr>")
     assert "−0.0004" in row
-    check_snapshot(HERE / "small_difference.html",
-                   _pick(render_section(view, "summary"), r"<p class=\"verdict\">[^\n]*sharp&#39;s Gini[^\n]*</p>") + row,
-                   _updating(request))
+    check_snapshot(
+        HERE / "small_difference.html",
+        _pick(render_section(view, "summary"), r"<p class=\"verdict\">[^\n]*sharp&#39;s Gini[^\n]*</p>") + row,
+        _updating(request),
+    )
 
 
 def test_delta_is_marked_better_or_worse_by_the_metric_direction(run, request):
@@ -191,7 +236,9 @@ def test_delta_is_marked_better_or_worse_by_the_metric_direction(run, request):
     assert better_mark(0.0, "lower") == "equal" and better_mark(0.1, None) == ""
     points = _comparison(view, "points")
     # (a better Δ whose interval covers 0 is marked "better, not significant")
-    assert re.search(r'<span class="mark (better|ns)">better', points) or '<span class="mark equal">equal</span>' in points
+    assert (
+        re.search(r'<span class="mark (better|ns)">better', points) or '<span class="mark equal">equal</span>' in points
+    )
     check_snapshot(HERE / "delta_marks.html", acc + cost + brier, _updating(request))
 
 
@@ -225,24 +272,34 @@ def test_printed_thresholds_reproduce_their_counts(run, request):
     result, view = run
     html = render_section(view, "thresholds")
     start = html.index("</span>clipped <span")
-    table = html[start:html.index("</table>", start)]
-    rows = re.findall(r"<td class=\"num strong thr\">([^<]+)</td><td class=\"num\">[^<]*</td>"
-                      r"<td class=\"num\">([^<]+)</td><td class=\"num\">([^<]+)</td>"
-                      r"<td class=\"num\">([^<]+)</td><td class=\"num\">([^<]+)</td>", table)
+    table = html[start : html.index("</table>", start)]
+    rows = re.findall(
+        r"<td class=\"num strong thr\">([^<]+)</td><td class=\"num\">[^<]*</td>"
+        r"<td class=\"num\">([^<]+)</td><td class=\"num\">([^<]+)</td>"
+        r"<td class=\"num\">([^<]+)</td><td class=\"num\">([^<]+)</td>",
+        table,
+    )
     scores = _scores()["clipped"]
     y = np.r_[np.ones(P, bool), np.zeros(N, bool)]
     assert rows
     for t, *counts in rows:
         flagged = scores >= float(t)
-        got = [np.count_nonzero(flagged & y), np.count_nonzero(flagged & ~y),
-               np.count_nonzero(~flagged & y), np.count_nonzero(~flagged & ~y)]
+        got = [
+            np.count_nonzero(flagged & y),
+            np.count_nonzero(flagged & ~y),
+            np.count_nonzero(~flagged & y),
+            np.count_nonzero(~flagged & ~y),
+        ]
         assert got == [int(c) for c in counts], t
     # the break-even threshold 0.3640002 next to the score 0.3570002: "0.364" cuts the same rows
     o = result.models["clipped"].optimal_thresholds["break_even"]
     assert (o.threshold, o.next_score) == (0.3640002, 0.3570002)
     assert ">0.364<" in table
-    check_snapshot(HERE / "thresholds.html", _pick(table, r"<tr><td>[^<]*</td><td class=\"num strong thr\">.*?</tr>"),
-                   _updating(request))
+    check_snapshot(
+        HERE / "thresholds.html",
+        _pick(table, r"<tr><td>[^<]*</td><td class=\"num strong thr\">.*?</tr>"),
+        _updating(request),
+    )
 
 
 def test_multiclass_caption_without_a_cost_matrix(multiclass_run, request):
@@ -265,8 +322,11 @@ def test_log_loss_driven_by_clipped_probabilities_is_warned(run, request):
     warning = next(w for w in result.run.warnings if w.startswith("model 'clipped': log-loss"))
     assert f"together {share * 100:.0f} % of the log-loss" in warning and "3 row(s)" in warning
     assert not any(w.startswith("model 'sharp': log-loss") for w in result.run.warnings)
-    check_snapshot(HERE / "log_loss_clipped.html", _pick(render_section(view, "summary"), r"<li>model &#39;clipped&#39;: log-loss[^<]*</li>"),
-                   _updating(request))
+    check_snapshot(
+        HERE / "log_loss_clipped.html",
+        _pick(render_section(view, "summary"), r"<li>model &#39;clipped&#39;: log-loss[^<]*</li>"),
+        _updating(request),
+    )
 
 
 def test_pairwise_section_lists_every_challenger_pair_once(run, request):
@@ -275,11 +335,11 @@ def test_pairwise_section_lists_every_challenger_pair_once(run, request):
     table = _pick(html, r"<table class=\"pairwise\">.*?</table>")
     challengers = [n for n in result.models if n != result.run.baseline]
     pairs = re.findall(r"</span>(\w+)</td><td class=\"name\"><span[^>]*></span>(\w+)</td>", table)
-    expected = [(a, b) for i, a in enumerate(challengers) for b in challengers[i + 1:]]
+    expected = [(a, b) for i, a in enumerate(challengers) for b in challengers[i + 1 :]]
     assert pairs == expected
     # each row's Δ Gini is the engine's, signed and marked
     cell = next(c for c in result.pairwise if (c.model, c.baseline) == ("sharp", "constant"))
-    assert f"{fmt_signed(cell.delta)} <span class=\"mark better\">better</span>" in table
+    assert f'{fmt_signed(cell.delta)} <span class="mark better">better</span>' in table
     check_snapshot(HERE / "pairwise.html", table, _updating(request))
 
 

@@ -5,13 +5,12 @@ changed; the package root documents itself (``help(reportgen)``)."""
 from __future__ import annotations
 
 import dataclasses
-import markupsafe
-import json
 import pydoc
 import subprocess
 import sys
 from pathlib import Path
 
+import markupsafe
 import numpy as np
 import pandas as pd
 import pyarrow as pa
@@ -34,10 +33,16 @@ SOURCE_FIELDS = ("files", "config", "config_path", "run_id")
 def _demo_settings(resamples: int = 40) -> tuple[dict, dict]:
     raw = yaml.safe_load(DEMO.read_text(encoding="utf-8"))
     # the credit section reads files (compare_frames refuses it): left out of both runs
-    settings = {k: v for k, v in raw.items() if k not in ("models", "label", "id", "task", "output", "credit", "segment", "segments")}
+    settings = {
+        k: v
+        for k, v in raw.items()
+        if k not in ("models", "label", "id", "task", "output", "credit", "segment", "segments")
+    }
     settings["bootstrap"] = {"resamples": resamples, "seed": 7}
-    scores = {m["name"]: {k: v for k, v in m.items() if k not in ("name", "file", "pd", "reference", "initial_auc")}
-              for m in raw["models"]}
+    scores = {
+        m["name"]: {k: v for k, v in m.items() if k not in ("name", "file", "pd", "reference", "initial_auc")}
+        for m in raw["models"]
+    }
     return settings, scores
 
 
@@ -63,11 +68,14 @@ def from_files() -> ComparisonResult:
 @pytest.fixture(scope="module")
 def from_frames() -> ComparisonResult:
     settings, scores = _demo_settings()
-    frames = {"champion": pd.read_csv(DATA / "champion_scorecard.csv"),
-              "challenger": pq.read_table(DATA / "challenger.parquet"),  # an Arrow table
-              "naive": pd.read_csv(DATA / "naive.csv")}
-    return reportgen.compare_frames(frames, label="default_flag", id="application_id", scores=scores, now=NOW,
-                                    **settings)
+    frames = {
+        "champion": pd.read_csv(DATA / "champion_scorecard.csv"),
+        "challenger": pq.read_table(DATA / "challenger.parquet"),  # an Arrow table
+        "naive": pd.read_csv(DATA / "naive.csv"),
+    }
+    return reportgen.compare_frames(
+        frames, label="default_flag", id="application_id", scores=scores, now=NOW, **settings
+    )
 
 
 def test_frames_give_the_result_the_files_give(from_files, from_frames) -> None:
@@ -93,10 +101,15 @@ def test_the_result_is_frozen(from_frames) -> None:
 def _one_frame(n: int = 400, seed: int = 3) -> pd.DataFrame:
     rng = np.random.default_rng(seed)
     y = rng.random(n) < 0.3
-    return pd.DataFrame({"id": np.arange(n), "y": y.astype(int),
-                         "a": np.round(np.clip(0.3 * y + rng.normal(0.35, 0.2, n), 0, 1), 3),
-                         "b": np.round(np.clip(0.1 * y + rng.normal(0.4, 0.2, n), 0, 1), 3),
-                         "w": rng.integers(1, 4, n).astype(float)})
+    return pd.DataFrame(
+        {
+            "id": np.arange(n),
+            "y": y.astype(int),
+            "a": np.round(np.clip(0.3 * y + rng.normal(0.35, 0.2, n), 0, 1), 3),
+            "b": np.round(np.clip(0.1 * y + rng.normal(0.4, 0.2, n), 0, 1), 3),
+            "w": rng.integers(1, 4, n).astype(float),
+        }
+    )
 
 
 def test_one_frame_pandas_and_arrow_agree_and_weights_count() -> None:
@@ -111,7 +124,8 @@ def test_one_frame_pandas_and_arrow_agree_and_weights_count() -> None:
     from sklearn.metrics import roc_auc_score
 
     assert weighted.models["a"].metrics["roc_auc"] == pytest.approx(
-        roc_auc_score(df.y, df.a, sample_weight=df.w), abs=1e-12)
+        roc_auc_score(df.y, df.a, sample_weight=df.w), abs=1e-12
+    )
 
 
 def test_a_frame_column_of_mixed_python_types_is_read_as_text() -> None:
@@ -192,11 +206,16 @@ y = rng.random(300) < 0.4
 df = pd.DataFrame({{"y": y.astype(int), "s": np.round(y * 0.3 + rng.random(300), 3)}})
 r = reportgen.compare_frames(df, label="y", scores=["s"], bootstrap={{"resamples": 0, "seed": 1}})
 r._repr_html_()
-reportgen.write_report(r, {str(tmp_path / 'out')!r}, formats=("html", "pdf", "json"))
+reportgen.write_report(r, {str(tmp_path / "out")!r}, formats=("html", "pdf", "json"))
 print(matplotlib.get_backend(), "matplotlib.pyplot" in sys.modules)
 """
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                         env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "MPLBACKEND": ""})
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "MPLBACKEND": ""},
+    )
     assert out.stdout.split() == ["svg", "False"]
     assert (tmp_path / "out" / "report.pdf").read_bytes().startswith(b"%PDF-")
 

@@ -37,20 +37,27 @@ def test_numpy_of_equals_to_numpy(values: pa.Array, shape: str) -> None:
         values = pa.chunked_array([values])
     elif shape == "chunks":
         values = pa.chunked_array([values, values.slice(min(5, len(values)))])
-    got, want = numpy_of(values), values.to_numpy(zero_copy_only=False) if isinstance(values, pa.Array) else values.to_numpy()
+    got, want = (
+        numpy_of(values),
+        values.to_numpy(zero_copy_only=False) if isinstance(values, pa.Array) else values.to_numpy(),
+    )
     assert got.dtype == want.dtype and got.shape == want.shape
     assert [repr(v) for v in got.tolist()] == [repr(v) for v in want.tolist()]
 
 
 def test_a_single_parquet_file_reads_as_its_dataset(tmp_path) -> None:
-    table = pa.table({"y": COLUMNS[0], "s": COLUMNS[4], "k": pa.array(list("abcdefg") * 5 + ["h", "i"]).dictionary_encode()})
+    table = pa.table(
+        {"y": COLUMNS[0], "s": COLUMNS[4], "k": pa.array(list("abcdefg") * 5 + ["h", "i"]).dictionary_encode()}
+    )
     path = tmp_path / "a.parquet"
     pq.write_table(table, path, row_group_size=10)
     data, dataset = single_file(str(path), True), ds.dataset(str(path), format="parquet", partitioning="hive")
     assert data is not None and data.schema.equals(dataset.schema)
     assert data.to_table(["s", "k"]).equals(dataset.to_table(columns=["s", "k"]))
     batches = list(data.to_batches(["y"], 4))
-    assert max(b.num_rows for b in batches) <= 4 and pa.Table.from_batches(batches).equals(dataset.to_table(columns=["y"]))
+    assert max(b.num_rows for b in batches) <= 4 and pa.Table.from_batches(batches).equals(
+        dataset.to_table(columns=["y"])
+    )
     assert data.head(12).equals(dataset.head(12))
 
 
@@ -61,6 +68,11 @@ def test_what_a_dataset_reads_otherwise_is_left_to_it(tmp_path) -> None:
     pq.write_table(pa.table({"a": [1, 2]}), tmp_path / "month=3" / "p.parquet")
     (tmp_path / "bad.parquet").write_bytes(b"not parquet")
     pq.write_table(pa.Table.from_arrays([pa.array([1]), pa.array([2])], names=["a", "a"]), tmp_path / "twice.parquet")
-    for path in (tmp_path / "month=3" / "p.parquet", tmp_path / "month=3", tmp_path / "bad.parquet", tmp_path / "twice.parquet"):
+    for path in (
+        tmp_path / "month=3" / "p.parquet",
+        tmp_path / "month=3",
+        tmp_path / "bad.parquet",
+        tmp_path / "twice.parquet",
+    ):
         assert single_file(str(path), True) is None
     assert single_file(str(tmp_path / "month=3" / "p.parquet"), False) is None

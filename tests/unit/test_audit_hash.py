@@ -33,8 +33,15 @@ def frame(n: int = 40, seed: int = 3) -> pd.DataFrame:
 
 
 def config(tmp: Path, file: str, **extra) -> Path:
-    cfg = {"title": "t", "label": "y", "bootstrap": {"resamples": 0}, "output": {"formats": ["json"]},
-           "stream": {"batch_rows": 1000}, **extra, "models": [{"name": "a", "file": file, "score": "s"}]}
+    cfg = {
+        "title": "t",
+        "label": "y",
+        "bootstrap": {"resamples": 0},
+        "output": {"formats": ["json"]},
+        "stream": {"batch_rows": 1000},
+        **extra,
+        "models": [{"name": "a", "file": file, "score": "s"}],
+    }
     path = tmp / "run.yaml"
     path.write_text(yaml.safe_dump(cfg, sort_keys=False), encoding="utf-8")
     return path
@@ -48,7 +55,6 @@ def run(cfg: Path, engine: str, scheduler: str) -> tuple[int, dict | None]:
     code = cli.main(args)
     metrics = out / "metrics.json"
     return code, json.loads(metrics.read_text(encoding="utf-8")) if code == 0 else None
-
 
 
 def sha(data: bytes) -> str:
@@ -66,6 +72,7 @@ def dataset_digest(root: Path) -> str:
 def replace_after_parse(monkeypatch, engine: str, path: Path, new_bytes: bytes) -> None:
     """Overwrite ``path`` (in place, as ``cp`` does) once the engine has parsed it and before
     the audit record is built: at the call that follows the reading in each loader."""
+
     def overwrite():
         if path.is_dir():
             for f in sorted(path.rglob("*.parquet")):
@@ -75,20 +82,24 @@ def replace_after_parse(monkeypatch, engine: str, path: Path, new_bytes: bytes) 
 
     if engine == "memory":
         import reportgen.io.batches as D
+
         original = D.read_table
 
         def hooked(*args, **kwargs):
             df = original(*args, **kwargs)
             overwrite()
             return df
+
         monkeypatch.setattr(D, "read_table", hooked)
     else:  # stream and dask: both join the kept ids after the first reading
         import reportgen.reduce.local as L
+
         original = L.join_states
 
         def hooked(*args, **kwargs):
             overwrite()
             return original(*args, **kwargs)
+
         monkeypatch.setattr(L, "join_states", hooked)
 
 
@@ -105,6 +116,7 @@ def inputs_of(metrics: dict) -> list[dict]:
         elif isinstance(x, list):
             for v in x:
                 walk(v)
+
     walk(metrics)
     return found
 
@@ -124,14 +136,16 @@ def test_hash_is_of_the_parsed_csv_when_the_file_is_replaced_during_the_run(tmp_
 
 
 @pytest.mark.parametrize("engine", ENGINES)
-def test_hash_is_of_the_parsed_parquet_dataset_when_a_part_is_replaced_during_the_run(tmp_path, engine, scheduler,
-                                                                                       monkeypatch):
+def test_hash_is_of_the_parsed_parquet_dataset_when_a_part_is_replaced_during_the_run(
+    tmp_path, engine, scheduler, monkeypatch
+):
     root = tmp_path / "ds"
     df = frame(60)
     for k in range(3):
         (root / f"k={k}").mkdir(parents=True)
-        pq.write_table(pa.Table.from_pandas(df.iloc[k * 20:(k + 1) * 20], preserve_index=False),
-                       root / f"k={k}" / "part.parquet")
+        pq.write_table(
+            pa.Table.from_pandas(df.iloc[k * 20 : (k + 1) * 20], preserve_index=False), root / f"k={k}" / "part.parquet"
+        )
     parsed = dataset_digest(root)
     replacement = tmp_path / "other.parquet"
     pq.write_table(pa.Table.from_pandas(frame(20, seed=5), preserve_index=False), replacement)

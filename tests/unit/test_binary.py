@@ -15,6 +15,7 @@ import warnings
 
 import numpy as np
 import pytest
+from oracles import monotone_chain_upper
 from scipy.stats import ks_2samp
 from sklearn.metrics import (
     accuracy_score,
@@ -34,10 +35,9 @@ from sklearn.metrics import (
     zero_one_loss,
 )
 
-from oracles import monotone_chain_upper
-from reportgen.report.wording import optimum_label, undefined_text
 from reportgen.engine import binary as B
 from reportgen.engine.curve import build_table
+from reportgen.report.wording import optimum_label, undefined_text
 
 CASES = ["distinct", "ties", "int_weights", "frac_weights", "ties_frac_weights"]
 COSTS = B.Costs(fn=5.0, fp=1.0, tp=0.25, tn=0.1)
@@ -188,9 +188,15 @@ def test_losses_undefined_for_non_probabilities_with_reason():
     assert not bm.probabilities
     p, y, _ = make_case("distinct")
     lo = B.compute_metrics(build_table(-p, y, direction="lower"), -0.5)
-    assert lo.get("log_loss") is None and "direction" in {u.metric: undefined_text(u.metric, u.reason) for u in lo.undefined}["log_loss"]
+    assert (
+        lo.get("log_loss") is None
+        and "direction" in {u.metric: undefined_text(u.metric, u.reason) for u in lo.undefined}["log_loss"]
+    )
     off = B.compute_metrics(build_table(p, y), 0.5, probabilities=False)
-    assert off.get("brier") is None and "declared" in {u.metric: undefined_text(u.metric, u.reason) for u in off.undefined}["brier"]
+    assert (
+        off.get("brier") is None
+        and "declared" in {u.metric: undefined_text(u.metric, u.reason) for u in off.undefined}["brier"]
+    )
 
 
 @pytest.mark.parametrize("kind", ["distinct", "ties"])
@@ -252,7 +258,7 @@ def test_defective_pairs_integer_weights_equal_repeated_rows():
 
 
 def test_roc_auc_ties_count_half_mann_whitney():
-    s, y, w = make_case("ties", n=80, seed=10)
+    s, y, _w = make_case("ties", n=80, seed=10)
     pos, neg = s[y], s[~y]
     u = sum((p > q) + 0.5 * (p == q) for p in pos for q in neg)
     bm = B.compute_metrics(build_table(s, y), 0.5)
@@ -472,8 +478,17 @@ def test_only_positives_gives_none_with_reasons():
     vals = bm.as_dict()
     assert_no_nan(vals)
     reasons = {u.metric: undefined_text(u.metric, u.reason) for u in bm.undefined}
-    for name in ("roc_auc", "gini", "ks", "defective_pairs", "specificity", "fpr",
-                 "balanced_accuracy", "youden_j", "mcc"):
+    for name in (
+        "roc_auc",
+        "gini",
+        "ks",
+        "defective_pairs",
+        "specificity",
+        "fpr",
+        "balanced_accuracy",
+        "youden_j",
+        "mcc",
+    ):
         assert vals[name] is None, name
         assert reasons[name], name
     assert vals["precision"] == 1.0 and vals["recall"] == 0.5
@@ -516,7 +531,10 @@ def test_no_predicted_positives_gives_none_precision_with_reason():
 def test_all_predicted_positive_gives_none_npv():
     s, y, _ = make_case("distinct", seed=22)
     bm = B.compute_metrics(build_table(s, y), float(s.min()))
-    assert bm.get("npv") is None and "no row predicted negative" in {u.metric: undefined_text(u.metric, u.reason) for u in bm.undefined}["npv"]
+    assert (
+        bm.get("npv") is None
+        and "no row predicted negative" in {u.metric: undefined_text(u.metric, u.reason) for u in bm.undefined}["npv"]
+    )
     assert bm.get("recall") == 1.0
     assert_no_nan(bm.as_dict())
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from renders import no_figures  # noqa: F401 - a fixture: a render without its figures
 from scipy import stats as sps
 
 import reportgen
@@ -41,8 +40,15 @@ def _binary_frame(seed: int = 40, n: int = 1500) -> tuple[pd.DataFrame, dict[str
 @pytest.mark.slow  # many challengers, full bootstrap: ~7 s
 def test_eleven_clearly_worse_binary_challengers_are_all_significant() -> None:
     df, scores = _binary_frame()
-    res = reportgen.compare_frames(df, label="y", scores=scores, baseline="base", primary_metric="f1",
-                                   threshold=1.25, bootstrap={"resamples": 200, "seed": 3})
+    res = reportgen.compare_frames(
+        df,
+        label="y",
+        scores=scores,
+        baseline="base",
+        primary_metric="f1",
+        threshold=1.25,
+        bootstrap={"resamples": 200, "seed": 3},
+    )
     ds = [c.decision for c in res.comparisons]
     assert len(ds) == N_CHALLENGERS
     assert all(d.family == "verdicts" and d.family_size == N_CHALLENGERS for d in ds)
@@ -68,7 +74,8 @@ def _multiclass_config(tmp_path, seed: int = 41, n: int = 1200):
     models = "".join(f"  - {{name: {c}, file: mc.csv, prediction: {c}}}\n" for c in cols if c != "y")
     (tmp_path / "mc.yaml").write_text(
         "label: y\ntask: multiclass\nclasses: [0, 1, 2, 3]\nprimary_metric: f1_macro\nbaseline: base\n"
-        "bootstrap: {resamples: 200, seed: 5}\nmodels:\n" + models)
+        "bootstrap: {resamples: 200, seed: 5}\nmodels:\n" + models
+    )
     cfg, p = load_config(tmp_path / "mc.yaml")
     return analyse(cfg, p, now="2026-01-01T00:00:00Z")
 
@@ -102,8 +109,8 @@ def test_a_bootstrap_verdict_is_the_normal_test_on_the_replicates_spread() -> No
         z = sps.norm.ppf(1 - 0.05 / 6)
         assert d.ci_simultaneous == pytest.approx([delta - z * se, delta + z * se], rel=1e-9)
         assert d.p_value_adjusted == pytest.approx(
-            min(1.0, max(k * p for k, p in zip((3, 2, 1), sorted(x.p_value for x in ds))
-                         if p <= d.p_value)), rel=1e-12)
+            min(1.0, max(k * p for k, p in zip((3, 2, 1), sorted(x.p_value for x in ds)) if p <= d.p_value)), rel=1e-12
+        )
     # no replicates, or a single finite one: no test
     assert bootstrap_test(0.1, None, 0.95) is None
     assert bootstrap_test(0.1, np.array([np.nan, 0.2]), 0.95) is None
@@ -113,8 +120,15 @@ def test_a_bootstrap_verdict_is_the_normal_test_on_the_replicates_spread() -> No
 def test_the_comparison_interval_of_a_bootstrap_primary_metric_is_the_verdicts() -> None:
     df, scores = _binary_frame(n=600)
     scores = {k: scores[k] for k in ("base", "c0", "c1")}
-    res = reportgen.compare_frames(df, label="y", scores=scores, baseline="base", primary_metric="f1",
-                                   threshold=1.25, bootstrap={"resamples": 200, "seed": 3})
+    res = reportgen.compare_frames(
+        df,
+        label="y",
+        scores=scores,
+        baseline="base",
+        primary_metric="f1",
+        threshold=1.25,
+        bootstrap={"resamples": 200, "seed": 3},
+    )
     for c in res.comparisons:
         assert list(c.ci["f1"]) == list(c.decision.ci)
         assert c.ci_method["f1"] == c.decision.ci_method == "paired bootstrap of decision patterns"
@@ -124,8 +138,14 @@ def test_the_comparison_interval_of_a_bootstrap_primary_metric_is_the_verdicts()
 def _three_models(seed: int = 8, n: int = 800) -> pd.DataFrame:
     rng = np.random.default_rng(seed)
     y = (rng.random(n) < 0.35).astype(int)
-    return pd.DataFrame({"y": y, "logistic": y * 1.2 + rng.normal(0, 1, n),
-                         "tree": y * 0.9 + rng.normal(0, 1, n), "forest": y * 1.0 + rng.normal(0, 1, n)})
+    return pd.DataFrame(
+        {
+            "y": y,
+            "logistic": y * 1.2 + rng.normal(0, 1, n),
+            "tree": y * 0.9 + rng.normal(0, 1, n),
+            "forest": y * 1.0 + rng.normal(0, 1, n),
+        }
+    )
 
 
 @pytest.mark.parametrize("primary", ["gini", "f1"])
@@ -133,8 +153,14 @@ def test_a_pair_with_the_baseline_shows_one_adjusted_p_wherever_it_appears(prima
     """Logistic vs tree read Holm p 0.016 in the summary (the two challengers against the
     baseline) and 0.024 in the pairwise block (all three pairs): one test, two adjusted p-values."""
     df = _three_models()
-    res = reportgen.compare_frames(df, label="y", scores=["logistic", "tree", "forest"], baseline="logistic",
-                                   primary_metric=primary, bootstrap={"resamples": 100, "seed": 1})
+    res = reportgen.compare_frames(
+        df,
+        label="y",
+        scores=["logistic", "tree", "forest"],
+        baseline="logistic",
+        primary_metric=primary,
+        bootstrap={"resamples": 100, "seed": 1},
+    )
     by_model = {c.model: c for c in res.comparisons}
     for cell in res.pairwise:
         if "logistic" not in (cell.model, cell.baseline):
@@ -144,7 +170,11 @@ def test_a_pair_with_the_baseline_shows_one_adjusted_p_wherever_it_appears(prima
             continue
         dl = by_model[cell.baseline if cell.model == "logistic" else cell.model].tests.delong
         assert (cell.p_value, cell.p_value_holm, cell.family, cell.family_size) == (
-            dl.p_value, dl.p_value_holm, dl.family, dl.family_size)
+            dl.p_value,
+            dl.p_value_holm,
+            dl.family,
+            dl.family_size,
+        )
         assert dl.family == ("verdicts" if primary == "gini" else "delong") and dl.family_size == 2
     if primary == "gini":
         for c in res.comparisons:
@@ -165,8 +195,9 @@ def test_the_report_names_each_family_beside_its_adjusted_p(no_figures) -> None:
     from reportgen.report.render import render_html
 
     df = _three_models()
-    res = reportgen.compare_frames(df, label="y", scores=["logistic", "tree", "forest"], baseline="logistic",
-                                   bootstrap={"resamples": 0})
+    res = reportgen.compare_frames(
+        df, label="y", scores=["logistic", "tree", "forest"], baseline="logistic", bootstrap={"resamples": 0}
+    )
     page = render_html(res)
     assert "family-wise error over the 1 challenger-vs-challenger pair;" in page
     assert "over the challenger pairs" not in page

@@ -14,20 +14,19 @@ import numpy as np
 import pytest
 
 from reportgen import catalog, config
-
-from reportgen.report import figures
-from reportgen.report.views import comparison
 from reportgen.engine import binary as B
 from reportgen.engine import compare as CMP
 from reportgen.engine import compare_multiclass as CMC
 from reportgen.engine import multiclass as MC
-from reportgen.engine.compare import Settings
-from reportgen.engine.driver import compare_evidence
-from reportgen.engine.curve import build_table
-from reportgen.errors import ConfigError
 from reportgen.engine.class_tables import build_class_tables
+from reportgen.engine.compare import Settings
+from reportgen.engine.curve import build_table
+from reportgen.engine.driver import compare_evidence
 from reportgen.engine.evidence import LoadAudit, MulticlassEvidence, MulticlassModelEvidence, Pairing
+from reportgen.errors import ConfigError
+from reportgen.report import figures
 from reportgen.report.labels import CRITERION_LABELS, LABELS, short_label
+from reportgen.report.views import comparison
 
 LABELS_MC = ("a", "b", "c")
 
@@ -50,7 +49,9 @@ def _multiclass_result(with_proba: bool, costs: np.ndarray | None = None):
     tables = build_class_tables(y, proba, None, k) if with_proba else None
     model = MulticlassModelEvidence("m", "m.csv", confusion, n, tables, False, not with_proba)
     evidence = MulticlassEvidence(LABELS_MC, (model,), Pairing("aligned", "single_model"), LoadAudit(()))
-    models, _, _ = compare_evidence(evidence, Settings(primary_metric="f1_macro", resamples=0, cost_matrix=costs, ordinal=True))
+    models, _, _ = compare_evidence(
+        evidence, Settings(primary_metric="f1_macro", resamples=0, cost_matrix=costs, ordinal=True)
+    )
     return models["m"]
 
 
@@ -107,8 +108,11 @@ def test_every_multiclass_engine_field_has_a_catalogue_row():
     """The scalar fields of ``MulticlassMetrics`` are catalogue rows (error_rate is derived
     from accuracy by the comparison, so it is the one row without a field)."""
     hints = typing.get_type_hints(MC.MulticlassMetrics)
-    scalar = {f.name for f in dataclasses.fields(MC.MulticlassMetrics)
-              if hints[f.name] in (float, float | None) and f.name not in ("total_weight", "beta")}
+    scalar = {
+        f.name
+        for f in dataclasses.fields(MC.MulticlassMetrics)
+        if hints[f.name] in (float, float | None) and f.name not in ("total_weight", "beta")
+    }
     assert scalar == set(catalog.keys("multiclass")) - {"error_rate"}
 
 
@@ -134,27 +138,27 @@ def test_optimal_thresholds_follow_the_criterion_rows():
 
 
 def test_engine_lists_are_the_catalogue():
-    assert B.METRICS == catalog.keys("binary")
-    assert B.BETTER == catalog.better("binary")
-    assert B.CRITERIA == tuple(c.key for c in catalog.CRITERIA)
-    assert CMC.METRICS == catalog.keys("multiclass")
-    assert CMC.BETTER == catalog.better("multiclass")
+    assert catalog.keys("binary") == B.METRICS
+    assert catalog.better("binary") == B.BETTER
+    assert tuple(c.key for c in catalog.CRITERIA) == B.CRITERIA
+    assert catalog.keys("multiclass") == CMC.METRICS
+    assert catalog.better("multiclass") == CMC.BETTER
     assert set(CMC._PROBA_METRICS) == {r.key for r in catalog.metrics_of("multiclass") if r.probabilities}
-    assert CMP.MAX_ONE == tuple(r.key for r in catalog.metrics_of("binary") if r.ideal_one)
-    assert CMC.MAX_ONE == tuple(r.key for r in catalog.metrics_of("multiclass") if r.ideal_one)
+    assert tuple(r.key for r in catalog.metrics_of("binary") if r.ideal_one) == CMP.MAX_ONE
+    assert tuple(r.key for r in catalog.metrics_of("multiclass") if r.ideal_one) == CMC.MAX_ONE
     assert set(CMP.DELONG_METRICS) <= set(catalog.keys("binary", "ranking"))
 
 
 def test_binary_clipping_ranges_are_the_bounded_rows():
-    assert B.RANGES == {r.key: (r.lo, r.hi) for r in catalog.metrics_of("binary") if r.bounded}
+    assert {r.key: (r.lo, r.hi) for r in catalog.metrics_of("binary") if r.bounded} == B.RANGES
     assert "log_loss" not in B.RANGES and "expected_cost" not in B.RANGES
 
 
 def test_config_choices_are_the_catalogue():
-    assert config.PRIMARY_METRICS == catalog.primary_metrics("binary")
-    assert config.MULTICLASS_PRIMARY_METRICS == catalog.primary_metrics("multiclass")
+    assert catalog.primary_metrics("binary") == config.PRIMARY_METRICS
+    assert catalog.primary_metrics("multiclass") == config.MULTICLASS_PRIMARY_METRICS
     assert typing.get_args(config.ConstraintMetric) == catalog.constraint_metrics()
-    assert config.CONSTRAINT_METRICS == catalog.constraint_metrics()
+    assert catalog.constraint_metrics() == config.CONSTRAINT_METRICS
 
 
 def test_constraint_metrics_have_a_known_search_behaviour():
@@ -162,8 +166,8 @@ def test_constraint_metrics_have_a_known_search_behaviour():
 
 
 def test_labels_are_the_catalogue():
-    assert LABELS == {r.key: r.label for r in catalog.METRICS}
-    assert CRITERION_LABELS == {c.key: c.label for c in catalog.CRITERIA}
+    assert {r.key: r.label for r in catalog.METRICS} == LABELS
+    assert {c.key: c.label for c in catalog.CRITERIA} == CRITERION_LABELS
     assert short_label("gini") == "Gini"
     assert short_label("precision_at_recall_ge_0.8") == "precision at recall ge 0.8"
 
@@ -192,8 +196,7 @@ def test_rows_are_unique_and_well_formed():
 def _cfg(task: str, primary: str) -> str:
     extra = "classes: [a, b, c]\n" if task == "multiclass" else ""
     model = "prediction: p" if task == "multiclass" else "score: s"
-    return (f"task: {task}\n{extra}label: y\nprimary_metric: {primary}\n"
-            f"models:\n  - {{name: m, file: m.csv, {model}}}\n")
+    return f"task: {task}\n{extra}label: y\nprimary_metric: {primary}\nmodels:\n  - {{name: m, file: m.csv, {model}}}\n"
 
 
 @pytest.mark.parametrize("task", ["binary", "multiclass"])

@@ -69,7 +69,9 @@ def test_the_cost_optimal_rule_minimises_each_rows_expected_cost():
     counts = probability_counts(y, p, w, costs)
     confusion = counts.optimal
     cost_opt, cost_max = CP.expected_costs(counts, costs)
-    brute = np.array([min(range(3), key=lambda j: (sum(p[r, i] * costs[i, j] for i in range(3)), j)) for r in range(len(y))])
+    brute = np.array(
+        [min(range(3), key=lambda j: (sum(p[r, i] * costs[i, j] for i in range(3)), j)) for r in range(len(y))]
+    )
     want = np.zeros((3, 3))
     np.add.at(want, (y, brute), w)
     np.testing.assert_allclose(confusion, want, rtol=1e-12)
@@ -85,7 +87,13 @@ def test_top_k_is_refused_for_a_binary_run():
     from reportgen.config import config_from_mapping
     from reportgen.errors import ConfigError
 
-    cfg = {"title": "t", "task": "binary", "label": "y", "top_k": 2, "models": [{"name": "a", "file": "a.csv", "score": "s"}]}
+    cfg = {
+        "title": "t",
+        "task": "binary",
+        "label": "y",
+        "top_k": 2,
+        "models": [{"name": "a", "file": "a.csv", "score": "s"}],
+    }
     with pytest.raises(ConfigError, match="top_k"):
         config_from_mapping(cfg, "t.yaml")
 

@@ -33,9 +33,7 @@ def test_classification_table_equals_scikit_learn(seed, weighted):
     y, pred, w, C = _case(seed, k, weighted=weighted)
     labels = list(range(k))
     rates = CR.class_rates(C)
-    p, r, f, s = skm.precision_recall_fscore_support(
-        y, pred, labels=labels, sample_weight=w, zero_division=np.nan
-    )
+    p, r, f, s = skm.precision_recall_fscore_support(y, pred, labels=labels, sample_weight=w, zero_division=np.nan)
     for name, want in (("precision", p), ("recall", r), ("f1", f)):
         np.testing.assert_allclose(rates[name], want, rtol=1e-12, equal_nan=True)
     np.testing.assert_allclose(C.sum(axis=1), s if w is None else [w[y == c].sum() for c in labels], rtol=1e-12)
@@ -57,7 +55,7 @@ def test_classification_table_equals_scikit_learn(seed, weighted):
 
 @pytest.mark.parametrize("seed", range(3))
 def test_accuracy_against_nir_is_caret_one_sided_binomial(seed):
-    y, pred, _, C = _case(seed, n=150)
+    y, _pred, _, C = _case(seed, n=150)
     values, why = CR.no_information_test(C, weighted=False)
     correct, n = int(np.trace(C)), len(y)
     nir = np.bincount(y).max() / n
@@ -74,12 +72,17 @@ def test_count_draws_keep_each_true_class_size_and_a_perfect_model_has_no_spread
     np.testing.assert_array_equal(draws.sum(axis=2), np.broadcast_to(C.sum(axis=1), (50, 3)))
     assert len({d.tobytes() for d in draws}) > 1
     table, per_class = CR.classification_table(
-        np.diag([20.0, 30, 10]), ["a", "b", "c"], weighted=False, resamples=40, level=0.95,
+        np.diag([20.0, 30, 10]),
+        ["a", "b", "c"],
+        weighted=False,
+        resamples=40,
+        level=0.95,
         rng=np.random.default_rng(1),
     )
     assert per_class["a"]["recall"] == [1.0, 1.0] and list(table.averages_ci["macro"]["f1"]) == [1.0, 1.0]
-    weighted, none = CR.classification_table(C, ["a", "b", "c"], weighted=True, resamples=40, level=0.95,
-                                             rng=np.random.default_rng(1))
+    weighted, none = CR.classification_table(
+        C, ["a", "b", "c"], weighted=True, resamples=40, level=0.95, rng=np.random.default_rng(1)
+    )
     assert none == {} and weighted.averages_ci == {} and weighted.ci_method is None
 
 
@@ -94,8 +97,13 @@ def test_class_deltas_are_the_difference_of_scikit_learn_values_with_paired_inte
     np.add.at(joint, (y, pb, pm), 1.0)
     db, dm = joint_confusion_bootstrap(joint, 200, np.random.default_rng(2))
     out = CR.comparison_class_deltas(
-        Cm, Cb, [0.9, None, 0.7], [0.8, 0.6, 0.75], ["a", "b", "c"],
-        CR.class_delta_intervals(dm, db, list("abc"), 0.95), level=0.95,
+        Cm,
+        Cb,
+        [0.9, None, 0.7],
+        [0.8, 0.6, 0.75],
+        ["a", "b", "c"],
+        CR.class_delta_intervals(dm, db, list("abc"), 0.95),
+        level=0.95,
     )
     want_r = skm.recall_score(y, pm, average=None) - skm.recall_score(y, pb, average=None)
     want_f = skm.f1_score(y, pm, average=None) - skm.f1_score(y, pb, average=None)

@@ -25,9 +25,6 @@ import pytest
 from scipy import stats as sps
 
 from reportgen.engine.compare import Settings
-from reportgen.reduce.rows import ModelRows as ModelInput
-from reportgen.reduce.rows import compare_rows
-from reportgen.report.wording import capability_note, caveats_of, model_warnings, notice_text, verdict
 from reportgen.engine.stats import (
     DELONG_WEIGHTS_MESSAGE,
     SMALL_CLASS,
@@ -37,9 +34,11 @@ from reportgen.engine.stats import (
     gini_interval,
     mcnemar,
 )
+from reportgen.reduce.rows import ModelRows as ModelInput
+from reportgen.reduce.rows import compare_rows
+from reportgen.report.wording import capability_note, caveats_of, model_warnings, notice_text, verdict
 
 ASAH = Path(__file__).resolve().parents[1] / "data" / "asah.csv"
-
 
 
 def words(result) -> tuple[str, ...]:
@@ -165,7 +164,7 @@ def test_compare_delong_equals_brute_force_with_ties(seed):
     # Holm over the two DeLong p-values, computed here from the definition
     p = sorted((c_.tests.delong.p_value, i) for i, c_ in enumerate(comps))
     adj = [min(1, 2 * p[0][0]), max(min(1, 2 * p[0][0]), min(1, p[1][0]))]
-    for (raw, i), a_ in zip(p, adj):
+    for (_raw, i), a_ in zip(p, adj):
         assert comps[i].tests.delong.p_value_holm == pytest.approx(a_, rel=1e-12)
     # per-model AUC interval from the diagonal
     for j, name in enumerate(("base", "m1", "m2")):
@@ -236,8 +235,9 @@ def test_compare_unpaired_reproduces_proc_on_asah(asah):
     # verified case: pROC test-roc.test.R, unpaired roc.test(r.wfns, r.s100b): D = 1.43490640926908,
     # p = 0.152825378808796
     y, s = asah
-    _, comps, cells = run([ModelInput("s100b", "f", s["s100b"], y), ModelInput("wfns", "f", s["wfns"], y)],
-                          paired=False)
+    _, comps, cells = run(
+        [ModelInput("s100b", "f", s["s100b"], y), ModelInput("wfns", "f", s["wfns"], y)], paired=False
+    )
     d = comps[0].tests.delong
     assert not d.paired
     assert d.z == pytest.approx(1.43490640926908, rel=1e-12)
@@ -285,8 +285,7 @@ def test_weights_are_refused_by_delong_with_the_documented_message():
 def test_compare_with_fractional_weights_says_which_tests_were_skipped():
     a, b, y = tied(2, 120, levels=6)
     w = np.random.default_rng(0).uniform(0.5, 2.0, 120)
-    models, comps, cells = run([ModelInput("base", "f", a, y, w), ModelInput("m", "f", b, y, w)],
-                               resamples=40, seed=1)
+    models, comps, cells = run([ModelInput("base", "f", a, y, w), ModelInput("m", "f", b, y, w)], resamples=40, seed=1)
     c = comps[0]
     assert c.tests.delong is None
     assert c.capabilities == {"delong": "weighted"}
@@ -307,8 +306,9 @@ def test_compare_with_fractional_weights_says_which_tests_were_skipped():
 def test_compare_with_integer_weights_runs_mcnemar_on_frequencies():
     a, b, y = tied(3, 60)
     w = np.random.default_rng(1).integers(1, 4, 60).astype(float)
-    _, comps, _ = run([ModelInput("base", "f", a, y, w), ModelInput("m", "f", b, y, w)], threshold=2.0,
-                      weight_kind="frequency")
+    _, comps, _ = run(
+        [ModelInput("base", "f", a, y, w), ModelInput("m", "f", b, y, w)], threshold=2.0, weight_kind="frequency"
+    )
     got = comps[0].tests.mcnemar
     assert got.basis == "rows"  # the evidence holds the repeated rows
     k = w.astype(int)
@@ -334,7 +334,9 @@ def test_compare_identical_models(paired):
     twin = 2.0 * a + 1.0  # a strictly increasing map: the same model on another scale
     models, comps, cells = run(
         [ModelInput("base", "f", a, y), ModelInput("twin", "f", twin, y, threshold=2.0 * 2 + 1)],
-        threshold=2.0, resamples=30, paired=paired,
+        threshold=2.0,
+        resamples=30,
+        paired=paired,
     )
     c = comps[0]
     for k, v in c.delta.items():
@@ -382,8 +384,12 @@ def test_compare_with_perfect_models():
     noisy = s.copy()
     noisy[[0, 14]] = noisy[[14, 0]]
     models, comps, cells = run(
-        [ModelInput("perfect", "f", s, y), ModelInput("also", "f", s**2, y), ModelInput("noisy", "f", noisy, y),
-         ModelInput("inverted", "f", 1 - s, y)],
+        [
+            ModelInput("perfect", "f", s, y),
+            ModelInput("also", "f", s**2, y),
+            ModelInput("noisy", "f", noisy, y),
+            ModelInput("inverted", "f", 1 - s, y),
+        ],
         resamples=30,
     )
     assert models["perfect"].ci["roc_auc"] == (1.0, 1.0)
@@ -433,8 +439,9 @@ def test_compare_warns_about_a_small_class_and_not_about_a_large_one():
     for m in models.values():
         assert any("only 6 rows in the smaller class" in w and "unreliable" in w for w in model_warnings(m))
     y2 = rng.random(200) < 0.5
-    models, _, _ = run([ModelInput("base", "f", rng.normal(size=200) + y2, y2),
-                        ModelInput("m", "f", rng.normal(size=200) + y2, y2)])
+    models, _, _ = run(
+        [ModelInput("base", "f", rng.normal(size=200) + y2, y2), ModelInput("m", "f", rng.normal(size=200) + y2, y2)]
+    )
     assert not any("smaller class" in w for m in models.values() for w in model_warnings(m))
 
 
@@ -442,15 +449,17 @@ def test_compare_small_class_warning_counts_rows_not_weight():
     rng = np.random.default_rng(8)
     y = np.array([1] * 6 + [0] * 30, dtype=bool)
     w = np.where(y, 100.0, 10.0)
-    models, _, _ = run([ModelInput("base", "f", rng.normal(size=36) + y, y, w),
-                        ModelInput("m", "f", rng.normal(size=36) + y, y, w)], resamples=20)
+    models, _, _ = run(
+        [ModelInput("base", "f", rng.normal(size=36) + y, y, w), ModelInput("m", "f", rng.normal(size=36) + y, y, w)],
+        resamples=20,
+    )
     assert all(any("smaller class" in w_ for w_ in model_warnings(m)) for m in models.values())
 
 
 def test_compare_with_a_single_positive_row_does_not_crash():
     y = np.array([1] + [0] * 20, dtype=bool)
     s = np.linspace(1.0, 0.0, 21)
-    models, comps, _ = run([ModelInput("base", "f", s, y), ModelInput("m", "f", s[::-1].copy(), y)], resamples=20)
+    _models, comps, _ = run([ModelInput("base", "f", s, y), ModelInput("m", "f", s[::-1].copy(), y)], resamples=20)
     assert comps[0].tests.delong is None
     assert comps[0].capabilities["delong"] == "small_class"
     assert "at least 2 rows of each class" in capability_note("delong", "small_class")
@@ -474,13 +483,18 @@ def test_standalone_delong_caveats_are_codes_worded_by_the_report_layer():
     assert [n.code for n in ci.notices] == ["delong_small_sample", "delong_zero_variance"]
     assert notice_text(ci.notices[0]) == (
         "AUC interval: only 3 positives and 4 negatives; DeLong's normal approximation is weak with fewer than "
-        "30 rows in a class, so treat the interval and p-value as rough")
+        "30 rows in a class, so treat the interval and p-value as rough"
+    )
     assert notice_text(ci.notices[1]) == (
         "AUC interval: DeLong's variance is 0 (AUC = 0.5: every positive ties every negative, as with a constant "
-        "score), so the interval has zero width and understates the uncertainty")
+        "score), so the interval has zero width and understates the uncertainty"
+    )
     assert [notice_text(n)[:14] for n in gini_interval(ci).notices] == ["Gini interval:"] * 2
     inv = delong_paired(flat, np.arange(7.0), y)
     assert [n.code for n in inv.notices] == ["delong_small_sample", "delong_infinite_z"]
     assert notice_text(inv.notices[0]).startswith("DeLong's test: only 3 positives")
     un = delong_unpaired(flat, y, np.arange(7.0), y)
-    assert [notice_text(n)[:29] for n in un.notices[:2]] == ["DeLong's test (sample a): onl", "DeLong's test (sample b): onl"]
+    assert [notice_text(n)[:29] for n in un.notices[:2]] == [
+        "DeLong's test (sample a): onl",
+        "DeLong's test (sample b): onl",
+    ]

@@ -12,7 +12,9 @@ import reportgen.config as config
 
 def _properties(schema: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     models = {"Config": schema, **schema["$defs"]}
-    return [(f"{name}.{key}", prop) for name, node in models.items() for key, prop in node.get("properties", {}).items()]
+    return [
+        (f"{name}.{key}", prop) for name, node in models.items() for key, prop in node.get("properties", {}).items()
+    ]
 
 
 def test_every_property_of_the_shipped_schema_has_a_description() -> None:

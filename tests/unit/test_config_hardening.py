@@ -38,15 +38,18 @@ def test_duplicate_nested_key_is_refused() -> None:
     assert "q.yaml:6: duplicate key 'fn'" in msg
 
 
-@pytest.mark.parametrize(("extra", "key"), [
-    ("threshold: .nan", "threshold"),
-    ("beta: .inf", "beta"),
-    ("costs: {fn: .inf, fp: 1}", "costs.fn"),
-    ("confidence_level: .nan", "confidence_level"),
-    ("prevalences: [.nan]", "prevalences[0]"),
-    ("costs: [[0, 1], [.inf, 0]]", "costs"),
-    ("constraints: [{maximize: precision, where: recall, at_least: .nan}]", "constraints[0].at_least"),
-])
+@pytest.mark.parametrize(
+    ("extra", "key"),
+    [
+        ("threshold: .nan", "threshold"),
+        ("beta: .inf", "beta"),
+        ("costs: {fn: .inf, fp: 1}", "costs.fn"),
+        ("confidence_level: .nan", "confidence_level"),
+        ("prevalences: [.nan]", "prevalences[0]"),
+        ("costs: [[0, 1], [.inf, 0]]", "costs"),
+        ("constraints: [{maximize: precision, where: recall, at_least: .nan}]", "constraints[0].at_least"),
+    ],
+)
 def test_non_finite_numbers_are_refused(extra: str, key: str) -> None:
     msg = _error(BASE + extra + "\n")
     assert key in msg and ("finite" in msg or "nan" in msg.lower()), msg
@@ -89,13 +92,38 @@ def test_valid_config_still_parses() -> None:
 # --- fuzz: any document gives a Config or a one-line ConfigError, never another exception ---------
 
 _scalars = st.one_of(
-    st.none(), st.booleans(), st.integers(-10**20, 10**20), st.text(max_size=8),
+    st.none(),
+    st.booleans(),
+    st.integers(-(10**20), 10**20),
+    st.text(max_size=8),
     st.floats(allow_nan=True, allow_infinity=True),
 )
-_keys = st.sampled_from(["title", "label", "threshold", "beta", "costs", "models", "bootstrap", "seed",
-                         "fn", "fp", "name", "file", "score", "prevalences", "confidence_level", "modles", "x"])
-_docs = st.recursive(_scalars, lambda inner: st.one_of(st.lists(inner, max_size=4),
-                                                       st.dictionaries(_keys, inner, max_size=5)), max_leaves=25)
+_keys = st.sampled_from(
+    [
+        "title",
+        "label",
+        "threshold",
+        "beta",
+        "costs",
+        "models",
+        "bootstrap",
+        "seed",
+        "fn",
+        "fp",
+        "name",
+        "file",
+        "score",
+        "prevalences",
+        "confidence_level",
+        "modles",
+        "x",
+    ]
+)
+_docs = st.recursive(
+    _scalars,
+    lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(_keys, inner, max_size=5)),
+    max_leaves=25,
+)
 
 
 def _dump(doc: object) -> str:
@@ -139,16 +167,17 @@ def test_too_many_models_is_a_config_error_not_an_unbounded_run() -> None:
     models = "".join(f"  - {{name: m{i}, file: a.csv, score: s}}\n" for i in range(MAX_MODELS + 1))
     msg = _error("label: y\nmodels:\n" + models)
     assert f"{MAX_MODELS + 1} models; a report compares at most {MAX_MODELS}" in msg
-    parse_config("label: y\nmodels:\n" + "".join(f"  - {{name: m{i}, file: a.csv, score: s}}\n" for i in range(MAX_MODELS)))
+    parse_config(
+        "label: y\nmodels:\n" + "".join(f"  - {{name: m{i}, file: a.csv, score: s}}\n" for i in range(MAX_MODELS))
+    )
 
 
 def test_yaml_alias_bomb_is_refused_in_bounded_time() -> None:
-    """"Billion laughs": ten lines whose aliases expand to 9**9 values. PyYAML builds them as
+    """ "Billion laughs": ten lines whose aliases expand to 9**9 values. PyYAML builds them as
     shared references, but the nesting check walked every copy and hung (> 30 s, unbounded)."""
     import time
 
-    bomb = "x0: &a0 [lol]\n" + "".join(
-        f"x{i + 1}: &a{i + 1} [" + ", ".join([f"*a{i}"] * 9) + "]\n" for i in range(9))
+    bomb = "x0: &a0 [lol]\n" + "".join(f"x{i + 1}: &a{i + 1} [" + ", ".join([f"*a{i}"] * 9) + "]\n" for i in range(9))
     start = time.monotonic()
     msg = _error(bomb + BASE)
     assert time.monotonic() - start < 5
@@ -181,22 +210,28 @@ def test_config_that_is_not_a_regular_file_is_refused_without_blocking(kind, tmp
     assert str(info.value).startswith(f"{path}: {expected}"), info.value
 
 
-@pytest.mark.parametrize(("extra", "expected"), [
-    ("yes: 1\n", "q.yaml: (top level): key True is not text"),
-    ("1: 2\n", "q.yaml: (top level): key 1 is not text"),
-    ("bootstrap: {1: 2}\n", "q.yaml:4: bootstrap: key 1 is not text"),
-])
+@pytest.mark.parametrize(
+    ("extra", "expected"),
+    [
+        ("yes: 1\n", "q.yaml: (top level): key True is not text"),
+        ("1: 2\n", "q.yaml: (top level): key 1 is not text"),
+        ("bootstrap: {1: 2}\n", "q.yaml:4: bootstrap: key 1 is not text"),
+    ],
+)
 def test_a_key_that_yaml_reads_as_a_value_is_named_not_shown_as_a_list_index(extra, expected) -> None:
     """``yes:`` (a YAML 1.1 boolean) or ``1:`` as a key gave "[1]: Keys should be strings"."""
     msg = _error(BASE + extra)
     assert msg.startswith(expected) and "[1]" not in msg, msg
 
 
-@pytest.mark.parametrize(("model", "key"), [
-    ("score: ''", "models[0].score"),
-    ("score: s, weight: ''", "models[0].weight"),
-    ("score: s, id: ''", "models[0].id"),
-])
+@pytest.mark.parametrize(
+    ("model", "key"),
+    [
+        ("score: ''", "models[0].score"),
+        ("score: s, weight: ''", "models[0].weight"),
+        ("score: s, id: ''", "models[0].id"),
+    ],
+)
 def test_an_empty_column_name_is_refused_where_it_is_written(model, key) -> None:
     """``score: ''`` passed validation as "no score column", then failed in the run with
     KeyError: 'score' (exit 1, "internal error")."""
@@ -219,11 +254,14 @@ def test_an_alias_bomb_given_with_set_is_refused_too() -> None:
         parse_config(BASE, "q.yaml", overrides=["title=[" + ", ".join(levels) + "]"])
 
 
-@pytest.mark.parametrize(("extra", "key"), [
-    ("beta: 1.0e160", "beta: Input should be less than or equal to 1000000"),
-    ("costs: {fn: 1.0e308, fp: 1}", "costs.fn: Input should be less than or equal to 1000000000000000"),
-    ("costs: [[0, 1.0e308], [1, 0]]", "costs: every cost must be at most 1e+15, found 1e+308"),
-])
+@pytest.mark.parametrize(
+    ("extra", "key"),
+    [
+        ("beta: 1.0e160", "beta: Input should be less than or equal to 1000000"),
+        ("costs: {fn: 1.0e308, fp: 1}", "costs.fn: Input should be less than or equal to 1000000000000000"),
+        ("costs: [[0, 1.0e308], [1, 0]]", "costs: every cost must be at most 1e+15, found 1e+308"),
+    ],
+)
 def test_a_beta_or_cost_whose_square_or_product_overflows_is_refused(extra: str, key: str) -> None:
     """β = 1e160 gave an F-β of None and fn: 1e308 an expected cost of None, silently but for
     numpy's overflow warnings on stderr (β² and cost × count are infinite)."""
@@ -231,35 +269,49 @@ def test_a_beta_or_cost_whose_square_or_product_overflows_is_refused(extra: str,
     assert Config.model_validate(yaml.safe_load(BASE + "beta: 1.0e6\ncosts: {fn: 1.0e15, fp: 1}\n")).beta == 1e6
 
 
-@pytest.mark.parametrize(("other", "shown"), [
-    ("a\\u200b", r"'a\u200b'"),  # a zero-width space
-    ("a ", "'a '"),              # a space at the end
-    ("\\uff41", "'ａ'"),          # fullwidth a
-    ("\\u200fa", r"'\u200fa'"),  # a right-to-left mark
-])
+@pytest.mark.parametrize(
+    ("other", "shown"),
+    [
+        ("a\\u200b", r"'a\u200b'"),  # a zero-width space
+        ("a ", "'a '"),  # a space at the end
+        ("\\uff41", "'ａ'"),  # fullwidth a  # noqa: RUF001 - the character under test
+        ("\\u200fa", r"'\u200fa'"),  # a right-to-left mark
+    ],
+)
 def test_model_names_that_read_the_same_are_refused(other: str, shown: str) -> None:
-    msg = _error(f'label: y\nmodels:\n  - {{name: a, file: a.csv, score: s}}\n  - {{name: "{other}", file: a.csv, score: s}}\n')
+    msg = _error(
+        f'label: y\nmodels:\n  - {{name: a, file: a.csv, score: s}}\n  - {{name: "{other}", file: a.csv, score: s}}\n'
+    )
     assert msg.startswith(f"q.yaml:4: models[1].name: {shown} looks the same as model 'a'"), msg
-    parse_config('label: y\nmodels:\n  - {name: a, file: a.csv, score: s}\n  - {name: A, file: a.csv, score: s}\n', "q.yaml")
+    parse_config(
+        "label: y\nmodels:\n  - {name: a, file: a.csv, score: s}\n  - {name: A, file: a.csv, score: s}\n", "q.yaml"
+    )
     composed, decomposed = "\u00e9", "e\u0301"
-    msg = _error(f'label: y\nmodels:\n  - {{name: "{composed}", file: a.csv, score: s}}\n  - {{name: "{decomposed}", file: a.csv, score: s}}\n')
+    msg = _error(
+        f'label: y\nmodels:\n  - {{name: "{composed}", file: a.csv, score: s}}\n  - {{name: "{decomposed}", file: a.csv, score: s}}\n'
+    )
     assert "looks the same as model" in msg
 
 
 @pytest.mark.parametrize("name", ["\\u200b", " \\u200d ", "\\u202e"])
 def test_a_model_name_without_a_visible_character_is_refused(name: str) -> None:
     msg = _error(f'label: y\nmodels:\n  - {{name: "{name}", file: a.csv, score: s}}\n')
-    assert msg.startswith("q.yaml:3: models[0].name: ") and msg.endswith("has no visible character; give the model a name to show")
+    assert msg.startswith("q.yaml:3: models[0].name: ") and msg.endswith(
+        "has no visible character; give the model a name to show"
+    )
     assert msg.isprintable(), msg
 
 
-@pytest.mark.parametrize(("extra", "key"), [
-    ("threshold: true\n", "threshold"),               # was a threshold of 1
-    ("bootstrap: {resamples: yes}\n", "bootstrap.resamples"),  # was one resample
-    ("beta: on\n", "beta"),
-    ("costs: {fn: off, fp: 1}\n", "costs.fn"),
-    ("confidence_level: no\n", "confidence_level"),
-])
+@pytest.mark.parametrize(
+    ("extra", "key"),
+    [
+        ("threshold: true\n", "threshold"),  # was a threshold of 1
+        ("bootstrap: {resamples: yes}\n", "bootstrap.resamples"),  # was one resample
+        ("beta: on\n", "beta"),
+        ("costs: {fn: off, fp: 1}\n", "costs.fn"),
+        ("confidence_level: no\n", "confidence_level"),
+    ],
+)
 def test_a_yaml_boolean_is_not_taken_for_a_number(extra: str, key: str) -> None:
     """YAML 1.1 reads yes/no/on/off/true/false as booleans, and pydantic took them as 1 and 0."""
     msg = _error(BASE + extra)

@@ -38,7 +38,9 @@ def test_the_shipped_configs_point_editors_at_the_schema() -> None:
         # CI installs the package, so SCHEMA_FILE may live in site-packages)
         target = (path.parent / first.split("=", 1)[1]).resolve()
         assert target == (ROOT / "reportgen" / "schema" / "config.schema.json").resolve()
-        assert json.loads(target.read_text(encoding="utf-8")) == json.loads(config.SCHEMA_FILE.read_text(encoding="utf-8"))
+        assert json.loads(target.read_text(encoding="utf-8")) == json.loads(
+            config.SCHEMA_FILE.read_text(encoding="utf-8")
+        )
 
 
 @pytest.mark.parametrize("path", SHIPPED, ids=lambda p: p.name)
@@ -48,8 +50,10 @@ def test_every_shipped_config_validates(schema, path: Path) -> None:
     config.load_config(path)  # and reportgen agrees
 
 
-@pytest.mark.parametrize(("where", "typo"), [((), "treshold"), (("models", 0), "scroe"), (("bootstrap",), "resample"),
-                                             (("output",), "format")])
+@pytest.mark.parametrize(
+    ("where", "typo"),
+    [((), "treshold"), (("models", 0), "scroe"), (("bootstrap",), "resample"), (("output",), "format")],
+)
 def test_a_typo_d_key_is_refused_at_every_level(schema, where: tuple, typo: str) -> None:
     data = yaml.safe_load((ROOT / "configs" / "demo.yaml").read_text(encoding="utf-8"))
     broken = copy.deepcopy(data)

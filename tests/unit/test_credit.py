@@ -59,7 +59,7 @@ def test_jeffreys_hand_case_no_defaults() -> None:
     # I_x(1/2, 3/2) = (2/pi) * (asin(sqrt(x)) - sqrt(x (1 - x))) + ... computed here from its integral
     x = 0.3
     grid = np.linspace(0, x, 200_001)[1:-1]
-    dens = grid ** -0.5 * (1 - grid) ** 0.5 / math.exp(math.lgamma(0.5) + math.lgamma(1.5) - math.lgamma(2.0))
+    dens = grid**-0.5 * (1 - grid) ** 0.5 / math.exp(math.lgamma(0.5) + math.lgamma(1.5) - math.lgamma(2.0))
     integral = np.trapezoid(dens, grid) + 2 * math.sqrt(grid[0]) / math.exp(math.lgamma(0.5) + math.lgamma(1.5))
     assert C.jeffreys_p(0, 1, x) == pytest.approx(integral, abs=1e-4)
 
@@ -126,17 +126,20 @@ def test_perfectly_calibrated_pd_has_slope_one_and_intercept_zero_in_expectation
 
 def test_psi_hand_case_and_empty_bin_rule() -> None:
     ref, cur = np.array([50, 30, 20]), np.array([40, 40, 20])
-    v, e, a, c = C.psi(ref, cur)
+    v, _e, _a, c = C.psi(ref, cur)
     want = (0.4 - 0.5) * math.log(0.4 / 0.5) + (0.4 - 0.3) * math.log(0.4 / 0.3)
     assert v == pytest.approx(want) and c.sum() == pytest.approx(v) and np.all(c >= 0)
     # an empty bin counts half a row in that sample, shares renormalised
-    v2, e2, a2, _ = C.psi(np.array([10, 0]), np.array([5, 5]))
+    v2, e2, _a2, _ = C.psi(np.array([10, 0]), np.array([5, 5]))
     assert e2 == pytest.approx([10 / 10.5, 0.5 / 10.5])
-    assert v2 == pytest.approx((0.5 - 10 / 10.5) * math.log(0.5 / (10 / 10.5)) + (0.5 - 0.5 / 10.5) * math.log(0.5 / (0.5 / 10.5)))
+    assert v2 == pytest.approx(
+        (0.5 - 10 / 10.5) * math.log(0.5 / (10 / 10.5)) + (0.5 - 0.5 / 10.5) * math.log(0.5 / (0.5 / 10.5))
+    )
 
 
 def test_psi_matches_toad() -> None:
-    import toad.metrics as toad_metrics  # noqa: PLC0415
+    import toad.metrics as toad_metrics
+
     rng = np.random.default_rng(5)
     base = rng.integers(0, 6, 5000)
     test = np.minimum(rng.integers(0, 6, 3000) + (rng.random(3000) < 0.2), 5)
@@ -146,7 +149,9 @@ def test_psi_matches_toad() -> None:
 
 def test_herfindahl_hand_cases() -> None:
     even = C.concentration(np.array([25, 25, 25, 25]))
-    assert even.herfindahl == pytest.approx(0.25) and even.normalised == pytest.approx(0) and even.ecb == pytest.approx(0)
+    assert (
+        even.herfindahl == pytest.approx(0.25) and even.normalised == pytest.approx(0) and even.ecb == pytest.approx(0)
+    )
     one = C.concentration(np.array([0, 10, 0]))
     assert one.herfindahl == 1 and one.normalised == pytest.approx(1) and one.ecb == pytest.approx(1)
     s = np.array([0.5, 0.3, 0.2])
@@ -189,7 +194,10 @@ def test_concentration_test_enters_the_model_and_its_failures() -> None:
     rng = np.random.default_rng(31)
     pd_ref = rng.uniform(0.005, 0.3, 4000)
     pd_cur = np.r_[rng.uniform(0.005, 0.3, 3000), rng.uniform(0.005, 0.06, 1000)]
-    mk = (lambda pd: C.CreditSample(y=rng.random(pd.size) < pd, score=pd, pd=pd))
+
+    def mk(pd):
+        return C.CreditSample(y=rng.random(pd.size) < pd, score=pd, pd=pd)
+
     ref, cur = mk(pd_ref), mk(pd_cur)
     grading = C.Grading("quantiles", quantiles=10)
     m = C.credit_model("m", cur, ref, "higher", grading, S)
@@ -213,7 +221,9 @@ def test_ecb_auc_test_convention() -> None:
     h = m0.auc_history
     init = h.current_auc + 2.5 * h.se
     m = C.credit_model("m", cur, None, "higher", C.Grading("quantiles", quantiles=5), S, initial_auc=init)
-    assert m.auc_history.test.statistic == pytest.approx(2.5) and m.auc_history.test.p_value == pytest.approx(0.0062097, abs=1e-6)
+    assert m.auc_history.test.statistic == pytest.approx(2.5) and m.auc_history.test.p_value == pytest.approx(
+        0.0062097, abs=1e-6
+    )
     assert m0.auc_history.test.p_value > 0.999  # an AUC above the initial one never fails
 
 
@@ -240,7 +250,13 @@ def test_period_keys_month_or_quarter_by_span() -> None:
 
 def test_traffic_lights() -> None:
     assert [C.light_of(p, 0.05, 0.001) for p in (0.2, 0.05, 0.049, 0.001, 0.0009, None)] == [
-        "green", "green", "amber", "amber", "red", None]
+        "green",
+        "green",
+        "amber",
+        "amber",
+        "red",
+        None,
+    ]
 
 
 # --- the whole model --------------------------------------------------------------------
@@ -252,8 +268,14 @@ def _book(seed: int, n: int, shift: float = 0.0, miscal: float = 0.0) -> C.Credi
     pd = 1 / (1 + np.exp(-(-3 + risk)))
     y = rng.random(n) < 1 / (1 + np.exp(-(-3 + miscal + risk)))
     dates = np.datetime64("2024-01-01") + rng.integers(0, 180, n)
-    return C.CreditSample(y=y, score=np.round(600 - 40 * risk), pd=pd, dates=dates.astype("datetime64[D]"),
-                          segment=np.array(["a", "b"])[rng.integers(0, 2, n)], ids=np.arange(n).astype(str))
+    return C.CreditSample(
+        y=y,
+        score=np.round(600 - 40 * risk),
+        pd=pd,
+        dates=dates.astype("datetime64[D]"),
+        segment=np.array(["a", "b"])[rng.integers(0, 2, n)],
+        ids=np.arange(n).astype(str),
+    )
 
 
 def test_credit_model_grades_tests_and_groups_against_direct_computation() -> None:
@@ -266,7 +288,9 @@ def test_credit_model_grades_tests_and_groups_against_direct_computation() -> No
         assert row.n == rows.sum() and row.defaults == cur.y[rows].sum()
         if row.n:
             assert row.mean_pd == pytest.approx(cur.pd[rows].mean())
-            assert row.jeffreys.p_value == pytest.approx(stats.beta.cdf(row.mean_pd, row.defaults + .5, row.n - row.defaults + .5))
+            assert row.jeffreys.p_value == pytest.approx(
+                stats.beta.cdf(row.mean_pd, row.defaults + 0.5, row.n - row.defaults + 0.5)
+            )
             assert row.binomial.p_value == pytest.approx(stats.binom.sf(row.defaults - 1, row.n, row.mean_pd))
     cal = m.calibration
     assert cal.binomial.p_value == pytest.approx(stats.binom.sf(cur.y.sum() - 1, 5000, cur.pd.mean()))
@@ -289,9 +313,15 @@ def test_credit_model_grades_tests_and_groups_against_direct_computation() -> No
     # periods: months of H1 2024, AUC per period against sklearn
     assert m.period == "month" and [p.key for p in m.periods] == [f"2024-0{i}" for i in range(1, 7)]
     for p in list(m.periods) + list(m.segments):
-        rows = (cur.dates.astype("datetime64[M]").astype(str) == p.key) if p.key.startswith("2024") else cur.segment == p.key
+        rows = (
+            (cur.dates.astype("datetime64[M]").astype(str) == p.key)
+            if p.key.startswith("2024")
+            else cur.segment == p.key
+        )
         assert p.n == rows.sum() and p.auc == pytest.approx(roc_auc_score(cur.y[rows], -cur.score[rows]))
-        assert p.ks == pytest.approx(stats.ks_2samp(cur.score[rows][cur.y[rows]], cur.score[rows][~cur.y[rows]]).statistic)
+        assert p.ks == pytest.approx(
+            stats.ks_2samp(cur.score[rows][cur.y[rows]], cur.score[rows][~cur.y[rows]]).statistic
+        )
     assert m.capabilities == {}
 
 
@@ -305,7 +335,7 @@ def test_miscalibrated_book_fails_and_the_failure_is_reported() -> None:
 
 
 def test_monotonicity_violation_marked_on_the_grade_that_breaks_the_order() -> None:
-    y = np.array([0, 0, 1, 1] + [0, 0, 0, 1] + [1, 1, 0, 0], dtype=bool)
+    y = np.array([0, 0, 1, 1, 0, 0, 0, 1, 1, 1, 0, 0], dtype=bool)
     pd = np.array([0.01] * 4 + [0.03] * 4 + [0.08] * 4)
     cur = C.CreditSample(y=y, score=pd, pd=pd)
     m = C.credit_model("m", cur, None, "higher", C.Grading("edges", edges=(0.02, 0.05)), S)
@@ -353,8 +383,9 @@ def test_beta_quantile_and_the_grades_jeffreys_interval_match_scipy() -> None:
     y = np.array([False] * 50 + [True] * 7)
     grade = np.array(["a"] * 50 + ["b"] * 7)
     pd_ = np.r_[np.full(50, 0.01), np.full(7, 0.6)]
-    none, every = C.credit_model("m", C.CreditSample(y=y, score=pd_, pd=pd_, grade=grade), None, "higher",
-                                 C.Grading("column"), S).grades
+    none, every = C.credit_model(
+        "m", C.CreditSample(y=y, score=pd_, pd=pd_, grade=grade), None, "higher", C.Grading("column"), S
+    ).grades
     assert none.dr_interval == pytest.approx([0.0, stats.beta.ppf(0.975, 0.5, 50.5)], rel=1e-9)
     assert every.dr_interval == pytest.approx([stats.beta.ppf(0.025, 7.5, 0.5), 1.0], rel=1e-9)
 
@@ -370,17 +401,25 @@ def _probcal_case() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def test_grade_tests_match_probcal() -> None:
-    import probcal.metrics as grade  # noqa: PLC0415
+    import probcal.metrics as grade
+
     y, p, g = _probcal_case()
     jt, bt = grade.jeffreys_grade_test(y, p, g), grade.binomial_grade_test(y, p, g)
-    m = C.credit_model("m", C.CreditSample(y=y.astype(bool), score=p, pd=p), None, "higher",
-                       C.Grading("edges", edges=(0.05, 0.1, 0.2)), S)
+    m = C.credit_model(
+        "m",
+        C.CreditSample(y=y.astype(bool), score=p, pd=p),
+        None,
+        "higher",
+        C.Grading("edges", edges=(0.05, 0.1, 0.2)),
+        S,
+    )
     np.testing.assert_allclose([x.jeffreys.p_value for x in m.grades], jt.p_value, rtol=1e-9)
     np.testing.assert_allclose([x.binomial.p_value for x in m.grades], bt.p_value, rtol=1e-9)
 
 
 def test_hosmer_lemeshow_spiegelhalter_slope_intercept_match_probcal() -> None:
-    import probcal.metrics as pc  # noqa: PLC0415
+    import probcal.metrics as pc
+
     y, p, _ = _probcal_case()
     # probcal groups rows into ten equal-mass groups by PD and uses G degrees of freedom (ddof=0)
     g = np.empty(len(p), dtype=int)
@@ -472,9 +511,13 @@ def _close(a, b, path: str = "") -> None:
 
 def _compress(sample: C.CreditSample) -> C.CreditSample:
     """Rows with equal values as one row with its count (what the batch runner builds)."""
-    import pandas as pd  # noqa: PLC0415
+    import pandas as pd
 
-    cols = {k: getattr(sample, k) for k in ("y", "score", "pd", "grade", "dates", "segment") if getattr(sample, k) is not None}
+    cols = {
+        k: getattr(sample, k)
+        for k in ("y", "score", "pd", "grade", "dates", "segment")
+        if getattr(sample, k) is not None
+    }
     if "dates" in cols:  # only the month matters (the period is a month or a quarter)
         cols["dates"] = cols["dates"].astype("datetime64[M]").astype("datetime64[D]")
     g = pd.DataFrame(cols).groupby(list(cols), sort=False).size().reset_index()
@@ -485,18 +528,23 @@ def _compress(sample: C.CreditSample) -> C.CreditSample:
 
 
 @pytest.mark.slow  # three gradings of a repeated book: ~1.5 s each
-@pytest.mark.parametrize("grading", [C.Grading("quantiles", quantiles=7), C.Grading("edges", edges=(0.03, 0.08, 0.15)),
-                                     C.Grading("column")])
+@pytest.mark.parametrize(
+    "grading", [C.Grading("quantiles", quantiles=7), C.Grading("edges", edges=(0.03, 0.08, 0.15)), C.Grading("column")]
+)
 def test_compressed_rows_give_the_battery_of_the_repeated_rows(grading: C.Grading) -> None:
     rng = np.random.default_rng(40)
 
     def book(n: int, shift: float) -> C.CreditSample:
         points = rng.integers(0, 60, n) * 5.0 + shift * 50  # scorecard points: many ties
         pd_ = 1 / (1 + np.exp((points - 150) / 40))
-        return C.CreditSample(y=rng.random(n) < pd_, score=points, pd=pd_,
-                              grade=np.where(pd_ < 0.05, "A", np.where(pd_ < 0.2, "B", "C")),
-                              dates=np.datetime64("2024-01-01") + rng.integers(0, 400, n).astype("timedelta64[D]"),
-                              segment=rng.choice(["x", "y", "z"], n))
+        return C.CreditSample(
+            y=rng.random(n) < pd_,
+            score=points,
+            pd=pd_,
+            grade=np.where(pd_ < 0.05, "A", np.where(pd_ < 0.2, "B", "C")),
+            dates=np.datetime64("2024-01-01") + rng.integers(0, 400, n).astype("timedelta64[D]"),
+            segment=rng.choice(["x", "y", "z"], n),
+        )
 
     cur, ref = book(6000, 0.0), book(5000, 0.3)
     full = C.credit_model("m", cur, ref, "lower", grading, S, initial_auc=0.74)
@@ -514,8 +562,8 @@ def test_delong_on_counts_matches_delong_on_rows() -> None:
     rng = np.random.default_rng(41)
     s = rng.integers(0, 30, 3000).astype(float)
     y = rng.random(3000) < 0.2 + s / 100
-    u, inv, c = np.unique(np.c_[s, y], axis=0, return_inverse=True, return_counts=True)
-    from reportgen.engine.stats import delong_auc_ci  # noqa: PLC0415
+    u, _inv, c = np.unique(np.c_[s, y], axis=0, return_inverse=True, return_counts=True)
+    from reportgen.engine.stats import delong_auc_ci
 
     for direction in ("higher", "lower"):
         want = delong_auc_ci(s, y, direction, 0.9)
@@ -549,9 +597,13 @@ def test_the_battery_on_rows_equals_it_on_their_distinct_rows_with_counts_in_any
         r = np.random.default_rng(seed)
         pd_ = np.round(r.beta(1, 12, n), 3)  # few distinct PDs: many equal rows
         return C.CreditSample(
-            y=r.random(n) < pd_, score=np.round(600 - 400 * pd_), pd=pd_,
+            y=r.random(n) < pd_,
+            score=np.round(600 - 400 * pd_),
+            pd=pd_,
             dates=np.datetime64("2025-01-01") + r.integers(0, 200, n).astype("timedelta64[D]"),
-            segment=r.choice(np.array(["retail", "sme"]), n), ids=np.array([f"c{i}" for i in r.permutation(n)]))
+            segment=r.choice(np.array(["retail", "sme"]), n),
+            ids=np.array([f"c{i}" for i in r.permutation(n)]),
+        )
 
     cur, ref = sample(1), sample(2)
 
@@ -565,9 +617,13 @@ def test_the_battery_on_rows_equals_it_on_their_distinct_rows_with_counts_in_any
             seen[k] = seen.get(k, 0) + 1
         rows = list(seen)
         return C.CreditSample(
-            y=np.array([k[0] for k in rows]), score=np.array([k[1] for k in rows]), pd=np.array([k[2] for k in rows]),
-            dates=np.array([k[3] for k in rows], dtype="datetime64[D]"), segment=np.array([k[4] for k in rows]),
-            count=np.array(list(seen.values())))
+            y=np.array([k[0] for k in rows]),
+            score=np.array([k[1] for k in rows]),
+            pd=np.array([k[2] for k in rows]),
+            dates=np.array([k[3] for k in rows], dtype="datetime64[D]"),
+            segment=np.array([k[4] for k in rows]),
+            count=np.array(list(seen.values())),
+        )
 
     grading = C.Grading("quantiles", quantiles=7)
     whole = to_jsonable(C.credit_model("m", cur, ref, "lower", grading, S))

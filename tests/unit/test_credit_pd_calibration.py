@@ -27,8 +27,15 @@ def _scorecard(n: int = 400, seed: int = 3) -> tuple[np.ndarray, np.ndarray, np.
 
 def _model(y, points, pd_, count=None, **kw):
     s = C.CreditSettings()
-    return C.credit_model("champion", C.CreditSample(y=y, score=points, pd=pd_, count=count), None, "lower",
-                          C.Grading("quantiles", quantiles=5), s, **kw)
+    return C.credit_model(
+        "champion",
+        C.CreditSample(y=y, score=points, pd=pd_, count=count),
+        None,
+        "lower",
+        C.Grading("quantiles", quantiles=5),
+        s,
+        **kw,
+    )
 
 
 def test_a_scorecards_pd_gets_sklearns_brier_and_log_loss():
@@ -77,10 +84,25 @@ def test_a_pd_on_a_bins_edge_is_in_the_upper_bin_as_in_the_comparisons_diagram()
 def test_the_head_to_head_table_lists_every_model_with_a_pd():
     y, points, pd_ = _scorecard()
     champion = _model(y, points, pd_)
-    challenger = C.credit_model("challenger", C.CreditSample(y=y, score=pd_, pd=pd_), None, "higher",
-                                C.Grading("quantiles", quantiles=5), C.CreditSettings(), pd_source="score")
-    section = CreditSection(models={"champion": champion, "challenger": challenger}, amber=0.05, red=0.001,
-                            psi_amber=0.1, psi_red=0.25, min_defaults=5, segment=None, capabilities={})
+    challenger = C.credit_model(
+        "challenger",
+        C.CreditSample(y=y, score=pd_, pd=pd_),
+        None,
+        "higher",
+        C.Grading("quantiles", quantiles=5),
+        C.CreditSettings(),
+        pd_source="score",
+    )
+    section = CreditSection(
+        models={"champion": champion, "challenger": challenger},
+        amber=0.05,
+        red=0.001,
+        psi_amber=0.1,
+        psi_red=0.25,
+        min_defaults=5,
+        segment=None,
+        capabilities={},
+    )
     rows = credit_view(section, {}, {}).calibrations
     assert [r.name for r in rows] == ["champion", "challenger"]
     assert rows[0].source == "the model's PD column" and rows[1].source == "the score (probabilities)"
@@ -98,16 +120,25 @@ def test_a_migration_without_a_shared_id_is_not_applicable_not_a_matrix_of_zeros
     m = C.credit_model("a", cur, ref, "lower", C.Grading("quantiles", quantiles=5), C.CreditSettings())
     assert m.migration is None and m.capabilities["migration"] == "no_shared_ids"
     assert "no id is in both" in CAPABILITY_TEXT["no_shared_ids"]
-    shared = C.credit_model("a", cur, C.CreditSample(y=y, score=points, pd=pd_, ids=ids), "lower",
-                            C.Grading("quantiles", quantiles=5), C.CreditSettings())
+    shared = C.credit_model(
+        "a",
+        cur,
+        C.CreditSample(y=y, score=points, pd=pd_, ids=ids),
+        "lower",
+        C.Grading("quantiles", quantiles=5),
+        C.CreditSettings(),
+    )
     assert shared.migration is not None and shared.migration.matched == len(y)
     assert "migration" not in shared.capabilities
 
 
-@pytest.mark.parametrize("initial, words", [
-    (0.95, "from the config (models[].initial_auc), taken as exact"),
-    (None, "the reference sample's AUC"),
-])
+@pytest.mark.parametrize(
+    "initial, words",
+    [
+        (0.95, "from the config (models[].initial_auc), taken as exact"),
+        (None, "the reference sample's AUC"),
+    ],
+)
 def test_a_red_auc_test_names_its_reference_and_whether_it_is_in_sample(initial, words):
     """A challenger's red compared its AUC with its own in-sample development AUC, taken as exact,
     and the summary did not say so."""
@@ -117,11 +148,27 @@ def test_a_red_auc_test_names_its_reference_and_whether_it_is_in_sample(initial,
     y = rng.random(n) < pd_
     ref_y = rng.random(n) < pd_
     ref = C.CreditSample(y=ref_y, score=np.where(ref_y, pd_ + 0.5, pd_), pd=pd_)  # a near-perfect development AUC
-    m = C.credit_model("challenger", C.CreditSample(y=y, score=pd_, pd=pd_), ref, "higher",
-                       C.Grading("quantiles", quantiles=5), C.CreditSettings(), initial_auc=initial, pd_source="score")
+    m = C.credit_model(
+        "challenger",
+        C.CreditSample(y=y, score=pd_, pd=pd_),
+        ref,
+        "higher",
+        C.Grading("quantiles", quantiles=5),
+        C.CreditSettings(),
+        initial_auc=initial,
+        pd_source="score",
+    )
     assert "auc_history" in m.failures
-    section = CreditSection(models={"challenger": m}, amber=0.05, red=0.001, psi_amber=0.1, psi_red=0.25,
-                            min_defaults=5, segment=None, capabilities={})
+    section = CreditSection(
+        models={"challenger": m},
+        amber=0.05,
+        red=0.001,
+        psi_amber=0.1,
+        psi_red=0.25,
+        min_defaults=5,
+        segment=None,
+        capabilities={},
+    )
     note = summary_notes(section)["challenger"]
     assert words in note and f"current AUC {m.auc_history.current_auc:.3f}" in note
     if initial is None:

@@ -15,7 +15,14 @@ from reportgen.reduce.credit_rows import credit_section
 
 def _write(tmp: Path, frame: pd.DataFrame, **extra) -> Path:
     frame.to_csv(tmp / "cur.csv", index=False)
-    model = {"name": "sc", "file": "cur.csv", "score": "points", "direction": "lower", "pd": "pd", **extra.pop("model", {})}
+    model = {
+        "name": "sc",
+        "file": "cur.csv",
+        "score": "points",
+        "direction": "lower",
+        "pd": "pd",
+        **extra.pop("model", {}),
+    }
     cfg = {"label": "y", "models": [model], "credit": {"grades": {"edges": [0.05, 0.2]}}, **extra}
     path = tmp / "c.yaml"
     path.write_text(yaml.safe_dump(cfg))
@@ -32,18 +39,30 @@ def test_demo_config_gives_every_model_a_credit_entry() -> None:
     assert list(sec.models) == ["champion", "challenger", "naive"]
     assert sec.models["champion"].pd_source == "pd_column" and sec.models["challenger"].pd_source == "score"
     assert sec.models["champion"].migration is not None and sec.models["champion"].migration.matched == 3000
-    assert sec.segment == "product" and {g.key for g in sec.models["naive"].segments} == {"auto", "card", "personal loan"}
+    assert sec.segment == "product" and {g.key for g in sec.models["naive"].segments} == {
+        "auto",
+        "card",
+        "personal loan",
+    }
 
 
 def _book(tmp: Path, n: int = 5000) -> Path:
-    import numpy as np  # noqa: PLC0415
+    import numpy as np
 
     rng = np.random.default_rng(8)
     points = rng.integers(300, 700, n)
     pd_ = np.round(1 / (1 + np.exp((points - 480) / 50)), 4)
-    frame = pd.DataFrame({"y": (rng.random(n) < pd_).astype(int), "points": points, "pd": pd_,
-                          "when": (np.datetime64("2024-01-01") + rng.integers(0, 500, n).astype("timedelta64[D]")).astype(str),
-                          "seg": rng.choice(["a", "b", "c"], n), "id": np.arange(n), "w": rng.integers(0, 3, n)})
+    frame = pd.DataFrame(
+        {
+            "y": (rng.random(n) < pd_).astype(int),
+            "points": points,
+            "pd": pd_,
+            "when": (np.datetime64("2024-01-01") + rng.integers(0, 500, n).astype("timedelta64[D]")).astype(str),
+            "seg": rng.choice(["a", "b", "c"], n),
+            "id": np.arange(n),
+            "w": rng.integers(0, 3, n),
+        }
+    )
     frame.to_csv(tmp / "cur.csv", index=False)
     frame.assign(points=frame.points + rng.integers(-30, 30, n)).to_csv(tmp / "dev.csv", index=False)
     return tmp
@@ -51,17 +70,25 @@ def _book(tmp: Path, n: int = 5000) -> Path:
 
 @pytest.mark.slow  # three engines and a local Dask cluster per case: ~3 s each
 @pytest.mark.dask
-@pytest.mark.parametrize("extra", [{}, {"weight": "w", "weight_kind": "frequency"}, {"credit": {"grades": {"quantiles": 6}}}])
+@pytest.mark.parametrize(
+    "extra", [{}, {"weight": "w", "weight_kind": "frequency"}, {"credit": {"grades": {"quantiles": 6}}}]
+)
 def test_streamed_and_dask_engines_give_the_memory_engines_section(tmp_path: Path, extra: dict) -> None:
     """The batched reader (distinct rows with counts, batches of 1 000 rows) gives the numbers of the
     in-memory reader; only the migration, a join of rows by id, is the memory engine's."""
-    from test_credit import _close  # noqa: PLC0415  (the same folder, as pytest puts it on the path)
+    from test_credit import _close
 
-    from reportgen.results import to_jsonable  # noqa: PLC0415
+    from reportgen.results import to_jsonable
 
     _book(tmp_path)
-    body = {"date": "when", "segment": "seg", "id": "id", "stream": {"batch_rows": 1000},
-            "model": {"reference": "dev.csv", "initial_auc": 0.7}, **extra}
+    body = {
+        "date": "when",
+        "segment": "seg",
+        "id": "id",
+        "stream": {"batch_rows": 1000},
+        "model": {"reference": "dev.csv", "initial_auc": 0.7},
+        **extra,
+    }
     cfg, _ = load_config(_write(tmp_path, pd.read_csv(tmp_path / "cur.csv"), **body))
     memory = to_jsonable(credit_section(cfg))
     for engine in ("stream", "dask"):
@@ -105,16 +132,19 @@ def test_reference_resolves_against_the_config_and_is_audited(tmp_path: Path) ->
     assert m.stability is not None and m.stability.psi.statistic == pytest.approx(0.0)
 
 
-@pytest.mark.parametrize("credit, message", [
-    ({"grades": {"edges": [0.1], "quantiles": 5}}, "exactly one of edges / column / quantiles"),
-    ({"grades": {"edges": [0.2, 0.1]}}, "strictly increasing"),
-    ({"traffic_lights": {"amber": 0.01, "red": 0.05}}, "red must be a smaller p-value"),
-    ({"grade": {"edges": [0.1]}}, "did you mean 'grades'"),
-    ({"grades": {"quantiles": 4, "order": ["A", "B"]}}, "order .the rating scale. goes with column"),
-    ({"grades": {"column": "r", "order": ["A", "B", "A"]}}, "grade 'A' is listed twice"),
-    ({"grades": {"column": "r", "order": ["A", ""]}}, "a grade label is empty"),
-    ({"grades": {"column": "r", "order": ["A"]}}, "at least 2 items"),
-])
+@pytest.mark.parametrize(
+    "credit, message",
+    [
+        ({"grades": {"edges": [0.1], "quantiles": 5}}, "exactly one of edges / column / quantiles"),
+        ({"grades": {"edges": [0.2, 0.1]}}, "strictly increasing"),
+        ({"traffic_lights": {"amber": 0.01, "red": 0.05}}, "red must be a smaller p-value"),
+        ({"grade": {"edges": [0.1]}}, "did you mean 'grades'"),
+        ({"grades": {"quantiles": 4, "order": ["A", "B"]}}, "order .the rating scale. goes with column"),
+        ({"grades": {"column": "r", "order": ["A", "B", "A"]}}, "grade 'A' is listed twice"),
+        ({"grades": {"column": "r", "order": ["A", ""]}}, "a grade label is empty"),
+        ({"grades": {"column": "r", "order": ["A"]}}, "at least 2 items"),
+    ],
+)
 def test_credit_config_errors(credit: dict, message: str) -> None:
     text = yaml.safe_dump({"label": "y", "models": [{"name": "a", "file": "a.csv", "score": "s"}], "credit": credit})
     with pytest.raises(ConfigError, match=message):
@@ -133,22 +163,24 @@ def test_a_missing_value_names_the_column_that_is_empty_in_the_first_bad_row(tmp
 
 
 def _weighted(tmp: Path, kind: str, weights: list[float]) -> Path:
-    frame = _frame(40).assign(w=weights, when=pd.date_range("2024-01-01", periods=40, freq="5D").strftime("%Y-%m-%d"),
-                              seg=["a", "b"] * 20)
+    frame = _frame(40).assign(
+        w=weights, when=pd.date_range("2024-01-01", periods=40, freq="5D").strftime("%Y-%m-%d"), seg=["a", "b"] * 20
+    )
     return _write(tmp, frame, weight="w", weight_kind=kind, date="when", segment="seg")
 
 
 def test_frequency_weights_count_obligors_exactly_as_repeated_rows(tmp_path: Path) -> None:
-    import numpy as np  # noqa: PLC0415
+    import numpy as np
 
-    from reportgen.results import to_jsonable  # noqa: PLC0415
+    from reportgen.results import to_jsonable
 
     w = np.random.default_rng(3).integers(0, 4, 40)
     cfg, _ = load_config(_weighted(tmp_path, "frequency", w.tolist()))
     weighted = credit_section(cfg)
     assert weighted.capabilities == {"weights": "frequency"}
-    frame = _frame(40).assign(when=pd.date_range("2024-01-01", periods=40, freq="5D").strftime("%Y-%m-%d"),
-                              seg=["a", "b"] * 20)
+    frame = _frame(40).assign(
+        when=pd.date_range("2024-01-01", periods=40, freq="5D").strftime("%Y-%m-%d"), seg=["a", "b"] * 20
+    )
     (tmp_path / "rep").mkdir()
     cfg2, _ = load_config(_write(tmp_path / "rep", frame.loc[frame.index.repeat(w)], date="when", segment="seg"))
     repeated = credit_section(cfg2)
@@ -158,7 +190,9 @@ def test_frequency_weights_count_obligors_exactly_as_repeated_rows(tmp_path: Pat
 
 def test_a_fractional_frequency_weight_names_file_column_and_row(tmp_path: Path) -> None:
     cfg, _ = load_config(_weighted(tmp_path, "frequency", [1.0] * 6 + [2.5] + [1.0] * 33))
-    with pytest.raises(InputError, match=r"cur\.csv: column 'w', row 8: weight 2\.5: weight_kind: frequency needs whole"):
+    with pytest.raises(
+        InputError, match=r"cur\.csv: column 'w', row 8: weight 2\.5: weight_kind: frequency needs whole"
+    ):
         credit_section(cfg)
 
 
@@ -168,15 +202,20 @@ def test_sampling_weights_are_stated_not_applied(tmp_path: Path) -> None:
     assert sec.capabilities == {"weights": "unweighted"} and sec.models["sc"].n == 40
 
 
-@pytest.mark.parametrize(("change", "message"), [
-    ({"model": {"pd": "pd_mapping"}}, r"models\[0\]\.pd: column 'pd_mapping' not found in .*cur\.csv"),
-    ({"segment": "product"}, r"segment: column 'product' not found in .*cur\.csv"),
-    ({"date": "when"}, r"date: column 'when' not found in .*cur\.csv"),
-    ({"credit": {"grades": {"column": "rating"}}}, r"credit\.grades\.column: column 'rating' not found"),
-    ({"model": {"reference": "dev.csv"}}, r"models\[0\]\.reference: column 'pd' not found in .*dev\.csv"),
-])
-def test_validate_checks_the_credit_columns_in_one_line_with_exit_2(tmp_path: Path, capsys, change: dict, message: str) -> None:
-    from reportgen import cli  # noqa: PLC0415
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"model": {"pd": "pd_mapping"}}, r"models\[0\]\.pd: column 'pd_mapping' not found in .*cur\.csv"),
+        ({"segment": "product"}, r"segment: column 'product' not found in .*cur\.csv"),
+        ({"date": "when"}, r"date: column 'when' not found in .*cur\.csv"),
+        ({"credit": {"grades": {"column": "rating"}}}, r"credit\.grades\.column: column 'rating' not found"),
+        ({"model": {"reference": "dev.csv"}}, r"models\[0\]\.reference: column 'pd' not found in .*dev\.csv"),
+    ],
+)
+def test_validate_checks_the_credit_columns_in_one_line_with_exit_2(
+    tmp_path: Path, capsys, change: dict, message: str
+) -> None:
+    from reportgen import cli
 
     _frame().drop(columns="pd").to_csv(tmp_path / "dev.csv", index=False)
     path = _write(tmp_path, _frame(), **change)
@@ -187,7 +226,7 @@ def test_validate_checks_the_credit_columns_in_one_line_with_exit_2(tmp_path: Pa
 
 
 def test_validate_checks_credit_values_and_passes_a_good_config(tmp_path: Path, capsys) -> None:
-    from reportgen import cli  # noqa: PLC0415
+    from reportgen import cli
 
     bad = _frame()
     bad.loc[5, "pd"] = 1.7
@@ -204,12 +243,13 @@ def test_validate_checks_credit_values_and_passes_a_good_config(tmp_path: Path, 
     assert "credit section inputs checked (1 model(s), 40 current rows)" in capsys.readouterr().out
 
 
-def test_validate_of_large_streamed_inputs_checks_the_credit_columns_and_first_batches(tmp_path: Path, capsys,
-                                                                                        monkeypatch) -> None:
+def test_validate_of_large_streamed_inputs_checks_the_credit_columns_and_first_batches(
+    tmp_path: Path, capsys, monkeypatch
+) -> None:
     """Past SMALL_INPUT_BYTES a streamed validate reads no file whole: the section's columns and
     the first batch of each file."""
-    import reportgen.io.files as files  # noqa: PLC0415
-    from reportgen import cli  # noqa: PLC0415
+    import reportgen.io.files as files
+    from reportgen import cli
 
     monkeypatch.setattr(files, "SMALL_INPUT_BYTES", 0)
     for row, code in ((5, 2), (None, 0)):  # a bad PD in the first batch; none
@@ -223,7 +263,7 @@ def test_validate_of_large_streamed_inputs_checks_the_credit_columns_and_first_b
 
 
 def test_sampling_weights_not_applied_is_a_run_warning(tmp_path: Path) -> None:
-    from reportgen.pipeline import analyse  # noqa: PLC0415
+    from reportgen.pipeline import analyse
 
     path = _weighted(tmp_path, "sampling", [0.5, 2.0] * 20)
     cfg, path = load_config(path)
@@ -255,16 +295,19 @@ def test_a_grade_outside_the_rating_scale_names_file_column_and_row(tmp_path: Pa
     ratings = ["AAA", "AA"] * 20
     ratings[13] = "AA+"
     cfg, _ = load_config(_rated(tmp_path, ratings, ["AAA", "AA", "A"], engine=engine))
-    with pytest.raises(InputError, match=r"cur.csv: column 'rating', row 15: grade 'AA\+' is not in "
-                                         r"credit.grades.order \(AAA, AA, A\); add it to the rating scale"):
+    with pytest.raises(
+        InputError,
+        match=r"cur.csv: column 'rating', row 15: grade 'AA\+' is not in "
+        r"credit.grades.order \(AAA, AA, A\); add it to the rating scale",
+    ):
         credit_section(cfg)
 
 
 def test_letter_grades_without_a_scale_are_flagged_and_warned_of(tmp_path: Path) -> None:
     """Without credit.grades.order, letter grades run in text order: the section says so
     (capability grade_order: text) and the run warns; a scale given, or numeric grades, are not flagged."""
-    from reportgen.report.wording import notice_text  # noqa: PLC0415
-    from reportgen.results import Notice  # noqa: PLC0415
+    from reportgen.report.wording import notice_text
+    from reportgen.results import Notice
 
     f = _frame(40).assign(rating=["BBB", "A", "AA", "AAA"] * 10)
     cfg, _ = load_config(_write(tmp_path, f, credit={"grades": {"column": "rating"}}))

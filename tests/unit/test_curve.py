@@ -8,6 +8,8 @@ kernel read the other way round.
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 from sklearn.metrics import precision_recall_curve, roc_curve
@@ -72,7 +74,7 @@ def test_cumulative_counts_match_sklearn_roc_curve(kind):
     assert tp[0] == 0 and fp[0] == 0
     assert tp[-1] == pytest.approx(P) and fp[-1] == pytest.approx(N)
     wt = np.ones_like(s) if w is None else w
-    assert P == pytest.approx(wt[y].sum()) and N == pytest.approx(wt[~y].sum())
+    assert pytest.approx(wt[y].sum()) == P and pytest.approx(wt[~y].sum()) == N
 
 
 @pytest.mark.parametrize("kind", CASES)
@@ -212,7 +214,7 @@ def test_merge_of_chunk_tables_equals_table_of_whole(kind, direction):
     whole = build_table(s, y, w, direction)
     cuts = [0, 13, 14, 150, 301]  # includes a one-row chunk and uneven sizes
     parts = []
-    for a, b in zip(cuts[:-1], cuts[1:]):
+    for a, b in itertools.pairwise(cuts):
         parts.append(build_table(s[a:b], y[a:b], None if w is None else w[a:b], direction))
     assert_same_table(merge_tables(*parts), whole)
     assert_same_table(merge_tables(whole), whole)

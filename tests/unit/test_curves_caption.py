@@ -35,10 +35,13 @@ def test_the_diagram_names_its_ten_equal_width_bins(result):
     assert "calibration section" not in calibration_caption(_calibrated(result, 10, "uniform"))
 
 
-@pytest.mark.parametrize(("bins", "strategy", "words"), [
-    (10, "quantile", "10 equal-count (quantile) bins"),
-    (20, "uniform", "20 equal-width bins"),
-])
+@pytest.mark.parametrize(
+    ("bins", "strategy", "words"),
+    [
+        (10, "quantile", "10 equal-count (quantile) bins"),
+        (20, "uniform", "20 equal-width bins"),
+    ],
+)
 def test_other_configured_bins_are_named(result, bins, strategy, words):
     caption = calibration_caption(_calibrated(result, bins, strategy))
     assert f"The calibration section bins as configured: {words}." in caption

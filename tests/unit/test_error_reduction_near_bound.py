@@ -23,12 +23,15 @@ def test_an_auc_near_one_has_no_error_reduction_its_interval_cannot_resolve():
     assert _error_within_noise(base, [lo, hi])
 
 
-@pytest.mark.parametrize(("base", "ci", "noise"), [
-    (0.80, [0.75, 0.85], False),  # error 0.20 against a half-width 0.05: a reduction that means something
-    (0.79, [0.70, 0.85], False),  # a wide interval far from the bound
-    (0.9996, [0.9985, 0.99995], True),  # error 0.0004 against a half-width 0.0007
-    (0.999, None, False),  # no interval: cannot be judged, shown as before
-    (None, [0.0, 0.1], False),
-])
+@pytest.mark.parametrize(
+    ("base", "ci", "noise"),
+    [
+        (0.80, [0.75, 0.85], False),  # error 0.20 against a half-width 0.05: a reduction that means something
+        (0.79, [0.70, 0.85], False),  # a wide interval far from the bound
+        (0.9996, [0.9985, 0.99995], True),  # error 0.0004 against a half-width 0.0007
+        (0.999, None, False),  # no interval: cannot be judged, shown as before
+        (None, [0.0, 0.1], False),
+    ],
+)
 def test_noise_is_an_error_smaller_than_the_baselines_half_width(base, ci, noise):
     assert _error_within_noise(base, ci) is noise

@@ -33,14 +33,25 @@ def _num(text: str) -> float | None:
 
 @pytest.mark.slow  # a run writing json, csv and xlsx: ~3 s (the formula test keeps the export in the inner loop)
 def test_csv_and_xlsx_hold_the_numbers_of_metrics_json(tmp_path: Path, fast_config_factory, cli, capsys) -> None:
-    import openpyxl  # noqa: PLC0415
+    import openpyxl
+
     cfg = fast_config_factory(tmp_path / "c.yaml", checks=[{"metric": "gini", "at_least": 0.1}])
     out = tmp_path / "out"
     assert cli(["run", str(cfg), "--out", str(out), "--now", PINNED_NOW, "--format", "json,csv,xlsx"]) == 0
     printed = capsys.readouterr().out
-    assert sorted(p.name for p in out.iterdir()) == ["bands.csv", "checks.csv", "comparisons.csv", "credit_grades.csv",
-                                                    "credit_groups.csv", "credit_tests.csv", "metrics.csv",
-                                                    "metrics.json", "segments.csv", "tables.xlsx", "thresholds.csv"]
+    assert sorted(p.name for p in out.iterdir()) == [
+        "bands.csv",
+        "checks.csv",
+        "comparisons.csv",
+        "credit_grades.csv",
+        "credit_groups.csv",
+        "credit_tests.csv",
+        "metrics.csv",
+        "metrics.json",
+        "segments.csv",
+        "tables.xlsx",
+        "thresholds.csv",
+    ]
     assert "comparisons.csv" in printed and "tables.xlsx" in printed
     doc = json.loads((out / "metrics.json").read_text(encoding="utf-8"))
     rows = _read_csv(out / "metrics.csv")
@@ -63,8 +74,17 @@ def test_csv_and_xlsx_hold_the_numbers_of_metrics_json(tmp_path: Path, fast_conf
     assert len(_read_csv(out / "checks.csv")) == len(doc["checks"])
 
     wb = openpyxl.load_workbook(out / "tables.xlsx", read_only=True)
-    assert wb.sheetnames == ["metrics", "comparisons", "thresholds", "checks", "credit_grades", "credit_tests",
-                             "credit_groups", "segments", "bands"]
+    assert wb.sheetnames == [
+        "metrics",
+        "comparisons",
+        "thresholds",
+        "checks",
+        "credit_grades",
+        "credit_tests",
+        "credit_groups",
+        "segments",
+        "bands",
+    ]
     sheet = list(wb["metrics"].iter_rows(values_only=True))
     assert list(sheet[0]) == list(rows[0].keys()) and len(sheet) == len(rows) + 1
     for got, r in zip(sheet[1:], rows):  # a workbook keeps Excel's 15 significant digits
@@ -83,13 +103,16 @@ def _renamed(node: object, names: dict[str, str]) -> object:
 
 
 def test_formula_cells_are_neutralised_in_csv_and_xlsx(tmp_path: Path, demo_json) -> None:
-    import openpyxl  # noqa: PLC0415
+    import openpyxl
+
     from reportgen.report.export import write_xlsx
 
     doc = demo_json.metrics
-    hostile = {"naive": "=HYPERLINK(\"http://evil\",\"x\")", "challenger": "+cmd|' /C calc'!A0", "champion": "@SUM(1+1)"}
+    hostile = {"naive": '=HYPERLINK("http://evil","x")', "challenger": "+cmd|' /C calc'!A0", "champion": "@SUM(1+1)"}
     doc["models"] = {hostile[k]: dict(v, name=hostile[k]) for k, v in doc["models"].items()}
-    doc["comparisons"] = [dict(c, model=hostile[c["model"]], baseline=hostile[c["baseline"]]) for c in doc["comparisons"]]
+    doc["comparisons"] = [
+        dict(c, model=hostile[c["model"]], baseline=hostile[c["baseline"]]) for c in doc["comparisons"]
+    ]
     doc["run"]["baseline"] = hostile[doc["run"]["baseline"]]
     doc["pairwise"] = []
     doc["credit"]["models"] = {hostile[k]: dict(v, model=hostile[k]) for k, v in doc["credit"]["models"].items()}

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
+import fairlearn.metrics as fm  # the oracle is a [test] dependency: missing, the tests fail
 import numpy as np
 import pytest
 
-import fairlearn.metrics as fm  # the oracle is a [test] dependency: missing, the tests fail
-
-from reportgen.engine.fairness import fairness_column, group_tables  # noqa: E402
+from reportgen.engine.fairness import fairness_column, group_tables
 
 
 def _case(seed: int, direction: str):
@@ -41,9 +40,7 @@ def test_column_equals_fairlearn(direction: str) -> None:
 def test_counts_give_the_rows_answer() -> None:
     """Distinct rows with counts (the streamed engines) give the table of the rows (memory)."""
     s, y, g = _case(2, "higher")
-    keys, count = np.unique(
-        np.stack([s, y, np.searchsorted(["x", "y", "z"], g)]), axis=1, return_counts=True
-    )
+    keys, count = np.unique(np.stack([s, y, np.searchsorted(["x", "y", "z"], g)]), axis=1, return_counts=True)
     rows = group_tables(y, s, g, "higher")
     counted = group_tables(
         keys[1].astype(bool), keys[0], np.array(["x", "y", "z"])[keys[2].astype(int)], "higher", count

@@ -11,20 +11,19 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
+import fairlearn.metrics as fm  # the oracle is a [test] dependency: missing, the tests fail
 import numpy as np
 import pandas as pd
 import pytest
 import yaml
 
-import fairlearn.metrics as fm  # the oracle is a [test] dependency: missing, the tests fail
-
-from reportgen.config import config_from_mapping, load_config  # noqa: E402
-from reportgen.engine import fairness as F  # noqa: E402
-from reportgen.pipeline import analyse  # noqa: E402
-from reportgen.report.formats import fmt_pct  # noqa: E402
-from reportgen.report.views.brief import fairness_findings  # noqa: E402
-from reportgen.report.views.fairness import fairness_view  # noqa: E402
-from reportgen.report.wording import CREDIT_WORDS, GENERIC_WORDS  # noqa: E402
+from reportgen.config import config_from_mapping, load_config
+from reportgen.engine import fairness as F
+from reportgen.pipeline import analyse
+from reportgen.report.formats import fmt_pct
+from reportgen.report.views.brief import fairness_findings
+from reportgen.report.views.fairness import fairness_view
+from reportgen.report.wording import CREDIT_WORDS, GENERIC_WORDS
 
 GROUPS = ("x", "y", "z")
 
@@ -176,7 +175,7 @@ def test_a_group_declined_less_than_the_reference_is_not_adverse_impact_in_credi
 
 
 def test_metrics_json_frames_and_the_section_say_which_outcome(planted) -> None:
-    from reportgen.report.render import make_environment  # noqa: PLC0415
+    from reportgen.report.render import make_environment
 
     _, _, result = planted
     assert result.to_json()["fairness"]["favourable"] == "not_flagged"

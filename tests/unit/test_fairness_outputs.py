@@ -78,8 +78,8 @@ def test_a_failed_fairness_check_is_red_and_a_group_below_the_line_amber(result)
 
 
 def test_frames_hold_groups_disparities_changes_and_bands_with_fixed_dtypes(result):
-    from reportgen.frames import COLUMNS  # noqa: PLC0415
-    from reportgen.results import ComparisonResult  # noqa: PLC0415
+    from reportgen.frames import COLUMNS
+    from reportgen.results import ComparisonResult
 
     f = result.frames()
     for name in ("bands", "fairness_groups", "fairness_disparities", "fairness_changes"):
@@ -105,7 +105,7 @@ def test_frames_hold_groups_disparities_changes_and_bands_with_fixed_dtypes(resu
 
 
 def test_the_exports_carry_the_new_frames(result):
-    from reportgen.report.export import tables, to_csv  # noqa: PLC0415
+    from reportgen.report.export import tables, to_csv
 
     t = tables(result)
     assert {"bands", "fairness_groups", "fairness_disparities", "fairness_changes"} <= set(t)
@@ -113,9 +113,9 @@ def test_the_exports_carry_the_new_frames(result):
 
 
 def test_the_section_shows_the_challengers_change_with_its_paired_interval(result):
-    from reportgen.report.formats import fmt_ci  # noqa: PLC0415
-    from reportgen.report.render import make_environment  # noqa: PLC0415
-    from reportgen.report.views.fairness import fairness_view  # noqa: PLC0415
+    from reportgen.report.formats import fmt_ci
+    from reportgen.report.render import make_environment
+    from reportgen.report.views.fairness import fairness_view
 
     view = SimpleNamespace(fairness=fairness_view(result.fairness, {}, "a", "95 %"))
     page = make_environment().from_string('{% import "macros.html" as ui %}{% include "sections/fairness.html" %}')

@@ -44,12 +44,15 @@ def test_a_fault_travels_pickled_with_its_row():
     assert isinstance(back, V.RowFault) and back.row == 12 and str(back) == "x"
 
 
-@pytest.mark.parametrize(("known", "labels", "keep", "row", "third"), [
-    (set(), ["0", "1", "1", "7", "8"], None, 3, "7"),          # the third distinct label, not the fourth
-    ({"0", "1"}, ["1", "2"], None, 1, "2"),                    # known from earlier batches
-    ({"0"}, ["0", None, "1", "0", "5"], None, 4, "5"),         # missing labels are no label
-    (set(), ["0", "1", "7", "1", "9"], [True, True, False, True, True], 4, "9"),  # a dropped row is no row
-])
+@pytest.mark.parametrize(
+    ("known", "labels", "keep", "row", "third"),
+    [
+        (set(), ["0", "1", "1", "7", "8"], None, 3, "7"),  # the third distinct label, not the fourth
+        ({"0", "1"}, ["1", "2"], None, 1, "2"),  # known from earlier batches
+        ({"0"}, ["0", None, "1", "0", "5"], None, 4, "5"),  # missing labels are no label
+        (set(), ["0", "1", "7", "1", "9"], [True, True, False, True, True], 4, "9"),  # a dropped row is no row
+    ],
+)
 def test_the_third_label_names_its_row(known, labels, keep, row, third):
     keys = np.array(labels, dtype=object)
     rows = np.arange(len(labels)) if keep is None else np.flatnonzero(keep)

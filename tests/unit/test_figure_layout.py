@@ -37,8 +37,11 @@ def _check(fig, width: float, where: str) -> None:
 
 
 def _with_runs(result, runs: int):
-    points = [dataclasses.replace(p, run_id=f"r{i}", created=f"2026-01-0{i + 1}T00:00:00Z")
-              for i in range(runs) for p in headline(result)]
+    points = [
+        dataclasses.replace(p, run_id=f"r{i}", created=f"2026-01-0{i + 1}T00:00:00Z")
+        for i in range(runs)
+        for p in headline(result)
+    ]
     return dataclasses.replace(result, trend=points)
 
 
@@ -79,8 +82,9 @@ def _credit_model(reference: bool):
     y = rng.random(pd_.shape[0]) < pd_
     dates = (np.datetime64("2024-01-01") + rng.integers(0, 90, pd_.shape[0])).astype("datetime64[D]")
     cur = C.CreditSample(y=y, score=pd_, pd=pd_, dates=dates)
-    return C.credit_model("m", cur, cur if reference else None, "higher", C.Grading("quantiles", quantiles=8),
-                          C.CreditSettings())
+    return C.credit_model(
+        "m", cur, cur if reference else None, "higher", C.Grading("quantiles", quantiles=8), C.CreditSettings()
+    )
 
 
 @pytest.mark.parametrize("reference", [False, True])

@@ -14,7 +14,7 @@ from reportgen.report import figures
 from reportgen.results_io import load_result
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
-from bench_render import make_result  # noqa: E402
+from bench_render import make_result
 
 
 @pytest.fixture(scope="module")
@@ -47,14 +47,19 @@ def test_roc_draws_each_models_curve_and_its_operating_point(demo):
         assert len(curve) == 1, name
         np.testing.assert_array_equal(curve[0].get_xdata(), m.curves.roc.x)
         np.testing.assert_array_equal(curve[0].get_ydata(), m.curves.roc.y)
-        points = [c for c in fig.axes[0].collections
-                  if len(c.get_offsets()) == 1 and to_hex(c.get_facecolor()[0]) == to_hex(col[name])]
+        points = [
+            c
+            for c in fig.axes[0].collections
+            if len(c.get_offsets()) == 1 and to_hex(c.get_facecolor()[0]) == to_hex(col[name])
+        ]
         assert len(points) == 1, name
         assert points[0].get_offsets()[0][0] == pytest.approx(m.confusion.fp / m.negatives)
         assert points[0].get_offsets()[0][1] == pytest.approx(m.confusion.tp / m.positives)
     legend = [t.get_text() for t in fig.legends[0].get_texts()]  # below the axes, off the curves
     for name, m in demo.models.items():
-        assert any(t.startswith(f"{name}: AUC {m.metrics['roc_auc']:.3f}, Gini {m.metrics['gini']:.3f}") for t in legend)
+        assert any(
+            t.startswith(f"{name}: AUC {m.metrics['roc_auc']:.3f}, Gini {m.metrics['gini']:.3f}") for t in legend
+        )
 
 
 def test_each_model_keeps_one_colour_in_every_figure(demo):
@@ -97,8 +102,11 @@ def _drawn(svg: str) -> list[tuple[str, dict]]:
     import xml.etree.ElementTree as ET
 
     kinds = {"path", "text", "use", "rect", "clipPath", "style"}
-    return [(el.tag.rsplit("}", 1)[-1], dict(el.attrib), el.text) for el in ET.fromstring(svg).iter()
-            if el.tag.rsplit("}", 1)[-1] in kinds]
+    return [
+        (el.tag.rsplit("}", 1)[-1], dict(el.attrib), el.text)
+        for el in ET.fromstring(svg).iter()
+        if el.tag.rsplit("}", 1)[-1] in kinds
+    ]
 
 
 @pytest.mark.slow  # renders a PDF page to pixels: ~2.5 s
@@ -121,8 +129,10 @@ def test_lean_svg_keeps_every_drawn_element_and_the_pdf_pixels(demo, tmp_path):
     pixels = []
     for name, body in (("full", svg), ("lean", lean)):
         weasyprint.HTML(string=page.format(body)).write_pdf(tmp_path / f"{name}.pdf")
-        subprocess.run(["pdftoppm", "-png", "-r", "50", "-singlefile", str(tmp_path / f"{name}.pdf"),
-                        str(tmp_path / name)], check=True)
+        subprocess.run(
+            ["pdftoppm", "-png", "-r", "50", "-singlefile", str(tmp_path / f"{name}.pdf"), str(tmp_path / name)],
+            check=True,
+        )
         pixels.append((tmp_path / f"{name}.png").read_bytes())
     assert pixels[0] == pixels[1]
     assert figures.lean_svg("<svg><g></svg>") == "<svg><g></svg>"  # not XML: left as it is
@@ -210,11 +220,12 @@ def test_a_figures_notes_are_logged_once_each_in_figure_order(demo, monkeypatch,
         original = figures.FIGURES[tag]
 
         def draw(result, palette=figures.PALETTE):
-            with figures._matplotlib_notes():  # noqa: SLF001 - what _apply_style wraps each figure in
+            with figures._matplotlib_notes():
                 warnings.warn(f"{tag} note", UserWarning, stacklevel=1)
                 warnings.warn(f"{tag} note", UserWarning, stacklevel=1)
                 warnings.warn("Glyph 27169 (x) missing from font(s) DejaVu Sans.", UserWarning, stacklevel=1)
                 return original(result, palette)
+
         return draw
 
     monkeypatch.setattr(figures, "FIGURES", {k: noisy(k) for k in ("ks", "roc", "pr")})
@@ -227,8 +238,9 @@ def test_a_figures_notes_are_logged_once_each_in_figure_order(demo, monkeypatch,
 
 @pytest.mark.slow
 @pytest.mark.pdf
-def test_the_pdf_draws_its_figures_as_images_with_the_same_pixels_text_and_alt(demo, demo_figures, tmp_path,
-                                                                              monkeypatch):
+def test_the_pdf_draws_its_figures_as_images_with_the_same_pixels_text_and_alt(
+    demo, demo_figures, tmp_path, monkeypatch
+):
     """The PDF's page holds each figure as an ``<img>`` of its lean SVG (fewer HTML elements to
     parse and style): every page of the demo's PDF is pixel-identical at 50 dpi to the page with
     the figures inline, the text is the same, and each image's alt is its caption."""
@@ -256,10 +268,12 @@ def test_the_pdf_draws_its_figures_as_images_with_the_same_pixels_text_and_alt(d
     out = {}
     for name, body in (("inline", inline), ("image", page)):
         pdf = tmp_path / f"{name}.pdf"
-        weasyprint.HTML(string=body, url_fetcher=render._url_fetcher(), base_url=None).write_pdf(pdf)  # noqa: SLF001
+        weasyprint.HTML(string=body, url_fetcher=render._url_fetcher(), base_url=None).write_pdf(pdf)
         subprocess.run(["pdftoppm", "-png", "-r", "50", str(pdf), str(tmp_path / name)], check=True)
         subprocess.run(["pdftotext", str(pdf), str(tmp_path / f"{name}.txt")], check=True)
-        out[name] = ([p.read_bytes() for p in sorted(tmp_path.glob(f"{name}-*.png"))],
-                     (tmp_path / f"{name}.txt").read_text(encoding="utf-8"))
+        out[name] = (
+            [p.read_bytes() for p in sorted(tmp_path.glob(f"{name}-*.png"))],
+            (tmp_path / f"{name}.txt").read_text(encoding="utf-8"),
+        )
     assert len(out["image"][0]) == len(out["inline"][0]) > 3
     assert out["image"] == out["inline"]

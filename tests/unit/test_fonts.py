@@ -54,8 +54,11 @@ def test_fc_lists_charsets_are_read_as_merged_ranges():
     # two fonts' charsets as fc-list prints them: single code points and ranges, overlapping
     ranges = fonts._ranges("20-7e a0-17f 2010\n41-5a 180-24f 2012-2013\n")
     assert ranges == [(0x20, 0x7E), (0xA0, 0x24F), (0x2010, 0x2010), (0x2012, 0x2013)]
-    covered = [cp for cp in (0x1F, 0x20, 0x7E, 0x7F, 0x24F, 0x250, 0x2010, 0x2011, 0x2013, 0x2014)
-               if fonts._covered(ranges, cp)]
+    covered = [
+        cp
+        for cp in (0x1F, 0x20, 0x7E, 0x7F, 0x24F, 0x250, 0x2010, 0x2011, 0x2013, 0x2014)
+        if fonts._covered(ranges, cp)
+    ]
     assert covered == [0x20, 0x7E, 0x24F, 0x2010, 0x2013]
     assert not fonts._covered([], 0x41)
 

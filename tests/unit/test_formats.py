@@ -14,26 +14,27 @@ from sklearn.metrics import log_loss
 from reportgen.engine import binary as B
 from reportgen.engine import class_tables as CT
 from reportgen.engine.curve import build_table
-from reportgen.report.wording import zero_variance_note
-from reportgen.report.formats import MAX_DIGITS, fmt_bounded, fmt_metric, fmt_threshold
-from reportgen.report.formats import fmt_signed, wbr
+from reportgen.report.formats import MAX_DIGITS, fmt_bounded, fmt_metric, fmt_signed, fmt_threshold, wbr
 from reportgen.report.views.common import better_mark, excludes_zero
+from reportgen.report.wording import log_loss_clipping_sentence, notice_text, zero_variance_note
 from reportgen.results import Notice
-from reportgen.report.wording import log_loss_clipping_sentence, notice_text
 
 
-@pytest.mark.parametrize(("value", "key", "text"), [
-    (0.99965, "roc_auc", "0.9997"),      # the issue's case: not "1.000"
-    (1.0, "roc_auc", "1.000"),           # the bound itself stays
-    (0.9999996, "roc_auc", "> 0.999999"),
-    (0.0003, "roc_auc", "0.0003"),       # not "0.000"
-    (0.0, "roc_auc", "0.000"),
-    (-0.99995, "gini", "−0.99995"),      # the minus sign of the tables' differences, not a hyphen
-    (0.5, "roc_auc", "0.500"),
-    (2.75, "log_loss", "2.750"),         # open above: no extra digits
-    (None, "roc_auc", "n/a"),
-    (0.1234, "not_a_metric", "0.123"),
-])
+@pytest.mark.parametrize(
+    ("value", "key", "text"),
+    [
+        (0.99965, "roc_auc", "0.9997"),  # the issue's case: not "1.000"
+        (1.0, "roc_auc", "1.000"),  # the bound itself stays
+        (0.9999996, "roc_auc", "> 0.999999"),
+        (0.0003, "roc_auc", "0.0003"),  # not "0.000"
+        (0.0, "roc_auc", "0.000"),
+        (-0.99995, "gini", "−0.99995"),  # the minus sign of the tables' differences, not a hyphen
+        (0.5, "roc_auc", "0.500"),
+        (2.75, "log_loss", "2.750"),  # open above: no extra digits
+        (None, "roc_auc", "n/a"),
+        (0.1234, "not_a_metric", "0.123"),
+    ],
+)
 def test_fmt_metric_cases(value, key, text):
     assert fmt_metric(value, key) == text
 
@@ -48,7 +49,7 @@ def test_a_bounded_value_prints_as_a_bound_only_when_it_is_one(v, digits):
         return
     printed = float(text)
     assert (printed == 1.0) == (v == 1.0) and (printed == 0.0) == (v == 0.0)
-    assert abs(printed - v) <= 0.5 * 10.0 ** -digits + 1e-15
+    assert abs(printed - v) <= 0.5 * 10.0**-digits + 1e-15
     assert len(text.split(".")[1]) <= max(digits, MAX_DIGITS)
 
 
@@ -72,14 +73,14 @@ def test_signed_differences_never_print_as_zero_unless_zero(v):
     if v == 0:
         assert text == "0.000"
     elif "<" in text:
-        assert abs(v) < 10.0 ** -MAX_DIGITS
+        assert abs(v) < 10.0**-MAX_DIGITS
     else:
         assert float(text.replace("−", "-")) != 0 and (text[0] == "+") == (v > 0)
 
 
 def test_better_mark_follows_the_metric_direction():
-    assert better_mark(-0.028, "higher") == "worse"     # accuracy down
-    assert better_mark(-0.054, "lower") == "better"     # cost down
+    assert better_mark(-0.028, "higher") == "worse"  # accuracy down
+    assert better_mark(-0.054, "lower") == "better"  # cost down
     assert better_mark(0.01, "lower") == "worse" and better_mark(0.0, "higher") == "equal"
     assert better_mark(None, "higher") == "" and better_mark(0.1, None) == ""
     assert excludes_zero([0.1, 0.2]) and excludes_zero([-0.2, -0.1])
@@ -118,7 +119,7 @@ def test_clipped_log_loss_count_matches_a_direct_count():
 
 
 def test_multiclass_clipped_count_matches_a_direct_count():
-    from reportgen.engine.multiclass import compute_multiclass  # noqa: PLC0415
+    from reportgen.engine.multiclass import compute_multiclass
 
     rng = np.random.default_rng(9)
     y = rng.integers(0, 3, 300)
@@ -131,7 +132,7 @@ def test_multiclass_clipped_count_matches_a_direct_count():
     assert clip.params["weight"] == 5.0 and clip.params["total"] == 300.0
     note = notice_text(Notice(clip.code, {"model": "m", **clip.params}))
     assert "5 row(s) give the true class probability 0" in note
-    assert CT.LOG_LOSS_EPS == np.finfo(float).eps
+    assert np.finfo(float).eps == CT.LOG_LOSS_EPS
 
 
 def test_logit_delong_interval_near_one_never_prints_its_end_as_one():

@@ -8,11 +8,19 @@ import pytest
 from reportgen.report.formats import MAX_DIGITS, fmt_pct
 
 
-@pytest.mark.parametrize(("v", "signed", "text"), [
-    (0.0, False, "0.0 %"), (-0.0, True, "0.0 %"), (-0.0004, True, "−0.04 %"), (0.0004, True, "+0.04 %"),
-    (-0.00004, False, "−0.004 %"), (0.123, True, "+12.3 %"), (-0.5, False, "−50.0 %"),
-    (-1e-12, True, f"−< {10.0 ** -MAX_DIGITS:.{MAX_DIGITS}f} %"),
-])
+@pytest.mark.parametrize(
+    ("v", "signed", "text"),
+    [
+        (0.0, False, "0.0 %"),
+        (-0.0, True, "0.0 %"),
+        (-0.0004, True, "−0.04 %"),
+        (0.0004, True, "+0.04 %"),
+        (-0.00004, False, "−0.004 %"),
+        (0.123, True, "+12.3 %"),
+        (-0.5, False, "−50.0 %"),
+        (-1e-12, True, f"−< {10.0**-MAX_DIGITS:.{MAX_DIGITS}f} %"),
+    ],
+)
 def test_fmt_pct_never_prints_minus_zero_nor_rounds_a_value_to_zero(v, signed, text):
     assert fmt_pct(v, signed=signed) == text
 

@@ -13,11 +13,10 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
+from oracles import holm_adjusted
 
 import reportgen
 from reportgen.frames import COLUMNS
-
-from oracles import holm_adjusted
 
 ROOT = Path(__file__).resolve().parents[2]
 NOW = "2026-01-01T00:00:00Z"
@@ -35,11 +34,18 @@ def binary(tmp_path_factory):
     """Three binary models on 400 rows in memory, with checks."""
     rng = np.random.default_rng(1)
     y = rng.integers(0, 2, 400)
-    df = pd.DataFrame({"y": y, "a": np.clip(0.2 * y + rng.normal(0.4, 0.2, 400), 0, 1),
-                       "b": np.clip(0.3 * y + rng.normal(0.35, 0.2, 400), 0, 1), "c": rng.uniform(size=400)})
+    df = pd.DataFrame(
+        {
+            "y": y,
+            "a": np.clip(0.2 * y + rng.normal(0.4, 0.2, 400), 0, 1),
+            "b": np.clip(0.3 * y + rng.normal(0.35, 0.2, 400), 0, 1),
+            "c": rng.uniform(size=400),
+        }
+    )
     checks = [{"metric": "gini", "at_least": 0.1}, {"comparison": "b", "must_not_be": "worse"}]
-    result = reportgen.compare_frames(df, label="y", scores=["a", "b", "c"], now=NOW, checks=checks,
-                                      bootstrap={"resamples": 20, "seed": 7})
+    result = reportgen.compare_frames(
+        df, label="y", scores=["a", "b", "c"], now=NOW, checks=checks, bootstrap={"resamples": 20, "seed": 7}
+    )
     return _saved(result, tmp_path_factory.mktemp("binary"))
 
 
@@ -55,10 +61,16 @@ def multiclass(tmp_path_factory):
         p = np.exp(logits) / np.exp(logits).sum(axis=1, keepdims=True)
         cols |= {f"{m}_{k}": p[:, i] for i, k in enumerate(("low", "mid", "high"))}
     pd.DataFrame(cols).to_csv(tmp / "d.csv", index=False)
-    models = [{"name": m, "file": "d.csv", "scores": {k: f"{m}_{k}" for k in ("low", "mid", "high")},
-               "probabilities": True} for m in ("m1", "m2")]
-    (tmp / "c.yaml").write_text(yaml.safe_dump({"task": "multiclass", "label": "y", "models": models,
-                                                "bootstrap": {"resamples": 20, "seed": 7}}), encoding="utf-8")
+    models = [
+        {"name": m, "file": "d.csv", "scores": {k: f"{m}_{k}" for k in ("low", "mid", "high")}, "probabilities": True}
+        for m in ("m1", "m2")
+    ]
+    (tmp / "c.yaml").write_text(
+        yaml.safe_dump(
+            {"task": "multiclass", "label": "y", "models": models, "bootstrap": {"resamples": 20, "seed": 7}}
+        ),
+        encoding="utf-8",
+    )
     cfg, path = reportgen.load_config(tmp / "c.yaml")
     return _saved(reportgen.compare_models(cfg, path, now=NOW), tmp / "out")
 
@@ -82,20 +94,38 @@ def test_frames_in_memory_equal_frames_read_back_from_metrics_json(binary, multi
     _same_frames(*binary[:2], "binary")
     _same_frames(*multiclass[:2], "multiclass")
     assert list(binary[0].frames()) == ["metrics", "comparisons", "thresholds", "checks", "bands"]
-    assert list(multiclass[0].frames()) == ["metrics", "comparisons", "thresholds", "per_class", "class_averages", "class_deltas",
-                                            "class_probabilities"]
+    assert list(multiclass[0].frames()) == [
+        "metrics",
+        "comparisons",
+        "thresholds",
+        "per_class",
+        "class_averages",
+        "class_deltas",
+        "class_probabilities",
+    ]
 
 
 @pytest.mark.slow
 def test_credit_frames_in_memory_equal_frames_read_back(credit) -> None:
     _same_frames(*credit[:2], "credit")
-    assert list(credit[0].frames()) == ["metrics", "comparisons", "thresholds", "credit_grades", "credit_tests",
-                                        "credit_groups", "segments", "bands"]
+    assert list(credit[0].frames()) == [
+        "metrics",
+        "comparisons",
+        "thresholds",
+        "credit_grades",
+        "credit_tests",
+        "credit_groups",
+        "segments",
+        "bands",
+    ]
 
 
 def test_columns_and_dtypes_are_fixed_whatever_the_run_holds(binary, multiclass) -> None:
     one = reportgen.compare_frames(
-        pd.DataFrame({"y": [0, 1] * 20, "s": np.linspace(0, 1, 40)}), label="y", scores=["s"], now=NOW,
+        pd.DataFrame({"y": [0, 1] * 20, "s": np.linspace(0, 1, 40)}),
+        label="y",
+        scores=["s"],
+        now=NOW,
         bootstrap={"resamples": 0},
     )
     for result in (binary[0], multiclass[0], one):  # the credit frames: test_credit_frames_…
@@ -129,7 +159,9 @@ def test_comparisons_hold_each_challengers_gini_delta_interval_and_adjusted_p_of
     auc = df[df["metric"] == "roc_auc"].set_index("model")
     for c in doc["comparisons"]:
         assert auc.loc[c["model"], "p_adjusted"] == c["tests"]["delong"]["p_value_holm"]
-        assert auc.loc[c["model"], "family"] == c["tests"]["delong"]["family"]  # "verdicts" when DeLong gives the verdict
+        assert (
+            auc.loc[c["model"], "family"] == c["tests"]["delong"]["family"]
+        )  # "verdicts" when DeLong gives the verdict
     assert df.loc[~df["primary"], "verdict"].isna().all()
 
 
@@ -150,7 +182,14 @@ def test_metrics_and_thresholds_hold_the_json_values(binary) -> None:
     assert len(thr) == sum(len(m["optimal_thresholds"]) for m in doc["models"].values())
     for r in thr.itertuples(index=False):
         o = doc["models"][r.model]["optimal_thresholds"][r.criterion]
-        assert (r.threshold, r.value, r.tp, r.fp, r.fn, r.tn) == (o["threshold"], o["value"], o["tp"], o["fp"], o["fn"], o["tn"])
+        assert (r.threshold, r.value, r.tp, r.fp, r.fn, r.tn) == (
+            o["threshold"],
+            o["value"],
+            o["tp"],
+            o["fp"],
+            o["fn"],
+            o["tn"],
+        )
 
 
 def test_approval_rate_is_the_share_of_rows_below_the_cut() -> None:
@@ -158,8 +197,9 @@ def test_approval_rate_is_the_share_of_rows_below_the_cut() -> None:
     rng = np.random.default_rng(3)
     y = rng.integers(0, 2, 400)
     s = np.clip(0.3 * y + rng.normal(0.35, 0.2, 400), 0, 1)
-    result = reportgen.compare_frames(pd.DataFrame({"y": y, "s": s}), label="y", scores=["s"], now=NOW,
-                                      bootstrap={"resamples": 0})
+    result = reportgen.compare_frames(
+        pd.DataFrame({"y": y, "s": s}), label="y", scores=["s"], now=NOW, bootstrap={"resamples": 0}
+    )
     thr = result.frames()["thresholds"]
     assert len(thr) > 0
     for r in thr.itertuples(index=False):
@@ -170,7 +210,7 @@ def test_multiclass_per_class_frame(multiclass) -> None:
     result, _, doc = multiclass
     pc = result.frames()["per_class"]
     for r in pc.itertuples(index=False):
-        want = doc["models"][r.model]["per_class"][getattr(r, "_1")][r.metric]
+        want = doc["models"][r.model]["per_class"][r._1][r.metric]
         assert np.isnan(r.value) if want is None else r.value == want
     assert set(pc["class"]) == {"low", "mid", "high"} and len(pc) > 0
 
@@ -189,7 +229,10 @@ def test_credit_frames_hold_the_grades_tests_and_groups(credit) -> None:
     first = credit["challenger"]["grades"][0]
     row = grades[grades["model"] == "challenger"].iloc[0]
     assert (row["grade"], row["n"], row["defaults"], row["jeffreys_p"]) == (
-        first["grade"], first["n"], first["defaults"], first["jeffreys"]["p_value"]
+        first["grade"],
+        first["n"],
+        first["defaults"],
+        first["jeffreys"]["p_value"],
     )
     tests = f["credit_tests"].set_index(["model", "test"])
     for name, m in credit.items():
@@ -221,8 +264,10 @@ def test_trend_frame_one_row_per_recorded_number(binary) -> None:
 
     from reportgen.option_results import TrendPoint
 
-    points = [TrendPoint("r1", "2026-01-01T00:00:00Z", "a", "model", "gini", 0.41, [0.35, 0.47]),
-              TrendPoint("r2", "2026-02-01T00:00:00Z", "b vs a", "comparison", "gini", None)]
+    points = [
+        TrendPoint("r1", "2026-01-01T00:00:00Z", "a", "model", "gini", 0.41, [0.35, 0.47]),
+        TrendPoint("r2", "2026-02-01T00:00:00Z", "b vs a", "comparison", "gini", None),
+    ]
     trend = dataclasses.replace(binary[0], trend=points).frames()["trend"]
     assert list(trend["run_id"]) == ["r1", "r2"] and list(trend["kind"]) == ["model", "comparison"]
     assert trend.loc[0, ["value", "ci_low", "ci_high"]].tolist() == [0.41, 0.35, 0.47]

@@ -24,7 +24,7 @@ def _weighted_pass(scores, y, w, directions, cuts, rates=(), chunks=1):
     """The streamed engines' frequency path: weighted tables → tables of the repeated rows, each row's
     table row mapped to them, the rows added with their weights as multiplicities (in ``chunks``
     accumulators merged, as Dask parts)."""
-    tables, maps, codes = [], [], []
+    tables, codes = [], []
     for s, d in zip(scores, directions):
         t = build_table(s, y, w, d)
         ft, row_map = S.frequency_table(t, "m")
@@ -74,8 +74,13 @@ def _assert_same_pass(got: S.PairedAccumulator, want: S.PairedAccumulator) -> No
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(n=st.integers(8, 120), k=st.integers(2, 3), seed=st.integers(0, 2**32 - 1), decimals=st.integers(0, 2),
-       chunks=st.integers(1, 3))
+@given(
+    n=st.integers(8, 120),
+    k=st.integers(2, 3),
+    seed=st.integers(0, 2**32 - 1),
+    decimals=st.integers(0, 2),
+    chunks=st.integers(1, 3),
+)
 def test_rows_with_multiplicities_count_as_the_repeated_rows(n, k, seed, decimals, chunks):
     """Ties (rounded scores), weights 0…4 (a score whose rows all weigh 0 vanishes), both
     directions, several models, chunked and merged: every count equals the repeated rows'."""
@@ -152,7 +157,10 @@ def test_aligned_rows_must_be_repeated_alike():
     w = np.array([1.0, 2.0, 3.0])
     S.check_same_repeats(["a", "b"], ["a.csv", "b.csv"], [w, w.copy()], None)
     S.check_same_repeats(["a", "b"], ["a.csv", "b.csv"], [None, np.ones(3)], None)  # unweighted = weight 1
-    with pytest.raises(InputError, match=r"^a.csv: model 'a': row 12 weighs 2 and the same row of model 'b' \(b.csv\) "
-                                         r"weighs 5; weight_kind: frequency repeats each row by its weight, so every model "
-                                         r"must weigh a row alike: fix the weights \(or use weight_kind: sampling\)$"):
+    with pytest.raises(
+        InputError,
+        match=r"^a.csv: model 'a': row 12 weighs 2 and the same row of model 'b' \(b.csv\) "
+        r"weighs 5; weight_kind: frequency repeats each row by its weight, so every model "
+        r"must weigh a row alike: fix the weights \(or use weight_kind: sampling\)$",
+    ):
         S.check_same_repeats(["a", "b"], ["a.csv", "b.csv"], [w, np.array([1.0, 5.0, 3.0])], np.array([4, 10, 11]))

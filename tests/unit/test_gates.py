@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 import yaml
-from renders import no_figures  # noqa: F401 - a fixture: a render without its figures
 
 from reportgen.gates import comparison_outcome
 from reportgen.option_results import CheckResult
@@ -16,31 +15,36 @@ from reportgen.results import Comparison, ComparisonResult, ComparisonTests, DeL
 PINNED_NOW = "2026-01-01T00:00:00Z"
 
 
-def _comparison(pm: str, delta: float | None, ci: list[float] | None = None, p: float | None = None,
-                p_holm: float | None = None) -> Comparison:
+def _comparison(
+    pm: str, delta: float | None, ci: list[float] | None = None, p: float | None = None, p_holm: float | None = None
+) -> Comparison:
     dl = None if p is None else DeLongSummary(0.7, 0.7, 0.0, 0.01, 1.0, p, p_holm, [-0.1, 0.1], True)
-    return Comparison("m", "base", {pm: delta}, {pm: None}, None, {}, {pm: ci} if ci else {},
-                      ComparisonTests(dl, None, []), "", pm)
+    return Comparison(
+        "m", "base", {pm: delta}, {pm: None}, None, {}, {pm: ci} if ci else {}, ComparisonTests(dl, None, []), "", pm
+    )
 
 
-@pytest.mark.parametrize(("c", "expected"), [
-    # DeLong metrics: the p-value decides significance, the delta's sign the direction
-    (_comparison("gini", -0.05, p=0.01), "worse"),
-    (_comparison("gini", +0.05, p=0.01), "better"),
-    (_comparison("gini", -0.05, p=0.2), "no_difference"),
-    (_comparison("gini", -0.05, p=0.049), "worse"),
-    (_comparison("gini", -0.05, p=0.0501), "no_difference"),
-    (_comparison("roc_auc", -0.05, p=0.01, p_holm=0.08), "no_difference"),  # Holm-adjusted first
-    (_comparison("gini", None, p=0.01), "undefined"),
-    # other metrics: the interval of the paired difference excluding 0
-    (_comparison("ks", -0.03, ci=[-0.05, -0.01]), "worse"),
-    (_comparison("ks", -0.03, ci=[-0.05, 0.01]), "no_difference"),
-    (_comparison("ks", 0.03, ci=[0.01, 0.05]), "better"),
-    (_comparison("ks", 0.03), "undefined"),  # no interval (bootstrap off): cannot tell
-    # a lower-is-better metric: a positive delta is worse
-    (_comparison("brier", 0.02, ci=[0.01, 0.03]), "worse"),
-    (_comparison("brier", -0.02, ci=[-0.03, -0.01]), "better"),
-])
+@pytest.mark.parametrize(
+    ("c", "expected"),
+    [
+        # DeLong metrics: the p-value decides significance, the delta's sign the direction
+        (_comparison("gini", -0.05, p=0.01), "worse"),
+        (_comparison("gini", +0.05, p=0.01), "better"),
+        (_comparison("gini", -0.05, p=0.2), "no_difference"),
+        (_comparison("gini", -0.05, p=0.049), "worse"),
+        (_comparison("gini", -0.05, p=0.0501), "no_difference"),
+        (_comparison("roc_auc", -0.05, p=0.01, p_holm=0.08), "no_difference"),  # Holm-adjusted first
+        (_comparison("gini", None, p=0.01), "undefined"),
+        # other metrics: the interval of the paired difference excluding 0
+        (_comparison("ks", -0.03, ci=[-0.05, -0.01]), "worse"),
+        (_comparison("ks", -0.03, ci=[-0.05, 0.01]), "no_difference"),
+        (_comparison("ks", 0.03, ci=[0.01, 0.05]), "better"),
+        (_comparison("ks", 0.03), "undefined"),  # no interval (bootstrap off): cannot tell
+        # a lower-is-better metric: a positive delta is worse
+        (_comparison("brier", 0.02, ci=[0.01, 0.03]), "worse"),
+        (_comparison("brier", -0.02, ci=[-0.03, -0.01]), "better"),
+    ],
+)
 def test_comparison_outcome(c: Comparison, expected: str) -> None:
     assert comparison_outcome(c, 0.95) == expected
 
@@ -60,8 +64,9 @@ def _config(tmp_path: Path, fast_config_factory, checks: list[dict]) -> Path:
 
 
 @pytest.mark.slow
-def test_checks_in_metrics_json_report_and_exit_codes(tmp_path: Path, fast_config_factory, cli, capsys,
-                                                      demo_json, metrics_schema, no_figures) -> None:
+def test_checks_in_metrics_json_report_and_exit_codes(
+    tmp_path: Path, fast_config_factory, cli, capsys, demo_json, metrics_schema, no_figures
+) -> None:
     # the HTML is read for its checks only: rendered without figures
     import jsonschema
 
@@ -72,9 +77,11 @@ def test_checks_in_metrics_json_report_and_exit_codes(tmp_path: Path, fast_confi
     worse = [n for n, v in verdicts.items() if "significantly worse" in v]
     not_worse = [n for n, v in verdicts.items() if "significantly worse" not in v]
     assert worse and not_worse, verdicts  # the demo has both kinds (naive is worse)
-    passing = [{"model": "challenger", "metric": "gini", "at_least": gini},  # the bound is inclusive
-               {"metric": "ks", "at_least": min(ks.values())},
-               {"comparison": not_worse[0], "must_not_be": "worse"}]
+    passing = [
+        {"model": "challenger", "metric": "gini", "at_least": gini},  # the bound is inclusive
+        {"metric": "ks", "at_least": min(ks.values())},
+        {"comparison": not_worse[0], "must_not_be": "worse"},
+    ]
     cfg = _config(tmp_path, fast_config_factory, passing)
     out = tmp_path / "ok"
     code = cli(["run", str(cfg), "--out", str(out), "--now", PINNED_NOW, "--format", "json,html"])
@@ -91,9 +98,11 @@ def test_checks_in_metrics_json_report_and_exit_codes(tmp_path: Path, fast_confi
     assert 'id="checks"' in html and "All 5 check(s) passed." in html
     capsys.readouterr()
 
-    failing = [{"model": "challenger", "metric": "gini", "at_least": gini + 1e-9},
-               {"comparison": worse[0], "must_not_be": "worse"},
-               {"model": "champion", "metric": "brier", "at_most": 0.05}]
+    failing = [
+        {"model": "challenger", "metric": "gini", "at_least": gini + 1e-9},
+        {"comparison": worse[0], "must_not_be": "worse"},
+        {"model": "champion", "metric": "brier", "at_most": 0.05},
+    ]
     cfg = _config(tmp_path, fast_config_factory, failing)
     out = tmp_path / "bad"
     code = cli(["run", str(cfg), "--out", str(out), "--now", PINNED_NOW, "--format", "json,html"])
@@ -101,7 +110,9 @@ def test_checks_in_metrics_json_report_and_exit_codes(tmp_path: Path, fast_confi
     err = [ln for ln in capsys.readouterr().err.strip().splitlines() if not ln.startswith("reportgen: warning:")]
     assert len(err) == 3  # one line per failed check (beside the run's warnings)
     # the 4-digit value equals the bound to 4 digits: the line shows the digits that make it fail
-    assert err[0].endswith(f"check failed: challenger: gini at least {gini + 1e-9:g}: gini = {gini:.12g}, below {gini + 1e-9:g}")
+    assert err[0].endswith(
+        f"check failed: challenger: gini at least {gini + 1e-9:g}: gini = {gini:.12g}, below {gini + 1e-9:g}"
+    )
     assert f"check failed: {worse[0]} must not be worse than champion: significantly worse on gini" in err[1]
     # a scorecard's Brier score is its PD column's (the credit section's calibration): gated like any other
     brier = demo["models"]["champion"]["metrics"]["brier"]
@@ -119,24 +130,39 @@ def test_checks_in_metrics_json_report_and_exit_codes(tmp_path: Path, fast_confi
 @pytest.mark.slow  # a batch of two full runs
 def test_a_broken_config_outranks_a_failed_check_in_a_batch(tmp_path: Path, fast_config_factory, cli, capsys) -> None:
     # exit codes only: no interval decides a Gini of at least 2, so no resamples are drawn
-    bad_gate = fast_config_factory(tmp_path / "a.yaml", checks=[{"metric": "gini", "at_least": 2}],
-                                   bootstrap={"resamples": 0, "seed": 7})
+    bad_gate = fast_config_factory(
+        tmp_path / "a.yaml", checks=[{"metric": "gini", "at_least": 2}], bootstrap={"resamples": 0, "seed": 7}
+    )
     broken = tmp_path / "b.yaml"
     broken.write_text(yaml.safe_dump({"models": []}), encoding="utf-8")
     assert cli(["run", str(bad_gate), "--out", str(tmp_path / "o"), "--format", "json", "-q"]) == 3
     assert cli(["run", str(bad_gate), str(broken), "--out", str(tmp_path / "o2"), "--format", "json", "-q"]) == 2
 
 
-@pytest.mark.parametrize(("check", "message"), [
-    ({"metric": "psy", "at_most": 0.25}, "checks[0].metric: unknown metric 'psy' for task: binary; did you mean 'psi'?"),
-    ({"metric": "gnii", "at_least": 0.4}, "checks[0].metric: unknown metric 'gnii' for task: binary; did you mean 'gini'?"),
-    ({"model": "challnger", "metric": "gini", "at_least": 0.4}, "checks[0].model: 'challnger' names no model; did you mean 'challenger'?"),
-    ({"comparison": "champion", "must_not_be": "worse"}, "checks[0].comparison: 'champion' is the baseline"),
-    ({"comparison": "naive", "must_not_be": "better"}, "checks[0].must_not_be: Input should be 'worse'"),
-    ({"metric": "gini", "at_least": 0.4, "at_most": 0.9}, "checks[0]: give exactly one of at_least / at_most"),
-    ({"model": "naive"}, "checks[0]: a check needs 'metric'"),
-])
-def test_bad_checks_are_one_line_config_errors(tmp_path: Path, fast_config_factory, cli, capsys, check, message) -> None:
+@pytest.mark.parametrize(
+    ("check", "message"),
+    [
+        (
+            {"metric": "psy", "at_most": 0.25},
+            "checks[0].metric: unknown metric 'psy' for task: binary; did you mean 'psi'?",
+        ),
+        (
+            {"metric": "gnii", "at_least": 0.4},
+            "checks[0].metric: unknown metric 'gnii' for task: binary; did you mean 'gini'?",
+        ),
+        (
+            {"model": "challnger", "metric": "gini", "at_least": 0.4},
+            "checks[0].model: 'challnger' names no model; did you mean 'challenger'?",
+        ),
+        ({"comparison": "champion", "must_not_be": "worse"}, "checks[0].comparison: 'champion' is the baseline"),
+        ({"comparison": "naive", "must_not_be": "better"}, "checks[0].must_not_be: Input should be 'worse'"),
+        ({"metric": "gini", "at_least": 0.4, "at_most": 0.9}, "checks[0]: give exactly one of at_least / at_most"),
+        ({"model": "naive"}, "checks[0]: a check needs 'metric'"),
+    ],
+)
+def test_bad_checks_are_one_line_config_errors(
+    tmp_path: Path, fast_config_factory, cli, capsys, check, message
+) -> None:
     cfg = _config(tmp_path, fast_config_factory, [check])
     assert cli(["validate", str(cfg)]) == 2
     err = capsys.readouterr().err.strip()
@@ -157,7 +183,9 @@ def test_a_psi_check_bounds_the_credit_sections_stability(tmp_path: Path, fast_c
     assert not by_model["naive"]["passed"] and "no reference sample" in by_model["naive"]["detail"]
 
 
-def test_a_psi_check_without_the_credit_section_is_a_config_error(tmp_path: Path, fast_config_factory, cli, capsys) -> None:
+def test_a_psi_check_without_the_credit_section_is_a_config_error(
+    tmp_path: Path, fast_config_factory, cli, capsys
+) -> None:
     cfg = fast_config_factory(tmp_path / "c.yaml", checks=[{"metric": "psi", "at_most": 0.25}])
     data = yaml.safe_load(cfg.read_text(encoding="utf-8"))
     data.pop("credit", None)

@@ -13,10 +13,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from renders import no_figures  # noqa: F401 - a fixture: a render without its figures
 
-from reportgen.report.export import safe_cell
 from reportgen.history import append, export, read
+from reportgen.report.export import safe_cell
 from reportgen.results import ComparisonResult
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -39,16 +38,32 @@ def naive_variants(tmp_path_factory) -> list[Path]:
 
 
 @pytest.mark.slow
-def test_three_runs_share_a_history_trend_and_history_command(tmp_path: Path, fast_config_factory, cli, capsys,
-                                                              naive_variants, no_figures) -> None:
+def test_three_runs_share_a_history_trend_and_history_command(
+    tmp_path: Path, fast_config_factory, cli, capsys, naive_variants, no_figures
+) -> None:
     # the third run's HTML is read for its trend tables only: rendered without figures
     store = tmp_path / "hist" / "runs.sqlite"
     cfg = fast_config_factory(tmp_path / "c.yaml", history={"path": "hist/runs.sqlite"})  # relative to the config
     docs = []
     for i, variant in enumerate(naive_variants):
         out = tmp_path / f"out{i}"
-        code = cli(["run", str(cfg), "--out", str(out), "--now", PINNED[i], "--format", "json,html" if i == 2 else "json", "-q",
-                    "--set", f"models[2].file={variant}", "--set", f"bootstrap.seed={i + 1}"])
+        code = cli(
+            [
+                "run",
+                str(cfg),
+                "--out",
+                str(out),
+                "--now",
+                PINNED[i],
+                "--format",
+                "json,html" if i == 2 else "json",
+                "-q",
+                "--set",
+                f"models[2].file={variant}",
+                "--set",
+                f"bootstrap.seed={i + 1}",
+            ]
+        )
         assert code == 0
         docs.append(json.loads((out / "metrics.json").read_text(encoding="utf-8")))
     ginis = [d["models"]["naive"]["metrics"]["gini"] for d in docs]
@@ -74,11 +89,11 @@ def test_three_runs_share_a_history_trend_and_history_command(tmp_path: Path, fa
     assert [p["value"] for p in naive] == ginis and [p["created"] for p in naive] == PINNED
     assert [p["value"] for p in docs[0]["trend"] if p["subject"] == "naive" and p["metric"] == "gini"] == ginis[:1]
     html = (tmp_path / "out2" / "report.html").read_text(encoding="utf-8")
-    section = html[html.index('<section id="trend">'):]
-    section = section[:section.index("</section>")]
+    section = html[html.index('<section id="trend">') :]
+    section = section[: section.index("</section>")]
     # gini, ks, roc_auc, default rate, PSI (the demo's credit section), comparison deltas
     assert section.count('<table class="trend">') == 6 and "Population stability index" in section
-    gini_table = section[:section.index("</table>")]
+    gini_table = section[: section.index("</table>")]
     assert gini_table.count("<tr") == 4 and gini_table.count('class="current"') == 1
     for run_id, g in zip([d["run"]["run_id"] for d in docs], ginis):
         assert run_id in gini_table and f"{g:.3f}".replace("-", "−") in gini_table
@@ -123,8 +138,10 @@ def test_two_concurrent_appenders_lose_nothing(tmp_path: Path, demo_json) -> Non
     lock = sqlite3.connect(store, isolation_level=None)
     lock.execute("BEGIN IMMEDIATE")
     try:
-        procs = [subprocess.Popen([sys.executable, "-c", code, str(k), str(waiting[k])], env=env, stderr=subprocess.PIPE)
-                 for k in range(2)]
+        procs = [
+            subprocess.Popen([sys.executable, "-c", code, str(k), str(waiting[k])], env=env, stderr=subprocess.PIPE)
+            for k in range(2)
+        ]
         deadline = time.monotonic() + 120
         while not all(w.exists() for w in waiting) and time.monotonic() < deadline:
             time.sleep(0.05)
@@ -157,18 +174,30 @@ def test_a_file_that_is_not_a_store_is_one_line_exit_2(tmp_path: Path, cli, caps
     assert "no history store here" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize(("value", "expected"), [
-    ("=HYPERLINK(\"http://x\")", "'=HYPERLINK(\"http://x\")"), ("+1", "'+1"), ("-cmd", "'-cmd"), ("@SUM(A1)", "'@SUM(A1)"),
-    ("\tx", "'\tx"), ("champion", "champion"), (-0.5, -0.5), (None, None), ("a=b", "a=b"),
-])
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ('=HYPERLINK("http://x")', '\'=HYPERLINK("http://x")'),
+        ("+1", "'+1"),
+        ("-cmd", "'-cmd"),
+        ("@SUM(A1)", "'@SUM(A1)"),
+        ("\tx", "'\tx"),
+        ("champion", "champion"),
+        (-0.5, -0.5),
+        (None, None),
+        ("a=b", "a=b"),
+    ],
+)
 def test_spreadsheet_cells_are_neutralised(value, expected) -> None:
     assert safe_cell(value) == expected
 
 
 def test_csv_export_neutralises_a_hostile_model_name(tmp_path: Path, demo_json) -> None:
     doc = demo_json.metrics
-    doc["models"] = {("=cmd()" if k == "naive" else k): dict(v, name="=cmd()" if k == "naive" else k)
-                     for k, v in doc["models"].items()}
+    doc["models"] = {
+        ("=cmd()" if k == "naive" else k): dict(v, name="=cmd()" if k == "naive" else k)
+        for k, v in doc["models"].items()
+    }
     doc["comparisons"] = [dict(c, model="=cmd()" if c["model"] == "naive" else c["model"]) for c in doc["comparisons"]]
     doc["pairwise"] = []
     result = ComparisonResult.from_json(doc)

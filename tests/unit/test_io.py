@@ -11,18 +11,35 @@ import pyarrow.parquet as pq
 import pytest
 import yaml
 
-from reportgen.report.wording import notice_text
 from reportgen.config import load_config
 from reportgen.errors import InputError
 from reportgen.io import align as A
 from reportgen.io import files as F
 from reportgen.io import validate as V
-
+from reportgen.report.wording import notice_text
 
 # --- keys ------------------------------------------------------------------------------------
 
 
-_LABEL_CELLS = [" 1", "01", "1.0", "1", "0", "-0", "TRUE", "true", "a ", "a", "NA", "", "  ", None, "inf", "x\u00e9", "0.50"]
+_LABEL_CELLS = [
+    " 1",
+    "01",
+    "1.0",
+    "1",
+    "0",
+    "-0",
+    "TRUE",
+    "true",
+    "a ",
+    "a",
+    "NA",
+    "",
+    "  ",
+    None,
+    "inf",
+    "x\u00e9",
+    "0.50",
+]
 
 
 @pytest.mark.parametrize("large", [False, True])
@@ -56,15 +73,39 @@ def test_label_rows_from_codes_are_the_rows_of_the_spelled_out_keys(seed, large)
 
 def test_positive_keys_are_the_key_and_its_boolean_twin():
     """``positive: 1`` and ``positive: true`` name one class, in a 0 / 1 column or a boolean one."""
-    assert V.positive_keys(1) == V.positive_keys(True) == V.positive_keys("true") == V.positive_keys("1.0") == {"1", "True"}
+    assert (
+        V.positive_keys(1)
+        == V.positive_keys(True)
+        == V.positive_keys("true")
+        == V.positive_keys("1.0")
+        == {"1", "True"}
+    )
     assert V.positive_keys(0) == V.positive_keys(False) == {"0", "False"}
     assert V.positive_keys("yes") == {"yes"} and V.positive_keys(2) == {"2"}
 
 
 def test_keys_one_rule_for_text_numbers_and_booleans():
-    text = pa.array([" 1", "01", "1.0", "+2", "-0", "0.50", "TRUE", "a ", "NA", "None", "null", "", "  ", None, "inf", "NaN"])
-    assert V.keys(text).tolist() == ["1", "1", "1", "2", "0", "0.5", "True", "a", "NA", "None", "null",
-                                     None, None, None, None, None]
+    text = pa.array(
+        [" 1", "01", "1.0", "+2", "-0", "0.50", "TRUE", "a ", "NA", "None", "null", "", "  ", None, "inf", "NaN"]
+    )
+    assert V.keys(text).tolist() == [
+        "1",
+        "1",
+        "1",
+        "2",
+        "0",
+        "0.5",
+        "True",
+        "a",
+        "NA",
+        "None",
+        "null",
+        None,
+        None,
+        None,
+        None,
+        None,
+    ]
     assert V.keys(pa.array([1, 2, None])).tolist() == ["1", "2", None]
     assert V.keys(pa.array([1.0, 2.5, float("nan"), float("inf")])).tolist() == ["1", "2.5", None, None]
     assert V.keys(pa.array([True, False])).tolist() == ["True", "False"]
@@ -75,9 +116,19 @@ def test_key_codes_index_the_keys_of_every_input_kind():
     """``names[codes]`` is ``key_array``'s answer row by row (computed on the whole column, the
     oracle): chunked Arrow-backed pandas strings (a read CSV), dictionaries, numbers, nulls."""
     text = [" 1", "01", "a", None, "", "TRUE", "a", "1.0", "NA"] * 3
-    chunked = pd.Series(pd.arrays.ArrowStringArray(pa.chunked_array([text[:4], text[4:20], text[20:]], pa.large_string())))
-    inputs = [chunked, pa.array(text), pa.array(text).dictionary_encode(), pa.array([1.0, None, 2.5, 1.0, float("nan")]),
-              pa.array([True, None, False]), pa.nulls(3), pd.Series(["x", 1, None], dtype=object), pa.array([], pa.string())]
+    chunked = pd.Series(
+        pd.arrays.ArrowStringArray(pa.chunked_array([text[:4], text[4:20], text[20:]], pa.large_string()))
+    )
+    inputs = [
+        chunked,
+        pa.array(text),
+        pa.array(text).dictionary_encode(),
+        pa.array([1.0, None, 2.5, 1.0, float("nan")]),
+        pa.array([True, None, False]),
+        pa.nulls(3),
+        pd.Series(["x", 1, None], dtype=object),
+        pa.array([], pa.string()),
+    ]
     for values in inputs:
         codes, names = V.key_codes(values)
         oracle = V.key_array(values).to_pylist()
@@ -88,7 +139,9 @@ def test_key_codes_index_the_keys_of_every_input_kind():
 def test_keys_of_long_integer_ids_keep_every_digit():
     """Ids past 2**53 must not go through float64 (two ids would become one)."""
     assert V.keys(pa.array(["12345678901234567890", "12345678901234567891"])).tolist() == [
-        "12345678901234567890", "12345678901234567891"]
+        "12345678901234567890",
+        "12345678901234567891",
+    ]
 
 
 def test_label_key_of_config_values_matches_the_data_keys():
@@ -120,7 +173,9 @@ def test_a_streamed_csv_is_read_at_most_two_blocks_ahead_of_its_consumer(tmp_pat
     import time
 
     n = 1_500_000  # about 20 MB; batches of 1,000 rows x 2 columns: 1 MiB blocks
-    pd.DataFrame({"y": np.arange(n) % 2, "s": np.round(np.linspace(0, 1, n), 6)}).to_csv(tmp_path / "a.csv", index=False)
+    pd.DataFrame({"y": np.arange(n) % 2, "s": np.round(np.linspace(0, 1, n), 6)}).to_csv(
+        tmp_path / "a.csv", index=False
+    )
     size = (tmp_path / "a.csv").stat().st_size
     told: list[int] = []
     with F.hashing() as digests, F.read_progress(told.append):
@@ -144,8 +199,12 @@ def test_a_streamed_local_parquet_file_is_not_read_ahead_whole(tmp_path, monkeyp
 
     n = 2_000_000
     rng = np.random.default_rng(1)
-    pq.write_table(pa.table({"y": rng.integers(0, 2, n), "s": rng.random(n)}), tmp_path / "a.parquet",
-                   row_group_size=100_000, compression="none")
+    pq.write_table(
+        pa.table({"y": rng.integers(0, 2, n), "s": rng.random(n)}),
+        tmp_path / "a.parquet",
+        row_group_size=100_000,
+        compression="none",
+    )
     size = (tmp_path / "a.parquet").stat().st_size
     monkeypatch.setattr(F, "HASH_IN_MEMORY", 1 << 20)  # a part larger than this is parsed from the file
     tracemalloc.start()
@@ -237,7 +296,10 @@ def _keyed(name: str, ids: list[str], truth: list[bool]) -> A.Keyed:
 def test_join_ids_in_common_order_and_intersect(tmp_path):
     a = _keyed("a", ["1", "2", "3", "4"], [True, False, True, False])
     b = _keyed("b", ["4", "3", "2"], [False, True, False])
-    with pytest.raises(InputError, match=r"a\.csv: model 'a' has 1 id\(s\) not shared by every model \(e\.g\. '1', missing from model 'b'"):
+    with pytest.raises(
+        InputError,
+        match=r"a\.csv: model 'a' has 1 id\(s\) not shared by every model \(e\.g\. '1', missing from model 'b'",
+    ):
         A.join_ids(_cfg(tmp_path), [a, b])
     j = A.join_ids(_cfg(tmp_path, id_mismatch="intersect"), [a, b])
     assert j.common.tolist() == ["2", "3", "4"] and j.left_out == (1, 0) and not j.in_order
@@ -267,8 +329,12 @@ def test_validate_honours_engine_stream_and_reads_only_the_first_batch(tmp_path,
     s = np.round(np.random.default_rng(1).random(n), 3).astype(object)
     s[190_000] = "abc"
     pd.DataFrame({"y": np.arange(n) % 2, "s": s}).to_csv(tmp_path / "a.csv", index=False)
-    body = {"title": "t", "label": "y", "stream": {"batch_rows": 1000},
-            "models": [{"name": "a", "file": "a.csv", "score": "s"}]}
+    body = {
+        "title": "t",
+        "label": "y",
+        "stream": {"batch_rows": 1000},
+        "models": [{"name": "a", "file": "a.csv", "score": "s"}],
+    }
     (tmp_path / "c.yaml").write_text(yaml.safe_dump({**body, "engine": "stream"}), encoding="utf-8")
     assert cli.main(["validate", str(tmp_path / "c.yaml")]) == 0
     shown = capsys.readouterr()

@@ -61,9 +61,15 @@ def _private_attributes(path: Path, mods: dict[str, Path]) -> list[tuple[str, st
             for alias in node.names:
                 if alias.name.startswith("reportgen") and alias.asname:
                     bound[alias.asname] = alias.name
-    return [(bound[node.value.id], node.attr) for node in ast.walk(tree)
-            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in bound
-            and node.attr.startswith("_") and not node.attr.startswith("__")]
+    return [
+        (bound[node.value.id], node.attr)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Name)
+        and node.value.id in bound
+        and node.attr.startswith("_")
+        and not node.attr.startswith("__")
+    ]
 
 
 def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
@@ -76,9 +82,9 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
             node, path = stack.pop()
             for nxt in graph.get(node, ()):
                 if nxt == start:
-                    found.append(path + [start])
+                    found.append([*path, start])
                 elif nxt not in path and len(path) < 12:
-                    stack.append((nxt, path + [nxt]))
+                    stack.append((nxt, [*path, nxt]))
     return found
 
 
@@ -103,11 +109,19 @@ def test_results_is_a_leaf_and_the_engine_never_imports_the_report_layer() -> No
     assert graph["reportgen.result_base"] <= {"reportgen.value"}  # freezing, the frozen base, shared values
     assert not graph["reportgen.value"]  # the dataclass methods every layer's types share: a leaf
     assert graph["reportgen.frames"] <= {"reportgen.catalog"}  # result.frames()'s module: a leaf below results
-    report_layer = {"reportgen.report.render", "reportgen.report.figures", "reportgen.report.writer", "reportgen.report.wording", "reportgen.cli"}
+    report_layer = {
+        "reportgen.report.render",
+        "reportgen.report.figures",
+        "reportgen.report.writer",
+        "reportgen.report.wording",
+        "reportgen.cli",
+    }
     for name, targets in graph.items():
         if name.startswith("reportgen.engine"):
             assert not targets & report_layer, f"{name} imports {targets & report_layer}"
-            assert not any(t.startswith(("reportgen.io", "reportgen.sources", "reportgen.reduce")) for t in targets), name
+            assert not any(t.startswith(("reportgen.io", "reportgen.sources", "reportgen.reduce")) for t in targets), (
+                name
+            )
 
 
 def test_every_package_is_in_the_wheel() -> None:
@@ -115,6 +129,8 @@ def test_every_package_is_in_the_wheel() -> None:
     (reportgen.io and reportgen.reduce did, and every import failed on a fresh machine)."""
     import tomllib
 
-    listed = set(tomllib.loads((ROOT.parent / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]["packages"])
+    listed = set(
+        tomllib.loads((ROOT.parent / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]["packages"]
+    )
     packages = {".".join(p.parent.relative_to(ROOT.parent).parts) for p in ROOT.rglob("__init__.py")}
     assert packages <= listed, f"not in pyproject's packages: {sorted(packages - listed)}"

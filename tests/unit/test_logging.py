@@ -33,9 +33,16 @@ def two_files(tmp: Path, **extra) -> Path:
     pd.DataFrame({"id": ids, "y": ids % 2, "s": rng.random(n).round(3)}).to_csv(tmp / "a.csv", index=False)
     b = pd.DataFrame({"id": np.append(ids, 99), "y": np.append(ids % 2, 0), "s": rng.random(n + 1).round(3)})
     b.to_csv(tmp / "b.csv", index=False)
-    cfg = {"title": "t", "label": "y", "id": "id", "id_mismatch": "intersect", "bootstrap": {"resamples": 0},
-           "output": {"formats": ["json"]}, **extra,
-           "models": [{"name": "a", "file": "a.csv", "score": "s"}, {"name": "b", "file": "b.csv", "score": "s"}]}
+    cfg = {
+        "title": "t",
+        "label": "y",
+        "id": "id",
+        "id_mismatch": "intersect",
+        "bootstrap": {"resamples": 0},
+        "output": {"formats": ["json"]},
+        **extra,
+        "models": [{"name": "a", "file": "a.csv", "score": "s"}, {"name": "b", "file": "b.csv", "score": "s"}],
+    }
     path = tmp / "run.yaml"
     path.write_text(yaml.safe_dump(cfg, sort_keys=False), encoding="utf-8")
     return path
@@ -104,13 +111,17 @@ def test_quiet_hides_warnings_on_stderr_but_a_root_handler_still_receives_them(t
 
 def test_matplotlib_warnings_are_handled_at_the_figure_missing_glyphs_dropped_others_logged_once(caplog):
     caplog.set_level(logging.WARNING)
-    with figures._matplotlib_notes():  # noqa: SLF001 - the call-site filter itself
+    with figures._matplotlib_notes():
         for _ in range(3):
-            warnings.warn("Glyph 27169 (\\N{CJK UNIFIED IDEOGRAPH-6A21}) missing from font(s) DejaVu Sans.",
-                          UserWarning, stacklevel=1)
+            warnings.warn(
+                "Glyph 27169 (\\N{CJK UNIFIED IDEOGRAPH-6A21}) missing from font(s) DejaVu Sans.",
+                UserWarning,
+                stacklevel=1,
+            )
             warnings.warn("constrained_layout not applied", UserWarning, stacklevel=1)
     assert [(r.name, r.getMessage()) for r in caplog.records] == [
-        ("reportgen.report.figures", "figure: constrained_layout not applied")]
+        ("reportgen.report.figures", "figure: constrained_layout not applied")
+    ]
     with warnings.catch_warnings(record=True) as outside:  # the process's own filters are untouched after
         warnings.simplefilter("always")
         warnings.warn("after", UserWarning, stacklevel=1)
@@ -124,20 +135,37 @@ def test_a_successful_demo_run_prints_nothing_on_stderr(tmp_path, fast_config_fa
     matplotlib warning per figure), run as a user would: a separate process, HTML and PDF."""
     cfg_path = fast_config_factory(tmp_path / "demo.yaml", title="Титул 模型 report")
     cfg = yaml.safe_load(cfg_path.read_text(encoding="utf-8"))
-    cfg["models"][1]["name"] = "模型 𝔘"
+    cfg["models"][1]["name"] = "模型 𝔘"  # noqa: RUF001 - a letter no font draws, on purpose
     cfg.pop("credit", None)  # its traffic lights warn, by design, of the naive model's calibration
     cfg.pop("segment", None)
     cfg_path.write_text(yaml.safe_dump(cfg, sort_keys=False, allow_unicode=True), encoding="utf-8")
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.run([sys.executable, "-m", "reportgen", "run", str(cfg_path), "--out", str(tmp_path / "out"),
-                           "--format", "html,pdf", "--now", "2026-01-01T00:00:00Z"],
-                          capture_output=True, text=True, env=env, timeout=300, check=False)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "reportgen",
+            "run",
+            str(cfg_path),
+            "--out",
+            str(tmp_path / "out"),
+            "--format",
+            "html,pdf",
+            "--now",
+            "2026-01-01T00:00:00Z",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+        check=False,
+    )
     assert proc.returncode == 0, proc.stderr
     # no matplotlib glyph noise; the one thing said is that the PDF prints boxes, when (and only
     # when) no installed font has the characters (reportgen.report.fonts asks Fontconfig, as Pango does)
     from reportgen.report.fonts import undrawable, undrawable_warning
 
-    missing = undrawable(["Титул 模型 report 模型 𝔘"])
+    missing = undrawable(["Титул 模型 report 模型 𝔘"])  # noqa: RUF001 - as above
     expected = "" if not missing else f"reportgen: warning: {undrawable_warning(missing)}\n"
     assert proc.stderr == expected
     assert " wrote " in proc.stdout
@@ -149,16 +177,37 @@ def test_a_user_error_on_the_dask_engine_is_one_line_without_the_workers_traceba
     """The local cluster's workers logged 'Compute Failed' with a traceback, and its scheduler
     warned of a busy dashboard port, on the user's stderr, around the one-line error."""
     (tmp_path / "a.csv").write_text("y,s\n0,0.1\n1,abc\n0,0.3\n1,0.7\n", encoding="utf-8")
-    cfg = {"title": "t", "label": "y", "bootstrap": {"resamples": 0}, "output": {"formats": ["json"]},
-           "models": [{"name": "a", "file": "a.csv", "score": "s"}]}
+    cfg = {
+        "title": "t",
+        "label": "y",
+        "bootstrap": {"resamples": 0},
+        "output": {"formats": ["json"]},
+        "models": [{"name": "a", "file": "a.csv", "score": "s"}],
+    }
     (tmp_path / "c.yaml").write_text(yaml.safe_dump(cfg), encoding="utf-8")
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.run([sys.executable, "-m", "reportgen", "run", str(tmp_path / "c.yaml"), "--engine", "dask",
-                           "--out", str(tmp_path / "out")], capture_output=True, text=True, env=env, timeout=300,
-                          check=False)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "reportgen",
+            "run",
+            str(tmp_path / "c.yaml"),
+            "--engine",
+            "dask",
+            "--out",
+            str(tmp_path / "out"),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+        check=False,
+    )
     assert proc.returncode == 2
     assert proc.stderr.splitlines() == [
-        f"reportgen: error: {tmp_path / 'a.csv'}: column 's', row 3: non-numeric value 'abc'; expected a number"]
+        f"reportgen: error: {tmp_path / 'a.csv'}: column 's', row 3: non-numeric value 'abc'; expected a number"
+    ]
 
 
 def test_distributed_large_graph_warning_stays_off_stderr_of_a_dask_run(scheduler):
@@ -171,6 +220,8 @@ def test_distributed_large_graph_warning_stays_off_stderr_of_a_dask_run(schedule
     with warnings.catch_warnings(record=True) as seen:
         warnings.simplefilter("always")
         with cluster_for(cfg):
-            warnings.warn("Sending large graph of size 12.29 MiB.\nThis may cause some slowdown.", UserWarning)
-        warnings.warn("another warning", UserWarning)
+            warnings.warn(
+                "Sending large graph of size 12.29 MiB.\nThis may cause some slowdown.", UserWarning, stacklevel=1
+            )
+        warnings.warn("another warning", UserWarning, stacklevel=1)
     assert [str(w.message) for w in seen] == ["another warning"]

@@ -51,7 +51,12 @@ def test_pairs_told_past_the_score_cells_end_as_the_pass_that_finds_out(tmp_path
         for lo in range(0, n, chunk):
             at = slice(lo, lo + chunk)
             rows = np.arange(n)[at]
-            pairs.add([_records(pairs, y[at], np.argmax(p[at], axis=1), p[at], rows), _records(pairs, y[at], pred1[at], None, rows)])
+            pairs.add(
+                [
+                    _records(pairs, y[at], np.argmax(p[at], axis=1), p[at], rows),
+                    _records(pairs, y[at], pred1[at], None, rows),
+                ]
+            )
     a, b = late.result()[0], early.result()[0]
     assert a.distinct is not None and b.distinct is not None and a.distinct.scoreless and b.distinct.scoreless
     np.testing.assert_array_equal(a.distinct.matrix, b.distinct.matrix)

@@ -22,8 +22,8 @@ from reportgen.engine.multiclass import (
     micro_roc_curve,
     per_class_roc,
 )
-from reportgen.results import Notice
 from reportgen.report.wording import notice_text, undefined_text
+from reportgen.results import Notice
 
 TOL = 1e-12
 
@@ -449,7 +449,9 @@ def test_roc_curve_of_class_without_positives_is_empty_with_reason():
     y = np.array([0, 1, 0, 1])
     proba = np.array([[0.7, 0.2, 0.1], [0.1, 0.8, 0.1], [0.5, 0.3, 0.2], [0.3, 0.3, 0.4]])
     curves = per_class_roc(y, proba, "abc")
-    assert curves[2].auc is None and curves[2].fpr.size == 0 and "class 'c'" in undefined_text("roc_auc", curves[2].reason)
+    assert (
+        curves[2].auc is None and curves[2].fpr.size == 0 and "class 'c'" in undefined_text("roc_auc", curves[2].reason)
+    )
 
 
 # --------------------------------------------------------------------------------------

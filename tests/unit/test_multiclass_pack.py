@@ -64,7 +64,8 @@ def test_macro_recall_is_a_twin_only_when_every_class_occurs():
     pred = np.array([0, 1, 1, 1, 3, 2, 0, 0])
     labels = [0, 1, 2, 3]
     assert skm.balanced_accuracy_score(y, pred) != pytest.approx(
-        skm.recall_score(y, pred, labels=labels, average="macro", zero_division=0))
+        skm.recall_score(y, pred, labels=labels, average="macro", zero_division=0)
+    )
     assert catalog.twin_of("recall_macro", "multiclass", beta=1.0, every_class_occurs=False) is None
     assert catalog.twin_of("recall_macro", "multiclass", beta=1.0, every_class_occurs=True) == "balanced_accuracy"
     # binary F-beta is F1 at β = 1 as well
@@ -82,14 +83,16 @@ def test_weighted_kappa_only_for_classes_declared_ordinal():
     assert nominal.cohen_kappa == pytest.approx(skm.cohen_kappa_score(y, pred), abs=1e-12)
     ordinal = compute_multiclass(y, list("abcde"), y_pred_idx=pred, ordinal=True)
     assert ordinal.quadratic_weighted_kappa == pytest.approx(
-        skm.cohen_kappa_score(y, pred, weights="quadratic"), abs=1e-12)
+        skm.cohen_kappa_score(y, pred, weights="quadratic"), abs=1e-12
+    )
     assert ordinal.reason("quadratic_weighted_kappa") is None
 
 
 def test_ordinal_is_refused_for_a_binary_run():
     with pytest.raises(ConfigError, match="ordinal"):
-        config_from_mapping({"task": "binary", "label": "y", "ordinal": True,
-                             "models": [{"name": "a", "file": "a.csv", "score": "s"}]})
+        config_from_mapping(
+            {"task": "binary", "label": "y", "ordinal": True, "models": [{"name": "a", "file": "a.csv", "score": "s"}]}
+        )
 
 
 def test_notices_of_one_fact_for_several_models_are_one_warning():
@@ -121,10 +124,18 @@ def digits_like(tmp_path_factory):
         df.insert(0, "id", range(y.size))
         df.to_csv(d / f"{name}.csv", index=False)
         files.append(name)
-    cfg = {"title": "pack", "task": "multiclass", "label": "label", "id": "id",
-           "classes": [f"c{c}" for c in range(6)], "bootstrap": {"resamples": 60, "seed": 2},
-           "models": [{"name": n, "file": str(d / f"{n}.csv"), "scores": [f"p{c}" for c in range(6)], "probabilities": True}
-                      for n in files]}
+    cfg = {
+        "title": "pack",
+        "task": "multiclass",
+        "label": "label",
+        "id": "id",
+        "classes": [f"c{c}" for c in range(6)],
+        "bootstrap": {"resamples": 60, "seed": 2},
+        "models": [
+            {"name": n, "file": str(d / f"{n}.csv"), "scores": [f"p{c}" for c in range(6)], "probabilities": True}
+            for n in files
+        ],
+    }
     path = d / "pack.yaml"
     path.write_text(yaml.safe_dump(cfg))
     result = compare_models(config_from_mapping(cfg, str(path)), path, now="2026-01-01T00:00:00Z")
@@ -135,8 +146,18 @@ def test_the_metrics_table_has_no_repeated_row_and_says_which_it_left_out(digits
     result, ms = digits_like
     view = metrics_view(result, ms)
     keys = [r.key for r in view.rows]
-    for twin in ("precision_micro", "recall_micro", "f1_micro", "fbeta_micro", "recall_weighted", "recall_macro",
-                 "fbeta_macro", "fbeta_weighted", "quadratic_weighted_kappa", "expected_cost"):
+    for twin in (
+        "precision_micro",
+        "recall_micro",
+        "f1_micro",
+        "fbeta_micro",
+        "recall_weighted",
+        "recall_macro",
+        "fbeta_macro",
+        "fbeta_weighted",
+        "quadratic_weighted_kappa",
+        "expected_cost",
+    ):
         assert twin not in keys, twin
         assert twin in result.models["m1"].metrics  # metrics.json keeps every key
     assert "Recall, weighted" in view.omitted and "equal to Accuracy" in view.omitted

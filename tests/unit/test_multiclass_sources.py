@@ -9,9 +9,8 @@ import pytest
 
 from reportgen.config import load_config
 from reportgen.errors import InputError
-from reportgen.pipeline import analyse
+from reportgen.pipeline import analyse, load_evidence
 from reportgen.report.wording import notice_text
-from reportgen.pipeline import load_evidence
 
 
 def _setup(tmp_path: Path, files: dict[str, str], models: str, extra: str = "") -> Path:
@@ -40,8 +39,9 @@ def test_integer_labels_sort_numerically_and_match_configured_text(tmp_path):
 
 def test_score_mapping_and_list_give_the_same_matrix(tmp_path):
     text = "y,pa,pb,pc\na,0.7,0.2,0.1\nb,0.1,0.8,0.1\nc,0.3,0.3,0.4\na,0.2,0.5,0.3\n"
-    models = ("  - {name: m, file: s.csv, scores: {c: pc, a: pa, b: pb}}\n"
-              "  - {name: l, file: s.csv, scores: [pa, pb, pc]}\n")
+    models = (
+        "  - {name: m, file: s.csv, scores: {c: pc, a: pa, b: pb}}\n  - {name: l, file: s.csv, scores: [pa, pb, pc]}\n"
+    )
     data = _load(_setup(tmp_path, {"s.csv": text}, models))
     m, ls = data.models
     for j in range(3):
@@ -67,27 +67,67 @@ def test_rows_are_joined_by_id(tmp_path):
 @pytest.mark.parametrize(
     ("files", "models", "extra", "expected"),
     [
-        ({"a.csv": "y,p\na,a\nz,a\n"}, "  - {name: a, file: a.csv, prediction: p}\n", "classes: [a, b]\n",
-         ("a.csv", "column 'y', row 3", "'z'", "classes")),
-        ({"a.csv": "y,p\na,a\nb,q\n"}, "  - {name: a, file: a.csv, prediction: p}\n", "classes: [a, b]\n",
-         ("column 'p', row 3", "'q'")),
-        ({"a.csv": "y,pa,pb\na,0.5,0.5\nb,0.2,0.8\nc,0.1,0.1\n"}, "  - {name: a, file: a.csv, scores: [pa, pb]}\n", "",
-         ("models[0].scores", "2 score columns for 3 classes")),
-        ({"a.csv": "y,pa,pb\na,0.5,0.5\nb,0.2,0.8\n"}, "  - {name: a, file: a.csv, scores: {a: pa}}\n", "",
-         ("models[0].scores", "no score column for class(es) b")),
-        ({"a.csv": "y,pa,pb\na,0.5,0.5\nb,0.2,1.8\n"}, "  - {name: a, file: a.csv, scores: [pa, pb], probabilities: true}\n", "",
-         ("column 'pb', row 3", "not a probability")),
-        ({"a.csv": "y,pa,pb\na,0.5,0.5\nb,0.2,0.8\n"}, "  - {name: a, file: a.csv, scores: [pa, pz]}\n", "",
-         ("models[0].scores", "'pz' not found")),
-        ({"a.csv": "y,p\na,a\nb,\n"}, "  - {name: a, file: a.csv, prediction: p}\n", "",
-         ("row 3", "missing prediction", "missing: drop")),
-        ({"a.csv": "y,p\na,a\na,a\n"}, "  - {name: a, file: a.csv, prediction: p}\n", "",
-         ("single class", "classes")),
-        ({"a.csv": "y,p\na,a\nb,b\n"}, "  - {name: a, file: a.csv, prediction: p}\n", "classes: [a, b, a]\n",
-         ("classes", "'a' is listed twice")),
+        (
+            {"a.csv": "y,p\na,a\nz,a\n"},
+            "  - {name: a, file: a.csv, prediction: p}\n",
+            "classes: [a, b]\n",
+            ("a.csv", "column 'y', row 3", "'z'", "classes"),
+        ),
+        (
+            {"a.csv": "y,p\na,a\nb,q\n"},
+            "  - {name: a, file: a.csv, prediction: p}\n",
+            "classes: [a, b]\n",
+            ("column 'p', row 3", "'q'"),
+        ),
+        (
+            {"a.csv": "y,pa,pb\na,0.5,0.5\nb,0.2,0.8\nc,0.1,0.1\n"},
+            "  - {name: a, file: a.csv, scores: [pa, pb]}\n",
+            "",
+            ("models[0].scores", "2 score columns for 3 classes"),
+        ),
+        (
+            {"a.csv": "y,pa,pb\na,0.5,0.5\nb,0.2,0.8\n"},
+            "  - {name: a, file: a.csv, scores: {a: pa}}\n",
+            "",
+            ("models[0].scores", "no score column for class(es) b"),
+        ),
+        (
+            {"a.csv": "y,pa,pb\na,0.5,0.5\nb,0.2,1.8\n"},
+            "  - {name: a, file: a.csv, scores: [pa, pb], probabilities: true}\n",
+            "",
+            ("column 'pb', row 3", "not a probability"),
+        ),
+        (
+            {"a.csv": "y,pa,pb\na,0.5,0.5\nb,0.2,0.8\n"},
+            "  - {name: a, file: a.csv, scores: [pa, pz]}\n",
+            "",
+            ("models[0].scores", "'pz' not found"),
+        ),
+        (
+            {"a.csv": "y,p\na,a\nb,\n"},
+            "  - {name: a, file: a.csv, prediction: p}\n",
+            "",
+            ("row 3", "missing prediction", "missing: drop"),
+        ),
+        ({"a.csv": "y,p\na,a\na,a\n"}, "  - {name: a, file: a.csv, prediction: p}\n", "", ("single class", "classes")),
+        (
+            {"a.csv": "y,p\na,a\nb,b\n"},
+            "  - {name: a, file: a.csv, prediction: p}\n",
+            "classes: [a, b, a]\n",
+            ("classes", "'a' is listed twice"),
+        ),
     ],
-    ids=["truth-outside-classes", "prediction-outside-classes", "score-list-length", "mapping-missing-class",
-         "not-a-probability", "unknown-score-column", "missing-prediction", "one-class", "duplicate-class"],
+    ids=[
+        "truth-outside-classes",
+        "prediction-outside-classes",
+        "score-list-length",
+        "mapping-missing-class",
+        "not-a-probability",
+        "unknown-score-column",
+        "missing-prediction",
+        "one-class",
+        "duplicate-class",
+    ],
 )
 def test_bad_multiclass_input_names_the_place(tmp_path, files, models, extra, expected):
     cfg = _setup(tmp_path, files, models, extra)
@@ -100,7 +140,12 @@ def test_bad_multiclass_input_names_the_place(tmp_path, files, models, extra, ex
 
 
 def test_missing_rows_can_be_dropped_and_are_counted(tmp_path):
-    cfg = _setup(tmp_path, {"a.csv": "y,p\na,a\nb,\nb,b\n"}, "  - {name: a, file: a.csv, prediction: p}\n", extra="missing: drop\n")
+    cfg = _setup(
+        tmp_path,
+        {"a.csv": "y,p\na,a\nb,\nb,b\n"},
+        "  - {name: a, file: a.csv, prediction: p}\n",
+        extra="missing: drop\n",
+    )
     data = _load(cfg)
     assert data.models[0].n_rows == 2 and data.audit.dropped == (("a", "missing prediction in 'p'", 1),)
 
@@ -131,8 +176,14 @@ def test_sampling_weights_mcnemar_counts_rows_with_the_weighted_table_beside(tmp
     c, path = load_config(cfg)
     mc = analyse(c.with_overrides(engine=engine), path).comparisons[0].tests.mcnemar
     right_a, right_b = pa == y, pb == y  # [model right?][baseline right?], 0 = right
-    rows = [[np.sum(right_b & right_a), np.sum(right_b & ~right_a)], [np.sum(~right_b & right_a), np.sum(~right_b & ~right_a)]]
-    weighted = [[w[right_b & right_a].sum(), w[right_b & ~right_a].sum()], [w[~right_b & right_a].sum(), w[~right_b & ~right_a].sum()]]
+    rows = [
+        [np.sum(right_b & right_a), np.sum(right_b & ~right_a)],
+        [np.sum(~right_b & right_a), np.sum(~right_b & ~right_a)],
+    ]
+    weighted = [
+        [w[right_b & right_a].sum(), w[right_b & ~right_a].sum()],
+        [w[~right_b & right_a].sum(), w[~right_b & ~right_a].sum()],
+    ]
     assert mc.basis == "rows"
     assert np.array_equal(np.array(mc.table), rows)
     assert np.allclose(np.array(mc.weighted_table), weighted, rtol=0, atol=1e-9)

@@ -27,16 +27,24 @@ HEAVY = ("pandas", "numpy", "matplotlib", "pyarrow", "weasyprint", "pydantic", "
 def _loaded_after(code: str) -> list[str]:
     """Top-level packages in HEAVY that a fresh interpreter has imported after running ``code``."""
     probe = f"import sys\n{code}\nimport json\nprint(json.dumps(sorted(m for m in {HEAVY!r} if m in sys.modules)))"
-    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, check=True,
-                         env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
+    out = subprocess.run(
+        [sys.executable, "-c", probe],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=True,
+        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+    )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
 @pytest.mark.parametrize("argv", [["--help"], ["--version"], ["run", "--help"], ["render", "--help"]])
 def test_cli_help_and_version_import_nothing_heavy(argv: list[str]) -> None:
-    code = (f"import contextlib, io\nfrom reportgen.cli import main\n"
-            f"with contextlib.redirect_stdout(io.StringIO()):\n"
-            f"    try:\n        main({argv!r})\n    except SystemExit:\n        pass")
+    code = (
+        f"import contextlib, io\nfrom reportgen.cli import main\n"
+        f"with contextlib.redirect_stdout(io.StringIO()):\n"
+        f"    try:\n        main({argv!r})\n    except SystemExit:\n        pass"
+    )
     assert _loaded_after(code) == []
 
 
@@ -97,6 +105,7 @@ def test_py_typed_licence_and_package_data_are_declared() -> None:
 
 
 # ---- templates and extras as packaged ----------------------------------------------------------------------------------------
+
 
 def test_every_template_directory_is_a_declared_package():
     # setuptools warned at every build that 'reportgen.templates.sections' is importable but not in

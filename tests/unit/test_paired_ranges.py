@@ -16,7 +16,7 @@ from reportgen.engine.curve import ScoreTable
 
 
 def _table(scores: np.ndarray, y: np.ndarray) -> ScoreTable:
-    from reportgen.reduce import accumulators as S  # noqa: PLC0415
+    from reportgen.reduce import accumulators as S
 
     acc = S.TableAccumulator()
     acc.add(scores, y)
@@ -33,9 +33,11 @@ def rows():
 
 
 def _pairs(scores, y) -> L.BinaryPairs:
-    cfg = config_from_mapping({"label": "y", "models": [{"name": f"m{j}", "file": "a.csv", "score": "s"} for j in range(3)]})
+    cfg = config_from_mapping(
+        {"label": "y", "models": [{"name": f"m{j}", "file": "a.csv", "score": "s"} for j in range(3)]}
+    )
     tables = [_table(s, y) for s in scores]
-    from reportgen.reduce import accumulators as S  # noqa: PLC0415
+    from reportgen.reduce import accumulators as S
 
     return L.BinaryPairs(cfg, (tables, [S.exact_grouper(t) for t in tables]))
 
@@ -46,7 +48,9 @@ def _feed(pairs: L.BinaryPairs, scores, y, lo: int, hi: int) -> None:
     pairs.add_rows(codes, correct, y[lo:hi])
 
 
-@pytest.mark.parametrize("cuts", [[1_037], [1_000, 1_037], [13, 500, 501, 999, 1_037], list(range(97, 1_037, 97)) + [1_037]])
+@pytest.mark.parametrize(
+    "cuts", [[1_037], [1_000, 1_037], [13, 500, 501, 999, 1_037], [*list(range(97, 1037, 97)), 1037]]
+)
 def test_the_moments_are_the_same_bits_however_the_rows_are_batched_or_split_in_parts(rows, cuts, monkeypatch):
     monkeypatch.setattr(L, "PAIRED_CHUNK", 100)
     scores, y = rows
@@ -55,10 +59,10 @@ def test_the_moments_are_the_same_bits_however_the_rows_are_batched_or_split_in_
     expected = whole.result()[0]
 
     batched = _pairs(scores, y)  # stream: one pairing, batch after batch
-    for lo, hi in zip([0] + cuts[:-1], cuts):
+    for lo, hi in zip([0, *cuts[:-1]], cuts):
         _feed(batched, scores, y, lo, hi)
     parts = []  # dask: a pairing per part, starting at its first common row, merged in order
-    for lo, hi in zip([0] + cuts[:-1], cuts):
+    for lo, hi in zip([0, *cuts[:-1]], cuts):
         p = _pairs(scores, y).starting_at(lo)
         _feed(p, scores, y, lo, hi)
         parts.append(p)
@@ -88,28 +92,42 @@ def test_every_engine_cuts_the_ranges_at_the_same_common_rows(tmp_path, monkeypa
     every model: memory (one piece), stream (batches) and dask (each part's pairing started at its
     first common row, ``Part.kept``) give DeLong's covariance to the bit. Dask runs in this process
     (threads), so its workers see the small ranges too; starting the parts at their file rows fails."""
-    import dask.distributed as distributed  # noqa: PLC0415
-    import reportgen.io.pairs as P  # noqa: PLC0415
-    import reportgen.reduce.dask as D  # noqa: PLC0415
-    from reportgen.pipeline import load_evidence  # noqa: PLC0415
+    import dask.distributed as distributed
+
+    import reportgen.io.pairs as P
+    import reportgen.reduce.dask as D
+    from reportgen.pipeline import load_evidence
 
     for module in (L, P, D):
         monkeypatch.setattr(module, "PAIRED_CHUNK", 100)
     rng = np.random.default_rng(4)
     n = 1_234
     y = (rng.random(n) < 0.4).astype(float)
-    t = __import__("pandas").DataFrame({"id": np.arange(n), "y": y, "s": np.round(rng.random(n), 3),
-                                        "s2": np.round(rng.random(n) * 0.6 + 0.4 * y, 3)})
+    t = __import__("pandas").DataFrame(
+        {"id": np.arange(n), "y": y, "s": np.round(rng.random(n), 3), "s2": np.round(rng.random(n) * 0.6 + 0.4 * y, 3)}
+    )
     t.loc[[3, 250, 251, 700], "s2"] = np.nan
     t.loc[[10, 400], "y"] = np.nan
     (tmp_path / "ds").mkdir()
     for k, lo in enumerate(range(0, n, 137)):
-        t.iloc[lo:lo + 137].to_parquet(tmp_path / "ds" / f"p{k:02d}.parquet", index=False)
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None) as cluster:
+        t.iloc[lo : lo + 137].to_parquet(tmp_path / "ds" / f"p{k:02d}.parquet", index=False)
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
+    ) as cluster:
         for join in ({}, {"id": "id"}):
-            cfg = {"label": "y", "missing": "drop", "stream": {"batch_rows": 1_000}, "scheduler": cluster.scheduler_address,
-                   **join, "models": [{"name": "a", "file": str(tmp_path / "ds"), "score": "s"},
-                                      {"name": "b", "file": str(tmp_path / "ds"), "score": "s2"}]}
-            cov = {e: load_evidence(config_from_mapping({**cfg, "engine": e})).pairing.covariance
-                   for e in ("memory", "stream", "dask")}
+            cfg = {
+                "label": "y",
+                "missing": "drop",
+                "stream": {"batch_rows": 1_000},
+                "scheduler": cluster.scheduler_address,
+                **join,
+                "models": [
+                    {"name": "a", "file": str(tmp_path / "ds"), "score": "s"},
+                    {"name": "b", "file": str(tmp_path / "ds"), "score": "s2"},
+                ],
+            }
+            cov = {
+                e: load_evidence(config_from_mapping({**cfg, "engine": e})).pairing.covariance
+                for e in ("memory", "stream", "dask")
+            }
             assert np.array_equal(cov["stream"], cov["memory"]) and np.array_equal(cov["dask"], cov["memory"]), join

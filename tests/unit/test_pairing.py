@@ -13,12 +13,12 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reportgen.report.wording import notice_text
 from reportgen.config import load_config
 from reportgen.errors import InputError
 from reportgen.io import align as A
 from reportgen.io import validate as V
 from reportgen.io.pairs import RowSpill
+from reportgen.report.wording import notice_text
 
 
 def _cfg(tmp_path: Path, **extra):
@@ -28,8 +28,15 @@ def _cfg(tmp_path: Path, **extra):
 
 
 def _keyed(name: str, ids: list[str], truth: list[bool], lost: list[str] | None = None) -> A.Keyed:
-    return A.Keyed(name, f"{name}.csv", "id", pa.array(ids, type=pa.string()), np.arange(len(ids)), np.array(truth),
-                   None if lost is None else pa.array(lost, type=pa.string()))
+    return A.Keyed(
+        name,
+        f"{name}.csv",
+        "id",
+        pa.array(ids, type=pa.string()),
+        np.arange(len(ids)),
+        np.array(truth),
+        None if lost is None else pa.array(lost, type=pa.string()),
+    )
 
 
 def test_ids_a_model_dropped_itself_are_no_mismatch_but_are_left_out_for_every_model(tmp_path):
@@ -50,11 +57,18 @@ def test_intersect_counts_ids_not_shared_apart_from_rows_dropped_elsewhere(tmp_p
     assert [notice_text(w) for w in j.warnings] == ["model 'a': 1 row(s) whose id is not in every model were dropped"]
 
 
-@pytest.mark.parametrize(("ids_b", "truth_b", "words"), [
-    (["7", "8"], [True, False], "no id is kept by every model ('a', 'b')"),
-    (["1", "8"], [True, False], "only 1 id is kept by every model"),
-    (["2", "4", "8"], [False, False, True], "every one of the 2 rows kept by every model ('a', 'b') has the same label (negative)"),
-])
+@pytest.mark.parametrize(
+    ("ids_b", "truth_b", "words"),
+    [
+        (["7", "8"], [True, False], "no id is kept by every model ('a', 'b')"),
+        (["1", "8"], [True, False], "only 1 id is kept by every model"),
+        (
+            ["2", "4", "8"],
+            [False, False, True],
+            "every one of the 2 rows kept by every model ('a', 'b') has the same label (negative)",
+        ),
+    ],
+)
 def test_an_intersection_that_leaves_too_little_is_one_line(tmp_path, ids_b, truth_b, words):
     """id_mismatch: intersect with no shared id crashed with exit 1."""
     a = _keyed("a", ["1", "2", "3", "4"], [True, False, True, False])
@@ -96,9 +110,43 @@ def test_id_keys_are_text_as_written_numbers_by_their_digits():
     """Leading zeros keep (007 is not 7); integer and integral float columns give their digits, and so
     does text that is a number without zero padding (1.0 and 1.0e3 are 1 and 1000, as the floats
     are; +7 is 7, -0.0 is 0); a padded 007.0 only loses its fraction (007)."""
-    assert V.id_key_list(pa.array([" 007", "7", "1.0", "", "nan", None, "A-1", "12.00", "007.0", "1.5", "1.0e3", "+7",
-                                   "-0.0", "01e3", "12345678901234567891"])).tolist() == [
-        "007", "7", "1", None, None, None, "A-1", "12", "007", "1.5", "1000", "7", "0", "01e3", "12345678901234567891"]
+    assert V.id_key_list(
+        pa.array(
+            [
+                " 007",
+                "7",
+                "1.0",
+                "",
+                "nan",
+                None,
+                "A-1",
+                "12.00",
+                "007.0",
+                "1.5",
+                "1.0e3",
+                "+7",
+                "-0.0",
+                "01e3",
+                "12345678901234567891",
+            ]
+        )
+    ).tolist() == [
+        "007",
+        "7",
+        "1",
+        None,
+        None,
+        None,
+        "A-1",
+        "12",
+        "007",
+        "1.5",
+        "1000",
+        "7",
+        "0",
+        "01e3",
+        "12345678901234567891",
+    ]
     # numbers a float column cannot hold stay text (not missing, not the id 0)
     assert V.id_key_list(pa.array(["1e400", "1e-400", "0e5", "-.0"])).tolist() == ["1e400", "1e-400", "0", "0"]
     assert V.id_key_list(pa.array([100282, None])).tolist() == ["100282", None]
@@ -123,7 +171,7 @@ def test_spill_gives_every_models_rows_back_in_common_order(n, k, chunk, seed):
             assert hi - lo <= chunk
             for m in range(k):
                 got[m].append(recs[m])
-        folder = Path(spill._tmp.name)  # noqa: SLF001
+        folder = Path(spill._tmp.name)
     assert [np.concatenate(g).tolist() for g in got] == [v.tolist() for v in values]
     assert not folder.exists()
 
@@ -143,7 +191,7 @@ def test_a_held_spill_gives_what_the_spilled_one_gives(n, k, chunk, seed):
                 for part in orders[m]:
                     spill.add(m, part, values[m][part])
             got[held] = [(lo, hi, [r.tolist() for r in recs]) for lo, hi, recs in spill.chunks()]
-            assert (spill._tmp is None) == held  # noqa: SLF001
+            assert (spill._tmp is None) == held
     assert got[True] == got[False]
 
 

@@ -51,7 +51,9 @@ def test_corrected_specificity_range_equals_scikit_learn_max_fpr(seed, max_fpr):
     s = np.round(rng.normal(size=400) + 0.8 * y, 1)  # heavy ties
     t = build_table(s, y)
     r = PA.PartialRange("specificity", 1.0 - max_fpr, 1.0)
-    assert float(PA.corrected(PA.partial_auc(t, r), r)) == pytest.approx(roc_auc_score(y, s, max_fpr=max_fpr), rel=1e-10)
+    assert float(PA.corrected(PA.partial_auc(t, r), r)) == pytest.approx(
+        roc_auc_score(y, s, max_fpr=max_fpr), rel=1e-10
+    )
 
 
 def test_the_sensitivity_range_is_the_specificity_range_of_the_swapped_classes():
@@ -80,12 +82,14 @@ def result():
     rng = np.random.default_rng(8)
     n = 1500
     y = (rng.random(n) < 0.25).astype(int)
-    df = pd.DataFrame({
-        "y": y,
-        "good": np.round(rng.normal(size=n) + 1.4 * y, 2),
-        "weak": np.round(rng.normal(size=n) + 0.5 * y, 2),
-        "same": np.round(rng.normal(size=n) + 1.4 * y, 2),
-    })
+    df = pd.DataFrame(
+        {
+            "y": y,
+            "good": np.round(rng.normal(size=n) + 1.4 * y, 2),
+            "weak": np.round(rng.normal(size=n) + 0.5 * y, 2),
+            "same": np.round(rng.normal(size=n) + 1.4 * y, 2),
+        }
+    )
     return compare_frames(
         df,
         label="y",

@@ -28,14 +28,22 @@ def memory() -> reportgen.ComparisonResult:
     rng = np.random.default_rng(3)
     n = 600
     y = rng.random(n) < 0.2
-    df = pd.DataFrame({
-        "y": y.astype(int),
-        "strong": np.clip(0.2 + 0.3 * y + rng.normal(0, 0.15, n), 0.001, 0.999),
-        "weak": np.clip(0.2 + 0.1 * y + rng.normal(0, 0.15, n), 0.001, 0.999),
-        "noise": rng.random(n),
-    })
-    return reportgen.compare_frames(df, label="y", scores=["strong", "weak", "noise"], prevalences=[0.1, 0.2, 0.3],
-                                    bootstrap={"resamples": 20, "seed": 1}, now="2026-01-01T00:00:00Z")
+    df = pd.DataFrame(
+        {
+            "y": y.astype(int),
+            "strong": np.clip(0.2 + 0.3 * y + rng.normal(0, 0.15, n), 0.001, 0.999),
+            "weak": np.clip(0.2 + 0.1 * y + rng.normal(0, 0.15, n), 0.001, 0.999),
+            "noise": rng.random(n),
+        }
+    )
+    return reportgen.compare_frames(
+        df,
+        label="y",
+        scores=["strong", "weak", "noise"],
+        prevalences=[0.1, 0.2, 0.3],
+        bootstrap={"resamples": 20, "seed": 1},
+        now="2026-01-01T00:00:00Z",
+    )
 
 
 @pytest.fixture(scope="module")
@@ -57,14 +65,23 @@ def _with_runs(result, runs: int):
         for p in headline(result):
             value = None if p.value is None else p.value - 0.01 * (runs - 1 - i)
             ci = None if p.ci is None else [c - 0.01 * (runs - 1 - i) for c in p.ci]
-            points.append(dataclasses.replace(p, run_id=f"run{i}", created=f"2026-01-0{i + 1}T00:00:00Z", value=value, ci=ci))
+            points.append(
+                dataclasses.replace(p, run_id=f"run{i}", created=f"2026-01-0{i + 1}T00:00:00Z", value=value, ci=ci)
+            )
     return dataclasses.replace(result, trend=points)
 
 
 BINARY = {
-    "roc": {}, "precision_recall": {}, "gains": {}, "cost": {}, "threshold_metric": {"metric": "mcc"},
-    "ks": {"model": "weak"}, "calibration": {}, "score_distribution": {"model": "noise"},
-    "prevalence_thresholds": {"model": "strong"}, "forest": {},
+    "roc": {},
+    "precision_recall": {},
+    "gains": {},
+    "cost": {},
+    "threshold_metric": {"metric": "mcc"},
+    "ks": {"model": "weak"},
+    "calibration": {},
+    "score_distribution": {"model": "noise"},
+    "prevalence_thresholds": {"model": "strong"},
+    "forest": {},
 }
 
 
@@ -92,10 +109,13 @@ def test_roc_has_one_line_per_model_after_the_chance_diagonal_and_marks_each_ope
         assert line.get_label() == f"{name}: AUC {m.metrics['roc_auc']:.3f}, Gini {m.metrics['gini']:.3f}"
         np.testing.assert_array_equal(line.get_xdata(), m.curves.roc.x)
         np.testing.assert_array_equal(line.get_ydata(), m.curves.roc.y)
-        point = [c for c in ax.collections if len(c.get_offsets()) and to_hex(c.get_facecolor()[0]) == to_hex(col[name])]
+        point = [
+            c for c in ax.collections if len(c.get_offsets()) and to_hex(c.get_facecolor()[0]) == to_hex(col[name])
+        ]
         assert len(point) == 1
-        np.testing.assert_allclose(point[0].get_offsets()[0],
-                                   [m.confusion.fp / m.negatives, m.confusion.tp / m.positives])
+        np.testing.assert_allclose(
+            point[0].get_offsets()[0], [m.confusion.fp / m.negatives, m.confusion.tp / m.positives]
+        )
     # the operating points' legend entry; the legend is drawn on the axes unless legend=False
     assert "operating point at the decision threshold" in [t.get_text() for t in ax.get_legend().get_texts()]
     assert plot.roc(memory, ax=Figure().add_subplot(), legend=False).get_legend() is None
@@ -115,9 +135,11 @@ def test_models_picks_the_models_drawn_and_each_keeps_its_colour_and_line(memory
 
 def _drawn(ax) -> list:
     """What an axes shows: each line's label and data, each collection's offsets, the texts."""
-    return ([(ln.get_label(), np.asarray(ln.get_xydata(), dtype=float).tolist()) for ln in ax.get_lines()]
-            + [np.asarray(c.get_offsets(), dtype=float).tolist() for c in ax.collections]
-            + [ax.get_title(), ax.get_xlabel(), ax.get_ylabel()])
+    return (
+        [(ln.get_label(), np.asarray(ln.get_xydata(), dtype=float).tolist()) for ln in ax.get_lines()]
+        + [np.asarray(c.get_offsets(), dtype=float).tolist() for c in ax.collections]
+        + [ax.get_title(), ax.get_xlabel(), ax.get_ylabel()]
+    )
 
 
 def _same(a: list, b: list, subset: bool = False) -> None:
@@ -158,7 +180,9 @@ def test_trend_draws_the_primary_metric_of_each_model_across_runs_with_its_inter
         line, _, (vertical,) = bars.lines
         assert bars.get_label() == name
         assert list(line.get_xdata()) == [0, 1, 2]
-        np.testing.assert_allclose(line.get_ydata(), [m.metrics["gini"] - 0.02, m.metrics["gini"] - 0.01, m.metrics["gini"]])
+        np.testing.assert_allclose(
+            line.get_ydata(), [m.metrics["gini"] - 0.02, m.metrics["gini"] - 0.01, m.metrics["gini"]]
+        )
         segments = vertical.get_segments()
         np.testing.assert_allclose(segments[-1][:, 1], m.ci["gini"])  # this run's interval, last
     assert [t.get_text() for t in ax.get_xticklabels()] == ["2026-01-01", "2026-01-02", "2026-01-03"]
@@ -223,12 +247,19 @@ def test_writing_metrics_json_alone_never_imports_matplotlib(tmp_path):
     import subprocess
     import sys
 
-    code = ("import sys, reportgen\n"
-            f"r = reportgen.load_result({str(FIXTURES / 'binary.metrics.json')!r})\n"
-            f"reportgen.write_report(r, {str(tmp_path / 'out')!r}, formats=('json',))\n"
-            "import reportgen.report.render, reportgen.report.views, reportgen.report.credit_figures\n"
-            "print(sorted(m for m in ('matplotlib', 'reportgen.plot') if m in sys.modules))")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                          cwd=Path(__file__).resolve().parents[2])
+    code = (
+        "import sys, reportgen\n"
+        f"r = reportgen.load_result({str(FIXTURES / 'binary.metrics.json')!r})\n"
+        f"reportgen.write_report(r, {str(tmp_path / 'out')!r}, formats=('json',))\n"
+        "import reportgen.report.render, reportgen.report.views, reportgen.report.credit_figures\n"
+        "print(sorted(m for m in ('matplotlib', 'reportgen.plot') if m in sys.modules))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=Path(__file__).resolve().parents[2],
+    )
     assert done.stdout.strip().splitlines()[-1] == "[]"
     assert (tmp_path / "out" / "metrics.json").is_file()

@@ -15,9 +15,16 @@ def result():
     rng = np.random.default_rng(3)
     n = 600
     y = (rng.random(n) < 0.3).astype(int)
-    df = pd.DataFrame({"y": y, "a": np.round(rng.normal(size=n) + y, 2), "b": np.round(rng.normal(size=n) + 1.05 * y, 2)})
+    df = pd.DataFrame(
+        {"y": y, "a": np.round(rng.normal(size=n) + y, 2), "b": np.round(rng.normal(size=n) + 1.05 * y, 2)}
+    )
     return compare_frames(
-        df, label="y", scores=["a", "b"], threshold=0.5, bootstrap={"resamples": 20, "seed": 1}, now="2026-01-01T00:00:00Z"
+        df,
+        label="y",
+        scores=["a", "b"],
+        threshold=0.5,
+        bootstrap={"resamples": 20, "seed": 1},
+        now="2026-01-01T00:00:00Z",
     )
 
 
@@ -38,7 +45,11 @@ def test_a_bootstrap_verdict_has_no_minimum_detectable_difference():
     y = (rng.random(n) < 0.3).astype(int)
     df = pd.DataFrame({"y": y, "a": rng.random(n), "b": rng.random(n)})
     r = compare_frames(
-        df, label="y", scores=["a", "b"], primary_metric="f1", bootstrap={"resamples": 30, "seed": 1},
+        df,
+        label="y",
+        scores=["a", "b"],
+        primary_metric="f1",
+        bootstrap={"resamples": 30, "seed": 1},
         now="2026-01-01T00:00:00Z",
     )
     d = r.comparisons[0].decision

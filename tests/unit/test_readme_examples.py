@@ -27,8 +27,14 @@ import reportgen.config as config
 from reportgen.cli import build_parser
 
 ROOT = Path(__file__).resolve().parents[2]
-PAGES = [ROOT / "README.md", *sorted(p for p in (ROOT / "docs").rglob("*.md")
-                                     if not {"_build", "_generated"} & set(p.relative_to(ROOT / "docs").parts))]
+PAGES = [
+    ROOT / "README.md",
+    *sorted(
+        p
+        for p in (ROOT / "docs").rglob("*.md")
+        if not {"_build", "_generated"} & set(p.relative_to(ROOT / "docs").parts)
+    ),
+]
 ENV = {"RUN_DATE": "2026-03-01", "DB_PASSWORD": "not-a-secret"}
 SHELLS = ("bash", "sh", "shell", "console", "cron")
 FENCE = re.compile(r"^( *)```(\w+)[^\n]*\n(.*?)^\1```", re.S | re.M)
@@ -90,7 +96,7 @@ def test_the_pages_show_the_blocks_they_are_checked_by() -> None:
 
 def _subparsers() -> dict:
     parser = build_parser()
-    return next(a for a in parser._actions if a.choices and "run" in a.choices).choices  # noqa: SLF001
+    return next(a for a in parser._actions if a.choices and "run" in a.choices).choices
 
 
 def _commands(block: str) -> list[list[str]]:
@@ -107,20 +113,20 @@ def _commands(block: str) -> list[list[str]]:
                 tokens = segment.split("#", 1)[0].split()
             at = [i for i, t in enumerate(tokens) if t.rsplit("/", 1)[-1] == "reportgen"]  # a quoted word is one token
             if at:
-                found.append(tokens[at[0] + 1:])
+                found.append(tokens[at[0] + 1 :])
     return found
 
 
 def test_every_reportgen_command_in_a_shell_block_exists() -> None:
     subparsers = _subparsers()
-    top = {s for a in build_parser()._actions for s in a.option_strings}  # noqa: SLF001
+    top = {s for a in build_parser()._actions for s in a.option_strings}
     seen = 0
     for where, block in SHELL:
         for args in _commands(block):
             options = {m.group(1) for a in args if (m := re.match(r"^\[?(--?[A-Za-z][\w-]*)", a))}
             if args and not args[0].startswith(("-", "[")):
                 assert args[0] in subparsers, (where, args)
-                known = {s for a in subparsers[args[0]]._actions for s in a.option_strings}  # noqa: SLF001
+                known = {s for a in subparsers[args[0]]._actions for s in a.option_strings}
             else:
                 known = top
             assert options <= known, (where, args, options - known)
@@ -132,8 +138,10 @@ def test_the_command_parser_reads_the_forms_the_pages_use() -> None:
     """The splitter finds commands behind pip, assignments, paths and in a crontab line, and not
     the word in an echoed message."""
     assert _commands("pip install . && reportgen run configs/demo.yaml") == [["run", "configs/demo.yaml"]]
-    cron = ("0 6 2 * * RUN_DATE=$(date -d 'last month' +\\%Y-\\%m-01) /opt/reportgen/bin/reportgen run m.yaml -q; "
-            "echo 'a reportgen gate failed'")
+    cron = (
+        "0 6 2 * * RUN_DATE=$(date -d 'last month' +\\%Y-\\%m-01) /opt/reportgen/bin/reportgen run m.yaml -q; "
+        "echo 'a reportgen gate failed'"
+    )
     assert _commands(cron) == [["run", "m.yaml", "-q"]]
     assert _commands("reportgen history S [--format text|csv|json]")[0] == ["history", "S", "[--format", "text"]
 
@@ -151,7 +159,7 @@ def test_every_json_block_parses(where: str, block: str) -> None:
 def test_the_api_page_says_write_report_replaces_by_default() -> None:
     # the library's write_report replaced an existing report (overwrite=True by default) where the
     # only word on it was the command line's "never replaced silently"
-    import inspect  # noqa: PLC0415
+    import inspect
 
     assert inspect.signature(reportgen.write_report).parameters["overwrite"].default is True
     page = " ".join((ROOT / "docs" / "reference" / "api.md").read_text(encoding="utf-8").split())

@@ -17,7 +17,10 @@ _NUMBER_LIST = re.compile(r'"(?:[^"\\]|\\.)*"|\[\s*((?:-?[\d.eE+-]+|null)(?:,\s*
 
 def _reference(doc) -> str:
     text = json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False)
-    join = lambda m: m.group(0) if m.group(1) is None else "[" + ", ".join(x.strip() for x in m.group(1).split(",")) + "]"  # noqa: E731
+
+    def join(m: re.Match[str]) -> str:
+        return m.group(0) if m.group(1) is None else "[" + ", ".join(x.strip() for x in m.group(1).split(",")) + "]"
+
     return _NUMBER_LIST.sub(join, text) + "\n"
 
 

@@ -51,7 +51,7 @@ def test_equal_when_one_type_with_equal_fields() -> None:
 
 def test_array_fields_compare_as_generated() -> None:
     """Two curves with arrays: ``==`` raises numpy's ambiguity error, as a generated ``__eq__`` does."""
-    import numpy as np  # noqa: PLC0415
+    import numpy as np
 
     def curve() -> CurveData:
         return CurveData(x=np.array([0.0, 1.0]), y=np.array([0.0, 1.0]), thresholds=np.array([1.0, 0.0]))

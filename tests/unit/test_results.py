@@ -59,15 +59,26 @@ def multiclass_text(tmp_path_factory, cli) -> str:
             m["reference"] = str(ROOT / "configs" / m["reference"])
     path = tmp / "mc.yaml"
     path.write_text(yaml.safe_dump(cfg, sort_keys=False), encoding="utf-8")
-    assert cli(["run", str(path), "--out", str(tmp / "out"), "--now", "2026-01-31T06:00:00Z", "--format", "json", "-q"]) == 0
+    assert (
+        cli(["run", str(path), "--out", str(tmp / "out"), "--now", "2026-01-31T06:00:00Z", "--format", "json", "-q"])
+        == 0
+    )
     return (tmp / "out" / "metrics.json").read_text(encoding="utf-8")
 
 
 def _model(**over: Any) -> ModelResult:
     kw: dict[str, Any] = dict(
-        name="m", file="m.csv", n=10, positives=4.0, negatives=6.0, weighted=False,
-        metrics={"gini": 0.5, "roc_auc": 0.75}, undefined={}, ci={"gini": [0.4, 0.6]},
-        ci_method={"gini": "DeLong"}, warnings=["w"],
+        name="m",
+        file="m.csv",
+        n=10,
+        positives=4.0,
+        negatives=6.0,
+        weighted=False,
+        metrics={"gini": 0.5, "roc_auc": 0.75},
+        undefined={},
+        ci={"gini": [0.4, 0.6]},
+        ci_method={"gini": "DeLong"},
+        warnings=["w"],
     )
     kw.update(over)
     return ModelResult(**kw)
@@ -169,6 +180,7 @@ def _set(path: tuple, value: Any):
         for p in head:
             d = d[p]
         d[last] = value
+
     return edit
 
 
@@ -178,41 +190,89 @@ def _delete(path: tuple):
         for p in head:
             d = d[p]
         del d[last]
+
     return edit
 
 
 CLI_CASES = [
-    ("wrong-type-metric", _set(("models", "champion", "metrics", "gini"), "abc"),
-     "models.champion.metrics.gini: expected a number or null, found 'abc'"),
-    ("wrong-type-count", _set(("models", "champion", "n"), 1.5), "models.champion.n: expected a whole number, found 1.5"),
+    (
+        "wrong-type-metric",
+        _set(("models", "champion", "metrics", "gini"), "abc"),
+        "models.champion.metrics.gini: expected a number or null, found 'abc'",
+    ),
+    (
+        "wrong-type-count",
+        _set(("models", "champion", "n"), 1.5),
+        "models.champion.n: expected a whole number, found 1.5",
+    ),
     ("wrong-type-bool", _set(("run", "paired"), "yes"), "run.paired: expected true or false, found 'yes'"),
-    ("wrong-type-array", _set(("models", "champion", "curves", "roc", "x"), {"a": 1}),
-     "models.champion.curves.roc.x: expected an array of numbers, found an object"),
-    ("wrong-type-list-item", _set(("comparisons", 0, "ci", "gini", 1), "hi"), "comparisons[0].ci.gini[1]: expected a number"),
+    (
+        "wrong-type-array",
+        _set(("models", "champion", "curves", "roc", "x"), {"a": 1}),
+        "models.champion.curves.roc.x: expected an array of numbers, found an object",
+    ),
+    (
+        "wrong-type-list-item",
+        _set(("comparisons", 0, "ci", "gini", 1), "hi"),
+        "comparisons[0].ci.gini[1]: expected a number",
+    ),
     ("wrong-literal", _set(("run", "task"), "regression"), "run.task: expected one of 'binary', 'multiclass'"),
     ("unknown-key-top", _set(("extra",), 1), "extra: unknown key"),
-    ("unknown-key-nested", _set(("models", "champion", "confusion", "tq"), 1), "models.champion.confusion.tq: unknown key"),
-    ("unknown-metric", _set(("models", "champion", "metrics", "giny"), 0.5),
-     "models.champion.metrics.giny: unknown metric for task: binary"),
-    ("curve-lengths", _set(("models", "champion", "curves", "roc", "y"), [0.0, 1.0]),
-     "models.champion.curves.roc: expected arrays of one length, found x: "),
-    ("histogram-edges", _set(("models", "champion", "curves", "histogram", "edges"), [0.0, 1.0]),
-     "models.champion.curves.histogram: expected one more edge than bins, found 2 edges for "),
+    (
+        "unknown-key-nested",
+        _set(("models", "champion", "confusion", "tq"), 1),
+        "models.champion.confusion.tq: unknown key",
+    ),
+    (
+        "unknown-metric",
+        _set(("models", "champion", "metrics", "giny"), 0.5),
+        "models.champion.metrics.giny: unknown metric for task: binary",
+    ),
+    (
+        "curve-lengths",
+        _set(("models", "champion", "curves", "roc", "y"), [0.0, 1.0]),
+        "models.champion.curves.roc: expected arrays of one length, found x: ",
+    ),
+    (
+        "histogram-edges",
+        _set(("models", "champion", "curves", "histogram", "edges"), [0.0, 1.0]),
+        "models.champion.curves.histogram: expected one more edge than bins, found 2 edges for ",
+    ),
     ("missing-key", _delete(("models", "champion", "metrics")), "models.champion.metrics: required key is missing"),
     ("missing-run", _delete(("run",)), "run: required key is missing"),
     ("unknown-baseline", _set(("run", "baseline"), "nobody"), "run.baseline: 'nobody' is not among the models"),
     ("schema-missing", _delete(("schema_version",)), "schema_version is missing"),
-    ("schema-newer", _set(("schema_version",), "2"), f"schema_version '2' is newer than this reportgen reads ('{SCHEMA_VERSION}')"),
-    ("schema-unknown", _set(("schema_version",), 1), f"schema_version: unknown version 1; this reportgen reads schema_version '{SCHEMA_VERSION}'"),
+    (
+        "schema-newer",
+        _set(("schema_version",), "2"),
+        f"schema_version '2' is newer than this reportgen reads ('{SCHEMA_VERSION}')",
+    ),
+    (
+        "schema-unknown",
+        _set(("schema_version",), 1),
+        f"schema_version: unknown version 1; this reportgen reads schema_version '{SCHEMA_VERSION}'",
+    ),
     ("not-an-object", lambda d: d.clear() or None, "schema_version is missing"),
-    ("metric-out-of-range", _set(("models", "champion", "metrics", "gini"), 1e308),
-     "models.champion.metrics.gini: 1e+308 is outside the range of gini [-1, 1]"),
-    ("interval-out-of-range", _set(("models", "champion", "ci", "roc_auc"), [0.5, 1.5]),
-     "models.champion.ci.roc_auc: 1.5 is outside the range of roc_auc [0, 1]"),
-    ("negative-count", _set(("models", "champion", "n"), -5),
-     "models.champion.n: expected a count of rows (a number >= 0), found -5"),
-    ("negative-positives", _set(("models", "champion", "positives"), -1.0),
-     "models.champion.positives: expected a count of rows (a number >= 0), found -1.0"),
+    (
+        "metric-out-of-range",
+        _set(("models", "champion", "metrics", "gini"), 1e308),
+        "models.champion.metrics.gini: 1e+308 is outside the range of gini [-1, 1]",
+    ),
+    (
+        "interval-out-of-range",
+        _set(("models", "champion", "ci", "roc_auc"), [0.5, 1.5]),
+        "models.champion.ci.roc_auc: 1.5 is outside the range of roc_auc [0, 1]",
+    ),
+    (
+        "negative-count",
+        _set(("models", "champion", "n"), -5),
+        "models.champion.n: expected a count of rows (a number >= 0), found -5",
+    ),
+    (
+        "negative-positives",
+        _set(("models", "champion", "positives"), -1.0),
+        "models.champion.positives: expected a count of rows (a number >= 0), found -1.0",
+    ),
 ]
 
 
@@ -249,10 +309,10 @@ def _paths(doc: Any, prefix: tuple = ()) -> list[tuple]:
     out = [prefix] if prefix else []
     if isinstance(doc, dict):
         for k, v in doc.items():
-            out += _paths(v, prefix + (k,))
+            out += _paths(v, (*prefix, k))
     elif isinstance(doc, list):
         for i, v in enumerate(doc[:2]):
-            out += _paths(v, prefix + (i,))
+            out += _paths(v, (*prefix, i))
     return out
 
 
@@ -287,9 +347,17 @@ def _trim(doc: Any, key: str = "") -> Any:
 #: What the loader refuses but a JSON Schema cannot express: names that point nowhere, array
 #: lengths that disagree, a binary model without class counts, a metric outside its catalogue
 #: range (the metrics are one free-form mapping in the schema), a negative count of rows.
-_CROSS_REFERENCE = ("is not among the models", "primary_metric: unknown metric", "(the key it is filed under)",
-                    "expected arrays of one length", "expected one more edge", "matrix (one row and column per label)",
-                    "expected a number for task: binary", "is outside the range of", "expected a count of rows")
+_CROSS_REFERENCE = (
+    "is not among the models",
+    "primary_metric: unknown metric",
+    "(the key it is filed under)",
+    "expected arrays of one length",
+    "expected one more edge",
+    "matrix (one row and column per label)",
+    "expected a number for task: binary",
+    "is outside the range of",
+    "expected a count of rows",
+)
 
 
 def _is_mapping_at(obj: Any, path: tuple) -> bool:
@@ -327,7 +395,7 @@ def test_random_mutations_load_or_fail_with_one_line_and_agree_with_the_schema(t
             if not isinstance(parent[last], dict):
                 return
             parent[last]["zz_unknown"] = value
-            target = path + ("zz_unknown",)
+            target = (*path, "zz_unknown")
         elif isinstance(parent, dict):
             del parent[last]
         else:
@@ -365,8 +433,12 @@ def test_unknown_keys_are_refused_wherever_the_format_is_fixed(binary_text):
         node = d
         for p in path:
             node = node[p]
-        if not isinstance(node, dict) or any(path[: len(f)] == f for f in _FREE) or "per_class" in path \
-                or "params" in path:  # a notice's parameters: named by its code
+        if (
+            not isinstance(node, dict)
+            or any(path[: len(f)] == f for f in _FREE)
+            or "per_class" in path
+            or "params" in path
+        ):  # a notice's parameters: named by its code
             continue
         node["zz_unknown"] = 1
         with pytest.raises(ResultError, match=r"zz_unknown"):

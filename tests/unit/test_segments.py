@@ -103,7 +103,7 @@ def test_missing_column_names_the_key(tmp_path: Path) -> None:
 
 @pytest.mark.slow  # 3 s: the unpaired (Welch) DeLong's t quantile is found by bisection
 def test_separate_files_that_cannot_be_paired_are_compared_unpaired(tmp_path: Path) -> None:
-    import pandas as pd  # noqa: PLC0415
+    import pandas as pd
 
     df = pd.read_csv(planted(tmp_path / "r.csv", n=400))
     df.loc[5, "champion"] = None  # dropped under missing: drop, so the files no longer line up by position
@@ -120,7 +120,7 @@ def test_separate_files_that_cannot_be_paired_are_compared_unpaired(tmp_path: Pa
 
 
 def test_validate_checks_the_columns_and_warns_of_segment(tmp_path: Path, cli, capsys) -> None:
-    import yaml  # noqa: PLC0415
+    import yaml
 
     planted(tmp_path / "rows.csv", n=60)
     cfg = {
@@ -142,7 +142,7 @@ def test_validate_checks_the_columns_and_warns_of_segment(tmp_path: Path, cli, c
 
 
 def test_segments_round_trip_through_metrics_json(run) -> None:
-    from reportgen.results import ComparisonResult  # noqa: PLC0415
+    from reportgen.results import ComparisonResult
 
     back = ComparisonResult.from_json(run.to_json())
     assert back.segments == run.segments

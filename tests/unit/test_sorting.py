@@ -54,8 +54,24 @@ def test_small_inputs_and_every_kind_of_tie(n):
 
 
 def test_signed_zeros_extremes_and_subnormals():
-    s = np.array([-0.0, 0.0, -1.0, 3.0, -0.0, -2.5, 1e300, -1e300, 5e-324, -5e-324,
-                  np.finfo(float).max, -np.finfo(float).max, np.finfo(float).tiny, 0.0])
+    s = np.array(
+        [
+            -0.0,
+            0.0,
+            -1.0,
+            3.0,
+            -0.0,
+            -2.5,
+            1e300,
+            -1e300,
+            5e-324,
+            -5e-324,
+            np.finfo(float).max,
+            -np.finfo(float).max,
+            np.finfo(float).tiny,
+            0.0,
+        ]
+    )
     y = np.arange(s.shape[0]) % 2 == 0
     _check(s, y)
     values, codes = distinct_codes(s)

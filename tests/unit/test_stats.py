@@ -35,9 +35,7 @@ from reportgen.engine.stats import (
     stratified_bootstrap_counts,
 )
 
-WEIGHTS_MESSAGE = (
-    "DeLong's test is defined for unweighted rows; use the bootstrap for weighted data"
-)
+WEIGHTS_MESSAGE = "DeLong's test is defined for unweighted rows; use the bootstrap for weighted data"
 
 
 # --- oracles ------------------------------------------------------------------------------------
@@ -120,9 +118,7 @@ def test_fast_delong_equals_brute_force_with_ties(seed, n, levels, direction_a, 
 def test_auc_equals_sklearn_in_both_directions(seed, n, levels):
     sa, _, y = tied_data(seed, n, levels)
     assert delong_auc_ci(sa, y).auc == pytest.approx(roc_auc_score(y, sa), abs=1e-14)
-    assert delong_auc_ci(sa, y, direction="lower").auc == pytest.approx(
-        roc_auc_score(y, -sa), abs=1e-14
-    )
+    assert delong_auc_ci(sa, y, direction="lower").auc == pytest.approx(roc_auc_score(y, -sa), abs=1e-14)
 
 
 def test_components_are_in_input_order_and_average_to_the_auc():
@@ -366,8 +362,8 @@ def test_holm_properties(ps):
     for p, a in pairs:
         assert p <= a <= 1.0
         assert a == pytest.approx(expected[p], abs=1e-15)
-    for (p1, a1) in pairs:
-        for (p2, a2) in pairs:
+    for p1, a1 in pairs:
+        for p2, a2 in pairs:
             if p1 < p2:
                 assert a1 <= a2
 
@@ -455,7 +451,6 @@ def test_percentile_interval():
     assert percentile_interval(np.array([1.0, 2.0]), 0.5) == pytest.approx((1.25, 1.75))
 
 
-
 @settings(max_examples=300, deadline=None)
 @given(
     st.lists(st.floats(-1e6, 1e6) | st.sampled_from([0.0, 0.5, 1.0, np.nan, np.inf]), min_size=0, max_size=60),
@@ -472,6 +467,7 @@ def test_percentile_interval_is_numpys_linear_quantile_to_the_bit(values, level)
         return
     want = np.quantile(finite, [(1.0 - level) / 2.0, (1.0 + level) / 2.0])
     assert got == (float(want[0]), float(want[1]))
+
 
 def test_paired_bootstrap_covers_the_true_auc_and_delta():
     """Binormal scores: model a with separation 1 (AUC = Phi(1/sqrt 2) = 0.7602), model b a noisier
@@ -562,7 +558,11 @@ def test_delong_cache_gives_the_same_numbers_and_computes_each_model_once(monkey
     real = S.delong_components
     monkeypatch.setattr(S, "delong_components", lambda s, yy: calls.append(1) or real(s, yy))
     memo = S.DeLongCache()
-    cached = (S.delong_auc_ci(a, y, cache=memo), S.delong_paired(a, b, y, cache=memo), S.delong_paired(b, a, y.copy(), cache=memo))
+    cached = (
+        S.delong_auc_ci(a, y, cache=memo),
+        S.delong_paired(a, b, y, cache=memo),
+        S.delong_paired(b, a, y.copy(), cache=memo),
+    )
     assert cached == plain
     assert len(calls) == 2  # a and b once each; equal labels in another array still hit
     S.delong_paired(a, b, y, direction_a="lower", cache=memo)

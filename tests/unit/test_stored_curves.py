@@ -59,8 +59,10 @@ def test_simplify_is_the_textbook_recursion(seed: int) -> None:
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.tuples(st.floats(0, 1), st.floats(-1, 1)), min_size=1, max_size=120),
-       st.sampled_from([0.0, 1e-3, 0.02, 0.3]))
+@given(
+    st.lists(st.tuples(st.floats(0, 1), st.floats(-1, 1)), min_size=1, max_size=120),
+    st.sampled_from([0.0, 1e-3, 0.02, 0.3]),
+)
 def test_every_dropped_point_lies_within_the_tolerance_and_kept_points_are_exact(points, tol) -> None:
     pts = np.array(sorted(points))
     x, y = pts[:, 0], pts[:, 1]
@@ -102,10 +104,10 @@ def test_non_finite_points_are_kept() -> None:
 @pytest.fixture(scope="module")
 def demo_result(tmp_path_factory) -> ComparisonResult:
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-    from conftest import PINNED_NOW, write_fast_demo_config  # noqa: PLC0415
+    from conftest import PINNED_NOW, write_fast_demo_config
 
-    from reportgen.config import load_config  # noqa: PLC0415
-    from reportgen.pipeline import analyse  # noqa: PLC0415
+    from reportgen.config import load_config
+    from reportgen.pipeline import analyse
 
     cfg, path = load_config(write_fast_demo_config(tmp_path_factory.mktemp("cfg") / "demo.yaml"))
     return analyse(cfg, path, now=PINNED_NOW)
@@ -145,7 +147,9 @@ def test_stored_points_are_exact_points_with_their_thresholds_and_the_roc_hull(d
         for x, y, t in zip(roc.x.tolist(), roc.y.tolist(), roc.thresholds.tolist()):
             assert at[(x, y)] == t or (np.isnan(t) and np.isnan(at[(x, y)]))
         hull = upper_hull(full_roc.x, full_roc.y)
-        assert set(zip(full_roc.x[hull].tolist(), full_roc.y[hull].tolist())) <= set(zip(roc.x.tolist(), roc.y.tolist()))
+        assert set(zip(full_roc.x[hull].tolist(), full_roc.y[hull].tolist())) <= set(
+            zip(roc.x.tolist(), roc.y.tolist())
+        )
         # and the dropped ones lie within the tolerance of the stored polyline
         for key, curve in m.curves.threshold_metrics.items():
             stored = slim.models[name].curves.threshold_metrics[key]

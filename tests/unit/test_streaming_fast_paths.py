@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from reportgen.reduce import accumulators as S
 from reportgen.engine.curve import build_table, merge_tables
+from reportgen.reduce import accumulators as S
 
 
 def _same(a, b):
@@ -60,8 +60,15 @@ def test_edge_search_equals_searchsorted():
         scale = 10.0 ** int(rng.integers(-5, 5))
         extra = rng.choice([0.0, 1.0, -1e300, 1e300, 5e-324, 2.5, -1.7e308, 1.7e308], 3) if trial % 2 else []
         edges = np.unique(np.concatenate([extra, rng.normal(size=int(rng.integers(2, 300))) * scale]))
-        x = np.concatenate([edges, np.nextafter(edges, np.inf), np.nextafter(edges, -np.inf),
-                            rng.normal(size=6_000) * scale, [-1e308, 1e308, 0.0, -0.0]])
+        x = np.concatenate(
+            [
+                edges,
+                np.nextafter(edges, np.inf),
+                np.nextafter(edges, -np.inf),
+                rng.normal(size=6_000) * scale,
+                [-1e308, 1e308, 0.0, -0.0],
+            ]
+        )
         rng.shuffle(x)
         assert np.array_equal(S.EdgeSearch(edges)(x), np.searchsorted(edges, x, side="right")), trial
 

@@ -24,8 +24,9 @@ def rows(n: int = 3000, seed: int = 4) -> list[ModelRows]:
     return [
         ModelRows("champion", "a.csv", np.round(1 / (1 + np.exp(-z - rng.normal(size=n))), 3), y),
         ModelRows("challenger", "a.csv", np.round(1 / (1 + np.exp(-z - 0.5 * rng.normal(size=n))), 3), y),
-        ModelRows("naive", "a.csv", np.round(600 - 40 * (z + 2 * rng.normal(size=n))), y, direction="lower",
-                  threshold=600.0),
+        ModelRows(
+            "naive", "a.csv", np.round(600 - 40 * (z + 2 * rng.normal(size=n))), y, direction="lower", threshold=600.0
+        ),
     ]
 
 
@@ -50,8 +51,10 @@ def test_a_models_intervals_do_not_depend_on_the_other_models_or_their_order():
     by_name_r = {c.model: c for c in comparisons_r}
     for name in ("challenger", "naive"):
         assert by_name[name].ci["ks"] == by_name_r[name].ci["ks"]
-        assert by_name[name].ci["log_loss" if name == "challenger" else "average_precision"] == \
-            by_name_r[name].ci["log_loss" if name == "challenger" else "average_precision"]
+        assert (
+            by_name[name].ci["log_loss" if name == "challenger" else "average_precision"]
+            == by_name_r[name].ci["log_loss" if name == "challenger" else "average_precision"]
+        )
 
 
 def test_the_seed_still_decides():
@@ -70,8 +73,11 @@ def test_threads_give_the_bits_of_one_thread(monkeypatch):
 
 
 def test_streams_are_distinct_per_purpose_and_name():
-    draws = {(p, n): streams.stream(7, p, *n).integers(0, 2**62, 4).tolist()
-             for p in streams.PURPOSES for n in [(), ("a",), ("b",), ("a", "b"), ("b", "a")]}
+    draws = {
+        (p, n): streams.stream(7, p, *n).integers(0, 2**62, 4).tolist()
+        for p in streams.PURPOSES
+        for n in [(), ("a",), ("b",), ("a", "b"), ("b", "a")]
+    }
     assert len({tuple(v) for v in draws.values()}) == len(draws)
     assert streams.stream(7, "model", "a").random() == streams.stream(7, "model", "a").random()
     with pytest.raises(ValueError):
@@ -79,11 +85,11 @@ def test_streams_are_distinct_per_purpose_and_name():
 
 
 def _multiclass_log_loss_ci(tmp_path, names: list[str]) -> dict[str, list[float]]:
-    import pandas as pd  # noqa: PLC0415
-    import yaml  # noqa: PLC0415
+    import pandas as pd
+    import yaml
 
-    from reportgen.config import load_config  # noqa: PLC0415
-    from reportgen.pipeline import analyse  # noqa: PLC0415
+    from reportgen.config import load_config
+    from reportgen.pipeline import analyse
 
     rng = np.random.default_rng(5)
     n, classes = 1500, ["x", "y", "z"]
@@ -96,10 +102,15 @@ def _multiclass_log_loss_ci(tmp_path, names: list[str]) -> dict[str, list[float]
             df[f"{name}_{cls}"] = p[:, j]
     df.to_csv(tmp_path / "mc.csv", index=False)
     cfg = {
-        "task": "multiclass", "label": "label", "classes": classes, "id": "id",
-        "bootstrap": {"resamples": 60, "seed": 17}, "output": {"dir": "out", "formats": ["json"]},
-        "models": [{"name": m, "file": "mc.csv", "scores": [f"{m}_{c}" for c in classes], "probabilities": True}
-                   for m in names],
+        "task": "multiclass",
+        "label": "label",
+        "classes": classes,
+        "id": "id",
+        "bootstrap": {"resamples": 60, "seed": 17},
+        "output": {"dir": "out", "formats": ["json"]},
+        "models": [
+            {"name": m, "file": "mc.csv", "scores": [f"{m}_{c}" for c in classes], "probabilities": True} for m in names
+        ],
     }
     path = tmp_path / f"mc_{''.join(names)}.yaml"
     path.write_text(yaml.safe_dump(cfg, sort_keys=False), encoding="utf-8")

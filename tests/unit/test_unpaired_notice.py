@@ -19,8 +19,13 @@ def _frame(n: int, seed: int) -> pd.DataFrame:
 
 def _run(a: pd.DataFrame, b: pd.DataFrame, **kw):
     return compare_frames(
-        {"a": a, "b": b}, label="y", scores={"a": "s", "b": "s"}, threshold=0.5,
-        bootstrap={"resamples": 0, "seed": 1}, now="2026-01-01T00:00:00Z", **kw,
+        {"a": a, "b": b},
+        label="y",
+        scores={"a": "s", "b": "s"},
+        threshold=0.5,
+        bootstrap={"resamples": 0, "seed": 1},
+        now="2026-01-01T00:00:00Z",
+        **kw,
     )
 
 

@@ -8,7 +8,6 @@ hand, repeated rows for frequency weights, McNemar on the rows for sampling weig
 from __future__ import annotations
 
 import dataclasses
-
 import math
 
 import numpy as np
@@ -22,11 +21,9 @@ from reportgen.engine import multiplicity as MP
 from reportgen.engine import proportions as PR
 from reportgen.engine.compare import BOOTSTRAP_NORMAL, Settings
 from reportgen.engine.stats import holm, mcnemar
-from reportgen.reduce.rows import ModelRows
-from reportgen.reduce.rows import compare_rows
+from reportgen.reduce.rows import ModelRows, compare_rows
+from reportgen.report.wording import caveats_of, comparison_notes, mcnemar_sentence, model_warnings, verdict
 from reportgen.results import Comparison, from_jsonable, to_jsonable
-from reportgen.report.wording import comparison_notes, mcnemar_sentence, model_warnings, caveats_of, verdict
-
 
 # --- exact and score intervals ---------------------------------------------------------------------
 
@@ -83,7 +80,7 @@ def three_models(seed=0, n=600):
 
 
 def test_holm_is_applied_to_bootstrap_verdicts():
-    y, models = three_models()
+    _y, models = three_models()
     _, comps, _ = compare_rows(models, Settings(primary_metric="accuracy", resamples=400, seed=3), threshold=0.9)
     ds = [c.decision for c in comps]
     assert all(d.method == BOOTSTRAP_NORMAL and d.family_size == 2 and d.adjustment == "holm" for d in ds)
@@ -110,8 +107,16 @@ def test_a_p_value_of_exactly_alpha_is_not_significant():
     one = decide([0.1], [PrimaryTest(p, "bootstrap", [0.0, 0.2], "bootstrap")], "gini", "higher", 0.95)[0]
     assert one.alpha == 0.05 and one.p_value_adjusted == 0.05 and one.significant is False
     assert one.direction == "inconclusive"
-    two = decide([0.1, 0.2], [PrimaryTest(0.025, "bootstrap", [0.0, 0.2], "bootstrap"),
-                              PrimaryTest(0.5, "bootstrap", [-0.1, 0.3], "bootstrap")], "gini", "higher", 0.95)
+    two = decide(
+        [0.1, 0.2],
+        [
+            PrimaryTest(0.025, "bootstrap", [0.0, 0.2], "bootstrap"),
+            PrimaryTest(0.5, "bootstrap", [-0.1, 0.3], "bootstrap"),
+        ],
+        "gini",
+        "higher",
+        0.95,
+    )
     assert two[0].p_value_adjusted == 0.05 and two[0].significant is False
     below = decide([0.1], [PrimaryTest(0.0499, "bootstrap", [0.01, 0.2], "bootstrap")], "gini", "higher", 0.95)[0]
     assert below.significant is True and below.direction == "better"
@@ -142,7 +147,7 @@ def test_delong_verdicts_are_one_family_with_simultaneous_intervals():
 def test_a_bootstrap_p_has_no_floor():
     """The percentile p stopped at 1/(B+1) (0.01 at 99 resamples) and was worded as a bound; the
     normal p on the bootstrap standard error goes below it for a clear difference (issue 40)."""
-    y, models = three_models(2)
+    _y, models = three_models(2)
     _, comps, _ = compare_rows(models[:2], Settings(primary_metric="ks", resamples=99, seed=1))
     d = comps[0].decision
     assert not d.p_value_is_bound and d.p_value < 1 / 100 and d.family_size == 1
@@ -186,8 +191,11 @@ def german_credit_like(seed=5):
 
 def test_german_credit_like_sampling_weights_give_mcnemar_on_the_rows():
     y, a, b, w = german_credit_like()
-    _, comps, _ = compare_rows([ModelRows("champion", "f", a, y, w), ModelRows("challenger", "f", b, y, w)],
-                               Settings(resamples=0), threshold=0.5)
+    _, comps, _ = compare_rows(
+        [ModelRows("champion", "f", a, y, w), ModelRows("challenger", "f", b, y, w)],
+        Settings(resamples=0),
+        threshold=0.5,
+    )
     t = comps[0].tests.mcnemar
     assert t.basis == "rows"
     assert sum(map(sum, t.table)) == 400
@@ -202,9 +210,14 @@ def test_frequency_weights_equal_repeated_rows():
     k = w.astype(int)
     s = Settings(resamples=200, seed=9, primary_metric="f1", weight_kind="frequency")
     fw = compare_rows([ModelRows("m1", "f", a, y, w), ModelRows("m2", "f", b, y, w)], s, threshold=0.5)
-    rep = compare_rows([ModelRows("m1", "f", np.repeat(a, k), np.repeat(y, k)),
-                        ModelRows("m2", "f", np.repeat(b, k), np.repeat(y, k))],
-                       Settings(resamples=200, seed=9, primary_metric="f1"), threshold=0.5)
+    rep = compare_rows(
+        [
+            ModelRows("m1", "f", np.repeat(a, k), np.repeat(y, k)),
+            ModelRows("m2", "f", np.repeat(b, k), np.repeat(y, k)),
+        ],
+        Settings(resamples=200, seed=9, primary_metric="f1"),
+        threshold=0.5,
+    )
     (mf, cf, pf), (mr, cr, pr) = fw, rep
     for name in ("m1", "m2"):
         assert mf[name].metrics == mr[name].metrics
@@ -219,18 +232,25 @@ def test_frequency_weights_equal_repeated_rows():
 
 
 def test_frequency_weights_must_be_whole_numbers():
-    y, a, b, w = german_credit_like(7)
+    y, a, _b, w = german_credit_like(7)
     w = w * 0.5
     from reportgen.errors import InputError
-    with pytest.raises(InputError, match=r"f.csv: column 'w0', row 2: weight 1.5 is not a whole number; weight_kind: "
-                                         r"frequency needs whole-number weights"):
+
+    with pytest.raises(
+        InputError,
+        match=r"f.csv: column 'w0', row 2: weight 1.5 is not a whole number; weight_kind: "
+        r"frequency needs whole-number weights",
+    ):
         compare_rows([ModelRows("m1", "f.csv", a, y, w)], Settings(resamples=0, weight_kind="frequency"))
 
 
 def test_sampling_weighted_run_shows_row_counts_beside_weighted_ones():
     y, a, b, w = german_credit_like(8)
-    models, comps, _ = compare_rows([ModelRows("champion", "f", a, y, w), ModelRows("challenger", "f", b, y, w)],
-                                    Settings(resamples=30, seed=1), threshold=0.5)
+    models, _comps, _ = compare_rows(
+        [ModelRows("champion", "f", a, y, w), ModelRows("challenger", "f", b, y, w)],
+        Settings(resamples=30, seed=1),
+        threshold=0.5,
+    )
     m = models["champion"]
     assert (m.positives, m.negatives) == (120, 840)
     assert (m.positives_rows, m.negatives_rows) == (120, 280)
@@ -271,11 +291,35 @@ def test_auc_near_one_gets_the_logit_interval_and_perfect_separation_warns():
 def test_notes_state_the_policy_and_the_weights():
     y, a, b, w = german_credit_like(9)
     from reportgen.results import ComparisonResult, RunInfo
+
     models, comps, cells = compare_rows(
         [ModelRows("champion", "f", a, y, w), ModelRows("c1", "f", b, y, w), ModelRows("c2", "f", a + b, y, w)],
-        Settings(resamples=40, seed=2), threshold=0.5)
-    run = RunInfo("t", "binary", "2026-01-01T00:00:00Z", "x", "0", {}, {}, "c.yaml", [], [], [], True, "champion",
-                  "gini", 0.5, 1.0, {}, 0.95, 40, 2, 0.0)
+        Settings(resamples=40, seed=2),
+        threshold=0.5,
+    )
+    run = RunInfo(
+        "t",
+        "binary",
+        "2026-01-01T00:00:00Z",
+        "x",
+        "0",
+        {},
+        {},
+        "c.yaml",
+        [],
+        [],
+        [],
+        True,
+        "champion",
+        "gini",
+        0.5,
+        1.0,
+        {},
+        0.95,
+        40,
+        2,
+        0.0,
+    )
     result = ComparisonResult(run, models, comps, cells)
     notes = " ".join(comparison_notes(comps[0], result))
     assert "sampling weights" in notes and "McNemar on the rows" in notes
@@ -305,8 +349,14 @@ def test_equal_approval_matches_a_direct_calculation(weighted):
     w = rng.integers(1, 4, n).astype(float) if weighted else None
     ww = np.ones(n) if w is None else w
     s = Settings(resamples=150, seed=4, approval_rates=(0.5,))
-    _, comps, _ = compare_rows([ModelRows("champion", "f", champion, y, w, "lower", threshold=560),
-                                ModelRows("challenger", "f", challenger, y, w, threshold=0.8)], s, threshold=0.5)
+    _, comps, _ = compare_rows(
+        [
+            ModelRows("champion", "f", champion, y, w, "lower", threshold=560),
+            ModelRows("challenger", "f", challenger, y, w, threshold=0.8),
+        ],
+        s,
+        threshold=0.5,
+    )
     got = comps[0].approval
     base_rate = ww[champion > 560].sum() / ww.sum()
     assert [a.source for a in got] == ["baseline", "config"]
@@ -321,8 +371,12 @@ def test_equal_approval_matches_a_direct_calculation(weighted):
         assert a.baseline.bad_rate == pytest.approx(br(ab), rel=1e-12)
         assert a.bad_rate_delta == pytest.approx(br(am) - br(ab), rel=1e-12)
         assert a.model.approval_rate == pytest.approx(ww[am].sum() / ww.sum())
-        for cell, mask in ((a.swap_in, am & ~ab), (a.swap_out, ~am & ab), (a.stay_approved, am & ab),
-                           (a.stay_declined, ~am & ~ab)):
+        for cell, mask in (
+            (a.swap_in, am & ~ab),
+            (a.swap_out, ~am & ab),
+            (a.stay_approved, am & ab),
+            (a.stay_declined, ~am & ~ab),
+        ):
             assert (cell.rows, cell.bads_rows) == (mask.sum(), (mask & y).sum())
             assert cell.weight == pytest.approx(ww[mask].sum())
         assert a.model.threshold == challenger[am].max()
@@ -374,10 +428,22 @@ def test_approval_counts_do_not_depend_on_chunks_or_engine_path():
     assert np.array_equal(parts[2].counts, whole.counts)
     counts = whole.finish()
     for t, rate in enumerate(counts.targets):
-        via_counts = AP.compare_from_counts(rate, "config", counts, t, ["a", "b"], [x.thresholds for x in tables],
-                                            1, 0.95, 0, np.random.default_rng(0))
-        via_rows = AP.compare_at_rate(rate, "config", y, None, ["a", "b"], codes, [x.thresholds for x in tables],
-                                      1, 0.95, 0, np.random.default_rng(0))
+        via_counts = AP.compare_from_counts(
+            rate, "config", counts, t, ["a", "b"], [x.thresholds for x in tables], 1, 0.95, 0, np.random.default_rng(0)
+        )
+        via_rows = AP.compare_at_rate(
+            rate,
+            "config",
+            y,
+            None,
+            ["a", "b"],
+            codes,
+            [x.thresholds for x in tables],
+            1,
+            0.95,
+            0,
+            np.random.default_rng(0),
+        )
         assert via_counts == via_rows
 
 
@@ -397,7 +463,7 @@ def test_equal_approval_says_when_a_rate_was_not_counted():
 
 
 def test_equal_approval_needs_aligned_rows():
-    y, models = three_models(5)
+    _y, models = three_models(5)
     _, comps, _ = compare_rows(models[:2], Settings(resamples=0), aligned=False)
     assert comps[0].approval == () and comps[0].capabilities["approval"] == "separate_files"
 
@@ -407,14 +473,18 @@ def test_equal_approval_needs_aligned_rows():
 
 def _write_config(d, file, extra=""):
     cfg = d / f"c_{file.replace('.', '_')}_{abs(hash(extra))}.yaml"
-    cfg.write_text("title: t\nlabel: y\nthreshold: 0.5\nbootstrap: {resamples: 60, seed: 7}\n" + extra +
-                   f"models:\n  - {{name: a, file: {file}, score: a}}\n  - {{name: b, file: {file}, score: b}}\n")
+    cfg.write_text(
+        "title: t\nlabel: y\nthreshold: 0.5\nbootstrap: {resamples: 60, seed: 7}\n"
+        + extra
+        + f"models:\n  - {{name: a, file: {file}, score: a}}\n  - {{name: b, file: {file}, score: b}}\n"
+    )
     return cfg
 
 
 def _analyse(cfg_path, engine="memory"):
     from reportgen.config import load_config
     from reportgen.pipeline import analyse
+
     cfg, p = load_config(cfg_path)
     cfg = cfg.with_overrides(engine=engine, stream={"batch_rows": 1000})
     return analyse(cfg, p, now="2026-01-01T00:00:00Z").to_json()
@@ -424,23 +494,31 @@ def _analyse(cfg_path, engine="memory"):
 @pytest.mark.parametrize("task", ["binary", "multiclass"])
 def test_frequency_weights_in_the_config_equal_repeated_rows(tmp_path, engine, task):
     import pandas as pd
+
     rng = np.random.default_rng(12)
     n = 300
     if task == "binary":
         y = (rng.random(n) < 0.3).astype(int)
-        df = pd.DataFrame({"y": y, "a": np.round(y * 0.8 + rng.normal(0, 1, n), 2),
-                           "b": np.round(y * 1.2 + rng.normal(0, 1, n), 2)})
+        df = pd.DataFrame(
+            {"y": y, "a": np.round(y * 0.8 + rng.normal(0, 1, n), 2), "b": np.round(y * 1.2 + rng.normal(0, 1, n), 2)}
+        )
         models = "models:\n  - {name: a, file: F, score: a}\n  - {name: b, file: F, score: b}\n"
     else:
         y = rng.integers(0, 3, n)
-        df = pd.DataFrame({"y": y, "p": np.where(rng.random(n) < 0.7, y, rng.integers(0, 3, n)),
-                           "q": np.where(rng.random(n) < 0.5, y, rng.integers(0, 3, n))})
+        df = pd.DataFrame(
+            {
+                "y": y,
+                "p": np.where(rng.random(n) < 0.7, y, rng.integers(0, 3, n)),
+                "q": np.where(rng.random(n) < 0.5, y, rng.integers(0, 3, n)),
+            }
+        )
         models = "models:\n  - {name: a, file: F, prediction: p}\n  - {name: b, file: F, prediction: q}\n"
     df["w"] = rng.integers(0, 4, n)
     df.to_csv(tmp_path / "w.csv", index=False)
     df.loc[df.index.repeat(df["w"])].drop(columns="w").to_csv(tmp_path / "rep.csv", index=False)
-    head = ("title: t\nlabel: y\nbootstrap: {resamples: 60, seed: 7}\n"
-            + ("task: multiclass\nclasses: [0, 1, 2]\n" if task == "multiclass" else ""))
+    head = "title: t\nlabel: y\nbootstrap: {resamples: 60, seed: 7}\n" + (
+        "task: multiclass\nclasses: [0, 1, 2]\n" if task == "multiclass" else ""
+    )
     (tmp_path / "w.yaml").write_text(head + "weight: w\nweight_kind: frequency\n" + models.replace("F", "w.csv"))
     (tmp_path / "rep.yaml").write_text(head + models.replace("F", "rep.csv"))
     fw, rep = _analyse(tmp_path / "w.yaml", engine), _analyse(tmp_path / "rep.yaml", engine)
@@ -457,6 +535,7 @@ def test_frequency_weights_in_the_config_equal_repeated_rows(tmp_path, engine, t
 def _plain(x) -> dict:
     """A frozen result as JSON values (tuples as lists)."""
     import json
+
     return json.loads(json.dumps(dataclasses.asdict(x)))
 
 
@@ -464,6 +543,7 @@ def _assert_same(a, b, path: str) -> None:
     """``a == b``, floats exactly except DeLong's (and what derives from it: the AUC and Gini intervals,
     the decision's p-values) to a relative 1e-12."""
     import math
+
     if isinstance(a, dict):
         assert isinstance(b, dict) and a.keys() == b.keys(), path
         for k in a:
@@ -472,7 +552,11 @@ def _assert_same(a, b, path: str) -> None:
         assert isinstance(b, list) and len(a) == len(b), path
         for i, (x, y) in enumerate(zip(a, b)):
             _assert_same(x, y, f"{path}[{i}]")
-    elif isinstance(a, float) and isinstance(b, float) and any(k in path for k in ("roc_auc", "gini", "delong", "decision")):
+    elif (
+        isinstance(a, float)
+        and isinstance(b, float)
+        and any(k in path for k in ("roc_auc", "gini", "delong", "decision"))
+    ):
         assert math.isclose(a, b, rel_tol=1e-12, abs_tol=1e-15), (path, a, b)
     else:
         assert type(a) is type(b) and a == b, (path, a, b)
@@ -480,12 +564,21 @@ def _assert_same(a, b, path: str) -> None:
 
 def test_frequency_weights_that_are_not_whole_numbers_are_a_one_line_error(tmp_path):
     import pandas as pd
-    pd.DataFrame({"y": [0, 1, 0, 1], "a": [0.1, 0.9, 0.2, 0.8], "w": [1, 2.5, 1, 1]}).to_csv(tmp_path / "f.csv", index=False)
-    (tmp_path / "c.yaml").write_text("label: y\nweight: w\nweight_kind: frequency\nbootstrap: {resamples: 0}\n"
-                                     "models:\n  - {name: a, file: f.csv, score: a}\n")
+
+    pd.DataFrame({"y": [0, 1, 0, 1], "a": [0.1, 0.9, 0.2, 0.8], "w": [1, 2.5, 1, 1]}).to_csv(
+        tmp_path / "f.csv", index=False
+    )
+    (tmp_path / "c.yaml").write_text(
+        "label: y\nweight: w\nweight_kind: frequency\nbootstrap: {resamples: 0}\n"
+        "models:\n  - {name: a, file: f.csv, score: a}\n"
+    )
     from reportgen.errors import InputError
-    with pytest.raises(InputError, match=r"f.csv: column 'w', row 3: weight 2.5 is not a whole number; "
-                                         r"weight_kind: frequency needs whole-number weights"):
+
+    with pytest.raises(
+        InputError,
+        match=r"f.csv: column 'w', row 3: weight 2.5 is not a whole number; "
+        r"weight_kind: frequency needs whole-number weights",
+    ):
         _analyse(tmp_path / "c.yaml")
 
 
@@ -494,23 +587,50 @@ def test_frequency_weights_that_are_not_whole_numbers_are_a_one_line_error(tmp_p
 
 def _result(models, comps, cells, resamples):
     from reportgen.results import ComparisonResult, RunInfo
-    run = RunInfo("t", "binary", "2026-01-01T00:00:00Z", "x", "0", {}, {}, "c.yaml", [], [], [], True,
-                  next(iter(models)), "gini", 0.5, 1.0, {}, 0.95, resamples, 2, 0.0)
+
+    run = RunInfo(
+        "t",
+        "binary",
+        "2026-01-01T00:00:00Z",
+        "x",
+        "0",
+        {},
+        {},
+        "c.yaml",
+        [],
+        [],
+        [],
+        True,
+        next(iter(models)),
+        "gini",
+        0.5,
+        1.0,
+        {},
+        0.95,
+        resamples,
+        2,
+        0.0,
+    )
     return ComparisonResult(run, models, comps, cells)
 
 
-@pytest.mark.parametrize("weighted,resamples,expected", [
-    (False, 40, "DeLong for AUC and Gini, B for the rest"),
-    (False, 0, "DeLong for AUC and Gini"),
-    (True, 40, "B for every metric"),
-    (True, 0, None),
-])
+@pytest.mark.parametrize(
+    "weighted,resamples,expected",
+    [
+        (False, 40, "DeLong for AUC and Gini, B for the rest"),
+        (False, 0, "DeLong for AUC and Gini"),
+        (True, 40, "B for every metric"),
+        (True, 0, None),
+    ],
+)
 def test_interval_footnote_follows_the_data(weighted, resamples, expected):
     from reportgen.report.wording import interval_methods
+
     y, a, b, w = german_credit_like(10)
-    models, comps, cells = compare_rows([ModelRows("m1", "f", a, y, w if weighted else None),
-                                         ModelRows("m2", "f", b, y, w if weighted else None)],
-                                        Settings(resamples=resamples, seed=1))
+    models, comps, cells = compare_rows(
+        [ModelRows("m1", "f", a, y, w if weighted else None), ModelRows("m2", "f", b, y, w if weighted else None)],
+        Settings(resamples=resamples, seed=1),
+    )
     got = interval_methods(_result(models, comps, cells, resamples), "B")
     assert got == expected or (expected and got.startswith(expected + ", exact Clopper"))
 
@@ -518,10 +638,12 @@ def test_interval_footnote_follows_the_data(weighted, resamples, expected):
 def test_settings_note_says_bootstrap_when_weighted_and_nothing_with_resamples_0():
     from reportgen.report.render import build_view
     from reportgen.report.theme import Theme
+
     y, a, b, w = german_credit_like(11)
     for resamples, want, unwanted in ((40, "bootstrap", "DeLong"), (0, "no intervals (resamples: 0)", "DeLong")):
-        models, comps, cells = compare_rows([ModelRows("m1", "f", a, y, w), ModelRows("m2", "f", b, y, w)],
-                                            Settings(resamples=resamples, seed=1))
+        models, comps, cells = compare_rows(
+            [ModelRows("m1", "f", a, y, w), ModelRows("m2", "f", b, y, w)], Settings(resamples=resamples, seed=1)
+        )
         note = build_view(_result(models, comps, cells, resamples), Theme(sections=("summary",))).summary.settings_note
         assert want in note and unwanted not in note, note
 
@@ -529,15 +651,24 @@ def test_settings_note_says_bootstrap_when_weighted_and_nothing_with_resamples_0
 @pytest.mark.slow
 def test_holm_is_applied_to_multiclass_bootstrap_verdicts(tmp_path):
     import pandas as pd
+
     rng = np.random.default_rng(13)
     n = 400
     y = rng.integers(0, 3, n)
-    df = pd.DataFrame({"y": y, **{f"p{i}": np.where(rng.random(n) < q, y, rng.integers(0, 3, n))
-                                  for i, q in enumerate((0.6, 0.75, 0.55, 0.62))}})
+    df = pd.DataFrame(
+        {
+            "y": y,
+            **{
+                f"p{i}": np.where(rng.random(n) < q, y, rng.integers(0, 3, n))
+                for i, q in enumerate((0.6, 0.75, 0.55, 0.62))
+            },
+        }
+    )
     df.to_csv(tmp_path / "mc.csv", index=False)
     models = "".join(f"  - {{name: m{i}, file: mc.csv, prediction: p{i}}}\n" for i in range(4))
-    (tmp_path / "mc.yaml").write_text("label: y\ntask: multiclass\nclasses: [0, 1, 2]\n"
-                                      "bootstrap: {resamples: 200, seed: 5}\nmodels:\n" + models)
+    (tmp_path / "mc.yaml").write_text(
+        "label: y\ntask: multiclass\nclasses: [0, 1, 2]\nbootstrap: {resamples: 200, seed: 5}\nmodels:\n" + models
+    )
     doc = _analyse(tmp_path / "mc.yaml")
     ds = [c["decision"] for c in doc["comparisons"]]
     assert [d["family_size"] for d in ds] == [3, 3, 3] and {d["method"] for d in ds} == {BOOTSTRAP_NORMAL}
@@ -571,7 +702,9 @@ def test_past_the_pattern_cap_threshold_differences_say_not_counted_not_weighted
 
     rng = np.random.default_rng(8)
     y = rng.random(300) < 0.3
-    models = [ModelRows(f"m{j}", "f", y * (0.5 + j / 10) + rng.normal(0, 1, 300), y) for j in range(MAX_PATTERN_MODELS + 1)]
+    models = [
+        ModelRows(f"m{j}", "f", y * (0.5 + j / 10) + rng.normal(0, 1, 300), y) for j in range(MAX_PATTERN_MODELS + 1)
+    ]
     for k, drawn in ((MAX_PATTERN_MODELS, True), (MAX_PATTERN_MODELS + 1, False)):
         _, comps, _ = compare_evidence(evidence_of_rows(models[:k]), Settings(resamples=20, seed=1))
         caps = comps[0].capabilities

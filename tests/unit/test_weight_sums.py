@@ -41,8 +41,13 @@ def _same_bits(a, b):
 
 
 @settings(max_examples=60, deadline=None)
-@given(n=st.integers(1, 400), seed=st.integers(0, 2**32 - 1), decimals=st.integers(0, 3), chunks=st.integers(1, 5),
-       direction=st.sampled_from(["higher", "lower"]))
+@given(
+    n=st.integers(1, 400),
+    seed=st.integers(0, 2**32 - 1),
+    decimals=st.integers(0, 3),
+    chunks=st.integers(1, 5),
+    direction=st.sampled_from(["higher", "lower"]),
+)
 def test_weight_sums_are_the_same_bits_in_any_row_order_and_chunking(n, seed, decimals, chunks, direction):
     rng = np.random.default_rng(seed)
     y = rng.random(n) < 0.4

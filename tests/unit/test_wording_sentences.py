@@ -10,18 +10,24 @@ from __future__ import annotations
 
 from markupsafe import Markup
 
-from reportgen.report.formats import fmt_int, fmt_metric, minus
+from reportgen.report.formats import fmt_ci_pct, fmt_int, fmt_metric, fmt_num, fmt_pct, fmt_points, fmt_share, minus
 from reportgen.report.labels import CREDIT_TEST_NAMES, credit_failure_names
-from reportgen.report.formats import fmt_ci_pct, fmt_num, fmt_pct, fmt_points, fmt_share
 from reportgen.report.render import keep_units, make_environment
-from reportgen.results import McNemarSummary, Notice
 from reportgen.report.wording import mcnemar_sentence, notice_text
+from reportgen.results import McNemarSummary, Notice
 
 
 def _mcnemar(p: float, holm: float | None, b: int, c: int) -> McNemarSummary:
-    return McNemarSummary(statistic=0.077, p_value=p, p_value_holm=holm, method="chi-square (continuity-corrected)",
-                          table=[[4214, b], [c, 479]], model_only_right=b, baseline_only_right=c,
-                          errs_more="model" if c > b else "baseline" if b > c else "neither")
+    return McNemarSummary(
+        statistic=0.077,
+        p_value=p,
+        p_value_holm=holm,
+        method="chi-square (continuity-corrected)",
+        table=[[4214, b], [c, 479]],
+        model_only_right=b,
+        baseline_only_right=c,
+        errs_more="model" if c > b else "baseline" if b > c else "neither",
+    )
 
 
 # --- McNemar: a side "errs more" only when the test says so ----------------------------------------
@@ -40,8 +46,9 @@ def test_a_significant_mcnemar_names_the_side_and_its_holm_adjusted_p():
     # the raw p is below 0.05 but the Holm-adjusted one, which decides, is not
     assert "p = 0.030, Holm-adjusted p = 0.060" in text and "not significantly" in text
     text = mcnemar_sentence("challenger", "champion", _mcnemar(1e-6, 2e-6, 482, 651))
-    assert text.endswith("(chi-square (continuity-corrected), p < 0.0001, Holm-adjusted p < 0.0001): challenger "
-                         "errs more.")
+    assert text.endswith(
+        "(chi-square (continuity-corrected), p < 0.0001, Holm-adjusted p < 0.0001): challenger errs more."
+    )
 
 
 def test_the_level_of_the_mcnemar_sentence_is_the_runs_alpha():
@@ -58,23 +65,29 @@ def test_mcnemar_counts_are_printed_as_the_tables_print_them():
 
 
 def test_credit_failures_are_named_not_keyed_in_warnings_and_sentences():
-    text = notice_text(Notice("credit_red", {"model": "naive", "failures": ["hosmer_lemeshow", "slope", "grade:4 % – 7 %"]}))
-    assert text == ("model 'naive': credit validation red: Hosmer–Lemeshow over the grades; calibration slope; "
-                    "Jeffreys in grade 4 % – 7 % (see Credit validation)")
+    text = notice_text(
+        Notice("credit_red", {"model": "naive", "failures": ["hosmer_lemeshow", "slope", "grade:4 % – 7 %"]})
+    )
+    assert text == (
+        "model 'naive': credit validation red: Hosmer–Lemeshow over the grades; calibration slope; "
+        "Jeffreys in grade 4 % – 7 % (see Credit validation)"
+    )
     assert "hosmer_lemeshow" not in text and "grade:" not in text
 
 
 def test_credit_failure_names_lower_case_common_words_only_inside_a_sentence():
     keys = ["slope", "psi", "auc_history", "binomial"]
-    assert credit_failure_names(keys) == ("Calibration slope; Population stability index; "
-                                          "AUC against initial validation (ECB 2019); Binomial, exact")
-    assert credit_failure_names(keys, sentence=True) == ("calibration slope; population stability index; "
-                                                         "AUC against initial validation (ECB 2019); binomial, exact")
+    assert credit_failure_names(keys) == (
+        "Calibration slope; Population stability index; AUC against initial validation (ECB 2019); Binomial, exact"
+    )
+    assert credit_failure_names(keys, sentence=True) == (
+        "calibration slope; population stability index; AUC against initial validation (ECB 2019); binomial, exact"
+    )
     assert credit_failure_names(["not_a_test"]) == "not_a_test"
 
 
 def test_the_credit_tables_and_the_warnings_use_one_set_of_names():
-    from reportgen.report.views.credit import TEST_LABELS  # noqa: PLC0415
+    from reportgen.report.views.credit import TEST_LABELS
 
     assert {k: v[0] for k, v in TEST_LABELS.items()} == CREDIT_TEST_NAMES
 
@@ -124,7 +137,7 @@ def test_a_number_is_never_split_from_its_percent_sign():
 
 
 def test_a_small_psi_contribution_is_not_printed_as_zero():
-    from reportgen.report.formats import fmt_share_of_sum  # noqa: PLC0415
+    from reportgen.report.formats import fmt_share_of_sum
 
     # the champion's bins printed "0.0000" for contributions of about 1e-5
     assert fmt_share_of_sum(0.0000123) == "< 0.0001"

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import random
+import re
 import signal
 import subprocess
 import sys
@@ -20,12 +20,10 @@ from pathlib import Path
 
 import pytest
 import yaml
-from renders import no_figures  # noqa: F401 - a fixture: a render without its figures
 
 from reportgen import cli
-
-from reportgen.report import render, writer
 from reportgen.errors import OutputError
+from reportgen.report import render, writer
 
 ROOT = Path(__file__).resolve().parents[2]
 OLD_NOW, NEW_NOW = "2026-01-01T00:00:00Z", "2026-02-02T00:00:00Z"
@@ -45,7 +43,10 @@ def make_config(folder: Path, name: str = "q.yaml", **output) -> Path:
         rows = "".join(f"{i},{i % 2},{rng.random():.3f}\n" for i in range(1, 41))
         (folder / file).write_text("id,y,s\n" + rows)
     cfg = {
-        "title": "t", "label": "y", "id": "id", "bootstrap": {"resamples": 0},
+        "title": "t",
+        "label": "y",
+        "id": "id",
+        "bootstrap": {"resamples": 0},
         "output": {"formats": ["json"], **output},
         "models": [{"name": "a", "file": "a.csv", "score": "s"}, {"name": "b", "file": "b.csv", "score": "s"}],
     }
@@ -59,7 +60,9 @@ def snapshot(directory: Path) -> dict[str, bytes]:
     without its audit trail's provenance rows, which name the directory the set was written to
     (the reference sets are rendered elsewhere)."""
     return {
-        str(p.relative_to(directory)): _without_provenance(p.read_bytes()) if p.name == "report.html" else p.read_bytes()
+        str(p.relative_to(directory)): _without_provenance(p.read_bytes())
+        if p.name == "report.html"
+        else p.read_bytes()
         for p in sorted(directory.rglob("*"))
         if p.is_file()
     }
@@ -248,10 +251,12 @@ def test_second_run_without_overwrite_after_the_first_is_refused(tmp_path: Path,
 
 def test_the_lock_refuses_a_second_holder_and_a_dead_holders_file_does_not_block(tmp_path: Path) -> None:
     target = tmp_path / "X"
-    with writer.reserve(target, overwrite=True):
-        with pytest.raises(OutputError, match="another reportgen run .* is writing this directory"):
-            with writer.reserve(target, overwrite=True):
-                pass
+    with (
+        writer.reserve(target, overwrite=True),
+        pytest.raises(OutputError, match=r"another reportgen run .* is writing this directory"),
+        writer.reserve(target, overwrite=True),
+    ):
+        pass
     assert scratch(tmp_path) == []
     (tmp_path / f"{SCRATCH}lock.X").write_text("99999999\n")  # left by a run killed with SIGKILL
     with writer.reserve(target, overwrite=True) as held:
@@ -359,8 +364,9 @@ def test_batch_with_run_id_directories_refuses_a_second_write_into_one_directory
 
 
 @pytest.mark.parametrize("name, expanded", [("...yaml", ".."), ("..yaml", ".")])
-def test_config_name_cannot_expand_to_a_parent_or_current_directory(tmp_path: Path, capsys, name: str,
-                                                                    expanded: str) -> None:
+def test_config_name_cannot_expand_to_a_parent_or_current_directory(
+    tmp_path: Path, capsys, name: str, expanded: str
+) -> None:
     """A config named ``...yaml`` expanded ``{config}`` to ``..``: the report went one level up."""
     cfg = make_config(tmp_path / "proj", name=name, dir=str(tmp_path / "R" / "deep" / "{config}"))
     assert run(str(cfg)) == 2
@@ -381,7 +387,7 @@ def test_wrote_line_gives_absolute_paths(tmp_path: Path, monkeypatch: pytest.Mon
     cfg = make_config(tmp_path / "cfg")
     monkeypatch.chdir(tmp_path)
     assert cli.main(["run", "cfg/q.yaml", "--out", "rel/../rel/out", "--format", "json"]) == 0
-    line = [x for x in capsys.readouterr().out.splitlines() if " wrote " in x][0]
+    line = next(x for x in capsys.readouterr().out.splitlines() if " wrote " in x)
     assert line == f"cfg/q.yaml: wrote {tmp_path / 'rel' / 'out' / 'metrics.json'}"
     assert cfg.exists()
 
@@ -409,17 +415,25 @@ def test_now_overrides_the_environment(tmp_path: Path, monkeypatch: pytest.Monke
     assert json.loads((tmp_path / "X" / "metrics.json").read_text())["run"]["created"] == NEW_NOW
 
 
-@pytest.mark.parametrize("now, env, expect", [
-    ("99999-01-01", {}, "--now '99999-01-01': not an ISO 8601 timestamp"),
-    ("0001-01-01T00:00:00+01:00", {}, "--now '0001-01-01T00:00:00+01:00': out of range"),
-    ("9999-12-31T23:30:00-01:00", {}, "out of range once converted to UTC"),
-    (None, {"SOURCE_DATE_EPOCH": "99999999999999999"}, "SOURCE_DATE_EPOCH='99999999999999999': out of range"),
-    (None, {"SOURCE_DATE_EPOCH": "-99999999999999999"}, "out of range"),
-    (None, {"SOURCE_DATE_EPOCH": "soon"}, "expected whole seconds since 1970"),
-    (None, {"REPORTGEN_NOW": "0001-01-01T00:00:00+05:00"}, "REPORTGEN_NOW='0001-01-01T00:00:00+05:00': out of range"),
-])
-def test_now_or_source_date_epoch_out_of_range_is_exit_2_with_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                                     capsys, now, env, expect) -> None:
+@pytest.mark.parametrize(
+    "now, env, expect",
+    [
+        ("99999-01-01", {}, "--now '99999-01-01': not an ISO 8601 timestamp"),
+        ("0001-01-01T00:00:00+01:00", {}, "--now '0001-01-01T00:00:00+01:00': out of range"),
+        ("9999-12-31T23:30:00-01:00", {}, "out of range once converted to UTC"),
+        (None, {"SOURCE_DATE_EPOCH": "99999999999999999"}, "SOURCE_DATE_EPOCH='99999999999999999': out of range"),
+        (None, {"SOURCE_DATE_EPOCH": "-99999999999999999"}, "out of range"),
+        (None, {"SOURCE_DATE_EPOCH": "soon"}, "expected whole seconds since 1970"),
+        (
+            None,
+            {"REPORTGEN_NOW": "0001-01-01T00:00:00+05:00"},
+            "REPORTGEN_NOW='0001-01-01T00:00:00+05:00': out of range",
+        ),
+    ],
+)
+def test_now_or_source_date_epoch_out_of_range_is_exit_2_with_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys, now, env, expect
+) -> None:
     monkeypatch.delenv("REPORTGEN_NOW", raising=False)
     monkeypatch.delenv("SOURCE_DATE_EPOCH", raising=False)
     for k, v in env.items():
@@ -447,7 +461,8 @@ def test_render_with_only_json_is_refused_rather_than_dropping_the_report(tmp_pa
 
 
 def test_sigterm_during_the_analysis_in_process_releases_the_lock_and_restores_the_handlers(
-        setup, monkeypatch: pytest.MonkeyPatch, capsys) -> None:
+    setup, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
     """The handlers ``main`` installs raise through the analysis; afterwards they are the
     caller's again (``main`` is also called in-process)."""
     from reportgen import pipeline
@@ -471,6 +486,6 @@ def test_sigterm_during_the_analysis_in_process_releases_the_lock_and_restores_t
 
 @pytest.mark.parametrize("value", ["", ".", "..", "a/b", "a\\b", "a\0b"])
 def test_a_placeholder_can_never_expand_to_a_path_step_or_separator(value: str) -> None:
-    with pytest.raises(cli.ConfigError, match="cannot name an output directory; change output.dir"):
+    with pytest.raises(cli.ConfigError, match=r"cannot name an output directory; change output\.dir"):
         cli._dir_name(value, "{run_id}", Path("q.yaml"), "change output.dir")
     assert cli._dir_name("q.v2", "{config}", Path("q.v2.yaml"), "-") == "q.v2"
