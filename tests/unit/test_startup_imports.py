@@ -36,6 +36,7 @@ HEAVY = (
     "adbc_driver_postgresql",
     "adbc_driver_sqlite",
     "openpyxl",
+    "markupsafe",  # the pages' escaping (reportgen.report.formats.wbr): a JSON-only run writes no page
     "pyarrow.compute",  # its import wraps ~280 kernels (about 0.1 s); a small Parquet run needs none
     "pyarrow.dataset",
     "sqlite3",  # the history store's (reportgen.history): only when a config keeps one
