@@ -351,7 +351,8 @@ def ks_drift(table: ScoreTable, rows: float | None = None) -> tuple[np.ndarray, 
     transform of the scores, and neither does this). ``rows``: the ``n`` of the bandwidth when
     it is not the total weight (weighted rows: their effective number, :func:`kish_sizes`). Cells farther than 8h are left out (their
     weight is below e^(−32)); O(cells × cells within 8h) in blocks of :data:`_ROWS` rows, by
-    numpy's own loops (no threaded BLAS: the same bits on every machine).
+    numpy's own loops (no threaded BLAS: the same bits on every machine), each block's kernel
+    in one buffer (a new block-sized array each time was paged in afresh).
     """
     w = table.pos + table.neg
     n = float(w.sum())
@@ -362,11 +363,13 @@ def ks_drift(table: ScoreTable, rows: float | None = None) -> tuple[np.ndarray, 
     curves *= w
     h = KS_BANDWIDTH * (n if rows is None else rows) ** -0.2
     out = np.empty((3, u.shape[0]))
+    buf = np.empty(min(_ROWS, u.shape[0]) * u.shape[0])  # every block's kernel, in place: one temporary
     for lo in range(0, u.shape[0], _ROWS):
         hi = min(lo + _ROWS, u.shape[0])
         # cells beyond 8h weigh < e^(−32) ≈ 1e−14 of the nearest: left out (u is ascending)
         a, b = np.searchsorted(u, [u[lo] - 8.0 * h, u[hi - 1] + 8.0 * h], side="left")
-        k = np.subtract(u[lo:hi, None], u[None, a:b])  # the kernel, in place: one temporary, not five
+        k = buf[: (hi - lo) * (b - a)].reshape(hi - lo, b - a)
+        np.subtract(u[lo:hi, None], u[None, a:b], out=k)
         k /= h
         np.multiply(k, k, out=k)
         k *= -0.5  # exact (a power of two), so the bits of −0.5·z·z
