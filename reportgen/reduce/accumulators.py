@@ -171,14 +171,26 @@ class DenseCounts:
     def n_distinct(self) -> int:
         return int(self._present().shape[0])
 
-    def row_lookup(self, direction: Direction) -> tuple[int, np.ndarray]:
-        """(qmin, lut): ``lut[q − qmin]`` is the row of :meth:`table` of the integer score q."""
+    def row_lookup(self, direction: Direction) -> tuple[int, Callable[[np.ndarray], np.ndarray]]:
+        """(qmin, rows): ``rows(q − qmin)`` are the rows of :meth:`table` of integer scores q (int32;
+        −1 for a score that does not occur). Counted densely, a table of the range; while the rows
+        are few for it (``seen``), a binary search of the scores that occur instead (the table
+        would be 4 bytes per code: 4 MB, paged in afresh, for a thousand 6-decimal probabilities)."""
         present = self._present()
+        k = present.shape[0]
+        if self.seen is not None:
+
+            def rows(codes: np.ndarray) -> np.ndarray:
+                at = np.searchsorted(present, codes).clip(max=max(k - 1, 0))
+                found = present[at] == codes if k else np.zeros(codes.shape, dtype=bool)
+                return np.where(found, k - 1 - at if direction == "higher" else at, -1).astype(np.int32)
+
+            return self.qmin, rows
         if direction == "higher":
             present = present[::-1]
         lut = np.full(self.span, -1, dtype=np.int32)
-        lut[present] = np.arange(present.shape[0], dtype=np.int32)
-        return self.qmin, lut
+        lut[present] = np.arange(k, dtype=np.int32)
+        return self.qmin, lut.__getitem__
 
     def _class_counts(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(present, positives, negatives) per integer score that occurs, ascending."""
@@ -693,7 +705,7 @@ class TableAccumulator:
         """The last chunk's scores as integers ``q = score·scale`` when it was counted densely."""
         return self._dense.last if self._last_dense and self._dense is not None else None
 
-    def row_lookup(self) -> tuple[int, np.ndarray] | None:
+    def row_lookup(self) -> tuple[int, Callable[[np.ndarray], np.ndarray]] | None:
         """:meth:`DenseCounts.row_lookup` of the table, when every chunk was counted densely."""
         if self._dense is None or self.overflowed or self._merged is not None or self._pending:
             return None

@@ -889,7 +889,7 @@ def load_streamed(
     )
     rows = codes[0]
     models: list[ModelTable] = []
-    lookups: dict[str, tuple[int, np.ndarray] | None] = {}
+    lookups: dict[str, tuple[int, Callable[[np.ndarray], np.ndarray]] | None] = {}
     warnings: list[Notice] = []
     dropped: list[tuple[str, str, int]] = []
     for st in [st for sts in by_file.values() for st in sts]:  # file by file (binning reads each again)
@@ -924,7 +924,7 @@ def load_streamed(
         models.append(model_table(cfg, st, table, binning, grouper, binned))
         if rows is not None and rows.ok:
             rows.base.setdefault(m.name, 0)
-            lookups[m.name] = exact.row_lookup() if binned is None else (0, binned.row_of_bin())
+            lookups[m.name] = exact.row_lookup() if binned is None else (0, binned.row_of_bin().__getitem__)
     models, dropped = in_order(cfg, models), sorted(dropped, key=lambda d: [m.name for m in cfg.models].index(d[0]))
     if len(models) < 2:
         paired, note = None, None
@@ -1283,7 +1283,10 @@ def _records(pairs: Pairs, path: Path, batch: Batch, offset: int, st: ModelPass)
 
 
 def _paired_in_memory(
-    cfg: Config, models: list[ModelTable], rows: RowCodes, lookups: dict[str, tuple[int, np.ndarray]]
+    cfg: Config,
+    models: list[ModelTable],
+    rows: RowCodes,
+    lookups: dict[str, tuple[int, Callable[[np.ndarray], np.ndarray]]],
 ) -> tuple[S.PairedAccumulator | S.AgreementAccumulator | None, str | None]:
     """The paired pass from the codes kept in pass 1: each chunk's table rows by lookup, added to
     the pairing in order (its sums by range of common rows, whatever the batches)."""
@@ -1304,9 +1307,9 @@ def _paired_in_memory(
         y = rows.y[i][part]
         found, right = [], []
         for m, ci in zip(models, cuts):
-            qmin, lut = lookups[m.name]
+            qmin, rows_of = lookups[m.name]
             codes, shift = rows.codes[m.name][i][part], rows.base[m.name] - qmin
-            r = lut[codes + shift if shift else codes]
+            r = rows_of(codes + shift if shift else codes)
             found.append(r)
             right.append((r < ci) == y)  # by table row: a binned model decides per bin, as its metrics
         return found, right, y
