@@ -28,14 +28,13 @@ from reportgen.engine.compare import Settings
 from reportgen.reduce.rows import ModelRows as ModelInput
 from reportgen.reduce.rows import compare_rows
 from reportgen.report.wording import capability_note, caveats_of, model_warnings, notice_text, verdict
-from reportgen.engine.stats import (
+from reportgen.engine.stats import SMALL_CLASS, mcnemar
+from reportgen.engine.delong import (
     DELONG_WEIGHTS_MESSAGE,
-    SMALL_CLASS,
     delong_auc_ci,
     delong_paired,
     delong_unpaired,
     gini_interval,
-    mcnemar,
 )
 
 ASAH = Path(__file__).resolve().parents[1] / "data" / "asah.csv"

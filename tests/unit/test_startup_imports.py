@@ -48,6 +48,7 @@ HEAVY = (
     "reportgen.engine.partial_auc",  # the engines of partial AUC, operating points and calibration: likewise
     "reportgen.engine.operating_points",
     "reportgen.engine.calibration",
+    "reportgen.engine.delong",  # DeLong on rows: the credit section's; a run takes DeLong from score tables
 )
 
 
