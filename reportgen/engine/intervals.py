@@ -68,6 +68,7 @@ from reportgen.engine.resample import (
     resampled_metrics,
     stratified_cell_blocks,
 )
+from reportgen.value import Shown
 
 #: Most distinct scores of a model drawn cell by cell; above, its table is coarsened to this
 #: many bins (at most 2·MODEL_BINS cells: 500 resamples draw in ≈ 0.3 s).
@@ -175,8 +176,8 @@ def _at(kernel: ResampleKernel, counts: np.ndarray, beta: float, costs: B.Costs)
     return resampled_metrics(kernel, (1, [np.asarray(counts, dtype=np.float64)[None, :]]), beta, costs)[0]
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class Draws:
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
+class Draws(Shown):
     """Bootstrap replicates and where to centre them.
 
     Attributes:
@@ -378,8 +379,8 @@ def ks_drift(table: ScoreTable, rows: float | None = None) -> tuple[np.ndarray, 
     return out[0] / out[2], out[1] / out[2]
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class MaxDraws:
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
+class MaxDraws(Shown):
     """The reshaped bootstrap-t of a model's KS.
 
     Attributes:
@@ -537,8 +538,8 @@ def ks_interval(draws: MaxDraws, level: float) -> list[float] | None:
 # --------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class PairCounts:
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
+class PairCounts(Shown):
     """Rows counted by (class, bin of model a, bin of model b) for pairs of models.
 
     Attributes:
@@ -1012,8 +1013,8 @@ EXACT_WEIGHT_CELLS = 1 << 15
 JOINT_EXACT_CELLS = 1 << 16
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class WeightCells:
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
+class WeightCells(Shown):
     """Rows counted by (key, class, weight): what the stratified row bootstrap of weighted rows needs.
 
     Rows of one cell share their class, their weight and, for every statistic, their place (a

@@ -46,7 +46,7 @@ from reportgen.engine.distributions import (
     t_critical,
     t_two_sided_p,
 )
-from reportgen.value import Value
+from reportgen.value import Shown, Value
 
 __all__ = [
     "SMALL_CLASS",
@@ -463,8 +463,8 @@ def percentile_interval(values: np.ndarray, level: float = 0.95) -> tuple[float,
     return float(lo), float(hi)
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class BootstrapResult:
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
+class BootstrapResult(Shown):
     """Replicates and percentile intervals of one or several statistics on shared resamples.
 
     Attributes:
