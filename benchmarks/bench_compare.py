@@ -4,7 +4,7 @@ Run: ``python benchmarks/bench_compare.py [--rows 10000000] [--boot-rows 100000 
 Prints, best of ``--repeat`` wall times:
 
 1. DeLong, paired, at ``--rows`` (default 10M): two models scored on the same rows, the
-   variances of both AUCs, their covariance and the test (``stats.delong_paired``), against
+   variances of both AUCs, their covariance and the test (``delong.delong_paired``), against
    the binary engine for one model (score table, every metric, every optimum, every curve,
    as ``bench_binary.engine``). Target (issue 4): DeLong / engine <= 3.
 2. The bootstrap at each of ``--boot-rows`` (default 100k and 1M): one resample as
@@ -28,7 +28,7 @@ import numpy as np
 from bench_binary import best_of, engine, make_scores
 
 from reportgen.engine import binary as B
-from reportgen.engine import stats
+from reportgen.engine import delong, stats
 from reportgen.engine.curve import build_table, row_groups
 from reportgen.engine.resample import resample_kernel, resampled_metrics
 
@@ -64,7 +64,7 @@ def delong_against_engine(rows: int, repeat: int) -> tuple[float, float]:
     s2 = challenger(s, y)
     thr = float(np.median(s))
     t_eng = best_of(lambda: engine(s, y, True, thr), repeat)
-    t_dl = best_of(lambda: stats.delong_paired(s, s2, y), repeat)
+    t_dl = best_of(lambda: delong.delong_paired(s, s2, y), repeat)
     return t_dl, t_eng
 
 

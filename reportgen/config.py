@@ -15,7 +15,6 @@ import os
 import re
 import stat
 import string
-import types
 import typing
 import unicodedata
 from collections.abc import Mapping, Sequence
@@ -26,6 +25,7 @@ from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
 import yaml
 from pydantic import (
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
     PrivateAttr,
@@ -97,37 +97,36 @@ class Strict(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False, defer_build=True)
 
-    @field_validator("*", mode="before")
-    @classmethod
-    def _no_boolean_number(cls, v: Any, info: ValidationInfo) -> Any:
-        """A boolean where a number is meant is an error: YAML reads ``yes``, ``no``, ``on``,
-        ``off``, ``true`` and ``false`` as booleans, and pydantic would take them as 1 and 0
-        (``threshold: true`` a threshold of 1, ``resamples: yes`` one resample)."""
-        field = cls.model_fields.get(info.field_name or "")
-        if field is not None and _boolean_where_number(v, field.annotation):
-            raise ValueError(
-                "expected a number, found a boolean (YAML reads yes, no, on, off, true and false as "
-                "booleans); give a number"
-            )
-        return v
+
+_BOOLEAN_NUMBER = (
+    "expected a number, found a boolean (YAML reads yes, no, on, off, true and false as booleans); give a number"
+)
 
 
-def _boolean_where_number(v: Any, annotation: Any) -> bool:
-    """Whether ``v`` holds a boolean where ``annotation`` takes numbers but no boolean (in a list
-    of numbers too)."""
-    origin, args = typing.get_origin(annotation), typing.get_args(annotation)
-    if origin is Annotated:
-        return _boolean_where_number(v, args[0])
+def _no_boolean(v: Any) -> Any:
+    """A boolean where a number is meant is an error: YAML reads ``yes``, ``no``, ``on``, ``off``,
+    ``true`` and ``false`` as booleans, and pydantic would take them as 1 and 0 (``threshold: true``
+    a threshold of 1, ``resamples: yes`` one resample)."""
     if isinstance(v, bool):
-        if annotation in (int, float):
-            return True
-        if origin in (typing.Union, types.UnionType):
-            return bool(args) and bool({int, float} & set(args)) and bool not in args and Any not in args
-        return False
-    if isinstance(v, (list, tuple)) and origin in (list, tuple) and args:
-        item = args[0]
-        return any(_boolean_where_number(x, item) for x in v)
-    return False
+        raise ValueError(_BOOLEAN_NUMBER)
+    return v
+
+
+def _no_boolean_item(v: Any) -> Any:
+    """:func:`_no_boolean` for each item of a list of numbers."""
+    if isinstance(v, (list, tuple)) and any(isinstance(x, bool) for x in v):
+        raise ValueError(_BOOLEAN_NUMBER)
+    return v
+
+
+_N = typing.TypeVar("_N")
+#: A field that takes a number (``Number[float]``, ``Number[int | None]``, …) and refuses a boolean,
+#: checked before the type's own validation, so the one message above, not pydantic's union errors.
+#: Only the numeric fields carry it: a validator on every field ("*") made pydantic build and
+#: inspect one per field of every model (127 fields, 37 of them numeric) at the first config load.
+Number = Annotated[_N, BeforeValidator(_no_boolean)]
+#: A list of numbers that refuses a boolean among them.
+Numbers = Annotated[list[float], BeforeValidator(_no_boolean_item)]
 
 
 def _looks(name: str) -> str:
@@ -142,14 +141,14 @@ def _looks(name: str) -> str:
 class CostsConfig(Strict):
     """Cost of each outcome per row (binary). Only relative sizes matter for the optimum."""
 
-    fn: float = Field(
+    fn: Number[float] = Field(
         1.0, ge=0, le=MAX_COST, description=("Cost of one false negative (a positive row predicted negative), per row.")
     )
-    fp: float = Field(
+    fp: Number[float] = Field(
         1.0, ge=0, le=MAX_COST, description=("Cost of one false positive (a negative row predicted positive), per row.")
     )
-    tp: float = Field(0.0, ge=0, le=MAX_COST, description="Cost of one true positive, per row (usually 0).")
-    tn: float = Field(0.0, ge=0, le=MAX_COST, description="Cost of one true negative, per row (usually 0).")
+    tp: Number[float] = Field(0.0, ge=0, le=MAX_COST, description="Cost of one true positive, per row (usually 0).")
+    tn: Number[float] = Field(0.0, ge=0, le=MAX_COST, description="Cost of one true negative, per row (usually 0).")
 
 
 class ConstraintConfig(Strict):
@@ -161,10 +160,10 @@ class ConstraintConfig(Strict):
     where: ConstraintMetric = Field(
         description=("The metric the rule constrains (e.g. recall); give at_least or at_most with it.")
     )
-    at_least: float | None = Field(
+    at_least: Number[float | None] = Field(
         None, description=("Lower bound on the `where` metric (inclusive); give this or at_most.")
     )
-    at_most: float | None = Field(
+    at_most: Number[float | None] = Field(
         None, description=("Upper bound on the `where` metric (inclusive); give this or at_least.")
     )
 
@@ -178,7 +177,7 @@ class ConstraintConfig(Strict):
 class CalibrationConfig(Strict):
     """``{bins: 10, strategy: quantile}``: how probability models' calibration is binned."""
 
-    bins: int = Field(10, ge=2, le=100, description="Number of bins of the predicted probability (2 to 100).")
+    bins: Number[int] = Field(10, ge=2, le=100, description="Number of bins of the predicted probability (2 to 100).")
     strategy: Literal["uniform", "quantile"] = Field(
         "uniform",
         description=(
@@ -225,7 +224,7 @@ class PartialAucRange(Strict):
 class OperatingPointsConfig(Strict):
     """``{fpr: [0.01, 0.05], recall: [0.8]}``: fixed points on each model's ROC and PR curves."""
 
-    fpr: list[float] = Field(
+    fpr: Numbers = Field(
         [],
         description=(
             "False positive rates at which to report each model's true positive rate (TPR at FPR), read off the "
@@ -233,7 +232,7 @@ class OperatingPointsConfig(Strict):
             "linearly between the neighbouring cuts (pROC's coords with input specificity). Each in (0, 1)."
         ),
     )
-    recall: list[float] = Field(
+    recall: Numbers = Field(
         [],
         description=(
             "Recalls (true positive rates) at which to report each model's precision: the lowest FPR at that "
@@ -582,7 +581,7 @@ class ModelConfig(Strict):
         "higher",
         description=("higher: a higher score means more likely positive; lower: the reverse (e.g. scorecard points)."),
     )
-    threshold: float | None = Field(
+    threshold: Number[float | None] = Field(
         None,
         description=(
             "This model's own decision threshold, on its own scale (e.g. scorecard points); default: the top-"
@@ -629,7 +628,7 @@ class ModelConfig(Strict):
             "the PSI, the concentration test and the grade migration."
         ),
     )
-    initial_auc: float | None = Field(
+    initial_auc: Number[float | None] = Field(
         None,
         gt=0,
         lt=1,
@@ -838,8 +837,10 @@ class StreamConfig(Strict):
     reduction) changes the intervals, never the tables.
     """
 
-    batch_rows: int = Field(1_000_000, ge=1_000, description="Rows per record batch read by engine: stream and dask.")
-    max_distinct_scores: int = Field(
+    batch_rows: Number[int] = Field(
+        1_000_000, ge=1_000, description="Rows per record batch read by engine: stream and dask."
+    )
+    max_distinct_scores: Number[int] = Field(
         2_000_000,
         ge=100,
         description=(
@@ -847,7 +848,7 @@ class StreamConfig(Strict):
             "multiclass score column past it is an error."
         ),
     )
-    bins: int = Field(
+    bins: Number[int] = Field(
         100_000,
         ge=10,
         le=MAX_BINS,
@@ -859,14 +860,14 @@ class StreamConfig(Strict):
         "quantile",
         description=("quantile: bins at quantiles of a seeded sample of the scores; fixed: equal-width bins."),
     )
-    sample_per_batch: int = Field(
+    sample_per_batch: Number[int] = Field(
         2_000,
         ge=10,
         description=(
             "Size of the seeded sample of distinct scores that places quantile bin edges (at least 2 x bins are kept)."
         ),
     )
-    seed: int = Field(
+    seed: Number[int] = Field(
         20240601,
         ge=0,
         lt=2**63,
@@ -893,8 +894,8 @@ class CheckConfig(Strict):
             "Metric check: the metric bounded (a key of the task's metrics, e.g. gini, ks, brier, or psi with credit:)."
         ),
     )
-    at_least: float | None = Field(None, description="Metric check: the smallest passing value (inclusive).")
-    at_most: float | None = Field(None, description="Metric check: the largest passing value (inclusive).")
+    at_least: Number[float | None] = Field(None, description="Metric check: the smallest passing value (inclusive).")
+    at_most: Number[float | None] = Field(None, description="Metric check: the largest passing value (inclusive).")
     comparison: str | None = Field(
         None, description=("Comparison check: the model compared with the baseline on the primary metric.")
     )
@@ -935,7 +936,7 @@ class HistoryConfig(Strict):
             " the config file; a local disk."
         )
     )
-    trend_runs: int = Field(
+    trend_runs: Number[int] = Field(
         24, ge=1, le=1000, description=("How many recorded runs the report's trend section shows (this run last).")
     )
 
@@ -999,7 +1000,7 @@ class MlflowConfig(Strict):
 class BootstrapConfig(Strict):
     """The stratified bootstrap behind every interval that is not DeLong's or Clopper-Pearson's."""
 
-    resamples: int = Field(
+    resamples: Number[int] = Field(
         500,
         ge=0,
         le=100_000,
@@ -1007,7 +1008,7 @@ class BootstrapConfig(Strict):
             "Number of stratified bootstrap resamples for intervals and bootstrap tests; 0 turns the bootstrap off."
         ),
     )
-    seed: int = Field(
+    seed: Number[int] = Field(
         20240601,
         ge=0,
         lt=2**63,
@@ -1032,7 +1033,7 @@ class GradesConfig(Strict):
         description=("PD edges, strictly increasing in (0, 1): grade i holds edges[i-1] <= PD < edges[i]."),
     )
     column: Column | None = Field(None, description="A rating column in every file whose values are the grades.")
-    quantiles: int | None = Field(
+    quantiles: Number[int | None] = Field(
         None,
         ge=2,
         le=100,
@@ -1087,12 +1088,12 @@ class TrafficLightsConfig(Strict):
     ``amber``, red below ``red`` (BCBS WP14's 95 % and 99.9 % levels); stability is amber from a PSI
     of ``psi_amber`` and red from ``psi_red`` (the usual 0.10 / 0.25)."""
 
-    amber: float = Field(0.05, gt=0, lt=1, description="A test is amber when its p-value is below this level.")
-    red: float = Field(
+    amber: Number[float] = Field(0.05, gt=0, lt=1, description="A test is amber when its p-value is below this level.")
+    red: Number[float] = Field(
         0.001, gt=0, lt=1, description=("A test is red when its p-value is below this level (smaller than amber).")
     )
-    psi_amber: float = Field(0.10, gt=0, description="Stability is amber from this population stability index.")
-    psi_red: float = Field(
+    psi_amber: Number[float] = Field(0.10, gt=0, description="Stability is amber from this population stability index.")
+    psi_red: Number[float] = Field(
         0.25, gt=0, description=("Stability is red from this population stability index (larger than psi_amber).")
     )
 
@@ -1120,7 +1121,7 @@ class CreditConfig(Strict):
         TrafficLightsConfig.model_construct(),
         description=("p-value and PSI levels of the section's amber and red lights."),
     )
-    min_defaults: int = Field(
+    min_defaults: Number[int] = Field(
         5,
         ge=1,
         description=(
@@ -1128,7 +1129,7 @@ class CreditConfig(Strict):
             "tests called weak."
         ),
     )
-    asset_correlation: float | Literal["irb_corporate"] = Field(
+    asset_correlation: Number[float | Literal["irb_corporate"]] = Field(
         0.12,
         description=(
             "Asset correlation rho of the binomial test with correlated defaults (Vasicek's one-factor model), a number "
@@ -1137,7 +1138,7 @@ class CreditConfig(Strict):
             "for revolving exposures and 0.03 to 0.16 for other retail."
         ),
     )
-    power_ratio: float = Field(
+    power_ratio: Number[float] = Field(
         1.5,
         gt=1.0,
         description=(
@@ -1236,7 +1237,7 @@ class Config(Strict):
             "classes."
         ),
     )
-    top_k: int | None = Field(
+    top_k: Number[int | None] = Field(
         None,
         ge=1,
         le=100,
@@ -1263,7 +1264,7 @@ class Config(Strict):
     )
     #: approval rates (share of rows approved, i.e. predicted negative) at which to compare bad rates,
     #: besides the baseline's own
-    approval_rates: list[float] = Field(
+    approval_rates: Numbers = Field(
         [],
         description=(
             "Binary: also compare bad rates at these shares of rows approved (predicted negative), besides "
@@ -1277,14 +1278,16 @@ class Config(Strict):
             "per month or quarter."
         ),
     )
-    threshold: float = Field(
+    threshold: Number[float] = Field(
         0.5,
         description=(
             "Decision threshold: a row is positive when score >= threshold (<= for direction: lower); a "
             "model's own threshold overrides it."
         ),
     )
-    beta: float = Field(1.0, gt=0, le=MAX_BETA, description="The β of the F-beta score (β > 1 weighs recall more).")
+    beta: Number[float] = Field(
+        1.0, gt=0, le=MAX_BETA, description="The β of the F-beta score (β > 1 weighs recall more)."
+    )
     costs: CostsConfig | list[list[float]] = Field(
         CostsConfig.model_construct(),
         description=(
@@ -1302,7 +1305,7 @@ class Config(Strict):
             "f1_macro for multiclass)."
         ),
     )
-    confidence_level: float = Field(
+    confidence_level: Number[float] = Field(
         0.95,
         gt=0,
         lt=1,
@@ -1311,7 +1314,7 @@ class Config(Strict):
             "confidence_level."
         ),
     )
-    bands: int = Field(
+    bands: Number[int] = Field(
         10,
         ge=2,
         le=100,
@@ -1321,7 +1324,7 @@ class Config(Strict):
             "are never split between bands, so a large tie can leave fewer bands."
         ),
     )
-    prevalences: list[float] = Field(
+    prevalences: Numbers = Field(
         [], description=("Also report optimal thresholds as if the share of positives were each of these.")
     )
     constraints: list[ConstraintConfig] = Field(
@@ -1439,7 +1442,7 @@ class Config(Strict):
             "numbers down by the first."
         ),
     )
-    segments_min_rows: int = Field(
+    segments_min_rows: Number[int] = Field(
         10,
         ge=2,
         description=(

@@ -54,6 +54,7 @@ import numpy as np
 
 from reportgen.engine.class_tables import ClassTables
 from reportgen.engine.intervals import multiclass_count_draws
+from reportgen.value import Shown
 
 if TYPE_CHECKING:
     from reportgen.option_results import CalibrationDelta, ClassProbabilities
@@ -125,8 +126,8 @@ def classwise_ece_from_tables(t: ClassTables, bins: int = ECE_BINS) -> float | N
     return total / t.k
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class ProbabilityCounts:
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
+class ProbabilityCounts(Shown):
     """A model's rows reduced for the measures that need each row's whole probability vector,
     classes as class indices.
 

@@ -34,13 +34,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from reportgen.engine.curve import ScoreTable
+from reportgen.value import Shown
 
 #: Probabilities are clipped to [LOG_LOSS_EPS, 1 − LOG_LOSS_EPS] in the log-loss (scikit-learn 1.9).
 LOG_LOSS_EPS: float = float(np.finfo(np.float64).eps)
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class ClassTables:
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
+class ClassTables(Shown):
     """``values[j][i]`` (ascending, distinct) and ``counts[j][i]`` of score column j on class i.
 
     Attributes:

@@ -54,7 +54,7 @@ from reportgen.results import (
     PairwiseCell,
     ScoreHistogram,
 )
-from reportgen.value import Value
+from reportgen.value import Shown, Value
 
 if TYPE_CHECKING:  # the opted-into analyses: imported where one is asked for (a run without never loads them)
     from reportgen.engine import calibration as CAL
@@ -698,8 +698,8 @@ class _BinaryRun:
         return w.samples[:, j, :] - w.samples[:, b, :] + (w.shift[j] - w.shift[b]), w.method
 
 
-@dataclass(slots=True)
-class _ModelStep:
+@dataclass(slots=True, repr=False, eq=False)
+class _ModelStep(Shown):
     """One model's result, its DeLong summary (None below two rows a class or weighted) and
     whether its bootstrap was impossible (weighted, past the weight cells' cap)."""
 
@@ -938,8 +938,8 @@ def _pair_draws(run: _BinaryRun, j: int) -> IV.Draws | None:
     )
 
 
-@dataclass(slots=True)
-class _PairStep:
+@dataclass(slots=True, repr=False, eq=False)
+class _PairStep(Shown):
     """One comparison with the baseline before its families are adjusted."""
 
     name: str

@@ -34,7 +34,7 @@ no prose. The statistics and their sources:
   ``logit P(y) = a + logit(p)`` (the intercept a, slope fixed at 1), by Newton–Raphson with
   Wald intervals from the observed information.
 * **ECB AUC test** (ECB 2019, section 2.6.2): ``S = (AUC_init − AUC_curr) / σ_curr``,
-  ``p = 1 − Φ(S)``, σ from DeLong (:func:`reportgen.engine.stats.delong_auc_ci`).
+  ``p = 1 − Φ(S)``, σ from DeLong (:func:`reportgen.engine.delong.delong_auc_ci`).
 * **CAP and accuracy ratio** (BCBS WP14 section 3.2): CAP = share of defaults captured against
   share of rows taken riskiest first; AR = 2·AUC − 1 (ties count one half), with the normal
   interval of Engelmann, Hayden & Tasche (2003) from Bamber's (1975) unbiased variance of the AUC
@@ -73,9 +73,9 @@ import numpy as np
 from reportgen.engine import pd_battery as PB
 from reportgen.engine.binary import decimate
 from reportgen.engine.curve import Direction, ScoreTable
+from reportgen.engine.delong import delong_auc_ci
 from reportgen.engine.distributions import beta_cdf, beta_ppf, binomial_sf, chi2_sf, norm_ppf, norm_sf, norm_two_sided_p
 from reportgen.engine.proportions import delong_auc_bounds
-from reportgen.engine.stats import delong_auc_ci
 from reportgen.option_results import CalibrationSummary
 from reportgen.results import CalibrationData, CurveData
 from reportgen.section_results import (
@@ -524,7 +524,7 @@ def auc_interval(
     scale where the normal one would leave [0, 1]), so one model's AUC gets one kind of interval in
     every part of the report.
 
-    Rows one each (``count`` None): :func:`reportgen.engine.stats.delong_auc_ci`. Compressed rows
+    Rows one each (``count`` None): :func:`reportgen.engine.delong.delong_auc_ci`. Compressed rows
     (``count``): the same estimator on the table of distinct scores, exactly that of the repeated
     rows: a positive at score s has placement ``V10 = (negatives below s + ½ negatives at s)/k``, a
     negative ``V01 = (positives above s + ½ positives at s)/m``; AUC = mean V10;

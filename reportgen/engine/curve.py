@@ -23,6 +23,7 @@ from typing import Literal
 import numpy as np
 
 from reportgen.engine.sorting import distinct_codes
+from reportgen.value import Shown
 
 Direction = Literal["higher", "lower"]
 
@@ -30,8 +31,8 @@ Direction = Literal["higher", "lower"]
 _INT32_ROWS = 2**31
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class ScoreTable:
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
+class ScoreTable(Shown):
     """Per distinct score: weighted positive and negative counts, most positive score first.
 
     Attributes:

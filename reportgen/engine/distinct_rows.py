@@ -27,14 +27,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from reportgen.value import Shown
+
 #: Resamples × distinct rows drawn at once (int64 counts: 32 MB), so memory stays bounded.
 BLOCK_CELLS = 4_000_000
 #: Strata of at most this many rows per distinct row are drawn row by row (:func:`_picked_rows`).
 DRAW_ROWS_FACTOR = 4
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class DistinctRows:
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
+class DistinctRows(Shown):
     """Distinct rows (``matrix``, in the order of their byte keys) and how many rows
     each stands for (``counts``, whole numbers as float64)."""
 

@@ -30,7 +30,7 @@ from reportgen.engine.class_tables import ClassTables
 from reportgen.engine.curve import ScoreTable
 from reportgen.engine.intervals import PairCounts, WeightCells
 from reportgen.results import BinningInfo, InputFile, Notice
-from reportgen.value import Value
+from reportgen.value import Shown, Value
 
 #: Why rows are paired or not (:attr:`Pairing.reason`).
 PairingReason = Literal[
@@ -65,8 +65,8 @@ class LoadAudit(Value):
     dates: tuple[str, str] | None = None
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class Pairing:
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
+class Pairing(Shown):
     """What paired statistics the evidence allows, why, and the counts that make them possible.
 
     Attributes:
@@ -150,8 +150,8 @@ def unpaired(reason: str) -> Pairing:
 # --------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class BinaryModelEvidence:
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
+class BinaryModelEvidence(Shown):
     """One binary model reduced to its score table, with its decision rule resolved.
 
     Attributes:
@@ -224,8 +224,8 @@ class BinaryModelEvidence:
         )
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class BinaryEvidence:
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
+class BinaryEvidence(Shown):
     """Everything the binary driver needs; the same type from every engine.
 
     Attributes:
@@ -253,8 +253,8 @@ class BinaryEvidence:
 # --------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class MulticlassModelEvidence:
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
+class MulticlassModelEvidence(Shown):
     """One multiclass model reduced to counts.
 
     Attributes:
@@ -279,8 +279,8 @@ class MulticlassModelEvidence:
     probability: ProbabilityCounts | None = None
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class MulticlassRows:
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
+class MulticlassRows(Shown):
     """The aligned rows of a multiclass comparison, compressed to distinct rows
     (:mod:`reportgen.engine.distinct_rows`: the same rows in the same order from every engine).
 
@@ -303,8 +303,8 @@ class MulticlassRows:
     scores_left_out: bool = False
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class MulticlassEvidence:
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
+class MulticlassEvidence(Shown):
     """Everything the multiclass driver needs; the same type from every engine.
 
     Attributes:

@@ -68,6 +68,7 @@ from reportgen.engine.resample import (
     resampled_metrics,
     stratified_cell_blocks,
 )
+from reportgen.value import Shown
 
 #: Most distinct scores of a model drawn cell by cell; above, its table is coarsened to this
 #: many bins (at most 2·MODEL_BINS cells: 500 resamples draw in ≈ 0.3 s).
@@ -175,8 +176,8 @@ def _at(kernel: ResampleKernel, counts: np.ndarray, beta: float, costs: B.Costs)
     return resampled_metrics(kernel, (1, [np.asarray(counts, dtype=np.float64)[None, :]]), beta, costs)[0]
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class Draws:
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
+class Draws(Shown):
     """Bootstrap replicates and where to centre them.
 
     Attributes:
@@ -351,7 +352,8 @@ def ks_drift(table: ScoreTable, rows: float | None = None) -> tuple[np.ndarray, 
     transform of the scores, and neither does this). ``rows``: the ``n`` of the bandwidth when
     it is not the total weight (weighted rows: their effective number, :func:`kish_sizes`). Cells farther than 8h are left out (their
     weight is below e^(−32)); O(cells × cells within 8h) in blocks of :data:`_ROWS` rows, by
-    numpy's own loops (no threaded BLAS: the same bits on every machine).
+    numpy's own loops (no threaded BLAS: the same bits on every machine), each block's kernel
+    in one buffer (a new block-sized array each time was paged in afresh).
     """
     w = table.pos + table.neg
     n = float(w.sum())
@@ -362,11 +364,13 @@ def ks_drift(table: ScoreTable, rows: float | None = None) -> tuple[np.ndarray, 
     curves *= w
     h = KS_BANDWIDTH * (n if rows is None else rows) ** -0.2
     out = np.empty((3, u.shape[0]))
+    buf = np.empty(min(_ROWS, u.shape[0]) * u.shape[0])  # every block's kernel, in place: one temporary
     for lo in range(0, u.shape[0], _ROWS):
         hi = min(lo + _ROWS, u.shape[0])
         # cells beyond 8h weigh < e^(−32) ≈ 1e−14 of the nearest: left out (u is ascending)
         a, b = np.searchsorted(u, [u[lo] - 8.0 * h, u[hi - 1] + 8.0 * h], side="left")
-        k = np.subtract(u[lo:hi, None], u[None, a:b])  # the kernel, in place: one temporary, not five
+        k = buf[: (hi - lo) * (b - a)].reshape(hi - lo, b - a)
+        np.subtract(u[lo:hi, None], u[None, a:b], out=k)
         k /= h
         np.multiply(k, k, out=k)
         k *= -0.5  # exact (a power of two), so the bits of −0.5·z·z
@@ -375,8 +379,8 @@ def ks_drift(table: ScoreTable, rows: float | None = None) -> tuple[np.ndarray, 
     return out[0] / out[2], out[1] / out[2]
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class MaxDraws:
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
+class MaxDraws(Shown):
     """The reshaped bootstrap-t of a model's KS.
 
     Attributes:
@@ -534,8 +538,8 @@ def ks_interval(draws: MaxDraws, level: float) -> list[float] | None:
 # --------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class PairCounts:
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
+class PairCounts(Shown):
     """Rows counted by (class, bin of model a, bin of model b) for pairs of models.
 
     Attributes:
@@ -1009,8 +1013,8 @@ EXACT_WEIGHT_CELLS = 1 << 15
 JOINT_EXACT_CELLS = 1 << 16
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class WeightCells:
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
+class WeightCells(Shown):
     """Rows counted by (key, class, weight): what the stratified row bootstrap of weighted rows needs.
 
     Rows of one cell share their class, their weight and, for every statistic, their place (a

@@ -52,6 +52,7 @@ import numpy as np
 
 from reportgen.engine import binary as B
 from reportgen.engine.curve import ScoreTable
+from reportgen.value import Shown
 
 #: About the most resamples × max(rows, compressed bins) evaluated at once (float64: 512 KB
 #: arrays, reused from the heap; 8 MB ones were mapped and faulted in anew for every chunk).
@@ -62,8 +63,8 @@ _CHUNK_ELEMENTS = 1 << 16
 _RANGES = np.array([B.RANGES.get(name, (-np.inf, np.inf)) for name in B.METRICS]).T
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class ResampleKernel:
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
+class ResampleKernel(Shown):
     """What every resample of one model shares: its rows' places in the compressed table.
 
     Attributes:

@@ -47,6 +47,7 @@ from reportgen.engine.sorting import sorted_unique
 from reportgen.engine.streaming import placements
 from reportgen.errors import InputError
 from reportgen.io.validate import HEADER_ROWS
+from reportgen.value import Shown
 
 #: Chunk tables merged into the running table every this many chunks.
 MERGE_EVERY = 8
@@ -70,8 +71,8 @@ DENSE_SPAN = 1 << 23
 SPARSE_ROWS = 8
 
 
-@dataclass(slots=True)
-class DenseCounts:
+@dataclass(slots=True, repr=False, eq=False)
+class DenseCounts(Shown):
     """Unweighted counts of decimal scores, indexed by integer code: no table per chunk, no merge.
 
     Scores with few decimal places (rounded probabilities, scorecard points) are integers
@@ -171,14 +172,26 @@ class DenseCounts:
     def n_distinct(self) -> int:
         return int(self._present().shape[0])
 
-    def row_lookup(self, direction: Direction) -> tuple[int, np.ndarray]:
-        """(qmin, lut): ``lut[q − qmin]`` is the row of :meth:`table` of the integer score q."""
+    def row_lookup(self, direction: Direction) -> tuple[int, Callable[[np.ndarray], np.ndarray]]:
+        """(qmin, rows): ``rows(q − qmin)`` are the rows of :meth:`table` of integer scores q (int32;
+        −1 for a score that does not occur). Counted densely, a table of the range; while the rows
+        are few for it (``seen``), a binary search of the scores that occur instead (the table
+        would be 4 bytes per code: 4 MB, paged in afresh, for a thousand 6-decimal probabilities)."""
         present = self._present()
+        k = present.shape[0]
+        if self.seen is not None:
+
+            def rows(codes: np.ndarray) -> np.ndarray:
+                at = np.searchsorted(present, codes).clip(max=max(k - 1, 0))
+                found = present[at] == codes if k else np.zeros(codes.shape, dtype=bool)
+                return np.where(found, k - 1 - at if direction == "higher" else at, -1).astype(np.int32)
+
+            return self.qmin, rows
         if direction == "higher":
             present = present[::-1]
         lut = np.full(self.span, -1, dtype=np.int32)
-        lut[present] = np.arange(present.shape[0], dtype=np.int32)
-        return self.qmin, lut
+        lut[present] = np.arange(k, dtype=np.int32)
+        return self.qmin, lut.__getitem__
 
     def _class_counts(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(present, positives, negatives) per integer score that occurs, ascending."""
@@ -290,8 +303,8 @@ def _value(limbs: np.ndarray, unit: int = _UNIT) -> np.ndarray:
 _MOMENT_SLICE = 1 << 20
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class WeightMoments:
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
+class WeightMoments(Shown):
     """Weighted rows pooled per (keys, class): rows, Σw and Σw² — the weight cells past the cap.
 
     Keys: one model's raw score (:class:`CellCounter`), or every model's bin
@@ -622,8 +635,8 @@ def capped(cells: WeightCells) -> WeightCells | None:
     return None if cells.n_cells > MAX_WEIGHT_CELLS else cells
 
 
-@dataclass(slots=True)
-class TableAccumulator:
+@dataclass(slots=True, repr=False, eq=False)
+class TableAccumulator(Shown):
     """Exact score table of every chunk added so far (until the distinct scores pass ``cap``).
 
     ``add`` takes one chunk (scores, booleans, optional weights); ``table()`` returns the
@@ -693,7 +706,7 @@ class TableAccumulator:
         """The last chunk's scores as integers ``q = score·scale`` when it was counted densely."""
         return self._dense.last if self._last_dense and self._dense is not None else None
 
-    def row_lookup(self) -> tuple[int, np.ndarray] | None:
+    def row_lookup(self) -> tuple[int, Callable[[np.ndarray], np.ndarray]] | None:
         """:meth:`DenseCounts.row_lookup` of the table, when every chunk was counted densely."""
         if self._dense is None or self.overflowed or self._merged is not None or self._pending:
             return None
@@ -926,8 +939,8 @@ def score_hash(values: np.ndarray, seed: int) -> np.ndarray:
     return x ^ (x >> np.uint64(31))
 
 
-@dataclass(slots=True)
-class ScoreSample:
+@dataclass(slots=True, repr=False, eq=False)
+class ScoreSample(Shown):
     """A model's sample of (oriented) scores for the bin edges that is a function of its scores
     alone: the ``size`` distinct scores of smallest seeded hash (:func:`score_hash`, a bottom-k
     sketch), each with the number of rows that hold it.
@@ -1007,8 +1020,8 @@ class ScoreSample:
         self.values, self.hashes = v[idx], h[idx]
 
 
-@dataclass(slots=True)
-class BinnedAccumulator:
+@dataclass(slots=True, repr=False, eq=False)
+class BinnedAccumulator(Shown):
     """Per-bin positive and negative weight and the lowest oriented score seen in each bin.
 
     Weighted rows are also counted per (bin, class, weight) (:class:`CellCounter`, the bin as its
@@ -1219,8 +1232,8 @@ def merge_binned(parts: list[BinnedAccumulator]) -> BinnedAccumulator:
     return out
 
 
-@dataclass(slots=True)
-class PairedAccumulator:
+@dataclass(slots=True, repr=False, eq=False)
+class PairedAccumulator(Shown):
     """Cross-moments of the models' placement values over aligned rows (a second pass).
 
     For models a, b on the same rows: S10[a, b] = Σ_pos (V10_a − AUC_a)(V10_b − AUC_b) / (m − 1)
@@ -1442,8 +1455,8 @@ def integer_weights(w: np.ndarray | None) -> bool:
     return w is None or bool(np.all(w == np.round(w)))
 
 
-@dataclass
-class AgreementAccumulator:
+@dataclass(repr=False, eq=False)
+class AgreementAccumulator(Shown):
     """McNemar's tables of weighted aligned rows, chunk by chunk: ``agree`` in weighted counts
     (shape (k, k, 2, 2), index 0 = right, ``agree[a, b]`` weighted by model a's weights) and
     ``rows`` in rows (what a test under sampling weights counts;
@@ -1623,8 +1636,8 @@ def _sparse_unit_cells(key: np.ndarray) -> tuple[list[np.ndarray], np.ndarray, n
     return [at.astype(np.int64)], np.ones(at.shape[0]), rows.astype(np.int64)
 
 
-@dataclass(slots=True)
-class ProbabilityCells:
+@dataclass(slots=True, repr=False, eq=False)
+class ProbabilityCells(Shown):
     """A multiclass model's rows reduced for the measures that need each row's whole probability
     vector (:class:`~reportgen.engine.class_probabilities.ProbabilityCounts`), in cells of whole
     numbers of rows (:func:`weight_cells`) that merge by addition; true classes as the runner's
@@ -1746,8 +1759,8 @@ def probability_counts(
     return cells.finish(p.shape[1], np.arange(p.shape[1]))
 
 
-@dataclass(slots=True)
-class ClassCounts:
+@dataclass(slots=True, repr=False, eq=False)
+class ClassCounts(Shown):
     """One multiclass model's counts over some rows, classes numbered by the runner's class ids.
 
     * ``conf``: the confusion matrix, one ``bincount`` per batch over ``true·k + predicted``

@@ -84,6 +84,7 @@ from reportgen.parallel import THREADS, ordered_map
 from reportgen.reduce import accumulators as S
 from reportgen.reduce.evidence_of import ModelTable, binary_evidence, load_audit, multiclass_evidence
 from reportgen.results import BinningInfo, Notice
+from reportgen.value import Shown
 
 #: Why rows are not paired (a :data:`reportgen.engine.evidence.PairingReason`): files of different
 #: lengths and no id to join them.
@@ -97,8 +98,8 @@ log = logging.getLogger(__name__)
 # --------------------------------------------------------------------------------------
 
 
-@dataclass(slots=True)
-class ModelPass:
+@dataclass(slots=True, repr=False, eq=False)
+class ModelPass(Shown):
     """What a pass over one model's rows keeps besides its accumulator.
 
     ``rows``: rows kept; ``dropped``: rows dropped per reason. With an id column, the kept rows'
@@ -254,8 +255,8 @@ def batches(cfg: Config, path: Path, states: Sequence[ModelPass]) -> Generator[t
     return read_columns(path, columns_of(states), cfg.stream.batch_rows, *column_types(cfg, [st.cfg for st in states]))
 
 
-@dataclass(frozen=True, slots=True)
-class Reader:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class Reader(Shown):
     """Where the runner gets a file's batches: read from the file in record batches
     (``engine: stream``: :data:`FROM_FILES`, :func:`batches`), or held whole, one batch per file
     at offset 0 however often a pass asks (``engine: memory`` and frames handed to
@@ -592,8 +593,8 @@ def runner(cfg: Config) -> Callable[..., BinaryEvidence | MulticlassEvidence]:
 # --------------------------------------------------------------------------------------
 
 
-@dataclass(slots=True)
-class PartTable:
+@dataclass(slots=True, repr=False, eq=False)
+class PartTable(Shown):
     """A Dask part's exact table of one model, or its overflow past the distinct-score cap: what
     its state's accumulator becomes once the part is read (:mod:`reportgen.reduce.dask`)."""
 
@@ -602,7 +603,7 @@ class PartTable:
     weight_cells: S.CellCounter | None = None  # weighted rows per (score, class, weight)
 
 
-@dataclass(slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True, repr=False, eq=False)
 class ModelState(ModelPass):
     """A binary model's pass: its score table (a Dask part's, once read: :class:`PartTable`),
     a sample of its scores, the labels seen."""
@@ -708,8 +709,8 @@ def plan_binary(
 ROW_CODES_BUDGET = 2 << 30
 
 
-@dataclass(slots=True)
-class RowCodes:
+@dataclass(slots=True, repr=False, eq=False)
+class RowCodes(Shown):
     """Each row's table row per model, kept from pass 1 (one file, unweighted rows).
 
     Exact models with decimal scores keep the integer score ``q`` (int32, relative to the
@@ -889,7 +890,7 @@ def load_streamed(
     )
     rows = codes[0]
     models: list[ModelTable] = []
-    lookups: dict[str, tuple[int, np.ndarray] | None] = {}
+    lookups: dict[str, tuple[int, Callable[[np.ndarray], np.ndarray]] | None] = {}
     warnings: list[Notice] = []
     dropped: list[tuple[str, str, int]] = []
     for st in [st for sts in by_file.values() for st in sts]:  # file by file (binning reads each again)
@@ -924,7 +925,7 @@ def load_streamed(
         models.append(model_table(cfg, st, table, binning, grouper, binned))
         if rows is not None and rows.ok:
             rows.base.setdefault(m.name, 0)
-            lookups[m.name] = exact.row_lookup() if binned is None else (0, binned.row_of_bin())
+            lookups[m.name] = exact.row_lookup() if binned is None else (0, binned.row_of_bin().__getitem__)
     models, dropped = in_order(cfg, models), sorted(dropped, key=lambda d: [m.name for m in cfg.models].index(d[0]))
     if len(models) < 2:
         paired, note = None, None
@@ -1283,7 +1284,10 @@ def _records(pairs: Pairs, path: Path, batch: Batch, offset: int, st: ModelPass)
 
 
 def _paired_in_memory(
-    cfg: Config, models: list[ModelTable], rows: RowCodes, lookups: dict[str, tuple[int, np.ndarray]]
+    cfg: Config,
+    models: list[ModelTable],
+    rows: RowCodes,
+    lookups: dict[str, tuple[int, Callable[[np.ndarray], np.ndarray]]],
 ) -> tuple[S.PairedAccumulator | S.AgreementAccumulator | None, str | None]:
     """The paired pass from the codes kept in pass 1: each chunk's table rows by lookup, added to
     the pairing in order (its sums by range of common rows, whatever the batches)."""
@@ -1304,9 +1308,9 @@ def _paired_in_memory(
         y = rows.y[i][part]
         found, right = [], []
         for m, ci in zip(models, cuts):
-            qmin, lut = lookups[m.name]
+            qmin, rows_of = lookups[m.name]
             codes, shift = rows.codes[m.name][i][part], rows.base[m.name] - qmin
-            r = lut[codes + shift if shift else codes]
+            r = rows_of(codes + shift if shift else codes)
             found.append(r)
             right.append((r < ci) == y)  # by table row: a binned model decides per bin, as its metrics
         return found, right, y
@@ -1343,7 +1347,7 @@ class ClassIds:
         return np.array([self.index[u] for u in uniq], dtype=np.int64)[inv.ravel()]
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, repr=False, eq=False)
 class ModelCounts(ModelPass):
     """A multiclass model's pass: its counts (:class:`~reportgen.reduce.accumulators.ClassCounts`)
     and the class keys seen in its truth and predictions."""
@@ -1603,8 +1607,8 @@ PENDING_DISTINCT = 1_000_000
 DISTINCT_CHUNK = 1 << 17
 
 
-@dataclass(frozen=True, slots=True)
-class JointCounts:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class JointCounts(Shown):
     """Each model's joint confusion counts against the baseline, (k, k, k) [truth, baseline's
     class, model's class]: ``weighted`` in weight sums, ``rows`` in rows (McNemar under sampling
     weights counts rows: the weights never inflate its evidence); ``integral``: every weight is a

@@ -19,11 +19,12 @@ import re
 import unicodedata
 from collections.abc import Callable, Sequence
 from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
-from typing import Any
-
-from markupsafe import Markup, escape
+from typing import TYPE_CHECKING, Any
 
 import reportgen.catalog as catalog
+
+if TYPE_CHECKING:
+    from markupsafe import Markup
 
 #: The most decimals a bounded metric is given to keep it off its bound.
 MAX_DIGITS = 6
@@ -341,6 +342,8 @@ def wbr(text: Any, after: int = WBR_AFTER) -> Markup:
     is; file names, in a narrow column, get them from any length (``wbr(0)``), so
     ``challenger.parquet`` breaks after its dot, not inside a word.
     """
+    from markupsafe import Markup, escape  # noqa: PLC0415  (only pages use it: a JSON-only run never does)
+
     if needs_isolation(str(text)):
         # a right-to-left name is isolated (<bdi>) with its direction stated: WeasyPrint isolates
         # a <bdi> but reads it left to right unless told ("نموذج 2 (v3.1)" came out in the wrong

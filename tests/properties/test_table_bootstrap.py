@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from reportgen.engine import binary as B
-from reportgen.engine import resample, stats
+from reportgen.engine import delong, resample, stats
 from reportgen.engine.curve import build_table, reweighted
 
 _REORDERED = ("average_precision", "log_loss", "brier")  # the same terms summed in another order
@@ -98,7 +98,7 @@ def test_auc_interval_agrees_with_delong_and_the_seed_fixes_it():
     np.testing.assert_array_equal(boot, again)
     k = B.METRICS.index("roc_auc")
     se_boot = np.nanstd(boot[:, k], ddof=1)
-    iv = stats.delong_auc_ci(s, y)
+    iv = delong.delong_auc_ci(s, y)
     se_delong = (iv.hi - iv.lo) / (2 * 1.959963984540054)
     assert se_boot == pytest.approx(se_delong, rel=0.15)
     assert abs(np.nanmean(boot[:, k]) - iv.auc) < 0.25 * se_delong

@@ -3,7 +3,7 @@
 Source: pROC's test suite, github.com/xrobin/pROC ``tests/testthat/test-power.roc.test.R``:
 ``power.roc.test(r.ndka, r.wfns)`` (DeLong variances) has power 0.7131594 at α = 0.05 with 41
 cases and 72 controls, and ``power.roc.test(r.ndka, r.wfns, power = 0.9)`` needs 64.77777 cases.
-Our DeLong variances and covariance (:func:`reportgen.engine.stats.delong_paired`) go through
+Our DeLong variances and covariance (:func:`reportgen.engine.delong.delong_paired`) go through
 :mod:`reportgen.engine.power`; the minimum detectable difference is checked by its definition:
 at δ_min the power is exactly 80 %."""
 
@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 from scipy.stats import norm
 
+from reportgen.engine import delong
 from reportgen.engine import power as PW
-from reportgen.engine import stats
 
 ASAH = Path(__file__).resolve().parents[1] / "data" / "asah.csv"
 
@@ -27,7 +27,7 @@ def ndka_wfns():
     with ASAH.open() as f:
         rows = list(csv.DictReader(f))
     y = np.array([r["outcome"] == "Poor" for r in rows])
-    return stats.delong_paired(
+    return delong.delong_paired(
         np.array([float(r["ndka"]) for r in rows]), np.array([float(r["wfns"]) for r in rows]), y
     )
 

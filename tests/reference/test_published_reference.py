@@ -331,8 +331,8 @@ def test_credit_section_auc_interval_near_one_is_the_models_logit_interval():
     model's own interval, of the same AUC, was taken on the logit scale: two conventions for one
     number in one report. Both now come from ``proportions.delong_auc_bounds``, rows or counts."""
     from reportgen.engine import credit as C
+    from reportgen.engine.delong import delong_auc_ci
     from reportgen.engine.proportions import delong_auc_bounds, logit_auc_interval
-    from reportgen.engine.stats import delong_auc_ci
 
     rng = np.random.default_rng(5)
     y = rng.random(300) < 0.2

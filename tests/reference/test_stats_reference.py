@@ -33,7 +33,7 @@ import numpy as np
 import pytest
 from sklearn.metrics import roc_auc_score
 
-from reportgen.engine.stats import delong_auc_ci, delong_paired, delong_unpaired, gini_interval
+from reportgen.engine.delong import delong_auc_ci, delong_paired, delong_unpaired, gini_interval
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "asah.csv"
 

@@ -25,15 +25,14 @@ import pytest
 from scipy import stats as sps
 
 from reportgen.engine.compare import Settings
-from reportgen.engine.stats import (
+from reportgen.engine.delong import (
     DELONG_WEIGHTS_MESSAGE,
-    SMALL_CLASS,
     delong_auc_ci,
     delong_paired,
     delong_unpaired,
     gini_interval,
-    mcnemar,
 )
+from reportgen.engine.stats import SMALL_CLASS, mcnemar
 from reportgen.reduce.rows import ModelRows as ModelInput
 from reportgen.reduce.rows import compare_rows
 from reportgen.report.wording import capability_note, caveats_of, model_warnings, notice_text, verdict

@@ -563,7 +563,7 @@ def test_delong_on_counts_matches_delong_on_rows() -> None:
     s = rng.integers(0, 30, 3000).astype(float)
     y = rng.random(3000) < 0.2 + s / 100
     u, _inv, c = np.unique(np.c_[s, y], axis=0, return_inverse=True, return_counts=True)
-    from reportgen.engine.stats import delong_auc_ci
+    from reportgen.engine.delong import delong_auc_ci
 
     for direction in ("higher", "lower"):
         want = delong_auc_ci(s, y, direction, 0.9)

@@ -36,6 +36,7 @@ HEAVY = (
     "adbc_driver_postgresql",
     "adbc_driver_sqlite",
     "openpyxl",
+    "markupsafe",  # the pages' escaping (reportgen.report.formats.wbr): a JSON-only run writes no page
     "pyarrow.compute",  # its import wraps ~280 kernels (about 0.1 s); a small Parquet run needs none
     "pyarrow.dataset",
     "sqlite3",  # the history store's (reportgen.history): only when a config keeps one
@@ -47,6 +48,7 @@ HEAVY = (
     "reportgen.engine.partial_auc",  # the engines of partial AUC, operating points and calibration: likewise
     "reportgen.engine.operating_points",
     "reportgen.engine.calibration",
+    "reportgen.engine.delong",  # DeLong on rows: the credit section's; a run takes DeLong from score tables
 )
 
 

@@ -19,15 +19,17 @@ from sklearn.metrics import roc_auc_score
 
 from reportgen.engine import stats
 from reportgen.engine.curve import build_table, row_groups
-from reportgen.engine.stats import (
+from reportgen.engine.delong import (
     AucInterval,
-    BootstrapResult,
-    bootstrap_tables,
     delong_auc_ci,
     delong_components,
     delong_paired,
     delong_unpaired,
     gini_interval,
+)
+from reportgen.engine.stats import (
+    BootstrapResult,
+    bootstrap_tables,
     holm,
     mcnemar,
     paired_bootstrap,
@@ -548,7 +550,7 @@ def test_delong_components_group_ties_without_ranking_within_classes():
 
 
 def test_delong_cache_gives_the_same_numbers_and_computes_each_model_once(monkeypatch):
-    from reportgen.engine import stats as S
+    from reportgen.engine import delong as S
 
     rng = np.random.default_rng(4)
     y = rng.random(400) < 0.3

@@ -31,7 +31,7 @@ def test_dense_counts_equal_merged_chunk_tables(direction):
     qmin, lut = acc.row_lookup()
     table = acc.table()
     q = np.rint(chunks[0] * 1000).astype(np.int64)
-    assert np.array_equal(table.thresholds[lut[q - qmin]], chunks[0])
+    assert np.array_equal(table.thresholds[lut(q - qmin)], chunks[0])
 
 
 def test_dense_counts_leave_for_tables_when_scores_stop_being_decimals():
