@@ -129,23 +129,35 @@ def _twice_below(cum: np.ndarray, r: _Ranks, out: np.ndarray, u: int, v: int) ->
 PIECE_ROWS = 4096
 
 
-def _pooled_sums(cum: np.ndarray, tables: list[_Ranks], Wt: np.ndarray, top: float, work: Work) -> np.ndarray:
-    """(B,) float64: ``Σ_r W_r Σ_{ranks in tables} twice_below(r)`` (:func:`_twice_below`) over the
-    rows of ``Wt`` (d, B), from the pooled cumulative weights ``cum``. Whole counts go
-    :data:`PIECE_ROWS` rows at a time, each piece's lookups summed, then multiplied with the
-    weights by :func:`_run_sums` (``top``: a bound on one product), the pieces' sums in int64:
-    exact, so the same sums in any piece size; float weights as one piece (one summation order)."""
+def _pooled_sums(
+    cum: np.ndarray,
+    tables: list[tuple[int, _Ranks]],
+    Wt: np.ndarray,
+    runs: dict[int, tuple[int, int]],
+    top: float,
+    work: Work,
+) -> np.ndarray:
+    """(B,) float64: ``Σ_r W_r Σ_{(c, ranks) in tables} twice_below(r)`` (:func:`_twice_below`)
+    over the rows of ``Wt`` (d, B), from the pooled cumulative weights ``cum``. Whole counts go
+    :data:`PIECE_ROWS` rows of one class run at a time (``runs``: class → its rows), without the
+    class's own column (its cells are positives: rank 0, nothing below), each piece's lookups
+    summed, then multiplied with the weights by :func:`_run_sums` (``top``: a bound on one
+    product), the pieces' sums in int64: exact, so the same sums in any piece size; float
+    weights as one piece of every row and column (one summation order)."""
     d, b = Wt.shape
     whole = Wt.dtype.kind in "iu"
     step = PIECE_ROWS if whole else max(d, 1)
+    spans = (
+        [(i, u, min(z, u + step)) for i, (a, z) in runs.items() for u in range(a, z, step)] if whole else [(-1, 0, d)]
+    )
     acc, tmp = work.get("acc", step, b, Wt.dtype), work.get("tmp", step, b, Wt.dtype)
     out = np.zeros(b, np.int64 if whole else np.float64)
-    for u in range(0, d, step):
-        v = min(d, u + step)
-        # every row gathered, class c's rows too: their ranks are 0 and cum[0] = 0, so they add
-        # nothing, and the first table fills the piece (no zeroing pass)
-        x = _twice_below(cum, tables[0], acc[: v - u], u, v)
-        for r in tables[1:]:
+    for i, u, v in spans:
+        own = [r for c, r in tables if c != i]
+        if not own:
+            continue
+        x = _twice_below(cum, own[0], acc[: v - u], u, v)  # the first column fills the piece: no zeroing pass
+        for r in own[1:]:
             x += _twice_below(cum, r, tmp[: v - u], u, v)
         out += _run_sums(x, [(0, v - u)], top, Wt[u:v], whole=True)[:, 0]
     return out.astype(np.float64)
@@ -328,10 +340,10 @@ def _pair_sums(
     cum = _cumulative(gathered, work.get("cum", d + 1, b, Wt.dtype), work.get("across", b, d, Wt.dtype))
     micro = np.zeros(b)
     for tied in (False, True):  # columns without ties sum below itself, columns with ties twice it
-        tables = [r for r in rows.pooled if r.ties == tied]
+        tables = [(c, r) for c, r in enumerate(rows.pooled) if r.ties == tied]
         if tables:
             top = w_max * len(tables) * m * (2.0 if tied else 1.0)  # weight × a row's summed (twice) below ≤ this
-            micro += _pooled_sums(cum, tables, Wt, top, work) * (0.5 if tied else 1.0)
+            micro += _pooled_sums(cum, tables, Wt, run_of, top, work) * (0.5 if tied else 1.0)
     return S, cls_w, micro
 
 
