@@ -46,22 +46,3 @@ def test_column_ranks_count_the_class_positives_below_and_at_each_score(decimals
         assert r.ties == bool((lo != hi).any())
         assert np.array_equal(r.lo, lo if r.ties else hi)
 
-
-@pytest.mark.parametrize("decimals", [None, 1])  # distinct scores; ties
-def test_pooled_sums_in_pieces_equal_one_piece(monkeypatch, decimals):
-    """The micro average's pooled sums summed PIECE_ROWS rows at a time (whole counts, int64 per
-    piece) give the same draws, bit for bit, as the rows summed in one piece."""
-    rng = np.random.default_rng(11)
-    n, k = 400, 5
-    y = rng.integers(0, k, n)
-    p = rng.dirichlet(np.ones(k), n)
-    if decimals is not None:
-        p = np.round(p, decimals)
-    rows = RD.ModelRows.of(y, p)
-    W = rng.integers(0, 4, size=(40, n)).astype(np.int32)
-    whole = RD.draws(rows, W)
-    monkeypatch.setattr(RD, "PIECE_ROWS", 7)
-    pieces = RD.draws(rows, W)
-    for key in RD.PROBABILITY_KEYS:
-        np.testing.assert_array_equal(whole.metrics[key], pieces.metrics[key])
-    np.testing.assert_array_equal(whole.class_auc, pieces.class_auc)
