@@ -9,8 +9,7 @@ on (rows, B) matrices, the ranks found once (not per resample):
 
 * per score column c: each row's rank among class c's rows by score, ``lo`` (strictly below) and
   ``hi`` (at most), found once (``lo`` only where a negative ties a positive): by
-  ``searchsorted`` among the pooled positive cells (the micro average's, below: they give its
-  projection), and among class
+  ``searchsorted`` among the pooled positive cells (the micro average's, below), and among class
   c's as the count of class c's cells within that pooled rank; per block, ``cum`` = the
   cumulative drawn weight of class c's rows in score order (one ``cumsum``), so a row of class
   i ≠ c has
@@ -27,9 +26,9 @@ on (rows, B) matrices, the ranks found once (not per resample):
   ``Q(W0) + (W − W0) · ∇Q(W0)``, one product of the resamples with each row's influence
   (:func:`_micro_projection`, found once per model). Q is a quadratic form in W; the dropped
   term ``(W − W0)ᵀ K (W − W0)`` is O(1/n) against the draws' O(1/√n) spread, so the interval
-  is the resampled AUC's to first order (at 50,000 rows the percentile endpoints agree to
-  about 1e-5; the coverage check: ``benchmarks/coverage_multiclass_intervals.py``), and the
-  k random lookups per row per resample of the resampled pooled table are not made;
+  is the resampled AUC's to first order (the coverage check:
+  ``benchmarks/coverage_multiclass_intervals.py``), without k random lookups per row and
+  resample in a table of the resample's pooled cumulative weights;
 * the log-loss is ``W @ (−log clip(p[i, y_i])) / Σ W``.
 
 So each resample's values but the micro AUC equal
@@ -119,14 +118,14 @@ def _cumulative(weights: np.ndarray, cum: np.ndarray, across: np.ndarray) -> np.
 
 
 def _twice_below(cum: np.ndarray, r: _Ranks, out: np.ndarray, u: int, v: int) -> np.ndarray:
-    """(v − u, B) into ``out`` (v − u rows): per negative cell of rows u … v, the positive weight
-    below its score plus half the tied positive weight, ``½ (cum[lo] + cum[hi])``
-    (:func:`_cumulative`), doubled where ``r.ties`` (``cum[lo] + cum[hi]``, whole in whole weights)
-    and as is otherwise (``cum[hi]``); 0 at a positive cell."""
-    np.take(cum, r.hi[u:v], axis=0, out=out, mode="clip")
+    """(v − u, B) into ``out[u:v]``: per negative cell of rows u … v, the positive weight below
+    its score plus half the tied positive weight, ``½ (cum[lo] + cum[hi])`` (:func:`_cumulative`),
+    doubled where ``r.ties`` (``cum[lo] + cum[hi]``, whole in whole weights) and as is otherwise
+    (``cum[hi]``); 0 at a positive cell."""
+    np.take(cum, r.hi[u:v], axis=0, out=out[u:v], mode="clip")
     if r.ties:
-        out += np.take(cum, r.lo[u:v], axis=0, mode="clip")
-    return out
+        out[u:v] += np.take(cum, r.lo[u:v], axis=0, mode="clip")
+    return out[u:v]
 
 
 #: Bytes of a cache line: the scratch arrays start on one (:func:`_aligned`).
@@ -329,7 +328,7 @@ def _pair_sums(rows: ModelRows, Wt: np.ndarray, Wo: np.ndarray, work: Work) -> t
         a, z = run_of[c]  # class c's rows, in ascending score c: its positives in order
         cum = _cumulative(Wo[:, a:z], work.get("cum", z - a + 1, b, Wt.dtype), work.get("across", b, z - a, Wt.dtype))
         for u, v in _around(a, z, d):
-            _twice_below(cum, r, tmp[u:v], u, v)
+            _twice_below(cum, r, tmp, u, v)
         top = w_max * float(cls_w[:, c].max()) * (2.0 if r.ties else 1.0)  # weight × twice below ≤ this
         at = [q for q in present if q != c]
         S[:, c, at] -= _run_sums(tmp, others, top, Wt) * (0.5 if r.ties else 1.0)
