@@ -45,4 +45,3 @@ def test_column_ranks_count_the_class_positives_below_and_at_each_score(decimals
         assert np.array_equal(r.hi, hi)
         assert r.ties == bool((lo != hi).any())
         assert np.array_equal(r.lo, lo if r.ties else hi)
-
