@@ -387,7 +387,16 @@ class ModelResult(Frozen):
         }
     )
     ci: Mapping[str, Sequence[float]]
-    ci_method: Mapping[str, str]
+    ci_method: Mapping[str, str] = field(
+        metadata={
+            "description": (
+                "metric -> how its interval was drawn, e.g. 'bootstrap of rows' (the stratified bootstrap of the kept rows, "
+                "one draw for every model) or, for the multiclass micro-averaged AUC, 'bootstrap of rows, the "
+                "micro-averaged AUC by its linear projection' (each resample evaluated by the AUC's linear "
+                "(Hajek) projection at the observed rows)."
+            )
+        }
+    )
     direction: Literal["higher", "lower"] = "higher"
     threshold: float | None = None
     rule: str = ""
@@ -820,7 +829,17 @@ class Comparison(Frozen):
     )
     primary_metric: str = "gini"
     #: how each interval of ``ci`` was made (e.g. "DeLong (paired)", "bootstrap of decision patterns")
-    ci_method: dict[str, str] = field(default_factory=dict)
+    ci_method: dict[str, str] = field(
+        default_factory=dict,
+        metadata={
+            "description": (
+                "metric -> how its change's interval was made, e.g. 'DeLong (paired)', 'bootstrap of rows' (the "
+                "paired stratified bootstrap of the kept rows) or, for the multiclass micro-averaged AUC, 'bootstrap "
+                "of rows, the micro-averaged AUC by its linear projection' (each resample evaluated by the AUC's "
+                "linear (Hajek) projection at the observed rows)."
+            )
+        },
+    )
     #: what the evidence could not give, each with a reason code (e.g. "paired_interval.ks":
     #: "needs_rows"); the same codes from every engine for the same evidence
     capabilities: dict[str, str] = field(default_factory=dict)

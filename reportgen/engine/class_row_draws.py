@@ -20,13 +20,22 @@ on (rows, B) matrices, the ranks found once (not per resample):
   (Mann–Whitney, ties one half, seed 001 §3): the one-vs-rest AUC of class c is
   ``Σ_{i≠c} S[c, i] / (P_c (m − P_c))`` (each class's draws: :attr:`Draws.class_auc`) and
   Hand & Till's ``A(c|i) = S[c, i] / (P_c P_i)``;
-* the micro AUC is the same sum over the n·k pooled (row, class) cells, ranked against the
-  positive cells (r, y_r);
+* the micro AUC's pair sum Q(W) over the n·k pooled (row, class) cells, ranked against the
+  positive cells (r, y_r), is drawn by its projection (the Hájek projection of the U-statistic,
+  DeLong's structural components): Q linearised at the observed weights W0,
+  ``Q(W0) + (W − W0) · ∇Q(W0)``, one product of the resamples with each row's influence
+  (:func:`_micro_projection`, found once per model). Q is a quadratic form in W; the dropped
+  term ``(W − W0)ᵀ K (W − W0)`` is O(1/n) against the draws' O(1/√n) spread, so the interval
+  is the resampled AUC's to first order (the coverage check:
+  ``benchmarks/coverage_multiclass_intervals.py``), without k random lookups per row and
+  resample in a table of the resample's pooled cumulative weights;
 * the log-loss is ``W @ (−log clip(p[i, y_i])) / Σ W``.
 
-So each resample's values equal :func:`reportgen.engine.multiclass.compute_multiclass` on the
-rows with weights ``W[r]`` (the reference tests check it to 1e-12), at O(rows · k) numpy work per
-resample (one gather of a row per cell) and no Python loop over resamples or rows; the resamples
+So each resample's values but the micro AUC equal
+:func:`reportgen.engine.multiclass.compute_multiclass` on the rows with weights ``W[r]`` (the
+reference tests check it to 1e-12; the micro AUC equals it at W0 and its projection elsewhere),
+at O(rows · k) numpy work per resample (one gather of a row per cell) and no Python loop over
+resamples or rows; the resamples
 go :data:`SUB_BLOCK` at a time, so the (rows, resamples) arrays of one column stay in cache;
 whole drawn counts are summed in int32 where no product can overflow (:func:`_exact_dtype`: the
 same values as float64, half the memory traffic), in scratch arrays reused by every block
@@ -49,25 +58,22 @@ PROBABILITY_KEYS = ("log_loss", "roc_auc_ovr_micro", "roc_auc_ovr_macro", "roc_a
 
 @dataclass(frozen=True, slots=True, eq=False)
 class _Ranks:
-    """One ranking of negatives against positives: the positives' rows in ascending score order
-    (``pos_rows``), and per (row, column) how many positives score strictly below (``lo``) and at
-    most (``hi``) the row's score; 0 and 0 where the cell is itself positive (so it adds nothing).
-    ``ties``: whether some negative shares a score with a positive (else ``lo`` = ``hi``)."""
+    """One ranking of negatives against positives: per (row, column) how many positives score
+    strictly below (``lo``) and at most (``hi``) the row's score; 0 and 0 where the cell is itself
+    positive (so it adds nothing). ``ties``: whether some negative shares a score with a positive
+    (else ``lo`` = ``hi``)."""
 
-    pos_rows: np.ndarray
     lo: np.ndarray
     hi: np.ndarray
     ties: bool
 
 
-def _ranks_sorted(
-    pos_rows: np.ndarray, v: np.ndarray, scores: np.ndarray, negative: np.ndarray, order: np.ndarray
-) -> _Ranks:
-    """The :class:`_Ranks` of positives ``pos_rows`` in ascending score order (``v``: their
-    scores) against every row's ``scores``, ``negative`` marking the rows ranked. ``order``: the
-    permutation that sorts ``scores``; they are searched in that order (each search starts where
-    the last one ended, so a column of 50,000 scores is found about 5x faster than in the rows'
-    order) and the ranks put back in the rows' order."""
+def _ranks_sorted(v: np.ndarray, scores: np.ndarray, negative: np.ndarray, order: np.ndarray) -> _Ranks:
+    """The :class:`_Ranks` of positives of ascending scores ``v`` against every row's
+    ``scores``, ``negative`` marking the rows ranked. ``order``: the permutation that sorts
+    ``scores``; they are searched in that order (each search starts where the last one ended, so
+    a column of 50,000 scores is found about 5x faster than in the rows' order) and the ranks put
+    back in the rows' order."""
     ascending = scores[order]
 
     def rank(side: Literal["left", "right"]) -> np.ndarray:
@@ -80,24 +86,24 @@ def _ranks_sorted(
     # a negative ties a positive iff the last positive at most its score equals it
     tied = (hi > 0) & (v[np.maximum(hi - 1, 0)] == scores) if v.shape[0] else np.zeros(hi.shape, bool)
     if not bool(tied.any()):
-        return _Ranks(pos_rows, hi, hi, False)
-    return _Ranks(pos_rows, rank("left"), hi, True)
+        return _Ranks(hi, hi, False)
+    return _Ranks(rank("left"), hi, True)
 
 
-def _column_ranks(pooled: _Ranks, of_class: np.ndarray, pos_rows: np.ndarray) -> _Ranks:
-    """A column's :class:`_Ranks` against its own positives ``pos_rows`` (class c's rows in
-    ascending score) from its ranks against the pooled positives (``pooled``; ``of_class``: which
-    of the pooled positives, in their ascending order, are class c's): the class c positives
-    strictly below (at most) a score are those among the pooled positives strictly below (at
-    most) it, so each rank is a prefix count of ``of_class`` at the pooled rank (one gather, no
-    search); 0 stays 0 at the column's own positive cells."""
+def _column_ranks(pooled: _Ranks, of_class: np.ndarray) -> _Ranks:
+    """A column's :class:`_Ranks` against its own positives (class c's rows) from its ranks
+    against the pooled positives (``pooled``; ``of_class``: which of the pooled positives, in
+    their ascending order, are class c's): the class c positives strictly below (at most) a score
+    are those among the pooled positives strictly below (at most) it, so each rank is a prefix
+    count of ``of_class`` at the pooled rank (one gather, no search); 0 stays 0 at the column's
+    own positive cells."""
     below = np.concatenate([[0], np.cumsum(of_class)])
     hi = below[pooled.hi]
     if not pooled.ties:
-        return _Ranks(pos_rows, hi, hi, False)
+        return _Ranks(hi, hi, False)
     lo = below[pooled.lo]
     ties = not np.array_equal(lo, hi)  # a negative ties a positive of class c
-    return _Ranks(pos_rows, lo if ties else hi, hi, ties)
+    return _Ranks(lo if ties else hi, hi, ties)
 
 
 def _cumulative(weights: np.ndarray, cum: np.ndarray, across: np.ndarray) -> np.ndarray:
@@ -185,8 +191,10 @@ class ModelRows:
     and within a class by its own score (``order``: the permutation of the rows that does it,
     None when they already come so; class i's rows are ``start[i]:stop[i]`` of the grouped
     rows, so column i's positives are in score order without a gather): per score column the
-    ranks of every row among the column's positives, and the same for the pooled cells;
-    ``loss``: each row's log-loss, in the caller's order (None for scores outside [0, 1])."""
+    ranks of every row among the column's positives; ``loss``: each row's log-loss, and
+    ``micro``: each row's influence on the micro average's pair sum with that sum's offset
+    (:func:`_micro_projection`), both in the caller's order (``loss`` None for scores outside
+    [0, 1])."""
 
     y: np.ndarray
     k: int
@@ -194,12 +202,14 @@ class ModelRows:
     start: np.ndarray
     stop: np.ndarray
     columns: tuple[_Ranks, ...]
-    pooled: tuple[_Ranks, ...]
     loss: np.ndarray | None
+    micro: tuple[np.ndarray, float]
 
     @classmethod
-    def of(cls, y: np.ndarray, proba: np.ndarray) -> ModelRows:
-        """``y`` (d,) true class indices, ``proba`` (d, k) scores of the distinct rows."""
+    def of(cls, y: np.ndarray, proba: np.ndarray, weights: np.ndarray | None = None) -> ModelRows:
+        """``y`` (d,) true class indices, ``proba`` (d, k) scores of the distinct rows, ``weights``
+        (d,) their observed weights (how many rows each stands for, times the row weight; None:
+        1 each), the point the micro average's draws are linearised at."""
         k = proba.shape[1]
         d = y.shape[0]
         rows = np.arange(d)
@@ -208,8 +218,9 @@ class ModelRows:
         loss = -np.log(np.clip(true_score, LOG_LOSS_EPS, 1.0 - LOG_LOSS_EPS)) if in_unit else None
         by_class = np.lexsort((true_score, y))  # by class, then by its own score
         order = None if np.array_equal(by_class, rows) else by_class
+        w0 = np.ones(d) if weights is None else np.asarray(weights, dtype=np.float64)
         if order is not None:
-            y, proba = y[order], proba[order]
+            y, proba, w0 = y[order], proba[order], w0[order]
         runs = np.flatnonzero(np.concatenate([[True], y[1:] != y[:-1]])) if d else np.zeros(0, np.int64)
         start = np.zeros(k, np.int64)
         stop = np.zeros(k, np.int64)
@@ -222,10 +233,43 @@ class ModelRows:
         for c, scores in enumerate(np.ascontiguousarray(proba.T)):
             order_c, negative = np.argsort(scores), y != c  # ties in any order: their ranks are equal
             # pooled cells: column c's cells negative where c ≠ y_r, against every row's positive cell
-            pooled.append(_ranks_sorted(by_score, v, scores, negative, order_c))
+            pooled.append(_ranks_sorted(v, scores, negative, order_c))
             # column c's positives (class c's rows, already in ascending score) are the pooled ones of class c
-            columns.append(_column_ranks(pooled[-1], y_pooled == c, rows[start[c] : stop[c]]))
-        return cls(y, k, order, start, stop, tuple(columns), tuple(pooled), loss)
+            columns.append(_column_ranks(pooled[-1], y_pooled == c))
+        g, offset = _micro_projection(y, w0, by_score, pooled)
+        if order is not None:  # back to the caller's order, as the resamples' weights come
+            g = g[np.argsort(order)]
+        return cls(y, k, order, start, stop, tuple(columns), loss, (g, offset))
+
+
+def _micro_projection(
+    y: np.ndarray, w0: np.ndarray, by_score: np.ndarray, pooled: list[_Ranks]
+) -> tuple[np.ndarray, float]:
+    """The micro average's pair sum ``Q(W) = Σ_{negative cells (r, c)} W_r below(p[r, c])``
+    (``below``: the positive cells' weight under the score plus half the tied, as
+    :func:`_twice_below` halved) linearised at the observed weights ``w0`` (the Hájek projection
+    of the U-statistic, DeLong's structural components): per row its influence
+    ``g_r = ∂Q/∂W_r = Σ_{c ≠ y_r} below_0(p[r, c]) + above_0(p[r, y_r])`` (as a negative: the
+    positive weight below each of its negative cells; as a positive: the negative weight above
+    its own cell plus half the tied), and ``Q_0 − w0 · g``, so that
+    ``Q(W) ≈ Q_0 + (W − w0) · g = W · g + offset``. Rows grouped as ``pooled``'s ranks
+    (:class:`ModelRows`); ``by_score``: the positive cells in ascending score."""
+    d = y.shape[0]
+    cum = np.concatenate([[0.0], np.cumsum(w0[by_score])])  # positive weight at or below each pooled rank
+    a = np.zeros(d)
+    lo_w = np.zeros(d + 1)
+    hi_w = np.zeros(d + 1)
+    for c, r in enumerate(pooled):
+        a += 0.5 * (cum[r.lo] + cum[r.hi])  # 0 at class c's own rows (ranks 0, cum[0] = 0)
+        neg = y != c
+        lo_w += np.bincount(r.lo[neg], weights=w0[neg], minlength=d + 1)
+        hi_w += np.bincount(r.hi[neg], weights=w0[neg], minlength=d + 1)
+    # positive cell j (ascending): a negative cell with lo > j scores above it, lo ≤ j < hi ties it
+    at_lo, at_hi = np.cumsum(lo_w)[:d], np.cumsum(hi_w)[:d]
+    g = a.copy()
+    g[by_score] += lo_w.sum() - at_lo + 0.5 * (at_lo - at_hi)
+    q0 = float(w0 @ a)
+    return g, q0 - float(w0 @ g)
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -256,15 +300,12 @@ def _around(a: int, z: int, d: int) -> list[tuple[int, int]]:
     return [(u, v) for u, v in ((0, a), (z, d)) if v > u]
 
 
-def _pair_sums(
-    rows: ModelRows, Wt: np.ndarray, Wo: np.ndarray, work: Work
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(S (B, k, k), class weights (B, k), micro negative-below sum (B,)) of one sub-block
-    ``Wt`` (d, B) of grouped rows (``Wo``: the same, (B, d)): ``S[:, c, i] = P_c W_i − Σ_{r of class i} W_r below_c(r)``
+def _pair_sums(rows: ModelRows, Wt: np.ndarray, Wo: np.ndarray, work: Work) -> tuple[np.ndarray, np.ndarray]:
+    """(S (B, k, k), class weights (B, k)) of one sub-block ``Wt`` (d, B) of grouped rows
+    (``Wo``: the same, (B, d)): ``S[:, c, i] = P_c W_i − Σ_{r of class i} W_r below_c(r)``
     (per column one gather of the other classes' rows' ``below`` — class c's own rows are its
-    positives and add nothing — then one fused product-and-sum with the weights per class run),
-    and ``Σ_r W_r Σ_{c ≠ y_r} below(p[r, c])`` over the pooled cells (the k columns' ``below``
-    summed first, then one fused product-and-sum). The products are formed in ``Wt``'s dtype
+    positives and add nothing — then one fused product-and-sum with the weights per class run).
+    The products are formed in ``Wt``'s dtype
     (int32 where exact, :func:`_exact_dtype`), summed in chunks of rows bounded by the largest
     product (the largest weight times the largest ``below``, a resample's class or total weight),
     the chunks' sums in 64 bits."""
@@ -273,10 +314,9 @@ def _pair_sums(
     present, runs = list(run_of), list(run_of.values())
     cls_w = np.zeros((b, k))
     if not runs:
-        return cls_w[:, :, None] * cls_w[:, None, :], cls_w, np.zeros(b)
+        return cls_w[:, :, None] * cls_w[:, None, :], cls_w
     w_max = float(Wt.max())
     cls_w[:, present] = _run_sums(Wt, runs, w_max)
-    m = float(cls_w.sum(axis=1).max())  # the largest resample's total weight
     S = cls_w[:, :, None] * cls_w[:, None, :]
     tmp = work.get("tmp", d, b, Wt.dtype)
     for c, r in enumerate(rows.columns):
@@ -292,22 +332,7 @@ def _pair_sums(
         top = w_max * float(cls_w[:, c].max()) * (2.0 if r.ties else 1.0)  # weight × twice below ≤ this
         at = [q for q in present if q != c]
         S[:, c, at] -= _run_sums(tmp, others, top, Wt) * (0.5 if r.ties else 1.0)
-    pos = rows.pooled[0].pos_rows  # the positive cells, shared by every column
-    gathered = np.take(Wo, pos, axis=1, out=work.get("gathered", b, d, Wt.dtype), mode="clip")  # clip: unbuffered
-    cum = _cumulative(gathered, work.get("cum", d + 1, b, Wt.dtype), work.get("across", b, d, Wt.dtype))
-    micro = np.zeros(b)
-    for tied in (False, True):  # columns without ties sum below itself, columns with ties twice it
-        cols = [c for c, r in enumerate(rows.pooled) if r.ties == tied]
-        if not cols:
-            continue
-        # every row gathered, class c's rows too: their ranks are 0 and cum[0] = 0, so they add
-        # nothing, and the first column fills acc (no zeroing pass, one take per column)
-        acc = _twice_below(cum, rows.pooled[cols[0]], work.get("acc", d, b, Wt.dtype), 0, d)
-        for c in cols[1:]:
-            acc += _twice_below(cum, rows.pooled[c], tmp, 0, d)
-        top = w_max * len(cols) * m * (2.0 if tied else 1.0)  # weight × a row's summed (twice) below ≤ this
-        micro += _run_sums(acc, [(0, d)], top, Wt)[:, 0] * (0.5 if tied else 1.0)
-    return S, cls_w, micro
+    return S, cls_w
 
 
 def draws(rows: ModelRows, W: np.ndarray, work: Work | None = None) -> Draws:
@@ -320,14 +345,14 @@ def draws(rows: ModelRows, W: np.ndarray, work: Work | None = None) -> Draws:
     With ``above(r) = P_c − below(r)`` (``below``: :func:`_twice_below`), the pair sums are
     ``S[c, i] = P_c W_i − Σ_{rows r of class i} W_r below_c(r)``: per column one cumulative sum
     over its positives, one gather of the other classes' rows' ``below`` and one fused
-    product-and-sum with the weights per class run; the micro AUC the same over the pooled
-    cells (k gathers, one product-and-sum). Resamples go :data:`SUB_BLOCK` at a time; whole-count ``W`` (an integer array)
-    is evaluated in int32 where that is exact (:func:`_exact_dtype`)."""
+    product-and-sum with the weights per class run; the micro AUC's pair sum by its projection
+    (:attr:`ModelRows.micro`: one product with the rows' influence). Resamples go
+    :data:`SUB_BLOCK` at a time; whole-count ``W`` (an integer array) is evaluated in int32 where
+    that is exact (:func:`_exact_dtype`)."""
     k = rows.k
     b = W.shape[0]
     S = np.empty((b, k, k))
     cls_w = np.empty((b, k))
-    micro = np.empty(b)
     dtype = _exact_dtype(W, k)
     W = W if W.dtype == dtype else W.astype(dtype)  # whole counts to int32: checked exact
     work = Work() if work is None else work
@@ -340,7 +365,7 @@ def draws(rows: ModelRows, W: np.ndarray, work: Work | None = None) -> Draws:
             np.take(W[lo:hi], rows.order, axis=1, out=Wo, mode="clip")
         Wt = work.get("Wt", W.shape[1], hi - lo, dtype)  # (d, sub): a gather takes whole rows
         np.copyto(Wt, Wo.T)
-        S[lo:hi], cls_w[lo:hi], micro[lo:hi] = _pair_sums(rows, Wt, Wo, work)
+        S[lo:hi], cls_w[lo:hi] = _pair_sums(rows, Wt, Wo, work)
     m = cls_w.sum(axis=1)
     out: dict[str, np.ndarray] = {}
     P, N = cls_w, m[:, None] - cls_w
@@ -356,9 +381,10 @@ def draws(rows: ModelRows, W: np.ndarray, work: Work | None = None) -> Draws:
         iu, ju = np.triu_indices(k, 1)
         pair = np.where(den[:, iu, ju] > 0, 0.5 * (A[:, iu, ju] + A[:, ju, iu]), np.nan)
         out["roc_auc_ovo_macro"] = np.nanmean(pair, axis=1)
-        # micro: negative cells (r, c ≠ y_r) of weight W_r against the positive cells (r, y_r)
+        # micro: negative cells (r, c ≠ y_r) of weight W_r against the positive cells (r, y_r), the
+        # pair sum by its projection (ModelRows.micro); einsum casts whole counts a buffer at a time
         Pm, Nm = m, (k - 1) * m  # every row has one positive cell
-        num = Pm * Nm - micro
+        num = Pm * Nm - (np.einsum("bd,d->b", W, rows.micro[0]) + rows.micro[1])
         out["roc_auc_ovr_micro"] = np.where((Pm > 0) & (Nm > 0), np.clip(num / (Pm * Nm), 0.0, 1.0), np.nan)
         if rows.loss is None:
             out["log_loss"] = np.full(b, np.nan)

@@ -492,6 +492,9 @@ ROW_ONLY_METRICS: tuple[str, ...] = tuple(k for k in B.RANKING_METRICS if k not 
 DELONG, DELONG_PAIRED, DELONG_UNPAIRED = PR.DELONG, "DeLong (paired)", "DeLong (unpaired, Welch t)"
 PATTERN_BOOTSTRAP = "paired bootstrap of decision patterns"
 ROW_BOOTSTRAP = "bootstrap of rows"  # stratified over the kept rows, one draw for every model (paired)
+#: The micro-averaged AUC on those resamples: its pair sum by its linear (Hájek) projection at the
+#: observed rows (:mod:`reportgen.engine.class_row_draws`), not re-ranked per resample.
+MICRO_PROJECTION = "bootstrap of rows, the micro-averaged AUC by its linear projection"
 
 
 def joint_bootstrap(patterns: np.ndarray, k: int, s: Settings, rng: np.random.Generator) -> np.ndarray:

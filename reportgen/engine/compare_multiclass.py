@@ -43,6 +43,7 @@ from reportgen.engine import multiclass as MC
 from reportgen.engine import multiplicity as MP
 from reportgen.engine import streams
 from reportgen.engine.compare import (
+    MICRO_PROJECTION,
     ROW_BOOTSTRAP,
     Progress,
     Settings,
@@ -239,7 +240,8 @@ def _bootstrap(
     out = np.full((s.resamples, len(rows.pred_idx), len(METRICS)), np.nan)
     # a model of scores predicts their argmax: found once here, not in every resample
     preds = [_predictions(pred, proba) for pred, proba in zip(rows.pred_idx, rows.proba)]
-    prepared = [None if p is None or not with_auc else RD.ModelRows.of(y, p) for p in rows.proba]
+    observed = rows.counts if rows.weights is None else rows.counts * rows.weights  # the resamples' mean
+    prepared = [None if p is None or not with_auc else RD.ModelRows.of(y, p, observed) for p in rows.proba]
     col = {name: q for q, name in enumerate(METRICS)}
     class_auc = [None if p is None else np.full((s.resamples, k), np.nan) for p in prepared]
     work = RD.Work()  # scratch arrays, reused by every block and model (the same rows)
@@ -263,6 +265,11 @@ def _bootstrap(
         if progress is not None:
             progress(r, s.resamples)
     return out, with_auc, class_auc
+
+
+def _row_method(name: str) -> str:
+    """The ``ci_method`` of a metric drawn on the rows' resamples (the micro AUC by its projection)."""
+    return MICRO_PROJECTION if name == "roc_auc_ovr_micro" else ROW_BOOTSTRAP
 
 
 def _predictions(pred: np.ndarray | None, proba: np.ndarray | None) -> np.ndarray:
@@ -321,7 +328,7 @@ def comparisons_of(
                     continue
                 iv = bootstrap_interval(boot[:, j, k] - boot[:, b, k], s.level)
                 if iv is not None:
-                    ci[name], method[name] = iv, ROW_BOOTSTRAP
+                    ci[name], method[name] = iv, _row_method(name)
         if skipped_auc:
             caps["bootstrap.auc"] = "too_many_cells"
         mcn, why = mcnemar_of(j)
@@ -493,7 +500,7 @@ def compare_multiclass_evidence(
                 if name in ci or name == "baseline_accuracy":
                     continue
                 if (iv := bootstrap_interval(boot[:, j, q], s.level)) is not None:
-                    ci[name], method[name] = iv, ROW_BOOTSTRAP
+                    ci[name], method[name] = iv, _row_method(name)
         r = result_of(
             m.name,
             m.file,
@@ -603,7 +610,7 @@ def _pair_draws(
         q = METRICS.index(pm)
         d = boot[:, a, q] - boot[:, c, q]
         if np.isfinite(d).any():
-            return d, ROW_BOOTSTRAP
+            return d, _row_method(pm)
     if pm in _PROBA_METRICS or pm not in METRICS or (weighted and s.weight_kind == "sampling"):
         return None, None
     rows, labels = ev.rows, list(ev.classes)

@@ -197,7 +197,7 @@ def _picked_rows(counts: np.ndarray, total: int, b: int, rng: np.random.Generato
     d = counts.shape[0]
     ones = bool((counts == 1).all())
     cum = None if ones else np.cumsum(counts)
-    out = np.empty((b, d), dtype=np.int64)
+    parts = []
     step = max(1, BLOCK_CELLS // max(total, 1))  # at most BLOCK_CELLS picks at once
     for lo in range(0, b, step):
         hi = min(b, lo + step)
@@ -205,8 +205,8 @@ def _picked_rows(counts: np.ndarray, total: int, b: int, rng: np.random.Generato
         if cum is not None:  # the picked row → its distinct row
             picked = np.searchsorted(cum, picked, side="right")
         picked += (np.arange(hi - lo) * d)[:, None]
-        out[lo:hi] = np.bincount(picked.ravel(), minlength=(hi - lo) * d).reshape(hi - lo, d)
-    return out
+        parts.append(np.bincount(picked.ravel(), minlength=(hi - lo) * d).reshape(hi - lo, d))
+    return parts[0] if len(parts) == 1 else np.concatenate(parts)  # one chunk (the usual): no copy
 
 
 __all__ = [

@@ -24,7 +24,7 @@ import pytest
 
 from reportgen.config import load_config
 from reportgen.engine.binary import THRESHOLD_METRICS
-from reportgen.engine.compare import DELONG_METRICS, ROW_BOOTSTRAP, ROW_ONLY_METRICS
+from reportgen.engine.compare import DELONG_METRICS, MICRO_PROJECTION, ROW_BOOTSTRAP, ROW_ONLY_METRICS
 from reportgen.engine.intervals import (
     COUNT_BOOTSTRAP,
     JOINT_CONFUSION_BOOTSTRAP,
@@ -107,7 +107,7 @@ def _without_rows(comparison: dict) -> dict:
     """A comparison minus what only kept rows give (intervals made by the row bootstrap) and
     and minus the capability codes (compared on their own)."""
     c = dict(comparison)
-    row_made = {k for k, v in c["ci_method"].items() if v == ROW_BOOTSTRAP}
+    row_made = {k for k, v in c["ci_method"].items() if v in (ROW_BOOTSTRAP, MICRO_PROJECTION)}
     c["ci"] = {k: v for k, v in c["ci"].items() if k not in row_made}
     c["ci_method"] = {k: v for k, v in c["ci_method"].items() if k not in row_made}
     c["capabilities"] = {}
@@ -193,8 +193,9 @@ def test_multiclass_past_the_distinct_row_cap_streams_without_the_row_bootstrap(
     got = json.loads(json.dumps(analyse(capped, p).to_json()))
     for name, mm in mem["models"].items():
         gm = got["models"][name]
-        assert ROW_BOOTSTRAP not in gm["ci_method"].values()
-        assert {k: v for k, v in mm["ci"].items() if mm["ci_method"][k] != ROW_BOOTSTRAP} == gm["ci"]
+        rows = {ROW_BOOTSTRAP, MICRO_PROJECTION}  # the rows' resamples' methods
+        assert not rows & set(gm["ci_method"].values())
+        assert {k: v for k, v in mm["ci"].items() if mm["ci_method"][k] not in rows} == gm["ci"]
     for cm, cg in zip(mem["comparisons"], got["comparisons"]):
         assert cm["capabilities"] == {} and cg["capabilities"] == {"paired_interval.probability_metrics": "needs_rows"}
         assert cg["delta"] == cm["delta"] and cg["tests"]["mcnemar"] == cm["tests"]["mcnemar"]

@@ -12,6 +12,7 @@ Three facts make it the row bootstrap in every engine:
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.metrics import roc_auc_score
@@ -141,3 +142,30 @@ def test_one_seed_gives_one_draw_whatever_the_block_size():
     b = np.vstack(list(DR.stratified_multinomial_blocks(strata, counts, 37, np.random.default_rng(5))))
     np.testing.assert_array_equal(a, b)
     assert a.shape == (37, 100)
+
+
+@pytest.mark.parametrize("cells", [DR.BLOCK_CELLS, 60])  # one chunk of picks per stratum; several
+def test_picked_strata_are_the_stream_s_picks_counted(monkeypatch, cells):
+    """Strata of few rows per distinct row: each resample's counts are the stream's uniform picks
+    (per block, strata in order, at most BLOCK_CELLS picks a chunk) counted per distinct row,
+    whether a block's picks come in one chunk or several."""
+    monkeypatch.setattr(DR, "BLOCK_CELLS", cells)
+    strata = np.array([1, 0, 1, 1, 0, 1])
+    counts = np.array([4.0, 3.0, 4.0, 4.0, 5.0, 4.0])  # 4 rows per distinct row: picked, not multinomial
+    got = np.vstack(list(DR.stratified_multinomial_blocks(strata, counts, 9, np.random.default_rng(4))))
+    rng = np.random.default_rng(4)
+    want = np.zeros((9, 6), np.int64)
+    block = max(1, min(9, cells // 6))
+    for lo in range(0, 9, block):
+        hi = min(9, lo + block)
+        for s in (0, 1):
+            idx = np.flatnonzero(strata == s)
+            total = int(counts[idx].sum())
+            step = max(1, cells // total)
+            for a in range(lo, hi, step):
+                z = min(hi, a + step)
+                at = rng.integers(0, total, size=(z - a, total))
+                picked = np.searchsorted(np.cumsum(counts[idx]), at, side="right")
+                for r in range(z - a):
+                    want[a + r, idx] = np.bincount(picked[r], minlength=idx.shape[0])
+    np.testing.assert_array_equal(got, want)

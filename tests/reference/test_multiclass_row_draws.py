@@ -31,8 +31,9 @@ def _data(n: int, k: int, seed: int, decimals: int | None = None) -> tuple[np.nd
 
 @pytest.mark.parametrize("decimals", [None, 1])  # every score distinct; many ties
 def test_block_equals_sklearn_on_the_resampled_rows(decimals):
-    """Each resample's AUCs (OvR micro / macro / weighted, Hand & Till OvO) and log-loss equal
-    scikit-learn's on the rows the resample draws (each distinct row repeated its drawn count)."""
+    """Each resample's AUCs (OvR macro / weighted, Hand & Till OvO) and log-loss equal
+    scikit-learn's on the rows the resample draws (each distinct row repeated its drawn count);
+    the micro average is its projection (:func:`test_micro_draws_are_the_pair_sum_s_projection`)."""
     y, p = _data(400, 4, 3, decimals)
     d = DR.distinct(DR.row_matrix(y, None, [None], [p]))
     yd, _, _, (pd_,) = DR.split(d, [(False, True)], 4)
@@ -47,15 +48,13 @@ def test_block_equals_sklearn_on_the_resampled_rows(decimals):
             roc_auc_score(yy, pp, multi_class="ovr", average="weighted"), abs=1e-12
         )
         assert got["roc_auc_ovo_macro"][r] == pytest.approx(roc_auc_score(yy, pp, multi_class="ovo"), abs=1e-12)
-        micro = roc_auc_score(label_binarize(yy, classes=range(4)), pp, average="micro")
-        assert got["roc_auc_ovr_micro"][r] == pytest.approx(micro, abs=1e-12)
         assert got["log_loss"][r] == pytest.approx(log_loss(yy, pp, labels=range(4)), abs=1e-12)
         np.testing.assert_array_equal(conf[r], np.bincount(yy * 4 + np.argmax(pp, axis=1), minlength=16).reshape(4, 4))
 
 
 def test_block_equals_the_row_engine_with_weights():
-    """With non-unit weights (drawn count × row weight) every value equals ``compute_multiclass``
-    on the rows with those weights, draw for draw."""
+    """With non-unit weights (drawn count × row weight) every value but the micro average's (a
+    projection) equals ``compute_multiclass`` on the rows with those weights, draw for draw."""
     y, p = _data(250, 3, 8, 2)
     rng = np.random.default_rng(2)
     W = rng.poisson(1.0, size=(3, y.shape[0])) * rng.uniform(0.5, 2.0, size=y.shape[0])
@@ -63,7 +62,34 @@ def test_block_equals_the_row_engine_with_weights():
     for r in range(3):
         mm = MC.compute_multiclass(y, ["a", "b", "c"], proba=p, weights=W[r])
         for key in RD.PROBABILITY_KEYS:
-            assert got[key][r] == pytest.approx(getattr(mm, key), abs=1e-12), key
+            if key != "roc_auc_ovr_micro":
+                assert got[key][r] == pytest.approx(getattr(mm, key), abs=1e-12), key
+
+
+@pytest.mark.parametrize("decimals", [None, 1])  # every score distinct; many ties
+@pytest.mark.parametrize("weighted", [False, True])
+def test_micro_draws_are_the_pair_sum_s_projection(decimals, weighted):
+    """The micro AUC of a resample W is ``1 − Q_lin(W) / (P N)`` (P = Σ W, N = (k − 1) Σ W), Q_lin
+    the pooled pair sum Q (negative cells' weight times the positive weight below, ties one half)
+    linearised at the observed weights W0: ``Q(W0) + (W − W0) · ∇Q(W0)``. Q from scikit-learn's
+    micro AUC, ``Q = (1 − AUC) P N``; Q is quadratic in W, so each partial derivative is the
+    central difference exactly. At W0 the draw is scikit-learn's micro AUC itself."""
+    k = 3
+    y, p = _data(40, k, 4, decimals)
+    rng = np.random.default_rng(6)
+    w0 = rng.uniform(0.5, 2.0, size=y.shape[0]) if weighted else np.ones(y.shape[0])
+    onehot = label_binarize(y, classes=range(k))
+
+    def q(w: np.ndarray) -> float:
+        return (1.0 - roc_auc_score(onehot, p, average="micro", sample_weight=w)) * (k - 1) * w.sum() ** 2
+
+    grad = np.array([(q(w0 + e) - q(w0 - e)) / 2 for e in 0.25 * np.eye(y.shape[0])]) / 0.25
+    W = rng.poisson(1.0, size=(5, y.shape[0])) * w0
+    W[0] = w0
+    got = RD.probability_draws(RD.ModelRows.of(y, p, w0), W)["roc_auc_ovr_micro"]
+    want = 1.0 - (q(w0) + (W - w0) @ grad) / ((k - 1) * W.sum(axis=1) ** 2)
+    np.testing.assert_allclose(got, np.clip(want, 0.0, 1.0), rtol=0, atol=1e-10)
+    assert got[0] == pytest.approx(roc_auc_score(onehot, p, average="micro", sample_weight=w0), abs=1e-12)
 
 
 @pytest.mark.slow  # 400 scikit-learn AUCs: seconds on a loaded machine
