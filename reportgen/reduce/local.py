@@ -441,7 +441,7 @@ def read_aligned(
 ):
     """Pass 1, and again keeping only the rows every model keeps when some model keeps rows
     another does not, every runner: (by_file, states in config order, rows read per file, dates
-    seen, join, common indexes, rows left out). ``plan(indexes)``: each file's fresh states;
+    seen, the join's notices, common indexes, rows left out). ``plan(indexes)``: each file's fresh states;
     ``read_all(by_file, indexes)`` reads every file (``indexes`` None: the first reading) →
     (rows read per file, dates seen, states in config order); ``always``: the common indexes
     even when every model keeps every row (Dask, separate datasets: paired by index)."""
@@ -455,7 +455,9 @@ def read_aligned(
         check_left(cfg, states, join, left_out)
     if join is not None and indexes is None and not join.in_order:
         indexes = {st.cfg.name: join.index(i, st.keyed().rows, read[st.path]) for i, st in enumerate(states)}
-    return by_file, states, read, seen_dates, join, indexes, left_out
+    for st in states:  # the join is done: its ids, positions and truth are not held through the next pass
+        st.ids = st.id_rows = st.truth = st.lost = st.gone = None
+    return by_file, states, read, seen_dates, () if join is None else join.warnings, indexes, left_out
 
 
 def check_left(cfg: Config, states: list[ModelPass], join: Join | None, left_out: list) -> None:
@@ -476,15 +478,13 @@ def load_audit_of(
     files: list[FileInfo],
     dropped: list[tuple[str, str, int]],
     left_out: list,
-    join: Join | None,
+    joined: Sequence[Notice],
     warnings: list[Notice],
     dates: list,
 ) -> LoadAudit:
     """The load audit of every runner: the rows each model dropped, then the rows left out of
-    the comparison; the join's notices before the runner's."""
-    return load_audit(
-        files, [*dropped, *left_out], [*(join.warnings if join is not None else ()), *warnings], date_span(dates)
-    )
+    the comparison; the join's notices (``joined``) before the runner's."""
+    return load_audit(files, [*dropped, *left_out], [*joined, *warnings], date_span(dates))
 
 
 def check_first_batches(cfg: Config) -> tuple[dict[Path, int], bool]:
@@ -884,7 +884,7 @@ def load_streamed(
             by_file, lambda path, sts, dates: fold_file(cfg, sts, path, dates, codes[0], reader), progress, cfg, reader
         )
 
-    by_file, states, read, seen_dates, join, indexes, left_out = read_aligned(
+    by_file, states, read, seen_dates, joined, indexes, left_out = read_aligned(
         cfg, lambda ix: plan_binary(cfg, ix, reader.held), read_all
     )
     rows = codes[0]
@@ -942,7 +942,7 @@ def load_streamed(
         paired, note = paired_pass(cfg, by_file, states, read, indexes, pairs, reader=reader)
     inputs = files if files is not None else [file_info(p, n) for p, n in read.items()]
     return binary_evidence(
-        cfg, models, paired, note, load_audit_of(inputs, dropped, left_out, join, warnings, seen_dates)
+        cfg, models, paired, note, load_audit_of(inputs, dropped, left_out, joined, warnings, seen_dates)
     )
 
 
@@ -1567,7 +1567,7 @@ def load_streamed_multiclass(
         plan.append(plan_multiclass(cfg, indexes, reader.held))
         return plan[-1][2]
 
-    by_file, states, read, seen_dates, join, indexes, left_out = read_aligned(cfg, planned, read_all)
+    by_file, states, read, seen_dates, joined, indexes, left_out = read_aligned(cfg, planned, read_all)
     classes, models, warnings, dropped = conclude(cfg, states, plan[-1][0], plan[-1][1])
     mcnemar, note = paired_pass(
         cfg,
@@ -1581,7 +1581,7 @@ def load_streamed_multiclass(
     )
     inputs = files if files is not None else [file_info(p, n) for p, n in read.items()]
     return multiclass_evidence(
-        cfg, classes, models, mcnemar, note, load_audit_of(inputs, dropped, left_out, join, warnings, seen_dates)
+        cfg, classes, models, mcnemar, note, load_audit_of(inputs, dropped, left_out, joined, warnings, seen_dates)
     )
 
 
