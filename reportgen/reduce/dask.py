@@ -641,7 +641,9 @@ def _binary(cfg: Config, dask: Any, progress: L.Progress | None, digests: Digest
     if progress is not None:
         progress(2, 2)
     dates = [d for part in results for d in part.dates]
-    return binary_evidence(cfg, models, paired, note, L.load_audit_of(files, dropped, left_out, joined, warnings, dates))
+    return binary_evidence(
+        cfg, models, paired, note, L.load_audit_of(files, dropped, left_out, joined, warnings, dates)
+    )
 
 
 # --------------------------------------------------------------------------------------

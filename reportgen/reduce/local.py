@@ -1461,24 +1461,30 @@ def class_rows(cfg: Config, st: ModelCounts, ids: ClassIds, batch: Batch, path: 
     return keep, truth, pred, scores, weights
 
 
+def kept(values: Any, keep: np.ndarray) -> Any:
+    """``values[keep]`` (rows, read only): ``values`` itself when every row is kept, not a copy of
+    a batch's score matrix per use."""
+    return values if keep.all() else values[keep]
+
+
 def fold_counts(cfg: Config, st: ModelCounts, path: Path, batch: Batch, offset: int, ids: ClassIds) -> None:
     """Validate one batch for one model and add its kept rows to the model's counts."""
     keep, truth, pred, scores, weights = class_rows(cfg, st, ids, batch, path, offset)
     if not keep.any():
         return
-    truth = truth[keep]
+    truth = kept(truth, keep)
     st.seen_truth.update(np.unique(truth.astype(str)).tolist())
     y = ids.of(truth)
+    if scores is not None:
+        scores = kept(scores, keep)
     if pred is not None:
-        pred = pred[keep]
+        pred = kept(pred, keep)
         st.seen_pred.update(np.unique(pred.astype(str)).tolist())
         a = ids.of(pred)
     else:  # argmax of the score columns (class order): the prediction is a column position
-        a = np.argmax(scores[keep], axis=1).astype(np.int64)
+        a = np.argmax(scores, axis=1).astype(np.int64)
     st.rows += int(y.shape[0])
-    if st.counts.add(
-        y, a, None if weights is None else weights[keep], None if scores is None else scores[keep], len(ids.index)
-    ):
+    if st.counts.add(y, a, None if weights is None else kept(weights, keep), scores, len(ids.index)):
         st.merge_pending(cfg.stream.max_distinct_scores)
 
 
@@ -1683,18 +1689,20 @@ class McNemarPairs(Pairs):
         pos = np.flatnonzero(keep)
         import pandas as pd  # noqa: PLC0415  (a class's index among the classes: multiclass McNemar records only)
 
-        y = pd.Index(self.classes).get_indexer(truth[keep]).astype(np.int64)
+        y = pd.Index(self.classes).get_indexer(kept(truth, keep)).astype(np.int64)
+        if scores is not None:
+            scores = kept(scores, keep)
         if pred is not None:
-            guess = pd.Index(self.classes).get_indexer(pred[keep]).astype(np.int64)
+            guess = pd.Index(self.classes).get_indexer(kept(pred, keep)).astype(np.int64)
         else:
-            guess = np.argmax(scores[keep], axis=1).astype(np.int64)
+            guess = np.argmax(scores, axis=1).astype(np.int64)
         rec = np.empty(pos.shape[0], dtype=self.dtype)
         rec["y"], rec["pred"], rec["right"], rec["row"] = y, guess, guess == y, pos + offset
-        rec["w"] = 1.0 if weights is None else weights[keep]
+        rec["w"] = 1.0 if weights is None else kept(weights, keep)
         if not self.scoreless:
-            rec["p"] = 0.0 if scores is None else scores[keep]
+            rec["p"] = 0.0 if scores is None else scores
         if self.brier:
-            rec["e"] = 0.0 if scores is None else CP.brier_errors(scores[keep], y)
+            rec["e"] = 0.0 if scores is None else CP.brier_errors(scores, y)
         return pos + offset, rec
 
     def add(self, recs: list[np.ndarray]) -> None:
