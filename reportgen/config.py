@@ -838,7 +838,14 @@ class StreamConfig(Strict):
     reduction) changes the intervals, never the tables.
     """
 
-    batch_rows: int = Field(1_000_000, ge=1_000, description="Rows per record batch read by engine: stream and dask.")
+    batch_rows: int = Field(
+        1_000_000,
+        ge=1_000,
+        description=(
+            "Rows per record batch read by engine: stream and dask (task: multiclass: at most 262,144, "
+            "its per-batch score matrices being several times the batch)."
+        ),
+    )
     max_distinct_scores: int = Field(
         2_000_000,
         ge=100,
