@@ -465,6 +465,7 @@ def read_aligned(
         indexes = {st.cfg.name: join.index(i, st.keyed().rows, read[st.path]) for i, st in enumerate(states)}
     for st in states:  # the join is done: its ids, positions and truth are not held through the next pass
         st.ids = st.id_rows = st.truth = st.lost = st.gone = None
+    release_unused()  # the ids' Arrow pages
     return by_file, states, read, seen_dates, () if join is None else join.warnings, indexes, left_out
 
 
