@@ -838,7 +838,12 @@ class StreamConfig(Strict):
     """
 
     batch_rows: Number[int] = Field(
-        1_000_000, ge=1_000, description="Rows per record batch read by engine: stream and dask."
+        1_000_000,
+        ge=1_000,
+        description=(
+            "Rows per record batch read by engine: stream and dask (task: multiclass: at most 262,144, "
+            "its per-batch score matrices being several times the batch)."
+        ),
     )
     max_distinct_scores: Number[int] = Field(
         2_000_000,

@@ -300,12 +300,13 @@ def table_auc(table: ScoreTable) -> float | None:
     the order of the rows or of the merges that built the table.
     """
     tp, fp = table.cumulative_view()
-    return _mann_whitney(tp, fp, table.pos, table.neg)
+    return _mann_whitney(tp, float(fp[-1]), table.pos, table.neg)
 
 
-def _mann_whitney(tp: np.ndarray, fp: np.ndarray, pos: np.ndarray, neg: np.ndarray) -> float | None:
-    """:func:`table_auc` from a table's counts (descending scores) and their prefix sums."""
-    P, N = float(tp[-1]), float(fp[-1])
+def _mann_whitney(tp: np.ndarray, N: float, pos: np.ndarray, neg: np.ndarray) -> float | None:
+    """:func:`table_auc` from a table's counts (descending scores), the prefix sums of the
+    positives and the negatives' total N (the last of their prefix sums)."""
+    P = float(tp[-1])
     if P <= 0 or N <= 0:
         return None
     s = float(np.dot(neg, tp[:-1])) + 0.5 * float(np.dot(neg, pos))
@@ -320,8 +321,9 @@ def micro_auc(t: ClassTables) -> float | None:
     of :func:`reportgen.engine.curve.build_table` over the raveled score matrix.
     """
     pos, neg = micro_counts(t)
-    tp, fp = micro_prefix_sums(pos, neg)
-    return _mann_whitney(tp, fp, pos, neg)
+    # the negatives' prefix sums are needed only for their total: one n·k array less at once
+    N = float(np.cumsum(neg, dtype=neg.dtype)[-1]) if neg.shape[0] else 0.0
+    return _mann_whitney(_prefix_sum(pos), N, pos, neg)
 
 
 def log_loss_sum(t: ClassTables) -> float:

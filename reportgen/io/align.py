@@ -145,14 +145,21 @@ def _first_repeat(codes: np.ndarray) -> int | None:
     return int(again.min()) if again.shape[0] else None
 
 
-def check_unique(k: Keyed, codes: np.ndarray | None = None) -> None:
+def check_unique(k: Keyed, codes: np.ndarray | None = None, distinct: int = 0) -> None:
     """Ids must be unique within a model (the first repeat is an error naming its row).
 
-    ``codes``: the ids as integers (equal ids, equal integers), when already computed."""
+    ``codes``: the ids as integers (equal ids, equal integers), when already computed;
+    ``distinct``: when they are codes below it (:func:`id_codes`), a mark per code tells first
+    whether any repeats (a byte per code, not a sort of the model's rows)."""
     if codes is None:
         codes = _integers(_arrow(k.ids))
         if codes is None:
             (codes,), _ = id_codes([k])
+    elif distinct:
+        seen = np.zeros(distinct, dtype=bool)
+        seen[codes] = True
+        if int(np.count_nonzero(seen)) == codes.shape[0]:
+            return
     j = _first_repeat(codes)
     if j is not None:
         raise InputError(
@@ -188,9 +195,9 @@ def join_ids(cfg: Config, models: list[Keyed]) -> Join:
         ]
     )
     codes = [c[: len(k.rows)] for c, k in zip(both, models)]
-    for k, c in zip(models, codes):
-        check_unique(k, c)
     u = len(words)
+    for k, c in zip(models, codes):
+        check_unique(k, c, u)
     present, kept = [], []
     for c, cb in zip(codes, both):
         p = np.zeros(u, dtype=bool)

@@ -94,8 +94,9 @@ class RowSpill:
         rec = np.empty(at.shape[0], dtype=self._rec)
         rec["at"], rec["value"] = at, values
         part = at // self.chunk
-        order = np.argsort(part, kind="stable")
-        rec, part = rec[order], part[order]
+        if np.any(part[1:] < part[:-1]):  # rows in range order already (the usual case) need no sorted copy
+            order = np.argsort(part, kind="stable")
+            rec, part = rec[order], part[order]
         cuts = np.flatnonzero(np.diff(part)) + 1
         for lo, hi in zip(np.r_[0, cuts], np.r_[cuts, part.shape[0]]):
             if hi > lo:

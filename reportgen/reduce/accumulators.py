@@ -1622,6 +1622,60 @@ def _grow(conf: np.ndarray, k: int) -> np.ndarray:
     return out
 
 
+#: glibc's largest mmap threshold on 64-bit systems (``DEFAULT_MMAP_THRESHOLD_MAX``): a larger
+#: allocation is always mapped apart from the heap, whatever the threshold has grown to.
+MAPPED_BYTES = 32 << 20
+#: Packed arrays of at least this many bytes are given a mapped buffer (:func:`packed`).
+PACK_MAPPED_MIN = 4 << 20
+
+
+def packed(arrays: list[np.ndarray]) -> list[np.ndarray]:
+    """The arrays (1-D) copied into one buffer: views of it, the same dtypes and values.
+
+    Long-lived arrays built among a pass's temporaries (a model's class tables, its top-label
+    cells) are then one allocation, and one of :data:`PACK_MAPPED_MIN` bytes or more asks for
+    more than :data:`MAPPED_BYTES`, so that glibc maps it apart from the heap and hands it back
+    whole when freed, where tens of separately allocated arrays would sit among the freed
+    temporaries and keep the heap below them resident. The pages past the arrays are never
+    touched, so they take address space, not memory."""
+    align = 16  # each view starts on a 16-byte boundary (complex128 lists, float64, int64)
+    sizes = [-(-a.nbytes // align) * align for a in arrays]
+    total = sum(sizes)
+    buf = np.empty(max(total, MAPPED_BYTES + 4096) if total >= PACK_MAPPED_MIN else total, dtype=np.uint8)
+    out, at = [], 0
+    for a, size in zip(arrays, sizes):
+        view = buf[at : at + a.nbytes].view(a.dtype)
+        view[...] = a
+        out.append(view)
+        at += size
+    return out
+
+
+def _ones_shared(
+    cells: tuple[list[np.ndarray], np.ndarray, np.ndarray],
+) -> tuple[list[np.ndarray], np.ndarray, np.ndarray]:
+    """Cells (:func:`weight_cells`) whose weights, or rows, are all 1 with that column as one
+    shared 1 (a read-only view of stride 0): the top-label cells of unweighted rows with distinct
+    confidences are one cell per row, and two of their four columns would be n ones (32 MB per
+    million rows of a model held through pass 1). The values are the same arrays to every reader."""
+    keys, w, rows = cells
+    if w.shape[0] and w.strides[0] and bool(np.all(w == 1.0)):
+        w = np.broadcast_to(np.float64(1.0), w.shape)
+    if rows.shape[0] and rows.strides[0] and bool(np.all(rows == 1)):
+        rows = np.broadcast_to(np.int64(1), rows.shape)
+    return keys, w, rows
+
+
+def _packed_cells(
+    cells: tuple[list[np.ndarray], np.ndarray, np.ndarray],
+) -> tuple[list[np.ndarray], np.ndarray, np.ndarray]:
+    """Cells (:func:`weight_cells`) with their columns in one allocation (:func:`packed`; a
+    shared column of ones, :func:`_ones_shared`, stays as it is)."""
+    keys, w, rows = cells
+    flat = iter(packed([a for a in (*keys, w, rows) if a.strides[0]]))
+    return [next(flat) for _ in keys], next(flat) if w.strides[0] else w, next(flat) if rows.strides[0] else rows
+
+
 def _unit_cells(key: np.ndarray) -> tuple[list[np.ndarray], np.ndarray, np.ndarray]:
     """:func:`weight_cells` of rows of weight 1 keyed by one small integer, by ``bincount``: the
     same cells in the same order, without the sort."""
@@ -1672,7 +1726,7 @@ class ProbabilityCells(Shown):
         unit = w is None
         w = np.ones(n) if w is None else np.asarray(w, dtype=np.float64)
         conf = np.ascontiguousarray(p.max(axis=1), dtype=np.float64)
-        self.top.append(weight_cells([y * q + p.argmax(axis=1), conf.view(np.int64)], w))
+        self.top.append(_ones_shared(weight_cells([y * q + p.argmax(axis=1), conf.view(np.int64)], w)))
         key = (np.repeat(y * q, q) + np.tile(np.arange(q), n)) * q + CP.column_ranks(p).ravel()
         self.rank.append(_unit_cells(key) if unit else weight_cells([key], np.repeat(w, q)))
         if self.costs is not None and self.costs.shape == (q, q):
@@ -1688,7 +1742,7 @@ class ProbabilityCells(Shown):
         for name in ("top", "rank", "optimal", "brier"):
             chunks = getattr(self, name)
             if len(chunks) > 1:
-                setattr(self, name, [concat_cells(chunks)])
+                setattr(self, name, [_packed_cells(_ones_shared(concat_cells(chunks)))])
 
     def _lists(self) -> tuple[tuple[list, int], ...]:
         """Each cell list with how many columns its key packs below the true id (q^span)."""
@@ -1738,11 +1792,12 @@ class ProbabilityCells(Shown):
             size = k * CP.BRIER_CELLS
             at = by * CP.BRIER_CELLS + blow % CP.BRIER_CELLS
             brier = cell_sums(at[mine], bw[mine], brows[mine], size).reshape(k, CP.BRIER_CELLS)
+        y, a, conf, weight = packed([y, a, bits.view(np.float64), w * rows])
         return CP.ProbabilityCounts(
             true=y,
             predicted=a,
-            confidence=bits.view(np.float64),
-            weight=w * rows,
+            confidence=conf,
+            weight=weight,
             rank=cell_sums((ry * k + low % q)[on_true], rw[on_true], rrows[on_true], k * k).reshape(k, k),
             optimal=optimal,
             brier=brier,
@@ -1847,7 +1902,8 @@ class ClassCounts(Shown):
         caller's, once every row is (the runners raise it among the whole-file rules, after
         every bad row: a stream met it in the middle of a file, a Dask part at its end, and so
         each named another fault)."""
-        for j in range(self.q if self.pending else 0):
+        changed = bool(self.pending)
+        for j in range(self.q if changed else 0):
             if j in self.over:
                 continue
             classes = {i for values, _ in self.pending for i in range(len(values[j]))} | {
@@ -1863,6 +1919,9 @@ class ClassCounts(Shown):
                 self.over.add(j)
                 self.merged = {key: v for key, v in self.merged.items() if key[0] != j}
         self.pending = []
+        if changed:  # the merged tables as one allocation (:func:`packed`)
+            flat = iter(packed([a for pair in self.merged.values() for a in pair if a is not None]))
+            self.merged = {key: (next(flat), None if c is None else next(flat)) for key, (_v, c) in self.merged.items()}
         return min(self.over) if self.over else None
 
     def combine(self, parts: list[ClassCounts], to_ids: list[np.ndarray], n_ids: int, by_class: bool) -> None:

@@ -417,7 +417,7 @@ def _read_twice(
     args: Callable[[], tuple] = tuple,
 ):
     """The local runner's readings (:func:`reportgen.reduce.local.read_aligned`) as maps over the
-    parts: (by_file, parts per file, results per dataset, rows per part, join, common indexes,
+    parts: (by_file, parts per file, results per dataset, rows per part, the join's notices, common indexes,
     part slices, rows left out). ``plan(indexes)``: each dataset's models (the columns checked);
     ``connect()`` starts the cluster; ``args()``: the mapper's last arguments (after the plan)."""
     parts_of_file: dict[Path, list[str]] = {}
@@ -442,9 +442,9 @@ def _read_twice(
         return {p: sum(n) for p, n in reads.items()}, [d for r in results for d in r.dates], _states(cfg, results)
 
     separate = len({V.model_file(m) for m in cfg.models}) > 1  # separate datasets: paired by index
-    by_file, _states_read, _read, _dates, join, indexes, left_out = L.read_aligned(cfg, plan, read_all, separate)
+    by_file, _states_read, _read, _dates, joined, indexes, left_out = L.read_aligned(cfg, plan, read_all, separate)
     slices = None if indexes is None else part_slices(reads, by_file, indexes)
-    return by_file, parts_of_file, tuple(results), reads, join, indexes, slices, left_out
+    return by_file, parts_of_file, tuple(results), reads, joined, indexes, slices, left_out
 
 
 @dataclass(slots=True)
@@ -593,7 +593,7 @@ def _reduce_binned(*parts: S.BinnedAccumulator) -> S.BinnedAccumulator:
 
 def _binary(cfg: Config, dask: Any, progress: L.Progress | None, digests: Digests, connect: Callable) -> BinaryEvidence:
     delayed = dask.delayed
-    by_file, parts_of_file, results, reads, join, _indexes, slices, left_out = _read_twice(
+    by_file, parts_of_file, results, reads, joined, _indexes, slices, left_out = _read_twice(
         cfg, dask, digests, connect, functools.partial(L.plan_binary, cfg), _map_part, _reduce_parts
     )
     states = _states(cfg, results)
@@ -641,7 +641,9 @@ def _binary(cfg: Config, dask: Any, progress: L.Progress | None, digests: Digest
     if progress is not None:
         progress(2, 2)
     dates = [d for part in results for d in part.dates]
-    return binary_evidence(cfg, models, paired, note, L.load_audit_of(files, dropped, left_out, join, warnings, dates))
+    return binary_evidence(
+        cfg, models, paired, note, L.load_audit_of(files, dropped, left_out, joined, warnings, dates)
+    )
 
 
 # --------------------------------------------------------------------------------------
@@ -685,7 +687,7 @@ def _multiclass(
         plans.append(L.plan_multiclass(cfg, indexes))
         return plans[-1][2]
 
-    by_file, parts_of_file, results, reads, join, _indexes, slices, left_out = _read_twice(
+    by_file, parts_of_file, results, reads, joined, _indexes, slices, left_out = _read_twice(
         cfg, dask, digests, connect, plan, _map_part, _reduce_counts, lambda: (plans[-1][1],)
     )
     if progress is not None:
@@ -718,5 +720,5 @@ def _multiclass(
         progress(2, 2)
     dates = [d for part in results for d in part.dates]
     return multiclass_evidence(
-        cfg, classes, models, mcnemar, note, L.load_audit_of(files, dropped, left_out, join, warnings, dates)
+        cfg, classes, models, mcnemar, note, L.load_audit_of(files, dropped, left_out, joined, warnings, dates)
     )

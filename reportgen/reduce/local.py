@@ -251,8 +251,16 @@ def column_types(cfg: Config, models: list[ModelConfig]) -> tuple[list[str], lis
 
 def batches(cfg: Config, path: Path, states: Sequence[ModelPass]) -> Generator[tuple[Batch, int], None, None]:
     """(batch, offset) of the file holding ``states``' models: their columns, typed
-    (``engine: stream``, and each Dask part)."""
-    return read_columns(path, columns_of(states), cfg.stream.batch_rows, *column_types(cfg, [st.cfg for st in states]))
+    (``engine: stream``, and each Dask part); multiclass, at most :data:`MULTICLASS_BATCH_ROWS` rows."""
+    rows = cfg.stream.batch_rows if cfg.task != "multiclass" else min(cfg.stream.batch_rows, MULTICLASS_BATCH_ROWS)
+    return read_columns(path, columns_of(states), rows, *column_types(cfg, [st.cfg for st in states]))
+
+
+#: Rows per record batch of a multiclass stream (``stream.batch_rows`` when smaller): a batch's
+#: score matrix, its validation masks and its paired records are each several times the batch's
+#: Arrow columns, and its pieces of class lists and cells are reduced :data:`S.TABLE_CHUNK` rows
+#: at a time anyway. 2M rows x 5 classes x 3 models: peak RSS 1.15 -> 1.0 GiB, the same numbers.
+MULTICLASS_BATCH_ROWS = S.TABLE_CHUNK
 
 
 @dataclass(frozen=True, slots=True, repr=False, eq=False)
@@ -442,7 +450,7 @@ def read_aligned(
 ):
     """Pass 1, and again keeping only the rows every model keeps when some model keeps rows
     another does not, every runner: (by_file, states in config order, rows read per file, dates
-    seen, join, common indexes, rows left out). ``plan(indexes)``: each file's fresh states;
+    seen, the join's notices, common indexes, rows left out). ``plan(indexes)``: each file's fresh states;
     ``read_all(by_file, indexes)`` reads every file (``indexes`` None: the first reading) →
     (rows read per file, dates seen, states in config order); ``always``: the common indexes
     even when every model keeps every row (Dask, separate datasets: paired by index)."""
@@ -456,7 +464,10 @@ def read_aligned(
         check_left(cfg, states, join, left_out)
     if join is not None and indexes is None and not join.in_order:
         indexes = {st.cfg.name: join.index(i, st.keyed().rows, read[st.path]) for i, st in enumerate(states)}
-    return by_file, states, read, seen_dates, join, indexes, left_out
+    for st in states:  # the join is done: its ids, positions and truth are not held through the next pass
+        st.ids = st.id_rows = st.truth = st.lost = st.gone = None
+    release_unused()  # the ids' Arrow pages
+    return by_file, states, read, seen_dates, () if join is None else join.warnings, indexes, left_out
 
 
 def check_left(cfg: Config, states: list[ModelPass], join: Join | None, left_out: list) -> None:
@@ -477,15 +488,13 @@ def load_audit_of(
     files: list[FileInfo],
     dropped: list[tuple[str, str, int]],
     left_out: list,
-    join: Join | None,
+    joined: Sequence[Notice],
     warnings: list[Notice],
     dates: list,
 ) -> LoadAudit:
     """The load audit of every runner: the rows each model dropped, then the rows left out of
-    the comparison; the join's notices before the runner's."""
-    return load_audit(
-        files, [*dropped, *left_out], [*(join.warnings if join is not None else ()), *warnings], date_span(dates)
-    )
+    the comparison; the join's notices (``joined``) before the runner's."""
+    return load_audit(files, [*dropped, *left_out], [*joined, *warnings], date_span(dates))
 
 
 def check_first_batches(cfg: Config) -> tuple[dict[Path, int], bool]:
@@ -885,7 +894,7 @@ def load_streamed(
             by_file, lambda path, sts, dates: fold_file(cfg, sts, path, dates, codes[0], reader), progress, cfg, reader
         )
 
-    by_file, states, read, seen_dates, join, indexes, left_out = read_aligned(
+    by_file, states, read, seen_dates, joined, indexes, left_out = read_aligned(
         cfg, lambda ix: plan_binary(cfg, ix, reader.held), read_all
     )
     rows = codes[0]
@@ -943,7 +952,7 @@ def load_streamed(
         paired, note = paired_pass(cfg, by_file, states, read, indexes, pairs, reader=reader)
     inputs = files if files is not None else [file_info(p, n) for p, n in read.items()]
     return binary_evidence(
-        cfg, models, paired, note, load_audit_of(inputs, dropped, left_out, join, warnings, seen_dates)
+        cfg, models, paired, note, load_audit_of(inputs, dropped, left_out, joined, warnings, seen_dates)
     )
 
 
@@ -1465,24 +1474,30 @@ def class_rows(cfg: Config, st: ModelCounts, ids: ClassIds, batch: Batch, path: 
     return keep, truth, pred, scores, weights
 
 
+def kept(values: Any, keep: np.ndarray) -> Any:
+    """``values[keep]`` (rows, read only): ``values`` itself when every row is kept, not a copy of
+    a batch's score matrix per use."""
+    return values if keep.all() else values[keep]
+
+
 def fold_counts(cfg: Config, st: ModelCounts, path: Path, batch: Batch, offset: int, ids: ClassIds) -> None:
     """Validate one batch for one model and add its kept rows to the model's counts."""
     keep, truth, pred, scores, weights = class_rows(cfg, st, ids, batch, path, offset)
     if not keep.any():
         return
-    truth = truth[keep]
+    truth = kept(truth, keep)
     st.seen_truth.update(np.unique(truth.astype(str)).tolist())
     y = ids.of(truth)
+    if scores is not None:
+        scores = kept(scores, keep)
     if pred is not None:
-        pred = pred[keep]
+        pred = kept(pred, keep)
         st.seen_pred.update(np.unique(pred.astype(str)).tolist())
         a = ids.of(pred)
     else:  # argmax of the score columns (class order): the prediction is a column position
-        a = np.argmax(scores[keep], axis=1).astype(np.int64)
+        a = np.argmax(scores, axis=1).astype(np.int64)
     st.rows += int(y.shape[0])
-    if st.counts.add(
-        y, a, None if weights is None else weights[keep], None if scores is None else scores[keep], len(ids.index)
-    ):
+    if st.counts.add(y, a, None if weights is None else kept(weights, keep), scores, len(ids.index)):
         st.merge_pending(cfg.stream.max_distinct_scores)
 
 
@@ -1571,7 +1586,7 @@ def load_streamed_multiclass(
         plan.append(plan_multiclass(cfg, indexes, reader.held))
         return plan[-1][2]
 
-    by_file, states, read, seen_dates, join, indexes, left_out = read_aligned(cfg, planned, read_all)
+    by_file, states, read, seen_dates, joined, indexes, left_out = read_aligned(cfg, planned, read_all)
     classes, models, warnings, dropped = conclude(cfg, states, plan[-1][0], plan[-1][1])
     mcnemar, note = paired_pass(
         cfg,
@@ -1585,7 +1600,7 @@ def load_streamed_multiclass(
     )
     inputs = files if files is not None else [file_info(p, n) for p, n in read.items()]
     return multiclass_evidence(
-        cfg, classes, models, mcnemar, note, load_audit_of(inputs, dropped, left_out, join, warnings, seen_dates)
+        cfg, classes, models, mcnemar, note, load_audit_of(inputs, dropped, left_out, joined, warnings, seen_dates)
     )
 
 
@@ -1687,18 +1702,20 @@ class McNemarPairs(Pairs):
         pos = np.flatnonzero(keep)
         import pandas as pd  # noqa: PLC0415  (a class's index among the classes: multiclass McNemar records only)
 
-        y = pd.Index(self.classes).get_indexer(truth[keep]).astype(np.int64)
+        y = pd.Index(self.classes).get_indexer(kept(truth, keep)).astype(np.int64)
+        if scores is not None:
+            scores = kept(scores, keep)
         if pred is not None:
-            guess = pd.Index(self.classes).get_indexer(pred[keep]).astype(np.int64)
+            guess = pd.Index(self.classes).get_indexer(kept(pred, keep)).astype(np.int64)
         else:
-            guess = np.argmax(scores[keep], axis=1).astype(np.int64)
+            guess = np.argmax(scores, axis=1).astype(np.int64)
         rec = np.empty(pos.shape[0], dtype=self.dtype)
         rec["y"], rec["pred"], rec["right"], rec["row"] = y, guess, guess == y, pos + offset
-        rec["w"] = 1.0 if weights is None else weights[keep]
+        rec["w"] = 1.0 if weights is None else kept(weights, keep)
         if not self.scoreless:
-            rec["p"] = 0.0 if scores is None else scores[keep]
+            rec["p"] = 0.0 if scores is None else scores
         if self.brier:
-            rec["e"] = 0.0 if scores is None else CP.brier_errors(scores[keep], y)
+            rec["e"] = 0.0 if scores is None else CP.brier_errors(scores, y)
         return pos + offset, rec
 
     def add(self, recs: list[np.ndarray]) -> None:

@@ -95,3 +95,44 @@ def test_micro_auc_and_points_equal_the_pooled_score_table():
 
 def pooled_weights(weights: np.ndarray | None) -> np.ndarray | None:
     return None if weights is None else np.repeat(weights, 3)
+
+
+def test_merged_tables_and_top_label_counts_are_one_allocation_each():
+    y, p = _rows(n=2000)
+    values, _ = CT.class_lists(y, p, None, 4)
+    counts = S.ClassCounts(4)
+    counts.add(y, np.argmax(p, axis=1), None, p, 4)
+    counts.merge_pending(10**9)
+    merged = [v for v, _ in counts.merged.values()]
+    assert len({id(v.base) for v in merged}) == 1 and merged[0].base is not None
+    assert all(np.array_equal(counts.merged[(j, i)][0], values[j][i]) for j in range(4) for i in range(4))
+    _, _, proba = counts.finish(4, np.arange(4), False)
+    assert proba is not None
+    arrays = [proba.true, proba.predicted, proba.confidence, proba.weight]
+    assert len({id(a.base) for a in arrays}) == 1 and arrays[0].base is not None
+    assert [a.dtype for a in arrays] == [np.int64, np.int64, np.float64, np.float64]
+    assert proba.weight.sum() == 2000
+
+
+def test_packed_arrays_keep_their_values_and_dtypes():
+    arrays = [np.arange(5, dtype=np.int64), np.linspace(0, 1, 3), np.array([1 + 2j]), np.zeros(0)]
+    out = S.packed(arrays)
+    assert [a.dtype for a in out] == [a.dtype for a in arrays]
+    assert all(np.array_equal(a, b) for a, b in zip(out, arrays))
+    assert len({id(a.base) for a in out}) == 1
+    big = S.packed([np.ones(S.PACK_MAPPED_MIN // 8)])[0]  # asks past glibc's largest mmap threshold
+    assert big.base.nbytes > S.MAPPED_BYTES and (big == 1.0).all() and big.shape == (S.PACK_MAPPED_MIN // 8,)
+
+
+def test_top_label_cells_of_unit_rows_share_their_ones():
+    y, p = _rows(n=3000)
+    cells = S.ProbabilityCells(4, None)
+    for lo in range(0, 3000, 500):  # several chunks, merged
+        cells.add(y[lo : lo + 500], p[lo : lo + 500], None)
+    cells.merge()
+    (_key, _bits), w, rows = cells.top[0]
+    assert w.strides == (0,) and rows.strides == (0,) and w[0] == 1.0 and rows[0] == 1
+    whole = S.probability_counts(y, p, None)  # one chunk: the same counts
+    split = cells.finish(4, np.arange(4))
+    for name in ("true", "predicted", "confidence", "weight", "rank", "brier"):
+        assert np.array_equal(getattr(split, name), getattr(whole, name)), name
