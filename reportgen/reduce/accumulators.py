@@ -1622,26 +1622,16 @@ def _grow(conf: np.ndarray, k: int) -> np.ndarray:
     return out
 
 
-#: glibc's largest mmap threshold on 64-bit systems (``DEFAULT_MMAP_THRESHOLD_MAX``): a larger
-#: allocation is always mapped apart from the heap, whatever the threshold has grown to.
-MAPPED_BYTES = 32 << 20
-#: Packed arrays of at least this many bytes are given a mapped buffer (:func:`packed`).
-PACK_MAPPED_MIN = 4 << 20
-
-
 def packed(arrays: list[np.ndarray]) -> list[np.ndarray]:
     """The arrays (1-D) copied into one buffer: views of it, the same dtypes and values.
 
     Long-lived arrays built among a pass's temporaries (a model's class tables, its top-label
-    cells) are then one allocation, and one of :data:`PACK_MAPPED_MIN` bytes or more asks for
-    more than :data:`MAPPED_BYTES`, so that glibc maps it apart from the heap and hands it back
-    whole when freed, where tens of separately allocated arrays would sit among the freed
-    temporaries and keep the heap below them resident. The pages past the arrays are never
-    touched, so they take address space, not memory."""
+    cells) are then one allocation. Past glibc's mmap threshold (at most 32 MiB) it is mapped
+    apart from the heap and handed back whole when freed, where tens of separately allocated
+    arrays would sit among the freed temporaries and keep the heap below them resident."""
     align = 16  # each view starts on a 16-byte boundary (complex128 lists, float64, int64)
     sizes = [-(-a.nbytes // align) * align for a in arrays]
-    total = sum(sizes)
-    buf = np.empty(max(total, MAPPED_BYTES + 4096) if total >= PACK_MAPPED_MIN else total, dtype=np.uint8)
+    buf = np.empty(sum(sizes), dtype=np.uint8)
     out, at = [], 0
     for a, size in zip(arrays, sizes):
         view = buf[at : at + a.nbytes].view(a.dtype)
@@ -1664,16 +1654,6 @@ def _ones_shared(
     if rows.shape[0] and rows.strides[0] and bool(np.all(rows == 1)):
         rows = np.broadcast_to(np.int64(1), rows.shape)
     return keys, w, rows
-
-
-def _packed_cells(
-    cells: tuple[list[np.ndarray], np.ndarray, np.ndarray],
-) -> tuple[list[np.ndarray], np.ndarray, np.ndarray]:
-    """Cells (:func:`weight_cells`) with their columns in one allocation (:func:`packed`; a
-    shared column of ones, :func:`_ones_shared`, stays as it is)."""
-    keys, w, rows = cells
-    flat = iter(packed([a for a in (*keys, w, rows) if a.strides[0]]))
-    return [next(flat) for _ in keys], next(flat) if w.strides[0] else w, next(flat) if rows.strides[0] else rows
 
 
 def _unit_cells(key: np.ndarray) -> tuple[list[np.ndarray], np.ndarray, np.ndarray]:
@@ -1742,7 +1722,7 @@ class ProbabilityCells(Shown):
         for name in ("top", "rank", "optimal", "brier"):
             chunks = getattr(self, name)
             if len(chunks) > 1:
-                setattr(self, name, [_packed_cells(_ones_shared(concat_cells(chunks)))])
+                setattr(self, name, [_ones_shared(concat_cells(chunks))])
 
     def _lists(self) -> tuple[tuple[list, int], ...]:
         """Each cell list with how many columns its key packs below the true id (q^span)."""
