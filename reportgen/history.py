@@ -160,10 +160,14 @@ def _connect(path: Path, create: bool) -> sqlite3.Connection:
     except sqlite3.Error as exc:
         raise HistoryError(f"{path}: cannot open the history store ({exc}); {_access_hint(path)}") from None
     try:
+        # one snapshot: a store another run creates meanwhile is seen whole or not at all (read
+        # apart, its tables could come after a layout read before its commit)
+        conn.execute("BEGIN")
         version = conn.execute("PRAGMA user_version").fetchone()[0]
         tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        conn.execute("COMMIT")
     except sqlite3.DatabaseError as exc:
-        conn.close()
+        conn.close()  # rolls back the read
         if _busy(exc):
             raise
         if isinstance(exc, sqlite3.OperationalError) and "unable to open" in str(exc):
@@ -188,7 +192,11 @@ def _connect(path: Path, create: bool) -> sqlite3.Connection:
         if not create:
             conn.close()
             raise HistoryError(f"{path}: an empty file, not a reportgen history store")
-        conn.executescript(f"BEGIN IMMEDIATE; {_SCHEMA} PRAGMA user_version = {STORE_VERSION}; COMMIT;")
+        try:
+            conn.executescript(f"BEGIN IMMEDIATE; {_SCHEMA} PRAGMA user_version = {STORE_VERSION}; COMMIT;")
+        except sqlite3.Error:
+            conn.close()  # rolls back a creation whose commit another run's read held off; the caller waits and retries
+            raise
     return conn
 
 

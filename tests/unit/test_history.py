@@ -164,6 +164,44 @@ def test_two_concurrent_appenders_lose_nothing(tmp_path: Path, demo_json) -> Non
     assert all({p.run_id for p in r["numbers"]} == {r["run_id"]} for r in runs)
 
 
+def test_a_store_another_run_creates_between_our_reads_is_not_taken_for_a_foreign_file(
+    tmp_path: Path, demo_json, monkeypatch
+) -> None:
+    """Runs started together on a new store: one run read the layout (0, nothing yet), another
+    created the store, then the first read its tables and called it 'not a reportgen history
+    store (layout 0, tables numbers, runs)'. The layout and the tables are read in one snapshot
+    now: the other run's creation lands before it (seen whole) or waits for it (not seen)."""
+    import reportgen.history as H
+
+    store = tmp_path / "new.sqlite"
+    connect = sqlite3.connect
+    injected: list[str] = []
+
+    class Racing(sqlite3.Connection):
+        def execute(self, sql, *args):  # type: ignore[override]
+            if sql.startswith("SELECT name FROM sqlite_master") and not injected:  # after the layout's read
+                other = connect(store, timeout=0, isolation_level=None)
+                try:
+                    other.executescript(
+                        f"BEGIN IMMEDIATE; {H._SCHEMA} PRAGMA user_version = {H.STORE_VERSION}; COMMIT;"
+                    )
+                    injected.append("created")
+                except sqlite3.OperationalError as exc:  # held off by this read's snapshot
+                    assert "locked" in str(exc)
+                    other.execute("ROLLBACK")
+                    injected.append("waited")
+                finally:
+                    other.close()
+            return super().execute(sql, *args)
+
+    monkeypatch.setattr(sqlite3, "connect", lambda *a, **kw: connect(*a, factory=Racing, **kw))
+    result = ComparisonResult.from_json(json.loads((demo_json.out / "metrics.json").read_text(encoding="utf-8")))
+    append(store, result)
+    assert injected in (["created"], ["waited"])
+    monkeypatch.setattr(sqlite3, "connect", connect)
+    assert len(read(store)) == 1
+
+
 def test_a_file_that_is_not_a_store_is_one_line_exit_2(tmp_path: Path, cli, capsys) -> None:
     bad = tmp_path / "notes.txt"
     bad.write_text("not a database " * 100, encoding="utf-8")
