@@ -9,7 +9,6 @@ directory (or ``--out``).
 from __future__ import annotations
 
 import datetime
-import difflib
 import itertools
 import os
 import re
@@ -127,6 +126,14 @@ _N = typing.TypeVar("_N")
 Number = Annotated[_N, BeforeValidator(_no_boolean)]
 #: A list of numbers that refuses a boolean among them.
 Numbers = Annotated[list[float], BeforeValidator(_no_boolean_item)]
+
+
+def close_matches(word: str, choices: Sequence[str]) -> list[str]:
+    """The choice closest to a mistyped ``word``, if any is close (a list of at most one), for the
+    "did you mean" of an error; difflib is imported only when there is a mistake to name."""
+    import difflib  # noqa: PLC0415
+
+    return difflib.get_close_matches(word, choices, n=1)
 
 
 def _looks(name: str) -> str:
@@ -1542,7 +1549,7 @@ class Config(Strict):
                 f"choose one of {', '.join(allowed)}"
             )
         if v is not None and v not in allowed:
-            hint = difflib.get_close_matches(v, allowed, n=1)
+            hint = close_matches(v, allowed)
             tip = f"did you mean '{hint[0]}'?" if hint else f"choose one of {', '.join(allowed)}"
             raise ValueError(f"unknown metric {v!r} for task: {info.data.get('task', 'binary')}; {tip}")
         return v
@@ -1578,7 +1585,7 @@ class Config(Strict):
         for i, m in enumerate(self.models):
             name = None if m.source is None else m.source.connection
             if name is not None and name not in self.connections:
-                hint = difflib.get_close_matches(name, list(self.connections), n=1)
+                hint = close_matches(name, list(self.connections))
                 tip = f"did you mean '{hint[0]}'?" if hint else "add it under connections: (with its url)"
                 known = f" (connections: {', '.join(self.connections)})" if self.connections else ""
                 raise _Invalid(("models", i, "source", "connection"), f"no connection named {name!r}{known}; {tip}")
@@ -1612,7 +1619,7 @@ class Config(Strict):
                     f"spaces at the ends or Unicode normalisation); give every model a visibly distinct name",
                 )
         if self.baseline is not None and self.baseline not in names:
-            hint = difflib.get_close_matches(self.baseline, names, n=1)
+            hint = close_matches(self.baseline, names)
             tip = f" (did you mean '{hint[0]}'?)" if hint else ""
             raise _Invalid(("baseline",), f"'{self.baseline}' names no model{tip}; models: {', '.join(names)}")
         for i, m in enumerate(self.models):
@@ -1684,7 +1691,7 @@ class Config(Strict):
         for key in ("model", "comparison"):
             name = getattr(c, key)
             if name is not None and name not in names:
-                hint = difflib.get_close_matches(name, names, n=1)
+                hint = close_matches(name, names)
                 tip = f"did you mean '{hint[0]}'?" if hint else f"models: {', '.join(names)}"
                 raise _Invalid(("checks", i, key), f"'{name}' names no model; {tip}")
         if c.comparison is not None and c.comparison == self.baseline_name:
@@ -1714,7 +1721,7 @@ class Config(Strict):
                     f"set 'credit:' (and models[].reference for the PSI)",
                 )
             if c.metric not in known:
-                hint = difflib.get_close_matches(c.metric, known, n=1)
+                hint = close_matches(c.metric, known)
                 tip = f"did you mean '{hint[0]}'?" if hint else f"choose one of {', '.join(known)}"
                 raise _Invalid(("checks", i, "metric"), f"unknown metric {c.metric!r} for task: {self.task}; {tip}")
 
@@ -1844,7 +1851,7 @@ def _explain(err: Mapping[str, Any]) -> tuple[str, tuple[Any, ...]]:
     where = _format_loc(loc)
     if kind == "extra_forbidden":
         valid = _fields_at(loc)
-        hint = difflib.get_close_matches(str(loc[-1]), valid, n=1)
+        hint = close_matches(str(loc[-1]), valid)
         tip = f"; did you mean '{hint[0]}'?" if hint else f"; valid keys: {', '.join(valid)}"
         return f"{where}: unknown key{tip}", loc
     if kind == "missing":

@@ -26,7 +26,6 @@ a float id column is saved to); zero-padded ids must be stored as strings to kee
 
 from __future__ import annotations
 
-import difflib
 import logging
 import re
 from collections.abc import Set as AbstractSet
@@ -35,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from reportgen.config import Config, ModelConfig
+from reportgen.config import Config, ModelConfig, close_matches
 from reportgen.errors import InputError
 from reportgen.io.arrow_numpy import numpy_of
 from reportgen.results import Notice
@@ -524,8 +523,8 @@ def check_columns(cfg: Config, i: int, m: ModelConfig, path: Any, have: list[str
             hint = "; the header looks delimited by something other than a comma — save as comma-separated CSV"
         elif same:  # ' y ' or 'Y' for 'y': names are matched exactly, spaces and case included
             hint = f"; the file has {same[0]!r} (names must match exactly, spaces and case included)"
-        elif difflib.get_close_matches(column, have, n=1):
-            hint = f"; did you mean {shown_name(difflib.get_close_matches(column, have, n=1)[0])}?"
+        elif close := close_matches(column, have):
+            hint = f"; did you mean {shown_name(close[0])}?"
         raise InputError(f"{where}: column {column!r} not found in {path} (columns: {shown_columns(have)}){hint}")
     sc = score_columns(m)
     for column in sc.values() if isinstance(sc, dict) else sc or []:

@@ -49,6 +49,7 @@ HEAVY = (
     "reportgen.engine.operating_points",
     "reportgen.engine.calibration",
     "reportgen.engine.delong",  # DeLong on rows: the credit section's; a run takes DeLong from score tables
+    "difflib",  # the "did you mean" of a mistyped key or name (reportgen.config): only for a mistake
 )
 
 
