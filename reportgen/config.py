@@ -2209,7 +2209,7 @@ def interpolate(
     return walk(data, ())
 
 
-_SET_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\[\d+\])*(?:\.[A-Za-z_][A-Za-z0-9_]*(?:\[\d+\])*)*")
+_SET_KEY = r"[A-Za-z_][A-Za-z0-9_]*(?:\[\d+\])*(?:\.[A-Za-z_][A-Za-z0-9_]*(?:\[\d+\])*)*"
 
 
 def parse_set(item: str) -> tuple[tuple[str | int, ...], Any]:
@@ -2217,7 +2217,7 @@ def parse_set(item: str) -> tuple[tuple[str | int, ...], Any]:
     YAML scalar or flow collection (``--set bootstrap.resamples=100`` is the number 100)."""
     key, eq, raw = item.partition("=")
     key = key.strip()
-    if not eq or not _SET_KEY.fullmatch(key):
+    if not eq or not re.fullmatch(_SET_KEY, key):
         raise ConfigError(f"--set {item}: expected KEY=VALUE with KEY such as bootstrap.seed or models[1].file")
     loc: list[str | int] = []
     for part in key.split("."):

@@ -9,7 +9,7 @@ import re
 #: sequences that move the cursor, recolour, retitle or clear the screen; BEL, backspace, DEL)
 #: and the bidirectional controls that reorder the text after them (U+061C, U+200E, U+200F,
 #: U+202A-U+202E, U+2066-U+2069).
-UNSHOWN = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+UNSHOWN = "[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]"
 
 
 def one_line(text: str) -> str:
@@ -20,7 +20,7 @@ def one_line(text: str) -> str:
     message quoting data stays one line; any other character of :data:`UNSHOWN` is written as
     its escape (``\\x1b``): a model name holding ``ESC [2J`` cleared the user's screen, and one
     holding U+202E showed the rest of the line reversed."""
-    return UNSHOWN.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), " ".join(text.splitlines()))
+    return re.sub(UNSHOWN, lambda m: m.group().encode("unicode_escape").decode("ascii"), " ".join(text.splitlines()))
 
 
 def json_shown(text: str) -> str:
@@ -30,4 +30,4 @@ def json_shown(text: str) -> str:
     the bidirectional controls of a model name or title raw in ``reportgen history --format json``.
     Outside strings JSON text holds none of :data:`UNSHOWN` but the line breaks of its indent (kept;
     inside a string ``json.dumps`` wrote ``\\n``), so every other match is inside one."""
-    return UNSHOWN.sub(lambda m: m.group() if m.group() == "\n" else f"\\u{ord(m.group()):04x}", text)
+    return re.sub(UNSHOWN, lambda m: m.group() if m.group() == "\n" else f"\\u{ord(m.group()):04x}", text)

@@ -591,7 +591,7 @@ def parquet_dataset(path: Path, whole: bool = False) -> Any:
     try:
         dataset = ds.dataset(loc.path, format="parquet", partitioning="hive", filesystem=loc.fs)
     except (pa.ArrowException, OSError, ValueError) as exc:
-        if _DENIED.search(str(exc)):
+        if re.search(_DENIED, str(exc)):
             raise unreadable_parquet(loc.shown, exc) from None
         if "duplicate field names" in str(exc) and (twice := _repeated_parquet_column(loc)) is not None:
             raise InputError(
@@ -698,7 +698,9 @@ def columns_in(path: Path) -> list[str]:
         if stream is not None:
             stream.close()
     names = [str(c) for c in header.columns]
-    if any((m := DEDUPED.match(c)) and m.group(1) in names for c in names) or any(UNNAMED.match(c) for c in names):
+    if any((m := re.match(DEDUPED, c)) and m.group(1) in names for c in names) or any(
+        re.match(UNNAMED, c) for c in names
+    ):
         # pandas renamed a repeated name ('s', 's.1') or named an empty one ('Unnamed: 2', a name
         # the config could then use where pyarrow, reading the header as written, has ''): the names as written
         return raw_header(path)
@@ -783,7 +785,7 @@ def check_not_binary(path: Path) -> None:
             f"{path}: the file is {what}, not CSV text (reportgen reads UTF-8 CSV, plain or compressed as "
             f".csv.gz, .csv.bz2 or .csv.zst, or Parquet); {todo}"
         )
-    hint = EXCEL_SEP.match(head)
+    hint = re.match(EXCEL_SEP, head)
     if hint:
         sep = hint.group(1).decode("utf-8", "replace")
         todo = "delete that line" if sep == "," else "save the file as comma-separated CSV without that line"
@@ -805,14 +807,14 @@ def _magic(head: bytes) -> str | None:
 #: Excel's first line naming the delimiter (``sep=,`` or ``sep=;``, a line of its own): read as
 #: the header, it made every column "not found (columns: sep=, '')", the file's real header
 #: unmentioned; skipped, it would shift every row number a message gives. Refused, in every engine.
-EXCEL_SEP = re.compile(rb"(?:\xef\xbb\xbf)?sep=(.)\r?\n", re.IGNORECASE | re.DOTALL)
+EXCEL_SEP = rb"(?is)(?:\xef\xbb\xbf)?sep=(.)\r?\n"
 
 
 #: How pandas renames the second of two same-named columns (``s`` → ``s.1``).
-DEDUPED = re.compile(r"^(.*)\.(\d+)$")
+DEDUPED = r"^(.*)\.(\d+)$"
 
 #: How pandas names a column whose header cell is empty (the fourth: ``Unnamed: 3``).
-UNNAMED = re.compile(r"^Unnamed: \d+$")
+UNNAMED = r"^Unnamed: \d+$"
 
 
 def raw_header(path: Path) -> list[str]:
@@ -1248,7 +1250,7 @@ def csv_arrow_error(path: Path, exc: Exception) -> InputError:
     """The one-line error of a CSV file pyarrow refuses, worded as the in-memory engine words it
     (:func:`csv_error`, :func:`no_rows`, :func:`ragged_row`) so that every engine says the same."""
     text = str(exc)
-    if RAGGED.search(text):
+    if re.search(RAGGED, text):
         return ragged_row(path)
     if "invalid UTF8" in text:
         return InputError(f"{path}: not UTF-8 text; re-save the file as UTF-8 CSV")
@@ -1266,7 +1268,7 @@ def unreadable_parquet(path: Any, exc: Exception) -> InputError:
     the user may not read is named with what to do about its permissions (pyarrow names the
     file in its message); otherwise the part is damaged, truncated or not Parquet."""
     text = F.shown_text(first_line(exc))
-    if (denied := _DENIED.search(text)) is not None or getattr(exc, "errno", None) == 13:
+    if (denied := re.search(_DENIED, text)) is not None or getattr(exc, "errno", None) == 13:
         return InputError(
             f"{denied.group(1) if denied else path}: cannot open (Permission denied); check the path and its permissions"
         )
@@ -1274,11 +1276,11 @@ def unreadable_parquet(path: Any, exc: Exception) -> InputError:
 
 
 #: pyarrow's message for a local file it may not open (the file is named in it).
-_DENIED = re.compile(r"Failed to open local file '([^']+)'\. Detail: \[errno 13\]")
+_DENIED = r"Failed to open local file '([^']+)'\. Detail: \[errno 13\]"
 
 
 #: pyarrow's parse error for a row whose field count differs from the header's.
-RAGGED = re.compile(r"Expected \d+ columns, got \d+")
+RAGGED = r"Expected \d+ columns, got \d+"
 
 
 def ragged_row(path: Path) -> InputError:
@@ -1473,7 +1475,7 @@ def arrow_csv_frame(path: Path, columns: list[str], numbers: list[str], text: li
                 source.read()  # to the end, so the digest is recorded (the parser stops at the last block)
             break
         except (pa.ArrowException, OSError, ValueError) as exc:
-            if isinstance(exc, pa.ArrowInvalid) and RAGGED.search(str(exc)):
+            if isinstance(exc, pa.ArrowInvalid) and re.search(RAGGED, str(exc)):
                 raise ragged_row(path) from None  # one rule in every engine: pandas would pad or drop fields
             if isinstance(exc, pa.ArrowInvalid) and longer_than_block(exc, path, block):
                 block = larger_block(path, block)  # pandas, reading it instead, padded a short row
@@ -1571,10 +1573,10 @@ def pandas_csv_frame(path: Path, columns: list[str], text: list[str], numbers: I
 
 #: A message about a file's row, as the readers word it: the file first, then the row
 #: ("a.csv: row 7", "a.csv: column 's', row 7", "a.csv: model 'a': row 7").
-_FILE_ROW = re.compile(r"^(?P<path>.+?)(?P<mid>: (?:column '[^']*', |model '[^']*': )?row )(?P<row>\d+)\b")
+_FILE_ROW = r"^(?P<path>.+?)(?P<mid>: (?:column '[^']*', |model '[^']*': )?row )(?P<row>\d+)\b"
 
 #: Bytes that start a blank line somewhere in a file (or a file starting with one).
-_BLANK = re.compile(rb"\n\r?\n|\r\r|\r\n\r?\n")
+_BLANK = rb"\n\r?\n|\r\r|\r\n\r?\n"
 
 
 def has_blank_line(path: Path) -> bool:
@@ -1591,7 +1593,7 @@ def has_blank_line(path: Path) -> bool:
             text = tail + block
             if first and text.removeprefix(b"\xef\xbb\xbf")[:1] in (b"\n", b"\r"):
                 return True
-            if _BLANK.search(text):
+            if re.search(_BLANK, text):
                 return True
             first, tail = False, text[-3:]
     return False
@@ -1633,7 +1635,7 @@ def rows_as_lines() -> Iterator[None]:
         yield
     except InputError as exc:
         text = str(exc)
-        m = _FILE_ROW.match(text)
+        m = re.match(_FILE_ROW, text)
         if m is None or getattr(exc, "lines_counted", False):  # once: the blocks nest (validate's, a run's)
             raise
         raw = m.group("path")

@@ -449,8 +449,8 @@ def numeric(series: pd.Series, path: Any, column: str, offset: int = 0, faults: 
 
 
 #: A number written with a percent sign, or with a decimal comma (``0,714``).
-_PERCENT = re.compile(r"\s*([+-]?(?:\d+\.?\d*|\.\d+))\s*%\s*")
-_DECIMAL_COMMA = re.compile(r"\s*[+-]?\d+,\d+\s*")
+_PERCENT = r"\s*([+-]?(?:\d+\.?\d*|\.\d+))\s*%\s*"
+_DECIMAL_COMMA = r"\s*[+-]?\d+,\d+\s*"
 
 
 def number_expected(value: Any) -> str:
@@ -458,9 +458,9 @@ def number_expected(value: Any) -> str:
     spellings a spreadsheet exports (``71.4%``, ``0,714``): "expected a number" alone left the
     user to guess that the sign or the comma was the fault."""
     text = str(value)
-    if m := _PERCENT.fullmatch(text):
+    if m := re.fullmatch(_PERCENT, text):
         return f"expected a number; write it without the % sign ({m.group(1)}% as {float(m.group(1)) / 100:g})"
-    if _DECIMAL_COMMA.fullmatch(text):
+    if re.fullmatch(_DECIMAL_COMMA, text):
         return f"expected a number; write it with a dot as the decimal separator ({text.strip()} as {text.strip().replace(',', '.')})"
     return "expected a number"
 

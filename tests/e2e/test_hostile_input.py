@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -249,14 +250,16 @@ def test_a_model_name_with_terminal_controls_is_shown_escaped_in_errors_and_warn
     assert cli.main(["run", str(cfg), "-q"]) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"reportgen: error: {tmp_path / 'a.csv'}: model '{shown}' has 1 id(s) not shared"), err
-    assert err.count("\n") == 1 and not UNSHOWN.search(err.rstrip("\n"))
+    assert err.count("\n") == 1 and not re.search(UNSHOWN, err.rstrip("\n"))
     doc["id_mismatch"] = "intersect"
     cfg.write_text(yaml.safe_dump(doc), encoding="utf-8")
     assert cli.main(["run", str(cfg)]) == 0
     captured = capsys.readouterr()
     warned = [x for x in captured.err.splitlines() if f"model '{shown}'" in x]
     assert warned and all(x.startswith("reportgen: warning: ") for x in captured.err.splitlines()), captured.err
-    assert not UNSHOWN.search(captured.err.replace("\n", "")) and not UNSHOWN.search(captured.out.replace("\n", ""))
+    assert not re.search(UNSHOWN, captured.err.replace("\n", "")) and not re.search(
+        UNSHOWN, captured.out.replace("\n", "")
+    )
 
 
 def test_history_text_shows_a_title_with_terminal_controls_escaped(

@@ -4,6 +4,8 @@ repeated and empty names it renames) names them; any other header is left to pan
 
 from __future__ import annotations
 
+import re
+
 import pandas as pd
 import pytest
 
@@ -28,7 +30,9 @@ def test_a_plain_header_names_the_columns_as_pandas_does(tmp_path, content: byte
     path = tmp_path / "a.csv"
     path.write_bytes(content)
     names = [str(c) for c in pd.read_csv(path, nrows=0, encoding="utf-8").columns]
-    if any((m := F.DEDUPED.match(c)) and m.group(1) in names for c in names) or any(F.UNNAMED.match(c) for c in names):
+    if any((m := re.match(F.DEDUPED, c)) and m.group(1) in names for c in names) or any(
+        re.match(F.UNNAMED, c) for c in names
+    ):
         names = F.raw_header(path)
     assert F.plain_header(path) == names
     assert F.columns_in(path) == names
