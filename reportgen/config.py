@@ -4,9 +4,11 @@ Every nested model forbids unknown keys (a typo is an error that suggests the cl
 key) and is frozen. Each default lives here and nowhere else. Relative data paths resolve
 against the directory of the config file; the output directory against the working
 directory (or ``--out``).
-"""
 
-from __future__ import annotations
+The annotations are evaluated as the classes are made, not postponed (no ``from __future__ import
+annotations``): pydantic would otherwise compile and evaluate each of some 130 annotation strings
+when it builds the models, at every start of the command.
+"""
 
 import datetime
 import itertools
@@ -18,7 +20,7 @@ import typing
 import unicodedata
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, Self
 from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
 
 import yaml
@@ -175,7 +177,7 @@ class ConstraintConfig(Strict):
     )
 
     @model_validator(mode="after")
-    def _one_bound(self) -> ConstraintConfig:
+    def _one_bound(self) -> Self:
         if (self.at_least is None) == (self.at_most is None):
             raise ValueError("give exactly one of at_least / at_most")
         return self
@@ -210,7 +212,7 @@ class PartialAucRange(Strict):
     )
 
     @model_validator(mode="after")
-    def _one_range(self) -> PartialAucRange:
+    def _one_range(self) -> Self:
         if (self.specificity is None) == (self.sensitivity is None):
             raise ValueError("give exactly one of specificity: [lo, hi] / sensitivity: [lo, hi]")
         lo, hi = self.bounds
@@ -256,7 +258,7 @@ class OperatingPointsConfig(Strict):
     )
 
     @model_validator(mode="after")
-    def _in_range(self) -> OperatingPointsConfig:
+    def _in_range(self) -> Self:
         for key, values, top in (("fpr", self.fpr, 1.0), ("recall", self.recall, 1.0)):
             for v in values:
                 if not (0.0 < v < top or (key == "recall" and v == 1.0)):
@@ -541,7 +543,7 @@ class SourceConfig(Strict):
         ),
     )
 
-    def resolved(self, base: Path) -> SourceConfig:
+    def resolved(self, base: Path) -> Self:
         """A file dialect's relative URL made absolute against ``base`` (:func:`resolved_url`)."""
         return self if self.url is None else self.model_copy(update={"url": resolved_url(self.url, base)})
 
@@ -551,7 +553,7 @@ class SourceConfig(Strict):
         return None if v is None else database_url(v)
 
     @model_validator(mode="after")
-    def _url_or_connection(self) -> SourceConfig:
+    def _url_or_connection(self) -> Self:
         if (self.url is None) == (self.connection is None):
             raise ValueError("give exactly one of 'connection' (a name under connections:) and 'url'")
         return self
@@ -656,7 +658,7 @@ class ModelConfig(Strict):
         return None if v is None else unfolded(v) or str(v)
 
     @model_validator(mode="after")
-    def _file_or_source(self) -> ModelConfig:
+    def _file_or_source(self) -> Self:
         if (self.file is None) == (self.source is None):
             raise ValueError("give exactly one of 'file' (CSV or Parquet) and 'source' (a SQL query)")
         return self
@@ -919,7 +921,7 @@ class CheckConfig(Strict):
     )
 
     @model_validator(mode="after")
-    def _one_kind(self) -> CheckConfig:
+    def _one_kind(self) -> Self:
         if self.comparison is not None or self.must_not_be is not None:
             extra = [k for k in ("model", "metric", "at_least", "at_most") if getattr(self, k) is not None]
             if self.comparison is None or self.must_not_be is None or extra:
@@ -1077,7 +1079,7 @@ class GradesConfig(Strict):
         return v
 
     @model_validator(mode="after")
-    def _one(self) -> GradesConfig:
+    def _one(self) -> Self:
         given = [k for k in ("edges", "column", "quantiles") if getattr(self, k) is not None]
         if len(given) != 1:
             raise ValueError("give exactly one of edges / column / quantiles")
@@ -1110,7 +1112,7 @@ class TrafficLightsConfig(Strict):
     )
 
     @model_validator(mode="after")
-    def _ordered(self) -> TrafficLightsConfig:
+    def _ordered(self) -> Self:
         if self.red >= self.amber:
             raise ValueError("red must be a smaller p-value than amber")
         if self.psi_red <= self.psi_amber:
@@ -1197,7 +1199,7 @@ class FairnessConfig(Strict):
     )
 
     @model_validator(mode="after")
-    def _reference_columns(self) -> FairnessConfig:
+    def _reference_columns(self) -> Self:
         unknown = [c for c in self.reference if c not in self.groups]
         if unknown:
             raise ValueError(f"reference names {unknown[0]!r}, which is not among groups ({', '.join(self.groups)})")
@@ -1581,7 +1583,7 @@ class Config(Strict):
         return data
 
     @model_validator(mode="after")
-    def _known_connections(self) -> Config:
+    def _known_connections(self) -> Self:
         for i, m in enumerate(self.models):
             name = None if m.source is None else m.source.connection
             if name is not None and name not in self.connections:
@@ -1592,7 +1594,7 @@ class Config(Strict):
         return self
 
     @model_validator(mode="after")
-    def _consistent(self) -> Config:
+    def _consistent(self) -> Self:
         if len(self.models) > MAX_MODELS:
             raise _Invalid(
                 ("models",),
@@ -1725,7 +1727,7 @@ class Config(Strict):
                 tip = f"did you mean '{hint[0]}'?" if hint else f"choose one of {', '.join(known)}"
                 raise _Invalid(("checks", i, "metric"), f"unknown metric {c.metric!r} for task: {self.task}; {tip}")
 
-    def with_overrides(self, **values: Any) -> Config:
+    def with_overrides(self, **values: Any) -> "Config":
         """A copy with top-level keys replaced and validated again (command-line overrides)."""
         data = self.model_dump()
         data.update(values)
