@@ -30,9 +30,14 @@ Sources:
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+
+if TYPE_CHECKING:  # annotations only: numpy.typing is not imported when the engine is
+    from numpy.typing import ArrayLike, NDArray
+
+    Floats = NDArray[np.float64]
 
 __all__ = [
     "beta_cdf",
@@ -47,8 +52,6 @@ __all__ = [
     "t_critical",
     "t_two_sided_p",
 ]
-
-Floats = NDArray[np.float64]
 
 _SQRT2 = math.sqrt(2.0)
 

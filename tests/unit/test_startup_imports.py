@@ -50,6 +50,7 @@ HEAVY = (
     "reportgen.engine.calibration",
     "reportgen.engine.delong",  # DeLong on rows: the credit section's; a run takes DeLong from score tables
     "difflib",  # the "did you mean" of a mistyped key or name (reportgen.config): only for a mistake
+    "numpy.typing",  # annotations only (reportgen.engine.distributions)
 )
 
 
