@@ -834,13 +834,15 @@ def _validate_data(cfg: Config, cfg_path: Path, shown: _StderrWarnings) -> str:
             f"{cfg_path}: OK — {len(cfg.models)} model(s), task {cfg.task}, engine: {cfg.engine}: "
             f"files, columns and every part checked; the first batch of each file is valid: {first}"
         )
-    from reportgen.pipeline import check_rows  # noqa: PLC0415
-    from reportgen.report.wording import notice_text  # noqa: PLC0415
+    from reportgen.reduce.local import check_rows  # noqa: PLC0415
 
     notices, dropped, rows = check_rows(cfg)
-    for w in map(notice_text, notices):
-        if w not in shown.seen:  # the threshold check: reported by the engine in a run, here by validate
-            log.warning(w)
+    if notices:  # the wording imports the comparison engine: only when there is something to word
+        from reportgen.report.wording import notice_text  # noqa: PLC0415
+
+        for w in map(notice_text, notices):
+            if w not in shown.seen:  # the threshold check: reported by the engine in a run, here by validate
+                log.warning(w)
     for name, reason, count in dropped:
         log.warning(f"model '{name}': {count} row(s) would be dropped ({reason})")
     return f"{cfg_path}: OK — {len(cfg.models)} model(s), {rows} rows each, task {cfg.task}"

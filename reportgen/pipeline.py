@@ -25,7 +25,7 @@ from reportgen.config import Config, ModelConfig
 from reportgen.engine import binary as B
 from reportgen.engine.compare import Progress, Settings, relative_change
 from reportgen.engine.driver import compare_evidence
-from reportgen.engine.evidence import BinaryEvidence, MulticlassEvidence, MulticlassModelEvidence
+from reportgen.engine.evidence import BinaryEvidence, MulticlassEvidence
 from reportgen.errors import ConfigError
 from reportgen.io.align import ID_NOT_SHARED
 from reportgen.io.files import rows_as_lines
@@ -164,20 +164,6 @@ def _read(cfg: Config, progress: Progress | None) -> BinaryEvidence | Multiclass
 def _pulled(m: ModelConfig) -> ModelConfig:
     """``m`` with its source's rows read rather than pushed down."""
     return m if m.source is None else m.model_copy(update={"source": m.source.model_copy(update={"pushdown": False})})
-
-
-def check_rows(cfg: Config) -> tuple[list[Notice], tuple[tuple[str, str, int], ...], int]:
-    """``reportgen validate`` for ``engine: memory``: every row read and checked as a run checks
-    them (files, not SQL sources). Returns the notices a run gives about the inputs (the loaders',
-    then each model's decision threshold outside its scores), the rows a run drops (model, reason,
-    rows) and the rows the first model compares (under ``weight_kind: frequency``, the repeated rows)."""
-    ev = local.load(cfg)
-    notices = list(ev.audit.warnings)
-    if isinstance(ev, BinaryEvidence):
-        notices += [n for n in (m.threshold_notice() for m in ev.models) if n is not None]
-    first = ev.models[0]
-    rows = first.n_rows if isinstance(first, MulticlassModelEvidence) else first.table.n_rows
-    return notices, ev.audit.dropped, int(rows)
 
 
 #: The metrics a model's PD column gives when its scores are not probabilities.

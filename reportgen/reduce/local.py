@@ -542,6 +542,20 @@ def check_first_batches(cfg: Config) -> tuple[dict[Path, int], bool]:
     return checked, whole
 
 
+def check_rows(cfg: Config) -> tuple[list[Notice], tuple[tuple[str, str, int], ...], int]:
+    """``reportgen validate`` for ``engine: memory``: every row read and checked as a run checks
+    them (files, not SQL sources), without the comparison engine. Returns the notices a run gives about the inputs (the loaders',
+    then each model's decision threshold outside its scores), the rows a run drops (model, reason,
+    rows) and the rows the first model compares (under ``weight_kind: frequency``, the repeated rows)."""
+    ev = load(cfg)
+    notices = list(ev.audit.warnings)
+    if isinstance(ev, BinaryEvidence):
+        notices += [n for n in (m.threshold_notice() for m in ev.models) if n is not None]
+    first = ev.models[0]
+    rows = first.n_rows if isinstance(first, MulticlassModelEvidence) else first.table.n_rows
+    return notices, ev.audit.dropped, int(rows)
+
+
 def first_fault(cfg: Config, path: Path) -> None:
     """Raise the earliest fault of the dataset ``path`` as ``engine: stream`` meets it, reading its
     parts in order. ``engine: dask`` calls it (an error path only) when a part other than the

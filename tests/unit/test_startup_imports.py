@@ -1,8 +1,8 @@
 """Start-up (issue 46): a command imports only what it uses. ``--help``, ``validate`` and a
 JSON-only run of a small Parquet file load no plotting, PDF, Dask, SciPy or database module, nor
 ``pyarrow.compute`` or ``pyarrow.dataset``, nor the SQL sources' module, the credit, fairness and
-segment result types or those of the analyses a config opts into (each checked in a fresh
-interpreter, through ``sys.modules``).
+segment result types or those of the analyses a config opts into; ``validate`` loads nothing of
+the comparison either (each checked in a fresh interpreter, through ``sys.modules``).
 
 Nor pandas: a single Parquet file is read through ``pyarrow.parquet.ParquetFile`` (``pyarrow.dataset``
 imports pandas whenever it is installed) and its columns come to numpy from their buffers
@@ -53,9 +53,18 @@ HEAVY = (
     "numpy.typing",  # annotations only (reportgen.engine.distributions)
 )
 
+#: What a run compares and words: ``validate`` of data with nothing to warn about loads none of it.
+COMPARING = (
+    "reportgen.pipeline",
+    "reportgen.engine.driver",
+    "reportgen.engine.compare",
+    "reportgen.gates",
+    "reportgen.report.wording",
+)
 
-def _loaded_after(argv: list[str], cwd: Path) -> list[str]:
-    """The modules of HEAVY (and pandas) a fresh interpreter holds after ``reportgen ARGV``."""
+
+def _loaded_after(argv: list[str], cwd: Path, also: tuple[str, ...] = ()) -> list[str]:
+    """The modules of HEAVY (and pandas, and ``also``) a fresh interpreter holds after ``reportgen ARGV``."""
     probe = (
         "import contextlib, io, json, sys\n"
         "from reportgen.cli import main\n"
@@ -64,7 +73,7 @@ def _loaded_after(argv: list[str], cwd: Path) -> list[str]:
         f"        code = main({argv!r})\n"
         "    except SystemExit as exc:\n"
         "        code = exc.code\n"
-        f"print(json.dumps([code, sorted(m for m in {(*HEAVY, 'pandas')!r} if m in sys.modules)]))"
+        f"print(json.dumps([code, sorted(m for m in {(*HEAVY, 'pandas', *also)!r} if m in sys.modules)]))"
     )
     out = subprocess.run(
         [sys.executable, "-c", probe],
@@ -99,8 +108,8 @@ def test_help_loads_no_heavy_module_nor_pandas() -> None:
     assert _loaded_after(["--help"], ROOT) == []
 
 
-def test_validate_loads_no_heavy_module_nor_pandas(small_config: Path) -> None:
-    assert _loaded_after(["validate", str(small_config), "-q"], small_config.parent) == []
+def test_validate_loads_no_heavy_module_nor_pandas_nor_the_comparison(small_config: Path) -> None:
+    assert _loaded_after(["validate", str(small_config), "-q"], small_config.parent, COMPARING) == []
 
 
 def test_a_json_only_run_of_parquet_loads_no_heavy_module_nor_pandas(small_config: Path) -> None:
