@@ -348,13 +348,13 @@ def _row_blocks(parts: list[np.ndarray], n_resamples: int, rng: np.random.Genera
     owners = [
         np.repeat(np.arange(a, a + c.shape[0], dtype=kind), np.round(c).astype(np.int64)) for c, a in zip(parts, starts)
     ]
-    cells = int(starts[-1])
+    cells, picks = int(starts[-1]), sum(o.shape[0] for o in owners)
     step = max(1, min(n_resamples, (2 * _CHUNK_ELEMENTS) // max(cells, 1)))
     done = 0
     while done < n_resamples:
         b = min(step, n_resamples - done)
         offsets = np.arange(0, b * cells, cells, dtype=kind)[:, None]  # resample r's cells at r·cells …
-        codes = np.empty(b * rows, dtype=kind)  # each class's picks, resample after resample
+        codes = np.empty(b * picks, dtype=kind)  # each class's picks, resample after resample
         at = 0
         for owner in owners:
             n = owner.shape[0]
