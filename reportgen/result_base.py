@@ -16,7 +16,7 @@ from typing import Any, Literal, NoReturn
 
 import numpy as np
 
-from reportgen.value import Value
+from reportgen.value import Shown, Value
 
 #: The Holm family an adjusted p belongs to (reportgen.engine.multiplicity): the verdicts on the primary metric
 #: against the baseline, DeLong's or McNemar's tests against the baseline, the pairs of challengers, or a
@@ -69,18 +69,25 @@ def lengths_differ(**arrays: np.ndarray | None) -> str | None:
 def freeze(value: Any) -> Any:
     """A deeply immutable copy of ``value``: dicts → :class:`FrozenDict`, lists and tuples →
     tuples, numpy arrays → read-only copies (their data no longer shared with the caller);
-    everything else (numbers, strings, the frozen result dataclasses) as it is."""
+    everything else (numbers, strings, the frozen result dataclasses) as it is.
+
+    Numbers, strings, None and reportgen's dataclasses are returned before the test against
+    :class:`~collections.abc.Mapping`: that ABC remembers each type it is asked about in a weak
+    reference in every ABC below it, some 20 a type, 700 long-lived objects for the types of a
+    small run's results."""
     if isinstance(value, np.ndarray):
         if value.flags.writeable or value.base is not None:
             value = value.copy()
         value.setflags(write=False)
         return value
+    if value is None or isinstance(value, (str, int, float, Shown)):
+        return value
+    if isinstance(value, (list, tuple)):
+        return tuple(freeze(v) for v in value)
     if isinstance(value, FrozenDict):
         return value
     if isinstance(value, Mapping):
         return FrozenDict({k: freeze(v) for k, v in value.items()})
-    if isinstance(value, (list, tuple)):
-        return tuple(freeze(v) for v in value)
     return value
 
 

@@ -1149,10 +1149,10 @@ def to_jsonable(obj: Any) -> Any:
                 else [to_jsonable(r) for r in obj]
             )
         return obj.tolist()
+    if isinstance(obj, (list, tuple)):  # before the Mapping ABC, which caches each type it is asked about
+        return [to_jsonable(v) for v in obj]
     if isinstance(obj, Mapping):
         return {str(k): to_jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [to_jsonable(v) for v in obj]
     if isinstance(obj, (bool, np.bool_)):
         return bool(obj)
     if isinstance(obj, (int, np.integer)):

@@ -336,28 +336,34 @@ def stratified_cell_blocks(counts: np.ndarray, n_pos_cells: int, n_resamples: in
 def _row_blocks(parts: list[np.ndarray], n_resamples: int, rng: np.random.Generator):
     """:func:`stratified_cell_blocks` drawn row by row: per block of ``b`` resamples and per class
     (positives first), ``integers(0, n, (b, n))`` picks each resample's ``n`` rows among the
-    class's ``n``, each mapped to its cell and counted per (resample, cell) in one ``bincount``.
-    Blocks of about 2 × :data:`_CHUNK_ELEMENTS` counts (and fewer than 8 times as many drawn rows),
-    about what the consumers take at once: smaller blocks cost each consumer a call per block
-    (1.5x the time at 20,000 rows), larger ones fresh pages (1.3x at 1,000 rows)."""
+    class's ``n``, each mapped to its cell; the picks of both classes are counted per (resample,
+    cell) in one ``bincount``. Blocks of about 2 × :data:`_CHUNK_ELEMENTS` counts (and fewer than
+    8 times as many drawn rows), about what the consumers take at once: smaller blocks cost each
+    consumer a call per block (1.5x the time at 20,000 rows), larger ones fresh pages (1.3x at
+    1,000 rows)."""
     rows = int(sum(round(float(c.sum())) for c in parts))
     kind = np.int32 if rows < 2**31 else np.int64  # half the memory traffic of the gather
-    owners = [np.repeat(np.arange(c.shape[0], dtype=kind), np.round(c).astype(np.int64)) for c in parts]
-    cells = sum(c.shape[0] for c in parts)
+    starts = np.cumsum([0] + [c.shape[0] for c in parts])  # each class's first cell
+    # each class's rows laid out cell after cell, as the numbers of their cells
+    owners = [
+        np.repeat(np.arange(a, a + c.shape[0], dtype=kind), np.round(c).astype(np.int64)) for c, a in zip(parts, starts)
+    ]
+    cells, picks = int(starts[-1]), sum(o.shape[0] for o in owners)
     step = max(1, min(n_resamples, (2 * _CHUNK_ELEMENTS) // max(cells, 1)))
     done = 0
     while done < n_resamples:
         b = min(step, n_resamples - done)
-        draws = []
-        for c, owner in zip(parts, owners):
-            n, k = owner.shape[0], c.shape[0]
-            if n == 0:
-                draws.append(np.zeros((b, k), dtype=np.int64))
-                continue
-            picked = owner[rng.integers(0, n, size=(b, n), dtype=kind)]
-            picked += np.arange(0, b * k, k, dtype=kind)[:, None]  # resample r's cells at r·k …
-            draws.append(np.bincount(picked.ravel(), minlength=b * k).reshape(b, k))
-        yield b, [np.concatenate(draws, axis=1)]
+        offsets = np.arange(0, b * cells, cells, dtype=kind)[:, None]  # resample r's cells at r·cells …
+        codes = np.empty(b * picks, dtype=kind)  # each class's picks, resample after resample
+        at = 0
+        for owner in owners:
+            n = owner.shape[0]
+            if n:
+                picked = codes[at : at + b * n].reshape(b, n)
+                np.take(owner, rng.integers(0, n, size=(b, n), dtype=kind), out=picked, mode="clip")
+                np.add(picked, offsets, out=picked)
+                at += b * n
+        yield b, [np.bincount(codes, minlength=b * cells).reshape(b, cells)]
         done += b
 
 

@@ -28,7 +28,7 @@ from scipy import stats as sps
 from reportgen.engine import binary as B
 from reportgen.engine import intervals as IV
 from reportgen.engine import resample, stats
-from reportgen.engine.curve import build_table, row_groups
+from reportgen.engine.curve import ScoreTable, build_table, row_groups
 
 COSTS = B.Costs(fn=3, fp=1)
 
@@ -311,6 +311,40 @@ def test_ks_drift_and_error_are_the_rows_smooth_curves(direction):
     j = int(np.argmax(tpr - fpr))
     assert d.ks is not None and d.ks.point == pytest.approx(float(tpr[j] - fpr[j]), abs=1e-12)
     assert d.ks.se == pytest.approx(float(_oracle_se(tpr[j], fpr[j], P, N)), rel=1e-12)
+
+
+@pytest.mark.parametrize("cells", [2, 37, 256, 257, 1000, 4097])
+@pytest.mark.parametrize("rows", [None, 0.7])
+def test_ks_drift_sums_each_curve_as_all_three_at_once(cells, rows):
+    """ks_drift smooths one curve at a time; the KS intervals in metrics.json were made with all
+    three curves in one ``einsum("ij,cj->ci")`` (reportgen 0.2.0's loop, below): the sums must be
+    the same, bit for bit."""
+    rng = np.random.default_rng(cells)
+    pos, neg = rng.integers(0, 3, cells).astype(float), rng.integers(0, 5, cells).astype(float)
+    pos[0], neg[-1] = pos[0] + 1, neg[-1] + 1
+    t = ScoreTable(np.arange(cells, 0, -1.0), pos, neg, "higher", None, int(pos.sum() + neg.sum()), False)
+    w = pos + neg
+    n = float(w.sum())
+    u = (np.cumsum(w) - 0.5 * w) / n
+    curves = np.stack([np.cumsum(pos) / t.total_pos, np.cumsum(neg) / t.total_neg, np.ones_like(u)])
+    keep = w > 0
+    w, u, curves = w[keep], u[keep], curves[:, keep]
+    curves *= w
+    h = IV.KS_BANDWIDTH * (n if rows is None else rows * n) ** -0.2
+    out = np.empty((3, u.shape[0]))
+    buf = np.empty(min(IV._ROWS, u.shape[0]) * u.shape[0])
+    for lo in range(0, u.shape[0], IV._ROWS):
+        hi = min(lo + IV._ROWS, u.shape[0])
+        a, b = np.searchsorted(u, [u[lo] - 8.0 * h, u[hi - 1] + 8.0 * h], side="left")
+        k = buf[: (hi - lo) * (b - a)].reshape(hi - lo, b - a)
+        np.subtract(u[lo:hi, None], u[None, a:b], out=k)
+        k /= h
+        np.multiply(k, k, out=k)
+        k *= -0.5
+        np.exp(k, out=k)
+        out[:, lo:hi] = np.einsum("ij,cj->ci", k, curves[:, a:b])
+    got = IV.ks_drift(t, None if rows is None else rows * n)
+    assert np.array_equal(got[0], out[0] / out[2]) and np.array_equal(got[1], out[1] / out[2])
 
 
 @pytest.mark.parametrize("decimals", [2, None], ids=["ties", "continuous"])
