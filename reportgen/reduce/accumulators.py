@@ -1649,11 +1649,14 @@ def _ones_shared(
     confidences are one cell per row, and two of their four columns would be n ones (32 MB per
     million rows of a model held through pass 1). The values are the same arrays to every reader."""
     keys, w, rows = cells
-    if w.shape[0] and w.strides[0] and bool(np.all(w == 1.0)):
-        w = np.broadcast_to(np.float64(1.0), w.shape)
-    if rows.shape[0] and rows.strides[0] and bool(np.all(rows == 1)):
-        rows = np.broadcast_to(np.int64(1), rows.shape)
-    return keys, w, rows
+    return keys, _ones_view(w), _ones_view(rows)
+
+
+def _ones_view(a: np.ndarray) -> np.ndarray:
+    """``a`` (1-D), or a read-only view of stride 0 of its one value when every entry is 1."""
+    if a.shape[0] and a.strides[0] and bool(np.all(a == 1)):
+        return np.broadcast_to(a.dtype.type(1), a.shape)
+    return a
 
 
 def _unit_cells(key: np.ndarray) -> tuple[list[np.ndarray], np.ndarray, np.ndarray]:
@@ -1772,12 +1775,13 @@ class ProbabilityCells(Shown):
             size = k * CP.BRIER_CELLS
             at = by * CP.BRIER_CELLS + blow % CP.BRIER_CELLS
             brier = cell_sums(at[mine], bw[mine], brows[mine], size).reshape(k, CP.BRIER_CELLS)
-        y, a, conf, weight = packed([y, a, bits.view(np.float64), w * rows])
+        index = np.min_scalar_type(-max(k, q))  # class indices and columns: int8 below 128 classes
+        y, a, conf = packed([y.astype(index), a.astype(index), bits.view(np.float64)])
         return CP.ProbabilityCounts(
             true=y,
             predicted=a,
             confidence=conf,
-            weight=weight,
+            weight=_ones_view(w * rows),
             rank=cell_sums((ry * k + low % q)[on_true], rw[on_true], rrows[on_true], k * k).reshape(k, k),
             optimal=optimal,
             brier=brier,
