@@ -1887,22 +1887,27 @@ class ClassCounts(Shown):
         every bad row: a stream met it in the middle of a file, a Dask part at its end, and so
         each named another fault)."""
         changed = bool(self.pending)
+        # the batches' lists by column, each column's let go of once merged (a batch's lists of a
+        # column are views of one array: its scores freed before the next column's merge grows)
+        columns: list = [[(values[j], counts[j]) for values, counts in self.pending] for j in range(self.q)]
+        self.pending = []
         for j in range(self.q if changed else 0):
+            pending, columns[j] = columns[j], None
             if j in self.over:
                 continue
-            classes = {i for values, _ in self.pending for i in range(len(values[j]))} | {
+            classes = {i for values, _ in pending for i in range(len(values))} | {
                 i for (jj, i) in self.merged if jj == j
             }
             entries = 0
             for i in sorted(classes):
                 parts = [self.merged[(j, i)]] if (j, i) in self.merged else []
-                parts += [(values[j][i], counts[j][i]) for values, counts in self.pending if i < len(values[j])]
+                parts += [(values[i], counts[i]) for values, counts in pending if i < len(values)]
                 self.merged[(j, i)] = CT.merge_lists(parts)
                 entries += CT.distinct_scores(self.merged[(j, i)][0])
+            del pending
             if entries > cap:
                 self.over.add(j)
                 self.merged = {key: v for key, v in self.merged.items() if key[0] != j}
-        self.pending = []
         if changed:  # the merged tables as one allocation (:func:`packed`)
             flat = iter(packed([a for pair in self.merged.values() for a in pair if a is not None]))
             self.merged = {key: (next(flat), None if c is None else next(flat)) for key, (_v, c) in self.merged.items()}
