@@ -35,9 +35,13 @@ class ParquetFileData:
         """Record batches of ``columns`` (at most ``batch_size`` rows each), one row group at a
         time: ``iter_batches`` over the whole file read every row group's column chunks ahead
         (a 20 MB file held whole after the first batch), where ``streamed_parquet`` asks a
-        dataset to read them as the batches need them."""
+        dataset to read them as the batches need them. Each batch's columns are decoded in the
+        calling thread: decoded by pyarrow's threads, their scratch stays in per-thread heaps
+        beside the pool for the rest of the run, and a batch is read far faster than it is reduced."""
         for group in range(self.file.num_row_groups):
-            yield from self.file.iter_batches(batch_size=batch_size, columns=columns, row_groups=[group])
+            yield from self.file.iter_batches(
+                batch_size=batch_size, columns=columns, row_groups=[group], use_threads=False
+            )
 
     def to_table(self, columns: list[str]) -> Any:
         return self.file.read(columns=columns)
