@@ -1652,6 +1652,11 @@ def _ones_shared(
     return keys, _ones_view(w), _ones_view(rows)
 
 
+def _narrowed(a: np.ndarray) -> np.ndarray:
+    """Non-negative integers ``a`` in the smallest signed integer type that holds them."""
+    return a.astype(np.min_scalar_type(-int(a.max(initial=0)) - 1), copy=False)
+
+
 def _ones_view(a: np.ndarray) -> np.ndarray:
     """``a`` (1-D), or a read-only view of stride 0 of its one value when every entry is 1."""
     if a.shape[0] and a.strides[0] and bool(np.all(a == 1)):
@@ -1709,7 +1714,8 @@ class ProbabilityCells(Shown):
         unit = w is None
         w = np.ones(n) if w is None else np.asarray(w, dtype=np.float64)
         conf = np.ascontiguousarray(p.max(axis=1), dtype=np.float64)
-        self.top.append(_ones_shared(weight_cells([y * q + p.argmax(axis=1), conf.view(np.int64)], w)))
+        (key, bits), ws, rows = _ones_shared(weight_cells([y * q + p.argmax(axis=1), conf.view(np.int64)], w))
+        self.top.append(([_narrowed(key), bits], ws, rows))  # a cell per row: its key in int8, not int64
         key = (np.repeat(y * q, q) + np.tile(np.arange(q), n)) * q + CP.column_ranks(p).ravel()
         self.rank.append(_unit_cells(key) if unit else weight_cells([key], np.repeat(w, q)))
         if self.costs is not None and self.costs.shape == (q, q):
