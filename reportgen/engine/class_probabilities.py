@@ -133,7 +133,10 @@ class ProbabilityCounts(Shown):
 
     Attributes:
         true, predicted, confidence, weight: shape (m,), the distinct (true class, argmax class,
-            max probability) cells of the rows and their summed weight, in canonical order.
+            max probability) cells of the rows and their summed weight, in canonical order; class
+            indices in the smallest signed integer type that holds them (int8 below 128 classes),
+            weights all 1 as one shared read-only 1 (unweighted rows with distinct confidences are
+            a cell each: n int64 and float64 per model held to the end of a run, issue 46).
         rank: shape (k, k), the weight of the rows of true class i whose class ranks r among
             the scores (:func:`column_ranks`; 0 the highest).
         optimal: shape (k, k), the weight of rows by (true class, cost-optimal class), or None
@@ -231,7 +234,7 @@ def top_label_draws(c: ProbabilityCounts, bins: int, resamples: int, rng: np.ran
     cells, cell_of = np.unique(key, return_inverse=True)
     nc = cells.shape[0]
     k = c.rank.shape[0]
-    flat = c.true * nc + cell_of
+    flat = c.true.astype(np.int64) * nc + cell_of
     counts = np.bincount(flat, weights=c.weight, minlength=k * nc).reshape(k, nc)
     conf = np.bincount(flat, weights=c.weight * c.confidence, minlength=k * nc).reshape(k, nc)
     span = int(fine.max(initial=0)) + 1
@@ -344,7 +347,7 @@ def expected_costs(c: ProbabilityCounts, costs: np.ndarray) -> tuple[float, floa
     """The expected cost per row of the cost-optimal rule and of argmax: Σ_ij N_ij C_ij / m."""
     k = costs.shape[0]
     m = float(c.weight.sum())
-    argmax = np.bincount(c.true * k + c.predicted, weights=c.weight, minlength=k * k).reshape(k, k)
+    argmax = np.bincount(c.true.astype(np.int64) * k + c.predicted, weights=c.weight, minlength=k * k).reshape(k, k)
     assert c.optimal is not None
     return float((c.optimal * costs).sum() / m), float((argmax * costs).sum() / m)
 

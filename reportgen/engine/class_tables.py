@@ -415,8 +415,10 @@ def micro_prefix_sums(pos: np.ndarray, neg: np.ndarray) -> tuple[np.ndarray, np.
 
 
 def _prefix_sum(counts: np.ndarray) -> np.ndarray:
+    """[0, cumsum(counts)] as float64, summed in place: int32 counts are whole numbers below 2³¹
+    (:func:`_int32_rows`), so float64 sums them exactly, as int32 did, without an int32 copy."""
     c = np.zeros(counts.shape[0] + 1)
-    c[1:] = np.cumsum(counts, dtype=counts.dtype)
+    np.cumsum(counts, dtype=np.float64, out=c[1:])
     return c
 
 

@@ -1649,11 +1649,19 @@ def _ones_shared(
     confidences are one cell per row, and two of their four columns would be n ones (32 MB per
     million rows of a model held through pass 1). The values are the same arrays to every reader."""
     keys, w, rows = cells
-    if w.shape[0] and w.strides[0] and bool(np.all(w == 1.0)):
-        w = np.broadcast_to(np.float64(1.0), w.shape)
-    if rows.shape[0] and rows.strides[0] and bool(np.all(rows == 1)):
-        rows = np.broadcast_to(np.int64(1), rows.shape)
-    return keys, w, rows
+    return keys, _ones_view(w), _ones_view(rows)
+
+
+def _narrowed(a: np.ndarray) -> np.ndarray:
+    """Non-negative integers ``a`` in the smallest signed integer type that holds them."""
+    return a.astype(np.min_scalar_type(-int(a.max(initial=0)) - 1), copy=False)
+
+
+def _ones_view(a: np.ndarray) -> np.ndarray:
+    """``a`` (1-D), or a read-only view of stride 0 of its one value when every entry is 1."""
+    if a.shape[0] and a.strides[0] and bool(np.all(a == 1)):
+        return np.broadcast_to(a.dtype.type(1), a.shape)
+    return a
 
 
 def _unit_cells(key: np.ndarray) -> tuple[list[np.ndarray], np.ndarray, np.ndarray]:
@@ -1706,7 +1714,8 @@ class ProbabilityCells(Shown):
         unit = w is None
         w = np.ones(n) if w is None else np.asarray(w, dtype=np.float64)
         conf = np.ascontiguousarray(p.max(axis=1), dtype=np.float64)
-        self.top.append(_ones_shared(weight_cells([y * q + p.argmax(axis=1), conf.view(np.int64)], w)))
+        (key, bits), ws, rows = _ones_shared(weight_cells([y * q + p.argmax(axis=1), conf.view(np.int64)], w))
+        self.top.append(([_narrowed(key), bits], ws, rows))  # a cell per row: its key in int8, not int64
         key = (np.repeat(y * q, q) + np.tile(np.arange(q), n)) * q + CP.column_ranks(p).ravel()
         self.rank.append(_unit_cells(key) if unit else weight_cells([key], np.repeat(w, q)))
         if self.costs is not None and self.costs.shape == (q, q):
@@ -1772,12 +1781,13 @@ class ProbabilityCells(Shown):
             size = k * CP.BRIER_CELLS
             at = by * CP.BRIER_CELLS + blow % CP.BRIER_CELLS
             brier = cell_sums(at[mine], bw[mine], brows[mine], size).reshape(k, CP.BRIER_CELLS)
-        y, a, conf, weight = packed([y, a, bits.view(np.float64), w * rows])
+        index = np.min_scalar_type(-max(k, q))  # class indices and columns: int8 below 128 classes
+        y, a, conf = packed([y.astype(index), a.astype(index), bits.view(np.float64)])
         return CP.ProbabilityCounts(
             true=y,
             predicted=a,
             confidence=conf,
-            weight=weight,
+            weight=_ones_view(w * rows),
             rank=cell_sums((ry * k + low % q)[on_true], rw[on_true], rrows[on_true], k * k).reshape(k, k),
             optimal=optimal,
             brier=brier,
@@ -1883,22 +1893,27 @@ class ClassCounts(Shown):
         every bad row: a stream met it in the middle of a file, a Dask part at its end, and so
         each named another fault)."""
         changed = bool(self.pending)
+        # the batches' lists by column, each column's let go of once merged (a batch's lists of a
+        # column are views of one array: its scores freed before the next column's merge grows)
+        columns: list = [[(values[j], counts[j]) for values, counts in self.pending] for j in range(self.q)]
+        self.pending = []
         for j in range(self.q if changed else 0):
+            pending, columns[j] = columns[j], None
             if j in self.over:
                 continue
-            classes = {i for values, _ in self.pending for i in range(len(values[j]))} | {
+            classes = {i for values, _ in pending for i in range(len(values))} | {
                 i for (jj, i) in self.merged if jj == j
             }
             entries = 0
             for i in sorted(classes):
                 parts = [self.merged[(j, i)]] if (j, i) in self.merged else []
-                parts += [(values[j][i], counts[j][i]) for values, counts in self.pending if i < len(values[j])]
+                parts += [(values[i], counts[i]) for values, counts in pending if i < len(values)]
                 self.merged[(j, i)] = CT.merge_lists(parts)
                 entries += CT.distinct_scores(self.merged[(j, i)][0])
+            del pending
             if entries > cap:
                 self.over.add(j)
                 self.merged = {key: v for key, v in self.merged.items() if key[0] != j}
-        self.pending = []
         if changed:  # the merged tables as one allocation (:func:`packed`)
             flat = iter(packed([a for pair in self.merged.values() for a in pair if a is not None]))
             self.merged = {key: (next(flat), None if c is None else next(flat)) for key, (_v, c) in self.merged.items()}
