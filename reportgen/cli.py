@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import atexit
+import dataclasses
 import functools
 import logging
 import os
@@ -73,7 +74,7 @@ def _local_dir(text: str) -> str:
     """``--out``: a local directory, as ``output.dir`` (docs/user-guide/your-data.md, "Outputs stay local"): a remote URI
     is a command-line mistake (``--out s3://b/x`` wrote a local directory named ``s3:``), a
     ``file://`` URI its local path."""
-    from reportgen.config import local_path, scheme_of  # noqa: PLC0415  (pydantic: not for --help)
+    from reportgen.config import local_path, scheme_of  # noqa: PLC0415  (yaml: not for --help)
 
     if scheme_of(text) is None:
         return text
@@ -530,12 +531,12 @@ def _output_dir(cfg: Config, cfg_path: Path, out: str | None, several: bool, run
 
 
 def _prepare(path: str, args: argparse.Namespace, several: bool) -> _Job:
-    from reportgen.config import load_config  # noqa: PLC0415
+    from reportgen.config import json_data, load_config  # noqa: PLC0415
 
     cfg, cfg_path = load_config(path, args.overrides)
     overrides = {k: v for k, v in (("engine", args.engine), ("scheduler", args.scheduler)) if v is not None}
     if getattr(args, "mlflow", None):  # --mlflow URI: the config's block with this URI, or a new one
-        block = cfg.mlflow.model_dump() if cfg.mlflow is not None else {"experiment": cfg_path.stem}
+        block = json_data(cfg.mlflow) if cfg.mlflow is not None else {"experiment": cfg_path.stem}
         from reportgen.tracking import tracking_uri  # noqa: PLC0415
 
         # a relative store on the command line is relative to the current directory, as --out is
@@ -549,6 +550,7 @@ def _prepare(path: str, args: argparse.Namespace, several: bool) -> _Job:
 def _run_one(job: _Job, args: argparse.Namespace, printer: _Printer, written: dict[Path, Path]) -> int:
     """Compute one config and write its report set; ``written`` maps the directories this batch
     wrote to their config (a second config resolving to one of them is refused)."""
+    from reportgen.config import json_data  # noqa: PLC0415
     from reportgen.pipeline import analyse  # noqa: PLC0415
     from reportgen.report.theme import Theme  # noqa: PLC0415
 
@@ -588,7 +590,7 @@ def _run_one(job: _Job, args: argparse.Namespace, printer: _Printer, written: di
                 _apart(cfg, cfg_path, out_dir)
                 held = stack.enter_context(reserve(out_dir, overwrite))
                 reserved.append(held)
-            theme = Theme.from_config(cfg.report.model_dump(mode="json"))
+            theme = Theme.from_config(json_data(cfg.report))
             # the run's history entry is committed with the report set: both or neither
             entry: Entry | None = None
             if cfg.history is not None:
@@ -825,7 +827,7 @@ def _validate_data(cfg: Config, cfg_path: Path, shown: _StderrWarnings) -> str:
         if whole or sum(input_bytes(p) for p in checked) <= SMALL_INPUT_BYTES:
             from reportgen.pipeline import load_evidence  # noqa: PLC0415
 
-            load_evidence(cfg.model_copy(update={"engine": "stream"}))  # the same rules, no cluster started
+            load_evidence(dataclasses.replace(cfg, engine="stream"))  # the same rules, no cluster started
             return (
                 f"{cfg_path}: OK — {len(cfg.models)} model(s), task {cfg.task}, engine: {cfg.engine}: "
                 f"every row checked ({', '.join(shown_text(str(p)) for p in checked)})"
@@ -1008,20 +1010,6 @@ def _arrow_allocator() -> None:
     pa.set_memory_pool(pa.system_memory_pool())
 
 
-def _no_pydantic_plugins() -> None:
-    """The command's pydantic models are validated without pydantic plugins, unless
-    ``PYDANTIC_DISABLE_PLUGINS`` says otherwise (pydantic's documented switch).
-
-    Plugins (entry points of the ``pydantic`` group) let a host application observe every
-    validation; finding them reads the entry points of every installed distribution when the
-    first model is validated: 23 ms of a 1,000-row run's 0.6 s with the test extras installed
-    (issue 46), the largest single step of loading the config. The ``reportgen`` command is its
-    own host and observes nothing; only the command sets it (a library leaves its host's
-    plugins alone), as it chooses pyarrow's allocator (:func:`_arrow_allocator`).
-    """
-    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     with handlers(), _quiet_resource_tracker():
@@ -1151,7 +1139,6 @@ def _writable_or_makeable(path: Path) -> bool:
 
 def _command_with_data(args: argparse.Namespace, printer: _Printer, shown: _StderrWarnings) -> int:
     """``run``, ``validate`` or ``render``."""
-    _no_pydantic_plugins()
     if args.command == "render":
         code = _guarded(lambda: _render(args, printer), args.result, printer, args.debug, writes=True)
         _failed(args, args.result, code, printer)

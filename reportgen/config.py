@@ -1,41 +1,32 @@
 """The run configuration: strict, frozen, and the only place YAML is parsed.
 
-Every nested model forbids unknown keys (a typo is an error that suggests the closest valid
-key) and is frozen. Each default lives here and nowhere else. Relative data paths resolve
-against the directory of the config file; the output directory against the working
-directory (or ``--out``).
-
-The annotations are evaluated as the classes are made, not postponed (no ``from __future__ import
-annotations``): pydantic would otherwise compile and evaluate each of some 130 annotation strings
-when it builds the models, at every start of the command.
+Every section is a frozen dataclass whose keys are checked by one validator (:func:`validated`):
+unknown keys are errors that suggest the closest valid key, and each problem is said in the
+config's words (a mapping, a list, a number, text), with its key path. Each default lives here
+and nowhere else. Relative data paths resolve against the directory of the config file; the
+output directory against the working directory (or ``--out``).
 """
 
+import dataclasses
 import datetime
+import functools
+import inspect
 import itertools
+import math
 import os
 import re
 import stat
 import string
+import types
 import typing
 import unicodedata
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, Literal, Self
+from typing import Annotated, Any, Literal, Self, TypeVar
 from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
 
 import yaml
-from pydantic import (
-    BaseModel,
-    BeforeValidator,
-    ConfigDict,
-    Field,
-    PrivateAttr,
-    ValidationError,
-    ValidationInfo,
-    field_serializer,
-    field_validator,
-    model_validator,
-)
 
 import reportgen.catalog as catalog
 from reportgen.errors import ConfigError, UserError
@@ -49,7 +40,7 @@ Task = Literal["binary", "multiclass"]
 Format = Literal["html", "pdf", "json", "csv", "xlsx"]
 ScalarLabel = int | str | bool | float
 #: A column name: never empty (``score: ''`` read as "no score column" and failed deep in a run)
-Column = Annotated[str, Field(min_length=1)]
+Column = Annotated[str, ("min_length", 1)]
 
 #: Metrics a constraint rule may name (threshold metrics that vary with the cut).
 CONSTRAINT_METRICS: tuple[str, ...] = catalog.constraint_metrics()
@@ -81,53 +72,30 @@ OUTPUT_PLACEHOLDERS = ("config", "date", "run_id")
 
 
 class _Invalid(ValueError):
-    """A cross-field problem raised by a model validator, with the key it is about.
-
-    Pydantic reports model-level errors at the model's own location; ``loc`` (relative to
-    the model) lets the message and the line number point at the offending key instead.
-    """
+    """A cross-field problem found by a section's ``_rules``, with the key it is about (``loc``,
+    relative to the section), so that the message and the line number point at that key."""
 
     def __init__(self, loc: tuple[str | int, ...], message: str) -> None:
         super().__init__(message)
         self.loc = loc
 
 
-class Strict(BaseModel):
-    """Every config model: unknown keys are errors, values are frozen, and no float may be
-    NaN or infinite (a NaN threshold would flag every row; an infinite cost or β has no meaning)."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False, defer_build=True)
+def key(default: Any = dataclasses.MISSING, *, description: str, **rules: Any) -> Any:
+    """One key of a config section: its default (none: the key is required; a list or mapping is
+    copied for each config), the description the JSON Schema and the documentation show, and its
+    rules for :func:`validated`: bounds ``ge``, ``gt``, ``le``, ``lt``; lengths ``min_length``,
+    ``max_length``; ``before``, a function of the value as written (a path's URI made local, …),
+    and ``check``, of the typed value when it is not None; both raise ``ValueError`` with the
+    message."""
+    metadata = {"description": description, **rules}
+    if isinstance(default, (list, dict)):
+        return dataclasses.field(default_factory=default.copy, metadata=metadata)
+    return dataclasses.field(default=default, metadata=metadata)
 
 
 _BOOLEAN_NUMBER = (
     "expected a number, found a boolean (YAML reads yes, no, on, off, true and false as booleans); give a number"
 )
-
-
-def _no_boolean(v: Any) -> Any:
-    """A boolean where a number is meant is an error: YAML reads ``yes``, ``no``, ``on``, ``off``,
-    ``true`` and ``false`` as booleans, and pydantic would take them as 1 and 0 (``threshold: true``
-    a threshold of 1, ``resamples: yes`` one resample)."""
-    if isinstance(v, bool):
-        raise ValueError(_BOOLEAN_NUMBER)
-    return v
-
-
-def _no_boolean_item(v: Any) -> Any:
-    """:func:`_no_boolean` for each item of a list of numbers."""
-    if isinstance(v, (list, tuple)) and any(isinstance(x, bool) for x in v):
-        raise ValueError(_BOOLEAN_NUMBER)
-    return v
-
-
-_N = typing.TypeVar("_N")
-#: A field that takes a number (``Number[float]``, ``Number[int | None]``, …) and refuses a boolean,
-#: checked before the type's own validation, so the one message above, not pydantic's union errors.
-#: Only the numeric fields carry it: a validator on every field ("*") made pydantic build and
-#: inspect one per field of every model (127 fields, 37 of them numeric) at the first config load.
-Number = Annotated[_N, BeforeValidator(_no_boolean)]
-#: A list of numbers that refuses a boolean among them.
-Numbers = Annotated[list[float], BeforeValidator(_no_boolean_item)]
 
 
 def close_matches(word: str, choices: Sequence[str]) -> list[str]:
@@ -147,47 +115,48 @@ def _looks(name: str) -> str:
     return " ".join(text.split())
 
 
-class CostsConfig(Strict):
+@dataclass(frozen=True, kw_only=True)
+class CostsConfig:
     """Cost of each outcome per row (binary). Only relative sizes matter for the optimum."""
 
-    fn: Number[float] = Field(
+    fn: float = key(
         1.0, ge=0, le=MAX_COST, description=("Cost of one false negative (a positive row predicted negative), per row.")
     )
-    fp: Number[float] = Field(
+    fp: float = key(
         1.0, ge=0, le=MAX_COST, description=("Cost of one false positive (a negative row predicted positive), per row.")
     )
-    tp: Number[float] = Field(0.0, ge=0, le=MAX_COST, description="Cost of one true positive, per row (usually 0).")
-    tn: Number[float] = Field(0.0, ge=0, le=MAX_COST, description="Cost of one true negative, per row (usually 0).")
+    tp: float = key(0.0, ge=0, le=MAX_COST, description="Cost of one true positive, per row (usually 0).")
+    tn: float = key(0.0, ge=0, le=MAX_COST, description="Cost of one true negative, per row (usually 0).")
 
 
-class ConstraintConfig(Strict):
+@dataclass(frozen=True, kw_only=True)
+class ConstraintConfig:
     """``{maximize: precision, where: recall, at_least: 0.8}``: an optimal-threshold rule."""
 
-    maximize: ConstraintMetric = Field(
+    maximize: ConstraintMetric = key(
         description=("The metric this rule's optimal threshold maximises (e.g. precision).")
     )
-    where: ConstraintMetric = Field(
+    where: ConstraintMetric = key(
         description=("The metric the rule constrains (e.g. recall); give at_least or at_most with it.")
     )
-    at_least: Number[float | None] = Field(
+    at_least: float | None = key(
         None, description=("Lower bound on the `where` metric (inclusive); give this or at_most.")
     )
-    at_most: Number[float | None] = Field(
+    at_most: float | None = key(
         None, description=("Upper bound on the `where` metric (inclusive); give this or at_least.")
     )
 
-    @model_validator(mode="after")
-    def _one_bound(self) -> Self:
+    def _rules(self) -> None:
         if (self.at_least is None) == (self.at_most is None):
             raise ValueError("give exactly one of at_least / at_most")
-        return self
 
 
-class CalibrationConfig(Strict):
+@dataclass(frozen=True, kw_only=True)
+class CalibrationConfig:
     """``{bins: 10, strategy: quantile}``: how probability models' calibration is binned."""
 
-    bins: Number[int] = Field(10, ge=2, le=100, description="Number of bins of the predicted probability (2 to 100).")
-    strategy: Literal["uniform", "quantile"] = Field(
+    bins: int = key(10, ge=2, le=100, description="Number of bins of the predicted probability (2 to 100).")
+    strategy: Literal["uniform", "quantile"] = key(
         "uniform",
         description=(
             "uniform: equal-width bins of [0, 1] (as scikit-learn's calibration_curve); quantile: bins of about "
@@ -196,29 +165,28 @@ class CalibrationConfig(Strict):
     )
 
 
-class PartialAucRange(Strict):
+@dataclass(frozen=True, kw_only=True)
+class PartialAucRange:
     """``{specificity: [0.9, 1]}`` or ``{sensitivity: [0.8, 1]}``: one range of a partial AUC."""
 
-    specificity: tuple[float, float] | None = Field(
+    specificity: tuple[float, float] | None = key(
         None,
         description=(
             "Partial AUC over these specificities [lo, hi] (1 - false positive rate), e.g. [0.9, 1] for a low "
             "false positive rate; give this or sensitivity."
         ),
     )
-    sensitivity: tuple[float, float] | None = Field(
+    sensitivity: tuple[float, float] | None = key(
         None,
         description=("Partial AUC over these sensitivities [lo, hi] (true positive rate); give this or specificity."),
     )
 
-    @model_validator(mode="after")
-    def _one_range(self) -> Self:
+    def _rules(self) -> None:
         if (self.specificity is None) == (self.sensitivity is None):
             raise ValueError("give exactly one of specificity: [lo, hi] / sensitivity: [lo, hi]")
         lo, hi = self.bounds
         if not 0.0 <= lo < hi <= 1.0:
             raise ValueError(f"a range [lo, hi] needs 0 <= lo < hi <= 1, found [{lo:g}, {hi:g}]")
-        return self
 
     @property
     def focus(self) -> Literal["specificity", "sensitivity"]:
@@ -230,10 +198,11 @@ class PartialAucRange(Strict):
         return float(lo), float(hi)
 
 
-class OperatingPointsConfig(Strict):
+@dataclass(frozen=True, kw_only=True)
+class OperatingPointsConfig:
     """``{fpr: [0.01, 0.05], recall: [0.8]}``: fixed points on each model's ROC and PR curves."""
 
-    fpr: Numbers = Field(
+    fpr: list[float] = key(
         [],
         description=(
             "False positive rates at which to report each model's true positive rate (TPR at FPR), read off the "
@@ -241,7 +210,7 @@ class OperatingPointsConfig(Strict):
             "linearly between the neighbouring cuts (pROC's coords with input specificity). Each in (0, 1)."
         ),
     )
-    recall: Numbers = Field(
+    recall: list[float] = key(
         [],
         description=(
             "Recalls (true positive rates) at which to report each model's precision: the lowest FPR at that "
@@ -249,7 +218,7 @@ class OperatingPointsConfig(Strict):
             "Each in (0, 1]."
         ),
     )
-    optimal_thresholds: bool = Field(
+    optimal_thresholds: bool = key(
         True,
         description=(
             "Also give each optimal threshold a bootstrap interval, with the intervals of its criterion's value "
@@ -257,15 +226,13 @@ class OperatingPointsConfig(Strict):
         ),
     )
 
-    @model_validator(mode="after")
-    def _in_range(self) -> Self:
+    def _rules(self) -> None:
         for key, values, top in (("fpr", self.fpr, 1.0), ("recall", self.recall, 1.0)):
             for v in values:
                 if not (0.0 < v < top or (key == "recall" and v == 1.0)):
                     raise ValueError(f"{key}: {v:g} is outside {'(0, 1]' if key == 'recall' else '(0, 1)'}")
             if len(set(values)) != len(values):
                 raise ValueError(f"{key}: a value is listed twice")
-        return self
 
 
 #: Schemes handed to pyarrow's filesystems (``file`` is turned into a local path instead).
@@ -446,6 +413,16 @@ def database_url(v: str) -> str:
     return v
 
 
+def _no_literal_secret(v: dict[str, ScalarLabel]) -> dict[str, ScalarLabel]:
+    """Driver options hold a credential as ``${VAR}`` only (expanded when connecting)."""
+    secret = [k for k, val in v.items() if is_secret_key(k) and not VAR_ONLY.fullmatch(str(val))]
+    if secret:
+        raise ValueError(
+            f"{secret[0]}: holds a literal secret; write {secret[0]}: ${{DB_PASSWORD}} and set the variable"
+        )
+    return v
+
+
 def resolved_url(url: str, base: Path) -> str:
     """A file dialect's relative URL (``sqlite:///relative.db``) made absolute against ``base``
     (the config's directory); a path starting with ``~`` or ``${`` is left to expand."""
@@ -456,12 +433,14 @@ def resolved_url(url: str, base: Path) -> str:
     return f"{p.scheme}:///{base / rel}" + (f"?{p.query}" if p.query else "")
 
 
-class ConnectionConfig(Strict):
+@dataclass(frozen=True, kw_only=True)
+class ConnectionConfig:
     """``connections: {NAME: {url, options}}``: a database named once and used by any model's
     ``source: {connection: NAME}``, so a warehouse is written once and a password rotated in one place."""
 
-    url: str = Field(
+    url: str = key(
         min_length=1,
+        check=database_url,
         description=(
             "Database URL: postgresql:// and sqlite:/// (ADBC), duckdb:///path.duckdb (read-only), or any "
             "SQLAlchemy URL dialect+driver://user@host/db (mysql+pymysql://, mssql+pyodbc://, snowflake://, "
@@ -469,31 +448,18 @@ class ConnectionConfig(Strict):
             "${VAR}, expanded only when connecting."
         ),
     )
-    options: dict[str, ScalarLabel] = Field(
+    options: dict[str, ScalarLabel] = key(
         {},
+        check=_no_literal_secret,
         description=(
             "Options handed to the driver when connecting (SQLAlchemy's connect_args, DuckDB's config, "
             "ADBC's database options), e.g. {connect_timeout: 10}. A credential option holds ${VAR} only."
         ),
     )
 
-    @field_validator("url")
-    @classmethod
-    def _url(cls, v: str) -> str:
-        return database_url(v)
 
-    @field_validator("options")
-    @classmethod
-    def _no_literal_secret(cls, v: dict[str, ScalarLabel]) -> dict[str, ScalarLabel]:
-        secret = [k for k, val in v.items() if is_secret_key(k) and not VAR_ONLY.fullmatch(str(val))]
-        if secret:
-            raise ValueError(
-                f"{secret[0]}: holds a literal secret; write {secret[0]}: ${{DB_PASSWORD}} and set the variable"
-            )
-        return v
-
-
-class SourceConfig(Strict):
+@dataclass(frozen=True, kw_only=True)
+class SourceConfig:
     """A model's predictions from a SQL database instead of a file (``pip install 'classifier-comparison-report[sql]'``).
 
     ``connection``: the name of an entry of the top-level ``connections``; or ``url``, the
@@ -507,35 +473,36 @@ class SourceConfig(Strict):
     crosses the network (binary task; every model pushed down; see the documentation's SQL page).
     """
 
-    connection: str | None = Field(
+    connection: str | None = key(
         None,
         min_length=1,
         description="The name of an entry of the top-level connections. Give this or url.",
     )
-    url: str | None = Field(
+    url: str | None = key(
         None,
         min_length=1,
+        check=database_url,
         description=(
             "This model's own database URL, as a connection's url (postgresql://user@host:5432/db, "
             "sqlite:///path.db, duckdb:///path.duckdb, any SQLAlchemy dialect+driver:// URL). Never a literal "
             "password: use ${VAR} (expanded only when connecting). Give this or connection."
         ),
     )
-    query: str = Field(
+    query: str = key(
         min_length=1,
         description=(
             "One SELECT returning the model's columns (score, label, id, ...); :name marks a bound parameter "
             "given in params. A trailing ';' is allowed, a second statement is not."
         ),
     )
-    params: dict[str, ScalarLabel | None] = Field(
+    params: dict[str, ScalarLabel | None] = key(
         {},
         description=(
             "Values of the query's :name parameters, sent to the server apart from the SQL text (never "
             "formatted into it). A ${VAR} value is text: cast it in SQL."
         ),
     )
-    pushdown: bool = Field(
+    pushdown: bool = key(
         False,
         description=(
             "true: the database computes the score table (GROUP BY score, label, built for its dialect), so "
@@ -545,76 +512,72 @@ class SourceConfig(Strict):
 
     def resolved(self, base: Path) -> Self:
         """A file dialect's relative URL made absolute against ``base`` (:func:`resolved_url`)."""
-        return self if self.url is None else self.model_copy(update={"url": resolved_url(self.url, base)})
+        return self if self.url is None else dataclasses.replace(self, url=resolved_url(self.url, base))
 
-    @field_validator("url")
-    @classmethod
-    def _url(cls, v: str | None) -> str | None:
-        return None if v is None else database_url(v)
-
-    @model_validator(mode="after")
-    def _url_or_connection(self) -> Self:
+    def _rules(self) -> None:
         if (self.url is None) == (self.connection is None):
             raise ValueError("give exactly one of 'connection' (a name under connections:) and 'url'")
-        return self
 
 
-class ModelConfig(Strict):
+@dataclass(frozen=True, kw_only=True)
+class ModelConfig:
     """One model: its name, where its rows are (``file`` or ``source``) and which columns hold its
     scores; ``label``, ``id`` and ``weight`` default to the top-level keys."""
 
-    name: str = Field(
+    name: str = key(
         min_length=1,
         max_length=MAX_TEXT_CHARS,
         description=(
             "The model's name, shown in the report and used as its key in metrics.json; unique within a config."
         ),
     )
-    file: Path | None = Field(
+    file: Path | None = key(
         None,
+        before=data_path,
+        uri=True,
         description=(
             "CSV or Parquet file, or a directory of Parquet parts (hive partitions), local or a URI (s3://, "
             "gs://, hdfs://, abfs://, file://); relative to the config file. Give this or source."
         ),
     )
-    source: SourceConfig | None = Field(
+    source: SourceConfig | None = key(
         None,
         description=(
             "Read the model's rows from a SQL database instead of a file (needs the sql extra). Give this or file."
         ),
     )
-    score: Column | None = Field(
+    score: Column | None = key(
         None, description=("Score column (binary): the higher (or lower, see direction) the more likely positive.")
     )
-    direction: Literal["higher", "lower"] = Field(
+    direction: Literal["higher", "lower"] = key(
         "higher",
         description=("higher: a higher score means more likely positive; lower: the reverse (e.g. scorecard points)."),
     )
-    threshold: Number[float | None] = Field(
+    threshold: float | None = key(
         None,
         description=(
             "This model's own decision threshold, on its own scale (e.g. scorecard points); default: the top-"
             "level threshold."
         ),
     )
-    label: Column | None = Field(
+    label: Column | None = key(
         None, description=("This model's label column when it differs from the top-level label.")
     )
-    id: Column | None = Field(None, description="This model's id column when it differs from the top-level id.")
-    weight: Column | None = Field(
+    id: Column | None = key(None, description="This model's id column when it differs from the top-level id.")
+    weight: Column | None = key(
         None, description=("This model's weight column when it differs from the top-level weight.")
     )
-    probabilities: bool | None = Field(
+    probabilities: bool | None = key(
         None,
         description=(
             "true asserts the scores are probabilities in [0, 1] (a value outside is an error); false treats "
             "them as scores (no log-loss or Brier score); default: inferred from the values."
         ),
     )
-    prediction: Column | None = Field(
+    prediction: Column | None = key(
         None, description=("Multiclass: a column holding the predicted class (instead of, or besides, class scores).")
     )
-    scores: list[Column] | dict[ScalarLabel, Column] | None = Field(
+    scores: list[Column] | dict[ScalarLabel, Column] | None = key(
         None,
         description=(
             "Multiclass: one score (probability) column per class, as a list in the order of classes or a "
@@ -623,21 +586,23 @@ class ModelConfig(Strict):
     )
     # credit validation (issue 19): the PD column of a scorecard (the score stays the ranking),
     # the development / initial-validation sample (same columns), the AUC at initial validation
-    pd: Column | None = Field(
+    pd: Column | None = key(
         None,
         description=(
             "Credit validation: a column holding the model's probability of default, when the score is not "
             "one (e.g. scorecard points); the score stays the ranking."
         ),
     )
-    reference: Path | None = Field(
+    reference: Path | None = key(
         None,
+        before=data_path,
+        uri=True,
         description=(
             "Credit validation: the development or initial-validation sample, with the same columns; enables "
             "the PSI, the concentration test and the grade migration."
         ),
     )
-    initial_auc: Number[float | None] = Field(
+    initial_auc: float | None = key(
         None,
         gt=0,
         lt=1,
@@ -647,35 +612,49 @@ class ModelConfig(Strict):
         ),
     )
 
-    @field_validator("file", "reference", mode="before")
-    @classmethod
-    def _uri(cls, v: Any) -> Any:
-        return data_path(v)
-
-    @field_serializer("file", "reference")
-    def _as_written(self, v: Path | None) -> str | None:
-        """A URI is dumped as written (``s3://b/k``), not in the folded form a Path holds."""
-        return None if v is None else unfolded(v) or str(v)
-
-    @model_validator(mode="after")
-    def _file_or_source(self) -> Self:
+    def _rules(self) -> None:
         if (self.file is None) == (self.source is None):
             raise ValueError("give exactly one of 'file' (CSV or Parquet) and 'source' (a SQL query)")
-        return self
 
 
-class OutputConfig(Strict):
+def _local_dir(v: Any) -> Any:
+    """Outputs stay local, as the history store, templates and logo (:func:`local_path`): a
+    remote URI is refused (``s3://b/x`` was written to a local directory named ``s3:``), a
+    ``file://`` URI is its local path, placeholders kept (pyarrow cannot parse ``{``)."""
+    if isinstance(v, str) and scheme_of(v) is not None:
+        return local_path(v if scheme_of(v) != "file" else v.replace("{", "%7B").replace("}", "%7D"))
+    return v
+
+
+def _placeholders(v: str) -> str:
+    """``output.dir`` names only the placeholders :data:`OUTPUT_PLACEHOLDERS`."""
+    no_nul(v)
+    try:
+        fields = [(f, spec, conv) for _, f, spec, conv in string.Formatter().parse(v) if f is not None]
+    except ValueError:  # an unbalanced brace
+        fields = [("{", "", None)]
+    if any(f not in OUTPUT_PLACEHOLDERS or spec or conv for f, spec, conv in fields):
+        raise ValueError(
+            f"{masked(v)!r} uses an unknown placeholder; only {{config}}, {{date}} and {{run_id}} may be used"
+        )
+    return v
+
+
+@dataclass(frozen=True, kw_only=True)
+class OutputConfig:
     """Where reports go. ``dir`` may use ``{config}`` (config file stem), ``{date}``, ``{run_id}``;
     relative to the config file's directory, like every path in a config."""
 
-    dir: str = Field(
+    dir: str = key(
         "reports/{config}",
+        before=_local_dir,
+        check=_placeholders,
         description=(
             "Output directory, relative to the config file; may use {config} (the config file's stem), {date}"
             " and {run_id}. Local paths only."
         ),
     )
-    formats: list[Format] = Field(
+    formats: list[Format] = key(
         ["html", "pdf", "json"],
         min_length=1,
         description=(
@@ -683,36 +662,12 @@ class OutputConfig(Strict):
             "tables), xlsx (tables.xlsx, needs the xlsx extra)."
         ),
     )
-    overwrite: bool = Field(
+    overwrite: bool = key(
         False,
         description=(
             "Replace an existing report set in dir (as --overwrite); without it an existing report is an error."
         ),
     )
-
-    @field_validator("dir", mode="before")
-    @classmethod
-    def _local(cls, v: Any) -> Any:
-        """Outputs stay local, as the history store, templates and logo (:func:`local_path`): a
-        remote URI is refused (``s3://b/x`` was written to a local directory named ``s3:``), a
-        ``file://`` URI is its local path, placeholders kept (pyarrow cannot parse ``{``)."""
-        if isinstance(v, str) and scheme_of(v) is not None:
-            return local_path(v if scheme_of(v) != "file" else v.replace("{", "%7B").replace("}", "%7D"))
-        return v
-
-    @field_validator("dir")
-    @classmethod
-    def _placeholders(cls, v: str) -> str:
-        no_nul(v)
-        try:
-            fields = [(f, spec, conv) for _, f, spec, conv in string.Formatter().parse(v) if f is not None]
-        except ValueError:  # an unbalanced brace
-            fields = [("{", "", None)]
-        if any(f not in OUTPUT_PLACEHOLDERS or spec or conv for f, spec, conv in fields):
-            raise ValueError(
-                f"{masked(v)!r} uses an unknown placeholder; only {{config}}, {{date}} and {{run_id}} may be used"
-            )
-        return v
 
 
 #: Sections of a report, in the default reading order; ``report.sections`` picks them in its own
@@ -739,7 +694,8 @@ ReportSection = Literal[
 REPORT_SECTIONS: tuple[str, ...] = typing.get_args(ReportSection)
 
 
-class RecommendationConfig(Strict):
+@dataclass(frozen=True, kw_only=True)
+class RecommendationConfig:
     """The rule behind the brief's recommendation (``report.layout: brief``).
 
     A challenger is *adopt* when its verdict on the primary metric is significantly better than
@@ -748,7 +704,7 @@ class RecommendationConfig(Strict):
     baseline) otherwise.
     """
 
-    block_on: Literal["red", "amber"] = Field(
+    block_on: Literal["red", "amber"] = key(
         "red",
         description=(
             "The lowest traffic light that blocks adopting a challenger: red (amber findings become "
@@ -757,7 +713,16 @@ class RecommendationConfig(Strict):
     )
 
 
-class ReportConfig(Strict):
+def _colours(v: list[str]) -> list[str]:
+    """A palette of ``#rrggbb`` (or ``#rgb``) colours."""
+    for c in v:
+        if not re.fullmatch(r"#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})", c):
+            raise ValueError(f"{c!r} is not a colour; write colours as '#rrggbb'")
+    return v
+
+
+@dataclass(frozen=True, kw_only=True)
+class ReportConfig:
     """Look of the report without forking the templates (paths resolve against the config file).
 
     ``template_dir`` may override any template (``report.html``, ``sections/*.html``) or
@@ -766,24 +731,26 @@ class ReportConfig(Strict):
     puts a sign-off brief before the full report.
     """
 
-    template_dir: Path | None = Field(
+    template_dir: Path | None = key(
         None,
+        before=local_path,
         description=(
             "A theme: a directory whose files replace the shipped templates of the same name (report.html, "
             "sections/*.html, report.css). Relative to the config file."
         ),
     )
-    logo: Path | None = Field(
+    logo: Path | None = key(
         None,
+        before=local_path,
         description=(
             "A PNG, JPEG, GIF or SVG (no scripts) of at most 1 MB inside the config's directory, inlined on "
             "the title page."
         ),
     )
-    palette: list[str] | None = Field(
-        None, min_length=1, description=("Model colours in config order, as '#rrggbb' (or '#rgb').")
+    palette: list[str] | None = key(
+        None, min_length=1, check=_colours, description=("Model colours in config order, as '#rrggbb' (or '#rgb').")
     )
-    sections: list[ReportSection] | None = Field(
+    sections: list[ReportSection] | None = key(
         None,
         min_length=1,
         description=(
@@ -793,7 +760,7 @@ class ReportConfig(Strict):
             "section."
         ),
     )
-    layout: Literal["full", "brief"] = Field(
+    layout: Literal["full", "brief"] = key(
         "full",
         description=(
             "full: the report; brief: at most four pages for sign-off (recommendation, every red and amber "
@@ -801,11 +768,11 @@ class ReportConfig(Strict):
             "appendix."
         ),
     )
-    recommendation: RecommendationConfig = Field(
-        RecommendationConfig.model_construct(),
+    recommendation: RecommendationConfig = key(
+        RecommendationConfig(),
         description=("The brief's recommendation rule: which traffic light blocks adopting a challenger."),
     )
-    domain: Literal["credit", "generic"] | None = Field(
+    domain: Literal["credit", "generic"] | None = key(
         None,
         description=(
             "The report's words for a binary decision. credit: approvals, approval rates, bad rates, "
@@ -815,21 +782,9 @@ class ReportConfig(Strict):
         ),
     )
 
-    @field_validator("template_dir", "logo", mode="before")
-    @classmethod
-    def _uri(cls, v: Any) -> Any:
-        return local_path(v)
 
-    @field_validator("palette")
-    @classmethod
-    def _colours(cls, v: list[str] | None) -> list[str] | None:
-        for c in v or []:
-            if not re.fullmatch(r"#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})", c):
-                raise ValueError(f"{c!r} is not a colour; write colours as '#rrggbb'")
-        return v
-
-
-class StreamConfig(Strict):
+@dataclass(frozen=True, kw_only=True)
+class StreamConfig:
     """Reading in record batches (``engine: stream`` and ``dask``): memory grows with distinct scores.
 
     ``max_distinct_scores``: above this many distinct scores in a model, its scores are binned
@@ -846,7 +801,7 @@ class StreamConfig(Strict):
     reduction) changes the intervals, never the tables.
     """
 
-    batch_rows: Number[int] = Field(
+    batch_rows: int = key(
         1_000_000,
         ge=1_000,
         description=(
@@ -854,7 +809,7 @@ class StreamConfig(Strict):
             "its per-batch score matrices being several times the batch)."
         ),
     )
-    max_distinct_scores: Number[int] = Field(
+    max_distinct_scores: int = key(
         2_000_000,
         ge=100,
         description=(
@@ -862,7 +817,7 @@ class StreamConfig(Strict):
             "multiclass score column past it is an error."
         ),
     )
-    bins: Number[int] = Field(
+    bins: int = key(
         100_000,
         ge=10,
         le=MAX_BINS,
@@ -870,18 +825,18 @@ class StreamConfig(Strict):
             "How many bins a binned model's scores go into (the report states the exact bound on the AUC error)."
         ),
     )
-    binning: Literal["quantile", "fixed"] = Field(
+    binning: Literal["quantile", "fixed"] = key(
         "quantile",
         description=("quantile: bins at quantiles of a seeded sample of the scores; fixed: equal-width bins."),
     )
-    sample_per_batch: Number[int] = Field(
+    sample_per_batch: int = key(
         2_000,
         ge=10,
         description=(
             "Size of the seeded sample of distinct scores that places quantile bin edges (at least 2 x bins are kept)."
         ),
     )
-    seed: Number[int] = Field(
+    seed: int = key(
         20240601,
         ge=0,
         lt=2**63,
@@ -892,7 +847,8 @@ class StreamConfig(Strict):
     )
 
 
-class CheckConfig(Strict):
+@dataclass(frozen=True, kw_only=True)
+class CheckConfig:
     """A gate a scheduler can act on (``checks:``); a failed check makes ``reportgen run`` exit 3.
 
     Two kinds: a metric bound, ``{model: challenger, metric: gini, at_least: 0.45}`` (without
@@ -901,27 +857,26 @@ class CheckConfig(Strict):
     Metric names are checked against the catalogue of the run's task.
     """
 
-    model: str | None = Field(None, description="Metric check: the model it applies to; without it, every model.")
-    metric: str | None = Field(
+    model: str | None = key(None, description="Metric check: the model it applies to; without it, every model.")
+    metric: str | None = key(
         None,
         description=(
             "Metric check: the metric bounded (a key of the task's metrics, e.g. gini, ks, brier, or psi with credit:)."
         ),
     )
-    at_least: Number[float | None] = Field(None, description="Metric check: the smallest passing value (inclusive).")
-    at_most: Number[float | None] = Field(None, description="Metric check: the largest passing value (inclusive).")
-    comparison: str | None = Field(
+    at_least: float | None = key(None, description="Metric check: the smallest passing value (inclusive).")
+    at_most: float | None = key(None, description="Metric check: the largest passing value (inclusive).")
+    comparison: str | None = key(
         None, description=("Comparison check: the model compared with the baseline on the primary metric.")
     )
-    must_not_be: Literal["worse"] | None = Field(
+    must_not_be: Literal["worse"] | None = key(
         None,
         description=(
             "Comparison check: worse fails the check when the model is significantly worse than the baseline."
         ),
     )
 
-    @model_validator(mode="after")
-    def _one_kind(self) -> Self:
+    def _rules(self) -> None:
         if self.comparison is not None or self.must_not_be is not None:
             extra = [k for k in ("model", "metric", "at_least", "at_most") if getattr(self, k) is not None]
             if self.comparison is None or self.must_not_be is None or extra:
@@ -929,7 +884,7 @@ class CheckConfig(Strict):
                     "a comparison check is {comparison: MODEL, must_not_be: worse} and nothing else"
                     + (f" (remove {', '.join(extra)})" if extra else "")
                 )
-            return self
+            return
         if self.metric is None:
             raise ValueError(
                 "a check needs 'metric' with at_least / at_most (optionally 'model'), "
@@ -937,54 +892,68 @@ class CheckConfig(Strict):
             )
         if (self.at_least is None) == (self.at_most is None):
             raise ValueError("give exactly one of at_least / at_most")
-        return self
 
 
-class HistoryConfig(Strict):
+@dataclass(frozen=True, kw_only=True)
+class HistoryConfig:
     """``history: {path: runs.sqlite}``: the SQLite store each run appends its headline numbers to
     (relative to the config file; see :mod:`reportgen.history`)."""
 
-    path: Path = Field(
+    path: Path = key(
+        before=local_path,
         description=(
             "SQLite history store each run appends its headline numbers to (created when absent); relative to"
             " the config file; a local disk."
-        )
+        ),
     )
-    trend_runs: Number[int] = Field(
+    trend_runs: int = key(
         24, ge=1, le=1000, description=("How many recorded runs the report's trend section shows (this run last).")
     )
 
-    @field_validator("path", mode="before")
-    @classmethod
-    def _uri(cls, v: Any) -> Any:
-        return local_path(v)
+
+def _no_credentials(v: str) -> str:
+    """A tracking URI without a password or a credential query key."""
+    try:
+        parts = urlsplit(v)
+        password = parts.password
+    except ValueError:
+        raise ValueError("not a tracking URI; write e.g. http://mlflow.internal:5000 or sqlite:///mlflow.db") from None
+    secret = [k for k, _ in parse_qsl(parts.query, keep_blank_values=True) if is_secret_key(k)]
+    if password or secret:  # never echo the value: the message names the key only
+        raise ValueError(
+            f"holds a credential ({'a password' if password else secret[0] + '=…'}); give it in the environment "
+            "(MLFLOW_TRACKING_USERNAME / MLFLOW_TRACKING_PASSWORD or MLFLOW_TRACKING_TOKEN), never in the config"
+        )
+    return v
 
 
-class MlflowConfig(Strict):
+@dataclass(frozen=True, kw_only=True)
+class MlflowConfig:
     """``mlflow: {tracking_uri: …, experiment: …}``: after the report set is written, one MLflow run
     records the config, the key metrics, the comparisons and the report files
     (``pip install 'classifier-comparison-report[mlflow]'``; see :mod:`reportgen.tracking`)."""
 
-    tracking_uri: str = Field(
+    tracking_uri: str = key(
         min_length=1,
+        check=_no_credentials,
         description=(
             "MLflow tracking URI: http(s)://host:5000 (a tracking server), sqlite:///mlflow.db or a local "
             "directory (file:///…). No credentials in it: MLflow reads MLFLOW_TRACKING_USERNAME / "
             "MLFLOW_TRACKING_PASSWORD or MLFLOW_TRACKING_TOKEN from the environment. --mlflow URI overrides it."
         ),
     )
-    experiment: str = Field(
+    experiment: str = key(
         min_length=1,
         max_length=500,
         description="MLflow experiment the run is logged to (created when absent).",
     )
-    run_name: str | None = Field(
+    run_name: str | None = key(
         None,
         min_length=1,
         max_length=250,
         description="Name of the MLflow run; default: the report's title.",
     )
-    tags: dict[str, str] = Field(
+    tags: dict[str, str] = key(
         {},
         description=(
             "Extra tags of the MLflow run (name: text), beside the ones reportgen sets (reportgen.run_id, "
@@ -992,29 +961,12 @@ class MlflowConfig(Strict):
         ),
     )
 
-    @field_validator("tracking_uri")
-    @classmethod
-    def _no_credentials(cls, v: str) -> str:
-        try:
-            parts = urlsplit(v)
-            password = parts.password
-        except ValueError:
-            raise ValueError(
-                "not a tracking URI; write e.g. http://mlflow.internal:5000 or sqlite:///mlflow.db"
-            ) from None
-        secret = [k for k, _ in parse_qsl(parts.query, keep_blank_values=True) if is_secret_key(k)]
-        if password or secret:  # never echo the value: the message names the key only
-            raise ValueError(
-                f"holds a credential ({'a password' if password else secret[0] + '=…'}); give it in the environment "
-                "(MLFLOW_TRACKING_USERNAME / MLFLOW_TRACKING_PASSWORD or MLFLOW_TRACKING_TOKEN), never in the config"
-            )
-        return v
 
-
-class BootstrapConfig(Strict):
+@dataclass(frozen=True, kw_only=True)
+class BootstrapConfig:
     """The stratified bootstrap behind every interval that is not DeLong's or Clopper-Pearson's."""
 
-    resamples: Number[int] = Field(
+    resamples: int = key(
         500,
         ge=0,
         le=100_000,
@@ -1022,7 +974,7 @@ class BootstrapConfig(Strict):
             "Number of stratified bootstrap resamples for intervals and bootstrap tests; 0 turns the bootstrap off."
         ),
     )
-    seed: Number[int] = Field(
+    seed: int = key(
         20240601,
         ge=0,
         lt=2**63,
@@ -1032,7 +984,15 @@ class BootstrapConfig(Strict):
     )
 
 
-class GradesConfig(Strict):
+def _labels(v: Any) -> Any:
+    """A whole-number grade (``order: [1, 2, 3]``) is its digits, as the rating column's keys are."""
+    if isinstance(v, list):
+        return [str(x) if isinstance(x, int) and not isinstance(x, bool) else x for x in v]
+    return v
+
+
+@dataclass(frozen=True, kw_only=True)
+class GradesConfig:
     """How rows become grades: exactly one of ``edges`` (PD edges: grade i holds
     ``edges[i-1] <= pd < edges[i]``), ``column`` (a rating column in every file, in the
     ``order`` given, best grade first) or
@@ -1040,14 +1000,14 @@ class GradesConfig(Strict):
     current sample's without a reference; of the score for a model without a PD; a value on an
     edge goes to the riskier bucket, as with edges; fewer buckets when ties leave one empty)."""
 
-    edges: list[float] | None = Field(
+    edges: list[float] | None = key(
         None,
         min_length=1,
         max_length=99,
         description=("PD edges, strictly increasing in (0, 1): grade i holds edges[i-1] <= PD < edges[i]."),
     )
-    column: Column | None = Field(None, description="A rating column in every file whose values are the grades.")
-    quantiles: Number[int | None] = Field(
+    column: Column | None = key(None, description="A rating column in every file whose values are the grades.")
+    quantiles: int | None = key(
         None,
         ge=2,
         le=100,
@@ -1060,8 +1020,9 @@ class GradesConfig(Strict):
     #: grade listed is a grade of the section (one nobody holds included: the ECB's K counts the
     #: grades of the scale); a label in the data that is not listed is an error. Without it the
     #: labels sort as numbers when every label is one, else as text (A < AA < AAA: give the order).
-    order: list[str] | None = Field(
+    order: list[str] | None = key(
         None,
+        before=_labels,
         min_length=2,
         max_length=1000,
         description=(
@@ -1070,16 +1031,7 @@ class GradesConfig(Strict):
         ),
     )
 
-    @field_validator("order", mode="before")
-    @classmethod
-    def _labels(cls, v: Any) -> Any:
-        """A whole-number grade (``order: [1, 2, 3]``) is its digits, as the rating column's keys are."""
-        if isinstance(v, list):
-            return [str(x) if isinstance(x, int) and not isinstance(x, bool) else x for x in v]
-        return v
-
-    @model_validator(mode="after")
-    def _one(self) -> Self:
+    def _rules(self) -> None:
         given = [k for k in ("edges", "column", "quantiles") if getattr(self, k) is not None]
         if len(given) != 1:
             raise ValueError("give exactly one of edges / column / quantiles")
@@ -1094,48 +1046,54 @@ class GradesConfig(Strict):
         e = self.edges or []
         if any(not 0.0 < v < 1.0 for v in e) or any(b <= a for a, b in itertools.pairwise(e)):
             raise ValueError("edges must be PDs strictly between 0 and 1, strictly increasing")
-        return self
 
 
-class TrafficLightsConfig(Strict):
+@dataclass(frozen=True, kw_only=True)
+class TrafficLightsConfig:
     """Levels of the credit section's traffic lights. A test is amber when its p-value is below
     ``amber``, red below ``red`` (BCBS WP14's 95 % and 99.9 % levels); stability is amber from a PSI
     of ``psi_amber`` and red from ``psi_red`` (the usual 0.10 / 0.25)."""
 
-    amber: Number[float] = Field(0.05, gt=0, lt=1, description="A test is amber when its p-value is below this level.")
-    red: Number[float] = Field(
+    amber: float = key(0.05, gt=0, lt=1, description="A test is amber when its p-value is below this level.")
+    red: float = key(
         0.001, gt=0, lt=1, description=("A test is red when its p-value is below this level (smaller than amber).")
     )
-    psi_amber: Number[float] = Field(0.10, gt=0, description="Stability is amber from this population stability index.")
-    psi_red: Number[float] = Field(
+    psi_amber: float = key(0.10, gt=0, description="Stability is amber from this population stability index.")
+    psi_red: float = key(
         0.25, gt=0, description=("Stability is red from this population stability index (larger than psi_amber).")
     )
 
-    @model_validator(mode="after")
-    def _ordered(self) -> Self:
+    def _rules(self) -> None:
         if self.red >= self.amber:
             raise ValueError("red must be a smaller p-value than amber")
         if self.psi_red <= self.psi_amber:
             raise ValueError("psi_red must be larger than psi_amber")
-        return self
 
 
-class CreditConfig(Strict):
+def _correlation_in_range(v: float | str) -> float | str:
+    """An asset correlation in (0, 1), or irb_corporate."""
+    if isinstance(v, float | int) and not 0.0 < v < 1.0:
+        raise ValueError(f"asset_correlation must lie strictly between 0 and 1 (or be irb_corporate), got {v}")
+    return v
+
+
+@dataclass(frozen=True, kw_only=True)
+class CreditConfig:
     """The credit-risk validation section (calibration by grade, stability, performance over time).
 
     ``min_defaults``: a grade, period or segment with fewer defaults (or non-defaults) is marked,
     its tests weak.
     """
 
-    grades: GradesConfig = Field(
-        GradesConfig.model_construct(quantiles=10),
+    grades: GradesConfig = key(
+        GradesConfig(quantiles=10),
         description=("How rows become grades: exactly one of quantiles, edges or column (with its order)."),
     )
-    traffic_lights: TrafficLightsConfig = Field(
-        TrafficLightsConfig.model_construct(),
+    traffic_lights: TrafficLightsConfig = key(
+        TrafficLightsConfig(),
         description=("p-value and PSI levels of the section's amber and red lights."),
     )
-    min_defaults: Number[int] = Field(
+    min_defaults: int = key(
         5,
         ge=1,
         description=(
@@ -1143,8 +1101,9 @@ class CreditConfig(Strict):
             "tests called weak."
         ),
     )
-    asset_correlation: Number[float | Literal["irb_corporate"]] = Field(
+    asset_correlation: float | Literal["irb_corporate"] = key(
         0.12,
+        check=_correlation_in_range,
         description=(
             "Asset correlation rho of the binomial test with correlated defaults (Vasicek's one-factor model), a number "
             "in (0, 1): 0.12 by default, the Basel IRB corporate correlation's floor; or irb_corporate for the Basel II "
@@ -1152,7 +1111,7 @@ class CreditConfig(Strict):
             "for revolving exposures and 0.03 to 0.16 for other retail."
         ),
     )
-    power_ratio: Number[float] = Field(
+    power_ratio: float = key(
         1.5,
         gt=1.0,
         description=(
@@ -1161,33 +1120,26 @@ class CreditConfig(Strict):
         ),
     )
 
-    @field_validator("asset_correlation")
-    @classmethod
-    def _correlation_in_range(cls, v: float | str) -> float | str:
-        if isinstance(v, float | int) and not 0.0 < v < 1.0:
-            raise ValueError(f"asset_correlation must lie strictly between 0 and 1 (or be irb_corporate), got {v}")
-        return v
 
-
-class FairnessConfig(Strict):
+@dataclass(frozen=True, kw_only=True)
+class FairnessConfig:
     """The fairness section (binary): each model's decisions and ranking by protected group."""
 
-    groups: list[Column] = Field(
-        ...,
+    groups: list[Column] = key(
         min_length=1,
         description=(
             "Columns of protected attributes (e.g. sex, age_band), in every model's file; each value of a column "
             "is a group."
         ),
     )
-    reference: dict[str, ScalarLabel] = Field(
+    reference: dict[str, ScalarLabel] = key(
         {},
         description=(
             "column -> its reference group, against which adverse-impact ratios are taken (default: the "
             "column's largest group)."
         ),
     )
-    favourable: Favourable | None = Field(
+    favourable: Favourable | None = key(
         None,
         description=(
             "The favourable outcome whose rate the adverse-impact ratios (the four-fifths rule) compare: "
@@ -1198,14 +1150,68 @@ class FairnessConfig(Strict):
         ),
     )
 
-    @model_validator(mode="after")
-    def _reference_columns(self) -> Self:
+    def _rules(self) -> None:
         unknown = [c for c in self.reference if c not in self.groups]
         if unknown:
             raise ValueError(f"reference names {unknown[0]!r}, which is not among groups ({', '.join(self.groups)})")
         if len(set(self.groups)) != len(self.groups):
             raise ValueError("groups lists a column twice")
-        return self
+
+
+def _none_is_empty(v: Any) -> Any:
+    """A list key whose every entry is commented out ("checks:" and nothing under it) is YAML's
+    null: no entries, as "[]" (and as history: null or credit: null mean none)."""
+    return [] if v is None else v
+
+
+def _scheduler_without_credentials(v: str) -> str:
+    """distributed refused "tcp://user:pw@host:8786" with a ValueError quoting the address (an
+    internal error, the password printed); Dask's TLS settings come from its own config."""
+    if "@" in v.rpartition("://")[2].partition("/")[0]:
+        raise ValueError(
+            "holds credentials (user@ or user:password@); give the scheduler's address as "
+            "tcp://host:8786 (or tls://host:8786 with the certificates in Dask's configuration)"
+        )
+    return v
+
+
+def _prevalences(v: list[float]) -> list[float]:
+    for p in v:
+        if not 0.0 < p < 1.0:
+            raise ValueError(f"each prevalence must lie strictly between 0 and 1, found {p}")
+    return v
+
+
+def _approval_rates(v: list[float]) -> list[float]:
+    for p in v:
+        if not 0.0 < p < 1.0:
+            raise ValueError(f"each approval rate must lie strictly between 0 and 1, found {p}")
+    return v
+
+
+def _cost_matrix(v: Any) -> Any:
+    """A cost matrix is square, each cost in [0, :data:`MAX_COST`]."""
+    if isinstance(v, list):
+        k = len(v)
+        if k < 2 or any(len(row) != k for row in v):
+            raise ValueError("a cost matrix must be square (one row and one column per class)")
+        negative = [c for row in v for c in row if c < 0]
+        if negative:
+            raise ValueError(f"every cost must be non-negative, found {negative[0]:g}")
+        huge = [c for row in v for c in row if c > MAX_COST]
+        if huge:
+            raise ValueError(f"every cost must be at most {MAX_COST:g}, found {huge[0]:g}")
+    return v
+
+
+def _segment_is_segments(data: Any) -> Any:
+    """The deprecated ``segment: col`` read as ``segments: [col]`` (appended when absent), so a
+    scheduled config keeps running; ``segment`` stays set only to say so (the run warns)."""
+    if isinstance(data, dict) and isinstance(data.get("segment"), str):
+        listed = data.get("segments") or []
+        if isinstance(listed, list) and data["segment"] not in listed:
+            data = {**data, "segments": [*listed, data["segment"]]}
+    return data
 
 
 #: What ``reportgen render`` takes back from a saved run's config (colours, section names, checked
@@ -1219,31 +1225,32 @@ _READ_BACK = (
 )
 
 
-class Config(Strict):
+@dataclass(frozen=True, kw_only=True)
+class Config:
     """A comparison run. The YAML shape documented in the configuration reference is the public contract."""
 
-    title: str = Field(
+    title: str = key(
         "Model comparison",
         max_length=MAX_TEXT_CHARS,
         description=("Report title, shown on the title page and as the PDF's running title."),
     )
-    author: str | None = Field(None, max_length=MAX_TEXT_CHARS, description="Owner shown on the title page.")
-    task: Task = Field(
+    author: str | None = key(None, max_length=MAX_TEXT_CHARS, description="Owner shown on the title page.")
+    task: Task = key(
         "binary",
         description=("binary (one score per model) or multiclass (class scores or a predicted class per model)."),
     )
-    label: Column | None = Field(None, description="Label column, the default for every model.")
-    positive: ScalarLabel = Field(
+    label: Column | None = key(None, description="Label column, the default for every model.")
+    positive: ScalarLabel = key(
         1, description=("The positive class (binary); 1 is also true in a boolean label column.")
     )
-    classes: list[ScalarLabel] | None = Field(
+    classes: list[ScalarLabel] | None = key(
         None,
         description=(
             "Multiclass: the class list in the order of every table (default: the labels sorted); a label "
             "outside it is an error."
         ),
     )
-    ordinal: bool = Field(
+    ordinal: bool = key(
         False,
         description=(
             "Multiclass: the classes are ordered categories (grades, stages) in the order of classes (or "
@@ -1251,7 +1258,7 @@ class Config(Strict):
             "classes."
         ),
     )
-    top_k: Number[int | None] = Field(
+    top_k: int | None = key(
         None,
         ge=1,
         le=100,
@@ -1260,16 +1267,16 @@ class Config(Strict):
             "scores); default 2 with more than two classes, none with two."
         ),
     )
-    id: Column | None = Field(
+    id: Column | None = key(
         None,
         description=(
             "Join key across the models' files: rows are matched by id in any order (without it, by position)."
         ),
     )
-    weight: Column | None = Field(None, description="Weight column, the default for every model.")
+    weight: Column | None = key(None, description="Weight column, the default for every model.")
     #: what the weights mean: sampling (tests count rows; weights shape the estimates) or frequency
     #: (a row of weight w is w identical rows in every metric, interval and test)
-    weight_kind: Literal["sampling", "frequency"] = Field(
+    weight_kind: Literal["sampling", "frequency"] = key(
         "sampling",
         description=(
             "sampling: weights shape the estimates, tests count rows; frequency: a row of weight w is w "
@@ -1278,48 +1285,49 @@ class Config(Strict):
     )
     #: approval rates (share of rows approved, i.e. predicted negative) at which to compare bad rates,
     #: besides the baseline's own
-    approval_rates: Numbers = Field(
+    approval_rates: list[float] = key(
         [],
+        before=_none_is_empty,
+        check=_approval_rates,
         description=(
             "Binary: also compare bad rates at these shares of rows approved (predicted negative), besides "
             "the baseline's own approval rate."
         ),
     )
-    date: Column | None = Field(
+    date: Column | None = key(
         None,
         description=(
             "A date column: its first and last date are shown as the period; the credit section adds a table "
             "per month or quarter."
         ),
     )
-    threshold: Number[float] = Field(
+    threshold: float = key(
         0.5,
         description=(
             "Decision threshold: a row is positive when score >= threshold (<= for direction: lower); a "
             "model's own threshold overrides it."
         ),
     )
-    beta: Number[float] = Field(
-        1.0, gt=0, le=MAX_BETA, description="The β of the F-beta score (β > 1 weighs recall more)."
-    )
-    costs: CostsConfig | list[list[float]] = Field(
-        CostsConfig.model_construct(),
+    beta: float = key(1.0, gt=0, le=MAX_BETA, description="The β of the F-beta score (β > 1 weighs recall more).")
+    costs: CostsConfig | list[list[float]] = key(
+        CostsConfig(),
+        check=_cost_matrix,
         description=(
             "Binary: cost per row of each outcome {fn, fp, tp, tn}; multiclass: a K x K matrix (rows true "
             "class, columns predicted)."
         ),
     )
-    baseline: str | None = Field(
+    baseline: str | None = key(
         None, description=("The model every other one is compared with (default: the first model).")
     )
-    primary_metric: str | None = Field(
+    primary_metric: str | None = key(
         None,
         description=(
             "The metric that drives the verdicts, the ranking and the forest plot (default: gini for binary, "
             "f1_macro for multiclass)."
         ),
     )
-    confidence_level: Number[float] = Field(
+    confidence_level: float = key(
         0.95,
         gt=0,
         lt=1,
@@ -1328,7 +1336,7 @@ class Config(Strict):
             "confidence_level."
         ),
     )
-    bands: Number[int] = Field(
+    bands: int = key(
         10,
         ge=2,
         le=100,
@@ -1338,14 +1346,19 @@ class Config(Strict):
             "are never split between bands, so a large tie can leave fewer bands."
         ),
     )
-    prevalences: Numbers = Field(
-        [], description=("Also report optimal thresholds as if the share of positives were each of these.")
+    prevalences: list[float] = key(
+        [],
+        before=_none_is_empty,
+        check=_prevalences,
+        description=("Also report optimal thresholds as if the share of positives were each of these."),
     )
-    constraints: list[ConstraintConfig] = Field(
-        [], description=("Extra optimal-threshold rules, e.g. {maximize: precision, where: recall, at_least: 0.8}.")
+    constraints: list[ConstraintConfig] = key(
+        [],
+        before=_none_is_empty,
+        description=("Extra optimal-threshold rules, e.g. {maximize: precision, where: recall, at_least: 0.8}."),
     )
-    bootstrap: BootstrapConfig = Field(BootstrapConfig.model_construct(), description="Bootstrap resamples and seed.")
-    calibration: CalibrationConfig | None = Field(
+    bootstrap: BootstrapConfig = key(BootstrapConfig(), description="Bootstrap resamples and seed.")
+    calibration: CalibrationConfig | None = key(
         None,
         description=(
             "Binary probability models: ECE and MCE, each bin's observed rate with its Clopper-Pearson interval, "
@@ -1353,15 +1366,16 @@ class Config(Strict):
             "intervals and each challenger's differences."
         ),
     )
-    partial_auc: list[PartialAucRange] = Field(
+    partial_auc: list[PartialAucRange] = key(
         [],
+        before=_none_is_empty,
         description=(
             "Binary: partial AUCs to report and compare, each {specificity: [lo, hi]} or {sensitivity: [lo, hi]}: "
             "the raw area and McClish's corrected one as pROC defines them, with bootstrap intervals and a paired "
             "bootstrap test per challenger (Holm-adjusted with the verdicts)."
         ),
     )
-    operating_points: OperatingPointsConfig | None = Field(
+    operating_points: OperatingPointsConfig | None = key(
         None,
         description=(
             "Binary: each model's TPR at the listed false positive rates and precision at the listed recalls, with "
@@ -1369,85 +1383,85 @@ class Config(Strict):
             "verdicts' Holm family), and intervals of every optimal threshold and its values."
         ),
     )
-    missing: Literal["error", "drop"] = Field(
+    missing: Literal["error", "drop"] = key(
         "error",
         description=(
             "error: a missing value stops the run; drop: drop the row for every model (counted in the audit)."
         ),
     )
-    id_mismatch: Literal["error", "intersect"] = Field(
+    id_mismatch: Literal["error", "intersect"] = key(
         "error",
         description=(
             "error: an id not in every model stops the run; intersect: keep the ids present in every model (counted)."
         ),
     )
-    connections: dict[str, ConnectionConfig] = Field(
+    connections: dict[str, ConnectionConfig] = key(
         {},
         description=(
             "Databases named once, each {url, options}, used by a model's source: {connection: NAME, query: ...} "
             "(needs the sql extra)."
         ),
     )
-    models: list[ModelConfig] = Field(
+    models: list[ModelConfig] = key(
         min_length=1,
         description=("The models compared (at most 40): each a name, a file or source, and its score columns."),
     )
-    output: OutputConfig = Field(
-        OutputConfig.model_construct(), description="Where and in which formats the report set is written."
-    )
-    report: ReportConfig = Field(
-        ReportConfig.model_construct(),
+    output: OutputConfig = key(OutputConfig(), description="Where and in which formats the report set is written.")
+    report: ReportConfig = key(
+        ReportConfig(),
         description=("The report's look: a theme directory, a logo, model colours, which sections."),
     )
-    engine: Literal["memory", "stream", "dask"] = Field(
+    engine: Literal["memory", "stream", "dask"] = key(
         "memory",
         description=(
             "memory: read each file whole; stream: record batches in bounded memory on one machine; dask: map"
             " over Parquet parts on a Dask cluster (needs the dask extra). Same numbers in all three."
         ),
     )
-    scheduler: str | None = Field(
+    scheduler: str | None = key(
         None,
+        check=_scheduler_without_credentials,
         description=(
             "engine: dask: address of a running scheduler (tcp://host:8786); none starts a local cluster. No "
             "credentials in it."
         ),
     )
-    stream: StreamConfig = Field(
-        StreamConfig.model_construct(),
+    stream: StreamConfig = key(
+        StreamConfig(),
         description=("Settings of the batched reading (engine: stream and dask): batch size and score binning."),
     )
-    checks: list[CheckConfig] = Field(
+    checks: list[CheckConfig] = key(
         [],
+        before=_none_is_empty,
         description=(
             "Gates a scheduler can act on: reportgen run exits 3 when any check fails (the report is still written)."
         ),
     )
-    history: HistoryConfig | None = Field(
+    history: HistoryConfig | None = key(
         None, description=("A SQLite store each run appends its headline numbers to; the report gains a trend section.")
     )
-    mlflow: MlflowConfig | None = Field(
+    mlflow: MlflowConfig | None = key(
         None,
         description=(
             "Log each run to MLflow once its report is written: the config as params, key metrics and comparisons "
             "as metrics, the report files as artifacts (the mlflow extra)."
         ),
     )
-    credit: CreditConfig | None = Field(
+    credit: CreditConfig | None = key(
         None,
         description=(
             "Turns on the credit validation section (binary): calibration by grade, stability, discrimination"
             " over time."
         ),
     )
-    segment: Column | None = Field(
+    segment: Column | None = key(
         None,
         description=(
             "Deprecated: read as segments: [column] (the run warns). Also turns on the credit section, as it "
             "always did."
         ),
     )
-    segments: list[Column] = Field(
+    segments: list[Column] = key(
         [],
         description=(
             "Columns to compare the models within (e.g. age_band, product), each in every model's file: per value "
@@ -1456,7 +1470,7 @@ class Config(Strict):
             "numbers down by the first."
         ),
     )
-    segments_min_rows: Number[int] = Field(
+    segments_min_rows: int = key(
         10,
         ge=2,
         description=(
@@ -1464,7 +1478,7 @@ class Config(Strict):
             "(as credit.min_defaults marks a grade)."
         ),
     )
-    fairness: FairnessConfig | None = Field(
+    fairness: FairnessConfig | None = key(
         None,
         description=(
             "Turns on the fairness section (binary): per protected group selection rate, TPR, FPR, precision "
@@ -1472,15 +1486,17 @@ class Config(Strict):
         ),
     )
 
-    _source: str | None = PrivateAttr(None)  # config file name, for messages
-    _text: str | None = PrivateAttr(None)  # its YAML text, to find the line of a key
-    _written: dict[tuple[Any, ...], str] = PrivateAttr(default_factory=dict)  # values holding ${VAR}, as written
+    # not keys of the config: where it was read, for messages (kept by dataclasses.replace)
+    _source: str | None = dataclasses.field(default=None, repr=False, compare=False)  # config file name
+    _text: str | None = dataclasses.field(default=None, repr=False, compare=False)  # its YAML text (key lines)
+    #: values holding ${VAR}, as written
+    _written: dict[tuple[Any, ...], str] = dataclasses.field(default_factory=dict, repr=False, compare=False)
 
     def as_written(self) -> dict[str, Any]:
         """The config as JSON data for the audit trail (``metrics.json``'s ``run.config``): each
         value that held ``${VAR}`` as written, never the value of the variable (which may be a
         secret), passed through :func:`reportgen.redact.masked`; every other value as validated."""
-        data = self.model_dump(mode="json")
+        data = json_data(self)
         for (*path, last), text in self._written.items():
             if tuple(path[:2]) in _READ_BACK:
                 continue
@@ -1505,85 +1521,27 @@ class Config(Strict):
         line = _yaml_line(self._text, loc) if self._text is not None else None
         return f"{self._source}{f':{line}' if line else ''}: {key}"
 
-    @field_validator("approval_rates", "prevalences", "constraints", "checks", "partial_auc", mode="before")
-    @classmethod
-    def _none_is_empty(cls, v: Any) -> Any:
-        # a key whose every entry is commented out ("checks:" and nothing under it) is YAML's null:
-        # no entries, as "[]" (and as history: null or credit: null mean none)
-        return [] if v is None else v
+    def _rules(self) -> None:
+        self._primary_metric()
+        self._known_connections()
+        self._consistent()
 
-    @field_validator("scheduler")
-    @classmethod
-    def _scheduler_without_credentials(cls, v: str | None) -> str | None:
-        # distributed refuses "tcp://user:pw@host:8786" with a ValueError quoting the address (an
-        # internal error, the password printed); Dask's TLS settings come from its own config
-        if v is not None and "@" in v.rpartition("://")[2].partition("/")[0]:
-            raise ValueError(
-                "holds credentials (user@ or user:password@); give the scheduler's address as "
-                "tcp://host:8786 (or tls://host:8786 with the certificates in Dask's configuration)"
-            )
-        return v
-
-    @field_validator("prevalences")
-    @classmethod
-    def _prevalences(cls, v: list[float]) -> list[float]:
-        for p in v:
-            if not 0.0 < p < 1.0:
-                raise ValueError(f"each prevalence must lie strictly between 0 and 1, found {p}")
-        return v
-
-    @field_validator("approval_rates")
-    @classmethod
-    def _approval_rates(cls, v: list[float]) -> list[float]:
-        for p in v:
-            if not 0.0 < p < 1.0:
-                raise ValueError(f"each approval rate must lie strictly between 0 and 1, found {p}")
-        return v
-
-    @field_validator("primary_metric")
-    @classmethod
-    def _primary_metric(cls, v: str | None, info: ValidationInfo) -> str | None:
-        task = info.data.get("task", "binary")
-        allowed = PRIMARY_METRICS if task == "binary" else MULTICLASS_PRIMARY_METRICS
-        if v is not None and v in catalog.keys(task) and v not in allowed:
-            raise ValueError(
+    def _primary_metric(self) -> None:
+        """``primary_metric`` is a metric of the task's catalogue with a better direction."""
+        v, allowed = self.primary_metric, PRIMARY_METRICS if self.task == "binary" else MULTICLASS_PRIMARY_METRICS
+        if v is None or v in allowed:
+            return
+        if v in catalog.keys(self.task):
+            raise _Invalid(
+                ("primary_metric",),
                 f"{v!r} cannot rank models: it has no better direction (it depends only on the labels); "
-                f"choose one of {', '.join(allowed)}"
+                f"choose one of {', '.join(allowed)}",
             )
-        if v is not None and v not in allowed:
-            hint = close_matches(v, allowed)
-            tip = f"did you mean '{hint[0]}'?" if hint else f"choose one of {', '.join(allowed)}"
-            raise ValueError(f"unknown metric {v!r} for task: {info.data.get('task', 'binary')}; {tip}")
-        return v
+        hint = close_matches(v, allowed)
+        tip = f"did you mean '{hint[0]}'?" if hint else f"choose one of {', '.join(allowed)}"
+        raise _Invalid(("primary_metric",), f"unknown metric {v!r} for task: {self.task}; {tip}")
 
-    @field_validator("costs")
-    @classmethod
-    def _costs(cls, v: Any) -> Any:
-        if isinstance(v, list):
-            k = len(v)
-            if k < 2 or any(len(row) != k for row in v):
-                raise ValueError("a cost matrix must be square (one row and one column per class)")
-            negative = [c for row in v for c in row if c < 0]
-            if negative:
-                raise ValueError(f"every cost must be non-negative, found {negative[0]:g}")
-            huge = [c for row in v for c in row if c > MAX_COST]
-            if huge:
-                raise ValueError(f"every cost must be at most {MAX_COST:g}, found {huge[0]:g}")
-        return v
-
-    @model_validator(mode="before")
-    @classmethod
-    def _segment_is_segments(cls, data: Any) -> Any:
-        """The deprecated ``segment: col`` read as ``segments: [col]`` (appended when absent), so a
-        scheduled config keeps running; ``segment`` stays set only to say so (the run warns)."""
-        if isinstance(data, dict) and isinstance(data.get("segment"), str):
-            listed = data.get("segments") or []
-            if isinstance(listed, list) and data["segment"] not in listed:
-                data = {**data, "segments": [*listed, data["segment"]]}
-        return data
-
-    @model_validator(mode="after")
-    def _known_connections(self) -> Self:
+    def _known_connections(self) -> None:
         for i, m in enumerate(self.models):
             name = None if m.source is None else m.source.connection
             if name is not None and name not in self.connections:
@@ -1591,10 +1549,8 @@ class Config(Strict):
                 tip = f"did you mean '{hint[0]}'?" if hint else "add it under connections: (with its url)"
                 known = f" (connections: {', '.join(self.connections)})" if self.connections else ""
                 raise _Invalid(("models", i, "source", "connection"), f"no connection named {name!r}{known}; {tip}")
-        return self
 
-    @model_validator(mode="after")
-    def _consistent(self) -> Self:
+    def _consistent(self) -> None:
         if len(self.models) > MAX_MODELS:
             raise _Invalid(
                 ("models",),
@@ -1686,7 +1642,6 @@ class Config(Strict):
                 f"a {len(self.costs)}x{len(self.costs)} matrix for {len(self.classes)} classes; "
                 f"give one row and one column per class",
             )
-        return self
 
     def _check_rule(self, i: int, c: CheckConfig, names: list[str]) -> None:
         """A check names models of this run and metrics of its task's catalogue."""
@@ -1729,15 +1684,14 @@ class Config(Strict):
 
     def with_overrides(self, **values: Any) -> "Config":
         """A copy with top-level keys replaced and validated again (command-line overrides)."""
-        data = self.model_dump()
-        data.update(values)
+        data = {name: getattr(self, name) for name in _keys(Config)} | values
         try:
-            cfg = Config.model_validate(data)
-        except ValidationError as exc:
-            msg, _ = _explain(exc.errors()[0])
-            raise ConfigError(f"{self._source or '<config>'}: {msg} (from the command line)") from None
-        cfg._source, cfg._text, cfg._written = self._source, self._text, self._written
-        return cfg
+            cfg = _checked(data)
+        except InvalidConfig as exc:
+            raise ConfigError(
+                f"{self._source or '<config>'}: {_said(exc.problems[0])} (from the command line)"
+            ) from None
+        return dataclasses.replace(cfg, _source=self._source, _text=self._text, _written=self._written)
 
     @property
     def primary(self) -> str:
@@ -1781,6 +1735,366 @@ def resolved_domain(domain: str | None, credit: bool) -> Literal["credit", "gene
 
 
 # --------------------------------------------------------------------------------------
+# Validation: parsed YAML → frozen sections, every problem in the config's words
+# --------------------------------------------------------------------------------------
+
+_T = TypeVar("_T")
+
+
+class _Nothing:
+    """No value: a key's value that failed validation, or a problem that quotes none."""
+
+
+_NOTHING: Any = _Nothing()
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """One thing wrong with a config: where (keys and list indices), what was expected, and the
+    value found (quoted after the message; :data:`_NOTHING` when the message says it all, as a
+    rule's own message does). ``unknown``: an unknown key, listed first (a typo explains the
+    problems after it); ``shape``: the value is not the mapping or list the key takes (the branch
+    of a union it was not meant for)."""
+
+    loc: tuple[str | int, ...]
+    message: str
+    found: Any = _NOTHING
+    unknown: bool = False
+    shape: bool = False
+
+    @property
+    def quotes(self) -> bool:
+        """Whether the problem quotes the value found."""
+        return self.found is not _NOTHING
+
+
+class InvalidConfig(ValueError):
+    """What :func:`validated` raises: every problem found, in the order of the sections' keys."""
+
+    def __init__(self, problems: list[Problem]) -> None:
+        super().__init__(problems[0].message)
+        self.problems = problems
+
+
+@functools.cache
+def _keys(cls: type) -> dict[str, dataclasses.Field[Any]]:
+    """The keys of a config section (its dataclass fields but the private ones), in order."""
+    return {f.name: f for f in dataclasses.fields(cls) if not f.name.startswith("_")}
+
+
+def validated(cls: type[_T], data: Any) -> _T:
+    """``data`` (parsed YAML, or a mapping) as a section ``cls``, checked by its type hints, the
+    rules in each key's metadata (:func:`key`) and the section's cross-field ``_rules``; raises
+    :class:`InvalidConfig` with every problem. A section instance in ``data`` is taken as it is."""
+    problems: list[Problem] = []
+    value = _section(cls, data, (), problems)
+    if problems:
+        raise InvalidConfig(problems)
+    return typing.cast(_T, value)
+
+
+def _section(cls: type, data: Any, loc: tuple[str | int, ...], problems: list[Problem]) -> Any:
+    if isinstance(data, cls):
+        return data
+    if not isinstance(data, dict):
+        problems.append(Problem(loc, _mapping_words(cls), data, shape=True))
+        return _NOTHING
+    before = len(problems)
+    keys = _keys(cls)
+    values = {}
+    for name, f in keys.items():
+        if name in data:
+            value = _key(f, data[name], (*loc, name), problems)
+            if value is not _NOTHING:
+                values[name] = value
+        elif f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
+            problems.append(Problem((*loc, name), "required key is missing"))
+    for k in data:
+        if not isinstance(k, str):
+            problems.append(Problem(loc, _KEY_NOT_TEXT.format(k)))
+        elif k not in keys:
+            hint = close_matches(k, list(keys))
+            tip = f"did you mean '{hint[0]}'?" if hint else f"valid keys: {', '.join(keys)}"
+            problems.append(Problem((*loc, k), f"unknown key; {tip}", unknown=True))
+    if len(problems) > before:
+        return _NOTHING
+    section = cls(**values)
+    try:
+        if (rules := getattr(section, "_rules", None)) is not None:
+            rules()
+    except _Invalid as exc:
+        problems.append(Problem((*loc, *exc.loc), str(exc)))
+        return _NOTHING
+    except ValueError as exc:
+        problems.append(Problem(loc, str(exc)))
+        return _NOTHING
+    return section
+
+
+_KEY_NOT_TEXT = (
+    "key {!r} is not text (YAML reads yes/no, on/off, true/false, null and numbers as values); quote the key or fix it"
+)
+
+
+def _key(f: dataclasses.Field[Any], data: Any, loc: tuple[str | int, ...], problems: list[Problem]) -> Any:
+    """One key's value: its ``before`` function, its type and bounds, then its ``check``."""
+    rules = f.metadata
+    try:
+        if (before := rules.get("before")) is not None:
+            data = before(data)
+        value = _value(f.type, data, loc, problems, rules)
+        if value is not None and value is not _NOTHING and (check := rules.get("check")) is not None:
+            value = check(value)
+    except ValueError as exc:
+        problems.append(Problem(loc, str(exc)))
+        return _NOTHING
+    return value
+
+
+def _value(tp: Any, data: Any, loc: tuple[str | int, ...], problems: list[Problem], rules: Mapping[str, Any]) -> Any:
+    """``data`` as a value of type hint ``tp`` within ``rules``' bounds, or :data:`_NOTHING` with
+    the problem added to ``problems``."""
+    origin = typing.get_origin(tp)
+    if origin is Annotated:
+        tp, *extra = typing.get_args(tp)
+        return _value(tp, data, loc, problems, {**rules, **dict(extra)})
+    if origin in (typing.Union, types.UnionType):
+        args = [a for a in typing.get_args(tp) if a is not type(None)]
+        if data is None and len(args) < len(typing.get_args(tp)):
+            return None
+        if len(args) == 1:
+            return _value(args[0], data, loc, problems, rules)
+        return _union(args, data, loc, problems, rules)
+    if origin is Literal:
+        choices = typing.get_args(tp)
+        if isinstance(data, str) and data in choices:
+            return data
+        return _refuse(problems, loc, f"Input should be {_either(choices)}", data)
+    if dataclasses.is_dataclass(tp):
+        return _section(typing.cast(type, tp), data, loc, problems)
+    if origin is list:
+        if not isinstance(data, list):
+            return _refuse(problems, loc, _LIST, data, shape=True)
+        (item,) = typing.get_args(tp)
+        items = [_value(item, x, (*loc, i), problems, {}) for i, x in enumerate(data)]
+        if any(x is _NOTHING for x in items):
+            return _NOTHING
+        return _within(items, rules, loc, problems, "List", "item")
+    if origin is tuple:
+        parts = typing.get_args(tp)
+        if not isinstance(data, (list, tuple)):
+            return _refuse(problems, loc, f"expected a list of {len(parts)} numbers", data, shape=True)
+        if len(data) != len(parts):
+            side = "most" if len(data) > len(parts) else "least"
+            return _refuse(problems, loc, f"Tuple should have at {side} {len(parts)} items, not {len(data)}", data)
+        items = [_value(a, x, (*loc, i), problems, {}) for i, (a, x) in enumerate(zip(parts, data))]
+        return _NOTHING if any(x is _NOTHING for x in items) else tuple(items)
+    if origin is dict:
+        key_type, value_type = typing.get_args(tp)
+        if not isinstance(data, dict):
+            section = value_type if isinstance(value_type, type) and dataclasses.is_dataclass(value_type) else None
+            words = _mapping_words(section)
+            return _refuse(problems, loc, words, data, shape=True)
+        out = {}
+        for k, v in data.items():
+            if key_type is str and not isinstance(k, str):
+                _refuse(problems, loc, _KEY_NOT_TEXT.format(k))
+                continue
+            k = _value(key_type, k, (*loc, k), problems, {})
+            out[k] = _value(value_type, v, (*loc, k), problems, {})
+        return _NOTHING if _NOTHING in out.values() or _NOTHING in out else out
+    value = _scalar(tp, data, loc, problems)
+    if value is _NOTHING or value is None:
+        return value
+    if isinstance(value, str):
+        return _within(value, rules, loc, problems, "String", "character")
+    return _bounded(value, data, rules, loc, problems)
+
+
+#: A lone UTF-16 surrogate (YAML's "\ud800"): no text a file, a report or metrics.json can hold.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_LIST = "expected a list ([a, b] or one '- ' line per item)"
+_TEXT = (
+    "expected text, found {!r} (YAML reads unquoted numbers, yes/no, true/false and null as values, not text); quote it"
+)
+#: What YAML text pydantic read as true and false: the config keeps reading them so (``${VAR}``).
+_TRUE, _FALSE = ("1", "on", "t", "true", "y", "yes"), ("0", "off", "f", "false", "n", "no")
+
+
+def _scalar(tp: Any, data: Any, loc: tuple[str | int, ...], problems: list[Problem]) -> Any:
+    """A number, text, true or false, or a path; a number never a boolean nor NaN or infinite, and
+    text that spells one taken as one (a ``${VAR}`` is text)."""
+    if tp is str:
+        if isinstance(data, str) and _SURROGATE.search(data) is None:
+            return data
+        if data is None or isinstance(data, (bool, int, float)):
+            return _refuse(problems, loc, _TEXT.format(data))
+        return _refuse(problems, loc, "expected text", data)
+    if tp is Path:
+        return Path(data) if isinstance(data, (str, Path)) else _refuse(problems, loc, "expected a path as text", data)
+    if tp is bool:
+        if isinstance(data, bool):
+            return data
+        word = data.lower() if isinstance(data, str) else data
+        if word in _TRUE or word in _FALSE or (isinstance(data, (int, float)) and data in (0, 1)):
+            return word in _TRUE or word == 1
+        return _refuse(problems, loc, "expected true or false", data)
+    if isinstance(data, bool):
+        return _refuse(problems, loc, _BOOLEAN_NUMBER)
+    if tp is int:
+        whole = _whole(data)
+        return whole if whole is not None else _refuse(problems, loc, "expected a whole number", data)
+    if tp is float:
+        number = _number(data)
+        if number is None:
+            return _refuse(problems, loc, "expected a number", data)
+        return number if math.isfinite(number) else _refuse(problems, loc, "Input should be a finite number", data)
+    raise TypeError(f"config: no validation for type {tp!r} at {_format_loc(loc)}")  # a bug in the sections
+
+
+def _whole(data: Any) -> int | None:
+    """A whole number written as one, as a float without a fraction (within 64 bits), or as text
+    (``"10"``, ``" +1_000 "``, ``"10.0"``), else None."""
+    if isinstance(data, int):
+        return data
+    if isinstance(data, float):
+        return int(data) if data.is_integer() and abs(data) < 2**63 else None
+    m = re.fullmatch(r"\s*([+-]?[0-9_]+)(?:\.0*)?\s*", data) if isinstance(data, str) else None
+    try:
+        return int(m.group(1)) if m is not None else None
+    except ValueError:  # underscores out of place ("1__0")
+        return None
+
+
+def _number(data: Any) -> float | None:
+    """A number (a float; an int converted), or ASCII text Python reads as one, else None."""
+    try:
+        return float(data) if isinstance(data, (int, float)) or (isinstance(data, str) and data.isascii()) else None
+    except (ValueError, OverflowError):  # not a number; an int past the largest float
+        return None
+
+
+def _union(
+    args: list[Any], data: Any, loc: tuple[str | int, ...], problems: list[Problem], rules: Mapping[str, Any]
+) -> Any:
+    """The first branch of a union that takes ``data``; if none does, the problems of the branches
+    whose shape ``data`` has (a mapping of costs with a wrong cost), else one problem naming the
+    shapes expected (a label is a number, text or true/false)."""
+    if set(args) == {int, str, bool, float}:  # ScalarLabel
+        if isinstance(data, (str, int)) or (isinstance(data, float) and math.isfinite(data)):
+            return data
+        return _refuse(problems, loc, "expected one label (a number, text or true/false)", data)
+    tried = []
+    for a in args:
+        found: list[Problem] = []
+        value = _value(a, data, loc, found, rules)
+        if not found:
+            return value
+        tried.append(found)
+    # a branch that refused the value itself (its shape, or a scalar of another type) was not meant
+    meant = [found for found in tried if not any(p.shape or (p.loc == loc and p.quotes) for p in found)]
+    if meant:
+        problems.extend(p for found in meant for p in found)
+        return _NOTHING
+    return _refuse(problems, loc, "expected " + " or ".join(_words(a) for a in args), data, shape=True)
+
+
+#: The branches of the config's unions in its words.
+_BRANCH_WORDS = {
+    list[list[float]]: "a cost matrix (a list of lists of numbers, one row per class)",
+    list[Column]: "a list of column names (one per class, in class order)",
+    dict[ScalarLabel, Column]: "a mapping of each class to its column name",
+    float: "a number",
+}
+
+
+def _words(tp: Any) -> str:
+    """One branch of a union as the shape of a value."""
+    if dataclasses.is_dataclass(tp):
+        return _mapping_words(typing.cast(type, tp)).removeprefix("expected ")
+    if typing.get_origin(tp) is Literal:
+        return _either(typing.get_args(tp))
+    return _BRANCH_WORDS[tp]
+
+
+def _mapping_words(cls: type | None) -> str:
+    """What a config section takes: a mapping, and its keys."""
+    return f"expected a mapping of keys ({', '.join(_keys(cls))})" if cls is not None else "expected a mapping of keys"
+
+
+def _either(choices: Sequence[Any]) -> str:
+    """``'a', 'b' or 'c'``."""
+    said = [repr(c) for c in choices]
+    return said[0] if len(said) == 1 else f"{', '.join(said[:-1])} or {said[-1]}"
+
+
+def _refuse(
+    problems: list[Problem], loc: tuple[str | int, ...], message: str, found: Any = _NOTHING, shape: bool = False
+) -> Any:
+    problems.append(Problem(loc, message, found, shape=shape))
+    return _NOTHING
+
+
+def _number_words(v: float) -> str:
+    """A bound as pydantic wrote it: a whole float without its ``.0``."""
+    return str(int(v)) if isinstance(v, float) and v.is_integer() else str(v)
+
+
+_BOUNDS = (
+    ("ge", lambda v, b: v >= b, "greater than or equal to"),
+    ("gt", lambda v, b: v > b, "greater than"),
+    ("le", lambda v, b: v <= b, "less than or equal to"),
+    ("lt", lambda v, b: v < b, "less than"),
+)
+
+
+def _bounded(
+    value: Any, written: Any, rules: Mapping[str, Any], loc: tuple[str | int, ...], problems: list[Problem]
+) -> Any:
+    """A number within its key's bounds (``ge``, ``gt``, ``le``, ``lt``); ``written``, as found."""
+    for name, holds, words in _BOUNDS:
+        if name in rules and not holds(value, rules[name]):
+            return _refuse(problems, loc, f"Input should be {words} {_number_words(rules[name])}", written)
+    return value
+
+
+def _within(
+    value: Any, rules: Mapping[str, Any], loc: tuple[str | int, ...], problems: list[Problem], kind: str, unit: str
+) -> Any:
+    """Text or a list within its key's lengths (``min_length``, ``max_length``)."""
+    for name, side, holds in (("min_length", "least", len(value).__ge__), ("max_length", "most", len(value).__le__)):
+        n = rules.get(name)
+        if n is not None and not holds(n):
+            after = f" after validation, not {len(value)}" if kind == "List" else ""
+            return _refuse(problems, loc, f"{kind} should have at {side} {n} {unit}{'s' * (n != 1)}{after}", value)
+    return value
+
+
+def json_data(value: Any) -> Any:
+    """A config (or any of its sections) as JSON data: sections as mappings of their keys in order,
+    paths as text (a data URI as written: ``s3://b/k``, not the folded form a Path holds), tuples
+    as lists, mapping keys as text. What the run's digest hashes and ``metrics.json`` records."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        out = {}
+        for name, f in _keys(type(value)).items():
+            v = getattr(value, name)
+            out[name] = (unfolded(v) or str(v)) if f.metadata.get("uri") and v is not None else json_data(v)
+        return out
+    if isinstance(value, (list, tuple)):
+        return [json_data(v) for v in value]
+    if isinstance(value, dict):
+        return {_key_text(k): json_data(v) for k, v in value.items()}
+    if isinstance(value, Path):
+        return str(value)
+    return value
+
+
+def _key_text(k: Any) -> str:
+    """A mapping key as JSON text (a class label read as a number or a boolean)."""
+    return str(k)
+
+
+# --------------------------------------------------------------------------------------
 # Loading
 # --------------------------------------------------------------------------------------
 
@@ -1809,199 +2123,11 @@ def _yaml_line(text: str, loc: tuple[Any, ...]) -> int | None:
     return line
 
 
-def _fields_at(loc: tuple[Any, ...]) -> list[str]:
-    """Valid keys of the config model that holds the key at ``loc`` (for suggestions)."""
-    model: Any = Config
-    for part in loc[:-1]:
-        if isinstance(part, int):
-            continue
-        field = model.model_fields.get(part)
-        if field is None:
-            return []
-        ann = field.annotation
-        candidates = [ann, *getattr(ann, "__args__", ())]
-        for c in candidates:
-            for cc in [c, *getattr(c, "__args__", ())]:
-                if isinstance(cc, type) and issubclass(cc, BaseModel):
-                    model = cc
-                    break
-            else:
-                continue
-            break
-        else:
-            return []
-    return list(model.model_fields)
-
-
 def _format_loc(loc: tuple[Any, ...]) -> str:
     out = ""
     for part in loc:
         out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
     return out or "(top level)"
-
-
-def _explain(err: Mapping[str, Any]) -> tuple[str, tuple[Any, ...]]:
-    # drop pydantic's union-branch names (e.g. 'CostsConfig', 'list[list[float]]') from the path
-    # (a key the user wrote, such as an unknown ``Title``, is the location's last part: kept)
-    loc = tuple(p for p in err["loc"][:-1] if not _is_branch(p)) + err["loc"][-1:]
-    if loc and _is_branch(loc[-1]) and err["type"] != "extra_forbidden":
-        loc = loc[:-1]
-    cause = err.get("ctx", {}).get("error")
-    if isinstance(cause, _Invalid):
-        loc += cause.loc
-    kind = err["type"]
-    where = _format_loc(loc)
-    if kind == "extra_forbidden":
-        valid = _fields_at(loc)
-        hint = close_matches(str(loc[-1]), valid)
-        tip = f"; did you mean '{hint[0]}'?" if hint else f"; valid keys: {', '.join(valid)}"
-        return f"{where}: unknown key{tip}", loc
-    if kind == "missing":
-        return f"{where}: required key is missing", loc
-    if kind == "invalid_key":
-        # the key itself is not text: pydantic's loc holds it as if it were a list index
-        # ([1] for ``yes:`` or ``1:``), so name the mapping and the key as YAML read it
-        parent = _format_loc(loc[:-1]) if loc[:-1] else "(top level)"
-        return (
-            f"{parent}: key {err.get('input')!r} is not text (YAML reads yes/no, on/off, true/false, null "
-            f"and numbers as values); quote the key or fix it"
-        ), loc[:-1]
-    msg = err["msg"]
-    if msg.startswith("Value error, "):
-        msg = msg[len("Value error, ") :]
-    if kind == "path_type":  # pydantic: "Input is not a valid path for <class 'pathlib.Path'>"
-        msg = "expected a path as text"
-    elif kind in ("model_type", "dict_type"):  # pydantic: "... a valid dictionary or instance of CostsConfig"
-        msg = _mapping_words(loc)
-    elif kind in _SHAPE_WORDS:  # pydantic: "Input should be a valid list" (or string, number, integer)
-        msg = _SHAPE_WORDS[kind]
-    found = err.get("input")
-    if kind == "string_type" and (found is None or isinstance(found, (bool, int, float))):
-        # ``name: 2024``, ``name: yes``, ``name: null``: YAML's own types, not a wrong value
-        return (
-            f"{where}: expected text, found {found!r} (YAML reads unquoted numbers, yes/no, true/false and null "
-            f"as values, not text); quote it"
-        ), loc
-    shown = (
-        ""
-        if kind.startswith("value_error") or isinstance(found, (dict, list)) or "input" not in err
-        else f" (found {_at_most(repr(found))})"
-    )
-    return f"{where}: {msg}{shown}", loc
-
-
-#: What a value of the wrong type should have been, in the config's words (pydantic's name
-#: Python types: "Input should be a valid dictionary or instance of CostsConfig").
-_SHAPE_WORDS = {
-    "list_type": "expected a list ([a, b] or one '- ' line per item)",
-    "string_type": "expected text",
-    "float_type": "expected a number",
-    "float_parsing": "expected a number",
-    "int_type": "expected a whole number",
-    "int_parsing": "expected a whole number",
-    "int_from_float": "expected a whole number",
-    "bool_type": "expected true or false",
-    "bool_parsing": "expected true or false",
-}
-
-_ITEMS = {"float": "numbers", "int": "whole numbers", "str": "text values", "bool": "true/false values"}
-
-
-def _mapping_words(loc: tuple[Any, ...]) -> str:
-    """What the key at ``loc`` takes when it is a config section: a mapping, and its keys."""
-    keys = _fields_at((*loc, ""))
-    return f"expected a mapping of keys ({', '.join(keys)})" if keys else "expected a mapping of keys"
-
-
-#: The union branches of the config's fields (pydantic's names) in the config's words.
-_BRANCH_WORDS = {
-    "list[list[float]]": "a cost matrix (a list of lists of numbers, one row per class)",
-    "list[constrained-str]": "a list of column names (one per class, in class order)",
-    "dict[union[int,str,bool,float],constrained-str]": "a mapping of each class to its column name",
-}
-
-
-def _branch_words(branch: str, loc: tuple[Any, ...]) -> str:
-    """One branch of a union (``CostsConfig``, ``list[list[float]]``) as the shape of a value."""
-    if branch in _BRANCH_WORDS:
-        return _BRANCH_WORDS[branch]
-    if branch[:1].isupper():
-        return _mapping_words(loc).removeprefix("expected ")
-    depth, inner = 0, branch
-    while inner.startswith("list[") and inner.endswith("]"):
-        depth, inner = depth + 1, inner[5:-1]
-    if not depth:
-        return inner
-    return "a list of " + "lists of " * (depth - 1) + _ITEMS.get(inner, inner)
-
-
-def _is_branch(part: Any) -> bool:
-    """Whether a part of pydantic's location of an error is a union branch (``costs.CostsConfig.fp``,
-    ``costs.list[list[float]][0]``): a config model's class name or a generic type's, not a key."""
-    if not isinstance(part, str):
-        return False
-    if "[" in part:
-        return True
-    seen, todo = set(), [Strict]
-    while todo:
-        cls = todo.pop()
-        seen.add(cls.__name__)
-        todo.extend(cls.__subclasses__())
-    return part in seen
-
-
-def _branch_at(err: dict[str, Any]) -> int | None:
-    """Index of the first union branch in ``err``'s location (None: not inside a union)."""
-    last = len(err["loc"]) - (err["type"] == "extra_forbidden")
-    return next((k for k, part in enumerate(err["loc"][:last]) if _is_branch(part)), None)
-
-
-def _one_per_union(errors: list[Any]) -> list[Any]:
-    """pydantic's errors for a value no branch of a union accepts, as the config means them.
-    ``costs: [1, 2]`` was "costs: Input should be a valid dictionary or instance of CostsConfig;
-    also costs[0]: Input should be a valid list; also costs[1]: ...": one error per branch,
-    named by Python class. A branch whose own type the value has (a mapping for the costs, a
-    list for the matrix) keeps its errors about what is inside; a value of neither type, or of
-    the right type with items of the wrong type, is one error naming the shapes expected."""
-    groups: dict[tuple[Any, ...], dict[str, list[Any]]] = {}
-    for e in errors:
-        k = _branch_at(e)
-        if k is not None:
-            groups.setdefault(tuple(e["loc"][:k]), {}).setdefault(e["loc"][k], []).append(e)
-    out, merged = [], set()
-    for e in errors:
-        k = _branch_at(e)
-        if k is None or len(groups[tuple(e["loc"][:k])]) < 2:
-            out.append(e)
-            continue
-        parent = tuple(e["loc"][:k])
-        branches = groups[parent]
-        # a branch that refused the value's own type is not the one meant; one that refused only
-        # the type of the items (a list of numbers where lists are expected) names the shape too
-        meant = [
-            b
-            for b, es in branches.items()
-            if not any(len(x["loc"]) == k + 1 or x["type"] in ("list_type", "model_type", "dict_type") for x in es)
-        ]
-        if meant:
-            if e["loc"][k] in meant:
-                out.append(e)
-            continue
-        if parent not in merged:
-            merged.add(parent)
-            root = next((x for es in branches.values() for x in es if len(x["loc"]) == k + 1), None)
-            shapes = " or ".join(_branch_words(b, parent) for b in branches)
-            one = {k: v for k, v in e.items() if k != "input"}
-            out.append(
-                {
-                    **one,
-                    "loc": parent,
-                    "type": "union_type",
-                    "msg": f"expected {shapes}",
-                    **({} if root is None else {"input": root["input"]}),
-                }
-            )
-    return out
 
 
 #: The most characters of a wrong value an error line quotes.
@@ -2329,13 +2455,17 @@ def parse_config(
     written: dict[tuple[Any, ...], str] = {}
     data = interpolate(data, os.environ if environ is None else environ, text, source, set_keys, written)
     try:
-        cfg = Config.model_validate(data)
-    except ValidationError as exc:
-        raise ConfigError(_problems_line(exc, text, source, set_keys)) from None
+        cfg = _checked(data)
+    except InvalidConfig as exc:
+        raise ConfigError(_problems_line(exc.problems, text, source, set_keys)) from None
     except RecursionError:
         raise ConfigError(f"{source}: the config nests too deeply; see configs/demo.yaml for its shape") from None
-    cfg._source, cfg._text, cfg._written = source, text, written
-    return cfg
+    return dataclasses.replace(cfg, _source=source, _text=text, _written=written)
+
+
+def _checked(data: Any) -> Config:
+    """``data`` validated as a :class:`Config` (the deprecated ``segment`` read as ``segments``)."""
+    return validated(Config, _segment_is_segments(data))
 
 
 #: Where the config's JSON Schema ships (regenerate with :func:`json_schema`; a test checks it).
@@ -2343,18 +2473,86 @@ SCHEMA_FILE = Path(__file__).resolve().parent / "schema" / "config.schema.json"
 
 
 def json_schema() -> dict[str, Any]:
-    """The config's JSON Schema (draft 2020-12), generated from the models above so it cannot
-    drift: every key, type, choice and default, and ``additionalProperties: false`` at every
+    """The config's JSON Schema (draft 2020-12), generated from the sections above so it cannot
+    drift: every key, type, choice, bound and default, and ``additionalProperties: false`` at every
     level (a typo is refused by an editor as by :func:`parse_config`). Cross-field rules (a
     label for every model, ``baseline`` naming a model, …) are checked only by reportgen.
 
-    Regenerate ``reportgen/schema/config.schema.json`` after changing a config model::
+    Regenerate ``reportgen/schema/config.schema.json`` after changing a config section::
 
-        PYTHONPATH=. python -c "import json, reportgen.config as c; \
+        PYTHONPATH=. python -c "import json, reportgen.config as c; \\
         print(json.dumps(c.json_schema(), indent=2, ensure_ascii=False))" > reportgen/schema/config.schema.json
     """
-    schema = Config.model_json_schema()
-    return {"$schema": "https://json-schema.org/draft/2020-12/schema", **schema}
+    defs: dict[str, Any] = {}
+    top = _schema_of_section(Config, defs)
+    del defs["Config"]
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema", "$defs": dict(sorted(defs.items())), **top}
+
+
+#: The JSON Schema keywords of a key's rules.
+_SCHEMA_BOUNDS = {
+    "ge": "minimum",
+    "gt": "exclusiveMinimum",
+    "le": "maximum",
+    "lt": "exclusiveMaximum",
+    "min_length": "minLength",
+    "max_length": "maxLength",
+}
+
+
+def _schema_of_section(cls: type, defs: dict[str, Any]) -> dict[str, Any]:
+    """A section's schema, added to ``defs`` by its class name (its sections' schemas too)."""
+    properties, required = {}, []
+    for name, f in _keys(cls).items():
+        node = _schema_of(f.type, f.metadata, defs)
+        if not all("$ref" in b or b == {"type": "null"} for b in node.get("anyOf", [node])):  # a section: its own
+            node["title"] = name.replace("_", " ").title()
+        if f.default is not dataclasses.MISSING:
+            node["default"] = json_data(f.default)
+        elif f.default_factory is not dataclasses.MISSING:
+            node["default"] = json_data(f.default_factory())
+        else:
+            required.append(name)
+        node["description"] = f.metadata["description"]
+        properties[name] = dict(sorted(node.items()))
+    schema = {
+        "additionalProperties": False,
+        "description": inspect.cleandoc(cls.__doc__ or ""),
+        "properties": properties,
+        **({"required": required} if required else {}),
+        "title": cls.__name__,
+        "type": "object",
+    }
+    defs[cls.__name__] = schema
+    return schema
+
+
+def _schema_of(tp: Any, rules: Mapping[str, Any], defs: dict[str, Any]) -> dict[str, Any]:
+    """The JSON Schema of type hint ``tp`` within ``rules``' bounds."""
+    origin, args = typing.get_origin(tp), typing.get_args(tp)
+    if origin is Annotated:
+        return _schema_of(args[0], {**rules, **dict(args[1:])}, defs)
+    if origin in (typing.Union, types.UnionType):
+        return {"anyOf": [_schema_of(a, rules, defs) if a is not type(None) else {"type": "null"} for a in args]}
+    if dataclasses.is_dataclass(tp):
+        name = typing.cast(type, tp).__name__
+        if name not in defs:
+            _schema_of_section(typing.cast(type, tp), defs)
+        return {"$ref": f"#/$defs/{name}"}
+    if origin is Literal:
+        return {"const": args[0], "type": "string"} if len(args) == 1 else {"enum": list(args), "type": "string"}
+    if origin is list:
+        node = {"items": _schema_of(args[0], {}, defs), "type": "array"}
+        lengths = {"minItems": rules.get("min_length"), "maxItems": rules.get("max_length")}
+        return dict(sorted((node | {k: v for k, v in lengths.items() if v is not None}).items()))
+    if origin is tuple:
+        items = [_schema_of(a, {}, defs) for a in args]
+        return {"maxItems": len(args), "minItems": len(args), "prefixItems": items, "type": "array"}
+    if origin is dict:
+        return {"additionalProperties": _schema_of(args[1], {}, defs), "type": "object"}
+    kind = {str: "string", int: "integer", float: "number", bool: "boolean", Path: "string"}[tp]
+    node = {"type": kind, **({"format": "path"} if tp is Path else {})}
+    return dict(sorted((node | {word: rules[k] for k, word in _SCHEMA_BOUNDS.items() if k in rules}).items()))
 
 
 def config_from_mapping(data: dict[str, Any], source: str = "<config>") -> Config:
@@ -2362,63 +2560,36 @@ def config_from_mapping(data: dict[str, Any], source: str = "<config>") -> Confi
     :func:`reportgen.api.compare_frames`): the rules and one-line messages of
     :func:`parse_config`, without line numbers. Raises :class:`ConfigError`."""
     try:
-        cfg = Config.model_validate(data)
-    except ValidationError as exc:
-        raise ConfigError(_problems_line(exc, "", source)) from None
-    cfg._source = source
-    return cfg
+        cfg = _checked(data)
+    except InvalidConfig as exc:
+        raise ConfigError(_problems_line(exc.problems, "", source)) from None
+    return dataclasses.replace(cfg, _source=source)
 
 
-#: pydantic's names of :data:`ScalarLabel`'s branches, the last item of an error's loc.
-_LABEL_BRANCHES = frozenset(("int", "str", "bool", "float"))
+def _said(p: Problem) -> str:
+    """A problem as it is printed: the key path, the message, the value found (a scalar, cut to
+    :data:`FOUND_CHARS` characters)."""
+    quoted = p.quotes and not isinstance(p.found, (dict, list))
+    return f"{_format_loc(p.loc)}: {p.message}" + (f" (found {_at_most(repr(p.found))})" if quoted else "")
 
 
-def _one_per_label(errors: list[Any]) -> list[Any]:
-    """pydantic's errors, with a label value no branch of :data:`ScalarLabel` accepts (``positive:
-    [1]``) as one problem: pydantic gave one per branch, named by Python type ("positive.int:
-    Input should be a valid integer; also positive.str: ...", four in all)."""
-    branches: dict[tuple[Any, ...], set[str]] = {}
-    for e in errors:
-        if e["loc"] and e["loc"][-1] in _LABEL_BRANCHES:
-            branches.setdefault(tuple(e["loc"][:-1]), set()).add(e["loc"][-1])
-    out, merged = [], set()
-    for e in errors:
-        parent = tuple(e["loc"][:-1])
-        if e["loc"] and e["loc"][-1] in _LABEL_BRANCHES and branches[parent] == _LABEL_BRANCHES:
-            if parent not in merged:
-                merged.add(parent)
-                out.append(
-                    {
-                        **e,
-                        "loc": parent,
-                        "type": "label_type",
-                        "msg": "expected one label (a number, text or true/false)",
-                    }
-                )
-            continue
-        out.append(e)
-    return out
-
-
-def _problems_line(exc: ValidationError, text: str, source: str, set_keys: Sequence[tuple[Any, ...]] = ()) -> str:
+def _problems_line(
+    problems: Sequence[Problem], text: str, source: str, set_keys: Sequence[tuple[Any, ...]] = ()
+) -> str:
     """Every validation problem on one line, unknown keys first, each with its line number
     (or "(from --set)" for a key given on the command line)."""
-    errors = sorted(
-        _one_per_union(_one_per_label(exc.errors())), key=lambda e: e["type"] != "extra_forbidden"
-    )  # stable: keeps YAML order
+    ordered = sorted(problems, key=lambda p: not p.unknown)  # stable: keeps the keys' order
     shown: list[tuple[int | None, str]] = []
-    for err in errors[:MAX_PROBLEMS_SHOWN]:
-        msg, loc = _explain(err)
-        if loc and _from_set(loc, set_keys):
-            shown.append((None, f"{msg} (from --set)"))
+    for p in ordered[:MAX_PROBLEMS_SHOWN]:
+        if p.loc and _from_set(p.loc, set_keys):
+            shown.append((None, f"{_said(p)} (from --set)"))
             continue
-        line = _yaml_line(text, loc)
-        shown.append((line, msg))
+        shown.append((_yaml_line(text, p.loc), _said(p)))
     first_line, first_msg = shown[0]
     out = f"{source}{f':{first_line}' if first_line else ''}: {first_msg}"
     for line, msg in shown[1:]:
         out += f"; also {f'line {line}: ' if line else ''}{msg}"
-    more = len(errors) - len(shown)
+    more = len(ordered) - len(shown)
     if more:
         out += f" (and {more} more problem{'s' if more > 1 else ''})"
     return out
@@ -2438,23 +2609,23 @@ def load_config(path: str | Path, overrides: Sequence[str] = ()) -> tuple[Config
     cfg = parse_config(text, str(p), overrides)
     base = p.resolve().parent
     models = [
-        m.model_copy(
-            update={
-                "file": m.file if m.file is None or m.file.is_absolute() or is_folded(m.file) else (base / m.file),
-                "source": m.source if m.source is None else m.source.resolved(base),
-                "reference": m.reference
-                if m.reference is None or m.reference.is_absolute() or is_folded(m.reference)
-                else base / m.reference,
-            }
+        dataclasses.replace(
+            m,
+            file=m.file if m.file is None or m.file.is_absolute() or is_folded(m.file) else (base / m.file),
+            source=m.source if m.source is None else m.source.resolved(base),
+            reference=m.reference
+            if m.reference is None or m.reference.is_absolute() or is_folded(m.reference)
+            else base / m.reference,
         )
         for m in cfg.models
     ]
-    report = cfg.report.model_copy(
-        update={
+    report = dataclasses.replace(
+        cfg.report,
+        **{
             k: (v if v.is_absolute() else base / v)
             for k in ("template_dir", "logo")
             if (v := getattr(cfg.report, k)) is not None
-        }
+        },
     )
     for key in ("template_dir", "logo"):
         target = getattr(report, key)
@@ -2486,10 +2657,11 @@ def load_config(path: str | Path, overrides: Sequence[str] = ()) -> tuple[Config
                 raise ConfigError(str(exc)) from None
             if problem is not None:
                 raise ConfigError(f"{where} {problem}")
-    connections = {k: c.model_copy(update={"url": resolved_url(c.url, base)}) for k, c in cfg.connections.items()}
-    output = cfg.output.model_copy(update={"dir": os.path.expanduser(cfg.output.dir)})
+    connections = {k: dataclasses.replace(c, url=resolved_url(c.url, base)) for k, c in cfg.connections.items()}
+    output = dataclasses.replace(cfg.output, dir=os.path.expanduser(cfg.output.dir))
     history = cfg.history
     if history is not None and not history.path.is_absolute():
-        history = history.model_copy(update={"path": base / history.path})
-    update = {"models": models, "report": report, "output": output, "history": history, "connections": connections}
-    return cfg.model_copy(update=update), p
+        history = dataclasses.replace(history, path=base / history.path)
+    return dataclasses.replace(
+        cfg, models=models, report=report, output=output, history=history, connections=connections
+    ), p

@@ -21,7 +21,7 @@ import reportgen.clock as clock
 import reportgen.gates as gates
 import reportgen.io.filesystems as filesystems
 import reportgen.report.wording as wording
-from reportgen.config import Config, ModelConfig
+from reportgen.config import Config, CostsConfig, ModelConfig, json_data
 from reportgen.engine import binary as B
 from reportgen.engine.compare import Progress, Settings, relative_change
 from reportgen.engine.driver import compare_evidence
@@ -40,7 +40,7 @@ if TYPE_CHECKING:  # built where a section is (reportgen.engine.credit, …): a 
 
 log = logging.getLogger(__name__)
 
-LIBRARIES = ("numpy", "pandas", "pyarrow", "matplotlib", "jinja2", "weasyprint", "pyyaml", "pydantic")
+LIBRARIES = ("numpy", "pandas", "pyarrow", "matplotlib", "jinja2", "weasyprint", "pyyaml")
 
 
 def versions() -> dict[str, str]:
@@ -53,7 +53,7 @@ def _installed_version(name: str) -> str:
     specification: RFC 822 headers, then a blank line, then the description).
 
     Read from the headers alone: :func:`importlib.metadata.version` parses the whole file with
-    the email parser, long descriptions included (pydantic's 144 KB, matplotlib's 80 KB), some
+    the email parser, long descriptions included (matplotlib's 80 KB), some
     10 ms each; every run records these versions (issue 46, start-up)."""
     try:
         dist = metadata.distribution(name)
@@ -120,7 +120,7 @@ def _operating_points(cfg: Config) -> Points | None:
 def run_id(cfg: Config, ev: BinaryEvidence | MulticlassEvidence, created: str) -> str:
     """Deterministic id of a run: hash of the config, the inputs' hashes and the timestamp."""
     h = hashlib.sha256()
-    h.update(json.dumps(cfg.model_dump(mode="json"), sort_keys=True).encode())
+    h.update(json.dumps(json_data(cfg), sort_keys=True).encode())
     for f in ev.audit.files:
         h.update(f.sha256.encode())
     h.update(created.encode())
@@ -146,7 +146,7 @@ def load_evidence(cfg: Config, progress: Progress | None = None) -> BinaryEviden
             return load_pushed(cfg)
         except sql.NotPushed as exc:  # a dialect that cannot group: every model's rows read, and said so
             log.warning("%s", exc)
-            cfg = cfg.model_copy(update={"models": [_pulled(m) for m in cfg.models]})
+            cfg = dataclasses.replace(cfg, models=[_pulled(m) for m in cfg.models])
     # SQL sources read once, as Parquet files
     with sql.materialised(cfg) as (files, fetched), filesystems.shown_errors(), rows_as_lines():
         return filesystems.shown_evidence(sql.relabel(_read(files, progress), fetched))
@@ -163,7 +163,7 @@ def _read(cfg: Config, progress: Progress | None) -> BinaryEvidence | Multiclass
 
 def _pulled(m: ModelConfig) -> ModelConfig:
     """``m`` with its source's rows read rather than pushed down."""
-    return m if m.source is None else m.model_copy(update={"source": m.source.model_copy(update={"pushdown": False})})
+    return m if m.source is None else dataclasses.replace(m, source=dataclasses.replace(m.source, pushdown=False))
 
 
 #: The metrics a model's PD column gives when its scores are not probabilities.
@@ -359,7 +359,7 @@ def analyse(
     for w in warnings:  # loaders and engine log nothing: their notices are worded and logged here
         log.warning(w)
     classes = list(ev.classes) if isinstance(ev, MulticlassEvidence) else None
-    costs = cfg.costs.model_dump() if hasattr(cfg.costs, "model_dump") else {"matrix": cfg.costs}
+    costs = json_data(cfg.costs) if isinstance(cfg.costs, CostsConfig) else {"matrix": cfg.costs}
     duration = 0.0 if clock.is_pinned(now) else round(time.perf_counter() - started, 3)
     run = RunInfo(
         title=cfg.title,

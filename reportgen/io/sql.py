@@ -742,9 +742,9 @@ def materialised(cfg: Config) -> Iterator[tuple[Config, dict[str, Fetched]]]:
             check_columns(cfg, i, m, where, list(f.columns))
             fetched[str(path)] = f
             shown[str(path)] = where
-            models.append(m.model_copy(update={"file": path}))
+            models.append(dataclasses.replace(m, file=path))
         try:
-            yield cfg.model_copy(update={"models": models}), fetched
+            yield dataclasses.replace(cfg, models=models), fetched
         except InputError as exc:  # a data problem found by a reader: name the source, not the temporary file
             msg = str(exc)
             for file, where in shown.items():

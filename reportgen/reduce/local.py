@@ -578,8 +578,8 @@ def whole_file_config(cfg: Config) -> Config:
     """The config the runner reads a file held whole with: nothing binned, no sample for bin edges
     (``stream.max_distinct_scores`` unbounded, ``stream.sample_per_batch`` 0); every other value,
     and so every rule and message, as configured."""
-    stream = cfg.stream.model_copy(update={"max_distinct_scores": UNBOUNDED, "sample_per_batch": 0})
-    return cfg.model_copy(update={"stream": stream})
+    stream = replace(cfg.stream, max_distinct_scores=UNBOUNDED, sample_per_batch=0)
+    return replace(cfg, stream=stream)
 
 
 def load_frames(cfg: Config, frames: dict[Path, Any], files: list[FileInfo]) -> BinaryEvidence | MulticlassEvidence:

@@ -8,9 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
-from reportgen.config import REPORT_SECTIONS, ReportConfig
+from reportgen.config import REPORT_SECTIONS, InvalidConfig, ReportConfig, validated
 from reportgen.errors import ResultError
 from reportgen.results import DigestStatus
 from reportgen.value import Value
@@ -100,13 +98,12 @@ class Theme(Value):
             if report.get(k) is not None
         }
         try:
-            checked = ReportConfig.model_validate(looks)
-        except ValidationError as exc:
-            err = exc.errors()[0]
-            where = "run.config.report" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in err["loc"])
-            msg = err["msg"].removeprefix("Value error, ")
-            found = "" if err["type"] == "value_error" else f" (found {_found_json(err.get('input'))})"
-            raise ResultError(f"{source}: {where}: {msg}{found}") from None
+            checked = validated(ReportConfig, looks)
+        except InvalidConfig as exc:
+            p = exc.problems[0]
+            where = "run.config.report" + "".join(f"[{k}]" if isinstance(k, int) else f".{k}" for k in p.loc)
+            found = f" (found {_found_json(p.found)})" if p.quotes else ""
+            raise ResultError(f"{source}: {where}: {p.message}{found}") from None
         return cls(
             template_dir=template_dir,
             palette=tuple(checked.palette) if checked.palette else None,

@@ -470,7 +470,7 @@ def write_outputs(
     transaction committed with the set (:meth:`Reservation.write`: the run's history entry).
     Returns the absolute path of each file written, by format (and by file name for ``extra``).
     """
-    from reportgen.report.theme import Theme  # noqa: PLC0415  (pydantic: not for --help)
+    from reportgen.report.theme import Theme  # noqa: PLC0415  (the config module: not for --help)
 
     theme = theme if theme is not None else Theme()
     formats = [f for f in FORMATS if f in set(formats)]

@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 from segment_cases import config, planted
 
+from reportgen.config import json_data
 from reportgen.engine.driver import compare_evidence
 from reportgen.pipeline import analyse, load_evidence, settings_from
 from reportgen.reduce.segment_rows import segment_section
@@ -50,7 +51,7 @@ def test_ids_in_separate_files_equal_the_one_file(tmp_path: Path, case, memory) 
         df.sample(frac=1.0, random_state=len(name)).drop(
             columns=[m for m in ("champion", "challenger", "third") if m != name]
         ).to_csv(files[name], index=False)
-    joined = cfg.with_overrides(id="id", models=[{**m.model_dump(), "file": str(files[m.name])} for m in cfg.models])
+    joined = cfg.with_overrides(id="id", models=[{**json_data(m), "file": str(files[m.name])} for m in cfg.models])
     assert _section(joined, comparisons, "memory") == memory  # the join pairs the rows the one file holds
     assert _section(joined, comparisons, "stream") == memory
 

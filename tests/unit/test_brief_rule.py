@@ -4,9 +4,8 @@ that choose the brief and order the sections (report.layout, report.sections, re
 from __future__ import annotations
 
 import pytest
-from pydantic import ValidationError
 
-from reportgen.config import REPORT_SECTIONS, ReportConfig
+from reportgen.config import REPORT_SECTIONS, InvalidConfig, ReportConfig, validated
 from reportgen.report.views.brief import recommend, rule_text
 
 
@@ -35,16 +34,16 @@ def test_the_rule_text_names_its_config_key_and_blocking_light() -> None:
 
 
 def test_config_takes_the_brief_layout_and_the_blocking_light() -> None:
-    cfg = ReportConfig.model_validate({"layout": "brief", "recommendation": {"block_on": "amber"}})
+    cfg = validated(ReportConfig, {"layout": "brief", "recommendation": {"block_on": "amber"}})
     assert cfg.layout == "brief" and cfg.recommendation.block_on == "amber"
     assert ReportConfig().layout == "full" and ReportConfig().recommendation.block_on == "red"
-    with pytest.raises(ValidationError):
-        ReportConfig.model_validate({"layout": "short"})
-    with pytest.raises(ValidationError):
-        ReportConfig.model_validate({"recommendation": {"block_on": "green"}})
+    with pytest.raises(InvalidConfig):
+        validated(ReportConfig, {"layout": "short"})
+    with pytest.raises(InvalidConfig):
+        validated(ReportConfig, {"recommendation": {"block_on": "green"}})
 
 
 def test_sections_name_credit_and_trend_in_any_order() -> None:
     order = ["credit", "summary", "appendix", "comparison", "trend"]
-    assert ReportConfig.model_validate({"sections": order}).sections == order
+    assert validated(ReportConfig, {"sections": order}).sections == order
     assert {"credit", "trend"} <= set(REPORT_SECTIONS)

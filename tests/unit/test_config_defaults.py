@@ -1,32 +1,29 @@
-"""Nested config defaults are built without validation (``model_construct``, so no model is built at
-import): each must equal the same model validated from its own dump, fields set included."""
+"""Nested config defaults are built as plain dataclass instances (no validation at import): each
+must equal the same section validated from its own JSON data."""
 
 from __future__ import annotations
 
-from pydantic import BaseModel
+import dataclasses
 
 import reportgen.config as C
 
 
-def _defaults(model: type[BaseModel]):
-    for name, f in model.model_fields.items():
-        if isinstance(f.default, BaseModel):
-            yield f"{model.__name__}.{name}", f.default
+def _defaults(section: type):
+    for f in dataclasses.fields(section):
+        if dataclasses.is_dataclass(f.default):
+            yield f"{section.__name__}.{f.name}", f.default
 
 
-def test_model_defaults_equal_validated_models():
-    models = [v for v in vars(C).values() if isinstance(v, type) and issubclass(v, C.Strict)]
-    found = [d for m in models for d in _defaults(m)]
+def test_section_defaults_equal_validated_sections():
+    sections = [v for v in vars(C).values() if isinstance(v, type) and dataclasses.is_dataclass(v)]
+    found = [d for s in sections for d in _defaults(s)]
     assert len(found) >= 8
     for where, d in found:
-        again = type(d).model_validate(d.model_dump(exclude_unset=True))
-        assert again == d, where
-        assert again.model_fields_set == d.model_fields_set, where
-        assert type(d).model_validate(d.model_dump()) == d, where
+        assert C.validated(type(d), C.json_data(d)) == d, where
 
 
 def test_default_config_sections_equal_explicit_empty_ones():
     base = {"title": "t", "label": "y", "models": [{"name": "a", "file": "a.csv", "score": "s"}]}
-    a = C.Config.model_validate(base)
-    b = C.Config.model_validate(base | {k: {} for k in ("bootstrap", "output", "report", "stream")} | {"costs": {}})
+    a = C.validated(C.Config, base)
+    b = C.validated(C.Config, base | {k: {} for k in ("bootstrap", "output", "report", "stream")} | {"costs": {}})
     assert a == b

@@ -14,7 +14,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from reportgen.config import MAX_DEPTH, Config, parse_config
+from reportgen.config import MAX_DEPTH, Config, parse_config, validated
 from reportgen.errors import ConfigError
 
 BASE = "label: y\nmodels:\n  - {name: a, file: a.csv, score: s}\n"
@@ -266,7 +266,7 @@ def test_a_beta_or_cost_whose_square_or_product_overflows_is_refused(extra: str,
     """β = 1e160 gave an F-β of None and fn: 1e308 an expected cost of None, silently but for
     numpy's overflow warnings on stderr (β² and cost × count are infinite)."""
     assert key in _error(BASE + extra + "\n")
-    assert Config.model_validate(yaml.safe_load(BASE + "beta: 1.0e6\ncosts: {fn: 1.0e15, fp: 1}\n")).beta == 1e6
+    assert validated(Config, yaml.safe_load(BASE + "beta: 1.0e6\ncosts: {fn: 1.0e15, fp: 1}\n")).beta == 1e6
 
 
 @pytest.mark.parametrize(

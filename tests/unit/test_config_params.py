@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reportgen.config import checked_uri, expand_vars, load_config, parse_config, parse_set, unfolded
+from reportgen.config import checked_uri, expand_vars, json_data, load_config, parse_config, parse_set, unfolded
 from reportgen.errors import ConfigError
 
 BASE = "label: y\nmodels:\n  - {name: a, file: '${D}/a.csv', score: s}\n  - {name: b, file: b.csv, score: s}\n"
@@ -76,7 +76,7 @@ def test_a_remote_uri_is_kept_as_written_and_dumped_as_written(tmp_path: Path) -
     (tmp_path / "c.yaml").write_text(BASE.replace("'${D}/a.csv'", f"'{uri}'"), encoding="utf-8")
     cfg, _ = load_config(tmp_path / "c.yaml")  # not joined to the config's directory, no network
     assert unfolded(cfg.models[0].file) == uri
-    assert cfg.model_dump(mode="json")["models"][0]["file"] == uri
+    assert json_data(cfg)["models"][0]["file"] == uri
     ref = (
         parse_config(
             BASE.replace("b.csv, score: s", "b.csv, score: s, reference: 'gs://b/dev.csv'"),

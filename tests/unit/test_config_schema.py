@@ -1,4 +1,4 @@
-"""The config's JSON Schema (issue 21): generated from the pydantic models, shipped as
+"""The config's JSON Schema (issue 21): generated from the config sections, shipped as
 ``reportgen/schema/config.schema.json`` for editor completion, up to date, accepting every
 shipped config and refusing a typo'd key at any level (as the loader does)."""
 

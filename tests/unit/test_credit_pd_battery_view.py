@@ -6,10 +6,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from pydantic import ValidationError
 
 import reportgen.engine.credit as C
-from reportgen.config import CreditConfig
+from reportgen.config import CreditConfig, InvalidConfig, validated
 from reportgen.report.views import credit as V
 
 
@@ -69,5 +68,5 @@ def test_the_correlation_and_power_keys_refuse_what_has_no_meaning():
     assert CreditConfig(asset_correlation="irb_corporate").asset_correlation == "irb_corporate"
     for bad in ({"asset_correlation": 1.0}, {"asset_correlation": 0}, {"asset_correlation": "retail"},
                 {"power_ratio": 1.0}):  # fmt: skip
-        with pytest.raises(ValidationError):
-            CreditConfig(**bad)
+        with pytest.raises(InvalidConfig):
+            validated(CreditConfig, bad)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pandas as pd
@@ -92,7 +93,7 @@ def test_streamed_and_dask_engines_give_the_memory_engines_section(tmp_path: Pat
     cfg, _ = load_config(_write(tmp_path, pd.read_csv(tmp_path / "cur.csv"), **body))
     memory = to_jsonable(credit_section(cfg))
     for engine in ("stream", "dask"):
-        other = to_jsonable(credit_section(cfg.model_copy(update={"engine": engine})))
+        other = to_jsonable(credit_section(dataclasses.replace(cfg, engine=engine)))
         mig = other["models"]["sc"].pop("migration"), memory["models"]["sc"]["migration"]
         assert mig[0] is None and mig[1] is not None
         assert other["models"]["sc"]["capabilities"] == {"migration": "needs_rows"}
@@ -267,7 +268,7 @@ def test_sampling_weights_not_applied_is_a_run_warning(tmp_path: Path) -> None:
 
     path = _weighted(tmp_path, "sampling", [0.5, 2.0] * 20)
     cfg, path = load_config(path)
-    result = analyse(cfg.model_copy(update={"bootstrap": cfg.bootstrap.model_copy(update={"resamples": 0})}), path)
+    result = analyse(dataclasses.replace(cfg, bootstrap=dataclasses.replace(cfg.bootstrap, resamples=0)), path)
     assert any("sampling weights do not apply" in w for w in result.run.warnings)
 
 

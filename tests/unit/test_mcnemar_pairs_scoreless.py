@@ -4,6 +4,7 @@ and the same distinct rows as the pass that learns it on the way (issue 46: stre
 
 from __future__ import annotations
 
+import dataclasses
 from types import SimpleNamespace
 
 import numpy as np
@@ -73,4 +74,4 @@ def test_least_distinct_is_a_columns_distinct_class_score_pairs_and_zero_with_we
     models = [SimpleNamespace(tables=CT.build_class_tables(y, p, None, 3)), SimpleNamespace(tables=None)]
     want = max(np.unique(np.column_stack([y, p[:, j]]), axis=0).shape[0] for j in range(3))
     assert L.least_distinct(cfg, models) == want  # type: ignore[arg-type]
-    assert L.least_distinct(cfg.model_copy(update={"weight": "w"}), models) == 0  # type: ignore[arg-type]
+    assert L.least_distinct(dataclasses.replace(cfg, weight="w"), models) == 0  # type: ignore[arg-type]
