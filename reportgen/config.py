@@ -35,6 +35,7 @@ from reportgen.redact import VAR_ONLY, is_secret_key, masked
 from reportgen.result_base import Favourable
 from reportgen.results import MAX_TEXT_CHARS
 from reportgen.smallfiles import read_user_file
+from reportgen.value import Value
 
 Task = Literal["binary", "multiclass"]
 Format = Literal["html", "pdf", "json", "csv", "xlsx"]
@@ -115,8 +116,8 @@ def _looks(name: str) -> str:
     return " ".join(text.split())
 
 
-@dataclass(frozen=True, kw_only=True)
-class CostsConfig:
+@dataclass(frozen=True, kw_only=True, repr=False, eq=False)
+class CostsConfig(Value):
     """Cost of each outcome per row (binary). Only relative sizes matter for the optimum."""
 
     fn: float = key(
@@ -129,8 +130,8 @@ class CostsConfig:
     tn: float = key(0.0, ge=0, le=MAX_COST, description="Cost of one true negative, per row (usually 0).")
 
 
-@dataclass(frozen=True, kw_only=True)
-class ConstraintConfig:
+@dataclass(frozen=True, kw_only=True, repr=False, eq=False)
+class ConstraintConfig(Value):
     """``{maximize: precision, where: recall, at_least: 0.8}``: an optimal-threshold rule."""
 
     maximize: ConstraintMetric = key(
@@ -151,8 +152,8 @@ class ConstraintConfig:
             raise ValueError("give exactly one of at_least / at_most")
 
 
-@dataclass(frozen=True, kw_only=True)
-class CalibrationConfig:
+@dataclass(frozen=True, kw_only=True, repr=False, eq=False)
+class CalibrationConfig(Value):
     """``{bins: 10, strategy: quantile}``: how probability models' calibration is binned."""
 
     bins: int = key(10, ge=2, le=100, description="Number of bins of the predicted probability (2 to 100).")
@@ -165,8 +166,8 @@ class CalibrationConfig:
     )
 
 
-@dataclass(frozen=True, kw_only=True)
-class PartialAucRange:
+@dataclass(frozen=True, kw_only=True, repr=False, eq=False)
+class PartialAucRange(Value):
     """``{specificity: [0.9, 1]}`` or ``{sensitivity: [0.8, 1]}``: one range of a partial AUC."""
 
     specificity: tuple[float, float] | None = key(
@@ -198,8 +199,8 @@ class PartialAucRange:
         return float(lo), float(hi)
 
 
-@dataclass(frozen=True, kw_only=True)
-class OperatingPointsConfig:
+@dataclass(frozen=True, kw_only=True, repr=False, eq=False)
+class OperatingPointsConfig(Value):
     """``{fpr: [0.01, 0.05], recall: [0.8]}``: fixed points on each model's ROC and PR curves."""
 
     fpr: list[float] = key(
@@ -433,8 +434,8 @@ def resolved_url(url: str, base: Path) -> str:
     return f"{p.scheme}:///{base / rel}" + (f"?{p.query}" if p.query else "")
 
 
-@dataclass(frozen=True, kw_only=True)
-class ConnectionConfig:
+@dataclass(frozen=True, kw_only=True, repr=False, eq=False)
+class ConnectionConfig(Value):
     """``connections: {NAME: {url, options}}``: a database named once and used by any model's
     ``source: {connection: NAME}``, so a warehouse is written once and a password rotated in one place."""
 
@@ -458,8 +459,8 @@ class ConnectionConfig:
     )
 
 
-@dataclass(frozen=True, kw_only=True)
-class SourceConfig:
+@dataclass(frozen=True, kw_only=True, repr=False, eq=False)
+class SourceConfig(Value):
     """A model's predictions from a SQL database instead of a file (``pip install 'classifier-comparison-report[sql]'``).
 
     ``connection``: the name of an entry of the top-level ``connections``; or ``url``, the
@@ -519,8 +520,8 @@ class SourceConfig:
             raise ValueError("give exactly one of 'connection' (a name under connections:) and 'url'")
 
 
-@dataclass(frozen=True, kw_only=True)
-class ModelConfig:
+@dataclass(frozen=True, kw_only=True, repr=False, eq=False)
+class ModelConfig(Value):
     """One model: its name, where its rows are (``file`` or ``source``) and which columns hold its
     scores; ``label``, ``id`` and ``weight`` default to the top-level keys."""
 
@@ -640,8 +641,8 @@ def _placeholders(v: str) -> str:
     return v
 
 
-@dataclass(frozen=True, kw_only=True)
-class OutputConfig:
+@dataclass(frozen=True, kw_only=True, repr=False, eq=False)
+class OutputConfig(Value):
     """Where reports go. ``dir`` may use ``{config}`` (config file stem), ``{date}``, ``{run_id}``;
     relative to the config file's directory, like every path in a config."""
 
@@ -694,8 +695,8 @@ ReportSection = Literal[
 REPORT_SECTIONS: tuple[str, ...] = typing.get_args(ReportSection)
 
 
-@dataclass(frozen=True, kw_only=True)
-class RecommendationConfig:
+@dataclass(frozen=True, kw_only=True, repr=False, eq=False)
+class RecommendationConfig(Value):
     """The rule behind the brief's recommendation (``report.layout: brief``).
 
     A challenger is *adopt* when its verdict on the primary metric is significantly better than
@@ -721,8 +722,8 @@ def _colours(v: list[str]) -> list[str]:
     return v
 
 
-@dataclass(frozen=True, kw_only=True)
-class ReportConfig:
+@dataclass(frozen=True, kw_only=True, repr=False, eq=False)
+class ReportConfig(Value):
     """Look of the report without forking the templates (paths resolve against the config file).
 
     ``template_dir`` may override any template (``report.html``, ``sections/*.html``) or
@@ -783,8 +784,8 @@ class ReportConfig:
     )
 
 
-@dataclass(frozen=True, kw_only=True)
-class StreamConfig:
+@dataclass(frozen=True, kw_only=True, repr=False, eq=False)
+class StreamConfig(Value):
     """Reading in record batches (``engine: stream`` and ``dask``): memory grows with distinct scores.
 
     ``max_distinct_scores``: above this many distinct scores in a model, its scores are binned
@@ -847,8 +848,8 @@ class StreamConfig:
     )
 
 
-@dataclass(frozen=True, kw_only=True)
-class CheckConfig:
+@dataclass(frozen=True, kw_only=True, repr=False, eq=False)
+class CheckConfig(Value):
     """A gate a scheduler can act on (``checks:``); a failed check makes ``reportgen run`` exit 3.
 
     Two kinds: a metric bound, ``{model: challenger, metric: gini, at_least: 0.45}`` (without
@@ -894,8 +895,8 @@ class CheckConfig:
             raise ValueError("give exactly one of at_least / at_most")
 
 
-@dataclass(frozen=True, kw_only=True)
-class HistoryConfig:
+@dataclass(frozen=True, kw_only=True, repr=False, eq=False)
+class HistoryConfig(Value):
     """``history: {path: runs.sqlite}``: the SQLite store each run appends its headline numbers to
     (relative to the config file; see :mod:`reportgen.history`)."""
 
@@ -927,8 +928,8 @@ def _no_credentials(v: str) -> str:
     return v
 
 
-@dataclass(frozen=True, kw_only=True)
-class MlflowConfig:
+@dataclass(frozen=True, kw_only=True, repr=False, eq=False)
+class MlflowConfig(Value):
     """``mlflow: {tracking_uri: …, experiment: …}``: after the report set is written, one MLflow run
     records the config, the key metrics, the comparisons and the report files
     (``pip install 'classifier-comparison-report[mlflow]'``; see :mod:`reportgen.tracking`)."""
@@ -962,8 +963,8 @@ class MlflowConfig:
     )
 
 
-@dataclass(frozen=True, kw_only=True)
-class BootstrapConfig:
+@dataclass(frozen=True, kw_only=True, repr=False, eq=False)
+class BootstrapConfig(Value):
     """The stratified bootstrap behind every interval that is not DeLong's or Clopper-Pearson's."""
 
     resamples: int = key(
@@ -991,8 +992,8 @@ def _labels(v: Any) -> Any:
     return v
 
 
-@dataclass(frozen=True, kw_only=True)
-class GradesConfig:
+@dataclass(frozen=True, kw_only=True, repr=False, eq=False)
+class GradesConfig(Value):
     """How rows become grades: exactly one of ``edges`` (PD edges: grade i holds
     ``edges[i-1] <= pd < edges[i]``), ``column`` (a rating column in every file, in the
     ``order`` given, best grade first) or
@@ -1048,8 +1049,8 @@ class GradesConfig:
             raise ValueError("edges must be PDs strictly between 0 and 1, strictly increasing")
 
 
-@dataclass(frozen=True, kw_only=True)
-class TrafficLightsConfig:
+@dataclass(frozen=True, kw_only=True, repr=False, eq=False)
+class TrafficLightsConfig(Value):
     """Levels of the credit section's traffic lights. A test is amber when its p-value is below
     ``amber``, red below ``red`` (BCBS WP14's 95 % and 99.9 % levels); stability is amber from a PSI
     of ``psi_amber`` and red from ``psi_red`` (the usual 0.10 / 0.25)."""
@@ -1077,8 +1078,8 @@ def _correlation_in_range(v: float | str) -> float | str:
     return v
 
 
-@dataclass(frozen=True, kw_only=True)
-class CreditConfig:
+@dataclass(frozen=True, kw_only=True, repr=False, eq=False)
+class CreditConfig(Value):
     """The credit-risk validation section (calibration by grade, stability, performance over time).
 
     ``min_defaults``: a grade, period or segment with fewer defaults (or non-defaults) is marked,
@@ -1121,8 +1122,8 @@ class CreditConfig:
     )
 
 
-@dataclass(frozen=True, kw_only=True)
-class FairnessConfig:
+@dataclass(frozen=True, kw_only=True, repr=False, eq=False)
+class FairnessConfig(Value):
     """The fairness section (binary): each model's decisions and ranking by protected group."""
 
     groups: list[Column] = key(
@@ -1748,8 +1749,8 @@ class _Nothing:
 _NOTHING: Any = _Nothing()
 
 
-@dataclass(frozen=True, slots=True)
-class Problem:
+@dataclass(frozen=True, repr=False, eq=False)
+class Problem(Value):
     """One thing wrong with a config: where (keys and list indices), what was expected, and the
     value found (quoted after the message; :data:`_NOTHING` when the message says it all, as a
     rule's own message does). ``unknown``: an unknown key, listed first (a typo explains the
@@ -1873,7 +1874,7 @@ def _value(tp: Any, data: Any, loc: tuple[str | int, ...], problems: list[Proble
     if dataclasses.is_dataclass(tp):
         return _section(typing.cast(type, tp), data, loc, problems)
     if origin is list:
-        if not isinstance(data, list):
+        if not isinstance(data, (list, tuple)):  # a tuple: a report block read back from metrics.json
             return _refuse(problems, loc, _LIST, data, shape=True)
         (item,) = typing.get_args(tp)
         items = [_value(item, x, (*loc, i), problems, {}) for i, x in enumerate(data)]
@@ -1911,8 +1912,6 @@ def _value(tp: Any, data: Any, loc: tuple[str | int, ...], problems: list[Proble
     return _bounded(value, data, rules, loc, problems)
 
 
-#: A lone UTF-16 surrogate (YAML's "\ud800"): no text a file, a report or metrics.json can hold.
-_SURROGATE = re.compile("[\ud800-\udfff]")
 _LIST = "expected a list ([a, b] or one '- ' line per item)"
 _TEXT = (
     "expected text, found {!r} (YAML reads unquoted numbers, yes/no, true/false and null as values, not text); quote it"
@@ -1925,7 +1924,7 @@ def _scalar(tp: Any, data: Any, loc: tuple[str | int, ...], problems: list[Probl
     """A number, text, true or false, or a path; a number never a boolean nor NaN or infinite, and
     text that spells one taken as one (a ``${VAR}`` is text)."""
     if tp is str:
-        if isinstance(data, str) and _SURROGATE.search(data) is None:
+        if isinstance(data, str) and _is_unicode(data):
             return data
         if data is None or isinstance(data, (bool, int, float)):
             return _refuse(problems, loc, _TEXT.format(data))
@@ -1950,6 +1949,16 @@ def _scalar(tp: Any, data: Any, loc: tuple[str | int, ...], problems: list[Probl
             return _refuse(problems, loc, "expected a number", data)
         return number if math.isfinite(number) else _refuse(problems, loc, "Input should be a finite number", data)
     raise TypeError(f"config: no validation for type {tp!r} at {_format_loc(loc)}")  # a bug in the sections
+
+
+def _is_unicode(text: str) -> bool:
+    """Whether ``text`` holds no lone UTF-16 surrogate (YAML's ``"\\ud800"``): no file, report
+    or metrics.json can hold one."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _whole(data: Any) -> int | None:
