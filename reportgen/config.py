@@ -94,6 +94,8 @@ def key(default: Any = dataclasses.MISSING, *, description: str, **rules: Any) -
     return dataclasses.field(default=default, metadata=metadata)
 
 
+#: A boolean where a number is meant: YAML reads yes, no, on, off, true and false as booleans, and a
+#: Python bool is an int (``threshold: true`` would be a threshold of 1, ``resamples: yes`` one resample).
 _BOOLEAN_NUMBER = (
     "expected a number, found a boolean (YAML reads yes, no, on, off, true and false as booleans); give a number"
 )
