@@ -922,22 +922,26 @@ def upper_hull(x: np.ndarray, y: np.ndarray) -> np.ndarray:
             drop[0] = False
             drop[1 : min(lead, n - 2) + 1] = True  # the last point is always kept
         # int32 positions where they fit: half the bytes of flatnonzero's int64 at every pass
-        idx = np.arange(n, dtype=np.int32 if n <= np.iinfo(np.int32).max else np.int64)[~drop]
+        idx = np.arange(n, dtype=np.int32 if n <= np.iinfo(np.int32).max else np.int64)
+        if drop.any():  # (no repeats, the usual case: no copy of the positions)
+            idx = idx[~drop]
+        del drop
     else:
         idx = np.arange(n)
     while idx.shape[0] > 2:
-        drop = np.empty(idx.shape[0] - 2, dtype=bool)
-        for lo in range(0, drop.shape[0], HULL_BLOCK):  # in blocks: a pass's temporaries stay small
+        # a pass's flags are the points kept (ends, and every point strictly above its chord):
+        # one bool array beside the positions and their kept copy
+        keep = np.ones(idx.shape[0], dtype=bool)
+        for lo in range(0, idx.shape[0] - 2, HULL_BLOCK):  # in blocks: a pass's temporaries stay small
             i = idx[lo : lo + HULL_BLOCK + 2]
             xa, ya = x[i[:-2]], y[i[:-2]]
             xb, yb = x[i[1:-1]], y[i[1:-1]]
             xc, yc = x[i[2:]], y[i[2:]]
             cross = (xb - xa) * (yc - ya) - (yb - ya) * (xc - xa)
-            drop[lo : lo + cross.shape[0]] = cross >= 0  # b is not strictly above the chord a-c
-        if not drop.any():
+            flags = keep[lo + 1 : lo + 1 + cross.shape[0]]
+            np.logical_not(cross >= 0, out=flags)  # b is strictly above the chord a-c (NaN: kept)
+        if keep.all():
             break
-        keep = np.ones(idx.shape[0], dtype=bool)
-        keep[1:-1] = ~drop
         idx = idx[keep]
     return idx
 

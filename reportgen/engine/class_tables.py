@@ -416,9 +416,12 @@ def micro_prefix_sums(pos: np.ndarray, neg: np.ndarray) -> tuple[np.ndarray, np.
 
 def _prefix_sum(counts: np.ndarray) -> np.ndarray:
     """[0, cumsum(counts)] as float64, summed in place: int32 counts are whole numbers below 2³¹
-    (:func:`_int32_rows`), so float64 sums them exactly, as int32 did, without an int32 copy."""
+    (:func:`_int32_rows`), so float64 sums them exactly, as int32 did. The counts are copied
+    into the result first and summed there: ``cumsum(counts, dtype=float64)`` casts the whole
+    input into a temporary of the result's size (one more n·k float64 array at the peak)."""
     c = np.zeros(counts.shape[0] + 1)
-    np.cumsum(counts, dtype=np.float64, out=c[1:])
+    c[1:] = counts
+    np.cumsum(c[1:], out=c[1:])
     return c
 
 

@@ -39,9 +39,10 @@ class Keyed(Value):
     """One model's kept rows as the join sees them.
 
     ``ids``: id keys (a pyarrow string array, or an object array of str); ``rows``: each row's
-    0-based position in ``file``; ``truth``: the label of each row (booleans or class keys);
-    ``lost``: the ids of rows the model dropped itself for a missing value (``missing: drop``),
-    which are in its file, so not a mismatch, but not compared either."""
+    0-based position in ``file``; ``truth``: the label of each row (booleans, or class ids: the
+    runner's numbering, the same in every model); ``lost``: the ids of rows the model dropped
+    itself for a missing value (``missing: drop``), which are in its file, so not a mismatch, but
+    not compared either; ``classes``: the class keys by class id (errors name them)."""
 
     name: str
     file: str
@@ -50,6 +51,7 @@ class Keyed(Value):
     rows: np.ndarray
     truth: np.ndarray
     lost: Any = None
+    classes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, repr=False, eq=False, slots=True)
@@ -236,7 +238,7 @@ def join_ids(cfg: Config, models: list[Keyed]) -> Join:
         take.append(pos[common])
     ref = models[0].truth[take[0]]
     for k, t in zip(models[1:], take[1:]):
-        truth = k.truth[t]
+        truth = in_ids_of(models[0], k)[t]
         if not np.array_equal(truth, ref):
             i = int(np.flatnonzero(truth != ref)[0])
             raise InputError(
@@ -249,11 +251,23 @@ def join_ids(cfg: Config, models: list[Keyed]) -> Join:
             f"column '{models[0].id_column}'",
             "id",
             ref.shape[0],
-            one_label(ref),
+            one_label(ref, models[0].classes),
             [k.name for k in models],
         )
     in_order = all(c.shape[0] == codes[0].shape[0] and np.array_equal(c, codes[0]) for c in codes[1:])
     return Join(tuple(take), words.take(common), tuple(left_out), tuple(warnings), in_order, tuple(dropped))
+
+
+def in_ids_of(first: Keyed, k: Keyed) -> np.ndarray:
+    """``k``'s truth in ``first``'s class ids: the same array when their numberings agree (one
+    runner's ids, one a prefix of the other's), else mapped by key (Dask numbers each dataset's
+    classes as it meets them)."""
+    n = min(len(first.classes), len(k.classes))
+    if first.classes[:n] == k.classes[:n]:
+        return k.truth
+    at = {c: i for i, c in enumerate(first.classes)}
+    to = np.array([at.get(c, len(at) + j) for j, c in enumerate(k.classes)], dtype=np.int64)
+    return to[k.truth]
 
 
 def check_enough(file: str, where: str, what: str, n: int, single: str | None, names: list[str]) -> None:
@@ -276,14 +290,14 @@ def check_enough(file: str, where: str, what: str, n: int, single: str | None, n
         )
 
 
-def one_label(truth: np.ndarray) -> str | None:
+def one_label(truth: np.ndarray, classes: tuple[str, ...] = ()) -> str | None:
     """How :func:`check_enough` names the one label of ``truth`` (booleans: positive / negative;
-    class keys: the key), or None when it holds two or more (or none)."""
+    class ids: the key ``classes`` gives), or None when it holds two or more (or none)."""
     if truth.shape[0] == 0 or not np.all(truth == truth[0]):
         return None
     if truth.dtype == bool:
         return "positive" if truth[0] else "negative"
-    return repr(truth[0])
+    return repr(str(classes[int(truth[0])])) if classes else repr(truth[0])
 
 
 def intersect_positions(

@@ -153,9 +153,11 @@ class ModelPass(Shown):
         """The kept rows' ids, positions and truth, for the join."""
         if self.ids is None or self.id_rows is None or self.truth is None:  # set together (:meth:`collecting`)
             return
+        # positions in int32 below 2^31 rows: half the bytes, held to the end of the join
+        at = np.int32 if offset + n < 2**31 else np.int64
         if keep is None:
             self.ids.append(ids)
-            self.id_rows.append(np.arange(n) + offset)
+            self.id_rows.append(np.arange(offset, offset + n, dtype=at))
             self.truth.append(truth)
             return
         if hasattr(ids, "filter"):  # pyarrow strings: a mask as an Arrow array (pyarrow 12 takes no numpy mask)
@@ -164,7 +166,7 @@ class ModelPass(Shown):
             self.ids.append(ids.filter(pa.array(keep)))
         else:
             self.ids.append(ids[keep])
-        self.id_rows.append(np.flatnonzero(keep) + offset)
+        self.id_rows.append((np.flatnonzero(keep) + offset).astype(at))
         self.truth.append(truth[keep])
 
     def count_dropped(self, counts: dict[str, int]) -> None:
@@ -217,7 +219,7 @@ def shifted(st: PassT, before: int) -> PassT:
         return st
     return replace(
         st,
-        id_rows=None if st.id_rows is None else [r + before for r in st.id_rows],
+        id_rows=None if st.id_rows is None else [r + np.int64(before) for r in st.id_rows],  # int32 rows widened
         gone=None if st.gone is None else [g + before for g in st.gone],
     )
 
@@ -1381,6 +1383,9 @@ class ModelCounts(ModelPass):
     counts: S.ClassCounts = field(default_factory=lambda: S.ClassCounts(0))
     seen_truth: set = field(default_factory=set)
     seen_pred: set = field(default_factory=set)
+    #: the class keys by class id: the truth collected for the join is class ids (a byte a row,
+    #: not an object per row), named by these in its errors
+    class_keys: list = field(default_factory=list)
 
     def fresh(self, cfg: Config, path: Path, index: np.ndarray | None = None, collect: bool = True) -> ModelCounts:
         """An empty copy that reads ``path`` (a Dask part, named in errors); ``index``: keep only the
@@ -1389,6 +1394,9 @@ class ModelCounts(ModelPass):
             self.cfg, path, self.cols, self.score_cols, i=self.i, sc=self.sc, counts=class_counts(cfg, self.score_cols)
         )
         return out.collecting(cfg, index, collect)
+
+    def keyed(self) -> Keyed:
+        return replace(ModelPass.keyed(self), classes=tuple(self.class_keys))  # (slots: no bare super())
 
     def merge_pending(self, cap: int, final: bool = False) -> None:
         """The counts' pending tables merged; once every row is read (``final``), a score column
@@ -1483,7 +1491,12 @@ def class_rows(cfg: Config, st: ModelCounts, ids: ClassIds, batch: Batch, path: 
     st.count_dropped(dropped)
     keep = st.narrow(keep, offset, n, id_keys)
     assert keep is not None  # narrowed from a mask: a mask
-    st.collect(keep, offset, n, id_keys, truth)
+    if st.truth is not None:  # the join's truth: the kept rows' class ids in the narrowest type
+        y = ids.of(kept(truth, keep))
+        st.class_keys = list(ids.index)
+        codes = np.zeros(n, dtype=np.min_scalar_type(-len(st.class_keys)))
+        codes[keep] = y
+        st.collect(keep, offset, n, id_keys, codes)
     st.totals = (st.totals[0] + (float(keep.sum()) if weights is None else float(weights[keep].sum())), 0.0)
     return keep, truth, pred, scores, weights
 
@@ -1541,7 +1554,14 @@ def fold_class_file(
 def combine(parts: list[ModelCounts], to_ids: list[np.ndarray], n_ids: int, cfg: Config) -> ModelCounts:
     """One model's counts over disjoint row sets (positions already in the dataset), each indexing
     classes its own way, in common ids (``to_ids[p]``: part p's class ids → the common ones)."""
+    keys: list = [None] * n_ids
+    for st, to in zip(parts, to_ids):  # the join's truth in the common ids
+        if st.truth is not None:
+            st.truth = [to[t] for t in st.truth]
+        for i, key in enumerate(st.class_keys):
+            keys[int(to[i])] = key
     out = gathered(cfg, parts)
+    out.class_keys = keys
     out.counts.combine([p.counts for p in parts], to_ids, n_ids, "prediction" in out.cols)
     for st in parts:
         out.seen_truth |= st.seen_truth

@@ -98,6 +98,27 @@ def test_rows_matched_by_position_without_drops_are_all_common_and_need_no_masks
     assert [d[0] for d in dropped] == ["a", "c"]
 
 
+def test_class_ids_numbered_apart_are_compared_by_their_keys(tmp_path):
+    """The join's multiclass truth is class ids (a byte a row); Dask numbers each dataset's
+    classes as it meets them, so two models' ids are compared through their keys."""
+
+    def keyed(name: str, ids: list[str], truth: list[int], classes: tuple[str, ...]) -> A.Keyed:
+        rows = np.arange(len(ids), dtype=np.int32)
+        return A.Keyed(name, f"{name}.csv", "id", pa.array(ids), rows, np.array(truth, dtype=np.int8), None, classes)
+
+    a = keyed("a", ["1", "2", "3"], [0, 1, 2], ("lo", "mid", "hi"))
+    b = keyed("b", ["3", "1", "2"], [0, 1, 2], ("hi", "lo", "mid"))
+    j = A.join_ids(_cfg(tmp_path), [a, b])
+    assert A.in_ids_of(a, b)[j.take[1]].tolist() == a.truth[j.take[0]].tolist() == [0, 1, 2]
+    c = keyed("c", ["3", "1", "2"], [0, 1, 1], ("hi", "lo", "mid"))  # id 2: 'lo' here, 'mid' in a
+    with pytest.raises(InputError, match="the label of id '2' differs"):
+        A.join_ids(_cfg(tmp_path), [a, c])
+    only = keyed("d", ["1", "2"], [0, 0], ("lo", "mid", "hi"))
+    words = "every one of the 2 rows kept by every model ('a', 'd') has the same label ('lo')"
+    with pytest.raises(InputError, match=words.replace("(", r"\(").replace(")", r"\)")):
+        A.join_ids(_cfg(tmp_path, id_mismatch="intersect"), [keyed("a", ["1", "2", "9"], [0, 0, 2], a.classes), only])
+
+
 def test_join_index_maps_file_rows_to_the_common_order(tmp_path):
     a = A.Keyed("a", "a.csv", "id", pa.array(["x", "y", "z"]), np.array([0, 2, 5]), np.array([True, False, True]))
     b = A.Keyed("b", "b.csv", "id", pa.array(["z", "x", "y"]), np.array([1, 2, 3]), np.array([True, True, False]))
